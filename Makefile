@@ -1,0 +1,44 @@
+# gatesim: every target is a thin wrapper around go commands that also work without make.
+GO           ?= go
+PKG          ?= ./...
+RAPID_CHECKS ?= 20000
+# packages whose tests define -update (go test fails on a flag a package does not define)
+GOLDEN_PKGS  ?= ./golden/...
+FUZZTIME     ?= 20s
+BENCHTIME    ?= 1s
+BIN          ?= bin/gatesim
+
+.DEFAULT_GOAL := help
+
+help: ## list the targets
+	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+build: ## build bin/gatesim (cgo on for the hw package where a C compiler exists)
+	$(GO) build -o $(BIN) ./cmd/gatesim
+
+demo: ## the main job on the embedded default: the design scenario, gate by gate, 2.22.3 and 2.28.9 side by side
+	$(GO) run ./cmd/gatesim demo
+
+test: ## unit, golden, property (bounded) and short fuzz-seed tests; what CI runs
+	$(GO) vet $(PKG)
+	$(GO) test -count=1 -tags invariants $(PKG)
+	CGO_ENABLED=0 $(GO) build ./...
+
+check: ## gofmt, go vet, go mod tidy -diff
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
+	$(GO) vet $(PKG)
+	$(GO) mod tidy -diff
+
+golden: ## rewrite golden files from the current model (review the diff!)
+	$(GO) test -count=1 $(GOLDEN_PKGS) -update
+
+props: ## long property runs
+	$(GO) test -count=1 -tags invariants ./properties/... -rapid.checks=$(RAPID_CHECKS)
+
+fuzz: ## run every fuzz target for FUZZTIME each
+	./scripts/fuzz.sh $(FUZZTIME)
+
+bench: ## benchmarks (figures go in the README; never asserted)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(PKG)
+
+.PHONY: help build demo test check golden props fuzz bench

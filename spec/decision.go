@@ -1,0 +1,84 @@
+package spec
+
+import "fmt"
+
+// Op is one collective call as the application makes it.
+type Op struct {
+	Func Func `json:"coll"`
+	// Count is the API's element count: sendcount for AllGather, recvcount
+	// for ReduceScatter, count otherwise.
+	Count    int64    `json:"count"`
+	DataType DataType `json:"dtype"`
+	RedOp    RedOp    `json:"redop"`
+	Root     int      `json:"root"`
+}
+
+// Bytes is Count × element size: the "N Bytes" NCCL prints in its
+// per-operation line (send bytes for AllGather, receive bytes for
+// ReduceScatter).
+func (o Op) Bytes() int64 { return o.Count * int64(o.DataType.Size()) }
+
+// OpFromBytes builds an Op for a byte size; the size must be a multiple of
+// the element size.
+func OpFromBytes(f Func, bytes int64, dt DataType, op RedOp, root int) (Op, error) {
+	sz := int64(dt.Size())
+	if sz == 0 {
+		return Op{}, fmt.Errorf("unknown datatype %d", dt)
+	}
+	if bytes < 0 {
+		return Op{}, fmt.Errorf("negative size %d bytes", bytes)
+	}
+	if bytes%sz != 0 {
+		return Op{}, fmt.Errorf("%d bytes is not a whole number of %s elements (%d bytes each)", bytes, dt, sz)
+	}
+	return Op{Func: f, Count: bytes / sz, DataType: dt, RedOp: op, Root: root}, nil
+}
+
+// AlgoProto is one cell of the cost table.
+type AlgoProto struct {
+	Algo  Algo  `json:"algo"`
+	Proto Proto `json:"proto"`
+}
+
+func (a AlgoProto) String() string { return a.Algo.String() + "/" + a.Proto.String() }
+
+// Decision is what NCCL finally does for one operation on one
+// communicator: the algorithm and protocol, or the error it returns.
+type Decision struct {
+	Release Version `json:"nccl"`
+	Op      Op      `json:"op"`
+	// Err is set when NCCL returns an error (from communicator init or from
+	// the collective); Algo and Proto are then AlgoNone/ProtoNone.
+	Err   *NCCLError `json:"error,omitempty"`
+	Algo  Algo       `json:"algo"`
+	Proto Proto      `json:"proto"`
+	// Candidates are the legal (algorithm, protocol) pairs after every gate,
+	// in NCCL's index order. When the tuning model cannot run, Algo/Proto
+	// are set only if one candidate (or one algorithm) remains, and
+	// Undecided says why.
+	Candidates []AlgoProto `json:"candidates,omitempty"`
+	Undecided  string      `json:"undecided,omitempty"`
+	// DecidedBy names the gate that settled the outcome: the failing rule
+	// for an error, the fallback rule for a backup choice, G-SEL-PICK-1
+	// for a cost-table argmin.
+	DecidedBy RuleID `json:"decided_by,omitempty"`
+	// Fallback is true when NCCL ran something other than what NCCL_ALGO /
+	// NCCL_PROTO asked for without an error (2.22.3's Ring backup).
+	Fallback bool `json:"fallback,omitempty"`
+
+	Net            string `json:"net,omitempty"`
+	CollNetSupport bool   `json:"collnet_support"`
+	NVLSSupport    bool   `json:"nvls_support"`
+
+	// From the tuning model (zero when it did not run).
+	NChannels int     `json:"nchannels,omitempty"`
+	ChannelLo int     `json:"channel_lo"`
+	ChannelHi int     `json:"channel_hi"`
+	NThreads  int     `json:"nthreads,omitempty"`
+	TimeUs    float64 `json:"time_us,omitempty"`
+
+	Evidence Evidence `json:"evidence"`
+}
+
+// OK reports a decision without an error.
+func (d *Decision) OK() bool { return d.Err == nil }

@@ -1,0 +1,339 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// System is the machine as the gates see it: nodes, GPUs, NICs, the plugin
+// libraries on disk and what each of them answers when NCCL calls it. It is
+// what a user describes (a preset, a JSON/YAML file, or NCCL's topology XML
+// plus plugin facts) and everything spec reads; spec never looks at the real
+// machine.
+type System struct {
+	Name  string `json:"name,omitempty"`
+	Nodes []Node `json:"nodes"`
+}
+
+// Node is one host. Ranks are one per GPU, in GPU order, nodes in order:
+// global rank = sum of earlier nodes' GPUs + local GPU index.
+type Node struct {
+	Host string `json:"host,omitempty"`
+	CPU  CPU    `json:"cpu"`
+	GPUs []GPU  `json:"gpus"`
+	// NVSwitch is true when the GPUs reach each other through an NVSwitch
+	// (the topology has an NVS node).
+	NVSwitch bool   `json:"nvswitch"`
+	Driver   Driver `json:"driver"`
+	// NICs are the verbs (IB/RoCE) ports the node has; the internal IB
+	// transport and IB-based plugins look at these.
+	NICs []NIC `json:"nics,omitempty"`
+	// IPInterfaces are the interfaces the Socket transport and the IB
+	// out-of-band connection can use ("eth0").
+	IPInterfaces []string `json:"ip_interfaces,omitempty"`
+	// Libs are the shared objects on this node that NCCL may dlopen.
+	Libs []Library `json:"libs,omitempty"`
+	// Topo is the detailed topology (NCCL's XML model). When nil, it is
+	// synthesized from the facts above.
+	Topo *topo.System `json:"-"`
+}
+
+// CPU is the host processor as NCCL's topology names it.
+type CPU struct {
+	Arch   string `json:"arch"`            // x86_64, arm64, ppc64
+	Vendor string `json:"vendor"`          // Intel, AMD, Zhaoxin, or "" for non-x86
+	Model  string `json:"model,omitempty"` // skl, srp, erp, bdw ... as the topology XML writes it
+	// Sockets is the number of CPU sockets (NUMA nodes in the topology).
+	Sockets int `json:"sockets,omitempty"`
+}
+
+// GPU is one device.
+type GPU struct {
+	Dev   int    `json:"dev"`
+	Name  string `json:"name,omitempty"`
+	BusID string `json:"bus_id,omitempty"`
+	// SM is the compute capability times ten: 70 for V100, 90 for H100/H200.
+	SM int `json:"sm"`
+	// Multicast is CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED.
+	Multicast bool `json:"multicast"`
+	// NVLinks is the number of NVLink links; with an NVSwitch they all go to it.
+	NVLinks int `json:"nvlinks,omitempty"`
+	// FabricHandle is CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED (MNNVL).
+	FabricHandle bool `json:"fabric_handle,omitempty"`
+	// PCIGen and PCIWidth describe the GPU's PCIe link (defaults 5 and 16 for sm90+, 4/16 for sm80, 3/16 before).
+	PCIGen   int `json:"pci_gen,omitempty"`
+	PCIWidth int `json:"pci_width,omitempty"`
+	// NUMA is the CPU socket the GPU hangs off.
+	NUMA int `json:"numa,omitempty"`
+}
+
+// Driver holds what the CUDA driver and runtime offer.
+type Driver struct {
+	// MulticastAPI is true when the driver exports cuMulticastCreate (CUDA 12.1+ drivers).
+	MulticastAPI bool `json:"multicast_api"`
+	// CUDA is the runtime version NCCL was built against, as 12040 for 12.4.
+	CUDA int `json:"cuda,omitempty"`
+	// CuMem is true when cuMem* (VMM) allocations work; runtime connect and MNNVL need it.
+	CuMem bool `json:"cumem"`
+	// Verbs is true when libibverbs can be loaded.
+	Verbs bool `json:"verbs"`
+}
+
+// NIC is one verbs port.
+type NIC struct {
+	Name      string `json:"name"`       // mlx5_0
+	Port      int    `json:"port"`       // 1
+	LinkLayer string `json:"link_layer"` // IB or RoCE
+	SpeedMbps int    `json:"speed_mbps"` // 400000 for NDR x4
+	Active    bool   `json:"active"`
+	// GDR is true when GPUDirect RDMA works with this NIC (nvidia-peermem or DMA-BUF).
+	GDR bool `json:"gdr"`
+	// NearGPU is the local GPU index sharing this NIC's PCIe switch (-1: none).
+	NearGPU int `json:"near_gpu"`
+	NUMA    int `json:"numa,omitempty"`
+}
+
+// Library is a shared object on a node and what NCCL finds in it.
+type Library struct {
+	// Path is where the file is.
+	Path string `json:"path"`
+	// InLoaderPath is true when dlopen of the bare file name finds it
+	// (LD_LIBRARY_PATH, rpath or the loader cache). A path with a '/' is
+	// always found by its full path.
+	InLoaderPath bool `json:"in_loader_path"`
+	// LoadError, when set, is the dlerror text dlopen gives (a missing
+	// dependency, wrong architecture): the file exists but cannot be opened.
+	LoadError string `json:"load_error,omitempty"`
+	// NetSymbols lists N for every exported ncclNetPlugin_vN symbol.
+	NetSymbols []int `json:"net_symbols,omitempty"`
+	// CollNetSymbols lists N for every exported ncclCollNetPlugin_vN symbol.
+	CollNetSymbols []int `json:"collnet_symbols,omitempty"`
+	// TunerSymbols lists N for every exported ncclTunerPlugin_vN symbol.
+	TunerSymbols []int `json:"tuner_symbols,omitempty"`
+	// Net is what the library's network answers; nil means it has none.
+	Net *NetBackend `json:"net,omitempty"`
+	// CollNet is what the library's CollNet answers.
+	CollNet *CollNetBackend `json:"collnet,omitempty"`
+	// Tuner is what the library's tuner does.
+	Tuner *TunerBehaviour `json:"tuner,omitempty"`
+}
+
+// Base is the library's file name.
+func (l Library) Base() string {
+	if i := strings.LastIndexByte(l.Path, '/'); i >= 0 {
+		return l.Path[i+1:]
+	}
+	return l.Path
+}
+
+// NetBackend is a network plugin's behaviour.
+type NetBackend struct {
+	// Name is what the plugin calls itself (ncclNet_t.name): "IB", "IBext",
+	// "IBext_v8", "AWS Libfabric", "Socket".
+	Name string `json:"name"`
+	// InitError, when non-empty, makes init() fail.
+	InitError string `json:"init_error,omitempty"`
+	// Devices is what devices() reports.
+	Devices int `json:"devices"`
+	// DeviceType is "host" (default) or "unpack" (device-side unpacking);
+	// DeviceVersion is the UNPACK version it reports.
+	DeviceType    string `json:"device_type,omitempty"`
+	DeviceVersion int    `json:"device_version,omitempty"`
+	// InitLog are the lines the plugin itself prints during init, such as
+	// "NET/IB : No device found." from an IB-based plugin without devices.
+	InitLog []string `json:"init_log,omitempty"`
+	// IBBased is true for plugins that wrap verbs (the SHARP plugin's
+	// "IBext"): their devices come from the node's NICs when Devices is -1.
+	IBBased bool `json:"ib_based,omitempty"`
+}
+
+// CollNetBackend is a CollNet plugin's behaviour.
+type CollNetBackend struct {
+	InitError string `json:"init_error,omitempty"`
+	// Devices is what the CollNet devices() reports; -1 means "as many as
+	// the node has active verbs NICs" (the SHARP plugin).
+	Devices int `json:"devices"`
+	// ReduceSupport is the default answer of reduceSupport(): redop → datatypes.
+	ReduceSupport ReduceSet `json:"reduce_support,omitempty"`
+	// RankReduceSupport overrides ReduceSupport for given global ranks
+	// (a rank whose plugin answers differently).
+	RankReduceSupport map[int]ReduceSet `json:"rank_reduce_support,omitempty"`
+	// NoAllGather / NoReduceScatter mark a v8+ plugin whose iallgather /
+	// ireducescatter entry points are NULL.
+	NoAllGather     bool `json:"no_allgather,omitempty"`
+	NoReduceScatter bool `json:"no_reducescatter,omitempty"`
+}
+
+// ReduceSet is a set of (redop, datatype) pairs a CollNet plugin supports,
+// written as redop name → datatype names, e.g. {"sum":["float32","bfloat16"]}.
+type ReduceSet map[string][]string
+
+// Has reports whether (op, dt) is in the set.
+func (s ReduceSet) Has(op RedOp, dt DataType) bool {
+	for k, ts := range s {
+		r, err := ParseRedOp(k)
+		if err != nil || r != op {
+			continue
+		}
+		for _, t := range ts {
+			if d, err := ParseDataType(t); err == nil && d == dt {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Validate checks the names in the set.
+func (s ReduceSet) Validate() error {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r, err := ParseRedOp(k)
+		if err != nil {
+			return err
+		}
+		if r == Avg || r == PreMulSum {
+			return fmt.Errorf("reduce_support %q: NCCL queries the plugin with sum, prod, max and min only", k)
+		}
+		for _, t := range s[k] {
+			if _, err := ParseDataType(t); err != nil {
+				return fmt.Errorf("reduce_support %q: %v", k, err)
+			}
+		}
+	}
+	return nil
+}
+
+// TunerBehaviour is what a tuner plugin does to the cost table.
+type TunerBehaviour struct {
+	Name string `json:"name"`
+	// InitError makes the tuner's init fail (communicator init fails).
+	InitError string `json:"init_error,omitempty"`
+	// Rules are applied in order per operation; the first matching one wins.
+	Rules []TunerRule `json:"rules,omitempty"`
+}
+
+// TunerRule sets one cost-table cell for operations of a function within a
+// size range, as the example tuner of NCCL's plugins/tuner does: cost 0.0
+// prefers the cell, -1 (IGNORE) forbids it.
+type TunerRule struct {
+	Func      string  `json:"func"`
+	MinBytes  int64   `json:"min_bytes"`
+	MaxBytes  int64   `json:"max_bytes"` // 0: no upper bound
+	Algo      string  `json:"algo"`
+	Proto     string  `json:"proto"`
+	Cost      float64 `json:"cost"`
+	NChannels int     `json:"nchannels,omitempty"`
+}
+
+// NRanks is the total GPU count.
+func (s *System) NRanks() int {
+	n := 0
+	for _, nd := range s.Nodes {
+		n += len(nd.GPUs)
+	}
+	return n
+}
+
+// NNodes is the number of hosts.
+func (s *System) NNodes() int { return len(s.Nodes) }
+
+// MaxLocalRanks is the largest GPU count of a node.
+func (s *System) MaxLocalRanks() int {
+	m := 0
+	for _, nd := range s.Nodes {
+		m = max(m, len(nd.GPUs))
+	}
+	return m
+}
+
+// RankLocation maps a global rank to (node, local index).
+func (s *System) RankLocation(rank int) (node, local int, ok bool) {
+	for i, nd := range s.Nodes {
+		if rank < len(nd.GPUs) {
+			return i, rank, true
+		}
+		rank -= len(nd.GPUs)
+	}
+	return 0, 0, false
+}
+
+// MinMaxSM is the smallest and largest compute capability over all GPUs.
+func (s *System) MinMaxSM() (lo, hi int) {
+	lo = 1 << 30
+	for _, nd := range s.Nodes {
+		for _, g := range nd.GPUs {
+			lo = min(lo, g.SM)
+			hi = max(hi, g.SM)
+		}
+	}
+	if hi == 0 {
+		lo = 0
+	}
+	return lo, hi
+}
+
+// Validate checks a system for the mistakes that would make the gates
+// meaningless, and names the node and field.
+func (s *System) Validate() error {
+	if s == nil || len(s.Nodes) == 0 {
+		return fmt.Errorf("system: no nodes: expected at least one node with at least one GPU")
+	}
+	for i, nd := range s.Nodes {
+		where := fmt.Sprintf("system %s: node %d", s.Name, i)
+		if len(nd.GPUs) == 0 {
+			return fmt.Errorf("%s: no GPUs: expected at least one", where)
+		}
+		for j, g := range nd.GPUs {
+			if g.SM < 30 || g.SM > 200 {
+				return fmt.Errorf("%s: gpu %d: sm %d: expected a compute capability times ten such as 70, 80, 90, 100", where, j, g.SM)
+			}
+		}
+		for j, l := range nd.Libs {
+			if l.Path == "" {
+				return fmt.Errorf("%s: lib %d: empty path", where, j)
+			}
+			for _, v := range append(append(append([]int{}, l.NetSymbols...), l.CollNetSymbols...), l.TunerSymbols...) {
+				if v < 1 || v > 99 {
+					return fmt.Errorf("%s: lib %s: symbol version %d: expected 1-99", where, l.Path, v)
+				}
+			}
+			if l.CollNet != nil {
+				if err := l.CollNet.ReduceSupport.Validate(); err != nil {
+					return fmt.Errorf("%s: lib %s: %v", where, l.Path, err)
+				}
+				for r, rs := range l.CollNet.RankReduceSupport {
+					if err := rs.Validate(); err != nil {
+						return fmt.Errorf("%s: lib %s: rank %d: %v", where, l.Path, r, err)
+					}
+				}
+			}
+			if l.Tuner != nil {
+				for k, r := range l.Tuner.Rules {
+					if _, err := ParseFunc(r.Func); err != nil {
+						return fmt.Errorf("%s: lib %s: tuner rule %d: %v", where, l.Path, k, err)
+					}
+					if _, err := ParseAlgo(r.Algo); err != nil {
+						return fmt.Errorf("%s: lib %s: tuner rule %d: %v", where, l.Path, k, err)
+					}
+					if _, err := ParseProto(r.Proto); err != nil {
+						return fmt.Errorf("%s: lib %s: tuner rule %d: %v", where, l.Path, k, err)
+					}
+				}
+			}
+		}
+		for j, n := range nd.NICs {
+			if n.LinkLayer != "" && n.LinkLayer != "IB" && n.LinkLayer != "RoCE" {
+				return fmt.Errorf("%s: nic %d (%s): link_layer %q: expected IB or RoCE", where, j, n.Name, n.LinkLayer)
+			}
+		}
+	}
+	return nil
+}

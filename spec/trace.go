@@ -1,0 +1,248 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Level is a rung of the evidence ladder (DESIGN.md): how far a capability
+// provably got. A log line saying "available" reaches Usable at most; only a
+// per-operation choice reaches Selected and only a connector or channel line
+// reaches Executed.
+type Level int
+
+const (
+	LevelNone       Level = iota // nothing asked for it, nothing found
+	LevelRequested               // an environment variable asks for it
+	LevelDiscovered              // a library or device was found
+	LevelAccepted                // its ABI was accepted
+	LevelUsable                  // init succeeded with devices > 0 / the capability is present
+	LevelCandidate               // the communicator supports it after graph, threshold, arity, matrix
+	LevelSelected                // it won the cost table for an operation
+	LevelExecuted                // a connector, channel or counter proves data went that way
+)
+
+var levelNames = [...]string{"none", "requested", "discovered", "accepted", "usable", "candidate", "selected", "executed"}
+
+func (l Level) String() string {
+	if l >= 0 && int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("Level(%d)", int(l))
+}
+
+// ParseLevel is the inverse of String.
+func ParseLevel(s string) (Level, error) {
+	for i, n := range levelNames {
+		if s == n {
+			return Level(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown evidence level %q: expected one of %s", s, strings.Join(levelNames[:], ", "))
+}
+
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+func (l *Level) UnmarshalText(b []byte) error {
+	v, err := ParseLevel(string(b))
+	*l = v
+	return err
+}
+
+// Capability is something whose evidence level gatesim tracks.
+type Capability string
+
+const (
+	CapNetPlugin Capability = "net_plugin" // an external network plugin library
+	CapIB        Capability = "ib"         // IB/RoCE verbs (internal or through the plugin)
+	CapGDR       Capability = "gdr"        // GPUDirect RDMA
+	CapCollNet   Capability = "collnet"    // CollNet / SHARP (either CollNet algorithm)
+	CapNVLS      Capability = "nvls"       // NVLink SHARP
+	CapNVLSTree  Capability = "nvlstree"
+	CapPAT       Capability = "pat"
+	CapP2P       Capability = "p2p"
+	CapSHM       Capability = "shm"
+	CapTuner     Capability = "tuner_plugin"
+)
+
+// Capabilities lists every tracked capability in report order.
+var Capabilities = []Capability{CapNetPlugin, CapIB, CapGDR, CapCollNet, CapNVLS, CapNVLSTree, CapPAT, CapP2P, CapSHM, CapTuner}
+
+// Outcome is what a gate did.
+type Outcome int
+
+const (
+	Pass Outcome = iota // the gate let the capability through
+	Fail                // the gate stopped it
+	Skip                // the gate was not reached or does not apply
+	Info                // a rule that only records a fact or a value (no yes/no)
+)
+
+var outcomeNames = [...]string{"pass", "fail", "skip", "info"}
+
+func (o Outcome) String() string {
+	if o >= 0 && int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// ParseOutcome is the inverse of String.
+func ParseOutcome(s string) (Outcome, error) {
+	for i, n := range outcomeNames {
+		if s == n {
+			return Outcome(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown verdict %q: expected pass, fail, skip or info", s)
+}
+
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+func (o *Outcome) UnmarshalText(b []byte) error {
+	v, err := ParseOutcome(string(b))
+	*o = v
+	return err
+}
+
+// Layer is the stage of NCCL's chain a rule belongs to (DESIGN.md).
+type Layer int
+
+const (
+	LayerEnv     Layer = iota // 0: how NCCL reads its environment
+	LayerLibrary              // 1: plugin library discovery
+	LayerABI                  // 2: ABI symbol acceptance
+	LayerDevice               // 3: backend device and capability discovery
+	LayerGraph                // 4: communicator graphs, consensus, connection setup
+	LayerModel                // 4/5: the tuning model built at init
+	LayerSelect               // 5: per-operation eligibility and choice
+	LayerExec                 // 6: execution
+	LayerGroup                // API sequencing (ncclGroupStart/End)
+)
+
+var layerNames = [...]string{"env", "library", "abi", "device", "graph", "model", "select", "exec", "group"}
+
+func (l Layer) String() string {
+	if l >= 0 && int(l) < len(layerNames) {
+		return layerNames[l]
+	}
+	return fmt.Sprintf("Layer(%d)", int(l))
+}
+
+func (l Layer) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+func (l *Layer) UnmarshalText(b []byte) error {
+	for i, n := range layerNames {
+		if string(b) == n {
+			*l = Layer(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown layer %q", b)
+}
+
+// Ref is where a rule lives in NCCL's source at a release tag.
+type Ref struct {
+	Tag  string `json:"tag"`  // v2.28.9-1
+	File string `json:"file"` // src/plugin/net.cc
+	Func string `json:"func"` // ncclNetPluginLoad
+}
+
+func (r Ref) String() string {
+	if r.Tag == "" && r.File == "" {
+		return ""
+	}
+	return r.Tag + " " + r.File + " " + r.Func
+}
+
+// Fact is one input a gate read, as name=value.
+type Fact struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+func (f Fact) String() string { return f.Name + "=" + f.Value }
+
+// F builds a Fact from any printable value.
+func F(name string, v any) Fact { return Fact{Name: name, Value: fmt.Sprint(v)} }
+
+// RuleID is a rule's stable identifier, such as G-NET-ABI-1.
+type RuleID string
+
+// Verdict is one gate's result in one walk down NCCL's chain.
+type Verdict struct {
+	Rule    RuleID  `json:"rule"`
+	Layer   Layer   `json:"layer"`
+	Outcome Outcome `json:"verdict"`
+	// Cap is the capability this verdict moves, if any; Level is the level it
+	// proves when the outcome is Pass.
+	Cap   Capability `json:"cap,omitempty"`
+	Level Level      `json:"level,omitempty"`
+	Facts []Fact     `json:"facts,omitempty"`
+	// Why says in a sentence what decided.
+	Why string `json:"why,omitempty"`
+	// Log holds the lines NCCL prints for this verdict (message part only, no
+	// host:pid:tid prefix), already formatted.
+	Log []string `json:"log,omitempty"`
+	Ref Ref      `json:"ref"`
+	// Scope says whose verdict this is when it is not the whole
+	// communicator's: "op" for a per-operation gate, "rank 3", "node 1".
+	Scope string `json:"scope,omitempty"`
+}
+
+// Trace is an ordered walk down NCCL's gates. Predictions (spec) and
+// observations (hw/ncclog) have this same shape, so a cross-check is a diff.
+type Trace []Verdict
+
+// Find returns the first verdict of a rule.
+func (t Trace) Find(id RuleID) (Verdict, bool) {
+	for _, v := range t {
+		if v.Rule == id {
+			return v, true
+		}
+	}
+	return Verdict{}, false
+}
+
+// Decisive returns the last failing verdict for a capability, the gate that
+// kept it out; ok is false if no gate failed for it.
+func (t Trace) Decisive(c Capability) (Verdict, bool) {
+	var out Verdict
+	var ok bool
+	for _, v := range t {
+		if v.Cap == c && v.Outcome == Fail {
+			out, ok = v, true
+		}
+	}
+	return out, ok
+}
+
+// Evidence is the highest level reached per capability.
+type Evidence map[Capability]Level
+
+// Raise sets c to l if l is higher.
+func (e Evidence) Raise(c Capability, l Level) {
+	if l > e[c] {
+		e[c] = l
+	}
+}
+
+// MarshalJSON writes capabilities in report order, so output is stable.
+func (e Evidence) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	n := 0
+	for _, c := range Capabilities {
+		l, ok := e[c]
+		if !ok {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(string(c))
+		b.Write(k)
+		b.WriteString(`:"` + l.String() + `"`)
+		n++
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}

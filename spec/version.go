@@ -1,0 +1,127 @@
+package spec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Version is an NCCL release, stored as NCCL's own NCCL_VERSION_CODE
+// (major*10000 + minor*100 + patch for 2.9 and later), so 2.28.9 is 22809 and
+// compares directly with what ncclGetVersion returns.
+type Version uint32
+
+// The releases gatesim knows by name. Released entries are never renumbered
+// or edited; a new release is one constant here, one entry in Releases and one
+// delta file (release_2_xx.go).
+const (
+	// V2_22_3 is the reference release of the design material
+	// (tag v2.22.3-1, commit 178b6b7).
+	V2_22_3 Version = 22203
+	// V2_28_3 is the system libnccl.so.2 on the project's GPU machine.
+	V2_28_3 Version = 22803
+	// V2_28_9 is the library in PyTorch's wheel on the project's GPU machine.
+	V2_28_9 Version = 22809
+	// -- add new releases here --
+)
+
+// Releases lists the modelled releases, oldest first. Each one's ruleset is
+// built from the previous one plus its delta.
+var Releases = []Version{V2_22_3, V2_28_3, V2_28_9}
+
+// Major, Minor and Patch split the version code.
+func (v Version) Major() int { return int(v) / 10000 }
+func (v Version) Minor() int { return int(v) / 100 % 100 }
+func (v Version) Patch() int { return int(v) % 100 }
+
+// Code is NCCL_VERSION_CODE.
+func (v Version) Code() int { return int(v) }
+
+// String prints 2.28.9.
+func (v Version) String() string {
+	return fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch())
+}
+
+// Tag is the NVIDIA/nccl git tag of the release, v2.28.9-1.
+func (v Version) Tag() string { return "v" + v.String() + "-1" }
+
+// MakeVersion builds a version code from its parts.
+func MakeVersion(major, minor, patch int) Version {
+	return Version(major*10000 + minor*100 + patch)
+}
+
+// ParseVersion accepts "2.28.9", "v2.28.9-1", "2.28.9-1", "2.28.9+cuda13.0"
+// and a bare version code "22809". It does not check that the release is
+// modelled; Load does that.
+func ParseVersion(s string) (Version, error) {
+	orig := s
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, fmt.Errorf("empty NCCL version: expected a release such as 2.28.9 or v2.28.9-1")
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 20000 || n > 99999 {
+			return 0, fmt.Errorf("NCCL version code %q out of range: expected a code such as 22809", orig)
+		}
+		return Version(n), nil
+	}
+	s = strings.TrimPrefix(s, "v")
+	if i := strings.IndexByte(s, '+'); i >= 0 { // 2.28.9+cuda13.0, as NCCL prints it
+		s = s[:i]
+	}
+	if i := strings.IndexByte(s, '-'); i >= 0 { // git tag suffix -1
+		if _, err := strconv.Atoi(s[i+1:]); err != nil {
+			return 0, fmt.Errorf("bad NCCL version %q: expected a tag suffix such as -1", orig)
+		}
+		s = s[:i]
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return 0, fmt.Errorf("bad NCCL version %q: expected major.minor.patch such as 2.28.9", orig)
+	}
+	var n [3]int
+	for i, p := range parts {
+		x, err := strconv.Atoi(p)
+		if err != nil || x < 0 || x > 99 || (i == 0 && x == 0) {
+			return 0, fmt.Errorf("bad NCCL version %q: %q: expected a number 0-99", orig, p)
+		}
+		n[i] = x
+	}
+	if n[0] != 2 {
+		return 0, fmt.Errorf("bad NCCL version %q: only NCCL 2.x is modelled", orig)
+	}
+	return MakeVersion(n[0], n[1], n[2]), nil
+}
+
+// Supported reports whether v has a ruleset.
+func Supported(v Version) bool {
+	for _, r := range Releases {
+		if r == v {
+			return true
+		}
+	}
+	return false
+}
+
+// UnsupportedError is returned for a release that has no ruleset.
+type UnsupportedError struct{ Version Version }
+
+func (e *UnsupportedError) Error() string {
+	names := make([]string, len(Releases))
+	for i, r := range Releases {
+		names[i] = r.String()
+	}
+	return fmt.Sprintf("NCCL %s is not modelled: supported releases are %s", e.Version, strings.Join(names, ", "))
+}
+
+// Nearest returns the newest modelled release that is not newer than v, for
+// mapping a library's ncclGetVersion to a ruleset; ok is false when v is
+// older than every modelled release.
+func Nearest(v Version) (r Version, ok bool) {
+	for _, x := range Releases {
+		if x <= v {
+			r, ok = x, true
+		}
+	}
+	return r, ok
+}

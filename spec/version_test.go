@@ -1,0 +1,89 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestReleasesStable pins the modelled releases and their codes: entries are
+// added, never renumbered or removed (pebble's FormatMajorVersion test).
+func TestReleasesStable(t *testing.T) {
+	want := []struct {
+		v    Version
+		code int
+		tag  string
+	}{
+		{V2_22_3, 22203, "v2.22.3-1"},
+		{V2_28_3, 22803, "v2.28.3-1"},
+		{V2_28_9, 22809, "v2.28.9-1"},
+	}
+	if len(Releases) < len(want) {
+		t.Fatalf("Releases has %d entries, want at least %d", len(Releases), len(want))
+	}
+	for i, w := range want {
+		if Releases[i] != w.v || w.v.Code() != w.code || w.v.Tag() != w.tag {
+			t.Errorf("Releases[%d] = %v (%d, %s), want %d %s", i, Releases[i], Releases[i].Code(), Releases[i].Tag(), w.code, w.tag)
+		}
+	}
+	for i := 1; i < len(Releases); i++ {
+		if Releases[i] <= Releases[i-1] {
+			t.Errorf("Releases not in ascending order at %d: %v after %v", i, Releases[i], Releases[i-1])
+		}
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	good := map[string]Version{
+		"2.28.9": V2_28_9, "v2.28.9-1": V2_28_9, "2.28.9-1": V2_28_9, "2.28.9+cuda13.0": V2_28_9,
+		"22809": V2_28_9, " 2.22.3 ": V2_22_3, "2.30.7": MakeVersion(2, 30, 7),
+	}
+	for in, want := range good {
+		got, err := ParseVersion(in)
+		if err != nil || got != want {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	bad := []string{"", "2.28", "2.28.9.1", "x.y.z", "3.0.0", "v2.28.9-x", "1", "2.-1.3", "2.100.1"}
+	for _, in := range bad {
+		if v, err := ParseVersion(in); err == nil {
+			t.Errorf("ParseVersion(%q) = %v, want an error", in, v)
+		} else if !strings.Contains(err.Error(), "expected") && !strings.Contains(err.Error(), "only NCCL 2.x") {
+			t.Errorf("ParseVersion(%q) error %q does not say what was expected", in, err)
+		}
+	}
+}
+
+func TestVersionOrderAndNearest(t *testing.T) {
+	if !(V2_22_3 < V2_28_3 && V2_28_3 < V2_28_9) {
+		t.Fatal("versions do not order by release")
+	}
+	if r, ok := Nearest(MakeVersion(2, 28, 7)); !ok || r != V2_28_3 {
+		t.Errorf("Nearest(2.28.7) = %v %v, want 2.28.3", r, ok)
+	}
+	if _, ok := Nearest(MakeVersion(2, 18, 1)); ok {
+		t.Error("Nearest(2.18.1) found a release older than every modelled one")
+	}
+	err := (&UnsupportedError{MakeVersion(2, 19, 3)}).Error()
+	for _, v := range Releases {
+		if !strings.Contains(err, v.String()) {
+			t.Errorf("unsupported-release error %q does not list %v", err, v)
+		}
+	}
+}
+
+func FuzzParseVersion(f *testing.F) {
+	for _, s := range []string{"2.28.9", "v2.22.3-1", "22809", "2.28.9+cuda12.4", "", "v", "2..9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseVersion(s)
+		if err != nil {
+			return
+		}
+		// what parses must print and parse back to itself
+		w, err := ParseVersion(v.String())
+		if err != nil || w != v {
+			t.Fatalf("%q -> %v -> %v, %v", s, v, w, err)
+		}
+	})
+}
