@@ -71,3 +71,40 @@ type System struct {
 	TotalBw float32
 	Inter   bool
 }
+
+// NodeSpec describes one host in the terms a preset or a planner uses;
+// Synthesize turns it into the same System that NCCL's topology XML of such
+// a host gives.
+type NodeSpec struct {
+	CPUArch   string // x86_64, arm64, ppc64
+	CPUVendor string // Intel, AMD
+	CPUModel  string // skl, srp, erp, ... as NCCL's XML writes it
+	Sockets   int
+	GPUs      []GPUSpec
+	// NVSwitch: every GPU's NVLinks go to one NVSwitch node (HGX/DGX);
+	// otherwise NVLinks connect GPU pairs as listed in GPUSpec.Peers.
+	NVSwitch bool
+	NICs     []NICSpec
+}
+
+// GPUSpec is one GPU of a NodeSpec.
+type GPUSpec struct {
+	Dev      int
+	SM       int
+	NVLinks  int         // link count to the NVSwitch when NVSwitch is set
+	Peers    map[int]int // without NVSwitch: peer dev → link count
+	PCIGen   int         // 3, 4, 5, 6
+	PCIWidth int         // 16
+	NUMA     int         // socket
+	Switch   int         // PCIe switch id the GPU hangs off (-1: directly on the CPU)
+}
+
+// NICSpec is one NIC port of a NodeSpec.
+type NICSpec struct {
+	Name      string
+	SpeedMbps int
+	NUMA      int
+	Switch    int // PCIe switch id, shared with GPUs for PIX/PXB paths (-1: CPU)
+	GDR       bool
+	Coll      bool // the CollNet plugin reports this device
+}
