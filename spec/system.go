@@ -16,6 +16,8 @@ import (
 type System struct {
 	Name  string `json:"name,omitempty"`
 	Nodes []Node `json:"nodes"`
+	// Conf are NCCL's configuration files (same on every node).
+	Conf ConfFiles `json:"conf,omitempty"`
 }
 
 // Node is one host. Ranks are one per GPU, in GPU order, nodes in order:
@@ -36,6 +38,10 @@ type Node struct {
 	IPInterfaces []string `json:"ip_interfaces,omitempty"`
 	// Libs are the shared objects on this node that NCCL may dlopen.
 	Libs []Library `json:"libs,omitempty"`
+	// MNNVLClique names the multi-node NVLink clique (NVML cluster UUID and
+	// clique ID) the node belongs to when its fabric state is complete;
+	// empty when it has none (GB200 NVL72 trays share one).
+	MNNVLClique string `json:"mnnvl_clique,omitempty"`
 	// Topo is the detailed topology (NCCL's XML model). When nil, it is
 	// synthesized from the facts above.
 	Topo *topo.System `json:"-"`
@@ -80,6 +86,9 @@ type Driver struct {
 	CuMem bool `json:"cumem"`
 	// Verbs is true when libibverbs can be loaded.
 	Verbs bool `json:"verbs"`
+	// NVLSBindError, when set, is the CUDA error cuMulticastBindMem returns
+	// (a Fabric Manager or NVSwitch problem).
+	NVLSBindError string `json:"nvls_bind_error,omitempty"`
 }
 
 // NIC is one verbs port.
@@ -113,6 +122,13 @@ type Library struct {
 	CollNetSymbols []int `json:"collnet_symbols,omitempty"`
 	// TunerSymbols lists N for every exported ncclTunerPlugin_vN symbol.
 	TunerSymbols []int `json:"tuner_symbols,omitempty"`
+	// EnvSymbols lists N for every exported ncclEnvPlugin_vN symbol (2.28.7+).
+	EnvSymbols []int `json:"env_symbols,omitempty"`
+	// EnvVars are the answers an env plugin gives to ncclGetEnv: they
+	// replace the process environment's value for these names.
+	EnvVars Env `json:"env_vars,omitempty"`
+	// EnvInitError makes an env plugin's init fail.
+	EnvInitError string `json:"env_init_error,omitempty"`
 	// Net is what the library's network answers; nil means it has none.
 	Net *NetBackend `json:"net,omitempty"`
 	// CollNet is what the library's CollNet answers.
@@ -152,6 +168,8 @@ type NetBackend struct {
 
 // CollNetBackend is a CollNet plugin's behaviour.
 type CollNetBackend struct {
+	// Name is what the CollNet object calls itself ("SHARP").
+	Name      string `json:"name,omitempty"`
 	InitError string `json:"init_error,omitempty"`
 	// Devices is what the CollNet devices() reports; -1 means "as many as
 	// the node has active verbs NICs" (the SHARP plugin).
@@ -165,6 +183,9 @@ type CollNetBackend struct {
 	// ireducescatter entry points are NULL.
 	NoAllGather     bool `json:"no_allgather,omitempty"`
 	NoReduceScatter bool `json:"no_reducescatter,omitempty"`
+	// ConnectError makes the CollNet transport setup fail (a SHARP
+	// resource or subnet-manager problem): NCCL disables CollNet.
+	ConnectError string `json:"connect_error,omitempty"`
 }
 
 // ReduceSet is a set of (redop, datatype) pairs a CollNet plugin supports,
@@ -300,7 +321,7 @@ func (s *System) Validate() error {
 			if l.Path == "" {
 				return fmt.Errorf("%s: lib %d: empty path", where, j)
 			}
-			for _, v := range append(append(append([]int{}, l.NetSymbols...), l.CollNetSymbols...), l.TunerSymbols...) {
+			for _, v := range append(append(append(append([]int{}, l.NetSymbols...), l.CollNetSymbols...), l.TunerSymbols...), l.EnvSymbols...) {
 				if v < 1 || v > 99 {
 					return fmt.Errorf("%s: lib %s: symbol version %d: expected 1-99", where, l.Path, v)
 				}

@@ -1,0 +1,429 @@
+package spec
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Comm is a communicator as NCCL's init leaves it: the network in use, the
+// CollNet and NVLS support bits, the graphs' channel counts, the algorithms
+// and protocols the model left enabled, the tuner, and the Trace of every
+// init gate. Select reads it for each operation. A Comm whose init failed has
+// Err set; NCCL returns that error from ncclCommInitRank and no operation
+// runs.
+type Comm struct {
+	Release Version
+	System  *System
+	// Env is the effective environment: the request's variables, then the
+	// values of NCCL's config files for variables left unset.
+	Env Env
+
+	NRanks, NNodes int
+	LocalRanks     []int // per node
+	MaxLocalRanks  int
+	MinSM, MaxSM   int
+
+	// Net is the name of the network in use ("Socket", "IB", a plugin's name).
+	Net string
+	// NetPlugin describes the external plugin library the comm uses, or the
+	// one that was opened but not used; nil when none was opened.
+	NetPlugin *NetPluginInfo
+
+	// CollNetAttached is collNetSupport(comm): a CollNet object is attached.
+	CollNetAttached bool
+	// CollNetSupport is the communicator's final CollNet enable
+	// (comm->collNetSupport in 2.22, config.collnetEnable in 2.28).
+	CollNetSupport bool
+	CollNetHeads   int
+	// CollNetMatrix[op][type] is the gathered reduceSupport matrix (op is
+	// Sum, Prod, Max, Min).
+	CollNetMatrix                           [4][NumDataTypes]bool
+	CollNetIAllGather, CollNetIReduceScatter bool
+
+	NVLSSupport  bool
+	NVLSChannels int
+	MNNVL        bool
+
+	// Graphs are the searched graphs after the consensus across ranks.
+	Graphs Graphs
+	// NChannels is comm->nChannels after consensus and post-set.
+	NChannels int
+
+	// IntraTransport is how ranks of one node talk: "P2P", "SHM" or "NET".
+	IntraTransport string
+	RuntimeConnect bool
+
+	// UserEnable is the matrix NCCL_ALGO/NCCL_PROTO leave; Enabled is the
+	// model's final per (function, algorithm, protocol) eligibility at init
+	// (bandwidth non-zero), with the rule that zeroed each cell.
+	UserEnable EnableMatrix
+	Enabled    [NumFuncs][NumAlgos][NumProtos]bool
+	ZeroedBy   [NumFuncs][NumAlgos][NumProtos]RuleID
+	// RingBackup[f][p] is 2.22.3's saved Ring availability used as a
+	// per-operation backup when NCCL_ALGO excluded Ring.
+	RingBackup [NumFuncs][NumProtos]bool
+	PATEnable  bool
+
+	Tuner     *TunerBehaviour
+	TunerPath string
+	TunerABI  int
+
+	Err      *NCCLError
+	Trace    Trace
+	Evidence Evidence
+
+	rs *Ruleset
+}
+
+// NetPluginInfo is what NCCL found in an external network plugin library.
+type NetPluginInfo struct {
+	Path       string `json:"path"`
+	OpenedAs   string `json:"opened_as"` // the name dlopen succeeded with
+	Found      bool   `json:"found"`
+	NetABI     int    `json:"abi"`         // 0: no acceptable ncclNetPlugin symbol
+	CollNetABI int    `json:"collnet_abi"` // 0: none
+	Name       string `json:"name"`        // the plugin's ncclNet_t name
+}
+
+// Graphs are the five graphs of initTransportsRank.
+type Graphs struct {
+	Ring, Tree, CollNetChain, CollNetDirect, NVLS GraphInfo
+}
+
+// GraphInfo is what the gates and the model read of one graph.
+type GraphInfo struct {
+	Searched  bool   `json:"searched"`
+	NChannels int    `json:"nChannels"`
+	Pattern   int    `json:"pattern"`
+	TypeIntra string `json:"typeIntra,omitempty"`
+	TypeInter string `json:"typeInter,omitempty"`
+	// Estimated marks a graph whose channel count comes from the structural
+	// rule (NVSwitch, compute capability, CollNet devices) rather than a
+	// full search of the topology.
+	Estimated bool `json:"estimated,omitempty"`
+}
+
+// Ruleset returns the ruleset the communicator was built with.
+func (c *Comm) Ruleset() *Ruleset { return c.rs }
+
+// initRun is one walk down the init rules.
+type initRun struct {
+	rs    *Ruleset
+	comm  *Comm
+	env   Env
+	nodes []*nodeState // one per distinct node
+	cur   *nodeState   // the node per-node rules evaluate
+	// failed is set when communicator init fails; later rules are skipped.
+	failed *NCCLError
+	out    []Verdict  // verdicts emitted by the rule being evaluated
+	cs     *cellState // the model's cell eligibility
+}
+
+// nodeState is what the per-node rules compute for one (kind of) node.
+type nodeState struct {
+	nodes []int // node indices sharing this state
+	node  *Node
+
+	// library discovery and ABI
+	libTried   []string // names tried, in order
+	libMissing []string // ENOENT names
+	lib        *Library
+	libName    string
+	libs       []*pluginEntry // 2.28: the NCCL_NET_PLUGIN list
+	netABI     int
+	collNetABI int
+
+	// network state and selection
+	nets        []*netCand
+	chosen      *netCand
+	collNetOK   bool // the chosen plugin's CollNet init+devices succeeded
+	collNetDevs int
+
+	collNetEnable bool
+	nvlsGPU       []bool // per local GPU: nvlsSupport after CAP
+	nvlsChannels  int
+	nvlsEarlyOff  string // why NVLS was turned off before the capability query
+
+	graphs Graphs
+
+	tunerLib  *Library
+	tunerPath string
+	tunerABI  int
+}
+
+type pluginEntry struct {
+	name   string
+	lib    *Library
+	opened string
+	netABI int
+	cnABI  int
+	state  string // loadFailed, initReady, enabled, disabled
+}
+
+// netCand is a network in NCCL's candidate order.
+type netCand struct {
+	name     string
+	external *Library
+	abi      int
+	enabled  bool
+	why      string
+	devices  int
+	logs     []string
+}
+
+// emit records a verdict of the rule being evaluated.
+func (r *initRun) emit(v Verdict) { r.out = append(r.out, v) }
+
+// fail marks communicator init as failed with NCCL's error.
+func (r *initRun) fail(res Result, msg string) {
+	if r.failed == nil {
+		r.failed = &NCCLError{Result: res, Message: msg, Call: "ncclCommInitRank"}
+	}
+}
+
+// Init walks the init rules of rs over a system and environment and returns
+// the communicator NCCL would build. The error is for malformed input only;
+// NCCL refusing to build the communicator is Comm.Err.
+func Init(rs *Ruleset, sys *System, env Env) (*Comm, error) {
+	if rs == nil {
+		return nil, fmt.Errorf("no ruleset")
+	}
+	if err := sys.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Comm{
+		Release:  rs.Version,
+		System:   sys,
+		NRanks:   sys.NRanks(),
+		NNodes:   sys.NNodes(),
+		Evidence: Evidence{},
+		rs:       rs,
+	}
+	for _, nd := range sys.Nodes {
+		c.LocalRanks = append(c.LocalRanks, len(nd.GPUs))
+	}
+	c.MaxLocalRanks = sys.MaxLocalRanks()
+	c.MinSM, c.MaxSM = sys.MinMaxSM()
+	c.Env = env.Clone()
+	if c.Env == nil {
+		c.Env = Env{}
+	}
+
+	run := &initRun{rs: rs, comm: c, env: c.Env}
+	run.groupNodes()
+	for _, id := range rs.Init {
+		rule := rs.rules[id]
+		if run.failed != nil {
+			c.Trace = append(c.Trace, Verdict{Rule: id, Layer: rule.Layer, Cap: rule.Cap, Outcome: Skip,
+				Why: "not reached: communicator init already failed", Ref: rule.Ref})
+			continue
+		}
+		run.evalInit(rule)
+	}
+	c.Err = run.failed
+	return c, nil
+}
+
+// groupNodes puts identical nodes together so that per-node rules run once
+// per kind of node (a 1,024-node cluster usually has one kind).
+func (r *initRun) groupNodes() {
+	sys := r.comm.System
+	for i := range sys.Nodes {
+		placed := false
+		for _, g := range r.nodes {
+			if reflect.DeepEqual(sys.Nodes[g.nodes[0]], sys.Nodes[i]) {
+				g.nodes = append(g.nodes, i)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			r.nodes = append(r.nodes, &nodeState{nodes: []int{i}, node: &sys.Nodes[i]})
+		}
+	}
+}
+
+// evalInit runs one init rule: per node for node rules (recording other
+// nodes' verdicts only where they differ from node 0's), once otherwise.
+func (r *initRun) evalInit(rule *Rule) {
+	c := r.comm
+	fill := func(vs []Verdict) []Verdict {
+		for i := range vs {
+			vs[i].Rule = rule.ID
+			vs[i].Layer = rule.Layer
+			if vs[i].Cap == "" {
+				vs[i].Cap = rule.Cap
+			}
+			vs[i].Ref = rule.Ref
+		}
+		return vs
+	}
+	if !rule.node {
+		r.cur = r.nodes[0]
+		r.out = nil
+		rule.init(r)
+		c.Trace = append(c.Trace, fill(r.out)...)
+		r.raise(r.out)
+		return
+	}
+	var first []Verdict
+	for gi, g := range r.nodes {
+		r.cur = g
+		r.out = nil
+		rule.init(r)
+		vs := fill(r.out)
+		if gi == 0 {
+			first = vs
+			c.Trace = append(c.Trace, vs...)
+			r.raise(vs)
+			continue
+		}
+		if !sameVerdicts(first, vs) {
+			for i := range vs {
+				vs[i].Scope = "node " + strconv.Itoa(g.nodes[0])
+			}
+			c.Trace = append(c.Trace, vs...)
+		}
+	}
+}
+
+func (r *initRun) raise(vs []Verdict) {
+	for _, v := range vs {
+		if v.Outcome == Pass && v.Cap != "" && v.Level > 0 {
+			r.comm.Evidence.Raise(v.Cap, v.Level)
+		}
+		if v.Cap != "" {
+			if _, ok := r.comm.Evidence[v.Cap]; !ok {
+				r.comm.Evidence[v.Cap] = LevelNone
+			}
+		}
+	}
+}
+
+func sameVerdicts(a, b []Verdict) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Outcome != b[i].Outcome || a[i].Why != b[i].Why {
+			return false
+		}
+	}
+	return true
+}
+
+// allNodes calls f for every node state.
+func (r *initRun) allNodes(f func(*nodeState)) {
+	for _, g := range r.nodes {
+		f(g)
+	}
+}
+
+// env helpers ---------------------------------------------------------------
+
+// intParam reads an NCCL_PARAM the way ncclLoadParam does: unset or empty →
+// default; otherwise strtoll(value, 0) with glibc semantics (leading blanks
+// and sign, 0x and 0 prefixes, parse stops at the first bad character, no
+// digits → 0); overflow → the default with an "Invalid value" line.
+// (v2.22.3-1 / v2.28.9-1 src/misc/param.cc ncclLoadParam)
+func intParam(env Env, name string, def int64) (val int64, set bool, log string) {
+	s, ok := env.Lookup(name)
+	if !ok || s == "" {
+		return def, false, ""
+	}
+	v, overflow := strtoll(s)
+	if overflow {
+		return def, true, fmt.Sprintf("Invalid value %s for %s, using default %d.", s, name, def)
+	}
+	return v, true, fmt.Sprintf("%s set by environment to %d.", name, v)
+}
+
+// strtoll is glibc's strtoll(s, NULL, 0); overflow reports ERANGE.
+func strtoll(s string) (v int64, overflow bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	base := uint64(10)
+	if i+1 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && i+2 < len(s) && isDigit(s[i+2], 16) {
+		base = 16
+		i += 2
+	} else if i < len(s) && s[i] == '0' {
+		base = 8
+	}
+	var u uint64
+	limit := uint64(1 << 63)
+	if !neg {
+		limit--
+	}
+	for ; i < len(s) && isDigit(s[i], base); i++ {
+		d := uint64(digitVal(s[i]))
+		if u > (limit-d)/base {
+			overflow = true
+			u = limit
+			continue
+		}
+		u = u*base + d
+	}
+	if overflow {
+		if neg {
+			return -1 << 63, true
+		}
+		return 1<<63 - 1, true
+	}
+	if neg {
+		return -int64(u), false
+	}
+	return int64(u), false
+}
+
+func digitVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'Z':
+		return int(c-'A') + 10
+	}
+	return 99
+}
+
+func isDigit(c byte, base uint64) bool { return uint64(digitVal(c)) < base }
+
+// strtolInt is (int)strtol(s, NULL, 0) as NCCL uses it for
+// NCCL_COLLNET_ENABLE in 2.28: the long is truncated to int.
+func strtolInt(s string) int {
+	v, _ := strtoll(s)
+	return int(int32(v))
+}
+
+// boolWord prints NCCL's 0/1.
+func b01(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func notIf(b bool) string {
+	if b {
+		return ""
+	}
+	return "not "
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = "v" + strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,579 @@
+package spec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Layer 3: which networks initialise, which one the communicator uses, and
+// whether a CollNet object comes with it.
+
+// ifEntry is one item of an NCCL interface list (NCCL_SOCKET_IFNAME,
+// NCCL_IB_HCA): a name prefix and an optional port.
+type ifEntry struct {
+	prefix string
+	port   int
+}
+
+// parseIfList is parseStringList (src/misc/utils.cc): items separated by
+// ',', an optional ":port" per item; a leading '^' (exclude) or '=' (exact)
+// is stripped by the caller.
+func parseIfList(s string) []ifEntry {
+	var out []ifEntry
+	for _, item := range strings.Split(s, ",") {
+		port := -1
+		if i := strings.IndexByte(item, ':'); i >= 0 {
+			p, _ := strconv.Atoi(leadingInt(item[i+1:]))
+			port = p
+			item = item[:i]
+		}
+		if item != "" {
+			out = append(out, ifEntry{item, port})
+		}
+	}
+	return out
+}
+
+func leadingInt(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return "0"
+	}
+	return s[:i]
+}
+
+// ifListMatch is matchIfList with NCCL's '^' and '=' prefixes handled.
+func ifListMatch(list, name string, port int) bool {
+	if list == "" {
+		return true
+	}
+	exclude := strings.HasPrefix(list, "^")
+	if exclude {
+		list = list[1:]
+	}
+	exact := strings.HasPrefix(list, "=")
+	if exact {
+		list = list[1:]
+	}
+	entries := parseIfList(list)
+	if len(entries) == 0 {
+		return !exclude
+	}
+	match := false
+	for _, e := range entries {
+		nameOK := strings.HasPrefix(name, e.prefix)
+		if exact {
+			nameOK = name == e.prefix
+		}
+		if nameOK && (e.port == -1 || port == -1 || e.port == port) {
+			match = true
+			break
+		}
+	}
+	return match != exclude
+}
+
+// ipIf is a parsed IPInterfaces entry: "eth0" or "eth0:10.0.0.1".
+type ipIf struct{ name, addr string }
+
+func (n *Node) ipIfs(nodeIdx int) []ipIf {
+	var out []ipIf
+	for i, s := range n.IPInterfaces {
+		name, addr, ok := strings.Cut(s, ":")
+		if !ok {
+			addr = fmt.Sprintf("10.%d.%d.%d", nodeIdx/256%256, nodeIdx%256, i+1)
+		}
+		out = append(out, ipIf{name, addr})
+	}
+	return out
+}
+
+// findInterfaces is ncclFindInterfaces: NCCL_SOCKET_IFNAME (when longer
+// than one character) or else "ib*", then anything but docker/lo/virbr,
+// then docker, then lo, then virbr.
+func findInterfaces(env Env, ifs []ipIf, max int) []ipIf {
+	pick := func(list string) []ipIf {
+		var out []ipIf
+		for _, f := range ifs {
+			if len(out) < max && ifListMatch(list, f.name, -1) {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	if v := env["NCCL_SOCKET_IFNAME"]; len(v) > 1 {
+		return pick(v)
+	}
+	for _, l := range []string{"ib", "^docker,lo,virbr", "docker", "lo", "virbr"} {
+		if got := pick(l); len(got) > 0 {
+			return got
+		}
+	}
+	return nil
+}
+
+// ibInit is the internal IB transport's init on a node (ncclIbInit /
+// ncclIbInitDevices). It returns whether init succeeded, the device count,
+// the log lines and why.
+func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int, logs []string, why string) {
+	if r.param("NCCL_IB_DISABLE") != 0 {
+		return false, 0, nil, "NCCL_IB_DISABLE is set: the IB transport's init fails"
+	}
+	if !s.node.Driver.Verbs {
+		return false, 0, []string{"Failed to open libibverbs.so[.1]"}, "libibverbs cannot be loaded"
+	}
+	oob := findInterfaces(r.env, s.node.ipIfs(s.nodes[0]), 1)
+	if len(oob) == 0 {
+		return false, 0, []string{"NET/IB : No IP interface found."}, "no IP interface for the out-of-band connection"
+	}
+	hca := r.env["NCCL_IB_HCA"]
+	var line strings.Builder
+	for _, n := range s.node.NICs {
+		if !n.Active || !ifListMatch(hca, n.Name, n.Port) {
+			continue
+		}
+		ll := n.LinkLayer
+		if ll == "" {
+			ll = "IB"
+		}
+		fmt.Fprintf(&line, " [%d]%s:%d/%s", ndev, n.Name, max(n.Port, 1), ll)
+		ndev++
+	}
+	if hca != "" {
+		logs = append(logs, "NCCL_IB_HCA set to "+hca)
+	}
+	oobS := oob[0].name + ":" + oob[0].addr + "<0>"
+	if ndev == 0 {
+		logs = append(logs, "NET/IB : No device found.")
+		if withUsingOnZero {
+			logs = append(logs, "NET/IB : Using ; OOB "+oobS)
+		}
+		return true, 0, logs, "no active verbs port" + hcaNote(hca)
+	}
+	logs = append(logs, "NET/IB : Using"+line.String()+" [RO]; OOB "+oobS)
+	return true, ndev, logs, fmt.Sprintf("%d active verbs port(s)", ndev)
+}
+
+func hcaNote(hca string) string {
+	if hca == "" {
+		return ""
+	}
+	return " matching NCCL_IB_HCA=" + hca
+}
+
+// socketInit is ncclNetSocketInit.
+func (r *initRun) socketInit(s *nodeState) (ok bool, ndev int, logs []string, why string) {
+	ifs := findInterfaces(r.env, s.node.ipIfs(s.nodes[0]), 16)
+	if len(ifs) == 0 {
+		return false, 0, []string{"NET/Socket : no interface found"}, "no usable IP interface" + ifnameNote(r.env)
+	}
+	var line strings.Builder
+	for i, f := range ifs {
+		fmt.Fprintf(&line, " [%d]%s:%s<0>", i, f.name, f.addr)
+	}
+	if v := r.env["NCCL_SOCKET_IFNAME"]; len(v) > 1 {
+		logs = append(logs, "NCCL_SOCKET_IFNAME set by environment to "+v)
+	}
+	return true, len(ifs), append(logs, "NET/Socket : Using"+line.String()), fmt.Sprintf("%d interface(s)", len(ifs))
+}
+
+func ifnameNote(env Env) string {
+	if v := env["NCCL_SOCKET_IFNAME"]; v != "" {
+		return " matching NCCL_SOCKET_IFNAME=" + v
+	}
+	return ""
+}
+
+// pluginInit is an external net plugin's init() and devices().
+func pluginInit(l *Library, nd *Node) (ok bool, ndev int, logs []string, why string) {
+	nb := l.Net
+	if nb == nil {
+		nb = &NetBackend{Name: l.Base(), Devices: 1}
+	}
+	logs = append(logs, nb.InitLog...)
+	if nb.InitError != "" {
+		return false, 0, logs, "init() failed: " + nb.InitError
+	}
+	ndev = nb.Devices
+	if nb.IBBased && ndev < 0 {
+		ndev = activeNICs(nd)
+		if ndev == 0 { // the IB-based plugin prints NCCL's own line
+			logs = append(logs, "NET/IB : No device found.")
+		}
+	}
+	if ndev <= 0 {
+		return false, ndev, logs, "devices() reports 0"
+	}
+	return true, ndev, logs, fmt.Sprintf("devices() reports %d", ndev)
+}
+
+func activeNICs(nd *Node) int {
+	n := 0
+	for _, x := range nd.NICs {
+		if x.Active {
+			n++
+		}
+	}
+	return n
+}
+
+// collNetInit is the CollNet object's init() and devices().
+func collNetInit(l *Library, nd *Node) (ok bool, ndev int, why string) {
+	cn := l.CollNet
+	if cn == nil {
+		cn = &CollNetBackend{Devices: 1}
+	}
+	if cn.InitError != "" {
+		return false, 0, "CollNet init() failed: " + cn.InitError
+	}
+	ndev = cn.Devices
+	if ndev < 0 {
+		ndev = activeNICs(nd)
+	}
+	if ndev <= 0 {
+		return false, ndev, "CollNet devices() reports 0"
+	}
+	return true, ndev, fmt.Sprintf("CollNet devices() reports %d", ndev)
+}
+
+// netSelect is the candidate walk of ncclNetInit shared by G-NET-STATE-1's
+// variants: external plugin(s) first, then IB, then Socket; a candidate is
+// used when it initialises with devices, its name matches NCCL_NET (before
+// or after init, per release) and its device type is accepted.
+type netSelectOpts struct {
+	filterBeforeInit bool // 2.28.7+: NCCL_NET filters before init
+	ibUsingOnZero    bool // 2.28: "NET/IB : Using ; OOB" even with no device
+	initLog          bool // 2.28: "Initialized NET plugin" / "Failed to initialize NET plugin"
+}
+
+func (r *initRun) netSelect(o netSelectOpts) {
+	s := r.cur
+	netName, hasName := r.env.Lookup("NCCL_NET")
+	var cands []*netCand
+	for _, pe := range s.libs {
+		if pe.lib != nil && pe.netABI > 0 {
+			cands = append(cands, &netCand{name: pluginNetNameV(pe.lib, pe.netABI), external: pe.lib, abi: pe.netABI})
+		}
+	}
+	if len(s.libs) == 0 && s.lib != nil && s.netABI > 0 { // 2.22: one slot
+		cands = append(cands, &netCand{name: pluginNetNameV(s.lib, s.netABI), external: s.lib, abi: s.netABI})
+	}
+	cands = append(cands, &netCand{name: "IB"}, &netCand{name: "Socket"})
+	s.nets = nil
+	for _, c := range cands {
+		matches := !hasName || strings.EqualFold(netName, c.name)
+		if o.filterBeforeInit && !matches {
+			c.why = "name does not match NCCL_NET=" + netName + ": not initialised"
+			s.nets = append(s.nets, c)
+			continue
+		}
+		var ok bool
+		var logs []string
+		switch {
+		case c.external != nil:
+			ok, c.devices, logs, c.why = pluginInit(c.external, s.node)
+			if o.initLog {
+				if ok {
+					logs = append(logs, "Initialized NET plugin "+c.name)
+				} else {
+					logs = append(logs, "Failed to initialize NET plugin "+c.name)
+				}
+			}
+		case c.name == "IB":
+			ok, c.devices, logs, c.why = r.ibInit(s, o.ibUsingOnZero)
+			if o.initLog && ok && c.devices > 0 {
+				logs = append(logs, "Initialized NET plugin IB")
+			} else if o.initLog {
+				logs = append(logs, "Failed to initialize NET plugin IB")
+			}
+		default:
+			ok, c.devices, logs, c.why = r.socketInit(s)
+			if o.initLog {
+				if ok {
+					logs = append(logs, "Initialized NET plugin Socket")
+				} else {
+					logs = append(logs, "Failed to initialize NET plugin Socket")
+				}
+			}
+		}
+		c.enabled = ok && c.devices > 0
+		s.nets = append(s.nets, c)
+		r.netLogs(c, logs)
+		if !c.enabled {
+			continue
+		}
+		if !matches {
+			c.why += "; name does not match NCCL_NET=" + netName
+			continue
+		}
+		if c.external != nil {
+			if ok, why := deviceVersionOK(c.external); !ok {
+				c.why += "; " + why
+				c.enabled = false
+				continue
+			}
+		}
+		s.chosen = c
+		if c.external != nil {
+			if s.collNetABI > 0 {
+				s.collNetOK, s.collNetDevs, _ = collNetInit(c.external, s.node)
+			}
+		}
+		return
+	}
+}
+
+// netLogs keeps per-candidate init lines for the IB/Socket/STATE verdicts.
+func (r *initRun) netLogs(c *netCand, logs []string) { c.logs = logs }
+
+// deviceVersionOK is ncclNetCheckDeviceVersion on device 0.
+func deviceVersionOK(l *Library) (bool, string) {
+	nb := l.Net
+	if nb == nil || nb.DeviceType == "" || nb.DeviceType == "host" {
+		return true, "host network device"
+	}
+	if nb.DeviceType == "unpack" {
+		if nb.DeviceVersion == 7 {
+			return true, "NCCL_NET_DEVICE_UNPACK version 7"
+		}
+		return false, fmt.Sprintf("NCCL_DEVICE_UNPACK plugin has incompatible version %d, this NCCL build is compatible with 7, not using it", nb.DeviceVersion)
+	}
+	return false, "Unknown device code index"
+}
+
+// netState is G-NET-STATE-1: the candidate walk; it reports the plugin's
+// state (the internal networks have their own rules).
+func netState(ref Ref, doc string, o netSelectOpts) *Rule {
+	return &Rule{
+		ID: "G-NET-STATE-1", Layer: LayerDevice, Cap: CapNetPlugin, Title: "network usable: init and devices > 0",
+		Doc: doc, Ref: ref, node: true,
+		Logs: []string{"Initialized NET plugin %s", "Failed to initialize NET plugin %s"},
+		init: func(r *initRun) {
+			r.netSelect(o)
+			s := r.cur
+			for _, c := range s.nets {
+				if c.external == nil {
+					continue
+				}
+				out, lvl := Fail, Level(0)
+				if c.enabled {
+					out, lvl = Pass, LevelUsable
+				}
+				r.emit(Verdict{Outcome: out, Level: lvl, Why: c.name + ": " + c.why, Log: c.logs,
+					Facts: []Fact{F("plugin", c.external.Path), F("devices", c.devices)}})
+				return
+			}
+			r.emit(Verdict{Outcome: Skip, Why: "no external plugin accepted: only the internal networks are candidates"})
+		},
+	}
+}
+
+// internalNet reports the IB or Socket candidate of the walk.
+func internalNet(id RuleID, name string, cap Capability, ref Ref, doc string, logs []string) *Rule {
+	return &Rule{
+		ID: id, Layer: LayerDevice, Cap: cap, Title: name + " transport usable",
+		Doc: doc, Ref: ref, Logs: logs, node: true,
+		init: func(r *initRun) {
+			for _, c := range r.cur.nets {
+				if c.name != name || c.external != nil {
+					continue
+				}
+				if c.why == "" {
+					break
+				}
+				out, lvl := Fail, Level(0)
+				if c.enabled {
+					out, lvl = Pass, LevelUsable
+				}
+				r.emit(Verdict{Outcome: out, Level: lvl, Why: c.why, Log: c.logs, Facts: []Fact{F("devices", c.devices)}})
+				return
+			}
+			r.emit(Verdict{Outcome: Skip, Why: "not initialised: an earlier network was chosen"})
+		},
+	}
+}
+
+// netChoose is G-NET-SEL-1: the network the communicator uses.
+func netChoose(ref Ref, doc string, failLog string, assignLog bool) *Rule {
+	return &Rule{
+		ID: "G-NET-SEL-1", Layer: LayerDevice, Cap: CapNetPlugin, Title: "network choice (NCCL_NET)",
+		Doc: doc, Ref: ref, node: true,
+		Logs: []string{"Using network %s", "Assigned NET plugin %s to comm", failLog},
+		init: func(r *initRun) {
+			s := r.cur
+			facts := []Fact{F("NCCL_NET", envShow(r.env.Lookup("NCCL_NET")))}
+			if s.chosen == nil {
+				name := r.env["NCCL_NET"]
+				msg := strings.Replace(failLog, "%s", name, 1)
+				r.emit(Verdict{Outcome: Fail, Why: "no network initialised with devices and matched NCCL_NET: communicator init fails with ncclInvalidUsage",
+					Facts: facts, Log: []string{msg}})
+				r.fail(InvalidUsage, msg)
+				return
+			}
+			var logs []string
+			if assignLog {
+				logs = append(logs, "Assigned NET plugin "+s.chosen.name+" to comm")
+				if s.chosen.external != nil {
+					var others []string
+					for _, pe := range s.libs {
+						if pe.lib != s.chosen.external {
+							others = append(others, pe.name)
+						}
+					}
+					if len(others) > 0 {
+						logs = append(logs, "Disabling external plugins: "+strings.Join(others, ", "))
+					}
+				}
+			}
+			logs = append(logs, "Using network "+s.chosen.name)
+			if s.nodes[0] == 0 {
+				r.comm.Net = s.chosen.name
+			}
+			v := Verdict{Outcome: Pass, Why: "using network " + s.chosen.name, Facts: facts, Log: logs}
+			if s.chosen.external != nil {
+				v.Level = LevelCandidate
+			} else {
+				v.Cap = CapIB
+				if s.chosen.name == "IB" {
+					v.Level = LevelCandidate
+				} else {
+					v.Outcome, v.Cap = Info, ""
+				}
+			}
+			r.emit(v)
+		},
+	}
+}
+
+var netDevVersion = &Rule{
+	ID: "G-NET-ABI-2", Layer: LayerABI, Cap: CapNetPlugin, Title: "network device-offload version",
+	Doc: `getProperties(dev 0) of the candidate: netDeviceType HOST is accepted; UNPACK only with netDeviceVersion 7; any other type is rejected and the next network is tried.`,
+	Ref: Ref{"v2.22.3-1", "src/net.cc", "ncclNetCheckDeviceVersion"},
+	Logs: []string{"Using NCCL_NET_DEVICE_UNPACK net plugin version %d",
+		"NCCL_DEVICE_UNPACK plugin has incompatible version %d, this NCCL build is compatible with %d, not using it", "Unknown device code index"},
+	node: true,
+	init: func(r *initRun) {
+		for _, c := range r.cur.nets {
+			if c.external == nil || !strings.Contains(c.why, "devices()") {
+				continue
+			}
+			ok, why := deviceVersionOK(c.external)
+			out := Pass
+			var logs []string
+			if !ok {
+				out = Fail
+				logs = []string{why}
+			} else if strings.HasPrefix(why, "NCCL_NET_DEVICE_UNPACK") {
+				logs = []string{"Using NCCL_NET_DEVICE_UNPACK net plugin version 7"}
+			}
+			r.emit(Verdict{Outcome: out, Why: why, Log: logs})
+			return
+		}
+		r.emit(Verdict{Outcome: Skip, Why: "no external network reached the device check"})
+	},
+}
+
+var collNetAttach = &Rule{
+	ID: "G-NET-SEL-2", Layer: LayerDevice, Cap: CapCollNet, Title: "CollNet attaches to the chosen plugin only",
+	Doc: `comm->ncclCollNet is set only if the chosen network is the external plugin and that plugin's CollNet initialised with devices > 0. Choosing IB or Socket (by NCCL_NET or by fallback) means no CollNet.`,
+	Ref: Ref{"v2.22.3-1", "src/net.cc", "ncclNetInit"},
+	node: true,
+	init: func(r *initRun) {
+		s := r.cur
+		switch {
+		case s.chosen == nil:
+			r.emit(Verdict{Outcome: Skip, Why: "no network chosen"})
+		case s.chosen.external == nil:
+			r.emit(Verdict{Outcome: Fail, Why: "the chosen network " + s.chosen.name + " is internal: internal networks provide no CollNet"})
+		case s.collNetABI == 0:
+			r.emit(Verdict{Outcome: Fail, Why: "the plugin exports no accepted CollNet symbol"})
+		default:
+			ok, n, why := collNetInit(s.chosen.external, s.node)
+			s.collNetOK, s.collNetDevs = ok, n
+			if !ok {
+				r.emit(Verdict{Outcome: Fail, Why: why + ": no CollNet object", Facts: []Fact{F("collnet_devices", n)}})
+				return
+			}
+			if s.nodes[0] == 0 {
+				r.comm.CollNetAttached = true
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: why + ": CollNet attached", Facts: []Fact{F("collnet_devices", n)}})
+		}
+	},
+}
+
+// netPluginInfo fills Comm.NetPlugin after the network rules.
+func (r *initRun) netPluginInfo() {
+	s := r.nodes[0]
+	if s.lib == nil && len(s.libTried) == 0 {
+		return
+	}
+	info := &NetPluginInfo{}
+	if pe := firstOpenedEntry(s); pe != nil {
+		info.Path, info.OpenedAs, info.Found = pe.Path, s.libName, true
+	}
+	info.NetABI, info.CollNetABI = s.netABI, s.collNetABI
+	if s.lib != nil {
+		info.Name = pluginNetNameV(s.lib, s.netABI)
+	}
+	r.comm.NetPlugin = info
+}
+
+func firstOpenedEntry(s *nodeState) *Library {
+	if s.lib != nil {
+		return s.lib
+	}
+	for _, pe := range s.libs {
+		if pe.lib != nil {
+			return pe.lib
+		}
+	}
+	return nil
+}
+
+// mnnvl is G-MNNVL-1.
+func mnnvlRule(ref Ref, doc string, multiNodeOnly bool) *Rule {
+	return &Rule{
+		ID: "G-MNNVL-1", Layer: LayerDevice, Title: "multi-node NVLink",
+		Doc: doc, Ref: ref,
+		Logs: []string{"MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d", "comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d"},
+		init: func(r *initRun) {
+			c := r.comm
+			r.netPluginInfo()
+			param := r.param("NCCL_MNNVL_ENABLE")
+			if c.NNodes == 1 && (multiNodeOnly || param != 1) {
+				r.emit(Verdict{Outcome: Skip, Why: "single node: MNNVL is not checked", Facts: []Fact{F("nNodes", 1)}})
+				return
+			}
+			if param == 0 {
+				r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL_ENABLE=0"})
+				return
+			}
+			clique := c.System.Nodes[0].MNNVLClique
+			size := 0
+			for _, nd := range c.System.Nodes {
+				if clique != "" && nd.MNNVLClique == clique {
+					size += len(nd.GPUs)
+				}
+			}
+			fabric := c.System.Nodes[0].Driver.CuMem
+			for _, g := range c.System.Nodes[0].GPUs {
+				fabric = fabric && g.FabricHandle
+			}
+			switch {
+			case !fabric || clique == "":
+				r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support or no NVLink clique: MNNVL off"})
+			case param == 2 && size <= len(c.System.Nodes[0].GPUs):
+				r.emit(Verdict{Outcome: Fail, Why: "the clique holds one node only: MNNVL off"})
+			default:
+				c.MNNVL = true
+				r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("NVLink clique %s of %d GPUs: MNNVL on", clique, size),
+					Log: []string{fmt.Sprintf("MNNVL 1 cliqueId %s cliqueSize %d cliqueRank 0", clique, size)}})
+			}
+		},
+	}
+}

@@ -1,0 +1,704 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Layers 1 and 2: plugin library discovery and ABI symbol acceptance.
+
+// dlopen models dlopen(name, RTLD_NOW|RTLD_LOCAL) on a node: a name with a
+// '/' is a path; a bare name is looked up in the loader path. It returns the
+// library, or the dlerror text and whether NCCL counts it as ENOENT
+// (dlerror names the library and says "No such file or directory").
+func (n *Node) dlopen(name string) (lib *Library, dlerr string, enoent bool) {
+	for i := range n.Libs {
+		l := &n.Libs[i]
+		match := false
+		if strings.Contains(name, "/") {
+			match = l.Path == name
+		} else {
+			match = l.InLoaderPath && l.Base() == name
+		}
+		if !match {
+			continue
+		}
+		if l.LoadError != "" {
+			en := strings.Contains(l.LoadError, name) && strings.Contains(l.LoadError, "No such file or directory")
+			return nil, l.LoadError, en
+		}
+		return l, "", false
+	}
+	return nil, name + ": cannot open shared object file: No such file or directory", true
+}
+
+// staticPluginName reports a name NCCL treats as "the main program":
+// a case-insensitive prefix of STATIC_PLUGIN (plugin_open.cc tryOpenLib).
+func staticPluginName(name string) bool {
+	return name != "" && len(name) <= len("STATIC_PLUGIN") && strings.EqualFold(name, "STATIC_PLUGIN"[:len(name)])
+}
+
+// mainProgram stands for dlopen(NULL): the application itself, which
+// exports no plugin symbols unless the system lists a library "@main".
+func (n *Node) mainProgram() *Library {
+	for i := range n.Libs {
+		if n.Libs[i].Path == "@main" {
+			return &n.Libs[i]
+		}
+	}
+	return &Library{Path: "@main"}
+}
+
+// open is tryOpenLib.
+func (n *Node) open(name string) (lib *Library, dlerr string, enoent bool) {
+	if staticPluginName(name) {
+		return n.mainProgram(), "", false
+	}
+	return n.dlopen(name)
+}
+
+// probe returns the newest version of window (newest first) that syms has.
+func probe(syms []int, window []int) int {
+	for _, v := range window {
+		if slices.Contains(syms, v) {
+			return v
+		}
+	}
+	return 0
+}
+
+// ---------------------------------------------------------------------------
+// 2.22.3: one plugin slot, names [value, libnccl-net-<value>.so] or
+// [libnccl-net.so].
+
+var netLib22 = &Rule{
+	ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
+	Doc: `If NCCL_NET_PLUGIN (plain getenv) is set and non-empty, dlopen the value, then libnccl-net-<value>.so; otherwise dlopen libnccl-net.so. The first that opens wins. A name that is a case-insensitive prefix of STATIC_PLUGIN opens the main program. A failure other than "No such file or directory" for that name is logged with dlerror's text.`,
+	Ref:  Ref{"v2.22.3-1", "src/net.cc", "openNetPluginLib"},
+	Logs: []string{"NET/Plugin: Plugin name set by env to %s", "NET/Plugin: %s"},
+	node: true,
+	init: func(r *initRun) {
+		s, nd := r.cur, r.cur.node
+		val, set := r.env.Lookup("NCCL_NET_PLUGIN")
+		var names []string
+		if set && val != "" {
+			names = []string{val, "libnccl-net-" + val + ".so"}
+		} else {
+			names = []string{"libnccl-net.so"}
+		}
+		var logs []string
+		facts := []Fact{F("NCCL_NET_PLUGIN", envShow(val, set))}
+		for _, name := range names {
+			s.libTried = append(s.libTried, name)
+			lib, dlerr, enoent := nd.open(name)
+			if lib != nil {
+				s.lib, s.libName = lib, name
+				if set && val != "" {
+					logs = append(logs, "NET/Plugin: Plugin name set by env to "+name)
+				}
+				lvl := LevelDiscovered
+				r.emit(Verdict{Outcome: Pass, Level: lvl, Why: "dlopen(" + name + ") opened " + lib.Path,
+					Facts: append(facts, F("tried", strings.Join(s.libTried, " "))), Log: logs})
+				if set {
+					r.comm.Evidence.Raise(CapNetPlugin, LevelRequested)
+				}
+				return
+			}
+			if enoent {
+				s.libMissing = append(s.libMissing, name)
+			} else {
+				logs = append(logs, "NET/Plugin: "+dlerr)
+			}
+		}
+		if set && val != "" {
+			r.comm.Evidence.Raise(CapNetPlugin, LevelRequested)
+		}
+		r.emit(Verdict{Outcome: Fail, Why: "no candidate name opened: " + strings.Join(s.libTried, ", "),
+			Facts: append(facts, F("tried", strings.Join(s.libTried, " "))), Log: logs})
+	},
+}
+
+var netLibNone22 = &Rule{
+	ID: "G-NET-LIB-2", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "no library: internal networks",
+	Doc:  `When no candidate opens, NCCL uses only its internal networks (IB, then Socket). The failure is sticky for the process: the plugin is never tried again.`,
+	Ref:  Ref{"v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"},
+	Logs: []string{"NET/Plugin: Could not find:%s. Using internal network plugin.", "NET/Plugin: Using internal network plugin."},
+	node: true,
+	init: func(r *initRun) {
+		s := r.cur
+		if s.lib != nil {
+			r.emit(Verdict{Outcome: Skip, Why: "a plugin library was opened"})
+			return
+		}
+		var log string
+		if len(s.libMissing) > 0 {
+			log = "NET/Plugin: Could not find: " + strings.Join(s.libMissing, " ") + ". Using internal network plugin."
+		} else {
+			log = "NET/Plugin: Using internal network plugin."
+		}
+		r.emit(Verdict{Outcome: Fail, Why: "no external network plugin: internal IB and Socket only", Log: []string{log}})
+	},
+}
+
+var netABI22 = &Rule{
+	ID: "G-NET-ABI-1", Layer: LayerABI, Cap: CapNetPlugin, Title: "net plugin ABI",
+	Doc: `Probe ncclNetPlugin_v8, _v7, _v6, _v5 in that order; the first found is adapted to v8. v4 and older are not supported: with none of these the library is closed, only the internal networks remain, and CollNet is not probed.`,
+	Ref: Ref{"v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"},
+	Logs: []string{"NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", "NET/Plugin: Loaded net plugin %s (v7)",
+		"NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported."},
+	node: true,
+	init: func(r *initRun) {
+		s := r.cur
+		if s.lib == nil {
+			r.emit(Verdict{Outcome: Skip, Why: "no plugin library opened"})
+			return
+		}
+		v := probe(s.lib.NetSymbols, r.rs.Consts.NetABI)
+		facts := []Fact{F("exports", joinInts(s.lib.NetSymbols)), F("accepts", joinInts(r.rs.Consts.NetABI))}
+		var logs []string
+		if v != r.rs.Consts.NetABI[0] {
+			logs = append(logs, fmt.Sprintf("NET/Plugin: Failed to find ncclNetPlugin_v%d symbol.", r.rs.Consts.NetABI[0]))
+		}
+		if v == 0 {
+			logs = append(logs, "NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported.")
+			r.emit(Verdict{Outcome: Fail, Why: "no accepted ncclNetPlugin symbol: the library is closed", Facts: facts, Log: logs})
+			s.lib = nil
+			return
+		}
+		s.netABI = v
+		if v != r.rs.Consts.NetABI[0] {
+			logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginNetNameV(s.lib, v), v))
+		}
+		r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclNetPlugin_v%d accepted", v), Facts: facts, Log: logs})
+	},
+}
+
+var collNetABI22 = &Rule{
+	ID: "G-COLLNET-ABI-1", Layer: LayerABI, Cap: CapCollNet, Title: "CollNet plugin ABI",
+	Doc: `Only after a net symbol was accepted in the same library: probe ncclCollNetPlugin_v8, _v7, _v6, _v5. Failure is not fatal: the net plugin is used without CollNet. The internal networks never provide CollNet.`,
+	Ref: Ref{"v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"},
+	Logs: []string{"NET/Plugin: Failed to find ncclCollNetPlugin_v8 symbol.", "NET/Plugin: Loaded collnet plugin %s (v7)",
+		"NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported."},
+	node: true,
+	init: func(r *initRun) {
+		s := r.cur
+		if s.lib == nil || s.netABI == 0 {
+			r.emit(Verdict{Outcome: Skip, Why: "no net plugin accepted: CollNet is not probed"})
+			return
+		}
+		v := probe(s.lib.CollNetSymbols, r.rs.Consts.NetABI)
+		facts := []Fact{F("exports", joinInts(s.lib.CollNetSymbols)), F("accepts", joinInts(r.rs.Consts.NetABI))}
+		var logs []string
+		if v != r.rs.Consts.NetABI[0] {
+			logs = append(logs, fmt.Sprintf("NET/Plugin: Failed to find ncclCollNetPlugin_v%d symbol.", r.rs.Consts.NetABI[0]))
+		}
+		if v == 0 {
+			logs = append(logs, "NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported.")
+			r.emit(Verdict{Outcome: Fail, Why: "no accepted ncclCollNetPlugin symbol: no CollNet", Facts: facts, Log: logs})
+			return
+		}
+		s.collNetABI = v
+		if v != r.rs.Consts.NetABI[0] {
+			logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded collnet plugin %s (v%d)", collNetNameV(s.lib, v), v))
+		}
+		r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclCollNetPlugin_v%d accepted", v), Facts: facts, Log: logs})
+	},
+}
+
+// collNetEntryPoints is G-COLLNET-ABI-2: adapters for CollNet ABIs older
+// than oldest leave iallgather and ireducescatter NULL.
+func collNetEntryPoints(ref Ref, firstWith int) *Rule {
+	return &Rule{
+		ID: "G-COLLNET-ABI-2", Layer: LayerABI, Cap: CapCollNet, Title: "CollNet AllGather/ReduceScatter entry points",
+		Doc: fmt.Sprintf(`CollNet plugins older than v%d are adapted with iallgather and ireducescatter set to NULL, which makes multi-node CollNetDirect (and, from 2.27, NVLS) AllGather and ReduceScatter ineligible. A v%d+ plugin may still leave them NULL.`, firstWith, firstWith),
+		Ref:  ref,
+		node: true,
+		init: func(r *initRun) {
+			s := r.cur
+			if s.collNetABI == 0 {
+				r.emit(Verdict{Outcome: Skip, Why: "no CollNet ABI accepted"})
+				return
+			}
+			ag, rsc := s.collNetABI >= firstWith, s.collNetABI >= firstWith
+			if cn := s.lib.CollNet; cn != nil {
+				ag = ag && !cn.NoAllGather
+				rsc = rsc && !cn.NoReduceScatter
+			}
+			r.comm.CollNetIAllGather, r.comm.CollNetIReduceScatter = ag, rsc
+			out := Pass
+			why := "iallgather and ireducescatter present"
+			if !ag || !rsc {
+				out = Fail
+				why = fmt.Sprintf("CollNet v%d: iallgather %s, ireducescatter %s", s.collNetABI, presence(ag), presence(rsc))
+			}
+			r.emit(Verdict{Outcome: out, Why: why, Facts: []Fact{F("collnet_abi", s.collNetABI)}})
+		},
+	}
+}
+
+func collNetNameV(l *Library, v int) string {
+	if l == nil || l.CollNet == nil || l.CollNet.Name == "" {
+		return "?"
+	}
+	if strings.Contains(l.CollNet.Name, "%d") {
+		return fmt.Sprintf(l.CollNet.Name, v)
+	}
+	return l.CollNet.Name
+}
+
+func presence(b bool) string {
+	if b {
+		return "present"
+	}
+	return "NULL"
+}
+
+// pluginNetName is the name the plugin reports; a name with "%d" (the
+// SHARP plugin's "IBext_v%d") takes the highest ABI the library exports in
+// the release's window, as each ncclNetPlugin_vN struct carries its own name.
+func pluginNetName(l *Library) string {
+	if l == nil || l.Net == nil || l.Net.Name == "" {
+		return "?"
+	}
+	return l.Net.Name
+}
+
+func pluginNetNameV(l *Library, v int) string {
+	n := pluginNetName(l)
+	if strings.Contains(n, "%d") {
+		return fmt.Sprintf(n, v)
+	}
+	return n
+}
+
+func envShow(v string, set bool) string {
+	if !set {
+		return "(unset)"
+	}
+	if v == "" {
+		return `""`
+	}
+	return v
+}
+
+// ---------------------------------------------------------------------------
+// 2.28: a comma list of plugins, "none", the common loader.
+
+var netLib28 = &Rule{
+	ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
+	Doc: `NCCL_NET_PLUGIN unset: one entry, libnccl-net.so. Set: logged; "none" (any case) gives no external entry; otherwise a comma-separated list (empty items skipped, at most 14 entries, names of 255+ characters ignored). An empty value also gives no external entry. For each entry dlopen the name; then, only if it has no '/' and is not of the form lib*.so, dlopen libnccl-net-<name>.so. A non-ENOENT failure is logged with the name and dlerror's text; the ENOENT names are listed in "Could not find".`,
+	Ref: Ref{"v2.28.3-1", "src/plugin/plugin_open.cc", "openPluginLib"},
+	Logs: []string{"NCCL_NET_PLUGIN set by environment to %s", "NET/Plugin: %s: %s", "NET/Plugin: Could not find:%s",
+		"NCCL_NET_PLUGIN list contains more than %d plugins, ignoring the rest"},
+	node: true,
+	init: func(r *initRun) {
+		s, nd := r.cur, r.cur.node
+		val, set := r.env.Lookup("NCCL_NET_PLUGIN")
+		var logs []string
+		var entries []string
+		if !set {
+			entries = []string{"libnccl-net.so"}
+		} else {
+			logs = append(logs, "NCCL_NET_PLUGIN set by environment to "+val)
+			r.comm.Evidence.Raise(CapNetPlugin, LevelRequested)
+			if !strings.EqualFold(val, "none") {
+				for _, e := range strings.Split(val, ",") {
+					if e == "" {
+						continue
+					}
+					if len(entries) >= 14 {
+						logs = append(logs, "NCCL_NET_PLUGIN list contains more than 13 plugins, ignoring the rest")
+						break
+					}
+					if len(e)+1 > 255 {
+						logs = append(logs, fmt.Sprintf("NCCL_NET_PLUGIN list contains a plugin name %s longer than 255 characters, ignoring it.", e))
+						continue
+					}
+					entries = append(entries, e)
+				}
+			}
+		}
+		facts := []Fact{F("NCCL_NET_PLUGIN", envShow(val, set))}
+		if len(entries) == 0 {
+			r.emit(Verdict{Outcome: Fail, Why: "NCCL_NET_PLUGIN names no external plugin", Facts: facts, Log: logs})
+			return
+		}
+		// Entries are opened lazily by ncclNetInit; the first entry is
+		// opened here, later ones only if earlier ones are not assigned
+		// (G-NET-STATE-1 continues the walk).
+		for _, e := range entries {
+			s.libs = append(s.libs, &pluginEntry{name: e})
+		}
+		opened := 0
+		for _, pe := range s.libs {
+			var missing []string
+			try := []string{pe.name}
+			if !strings.Contains(pe.name, "/") && !(strings.HasPrefix(pe.name, "lib") && strings.HasSuffix(pe.name, ".so")) {
+				try = append(try, "libnccl-net-"+pe.name+".so")
+			}
+			for _, name := range try {
+				s.libTried = append(s.libTried, name)
+				lib, dlerr, enoent := nd.open(name)
+				if lib != nil {
+					pe.lib, pe.opened = lib, name
+					break
+				}
+				if enoent {
+					missing = append(missing, name)
+				} else {
+					logs = append(logs, "NET/Plugin: "+name+": "+dlerr)
+				}
+			}
+			if pe.lib == nil {
+				pe.state = "loadFailed"
+				if len(missing) > 0 {
+					logs = append(logs, "NET/Plugin: Could not find: "+strings.Join(missing, " "))
+				}
+				s.libMissing = append(s.libMissing, missing...)
+				continue
+			}
+			opened++
+			// ncclNetInit loads entries lazily and stops at the first one
+			// assigned to the communicator; an entry with an accepted net
+			// symbol is (almost always) that one, so later entries are
+			// never opened.
+			if probe(pe.lib.NetSymbols, r.rs.Consts.NetABI) != 0 {
+				break
+			}
+		}
+		facts = append(facts, F("entries", strings.Join(entries, ",")), F("tried", strings.Join(s.libTried, " ")))
+		if opened == 0 {
+			r.emit(Verdict{Outcome: Fail, Why: "no entry opened: " + strings.Join(s.libTried, ", "), Facts: facts, Log: logs})
+			return
+		}
+		var got []string
+		for _, pe := range s.libs {
+			if pe.lib != nil {
+				got = append(got, pe.opened+" → "+pe.lib.Path)
+			}
+		}
+		s.lib, s.libName = s.firstOpened()
+		r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "opened " + strings.Join(got, "; "), Facts: facts, Log: logs})
+	},
+}
+
+func (s *nodeState) firstOpened() (*Library, string) {
+	for _, pe := range s.libs {
+		if pe.lib != nil {
+			return pe.lib, pe.opened
+		}
+	}
+	return nil, ""
+}
+
+var netLibNone28 = &Rule{
+	ID: "G-NET-LIB-2", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "no library: internal networks",
+	Doc:  `An entry that does not open becomes LoadFailed and is never retried; when no entry opens, only the internal networks IB and Socket remain. Since 2.27.3 the "Could not find" line has no trailing sentence.`,
+	Ref:  Ref{"v2.28.3-1", "src/plugin/net.cc", "ncclNetPluginLoad"},
+	Logs: []string{"NET/Plugin: Could not find:%s"},
+	node: true,
+	init: func(r *initRun) {
+		if r.cur.lib != nil {
+			r.emit(Verdict{Outcome: Skip, Why: "a plugin library was opened"})
+			return
+		}
+		r.emit(Verdict{Outcome: Fail, Why: "no external network plugin: internal IB and Socket only"})
+	},
+}
+
+// netABI28 is G-NET-ABI-1 and G-COLLNET-ABI-1 for the 2.26+ loader, one
+// probe per entry with a version-specific getNcclNet_vN adapter.
+func netABI28(ref Ref) *Rule {
+	return &Rule{
+		ID: "G-NET-ABI-1", Layer: LayerABI, Cap: CapNetPlugin, Title: "net plugin ABI",
+		Doc:  `For each opened entry probe ncclNetPlugin_vN from the newest supported version down to v6 (2.28: v11…v6); the first found is adapted to the internal ABI. None found: "External network plugin %s is unsupported" and the entry becomes LoadFailed.`,
+		Ref:  ref,
+		Logs: []string{"NET/Plugin: Loaded net plugin %s (v%d)", "Successfully loaded external network plugin %s", "External network plugin %s is unsupported"},
+		node: true,
+		init: func(r *initRun) {
+			s := r.cur
+			if s.lib == nil {
+				r.emit(Verdict{Outcome: Skip, Why: "no plugin library opened"})
+				return
+			}
+			var logs []string
+			accepted := 0
+			for _, pe := range s.libs {
+				if pe.lib == nil {
+					continue
+				}
+				v := probe(pe.lib.NetSymbols, r.rs.Consts.NetABI)
+				if v == 0 {
+					pe.state = "loadFailed"
+					logs = append(logs, "External network plugin "+pe.lib.Path+" is unsupported")
+					continue
+				}
+				pe.netABI = v
+				logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginNetNameV(pe.lib, v), v))
+				if cv := probe(pe.lib.CollNetSymbols, r.rs.Consts.NetABI); cv != 0 {
+					pe.cnABI = cv
+					logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded collnet plugin %s (v%d)", collNetNameV(pe.lib, cv), cv))
+				}
+				logs = append(logs, "Successfully loaded external network plugin "+pe.lib.Path)
+				pe.state = "initReady"
+				accepted++
+			}
+			first := firstAccepted(s.libs)
+			facts := []Fact{F("exports", joinInts(s.lib.NetSymbols)), F("accepts", joinInts(r.rs.Consts.NetABI))}
+			if first == nil {
+				s.lib = nil
+				r.emit(Verdict{Outcome: Fail, Why: "no entry exports an accepted ncclNetPlugin symbol", Facts: facts, Log: logs})
+				return
+			}
+			s.lib, s.libName, s.netABI, s.collNetABI = first.lib, first.opened, first.netABI, first.cnABI
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclNetPlugin_v%d accepted (%d of the opened entries)", first.netABI, accepted),
+				Facts: facts, Log: logs})
+		},
+	}
+}
+
+func firstAccepted(ps []*pluginEntry) *pluginEntry {
+	for _, pe := range ps {
+		if pe.lib != nil && pe.netABI > 0 {
+			return pe
+		}
+	}
+	return nil
+}
+
+func collNetABI28(ref Ref) *Rule {
+	return &Rule{
+		ID: "G-COLLNET-ABI-1", Layer: LayerABI, Cap: CapCollNet, Title: "CollNet plugin ABI",
+		Doc:  `In the same library, after the net symbol: probe ncclCollNetPlugin_vN over the same window. None found is silent: the net plugin is used without CollNet.`,
+		Ref:  ref,
+		Logs: []string{"NET/Plugin: Loaded collnet plugin %s (v%d)"},
+		node: true,
+		init: func(r *initRun) {
+			s := r.cur
+			if s.lib == nil || s.netABI == 0 {
+				r.emit(Verdict{Outcome: Skip, Why: "no net plugin accepted: CollNet is not probed"})
+				return
+			}
+			facts := []Fact{F("exports", joinInts(s.lib.CollNetSymbols)), F("accepts", joinInts(r.rs.Consts.NetABI))}
+			if s.collNetABI == 0 {
+				r.emit(Verdict{Outcome: Fail, Why: "no accepted ncclCollNetPlugin symbol: no CollNet", Facts: facts})
+				return
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclCollNetPlugin_v%d accepted", s.collNetABI), Facts: facts})
+		},
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Tuner plugin.
+
+// tunerCands22 are 2.22.3's candidates: the tuner names, then the net
+// plugin's names (a tuner may be packed into the net plugin).
+func tunerCands22(env Env) []string {
+	var out []string
+	if v := env["NCCL_TUNER_PLUGIN"]; v != "" {
+		out = append(out, v, "libnccl-tuner-"+v+".so")
+	} else {
+		out = append(out, "libnccl-tuner.so")
+	}
+	if v := env["NCCL_NET_PLUGIN"]; v != "" {
+		out = append(out, v, "libnccl-net-"+v+".so")
+	} else {
+		out = append(out, "libnccl-net.so")
+	}
+	return out
+}
+
+var tunerLib22 = &Rule{
+	ID: "G-TUNER-LIB-1", Layer: LayerLibrary, Cap: CapTuner, Title: "tuner library",
+	Doc: `Candidates (dlopen RTLD_LAZY): NCCL_TUNER_PLUGIN's value then libnccl-tuner-<value>.so, or libnccl-tuner.so; then, since a tuner may be packed into the net plugin, NCCL_NET_PLUGIN's value then libnccl-net-<value>.so, or libnccl-net.so. The first that opens is searched for tuner symbols. Loaded once per process; a failure is sticky.`,
+	Ref: Ref{"v2.22.3-1", "src/misc/tuner.cc", "openTunerPluginLib"},
+	Logs: []string{"TUNER/Plugin: NCCL_TUNER_PLUGIN set to %s", "TUNER/Plugin: Plugin name set by env to %s",
+		"TUNER/Plugin: Could not find:%s. Using internal tuner plugin.", "TUNER/Plugin: Using internal tuner plugin."},
+	node: true,
+	init: func(r *initRun) {
+		s, nd := r.cur, r.cur.node
+		var logs, missing []string
+		v, set := r.env.Lookup("NCCL_TUNER_PLUGIN")
+		if set && v != "" {
+			r.comm.Evidence.Raise(CapTuner, LevelRequested)
+			logs = append(logs, "TUNER/Plugin: NCCL_TUNER_PLUGIN set to "+v)
+		}
+		cands := tunerCands22(r.env)
+		nTuner := 2
+		if !(set && v != "") {
+			nTuner = 1
+		}
+		for i, n := range cands {
+			lib, dlerr, enoent := nd.open(n)
+			if lib == nil {
+				if enoent {
+					missing = append(missing, n)
+				} else {
+					logs = append(logs, "TUNER/Plugin: "+dlerr)
+				}
+				continue
+			}
+			if (i < nTuner && set && v != "") || (i >= nTuner && r.env["NCCL_NET_PLUGIN"] != "") {
+				logs = append(logs, "TUNER/Plugin: Plugin name set by env to "+n)
+			}
+			s.tunerLib, s.tunerPath = lib, lib.Path
+			if i >= nTuner {
+				r.emit(Verdict{Outcome: Info, Why: "no tuner library; " + n + " (the net plugin's name) opened " + lib.Path + " and is searched for a tuner", Log: logs})
+				return
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "dlopen(" + n + ") opened " + lib.Path, Log: logs})
+			return
+		}
+		if len(missing) > 0 {
+			logs = append(logs, "TUNER/Plugin: Could not find: "+strings.Join(missing, " ")+". Using internal tuner plugin.")
+		} else {
+			logs = append(logs, "TUNER/Plugin: Using internal tuner plugin.")
+		}
+		r.emit(Verdict{Outcome: Fail, Why: "no tuner library: internal tuning", Log: logs, Facts: []Fact{F("tried", strings.Join(cands, " "))}})
+	},
+}
+
+// tunerLib28 is the 2.26+ loader; fallbackText is 2.28.3's ". Using
+// internal tuner plugin." (empty from 2.28.7).
+func tunerLib28(ref Ref, fallbackText string) *Rule {
+	return &Rule{
+		ID: "G-TUNER-LIB-1", Layer: LayerLibrary, Cap: CapTuner, Title: "tuner library",
+		Doc: `NCCL_TUNER_PLUGIN=none: no tuner. Otherwise the common loader opens the value (then libnccl-tuner-<value>.so unless it has a '/' or is lib*.so), or libnccl-tuner.so when unset; if nothing opens, the external net plugin's library is reused when one is open. A failure is sticky for the process.`,
+		Ref:  ref,
+		Logs: []string{"NCCL_TUNER_PLUGIN set by environment to %s", "TUNER/Plugin: Could not find:%s" + fallbackText, "TUNER/Plugin: %s: %s"},
+		node: true,
+		init: func(r *initRun) {
+			s, nd := r.cur, r.cur.node
+			var logs, missing []string
+			v, set := r.env.Lookup("NCCL_TUNER_PLUGIN")
+			if set {
+				logs = append(logs, "NCCL_TUNER_PLUGIN set by environment to "+v)
+				if strings.EqualFold(v, "none") {
+					r.emit(Verdict{Outcome: Fail, Why: "NCCL_TUNER_PLUGIN=none: no tuner", Log: logs})
+					return
+				}
+				if v != "" {
+					r.comm.Evidence.Raise(CapTuner, LevelRequested)
+				}
+			}
+			names := []string{"libnccl-tuner.so"}
+			if set && v != "" {
+				names = []string{v}
+				if !strings.Contains(v, "/") && !(strings.HasPrefix(v, "lib") && strings.HasSuffix(v, ".so")) {
+					names = append(names, "libnccl-tuner-"+v+".so")
+				}
+			}
+			for _, n := range names {
+				lib, dlerr, enoent := nd.open(n)
+				if lib != nil {
+					s.tunerLib, s.tunerPath = lib, lib.Path
+					r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "dlopen(" + n + ") opened " + lib.Path, Log: logs})
+					return
+				}
+				if enoent {
+					missing = append(missing, n)
+				} else {
+					logs = append(logs, "TUNER/Plugin: "+n+": "+dlerr)
+				}
+			}
+			if len(missing) > 0 {
+				logs = append(logs, "TUNER/Plugin: Could not find: "+strings.Join(missing, " ")+fallbackText)
+			}
+			if s.lib != nil && s.netABI > 0 {
+				s.tunerLib, s.tunerPath = s.lib, ""
+				r.emit(Verdict{Outcome: Info, Why: "no tuner library; the net plugin's library " + s.lib.Path + " is searched for a tuner", Log: logs})
+				return
+			}
+			r.emit(Verdict{Outcome: Fail, Why: "no tuner library: internal tuning", Log: logs, Facts: []Fact{F("tried", strings.Join(names, " "))}})
+		},
+	}
+}
+
+// tunerABI is G-TUNER-ABI-1 with a probe window (newest first).
+func tunerABI(ref Ref, doc string, logs []string, logFor func(name, path string, v int, window []int) []string) *Rule {
+	return &Rule{
+		ID: "G-TUNER-ABI-1", Layer: LayerABI, Cap: CapTuner, Title: "tuner ABI",
+		Doc: doc, Ref: ref, Logs: logs, node: true,
+		init: func(r *initRun) {
+			s := r.cur
+			if s.tunerLib == nil {
+				r.emit(Verdict{Outcome: Skip, Why: "no tuner library"})
+				return
+			}
+			v := probe(s.tunerLib.TunerSymbols, r.rs.Consts.TunerABI)
+			name := s.tunerLib.Base()
+			if t := s.tunerLib.Tuner; t != nil && t.Name != "" {
+				name = t.Name
+			}
+			log := logFor(name, s.tunerPath, v, r.rs.Consts.TunerABI)
+			facts := []Fact{F("exports", joinInts(s.tunerLib.TunerSymbols)), F("accepts", joinInts(r.rs.Consts.TunerABI))}
+			if v == 0 {
+				r.emit(Verdict{Outcome: Fail, Why: "no accepted ncclTunerPlugin symbol in " + s.tunerLib.Path + ": internal tuning", Facts: facts, Log: log})
+				s.tunerLib = nil
+				return
+			}
+			s.tunerABI = v
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclTunerPlugin_v%d accepted", v), Facts: facts, Log: log})
+		},
+	}
+}
+
+var tunerABI22 = tunerABI(Ref{"v2.22.3-1", "src/misc/tuner.cc", "ncclTunerPluginLoad"},
+	`Probe ncclTunerPlugin_v3, then _v2 (adapted: a v2 tuner returns algorithm and protocol, and the adapter sets that cell to 0.0 only if it was not IGNORE). Neither: the library is closed and the internal tuner is used.`,
+	[]string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol.", "TUNER/Plugin: Failed to find ncclTunerPlugin_v2 symbol, using internal tuner instead.", "TUNER/Plugin: Using tuner plugin %s"},
+	func(name, _ string, v int, w []int) []string {
+		var out []string
+		if v != w[0] {
+			out = append(out, "TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol.")
+		}
+		if v == 0 {
+			return append(out, "TUNER/Plugin: Failed to find ncclTunerPlugin_v2 symbol, using internal tuner instead.")
+		}
+		return append(out, "TUNER/Plugin: Using tuner plugin "+name)
+	})
+
+var tunerABI28 = tunerABI(Ref{"v2.28.3-1", "src/plugin/tuner.cc", "ncclTunerPluginLoad"},
+	`Probe ncclTunerPlugin_v5, _v4, _v3, _v2 (newest first); older versions are adapted. None: "External tuner plugin %s is unsupported" (only for a library opened as a tuner, not for the net plugin's library).`,
+	[]string{"TUNER/Plugin: Using %s (v%d)", "Successfully loaded external tuner plugin %s", "External tuner plugin %s is unsupported"},
+	func(name, path string, v int, w []int) []string {
+		if v == 0 {
+			if path == "" {
+				return nil
+			}
+			return []string{"External tuner plugin " + path + " is unsupported"}
+		}
+		out := []string{fmt.Sprintf("TUNER/Plugin: Using %s (v%d)", name, v)}
+		if path != "" {
+			out = append(out, "Successfully loaded external tuner plugin "+path)
+		}
+		return out
+	})
+
+// tunerInit is G-TUNER-INIT-1: where the tuner's init runs and what a
+// failure does.
+func tunerInit(ref Ref, doc string) *Rule {
+	return &Rule{
+		ID: "G-TUNER-INIT-1", Layer: LayerModel, Cap: CapTuner, Title: "tuner init",
+		Doc: doc, Ref: ref,
+		init: func(r *initRun) {
+			s := r.nodes[0]
+			if s.tunerLib == nil {
+				r.emit(Verdict{Outcome: Skip, Why: "no tuner plugin"})
+				return
+			}
+			t := s.tunerLib.Tuner
+			if t == nil {
+				t = &TunerBehaviour{Name: s.tunerLib.Base()}
+			}
+			if t.InitError != "" {
+				r.emit(Verdict{Outcome: Fail, Why: "tuner init failed (" + t.InitError + "): communicator init fails"})
+				r.fail(InternalError, "tuner plugin init failed: "+t.InitError)
+				return
+			}
+			r.comm.Tuner, r.comm.TunerPath, r.comm.TunerABI = t, s.tunerPath, s.tunerABI
+			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: "tuner " + t.Name + " initialised", Facts: []Fact{F("rules", len(t.Rules))}})
+		},
+	}
+}

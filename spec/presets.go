@@ -1,0 +1,206 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Presets are the machines users name on the command line. Each builds the
+// System facts of one node and replicates it; --nodes N gives multi-node
+// variants. They are data: a preset never depends on the release.
+
+// PresetOptions vary a preset.
+type PresetOptions struct {
+	// Nodes is the node count (0 means the preset's default, 1).
+	Nodes int
+	// SHARP adds the HPC-X SHARP plugin (nccl-rdma-sharp-plugins'
+	// libnccl-net.so with Net and CollNet v5-v8) to every node, with its
+	// CollNet devices on the node's IB NICs.
+	SHARP bool
+}
+
+type presetDef struct {
+	doc  string
+	node func() Node
+	// sharpByDefault: the preset's own description includes the SHARP
+	// library (v100x4, the design chapter's machine).
+	sharpByDefault bool
+}
+
+var presets = map[string]presetDef{
+	"v100x4": {
+		doc:            "4 × V100 (sm70) joined by NVLink without an NVSwitch, multicast attribute 0, the HPC-X SHARP library (Net and CollNet v5–v8) in the loader path, no verbs device: the design chapter's machine",
+		node:           v100x4Node,
+		sharpByDefault: true,
+	},
+	"h200x2": {
+		doc:  "2 × H200 (sm90) joined by NV18 through an NVSwitch, Socket network only, multicast-capable (run it with NCCL_NVLS_ENABLE=0 as the project's GPU machine is)",
+		node: h200x2Node,
+	},
+	"dgx-a100": {
+		doc:  "DGX A100: 8 × A100 (sm80), 12 NVLinks each to NVSwitches, 8 × 200G HDR InfiniBand NICs (one per GPU, on the GPU's PCIe switch), 2 AMD Rome sockets",
+		node: dgxA100Node,
+	},
+	"dgx-h100": {
+		doc:  "DGX H100: 8 × H100 (sm90), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs (one per GPU, on the GPU's PCIe switch), 2 Intel Sapphire Rapids sockets, multicast-capable",
+		node: func() Node { return hopperNode("H100") },
+	},
+	"hgx-h200": {
+		doc:  "HGX H200: 8 × H200 (sm90), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs, 2 Intel Sapphire Rapids sockets, multicast-capable",
+		node: func() Node { return hopperNode("H200") },
+	},
+	"gb200-nvl72": {
+		doc:  "GB200 NVL72 compute tray: 4 × B200 (sm100) with 18 NVLinks each into the rack's NVSwitches, 2 Grace (arm64) CPUs over C2C, 4 × 400G NDR NICs; trays of one rack (up to 18) share one multi-node NVLink clique",
+		node: gb200Node,
+	},
+}
+
+// PresetNames lists the presets in sorted order.
+func PresetNames() []string {
+	out := make([]string, 0, len(presets))
+	for k := range presets {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PresetDoc describes a preset.
+func PresetDoc(name string) string { return presets[name].doc }
+
+// Preset builds a preset system.
+func Preset(name string, o PresetOptions) (*System, error) {
+	def, ok := presets[strings.ToLower(name)]
+	if !ok {
+		return nil, fmt.Errorf("unknown system preset %q: expected one of %s", name, strings.Join(PresetNames(), ", "))
+	}
+	n := o.Nodes
+	if n == 0 {
+		n = 1
+	}
+	if n < 1 || n > 1<<17 {
+		return nil, fmt.Errorf("--nodes %d: expected 1 to %d", n, 1<<17)
+	}
+	sys := &System{Name: strings.ToLower(name)}
+	if n > 1 {
+		sys.Name = fmt.Sprintf("%s×%d", sys.Name, n)
+	}
+	for i := range n {
+		nd := def.node()
+		nd.Host = fmt.Sprintf("node%03d", i)
+		if (o.SHARP || def.sharpByDefault) && !hasLib(nd, "libnccl-net.so") {
+			nd.Libs = append(nd.Libs, SHARPPlugin())
+		}
+		if nd.MNNVLClique != "" {
+			// an NVL72 rack holds 18 trays; the next trays form the next clique
+			nd.MNNVLClique = fmt.Sprintf("%s-rack%d", nd.MNNVLClique, i/18)
+		}
+		sys.Nodes = append(sys.Nodes, nd)
+	}
+	if o.SHARP || def.sharpByDefault {
+		sys.Name += "+sharp"
+	}
+	return sys, nil
+}
+
+func hasLib(n Node, base string) bool {
+	for _, l := range n.Libs {
+		if l.Base() == base {
+			return true
+		}
+	}
+	return false
+}
+
+// SHARPPlugin is nccl-rdma-sharp-plugins as HPC-X installs it: one
+// libnccl-net.so exporting ncclNetPlugin_v5..v8 ("IBext_vN", verbs-based)
+// and ncclCollNetPlugin_v5..v8 ("SHARP", one CollNet device per IB port),
+// whose reduceSupport accepts sum, min and max on the 16- to 64-bit types.
+func SHARPPlugin() Library {
+	types := []string{"int32", "uint32", "int64", "uint64", "float16", "float32", "float64", "bfloat16"}
+	return Library{
+		Path:           "/opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so",
+		InLoaderPath:   true,
+		NetSymbols:     []int{5, 6, 7, 8},
+		CollNetSymbols: []int{5, 6, 7, 8},
+		Net:            &NetBackend{Name: "IBext_v%d", Devices: -1, IBBased: true},
+		CollNet: &CollNetBackend{Name: "SHARP", Devices: -1,
+			ReduceSupport: ReduceSet{"sum": types, "min": types, "max": types}},
+	}
+}
+
+func gpus(n int, g GPU) []GPU {
+	out := make([]GPU, n)
+	for i := range out {
+		out[i] = g
+		out[i].Dev = i
+		out[i].BusID = fmt.Sprintf("0000:%02x:00.0", 0x10+i*0x10)
+		if n > 1 {
+			out[i].NUMA = i * 2 / n
+		}
+	}
+	return out
+}
+
+func v100x4Node() Node {
+	return Node{
+		CPU:          CPU{Arch: "x86_64", Vendor: "Intel", Model: "skl", Sockets: 2},
+		GPUs:         gpus(4, GPU{Name: "Tesla V100-SXM2-32GB", SM: 70, NVLinks: 6, PCIGen: 3, PCIWidth: 16}),
+		Driver:       Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true},
+		IPInterfaces: []string{"eth0"},
+	}
+}
+
+func h200x2Node() Node {
+	return Node{
+		CPU:          CPU{Arch: "x86_64", Vendor: "Intel", Model: "srp", Sockets: 2},
+		GPUs:         gpus(2, GPU{Name: "NVIDIA H200", SM: 90, Multicast: true, NVLinks: 18, PCIGen: 5, PCIWidth: 16}),
+		NVSwitch:     true,
+		Driver:       Driver{MulticastAPI: true, CUDA: 13000, CuMem: true},
+		IPInterfaces: []string{"eth0"},
+	}
+}
+
+func ibNICs(n, speed int) []NIC {
+	out := make([]NIC, n)
+	for i := range out {
+		out[i] = NIC{Name: fmt.Sprintf("mlx5_%d", i), Port: 1, LinkLayer: "IB", SpeedMbps: speed, Active: true, GDR: true, NearGPU: i, NUMA: i * 2 / n}
+	}
+	return out
+}
+
+func dgxA100Node() Node {
+	return Node{
+		CPU:          CPU{Arch: "x86_64", Vendor: "AMD", Model: "rome", Sockets: 2},
+		GPUs:         gpus(8, GPU{Name: "NVIDIA A100-SXM4-80GB", SM: 80, NVLinks: 12, PCIGen: 4, PCIWidth: 16}),
+		NVSwitch:     true,
+		Driver:       Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true},
+		NICs:         ibNICs(8, 200000),
+		IPInterfaces: []string{"eth0"},
+	}
+}
+
+func hopperNode(name string) Node {
+	return Node{
+		CPU:          CPU{Arch: "x86_64", Vendor: "Intel", Model: "srp", Sockets: 2},
+		GPUs:         gpus(8, GPU{Name: "NVIDIA " + name, SM: 90, Multicast: true, NVLinks: 18, PCIGen: 5, PCIWidth: 16}),
+		NVSwitch:     true,
+		Driver:       Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true},
+		NICs:         ibNICs(8, 400000),
+		IPInterfaces: []string{"eth0"},
+	}
+}
+
+func gb200Node() Node {
+	g := gpus(4, GPU{Name: "NVIDIA GB200", SM: 100, Multicast: true, NVLinks: 18, FabricHandle: true, PCIGen: 5, PCIWidth: 16})
+	return Node{
+		CPU:          CPU{Arch: "arm64", Model: "grace", Sockets: 2},
+		GPUs:         g,
+		NVSwitch:     true,
+		Driver:       Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true},
+		NICs:         ibNICs(4, 400000),
+		IPInterfaces: []string{"eth0"},
+		MNNVLClique:  "nvl72",
+	}
+}

@@ -1,0 +1,412 @@
+package spec
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Rule is one gate of NCCL's chain, written as a value (x/tools' Analyzer
+// style): an ID that never changes, its layer, a doc that states the
+// condition in the order NCCL checks it, the log lines NCCL prints for it,
+// and where it lives in NCCL's source at the tag it was written against.
+//
+// A rule that changes between releases is a new value with the same ID and
+// a new Ref; the release delta installs it (Ruleset.Replace). The releases a
+// rule holds for are derived from the chain (Timeline), never hand-kept.
+type Rule struct {
+	ID    RuleID
+	Layer Layer
+	// Cap is the capability the rule gates ("" for rules that only record).
+	Cap   Capability
+	Title string
+	Doc   string
+	Ref   Ref
+	// Logs are NCCL's format strings for this rule, verbatim (printf
+	// placeholders kept), so that a log parser can match them.
+	Logs []string
+
+	// Exactly one of these evaluates the rule.
+	init  func(*initRun)
+	perOp func(*opRun)
+	// node marks an init rule that every rank evaluates on its own node's
+	// facts (before the ranks exchange anything); the others run once.
+	node bool
+}
+
+// withRef returns a copy of r that documents a new source location: the
+// same behaviour, moved or renamed upstream at a later tag.
+func (r *Rule) withRef(ref Ref) *Rule {
+	c := *r
+	c.Ref = ref
+	return &c
+}
+
+// PerOp reports whether the rule is evaluated for every operation rather than
+// once at communicator init.
+func (r *Rule) PerOp() bool { return r.perOp != nil }
+
+var ruleIDPattern = regexp.MustCompile(`^G-[A-Z0-9]+(-[A-Z0-9]+)*-[0-9]+$`)
+
+// ChangeKind is the verb of a release delta.
+type ChangeKind string
+
+const (
+	ChangeAdd     ChangeKind = "add"
+	ChangeReplace ChangeKind = "replace"
+	ChangeRemove  ChangeKind = "remove"
+	ChangeMove    ChangeKind = "move"
+	ChangeValue   ChangeKind = "value" // a constant or default
+)
+
+// Change is one entry of a release's changelog, recorded by the delta verbs.
+type Change struct {
+	Kind  ChangeKind `json:"kind"`
+	Rule  RuleID     `json:"rule,omitempty"`
+	Path  string     `json:"path,omitempty"` // for values: "tuning.hwLat[NET][NVLSTree][Simple]"
+	Old   string     `json:"old,omitempty"`
+	New   string     `json:"new,omitempty"`
+	Ref   Ref        `json:"ref"`
+	Note  string     `json:"note,omitempty"`
+	Since Version    `json:"since"`
+}
+
+// Ruleset is everything one NCCL release does: its rules in evaluation
+// order and its constants. Build one with Load; it is not modified after.
+type Ruleset struct {
+	Version Version
+	rules   map[RuleID]*Rule
+	// Init is the order of the communicator-init rules, Op the order of the
+	// per-operation rules.
+	Init []RuleID
+	Op   []RuleID
+	// Consts are the release's constants the gates read.
+	Consts Consts
+	// Changes is this release's delta against the previous one (empty for
+	// the base release).
+	Changes []Change
+}
+
+// Consts are release constants read by the gates (ABI windows, limits).
+type Consts struct {
+	// NetABI lists the ncclNetPlugin_vN versions probed, newest first; the
+	// same window applies to ncclCollNetPlugin_vN.
+	NetABI []int
+	// TunerABI lists the ncclTunerPlugin_vN versions probed, newest first.
+	TunerABI []int
+	// MaxChannels is MAXCHANNELS.
+	MaxChannels int
+	// NVLSChannelsSM90, NVLSChannelsSM100 (single node / NVL) and
+	// NVLSChannelsSM100Multi are the NVLS channel defaults.
+	NVLSChannelsSM90, NVLSChannelsSM100, NVLSChannelsSM100Multi int
+	// MaxDirectArity+1 is the most GPUs per node CollNet supports.
+	MaxDirectArity int
+	// MaxNVLSArity is NCCL_MAX_NVLS_ARITY (0 when the release has none).
+	MaxNVLSArity int
+	// HasPAT is true from 2.23.4.
+	HasPAT bool
+	// HasFP8 is true from 2.24 (ncclFloat8e4m3/e5m2 exist).
+	HasFP8 bool
+	// RingBackup is 2.19.1-2.23.4's per-operation Ring backup.
+	RingBackup bool
+	// IntParams are the compiled defaults of the integer NCCL_PARAMs the
+	// gates read, by variable name.
+	IntParams map[string]int64
+}
+
+// Rule returns the rule with the given ID.
+func (rs *Ruleset) Rule(id RuleID) (*Rule, bool) {
+	r, ok := rs.rules[id]
+	return r, ok
+}
+
+// Rules returns every rule in evaluation order (init rules, then per-op).
+func (rs *Ruleset) Rules() []*Rule {
+	out := make([]*Rule, 0, len(rs.Init)+len(rs.Op))
+	for _, id := range rs.Init {
+		out = append(out, rs.rules[id])
+	}
+	for _, id := range rs.Op {
+		out = append(out, rs.rules[id])
+	}
+	return out
+}
+
+func (rs *Ruleset) clone(v Version) *Ruleset {
+	out := &Ruleset{
+		Version: v,
+		rules:   make(map[RuleID]*Rule, len(rs.rules)),
+		Init:    slices.Clone(rs.Init),
+		Op:      slices.Clone(rs.Op),
+		Consts:  rs.Consts,
+	}
+	out.Consts.NetABI = slices.Clone(rs.Consts.NetABI)
+	out.Consts.TunerABI = slices.Clone(rs.Consts.TunerABI)
+	out.Consts.IntParams = make(map[string]int64, len(rs.Consts.IntParams))
+	for k, v := range rs.Consts.IntParams {
+		out.Consts.IntParams[k] = v
+	}
+	for k, r := range rs.rules {
+		out.rules[k] = r
+	}
+	return out
+}
+
+func (rs *Ruleset) order(r *Rule) *[]RuleID {
+	if r.perOp != nil {
+		return &rs.Op
+	}
+	return &rs.Init
+}
+
+// Add installs a new rule after the rule named after ("" = at the start).
+func (rs *Ruleset) Add(r *Rule, after RuleID, note string) {
+	if _, dup := rs.rules[r.ID]; dup {
+		panic("spec: Add of existing rule " + string(r.ID)) // a programming error in a delta
+	}
+	rs.rules[r.ID] = r
+	ord := rs.order(r)
+	*ord = insertAfter(*ord, r.ID, after)
+	rs.Changes = append(rs.Changes, Change{Kind: ChangeAdd, Rule: r.ID, Ref: r.Ref, Note: note, Since: rs.Version})
+}
+
+// Replace installs a new variant of an existing rule.
+func (rs *Ruleset) Replace(r *Rule, note string) {
+	old, ok := rs.rules[r.ID]
+	if !ok {
+		panic("spec: Replace of unknown rule " + string(r.ID))
+	}
+	rs.rules[r.ID] = r
+	rs.Changes = append(rs.Changes, Change{Kind: ChangeReplace, Rule: r.ID, Old: old.Ref.String(), New: r.Ref.String(), Ref: r.Ref, Note: note, Since: rs.Version})
+}
+
+// Remove drops a rule that the release no longer has.
+func (rs *Ruleset) Remove(id RuleID, ref Ref, note string) {
+	r, ok := rs.rules[id]
+	if !ok {
+		panic("spec: Remove of unknown rule " + string(id))
+	}
+	delete(rs.rules, id)
+	ord := rs.order(r)
+	*ord = slices.DeleteFunc(*ord, func(x RuleID) bool { return x == id })
+	rs.Changes = append(rs.Changes, Change{Kind: ChangeRemove, Rule: id, Old: r.Ref.String(), Ref: ref, Note: note, Since: rs.Version})
+}
+
+// Move places an existing rule after another (evaluation order changed).
+func (rs *Ruleset) Move(id, after RuleID, ref Ref, note string) {
+	r, ok := rs.rules[id]
+	if !ok {
+		panic("spec: Move of unknown rule " + string(id))
+	}
+	ord := rs.order(r)
+	*ord = slices.DeleteFunc(*ord, func(x RuleID) bool { return x == id })
+	*ord = insertAfter(*ord, id, after)
+	rs.Changes = append(rs.Changes, Change{Kind: ChangeMove, Rule: id, New: "after " + string(after), Ref: ref, Note: note, Since: rs.Version})
+}
+
+// SetParamDefault changes (or adds, with old "absent") an integer
+// parameter's compiled default.
+func (rs *Ruleset) SetParamDefault(name string, def int64, ref Ref) {
+	old, ok := rs.Consts.IntParams[name]
+	oldS := fmt.Sprint(old)
+	if !ok {
+		oldS = "absent"
+	}
+	rs.Consts.IntParams[name] = def
+	rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "param." + name, Old: oldS, New: fmt.Sprint(def), Ref: ref, Since: rs.Version})
+}
+
+// SetConst records a change of a release constant; set performs it.
+func (rs *Ruleset) SetConst(path string, old, new any, ref Ref, set func(*Consts)) {
+	set(&rs.Consts)
+	rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: path, Old: fmt.Sprint(old), New: fmt.Sprint(new), Ref: ref, Since: rs.Version})
+}
+
+func insertAfter(list []RuleID, id, after RuleID) []RuleID {
+	if after == "" {
+		return append([]RuleID{id}, list...)
+	}
+	i := slices.Index(list, after)
+	if i < 0 {
+		panic("spec: insert after unknown rule " + string(after))
+	}
+	return slices.Insert(list, i+1, id)
+}
+
+// release is one link of the chain: a version and the delta that turns the
+// previous release's ruleset into this one's.
+type release struct {
+	version Version
+	apply   func(*Ruleset)
+}
+
+// releaseChain lists the modelled releases in order; the first is built from
+// nothing. It must name the same versions as Releases.
+var releaseChain = []release{
+	{V2_22_3, base2_22_3},
+	{V2_28_3, apply2_28_3},
+	{V2_28_9, apply2_28_9},
+}
+
+// Load builds the ruleset of a release by applying the chain of deltas to a
+// fresh base, so nothing global is ever mutated.
+func Load(v Version) (*Ruleset, error) {
+	if !Supported(v) {
+		return nil, &UnsupportedError{Version: v}
+	}
+	rs := &Ruleset{rules: map[RuleID]*Rule{}}
+	for _, rel := range releaseChain {
+		rs = rs.clone(rel.version)
+		rs.Changes = nil
+		rel.apply(rs)
+		if rel.version == v {
+			return rs, nil
+		}
+	}
+	return nil, &UnsupportedError{Version: v}
+}
+
+// MustLoad is Load for modelled releases known at compile time.
+func MustLoad(v Version) *Ruleset {
+	rs, err := Load(v)
+	if err != nil {
+		panic(err)
+	}
+	return rs
+}
+
+// Validate checks a ruleset the way analysis.Validate checks analyzers:
+// every ID well formed and unique, every rule documented with a source
+// reference at a tag not newer than the release, exactly one evaluator, and
+// every rule reachable in an order list. It returns every problem at once.
+func Validate(rs *Ruleset) error {
+	var errs []string
+	seen := map[RuleID]bool{}
+	check := func(ids []RuleID, perOp bool) {
+		for _, id := range ids {
+			if seen[id] {
+				errs = append(errs, fmt.Sprintf("%s: listed twice", id))
+			}
+			seen[id] = true
+			r, ok := rs.rules[id]
+			if !ok {
+				errs = append(errs, fmt.Sprintf("%s: in the order but not defined", id))
+				continue
+			}
+			if r.ID != id {
+				errs = append(errs, fmt.Sprintf("%s: registered under a different ID %s", r.ID, id))
+			}
+			if !ruleIDPattern.MatchString(string(id)) {
+				errs = append(errs, fmt.Sprintf("%s: ID not of the form G-LAYER-NAME-N", id))
+			}
+			if strings.TrimSpace(r.Doc) == "" || strings.TrimSpace(r.Title) == "" {
+				errs = append(errs, fmt.Sprintf("%s: no title or doc", id))
+			}
+			if r.Ref.Tag == "" || r.Ref.File == "" || r.Ref.Func == "" {
+				errs = append(errs, fmt.Sprintf("%s: incomplete source reference %q", id, r.Ref.String()))
+			} else if tv, err := ParseVersion(r.Ref.Tag); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: bad tag %q", id, r.Ref.Tag))
+			} else if tv > rs.Version {
+				errs = append(errs, fmt.Sprintf("%s: reference tag %s is newer than release %s", id, r.Ref.Tag, rs.Version))
+			}
+			if (r.init == nil) == (r.perOp == nil) {
+				errs = append(errs, fmt.Sprintf("%s: needs exactly one evaluator", id))
+			}
+			if (r.perOp != nil) != perOp {
+				errs = append(errs, fmt.Sprintf("%s: in the wrong order list", id))
+			}
+		}
+	}
+	check(rs.Init, false)
+	check(rs.Op, true)
+	for id := range rs.rules {
+		if !seen[id] {
+			errs = append(errs, fmt.Sprintf("%s: defined but never evaluated", id))
+		}
+	}
+	for _, c := range rs.Changes {
+		if c.Ref.Tag == "" {
+			errs = append(errs, fmt.Sprintf("change %s %s%s: no reference", c.Kind, c.Rule, c.Path))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	sort.Strings(errs)
+	return fmt.Errorf("ruleset %s: %d problems:\n  %s", rs.Version, len(errs), strings.Join(errs, "\n  "))
+}
+
+// Span is a run of consecutive modelled releases over which a rule keeps the
+// same variant.
+type Span struct {
+	From, To Version // inclusive; To is the newest modelled release when open
+	Open     bool    // true when the span reaches the newest modelled release
+	Ref      Ref
+}
+
+func (s Span) String() string {
+	switch {
+	case s.Open && s.From == s.To:
+		return s.From.String() + "-"
+	case s.Open:
+		return s.From.String() + "-"
+	case s.From == s.To:
+		return s.From.String()
+	}
+	return s.From.String() + ".." + s.To.String()
+}
+
+// Timeline returns, per rule ID, the spans of releases each variant holds
+// for. It is the single source of "the releases a rule holds for".
+func Timeline() (map[RuleID][]Span, error) {
+	out := map[RuleID][]Span{}
+	newest := Releases[len(Releases)-1]
+	for _, v := range Releases {
+		rs, err := Load(v)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs.Rules() {
+			spans := out[r.ID]
+			if n := len(spans); n > 0 && spans[n-1].Ref == r.Ref && spans[n-1].To == prevRelease(v) {
+				spans[n-1].To = v
+			} else {
+				spans = append(spans, Span{From: v, To: v, Ref: r.Ref})
+			}
+			out[r.ID] = spans
+		}
+	}
+	for id, spans := range out {
+		if n := len(spans); n > 0 && spans[n-1].To == newest {
+			spans[n-1].Open = true
+			out[id] = spans
+		}
+	}
+	return out, nil
+}
+
+func prevRelease(v Version) Version {
+	for i, r := range Releases {
+		if r == v && i > 0 {
+			return Releases[i-1]
+		}
+	}
+	return 0
+}
+
+// Holds returns the releases the rule's variant in rs holds for.
+func Holds(id RuleID, ref Ref) []Version {
+	var out []Version
+	for _, v := range Releases {
+		rs, err := Load(v)
+		if err != nil {
+			continue
+		}
+		if r, ok := rs.rules[id]; ok && r.Ref == ref {
+			out = append(out, v)
+		}
+	}
+	return out
+}

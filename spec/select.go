@@ -1,0 +1,574 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Layer 5: per-operation eligibility and choice (ncclPrepareTasks,
+// getAlgoInfo, updateCollCostTable, topoGetAlgoInfo), and layer 6's
+// execution rules.
+
+// opRun is one walk down the per-operation rules.
+type opRun struct {
+	rs   *Ruleset
+	comm *Comm
+	op   Op
+	out  []Verdict
+
+	collNetOK, nvlsOK bool
+	// cell[a][p]: the cost table cell is not IGNORE; prunedBy says why a
+	// cell is IGNORE.
+	cell     [NumAlgos][NumProtos]bool
+	prunedBy [NumAlgos][NumProtos]RuleID
+	// cost[a][p] is set where a tuner or the tuning model gives a number.
+	cost    [NumAlgos][NumProtos]float64
+	costSet [NumAlgos][NumProtos]bool
+	backup  []AlgoProto // 2.22.3's Ring backup candidates
+	dec     *Decision
+}
+
+func (o *opRun) emit(v Verdict) { o.out = append(o.out, v) }
+
+// Select walks the per-operation rules for one operation and returns NCCL's
+// decision and the full trace (init verdicts, then this operation's).
+func (c *Comm) Select(op Op) (*Decision, Trace, error) {
+	if err := c.checkOp(op); err != nil {
+		return nil, nil, err
+	}
+	d := &Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: Evidence{},
+		Net: c.Net, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
+	for k, v := range c.Evidence {
+		d.Evidence[k] = v
+	}
+	trace := append(Trace{}, c.Trace...)
+	if c.Err != nil {
+		d.Err = c.Err
+		d.DecidedBy = decisiveInit(c.Trace)
+		for _, id := range c.rs.Op {
+			r := c.rs.rules[id]
+			trace = append(trace, Verdict{Rule: id, Layer: r.Layer, Outcome: Skip, Scope: "op", Why: "not reached: communicator init failed", Ref: r.Ref})
+		}
+		return d, trace, nil
+	}
+	o := &opRun{rs: c.rs, comm: c, op: op, dec: d}
+	for _, id := range c.rs.Op {
+		rule := c.rs.rules[id]
+		o.out = nil
+		rule.perOp(o)
+		for i := range o.out {
+			v := &o.out[i]
+			v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, rule.Ref, "op"
+			if v.Cap == "" {
+				v.Cap = rule.Cap
+			}
+			if v.Outcome == Pass && v.Cap != "" && v.Level > 0 {
+				d.Evidence.Raise(v.Cap, v.Level)
+			}
+		}
+		trace = append(trace, o.out...)
+	}
+	return d, trace, nil
+}
+
+// checkOp rejects operations NCCL's API would reject before any gate.
+func (c *Comm) checkOp(op Op) error {
+	if op.Func < 0 || op.Func >= NumFuncs {
+		if op.Func == SendRecv || op.Func == AllToAll {
+			return fmt.Errorf("%s does not go through the cost table: NCCL schedules point-to-point operations without algorithm selection", op.Func)
+		}
+		return fmt.Errorf("unknown collective %d", op.Func)
+	}
+	if op.DataType < 0 || op.DataType >= NumDataTypes {
+		return fmt.Errorf("unknown datatype %d", op.DataType)
+	}
+	if op.DataType.IsFP8() && !c.rs.Consts.HasFP8 {
+		return fmt.Errorf("%s does not exist in NCCL %s (fp8 types arrived in 2.24)", op.DataType, c.Release)
+	}
+	if op.RedOp < 0 || op.RedOp >= NumRedOps {
+		return fmt.Errorf("unknown reduction %d", op.RedOp)
+	}
+	if op.Count < 0 {
+		return fmt.Errorf("negative count %d", op.Count)
+	}
+	if (op.Func == Broadcast || op.Func == Reduce) && (op.Root < 0 || op.Root >= c.NRanks) {
+		return fmt.Errorf("root %d out of range: the communicator has %d ranks", op.Root, c.NRanks)
+	}
+	return nil
+}
+
+func decisiveInit(t Trace) RuleID {
+	for i := len(t) - 1; i >= 0; i-- {
+		if t[i].Outcome == Fail && t[i].Rule != "" {
+			return t[i].Rule
+		}
+	}
+	return ""
+}
+
+// tuneBytes is the size the cost table is computed for: the larger of the
+// send and receive buffers (count × nRanks for AllGather/ReduceScatter).
+func (o *opRun) tuneBytes() int64 {
+	b := o.op.Bytes()
+	if o.op.Func == AllGather || o.op.Func == ReduceScatter {
+		b *= int64(o.comm.NRanks)
+	}
+	return b
+}
+
+// ---------------------------------------------------------------------------
+
+var sideRule = &Rule{
+	ID: "G-SEL-SIDE-1", Layer: LayerSelect, Title: "paths that bypass the cost table",
+	Doc:  `Symmetric kernels (send and receive buffers in registered windows with the symmetric flag, on communicators with symmetric support) and copy-engine collectives (symmetric windows, one node, CTA policy ZERO) are scheduled without the cost table. Ordinary, unregistered buffers always go through it.`,
+	Ref:  Ref{"v2.28.3-1", "src/enqueue.cc", "ncclMakeSymmetricTaskList"},
+	Logs: []string{"%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d"},
+	perOp: func(o *opRun) {
+		o.emit(Verdict{Outcome: Skip, Why: "buffers are not registered symmetric windows: the cost table decides"})
+	},
+}
+
+// opSupport is G-SEL-OPSUP-1: CollNet's and NVLS's per-operation support.
+func opSupport(ref Ref, nvlsAGExempt bool) *Rule {
+	return &Rule{
+		ID: "G-SEL-OPSUP-1", Layer: LayerSelect, Title: "per-operation CollNet and NVLS support",
+		Doc: `collNetOK = the communicator's CollNet support and, for AllReduce, Reduce and ReduceScatter, the gathered matrix at (netOp, datatype), where Avg and PreMulSum look up Sum. nvlsOK = the communicator's NVLS support and (AllGather, or ncclNvlsSupported(op, type): int32/uint32/int64/uint64/half/bfloat16 with Sum, Min or Max; float/double with Sum only).`,
+		Ref: ref,
+		perOp: func(o *opRun) {
+			c, op := o.comm, o.op
+			o.collNetOK = c.CollNetSupport
+			why := []string{}
+			if o.collNetOK && (op.Func == AllReduce || op.Func == Reduce || op.Func == ReduceScatter) {
+				netOp := op.RedOp.NetOp()
+				if netOp > Min || !c.CollNetMatrix[netOp][op.DataType] {
+					o.collNetOK = false
+					why = append(why, fmt.Sprintf("CollNet: the matrix does not support %s/%s", netOp.Short(), op.DataType.Short()))
+				}
+			} else if !o.collNetOK {
+				why = append(why, "CollNet: not supported by the communicator")
+			}
+			o.nvlsOK = c.NVLSSupport && (op.Func == AllGather || nvlsSupported(op.RedOp, op.DataType))
+			if !c.NVLSSupport {
+				why = append(why, "NVLS: not supported by the communicator")
+			} else if !o.nvlsOK {
+				why = append(why, fmt.Sprintf("NVLS: %s/%s is not an NVLS reduction", op.RedOp.Short(), op.DataType.Short()))
+			}
+			out := Info
+			if o.collNetOK || o.nvlsOK {
+				out = Pass
+			}
+			facts := []Fact{F("collNetOK", o.collNetOK), F("nvlsOK", o.nvlsOK)}
+			if len(why) == 0 {
+				why = append(why, "CollNet and NVLS both support this operation")
+			}
+			o.emit(Verdict{Outcome: out, Why: strings.Join(why, "; "), Facts: facts})
+		},
+	}
+}
+
+// nvlsSupported is ncclNvlsSupported (src/include/device.h).
+func nvlsSupported(op RedOp, dt DataType) bool {
+	switch op {
+	case Sum, Min, Max:
+	default:
+		return false
+	}
+	switch dt {
+	case Int32, Uint32, Int64, Uint64, Float16, Bfloat16:
+		return true
+	case Float32, Float64:
+		return op == Sum
+	}
+	return false
+}
+
+// pruneRule is G-SEL-PRUNE-1 with the release's set of prunes.
+type pruneSet struct {
+	nvlsAGExempt      bool // P4 (2.22): NVLS AllGather skips the nvlsOK check
+	nvlsArity         bool // P4': non-AllReduce NVLS needs localRanks <= 32 (2.27.3+)
+	nvlsAGRSOneNode   bool // P6 (2.22): NVLS AllGather/ReduceScatter single node only
+	patScaling        bool // P7: PAT ReduceScatter not with PreMulSum/SumPostDiv
+	fp8Ring           bool // P8: fp8 Ring with nRanks > 8 deprioritised
+}
+
+func pruneRule(ref Ref, ps pruneSet) *Rule {
+	return &Rule{
+		ID: "G-SEL-PRUNE-1", Layer: LayerSelect, Title: "cost-table pruning",
+		Doc: `Every cell starts IGNORE; with one rank only Ring/Simple is used. Otherwise an algorithm stays IGNORE when: it is CollNet and collNetOK is false (P1); it is CollNetDirect (2.23.4+) or CollNetChain (2.28.3+) and a node has more than 8 local ranks (P2, P3); it is NVLS/NVLSTree and nvlsOK is false (2.22: AllGather exempt) or, from 2.27.3, the function is not AllReduce with more than 32 local ranks (P4); it is NVLS across nodes without collNetOK (P5); it is NVLS AllGather/ReduceScatter across nodes (2.22, P6); it is PAT ReduceScatter with a scaling reduction such as Avg (P7). fp8 Ring with more than 8 ranks is deprioritised (time ×1024), not removed (P8). The remaining cells take the model's time; a cell with bandwidth 0 stays unusable.`,
+		Ref: ref,
+		perOp: func(o *opRun) {
+			c, op := o.comm, o.op
+			f := int(op.Func)
+			nA := NumAlgos
+			if !o.rs.Consts.HasPAT {
+				nA = int(PAT)
+			}
+			if c.NRanks == 1 {
+				o.cell[Ring][Simple] = true
+				o.cost[Ring][Simple], o.costSet[Ring][Simple] = 0, true
+				o.emit(Verdict{Outcome: Info, Why: "one rank: Ring/Simple with time 0"})
+				return
+			}
+			var notes []string
+			prune := func(a Algo, id RuleID, why string) {
+				for p := range NumProtos {
+					o.prunedBy[a][p] = id
+				}
+				notes = append(notes, a.String()+": "+why)
+			}
+			for a := range nA {
+				A := Algo(a)
+				if o.prunedBy[a][0] != "" { // an earlier per-operation rule (G-COLLNET-ARITY-1)
+					notes = append(notes, A.String()+": "+string(o.prunedBy[a][0]))
+					continue
+				}
+				switch {
+				case A.IsCollNet() && !o.collNetOK:
+					prune(A, "G-SEL-PRUNE-1", "collNetOK is false (P1)")
+					continue
+				case A.IsNVLS() && !o.nvlsOK && !(ps.nvlsAGExempt && op.Func == AllGather):
+					prune(A, "G-SEL-PRUNE-1", "nvlsOK is false (P4)")
+					continue
+				case A.IsNVLS() && ps.nvlsArity && op.Func != AllReduce && c.MaxLocalRanks > o.rs.Consts.MaxNVLSArity:
+					prune(A, "G-SEL-PRUNE-1", fmt.Sprintf("%d local ranks > %d (P4)", c.MaxLocalRanks, o.rs.Consts.MaxNVLSArity))
+					continue
+				case A == NVLS && !o.collNetOK && c.NNodes > 1:
+					prune(A, "G-SEL-PRUNE-1", "multi-node NVLS without collNetOK (P5)")
+					continue
+				case A == NVLS && ps.nvlsAGRSOneNode && (op.Func == AllGather || op.Func == ReduceScatter) && c.NNodes > 1:
+					prune(A, "G-SEL-PRUNE-1", "NVLS AllGather/ReduceScatter is single-node only (P6)")
+					continue
+				case A == PAT && ps.patScaling && op.Func == ReduceScatter && (op.RedOp == Avg || op.RedOp == PreMulSum):
+					prune(A, "G-SEL-PRUNE-1", "PAT ReduceScatter cannot scale (P7)")
+					continue
+				}
+				for p := range NumProtos {
+					if c.Enabled[f][a][p] {
+						o.cell[a][p] = true
+					} else {
+						o.prunedBy[a][p] = c.ZeroedBy[f][a][p]
+					}
+				}
+			}
+			// 2.22.3: a Ring cell with no bandwidth (typically NCCL_ALGO
+			// excluded Ring) is kept aside as a backup from the saved Ring
+			// bandwidths.
+			if o.rs.Consts.RingBackup {
+				for p := range NumProtos {
+					if !o.cell[Ring][p] && c.RingBackup[f][p] && o.prunedBy[Ring][p] != "G-SEL-PRUNE-1" {
+						o.backup = append(o.backup, AlgoProto{Ring, Proto(p)})
+					}
+				}
+			}
+			if ps.fp8Ring && op.DataType.IsFP8() && c.NRanks > 8 {
+				notes = append(notes, "Ring: fp8 with more than 8 ranks, time ×1024 (P8)")
+			}
+			var legal []string
+			for a := range nA {
+				for p := range NumProtos {
+					if o.cell[a][p] {
+						legal = append(legal, AlgoProto{Algo(a), Proto(p)}.String())
+					}
+				}
+			}
+			why := "legal: " + strings.Join(legal, " ")
+			if len(legal) == 0 {
+				why = "no cell left"
+			}
+			if len(notes) > 0 {
+				why += " (pruned " + strings.Join(notes, "; ") + ")"
+			}
+			o.emit(Verdict{Outcome: Info, Why: why})
+		},
+	}
+}
+
+// tunerCall is G-TUNER-CALL-1.
+func tunerCall(ref Ref) *Rule {
+	return &Rule{
+		ID: "G-TUNER-CALL-1", Layer: LayerSelect, Cap: CapTuner, Title: "tuner plugin getCollInfo",
+		Doc: `After pruning, a loaded tuner's getCollInfo receives the function, the byte count, the pipelined-op count and the cost table; it may overwrite any cell (0.0 prefers, IGNORE forbids) and set nChannels. NCCL then picks from the edited table without re-validating it: a cell the tuner moves from IGNORE to a time becomes selectable. A non-success return fails the collective.`,
+		Ref: ref,
+		perOp: func(o *opRun) {
+			t := o.comm.Tuner
+			if t == nil {
+				o.emit(Verdict{Outcome: Skip, Why: "no tuner plugin"})
+				return
+			}
+			bytes := o.tuneBytes()
+			for _, tr := range t.Rules {
+				fn, _ := ParseFunc(tr.Func)
+				if fn != o.op.Func || bytes < tr.MinBytes || (tr.MaxBytes > 0 && bytes > tr.MaxBytes) {
+					continue
+				}
+				a, _ := ParseAlgo(tr.Algo)
+				p, _ := ParseProto(tr.Proto)
+				facts := []Fact{F("rule", fmt.Sprintf("%s %d..%d %s/%s=%g", tr.Func, tr.MinBytes, tr.MaxBytes, tr.Algo, tr.Proto, tr.Cost))}
+				if tr.NChannels > 0 {
+					o.dec.NChannels = tr.NChannels
+				}
+				if tr.Cost < 0 {
+					o.cell[a][p] = false
+					o.prunedBy[a][p] = "G-TUNER-CALL-1"
+					o.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("tuner %s sets %s/%s to IGNORE", t.Name, a, p), Facts: facts})
+					return
+				}
+				wasIgnored := !o.cell[a][p]
+				o.cell[a][p] = true
+				o.cost[a][p], o.costSet[a][p] = tr.Cost, true
+				if wasIgnored {
+					o.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("tuner %s gives %s/%s cost %g although NCCL had ruled it out (%s): NCCL does not re-validate the cell, so it becomes selectable", t.Name, a, p, tr.Cost, o.prunedBy[a][p]),
+						Facts: facts})
+					return
+				}
+				o.emit(Verdict{Outcome: Pass, Level: LevelSelected, Why: fmt.Sprintf("tuner %s gives %s/%s cost %g", t.Name, a, p, tr.Cost), Facts: facts})
+				return
+			}
+			o.emit(Verdict{Outcome: Info, Why: "tuner " + t.Name + " leaves the table as it is"})
+		},
+	}
+}
+
+// candidates lists the usable cells in NCCL's scan order.
+func (o *opRun) candidates() []AlgoProto {
+	var out []AlgoProto
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			if o.cell[a][p] {
+				out = append(out, AlgoProto{Algo(a), Proto(p)})
+			}
+		}
+	}
+	return out
+}
+
+var pickRule = &Rule{
+	ID: "G-SEL-PICK-1", Layer: LayerSelect, Title: "argmin of the cost table",
+	Doc:  `topoGetAlgoInfo scans algorithms, then protocols, in index order and keeps the strictly smaller time among cells that are not IGNORE and not negative; ties go to the lower index. Channel and thread counts follow from the winner.`,
+	Ref:  Ref{"v2.22.3-1", "src/enqueue.cc", "topoGetAlgoInfo"},
+	Logs: []string{"%ld Bytes -> Algo %d proto %d time %f", "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"},
+	perOp: func(o *opRun) {
+		d := o.dec
+		cands := o.candidates()
+		d.Candidates = cands
+		if len(cands) == 0 {
+			o.emit(Verdict{Outcome: Fail, Why: "no usable cell"})
+			return
+		}
+		if o.allCostsKnown(cands) {
+			best, bestT := AlgoProto{AlgoNone, ProtoNone}, 3600000000.0
+			for _, ap := range cands {
+				if t := o.cost[ap.Algo][ap.Proto]; t >= 0 && t < bestT {
+					best, bestT = ap, t
+				}
+			}
+			if best.Algo != AlgoNone {
+				o.decide(best, "G-SEL-PICK-1")
+				o.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("%s wins with time %g", best, bestT)})
+				return
+			}
+		}
+		// A cell a tuner set to 0.0 wins against any model time (model
+		// times are positive): the first such cell in scan order.
+		for _, ap := range cands {
+			if o.costSet[ap.Algo][ap.Proto] && o.cost[ap.Algo][ap.Proto] == 0 {
+				o.decide(ap, "G-TUNER-CALL-1")
+				o.emit(Verdict{Outcome: Pass, Why: ap.String() + " has cost 0.0 from the tuner: no model time is lower"})
+				return
+			}
+		}
+		algos := map[Algo]bool{}
+		for _, ap := range cands {
+			algos[ap.Algo] = true
+		}
+		if len(cands) == 1 {
+			o.decide(cands[0], "G-SEL-PICK-1")
+			o.emit(Verdict{Outcome: Pass, Why: "one legal cell: " + cands[0].String()})
+			return
+		}
+		if len(algos) == 1 {
+			d.Algo = cands[0].Algo
+			d.DecidedBy = "G-SEL-PICK-1"
+			d.Undecided = fmt.Sprintf("algorithm %s is the only legal one; the protocol among %s needs the tuning model", d.Algo, protoList(cands))
+			o.raiseSelected(d.Algo)
+			o.emit(Verdict{Outcome: Pass, Why: d.Undecided})
+			return
+		}
+		d.Undecided = "several algorithms remain legal (" + apList(cands) + "): the choice needs the tuning model"
+		o.emit(Verdict{Outcome: Info, Why: d.Undecided})
+	},
+}
+
+// allCostsKnown reports whether every candidate has a time (from the
+// tuning model or the tuner), so the argmin can be taken.
+func (o *opRun) allCostsKnown(cands []AlgoProto) bool {
+	for _, ap := range cands {
+		if !o.costSet[ap.Algo][ap.Proto] {
+			return false
+		}
+	}
+	return len(cands) > 0
+}
+
+func (o *opRun) decide(ap AlgoProto, by RuleID) {
+	o.dec.Algo, o.dec.Proto, o.dec.DecidedBy = ap.Algo, ap.Proto, by
+	o.raiseSelected(ap.Algo)
+}
+
+func (o *opRun) raiseSelected(a Algo) {
+	e := o.dec.Evidence
+	switch a {
+	case CollNetDirect, CollNetChain:
+		e.Raise(CapCollNet, LevelSelected)
+	case NVLS:
+		e.Raise(CapNVLS, LevelSelected)
+	case NVLSTree:
+		e.Raise(CapNVLSTree, LevelSelected)
+		e.Raise(CapNVLS, LevelSelected)
+	case PAT:
+		e.Raise(CapPAT, LevelSelected)
+	}
+	if o.comm.NNodes > 1 || o.comm.IntraTransport == "NET" {
+		if o.comm.NetPlugin != nil && o.comm.Net == o.comm.NetPlugin.Name && o.comm.NetPlugin.NetABI > 0 {
+			e.Raise(CapNetPlugin, LevelSelected)
+		}
+		if o.comm.Net == "IB" {
+			e.Raise(CapIB, LevelSelected)
+		}
+	}
+}
+
+func protoList(c []AlgoProto) string {
+	var s []string
+	for _, ap := range c {
+		s = append(s, ap.Proto.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+func apList(c []AlgoProto) string {
+	var s []string
+	for _, ap := range c {
+		s = append(s, ap.String())
+	}
+	return strings.Join(s, " ")
+}
+
+var backupRule = &Rule{
+	ID: "G-SEL-BACKUP-1", Layer: LayerSelect, Title: "Ring backup when nothing is eligible",
+	Doc:  `If the scan finds no cell, the backup Ring cell (a Ring cell with no bandwidth, timed with the Ring bandwidths saved before NCCL_ALGO's disables) is used: an unsatisfiable NCCL_ALGO silently runs Ring. Only with no backup either (every Ring protocol disabled) does NCCL warn and return ncclInternalError.`,
+	Ref:  Ref{"v2.22.3-1", "src/enqueue.cc", "topoGetAlgoInfo"},
+	Logs: []string{"Error : no algorithm/protocol available"},
+	perOp: func(o *opRun) {
+		d := o.dec
+		if len(d.Candidates) > 0 {
+			o.emit(Verdict{Outcome: Skip, Why: "the scan found a cell"})
+			return
+		}
+		if len(o.backup) == 0 {
+			msg := "Error : no algorithm/protocol available"
+			d.Err = &NCCLError{Result: InternalError, Message: msg, Call: "ncclGroupEnd"}
+			d.DecidedBy = "G-SEL-BACKUP-1"
+			o.emit(Verdict{Outcome: Fail, Why: "no cell and no Ring backup: the collective fails with ncclInternalError", Log: []string{msg}})
+			return
+		}
+		d.Candidates = o.backup
+		d.Fallback = true
+		if len(o.backup) == 1 {
+			o.decide(o.backup[0], "G-SEL-BACKUP-1")
+		} else {
+			d.Algo, d.DecidedBy = Ring, "G-SEL-BACKUP-1"
+			d.Undecided = "Ring backup; the protocol among " + protoList(o.backup) + " needs the tuning model"
+		}
+		o.emit(Verdict{Outcome: Pass, Why: "nothing requested is eligible: NCCL silently runs the Ring backup (" + apList(o.backup) + ")"})
+	},
+}
+
+// errRule is G-SEL-ERR-1 with the release's WARN text.
+func errRule(ref Ref, prefix string) *Rule {
+	return &Rule{
+		ID: "G-SEL-ERR-1", Layer: LayerSelect, Title: "no algorithm: the collective fails",
+		Doc: `No backup and no restoration: if the scan finds no cell NCCL warns and the collective returns ncclInvalidUsage when NCCL_ALGO or NCCL_PROTO is set in the environment, else ncclInternalError. The group's work is discarded; a blocking communicator is not marked failed.`,
+		Ref: ref, Logs: []string{prefix + " for function %s with datatype %s.%s%s"},
+		perOp: func(o *opRun) {
+			d := o.dec
+			if len(d.Candidates) > 0 {
+				o.emit(Verdict{Outcome: Skip, Why: "the scan found a cell"})
+				return
+			}
+			env := o.comm.Env
+			msg := fmt.Sprintf("%s for function %s with datatype %s.", prefix, o.op.Func, o.op.DataType)
+			res := InternalError
+			if v, ok := env.Lookup("NCCL_ALGO"); ok {
+				msg += " NCCL_ALGO was set to " + v + "."
+				res = InvalidUsage
+			}
+			if v, ok := env.Lookup("NCCL_PROTO"); ok {
+				msg += " NCCL_PROTO was set to " + v + "."
+				res = InvalidUsage
+			}
+			d.Err = &NCCLError{Result: res, Message: msg, Call: "ncclGroupEnd"}
+			d.DecidedBy = "G-SEL-ERR-1"
+			o.emit(Verdict{Outcome: Fail, Why: "nothing eligible: the collective fails with " + res.String(), Log: []string{msg}})
+		},
+	}
+}
+
+var ctaPolicyRule = &Rule{
+	ID: "G-SEL-CTAPOL-1", Layer: LayerSelect, Cap: CapNVLS, Title: "CTA policy override towards NVLS",
+	Doc: `Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, CTA policy EFFICIENCY, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,
+	Ref: Ref{"v2.28.3-1", "src/enqueue.cc", "getAlgoInfo"},
+	perOp: func(o *opRun) {
+		o.emit(Verdict{Outcome: Skip, Why: "buffers are not registered: the CTA-policy override does not apply"})
+	},
+}
+
+var runtimeConnect = &Rule{
+	ID: "G-EXEC-RTCONN-1", Layer: LayerExec, Title: "lazy connection of the chosen algorithm",
+	Doc: `With NCCL_RUNTIME_CONNECT=1 (default) and cuMem on every rank, only Ring and Tree channels exist after init; the first operation that selects an algorithm connects it (NVLS buffers, NVLSTree, CollNet, PAT). A failure there fails the collective: there is no fallback to another algorithm.`,
+	Ref: Ref{"v2.22.3-1", "src/group.cc", "ncclCollPreconnect"},
+	perOp: func(o *opRun) {
+		d := o.dec
+		rt := o.comm.RuntimeConnect
+		if d.Err != nil || d.Algo == AlgoNone {
+			o.emit(Verdict{Outcome: Skip, Why: "no algorithm chosen"})
+			return
+		}
+		if rt {
+			o.emit(Verdict{Outcome: Info, Why: d.Algo.String() + " is connected at its first use (runtime connect)"})
+			return
+		}
+		o.emit(Verdict{Outcome: Info, Why: d.Algo.String() + " was connected at init (runtime connect off)"})
+	},
+}
+
+var execErr = &Rule{
+	ID: "G-EXEC-ERR-1", Layer: LayerExec, Title: "plugin errors during progress",
+	Doc: `Errors returned by the net/CollNet plugin's data-path calls in the proxy thread become communicator errors (async error, failing collective); no algorithm is re-selected.`,
+	Ref: Ref{"v2.22.3-1", "src/proxy.cc", "progressOps"},
+	perOp: func(o *opRun) {
+		o.emit(Verdict{Outcome: Skip, Why: "no data-path error is modelled for this system"})
+	},
+}
+
+var runtimeConnectInit = &Rule{
+	ID: "G-EXEC-RTCONN-2", Layer: LayerExec, Title: "runtime connect mode",
+	Doc: `Runtime connect is on iff NCCL_RUNTIME_CONNECT is 1 (default) and every rank supports cuMem; otherwise every algorithm's connections are made at init, where a failure fails init (except CollNet setup, which only disables CollNet).`,
+	Ref: Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
+	init: func(r *initRun) {
+		cuMem := true
+		for _, nd := range r.comm.System.Nodes {
+			cuMem = cuMem && nd.Driver.CuMem
+		}
+		p := r.param("NCCL_RUNTIME_CONNECT")
+		r.comm.RuntimeConnect = p == 1 && cuMem
+		r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("runtime connect %s (NCCL_RUNTIME_CONNECT=%d, cuMem on every rank: %v)", onOff(r.comm.RuntimeConnect), p, cuMem)})
+	},
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
