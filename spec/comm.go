@@ -39,7 +39,7 @@ type Comm struct {
 	CollNetHeads   int
 	// CollNetMatrix[op][type] is the gathered reduceSupport matrix (op is
 	// Sum, Prod, Max, Min).
-	CollNetMatrix                           [4][NumDataTypes]bool
+	CollNetMatrix                            [4][NumDataTypes]bool
 	CollNetIAllGather, CollNetIReduceScatter bool
 
 	NVLSSupport  bool

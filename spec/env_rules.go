@@ -69,8 +69,8 @@ var envSource23 = envSource(Ref{"v2.28.3-1", "src/misc/param.cc", "initEnvFunc"}
 func intParamRule(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-ENV-PARAM-1", Layer: LayerEnv, Title: "integer parameters",
-		Doc: `An NCCL_PARAM is read once per process: unset or empty gives the compiled default; otherwise strtoll(value, NULL, 0) (so "0x1", "01" and "1abc" give 1 and a non-numeric string gives 0); a value that sets errno (overflow) gives the default with an "Invalid value" line.`,
-		Ref: ref,
+		Doc:  `An NCCL_PARAM is read once per process: unset or empty gives the compiled default; otherwise strtoll(value, NULL, 0) (so "0x1", "01" and "1abc" give 1 and a non-numeric string gives 0); a value that sets errno (overflow) gives the default with an "Invalid value" line.`,
+		Ref:  ref,
 		Logs: []string{"%s set by environment to %lld.", "Invalid value %s for %s, using default %lld."},
 		init: func(r *initRun) {
 			names := make([]string, 0)

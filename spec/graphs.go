@@ -11,7 +11,7 @@ import (
 
 var graphSearch = &Rule{
 	ID: "G-GRAPH-SEARCH-1", Layer: LayerGraph, Title: "ring and tree graphs",
-	Doc: `Every rank searches the ring graph (pattern 4, 1 to MAXCHANNELS/2 channels) and the tree graph (pattern 1, as many channels as the ring). A search never fails: with no better path it falls back to one channel over PCI at SYS type, so every communicator has at least one ring and one tree channel.`,
+	Doc:  `Every rank searches the ring graph (pattern 4, 1 to MAXCHANNELS/2 channels) and the tree graph (pattern 1, as many channels as the ring). A search never fails: with no better path it falls back to one channel over PCI at SYS type, so every communicator has at least one ring and one tree channel.`,
 	Ref:  Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
 	Logs: []string{"Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d"},
 	node: true,
@@ -78,7 +78,7 @@ var graphConsensus = &Rule{
 // (src/transport.cc selectTransport tries P2P, then SHM, then NET).
 var transportRule = &Rule{
 	ID: "G-TRANSPORT-1", Layer: LayerGraph, Cap: CapP2P, Title: "intra-node transport",
-	Doc: `Between ranks of one node selectTransport tries P2P (same host, path type within the P2P level: NCCL_P2P_DISABLE=1 sets the level to LOC, NCCL_P2P_LEVEL names it, default PXB on Intel/ARM/Zhaoxin CPUs and SYS elsewhere; NVLink paths always qualify), then SHM (unless NCCL_SHM_DISABLE=1), then the network. Ranks on different nodes always use the network.`,
+	Doc:  `Between ranks of one node selectTransport tries P2P (same host, path type within the P2P level: NCCL_P2P_DISABLE=1 sets the level to LOC, NCCL_P2P_LEVEL names it, default PXB on Intel/ARM/Zhaoxin CPUs and SYS elsewhere; NVLink paths always qualify), then SHM (unless NCCL_SHM_DISABLE=1), then the network. Ranks on different nodes always use the network.`,
 	Ref:  Ref{"v2.22.3-1", "src/transport/p2p.cc", "p2pCanConnect"},
 	Logs: []string{"Channel %02d/%d : %d[%d] -> %d[%d] via P2P/IPC", "Channel %02d/%d : %d[%d] -> %d[%d] via SHM/direct/direct", "Channel %02d/%d : %d[%d] -> %d[%d] [send] via NET/%s/%d"},
 	init: func(r *initRun) {

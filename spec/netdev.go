@@ -479,8 +479,8 @@ var netDevVersion = &Rule{
 
 var collNetAttach = &Rule{
 	ID: "G-NET-SEL-2", Layer: LayerDevice, Cap: CapCollNet, Title: "CollNet attaches to the chosen plugin only",
-	Doc: `comm->ncclCollNet is set only if the chosen network is the external plugin and that plugin's CollNet initialised with devices > 0. Choosing IB or Socket (by NCCL_NET or by fallback) means no CollNet.`,
-	Ref: Ref{"v2.22.3-1", "src/net.cc", "ncclNetInit"},
+	Doc:  `comm->ncclCollNet is set only if the chosen network is the external plugin and that plugin's CollNet initialised with devices > 0. Choosing IB or Socket (by NCCL_NET or by fallback) means no CollNet.`,
+	Ref:  Ref{"v2.22.3-1", "src/net.cc", "ncclNetInit"},
 	node: true,
 	init: func(r *initRun) {
 		s := r.cur

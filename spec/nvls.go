@@ -159,8 +159,8 @@ func (r *initRun) ctaBounds() (lo, hi int) {
 
 var nvlsChan = &Rule{
 	ID: "G-NVLS-CHAN-1", Layer: LayerDevice, Cap: CapNVLS, Title: "NVLS channel count",
-	Doc: `When supported: nvlsChannels = clamp(NCCL_NVLS_NCHANNELS, minCTAs, maxCTAs) (2.22: default 16; 2.28: sm90 16, sm100 24 in one node or NVL domain and 32 across nodes, NCCL_NVLS_NCHANNELS overriding when > 0). 0 channels skips the NVLS setup.`,
-	Ref: Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsInit"},
+	Doc:  `When supported: nvlsChannels = clamp(NCCL_NVLS_NCHANNELS, minCTAs, maxCTAs) (2.22: default 16; 2.28: sm90 16, sm100 24 in one node or NVL domain and 32 across nodes, NCCL_NVLS_NCHANNELS overriding when > 0). 0 channels skips the NVLS setup.`,
+	Ref:  Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsInit"},
 	node: true,
 	init: func(r *initRun) {
 		s := r.cur

@@ -74,7 +74,7 @@ func probe(syms []int, window []int) int {
 
 var netLib22 = &Rule{
 	ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
-	Doc: `If NCCL_NET_PLUGIN (plain getenv) is set and non-empty, dlopen the value, then libnccl-net-<value>.so; otherwise dlopen libnccl-net.so. The first that opens wins. A name that is a case-insensitive prefix of STATIC_PLUGIN opens the main program. A failure other than "No such file or directory" for that name is logged with dlerror's text.`,
+	Doc:  `If NCCL_NET_PLUGIN (plain getenv) is set and non-empty, dlopen the value, then libnccl-net-<value>.so; otherwise dlopen libnccl-net.so. The first that opens wins. A name that is a case-insensitive prefix of STATIC_PLUGIN opens the main program. A failure other than "No such file or directory" for that name is logged with dlerror's text.`,
 	Ref:  Ref{"v2.22.3-1", "src/net.cc", "openNetPluginLib"},
 	Logs: []string{"NET/Plugin: Plugin name set by env to %s", "NET/Plugin: %s"},
 	node: true,
@@ -211,7 +211,7 @@ var collNetABI22 = &Rule{
 func collNetEntryPoints(ref Ref, firstWith int) *Rule {
 	return &Rule{
 		ID: "G-COLLNET-ABI-2", Layer: LayerABI, Cap: CapCollNet, Title: "CollNet AllGather/ReduceScatter entry points",
-		Doc: fmt.Sprintf(`CollNet plugins older than v%d are adapted with iallgather and ireducescatter set to NULL, which makes multi-node CollNetDirect (and, from 2.27, NVLS) AllGather and ReduceScatter ineligible. A v%d+ plugin may still leave them NULL.`, firstWith, firstWith),
+		Doc:  fmt.Sprintf(`CollNet plugins older than v%d are adapted with iallgather and ireducescatter set to NULL, which makes multi-node CollNetDirect (and, from 2.27, NVLS) AllGather and ReduceScatter ineligible. A v%d+ plugin may still leave them NULL.`, firstWith, firstWith),
 		Ref:  ref,
 		node: true,
 		init: func(r *initRun) {
@@ -565,7 +565,7 @@ var tunerLib22 = &Rule{
 func tunerLib28(ref Ref, fallbackText string) *Rule {
 	return &Rule{
 		ID: "G-TUNER-LIB-1", Layer: LayerLibrary, Cap: CapTuner, Title: "tuner library",
-		Doc: `NCCL_TUNER_PLUGIN=none: no tuner. Otherwise the common loader opens the value (then libnccl-tuner-<value>.so unless it has a '/' or is lib*.so), or libnccl-tuner.so when unset; if nothing opens, the external net plugin's library is reused when one is open. A failure is sticky for the process.`,
+		Doc:  `NCCL_TUNER_PLUGIN=none: no tuner. Otherwise the common loader opens the value (then libnccl-tuner-<value>.so unless it has a '/' or is lib*.so), or libnccl-tuner.so when unset; if nothing opens, the external net plugin's library is reused when one is open. A failure is sticky for the process.`,
 		Ref:  ref,
 		Logs: []string{"NCCL_TUNER_PLUGIN set by environment to %s", "TUNER/Plugin: Could not find:%s" + fallbackText, "TUNER/Plugin: %s: %s"},
 		node: true,

@@ -24,7 +24,7 @@ var netState289 = netState(Ref{tag289, "src/plugin/net.cc", "ncclNetInit"},
 // envPlugin is G-ENV-PLUGIN-1 (2.28.7+).
 var envPlugin = &Rule{
 	ID: "G-ENV-PLUGIN-1", Layer: LayerEnv, Title: "environment plugin",
-	Doc: `NCCL_ENV_PLUGIN (plain getenv): "none" keeps the internal plugin (getenv). Otherwise the name is resolved like a net plugin (default libnccl-env.so) and ncclEnvPlugin_v1 is looked up; when accepted, every ncclGetEnv returns the plugin's answer. A plugin whose init fails makes ncclGetUniqueId and communicator init fail; a missing library or symbol falls back silently.`,
+	Doc:  `NCCL_ENV_PLUGIN (plain getenv): "none" keeps the internal plugin (getenv). Otherwise the name is resolved like a net plugin (default libnccl-env.so) and ncclEnvPlugin_v1 is looked up; when accepted, every ncclGetEnv returns the plugin's answer. A plugin whose init fails makes ncclGetUniqueId and communicator init fail; a missing library or symbol falls back silently.`,
 	Ref:  Ref{tag289, "src/plugin/env.cc", "ncclEnvPluginLoad"},
 	Logs: []string{"NCCL_ENV_PLUGIN set by environment to %s", "ENV/Plugin: Using %s (v1)", "Successfully loaded external env plugin %s", "External env plugin %s is unsupported"},
 	init: func(r *initRun) {

@@ -184,11 +184,11 @@ func nvlsSupported(op RedOp, dt DataType) bool {
 
 // pruneRule is G-SEL-PRUNE-1 with the release's set of prunes.
 type pruneSet struct {
-	nvlsAGExempt      bool // P4 (2.22): NVLS AllGather skips the nvlsOK check
-	nvlsArity         bool // P4': non-AllReduce NVLS needs localRanks <= 32 (2.27.3+)
-	nvlsAGRSOneNode   bool // P6 (2.22): NVLS AllGather/ReduceScatter single node only
-	patScaling        bool // P7: PAT ReduceScatter not with PreMulSum/SumPostDiv
-	fp8Ring           bool // P8: fp8 Ring with nRanks > 8 deprioritised
+	nvlsAGExempt    bool // P4 (2.22): NVLS AllGather skips the nvlsOK check
+	nvlsArity       bool // P4': non-AllReduce NVLS needs localRanks <= 32 (2.27.3+)
+	nvlsAGRSOneNode bool // P6 (2.22): NVLS AllGather/ReduceScatter single node only
+	patScaling      bool // P7: PAT ReduceScatter not with PreMulSum/SumPostDiv
+	fp8Ring         bool // P8: fp8 Ring with nRanks > 8 deprioritised
 }
 
 func pruneRule(ref Ref, ps pruneSet) *Rule {
