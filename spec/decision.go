@@ -66,7 +66,9 @@ type Decision struct {
 	// NCCL_PROTO asked for without an error (2.22.3's Ring backup).
 	Fallback bool `json:"fallback,omitempty"`
 
-	Net            string `json:"net,omitempty"`
+	Net string `json:"net,omitempty"`
+	// Transport is how ranks of one node reach each other: P2P, SHM or NET.
+	Transport      string `json:"transport,omitempty"`
 	CollNetSupport bool   `json:"collnet_support"`
 	NVLSSupport    bool   `json:"nvls_support"`
 

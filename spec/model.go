@@ -427,7 +427,7 @@ var patRule = &Rule{
 // algorithms it feeds no bandwidth.
 func graphBwRule(ref Ref, doc string, nvlsMin int) *Rule {
 	return &Rule{
-		ID: "G-TUNE-BW-1", Layer: LayerModel, Cap: CapNVLS, Title: "graph channels feed the bandwidth",
+		ID: "G-TUNE-BW-1", Layer: LayerModel, Title: "graph channels feed the bandwidth",
 		Doc: doc, Ref: ref,
 		init: func(r *initRun) {
 			c := r.comm

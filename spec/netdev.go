@@ -441,7 +441,7 @@ func netChoose(ref Ref, doc string, failLog string, assignLog bool) *Rule {
 				if s.chosen.name == "IB" {
 					v.Level = LevelCandidate
 				} else {
-					v.Outcome, v.Cap = Info, ""
+					v.Cap = "" // Socket: no capability to raise
 				}
 			}
 			r.emit(v)

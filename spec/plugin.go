@@ -635,7 +635,11 @@ func tunerABI(ref Ref, doc string, logs []string, logFor func(name, path string,
 			log := logFor(name, s.tunerPath, v, r.rs.Consts.TunerABI)
 			facts := []Fact{F("exports", joinInts(s.tunerLib.TunerSymbols)), F("accepts", joinInts(r.rs.Consts.TunerABI))}
 			if v == 0 {
-				r.emit(Verdict{Outcome: Fail, Why: "no accepted ncclTunerPlugin symbol in " + s.tunerLib.Path + ": internal tuning", Facts: facts, Log: log})
+				out := Fail
+				if s.tunerLib == s.lib { // the net plugin's library, searched in passing
+					out = Info
+				}
+				r.emit(Verdict{Outcome: out, Why: "no accepted ncclTunerPlugin symbol in " + s.tunerLib.Path + ": internal tuning", Facts: facts, Log: log})
 				s.tunerLib = nil
 				return
 			}

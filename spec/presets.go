@@ -143,12 +143,17 @@ func gpus(n int, g GPU) []GPU {
 	return out
 }
 
+// LibmPath is a shared object every Linux machine has and that exports no
+// NCCL symbol: the design chapter's "a .so with no NCCL symbols".
+const LibmPath = "/usr/lib/x86_64-linux-gnu/libm.so.6"
+
 func v100x4Node() Node {
 	return Node{
 		CPU:          CPU{Arch: "x86_64", Vendor: "Intel", Model: "skl", Sockets: 2},
 		GPUs:         gpus(4, GPU{Name: "Tesla V100-SXM2-32GB", SM: 70, NVLinks: 6, PCIGen: 3, PCIWidth: 16}),
 		Driver:       Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true},
 		IPInterfaces: []string{"eth0"},
+		Libs:         []Library{{Path: LibmPath, InLoaderPath: true}},
 	}
 }
 

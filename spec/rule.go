@@ -410,3 +410,30 @@ func Holds(id RuleID, ref Ref) []Version {
 	}
 	return out
 }
+
+// String lets a RuleID print itself.
+func (id RuleID) String() string { return string(id) }
+
+// Diff returns every change of the releases after from up to and including
+// to, in chain order: the deltas a reviewer reads to go from one to the
+// other.
+func Diff(from, to Version) ([]Change, error) {
+	if !Supported(from) {
+		return nil, &UnsupportedError{Version: from}
+	}
+	if !Supported(to) {
+		return nil, &UnsupportedError{Version: to}
+	}
+	var out []Change
+	for _, v := range Releases {
+		if v <= from || v > to {
+			continue
+		}
+		rs, err := Load(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs.Changes...)
+	}
+	return out, nil
+}

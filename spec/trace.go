@@ -202,17 +202,16 @@ func (t Trace) Find(id RuleID) (Verdict, bool) {
 	return Verdict{}, false
 }
 
-// Decisive returns the last failing verdict for a capability, the gate that
-// kept it out; ok is false if no gate failed for it.
-func (t Trace) Decisive(c Capability) (Verdict, bool) {
-	var out Verdict
-	var ok bool
+// Stopper returns the first failing verdict for a capability: the gate
+// that kept it out (later failures for the same capability are its
+// consequences). ok is false when no gate failed for it.
+func (t Trace) Stopper(c Capability) (Verdict, bool) {
 	for _, v := range t {
 		if v.Cap == c && v.Outcome == Fail {
-			out, ok = v, true
+			return v, true
 		}
 	}
-	return out, ok
+	return Verdict{}, false
 }
 
 // Evidence is the highest level reached per capability.

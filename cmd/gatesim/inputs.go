@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
+	"github.com/spf13/cobra"
+)
+
+// systemFlags select the machine: a preset, a system file, or NCCL's
+// topology XML, plus extra plugin libraries.
+type systemFlags struct {
+	preset  string
+	file    string
+	nodes   int
+	sharp   bool
+	plugins []string
+}
+
+func (f *systemFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&f.preset, "system", "", "system preset: "+strings.Join(spec.PresetNames(), ", "))
+	c.Flags().StringVar(&f.file, "system-file", "", "system description (JSON or YAML; see the README)")
+	c.Flags().IntVar(&f.nodes, "nodes", 0, "node count for a preset (default 1)")
+	c.Flags().BoolVar(&f.sharp, "sharp", false, "add the HPC-X SHARP plugin (Net and CollNet v5-v8) to every node of a preset")
+	c.Flags().StringArrayVar(&f.plugins, "plugin", nil, "plugin library description (JSON or YAML) added to every node; repeatable")
+}
+
+// load builds the System; errors are the user's.
+func (f *systemFlags) load() (*spec.System, error) {
+	var sys *spec.System
+	var err error
+	switch {
+	case f.preset != "" && f.file != "":
+		return nil, badInputf("--system and --system-file are exclusive: name one machine")
+	case f.file != "":
+		data, rerr := os.ReadFile(f.file)
+		if rerr != nil {
+			return nil, badInput(rerr)
+		}
+		sys, err = spec.ParseSystem(f.file, data)
+		if err == nil && (f.nodes != 0 || f.sharp) {
+			return nil, badInputf("--nodes and --sharp apply to presets; write them in %s instead", f.file)
+		}
+	case f.preset != "":
+		sys, err = spec.Preset(f.preset, spec.PresetOptions{Nodes: f.nodes, SHARP: f.sharp})
+	default:
+		return nil, badInputf("no machine: give --system PRESET (one of %s) or --system-file FILE", strings.Join(spec.PresetNames(), ", "))
+	}
+	if err != nil {
+		return nil, badInput(err)
+	}
+	for _, p := range f.plugins {
+		data, rerr := os.ReadFile(p)
+		if rerr != nil {
+			return nil, badInput(rerr)
+		}
+		lib, perr := spec.ParseLibrary(p, data)
+		if perr != nil {
+			return nil, badInput(perr)
+		}
+		for i := range sys.Nodes {
+			sys.Nodes[i].Libs = append([]spec.Library{*lib}, sys.Nodes[i].Libs...)
+		}
+	}
+	return sys, nil
+}
+
+// parseReleases reads --nccl: one release or a comma list.
+func parseReleases(s string) ([]spec.Version, error) {
+	var out []spec.Version
+	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		v, err := spec.ParseVersion(part)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		if !spec.Supported(v) {
+			return nil, badInput(&spec.UnsupportedError{Version: v})
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, badInputf("--nccl: expected a release such as 2.28.9 or a list 2.22.3,2.28.9")
+	}
+	return out, nil
+}
+
+// opFlags describe one collective.
+type opFlags struct {
+	coll, bytes, dtype, redop string
+	count                     int64
+	root                      int
+}
+
+func (f *opFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&f.coll, "coll", "allreduce", "collective: allreduce, allgather, reducescatter, broadcast, reduce")
+	c.Flags().StringVar(&f.bytes, "bytes", "", "size: count × element size as NCCL logs it (1MiB, 4KiB, 1048576)")
+	c.Flags().Int64Var(&f.count, "count", -1, "element count instead of --bytes")
+	c.Flags().StringVar(&f.dtype, "dtype", "float32", "datatype (int8 … float64, bfloat16, float8e4m3, float8e5m2)")
+	c.Flags().StringVar(&f.redop, "redop", "sum", "reduction: sum, prod, max, min, avg, premulsum")
+	c.Flags().IntVar(&f.root, "root", 0, "root rank for broadcast and reduce")
+}
+
+func (f *opFlags) build() (spec.Op, error) {
+	fn, err := spec.ParseFunc(f.coll)
+	if err != nil {
+		return spec.Op{}, badInput(err)
+	}
+	dt, err := spec.ParseDataType(f.dtype)
+	if err != nil {
+		return spec.Op{}, badInput(err)
+	}
+	rop, err := spec.ParseRedOp(f.redop)
+	if err != nil {
+		return spec.Op{}, badInput(err)
+	}
+	switch {
+	case f.count >= 0 && f.bytes != "":
+		return spec.Op{}, badInputf("--count and --bytes are exclusive")
+	case f.count >= 0:
+		return spec.Op{Func: fn, Count: f.count, DataType: dt, RedOp: rop, Root: f.root}, nil
+	}
+	b := "1MiB"
+	if f.bytes != "" {
+		b = f.bytes
+	}
+	n, err := spec.ParseBytes(b)
+	if err != nil {
+		return spec.Op{}, badInput(err)
+	}
+	op, err := spec.OpFromBytes(fn, n, dt, rop, f.root)
+	if err != nil {
+		return spec.Op{}, badInput(err)
+	}
+	return op, nil
+}
+
+// envFlags are --env NAME=VALUE assignments.
+type envFlags struct{ list []string }
+
+func (f *envFlags) add(c *cobra.Command) {
+	c.Flags().StringArrayVar(&f.list, "env", nil, "NCCL_* assignment NAME=VALUE; repeatable (NAME= sets it empty)")
+}
+
+func (f *envFlags) build() (spec.Env, error) {
+	e, err := spec.ParseAssignments(f.list)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return e, nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func fmtErr(e *spec.NCCLError) string {
+	if e == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s", e.Result, e.Message)
+}

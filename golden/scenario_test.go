@@ -1,0 +1,345 @@
+package golden
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/gatesim/gatesim/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files from the current model")
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if *update {
+		_ = flag.Set("rewrite", "true") // datadriven's own flag
+	}
+	os.Exit(m.Run())
+}
+
+// expectSeen collects every rule named by expect= across scenario files.
+var expectSeen = map[spec.RuleID]bool{}
+
+// TestScenarios runs testdata/scenarios/*.txt. Directives:
+//
+//	explain system=PRESET [nodes=N] [gpus=N] [sharp] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [expect=(RULE[:outcome][@release],...)]
+//	trace   (same arguments): also every verdict
+//	log     (same arguments): the predicted NCCL log lines
+//
+// The input holds NAME=VALUE environment lines, and "lib {json}" lines
+// adding a plugin library to every node.
+func TestScenarios(t *testing.T) {
+	datadriven.Walk(t, filepath.Join("testdata", "scenarios"), func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "explain", "trace", "log":
+				return runScenario(t, d)
+			}
+			d.Fatalf(t, "unknown directive %q: expected explain, trace or log", d.Cmd)
+			return ""
+		})
+	})
+}
+
+func runScenario(t *testing.T, d *datadriven.TestData) string {
+	var preset string
+	d.ScanArgs(t, "system", &preset)
+	opts := spec.PresetOptions{}
+	if d.HasArg("nodes") {
+		d.ScanArgs(t, "nodes", &opts.Nodes)
+	}
+	opts.SHARP = d.HasArg("sharp")
+	sys, err := spec.Preset(preset, opts)
+	if err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	if d.HasArg("gpus") { // GPUs per node, copies of GPU 0
+		var n int
+		d.ScanArgs(t, "gpus", &n)
+		for i := range sys.Nodes {
+			g := sys.Nodes[i].GPUs[0]
+			sys.Nodes[i].GPUs = nil
+			for j := range n {
+				g.Dev = j
+				sys.Nodes[i].GPUs = append(sys.Nodes[i].GPUs, g)
+			}
+		}
+	}
+	env := spec.Env{}
+	for _, line := range strings.Split(d.Input, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "lib "):
+			var l spec.Library
+			if err := json.Unmarshal([]byte(line[4:]), &l); err != nil {
+				d.Fatalf(t, "lib: %v", err)
+			}
+			for i := range sys.Nodes {
+				sys.Nodes[i].Libs = append([]spec.Library{l}, sys.Nodes[i].Libs...)
+			}
+		default:
+			e, err := spec.ParseAssignments([]string{line})
+			if err != nil {
+				d.Fatalf(t, "%v", err)
+			}
+			for k, v := range e {
+				env[k] = v
+			}
+		}
+	}
+	releases := spec.Releases
+	if d.HasArg("nccl") {
+		releases = nil
+		for _, a := range d.CmdArgs {
+			if a.Key != "nccl" {
+				continue
+			}
+			for _, s := range a.Vals {
+				v, err := spec.ParseVersion(s)
+				if err != nil {
+					d.Fatalf(t, "%v", err)
+				}
+				releases = append(releases, v)
+			}
+		}
+	}
+	op := scenarioOp(t, d)
+	outs := make([]string, len(releases))
+	traces := make([]spec.Trace, len(releases))
+	for i, v := range releases {
+		comm, err := spec.Init(spec.MustLoad(v), sys, env)
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		dec, tr, err := comm.Select(op)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		traces[i] = tr
+		outs[i] = render(d.Cmd, dec, tr)
+	}
+	checkExpect(t, d, releases, traces)
+	return mergeReleases(releases, outs)
+}
+
+func scenarioOp(t *testing.T, d *datadriven.TestData) spec.Op {
+	coll, bytes, dtype, redop := "allreduce", "1MiB", "float32", "sum"
+	root := 0
+	for _, a := range d.CmdArgs {
+		switch a.Key {
+		case "coll":
+			coll = a.Vals[0]
+		case "bytes":
+			bytes = a.Vals[0]
+		case "dtype":
+			dtype = a.Vals[0]
+		case "redop":
+			redop = a.Vals[0]
+		case "root":
+			fmt.Sscan(a.Vals[0], &root)
+		}
+	}
+	f, err := spec.ParseFunc(coll)
+	if err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	dt, err := spec.ParseDataType(dtype)
+	if err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	r, err := spec.ParseRedOp(redop)
+	if err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	n, err := spec.ParseBytes(bytes)
+	if err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	op, err := spec.OpFromBytes(f, n, dt, r, root)
+	if err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	return op
+}
+
+// checkExpect: expect=(RULE[:outcome][@release]) requires the rule in the
+// trace with that outcome (default fail) in the named release (default:
+// every release of the scenario that has the rule; at least one must).
+func checkExpect(t *testing.T, d *datadriven.TestData, releases []spec.Version, traces []spec.Trace) {
+	for _, a := range d.CmdArgs {
+		if a.Key != "expect" {
+			continue
+		}
+		for _, e := range a.Vals {
+			rule, rel, _ := strings.Cut(e, "@")
+			id, out, hasOut := strings.Cut(rule, ":")
+			want := spec.Fail
+			if hasOut {
+				o, err := spec.ParseOutcome(out)
+				if err != nil {
+					d.Fatalf(t, "expect=%s: %v", e, err)
+				}
+				want = o
+			}
+			expectSeen[spec.RuleID(id)] = true
+			matched := 0
+			for i, v := range releases {
+				if rel != "" && v.String() != rel {
+					continue
+				}
+				got, ok := traces[i].Find(spec.RuleID(id))
+				if !ok {
+					if rel != "" {
+						t.Errorf("%s: expect=%s: %s has no rule %s", d.Pos, e, v, id)
+					}
+					continue
+				}
+				matched++
+				if got.Outcome != want {
+					t.Errorf("%s: expect=%s: NCCL %s gives %s (%s)", d.Pos, e, v, got.Outcome, got.Why)
+				}
+			}
+			if matched == 0 {
+				t.Errorf("%s: expect=%s matches no release", d.Pos, e)
+			}
+		}
+	}
+}
+
+// TestEveryRuleIsExpected: every rule of every release is named by at
+// least one expect= of a scenario file, so each gate has a scenario that
+// shows it deciding.
+func TestEveryRuleIsExpected(t *testing.T) {
+	if !t.Run("scenarios", TestScenarios) {
+		t.Skip("scenarios failed")
+	}
+	var missing []string
+	for _, v := range spec.Releases {
+		for _, r := range spec.MustLoad(v).Rules() {
+			if !expectSeen[r.ID] {
+				missing = append(missing, string(r.ID))
+			}
+		}
+	}
+	sort.Strings(missing)
+	missing = dedup(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d rules are named by no scenario's expect=: %s", len(missing), strings.Join(missing, " "))
+	}
+}
+
+func dedup(s []string) []string {
+	var out []string
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// render prints one release's outcome.
+func render(cmd string, d *spec.Decision, tr spec.Trace) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "decision: %s\n", decisionText(d))
+	fmt.Fprintf(&b, "net: %s; local peers via %s\n", d.Net, orDash(d.Transport))
+	for _, c := range spec.Capabilities {
+		l, ok := d.Evidence[c]
+		if !ok {
+			continue
+		}
+		if v, stopped := tr.Stopper(c); stopped {
+			fmt.Fprintf(&b, "%s: %s, stopped by %s: %s\n", c, l, v.Rule, v.Why)
+		} else if l > spec.LevelNone {
+			fmt.Fprintf(&b, "%s: %s\n", c, l)
+		}
+	}
+	switch cmd {
+	case "trace":
+		for _, v := range tr {
+			scope := ""
+			if v.Scope != "" {
+				scope = " [" + v.Scope + "]"
+			}
+			fmt.Fprintf(&b, "  %-20s %-4s %s%s\n", v.Rule, v.Outcome, v.Why, scope)
+		}
+	case "log":
+		for _, v := range tr {
+			for _, l := range v.Log {
+				for _, part := range strings.Split(l, "\n") {
+					if strings.TrimSpace(part) != "" { // datadriven reads blank lines as separators
+						fmt.Fprintf(&b, "  %s\n", strings.TrimRight(part, " "))
+					}
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func decisionText(d *spec.Decision) string {
+	by := string(d.DecidedBy)
+	switch {
+	case d.Err != nil:
+		return fmt.Sprintf("error %s %q [%s]", d.Err.Result, d.Err.Message, by)
+	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
+		s := d.Algo.String() + "/" + d.Proto.String()
+		if d.Fallback {
+			s += " (fallback)"
+		}
+		return s + " [" + by + "]"
+	case d.Algo != spec.AlgoNone:
+		s := d.Algo.String() + ", protocol needs the tuning model"
+		if d.Fallback {
+			s += " (fallback)"
+		}
+		return s + " [" + by + "]"
+	}
+	var c []string
+	for _, ap := range d.Candidates {
+		c = append(c, ap.String())
+	}
+	return "needs the tuning model: " + strings.Join(c, " ")
+}
+
+// mergeReleases prints each distinct output once, headed by the releases
+// that give it, consecutive releases merged: "2.22.3", "2.28.3-" (through
+// the newest modelled release), "2.22.3..2.28.3".
+func mergeReleases(vs []spec.Version, outs []string) string {
+	var b strings.Builder
+	newest := spec.Releases[len(spec.Releases)-1]
+	for i := 0; i < len(vs); {
+		j := i
+		for j+1 < len(vs) && outs[j+1] == outs[i] {
+			j++
+		}
+		label := vs[i].String()
+		switch {
+		case vs[j] == newest && len(vs) > 1:
+			label += "-"
+		case j > i:
+			label += ".." + vs[j].String()
+		}
+		fmt.Fprintf(&b, "%s:\n", label)
+		for _, l := range strings.Split(strings.TrimRight(outs[i], "\n"), "\n") {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+		i = j + 1
+	}
+	return b.String()
+}

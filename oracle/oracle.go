@@ -1,0 +1,375 @@
+// Package oracle answers one question per JSON line: "what does NCCL do
+// here?". It is gatesim's reference oracle for other implementations,
+// tuners and simulators: a request names a release, a machine, NCCL_*
+// variables and one collective; the answer carries NCCL's decision (or its
+// error), the evidence level of every capability and the gate trace.
+//
+// Place in the data flow: JSON request → spec.Init + Comm.Select → JSON
+// answer. The package is pure apart from an injected file reader for
+// requests that name a system file; the CLI (gatesim oracle) streams stdin
+// to stdout.
+package oracle
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// SchemaVersion is the version of the request and answer format. It changes
+// when a field changes meaning or disappears; added fields do not bump it.
+//
+// Changelog:
+//
+//	1: first version.
+const SchemaVersion = 1
+
+// Request is one line of input.
+type Request struct {
+	// ID is echoed back unchanged (any JSON value).
+	ID json.RawMessage `json:"id,omitempty"`
+	// NCCL is the release: "2.28.9", "v2.28.9-1" or 22809.
+	NCCL json.RawMessage `json:"nccl"`
+	// System is a preset name, a path to a system file (JSON/YAML), or an
+	// inline system object.
+	System json.RawMessage `json:"system"`
+	// Nodes and SHARP vary a preset.
+	Nodes int  `json:"nodes,omitempty"`
+	SHARP bool `json:"sharp,omitempty"`
+	// Plugins are libraries added to every node (spec.Library objects).
+	Plugins []spec.Library `json:"plugins,omitempty"`
+	// Env are NCCL_* variables; a value may be "" (set but empty).
+	Env map[string]string `json:"env,omitempty"`
+	Op  *OpRequest        `json:"op"`
+}
+
+// OpRequest is the collective.
+type OpRequest struct {
+	Coll string `json:"coll"`
+	// Bytes is a number or a size string ("1MiB"); Count is the element
+	// count instead. Bytes is count × element size, as NCCL logs it.
+	Bytes json.RawMessage `json:"bytes,omitempty"`
+	Count *int64          `json:"count,omitempty"`
+	DType string          `json:"dtype,omitempty"` // default float32
+	RedOp string          `json:"redop,omitempty"` // default sum
+	Root  int             `json:"root,omitempty"`
+}
+
+// Answer is one line of output.
+type Answer struct {
+	Schema int             `json:"schema"`
+	ID     json.RawMessage `json:"id,omitempty"`
+	// Status is "ok" (NCCL runs the operation), "error" (NCCL returns an
+	// error: see Error) or "invalid" (the request itself is malformed: see
+	// Invalid).
+	Status  string        `json:"status"`
+	Error   *AnswerError  `json:"error,omitempty"`
+	Invalid *InvalidError `json:"invalid,omitempty"`
+
+	NCCL       string   `json:"nccl,omitempty"`
+	Algo       *string  `json:"algo"`
+	Proto      *string  `json:"proto"`
+	Candidates []string `json:"candidates,omitempty"`
+	Undecided  string   `json:"undecided,omitempty"`
+	DecidedBy  string   `json:"decided_by,omitempty"`
+	Fallback   bool     `json:"fallback"`
+
+	Net            string        `json:"net,omitempty"`
+	CollNetSupport bool          `json:"collnet_support"`
+	NVLSSupport    bool          `json:"nvls_support"`
+	Evidence       spec.Evidence `json:"evidence,omitempty"`
+
+	NChannels *int     `json:"nchannels,omitempty"`
+	ChannelLo *int     `json:"channel_lo,omitempty"`
+	ChannelHi *int     `json:"channel_hi,omitempty"`
+	NThreads  *int     `json:"nthreads,omitempty"`
+	TimeUs    *float64 `json:"time_us,omitempty"`
+
+	Trace []TraceEntry `json:"trace,omitempty"`
+}
+
+// AnswerError is NCCL's error.
+type AnswerError struct {
+	Result  string `json:"result"`
+	Message string `json:"message"`
+	Call    string `json:"call,omitempty"`
+}
+
+// InvalidError names the request field that is wrong.
+type InvalidError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// TraceEntry is one gate verdict.
+type TraceEntry struct {
+	Rule    string   `json:"rule"`
+	Verdict string   `json:"verdict"`
+	Why     string   `json:"why,omitempty"`
+	Log     []string `json:"log,omitempty"`
+	Scope   string   `json:"scope,omitempty"`
+}
+
+// Oracle answers requests; it keeps the rulesets it has loaded.
+type Oracle struct {
+	readFile func(string) ([]byte, error)
+	rulesets map[spec.Version]*spec.Ruleset
+	// Trace controls whether answers carry the gate trace (default true).
+	Trace bool
+}
+
+// New returns an oracle; readFile serves requests whose "system" is a path
+// (nil: such requests are invalid).
+func New(readFile func(string) ([]byte, error)) *Oracle {
+	return &Oracle{readFile: readFile, rulesets: map[spec.Version]*spec.Ruleset{}, Trace: true}
+}
+
+// HandleLine answers one JSON line; it never fails: a malformed request
+// gets an "invalid" answer naming the field.
+func (o *Oracle) HandleLine(line []byte) []byte {
+	a := o.answer(line)
+	b, err := json.Marshal(a)
+	if err != nil { // cannot happen for these types; say so rather than panic
+		return []byte(fmt.Sprintf(`{"schema":%d,"status":"invalid","invalid":{"field":"","message":%q}}`, SchemaVersion, err.Error()))
+	}
+	return b
+}
+
+func invalid(id json.RawMessage, field, format string, args ...any) *Answer {
+	return &Answer{Schema: SchemaVersion, ID: id, Status: "invalid", Invalid: &InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}}
+}
+
+func (o *Oracle) answer(line []byte) *Answer {
+	var req Request
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(line, &probe)
+		field := ""
+		var ute *json.UnmarshalTypeError
+		if ok := asType(err, &ute); ok {
+			field = ute.Field
+		} else if s := err.Error(); strings.HasPrefix(s, "json: unknown field ") {
+			field = strings.Trim(strings.TrimPrefix(s, "json: unknown field "), `"`)
+		}
+		return invalid(probe.ID, field, "%v: expected one JSON object per line with nccl, system, env and op", err)
+	}
+	v, err := parseRelease(req.NCCL)
+	if err != nil {
+		return invalid(req.ID, "nccl", "%v", err)
+	}
+	rs, ok := o.rulesets[v]
+	if !ok {
+		rs, err = spec.Load(v)
+		if err != nil {
+			return invalid(req.ID, "nccl", "%v", err)
+		}
+		o.rulesets[v] = rs
+	}
+	sys, field, err := o.system(req)
+	if err != nil {
+		return invalid(req.ID, field, "%v", err)
+	}
+	env := spec.Env{}
+	for k, val := range req.Env {
+		if _, err := spec.ParseAssignments([]string{k + "=" + val}); err != nil {
+			return invalid(req.ID, "env."+k, "%v", err)
+		}
+		env[k] = val
+	}
+	if req.Op == nil {
+		return invalid(req.ID, "op", "missing: expected {\"coll\": ..., \"bytes\": ...}")
+	}
+	op, field, err := buildOp(req.Op)
+	if err != nil {
+		return invalid(req.ID, field, "%v", err)
+	}
+	comm, err := spec.Init(rs, sys, env)
+	if err != nil {
+		return invalid(req.ID, "system", "%v", err)
+	}
+	d, trace, err := comm.Select(op)
+	if err != nil {
+		return invalid(req.ID, "op", "%v", err)
+	}
+	return o.fill(req.ID, d, trace)
+}
+
+func (o *Oracle) fill(id json.RawMessage, d *spec.Decision, trace spec.Trace) *Answer {
+	a := &Answer{Schema: SchemaVersion, ID: id, Status: "ok", NCCL: d.Release.String(),
+		Undecided: d.Undecided, DecidedBy: string(d.DecidedBy), Fallback: d.Fallback,
+		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence}
+	if d.Err != nil {
+		a.Status = "error"
+		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call}
+	}
+	if d.Algo != spec.AlgoNone {
+		s := d.Algo.String()
+		a.Algo = &s
+	}
+	if d.Proto != spec.ProtoNone {
+		s := d.Proto.String()
+		a.Proto = &s
+	}
+	for _, c := range d.Candidates {
+		a.Candidates = append(a.Candidates, c.String())
+	}
+	if d.NChannels > 0 {
+		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, d.TimeUs
+		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
+	}
+	if o.Trace {
+		for _, v := range trace {
+			a.Trace = append(a.Trace, TraceEntry{Rule: string(v.Rule), Verdict: v.Outcome.String(), Why: v.Why, Log: v.Log, Scope: v.Scope})
+		}
+	}
+	return a
+}
+
+func parseRelease(raw json.RawMessage) (spec.Version, error) {
+	if len(raw) == 0 {
+		return 0, fmt.Errorf("missing: expected a release such as \"2.28.9\"")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		var n int
+		if err2 := json.Unmarshal(raw, &n); err2 != nil {
+			return 0, fmt.Errorf("expected a string such as \"2.28.9\" or a code such as 22809")
+		}
+		s = strconv.Itoa(n)
+	}
+	v, err := spec.ParseVersion(s)
+	if err != nil {
+		return 0, err
+	}
+	if !spec.Supported(v) {
+		return 0, &spec.UnsupportedError{Version: v}
+	}
+	return v, nil
+}
+
+func (o *Oracle) system(req Request) (*spec.System, string, error) {
+	raw := bytes.TrimSpace(req.System)
+	if len(raw) == 0 {
+		return nil, "system", fmt.Errorf("missing: expected a preset name (%s), a file path or an inline object", strings.Join(spec.PresetNames(), ", "))
+	}
+	var sys *spec.System
+	var err error
+	switch raw[0] {
+	case '{':
+		sys, err = spec.ParseSystem("system", raw)
+		if err == nil && (req.Nodes != 0 || req.SHARP) {
+			return nil, "nodes", fmt.Errorf("nodes and sharp apply to presets only")
+		}
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, "system", err
+		}
+		if isPreset(s) {
+			sys, err = spec.Preset(s, spec.PresetOptions{Nodes: req.Nodes, SHARP: req.SHARP})
+			break
+		}
+		if o.readFile == nil || !strings.ContainsAny(s, "/.") {
+			return nil, "system", fmt.Errorf("unknown system %q: expected a preset (%s) or a file path", s, strings.Join(spec.PresetNames(), ", "))
+		}
+		data, rerr := o.readFile(s)
+		if rerr != nil {
+			return nil, "system", rerr
+		}
+		sys, err = spec.ParseSystem(s, data)
+	default:
+		return nil, "system", fmt.Errorf("expected a preset name, a file path or an object")
+	}
+	if err != nil {
+		return nil, "system", err
+	}
+	for _, l := range req.Plugins {
+		probe := spec.System{Nodes: []spec.Node{{GPUs: []spec.GPU{{SM: 90}}, Libs: []spec.Library{l}}}}
+		if err := probe.Validate(); err != nil || l.Path == "" {
+			if err == nil {
+				err = fmt.Errorf("plugin without path")
+			}
+			return nil, "plugins", err
+		}
+		for i := range sys.Nodes {
+			sys.Nodes[i].Libs = append([]spec.Library{l}, sys.Nodes[i].Libs...)
+		}
+	}
+	return sys, "", nil
+}
+
+func isPreset(s string) bool {
+	for _, p := range spec.PresetNames() {
+		if strings.EqualFold(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func buildOp(r *OpRequest) (spec.Op, string, error) {
+	fn, err := spec.ParseFunc(r.Coll)
+	if err != nil {
+		return spec.Op{}, "op.coll", err
+	}
+	dtS := r.DType
+	if dtS == "" {
+		dtS = "float32"
+	}
+	dt, err := spec.ParseDataType(dtS)
+	if err != nil {
+		return spec.Op{}, "op.dtype", err
+	}
+	rS := r.RedOp
+	if rS == "" {
+		rS = "sum"
+	}
+	rop, err := spec.ParseRedOp(rS)
+	if err != nil {
+		return spec.Op{}, "op.redop", err
+	}
+	switch {
+	case r.Count != nil && len(r.Bytes) > 0:
+		return spec.Op{}, "op.bytes", fmt.Errorf("give bytes or count, not both")
+	case r.Count != nil:
+		if *r.Count < 0 {
+			return spec.Op{}, "op.count", fmt.Errorf("negative count %d", *r.Count)
+		}
+		return spec.Op{Func: fn, Count: *r.Count, DataType: dt, RedOp: rop, Root: r.Root}, "", nil
+	case len(r.Bytes) == 0:
+		return spec.Op{}, "op.bytes", fmt.Errorf("missing: expected bytes (a number or \"1MiB\") or count")
+	}
+	var n int64
+	if err := json.Unmarshal(r.Bytes, &n); err != nil {
+		var s string
+		if err := json.Unmarshal(r.Bytes, &s); err != nil {
+			return spec.Op{}, "op.bytes", fmt.Errorf("expected a number or a size string such as \"1MiB\"")
+		}
+		if n, err = spec.ParseBytes(s); err != nil {
+			return spec.Op{}, "op.bytes", err
+		}
+	}
+	op, err := spec.OpFromBytes(fn, n, dt, rop, r.Root)
+	if err != nil {
+		return spec.Op{}, "op.bytes", err
+	}
+	return op, "", nil
+}
+
+// asType is errors.As for the one error type the decoder returns by value
+// or pointer.
+func asType(err error, target **json.UnmarshalTypeError) bool {
+	if e, ok := err.(*json.UnmarshalTypeError); ok {
+		*target = e
+		return true
+	}
+	return false
+}
