@@ -1,0 +1,191 @@
+package properties
+
+import (
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// decide runs one case; an op the release rejects (API misuse) returns nil.
+func decide(t *rapid.T, c Case) (*spec.Decision, spec.Trace) {
+	rs := spec.MustLoad(c.Release)
+	comm, err := spec.Init(rs, c.System, c.Env)
+	if err != nil {
+		t.Fatalf("%s: init: %v", c, err)
+	}
+	d, tr, err := comm.Select(c.Op)
+	if err != nil {
+		t.Fatalf("%s: select: %v", c, err)
+	}
+	return d, tr
+}
+
+// Every decision is consistent with its trace and ruleset.
+func TestDecisionsAreConsistent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := Request().Draw(t, "case")
+		d, tr := decide(t, c)
+		if err := CheckDecision(spec.MustLoad(c.Release), d, tr); err != nil {
+			t.Fatalf("%s:\n%v", c, err)
+		}
+	})
+}
+
+// The same request always gives the same answer.
+func TestSameRequestSameAnswer(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := Request().Draw(t, "case")
+		d1, tr1 := decide(t, c)
+		d2, tr2 := decide(t, c)
+		if diff := cmp.Diff(d1, d2); diff != "" {
+			t.Fatalf("%s: decisions differ:\n%s", c, diff)
+		}
+		if diff := cmp.Diff(tr1, tr2); diff != "" {
+			t.Fatalf("%s: traces differ:\n%s", c, diff)
+		}
+	})
+}
+
+// Removing a capability never makes an offload algorithm a candidate.
+func TestRemovingACapabilityNeverAddsAnOffload(t *testing.T) {
+	removals := []struct {
+		name string
+		f    func(*spec.System, spec.Env)
+	}{
+		{"NCCL_COLLNET_ENABLE=0", func(_ *spec.System, e spec.Env) { e["NCCL_COLLNET_ENABLE"] = "0" }},
+		{"NCCL_NVLS_ENABLE=0", func(_ *spec.System, e spec.Env) { e["NCCL_NVLS_ENABLE"] = "0" }},
+		{"no multicast attribute", func(s *spec.System, _ spec.Env) {
+			for i := range s.Nodes {
+				for j := range s.Nodes[i].GPUs {
+					s.Nodes[i].GPUs[j].Multicast = false
+				}
+			}
+		}},
+		{"no NVSwitch", func(s *spec.System, _ spec.Env) {
+			for i := range s.Nodes {
+				s.Nodes[i].NVSwitch = false
+			}
+		}},
+		{"no plugin libraries", func(s *spec.System, _ spec.Env) {
+			for i := range s.Nodes {
+				s.Nodes[i].Libs = nil
+			}
+		}},
+		{"no NICs", func(s *spec.System, _ spec.Env) {
+			for i := range s.Nodes {
+				s.Nodes[i].NICs = nil
+			}
+		}},
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		c := Request().Draw(t, "case")
+		d, _ := decide(t, c)
+		before := OffloadCandidates(d)
+		r := rapid.SampledFrom(removals).Draw(t, "removal")
+		c2 := Case{Release: c.Release, System: cloneSystem(c.System), Env: c.Env.Clone(), Op: c.Op}
+		r.f(c2.System, c2.Env)
+		d2, _ := decide(t, c2)
+		for a := range OffloadCandidates(d2) {
+			if !before[a] {
+				t.Fatalf("%s: removing %q made %s a candidate (before: %v)", c, r.name, a, before)
+			}
+		}
+	})
+}
+
+// One head rank answering "no" in reduceSupport disables CollNet for that
+// (op, type) on every rank; other pairs keep it.
+func TestOneRankSayingNoDisablesCollNet(t *testing.T) {
+	types := []spec.DataType{spec.Int32, spec.Uint32, spec.Int64, spec.Uint64, spec.Float16, spec.Float32, spec.Float64, spec.Bfloat16}
+	rapid.Check(t, func(t *rapid.T) {
+		v := Release().Draw(t, "release")
+		nodes := rapid.IntRange(2, 4).Draw(t, "nodes")
+		sys, _ := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: nodes, SHARP: true})
+		op := rapid.SampledFrom([]spec.RedOp{spec.Sum, spec.Max, spec.Min}).Draw(t, "redop")
+		dt := rapid.SampledFrom(types).Draw(t, "dtype")
+		node := rapid.IntRange(0, nodes-1).Draw(t, "dissenting node")
+		rank := node*8 + rapid.IntRange(0, 7).Draw(t, "local rank")
+		// that rank supports everything the plugin does except (op, dt)
+		set := spec.ReduceSet{}
+		for _, o := range []spec.RedOp{spec.Sum, spec.Max, spec.Min} {
+			for _, d := range types {
+				if o == op && d == dt {
+					continue
+				}
+				set[o.Short()] = append(set[o.Short()], d.Short())
+			}
+		}
+		for i := range sys.Nodes {
+			cn := sys.Nodes[i].Libs[len(sys.Nodes[i].Libs)-1].CollNet
+			cn.RankReduceSupport = map[int]spec.ReduceSet{rank: set}
+		}
+		comm, err := spec.Init(spec.MustLoad(v), sys, spec.Env{"NCCL_COLLNET_ENABLE": "1"})
+		if err != nil || comm.Err != nil {
+			t.Fatalf("init: %v %v", err, comm.Err)
+		}
+		if !comm.CollNetSupport {
+			t.Fatalf("CollNet not supported at all")
+		}
+		if comm.CollNetMatrix[op][dt] {
+			t.Fatalf("rank %d said no to %s/%s but the matrix says yes", rank, op.Short(), dt.Short())
+		}
+		arOp, _ := spec.OpFromBytes(spec.AllReduce, int64(dt.Size())<<16, dt, op, 0)
+		d, _, _ := comm.Select(arOp)
+		if off := OffloadCandidates(d); off[spec.CollNetDirect] || off[spec.CollNetChain] {
+			t.Fatalf("CollNet still a candidate for %s/%s: %v", op.Short(), dt.Short(), d.Candidates)
+		}
+		other := spec.Float32
+		if dt == spec.Float32 {
+			other = spec.Bfloat16
+		}
+		if !comm.CollNetMatrix[spec.Sum][other] {
+			t.Fatalf("the dissent on %s/%s also removed sum/%s", op.Short(), dt.Short(), other.Short())
+		}
+	})
+}
+
+// A forced algorithm that is not legal is never the decision.
+func TestForcedUnavailableAlgorithmIsNeverChosen(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := Request().Draw(t, "case")
+		delete(c.Env, "NCCL_ALGO")
+		d, _ := decide(t, c)
+		legal := map[spec.Algo]bool{}
+		for _, ap := range d.Candidates {
+			legal[ap.Algo] = true
+		}
+		nA := spec.NumAlgos
+		if !spec.MustLoad(c.Release).Consts.HasPAT {
+			nA = int(spec.PAT)
+		}
+		a := spec.Algo(rapid.IntRange(0, nA-1).Draw(t, "forced"))
+		if legal[a] {
+			t.Skip("forced algorithm is legal here")
+		}
+		c.Env = c.Env.With("NCCL_ALGO", a.String())
+		d2, _ := decide(t, c)
+		if d2.Algo == a {
+			t.Fatalf("%s: NCCL_ALGO=%s chose %s although it was not legal (%v)", c, a, a, d.Candidates)
+		}
+		for _, ap := range d2.Candidates {
+			if ap.Algo == a {
+				t.Fatalf("%s: NCCL_ALGO=%s made it a candidate", c, a)
+			}
+		}
+	})
+}
+
+func cloneSystem(s *spec.System) *spec.System {
+	out := *s
+	out.Nodes = make([]spec.Node, len(s.Nodes))
+	for i, n := range s.Nodes {
+		c := n
+		c.GPUs = append([]spec.GPU{}, n.GPUs...)
+		c.NICs = append([]spec.NIC{}, n.NICs...)
+		c.Libs = append([]spec.Library{}, n.Libs...)
+		out.Nodes[i] = c
+	}
+	return &out
+}
