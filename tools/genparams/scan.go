@@ -812,6 +812,9 @@ var parseFuncs = map[string]bool{
 	"std::stoi": true, "std::stol": true, "std::stoll": true,
 }
 
+// copyFuncs return (part of) their string argument.
+var copyFuncs = map[string]bool{"strdup": true, "strndup": true, "strtok": true, "strtok_r": true}
+
 var strCmpFuncs = map[string]bool{
 	"strcmp": true, "strcasecmp": true, "strncmp": true, "strncasecmp": true,
 	"std::strcmp": true, "std::strncmp": true,
@@ -827,7 +830,7 @@ func (a *analysis) follow(fi *fileInfo, s, e int, r *rowAcc, isString bool) {
 
 func (a *analysis) followDepth(fi *fileInfo, s, e int, r *rowAcc, isString bool, depth int) {
 	toks := fi.toks
-	if depth > 3 {
+	if depth > 8 {
 		return
 	}
 	if isString {
@@ -1064,6 +1067,11 @@ func (a *analysis) stringUse(fi *fileInfo, s, e int, r *rowAcc, depth int) {
 					r.addParse(strings.TrimPrefix(callee, "std::"))
 				}
 			}
+		}
+	case copyFuncs[callee]:
+		// strdup/strtok: the result is the same text, followed as a string
+		if closeIdx > 0 {
+			a.followDepth(fi, calleeStart(toks, open), closeIdx+1, r, true, depth+1)
 		}
 	case parseFuncs[callee]:
 		r.addParse(strings.TrimPrefix(callee, "std::"))
