@@ -239,11 +239,10 @@ func (l *linter) lintVar(a Assignment) Var {
 	}
 	vr.Type, vr.Default = row.Type, row.Default
 	if d, ok := deprecation(a.Name, l.v); ok {
-		msg := "deprecated"
+		msg := "deprecated: " + d.Note
 		if d.Replacement != "" {
-			msg += ": use " + d.Replacement
+			msg = "deprecated, use " + d.Replacement + ": " + d.Note
 		}
-		msg += " (" + d.Note + ")"
 		r := d.Ref
 		vr.add(Finding{Severity: SevInfo, Code: "deprecated", Message: msg, Ref: &r})
 		if d.Replacement != "" && strings.HasSuffix(d.Name, "NRINGS") {
@@ -295,7 +294,7 @@ func (l *linter) unknown(vr *Var) {
 	if d, ok := deprecation(name, l.v); ok {
 		msg := fmt.Sprintf("not read by NCCL %s: %s", l.v, d.Note)
 		if d.Replacement != "" {
-			msg = fmt.Sprintf("not read by NCCL %s; use %s (%s)", l.v, d.Replacement, d.Note)
+			msg = fmt.Sprintf("not read by NCCL %s, use %s: %s", l.v, d.Replacement, d.Note)
 		}
 		r := d.Ref
 		vr.add(Finding{Severity: SevWarning, Code: "removed", Message: msg, Nearest: d.Replacement, Ref: &r})
@@ -444,12 +443,6 @@ func (l *linter) intParam(vr *Var, r Row) {
 	if val == def && !r.Computed {
 		vr.Uses += " (the default)"
 	}
-	// comparisons the source makes with this value
-	if len(r.Checks) > 0 && !checkListed(r.Checks, val, l.reg) && onlyEquality(r.Checks) && valueRules[vr.Name] == nil {
-		vr.add(Finding{Severity: SevInfo, Code: "special-value",
-			Message: fmt.Sprintf("NCCL's source only compares this value with %s; %d matches none of them", strings.Join(r.Checks, " "), val),
-			Ref:     l.siteRef(r)})
-	}
 }
 
 func (l *linter) siteRef(r Row) *spec.Ref {
@@ -457,30 +450,6 @@ func (l *linter) siteRef(r Row) *spec.Ref {
 		return l.tagRef(r.Defined, r.Symbol)
 	}
 	return l.tagRef(r.Reads[0].File, r.Reads[0].Func)
-}
-
-// checkListed reports whether val satisfies one of the equality checks.
-func checkListed(checks []string, val int64, reg *Registry) bool {
-	for _, c := range checks {
-		if strings.HasPrefix(c, "==") {
-			if x, err := strconv.ParseInt(c[2:], 0, 64); err == nil && x == val {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func onlyEquality(checks []string) bool {
-	for _, c := range checks {
-		if !strings.HasPrefix(c, "==") && !strings.HasPrefix(c, "!=") {
-			return false
-		}
-		if _, err := strconv.ParseInt(strings.TrimLeft(c, "=!"), 0, 64); err != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // typed checks a DEFINE_NCCL_PARAM value (2.30 parameter registry): a value
@@ -710,6 +679,9 @@ func ruleCollNetEnable(l *linter, vr *Var, p *Param) {
 			return
 		}
 		vr.Uses = "disabled"
+		if vr.Value == "0" {
+			return
+		}
 		vr.add(Finding{Severity: SevWarning, Code: "ignored-value", Ref: rf,
 			Message: fmt.Sprintf("2.22.3 enables CollNet only for the exact string \"1\" (strcmp): %q leaves CollNet disabled", vr.Value)})
 		return
