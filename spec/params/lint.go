@@ -168,16 +168,20 @@ func Lint(reg *Registry, assigns []Assignment, opts Options) *Report {
 	for _, n := range order {
 		f := byName[n]
 		vr := l.lintVar(f.a)
+		if f.count > 1 {
+			vr.add(Finding{Severity: SevInfo, Code: "duplicate",
+				Message: fmt.Sprintf("set %d times (lines %s); the last one wins", f.count, joinInts(f.lines))})
+		}
+		for _, fd := range vr.Findings {
+			vr.Severity = max(vr.Severity, fd.Severity)
+		}
+		// the dynamic effect only for a variable NCCL accepts
 		if opts.Effect != nil && vr.Known && vr.Severity < SevError {
 			eff, err := opts.Effect(l.v, env, n)
 			if err != nil {
 				eff = "gate engine error: " + err.Error()
 			}
 			vr.Effect = eff
-		}
-		if f.count > 1 {
-			vr.add(Finding{Severity: SevInfo, Code: "duplicate",
-				Message: fmt.Sprintf("set %d times (lines %s); the last one wins", f.count, joinInts(f.lines))})
 		}
 		for _, fd := range vr.Findings {
 			vr.Severity = max(vr.Severity, fd.Severity)

@@ -141,8 +141,12 @@ func boolField(b bool) string {
 	return ""
 }
 
-// escape makes free text safe for one TSV field.
+// escape makes free text safe for one TSV field. A text that is exactly
+// "-" is written \- so it is not read back as an empty field.
 func escape(s string) string {
+	if s == "-" {
+		return `\-`
+	}
 	r := strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
 	return r.Replace(s)
 }
@@ -170,6 +174,8 @@ func unescape(s string) (string, error) {
 			b.WriteByte('\n')
 		case 'r':
 			b.WriteByte('\r')
+		case '-':
+			b.WriteByte('-')
 		default:
 			return "", fmt.Errorf("unknown escape \\%c", s[i])
 		}
