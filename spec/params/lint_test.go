@@ -330,3 +330,23 @@ func FuzzLint(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		if _, err := Load(spec.V2_28_9); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLintScript(b *testing.B) {
+	reg, _ := Load(spec.V2_28_9)
+	script := []byte(strings.Repeat("export NCCL_IB_TIMEOUT=23\nexport NCCL_ALGO=\"Ring,Tree\"\nexport NCCL_DEBUG=INFO\nexport NCCL_BUFFSIZE=4M\n", 4))
+	for b.Loop() {
+		as, err := ParseScript("b.sh", script)
+		if err != nil {
+			b.Fatal(err)
+		}
+		Lint(reg, as, Options{})
+	}
+}
