@@ -158,7 +158,9 @@ struct S {
 	check("NCCL_LEVEL/getLevel", func(r params.Row) bool {
 		return slices.Equal(r.Values, []string{"LOC", "PIX", "SYS"}) && slices.Contains(r.Parse, "strtol") && r.Reads[0].Func == "useThem"
 	}, "forwarded read with array values")
-	check("NCCL_DBG/ncclGetEnv", func(r params.Row) bool { return slices.Equal(r.Values, []string{"INFO"}) && slices.Equal(r.Parse, []string{"strcasecmp"}) }, "strcasecmp value")
+	check("NCCL_DBG/ncclGetEnv", func(r params.Row) bool {
+		return slices.Equal(r.Values, []string{"INFO"}) && slices.Equal(r.Parse, []string{"strcasecmp"})
+	}, "strcasecmp value")
 	check("NCCL_IN_METHOD/std::getenv", func(r params.Row) bool { return r.Reads[0].Func == "method" && slices.Contains(r.Parse, "atoi") }, "method read")
 	for _, k := range []string{"NCCL_IN_COMMENT/ncclGetEnv", "NCCL_IN_STRING/ncclGetEnv"} {
 		if _, ok := by[k]; ok {

@@ -35,6 +35,10 @@ type define struct {
 type lexed struct {
 	Toks    []token
 	Defines []define
+	// Macros are every #define (object-like and function-like) with its
+	// body, so a parameter accessor called inside a macro is found where
+	// the macro is used.
+	Macros []define
 	// MacroLiterals are "NCCL_..." string literals found inside #define
 	// bodies, which the scanner does not analyse; main reports them so a
 	// read hidden in a macro is never lost silently.
@@ -291,9 +295,27 @@ func (l *lexed) directive(text string, line int) {
 			l.MacroLiterals = append(l.MacroLiterals, t)
 		}
 	}
+	mbody := inner.Toks
 	if j < len(rest) && rest[j] == '(' {
-		return // function-like macro
+		// function-like: the body starts after the parameter list
+		depth := 0
+		k := 0
+		for k < len(mbody) {
+			if mbody[k].Text == "(" {
+				depth++
+			} else if mbody[k].Text == ")" {
+				depth--
+				if depth == 0 {
+					k++
+					break
+				}
+			}
+			k++
+		}
+		l.Macros = append(l.Macros, define{Name: name, Body: mbody[min(k, len(mbody)):], Line: line})
+		return // not a constant
 	}
+	l.Macros = append(l.Macros, define{Name: name, Body: mbody, Line: line})
 	toks := inner.Toks
 	for k := range toks {
 		toks[k].Line = line

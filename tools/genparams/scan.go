@@ -781,8 +781,48 @@ func (a *analysis) scanParamUses() {
 			bySym[r.row.Symbol] = r
 		}
 	}
+	// macros whose body calls an accessor, directly or through another
+	// macro (RAS_KEEPALIVE_INTERVAL calls ncclParamRasTimeoutFactor())
+	viaMacro := map[string]map[*rowAcc]bool{}
+	var macros []define
+	for _, fi := range a.files {
+		macros = append(macros, fi.lx.Macros...)
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, m := range macros {
+			for _, bt := range m.Body {
+				if bt.Kind != tIdent || bt.Text == m.Name {
+					continue
+				}
+				var add []*rowAcc
+				if r, ok := bySym[bt.Text]; ok {
+					add = append(add, r)
+				}
+				for r := range viaMacro[bt.Text] {
+					add = append(add, r)
+				}
+				for _, r := range add {
+					if viaMacro[m.Name] == nil {
+						viaMacro[m.Name] = map[*rowAcc]bool{}
+					}
+					if !viaMacro[m.Name][r] {
+						viaMacro[m.Name][r] = true
+						changed = true
+					}
+				}
+			}
+		}
+	}
 	for _, fi := range a.files {
 		toks := fi.toks
+		for k := 0; k < len(toks); k++ {
+			if rs, ok := viaMacro[toks[k].Text]; ok && toks[k].Kind == tIdent && fi.inFunc[k] >= 0 {
+				for r := range rs {
+					r.reads[params.Site{File: fi.path, Func: fi.funcName(k)}] = true
+				}
+			}
+		}
 		for k := 0; k+2 < len(toks); k++ {
 			t := toks[k]
 			if t.Kind != tIdent || toks[k+1].Text != "(" || toks[k+2].Text != ")" {
