@@ -89,6 +89,8 @@ func TestAnalyzeSynthetic(t *testing.T) {
 #define TWICE(x) (2*(x))
 enum { MODE_A = 1, MODE_B, MODE_C };
 const char* levelStr[] = { "LOC", "PIX", "SYS" };
+#define TIMEOUT_OF(x) ((x) * ncclParamUnused())
+#define TIMEOUT TIMEOUT_OF(2)
 `)},
 		{"src/a.cc", []byte(`
 #include "defs.h"
@@ -98,6 +100,7 @@ NCCL_PARAM(Cfg, "CFG", UNDEF_INT);
 NCCL_PARAM(Mode, "MODE", MODE_C);
 NCCL_PARAM(Odd, "ODD", cudaSomething);
 NCCL_PARAM(Unused, "UNUSED", 0);
+NCCL_PARAM(Never, "NEVER", 0);
 /* ncclGetEnv("NCCL_IN_COMMENT") is not a read */
 static const char* s = "ncclGetEnv(\"NCCL_IN_STRING\")";
 
@@ -120,7 +123,7 @@ static int useThem(struct comm* comm) {
   const char* dbg = ncclGetEnv("NCCL_DBG");
   if (dbg && strcasecmp(dbg, "INFO") == 0) return 3;
   if (0 < ncclParamMode()) return ncclParamBar();
-  return ncclParamOdd();
+  return ncclParamOdd() + TIMEOUT;
 }
 
 struct S {
@@ -154,7 +157,8 @@ struct S {
 	}, "alias, config field, checks")
 	check("NCCL_MODE/NCCL_PARAM", func(r params.Row) bool { return r.Default == "3" && slices.Contains(r.Checks, ">0") }, "enum default and flipped check")
 	check("NCCL_ODD/NCCL_PARAM", func(r params.Row) bool { return r.Default == "unresolved" && r.Expr == "cudaSomething" }, "unresolved")
-	check("NCCL_UNUSED/NCCL_PARAM", func(r params.Row) bool { return len(r.Reads) == 0 && r.Defined == "src/a.cc" }, "declared, never read")
+	check("NCCL_UNUSED/NCCL_PARAM", func(r params.Row) bool { return len(r.Reads) == 1 && r.Reads[0].Func == "useThem" }, "read through two macros")
+	check("NCCL_NEVER/NCCL_PARAM", func(r params.Row) bool { return len(r.Reads) == 0 && r.Defined == "src/a.cc" }, "declared, never read")
 	check("NCCL_LEVEL/getLevel", func(r params.Row) bool {
 		return slices.Equal(r.Values, []string{"LOC", "PIX", "SYS"}) && slices.Contains(r.Parse, "strtol") && r.Reads[0].Func == "useThem"
 	}, "forwarded read with array values")
