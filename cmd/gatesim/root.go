@@ -67,6 +67,7 @@ var subcommands = []func(*deps) *cobra.Command{
 	newRulesCmd,
 	newOracleCmd,
 	newDemoCmd,
+	newEnvCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/params"
+	"github.com/spf13/cobra"
+)
+
+// envGateEffect is where the gate engine plugs in "the effect of each valid
+// variable on the gates for a given system" (params.GateEffect): nil until
+// the engine exists, and then only the static rule list is printed.
+var envGateEffect params.GateEffect
+
+// envGrammar is where spec's NCCL_ALGO/NCCL_PROTO parser plugs in
+// (params.AlgoProtoGrammar); nil means the linter's light check.
+var envGrammar params.AlgoProtoGrammar
+
+func newEnvCmd(d *deps) *cobra.Command {
+	var (
+		release string
+		file    string
+		asJSON  bool
+		strict  bool
+	)
+	c := &cobra.Command{
+		Use:   "env --nccl RELEASE [--file job.sh] [NAME=VALUE ...]",
+		Short: "Lint NCCL_* assignments against a release's parameter registry",
+		Long: `env checks NCCL_* variables as a job script sets them (export NAME=VALUE,
+NAME=VALUE cmd, plain assignments, #SBATCH --export=, srun --export=,
+mpirun -x) and as NAME=VALUE arguments, against the parameters the NCCL
+release really reads (a table generated from NCCL's source at the tag).
+
+It reports unknown names and likely typos with the nearest real name,
+renamed and removed names, names that belong to other programs, values NCCL
+parses differently from what they say (strtoll: "4M" is 4, "010" is 8),
+values a release ignores or rejects, and the gate rules each variable feeds.
+
+Exit status: 0 no errors, 1 at least one error (or warning with --strict),
+2 bad input.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if release == "" {
+				return badInputf("--nccl is required: the release to lint against (%s)", releaseList())
+			}
+			v, err := spec.ParseVersion(release)
+			if err != nil {
+				return badInput(err)
+			}
+			reg, err := params.Load(v)
+			if err != nil {
+				return badInput(err)
+			}
+			var assigns []params.Assignment
+			if file != "" {
+				var data []byte
+				name := file
+				if file == "-" {
+					name = "<stdin>"
+					if d.stdin == nil {
+						return badInputf("--file -: no standard input")
+					}
+					data, err = io.ReadAll(d.stdin)
+				} else {
+					data, err = os.ReadFile(file)
+				}
+				if err != nil {
+					return badInputf("reading job script: %v", err)
+				}
+				a, err := params.ParseScript(name, data)
+				if err != nil {
+					return badInput(err)
+				}
+				assigns = append(assigns, a...)
+			}
+			for i, arg := range args {
+				name, value, ok := strings.Cut(arg, "=")
+				if !ok || name == "" {
+					return badInputf("argument %d %q: expected NAME=VALUE", i+1, arg)
+				}
+				if _, err := spec.ParseAssignments([]string{arg}); err != nil {
+					return badInputf("argument %d: %v", i+1, err)
+				}
+				assigns = append(assigns, params.Assignment{Name: name, Value: value, Source: params.SourceArgument, Exported: true})
+			}
+			if file == "" && len(args) == 0 {
+				return badInputf("nothing to lint: give --file job.sh and/or NAME=VALUE arguments")
+			}
+			rep := params.Lint(reg, assigns, params.Options{Grammar: envGrammar, Effect: envGateEffect})
+			if asJSON {
+				b, err := json.MarshalIndent(rep, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(d.stdout, string(b))
+			} else {
+				fmt.Fprint(d.stdout, renderEnvReport(rep, file))
+			}
+			w := rep.Worst()
+			if w == params.SevError || (strict && w == params.SevWarning) {
+				return &exitError{code: exitNo, err: fmt.Errorf("env lint: %d error(s), %d warning(s)", rep.Errors, rep.Warnings)}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&release, "nccl", "", "NCCL release to lint against ("+releaseList()+")")
+	c.Flags().StringVar(&file, "file", "", "job script to read (- for standard input)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	c.Flags().BoolVar(&strict, "strict", false, "exit 1 on warnings too")
+	return c
+}
+
+func releaseList() string {
+	var s []string
+	for _, v := range params.Versions {
+		s = append(s, v.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+// renderEnvReport prints the human report: a summary line, one row per
+// variable, then every finding with its reference.
+func renderEnvReport(rep *params.Report, file string) string {
+	var b bytes.Buffer
+	modelled := ""
+	if !spec.Supported(rep.Version) {
+		modelled = "; parameter table only, the gate engine does not model this release yet"
+	}
+	fmt.Fprintf(&b, "NCCL %s (%s)%s: %d variable(s), %d error(s), %d warning(s), %d note(s)",
+		rep.Release, rep.Tag, modelled, len(rep.Vars), rep.Errors, rep.Warnings, rep.Infos)
+	if rep.Ignored > 0 {
+		fmt.Fprintf(&b, "; %d non-NCCL assignment(s) not checked", rep.Ignored)
+	}
+	b.WriteString("\n\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIABLE\tVALUE\tLINE\tSTATUS\tNCCL USES\tGATES")
+	for _, v := range rep.Vars {
+		line := "-"
+		if v.Line > 0 {
+			line = fmt.Sprint(v.Line)
+		}
+		gates := "-"
+		if len(v.Gates) > 0 {
+			g := make([]string, len(v.Gates))
+			for i, r := range v.Gates {
+				g[i] = string(r)
+			}
+			gates = strings.Join(g, ",")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Name, cell(v.Value), line, v.Severity, cell(v.Uses), gates)
+	}
+	tw.Flush()
+	any := false
+	for _, v := range rep.Vars {
+		for _, f := range v.Findings {
+			if !any {
+				b.WriteString("\nFindings:\n")
+				any = true
+			}
+			where := ""
+			if file != "" && v.Line > 0 {
+				where = fmt.Sprintf("%s:%d: ", file, v.Line)
+			}
+			fmt.Fprintf(&b, "  %s%s: %s [%s] %s\n", where, v.Name, f.Severity, f.Code, f.Message)
+			if f.Ref != nil && f.Ref.String() != "" {
+				fmt.Fprintf(&b, "      ref: %s\n", f.Ref)
+			}
+		}
+	}
+	b.WriteString("\nGate effect on a system: ")
+	if rep.EffectWired {
+		b.WriteString("from the gate engine\n")
+		for _, v := range rep.Vars {
+			if v.Effect != "" {
+				fmt.Fprintf(&b, "  %s: %s\n", v.Name, v.Effect)
+			}
+		}
+	} else {
+		b.WriteString("not computed (the gate engine is not wired into env yet: hook envGateEffect); the GATES column lists the rules each variable feeds\n")
+	}
+	return b.String()
+}
+
+// cell keeps a table cell on one line and readable.
+func cell(s string) string {
+	if s == "" {
+		return `""`
+	}
+	if strings.ContainsAny(s, "\t\n\r") || strings.TrimSpace(s) != s {
+		return fmt.Sprintf("%q", s)
+	}
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}

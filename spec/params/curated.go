@@ -1,0 +1,240 @@
+package params
+
+import (
+	"github.com/gatesim/gatesim/spec"
+)
+
+// This file is the hand-written layer beside the generated tables: facts the
+// generator cannot see (history, documentation, meaning), each with a Ref.
+// Every entry was checked against NCCL's git history (git log -S, git grep
+// at the tags); TestCuratedAgainstTables keeps the entries consistent with
+// the generated tables (a name said to be read at a release must be in that
+// release's table, an accepted value must be one the source compares with).
+
+// Deprecation is a name users still write that NCCL renamed, superseded or
+// dropped. Whether NCCL still reads it at a release comes from the generated
+// table, not from here.
+type Deprecation struct {
+	Name string
+	// Replacement is the variable to use instead ("" when there is none).
+	Replacement string
+	// From is the first modelled release the entry applies to (0: all).
+	From spec.Version
+	// Note explains how the two interact.
+	Note string
+	Ref  spec.Ref
+}
+
+// Deprecations lists renamed, superseded and removed names.
+var Deprecations = []Deprecation{
+	{Name: "NCCL_CHECKS_DISABLE", Replacement: "NCCL_CHECK_POINTERS",
+		Note: "documented as deprecated in 2.2.12 and absent from every tagged source since 2.3; NCCL_CHECK_POINTERS has the opposite sense: 1 enables the checks",
+		Ref:  spec.Ref{Tag: "master@bbc3d605", File: "docs/userguide/source/env.rst", Func: "NCCL_CHECKS_DISABLE"}},
+	{Name: "NCCL_CHECK_POINTERS", Replacement: "NCCL_CHECK_MODE", From: V2_30_7,
+		Note: "deprecated in 2.29.7: NCCL_CHECK_MODE=DEBUG_LOCAL replaces NCCL_CHECK_POINTERS=1; both are still read in envConfigOverride",
+		Ref:  spec.Ref{Tag: "v2.30.7-1", File: "src/init.cc", Func: "envConfigOverride"}},
+	{Name: "NCCL_IB_CUDA_SUPPORT", Replacement: "NCCL_NET_GDR_LEVEL",
+		Note: "an NCCL_PARAM of the IB transport up to 2.3.7; removed when GPU Direct RDMA moved to the topology code: NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_READ",
+		Ref:  spec.Ref{Tag: "v2.3.7-1", File: "src/transport/net_ib.cu", Func: "NCCL_PARAM(IbCudaSupport)"}},
+	{Name: "NCCL_IB_GDR_LEVEL", Replacement: "NCCL_NET_GDR_LEVEL",
+		Note: "renamed in 2.4.0; the old name is not read by any release since 2.4",
+		Ref:  spec.Ref{Tag: "v2.3.7-1", File: "src/transport/net_ib.cu", Func: "NCCL_PARAM(IbGdrLevel)"}},
+	{Name: "NCCL_LL_THRESHOLD", Replacement: "NCCL_PROTO",
+		Note: "removed in 2.5, last read at 2.4.8; since 2.5 the protocol comes from the tuning model; NCCL_PROTO restricts the choice",
+		Ref:  spec.Ref{Tag: "v2.4.8-1", File: "src/init.cc", Func: "NCCL_PARAM(LlThreshold)"}},
+	{Name: "NCCL_MAX_NCHANNELS", Replacement: "NCCL_MAX_CTAS",
+		Note: "documented as deprecated since 2.17 in favour of NCCL_MAX_CTAS, also ncclConfig_t.maxCTAs; both are still read and the lower limit wins",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/graph/connect.cc", Func: "ncclMaxNchannels"}},
+	{Name: "NCCL_MAX_NRINGS", Replacement: "NCCL_MAX_NCHANNELS",
+		Note: "the 2.4 name, still read as an alias and used only while NCCL_MAX_NCHANNELS is unset: ncclMaxNchannels reads NRINGS first, then lets NCHANNELS override",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/graph/connect.cc", Func: "ncclMaxNchannels"}},
+	{Name: "NCCL_MIN_NCHANNELS", Replacement: "NCCL_MIN_CTAS",
+		Note: "documented as deprecated since 2.17 in favour of NCCL_MIN_CTAS, also ncclConfig_t.minCTAs; both are still read and the higher minimum wins",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/graph/connect.cc", Func: "ncclMinNchannels"}},
+	{Name: "NCCL_MIN_NRINGS", Replacement: "NCCL_MIN_NCHANNELS",
+		Note: "the 2.4 name, still read as an alias: used only while NCCL_MIN_NCHANNELS is unset",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/graph/connect.cc", Func: "ncclMinNchannels"}},
+	{Name: "NCCL_SINGLE_RING_THRESHOLD", Replacement: "",
+		Note: "documented as 'since 2.1, removed in 2.3'; no tagged source in the repository reads it (the 2.x history starts at 2.3.5)",
+		Ref:  spec.Ref{Tag: "master@bbc3d605", File: "docs/userguide/source/env.rst", Func: "NCCL_SINGLE_RING_THRESHOLD"}},
+	{Name: "NCCL_TREE_THRESHOLD", Replacement: "NCCL_ALGO",
+		Note: "removed in 2.5, last read at 2.4.8; since 2.5 the algorithm comes from the tuning model; NCCL_ALGO restricts the choice",
+		Ref:  spec.Ref{Tag: "v2.4.8-1", File: "src/init.cc", Func: "NCCL_PARAM(TreeThreshold)"}},
+}
+
+// Foreign is an NCCL_-prefixed name that NCCL itself never reads but that
+// appears in job scripts because another program or a header uses it.
+type Foreign struct {
+	Name  string
+	Owner string // who reads or defines it
+	Note  string
+	Ref   spec.Ref
+}
+
+// Foreigns lists NCCL_ names that belong to someone else.
+var Foreigns = []Foreign{
+	{Name: "NCCL_ASYNC_ERROR_HANDLING", Owner: "PyTorch ProcessGroupNCCL",
+		Note: "PyTorch's old name; current PyTorch reads TORCH_NCCL_ASYNC_ERROR_HANDLING",
+		Ref:  spec.Ref{Tag: "pytorch", File: "torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp", Func: "NCCL_ASYNC_ERROR_HANDLING"}},
+	{Name: "NCCL_BLOCKING_WAIT", Owner: "PyTorch ProcessGroupNCCL",
+		Note: "PyTorch's old name; current PyTorch reads TORCH_NCCL_BLOCKING_WAIT",
+		Ref:  spec.Ref{Tag: "pytorch", File: "torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp", Func: "NCCL_BLOCKING_WAIT"}},
+	{Name: "NCCL_DESYNC_DEBUG", Owner: "PyTorch ProcessGroupNCCL",
+		Note: "PyTorch's old name; current PyTorch reads TORCH_NCCL_DESYNC_DEBUG",
+		Ref:  spec.Ref{Tag: "pytorch", File: "torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp", Func: "NCCL_DESYNC_DEBUG"}},
+	{Name: "NCCL_HOME", Owner: "build systems", Note: "a build-time path used by some build scripts to find NCCL; the library never reads it",
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src", Func: "(no read)"}},
+	{Name: "NCCL_INCLUDE_DIR", Owner: "build systems (PyTorch's FindNCCL)", Note: "a build-time path; the library never reads it",
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src", Func: "(no read)"}},
+	{Name: "NCCL_LIB_DIR", Owner: "build systems (PyTorch's FindNCCL)", Note: "a build-time path; the library never reads it",
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src", Func: "(no read)"}},
+	{Name: "NCCL_ROOT", Owner: "build systems", Note: "a build-time path; the library never reads it",
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src", Func: "(no read)"}},
+	{Name: "NCCL_TIMEOUT", Owner: "nobody (a common confusion)",
+		Note: "NCCL has no collective timeout variable; frameworks take a timeout argument (torch.distributed init_process_group(timeout=...)); the IB retransmission timeout is NCCL_IB_TIMEOUT",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src", Func: "(no read)"}},
+	{Name: "NCCL_VERSION", Owner: "nccl.h",
+		Note: "a macro of nccl.h (NCCL_VERSION(X,Y,Z) builds a version code), not a variable; the release is whatever libnccl.so.2 the loader finds",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/nccl.h.in", Func: "NCCL_VERSION"}},
+}
+
+// GateLink says that a variable feeds a gate rule of the research notes
+// (shared/research/nccl-gates.md) at the releases [From, Until] (0: open).
+type GateLink struct {
+	Rule  spec.RuleID
+	From  spec.Version
+	Until spec.Version
+}
+
+func (g GateLink) applies(v spec.Version) bool {
+	return (g.From == 0 || v >= g.From) && (g.Until == 0 || v <= g.Until)
+}
+
+// GateInfo lists the gates a variable affects, with the read that feeds
+// them.
+type GateInfo struct {
+	Name  string
+	Gates []GateLink
+	Note  string
+	Ref   spec.Ref
+}
+
+func g(id string) GateLink { return GateLink{Rule: spec.RuleID(id)} }
+func gFrom(id string, v spec.Version) GateLink {
+	return GateLink{Rule: spec.RuleID(id), From: v}
+}
+func gUntil(id string, v spec.Version) GateLink {
+	return GateLink{Rule: spec.RuleID(id), Until: v}
+}
+
+// Gates maps variables to the gate rules they feed (static: which rules read
+// the variable, not whether it changes their verdict on a given system; that
+// is the GateEffect hook's job). Sorted by name.
+var Gates = []GateInfo{
+	{Name: "NCCL_ALGO", Gates: []GateLink{gUntil("G-SEL-PARSE-1", spec.V2_22_3), gFrom("G-SEL-PARSE-2", spec.V2_28_3), g("G-TUNE-EN-1"),
+		gUntil("G-TUNE-RINGRESTORE-1", spec.V2_22_3), gUntil("G-SEL-BACKUP-1", spec.V2_22_3), gFrom("G-SEL-ERR-1", spec.V2_28_3), gFrom("G-SEL-CTAPOL-1", spec.V2_28_3)},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
+	{Name: "NCCL_COLLNET_ENABLE", Gates: []GateLink{g("G-COLLNET-ENV-1"), g("G-COLLNET-GRAPH-1"), g("G-COLLNET-CONS-1"), g("G-TUNE-EN-1")},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
+	{Name: "NCCL_COLLNET_NODE_THRESHOLD", Gates: []GateLink{g("G-COLLNET-THRESH-1")},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
+	{Name: "NCCL_CONF_FILE", Gates: []GateLink{gFrom("G-ENV-SRC-1", spec.V2_28_3)},
+		Note: "names the user config file read before /etc/nccl.conf (since 2.23.4)",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/param.cc", Func: "initEnvFunc"}},
+	{Name: "NCCL_CTA_POLICY", Gates: []GateLink{gFrom("G-SEL-CTAPOL-1", spec.V2_28_3), gFrom("G-SEL-SIDE-1", spec.V2_28_3)},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
+	{Name: "NCCL_CUMEM_ENABLE", Gates: []GateLink{g("G-EXEC-RTCONN-1"), g("G-MNNVL-1")},
+		Note: "runtime connect and MNNVL both need cuMem",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/cudawrap.cc", Func: "ncclCuMemEnable"}},
+	{Name: "NCCL_DEBUG", Note: "non-gating: decides which gate log lines are printed at all (INFO needed for most evidence)",
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/debug.cc", Func: "ncclDebugInit"}},
+	{Name: "NCCL_DEBUG_SUBSYS", Note: "non-gating: INFO lines tagged NET, GRAPH, TUNING, NVLS or REG need their subsystem here",
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/debug.cc", Func: "ncclDebugInit"}},
+	{Name: "NCCL_ENV_PLUGIN", Gates: []GateLink{gFrom("G-ENV-PLUGIN-1", spec.V2_28_9)},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"}},
+	{Name: "NCCL_GRAPH_FILE", Gates: []GateLink{g("G-NVLS-GRAPH-1"), g("G-COLLNET-GRAPH-1")},
+		Note: "a loaded graph replaces the search", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/search.cc", Func: "ncclTopoCompute"}},
+	{Name: "NCCL_IB_DISABLE", Gates: []GateLink{g("G-NET-IB-1"), g("G-NET-SEL-1")},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/transport/net_ib.cc", Func: "ncclIbInitDevices"}},
+	{Name: "NCCL_IB_HCA", Gates: []GateLink{g("G-NET-IB-1")},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/transport/net_ib.cc", Func: "ncclIbInitDevices"}},
+	{Name: "NCCL_LL128_C2C", Gates: []GateLink{gFrom("G-TUNE-PROTO-1", spec.V2_28_3)},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
+	{Name: "NCCL_MNNVL_ENABLE", Gates: []GateLink{g("G-MNNVL-1")},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
+	{Name: "NCCL_NET", Gates: []GateLink{g("G-NET-SEL-1"), g("G-NET-SEL-2")},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
+	{Name: "NCCL_NET_PLUGIN", Gates: []GateLink{g("G-NET-LIB-1"), g("G-NET-LIB-2"), gFrom("G-NET-LIB-3", spec.V2_28_3), g("G-TUNER-LIB-1")},
+		Note: "the tuner loader falls back to the net plugin's library",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/net.cc", Func: "initPluginLibsOnceFunc"}},
+	{Name: "NCCL_NO_CACHE", Gates: []GateLink{gFrom("G-ENV-PARAM-1", V2_30_7)},
+		Ref: spec.Ref{Tag: "v2.30.7-1", File: "src/param/param.cc", Func: "ncclParamIsCacheDisabled"}},
+	{Name: "NCCL_NVLS_ENABLE", Gates: []GateLink{g("G-NVLS-ENV-1"), g("G-NVLS-SETUP-1"), gFrom("G-NVLS-EARLY-1", V2_30_7)},
+		Note: "1 forces NVLS on (no capability query) and makes a multicast bind failure fatal",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"}},
+	{Name: "NCCL_NVLS_NCHANNELS", Gates: []GateLink{g("G-NVLS-CHAN-1")},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
+	{Name: "NCCL_P2P_DISABLE", Gates: []GateLink{gFrom("G-MNNVL-1", spec.V2_28_3)},
+		Note: "the user P2P level gates the MNNVL check since 2.25", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/paths.cc", Func: "ncclGetUserP2pLevel"}},
+	{Name: "NCCL_P2P_LEVEL", Gates: []GateLink{gFrom("G-MNNVL-1", spec.V2_28_3)},
+		Note: "the user P2P level gates the MNNVL check since 2.25", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/paths.cc", Func: "ncclGetUserP2pLevel"}},
+	{Name: "NCCL_PAT_ENABLE", Gates: []GateLink{gFrom("G-PAT-1", spec.V2_28_3)},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclPatEnable"}},
+	{Name: "NCCL_PROFILER_PLUGIN", Gates: []GateLink{gFrom("G-PROF-1", spec.V2_28_3)},
+		Note: "non-gating for selection", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"}},
+	{Name: "NCCL_PROTO", Gates: []GateLink{gUntil("G-SEL-PARSE-1", spec.V2_22_3), gFrom("G-SEL-PARSE-2", spec.V2_28_3), g("G-TUNE-EN-1"), g("G-TUNE-PROTO-1"),
+		gUntil("G-TUNE-RINGRESTORE-1", spec.V2_22_3), gUntil("G-SEL-BACKUP-1", spec.V2_22_3), gFrom("G-SEL-ERR-1", spec.V2_28_3), gFrom("G-SEL-CTAPOL-1", spec.V2_28_3)},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
+	{Name: "NCCL_RUNTIME_CONNECT", Gates: []GateLink{g("G-EXEC-RTCONN-1")},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
+	{Name: "NCCL_SOCKET_IFNAME", Gates: []GateLink{g("G-NET-SOCK-1"), g("G-NET-IB-1")},
+		Note: "IB also needs an out-of-band IP interface from this list", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/misc/socket.cc", Func: "ncclFindInterfaces"}},
+	{Name: "NCCL_TOPO_FILE", Gates: []GateLink{g("G-NVLS-GRAPH-1"), g("G-COLLNET-GRAPH-1")},
+		Note: "replaces the detected topology every graph gate reads", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/topo.cc", Func: "ncclTopoGetSystem"}},
+	{Name: "NCCL_TUNER_PLUGIN", Gates: []GateLink{g("G-TUNER-LIB-1"), g("G-TUNER-ABI-1"), g("G-TUNER-INIT-1"), g("G-TUNER-CALL-1")},
+		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}},
+}
+
+// GatesFor returns the gate rules a variable feeds at a release.
+func GatesFor(name string, v spec.Version) []spec.RuleID {
+	for _, gi := range Gates {
+		if gi.Name != name {
+			continue
+		}
+		var out []spec.RuleID
+		for _, l := range gi.Gates {
+			if l.applies(v) {
+				out = append(out, l.Rule)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func gateInfo(name string) (GateInfo, bool) {
+	for _, gi := range Gates {
+		if gi.Name == name {
+			return gi, true
+		}
+	}
+	return GateInfo{}, false
+}
+
+func deprecation(name string, v spec.Version) (Deprecation, bool) {
+	for _, d := range Deprecations {
+		if d.Name == name && (d.From == 0 || v >= d.From) {
+			return d, true
+		}
+	}
+	return Deprecation{}, false
+}
+
+func foreign(name string) (Foreign, bool) {
+	for _, f := range Foreigns {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Foreign{}, false
+}

@@ -1,0 +1,352 @@
+package params
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+	"pgregory.net/rapid"
+)
+
+func lintOne(t *testing.T, v spec.Version, name, value string, opts Options) Var {
+	t.Helper()
+	reg, err := Load(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Lint(reg, []Assignment{{Name: name, Value: value, Source: SourceArgument, Exported: true}}, opts)
+	if len(rep.Vars) != 1 {
+		t.Fatalf("%d vars", len(rep.Vars))
+	}
+	return rep.Vars[0]
+}
+
+func codes(v Var) []string {
+	var c []string
+	for _, f := range v.Findings {
+		c = append(c, f.Code)
+	}
+	return c
+}
+
+func TestLintValues(t *testing.T) {
+	cases := []struct {
+		v           spec.Version
+		name, value string
+		sev         Severity
+		code        string // a finding code that must be present ("" none)
+		uses        string // prefix of Uses
+		nearest     string
+	}{
+		{spec.V2_28_9, "NCCL_IB_TIMEOUT", "23", SevOK, "", "23", ""},
+		{spec.V2_28_9, "NCCL_IB_TIMEOUT", "40", SevError, "out-of-range", "40", ""},
+		{spec.V2_28_9, "NCCL_IB_TIMEOUT", "", SevInfo, "empty", "default 20", ""},
+		{spec.V2_28_9, "NCCL_BUFFSIZE", "4M", SevWarning, "trailing-garbage", "4", ""},
+		{spec.V2_28_9, "NCCL_BUFFSIZE", "99999999999999999999", SevError, "out-of-range", "default -2", ""},
+		{spec.V2_28_9, "NCCL_NVLS_ENABLE", "yes", SevError, "not-a-number", "0: NVLS off", ""},
+		{spec.V2_28_9, "NCCL_NVLS_ENABLE", "1", SevInfo, "special-value", "1: NVLS forced on", ""},
+		{spec.V2_28_9, "NCCL_NVLS_ENABLE", "0x2", SevOK, "", "2: NVLS auto", ""},
+		{spec.V2_22_3, "NCCL_COLLNET_ENABLE", "1", SevOK, "", "enabled", ""},
+		{spec.V2_22_3, "NCCL_COLLNET_ENABLE", "01", SevWarning, "ignored-value", "disabled", ""},
+		{spec.V2_28_9, "NCCL_COLLNET_ENABLE", "01", SevOK, "", "1 (enabled", ""},
+		{spec.V2_28_9, "NCCL_COLLNET_ENABLE", "2", SevWarning, "ignored-value", "0 (disabled)", ""},
+		{spec.V2_28_9, "NCCL_COLLNET_ENABLE", "4294967297", SevOK, "", "1 (enabled", ""}, // (int) narrowing
+		{spec.V2_28_9, "NCCL_BUFFLE_SIZE", "1", SevWarning, "typo", "ignored", "NCCL_BUFFSIZE"},
+		{spec.V2_28_9, "NCCL_TIMEOUT", "1", SevWarning, "foreign", "ignored", ""},
+		{spec.V2_28_9, "NCCL_VERSION", "1", SevWarning, "foreign", "ignored", ""},
+		{spec.V2_28_9, "NCCL_MAX_NRINGS", "8", SevInfo, "deprecated", "8", ""},
+		{spec.V2_28_9, "NCCL_IB_GDR_LEVEL", "PHB", SevWarning, "removed", "ignored", "NCCL_NET_GDR_LEVEL"},
+		{spec.V2_22_3, "NCCL_PAT_ENABLE", "1", SevWarning, "not-in-release", "ignored", ""},
+		{spec.V2_28_9, "nccl_debug", "INFO", SevWarning, "lower-case", "ignored", "NCCL_DEBUG"},
+		{spec.V2_28_9, "NCCL_DEBUG", "info", SevOK, "", "INFO", ""},
+		{spec.V2_28_9, "NCCL_DEBUG", "verbose", SevWarning, "ignored-value", "ignored", ""},
+		{V2_30_7, "NCCL_DEBUG", "verbose", SevWarning, "ignored-value", "default", ""},
+		{V2_30_7, "NCCL_DEBUG", "Trace", SevOK, "", "TRACE", ""},
+		{spec.V2_28_9, "NCCL_DEBUG_SUBSYS", "^INIT,BOGUS", SevWarning, "ignored-value", "", ""},
+		{spec.V2_28_9, "NCCL_P2P_LEVEL", "NVL", SevOK, "", "NVL", ""},
+		{spec.V2_28_9, "NCCL_P2P_LEVEL", "nvl", SevWarning, "ignored-value", "ignored", ""},
+		{spec.V2_28_9, "NCCL_P2P_LEVEL", "9", SevInfo, "deprecated", "SYS", ""},
+		{spec.V2_28_9, "NCCL_P2P_DISABLE", "1", SevOK, "", "1: P2P disabled", ""},
+		{spec.V2_28_9, "NCCL_P2P_DISABLE", "2", SevWarning, "ignored-value", "no effect", ""},
+		{spec.V2_28_9, "NCCL_NTHREADS", "500", SevWarning, "clamped", "512", ""},
+		{spec.V2_28_9, "NCCL_MAX_NCHANNELS", "100", SevWarning, "clamped", "64", ""},
+		{spec.V2_22_3, "NCCL_MAX_NCHANNELS", "40", SevWarning, "clamped", "32", ""},
+		{spec.V2_28_9, "NCCL_MIN_NCHANNELS", "010", SevWarning, "octal", "8", ""},
+		{spec.V2_28_9, "NCCL_ALGO", "Ring, Tree", SevError, "rejected", "", ""},
+		{spec.V2_28_9, "NCCL_ALGO", "allreduce:tree;allgather:ring", SevOK, "", "", ""},
+		{spec.V2_28_9, "NCCL_ALGO", "tree;ring", SevError, "rejected", "", ""},
+		{spec.V2_28_9, "NCCL_ALGO", "foo:ring", SevError, "rejected", "", ""},
+		{spec.V2_28_9, "NCCL_ALGO", "^PAT", SevOK, "", "", ""},
+		{spec.V2_22_3, "NCCL_ALGO", "PAT", SevWarning, "ignored-value", "", ""},
+		{spec.V2_28_9, "NCCL_NET_PLUGIN", "none", SevOK, "", "no external net plugin", ""},
+		{spec.V2_22_3, "NCCL_NET_PLUGIN", "none", SevWarning, "ignored-value", "tries", ""},
+		{spec.V2_28_9, "NCCL_NET_PLUGIN", "", SevWarning, "special-value", "no external", ""},
+		{spec.V2_28_9, "NCCL_CTA_POLICY", "5", SevWarning, "ignored-value", "0 (DEFAULT)", ""},
+		{V2_30_7, "NCCL_CTA_POLICY", "efficiency|ZERO", SevOK, "", "", ""},
+		{V2_30_7, "NCCL_CTA_POLICY", "12", SevWarning, "trailing-garbage", "EFFICIENCY", ""},
+		{V2_30_7, "NCCL_CHECK_POINTERS", "1", SevInfo, "deprecated", "1", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.v.String()+"/"+c.name+"="+c.value, func(t *testing.T) {
+			v := lintOne(t, c.v, c.name, c.value, Options{})
+			sev := SevOK
+			for _, f := range v.Findings {
+				sev = max(sev, f.Severity)
+			}
+			if sev != c.sev {
+				t.Errorf("severity %s, want %s (findings %+v)", sev, c.sev, v.Findings)
+			}
+			if c.code != "" && !slices.Contains(codes(v), c.code) {
+				t.Errorf("codes %v lack %s", codes(v), c.code)
+			}
+			if !strings.HasPrefix(v.Uses, c.uses) {
+				t.Errorf("uses %q, want prefix %q", v.Uses, c.uses)
+			}
+			if c.nearest != "" && !slices.ContainsFunc(v.Findings, func(f Finding) bool { return f.Nearest == c.nearest }) {
+				t.Errorf("no finding names %s (%+v)", c.nearest, v.Findings)
+			}
+		})
+	}
+}
+
+func TestLintEnvironmentSemantics(t *testing.T) {
+	reg, _ := Load(spec.V2_28_9)
+	as := []Assignment{
+		{Name: "NCCL_MAX_NRINGS", Value: "4", Line: 1, Source: SourceExport, Exported: true},
+		{Name: "NCCL_MAX_NCHANNELS", Value: "8", Line: 2, Source: SourceExport, Exported: true},
+		{Name: "NCCL_DEBUG", Value: "WARN", Line: 3, Source: SourceExport, Exported: true},
+		{Name: "NCCL_DEBUG", Value: "INFO", Line: 4, Source: SourceExport, Exported: true},
+		{Name: "NCCL_ALGO", Value: "Ring", Line: 5, Source: SourceExport, Exported: true},
+		{Name: "NCCL_ALGO", Line: 6, Source: SourceUnset},
+		{Name: "NCCL_SOCKET_IFNAME", Value: "eth0", Line: 7, Source: SourceAssignment},
+		{Name: "PATH", Value: "/bin", Line: 8, Source: SourceExport, Exported: true},
+	}
+	rep := Lint(reg, as, Options{})
+	byName := map[string]Var{}
+	for _, v := range rep.Vars {
+		byName[v.Name] = v
+	}
+	if _, ok := byName["NCCL_ALGO"]; ok {
+		t.Error("unset NCCL_ALGO still linted")
+	}
+	if v := byName["NCCL_MAX_NRINGS"]; !slices.Contains(codes(v), "overridden") {
+		t.Errorf("NRINGS with NCHANNELS set: %v", codes(v))
+	}
+	if v := byName["NCCL_DEBUG"]; v.Value != "INFO" || !slices.Contains(codes(v), "duplicate") {
+		t.Errorf("NCCL_DEBUG: %+v", v)
+	}
+	if v := byName["NCCL_SOCKET_IFNAME"]; !slices.Contains(codes(v), "not-exported") {
+		t.Errorf("plain assignment: %v", codes(v))
+	}
+	if rep.Ignored != 1 {
+		t.Errorf("ignored %d, want 1 (PATH)", rep.Ignored)
+	}
+}
+
+// TestLintHooks: the grammar and gate-effect hooks are called and their
+// answers reported.
+func TestLintHooks(t *testing.T) {
+	var gramCalls, effCalls int
+	opts := Options{
+		Grammar: func(v spec.Version, name, value string) error {
+			gramCalls++
+			if value == "bad" {
+				return errors.New("spec parser: bad token")
+			}
+			return nil
+		},
+		Effect: func(v spec.Version, env spec.Env, name string) (string, error) {
+			effCalls++
+			return "G-X-1 pass -> fail without " + name, nil
+		},
+	}
+	v := lintOne(t, spec.V2_28_9, "NCCL_ALGO", "bad", opts)
+	if gramCalls != 1 || !slices.Contains(codes(v), "rejected") || !strings.Contains(v.Findings[0].Message, "spec parser") {
+		t.Errorf("grammar hook: calls %d, findings %+v", gramCalls, v.Findings)
+	}
+	v = lintOne(t, spec.V2_28_9, "NCCL_IB_TIMEOUT", "23", opts)
+	if effCalls != 1 || v.Effect == "" {
+		t.Errorf("effect hook: calls %d, effect %q", effCalls, v.Effect)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	cases := []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"abc", "abc", 0}, {"abc", "acb", 1}, {"NCCL_BUFFLE_SIZE", "NCCL_BUFFSIZE", 3}, {"kitten", "sitting", 3}, {"", "abc", 3}}
+	for _, c := range cases {
+		if d := EditDistance(c.a, c.b); d != c.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.StringMatching(`[A-C_]{0,8}`).Draw(t, "a")
+		b := rapid.StringMatching(`[A-C_]{0,8}`).Draw(t, "b")
+		d := EditDistance(a, b)
+		if d != EditDistance(b, a) {
+			t.Fatalf("not symmetric")
+		}
+		if (d == 0) != (a == b) {
+			t.Fatalf("zero iff equal")
+		}
+		if d > max(len(a), len(b)) || d < abs(len(a)-len(b)) {
+			t.Fatalf("bounds: %d for %q %q", d, a, b)
+		}
+	})
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestCuratedAgainstTables keeps the hand-written layer honest against the
+// generated one.
+func TestCuratedAgainstTables(t *testing.T) {
+	regs := map[spec.Version]*Registry{}
+	for _, v := range Versions {
+		r, err := Load(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		regs[v] = r
+	}
+	readAt := func(name string, v spec.Version) bool {
+		p, ok := regs[v].Lookup(name)
+		return ok && p.Read()
+	}
+	removed := map[string]bool{"NCCL_CHECKS_DISABLE": true, "NCCL_IB_CUDA_SUPPORT": true, "NCCL_IB_GDR_LEVEL": true,
+		"NCCL_LL_THRESHOLD": true, "NCCL_SINGLE_RING_THRESHOLD": true, "NCCL_TREE_THRESHOLD": true}
+	for _, d := range Deprecations {
+		if d.Ref.Tag == "" || d.Ref.File == "" || d.Note == "" {
+			t.Errorf("%s: incomplete entry", d.Name)
+		}
+		for _, v := range Versions {
+			if d.From != 0 && v < d.From {
+				continue
+			}
+			if removed[d.Name] && readAt(d.Name, v) {
+				t.Errorf("%s is said to be removed but %s reads it", d.Name, v)
+			}
+			if !removed[d.Name] && !readAt(d.Name, v) {
+				t.Errorf("%s is said to be still read but %s does not read it", d.Name, v)
+			}
+			if d.Replacement != "" && !readAt(d.Replacement, v) && d.Replacement != "NCCL_CHECK_POINTERS" {
+				t.Errorf("%s: replacement %s is not read by %s", d.Name, d.Replacement, v)
+			}
+		}
+	}
+	for _, f := range Foreigns {
+		for _, v := range Versions {
+			if _, ok := regs[v].Lookup(f.Name); ok {
+				t.Errorf("%s is called foreign but %s's table has it", f.Name, v)
+			}
+		}
+	}
+	knownRules := strings.Fields(`G-COLLNET-ABI-1 G-COLLNET-ABI-2 G-COLLNET-ARITY-1 G-COLLNET-CHAINHEADS-1 G-COLLNET-CONS-1 G-COLLNET-ENV-1
+		G-COLLNET-GRAPH-1 G-COLLNET-MATRIX-1 G-COLLNET-PLUGIN-1 G-COLLNET-SETUP-1 G-COLLNET-THRESH-1 G-ENV-PARAM-1 G-ENV-PLUGIN-1
+		G-ENV-SRC-1 G-EXEC-ERR-1 G-EXEC-RTCONN-1 G-MNNVL-1 G-NET-ABI-1 G-NET-ABI-2 G-NET-IB-1 G-NET-LIB-1 G-NET-LIB-2 G-NET-LIB-3
+		G-NET-SEL-1 G-NET-SEL-2 G-NET-SOCK-1 G-NET-STATE-1 G-NVLS-CAP-1 G-NVLS-CHAN-1 G-NVLS-CONS-1 G-NVLS-EARLY-1 G-NVLS-ENV-1
+		G-NVLS-GRAPH-1 G-NVLS-SETUP-1 G-NVLSTREE-1 G-PAT-1 G-PROF-1 G-SEL-BACKUP-1 G-SEL-CTAPOL-1 G-SEL-ERR-1 G-SEL-OPSUP-1
+		G-SEL-PARSE-1 G-SEL-PARSE-2 G-SEL-PICK-1 G-SEL-PRUNE-1 G-SEL-SIDE-1 G-TUNE-BW-1 G-TUNE-BW-2 G-TUNE-EN-1 G-TUNE-IMPL-1
+		G-TUNE-PROTO-1 G-TUNE-RINGRESTORE-1 G-TUNER-ABI-1 G-TUNER-CALL-1 G-TUNER-INIT-1 G-TUNER-LIB-1`)
+	for i, gi := range Gates {
+		if i > 0 && Gates[i-1].Name >= gi.Name {
+			t.Errorf("Gates not sorted at %s", gi.Name)
+		}
+		if gi.Ref.Tag == "" || gi.Ref.File == "" || gi.Ref.Func == "" {
+			t.Errorf("%s: no Ref", gi.Name)
+		}
+		anyRead := false
+		for _, v := range Versions {
+			anyRead = anyRead || readAt(gi.Name, v)
+		}
+		if !anyRead {
+			t.Errorf("%s has gates but no release reads it", gi.Name)
+		}
+		for _, l := range gi.Gates {
+			if !slices.Contains(knownRules, string(l.Rule)) {
+				t.Errorf("%s: unknown rule %s", gi.Name, l.Rule)
+			}
+		}
+		// the variable must be read wherever a gate link applies
+		for _, v := range Versions {
+			if len(GatesFor(gi.Name, v)) > 0 && !readAt(gi.Name, v) {
+				t.Errorf("%s: gates at %s, which does not read it", gi.Name, v)
+			}
+		}
+	}
+	for name := range valueRules {
+		anyRead := false
+		for _, v := range Versions {
+			anyRead = anyRead || readAt(name, v)
+		}
+		if !anyRead {
+			t.Errorf("value rule for %s, which no release reads", name)
+		}
+	}
+	// enum rules use values the source compares with
+	for _, name := range []string{"NCCL_DEBUG", "NCCL_LAUNCH_MODE", "NCCL_SOCKET_FAMILY", "NCCL_IB_ADDR_FAMILY", "NCCL_DEBUG_SUBSYS", "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL"} {
+		for _, v := range Versions {
+			if p, ok := regs[v].Lookup(name); ok && len(stringValues(p)) == 0 {
+				t.Errorf("%s at %s: no compared values in the table for its enum rule", name, v)
+			}
+		}
+	}
+}
+
+// FuzzLint: any script and release: no panic, every var has a severity that
+// matches its findings, and every finding has a code and a message.
+func FuzzLint(f *testing.F) {
+	f.Add([]byte("export NCCL_ALGO=\"Ring, Tree\"\nexport NCCL_IB_TIMEOUT=0x17\n"), uint8(2))
+	f.Add([]byte("NCCL_COLLNET_ENABLE=true cmd\nexport NCCL_P2P_LEVEL=9\n"), uint8(0))
+	f.Add([]byte("export NCCL_CTA_POLICY='1|zero'\nexport NCCL_DEBUG=x\n"), uint8(3))
+	regs := make([]*Registry, len(Versions))
+	for i, v := range Versions {
+		regs[i], _ = Load(v)
+	}
+	f.Fuzz(func(t *testing.T, script []byte, vi uint8) {
+		as, err := ParseScript("f.sh", script)
+		if err != nil {
+			return
+		}
+		rep := Lint(regs[int(vi)%len(regs)], as, Options{})
+		for _, v := range rep.Vars {
+			w := SevOK
+			for _, fd := range v.Findings {
+				if fd.Code == "" || fd.Message == "" {
+					t.Fatalf("empty finding %+v", fd)
+				}
+				w = max(w, fd.Severity)
+			}
+			if w != v.Severity || v.Uses == "" {
+				t.Fatalf("var %+v", v)
+			}
+		}
+	})
+}
+
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		if _, err := Load(spec.V2_28_9); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLintScript(b *testing.B) {
+	reg, _ := Load(spec.V2_28_9)
+	script := []byte(strings.Repeat("export NCCL_IB_TIMEOUT=23\nexport NCCL_ALGO=\"Ring,Tree\"\nexport NCCL_DEBUG=INFO\nexport NCCL_BUFFSIZE=4M\n", 4))
+	for b.Loop() {
+		as, err := ParseScript("b.sh", script)
+		if err != nil {
+			b.Fatal(err)
+		}
+		Lint(reg, as, Options{})
+	}
+}

@@ -1,0 +1,137 @@
+package params
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+//go:embed data/*.tsv
+var tables embed.FS
+
+// V2_30_7 is the newest NCCL release (tag v2.30.7-1). The rule engine does
+// not model it yet (spec.Releases stops at 2.28.9); its parameter table is
+// generated already so env lint works for it.
+const V2_30_7 = spec.Version(23007)
+
+// Versions lists the releases that have a generated table, oldest first.
+var Versions = []spec.Version{spec.V2_22_3, spec.V2_28_3, spec.V2_28_9, V2_30_7}
+
+// Param is one variable at one release: every way NCCL reads it.
+type Param struct {
+	Name string
+	Rows []Row // sorted by Via
+}
+
+// IntParam returns the NCCL_PARAM row, if the variable is one.
+func (p *Param) IntParam() (Row, bool) {
+	for _, r := range p.Rows {
+		if r.Via.IsParam() {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// Typed returns the DEFINE_NCCL_PARAM row, if any.
+func (p *Param) Typed() (Row, bool) {
+	for _, r := range p.Rows {
+		if r.Via.IsTyped() {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// StringReads returns the rows of raw string reads.
+func (p *Param) StringReads() []Row {
+	var out []Row
+	for _, r := range p.Rows {
+		if r.Via.IsString() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Sites returns every read site of the variable, sorted and unique.
+func (p *Param) Sites() []Site {
+	var out []Site
+	for _, r := range p.Rows {
+		out = append(out, r.Reads...)
+	}
+	slices.SortFunc(out, cmpSite)
+	return slices.CompactFunc(out, func(a, b Site) bool { return a == b })
+}
+
+// Read reports whether any code path reads the variable (an NCCL_PARAM
+// that is declared but whose accessor nothing calls is not read).
+func (p *Param) Read() bool { return len(p.Sites()) > 0 }
+
+// Registry is the generated table of one release, indexed by name.
+type Registry struct {
+	Version spec.Version
+	Table   *Table
+	byName  map[string]*Param
+	names   []string
+}
+
+// Load returns the generated registry of a release. Each call parses the
+// embedded table afresh (about a millisecond), so nothing is cached in
+// package state.
+func Load(v spec.Version) (*Registry, error) {
+	if !slices.Contains(Versions, v) {
+		names := make([]string, len(Versions))
+		for i, x := range Versions {
+			names[i] = x.String()
+		}
+		return nil, fmt.Errorf("no NCCL parameter table for %s: tables exist for %s", v, strings.Join(names, ", "))
+	}
+	name := "data/" + v.Tag() + ".tsv"
+	data, err := tables.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("parameter table %s missing from the build: %v", name, err)
+	}
+	t, err := ParseTable(name, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	if t.Tag != v.Tag() {
+		return nil, fmt.Errorf("%s: header names tag %s: expected %s", name, t.Tag, v.Tag())
+	}
+	return NewRegistry(v, t), nil
+}
+
+// TableBytes returns the embedded table file of a release, as checked in.
+func TableBytes(v spec.Version) ([]byte, error) {
+	return tables.ReadFile("data/" + v.Tag() + ".tsv")
+}
+
+// NewRegistry indexes a table.
+func NewRegistry(v spec.Version, t *Table) *Registry {
+	r := &Registry{Version: v, Table: t, byName: map[string]*Param{}}
+	for _, row := range t.Rows {
+		p := r.byName[row.Name]
+		if p == nil {
+			p = &Param{Name: row.Name}
+			r.byName[row.Name] = p
+			r.names = append(r.names, row.Name)
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	slices.Sort(r.names)
+	return r
+}
+
+// Lookup returns a variable by exact name.
+func (r *Registry) Lookup(name string) (*Param, bool) {
+	p, ok := r.byName[name]
+	return p, ok
+}
+
+// Names returns every variable name of the release, sorted.
+func (r *Registry) Names() []string { return slices.Clone(r.names) }
