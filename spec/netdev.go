@@ -417,17 +417,6 @@ func netChoose(ref Ref, doc string, failLog string, assignLog bool) *Rule {
 			var logs []string
 			if assignLog {
 				logs = append(logs, "Assigned NET plugin "+s.chosen.name+" to comm")
-				if s.chosen.external != nil {
-					var others []string
-					for _, pe := range s.libs {
-						if pe.lib != s.chosen.external {
-							others = append(others, pe.name)
-						}
-					}
-					if len(others) > 0 {
-						logs = append(logs, "Disabling external plugins: "+strings.Join(others, ", "))
-					}
-				}
 			}
 			logs = append(logs, "Using network "+s.chosen.name)
 			if s.nodes[0] == 0 {
@@ -576,4 +565,34 @@ func mnnvlRule(ref Ref, doc string, multiNodeOnly bool) *Rule {
 			}
 		},
 	}
+}
+
+// netLibOthers is G-NET-LIB-3 (2.27.3+): once an external plugin is
+// assigned to a communicator, the other external entries are disabled for
+// the rest of the process.
+var netLibOthers = &Rule{
+	ID: "G-NET-LIB-3", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "several external plugins",
+	Doc:  `NCCL_NET_PLUGIN entries are tried in list order before IB and Socket; when one external entry is assigned to a communicator, every other external entry is disabled for the rest of the process.`,
+	Ref:  Ref{"v2.28.3-1", "src/plugin/net.cc", "ncclNetPluginDisableOtherExternal"},
+	Logs: []string{"Disabling external plugins: %s"},
+	node: true,
+	init: func(r *initRun) {
+		s := r.cur
+		if s.chosen == nil || s.chosen.external == nil {
+			r.emit(Verdict{Outcome: Skip, Why: "no external plugin assigned"})
+			return
+		}
+		var others []string
+		for _, pe := range s.libs {
+			if pe.lib != s.chosen.external {
+				others = append(others, pe.name)
+			}
+		}
+		if len(others) == 0 {
+			r.emit(Verdict{Outcome: Skip, Why: "one external plugin only"})
+			return
+		}
+		r.emit(Verdict{Outcome: Info, Why: s.chosen.name + " assigned: " + strings.Join(others, ", ") + " disabled",
+			Log: []string{"Disabling external plugins: " + strings.Join(others, ", ")}})
+	},
 }

@@ -112,6 +112,7 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(ib28, "file layout")
 	rs.Replace(socket28, "file layout")
 	rs.Replace(netChoose28, `WARN "Failed to initialize any NET plugin" (2.27.3)`)
+	rs.Add(netLibOthers, "G-NET-SEL-1", "several external plugins, others disabled (2.27.3)")
 	rs.Replace(netDevVersion.withRef(ref("src/plugin/net.cc", "ncclNetCheckDeviceVersion")), "checked at assignment")
 	rs.Replace(collNetAttach.withRef(ref("src/plugin/net.cc", "ncclNetPluginAssignToComm")), "attached at assignment")
 	rs.Replace(mnnvl28, "ncclMnnvlCheck (2.25.1): also with NCCL_MNNVL_ENABLE=1 on one node")

@@ -98,6 +98,10 @@ var ruleCases = []ruleCase{
 	{name: "nothing opened: internal (2.28)", rule: "G-NET-LIB-2", releases: r28, preset: "v100x4", env: Env{"NCCL_NET_PLUGIN": "foo"}, want: Fail},
 	{name: "opened: not internal", rule: "G-NET-LIB-2", releases: all, preset: "v100x4", want: Skip},
 
+	{name: "two external plugins: the other is disabled", rule: "G-NET-LIB-3", releases: r28, preset: "dgx-h100", opts: PresetOptions{SHARP: true},
+		mutate: withLib(netOnly), env: Env{"NCCL_NET_PLUGIN": "libnccl-net.so,netonly"}, want: Info, logHas: "Disabling external plugins: netonly"},
+	{name: "one external plugin", rule: "G-NET-LIB-3", releases: r28, preset: "dgx-h100", opts: PresetOptions{SHARP: true}, want: Skip},
+
 	// Layer 2: ABI.
 	{name: "SHARP v8 accepted", rule: "G-NET-ABI-1", releases: all, preset: "v100x4", want: Pass},
 	{name: "libm: no NCCL symbol", rule: "G-NET-ABI-1", releases: r22, preset: "v100x4", env: Env{"NCCL_NET_PLUGIN": LibmPath}, want: Fail,
