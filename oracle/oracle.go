@@ -132,7 +132,16 @@ func New(readFile func(string) ([]byte, error)) *Oracle {
 // gets an "invalid" answer naming the field.
 func (o *Oracle) HandleLine(line []byte) []byte {
 	a := o.answer(line)
-	b, err := json.Marshal(a)
+	var v any = a
+	if a.Status == "invalid" { // only the fields that mean something
+		v = struct {
+			Schema  int             `json:"schema"`
+			ID      json.RawMessage `json:"id,omitempty"`
+			Status  string          `json:"status"`
+			Invalid *InvalidError   `json:"invalid"`
+		}{a.Schema, a.ID, a.Status, a.Invalid}
+	}
+	b, err := json.Marshal(v)
 	if err != nil { // cannot happen for these types; say so rather than panic
 		return []byte(fmt.Sprintf(`{"schema":%d,"status":"invalid","invalid":{"field":"","message":%q}}`, SchemaVersion, err.Error()))
 	}

@@ -280,17 +280,23 @@ var collNetMatrix = &Rule{
 		var yes, no [4][NumDataTypes]bool
 		rank := 0
 		var dissent []string
+		resolved := map[*CollNetBackend][NumRedOps][NumDataTypes]bool{}
+		nodeCN := r.nodeCollNets()
 		for ni, nd := range c.System.Nodes {
-			cn := nodeCollNet(r, ni)
+			cn := nodeCN[ni]
 			for l := range nd.GPUs {
 				if l < c.CollNetHeads && cn != nil {
-					set := cn.ReduceSupport
+					bits, ok := resolved[cn]
+					if !ok {
+						bits = cn.ReduceSupport.Bits()
+						resolved[cn] = bits
+					}
 					if o, ok := cn.RankReduceSupport[rank]; ok {
-						set = o
+						bits = o.Bits()
 					}
 					for op := Sum; op <= Min; op++ {
 						for dt := DataType(0); int(dt) < nTypes; dt++ {
-							if set.Has(op, dt) {
+							if bits[op][dt] {
 								yes[op][dt] = true
 							} else {
 								if !no[op][dt] && yes[op][dt] {
@@ -329,19 +335,21 @@ var collNetMatrix = &Rule{
 	},
 }
 
-func nodeCollNet(r *initRun, node int) *CollNetBackend {
+// nodeCollNets maps each node to its chosen plugin's CollNet object (nil
+// where the chosen network has none).
+func (r *initRun) nodeCollNets() []*CollNetBackend {
+	out := make([]*CollNetBackend, len(r.comm.System.Nodes))
 	for _, s := range r.nodes {
-		for _, n := range s.nodes {
-			if n == node {
-				if s.chosen != nil && s.chosen.external != nil {
-					if s.chosen.external.CollNet != nil {
-						return s.chosen.external.CollNet
-					}
-					return &CollNetBackend{}
-				}
-				return nil
+		var cn *CollNetBackend
+		if s.chosen != nil && s.chosen.external != nil {
+			cn = s.chosen.external.CollNet
+			if cn == nil {
+				cn = &CollNetBackend{}
 			}
 		}
+		for _, n := range s.nodes {
+			out[n] = cn
+		}
 	}
-	return nil
+	return out
 }

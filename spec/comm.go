@@ -230,10 +230,16 @@ func Init(rs *Ruleset, sys *System, env Env) (*Comm, error) {
 // per kind of node (a 1,024-node cluster usually has one kind).
 func (r *initRun) groupNodes() {
 	sys := r.comm.System
+	// the host name is a label: nodes that differ only in it behave alike
+	same := func(a, b *Node) bool {
+		x, y := *a, *b
+		x.Host, y.Host = "", ""
+		return reflect.DeepEqual(x, y)
+	}
 	for i := range sys.Nodes {
 		placed := false
 		for _, g := range r.nodes {
-			if reflect.DeepEqual(sys.Nodes[g.nodes[0]], sys.Nodes[i]) {
+			if same(&sys.Nodes[g.nodes[0]], &sys.Nodes[i]) {
 				g.nodes = append(g.nodes, i)
 				placed = true
 				break

@@ -229,26 +229,28 @@ func (d DataType) IsFloat() bool { return d >= Float16 && d != Int8 && d != Uint
 // IsFP8 reports the 8-bit float types.
 func (d DataType) IsFP8() bool { return d == Float8e4m3 || d == Float8e5m2 }
 
+// dtypeAliases are the names ParseDataType accepts (an immutable table).
+var dtypeAliases = map[string]DataType{
+	"int8": Int8, "char": Int8, "i8": Int8, "s8": Int8,
+	"uint8": Uint8, "u8": Uint8,
+	"int32": Int32, "int": Int32, "i32": Int32,
+	"uint32": Uint32, "u32": Uint32,
+	"int64": Int64, "i64": Int64,
+	"uint64": Uint64, "u64": Uint64,
+	"float16": Float16, "half": Float16, "fp16": Float16, "f16": Float16,
+	"float32": Float32, "float": Float32, "fp32": Float32, "f32": Float32,
+	"float64": Float64, "double": Float64, "fp64": Float64, "f64": Float64,
+	"bfloat16": Bfloat16, "bf16": Bfloat16,
+	"float8e4m3": Float8e4m3, "f8e4m3": Float8e4m3, "fp8e4m3": Float8e4m3, "e4m3": Float8e4m3,
+	"float8e5m2": Float8e5m2, "f8e5m2": Float8e5m2, "fp8e5m2": Float8e5m2, "e5m2": Float8e5m2,
+}
+
 // ParseDataType accepts NCCL's names (ncclFloat32, float32, float, f32,
 // bf16, fp16, half, e4m3 ...).
 func ParseDataType(s string) (DataType, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	t = strings.TrimPrefix(t, "nccl")
-	alias := map[string]DataType{
-		"int8": Int8, "char": Int8, "i8": Int8, "s8": Int8,
-		"uint8": Uint8, "u8": Uint8,
-		"int32": Int32, "int": Int32, "i32": Int32,
-		"uint32": Uint32, "u32": Uint32,
-		"int64": Int64, "i64": Int64,
-		"uint64": Uint64, "u64": Uint64,
-		"float16": Float16, "half": Float16, "fp16": Float16, "f16": Float16,
-		"float32": Float32, "float": Float32, "fp32": Float32, "f32": Float32,
-		"float64": Float64, "double": Float64, "fp64": Float64, "f64": Float64,
-		"bfloat16": Bfloat16, "bf16": Bfloat16,
-		"float8e4m3": Float8e4m3, "f8e4m3": Float8e4m3, "fp8e4m3": Float8e4m3, "e4m3": Float8e4m3,
-		"float8e5m2": Float8e5m2, "f8e5m2": Float8e5m2, "fp8e5m2": Float8e5m2, "e5m2": Float8e5m2,
-	}
-	if d, ok := alias[t]; ok {
+	if d, ok := dtypeAliases[t]; ok {
 		return d, nil
 	}
 	return 0, fmt.Errorf("unknown datatype %q: expected one of int8, uint8, int32, uint32, int64, uint64, float16, float32, float64, bfloat16, float8e4m3, float8e5m2", s)

@@ -208,6 +208,23 @@ func (s ReduceSet) Has(op RedOp, dt DataType) bool {
 	return false
 }
 
+// Bits resolves the set into a [redop][datatype] table, once, for loops
+// that look it up per rank.
+func (s ReduceSet) Bits() (out [NumRedOps][NumDataTypes]bool) {
+	for k, ts := range s {
+		r, err := ParseRedOp(k)
+		if err != nil {
+			continue
+		}
+		for _, t := range ts {
+			if d, err := ParseDataType(t); err == nil {
+				out[r][d] = true
+			}
+		}
+	}
+	return out
+}
+
 // Validate checks the names in the set.
 func (s ReduceSet) Validate() error {
 	keys := make([]string, 0, len(s))

@@ -170,7 +170,7 @@ func ParseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q: expected a number of bytes such as 1048576 or 1MiB", orig)
 	}
 	num, unit := s[:i], strings.TrimSpace(s[i:])
-	mult := map[string]float64{"": 1, "B": 1, "K": 1e3, "KB": 1e3, "M": 1e6, "MB": 1e6, "G": 1e9, "GB": 1e9, "T": 1e12, "TB": 1e12,
+	mult := map[string]float64{"": 1, "B": 1, "BYTE": 1, "BYTES": 1, "K": 1e3, "KB": 1e3, "M": 1e6, "MB": 1e6, "G": 1e9, "GB": 1e9, "T": 1e12, "TB": 1e12,
 		"KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40, "KI": 1 << 10, "MI": 1 << 20, "GI": 1 << 30}
 	m, ok := mult[strings.ToUpper(unit)]
 	if !ok {

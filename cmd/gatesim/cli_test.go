@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var in *strings.Reader
+	if stdin != "" {
+		in = strings.NewReader(stdin)
+	}
+	var code int
+	if in != nil {
+		code = runWithInput(args, in, &out, &errb)
+	} else {
+		code = run(args, &out, &errb)
+	}
+	return code, out.String(), errb.String()
+}
+
+func TestBadInputExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{\n  \"nodes\": [ {\"gpus\": [{\"sm\": \"ninety\"}]} ]\n}\n"), 0o644)
+	empty := filepath.Join(dir, "empty.yaml")
+	os.WriteFile(empty, nil, 0o644)
+	cases := []struct {
+		args []string
+		want string // substring of stderr
+	}{
+		{[]string{"explain", "--nccl", "2.19.3", "--system", "v100x4"}, "supported releases are 2.22.3"},
+		{[]string{"explain", "--nccl", "banana", "--system", "v100x4"}, "expected"},
+		{[]string{"explain", "--system", "v100x4", "--coll", "gather"}, "unknown collective"},
+		{[]string{"explain", "--system", "v100x4", "--dtype", "float128"}, "unknown datatype"},
+		{[]string{"explain", "--system", "v100x4", "--redop", "xor"}, "unknown reduction"},
+		{[]string{"explain", "--system", "v100x4", "--bytes", "3"}, "not a whole number"},
+		{[]string{"explain", "--system", "v100x4", "--env", "NCCL_ALGO"}, "expected NAME=VALUE"},
+		{[]string{"explain", "--system", "dgx-z"}, "unknown system preset"},
+		{[]string{"explain"}, "no machine"},
+		{[]string{"explain", "--system-file", bad}, "bad.json:2:"},
+		{[]string{"explain", "--system-file", empty}, "empty system file"},
+		{[]string{"explain", "--system-file", filepath.Join(dir, "missing.json")}, "no such file"},
+		{[]string{"rules", "--nccl", "2.19.3"}, "not modelled"},
+		{[]string{"rules", "diff", "2.28.9", "2.22.3"}, "older and a newer"},
+		{[]string{"explain", "--no-such-flag"}, "unknown flag"},
+		{[]string{"no-such-command"}, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != exitBadInput {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitBadInput, stderr)
+		}
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: stderr %q does not say %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+func TestExplainSideBySide(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4",
+		"--env", "NCCL_ALGO=NVLS", "--env", "NCCL_NVLS_ENABLE=1", "--env", "NCCL_COLLNET_ENABLE=1", "--bytes", "1MiB")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"NCCL 2.22.3", "NCCL 2.28.9", "G-SEL-ERR-1", "G-TUNE-RINGRESTORE-1",
+		"Error : no algorithm/protocol available for function AllReduce with datatype ncclFloat32. NCCL_ALGO was set to NVLS.",
+		"decision (NCCL 2.22.3): Ring"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain output lacks %q", want)
+		}
+	}
+}
+
+func TestExplainJSON(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "explain", "--nccl", "2.28.9", "--system", "h200x2", "--env", "NCCL_NVLS_ENABLE=0", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var v struct {
+		Releases []struct {
+			Release  string
+			Decision map[string]any
+			Trace    []map[string]any
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if len(v.Releases) != 1 || len(v.Releases[0].Trace) < 40 {
+		t.Fatalf("unexpected JSON: %d releases", len(v.Releases))
+	}
+}
+
+func TestOracleStream(t *testing.T) {
+	in := `{"id":1,"nccl":"2.28.9","system":"v100x4","env":{"NCCL_ALGO":"NVLS"},"op":{"coll":"allreduce","bytes":"1MiB"}}
+
+# comment
+{"id":2,"nccl":"2.28.9","system":"v100x4","op":{"coll":"nope","bytes":"1MiB"}}
+{"id":3,"nccl":"2.22.3","system":"v100x4","env":{"NCCL_ALGO":"NVLS"},"op":{"coll":"allreduce","bytes":"1MiB"}}
+`
+	code, out, stderr := runCLI(t, in, "oracle", "--no-trace")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d answers, want 3:\n%s", len(lines), out)
+	}
+	want := []string{`"status":"error"`, `"status":"invalid"`, `"algo":"Ring"`}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("answer %d %s lacks %s", i+1, lines[i], w)
+		}
+	}
+}
+
+func TestRulesAndDemo(t *testing.T) {
+	code, out, _ := runCLI(t, "", "rules", "--nccl", "2.22.3")
+	if code != 0 || !strings.Contains(out, "G-SEL-BACKUP-1") || !strings.Contains(out, "src/enqueue.cc") {
+		t.Fatalf("rules: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "", "rules", "diff", "2.22.3", "2.28.9")
+	if code != 0 || !strings.Contains(out, "G-SEL-ERR-1") || !strings.Contains(out, "2.28.9") {
+		t.Fatalf("rules diff: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "", "demo")
+	if code != 0 || !strings.Contains(out, "NCCL_ALGO=CollNetDirect") || !strings.Contains(out, "G-SEL-ERR-1") {
+		t.Fatalf("demo: exit %d\n%s", code, out)
+	}
+}

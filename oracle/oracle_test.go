@@ -1,0 +1,103 @@
+package oracle
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func decode(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("answer is not JSON: %s", b)
+	}
+	return m
+}
+
+func TestAnswerShape(t *testing.T) {
+	o := New(nil)
+	m := decode(t, o.HandleLine([]byte(`{"nccl":"2.28.9","system":"v100x4","env":{"NCCL_ALGO":"NVLS"},"op":{"coll":"allreduce","bytes":"1MiB"}}`)))
+	if m["status"] != "error" || m["schema"] != float64(SchemaVersion) {
+		t.Fatalf("status %v schema %v", m["status"], m["schema"])
+	}
+	e := m["error"].(map[string]any)
+	if e["result"] != "ncclInvalidUsage" || !strings.Contains(e["message"].(string), "NCCL_ALGO was set to NVLS.") {
+		t.Fatalf("error %v", e)
+	}
+	for _, k := range []string{"algo", "proto", "net", "collnet_support", "nvls_support", "evidence", "trace"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("answer lacks %q", k)
+		}
+	}
+	tr := m["trace"].([]any)
+	first := tr[0].(map[string]any)
+	if first["rule"] == "" || first["verdict"] == "" {
+		t.Fatalf("trace entry %v", first)
+	}
+}
+
+func TestInvalidNamesTheField(t *testing.T) {
+	o := New(nil)
+	cases := map[string]string{
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"gather","bytes":4}}`:                  "op.coll",
+		`{"nccl":"1.0","system":"v100x4","op":{"coll":"allreduce","bytes":4}}`:                  "nccl",
+		`{"nccl":"2.28.9","op":{"coll":"allreduce","bytes":4}}`:                                 "system",
+		`{"nccl":"2.28.9","system":"v100x4"}`:                                                   "op",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce"}}`:                         "op.bytes",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"count":1}}`:     "op.bytes",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","count":-1}}`:              "op.count",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"redop":"xor"}}`: "op.redop",
+		`{"nccl":"2.28.9","system":"v100x4","nodes":"two","op":{"coll":"allreduce","bytes":4}}`: "nodes",
+		`{"nccl":"2.28.9","system":{"nodes":[]},"op":{"coll":"allreduce","bytes":4}}`:           "system",
+		`{"nccl":"2.28.9","system":"./nope.json","op":{"coll":"allreduce","bytes":4}}`:          "system",
+	}
+	for in, field := range cases {
+		m := decode(t, o.HandleLine([]byte(in)))
+		inv, ok := m["invalid"].(map[string]any)
+		if m["status"] != "invalid" || !ok {
+			t.Errorf("%s: status %v", in, m["status"])
+			continue
+		}
+		if inv["field"] != field {
+			t.Errorf("%s: field %v, want %s (%v)", in, inv["field"], field, inv["message"])
+		}
+	}
+}
+
+func TestIDEchoedAndFileSystems(t *testing.T) {
+	o := New(func(p string) ([]byte, error) {
+		return []byte(`{"preset":"dgx-h100","nodes":2}`), nil
+	})
+	m := decode(t, o.HandleLine([]byte(`{"id":[1,"x"],"nccl":"2.28.9","system":"cluster.json","op":{"coll":"allreduce","bytes":"1MiB"}}`)))
+	if m["status"] != "ok" {
+		t.Fatalf("%v", m)
+	}
+	if id, _ := json.Marshal(m["id"]); string(id) != `[1,"x"]` {
+		t.Errorf("id echoed as %s", id)
+	}
+	if m["net"] != "IB" {
+		t.Errorf("net %v, want IB from the file's DGX H100 system", m["net"])
+	}
+}
+
+func FuzzHandleLine(f *testing.F) {
+	f.Add([]byte(`{"nccl":"2.28.9","system":"v100x4","env":{"NCCL_ALGO":"NVLS"},"op":{"coll":"allreduce","bytes":"1MiB"}}`))
+	f.Add([]byte(`{"nccl":22203,"system":{"preset":"dgx-h100","nodes":2},"op":{"coll":"allgather","count":12,"dtype":"int8"}}`))
+	f.Add([]byte(`{"nccl":"2.28.9","system":"h200x2","plugins":[{"path":"/x.so","net_symbols":[9]}],"op":{"coll":"reduce","bytes":8,"root":1}}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		o := New(nil)
+		ans := o.HandleLine(line)
+		var m map[string]any
+		if err := json.Unmarshal(ans, &m); err != nil {
+			t.Fatalf("not JSON: %s", ans)
+		}
+		switch m["status"] {
+		case "ok", "error", "invalid":
+		default:
+			t.Fatalf("status %v", m["status"])
+		}
+	})
+}

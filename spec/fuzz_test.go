@@ -1,0 +1,166 @@
+package spec
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestParseAlgoProtoGrammar(t *testing.T) {
+	cases := []struct {
+		algo    string
+		perFunc bool
+		warn    string // substring; "" = accepted
+		check   func(EnableMatrix) bool
+	}{
+		{"Ring", true, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Ring] == 1 && m.Algo[AllReduce][Tree] == 0 }},
+		{"^Ring", true, "", func(m EnableMatrix) bool { return m.Algo[AllGather][Ring] == 0 && m.Algo[AllGather][NVLS] == 1 }},
+		{"allreduce:tree;allgather:ring", true, "", func(m EnableMatrix) bool {
+			return m.Algo[AllReduce][Tree] == 1 && m.Algo[AllReduce][Ring] == 0 && m.Algo[AllGather][Ring] == 1 &&
+				m.Algo[AllGather][NVLS] == 0 && m.Algo[Broadcast][NVLS] == 1
+		}},
+		{"tree;allgather:ring", true, "", func(m EnableMatrix) bool {
+			return m.Algo[AllReduce][Tree] == 1 && m.Algo[AllGather][Ring] == 1 && m.Algo[AllGather][Tree] == 0
+		}},
+		{"allreduce:tree:ring", true, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Tree] == 1 && m.Algo[AllReduce][Ring] == 0 }},
+		{"", true, "", func(m EnableMatrix) bool { return m == DefaultEnable() }},
+		{"RING,tree", true, "", func(m EnableMatrix) bool { return m.Algo[Reduce][Ring] == 1 && m.Algo[Reduce][Tree] == 1 }},
+		{"Ring, Tree", true, `Unrecognized element token " Tree"`, nil},
+		{"allreduce:tree;ring", true, "All entries except the first must have a prefix", nil},
+		{";ring", true, "All entries except the first must have a prefix", nil},
+		{"sendrecv:ring", true, `Unrecognized prefix token "sendrecv"`, nil},
+		{"Ring, Tree", false, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Ring] == 1 && m.Algo[AllReduce][Tree] == 0 }},
+		{"", false, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Ring] == 0 && m.Algo[AllReduce][Tree] == 0 }},
+		{"allreduce:tree", false, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Tree] == 0 && m.Algo[AllReduce][Ring] == 0 }},
+		{"^nvls,collnetdirect", false, "", func(m EnableMatrix) bool {
+			return m.Algo[AllReduce][NVLS] == 0 && m.Algo[AllReduce][CollNetDirect] == 0 && m.Algo[AllReduce][Ring] == 1
+		}},
+	}
+	for _, c := range cases {
+		m, _, warn := ParseAlgoProto(Env{"NCCL_ALGO": c.algo}, c.perFunc, NumAlgos)
+		if c.warn == "" && warn != "" {
+			t.Errorf("NCCL_ALGO=%q (perFunction %v): unexpected %q", c.algo, c.perFunc, warn)
+		}
+		if c.warn != "" && !strings.Contains(warn, c.warn) {
+			t.Errorf("NCCL_ALGO=%q: warning %q, want %q", c.algo, warn, c.warn)
+		}
+		if c.check != nil && warn == "" && !c.check(m) {
+			t.Errorf("NCCL_ALGO=%q (perFunction %v): matrix %v", c.algo, c.perFunc, m.Algo)
+		}
+	}
+	// NCCL_PROTO=Simple sets LL128 to 0 (not auto): the LL128 rule is bypassed.
+	m, _, _ := ParseAlgoProto(Env{"NCCL_PROTO": "LL128"}, true, NumAlgos)
+	if m.Proto[AllReduce][LL128] != 1 || m.Proto[AllReduce][LL] != 0 {
+		t.Errorf("NCCL_PROTO=LL128: %v", m.Proto[AllReduce])
+	}
+}
+
+func TestStrtoll(t *testing.T) {
+	cases := map[string]int64{"0": 0, "1": 1, "0x10": 16, "010": 8, "1abc": 1, "abc": 0, " 42": 42, "-3": -3, "+7": 7,
+		"0x": 0, "08": 0, "4M": 4, "": 0, "9223372036854775807": 9223372036854775807}
+	for in, want := range cases {
+		if got, of := strtoll(in); got != want || of {
+			t.Errorf("strtoll(%q) = %d (overflow %v), want %d", in, got, of, want)
+		}
+	}
+	if _, of := strtoll("9223372036854775808"); !of {
+		t.Error("no overflow for 2^63")
+	}
+	if v, of := strtoll("-9223372036854775808"); of || v != -1<<63 {
+		t.Errorf("min int64: %d %v", v, of)
+	}
+}
+
+func FuzzParseAlgoProto(f *testing.F) {
+	for _, s := range []string{"Ring", "^Ring", "allreduce:tree;allgather:ring", ";", "::", "^", "a:b:c", "Ring,,Tree", "ALLREDUCE:^nvls"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, perFunc bool) {
+		m, logs, warn := ParseAlgoProto(Env{"NCCL_ALGO": s, "NCCL_PROTO": s}, perFunc, NumAlgos)
+		for f := range NumFuncs {
+			for a := range NumAlgos {
+				if v := m.Algo[f][a]; v != 0 && v != 1 {
+					t.Fatalf("algo flag %d", v)
+				}
+			}
+			for p := range NumProtos {
+				if v := m.Proto[f][p]; v < 0 || v > 2 {
+					t.Fatalf("proto flag %d", v)
+				}
+			}
+		}
+		if warn != "" && !perFunc {
+			t.Fatalf("2.22 grammar never rejects: %q", warn)
+		}
+		if warn != "" && !strings.Contains(warn, strconv.Quote(s)) {
+			t.Fatalf("warning %q does not quote the value", warn)
+		}
+		if len(logs) == 0 {
+			t.Fatal("no log line for a set variable")
+		}
+	})
+}
+
+func FuzzStrtoll(f *testing.F) {
+	for _, s := range []string{"0", "0x1f", "-0", "  +12abc", "0777", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, of := strtoll(s)
+		// a plain decimal within range must agree with strconv
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && (len(s) < 2 || s[0] != '0') && !strings.HasPrefix(s, "+0") && !strings.HasPrefix(s, "-0") {
+			if v != n || of {
+				t.Fatalf("strtoll(%q) = %d %v, strconv %d", s, v, of, n)
+			}
+		}
+	})
+}
+
+func FuzzParseSystem(f *testing.F) {
+	f.Add([]byte(`{"preset":"dgx-h100","nodes":2,"sharp":true}`))
+	f.Add([]byte("preset: v100x4\n"))
+	f.Add([]byte(`{"nodes":[{"cpu":{"arch":"x86_64"},"gpus":[{"dev":0,"sm":90}]}]}`))
+	f.Add([]byte(`{"nodes":[{"gpus":[{"sm":9000}]}]}`))
+	f.Add([]byte("nodes:\n  - gpus: [{sm: 80}]\n    libs: [{path: /x.so, net_symbols: [0]}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sys, err := ParseSystem("fuzz.yaml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := sys.Validate(); err != nil {
+			t.Fatalf("accepted an invalid system: %v", err)
+		}
+		// and the engine runs on whatever was accepted
+		if len(sys.Nodes) > 64 {
+			return
+		}
+		c, err := Init(MustLoad(V2_28_9), sys, nil)
+		if err != nil {
+			t.Fatalf("init on an accepted system: %v", err)
+		}
+		if _, _, err := c.Select(Op{Func: AllReduce, Count: 1024, DataType: Float32}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"1MiB", "4KiB", "1.5G", "1048576", "3 bytes", "0", "9999999999TiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseBytes(s)
+		if err == nil && n < 0 {
+			t.Fatalf("ParseBytes(%q) = %d", s, n)
+		}
+		if err == nil && n > 0 {
+			if m, err := ParseBytes(strconv.FormatInt(n, 10)); err != nil || m != n {
+				t.Fatalf("%q -> %d does not round-trip", s, n)
+			}
+		}
+	})
+}
