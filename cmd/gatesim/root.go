@@ -67,6 +67,7 @@ var subcommands = []func(*deps) *cobra.Command{
 	newRulesCmd,
 	newOracleCmd,
 	newDemoCmd,
+	newGroupCmd,
 	newEnvCmd,
 }
 

@@ -1,0 +1,395 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Group semantics: what ncclGroupStart/ncclGroupEnd do with a sequence of
+// API calls from one thread. These rules are NCCL's documented contract
+// (docs/userguide/source/usage/groups.rst) and what src/group.cc enforces;
+// they decide when operations are enqueued, which calls return errors, and
+// which sequences are undefined.
+
+// CallKind is an NCCL API call (or a CUDA stream synchronisation).
+type CallKind int
+
+const (
+	CallGroupStart CallKind = iota
+	CallGroupEnd
+	CallCommInit      // ncclCommInitRank / ncclCommInitRankConfig
+	CallCollective    // any collective or send/recv
+	CallStreamSync    // cudaStreamSynchronize on the communicator's stream
+	CallGetAsyncError // ncclCommGetAsyncError
+	CallCommFinalize  // ncclCommFinalize
+	numCallKinds
+)
+
+var callNames = [numCallKinds]string{"groupStart", "groupEnd", "init", "collective", "sync", "asyncError", "finalize"}
+
+func (k CallKind) String() string {
+	if k >= 0 && k < numCallKinds {
+		return callNames[k]
+	}
+	return fmt.Sprintf("CallKind(%d)", int(k))
+}
+
+// Call is one API call in a thread's program order.
+type Call struct {
+	Kind CallKind `json:"kind"`
+	// Comm names the communicator ("c0").
+	Comm string `json:"comm,omitempty"`
+	// Nonblocking marks a CommInit with ncclConfig_t.blocking = 0.
+	Nonblocking bool `json:"nonblocking,omitempty"`
+	// Op is a collective's operation.
+	Op *Op `json:"op,omitempty"`
+	// Line is the source line of the call in a script (for messages).
+	Line int `json:"line,omitempty"`
+}
+
+// CallResult is what one call returns and does.
+type CallResult struct {
+	Call   Call
+	Result Result
+	// Warn is the WARN line NCCL prints, if any.
+	Warn string
+	// Effect says what the call does ("enqueued 2 operations", "nothing:
+	// not the outermost group end", "undefined: ...").
+	Effect string
+}
+
+// groupRule is one of the group-semantics rules.
+type groupRule struct {
+	ID    RuleID
+	Title string
+	Doc   string
+	Ref   Ref
+	Logs  []string
+}
+
+// GroupRules are the group-call rules, in the order CheckGroup reports them.
+var GroupRules = []groupRule{
+	{"G-GROUP-END-1", "ncclGroupEnd outside a group",
+		`ncclGroupEnd with no open ncclGroupStart warns and returns ncclInvalidUsage.`,
+		Ref{"v2.22.3-1", "src/group.cc", "ncclGroupEndInternal"}, []string{"ncclGroupEnd: not in a group call."}},
+	{"G-GROUP-ENQUEUE-1", "operations start at the outermost ncclGroupEnd",
+		`Calls inside a group are only recorded; the whole group is launched by the last, outermost ncclGroupEnd. Inner ncclGroupStart/ncclGroupEnd pairs do nothing. A group left open launches nothing.`,
+		Ref{"v2.22.3-1", "src/group.cc", "ncclGroupEndInternal"}, nil},
+	{"G-GROUP-SYNC-1", "stream synchronisation inside a group",
+		`Inside a group a collective can return before its operation is enqueued on the stream, so cudaStreamSynchronize on that stream is only meaningful after ncclGroupEnd returns; before, it waits for nothing (and a wait on the result deadlocks).`,
+		Ref{"v2.22.3-1", "src/group.cc", "ncclGroupEndInternal"}, nil},
+	{"G-GROUP-INIT-1", "init calls are not aggregated with communication",
+		`ncclCommInitRank calls may be grouped with each other to create communicators for several devices from one thread, but not with communication calls: a collective on a communicator whose init is still queued in the same group uses an uninitialised communicator (NCCL does not check this for blocking communicators).`,
+		Ref{"v2.22.3-1", "src/init.cc", "ncclCommInitRankDev"}, nil},
+	{"G-GROUP-MIX-1", "blocking and nonblocking communicators in one group",
+		`Async jobs (communicator init) of blocking and nonblocking communicators in the same group: WARN and ncclInvalidArgument.`,
+		Ref{"v2.22.3-1", "src/group.cc", "ncclAsyncLaunch"}, []string{"Blocking and nonblocking communicators are not allowed in the same group."}},
+	{"G-GROUP-NONBLOCK-1", "nonblocking communicators return ncclInProgress",
+		`A group holding a nonblocking communicator's work returns ncclInProgress from its outermost ncclGroupEnd; the application must poll ncclCommGetAsyncError until ncclSuccess before using the communicator again, or the next call warns and returns ncclInvalidArgument.`,
+		Ref{"v2.22.3-1", "src/init.cc", "ncclCommEnsureReady"}, []string{"Attempt to use communicator before the previous operation returned ncclSuccess"}},
+}
+
+// CheckGroup replays one thread's calls through NCCL's group semantics and
+// returns each call's result and a Trace of the group rules that fired.
+func CheckGroup(calls []Call) ([]CallResult, Trace) {
+	rule := map[RuleID]groupRule{}
+	for _, r := range GroupRules {
+		rule[r.ID] = r
+	}
+	var tr Trace
+	verdict := func(id RuleID, out Outcome, why string, log ...string) {
+		r := rule[id]
+		tr = append(tr, Verdict{Rule: id, Layer: LayerGroup, Outcome: out, Why: why, Log: log, Ref: r.Ref})
+	}
+	type commState struct {
+		nonblocking bool
+		initQueued  bool // init recorded in the open group
+		initialised bool
+		inProgress  bool // a nonblocking group ended with ncclInProgress
+		pending     int  // collectives recorded in the open group
+	}
+	comms := map[string]*commState{}
+	get := func(name string) *commState {
+		c := comms[name]
+		if c == nil {
+			c = &commState{}
+			comms[name] = c
+		}
+		return c
+	}
+	depth := 0
+	var queued []string // comm names with recorded work, in order
+	blockingMode := -1  // of async jobs in the open group
+	var groupErr Result
+	results := make([]CallResult, 0, len(calls))
+	at := func(c Call) string {
+		if c.Line > 0 {
+			return fmt.Sprintf("line %d: ", c.Line)
+		}
+		return ""
+	}
+	launch := func() (Result, string) {
+		if len(queued) == 0 {
+			return Success, "nothing to launch"
+		}
+		anyNB := false
+		for _, n := range queued {
+			c := comms[n]
+			if c.nonblocking {
+				anyNB = true
+			}
+		}
+		var parts []string
+		for _, n := range uniq(queued) {
+			c := comms[n]
+			if c.initQueued {
+				c.initQueued, c.initialised = false, true
+				parts = append(parts, "init "+n)
+			}
+			if c.pending > 0 {
+				parts = append(parts, fmt.Sprintf("%d operation(s) on %s", c.pending, n))
+				c.pending = 0
+			}
+			if c.nonblocking {
+				c.inProgress = true
+			}
+		}
+		queued = nil
+		if anyNB {
+			return InProgress, "launched " + strings.Join(parts, ", ") + " in the background: ncclInProgress"
+		}
+		return Success, "launched " + strings.Join(parts, ", ")
+	}
+	for _, call := range calls {
+		res := CallResult{Call: call, Result: Success}
+		switch call.Kind {
+		case CallGroupStart:
+			depth++
+			res.Effect = fmt.Sprintf("group depth %d", depth)
+		case CallGroupEnd:
+			if depth == 0 {
+				res.Result, res.Warn = InvalidUsage, "ncclGroupEnd: not in a group call."
+				res.Effect = "error"
+				verdict("G-GROUP-END-1", Fail, at(call)+"ncclGroupEnd without ncclGroupStart: ncclInvalidUsage", res.Warn)
+				break
+			}
+			depth--
+			if depth > 0 {
+				res.Effect = "nothing: not the outermost ncclGroupEnd"
+				verdict("G-GROUP-ENQUEUE-1", Info, at(call)+"inner ncclGroupEnd: nothing is launched yet")
+				break
+			}
+			if groupErr != Success {
+				res.Result, res.Effect = groupErr, "the group's recorded error is returned; its work is discarded"
+				groupErr, queued, blockingMode = Success, nil, -1
+				for _, c := range comms {
+					c.pending, c.initQueued = 0, false
+				}
+				break
+			}
+			res.Result, res.Effect = launch()
+			blockingMode = -1
+			verdict("G-GROUP-ENQUEUE-1", Pass, at(call)+"outermost ncclGroupEnd: "+res.Effect)
+			if res.Result == InProgress {
+				verdict("G-GROUP-NONBLOCK-1", Info, at(call)+"a nonblocking communicator's group returns ncclInProgress: poll ncclCommGetAsyncError")
+			}
+		case CallCommInit:
+			c := get(call.Comm)
+			c.nonblocking = call.Nonblocking
+			if depth == 0 {
+				c.initialised = true
+				if c.nonblocking {
+					c.inProgress = true
+					res.Result, res.Effect = InProgress, "init runs in the background: ncclInProgress"
+					verdict("G-GROUP-NONBLOCK-1", Info, at(call)+"nonblocking init returns ncclInProgress")
+				} else {
+					res.Effect = "initialised"
+				}
+				break
+			}
+			mode := 1
+			if c.nonblocking {
+				mode = 0
+			}
+			if blockingMode >= 0 && blockingMode != mode {
+				res.Result, res.Warn = InvalidArgument, "Blocking and nonblocking communicators are not allowed in the same group."
+				res.Effect = "error"
+				verdict("G-GROUP-MIX-1", Fail, at(call)+"init of a "+blockWord(c.nonblocking)+" communicator in a group with "+blockWord(mode == 1)+" ones", res.Warn)
+				break
+			}
+			blockingMode = mode
+			c.initQueued = true
+			queued = append(queued, call.Comm)
+			res.Effect = "init recorded; it runs at the outermost ncclGroupEnd"
+		case CallCollective:
+			c, ok := comms[call.Comm]
+			if !ok {
+				res.Result, res.Effect = InvalidArgument, "error: unknown communicator"
+				break
+			}
+			if c.inProgress {
+				res.Result = InvalidArgument
+				res.Warn = "Attempt to use communicator before the previous operation returned ncclSuccess"
+				res.Effect = "error"
+				verdict("G-GROUP-NONBLOCK-1", Fail, at(call)+call.Comm+" used while its previous operation is in progress", res.Warn)
+				if depth > 0 {
+					groupErr = InvalidArgument
+				}
+				break
+			}
+			if c.initQueued {
+				res.Effect = "undefined: the communicator's init is queued in the same group"
+				verdict("G-GROUP-INIT-1", Fail, at(call)+"collective on "+call.Comm+" in the group that initialises it: it uses an uninitialised communicator")
+			}
+			if depth == 0 {
+				if res.Effect == "" {
+					res.Effect = "enqueued on the stream"
+				}
+				if c.nonblocking {
+					c.inProgress = true
+					res.Result = InProgress
+				}
+				break
+			}
+			c.pending++
+			queued = append(queued, call.Comm)
+			if res.Effect == "" {
+				res.Effect = "recorded; enqueued at the outermost ncclGroupEnd"
+			}
+		case CallStreamSync:
+			c := comms[call.Comm]
+			if depth > 0 && c != nil && c.pending > 0 {
+				res.Effect = "waits for nothing: the group's operations are not enqueued yet"
+				verdict("G-GROUP-SYNC-1", Fail, at(call)+"cudaStreamSynchronize inside the group: "+res.Effect)
+			} else {
+				res.Effect = "waits for the enqueued work"
+			}
+		case CallGetAsyncError:
+			c := get(call.Comm)
+			if c.inProgress {
+				c.inProgress = false
+				res.Effect = "ncclInProgress until the background work ends, then ncclSuccess"
+			} else {
+				res.Effect = "ncclSuccess"
+			}
+		case CallCommFinalize:
+			res.Effect = "finalize"
+		}
+		results = append(results, res)
+	}
+	if depth > 0 {
+		verdict("G-GROUP-ENQUEUE-1", Fail, fmt.Sprintf("the sequence ends with %d group(s) open: nothing recorded is ever launched", depth))
+	}
+	return results, tr
+}
+
+func blockWord(nonblocking bool) string {
+	if nonblocking {
+		return "nonblocking"
+	}
+	return "blocking"
+}
+
+func uniq(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// ParseCalls reads a call script, one call per line:
+//
+//	groupStart | groupEnd
+//	init COMM [nonblocking]
+//	COLL COMM SIZE [DTYPE] [REDOP]        (allreduce c0 1MiB float32 sum)
+//	sync COMM | asyncError COMM | finalize COMM
+//
+// '#' starts a comment. name is used in errors.
+func ParseCalls(name string, data []byte) ([]Call, error) {
+	var out []Call
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := raw
+		if k := strings.IndexByte(line, '#'); k >= 0 {
+			line = line[:k]
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		n := i + 1
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
+		}
+		c := Call{Line: n}
+		switch strings.ToLower(f[0]) {
+		case "groupstart", "ncclgroupstart":
+			c.Kind = CallGroupStart
+		case "groupend", "ncclgroupend":
+			c.Kind = CallGroupEnd
+		case "init", "ncclcomminitrank":
+			if len(f) < 2 {
+				return nil, bad("init needs a communicator name: expected init COMM [nonblocking]")
+			}
+			c.Kind, c.Comm = CallCommInit, f[1]
+			if len(f) > 2 {
+				if f[2] != "nonblocking" && f[2] != "blocking" {
+					return nil, bad("%q: expected blocking or nonblocking", f[2])
+				}
+				c.Nonblocking = f[2] == "nonblocking"
+			}
+		case "sync", "cudastreamsynchronize":
+			if len(f) < 2 {
+				return nil, bad("sync needs a communicator name")
+			}
+			c.Kind, c.Comm = CallStreamSync, f[1]
+		case "asyncerror", "ncclcommgetasyncerror":
+			if len(f) < 2 {
+				return nil, bad("asyncError needs a communicator name")
+			}
+			c.Kind, c.Comm = CallGetAsyncError, f[1]
+		case "finalize", "ncclcommfinalize":
+			if len(f) < 2 {
+				return nil, bad("finalize needs a communicator name")
+			}
+			c.Kind, c.Comm = CallCommFinalize, f[1]
+		default:
+			fn, err := ParseFunc(f[0])
+			if err != nil {
+				return nil, bad("unknown call %q: expected groupStart, groupEnd, init, sync, asyncError, finalize or a collective", f[0])
+			}
+			if len(f) < 3 {
+				return nil, bad("%s needs a communicator and a size: expected %s COMM SIZE [DTYPE] [REDOP]", f[0], f[0])
+			}
+			size, err := ParseBytes(f[2])
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			dt, rop := Float32, Sum
+			if len(f) > 3 {
+				if dt, err = ParseDataType(f[3]); err != nil {
+					return nil, bad("%v", err)
+				}
+			}
+			if len(f) > 4 {
+				if rop, err = ParseRedOp(f[4]); err != nil {
+					return nil, bad("%v", err)
+				}
+			}
+			op, err := OpFromBytes(fn, size, dt, rop, 0)
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			c.Kind, c.Comm, c.Op = CallCollective, f[1], &op
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no calls: expected lines such as groupStart, allreduce c0 1MiB, groupEnd", name)
+	}
+	return out, nil
+}
