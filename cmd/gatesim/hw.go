@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gatesim/gatesim/hw"
@@ -376,7 +378,11 @@ and the NVLS safety variables, and passes the flags after -- to every run. Confi
 			if err != nil {
 				return err
 			}
-			entries, err := hw.RunMatrix(context.Background(), hw.MatrixOptions{Exe: exe, Args: args, Out: out, Configs: cfgs,
+			// A killed matrix must not leave a configuration's process running
+			// on the GPUs: cancel the child on SIGTERM and SIGINT.
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			entries, err := hw.RunMatrix(ctx, hw.MatrixOptions{Exe: exe, Args: args, Out: out, Configs: cfgs,
 				AllowNVLS: allowNVLS, Timeout: timeout, Log: d.stdout})
 			if err != nil {
 				return err
