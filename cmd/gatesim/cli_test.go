@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+// runCLIIn runs the CLI with standard input.
+func runCLIIn(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	var in *strings.Reader
@@ -53,7 +54,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"no-such-command"}, "unknown command"},
 	}
 	for _, c := range cases {
-		code, _, stderr := runCLI(t, "", c.args...)
+		code, _, stderr := runCLI(t, c.args...)
 		if code != exitBadInput {
 			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitBadInput, stderr)
 		}
@@ -64,7 +65,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 }
 
 func TestExplainSideBySide(t *testing.T) {
-	code, out, stderr := runCLI(t, "", "explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4",
+	code, out, stderr := runCLI(t, "explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4",
 		"--env", "NCCL_ALGO=NVLS", "--env", "NCCL_NVLS_ENABLE=1", "--env", "NCCL_COLLNET_ENABLE=1", "--bytes", "1MiB")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -79,7 +80,7 @@ func TestExplainSideBySide(t *testing.T) {
 }
 
 func TestExplainJSON(t *testing.T) {
-	code, out, stderr := runCLI(t, "", "explain", "--nccl", "2.28.9", "--system", "h200x2", "--env", "NCCL_NVLS_ENABLE=0", "--json")
+	code, out, stderr := runCLI(t, "explain", "--nccl", "2.28.9", "--system", "h200x2", "--env", "NCCL_NVLS_ENABLE=0", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -105,7 +106,7 @@ func TestOracleStream(t *testing.T) {
 {"id":2,"nccl":"2.28.9","system":"v100x4","op":{"coll":"nope","bytes":"1MiB"}}
 {"id":3,"nccl":"2.22.3","system":"v100x4","env":{"NCCL_ALGO":"NVLS"},"op":{"coll":"allreduce","bytes":"1MiB"}}
 `
-	code, out, stderr := runCLI(t, in, "oracle", "--no-trace")
+	code, out, stderr := runCLIIn(t, in, "oracle", "--no-trace")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -122,15 +123,15 @@ func TestOracleStream(t *testing.T) {
 }
 
 func TestRulesAndDemo(t *testing.T) {
-	code, out, _ := runCLI(t, "", "rules", "--nccl", "2.22.3")
+	code, out, _ := runCLI(t, "rules", "--nccl", "2.22.3")
 	if code != 0 || !strings.Contains(out, "G-SEL-BACKUP-1") || !strings.Contains(out, "src/enqueue.cc") {
 		t.Fatalf("rules: exit %d\n%s", code, out)
 	}
-	code, out, _ = runCLI(t, "", "rules", "diff", "2.22.3", "2.28.9")
+	code, out, _ = runCLI(t, "rules", "diff", "2.22.3", "2.28.9")
 	if code != 0 || !strings.Contains(out, "G-SEL-ERR-1") || !strings.Contains(out, "2.28.9") {
 		t.Fatalf("rules diff: exit %d\n%s", code, out)
 	}
-	code, out, _ = runCLI(t, "", "demo")
+	code, out, _ = runCLI(t, "demo")
 	if code != 0 || !strings.Contains(out, "NCCL_ALGO=CollNetDirect") || !strings.Contains(out, "G-SEL-ERR-1") {
 		t.Fatalf("demo: exit %d\n%s", code, out)
 	}

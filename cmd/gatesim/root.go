@@ -69,6 +69,7 @@ var subcommands = []func(*deps) *cobra.Command{
 	newDemoCmd,
 	newGroupCmd,
 	newEnvCmd,
+	newHWCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

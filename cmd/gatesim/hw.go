@@ -1,0 +1,499 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gatesim/gatesim/hw"
+	"github.com/gatesim/gatesim/spec"
+	"github.com/spf13/cobra"
+)
+
+// hwError maps hw's errors onto exit codes: no GPU, CUDA or NCCL is 3.
+func hwError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, hw.ErrUnavailable) {
+		return &exitError{code: exitNoDevice, err: err}
+	}
+	return err
+}
+
+func newHWCmd(d *deps) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "hw",
+		Short: "Run collectives on real GPUs through real NCCL, capture NCCL's logs, compare with nccl-tests",
+		Long: `hw loads libnccl.so.2 and the CUDA runtime with dlopen (GATESIM_NCCL_LIB, the loader path,
+PyTorch's wheel, the system) and runs collectives on the local GPUs. Every process it starts, and
+its own, gets NCCL_NVLS_ENABLE=0, TORCH_SYMM_MEM_DISABLE_MULTICAST=1 and NVSHMEM_DISABLE_NVLS=1
+unless --allow-nvls is given. Without a GPU, CUDA or NCCL it exits with code 3.`,
+	}
+	c.AddCommand(newHWInfoCmd(d), newHWRunCmd(d), newHWMatrixCmd(d), newHWCompareCmd(d), newHWSelfTestCmd(d))
+	return c
+}
+
+type libFlags struct {
+	nccl, cudart string
+	allowNVLS    bool
+}
+
+func (l *libFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&l.nccl, "nccl-lib", "", "libnccl.so.2 file or directory (default: $GATESIM_NCCL_LIB, then the search order)")
+	c.Flags().StringVar(&l.cudart, "cudart-lib", "", "libcudart file or directory (default: $GATESIM_CUDART_LIB, then the search order)")
+	c.Flags().BoolVar(&l.allowNVLS, "allow-nvls", false, "do NOT force NVLink multicast off (never on shared machines)")
+}
+
+func (l *libFlags) search() hw.Search {
+	s := hw.DefaultSearch()
+	if l.nccl != "" {
+		s.NCCL = l.nccl
+	}
+	if l.cudart != "" {
+		s.CUDART = l.cudart
+	}
+	return s
+}
+
+func newHWInfoCmd(d *deps) *cobra.Command {
+	var lf libFlags
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "info",
+		Short: "Show the libraries found, NCCL's version, the release it maps to and the GPUs",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			p, err := hw.Probe(lf.search(), lf.allowNVLS)
+			if err != nil {
+				return hwError(err)
+			}
+			if asJSON {
+				return writeJSONOut(d, p)
+			}
+			fmt.Fprintf(d.stdout, "nccl     %s\nversion  %s (code %d)\n", p.NCCL, p.Version, p.Version.Code())
+			if p.Modelled {
+				fmt.Fprintf(d.stdout, "release  %s (modelled release used for predictions)\n", p.Release)
+			} else {
+				fmt.Fprintf(d.stdout, "release  none: %s is older than every modelled release\n", p.Version)
+			}
+			fmt.Fprintf(d.stdout, "cudart   %s (runtime %d, driver %d)\n", p.CUDART, p.CUDARuntime, p.CUDADriver)
+			if p.DriverNote != "" {
+				fmt.Fprintf(d.stdout, "driver   %s\n", p.DriverNote)
+			}
+			for _, dev := range p.Devices {
+				fmt.Fprintf(d.stdout, "gpu %d    %s %s\n", dev.Dev, dev.BusID, dev.Name)
+			}
+			return nil
+		},
+	}
+	lf.add(c)
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func writeJSONOut(d *deps, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(d.stdout, string(b))
+	return err
+}
+
+// parseSize reads 8, 1K, 64M, 4G (powers of 1024, as nccl-tests does).
+func parseSize(s string) (uint64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := uint64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		case 'T':
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	var n uint64
+	if _, err := fmt.Sscan(t, &n); err != nil || fmt.Sprint(n) != t {
+		return 0, fmt.Errorf("bad size %q: expected a byte count such as 8, 64K, 128M or 4G", s)
+	}
+	return n * mult, nil
+}
+
+// parseFuncs reads a comma-separated list; "all" stands for the five
+// collectives of the cost table.
+func parseFuncs(s string) ([]spec.Func, error) {
+	var out []spec.Func
+	seen := map[spec.Func]bool{}
+	add := func(f spec.Func) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for _, p := range strings.Split(s, ",") {
+		if strings.TrimSpace(p) == "all" {
+			for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast, spec.Reduce} {
+				add(f)
+			}
+			continue
+		}
+		f, err := spec.ParseFunc(p)
+		if err != nil {
+			return nil, err
+		}
+		add(f)
+	}
+	return out, nil
+}
+
+func newHWRunCmd(d *deps) *cobra.Command {
+	var (
+		lf                        libFlags
+		colls, dtype, redop       string
+		minB, maxB                string
+		factor                    uint64
+		root, warmup, iters, nbat int
+		budget, timeout           time.Duration
+		graph, check, hostCheck   bool
+		devices                   []int
+		idFile, store             string
+		asJSON                    bool
+		outJSON, capture, config  string
+		kernels                   string
+	)
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Run collectives on the local GPUs and print an nccl-tests-style table",
+		Long: `run measures collectives as nccl-tests does (same counts, buffer rotation, algbw and busbw)
+in batches between CUDA events, reports the median batch with its spread, and checks every row on
+the GPU. One process drives every local GPU, or, under mpirun, srun or torchrun, one process per GPU
+(the unique id travels through --id-file or --store). With --capture DIR it also makes NCCL write
+its INFO log, topology and graph dumps into DIR, beside results.json and results.txt.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			funcs, err := parseFuncs(colls)
+			if err != nil {
+				return badInput(err)
+			}
+			dt, err := spec.ParseDataType(dtype)
+			if err != nil {
+				return badInput(err)
+			}
+			op, err := spec.ParseRedOp(redop)
+			if err != nil {
+				return badInput(err)
+			}
+			lo, err := parseSize(minB)
+			if err != nil {
+				return badInput(err)
+			}
+			hi, err := parseSize(maxB)
+			if err != nil {
+				return badInput(err)
+			}
+			if lo == 0 || hi < lo || factor < 2 {
+				return badInputf("sizes -b %s -e %s -f %d: expected 0 < minbytes <= maxbytes and a factor >= 2", minB, maxB, factor)
+			}
+			sizes := hw.SizeRange(lo, hi, factor)
+			if sizes[len(sizes)-1] != hi {
+				sizes = append(sizes, hi) // always measure the largest size asked for
+			}
+			plan := hw.Plan{Funcs: funcs, Sizes: sizes, DataType: dt, RedOp: op, Root: root,
+				Warmup: warmup, Iters: iters, Batches: nbat, RowBudget: budget, Graph: graph, Check: check, Seed: 0x5eed}
+
+			o := hw.Options{Search: lf.search(), Devices: devices, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Timeout: timeout}
+			if kernels != "" {
+				if o.PTX, err = os.ReadFile(kernels); err != nil {
+					return badInput(err)
+				}
+			}
+			launch, multi, err := hw.DetectLaunch(os.Getenv)
+			if err != nil {
+				return badInput(err)
+			}
+			rank := -1
+			if multi {
+				launch.IDFile = idFile
+				if store != "" {
+					launch.Store = store
+				}
+				o.Launch, rank = launch, launch.Rank
+			}
+			if capture != "" {
+				if err := os.MkdirAll(capture, 0o755); err != nil {
+					return err
+				}
+				for k, v := range hw.CaptureEnv(capture, rank) {
+					if _, set := os.LookupEnv(k); !set {
+						os.Setenv(k, v)
+					}
+				}
+			}
+			s, err := hw.Open(o)
+			var ne *hw.Error
+			if err != nil && capture != "" && rank <= 0 && errors.As(err, &ne) {
+				// NCCL refused the configuration at init: that is a result too.
+				res := &hw.RunResult{Config: config, Env: ncclEnviron(), InitErr: ne.NCCLError()}
+				if p, perr := hw.Probe(o.Search, o.AllowNVLS); perr == nil {
+					res.Library, res.CudaRT, res.Version, res.Devices = p.NCCL, p.CUDART, p.Version, p.Devices
+					res.Release, _ = spec.Nearest(p.Version)
+				}
+				if werr := hw.WriteCapture(capture, captureConfig(capture, config, res.Env), res); werr != nil {
+					return werr
+				}
+				hw.WriteTable(d.stdout, res)
+				return &exitError{code: exitNo, err: err}
+			}
+			if err != nil {
+				return hwError(err)
+			}
+			defer s.Close()
+			if err := plan.Validate(s.NRanks()); err != nil {
+				return badInput(err)
+			}
+			res, runErr := hw.Measure(s, plan, d.stderr)
+			res.Config = config
+			res.Env = ncclEnviron()
+			if rank > 0 {
+				return hwError(runErr) // rank 0 reports
+			}
+			if capture != "" {
+				if err := hw.WriteCapture(capture, captureConfig(capture, config, res.Env), res); err != nil {
+					return err
+				}
+			}
+			if outJSON != "" {
+				b, _ := json.MarshalIndent(res, "", "  ")
+				if err := os.WriteFile(outJSON, append(b, '\n'), 0o644); err != nil {
+					return err
+				}
+			}
+			if asJSON {
+				if err := writeJSONOut(d, res); err != nil {
+					return err
+				}
+			} else if err := hw.WriteTable(d.stdout, res); err != nil {
+				return err
+			}
+			if runErr != nil {
+				return hwError(runErr)
+			}
+			for _, r := range res.Rows {
+				if r.Wrong > 0 {
+					return &exitError{code: exitNo, err: fmt.Errorf("%s %d bytes: %d wrong elements", r.Coll, r.Size, r.Wrong)}
+				}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	lf.add(c)
+	f.StringVar(&colls, "colls", "allreduce", "collectives: comma-separated (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall) or all (the five)")
+	f.StringVarP(&minB, "minbytes", "b", "8", "smallest size")
+	f.StringVarP(&maxB, "maxbytes", "e", "128M", "largest size")
+	f.Uint64VarP(&factor, "stepfactor", "f", 2, "size multiplier")
+	f.StringVarP(&dtype, "datatype", "d", "float", "datatype")
+	f.StringVarP(&redop, "op", "o", "sum", "reduction")
+	f.IntVarP(&root, "root", "r", 0, "root rank of Broadcast and Reduce")
+	f.IntVarP(&warmup, "warmup_iters", "w", 1, "warm-up operations per row")
+	f.IntVarP(&iters, "iters", "n", 20, "operations per timed batch")
+	f.IntVar(&nbat, "batches", 5, "timed batches per row (the median is reported)")
+	f.DurationVar(&budget, "row-budget", 2*time.Second, "bound on one row's timed work (fewer iterations for slow rows; 0: none)")
+	f.BoolVarP(&graph, "cudagraph", "G", false, "time CUDA graph launches of captured operations")
+	f.BoolVarP(&check, "check", "c", true, "check every row's result once")
+	f.BoolVar(&hostCheck, "host-check", false, "check on the host instead of with the GPU kernels")
+	f.IntSliceVar(&devices, "devices", nil, "local GPU ordinals (default: all, or LOCAL_RANK's under a launcher)")
+	f.StringVar(&idFile, "id-file", "", "launcher mode: shared file for NCCL's unique id")
+	f.StringVar(&store, "store", "", "launcher mode: host:port rank 0 serves NCCL's unique id on")
+	f.BoolVar(&asJSON, "json", false, "print JSON instead of the table")
+	f.StringVar(&outJSON, "out", "", "also write the JSON result to this file")
+	f.StringVar(&capture, "capture", "", "capture directory: NCCL log, topology and graph dumps, results")
+	f.StringVar(&config, "config", "", "configuration name recorded in the results")
+	f.StringVar(&kernels, "kernels", "", "PTX file with the check kernels (default: the embedded one)")
+	f.DurationVar(&timeout, "timeout", 10*time.Minute, "bound on every wait for the GPUs")
+	return c
+}
+
+// captureConfig is the config.json a standalone run writes; nil when a
+// matrix run already wrote one (with the configuration's own variables).
+func captureConfig(dir, name string, env spec.Env) *hw.Config {
+	if _, err := os.Stat(filepath.Join(dir, hw.CaptureConfig)); err == nil {
+		return nil
+	}
+	return &hw.Config{Name: name, Env: env}
+}
+
+// ncclEnviron is the part of this process's environment NCCL and the safety
+// rules read.
+func ncclEnviron() spec.Env {
+	e := spec.Env{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "NCCL_") || k == "TORCH_SYMM_MEM_DISABLE_MULTICAST" || k == "NVSHMEM_DISABLE_NVLS" || k == "CUDA_VISIBLE_DEVICES" {
+			e[k] = v
+		}
+	}
+	return e
+}
+
+func newHWMatrixCmd(d *deps) *cobra.Command {
+	var (
+		out       string
+		configs   []string
+		allowNVLS bool
+		timeout   time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "matrix --out DIR [--configs a,b] [-- run flags]",
+		Short: "Capture each environment configuration in a fresh `hw run` process",
+		Long: `matrix starts one 'gatesim hw run --capture DIR/<config>' process per configuration (NCCL reads
+its parameters once per process) with the configuration's NCCL_* variables, the capture variables
+and the NVLS safety variables, and passes the flags after -- to every run. Configurations:
+` + configList(),
+		RunE: func(c *cobra.Command, args []string) error {
+			if out == "" {
+				return badInputf("--out is required")
+			}
+			cfgs, err := hw.FindConfigs(configs)
+			if err != nil {
+				return badInput(err)
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			// A killed matrix must not leave a configuration's process running
+			// on the GPUs: cancel the child on SIGTERM and SIGINT.
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			entries, err := hw.RunMatrix(ctx, hw.MatrixOptions{Exe: exe, Args: args, Out: out, Configs: cfgs,
+				AllowNVLS: allowNVLS, Timeout: timeout, Log: d.stdout})
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				if e.ExitCode == exitNoDevice {
+					return &exitError{code: exitNoDevice, err: fmt.Errorf("configuration %s: no GPU, CUDA or NCCL (see %s)", e.Config, filepath.Join(out, e.Config, hw.CaptureOutput))}
+				}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "capture set directory")
+	c.Flags().StringSliceVar(&configs, "configs", nil, "configurations to run (default all)")
+	c.Flags().BoolVar(&allowNVLS, "allow-nvls", false, "do NOT force NVLink multicast off in the runs (never on shared machines)")
+	c.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "bound on each configuration's process")
+	return c
+}
+
+func configList() string {
+	var b strings.Builder
+	for _, c := range hw.StandardMatrix {
+		fmt.Fprintf(&b, "  %-20s %s\n", c.Name, c.Env)
+	}
+	return b.String()
+}
+
+func newHWCompareCmd(d *deps) *cobra.Command {
+	var ours string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "compare --ours results.json NCCL_TESTS_OUTPUT...",
+		Short: "Compare gatesim hw run's table with nccl-tests' output, row by row",
+		Long: fmt.Sprintf(`compare matches rows by collective and size and checks the targets: busbw at >= %d MiB at least
+%.0f%% of nccl-tests', time at <= %d bytes within %.0f us. Exit code 1 when a target is missed.`,
+			hw.TargetLargeBytes>>20, hw.TargetBusBwRatio*100, hw.TargetSmallBytes, hw.TargetLatencyUs),
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, files []string) error {
+			res, err := hw.ReadRunResult(ours)
+			if err != nil {
+				return badInput(err)
+			}
+			var rows []hw.CompareRow
+			sort.Strings(files)
+			for _, name := range files {
+				fh, err := os.Open(name)
+				if err != nil {
+					return badInput(err)
+				}
+				t, err := hw.ParseNCCLTests(fh, name)
+				fh.Close()
+				if err != nil {
+					return badInput(err)
+				}
+				f, ok := hw.FuncOfProgram(t.Program)
+				if !ok {
+					f, ok = hw.FuncOfProgram(filepath.Base(name))
+				}
+				if !ok {
+					return badInputf("%s: cannot tell which collective it measured (no 'Collective test starting' line and no *_perf in the name)", name)
+				}
+				rows = append(rows, hw.Compare(f, res, t)...)
+			}
+			if asJSON {
+				return writeJSONOut(d, rows)
+			}
+			missed, err := hw.WriteCompare(d.stdout, rows)
+			if err != nil {
+				return err
+			}
+			if missed > 0 {
+				return &exitError{code: exitNo, err: fmt.Errorf("%d rows missed their target", missed)}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&ours, "ours", "", "gatesim hw run's results.json")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func newHWSelfTestCmd(d *deps) *cobra.Command {
+	var lf libFlags
+	var hostCheck bool
+	var kernels string
+	c := &cobra.Command{
+		Use:   "selftest",
+		Short: "Check the result checker on the GPUs: poisoned buffers must count every element wrong",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o := hw.Options{Search: lf.search(), HostCheck: hostCheck, AllowNVLS: lf.allowNVLS}
+			if kernels != "" {
+				var err error
+				if o.PTX, err = os.ReadFile(kernels); err != nil {
+					return badInput(err)
+				}
+			}
+			s, err := hw.Open(o)
+			if err != nil {
+				return hwError(err)
+			}
+			defer s.Close()
+			if err := hw.SelfTest(s); err != nil {
+				return &exitError{code: exitNo, err: err}
+			}
+			fmt.Fprintf(d.stdout, "selftest ok: %d ranks, check %s\n", s.NRanks(), s.CheckMode())
+			return nil
+		},
+	}
+	lf.add(c)
+	c.Flags().BoolVar(&hostCheck, "host-check", false, "test the host checker instead of the kernels")
+	c.Flags().StringVar(&kernels, "kernels", "", "PTX file with the check kernels (default: the embedded one)")
+	return c
+}

@@ -1,0 +1,73 @@
+package hw
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+func TestCaptureRoundTrip(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "proto-ll")
+	res := &RunResult{Config: "proto-ll", Env: spec.Env{"NCCL_PROTO": "LL"}, Library: "/x/libnccl.so.2", Version: spec.V2_28_9, Release: spec.V2_28_9,
+		NRanks: 2, Procs: 1, Timing: "events", Check: "device",
+		Rows: []Row{{Func: spec.ReduceScatter, Coll: "ReduceScatter", Size: 512, Count: 64, Type: spec.Bfloat16, TypeS: "bfloat16", RedOp: "sum", Root: -1, TimeUs: 9, Wrong: 0}}}
+	if err := WriteCapture(dir, &Config{Name: "proto-ll", Env: spec.Env{"NCCL_PROTO": "LL"}}, res); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"nccl.log": "vm:1:2 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n", "topo.xml": "<system/>", "graph.xml": "<graphs/>"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a directory without config.json is not a capture
+	os.MkdirAll(filepath.Join(root, "junk"), 0o755)
+	set, err := ReadCaptureSet(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set) != 1 {
+		t.Fatalf("%d captures", len(set))
+	}
+	c := set[0]
+	if c.Config.Name != "proto-ll" || c.Config.Env["NCCL_PROTO"] != "LL" || c.Result == nil || c.Result.Rows[0].Func != spec.ReduceScatter ||
+		c.Result.Rows[0].Type != spec.Bfloat16 || string(c.Topo) != "<system/>" || string(c.Graph) != "<graphs/>" ||
+		len(c.LogNames()) != 1 || !strings.Contains(string(c.Logs["nccl.log"]), "2.28.9") {
+		t.Errorf("read back %+v", c)
+	}
+	if _, err := os.Stat(filepath.Join(dir, CaptureTable)); err != nil {
+		t.Error("no results.txt")
+	}
+}
+
+func TestReadCaptureErrors(t *testing.T) {
+	root := t.TempDir()
+	if _, err := ReadCaptureSet(root); err == nil || !strings.Contains(err.Error(), "no capture directories") {
+		t.Errorf("empty set: %v", err)
+	}
+	dir := filepath.Join(root, "bad")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, CaptureConfig), []byte(`{"name": "bad"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, CaptureResults), []byte(`{"rows": [{"coll": "AllSum", "type": "float"}]}`), 0o644)
+	if _, err := ReadCapture(dir); err == nil || !strings.Contains(err.Error(), "results.json: row 0: unknown collective") {
+		t.Errorf("bad row: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, CaptureResults), []byte(`{"rows": [`), 0o644)
+	if _, err := ReadCapture(dir); err == nil || !strings.Contains(err.Error(), "results.json") {
+		t.Errorf("bad json: %v", err)
+	}
+	os.Remove(filepath.Join(dir, CaptureResults))
+	c, err := ReadCapture(dir)
+	if err != nil || c.Result != nil {
+		t.Errorf("a capture whose process died keeps its config: %v %+v", err, c)
+	}
+}
+
+func TestCaptureEnvPerRank(t *testing.T) {
+	if e := CaptureEnv("/c", 3); e["NCCL_DEBUG_FILE"] != "/c/nccl.rank3.log" || e["NCCL_DEBUG_SUBSYS"] != DebugSubsys {
+		t.Errorf("%v", e)
+	}
+}

@@ -1,0 +1,1037 @@
+//go:build cgo && linux
+
+package hw
+
+// This is the only file with `import "C"`. NCCL, the CUDA runtime and the
+// CUDA driver are opened with dlopen and reached through function pointers
+// probed with dlsym, so no CUDA or NCCL header or library is needed to
+// build. The prototypes below are declared here from the public API
+// (nccl.h of v2.28.9-1, the CUDA runtime and driver API): handles are
+// opaque pointers, enums are ints, ncclUniqueId is 128 bytes.
+
+/*
+#cgo LDFLAGS: -ldl
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct { char internal[128]; } gsUniqueId;
+typedef void* gsHandle;
+
+typedef struct {
+  void* h;
+  int (*GetVersion)(int*);
+  int (*GetUniqueId)(gsUniqueId*);
+  int (*CommInitRank)(gsHandle*, int, gsUniqueId, int);
+  int (*CommInitAll)(gsHandle*, int, const int*);
+  int (*CommDestroy)(gsHandle);
+  int (*CommAbort)(gsHandle);
+  int (*CommGetAsyncError)(gsHandle, int*);
+  const char* (*GetErrorString)(int);
+  const char* (*GetLastError)(gsHandle);
+  int (*AllReduce)(const void*, void*, size_t, int, int, gsHandle, gsHandle);
+  int (*Broadcast)(const void*, void*, size_t, int, int, gsHandle, gsHandle);
+  int (*Reduce)(const void*, void*, size_t, int, int, int, gsHandle, gsHandle);
+  int (*AllGather)(const void*, void*, size_t, int, gsHandle, gsHandle);
+  int (*ReduceScatter)(const void*, void*, size_t, int, int, gsHandle, gsHandle);
+  int (*Send)(const void*, size_t, int, int, gsHandle, gsHandle);
+  int (*Recv)(void*, size_t, int, int, gsHandle, gsHandle);
+  int (*GroupStart)(void);
+  int (*GroupEnd)(void);
+} gsNccl;
+
+typedef struct {
+  void* h;
+  int (*GetDeviceCount)(int*);
+  int (*SetDevice)(int);
+  int (*Malloc)(void**, size_t);
+  int (*Free)(void*);
+  int (*Memcpy)(void*, const void*, size_t, int);
+  int (*MemsetAsync)(void*, int, size_t, gsHandle);
+  int (*StreamCreateWithFlags)(gsHandle*, unsigned);
+  int (*StreamDestroy)(gsHandle);
+  int (*StreamQuery)(gsHandle);
+  int (*StreamSynchronize)(gsHandle);
+  int (*EventCreate)(gsHandle*);
+  int (*EventDestroy)(gsHandle);
+  int (*EventRecord)(gsHandle, gsHandle);
+  int (*EventElapsedTime)(float*, gsHandle, gsHandle);
+  const char* (*GetErrorName)(int);
+  int (*DeviceGetPCIBusId)(char*, int, int);
+  int (*DriverGetVersion)(int*);
+  int (*RuntimeGetVersion)(int*);
+  int (*GetLastError)(void);
+  int (*StreamBeginCapture)(gsHandle, int);
+  int (*StreamEndCapture)(gsHandle, gsHandle*);
+  int (*GraphInstantiateWithFlags)(gsHandle*, gsHandle, unsigned long long);
+  int (*GraphLaunch)(gsHandle, gsHandle);
+  int (*GraphExecDestroy)(gsHandle);
+  int (*GraphDestroy)(gsHandle);
+} gsCudart;
+
+typedef struct {
+  void* h;
+  int (*Init)(unsigned);
+  int (*DeviceGet)(int*, int);
+  int (*DeviceGetName)(char*, int, int);
+  int (*ModuleLoadData)(gsHandle*, const void*);
+  int (*ModuleGetFunction)(gsHandle*, gsHandle, const char*);
+  int (*LaunchKernel)(gsHandle, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, gsHandle, void**, void**);
+  int (*GetErrorName)(int, const char**);
+} gsDriver;
+
+static gsNccl N;
+static gsCudart R;
+static gsDriver D;
+
+// gs_sym resolves one symbol; a missing required symbol names itself.
+static void* gs_sym(void* h, const char* name, int required, const char** missing) {
+  void* p = dlsym(h, name);
+  if (!p && required && !*missing) *missing = name;
+  return p;
+}
+
+#define SYM(S, f, name) *(void**)(&S.f) = gs_sym(S.h, name, 1, &missing)
+#define OPT(S, f, name) *(void**)(&S.f) = gs_sym(S.h, name, 0, &missing)
+
+// gs_open_nccl opens path; on failure *err holds dlerror() or the first
+// missing symbol.
+static int gs_open_nccl(const char* path, const char** err, char* where, int wlen) {
+  const char* missing = NULL;
+  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) { *err = dlerror(); return -1; }
+  N.h = h;
+  SYM(N, GetVersion, "ncclGetVersion");
+  SYM(N, GetUniqueId, "ncclGetUniqueId");
+  SYM(N, CommInitRank, "ncclCommInitRank");
+  SYM(N, CommInitAll, "ncclCommInitAll");
+  SYM(N, CommDestroy, "ncclCommDestroy");
+  SYM(N, CommAbort, "ncclCommAbort");
+  SYM(N, CommGetAsyncError, "ncclCommGetAsyncError");
+  SYM(N, GetErrorString, "ncclGetErrorString");
+  OPT(N, GetLastError, "ncclGetLastError");
+  SYM(N, AllReduce, "ncclAllReduce");
+  SYM(N, Broadcast, "ncclBroadcast");
+  SYM(N, Reduce, "ncclReduce");
+  SYM(N, AllGather, "ncclAllGather");
+  SYM(N, ReduceScatter, "ncclReduceScatter");
+  SYM(N, Send, "ncclSend");
+  SYM(N, Recv, "ncclRecv");
+  SYM(N, GroupStart, "ncclGroupStart");
+  SYM(N, GroupEnd, "ncclGroupEnd");
+  if (missing) { *err = missing; dlclose(h); N.h = NULL; return -2; }
+  Dl_info info;
+  if (where && dladdr(*(void**)(&N.GetVersion), &info) && info.dli_fname) {
+    strncpy(where, info.dli_fname, wlen - 1);
+    where[wlen - 1] = 0;
+  }
+  return 0;
+}
+
+static int gs_open_cudart(const char* path, const char** err, char* where, int wlen) {
+  const char* missing = NULL;
+  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) { *err = dlerror(); return -1; }
+  R.h = h;
+  SYM(R, GetDeviceCount, "cudaGetDeviceCount");
+  SYM(R, SetDevice, "cudaSetDevice");
+  SYM(R, Malloc, "cudaMalloc");
+  SYM(R, Free, "cudaFree");
+  SYM(R, Memcpy, "cudaMemcpy");
+  SYM(R, MemsetAsync, "cudaMemsetAsync");
+  SYM(R, StreamCreateWithFlags, "cudaStreamCreateWithFlags");
+  SYM(R, StreamDestroy, "cudaStreamDestroy");
+  SYM(R, StreamQuery, "cudaStreamQuery");
+  SYM(R, StreamSynchronize, "cudaStreamSynchronize");
+  SYM(R, EventCreate, "cudaEventCreate");
+  SYM(R, EventDestroy, "cudaEventDestroy");
+  SYM(R, EventRecord, "cudaEventRecord");
+  SYM(R, EventElapsedTime, "cudaEventElapsedTime");
+  SYM(R, GetErrorName, "cudaGetErrorName");
+  SYM(R, DeviceGetPCIBusId, "cudaDeviceGetPCIBusId");
+  SYM(R, DriverGetVersion, "cudaDriverGetVersion");
+  SYM(R, RuntimeGetVersion, "cudaRuntimeGetVersion");
+  SYM(R, GetLastError, "cudaGetLastError");
+  OPT(R, StreamBeginCapture, "cudaStreamBeginCapture");
+  OPT(R, StreamEndCapture, "cudaStreamEndCapture");
+  OPT(R, GraphInstantiateWithFlags, "cudaGraphInstantiateWithFlags");
+  OPT(R, GraphLaunch, "cudaGraphLaunch");
+  OPT(R, GraphExecDestroy, "cudaGraphExecDestroy");
+  OPT(R, GraphDestroy, "cudaGraphDestroy");
+  if (missing) { *err = missing; dlclose(h); R.h = NULL; return -2; }
+  Dl_info info;
+  if (where && dladdr(*(void**)(&R.SetDevice), &info) && info.dli_fname) {
+    strncpy(where, info.dli_fname, wlen - 1);
+    where[wlen - 1] = 0;
+  }
+  return 0;
+}
+
+static int gs_open_driver(const char** err) {
+  const char* missing = NULL;
+  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) { *err = dlerror(); return -1; }
+  D.h = h;
+  SYM(D, Init, "cuInit");
+  SYM(D, DeviceGet, "cuDeviceGet");
+  SYM(D, DeviceGetName, "cuDeviceGetName");
+  SYM(D, ModuleLoadData, "cuModuleLoadData");
+  SYM(D, ModuleGetFunction, "cuModuleGetFunction");
+  SYM(D, LaunchKernel, "cuLaunchKernel");
+  SYM(D, GetErrorName, "cuGetErrorName");
+  if (missing) { *err = missing; dlclose(h); D.h = NULL; return -2; }
+  return D.Init(0);
+}
+
+static int gs_has_graphs(void) {
+  return R.StreamBeginCapture && R.StreamEndCapture && R.GraphInstantiateWithFlags && R.GraphLaunch && R.GraphExecDestroy && R.GraphDestroy;
+}
+
+// Thin wrappers: cgo cannot call through function pointers.
+static int gs_nccl_version(int* v) { return N.GetVersion(v); }
+static int gs_unique_id(void* id) { return N.GetUniqueId((gsUniqueId*)id); }
+static int gs_comm_init_all(gsHandle* comms, int n, const int* devs) { return N.CommInitAll(comms, n, devs); }
+static int gs_comm_init_rank(gsHandle* comm, int n, const void* id, int rank) {
+  gsUniqueId u;
+  memcpy(&u, id, sizeof(u));
+  return N.CommInitRank(comm, n, u, rank);
+}
+static int gs_comm_destroy(gsHandle c) { return N.CommDestroy(c); }
+static int gs_comm_abort(gsHandle c) { return N.CommAbort(c); }
+static int gs_comm_async_error(gsHandle c) { int e = 0; int r = N.CommGetAsyncError(c, &e); return r ? r : e; }
+static const char* gs_nccl_error_string(int r) { return N.GetErrorString(r); }
+static const char* gs_nccl_last_error(gsHandle c) { return N.GetLastError ? N.GetLastError(c) : ""; }
+static int gs_group_start(void) { return N.GroupStart(); }
+static int gs_group_end(void) { return N.GroupEnd(); }
+static int gs_allreduce_on(const void* s, void* r, size_t n, int dt, int op, gsHandle c, gsHandle st) { return N.AllReduce(s, r, n, dt, op, c, st); }
+
+static int gs_device_count(int* n) { return R.GetDeviceCount(n); }
+static int gs_set_device(int d) { return R.SetDevice(d); }
+static int gs_malloc(void** p, size_t n) { return R.Malloc(p, n); }
+static int gs_free(void* p) { return R.Free(p); }
+static int gs_memcpy(void* dst, const void* src, size_t n, int kind) { return R.Memcpy(dst, src, n, kind); }
+static int gs_memset_async(void* p, int v, size_t n, gsHandle s) { return R.MemsetAsync(p, v, n, s); }
+static int gs_stream_create(gsHandle* s) { return R.StreamCreateWithFlags(s, 1); } // cudaStreamNonBlocking
+static int gs_stream_destroy(gsHandle s) { return R.StreamDestroy(s); }
+static int gs_stream_sync(gsHandle s) { return R.StreamSynchronize(s); }
+static int gs_event_create(gsHandle* e) { return R.EventCreate(e); }
+static int gs_event_destroy(gsHandle e) { return R.EventDestroy(e); }
+static const char* gs_cuda_error_name(int e) { return R.GetErrorName(e); }
+static int gs_pci_bus_id(char* buf, int len, int dev) { return R.DeviceGetPCIBusId(buf, len, dev); }
+static int gs_driver_version(int* v) { return R.DriverGetVersion(v); }
+static int gs_runtime_version(int* v) { return R.RuntimeGetVersion(v); }
+
+static int gs_cu_device_name(char* buf, int len, int ordinal) {
+  int dev = 0;
+  int r = D.DeviceGet(&dev, ordinal);
+  return r ? r : D.DeviceGetName(buf, len, dev);
+}
+static int gs_module_load(gsHandle* m, const void* image) { return D.ModuleLoadData(m, image); }
+static int gs_module_function(gsHandle* f, gsHandle m, const char* name) { return D.ModuleGetFunction(f, m, name); }
+static const char* gs_cu_error_name(int e) {
+  const char* s = "unknown";
+  if (D.GetErrorName) D.GetErrorName(e, &s);
+  return s;
+}
+
+// --- kernels -----------------------------------------------------------
+
+static unsigned gs_grid(uint64_t n) {
+  uint64_t g = (n + 255) / 256;
+  if (g > 132 * 16) g = 132 * 16; // enough blocks to fill any current GPU
+  if (g < 1) g = 1;
+  return (unsigned)g;
+}
+
+static int gs_launch_fill(gsHandle fn, gsHandle stream, void* buf, uint64_t n, int dt, int rank, uint64_t base, uint32_t seed, int prod) {
+  void* args[] = {&buf, &n, &dt, &rank, &base, &seed, &prod};
+  return D.LaunchKernel(fn, gs_grid(n), 1, 1, 256, 1, 1, 0, stream, args, NULL);
+}
+
+static int gs_launch_check(gsHandle fn, gsHandle stream, const void* buf, uint64_t n, int dt, int mode, int redop,
+                           int nranks, int src, uint64_t base, uint64_t block, uint32_t seed, void* wrong) {
+  void* args[] = {&buf, &n, &dt, &mode, &redop, &nranks, &src, &base, &block, &seed, &wrong};
+  return D.LaunchKernel(fn, gs_grid(n), 1, 1, 256, 1, 1, 0, stream, args, NULL);
+}
+
+// --- the timed loop ----------------------------------------------------
+
+#define GS_MAX_LOCAL 64
+
+typedef struct {
+  int n;        // local ranks
+  int nranks;   // communicator size
+  int rank[GS_MAX_LOCAL];
+  int dev[GS_MAX_LOCAL];
+  gsHandle comm[GS_MAX_LOCAL];
+  gsHandle stream[GS_MAX_LOCAL];
+  gsHandle ev0[GS_MAX_LOCAL], ev1[GS_MAX_LOCAL];
+  char* send[GS_MAX_LOCAL];
+  char* recv[GS_MAX_LOCAL];
+} gsLocal;
+
+// Failure report: which API and which call.
+typedef struct {
+  int kind;          // 0 none, 1 NCCL, 2 CUDA, 3 timeout
+  int code;
+  const char* call;
+} gsFail;
+
+#define NCCLTRY(expr, name) do { int _r = (expr); if (_r) { f->kind = 1; f->code = _r; f->call = name; return _r; } } while (0)
+#define CUDATRY(expr, name) do { int _r = (expr); if (_r) { f->kind = 2; f->code = _r; f->call = name; return _r; } } while (0)
+
+// Func indices are ncclFunc_t's (Broadcast 0, Reduce 1, AllGather 2,
+// ReduceScatter 3, AllReduce 4) plus gatesim's SendRecv 5 and AllToAll 6.
+static int gs_issue(gsLocal* L, int l, int func, char* s, char* r, size_t count, int dt, size_t esz, int op, int root, gsFail* f) {
+  gsHandle c = L->comm[l], st = L->stream[l];
+  switch (func) {
+  case 0: NCCLTRY(N.Broadcast(s, r, count, dt, root, c, st), "ncclBroadcast"); break;
+  case 1: NCCLTRY(N.Reduce(s, r, count, dt, op, root, c, st), "ncclReduce"); break;
+  case 2: NCCLTRY(N.AllGather(s, r, count, dt, c, st), "ncclAllGather"); break;
+  case 3: NCCLTRY(N.ReduceScatter(s, r, count, dt, op, c, st), "ncclReduceScatter"); break;
+  case 4: NCCLTRY(N.AllReduce(s, r, count, dt, op, c, st), "ncclAllReduce"); break;
+  case 5: {
+    int me = L->rank[l], n = L->nranks;
+    NCCLTRY(N.Send(s, count, dt, (me + 1) % n, c, st), "ncclSend");
+    NCCLTRY(N.Recv(r, count, dt, (me - 1 + n) % n, c, st), "ncclRecv");
+    break;
+  }
+  case 6:
+    for (int p = 0; p < L->nranks; p++) {
+      NCCLTRY(N.Send(s + (size_t)p * count * esz, count, dt, p, c, st), "ncclSend");
+      NCCLTRY(N.Recv(r + (size_t)p * count * esz, count, dt, p, c, st), "ncclRecv");
+    }
+    break;
+  default:
+    f->kind = 1; f->code = 4; f->call = "unknown collective"; return 4;
+  }
+  return 0;
+}
+
+static int gs_issue_iters(gsLocal* L, int func, size_t count, int dt, size_t esz, int op, int root,
+                          size_t stride, size_t steps, int iters, gsFail* f) {
+  int grouped = L->n > 1 || func >= 5;
+  if (steps == 0) steps = 1;
+  for (int i = 0; i < iters; i++) {
+    size_t off = stride * ((size_t)i % steps);
+    if (grouped) NCCLTRY(N.GroupStart(), "ncclGroupStart");
+    for (int l = 0; l < L->n; l++) {
+      int r = gs_issue(L, l, func, L->send[l] + off, L->recv[l] + off, count, dt, esz, op, root, f);
+      if (r) {
+        if (grouped) N.GroupEnd();
+        return r;
+      }
+    }
+    if (grouped) NCCLTRY(N.GroupEnd(), "ncclGroupEnd");
+  }
+  return 0;
+}
+
+static double gs_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+// gs_wait waits for every local stream, polling so that an asynchronous
+// NCCL error or a hang ends the wait instead of the process.
+static int gs_wait(gsLocal* L, double timeout, gsFail* f) {
+  double t0 = gs_now();
+  for (;;) {
+    int busy = 0;
+    for (int l = 0; l < L->n; l++) {
+      int q = R.StreamQuery(L->stream[l]);
+      if (q == 600) { busy = 1; continue; } // cudaErrorNotReady
+      if (q) { f->kind = 2; f->code = q; f->call = "cudaStreamQuery"; return q; }
+    }
+    if (!busy) return 0;
+    for (int l = 0; l < L->n; l++) {
+      int e = 0;
+      N.CommGetAsyncError(L->comm[l], &e);
+      if (e && e != 7) { f->kind = 1; f->code = e; f->call = "ncclCommGetAsyncError"; return e; } // 7: ncclInProgress
+    }
+    if (timeout > 0 && gs_now() - t0 > timeout) { f->kind = 3; f->code = 0; f->call = "wait"; return -1; }
+    sched_yield();
+  }
+}
+
+// gs_run issues iters operations and, when timed, records events around
+// them on every local stream; ms[l] receives the elapsed milliseconds.
+static int gs_run(gsLocal* L, int func, size_t count, int dt, size_t esz, int op, int root,
+                  size_t stride, size_t steps, int iters, int timed, int graph, double timeout, float* ms, gsFail* f) {
+  f->kind = 0; f->code = 0; f->call = "";
+  gsHandle g[GS_MAX_LOCAL], ge[GS_MAX_LOCAL];
+  if (graph) {
+    for (int l = 0; l < L->n; l++) {
+      CUDATRY(R.SetDevice(L->dev[l]), "cudaSetDevice");
+      CUDATRY(R.StreamBeginCapture(L->stream[l], 1), "cudaStreamBeginCapture"); // cudaStreamCaptureModeThreadLocal
+    }
+    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, f);
+    for (int l = 0; l < L->n; l++) {
+      g[l] = NULL;
+      int e = R.StreamEndCapture(L->stream[l], &g[l]);
+      if (e && !r) { f->kind = 2; f->code = e; f->call = "cudaStreamEndCapture"; r = e; }
+    }
+    if (r) return r;
+    for (int l = 0; l < L->n; l++) {
+      CUDATRY(R.SetDevice(L->dev[l]), "cudaSetDevice");
+      CUDATRY(R.GraphInstantiateWithFlags(&ge[l], g[l], 0), "cudaGraphInstantiateWithFlags");
+    }
+  }
+  if (timed) {
+    for (int l = 0; l < L->n; l++) {
+      CUDATRY(R.SetDevice(L->dev[l]), "cudaSetDevice");
+      CUDATRY(R.EventRecord(L->ev0[l], L->stream[l]), "cudaEventRecord");
+    }
+  }
+  if (graph) {
+    for (int l = 0; l < L->n; l++) CUDATRY(R.GraphLaunch(ge[l], L->stream[l]), "cudaGraphLaunch");
+  } else {
+    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, f);
+    if (r) return r;
+  }
+  if (timed) {
+    for (int l = 0; l < L->n; l++) {
+      CUDATRY(R.SetDevice(L->dev[l]), "cudaSetDevice");
+      CUDATRY(R.EventRecord(L->ev1[l], L->stream[l]), "cudaEventRecord");
+    }
+  }
+  int r = gs_wait(L, timeout, f);
+  if (graph) {
+    for (int l = 0; l < L->n; l++) {
+      R.GraphExecDestroy(ge[l]);
+      R.GraphDestroy(g[l]);
+    }
+  }
+  if (r) return r;
+  if (timed) {
+    for (int l = 0; l < L->n; l++) CUDATRY(R.EventElapsedTime(&ms[l], L->ev0[l], L->ev1[l]), "cudaEventElapsedTime");
+  }
+  return 0;
+}
+
+// gs_allreduce_small combines one 8-byte value per process (launcher mode):
+// dt/op are ncclInt64+ncclSum or ncclFloat64+ncclMax.
+static int gs_allreduce_small(gsLocal* L, void* dev, int dt, int op, void* host, gsFail* f) {
+  f->kind = 0;
+  CUDATRY(R.Memcpy(dev, host, 8, 1), "cudaMemcpy");
+  NCCLTRY(N.AllReduce(dev, dev, 1, dt, op, L->comm[0], L->stream[0]), "ncclAllReduce");
+  int r = gs_wait(L, 600, f);
+  if (r) return r;
+  CUDATRY(R.Memcpy(host, dev, 8, 2), "cudaMemcpy");
+  return 0;
+}
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+	"unsafe"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// cudaMemcpyKind values.
+const (
+	memcpyHostToDevice = 1
+	memcpyDeviceToHost = 2
+)
+
+const maxLocal = C.GS_MAX_LOCAL
+
+// loaded reports whether this process already opened the libraries: NCCL
+// reads its environment once per process, and the C side keeps one set of
+// function pointers.
+var loaded struct {
+	nccl, cudart, driver string
+	driverErr            string
+}
+
+func cudaErr(op string, code C.int) error {
+	if code == 0 {
+		return nil
+	}
+	return &CUDAError{Op: op, Code: int(code), Name: C.GoString(C.gs_cuda_error_name(code))}
+}
+
+func cuErr(op string, code C.int) error {
+	if code == 0 {
+		return nil
+	}
+	return &CUDAError{Op: op, Code: int(code), Name: C.GoString(C.gs_cu_error_name(code))}
+}
+
+func ncclErr(op string, code C.int, comm C.gsHandle) error {
+	if code == 0 {
+		return nil
+	}
+	return &Error{Op: op, Result: Result(code), LastError: C.GoString(C.gs_nccl_last_error(comm))}
+}
+
+// failErr turns the C loop's failure report into a Go error.
+func failErr(f *C.gsFail, comm C.gsHandle) error {
+	call := C.GoString(f.call)
+	switch f.kind {
+	case 1:
+		return ncclErr(call, f.code, comm)
+	case 2:
+		return cudaErr(call, f.code)
+	case 3:
+		return fmt.Errorf("hw: operation did not complete within the timeout (a hang or a dead peer)")
+	}
+	return nil
+}
+
+func openLibraries(s Search) error {
+	if loaded.nccl != "" {
+		return nil
+	}
+	var where [4096]C.char
+	var tried []string
+	var lastErr string
+	for _, p := range s.CUDARTCandidates() {
+		cp := C.CString(p)
+		var cerr *C.char
+		r := C.gs_open_cudart(cp, &cerr, &where[0], C.int(len(where)))
+		C.free(unsafe.Pointer(cp))
+		if r == 0 {
+			loaded.cudart = C.GoString(&where[0])
+			if loaded.cudart == "" {
+				loaded.cudart = p
+			}
+			break
+		}
+		tried = append(tried, p)
+		lastErr = C.GoString(cerr)
+		if r == -2 {
+			lastErr = p + " lacks " + lastErr
+		}
+	}
+	if loaded.cudart == "" {
+		return &UnavailableError{What: "CUDA runtime (libcudart)", Why: lastErr, Tried: tried}
+	}
+	var n C.int
+	if r := C.gs_device_count(&n); r != 0 || n == 0 {
+		why := "no CUDA device"
+		if r != 0 {
+			why = cudaErr("cudaGetDeviceCount", r).Error()
+		}
+		return &UnavailableError{What: "GPU", Why: why}
+	}
+	tried, lastErr = nil, ""
+	for _, p := range s.NCCLCandidates() {
+		cp := C.CString(p)
+		var cerr *C.char
+		r := C.gs_open_nccl(cp, &cerr, &where[0], C.int(len(where)))
+		C.free(unsafe.Pointer(cp))
+		if r == 0 {
+			loaded.nccl = C.GoString(&where[0])
+			if loaded.nccl == "" {
+				loaded.nccl = p
+			}
+			break
+		}
+		tried = append(tried, p)
+		lastErr = C.GoString(cerr)
+		if r == -2 {
+			lastErr = p + " lacks " + lastErr
+		}
+	}
+	if loaded.nccl == "" {
+		return &UnavailableError{What: "libnccl.so.2", Why: lastErr, Tried: tried}
+	}
+	var cerr *C.char
+	if r := C.gs_open_driver(&cerr); r != 0 {
+		loaded.driverErr = "libcuda.so.1: "
+		if r < 0 {
+			loaded.driverErr += C.GoString(cerr)
+		} else {
+			loaded.driverErr += cuErr("cuInit", r).Error()
+		}
+	} else {
+		loaded.driver = "libcuda.so.1"
+	}
+	return nil
+}
+
+// Probe opens the libraries and reports what it found without creating a
+// communicator: the library paths, NCCL's version, the CUDA versions and
+// the GPUs.
+func Probe(s Search, allowNVLS bool) (*ProbeResult, error) {
+	ApplySafety(allowNVLS)
+	if err := openLibraries(s); err != nil {
+		return nil, err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	p := &ProbeResult{NCCL: loaded.nccl, CUDART: loaded.cudart, DriverNote: loaded.driverErr}
+	var v C.int
+	if r := C.gs_nccl_version(&v); r != 0 {
+		return nil, ncclErr("ncclGetVersion", r, nil)
+	}
+	p.Version = spec.Version(v)
+	p.Release, p.Modelled = spec.Nearest(p.Version)
+	var dv, rv C.int
+	C.gs_driver_version(&dv)
+	C.gs_runtime_version(&rv)
+	p.CUDADriver, p.CUDARuntime = int(dv), int(rv)
+	var n C.int
+	C.gs_device_count(&n)
+	for d := 0; d < int(n); d++ {
+		p.Devices = append(p.Devices, deviceInfo(d, d))
+	}
+	return p, nil
+}
+
+func deviceInfo(rank, dev int) DeviceInfo {
+	di := DeviceInfo{Rank: rank, Dev: dev}
+	var buf [256]C.char
+	if C.gs_pci_bus_id(&buf[0], C.int(len(buf)), C.int(dev)) == 0 {
+		di.BusID = C.GoString(&buf[0])
+	}
+	if loaded.driver != "" && C.gs_cu_device_name(&buf[0], C.int(len(buf)), C.int(dev)) == 0 {
+		di.Name = C.GoString(&buf[0])
+	}
+	return di
+}
+
+// Session holds the local ranks of one process: streams, events, buffers,
+// check kernels and communicators. It pins the goroutine that opened it to
+// its OS thread (the current CUDA device and NCCL's group state are per
+// thread); use it from that goroutine only, and Close it there.
+type Session struct {
+	opts    Options
+	loc     *C.gsLocal
+	devices []DeviceInfo
+	nranks  int
+	version spec.Version
+	fill    []C.gsHandle
+	check   []C.gsHandle
+	wrong   []unsafe.Pointer
+	scratch unsafe.Pointer
+	host    bool // check on the host
+	sendB   uint64
+	recvB   uint64
+	timeout float64
+}
+
+// Open loads the libraries (once per process), picks the local GPUs and
+// creates the communicator: ncclCommInitAll over every local GPU, or, under
+// a launcher, ncclCommInitRank with the unique id exchanged as o.Launch
+// says. Without a GPU, CUDA or NCCL it returns an error wrapping
+// ErrUnavailable.
+func Open(o Options) (*Session, error) {
+	ApplySafety(o.AllowNVLS)
+	if err := openLibraries(o.Search); err != nil {
+		return nil, err
+	}
+	runtime.LockOSThread()
+	s := &Session{opts: o, timeout: 600}
+	if o.Timeout > 0 {
+		s.timeout = o.Timeout.Seconds()
+	}
+	var v C.int
+	C.gs_nccl_version(&v)
+	s.version = spec.Version(v)
+	var count C.int
+	C.gs_device_count(&count)
+	devs := o.Devices
+	if o.Launch != nil {
+		if len(devs) == 0 {
+			devs = []int{o.Launch.LocalRank % int(count)}
+		}
+		if len(devs) != 1 {
+			runtime.UnlockOSThread()
+			return nil, fmt.Errorf("under a launcher each process drives one GPU; got devices %v", devs)
+		}
+		s.nranks = o.Launch.World
+	} else {
+		if len(devs) == 0 {
+			for d := 0; d < int(count); d++ {
+				devs = append(devs, d)
+			}
+		}
+		s.nranks = len(devs)
+	}
+	if len(devs) > maxLocal {
+		runtime.UnlockOSThread()
+		return nil, fmt.Errorf("%d local GPUs: at most %d", len(devs), maxLocal)
+	}
+	for _, d := range devs {
+		if d < 0 || d >= int(count) {
+			runtime.UnlockOSThread()
+			return nil, fmt.Errorf("GPU %d does not exist: this machine has %d", d, int(count))
+		}
+	}
+	s.loc = (*C.gsLocal)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gsLocal{}))))
+	s.loc.n = C.int(len(devs))
+	s.loc.nranks = C.int(s.nranks)
+	if err := s.setup(devs); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.initComms(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) setup(devs []int) error {
+	ptx := s.opts.PTX
+	if ptx == nil {
+		ptx = embeddedPTX()
+	}
+	s.host = s.opts.HostCheck || loaded.driver == "" || len(ptx) == 0
+	var cptx *C.char
+	if !s.host {
+		cptx = C.CString(string(ptx))
+		defer C.free(unsafe.Pointer(cptx))
+	}
+	for l, d := range devs {
+		rank := l
+		if s.opts.Launch != nil {
+			rank = s.opts.Launch.Rank
+		}
+		s.loc.dev[l] = C.int(d)
+		s.loc.rank[l] = C.int(rank)
+		if err := cudaErr("cudaSetDevice", C.gs_set_device(C.int(d))); err != nil {
+			return err
+		}
+		if err := cudaErr("cudaStreamCreateWithFlags", C.gs_stream_create(&s.loc.stream[l])); err != nil {
+			return err
+		}
+		if err := cudaErr("cudaEventCreate", C.gs_event_create(&s.loc.ev0[l])); err != nil {
+			return err
+		}
+		if err := cudaErr("cudaEventCreate", C.gs_event_create(&s.loc.ev1[l])); err != nil {
+			return err
+		}
+		var p unsafe.Pointer
+		if err := cudaErr("cudaMalloc", C.gs_malloc(&p, 16)); err != nil {
+			return err
+		}
+		s.wrong = append(s.wrong, p)
+		s.devices = append(s.devices, deviceInfo(rank, d))
+		if !s.host {
+			var mod, f1, f2 C.gsHandle
+			if r := C.gs_module_load(&mod, unsafe.Pointer(cptx)); r != 0 {
+				// A driver too old for the PTX: fall back to checking on the host.
+				s.host = true
+				continue
+			}
+			n1, n2 := C.CString("gs_fill"), C.CString("gs_check")
+			r1 := C.gs_module_function(&f1, mod, n1)
+			r2 := C.gs_module_function(&f2, mod, n2)
+			C.free(unsafe.Pointer(n1))
+			C.free(unsafe.Pointer(n2))
+			if r1 != 0 || r2 != 0 {
+				return fmt.Errorf("check kernels: gs_fill/gs_check not found in the PTX (%v, %v)", cuErr("cuModuleGetFunction", r1), cuErr("cuModuleGetFunction", r2))
+			}
+			s.fill = append(s.fill, f1)
+			s.check = append(s.check, f2)
+		}
+	}
+	if s.opts.Launch != nil && s.nranks > 1 {
+		if err := cudaErr("cudaMalloc", C.gs_malloc(&s.scratch, 16)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) initComms() error {
+	n := int(s.loc.n)
+	if s.opts.Launch == nil {
+		devs := make([]C.int, n)
+		for l := range n {
+			devs[l] = s.loc.dev[l]
+		}
+		return ncclErr("ncclCommInitAll", C.gs_comm_init_all(&s.loc.comm[0], C.int(n), &devs[0]), nil)
+	}
+	id := make([]byte, 128)
+	if s.opts.Launch.Rank == 0 {
+		if err := ncclErr("ncclGetUniqueId", C.gs_unique_id(unsafe.Pointer(&id[0])), nil); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(s.timeout*float64(time.Second)))
+	defer cancel()
+	got, err := s.opts.Launch.ExchangeID(ctx, id)
+	if err != nil {
+		return err
+	}
+	cid := C.CBytes(got)
+	defer C.free(cid)
+	if err := cudaErr("cudaSetDevice", C.gs_set_device(s.loc.dev[0])); err != nil {
+		return err
+	}
+	return ncclErr("ncclCommInitRank", C.gs_comm_init_rank(&s.loc.comm[0], C.int(s.nranks), cid, C.int(s.opts.Launch.Rank)), nil)
+}
+
+// Version is the loaded library's ncclGetVersion.
+func (s *Session) Version() spec.Version { return s.version }
+
+// Libraries are the loaded libnccl and libcudart paths.
+func (s *Session) Libraries() (nccl, cudart string) { return loaded.nccl, loaded.cudart }
+
+func (s *Session) NRanks() int         { return s.nranks }
+func (s *Session) Local() []DeviceInfo { return s.devices }
+func (s *Session) CheckMode() string {
+	if s.host {
+		return "host"
+	}
+	return "device"
+}
+
+// Close destroys the communicators and frees everything, then unpins the
+// goroutine.
+func (s *Session) Close() error {
+	if s.loc == nil {
+		return nil
+	}
+	for l := 0; l < int(s.loc.n); l++ {
+		if s.loc.comm[l] != nil {
+			C.gs_comm_destroy(s.loc.comm[l])
+			s.loc.comm[l] = nil
+		}
+	}
+	s.freeBuffers()
+	for l := 0; l < int(s.loc.n); l++ {
+		C.gs_set_device(s.loc.dev[l])
+		if l < len(s.wrong) {
+			C.gs_free(s.wrong[l])
+		}
+		if s.loc.ev0[l] != nil {
+			C.gs_event_destroy(s.loc.ev0[l])
+		}
+		if s.loc.ev1[l] != nil {
+			C.gs_event_destroy(s.loc.ev1[l])
+		}
+		if s.loc.stream[l] != nil {
+			C.gs_stream_destroy(s.loc.stream[l])
+		}
+	}
+	if s.scratch != nil {
+		C.gs_free(s.scratch)
+	}
+	C.free(unsafe.Pointer(s.loc))
+	s.loc = nil
+	runtime.UnlockOSThread()
+	return nil
+}
+
+func (s *Session) freeBuffers() {
+	for l := 0; l < int(s.loc.n); l++ {
+		C.gs_set_device(s.loc.dev[l])
+		if s.loc.send[l] != nil {
+			C.gs_free(unsafe.Pointer(s.loc.send[l]))
+			s.loc.send[l] = nil
+		}
+		if s.loc.recv[l] != nil {
+			C.gs_free(unsafe.Pointer(s.loc.recv[l]))
+			s.loc.recv[l] = nil
+		}
+	}
+	s.sendB, s.recvB = 0, 0
+}
+
+func (s *Session) Alloc(sendBytes, recvBytes uint64) error {
+	if sendBytes <= s.sendB && recvBytes <= s.recvB {
+		return nil
+	}
+	s.freeBuffers()
+	for l := 0; l < int(s.loc.n); l++ {
+		if err := cudaErr("cudaSetDevice", C.gs_set_device(s.loc.dev[l])); err != nil {
+			return err
+		}
+		var p unsafe.Pointer
+		if err := cudaErr(fmt.Sprintf("cudaMalloc(%d bytes)", sendBytes), C.gs_malloc(&p, C.size_t(sendBytes))); err != nil {
+			return err
+		}
+		s.loc.send[l] = (*C.char)(p)
+		if err := cudaErr(fmt.Sprintf("cudaMalloc(%d bytes)", recvBytes), C.gs_malloc(&p, C.size_t(recvBytes))); err != nil {
+			return err
+		}
+		s.loc.recv[l] = (*C.char)(p)
+	}
+	s.sendB, s.recvB = sendBytes, recvBytes
+	return nil
+}
+
+func (s *Session) Fill(l int, dt spec.DataType, n uint64, f FillSpec, seed uint32) error {
+	if n == 0 {
+		return nil
+	}
+	if err := cudaErr("cudaSetDevice", C.gs_set_device(s.loc.dev[l])); err != nil {
+		return err
+	}
+	if s.host {
+		return s.hostFill(l, dt, n, f, seed)
+	}
+	prod := C.int(0)
+	if f.Prod {
+		prod = 1
+	}
+	return cuErr("cuLaunchKernel(gs_fill)", C.gs_launch_fill(s.fill[l], s.loc.stream[l], unsafe.Pointer(s.loc.send[l]),
+		C.uint64_t(n), C.int(dt), C.int(f.Rank), C.uint64_t(f.Base), C.uint32_t(seed), prod))
+}
+
+func (s *Session) Poison(l int, bytes uint64) error {
+	if bytes == 0 {
+		return nil
+	}
+	if err := cudaErr("cudaSetDevice", C.gs_set_device(s.loc.dev[l])); err != nil {
+		return err
+	}
+	if err := cudaErr("cudaMemsetAsync", C.gs_memset_async(unsafe.Pointer(s.loc.recv[l]), 0xA5, C.size_t(bytes), s.loc.stream[l])); err != nil {
+		return err
+	}
+	return cudaErr("cudaStreamSynchronize", C.gs_stream_sync(s.loc.stream[l]))
+}
+
+func (s *Session) Check(l int, dt spec.DataType, n uint64, e Expect, seed uint32) (int64, error) {
+	if n == 0 {
+		return 0, nil
+	}
+	if err := cudaErr("cudaSetDevice", C.gs_set_device(s.loc.dev[l])); err != nil {
+		return 0, err
+	}
+	if s.host {
+		return s.hostCheck(l, dt, n, e, seed)
+	}
+	st := s.loc.stream[l]
+	if err := cudaErr("cudaMemsetAsync", C.gs_memset_async(s.wrong[l], 0, 8, st)); err != nil {
+		return 0, err
+	}
+	block := e.Block
+	if block == 0 {
+		block = 1
+	}
+	if err := cuErr("cuLaunchKernel(gs_check)", C.gs_launch_check(s.check[l], st, unsafe.Pointer(s.loc.recv[l]), C.uint64_t(n), C.int(dt),
+		C.int(e.Mode), C.int(e.RedOp), C.int(e.NRanks), C.int(e.Src), C.uint64_t(e.Base), C.uint64_t(block), C.uint32_t(seed), s.wrong[l])); err != nil {
+		return 0, err
+	}
+	if err := cudaErr("cudaStreamSynchronize", C.gs_stream_sync(st)); err != nil {
+		return 0, err
+	}
+	var w uint64
+	if err := cudaErr("cudaMemcpy", C.gs_memcpy(unsafe.Pointer(&w), s.wrong[l], 8, memcpyDeviceToHost)); err != nil {
+		return 0, err
+	}
+	return int64(w), nil
+}
+
+// hostChunk bounds the host copies of the fallback check.
+const hostChunk = 64 << 20
+
+func (s *Session) hostFill(l int, dt spec.DataType, n uint64, f FillSpec, seed uint32) error {
+	esz := uint64(dt.Size())
+	uns := isUnsigned(dt)
+	buf := make([]byte, min(n*esz, hostChunk))
+	for start := uint64(0); start < n; {
+		k := min(n-start, uint64(len(buf))/esz)
+		for j := uint64(0); j < k; j++ {
+			encode(dt, Value(seed, f.Rank, f.Base+start+j, f.Prod, uns), buf[j*esz:])
+		}
+		dst := unsafe.Add(unsafe.Pointer(s.loc.send[l]), start*esz)
+		if err := cudaErr("cudaMemcpy", C.gs_memcpy(dst, unsafe.Pointer(&buf[0]), C.size_t(k*esz), memcpyHostToDevice)); err != nil {
+			return err
+		}
+		start += k
+	}
+	return nil
+}
+
+func (s *Session) hostCheck(l int, dt spec.DataType, n uint64, e Expect, seed uint32) (int64, error) {
+	esz := uint64(dt.Size())
+	buf := make([]byte, min(n*esz, hostChunk))
+	var wrong int64
+	for start := uint64(0); start < n; {
+		k := min(n-start, uint64(len(buf))/esz)
+		src := unsafe.Add(unsafe.Pointer(s.loc.recv[l]), start*esz)
+		if err := cudaErr("cudaMemcpy", C.gs_memcpy(unsafe.Pointer(&buf[0]), src, C.size_t(k*esz), memcpyDeviceToHost)); err != nil {
+			return 0, err
+		}
+		wrong += checkHost(buf[:k*esz], dt, start, e, seed)
+		start += k
+	}
+	return wrong, nil
+}
+
+func (s *Session) Run(op OpArgs, iters int, timed bool) ([]float64, error) {
+	if op.Graph && C.gs_has_graphs() == 0 {
+		return nil, fmt.Errorf("this CUDA runtime has no graph capture")
+	}
+	ms := make([]C.float, s.loc.n)
+	var f C.gsFail
+	b := func(v bool) C.int {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	r := C.gs_run(s.loc, C.int(op.Func), C.size_t(op.Count), C.int(op.DataType), C.size_t(op.DataType.Size()), C.int(op.RedOp), C.int(op.Root),
+		C.size_t(op.Stride), C.size_t(op.Steps), C.int(iters), b(timed), b(op.Graph), C.double(s.timeout), &ms[0], &f)
+	if r != 0 {
+		return nil, failErr(&f, s.loc.comm[0])
+	}
+	out := make([]float64, len(ms))
+	for i, v := range ms {
+		out[i] = float64(v)
+	}
+	return out, nil
+}
+
+func (s *Session) Healthy() bool {
+	for l := 0; l < int(s.loc.n); l++ {
+		if r := C.gs_comm_async_error(s.loc.comm[l]); r != 0 && r != 7 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Session) Reinit() error {
+	if s.opts.Launch != nil {
+		return fmt.Errorf("under a launcher a failed communicator cannot be recreated")
+	}
+	for l := 0; l < int(s.loc.n); l++ {
+		if s.loc.comm[l] != nil {
+			C.gs_comm_abort(s.loc.comm[l])
+			s.loc.comm[l] = nil
+		}
+	}
+	return s.initComms()
+}
+
+func (s *Session) SumInt64(v int64) (int64, error) {
+	if s.scratch == nil {
+		return v, nil
+	}
+	var f C.gsFail
+	if r := C.gs_allreduce_small(s.loc, s.scratch, C.int(spec.Int64), C.int(spec.Sum), unsafe.Pointer(&v), &f); r != 0 {
+		return 0, failErr(&f, s.loc.comm[0])
+	}
+	return v, nil
+}
+
+func (s *Session) MaxFloat64(v float64) (float64, error) {
+	if s.scratch == nil {
+		return v, nil
+	}
+	var f C.gsFail
+	if r := C.gs_allreduce_small(s.loc, s.scratch, C.int(spec.Float64), C.int(spec.Max), unsafe.Pointer(&v), &f); r != 0 {
+		return 0, failErr(&f, s.loc.comm[0])
+	}
+	return v, nil
+}
+
+func loadedAlready() bool { return loaded.nccl != "" }

@@ -1,0 +1,119 @@
+package hw
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// NTRow is one row of an nccl-tests result table (out-of-place columns,
+// and in-place ones when the table has them).
+type NTRow struct {
+	Size    uint64  `json:"size"`
+	Count   uint64  `json:"count"`
+	Type    string  `json:"type"`
+	RedOp   string  `json:"redop"`
+	Root    int     `json:"root"`
+	TimeUs  float64 `json:"time_us"`
+	AlgBw   float64 `json:"algbw"`
+	BusBw   float64 `json:"busbw"`
+	Wrong   string  `json:"wrong"` // a number or N/A
+	InPlace *struct {
+		TimeUs, AlgBw, BusBw float64
+		Wrong                string
+	} `json:"in_place,omitempty"`
+	Line int `json:"line"`
+}
+
+// NTTable is one nccl-tests program's output.
+type NTTable struct {
+	// Program is the perf binary ("all_reduce_perf") from the "Collective
+	// test starting" line, if present.
+	Program string `json:"program,omitempty"`
+	// LibraryVersion is nccl-library=NNNNN of the version line, 0 if absent.
+	LibraryVersion int     `json:"library_version,omitempty"`
+	Rows           []NTRow `json:"rows"`
+	// AvgBusBw is the "Avg bus bandwidth" footer.
+	AvgBusBw float64 `json:"avg_busbw"`
+}
+
+// ParseNCCLTests reads nccl-tests' stdout. Lines that are not result rows
+// (comments, NCCL INFO lines a run mixed in, launcher noise) are skipped; a
+// line that starts like a row (a size, a count, a type) but cannot be read
+// is an error naming the file and line.
+func ParseNCCLTests(r io.Reader, name string) (*NTTable, error) {
+	t := &NTTable{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	ln := 0
+	for sc.Scan() {
+		ln++
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "#") {
+			body := strings.TrimSpace(strings.TrimPrefix(line, "#"))
+			switch {
+			case strings.HasPrefix(body, "Collective test starting:"):
+				t.Program = strings.TrimSpace(strings.TrimPrefix(body, "Collective test starting:"))
+			case strings.HasPrefix(body, "nccl-tests version"):
+				if i := strings.Index(body, "nccl-library="); i >= 0 {
+					f := strings.Fields(body[i+len("nccl-library="):])
+					if len(f) > 0 {
+						t.LibraryVersion, _ = strconv.Atoi(f[0])
+					}
+				}
+			case strings.HasPrefix(body, "Avg bus bandwidth"):
+				if i := strings.Index(body, ":"); i >= 0 {
+					f := strings.Fields(body[i+1:])
+					if len(f) > 0 {
+						t.AvgBusBw, _ = strconv.ParseFloat(f[0], 64)
+					}
+				}
+			}
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		size, err1 := strconv.ParseUint(f[0], 10, 64)
+		count, err2 := strconv.ParseUint(f[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue // not a row
+		}
+		if len(f) < 9 {
+			return nil, fmt.Errorf("%s:%d: a result row needs at least 9 columns (size count type redop root time algbw busbw #wrong), got %d", name, ln, len(f))
+		}
+		row := NTRow{Size: size, Count: count, Type: f[2], RedOp: f[3], Line: ln}
+		var err error
+		if row.Root, err = strconv.Atoi(f[4]); err != nil {
+			return nil, fmt.Errorf("%s:%d: root %q: expected an integer", name, ln, f[4])
+		}
+		vals := make([]float64, 3)
+		for i := range vals {
+			if vals[i], err = strconv.ParseFloat(f[5+i], 64); err != nil {
+				return nil, fmt.Errorf("%s:%d: column %d %q: expected a number", name, ln, 6+i, f[5+i])
+			}
+		}
+		row.TimeUs, row.AlgBw, row.BusBw, row.Wrong = vals[0], vals[1], vals[2], f[8]
+		if len(f) >= 13 {
+			ip := struct {
+				TimeUs, AlgBw, BusBw float64
+				Wrong                string
+			}{Wrong: f[12]}
+			var e1, e2, e3 error
+			ip.TimeUs, e1 = strconv.ParseFloat(f[9], 64)
+			ip.AlgBw, e2 = strconv.ParseFloat(f[10], 64)
+			ip.BusBw, e3 = strconv.ParseFloat(f[11], 64)
+			if e1 == nil && e2 == nil && e3 == nil {
+				row.InPlace = &ip
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, ln, err)
+	}
+	return t, nil
+}
