@@ -147,10 +147,12 @@ func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int,
 		logs = append(logs, "NCCL_IB_HCA set to "+hca)
 	}
 	oobS := oob[0].name + ":" + oob[0].addr + "<0>"
+	// relaxed ordering is a property of the verbs library (ibv_reg_mr_iova2),
+	// not of the ports, so "[RO]" shows even without a device
 	if ndev == 0 {
 		logs = append(logs, "NET/IB : No device found.")
 		if withUsingOnZero {
-			logs = append(logs, "NET/IB : Using ; OOB "+oobS)
+			logs = append(logs, "NET/IB : Using [RO]; OOB "+oobS)
 		}
 		return true, 0, logs, "no active verbs port" + hcaNote(hca)
 	}

@@ -162,8 +162,8 @@ func h200x2Node() Node {
 		CPU:          CPU{Arch: "x86_64", Vendor: "Intel", Model: "srp", Sockets: 2},
 		GPUs:         gpus(2, GPU{Name: "NVIDIA H200", SM: 90, Multicast: true, NVLinks: 18, PCIGen: 5, PCIWidth: 16}),
 		NVSwitch:     true,
-		Driver:       Driver{MulticastAPI: true, CUDA: 13000, CuMem: true},
-		IPInterfaces: []string{"eth0"},
+		Driver:       Driver{MulticastAPI: true, CUDA: 13000, CuMem: true, Verbs: true},
+		IPInterfaces: []string{"eth0:192.0.2.2"},
 	}
 }
 

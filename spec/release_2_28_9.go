@@ -54,6 +54,7 @@ var envPlugin = &Rule{
 			}
 		}
 		if lib == nil {
+			logs = append(logs, "ENV/Plugin: Could not find: "+strings.Join(try, " "))
 			r.emit(Verdict{Outcome: Skip, Why: "no env plugin library: the process environment is read directly", Log: logs})
 			return
 		}
