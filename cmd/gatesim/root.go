@@ -68,6 +68,7 @@ var subcommands = []func(*deps) *cobra.Command{
 	newOracleCmd,
 	newDemoCmd,
 	newGroupCmd,
+	newWhatifCmd,
 	newEnvCmd,
 	newHWCmd,
 }

@@ -1,0 +1,38 @@
+package whatif
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Run evaluates points on workers goroutines (each with its own
+// Evaluator) and returns the results in the points' order, so the output
+// does not depend on scheduling. progress, when set, is called with the
+// number of points done (from any goroutine).
+func Run(points []Point, workers int, sim Simulator, progress func(done int)) []Result {
+	if workers < 1 {
+		workers = 1
+	}
+	out := make([]Result, len(points))
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := &Evaluator{Sim: sim}
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(points) {
+					return
+				}
+				out[i] = e.Evaluate(points[i])
+				if n := done.Add(1); progress != nil {
+					progress(int(n))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}

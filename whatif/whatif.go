@@ -1,0 +1,547 @@
+// Package whatif plans clusters before they exist: it expands a sweep
+// (releases × machines × environment sets × collectives × sizes) into
+// points, asks spec what NCCL decides at each point and how long NCCL's own
+// cost model says it takes, asks the simulator (when one is given) how long
+// the schedule really runs on the modelled fabric, and derives algbw and
+// busbw as nccl-tests defines them.
+//
+// Place in the data flow: sweep file or flags → Expand → Points → Evaluate
+// (spec.Init + Comm.Select, optional simulator) → Results → tables, CSV,
+// JSON, plots (in the CLI). Expand and Evaluate are pure; Run spreads
+// Evaluate over cores and returns results in the sweep's order.
+package whatif
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Sweep is what a sweep file (YAML or JSON) or the command line holds.
+type Sweep struct {
+	// NCCL lists releases ("2.22.3", "2.28.9").
+	NCCL []string `json:"nccl"`
+	// Systems are machine axes; each expands to one machine per
+	// combination of its lists.
+	Systems []SystemAxis `json:"systems"`
+	// Env are named environment sets; every point runs under each.
+	Env []EnvSet `json:"env,omitempty"`
+	// Colls lists collectives (default allreduce).
+	Colls []string `json:"colls,omitempty"`
+	// Sizes are nccl-tests sizes: the whole buffer (for AllGather the
+	// receive buffer, for ReduceScatter the send buffer), as nccl-tests'
+	// -b/-e mean it.
+	Sizes SizeAxis `json:"sizes"`
+	DType string   `json:"dtype,omitempty"` // default float32
+	RedOp string   `json:"redop,omitempty"` // default sum
+}
+
+// SystemAxis varies one preset.
+type SystemAxis struct {
+	Preset string `json:"preset"`
+	// Nodes lists node counts (default 1).
+	Nodes []int `json:"nodes,omitempty"`
+	// GPUs lists GPUs per node (0 or empty: the preset's).
+	GPUs []int `json:"gpus,omitempty"`
+	// SHARP lists whether the SHARP plugin (a SHARP-capable switch) is there.
+	SHARP []bool `json:"sharp,omitempty"`
+	// NICs lists IB NICs per node (0 or empty: the preset's).
+	NICs []int `json:"nics,omitempty"`
+	// NICGbps lists NIC speeds in Gb/s (0 or empty: the preset's).
+	NICGbps []int `json:"nic_gbps,omitempty"`
+	// NVLinks lists NVLink links per GPU (0 or empty: the preset's); with
+	// the GPU generation this is the NVLink bandwidth per GPU.
+	NVLinks []int `json:"nvlinks,omitempty"`
+}
+
+// EnvSet is one named set of NCCL_* variables.
+type EnvSet struct {
+	Name string            `json:"name"`
+	Vars map[string]string `json:"vars"`
+}
+
+// SizeAxis is a list of sizes, or a geometric range From..To by Factor.
+type SizeAxis struct {
+	List   []string `json:"list,omitempty"`
+	From   string   `json:"from,omitempty"`
+	To     string   `json:"to,omitempty"`
+	Factor int      `json:"factor,omitempty"`
+}
+
+// Machine is one expanded system.
+type Machine struct {
+	Label string
+	Axis  int // index into Sweep.Systems
+	Nodes, GPUs, NICs, NICGbps, NVLinks int
+	SHARP bool
+	Sys   *spec.System
+}
+
+// Point is one evaluation: a release, a machine, an environment set, a
+// collective and a size.
+type Point struct {
+	Index   int
+	Release spec.Version
+	Machine *Machine
+	Env     EnvSet
+	Op      spec.Op
+	// Size is the nccl-tests size in bytes.
+	Size int64
+}
+
+// MaxPoints bounds a sweep (a typo in a range should not eat the machine).
+const MaxPoints = 10_000_000
+
+// Expand turns a sweep into points in a fixed order: release, machine,
+// environment set, collective, size.
+func Expand(sw Sweep) ([]Point, error) {
+	if len(sw.NCCL) == 0 {
+		return nil, fmt.Errorf("sweep: no release: expected nccl: [2.28.9, ...]")
+	}
+	var rels []spec.Version
+	for _, s := range sw.NCCL {
+		v, err := spec.ParseVersion(s)
+		if err != nil {
+			return nil, fmt.Errorf("sweep: nccl: %v", err)
+		}
+		if !spec.Supported(v) {
+			return nil, fmt.Errorf("sweep: nccl: %v", &spec.UnsupportedError{Version: v})
+		}
+		rels = append(rels, v)
+	}
+	if len(sw.Systems) == 0 {
+		return nil, fmt.Errorf("sweep: no system: expected systems: [{preset: dgx-h100, nodes: [1, 2]}]")
+	}
+	machines, err := expandMachines(sw.Systems)
+	if err != nil {
+		return nil, err
+	}
+	envs := sw.Env
+	if len(envs) == 0 {
+		envs = []EnvSet{{Name: "default"}}
+	}
+	for i, e := range envs {
+		if e.Name == "" {
+			return nil, fmt.Errorf("sweep: env set %d has no name", i)
+		}
+		for k, v := range e.Vars {
+			if _, err := spec.ParseAssignments([]string{k + "=" + v}); err != nil {
+				return nil, fmt.Errorf("sweep: env set %s: %v", e.Name, err)
+			}
+		}
+	}
+	colls := sw.Colls
+	if len(colls) == 0 {
+		colls = []string{"allreduce"}
+	}
+	var funcs []spec.Func
+	for _, c := range colls {
+		f, err := spec.ParseFunc(c)
+		if err != nil {
+			return nil, fmt.Errorf("sweep: colls: %v", err)
+		}
+		if f >= spec.NumFuncs {
+			return nil, fmt.Errorf("sweep: colls: %s does not go through NCCL's algorithm choice", f)
+		}
+		funcs = append(funcs, f)
+	}
+	sizes, err := expandSizes(sw.Sizes)
+	if err != nil {
+		return nil, err
+	}
+	dtS, rS := orDefault(sw.DType, "float32"), orDefault(sw.RedOp, "sum")
+	dt, err := spec.ParseDataType(dtS)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: dtype: %v", err)
+	}
+	rop, err := spec.ParseRedOp(rS)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: redop: %v", err)
+	}
+	total := len(rels) * len(machines) * len(envs) * len(funcs) * len(sizes)
+	if total > MaxPoints {
+		return nil, fmt.Errorf("sweep: %d points: more than %d; narrow a range", total, MaxPoints)
+	}
+	pts := make([]Point, 0, total)
+	for _, v := range rels {
+		if dt.IsFP8() && !spec.MustLoad(v).Consts.HasFP8 {
+			return nil, fmt.Errorf("sweep: dtype %s does not exist in NCCL %s", dt, v)
+		}
+		for _, m := range machines {
+			n := m.Sys.NRanks()
+			for _, e := range envs {
+				for _, f := range funcs {
+					for _, size := range sizes {
+						op, err := opFor(f, size, n, dt, rop)
+						if err != nil {
+							return nil, err
+						}
+						pts = append(pts, Point{Index: len(pts), Release: v, Machine: m, Env: e, Op: op, Size: size})
+					}
+				}
+			}
+		}
+	}
+	return pts, nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// opFor converts an nccl-tests size into the API's per-rank count.
+func opFor(f spec.Func, size int64, nRanks int, dt spec.DataType, rop spec.RedOp) (spec.Op, error) {
+	count := size / int64(dt.Size())
+	if f == spec.AllGather || f == spec.ReduceScatter {
+		count /= int64(nRanks)
+	}
+	return spec.Op{Func: f, Count: count, DataType: dt, RedOp: rop}, nil
+}
+
+func expandSizes(a SizeAxis) ([]int64, error) {
+	var out []int64
+	if len(a.List) > 0 {
+		if a.From != "" || a.To != "" {
+			return nil, fmt.Errorf("sweep: sizes: give a list or a from/to range, not both")
+		}
+		for _, s := range a.List {
+			n, err := spec.ParseBytes(s)
+			if err != nil {
+				return nil, fmt.Errorf("sweep: sizes: %v", err)
+			}
+			out = append(out, n)
+		}
+		return out, nil
+	}
+	if a.From == "" || a.To == "" {
+		return nil, fmt.Errorf("sweep: sizes: expected a list or from, to (and factor), such as 4KiB:16GiB:x2")
+	}
+	from, err := spec.ParseBytes(a.From)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: sizes: %v", err)
+	}
+	to, err := spec.ParseBytes(a.To)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: sizes: %v", err)
+	}
+	f := a.Factor
+	if f == 0 {
+		f = 2
+	}
+	switch {
+	case from <= 0:
+		return nil, fmt.Errorf("sweep: sizes: from must be at least 1 byte")
+	case to < from:
+		return nil, fmt.Errorf("sweep: sizes: empty range %s..%s", a.From, a.To)
+	case f < 2:
+		return nil, fmt.Errorf("sweep: sizes: factor %d: expected 2 or more", f)
+	}
+	for s := from; s <= to; {
+		out = append(out, s)
+		if s > math.MaxInt64/int64(f) {
+			break
+		}
+		s *= int64(f)
+	}
+	return out, nil
+}
+
+func expandMachines(axes []SystemAxis) ([]*Machine, error) {
+	var out []*Machine
+	for ai, a := range axes {
+		if _, err := spec.Preset(a.Preset, spec.PresetOptions{}); err != nil {
+			return nil, fmt.Errorf("sweep: systems[%d]: %v", ai, err)
+		}
+		nodes := a.Nodes
+		if len(nodes) == 0 {
+			nodes = []int{1}
+		}
+		sharps := a.SHARP
+		if len(sharps) == 0 {
+			sharps = []bool{false}
+		}
+		for _, n := range nodes {
+			if n < 1 || n > 1<<17 {
+				return nil, fmt.Errorf("sweep: systems[%d]: nodes %d: expected 1 to %d", ai, n, 1<<17)
+			}
+		}
+		for _, l := range [][]int{a.GPUs, a.NICs, a.NICGbps, a.NVLinks} {
+			for _, x := range l {
+				if x < 0 || x > 1<<16 {
+					return nil, fmt.Errorf("sweep: systems[%d]: value %d out of range", ai, x)
+				}
+			}
+		}
+		for _, n := range nodes {
+			for _, sharp := range sharps {
+				for _, g := range orZero(a.GPUs) {
+					for _, nic := range orZero(a.NICs) {
+						for _, gbps := range orZero(a.NICGbps) {
+							for _, nvl := range orZero(a.NVLinks) {
+								m, err := buildMachine(ai, a.Preset, n, sharp, g, nic, gbps, nvl)
+								if err != nil {
+									return nil, err
+								}
+								out = append(out, m)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func orZero(l []int) []int {
+	if len(l) == 0 {
+		return []int{0}
+	}
+	return l
+}
+
+func buildMachine(axis int, preset string, nodes int, sharp bool, gpus, nics, gbps, nvlinks int) (*Machine, error) {
+	sys, err := spec.Preset(preset, spec.PresetOptions{Nodes: nodes, SHARP: sharp})
+	if err != nil {
+		return nil, err
+	}
+	for i := range sys.Nodes {
+		nd := &sys.Nodes[i]
+		if gpus > 0 {
+			g0 := nd.GPUs[0]
+			nd.GPUs = nil
+			for d := range gpus {
+				g := g0
+				g.Dev = d
+				g.BusID = fmt.Sprintf("0000:%02x:00.0", 0x10+d*0x10)
+				nd.GPUs = append(nd.GPUs, g)
+			}
+		}
+		if nvlinks > 0 {
+			for d := range nd.GPUs {
+				nd.GPUs[d].NVLinks = nvlinks
+			}
+		}
+		if nics > 0 && len(nd.NICs) > 0 {
+			n0 := nd.NICs[0]
+			nd.NICs = nil
+			for k := range nics {
+				n := n0
+				n.Name = fmt.Sprintf("mlx5_%d", k)
+				n.NearGPU = k * len(nd.GPUs) / nics
+				nd.NICs = append(nd.NICs, n)
+			}
+		}
+		if gbps > 0 {
+			for k := range nd.NICs {
+				nd.NICs[k].SpeedMbps = gbps * 1000
+			}
+		}
+	}
+	m := &Machine{Axis: axis, Nodes: nodes, SHARP: sharp, Sys: sys, GPUs: len(sys.Nodes[0].GPUs), NICs: len(sys.Nodes[0].NICs), NVLinks: sys.Nodes[0].GPUs[0].NVLinks}
+	if len(sys.Nodes[0].NICs) > 0 {
+		m.NICGbps = sys.Nodes[0].NICs[0].SpeedMbps / 1000
+	}
+	parts := []string{fmt.Sprintf("%s %d×%d", preset, nodes, m.GPUs)}
+	if m.NICs > 0 {
+		parts = append(parts, fmt.Sprintf("%d×%dG", m.NICs, m.NICGbps))
+	}
+	if gpus > 0 || nvlinks > 0 {
+		parts = append(parts, fmt.Sprintf("NVL×%d", m.NVLinks))
+	}
+	if sharp {
+		parts = append(parts, "SHARP")
+	}
+	m.Label = strings.Join(parts, " ")
+	return m, nil
+}
+
+// Result is what one point gives.
+type Result struct {
+	Point
+	// Outcome is "Ring/Simple", "error ncclInvalidUsage", or the candidate
+	// list when the choice could not be made.
+	Outcome   string
+	Algo      spec.Algo
+	Proto     spec.Proto
+	Err       *spec.NCCLError
+	NChannels int
+	// Gates names, per offload, the rule that kept it out (empty: it was a
+	// candidate or was chosen).
+	CollNetGate, NVLSGate string
+	// ModelUs is NCCL's own cost-model estimate (0: not available).
+	ModelUs float64
+	// SimUs is the simulated time (0: no simulator, or not simulated).
+	SimUs float64
+	// AlgBw and BusBw (GB/s, 1e9 B/s as nccl-tests prints) from SimUs when
+	// present, else from ModelUs.
+	AlgBw, BusBw float64
+	TimeSource   string // "sim", "model" or ""
+}
+
+// Simulator gives a simulated time for a point's decision (nil: none).
+type Simulator func(p Point, comm *spec.Comm, d *spec.Decision) (us float64, err error)
+
+// Evaluator evaluates points; it keeps loaded rulesets and is not safe
+// for concurrent use (Run gives each worker its own).
+type Evaluator struct {
+	Sim      Simulator
+	rulesets map[spec.Version]*spec.Ruleset
+}
+
+// Evaluate runs the gates (and the simulator) at one point.
+func (e *Evaluator) Evaluate(p Point) Result {
+	if e.rulesets == nil {
+		e.rulesets = map[spec.Version]*spec.Ruleset{}
+	}
+	rs := e.rulesets[p.Release]
+	if rs == nil {
+		rs = spec.MustLoad(p.Release)
+		e.rulesets[p.Release] = rs
+	}
+	r := Result{Point: p, Algo: spec.AlgoNone, Proto: spec.ProtoNone}
+	env := spec.Env{}
+	for k, v := range p.Env.Vars {
+		env[k] = v
+	}
+	comm, err := spec.Init(rs, p.Machine.Sys, env)
+	if err != nil {
+		r.Outcome = "invalid: " + err.Error()
+		return r
+	}
+	d, tr, err := comm.Select(p.Op)
+	if err != nil {
+		r.Outcome = "invalid: " + err.Error()
+		return r
+	}
+	r.Algo, r.Proto, r.Err, r.NChannels, r.ModelUs = d.Algo, d.Proto, d.Err, d.NChannels, d.TimeUs
+	switch {
+	case d.Err != nil:
+		r.Outcome = "error " + d.Err.Result.String()
+	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
+		r.Outcome = d.Algo.String() + "/" + d.Proto.String()
+	case d.Algo != spec.AlgoNone:
+		r.Outcome = d.Algo.String() + "/?"
+	default:
+		var c []string
+		for _, ap := range d.Candidates {
+			c = append(c, ap.String())
+		}
+		r.Outcome = "{" + strings.Join(c, " ") + "}"
+	}
+	if v, ok := tr.Stopper(spec.CapCollNet); ok && !d.Algo.IsCollNet() {
+		r.CollNetGate = string(v.Rule)
+	}
+	if v, ok := tr.Stopper(spec.CapNVLS); ok && !d.Algo.IsNVLS() {
+		r.NVLSGate = string(v.Rule)
+	}
+	if e.Sim != nil && d.Err == nil && d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone {
+		if us, err := e.Sim(p, comm, d); err == nil {
+			r.SimUs = us
+		}
+	}
+	t := r.SimUs
+	r.TimeSource = "sim"
+	if t == 0 {
+		t, r.TimeSource = r.ModelUs, "model"
+	}
+	if t > 0 {
+		r.AlgBw = float64(p.Size) / t / 1e3 // bytes/µs = MB/s; /1e3 → GB/s
+		r.BusBw = r.AlgBw * BusFactor(p.Op.Func, p.Machine.Sys.NRanks())
+	} else {
+		r.TimeSource = ""
+	}
+	return r
+}
+
+// BusFactor is nccl-tests' busbw factor (src/*.cu getBw): it is blind to
+// the algorithm, on purpose, so results compare with nccl-tests tables.
+func BusFactor(f spec.Func, n int) float64 {
+	switch f {
+	case spec.AllReduce:
+		return 2 * float64(n-1) / float64(n)
+	case spec.AllGather, spec.ReduceScatter:
+		return float64(n-1) / float64(n)
+	}
+	return 1
+}
+
+// ReleaseDiff pairs points that differ only in the release and reports
+// those whose outcome or time changed.
+type ReleaseDiff struct {
+	Key      string
+	Releases []string
+	Outcomes []string
+	Times    []float64 // µs, from the result's time source
+}
+
+// DiffReleases finds, among results of several releases, the coordinates
+// where the releases decide differently or the time changes by more than
+// 1%.
+func DiffReleases(rs []Result) []ReleaseDiff {
+	type group struct {
+		rels  []string
+		outs  []string
+		times []float64
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, r := range rs {
+		k := fmt.Sprintf("%s | %s | %s | %s", r.Machine.Label, r.Env.Name, r.Op.Func, spec.FormatBytes(r.Size))
+		g := groups[k]
+		if g == nil {
+			g = &group{}
+			groups[k] = g
+			order = append(order, k)
+		}
+		t := r.SimUs
+		if t == 0 {
+			t = r.ModelUs
+		}
+		g.rels = append(g.rels, r.Release.String())
+		g.outs = append(g.outs, r.Outcome)
+		g.times = append(g.times, t)
+	}
+	var out []ReleaseDiff
+	for _, k := range order {
+		g := groups[k]
+		if len(g.rels) < 2 {
+			continue
+		}
+		differs := false
+		for i := 1; i < len(g.outs); i++ {
+			if g.outs[i] != g.outs[0] {
+				differs = true
+			}
+			if g.times[0] > 0 && math.Abs(g.times[i]-g.times[0])/g.times[0] > 0.01 {
+				differs = true
+			}
+		}
+		if differs {
+			out = append(out, ReleaseDiff{Key: k, Releases: g.rels, Outcomes: g.outs, Times: g.times})
+		}
+	}
+	return out
+}
+
+// SortedLabels returns the distinct machine labels of results in order.
+func SortedLabels(rs []Result) []string {
+	seen := map[string]int{}
+	for _, r := range rs {
+		if _, ok := seen[r.Machine.Label]; !ok {
+			seen[r.Machine.Label] = r.Index
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for l := range seen {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return seen[out[i]] < seen[out[j]] })
+	return out
+}
