@@ -73,11 +73,11 @@ type SizeAxis struct {
 
 // Machine is one expanded system.
 type Machine struct {
-	Label string
-	Axis  int // index into Sweep.Systems
+	Label                               string
+	Axis                                int // index into Sweep.Systems
 	Nodes, GPUs, NICs, NICGbps, NVLinks int
-	SHARP bool
-	Sys   *spec.System
+	SHARP                               bool
+	Sys                                 *spec.System
 }
 
 // Point is one evaluation: a release, a machine, an environment set, a
