@@ -94,7 +94,7 @@ func TestComparisonRunsFigures(t *testing.T) {
 		{"run 3 AllGather >= 64 MiB", agLarge3, 11, 14},
 	} {
 		t.Logf("%s: %d of %d", c.name, c.got.ok, c.got.n)
-		if (c.got.ok != c.ok || c.got.n != c.total) {
+		if c.got.ok != c.ok || c.got.n != c.total {
 			t.Errorf("%s: %d of %d, docs/hw.md says %d of %d", c.name, c.got.ok, c.got.n, c.ok, c.total)
 		}
 	}
