@@ -83,6 +83,64 @@ func Compare(f spec.Func, ours *RunResult, theirs *NTTable) []CompareRow {
 	return out
 }
 
+// CompareBest is Compare with the best (lowest) time on both sides instead
+// of the median: gatesim's fastest batch over all its runs against
+// nccl-tests' fastest cycle over all its outputs. On a machine whose
+// processes land in fast or slow latency states (docs/hw.md), the best
+// times say what each tool adds on top of NCCL; the medians say what a run
+// is likely to show. busbw scales with 1/time at a fixed size.
+func CompareBest(f spec.Func, runs []*RunResult, theirs *NTTable) []CompareRow {
+	type best struct {
+		us, bw float64
+		ok     bool
+	}
+	ours := map[uint64]best{}
+	for _, r := range runs {
+		for _, row := range r.Rows {
+			if row.Func != f || row.Err != nil || row.MinUs <= 0 {
+				continue
+			}
+			b := ours[row.Size]
+			if !b.ok || row.MinUs < b.us {
+				ours[row.Size] = best{us: row.MinUs, bw: row.BusBw * row.TimeUs / row.MinUs, ok: true}
+			}
+		}
+	}
+	var sizes []uint64
+	theirsBest := map[uint64]best{}
+	for _, t := range theirs.Rows {
+		b, seen := theirsBest[t.Size]
+		if !seen {
+			sizes = append(sizes, t.Size)
+		}
+		if !seen || t.TimeUs < b.us {
+			theirsBest[t.Size] = best{us: t.TimeUs, bw: t.BusBw, ok: true}
+		}
+	}
+	var out []CompareRow
+	for _, size := range sizes {
+		o, ok := ours[size]
+		if !ok {
+			continue
+		}
+		t := theirsBest[size]
+		c := CompareRow{Coll: f.String(), Size: size, TheirUs: t.us, OurUs: o.us, TheirBusBw: t.bw, OurBusBw: o.bw,
+			DeltaUs: o.us - t.us, Large: size >= TargetLargeBytes, Small: size <= TargetSmallBytes}
+		if o.us > 0 && t.bw > 0 {
+			c.Ratio = t.us / o.us
+		}
+		c.MeetOK = true
+		if c.Large {
+			c.MeetOK = c.Ratio >= TargetBusBwRatio
+		}
+		if c.Small {
+			c.MeetOK = math.Abs(c.DeltaUs) <= TargetLatencyUs
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // WriteCompare prints the comparison as a markdown table and returns how
 // many rows missed their target.
 func WriteCompare(w io.Writer, rows []CompareRow) (missed int, err error) {
@@ -110,6 +168,59 @@ func WriteCompare(w io.Writer, rows []CompareRow) (missed int, err error) {
 	}
 	_, err = io.WriteString(w, b.String())
 	return missed, err
+}
+
+// MergeResults combines repeated runs of the same plan (one process each)
+// into one result whose rows hold, per (collective, size), the median time
+// and the median busbw over the runs: a process's placement on the host can
+// shift its small-message latency by microseconds, and the median of several
+// processes is what the comparison with nccl-tests uses.
+func MergeResults(rs []*RunResult) *RunResult {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := *rs[0]
+	out.Rows = nil
+	type key struct {
+		f    spec.Func
+		size uint64
+	}
+	var order []key
+	groups := map[key][]Row{}
+	for _, r := range rs {
+		for _, row := range r.Rows {
+			k := key{row.Func, row.Size}
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], row)
+		}
+	}
+	for _, k := range order {
+		rows := groups[k]
+		m := rows[0]
+		var ts, bs []float64
+		for _, r := range rows {
+			if r.Err != nil {
+				m.Err = r.Err
+				continue
+			}
+			if len(ts) == 0 {
+				m.MinUs, m.MaxUs = r.MinUs, r.MaxUs
+			}
+			ts = append(ts, r.TimeUs)
+			bs = append(bs, r.BusBw)
+			m.MinUs, m.MaxUs = min(m.MinUs, r.MinUs), max(m.MaxUs, r.MaxUs)
+			m.Wrong = max(m.Wrong, r.Wrong)
+		}
+		if len(ts) > 0 {
+			m.Err = nil
+			m.TimeUs, m.BusBw = median(ts), median(bs)
+			m.AlgBw = m.BusBw / BusBwFactor(m.Func, out.NRanks)
+		}
+		out.Rows = append(out.Rows, m)
+	}
+	return &out
 }
 
 // FuncOfProgram maps an nccl-tests program name to its collective.

@@ -3,6 +3,7 @@ package hw
 import (
 	"bytes"
 	"math"
+	"os"
 	"regexp"
 	"strconv"
 	"testing"
@@ -204,6 +205,34 @@ func TestLayoutOfEachCollective(t *testing.T) {
 		_, e, ok := Layout(c.f, c.rank, n, root, count, spec.Sum)
 		if ok != c.check || ok && (e.Mode != c.mode || e.Src != c.src || e.Base != c.base || e.Block != c.block) {
 			t.Errorf("%s rank %d: %+v check=%v", c.f, c.rank, e, ok)
+		}
+	}
+}
+
+// BenchmarkCheckHost is the host fallback's checking speed (bytes of output
+// per second), for sizing --host-check runs.
+func BenchmarkCheckHost(b *testing.B) {
+	const n = 1 << 20
+	buf := make([]byte, n*4)
+	fillHost(buf, spec.Float32, n, FillSpec{Rank: 0}, 1)
+	e := Expect{Mode: ExpectSingle, Src: 0, NRanks: 2}
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		if w := checkHost(buf, spec.Float32, 0, e, 1); w != 0 {
+			b.Fatal(w)
+		}
+	}
+}
+
+func BenchmarkParseNCCLTests(b *testing.B) {
+	data, err := os.ReadFile("testdata/all_reduce_perf.h200x2-2.28.9.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseNCCLTests(bytes.NewReader(data), "b"); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -90,17 +90,21 @@ func (p Plan) Validate(nranks int) error {
 	return nil
 }
 
-// bufferBytes is the largest send and receive buffer the plan needs.
+// bufferBytes sizes the buffers as nccl-tests does: send and receive
+// buffers both as large as the largest row (max of its send and receive
+// bytes), so that the per-iteration rotation (Stride, Steps) walks the same
+// offsets as nccl-tests' shift = total*(iter % (maxBytes/total)).
 func (p Plan) bufferBytes(nranks int) (send, recv uint64) {
 	esz := uint64(p.DataType.Size())
+	var most uint64
 	for _, f := range p.Funcs {
 		for _, s := range p.Sizes {
 			c := RowCounts(f, s, p.DataType, nranks)
-			send = max(send, c.Send*esz)
-			recv = max(recv, c.Recv*esz)
+			most = max(most, c.Send*esz, c.Recv*esz)
 		}
 	}
-	return max(send, 16), max(recv, 16)
+	most = max(most, 16)
+	return most, most
 }
 
 // run executes the plan on e and returns one row per (collective, size).

@@ -44,3 +44,12 @@ func (s *Session) Check(int, spec.DataType, uint64, Expect, uint32) (int64, erro
 }
 
 func loadedAlready() bool { return false }
+
+func (s *Session) Upload(int, BufID, uint64, []byte) error             { return errClosed }
+func (s *Session) Download(int, BufID, uint64, uint64) ([]byte, error) { return nil, errClosed }
+func (s *Session) DevicePtr(int, BufID, uint64) uint64                 { return 0 }
+func (s *Session) Exchange([]P2P) ([]float64, error)                   { return nil, errClosed }
+func (s *Session) LoadKernels([]byte, ...string) error                 { return errClosed }
+func (s *Session) Launch(int, string, uint32, uint32, ...uint64) (float64, error) {
+	return 0, errClosed
+}

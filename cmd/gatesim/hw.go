@@ -411,22 +411,38 @@ func configList() string {
 }
 
 func newHWCompareCmd(d *deps) *cobra.Command {
-	var ours string
+	var ours []string
 	var asJSON bool
+	var stat string
 	c := &cobra.Command{
-		Use:   "compare --ours results.json NCCL_TESTS_OUTPUT...",
+		Use:   "compare --ours results.json [--ours more.json] NCCL_TESTS_OUTPUT...",
 		Short: "Compare gatesim hw run's table with nccl-tests' output, row by row",
 		Long: fmt.Sprintf(`compare matches rows by collective and size and checks the targets: busbw at >= %d MiB at least
-%.0f%% of nccl-tests', time at <= %d bytes within %.0f us. Exit code 1 when a target is missed.`,
+%.0f%% of nccl-tests', time at <= %d bytes within %.0f us. Several --ours files (repeated runs) and several
+outputs of the same nccl-tests program are combined by their median per size. Exit code 1 when a target is
+missed.`,
 			hw.TargetLargeBytes>>20, hw.TargetBusBwRatio*100, hw.TargetSmallBytes, hw.TargetLatencyUs),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, files []string) error {
-			res, err := hw.ReadRunResult(ours)
-			if err != nil {
-				return badInput(err)
+			if len(ours) == 0 {
+				return badInputf("--ours is required")
 			}
+			if stat != "median" && stat != "best" {
+				return badInputf("--stat %q: expected median or best", stat)
+			}
+			var runs []*hw.RunResult
+			for _, name := range ours {
+				r, err := hw.ReadRunResult(name)
+				if err != nil {
+					return badInput(err)
+				}
+				runs = append(runs, r)
+			}
+			res := hw.MergeResults(runs)
 			var rows []hw.CompareRow
 			sort.Strings(files)
+			tables := map[spec.Func]*hw.NTTable{}
+			var funcs []spec.Func
 			for _, name := range files {
 				fh, err := os.Open(name)
 				if err != nil {
@@ -444,7 +460,19 @@ func newHWCompareCmd(d *deps) *cobra.Command {
 				if !ok {
 					return badInputf("%s: cannot tell which collective it measured (no 'Collective test starting' line and no *_perf in the name)", name)
 				}
-				rows = append(rows, hw.Compare(f, res, t)...)
+				if tables[f] == nil {
+					tables[f] = &hw.NTTable{Program: t.Program, LibraryVersion: t.LibraryVersion}
+					funcs = append(funcs, f)
+				}
+				tables[f].Rows = append(tables[f].Rows, t.Rows...)
+			}
+			for _, f := range funcs {
+				switch stat {
+				case "median":
+					rows = append(rows, hw.Compare(f, res, tables[f])...)
+				case "best":
+					rows = append(rows, hw.CompareBest(f, runs, tables[f])...)
+				}
 			}
 			if asJSON {
 				return writeJSONOut(d, rows)
@@ -459,8 +487,9 @@ func newHWCompareCmd(d *deps) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&ours, "ours", "", "gatesim hw run's results.json")
+	c.Flags().StringArrayVar(&ours, "ours", nil, "gatesim hw run's results.json (repeat for repeated runs)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().StringVar(&stat, "stat", "median", "median (each side's median per size) or best (each side's fastest batch or cycle)")
 	return c
 }
 
