@@ -115,6 +115,18 @@ func Expand(sw Sweep) ([]Point, error) {
 	if len(sw.Systems) == 0 {
 		return nil, fmt.Errorf("sweep: no system: expected systems: [{preset: dgx-h100, nodes: [1, 2]}]")
 	}
+	nMachines := 0
+	for _, a := range sw.Systems {
+		k := max(1, len(a.Nodes)) * max(1, len(a.SHARP)) * max(1, len(a.GPUs)) * max(1, len(a.NICs)) * max(1, len(a.NICGbps)) * max(1, len(a.NVLinks))
+		nMachines += k
+	}
+	sizes, err := expandSizes(sw.Sizes)
+	if err != nil {
+		return nil, err
+	}
+	if nMachines*max(1, len(sw.NCCL))*max(1, len(sw.Env))*max(1, len(sw.Colls))*len(sizes) > MaxPoints {
+		return nil, fmt.Errorf("sweep: more than %d points; narrow a range", MaxPoints)
+	}
 	machines, err := expandMachines(sw.Systems)
 	if err != nil {
 		return nil, err
@@ -147,10 +159,6 @@ func Expand(sw Sweep) ([]Point, error) {
 			return nil, fmt.Errorf("sweep: colls: %s does not go through NCCL's algorithm choice", f)
 		}
 		funcs = append(funcs, f)
-	}
-	sizes, err := expandSizes(sw.Sizes)
-	if err != nil {
-		return nil, err
 	}
 	dtS, rS := orDefault(sw.DType, "float32"), orDefault(sw.RedOp, "sum")
 	dt, err := spec.ParseDataType(dtS)

@@ -1,0 +1,132 @@
+package whatif
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+func TestExpandOrderAndCount(t *testing.T) {
+	sw := Sweep{
+		NCCL:    []string{"2.22.3", "2.28.9"},
+		Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: []int{1, 2, 4}, SHARP: []bool{false, true}}},
+		Env:     []EnvSet{{Name: "a"}, {Name: "b", Vars: map[string]string{"NCCL_COLLNET_ENABLE": "1"}}},
+		Colls:   []string{"allreduce", "allgather"},
+		Sizes:   SizeAxis{From: "4KiB", To: "1MiB", Factor: 4},
+	}
+	pts, err := Expand(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * 6 * 2 * 2 * 5; len(pts) != want { // 4K,16K,64K,256K,1M
+		t.Fatalf("%d points, want %d", len(pts), want)
+	}
+	for i, p := range pts {
+		if p.Index != i {
+			t.Fatalf("point %d has index %d", i, p.Index)
+		}
+	}
+	// release is the outermost axis, size the innermost
+	if pts[0].Release != spec.V2_22_3 || pts[len(pts)-1].Release != spec.V2_28_9 || pts[1].Size != 16<<10 {
+		t.Fatalf("unexpected order: %v %v %d", pts[0].Release, pts[len(pts)-1].Release, pts[1].Size)
+	}
+	// nccl-tests sizes: AllGather's count is per rank
+	for _, p := range pts {
+		n := int64(p.Machine.Sys.NRanks())
+		switch p.Op.Func {
+		case spec.AllGather:
+			if p.Op.Count*4*n != p.Size {
+				t.Fatalf("allgather size %d count %d ranks %d", p.Size, p.Op.Count, n)
+			}
+		case spec.AllReduce:
+			if p.Op.Count*4 != p.Size {
+				t.Fatalf("allreduce size %d count %d", p.Size, p.Op.Count)
+			}
+		}
+	}
+}
+
+func TestBadSweeps(t *testing.T) {
+	base := func() Sweep {
+		return Sweep{NCCL: []string{"2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100"}}, Sizes: SizeAxis{List: []string{"1MiB"}}}
+	}
+	cases := map[string]func(*Sweep){
+		"no release":      func(s *Sweep) { s.NCCL = nil },
+		"unknown release": func(s *Sweep) { s.NCCL = []string{"2.19.3"} },
+		"no system":       func(s *Sweep) { s.Systems = nil },
+		"unknown preset":  func(s *Sweep) { s.Systems[0].Preset = "dgx-z" },
+		"empty range":     func(s *Sweep) { s.Sizes = SizeAxis{From: "1GiB", To: "1MiB"} },
+		"bad factor":      func(s *Sweep) { s.Sizes = SizeAxis{From: "1KiB", To: "1MiB", Factor: 1} },
+		"overflow":        func(s *Sweep) { s.Sizes = SizeAxis{List: []string{"99999999999TiB"}} },
+		"both size forms": func(s *Sweep) { s.Sizes.From = "1KiB" },
+		"zero nodes":      func(s *Sweep) { s.Systems[0].Nodes = []int{0} },
+		"unknown coll":    func(s *Sweep) { s.Colls = []string{"gather"} },
+		"sendrecv":        func(s *Sweep) { s.Colls = []string{"sendrecv"} },
+		"bad env":         func(s *Sweep) { s.Env = []EnvSet{{Name: "x", Vars: map[string]string{"BAD NAME": "1"}}} },
+		"unnamed env":     func(s *Sweep) { s.Env = []EnvSet{{}} },
+		"fp8 in 2.22.3":   func(s *Sweep) { s.NCCL = []string{"2.22.3"}; s.DType = "e4m3" },
+		"too many points": func(s *Sweep) { s.Systems[0].Nodes = make([]int, 2000); s.Sizes = SizeAxis{From: "1B", To: "1TiB", Factor: 2} },
+	}
+	for name, mod := range cases {
+		sw := base()
+		mod(&sw)
+		if name == "too many points" {
+			for i := range sw.Systems[0].Nodes {
+				sw.Systems[0].Nodes[i] = 1 + i%4096
+			}
+			sw.Env = make([]EnvSet, 200)
+			for i := range sw.Env {
+				sw.Env[i].Name = "e"
+			}
+		}
+		if _, err := Expand(sw); err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if !strings.HasPrefix(err.Error(), "sweep: ") {
+			t.Errorf("%s: error %q does not say it is the sweep's", name, err)
+		}
+	}
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	pts, err := Expand(Sweep{NCCL: []string{"2.22.3", "2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: []int{1, 2}, SHARP: []bool{false, true}}},
+		Env: []EnvSet{{Name: "a"}, {Name: "collnet", Vars: map[string]string{"NCCL_COLLNET_ENABLE": "1"}}}, Sizes: SizeAxis{From: "4KiB", To: "4GiB", Factor: 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Run(pts, 1, nil, nil)
+	b := Run(pts, 4, nil, nil)
+	for i := range a {
+		if a[i].Outcome != b[i].Outcome || a[i].ModelUs != b[i].ModelUs || a[i].CollNetGate != b[i].CollNetGate {
+			t.Fatalf("point %d differs between 1 and 4 workers: %q vs %q", i, a[i].Outcome, b[i].Outcome)
+		}
+	}
+}
+
+func TestBusFactor(t *testing.T) {
+	if BusFactor(spec.AllReduce, 16) != 2*15.0/16 || BusFactor(spec.AllGather, 8) != 7.0/8 || BusFactor(spec.Broadcast, 8) != 1 {
+		t.Fatal("busbw factors differ from nccl-tests")
+	}
+}
+
+// BenchmarkSweep100k evaluates 100,000 points (the target: a few
+// seconds on 2 cores) and reports points per second.
+func BenchmarkSweep100k(b *testing.B) {
+	var nodes []int
+	for n := 1; n <= 4096; n *= 2 {
+		nodes = append(nodes, n)
+	}
+	sw := Sweep{NCCL: []string{"2.22.3", "2.28.3", "2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: nodes, SHARP: []bool{false, true}}},
+		Env: []EnvSet{{Name: "default"}, {Name: "collnet", Vars: map[string]string{"NCCL_COLLNET_ENABLE": "1"}}, {Name: "nvls-off", Vars: map[string]string{"NCCL_NVLS_ENABLE": "0"}}},
+		Colls: []string{"allreduce", "allgather", "reducescatter", "broadcast", "reduce"}, Sizes: SizeAxis{From: "1KiB", To: "32GiB", Factor: 2}}
+	pts, err := Expand(sw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pts = pts[:min(len(pts), 100_000)]
+	b.ResetTimer()
+	for b.Loop() {
+		Run(pts, 2, nil, nil)
+	}
+	b.ReportMetric(float64(len(pts))*float64(b.N)/b.Elapsed().Seconds(), "points/s")
+}
