@@ -26,7 +26,7 @@ func tuningH200x2Input() TuningInput {
 		NChannels: 24}
 }
 
-func tuningModel(t testing.TB, in TuningInput, v Version) *TuningModel {
+func tuningModel(t tuningTB, in TuningInput, v Version) *TuningModel {
 	t.Helper()
 	m, err := BuildTuningModel(in, tuningRelease(t, v))
 	if err != nil {
@@ -355,8 +355,12 @@ func tuningRandomInput(t *rapid.T) TuningInput {
 		chain = graph("chain", topo.PatternTree, 0)
 		direct = graph("direct", topo.PatternCollNetDirect, 0)
 	}
+	nvlsChannels := 0
 	if rapid.Bool().Draw(t, "nvls") {
-		nvls = graph("nvls", topo.PatternNVLS, 0)
+		// NCCL keeps NVLS only with channels (init.cc: an empty NVLS graph
+		// sets nvlsSupport = nvlsChannels = 0).
+		nvls = graph("nvls", topo.PatternNVLS, 1)
+		nvlsChannels = rapid.IntRange(1, 32).Draw(t, "nvlsChannels")
 	}
 	in := TuningInput{NRanks: nRanks, NNodes: nNodes, MaxLocalRanks: ppn, LocalRanks: ppn, MinCompCap: cc, MaxCompCap: maxCC,
 		CPUArch:   rapid.SampledFrom([]TuningCPUArch{TuningArchX86, TuningArchPower, TuningArchARM, TuningArchMixed}).Draw(t, "arch"),
@@ -366,7 +370,7 @@ func tuningRandomInput(t *rapid.T) TuningInput {
 		CollNetAllGather: rapid.Bool().Draw(t, "iag"), CollNetReduceScatter: rapid.Bool().Draw(t, "irs"),
 		NVSwitch: rapid.Bool().Draw(t, "nvs"), NetDeviceUnpack: rapid.Bool().Draw(t, "unpack"),
 		Enable: DefaultEnable(), CUDARuntime: rapid.SampledFrom([]int{11080, 12040, 13000}).Draw(t, "cuda"),
-		NChannels: rapid.IntRange(1, 32).Draw(t, "nChannels"), NVLSChannels: rapid.IntRange(0, 32).Draw(t, "nvlsChannels"),
+		NChannels: rapid.IntRange(1, 32).Draw(t, "nChannels"), NVLSChannels: nvlsChannels,
 		NVLSSupport: nvls != nil, CollNetDirectHeads: rapid.IntRange(1, 8).Draw(t, "directHeads"),
 	}
 	for f := range NumFuncs {

@@ -470,7 +470,7 @@ func (m *TuningModel) schedulePlan(queue []*tuningTask, plan int, budget tuningB
 		kind := tuningKind(t)
 		if kind != kindPrev {
 			if nChannels[kind] == 0 {
-				return 0, fmt.Errorf("choose: no channel for %s tasks (nvlsChannels %d, nChannels %d)", t.algo, in.NVLSChannels, in.NChannels)
+				return 0, fmt.Errorf("choose: %s was chosen but the communicator has no channel for it (nvlsChannels %d, nChannels %d): NCCL would divide by zero here; expected nvlsChannels > 0 when NVLS can be chosen", t.algo, in.NVLSChannels, in.NChannels)
 			}
 			if c.TrafficPerChannelRound {
 				trafficPerChannel = (trafficBytes[kind]/int64(nChannels[kind]) + 15) / 16 * 16
