@@ -47,3 +47,23 @@ func tuningMultiNodeInput(nodes, ppn int) TuningInput {
 		CollNetAllGather: true, CollNetReduceScatter: true, NVSwitch: true, Enable: DefaultEnable(), CUDARuntime: 12080,
 		NChannels: 16, NVLSChannels: 16, NVLSSupport: true, CollNetDirectHeads: 8}
 }
+
+// BenchmarkTuningChooseGroup8 is a group of eight collectives (two bins
+// with aggregation, channel packing).
+func BenchmarkTuningChooseGroup8(b *testing.B) {
+	m := tuningModel(b, tuningH200x2Input(), V2_28_9)
+	var ops []TuningOp
+	for i := range 8 {
+		dt := Float32
+		if i%2 == 1 {
+			dt = Bfloat16
+		}
+		ops = append(ops, TuningOp{Op: Op{Func: AllReduce, Count: int64(1024) << (2 * i), DataType: dt}})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ChooseGroup(m, ops); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

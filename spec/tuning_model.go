@@ -149,7 +149,9 @@ type TuningInput struct {
 	// Communicator facts the per-operation path reads.
 	NChannels    int `json:"nChannels"`    // comm->nChannels after ncclTopoPostset
 	NVLSChannels int `json:"nvlsChannels"` // comm->nvlsChannels
-	// NVLSSupport is comm->nvlsSupport after init.
+	// NVLSSupport is comm->nvlsSupport after init. The model does not read
+	// it (per-operation support arrives in TuningOp.NVLSOK); it completes the
+	// description of the communicator for callers computing NVLSOK.
 	NVLSSupport bool `json:"nvlsSupport"`
 	// CollNetDirectHeads is comm->channels[0].collnetDirect.nHeads.
 	CollNetDirectHeads int `json:"collNetDirectHeads,omitempty"`
@@ -209,14 +211,14 @@ type TuningModel struct {
 
 // Release rule IDs of the model (nccl-gates.md §7).
 const (
-	RuleTuneImpl        RuleID = "G-TUNE-IMPL-1"
-	RuleTuneBwNVLS      RuleID = "G-TUNE-BW-1"
-	RuleTuneBwCollNet   RuleID = "G-TUNE-BW-2"
-	RuleTuneEnable      RuleID = "G-TUNE-EN-1"
-	RuleTuneProto       RuleID = "G-TUNE-PROTO-1"
-	RuleTuneRingRestore RuleID = "G-TUNE-RINGRESTORE-1"
-	RulePAT             RuleID = "G-PAT-1"
-	RuleCollNetGraph    RuleID = "G-COLLNET-GRAPH-1"
+	TuningRuleImpl         RuleID = "G-TUNE-IMPL-1"
+	TuningRuleBwNVLS       RuleID = "G-TUNE-BW-1"
+	TuningRuleBwCollNet    RuleID = "G-TUNE-BW-2"
+	TuningRuleEnable       RuleID = "G-TUNE-EN-1"
+	TuningRuleProto        RuleID = "G-TUNE-PROTO-1"
+	TuningRuleRingRestore  RuleID = "G-TUNE-RINGRESTORE-1"
+	TuningRulePAT          RuleID = "G-PAT-1"
+	TuningRuleCollNetGraph RuleID = "G-COLLNET-GRAPH-1"
 )
 
 // tuningCMin and tuningCMax are std::min / std::max: (b < a) ? b : a and
@@ -522,7 +524,7 @@ func (m *TuningModel) buildTables() {
 	for _, f := range Funcs {
 		for a := c.NumAlgos; a < NumAlgos; a++ {
 			for p := range NumProtos {
-				m.zero(f, Algo(a), Proto(p), RuleTuneImpl, fmt.Sprintf("%s does not exist in this release", Algo(a)))
+				m.zero(f, Algo(a), Proto(p), TuningRuleImpl, fmt.Sprintf("%s does not exist in this release", Algo(a)))
 			}
 		}
 	}
@@ -543,7 +545,7 @@ func (m *TuningModel) buildTables() {
 			}
 			if !implemented {
 				for p := range NumProtos {
-					m.zero(f, a, Proto(p), RuleTuneImpl, fmt.Sprintf("%s is not modelled for %s", a, f))
+					m.zero(f, a, Proto(p), TuningRuleImpl, fmt.Sprintf("%s is not modelled for %s", a, f))
 				}
 				continue
 			}
@@ -552,16 +554,16 @@ func (m *TuningModel) buildTables() {
 			for pi := range NumProtos {
 				p := Proto(pi)
 				if (a == NVLS || a == NVLSTree) && p != Simple {
-					m.zero(f, a, p, RuleTuneImpl, fmt.Sprintf("%s is modelled for Simple only", a))
+					m.zero(f, a, p, TuningRuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
 					continue
 				}
 				if agrs && a == PAT {
 					if p != Simple {
-						m.zero(f, a, p, RuleTuneImpl, "PAT is modelled for Simple only")
+						m.zero(f, a, p, TuningRuleImpl, "PAT is modelled for Simple only")
 						continue
 					}
 					if !patOn {
-						m.zero(f, a, p, RulePAT, "PAT disabled: "+patWhy)
+						m.zero(f, a, p, TuningRulePAT, "PAT disabled: "+patWhy)
 						continue
 					}
 				}
@@ -584,7 +586,7 @@ func (m *TuningModel) buildTables() {
 						}
 					case TuningNVLSBwEfficiency:
 						if nCh < 2 {
-							m.zero(f, a, p, RuleTuneBwNVLS, fmt.Sprintf("the NVLS graph has %d channel(s); %s needs at least 2", nCh, a))
+							m.zero(f, a, p, TuningRuleBwNVLS, fmt.Sprintf("the NVLS graph has %d channel(s); %s needs at least 2", nCh, a))
 							continue
 						}
 						intraBw := G.BwIntra * c.NVLSEfficiency[cc]
@@ -655,7 +657,7 @@ func (m *TuningModel) buildTables() {
 				}
 				if collnet && p != Simple {
 					busBw = 0
-					m.zero(f, a, p, RuleTuneImpl, fmt.Sprintf("%s is modelled for Simple only", a))
+					m.zero(f, a, p, TuningRuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
 				}
 				if a == CollNetDirect && p == Simple {
 					if agrs {
@@ -671,7 +673,7 @@ func (m *TuningModel) buildTables() {
 								}
 								if !has || ppn > float32(in.CollNetHeads) {
 									busBw = 0
-									m.zero(f, a, p, RuleTuneBwCollNet, tuningCollNetAGRSWhy(f, has, fmt.Sprintf("ppn %g > %d CollNet heads", ppn, in.CollNetHeads)))
+									m.zero(f, a, p, TuningRuleBwCollNet, tuningCollNetAGRSWhy(f, has, fmt.Sprintf("ppn %g > %d CollNet heads", ppn, in.CollNetHeads)))
 								}
 							}
 							w := (ppn - 1) / (8 - 1)
@@ -692,22 +694,22 @@ func (m *TuningModel) buildTables() {
 				if c.CollNetAGRS == TuningCollNetAGRSMin && (a == NVLS || a == CollNetDirect) && p == Simple && agrs && nNodes > 1 {
 					if f == AllGather && !in.CollNetAllGather {
 						busBw = 0
-						m.zero(f, a, p, RuleTuneBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
+						m.zero(f, a, p, TuningRuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
 					}
 					if f == ReduceScatter && !in.CollNetReduceScatter {
 						busBw = 0
-						m.zero(f, a, p, RuleTuneBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
+						m.zero(f, a, p, TuningRuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
 					}
 					nHeads := 0
 					if in.CollNetEnable {
 						nHeads = in.CollNetHeads
 					} else {
 						busBw = 0
-						m.zero(f, a, p, RuleTuneBwCollNet, fmt.Sprintf("multi-node %s %s needs CollNet, which is disabled", a, f))
+						m.zero(f, a, p, TuningRuleBwCollNet, fmt.Sprintf("multi-node %s %s needs CollNet, which is disabled", a, f))
 					}
 					if busBw > 0 && in.MaxLocalRanks > nHeads {
 						busBw = 0
-						m.zero(f, a, p, RuleTuneBwCollNet, fmt.Sprintf("a node has %d local ranks > %d CollNet heads", in.MaxLocalRanks, nHeads))
+						m.zero(f, a, p, TuningRuleBwCollNet, fmt.Sprintf("a node has %d local ranks > %d CollNet heads", in.MaxLocalRanks, nHeads))
 					}
 				}
 
@@ -734,12 +736,12 @@ func (m *TuningModel) buildTables() {
 				}
 				if busBw == 0 {
 					// A zero that no rule above explained comes from the inputs.
-					rule := RuleTuneImpl
+					rule := TuningRuleImpl
 					switch {
 					case collnet:
-						rule = RuleCollNetGraph
+						rule = TuningRuleCollNetGraph
 					case a == NVLS || a == NVLSTree:
-						rule = RuleTuneBwNVLS
+						rule = TuningRuleBwNVLS
 					}
 					why := fmt.Sprintf("the %s graph has no channel", a)
 					if nCh > 0 {
@@ -903,14 +905,14 @@ func (m *TuningModel) enableStage() {
 				}
 				m.ProtoEnable[f][a][p] = pEnable
 				if pEnable == 0 {
-					m.zero(f, a, p, RuleTuneProto, why)
+					m.zero(f, a, p, TuningRuleProto, why)
 					m.Bandwidths[f][a][p] = 0
 					if a == Ring {
 						m.RingBackupBw[f][p] = 0
 					}
 				}
 				if algoEn[f][a] == 0 {
-					m.zero(f, a, p, RuleTuneEnable, algoWhy[f][a])
+					m.zero(f, a, p, TuningRuleEnable, algoWhy[f][a])
 					m.Bandwidths[f][a][p] = 0
 				}
 			}
@@ -1016,4 +1018,33 @@ func (m *TuningModel) buildThresholds() {
 		}
 	}
 	m.Log = append(m.Log, TuningLogLine{Level: "INFO", Subsys: "INIT", Text: m.ThreadThresholdsLine()})
+}
+
+// TuningZero is one cell whose bandwidth the model left at 0, and why.
+type TuningZero struct {
+	Func  Func   `json:"func"`
+	Algo  Algo   `json:"algo"`
+	Proto Proto  `json:"proto"`
+	Rule  RuleID `json:"rule"`
+	Why   string `json:"why"`
+}
+
+// Zeros lists every zero-bandwidth cell of the release's algorithms in
+// NCCL's (function, algorithm, protocol) order with the rule that zeroed
+// it: what the gate engine turns into model-level verdicts (a 0.0 cell is
+// the log's evidence for G-TUNE-IMPL-1, -BW-1, -BW-2, -EN-1, -PROTO-1 and
+// G-PAT-1). 2.22.3's restored Ring cells are not zero; Restored marks them.
+func (m *TuningModel) Zeros() []TuningZero {
+	var out []TuningZero
+	for _, f := range Funcs {
+		for a := 0; a < m.Tuning.NumAlgos; a++ {
+			for p := range NumProtos {
+				if m.Bandwidths[f][a][p] == 0 {
+					z := m.Zeroed[f][a][p]
+					out = append(out, TuningZero{Func: f, Algo: Algo(a), Proto: Proto(p), Rule: z.Rule, Why: z.Why})
+				}
+			}
+		}
+	}
+	return out
 }

@@ -106,8 +106,8 @@ func TestTuningH200x2Variants(t *testing.T) {
 				t.Errorf("net_socket %s %s LL128 bandwidth %v, logged 0", f, a, m.Bandwidths[f][a][LL128])
 			}
 			if z := m.Zeroed[f][a][LL128]; f == AllReduce || a == Ring {
-				if z.Rule != RuleTuneProto {
-					t.Errorf("net_socket %s %s LL128: reason %v, want %s", f, a, z, RuleTuneProto)
+				if z.Rule != TuningRuleProto {
+					t.Errorf("net_socket %s %s LL128: reason %v, want %s", f, a, z, TuningRuleProto)
 				}
 			}
 		}
@@ -196,7 +196,7 @@ func TestTuningEnableAndProto(t *testing.T) {
 	m := tuningModel(t, in, V2_28_9)
 	for _, f := range Funcs {
 		for p := range NumProtos {
-			if m.Bandwidths[f][Ring][p] != 0 || m.Zeroed[f][Ring][p].Rule != RuleTuneEnable {
+			if m.Bandwidths[f][Ring][p] != 0 || m.Zeroed[f][Ring][p].Rule != TuningRuleEnable {
 				t.Errorf("%s Ring/%s: %v %v", f, Proto(p), m.Bandwidths[f][Ring][p], m.Zeroed[f][Ring][p])
 			}
 		}
@@ -448,4 +448,47 @@ func TestTuningModelProperties(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTuningResearchPredictions compares with the research note's own
+// computations from source (nccl-tuning.md §6.8; a separate port of the
+// code, not observations): 8 × H100 on one node and 2 nodes × 8 H100.
+func TestTuningResearchPredictions(t *testing.T) {
+	var hgx TuningInput
+	for _, sc := range tuningScenarios() {
+		if sc.name == "hgx-h100x8" {
+			hgx = sc.in
+		}
+	}
+	m := tuningModel(t, hgx, V2_28_9)
+	for _, c := range []struct {
+		a    Algo
+		p    Proto
+		want string
+	}{
+		{Ring, Simple, "    56.0/ 205.7"}, {Ring, LL, "    15.0/  80.6"}, {Ring, LL128, "    40.6/ 189.3"},
+		{Tree, Simple, "    64.4/ 165.6"}, {NVLS, Simple, "    25.0/ 272.0"},
+	} {
+		if got := tuningCell(m, AllReduce, c.a, c.p); got != c.want {
+			t.Errorf("8 × H100 AllReduce %s/%s: %q, note %q", c.a, c.p, got, c.want)
+		}
+	}
+	in := tuningMultiNodeInput(2, 8)
+	in.CollNetEnable = false
+	in.Graphs = TuningGraphs(in.Graphs[Ring], in.Graphs[Tree], nil, nil, nil)
+	m = tuningModel(t, in, V2_28_9)
+	for _, c := range []struct {
+		f    Func
+		a    Algo
+		p    Proto
+		want string
+	}{
+		{AllReduce, Ring, LL, "    40.0/  20.8"}, {AllReduce, Ring, LL128, "    75.2/ 156.6"}, {AllReduce, Ring, Simple, "   131.6/ 204.8"},
+		{AllReduce, Tree, LL, "    25.2/  16.6"}, {AllReduce, Tree, LL128, "    48.5/ 124.8"}, {AllReduce, Tree, Simple, "    92.4/ 140.8"},
+		{AllGather, Ring, Simple, "    70.0/ 409.6"}, {ReduceScatter, Ring, Simple, "    70.0/ 409.6"},
+	} {
+		if got := tuningCell(m, c.f, c.a, c.p); got != c.want {
+			t.Errorf("2 × 8 H100 %s %s/%s: %q, note %q", c.f, c.a, c.p, got, c.want)
+		}
+	}
 }

@@ -11,11 +11,11 @@ import (
 
 // Rule IDs of the per-operation path (nccl-gates.md §8).
 const (
-	RuleSelPrune  RuleID = "G-SEL-PRUNE-1"
-	RuleSelPick   RuleID = "G-SEL-PICK-1"
-	RuleSelBackup RuleID = "G-SEL-BACKUP-1"
-	RuleSelErr    RuleID = "G-SEL-ERR-1"
-	RuleTunerCall RuleID = "G-TUNER-CALL-1"
+	TuningRuleSelPrune  RuleID = "G-SEL-PRUNE-1"
+	TuningRuleSelPick   RuleID = "G-SEL-PICK-1"
+	TuningRuleSelBackup RuleID = "G-SEL-BACKUP-1"
+	TuningRuleSelErr    RuleID = "G-SEL-ERR-1"
+	TuningRuleTunerCall RuleID = "G-TUNER-CALL-1"
 )
 
 // TuningIgnore is NCCL_ALGO_PROTO_IGNORE, the cost of a cell that may not be
@@ -376,14 +376,14 @@ func (m *TuningModel) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo
 		}
 	}
 	time := minTime
-	g.decidedBy = RuleSelPick
+	g.decidedBy = TuningRuleSelPick
 	if algo == AlgoNone {
 		if c.NoAlgo == TuningNoAlgoR22 && backupAlgo != AlgoNone {
 			algo, proto, time = backupAlgo, backupProto, backupTime
-			g.backup, g.decidedBy = true, RuleSelBackup
+			g.backup, g.decidedBy = true, TuningRuleSelBackup
 		} else {
 			g.err, g.warn = m.noAlgoError(t)
-			g.decidedBy = RuleSelErr
+			g.decidedBy = TuningRuleSelErr
 			return
 		}
 	}
@@ -554,38 +554,38 @@ func (c *OpChoice) Explain(m *TuningModel) [NumAlgos][NumProtos]TuningCostCell {
 			cell := TuningCostCell{Time: c.Cost[a][p], Reason: c.Reason[a][p]}
 			switch cell.Reason {
 			case TuningCostNoAlgo:
-				cell.Rule, cell.Why = RuleTuneImpl, a.String()+" does not exist in this release"
+				cell.Rule, cell.Why = TuningRuleImpl, a.String()+" does not exist in this release"
 			case TuningCostP1:
-				cell.Rule, cell.Why = RuleSelPrune, "P1: CollNet is not supported for this operation"
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P1: CollNet is not supported for this operation"
 			case TuningCostP2:
-				cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P2: %d local ranks > %d (CollNetDirect arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
+				cell.Rule, cell.Why = TuningRuleSelPrune, fmt.Sprintf("P2: %d local ranks > %d (CollNetDirect arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
 			case TuningCostP3:
-				cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P3: %d local ranks > %d (CollNetChain arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
+				cell.Rule, cell.Why = TuningRuleSelPrune, fmt.Sprintf("P3: %d local ranks > %d (CollNetChain arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
 			case TuningCostP4:
-				cell.Rule, cell.Why = RuleSelPrune, "P4: NVLS is not supported for this operation"
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P4: NVLS is not supported for this operation"
 			case TuningCostP4Arity:
-				cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P4': %d local ranks > %d (NVLS arity) for %s", in.LocalRanks, m.Tuning.MaxNVLSArity, f)
+				cell.Rule, cell.Why = TuningRuleSelPrune, fmt.Sprintf("P4': %d local ranks > %d (NVLS arity) for %s", in.LocalRanks, m.Tuning.MaxNVLSArity, f)
 			case TuningCostP5:
-				cell.Rule, cell.Why = RuleSelPrune, "P5: multi-node NVLS needs CollNet support for this operation"
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P5: multi-node NVLS needs CollNet support for this operation"
 			case TuningCostP6:
-				cell.Rule, cell.Why = RuleSelPrune, "P6: NVLS AllGather/ReduceScatter are single-node only"
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P6: NVLS AllGather/ReduceScatter are single-node only"
 			case TuningCostP7:
-				cell.Rule, cell.Why = RuleSelPrune, "P7: PAT ReduceScatter does not support scaling reductions (PreMulSum/SumPostDiv)"
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P7: PAT ReduceScatter does not support scaling reductions (PreMulSum/SumPostDiv)"
 			case TuningCostP8:
-				cell.Rule, cell.Why = RuleSelPrune, "P8: fp8 Ring on more than 8 ranks is deprioritised ×1024"
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P8: fp8 Ring on more than 8 ranks is deprioritised ×1024"
 			case TuningCostZeroBw:
 				z := m.Zeroed[f][a][p]
 				cell.Rule, cell.Why = z.Rule, z.Why
 			case TuningCostNaN:
-				cell.Rule, cell.Why = RuleCollNetGraph, "the model's bandwidth is NaN (the "+a.String()+" graph has no channel)"
+				cell.Rule, cell.Why = TuningRuleCollNetGraph, "the model's bandwidth is NaN (the "+a.String()+" graph has no channel)"
 			case TuningCostBackup:
-				cell.Rule, cell.Why = RuleSelBackup, "Ring is disabled: its time is kept aside as the backup"
+				cell.Rule, cell.Why = TuningRuleSelBackup, "Ring is disabled: its time is kept aside as the backup"
 			case TuningCostTuner:
 				name := ""
 				if in.Tuner != nil {
 					name = in.Tuner.Name
 				}
-				cell.Rule, cell.Why = RuleTunerCall, fmt.Sprintf("tuner %s set %s/%s to %g (not re-validated)", name, a, p, cell.Time)
+				cell.Rule, cell.Why = TuningRuleTunerCall, fmt.Sprintf("tuner %s set %s/%s to %g (not re-validated)", name, a, p, cell.Time)
 			}
 			out[a][p] = cell
 		}

@@ -125,7 +125,7 @@ func TestTuningNoAlgorithm(t *testing.T) {
 	m := tuningModel(t, in, V2_28_9)
 	c := tuningChoose(t, m, AllGather, 1<<20, Float32)
 	want := "Error : no algorithm/protocol available for function AllGather with datatype ncclInt8. NCCL_ALGO was set to Tree."
-	if c.Err == nil || c.Err.Result != InvalidUsage || c.Warn != want || c.Err.Message != want || c.DecidedBy != RuleSelErr {
+	if c.Err == nil || c.Err.Result != InvalidUsage || c.Warn != want || c.Err.Message != want || c.DecidedBy != TuningRuleSelErr {
 		t.Errorf("2.28.9: %+v %q", c.Err, c.Warn)
 	}
 	if c.Line != "" {
@@ -176,7 +176,7 @@ func TestTuningNoAlgorithm(t *testing.T) {
 		t.Fatalf("setup: AllReduce must keep NVLS at init: %v", m22.Bandwidths[AllReduce][NVLS][Simple])
 	}
 	c = tuningChoose(t, m22, AllReduce, 1<<20, Int8)
-	if c.Err != nil || c.Algo != Ring || !c.Backup || c.DecidedBy != RuleSelBackup || c.Reason[Ring][LL] != TuningCostBackup {
+	if c.Err != nil || c.Algo != Ring || !c.Backup || c.DecidedBy != TuningRuleSelBackup || c.Reason[Ring][LL] != TuningCostBackup {
 		t.Errorf("2.22.3 backup: %s/%s backup=%v %v", c.Algo, c.Proto, c.Backup, c.Err)
 	}
 	// The same op with NVLS support runs NVLS.
@@ -257,7 +257,7 @@ func TestTuningTuner(t *testing.T) {
 		t.Errorf("tuner NVLS: %s/%s", c.Algo, c.Proto)
 	}
 	ex := c.Explain(m)
-	if ex[NVLS][Simple].Rule != RuleTunerCall || ex[Ring][LL].Reason != TuningCostOK || ex[CollNetDirect][Simple].Rule != RuleSelPrune {
+	if ex[NVLS][Simple].Rule != TuningRuleTunerCall || ex[Ring][LL].Reason != TuningCostOK || ex[CollNetDirect][Simple].Rule != TuningRuleSelPrune {
 		t.Errorf("explain: %+v %+v %+v", ex[NVLS][Simple], ex[Ring][LL], ex[CollNetDirect][Simple])
 	}
 	c = tuningChoose(t, m, AllReduce, 8<<20, Float32)
@@ -510,4 +510,42 @@ func TestTuningGroupProperties(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestTuningZerosAndDecision(t *testing.T) {
+	m := tuningModel(t, tuningH200x2Input(), V2_28_9)
+	zs := m.Zeros()
+	n := 0
+	for _, f := range Funcs {
+		for a := range NumAlgos {
+			for p := range NumProtos {
+				if m.Bandwidths[f][a][p] == 0 {
+					n++
+				}
+			}
+		}
+	}
+	if len(zs) != n {
+		t.Errorf("%d zeros listed, %d zero cells", len(zs), n)
+	}
+	rules := map[RuleID]int{}
+	for _, z := range zs {
+		rules[z.Rule]++
+		if z.Rule == "" || z.Why == "" {
+			t.Errorf("%+v without a reason", z)
+		}
+	}
+	// On 2 × H200: CollNet off (EN-1), NVLS graph empty (BW-1), PAT off
+	// (G-PAT-1), everything else not modelled (IMPL-1).
+	for _, r := range []RuleID{TuningRuleImpl, TuningRuleEnable, TuningRuleBwNVLS, TuningRulePAT} {
+		if rules[r] == 0 {
+			t.Errorf("no zero from %s: %v", r, rules)
+		}
+	}
+	c := tuningChoose(t, m, AllReduce, 1<<20, Float32)
+	var d Decision
+	c.FillDecision(&d)
+	if d.Algo != c.Algo || d.NChannels != c.NChannels || d.ChannelHi != c.ChannelHi || d.DecidedBy != TuningRuleSelPick || len(d.Candidates) != 6 {
+		t.Errorf("decision %+v", d)
+	}
 }

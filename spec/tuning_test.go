@@ -42,10 +42,10 @@ func tuning2_30_7(t testing.TB) *Tuning {
 	return tu
 }
 
-// readConstants reads spec/testdata/tuning/constants/<tag>.txt: one line per
+// tuningReadConstants reads spec/testdata/tuning/constants/<tag>.txt: one line per
 // table of src/graph/tuning.cc, "name v1 v2 ..." in C initializer order,
 // extracted from NCCL's source at the tag (see PROVENANCE.md there).
-func readConstants(t *testing.T, tag string) map[string][]float64 {
+func tuningReadConstants(t *testing.T, tag string) map[string][]float64 {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "tuning", "constants", tag+".txt"))
 	if err != nil {
@@ -85,7 +85,7 @@ func TestTuningConstantsMatchSource(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.tag, func(t *testing.T) {
-			src := readConstants(t, tc.tag)
+			src := tuningReadConstants(t, tc.tag)
 			tu := tc.tu
 			var got = map[string][]float64{}
 			for a := 0; a < tu.NumAlgos; a++ {
