@@ -274,6 +274,10 @@ type Tuning struct {
 	TreeCorrection [NumProtos][TuningTreeCorrections]float32 `tuning:"treeCorrectionFactor,proto,n"`
 	// TreeCorrectionLen is how many entries Tree AllReduce reads (23).
 	TreeCorrectionLen int `tuning:"treeCorrectionLen"`
+	// TreeCorrectionAllReduceOnly limits the Tree correction to AllReduce
+	// (2.24+); 2.22.3 applies it to every function (only AllReduce has a
+	// Tree bandwidth, so the two agree unless a tuner writes Tree cells).
+	TreeCorrectionAllReduceOnly bool `tuning:"treeCorrectionAllReduceOnly"`
 	// NVLSTreeCorrection (2.30.3+) also applies the table to NVLSTree AllReduce
 	// on sm100 x86 systems, over all TuningTreeCorrections entries.
 	NVLSTreeCorrection bool `tuning:"nvlsTreeCorrection"`
@@ -472,6 +476,8 @@ func tuningBase2_22_3() Tuning {
 			Simple: {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
 		},
 		TreeCorrectionLen: 23,
+		// Ref: v2.22.3-1 src/graph/tuning.cc ncclTopoGetAlgoTime
+		TreeCorrectionAllReduceOnly: false,
 
 		// Ref: v2.22.3-1 src/graph/tuning.cc getNetOverhead
 		NetOverheadIntel: 1.0,
@@ -667,6 +673,7 @@ func tuningApply2_28_3Checked(t *Tuning) ([]TuningChange, error) {
 	// ncclTopoTuneModel behaviour.
 	tuningSet(d, &t.LLRowMixedAsAMD, true, tuningCC, model)
 	tuningSet(d, &t.TreeCapAllReduceOnly, true, tuningCC, model)
+	tuningSet(d, &t.TreeCorrectionAllReduceOnly, true, tuningCC, "ncclTopoGetAlgoTime")
 	tuningSet(d, &t.TreePatternFromComm, true, tuningCC, model)
 	tuningSet(d, &t.NVLSBw, TuningNVLSBwEfficiency, tuningCC, model)
 	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSMin, tuningCC, model)

@@ -50,11 +50,12 @@ type tuningLogFacts struct {
 	table        []string      // the first [TUNING] table, message part
 	thresholds   string        // "threadThresholds ..."
 	opLines      []string      // per-op lines with a function name (2.23.4+)
+	noAlgoWarns  []string      // "Error : no algorithm/protocol available for function ..." WARNs
 	r22Lines     int           // 2.22.3 per-op lines (no function name: not replayed)
 }
 
 var (
-	reTuningPrefix   = regexp.MustCompile(`NCCL (INFO|WARN) (.*)$`)
+	reTuningPrefix   = regexp.MustCompile(`NCCL (INFO|WARN) (.*)$`) // WARN lines may carry "file.cc:line (func) " before "NCCL WARN"
 	reTuningVersion  = regexp.MustCompile(`^NCCL version (\d+\.\d+\.\d+)\+cuda(\d+)\.(\d+)`)
 	reTuningComm     = regexp.MustCompile(`^comm 0x[0-9a-f]+ rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank \d+`)
 	reTuningChannels = regexp.MustCompile(`^(\d+) coll channels, (?:(\d+) collnet channels, )?(?:(\d+) nvls channels, )?\d+ p2p channels`)
@@ -62,6 +63,7 @@ var (
 	reTuningGraph    = regexp.MustCompile(`^Pattern (\d+), crossNic (\d+), nChannels (\d+), (?:bw|speed) ([\d.]+)/([\d.]+), type (\w+)/(\w+), sameChannels (\d)`)
 	reTuningOp       = regexp.MustCompile(`^(\w+): (\d+) Bytes -> Algo (\w+) proto (\w+) (?:channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\}|time [\d.]+)$`)
 	reTuningOpR22    = regexp.MustCompile(`^\d+ Bytes -> Algo \d+ proto \d+ time [\d.]+$`)
+	reTuningNoAlgo   = regexp.MustCompile(`^(?:Error : no|No) algorithm/protocol available for function (\w+) with datatype (\w+)\.`)
 	reTuningRow      = regexp.MustCompile(`^(  Algorithm   \||  Protocol    \|| Max NThreads \||\s*(Broadcast|Reduce|AllGather|ReduceScatter|AllReduce) \|)`)
 )
 
@@ -111,6 +113,12 @@ func parseTuningLog(name string, data []byte) (*tuningLogFacts, error) {
 			continue
 		}
 		msg := mm[2]
+		if mm[1] == "WARN" {
+			if reTuningNoAlgo.MatchString(msg) {
+				f.noAlgoWarns = append(f.noAlgoWarns, msg)
+			}
+			continue
+		}
 		switch {
 		case reTuningVersion.MatchString(msg):
 			v := reTuningVersion.FindStringSubmatch(msg)
@@ -469,6 +477,32 @@ func replayTuningCapture(dir string) (*tuningReplayResult, error) {
 			res.mismatches = append(res.mismatches, fmt.Sprintf("per-op:\n   got  %q\n   want %q", c.Line, l))
 		}
 	}
+	for _, w := range facts.noAlgoWarns {
+		v := reTuningNoAlgo.FindStringSubmatch(w)
+		fn, err := ParseFunc(v[1])
+		if err != nil || int(fn) >= NumFuncs {
+			continue
+		}
+		t := Float32
+		if d, err := ParseDataType(v[2]); err == nil {
+			t = d
+		} else if v[2] == "Unknown" {
+			t = Uint8
+		}
+		if fn == AllGather || fn == Broadcast {
+			t = Int8 // NCCL converts them to bytes before deciding
+		}
+		res.opLines++
+		c, err := ChooseOp(m, TuningOp{Op: Op{Func: fn, Count: 1 << 18, DataType: t}, NVLSOK: in.NVLSSupport, CollNetOK: in.CollNetEnable})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", dir, w, err)
+		}
+		if c.Warn == w {
+			res.opAgree++
+		} else {
+			res.mismatches = append(res.mismatches, fmt.Sprintf("no-algorithm WARN:\n   got  %q\n   want %q", c.Warn, w))
+		}
+	}
 	if facts.r22Lines > 0 {
 		res.skipped = append(res.skipped, fmt.Sprintf("%d per-op lines in 2.22.3 format (no function name) not replayed", facts.r22Lines))
 	}
@@ -604,6 +638,7 @@ func TestTuningParseLog(t *testing.T) {
 	b.WriteString(p + "24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer\n")
 	b.WriteString(p + "AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n")
 	b.WriteString(p + "8192 Bytes -> Algo 1 proto 0 time 7.2\n")
+	b.WriteString("\n[2026-01-01 10:00:00] host:1:2 [0] enqueue.cc:1900 NCCL WARN Error : no algorithm/protocol available for function AllGather with datatype ncclInt8. NCCL_ALGO was set to Tree.\n")
 	f, err := parseTuningLog("t.log", []byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
@@ -623,10 +658,76 @@ func TestTuningParseLog(t *testing.T) {
 	if strings.Join(f.table, "\n") != strings.Join(m.TableLines(), "\n") || f.thresholds != m.ThreadThresholdsLine() {
 		t.Error("table or thresholds not read back")
 	}
+	if len(f.noAlgoWarns) != 1 || !strings.HasSuffix(f.noAlgoWarns[0], "NCCL_ALGO was set to Tree.") {
+		t.Errorf("warns %q", f.noAlgoWarns)
+	}
 	if len(f.opLines) != 1 || f.r22Lines != 1 {
 		t.Errorf("op lines %q, r22 %d", f.opLines, f.r22Lines)
 	}
 	if _, err := parseTuningLog("bad.log", []byte(p+"Enabled NCCL Func/Proto/Algo Matrix:\n     Function | LL\nBroadcast | 7\n")); err == nil || !strings.Contains(err.Error(), "bad.log:3") {
 		t.Errorf("a bad matrix row: %v", err)
+	}
+}
+
+// TestTuningReplayPlumbing checks the replay's reading of a capture
+// directory (graph dump, topology dump, environment, enable matrix, WARN)
+// on a directory written from the model's own output — the model against
+// itself, so this tests the harness, not the model — and that a wrong fact
+// makes it report differences.
+func TestTuningReplayPlumbing(t *testing.T) {
+	in := tuningH200x2Input()
+	for f := range NumFuncs {
+		in.Enable.Algo[f] = [NumAlgos]int8{}
+		in.Enable.Algo[f][Tree] = 1
+	}
+	algo := "Tree"
+	in.Algo = &algo
+	m := tuningModel(t, in, V2_28_9)
+	p := "host:1:2 [0] NCCL INFO "
+	var log strings.Builder
+	log.WriteString(p + "NCCL version 2.28.9+cuda13.0\n")
+	log.WriteString(p + "comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n")
+	for _, l := range m.Log {
+		log.WriteString(p + l.Text + "\n")
+	}
+	log.WriteString(p + "24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer\n")
+	for _, sz := range []int64{4096, 1 << 20, 64 << 20} {
+		c := tuningChoose(t, m, AllReduce, sz, Float32)
+		log.WriteString(p + c.Line + "\n")
+	}
+	c := tuningChoose(t, m, AllGather, 4096, Float32)
+	log.WriteString("\nhost:1:2 [0] enqueue.cc:1 NCCL WARN " + c.Warn + "\n")
+	graphs := `<graphs version="1">
+  <graph id="0" pattern="4" crossnic="0" nchannels="12" speedintra="30" speedinter="30" latencyinter="0" typeintra="NVL" typeinter="PIX" samechannels="1"/>
+  <graph id="1" pattern="1" crossnic="0" nchannels="12" speedintra="60" speedinter="60" latencyinter="0" typeintra="NVL" typeinter="PIX" samechannels="0"/>
+  <graph id="2" pattern="3" crossnic="0" nchannels="0" speedintra="0" speedinter="0" latencyinter="0" typeintra="LOC" typeinter="LOC" samechannels="0"/>
+  <graph id="3" pattern="6" crossnic="0" nchannels="0" speedintra="0" speedinter="0" latencyinter="0" typeintra="LOC" typeinter="LOC" samechannels="0"/>
+  <graph id="4" pattern="5" crossnic="0" nchannels="0" speedintra="0" speedinter="0" latencyinter="0" typeintra="LOC" typeinter="LOC" samechannels="0"/>
+</graphs>
+`
+	topoXML := `<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel"><pci busid="0000:05:00.0"><gpu dev="0" sm="90" rank="0"><nvlink target="0000:00:00.0" count="18" tclass="0x068000"/></gpu></pci></cpu></system>`
+	write := func(sm string) string {
+		dir := t.TempDir()
+		for name, data := range map[string]string{"nccl.log": log.String(), "graph.xml": graphs,
+			"topo.xml": strings.ReplaceAll(topoXML, `sm="90"`, `sm="`+sm+`"`)} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	res, err := replayTuningCapture(write("90"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.mismatches) != 0 || res.tableAgree != 24 || res.opAgree != 4 || res.opLines != 4 {
+		t.Fatalf("plumbing: %d/%d table, %d/%d ops, %q", res.tableAgree, res.tableLines, res.opAgree, res.opLines, res.mismatches)
+	}
+	res, err = replayTuningCapture(write("80"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.mismatches) == 0 {
+		t.Fatal("a wrong compute capability went unnoticed")
 	}
 }

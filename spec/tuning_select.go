@@ -208,7 +208,7 @@ func (m *TuningModel) algoTime(f Func, a Algo, p Proto, nBytes int64, numPipeOps
 		return -1.0, backup
 	}
 	logSize := tuningLog2i(nBytes >> 6)
-	if a == Tree && (f == AllReduce || !c.TreeCapAllReduceOnly) && logSize >= 0 && logSize < int64(c.TreeCorrectionLen) {
+	if a == Tree && (f == AllReduce || !c.TreeCorrectionAllReduceOnly) && logSize >= 0 && logSize < int64(c.TreeCorrectionLen) {
 		bw *= c.TreeCorrection[p][logSize]
 	}
 	if c.NVLSTreeCorrection && a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < TuningTreeCorrections &&
