@@ -33,12 +33,7 @@ const (
 
 var tuningHwNames = [NumTuningHw]string{"NVLINK", "PCI", "NET"}
 
-func (h TuningHw) String() string {
-	if h >= 0 && h < NumTuningHw {
-		return tuningHwNames[h]
-	}
-	return fmt.Sprintf("TuningHw(%d)", int(h))
-}
+func (h TuningHw) String() string { return tuningEnumName(tuningHwNames[:], int(h), "TuningHw") }
 
 // TuningCompCap is the compute-capability row of the bandwidth caps
 // (NCCL_VOLTA_COMPCAP_IDX … NCCL_BLACKWELL_COMPCAP_IDX). 2.22.3 has no
@@ -56,10 +51,7 @@ const (
 var tuningCCNames = [NumTuningCompCaps]string{"Volta", "Ampere", "Hopper", "Blackwell"}
 
 func (c TuningCompCap) String() string {
-	if c >= 0 && c < NumTuningCompCaps {
-		return tuningCCNames[c]
-	}
-	return fmt.Sprintf("TuningCompCap(%d)", int(c))
+	return tuningEnumName(tuningCCNames[:], int(c), "TuningCompCap")
 }
 
 // TuningScale is the node-count column of the bandwidth caps: one node, two
@@ -77,15 +69,20 @@ const (
 var tuningScaleNames = [NumTuningScales]string{"N1", "N2", "N4"}
 
 func (s TuningScale) String() string {
-	if s >= 0 && s < NumTuningScales {
-		return tuningScaleNames[s]
-	}
-	return fmt.Sprintf("TuningScale(%d)", int(s))
+	return tuningEnumName(tuningScaleNames[:], int(s), "TuningScale")
 }
 
 // TuningTreeCorrections is the length of the largest tree correction table
 // (24 entries in 2.30.7; 23 before, the 24th cell is then 0 and never read).
 const TuningTreeCorrections = 24
+
+// tuningEnumName prints an enum value by its name, or Type(n) out of range.
+func tuningEnumName(names []string, i int, typ string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("%s(%d)", typ, i)
+}
 
 // TuningNVLSBw selects the NVLS / NVLSTree bandwidth formula of
 // ncclTopoTuneModel.
@@ -103,13 +100,7 @@ const (
 )
 
 func (m TuningNVLSBw) String() string {
-	switch m {
-	case TuningNVLSBwMin:
-		return "min-intra-inter"
-	case TuningNVLSBwEfficiency:
-		return "efficiency"
-	}
-	return fmt.Sprintf("TuningNVLSBw(%d)", int(m))
+	return tuningEnumName([]string{"min-intra-inter", "efficiency"}, int(m), "TuningNVLSBw")
 }
 
 // TuningCollNetAGRS selects the CollNetDirect AllGather/ReduceScatter formula.
@@ -126,13 +117,7 @@ const (
 )
 
 func (m TuningCollNetAGRS) String() string {
-	switch m {
-	case TuningCollNetAGRSInterpolated:
-		return "interpolated"
-	case TuningCollNetAGRSMin:
-		return "min-intra-inter"
-	}
-	return fmt.Sprintf("TuningCollNetAGRS(%d)", int(m))
+	return tuningEnumName([]string{"interpolated", "min-intra-inter"}, int(m), "TuningCollNetAGRS")
 }
 
 // TuningLL128Rule selects the LL128 "auto" rule (G-TUNE-PROTO-1).
@@ -151,15 +136,7 @@ const (
 )
 
 func (m TuningLL128Rule) String() string {
-	switch m {
-	case TuningLL128R22:
-		return "r22"
-	case TuningLL128C2C:
-		return "c2c"
-	case TuningLL128C2CMixed:
-		return "c2c-mixed-hopper"
-	}
-	return fmt.Sprintf("TuningLL128Rule(%d)", int(m))
+	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper"}, int(m), "TuningLL128Rule")
 }
 
 // TuningNVLSPrune selects the per-operation NVLS pruning rule of
@@ -176,13 +153,7 @@ const (
 )
 
 func (m TuningNVLSPrune) String() string {
-	switch m {
-	case TuningNVLSPruneR22:
-		return "p4"
-	case TuningNVLSPruneArity:
-		return "p4-arity"
-	}
-	return fmt.Sprintf("TuningNVLSPrune(%d)", int(m))
+	return tuningEnumName([]string{"p4", "p4-arity"}, int(m), "TuningNVLSPrune")
 }
 
 // TuningNoAlgo selects what happens when no cost-table cell is usable.
@@ -202,15 +173,7 @@ const (
 )
 
 func (m TuningNoAlgo) String() string {
-	switch m {
-	case TuningNoAlgoR22:
-		return "r22-backup"
-	case TuningNoAlgoR24:
-		return "r24-error"
-	case TuningNoAlgoR30:
-		return "r30-error"
-	}
-	return fmt.Sprintf("TuningNoAlgo(%d)", int(m))
+	return tuningEnumName([]string{"r22-backup", "r24-error", "r30-error"}, int(m), "TuningNoAlgo")
 }
 
 // TuningOpLine selects the per-operation [TUNING] line NCCL prints on rank 0.
@@ -229,15 +192,7 @@ const (
 )
 
 func (m TuningOpLine) String() string {
-	switch m {
-	case TuningOpLineR22:
-		return "r22-time"
-	case TuningOpLineR23:
-		return "r23-func-time"
-	case TuningOpLineR24:
-		return "r24-channels"
-	}
-	return fmt.Sprintf("TuningOpLine(%d)", int(m))
+	return tuningEnumName([]string{"r22-time", "r23-func-time", "r24-channels"}, int(m), "TuningOpLine")
 }
 
 // Tuning is one release's tuning constants and behaviour switches. Build it

@@ -26,6 +26,17 @@ func tuningH200x2Input() TuningInput {
 		NChannels: 24}
 }
 
+// tuningForceAlgo is NCCL_ALGO=<a> as the gate engine parses it: only a
+// enabled, for every function, and the variable set.
+func tuningForceAlgo(in *TuningInput, a Algo) {
+	for f := range NumFuncs {
+		in.Enable.Algo[f] = [NumAlgos]int8{}
+		in.Enable.Algo[f][a] = 1
+	}
+	s := a.String()
+	in.Algo = &s
+}
+
 func tuningModel(t tuningTB, in TuningInput, v Version) *TuningModel {
 	t.Helper()
 	m, err := BuildTuningModel(in, tuningRelease(t, v))
@@ -185,14 +196,7 @@ func TestTuningInputErrors(t *testing.T) {
 func TestTuningEnableAndProto(t *testing.T) {
 	in := tuningH200x2Input()
 	// NCCL_ALGO=Tree (every function): Ring off everywhere.
-	for f := range NumFuncs {
-		for a := range NumAlgos {
-			in.Enable.Algo[f][a] = 0
-		}
-		in.Enable.Algo[f][Tree] = 1
-	}
-	s := "Tree"
-	in.Algo = &s
+	tuningForceAlgo(&in, Tree)
 	m := tuningModel(t, in, V2_28_9)
 	for _, f := range Funcs {
 		for p := range NumProtos {

@@ -676,12 +676,7 @@ func TestTuningParseLog(t *testing.T) {
 // makes it report differences.
 func TestTuningReplayPlumbing(t *testing.T) {
 	in := tuningH200x2Input()
-	for f := range NumFuncs {
-		in.Enable.Algo[f] = [NumAlgos]int8{}
-		in.Enable.Algo[f][Tree] = 1
-	}
-	algo := "Tree"
-	in.Algo = &algo
+	tuningForceAlgo(&in, Tree)
 	m := tuningModel(t, in, V2_28_9)
 	p := "host:1:2 [0] NCCL INFO "
 	var log strings.Builder

@@ -114,14 +114,7 @@ func TestTuningChannelsAndThreads(t *testing.T) {
 // "invalid usage", nccl-tuning.md §5.5 [LOG]); 2.22.3 silently runs Ring.
 func TestTuningNoAlgorithm(t *testing.T) {
 	in := tuningH200x2Input()
-	for f := range NumFuncs {
-		for a := range NumAlgos {
-			in.Enable.Algo[f][a] = 0
-		}
-		in.Enable.Algo[f][Tree] = 1
-	}
-	s := "Tree"
-	in.Algo = &s
+	tuningForceAlgo(&in, Tree)
 	m := tuningModel(t, in, V2_28_9)
 	c := tuningChoose(t, m, AllGather, 1<<20, Float32)
 	want := "Error : no algorithm/protocol available for function AllGather with datatype ncclInt8. NCCL_ALGO was set to Tree."
@@ -163,14 +156,7 @@ func TestTuningNoAlgorithm(t *testing.T) {
 	nvls := &topo.Graph{Pattern: topo.PatternNVLS, NChannels: 2, BwIntra: 60, BwInter: 60, TypeIntra: topo.PathNVL, TypeInter: topo.PathPIX}
 	in2.Graphs = TuningGraphs(in2.Graphs[Ring], in2.Graphs[Tree], nil, nil, nvls)
 	in2.NVLSSupport, in2.NVLSChannels = true, 16
-	for f := range NumFuncs {
-		for a := range NumAlgos {
-			in2.Enable.Algo[f][a] = 0
-		}
-		in2.Enable.Algo[f][NVLS] = 1
-	}
-	s2 := "NVLS"
-	in2.Algo = &s2
+	tuningForceAlgo(&in2, NVLS)
 	m22 = tuningModel(t, in2, V2_22_3)
 	if m22.Restored[AllReduce][Simple] || m22.Bandwidths[AllReduce][NVLS][Simple] == 0 {
 		t.Fatalf("setup: AllReduce must keep NVLS at init: %v", m22.Bandwidths[AllReduce][NVLS][Simple])
