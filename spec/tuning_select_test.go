@@ -390,9 +390,11 @@ func TestTuningChooseProperties(t *testing.T) {
 			if c.Err.Result == InvalidArgument {
 				return // fp8 reduction below sm90
 			}
+			// No cell below topoGetAlgoInfo's starting minimum (3.6e9 µs in
+			// 2.28: an fp8 Ring ×1024 on a slow network can exceed it).
 			for a := range NumAlgos {
 				for p := range NumProtos {
-					if x := c.Cost[a][p]; x != TuningIgnore && x >= 0 {
+					if x := c.Cost[a][p]; x != TuningIgnore && x >= 0 && x < m.Tuning.PickMaxTime {
 						rt.Fatalf("error %v with usable cell %s/%s %v", c.Err, Algo(a), Proto(p), x)
 					}
 				}
@@ -533,5 +535,33 @@ func TestTuningZerosAndDecision(t *testing.T) {
 	c.FillDecision(&d)
 	if d.Algo != c.Algo || d.NChannels != c.NChannels || d.ChannelHi != c.ChannelHi || d.DecidedBy != TuningRuleSelPick || len(d.Candidates) != 6 {
 		t.Errorf("decision %+v", d)
+	}
+}
+
+// TestTuningPickMaxTime: 2.28.9 starts the argmin at 3.6e9 µs, so a cell
+// slower than that (an fp8 Ring deprioritised ×1024 over a slow network)
+// is no candidate and the operation fails; 2.29+ starts at FLT_MAX.
+func TestTuningPickMaxTime(t *testing.T) {
+	in := tuningMultiNodeInput(5, 8)
+	in.CollNetEnable = false
+	slow := tuningG(topo.PatternRing, 1, 0.24, 0.24, topo.PathNVL, topo.PathNVL, false)
+	in.Graphs = TuningGraphs(slow, tuningG(topo.PatternTree, 1, 0.24, 0.24, topo.PathNVL, topo.PathNVL, false), nil, nil, nil)
+	m := tuningModel(t, in, V2_28_9)
+	op := TuningOp{Op: Op{Func: ReduceScatter, Count: 1 << 30, DataType: Float8e4m3}}
+	c, err := ChooseOp(m, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Err == nil || c.Err.Result != InternalError || c.Cost[Ring][Simple] < 3.6e9 || c.Reason[Ring][Simple] != TuningCostP8 {
+		t.Fatalf("fp8 ring beyond 3.6e9 µs: %v cost %v", c.Err, c.Cost[Ring][Simple])
+	}
+	tu := tuningRelease(t, V2_28_9)
+	tu.PickMaxTime = tuning2_30_7(t).PickMaxTime
+	m2, err := BuildTuningModel(in, tu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := ChooseOp(m2, op); c.Err != nil || c.Algo != Ring {
+		t.Fatalf("with FLT_MAX: %s %v", c.Algo, c.Err)
 	}
 }
