@@ -26,7 +26,8 @@ type OpChoice struct {
 	// AllGather/ReduceScatter, summed over the aggregate).
 	NBytes int64 `json:"nBytes"`
 	// Aggregate lists the group indices decided together with this one
-	// (tasks of one bin within 4× of the smallest), itself included.
+	// (tasks of one bin within 4× of the smallest), itself included; nil
+	// when the task was decided alone.
 	Aggregate  []int `json:"aggregate,omitempty"`
 	NumPipeOps int   `json:"numPipeOps"`
 	// Cost is the cost table the choice was made on (after the tuner), in
@@ -55,7 +56,8 @@ type OpChoice struct {
 	// (2.24+), or for its aggregate (2.22.3 / 2.23.4, on the aggregate's
 	// first task); empty otherwise.
 	Line string `json:"line,omitempty"`
-	// Err is what the group returns when no algorithm is available; Warn is
+	// Err is the error the call returns: no algorithm available for its bin
+	// (the whole group fails), or an fp8 reduction below sm90; Warn is
 	// NCCL's WARN text.
 	Err       *NCCLError `json:"error,omitempty"`
 	Warn      string     `json:"warn,omitempty"`
@@ -69,8 +71,10 @@ type GroupChoice struct {
 	// Lines are the per-operation [TUNING] lines in the order rank 0 prints
 	// them, and the WARN text of a failure last.
 	Lines []string `json:"lines,omitempty"`
-	// Err is the error ncclGroupEnd returns (the first bin without an
-	// algorithm fails the whole group).
+	// Err is the error ncclGroupEnd returns: the first bin without an
+	// algorithm fails the whole group; an API error of one of the calls (an
+	// fp8 reduction below sm90) is reported and nothing is decided (NCCL
+	// records it as the group's error and abandons the group).
 	Err *NCCLError `json:"error,omitempty"`
 	// Plans is the number of kernel plans the collectives filled.
 	Plans int `json:"plans"`
@@ -88,8 +92,11 @@ func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
 	ch := &OpChoice{}
 	var t tuningTask
 	keep, err := m.newTask(0, op, ch, &t)
-	if err != nil || !keep {
-		return ch, err
+	if err != nil {
+		return nil, err
+	}
+	if !keep {
+		return ch, nil
 	}
 	tasks := [1]*tuningTask{&t}
 	queue, nerr := m.prepareTasks(tasks[:], nil)
