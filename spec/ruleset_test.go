@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestValidateEveryRelease(t *testing.T) {
 	for _, v := range Releases {

@@ -1,0 +1,753 @@
+package spec
+
+// NCCL's tuning model, part 1: the versioned constants and behaviour switches.
+//
+// A Tuning value holds every constant table of src/graph/tuning.cc (the
+// ncclTunerConstants of 2.24+, the static arrays of 2.22.3), the literal
+// factors of ncclTopoTuneModel / ncclTopoGetAlgoTime, the thread and channel
+// constants of src/include/device.h and comm.h, and one switch per behaviour
+// that differs between releases. Releases are built as a base plus deltas:
+// tuningBase2_22_3, then tuningApply2_28_3, then tuningApply2_28_9. Every
+// delta line is a one-cell change that records its path, old and new value
+// and the NCCL source reference, so "what changed in the tuning model between
+// 2.22.3 and 2.28.9" is data (TuningDiff, TuningForRelease).
+//
+// The model code (tuning_model.go, tuning_select.go, tuning_sched.go) reads
+// the switches; it never compares versions.
+
+import (
+	"fmt"
+	"math"
+)
+
+// TuningHw is the hardware class of the latency tables (NCCL_HW_NVLINK,
+// NCCL_HW_PCI, NCCL_HW_NET of src/include/plugin/nccl_tuner.h).
+type TuningHw int
+
+const (
+	TuningHwNVLink TuningHw = iota
+	TuningHwPCI
+	TuningHwNet
+	NumTuningHw = 3
+)
+
+var tuningHwNames = [NumTuningHw]string{"NVLINK", "PCI", "NET"}
+
+func (h TuningHw) String() string { return tuningEnumName(tuningHwNames[:], int(h), "TuningHw") }
+
+// TuningCompCap is the compute-capability row of the bandwidth caps
+// (NCCL_VOLTA_COMPCAP_IDX … NCCL_BLACKWELL_COMPCAP_IDX). 2.22.3 has no
+// Blackwell row: sm100 uses the Hopper row there (Tuning.NumCompCaps = 3).
+type TuningCompCap int
+
+const (
+	TuningVolta TuningCompCap = iota
+	TuningAmpere
+	TuningHopper
+	TuningBlackwell
+	NumTuningCompCaps = 4
+)
+
+var tuningCCNames = [NumTuningCompCaps]string{"Volta", "Ampere", "Hopper", "Blackwell"}
+
+func (c TuningCompCap) String() string {
+	return tuningEnumName(tuningCCNames[:], int(c), "TuningCompCap")
+}
+
+// TuningScale is the node-count column of the bandwidth caps: one node, two
+// nodes, four or more (index2 of ncclTopoTuneModel). For the LL cap of a
+// multi-node communicator the row is the CPU vendor instead (see LLMaxBw).
+type TuningScale int
+
+const (
+	TuningN1 TuningScale = iota
+	TuningN2
+	TuningN4
+	NumTuningScales = 3
+)
+
+var tuningScaleNames = [NumTuningScales]string{"N1", "N2", "N4"}
+
+func (s TuningScale) String() string {
+	return tuningEnumName(tuningScaleNames[:], int(s), "TuningScale")
+}
+
+// TuningTreeCorrections is the length of the largest tree correction table
+// (24 entries in 2.30.7; 23 before, the 24th cell is then 0 and never read).
+const TuningTreeCorrections = 24
+
+// tuningEnumName prints an enum value by its name, or Type(n) out of range.
+func tuningEnumName(names []string, i int, typ string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("%s(%d)", typ, i)
+}
+
+// TuningNVLSBw selects the NVLS / NVLSTree bandwidth formula of
+// ncclTopoTuneModel.
+type TuningNVLSBw int
+
+const (
+	// TuningNVLSBwMin (2.22.3): bw = min(bwIntra, bwInter) (NVLSTree: bwInter/2
+	// beyond two nodes), algorithm bandwidth ×5/6, computed even with 0 channels.
+	TuningNVLSBwMin TuningNVLSBw = iota
+	// TuningNVLSBwEfficiency (2.28.3+): bwIntra × nvlsEfficiency × (nCh−1)/nCh,
+	// ×2 for AllReduce else ×(ppn−1)/ppn, capped by bwInter (×2 for NVLSTree on
+	// ≤ 2 nodes) and perChMaxNVLSTreeBw; skipped below 2 channels; ratio
+	// nRanks/nsteps.
+	TuningNVLSBwEfficiency
+)
+
+func (m TuningNVLSBw) String() string {
+	return tuningEnumName([]string{"min-intra-inter", "efficiency"}, int(m), "TuningNVLSBw")
+}
+
+// TuningCollNetAGRS selects the CollNetDirect AllGather/ReduceScatter formula.
+type TuningCollNetAGRS int
+
+const (
+	// TuningCollNetAGRSInterpolated (2.22.3): ppn × bwIntra × (w×0.85 + (1−w)×0.95),
+	// w = (ppn−1)/7; 0 on several nodes if the plugin lacks iallgather /
+	// ireducescatter or ppn > CollNet heads.
+	TuningCollNetAGRSInterpolated TuningCollNetAGRS = iota
+	// TuningCollNetAGRSMin (2.27.3+): ppn × min(bwIntra, 0.9 × bwInter); the
+	// multi-node checks are the common NVLS+CollNetDirect rule (G-TUNE-BW-2).
+	TuningCollNetAGRSMin
+)
+
+func (m TuningCollNetAGRS) String() string {
+	return tuningEnumName([]string{"interpolated", "min-intra-inter"}, int(m), "TuningCollNetAGRS")
+}
+
+// TuningLL128Rule selects the LL128 "auto" rule (G-TUNE-PROTO-1).
+type TuningLL128Rule int
+
+const (
+	// TuningLL128R22 (2.22.3): typeInter ≤ PXB (or ≤ PXN on sm90+), typeIntra ≤ NVB,
+	// equal compute capabilities, and the capability is exactly 70, 80 or 90.
+	TuningLL128R22 TuningLL128Rule = iota
+	// TuningLL128C2C (2.27.3+): NCCL_LL128_C2C (default 1) on sm90+ allows typeInter
+	// ≤ PXN, else ≤ PXB; typeIntra ≤ NVB; equal capabilities; capability ≥ 70.
+	TuningLL128C2C
+	// TuningLL128C2CMixed (2.30.3+): as TuningLL128C2C, but different capabilities
+	// are allowed when the smallest is ≥ 90.
+	TuningLL128C2CMixed
+)
+
+func (m TuningLL128Rule) String() string {
+	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper"}, int(m), "TuningLL128Rule")
+}
+
+// TuningNVLSPrune selects the per-operation NVLS pruning rule of
+// updateCollCostTable (G-SEL-PRUNE-1 P4 / P4').
+type TuningNVLSPrune int
+
+const (
+	// TuningNVLSPruneR22 (P4, 2.22–2.26): NVLS/NVLSTree need nvlsSupport, except
+	// AllGather, which falls through to the bandwidth.
+	TuningNVLSPruneR22 TuningNVLSPrune = iota
+	// TuningNVLSPruneArity (P4', 2.27.3+): NVLS/NVLSTree need nvlsSupport, and a
+	// function other than AllReduce needs localRanks ≤ NCCL_MAX_NVLS_ARITY.
+	TuningNVLSPruneArity
+)
+
+func (m TuningNVLSPrune) String() string {
+	return tuningEnumName([]string{"p4", "p4-arity"}, int(m), "TuningNVLSPrune")
+}
+
+// TuningNoAlgo selects what happens when no cost-table cell is usable.
+type TuningNoAlgo int
+
+const (
+	// TuningNoAlgoR22 (≤ 2.23.4): the Ring backup is used (RingBackup); without
+	// one, WARN "Error : no algorithm/protocol available" and ncclInternalError.
+	TuningNoAlgoR22 TuningNoAlgo = iota
+	// TuningNoAlgoR24 (2.24.3–2.29): WARN "Error : no algorithm/protocol available
+	// for function %s with datatype %s.%s%s"; ncclInvalidUsage if NCCL_ALGO or
+	// NCCL_PROTO is set, else ncclInternalError.
+	TuningNoAlgoR24
+	// TuningNoAlgoR30 (2.30.3+): as R24 with the text "No algorithm/protocol
+	// available for function …".
+	TuningNoAlgoR30
+)
+
+func (m TuningNoAlgo) String() string {
+	return tuningEnumName([]string{"r22-backup", "r24-error", "r30-error"}, int(m), "TuningNoAlgo")
+}
+
+// TuningOpLine selects the per-operation [TUNING] line NCCL prints on rank 0.
+type TuningOpLine int
+
+const (
+	// TuningOpLineR22 (≤ 2.23.3): "%ld Bytes -> Algo %d proto %d time %f", printed
+	// by topoGetAlgoInfo once per aggregate with the tuning size.
+	TuningOpLineR22 TuningOpLine = iota
+	// TuningOpLineR23 (2.23.4): as R22 with a "%s: " function prefix.
+	TuningOpLineR23
+	// TuningOpLineR24 (2.24.3+): "%s: %ld Bytes -> Algo %s proto %s
+	// channel{Lo..Hi}={%d..%d}", printed by scheduleCollTasksToPlan per task
+	// with the task's own byte count.
+	TuningOpLineR24
+)
+
+func (m TuningOpLine) String() string {
+	return tuningEnumName([]string{"r22-time", "r23-func-time", "r24-channels"}, int(m), "TuningOpLine")
+}
+
+// Tuning is one release's tuning constants and behaviour switches. Build it
+// with TuningForRelease (or tuningBase2_22_3 and the deltas); a tuner
+// plugin's constant edits are applied on a copy with SetPath. Constants keep
+// the C literal as a float64 (the tuner ABI passes them as doubles); the
+// model converts to float32 where NCCL does.
+type Tuning struct {
+	// NumAlgos is NCCL_NUM_ALGORITHMS: 6 before PAT (2.22.3), 7 from 2.23.4.
+	NumAlgos int `tuning:"numAlgorithms"`
+	// NumCompCaps is the number of compute-capability rows: 3 in 2.22.3 (sm100
+	// falls back to Hopper), 4 from 2.25.
+	NumCompCaps int `tuning:"numCompCaps"`
+
+	// BaseLat is baseLatencies (µs) per algorithm and protocol.
+	BaseLat [NumAlgos][NumProtos]float64 `tuning:"baseLatencies,algo,proto"`
+	// HwLat is hwLatencies (µs per step) per hardware class.
+	HwLat [NumTuningHw][NumAlgos][NumProtos]float64 `tuning:"hwLatencies,hw,algo,proto"`
+	// LLMaxBw is llMaxBws (GB/s). Row: the compute capability on one node; on
+	// several nodes row 0 (Intel/other CPU) or 1 (AMD CPU). Column: the scale.
+	LLMaxBw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"llMaxBws,cc,scale"`
+	// PerChMaxRingLL128Bw is perChMaxRingLL128Bws (GB/s per channel).
+	PerChMaxRingLL128Bw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"perChMaxRingLL128Bws,cc,scale"`
+	// PerChMaxTreeLL128Bw is perChMaxTreeLL128Bws (GB/s per channel).
+	PerChMaxTreeLL128Bw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"perChMaxTreeLL128Bws,cc,scale"`
+	// PerChMaxTreeBw is perChMaxTreeBws (GB/s per channel).
+	PerChMaxTreeBw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"perChMaxTreeBws,cc,scale"`
+	// PerChMaxNVLSTreeBw is perChMaxNVLSTreeBws (GB/s per channel; 2.28.3+).
+	PerChMaxNVLSTreeBw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"perChMaxNVLSTreeBws,cc,scale"`
+	// NVLSEfficiency is nvlsEfficiency per compute capability (2.28.3+, a float
+	// array in tuning.cc, not part of the tuner constants).
+	NVLSEfficiency [NumTuningCompCaps]float32 `tuning:"nvlsEfficiency,cc"`
+	// TreeCorrection is treeCorrectionFactor, indexed by log2(nBytes/64).
+	TreeCorrection [NumProtos][TuningTreeCorrections]float32 `tuning:"treeCorrectionFactor,proto,n"`
+	// TreeCorrectionLen is how many entries Tree AllReduce reads (23).
+	TreeCorrectionLen int `tuning:"treeCorrectionLen"`
+	// TreeCorrectionAllReduceOnly limits the Tree correction to AllReduce
+	// (2.24+); 2.22.3 applies it to every function (only AllReduce has a
+	// Tree bandwidth, so the two agree unless a tuner writes Tree cells).
+	TreeCorrectionAllReduceOnly bool `tuning:"treeCorrectionAllReduceOnly"`
+	// NVLSTreeCorrection (2.30.3+) also applies the table to NVLSTree AllReduce
+	// on sm100 x86 systems, over all TuningTreeCorrections entries.
+	NVLSTreeCorrection bool `tuning:"nvlsTreeCorrection"`
+
+	// NetOverhead* are getNetOverhead's defaults (µs) when NCCL_NET_OVERHEAD is
+	// unset: x86 Intel, x86 AMD, anything else.
+	NetOverheadIntel float64 `tuning:"netOverheadIntel"`
+	NetOverheadAMD   float64 `tuning:"netOverheadAMD"`
+	NetOverheadOther float64 `tuning:"netOverheadOther"`
+
+	// Literal factors of ncclTopoTuneModel and ncclTopoGetAlgoTime (double
+	// literals in C).
+	RingLLFactor          float64 `tuning:"factor.ringLL"`               // Ring/LL busBw × 0.5
+	RingLL128Factor       float64 `tuning:"factor.ringLL128"`            // Ring/LL128 × 0.92
+	RingLL128LowPPNFactor float64 `tuning:"factor.ringLL128LowPPN"`      // 2.22.3: × 0.7 when ppn < 2 (0: no such rule)
+	TreeFactor            float64 `tuning:"factor.tree"`                 // Tree × 0.92 (capped by perChMaxTreeBw)
+	TreeLLDivisor         float64 `tuning:"factor.treeLLDivisor"`        // Tree/LL busBw / 3.8
+	TreeLL128IntraFactor  float64 `tuning:"factor.treeLL128Intra"`       // Tree/LL128 × 7/9 on one node
+	TreeLL128InterFactor  float64 `tuning:"factor.treeLL128Inter"`       // Tree/LL128 × 120/128 on several nodes
+	TreePatternFactor     float64 `tuning:"factor.treePattern"`          // Tree × 0.85 for the TREE pattern
+	PATFactor             float64 `tuning:"factor.pat"`                  // PAT × 0.75
+	CollNetDirectSM90     float64 `tuning:"factor.collNetDirectSM90"`    // CollNetDirect × 0.85 on sm90+
+	CollNetDirectInter    float64 `tuning:"factor.collNetDirectInter"`   // AG/RS bwInter × 0.9 (2.27.3+)
+	CollNetDirectPPN1     float64 `tuning:"factor.collNetDirectPPN1"`    // 2.22.3 AG/RS interpolation at 1 ppn (0.95)
+	CollNetDirectPPN8     float64 `tuning:"factor.collNetDirectPPN8"`    // 2.22.3 AG/RS interpolation at 8 ppn (0.85)
+	NVLSRatioR22          float64 `tuning:"factor.nvlsRatioR22"`         // 2.22.3 NVLS algorithm bandwidth × 5/6
+	NonRingRatio          float64 `tuning:"factor.nonRingRatio"`         // Tree/CollNet algorithm bandwidth × 0.5
+	CollNetArityLat       float64 `tuning:"factor.collNetArityLatency"`  // CollNetDirect 0.4 µs per extra local rank
+	PATLogLatDivisor      float64 `tuning:"factor.patLogLatencyDivisor"` // PAT interLat / 3.5
+	PATLinearLat          float64 `tuning:"factor.patLinearLatency"`     // PAT nRanks × 2.8 µs
+	NetOverheadSimple     float64 `tuning:"factor.netOverheadSimple"`    // ring net overhead × 3 for Simple
+	RingPlateau           float64 `tuning:"factor.ringPlateau"`          // ring Simple latency × 1.4 (sm80+)
+	RingPlateauPreAmpere  float64 `tuning:"factor.ringPlateauPreAmpere"` // × 1.9 below sm80
+	FP8RingPenalty        float64 `tuning:"factor.fp8RingPenalty"`       // fp8 Ring time × 1024 (2.24.3+)
+
+	// Thread and channel constants (src/include/device.h, comm.h, graph/topo.h).
+	WarpSize               int     `tuning:"WARP_SIZE"`
+	MaxNThreads            int     `tuning:"NCCL_MAX_NTHREADS"`
+	SimpleMaxNThreads      int     `tuning:"NCCL_SIMPLE_MAX_NTHREADS"`
+	LLMaxNThreads          int     `tuning:"NCCL_LL_MAX_NTHREADS"`
+	LL128MaxNThreads       int     `tuning:"NCCL_LL128_MAX_NTHREADS"`
+	SimpleLowBwNThreads    int     `tuning:"simpleLowBwThreads"` // Ring/Simple default when ring bw ≤ PCI_BW (256)
+	LLThreadThreshold      int64   `tuning:"NCCL_LL_THREAD_THRESHOLD"`
+	LL128ThreadThreshold   int64   `tuning:"NCCL_LL128_THREAD_THRESHOLD"`
+	SimpleThreadThreshold  int64   `tuning:"NCCL_SIMPLE_THREAD_THRESHOLD"`
+	CollNetThreadThreshold int64   `tuning:"collNetThreadThreshold"` // CollNet Simple threshold (512)
+	PCIBw                  float64 `tuning:"PCI_BW"`
+	MaxChannels            int     `tuning:"MAXCHANNELS"`
+	MaxDevWorkBatchColls   int     `tuning:"NCCL_MAX_DEV_WORK_BATCH_COLLS"`
+	MaxDirectArity         int     `tuning:"NCCL_MAX_DIRECT_ARITY"`
+	MaxNVLSArity           int     `tuning:"NCCL_MAX_NVLS_ARITY"`
+	CollNetDirectSwitch    int     `tuning:"collNetDirectChannelSwitch"` // ncSwitch start of the CollNetDirect channel loop (16)
+
+	// Behaviour switches of ncclTopoTuneModel.
+	LLRowMixedAsAMD        bool              `tuning:"switch.llRowMixedAsAMD"`      // a MIXED CPU vendor reads the AMD LL row (2.24+)
+	TreeCapAllReduceOnly   bool              `tuning:"switch.treeCapAllReduceOnly"` // Tree 0.92 / perChMaxTreeBw only for AllReduce
+	TreePatternFromComm    bool              `tuning:"switch.treePatternFromComm"`  // the 0.85 TREE penalty reads comm->maxTreePattern (else the graph's pattern)
+	NVLSBw                 TuningNVLSBw      `tuning:"switch.nvlsBw"`
+	CollNetAGRS            TuningCollNetAGRS `tuning:"switch.collNetDirectAGRS"`
+	AGRSRatioRingOnly      bool              `tuning:"switch.agrsRatioRingOnly"`      // AG/RS keep bus bandwidth for every non-Ring algorithm (else only CollNetDirect)
+	RingARInterStepsMinus1 bool              `tuning:"switch.ringARInterStepsMinus1"` // AllReduce ring inter-node steps 2(nNodes−1) (else 2·nNodes)
+	InterLatTreeAtPPN1     bool              `tuning:"switch.interLatTreeAtPPN1"`     // with one rank per node every algorithm uses the Tree NET latency
+	HardSetCollNetRescue   bool              `tuning:"switch.hardSetCollNetRescue"`   // 2.18–2.23: collnet off and Ring/Tree/NVLS/NVLSTree all off ⇒ Ring and Tree back on
+	CollNetChainSupport    bool              `tuning:"switch.collNetChainSupport"`    // 2.30.3+: CollNetChain off when the chain heads lack CollNet
+	LL128Rule              TuningLL128Rule   `tuning:"switch.ll128Rule"`
+	RingRestore            bool              `tuning:"switch.ringRestore"`       // G-TUNE-RINGRESTORE-1 (2.19.1–2.23.4)
+	EnableMatrixPrint      bool              `tuning:"switch.enableMatrixPrint"` // print "Enabled NCCL Func/Proto/Algo Matrix" (2.24.3+)
+	NThreadsWarn           bool              `tuning:"switch.nthreadsWarn"`      // invalid NCCL_NTHREADS is a WARN (2.22.3) rather than an INFO
+	TunerConstants         bool              `tuning:"switch.tunerConstants"`    // a v5 tuner's init may edit the constants before the model runs (2.28.3+)
+
+	// Behaviour switches of the per-operation path (src/enqueue.cc).
+	RingBackup               bool            `tuning:"switch.ringBackup"`               // G-SEL-BACKUP-1 (2.19.1–2.23.4)
+	NoAlgo                   TuningNoAlgo    `tuning:"switch.noAlgo"`                   // G-SEL-ERR-1 variant
+	PruneCollNetArity        bool            `tuning:"switch.pruneCollNetDirectArity"`  // P2: CollNetDirect needs maxLocalRanks ≤ 8 (2.23.4+)
+	PruneCollNetChainArity   bool            `tuning:"switch.pruneCollNetChainArity"`   // P3: CollNetChain too (2.28.3+)
+	PruneNVLS                TuningNVLSPrune `tuning:"switch.pruneNVLS"`                // P4 / P4'
+	PruneNVLSMultiNodeAGRS   bool            `tuning:"switch.pruneNVLSMultiNodeAGRS"`   // P6: NVLS AG/RS single node only (≤ 2.26)
+	PrunePATScaling          bool            `tuning:"switch.prunePATScaling"`          // P7: PAT ReduceScatter not with PreMulSum/SumPostDiv (2.23.4+)
+	FP8RingPenaltyOn         bool            `tuning:"switch.fp8RingPenalty"`           // P8 (2.24.3+)
+	NVLSMultiNodeMinChannels bool            `tuning:"switch.nvlsMultiNodeMinChannels"` // multi-node NVLS uses min(nvlsChannels, nChannels) (2.27+)
+	OpLine                   TuningOpLine    `tuning:"switch.opLine"`
+	FP8                      bool            `tuning:"switch.fp8"`  // ncclFloat8e4m3/e5m2 exist; reductions need sm90 (2.24.3+)
+	PickMaxTime              float32         `tuning:"pickMaxTime"` // topoGetAlgoInfo's starting minTime: 3600000000.0, FLT_MAX from 2.29
+
+	// Scheduler (scheduleCollTasksToPlan) switches and constants.
+	MinTrafficPerChannel   int64 `tuning:"sched.minTrafficPerChannel"`       // 512 B (2.22.3), 16 KiB (2.24+), 32 KiB (2.30)
+	CellFromMinTraffic     bool  `tuning:"sched.cellFromMinTraffic"`         // cell = roundUp16(ceil(min traffic / traffic per byte)) (else 16 B)
+	TaskTrafficFloor       bool  `tuning:"sched.taskTrafficFloor"`           // a task counts at least the min traffic in the plan total
+	TrafficPerChannelRound bool  `tuning:"sched.trafficPerChannelRoundUp16"` // 2.30: roundUp16(total/nc) instead of max(min, total/nc)
+	CellsLoRoundUp         bool  `tuning:"sched.cellsLoRoundUp"`             // the partial first channel takes ceil (else floor) of the free traffic
+	LLTrafficX4            bool  `tuning:"sched.llTrafficX4"`                // an LL task's traffic counts 4× after the choice
+	WorkCollBytes          int   `tuning:"sched.workCollBytes"`              // sizeof(struct ncclDevWorkColl)
+	WorkBatchBytes         int   `tuning:"sched.workBatchBytes"`             // sizeof(struct ncclDevWorkBatch)
+	KernelArgsBytes        int   `tuning:"sched.kernelArgsBytes"`            // sizeof(struct ncclDevKernelArgs)
+	MaxKernelArgsBytes     int   `tuning:"sched.maxKernelArgsBytes"`         // ncclMaxKernelArgsSize (4 KiB)
+	MaxDevWorkBatchBytes   int   `tuning:"sched.maxDevWorkBatchBytes"`       // NCCL_MAX_DEV_WORK_BATCH_BYTES
+	WorkFifoBytes          int64 `tuning:"sched.workFifoBytes"`              // NCCL_WORK_FIFO_BYTES default
+}
+
+// TuningChange is one edit of a Tuning value: a constant cell or a switch,
+// with the NCCL source that sets it. Old and New are printed values.
+type TuningChange struct {
+	Path string `json:"path"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+	Ref  Ref    `json:"ref,omitempty"`
+}
+
+func (c TuningChange) String() string {
+	s := c.Path + ": " + c.Old + " -> " + c.New
+	if r := c.Ref.String(); r != "" {
+		s += "  (" + r + ")"
+	}
+	return s
+}
+
+// Clone returns an independent copy (Tuning holds only arrays and scalars).
+func (t *Tuning) Clone() *Tuning {
+	c := *t
+	return &c
+}
+
+const (
+	tuningCC  = "src/graph/tuning.cc"
+	enqueueCC = "src/enqueue.cc"
+	deviceH   = "src/include/device.h"
+)
+
+// tuningBase2_22_3 is the tuning model of NCCL 2.22.3 (tag v2.22.3-1,
+// commit 178b6b7): the static tables baseLat, hwLat, llMaxBws,
+// perChMax*Bws and treeCorrectionFactor of src/graph/tuning.cc, the literals
+// of ncclTopoTuneModel and ncclTopoGetAlgoTime, and the constants of
+// src/include/device.h and comm.h. There is no PAT and no Blackwell row.
+func tuningBase2_22_3() Tuning {
+	return Tuning{
+		NumAlgos:    6,
+		NumCompCaps: 3,
+		// Ref: v2.22.3-1 src/graph/tuning.cc baseLat
+		BaseLat: [NumAlgos][NumProtos]float64{
+			Tree: {LL: 6.8, LL128: 14.0, Simple: 0},
+			Ring: {LL: 6.6, LL128: 14.0, Simple: 8.4},
+		},
+		// Ref: v2.22.3-1 src/graph/tuning.cc hwLat
+		HwLat: [NumTuningHw][NumAlgos][NumProtos]float64{
+			TuningHwNVLink: {
+				Tree:          {LL: .6, LL128: 1.25, Simple: 28},
+				Ring:          {LL: .6, LL128: 1.9, Simple: 3.4},
+				CollNetDirect: {Simple: 3.7},
+				CollNetChain:  {Simple: 2.8},
+				NVLS:          {Simple: 25},
+				NVLSTree:      {Simple: 25},
+			},
+			TuningHwPCI: {
+				Tree:          {LL: 1.0, LL128: 1.9, Simple: 28},
+				Ring:          {LL: 1.0, LL128: 2.5, Simple: 5.7},
+				CollNetDirect: {Simple: 3.7},
+				CollNetChain:  {Simple: 2.8},
+			},
+			TuningHwNet: {
+				Tree:          {LL: 5.0, LL128: 8.5, Simple: 28},
+				Ring:          {LL: 2.7, LL128: 4.0, Simple: 14.0},
+				CollNetDirect: {Simple: 31},
+				CollNetChain:  {Simple: 30},
+				NVLS:          {Simple: 18},
+				NVLSTree:      {Simple: 14},
+			},
+		},
+		// Ref: v2.22.3-1 src/graph/tuning.cc llMaxBws
+		LLMaxBw: [NumTuningCompCaps][NumTuningScales]float64{
+			TuningVolta:  {TuningN1: 39.0, TuningN2: 39.0, TuningN4: 20.4},
+			TuningAmpere: {TuningN1: 87.7, TuningN2: 22.5, TuningN4: 19.0},
+			TuningHopper: {TuningN1: 141.0, TuningN2: 45.0, TuningN4: 35.0},
+		},
+		// Ref: v2.22.3-1 src/graph/tuning.cc perChMaxRingLL128Bws
+		PerChMaxRingLL128Bw: [NumTuningCompCaps][NumTuningScales]float64{
+			TuningVolta:  {TuningN1: 20.0, TuningN2: 20.0, TuningN4: 20.0},
+			TuningAmpere: {TuningN1: 20.0, TuningN2: 20.0, TuningN4: 20.0},
+			TuningHopper: {TuningN1: 36.7, TuningN2: 36.7, TuningN4: 36.7},
+		},
+		// Ref: v2.22.3-1 src/graph/tuning.cc perChMaxTreeLL128Bws
+		PerChMaxTreeLL128Bw: [NumTuningCompCaps][NumTuningScales]float64{
+			TuningVolta:  {TuningN1: 20.0, TuningN2: 20.0, TuningN4: 20.0},
+			TuningAmpere: {TuningN1: 20.0, TuningN2: 20.0, TuningN4: 20.0},
+			TuningHopper: {TuningN1: 36.7, TuningN2: 36.7, TuningN4: 29.0},
+		},
+		// Ref: v2.22.3-1 src/graph/tuning.cc perChMaxTreeBws
+		PerChMaxTreeBw: [NumTuningCompCaps][NumTuningScales]float64{
+			TuningVolta:  {TuningN1: 26.5, TuningN2: 18.5, TuningN4: 10.0},
+			TuningAmpere: {TuningN1: 24.0, TuningN2: 23.6, TuningN4: 17.8},
+			TuningHopper: {TuningN1: 38.7, TuningN2: 41.4, TuningN4: 36.0},
+		},
+		// Ref: v2.22.3-1 src/graph/tuning.cc treeCorrectionFactor
+		TreeCorrection: [NumProtos][TuningTreeCorrections]float32{
+			LL:     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+			LL128:  {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+			Simple: {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+		},
+		TreeCorrectionLen: 23,
+		// Ref: v2.22.3-1 src/graph/tuning.cc ncclTopoGetAlgoTime
+		TreeCorrectionAllReduceOnly: false,
+
+		// Ref: v2.22.3-1 src/graph/tuning.cc getNetOverhead
+		NetOverheadIntel: 1.0,
+		NetOverheadAMD:   2.0,
+		NetOverheadOther: 1.0,
+
+		// Ref: v2.22.3-1 src/graph/tuning.cc ncclTopoTuneModel
+		RingLLFactor:          .5,
+		RingLL128Factor:       0.92,
+		RingLL128LowPPNFactor: 0.7,
+		TreeFactor:            .92,
+		TreeLLDivisor:         3.8,
+		TreeLL128IntraFactor:  7.0 / 9.0,
+		TreeLL128InterFactor:  120.0 / 128.0,
+		TreePatternFactor:     .85,
+		PATFactor:             0, // no PAT in 2.22.3
+		CollNetDirectSM90:     .85,
+		CollNetDirectInter:    0, // 2.27.3+ only
+		CollNetDirectPPN1:     0.95,
+		CollNetDirectPPN8:     0.85,
+		NVLSRatioR22:          5.0 / 6.0,
+		NonRingRatio:          .5,
+		CollNetArityLat:       0.4,
+		PATLogLatDivisor:      0,
+		PATLinearLat:          0,
+		NetOverheadSimple:     3,
+		// Ref: v2.22.3-1 src/graph/tuning.cc ncclTopoGetAlgoTime
+		RingPlateau:          1.4,
+		RingPlateauPreAmpere: 1.9,
+		FP8RingPenalty:       0, // 2.24.3+
+
+		// Ref: v2.22.3-1 src/include/device.h, src/include/comm.h, src/graph/topo.h
+		WarpSize:               32,
+		MaxNThreads:            640,
+		SimpleMaxNThreads:      512,
+		LLMaxNThreads:          512,
+		LL128MaxNThreads:       640,
+		SimpleLowBwNThreads:    256,
+		LLThreadThreshold:      8,
+		LL128ThreadThreshold:   8,
+		SimpleThreadThreshold:  64,
+		CollNetThreadThreshold: 512,
+		PCIBw:                  12.0,
+		MaxChannels:            32,
+		MaxDevWorkBatchColls:   16, // 1024 / sizeof(struct ncclDevWorkColl) = 1024/64
+		MaxDirectArity:         7,
+		MaxNVLSArity:           32, // not read by 2.22.3
+		CollNetDirectSwitch:    16,
+
+		LLRowMixedAsAMD:        false,
+		TreeCapAllReduceOnly:   false,
+		TreePatternFromComm:    false,
+		NVLSBw:                 TuningNVLSBwMin,
+		CollNetAGRS:            TuningCollNetAGRSInterpolated,
+		AGRSRatioRingOnly:      false,
+		RingARInterStepsMinus1: false,
+		InterLatTreeAtPPN1:     false,
+		HardSetCollNetRescue:   true,
+		CollNetChainSupport:    false,
+		LL128Rule:              TuningLL128R22,
+		RingRestore:            true,
+		EnableMatrixPrint:      false,
+		NThreadsWarn:           true,
+		TunerConstants:         false,
+
+		// Ref: v2.22.3-1 src/enqueue.cc updateCollCostTable, topoGetAlgoInfo
+		RingBackup:               true,
+		NoAlgo:                   TuningNoAlgoR22,
+		PruneCollNetArity:        false,
+		PruneCollNetChainArity:   false,
+		PruneNVLS:                TuningNVLSPruneR22,
+		PruneNVLSMultiNodeAGRS:   true,
+		PrunePATScaling:          false,
+		FP8RingPenaltyOn:         false,
+		NVLSMultiNodeMinChannels: false,
+		OpLine:                   TuningOpLineR22,
+		PickMaxTime:              3600000000.0,
+		FP8:                      false,
+
+		// Ref: v2.22.3-1 src/enqueue.cc scheduleCollTasksToPlan, testBudget
+		MinTrafficPerChannel:   512,
+		CellFromMinTraffic:     false,
+		TaskTrafficFloor:       false,
+		TrafficPerChannelRound: false,
+		CellsLoRoundUp:         false,
+		LLTrafficX4:            false,
+		WorkCollBytes:          64,
+		WorkBatchBytes:         16,
+		KernelArgsBytes:        32,
+		MaxKernelArgsBytes:     4096,
+		MaxDevWorkBatchBytes:   1024,
+		WorkFifoBytes:          1 << 20,
+	}
+}
+
+// tuningDelta records the edits of one release delta.
+type tuningDelta struct {
+	t       *Tuning
+	tag     string
+	changes []TuningChange
+	errs    []error
+}
+
+// tuningSet assigns *p = v inside d.t and records the change with the path
+// of p (found by walking the Tuning value) and a reference.
+func tuningSet[T comparable](d *tuningDelta, p *T, v T, file, fn string) {
+	path, ok := tuningPathOf(d.t, p)
+	if !ok {
+		d.errs = append(d.errs, fmt.Errorf("tuning delta %s: a pointer outside the Tuning value (%s %s)", d.tag, file, fn))
+		return
+	}
+	old := tuningFormatValue(*p)
+	*p = v
+	d.changes = append(d.changes, TuningChange{Path: path, Old: old, New: tuningFormatValue(v),
+		Ref: Ref{Tag: d.tag, File: file, Func: fn}})
+}
+
+// tuningApply2_28_3 turns the 2.22.3 model into NCCL 2.28.3's (tag
+// v2.28.3-1), the system library of the project's GPU machine. It collects
+// every tuning-relevant change of 2.23 … 2.28.3: PAT, the tuner constants
+// with a Blackwell row, the new Tree/Simple latencies, the NVLS efficiency
+// model, per-function NCCL_ALGO/NCCL_PROTO without Ring restoration or
+// backup, the per-op line with channel ranges and the 16 KiB scheduler.
+func tuningApply2_28_3(t *Tuning) []TuningChange {
+	ch, _ := tuningApply2_28_3Checked(t)
+	return ch
+}
+
+func tuningApply2_28_3Checked(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: "v2.28.3-1"}
+	const defaults = "ncclTunerConstantsDefaults"
+	const model = "ncclTopoTuneModel"
+
+	// PAT (2.23.4) and the Blackwell rows (2.25).
+	tuningSet(d, &t.NumAlgos, 7, "src/include/device.h", "NCCL_NUM_ALGORITHMS")
+	tuningSet(d, &t.NumCompCaps, 4, "src/include/plugin/nccl_tuner.h", "NCCL_NUM_COMPCAPS")
+
+	// baseLatencies
+	tuningSet(d, &t.BaseLat[Tree][Simple], 8.4, tuningCC, defaults)
+	tuningSet(d, &t.BaseLat[PAT][LL], 8.0, tuningCC, defaults)
+	tuningSet(d, &t.BaseLat[PAT][LL128], 8.0, tuningCC, defaults)
+	tuningSet(d, &t.BaseLat[PAT][Simple], 8.0, tuningCC, defaults)
+	// hwLatencies
+	tuningSet(d, &t.HwLat[TuningHwNVLink][Tree][Simple], 4.0, tuningCC, defaults)
+	tuningSet(d, &t.HwLat[TuningHwPCI][Tree][Simple], 4.0, tuningCC, defaults)
+	tuningSet(d, &t.HwLat[TuningHwNet][Tree][Simple], 14, tuningCC, defaults)
+	tuningSet(d, &t.HwLat[TuningHwNVLink][PAT][Simple], 4.0, tuningCC, defaults)
+	tuningSet(d, &t.HwLat[TuningHwPCI][PAT][Simple], 4.0, tuningCC, defaults)
+	tuningSet(d, &t.HwLat[TuningHwNet][PAT][Simple], 14, tuningCC, defaults)
+	// Blackwell rows (2.24+: 2*141.0 etc. are literal products in the source)
+	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN1], 2*141.0, tuningCC, defaults)
+	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN2], 2*45.0, tuningCC, defaults)
+	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN4], 2*35.0, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN1], 2*36.7, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 2*36.7, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN4], 2*36.7, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxTreeLL128Bw[TuningBlackwell][TuningN1], 55.6, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxTreeLL128Bw[TuningBlackwell][TuningN2], 31.67, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxTreeLL128Bw[TuningBlackwell][TuningN4], 20.0, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxTreeBw[TuningBlackwell][TuningN1], 70.0, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxTreeBw[TuningBlackwell][TuningN2], 42.8, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxTreeBw[TuningBlackwell][TuningN4], 24.0, tuningCC, defaults)
+	// perChMaxNVLSTreeBws (new with the efficiency model)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningVolta][TuningN1], 26.5, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningVolta][TuningN2], 18.5, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningVolta][TuningN4], 10.0, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningAmpere][TuningN1], 24.0, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningAmpere][TuningN2], 23.6, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningAmpere][TuningN4], 17.8, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningHopper][TuningN2], 57.7, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningHopper][TuningN4], 45.5, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN2], 96.0, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 43.1, tuningCC, defaults)
+	tuningSet(d, &t.NVLSEfficiency[TuningHopper], 0.85, tuningCC, "nvlsEfficiency")
+	tuningSet(d, &t.NVLSEfficiency[TuningBlackwell], 0.74, tuningCC, "nvlsEfficiency")
+
+	// Literal factors that appeared or disappeared.
+	tuningSet(d, &t.RingLL128LowPPNFactor, 0, tuningCC, model)
+	tuningSet(d, &t.PATFactor, .75, tuningCC, model)
+	tuningSet(d, &t.PATLogLatDivisor, 3.5, tuningCC, model)
+	tuningSet(d, &t.PATLinearLat, 2.8, tuningCC, model)
+	tuningSet(d, &t.CollNetDirectInter, 0.9, tuningCC, model)
+	tuningSet(d, &t.CollNetDirectPPN1, 0, tuningCC, model)
+	tuningSet(d, &t.CollNetDirectPPN8, 0, tuningCC, model)
+	tuningSet(d, &t.NVLSRatioR22, 0, tuningCC, model)
+	tuningSet(d, &t.FP8RingPenalty, 1024.0, enqueueCC, "updateCollCostTable")
+
+	// Channel and work constants.
+	tuningSet(d, &t.MaxChannels, 64, deviceH, "MAXCHANNELS")
+	tuningSet(d, &t.WorkCollBytes, 96, deviceH, "struct ncclDevWorkColl")
+	tuningSet(d, &t.MaxDevWorkBatchColls, 10, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
+
+	// ncclTopoTuneModel behaviour.
+	tuningSet(d, &t.LLRowMixedAsAMD, true, tuningCC, model)
+	tuningSet(d, &t.TreeCapAllReduceOnly, true, tuningCC, model)
+	tuningSet(d, &t.TreeCorrectionAllReduceOnly, true, tuningCC, "ncclTopoGetAlgoTime")
+	tuningSet(d, &t.TreePatternFromComm, true, tuningCC, model)
+	tuningSet(d, &t.NVLSBw, TuningNVLSBwEfficiency, tuningCC, model)
+	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSMin, tuningCC, model)
+	tuningSet(d, &t.AGRSRatioRingOnly, true, tuningCC, model)
+	tuningSet(d, &t.RingARInterStepsMinus1, true, tuningCC, model)
+	tuningSet(d, &t.InterLatTreeAtPPN1, true, tuningCC, model)
+	tuningSet(d, &t.HardSetCollNetRescue, false, tuningCC, model)
+	tuningSet(d, &t.LL128Rule, TuningLL128C2C, tuningCC, model)
+	tuningSet(d, &t.RingRestore, false, tuningCC, model)
+	tuningSet(d, &t.EnableMatrixPrint, true, tuningCC, model)
+	tuningSet(d, &t.NThreadsWarn, false, tuningCC, "getNthreads")
+	tuningSet(d, &t.TunerConstants, true, "src/init.cc", "initTransportsRank")
+
+	// Per-operation path.
+	tuningSet(d, &t.RingBackup, false, tuningCC, "ncclTopoGetAlgoTime")
+	tuningSet(d, &t.NoAlgo, TuningNoAlgoR24, enqueueCC, "topoGetAlgoInfo")
+	tuningSet(d, &t.PruneCollNetArity, true, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.PruneCollNetChainArity, true, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneArity, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.PruneNVLSMultiNodeAGRS, false, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.PrunePATScaling, true, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.FP8RingPenaltyOn, true, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.NVLSMultiNodeMinChannels, true, enqueueCC, "topoGetAlgoInfo")
+	tuningSet(d, &t.OpLine, TuningOpLineR24, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.FP8, true, enqueueCC, "taskAppend")
+
+	// Scheduler.
+	tuningSet(d, &t.MinTrafficPerChannel, 16<<10, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.CellFromMinTraffic, true, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.TaskTrafficFloor, true, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.CellsLoRoundUp, true, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.LLTrafficX4, true, enqueueCC, "ncclPrepareTasks")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+// tuningApply2_28_9 turns 2.28.3 into NCCL 2.28.9 (tag v2.28.9-1), the
+// library of PyTorch's wheel on the project's GPU machine: three tuner
+// constants changed (2.28.7); the rest of tuning.cc and the selection code
+// of enqueue.cc are unchanged.
+func tuningApply2_28_9(t *Tuning) []TuningChange {
+	ch, _ := tuningApply2_28_9Checked(t)
+	return ch
+}
+
+func tuningApply2_28_9Checked(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: "v2.28.9-1"}
+	const defaults = "ncclTunerConstantsDefaults"
+	tuningSet(d, &t.HwLat[TuningHwNet][NVLSTree][Simple], 20.9, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 34.6, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 43.8, tuningCC, defaults)
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+// tuningApply2_30_7 turns 2.28.9 into NCCL 2.30.7 (tag v2.30.7-1). It is not
+// wired to a release yet (spec.Releases has no 2.30.7); it is here so that
+// adding the release is one line in the release file. Covered: the tuner
+// constants, the CollNetChain heads gate, LL128 on mixed sm90+, the 24-entry
+// tree correction with NVLSTree on sm100 x86, the 32 KiB scheduler and the
+// new WARN text. Not covered: 2.30's Broadcast grouping into AllGatherV
+// (several roots in one group) and the tuner v6 chunk size.
+func tuningApply2_30_7(t *Tuning) []TuningChange {
+	ch, _ := tuningApply2_30_7Checked(t)
+	return ch
+}
+
+func tuningApply2_30_7Checked(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: "v2.30.7-1"}
+	const defaults = "ncclTunerConstantsDefaults"
+	const model = "ncclTopoTuneModel"
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN1], 40.0, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 40.0, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN4], 40.0, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 80.0, tuningCC, defaults)
+	tuningSet(d, &t.TreeCorrection[LL][23], 1.0, tuningCC, "treeCorrectionFactor")
+	tuningSet(d, &t.TreeCorrection[LL128][23], 1.0, tuningCC, "treeCorrectionFactor")
+	tuningSet(d, &t.TreeCorrection[Simple][23], .9, tuningCC, "treeCorrectionFactor")
+	tuningSet(d, &t.NVLSTreeCorrection, true, tuningCC, "ncclTopoGetAlgoTime")
+	tuningSet(d, &t.CollNetChainSupport, true, tuningCC, model)
+	tuningSet(d, &t.LL128Rule, TuningLL128C2CMixed, tuningCC, model)
+	tuningSet(d, &t.NoAlgo, TuningNoAlgoR30, enqueueCC, "topoGetAlgoInfo")
+	tuningSet(d, &t.PickMaxTime, math.MaxFloat32, enqueueCC, "topoGetAlgoInfo")
+	tuningSet(d, &t.MinTrafficPerChannel, 32<<10, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.TrafficPerChannelRound, true, enqueueCC, "scheduleCollTasksToPlan")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+// TuningForRelease builds the tuning model of a modelled release: the
+// 2.22.3 base plus every delta up to v, and the changes each delta made,
+// oldest first.
+func TuningForRelease(v Version) (*Tuning, []TuningChange, error) {
+	t := tuningBase2_22_3()
+	type step struct {
+		v     Version
+		apply func(*Tuning) ([]TuningChange, error)
+	}
+	steps := []step{
+		{V2_28_3, tuningApply2_28_3Checked},
+		{V2_28_9, tuningApply2_28_9Checked},
+	}
+	if v == V2_22_3 {
+		return &t, nil, nil
+	}
+	var all []TuningChange
+	for _, s := range steps {
+		ch, err := s.apply(&t)
+		if err != nil {
+			return nil, nil, err
+		}
+		all = append(all, ch...)
+		if s.v == v {
+			return &t, all, nil
+		}
+	}
+	return nil, nil, &UnsupportedError{Version: v}
+}
+
+func tuningJoinErrs(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs[0]
+}

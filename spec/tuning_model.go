@@ -1,0 +1,1050 @@
+package spec
+
+// NCCL's tuning model, part 2: ncclTopoTuneModel (src/graph/tuning.cc),
+// which turns the communicator's graphs into the per-(function, algorithm,
+// protocol) bandwidth and latency tables, the thread counts and the thread
+// thresholds, then zeroes what the enable rules switch off.
+//
+// Arithmetic follows the C source operation by operation: float32 where
+// NCCL stores or computes in float, float64 where a double literal or a
+// double constant promotes the expression, and a float32 conversion at every
+// assignment to a float. Products feeding an addition are converted
+// explicitly so that the Go compiler cannot fuse them (the Go spec's rule on
+// fused multiply-add); NCCL's host code is built without FMA contraction.
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// TuningCPUArch is the CPU architecture as NCCL's topology reports it
+// (NCCL_TOPO_CPU_ARCH_*; MIXED when the ranks disagree, 2.24+).
+type TuningCPUArch int
+
+const (
+	TuningArchUnknown TuningCPUArch = 0
+	TuningArchX86     TuningCPUArch = 1
+	TuningArchPower   TuningCPUArch = 2
+	TuningArchARM     TuningCPUArch = 3
+	TuningArchMixed   TuningCPUArch = 4
+)
+
+// TuningCPUVendor is the x86 vendor (NCCL_TOPO_CPU_VENDOR_*).
+type TuningCPUVendor int
+
+const (
+	TuningVendorOther   TuningCPUVendor = 0
+	TuningVendorIntel   TuningCPUVendor = 1
+	TuningVendorAMD     TuningCPUVendor = 2
+	TuningVendorZhaoxin TuningCPUVendor = 3
+	TuningVendorMixed   TuningCPUVendor = 4
+)
+
+// TuningCPUOf maps spec.CPU's strings (arch x86_64/arm64/ppc64, vendor
+// Intel/AMD/Zhaoxin) to NCCL's codes.
+func TuningCPUOf(c CPU) (TuningCPUArch, TuningCPUVendor) {
+	var a TuningCPUArch
+	switch c.Arch {
+	case "x86_64", "x86", "amd64":
+		a = TuningArchX86
+	case "ppc64", "ppc64le", "power":
+		a = TuningArchPower
+	case "arm64", "aarch64", "arm":
+		a = TuningArchARM
+	case "mixed":
+		a = TuningArchMixed
+	}
+	var v TuningCPUVendor
+	switch c.Vendor {
+	case "Intel", "intel", "GenuineIntel":
+		v = TuningVendorIntel
+	case "AMD", "amd", "AuthenticAMD":
+		v = TuningVendorAMD
+	case "Zhaoxin", "zhaoxin", "CentaurHauls", "Shanghai":
+		v = TuningVendorZhaoxin
+	case "mixed", "Mixed":
+		v = TuningVendorMixed
+	}
+	return a, v
+}
+
+// TuningGraphs arranges the searched graphs the way init.cc hands them to
+// ncclTopoTuneModel: Tree→tree, Ring→ring, CollNetDirect, CollNetChain,
+// NVLS and NVLSTree→nvls, PAT→tree. A nil graph was not searched (all
+// zero, as in NCCL).
+func TuningGraphs(ring, tree, collNetChain, collNetDirect, nvls *topo.Graph) [NumAlgos]*topo.Graph {
+	return [NumAlgos]*topo.Graph{
+		Tree: tree, Ring: ring, CollNetDirect: collNetDirect, CollNetChain: collNetChain,
+		NVLS: nvls, NVLSTree: nvls, PAT: tree,
+	}
+}
+
+// TuningInput is everything ncclTopoTuneModel and the per-operation
+// selection read from the communicator and the environment. The lead's gate
+// engine fills it from the system, the graphs (spec/topo) and the parsed
+// environment; nothing here is parsed from strings except the raw values
+// NCCL itself prints or scans.
+type TuningInput struct {
+	NRanks int `json:"nRanks"`
+	NNodes int `json:"nNodes"`
+	// MaxLocalRanks is comm->maxLocalRanks (largest GPUs per node): the
+	// CollNet heads rule and the CollNet arity pruning read it.
+	MaxLocalRanks int `json:"maxLocalRanks"`
+	// LocalRanks is comm->localRanks of the rank being modelled (NVLS arity
+	// pruning, P4').
+	LocalRanks int             `json:"localRanks"`
+	MinCompCap int             `json:"minCompCap"` // e.g. 90
+	MaxCompCap int             `json:"maxCompCap"`
+	CPUArch    TuningCPUArch   `json:"cpuArch"`
+	CPUVendor  TuningCPUVendor `json:"cpuVendor"`
+
+	// Graphs per algorithm (TuningGraphs), after the cross-rank consensus
+	// (min nChannels and bandwidths, max types).
+	Graphs [NumAlgos]*topo.Graph `json:"graphs"`
+	// MaxTreePattern is comm->maxTreePattern (max tree pattern over ranks;
+	// 2.24+). Zero means "the tree graph's pattern".
+	MaxTreePattern topo.Pattern `json:"maxTreePattern,omitempty"`
+
+	// CollNetEnable is comm->config.collnetEnable (comm->collNetSupport in
+	// 2.22.3) after every init gate.
+	CollNetEnable bool `json:"collNetEnable"`
+	// CollNetChainSupport is comm->collNetChainSupport (2.30.3+).
+	CollNetChainSupport bool `json:"collNetChainSupport"`
+	// CollNetHeads is comm->collNetHeadsNum.
+	CollNetHeads int `json:"collNetHeads"`
+	// CollNetAllGather / CollNetReduceScatter: the CollNet plugin exists and
+	// has iallgather / ireducescatter.
+	CollNetAllGather     bool `json:"collNetAllGather"`
+	CollNetReduceScatter bool `json:"collNetReduceScatter"`
+	// NVSwitch: the topology has an NVS node (ncclTopoGetNvsCount > 0).
+	NVSwitch bool `json:"nvswitch"`
+	// NetDeviceUnpack: the network device type is not HOST (PAT needs HOST).
+	NetDeviceUnpack bool `json:"netDeviceUnpack,omitempty"`
+
+	// Enable is the matrix NCCL_ALGO / NCCL_PROTO left (parsed by the gate
+	// engine; 2.22.3's single row replicated).
+	Enable EnableMatrix `json:"enable"`
+	// Algo and Proto are the raw NCCL_ALGO / NCCL_PROTO values, nil when
+	// unset: NCCL prints them and the 2.24+ "no algorithm" error depends on
+	// whether they are set.
+	Algo  *string `json:"NCCL_ALGO,omitempty"`
+	Proto *string `json:"NCCL_PROTO,omitempty"`
+	// Integer parameters (NCCL_PARAM, int64), nil when unset.
+	NThreads      *int64 `json:"NCCL_NTHREADS,omitempty"`
+	LL128NThreads *int64 `json:"NCCL_LL128_NTHREADS,omitempty"`
+	NetOverhead   *int64 `json:"NCCL_NET_OVERHEAD,omitempty"`
+	LL128C2C      *int64 `json:"NCCL_LL128_C2C,omitempty"`
+	PATEnable     *int64 `json:"NCCL_PAT_ENABLE,omitempty"`
+	// ThreadThresholds is the raw NCCL_THREAD_THRESHOLDS string (NCCL scans
+	// it with sscanf "%ld %ld %ld %ld %ld %ld"), nil when unset.
+	ThreadThresholds *string `json:"NCCL_THREAD_THRESHOLDS,omitempty"`
+	// CUDARuntime is CUDART_VERSION of the NCCL build (12080, 13000 ...); only
+	// 11080 changes anything (the sm90 LL128 exception).
+	CUDARuntime int `json:"cudaRuntime"`
+	// TunerConstants are a v5 tuner's init edits (2.28+).
+	TunerConstants []TuningConstantEdit `json:"tunerConstants,omitempty"`
+
+	// Communicator facts the per-operation path reads.
+	NChannels    int `json:"nChannels"`    // comm->nChannels after ncclTopoPostset
+	NVLSChannels int `json:"nvlsChannels"` // comm->nvlsChannels
+	// NVLSSupport is comm->nvlsSupport after init. The model does not read
+	// it (per-operation support arrives in TuningOp.NVLSOK); it completes the
+	// description of the communicator for callers computing NVLSOK.
+	NVLSSupport bool `json:"nvlsSupport"`
+	// CollNetDirectHeads is comm->channels[0].collnetDirect.nHeads.
+	CollNetDirectHeads int `json:"collNetDirectHeads,omitempty"`
+	// Tuner is the tuner plugin's per-operation behaviour, nil without one.
+	Tuner *TunerBehaviour `json:"tuner,omitempty"`
+	// Rank is the modelled rank; only rank 0 prints the table and per-op lines.
+	Rank int `json:"rank"`
+}
+
+// TuningReason says why a bandwidth cell is 0 (or, for a restored Ring
+// cell, why it is not).
+type TuningReason struct {
+	Rule RuleID `json:"rule"`
+	Why  string `json:"why"`
+}
+
+// TuningLogLine is one line ncclTopoTuneModel prints, message part only.
+type TuningLogLine struct {
+	Level  string `json:"level"`  // INFO or WARN
+	Subsys string `json:"subsys"` // TUNING, ENV, INIT, GRAPH, GRAPH|ENV
+	Text   string `json:"text"`
+}
+
+// TuningModel is the communicator's model as ncclTopoTuneModel leaves it.
+type TuningModel struct {
+	// Tuning holds the constants actually used (tuner edits and the POWER
+	// patch applied).
+	Tuning *Tuning     `json:"-"`
+	In     TuningInput `json:"input"`
+	// Bandwidths (GB/s, algorithm bandwidth) and Latencies (µs).
+	Bandwidths [NumFuncs][NumAlgos][NumProtos]float32 `json:"bandwidths"`
+	Latencies  [NumFuncs][NumAlgos][NumProtos]float32 `json:"latencies"`
+	// Computed marks the cells the model wrote (others print 0.0/0.0).
+	Computed [NumFuncs][NumAlgos][NumProtos]bool `json:"computed"`
+	// Zeroed gives, for every cell whose bandwidth is 0, the first rule that
+	// made it so; Restored marks 2.22.3 Ring cells brought back.
+	Zeroed   [NumFuncs][NumAlgos][NumProtos]TuningReason `json:"zeroed"`
+	Restored [NumFuncs][NumProtos]bool                   `json:"restored,omitempty"`
+	// RingBackupBw is 2.22.3's comm->ringbdw (Ring bandwidth before the
+	// algorithm disables), read by the Ring backup at enqueue.
+	RingBackupBw [NumFuncs][NumProtos]float32 `json:"ringBackupBw,omitempty"`
+	// AlgoEnable and ProtoEnable are the final flags (support disables and
+	// the LL128 rule applied).
+	AlgoEnable  [NumFuncs][NumAlgos]int8            `json:"algoEnable"`
+	ProtoEnable [NumFuncs][NumAlgos][NumProtos]int8 `json:"protoEnable"`
+	MaxThreads  [NumAlgos][NumProtos]int            `json:"maxThreads"`
+	// ThreadThresholds are comm->threadThresholds (zero when nRanks ≤ 1,
+	// where NCCL returns before setting them).
+	ThreadThresholds [NumAlgos][NumProtos]int64 `json:"threadThresholds"`
+	// SingleRank is true when nRanks ≤ 1: NCCL stops after the thread counts.
+	SingleRank bool `json:"singleRank,omitempty"`
+	// Log holds the lines NCCL prints while building the model, in order
+	// (the table and the threadThresholds line included; rank 0 only for the
+	// rank-0 lines).
+	Log []TuningLogLine `json:"log"`
+}
+
+// Release rule IDs of the model (nccl-gates.md §7).
+const (
+	TuningRuleImpl         RuleID = "G-TUNE-IMPL-1"
+	TuningRuleBwNVLS       RuleID = "G-TUNE-BW-1"
+	TuningRuleBwCollNet    RuleID = "G-TUNE-BW-2"
+	TuningRuleEnable       RuleID = "G-TUNE-EN-1"
+	TuningRuleProto        RuleID = "G-TUNE-PROTO-1"
+	TuningRuleRingRestore  RuleID = "G-TUNE-RINGRESTORE-1"
+	TuningRulePAT          RuleID = "G-PAT-1"
+	TuningRuleCollNetGraph RuleID = "G-COLLNET-GRAPH-1"
+)
+
+// tuningCMin and tuningCMax are std::min / std::max: (b < a) ? b : a and
+// (a < b) ? b : a, which matters only for NaN.
+func tuningCMin[T float32 | float64](a, b T) T {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+func tuningCMax[T float32 | float64](a, b T) T {
+	if a < b {
+		return b
+	}
+	return a
+}
+
+// tuningLog2i is log2i of src/include/utils.h: floor(log2(n)), −1 for n ≤ 0.
+func tuningLog2i(n int64) int64 {
+	if n <= 0 {
+		return -1
+	}
+	var l int64
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}
+
+// tuningGetNthreads is getNthreads of tuning.cc: an env value > 0 must be a
+// multiple of the warp size and lies in [min, max]; else the default. The
+// message (if any) is what NCCL prints.
+func tuningGetNthreads(name string, env int32, min, max, def, warp int) (int, string) {
+	nt := int(env)
+	if nt > 0 {
+		switch {
+		case nt%warp != 0:
+			return max, fmt.Sprintf("Invalid %s %d (must be a multiple of %d)", name, nt, warp)
+		case nt > max:
+			return max, fmt.Sprintf("Invalid %s %d (maximum %d).", name, nt, max)
+		case nt < min:
+			return min, fmt.Sprintf("Invalid %s %d (minimum %d).", name, nt, min)
+		}
+		return nt, ""
+	}
+	return def, ""
+}
+
+// tuningParam returns an NCCL_PARAM's value or its default.
+func tuningParam(p *int64, def int64) int64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// TuningPATEnable is ncclPatEnable (2.26.2+ order): no PAT below sm60;
+// NCCL_PAT_ENABLE other than 2 decides; under 2 (auto) PAT needs one GPU per
+// node and a HOST network device.
+//
+// Ref: v2.28.9-1 src/graph/tuning.cc ncclPatEnable
+func TuningPATEnable(in *TuningInput) (bool, string) {
+	pat := tuningParam(in.PATEnable, 2)
+	if in.MinCompCap < 60 {
+		return false, fmt.Sprintf("minCompCap %d < 60 (PAT needs sm60 atomics)", in.MinCompCap)
+	}
+	if pat != 2 {
+		if pat == 0 {
+			return false, "NCCL_PAT_ENABLE=0"
+		}
+		return true, fmt.Sprintf("NCCL_PAT_ENABLE=%d forces PAT on", pat)
+	}
+	if in.NNodes != in.NRanks {
+		return false, fmt.Sprintf("nNodes %d != nRanks %d (PAT needs one GPU per node)", in.NNodes, in.NRanks)
+	}
+	if in.NetDeviceUnpack {
+		return false, "the network device is not HOST (PAT does not support device offload)"
+	}
+	return true, "one GPU per node and a HOST network"
+}
+
+// tuningNetOverhead is getNetOverhead: NCCL_NET_OVERHEAD (ns) or the CPU's
+// default, as a float.
+func tuningNetOverhead(in *TuningInput, t *Tuning) float32 {
+	if p := tuningParam(in.NetOverhead, -2); p != -2 {
+		return float32(float64(p) * .001)
+	}
+	switch {
+	case in.CPUArch == TuningArchX86 && in.CPUVendor == TuningVendorIntel:
+		return float32(t.NetOverheadIntel)
+	case in.CPUArch == TuningArchX86 && in.CPUVendor == TuningVendorAMD:
+		return float32(t.NetOverheadAMD)
+	}
+	return float32(t.NetOverheadOther)
+}
+
+// tuningCompCapIndex maps the smallest compute capability to a row.
+func tuningCompCapIndex(minCC int, t *Tuning) TuningCompCap {
+	switch {
+	case minCC >= 100 && t.NumCompCaps > int(TuningBlackwell):
+		return TuningBlackwell
+	case minCC >= 90:
+		return TuningHopper
+	case minCC >= 80:
+		return TuningAmpere
+	}
+	return TuningVolta
+}
+
+// tuningNsteps is the ring step count per function.
+func tuningNsteps(f Func, nRanks int) int {
+	switch f {
+	case AllReduce:
+		return 2 * (nRanks - 1)
+	case AllGather, ReduceScatter:
+		return nRanks - 1
+	}
+	return nRanks
+}
+
+var tuningZeroGraph = topo.Graph{}
+
+func (in *TuningInput) graph(a Algo) *topo.Graph {
+	if g := in.Graphs[a]; g != nil {
+		return g
+	}
+	return &tuningZeroGraph
+}
+
+// validate checks the input for values NCCL could never produce.
+func (in *TuningInput) validate(t *Tuning) error {
+	if t == nil {
+		return fmt.Errorf("tuning model: no Tuning constants: expected TuningForRelease(version)")
+	}
+	if in.NRanks < 1 {
+		return fmt.Errorf("tuning input: nRanks %d: expected at least 1", in.NRanks)
+	}
+	if in.NNodes < 1 || in.NNodes > in.NRanks {
+		return fmt.Errorf("tuning input: nNodes %d: expected 1..nRanks (%d)", in.NNodes, in.NRanks)
+	}
+	if in.MinCompCap <= 0 || in.MaxCompCap < in.MinCompCap {
+		return fmt.Errorf("tuning input: compute capabilities min %d max %d: expected 0 < min ≤ max, e.g. 90/90", in.MinCompCap, in.MaxCompCap)
+	}
+	if in.NRanks > 1 {
+		for _, a := range []Algo{Ring, Tree} {
+			g := in.Graphs[a]
+			if g == nil || g.NChannels < 1 {
+				return fmt.Errorf("tuning input: the %s graph has no channel: expected nChannels ≥ 1 (NCCL's search always returns at least one when nRanks > 1)", a)
+			}
+		}
+	}
+	for a := range NumAlgos {
+		if g := in.Graphs[a]; g != nil {
+			if g.NChannels < 0 || g.NChannels > t.MaxChannels {
+				return fmt.Errorf("tuning input: %s graph nChannels %d: expected 0..%d (MAXCHANNELS)", Algo(a), g.NChannels, t.MaxChannels)
+			}
+			if g.BwIntra < 0 || g.BwInter < 0 || math.IsNaN(float64(g.BwIntra)) || math.IsNaN(float64(g.BwInter)) {
+				return fmt.Errorf("tuning input: %s graph bandwidth %v/%v: expected non-negative numbers", Algo(a), g.BwIntra, g.BwInter)
+			}
+		}
+	}
+	if len(in.TunerConstants) > 0 && !t.TunerConstants {
+		return fmt.Errorf("tuning input: tuner constant edits given, but this release's tuner cannot edit constants (tuner v5, NCCL 2.28+)")
+	}
+	if in.NChannels < 0 || in.NChannels > t.MaxChannels {
+		return fmt.Errorf("tuning input: nChannels %d: expected 0..%d (MAXCHANNELS)", in.NChannels, t.MaxChannels)
+	}
+	if in.NVLSChannels < 0 || in.NVLSChannels > t.MaxChannels {
+		return fmt.Errorf("tuning input: nvlsChannels %d: expected 0..%d (MAXCHANNELS)", in.NVLSChannels, t.MaxChannels)
+	}
+	return nil
+}
+
+// BuildTuningModel runs ncclTopoTuneModel for one communicator: thread
+// counts, bandwidth and latency tables per function, algorithm and protocol,
+// the enable stage (with the reason for every zero), 2.22.3's Ring
+// restoration, and the thread thresholds. NCCL's refusals are not errors
+// here (they are zero cells with a reason); error is for input NCCL could
+// not have produced.
+//
+// Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoTuneModel (v2.22.3-1 for the
+// 2.22.3 switches).
+func BuildTuningModel(in TuningInput, t *Tuning) (*TuningModel, error) {
+	if err := in.validate(t); err != nil {
+		return nil, err
+	}
+	c := t
+	if len(in.TunerConstants) > 0 {
+		var err error
+		if c, err = t.ApplyConstantEdits(in.TunerConstants); err != nil {
+			return nil, err
+		}
+	} else {
+		c = t.Clone()
+	}
+	m := &TuningModel{Tuning: c, In: in}
+	m.buildThreads()
+	if in.NRanks <= 1 {
+		m.SingleRank = true
+		return m, nil
+	}
+	m.buildTables()
+	m.enableStage()
+	if in.Rank == 0 {
+		for _, l := range m.TableLines() {
+			m.Log = append(m.Log, TuningLogLine{Level: "INFO", Subsys: "TUNING", Text: l})
+		}
+	}
+	m.buildThresholds()
+	return m, nil
+}
+
+func (m *TuningModel) logf(level, subsys, format string, args ...any) {
+	m.Log = append(m.Log, TuningLogLine{Level: level, Subsys: subsys, Text: fmt.Sprintf(format, args...)})
+}
+
+// buildThreads sets maxThreads (the "Max NThreads" row).
+func (m *TuningModel) buildThreads() {
+	c, in := m.Tuning, &m.In
+	ring := in.graph(Ring)
+	// float bwIntra × int nChannels (float) compared with the double PCI_BW.
+	simpleDef := c.SimpleMaxNThreads
+	if float64(ring.BwIntra*float32(ring.NChannels)) <= c.PCIBw {
+		simpleDef = c.SimpleLowBwNThreads
+	}
+	nthreads := int32(tuningParam(in.NThreads, -2)) // NCCL_PARAM int64 passed as int
+	ll128 := int32(tuningParam(in.LL128NThreads, -2))
+	level, subsys := "INFO", "GRAPH|ENV"
+	if c.NThreadsWarn {
+		level, subsys = "WARN", ""
+	}
+	get := func(name string, env int32, min, max, def int) int {
+		n, msg := tuningGetNthreads(name, env, min, max, def, c.WarpSize)
+		if msg != "" {
+			m.Log = append(m.Log, TuningLogLine{Level: level, Subsys: subsys, Text: msg})
+		}
+		return n
+	}
+	m.MaxThreads[Ring][Simple] = get("NCCL_NTHREADS", nthreads, 2*c.WarpSize, c.SimpleMaxNThreads, simpleDef)
+	m.MaxThreads[Tree][Simple] = get("NCCL_NTHREADS", nthreads, 2*c.WarpSize, c.SimpleMaxNThreads, c.SimpleMaxNThreads)
+	for _, a := range []Algo{CollNetDirect, CollNetChain, NVLS, NVLSTree} {
+		m.MaxThreads[a][Simple] = c.MaxNThreads
+	}
+	ll := get("NCCL_NTHREADS", nthreads, 2*c.WarpSize, c.LLMaxNThreads, c.LLMaxNThreads)
+	m.MaxThreads[Ring][LL], m.MaxThreads[Tree][LL] = ll, ll
+	l128 := get("NCCL_LL128_NTHREADS", ll128, c.LL128MaxNThreads/4, c.LL128MaxNThreads, c.LL128MaxNThreads)
+	m.MaxThreads[Ring][LL128], m.MaxThreads[Tree][LL128] = l128, l128
+}
+
+// zero records why a cell's bandwidth is 0, keeping the first reason.
+func (m *TuningModel) zero(f Func, a Algo, p Proto, rule RuleID, why string) {
+	if m.Zeroed[f][a][p].Rule == "" {
+		m.Zeroed[f][a][p] = TuningReason{Rule: rule, Why: why}
+	}
+}
+
+// buildTables computes every modelled (function, algorithm, protocol) cell.
+func (m *TuningModel) buildTables() {
+	c, in := m.Tuning, &m.In
+	nNodes, nRanks := in.NNodes, in.NRanks
+	cc := tuningCompCapIndex(in.MinCompCap, c)
+	scale := TuningScale(nNodes - 1)
+	if nNodes > 2 {
+		scale = TuningN4
+	}
+	llRow := cc
+	if nNodes > 1 {
+		llRow = TuningVolta // row 0: Intel/other CPUs
+		if in.CPUVendor == TuningVendorAMD || (c.LLRowMixedAsAMD && in.CPUVendor == TuningVendorMixed) {
+			llRow = TuningAmpere // row 1: AMD CPUs
+		}
+	}
+	llMaxBw := c.LLMaxBw[llRow][scale]
+	perChMaxTreeBw := c.PerChMaxTreeBw[cc][scale]
+	perChMaxRingLL128Bw := c.PerChMaxRingLL128Bw[cc][scale]
+	perChMaxTreeLL128Bw := c.PerChMaxTreeLL128Bw[cc][scale]
+	perChMaxNVLSTreeBw := c.PerChMaxNVLSTreeBw[cc][scale]
+	if in.CPUArch == TuningArchPower {
+		// De-penalize Tree/Simple latency on POWER (a write into the constants).
+		c.HwLat[TuningHwPCI][Tree][Simple] = c.HwLat[TuningHwPCI][Ring][Simple]
+	}
+	ppn := float32(nRanks) / float32(nNodes)
+	ppnInt := nRanks / nNodes
+	var intraHw, hw [NumAlgos]TuningHw
+	for a := range NumAlgos {
+		intraHw[a] = TuningHwPCI
+		if in.graph(Algo(a)).TypeIntra == topo.PathNVL { // compared with LINK_NVL (1 = PATH_NVL)
+			intraHw[a] = TuningHwNVLink
+		}
+		hw[a] = intraHw[a]
+		if nNodes > 1 {
+			hw[a] = TuningHwNet
+		}
+	}
+	patOn, patWhy := TuningPATEnable(in)
+	maxTreePattern := in.MaxTreePattern
+	if maxTreePattern == 0 {
+		maxTreePattern = in.graph(Tree).Pattern
+	}
+
+	for _, f := range Funcs {
+		for a := c.NumAlgos; a < NumAlgos; a++ {
+			for p := range NumProtos {
+				m.zero(f, Algo(a), Proto(p), TuningRuleImpl, fmt.Sprintf("%s does not exist in this release", Algo(a)))
+			}
+		}
+	}
+	for _, f := range Funcs {
+		nsteps := tuningNsteps(f, nRanks)
+		agrs := f == AllGather || f == ReduceScatter
+		for ai := range c.NumAlgos {
+			a := Algo(ai)
+			// G-TUNE-IMPL-1: which (function, algorithm) pairs are modelled.
+			implemented := true
+			switch {
+			case (f == Broadcast || f == Reduce) && a != Ring:
+				implemented = false
+			case agrs && a != PAT && a != Ring && a != NVLS && a != CollNetDirect:
+				implemented = false
+			case f == AllReduce && a == PAT:
+				implemented = false
+			}
+			if !implemented {
+				for p := range NumProtos {
+					m.zero(f, a, Proto(p), TuningRuleImpl, fmt.Sprintf("%s is not modelled for %s", a, f))
+				}
+				continue
+			}
+			G := in.graph(a)
+			nCh := G.NChannels
+			for pi := range NumProtos {
+				p := Proto(pi)
+				if (a == NVLS || a == NVLSTree) && p != Simple {
+					m.zero(f, a, p, TuningRuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
+					continue
+				}
+				if agrs && a == PAT {
+					if p != Simple {
+						m.zero(f, a, p, TuningRuleImpl, "PAT is modelled for Simple only")
+						continue
+					}
+					if !patOn {
+						m.zero(f, a, p, TuningRulePAT, "PAT disabled: "+patWhy)
+						continue
+					}
+				}
+				collnet := a == CollNetDirect || a == CollNetChain
+				bw := G.BwInter
+				if nNodes <= 2 || collnet {
+					bw = G.BwIntra
+				}
+				if a == NVLS || a == NVLSTree {
+					switch c.NVLSBw {
+					case TuningNVLSBwMin:
+						if a == NVLS {
+							bw = tuningCMin(G.BwIntra, G.BwInter)
+						} else {
+							inter := G.BwInter
+							if nNodes > 2 {
+								inter = G.BwInter / 2
+							}
+							bw = tuningCMin(G.BwIntra, inter)
+						}
+					case TuningNVLSBwEfficiency:
+						if nCh < 2 {
+							m.zero(f, a, p, TuningRuleBwNVLS, fmt.Sprintf("the NVLS graph has %d channel(s); %s needs at least 2", nCh, a))
+							continue
+						}
+						intraBw := G.BwIntra * c.NVLSEfficiency[cc]
+						intraBw = intraBw * float32(nCh-1)
+						intraBw = intraBw / float32(nCh)
+						if f == AllReduce {
+							intraBw *= 2.0
+						} else {
+							intraBw = intraBw * ((ppn - 1) / ppn)
+						}
+						k := float32(1)
+						if nNodes <= 2 && a == NVLSTree {
+							k = 2
+						}
+						interBw := G.BwInter * k
+						capBw := float32(math.MaxFloat32)
+						if a == NVLSTree {
+							capBw = float32(perChMaxNVLSTreeBw)
+						}
+						// std::min({a, b, c}) keeps the first smallest.
+						bw = intraBw
+						if interBw < bw {
+							bw = interBw
+						}
+						if capBw < bw {
+							bw = capBw
+						}
+					}
+				}
+				m.Computed[f][a][p] = true
+				busBw := float32(nCh) * bw
+
+				// Model refinements, in NCCL's order.
+				if a == Ring && p == LL {
+					busBw = float32(tuningCMin(llMaxBw, float64(busBw)*c.RingLLFactor))
+				}
+				if a == Ring && p == LL128 {
+					k := c.RingLL128Factor
+					if c.RingLL128LowPPNFactor != 0 && ppn < 2 {
+						k = c.RingLL128LowPPNFactor
+					}
+					busBw = float32(tuningCMin(float64(busBw)*k, float64(nCh)*perChMaxRingLL128Bw))
+				}
+				if a == Tree && (f == AllReduce || !c.TreeCapAllReduceOnly) {
+					busBw = float32(tuningCMin(float64(busBw)*c.TreeFactor, float64(nCh)*perChMaxTreeBw))
+				}
+				if a == Tree && p == LL {
+					busBw = float32(tuningCMin(float64(busBw)*1.0/c.TreeLLDivisor, llMaxBw))
+				}
+				if a == Tree && p == LL128 {
+					k := c.TreeLL128InterFactor
+					if nNodes == 1 {
+						k = c.TreeLL128IntraFactor
+					}
+					busBw = float32(tuningCMin(float64(busBw)*k, float64(nCh)*perChMaxTreeLL128Bw))
+				}
+				if a == Tree {
+					pattern := G.Pattern
+					if c.TreePatternFromComm {
+						pattern = maxTreePattern
+					}
+					if pattern == topo.PatternTree {
+						busBw = float32(float64(busBw) * c.TreePatternFactor)
+					}
+				}
+				if a == PAT {
+					busBw = float32(float64(busBw) * c.PATFactor)
+				}
+				if collnet && p != Simple {
+					busBw = 0
+					m.zero(f, a, p, TuningRuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
+				}
+				if a == CollNetDirect && p == Simple {
+					if agrs {
+						switch c.CollNetAGRS {
+						case TuningCollNetAGRSMin:
+							busBw = ppn * tuningCMin(G.BwIntra, G.BwInter*float32(c.CollNetDirectInter))
+						case TuningCollNetAGRSInterpolated:
+							busBw = ppn * bw
+							if nNodes > 1 {
+								has := in.CollNetAllGather
+								if f == ReduceScatter {
+									has = in.CollNetReduceScatter
+								}
+								if !has || ppn > float32(in.CollNetHeads) {
+									busBw = 0
+									m.zero(f, a, p, TuningRuleBwCollNet, tuningCollNetAGRSWhy(f, has, fmt.Sprintf("ppn %g > %d CollNet heads", ppn, in.CollNetHeads)))
+								}
+							}
+							w := (ppn - 1) / (8 - 1)
+							k := float64(float64(w)*c.CollNetDirectPPN8) + float64(float64(1-w)*c.CollNetDirectPPN1)
+							busBw = float32(float64(busBw) * k)
+						}
+					} else {
+						// float factor = ppn / (1.0*nChannels): a double quotient
+						// stored in a float; the rest is float arithmetic.
+						factor := float32(float64(ppn) / (1.0 * float64(nCh))) // GPU/NIC ratio
+						factor -= (factor - 1) / 2
+						busBw /= factor
+						if in.MinCompCap >= 90 {
+							busBw = float32(float64(busBw) * c.CollNetDirectSM90)
+						}
+					}
+				}
+				if c.CollNetAGRS == TuningCollNetAGRSMin && (a == NVLS || a == CollNetDirect) && p == Simple && agrs && nNodes > 1 {
+					if f == AllGather && !in.CollNetAllGather {
+						busBw = 0
+						m.zero(f, a, p, TuningRuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
+					}
+					if f == ReduceScatter && !in.CollNetReduceScatter {
+						busBw = 0
+						m.zero(f, a, p, TuningRuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
+					}
+					nHeads := 0
+					if in.CollNetEnable {
+						nHeads = in.CollNetHeads
+					} else {
+						busBw = 0
+						m.zero(f, a, p, TuningRuleBwCollNet, fmt.Sprintf("multi-node %s %s needs CollNet, which is disabled", a, f))
+					}
+					if busBw > 0 && in.MaxLocalRanks > nHeads {
+						busBw = 0
+						m.zero(f, a, p, TuningRuleBwCollNet, fmt.Sprintf("a node has %d local ranks > %d CollNet heads", in.MaxLocalRanks, nHeads))
+					}
+				}
+
+				// Bus bandwidth to algorithm bandwidth.
+				keepBus := agrs && a == CollNetDirect
+				if c.AGRSRatioRingOnly {
+					keepBus = agrs && a != Ring
+				}
+				if !keepBus {
+					ratio := float32(1.0)
+					switch {
+					case a == Ring || (c.NVLSBw == TuningNVLSBwEfficiency && (a == NVLS || a == NVLSTree)):
+						ratio = float32(float64(ratio) * (1.0 * float64(nRanks) / float64(nsteps)))
+					case a == NVLS || a == NVLSTree:
+						ratio = float32(float64(ratio) * c.NVLSRatioR22)
+					default:
+						ratio = float32(float64(ratio) * c.NonRingRatio)
+					}
+					busBw *= ratio
+				}
+				m.Bandwidths[f][a][p] = busBw
+				if a == Ring {
+					m.RingBackupBw[f][p] = busBw
+				}
+				if busBw == 0 {
+					// A zero that no rule above explained comes from the inputs.
+					rule := TuningRuleImpl
+					switch {
+					case collnet:
+						rule = TuningRuleCollNetGraph
+					case a == NVLS || a == NVLSTree:
+						rule = TuningRuleBwNVLS
+					}
+					why := fmt.Sprintf("the %s graph has no channel", a)
+					if nCh > 0 {
+						why = fmt.Sprintf("the model gives 0 GB/s (%s graph %d × %v/%v GB/s", a, nCh, G.BwIntra, G.BwInter)
+						if a == NVLS || a == NVLSTree {
+							why += fmt.Sprintf(", nvlsEfficiency %v for %s", c.NVLSEfficiency[cc], cc)
+						}
+						why += ")"
+					}
+					m.zero(f, a, p, rule, why)
+				}
+
+				// Latencies.
+				lat := float32(c.BaseLat[a][p])
+				intraLat := float32(c.HwLat[intraHw[a]][a][p])
+				interLat := float32(c.HwLat[TuningHwNet][a][p])
+				if c.InterLatTreeAtPPN1 && ppn == 1 {
+					interLat = float32(c.HwLat[TuningHwNet][Tree][p])
+				}
+				interLat += G.LatencyInter
+				if p == Simple {
+					interLat += G.LatencyInter // flush
+				}
+				switch a {
+				case Ring:
+					l := float32(c.HwLat[hw[a]][a][p])
+					if f == Reduce || f == Broadcast {
+						if G.SameChannels {
+							lat += l
+						} else {
+							if p == Simple {
+								l = float32(c.HwLat[hw[a]][Tree][p])
+							}
+							lat += float32(nsteps) * l
+						}
+					} else {
+						netOverhead := float32(0.0)
+						if nNodes > 1 {
+							netOverhead = tuningNetOverhead(in, c)
+							if p == Simple {
+								netOverhead = netOverhead * float32(c.NetOverheadSimple)
+							}
+						}
+						intraLat = tuningCMax(intraLat, netOverhead)
+						nInter := 0
+						if nNodes > 1 {
+							switch {
+							case f == AllReduce && c.RingARInterStepsMinus1:
+								nInter = 2 * (nNodes - 1)
+							case f == AllReduce:
+								nInter = 2 * nNodes
+							default:
+								nInter = nNodes - 1
+							}
+						}
+						lat += float32(float32(nsteps-nInter)*intraLat) + float32(float32(nInter)*interLat)
+					}
+				case Tree:
+					if f == AllReduce {
+						lat += 2 * (float32(float32(ppnInt-1)*intraLat) + float32(float32(tuningLog2i(int64(nNodes)))*interLat))
+					}
+				case CollNetDirect:
+					x := float64(float32(min(1, ppnInt-1))*intraLat) + float64(float64(ppnInt-1)*c.CollNetArityLat)
+					lat = float32(float64(lat) + (float64(2*x) + float64(interLat)))
+				case CollNetChain:
+					lat += float32(float32(2*(ppnInt-1))*intraLat) + interLat
+				case NVLS:
+					lat = intraLat
+					if nNodes > 1 {
+						lat += interLat
+					}
+				case NVLSTree:
+					lat += intraLat + float32(float32(2*tuningLog2i(int64(nNodes)))*interLat)
+				case PAT:
+					if agrs {
+						x := float64(float64(tuningLog2i(int64(nNodes)))*(float64(interLat)/c.PATLogLatDivisor)) + float64(float64(nRanks)*c.PATLinearLat)
+						lat = float32(float64(lat) + x)
+					}
+				}
+				m.Latencies[f][a][p] = lat
+			}
+		}
+	}
+}
+
+func tuningCollNetAGRSWhy(f Func, has bool, other string) string {
+	entry := "iallgather"
+	if f == ReduceScatter {
+		entry = "ireducescatter"
+	}
+	if !has {
+		return fmt.Sprintf("multi-node %s over CollNet needs the plugin's %s", f, entry)
+	}
+	return fmt.Sprintf("multi-node %s over CollNet: %s", f, other)
+}
+
+// enableStage applies NCCL_ALGO / NCCL_PROTO (as parsed), the support-driven
+// disables and the LL128 rule, zeroing bandwidths (never latencies).
+func (m *TuningModel) enableStage() {
+	c, in := m.Tuning, &m.In
+	if in.Proto != nil {
+		m.logf("INFO", "ENV", "NCCL_PROTO set by environment to %s", *in.Proto)
+	}
+	if in.Algo != nil {
+		m.logf("INFO", "ENV", "NCCL_ALGO set by environment to %s", *in.Algo)
+	}
+	if c.EnableMatrixPrint && in.Rank == 0 && (in.Algo != nil || in.Proto != nil) {
+		m.logf("INFO", "ENV", "%s", TuningEnableMatrixMessage(c, in.Enable))
+	}
+	algoEn := in.Enable.Algo
+	protoEn := in.Enable.Proto
+	var algoWhy [NumFuncs][NumAlgos]string
+	for f := range NumFuncs {
+		for a := range NumAlgos {
+			if algoEn[f][a] == 0 {
+				algoWhy[f][a] = "NCCL_ALGO disables " + Algo(a).String()
+			}
+		}
+	}
+	for f := range NumFuncs {
+		off := func(a Algo, why string) {
+			if algoEn[f][a] != 0 {
+				algoEn[f][a] = 0
+				algoWhy[f][a] = why
+			}
+		}
+		if in.NNodes == 1 {
+			off(NVLSTree, "NVLSTree is disabled on a single node")
+		}
+		if !in.CollNetEnable {
+			off(CollNetDirect, "CollNet is disabled")
+			off(CollNetChain, "CollNet is disabled")
+			if in.NNodes > 1 {
+				off(NVLS, "multi-node NVLS needs CollNet, which is disabled")
+			}
+			if c.HardSetCollNetRescue && algoEn[f][Ring] == 0 && algoEn[f][Tree] == 0 && algoEn[f][NVLS] == 0 && algoEn[f][NVLSTree] == 0 {
+				// "If user has hard set NCCL_ALGO=COLLNET, ignore it."
+				algoEn[f][Ring], algoEn[f][Tree] = 1, 1
+				algoWhy[f][Ring], algoWhy[f][Tree] = "", ""
+			}
+		} else if c.CollNetChainSupport && !in.CollNetChainSupport {
+			off(CollNetChain, "no CollNet chain head has CollNet resources")
+		}
+		if !in.NVSwitch {
+			off(CollNetDirect, "CollNetDirect needs an NVSwitch")
+		}
+	}
+	m.AlgoEnable = algoEn
+
+	for fi := range NumFuncs {
+		f := Func(fi)
+		for ai := range NumAlgos {
+			a := Algo(ai)
+			G := in.graph(a)
+			for pi := range NumProtos {
+				p := Proto(pi)
+				pEnable := protoEn[f][p]
+				why := "NCCL_PROTO disables " + p.String()
+				if pEnable == 2 && p == LL128 {
+					pEnable, why = m.ll128Auto(f, a, G)
+				}
+				m.ProtoEnable[f][a][p] = pEnable
+				if pEnable == 0 {
+					m.zero(f, a, p, TuningRuleProto, why)
+					m.Bandwidths[f][a][p] = 0
+					if a == Ring {
+						m.RingBackupBw[f][p] = 0
+					}
+				}
+				if algoEn[f][a] == 0 {
+					m.zero(f, a, p, TuningRuleEnable, algoWhy[f][a])
+					m.Bandwidths[f][a][p] = 0
+				}
+			}
+		}
+	}
+	if c.RingRestore {
+		for _, f := range Funcs {
+			available := false
+			for a := range NumAlgos {
+				for p := range NumProtos {
+					if m.Bandwidths[f][a][p] != 0 {
+						available = true
+					}
+				}
+			}
+			if available {
+				continue
+			}
+			for p := range NumProtos {
+				m.Bandwidths[f][Ring][p] = m.RingBackupBw[f][p]
+				if m.RingBackupBw[f][p] != 0 {
+					m.Restored[f][p] = true
+					m.Zeroed[f][Ring][p] = TuningReason{}
+				}
+			}
+		}
+	}
+	if !c.RingRestore && !c.RingBackup {
+		m.RingBackupBw = [NumFuncs][NumProtos]float32{}
+	}
+}
+
+// ll128Auto resolves LL128's "auto" (2) for one cell: 1 or 0 and why.
+func (m *TuningModel) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
+	c, in := m.Tuning, &m.In
+	ok := true
+	var why string
+	fail := func(cond bool, reason string) {
+		if ok && !cond {
+			ok, why = false, reason
+		}
+	}
+	minCC, maxCC := in.MinCompCap, in.MaxCompCap
+	exception := minCC == 90 && in.CUDARuntime == 11080 && f == AllReduce && a == Ring && in.NRanks == 2
+	switch c.LL128Rule {
+	case TuningLL128R22:
+		fail(G.TypeInter <= topo.PathPXB || (minCC >= 90 && G.TypeInter <= topo.PathPXN),
+			fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB (PXN on sm90)", a, G.TypeInter))
+		fail(G.TypeIntra <= topo.PathNVB, fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond NVB", a, G.TypeIntra))
+		fail(minCC == maxCC, fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d", minCC, maxCC))
+		switch minCC {
+		case 70, 80:
+		case 90:
+			fail(!exception, "LL128 auto: CUDA 11.8 sm90 Ring AllReduce on 2 ranks")
+		default:
+			fail(false, fmt.Sprintf("LL128 auto: compute capability %d is not 70, 80 or 90", minCC))
+		}
+	default:
+		c2c := tuningParam(in.LL128C2C, 1)
+		if c2c != 0 && minCC >= 90 {
+			fail(G.TypeInter <= topo.PathPXN, fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXN", a, G.TypeInter))
+		} else {
+			fail(G.TypeInter <= topo.PathPXB, fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB", a, G.TypeInter))
+			if c2c == 0 && minCC >= 90 {
+				m.logf("INFO", "GRAPH", "Disabling LL128 over all PxN connections (PXB and C2C). This ensures that no C2C link will be used by LL128.")
+			}
+		}
+		fail(G.TypeIntra <= topo.PathNVB, fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond NVB", a, G.TypeIntra))
+		if c.LL128Rule == TuningLL128C2CMixed {
+			fail(minCC == maxCC || minCC >= 90, fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d below sm90", minCC, maxCC))
+		} else {
+			fail(minCC == maxCC, fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d", minCC, maxCC))
+		}
+		fail(!(minCC < 70 || exception), fmt.Sprintf("LL128 auto: compute capability %d below 70, or the CUDA 11.8 sm90 2-rank Ring AllReduce exception", minCC))
+	}
+	if ok {
+		return 1, ""
+	}
+	return 0, why
+}
+
+// buildThresholds sets threadThresholds (NCCL_THREAD_THRESHOLDS applied to
+// Tree and Ring) and logs the "threadThresholds" line.
+func (m *TuningModel) buildThresholds() {
+	c, in := m.Tuning, &m.In
+	for a := range NumAlgos {
+		m.ThreadThresholds[a][LL] = c.LLThreadThreshold
+		m.ThreadThresholds[a][LL128] = c.LL128ThreadThreshold
+		m.ThreadThresholds[a][Simple] = c.SimpleThreadThreshold
+	}
+	m.ThreadThresholds[Ring][LL] *= int64(in.NRanks)
+	m.ThreadThresholds[CollNetDirect][Simple] = c.CollNetThreadThreshold
+	m.ThreadThresholds[CollNetChain][Simple] = c.CollNetThreadThreshold
+	if in.ThreadThresholds != nil {
+		m.logf("INFO", "ENV", "NCCL_THREAD_THRESHOLDS set by environment to %s", *in.ThreadThresholds)
+		v := TuningParseThreadThresholds(*in.ThreadThresholds)
+		for a := range 2 {
+			for p := range NumProtos {
+				if v[a][p] >= 0 {
+					m.ThreadThresholds[a][p] = v[a][p]
+				}
+			}
+		}
+	}
+	m.Log = append(m.Log, TuningLogLine{Level: "INFO", Subsys: "INIT", Text: m.ThreadThresholdsLine()})
+}
+
+// TuningZero is one cell whose bandwidth the model left at 0, and why.
+type TuningZero struct {
+	Func  Func   `json:"func"`
+	Algo  Algo   `json:"algo"`
+	Proto Proto  `json:"proto"`
+	Rule  RuleID `json:"rule"`
+	Why   string `json:"why"`
+}
+
+// Zeros lists every zero-bandwidth cell of the release's algorithms in
+// NCCL's (function, algorithm, protocol) order with the rule that zeroed
+// it: what the gate engine turns into model-level verdicts (a 0.0 cell is
+// the log's evidence for G-TUNE-IMPL-1, -BW-1, -BW-2, -EN-1, -PROTO-1 and
+// G-PAT-1). 2.22.3's restored Ring cells are not zero; Restored marks them.
+func (m *TuningModel) Zeros() []TuningZero {
+	var out []TuningZero
+	for _, f := range Funcs {
+		for a := 0; a < m.Tuning.NumAlgos; a++ {
+			for p := range NumProtos {
+				if m.Bandwidths[f][a][p] == 0 {
+					z := m.Zeroed[f][a][p]
+					out = append(out, TuningZero{Func: f, Algo: Algo(a), Proto: Proto(p), Rule: z.Rule, Why: z.Why})
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,634 @@
+package spec
+
+// NCCL's tuning model, part 4: a group of collectives from ncclGroupEnd to
+// the per-task [TUNING] lines — collTaskAppend (traffic), the size sorter,
+// ncclPrepareTasks (bins, 4× aggregation, one getAlgoInfo per aggregate) and
+// scheduleCollTasksToPlan (channel ranges, kernel-plan budget).
+
+import (
+	"fmt"
+	"sort"
+)
+
+// OpChoice is NCCL's decision for one collective of a group.
+type OpChoice struct {
+	Op Op `json:"op"`
+	// Index is the operation's position in the group.
+	Index int `json:"index"`
+	// Discarded: count 0, NCCL drops the operation (no task, no line).
+	Discarded bool `json:"discarded,omitempty"`
+	// OneRank: nRanks == 1, NCCL copies the buffer (ncclLaunchOneRank)
+	// without a cost table.
+	OneRank bool `json:"oneRank,omitempty"`
+	// Bytes is count × datatype size, the number the 2.24+ line prints.
+	Bytes int64 `json:"bytes"`
+	// NBytes is the size the aggregate was tuned for (×nRanks for
+	// AllGather/ReduceScatter, summed over the aggregate).
+	NBytes int64 `json:"nBytes"`
+	// Aggregate lists the group indices decided together with this one
+	// (tasks of one bin within 4× of the smallest), itself included; nil
+	// when the task was decided alone.
+	Aggregate  []int `json:"aggregate,omitempty"`
+	NumPipeOps int   `json:"numPipeOps"`
+	// Cost is the cost table the choice was made on (after the tuner), in
+	// µs per cell; a negative cell cannot be chosen. Reason says why, or
+	// that the tuner wrote the cell; Explain spells both out.
+	Cost   [NumAlgos][NumProtos]float32          `json:"cost"`
+	Reason [NumAlgos][NumProtos]TuningCostReason `json:"reason"`
+	Algo   Algo                                  `json:"algo"`
+	Proto  Proto                                 `json:"proto"`
+	// TimeUs is NCCL's own estimate of the chosen cell (µs).
+	TimeUs float32 `json:"timeUs"`
+	// Backup is 2.22.3's silent Ring backup (G-SEL-BACKUP-1).
+	Backup bool `json:"backup,omitempty"`
+	// TunerNChannels is the tuner's channel count (0: none).
+	TunerNChannels int `json:"tunerNChannels,omitempty"`
+	// NChannels is the task's nMaxChannels, NThreads its thread count
+	// (nWarps × 32).
+	NChannels int `json:"nChannels"`
+	NThreads  int `json:"nThreads"`
+	// ChannelLo..ChannelHi is the channel range the scheduler gave the task.
+	ChannelLo int `json:"channelLo"`
+	ChannelHi int `json:"channelHi"`
+	// Plan is the kernel plan (0-based) the task went into.
+	Plan int `json:"plan"`
+	// Line is the per-operation [TUNING] line rank 0 prints for this task
+	// (2.24+), or for its aggregate (2.22.3 / 2.23.4, on the aggregate's
+	// first task); empty otherwise.
+	Line string `json:"line,omitempty"`
+	// Err is the error the call returns: no algorithm available for its bin
+	// (the whole group fails), or an fp8 reduction below sm90; Warn is
+	// NCCL's WARN text.
+	Err       *NCCLError `json:"error,omitempty"`
+	Warn      string     `json:"warn,omitempty"`
+	DecidedBy RuleID     `json:"decidedBy,omitempty"`
+}
+
+// GroupChoice is the outcome of one ncclGroupStart/End of collectives.
+type GroupChoice struct {
+	// Ops are the decisions in the group's order.
+	Ops []OpChoice `json:"ops"`
+	// Lines are the per-operation [TUNING] lines in the order rank 0 prints
+	// them, and the WARN text of a failure last.
+	Lines []string `json:"lines,omitempty"`
+	// Err is the error ncclGroupEnd returns: the first bin without an
+	// algorithm fails the whole group; an API error of one of the calls (an
+	// fp8 reduction below sm90) is reported and nothing is decided (NCCL
+	// records it as the group's error and abandons the group).
+	Err *NCCLError `json:"error,omitempty"`
+	// Plans is the number of kernel plans the collectives filled.
+	Plans int `json:"plans"`
+}
+
+// ChooseOp is one collective alone in its group (numPipeOps 1): the cost
+// table, the choice, channels and threads, the channel range and the line
+// NCCL prints. The NCCL outcome (including "no algorithm") is in the
+// OpChoice; error is for input NCCL would not accept from the API (an
+// unknown function or datatype, a negative count).
+func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
+	if err := m.checkChoose(); err != nil {
+		return nil, err
+	}
+	ch := &OpChoice{}
+	var t tuningTask
+	keep, err := m.newTask(0, op, ch, &t)
+	if err != nil {
+		return nil, err
+	}
+	if !keep {
+		return ch, nil
+	}
+	tasks := [1]*tuningTask{&t}
+	queue, nerr := m.prepareTasks(tasks[:], nil)
+	if nerr != nil {
+		return ch, nil
+	}
+	if _, err := m.schedule(queue, nil); err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// ChooseGroup decides a group of collectives as ncclGroupEnd does:
+// collTaskAppend, the size sorter, ncclPrepareTasks (bins by function,
+// device reduction and datatype; aggregation within 4×), getAlgoInfo per
+// aggregate, and scheduleCollTasksToPlan (channel packing, kernel-plan
+// budget). Send/recv in the same group are not modelled.
+//
+// Ref: v2.28.9-1 src/enqueue.cc ncclPrepareTasks, scheduleCollTasksToPlan
+// (v2.22.3-1 likewise)
+func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
+	if err := m.checkChoose(); err != nil {
+		return nil, err
+	}
+	out := &GroupChoice{Ops: make([]OpChoice, len(ops))}
+	store := make([]tuningTask, len(ops))
+	tasks := make([]*tuningTask, 0, len(ops))
+	for i, o := range ops {
+		ch := &out.Ops[i]
+		keep, err := m.newTask(i, o, ch, &store[i])
+		if err != nil {
+			return nil, err
+		}
+		if ch.Err != nil && out.Err == nil {
+			out.Err = ch.Err
+		}
+		if keep {
+			tasks = append(tasks, &store[i])
+		}
+	}
+	if out.Err != nil || len(tasks) == 0 {
+		return out, nil
+	}
+	queue, nerr := m.prepareTasks(tasks, &out.Lines)
+	if nerr != nil {
+		out.Err = nerr
+		return out, nil
+	}
+	plans, err := m.schedule(queue, &out.Lines)
+	if err != nil {
+		return nil, err
+	}
+	out.Plans = plans
+	return out, nil
+}
+
+// checkChoose checks the communicator facts the enqueue path needs.
+func (m *TuningModel) checkChoose() error {
+	if m == nil || m.Tuning == nil {
+		return fmt.Errorf("choose: no tuning model: expected BuildTuningModel's result")
+	}
+	if m.In.NRanks > 1 && m.In.NChannels < 1 {
+		return fmt.Errorf("choose: the communicator has %d channels: expected TuningInput.NChannels ≥ 1 (comm->nChannels)", m.In.NChannels)
+	}
+	return nil
+}
+
+// newTask is collTaskAppend for one API call: it validates the call, fills
+// the choice's identity, handles the calls that never reach the planner
+// (count 0, one rank, fp8 reductions before sm90) and builds the task. keep
+// is false when no task is created.
+func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (keep bool, err error) {
+	c, in := m.Tuning, &m.In
+	if int(o.Op.Func) < 0 || int(o.Op.Func) >= NumFuncs {
+		return false, fmt.Errorf("choose: op %d: function %v is not a collective of the cost table: expected Broadcast, Reduce, AllGather, ReduceScatter or AllReduce", i, o.Op.Func)
+	}
+	if o.Op.DataType < 0 || o.Op.DataType >= NumDataTypes || (!c.FP8 && o.Op.DataType.IsFP8()) {
+		return false, fmt.Errorf("choose: op %d: datatype %v does not exist in this release", i, o.Op.DataType)
+	}
+	if o.Op.RedOp < 0 || o.Op.RedOp >= NumRedOps {
+		return false, fmt.Errorf("choose: op %d: unknown reduction %v: expected sum, prod, max, min, avg or premulsum", i, o.Op.RedOp)
+	}
+	if o.Op.Count < 0 {
+		return false, fmt.Errorf("choose: op %d: negative count %d: expected ≥ 0", i, o.Op.Count)
+	}
+	*ch = OpChoice{Op: o.Op, Index: i, Bytes: o.Op.Bytes(), Algo: AlgoNone, Proto: ProtoNone, Plan: -1}
+	if o.Op.Count == 0 {
+		ch.Discarded = true // "Empty collectives can be discarded."
+		return false, nil
+	}
+	if c.FP8 && o.Op.DataType.IsFP8() && in.MinCompCap < 90 && o.Op.Func != AllGather && o.Op.Func != Broadcast {
+		w := "FP8 reduction support begins with sm90 capable devices."
+		ch.Err = &NCCLError{Result: InvalidArgument, Message: w, Call: "nccl" + o.Op.Func.String()}
+		ch.Warn = w
+		return false, nil
+	}
+	if in.NRanks == 1 {
+		ch.OneRank = true
+		return false, nil
+	}
+	*t = tuningTask{index: i, op: o, fn: o.Op.Func, count: o.Op.Count, dtype: o.Op.DataType, choice: ch}
+	t.devOp = tuningDevOpOf(o.Op.RedOp, o.Op.DataType)
+	if t.fn == AllGather || t.fn == Broadcast {
+		// The API passes ncclSum for these; they move bytes.
+		t.devOp = tuningDevSum
+		t.count *= int64(t.dtype.Size())
+		t.dtype = Int8
+	}
+	t.traffic = t.count * int64(t.dtype.Size()) * tuningTrafficPerByte(t.fn, in.NRanks)
+	return true, nil
+}
+
+// tuningSorterBin is ncclTaskCollSorterInsert's bin: sizes in 1 KiB units,
+// encoded with two mantissa bits per power of two, descending.
+func tuningSorterBin(traffic int64) int {
+	const unitLog2, maxSize, bitsPerPow2 = 10, int64(1) << 30, 2
+	const binCount = 1 + (30-unitLog2)*(1<<bitsPerPow2)
+	x := uint32(min(maxSize, traffic) >> unitLog2)
+	log2x := 0
+	for v := x | 1; v > 1; v >>= 1 {
+		log2x++
+	}
+	shift := 0
+	if log2x >= bitsPerPow2 {
+		shift = log2x - bitsPerPow2
+	}
+	mantissa := (x >> shift) & (1<<bitsPerPow2 - 1)
+	exponent := 0
+	if log2x >= bitsPerPow2 {
+		exponent = log2x - (bitsPerPow2 - 1)
+	}
+	return binCount - 1 - int(uint32(exponent)<<bitsPerPow2|mantissa)
+}
+
+// prepareTasks is ncclPrepareTasks: sort, bin, aggregate, decide. It
+// returns the task queue in scheduling order, or the error of the first bin
+// without an algorithm (the group returns it). Lines printed on the way
+// (2.22.3's per-aggregate line, the WARN) go to lines when it is not nil.
+func (m *TuningModel) prepareTasks(tasks []*tuningTask, lines *[]string) ([]*tuningTask, *NCCLError) {
+	c, in := m.Tuning, &m.In
+	binLists := [][]*tuningTask{tasks} // one task: one bin
+	if len(tasks) > 1 {
+		binLists = tuningBins(tasks)
+	}
+	nTasksPerChannel := (len(tasks) + in.NChannels - 1) / in.NChannels
+	var collBins [2][2][]*tuningTask
+	for _, list := range binLists {
+		for beg := 0; beg < len(list); {
+			first := list[beg]
+			agg := *first
+			end := beg + 1
+			for end < len(list) && list[end].traffic < 4*first.traffic {
+				agg.count += list[end].count
+				agg.traffic += list[end].traffic
+				end++
+			}
+			var g tuningAgg
+			m.algoInfo(&agg, nTasksPerChannel, &g)
+			var members []int // nil: decided alone
+			if end-beg > 1 {
+				members = make([]int, 0, end-beg)
+				for _, t := range list[beg:end] {
+					members = append(members, t.index)
+				}
+				sort.Ints(members)
+			}
+			if g.line != "" && lines != nil {
+				*lines = append(*lines, g.line)
+			}
+			for i, t := range list[beg:end] {
+				ch := t.choice
+				ch.NBytes, ch.NumPipeOps, ch.Cost, ch.Reason, ch.Aggregate = g.nBytes, g.numPipeOps, g.cost, g.reason, members
+				ch.DecidedBy, ch.TunerNChannels = g.decidedBy, g.tunerNCh
+				if i == 0 {
+					ch.Line = g.line
+				}
+				if g.err != nil {
+					ch.Err, ch.Warn = g.err, g.warn
+				}
+			}
+			if g.err != nil {
+				if lines != nil {
+					*lines = append(*lines, g.warn)
+				}
+				return nil, g.err
+			}
+			isCollnet, isNvls := 0, 0
+			switch g.algo {
+			case NVLS, NVLSTree:
+				isNvls = 1
+				if g.algo == NVLS && in.NNodes > 1 {
+					isCollnet = 1
+				}
+			case CollNetChain, CollNetDirect:
+				isCollnet = 1
+			}
+			for _, t := range list[beg:end] {
+				t.algo, t.proto, t.nMaxCh, t.nWarps = g.algo, g.proto, g.nc, g.nt/c.WarpSize
+				if t.proto == LL && c.LLTrafficX4 {
+					t.traffic *= 4
+				}
+				t.collnet, t.nvls = isCollnet == 1, isNvls == 1
+				ch := t.choice
+				ch.Algo, ch.Proto, ch.TimeUs, ch.Backup = g.algo, g.proto, g.time, g.backup
+				ch.NChannels, ch.NThreads = g.nc, t.nWarps*c.WarpSize
+				if len(tasks) > 1 {
+					collBins[isCollnet][isNvls] = append(collBins[isCollnet][isNvls], t)
+				}
+			}
+			beg = end
+		}
+	}
+	if len(tasks) == 1 {
+		return tasks, nil
+	}
+	queue := collBins[0][0]
+	if len(queue) != len(tasks) {
+		queue = make([]*tuningTask, 0, len(tasks))
+		for cn := 0; cn <= 1; cn++ {
+			for nv := 0; nv <= 1; nv++ {
+				queue = append(queue, collBins[cn][nv]...)
+			}
+		}
+	}
+	return queue, nil
+}
+
+// tuningBins is the size sorter followed by the (function, device op,
+// datatype) binning of ncclPrepareTasks: bins in order of first occurrence
+// in the size-descending walk, each bin's tasks in ascending order (a LIFO
+// of that walk).
+func tuningBins(tasks []*tuningTask) [][]*tuningTask {
+	// The sorter: bins by size class (largest first), newest first within a bin.
+	for i, t := range tasks {
+		t.sortSeq, t.sortBin = i, tuningSorterBin(t.traffic)
+	}
+	sorted := append([]*tuningTask(nil), tasks...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].sortBin != sorted[j].sortBin {
+			return sorted[i].sortBin < sorted[j].sortBin
+		}
+		return sorted[i].sortSeq > sorted[j].sortSeq
+	})
+	type binKey struct {
+		fn Func
+		op tuningDevOp
+		dt DataType
+	}
+	var order []binKey
+	bins := map[binKey][]*tuningTask{}
+	for _, t := range sorted {
+		k := binKey{t.fn, t.devOp, t.dtype}
+		if _, ok := bins[k]; !ok {
+			order = append(order, k)
+		}
+		bins[k] = append([]*tuningTask{t}, bins[k]...)
+	}
+	out := make([][]*tuningTask, len(order))
+	for i, k := range order {
+		out[i] = bins[k]
+	}
+	return out
+}
+
+// tuningBudget is ncclKernelPlanBudget with testBudget.
+type tuningBudget struct{ inArgs, outArgs, batchBytes int64 }
+
+func (b tuningBudget) ok(nWorkBatches int, workBytes int64) bool {
+	batch := int64(nWorkBatches) * b.batchBytes
+	return batch+workBytes <= b.inArgs || (batch <= b.inArgs && workBytes <= b.outArgs)
+}
+
+// tuningWipChannel is one channel's open work batch (addWorkBatchToPlan).
+type tuningWipChannel struct {
+	open       bool
+	funcKey    [5]int
+	offsetBase int64
+	workBytes  int
+}
+
+// schedule is ncclLaunchPrepare's loop over kernel plans, each filled by
+// scheduleCollTasksToPlan.
+func (m *TuningModel) schedule(queue []*tuningTask, lines *[]string) (int, error) {
+	c := m.Tuning
+	budget := tuningBudget{
+		inArgs:     int64(c.MaxKernelArgsBytes - c.KernelArgsBytes),
+		outArgs:    c.WorkFifoBytes / 2,
+		batchBytes: int64(c.WorkBatchBytes),
+	}
+	plans := 0
+	for ; len(queue) > 0; plans++ {
+		n, err := m.schedulePlan(queue, plans, budget, lines)
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, fmt.Errorf("choose: a collective does not fit an empty kernel plan (%d bytes of arguments): not modelled", budget.inArgs)
+		}
+		queue = queue[n:]
+	}
+	return plans, nil
+}
+
+// schedulePlan is scheduleCollTasksToPlan for one plan; it returns how many
+// tasks the plan took.
+//
+// Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan, addWorkBatchToPlan
+func (m *TuningModel) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget, lines *[]string) (int, error) {
+	c, in := m.Tuning, &m.In
+	workSize := int64(c.WorkCollBytes)
+	var trafficBytes [4]int64
+	var nChannels [4]int
+	nvlsCollnetMax := in.NVLSChannels
+	if c.NVLSMultiNodeMinChannels {
+		nvlsCollnetMax = min(in.NChannels, in.NVLSChannels)
+	}
+	nMaxChannels := [4]int{in.NChannels, in.NVLSChannels, in.NChannels, nvlsCollnetMax}
+	minTraffic := c.MinTrafficPerChannel
+
+	// Estimate how many tasks fit this plan.
+	nPlanColls := 0
+	var workBytes int64
+	for _, t := range queue {
+		nBatches := (nPlanColls + 3) / 4 // rough guess: 4 colls per batch
+		if !budget.ok(nBatches, workBytes+workSize) {
+			break
+		}
+		nPlanColls++
+		workBytes += workSize
+		kind := tuningKind(t)
+		if c.TaskTrafficFloor {
+			trafficBytes[kind] += max(minTraffic, t.traffic)
+		} else {
+			trafficBytes[kind] += t.traffic
+		}
+		nChannels[kind] = min(nChannels[kind]+t.nMaxCh, nMaxChannels[kind])
+	}
+
+	// Work batches are only counted when the budget could run out: with at
+	// most one batch per channel per task, nPlanColls × MAXCHANNELS batches
+	// and nPlanColls work structs bound what testBudget sees.
+	var wip []tuningWipChannel
+	if !budget.ok(nPlanColls*c.MaxChannels, int64(nPlanColls)*workSize) {
+		wip = make([]tuningWipChannel, c.MaxChannels)
+	}
+	var planWorkBytes int64
+	nWorkBatches := 0
+	addWork := func(ch int, key [5]int) {
+		if wip == nil {
+			return
+		}
+		w := &wip[ch]
+		newBatch := !w.open || w.funcKey != key || int64(c.MaxDevWorkBatchBytes) < int64(w.workBytes)+workSize
+		var offset int64
+		if !newBatch {
+			offset = planWorkBytes - w.offsetBase
+		}
+		extend := 63*workSize < offset || offset%workSize != 0
+		if newBatch || extend {
+			w.open, w.funcKey, w.offsetBase = true, key, planWorkBytes
+			if newBatch {
+				w.workBytes = 0
+			}
+			nWorkBatches++
+		}
+		w.workBytes += int(workSize)
+	}
+
+	kindPrev := -1
+	var trafficPerChannel, currentTraffic int64
+	channelId := 0
+	taken := 0
+	for _, t := range queue {
+		if taken == nPlanColls {
+			break
+		}
+		elemSize := int64(t.dtype.Size())
+		kind := tuningKind(t)
+		if kind != kindPrev {
+			if nChannels[kind] == 0 {
+				return 0, fmt.Errorf("choose: %s was chosen but the communicator has no channel for it (nvlsChannels %d, nChannels %d): NCCL would divide by zero here; expected nvlsChannels > 0 when NVLS can be chosen", t.algo, in.NVLSChannels, in.NChannels)
+			}
+			if c.TrafficPerChannelRound {
+				trafficPerChannel = (trafficBytes[kind]/int64(nChannels[kind]) + 15) / 16 * 16
+			} else {
+				trafficPerChannel = max(minTraffic, trafficBytes[kind]/int64(nChannels[kind]))
+			}
+			kindPrev, channelId, currentTraffic = kind, 0, 0
+		}
+		var lo, hi int
+		if t.collnet {
+			n := t.nMaxCh
+			if !budget.ok(nWorkBatches+n, planWorkBytes+workSize) {
+				break
+			}
+			lo, hi = 0, n-1
+		} else {
+			tpb := tuningTrafficPerByte(t.fn, in.NRanks)
+			if t.proto == LL && c.LLTrafficX4 {
+				tpb *= 4
+			}
+			cellSize := int64(16)
+			if c.CellFromMinTraffic {
+				cellSize = ((minTraffic+tpb-1)/tpb + 15) / 16 * 16
+			}
+			elementsPerCell := cellSize / elemSize
+			cells := (t.count*elemSize + cellSize - 1) / cellSize
+			trafficPerElement := elemSize * tpb
+			trafficPerCell := cellSize * tpb
+			cellsPerChannel := min(cells, (trafficPerChannel+trafficPerCell-1)/trafficPerCell)
+			var cellsLo int64
+			if channelId+1 == nMaxChannels[kind] {
+				cellsLo = cells // on the last channel everything goes to "lo"
+			} else if c.CellsLoRoundUp {
+				cellsLo = min(cells, (trafficPerChannel-currentTraffic+trafficPerCell-1)/trafficPerCell)
+			} else {
+				cellsLo = min(cells, (trafficPerChannel-currentTraffic)/trafficPerCell)
+			}
+			if cellsPerChannel == 0 {
+				return 0, fmt.Errorf("choose: task %d has no cell to schedule", t.index)
+			}
+			nMid := (cells - cellsLo) / cellsPerChannel
+			cellsHi := (cells - cellsLo) % cellsPerChannel
+			nCh := tuningB2i(cellsLo != 0) + int(nMid) + tuningB2i(cellsHi != 0)
+			if nMaxChannels[kind] < channelId+nCh { // overflowed the available channels
+				nMid = int64(nMaxChannels[kind] - channelId - 2)
+				if nMid+1 <= 0 {
+					return 0, fmt.Errorf("choose: task %d overflows channel %d of %d: not modelled", t.index, channelId, nMaxChannels[kind])
+				}
+				cellsPerChannel = (cells - cellsLo) / (nMid + 1)
+				cellsHi = cellsPerChannel + (cells-cellsLo)%(nMid+1)
+			}
+			if cellsHi == 0 && nMid != 0 {
+				cellsHi = cellsPerChannel
+				nMid--
+			}
+			if cellsLo == 0 { // least channel skipped: the next one is the new least
+				channelId++
+				if nMid == 0 {
+					cellsLo, cellsHi = cellsHi, 0
+				} else {
+					cellsLo = cellsPerChannel
+					nMid--
+				}
+			}
+			countLo := cellsLo * elementsPerCell
+			countHi := cellsHi * elementsPerCell
+			excess := cells*elementsPerCell - t.count
+			if countHi != 0 {
+				countHi -= excess
+			} else {
+				countLo -= excess
+			}
+			nCh = tuningB2i(countLo != 0) + int(nMid) + tuningB2i(cellsHi != 0)
+			if !budget.ok(nWorkBatches+nCh, planWorkBytes+workSize) {
+				break
+			}
+			lo, hi = channelId, channelId+nCh-1
+			switch {
+			case countHi != 0:
+				channelId += nCh - 1
+				currentTraffic = cellsHi * elementsPerCell * trafficPerElement
+			case nMid != 0:
+				channelId += nCh
+				currentTraffic = 0
+			default:
+				currentTraffic += cellsLo * elementsPerCell * trafficPerElement
+			}
+			if currentTraffic >= trafficPerChannel && channelId+1 != nMaxChannels[kind] {
+				channelId++
+				currentTraffic = 0
+			}
+		}
+		key := tuningFuncKey(t)
+		for ch := lo; ch <= hi && wip != nil && ch < len(wip); ch++ {
+			addWork(ch, key)
+		}
+		planWorkBytes += workSize
+		ch := t.choice
+		ch.ChannelLo, ch.ChannelHi, ch.Plan = lo, hi, plan
+		if in.Rank == 0 && c.OpLine == TuningOpLineR24 {
+			ch.Line = tuningOpLineR24(t.fn, t.count*elemSize, t.algo, t.proto, lo, hi)
+			if lines != nil {
+				*lines = append(*lines, ch.Line)
+			}
+		}
+		taken++
+	}
+	return taken, nil
+}
+
+func tuningKind(t *tuningTask) int { return 2*tuningB2i(t.collnet) + tuningB2i(t.nvls) }
+
+// tuningFuncKey stands for ncclDevFuncId: the kernel function of a task.
+// AllGather and Broadcast kernels do not depend on the reduction or type.
+func tuningFuncKey(t *tuningTask) [5]int {
+	if t.fn == AllGather || t.fn == Broadcast {
+		return [5]int{int(t.fn), -1, -1, int(t.algo), int(t.proto)}
+	}
+	return [5]int{int(t.fn), int(t.devOp), int(t.dtype), int(t.algo), int(t.proto)}
+}
+
+func tuningB2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// FillDecision copies the choice into the gate engine's Decision: the
+// algorithm and protocol (or the error), the usable cells as candidates in
+// index order, the deciding rule, 2.22.3's fallback, channels, threads and
+// NCCL's time estimate. Support bits, evidence and the release are the
+// engine's to set.
+func (c *OpChoice) FillDecision(d *Decision) {
+	d.Op = c.Op
+	d.Algo, d.Proto = c.Algo, c.Proto
+	d.Err = c.Err
+	d.Candidates = d.Candidates[:0]
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			if x := c.Cost[a][p]; x != TuningIgnore && x >= 0 {
+				d.Candidates = append(d.Candidates, AlgoProto{Algo: Algo(a), Proto: Proto(p)})
+			}
+		}
+	}
+	if len(d.Candidates) == 0 {
+		d.Candidates = nil
+	}
+	d.DecidedBy = c.DecidedBy
+	d.Fallback = c.Backup
+	d.NChannels, d.NThreads = c.NChannels, c.NThreads
+	d.ChannelLo, d.ChannelHi = c.ChannelLo, c.ChannelHi
+	d.TimeUs = float64(c.TimeUs)
+}

@@ -1,0 +1,594 @@
+package spec
+
+// NCCL's tuning model, part 3: the choice for one (aggregated) operation —
+// getAlgoInfo, updateCollCostTable, ncclTopoGetAlgoTime, the tuner hook and
+// topoGetAlgoInfo of src/enqueue.cc and src/graph/tuning.cc.
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Rule IDs of the per-operation path (nccl-gates.md §8).
+const (
+	TuningRuleSelPrune  RuleID = "G-SEL-PRUNE-1"
+	TuningRuleSelPick   RuleID = "G-SEL-PICK-1"
+	TuningRuleSelBackup RuleID = "G-SEL-BACKUP-1"
+	TuningRuleSelErr    RuleID = "G-SEL-ERR-1"
+	TuningRuleTunerCall RuleID = "G-TUNER-CALL-1"
+)
+
+// TuningIgnore is NCCL_ALGO_PROTO_IGNORE, the cost of a cell that may not be
+// chosen.
+const TuningIgnore float32 = -1.0
+
+// TuningOp is one collective call of a group, with the per-operation support
+// bits the gate engine computes (G-SEL-OPSUP-1).
+type TuningOp struct {
+	Op Op `json:"op"`
+	// CollNetOK is getCollNetSupport's answer for the op's bin: collnet
+	// enabled and, for AllReduce/Reduce/ReduceScatter, the plugin's reduction
+	// matrix supports (netOp, datatype).
+	CollNetOK bool `json:"collNetOK"`
+	// NVLSOK is nvlsSupport: comm->nvlsSupport and (AllGather or
+	// ncclNvlsSupported(devOp, datatype)).
+	NVLSOK bool `json:"nvlsOK"`
+	// RegBuff tells a tuner that both buffers are registered.
+	RegBuff bool `json:"regBuff,omitempty"`
+}
+
+// TuningCostReason says why a cost-table cell cannot be chosen (or that a
+// tuner wrote it). It is a small code so that a choice costs no
+// allocation; OpChoice.Explain turns it into a rule ID and a sentence.
+type TuningCostReason uint8
+
+const (
+	TuningCostOK      TuningCostReason = iota // computed and usable
+	TuningCostNoAlgo                          // the algorithm does not exist in this release
+	TuningCostP1                              // CollNet not supported for the op
+	TuningCostP2                              // CollNetDirect: too many local ranks
+	TuningCostP3                              // CollNetChain: too many local ranks
+	TuningCostP4                              // NVLS not supported for the op
+	TuningCostP4Arity                         // NVLS: too many local ranks for a non-AllReduce
+	TuningCostP5                              // multi-node NVLS without CollNet
+	TuningCostP6                              // NVLS AllGather/ReduceScatter on several nodes (≤ 2.26)
+	TuningCostP7                              // PAT ReduceScatter with a scaling reduction
+	TuningCostP8                              // fp8 Ring on more than 8 ranks: time ×1024
+	TuningCostZeroBw                          // the model's bandwidth is 0 (see TuningModel.Zeroed)
+	TuningCostNaN                             // the model's bandwidth is NaN (CollNetDirect without a graph)
+	TuningCostBackup                          // 2.22.3: Ring kept aside as the backup
+	TuningCostTuner                           // the tuner plugin wrote this cell
+	numTuningCostReasons
+)
+
+var tuningCostReasonNames = [numTuningCostReasons]string{"", "no-such-algo", "P1", "P2", "P3", "P4", "P4'", "P5", "P6", "P7", "P8",
+	"zero-bandwidth", "nan-bandwidth", "ring-backup", "tuner"}
+
+func (r TuningCostReason) String() string {
+	if r < numTuningCostReasons {
+		return tuningCostReasonNames[r]
+	}
+	return fmt.Sprintf("TuningCostReason(%d)", int(r))
+}
+
+// MarshalText writes the short name.
+func (r TuningCostReason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads the short name.
+func (r *TuningCostReason) UnmarshalText(b []byte) error {
+	for i, n := range tuningCostReasonNames {
+		if n == string(b) {
+			*r = TuningCostReason(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown cost reason %q", b)
+}
+
+// TuningCostCell is one cell of an operation's cost table, explained.
+type TuningCostCell struct {
+	// Time is the estimate in µs, or a negative value (TuningIgnore, or −1
+	// for a zero bandwidth) for a cell that cannot be chosen.
+	Time   float32          `json:"time"`
+	Reason TuningCostReason `json:"reason,omitempty"`
+	// Rule and Why explain the reason: the pruning rule, the model rule that
+	// left the bandwidth at 0, the backup, the tuner.
+	Rule RuleID `json:"rule,omitempty"`
+	Why  string `json:"why,omitempty"`
+}
+
+// Usable reports whether topoGetAlgoInfo may pick the cell.
+func (c TuningCostCell) Usable() bool { return c.Time != TuningIgnore && c.Time >= 0 }
+
+// tuningDevOp is ncclDevRedOp_t: Max and Min share MinMax; Avg is a
+// pre-multiplied sum for floats and a sum-then-divide for integers.
+type tuningDevOp int
+
+const (
+	tuningDevSum tuningDevOp = iota
+	tuningDevProd
+	tuningDevMinMax
+	tuningDevPreMulSum
+	tuningDevSumPostDiv
+	tuningNumDevOps
+)
+
+// tuningDevOpOf is hostToDevRedOp's mapping (the reduction NCCL bins and
+// prunes by).
+func tuningDevOpOf(op RedOp, dt DataType) tuningDevOp {
+	switch op {
+	case Sum:
+		return tuningDevSum
+	case Prod:
+		return tuningDevProd
+	case Max, Min:
+		return tuningDevMinMax
+	case Avg:
+		switch dt {
+		case Int8, Int32, Int64, Uint8, Uint32, Uint64:
+			return tuningDevSumPostDiv
+		}
+		return tuningDevPreMulSum
+	}
+	return tuningDevPreMulSum
+}
+
+// tuningTask is an ncclTaskColl: one collective, after collTaskAppend's
+// AllGather/Broadcast conversion to bytes.
+type tuningTask struct {
+	index   int // position in the group
+	op      TuningOp
+	fn      Func
+	count   int64
+	dtype   DataType
+	devOp   tuningDevOp
+	traffic int64
+	algo    Algo
+	proto   Proto
+	nMaxCh  int
+	nWarps  int
+	collnet bool
+	nvls    bool
+	choice  *OpChoice
+	sortSeq int
+	sortBin int
+}
+
+// tuningAgg is the result of getAlgoInfo for one aggregate.
+type tuningAgg struct {
+	nBytes     int64
+	numPipeOps int
+	cost       [NumAlgos][NumProtos]float32
+	reason     [NumAlgos][NumProtos]TuningCostReason
+	algo       Algo
+	proto      Proto
+	time       float32
+	backup     bool
+	tunerNCh   int
+	nc, nt     int
+	line       string // 2.22.3/2.23.4 per-aggregate line
+	err        *NCCLError
+	warn       string
+	decidedBy  RuleID
+}
+
+// tuningMaxSendRecvCount is ncclFuncMaxSendRecvCount.
+func tuningMaxSendRecvCount(f Func, nRanks int, count int64) int64 {
+	if f == AllGather || f == ReduceScatter {
+		return int64(nRanks) * count
+	}
+	return count
+}
+
+// tuningTrafficPerByte is ncclFuncTrafficPerByte.
+func tuningTrafficPerByte(f Func, nRanks int) int64 {
+	switch f {
+	case AllReduce:
+		return 2
+	case AllGather, ReduceScatter:
+		return int64(nRanks)
+	}
+	return 1
+}
+
+// algoTime is ncclTopoGetAlgoTime: −1 for a zero bandwidth, else
+// lat × latCount + nBytes / (1000 × bw) with the Tree correction and the
+// ring plateau. backup reports 2.22.3's use of the saved Ring bandwidth.
+//
+// Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoGetAlgoTime
+func (m *TuningModel) algoTime(f Func, a Algo, p Proto, nBytes int64, numPipeOps int) (time float32, backup bool) {
+	c, in := m.Tuning, &m.In
+	bw := m.Bandwidths[f][a][p]
+	lat := m.Latencies[f][a][p]
+	if c.RingBackup && a == Ring && bw == 0.0 {
+		bw = m.RingBackupBw[f][p]
+		backup = true
+	}
+	if bw == 0 {
+		return -1.0, backup
+	}
+	logSize := tuningLog2i(nBytes >> 6)
+	if a == Tree && (f == AllReduce || !c.TreeCorrectionAllReduceOnly) && logSize >= 0 && logSize < int64(c.TreeCorrectionLen) {
+		bw *= c.TreeCorrection[p][logSize]
+	}
+	if c.NVLSTreeCorrection && a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < TuningTreeCorrections &&
+		in.MinCompCap >= 100 && in.CPUArch == TuningArchX86 {
+		bw *= c.TreeCorrection[p][logSize]
+	}
+	if a == Ring && p == Simple && in.NNodes > 1 && f == AllReduce && in.NChannels > 0 &&
+		uint64(nBytes)/uint64(in.NChannels*in.NRanks) >= 64 {
+		k := c.RingPlateau
+		if in.MinCompCap < 80 {
+			k = c.RingPlateauPreAmpere
+		}
+		lat = float32(float64(lat) * k) // plateau effect of ring
+	}
+	latCount := numPipeOps
+	if a != Ring {
+		latCount = (numPipeOps + c.MaxDevWorkBatchColls - 1) / c.MaxDevWorkBatchColls
+	}
+	// float lat × int, plus size_t / float: nBytes is converted to float.
+	return float32(lat*float32(latCount)) + float32(uint64(nBytes))/(1000*bw), backup
+}
+
+// costTable is updateCollCostTable (with 2.22.3's Ring backup) for an
+// aggregate of one (function, op, datatype) bin.
+//
+// Ref: v2.28.9-1 src/enqueue.cc updateCollCostTable (v2.22.3-1 likewise)
+func (m *TuningModel) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuningAgg) (backupAlgo Algo, backupProto Proto, backupTime float32) {
+	c, in := m.Tuning, &m.In
+	backupAlgo, backupProto, backupTime = AlgoNone, ProtoNone, c.PickMaxTime
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			g.cost[a][p] = TuningIgnore
+		}
+	}
+	prune := func(a Algo, r TuningCostReason) {
+		for p := range NumProtos {
+			g.reason[a][p] = r
+		}
+	}
+	f := t.fn
+	for ai := range NumAlgos {
+		a := Algo(ai)
+		switch {
+		case ai >= c.NumAlgos:
+			prune(a, TuningCostNoAlgo)
+			continue
+		case a.IsCollNet() && !t.op.CollNetOK:
+			prune(a, TuningCostP1)
+			continue
+		case a == CollNetDirect && c.PruneCollNetArity && in.MaxLocalRanks > c.MaxDirectArity+1:
+			prune(a, TuningCostP2)
+			continue
+		case a == CollNetChain && c.PruneCollNetChainArity && in.MaxLocalRanks > c.MaxDirectArity+1:
+			prune(a, TuningCostP3)
+			continue
+		}
+		if a.IsNVLS() {
+			switch c.PruneNVLS {
+			case TuningNVLSPruneR22:
+				if !t.op.NVLSOK && f != AllGather {
+					prune(a, TuningCostP4)
+					continue
+				}
+			case TuningNVLSPruneArity:
+				if !t.op.NVLSOK {
+					prune(a, TuningCostP4)
+					continue
+				}
+				if f != AllReduce && in.LocalRanks > c.MaxNVLSArity {
+					prune(a, TuningCostP4Arity)
+					continue
+				}
+			}
+		}
+		if a == NVLS && !t.op.CollNetOK && in.NNodes > 1 {
+			prune(a, TuningCostP5)
+			continue
+		}
+		if a == NVLS && c.PruneNVLSMultiNodeAGRS && (f == AllGather || f == ReduceScatter) && in.NNodes > 1 {
+			prune(a, TuningCostP6)
+			continue
+		}
+		if a == PAT && c.PrunePATScaling && f == ReduceScatter && (t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv) {
+			prune(a, TuningCostP7)
+			continue
+		}
+		for pi := range NumProtos {
+			p := Proto(pi)
+			time, backup := m.algoTime(f, a, p, nBytes, numPipeOps)
+			if !backup {
+				g.cost[a][p] = time
+				switch {
+				case time < 0:
+					g.reason[a][p] = TuningCostZeroBw
+				case time != time: // NaN: never chosen
+					g.reason[a][p] = TuningCostNaN
+				}
+			} else {
+				g.reason[a][p] = TuningCostBackup
+				if time >= 0 && time < backupTime {
+					backupAlgo, backupProto, backupTime = a, p, time
+				}
+			}
+			if c.FP8RingPenaltyOn && t.dtype.IsFP8() && a == Ring && in.NRanks > 8 {
+				// Relegate deep fp8 reduction rings (precision loss) to last.
+				g.cost[a][p] = float32(float64(g.cost[a][p]) * c.FP8RingPenalty)
+				if g.reason[a][p] == TuningCostOK {
+					g.reason[a][p] = TuningCostP8
+				}
+			}
+		}
+	}
+	return backupAlgo, backupProto, backupTime
+}
+
+// applyTuner is the tuner plugin's getCollInfo: the first matching rule
+// writes its cost into one cell (never re-validated) and may set the
+// channel count.
+//
+// Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo (G-TUNER-CALL-1)
+func (m *TuningModel) applyTuner(f Func, nBytes int64, g *tuningAgg) {
+	tb := m.In.Tuner
+	if tb == nil {
+		return
+	}
+	for _, r := range tb.Rules {
+		rf, err := ParseFunc(r.Func)
+		if err != nil || rf != f {
+			continue
+		}
+		if nBytes < r.MinBytes || (r.MaxBytes != 0 && nBytes > r.MaxBytes) {
+			continue
+		}
+		a, err1 := ParseAlgo(r.Algo)
+		p, err2 := ParseProto(r.Proto)
+		if err1 != nil || err2 != nil || int(a) >= m.Tuning.NumAlgos {
+			continue // out of the release's table: not applicable
+		}
+		g.cost[a][p], g.reason[a][p] = float32(r.Cost), TuningCostTuner
+		if r.NChannels > 0 {
+			g.tunerNCh = r.NChannels
+		}
+		return
+	}
+}
+
+// pick is topoGetAlgoInfo: the argmin (strictly smaller wins, so ties keep
+// the lower algorithm then protocol index), the "no algorithm" outcome, and
+// the channel and thread counts.
+//
+// Ref: v2.28.9-1 src/enqueue.cc topoGetAlgoInfo (v2.22.3-1 with the backup)
+func (m *TuningModel) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo, backupProto Proto, backupTime float32) {
+	c, in := m.Tuning, &m.In
+	minTime := c.PickMaxTime
+	algo, proto := AlgoNone, ProtoNone
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			v := g.cost[a][p]
+			if v == TuningIgnore {
+				continue
+			}
+			if v >= 0.0 && v < minTime {
+				algo, proto, minTime = Algo(a), Proto(p), v
+			}
+		}
+	}
+	time := minTime
+	g.decidedBy = TuningRuleSelPick
+	if algo == AlgoNone {
+		if c.NoAlgo == TuningNoAlgoR22 && backupAlgo != AlgoNone {
+			algo, proto, time = backupAlgo, backupProto, backupTime
+			g.backup, g.decidedBy = true, TuningRuleSelBackup
+		} else {
+			g.err, g.warn = m.noAlgoError(t)
+			g.decidedBy = TuningRuleSelErr
+			return
+		}
+	}
+	g.algo, g.proto, g.time = algo, proto, time
+	if in.Rank == 0 {
+		switch c.OpLine {
+		case TuningOpLineR22:
+			g.line = fmt.Sprintf("%d Bytes -> Algo %d proto %d time %f", nBytes, int(algo), int(proto), float64(time))
+		case TuningOpLineR23:
+			g.line = fmt.Sprintf("%s: %d Bytes -> Algo %d proto %d time %f", t.fn, nBytes, int(algo), int(proto), float64(time))
+		}
+	}
+
+	nc := in.NChannels
+	nt := m.MaxThreads[algo][proto]
+	thr := int32(m.ThreadThresholds[algo][proto]) // ssize_t stored in an int
+	// nBytes < nc*nt*threshold: an int product compared as size_t.
+	less := func(prod int32) bool { return uint64(nBytes) < uint64(int64(prod)) }
+	switch {
+	case algo == CollNetDirect:
+		ncSwitch := int32(c.CollNetDirectSwitch)
+		flag := true
+		heads := int32(in.CollNetDirectHeads)
+		for ncSwitch >= 1 && flag {
+			for {
+				flag = less(int32(nc) * int32(nt) * heads * thr)
+				if !(flag && int32(nc) > ncSwitch) {
+					break
+				}
+				if int32(nc) == ncSwitch+ncSwitch/2 {
+					thr /= 2
+				}
+				nc--
+			}
+			ncSwitch /= 2
+		}
+	case algo == NVLS || algo == NVLSTree:
+		if c.NVLSMultiNodeMinChannels && in.NNodes > 1 && algo == NVLS {
+			nc = min(in.NVLSChannels, in.NChannels)
+		} else {
+			nc = in.NVLSChannels
+		}
+	default:
+		for less(int32(nc) * int32(nt) * thr) {
+			if nc >= 2 {
+				nc--
+			} else {
+				break
+			}
+		}
+	}
+	if algo != NVLS && algo != NVLSTree && algo != CollNetDirect {
+		for less(int32(nc) * int32(nt) * thr) {
+			if nt%128 == 0 {
+				nt /= 2
+			} else {
+				break
+			}
+		}
+	}
+	if proto == Simple {
+		if algo == Ring {
+			nt += c.WarpSize // extra warp for sync
+		}
+		if algo == Tree {
+			nt += 4 * c.WarpSize // split thread model
+		}
+	}
+	if nt/c.WarpSize < 3 {
+		nt = 3 * c.WarpSize
+	}
+	if algo == Tree || algo == PAT {
+		nt = c.MaxNThreads // Tree and PAT always use all threads
+	}
+	g.nc, g.nt = nc, nt
+}
+
+// noAlgoError is the WARN and result of an operation no cell can serve.
+func (m *TuningModel) noAlgoError(t *tuningTask) (*NCCLError, string) {
+	in := &m.In
+	switch m.Tuning.NoAlgo {
+	case TuningNoAlgoR22:
+		w := "Error : no algorithm/protocol available"
+		return &NCCLError{Result: InternalError, Message: w, Call: "ncclGroupEnd"}, w
+	}
+	var algoS, protoS string
+	if in.Algo != nil {
+		algoS = tuningTrunc1023(" NCCL_ALGO was set to " + *in.Algo + ".")
+	}
+	if in.Proto != nil {
+		protoS = tuningTrunc1023(" NCCL_PROTO was set to " + *in.Proto + ".")
+	}
+	prefix := "Error : no algorithm/protocol available"
+	if m.Tuning.NoAlgo == TuningNoAlgoR30 {
+		prefix = "No algorithm/protocol available"
+	}
+	w := prefix + " for function " + t.fn.String() + " with datatype " + tuningDatatypeToString(t.dtype) + "." + algoS + protoS
+	res := InternalError
+	if in.Algo != nil || in.Proto != nil {
+		res = InvalidUsage
+	}
+	return &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}, w
+}
+
+// tuningTrunc1023 is snprintf(buf, 1023, ...): at most 1022 characters.
+func tuningTrunc1023(s string) string {
+	if len(s) > 1022 {
+		return s[:1022]
+	}
+	return s
+}
+
+// tuningDatatypeToString is ncclDatatypeToString of src/collectives.cc,
+// which has no case for ncclUint8 ("Unknown").
+func tuningDatatypeToString(d DataType) string {
+	if d == Uint8 || d < 0 || d >= NumDataTypes {
+		return "Unknown"
+	}
+	return d.String()
+}
+
+// algoInfo is getAlgoInfo for one aggregate: cost table, tuner, pick, and
+// the tuner's channel count replacing the computed one.
+//
+// Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo
+func (m *TuningModel) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
+	*g = tuningAgg{numPipeOps: numPipeOps, algo: AlgoNone, proto: ProtoNone}
+	elemSize := int64(agg.dtype.Size())
+	g.nBytes = elemSize * tuningMaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
+	ba, bp, bt := m.costTable(agg, g.nBytes, numPipeOps, g)
+	m.applyTuner(agg.fn, g.nBytes, g)
+	m.pick(agg, g.nBytes, g, ba, bp, bt)
+	if g.err == nil && g.tunerNCh != 0 {
+		g.nc = g.tunerNCh
+	}
+}
+
+// tuningOpLineR24 is the 2.24+ per-task [TUNING] line
+// "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}".
+func tuningOpLineR24(f Func, bytes int64, a Algo, p Proto, lo, hi int) string {
+	var buf [128]byte
+	b := append(buf[:0], f.String()...)
+	b = append(b, ": "...)
+	b = strconv.AppendInt(b, bytes, 10)
+	b = append(b, " Bytes -> Algo "...)
+	b = append(b, a.LogName()...)
+	b = append(b, " proto "...)
+	b = append(b, p.LogName()...)
+	b = append(b, " channel{Lo..Hi}={"...)
+	b = strconv.AppendInt(b, int64(lo), 10)
+	b = append(b, ".."...)
+	b = strconv.AppendInt(b, int64(hi), 10)
+	b = append(b, '}')
+	return string(b)
+}
+
+// Explain spells out each cell of the choice's cost table: the time, and for
+// a cell that cannot be chosen (or that the tuner wrote) the rule and the
+// reason, with the facts that decided it.
+func (c *OpChoice) Explain(m *TuningModel) [NumAlgos][NumProtos]TuningCostCell {
+	var out [NumAlgos][NumProtos]TuningCostCell
+	in := &m.In
+	f := c.Op.Func
+	for ai := range NumAlgos {
+		a := Algo(ai)
+		for pi := range NumProtos {
+			p := Proto(pi)
+			cell := TuningCostCell{Time: c.Cost[a][p], Reason: c.Reason[a][p]}
+			switch cell.Reason {
+			case TuningCostNoAlgo:
+				cell.Rule, cell.Why = TuningRuleImpl, a.String()+" does not exist in this release"
+			case TuningCostP1:
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P1: CollNet is not supported for this operation"
+			case TuningCostP2:
+				cell.Rule, cell.Why = TuningRuleSelPrune, fmt.Sprintf("P2: %d local ranks > %d (CollNetDirect arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
+			case TuningCostP3:
+				cell.Rule, cell.Why = TuningRuleSelPrune, fmt.Sprintf("P3: %d local ranks > %d (CollNetChain arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
+			case TuningCostP4:
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P4: NVLS is not supported for this operation"
+			case TuningCostP4Arity:
+				cell.Rule, cell.Why = TuningRuleSelPrune, fmt.Sprintf("P4': %d local ranks > %d (NVLS arity) for %s", in.LocalRanks, m.Tuning.MaxNVLSArity, f)
+			case TuningCostP5:
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P5: multi-node NVLS needs CollNet support for this operation"
+			case TuningCostP6:
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P6: NVLS AllGather/ReduceScatter are single-node only"
+			case TuningCostP7:
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P7: PAT ReduceScatter does not support scaling reductions (PreMulSum/SumPostDiv)"
+			case TuningCostP8:
+				cell.Rule, cell.Why = TuningRuleSelPrune, "P8: fp8 Ring on more than 8 ranks is deprioritised ×1024"
+			case TuningCostZeroBw:
+				z := m.Zeroed[f][a][p]
+				cell.Rule, cell.Why = z.Rule, z.Why
+			case TuningCostNaN:
+				cell.Rule, cell.Why = TuningRuleCollNetGraph, "the model's bandwidth is NaN (the "+a.String()+" graph has no channel)"
+			case TuningCostBackup:
+				cell.Rule, cell.Why = TuningRuleSelBackup, "Ring is disabled: its time is kept aside as the backup"
+			case TuningCostTuner:
+				name := ""
+				if in.Tuner != nil {
+					name = in.Tuner.Name
+				}
+				cell.Rule, cell.Why = TuningRuleTunerCall, fmt.Sprintf("tuner %s set %s/%s to %g (not re-validated)", name, a, p, cell.Time)
+			}
+			out[a][p] = cell
+		}
+	}
+	return out
+}
