@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 )
 
+const chunk = 64
+
 // Run evaluates points on workers goroutines (each with its own
 // Evaluator) and returns the results in the points' order, so the output
 // does not depend on scheduling. progress, when set, is called with the
@@ -22,12 +24,16 @@ func Run(points []Point, workers int, sim Simulator, progress func(done int)) []
 			defer wg.Done()
 			e := &Evaluator{Sim: sim}
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(points) {
+				// chunks keep neighbouring points (same communicator) together
+				lo := int(next.Add(chunk) - chunk)
+				if lo >= len(points) {
 					return
 				}
-				out[i] = e.Evaluate(points[i])
-				if n := done.Add(1); progress != nil {
+				hi := min(lo+chunk, len(points))
+				for i := lo; i < hi; i++ {
+					out[i] = e.Evaluate(points[i])
+				}
+				if n := done.Add(int64(hi - lo)); progress != nil {
 					progress(int(n))
 				}
 			}

@@ -401,7 +401,19 @@ type Simulator func(p Point, comm *spec.Comm, d *spec.Decision) (us float64, err
 type Evaluator struct {
 	Sim      Simulator
 	rulesets map[spec.Version]*spec.Ruleset
+	// comms caches built communicators: points that share a release, a
+	// machine and an environment set share one (collectives and sizes vary
+	// fastest in a sweep).
+	comms map[commKey]*spec.Comm
 }
+
+type commKey struct {
+	rel spec.Version
+	m   *Machine
+	env string
+}
+
+const maxCachedComms = 1024
 
 // Evaluate runs the gates (and the simulator) at one point.
 func (e *Evaluator) Evaluate(p Point) Result {
@@ -418,10 +430,19 @@ func (e *Evaluator) Evaluate(p Point) Result {
 	for k, v := range p.Env.Vars {
 		env[k] = v
 	}
-	comm, err := spec.Init(rs, p.Machine.Sys, env)
-	if err != nil {
-		r.Outcome = "invalid: " + err.Error()
-		return r
+	k := commKey{p.Release, p.Machine, p.Env.Name}
+	comm := e.comms[k]
+	if comm == nil {
+		var err error
+		comm, err = spec.Init(rs, p.Machine.Sys, env)
+		if err != nil {
+			r.Outcome = "invalid: " + err.Error()
+			return r
+		}
+		if e.comms == nil || len(e.comms) >= maxCachedComms {
+			e.comms = map[commKey]*spec.Comm{}
+		}
+		e.comms[k] = comm
 	}
 	d, tr, err := comm.Select(p.Op)
 	if err != nil {
