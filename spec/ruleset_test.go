@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-
 func TestValidateEveryRelease(t *testing.T) {
 	for _, v := range Releases {
 		rs, err := Load(v)

@@ -66,7 +66,10 @@ func TestBadSweeps(t *testing.T) {
 		"bad env":         func(s *Sweep) { s.Env = []EnvSet{{Name: "x", Vars: map[string]string{"BAD NAME": "1"}}} },
 		"unnamed env":     func(s *Sweep) { s.Env = []EnvSet{{}} },
 		"fp8 in 2.22.3":   func(s *Sweep) { s.NCCL = []string{"2.22.3"}; s.DType = "e4m3" },
-		"too many points": func(s *Sweep) { s.Systems[0].Nodes = make([]int, 2000); s.Sizes = SizeAxis{From: "1B", To: "1TiB", Factor: 2} },
+		"too many points": func(s *Sweep) {
+			s.Systems[0].Nodes = make([]int, 2000)
+			s.Sizes = SizeAxis{From: "1B", To: "1TiB", Factor: 2}
+		},
 	}
 	for name, mod := range cases {
 		sw := base()
@@ -117,7 +120,7 @@ func BenchmarkSweep100k(b *testing.B) {
 		nodes = append(nodes, n)
 	}
 	sw := Sweep{NCCL: []string{"2.22.3", "2.28.3", "2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: nodes, SHARP: []bool{false, true}}},
-		Env: []EnvSet{{Name: "default"}, {Name: "collnet", Vars: map[string]string{"NCCL_COLLNET_ENABLE": "1"}}, {Name: "nvls-off", Vars: map[string]string{"NCCL_NVLS_ENABLE": "0"}}},
+		Env:   []EnvSet{{Name: "default"}, {Name: "collnet", Vars: map[string]string{"NCCL_COLLNET_ENABLE": "1"}}, {Name: "nvls-off", Vars: map[string]string{"NCCL_NVLS_ENABLE": "0"}}},
 		Colls: []string{"allreduce", "allgather", "reducescatter", "broadcast", "reduce"}, Sizes: SizeAxis{From: "1KiB", To: "32GiB", Factor: 2}}
 	pts, err := Expand(sw)
 	if err != nil {
