@@ -530,7 +530,7 @@ var Catalogue = []Form{
 	{Kind: KindTunerUsing, ID: "tuner.using", Format: `TUNER/Plugin: Using %s (v%d)` + " | " + `TUNER/Plugin: Using tuner plugin %s` +
 		" | " + `Successfully loaded external tuner plugin %s`, Since: v(2, 19, 1),
 		Ref: ref(t2289, "src/plugin/tuner.cc", "ncclTunerPluginLoad"), Bare: true,
-		Example: "TUNER/Plugin: Using nccl_ofi_tuner (v2)", lit: "tuner plugin",
+		Example: "TUNER/Plugin: Using nccl_ofi_tuner (v2)", lit: "",
 		re: rx(`^(?:TUNER/Plugin: Using (?:tuner plugin )?(.+?)(?: \(v(\d+)\))?|Successfully loaded external tuner plugin (.+))$`)},
 	{Kind: KindTunerNotFound, ID: "tuner.notfound", Format: `TUNER/Plugin: Could not find:%s` + " | " + `TUNER/Plugin: Using internal tuner plugin.`,
 		Since: v(2, 19, 1), Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
@@ -542,14 +542,14 @@ var Catalogue = []Form{
 
 	// --- what frameworks print from NCCL's result (bare only; PyTorch ProcessGroupNCCL, nccl-tests)
 	{Kind: KindFrameworkError, ID: "framework.error", Format: `NCCL error in: %s:%d, %s, NCCL version %s` + " | " + `Test NCCL failure %s:%d '%s / %s'`,
-		Ref: ref(t2289, "src/init.cc", "ncclGetErrorString"), Bare: true,
+		Since: v(2, 4, 2), Ref: ref(t2289, "src/init.cc", "ncclGetErrorString"), Bare: true,
 		Example: "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3",
 		lit:     "NCCL ", re: rx(`(?:NCCL error in: |Test NCCL failure |NCCL error: )(.*?)(unhandled cuda error|unhandled system error|internal error|invalid argument|invalid usage|remote process exited or there was a network error|NCCL operation in progress)(?:.*?NCCL version (\d+\.\d+\.\d+\S*))?`)},
 	{Kind: KindLastError, ID: "framework.lasterror", Format: `Last error:` + " (PyTorch, followed by ncclGetLastError's text)",
-		Ref: ref(t2289, "src/debug.cc", "ncclDebugLog"), Bare: true,
+		Since: v(2, 13, 4), Ref: ref(t2289, "src/init.cc", "ncclGetLastError"), Bare: true,
 		Example: "Last error:", lit: "Last error", re: rx(`^Last error:\s*(.*)$`)},
 	{Kind: KindResultName, ID: "framework.result", Format: `ncclInternalError: Internal check failed.` + " (ncclResult_t name: text)",
-		Ref: ref(t2289, "src/init.cc", "ncclGetErrorString"), Bare: true,
+		Since: v(2, 4, 2), Ref: ref(t2289, "src/init.cc", "ncclGetErrorString"), Bare: true,
 		Example: "ncclInternalError: Internal check failed.", lit: "nccl",
 		re: rx(`^(ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidArgument|ncclInvalidUsage|ncclRemoteError|ncclInProgress): (.*)$`)},
 }
@@ -558,12 +558,50 @@ var Catalogue = []Form{
 // caught by the package's tests on first use, so MustCompile is right here.
 func rx(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 
+// catalogueIndex lists, for each first byte of a message, the forms that
+// can match it in catalogue order: the forms anchored on a literal starting
+// with that byte plus every form without such a literal. It is computed
+// once from the immutable Catalogue and never modified.
+var catalogueIndex = buildIndex()
+
+func buildIndex() (idx [256][]int) {
+	for i := range Catalogue {
+		pre := anchoredPrefix(Catalogue[i].re.String())
+		for b := 0; b < 256; b++ {
+			if pre == "" || pre[0] == byte(b) {
+				idx[b] = append(idx[b], i)
+			}
+		}
+	}
+	return idx
+}
+
+// anchoredPrefix is the literal text an anchored expression starts with
+// ("" when it is not anchored or starts with a class or group).
+func anchoredPrefix(re string) string {
+	if !strings.HasPrefix(re, "^") {
+		return ""
+	}
+	re = re[1:]
+	n := 0
+	for n < len(re) && !strings.ContainsRune(`\.+*?()[]{}|$^`, rune(re[n])) {
+		n++
+	}
+	if n < len(re) && strings.ContainsRune("+*?{", rune(re[n])) && n > 0 {
+		n-- // the last literal character is repeated or optional
+	}
+	return re[:n]
+}
+
 // match returns the first form (index into Catalogue) whose expression
 // matches msg, with the submatches; bareOnly restricts to forms that may
 // appear without a prefix.
 func match(msg string, bareOnly bool) (int, []string) {
 	m := strings.TrimLeft(msg, " ")
-	for i := range Catalogue {
+	if m == "" {
+		return -1, nil
+	}
+	for _, i := range catalogueIndex[m[0]] {
 		f := &Catalogue[i]
 		if bareOnly && !f.Bare {
 			continue

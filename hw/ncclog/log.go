@@ -384,6 +384,16 @@ func (l *Log) EnvValue(name string) (EnvVar, bool) {
 	return EnvVar{}, false
 }
 
+// Truncated reports a source that ends in the middle of a line.
+func (l *Log) Truncated() bool {
+	for _, s := range l.Sources {
+		if s.Truncated {
+			return true
+		}
+	}
+	return false
+}
+
 // Ranks is the number of ranks the log shows: the largest nranks of a
 // communicator, else the number of distinct processes × devices.
 func (l *Log) Ranks() int {

@@ -141,11 +141,14 @@ func (p *Parser) Parse(r io.Reader, name string) error {
 		} else {
 			text = string(chunk)
 		}
-		if err != nil { // EOF without a final newline
-			src.Truncated = !strings.HasSuffix(text, "\n")
-		}
 		if p.line(strings.TrimRight(text, "\r\n"), Loc{File: name, Line: lineNo}) {
 			src.NCCLLines++
+		}
+		if err != nil && !strings.HasSuffix(text, "\n") {
+			// The input ends without a newline (NCCL always writes one): a
+			// paste without the final newline if the line is complete, a
+			// cut log if the line is not a recognised message.
+			src.Truncated = p.prev == nil || !p.prev.matched
 		}
 		if err != nil {
 			break
@@ -1072,7 +1075,7 @@ func (p *Parser) tableLine(ln Line, k Kind, sub []string) {
 			if len(parts) != 2 {
 				continue
 			}
-			a, err1 := spec.ParseAlgo(strings.TrimSpace(parts[0]))
+			a, err1 := tableAlgo(strings.TrimSpace(parts[0]))
 			pr, err2 := spec.ParseProto(strings.TrimSpace(parts[1]))
 			if err1 != nil || err2 != nil {
 				b.cols = append(b.cols, spec.AlgoProto{Algo: spec.AlgoNone, Proto: spec.ProtoNone})
@@ -1131,6 +1134,15 @@ func (p *Parser) tableLine(ln Line, k Kind, sub []string) {
 		}
 		b.rows++
 	}
+}
+
+// tableAlgo reads an algorithm name of the printed table; 2.6-2.13 call
+// CollNetDirect "CollNet".
+func tableAlgo(s string) (spec.Algo, error) {
+	if strings.EqualFold(s, "CollNet") {
+		return spec.CollNetDirect, nil
+	}
+	return spec.ParseAlgo(s)
 }
 
 func cellsOf(s string) []string {
