@@ -87,6 +87,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d.collnet()
 	d.nvls()
 	d.algo()
+	d.proto()
 	d.contradictions()
 	d.errors()
 	d.missing()
@@ -310,11 +311,16 @@ func (d *diag) gdr() {
 
 func (d *diag) collnet() {
 	c := d.cap(spec.CapCollNet)
-	if c.Level == spec.LevelNone && c.Off == nil && len(c.Blocks) == 0 {
+	requested := false
+	for _, p := range c.Proofs {
+		requested = requested || p.Level == spec.LevelRequested
+	}
+	if !requested && c.Off == nil && c.Level < spec.LevelCandidate {
 		if d.l.Plugin.CollNetName != "" || d.l.IB.SHARPDevices > 0 {
 			d.add(Finding{ID: "collnet.not-enabled", Severity: Info, Cap: spec.CapCollNet, Level: c.Level,
 				Title: "the SHARP plugin is present but NCCL_COLLNET_ENABLE is not set: CollNet stays off", Rule: "G-COLLNET-ENV-1",
-				Missing: "NCCL_COLLNET_ENABLE=1", Check: []string{"set NCCL_COLLNET_ENABLE=1 on every rank (and NCCL_COLLNET_NODE_THRESHOLD if fewer than 2 nodes)"}})
+				Missing: "NCCL_COLLNET_ENABLE=1", Evidence: topProof(c),
+				Check: []string{"set NCCL_COLLNET_ENABLE=1 on every rank (and NCCL_COLLNET_NODE_THRESHOLD if fewer than 2 nodes)", "if it was set, pass --env NCCL_COLLNET_ENABLE=1: this log does not print it"}})
 		}
 		return
 	}
@@ -395,8 +401,12 @@ func (d *diag) nvls() {
 			check = append([]string{"NCCL_NVLS_ENABLE=1 forces NVLS: binding failures become fatal"}, check...)
 		}
 		ev := append(topProof(c), setup...)
+		title := "setting up the NVLS multicast object failed: " + setup[0].Why
+		if c.Level >= spec.LevelUsable {
+			title = "NVLS was available, then " + title
+		}
 		d.add(Finding{ID: "nvls.setup-failed", Severity: Error, Cap: spec.CapNVLS, Level: c.Level,
-			Title: "NVLS was available, then setting up the multicast object failed: " + setup[0].Why, Missing: c.Next,
+			Title: title, Missing: c.Next,
 			Rule: "G-NVLS-SETUP-1", Evidence: ev, Check: check})
 	case c.Level == spec.LevelUsable && len(c.Blocks) > 0:
 		b := c.Blocks[0]
@@ -404,14 +414,23 @@ func (d *diag) nvls() {
 			Title: "NVLS multicast is available but the communicator has no NVLS channels: " + b.Why, Missing: c.Next, Rule: b.Rule,
 			Evidence: append(topProof(c), c.Blocks...),
 			Check:    []string{"an NVSwitch in the topology (NCCL_TOPO_DUMP_FILE shows <nvs>)", "all GPUs sm90+", "more than 2 GPUs before 2.28.7 (at least 2 from 2.28.7)", "every rank with multicast support", "NCCL_NVLS_NCHANNELS / nvlsCTAs not 0"}})
-	case c.Level < spec.LevelUsable && len(c.Blocks) > 0 && c.Blocks[0].Rule == "G-NVLS-CAP-1":
+	case c.Level < spec.LevelUsable && (len(c.Blocks) > 0 || c.Level >= spec.LevelRequested):
 		sev := Info
 		if c.Level >= spec.LevelRequested {
 			sev = Warning
 		}
+		rule := spec.RuleID("G-NVLS-CAP-1")
+		title := "NVLS multicast is not available on the devices"
+		if len(c.Blocks) > 0 && c.Blocks[0].Rule != "G-NVLS-CAP-1" {
+			rule = c.Blocks[0].Rule
+			title = "NVLS is not usable: " + c.Blocks[0].Why
+		}
+		if c.Level >= spec.LevelRequested {
+			title += " (NVLS was asked for)"
+		}
 		d.add(Finding{ID: "nvls.unavailable", Severity: sev, Cap: spec.CapNVLS, Level: c.Level,
-			Title: "NVLS multicast is not available on the devices", Missing: c.Next, Rule: "G-NVLS-CAP-1", Evidence: c.Blocks,
-			Check: []string{"NVSwitch-based system (HGX/DGX H100/H200/B200)", "Fabric Manager running", "driver and CUDA >= 12.1 (NCCL built with CUDA < 12.1 has no NVLS)"}})
+			Title: title, Missing: c.Next, Rule: rule, Evidence: append(topProof(c), c.Blocks...),
+			Check: []string{"NVSwitch-based system (HGX/DGX H100/H200/B200) and sm90+ GPUs", "Fabric Manager running", "driver and CUDA >= 12.1 (NCCL built with CUDA < 12.1 has no NVLS)"}})
 	case c.Level == spec.LevelCandidate && len(d.l.Ops) > 0:
 		d.add(Finding{ID: "nvls.not-selected", Severity: Info, Cap: spec.CapNVLS, Level: c.Level,
 			Title: "NVLS is set up but no operation line chose it", Missing: c.Next, Rule: "G-SEL-PICK-1", Evidence: topProof(c),
@@ -432,7 +451,12 @@ func (d *diag) algo() {
 				title += " " + na.DType
 			}
 		}
+		// The undetailed WARN exists only before 2.24.3 (no Ring backup was
+		// left); the detailed one is the 2.24.3+ hard error.
 		rule := spec.RuleID("G-SEL-ERR-1")
+		if !na.Detailed {
+			rule = "G-SEL-BACKUP-1"
+		}
 		check := []string{}
 		algoEnv, hasAlgo := d.envSet("NCCL_ALGO")
 		protoEnv, hasProto := d.envSet("NCCL_PROTO")
@@ -442,15 +466,13 @@ func (d *diag) algo() {
 			check = append(check, "NCCL_ALGO="+na.AlgoEnv+" NCCL_PROTO="+na.ProtoEnv+": use the per-function form (e.g. allreduce:nvls) or add a fallback such as Ring")
 		case hasAlgo || hasProto:
 			title += fmt.Sprintf(": NCCL_ALGO=%s NCCL_PROTO=%s leave nothing this operation can run", algoEnv, protoEnv)
-			if d.l.Release != 0 && d.l.Release < spec.MakeVersion(2, 24, 3) {
-				rule = "G-SEL-BACKUP-1"
-				check = append(check, "before 2.24.3 NCCL falls back to Ring silently unless no protocol is left either")
+			if !na.Detailed {
+				check = append(check, "before 2.24.3 NCCL falls back to Ring silently unless no protocol (or no Ring backup) is left either")
 			}
 		case na.Detailed:
 			title += " with NCCL_ALGO and NCCL_PROTO unset: ncclInternalError (every algorithm was pruned for this function/datatype)"
 			check = append(check, "an NCCL issue or an unsupported combination (e.g. CollNet/NVLS pruning with fp8/int8); report it with NCCL_DEBUG_SUBSYS=INIT,TUNING")
 		default:
-			rule = "G-SEL-BACKUP-1"
 			title += ": no algorithm and no Ring backup was left (NCCL < 2.24 prints no detail)"
 			check = append(check, "NCCL_ALGO/NCCL_PROTO set for the job? (e.g. NCCL_ALGO=CollNet when CollNet is unavailable)")
 		}
@@ -490,6 +512,32 @@ func (d *diag) algo() {
 				algoEnv, len(other), dec.Op.Func, dec.Op.Bytes(), dec.Algo, dec.Proto),
 			Rule: "G-SEL-PICK-1", Evidence: d.opEvidence(dec),
 			Check: []string{"with the per-function grammar (2.24.3+) functions NCCL_ALGO does not name keep every algorithm", "the named algorithm must also be implemented for the function (Tree is AllReduce only)"}})
+	}
+}
+
+// proto checks NCCL_PROTO against the protocols that ran.
+func (d *diag) proto() {
+	if d.o.ProtoErr != "" {
+		d.add(Finding{ID: "proto.parse-error", Severity: Error, Title: "NCCL_PROTO does not parse in this release: " + d.o.ProtoErr + " (communicator init fails)",
+			Rule: "G-SEL-PARSE-2", Evidence: d.first(ncclog.KindAlgoParseError, "NCCL's WARN")})
+	}
+	if d.o.Proto == nil {
+		return
+	}
+	protoEnv, _ := d.envSet("NCCL_PROTO")
+	for _, dec := range d.o.Decisions {
+		if dec.Err != nil || dec.Op.Func >= spec.NumFuncs || dec.Proto < 0 || d.o.Proto.Enabled[dec.Op.Func][dec.Proto] {
+			continue
+		}
+		title := fmt.Sprintf("NCCL_PROTO=%s excludes %s, yet %s %d bytes ran %s/%s", protoEnv, dec.Proto, dec.Op.Func, dec.Op.Bytes(), dec.Algo, dec.Proto)
+		check := []string{"read the per-operation choice: the variable is an intent, the line is what ran"}
+		if dec.Fallback {
+			title += ": the silent Ring backup re-enabled every protocol"
+			check = append(check, "2.19-2.21: the Ring backup computed its time with all protocols (fixed in 2.22, v2.22.3-1 src/graph/tuning.cc ncclTopoTuneModel zeroes ringbdw for disabled protocols)")
+		}
+		d.add(Finding{ID: "proto.not-honoured", Severity: Warning, Level: spec.LevelSelected, Title: title, Rule: dec.DecidedBy,
+			Evidence: d.opEvidence(dec), Check: check})
+		return
 	}
 }
 
@@ -562,7 +610,7 @@ func (d *diag) missing() {
 			*m = append(*m, fmt.Sprintf("%s has %d line(s) longer than 64 KiB, cut", s.Name, s.CutLines))
 		}
 	}
-	if l.Version == "" {
+	if l.Version == "" && l.Release == 0 {
 		*m = append(*m, "no \"NCCL version\" line: the release is unknown (pass --nccl)")
 	}
 	if l.Count(ncclog.KindUsingNetwork) == 0 && l.InitCompleted == 0 && l.Count(ncclog.KindChannels) == 0 {
@@ -582,4 +630,17 @@ func (d *diag) missing() {
 	if l.OpsDropped > 0 || l.ErrsDropped > 0 || l.CallsDrop > 0 {
 		*m = append(*m, fmt.Sprintf("very large log: %d distinct operation lines, %d errors and %d call lines beyond the kept bound were counted, not stored", l.OpsDropped, l.ErrsDropped, l.CallsDrop))
 	}
+}
+
+// IsLogFileName reports whether a file in a capture directory is a log to
+// read: capture directories also hold topology and graph dumps, result
+// tables and notes.
+func IsLogFileName(n string) bool {
+	lower := strings.ToLower(n)
+	for _, ext := range []string{".xml", ".json", ".jsonl", ".md", ".csv", ".tar", ".gz", ".tgz", ".zip", ".so", ".golden", ".txt.golden"} {
+		if strings.HasSuffix(lower, ext) {
+			return false
+		}
+	}
+	return !strings.HasPrefix(lower, "provenance") && !strings.HasPrefix(lower, "readme") && !strings.HasPrefix(lower, "expect") && !strings.HasPrefix(lower, ".")
 }

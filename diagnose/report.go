@@ -53,8 +53,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		files[i] = s.Name
 	}
 	rel := "NCCL release unknown"
-	if l.Version != "" {
+	switch {
+	case l.Version != "":
 		rel = "NCCL " + l.Version
+	case r.Release != 0:
+		rel = "NCCL " + r.Release.String() + " (given, not in the log)"
 	}
 	fmt.Fprintf(b, "%s — %d line(s) in %s, %d NCCL line(s)\n", rel, l.Lines, strings.Join(files, ", "), l.NCCLLines)
 	fmt.Fprintf(b, "ranks %d, nodes %s, processes %d, network %s\n", l.Ranks(), unknownInt(l.NNodes()), len(l.Procs), unknownStr(l.Network()))
@@ -89,10 +92,14 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 
-	b.WriteString("\nEvidence per capability\n")
+	header := false
 	for _, c := range r.Obs.Caps {
 		if len(c.Proofs) == 0 && len(c.Blocks) == 0 && c.Off == nil {
 			continue
+		}
+		if !header {
+			b.WriteString("\nEvidence per capability\n")
+			header = true
 		}
 		fmt.Fprintf(b, "  %s: %s\n", c.Cap, c.Level)
 		for _, p := range c.Proofs {
@@ -127,6 +134,32 @@ func (r *Report) WriteText(w io.Writer) error {
 		tw.Flush()
 		if len(l.Ops) > 40 {
 			fmt.Fprintf(b, "  ... %d more distinct operation lines\n", len(l.Ops)-40)
+		}
+	}
+
+	for i, t := range l.Tables {
+		if i == 2 {
+			fmt.Fprintf(b, "  ... %d more tables\n", len(l.Tables)-2)
+			break
+		}
+		inferred := ""
+		if t.Inferred {
+			inferred = ", columns in NCCL's index order (the Algorithm row is not in the log)"
+		}
+		fmt.Fprintf(b, "\nTuning table at %s (%s%s): cells with bandwidth > 0\n", t.At, t.Proc, inferred)
+		for _, f := range spec.Funcs {
+			var cells []string
+			for _, a := range spec.Algos {
+				for _, p := range spec.Protos {
+					if c, ok := t.Cell(f, a, p); ok && c.Bw > 0 {
+						cells = append(cells, fmt.Sprintf("%s/%s %.1f", a, p, c.Bw))
+					}
+				}
+			}
+			if len(cells) == 0 {
+				cells = []string{"none"}
+			}
+			fmt.Fprintf(b, "  %-13s %s\n", f, strings.Join(cells, ", "))
 		}
 	}
 

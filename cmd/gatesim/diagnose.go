@@ -133,7 +133,7 @@ func parseLogArg(p *ncclog.Parser, arg string, d *deps) ([]string, error) {
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	var names []string
 	for _, e := range ents {
-		if !e.Type().IsRegular() || !looksLikeLogName(e.Name()) {
+		if !e.Type().IsRegular() || !diagnose.IsLogFileName(e.Name()) {
 			continue
 		}
 		path := filepath.Join(arg, e.Name())
@@ -158,17 +158,6 @@ func parseLogArg(p *ncclog.Parser, arg string, d *deps) ([]string, error) {
 		return nil, badInputf("%s: no readable log file in the directory: expected NCCL_DEBUG_FILE outputs", arg)
 	}
 	return names, nil
-}
-
-// looksLikeLogName skips the files a capture directory holds beside the logs.
-func looksLikeLogName(n string) bool {
-	lower := strings.ToLower(n)
-	for _, ext := range []string{".xml", ".json", ".jsonl", ".md", ".csv", ".tar", ".gz", ".tgz", ".zip", ".so", ".golden"} {
-		if strings.HasSuffix(lower, ext) {
-			return false
-		}
-	}
-	return !strings.HasPrefix(lower, "provenance") && !strings.HasPrefix(lower, "readme")
 }
 
 func parseOne(p *ncclog.Parser, r io.Reader, name string) error {

@@ -20,20 +20,36 @@ type AlgoRequest struct {
 	Rule spec.RuleID
 }
 
+// ProtoRequest is the same reading of NCCL_PROTO.
+type ProtoRequest struct {
+	Enabled [spec.NumFuncs][spec.NumProtos]bool
+	Named   [spec.NumProtos]bool
+	Rule    spec.RuleID
+}
+
 // perFunctionGrammar is the release that introduced "func:list;..."
 // (v2.24.3-1 src/graph/tuning.cc parseList).
 var perFunctionGrammar = spec.MakeVersion(2, 24, 3)
 
 // algoByName matches NCCL's ncclAlgoStr names case-insensitively; 2.6-2.13
 // called CollNetDirect "CollNet".
-func algoByName(s string) ([]spec.Algo, bool) {
+func algoByName(s string) ([]int, bool) {
 	for _, a := range spec.Algos {
 		if strings.EqualFold(s, a.String()) {
-			return []spec.Algo{a}, true
+			return []int{int(a)}, true
 		}
 	}
 	if strings.EqualFold(s, "CollNet") {
-		return []spec.Algo{spec.CollNetDirect, spec.CollNetChain}, true
+		return []int{int(spec.CollNetDirect), int(spec.CollNetChain)}, true
+	}
+	return nil, false
+}
+
+func protoByName(s string) ([]int, bool) {
+	for _, p := range spec.Protos {
+		if strings.EqualFold(s, p.String()) {
+			return []int{int(p)}, true
+		}
 	}
 	return nil, false
 }
@@ -44,33 +60,62 @@ func algoByName(s string) ([]spec.Algo, bool) {
 // would name.
 func ReadAlgoEnv(value string, rel spec.Version) (AlgoRequest, error) {
 	var r AlgoRequest
-	if rel != 0 && rel < perFunctionGrammar {
-		r.Rule = "G-SEL-PARSE-1"
+	en, named, rule, err := readList(value, rel, spec.NumAlgos, algoByName)
+	for f := range en {
+		copy(r.Enabled[f][:], en[f])
+	}
+	copy(r.Named[:], named)
+	r.Rule = rule
+	return r, err
+}
+
+// ReadProtoEnv reads NCCL_PROTO like ReadAlgoEnv.
+func ReadProtoEnv(value string, rel spec.Version) (ProtoRequest, error) {
+	var r ProtoRequest
+	en, named, rule, err := readList(value, rel, spec.NumProtos, protoByName)
+	for f := range en {
+		copy(r.Enabled[f][:], en[f])
+	}
+	copy(r.Named[:], named)
+	r.Rule = rule
+	return r, err
+}
+
+// readList is NCCL's parseList in its two grammars (v2.22.3-1 and
+// v2.28.9-1 src/graph/tuning.cc parseList), for n names.
+func readList(value string, rel spec.Version, n int, byName func(string) ([]int, bool)) ([][]bool, []bool, spec.RuleID, error) {
+	en := make([][]bool, spec.NumFuncs)
+	for f := range en {
+		en[f] = make([]bool, n)
+	}
+	named := make([]bool, n)
+	// An unknown release reads a value without ':' or ';' the legacy way,
+	// which accepts everything the per-function grammar accepts and more.
+	if (rel != 0 && rel < perFunctionGrammar) || (rel == 0 && !strings.ContainsAny(value, ":;")) {
 		neg := strings.HasPrefix(value, "^")
 		v := strings.TrimPrefix(value, "^")
-		var row [spec.NumAlgos]bool
-		for a := range row {
-			row[a] = neg
+		row := make([]bool, n)
+		for i := range row {
+			row[i] = neg
 		}
 		for _, tok := range strings.Split(v, ",") {
-			if as, ok := algoByName(tok); ok {
-				for _, a := range as {
-					row[a] = !neg
+			if is, ok := byName(tok); ok {
+				for _, i := range is {
+					row[i] = !neg
 					if !neg {
-						r.Named[a] = true
+						named[i] = true
 					}
 				}
 			}
 		}
-		for f := range r.Enabled {
-			r.Enabled[f] = row
+		for f := range en {
+			copy(en[f], row)
 		}
-		return r, nil
+		return en, named, "G-SEL-PARSE-1", nil
 	}
-	r.Rule = "G-SEL-PARSE-2"
-	for f := range r.Enabled {
-		for a := range r.Enabled[f] {
-			r.Enabled[f][a] = true
+	for f := range en {
+		for i := range en[f] {
+			en[f][i] = true
 		}
 	}
 	first := true
@@ -78,7 +123,7 @@ func ReadAlgoEnv(value string, rel spec.Version) (AlgoRequest, error) {
 		if entry == "" {
 			continue
 		}
-		funcs := []spec.Func{}
+		var funcs []spec.Func
 		list := entry
 		if i := strings.IndexByte(entry, ':'); i >= 0 {
 			fn := entry[:i]
@@ -88,12 +133,12 @@ func ReadAlgoEnv(value string, rel spec.Version) (AlgoRequest, error) {
 			}
 			f, err := spec.ParseFunc(fn)
 			if err != nil || f >= spec.NumFuncs || strings.HasPrefix(strings.ToLower(fn), "nccl") {
-				return r, fmt.Errorf("Unrecognized prefix token %q when parsing %q", fn, value)
+				return en, named, "G-SEL-PARSE-2", fmt.Errorf("Unrecognized prefix token %q when parsing %q", fn, value)
 			}
 			funcs = append(funcs, f)
 		} else {
 			if !first {
-				return r, fmt.Errorf("All entries except the first must have a prefix: %q", value)
+				return en, named, "G-SEL-PARSE-2", fmt.Errorf("All entries except the first must have a prefix: %q", value)
 			}
 			funcs = append(funcs, spec.Funcs[:]...)
 		}
@@ -101,25 +146,25 @@ func ReadAlgoEnv(value string, rel spec.Version) (AlgoRequest, error) {
 		neg := strings.HasPrefix(list, "^")
 		list = strings.TrimPrefix(list, "^")
 		for _, f := range funcs {
-			for a := range r.Enabled[f] {
-				r.Enabled[f][a] = neg
+			for i := range en[f] {
+				en[f][i] = neg
 			}
 		}
 		for _, tok := range strings.Split(list, ",") {
 			if tok == "" {
 				continue
 			}
-			as, ok := algoByName(tok)
-			if !ok || len(as) != 1 {
-				return r, fmt.Errorf("Unrecognized element token %q when parsing %q", tok, value)
+			is, ok := byName(tok)
+			if !ok || len(is) != 1 {
+				return en, named, "G-SEL-PARSE-2", fmt.Errorf("Unrecognized element token %q when parsing %q", tok, value)
 			}
 			for _, f := range funcs {
-				r.Enabled[f][as[0]] = !neg
+				en[f][is[0]] = !neg
 			}
 			if !neg {
-				r.Named[as[0]] = true
+				named[is[0]] = true
 			}
 		}
 	}
-	return r, nil
+	return en, named, "G-SEL-PARSE-2", nil
 }

@@ -210,6 +210,9 @@ type TuningTable struct {
 	MaxThreads [spec.NumAlgos][spec.NumProtos]int                 `json:"max_threads"`
 	// Algos are the algorithms the table has columns for, in order.
 	Algos []spec.Algo `json:"algos"`
+	// Inferred is set when the log lacks the table's "Algorithm" row and
+	// the columns were assigned in NCCL's algorithm index order.
+	Inferred bool `json:"inferred,omitempty"`
 }
 
 // Cell returns one cell and whether the table has it.

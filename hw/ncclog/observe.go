@@ -67,9 +67,12 @@ type Observation struct {
 	UnnamedOps int           `json:"unnamed_ops,omitempty"`
 	Evidence   spec.Evidence `json:"evidence"`
 	Caps       []CapEvidence `json:"caps"`
-	// Algo is NCCL_ALGO as this release reads it, when set.
-	Algo    *AlgoRequest `json:"-"`
-	AlgoErr string       `json:"algo_error,omitempty"`
+	// Algo and Proto are NCCL_ALGO and NCCL_PROTO as this release reads
+	// them, when set.
+	Algo     *AlgoRequest  `json:"-"`
+	AlgoErr  string        `json:"algo_error,omitempty"`
+	Proto    *ProtoRequest `json:"-"`
+	ProtoErr string        `json:"proto_error,omitempty"`
 }
 
 // Cap returns the evidence of one capability.
@@ -101,8 +104,15 @@ func ObserveWith(l *Log, extra spec.Env) *Observation {
 	if v, ok := o.Env.Lookup("NCCL_ALGO"); ok {
 		r, err := ReadAlgoEnv(v, l.Release)
 		o.Algo = &r
-		if err != nil {
+		if err != nil && l.Release != 0 {
 			o.AlgoErr = err.Error()
+		}
+	}
+	if v, ok := o.Env.Lookup("NCCL_PROTO"); ok {
+		r, err := ReadProtoEnv(v, l.Release)
+		o.Proto = &r
+		if err != nil && l.Release != 0 {
+			o.ProtoErr = err.Error()
 		}
 	}
 	ob := observer{l: l, o: o}
@@ -422,7 +432,10 @@ func (ob *observer) ib() CapEvidence {
 			}
 		}
 	}
+	ibLines := l.Count(KindIBUsing) + l.Count(KindIBNoDevice) + l.Count(KindIBNoIP) + l.Count(KindVerbsMissing) + len(l.Networks)
 	switch {
+	case lvl < spec.LevelUsable && c.Off == nil && ibLines == 0:
+		c.Next = "no NET/IB or network line in the log (NCCL_DEBUG_SUBSYS=INIT,NET shows IB discovery)"
 	case lvl < spec.LevelUsable && c.Off == nil:
 		c.Next = "an active IB/RoCE port NCCL can use: libibverbs, /dev/infiniband, the HCA visible in the container, NCCL_IB_HCA"
 	case lvl < spec.LevelCandidate:
@@ -634,7 +647,7 @@ func (ob *observer) collnet() CapEvidence {
 		}
 	}
 	pluginSeen := l.Plugin.Name != "" || l.Plugin.Path != "" || l.Plugin.Success || len(ob.externalNets()) > 0
-	if lvl < spec.LevelDiscovered && !pluginSeen && (len(c.Proofs) > 0 || c.Off == nil) {
+	if lvl >= spec.LevelRequested && lvl < spec.LevelDiscovered && !pluginSeen && c.Off == nil {
 		if p, ok := ob.proof(KindPluginNotFound, spec.LevelDiscovered, "G-COLLNET-PLUGIN-1", "CollNet needs an external net plugin (the SHARP plugin); none was found"); ok {
 			c.Blocks = append(c.Blocks, p)
 		}

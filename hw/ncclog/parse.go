@@ -326,7 +326,7 @@ func (p *Parser) continueLine(s string) bool {
 	if p.prev == nil || s == "" {
 		return false
 	}
-	if p.prev.ln.Level == LevelWarn {
+	if p.prev.ln.Level == LevelWarn || p.prev.kind == KindNVLSBindFail {
 		for _, c := range nvlsContinuations {
 			if strings.HasPrefix(s, c) {
 				return true
@@ -1049,11 +1049,13 @@ func (p *Parser) matrixRow(s string) bool {
 
 // tableBuilder assembles one printed tuning table from its rows.
 type tableBuilder struct {
-	t        TuningTable
-	algos    []spec.Algo        // current block's algorithms
-	cols     []spec.AlgoProto   // old format: one column per cell
-	rows     int                // function rows seen
-	seenAlgo map[spec.Algo]bool // algorithms already in this table
+	t            TuningTable
+	inferred     bool
+	nextInferred int
+	algos        []spec.Algo        // current block's algorithms
+	cols         []spec.AlgoProto   // old format: one column per cell
+	rows         int                // function rows seen
+	seenAlgo     map[spec.Algo]bool // algorithms already in this table
 }
 
 func (p *Parser) tableLine(ln Line, k Kind, sub []string) {
@@ -1106,6 +1108,27 @@ func (p *Parser) tableLine(ln Line, k Kind, sub []string) {
 			}
 		}
 	case KindTuningProtocol:
+		// A block whose "Algorithm" row the paste lost: its algorithms
+		// follow NCCL's index order, three per block.
+		if b == nil || (b.inferred && b.rows > 0) {
+			next := 0
+			if b != nil && b.nextInferred < spec.NumAlgos {
+				next = b.nextInferred
+			} else {
+				startNew()
+			}
+			b.inferred, b.cols = true, nil
+			b.algos = b.algos[:0]
+			for a := next; a < next+spec.NumProtos && a < spec.NumAlgos; a++ {
+				b.algos = append(b.algos, spec.Algo(a))
+				if !b.seenAlgo[spec.Algo(a)] {
+					b.seenAlgo[spec.Algo(a)] = true
+					b.t.Algos = append(b.t.Algos, spec.Algo(a))
+				}
+			}
+			b.nextInferred = next + spec.NumProtos
+			b.t.Inferred = true
+		}
 	case KindTuningThreads:
 		if b == nil {
 			return

@@ -276,3 +276,24 @@ func TestBoundedMemory(t *testing.T) {
 		t.Errorf("samples %d", len(l.SamplesOf(KindOpChoice)))
 	}
 }
+
+// TestParseTableWithoutAlgorithmRow: a paste that starts at the "Protocol"
+// row still yields a table, its columns in NCCL's algorithm index order and
+// marked Inferred.
+func TestParseTableWithoutAlgorithmRow(t *testing.T) {
+	log := `h:1:1 [0] NCCL INFO   Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |
+h:1:1 [0] NCCL INFO     AllGather |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |    23.3/   5.3 |    44.6/   0.0 |    70.0/  21.3 |     5.6/   0.0 |     5.6/   0.0 |    44.0/   0.0 |
+h:1:1 [0] NCCL INFO   Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |
+h:1:1 [0] NCCL INFO     AllReduce |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |    23.0/ 300.5 |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |
+`
+	l := mustParse(t, log)
+	if len(l.Tables) != 1 || !l.Tables[0].Inferred {
+		t.Fatalf("tables %+v", l.Tables)
+	}
+	if c, ok := l.Tables[0].Cell(spec.AllGather, spec.Ring, spec.Simple); !ok || c.Bw != 21.3 {
+		t.Errorf("block 0 column 5 = %+v %v, want Ring/Simple 21.3", c, ok)
+	}
+	if c, ok := l.Tables[0].Cell(spec.AllReduce, spec.NVLS, spec.Simple); !ok || c.Bw != 300.5 {
+		t.Errorf("block 1 column 5 = %+v %v, want NVLS/Simple 300.5", c, ok)
+	}
+}

@@ -1,0 +1,421 @@
+package logs
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/diagnose"
+	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var (
+	publicRoot   = filepath.Join("..", "testdata", "logs", "public")
+	capturedRoot = filepath.Join("..", "testdata", "captured")
+	capturedOut  = filepath.Join("..", "testdata", "logs", "captured")
+)
+
+// minPublicCases is the issue's "at least 20 logs from public threads".
+const minPublicCases = 20
+
+func TestPublicLogs(t *testing.T) {
+	ents, err := os.ReadDir(publicRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		n++
+		dir := filepath.Join(publicRoot, e.Name())
+		t.Run(e.Name(), func(t *testing.T) {
+			checkReadme(t, dir)
+			exp := readExpect(t, filepath.Join(dir, "expect"))
+			rep := diagnoseDir(t, dir, exp.opts)
+			compareGolden(t, filepath.Join(dir, "diagnose.golden"), rep)
+			exp.check(t, rep)
+		})
+	}
+	if n < minPublicCases {
+		t.Errorf("%d public cases, want at least %d", n, minPublicCases)
+	}
+}
+
+// TestCapturedLogs diagnoses every directory of logs under
+// testdata/captured (the hw branch's GPU captures), so that new captures
+// are picked up without editing this test.
+func TestCapturedLogs(t *testing.T) {
+	if _, err := os.Stat(capturedRoot); err != nil {
+		t.Skipf("no captures yet at %s (they land from the hw captures)", capturedRoot)
+	}
+	var dirs []string
+	err := filepath.WalkDir(capturedRoot, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && hasLogs(path) {
+			dirs = append(dirs, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Skipf("%s holds no NCCL log yet", capturedRoot)
+	}
+	for _, dir := range dirs {
+		rel, _ := filepath.Rel(capturedRoot, dir)
+		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+			rep := diagnoseDir(t, dir, diagnose.Options{})
+			compareGolden(t, filepath.Join(capturedOut, rel, "diagnose.golden"), rep)
+		})
+	}
+}
+
+// logFiles lists a directory's NCCL log files in name order.
+func logFiles(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && diagnose.IsLogFileName(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasLogs(dir string) bool {
+	for _, f := range logFiles(dir) {
+		head := make([]byte, 64<<10)
+		fh, err := os.Open(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		n, _ := fh.Read(head)
+		fh.Close()
+		if bytes.Contains(head[:n], []byte("NCCL ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// diagnoseDir parses every log of a directory under its base name, so
+// reports name files, not machine paths.
+func diagnoseDir(t *testing.T, dir string, opts diagnose.Options) *diagnose.Report {
+	t.Helper()
+	p := ncclog.NewParser()
+	files := logFiles(dir)
+	if len(files) == 0 {
+		t.Fatalf("%s: no log file", dir)
+	}
+	for _, f := range files {
+		fh, err := os.Open(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.Parse(fh, f)
+		fh.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	l := p.Finish()
+	if l.NCCLLines == 0 {
+		t.Fatalf("%s: no NCCL line recognised", dir)
+	}
+	rep := diagnose.Diagnose(l, opts)
+	if _, err := json.Marshal(rep.JSON()); err != nil {
+		t.Fatalf("JSON report: %v", err)
+	}
+	return rep
+}
+
+func compareGolden(t *testing.T, path string, rep *diagnose.Report) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := rep.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v: run go test ./golden/... -update (make golden) to create it", err)
+	}
+	if !bytes.Equal(want, buf.Bytes()) {
+		t.Errorf("report differs from %s (rerun with -update and review the diff):\n%s", path, firstDiff(string(want), buf.String()))
+	}
+}
+
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, a, b)
+		}
+	}
+	return ""
+}
+
+var urlRe = regexp.MustCompile(`https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+`)
+
+// checkReadme requires the provenance every case must carry.
+func checkReadme(t *testing.T, dir string) {
+	b, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatalf("README.md: %v", err)
+	}
+	s := string(b)
+	if !urlRe.MatchString(s) {
+		t.Errorf("README.md names no GitHub issue or pull request URL")
+	}
+	for _, h := range []string{"## Established", "## Expected"} {
+		if !strings.Contains(s, h) {
+			t.Errorf("README.md lacks a %q section", h)
+		}
+	}
+}
+
+// expectations are the machine-checked answer of a case.
+type expectations struct {
+	opts  diagnose.Options
+	lines []expectLine
+}
+
+type expectLine struct {
+	n     int
+	words []string
+}
+
+func readExpect(t *testing.T, path string) *expectations {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("expect: %v", err)
+	}
+	defer f.Close()
+	e := &expectations{}
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = line[:i]
+		}
+		w := strings.Fields(line)
+		if len(w) == 0 {
+			continue
+		}
+		if w[0] == "args" {
+			for i := 1; i < len(w); i++ {
+				switch w[i] {
+				case "--env":
+					i++
+					env, err := spec.ParseAssignments(w[i : i+1])
+					if err != nil {
+						t.Fatalf("expect:%d: %v", n, err)
+					}
+					if e.opts.Env == nil {
+						e.opts.Env = spec.Env{}
+					}
+					for k, v := range env {
+						e.opts.Env[k] = v
+					}
+				case "--nccl":
+					i++
+					v, err := spec.ParseVersion(w[i])
+					if err != nil {
+						t.Fatalf("expect:%d: %v", n, err)
+					}
+					e.opts.Release = v
+				default:
+					t.Fatalf("expect:%d: unknown arg %q", n, w[i])
+				}
+			}
+			continue
+		}
+		e.lines = append(e.lines, expectLine{n, w})
+	}
+	if len(e.lines) == 0 {
+		t.Fatalf("expect: no assertion")
+	}
+	return e
+}
+
+func (e *expectations) check(t *testing.T, rep *diagnose.Report) {
+	t.Helper()
+	l, o := rep.Log, rep.Obs
+	findings := map[string]bool{}
+	for _, f := range rep.Findings {
+		findings[f.ID] = true
+	}
+	for _, x := range e.lines {
+		w := x.words
+		fail := func(format string, a ...any) {
+			t.Errorf("expect:%d %q: "+format, append([]any{x.n, strings.Join(w, " ")}, a...)...)
+		}
+		need := func(k int) bool {
+			if len(w) != k {
+				fail("want %d words", k)
+				return false
+			}
+			return true
+		}
+		switch w[0] {
+		case "release":
+			if need(2) && l.Release.String() != w[1] && rep.Release.String() != w[1] {
+				fail("release %v", rep.Release)
+			}
+		case "net":
+			if want := strings.Join(w[1:], " "); l.Network() != want {
+				fail("network %q", l.Network())
+			}
+		case "ranks":
+			if need(2) && strconv.Itoa(l.Ranks()) != w[1] {
+				fail("ranks %d", l.Ranks())
+			}
+		case "unparsed":
+			if need(2) && strconv.Itoa(l.Unparsed) != w[1] {
+				fail("unparsed %d %v", l.Unparsed, l.UnparsedSamples)
+			}
+		case "level":
+			// level CAP LEVEL | level CAP >= LEVEL
+			if len(w) != 3 && len(w) != 4 {
+				fail("level CAP [>=] LEVEL")
+				continue
+			}
+			c := o.Cap(spec.Capability(w[1]))
+			want, err := spec.ParseLevel(w[len(w)-1])
+			if c == nil || err != nil {
+				fail("bad capability or level")
+				continue
+			}
+			if (len(w) == 3 && c.Level != want) || (len(w) == 4 && c.Level < want) {
+				fail("level is %v", c.Level)
+			}
+		case "off":
+			if c := o.Cap(spec.Capability(w[1])); need(2) && (c == nil || c.Off == nil) {
+				fail("not switched off")
+			}
+		case "block":
+			if !need(3) {
+				continue
+			}
+			c := o.Cap(spec.Capability(w[1]))
+			found := false
+			for _, b := range c.Blocks {
+				found = found || string(b.Rule) == w[2]
+			}
+			if !found {
+				fail("blocks %v", c.Blocks)
+			}
+		case "finding":
+			if need(2) && !findings[w[1]] {
+				fail("findings %v", findings)
+			}
+		case "no-finding":
+			if need(2) && findings[w[1]] {
+				fail("finding present")
+			}
+		case "rule":
+			// rule FINDING RULE: the finding names this gate
+			if !need(3) {
+				continue
+			}
+			ok := false
+			for _, f := range rep.Findings {
+				ok = ok || (f.ID == w[1] && string(f.Rule) == w[2])
+			}
+			if !ok {
+				fail("no finding %s with rule %s", w[1], w[2])
+			}
+		case "decision", "fallback":
+			// decision COLL BYTES ALGO PROTO | fallback COLL BYTES
+			found := false
+			for _, d := range o.Decisions {
+				if d.Op.Func.String() != w[1] || strconv.FormatInt(d.Op.Bytes(), 10) != w[2] {
+					continue
+				}
+				if w[0] == "fallback" {
+					found = found || d.Fallback
+				} else if len(w) == 5 {
+					found = found || (d.Algo.LogName() == w[3] && d.Proto.LogName() == w[4])
+				}
+			}
+			if !found {
+				fail("decisions %+v", o.Decisions)
+			}
+		case "op":
+			// op BYTES ALGO PROTO: a decision line whatever its collective
+			if !need(4) {
+				continue
+			}
+			found := false
+			for _, op := range l.Ops {
+				found = found || (strconv.FormatInt(op.Bytes, 10) == w[1] && op.Algo.LogName() == w[2] && op.Proto.LogName() == w[3])
+			}
+			if !found {
+				fail("ops %+v", l.Ops)
+			}
+		case "error":
+			// error RESULT: some error line carries this ncclResult_t
+			found := false
+			for _, er := range l.Errors {
+				found = found || (er.HasResult && er.Result.String() == w[1])
+			}
+			if !found {
+				fail("errors %+v", l.Errors)
+			}
+		case "env":
+			v, ok := o.Env.Lookup(w[1])
+			if !need(3) || !ok || v != w[2] {
+				fail("env %s=%q %v", w[1], v, ok)
+			}
+		case "transport":
+			found := false
+			for _, tr := range l.Transports {
+				found = found || tr.Detail == strings.Join(w[1:], " ")
+			}
+			if !found {
+				fail("transports %+v", l.Transports)
+			}
+		default:
+			fail("unknown assertion")
+		}
+	}
+}
