@@ -443,41 +443,72 @@ func (d *diag) nvls() {
 
 // algo checks NCCL_ALGO against what ran, and algorithm errors.
 func (d *diag) algo() {
+	// One finding per distinct cause (the variables and the WARN's form),
+	// listing the functions and datatypes it hit.
+	type cause struct {
+		algo, proto string
+		detailed    bool
+	}
+	var order []cause
+	groups := map[cause][]ncclog.NoAlgo{}
 	for _, na := range d.l.NoAlgo {
-		title := "no algorithm/protocol available"
-		if na.Func != "" {
-			title += " for " + na.Func
+		c := cause{na.AlgoEnv, na.ProtoEnv, na.Detailed}
+		if _, ok := groups[c]; !ok {
+			order = append(order, c)
+		}
+		groups[c] = append(groups[c], na)
+	}
+	algoEnv, hasAlgo := d.envSet("NCCL_ALGO")
+	protoEnv, hasProto := d.envSet("NCCL_PROTO")
+	for _, c := range order {
+		nas := groups[c]
+		var what []string
+		var ev []ncclog.Proof
+		total := 0
+		for _, na := range nas {
+			w := na.Func
 			if na.DType != "" {
-				title += " " + na.DType
+				w += " " + na.DType
 			}
+			if w != "" {
+				what = append(what, w)
+			}
+			total += na.Count
+			if len(ev) < 3 {
+				ev = append(ev, ncclog.Proof{At: na.First.At, Msg: na.First.Msg, Why: "the WARN NCCL printed", Count: na.Count})
+			}
+		}
+		title := "no algorithm/protocol available"
+		if len(what) > 0 {
+			title += " for " + strings.Join(what, ", ")
 		}
 		// The undetailed WARN exists only before 2.24.3 (no Ring backup was
 		// left); the detailed one is the 2.24.3+ hard error.
 		rule := spec.RuleID("G-SEL-ERR-1")
-		if !na.Detailed {
+		if !c.detailed {
 			rule = "G-SEL-BACKUP-1"
 		}
-		check := []string{}
-		algoEnv, hasAlgo := d.envSet("NCCL_ALGO")
-		protoEnv, hasProto := d.envSet("NCCL_PROTO")
+		var check []string
 		switch {
-		case na.AlgoEnv != "" || na.ProtoEnv != "":
-			title += ": the forced NCCL_ALGO/NCCL_PROTO leaves nothing this operation can run (ncclInvalidUsage)"
-			check = append(check, "NCCL_ALGO="+na.AlgoEnv+" NCCL_PROTO="+na.ProtoEnv+": use the per-function form (e.g. allreduce:nvls) or add a fallback such as Ring")
+		case c.algo != "" || c.proto != "":
+			title += ": the forced " + setVars(c.algo, c.proto) + " leaves nothing these operations can run (ncclInvalidUsage)"
+			check = append(check, "name per function what each may run (e.g. allreduce:nvls) or keep a fallback such as Ring; the other functions need an algorithm they implement")
 		case hasAlgo || hasProto:
-			title += fmt.Sprintf(": NCCL_ALGO=%s NCCL_PROTO=%s leave nothing this operation can run", algoEnv, protoEnv)
-			if !na.Detailed {
+			title += ": " + setVars(algoEnv, protoEnv) + " leave nothing these operations can run"
+			if !c.detailed {
 				check = append(check, "before 2.24.3 NCCL falls back to Ring silently unless no protocol (or no Ring backup) is left either")
 			}
-		case na.Detailed:
+		case c.detailed:
 			title += " with NCCL_ALGO and NCCL_PROTO unset: ncclInternalError (every algorithm was pruned for this function/datatype)"
 			check = append(check, "an NCCL issue or an unsupported combination (e.g. CollNet/NVLS pruning with fp8/int8); report it with NCCL_DEBUG_SUBSYS=INIT,TUNING")
 		default:
 			title += ": no algorithm and no Ring backup was left (NCCL < 2.24 prints no detail)"
 			check = append(check, "NCCL_ALGO/NCCL_PROTO set for the job? (e.g. NCCL_ALGO=CollNet when CollNet is unavailable)")
 		}
-		d.add(Finding{ID: "algo.unavailable", Severity: Error, Title: title, Rule: rule,
-			Evidence: []ncclog.Proof{{At: na.First.At, Msg: na.First.Msg, Why: "the WARN NCCL printed", Count: na.Count}}, Check: check})
+		if total > len(nas) {
+			title += fmt.Sprintf(" [%d lines]", total)
+		}
+		d.add(Finding{ID: "algo.unavailable", Severity: Error, Title: title, Rule: rule, Evidence: ev, Check: check})
 	}
 	if d.o.AlgoErr != "" {
 		d.add(Finding{ID: "algo.parse-error", Severity: Error, Title: "NCCL_ALGO does not parse in this release: " + d.o.AlgoErr + " (communicator init fails)",
@@ -486,7 +517,6 @@ func (d *diag) algo() {
 	if d.o.Algo == nil {
 		return
 	}
-	algoEnv, _ := d.envSet("NCCL_ALGO")
 	var fellBack, other []spec.Decision
 	for _, dec := range d.o.Decisions {
 		if dec.Err != nil {
@@ -539,6 +569,17 @@ func (d *diag) proto() {
 			Evidence: d.opEvidence(dec), Check: check})
 		return
 	}
+}
+
+func setVars(algo, proto string) string {
+	var parts []string
+	if algo != "" {
+		parts = append(parts, "NCCL_ALGO="+algo)
+	}
+	if proto != "" {
+		parts = append(parts, "NCCL_PROTO="+proto)
+	}
+	return strings.Join(parts, " ")
 }
 
 func anyNamed(r *ncclog.AlgoRequest) bool {
@@ -630,6 +671,26 @@ func (d *diag) missing() {
 	if l.OpsDropped > 0 || l.ErrsDropped > 0 || l.CallsDrop > 0 {
 		*m = append(*m, fmt.Sprintf("very large log: %d distinct operation lines, %d errors and %d call lines beyond the kept bound were counted, not stored", l.OpsDropped, l.ErrsDropped, l.CallsDrop))
 	}
+}
+
+// LogFiles picks the logs among a directory's file names: the *.log files
+// when there are any (NCCL_DEBUG_FILE outputs), else every name
+// IsLogFileName accepts. The result is sorted.
+func LogFiles(names []string) []string {
+	var logs, others []string
+	for _, n := range names {
+		switch {
+		case strings.HasSuffix(strings.ToLower(n), ".log"):
+			logs = append(logs, n)
+		case IsLogFileName(n):
+			others = append(others, n)
+		}
+	}
+	if len(logs) == 0 {
+		logs = others
+	}
+	sort.Strings(logs)
+	return logs
 }
 
 // IsLogFileName reports whether a file in a capture directory is a log to

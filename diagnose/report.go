@@ -20,14 +20,17 @@ func summaryLine(c ncclog.CapEvidence) (level, why string) {
 		level += " (off)"
 	}
 	switch {
+	case c.Off != nil:
+		why = "off: " + c.Off.Why
+		if c.Off.At.File != "" {
+			why += " [" + c.Off.At.String() + "]"
+		}
 	case len(c.Blocks) > 0:
 		b := c.Blocks[0]
 		why = "stopped: " + b.Why + " [" + b.At.String() + "]"
 		if b.At.File == "" {
 			why = "stopped: " + b.Why
 		}
-	case c.Off != nil:
-		why = c.Off.Why
 	case c.Next != "":
 		why = "next: " + c.Next
 	default:

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/gatesim/gatesim/diagnose"
@@ -130,13 +129,15 @@ func parseLogArg(p *ncclog.Parser, arg string, d *deps) ([]string, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-	var names []string
+	var all []string
 	for _, e := range ents {
-		if !e.Type().IsRegular() || !diagnose.IsLogFileName(e.Name()) {
-			continue
+		if e.Type().IsRegular() {
+			all = append(all, e.Name())
 		}
-		path := filepath.Join(arg, e.Name())
+	}
+	var names []string
+	for _, n := range diagnose.LogFiles(all) {
+		path := filepath.Join(arg, n)
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, badInput(err)

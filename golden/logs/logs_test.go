@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,9 +22,18 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 var (
 	publicRoot   = filepath.Join("..", "testdata", "logs", "public")
-	capturedRoot = filepath.Join("..", "testdata", "captured")
+	capturedRoot = capturedDir()
 	capturedOut  = filepath.Join("..", "testdata", "logs", "captured")
 )
+
+// capturedDir is golden/testdata/captured, or GATESIM_CAPTURED to diagnose
+// captures kept elsewhere (the reports still go under testdata/logs/captured).
+func capturedDir() string {
+	if d := os.Getenv("GATESIM_CAPTURED"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "testdata", "captured")
+}
 
 // minPublicCases is the issue's "at least 20 logs from public threads".
 const minPublicCases = 20
@@ -87,24 +95,28 @@ func TestCapturedLogs(t *testing.T) {
 	}
 }
 
-// logFiles lists a directory's NCCL log files in name order.
+// logFiles lists a directory's NCCL log files (diagnose.LogFiles).
 func logFiles(dir string) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
-	var out []string
+	var names []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && diagnose.IsLogFileName(e.Name()) {
-			out = append(out, e.Name())
+		if e.Type().IsRegular() {
+			names = append(names, e.Name())
 		}
 	}
-	sort.Strings(out)
-	return out
+	return diagnose.LogFiles(names)
 }
 
+// hasLogs reports a capture directory: one with *.log files (NCCL_DEBUG_FILE
+// outputs) holding NCCL lines.
 func hasLogs(dir string) bool {
 	for _, f := range logFiles(dir) {
+		if !strings.HasSuffix(f, ".log") {
+			continue
+		}
 		head := make([]byte, 64<<10)
 		fh, err := os.Open(filepath.Join(dir, f))
 		if err != nil {
@@ -418,4 +430,100 @@ func (e *expectations) check(t *testing.T, rep *diagnose.Report) {
 			fail("unknown assertion")
 		}
 	}
+}
+
+// TestCapturedAgreesWithConfig holds each capture's observation against
+// the configuration it was run with (config.json's "env", written by hw):
+// what the variables ask for must be what the log shows NCCL did. Each
+// check is counted; the totals are the agreement figure of docs/diagnose.md.
+func TestCapturedAgreesWithConfig(t *testing.T) {
+	if _, err := os.Stat(capturedRoot); err != nil {
+		t.Skipf("no captures yet at %s", capturedRoot)
+	}
+	checks, failed := 0, 0
+	err := filepath.WalkDir(capturedRoot, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "config.json" || !hasLogs(filepath.Dir(path)) {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var cfg struct {
+			Env map[string]string `json:"env"`
+		}
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		dir := filepath.Dir(path)
+		rel, _ := filepath.Rel(capturedRoot, dir)
+		rep := diagnoseDir(t, dir, diagnose.Options{})
+		l, o := rep.Log, rep.Obs
+		check := func(ok bool, format string, a ...any) {
+			checks++
+			if !ok {
+				failed++
+				t.Errorf("%s: "+format, append([]any{rel}, a...)...)
+			}
+		}
+		for k, v := range cfg.Env {
+			if e, ok := l.EnvValue(k); ok {
+				check(e.Value == v, "NCCL reports %s=%q, configured %q", k, e.Value, v)
+			}
+		}
+		if v, ok := cfg.Env["NCCL_PROTO"]; ok {
+			pr, err := spec.ParseProto(v)
+			check(err == nil, "NCCL_PROTO=%q", v)
+			for _, op := range l.Ops {
+				check(op.Proto == pr, "NCCL_PROTO=%s yet %s %d bytes ran %s", v, op.Func, op.Bytes, op.Proto)
+			}
+		}
+		if v, ok := cfg.Env["NCCL_ALGO"]; ok {
+			req, err := ncclog.ReadAlgoEnv(v, l.Release)
+			check(err == nil, "NCCL_ALGO=%q does not read: %v", v, err)
+			for _, op := range l.Ops {
+				check(op.FuncKnown && op.Algo >= 0 && req.Enabled[op.Func][op.Algo], "NCCL_ALGO=%s yet %s %d bytes ran %s", v, op.Func, op.Bytes, op.Algo)
+			}
+			for _, na := range l.NoAlgo {
+				f, err := spec.ParseFunc(na.Func)
+				check(err == nil && !req.Enabled[f][spec.Ring], "%s failed although NCCL_ALGO=%s leaves it Ring", na.Func, v)
+				check(na.AlgoEnv == v, "the WARN names NCCL_ALGO=%q, configured %q", na.AlgoEnv, v)
+			}
+		} else {
+			check(len(l.NoAlgo) == 0, "an operation failed without NCCL_ALGO: %+v", l.NoAlgo)
+		}
+		if v, ok := cfg.Env["NCCL_MAX_NCHANNELS"]; ok {
+			n, _ := strconv.Atoi(v)
+			for _, op := range l.Ops {
+				check(op.ChannelHi < n, "NCCL_MAX_NCHANNELS=%d yet %s %d bytes used channels %d..%d", n, op.Func, op.Bytes, op.ChannelLo, op.ChannelHi)
+			}
+		}
+		p2p := o.Cap(spec.CapP2P).Level
+		if cfg.Env["NCCL_P2P_DISABLE"] == "1" {
+			check(p2p == spec.LevelNone, "NCCL_P2P_DISABLE=1 yet P2P %v", p2p)
+		} else if len(l.Transports) > 0 {
+			check(p2p == spec.LevelExecuted, "P2P between two NVLink-connected GPUs not seen: %v", p2p)
+		}
+		if cfg.Env["NCCL_SHM_DISABLE"] == "1" {
+			check(o.Cap(spec.CapSHM).Level == spec.LevelNone, "NCCL_SHM_DISABLE=1 yet SHM %v", o.Cap(spec.CapSHM).Level)
+			if cfg.Env["NCCL_P2P_DISABLE"] == "1" {
+				net := false
+				for _, tr := range l.Transports {
+					net = net || tr.Class == "NET"
+				}
+				check(net, "with P2P and SHM off the GPUs must connect through the network")
+			}
+		}
+		nvls := o.Cap(spec.CapNVLS)
+		check(nvls.Off != nil && nvls.Level < spec.LevelSelected, "NVLS must be off (NCCL_NVLS_ENABLE=0 on that machine): %v off=%v", nvls.Level, nvls.Off != nil)
+		check(l.InitCompleted > 0, "no Init COMPLETE")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checks == 0 {
+		t.Skip("no capture with a config.json")
+	}
+	t.Logf("%d checks of observed behaviour against the configured environment, %d failed", checks, failed)
 }

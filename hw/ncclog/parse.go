@@ -637,6 +637,9 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindSocketNoIf:
 		p.log.SocketNoIf++
 	case KindGDRHCA:
+		if sub[1] == "Socket" {
+			break // sockets never do GPUDirect RDMA; not a verdict on the NIC
+		}
 		key := sub[2] + "|" + sub[4]
 		if !p.gdrHCA[key] && len(p.gdrHCA) < maxDistinctSmall {
 			p.gdrHCA[key] = true
