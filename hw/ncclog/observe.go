@@ -1035,22 +1035,48 @@ func (ob *observer) decisions() ([]spec.Decision, int) {
 	return out, unnamed
 }
 
-// trace lays the proofs and blocks out as verdicts in rule order.
+// trace lays the proofs and blocks out as verdicts in rule order. A gate
+// the log shows failing for a capability is one Fail verdict, even where a
+// lower rung of the same gate passed (libibverbs loaded, no port found);
+// a line proving the same rule for two capabilities (NVLS support for
+// NVLS and NVLSTree) is one verdict.
 func (ob *observer) trace() spec.Trace {
 	type vk struct {
 		rule spec.RuleID
 		out  spec.Outcome
 		cp   spec.Capability
 	}
+	type lk struct {
+		rule spec.RuleID
+		out  spec.Outcome
+		at   Loc
+	}
 	seen := map[vk]bool{}
+	seenLine := map[lk]bool{}
+	failed := map[vk]bool{}
+	for _, c := range ob.o.Caps {
+		for _, p := range c.Blocks {
+			failed[vk{p.Rule, spec.Fail, c.Cap}] = true
+		}
+		if c.Off != nil {
+			failed[vk{c.Off.Rule, spec.Fail, c.Cap}] = true
+		}
+	}
 	var t spec.Trace
 	add := func(p Proof, cp spec.Capability, out spec.Outcome) {
 		if p.Rule == "" {
 			return
 		}
 		k := vk{p.Rule, out, cp}
-		if seen[k] {
+		if seen[k] || (out == spec.Pass && failed[vk{p.Rule, spec.Fail, cp}]) {
 			return
+		}
+		if p.At.File != "" {
+			l := lk{p.Rule, out, p.At}
+			if seenLine[l] {
+				return
+			}
+			seenLine[l] = true
 		}
 		seen[k] = true
 		r, _ := RuleByID(p.Rule)
