@@ -58,8 +58,8 @@ type Parser struct {
 	procs     map[string]int
 	comms     map[string]int
 	names     map[string]map[string]int // list name -> item -> index
-	ops       map[string]int
-	calls     map[string]int
+	ops       map[opKey]int
+	calls     map[callKey]int
 	errs      map[string]int
 	noalgo    map[string]int
 	trans     map[string]int
@@ -91,7 +91,7 @@ type pending struct {
 func NewParser() *Parser {
 	return &Parser{
 		env: map[string]int{}, procs: map[string]int{}, comms: map[string]int{},
-		names: map[string]map[string]int{}, ops: map[string]int{}, calls: map[string]int{},
+		names: map[string]map[string]int{}, ops: map[opKey]int{}, calls: map[callKey]int{},
 		errs: map[string]int{}, noalgo: map[string]int{}, trans: map[string]int{},
 		chans: map[ChannelSummary]int{}, graphs: map[GraphLine]int{}, lastCall: map[string]CollCall{},
 		tables: map[string]*tableBuilder{}, devsSeen: map[string]bool{}, nvlsDevs: map[string]bool{},
@@ -896,6 +896,28 @@ func threadKey(ln Line) string {
 	return ln.Host + ":" + strconv.Itoa(ln.PID) + ":" + strconv.Itoa(ln.TID)
 }
 
+// callKey and opKey identify distinct call and decision lines.
+type callKey struct {
+	f      spec.Func
+	count  int64
+	dt     spec.DataType
+	op     spec.RedOp
+	root   int
+	nranks int
+}
+
+type opKey struct {
+	f       spec.Func
+	known   bool
+	bytes   int64
+	a       spec.Algo
+	p       spec.Proto
+	lo, hi  int
+	trace   bool
+	dt      spec.DataType
+	dtKnown bool
+}
+
 func (p *Parser) addCall(ln Line, sub []string) {
 	fn, err := spec.ParseFunc(sub[1])
 	if err != nil {
@@ -907,7 +929,7 @@ func (p *Parser) addCall(ln Line, sub []string) {
 		clear(p.lastCall)
 	}
 	p.lastCall[threadKey(ln)] = c
-	key := fmt.Sprintf("%d|%d|%d|%d|%d|%d", c.Func, c.Count, c.DType, c.RedOp, c.Root, c.NRanks)
+	key := callKey{c.Func, c.Count, c.DType, c.RedOp, c.Root, c.NRanks}
 	if i, ok := p.calls[key]; ok {
 		p.log.Calls[i].Calls++
 		return
@@ -964,7 +986,7 @@ func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a sp
 			op.DType, op.RedOp, op.DTypeKnow = c.DType, c.RedOp, true
 		}
 	}
-	key := fmt.Sprintf("%d|%t|%d|%d|%d|%d|%d|%t|%d|%t", op.Func, op.FuncKnown, op.Bytes, op.Algo, op.Proto, op.ChannelLo, op.ChannelHi, op.Trace, op.DType, op.DTypeKnow)
+	key := opKey{op.Func, op.FuncKnown, op.Bytes, op.Algo, op.Proto, op.ChannelLo, op.ChannelHi, op.Trace, op.DType, op.DTypeKnow}
 	if i, ok := p.ops[key]; ok {
 		p.log.Ops[i].Count++
 		return
