@@ -97,7 +97,7 @@ h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring, Tree
 h:1:1 [0] tuning.cc:1 NCCL WARN Unrecognized element token " Tree" when parsing "Ring, Tree"
 `, Options{}, map[string]spec.RuleID{"algo.parse-error": "G-SEL-PARSE-2"}, nil},
 		{"P2P disabled yet used", `h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read
-`, Options{Env: spec.Env{"NCCL_P2P_DISABLE": "1"}}, map[string]spec.RuleID{"env.contradicted": "G-TRANSPORT-P2P-1"}, nil},
+`, Options{Env: spec.Env{"NCCL_P2P_DISABLE": "1"}}, map[string]spec.RuleID{"env.contradicted": "G-TRANSPORT-1"}, nil},
 		{"version mismatch", `NCCL version 2.28.9+cuda12.9
 NCCL version 2.22.3+cuda12.4
 `, Options{}, map[string]spec.RuleID{"version.mismatch": "G-NET-ABI-1"}, nil},

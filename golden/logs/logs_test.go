@@ -159,7 +159,40 @@ func diagnoseDir(t *testing.T, dir string, opts diagnose.Options) *diagnose.Repo
 	if _, err := json.Marshal(rep.JSON()); err != nil {
 		t.Fatalf("JSON report: %v", err)
 	}
+	checkRuleIDs(t, rep)
 	return rep
+}
+
+// checkRuleIDs requires every rule a verdict, decision or finding names to
+// be in ncclog.Rules, so that each carries a layer and a source reference
+// (a verdict for an unlisted rule would have neither).
+func checkRuleIDs(t *testing.T, rep *diagnose.Report) {
+	t.Helper()
+	known := func(what string, id spec.RuleID) {
+		if id == "" {
+			return
+		}
+		if _, ok := ncclog.RuleByID(id); !ok {
+			t.Errorf("%s names rule %s, which is not in ncclog.Rules", what, id)
+		}
+	}
+	for _, v := range rep.Obs.Trace {
+		known("verdict", v.Rule)
+	}
+	for _, d := range rep.Obs.Decisions {
+		known("decision", d.DecidedBy)
+	}
+	for _, c := range rep.Obs.Caps {
+		for _, p := range append(append([]ncclog.Proof{}, c.Proofs...), c.Blocks...) {
+			known("proof of "+string(c.Cap), p.Rule)
+		}
+		if c.Off != nil {
+			known("switch of "+string(c.Cap), c.Off.Rule)
+		}
+	}
+	for _, f := range rep.Findings {
+		known("finding "+f.ID, f.Rule)
+	}
 }
 
 func compareGolden(t *testing.T, path string, rep *diagnose.Report) {

@@ -118,8 +118,8 @@ func ObserveWith(l *Log, extra spec.Env) *Observation {
 	ob := observer{l: l, o: o}
 	o.Caps = []CapEvidence{
 		ob.netPlugin(), ob.ib(), ob.gdr(), ob.collnet(), ob.nvls(), ob.nvlsTree(), ob.pat(),
-		ob.transport(spec.CapP2P, "P2P", "G-TRANSPORT-P2P-1", "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL"),
-		ob.transport(spec.CapSHM, "SHM", "G-TRANSPORT-SHM-1", "NCCL_SHM_DISABLE", ""),
+		ob.transport(spec.CapP2P, "P2P", "G-TRANSPORT-1", "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL"),
+		ob.transport(spec.CapSHM, "SHM", "G-TRANSPORT-1", "NCCL_SHM_DISABLE", ""),
 		ob.tuner(),
 	}
 	for i := range o.Caps {

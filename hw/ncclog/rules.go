@@ -3,10 +3,10 @@ package ncclog
 import "github.com/gatesim/gatesim/spec"
 
 // Rule is a gate an observation can speak about. IDs are those of
-// /work/shared/research/nccl-gates.md (the IDs spec's gate engine uses);
-// Proposed marks the few this package needs for which that note has no rule
-// yet (transport choice and GPUDirect RDMA): the lead's registry should adopt
-// or rename them.
+// /work/shared/research/nccl-gates.md and of spec's gate engine (G-TRANSPORT-1
+// comes from the engine: the note has no transport rule); Proposed marks the
+// two this package needs for which neither has a rule yet (GPUDirect RDMA):
+// the lead's registry should adopt or rename them.
 type Rule struct {
 	ID       spec.RuleID
 	Layer    spec.Layer
@@ -37,6 +37,7 @@ var Rules = []Rule{
 	{ID: "G-COLLNET-PLUGIN-1", Layer: spec.LayerDevice, Title: "a CollNet object is attached", Ref: ref(t2289, "src/init.cc", "initTransportsRank")},
 	{ID: "G-NVLS-ENV-1", Layer: spec.LayerDevice, Title: "NCCL_NVLS_ENABLE", Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsInit")},
 	{ID: "G-NVLS-CAP-1", Layer: spec.LayerDevice, Title: "multicast capability of the device", Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsInit")},
+	{ID: "G-NVLS-CHAN-1", Layer: spec.LayerDevice, Title: "NVLS channel count (0 skips the NVLS setup)", Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsInit")},
 	{ID: "G-COLLNET-GRAPH-1", Layer: spec.LayerGraph, Title: "CollNet graph search finds channels", Ref: ref(t2289, "src/graph/search.cc", "ncclTopoCompute")},
 	{ID: "G-NVLS-GRAPH-1", Layer: spec.LayerGraph, Title: "NVLS graph search finds channels", Ref: ref(t2289, "src/graph/search.cc", "ncclTopoCompute")},
 	{ID: "G-NVLS-CONS-1", Layer: spec.LayerGraph, Title: "NVLS channels agreed by all ranks", Ref: ref(t2289, "src/init.cc", "initTransportsRank")},
@@ -45,8 +46,8 @@ var Rules = []Rule{
 	{ID: "G-NVLS-SETUP-1", Layer: spec.LayerGraph, Title: "multicast object created and bound", Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsSetup")},
 	{ID: "G-NVLSTREE-1", Layer: spec.LayerGraph, Title: "NVLSTree needs NVLS and nNodes > 1", Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsTreeConnect")},
 	{ID: "G-COLLNET-SETUP-1", Layer: spec.LayerGraph, Title: "CollNet transport setup on every head", Ref: ref(t2289, "src/transport/coll_net.cc", "ncclCollNetSetup")},
-	{ID: "G-TRANSPORT-P2P-1", Layer: spec.LayerGraph, Title: "peers connected through CUDA P2P (NVLink/PCIe)", Ref: ref(t2289, "src/transport/p2p.cc", "p2pCanConnect"), Proposed: true},
-	{ID: "G-TRANSPORT-SHM-1", Layer: spec.LayerGraph, Title: "peers connected through host shared memory", Ref: ref(t2289, "src/transport/shm.cc", "shmCanConnect"), Proposed: true},
+	{ID: "G-COLLNET-MATRIX-1", Layer: spec.LayerGraph, Title: "CollNet reduction support matrix (redop x datatype)", Ref: ref(t2289, "src/transport/coll_net.cc", "ncclCollNetSetup")},
+	{ID: "G-TRANSPORT-1", Layer: spec.LayerGraph, Title: "intra-node transport: P2P, then SHM, then the network", Ref: ref(t2289, "src/transport.cc", "selectTransport")},
 	{ID: "G-TUNER-LIB-1", Layer: spec.LayerLibrary, Title: "tuner plugin library", Ref: ref(t2289, "src/plugin/tuner.cc", "ncclTunerPluginLoad")},
 	{ID: "G-TUNER-ABI-1", Layer: spec.LayerABI, Title: "tuner symbol accepted", Ref: ref(t2289, "src/plugin/tuner.cc", "ncclTunerPluginLoad")},
 	{ID: "G-TUNE-EN-1", Layer: spec.LayerModel, Title: "enable matrix after support disables", Ref: ref(t2289, "src/graph/tuning.cc", "ncclTopoTuneModel")},
@@ -54,6 +55,7 @@ var Rules = []Rule{
 	{ID: "G-SEL-PARSE-1", Layer: spec.LayerModel, Title: "NCCL_ALGO/NCCL_PROTO legacy grammar", Ref: ref("v2.22.3-1", "src/graph/tuning.cc", "parseList")},
 	{ID: "G-SEL-PARSE-2", Layer: spec.LayerModel, Title: "NCCL_ALGO/NCCL_PROTO per-function grammar", Ref: ref(t2289, "src/graph/tuning.cc", "parseList")},
 	{ID: "G-SEL-SIDE-1", Layer: spec.LayerSelect, Title: "symmetric kernels bypass the cost table", Ref: ref(t2289, "src/enqueue.cc", "ncclMakeSymmetricTaskList")},
+	{ID: "G-SEL-OPSUP-1", Layer: spec.LayerSelect, Title: "per-operation CollNet and NVLS support", Ref: ref(t2289, "src/enqueue.cc", "getCollNetSupport")},
 	{ID: "G-SEL-PICK-1", Layer: spec.LayerSelect, Title: "cost-table argmin", Ref: ref(t2289, "src/enqueue.cc", "topoGetAlgoInfo")},
 	{ID: "G-SEL-BACKUP-1", Layer: spec.LayerSelect, Title: "silent Ring backup (2.19-2.23)", Ref: ref("v2.22.3-1", "src/enqueue.cc", "topoGetAlgoInfo")},
 	{ID: "G-SEL-ERR-1", Layer: spec.LayerSelect, Title: "no algorithm/protocol available (2.24+)", Ref: ref(t2289, "src/enqueue.cc", "topoGetAlgoInfo")},
