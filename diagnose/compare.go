@@ -43,6 +43,10 @@ const (
 	Differ       Agreement = "DIFFER"
 	NotObserved  Agreement = "not observed"
 	NotPredicted Agreement = "not predicted"
+	// Consistent: the prediction left several (algorithm, protocol)
+	// candidates (Decision.Undecided: spec's tuning model did not pick) and
+	// the log's choice is one of them.
+	Consistent Agreement = "consistent"
 )
 
 // GateRow compares one gate.
@@ -84,6 +88,21 @@ type Comparison struct {
 
 // Differences counts rows that disagree.
 func (c *Comparison) Differences() int { return c.Counts[string(Differ)] }
+
+// outcomeClass is outcomeOf for agreement: info (a rule that only records)
+// counts as pass, since neither stopped anything; a log line can prove that
+// a gate let the capability through, not whether the gate was a recording
+// one.
+func outcomeClass(vs []spec.Verdict) string {
+	c := make([]spec.Verdict, len(vs))
+	for i, v := range vs {
+		if v.Outcome == spec.Info {
+			v.Outcome = spec.Pass
+		}
+		c[i] = v
+	}
+	return outcomeOf(c)
+}
 
 func outcomeOf(vs []spec.Verdict) string {
 	seen := map[spec.Outcome]bool{}
@@ -145,7 +164,7 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 		if ovs, ok := matchObs(k); ok {
 			row.Observed = outcomeOf(ovs)
 			row.Agreement = Agree
-			if row.Observed != row.Predicted {
+			if outcomeClass(ovs) != outcomeClass(pm[k]) {
 				row.Agreement = Differ
 			}
 			for _, f := range ovs[0].Facts {
@@ -188,10 +207,29 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 			pe.Raise(cp, l)
 		}
 	}
+	// The log proving more than predicted is a disagreement only when it
+	// passes a gate the prediction failed for that capability, or shows a
+	// capability the prediction stopped being chosen or used (PAT chosen
+	// although spec's G-PAT-1 said no). Otherwise the prediction merely does
+	// not follow the capability that far (spec claims no "executed", for
+	// instance): "not predicted".
+	stopped := map[spec.Capability]bool{}
+	contradicted := map[spec.Capability]bool{}
+	for _, v := range pred.Trace {
+		if v.Outcome != spec.Fail || v.Cap == "" || v.Scope == "op" {
+			continue
+		}
+		stopped[v.Cap] = true
+		for _, o := range obs.Trace {
+			if o.Rule == v.Rule && o.Cap == v.Cap && o.Outcome == spec.Pass {
+				contradicted[v.Cap] = true
+			}
+		}
+	}
 	for _, cp := range spec.Capabilities {
 		p, pok := pe[cp]
 		o := obs.Evidence[cp]
-		if !pok {
+		if !pok && !stopped[cp] {
 			continue
 		}
 		row := CapRow{Cap: cp, Predicted: p, Observed: o, Agreement: Agree}
@@ -200,8 +238,10 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 		case o < p:
 			// The log may simply not print the lines that prove more.
 			row.Agreement = NotObserved
-		default:
+		case contradicted[cp], stopped[cp] && o >= spec.LevelSelected:
 			row.Agreement = Differ
+		default:
+			row.Agreement = NotPredicted
 		}
 		c.Caps = append(c.Caps, row)
 	}
@@ -219,10 +259,7 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 		row := OpRow{Coll: d.Op.Func, Bytes: d.Op.Bytes(), Predicted: decisionText(d)}
 		if od, ok := obsOps[k]; ok {
 			row.Observed = decisionText(od)
-			row.Agreement = Agree
-			if !sameChoice(d, od) {
-				row.Agreement = Differ
-			}
+			row.Agreement = opAgreement(d, od)
 		} else {
 			row.Observed, row.Agreement = "-", NotObserved
 		}
@@ -240,9 +277,46 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 	return c
 }
 
+// undecided reports a prediction that names no single (algorithm,
+// protocol) and no error: spec's decision left candidates.
+func undecided(d spec.Decision) bool {
+	return d.Err == nil && (d.Algo == spec.AlgoNone || d.Proto == spec.ProtoNone)
+}
+
+// opAgreement compares one operation. An undecided prediction agrees
+// ("consistent") when the observed choice is among its candidates and
+// matches whatever half (algorithm or protocol) it did fix.
+func opAgreement(p, o spec.Decision) Agreement {
+	if !undecided(p) || o.Err != nil {
+		if sameChoice(p, o) {
+			return Agree
+		}
+		return Differ
+	}
+	if (p.Algo != spec.AlgoNone && p.Algo != o.Algo) || (p.Proto != spec.ProtoNone && p.Proto != o.Proto) {
+		return Differ
+	}
+	if len(p.Candidates) == 0 {
+		return NotPredicted
+	}
+	for _, c := range p.Candidates {
+		if c.Algo == o.Algo && c.Proto == o.Proto {
+			return Consistent
+		}
+	}
+	return Differ
+}
+
 func decisionText(d spec.Decision) string {
 	if d.Err != nil {
 		return "error " + d.Err.Result.String()
+	}
+	if undecided(d) && len(d.Candidates) > 0 {
+		names := make([]string, len(d.Candidates))
+		for i, c := range d.Candidates {
+			names[i] = c.String()
+		}
+		return "one of " + strings.Join(names, ",")
 	}
 	s := d.Algo.String() + "/" + d.Proto.String()
 	if d.NChannels > 0 {
@@ -267,8 +341,8 @@ func sameChoice(a, b spec.Decision) bool {
 // WriteText prints the comparison as three tables.
 func (c *Comparison) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "Predicted versus observed: %d agree, %d differ, %d not observed, %d not predicted\n",
-		c.Counts[string(Agree)], c.Counts[string(Differ)], c.Counts[string(NotObserved)], c.Counts[string(NotPredicted)])
+	fmt.Fprintf(b, "Predicted versus observed: %d agree, %d consistent, %d differ, %d not observed, %d not predicted\n",
+		c.Counts[string(Agree)], c.Counts[string(Consistent)], c.Counts[string(Differ)], c.Counts[string(NotObserved)], c.Counts[string(NotPredicted)])
 	b.WriteString("\nGates\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  rule\tcap\tpredicted\tobserved\t\tat\n")

@@ -118,3 +118,76 @@ func TestReadPrediction(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareEngineShapes covers what spec's engine emits that a log
+// cannot: info verdicts (recording rules), undecided decisions with
+// candidates (no tuning model), and capabilities it follows only up to
+// "usable".
+func TestCompareEngineShapes(t *testing.T) {
+	const log = `NCCL version 2.28.9+cuda12.9
+h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to nvls,ring
+h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
+h:1:1 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}
+h:1:1 [0] NCCL INFO AllReduce: 2048 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}
+h:1:1 [0] NCCL INFO AllGather: 4096 Bytes -> Algo PAT proto SIMPLE channel{Lo..Hi}={0..0}
+h:1:1 [0] NCCL INFO ReduceScatter: 4096 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..0}
+`
+	r := diagLog(t, log, Options{})
+	ring := []spec.AlgoProto{{Algo: spec.Ring, Proto: spec.LL}, {Algo: spec.Ring, Proto: spec.Simple}}
+	p := &Prediction{
+		Trace: spec.Trace{
+			{Rule: "G-SEL-PARSE-2", Outcome: spec.Info},
+			{Rule: "G-TRANSPORT-1", Outcome: spec.Pass, Cap: spec.CapP2P, Level: spec.LevelUsable},
+			{Rule: "G-PAT-1", Outcome: spec.Fail, Cap: spec.CapPAT},
+		},
+		Decisions: []spec.Decision{
+			{Op: spec.Op{Func: spec.AllReduce, Count: 1024, DataType: spec.Int8}, Algo: spec.Ring, Proto: spec.ProtoNone, Candidates: ring, Undecided: "needs the tuning model"},
+			{Op: spec.Op{Func: spec.AllReduce, Count: 2048, DataType: spec.Int8}, Algo: spec.AlgoNone, Proto: spec.ProtoNone, Candidates: ring[1:], Undecided: "needs the tuning model"},
+			{Op: spec.Op{Func: spec.AllGather, Count: 4096, DataType: spec.Int8}, Algo: spec.Ring, Proto: spec.Simple},
+			{Op: spec.Op{Func: spec.ReduceScatter, Count: 4096, DataType: spec.Int8}, Algo: spec.AlgoNone, Proto: spec.ProtoNone, Undecided: "no candidates listed"},
+		},
+	}
+	c := Compare(p, r.Obs)
+	gate := map[spec.RuleID]Agreement{}
+	for _, g := range c.Gates {
+		gate[g.Rule] = g.Agreement
+	}
+	if gate["G-SEL-PARSE-2"] != Agree {
+		t.Errorf("info versus pass: %s, want agree (%+v)", gate["G-SEL-PARSE-2"], c.Gates)
+	}
+	want := map[int64]Agreement{1024: Consistent, 2048: Differ}
+	for _, o := range c.Ops {
+		switch {
+		case o.Coll == spec.AllReduce:
+			if o.Agreement != want[o.Bytes] {
+				t.Errorf("AllReduce %d: %+v, want %s", o.Bytes, o, want[o.Bytes])
+			}
+		case o.Coll == spec.AllGather && o.Agreement != Differ,
+			o.Coll == spec.ReduceScatter && o.Agreement != NotPredicted:
+			t.Errorf("%+v", o)
+		}
+		if o.Bytes == 2048 && o.Predicted != "one of Ring/Simple" {
+			t.Errorf("undecided text %q", o.Predicted)
+		}
+	}
+	caps := map[spec.Capability]CapRow{}
+	for _, cr := range c.Caps {
+		caps[cr.Cap] = cr
+	}
+	// P2P: the log proves executed, spec stops at usable without a failing
+	// gate: not a disagreement. PAT: spec's gate failed, the log passed it
+	// (PAT in the model, then chosen).
+	if cr := caps[spec.CapP2P]; cr.Observed != spec.LevelExecuted || cr.Agreement != NotPredicted {
+		t.Errorf("p2p %+v", cr)
+	}
+	if cr := caps[spec.CapPAT]; cr.Observed != spec.LevelSelected || cr.Agreement != Differ {
+		t.Errorf("pat %+v", cr)
+	}
+	var buf bytes.Buffer
+	if err := c.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "1 consistent") {
+		t.Errorf("summary lacks the consistent count:\n%s", buf.String())
+	}
+}

@@ -55,7 +55,7 @@ func TestDiagnoseCLI(t *testing.T) {
 		{"directory picks the .log", []string{"diagnose", sub}, "", exitOK, "in " + filepath.Join(sub, "nccl.log") + ",", ""},
 		{"env flag", []string{"diagnose", "--env", "NCCL_P2P_DISABLE=1", good}, "", exitOK, "p2p           none (off)", ""},
 		{"given release", []string{"diagnose", "--nccl", "2.22.3", "-"}, "h:1:1 [0] NCCL INFO Using network IB\n", exitOK, "NCCL 2.22.3 (given, not in the log)", ""},
-		{"predicted agrees", []string{"diagnose", "--predicted", agree, good}, "", exitOK, "2 agree, 0 differ", ""},
+		{"predicted agrees", []string{"diagnose", "--predicted", agree, good}, "", exitOK, "2 agree, 0 consistent, 0 differ", ""},
 		{"predicted differs", []string{"diagnose", "--predicted", differ, good}, "", exitNo, "DIFFER", "disagree on 1 row"},
 		{"empty", []string{"diagnose", empty}, "", exitBadInput, "", empty + ": empty input: expected an NCCL log"},
 		{"binary", []string{"diagnose", binary}, "", exitBadInput, "", binary + ": line 1: binary data (NUL byte at offset 4)"},
