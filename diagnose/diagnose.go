@@ -52,7 +52,9 @@ type Finding struct {
 	Title string `json:"title"`
 	// Missing is what the log lacks for the next level.
 	Missing string `json:"missing,omitempty"`
-	// Rule is the gate (spec rule ID) the finding corresponds to.
+	// Rule is the gate (spec rule ID) the finding corresponds to; empty for
+	// findings that are no gate (ranks on different releases, an init the
+	// log never completes, a WARN NCCL printed).
 	Rule     spec.RuleID    `json:"rule,omitempty"`
 	Evidence []ncclog.Proof `json:"evidence,omitempty"`
 	// Check lists what to look at or change.
@@ -121,8 +123,8 @@ func (d *diag) envSet(name string) (string, bool) { return d.o.Env.Lookup(name) 
 func (d *diag) versions() {
 	if len(d.l.Versions) > 1 {
 		d.add(Finding{ID: "version.mismatch", Severity: Error, Title: "ranks run different NCCL releases: " + strings.Join(d.l.Versions, ", "),
-			Rule: "G-NET-ABI-1", Evidence: d.first(ncclog.KindVersion, "first version line"),
-			Check: []string{"every rank must load the same libnccl (LD_LIBRARY_PATH, the framework's bundled NCCL); NCCL checks versions at init (\"Mismatched NCCL version\")"}})
+			Evidence: d.first(ncclog.KindVersion, "first version line"),
+			Check:    []string{"every rank must load the same libnccl (LD_LIBRARY_PATH, the framework's bundled NCCL); NCCL checks versions at init (\"Mismatched NCCL version\")"}})
 	}
 	if d.l.Release != 0 && !spec.Supported(d.l.Release) {
 		if n, ok := spec.Nearest(d.l.Release); ok {
@@ -135,8 +137,8 @@ func (d *diag) initState() {
 	if d.l.InitStarted > d.l.InitCompleted && d.l.InitCompleted == 0 {
 		d.add(Finding{ID: "init.incomplete", Severity: Warning,
 			Title:    fmt.Sprintf("communicator init started %d time(s) but never completed in this log: it failed or the log is cut", d.l.InitStarted),
-			Evidence: d.first(ncclog.KindInitStart, "Init START without Init COMPLETE"), Rule: "G-NET-SEL-1",
-			Check: []string{"look for a WARN just before the end; a log cut by the paste loses the decisive lines"}})
+			Evidence: d.first(ncclog.KindInitStart, "Init START without Init COMPLETE"),
+			Check:    []string{"look for a WARN just before the end; a log cut by the paste loses the decisive lines"}})
 	}
 }
 
