@@ -251,8 +251,15 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 		b int64
 	}
 	obsOps := map[opk]spec.Decision{}
-	for _, d := range obs.Decisions {
-		obsOps[opk{d.Op.Func, d.Op.Bytes()}] = d
+	obsAt := map[opk]string{}
+	for i, d := range obs.Decisions {
+		k := opk{d.Op.Func, d.Op.Bytes()}
+		if _, ok := obsOps[k]; !ok {
+			obsOps[k] = d
+			if i < len(obs.DecisionsAt) && obs.DecisionsAt[i].File != "" {
+				obsAt[k] = obs.DecisionsAt[i].String()
+			}
+		}
 	}
 	for _, d := range pred.Decisions {
 		k := opk{d.Op.Func, d.Op.Bytes()}
@@ -260,6 +267,7 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 		if od, ok := obsOps[k]; ok {
 			row.Observed = decisionText(od)
 			row.Agreement = opAgreement(d, od)
+			row.At = obsAt[k]
 		} else {
 			row.Observed, row.Agreement = "-", NotObserved
 		}
@@ -345,7 +353,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		c.Counts[string(Agree)], c.Counts[string(Consistent)], c.Counts[string(Differ)], c.Counts[string(NotObserved)], c.Counts[string(NotPredicted)])
 	b.WriteString("\nGates\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  rule\tcap\tpredicted\tobserved\t\tat\n")
+	fmt.Fprintf(tw, "  rule\tcap\tpredicted\tobserved\tagreement\tat\n")
 	for _, r := range c.Gates {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", r.Rule, dash(string(r.Cap)), r.Predicted, r.Observed, r.Agreement, r.At)
 	}
@@ -353,7 +361,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	if len(c.Caps) > 0 {
 		b.WriteString("\nCapabilities\n")
 		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  cap\tpredicted\tobserved\t\n")
+		fmt.Fprintf(tw, "  cap\tpredicted\tobserved\tagreement\n")
 		for _, r := range c.Caps {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Cap, r.Predicted, r.Observed, r.Agreement)
 		}
@@ -362,9 +370,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	if len(c.Ops) > 0 {
 		b.WriteString("\nOperations\n")
 		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  coll\tbytes\tpredicted\tobserved\t\n")
+		fmt.Fprintf(tw, "  coll\tbytes\tpredicted\tobserved\tagreement\tat\n")
 		for _, r := range c.Ops {
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\n", r.Coll, r.Bytes, r.Predicted, r.Observed, r.Agreement)
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\n", r.Coll, r.Bytes, r.Predicted, r.Observed, r.Agreement, r.At)
 		}
 		tw.Flush()
 	}

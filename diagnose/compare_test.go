@@ -57,7 +57,7 @@ func TestCompare(t *testing.T) {
 	for _, o := range c.Ops {
 		ops[o.Coll] = o
 	}
-	if o := ops[spec.AllReduce]; o.Agreement != Differ || o.Observed != "Ring/Simple ch=24" || o.Predicted != "NVLS/Simple ch=16" {
+	if o := ops[spec.AllReduce]; o.Agreement != Differ || o.Observed != "Ring/Simple ch=24" || o.Predicted != "NVLS/Simple ch=16" || o.At != "t.log:5" {
 		t.Errorf("AllReduce %+v", o)
 	}
 	if o := ops[spec.AllGather]; o.Agreement != Agree {

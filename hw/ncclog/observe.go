@@ -61,6 +61,9 @@ type Observation struct {
 	Trace spec.Trace `json:"trace"`
 	// Decisions are the per-operation choices and errors NCCL printed.
 	Decisions []spec.Decision `json:"decisions,omitempty"`
+	// DecisionsAt is where each decision's first line is (parallel to
+	// Decisions: spec.Decision has no place for a log location).
+	DecisionsAt []Loc `json:"decisions_at,omitempty"`
 	// UnnamedOps counts decision lines that name no collective (2.22 INFO
 	// lines without a [COLL] call line before them); they are in Log.Ops but
 	// not in Decisions.
@@ -132,7 +135,7 @@ func ObserveWith(l *Log, extra spec.Env) *Observation {
 		}
 		o.Evidence[c.Cap] = c.Level
 	}
-	o.Decisions, o.UnnamedOps = ob.decisions()
+	o.Decisions, o.DecisionsAt, o.UnnamedOps = ob.decisions()
 	o.Trace = ob.trace()
 	return o
 }
@@ -976,9 +979,10 @@ func (ob *observer) tuner() CapEvidence {
 }
 
 // decisions turns per-operation lines into spec.Decisions.
-func (ob *observer) decisions() ([]spec.Decision, int) {
+func (ob *observer) decisions() ([]spec.Decision, []Loc, int) {
 	l := ob.l
 	var out []spec.Decision
+	var at []Loc
 	unnamed := 0
 	net := l.Network()
 	for _, op := range l.Ops {
@@ -1011,6 +1015,7 @@ func (ob *observer) decisions() ([]spec.Decision, int) {
 			d.Fallback, d.DecidedBy = true, "G-SEL-BACKUP-1"
 		}
 		out = append(out, d)
+		at = append(at, op.First.At)
 	}
 	for _, na := range l.NoAlgo {
 		f, err := spec.ParseFunc(na.Func)
@@ -1031,8 +1036,9 @@ func (ob *observer) decisions() ([]spec.Decision, int) {
 		}
 		out = append(out, spec.Decision{Release: l.Release, Op: spec.Op{Func: f, DataType: dt}, Algo: spec.AlgoNone, Proto: spec.ProtoNone,
 			Err: &spec.NCCLError{Result: res, Message: na.First.Msg, Call: "ncclGroupEnd"}, DecidedBy: rule, Net: net, Evidence: ob.o.Evidence})
+		at = append(at, na.First.At)
 	}
-	return out, unnamed
+	return out, at, unnamed
 }
 
 // trace lays the proofs and blocks out as verdicts in rule order. A gate
@@ -1125,10 +1131,10 @@ func (ob *observer) trace() spec.Trace {
 		t = append(t, spec.Verdict{Rule: "G-SEL-PARSE-2", Layer: r.Layer, Outcome: spec.Fail, Facts: []spec.Fact{spec.F("at", s.At)},
 			Log: []string{s.Msg}, Why: "NCCL rejected NCCL_ALGO/NCCL_PROTO: communicator init fails", Ref: r.Ref})
 	}
-	for _, d := range ob.o.Decisions {
+	for i, d := range ob.o.Decisions {
 		r, _ := RuleByID(d.DecidedBy)
 		v := spec.Verdict{Rule: d.DecidedBy, Layer: r.Layer, Outcome: spec.Pass, Scope: "op", Ref: r.Ref,
-			Facts: []spec.Fact{spec.F("coll", d.Op.Func), spec.F("bytes", d.Op.Bytes())}}
+			Facts: []spec.Fact{spec.F("coll", d.Op.Func), spec.F("bytes", d.Op.Bytes()), spec.F("at", ob.o.DecisionsAt[i])}}
 		if d.Err != nil {
 			v.Outcome = spec.Fail
 			v.Why = d.Err.String()

@@ -212,6 +212,16 @@ func TestMoreLinesNeverLower(t *testing.T) {
 			t.Fatalf("parse: %v %v", err1, err2)
 		}
 		oa, oab := Observe(la), Observe(lab)
+		for _, o := range []*Observation{oa, oab} {
+			if len(o.DecisionsAt) != len(o.Decisions) {
+				t.Fatalf("%d decisions, %d locations", len(o.Decisions), len(o.DecisionsAt))
+			}
+			for i, at := range o.DecisionsAt {
+				if at.File == "" || at.Line < 1 {
+					t.Fatalf("decision %d (%+v) has no location", i, o.Decisions[i].Op)
+				}
+			}
+		}
 		for _, cp := range spec.Capabilities {
 			if oab.Evidence[cp] < oa.Evidence[cp] {
 				t.Fatalf("%s: %v with more lines, %v before", cp, oab.Evidence[cp], oa.Evidence[cp])
