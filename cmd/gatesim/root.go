@@ -71,6 +71,7 @@ var subcommands = []func(*deps) *cobra.Command{
 	newWhatifCmd,
 	newEnvCmd,
 	newHWCmd,
+	newDiagnoseCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gatesim/gatesim/diagnose"
+	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/spec"
+	"github.com/spf13/cobra"
+)
+
+func newDiagnoseCmd(d *deps) *cobra.Command {
+	var (
+		jsonOut   bool
+		envList   []string
+		release   string
+		predicted string
+	)
+	cmd := &cobra.Command{
+		Use:   "diagnose LOG...",
+		Short: "Read NCCL logs and show, with evidence, how far each capability got and why not further",
+		Long: `diagnose reads NCCL debug logs (NCCL_DEBUG=INFO or WARN output of NCCL 2.4 to 2.30;
+one file per rank, several ranks interleaved in one file, launcher prefixes, or a paste)
+and answers, per capability (net plugin, IB, GPUDirect RDMA, CollNet/SHARP, NVLS, NVLSTree,
+PAT, P2P, SHM, tuner plugin), the highest rung of the evidence ladder a line proves:
+requested, discovered, accepted, usable, candidate, selected, executed. "Available" is
+never promoted to "used". Each finding names the gate (spec rule ID), the lines that
+prove it (file:line) and what is missing for the next level.
+
+LOG may be a file, a directory (its files are read in name order) or - for stdin.
+--env adds variables you set that NCCL did not print; --nccl gives the release when
+the log lacks the version line; --predicted puts a prediction (spec's Trace and
+Decisions as JSON) beside the observation and exits 1 on a disagreement.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			env, err := spec.ParseAssignments(envList)
+			if err != nil {
+				return badInput(err)
+			}
+			var rel spec.Version
+			if release != "" {
+				if rel, err = spec.ParseVersion(release); err != nil {
+					return badInput(err)
+				}
+			}
+			p := ncclog.NewParser()
+			var names []string
+			for _, a := range args {
+				n, err := parseLogArg(p, a, d)
+				if err != nil {
+					return err
+				}
+				names = append(names, n...)
+			}
+			l := p.Finish()
+			if l.NCCLLines == 0 {
+				return badInput(fmt.Errorf("%s: %w", strings.Join(names, ", "), ncclog.ErrNoNCCL))
+			}
+			rep := diagnose.Diagnose(l, diagnose.Options{Env: env, Release: rel})
+			var cmp *diagnose.Comparison
+			if predicted != "" {
+				data, err := os.ReadFile(predicted)
+				if err != nil {
+					return badInput(err)
+				}
+				pr, err := diagnose.ReadPrediction(data, predicted)
+				if err != nil {
+					return badInput(err)
+				}
+				cmp = diagnose.Compare(pr, rep.Obs)
+			}
+			if jsonOut {
+				if err := writeDiagnoseJSON(d.stdout, rep, cmp); err != nil {
+					return err
+				}
+			} else {
+				if err := rep.WriteText(d.stdout); err != nil {
+					return err
+				}
+				if cmp != nil {
+					fmt.Fprintln(d.stdout)
+					if err := cmp.WriteText(d.stdout); err != nil {
+						return err
+					}
+				}
+			}
+			if cmp != nil && cmp.Differences() > 0 {
+				return &exitError{code: exitNo, err: fmt.Errorf("prediction and log disagree on %d row(s)", cmp.Differences())}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON instead of the human report")
+	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
+	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9)")
+	cmd.Flags().StringVar(&predicted, "predicted", "", "JSON file with a predicted {\"trace\", \"decisions\"} to compare with the log")
+	return cmd
+}
+
+// parseLogArg feeds one argument (file, directory or -) to the parser and
+// returns the source names it read.
+func parseLogArg(p *ncclog.Parser, arg string, d *deps) ([]string, error) {
+	if arg == "-" {
+		in := d.stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		return []string{"stdin"}, parseOne(p, in, "stdin")
+	}
+	st, err := os.Stat(arg)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if !st.IsDir() {
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		defer f.Close()
+		return []string{arg}, parseOne(p, f, arg)
+	}
+	ents, err := os.ReadDir(arg)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	var all []string
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			all = append(all, e.Name())
+		}
+	}
+	var names []string
+	for _, n := range diagnose.LogFiles(all) {
+		path := filepath.Join(arg, n)
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		err = p.Parse(f, path)
+		f.Close()
+		var ie *ncclog.InputError
+		if errors.As(err, &ie) {
+			// In a directory, a binary or empty file is skipped, not fatal.
+			fmt.Fprintf(d.stderr, "gatesim: skipped %s\n", ie.Error())
+			continue
+		}
+		if err != nil {
+			return nil, badInput(err)
+		}
+		names = append(names, path)
+	}
+	if len(names) == 0 {
+		return nil, badInputf("%s: no readable log file in the directory: expected NCCL_DEBUG_FILE outputs", arg)
+	}
+	return names, nil
+}
+
+func parseOne(p *ncclog.Parser, r io.Reader, name string) error {
+	if err := p.Parse(r, name); err != nil {
+		return badInput(err)
+	}
+	return nil
+}
+
+func writeDiagnoseJSON(w io.Writer, rep *diagnose.Report, cmp *diagnose.Comparison) error {
+	type out struct {
+		diagnose.JSONReport
+		Comparison *diagnose.Comparison `json:"comparison,omitempty"`
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out{JSONReport: rep.JSON(), Comparison: cmp})
+}

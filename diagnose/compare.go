@@ -1,0 +1,388 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Prediction is what spec predicts for the same release, system and
+// environment: the input of Compare. Its JSON form is {"trace": [...],
+// "decisions": [...]} with spec's own field names, so a prediction written
+// by another command (or by hand) can be read with ReadPrediction.
+type Prediction struct {
+	Trace     spec.Trace      `json:"trace"`
+	Decisions []spec.Decision `json:"decisions"`
+}
+
+// ReadPrediction decodes a Prediction; name is used in errors.
+func ReadPrediction(data []byte, name string) (*Prediction, error) {
+	var p Prediction
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: %v: expected a JSON object {\"trace\": [verdicts], \"decisions\": [decisions]} in spec's format", name, err)
+	}
+	if len(p.Trace) == 0 && len(p.Decisions) == 0 {
+		return nil, fmt.Errorf("%s: empty prediction: expected a trace or decisions", name)
+	}
+	return &p, nil
+}
+
+// Agreement classifies one row of a comparison.
+type Agreement string
+
+const (
+	Agree        Agreement = "agree"
+	Differ       Agreement = "DIFFER"
+	NotObserved  Agreement = "not observed"
+	NotPredicted Agreement = "not predicted"
+	// Consistent: the prediction left several (algorithm, protocol)
+	// candidates (Decision.Undecided: spec's tuning model did not pick) and
+	// the log's choice is one of them.
+	Consistent Agreement = "consistent"
+)
+
+// GateRow compares one gate.
+type GateRow struct {
+	Rule      spec.RuleID     `json:"rule"`
+	Cap       spec.Capability `json:"cap,omitempty"`
+	Predicted string          `json:"predicted"`
+	Observed  string          `json:"observed"`
+	Agreement Agreement       `json:"agreement"`
+	At        string          `json:"at,omitempty"`
+}
+
+// CapRow compares one capability's level.
+type CapRow struct {
+	Cap       spec.Capability `json:"cap"`
+	Predicted spec.Level      `json:"predicted"`
+	Observed  spec.Level      `json:"observed"`
+	Agreement Agreement       `json:"agreement"`
+}
+
+// OpRow compares one operation (collective and size).
+type OpRow struct {
+	Coll      spec.Func `json:"coll"`
+	Bytes     int64     `json:"bytes"`
+	Predicted string    `json:"predicted"`
+	Observed  string    `json:"observed"`
+	Agreement Agreement `json:"agreement"`
+	At        string    `json:"at,omitempty"`
+}
+
+// Comparison is predicted versus observed, gate by gate, capability by
+// capability and operation by operation.
+type Comparison struct {
+	Gates  []GateRow      `json:"gates"`
+	Caps   []CapRow       `json:"caps"`
+	Ops    []OpRow        `json:"ops"`
+	Counts map[string]int `json:"counts"`
+}
+
+// Differences counts rows that disagree.
+func (c *Comparison) Differences() int { return c.Counts[string(Differ)] }
+
+// outcomeClass is outcomeOf for agreement: info (a rule that only records)
+// counts as pass, since neither stopped anything; a log line can prove that
+// a gate let the capability through, not whether the gate was a recording
+// one.
+func outcomeClass(vs []spec.Verdict) string {
+	c := make([]spec.Verdict, len(vs))
+	for i, v := range vs {
+		if v.Outcome == spec.Info {
+			v.Outcome = spec.Pass
+		}
+		c[i] = v
+	}
+	return outcomeOf(c)
+}
+
+func outcomeOf(vs []spec.Verdict) string {
+	seen := map[spec.Outcome]bool{}
+	var parts []string
+	for _, v := range vs {
+		if !seen[v.Outcome] {
+			seen[v.Outcome] = true
+			parts = append(parts, v.Outcome.String())
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "+")
+}
+
+// Compare puts a prediction beside an observation. A gate or operation the
+// log does not show is "not observed", never a disagreement; a gate the
+// log shows that the prediction lacks is "not predicted".
+func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
+	c := &Comparison{Counts: map[string]int{}}
+	type key struct {
+		rule spec.RuleID
+		cp   spec.Capability
+	}
+	group := func(t spec.Trace) (map[key][]spec.Verdict, []key) {
+		m := map[key][]spec.Verdict{}
+		var order []key
+		for _, v := range t {
+			if v.Scope == "op" || v.Rule == "G-ENV-PARAM-1" {
+				continue
+			}
+			k := key{v.Rule, v.Cap}
+			if _, ok := m[k]; !ok {
+				order = append(order, k)
+			}
+			m[k] = append(m[k], v)
+		}
+		return m, order
+	}
+	pm, porder := group(pred.Trace)
+	om, oorder := group(obs.Trace)
+	matchObs := func(k key) ([]spec.Verdict, bool) {
+		if vs, ok := om[k]; ok {
+			return vs, true
+		}
+		if k.cp == "" { // a prediction without a capability matches any observed one of the rule
+			var all []spec.Verdict
+			for ok2, vs := range om {
+				if ok2.rule == k.rule {
+					all = append(all, vs...)
+				}
+			}
+			return all, len(all) > 0
+		}
+		return nil, false
+	}
+	used := map[key]bool{}
+	for _, k := range porder {
+		row := GateRow{Rule: k.rule, Cap: k.cp, Predicted: outcomeOf(pm[k])}
+		if ovs, ok := matchObs(k); ok {
+			row.Observed = outcomeOf(ovs)
+			row.Agreement = Agree
+			if outcomeClass(ovs) != outcomeClass(pm[k]) {
+				row.Agreement = Differ
+			}
+			for _, f := range ovs[0].Facts {
+				if f.Name == "at" {
+					row.At = f.Value
+				}
+			}
+			for ok2 := range om {
+				if ok2.rule == k.rule && (k.cp == "" || ok2.cp == k.cp) {
+					used[ok2] = true
+				}
+			}
+		} else {
+			row.Observed, row.Agreement = "-", NotObserved
+		}
+		c.Gates = append(c.Gates, row)
+	}
+	for _, k := range oorder {
+		if used[k] {
+			continue
+		}
+		row := GateRow{Rule: k.rule, Cap: k.cp, Predicted: "-", Observed: outcomeOf(om[k]), Agreement: NotPredicted}
+		for _, f := range om[k][0].Facts {
+			if f.Name == "at" {
+				row.At = f.Value
+			}
+		}
+		c.Gates = append(c.Gates, row)
+	}
+	// Capability levels: the prediction's Evidence (first decision), else
+	// the highest level of its passing verdicts.
+	pe := spec.Evidence{}
+	for _, v := range pred.Trace {
+		if v.Outcome == spec.Pass && v.Cap != "" {
+			pe.Raise(v.Cap, v.Level)
+		}
+	}
+	for _, d := range pred.Decisions {
+		for cp, l := range d.Evidence {
+			pe.Raise(cp, l)
+		}
+	}
+	// The log proving more than predicted is a disagreement only when it
+	// passes a gate the prediction failed for that capability, or shows a
+	// capability the prediction stopped being chosen or used (PAT chosen
+	// although spec's G-PAT-1 said no). Otherwise the prediction merely does
+	// not follow the capability that far (spec claims no "executed", for
+	// instance): "not predicted".
+	stopped := map[spec.Capability]bool{}
+	contradicted := map[spec.Capability]bool{}
+	for _, v := range pred.Trace {
+		if v.Outcome != spec.Fail || v.Cap == "" || v.Scope == "op" {
+			continue
+		}
+		stopped[v.Cap] = true
+		for _, o := range obs.Trace {
+			if o.Rule == v.Rule && o.Cap == v.Cap && o.Outcome == spec.Pass {
+				contradicted[v.Cap] = true
+			}
+		}
+	}
+	for _, cp := range spec.Capabilities {
+		p, pok := pe[cp]
+		o := obs.Evidence[cp]
+		if !pok && !stopped[cp] {
+			continue
+		}
+		row := CapRow{Cap: cp, Predicted: p, Observed: o, Agreement: Agree}
+		switch {
+		case o == p:
+		case o < p:
+			// The log may simply not print the lines that prove more.
+			row.Agreement = NotObserved
+		case contradicted[cp], stopped[cp] && o >= spec.LevelSelected:
+			row.Agreement = Differ
+		default:
+			row.Agreement = NotPredicted
+		}
+		c.Caps = append(c.Caps, row)
+	}
+	// Operations, matched by (collective, bytes).
+	type opk struct {
+		f spec.Func
+		b int64
+	}
+	obsOps := map[opk]spec.Decision{}
+	obsAt := map[opk]string{}
+	for i, d := range obs.Decisions {
+		k := opk{d.Op.Func, d.Op.Bytes()}
+		if _, ok := obsOps[k]; !ok {
+			obsOps[k] = d
+			if i < len(obs.DecisionsAt) && obs.DecisionsAt[i].File != "" {
+				obsAt[k] = obs.DecisionsAt[i].String()
+			}
+		}
+	}
+	for _, d := range pred.Decisions {
+		k := opk{d.Op.Func, d.Op.Bytes()}
+		row := OpRow{Coll: d.Op.Func, Bytes: d.Op.Bytes(), Predicted: decisionText(d)}
+		if od, ok := obsOps[k]; ok {
+			row.Observed = decisionText(od)
+			row.Agreement = opAgreement(d, od)
+			row.At = obsAt[k]
+		} else {
+			row.Observed, row.Agreement = "-", NotObserved
+		}
+		c.Ops = append(c.Ops, row)
+	}
+	for _, r := range c.Gates {
+		c.Counts[string(r.Agreement)]++
+	}
+	for _, r := range c.Caps {
+		c.Counts[string(r.Agreement)]++
+	}
+	for _, r := range c.Ops {
+		c.Counts[string(r.Agreement)]++
+	}
+	return c
+}
+
+// undecided reports a prediction that names no single (algorithm,
+// protocol) and no error: spec's decision left candidates.
+func undecided(d spec.Decision) bool {
+	return d.Err == nil && (d.Algo == spec.AlgoNone || d.Proto == spec.ProtoNone)
+}
+
+// opAgreement compares one operation. An undecided prediction agrees
+// ("consistent") when the observed choice is among its candidates and
+// matches whatever half (algorithm or protocol) it did fix.
+func opAgreement(p, o spec.Decision) Agreement {
+	if !undecided(p) || o.Err != nil {
+		if sameChoice(p, o) {
+			return Agree
+		}
+		return Differ
+	}
+	if (p.Algo != spec.AlgoNone && p.Algo != o.Algo) || (p.Proto != spec.ProtoNone && p.Proto != o.Proto) {
+		return Differ
+	}
+	if len(p.Candidates) == 0 {
+		return NotPredicted
+	}
+	for _, c := range p.Candidates {
+		if c.Algo == o.Algo && c.Proto == o.Proto {
+			return Consistent
+		}
+	}
+	return Differ
+}
+
+func decisionText(d spec.Decision) string {
+	if d.Err != nil {
+		return "error " + d.Err.Result.String()
+	}
+	if undecided(d) && len(d.Candidates) > 0 {
+		names := make([]string, len(d.Candidates))
+		for i, c := range d.Candidates {
+			names[i] = c.String()
+		}
+		return "one of " + strings.Join(names, ",")
+	}
+	s := d.Algo.String() + "/" + d.Proto.String()
+	if d.NChannels > 0 {
+		s += fmt.Sprintf(" ch=%d", d.NChannels)
+	}
+	return s
+}
+
+func sameChoice(a, b spec.Decision) bool {
+	if (a.Err == nil) != (b.Err == nil) {
+		return false
+	}
+	if a.Err != nil {
+		return a.Err.Result == b.Err.Result
+	}
+	if a.Algo != b.Algo || a.Proto != b.Proto {
+		return false
+	}
+	return a.NChannels == 0 || b.NChannels == 0 || a.NChannels == b.NChannels
+}
+
+// WriteText prints the comparison as three tables.
+func (c *Comparison) WriteText(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "Predicted versus observed: %d agree, %d consistent, %d differ, %d not observed, %d not predicted\n",
+		c.Counts[string(Agree)], c.Counts[string(Consistent)], c.Counts[string(Differ)], c.Counts[string(NotObserved)], c.Counts[string(NotPredicted)])
+	b.WriteString("\nGates\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  rule\tcap\tpredicted\tobserved\tagreement\tat\n")
+	for _, r := range c.Gates {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", r.Rule, dash(string(r.Cap)), r.Predicted, r.Observed, r.Agreement, r.At)
+	}
+	tw.Flush()
+	if len(c.Caps) > 0 {
+		b.WriteString("\nCapabilities\n")
+		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  cap\tpredicted\tobserved\tagreement\n")
+		for _, r := range c.Caps {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Cap, r.Predicted, r.Observed, r.Agreement)
+		}
+		tw.Flush()
+	}
+	if len(c.Ops) > 0 {
+		b.WriteString("\nOperations\n")
+		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  coll\tbytes\tpredicted\tobserved\tagreement\tat\n")
+		for _, r := range c.Ops {
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\n", r.Coll, r.Bytes, r.Predicted, r.Observed, r.Agreement, r.At)
+		}
+		tw.Flush()
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

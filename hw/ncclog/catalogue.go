@@ -1,0 +1,639 @@
+package ncclog
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Kind is a recognised message kind. Several Forms (one per release range or
+// wording) map to one Kind; the parser handles a Kind, not a Form.
+type Kind uint8
+
+const (
+	KindUnknown Kind = iota
+	KindVersion
+	KindGitVersion
+	KindCudaDriver
+	KindEnv
+	KindEnvInvalid
+	KindEnvConfigReset
+	KindCollNetEnableInvalid
+	KindPluginNotFound
+	KindPluginLoadError
+	KindPluginNameEnv
+	KindPluginSymbolMissing
+	KindPluginNoSymbol
+	KindPluginLoaded
+	KindCollNetLoaded
+	KindCollNetSymbolMissing
+	KindCollNetNoSymbol
+	KindPluginUnsupported
+	KindPluginSuccess
+	KindPluginInitialized
+	KindPluginInitFailed
+	KindPluginAssigned
+	KindPluginDisabling
+	KindNetAnyFail
+	KindNetNotFound
+	KindUsingNetwork
+	KindNetDeviceHost
+	KindNetDeviceUnpack
+	KindPluginPath
+	KindP2PPlugin
+	KindOFIProvider
+	KindOFI
+	KindIBNoDevice
+	KindIBUsing
+	KindIBNoIP
+	KindIBDataError
+	KindVerbsMissing
+	KindSocketUsing
+	KindSocketNoIf
+	KindGDRHCA
+	KindGDRGPU
+	KindTransport
+	KindCollNetConn
+	KindCollNetConnected
+	KindCollNetChains
+	KindCollNetThreshold
+	KindCollNetArity
+	KindCollNetInitFail
+	KindCollNetAlgoIgnored
+	KindCollNetChild
+	KindNetDevices
+	KindNVLSSupport
+	KindNVLSComm
+	KindNVLSBindSoft
+	KindNVLSBindFail
+	KindNVLSTreeConnected
+	KindNVLSTrees
+	KindNVLSTuning
+	KindNVLSGroup
+	KindNVLSNoNIC
+	KindChannels
+	KindRingOrder
+	KindRing
+	KindTrees
+	KindGraph
+	KindConnectedRings
+	KindConnectedTrees
+	KindCommInfo
+	KindMNNVL
+	KindInitStart
+	KindInitComplete
+	KindBootstrap
+	KindTuningHeaderOld
+	KindTuningAlgorithm
+	KindTuningProtocol
+	KindTuningThreads
+	KindTuningRow
+	KindTuning24
+	KindThreadThresholds
+	KindAlgoMatrix
+	KindOpChoice
+	KindOpChoiceNum
+	KindOpSymmetric
+	KindCollCall
+	KindNoAlgo
+	KindAlgoParseError
+	KindErrTrace
+	KindCudaFailure
+	KindTunerUsing
+	KindTunerNotFound
+	KindProfilerNotFound
+	KindFrameworkError
+	KindResultName
+	KindLastError
+	KindPluginOpenError
+	KindWarn
+	numKinds
+)
+
+// Form is one message form NCCL (or a plugin NCCL loads) prints: the
+// format string as in the source, the release range it exists in and the
+// function that prints it. The regular expression is matched against the
+// message after the prefix (Line.Msg), anchored at its start.
+type Form struct {
+	Kind Kind
+	// ID is a stable name used in output and tests ("net.plugin.loaded").
+	ID string
+	// Format is the format string as the source prints it.
+	Format string
+	// Since and Until bound the releases that print this form (tags found
+	// by searching NVIDIA/nccl at every release tag); Until 0 means it is
+	// still printed by v2.30.7. Forms printed by a plugin have no range.
+	Since, Until spec.Version
+	Ref          spec.Ref
+	// Bare allows matching a line that lost its prefix.
+	Bare bool
+	// Example is a real message of this form (tests match it).
+	Example string
+
+	lit string // a literal the message must contain (cheap pre-filter)
+	re  *regexp.Regexp
+}
+
+func v(ma, mi, pa int) spec.Version { return spec.MakeVersion(ma, mi, pa) }
+
+func ref(tag, file, fn string) spec.Ref { return spec.Ref{Tag: tag, File: file, Func: fn} }
+
+const (
+	t2289 = "v2.28.9-1"
+	t2230 = "v2.30.7-1"
+)
+
+// Catalogue lists every recognised form, in match order: when two forms
+// could match a message the earlier one wins (specific before generic).
+// It is an immutable table; the compiled expressions are never modified.
+var Catalogue = []Form{
+	// --- version and driver
+	{Kind: KindVersion, ID: "version", Format: `"NCCL version " NCCL_MAJOR.NCCL_MINOR.NCCL_PATCH NCCL_SUFFIX "+cuda" CUDA_MAJOR.CUDA_MINOR`,
+		Since: v(2, 4, 2), Ref: ref(t2289, "src/init.cc", "showVersion"), Bare: true,
+		Example: "NCCL version 2.28.9+cuda12.9", lit: "NCCL version ", re: rx(`^NCCL version (\S+)`)},
+	{Kind: KindGitVersion, ID: "version.git", Format: `NCCL git version %s %s`, Since: v(2, 29, 2),
+		Ref: ref(t2230, "src/misc/git_version.cc", "ncclGetGitVersion"), Example: "NCCL git version HEAD 0a1b2c3",
+		lit: "NCCL git version", re: rx(`^NCCL git version (\S+) (\S+)`)},
+	{Kind: KindCudaDriver, ID: "cuda.driver", Format: `cudaDriverVersion %d`, Since: v(2, 13, 4),
+		Ref: ref(t2289, "src/misc/cudawrap.cc", "ncclCudaLibraryInit"), Example: "cudaDriverVersion 12020",
+		lit: "cudaDriverVersion ", re: rx(`^cudaDriverVersion (\d+)`)},
+
+	// --- environment
+	{Kind: KindEnv, ID: "env.set", Format: `%s set by environment to %lld.` + " | " + `NCCL_X set by environment to %s`,
+		Since: v(2, 4, 2), Ref: ref(t2289, "src/misc/param.cc", "ncclLoadParam"), Bare: true,
+		Example: "NCCL_IB_DISABLE set by environment to 1.", lit: " set by environment to ",
+		re: rx(`^(NCCL_[A-Z0-9_]+) set by environment to (.*)$`)},
+	{Kind: KindEnv, ID: "env.set.to", Format: `NCCL_IB_HCA set to %s`, Since: v(2, 7, 3),
+		Ref: ref(t2289, "src/transport/net_ib.cc", "ncclIbInitDevices"), Bare: true,
+		Example: "NCCL_IB_HCA set to mlx5_2:1,mlx5_0:1", lit: " set to ", re: rx(`^(NCCL_[A-Z0-9_]+) set to (.*)$`)},
+	{Kind: KindEnv, ID: "env.tuner.set", Format: `TUNER/Plugin: NCCL_TUNER_PLUGIN set to %s`, Since: v(2, 21, 5), Until: v(2, 25, 1),
+		Ref:     ref("v2.22.3-1", "src/misc/tuner.cc", "openTunerPluginLib"),
+		Example: "TUNER/Plugin: NCCL_TUNER_PLUGIN set to libnccl-tuner-example.so", lit: "TUNER/Plugin: NCCL_",
+		re: rx(`^TUNER/Plugin: (NCCL_TUNER_PLUGIN) set to (.*)$`)},
+	{Kind: KindEnvInvalid, ID: "env.invalid", Format: `Invalid value %s for %s, using default %lld.`, Since: v(2, 4, 2),
+		Ref: ref(t2289, "src/misc/param.cc", "ncclLoadParam"), Bare: true,
+		Example: "Invalid value abc for NCCL_NVLS_ENABLE, using default 2.", lit: "Invalid value ",
+		re: rx(`^Invalid value (.*) for (NCCL_[A-Z0-9_]+), using default (-?\d+)\.?$`)},
+	{Kind: KindEnvConfigReset, ID: "env.config.reset", Format: `Comm config netName reset to NCCL_NET=%s`, Since: v(2, 28, 7),
+		Ref:     ref(t2289, "src/init.cc", "envConfigOverride"),
+		Example: "Comm config netName reset to NCCL_NET=Socket", lit: "Comm config ",
+		re: rx(`^Comm config (\w+) reset to (NCCL_[A-Z0-9_]+)=(.*)$`)},
+	{Kind: KindCollNetEnableInvalid, ID: "env.collnet.invalid", Format: `collnetEnable %d is not a valid value 0/1, set it to 0`,
+		Since: v(2, 27, 3), Ref: ref(t2289, "src/init.cc", "envConfigOverride"),
+		Example: "collnetEnable 2 is not a valid value 0/1, set it to 0", lit: "collnetEnable ",
+		re: rx(`^collnetEnable (-?\d+) is not a valid value 0/1, set it to 0$`)},
+
+	// --- net plugin library (G-NET-LIB-1/2) and ABI (G-NET-ABI-1)
+	{Kind: KindPluginNotFound, ID: "net.plugin.notfound", Format: `NET/Plugin : No plugin found (libnccl-net.so).` + " | " +
+		`NET/Plugin : No plugin found (%s), using internal implementation`, Since: v(2, 4, 2), Until: v(2, 21, 5),
+		Ref: ref("v2.16.5-1", "src/net.cc", "ncclNetPluginInit"), Bare: true,
+		Example: "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation", lit: "No plugin found (",
+		re: rx(`^NET/Plugin ?: No plugin found \(([^)]*)\)(?:\.|, using internal implementation)?$`)},
+	{Kind: KindPluginNotFound, ID: "net.plugin.notfound.218", Format: `NET/Plugin : No plugin found, using internal implementation`,
+		Since: v(2, 17, 1), Until: v(2, 18, 6), Ref: ref("v2.18.6-1", "src/net.cc", "ncclNetPluginInit"), Bare: true,
+		Example: "NET/Plugin : No plugin found, using internal implementation", lit: "No plugin found, using internal",
+		re: rx(`^NET/Plugin ?: No plugin found, using internal implementation$`)},
+	{Kind: KindPluginNotFound, ID: "net.plugin.notfound.219", Format: `NET/Plugin : dlerror=%s No plugin found (%s), using internal implementation`,
+		Since: v(2, 19, 1), Until: v(2, 20, 5), Ref: ref("v2.20.5-1", "src/net.cc", "ncclNetPluginInit"), Bare: true,
+		Example: "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation",
+		lit:     "NET/Plugin : dlerror=", re: rx(`^NET/Plugin : dlerror=(.*) No plugin found \(([^)]*)\), using internal implementation$`)},
+	{Kind: KindPluginNotFound, ID: "net.plugin.couldnotfind", Format: `NET/Plugin: Could not find:%s. Using internal network plugin.` +
+		" | " + `%s/Plugin: Could not find:%s%s%s`, Since: v(2, 22, 3),
+		Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
+		Example: "NET/Plugin: Could not find: libnccl-net.so", lit: "NET/Plugin: Could not find:",
+		re: rx(`^NET/Plugin: Could not find:(.*?)(?:\.\s*(?:Using internal (?:network|net) plugin\.)?)?\s*$`)},
+	{Kind: KindPluginNotFound, ID: "net.plugin.internal", Format: `NET/Plugin: Using internal network plugin.`,
+		Since: v(2, 21, 5), Until: v(2, 25, 1), Ref: ref("v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"), Bare: true,
+		Example: "NET/Plugin: Using internal network plugin.", lit: "NET/Plugin: Using internal",
+		re: rx(`^NET/Plugin: Using internal network plugin\.?$`)},
+	{Kind: KindPluginNotFound, ID: "net.plugin.notfound.221", Format: `NET/Plugin: No plugin found (%s)`,
+		Since: v(2, 21, 5), Until: v(2, 21, 5), Ref: ref("v2.21.5-1", "src/net.cc", "tryOpenDynamicLib"), Bare: true,
+		Example: "NET/Plugin: No plugin found (libnccl-net.so)", lit: "NET/Plugin: No plugin found (",
+		re: rx(`^NET/Plugin: No plugin found \(([^)]*)\)$`)},
+	{Kind: KindPluginLoadError, ID: "net.plugin.loadreturned", Format: `NET/Plugin : Plugin load returned %d : %s.` + " | " +
+		`NET/Plugin : Plugin load (%s) returned %d : %s` + " | " + `NET/Plugin: Plugin load returned %d : %s when loading %s`,
+		Since: v(2, 4, 2), Until: v(2, 21, 5), Ref: ref("v2.20.5-1", "src/net.cc", "ncclNetPluginInit"), Bare: true,
+		Example: "NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory",
+		lit:     "Plugin load ", re: rx(`^NET/Plugin ?: Plugin load (?:\(([^)]*)\) )?returned (\d+) : (.*?)(?: :)?(?: when loading (\S+))?\.?$`)},
+	{Kind: KindPluginNameEnv, ID: "net.plugin.nameenv", Format: `NET/Plugin: Plugin name set by env to %s`,
+		Since: v(2, 21, 5), Until: v(2, 27, 7), Ref: ref("v2.27.7-1", "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
+		Example: "NET/Plugin: Plugin name set by env to libnccl-net-aws.so", lit: "NET/Plugin: Plugin name set by env",
+		re: rx(`^NET/Plugin: Plugin name set by env to (\S+)$`)},
+	{Kind: KindPluginOpenError, ID: "net.plugin.openerror", Format: `NET/Plugin: %s` + " (dlerror, 2.22-2.25) | " + `%s/Plugin: %s: %s` + " (name, dlerror, 2.28+)",
+		Since: v(2, 22, 3), Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
+		Example: "NET/Plugin: libnccl-net.so: libibverbs.so.1: cannot open shared object file: No such file or directory",
+		lit:     "NET/Plugin: ", re: rx(`^NET/Plugin: (\S+?): (.+)$`)},
+	{Kind: KindPluginSymbolMissing, ID: "net.plugin.symbol.missing", Format: `NET/Plugin: Failed to find ncclNetPlugin_v%d symbol.`,
+		Since: v(2, 12, 7), Until: v(2, 27, 7), Ref: ref("v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"), Bare: true,
+		Example: "NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", lit: "Failed to find ncclNetPlugin_v",
+		re: rx(`^NET/Plugin: Failed to find ncclNetPlugin_v(\d+) symbol\.?$`)},
+	{Kind: KindPluginNoSymbol, ID: "net.plugin.symbol.none", Format: `NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported.`,
+		Since: v(2, 13, 4), Until: v(2, 25, 1), Ref: ref("v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"), Bare: true,
+		Example: "NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported.",
+		lit:     "Failed to find ncclNetPlugin symbol", re: rx(`^NET/Plugin: Failed to find ncclNetPlugin symbol \(`)},
+	{Kind: KindPluginLoaded, ID: "net.plugin.loaded", Format: `NET/Plugin: Loaded net plugin %s (v%d)`, Since: v(2, 13, 4),
+		Ref: ref(t2289, "src/plugin/net/net_v11.cc", "getNcclNet_v11"), Bare: true,
+		Example: "NET/Plugin: Loaded net plugin NCCL RDMA Plugin v6 (v6)", lit: "Loaded net plugin ",
+		re: rx(`^NET/Plugin: Loaded net plugin (.+) \(v(\d+)\)$`)},
+	{Kind: KindCollNetLoaded, ID: "collnet.plugin.loaded", Format: `NET/Plugin: Loaded collnet plugin %s (v%d)` + " | " +
+		`NET/Plugin: Loaded coll plugin %s (v%d)`, Since: v(2, 13, 4),
+		Ref: ref(t2289, "src/plugin/net/net_v11.cc", "getNcclCollNet_v11"), Bare: true,
+		Example: "NET/Plugin: Loaded collnet plugin SHARP (v6)", lit: "NET/Plugin: Loaded coll",
+		re: rx(`^NET/Plugin: Loaded coll(?:net)? plugin (.+) \(v(\d+)\)$`)},
+	{Kind: KindCollNetSymbolMissing, ID: "collnet.plugin.symbol.missing", Format: `NET/Plugin: Failed to find ncclCollNetPlugin_v%d symbol.`,
+		Since: v(2, 12, 7), Until: v(2, 27, 7), Ref: ref("v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"), Bare: true,
+		Example: "NET/Plugin: Failed to find ncclCollNetPlugin_v8 symbol.", lit: "Failed to find ncclCollNetPlugin_v",
+		re: rx(`^NET/Plugin: Failed to find ncclCollNetPlugin_v(\d+) symbol\.?$`)},
+	{Kind: KindCollNetNoSymbol, ID: "collnet.plugin.symbol.none", Format: `NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported.`,
+		Since: v(2, 13, 4), Until: v(2, 25, 1), Ref: ref("v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"), Bare: true,
+		Example: "NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported.",
+		lit:     "Failed to find ncclCollNetPlugin symbol", re: rx(`^NET/Plugin: Failed to find ncclCollNetPlugin symbol \(`)},
+	{Kind: KindPluginUnsupported, ID: "net.plugin.unsupported", Format: `External network plugin %s is unsupported`, Since: v(2, 28, 3),
+		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetPluginLoad"), Bare: true,
+		Example: "External network plugin /opt/plugin/libnccl-net.so is unsupported", lit: "External network plugin ",
+		re: rx(`^External network plugin (.+) is unsupported$`)},
+	{Kind: KindPluginSuccess, ID: "net.plugin.success", Format: `Successfully loaded external network plugin %s`, Since: v(2, 28, 3),
+		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetPluginLoad"), Bare: true,
+		Example: "Successfully loaded external network plugin /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so",
+		lit:     "Successfully loaded external network plugin", re: rx(`^Successfully loaded external network plugin (.+)$`)},
+	{Kind: KindPluginInitialized, ID: "net.plugin.initialized", Format: `Initialized NET plugin %s`, Since: v(2, 27, 3),
+		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetPluginInit"), Bare: true,
+		Example: "Initialized NET plugin IB", lit: "Initialized NET plugin ", re: rx(`^Initialized NET plugin (.+)$`)},
+	{Kind: KindPluginInitFailed, ID: "net.plugin.initfailed", Format: `Failed to initialize NET plugin %s`, Since: v(2, 28, 3),
+		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetPluginInit"), Bare: true,
+		Example: "Failed to initialize NET plugin IB", lit: "Failed to initialize NET plugin ",
+		re: rx(`^Failed to initialize NET plugin (.+)$`)},
+	{Kind: KindPluginAssigned, ID: "net.plugin.assigned", Format: `Assigned NET plugin %s to comm`, Since: v(2, 27, 3),
+		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetPluginAssignToComm"), Bare: true,
+		Example: "Assigned NET plugin IB to comm", lit: "Assigned NET plugin ", re: rx(`^Assigned NET plugin (.+) to comm$`)},
+	{Kind: KindPluginDisabling, ID: "net.plugin.disabling", Format: `Disabling external plugins: %s`, Since: v(2, 27, 3),
+		Ref:     ref(t2289, "src/plugin/net.cc", "ncclNetPluginDisableOtherExternal"),
+		Example: "Disabling external plugins: libnccl-net-a.so", lit: "Disabling external plugins:",
+		re: rx(`^Disabling external plugins: (.*)$`)},
+	{Kind: KindNetAnyFail, ID: "net.anyfail", Format: `Failed to initialize any NET plugin`, Since: v(2, 27, 3),
+		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetInit"), Bare: true,
+		Example: "Failed to initialize any NET plugin", lit: "Failed to initialize any NET plugin",
+		re: rx(`^Failed to initialize any NET plugin`)},
+	{Kind: KindNetNotFound, ID: "net.notfound", Format: `Error: network %s not found.`, Since: v(2, 10, 3), Until: v(2, 26, 6),
+		Ref: ref("v2.22.3-1", "src/net.cc", "ncclNetInit"), Bare: true,
+		Example: "Error: network Foo not found.", lit: "Error: network ", re: rx(`^Error: network (.+) not found\.?$`)},
+	{Kind: KindUsingNetwork, ID: "net.using", Format: `Using network %s`, Since: v(2, 6, 4),
+		Ref: ref(t2289, "src/init.cc", "commAlloc"), Bare: true,
+		Example: "Using network IBext_v8", lit: "Using network ", re: rx(`^Using network (.+)$`)},
+	{Kind: KindNetDeviceHost, ID: "net.device.host", Format: `Using non-device net plugin version %d`, Since: v(2, 19, 1), Until: v(2, 21, 5),
+		Ref: ref("v2.21.5-1", "src/net.cc", "ncclNetCheckDeviceVersion"), Bare: true,
+		Example: "Using non-device net plugin version 0", lit: "Using non-device net plugin",
+		re: rx(`^Using non-device net plugin version (\d+)$`)},
+	{Kind: KindNetDeviceUnpack, ID: "net.device.unpack", Format: `Using NCCL_NET_DEVICE_UNPACK net plugin version %d`, Since: v(2, 19, 1),
+		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetCheckDeviceVersion"), Bare: true,
+		Example: "Using NCCL_NET_DEVICE_UNPACK net plugin version 7", lit: "Using NCCL_NET_DEVICE_UNPACK",
+		re: rx(`^Using NCCL_NET_DEVICE_UNPACK net plugin version (\d+)$`)},
+	{Kind: KindPluginPath, ID: "plugin.sharp.path", Format: `Plugin Path : %s`,
+		Ref: ref("", "Mellanox/nccl-rdma-sharp-plugins src/p2p_plugin.c", "pluginInit"), Bare: true,
+		Example: "Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so", lit: "Plugin Path :",
+		re: rx(`^Plugin Path : (\S+)$`)},
+	{Kind: KindP2PPlugin, ID: "plugin.sharp.p2p", Format: `P2P plugin %s`,
+		Ref: ref("", "Mellanox/nccl-rdma-sharp-plugins src/p2p_plugin.c", "pluginInit"), Bare: true,
+		Example: "P2P plugin IBext_v8", lit: "P2P plugin ", re: rx(`^P2P plugin (\S+)$`)},
+	{Kind: KindOFIProvider, ID: "plugin.ofi.provider", Format: `NET/OFI Selected Provider is %s (found %d nics)`,
+		Ref: ref("", "aws/aws-ofi-nccl src/nccl_ofi_net.c", "nccl_net_ofi_create_plugin"), Bare: true,
+		Example: "NET/OFI Selected Provider is efa (found 4 nics)", lit: "NET/OFI Selected Provider is ",
+		re: rx(`^NET/OFI Selected Provider is (\S+?)(?: \(found (\d+) nics\))?$`)},
+	{Kind: KindOFI, ID: "plugin.ofi", Format: `NET/OFI %s`,
+		Ref:     ref("", "aws/aws-ofi-nccl src/nccl_ofi_net.c", "NCCL_OFI_INFO"),
+		Example: "NET/OFI Using aws-ofi-nccl 1.13.2", lit: "NET/OFI ", re: rx(`^NET/OFI (.*)$`)},
+
+	// --- internal IB and Socket (G-NET-IB-1, G-NET-SOCK-1)
+	{Kind: KindIBNoDevice, ID: "net.ib.nodevice", Format: `NET/IB : No device found.`, Since: v(2, 4, 2),
+		Ref: ref(t2289, "src/transport/net_ib.cc", "ncclIbInitDevices"), Bare: true,
+		Example: "NET/IB : No device found.", lit: "NET/IB : No device found", re: rx(`^NET/IB : No device found\.?$`)},
+	{Kind: KindIBUsing, ID: "net.ib.using", Format: `NET/IB : Using%s %s; OOB %s:%s`, Since: v(2, 4, 2),
+		Ref: ref(t2289, "src/transport/net_ib.cc", "ncclIbInitDevices"), Bare: true,
+		Example: "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_2:1/IB [RO]; OOB ibs85f0:192.168.1.10<0>", lit: "NET/IB : Using",
+		re: rx(`^NET/IB : Using(.*)$`)},
+	{Kind: KindIBNoIP, ID: "net.ib.noip", Format: `NET/IB : No IP interface found.`, Since: v(2, 4, 2),
+		Ref: ref(t2289, "src/transport/net_ib.cc", "ncclIbInitDevices"), Bare: true,
+		Example: "NET/IB : No IP interface found.", lit: "NET/IB : No IP interface", re: rx(`^NET/IB : No IP interface found\.?$`)},
+	{Kind: KindIBDataError, ID: "net.ib.completion", Format: `NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) reqSize=%d vendor_err=%u ...` + " | " + `NET/IB : Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d`,
+		Since: v(2, 10, 3), Ref: ref(t2289, "src/transport/net_ib.cc", "ncclIbTest"), Bare: true,
+		Example: "NET/IB : Got completion from peer 10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv)",
+		lit:     "Got completion from peer", re: rx(`^NET/IB\S*\s?: ?Got completion from peer (\S+) with (?:status=|error )([^,\s]+)`)},
+	{Kind: KindVerbsMissing, ID: "net.ib.noverbs", Format: `Failed to open libibverbs.so[.1]`, Since: v(2, 4, 2), Until: v(2, 29, 7),
+		Ref: ref(t2289, "src/misc/ibvsymbols.cc", "buildIbvSymbols"), Bare: true,
+		Example: "Failed to open libibverbs.so[.1]", lit: "Failed to open libibverbs", re: rx(`^Failed to open libibverbs`)},
+	{Kind: KindSocketUsing, ID: "net.socket.using", Format: `NET/Socket : Using%s`, Since: v(2, 4, 2),
+		Ref: ref(t2289, "src/transport/net_socket.cc", "ncclNetSocketInit"), Bare: true,
+		Example: "NET/Socket : Using [0]eno1:192.168.223.11<0>", lit: "NET/Socket : Using", re: rx(`^NET/Socket : Using(.*)$`)},
+	{Kind: KindSocketNoIf, ID: "net.socket.noif", Format: `NET/Socket : no interface found`, Since: v(2, 4, 2),
+		Ref: ref(t2289, "src/transport/net_socket.cc", "ncclNetSocketInit"), Bare: true,
+		Example: "NET/Socket : no interface found", lit: "NET/Socket : no interface", re: rx(`^NET/Socket : no interface found`)},
+
+	// --- GPUDirect RDMA
+	{Kind: KindGDRHCA, ID: "net.gdr.hca", Format: `NET/%s : GPU Direct RDMA %s for HCA %d '%s'` + " | " +
+		`NET/IB : GPU Direct RDMA Disabled for HCA %d '%s' (no module)`, Since: v(2, 5, 6),
+		Ref: ref(t2289, "src/graph/topo.cc", "ncclTopoPopulateNics"), Bare: true,
+		Example: "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'", lit: "GPU Direct RDMA ",
+		re: rx(`^NET/(.+?) ?: GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'(?: \((.*)\))?$`)},
+	{Kind: KindGDRGPU, ID: "net.gdr.gpu", Format: `GPU Direct RDMA Enabled for GPU %d / HCA %lx (distance %d <= %d), read %d mode %s`,
+		Since: v(2, 4, 2), Until: v(2, 28, 9), Ref: ref(t2289, "src/graph/paths.cc", "ncclTopoCheckGdr"), Bare: true,
+		Example: "GPU Direct RDMA Enabled for GPU 1 / HCA 0 (distance 4 <= 5), read 1 mode Default", lit: "GPU Direct RDMA ",
+		re: rx(`^(?:NET/\S+ : )?GPU Direct RDMA (Enabled|Disabled) for (?:GPU )?(\S+) / HCA (\S+)(?: '[^']*')? \(([^)]*)\)(?:, read (\d+))?(?: mode (\S+))?`)},
+
+	// --- transports (connectors)
+	{Kind: KindTransport, ID: "transport.connect", Format: `Channel %02d/%d : %d[%d] -> %d[%d] [send] via NET/%s/%d%s%s%s` + " | " +
+		`Channel %02d/%01d : %d[%d] -> %d[%d] via P2P/%s%s%s` + " | " + `Channel %02d : %d[%d] -> %d[%d] via SHM/%s/%s` + " | " +
+		`Ring %02d : %d[%d] -> %d[%d] via P2P/IPC`, Since: v(2, 4, 2),
+		Ref: ref(t2289, "src/transport/net.cc", "sendSetup"), Bare: true,
+		Example: "Channel 00/0 : 1[0] -> 2[0] [receive] via NET/IBext_v8/1", lit: " via ",
+		re: rx(`^(Ring|Channel) (\d+)(?:/(\d+))? : (\d+)(?:\[([0-9a-fA-Fx]+)\])? (?:->|<-) (\d+)(?:\[([0-9a-fA-Fx]+)\])? (?:\[(send|receive)\] )?via (.+)$`)},
+	{Kind: KindCollNetConn, ID: "collnet.connect", Format: `CollNet %02d/%1d : %d [send] via COLLNET/%s/%d%s%s`, Since: v(2, 6, 4),
+		Ref: ref(t2289, "src/transport/coll_net.cc", "sendSetup"), Bare: true,
+		Example: "CollNet 00/0 : 4 [receive] via COLLNET/SHARP/0/GDRDMA", lit: "via COLLNET/",
+		re: rx(`^(?:Coll|CollNet) (\d+)(?:/(\d+))? : (\d+) \[(send|receive)\] via COLLNET/(.+?)/(\d+)(/GDRDMA)?`)},
+	{Kind: KindCollNetConnected, ID: "collnet.connected", Format: `rank %d Connected CollNet`, Since: v(2, 9, 6),
+		Ref: ref(t2289, "src/transport/coll_net.cc", "ncclCollNetDirectBufferSetup"), Bare: true,
+		Example: "rank 0 Connected CollNet", lit: "Connected CollNet", re: rx(`^rank (\d+) Connected CollNet$`)},
+	{Kind: KindCollNetChains, ID: "collnet.chains", Format: `Connected Collnet Chains %s` + " | " + `Collnet Chains %s`, Since: v(2, 14, 3),
+		Ref: ref(t2289, "src/transport/coll_net.cc", "ncclCollNetChainBufferSetup"), Bare: true,
+		Example: "Connected Collnet Chains [0] 1->0->-1/-1/-1", lit: "Collnet Chains", re: rx(`^(?:Connected )?Collnet Chains`)},
+	{Kind: KindCollNetThreshold, ID: "collnet.threshold", Format: `Communicator has %d nodes which is less than CollNet node threshold %d, disabling CollNet`,
+		Since: v(2, 9, 9), Ref: ref(t2289, "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Communicator has 1 nodes which is less than CollNet node threshold 2, disabling CollNet", lit: "less than CollNet node threshold",
+		re: rx(`^Communicator has (\d+) nodes which is less than CollNet node threshold (\d+), disabling CollNet`)},
+	{Kind: KindCollNetArity, ID: "collnet.arity", Format: `CollNet currently only supports up to %d GPUs per node, disabling CollNet`,
+		Since: v(2, 12, 7), Until: v(2, 22, 3), Ref: ref("v2.22.3-1", "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "CollNet currently only supports up to 8 GPUs per node, disabling CollNet", lit: "CollNet currently only supports",
+		re: rx(`^CollNet currently only supports up to (\d+) GPUs per node, disabling CollNet`)},
+	{Kind: KindCollNetInitFail, ID: "collnet.initfail", Format: `Cannot initialize CollNet, using point-to-point network instead` + " | " +
+		`Cannot initialize CollNet, using %s instead`, Since: v(2, 6, 4),
+		Ref: ref(t2289, "src/transport.cc", "ncclTransportCollNetCheck"), Bare: true,
+		Example: "Cannot initialize CollNet, using point-to-point network instead", lit: "Cannot initialize CollNet",
+		re: rx(`^Cannot initialize CollNet, using (.+) instead`)},
+	{Kind: KindCollNetAlgoIgnored, ID: "collnet.algo.ignored", Format: `CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET`,
+		Since: v(2, 8, 3), Until: v(2, 19, 4), Ref: ref("v2.19.4-1", "src/graph/tuning.cc", "ncclTopoTuneModel"), Bare: true,
+		Example: "CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET", lit: "CollNet is not supported",
+		re: rx(`^CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=(\S+)`)},
+	{Kind: KindCollNetChild, ID: "collnet.child", Format: `Child comms (nRanks %d) fails to share parent comms (nRanks %d) sharp resources`,
+		Since: v(2, 18, 1), Ref: ref(t2289, "src/transport/coll_net.cc", "ncclCollNetSetup"), Bare: true,
+		Example: "Child comms (nRanks 8) fails to share parent comms (nRanks 16) sharp resources", lit: "sharp resources",
+		re: rx(`^Child comms \(nRanks (\d+)\) fails to share parent comms \(nRanks (\d+)\) sharp resources`)},
+	{Kind: KindNetDevices, ID: "net.devices", Format: `Rank %d: %d Net devices` + " | " + `Rank %d: %d CollNet devices`,
+		Since: v(2, 30, 3), Ref: ref(t2230, "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Rank 0: 8 CollNet devices", lit: "Rank ", re: rx(`^Rank (\d+): (\d+) (Net|CollNet) devices$`)},
+
+	// --- NVLS (G-NVLS-*)
+	{Kind: KindNVLSSupport, ID: "nvls.support", Format: `NVLS multicast support is %savailable on dev %d` + " | " +
+		`NVLS multicast support is %savailable on dev %d (NVLS_NCHANNELS %d)`, Since: v(2, 17, 1),
+		Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsInit"), Bare: true,
+		Example: "NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)", lit: "NVLS multicast support is",
+		re: rx(`^NVLS multicast support is (not )?available on dev (\d+)(?: \(NVLS_NCHANNELS (\d+)\))?$`)},
+	{Kind: KindNVLSComm, ID: "nvls.comm", Format: `NVLS comm %p headRank %d nHeads %d nvlsRanks %d buffSize %zu nvlsPerRankSize %zu nvlsTotalSize %zu`,
+		Since: v(2, 17, 1), Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsBufferSetup"), Bare: true,
+		Example: "NVLS comm 0x55c8e8d0 headRank 0 nHeads 8 nvlsRanks 8 buffSize 1048576 nvlsPerRankSize 201326592 nvlsTotalSize 1610612736",
+		lit:     "NVLS comm ", re: rx(`^NVLS comm (\S+) (?:headRank (-?\d+) nHeads (\d+)|rank (\d+) nranks (\d+))`)},
+	{Kind: KindNVLSBindSoft, ID: "nvls.bind.soft", Format: `Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d '%s'. Proceeding without NVLS support.`,
+		Since: v(2, 27, 3), Until: v(2, 28, 9), Ref: ref(t2289, "src/transport/nvls.cc", "nvlsAllocateMem"), Bare: true,
+		Example: "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'. Proceeding without NVLS support.",
+		lit:     "Proceeding without NVLS support", re: rx(`^Failed to bind NVLink SHARP \(NVLS\) Multicast memory of size (\d+) : CUDA error (\d+) '([^']*)'\. Proceeding without NVLS support`)},
+	{Kind: KindNVLSBindFail, ID: "nvls.bind.fail", Format: `Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d '%s'.\nThis is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\n...`,
+		Since: v(2, 27, 3), Ref: ref(t2289, "src/transport/nvls.cc", "nvlsAllocateMem"), Bare: true,
+		Example: "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.",
+		lit:     "Failed to bind NVLink SHARP", re: rx(`^Failed to bind NVLink SHARP \(NVLS\) Multicast memory of size (\d+) : CUDA error (\d+) '([^']*)'`)},
+	{Kind: KindNVLSTreeConnected, ID: "nvls.tree.connected", Format: `Connected NVLS tree`, Since: v(2, 18, 1),
+		Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsTreeConnect"), Bare: true,
+		Example: "Connected NVLS tree", lit: "Connected NVLS tree", re: rx(`^Connected NVLS tree$`)},
+	{Kind: KindNVLSTrees, ID: "nvls.trees", Format: `NVLS Trees : %d/%d/%d->%d->%d %d/%d/%d->%d->%d`, Since: v(2, 18, 1),
+		Ref: ref(t2289, "src/graph/connect.cc", "connectNvls"), Bare: true,
+		Example: "NVLS Trees : -1/-1/-1->0->1 -1/-1/-1->0->1", lit: "NVLS Trees", re: rx(`^NVLS Trees :`)},
+	{Kind: KindNVLSTuning, ID: "nvls.tuning", Format: `NVLS tuning: nChannels %d chunkSize %d treeMaxChunkSize %d`, Since: v(2, 30, 3),
+		Ref: ref(t2230, "src/transport/nvls.cc", "ncclNvlsTuning"), Bare: true,
+		Example: "NVLS tuning: nChannels 16 chunkSize 131072 treeMaxChunkSize 65536", lit: "NVLS tuning:",
+		re: rx(`^NVLS tuning: nChannels (\d+) chunkSize (\d+) treeMaxChunkSize (\d+)`)},
+	{Kind: KindNVLSGroup, ID: "nvls.group", Format: `NVLS Created Multicast group %llx nranks %d size %zu on rank %d`, Since: v(2, 17, 1),
+		Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsGroupCreate"), Bare: true,
+		Example: "NVLS Created Multicast group 7f1c nranks 8 size 2097152 on rank 0", lit: "Multicast group",
+		re: rx(`^NVLS Creat(?:ed|ing) Multicast group`)},
+	{Kind: KindNVLSNoNIC, ID: "nvls.nonic", Format: `Could not find NIC for rank %d in NVLS graph`, Since: v(2, 18, 1),
+		Ref: ref(t2289, "src/graph/search.cc", "getNvlsNetDev"), Bare: true,
+		Example: "Could not find NIC for rank 3 in NVLS graph", lit: "in NVLS graph", re: rx(`^Could not find NIC for rank (\d+) in NVLS graph`)},
+
+	// --- graphs, channels, communicator
+	{Kind: KindChannels, ID: "channels", Format: `%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer` +
+		" | " + `%d coll channels, %d nvls channels, %d p2p channels, %d p2p channels per peer` + " | " + `%d coll channels, %d p2p channels, %d p2p channels per peer`,
+		Since: v(2, 7, 3), Ref: ref(t2289, "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "24 coll channels, 24 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer", lit: " coll channels, ",
+		re: rx(`^(\d+) coll channels, (?:(\d+) collnet channels, )?(?:(\d+) nvls channels, )?(\d+) p2p channels, (\d+) p2p channels per peer`)},
+	{Kind: KindRingOrder, ID: "ring.order", Format: `Channel %02d/%02d : ` + "+ ranks" + " | " + `Ring %02d : ` + "+ ranks", Since: v(2, 4, 2),
+		Ref: ref("v2.22.3-1", "src/graph/rings.cc", "ncclBuildRings"), Bare: true,
+		Example: "Channel 00/02 :    0   1   2   3   4   5   6   7", lit: " :", re: rx(`^(?:Channel|Ring) (\d+)(?:/(\d+))? :((?:\s+\d+)+)\s*$`)},
+	{Kind: KindRing, ID: "ring.prevnext", Format: `Ring %02d : %d -> %d -> %d`, Since: v(2, 10, 3),
+		Ref: ref(t2289, "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Ring 00 : 1 -> 0 -> 1", lit: "Ring ", re: rx(`^Ring (\d+) : (-?\d+) -> (-?\d+) -> (-?\d+)$`)},
+	{Kind: KindTrees, ID: "trees", Format: `Trees%s`, Since: v(2, 4, 2), Ref: ref(t2289, "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Trees [0] 1/-1/-1->0->7 [1] 1/-1/-1->0->7", lit: "Trees", re: rx(`^Trees(?: \[\d+\]|$)`)},
+	{Kind: KindGraph, ID: "graph.pattern", Format: `Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d`, Since: v(2, 6, 4),
+		Ref: ref(t2289, "src/graph/search.cc", "ncclTopoPrintGraph"), Bare: true,
+		Example: "Pattern 4, crossNic 0, nChannels 16, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1", lit: "Pattern ",
+		re: rx(`^Pattern (\d+), crossNic (\d+), nChannels (\d+), (?:bw|speed) ([\d.]+)/([\d.]+), type (\w+)/(\w+), sameChannels (\d+)`)},
+	{Kind: KindConnectedRings, ID: "rings.connected", Format: `Connected all rings` + " | " + `Connected all rings, use ring PXN %d GDR %d`,
+		Since: v(2, 8, 3), Ref: ref(t2289, "src/transport/generic.cc", "ncclTransportRingConnect"), Bare: true,
+		Example: "Connected all rings, use ring PXN 0 GDR 1", lit: "Connected all rings",
+		re: rx(`^Connected all rings(?:, use ring PXN (\d+) GDR (\d+))?`)},
+	{Kind: KindConnectedTrees, ID: "trees.connected", Format: `Connected all trees`, Since: v(2, 8, 3),
+		Ref: ref(t2289, "src/transport/generic.cc", "ncclTransportTreeConnect"), Bare: true,
+		Example: "Connected all trees", lit: "Connected all trees", re: rx(`^Connected all trees`)},
+	{Kind: KindCommInfo, ID: "comm.info", Format: `comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d`, Since: v(2, 20, 3),
+		Ref: ref(t2289, "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "comm 0x6426550 rank 2 nRanks 8 nNodes 4 localRanks 2 localRank 0 MNNVL 0", lit: " nNodes ",
+		re: rx(`^comm (\S+) rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank (\d+) MNNVL (\d+)`)},
+	{Kind: KindMNNVL, ID: "mnnvl", Format: `MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d`, Since: v(2, 21, 5),
+		Ref: ref(t2289, "src/mnnvl.cc", "ncclMnnvlCheck"), Bare: true,
+		Example: "MNNVL 1 cliqueId 7ff cliqueSize 72 cliqueRank 3", lit: "MNNVL ", re: rx(`^MNNVL (\d+) cliqueId`)},
+	{Kind: KindInitStart, ID: "init.start", Format: `%s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START`,
+		Since: v(2, 18, 3), Ref: ref(t2289, "src/init.cc", "ncclCommInitRankFunc"), Bare: true,
+		Example: "ncclCommInitRankConfig comm 0xaaaaad564770 rank 7 nranks 8 cudaDev 3 nvmlDev 3 busId 1901000 commId 0x2f24707b1170cb7f - Init START",
+		lit:     "Init START", re: rx(`comm (\S+) rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev (\d+))?(?: busId ([0-9a-fA-F]+))?.*Init START$`)},
+	{Kind: KindInitComplete, ID: "init.complete", Format: `%s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init COMPLETE`,
+		Since: v(2, 4, 2), Ref: ref(t2289, "src/init.cc", "ncclCommInitRankFunc"), Bare: true,
+		Example: "comm 0x55e4ee26b070 rank 3 nranks 4 cudaDev 3 nvmlDev 3 busId 61000 commId 0x7849b58874b511a0 - Init COMPLETE",
+		lit:     "Init COMPLETE", re: rx(`comm (\S+) rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev (\d+))?(?: busId ([0-9a-fA-F]+))?.*Init COMPLETE$`)},
+	{Kind: KindBootstrap, ID: "bootstrap", Format: `Bootstrap : Using%s` + " | " + `Bootstrap: Using %s`, Since: v(2, 4, 8),
+		Ref: ref(t2289, "src/bootstrap.cc", "bootstrapNetInit"), Bare: true,
+		Example: "Bootstrap : Using eth0:172.17.0.14<0>", lit: "Bootstrap", re: rx(`^Bootstrap ?: Using ?(.*)$`)},
+
+	// --- tuning model (G-TUNE-*) and per-operation choice (G-SEL-*)
+	{Kind: KindTuningHeaderOld, ID: "tuning.header.old", Format: `Latency/AlgBw |` + " %7s/%6s |...", Since: v(2, 5, 6), Until: v(2, 17, 1),
+		Ref: ref("v2.17.1-1", "src/graph/tuning.cc", "ncclTopoTuneModel"), Bare: true,
+		Example: "Latency/AlgBw |    Tree/    LL |    Tree/ LL128 |    Tree/Simple |    Ring/    LL |    Ring/ LL128 |    Ring/Simple |",
+		lit:     "Latency/AlgBw", re: rx(`^\s*Latency/AlgBw \|(.*)$`)},
+	{Kind: KindTuningAlgorithm, ID: "tuning.algorithm", Format: `  Algorithm   |` + " %14s   %14s   %14s |...", Since: v(2, 18, 1),
+		Ref: ref(t2289, "src/graph/tuning.cc", "ncclTopoTuneModel"), Bare: true,
+		Example: "  Algorithm   |                   Tree                |                   Ring                |          CollNetDirect                |",
+		lit:     "Algorithm", re: rx(`^\s*Algorithm\s*\|(.*)$`)},
+	{Kind: KindTuningProtocol, ID: "tuning.protocol", Format: `  Protocol    |` + " %14s |...", Since: v(2, 18, 1),
+		Ref: ref(t2289, "src/graph/tuning.cc", "ncclTopoTuneModel"), Bare: true,
+		Example: "  Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |",
+		lit:     "Protocol", re: rx(`^\s*Protocol\s*\|(.*)$`)},
+	{Kind: KindTuningThreads, ID: "tuning.threads", Format: ` Max NThreads |` + " %14d |...", Since: v(2, 6, 4),
+		Ref: ref(t2289, "src/graph/tuning.cc", "ncclTopoTuneModel"), Bare: true,
+		Example: " Max NThreads |            512 |            640 |            512 |", lit: "Max NThreads", re: rx(`^\s*Max NThreads\s*\|(.*)$`)},
+	{Kind: KindTuningRow, ID: "tuning.row", Format: `%13s |` + " %8.1f/%6.1f |...", Since: v(2, 5, 6),
+		Ref: ref(t2289, "src/graph/tuning.cc", "ncclTopoTuneModel"), Bare: true,
+		Example: "    Broadcast |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     9.3/   5.0 |    18.0/   0.0 |    22.4/  20.0 |",
+		lit:     "|", re: rx(`^\s*(Broadcast|Reduce|AllGather|ReduceScatter|AllReduce)\s*\|((?:\s*-?[\d.]+/\s*-?[\d.]+\s*\|)+)\s*$`)},
+	{Kind: KindTuning24, ID: "tuning.threads.old", Format: `Using %d threads, Min Comp Cap %d, Trees %s`, Since: v(2, 4, 2), Until: v(2, 4, 8),
+		Ref: ref("v2.4.8-1", "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Using 256 threads, Min Comp Cap 7, Trees enabled up to size 469999", lit: "Min Comp Cap",
+		re: rx(`^Using (\d+) threads, Min Comp Cap (\d+), Trees (.*)$`)},
+	{Kind: KindThreadThresholds, ID: "tuning.threadthresholds", Format: `threadThresholds %ld/%ld/%ld | ...`, Since: v(2, 5, 6),
+		Ref: ref(t2289, "src/graph/tuning.cc", "ncclTopoTuneModel"), Bare: true,
+		Example: "threadThresholds 8/8/64 | 128/8/64 | 8/8/512", lit: "threadThresholds ", re: rx(`^threadThresholds `)},
+	{Kind: KindAlgoMatrix, ID: "tuning.matrix", Format: `Enabled NCCL Func/Proto/Algo Matrix:%s`, Since: v(2, 24, 3),
+		Ref: ref(t2289, "src/graph/tuning.cc", "ncclTopoTuneModel"), Bare: true,
+		Example: "Enabled NCCL Func/Proto/Algo Matrix:", lit: "Enabled NCCL Func/Proto/Algo Matrix:",
+		re: rx(`^Enabled NCCL Func/Proto/Algo Matrix:(.*)$`)},
+	{Kind: KindOpChoice, ID: "op.choice", Format: `%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}`, Since: v(2, 24, 3),
+		Ref: ref(t2289, "src/enqueue.cc", "scheduleCollTasksToPlan"), Bare: true,
+		Example: "AllReduce: 4194304 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}", lit: " Bytes -> Algo ",
+		re: rx(`^(\w+): (\d+) Bytes -> Algo ([A-Za-z_]+) proto ([A-Za-z0-9_]+) channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\}`)},
+	{Kind: KindOpChoiceNum, ID: "op.choice.num", Format: `%ld Bytes -> Algo %d proto %d time %f` + " | " + `%s: %ld Bytes -> Algo %d proto %d time %f`,
+		Since: v(2, 5, 6), Ref: ref("v2.22.3-1", "src/enqueue.cc", "topoGetAlgoInfo"), Bare: true,
+		Example: "805306368 Bytes -> Algo 1 proto 2 time 3970.683594", lit: " Bytes -> Algo ",
+		re: rx(`^(?:(\w+): )?(\d+) Bytes -> Algo (\d+) proto (\d+) time (-?[\d.]+)`)},
+	{Kind: KindOpSymmetric, ID: "op.symmetric", Format: `%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d`, Since: v(2, 27, 3),
+		Ref: ref(t2289, "src/enqueue.cc", "ncclMakeSymmetricTaskList"), Bare: true,
+		Example: "AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLL_R nchannels 8 nthreads 512 nWorks 1", lit: "[Symmetric]",
+		re: rx(`^(\w+) \[Symmetric\]: (\d+) Bytes -> Kernel (\S+) nchannels (\d+)`)},
+	{Kind: KindCollCall, ID: "coll.call", Format: `%s: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root %d comm %p [nranks=%d] stream %p`,
+		Since: v(2, 4, 2), Ref: ref(t2289, "src/enqueue.cc", "ncclEnqueueCheck"), Bare: true,
+		Example: "AllReduce: opCount 0 sendbuff 0x7f757de00400 recvbuff 0x7f757de00400 count 1 datatype 7 op 0 root 0 comm 0x55a0be47d620 [nranks=16] stream 0x55a0c85fa4a0",
+		lit:     " opCount ", re: rx(`^(\w+): opCount ([0-9a-fA-F]+) sendbuff (\S+) recvbuff (\S+) count (\d+) datatype (\d+) op (\d+) root (-?\d+) comm (\S+) \[nranks=(\d+)\]`)},
+	{Kind: KindNoAlgo, ID: "op.noalgo", Format: `Error : no algorithm/protocol available for function %s with datatype %s.%s%s` + " | " +
+		`No algorithm/protocol available for function %s with datatype %s.%s%s` + " | " + `Error : no algorithm/protocol available`,
+		Since: v(2, 5, 6), Ref: ref(t2289, "src/enqueue.cc", "topoGetAlgoInfo"), Bare: true,
+		Example: "Error : no algorithm/protocol available for function AllGather with datatype ncclInt8. NCCL_ALGO was set to NVLS.",
+		lit:     "lgorithm/protocol", re: rx(`^(?:Error : no|No) algorithm/protocol (?:nor symKernelId )?available(?: for function (\w+) with datatype (\w+)\.)?(?:\s*NCCL_ALGO was set to (.*?)\.)?(?:\s*NCCL_PROTO was set to (.*?)\.)?\s*$`)},
+	{Kind: KindAlgoParseError, ID: "env.algo.parse", Format: `Unrecognized element token "%s" when parsing "%s"` + " | " +
+		`Unrecognized prefix token "%s" when parsing "%s"` + " | " + `All entries except the first must have a prefix: "%s"`,
+		Since: v(2, 24, 3), Ref: ref(t2289, "src/graph/tuning.cc", "parseList"), Bare: true,
+		Example: `Unrecognized element token " Tree" when parsing "Ring, Tree"`, lit: "",
+		re: rx(`^(?:Unrecognized (?:element|prefix) token "(.*)" when parsing "(.*)"|All entries except the first must have a prefix: "(.*)")`)},
+	{Kind: KindErrTrace, ID: "err.trace", Format: `%s:%d -> %d` + " | " + `%s:%d -> %d (%s)`, Since: v(2, 4, 2),
+		Ref: ref(t2289, "src/include/checks.h", "NCCLCHECK"), Bare: true,
+		Example: "transport/net.cc:1008 -> 6", lit: " -> ",
+		re: rx(`^(\S+\.(?:cc|c|h|cu|cpp|hpp)):(\d+) -> (\d+)(?: \(([^)]*)\))?(?: \[([^\]]+)\])?\s*$`)},
+	{Kind: KindCudaFailure, ID: "cuda.failure", Format: `Cuda failure %d '%s'` + " | " + `Cuda failure '%s'`, Since: v(2, 4, 2),
+		Ref: ref(t2289, "src/include/checks.h", "CUDACHECK"), Bare: true,
+		Example: "Cuda failure 401 'the operation cannot be performed in the present state'", lit: "Cuda failure ",
+		re: rx(`^(?:\S+:\d+ )?Cuda failure (?:(\d+) )?'([^']*)'`)},
+	{Kind: KindTunerUsing, ID: "tuner.using", Format: `TUNER/Plugin: Using %s (v%d)` + " | " + `TUNER/Plugin: Using tuner plugin %s` +
+		" | " + `Successfully loaded external tuner plugin %s`, Since: v(2, 21, 5),
+		Ref: ref(t2289, "src/plugin/tuner.cc", "ncclTunerPluginLoad"), Bare: true,
+		Example: "TUNER/Plugin: Using nccl_ofi_tuner (v2)", lit: "",
+		re: rx(`^(?:TUNER/Plugin: Using (?:tuner plugin )?(.+?)(?: \(v(\d+)\))?|Successfully loaded external tuner plugin (.+))$`)},
+	{Kind: KindTunerNotFound, ID: "tuner.notfound", Format: `TUNER/Plugin: Could not find:%s` + " | " + `TUNER/Plugin: Using internal tuner plugin.`,
+		Since: v(2, 21, 5), Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
+		Example: "TUNER/Plugin: Could not find: libnccl-tuner.so. Using internal tuner plugin.", lit: "TUNER/Plugin: ",
+		re: rx(`^TUNER/Plugin: (?:Could not find:|Using internal tuner plugin|Failed to find ncclTunerPlugin)`)},
+	{Kind: KindProfilerNotFound, ID: "profiler.notfound", Format: `PROFILER/Plugin: Could not find:%s`, Since: v(2, 23, 4),
+		Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
+		Example: "PROFILER/Plugin: Could not find: libnccl-profiler.so.", lit: "PROFILER/Plugin:", re: rx(`^PROFILER/Plugin: `)},
+
+	// --- what frameworks print from NCCL's result (bare only; PyTorch ProcessGroupNCCL, nccl-tests)
+	{Kind: KindFrameworkError, ID: "framework.error", Format: `NCCL error in: %s:%d, %s, NCCL version %s` + " | " + `Test NCCL failure %s:%d '%s / %s'`,
+		Since: v(2, 4, 2), Ref: ref(t2289, "src/init.cc", "ncclGetErrorString"), Bare: true,
+		Example: "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3",
+		lit:     "NCCL ", re: rx(`(?:NCCL error in: |Test NCCL failure |NCCL error: )(.*?)(unhandled cuda error|unhandled system error|internal error|invalid argument|invalid usage|remote process exited or there was a network error|NCCL operation in progress)(?:.*?NCCL version (\d+\.\d+\.\d+\S*))?`)},
+	{Kind: KindLastError, ID: "framework.lasterror", Format: `Last error:` + " (PyTorch, followed by ncclGetLastError's text)",
+		Since: v(2, 13, 4), Ref: ref(t2289, "src/init.cc", "ncclGetLastError"), Bare: true,
+		Example: "Last error:", lit: "Last error", re: rx(`^Last error:\s*(.*)$`)},
+	{Kind: KindResultName, ID: "framework.result", Format: `ncclInternalError: Internal check failed.` + " (ncclResult_t name: text)",
+		Since: v(2, 4, 2), Ref: ref(t2289, "src/init.cc", "ncclGetErrorString"), Bare: true,
+		Example: "ncclInternalError: Internal check failed.", lit: "nccl",
+		re: rx(`^(ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidArgument|ncclInvalidUsage|ncclRemoteError|ncclInProgress): (.*)$`)},
+}
+
+// rx compiles a catalogue expression; a bad one is a programming error
+// caught by the package's tests on first use, so MustCompile is right here.
+func rx(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+// catalogueIndex lists, for each first byte of a message, the forms that
+// can match it in catalogue order: the forms anchored on a literal starting
+// with that byte plus every form without such a literal. It is computed
+// once from the immutable Catalogue and never modified.
+var catalogueIndex = buildIndex()
+
+func buildIndex() (idx [256][]int) {
+	for i := range Catalogue {
+		pre := anchoredPrefix(Catalogue[i].re.String())
+		for b := 0; b < 256; b++ {
+			if pre == "" || pre[0] == byte(b) {
+				idx[b] = append(idx[b], i)
+			}
+		}
+	}
+	return idx
+}
+
+// anchoredPrefix is the literal text an anchored expression starts with
+// ("" when it is not anchored or starts with a class or group).
+func anchoredPrefix(re string) string {
+	if !strings.HasPrefix(re, "^") {
+		return ""
+	}
+	re = re[1:]
+	n := 0
+	for n < len(re) && !strings.ContainsRune(`\.+*?()[]{}|$^`, rune(re[n])) {
+		n++
+	}
+	if n < len(re) && strings.ContainsRune("+*?{", rune(re[n])) && n > 0 {
+		n-- // the last literal character is repeated or optional
+	}
+	return re[:n]
+}
+
+// match returns the first form (index into Catalogue) whose expression
+// matches msg, with the submatches; bareOnly restricts to forms that may
+// appear without a prefix.
+func match(msg string, bareOnly bool) (int, []string) {
+	m := strings.TrimLeft(msg, " ")
+	if m == "" {
+		return -1, nil
+	}
+	for _, i := range catalogueIndex[m[0]] {
+		f := &Catalogue[i]
+		if bareOnly && !f.Bare {
+			continue
+		}
+		if f.lit != "" && !strings.Contains(msg, f.lit) {
+			continue
+		}
+		if sub := f.re.FindStringSubmatch(m); sub != nil {
+			return i, sub
+		}
+	}
+	return -1, nil
+}
+
+// Match reports the catalogue form a message matches, for tools and tests.
+func Match(msg string) (Form, []string, bool) {
+	i, sub := match(msg, false)
+	if i < 0 {
+		return Form{}, nil, false
+	}
+	return Catalogue[i], sub, true
+}
+
+// KindName is the stable name of a kind (the ID of its first form).
+func KindName(k Kind) string {
+	for i := range Catalogue {
+		if Catalogue[i].Kind == k {
+			return Catalogue[i].ID
+		}
+	}
+	if k == KindWarn {
+		return "warn"
+	}
+	return "unknown"
+}

@@ -1,0 +1,125 @@
+package ncclog
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// TestCatalogueWellFormed checks the table the way go/analysis validates
+// its registry: unique IDs, a reference and a release range on every NCCL
+// form, an example that the form itself recognises and that no earlier
+// form of another kind steals.
+func TestCatalogueWellFormed(t *testing.T) {
+	ids := map[string]bool{}
+	kinds := map[Kind]bool{}
+	for i, f := range Catalogue {
+		if f.ID == "" || ids[f.ID] {
+			t.Errorf("form %d: ID %q empty or duplicate", i, f.ID)
+		}
+		ids[f.ID] = true
+		kinds[f.Kind] = true
+		if f.Format == "" || f.Example == "" || f.re == nil {
+			t.Errorf("%s: format, example and expression are required", f.ID)
+		}
+		if f.Ref.File == "" || f.Ref.Func == "" {
+			t.Errorf("%s: no source reference", f.ID)
+		}
+		nccl := f.Ref.Tag != ""
+		if nccl && f.Since == 0 {
+			t.Errorf("%s: an NCCL form needs the first release that prints it", f.ID)
+		}
+		if f.Until != 0 && f.Until < f.Since {
+			t.Errorf("%s: range %v..%v is empty", f.ID, f.Since, f.Until)
+		}
+		if nccl {
+			if _, err := spec.ParseVersion(f.Ref.Tag); err != nil {
+				t.Errorf("%s: ref tag %q: %v", f.ID, f.Ref.Tag, err)
+			}
+		}
+		if !f.re.MatchString(strings.TrimLeft(f.Example, " ")) {
+			t.Errorf("%s: example %q does not match %s", f.ID, f.Example, f.re)
+			continue
+		}
+		got, _, ok := Match(f.Example)
+		if !ok || got.Kind != f.Kind {
+			t.Errorf("%s: example %q is taken by %s (kind %d), want kind %d", f.ID, f.Example, got.ID, got.Kind, f.Kind)
+		}
+	}
+	for k := KindVersion; k < numKinds; k++ {
+		if k == KindWarn {
+			continue
+		}
+		if !kinds[k] {
+			t.Errorf("kind %d has no form", k)
+		}
+	}
+}
+
+// TestCatalogueNonMatches pins messages that look close to a form but
+// must not be taken by it.
+func TestCatalogueNonMatches(t *testing.T) {
+	for msg, notID := range map[string]string{
+		"Channel 00/02 :    0   1   2":                                                           "transport.connect",
+		"Ring 00 : 1 -> 0 -> 1":                                                                  "transport.connect",
+		"NET/Plugin: Loaded net plugin NCCL RDMA Plugin v6 (v6)":                                 "net.plugin.openerror",
+		"NET/Plugin: Could not find: libnccl-net.so":                                             "net.plugin.openerror",
+		"Setting affinity for GPU 0 to ffffffff":                                                 "env.set",
+		"Connected all rings, use ring PXN 0 GDR 1":                                              "",
+		"P2P Chunksize set to 131072":                                                            "env.set.to",
+		"NCCL_IB_DISABLE set by environment to 0.":                                               "env.set.to",
+		"Error : no algorithm/protocol available for function AllGather with datatype ncclInt8.": "env.set",
+	} {
+		f, _, ok := Match(msg)
+		if ok && f.ID == notID {
+			t.Errorf("%q was taken by %s", msg, notID)
+		}
+	}
+}
+
+// TestCatalogueRefsAtTags checks each NCCL reference against the source:
+// the file exists at the tag and contains the function. It needs the NVIDIA
+// NCCL git mirror (NCCL_MIRROR, default /work/.mirror/NVIDIA+nccl/repo) and
+// git; CI has neither and skips.
+func TestCatalogueRefsAtTags(t *testing.T) {
+	repo := os.Getenv("NCCL_MIRROR")
+	if repo == "" {
+		repo = "/work/.mirror/NVIDIA+nccl/repo"
+	}
+	if _, err := os.Stat(repo); err != nil {
+		t.Skipf("NCCL source mirror not present at %s (set NCCL_MIRROR): the references are checked where it is", repo)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	cache := map[string]string{}
+	check := func(id string, r spec.Ref) {
+		if r.Tag == "" {
+			return
+		}
+		key := r.Tag + ":" + r.File
+		src, ok := cache[key]
+		if !ok {
+			out, err := exec.Command("git", "-C", repo, "show", key).Output()
+			if err != nil {
+				t.Errorf("%s: %s does not exist: %v", id, key, err)
+				cache[key] = ""
+				return
+			}
+			src = string(out)
+			cache[key] = src
+		}
+		if src != "" && !strings.Contains(src, r.Func) {
+			t.Errorf("%s: %s does not mention %s", id, key, r.Func)
+		}
+	}
+	for _, f := range Catalogue {
+		check(f.ID, f.Ref)
+	}
+	for _, r := range Rules {
+		check(string(r.ID), r.Ref)
+	}
+}

@@ -1,0 +1,72 @@
+package ncclog
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// FuzzParse: any input either is rejected with an *InputError or parses;
+// parsing never panics, counts stay consistent, the observation's levels
+// are on the ladder, and parsing is deterministic.
+func FuzzParse(f *testing.F) {
+	for _, s := range linePool {
+		f.Add([]byte(s + "\n"))
+	}
+	f.Add([]byte(strings.Join(opPool, "\n")))
+	f.Add([]byte("h:1:1 [0] NCCL INFO Enabled NCCL Func/Proto/Algo Matrix:\n    AllReduce |  1 2 1 | 0 1 0 0 0 0 0\n\n"))
+	f.Add([]byte("238: [rank238]: Last error:\n238: [rank238]: Error : no algorithm/protocol available for function AllGather with datatype ncclInt8.\n"))
+	f.Add([]byte("h:1:1 [0] NCCL INFO   Algorithm   |   Tree  |\nh:1:1 [0] NCCL INFO     AllReduce |  1.0/ 2.0 | 3/4 |\n"))
+	f.Add([]byte{0, 1, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := NewParser()
+		if err := p.Parse(bytes.NewReader(data), "fuzz"); err != nil {
+			if _, ok := err.(*InputError); !ok {
+				t.Fatalf("error %T %v is not an *InputError", err, err)
+			}
+			return
+		}
+		l := p.Finish()
+		if l.NCCLLines > l.Lines || l.Unparsed > l.Lines || l.Blank > l.Lines {
+			t.Fatalf("counts: lines %d nccl %d unparsed %d blank %d", l.Lines, l.NCCLLines, l.Unparsed, l.Blank)
+		}
+		o := Observe(l)
+		for _, c := range o.Caps {
+			if c.Level < spec.LevelNone || c.Level > spec.LevelExecuted {
+				t.Fatalf("%s level %d off the ladder", c.Cap, c.Level)
+			}
+		}
+		p2 := NewParser()
+		if err := p2.Parse(bytes.NewReader(data), "fuzz"); err != nil {
+			t.Fatalf("second parse failed: %v", err)
+		}
+		l2 := p2.Finish()
+		if l2.Lines != l.Lines || l2.NCCLLines != l.NCCLLines || len(l2.Ops) != len(l.Ops) || len(l2.Errors) != len(l.Errors) {
+			t.Fatal("parsing is not deterministic")
+		}
+	})
+}
+
+// FuzzParseLine: ParseLine never panics and the message it returns is the
+// end of the line it was given.
+func FuzzParseLine(f *testing.F) {
+	for _, s := range linePool {
+		f.Add(s)
+	}
+	f.Add("[1,3]<stdout>:h:1:2 [3] a.cc:1 (fn) NCCL WARN x")
+	f.Add(":1:2 [0] NCCL TRACE")
+	f.Fuzz(func(t *testing.T, s string) {
+		ln, ok := ParseLine(s)
+		if !ok {
+			return
+		}
+		if ln.Msg != "" && !strings.Contains(s, ln.Msg) {
+			t.Fatalf("message %q is not part of %q", ln.Msg, s)
+		}
+		if ln.Dev < -1 && ln.Dev != ln.Dev {
+			t.Fatal("unreachable")
+		}
+	})
+}

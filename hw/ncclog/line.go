@@ -1,0 +1,303 @@
+package ncclog
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Level is the NCCL debug level a line was printed at.
+type Level uint8
+
+const (
+	// LevelBare marks a message recognised without NCCL's prefix: a paste
+	// whose prefixes were stripped, or the "Last error:" text a framework
+	// (PyTorch) repeats from ncclGetLastError.
+	LevelBare Level = iota
+	LevelVersion
+	LevelInfo
+	LevelWarn
+	LevelTrace
+	LevelCall
+)
+
+var levelNames = [...]string{"bare", "VERSION", "INFO", "WARN", "TRACE", "CALL"}
+
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return "Level(" + strconv.Itoa(int(l)) + ")"
+}
+
+// Loc is where a line is: the source name given to Parse and the 1-based
+// physical line number in it.
+type Loc struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func (l Loc) String() string { return l.File + ":" + strconv.Itoa(l.Line) }
+
+// Line is one NCCL log line split into its prefix fields and its message.
+//
+// The prefix NCCL prints is the same from 2.4 to 2.30
+// (v2.28.9-1 src/debug.cc ncclDebugLog):
+//
+//	INFO   host:pid:tid [dev] NCCL INFO msg
+//	WARN   \nhost:pid:tid [dev] file:line NCCL WARN msg          (2.30: file:line (func))
+//	TRACE  host:pid:tid [dev] ms func:line NCCL TRACE msg
+//	CALL   host:pid:tid NCCL CALL msg
+//
+// Since 2.26.2 a timestamp ("[%F %T] " by default, WARN only by default,
+// NCCL_DEBUG_TIMESTAMP_LEVELS/FORMAT) precedes the host. Launchers add their
+// own prefix in front of all this: "[1,0]<stdout>:" (Open MPI
+// --tag-output), "0: " (srun -l), "host: " (pdsh, DeepSpeed),
+// "[rank0]:" (torchrun); pastes drop parts of it. ParseLine keeps what is
+// there and leaves the rest zero.
+type Line struct {
+	Loc Loc `json:"loc"`
+	// Launcher is the text in front of NCCL's own prefix, without NCCL's
+	// timestamp; LauncherRank is the rank it names, -1 when none.
+	Launcher     string `json:"launcher,omitempty"`
+	LauncherRank int    `json:"launcher_rank"`
+	// Time is NCCL's timestamp as printed (without brackets).
+	Time string `json:"time,omitempty"`
+	// Host, PID and TID come from host:pid:tid; HasProc says they were there.
+	Host    string `json:"host,omitempty"`
+	PID     int    `json:"pid,omitempty"`
+	TID     int    `json:"tid,omitempty"`
+	HasProc bool   `json:"has_proc,omitempty"`
+	// Dev is the CUDA device in [dev], -1 when absent.
+	Dev   int   `json:"dev"`
+	Level Level `json:"level"`
+	// SrcFile, SrcLine and SrcFunc are the NCCL source location a WARN or
+	// TRACE prints.
+	SrcFile string `json:"src_file,omitempty"`
+	SrcLine int    `json:"src_line,omitempty"`
+	SrcFunc string `json:"src_func,omitempty"`
+	Msg     string `json:"msg"`
+}
+
+// levelToken finds NCCL's level word: the first "NCCL INFO", "NCCL WARN",
+// "NCCL TRACE" or "NCCL CALL" followed by a space or the end of the line.
+func levelToken(s string) (at, end int, lvl Level, ok bool) {
+	off := 0
+	for {
+		i := strings.Index(s[off:], "NCCL ")
+		if i < 0 {
+			return 0, 0, 0, false
+		}
+		i += off
+		rest := s[i+5:]
+		for _, c := range [...]struct {
+			w string
+			l Level
+		}{{"INFO", LevelInfo}, {"WARN", LevelWarn}, {"TRACE", LevelTrace}, {"CALL", LevelCall}} {
+			if strings.HasPrefix(rest, c.w) {
+				e := i + 5 + len(c.w)
+				if e == len(s) || s[e] == ' ' || s[e] == '\t' {
+					return i, e, c.l, true
+				}
+			}
+		}
+		off = i + 5
+	}
+}
+
+// ParseLine splits one physical line. ok is false when the line carries no
+// NCCL level word; the caller then tries the bare forms of the catalogue.
+func ParseLine(s string) (ln Line, ok bool) {
+	ln.Dev = -1
+	ln.LauncherRank = -1
+	s = strings.TrimRight(s, "\r\n")
+	at, end, lvl, found := levelToken(s)
+	if !found {
+		return ln, false
+	}
+	ln.Level = lvl
+	msg := s[end:]
+	// NCCL writes exactly one space after the level word; the message may
+	// itself start with spaces (the tuning table's "  Algorithm   |").
+	if strings.HasPrefix(msg, " ") {
+		msg = msg[1:]
+	}
+	ln.Msg = strings.TrimRight(msg, " \t")
+	p := strings.TrimRight(s[:at], " \t")
+
+	switch lvl {
+	case LevelWarn:
+		// 2.30 adds "(func)" after file:line.
+		if strings.HasSuffix(p, ")") {
+			if i := strings.LastIndex(p, " ("); i >= 0 && !strings.ContainsAny(p[i+2:len(p)-1], " ()") {
+				ln.SrcFunc = p[i+2 : len(p)-1]
+				p = strings.TrimRight(p[:i], " ")
+			}
+		}
+		if tok, rest := lastToken(p); tok != "" {
+			if f, n, ok := fileLine(tok); ok {
+				ln.SrcFile, ln.SrcLine = f, n
+				p = rest
+			}
+		}
+	case LevelTrace:
+		if tok, rest := lastToken(p); tok != "" {
+			if f, n, ok := fileLine(tok); ok {
+				ln.SrcFunc, ln.SrcLine = f, n
+				p = rest
+				if tok2, rest2 := lastToken(p); isFloat(tok2) {
+					p = rest2
+				}
+			}
+		}
+	}
+	if tok, rest := lastToken(p); len(tok) >= 3 && tok[0] == '[' && tok[len(tok)-1] == ']' {
+		if d, err := strconv.Atoi(tok[1 : len(tok)-1]); err == nil {
+			ln.Dev = d
+			p = rest
+		}
+	}
+	if tok, rest := lastToken(p); tok != "" {
+		if head, pid, tid, ok := splitProc(tok); ok {
+			ln.PID, ln.TID, ln.HasProc = pid, tid, true
+			// A launcher prefix may be glued to the host: "[1,0]<stdout>:host".
+			if i := strings.LastIndexByte(head, ':'); i >= 0 {
+				ln.Host = head[i+1:]
+				p = rest + " " + head[:i+1]
+			} else {
+				ln.Host = head
+				p = rest
+			}
+		}
+	}
+	p = strings.TrimSpace(p)
+	ln.Launcher, ln.Time = splitTime(p)
+	ln.LauncherRank = launcherRank(ln.Launcher)
+	return ln, true
+}
+
+// lastToken returns the last space-separated token of p and what precedes it.
+func lastToken(p string) (tok, rest string) {
+	p = strings.TrimRight(p, " \t")
+	i := strings.LastIndexAny(p, " \t")
+	if i < 0 {
+		return p, ""
+	}
+	return p[i+1:], strings.TrimRight(p[:i], " \t")
+}
+
+// fileLine accepts "transport/net_ib.cc:1295" and "topoGetAlgoInfo:1535".
+func fileLine(tok string) (string, int, bool) {
+	i := strings.LastIndexByte(tok, ':')
+	if i <= 0 || i == len(tok)-1 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(tok[i+1:])
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	f := tok[:i]
+	for _, c := range f {
+		if c == ':' || c == '[' || c == ']' {
+			return "", 0, false
+		}
+	}
+	return f, n, true
+}
+
+func isFloat(s string) bool {
+	if s == "" {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// splitProc splits "host:pid:tid" (host may be empty or carry a glued
+// launcher prefix).
+func splitProc(tok string) (head string, pid, tid int, ok bool) {
+	j := strings.LastIndexByte(tok, ':')
+	if j < 0 {
+		return "", 0, 0, false
+	}
+	i := strings.LastIndexByte(tok[:j], ':')
+	if i < 0 {
+		return "", 0, 0, false
+	}
+	p, err1 := strconv.Atoi(tok[i+1 : j])
+	t, err2 := strconv.Atoi(tok[j+1:])
+	if err1 != nil || err2 != nil || p < 0 || t < 0 || i+1 == j || j+1 == len(tok) {
+		return "", 0, 0, false
+	}
+	return tok[:i], p, t, true
+}
+
+// splitTime separates NCCL's bracketed timestamp ("[2025-10-23 10:26:31]",
+// the default "[%F %T] " of 2.26+) from the launcher prefix before it.
+func splitTime(p string) (launcher, ts string) {
+	if !strings.HasSuffix(p, "]") {
+		return p, ""
+	}
+	i := strings.LastIndexByte(p, '[')
+	if i < 0 {
+		return p, ""
+	}
+	in := p[i+1 : len(p)-1]
+	digits := 0
+	for _, c := range in {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '-' || c == ':' || c == ' ' || c == '.' || c == 'T' || c == ',' || c == '/':
+		default:
+			return p, ""
+		}
+	}
+	// A date and a time: at least 12 digits ("2025-10-23 10:26:31" has 14).
+	if digits < 12 {
+		return p, ""
+	}
+	return strings.TrimSpace(p[:i]), in
+}
+
+// launcherRank reads the rank a launcher prefix names: "[1,3]<stdout>:"
+// (Open MPI), "3:" (srun -l), "[3]" and "[rank3]:" (torchrun).
+func launcherRank(l string) int {
+	l = strings.TrimSpace(l)
+	if l == "" {
+		return -1
+	}
+	if l[0] == '[' {
+		j := strings.IndexByte(l, ']')
+		if j < 0 {
+			return -1
+		}
+		in := l[1:j]
+		if c := strings.IndexByte(in, ','); c >= 0 {
+			in = in[c+1:]
+		}
+		in = strings.TrimPrefix(in, "rank")
+		if n, err := strconv.Atoi(in); err == nil && n >= 0 {
+			return n
+		}
+		return -1
+	}
+	if j := strings.IndexByte(l, ':'); j > 0 {
+		if n, err := strconv.Atoi(l[:j]); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return -1
+}
+
+// isLauncherOnly reports a line that holds only a launcher prefix (the blank
+// line before a WARN, tagged by the launcher): "[1,23]<stdout>:", "host: ".
+func isLauncherOnly(s string) bool {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return true
+	}
+	if strings.HasSuffix(t, ":") && !strings.ContainsAny(t, " \t") {
+		return true
+	}
+	return false
+}

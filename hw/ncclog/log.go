@@ -1,0 +1,435 @@
+package ncclog
+
+import (
+	"sort"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Bounds on what a Log keeps. A log of any size keeps at most this much;
+// what does not fit is counted (the *Dropped fields), never stored.
+const (
+	maxSamplesPerKind = 3
+	maxUnparsedSample = 20
+	maxProcs          = 4096
+	maxComms          = 4096
+	maxDistinctOps    = 2048
+	maxDistinctCalls  = 1024
+	maxDistinctErrors = 512
+	maxDistinctSmall  = 256
+	maxTables         = 8
+	maxLineBytes      = 64 << 10
+)
+
+// Sample is one log line kept as evidence: where it is and its message.
+type Sample struct {
+	At   Loc    `json:"at"`
+	Proc string `json:"proc,omitempty"` // host:pid[dev]
+	Msg  string `json:"msg"`
+}
+
+// Source is one input (a file, one rank's log, stdin).
+type Source struct {
+	Name  string `json:"name"`
+	Lines int    `json:"lines"`
+	Bytes int64  `json:"bytes"`
+	// NCCLLines counts the lines recognised as NCCL's (prefixed or bare).
+	NCCLLines int `json:"nccl_lines"`
+	// Truncated is set when the source ends in the middle of a line.
+	Truncated bool `json:"truncated,omitempty"`
+	// CutLines counts lines longer than the parser keeps (64 KiB).
+	CutLines int `json:"cut_lines,omitempty"`
+}
+
+// EnvVar is one NCCL_* variable NCCL reported reading.
+type EnvVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// How says which line reported it: "env" (set by environment), "set"
+	// (NCCL_IB_HCA set to), "config" (Comm config reset), "invalid"
+	// (Invalid value, default used).
+	How string `json:"how"`
+	At  Loc    `json:"at"`
+	// Others are different values reported for the same name (ranks
+	// launched with different environments), at most a few.
+	Others []string `json:"others,omitempty"`
+}
+
+// Proc is one process seen in the log (host:pid).
+type Proc struct {
+	Host         string `json:"host"`
+	PID          int    `json:"pid"`
+	LauncherRank int    `json:"launcher_rank"`
+	Devs         []int  `json:"devs"`
+	Lines        int    `json:"lines"`
+	Version      string `json:"version,omitempty"`
+}
+
+// Comm is one communicator rank as its init lines describe it.
+type Comm struct {
+	Proc       string `json:"proc"`
+	Ptr        string `json:"comm"`
+	Rank       int    `json:"rank"`
+	NRanks     int    `json:"nranks"`
+	CudaDev    int    `json:"cuda_dev"`
+	BusID      string `json:"bus_id,omitempty"`
+	NNodes     int    `json:"nnodes,omitempty"`
+	LocalRanks int    `json:"local_ranks,omitempty"`
+	MNNVL      int    `json:"mnnvl,omitempty"`
+	Started    bool   `json:"started,omitempty"`
+	Complete   bool   `json:"complete"`
+	At         Loc    `json:"at"`
+}
+
+// NameCount is a name seen Count times, first at At.
+type NameCount struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+	At    Loc    `json:"at"`
+}
+
+// PluginLog is what the log says about external network plugin discovery
+// (G-NET-LIB-1/2, G-NET-ABI-1, G-COLLNET-ABI-1).
+type PluginLog struct {
+	// NotFound lists the library names NCCL tried and could not find.
+	NotFound []string `json:"not_found,omitempty"`
+	// LoadErrors are dlopen errors other than "not found" (the file exists).
+	LoadErrors []string `json:"load_errors,omitempty"`
+	// NameEnv is the library NCCL_NET_PLUGIN made it load (2.21-2.27).
+	NameEnv string `json:"name_env,omitempty"`
+	// Path is the library's path as NCCL or the plugin prints it.
+	Path string `json:"path,omitempty"`
+	// SymbolsMissing are the ncclNetPlugin_vN symbols NCCL reported missing.
+	SymbolsMissing []int `json:"symbols_missing,omitempty"`
+	// NoSymbol: no acceptable ncclNetPlugin symbol (library rejected).
+	NoSymbol bool `json:"no_symbol,omitempty"`
+	// Unsupported: "External network plugin %s is unsupported" (2.28+).
+	Unsupported string `json:"unsupported,omitempty"`
+	// Name and ABI of the loaded net plugin ("Loaded net plugin X (vN)").
+	Name string `json:"name,omitempty"`
+	ABI  int    `json:"abi,omitempty"`
+	// Success: "Successfully loaded external network plugin" (2.28+).
+	Success bool `json:"success,omitempty"`
+	// CollNet: the CollNet part of the same library.
+	CollNetName           string `json:"collnet_name,omitempty"`
+	CollNetABI            int    `json:"collnet_abi,omitempty"`
+	CollNetSymbolsMissing []int  `json:"collnet_symbols_missing,omitempty"`
+	CollNetNoSymbol       bool   `json:"collnet_no_symbol,omitempty"`
+	// Self-reports printed by the plugin's own init.
+	P2PPlugin   string `json:"p2p_plugin,omitempty"`
+	OFIProvider string `json:"ofi_provider,omitempty"`
+	OFINICs     int    `json:"ofi_nics,omitempty"`
+	// DeviceType from "Using non-device net plugin" / UNPACK lines.
+	DeviceType string `json:"device_type,omitempty"`
+}
+
+// IBLog is what the log says about IB/RoCE devices.
+type IBLog struct {
+	// Devices are the ports NET/IB : Using listed ("mlx5_0:1/IB").
+	Devices      []string `json:"devices,omitempty"`
+	SHARPDevices int      `json:"sharp_devices,omitempty"`
+	NoDevice     int      `json:"no_device,omitempty"`
+	NoIP         int      `json:"no_ip,omitempty"`
+	VerbsMissing int      `json:"verbs_missing,omitempty"`
+	DataErrors   int      `json:"data_errors,omitempty"`
+}
+
+// GDRLog counts GPUDirect RDMA verdicts.
+type GDRLog struct {
+	HCAEnabled  []string `json:"hca_enabled,omitempty"`
+	HCADisabled []string `json:"hca_disabled,omitempty"`
+	GPUEnabled  int      `json:"gpu_enabled,omitempty"`
+	GPUDisabled int      `json:"gpu_disabled,omitempty"`
+}
+
+// NVLSLog is what the log says about NVLink SHARP beyond line counts.
+type NVLSLog struct {
+	// AvailableDevs and UnavailableDevs count distinct (process, device)
+	// pairs of "NVLS multicast support is [not ]available on dev %d".
+	AvailableDevs   int `json:"available_devs"`
+	UnavailableDevs int `json:"unavailable_devs"`
+	// NChannels is the NVLS_NCHANNELS value 2.27-2.29 print on that line
+	// (0 when not printed).
+	NChannels int `json:"nchannels,omitempty"`
+	// CudaFailures counts WARN "Cuda failure" lines printed from nvls.cc.
+	CudaFailures int `json:"cuda_failures,omitempty"`
+}
+
+// TransportUse is one kind of connector seen on channel setup lines.
+type TransportUse struct {
+	// Class is P2P, SHM, NET or COLLNET.
+	Class string `json:"class"`
+	// Detail is the normalised path: "P2P/CUMEM/read", "NET/IB/GDRDMA".
+	Detail string `json:"detail"`
+	// Net is the network name for NET and COLLNET ("IB", "IBext_v8", "SHARP").
+	Net   string `json:"net,omitempty"`
+	GDR   bool   `json:"gdr,omitempty"`
+	Count int    `json:"count"`
+	First Sample `json:"first"`
+}
+
+// ChannelSummary is one "%d coll channels, ..." line (distinct values).
+type ChannelSummary struct {
+	Coll       int  `json:"coll"`
+	CollNet    int  `json:"collnet"`
+	NVLS       int  `json:"nvls"`
+	HasCollNet bool `json:"has_collnet"`
+	HasNVLS    bool `json:"has_nvls"`
+	P2P        int  `json:"p2p"`
+	P2PPerPeer int  `json:"p2p_per_peer"`
+	Count      int  `json:"count"`
+	At         Loc  `json:"at"`
+}
+
+// GraphLine is one [GRAPH] "Pattern %d, crossNic %d, nChannels %d, ..." line.
+type GraphLine struct {
+	Pattern      int     `json:"pattern"`
+	CrossNic     int     `json:"cross_nic"`
+	NChannels    int     `json:"nchannels"`
+	BwIntra      float64 `json:"bw_intra"`
+	BwInter      float64 `json:"bw_inter"`
+	TypeIntra    string  `json:"type_intra"`
+	TypeInter    string  `json:"type_inter"`
+	SameChannels int     `json:"same_channels"`
+	Count        int     `json:"count"`
+	At           Loc     `json:"at"`
+}
+
+// Cell is one latency/bandwidth entry of the printed tuning table.
+type Cell struct {
+	Lat float64 `json:"lat"`
+	Bw  float64 `json:"bw"`
+	Set bool    `json:"set"`
+}
+
+// TuningTable is the model table rank 0 prints at init ([TUNING]).
+type TuningTable struct {
+	At         Loc                                                `json:"at"`
+	Proc       string                                             `json:"proc"`
+	Cells      [spec.NumFuncs][spec.NumAlgos][spec.NumProtos]Cell `json:"cells"`
+	MaxThreads [spec.NumAlgos][spec.NumProtos]int                 `json:"max_threads"`
+	// Algos are the algorithms the table has columns for, in order.
+	Algos []spec.Algo `json:"algos"`
+	// Inferred is set when the log lacks the table's "Algorithm" row and
+	// the columns were assigned in NCCL's algorithm index order.
+	Inferred bool `json:"inferred,omitempty"`
+}
+
+// Cell returns one cell and whether the table has it.
+func (t *TuningTable) Cell(f spec.Func, a spec.Algo, p spec.Proto) (Cell, bool) {
+	if f < 0 || f >= spec.NumFuncs || a < 0 || a >= spec.NumAlgos || p < 0 || p >= spec.NumProtos {
+		return Cell{}, false
+	}
+	c := t.Cells[f][a][p]
+	return c, c.Set
+}
+
+// OpChoice is one distinct per-operation decision line.
+type OpChoice struct {
+	Func  spec.Func  `json:"coll"`
+	Bytes int64      `json:"bytes"`
+	Algo  spec.Algo  `json:"algo"`
+	Proto spec.Proto `json:"proto"`
+	// ChannelLo/Hi from the 2.24+ line; -1 when the line does not say.
+	ChannelLo int `json:"channel_lo"`
+	ChannelHi int `json:"channel_hi"`
+	// TimeUs from the numeric (2.5-2.23, TRACE) line; -1 when absent.
+	TimeUs float64 `json:"time_us"`
+	// FuncKnown is false when the line did not name the collective and no
+	// call line before it did (2.22 INFO lines).
+	FuncKnown bool `json:"func_known"`
+	// DType, RedOp from the preceding call line of the same thread.
+	DType     spec.DataType `json:"dtype"`
+	RedOp     spec.RedOp    `json:"redop"`
+	DTypeKnow bool          `json:"dtype_known"`
+	Trace     bool          `json:"trace,omitempty"`
+	Count     int           `json:"count"`
+	First     Sample        `json:"first"`
+}
+
+// CollCall is one distinct collective call line ([COLL] "opCount").
+type CollCall struct {
+	Func   spec.Func     `json:"coll"`
+	Count  int64         `json:"count"`
+	DType  spec.DataType `json:"dtype"`
+	RedOp  spec.RedOp    `json:"redop"`
+	Root   int           `json:"root"`
+	NRanks int           `json:"nranks"`
+	Calls  int           `json:"calls"`
+	First  Sample        `json:"first"`
+}
+
+// LogError is one distinct WARN, error trace or framework error.
+type LogError struct {
+	Kind  string `json:"kind"`
+	Level Level  `json:"level"`
+	Msg   string `json:"msg"`
+	// SrcFile:SrcLine is where NCCL printed it (WARN) or returned (trace).
+	SrcFile string `json:"src_file,omitempty"`
+	SrcLine int    `json:"src_line,omitempty"`
+	// Result is the ncclResult_t the line carries, when it carries one.
+	Result    spec.Result `json:"result"`
+	HasResult bool        `json:"has_result"`
+	Count     int         `json:"count"`
+	First     Sample      `json:"first"`
+}
+
+// NoAlgo is one "no algorithm/protocol available" error.
+type NoAlgo struct {
+	Func      string `json:"coll,omitempty"`
+	DType     string `json:"dtype,omitempty"`
+	AlgoEnv   string `json:"nccl_algo,omitempty"`
+	ProtoEnv  string `json:"nccl_proto,omitempty"`
+	Detailed  bool   `json:"detailed"`
+	Count     int    `json:"count"`
+	First     Sample `json:"first"`
+	FromTrace bool   `json:"-"`
+}
+
+// Matrix is the user's enable matrix as 2.24+ prints it
+// ("Enabled NCCL Func/Proto/Algo Matrix:"): what NCCL_ALGO/NCCL_PROTO asked
+// for, before support disables it.
+type Matrix struct {
+	At    Loc                                 `json:"at"`
+	Proto [spec.NumFuncs][spec.NumProtos]int8 `json:"proto"`
+	Algo  [spec.NumFuncs][spec.NumAlgos]int8  `json:"algo"`
+	Rows  int                                 `json:"rows"`
+	Algos []spec.Algo                         `json:"algos"`
+	Set   [spec.NumFuncs]bool                 `json:"-"`
+}
+
+// Log is everything recognised in one or more NCCL logs: counts,
+// aggregates and a bounded set of sample lines. Build it with Parse or a
+// Parser; read it directly or through Observe.
+type Log struct {
+	Sources []Source `json:"sources"`
+	// Lines counts physical lines; NCCL lines are prefixed or bare matches.
+	Lines     int `json:"lines"`
+	NCCLLines int `json:"nccl_lines"`
+	BareLines int `json:"bare_lines"`
+	Joined    int `json:"joined_lines"`
+	Blank     int `json:"blank_lines"`
+
+	Version   string       `json:"version,omitempty"`
+	Release   spec.Version `json:"release,omitempty"`
+	VersionAt Loc          `json:"version_at"`
+	// Versions are all distinct version strings (a mismatch is a finding).
+	Versions   []string `json:"versions,omitempty"`
+	CUDADriver int      `json:"cuda_driver,omitempty"`
+
+	Env   []EnvVar `json:"env,omitempty"`
+	Procs []Proc   `json:"procs,omitempty"`
+	Comms []Comm   `json:"comms,omitempty"`
+
+	Plugin      PluginLog   `json:"plugin"`
+	Networks    []NameCount `json:"networks,omitempty"`
+	Initialized []NameCount `json:"initialized,omitempty"`
+	InitFailed  []NameCount `json:"init_failed,omitempty"`
+	Assigned    []NameCount `json:"assigned,omitempty"`
+	NetDevices  []NameCount `json:"net_devices,omitempty"`
+	IB          IBLog       `json:"ib"`
+	Sockets     []string    `json:"sockets,omitempty"`
+	SocketNoIf  int         `json:"socket_no_interface,omitempty"`
+	GDR         GDRLog      `json:"gdr"`
+	NVLS        NVLSLog     `json:"nvls"`
+
+	Transports []TransportUse   `json:"transports,omitempty"`
+	Channels   []ChannelSummary `json:"channels,omitempty"`
+	Graphs     []GraphLine      `json:"graphs,omitempty"`
+	Tables     []TuningTable    `json:"tables,omitempty"`
+	Matrix     *Matrix          `json:"matrix,omitempty"`
+
+	Ops         []OpChoice `json:"ops,omitempty"`
+	OpsDropped  int        `json:"ops_dropped,omitempty"`
+	Calls       []CollCall `json:"calls,omitempty"`
+	CallsDrop   int        `json:"calls_dropped,omitempty"`
+	NoAlgo      []NoAlgo   `json:"no_algo,omitempty"`
+	Errors      []LogError `json:"errors,omitempty"`
+	ErrsDropped int        `json:"errors_dropped,omitempty"`
+
+	InitStarted   int `json:"init_started"`
+	InitCompleted int `json:"init_completed"`
+
+	// Kinds counts lines per recognised kind; Samples keeps the first few
+	// lines of each kind as evidence.
+	Kinds   map[string]int      `json:"kinds"`
+	Samples map[string][]Sample `json:"-"`
+
+	// Unparsed counts lines that are not NCCL's (framework output, launcher
+	// noise, a paste's debris); UnknownSamples are NCCL lines whose message
+	// no form recognises (counted under kind "unknown").
+	Unparsed        int      `json:"unparsed"`
+	UnparsedSamples []Sample `json:"unparsed_samples,omitempty"`
+	UnknownSamples  []Sample `json:"unknown_samples,omitempty"`
+}
+
+// Count returns how many lines of a kind the log has.
+func (l *Log) Count(k Kind) int { return l.Kinds[KindName(k)] }
+
+// First returns the first sample line of a kind.
+func (l *Log) First(k Kind) (Sample, bool) {
+	s := l.Samples[KindName(k)]
+	if len(s) == 0 {
+		return Sample{}, false
+	}
+	return s[0], true
+}
+
+// SamplesOf returns the kept sample lines of a kind.
+func (l *Log) SamplesOf(k Kind) []Sample { return l.Samples[KindName(k)] }
+
+// EnvValue returns what NCCL reported for a variable.
+func (l *Log) EnvValue(name string) (EnvVar, bool) {
+	i := sort.Search(len(l.Env), func(i int) bool { return l.Env[i].Name >= name })
+	if i < len(l.Env) && l.Env[i].Name == name {
+		return l.Env[i], true
+	}
+	return EnvVar{}, false
+}
+
+// Truncated reports a source that ends in the middle of a line.
+func (l *Log) Truncated() bool {
+	for _, s := range l.Sources {
+		if s.Truncated {
+			return true
+		}
+	}
+	return false
+}
+
+// Ranks is the number of ranks the log shows: the largest nranks of a
+// communicator, else the number of distinct processes × devices.
+func (l *Log) Ranks() int {
+	n := 0
+	for _, c := range l.Comms {
+		n = max(n, c.NRanks)
+	}
+	if n > 0 {
+		return n
+	}
+	for _, p := range l.Procs {
+		n += max(1, len(p.Devs))
+	}
+	return n
+}
+
+// NNodes is the largest nNodes a communicator reported (0 when unknown).
+func (l *Log) NNodes() int {
+	n := 0
+	for _, c := range l.Comms {
+		n = max(n, c.NNodes)
+	}
+	return n
+}
+
+// Network is the network the communicators use ("Using network"), the most
+// frequent one when several appear.
+func (l *Log) Network() string {
+	best := NameCount{}
+	for _, n := range l.Networks {
+		if n.Count > best.Count {
+			best = n
+		}
+	}
+	return best.Name
+}

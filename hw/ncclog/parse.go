@@ -1,0 +1,1256 @@
+package ncclog
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// InputError is bad input: an empty or binary file, or a read failure. It
+// names the source and, where there is one, the line.
+type InputError struct {
+	Name string
+	Line int
+	Msg  string
+}
+
+func (e *InputError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: line %d: %s", e.Name, e.Line, e.Msg)
+	}
+	return e.Name + ": " + e.Msg
+}
+
+// ErrNoNCCL is returned by Parse (and by Parser.Finish when asked) when not
+// a single line was recognised as NCCL's.
+var ErrNoNCCL = errors.New("no NCCL log line found: expected NCCL_DEBUG=INFO (or WARN) output, lines such as \"host:pid:tid [dev] NCCL INFO ...\"")
+
+// Parse reads one log. It returns an *InputError for an empty or binary
+// input and ErrNoNCCL (wrapped with the name) when nothing in it is NCCL's.
+func Parse(r io.Reader, name string) (*Log, error) {
+	p := NewParser()
+	if err := p.Parse(r, name); err != nil {
+		return nil, err
+	}
+	l := p.Finish()
+	if l.NCCLLines == 0 {
+		return l, fmt.Errorf("%s: %w", name, ErrNoNCCL)
+	}
+	return l, nil
+}
+
+// Parser accumulates one or more sources (one file per rank, or several
+// ranks interleaved in one file) into one Log. It is not safe for
+// concurrent use; the zero value is not ready, use NewParser.
+type Parser struct {
+	log     Log
+	kinds   [numKinds]int
+	samples [numKinds][]Sample
+
+	env       map[string]int
+	procs     map[string]int
+	comms     map[string]int
+	names     map[string]map[string]int // list name -> item -> index
+	ops       map[opKey]int
+	calls     map[callKey]int
+	errs      map[string]int
+	noalgo    map[string]int
+	trans     map[string]int
+	chans     map[ChannelSummary]int
+	graphs    map[GraphLine]int
+	lastCall  map[string]CollCall
+	tables    map[string]*tableBuilder
+	devsSeen  map[string]bool
+	nvlsDevs  map[string]bool
+	versions  map[string]bool
+	gdrHCA    map[string]bool
+	ibDevs    map[string]bool
+	socks     map[string]bool
+	prev      *pending
+	lastErrOn bool
+	matrix    *Matrix
+}
+
+// pending is the previous NCCL line, kept so that the next physical line
+// can continue it (a wrapped paste, a multi-line WARN, the matrix rows).
+type pending struct {
+	ln        Line
+	kind      Kind
+	matched   bool
+	committed bool
+}
+
+// NewParser returns an empty parser.
+func NewParser() *Parser {
+	return &Parser{
+		env: map[string]int{}, procs: map[string]int{}, comms: map[string]int{},
+		names: map[string]map[string]int{}, ops: map[opKey]int{}, calls: map[callKey]int{},
+		errs: map[string]int{}, noalgo: map[string]int{}, trans: map[string]int{},
+		chans: map[ChannelSummary]int{}, graphs: map[GraphLine]int{}, lastCall: map[string]CollCall{},
+		tables: map[string]*tableBuilder{}, devsSeen: map[string]bool{}, nvlsDevs: map[string]bool{},
+		versions: map[string]bool{}, gdrHCA: map[string]bool{}, ibDevs: map[string]bool{}, socks: map[string]bool{},
+	}
+}
+
+// Parse reads one source to its end, adding it to the log. Reading is
+// streaming: memory does not grow with the size of the input.
+func (p *Parser) Parse(r io.Reader, name string) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(8192)
+	if err := checkText(head, name); err != nil {
+		return err
+	}
+	src := Source{Name: name}
+	p.prev = nil
+	p.lastErrOn = false
+	var long []byte
+	lineNo := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long) < maxLineBytes {
+				long = append(long, chunk[:min(len(chunk), maxLineBytes-len(long))]...)
+			}
+			src.Bytes += int64(len(chunk))
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return &InputError{Name: name, Line: lineNo + 1, Msg: "read error: " + err.Error()}
+		}
+		if len(chunk) == 0 && len(long) == 0 {
+			break
+		}
+		src.Bytes += int64(len(chunk))
+		lineNo++
+		var text string
+		if long != nil {
+			if len(long) < maxLineBytes {
+				long = append(long, chunk[:min(len(chunk), maxLineBytes-len(long))]...)
+			} else {
+				src.CutLines++
+			}
+			text = string(long)
+			long = nil
+		} else {
+			text = string(chunk)
+		}
+		if p.line(strings.TrimRight(text, "\r\n"), Loc{File: name, Line: lineNo}) {
+			src.NCCLLines++
+		}
+		if err != nil && !strings.HasSuffix(text, "\n") {
+			// The input ends without a newline (NCCL always writes one): a
+			// paste without the final newline if the line is complete, a
+			// cut log if the line is not a recognised message.
+			src.Truncated = p.prev == nil || !p.prev.matched
+		}
+		if err != nil {
+			break
+		}
+	}
+	p.commitPrev()
+	src.Lines = lineNo
+	if src.Bytes == 0 {
+		return &InputError{Name: name, Msg: "empty input: expected an NCCL log (NCCL_DEBUG=INFO output)"}
+	}
+	p.log.Sources = append(p.log.Sources, src)
+	p.prev = nil
+	return nil
+}
+
+// checkText rejects binary input by its first bytes: a NUL byte, or mostly
+// control characters.
+func checkText(head []byte, name string) error {
+	ctl := 0
+	line := 1
+	for i, b := range head {
+		switch {
+		case b == 0:
+			return &InputError{Name: name, Line: line, Msg: fmt.Sprintf("binary data (NUL byte at offset %d): expected a text NCCL log", i)}
+		case b == '\n':
+			line++
+		case b < 0x20 && b != '\t' && b != '\r' && b != 0x1b && b != '\f':
+			ctl++
+		}
+	}
+	if len(head) >= 64 && ctl*10 > len(head) {
+		return &InputError{Name: name, Msg: fmt.Sprintf("binary data (%d control bytes in the first %d): expected a text NCCL log", ctl, len(head))}
+	}
+	return nil
+}
+
+// warnForms are the forms NCCL prints at WARN level; a bare line of one of
+// them (a framework's "Last error:" text) is still an error.
+var warnForms = map[string]bool{
+	"net.anyfail": true, "net.notfound": true, "net.ib.noip": true, "net.ib.completion": true,
+	"net.socket.noif": true, "collnet.arity": true, "collnet.initfail": true, "collnet.algo.ignored": true,
+	"collnet.child": true, "nvls.bind.fail": true, "nvls.nonic": true, "op.noalgo": true,
+	"env.algo.parse": true, "cuda.failure": true,
+}
+
+var timestampOnly = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ][\d:.]+(?:Z|[+-]\d\d:?\d\d)?$`)
+
+// line handles one physical line; it reports whether it was NCCL's.
+func (p *Parser) line(text string, at Loc) bool {
+	p.log.Lines++
+	armed := p.lastErrOn
+	p.lastErrOn = false
+	trimmed := strings.TrimSpace(text)
+	if isLauncherOnly(text) || timestampOnly.MatchString(trimmed) {
+		p.log.Blank++
+		p.commitPrev()
+		p.prev = nil
+		p.matrix = nil
+		return false
+	}
+	if ln, ok := ParseLine(text); ok {
+		ln.Loc = at
+		p.commitPrev()
+		p.log.NCCLLines++
+		p.matrix = nil
+		p.handleLine(ln)
+		return true
+	}
+	if p.continueLine(trimmed) {
+		p.log.Joined++
+		return true
+	}
+	p.commitPrev()
+	if ln, fi, sub, ok := p.bare(trimmed, at); ok {
+		p.log.NCCLLines++
+		p.log.BareLines++
+		p.dispatch(ln, fi, sub)
+		p.prev = &pending{ln: ln, kind: Catalogue[fi].Kind, matched: true}
+		return true
+	}
+	if armed {
+		// The line after "Last error:" is NCCL's last WARN text.
+		ln := Line{Loc: at, Dev: -1, LauncherRank: -1, Level: LevelBare, Msg: trimmed}
+		p.addError(ln, "framework.lasterror", 0, false)
+		p.log.NCCLLines++
+		p.log.BareLines++
+		p.prev = nil
+		return true
+	}
+	p.prev = nil
+	p.log.Unparsed++
+	if len(p.log.UnparsedSamples) < maxUnparsedSample {
+		p.log.UnparsedSamples = append(p.log.UnparsedSamples, Sample{At: at, Msg: clip(trimmed)})
+	}
+	return false
+}
+
+// commitPrev records the previous line as unrecognised once it is clear
+// that no continuation completes it.
+func (p *Parser) commitPrev() {
+	if p.prev == nil || p.prev.matched || p.prev.committed {
+		return
+	}
+	p.prev.committed = true
+	ln := p.prev.ln
+	p.kinds[KindUnknown]++
+	if len(p.log.UnknownSamples) < maxUnparsedSample {
+		p.log.UnknownSamples = append(p.log.UnknownSamples, Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)})
+	}
+	if ln.Level == LevelWarn {
+		p.kinds[KindWarn]++
+		p.sample(KindWarn, ln)
+		p.addError(ln, "warn", 0, false)
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
+
+var launcherRes = []*regexp.Regexp{
+	regexp.MustCompile(`^\[\d+,\d+\]<std(?:out|err)>:\s*`),
+	regexp.MustCompile(`^\[?rank\d+\]?:\s*`),
+	regexp.MustCompile(`^\d+:\s*`),
+	regexp.MustCompile(`^\[\d+\]\s*`),
+	regexp.MustCompile(`^\|\s*`),
+	regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s*\|?\s*`),
+	regexp.MustCompile(`^[A-Za-z][\w.-]*:\s+`),
+}
+
+// bare tries the catalogue on a line without NCCL's prefix, after peeling
+// off up to four launcher prefixes.
+func (p *Parser) bare(s string, at Loc) (Line, int, []string, bool) {
+	rest := s
+	launcher := ""
+	for range 5 {
+		if rest == "" {
+			break
+		}
+		if fi, sub := match(rest, true); fi >= 0 {
+			ln := Line{Loc: at, Dev: -1, Level: LevelBare, Msg: rest, Launcher: strings.TrimSpace(launcher)}
+			ln.LauncherRank = launcherRank(ln.Launcher)
+			return ln, fi, sub, true
+		}
+		stripped := false
+		for _, re := range launcherRes {
+			if m := re.FindString(rest); m != "" {
+				launcher += m
+				rest = rest[len(m):]
+				stripped = true
+				break
+			}
+		}
+		if !stripped {
+			break
+		}
+	}
+	return Line{}, -1, nil, false
+}
+
+var nvlsContinuations = []string{"This is usually caused", "Do not force-enable NVLS", "Disable NVLS (NCCL_NVLS_ENABLE=0)"}
+
+// continueLine joins a prefix-less line to the previous NCCL line when it
+// is a known continuation or completes an unrecognised (wrapped) message.
+func (p *Parser) continueLine(s string) bool {
+	if p.matrix != nil {
+		if p.matrixRow(s) {
+			return true
+		}
+		p.matrix = nil
+	}
+	if p.prev == nil || s == "" {
+		return false
+	}
+	if p.prev.ln.Level == LevelWarn || p.prev.kind == KindNVLSBindFail {
+		for _, c := range nvlsContinuations {
+			if strings.HasPrefix(s, c) {
+				return true
+			}
+		}
+	}
+	if p.prev.matched {
+		return false
+	}
+	for _, joined := range []string{p.prev.ln.Msg + s, p.prev.ln.Msg + " " + s} {
+		if fi, sub := match(joined, false); fi >= 0 {
+			ln := p.prev.ln
+			ln.Msg = joined
+			p.dispatch(ln, fi, sub)
+			p.prev = &pending{ln: ln, kind: Catalogue[fi].Kind, matched: true}
+			return true
+		}
+	}
+	return false
+}
+
+func procKey(ln Line) string {
+	if !ln.HasProc {
+		return ""
+	}
+	return ln.Host + ":" + strconv.Itoa(ln.PID)
+}
+
+func procLabel(ln Line) string {
+	k := procKey(ln)
+	if k == "" {
+		return ""
+	}
+	if ln.Dev >= 0 {
+		return k + "[" + strconv.Itoa(ln.Dev) + "]"
+	}
+	return k
+}
+
+func (p *Parser) handleLine(ln Line) {
+	if k := procKey(ln); k != "" {
+		i, ok := p.procs[k]
+		if !ok && len(p.log.Procs) < maxProcs {
+			i = len(p.log.Procs)
+			p.procs[k] = i
+			p.log.Procs = append(p.log.Procs, Proc{Host: ln.Host, PID: ln.PID, LauncherRank: ln.LauncherRank})
+			ok = true
+		}
+		if ok {
+			pr := &p.log.Procs[i]
+			pr.Lines++
+			if ln.Dev >= 0 {
+				dk := k + "/" + strconv.Itoa(ln.Dev)
+				if !p.devsSeen[dk] && len(pr.Devs) < 64 {
+					p.devsSeen[dk] = true
+					pr.Devs = append(pr.Devs, ln.Dev)
+				}
+			}
+		}
+	}
+	fi, sub := match(ln.Msg, false)
+	if fi < 0 {
+		p.prev = &pending{ln: ln}
+		return
+	}
+	p.dispatch(ln, fi, sub)
+	k := Catalogue[fi].Kind
+	p.prev = &pending{ln: ln, kind: k, matched: true}
+	if k == KindAlgoMatrix {
+		p.matrix = &Matrix{At: ln.Loc}
+	}
+}
+
+func (p *Parser) sample(k Kind, ln Line) {
+	if len(p.samples[k]) < maxSamplesPerKind {
+		p.samples[k] = append(p.samples[k], Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)})
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func atoi64(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+func atof(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// addName counts name in the named NameCount list.
+func (p *Parser) addName(list *[]NameCount, key, name string, at Loc) {
+	m := p.names[key]
+	if m == nil {
+		m = map[string]int{}
+		p.names[key] = m
+	}
+	if i, ok := m[name]; ok {
+		(*list)[i].Count++
+		return
+	}
+	if len(*list) >= maxDistinctSmall {
+		return
+	}
+	m[name] = len(*list)
+	*list = append(*list, NameCount{Name: name, Count: 1, At: at})
+}
+
+func (p *Parser) setEnv(name, value, how string, at Loc) {
+	if i, ok := p.env[name]; ok {
+		e := &p.log.Env[i]
+		if e.Value != value && len(e.Others) < 4 {
+			for _, o := range e.Others {
+				if o == value {
+					return
+				}
+			}
+			e.Others = append(e.Others, value)
+		}
+		return
+	}
+	if len(p.log.Env) >= maxDistinctSmall {
+		return
+	}
+	p.env[name] = len(p.log.Env)
+	p.log.Env = append(p.log.Env, EnvVar{Name: name, Value: value, How: how, At: at})
+}
+
+var hexRe = regexp.MustCompile(`0x[0-9a-fA-F]+|<\d+>`)
+
+func errKey(msg string) string { return hexRe.ReplaceAllString(msg, "#") }
+
+func (p *Parser) addError(ln Line, kind string, res spec.Result, hasRes bool) {
+	key := kind + "|" + errKey(ln.Msg)
+	if kind == "err.trace" {
+		key = kind + "|" + ln.Msg
+	}
+	if i, ok := p.errs[key]; ok {
+		p.log.Errors[i].Count++
+		return
+	}
+	if len(p.log.Errors) >= maxDistinctErrors {
+		p.log.ErrsDropped++
+		return
+	}
+	p.errs[key] = len(p.log.Errors)
+	p.log.Errors = append(p.log.Errors, LogError{Kind: kind, Level: ln.Level, Msg: clip(ln.Msg), SrcFile: ln.SrcFile,
+		SrcLine: ln.SrcLine, Result: res, HasResult: hasRes, Count: 1, First: Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}})
+}
+
+var (
+	ibDevRe   = regexp.MustCompile(`([A-Za-z][\w.+-]*):(\d+)/(IB|RoCE)(/SHARP)?`)
+	sockIfRe  = regexp.MustCompile(`\[\d+\]([^:\s<]+):`)
+	netViaRe  = regexp.MustCompile(`^NET/(.*)/(\d+)(?:\((\d+)\))?(/GDRDMA)?(\(PCI\))?(/Shared)?$`)
+	matrixRow = regexp.MustCompile(`^\s*(Broadcast|Reduce|AllGather|ReduceScatter|AllReduce)\s*\|((?:\s+-?\d+)+)\s*\|((?:\s+-?\d+)+)\s*$`)
+	matrixHdr = regexp.MustCompile(`^\s*Function\s*\|(.*)\|(.*)$`)
+)
+
+// dispatch records one recognised line.
+func (p *Parser) dispatch(ln Line, fi int, sub []string) {
+	f := &Catalogue[fi]
+	p.kinds[f.Kind]++
+	p.sample(f.Kind, ln)
+	if (ln.Level == LevelWarn || (ln.Level == LevelBare && warnForms[f.ID])) && f.Kind != KindNoAlgo && f.Kind != KindCudaFailure {
+		p.addError(ln, f.ID, 0, false)
+	}
+	switch f.Kind {
+	case KindVersion:
+		v := sub[1]
+		if !p.versions[v] && len(p.log.Versions) < 16 {
+			p.versions[v] = true
+			p.log.Versions = append(p.log.Versions, v)
+		}
+		if p.log.Version == "" {
+			p.log.Version = v
+			p.log.VersionAt = ln.Loc
+			if r, err := spec.ParseVersion(v); err == nil {
+				p.log.Release = r
+			}
+		}
+		if i, ok := p.procs[procKey(ln)]; ok && procKey(ln) != "" {
+			p.log.Procs[i].Version = v
+		}
+	case KindCudaDriver:
+		p.log.CUDADriver = atoi(sub[1])
+	case KindEnv:
+		name, val := sub[1], strings.TrimSpace(sub[2])
+		// Integer parameters print "%lld." and NCCL_COLLNET_ENABLE "%s.".
+		if t := strings.TrimSuffix(val, "."); t != val {
+			if _, err := strconv.ParseInt(t, 0, 64); err == nil || name == "NCCL_COLLNET_ENABLE" {
+				val = t
+			}
+		}
+		how := "env"
+		if f.ID == "env.set.to" || f.ID == "env.tuner.set" {
+			how = "set"
+		}
+		p.setEnv(name, val, how, ln.Loc)
+	case KindEnvInvalid:
+		p.setEnv(sub[2], sub[1], "invalid", ln.Loc)
+	case KindEnvConfigReset:
+		p.setEnv(sub[2], sub[3], "config", ln.Loc)
+	case KindPluginNotFound:
+		names := ""
+		switch f.ID {
+		case "net.plugin.notfound", "net.plugin.notfound.221":
+			names = sub[1]
+		case "net.plugin.notfound.219":
+			names = sub[2]
+		case "net.plugin.couldnotfind":
+			names = sub[1]
+		}
+		for _, n := range strings.Fields(names) {
+			p.addPluginNotFound(strings.TrimSuffix(n, "."))
+		}
+	case KindPluginLoadError:
+		name := sub[1]
+		if name == "" {
+			name = sub[4]
+		}
+		msg := sub[3]
+		if strings.Contains(msg, "No such file or directory") && (name == "" || strings.Contains(msg, name)) {
+			if name == "" {
+				name = strings.TrimSpace(strings.SplitN(msg, ":", 2)[0])
+			}
+			p.addPluginNotFound(name)
+		} else if len(p.log.Plugin.LoadErrors) < 8 {
+			p.log.Plugin.LoadErrors = appendUnique(p.log.Plugin.LoadErrors, strings.TrimSpace(name+" "+msg))
+		}
+	case KindPluginOpenError:
+		if len(p.log.Plugin.LoadErrors) < 8 {
+			p.log.Plugin.LoadErrors = appendUnique(p.log.Plugin.LoadErrors, sub[1]+": "+sub[2])
+		}
+	case KindPluginNameEnv:
+		p.log.Plugin.NameEnv = sub[1]
+	case KindPluginSymbolMissing:
+		p.log.Plugin.SymbolsMissing = appendUniqueInt(p.log.Plugin.SymbolsMissing, atoi(sub[1]))
+	case KindPluginNoSymbol:
+		p.log.Plugin.NoSymbol = true
+	case KindPluginLoaded:
+		p.log.Plugin.Name, p.log.Plugin.ABI = sub[1], atoi(sub[2])
+	case KindCollNetLoaded:
+		p.log.Plugin.CollNetName, p.log.Plugin.CollNetABI = sub[1], atoi(sub[2])
+	case KindCollNetSymbolMissing:
+		p.log.Plugin.CollNetSymbolsMissing = appendUniqueInt(p.log.Plugin.CollNetSymbolsMissing, atoi(sub[1]))
+	case KindCollNetNoSymbol:
+		p.log.Plugin.CollNetNoSymbol = true
+	case KindPluginUnsupported:
+		p.log.Plugin.Unsupported = sub[1]
+	case KindPluginSuccess:
+		p.log.Plugin.Success = true
+		p.log.Plugin.Path = sub[1]
+	case KindPluginPath:
+		if p.log.Plugin.Path == "" {
+			p.log.Plugin.Path = sub[1]
+		}
+	case KindP2PPlugin:
+		p.log.Plugin.P2PPlugin = sub[1]
+	case KindOFIProvider:
+		p.log.Plugin.OFIProvider = sub[1]
+		if sub[2] != "" {
+			p.log.Plugin.OFINICs = atoi(sub[2])
+		}
+	case KindPluginInitialized:
+		p.addName(&p.log.Initialized, "init", sub[1], ln.Loc)
+	case KindPluginInitFailed:
+		p.addName(&p.log.InitFailed, "initfail", sub[1], ln.Loc)
+	case KindPluginAssigned:
+		p.addName(&p.log.Assigned, "assigned", sub[1], ln.Loc)
+	case KindUsingNetwork:
+		p.addName(&p.log.Networks, "net", strings.TrimSpace(sub[1]), ln.Loc)
+	case KindNetDevices:
+		p.addName(&p.log.NetDevices, "netdev", sub[3]+" "+sub[2], ln.Loc)
+	case KindNetDeviceHost:
+		p.log.Plugin.DeviceType = "host"
+	case KindNetDeviceUnpack:
+		p.log.Plugin.DeviceType = "unpack v" + sub[1]
+	case KindIBUsing:
+		for _, m := range ibDevRe.FindAllStringSubmatch(sub[1], -1) {
+			d := m[1] + ":" + m[2] + "/" + m[3]
+			if !p.ibDevs[d] && len(p.log.IB.Devices) < maxDistinctSmall {
+				p.ibDevs[d] = true
+				p.log.IB.Devices = append(p.log.IB.Devices, d)
+				if m[4] != "" {
+					p.log.IB.SHARPDevices++
+				}
+			}
+		}
+	case KindIBNoDevice:
+		p.log.IB.NoDevice++
+	case KindIBNoIP:
+		p.log.IB.NoIP++
+	case KindVerbsMissing:
+		p.log.IB.VerbsMissing++
+	case KindIBDataError:
+		p.log.IB.DataErrors++
+	case KindSocketUsing:
+		for _, m := range sockIfRe.FindAllStringSubmatch(sub[1], -1) {
+			if !p.socks[m[1]] && len(p.log.Sockets) < maxDistinctSmall {
+				p.socks[m[1]] = true
+				p.log.Sockets = append(p.log.Sockets, m[1])
+			}
+		}
+	case KindSocketNoIf:
+		p.log.SocketNoIf++
+	case KindGDRHCA:
+		if sub[1] == "Socket" {
+			break // sockets never do GPUDirect RDMA; not a verdict on the NIC
+		}
+		key := sub[2] + "|" + sub[4]
+		if !p.gdrHCA[key] && len(p.gdrHCA) < maxDistinctSmall {
+			p.gdrHCA[key] = true
+			if sub[2] == "Enabled" {
+				p.log.GDR.HCAEnabled = append(p.log.GDR.HCAEnabled, sub[4])
+			} else {
+				p.log.GDR.HCADisabled = append(p.log.GDR.HCADisabled, sub[4])
+			}
+		}
+	case KindGDRGPU:
+		if sub[1] == "Enabled" {
+			p.log.GDR.GPUEnabled++
+		} else {
+			p.log.GDR.GPUDisabled++
+		}
+	case KindTransport:
+		class, detail, net, gdr := classifyVia(sub[9])
+		p.addTransport(class, detail, net, gdr, ln)
+	case KindCollNetConn:
+		detail := "COLLNET/" + sub[5]
+		if sub[7] != "" {
+			detail += "/GDRDMA"
+		}
+		p.addTransport("COLLNET", detail, sub[5], sub[7] != "", ln)
+	case KindNVLSSupport:
+		key := procLabel(ln) + "|" + sub[2]
+		if procLabel(ln) == "" {
+			key = ln.Loc.String()
+		}
+		if !p.nvlsDevs[key] && len(p.nvlsDevs) < maxProcs {
+			p.nvlsDevs[key] = true
+			if sub[1] == "" {
+				p.log.NVLS.AvailableDevs++
+			} else {
+				p.log.NVLS.UnavailableDevs++
+			}
+		}
+		if sub[3] != "" {
+			p.log.NVLS.NChannels = atoi(sub[3])
+		}
+	case KindCudaFailure:
+		if strings.Contains(ln.SrcFile, "nvls") {
+			p.log.NVLS.CudaFailures++
+		}
+		res := spec.UnhandledCudaError
+		p.addError(ln, f.ID, res, true)
+	case KindChannels:
+		cs := ChannelSummary{Coll: atoi(sub[1]), P2P: atoi(sub[4]), P2PPerPeer: atoi(sub[5])}
+		if sub[2] != "" {
+			cs.CollNet, cs.HasCollNet = atoi(sub[2]), true
+		}
+		if sub[3] != "" {
+			cs.NVLS, cs.HasNVLS = atoi(sub[3]), true
+		}
+		if i, ok := p.chans[cs]; ok {
+			p.log.Channels[i].Count++
+		} else if len(p.log.Channels) < maxDistinctSmall {
+			p.chans[cs] = len(p.log.Channels)
+			cs2 := cs
+			cs2.Count, cs2.At = 1, ln.Loc
+			p.log.Channels = append(p.log.Channels, cs2)
+		}
+	case KindGraph:
+		g := GraphLine{Pattern: atoi(sub[1]), CrossNic: atoi(sub[2]), NChannels: atoi(sub[3]), BwIntra: atof(sub[4]),
+			BwInter: atof(sub[5]), TypeIntra: sub[6], TypeInter: sub[7], SameChannels: atoi(sub[8])}
+		if i, ok := p.graphs[g]; ok {
+			p.log.Graphs[i].Count++
+		} else if len(p.log.Graphs) < maxDistinctSmall {
+			p.graphs[g] = len(p.log.Graphs)
+			g2 := g
+			g2.Count, g2.At = 1, ln.Loc
+			p.log.Graphs = append(p.log.Graphs, g2)
+		}
+	case KindCommInfo:
+		c := p.comm(ln, sub[1])
+		if c != nil {
+			c.Rank, c.NRanks, c.NNodes, c.LocalRanks, c.MNNVL = atoi(sub[2]), atoi(sub[3]), atoi(sub[4]), atoi(sub[5]), atoi(sub[7])
+		}
+	case KindInitStart, KindInitComplete:
+		c := p.comm(ln, sub[1])
+		if c != nil {
+			c.Rank, c.NRanks, c.CudaDev, c.BusID = atoi(sub[2]), atoi(sub[3]), atoi(sub[4]), sub[6]
+			if f.Kind == KindInitStart {
+				c.Started = true
+			} else {
+				c.Complete = true
+			}
+		}
+		if f.Kind == KindInitStart {
+			p.log.InitStarted++
+		} else {
+			p.log.InitCompleted++
+		}
+	case KindTuningHeaderOld, KindTuningAlgorithm, KindTuningProtocol, KindTuningThreads, KindTuningRow:
+		p.tableLine(ln, f.Kind, sub)
+	case KindOpChoice:
+		p.addOp(ln, sub[1], true, atoi64(sub[2]), sub[3], sub[4], atoi(sub[5]), atoi(sub[6]), -1)
+	case KindOpChoiceNum:
+		p.addOpNum(ln, sub)
+	case KindCollCall:
+		p.addCall(ln, sub)
+	case KindNoAlgo:
+		p.addNoAlgo(ln, sub)
+	case KindErrTrace:
+		r := atoi(sub[3])
+		if r > 0 && r < 8 {
+			p.addError(ln, f.ID, spec.Result(r), true)
+		} else {
+			p.addError(ln, f.ID, 0, false)
+		}
+	case KindFrameworkError:
+		res := frameworkResult(sub[2])
+		p.addError(ln, f.ID, res, true)
+		if sub[3] != "" && p.log.Version == "" {
+			p.log.Version = sub[3]
+			p.log.VersionAt = ln.Loc
+			if r, err := spec.ParseVersion(sub[3]); err == nil {
+				p.log.Release = r
+			}
+			if !p.versions[sub[3]] {
+				p.versions[sub[3]] = true
+				p.log.Versions = append(p.log.Versions, sub[3])
+			}
+		}
+	case KindResultName:
+		if r, err := spec.ParseResult(sub[1]); err == nil {
+			p.addError(ln, f.ID, r, true)
+		}
+	case KindLastError:
+		if strings.TrimSpace(sub[1]) == "" {
+			p.lastErrOn = true
+		} else {
+			l2 := ln
+			l2.Msg = strings.TrimSpace(sub[1])
+			p.addError(l2, "framework.lasterror", 0, false)
+		}
+	}
+}
+
+func frameworkResult(s string) spec.Result {
+	switch s {
+	case "unhandled cuda error":
+		return spec.UnhandledCudaError
+	case "unhandled system error":
+		return spec.SystemError
+	case "internal error":
+		return spec.InternalError
+	case "invalid argument":
+		return spec.InvalidArgument
+	case "invalid usage":
+		return spec.InvalidUsage
+	case "remote process exited or there was a network error":
+		return spec.RemoteError
+	case "NCCL operation in progress":
+		return spec.InProgress
+	}
+	return spec.InternalError
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func appendUniqueInt(list []int, n int) []int {
+	for _, x := range list {
+		if x == n {
+			return list
+		}
+	}
+	if len(list) >= 16 {
+		return list
+	}
+	return append(list, n)
+}
+
+func (p *Parser) addPluginNotFound(name string) {
+	if name == "" || len(p.log.Plugin.NotFound) >= 16 {
+		return
+	}
+	p.log.Plugin.NotFound = appendUnique(p.log.Plugin.NotFound, name)
+}
+
+// classifyVia reads the transport path of a connection line ("via ...").
+func classifyVia(via string) (class, detail, net string, gdr bool) {
+	via = strings.TrimSpace(via)
+	switch {
+	case strings.HasPrefix(via, "NET/"):
+		if m := netViaRe.FindStringSubmatch(via); m != nil {
+			net = m[1]
+			gdr = m[4] != ""
+			detail = "NET/" + net
+			if gdr {
+				detail += "/GDRDMA"
+			}
+			if m[6] != "" {
+				detail += "/Shared"
+			}
+			return "NET", detail, net, gdr
+		}
+		return "NET", via, strings.SplitN(via[4:], "/", 2)[0], strings.Contains(via, "GDRDMA")
+	case strings.HasPrefix(via, "P2P/"):
+		d := via
+		if strings.HasPrefix(via, "P2P/indirect/") {
+			d = "P2P/indirect"
+			if strings.HasSuffix(via, "/read") {
+				d += "/read"
+			}
+		}
+		return "P2P", d, "", false
+	case strings.HasPrefix(via, "SHM/"):
+		return "SHM", via, "", false
+	case via == "direct shared memory":
+		return "SHM", "SHM/direct shared memory", "", false
+	}
+	return "OTHER", via, "", false
+}
+
+func (p *Parser) addTransport(class, detail, net string, gdr bool, ln Line) {
+	key := class + "|" + detail
+	if i, ok := p.trans[key]; ok {
+		p.log.Transports[i].Count++
+		return
+	}
+	if len(p.log.Transports) >= maxDistinctSmall {
+		return
+	}
+	p.trans[key] = len(p.log.Transports)
+	p.log.Transports = append(p.log.Transports, TransportUse{Class: class, Detail: detail, Net: net, GDR: gdr, Count: 1,
+		First: Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}})
+}
+
+func (p *Parser) comm(ln Line, ptr string) *Comm {
+	key := procKey(ln) + "|" + ptr
+	if i, ok := p.comms[key]; ok {
+		return &p.log.Comms[i]
+	}
+	if len(p.log.Comms) >= maxComms {
+		return nil
+	}
+	p.comms[key] = len(p.log.Comms)
+	p.log.Comms = append(p.log.Comms, Comm{Proc: procKey(ln), Ptr: ptr, CudaDev: ln.Dev, At: ln.Loc})
+	return &p.log.Comms[len(p.log.Comms)-1]
+}
+
+func threadKey(ln Line) string {
+	if !ln.HasProc {
+		return "?"
+	}
+	return ln.Host + ":" + strconv.Itoa(ln.PID) + ":" + strconv.Itoa(ln.TID)
+}
+
+// callKey and opKey identify distinct call and decision lines.
+type callKey struct {
+	f      spec.Func
+	count  int64
+	dt     spec.DataType
+	op     spec.RedOp
+	root   int
+	nranks int
+}
+
+type opKey struct {
+	f       spec.Func
+	known   bool
+	bytes   int64
+	a       spec.Algo
+	p       spec.Proto
+	lo, hi  int
+	trace   bool
+	dt      spec.DataType
+	dtKnown bool
+}
+
+func (p *Parser) addCall(ln Line, sub []string) {
+	fn, err := spec.ParseFunc(sub[1])
+	if err != nil {
+		return
+	}
+	c := CollCall{Func: fn, Count: atoi64(sub[5]), DType: spec.DataType(atoi(sub[6])), RedOp: spec.RedOp(min(atoi(sub[7]), int(spec.PreMulSum))),
+		Root: atoi(sub[8]), NRanks: atoi(sub[10])}
+	if len(p.lastCall) > 4096 {
+		clear(p.lastCall)
+	}
+	p.lastCall[threadKey(ln)] = c
+	key := callKey{c.Func, c.Count, c.DType, c.RedOp, c.Root, c.NRanks}
+	if i, ok := p.calls[key]; ok {
+		p.log.Calls[i].Calls++
+		return
+	}
+	if len(p.log.Calls) >= maxDistinctCalls {
+		p.log.CallsDrop++
+		return
+	}
+	p.calls[key] = len(p.log.Calls)
+	c.Calls = 1
+	c.First = Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}
+	p.log.Calls = append(p.log.Calls, c)
+}
+
+func (p *Parser) addOpNum(ln Line, sub []string) {
+	a, pr := atoi(sub[3]), atoi(sub[4])
+	algo, proto := spec.AlgoNone, spec.ProtoNone
+	if a >= 0 && a < spec.NumAlgos {
+		algo = spec.Algo(a)
+	}
+	if pr >= 0 && pr < spec.NumProtos {
+		proto = spec.Proto(pr)
+	}
+	known := sub[1] != ""
+	p.addOpResolved(ln, sub[1], known, atoi64(sub[2]), algo, proto, -1, -1, atof(sub[5]))
+}
+
+func (p *Parser) addOp(ln Line, fn string, known bool, bytes int64, algo, proto string, lo, hi int, t float64) {
+	a, err := spec.ParseAlgo(algo)
+	if err != nil {
+		a = spec.AlgoNone
+	}
+	pr, err := spec.ParseProto(proto)
+	if err != nil {
+		pr = spec.ProtoNone
+	}
+	p.addOpResolved(ln, fn, known, bytes, a, pr, lo, hi, t)
+}
+
+func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a spec.Algo, pr spec.Proto, lo, hi int, t float64) {
+	op := OpChoice{Bytes: bytes, Algo: a, Proto: pr, ChannelLo: lo, ChannelHi: hi, TimeUs: t, Trace: ln.Level == LevelTrace}
+	if known {
+		if f, err := spec.ParseFunc(fn); err == nil {
+			op.Func, op.FuncKnown = f, true
+		}
+	}
+	// The call line of the same thread names the datatype and redop (and
+	// the collective, which the 2.22 line does not print).
+	if c, ok := p.lastCall[threadKey(ln)]; ok && c.Count*int64(max(1, c.DType.Size())) == bytes {
+		if !op.FuncKnown {
+			op.Func, op.FuncKnown = c.Func, true
+		}
+		if !op.FuncKnown || op.Func == c.Func {
+			op.DType, op.RedOp, op.DTypeKnow = c.DType, c.RedOp, true
+		}
+	}
+	key := opKey{op.Func, op.FuncKnown, op.Bytes, op.Algo, op.Proto, op.ChannelLo, op.ChannelHi, op.Trace, op.DType, op.DTypeKnow}
+	if i, ok := p.ops[key]; ok {
+		p.log.Ops[i].Count++
+		return
+	}
+	if len(p.log.Ops) >= maxDistinctOps {
+		p.log.OpsDropped++
+		return
+	}
+	p.ops[key] = len(p.log.Ops)
+	op.Count = 1
+	op.First = Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}
+	p.log.Ops = append(p.log.Ops, op)
+}
+
+func (p *Parser) addNoAlgo(ln Line, sub []string) {
+	na := NoAlgo{Func: sub[1], DType: sub[2], AlgoEnv: sub[3], ProtoEnv: sub[4], Detailed: sub[1] != ""}
+	if !na.Detailed {
+		if c, ok := p.lastCall[threadKey(ln)]; ok {
+			na.Func, na.DType = c.Func.String(), c.DType.String()
+		}
+	}
+	res := spec.InternalError
+	if na.AlgoEnv != "" || na.ProtoEnv != "" {
+		res = spec.InvalidUsage
+	}
+	// The WARN does not print the result; it is ncclInvalidUsage when
+	// NCCL_ALGO/NCCL_PROTO is set and ncclInternalError otherwise
+	// (v2.28.9-1 src/enqueue.cc topoGetAlgoInfo; the 2.22 form has no backup
+	// left and returns ncclInternalError).
+	p.addError(ln, "op.noalgo", res, true)
+	key := na.Func + "|" + na.DType + "|" + na.AlgoEnv + "|" + na.ProtoEnv
+	if i, ok := p.noalgo[key]; ok {
+		p.log.NoAlgo[i].Count++
+		return
+	}
+	if len(p.log.NoAlgo) >= maxDistinctSmall {
+		return
+	}
+	p.noalgo[key] = len(p.log.NoAlgo)
+	na.Count = 1
+	na.First = Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}
+	p.log.NoAlgo = append(p.log.NoAlgo, na)
+}
+
+// matrixRow reads one row of the enabled-matrix block.
+func (p *Parser) matrixRow(s string) bool {
+	if matrixHdr.MatchString(s) {
+		m := matrixHdr.FindStringSubmatch(s)
+		p.matrix.Algos = p.matrix.Algos[:0]
+		for _, name := range strings.Fields(m[2]) {
+			if a, err := spec.ParseAlgo(name); err == nil {
+				p.matrix.Algos = append(p.matrix.Algos, a)
+			}
+		}
+		return true
+	}
+	m := matrixRow.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	fn, err := spec.ParseFunc(m[1])
+	if err != nil || fn >= spec.NumFuncs {
+		return false
+	}
+	protos := strings.Fields(m[2])
+	algos := strings.Fields(m[3])
+	for i, v := range protos {
+		if i < spec.NumProtos {
+			p.matrix.Proto[fn][i] = int8(atoi(v))
+		}
+	}
+	for i, v := range algos {
+		if i < spec.NumAlgos {
+			p.matrix.Algo[fn][i] = int8(atoi(v))
+		}
+	}
+	p.matrix.Set[fn] = true
+	p.matrix.Rows++
+	if p.matrix.Rows == spec.NumFuncs && p.log.Matrix == nil {
+		m := *p.matrix
+		p.log.Matrix = &m
+	}
+	return true
+}
+
+// tableBuilder assembles one printed tuning table from its rows.
+type tableBuilder struct {
+	t            TuningTable
+	inferred     bool
+	nextInferred int
+	algos        []spec.Algo        // current block's algorithms
+	cols         []spec.AlgoProto   // old format: one column per cell
+	rows         int                // function rows seen
+	seenAlgo     map[spec.Algo]bool // algorithms already in this table
+}
+
+func (p *Parser) tableLine(ln Line, k Kind, sub []string) {
+	key := threadKey(ln)
+	b := p.tables[key]
+	startNew := func() {
+		if b != nil {
+			p.flushTable(b)
+		}
+		b = &tableBuilder{seenAlgo: map[spec.Algo]bool{}}
+		b.t.At, b.t.Proc = ln.Loc, procLabel(ln)
+		p.tables[key] = b
+	}
+	switch k {
+	case KindTuningHeaderOld:
+		startNew()
+		for _, c := range strings.Split(sub[1], "|") {
+			parts := strings.SplitN(strings.TrimSpace(c), "/", 2)
+			if len(parts) != 2 {
+				continue
+			}
+			a, err1 := tableAlgo(strings.TrimSpace(parts[0]))
+			pr, err2 := spec.ParseProto(strings.TrimSpace(parts[1]))
+			if err1 != nil || err2 != nil {
+				b.cols = append(b.cols, spec.AlgoProto{Algo: spec.AlgoNone, Proto: spec.ProtoNone})
+				continue
+			}
+			b.cols = append(b.cols, spec.AlgoProto{Algo: a, Proto: pr})
+			if !b.seenAlgo[a] {
+				b.seenAlgo[a] = true
+				b.t.Algos = append(b.t.Algos, a)
+			}
+		}
+	case KindTuningAlgorithm:
+		var algos []spec.Algo
+		for _, c := range strings.Split(sub[1], "|") {
+			if a, err := spec.ParseAlgo(strings.TrimSpace(c)); err == nil {
+				algos = append(algos, a)
+			}
+		}
+		if b == nil || (len(algos) > 0 && b.seenAlgo[algos[0]]) {
+			startNew()
+		}
+		b.algos = algos
+		b.cols = nil
+		for _, a := range algos {
+			if !b.seenAlgo[a] {
+				b.seenAlgo[a] = true
+				b.t.Algos = append(b.t.Algos, a)
+			}
+		}
+	case KindTuningProtocol:
+		// A block whose "Algorithm" row the paste lost: its algorithms
+		// follow NCCL's index order, three per block.
+		if b == nil || (b.inferred && b.rows > 0) {
+			next := 0
+			if b != nil && b.nextInferred < spec.NumAlgos {
+				next = b.nextInferred
+			} else {
+				startNew()
+			}
+			b.inferred, b.cols = true, nil
+			b.algos = b.algos[:0]
+			for a := next; a < next+spec.NumProtos && a < spec.NumAlgos; a++ {
+				b.algos = append(b.algos, spec.Algo(a))
+				if !b.seenAlgo[spec.Algo(a)] {
+					b.seenAlgo[spec.Algo(a)] = true
+					b.t.Algos = append(b.t.Algos, spec.Algo(a))
+				}
+			}
+			b.nextInferred = next + spec.NumProtos
+			b.t.Inferred = true
+		}
+	case KindTuningThreads:
+		if b == nil {
+			return
+		}
+		for i, c := range cellsOf(sub[1]) {
+			a, pr, ok := b.column(i)
+			if ok {
+				b.t.MaxThreads[a][pr] = atoi(strings.TrimSpace(c))
+			}
+		}
+	case KindTuningRow:
+		if b == nil {
+			return
+		}
+		fn, err := spec.ParseFunc(sub[1])
+		if err != nil || fn >= spec.NumFuncs {
+			return
+		}
+		for i, c := range cellsOf(sub[2]) {
+			a, pr, ok := b.column(i)
+			parts := strings.SplitN(c, "/", 2)
+			if !ok || len(parts) != 2 {
+				continue
+			}
+			b.t.Cells[fn][a][pr] = Cell{Lat: atof(strings.TrimSpace(parts[0])), Bw: atof(strings.TrimSpace(parts[1])), Set: true}
+		}
+		b.rows++
+	}
+}
+
+// tableAlgo reads an algorithm name of the printed table; 2.6-2.13 call
+// CollNetDirect "CollNet".
+func tableAlgo(s string) (spec.Algo, error) {
+	if strings.EqualFold(s, "CollNet") {
+		return spec.CollNetDirect, nil
+	}
+	return spec.ParseAlgo(s)
+}
+
+func cellsOf(s string) []string {
+	var out []string
+	for _, c := range strings.Split(s, "|") {
+		if strings.TrimSpace(c) != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// column maps cell i of a row to its (algorithm, protocol).
+func (b *tableBuilder) column(i int) (spec.Algo, spec.Proto, bool) {
+	if b.cols != nil {
+		if i < len(b.cols) && b.cols[i].Algo != spec.AlgoNone {
+			return b.cols[i].Algo, b.cols[i].Proto, true
+		}
+		return 0, 0, false
+	}
+	ai, pi := i/spec.NumProtos, i%spec.NumProtos
+	if ai < len(b.algos) {
+		return b.algos[ai], spec.Proto(pi), true
+	}
+	return 0, 0, false
+}
+
+func (p *Parser) flushTable(b *tableBuilder) {
+	if b.rows == 0 || len(p.log.Tables) >= maxTables {
+		return
+	}
+	p.log.Tables = append(p.log.Tables, b.t)
+}
+
+// Finish completes the log: pending tables are added, lists sorted where
+// order is not meaningful, kind counts named. Parse may not be called after.
+func (p *Parser) Finish() *Log {
+	keys := make([]string, 0, len(p.tables))
+	for k := range p.tables {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p.flushTable(p.tables[k])
+	}
+	p.tables = map[string]*tableBuilder{}
+	if p.matrix != nil && p.log.Matrix == nil && p.matrix.Rows > 0 {
+		m := *p.matrix
+		p.log.Matrix = &m
+	}
+	sort.Slice(p.log.Env, func(i, j int) bool { return p.log.Env[i].Name < p.log.Env[j].Name })
+	p.log.Kinds = map[string]int{}
+	p.log.Samples = map[string][]Sample{}
+	for k := Kind(0); k < numKinds; k++ {
+		if p.kinds[k] > 0 {
+			name := KindName(k)
+			p.log.Kinds[name] += p.kinds[k]
+			p.log.Samples[name] = append(p.log.Samples[name], p.samples[k]...)
+		}
+	}
+	out := p.log
+	return &out
+}
