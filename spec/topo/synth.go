@@ -249,18 +249,31 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 		gpuNodes[g.Dev] = n.Add("gpu", XMLAttr{"dev", strconv.Itoa(g.Dev)}, XMLAttr{"sm", strconv.Itoa(g.SM)},
 			XMLAttr{"rank", strconv.Itoa(g.Dev)}, XMLAttr{"gdr", gdr})
 	}
+	// Both ends of a GPU-GPU NVLink list it (NCCL links GPU peers one way
+	// per <nvlink>): a pair named on one side only is mirrored.
+	peerLinks := map[int]map[int]int{}
+	for _, g := range gpus {
+		for p, n := range g.Peers {
+			for _, e := range [][2]int{{g.Dev, p}, {p, g.Dev}} {
+				if peerLinks[e[0]] == nil {
+					peerLinks[e[0]] = map[int]int{}
+				}
+				peerLinks[e[0]][e[1]] = max(peerLinks[e[0]][e[1]], n)
+			}
+		}
+	}
 	for _, g := range gpus {
 		gn := gpuNodes[g.Dev]
 		if spec.NVSwitch && g.NVLinks > 0 {
 			gn.Add("nvlink", XMLAttr{"target", "fffffff:ff:ff.0"}, XMLAttr{"count", strconv.Itoa(g.NVLinks)}, XMLAttr{"tclass", "0x068000"})
 		}
-		peers := make([]int, 0, len(g.Peers))
-		for p := range g.Peers {
+		peers := make([]int, 0, len(peerLinks[g.Dev]))
+		for p := range peerLinks[g.Dev] {
 			peers = append(peers, p)
 		}
 		sort.Ints(peers)
 		for _, p := range peers {
-			gn.Add("nvlink", XMLAttr{"target", busOf[p]}, XMLAttr{"count", strconv.Itoa(g.Peers[p])}, XMLAttr{"tclass", "0x030200"})
+			gn.Add("nvlink", XMLAttr{"target", busOf[p]}, XMLAttr{"count", strconv.Itoa(peerLinks[g.Dev][p])}, XMLAttr{"tclass", "0x030200"})
 		}
 		if g.C2C > 0 {
 			gn.Add("c2c", XMLAttr{"bw", strconv.Itoa(g.C2CBw)}, XMLAttr{"count", strconv.Itoa(g.C2C)})
