@@ -79,6 +79,7 @@ func BuildSystem(file string, x *XMLNode, p Params) (*System, error) {
 		return nil, b.errf(x, "no GPU: expected <pci class=\"0x03...\"><gpu dev=\"N\" sm=\"90\" .../></pci> elements (a file with bare GPU pci entries is a hint file NCCL completes from the driver)")
 	}
 	s.assignRanks(0)
+	s.fingerprint = x.String()
 	return s, nil
 }
 

@@ -104,9 +104,16 @@ func f32(x float64) float32 { return float32(x) }
 // leaves residues that would make a later comparison fail.
 func subRound(a, b float32) float32 {
 	d := float32(a - b)
-	m := float32(d * 1000)
-	r := float32(math.Round(float64(m)))
-	return float32(r / 1000)
+	m := float64(float32(d * 1000))
+	// roundf: half away from zero. m has at most 24 significant bits, so
+	// m ± 0.5 is exact in float64 and truncation is floor/ceil.
+	var r float64
+	if m >= 0 {
+		r = float64(int64(m + 0.5))
+	} else {
+		r = -float64(int64(-m + 0.5))
+	}
+	return float32(float32(r) / 1000)
 }
 
 func pow2Up(x int) int {

@@ -180,7 +180,10 @@ func Search(hosts []*System, p Params, o Options) (*Result, error) {
 			hostModelIdx[i] = k
 			continue
 		}
-		key := h.Source.String()
+		key := h.fingerprint
+		if key == "" {
+			key = h.Source.String()
+		}
 		if k, ok := byXML[key]; ok {
 			byPtr[h] = k
 			hostModelIdx[i] = k
@@ -322,7 +325,9 @@ func newNodeModel(h *hostModel, domain, nRanks int, multiHost bool, ps *pathStat
 	// ncclNvlsInit (src/transport/nvls.cc).
 	gpuCount := len(s.Nodes[GPU])
 	if o.NvlsEnable != 0 && gpuCount >= p.NVLSMinGPUs {
-		nm.nvls = o.NvlsEnable == 1 || o.NvlsMulticast
+		ccMin, _ := s.CompCap()
+		mc := o.NvlsMulticast == MulticastYes || (o.NvlsMulticast == MulticastAuto && ccMin >= 90 && len(s.Nodes[NVS]) > 0)
+		nm.nvls = o.NvlsEnable == 1 || mc
 	}
 	if nm.nvls {
 		nm.nvlsCh = nvlsChannels(p, o, s, multiHost)

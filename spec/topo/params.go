@@ -1,5 +1,7 @@
 package topo
 
+import "fmt"
+
 // Params holds the per-release rules of the topology model, the paths and
 // the graph search: every place where NCCL's source differs between the
 // modelled releases is one field here, documented with where it lives, so the
@@ -368,7 +370,9 @@ type Options struct {
 	NvlsEnable int
 	// NvlsMulticast is what ncclNvlsInit asks the driver under auto:
 	// cuMulticastCreate exists and CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED.
-	NvlsMulticast bool
+	// The zero value derives it from the topology: sm90 or newer GPUs on an
+	// NVSwitch (what the driver reports with the fabric manager running).
+	NvlsMulticast Multicast
 	// NvlsChannels is NCCL_NVLS_NCHANNELS (config nvlsCTAs); 0 = default.
 	NvlsChannels int
 	// CollNetEnable is collNetSupport(comm) at init: a CollNet plugin was
@@ -399,8 +403,17 @@ type Options struct {
 	GraphFile []Graph
 }
 
-// DefaultOptions are NCCL's defaults with NVLS multicast available and no
-// CollNet plugin.
+// Multicast is the driver's NVLS multicast answer.
+type Multicast int
+
+const (
+	MulticastAuto Multicast = iota // sm90+ GPUs with an NVSwitch
+	MulticastYes
+	MulticastNo
+)
+
+// DefaultOptions are NCCL's defaults, multicast as the topology suggests
+// and no CollNet plugin.
 func DefaultOptions() Options {
 	return Options{
 		NetGdrC2C:             true,
@@ -409,11 +422,23 @@ func DefaultOptions() Options {
 		MinNChannels:          -2,
 		MaxNChannels:          -2,
 		NvlsEnable:            2,
-		NvlsMulticast:         true,
 		CollNetNodeThreshold:  2,
 		NChannelsPerNetPeer:   -1,
 		MinP2PNChannels:       1,
 		UnpackDoubleNChannels: true,
 		MNNVLScatterNets:      true,
 	}
+}
+
+// ParamsFor returns the rules of a modelled release named as "2.28.9".
+func ParamsFor(release string) (Params, error) {
+	switch release {
+	case "2.22.3":
+		return Params2_22_3(), nil
+	case "2.28.3":
+		return Params2_28_3(), nil
+	case "2.28.9":
+		return Params2_28_9(), nil
+	}
+	return Params{}, fmt.Errorf("topology rules for NCCL %q are not modelled: expected 2.22.3, 2.28.3 or 2.28.9", release)
 }

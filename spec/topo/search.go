@@ -85,6 +85,21 @@ type searcher struct {
 	// the NET choices NCCL recomputes at every step are computed once.
 	localNets  map[[2]int]*Node
 	selectMemo map[[2]int][]int
+	scores     []gpuScore // nextGpuSort's scratch
+	nextBufs   [][]int    // per (channel, step): the GPUs recGpu iterates
+}
+
+// nextBuf is the buffer for the GPUs tried after step of the current
+// channel; it lives until the recursion returns to that step.
+func (x *searcher) nextBuf(g *sgraph, step int) []int {
+	i := g.nChannels*x.ngpus + step
+	for len(x.nextBufs) <= i {
+		x.nextBufs = append(x.nextBufs, nil)
+	}
+	if x.nextBufs[i] == nil {
+		x.nextBufs[i] = make([]int, 0, x.ngpus)
+	}
+	return x.nextBufs[i][:0]
 }
 
 func newSearcher(ps *pathState, s *System) *searcher {
@@ -275,6 +290,9 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 	flag := uint64(1) << uint(g.nChannels)
 	ngpus := x.ngpus
 	paths := gpu.Paths[GPU]
+	if x.nvs {
+		return x.nvsNeighbours(g, gpu, flag, next), nil
+	}
 	var netPaths []Path
 	if sortNet != 0 {
 		n, err := x.net(g.inter[g.nChannels*2])
@@ -284,8 +302,7 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 		netPaths = n.Paths[GPU]
 	}
 	start := gpu.Index
-	var buf [64]gpuScore
-	scores := buf[:0]
+	scores := x.scores[:0]
 	for i := 1; i < ngpus; i++ {
 		gi := (start + i) % ngpus
 		if paths[gi].Count() == 0 {
@@ -309,6 +326,7 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 			scores[j], scores[j-1] = scores[j-1], scores[j]
 		}
 	}
+	x.scores = scores
 	count := len(scores)
 	next = next[:0]
 	sameIntra := true
@@ -361,6 +379,43 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 		count = real
 	}
 	return next[:count], nil
+}
+
+// nvsNeighbours is the NVSwitch branch of ncclTopoSearchNextGpuSort: of the
+// sorted candidates only the two index neighbours survive, moved to the
+// front one after the other (rings: next, then prev, so prev is tried
+// first; split and balanced trees the other way; trees only next). The sort
+// itself cannot change which survive or their order, so it is skipped.
+func (x *searcher) nvsNeighbours(g *sgraph, gpu *Node, flag uint64, next []int) []int {
+	ngpus := x.ngpus
+	index := gpu.Index
+	prev := (index - 1 + ngpus) % ngpus
+	nxt := (index + 1) % ngpus
+	candidate := func(c int) bool {
+		return c != index && gpu.Paths[GPU][c].Count() != 0 && x.s.Nodes[GPU][c].used&flag == 0
+	}
+	var first [2]int
+	nFirst := 0
+	switch g.pattern {
+	case PatternRing:
+		first, nFirst = [2]int{nxt, prev}, 2
+	case PatternSplitTree, PatternBalancedTree:
+		first, nFirst = [2]int{prev, nxt}, 2
+	default:
+		first, nFirst = [2]int{nxt}, 1
+	}
+	if nxt == prev && nFirst == 2 {
+		nFirst = 1
+	}
+	next = next[:0]
+	for _, f := range first[:nFirst] {
+		if candidate(f) {
+			next = append(next, 0)
+			copy(next[1:], next)
+			next[0] = f
+		}
+	}
+	return next
 }
 
 // replayGpu is ncclTopoReplayGetGpu: the GPU at step+1 of the previous channel.
@@ -781,8 +836,7 @@ func (x *searcher) recGpu(g *sgraph, gpu *Node, step, backToNet, backToFirstRank
 	case g.pattern == PatternCollNetDirect:
 		return x.tryCollnetDirect(g, gi, time)
 	case step < ngpus-1:
-		var nextBuf [64]int
-		next := nextBuf[:0]
+		next := x.nextBuf(g, step)
 		switch forcedOrder {
 		case orderPCI:
 			next = append(next, step+1)

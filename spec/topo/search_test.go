@@ -95,7 +95,7 @@ func TestPublicH800Channels(t *testing.T) {
 		spec.GPUs[i].NVLinks = 8
 	}
 	o := DefaultOptions()
-	o.NvlsMulticast = false
+	o.NvlsMulticast = MulticastNo
 	for _, p := range releases() {
 		r := search(t, []*System{mustSynth(t, spec)}, p, o)
 		if r.NChannels != 16 || r.NvlsChannels != 0 || r.P2PNChannels != 16 || r.P2PNChannelsPerPeer != 16 {
@@ -483,6 +483,16 @@ func goldenCases() []struct {
 	for _, name := range []string{"dgx-a100", "dgx-h100", "gb200"} {
 		out = append(out, gc{name + "-2nodes", preset(name, 2), none})
 	}
+	// Single-node NVSwitch hosts of 2, 4 and 8 GPUs on sm80, sm90, sm100.
+	for _, sm := range []int{80, 90, 100} {
+		for _, n := range []int{2, 4, 8} {
+			spec := nvswitchHost(sm, n)
+			out = append(out, gc{spec.Name, func(t testing.TB) []*System { return []*System{mustSynth(t, spec)} }, none})
+		}
+	}
+	for _, spec := range []NodeSpec{pcieHost8(), pcieHost4()} {
+		out = append(out, gc{spec.Name, func(t testing.TB) []*System { return []*System{mustSynth(t, spec)} }, none})
+	}
 	out = append(out,
 		gc{"h200x2-nvls-off", preset("h200x2", 1), func(o *Options) { o.NvlsEnable = 0 }},
 		gc{"h200x2-p2p-off", preset("h200x2", 1), func(o *Options) { o.NvlsEnable, o.P2PDisable = 0, true }},
@@ -505,6 +515,44 @@ func goldenCases() []struct {
 		}, none},
 	)
 	return out
+}
+
+// nvswitchHost is an HGX-like host of n GPUs of one SM (12 NVLinks on sm80,
+// 18 from sm90), one GPU and one NDR NIC per PCIe switch, two sockets.
+func nvswitchHost(sm, n int) NodeSpec {
+	s := hgxH100Like(fmt.Sprintf("nvswitch-sm%d-%dgpu", sm, n))
+	s.GPUs, s.NICs, s.Switches = s.GPUs[:n], s.NICs[:n], s.Switches[:n]
+	for i := range s.GPUs {
+		s.GPUs[i].SM = sm
+		if sm < 90 {
+			s.GPUs[i].NVLinks, s.GPUs[i].PCIGen = 12, 4
+		}
+	}
+	return s
+}
+
+// pcieHost8 is an 8-GPU PCIe-only host (sm89, no NVLink), each GPU behind
+// its own Gen4 bridge, four per Intel Skylake socket: the layout of the
+// RTX 4090 host in NVIDIA/nccl-tests#307.
+func pcieHost8() NodeSpec {
+	s := NodeSpec{Name: "pcie-sm89-8gpu-2socket", CPUArch: "x86_64", CPUVendor: "Intel", CPUModel: "skl", Sockets: 2}
+	for i := 0; i < 8; i++ {
+		s.Switches = append(s.Switches, SwitchSpec{NUMA: i / 4, PCIGen: 4, Parent: -1})
+		s.GPUs = append(s.GPUs, GPUSpec{Dev: i, SM: 89, PCIGen: 4, PCIWidth: 16, NUMA: i / 4, Switch: i})
+	}
+	return s
+}
+
+// pcieHost4 is four PCIe GPUs under one switch (PIX between them) on an AMD
+// socket, with one 100G NIC on the same switch.
+func pcieHost4() NodeSpec {
+	s := NodeSpec{Name: "pcie-sm80-4gpu-1switch", CPUArch: "x86_64", CPUVendor: "AMD", Sockets: 1,
+		Switches: []SwitchSpec{{NUMA: 0, PCIGen: 4, Parent: -1}},
+		NICs:     []NICSpec{{SpeedMbps: 100000, NUMA: 0, Switch: 0, GDR: true, PCIGen: 4}}}
+	for i := 0; i < 4; i++ {
+		s.GPUs = append(s.GPUs, GPUSpec{Dev: i, SM: 80, PCIGen: 4, PCIWidth: 16, Switch: 0})
+	}
+	return s
 }
 
 // describe prints a Result as the golden files hold it.

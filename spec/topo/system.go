@@ -226,6 +226,10 @@ type System struct {
 	MaxBw      float32
 	TotalBw    float32
 	Inter      bool
+
+	// fingerprint is Source's text when the system was built: Search
+	// recognises identical hosts by it. Source is read-only after building.
+	fingerprint string
 }
 
 // GPUs is the GPU node list.
