@@ -60,6 +60,9 @@ type sgraph struct {
 }
 
 func newSGraph(maxCh, ngpus int) *sgraph {
+	// NVLS and CollNetDirect may ask for one channel per GPU (2.22.3 does
+	// not cap them at MAXCHANNELS); NCCL would overrun its arrays there.
+	maxCh = max(maxCh, ngpus+1)
 	return &sgraph{intra: make([]int, maxCh*ngpus), inter: make([]int64, maxCh*2)}
 }
 
@@ -155,10 +158,11 @@ func findRevLink(n1, n2 *Node, t LinkType) (*Link, error) {
 // enough left and returns how many links it charged.
 func followPath(path *Path, start *Node, maxSteps int, bw float32) (int, error) {
 	pciBw := bw
-	for _, l := range path.Links {
-		n := l.Remote
-		if n.Type == CPU && path.Type == PathPHB && start.Type == GPU && n.Arch == ArchX86 && n.Vendor == VendorIntel {
-			pciBw = float32(float32(bw*6) / 5) // INTEL_P2P_OVERHEAD
+	if path.Type == PathPHB && start.Type == GPU {
+		for _, l := range path.Links {
+			if n := l.Remote; n.Type == CPU && n.Arch == ArchX86 && n.Vendor == VendorIntel {
+				pciBw = float32(float32(bw*6) / 5) // INTEL_P2P_OVERHEAD
+			}
 		}
 	}
 	node := start

@@ -602,3 +602,68 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+// Agreement with the independent Python port behind research/nccl-tuning.md
+// §6.8 (its [SIM] predictions for 2.28.9). Not truth: a second
+// implementation of the same source; a disagreement means one of the two
+// ports is wrong and the NCCL source decides.
+func TestResearchPortAgreement(t *testing.T) {
+	h100NICs := func(mbps int, nics int) NodeSpec {
+		s := PresetDGXH100()
+		s.NICs = nil
+		for i := 0; i < nics; i++ {
+			sw := i * 8 / nics
+			s.NICs = append(s.NICs, NICSpec{SpeedMbps: mbps, NUMA: sw / 4, Switch: sw, GDR: true, PCIGen: 5})
+		}
+		return s
+	}
+	four := PresetDGXH100()
+	four.GPUs, four.NICs, four.Switches = four.GPUs[:4], nil, four.Switches[:4]
+	tests := []struct {
+		name       string
+		spec       NodeSpec
+		nodes      int
+		mod        func(*Options)
+		ring, tree string
+		nChannels  int
+	}{
+		{"8xH100 one node", PresetDGXH100(), 1, func(o *Options) {},
+			"Pattern 4, crossNic 0, nChannels 12, bw 30.000000/30.000000, type NVL/PIX, sameChannels 1",
+			"Pattern 1, crossNic 0, nChannels 12, bw 30.000000/30.000000, type NVL/PIX, sameChannels 1", 24},
+		{"4xH100 one node", four, 1, func(o *Options) {},
+			"Pattern 4, crossNic 0, nChannels 12, bw 30.000000/30.000000, type NVL/PIX, sameChannels 1",
+			"Pattern 1, crossNic 0, nChannels 12, bw 30.000000/30.000000, type NVL/PIX, sameChannels 1", 24},
+		{"2 nodes 8x400G", h100NICs(400000, 8), 2, func(o *Options) {},
+			"Pattern 4, crossNic 2, nChannels 8, bw 48.000000/48.000000, type NVL/PIX, sameChannels 0",
+			"Pattern 3, crossNic 0, nChannels 8, bw 48.000000/48.000000, type NVL/PIX, sameChannels 0", 16},
+		{"2 nodes NCCL_CROSS_NIC=0", h100NICs(400000, 8), 2, func(o *Options) { o.CrossNic = 0 },
+			"Pattern 4, crossNic 0, nChannels 8, bw 45.000000/45.000000, type NVL/PXN, sameChannels 0",
+			"Pattern 3, crossNic 0, nChannels 8, bw 48.000000/48.000000, type NVL/PIX, sameChannels 0", 16},
+		{"2 nodes PXN disabled", h100NICs(400000, 8), 2, func(o *Options) { o.PXNDisable = true },
+			"Pattern 4, crossNic 2, nChannels 8, bw 48.000000/48.000000, type NVL/PIX, sameChannels 0",
+			"Pattern 3, crossNic 0, nChannels 8, bw 48.000000/48.000000, type NVL/PIX, sameChannels 0", 16},
+		{"2 nodes 8x200G", h100NICs(200000, 8), 2, func(o *Options) {},
+			"Pattern 4, crossNic 0, nChannels 8, bw 24.000000/24.000000, type NVL/PXN, sameChannels 0",
+			"Pattern 3, crossNic 0, nChannels 8, bw 48.000000/24.000000, type NVL/PIX, sameChannels 0", 16},
+		{"2 nodes 4x400G", h100NICs(400000, 4), 2, func(o *Options) {},
+			"Pattern 4, crossNic 0, nChannels 8, bw 24.000000/24.000000, type NVL/PXN, sameChannels 0",
+			"Pattern 3, crossNic 0, nChannels 8, bw 45.000000/24.000000, type NVL/PIX, sameChannels 0", 16},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions()
+			o.NvlsEnable = 0
+			tc.mod(&o)
+			r := search(t, nTimes(mustSynth(t, tc.spec), tc.nodes), Params2_28_9(), o)
+			var headers []string
+			for _, l := range r.Log {
+				if strings.HasPrefix(l, "Pattern") {
+					headers = append(headers, l)
+				}
+			}
+			if headers[0] != tc.ring || headers[1] != tc.tree || r.NChannels != tc.nChannels {
+				t.Errorf("got\n%s\n%s\n%d channels\nwant\n%s\n%s\n%d channels", headers[0], headers[1], r.NChannels, tc.ring, tc.tree, tc.nChannels)
+			}
+		})
+	}
+}
