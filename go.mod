@@ -2,11 +2,13 @@ module github.com/gatesim/gatesim
 
 go 1.26
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/spf13/cobra v1.10.2
+	pgregory.net/rapid v1.3.0
+)
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 )
