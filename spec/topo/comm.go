@@ -105,7 +105,12 @@ type Result struct {
 	NChannelsSearched int `json:"nChannelsSearched"`
 	// NChannels is comm->nChannels after ncclTopoPostset: doubling, CollNet,
 	// the sm90 multi-node rule, unpack, NCCL_MIN/MAX_NCHANNELS.
-	NChannels           int  `json:"nChannels"`
+	NChannels int `json:"nChannels"`
+	// NvlsHeads is the smallest number of distinct NVLS heads of a node
+	// (ncclTopoPostset minHeadNum); CollNetDirectHeads the distinct heads of
+	// rank 0's CollNetDirect graph (connectCollNet).
+	NvlsHeads           int  `json:"nvlsHeads"`
+	CollNetDirectHeads  int  `json:"collNetDirectHeads"`
 	CollNetSupport      bool `json:"collNetSupport"`
 	NvlsSupport         bool `json:"nvlsSupport"`
 	NvlsChannels        int  `json:"nvlsChannels"`
@@ -394,8 +399,12 @@ func (nm *nodeModel) publish(g *sgraph, rankBase int) Graph {
 		TypeIntra: g.typeIntra, TypeInter: g.typeInter, SameChannels: g.sameChannels != 0, NHops: g.nHops,
 	}
 	ngpus := len(nm.sys.Nodes[GPU])
+	width := ngpus
+	if g.pattern == PatternNVLS {
+		width = 1 // an NVLS channel only has its head
+	}
 	for c := 0; c < g.nChannels; c++ {
-		row := make([]int, ngpus)
+		row := make([]int, width)
 		for i := range row {
 			row[i] = g.intra[c*ngpus+i] + rankBase
 		}
@@ -448,6 +457,10 @@ func (nm *nodeModel) graphLines(g *sgraph, rankBase int) []string {
 				if g.id == 3 {
 					break // NVLS graphs only use the first GPU
 				}
+			} else if g.pattern == PatternNVLS && i > 0 {
+				// Slots an NVLS channel never writes keep the graph's
+				// zeroed memory: NCCL prints them as rank 0.
+				fmt.Fprintf(&b, " GPU/%d", rank)
 			} else {
 				fmt.Fprintf(&b, " GPU/%d", rank+rankBase)
 			}
@@ -570,6 +583,15 @@ func (r *Result) consensus(ps *pathState) error {
 	}
 	if minHeads == 0 {
 		r.NvlsChannels = 0
+	}
+	r.NvlsHeads = minHeads
+	if d := r0.model.graphs[GraphCollNetDirect]; d.nChannels > 0 {
+		var heads []int
+		n := len(r0.System.Nodes[GPU])
+		for c := 0; c < d.nChannels; c++ {
+			heads = appendUnique(heads, d.intra[c*n])
+		}
+		r.CollNetDirectHeads = len(heads)
 	}
 	r.NChannels = nc
 

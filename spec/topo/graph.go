@@ -109,7 +109,8 @@ type Graph struct {
 	TypeInter    PathType `json:"typeInter"`
 	SameChannels bool     `json:"sameChannels"`
 	NHops        int      `json:"nHops"`
-	// Intra[c] is channel c's order of local GPU ranks.
+	// Intra[c] is channel c's order of the node's GPU ranks (global ranks);
+	// an NVLS channel lists only its head.
 	Intra [][]int `json:"intra,omitempty"`
 	// Inter[c] is channel c's NET ids (entry, exit) when the graph leaves the node.
 	Inter [][]int64 `json:"inter,omitempty"`

@@ -173,6 +173,10 @@ type Params struct {
 	// enqueue for such communicators.
 	CollNetLocalRanksCap bool
 
+	// MNNVLRailPerHost honours NCCL_MNNVL_RAIL_PER_HOST in the exit-NET rule
+	// (2.28.9 src/graph/search.cc ncclTopoSearchCheckNet).
+	MNNVLRailPerHost bool
+
 	// MNNVLNets: on multi-host (MNNVL) systems the preferred NETs are listed
 	// GPU by GPU (2.28 ncclTopoPrefNetsGpuFirst, NCCL_MNNVL_SCATTER_NETS_ENABLE).
 	MNNVLNets bool
@@ -245,6 +249,8 @@ func Apply2_28_9(p *Params) {
 	p.NetDevsPolicySelect = true
 	// src/transport/nvls.cc ncclNvlsInit: gpuCount < 2 disables NVLS (was <= 2).
 	p.NVLSMinGPUs = 2
+	// src/graph/search.cc ncclTopoSearchCheckNet: NCCL_MNNVL_RAIL_PER_HOST.
+	p.MNNVLRailPerHost = true
 }
 
 // Params2_28_3 is Params2_22_3 with Apply2_28_3.

@@ -740,7 +740,7 @@ func (x *searcher) netAllowed(g *sgraph, start, net *Node, step int) bool {
 				return false
 			}
 		} else if g.crossNic == 0 {
-			if x.ps.o.MNNVLRailPerHost && net.SystemID() != start.SystemID() {
+			if x.ps.p.MNNVLRailPerHost && x.ps.o.MNNVLRailPerHost && net.SystemID() != start.SystemID() {
 				if net.PciID != start.PciID || net.Port != start.Port {
 					return false
 				}
