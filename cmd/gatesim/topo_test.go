@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func runCLI(t *testing.T, args ...string) (int, string, string) {
+func runTopoCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
@@ -17,7 +17,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 
 func TestTopoCLI(t *testing.T) {
 	dir := t.TempDir()
-	code, xml, stderr := runCLI(t, "topo", "dump", "h200x2")
+	code, xml, stderr := runTopoCLI(t, "topo", "dump", "h200x2")
 	if code != 0 {
 		t.Fatalf("dump: exit %d: %s", code, stderr)
 	}
@@ -30,7 +30,7 @@ func TestTopoCLI(t *testing.T) {
 		{"topo", "search", "--preset", "h200x2", "--set", "NCCL_NVLS_ENABLE=0"},
 		{"topo", "search", "--xml", file, "--set", "NCCL_NVLS_ENABLE=0", "--release", "v2.28.9-1"},
 	} {
-		code, out, stderr := runCLI(t, args...)
+		code, out, stderr := runTopoCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
@@ -38,7 +38,7 @@ func TestTopoCLI(t *testing.T) {
 			t.Errorf("%v:\n%s", args, out)
 		}
 	}
-	code, out, _ := runCLI(t, "topo", "search", "--preset", "h200x2", "--graph-xml")
+	code, out, _ := runTopoCLI(t, "topo", "search", "--preset", "h200x2", "--graph-xml")
 	if code != 0 || !strings.HasPrefix(out, `<graphs version="1">`) {
 		t.Errorf("--graph-xml: exit %d\n%s", code, out)
 	}
@@ -46,11 +46,11 @@ func TestTopoCLI(t *testing.T) {
 	if err := os.WriteFile(gfile, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ = runCLI(t, "topo", "search", "--preset", "h200x2", "--graph-file", gfile)
+	code, out, _ = runTopoCLI(t, "topo", "search", "--preset", "h200x2", "--graph-file", gfile)
 	if code != 0 || !strings.HasPrefix(out, "Search 0 : 12 channels loaded from XML graph\n") {
 		t.Errorf("--graph-file: exit %d\n%s", code, out)
 	}
-	code, out, _ = runCLI(t, "topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json")
+	code, out, _ = runTopoCLI(t, "topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json")
 	if code != 0 || !strings.Contains(out, `"nNodes": 2`) {
 		t.Errorf("--json: exit %d", code)
 	}
@@ -73,7 +73,7 @@ func TestTopoCLIBadInput(t *testing.T) {
 		{[]string{"topo", "search", "--xml", bad}, bad + ":3: </system> closes <cpu> opened at line 2"},
 	}
 	for _, tc := range tests {
-		code, _, stderr := runCLI(t, tc.args...)
+		code, _, stderr := runTopoCLI(t, tc.args...)
 		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}

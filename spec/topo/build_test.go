@@ -60,7 +60,7 @@ func TestBuildBandwidths(t *testing.T) {
 	}
 	withCPU := func(vendor, model string) NodeSpec {
 		s := PresetH200x2()
-		s.Sockets = 2
+		s.Sockets, s.NUMAUnknown = 2, false
 		s.CPUVendor, s.CPUModel = vendor, model
 		return s
 	}
@@ -70,7 +70,7 @@ func TestBuildBandwidths(t *testing.T) {
 		return s
 	}
 	arm := PresetH200x2()
-	arm.CPUArch, arm.Sockets = "arm64", 2
+	arm.CPUArch, arm.Sockets, arm.NUMAUnknown = "arm64", 2, false
 	tests := []struct {
 		name     string
 		spec     NodeSpec
@@ -252,10 +252,13 @@ func TestNodeSpecValidate(t *testing.T) {
 		{"numa", func(s *NodeSpec) { s.GPUs[0].NUMA = 3 }, `NUMA 3`},
 		{"switch", func(s *NodeSpec) { s.GPUs[0].Switch = 9 }, `switch 9`},
 		{"parent", func(s *NodeSpec) { s.Switches[0].Parent = 0 }, `parent 0`},
+		{"numa unknown", func(s *NodeSpec) { s.NUMAUnknown = true }, `NUMAUnknown with 2 sockets`},
+		{"bus id", func(s *NodeSpec) { s.GPUs[0].BusID = "0000:1b:00" }, `BusID "0000:1b:00"`},
+		{"bus id twice", func(s *NodeSpec) { s.GPUs[0].BusID, s.GPUs[1].BusID = "0000:1b:00.0", "0000:1B:00.0" }, `BusID "0000:1B:00.0" used twice`},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			s := PresetH200x2()
+			s := PresetDGXH100()
 			tc.mod(&s)
 			_, err := Synthesize(s)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {

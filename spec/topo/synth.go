@@ -3,6 +3,7 @@ package topo
 import (
 	"fmt"
 	"hash/fnv"
+	"regexp"
 	"sort"
 	"strconv"
 )
@@ -91,11 +92,25 @@ func (spec NodeSpec) Validate() error {
 	if spec.Sockets < 1 {
 		return fmt.Errorf("%s: Sockets %d: expected at least 1", where, spec.Sockets)
 	}
+	if spec.NUMAUnknown && spec.Sockets != 1 {
+		return fmt.Errorf("%s: NUMAUnknown with %d sockets: expected one socket", where, spec.Sockets)
+	}
 	if len(spec.GPUs) == 0 {
 		return fmt.Errorf("%s: no GPUs: expected at least one", where)
 	}
 	devs := map[int]bool{}
+	buses := map[int64]bool{}
 	for i, g := range spec.GPUs {
+		if g.BusID != "" {
+			id, err := busIDToInt64(g.BusID)
+			if err != nil || !pciBusID.MatchString(g.BusID) {
+				return fmt.Errorf("%s: GPU %d: BusID %q: expected a PCI address such as 0000:00:06.0", where, i, g.BusID)
+			}
+			if buses[id] {
+				return fmt.Errorf("%s: GPU %d: BusID %q used twice", where, i, g.BusID)
+			}
+			buses[id] = true
+		}
 		if g.SM < 30 || g.SM > 200 {
 			return fmt.Errorf("%s: GPU %d: SM %d: expected a compute capability times ten such as 70, 80, 90, 100", where, i, g.SM)
 		}
@@ -146,6 +161,8 @@ func (spec NodeSpec) Validate() error {
 	return nil
 }
 
+var pciBusID = regexp.MustCompile(`^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$`)
+
 func (spec NodeSpec) hasDev(d int) bool {
 	for _, g := range spec.GPUs {
 		if g.Dev == d {
@@ -175,15 +192,31 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 	h.Write([]byte(spec.Name))
 	hostHash := fmt.Sprintf("%#x", h.Sum64())
 	root := &XMLNode{Name: "system", Attrs: []XMLAttr{{"version", "1"}}}
+	usedBus := map[int64]bool{}
+	for _, g := range spec.GPUs {
+		if g.BusID != "" {
+			id, _ := busIDToInt64(g.BusID)
+			usedBus[id] = true
+		}
+	}
 	bus := 0x10
 	nextBus := func() string {
-		b := bus
-		bus += 0x10
-		return fmt.Sprintf("%04x:%02x:00.0", b>>8, b&0xff)
+		for {
+			b := bus
+			bus += 0x10
+			id := fmt.Sprintf("%04x:%02x:00.0", b>>8, b&0xff)
+			if n, _ := busIDToInt64(id); !usedBus[n] {
+				return id
+			}
+		}
 	}
 	cpus := make([]*XMLNode, spec.Sockets)
 	for s := range cpus {
-		c := root.Add("cpu", XMLAttr{"host_hash", hostHash}, XMLAttr{"numaid", strconv.Itoa(s)}, XMLAttr{"arch", spec.CPUArch})
+		numa := strconv.Itoa(s)
+		if spec.NUMAUnknown {
+			numa = "-1"
+		}
+		c := root.Add("cpu", XMLAttr{"host_hash", hostHash}, XMLAttr{"numaid", numa}, XMLAttr{"arch", spec.CPUArch})
 		if spec.CPUArch == "x86_64" {
 			switch spec.CPUVendor {
 			case "Intel":
@@ -237,7 +270,10 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 	busOf := map[int]string{}
 	gpuNodes := map[int]*XMLNode{}
 	for _, g := range gpus {
-		b := nextBus()
+		b := g.BusID
+		if b == "" {
+			b = nextBus()
+		}
 		busOf[g.Dev] = b
 		n := parentOf(g.NUMA, g.Switch).Add("pci", XMLAttr{"busid", b}, XMLAttr{"class", "0x030200"},
 			XMLAttr{"vendor", "0x10de"}, XMLAttr{"device", gpuDeviceID(g.SM)})
@@ -284,20 +320,29 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 		if name == "" {
 			name = fmt.Sprintf("mlx5_%d", i)
 		}
-		guid := n.GUID
+		guid, port, maxConn := n.GUID, defInt(n.Port, 1), 131072
 		if guid == 0 {
 			guid = 0xa088c20300000000 + uint64(i)*0x100
 		}
-		p := parentOf(n.NUMA, n.Switch).Add("pci", XMLAttr{"busid", nextBus()}, XMLAttr{"class", "0x020000"},
-			XMLAttr{"vendor", "0x15b3"}, XMLAttr{"device", "0x1021"})
-		link(p, defInt(n.PCIGen, 5), defInt(n.PCIWidth, 16))
+		if n.Socket {
+			guid, port, maxConn = uint64(i), 0, 65536
+		}
+		var nic *XMLNode
+		if n.NoPCI {
+			nic = cpus[n.NUMA].Add("nic")
+		} else {
+			p := parentOf(n.NUMA, n.Switch).Add("pci", XMLAttr{"busid", nextBus()}, XMLAttr{"class", "0x020000"},
+				XMLAttr{"vendor", "0x15b3"}, XMLAttr{"device", "0x1021"})
+			link(p, defInt(n.PCIGen, 5), defInt(n.PCIWidth, 16))
+			nic = p.Add("nic")
+		}
 		gdr := "0"
 		if n.GDR {
 			gdr = "1"
 		}
-		net := p.Add("nic").Add("net", XMLAttr{"name", name}, XMLAttr{"dev", strconv.Itoa(i)},
-			XMLAttr{"speed", strconv.Itoa(n.SpeedMbps)}, XMLAttr{"port", strconv.Itoa(defInt(n.Port, 1))},
-			XMLAttr{"latency", "0"}, XMLAttr{"guid", fmt.Sprintf("%#x", guid)}, XMLAttr{"maxconn", "131072"},
+		net := nic.Add("net", XMLAttr{"name", name}, XMLAttr{"dev", strconv.Itoa(i)},
+			XMLAttr{"speed", strconv.Itoa(n.SpeedMbps)}, XMLAttr{"port", strconv.Itoa(port)},
+			XMLAttr{"latency", "0"}, XMLAttr{"guid", fmt.Sprintf("%#x", guid)}, XMLAttr{"maxconn", strconv.Itoa(maxConn)},
 			XMLAttr{"gdr", gdr})
 		if n.Coll {
 			net.SetAttr("coll", "1")
@@ -389,20 +434,19 @@ func PresetDGXH100() NodeSpec { return hgxH100Like("dgx-h100") }
 // H100 from H200 beyond the SM.
 func PresetHGXH200() NodeSpec { return hgxH100Like("hgx-h200") }
 
-// PresetH200x2 is the project's GPU machine as the research notes describe
-// it: two H200 (sm90) with 18 NVLinks each through an NVSwitch, PCIe Gen5
-// x16, no InfiniBand, one 10 Gb/s Ethernet port for the Socket transport. The
-// CPU is assumed to be one Intel Sapphire Rapids socket holding both GPUs
-// (the logged "p2p disabled → PHB" needs both on one socket); replace it
-// with the captured NCCL_TOPO_DUMP_FILE when it lands.
+// PresetH200x2 is the project's GPU machine as NCCL dumped it
+// (golden/testdata/captured/h200x2-2.28.9/baseline/topo.xml, a Firecracker
+// VM): two H200 (sm90) with 18 NVLinks each to the NVSwitch fabric, both on
+// the root complex of one Intel Emerald Rapids socket whose NUMA id is
+// unknown (numaid -1), PCIe Gen5 x16, no InfiniBand, and the Socket
+// transport's eth0 at 10 Gb/s without a PCI path (a <nic> of the <cpu>).
 func PresetH200x2() NodeSpec {
-	return NodeSpec{Name: "h200x2", CPUArch: "x86_64", CPUVendor: "Intel", CPUModel: "srp", Sockets: 1, NVSwitch: true,
-		Switches: []SwitchSpec{{NUMA: 0, PCIGen: 5, Parent: -1}, {NUMA: 0, PCIGen: 5, Parent: -1}},
+	return NodeSpec{Name: "h200x2", CPUArch: "x86_64", CPUVendor: "Intel", CPUModel: "erp", Sockets: 1, NUMAUnknown: true, NVSwitch: true,
 		GPUs: []GPUSpec{
-			{Dev: 0, SM: 90, NVLinks: 18, PCIGen: 5, PCIWidth: 16, Switch: 0},
-			{Dev: 1, SM: 90, NVLinks: 18, PCIGen: 5, PCIWidth: 16, Switch: 1},
+			{Dev: 0, SM: 90, NVLinks: 18, PCIGen: 5, PCIWidth: 16, Switch: -1, BusID: "0000:00:06.0"},
+			{Dev: 1, SM: 90, NVLinks: 18, PCIGen: 5, PCIWidth: 16, Switch: -1, BusID: "0000:00:07.0"},
 		},
-		NICs: []NICSpec{{Name: "eth0", SpeedMbps: 10000, NUMA: 0, Switch: -1, PCIGen: 4}},
+		NICs: []NICSpec{{Name: "eth0", SpeedMbps: 10000, NUMA: 0, Switch: -1, NoPCI: true, Socket: true}},
 	}
 }
 

@@ -271,7 +271,10 @@ type NodeSpec struct {
 	CPUVendor string // Intel, AMD, Zhaoxin (ignored unless x86_64)
 	CPUModel  string // Intel: bdw, skl, srp, erp (written as familyid/modelid)
 	Sockets   int
-	GPUs      []GPUSpec
+	// NUMAUnknown writes numaid="-1", as NCCL dumps a host without NUMA
+	// information (one socket only).
+	NUMAUnknown bool
+	GPUs        []GPUSpec
 	// NVSwitch: every GPU's NVLinks go to one NVSwitch node (HGX/DGX);
 	// otherwise NVLinks connect GPU pairs as listed in GPUSpec.Peers.
 	NVSwitch bool
@@ -298,6 +301,9 @@ type GPUSpec struct {
 	C2CBw int
 	// NoGDR clears the gdr attribute (GPU Direct RDMA not supported).
 	NoGDR bool
+	// BusID is the GPU's PCI address ("0000:00:06.0"); "" picks one. It
+	// shows in NCCL's log as the GPU's id (GPU/0-60) and orders nothing.
+	BusID string
 }
 
 // NICSpec is one NIC port of a NodeSpec.
@@ -313,6 +319,14 @@ type NICSpec struct {
 	Port      int  // default 1
 	// GUID groups ports of one physical NIC (same asic); 0 = one per NIC.
 	GUID uint64
+	// NoPCI writes the NIC as a <nic> of its <cpu>, as NCCL dumps NICs whose
+	// PCI path it cannot resolve (virtio and other socket-only interfaces):
+	// it then hangs off the CPU with a LOC_BW link.
+	NoPCI bool
+	// Socket writes the properties NCCL's Socket transport reports for its
+	// interfaces (guid = device index, port 0, maxconn 65536) instead of an
+	// InfiniBand HCA's; GUID and Port are then ignored.
+	Socket bool
 }
 
 // SwitchSpec is one PCIe switch of a NodeSpec.

@@ -122,6 +122,7 @@ func genNodeSpec(t *rapid.T) NodeSpec {
 	default:
 		spec.CPUArch = "ppc64"
 	}
+	spec.NUMAUnknown = sockets == 1 && rapid.Bool().Draw(t, "numaunknown")
 	nsw := rapid.IntRange(0, 4).Draw(t, "switches")
 	for i := 0; i < nsw; i++ {
 		parent := -1
@@ -160,7 +161,9 @@ func genNodeSpec(t *rapid.T) NodeSpec {
 			n.NUMA = spec.Switches[n.Switch].NUMA
 		} else {
 			n.NUMA = rapid.IntRange(0, sockets-1).Draw(t, "nicnuma")
+			n.NoPCI = rapid.Bool().Draw(t, "nopci")
 		}
+		n.Socket = rapid.Bool().Draw(t, "socket")
 		spec.NICs = append(spec.NICs, n)
 	}
 	return spec
