@@ -72,6 +72,7 @@ var subcommands = []func(*deps) *cobra.Command{
 	newEnvCmd,
 	newHWCmd,
 	newDiagnoseCmd,
+	newTopoCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

@@ -1,10 +1,28 @@
 // Package topo is NCCL's machine model inside gatesim: it reads NCCL's own
 // topology XML (what NCCL_TOPO_DUMP_FILE writes and NCCL_TOPO_FILE reads) and
-// graph XML (NCCL_GRAPH_DUMP_FILE), synthesizes the same model for presets,
-// computes paths between devices and runs NCCL's graph search (ring, tree,
-// CollNet chain/direct, NVLS) per release.
+// graph XML (NCCL_GRAPH_DUMP_FILE / NCCL_GRAPH_FILE), synthesizes the same XML
+// for presets, builds the node/link model per release, computes paths between
+// devices, runs NCCL's graph search (ring, tree, CollNet chain/direct, NVLS)
+// and sets the communicator's channel counts.
 //
-// Place in the data flow: spec.System → topo.System → paths → Graph values,
-// which spec's tuning model and the algos schedule builders read. Pure: no
-// files, no clocks, no globals; parsers take []byte and a name for errors.
+// Place in the data flow of DESIGN.md: spec.System → topo.System (one per
+// host) → Search → Result (graphs agreed by all ranks, channel counts, the
+// [GRAPH] log lines), which spec's tuning model and the algos schedule
+// builders read.
+//
+// Usage:
+//
+//	s, err := topo.Synthesize(topo.PresetDGXH100())      // or LoadSystem(name, xml)
+//	r, err := topo.Search([]*topo.System{s, s}, topo.Params2_28_9(), topo.DefaultOptions())
+//	r.Graphs[topo.GraphRing].NChannels, r.NChannels, r.Log
+//
+// Releases are values: Params2_22_3() is the reference, Apply2_28_3 and
+// Apply2_28_9 change a copy; every field is one difference in NCCL's source,
+// documented with its tag, file and function. The code reads those fields,
+// never a version number.
+//
+// Pure: no files, no clocks, no globals, no goroutines; parsers take []byte
+// and a name for errors. The port is faithful to NCCL's quirks (float
+// bandwidths, SUB_ROUND, integer NET bandwidth, the NVSwitch neighbour rule,
+// search budgets), so its answers match NCCL's, not an idealised search.
 package topo

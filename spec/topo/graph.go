@@ -95,7 +95,7 @@ func (p Pattern) String() string {
 // [GRAPH] line "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s,
 // sameChannels %d" prints, plus the per-channel orders.
 type Graph struct {
-	ID           int      `json:"id"` // 0 ring, 1 tree, 2 collnet chain, 3 collnet direct, 4 nvls
+	ID           int      `json:"id"` // NCCL's graph id: 0 ring, 1 tree, 2 collnet chain, 3 nvls, 4 collnet direct (2 in 2.22.3)
 	Pattern      Pattern  `json:"pattern"`
 	CrossNic     int      `json:"crossNic"`
 	CollNet      bool     `json:"collNet"`
@@ -109,10 +109,22 @@ type Graph struct {
 	TypeInter    PathType `json:"typeInter"`
 	SameChannels bool     `json:"sameChannels"`
 	NHops        int      `json:"nHops"`
-	// Intra[c] is channel c's order of local GPU ranks.
+	// Intra[c] is channel c's order of the node's GPU ranks (global ranks);
+	// an NVLS channel lists only its head.
 	Intra [][]int `json:"intra,omitempty"`
 	// Inter[c] is channel c's NET ids (entry, exit) when the graph leaves the node.
 	Inter [][]int64 `json:"inter,omitempty"`
+	// Channels are the <channel> elements of a graph XML in file order, as
+	// ParseGraphXML reads them (NET and GPU "dev" ids, GPU ids being
+	// NCCL_TOPO_ID(host, cuda dev)). Search turns them into Intra/Inter
+	// when the graph replaces a search (NCCL_GRAPH_FILE).
+	Channels []GraphChannel `json:"channels,omitempty"`
+}
+
+// GraphChannel is one <channel> of a graph XML.
+type GraphChannel struct {
+	NETs []int64 `json:"nets,omitempty"`
+	GPUs []int64 `json:"gpus"`
 }
 
 // Empty reports a graph that found no channel (or was not searched).

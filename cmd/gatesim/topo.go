@@ -1,0 +1,312 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/spf13/cobra"
+)
+
+// newTopoCmd is "gatesim topo": NCCL's topology stage on a preset or a
+// topology XML (presets, dump, search).
+func newTopoCmd(d *deps) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "topo",
+		Short: "NCCL's topology stage: presets, topology XML, graph search and channel counts",
+	}
+	c.AddCommand(newTopoPresetsCmd(d), newTopoDumpCmd(d), newTopoSearchCmd(d))
+	return c
+}
+
+func newTopoPresetsCmd(d *deps) *cobra.Command {
+	return &cobra.Command{
+		Use:   "presets",
+		Short: "List the host presets",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			for _, name := range topo.PresetNames() {
+				spec := topo.Presets()[name]
+				fmt.Fprintf(d.stdout, "%s\t%d GPUs sm%d, %d NICs, %d %s sockets\n", name, len(spec.GPUs), spec.GPUs[0].SM, len(spec.NICs), spec.Sockets, spec.CPUArch)
+			}
+			return nil
+		},
+	}
+}
+
+func newTopoDumpCmd(d *deps) *cobra.Command {
+	var trays int
+	c := &cobra.Command{
+		Use:   "dump PRESET",
+		Short: "Print a preset as NCCL topology XML (what NCCL_TOPO_FILE reads)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			spec, ok := topo.Presets()[args[0]]
+			if !ok {
+				return badInputf("unknown preset %q: expected one of %s", args[0], strings.Join(topo.PresetNames(), ", "))
+			}
+			var s *topo.System
+			var err error
+			if trays > 1 {
+				s, err = topo.SynthesizeMNNVL(spec, trays)
+			} else {
+				s, err = topo.Synthesize(spec)
+			}
+			if err != nil {
+				return badInput(err)
+			}
+			return s.WriteXML(d.stdout)
+		},
+	}
+	c.Flags().IntVar(&trays, "mnnvl", 0, "fuse this many copies into one MNNVL clique")
+	return c
+}
+
+type topoSearchFlags struct {
+	preset    string
+	xmlFiles  []string
+	nodes     int
+	release   string
+	sets      []string
+	graphFile string
+	asJSON    bool
+	system    bool
+	graphXML  bool
+}
+
+func newTopoSearchCmd(d *deps) *cobra.Command {
+	var f topoSearchFlags
+	c := &cobra.Command{
+		Use:   "search",
+		Short: "Run NCCL's graph search and channel setup and print the [GRAPH] lines and the channel summary",
+		Long: `Run NCCL's topology stage for a communicator of --nodes hosts, each a
+--preset or a topology XML (--xml, repeatable: the files are the hosts in
+order, repeated to --nodes). --set takes NCCL_* variables of the topology
+stage (NCCL_P2P_LEVEL, NCCL_CROSS_NIC, NCCL_MAX_NCHANNELS, ...).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runTopoSearch(d, &f) },
+	}
+	c.Flags().StringVar(&f.preset, "preset", "", "host preset (see gatesim topo presets)")
+	c.Flags().StringArrayVar(&f.xmlFiles, "xml", nil, "topology XML file (NCCL_TOPO_DUMP_FILE format), repeatable")
+	c.Flags().IntVar(&f.nodes, "nodes", 1, "number of hosts")
+	c.Flags().StringVar(&f.release, "release", "2.28.9", "NCCL release whose rules to apply")
+	c.Flags().StringArrayVar(&f.sets, "set", nil, "NCCL_NAME=value, repeatable")
+	c.Flags().StringVar(&f.graphFile, "graph-file", "", "graph XML to load instead of searching (NCCL_GRAPH_FILE)")
+	c.Flags().BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+	c.Flags().BoolVar(&f.system, "system", false, "also print rank 0's system and paths (ncclTopoPrint)")
+	c.Flags().BoolVar(&f.graphXML, "graph-xml", false, "print node 0's graphs as NCCL_GRAPH_DUMP_FILE writes them instead")
+	return c
+}
+
+func runTopoSearch(d *deps, f *topoSearchFlags) error {
+	v, err := spec.ParseVersion(f.release)
+	if err != nil {
+		return badInput(err)
+	}
+	p, err := topo.ParamsFor(v.String())
+	if err != nil {
+		return badInput(err)
+	}
+	if f.nodes < 1 {
+		return badInputf("--nodes %d: expected at least 1", f.nodes)
+	}
+	var hosts []*topo.System
+	switch {
+	case f.preset != "" && len(f.xmlFiles) > 0:
+		return badInputf("--preset and --xml: give one of them")
+	case f.preset != "":
+		ns, ok := topo.Presets()[f.preset]
+		if !ok {
+			return badInputf("unknown preset %q: expected one of %s", f.preset, strings.Join(topo.PresetNames(), ", "))
+		}
+		s, err := topo.Synthesize(ns)
+		if err != nil {
+			return badInput(err)
+		}
+		hosts = []*topo.System{s}
+	case len(f.xmlFiles) > 0:
+		for _, name := range f.xmlFiles {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				return badInput(err)
+			}
+			s, err := topo.LoadSystem(name, data)
+			if err != nil {
+				return badInput(err)
+			}
+			hosts = append(hosts, s)
+		}
+	default:
+		return badInputf("no host: expected --preset NAME or --xml FILE")
+	}
+	all := make([]*topo.System, f.nodes)
+	for i := range all {
+		all[i] = hosts[i%len(hosts)]
+	}
+	o, err := topoOptions(f.sets)
+	if err != nil {
+		return badInput(err)
+	}
+	if f.graphFile != "" {
+		data, err := os.ReadFile(f.graphFile)
+		if err != nil {
+			return badInput(err)
+		}
+		if o.GraphFile, err = topo.ParseGraphXML(f.graphFile, data); err != nil {
+			return badInput(err)
+		}
+	}
+	r, err := topo.Search(all, p, o)
+	if err != nil {
+		return badInput(err)
+	}
+	switch {
+	case f.asJSON:
+		enc := json.NewEncoder(d.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case f.graphXML:
+		return r.WriteGraphXML(d.stdout, 0)
+	}
+	if f.system {
+		for _, l := range r.Nodes[0].System.SystemLines() {
+			fmt.Fprintln(d.stdout, l)
+		}
+	}
+	for _, l := range r.Log {
+		fmt.Fprintln(d.stdout, l)
+	}
+	return nil
+}
+
+// topoVars are the variables topoOptions reads, sorted.
+var topoVars = []string{"NCCL_COLLNET_ENABLE", "NCCL_COLLNET_NODE_THRESHOLD", "NCCL_CROSS_NIC", "NCCL_MAX_CTAS",
+	"NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS", "NCCL_MAX_P2P_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MIN_NCHANNELS",
+	"NCCL_MIN_NRINGS", "NCCL_MIN_P2P_NCHANNELS", "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_NETDEVS_POLICY",
+	"NCCL_NET_DISABLE_INTRA", "NCCL_NET_GDR_C2C", "NCCL_NET_GDR_LEVEL", "NCCL_NVB_DISABLE", "NCCL_NVLS_ENABLE",
+	"NCCL_NVLS_NCHANNELS", "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_P2P_USE_CUDA_MEMCPY", "NCCL_PXN_C2C",
+	"NCCL_PXN_DISABLE", "NCCL_SHM_DISABLE"}
+
+// topoOptions reads the NCCL_* variables of the topology stage. It is a
+// stand-in for spec's environment layer: the names, defaults and parsing
+// follow NCCL (src/graph/paths.cc ncclGetLevel for the levels).
+func topoOptions(sets []string) (topo.Options, error) {
+	o := topo.DefaultOptions()
+	env, err := spec.ParseAssignments(sets)
+	if err != nil {
+		return o, err
+	}
+	atoi := func(name, v string) (int, error) {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s=%q: expected an integer", name, v)
+		}
+		return int(n), nil
+	}
+	known := map[string]bool{}
+	for _, k := range topoVars {
+		known[k] = true
+	}
+	for _, name := range env.Names() {
+		v := env.Get(name)
+		if !known[name] {
+			return o, fmt.Errorf("%s is not read by the topology stage: expected one of %s", name, strings.Join(topoVars, " "))
+		}
+		var n int
+		var err error
+		switch name {
+		case "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL", "NCCL_NETDEVS_POLICY":
+		default:
+			if n, err = atoi(name, v); err != nil {
+				return o, err
+			}
+		}
+		switch name {
+		case "NCCL_P2P_DISABLE":
+			o.P2PDisable = n == 1
+		case "NCCL_P2P_LEVEL":
+			if o.P2PLevel, err = parseLevel(name, v); err != nil {
+				return o, err
+			}
+			o.P2PLevelSet = true
+		case "NCCL_NET_GDR_LEVEL":
+			if o.NetGdrLevel, err = parseLevel(name, v); err != nil {
+				return o, err
+			}
+			o.NetGdrLevelSet = true
+		case "NCCL_SHM_DISABLE":
+			o.SHMDisable = n == 1
+		case "NCCL_NET_GDR_C2C":
+			o.NetGdrC2C = n != 0
+		case "NCCL_PXN_DISABLE":
+			o.PXNDisable = n == 1
+		case "NCCL_PXN_C2C":
+			o.PXNC2C = n != 0
+		case "NCCL_NVB_DISABLE":
+			o.NVBDisable = n != 0
+		case "NCCL_CROSS_NIC":
+			o.CrossNic = n
+		case "NCCL_NET_DISABLE_INTRA":
+			o.NetDisableIntra = n == 1
+		case "NCCL_P2P_USE_CUDA_MEMCPY":
+			o.P2PUseCudaMemcpy = n != 0
+		case "NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS":
+			o.MinNChannels = n
+		case "NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS":
+			o.MaxNChannels = n
+		case "NCCL_MIN_CTAS":
+			o.MinCTAs = n
+		case "NCCL_MAX_CTAS":
+			o.MaxCTAs = n
+		case "NCCL_NVLS_ENABLE":
+			o.NvlsEnable = n
+		case "NCCL_NVLS_NCHANNELS":
+			o.NvlsChannels = n
+		case "NCCL_COLLNET_ENABLE":
+			o.CollNetEnable = n == 1
+		case "NCCL_COLLNET_NODE_THRESHOLD":
+			o.CollNetNodeThreshold = n
+		case "NCCL_NCHANNELS_PER_NET_PEER":
+			o.NChannelsPerNetPeer = n
+		case "NCCL_MIN_P2P_NCHANNELS":
+			o.MinP2PNChannels = n
+		case "NCCL_MAX_P2P_NCHANNELS":
+			o.MaxP2PNChannels = n
+		case "NCCL_NETDEVS_POLICY":
+			switch u := strings.ToUpper(v); {
+			case u == "AUTO":
+				o.NetDevsPolicy = topo.NetDevsAuto
+			case u == "ALL":
+				o.NetDevsPolicy = topo.NetDevsAll
+			case strings.HasPrefix(u, "MAX:"):
+				o.NetDevsPolicy = topo.NetDevsMax
+				if o.NetDevsMax, err = atoi(name, v[4:]); err != nil || o.NetDevsMax <= 0 {
+					return o, fmt.Errorf("%s=%q: expected MAX:n with n > 0", name, v)
+				}
+			default:
+				return o, fmt.Errorf("%s=%q: expected AUTO, ALL or MAX:n", name, v)
+			}
+		}
+	}
+	return o, nil
+}
+
+// parseLevel is ncclGetLevel: a path type name up to SYS, or an old-style
+// number (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS).
+func parseLevel(name, v string) (topo.PathType, error) {
+	if t, err := topo.ParsePathType(v); err == nil && t <= topo.PathSYS {
+		return t, nil
+	}
+	if v != "" && v[0] >= '0' && v[0] <= '9' {
+		n, err := strconv.Atoi(v)
+		if err == nil {
+			old := []topo.PathType{topo.PathLOC, topo.PathPIX, topo.PathPXB, topo.PathPHB, topo.PathSYS, topo.PathSYS}
+			return old[min(n, len(old)-1)], nil
+		}
+	}
+	return 0, fmt.Errorf("%s=%q: expected LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS or a number 0-5", name, v)
+}

@@ -1,0 +1,687 @@
+package topo
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// GraphIndex names the five graphs NCCL searches.
+type GraphIndex int
+
+const (
+	GraphRing GraphIndex = iota
+	GraphTree
+	GraphCollNetChain
+	GraphCollNetDirect
+	GraphNVLS
+	NumGraphs
+)
+
+func (g GraphIndex) String() string {
+	return [...]string{"ring", "tree", "collnetChain", "collnetDirect", "nvls"}[g]
+}
+
+// NodeResult is what one NCCL node (the GPUs of a host that reach each
+// other without the network, usually the whole host) computed before the
+// ranks exchanged their graphs. Identical nodes share their model, so the
+// graphs and log lines are produced on demand.
+type NodeResult struct {
+	// Host is the index of the input System this node comes from.
+	Host int `json:"host"`
+	// Ranks are the node's global ranks in the order of System's GPUs.
+	Ranks []int `json:"ranks"`
+	// System is the node's model after trimming, with its paths, MaxBw and
+	// TotalBw. Identical nodes share it: treat it as read-only.
+	System *System `json:"-"`
+	// Searched tells which graphs were searched (CollNet when enabled, NVLS
+	// when supported): only those print a [GRAPH] block.
+	Searched [NumGraphs]bool `json:"searched"`
+	// NvlsSupport and NvlsChannels are ncclNvlsInit's answer for the node's
+	// ranks; NvlsHeads the distinct NVLS head ranks (ncclTopoPreset).
+	NvlsSupport  bool `json:"nvlsSupport"`
+	NvlsChannels int  `json:"nvlsChannels"`
+	NvlsHeads    int  `json:"nvlsHeads"`
+
+	model    *nodeModel
+	rankBase int
+}
+
+// Graphs are the node's own search results, with global ranks.
+func (n *NodeResult) Graphs() [NumGraphs]Graph {
+	var out [NumGraphs]Graph
+	for i, g := range n.model.graphs {
+		out[i] = n.model.publish(g, n.rankBase)
+	}
+	return out
+}
+
+// Log are the lines the node's ranks print during the search (NCCL's
+// [GRAPH] subsystem), in order.
+func (n *NodeResult) Log() []string {
+	var out []string
+	for _, it := range n.model.log {
+		if it.graph < 0 {
+			out = append(out, it.text)
+			continue
+		}
+		out = append(out, n.model.graphLines(n.model.graphs[it.graph], n.rankBase)...)
+	}
+	return out
+}
+
+// Result is the communicator-wide outcome of the topology stage: the
+// graphs every rank agreed on, the channel counts after ncclTopoPostset,
+// and the facts the tuning model reads.
+type Result struct {
+	Release string `json:"release"`
+	// Graphs after the all-gather consensus (src/init.cc
+	// initTransportsRank): min nChannels, sameChannels, bwIntra, bwInter;
+	// max typeIntra, typeInter, crossNic. Ring and tree nChannels are the
+	// smaller of the two. The tuning model reads these (graph nChannels,
+	// not the communicator's).
+	Graphs [NumGraphs]Graph `json:"graphs"`
+	Nodes  []NodeResult     `json:"nodes"`
+
+	NRanks        int   `json:"nRanks"`
+	NNodes        int   `json:"nNodes"`
+	LocalRanks    []int `json:"localRanks"` // per node
+	MinLocalRanks int   `json:"minLocalRanks"`
+	MaxLocalRanks int   `json:"maxLocalRanks"`
+	MinCompCap    int   `json:"minCompCap"`
+	MaxCompCap    int   `json:"maxCompCap"`
+	// CPUArch and CPUVendor are the communicator's (mixed when ranks differ).
+	CPUArch   CPUArch   `json:"cpuArch"`
+	CPUVendor CPUVendor `json:"cpuVendor"`
+	// MaxTreePattern is the largest tree pattern over the ranks (2.24+
+	// comm->maxTreePattern; 2.22.3's tuning reads the tree graph's pattern).
+	MaxTreePattern Pattern `json:"maxTreePattern"`
+	// NVSCount is the number of NVSwitch nodes of rank 0's system and
+	// AllNVLink whether all its GPU pairs are NVLink (ncclTopoPathAllNVLink).
+	NVSCount  int  `json:"nvsCount"`
+	AllNVLink bool `json:"allNvlink"`
+
+	// NChannelsSearched is comm->nChannels before ncclTopoPostset.
+	NChannelsSearched int `json:"nChannelsSearched"`
+	// NChannels is comm->nChannels after ncclTopoPostset: doubling, CollNet,
+	// the sm90 multi-node rule, unpack, NCCL_MIN/MAX_NCHANNELS.
+	NChannels int `json:"nChannels"`
+	// NvlsHeads is the smallest number of distinct NVLS heads of a node
+	// (ncclTopoPostset minHeadNum); CollNetDirectHeads the distinct heads of
+	// rank 0's CollNetDirect graph (connectCollNet).
+	NvlsHeads           int  `json:"nvlsHeads"`
+	CollNetDirectHeads  int  `json:"collNetDirectHeads"`
+	CollNetSupport      bool `json:"collNetSupport"`
+	NvlsSupport         bool `json:"nvlsSupport"`
+	NvlsChannels        int  `json:"nvlsChannels"`
+	P2PNChannels        int  `json:"p2pNChannels"`
+	P2PNChannelsPerPeer int  `json:"p2pNChannelsPerPeer"`
+
+	// Log are rank 0's [GRAPH] lines from the search, then the [INIT]
+	// channel summary (Summary).
+	Log     []string `json:"log"`
+	Summary string   `json:"summary"`
+}
+
+// AlgoGraphs returns the graph each algorithm's tuning reads, in NCCL's
+// algorithm order Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree,
+// PAT (src/init.cc graphs[]): PAT reads the tree graph.
+func (r *Result) AlgoGraphs() [7]*Graph {
+	g := &r.Graphs
+	return [7]*Graph{&g[GraphTree], &g[GraphRing], &g[GraphCollNetDirect], &g[GraphCollNetChain], &g[GraphNVLS], &g[GraphNVLS], &g[GraphTree]}
+}
+
+// hostModel is one distinct host, computed once per Search.
+type hostModel struct {
+	sys     *System // built for the release, ranks 0..n-1 by dev
+	domains [][]int // GPU indexes of each NCCL node, ordered by first GPU
+}
+
+// nodeModel is one distinct NCCL node, computed once per Search.
+type nodeModel struct {
+	sys      *System
+	local    []int // host-local ranks of the node's GPUs, in System order
+	graphs   [NumGraphs]*sgraph
+	searched [NumGraphs]bool
+	log      []logItem
+	nvls     bool
+	nvlsCh   int
+	heads    int
+	ps       *pathState
+}
+
+// logItem is a line whose GPU names depend on the node's ranks (2.22.3
+// prints ranks), rendered when the rank offset is known.
+type logItem struct {
+	text  string
+	graph int // -1: plain text; else a graph index to print
+}
+
+// Search runs NCCL's topology stage for a communicator made of one System
+// per host, ranks numbered host by host and, within a host, in GPU dev
+// order: paths, trimming, the ring/tree/CollNet/NVLS searches of every
+// node, the cross-rank consensus and the channel counts (v2.28.9-1
+// src/init.cc initTransportsRank, src/graph/connect.cc ncclTopoPostset,
+// src/graph/paths.cc ncclTopoComputeP2pChannels). Identical hosts are
+// searched once.
+func Search(hosts []*System, p Params, o Options) (*Result, error) {
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("topology search: no host: expected at least one System")
+	}
+	if p.MaxChannels <= 0 || len(p.PathOrder) == 0 {
+		return nil, fmt.Errorf("topology search: empty Params: start from Params2_22_3() or Params2_28_9()")
+	}
+	ps := &pathState{p: p, o: o}
+	// One model per distinct host.
+	byPtr := map[*System]int{}
+	byXML := map[string]int{}
+	var models []*hostModel
+	hostModelIdx := make([]int, len(hosts))
+	for i, h := range hosts {
+		if h == nil || h.Source == nil {
+			return nil, fmt.Errorf("topology search: host %d has no topology", i)
+		}
+		if k, ok := byPtr[h]; ok {
+			hostModelIdx[i] = k
+			continue
+		}
+		key := h.fingerprint
+		if key == "" {
+			key = h.Source.String()
+		}
+		if k, ok := byXML[key]; ok {
+			byPtr[h] = k
+			hostModelIdx[i] = k
+			continue
+		}
+		m, err := newHostModel(h, ps)
+		if err != nil {
+			return nil, fmt.Errorf("host %d (%s): %w", i, h.Name, err)
+		}
+		models = append(models, m)
+		byPtr[h] = len(models) - 1
+		byXML[key] = len(models) - 1
+		hostModelIdx[i] = len(models) - 1
+	}
+	nRanks := 0
+	for i := range hosts {
+		nRanks += len(models[hostModelIdx[i]].sys.Nodes[GPU])
+	}
+
+	type nodeKey struct{ model, domain int }
+	nodes := map[nodeKey]*nodeModel{}
+	r := &Result{Release: p.Release, NRanks: nRanks}
+	base := 0
+	for i := range hosts {
+		m := models[hostModelIdx[i]]
+		for d := range m.domains {
+			k := nodeKey{hostModelIdx[i], d}
+			nm, ok := nodes[k]
+			if !ok {
+				var err error
+				if nm, err = newNodeModel(m, d, nRanks, len(hosts) > 1, ps); err != nil {
+					return nil, fmt.Errorf("host %d (%s): %w", i, hosts[i].Name, err)
+				}
+				nodes[k] = nm
+			}
+			r.Nodes = append(r.Nodes, nm.result(i, base))
+		}
+		base += len(m.sys.Nodes[GPU])
+	}
+	// NCCL numbers nodes by their first rank.
+	sort.SliceStable(r.Nodes, func(a, b int) bool { return minInt(r.Nodes[a].Ranks) < minInt(r.Nodes[b].Ranks) })
+	if err := r.consensus(ps); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func minInt(v []int) int {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = min(m, x)
+	}
+	return m
+}
+
+func newHostModel(h *System, ps *pathState) (*hostModel, error) {
+	s, err := BuildSystem(h.Name, h.Source, ps.p)
+	if err != nil {
+		return nil, err
+	}
+	if err := ps.computePaths(s); err != nil {
+		return nil, err
+	}
+	d := domains(s)
+	var groups [][]int
+	seen := map[int]int{}
+	for g, dom := range d {
+		k, ok := seen[dom]
+		if !ok {
+			k = len(groups)
+			seen[dom] = k
+			groups = append(groups, nil)
+		}
+		groups[k] = append(groups[k], g)
+	}
+	return &hostModel{sys: s, domains: groups}, nil
+}
+
+// newNodeModel is what every rank of one NCCL node computes: its trimmed
+// system and the graph searches.
+func newNodeModel(h *hostModel, domain, nRanks int, multiHost bool, ps *pathState) (*nodeModel, error) {
+	s, err := BuildSystem(h.sys.Name, h.sys.Source, ps.p)
+	if err != nil {
+		return nil, err
+	}
+	if err := ps.computePaths(s); err != nil {
+		return nil, err
+	}
+	keep := s.Nodes[GPU][h.domains[domain][0]]
+	ps.trim(s, keep, nRanks)
+	if err := ps.computePaths(s); err != nil {
+		return nil, err
+	}
+	ps.searchInit(s)
+	nm := &nodeModel{sys: s, ps: ps}
+	for _, g := range s.Nodes[GPU] {
+		nm.local = append(nm.local, g.Rank)
+	}
+	x := newSearcher(ps, s)
+	p := &ps.p
+	o := &ps.o
+	newG := func(id int, pat Pattern, minCh, maxCh int) *sgraph {
+		g := newSGraph(p.MaxChannels, x.ngpus)
+		g.id, g.pattern, g.minChannels, g.maxChannels = id, pat, minCh, maxCh
+		return g
+	}
+	run := func(gi GraphIndex, g *sgraph) error {
+		var lines []string
+		if err := x.compute(g, &lines); err != nil {
+			return fmt.Errorf("%s search: %w", gi, err)
+		}
+		for _, l := range lines {
+			nm.log = append(nm.log, logItem{text: l, graph: -1})
+		}
+		nm.log = append(nm.log, logItem{graph: int(gi)})
+		nm.searched[gi] = true
+		return nil
+	}
+	ring := newG(0, PatternRing, 1, p.MaxChannels/2)
+	if err := run(GraphRing, ring); err != nil {
+		return nil, err
+	}
+	tree := newG(1, PatternBalancedTree, ring.nChannels, ring.nChannels)
+	if err := run(GraphTree, tree); err != nil {
+		return nil, err
+	}
+	chain := newG(2, PatternTree, ring.nChannels, ring.nChannels)
+	chain.collNet = true
+	direct := newG(p.CollNetDirectGraphID, PatternCollNetDirect, 1, p.MaxChannels)
+	direct.collNet = true
+	if o.CollNetEnable {
+		if err := run(GraphCollNetChain, chain); err != nil {
+			return nil, err
+		}
+		if err := run(GraphCollNetDirect, direct); err != nil {
+			return nil, err
+		}
+	}
+	// ncclNvlsInit (src/transport/nvls.cc).
+	gpuCount := len(s.Nodes[GPU])
+	if o.NvlsEnable != 0 && gpuCount >= p.NVLSMinGPUs {
+		ccMin, _ := s.CompCap()
+		mc := o.NvlsMulticast == MulticastYes || (o.NvlsMulticast == MulticastAuto && ccMin >= 90 && len(s.Nodes[NVS]) > 0)
+		nm.nvls = o.NvlsEnable == 1 || mc
+	}
+	if nm.nvls {
+		nm.nvlsCh = nvlsChannels(p, o, s, multiHost)
+	}
+	nvls := newG(3, PatternNVLS, 1, p.MaxChannels)
+	if nm.nvls {
+		if err := run(GraphNVLS, nvls); err != nil {
+			return nil, err
+		}
+	}
+	nm.graphs = [NumGraphs]*sgraph{ring, tree, chain, direct, nvls}
+	// ncclTopoPreset: distinct NVLS heads.
+	var heads []int
+	for c := 0; c < nvls.nChannels; c++ {
+		heads = appendUnique(heads, nvls.intra[c*x.ngpus])
+	}
+	nm.heads = len(heads)
+	return nm, nil
+}
+
+// nvlsChannels is the NVLS channel count of ncclNvlsInit: 16 on sm90, 24 on
+// one sm100 node, 32 across sm100 nodes (2.28), or NCCL_NVLS_NCHANNELS
+// (default 16 in 2.22.3), clamped to the config's CTA limits.
+func nvlsChannels(p *Params, o *Options, s *System, multiHost bool) int {
+	ch := 16
+	if p.NVLSChannelsBySM {
+		// comm->compCap is the rank's own GPU; the node's first GPU stands for it.
+		if s.Nodes[GPU][0].SM >= 100 {
+			ch = 24
+			if multiHost {
+				ch = 32
+			}
+		}
+	}
+	if o.NvlsChannels > 0 {
+		ch = o.NvlsChannels
+	}
+	minCTAs, maxCTAs := ctaLimits(p, o)
+	return max(minCTAs, min(maxCTAs, ch))
+}
+
+// ctaLimits are config.minCTAs/maxCTAs with their defaults (1, MAXCHANNELS)
+// and the caps of src/init.cc parseCommConfig.
+func ctaLimits(p *Params, o *Options) (int, int) {
+	lo, hi := 1, p.MaxChannels
+	if o.MinCTAs > 0 {
+		lo = min(o.MinCTAs, p.MaxChannels)
+	}
+	if o.MaxCTAs > 0 {
+		hi = min(o.MaxCTAs, p.MaxChannels)
+	}
+	if lo > hi {
+		lo = hi
+	}
+	return lo, hi
+}
+
+// publish converts a search graph to a Graph with global ranks.
+func (nm *nodeModel) publish(g *sgraph, rankBase int) Graph {
+	out := Graph{
+		ID: g.id, Pattern: g.pattern, CrossNic: g.crossNic, CollNet: g.collNet,
+		MinChannels: g.minChannels, MaxChannels: g.maxChannels, NChannels: g.nChannels,
+		BwIntra: g.bwIntra, BwInter: g.bwInter, LatencyInter: g.latencyInter,
+		TypeIntra: g.typeIntra, TypeInter: g.typeInter, SameChannels: g.sameChannels != 0, NHops: g.nHops,
+	}
+	ngpus := len(nm.sys.Nodes[GPU])
+	width := ngpus
+	if g.pattern == PatternNVLS {
+		width = 1 // an NVLS channel only has its head
+	}
+	for c := 0; c < g.nChannels; c++ {
+		row := make([]int, width)
+		for i := range row {
+			row[i] = g.intra[c*ngpus+i] + rankBase
+		}
+		out.Intra = append(out.Intra, row)
+		if nm.ps.inter(nm.sys) {
+			out.Inter = append(out.Inter, []int64{g.inter[2*c], g.inter[2*c+1]})
+		}
+	}
+	return out
+}
+
+func (nm *nodeModel) result(host, rankBase int) NodeResult {
+	nr := NodeResult{Host: host, System: nm.sys, Searched: nm.searched,
+		NvlsSupport: nm.nvls, NvlsChannels: nm.nvlsCh, NvlsHeads: nm.heads, model: nm, rankBase: rankBase}
+	for _, r := range nm.local {
+		nr.Ranks = append(nr.Ranks, r+rankBase)
+	}
+	return nr
+}
+
+// graphLines is ncclTopoPrintGraph.
+func (nm *nodeModel) graphLines(g *sgraph, rankBase int) []string {
+	p := &nm.ps.p
+	out := []string{fmt.Sprintf("Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d",
+		int(g.pattern), g.crossNic, g.nChannels, float64(g.bwIntra), float64(g.bwInter), g.typeIntra, g.typeInter, g.sameChannels)}
+	s := nm.sys
+	ngpus := len(s.Nodes[GPU])
+	inter := nm.ps.inter(s)
+	netName := func(id int64) string {
+		if p.GraphPrintIDs {
+			return fmt.Sprintf(" NET/%x-%x", id>>56, id&topoLocalIDMask)
+		}
+		return fmt.Sprintf(" NET/%x", id)
+	}
+	for c := 0; c < g.nChannels; c++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%2d :", c)
+		if inter {
+			b.WriteString(netName(g.inter[2*c]))
+		}
+		for i := 0; i < ngpus; i++ {
+			rank := g.intra[ngpus*c+i]
+			if p.GraphPrintIDs {
+				for _, n := range s.Nodes[GPU] {
+					if n.Rank == rank {
+						fmt.Fprintf(&b, " GPU/%x-%x", n.SystemID(), n.LocalID())
+						break
+					}
+				}
+				if g.id == 3 {
+					break // NVLS graphs only use the first GPU
+				}
+			} else if g.pattern == PatternNVLS && i > 0 {
+				// Slots an NVLS channel never writes keep the graph's
+				// zeroed memory: NCCL prints them as rank 0.
+				fmt.Fprintf(&b, " GPU/%d", rank)
+			} else {
+				fmt.Fprintf(&b, " GPU/%d", rank+rankBase)
+			}
+		}
+		if inter {
+			b.WriteString(netName(g.inter[2*c+1]))
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// consensus is the all-gather of graph facts, the node count and
+// ncclTopoPostset.
+func (r *Result) consensus(ps *pathState) error {
+	p := &ps.p
+	o := &ps.o
+	r.NNodes = len(r.Nodes)
+	r.MinLocalRanks, r.MaxLocalRanks = 1<<30, 0
+	r.MinCompCap, r.MaxCompCap = 1<<30, 0
+	first := true
+	for i := range r.Nodes {
+		n := &r.Nodes[i]
+		lr := len(n.Ranks)
+		r.LocalRanks = append(r.LocalRanks, lr)
+		r.MinLocalRanks = min(r.MinLocalRanks, lr)
+		r.MaxLocalRanks = max(r.MaxLocalRanks, lr)
+		for _, g := range n.System.Nodes[GPU] {
+			r.MinCompCap = min(r.MinCompCap, g.SM)
+			r.MaxCompCap = max(r.MaxCompCap, g.SM)
+		}
+		arch, vendor, _ := n.System.CPUType()
+		if first {
+			r.CPUArch, r.CPUVendor = arch, vendor
+			r.Graphs = n.Graphs()
+			r.MaxTreePattern = n.model.graphs[GraphTree].pattern
+			first = false
+			continue
+		}
+		if r.CPUArch != arch {
+			r.CPUArch = ArchMixed
+		}
+		if r.CPUVendor != vendor {
+			r.CPUVendor = VendorMixed
+		}
+		for a := range r.Graphs {
+			g, o := &r.Graphs[a], n.model.graphs[a]
+			g.NChannels = min(g.NChannels, o.nChannels)
+			g.SameChannels = g.SameChannels && o.sameChannels != 0
+			g.BwIntra = min(g.BwIntra, o.bwIntra)
+			g.BwInter = min(g.BwInter, o.bwInter)
+			g.TypeIntra = max(g.TypeIntra, o.typeIntra)
+			g.TypeInter = max(g.TypeInter, o.typeInter)
+			g.CrossNic = max(g.CrossNic, o.crossNic)
+		}
+		r.MaxTreePattern = max(r.MaxTreePattern, n.model.graphs[GraphTree].pattern)
+	}
+	// Intra/Inter orders are per node; keep rank 0's, cut to the agreed count.
+	for a := range r.Graphs {
+		g := &r.Graphs[a]
+		if len(g.Intra) > g.NChannels {
+			g.Intra = g.Intra[:g.NChannels]
+		}
+		if len(g.Inter) > g.NChannels {
+			g.Inter = g.Inter[:g.NChannels]
+		}
+	}
+	r0 := &r.Nodes[0]
+	r.NVSCount = len(r0.System.Nodes[NVS])
+	_, hi := gpuMinMaxPath(r0.System, GPU)
+	r.AllNVLink = hi < PathPIX
+	r.Log = append(r.Log, r0.Log()...)
+
+	nChannels := min(r.Graphs[GraphTree].NChannels, r.Graphs[GraphRing].NChannels)
+	r.Graphs[GraphTree].NChannels, r.Graphs[GraphRing].NChannels = nChannels, nChannels
+	r.NChannelsSearched = nChannels
+
+	collnet := o.CollNetEnable
+	if r.Graphs[GraphCollNetChain].NChannels == 0 {
+		collnet = false
+	}
+	r.NvlsSupport = r0.NvlsSupport
+	r.NvlsChannels = r0.NvlsChannels
+	if r.Graphs[GraphNVLS].NChannels == 0 {
+		r.NvlsSupport, r.NvlsChannels = false, 0
+	}
+	if collnet && r.NNodes < o.CollNetNodeThreshold {
+		collnet = false
+	}
+	if collnet && p.CollNetLocalRanksCap && r.MaxLocalRanks > maxDirectArity+1 {
+		collnet = false
+	}
+	r.CollNetSupport = collnet
+
+	// ncclTopoPostset (src/graph/connect.cc).
+	nc := min(p.MaxChannels, nChannels*2)
+	if collnet {
+		ch := &r.Graphs[GraphCollNetChain]
+		if ch.BwIntra > ch.BwInter && r.NRanks > r.NNodes {
+			nc = max(nc, min(p.MaxChannels, nc+nc/2))
+		}
+	}
+	if ((p.ComputeChannelsSM90Plus && r.MinCompCap >= 90) || (!p.ComputeChannelsSM90Plus && r.MinCompCap == 90)) &&
+		r.NNodes > 1 && r.Graphs[GraphRing].BwIntra > 45.0 && nc < 16 {
+		nc *= 2 // 4 compute channels per search channel
+	}
+	if o.NetDeviceUnpack && r.NNodes > 1 && nc < 16 && o.UnpackDoubleNChannels {
+		nc *= 2
+	}
+	minCTAs, maxCTAs := ctaLimits(p, o)
+	nc = min(min(maxNChannels(p, o), nc), maxCTAs)
+	nc = max(nc, max(minNChannels(p, o), minCTAs))
+	if p.NVLSRaisesChannels && nc < r.NvlsChannels {
+		nc = r.NvlsChannels
+	}
+	// connectNvls: no head on some node, no NVLS channels.
+	minHeads := 1 << 30
+	for _, n := range r.Nodes {
+		minHeads = min(minHeads, n.NvlsHeads)
+	}
+	if minHeads == 0 {
+		r.NvlsChannels = 0
+	}
+	r.NvlsHeads = minHeads
+	if d := r0.model.graphs[GraphCollNetDirect]; d.nChannels > 0 {
+		var heads []int
+		n := len(r0.System.Nodes[GPU])
+		for c := 0; c < d.nChannels; c++ {
+			heads = appendUnique(heads, d.intra[c*n])
+		}
+		r.CollNetDirectHeads = len(heads)
+	}
+	r.NChannels = nc
+
+	// ncclTopoComputeP2pChannels (src/graph/paths.cc) for rank 0.
+	maxP2P := o.MaxP2PNChannels
+	if maxP2P <= 0 {
+		maxP2P = p.MaxChannels
+	}
+	p2p := max(min(nc, maxP2P), o.MinP2PNChannels)
+	minCh := p2p
+	s := r0.System
+	remote := r.NRanks > len(r0.Ranks)
+	for _, g := range s.Nodes[GPU] {
+		for _, peer := range s.Nodes[GPU] {
+			if peer == g {
+				continue
+			}
+			path := &peer.Paths[GPU][g.Index]
+			c := 2
+			if path.Type == PathNVL {
+				c = 2 * max(1, int(float32(path.Bw/p.nvlinkBw(g.SM))))
+			}
+			minCh = min(minCh, c)
+		}
+		if remote {
+			c := o.NChannelsPerNetPeer
+			if c <= 0 {
+				c = 2
+				byBw := localNetCountByBw(s, g)
+				maxC := c
+				for maxC*r.NRanks > p2p*4 && maxC > 1 {
+					maxC /= 2
+				}
+				c = max(byBw, maxC)
+			}
+			minCh = min(minCh, c)
+		}
+	}
+	r.P2PNChannelsPerPeer = pow2Up(minCh)
+	r.P2PNChannels = min(pow2Up(p2p), pow2Down(p.MaxChannels))
+	r.P2PNChannelsPerPeer = min(r.P2PNChannelsPerPeer, r.P2PNChannels)
+
+	r.Summary = fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
+		r.NChannels, r.NChannels, r.NvlsChannels, r.P2PNChannels, r.P2PNChannelsPerPeer)
+	r.Log = append(r.Log, r.Summary)
+	return nil
+}
+
+// maxNChannels is ncclMaxNchannels: NCCL_MAX_NCHANNELS capped to [1, MAXCHANNELS].
+func maxNChannels(p *Params, o *Options) int {
+	m := p.MaxChannels
+	if o.MaxNChannels != -2 {
+		m = o.MaxNChannels
+	}
+	m = min(m, p.MaxChannels)
+	if m < 1 {
+		m = 1
+	}
+	return m
+}
+
+// minNChannels is ncclMinNchannels: NCCL_MIN_NCHANNELS capped to [0, MAXCHANNELS].
+func minNChannels(p *Params, o *Options) int {
+	m := 0
+	if o.MinNChannels != -2 {
+		m = o.MinNChannels
+	}
+	m = min(m, p.MaxChannels)
+	return max(m, 0)
+}
+
+// localNetCountByBw is getLocalNetCountByBw: how many of the GPU's closest
+// NICs it takes to match the GPU's bandwidth to its CPU (0 when the GPU
+// hangs off a PCIe switch, as NCCL only looks at a direct CPU link).
+func localNetCountByBw(s *System, g *Node) int {
+	var gpuBw float32
+	for _, l := range g.Links {
+		if l.Remote.Type == CPU {
+			gpuBw = l.Bw
+		}
+	}
+	nets, _ := getLocal(s, g, NET)
+	var total float32
+	count := 0
+	for _, n := range nets {
+		if total >= gpuBw {
+			break
+		}
+		total = float32(total + g.Paths[NET][n].Bw)
+		count++
+	}
+	return count
+}

@@ -1,0 +1,504 @@
+package topo
+
+import "fmt"
+
+// recNet is ncclTopoSearchRecNet: start a channel at each candidate NET
+// (rotated by the channel number) that still has bwInter, charged as an
+// integer to every port of the same NIC.
+func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) error {
+	bw := float32(int(g.bwInter)) // const int bw = graph->bwInter
+	nets, err := x.selectNets(g.typeInter, -1)
+	if err != nil {
+		return err
+	}
+	p := &x.ps.p
+	headSearch := g.pattern == PatternNVLS || g.pattern == PatternCollNetDirect
+	found := false
+	charge := func(net *Node, b float32) {
+		for _, o := range x.s.Nodes[NET] {
+			if o.Asic == net.Asic && o.Port == net.Port {
+				o.Bw = float32(o.Bw + b)
+			}
+		}
+	}
+	for i := range nets {
+		if headSearch && found {
+			if p.HeadFoundBreak {
+				break
+			}
+			continue
+		}
+		n := nets[(g.nChannels+i)%len(nets)]
+		net := x.s.Nodes[NET][n]
+		if g.collNet && !net.CollSupport {
+			continue
+		}
+		if net.Bw < bw {
+			continue
+		}
+		if g.nChannels&1 != 0 && net.ID != g.inter[(g.nChannels-1)*2+1] &&
+			((p.CrossNic2 && g.pattern == PatternRing && g.crossNic == 2) || (!p.CrossNic2 && g.crossNic != 0)) {
+			continue
+		}
+		g.inter[g.nChannels*2] = net.ID
+		g.latencyInter = net.Latency
+		charge(net, -bw)
+
+		if headSearch {
+			// NVLS and CollNetDirect only look for NIC:GPU pairs, the heads.
+			if g.nChannels < len(nets) {
+				gpu := net.LocalGPU
+				dup := false
+				if gpu != -1 {
+					for c := 0; c < g.nChannels; c++ {
+						if g.intra[c*x.ngpus] == x.s.Nodes[GPU][gpu].Rank {
+							dup = true
+							break
+						}
+					}
+				}
+				if p.HeadFoundBreak {
+					if gpu != -1 && !dup {
+						if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, NET, n, gpu); err != nil {
+							return err
+						}
+						found = true
+					}
+				} else {
+					if dup {
+						continue // 2.22.3 leaves this NIC's bandwidth charged
+					}
+					if gpu != -1 {
+						if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, NET, n, gpu); err != nil {
+							return err
+						}
+					}
+					found = true
+				}
+			}
+		} else if p.ReplayOnlySameChannels {
+			if g.nChannels > 0 && g.sameChannels == 1 {
+				r, err := x.replayGpu(g, -1)
+				if err != nil {
+					return err
+				}
+				if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderReplay, time, NET, n, r); err != nil {
+					return err
+				}
+			} else {
+				if g.nChannels == 0 && !x.nvs {
+					// The PCI order first, as a reference, with its own small budget.
+					t := pciOrderTimeout
+					if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderPCI, &t, NET, n, 0); err != nil {
+						return err
+					}
+					if t == -1 {
+						*time = -1
+					}
+				}
+				if lg := net.LocalGPU; lg != -1 {
+					if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, NET, n, lg); err != nil {
+						return err
+					}
+				}
+				local, pt := getLocal(x.s, net, GPU)
+				if pt == PathDIS {
+					continue // no GPU behind this NIC: its bandwidth stays charged
+				}
+				for _, lg := range local {
+					if lg == net.LocalGPU {
+						continue
+					}
+					if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, NET, n, lg); err != nil {
+						return err
+					}
+				}
+			}
+		} else {
+			if g.nChannels > 0 {
+				r, err := x.replayGpu(g, -1)
+				if err != nil {
+					return err
+				}
+				if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderReplay, time, NET, n, r); err != nil {
+					return err
+				}
+			}
+			if g.nChannels == 0 || g.sameChannels == 0 {
+				if g.nChannels == 0 && !x.nvs {
+					t := pciOrderTimeout
+					if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderPCI, &t, NET, n, 0); err != nil {
+						return err
+					}
+					if t == -1 {
+						*time = -1
+					}
+				}
+				// The GPUs with the best bandwidth to the NIC, fewest hops.
+				paths := net.Paths[GPU]
+				var maxBw float32
+				minHops := 0xfffffff
+				for gi := range x.s.Nodes[GPU] {
+					if paths[gi].Bw > maxBw {
+						maxBw, minHops = paths[gi].Bw, paths[gi].Count()
+					} else if paths[gi].Bw == maxBw && paths[gi].Count() < minHops {
+						minHops = paths[gi].Count()
+					}
+				}
+				if maxBw >= bw {
+					for i := 0; i < x.ngpus; i++ {
+						gi := (g.nChannels + i) % x.ngpus
+						if paths[gi].Bw == maxBw && paths[gi].Count() == minHops {
+							if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, NET, n, gi); err != nil {
+								return err
+							}
+						}
+					}
+				}
+			}
+		}
+		charge(net, bw)
+	}
+	return nil
+}
+
+// searchParams is ncclTopoSearchParams: at which step a channel goes back to
+// a NET (multi-host) or to its first GPU (single host ring).
+func (x *searcher) searchParams(pattern Pattern) (backToNet, backToFirstRank int) {
+	if x.inter {
+		switch pattern {
+		case PatternRing:
+			backToNet = x.ngpus - 1
+		case PatternSplitTree:
+			backToNet = 1
+		default:
+			backToNet = 0
+		}
+		return backToNet, -1
+	}
+	if pattern == PatternRing {
+		return -1, x.ngpus - 1
+	}
+	return -1, -1
+}
+
+// searchRec is ncclTopoSearchRec: start the next channel.
+func (x *searcher) searchRec(g *sgraph, time *int) error {
+	backToNet, backToFirstRank := x.searchParams(g.pattern)
+	if x.inter {
+		// NCCL ignores the return code here.
+		_ = x.recNet(g, backToNet, backToFirstRank, time)
+		return nil
+	}
+	if g.pattern == PatternNVLS {
+		return x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, -1, -1, g.nChannels)
+	}
+	if g.nChannels == 0 {
+		if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderPCI, time, -1, -1, 0); err != nil {
+			return err
+		}
+	} else {
+		r, err := x.replayGpu(g, -1)
+		if err != nil {
+			return err
+		}
+		if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderReplay, time, -1, -1, r); err != nil {
+			return err
+		}
+	}
+	if g.sameChannels == 0 || g.nChannels == 0 {
+		for gi := range x.s.Nodes[GPU] {
+			if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, -1, -1, gi); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dupChannels is ncclTopoDupChannels: fast graphs get their channels doubled
+// at half the bandwidth each, except NVLS, below 25 GB/s, and (post-Ampere)
+// below 50 GB/s with more than 4 channels.
+func dupChannels(g *sgraph, ccMin, ngpus int) {
+	if g.nChannels == 0 || g.pattern == PatternNVLS || g.bwIntra < 25.0 {
+		return
+	}
+	if ccMin > 80 && g.bwIntra < 50.0 && g.nChannels > 4 {
+		return
+	}
+	dup := min(g.nChannels*2, g.maxChannels)
+	copy(g.intra[g.nChannels*ngpus:], g.intra[:(dup-g.nChannels)*ngpus])
+	copy(g.inter[g.nChannels*2:], g.inter[:(dup-g.nChannels)*2])
+	d := float32(divUp(dup, g.nChannels))
+	g.bwIntra = float32(g.bwIntra / d)
+	g.bwInter = float32(g.bwInter / d)
+	g.nChannels = dup
+}
+
+// speeds picks the speed array (intra-node or inter-node, by SM).
+func (x *searcher) speeds(ccMin int) []float32 {
+	sm100 := ccMin >= 100 && x.ps.p.SM100Speeds
+	switch {
+	case !x.inter && sm100:
+		return sm100SpeedArrayIntra
+	case !x.inter && ccMin >= 90:
+		return sm90SpeedArrayIntra
+	case !x.inter:
+		return speedArrayIntra
+	case sm100:
+		return sm100SpeedArrayInter
+	case ccMin >= 90:
+		return sm90SpeedArrayInter
+	}
+	return speedArrayInter
+}
+
+// compute is ncclTopoCompute: the search for one graph, as NCCL does it.
+// Pass 1 finds a solution, relaxing in order: sameChannels, a simpler tree
+// (sm90+), typeIntra, typeInter, crossNic, then lower speeds; the solution
+// is duplicated (dupChannels); pass 2 then tries higher speeds. Without a
+// solution a non-CollNet, non-NVLS graph falls back to one channel in PCI
+// order at 0.1 GB/s. The NCCL_GRAPH_FILE graphs replace the search when one
+// has this graph's id.
+func (x *searcher) compute(graph *sgraph, log *[]string) error {
+	s := x.s
+	p := &x.ps.p
+	o := &x.ps.o
+	ngpus := x.ngpus
+	x.save = graph
+	crossNic := 0
+	if len(s.Nodes[NET]) > 1 && (graph.pattern == PatternRing || graph.pattern == PatternBalancedTree || graph.pattern == PatternSplitTree) {
+		crossNic = o.CrossNic
+	}
+	graph.crossNic = 0
+	if crossNic == 1 {
+		graph.crossNic = 1
+	}
+	graph.bwIntra, graph.bwInter, graph.latencyInter = 0, 0, 0
+	var minTypeIntra, minTypeInter, maxTypeIntra, maxTypeInter PathType
+	if p.PathBasedTypes {
+		minTypeIntra, minTypeInter = PathLOC, PathPIX
+		maxTypeIntra, maxTypeInter = PathSYS, PathSYS
+		if ngpus > 1 {
+			minTypeIntra, maxTypeIntra = gpuMinMaxPath(s, GPU)
+		}
+		if x.inter {
+			minTypeInter, maxTypeInter = gpuMinMaxPath(s, NET)
+			maxTypeIntra = maxTypeInter
+		}
+	} else {
+		minTypeIntra, minTypeInter = PathNVL, PathPIX
+		if ngpus == 1 {
+			minTypeIntra = PathLOC
+		}
+		maxTypeIntra, maxTypeInter = PathSYS, PathSYS
+	}
+	graph.typeIntra, graph.typeInter = minTypeIntra, minTypeInter
+	graph.nChannels = 0
+	trySameChannels := 1
+	if graph.pattern == PatternNVLS {
+		trySameChannels = 0
+	}
+	graph.sameChannels = trySameChannels
+	cpuArch, cpuVendor, _ := s.CPUType()
+
+	if len(o.GraphFile) > 0 {
+		n, err := x.loadGraph(graph, o.GraphFile)
+		if err != nil {
+			return err
+		}
+		*log = append(*log, fmt.Sprintf("Search %d : %d channels loaded from XML graph", graph.id, n))
+		if graph.nChannels > 0 {
+			return nil
+		}
+	}
+
+	ccMin, _ := s.CompCap()
+	if graph.pattern == PatternNVLS && (len(s.Nodes[NVS]) == 0 || ccMin < 90) {
+		return nil
+	}
+	if p.ArityCaps {
+		if graph.pattern == PatternNVLS {
+			graph.maxChannels = min(maxNvlsArity, len(s.Nodes[GPU]))
+		}
+		if graph.pattern == PatternCollNetDirect {
+			graph.maxChannels = min(maxDirectArity+1, len(s.Nodes[GPU]))
+		}
+	} else if graph.pattern == PatternNVLS || graph.pattern == PatternCollNetDirect {
+		graph.maxChannels = len(s.Nodes[GPU])
+	}
+	if ngpus == 1 && graph.pattern != PatternRing {
+		graph.pattern = PatternTree
+	}
+	if !x.inter && graph.pattern == PatternNVLS {
+		// Intra-node NVLS pulls evenly from all GPUs.
+		if !p.ArityCaps {
+			graph.maxChannels = len(s.Nodes[GPU])
+		}
+		graph.minChannels = graph.maxChannels
+	}
+	if p.SplitNVLinkMin2 && graph.pattern == PatternRing && splitNVLink(s) {
+		// Two NVLink islands: trees need 2 channels and rings follow them.
+		if graph.maxChannels >= 2 && graph.minChannels == 1 {
+			graph.minChannels = 2
+		}
+	}
+
+	tmp := newSGraph(p.MaxChannels, ngpus)
+	tmp.copyFrom(graph)
+	speedArray := x.speeds(ccMin)
+	nspeeds := len(speedArray)
+	pass := 1
+	speedIndex := 0
+	maxBw := s.MaxBw
+	totalBw := s.TotalBw
+	if ngpus > 1 && graph.pattern != PatternRing {
+		totalBw = f32(float64(totalBw) * (float64(ngpus) * 1.0 / float64(ngpus-1)))
+	}
+	for (speedArray[speedIndex] > maxBw || float32(speedArray[speedIndex]*float32(graph.minChannels)) > totalBw) && speedIndex < nspeeds-1 {
+		speedIndex++
+	}
+	tmp.bwIntra, tmp.bwInter = speedArray[speedIndex], speedArray[speedIndex]
+	globalTimeout := int64(searchGlobalTimeout)
+	var time int
+
+search:
+	time = searchTimeout
+	if tmp.sameChannels != 0 {
+		time = searchTimeoutSameChannels
+	} else if tmp.pattern == PatternTree {
+		time = searchTimeoutTree
+	}
+	tmp.nChannels = 0
+	globalTimeout -= int64(time)
+	if err := x.searchRec(tmp, &time); err != nil {
+		return err
+	}
+	// Optimal solution, stop here.
+	if time == -1 {
+		goto done
+	}
+	if float32(float32(graph.nChannels)*graph.bwInter) >= s.TotalBw {
+		goto done
+	}
+	if pass == 1 {
+		// Different channels, except through AMD CPUs over SYS.
+		if tmp.sameChannels == 1 && !(cpuArch == ArchX86 && cpuVendor == VendorAMD && tmp.typeIntra == PathSYS) {
+			tmp.sameChannels = 0
+			goto search
+		}
+		tmp.sameChannels = trySameChannels
+		if time != -1 {
+			globalTimeout += int64(time)
+		} else {
+			globalTimeout = searchGlobalTimeout
+		}
+		if globalTimeout < 0 && graph.nChannels != 0 {
+			goto done
+		}
+		// A simpler tree.
+		if ccMin >= 90 && tmp.pattern == PatternBalancedTree {
+			tmp.pattern = PatternTree
+			goto search
+		}
+		tmp.pattern = graph.pattern
+
+		maxIntra := maxTypeIntra
+		if !p.PathBasedTypes {
+			maxIntra = PathSYS
+		}
+		if x.inter {
+			maxIntra = tmp.typeInter
+		}
+		if tmp.typeIntra < maxIntra && (graph.nChannels == 0 || tmp.typeIntra < graph.typeIntra) {
+			tmp.typeIntra = p.nextPath(tmp.typeIntra)
+			if !p.PathBasedTypes || tmp.typeIntra < PathDIS {
+				goto search
+			}
+		}
+		tmp.typeIntra = minTypeIntra
+
+		if x.inter && tmp.typeInter < maxTypeInter && (graph.nChannels == 0 || tmp.typeInter < graph.typeInter || tmp.typeInter < PathPXN) {
+			tmp.typeInter = p.nextPath(tmp.typeInter)
+			if !p.PathBasedTypes || tmp.typeInter < PathDIS {
+				goto search
+			}
+		}
+		tmp.typeInter = minTypeInter
+
+		if p.CrossNic2 {
+			if crossNic == 2 && tmp.crossNic == 0 && (graph.pattern == PatternRing || graph.pattern == PatternBalancedTree) {
+				tmp.crossNic = 2
+				goto search
+			}
+		} else if crossNic == 2 && tmp.crossNic == 0 {
+			tmp.crossNic = 1
+			goto search
+		}
+		tmp.crossNic = 0
+		if crossNic == 1 {
+			tmp.crossNic = 1
+		}
+
+		// Decrease bw until a solution appears.
+		if speedIndex < nspeeds-1 && (graph.nChannels == 0 || float64(float32(speedArray[speedIndex+1]/graph.bwInter)) > .49) {
+			speedIndex++
+			tmp.bwInter, tmp.bwIntra = speedArray[speedIndex], speedArray[speedIndex]
+			goto search
+		}
+		speedIndex = 0
+		for speedArray[speedIndex] > maxBw && speedIndex < nspeeds-1 {
+			speedIndex++
+		}
+		tmp.bwIntra, tmp.bwInter = speedArray[speedIndex], speedArray[speedIndex]
+	}
+
+done:
+	// A solution: duplicate its channels and move to pass 2.
+	if pass == 1 {
+		time = -1
+		dupChannels(graph, ccMin, ngpus)
+		tmp.copyFrom(graph)
+		speedIndex = 0
+		for speedArray[speedIndex] > graph.bwInter && speedIndex < nspeeds-1 {
+			speedIndex++
+		}
+		tmp.bwIntra, tmp.bwInter = speedArray[speedIndex], speedArray[speedIndex]
+		tmp.minChannels = graph.nChannels
+		pass = 2
+	}
+	if pass == 2 {
+		// See whether the bandwidth can go up.
+		if time != 0 && speedIndex > 0 {
+			if graph.pattern == PatternRing {
+				speedIndex--
+				tmp.bwIntra, tmp.bwInter = speedArray[speedIndex], speedArray[speedIndex]
+				goto search
+			} else if graph.pattern == PatternNVLS && tmp.bwInter == graph.bwInter && tmp.bwInter < float32(tmp.bwIntra*2) {
+				tmp.minChannels, tmp.maxChannels = graph.nChannels, graph.nChannels
+				speedIndex--
+				tmp.bwInter = speedArray[speedIndex]
+				goto search
+			} else if tmp.bwIntra == graph.bwIntra && tmp.bwIntra < float32(tmp.bwInter*2) {
+				// bwIntra up for trees (2 nodes or collnet).
+				speedIndex--
+				tmp.bwIntra = speedArray[speedIndex]
+				goto search
+			}
+		}
+		time = -1
+		tmp.copyFrom(graph)
+	}
+
+	if graph.nChannels == 0 && !graph.collNet && graph.pattern != PatternNVLS {
+		*log = append(*log, fmt.Sprintf("Could not find a path for pattern %d, falling back to simple order", int(graph.pattern)))
+		for i, n := range s.Nodes[GPU] {
+			graph.intra[i] = n.Rank
+		}
+		graph.inter[0], graph.inter[1] = 0, 0
+		graph.bwIntra, graph.bwInter = 0.1, 0.1
+		graph.typeIntra, graph.typeInter = PathSYS, PathSYS
+		graph.nChannels = 1
+	}
+	return nil
+}

@@ -1,0 +1,450 @@
+package topo
+
+import "fmt"
+
+// Params holds the per-release rules of the topology model, the paths and
+// the graph search: every place where NCCL's source differs between the
+// modelled releases is one field here, documented with where it lives, so the
+// search code reads a switch instead of comparing versions. Params2_22_3 is
+// the reference release; Apply2_28_3 and Apply2_28_9 turn a copy into the
+// later releases.
+type Params struct {
+	// Release names the rules, as "2.22.3".
+	Release string
+
+	// MaxChannels is MAXCHANNELS (src/include/device.h): 32 in 2.22.3, 64
+	// from 2.23. The ring search asks for at most half of it.
+	MaxChannels int
+
+	// PathOrder lists the path types the release defines, in numeric order.
+	// The search relaxes typeIntra/typeInter with "+= 1", which walks this
+	// list: 2.22.3 has no C2C and no P2C (src/graph/topo.h PATH_*).
+	PathOrder []PathType
+
+	// C2CLink is the link type a <c2c> element creates: LINK_NVL in 2.22.3,
+	// LINK_C2C from 2.24 (src/graph/topo.cc ncclTopoAddC2c).
+	C2CLink LinkType
+
+	// NVLinkBwSM100 is the per-link NVLink bandwidth of sm100 GPUs
+	// (SM100_NVLINK_BW 40.1 in 2.28, src/graph/topo.h ncclTopoNVLinkBw);
+	// 0 means the release has no sm100 entry and uses the sm90 value (20.6).
+	NVLinkBwSM100 float32
+
+	// IntelSRPERP recognises Sapphire/Emerald Rapids (modelid >= 0x8F / 0xCF)
+	// and gives them SRP_QPI_BW 22 / ERP_QPI_BW 40 (2.28 src/graph/topo.cc
+	// ncclTopoAddCpu, ncclTopoGetInterCpuBw); 2.22.3 knows BDW and SKL only.
+	IntelSRPERP bool
+
+	// PCIClassDataDirect lists class 0x080100 (ConnectX-8 data direct) as a
+	// PCI switch (2.28 src/graph/topo.cc kvDictPciClass).
+	PCIClassDataDirect bool
+
+	// NICIDPerNUMA builds NIC ids as NCCL_TOPO_LOCAL_NIC_ID(numaid, busid)
+	// (2.28 src/graph/topo.cc ncclTopoAddPci); 2.22.3 uses the bus id with
+	// its function bits cleared.
+	NICIDPerNUMA bool
+
+	// NetAsicFromID: without a guid a NET's asic is its topology id (2.28.9
+	// ncclTopoAddNet); before, it is the plugin dev number.
+	// NetGUIDNeeds0x: the guid is read with sscanf("0x%lx") (2.22.3, 2.28.3)
+	// instead of strtoull(,16), so a guid without "0x" leaves asic 0.
+	NetAsicFromID  bool
+	NetGUIDNeeds0x bool
+
+	// SelfPathsDIS initialises a base node's paths to its own type as
+	// PATH_DIS (2.28 src/graph/paths.cc ncclTopoSetPaths); 2.22.3 leaves them
+	// zero (PATH_LOC) until another search fills them.
+	SelfPathsDIS bool
+
+	// LocalCPUNeedsHops: ncclGetLocalCpu skips CPUs at 0 hops (unreachable)
+	// (2.28 src/graph/paths.cc); 2.22.3's getLocalCpu does not.
+	LocalCPUNeedsHops bool
+
+	// P2PLevelAMDPairs: the default P2P level is PXB, raised to SYS on AMD
+	// x86 with at most two GPUs (2.28 src/graph/paths.cc ncclTopoCheckP2p).
+	// When false (2.22.3) the default is SYS, lowered to PXB on ARM, Intel
+	// and Zhaoxin CPUs.
+	P2PLevelAMDPairs bool
+
+	// C2CPaths enables the C2C/P2C path rules: the GPU→NIC P2C shortcut
+	// through a C2C-attached CPU, PXN through a P2C peer (NCCL_PXN_C2C) and
+	// GDR over C2C (NCCL_NET_GDR_C2C) (2.24+ src/graph/paths.cc).
+	C2CPaths bool
+
+	// PXNAvoidsPXN: PXN is used when the GPU's own path is worse than PXN
+	// (2.28 ncclTopoComputePaths condition (4)); 2.22.3 tests "worse than PXB".
+	PXNAvoidsPXN bool
+
+	// InterFlag: a communicator spanning several hosts is marked by
+	// system->inter and the NET nodes are kept for single-host communicators
+	// (2.28.9 src/graph/paths.cc ncclTopoTrimSystem). When false the NETs are
+	// removed when all ranks are local and "inter" means "NET nodes exist"
+	// (2.22.3, 2.28.3).
+	InterFlag bool
+
+	// PathBasedTypes starts typeIntra/typeInter at the best GPU→GPU/NET path
+	// type and bounds them by the worst (2.24+ src/graph/search.cc
+	// ncclTopoCompute); 2.22.3 starts at NVL (LOC for one GPU) / PIX and
+	// stops at SYS.
+	PathBasedTypes bool
+
+	// SM100Speeds adds the sm100 speed arrays (2.28 src/graph/search.cc
+	// sm100SpeedArrayIntra/Inter); without them sm100 uses the sm90 arrays.
+	SM100Speeds bool
+
+	// ArityCaps caps NVLS and CollNetDirect channels at NCCL_MAX_NVLS_ARITY
+	// (32) and NCCL_MAX_DIRECT_ARITY+1 (8) (2.28 ncclTopoCompute); 2.22.3
+	// caps both at the GPU count.
+	ArityCaps bool
+
+	// SplitNVLinkMin2 forces ring minChannels to 2 on systems with exactly
+	// two NVLink islands (2.28 ncclTopoCompute, ncclTopoSplitNvLink).
+	SplitNVLinkMin2 bool
+
+	// CrossNic2: the crossNic relaxation sets crossNic 2 (alternating ring
+	// pairs) and is tried for rings and balanced trees only (2.28
+	// ncclTopoCompute, ncclTopoSearchRecGpu, ncclTopoSearchRecNet). When false
+	// (2.22.3) it sets crossNic 1 for every pattern and odd channels are
+	// pinned to the previous channel's NETs.
+	CrossNic2 bool
+
+	// ReplayOnlySameChannels: RecNet replays the previous channel only when
+	// sameChannels is set, else it searches afresh (2.28
+	// ncclTopoSearchRecNet); 2.22.3 always replays first and then also
+	// searches when sameChannels is 0.
+	ReplayOnlySameChannels bool
+
+	// LocalGPUStart: RecNet starts a channel at the NET's precomputed local
+	// GPU and then the other equally close GPUs (2.28 ncclTopoSearchRecNet,
+	// ncclTopoGetLocal); 2.22.3 tries every GPU with the best bandwidth and
+	// fewest hops, starting at nChannels % nGPUs.
+	LocalGPUStart bool
+
+	// HeadFoundBreak: NVLS/CollNetDirect head search stops at the first NIC
+	// that found a head ("break"); 2.22.3 "continue"s, which skips the
+	// remaining NICs without giving their bandwidth back.
+	HeadFoundBreak bool
+
+	// FollowPathSkipsDIS: ncclTopoFollowPath refuses PATH_DIS paths (2.28).
+	FollowPathSkipsDIS bool
+
+	// NetDevsPolicySelect: ncclTopoSelectNets honours NCCL_NETDEVS_POLICY
+	// MAX:n (2.28.9 src/graph/search.cc). NetDevsPolicy: ncclTopoGetLocalNet
+	// honours NCCL_NETDEVS_POLICY at all (2.28.3+; 2.22.3 is always AUTO).
+	NetDevsPolicySelect bool
+	NetDevsPolicy       bool
+
+	// GraphPrintIDs prints GPU and NET as "GPU/0-18000" "NET/0-3" and the
+	// NVLS graph with its head only (2.24+ ncclTopoPrintGraph); 2.22.3 prints
+	// "GPU/<rank>" and "NET/<id>" and every GPU slot.
+	GraphPrintIDs bool
+
+	// CollNetDirectGraphID is the id of the CollNetDirect graph: 2 in 2.22.3
+	// (the same as CollNetChain), 4 from 2.24 (src/init.cc).
+	CollNetDirectGraphID int
+
+	// NVLSMinGPUs is the smallest GPU count for NVLS: 3 in 2.22.3 and 2.28.3
+	// (gpuCount <= 2 disables it), 2 in 2.28.9 (src/transport/nvls.cc
+	// ncclNvlsInit).
+	NVLSMinGPUs int
+
+	// NVLSChannelsBySM picks nvlsChannels from the SM: 16 on sm90, 24 on a
+	// single sm100 node or NVL domain, 32 multi-node (2.28
+	// src/transport/nvls.cc NVLS_NCHANNELS_*); 2.22.3 uses
+	// NCCL_NVLS_NCHANNELS, default 16.
+	NVLSChannelsBySM bool
+
+	// NVLSRaisesChannels: ncclTopoPostset raises comm->nChannels to
+	// nvlsChannels (2.22.3 src/graph/connect.cc); gone in 2.28.
+	NVLSRaisesChannels bool
+
+	// ComputeChannelsSM90Plus: the "4 compute channels per search channel"
+	// doubling applies to minCompCap >= 90 (2.28 ncclTopoPostset); 2.22.3
+	// tests minCompCap == 90.
+	ComputeChannelsSM90Plus bool
+
+	// LinkTypeP2C lets a graph XML name typeintra/typeinter "P2C" (2.24+
+	// src/graph/search.cc kvDictLinkType).
+	LinkTypeP2C bool
+
+	// CollNetLocalRanksCap disables CollNet when a node has more than
+	// NCCL_MAX_DIRECT_ARITY+1 (8) ranks, right after the graph consensus
+	// (2.22.3 src/init.cc initTransportsRank); 2.28 only skips CollNet at
+	// enqueue for such communicators.
+	CollNetLocalRanksCap bool
+
+	// MNNVLRailPerHost honours NCCL_MNNVL_RAIL_PER_HOST in the exit-NET rule
+	// (2.28.9 src/graph/search.cc ncclTopoSearchCheckNet).
+	MNNVLRailPerHost bool
+
+	// MNNVLNets: on multi-host (MNNVL) systems the preferred NETs are listed
+	// GPU by GPU (2.28 ncclTopoPrefNetsGpuFirst, NCCL_MNNVL_SCATTER_NETS_ENABLE).
+	MNNVLNets bool
+}
+
+// Params2_22_3 is the reference release, tag v2.22.3-1.
+func Params2_22_3() Params {
+	return Params{
+		Release:     "2.22.3",
+		MaxChannels: 32,
+		PathOrder: []PathType{PathLOC, PathNVL, PathNVB, PathPIX, PathPXB, PathPXN,
+			PathPHB, PathSYS, PathNET, PathDIS},
+		C2CLink:              LinkNVL,
+		CollNetDirectGraphID: 2,
+		NVLSMinGPUs:          3,
+		NetGUIDNeeds0x:       true,
+		NVLSRaisesChannels:   true,
+		CollNetLocalRanksCap: true,
+	}
+}
+
+// Apply2_28_3 turns 2.22.3 rules into those of tag v2.28.3-1 (the system
+// library on the project's GPU machine). Everything that changed between
+// 2.22.3 and 2.28.3 in src/graph and the channel setup is here.
+func Apply2_28_3(p *Params) {
+	p.Release = "2.28.3"
+	p.MaxChannels = 64
+	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
+		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
+	p.C2CLink = LinkC2C
+	p.NVLinkBwSM100 = 40.1
+	p.IntelSRPERP = true
+	p.PCIClassDataDirect = true
+	p.NICIDPerNUMA = true
+	p.SelfPathsDIS = true
+	p.LocalCPUNeedsHops = true
+	p.P2PLevelAMDPairs = true
+	p.C2CPaths = true
+	p.PXNAvoidsPXN = true
+	p.PathBasedTypes = true
+	p.SM100Speeds = true
+	p.ArityCaps = true
+	p.SplitNVLinkMin2 = true
+	p.CrossNic2 = true
+	p.ReplayOnlySameChannels = true
+	p.LocalGPUStart = true
+	p.HeadFoundBreak = true
+	p.FollowPathSkipsDIS = true
+	p.NetDevsPolicy = true
+	p.GraphPrintIDs = true
+	p.CollNetDirectGraphID = 4
+	p.NVLSChannelsBySM = true
+	p.NVLSRaisesChannels = false
+	p.CollNetLocalRanksCap = false
+	p.ComputeChannelsSM90Plus = true
+	p.LinkTypeP2C = true
+	p.MNNVLNets = true
+}
+
+// Apply2_28_9 turns 2.28.3 rules into those of tag v2.28.9-1 (PyTorch's
+// wheel on the project's GPU machine).
+func Apply2_28_9(p *Params) {
+	p.Release = "2.28.9"
+	// src/graph/paths.cc ncclTopoTrimSystem, search.cc: system->inter.
+	p.InterFlag = true
+	// src/graph/topo.cc ncclTopoAddNet: asic defaults to the NET id, guid read with strtoull.
+	p.NetAsicFromID = true
+	p.NetGUIDNeeds0x = false
+	// src/graph/search.cc ncclTopoSelectNets: NETDEVS_POLICY MAX limits the list.
+	p.NetDevsPolicySelect = true
+	// src/transport/nvls.cc ncclNvlsInit: gpuCount < 2 disables NVLS (was <= 2).
+	p.NVLSMinGPUs = 2
+	// src/graph/search.cc ncclTopoSearchCheckNet: NCCL_MNNVL_RAIL_PER_HOST.
+	p.MNNVLRailPerHost = true
+}
+
+// Params2_28_3 is Params2_22_3 with Apply2_28_3.
+func Params2_28_3() Params {
+	p := Params2_22_3()
+	Apply2_28_3(&p)
+	return p
+}
+
+// Params2_28_9 is Params2_28_3 with Apply2_28_9.
+func Params2_28_9() Params {
+	p := Params2_28_3()
+	Apply2_28_9(&p)
+	return p
+}
+
+// DefaultParams are the rules of the newest modelled release (2.28.9); the
+// System that Synthesize and LoadSystem return is built with them.
+func DefaultParams() Params { return Params2_28_9() }
+
+// nextPath is "type += 1" over the release's path types.
+func (p *Params) nextPath(t PathType) PathType {
+	for i, x := range p.PathOrder {
+		if x == t && i+1 < len(p.PathOrder) {
+			return p.PathOrder[i+1]
+		}
+	}
+	return PathDIS
+}
+
+// hasPath reports whether the release defines the path type.
+func (p *Params) hasPath(t PathType) bool {
+	for _, x := range p.PathOrder {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// PathCode is the numeric value of a path type in this release, as NCCL
+// prints it in "distance %d > %d" lines; -1 when the release lacks it.
+func (p *Params) PathCode(t PathType) int {
+	for i, x := range p.PathOrder {
+		if x == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// nvlinkBw is ncclTopoNVLinkBw (src/graph/topo.h): GB/s per NVLink by SM.
+func (p *Params) nvlinkBw(sm int) float32 {
+	switch {
+	case sm >= 100 && p.NVLinkBwSM100 > 0:
+		return p.NVLinkBwSM100
+	case sm >= 90:
+		return 20.6
+	case sm == 86:
+		return 12.0
+	case sm >= 80:
+		return 20.0
+	case sm >= 70:
+		return 20.0
+	case sm >= 60:
+		return 18.0
+	}
+	return 20.0
+}
+
+// NetDevsPolicyKind is NCCL_NETDEVS_POLICY (src/graph/topo.cc
+// getNetDevsPolicyOnce).
+type NetDevsPolicyKind int
+
+const (
+	NetDevsAuto NetDevsPolicyKind = iota
+	NetDevsAll
+	NetDevsMax
+)
+
+// Options are the parsed NCCL_* settings and the device facts the topology
+// layer reads. spec parses the environment strings; here every value is
+// already typed. Start from DefaultOptions: the zero value is not NCCL's
+// default (CrossNic, for one, defaults to 2).
+type Options struct {
+	// P2PDisable is NCCL_P2P_DISABLE=1: the P2P level becomes LOC
+	// (src/graph/paths.cc ncclGetLevel).
+	P2PDisable bool
+	// P2PLevel is NCCL_P2P_LEVEL when P2PLevelSet.
+	P2PLevel    PathType
+	P2PLevelSet bool
+	// SHMDisable is NCCL_SHM_DISABLE=1 (src/transport/shm.cc shmCanConnect).
+	SHMDisable bool
+	// NetGdrLevel is NCCL_NET_GDR_LEVEL when NetGdrLevelSet (default PXB).
+	NetGdrLevel    PathType
+	NetGdrLevelSet bool
+	// NetGdrC2C is NCCL_NET_GDR_C2C (default 1, 2.24+).
+	NetGdrC2C bool
+	// PXNDisable is NCCL_PXN_DISABLE=1 (or a v4 net plugin).
+	PXNDisable bool
+	// PXNC2C is NCCL_PXN_C2C (default 1, 2.24+).
+	PXNC2C bool
+	// NVBDisable is NCCL_NVB_DISABLE=1: no routing through a peer GPU.
+	NVBDisable bool
+	// CrossNic is NCCL_CROSS_NIC (default 2).
+	CrossNic int
+	// NetDisableIntra is NCCL_NET_DISABLE_INTRA=1 (ncclTopoCheckNet).
+	NetDisableIntra bool
+	// P2PUseCudaMemcpy is NCCL_P2P_USE_CUDA_MEMCPY=1: P2P through an
+	// intermediate GPU is refused (src/transport/p2p.cc p2pCanConnect).
+	P2PUseCudaMemcpy bool
+
+	// MinNChannels / MaxNChannels are NCCL_MIN_NCHANNELS (or NCCL_MIN_NRINGS)
+	// and NCCL_MAX_NCHANNELS (or NCCL_MAX_NRINGS); -2 when unset, as NCCL's
+	// parameters (src/graph/connect.cc ncclMinNchannels, ncclMaxNchannels).
+	MinNChannels int
+	MaxNChannels int
+	// MinCTAs / MaxCTAs are the communicator config (NCCL_MIN_CTAS,
+	// NCCL_MAX_CTAS); 0 means the defaults 1 and MAXCHANNELS.
+	MinCTAs, MaxCTAs int
+
+	// NvlsEnable is NCCL_NVLS_ENABLE (0, 1, 2 = auto, the default).
+	NvlsEnable int
+	// NvlsMulticast is what ncclNvlsInit asks the driver under auto:
+	// cuMulticastCreate exists and CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED.
+	// The zero value derives it from the topology: sm90 or newer GPUs on an
+	// NVSwitch (what the driver reports with the fabric manager running).
+	NvlsMulticast Multicast
+	// NvlsChannels is NCCL_NVLS_NCHANNELS (config nvlsCTAs); 0 = default.
+	NvlsChannels int
+	// CollNetEnable is collNetSupport(comm) at init: a CollNet plugin was
+	// loaded and NCCL_COLLNET_ENABLE=1.
+	CollNetEnable bool
+	// CollNetNodeThreshold is NCCL_COLLNET_NODE_THRESHOLD (default 2).
+	CollNetNodeThreshold int
+
+	// NetDevsPolicy / NetDevsMax are NCCL_NETDEVS_POLICY (AUTO, ALL, MAX:n).
+	NetDevsPolicy NetDevsPolicyKind
+	NetDevsMax    int
+	// NChannelsPerNetPeer is NCCL_NCHANNELS_PER_NET_PEER; -1 when unset.
+	NChannelsPerNetPeer int
+	// MinP2PNChannels / MaxP2PNChannels are NCCL_MIN_P2P_NCHANNELS (1) and
+	// NCCL_MAX_P2P_NCHANNELS (MAXCHANNELS when 0).
+	MinP2PNChannels, MaxP2PNChannels int
+	// UnpackDoubleNChannels is NCCL_UNPACK_DOUBLE_NCHANNELS (default 1) and
+	// NetDeviceUnpack says the network device type is UNPACK.
+	UnpackDoubleNChannels bool
+	NetDeviceUnpack       bool
+	// MNNVLScatterNets is NCCL_MNNVL_SCATTER_NETS_ENABLE (default 1);
+	// MNNVLRailPerHost is NCCL_MNNVL_RAIL_PER_HOST (default 0, 2.28.9).
+	MNNVLScatterNets bool
+	MNNVLRailPerHost bool
+
+	// GraphFile is the content of NCCL_GRAPH_FILE, already parsed with
+	// ParseGraphXML: a graph whose id matches replaces that search.
+	GraphFile []Graph
+}
+
+// Multicast is the driver's NVLS multicast answer.
+type Multicast int
+
+const (
+	MulticastAuto Multicast = iota // sm90+ GPUs with an NVSwitch
+	MulticastYes
+	MulticastNo
+)
+
+// DefaultOptions are NCCL's defaults, multicast as the topology suggests
+// and no CollNet plugin.
+func DefaultOptions() Options {
+	return Options{
+		NetGdrC2C:             true,
+		PXNC2C:                true,
+		CrossNic:              2,
+		MinNChannels:          -2,
+		MaxNChannels:          -2,
+		NvlsEnable:            2,
+		CollNetNodeThreshold:  2,
+		NChannelsPerNetPeer:   -1,
+		MinP2PNChannels:       1,
+		UnpackDoubleNChannels: true,
+		MNNVLScatterNets:      true,
+	}
+}
+
+// ParamsFor returns the rules of a modelled release named as "2.28.9".
+func ParamsFor(release string) (Params, error) {
+	switch release {
+	case "2.22.3":
+		return Params2_22_3(), nil
+	case "2.28.3":
+		return Params2_28_3(), nil
+	case "2.28.9":
+		return Params2_28_9(), nil
+	}
+	return Params{}, fmt.Errorf("topology rules for NCCL %q are not modelled: expected 2.22.3, 2.28.3 or 2.28.9", release)
+}

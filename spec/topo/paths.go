@@ -1,0 +1,613 @@
+package topo
+
+import "fmt"
+
+// pathState carries what the path rules read besides the system: the
+// release and the options.
+type pathState struct {
+	p Params
+	o Options
+}
+
+// setPaths is ncclTopoSetPaths: a breadth-first search from base that sets,
+// in every node reached, the path to base (v2.28.9-1 src/graph/paths.cc).
+// The path bandwidth is the smallest link on the way; on ties the first
+// shortest path found wins. A GPU is crossed only as a single NVLink hop
+// between two GPUs (NVB), unless NCCL_NVB_DISABLE.
+func (ps *pathState) setPaths(s *System, base *Node) error {
+	bt := base.Type
+	n := len(s.Nodes[bt])
+	alloc := func(x *Node, dis bool) {
+		if x.Paths[bt] == nil {
+			x.Paths[bt] = make([]Path, n)
+			if dis {
+				for i := range x.Paths[bt] {
+					x.Paths[bt][i].Type = PathDIS
+				}
+			}
+		}
+	}
+	alloc(base, ps.p.SelfPathsDIS)
+	bp := &base.Paths[bt][base.Index]
+	bp.Links = nil
+	bp.Bw = locBw
+	bp.Type = PathLOC
+
+	list := []*Node{base}
+	for len(list) > 0 {
+		var next []*Node
+		for _, node := range list {
+			path := &node.Paths[bt][base.Index]
+			for _, link := range node.Links {
+				rem := link.Remote
+				alloc(rem, true)
+				remPath := &rem.Paths[bt][base.Index]
+				bw := min(path.Bw, link.Bw)
+				// Route through a GPU only as one NVLink hop to another GPU.
+				if node != base && node.Type == GPU &&
+					(ps.o.NVBDisable || link.Type != LinkNVL || rem.Type != GPU || path.Count() > 1) {
+					continue
+				}
+				if (remPath.Bw == 0 || remPath.Count() > path.Count()) && remPath.Bw < bw {
+					var rev *Link
+					for _, rl := range rem.Links {
+						if rl.Remote == node && rl.Type == link.Type {
+							rev = rl
+							break
+						}
+					}
+					if rev == nil {
+						return fmt.Errorf("topology: no reverse link from %s to %s", rem.Name(), node.Name())
+					}
+					links := make([]*Link, 0, path.Count()+1)
+					links = append(links, rev)
+					links = append(links, path.Links...)
+					remPath.Links = links
+					remPath.Bw = bw
+					// Path type starts as the link type; NET links count as LOC
+					// since only the NIC→GPU part matters.
+					t := PathType(link.Type)
+					if link.Type == LinkNET {
+						t = PathLOC
+					}
+					if node.Type == PCI && rem.Type == PCI {
+						t = PathPXB // several PCI switches
+					}
+					if link.Type == LinkPCI && (node.Type == CPU || rem.Type == CPU) {
+						t = PathPHB // through the CPU
+					}
+					if node.Type == GPU && path.Type == PathNVL && t == PathNVL && remPath.Count() > 1 {
+						t = PathNVB // NVLink through an intermediate GPU
+					}
+					remPath.Type = max(path.Type, t)
+					found := false
+					for _, x := range next {
+						if x == rem {
+							found = true
+							break
+						}
+					}
+					if !found {
+						next = append(next, rem)
+					}
+				}
+			}
+		}
+		list = next
+	}
+	return nil
+}
+
+// localCPU is ncclGetLocalCpu: the CPU with the fewest hops from the GPU.
+func (ps *pathState) localCPU(s *System, g *Node) (*Node, error) {
+	minHops := 0
+	var best *Node
+	for i, c := range s.Nodes[CPU] {
+		hops := g.Paths[CPU][i].Count()
+		if ps.p.LocalCPUNeedsHops && hops == 0 {
+			continue
+		}
+		if minHops == 0 || hops < minHops {
+			best, minHops = c, hops
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("topology: could not find a CPU close to %s", g.Name())
+	}
+	return best, nil
+}
+
+// mergePathType is mergePathType (2.24+): PHB after C2C is P2C.
+func (ps *pathState) mergePathType(a, b PathType) PathType {
+	hi, lo := max(a, b), min(a, b)
+	if ps.p.C2CPaths && hi == PathPHB && lo == PathC2C {
+		return PathP2C
+	}
+	return hi
+}
+
+// addInterStep is addInterStep: replace src's path to (t2,i2) by the path
+// to the intermediate node x followed by x's path to (t2,i2). Through a GPU
+// the result is PXN.
+func (ps *pathState) addInterStep(x, src *Node, t2 NodeType, i2 int) {
+	toX := &src.Paths[x.Type][x.Index]
+	fromX := &x.Paths[t2][i2]
+	p := &src.Paths[t2][i2]
+	links := make([]*Link, 0, toX.Count()+fromX.Count())
+	links = append(links, toX.Links...)
+	links = append(links, fromX.Links...)
+	p.Links = links
+	p.Type = ps.mergePathType(toX.Type, fromX.Type)
+	if x.Type == GPU {
+		p.Type = PathPXN
+	}
+	p.Bw = min(toX.Bw, fromX.Bw)
+}
+
+// p2pLevel is the P2P level of ncclTopoCheckP2p: the release's default,
+// then NCCL_P2P_DISABLE (LOC) or NCCL_P2P_LEVEL.
+func (ps *pathState) p2pLevel(s *System) PathType {
+	arch, vendor, _ := s.CPUType()
+	var level PathType
+	if ps.p.P2PLevelAMDPairs {
+		level = PathPXB
+		if arch == ArchX86 && vendor == VendorAMD && len(s.Nodes[GPU]) <= 2 {
+			level = PathSYS
+		}
+	} else {
+		level = PathSYS
+		if arch == ArchARM || (arch == ArchX86 && (vendor == VendorIntel || vendor == VendorZhaoxin)) {
+			level = PathPXB
+		}
+	}
+	if ps.o.P2PDisable {
+		return PathLOC
+	}
+	if ps.o.P2PLevelSet {
+		return ps.o.P2PLevel
+	}
+	return level
+}
+
+// checkP2P is ncclTopoCheckP2p between two GPUs of the system: P2P when the
+// path is no worse than the P2P level. NVML's P2P status is taken as OK.
+// The intermediate GPU is returned when the path crosses one (NVB).
+func (ps *pathState) checkP2P(s *System, g1, g2 *Node) (p2p bool, intermediate *Node) {
+	path := &g1.Paths[GPU][g2.Index]
+	if path.Count() == 2 {
+		if n := path.Links[0].Remote; n.Type == GPU {
+			intermediate = n
+		}
+	}
+	return path.Type <= ps.p2pLevel(s), intermediate
+}
+
+// checkNet is ncclTopoCheckNet: true when both GPUs reach a NIC through
+// PXB or better faster than they reach each other, so the network beats P2P
+// and SHM between them.
+func (ps *pathState) checkNet(s *System, g1, g2 *Node) bool {
+	if ps.o.NetDisableIntra {
+		return false
+	}
+	speed := g1.Paths[GPU][g2.Index].Bw
+	var n1, n2 float32
+	for i := range s.Nodes[NET] {
+		if p := &g1.Paths[NET][i]; p.Type <= PathPXB && p.Bw > n1 {
+			n1 = p.Bw
+		}
+		if p := &g2.Paths[NET][i]; p.Type <= PathPXB && p.Bw > n2 {
+			n2 = p.Bw
+		}
+	}
+	return n1 > speed && n2 > speed
+}
+
+// canP2P is the topology part of p2pCanConnect (src/transport/p2p.cc):
+// CUDA peer access and IPC are assumed to work.
+func (ps *pathState) canP2P(s *System, src, dst *Node) bool {
+	ok, inter := ps.checkP2P(s, src, dst)
+	if !ok {
+		return false
+	}
+	if inter != nil {
+		return !ps.o.P2PUseCudaMemcpy
+	}
+	if ps.checkNet(s, src, dst) {
+		return false
+	}
+	return true
+}
+
+// canSHM is shmCanConnect (src/transport/shm.cc): same host, one /dev/shm.
+func (ps *pathState) canSHM(s *System, src, dst *Node) bool {
+	if ps.o.SHMDisable {
+		return false
+	}
+	if ps.checkNet(s, src, dst) {
+		return false
+	}
+	return src.SystemID() == dst.SystemID()
+}
+
+// intermediateRank is ncclTopoGetIntermediateRank: for a PXN path, the GPU
+// that relays to the NIC (the first non-NVSwitch node on the path).
+func intermediateGPU(gpu, net *Node) (*Node, error) {
+	path := &gpu.Paths[NET][net.Index]
+	if path.Type != PathPXN {
+		return gpu, nil
+	}
+	var node *Node
+	t := NVS
+	for i := 0; i < path.Count() && t == NVS; i++ {
+		node = path.Links[i].Remote
+		t = node.Type
+	}
+	if t != GPU {
+		return nil, fmt.Errorf("topology: no intermediate GPU between %s and %s", gpu.Name(), net.Name())
+	}
+	return node, nil
+}
+
+// gdrLevel is NCCL_NET_GDR_LEVEL or PXB.
+func (ps *pathState) gdrLevel() PathType {
+	if ps.o.NetGdrLevelSet {
+		return ps.o.NetGdrLevel
+	}
+	return PathPXB
+}
+
+// checkGDR is ncclTopoCheckGdr for writes (read = 0), the case the path
+// computation asks about: both ends support GDR and the (relay GPU's) path to
+// the NIC is within the GDR level.
+func (ps *pathState) checkGDR(s *System, gpu, net *Node) (bool, error) {
+	if !net.GDR || !gpu.GDR {
+		return false, nil
+	}
+	level := ps.gdrLevel()
+	distance := gpu.Paths[NET][net.Index].Type
+	if distance == PathPXN {
+		relay, err := intermediateGPU(gpu, net)
+		if err != nil {
+			return false, err
+		}
+		distance = relay.Paths[NET][net.Index].Type
+	}
+	if ps.p.C2CPaths && ps.o.NetGdrC2C && distance == PathP2C {
+		distance = PathC2C
+	}
+	return distance <= level, nil
+}
+
+// getLocal is ncclTopoGetLocal: the nodes of resultType with the best path
+// from n (highest bandwidth, then best type), and that path type.
+func getLocal(s *System, n *Node, resultType NodeType) ([]int, PathType) {
+	paths := n.Paths[resultType]
+	if paths == nil {
+		return nil, PathDIS
+	}
+	minType := PathDIS
+	var maxBw float32
+	var out []int
+	pt := PathDIS
+	for i := range s.Nodes[resultType] {
+		p := &paths[i]
+		if p.Bw > maxBw || (p.Bw == maxBw && p.Type < minType) {
+			maxBw = p.Bw
+			minType = p.Type
+			pt = minType
+			out = out[:0]
+		}
+		if p.Bw == maxBw && p.Type == minType {
+			out = append(out, i)
+		}
+	}
+	return out, pt
+}
+
+func isPow2(v int) bool { return v&(v-1) == 0 }
+
+// mirrorBits is mirrorBits (src/graph/topo.h).
+func mirrorBits(val, pow2 int) int {
+	m := 0
+	for b, mb := 1, pow2>>1; b < pow2; b, mb = b<<1, mb>>1 {
+		if val&b != 0 {
+			m |= mb
+		}
+	}
+	return m
+}
+
+// localNet is ncclTopoGetLocalNet: the NET a GPU uses for a channel.
+// Under the AUTO policy the GPUs spread over their closest NICs: the
+// device number (mirrored when the NIC count is a power of two) plus the
+// channel modulo the NICs per GPU.
+func (ps *pathState) localNet(s *System, gpu *Node, channel int) (*Node, error) {
+	nets, _ := getLocal(s, gpu, NET)
+	if len(nets) == 0 {
+		return nil, fmt.Errorf("topology: could not find any local path from %s to a NET", gpu.Name())
+	}
+	netsPerGpu := 0
+	policy := NetDevsAuto
+	if ps.p.NetDevsPolicy {
+		policy = ps.o.NetDevsPolicy
+	}
+	switch policy {
+	case NetDevsAll:
+		netsPerGpu = len(nets)
+	case NetDevsMax:
+		if ps.o.NetDevsMax <= 0 {
+			return nil, fmt.Errorf("NCCL_NETDEVS_POLICY=MAX:%d: expected a positive device count", ps.o.NetDevsMax)
+		}
+		netsPerGpu = min(ps.o.NetDevsMax, len(nets))
+	default:
+		gpus, _ := getLocal(s, s.Nodes[NET][nets[0]], GPU)
+		if len(gpus) == 0 {
+			return nil, fmt.Errorf("topology: %s reaches no GPU", s.Nodes[NET][nets[0]].Name())
+		}
+		netsPerGpu = divUp(len(nets), len(gpus))
+	}
+	net := gpu.Dev
+	if isPow2(len(nets)) {
+		net = mirrorBits(net, len(nets))
+	}
+	net += channel % netsPerGpu
+	return s.Nodes[NET][nets[((net%len(nets))+len(nets))%len(nets)]], nil
+}
+
+// localGPU is ncclTopoGetLocalGpu: the first close GPU that would pick this
+// NET for some channel; -1 when none.
+func (ps *pathState) localGPU(s *System, net *Node) (int, error) {
+	gpus, _ := getLocal(s, net, GPU)
+	for c := 0; c < ps.p.MaxChannels; c++ {
+		for _, g := range gpus {
+			n, err := ps.localNet(s, s.Nodes[GPU][g], c)
+			if err != nil {
+				return -1, err
+			}
+			if n == net {
+				return g, nil
+			}
+		}
+	}
+	return -1, nil
+}
+
+// computePaths is ncclTopoComputePaths: paths to every CPU, GPU, NET and
+// NVSwitch; GPU pairs that may not use P2P go through the CPU; pairs that
+// can use neither P2P nor SHM are marked PATH_NET (and trimmed later); the
+// P2C shortcut; PXN; GPU→NIC paths without GDR through the CPU; and each
+// NET's local GPU.
+func (ps *pathState) computePaths(s *System) error {
+	for t := range s.Nodes {
+		for _, n := range s.Nodes[t] {
+			n.Paths = [NumNodeTypes][]Path{}
+		}
+	}
+	for _, t := range []NodeType{CPU, GPU, NET, NVS} {
+		for _, n := range s.Nodes[t] {
+			if err := ps.setPaths(s, n); err != nil {
+				return err
+			}
+		}
+	}
+	gpus := s.Nodes[GPU]
+	for _, g := range gpus {
+		for _, p := range gpus {
+			if ok, _ := ps.checkP2P(s, p, g); !ok {
+				cpu, err := ps.localCPU(s, g)
+				if err != nil {
+					return err
+				}
+				ps.addInterStep(cpu, p, GPU, g.Index)
+			}
+		}
+		for _, p := range gpus {
+			if p == g {
+				continue
+			}
+			if !ps.canP2P(s, p, g) && !ps.canSHM(s, p, g) {
+				p.Paths[GPU][g.Index].Type = PathNET
+			}
+		}
+	}
+	if ps.p.C2CPaths {
+		for _, net := range s.Nodes[NET] {
+			for _, g := range gpus {
+				cpu, err := ps.localCPU(s, g)
+				if err != nil {
+					continue
+				}
+				if ps.mergePathType(g.Paths[CPU][cpu.Index].Type, net.Paths[CPU][cpu.Index].Type) == PathP2C {
+					g.Paths[NET][net.Index].Type = min(PathP2C, g.Paths[NET][net.Index].Type)
+					net.Paths[GPU][g.Index].Type = min(PathP2C, net.Paths[GPU][g.Index].Type)
+				}
+			}
+		}
+	}
+	for _, net := range s.Nodes[NET] {
+		for _, g := range gpus {
+			if !ps.o.PXNDisable {
+				lg, err := ps.localGPU(s, net)
+				if err != nil {
+					return err
+				}
+				if lg != g.Index && lg != -1 {
+					peer := gpus[lg]
+					pxnType := PathPXB
+					if ps.p.C2CPaths && ps.o.PXNC2C {
+						pxnType = PathP2C
+					}
+					worse := PathPXB
+					if ps.p.PXNAvoidsPXN {
+						worse = PathPXN
+					}
+					own := &g.Paths[NET][net.Index]
+					pp := &peer.Paths[NET][net.Index]
+					if pp.Type <= pxnType && peer.Paths[GPU][g.Index].Type <= PathNVL &&
+						peer.SystemID() == g.SystemID() && (pp.Bw > own.Bw || own.Type > worse) {
+						ps.addInterStep(peer, g, NET, net.Index)
+					}
+				}
+			}
+			if g.Paths[NET][net.Index].Type < PathPHB {
+				gdr, err := ps.checkGDR(s, g, net)
+				if err != nil {
+					return err
+				}
+				if !gdr {
+					cpu, err := ps.localCPU(s, g)
+					if err != nil {
+						return err
+					}
+					ps.addInterStep(cpu, net, GPU, g.Index)
+					ps.addInterStep(cpu, g, NET, net.Index)
+				}
+			}
+		}
+	}
+	for _, net := range s.Nodes[NET] {
+		lg, err := ps.localGPU(s, net)
+		if err != nil {
+			return err
+		}
+		net.LocalGPU = lg
+	}
+	return nil
+}
+
+// domains splits the GPUs into groups that reach each other without the
+// network (ncclTopoTrimSystem): a GPU joins the lowest-numbered earlier GPU
+// it reaches.
+func domains(s *System) []int {
+	gpus := s.Nodes[GPU]
+	d := make([]int, len(gpus))
+	for g := range gpus {
+		d[g] = g
+		for p := 0; p < g; p++ {
+			if gpus[g].Paths[GPU][p].Type < PathNET {
+				d[g] = min(d[g], d[p])
+			}
+		}
+	}
+	return d
+}
+
+// trim is ncclTopoTrimSystem for the rank holding GPU keep: the GPUs outside
+// its domain are removed; "inter" is set when the communicator has ranks on
+// other GPUs (2.28.9), or the NETs are removed when it has none (before).
+func (ps *pathState) trim(s *System, keep *Node, nRanks int) {
+	d := domains(s)
+	mine := d[keep.Index]
+	var drop []*Node
+	for i, g := range s.Nodes[GPU] {
+		if d[i] != mine {
+			drop = append(drop, g)
+		}
+	}
+	for _, g := range drop {
+		s.removeNode(g)
+	}
+	if ps.p.InterFlag {
+		s.Inter = len(s.Nodes[GPU]) != nRanks
+		return
+	}
+	if len(s.Nodes[GPU]) == nRanks {
+		for len(s.Nodes[NET]) > 0 {
+			s.removeNode(s.Nodes[NET][len(s.Nodes[NET])-1])
+		}
+	}
+	s.Inter = len(s.Nodes[NET]) > 0
+}
+
+// inter is how the search tells a multi-host communicator: system->inter in
+// 2.28.9, "NET nodes exist" before.
+func (ps *pathState) inter(s *System) bool {
+	if ps.p.InterFlag {
+		return s.Inter
+	}
+	return len(s.Nodes[NET]) > 0
+}
+
+// searchInit is ncclTopoSearchInit: maxBw is the best path bandwidth from a
+// GPU to another GPU (or to a NET across hosts), totalBw the larger of a
+// GPU's PCI link and the sum of its NVLinks.
+func (ps *pathState) searchInit(s *System) {
+	s.MaxBw, s.TotalBw = 0, 0
+	inter := ps.inter(s)
+	if !inter && len(s.Nodes[GPU]) == 1 {
+		s.MaxBw, s.TotalBw = locBw, locBw
+		return
+	}
+	t := GPU
+	if inter {
+		t = NET
+	}
+	for _, g := range s.Nodes[GPU] {
+		var m float32
+		for i := range s.Nodes[t] {
+			p := &g.Paths[t][i]
+			if p.Count() == 0 {
+				continue
+			}
+			m = max(m, p.Bw)
+		}
+		s.MaxBw = max(s.MaxBw, m)
+		var nvl, pci float32
+		for _, l := range g.Links {
+			if l.Type == LinkNVL {
+				nvl = float32(nvl + l.Bw)
+			}
+			if l.Type == LinkPCI {
+				pci = l.Bw
+			}
+		}
+		s.TotalBw = max(s.TotalBw, max(pci, nvl))
+	}
+}
+
+// gpuMinMaxPath is ncclTopoGetGpuMinPath / ncclTopoGetGpuMaxPath.
+func gpuMinMaxPath(s *System, t NodeType) (lo, hi PathType) {
+	lo, hi = PathSYS, PathLOC
+	for i, g := range s.Nodes[GPU] {
+		paths := g.Paths[t]
+		if paths == nil {
+			continue
+		}
+		for j := range s.Nodes[t] {
+			if t == GPU && i == j {
+				continue
+			}
+			lo = min(lo, paths[j].Type)
+			hi = max(hi, paths[j].Type)
+		}
+	}
+	return lo, hi
+}
+
+// splitNVLink is ncclTopoSplitNvLink: exactly two NVLink islands.
+func splitNVLink(s *System) bool {
+	gpus := s.Nodes[GPU]
+	dom := make([]int, len(gpus))
+	for g := range gpus {
+		dom[g] = g
+	}
+	for g := range gpus {
+		d := dom[g]
+		for p := g + 1; p < len(gpus); p++ {
+			if gpus[g].Paths[GPU][p].Type == PathNVL {
+				dom[p] = d
+			}
+		}
+	}
+	count := make([]int, len(gpus))
+	for g := range gpus {
+		count[dom[g]]++
+	}
+	n := 0
+	for _, c := range count {
+		if c > 1 {
+			n++
+		}
+	}
+	return n == 2
+}

@@ -1,0 +1,195 @@
+package topo
+
+import (
+	"fmt"
+	"testing"
+)
+
+// pathsOf builds spec for release p and computes its paths as the first
+// ncclTopoComputePaths of init does (before trimming).
+func pathsOf(t *testing.T, spec NodeSpec, p Params, o Options) *System {
+	t.Helper()
+	s0 := mustSynth(t, spec)
+	s, err := s0.ForRelease(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &pathState{p: p, o: o}
+	if err := ps.computePaths(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// pathSummary is "hops/bw/type" as printNodePaths shows a path.
+func pathSummary(s *System, from NodeType, i int, to NodeType, j int) string {
+	p := &s.Nodes[from][i].Paths[to][j]
+	return fmt.Sprintf("%d/%.1f/%s", p.Count(), float64(p.Bw), p.Type)
+}
+
+func TestPaths(t *testing.T) {
+	def := DefaultOptions()
+	with := func(f func(*Options)) Options {
+		o := DefaultOptions()
+		f(&o)
+		return o
+	}
+	ring4 := func() NodeSpec {
+		// Four A100s with NVLinks 0-1, 1-2, 2-3, 3-0 only, behind one switch.
+		s := NodeSpec{Name: "ring4", CPUArch: "x86_64", CPUVendor: "AMD", Sockets: 1,
+			Switches: []SwitchSpec{{NUMA: 0, PCIGen: 4, Parent: -1}}}
+		for d := 0; d < 4; d++ {
+			s.GPUs = append(s.GPUs, GPUSpec{Dev: d, SM: 80, PCIGen: 4, PCIWidth: 16, Switch: 0, Peers: map[int]int{(d + 1) % 4: 4}})
+		}
+		return s
+	}
+	h200 := PresetHGXH200()
+	tests := []struct {
+		name     string
+		spec     NodeSpec
+		p        Params
+		o        Options
+		from     NodeType
+		i        int
+		to       NodeType
+		j        int
+		want     string
+		describe string
+	}{
+		{"NVSwitch GPU pair", h200, Params2_28_9(), def, GPU, 0, GPU, 1, "2/370.8/NVL", "through the NVS node, not NVB"},
+		{"GPU to own NIC", h200, Params2_28_9(), def, GPU, 0, NET, 0, "3/48.0/PIX", "GPU-switch-NIC-NET, one switch"},
+		{"GPU to CPU", h200, Params2_28_9(), def, GPU, 0, CPU, 0, "2/48.0/PHB", ""},
+		{"GPU to CPU across sockets", h200, Params2_28_9(), def, GPU, 0, CPU, 1, "3/22.0/SYS", "SPR inter-socket 22"},
+		{"PXN to a neighbour's NIC", h200, Params2_28_9(), def, GPU, 0, NET, 1, "5/48.0/PXN", "own path PHB > PXN: relay through GPU1"},
+		{"PXN across sockets", h200, Params2_28_9(), def, GPU, 0, NET, 5, "5/48.0/PXN", ""},
+		{"no PXN", h200, Params2_28_9(), with(func(o *Options) { o.PXNDisable = true }), GPU, 0, NET, 1, "5/48.0/PHB", ""},
+		{"no PXN across sockets", h200, Params2_28_9(), with(func(o *Options) { o.PXNDisable = true }), GPU, 0, NET, 5, "6/22.0/SYS", ""},
+		{"2.22.3 PXN when own path worse than PXB", h200, Params2_22_3(), def, GPU, 0, NET, 1, "5/48.0/PXN", ""},
+		{"NIC to GPU never PXN", h200, Params2_28_9(), def, NET, 1, GPU, 0, "5/48.0/PHB", "PXN is GPU→NIC only"},
+		{"P2P disabled", h200, Params2_28_9(), with(func(o *Options) { o.P2PDisable = true }), GPU, 0, GPU, 1, "4/48.0/PHB", "through the CPU of the destination"},
+		{"P2P disabled across sockets", h200, Params2_28_9(), with(func(o *Options) { o.P2PDisable = true }), GPU, 0, GPU, 4, "5/22.0/NET", "SHM refused: each GPU's NIC (48) beats the socket link (22)"},
+		{"P2P level LOC", h200, Params2_28_9(), with(func(o *Options) { o.P2PLevelSet, o.P2PLevel = true, PathLOC }), GPU, 0, GPU, 1, "4/48.0/PHB", ""},
+		{"GDR level LOC", h200, Params2_28_9(), with(func(o *Options) { o.NetGdrLevelSet, o.NetGdrLevel = true, PathLOC }), GPU, 0, NET, 0, "5/48.0/PHB", "no GDR: through the CPU"},
+		{"GDR level LOC, NIC side", h200, Params2_28_9(), with(func(o *Options) { o.NetGdrLevelSet, o.NetGdrLevel = true, PathLOC }), NET, 0, GPU, 0, "5/48.0/PHB", ""},
+		{"V100 NV2 pair", PresetV100x4(), Params2_28_9(), def, GPU, 0, GPU, 1, "1/40.0/NVL", "2 links × 20 GB/s"},
+		{"NVB through a peer", ring4(), Params2_28_9(), def, GPU, 0, GPU, 2, "2/80.0/NVB", "GPU0-GPU1-GPU2"},
+		{"no NVB", ring4(), Params2_28_9(), with(func(o *Options) { o.NVBDisable = true }), GPU, 0, GPU, 2, "2/24.0/PIX", "PCIe switch instead"},
+		{"GB200 GPU to NIC is P2C", PresetGB200(), Params2_28_9(), def, GPU, 0, NET, 0, "3/48.0/P2C", "C2C to Grace, then PCIe"},
+		{"GB200 in 2.22.3 is PHB", PresetGB200(), Params2_22_3(), def, GPU, 0, NET, 0, "3/48.0/PHB", "no C2C path types"},
+		{"GB200 GPU to Grace", PresetGB200(), Params2_28_9(), def, GPU, 0, CPU, 0, "1/450.0/C2C", ""},
+		{"GB200 GPUs of one Grace", PresetGB200(), Params2_28_9(), def, GPU, 0, GPU, 1, "2/721.8/NVL", "NVSwitch beats C2C"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := pathsOf(t, tc.spec, tc.p, tc.o)
+			if got := pathSummary(s, tc.from, tc.i, tc.to, tc.j); got != tc.want {
+				t.Errorf("%s %d -> %s %d: %s, want %s (%s)", tc.from, tc.i, tc.to, tc.j, got, tc.want, tc.describe)
+			}
+		})
+	}
+}
+
+// Each NET's local GPU (ncclTopoGetLocalGpu): on HGX boards the GPU behind
+// the same switch.
+func TestLocalGPU(t *testing.T) {
+	s := pathsOf(t, PresetHGXH200(), Params2_28_9(), DefaultOptions())
+	for i, n := range s.Nodes[NET] {
+		if n.LocalGPU != i {
+			t.Errorf("NET %d local GPU %d, want %d", i, n.LocalGPU, i)
+		}
+	}
+	// ncclTopoGetLocalNet mirrors the dev bits when the NIC count is a power of two.
+	ps := &pathState{p: Params2_28_9(), o: DefaultOptions()}
+	for g, want := range map[int]int{0: 0, 3: 3} {
+		n, err := ps.localNet(s, s.Nodes[GPU][g], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Index != want {
+			t.Errorf("GPU %d channel 0 NET %d, want %d", g, n.Index, want)
+		}
+	}
+}
+
+// Trimming: GPUs that can use neither P2P nor SHM end up in their own NCCL
+// node (ncclTopoTrimSystem); the network is faster than a slow inter-socket
+// link (ncclTopoCheckNet) so P2P and SHM are refused.
+func TestTrimDomains(t *testing.T) {
+	h200 := mustPreset(t, "hgx-h200")
+	pcie := NodeSpec{Name: "pcie2", CPUArch: "x86_64", CPUVendor: "Intel", CPUModel: "skl", Sockets: 2,
+		Switches: []SwitchSpec{{NUMA: 0, PCIGen: 4, Parent: -1}, {NUMA: 1, PCIGen: 4, Parent: -1}},
+		GPUs: []GPUSpec{{Dev: 0, SM: 80, PCIGen: 4, PCIWidth: 16, NUMA: 0, Switch: 0},
+			{Dev: 1, SM: 80, PCIGen: 4, PCIWidth: 16, NUMA: 1, Switch: 1}},
+		NICs: []NICSpec{{SpeedMbps: 200000, NUMA: 0, Switch: 0, GDR: true, PCIGen: 4}, {SpeedMbps: 200000, NUMA: 1, Switch: 1, GDR: true, PCIGen: 4}}}
+	tests := []struct {
+		name   string
+		s      *System
+		mod    func(*Options)
+		nNodes int
+	}{
+		{"HGX", h200, func(o *Options) {}, 1},
+		{"HGX no SHM", h200, func(o *Options) { o.SHMDisable = true }, 1},
+		{"HGX no P2P: the sockets split", h200, func(o *Options) { o.P2PDisable = true }, 2},
+		{"HGX no P2P no SHM", h200, func(o *Options) { o.P2PDisable, o.SHMDisable = true, true }, 8},
+		{"PCIe across sockets with local NICs", mustSynth(t, pcie), func(o *Options) {}, 2},
+		{"... unless NCCL_NET_DISABLE_INTRA", mustSynth(t, pcie), func(o *Options) { o.NetDisableIntra = true }, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions()
+			o.NvlsEnable = 0
+			tc.mod(&o)
+			r, err := Search([]*System{tc.s}, Params2_28_9(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.NNodes != tc.nNodes {
+				t.Errorf("nNodes %d, want %d", r.NNodes, tc.nNodes)
+			}
+		})
+	}
+}
+
+// A single-host communicator keeps its NETs in 2.28.9 (system->inter = 0)
+// and loses them before.
+func TestTrimNETs(t *testing.T) {
+	s := mustPreset(t, "hgx-h200")
+	for _, tc := range []struct {
+		p     Params
+		nets  int
+		inter bool
+	}{{Params2_22_3(), 0, false}, {Params2_28_3(), 0, false}, {Params2_28_9(), 8, false}} {
+		r, err := Search([]*System{s}, tc.p, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := r.Nodes[0].System
+		if len(sys.Nodes[NET]) != tc.nets || sys.Inter != tc.inter {
+			t.Errorf("%s: %d NETs inter %v, want %d, %v", tc.p.Release, len(sys.Nodes[NET]), sys.Inter, tc.nets, tc.inter)
+		}
+	}
+}
+
+func TestSystemLines(t *testing.T) {
+	r, err := Search([]*System{mustPreset(t, "hgx-h200"), mustPreset(t, "hgx-h200")}, Params2_28_9(), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := r.Nodes[0].System.SystemLines()
+	// The layout of NCCL's printout, as in the H20 log of NVIDIA/nccl#1189
+	// and the H200 log of NVIDIA/nccl-tests#256.
+	want := []string{
+		"=== System : maxBw 48.0 totalBw 370.8 ===",
+		"CPU/0-0 (1/1/3)",
+		"+ PCI[48.0] - PCI/0-10000 (1000c0301000100b)",
+		"              + PCI[48.0] - GPU/0-90000 (0)",
+		"                            + NVL[370.8] - NVS/0-0",
+		"              + PCI[48.0] - NIC/0-110000",
+		"                            + NET[50.0] - NET/0-0 (0/a088c20300000000/1/50.000000)",
+	}
+	for i, w := range want {
+		if lines[i] != w {
+			t.Errorf("line %d\n got %q\nwant %q", i, lines[i], w)
+		}
+	}
+}
