@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // Presets are the machines users name on the command line. Each builds the
@@ -130,82 +132,47 @@ func SHARPPlugin() Library {
 	}
 }
 
-func gpus(n int, g GPU) []GPU {
-	out := make([]GPU, n)
-	for i := range out {
-		out[i] = g
-		out[i].Dev = i
-		out[i].BusID = fmt.Sprintf("0000:%02x:00.0", 0x10+i*0x10)
-		if n > 1 {
-			out[i].NUMA = i * 2 / n
-		}
-	}
-	return out
-}
-
 // LibmPath is a shared object every Linux machine has and that exports no
 // NCCL symbol: the design chapter's "a .so with no NCCL symbols".
 const LibmPath = "/usr/lib/x86_64-linux-gnu/libm.so.6"
 
+// fromLayout builds a preset node: the hardware from spec/topo's layout, the
+// driver-side facts (multicast, verbs, CUDA) from the arguments.
+func fromLayout(ns topo.NodeSpec, gpuName string, multicast bool, drv Driver, ip string) Node {
+	n := Node{Driver: drv, IPInterfaces: []string{ip}, GPUs: []GPU{{Name: gpuName, Multicast: multicast}}}
+	nodeFromLayout(&n, ns)
+	return n
+}
+
 func v100x4Node() Node {
-	return Node{
-		CPU:          CPU{Arch: "x86_64", Vendor: "Intel", Model: "skl", Sockets: 2},
-		GPUs:         gpus(4, GPU{Name: "Tesla V100-SXM2-32GB", SM: 70, NVLinks: 6, PCIGen: 3, PCIWidth: 16}),
-		Driver:       Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true},
-		IPInterfaces: []string{"eth0"},
-		Libs:         []Library{{Path: LibmPath, InLoaderPath: true}},
-	}
+	n := fromLayout(topo.PresetV100x4(), "Tesla V100-SXM2-32GB", false, Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true}, "eth0")
+	n.Libs = []Library{{Path: LibmPath, InLoaderPath: true}}
+	return n
 }
 
+// h200x2Node is the project's GPU machine as NCCL dumped it: the layout is
+// spec/topo's, reproduced from the captured topology.
 func h200x2Node() Node {
-	return Node{
-		CPU:          CPU{Arch: "x86_64", Vendor: "Intel", Model: "srp", Sockets: 2},
-		GPUs:         gpus(2, GPU{Name: "NVIDIA H200", SM: 90, Multicast: true, NVLinks: 18, PCIGen: 5, PCIWidth: 16}),
-		NVSwitch:     true,
-		Driver:       Driver{MulticastAPI: true, CUDA: 13000, CuMem: true, Verbs: true},
-		IPInterfaces: []string{"eth0:192.0.2.2"},
-	}
-}
-
-func ibNICs(n, speed int) []NIC {
-	out := make([]NIC, n)
-	for i := range out {
-		out[i] = NIC{Name: fmt.Sprintf("mlx5_%d", i), Port: 1, LinkLayer: "IB", SpeedMbps: speed, Active: true, GDR: true, NearGPU: i, NUMA: i * 2 / n}
-	}
-	return out
+	return fromLayout(topo.PresetH200x2(), "NVIDIA H200", true, Driver{MulticastAPI: true, CUDA: 13000, CuMem: true, Verbs: true}, "eth0:192.0.2.2")
 }
 
 func dgxA100Node() Node {
-	return Node{
-		CPU:          CPU{Arch: "x86_64", Vendor: "AMD", Model: "rome", Sockets: 2},
-		GPUs:         gpus(8, GPU{Name: "NVIDIA A100-SXM4-80GB", SM: 80, NVLinks: 12, PCIGen: 4, PCIWidth: 16}),
-		NVSwitch:     true,
-		Driver:       Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true},
-		NICs:         ibNICs(8, 200000),
-		IPInterfaces: []string{"eth0"},
-	}
+	return fromLayout(topo.PresetDGXA100(), "NVIDIA A100-SXM4-80GB", false, Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true}, "eth0")
 }
 
 func hopperNode(name string) Node {
-	return Node{
-		CPU:          CPU{Arch: "x86_64", Vendor: "Intel", Model: "srp", Sockets: 2},
-		GPUs:         gpus(8, GPU{Name: "NVIDIA " + name, SM: 90, Multicast: true, NVLinks: 18, PCIGen: 5, PCIWidth: 16}),
-		NVSwitch:     true,
-		Driver:       Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true},
-		NICs:         ibNICs(8, 400000),
-		IPInterfaces: []string{"eth0"},
+	ns := topo.PresetDGXH100()
+	if name == "H200" {
+		ns = topo.PresetHGXH200()
 	}
+	return fromLayout(ns, "NVIDIA "+name, true, Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true}, "eth0")
 }
 
 func gb200Node() Node {
-	g := gpus(4, GPU{Name: "NVIDIA GB200", SM: 100, Multicast: true, NVLinks: 18, FabricHandle: true, PCIGen: 5, PCIWidth: 16})
-	return Node{
-		CPU:          CPU{Arch: "arm64", Model: "grace", Sockets: 2},
-		GPUs:         g,
-		NVSwitch:     true,
-		Driver:       Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true},
-		NICs:         ibNICs(4, 400000),
-		IPInterfaces: []string{"eth0"},
-		MNNVLClique:  "nvl72",
+	n := fromLayout(topo.PresetGB200(), "NVIDIA GB200", true, Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true}, "eth0")
+	for i := range n.GPUs {
+		n.GPUs[i].FabricHandle = true
 	}
+	n.MNNVLClique = "nvl72"
+	return n
 }

@@ -42,8 +42,13 @@ type Node struct {
 	// clique ID) the node belongs to when its fabric state is complete;
 	// empty when it has none (GB200 NVL72 trays share one).
 	MNNVLClique string `json:"mnnvl_clique,omitempty"`
-	// Topo is the detailed topology (NCCL's XML model). When nil, it is
-	// synthesized from the facts above.
+	// Layout is the hardware layout (CPU sockets, PCIe switches, NVLink
+	// wiring, NICs with their placement) from which spec/topo synthesizes
+	// the topology NCCL detects. Presets set it; when nil it is derived from
+	// the facts above.
+	Layout *topo.NodeSpec `json:"layout,omitempty"`
+	// Topo is a detailed topology read from NCCL's own XML dump; when set
+	// it is used as it is (its NICs are the ones NCCL saw).
 	Topo *topo.System `json:"-"`
 }
 
