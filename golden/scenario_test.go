@@ -16,6 +16,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files from the current model")
 
+// topoCache shares topology searches between scenarios.
+var topoCache = spec.NewCache(0)
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if *update {
@@ -115,7 +118,7 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 	outs := make([]string, len(releases))
 	traces := make([]spec.Trace, len(releases))
 	for i, v := range releases {
-		comm, err := spec.Init(spec.MustLoad(v), sys, env)
+		comm, err := topoCache.Init(spec.MustLoad(v), sys, env)
 		if err != nil {
 			d.Fatalf(t, "%v", err)
 		}

@@ -118,6 +118,8 @@ type TraceEntry struct {
 type Oracle struct {
 	readFile func(string) ([]byte, error)
 	rulesets map[spec.Version]*spec.Ruleset
+	// topo keeps topology searches across the requests of a batch.
+	topo *spec.Cache
 	// Trace controls whether answers carry the gate trace (default true).
 	Trace bool
 }
@@ -125,7 +127,7 @@ type Oracle struct {
 // New returns an oracle; readFile serves requests whose "system" is a path
 // (nil: such requests are invalid).
 func New(readFile func(string) ([]byte, error)) *Oracle {
-	return &Oracle{readFile: readFile, rulesets: map[spec.Version]*spec.Ruleset{}, Trace: true}
+	return &Oracle{readFile: readFile, rulesets: map[spec.Version]*spec.Ruleset{}, topo: spec.NewCache(0), Trace: true}
 }
 
 // HandleLine answers one JSON line; it never fails: a malformed request
@@ -200,7 +202,7 @@ func (o *Oracle) answer(line []byte) *Answer {
 	if err != nil {
 		return invalid(req.ID, field, "%v", err)
 	}
-	comm, err := spec.Init(rs, sys, env)
+	comm, err := o.topo.Init(rs, sys, env)
 	if err != nil {
 		return invalid(req.ID, "system", "%v", err)
 	}

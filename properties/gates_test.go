@@ -8,10 +8,14 @@ import (
 	"pgregory.net/rapid"
 )
 
+// topoCache shares topology searches between cases (the generator draws
+// from a few presets, so most systems repeat).
+var topoCache = spec.NewCache(4096)
+
 // decide runs one case; an op the release rejects (API misuse) returns nil.
 func decide(t *rapid.T, c Case) (*spec.Decision, spec.Trace) {
 	rs := spec.MustLoad(c.Release)
-	comm, err := spec.Init(rs, c.System, c.Env)
+	comm, err := topoCache.Init(rs, c.System, c.Env)
 	if err != nil {
 		t.Fatalf("%s: init: %v", c, err)
 	}
@@ -188,4 +192,23 @@ func cloneSystem(s *spec.System) *spec.System {
 		out.Nodes[i] = c
 	}
 	return &out
+}
+
+// The structural model rules (G-TUNE-IMPL/BW/EN/PROTO, G-PAT-1) and NCCL's
+// tuning arithmetic on the searched graphs agree on every cell: a cell the
+// gates leave on has bandwidth, a cell they turn off has none.
+func TestGatesAgreeWithTheTuningModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := Request().Draw(t, "case")
+		_, tr := decide(t, c)
+		v, ok := tr.Find("G-TUNE-TABLE-1")
+		if !ok || v.Outcome == spec.Skip {
+			return // init failed before the model
+		}
+		for _, f := range v.Facts {
+			if f.Name == "model_disagrees" {
+				t.Fatalf("%s: %v", c, f.Value)
+			}
+		}
+	})
 }

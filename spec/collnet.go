@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // CollNet (SHARP through the network plugin): the switch, the graphs, the
@@ -119,20 +121,27 @@ func collNetGraph(ref Ref, directCap func(nGPUs int) int) *Rule {
 				r.emit(Verdict{Outcome: Skip, Why: "CollNet not enabled on this rank: no CollNet graph searched"})
 				return
 			}
-			nGPU := len(s.node.GPUs)
-			s.graphs.CollNetChain = GraphInfo{Searched: true, Pattern: 3, Estimated: true}
-			s.graphs.CollNetDirect = GraphInfo{Searched: true, Pattern: 6, Estimated: true}
-			if s.collNetDevs > 0 {
-				s.graphs.CollNetChain.NChannels = max(1, s.graphs.Ring.NChannels)
-				s.graphs.CollNetDirect.NChannels = directCap(nGPU)
+			s.graphs.CollNetChain = GraphInfo{Pattern: 3}
+			s.graphs.CollNetDirect = GraphInfo{Pattern: 6}
+			nr, _ := r.topoNode(s)
+			if nr == nil {
+				r.emit(Verdict{Outcome: Skip, Why: "no topology search"})
+				return
 			}
+			if !nr.Searched[topo.GraphCollNetChain] {
+				r.emit(Verdict{Outcome: Fail, Why: "CollNet is enabled here but not on every node: no CollNet graph searched, the consensus is 0 channels"})
+				return
+			}
+			g := nr.Graphs()
+			s.graphs.CollNetChain = graphInfo(g[topo.GraphCollNetChain], true)
+			s.graphs.CollNetDirect = graphInfo(g[topo.GraphCollNetDirect], true)
 			out := Pass
 			if s.graphs.CollNetChain.NChannels == 0 {
 				out = Fail
 			}
 			r.emit(Verdict{Outcome: out, Why: fmt.Sprintf("CollNetChain %d channel(s), CollNetDirect %d channel(s) over %d CollNet device(s)",
 				s.graphs.CollNetChain.NChannels, s.graphs.CollNetDirect.NChannels, s.collNetDevs),
-				Facts: []Fact{F("collnet_devices", s.collNetDevs), F("gpus", nGPU)}})
+				Facts: []Fact{F("collnet_devices", s.collNetDevs), F("gpus", len(nr.Ranks)), F("direct_cap", directCap(len(nr.Ranks)))}})
 		},
 	}
 }
@@ -242,13 +251,13 @@ func collNetSetup(ref Ref, headsFromNVLS bool) *Rule {
 				r.emit(Verdict{Outcome: Skip, Why: "CollNet disabled"})
 				return
 			}
-			heads := c.Graphs.CollNetDirect.NChannels
-			from := "CollNetDirect channels"
+			heads := c.Topo.CollNetDirectHeads
+			from := "CollNetDirect heads"
 			if headsFromNVLS && c.NVLSSupport {
 				from = "NVLS heads"
-				heads = c.MaxLocalRanks
+				heads = c.Topo.NvlsHeads
 			}
-			c.CollNetHeads = max(1, min(heads, c.MaxLocalRanks))
+			c.CollNetHeads = heads
 			for _, s := range r.nodes {
 				if cn := s.chosen.external.CollNet; cn != nil && cn.ConnectError != "" {
 					c.CollNetSupport = false

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // Comm is a communicator as NCCL's init leaves it: the network in use, the
@@ -45,6 +47,12 @@ type Comm struct {
 	NVLSSupport  bool
 	NVLSChannels int
 	MNNVL        bool
+
+	// Topo is the topology stage's outcome (G-TOPO-1): graphs per node and
+	// agreed, channel counts, the [GRAPH] lines. Nil when init failed first.
+	Topo *topo.Result `json:"-"`
+	// Model is the tuning model (G-TUNE-TABLE-1); nil when init failed.
+	Model *TuningModel `json:"-"`
 
 	// Graphs are the searched graphs after the consensus across ranks.
 	Graphs Graphs
@@ -117,6 +125,12 @@ type initRun struct {
 	cur   *nodeState   // the node per-node rules evaluate
 	// failed is set when communicator init fails; later rules are skipped.
 	failed *NCCLError
+	// err is a modelling failure (a topology the search cannot handle):
+	// Init stops and returns it.
+	err error
+	// hostOf[i] is the topology host (spec/topo Search input) of node i.
+	hostOf []int
+	cache  *Cache
 	out    []Verdict  // verdicts emitted by the rule being evaluated
 	cs     *cellState // the model's cell eligibility
 }
@@ -187,6 +201,10 @@ func (r *initRun) fail(res Result, msg string) {
 // the communicator NCCL would build. The error is for malformed input only;
 // NCCL refusing to build the communicator is Comm.Err.
 func Init(rs *Ruleset, sys *System, env Env) (*Comm, error) {
+	return initWith(rs, sys, env, nil)
+}
+
+func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 	if rs == nil {
 		return nil, fmt.Errorf("no ruleset")
 	}
@@ -211,7 +229,7 @@ func Init(rs *Ruleset, sys *System, env Env) (*Comm, error) {
 		c.Env = Env{}
 	}
 
-	run := &initRun{rs: rs, comm: c, env: c.Env}
+	run := &initRun{rs: rs, comm: c, env: c.Env, cache: cache}
 	run.groupNodes()
 	for _, id := range rs.Init {
 		rule := rs.rules[id]
@@ -221,6 +239,9 @@ func Init(rs *Ruleset, sys *System, env Env) (*Comm, error) {
 			continue
 		}
 		run.evalInit(rule)
+		if run.err != nil {
+			return nil, run.err
+		}
 	}
 	c.Err = run.failed
 	return c, nil

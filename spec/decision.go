@@ -72,6 +72,10 @@ type Decision struct {
 	CollNetSupport bool   `json:"collnet_support"`
 	NVLSSupport    bool   `json:"nvls_support"`
 
+	// Costs is the operation's cost table after pruning and the tuner: one
+	// entry per cell of the release's algorithms, in NCCL's scan order.
+	Costs []CellCost `json:"costs,omitempty"`
+
 	// From the tuning model (zero when it did not run).
 	NChannels int     `json:"nchannels,omitempty"`
 	ChannelLo int     `json:"channel_lo"`
@@ -80,6 +84,17 @@ type Decision struct {
 	TimeUs    float64 `json:"time_us,omitempty"`
 
 	Evidence Evidence `json:"evidence"`
+}
+
+// CellCost is one cell of an operation's cost table: NCCL's time estimate,
+// or why the cell cannot be chosen.
+type CellCost struct {
+	Algo   Algo    `json:"algo"`
+	Proto  Proto   `json:"proto"`
+	TimeUs float64 `json:"time_us"` // negative: not selectable
+	Usable bool    `json:"usable"`
+	Rule   RuleID  `json:"rule,omitempty"`
+	Why    string  `json:"why,omitempty"`
 }
 
 // OK reports a decision without an error.

@@ -2,12 +2,14 @@ package spec
 
 import (
 	"fmt"
+	"slices"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // The ring and tree searches, the channel count the ranks agree on, and the
-// transport between ranks of one node. The gates only need to know whether a
-// graph has channels; the channel counts and bandwidths that the tuning model
-// needs come from spec/topo's search when the system carries a topology.
+// transport between ranks of one node, read from spec/topo's search
+// (G-TOPO-1).
 
 var graphSearch = &Rule{
 	ID: "G-GRAPH-SEARCH-1", Layer: LayerGraph, Title: "ring and tree graphs",
@@ -17,60 +19,44 @@ var graphSearch = &Rule{
 	node: true,
 	init: func(r *initRun) {
 		s := r.cur
-		intra := intraPathType(s.node)
-		s.graphs.Ring = GraphInfo{Searched: true, Pattern: 4, NChannels: 1, TypeIntra: intra, Estimated: true}
-		s.graphs.Tree = GraphInfo{Searched: true, Pattern: 1, NChannels: 1, TypeIntra: intra, Estimated: true}
-		if len(s.node.GPUs) == 1 {
-			s.graphs.Tree.Pattern = 3 // a single GPU makes every non-ring pattern TREE
+		nr, split := r.topoNode(s)
+		if nr == nil {
+			r.emit(Verdict{Outcome: Skip, Why: "no topology search"})
+			return
 		}
-		r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ring and tree over %d GPU(s), intra-node path %s", len(s.node.GPUs), intra),
-			Facts: []Fact{F("gpus", len(s.node.GPUs)), F("nvswitch", s.node.NVSwitch)}})
+		g := nr.Graphs()
+		s.graphs.Ring = graphInfo(g[topo.GraphRing], true)
+		s.graphs.Tree = graphInfo(g[topo.GraphTree], true)
+		why := fmt.Sprintf("ring %d channel(s) %s/%s, tree %d channel(s) (pattern %d) over %d GPU(s)",
+			s.graphs.Ring.NChannels, s.graphs.Ring.TypeIntra, s.graphs.Ring.TypeInter,
+			s.graphs.Tree.NChannels, s.graphs.Tree.Pattern, len(nr.Ranks))
+		if split > 1 {
+			why += fmt.Sprintf(" (this host splits into %d NCCL nodes)", split)
+		}
+		r.emit(Verdict{Outcome: Info, Why: why, Debug: nr.Log(),
+			Facts: []Fact{F("gpus", len(nr.Ranks)), F("bwIntra", g[topo.GraphRing].BwIntra), F("bwInter", g[topo.GraphRing].BwInter)}})
 	},
-}
-
-// intraPathType is the best GPU-to-GPU path class of a node, from its facts.
-func intraPathType(n *Node) string {
-	if len(n.GPUs) <= 1 {
-		return "LOC"
-	}
-	if n.NVSwitch {
-		return "NVL"
-	}
-	links := 0
-	for _, g := range n.GPUs {
-		links += g.NVLinks
-	}
-	if links > 0 {
-		return "NVL"
-	}
-	return "PHB"
 }
 
 var graphConsensus = &Rule{
 	ID: "G-GRAPH-CHANNELS-1", Layer: LayerGraph, Title: "channels the ranks agree on",
-	Doc:  `After AllGather3: each graph takes the minimum nChannels over ranks; comm->nChannels = min(ring, tree), then ncclTopoPostset doubles it (at most MAXCHANNELS), and NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS bound it.`,
+	Doc:  `After AllGather3: each graph takes the minimum nChannels over ranks (ring and tree the smaller of the two); nNodes counts the distinct nodes; ncclTopoPostset doubles the channels (at most MAXCHANNELS), adds half again for CollNet when intra-node bandwidth exceeds inter-node, doubles again on sm90 across nodes when the ring's intra bandwidth exceeds 45 GB/s and fewer than 16 channels remain, then NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS and the CTA limits bound it.`,
 	Ref:  Ref{"v2.22.3-1", "src/graph/connect.cc", "ncclTopoPostset"},
 	Logs: []string{"%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer"},
 	init: func(r *initRun) {
 		c := r.comm
-		ring, tree := 1<<30, 1<<30
-		for _, s := range r.nodes {
-			ring = min(ring, s.graphs.Ring.NChannels)
-			tree = min(tree, s.graphs.Tree.NChannels)
+		res := c.Topo
+		if res == nil {
+			r.emit(Verdict{Outcome: Skip, Why: "no topology search"})
+			return
 		}
-		c.Graphs.Ring = r.nodes[0].graphs.Ring
-		c.Graphs.Tree = r.nodes[0].graphs.Tree
-		c.Graphs.Ring.NChannels, c.Graphs.Tree.NChannels = ring, tree
-		nc := min(r.rs.Consts.MaxChannels, 2*min(ring, tree))
-		if v, set, _ := intParam(r.env, "NCCL_MAX_NCHANNELS", 0); set && v > 0 {
-			nc = min(nc, int(v))
-		}
-		if v, set, _ := intParam(r.env, "NCCL_MIN_NCHANNELS", 0); set && v > 0 {
-			nc = max(nc, min(int(v), r.rs.Consts.MaxChannels))
-		}
-		c.NChannels = nc
-		r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ring %d, tree %d channel(s) per search; %d communicator channel(s) after doubling and limits", ring, tree, nc),
-			Facts: []Fact{F("nChannels", nc)}})
+		c.Graphs.Ring = graphInfo(res.Graphs[topo.GraphRing], true)
+		c.Graphs.Tree = graphInfo(res.Graphs[topo.GraphTree], true)
+		c.NNodes, c.LocalRanks, c.MaxLocalRanks = res.NNodes, slices.Clone(res.LocalRanks), res.MaxLocalRanks
+		c.NChannels = res.NChannels
+		facts := []Fact{F("nNodes", res.NNodes), F("nChannels", res.NChannels), F("searched", res.NChannelsSearched)}
+		r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ring and tree agree on %d channel(s); %d communicator channel(s) after ncclTopoPostset; %d node(s)",
+			res.NChannelsSearched, res.NChannels, res.NNodes), Facts: facts, Log: []string{res.Summary}})
 	},
 }
 
@@ -84,9 +70,10 @@ var transportRule = &Rule{
 	init: func(r *initRun) {
 		c := r.comm
 		s := r.nodes[0]
-		if c.MaxLocalRanks <= 1 {
+		hostGPUs := len(s.node.GPUs)
+		if hostGPUs <= 1 {
 			c.IntraTransport = ""
-			r.emit(Verdict{Outcome: Skip, Why: "one rank per node: every peer is reached over the network"})
+			r.emit(Verdict{Outcome: Skip, Why: "one GPU per host: every peer is reached over the network"})
 			return
 		}
 		p2pOff := false
@@ -99,7 +86,10 @@ var transportRule = &Rule{
 		} else if v, ok := r.env.Lookup("NCCL_P2P_LEVEL"); ok && v != "" {
 			level = v
 		}
-		path := intraPathType(s.node)
+		path := "PHB"
+		if nr, _ := r.topoNode(s); nr != nil && nr.System != nil {
+			path = worstGPUPath(nr.System)
+		}
 		shmOff := r.param("NCCL_SHM_DISABLE") == 1
 		facts := []Fact{F("path", path), F("p2p_level", level), F("NCCL_SHM_DISABLE", b01(shmOff))}
 		if !p2pOff && pathWithin(path, level) {
@@ -114,7 +104,7 @@ var transportRule = &Rule{
 			return
 		}
 		c.IntraTransport = "NET"
-		r.emit(Verdict{Outcome: Fail, Why: "P2P and SHM unavailable: local peers go through NET/" + c.Net, Facts: facts})
+		r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("P2P and SHM unavailable: the host's %d GPUs are %d NCCL nodes and reach each other through NET/%s", hostGPUs, c.NNodes/max(1, len(c.System.Nodes)), c.Net), Facts: facts})
 	},
 }
 

@@ -573,7 +573,6 @@ func enableRule(ref Ref, doc string, rescue22 bool) *Rule {
 					off = append(off, algoNames[a])
 				}
 			}
-			c.UserEnable.Algo = en.Algo // keeps the rescued flags for the backup rule
 			why := "disabled: " + strings.Join(off, ", ")
 			if len(off) == 0 {
 				why = "every algorithm enabled"
@@ -737,22 +736,56 @@ func (r *initRun) ringSave() {
 	}
 }
 
-// modelDone publishes the cell state to the comm.
+// modelDone builds NCCL's tuning model from the communicator the gates
+// left and publishes its eligibility. The structural rules above say why a
+// cell is off; the model computes the numbers. Where the two disagree the
+// model's answer stands (it is NCCL's arithmetic on the searched graphs) and
+// the verdict names the cells: the properties assert there are none.
 var modelDone = &Rule{
 	ID: "G-TUNE-TABLE-1", Layer: LayerModel, Title: "the tuning table",
-	Doc:  `ncclTopoTuneModel's table: bandwidth and latency per (function, algorithm, protocol); a cell with bandwidth 0 is never chosen (ncclTopoGetAlgoTime returns -1). Rank 0 prints it at INFO level with NCCL_DEBUG_SUBSYS including TUNING.`,
+	Doc:  `ncclTopoTuneModel's table: bandwidth and latency per (function, algorithm, protocol); a cell with bandwidth 0 is never chosen (ncclTopoGetAlgoTime returns -1). Rank 0 prints it at INFO level with NCCL_DEBUG_SUBSYS including TUNING, then the threadThresholds line.`,
 	Ref:  Ref{"v2.22.3-1", "src/graph/tuning.cc", "ncclTopoTuneModel"},
-	Logs: []string{"  Algorithm   |", "  Protocol    |", " Max NThreads |"},
+	Logs: []string{"threadThresholds %ld/%ld/%ld | %ld/%ld/%ld | %ld | %ld", "  Algorithm   |", "  Protocol    |", " Max NThreads |"},
 	init: func(r *initRun) {
 		c := r.comm
 		cs := r.cells()
-		c.Enabled, c.ZeroedBy = cs.on, cs.by
+		m, err := BuildTuningModel(r.tuningInput(), r.rs.Tuning)
+		if err != nil {
+			r.err = fmt.Errorf("tuning model: %w", err)
+			r.emit(Verdict{Outcome: Fail, Why: "the tuning model could not be built: " + err.Error()})
+			return
+		}
+		c.Model = m
+		nA := r.nAlgos()
+		var disagree []string
+		for f := range NumFuncs {
+			for a := range nA {
+				for p := range NumProtos {
+					on := m.Bandwidths[f][a][p] > 0
+					if on != cs.on[f][a][p] {
+						rule := m.Zeroed[f][a][p].Rule
+						if on {
+							rule = "model"
+						}
+						disagree = append(disagree, fmt.Sprintf("%s/%s/%s (gates %s, model %s by %s)", Func(f), Algo(a), Proto(p), onOff(cs.on[f][a][p]), onOff(on), rule))
+					}
+					c.Enabled[f][a][p] = on
+					c.ZeroedBy[f][a][p] = ""
+					if !on {
+						c.ZeroedBy[f][a][p] = cs.by[f][a][p]
+						if c.ZeroedBy[f][a][p] == "" {
+							c.ZeroedBy[f][a][p] = m.Zeroed[f][a][p].Rule
+						}
+					}
+				}
+			}
+		}
 		var per []string
 		for f := range NumFuncs {
 			var algos []string
-			for a := range r.nAlgos() {
+			for a := range nA {
 				for p := range NumProtos {
-					if cs.on[f][a][p] {
+					if c.Enabled[f][a][p] {
 						algos = append(algos, algoNames[a])
 						break
 					}
@@ -760,9 +793,23 @@ var modelDone = &Rule{
 			}
 			per = append(per, Func(f).String()+" ["+strings.Join(algos, ",")+"]")
 		}
-		r.emit(Verdict{Outcome: Info, Why: "eligible: " + strings.Join(per, " ")})
-		for a := range r.nAlgos() {
-			if !cs.on[AllReduce][a][Simple] && !cs.on[AllGather][a][Simple] {
+		var log, debug []string
+		for _, l := range m.Log {
+			switch l.Subsys {
+			case "TUNING", "GRAPH":
+				debug = append(debug, l.Text)
+			case "INIT":
+				log = append(log, l.Text)
+			} // ENV lines belong to G-SEL-PARSE-*
+		}
+		v := Verdict{Outcome: Info, Why: "eligible: " + strings.Join(per, " "), Log: log, Debug: debug,
+			Facts: []Fact{F("nChannels", c.NChannels), F("AllReduce/Ring/Simple busBw", fmt.Sprintf("%.1f GB/s", m.Bandwidths[AllReduce][Ring][Simple]))}}
+		if len(disagree) > 0 {
+			v.Facts = append(v.Facts, F("model_disagrees", strings.Join(disagree, "; ")))
+		}
+		r.emit(v)
+		for a := range nA {
+			if !c.Enabled[AllReduce][a][Simple] && !c.Enabled[AllGather][a][Simple] {
 				continue
 			}
 			switch Algo(a) {
@@ -777,4 +824,53 @@ var modelDone = &Rule{
 			}
 		}
 	},
+}
+
+// tuningInput is what ncclTopoTuneModel reads of the communicator.
+func (r *initRun) tuningInput() TuningInput {
+	c := r.comm
+	res := c.Topo
+	env := r.env
+	in := TuningInput{
+		NRanks: c.NRanks, NNodes: c.NNodes, MaxLocalRanks: c.MaxLocalRanks,
+		MinCompCap: res.MinCompCap, MaxCompCap: res.MaxCompCap,
+		Graphs: res.AlgoGraphs(), MaxTreePattern: res.MaxTreePattern,
+		CollNetEnable: c.CollNetSupport, CollNetHeads: c.CollNetHeads,
+		CollNetAllGather: c.CollNetAttached && c.CollNetIAllGather, CollNetReduceScatter: c.CollNetAttached && c.CollNetIReduceScatter,
+		NVSwitch:  res.NVSCount > 0,
+		Enable:    c.UserEnable,
+		NChannels: c.NChannels, NVLSChannels: c.NVLSChannels, NVLSSupport: c.NVLSSupport,
+		CollNetDirectHeads: res.CollNetDirectHeads,
+		Tuner:              c.Tuner,
+		CUDARuntime:        c.System.Nodes[0].Driver.CUDA,
+	}
+	if len(res.LocalRanks) > 0 {
+		in.LocalRanks = res.LocalRanks[0]
+	}
+	in.CPUArch, in.CPUVendor = TuningCPUOf(c.System.Nodes[0].CPU)
+	if ch := r.nodes[0].chosen; ch != nil && ch.external != nil && ch.external.Net != nil {
+		in.NetDeviceUnpack = ch.external.Net.DeviceType == "unpack"
+	}
+	str := func(name string) *string {
+		if v, ok := env.Lookup(name); ok {
+			return &v
+		}
+		return nil
+	}
+	in.Algo, in.Proto, in.ThreadThresholds = str("NCCL_ALGO"), str("NCCL_PROTO"), str("NCCL_THREAD_THRESHOLDS")
+	// NCCL_PARAM integers: unset, empty or out of range keep the default.
+	num := func(name string) *int64 {
+		v, ok := env.Lookup(name)
+		if !ok || v == "" {
+			return nil
+		}
+		n, overflow := strtoll(v)
+		if overflow {
+			return nil
+		}
+		return &n
+	}
+	in.NThreads, in.LL128NThreads, in.NetOverhead = num("NCCL_NTHREADS"), num("NCCL_LL128_NTHREADS"), num("NCCL_NET_OVERHEAD")
+	in.LL128C2C, in.PATEnable = num("NCCL_LL128_C2C"), num("NCCL_PAT_ENABLE")
+	return in
 }

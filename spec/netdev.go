@@ -551,13 +551,14 @@ func mnnvlRule(ref Ref, doc string, multiNodeOnly bool) *Rule {
 					size += len(nd.GPUs)
 				}
 			}
-			fabric := c.System.Nodes[0].Driver.CuMem
+			// the fabric state is complete only on an NVSwitch fabric
+			fabric := c.System.Nodes[0].Driver.CuMem && c.System.Nodes[0].NVSwitch
 			for _, g := range c.System.Nodes[0].GPUs {
 				fabric = fabric && g.FabricHandle
 			}
 			switch {
 			case !fabric || clique == "":
-				r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support or no NVLink clique: MNNVL off"})
+				r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support, no NVSwitch fabric or no NVLink clique: MNNVL off"})
 			case param == 2 && size <= len(c.System.Nodes[0].GPUs):
 				r.emit(Verdict{Outcome: Fail, Why: "the clique holds one node only: MNNVL off"})
 			default:

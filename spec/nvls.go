@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // NVLS (NVLink SHARP): the switch, the early exits, the multicast
@@ -41,16 +43,13 @@ func nvlsEarly(ref Ref, doc string, off func(gpus, clique int, mnnvl bool) (bool
 				r.emit(Verdict{Outcome: Skip, Why: "NVLS disabled by NCCL_NVLS_ENABLE=0"})
 				return
 			}
+			// the GPUs of the rank's topology: its NCCL node (an MNNVL
+			// clique counts whole)
 			gpus := len(s.node.GPUs)
-			clique := gpus
-			if r.comm.MNNVL {
-				clique = 0
-				for _, nd := range r.comm.System.Nodes {
-					if nd.MNNVLClique == s.node.MNNVLClique {
-						clique += len(nd.GPUs)
-					}
-				}
+			if nr, _ := r.topoNode(s); nr != nil {
+				gpus = len(nr.Ranks)
 			}
+			clique := gpus
 			if isOff, why := off(gpus, clique, r.comm.MNNVL); isOff {
 				s.nvlsEarlyOff = why
 				r.emit(Verdict{Outcome: Fail, Why: why + ": NVLS off (no log line)", Facts: []Fact{F("gpuCount", gpus)}})
@@ -179,7 +178,8 @@ var nvlsChan = &Rule{
 }
 
 // nvlsGraph is G-NVLS-GRAPH-1: the NVLS search needs an NVSwitch and
-// compute capability 9.0 or newer.
+// compute capability 9.0 or newer. maxCh documents the release's cap; the
+// count itself comes from spec/topo's search.
 func nvlsGraph(ref Ref, maxCh func(nGPUs int) int) *Rule {
 	return &Rule{
 		ID: "G-NVLS-GRAPH-1", Layer: LayerGraph, Cap: CapNVLS, Title: "NVLS graph",
@@ -194,27 +194,37 @@ func nvlsGraph(ref Ref, maxCh func(nGPUs int) int) *Rule {
 				r.emit(Verdict{Outcome: Skip, Why: "nvlsSupport not set on every rank of this node: no NVLS graph searched"})
 				return
 			}
-			s.graphs.NVLS.Searched = true
-			s.graphs.NVLS.Estimated = true
+			nr, _ := r.topoNode(s)
+			if nr == nil {
+				r.emit(Verdict{Outcome: Skip, Why: "no topology search"})
+				return
+			}
+			if !nr.Searched[topo.GraphNVLS] {
+				r.emit(Verdict{Outcome: Fail, Why: "the topology stage searched no NVLS graph: another node of the communicator lacks multicast support, so the consensus would be 0 anyway"})
+				return
+			}
+			s.graphs.NVLS = graphInfo(nr.Graphs()[topo.GraphNVLS], true)
 			minSM := 1 << 30
 			for _, g := range s.node.GPUs {
 				minSM = min(minSM, g.SM)
 			}
-			var why []string
-			if !s.node.NVSwitch {
-				why = append(why, "no NVSwitch in the topology")
-			}
-			if minSM < 90 {
-				why = append(why, fmt.Sprintf("compute capability %d.%d < 9.0", minSM/10, minSM%10))
-			}
-			if len(why) > 0 {
-				r.emit(Verdict{Outcome: Fail, Why: strings.Join(why, ", ") + ": 0 NVLS channels", Facts: []Fact{F("nvswitch", s.node.NVSwitch), F("minSM", minSM)}})
+			nvs := r.comm.Topo.NVSCount > 0
+			facts := []Fact{F("nvswitch", nvs), F("minSM", minSM), F("gpus", len(nr.Ranks)), F("cap", maxCh(len(nr.Ranks)))}
+			if s.graphs.NVLS.NChannels == 0 {
+				var why []string
+				if !nvs {
+					why = append(why, "no NVSwitch in the topology")
+				}
+				if minSM < 90 {
+					why = append(why, fmt.Sprintf("compute capability %d.%d < 9.0", minSM/10, minSM%10))
+				}
+				if len(why) == 0 {
+					why = append(why, "the search found no NVLS channel")
+				}
+				r.emit(Verdict{Outcome: Fail, Why: strings.Join(why, ", ") + ": 0 NVLS channels", Facts: facts})
 				return
 			}
-			s.graphs.NVLS.NChannels = maxCh(len(s.node.GPUs))
-			s.graphs.NVLS.TypeIntra = "NVL"
-			r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("NVSwitch and sm%d: %d NVLS graph channel(s)", minSM, s.graphs.NVLS.NChannels),
-				Facts: []Fact{F("nvswitch", true), F("minSM", minSM)}})
+			r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("NVSwitch and sm%d: %d NVLS graph channel(s)", minSM, s.graphs.NVLS.NChannels), Facts: facts})
 		},
 	}
 }

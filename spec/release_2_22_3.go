@@ -1,5 +1,7 @@
 package spec
 
+import "github.com/gatesim/gatesim/spec/topo"
+
 // NCCL 2.22.3 (tag v2.22.3-1, commit 178b6b7), the reference release of
 // the design material and the base of the chain: every rule in evaluation
 // order as initTransportsRank and the enqueue path run them.
@@ -73,6 +75,9 @@ var prune22 = pruneRule(Ref{"v2.22.3-1", "src/enqueue.cc", "updateCollCostTable"
 var tunerCall22 = tunerCall(Ref{"v2.22.3-1", "src/enqueue.cc", "getAlgoInfo"})
 
 func base2_22_3(rs *Ruleset) {
+	rs.TopoParams = topo.Params2_22_3()
+	t := tuningBase2_22_3()
+	rs.Tuning = &t
 	rs.Consts = Consts{
 		NetABI:         []int{8, 7, 6, 5},
 		TunerABI:       []int{3, 2},
@@ -100,7 +105,7 @@ func base2_22_3(rs *Ruleset) {
 		netLib22, netLibNone22, netABI22, collNetABI22,
 		collNetEntryPoints(Ref{"v2.22.3-1", "src/net.cc", "ncclCollNet_v7_as_v8_init"}, 8),
 		netState22, ib22, socket22, netChoose22, netDevVersion, collNetAttach,
-		mnnvl22, collNetPlugin22, collNetEnv22,
+		mnnvl22, collNetPlugin22, collNetEnv22, topoRule(Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"}),
 		nvlsEnv, nvlsEarly22, nvlsCap(Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsInit"}, false), nvlsChan,
 		graphSearch, collNetGraph22, nvlsGraph22, graphConsensus,
 		collNetCons, nvlsCons, collNetThreshold, collNetArity22,

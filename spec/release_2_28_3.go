@@ -1,6 +1,10 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
 
 // NCCL 2.28.3 (tag v2.28.3-1), the system libnccl.so.2 of the project's GPU
 // machine, as a delta against 2.22.3. Between them: the common plugin loader
@@ -99,6 +103,9 @@ func apply2_28_3(rs *Ruleset) {
 	rs.SetParamDefault("NCCL_PAT_ENABLE", 2, ref("src/graph/tuning.cc", "PatEnable"))
 	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
 
+	rs.TopoDelta(topo.Apply2_28_3, ref("src/graph/search.cc", "ncclTopoCompute"), "topology stage; spec/topo.Params names each field's file and function")
+	rs.TuningDelta(tuningApply2_28_3)
+	rs.Replace(topoRule(ref("src/init.cc", "initTransportsRank")), "new tag")
 	rs.Replace(envSource23, "NCCL_CONF_FILE names the user config file (2.23.4)")
 	rs.Replace(intParamRule(ref("src/misc/param.cc", "ncclLoadParam")), "same parse; file unchanged, new tag")
 	rs.Remove("G-COLLNET-ENV-1", ref("src/init.cc", "envConfigOverride"), "read at config time instead (below)")

@@ -1,6 +1,10 @@
 package spec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
 
 // NCCL 2.28.9 (tag v2.28.9-1), the library in PyTorch's wheel on the
 // project's GPU machine, as a delta against 2.28.3. For the gates 2.28.7 and
@@ -80,6 +84,8 @@ var envPlugin = &Rule{
 }
 
 func apply2_28_9(rs *Ruleset) {
+	rs.TopoDelta(topo.Apply2_28_9, Ref{tag289, "src/graph/paths.cc", "ncclTopoTrimSystem"}, "topology stage; spec/topo.Params names each field's file and function")
+	rs.TuningDelta(tuningApply2_28_9)
 	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
 	rs.Replace(nvlsEarly289, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState289, "NCCL_NET filters before init (2.28.7)")

@@ -2,10 +2,13 @@ package spec
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // Rule is one gate of NCCL's chain, written as a value (x/tools' Analyzer
@@ -84,6 +87,11 @@ type Ruleset struct {
 	Op   []RuleID
 	// Consts are the release's constants the gates read.
 	Consts Consts
+	// TopoParams are the topology stage's rules (spec/topo) and Tuning the
+	// tuning model's constants; the deltas change them through TopoDelta
+	// and TuningDelta, which record every changed field.
+	TopoParams topo.Params
+	Tuning     *Tuning
 	// Changes is this release's delta against the previous one (empty for
 	// the base release).
 	Changes []Change
@@ -141,6 +149,11 @@ func (rs *Ruleset) clone(v Version) *Ruleset {
 		Init:    slices.Clone(rs.Init),
 		Op:      slices.Clone(rs.Op),
 		Consts:  rs.Consts,
+		// topo's Apply functions assign fresh slices, never write into them.
+		TopoParams: rs.TopoParams,
+	}
+	if rs.Tuning != nil {
+		out.Tuning = rs.Tuning.Clone()
 	}
 	out.Consts.NetABI = slices.Clone(rs.Consts.NetABI)
 	out.Consts.TunerABI = slices.Clone(rs.Consts.TunerABI)
@@ -216,6 +229,32 @@ func (rs *Ruleset) SetParamDefault(name string, def int64, ref Ref) {
 	}
 	rs.Consts.IntParams[name] = def
 	rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "param." + name, Old: oldS, New: fmt.Sprint(def), Ref: ref, Since: rs.Version})
+}
+
+// TopoDelta applies a release's change to the topology stage's rules
+// (topo.Apply2_28_3, ...) and records every field it changed as
+// "topo.<Field>".
+func (rs *Ruleset) TopoDelta(apply func(*topo.Params), ref Ref, note string) {
+	old := rs.TopoParams
+	old.PathOrder = slices.Clone(old.PathOrder)
+	apply(&rs.TopoParams)
+	ov, nv := reflect.ValueOf(old), reflect.ValueOf(rs.TopoParams)
+	for i := range ov.NumField() {
+		name := ov.Type().Field(i).Name
+		if name == "Release" || reflect.DeepEqual(ov.Field(i).Interface(), nv.Field(i).Interface()) {
+			continue
+		}
+		rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "topo." + name,
+			Old: fmt.Sprint(ov.Field(i).Interface()), New: fmt.Sprint(nv.Field(i).Interface()), Ref: ref, Note: note, Since: rs.Version})
+	}
+}
+
+// TuningDelta applies a release's change to the tuning model's constants
+// (tuningApply2_28_3, ...) and records each change as "tuning.<path>".
+func (rs *Ruleset) TuningDelta(apply func(*Tuning) []TuningChange) {
+	for _, ch := range apply(rs.Tuning) {
+		rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "tuning." + ch.Path, Old: ch.Old, New: ch.New, Ref: ch.Ref, Since: rs.Version})
+	}
 }
 
 // SetConst records a change of a release constant; set performs it.

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -201,6 +202,13 @@ var ruleCases = []ruleCase{
 	{name: "matrix gathered", rule: "G-COLLNET-MATRIX-1", releases: all, preset: "dgx-h100", opts: PresetOptions{SHARP: true, Nodes: 2}, env: Env{"NCCL_COLLNET_ENABLE": "1"}, want: Info,
 		whyHas: "sum:int32"},
 	{name: "matrix not gathered without CollNet", rule: "G-COLLNET-MATRIX-1", releases: all, preset: "dgx-h100", opts: PresetOptions{SHARP: true, Nodes: 2}, want: Skip},
+	{name: "one host, one NCCL node", rule: "G-TOPO-1", releases: all, preset: "dgx-h100", want: Info, whyHas: "8 rank(s) on 1 NCCL node(s)"},
+	{name: "P2P and SHM off split the host", rule: "G-TOPO-1", releases: all, preset: "v100x4", env: Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"},
+		want: Info, whyHas: "4 rank(s) on 4 NCCL node(s) (1 host(s), GPUs without P2P or SHM between them are separate nodes)"},
+	{name: "an MNNVL clique is one node", rule: "G-TOPO-1", releases: all, preset: "gb200-nvl72", opts: PresetOptions{Nodes: 2}, want: Info, whyHas: "8 rank(s) on 1 NCCL node(s) (2 host(s), MNNVL cliques fused)"},
+	{name: "the ring search's line", rule: "G-GRAPH-SEARCH-1", releases: all, preset: "dgx-h100", want: Info, logHas: "Pattern 4, crossNic 0, nChannels 12, bw 30.000000/30.000000, type NVL/PIX, sameChannels 1"},
+	// the line public 8×H100 single-node logs of NCCL 2.27/2.28 print
+	{name: "channel summary", rule: "G-GRAPH-CHANNELS-1", releases: r28, preset: "dgx-h100", want: Info, logHas: "24 coll channels, 24 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer"},
 	{name: "intra-node P2P", rule: "G-TRANSPORT-1", releases: all, preset: "dgx-h100", want: Pass},
 	{name: "P2P and SHM off: NET", rule: "G-TRANSPORT-1", releases: all, preset: "v100x4", env: Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"}, want: Fail, whyHas: "NET/Socket"},
 
@@ -322,7 +330,7 @@ func TestRuleCases(t *testing.T) {
 				}
 				if c.logHas != "" {
 					found := false
-					for _, l := range got.Log {
+					for _, l := range append(slices.Clone(got.Log), got.Debug...) {
 						if strings.HasPrefix(l, c.logHas) {
 							found = true
 						}
@@ -386,7 +394,7 @@ func TestEveryRuleHasACase(t *testing.T) {
 	}
 	// Rules that only record information and are exercised through the
 	// scenario goldens rather than a pass/fail case.
-	infoOnly := map[RuleID]bool{"G-ENV-SRC-1": true, "G-GRAPH-SEARCH-1": true, "G-GRAPH-CHANNELS-1": true, "G-EXEC-RTCONN-2": true,
+	infoOnly := map[RuleID]bool{"G-ENV-SRC-1": true, "G-TOPO-1": true, "G-GRAPH-SEARCH-1": true, "G-GRAPH-CHANNELS-1": true, "G-EXEC-RTCONN-2": true,
 		"G-TUNE-IMPL-1": true, "G-TUNE-BW-2": true, "G-TUNE-EN-1": true, "G-TUNE-PROTO-1": true, "G-TUNE-TABLE-1": true,
 		"G-SEL-SIDE-1": true, "G-SEL-PRUNE-1": true, "G-SEL-CTAPOL-1": true, "G-EXEC-RTCONN-1": true, "G-EXEC-ERR-1": true}
 	for _, v := range Releases {

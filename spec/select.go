@@ -26,6 +26,11 @@ type opRun struct {
 	costSet [NumAlgos][NumProtos]bool
 	backup  []AlgoProto // 2.22.3's Ring backup candidates
 	dec     *Decision
+	// tunerCell is the cell the tuner wrote a time into (AlgoNone: none).
+	tunerCell AlgoProto
+	// choice is the tuning model's decision for the operation (ChooseOp),
+	// nil when the communicator has no model.
+	choice *OpChoice
 }
 
 func (o *opRun) emit(v Verdict) { o.out = append(o.out, v) }
@@ -51,7 +56,7 @@ func (c *Comm) Select(op Op) (*Decision, Trace, error) {
 		}
 		return d, trace, nil
 	}
-	o := &opRun{rs: c.rs, comm: c, op: op, dec: d}
+	o := &opRun{rs: c.rs, comm: c, op: op, dec: d, tunerCell: AlgoProto{AlgoNone, ProtoNone}}
 	for _, id := range c.rs.Op {
 		rule := c.rs.rules[id]
 		o.out = nil
@@ -314,6 +319,7 @@ func tunerCall(ref Ref) *Rule {
 					return
 				}
 				wasIgnored := !o.cell[a][p]
+				o.tunerCell = AlgoProto{a, p}
 				o.cell[a][p] = true
 				o.cost[a][p], o.costSet[a][p] = tr.Cost, true
 				if wasIgnored {
@@ -351,8 +357,13 @@ var pickRule = &Rule{
 		d := o.dec
 		cands := o.candidates()
 		d.Candidates = cands
+		disagree := o.modelCosts()
 		if len(cands) == 0 {
-			o.emit(Verdict{Outcome: Fail, Why: "no usable cell"})
+			v := Verdict{Outcome: Fail, Why: "no usable cell"}
+			if disagree != "" {
+				v.Facts = append(v.Facts, F("model_disagrees", disagree))
+			}
+			o.emit(v)
 			return
 		}
 		if o.allCostsKnown(cands) {
@@ -363,8 +374,25 @@ var pickRule = &Rule{
 				}
 			}
 			if best.Algo != AlgoNone {
-				o.decide(best, "G-SEL-PICK-1")
-				o.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("%s wins with time %g", best, bestT)})
+				by := RuleID("G-SEL-PICK-1")
+				if best == o.tunerCell {
+					by = "G-TUNER-CALL-1" // the tuner's number won
+				}
+				o.decide(best, by)
+				v := Verdict{Outcome: Pass, Why: o.winWhy(best, bestT)}
+				if ch := o.choice; ch != nil {
+					if ch.Err == nil && (ch.Algo != best.Algo || ch.Proto != best.Proto) {
+						disagree = strings.TrimPrefix(disagree+"; ", "; ") + "model picks " + AlgoProto{ch.Algo, ch.Proto}.String()
+					}
+					o.fillFromModel(best)
+					if ch.Line != "" {
+						v.Debug = []string{ch.Line}
+					}
+				}
+				if disagree != "" {
+					v.Facts = append(v.Facts, F("model_disagrees", disagree))
+				}
+				o.emit(v)
 				return
 			}
 		}
@@ -397,6 +425,80 @@ var pickRule = &Rule{
 		d.Undecided = "several algorithms remain legal (" + apList(cands) + "): the choice needs the tuning model"
 		o.emit(Verdict{Outcome: Info, Why: d.Undecided})
 	},
+}
+
+// modelCosts runs the tuning model's choice for the operation, takes its
+// times for the candidate cells (where no tuner wrote one) and fills the
+// decision's cost table. It returns the cells where the model and the
+// per-operation gates disagree on usability ("" when they agree).
+func (o *opRun) modelCosts() string {
+	m := o.comm.Model
+	if m == nil {
+		return ""
+	}
+	ch, err := ChooseOp(m, TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK})
+	if err != nil {
+		return "model: " + err.Error()
+	}
+	o.choice = ch
+	if ch.OneRank || ch.Discarded {
+		return ""
+	}
+	cells := ch.Explain(m)
+	var disagree []string
+	nA := NumAlgos
+	if !o.rs.Consts.HasPAT {
+		nA = int(PAT)
+	}
+	for a := range nA {
+		for p := range NumProtos {
+			c := cells[a][p]
+			usable := c.Usable()
+			cc := CellCost{Algo: Algo(a), Proto: Proto(p), TimeUs: float64(c.Time), Usable: usable, Rule: c.Rule, Why: c.Why}
+			if !usable && o.prunedBy[a][p] != "" {
+				cc.Rule = o.prunedBy[a][p]
+			}
+			o.dec.Costs = append(o.dec.Costs, cc)
+			backup := c.Reason == TuningCostBackup
+			if usable != o.cell[a][p] && !backup {
+				disagree = append(disagree, fmt.Sprintf("%s/%s (gates %s, model %s)", Algo(a), Proto(p), onOff(o.cell[a][p]), onOff(usable)))
+			}
+			if o.cell[a][p] && usable && !o.costSet[a][p] {
+				o.cost[a][p], o.costSet[a][p] = float64(c.Time), true
+			}
+		}
+	}
+	return strings.Join(disagree, "; ")
+}
+
+// fillFromModel copies the model's channels, threads, channel range and time
+// for the cell the scan picked.
+func (o *opRun) fillFromModel(ap AlgoProto) {
+	ch, d := o.choice, o.dec
+	if ch == nil || ch.Err != nil || ch.Algo != ap.Algo || ch.Proto != ap.Proto {
+		return
+	}
+	d.NChannels, d.NThreads = ch.NChannels, ch.NThreads
+	d.ChannelLo, d.ChannelHi = ch.ChannelLo, ch.ChannelHi
+	d.TimeUs = float64(ch.TimeUs)
+}
+
+// winWhy says why a cell won: its time and the runner-up's.
+func (o *opRun) winWhy(best AlgoProto, t float64) string {
+	why := fmt.Sprintf("%s wins with time %.2f µs", best, t)
+	second, st := AlgoProto{AlgoNone, ProtoNone}, 0.0
+	for _, ap := range o.candidates() {
+		if ap == best || !o.costSet[ap.Algo][ap.Proto] || o.cost[ap.Algo][ap.Proto] < 0 {
+			continue
+		}
+		if c := o.cost[ap.Algo][ap.Proto]; second.Algo == AlgoNone || c < st {
+			second, st = ap, c
+		}
+	}
+	if second.Algo != AlgoNone {
+		why += fmt.Sprintf(" (next: %s %.2f µs)", second, st)
+	}
+	return why
 }
 
 // allCostsKnown reports whether every candidate has a time (from the
@@ -474,7 +576,11 @@ var backupRule = &Rule{
 		}
 		d.Candidates = o.backup
 		d.Fallback = true
-		if len(o.backup) == 1 {
+		if ch := o.choice; ch != nil && ch.Backup && ch.Err == nil {
+			ap := AlgoProto{ch.Algo, ch.Proto}
+			o.decide(ap, "G-SEL-BACKUP-1")
+			o.fillFromModel(ap)
+		} else if len(o.backup) == 1 {
 			o.decide(o.backup[0], "G-SEL-BACKUP-1")
 		} else {
 			d.Algo, d.DecidedBy = Ring, "G-SEL-BACKUP-1"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gatesim/gatesim/spec/topo"
 )
@@ -12,44 +13,96 @@ import (
 // the topology NCCL detects once the network is chosen, the NCCL_*
 // variables the topology stage reads, and the search.
 
-// layout returns the node's hardware layout: its Layout, or one derived from
-// its facts (one PCIe switch per GPU, each NIC on its nearest GPU's switch,
-// NVLinks spread over a full mesh when there is no NVSwitch).
+// layout returns the node's hardware layout: its Layout reconciled with its
+// facts, or one derived from the facts alone (one PCIe switch per GPU, each
+// NIC on its nearest GPU's switch, NVLinks spread over a full mesh when
+// there is no NVSwitch). The facts win where both speak (GPU count, compute
+// capability, NVLinks, NVSwitch, the verbs NICs and their speed), so a
+// system edited by hand or by a generator stays one machine; the layout
+// keeps what only it knows (switch tree, NUMA and NIC placement).
 func (n *Node) layout() topo.NodeSpec {
+	var ns topo.NodeSpec
 	if n.Layout != nil {
-		return cloneLayout(*n.Layout)
+		ns = cloneLayout(*n.Layout)
+	} else {
+		ns = topo.NodeSpec{Name: n.Host, Sockets: max(1, n.CPU.Sockets)}
 	}
-	cpu := n.CPU
-	ns := topo.NodeSpec{Name: n.Host, CPUArch: cpu.Arch, CPUVendor: cpu.Vendor, CPUModel: cpu.Model, Sockets: max(1, cpu.Sockets), NVSwitch: n.NVSwitch}
+	if n.CPU.Arch != "" {
+		ns.CPUArch, ns.CPUVendor, ns.CPUModel = n.CPU.Arch, n.CPU.Vendor, n.CPU.Model
+	}
+	meshBefore := n.Layout != nil && !n.Layout.NVSwitch && len(n.Layout.GPUs) == len(n.GPUs)
+	ns.NVSwitch = n.NVSwitch
+	old := ns.GPUs
+	ns.GPUs = make([]topo.GPUSpec, len(n.GPUs))
 	for i, g := range n.GPUs {
-		gs := topo.GPUSpec{Dev: g.Dev, SM: g.SM, PCIGen: g.PCIGen, PCIWidth: g.PCIWidth, NUMA: g.NUMA, Switch: i, BusID: g.BusID}
-		if gs.PCIGen == 0 {
+		gs := topo.GPUSpec{Switch: -1}
+		switch {
+		case i < len(old):
+			gs = old[i]
+		case len(old) > 0: // an added GPU: placed like an existing one, its own bus id
+			gs = old[i%len(old)]
+			gs.BusID, gs.Peers = "", nil
+		default: // derived: its own PCIe switch
+			gs.Switch, gs.NUMA, gs.BusID = len(ns.Switches), g.NUMA, g.BusID
+		}
+		gs.Dev, gs.SM = g.Dev, g.SM
+		if g.PCIGen > 0 {
+			gs.PCIGen = g.PCIGen
+		} else if gs.PCIGen == 0 {
 			gs.PCIGen = defaultPCIGen(g.SM)
 		}
-		if gs.PCIWidth == 0 {
+		if g.PCIWidth > 0 {
+			gs.PCIWidth = g.PCIWidth
+		} else if gs.PCIWidth == 0 {
 			gs.PCIWidth = 16
 		}
-		if n.NVSwitch {
-			gs.NVLinks = g.NVLinks
-		} else if g.NVLinks > 0 && len(n.GPUs) > 1 {
-			per := max(1, g.NVLinks/(len(n.GPUs)-1))
-			gs.Peers = map[int]int{}
-			for _, p := range n.GPUs {
-				if p.Dev != g.Dev {
-					gs.Peers[p.Dev] = per
+		if gs.Switch >= len(ns.Switches) {
+			ns.Switches = append(ns.Switches, topo.SwitchSpec{NUMA: gs.NUMA, PCIGen: gs.PCIGen, PCIWidth: 16, Parent: -1})
+		}
+		ns.GPUs[i] = gs
+	}
+	for i, g := range n.GPUs {
+		gs := &ns.GPUs[i]
+		switch {
+		case n.NVSwitch:
+			gs.NVLinks, gs.Peers = g.NVLinks, nil
+		case meshBefore && sumPeers(gs.Peers) == g.NVLinks:
+			// the layout's own wiring (a hybrid cube mesh is no full mesh)
+		default:
+			gs.NVLinks, gs.Peers = 0, nil
+			if g.NVLinks > 0 && len(n.GPUs) > 1 {
+				gs.Peers = map[int]int{}
+				for _, p := range n.GPUs {
+					if p.Dev != g.Dev {
+						gs.Peers[p.Dev] = max(1, g.NVLinks/(len(n.GPUs)-1))
+					}
 				}
 			}
 		}
-		ns.GPUs = append(ns.GPUs, gs)
-		ns.Switches = append(ns.Switches, topo.SwitchSpec{NUMA: g.NUMA, PCIGen: gs.PCIGen, PCIWidth: 16, Parent: -1})
 	}
-	for _, nic := range n.NICs {
-		sw := -1
-		if nic.NearGPU >= 0 && nic.NearGPU < len(n.GPUs) {
-			sw = nic.NearGPU
+	// the verbs NICs are the facts'; Socket interfaces only the layout has
+	byName := map[string]topo.NICSpec{}
+	var sock []topo.NICSpec
+	for _, nic := range ns.NICs {
+		if nic.Socket {
+			sock = append(sock, nic)
+		} else {
+			byName[nic.Name] = nic
 		}
-		ns.NICs = append(ns.NICs, topo.NICSpec{Name: nic.Name, SpeedMbps: nic.SpeedMbps, NUMA: nic.NUMA, Switch: sw, GDR: nic.GDR, Port: max(1, nic.Port)})
 	}
+	ns.NICs = nil
+	for _, nic := range n.NICs {
+		spec, ok := byName[nic.Name]
+		if !ok {
+			spec = topo.NICSpec{Name: nic.Name, NUMA: nic.NUMA, Switch: -1}
+			if nic.NearGPU >= 0 && nic.NearGPU < len(ns.GPUs) {
+				spec.Switch, spec.NUMA = ns.GPUs[nic.NearGPU].Switch, ns.GPUs[nic.NearGPU].NUMA
+			}
+		}
+		spec.SpeedMbps, spec.GDR, spec.Port = nic.SpeedMbps, nic.GDR, max(1, nic.Port)
+		ns.NICs = append(ns.NICs, spec)
+	}
+	ns.NICs = append(ns.NICs, sock...)
 	return ns
 }
 
@@ -263,19 +316,6 @@ func topoNICs(ns *topo.NodeSpec, n *Node, env Env, chosen *netCand, collNet bool
 	ns.NICs = out
 }
 
-// hostTopology is the topology NCCL detects on a node.
-func hostTopology(n *Node, env Env, chosen *netCand, collNet bool) (*topo.System, error) {
-	if n.Topo != nil {
-		return n.Topo, nil
-	}
-	ns := n.layout()
-	topoNICs(&ns, n, env, chosen, collNet)
-	if ns.Name == "" {
-		ns.Name = n.Host
-	}
-	return topo.Synthesize(ns)
-}
-
 // TopoOptions reads the NCCL_* variables the topology stage reads, with
 // NCCL's integer parsing (strtoll; an invalid value keeps the default), into
 // topo.Options. The NVLS and CollNet entries are set by the gates.
@@ -374,4 +414,269 @@ func pathLevel(v string) (topo.PathType, bool) {
 		return old[min(max(int(n), 0), len(old)-1)], true
 	}
 	return 0, false
+}
+
+// topoRule is G-TOPO-1: the topology stage, run once for the communicator
+// by spec/topo. The graph rules after it read its per-node and agreed
+// results; the NVLS and CollNet gates before the searches set its inputs.
+func topoRule(ref Ref) *Rule {
+	return &Rule{
+		ID: "G-TOPO-1", Layer: LayerGraph, Title: "topology and graph search",
+		Doc: `Every rank detects its host's topology (GPUs, PCIe switches, NVLink and NVSwitch, CPUs, and the NET devices of the chosen network, flagged for CollNet when a CollNet plugin is attached), computes the paths between them and searches the ring and tree graphs, the CollNet graphs when CollNet is enabled and the NVLS graph when NVLS is supported. GPUs of one host that reach each other neither by P2P nor by SHM form separate NCCL nodes; an MNNVL clique fuses its hosts into one. The graph rules after this one read the search.`,
+		Ref: ref,
+		init: func(r *initRun) {
+			res, err := r.searchTopology()
+			if err != nil {
+				r.err = fmt.Errorf("topology stage: %w", err)
+				r.emit(Verdict{Outcome: Fail, Why: "the topology search failed: " + err.Error()})
+				return
+			}
+			c := r.comm
+			c.Topo = res
+			facts := []Fact{F("hosts", len(c.System.Nodes)), F("nNodes", res.NNodes), F("nRanks", res.NRanks), F("nvswitches", res.NVSCount)}
+			why := fmt.Sprintf("%d rank(s) on %d NCCL node(s)", res.NRanks, res.NNodes)
+			if res.NNodes != len(c.System.Nodes) {
+				why += fmt.Sprintf(" (%d host(s)", len(c.System.Nodes))
+				if c.MNNVL {
+					why += ", MNNVL cliques fused"
+				}
+				if res.NNodes > len(c.System.Nodes) {
+					why += ", GPUs without P2P or SHM between them are separate nodes"
+				}
+				why += ")"
+			}
+			r.emit(Verdict{Outcome: Info, Why: why, Facts: facts})
+		},
+	}
+}
+
+// searchTopology builds one topology per kind of node (one per MNNVL clique
+// when MNNVL is on) and runs spec/topo's search with the options the
+// environment and the gates set. With a Cache, a communicator whose hosts,
+// release and options were searched before reuses that result.
+func (r *initRun) searchTopology() (*topo.Result, error) {
+	c := r.comm
+	sys := c.System
+	group := make([]*nodeState, len(sys.Nodes))
+	// CollNet is searched when any node enabled it: a node that did not
+	// flags no NET device for CollNet, finds 0 channels and so disables
+	// CollNet in the consensus, as in NCCL.
+	collNet := false
+	multicast := true
+	for _, g := range r.nodes {
+		for _, i := range g.nodes {
+			group[i] = g
+		}
+		collNet = collNet || g.collNetEnable
+		multicast = multicast && g.node.Driver.MulticastAPI
+		for _, gpu := range g.node.GPUs {
+			multicast = multicast && gpu.Multicast
+		}
+	}
+	o := TopoOptions(r.env)
+	switch v := r.param("NCCL_NVLS_ENABLE"); v {
+	case 0, 2:
+		o.NvlsEnable = int(v)
+	default:
+		o.NvlsEnable = 1 // any other value forces NVLS (G-NVLS-ENV-1)
+	}
+	o.NvlsMulticast = topo.MulticastNo
+	if multicast {
+		o.NvlsMulticast = topo.MulticastYes
+	}
+	o.CollNetEnable = collNet
+	o.CollNetNodeThreshold = int(r.param("NCCL_COLLNET_NODE_THRESHOLD"))
+	if ch := r.nodes[0].chosen; ch != nil && ch.external != nil && ch.external.Net != nil {
+		o.NetDeviceUnpack = ch.external.Net.DeviceType == "unpack"
+	}
+
+	// The hosts Search sees: a layout (with the chosen network's NICs) per
+	// kind of node, a clique's layout fused over its trays, or the node's
+	// own topology XML.
+	type host struct {
+		ns    topo.NodeSpec
+		xml   *topo.System
+		trays int // > 0: an MNNVL clique
+		key   string
+	}
+	var hosts []*host
+	byGroup := map[*nodeState]*host{}
+	byClique := map[string]int{}
+	r.hostOf = make([]int, len(sys.Nodes))
+	order := make([]*host, 0, len(sys.Nodes))
+	for i := range sys.Nodes {
+		g := group[i]
+		nd := &sys.Nodes[i]
+		coll := g.collNetEnable && g.collNetOK && g.collNetDevs > 0
+		if cl := nd.MNNVLClique; c.MNNVL && cl != "" && nd.Topo == nil {
+			if h, ok := byClique[cl]; ok {
+				r.hostOf[i] = h
+				continue
+			}
+			trays := 0
+			for j := range sys.Nodes {
+				if sys.Nodes[j].MNNVLClique == cl {
+					trays++
+				}
+			}
+			h := &host{ns: nd.layout(), trays: trays}
+			topoNICs(&h.ns, nd, r.env, g.chosen, coll)
+			h.key = fmt.Sprintf("mnnvl%d:%+v", trays, h.ns)
+			byClique[cl] = len(order)
+			r.hostOf[i] = len(order)
+			order = append(order, h)
+			hosts = append(hosts, h)
+			continue
+		}
+		h, ok := byGroup[g]
+		if !ok {
+			h = &host{}
+			if nd.Topo != nil {
+				h.xml, h.key = nd.Topo, fmt.Sprintf("xml%p", nd.Topo)
+			} else {
+				h.ns = nd.layout()
+				topoNICs(&h.ns, nd, r.env, g.chosen, coll)
+				if h.ns.Name == "" {
+					h.ns.Name = nd.Host
+				}
+				h.key = fmt.Sprintf("%+v", h.ns)
+			}
+			byGroup[g] = h
+			hosts = append(hosts, h)
+		}
+		r.hostOf[i] = len(order)
+		order = append(order, h)
+	}
+	var key string
+	if r.cache != nil {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s|%+v", r.rs.Version, o)
+		for _, h := range order {
+			b.WriteString("|")
+			b.WriteString(h.key)
+		}
+		key = b.String()
+		if res, ok := r.cache.get(key); ok {
+			return res, nil
+		}
+	}
+	built := map[*host]*topo.System{}
+	for _, h := range hosts {
+		var s *topo.System
+		var err error
+		switch {
+		case h.xml != nil:
+			s = h.xml
+		case h.trays > 0:
+			s, err = topo.SynthesizeMNNVL(h.ns, h.trays)
+		default:
+			s, err = topo.Synthesize(h.ns)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", orName(h.ns.Name, "node"), err)
+		}
+		built[h] = s
+	}
+	systems := make([]*topo.System, len(order))
+	for i, h := range order {
+		systems[i] = built[h]
+	}
+	res, err := topo.Search(systems, r.rs.TopoParams, o)
+	if err == nil && r.cache != nil {
+		r.cache.put(key, res)
+	}
+	return res, err
+}
+
+func orName(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Cache keeps topology searches across communicators: sweeps and batches
+// (whatif, oracle, the property tests) build many communicators over the
+// same machines, and the search dominates Init. A Cache is safe for
+// concurrent use and bounded; the zero value is not usable, use NewCache.
+// A nil *Cache caches nothing.
+type Cache struct {
+	mu  sync.Mutex
+	max int
+	m   map[string]*topo.Result
+}
+
+// NewCache returns a cache holding at most n searches (n ≤ 0: 256). When it
+// is full it starts over.
+func NewCache(n int) *Cache {
+	if n <= 0 {
+		n = 256
+	}
+	return &Cache{max: n, m: map[string]*topo.Result{}}
+}
+
+func (k *Cache) get(key string) (*topo.Result, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	r, ok := k.m[key]
+	return r, ok
+}
+
+func (k *Cache) put(key string, r *topo.Result) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.m) >= k.max {
+		clear(k.m)
+	}
+	k.m[key] = r
+}
+
+// Init is spec.Init with this cache.
+func (k *Cache) Init(rs *Ruleset, sys *System, env Env) (*Comm, error) {
+	return initWith(rs, sys, env, k)
+}
+
+// topoNode is the search's result for a kind of node: the first NCCL node
+// of its host, and how many NCCL nodes the host split into.
+func (r *initRun) topoNode(s *nodeState) (*topo.NodeResult, int) {
+	res := r.comm.Topo
+	if res == nil {
+		return nil, 0
+	}
+	host := r.hostOf[s.nodes[0]]
+	var first *topo.NodeResult
+	n := 0
+	for i := range res.Nodes {
+		if res.Nodes[i].Host == host {
+			if first == nil {
+				first = &res.Nodes[i]
+			}
+			n++
+		}
+	}
+	return first, n
+}
+
+// graphInfo is what the gates read of a searched graph.
+func graphInfo(g topo.Graph, searched bool) GraphInfo {
+	gi := GraphInfo{Searched: searched, NChannels: g.NChannels, Pattern: int(g.Pattern)}
+	if searched || g.NChannels > 0 {
+		gi.TypeIntra, gi.TypeInter = g.TypeIntra.String(), g.TypeInter.String()
+	}
+	return gi
+}
+
+// worstGPUPath is the worst path class between two GPUs of an NCCL node
+// ("LOC" for a single GPU).
+func worstGPUPath(s *topo.System) string {
+	worst := topo.PathLOC
+	gpus := s.GPUs()
+	for _, a := range gpus {
+		for _, b := range gpus {
+			if a != b && b.Index < len(a.Paths[topo.GPU]) {
+				worst = max(worst, a.Paths[topo.GPU][b.Index].Type)
+			}
+		}
+	}
+	return worst.String()
 }

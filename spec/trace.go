@@ -182,7 +182,12 @@ type Verdict struct {
 	// Log holds the lines NCCL prints for this verdict (message part only, no
 	// host:pid:tid prefix), already formatted.
 	Log []string `json:"log,omitempty"`
-	Ref Ref      `json:"ref"`
+	// Debug holds the lines NCCL prints for this verdict only when
+	// NCCL_DEBUG_SUBSYS names their subsystem (GRAPH, TUNING): the searched
+	// graphs channel by channel and the tuning table. The default subsystems
+	// (INIT, BOOTSTRAP, ENV) print Log only.
+	Debug []string `json:"debug,omitempty"`
+	Ref   Ref      `json:"ref"`
 	// Scope says whose verdict this is when it is not the whole
 	// communicator's: "op" for a per-operation gate, "rank 3", "node 1".
 	Scope string `json:"scope,omitempty"`

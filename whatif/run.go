@@ -3,6 +3,8 @@ package whatif
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/gatesim/gatesim/spec"
 )
 
 const chunk = 64
@@ -18,11 +20,12 @@ func Run(points []Point, workers int, sim Simulator, progress func(done int)) []
 	out := make([]Result, len(points))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
+	topoCache := spec.NewCache(0) // workers share the topology searches
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e := &Evaluator{Sim: sim}
+			e := &Evaluator{Sim: sim, Topo: topoCache}
 			for {
 				// chunks keep neighbouring points (same communicator) together
 				lo := int(next.Add(chunk) - chunk)

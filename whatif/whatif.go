@@ -405,6 +405,8 @@ type Evaluator struct {
 	// machine and an environment set share one (collectives and sizes vary
 	// fastest in a sweep).
 	comms map[commKey]*spec.Comm
+	// Topo shares topology searches between evaluators (nil: none).
+	Topo *spec.Cache
 }
 
 type commKey struct {
@@ -434,7 +436,7 @@ func (e *Evaluator) Evaluate(p Point) Result {
 	comm := e.comms[k]
 	if comm == nil {
 		var err error
-		comm, err = spec.Init(rs, p.Machine.Sys, env)
+		comm, err = e.Topo.Init(rs, p.Machine.Sys, env)
 		if err != nil {
 			r.Outcome = "invalid: " + err.Error()
 			return r

@@ -158,6 +158,45 @@ func printDecision(w io.Writer, d *spec.Decision) {
 		}
 	}
 	fmt.Fprintf(w, "  evidence: %s\n", strings.Join(ev, " "))
+	printCosts(w, d)
+}
+
+// printCosts prints the operation's cost table, one row per algorithm: the
+// time of each protocol or why it cannot be chosen, the winner marked.
+func printCosts(w io.Writer, d *spec.Decision) {
+	if len(d.Costs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  cost table for %s of %s (µs; * marks the choice):\n", d.Op.Func, spec.FormatBytes(d.Op.Bytes()))
+	var rows [][]string
+	row := map[spec.Algo]int{}
+	var why []string
+	for _, c := range d.Costs {
+		i, ok := row[c.Algo]
+		if !ok {
+			i = len(rows)
+			row[c.Algo] = i
+			rows = append(rows, []string{c.Algo.String(), "", "", ""})
+		}
+		cell := "-"
+		switch {
+		case c.Usable:
+			cell = fmt.Sprintf("%.2f", c.TimeUs)
+			if c.Algo == d.Algo && c.Proto == d.Proto {
+				cell = "*" + cell
+			}
+		case c.Rule != "":
+			cell = "— " + string(c.Rule)
+		}
+		rows[i][1+int(c.Proto)] = cell
+		if !c.Usable && c.Why != "" && c.Proto == spec.Simple {
+			why = append(why, fmt.Sprintf("%s: %s", c.Algo, c.Why))
+		}
+	}
+	_ = asciiTable(w, []string{"algorithm", "LL", "LL128", "Simple"}, rows, 40)
+	for _, s := range why {
+		fmt.Fprintf(w, "    %s\n", s)
+	}
 }
 
 // decisionLine is the one-line outcome: "Ring/Simple", "Ring (protocol
