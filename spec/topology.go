@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -679,4 +680,133 @@ func worstGPUPath(s *topo.System) string {
 		}
 	}
 	return worst.String()
+}
+
+// NodeFromTopology builds a node from NCCL's own topology XML (what
+// NCCL_TOPO_DUMP_FILE writes and NCCL_TOPO_FILE reads). The topology is used
+// as it is for the search; the gate facts are read from it: the CPU, each
+// GPU's compute capability, bus id and NVLinks, the NVSwitch, and the NET
+// devices (InfiniBand ports become verbs NICs, Socket interfaces become IP
+// interfaces). What the XML does not say is assumed and can be edited on
+// the returned node: the driver exports the multicast API and cuMem, GPUs of
+// sm90 and newer on an NVSwitch report the multicast attribute, CUDA 12.8.
+func NodeFromTopology(file string, data []byte) (Node, error) {
+	s, err := topo.LoadSystem(file, data)
+	if err != nil {
+		return Node{}, err
+	}
+	n := Node{Topo: s, Host: s.Name}
+	arch, vendor, model := s.CPUType()
+	n.CPU = CPU{Sockets: max(1, len(s.Nodes[topo.CPU]))}
+	switch arch {
+	case topo.ArchX86:
+		n.CPU.Arch = "x86_64"
+	case topo.ArchARM:
+		n.CPU.Arch = "arm64"
+	case topo.ArchPower:
+		n.CPU.Arch = "ppc64"
+	}
+	switch vendor {
+	case topo.VendorIntel:
+		n.CPU.Vendor = "Intel"
+		n.CPU.Model = map[topo.CPUModel]string{topo.ModelIntelBDW: "bdw", topo.ModelIntelSKL: "skl", topo.ModelIntelSRP: "srp", topo.ModelIntelERP: "erp"}[model]
+	case topo.VendorAMD:
+		n.CPU.Vendor = "AMD"
+	case topo.VendorZhaoxin:
+		n.CPU.Vendor = "Zhaoxin"
+	}
+	n.NVSwitch = len(s.Nodes[topo.NVS]) > 0
+	gpus := append([]*topo.Node(nil), s.GPUs()...)
+	slices.SortStableFunc(gpus, func(a, b *topo.Node) int { return a.Dev - b.Dev })
+	if len(gpus) == 0 {
+		return Node{}, fmt.Errorf("%s: no <gpu> element: expected the GPUs of one host", file)
+	}
+	for _, g := range gpus {
+		links := 0
+		for _, l := range g.Links {
+			if l.Type == topo.LinkNVL {
+				links += max(1, int(l.Bw/nvlinkBw(g.SM)+0.5))
+			}
+		}
+		n.GPUs = append(n.GPUs, GPU{Name: fmt.Sprintf("sm%d GPU", g.SM), Dev: g.Dev, SM: g.SM, NVLinks: links,
+			Multicast: g.SM >= 90 && n.NVSwitch, BusID: busIDString(g.LocalID())})
+	}
+	verbs := false
+	for _, net := range s.NETs() {
+		x := netXML(s.Source, net.NetDev)
+		name, _ := x.Attr("name")
+		if net.Port == 0 { // Socket reports port 0 (IB ports count from 1)
+			n.IPInterfaces = append(n.IPInterfaces, name)
+			continue
+		}
+		verbs = true
+		gdr, _ := x.Attr("gdr")
+		n.NICs = append(n.NICs, NIC{Name: name, Port: net.Port, LinkLayer: "IB", SpeedMbps: int(net.Bw * 8000), Active: true,
+			GDR: gdr == "1", NearGPU: -1})
+	}
+	if len(n.IPInterfaces) == 0 {
+		n.IPInterfaces = []string{"eth0"}
+	}
+	n.Driver = Driver{MulticastAPI: true, CuMem: true, Verbs: verbs, CUDA: 12080}
+	return n, nil
+}
+
+// busIDString is the PCI address NCCL packs into an id (the hex digits of
+// "dddd:bb:dd.f" without separators).
+func busIDString(id int64) string {
+	return fmt.Sprintf("%04x:%02x:%02x.%x", id>>20, (id>>12)&0xff, (id>>4)&0xff, id&0xf)
+}
+
+// nvlinkBw is NCCL's per-link NVLink bandwidth (GB/s) by compute capability.
+func nvlinkBw(sm int) float32 {
+	switch {
+	case sm >= 100:
+		return 40.1
+	case sm >= 90:
+		return 20.6
+	case sm >= 86:
+		return 12.0
+	case sm >= 80:
+		return 20.0
+	case sm >= 70:
+		return 20.0
+	}
+	return 18.0
+}
+
+// netXML finds the <net> element with the given dev in a topology XML.
+func netXML(x *topo.XMLNode, dev int) *topo.XMLNode {
+	if x == nil {
+		return &topo.XMLNode{}
+	}
+	if x.Name == "net" {
+		if d, ok := x.Attr("dev"); ok && d == strconv.Itoa(dev) {
+			return x
+		}
+	}
+	for _, s := range x.Subs {
+		if f := netXML(s, dev); f.Name == "net" {
+			return f
+		}
+	}
+	return &topo.XMLNode{}
+}
+
+// SystemFromTopology is a system of nodes copies of a host described by
+// NCCL's topology XML (NodeFromTopology); the copies share the topology.
+func SystemFromTopology(file string, data []byte, nodes int) (*System, error) {
+	n, err := NodeFromTopology(file, data)
+	if err != nil {
+		return nil, err
+	}
+	sys := &System{Name: file}
+	for i := range max(1, nodes) {
+		nd := n
+		nd.GPUs = slices.Clone(n.GPUs)
+		nd.NICs = slices.Clone(n.NICs)
+		nd.IPInterfaces = slices.Clone(n.IPInterfaces)
+		nd.Host = fmt.Sprintf("node%d", i)
+		sys.Nodes = append(sys.Nodes, nd)
+	}
+	return sys, nil
 }

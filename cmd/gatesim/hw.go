@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -38,7 +39,7 @@ PyTorch's wheel, the system) and runs collectives on the local GPUs. Every proce
 its own, gets NCCL_NVLS_ENABLE=0, TORCH_SYMM_MEM_DISABLE_MULTICAST=1 and NVSHMEM_DISABLE_NVLS=1
 unless --allow-nvls is given. Without a GPU, CUDA or NCCL it exits with code 3.`,
 	}
-	c.AddCommand(newHWInfoCmd(d), newHWRunCmd(d), newHWMatrixCmd(d), newHWCompareCmd(d), newHWSelfTestCmd(d))
+	c.AddCommand(newHWInfoCmd(d), newHWRunCmd(d), newHWMatrixCmd(d), newHWCompareCmd(d), newHWCheckCmd(d), newHWSelfTestCmd(d))
 	return c
 }
 
@@ -491,6 +492,124 @@ missed.`,
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().StringVar(&stat, "stat", "median", "median (each side's median per size) or best (each side's fastest batch or cycle)")
 	return c
+}
+
+func newHWCheckCmd(d *deps) *cobra.Command {
+	var from []string
+	var asJSON, verbose bool
+	c := &cobra.Command{
+		Use:   "check --from DIR [--from DIR...]",
+		Short: "Check spec's prediction against captured runs: graphs, channels, the tuning table, every per-operation choice",
+		Long: `check reads capture directories (gatesim hw matrix --out writes them; a directory holding a
+config.json, or a directory of such directories) and, for each, predicts what NCCL does from the
+capture's own topology dump, release and environment: the ring/tree/NVLS searches rank 0 printed,
+the channel summary, the threadThresholds line, every cell of the printed tuning table, every
+distinct per-operation line (algorithm, protocol, channel range) and the errors the measured
+operations returned. Exit code 1 when anything differs.`,
+		Example: `  gatesim hw check --from golden/testdata/captured/h200x2-2.28.9`,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if len(from) == 0 {
+				return badInputf("--from is required")
+			}
+			var caps []*hw.Capture
+			for _, dir := range from {
+				if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {
+					cp, err := hw.ReadCapture(dir)
+					if err != nil {
+						return badInput(err)
+					}
+					caps = append(caps, cp)
+					continue
+				}
+				set, err := hw.ReadCaptureSet(dir)
+				if err != nil {
+					return badInput(err)
+				}
+				if len(set) == 0 {
+					return badInputf("%s: no capture directory (none holds a config.json)", dir)
+				}
+				caps = append(caps, set...)
+			}
+			cache := spec.NewCache(0)
+			var reps []*hw.CheckReport
+			bad := 0
+			for _, cp := range caps {
+				rep, err := hw.Check(cp, cache)
+				if err != nil {
+					return badInput(err)
+				}
+				reps = append(reps, rep)
+				bad += rep.Disagreements()
+			}
+			if asJSON {
+				if err := writeJSONOut(d, reps); err != nil {
+					return err
+				}
+			} else if err := writeCheck(d.stdout, reps, verbose); err != nil {
+				return err
+			}
+			if bad > 0 {
+				return &exitError{code: exitNo, err: fmt.Errorf("%d item(s) differ from the prediction", bad)}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringArrayVar(&from, "from", nil, "capture directory or directory of captures (repeatable)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print every compared row, not only the summary and differences")
+	return c
+}
+
+// writeCheck prints one summary row per capture, then the rows that differ
+// (every row with verbose).
+func writeCheck(w io.Writer, reps []*hw.CheckReport, verbose bool) error {
+	var rows [][]string
+	for _, r := range reps {
+		status := "agree"
+		if n := r.Disagreements(); n > 0 {
+			status = fmt.Sprintf("%d differ", n)
+		}
+		graphs, channels := "-", "-"
+		for _, row := range r.Rows {
+			switch row.Kind {
+			case "graph":
+				if graphs == "-" || !row.Agree {
+					graphs = agreeWord(row.Agree)
+				}
+			case "channels":
+				channels = agreeWord(row.Agree)
+			}
+		}
+		rows = append(rows, []string{r.Config, r.Release.String(), envLine(r.Env), graphs, channels,
+			fmt.Sprintf("%d/%d", r.Table.Agree, r.Table.Total), fmt.Sprintf("%d/%d", r.Ops.Agree, r.Ops.Total), status})
+	}
+	if err := asciiTable(w, []string{"config", "nccl", "env", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {
+		return err
+	}
+	for _, r := range reps {
+		var rr [][]string
+		for _, row := range r.Rows {
+			if verbose || !row.Agree {
+				rr = append(rr, []string{row.Kind, row.What, row.Predicted, row.Observed, agreeWord(row.Agree) + " " + row.Note})
+			}
+		}
+		if len(rr) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (NCCL %s):\n", r.Config, r.Release)
+		if err := asciiTable(w, []string{"kind", "what", "predicted", "observed", ""}, rr, 60); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func agreeWord(ok bool) string {
+	if ok {
+		return "agree"
+	}
+	return "DIFFER"
 }
 
 func newHWSelfTestCmd(d *deps) *cobra.Command {

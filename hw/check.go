@@ -1,0 +1,287 @@
+package hw
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// Check puts spec's prediction beside what NCCL did in one capture: the
+// system is the capture's own topology dump (spec.NodeFromTopology), the
+// release the library's, the environment the one the process ran under.
+// Compared: the graph searches rank 0 printed, the channel summary, the
+// threadThresholds line, every cell of the printed tuning table, each
+// distinct per-operation line (algorithm, protocol, channel range) and the
+// errors the measured operations returned. Pure: the capture is read
+// already (ReadCapture).
+func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
+	rep := &CheckReport{Config: c.Config.Name, Dir: c.Dir}
+	if c.Result == nil {
+		return nil, fmt.Errorf("%s: no results.json: the run died before writing it", c.Dir)
+	}
+	if len(c.Topo) == 0 {
+		return nil, fmt.Errorf("%s: no %s: run the capture with NCCL_TOPO_DUMP_FILE", c.Dir, CaptureTopo)
+	}
+	rel := c.Result.Release
+	if rel == 0 {
+		rel = c.Result.Version
+	}
+	rs, err := spec.Load(rel)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Dir, err)
+	}
+	rep.Release = rel
+	sys, err := spec.SystemFromTopology(c.Dir+"/"+CaptureTopo, c.Topo, 1)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(sys.Nodes[0].GPUs); n != c.Result.NRanks {
+		return nil, fmt.Errorf("%s: the topology dump has %d GPUs, the run %d ranks: expected one process group on one host", c.Dir, n, c.Result.NRanks)
+	}
+	rep.Env = checkEnv(c.Result.Env)
+	comm, err := cache.Init(rs, sys, rep.Env)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Dir, err)
+	}
+	var logs bytes.Buffer
+	for _, name := range c.LogNames() {
+		logs.Write(c.Logs[name])
+	}
+	l, err := ncclog.Parse(&logs, c.Dir)
+	if err != nil {
+		return nil, err
+	}
+
+	// init error
+	obsErr := "none"
+	if c.Result.InitErr != nil {
+		obsErr = c.Result.InitErr.Result.String()
+	}
+	predErr := "none"
+	if comm.Err != nil {
+		predErr = comm.Err.Result.String()
+	}
+	rep.add("init", "communicator init error", predErr, obsErr)
+	if comm.Err != nil || c.Result.InitErr != nil {
+		return rep, nil
+	}
+
+	// graphs rank 0 searched (before the ranks agree)
+	nr := &comm.Topo.Nodes[0]
+	pg := nr.Graphs()
+	for _, g := range []struct {
+		name    string
+		idx     topo.GraphIndex
+		pattern int
+	}{{"ring graph", topo.GraphRing, 4}, {"tree graph", topo.GraphTree, 1}, {"NVLS graph", topo.GraphNVLS, 5}} {
+		obs := "not searched"
+		pattern := g.pattern
+		if nr.Searched[g.idx] {
+			pattern = int(pg[g.idx].Pattern) // a one-GPU node searches the tree as pattern 3
+		}
+		for _, gl := range l.Graphs {
+			if gl.Pattern == pattern {
+				obs = fmt.Sprintf("nChannels %d, bw %.1f/%.1f, type %s/%s, sameChannels %d, crossNic %d",
+					gl.NChannels, gl.BwIntra, gl.BwInter, gl.TypeIntra, gl.TypeInter, gl.SameChannels, gl.CrossNic)
+				break
+			}
+		}
+		pred := "not searched"
+		if nr.Searched[g.idx] {
+			x := pg[g.idx]
+			same := 0
+			if x.SameChannels {
+				same = 1
+			}
+			pred = fmt.Sprintf("nChannels %d, bw %.1f/%.1f, type %s/%s, sameChannels %d, crossNic %d",
+				x.NChannels, x.BwIntra, x.BwInter, x.TypeIntra, x.TypeInter, same, x.CrossNic)
+		}
+		rep.add("graph", g.name, pred, obs)
+	}
+
+	// channel summary and thread thresholds
+	obs := "not printed"
+	if len(l.Channels) > 0 {
+		s := l.Channels[0]
+		obs = fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer", s.Coll, s.CollNet, s.NVLS, s.P2P, s.P2PPerPeer)
+	}
+	rep.add("channels", "channel summary", comm.Topo.Summary, obs)
+	obs = "not printed"
+	if s, ok := l.First(ncclog.KindThreadThresholds); ok {
+		obs = strings.TrimSpace(s.Msg)
+	}
+	rep.add("model", "threadThresholds", comm.Model.ThreadThresholdsLine(), obs)
+
+	// the tuning table, cell by cell at the printed precision
+	if len(l.Tables) > 0 {
+		t := &l.Tables[0]
+		m := comm.Model
+		var bad []string
+		for f := range spec.NumFuncs {
+			for _, a := range t.Algos {
+				for p := range spec.NumProtos {
+					cell, ok := t.Cell(spec.Func(f), a, spec.Proto(p))
+					if !ok || !cell.Set {
+						continue
+					}
+					rep.Table.Total++
+					po := fmt.Sprintf("%.1f/%.1f", m.Latencies[f][a][p], m.Bandwidths[f][a][p])
+					oo := fmt.Sprintf("%.1f/%.1f", cell.Lat, cell.Bw)
+					if po == oo {
+						rep.Table.Agree++
+					} else if len(bad) < 8 {
+						bad = append(bad, fmt.Sprintf("%s/%s/%s %s≠%s", spec.Func(f), a, spec.Proto(p), po, oo))
+					}
+				}
+			}
+		}
+		rep.tally("model", "tuning table cells", rep.Table, strings.Join(bad, "; "))
+	}
+
+	// per-operation lines
+	dtypes := map[spec.Func]spec.DataType{}
+	for _, r := range c.Result.Rows {
+		if _, ok := dtypes[r.Func]; !ok {
+			if dt, err := spec.ParseDataType(r.TypeS); err == nil {
+				dtypes[r.Func] = dt
+			}
+		}
+	}
+	ops := append([]ncclog.OpChoice(nil), l.Ops...)
+	sort.SliceStable(ops, func(i, j int) bool {
+		if ops[i].Func != ops[j].Func {
+			return ops[i].Func < ops[j].Func
+		}
+		return ops[i].Bytes < ops[j].Bytes
+	})
+	for _, o := range ops {
+		if !o.FuncKnown || o.Func < 0 || o.Func >= spec.NumFuncs {
+			continue
+		}
+		dt, ok := dtypes[o.Func]
+		if o.DTypeKnow {
+			dt, ok = o.DType, true
+		}
+		if !ok {
+			dt = spec.Float32
+		}
+		op, err := spec.OpFromBytes(o.Func, o.Bytes, dt, spec.Sum, 0)
+		if err != nil {
+			continue
+		}
+		d, _, err := comm.Select(op)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
+		}
+		pred := opString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, o.ChannelLo >= 0)
+		if d.Err != nil {
+			pred = "error " + d.Err.Result.String()
+		}
+		obs := opString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, o.ChannelLo >= 0)
+		rep.Ops.Total++
+		if pred == obs {
+			rep.Ops.Agree++
+			continue
+		}
+		rep.add("op", fmt.Sprintf("%s %s", o.Func, spec.FormatBytes(o.Bytes)), pred, obs)
+	}
+	rep.tally("op", "per-operation lines", rep.Ops, "")
+
+	// operations that returned an error
+	for _, r := range c.Result.Rows {
+		if r.Err == nil {
+			continue
+		}
+		dt, err := spec.ParseDataType(r.TypeS)
+		if err != nil {
+			continue
+		}
+		op := spec.Op{Func: r.Func, Count: int64(r.Count), DataType: dt, RedOp: spec.Sum}
+		d, _, err := comm.Select(op)
+		if err != nil {
+			continue
+		}
+		pred := "ok"
+		if d.Err != nil {
+			pred = d.Err.Result.String()
+		}
+		rep.add("op", fmt.Sprintf("%s %s returns", r.Coll, spec.FormatBytes(int64(r.Size))), pred, r.Err.Result.String())
+	}
+	return rep, nil
+}
+
+func opString(a spec.Algo, p spec.Proto, lo, hi int, withRange bool) string {
+	s := a.String() + "/" + p.String()
+	if withRange {
+		s += fmt.Sprintf(" channels %d..%d", lo, hi)
+	}
+	return s
+}
+
+// checkEnv is the environment NCCL read: the run's variables without the
+// ones that only steer logging and dumps.
+func checkEnv(e spec.Env) spec.Env {
+	out := spec.Env{}
+	for k, v := range e {
+		switch {
+		case !strings.HasPrefix(k, "NCCL_"), strings.HasPrefix(k, "NCCL_DEBUG"),
+			k == "NCCL_TOPO_DUMP_FILE", k == "NCCL_GRAPH_DUMP_FILE", k == "NCCL_VERSION":
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// CheckReport is one capture's predicted-versus-observed table.
+type CheckReport struct {
+	Config  string       `json:"config"`
+	Dir     string       `json:"dir"`
+	Release spec.Version `json:"release"`
+	Env     spec.Env     `json:"env"`
+	Rows    []CheckRow   `json:"rows"`
+	Table   Tally        `json:"table"`
+	Ops     Tally        `json:"ops"`
+}
+
+// Tally counts compared items and those that agree.
+type Tally struct {
+	Total int `json:"total"`
+	Agree int `json:"agree"`
+}
+
+// CheckRow is one compared item.
+type CheckRow struct {
+	Kind      string `json:"kind"` // init, graph, channels, model, op
+	What      string `json:"what"`
+	Predicted string `json:"predicted"`
+	Observed  string `json:"observed"`
+	Agree     bool   `json:"agree"`
+	Note      string `json:"note,omitempty"`
+}
+
+func (r *CheckReport) add(kind, what, pred, obs string) {
+	r.Rows = append(r.Rows, CheckRow{Kind: kind, What: what, Predicted: pred, Observed: obs, Agree: pred == obs})
+}
+
+// tally records a counted comparison: it agrees when every item does.
+func (r *CheckReport) tally(kind, what string, t Tally, note string) {
+	r.Rows = append(r.Rows, CheckRow{Kind: kind, What: what, Predicted: fmt.Sprintf("%d compared", t.Total),
+		Observed: fmt.Sprintf("%d agree", t.Agree), Agree: t.Agree == t.Total, Note: note})
+}
+
+// Disagreements counts the rows that differ.
+func (r *CheckReport) Disagreements() int {
+	n := 0
+	for _, row := range r.Rows {
+		if !row.Agree {
+			n++
+		}
+	}
+	return n
+}
