@@ -34,10 +34,11 @@ type Request struct {
 	ID json.RawMessage `json:"id,omitempty"`
 	// NCCL is the release: "2.28.9", "v2.28.9-1" or 22809.
 	NCCL json.RawMessage `json:"nccl"`
-	// System is a preset name, a path to a system file (JSON/YAML), or an
-	// inline system object.
+	// System is a preset name, a path to a system file (JSON/YAML), a path
+	// to NCCL's topology XML of one host (".xml"), or an inline system
+	// object.
 	System json.RawMessage `json:"system"`
-	// Nodes and SHARP vary a preset.
+	// Nodes and SHARP vary a preset (Nodes also copies a topology XML).
 	Nodes int  `json:"nodes,omitempty"`
 	SHARP bool `json:"sharp,omitempty"`
 	// Plugins are libraries added to every node (spec.Library objects).
@@ -294,6 +295,13 @@ func (o *Oracle) system(req Request) (*spec.System, string, error) {
 		data, rerr := o.readFile(s)
 		if rerr != nil {
 			return nil, "system", rerr
+		}
+		if strings.HasSuffix(strings.ToLower(s), ".xml") { // NCCL's topology dump of one host
+			if req.SHARP {
+				return nil, "sharp", fmt.Errorf("sharp applies to presets only; add the plugin under \"plugins\"")
+			}
+			sys, err = spec.SystemFromTopology(s, data, max(1, req.Nodes))
+			break
 		}
 		sys, err = spec.ParseSystem(s, data)
 	default:

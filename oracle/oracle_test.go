@@ -2,6 +2,8 @@ package oracle
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -100,4 +102,29 @@ func FuzzHandleLine(f *testing.F) {
 			t.Fatalf("status %v", m["status"])
 		}
 	})
+}
+
+// A topology XML path is a system: the answer is what that NCCL printed
+// for the operation on the captured machine (AllReduce 2 MiB in the
+// baseline capture: Ring/Simple over channels 0..23).
+func TestTopologyXMLSystem(t *testing.T) {
+	o := New(os.ReadFile)
+	xml := "../golden/testdata/captured/h200x2-2.28.9/baseline/topo.xml"
+	m := decode(t, o.HandleLine([]byte(`{"nccl":"2.28.9","system":"`+xml+`","env":{"NCCL_NVLS_ENABLE":"0"},"op":{"coll":"allreduce","bytes":"2MiB"}}`)))
+	if m["status"] != "ok" {
+		t.Fatalf("answer %v", m)
+	}
+	log, err := os.ReadFile("../golden/testdata/captured/h200x2-2.28.9/baseline/nccl.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := fmt.Sprintf("AllReduce: 2097152 Bytes -> Algo %s proto %s channel{Lo..Hi}={%v..%v}",
+		strings.ToUpper(m["algo"].(string)), strings.ToUpper(m["proto"].(string)), m["channel_lo"], m["channel_hi"])
+	if !strings.Contains(string(log), line) {
+		t.Errorf("%q is not in the captured log", line)
+	}
+	m = decode(t, o.HandleLine([]byte(`{"nccl":"2.28.9","system":"nope.xml","op":{"coll":"allreduce","bytes":"1MiB"}}`)))
+	if m["status"] != "invalid" {
+		t.Errorf("a missing XML file: %v", m)
+	}
 }

@@ -15,6 +15,7 @@ import (
 type systemFlags struct {
 	preset  string
 	file    string
+	topo    string
 	nodes   int
 	sharp   bool
 	plugins []string
@@ -23,7 +24,8 @@ type systemFlags struct {
 func (f *systemFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.preset, "system", "", "system preset: "+strings.Join(spec.PresetNames(), ", "))
 	c.Flags().StringVar(&f.file, "system-file", "", "system description (JSON or YAML; see the README)")
-	c.Flags().IntVar(&f.nodes, "nodes", 0, "node count for a preset (default 1)")
+	c.Flags().StringVar(&f.topo, "topo", "", "NCCL's topology XML of one host (NCCL_TOPO_DUMP_FILE's output); --nodes copies it")
+	c.Flags().IntVar(&f.nodes, "nodes", 0, "node count for a preset or --topo (default 1)")
 	c.Flags().BoolVar(&f.sharp, "sharp", false, "add the HPC-X SHARP plugin (Net and CollNet v5-v8) to every node of a preset")
 	c.Flags().StringArrayVar(&f.plugins, "plugin", nil, "plugin library description (JSON or YAML) added to every node; repeatable")
 }
@@ -32,9 +34,24 @@ func (f *systemFlags) add(c *cobra.Command) {
 func (f *systemFlags) load() (*spec.System, error) {
 	var sys *spec.System
 	var err error
+	named := 0
+	for _, s := range []string{f.preset, f.file, f.topo} {
+		if s != "" {
+			named++
+		}
+	}
 	switch {
-	case f.preset != "" && f.file != "":
-		return nil, badInputf("--system and --system-file are exclusive: name one machine")
+	case named > 1:
+		return nil, badInputf("--system, --system-file and --topo are exclusive: name one machine")
+	case f.topo != "":
+		data, rerr := os.ReadFile(f.topo)
+		if rerr != nil {
+			return nil, badInput(rerr)
+		}
+		if f.sharp {
+			return nil, badInputf("--sharp applies to presets; give --plugin with the SHARP plugin's description instead")
+		}
+		sys, err = spec.SystemFromTopology(f.topo, data, max(1, f.nodes))
 	case f.file != "":
 		data, rerr := os.ReadFile(f.file)
 		if rerr != nil {
@@ -47,7 +64,7 @@ func (f *systemFlags) load() (*spec.System, error) {
 	case f.preset != "":
 		sys, err = spec.Preset(f.preset, spec.PresetOptions{Nodes: f.nodes, SHARP: f.sharp})
 	default:
-		return nil, badInputf("no machine: give --system PRESET (one of %s) or --system-file FILE", strings.Join(spec.PresetNames(), ", "))
+		return nil, badInputf("no machine: give --system PRESET (one of %s), --system-file FILE or --topo TOPO.XML", strings.Join(spec.PresetNames(), ", "))
 	}
 	if err != nil {
 		return nil, badInput(err)

@@ -73,6 +73,7 @@ var subcommands = []func(*deps) *cobra.Command{
 	newHWCmd,
 	newDiagnoseCmd,
 	newTopoCmd,
+	newTableCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
+	"github.com/spf13/cobra"
+)
+
+func newTableCmd(d *deps) *cobra.Command {
+	var sf systemFlags
+	var ef envFlags
+	var nccl string
+	var asJSON, graphs, why bool
+	c := &cobra.Command{
+		Use:   "table (--system PRESET | --topo TOPO.XML | --system-file FILE) [--env NAME=VALUE...]",
+		Short: "Print the tuning table, threadThresholds and channel summary NCCL prints at init",
+		Long: `table builds the communicator NCCL would build on the machine (its gates, its topology search, its
+tuning model) and prints what rank 0 logs at INFO level with NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING: the
+graph searches (--graphs), the tuning table (latency/bandwidth per function, algorithm and protocol, in
+NCCL's layout and precision), the threadThresholds line and the channel summary. --why lists, for every
+cell with bandwidth 0, the rule that zeroed it.`,
+		Example: `  gatesim table --system dgx-h100 --nodes 2
+  gatesim table --nccl 2.22.3 --topo topo.xml --env NCCL_PROTO=^LL128 --why`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			vs, err := parseReleases(nccl)
+			if err != nil {
+				return err
+			}
+			if len(vs) != 1 {
+				return badInputf("--nccl: table prints one release's table; name one")
+			}
+			sys, err := sf.load()
+			if err != nil {
+				return err
+			}
+			env, err := ef.build()
+			if err != nil {
+				return err
+			}
+			comm, err := spec.Init(spec.MustLoad(vs[0]), sys, env)
+			if err != nil {
+				return badInput(err)
+			}
+			if comm.Err != nil {
+				return &exitError{code: exitNo, err: fmt.Errorf("communicator init fails: %s (%s)", fmtErr(comm.Err), decisiveRule(comm))}
+			}
+			m := comm.Model
+			if asJSON {
+				type zero struct {
+					Cell string      `json:"cell"`
+					Rule spec.RuleID `json:"rule"`
+					Why  string      `json:"why"`
+				}
+				out := struct {
+					NCCL             string   `json:"nccl"`
+					Graphs           []string `json:"graphs,omitempty"`
+					Table            []string `json:"table"`
+					ThreadThresholds string   `json:"threadThresholds"`
+					Channels         string   `json:"channels"`
+					NChannels        int      `json:"nChannels"`
+					Zeros            []zero   `json:"zeros,omitempty"`
+					Model            any      `json:"model"`
+				}{NCCL: vs[0].String(), Table: m.TableLines(), ThreadThresholds: m.ThreadThresholdsLine(),
+					Channels: comm.Topo.Summary, NChannels: comm.NChannels, Model: m}
+				if graphs {
+					out.Graphs = comm.Topo.Nodes[0].Log()
+				}
+				for _, z := range m.Zeros() {
+					out.Zeros = append(out.Zeros, zero{z.Func.String() + "/" + z.Algo.String() + "/" + z.Proto.String(), z.Rule, z.Why})
+				}
+				return writeJSONOut(d, out)
+			}
+			w := d.stdout
+			fmt.Fprintf(w, "NCCL %s, %s, %d rank(s) on %d node(s)\n", vs[0], sys.Name, comm.NRanks, comm.NNodes)
+			if graphs {
+				for _, l := range comm.Topo.Nodes[0].Log() {
+					fmt.Fprintln(w, l)
+				}
+			}
+			for _, l := range m.TableLines() {
+				fmt.Fprintln(w, l)
+			}
+			fmt.Fprintln(w, m.ThreadThresholdsLine())
+			fmt.Fprintln(w, comm.Topo.Summary)
+			if why {
+				fmt.Fprintln(w, "\ncells with bandwidth 0:")
+				var rows [][]string
+				for _, z := range m.Zeros() {
+					rows = append(rows, []string{z.Func.String(), z.Algo.String(), z.Proto.String(), string(z.Rule), z.Why})
+				}
+				return asciiTable(w, []string{"function", "algorithm", "protocol", "rule", "why"}, rows, 70)
+			}
+			return nil
+		},
+	}
+	sf.add(c)
+	ef.add(c)
+	c.Flags().StringVar(&nccl, "nccl", "2.28.9", "NCCL release")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON (the lines and the whole model)")
+	c.Flags().BoolVar(&graphs, "graphs", false, "also print rank 0's graph searches ([GRAPH] lines)")
+	c.Flags().BoolVar(&why, "why", false, "list each zero-bandwidth cell with the rule that zeroed it")
+	return c
+}
+
+// decisiveRule names the init rule that failed the communicator.
+func decisiveRule(c *spec.Comm) string {
+	for i := len(c.Trace) - 1; i >= 0; i-- {
+		if v := c.Trace[i]; v.Outcome == spec.Fail {
+			return string(v.Rule) + ": " + strings.TrimSpace(v.Why)
+		}
+	}
+	return "no failing rule"
+}
