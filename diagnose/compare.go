@@ -328,7 +328,8 @@ func decisionText(d spec.Decision) string {
 	}
 	s := d.Algo.String() + "/" + d.Proto.String()
 	if d.NChannels > 0 {
-		s += fmt.Sprintf(" ch=%d", d.NChannels)
+		// the channel range the operation ran on, as NCCL's line prints it
+		s += fmt.Sprintf(" ch=%d..%d", d.ChannelLo, d.ChannelHi)
 	}
 	return s
 }
@@ -343,7 +344,7 @@ func sameChoice(a, b spec.Decision) bool {
 	if a.Algo != b.Algo || a.Proto != b.Proto {
 		return false
 	}
-	return a.NChannels == 0 || b.NChannels == 0 || a.NChannels == b.NChannels
+	return a.NChannels == 0 || b.NChannels == 0 || (a.ChannelLo == b.ChannelLo && a.ChannelHi == b.ChannelHi)
 }
 
 // WriteText prints the comparison as three tables.

@@ -20,7 +20,7 @@ var handPrediction = Prediction{
 		{Rule: "G-PAT-1", Outcome: spec.Fail, Cap: spec.CapPAT},
 	},
 	Decisions: []spec.Decision{
-		{Op: spec.Op{Func: spec.AllReduce, Count: 64 << 20, DataType: spec.Float32}, Algo: spec.NVLS, Proto: spec.Simple, NChannels: 16},
+		{Op: spec.Op{Func: spec.AllReduce, Count: 64 << 20, DataType: spec.Float32}, Algo: spec.NVLS, Proto: spec.Simple, NChannels: 16, ChannelHi: 15},
 		{Op: spec.Op{Func: spec.AllGather, Count: 1 << 20, DataType: spec.Int8}, Algo: spec.Ring, Proto: spec.LL128},
 		{Op: spec.Op{Func: spec.Broadcast, Count: 8, DataType: spec.Int8}, Algo: spec.Ring, Proto: spec.LL},
 	},
@@ -57,7 +57,7 @@ func TestCompare(t *testing.T) {
 	for _, o := range c.Ops {
 		ops[o.Coll] = o
 	}
-	if o := ops[spec.AllReduce]; o.Agreement != Differ || o.Observed != "Ring/Simple ch=24" || o.Predicted != "NVLS/Simple ch=16" || o.At != "t.log:5" {
+	if o := ops[spec.AllReduce]; o.Agreement != Differ || o.Observed != "Ring/Simple ch=0..23" || o.Predicted != "NVLS/Simple ch=0..15" || o.At != "t.log:5" {
 		t.Errorf("AllReduce %+v", o)
 	}
 	if o := ops[spec.AllGather]; o.Agreement != Agree {
@@ -80,7 +80,7 @@ func TestCompare(t *testing.T) {
 	if err := c.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"2 differ", "G-NVLS-CONS-1", "NVLS/Simple ch=16", "Ring/Simple ch=24"} {
+	for _, s := range []string{"2 differ", "G-NVLS-CONS-1", "NVLS/Simple ch=0..15", "Ring/Simple ch=0..23"} {
 		if !strings.Contains(buf.String(), s) {
 			t.Errorf("text lacks %q:\n%s", s, buf.String())
 		}

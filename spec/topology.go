@@ -689,7 +689,8 @@ func worstGPUPath(s *topo.System) string {
 // devices (InfiniBand ports become verbs NICs, Socket interfaces become IP
 // interfaces). What the XML does not say is assumed and can be edited on
 // the returned node: the driver exports the multicast API and cuMem, GPUs of
-// sm90 and newer on an NVSwitch report the multicast attribute, CUDA 12.8.
+// sm90 and newer on an NVSwitch report the multicast attribute, libibverbs
+// loads (with no port when the XML lists none), CUDA 12.8.
 func NodeFromTopology(file string, data []byte) (Node, error) {
 	s, err := topo.LoadSystem(file, data)
 	if err != nil {
@@ -731,7 +732,6 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 		n.GPUs = append(n.GPUs, GPU{Name: fmt.Sprintf("sm%d GPU", g.SM), Dev: g.Dev, SM: g.SM, NVLinks: links,
 			Multicast: g.SM >= 90 && n.NVSwitch, BusID: busIDString(g.LocalID())})
 	}
-	verbs := false
 	for _, net := range s.NETs() {
 		x := netXML(s.Source, net.NetDev)
 		name, _ := x.Attr("name")
@@ -739,7 +739,6 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 			n.IPInterfaces = append(n.IPInterfaces, name)
 			continue
 		}
-		verbs = true
 		gdr, _ := x.Attr("gdr")
 		n.NICs = append(n.NICs, NIC{Name: name, Port: net.Port, LinkLayer: "IB", SpeedMbps: int(net.Bw * 8000), Active: true,
 			GDR: gdr == "1", NearGPU: -1})
@@ -747,7 +746,7 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 	if len(n.IPInterfaces) == 0 {
 		n.IPInterfaces = []string{"eth0"}
 	}
-	n.Driver = Driver{MulticastAPI: true, CuMem: true, Verbs: verbs, CUDA: 12080}
+	n.Driver = Driver{MulticastAPI: true, CuMem: true, Verbs: true, CUDA: 12080}
 	return n, nil
 }
 

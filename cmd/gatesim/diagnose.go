@@ -21,6 +21,7 @@ func newDiagnoseCmd(d *deps) *cobra.Command {
 		envList   []string
 		release   string
 		predicted string
+		sf        systemFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "diagnose LOG...",
@@ -36,7 +37,10 @@ prove it (file:line) and what is missing for the next level.
 LOG may be a file, a directory (its files are read in name order) or - for stdin.
 --env adds variables you set that NCCL did not print; --nccl gives the release when
 the log lacks the version line; --predicted puts a prediction (spec's Trace and
-Decisions as JSON) beside the observation and exits 1 on a disagreement.`,
+Decisions as JSON) beside the observation and exits 1 on a disagreement. With a
+machine (--system PRESET, --topo TOPO.XML or --system-file FILE) gatesim makes that
+prediction itself: the log's release, the variables the log reports plus --env, and
+every operation the log printed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			env, err := spec.ParseAssignments(envList)
@@ -64,6 +68,21 @@ Decisions as JSON) beside the observation and exits 1 on a disagreement.`,
 			}
 			rep := diagnose.Diagnose(l, diagnose.Options{Env: env, Release: rel})
 			var cmp *diagnose.Comparison
+			machine := sf.preset != "" || sf.file != "" || sf.topo != ""
+			if machine && predicted != "" {
+				return badInputf("--predicted and a machine (--system, --topo, --system-file) are exclusive: compare with one prediction")
+			}
+			if machine {
+				sys, err := sf.load()
+				if err != nil {
+					return err
+				}
+				pr, err := diagnose.Predict(l, rel, sys, env, nil)
+				if err != nil {
+					return badInput(err)
+				}
+				cmp = diagnose.Compare(pr, rep.Obs)
+			}
 			if predicted != "" {
 				data, err := os.ReadFile(predicted)
 				if err != nil {
@@ -100,6 +119,7 @@ Decisions as JSON) beside the observation and exits 1 on a disagreement.`,
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
 	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9)")
 	cmd.Flags().StringVar(&predicted, "predicted", "", "JSON file with a predicted {\"trace\", \"decisions\"} to compare with the log")
+	sf.add(cmd)
 	return cmd
 }
 

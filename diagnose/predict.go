@@ -1,0 +1,75 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Predict runs spec on the machine a log came from, for the same release,
+// environment and operations: the release the log names (rel when it names
+// none), the NCCL_* variables the log reports reading with extra on top,
+// and every distinct operation line it printed (the datatype from the
+// operation's call line when the log has one, else float32). The result is
+// Compare's input. cache may be nil.
+func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, cache *spec.Cache) (*Prediction, error) {
+	if l.Release != 0 {
+		rel = l.Release
+	}
+	if rel == 0 {
+		return nil, fmt.Errorf("the log names no NCCL release: give one (--nccl)")
+	}
+	rs, err := spec.Load(rel)
+	if err != nil {
+		return nil, err
+	}
+	env := spec.Env{}
+	for _, e := range l.Env {
+		switch e.How {
+		case "env", "set", "invalid":
+			env[e.Name] = e.Value
+		}
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	comm, err := cache.Init(rs, sys, env)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prediction{Trace: comm.Trace}
+	callType := map[spec.Func]spec.DataType{}
+	for _, c := range l.Calls {
+		if _, ok := callType[c.Func]; !ok {
+			callType[c.Func] = c.DType
+		}
+	}
+	seen := map[spec.Op]bool{}
+	for _, o := range l.Ops {
+		if !o.FuncKnown || o.Func < 0 || o.Func >= spec.NumFuncs {
+			continue
+		}
+		dt, ok := callType[o.Func]
+		if o.DTypeKnow {
+			dt, ok = o.DType, true
+		}
+		if !ok {
+			dt = spec.Float32
+		}
+		op, err := spec.OpFromBytes(o.Func, o.Bytes, dt, spec.Sum, 0)
+		if err != nil || seen[op] {
+			continue
+		}
+		seen[op] = true
+		d, tr, err := comm.Select(op)
+		if err != nil {
+			return nil, fmt.Errorf("%s of %d bytes: %w", o.Func, o.Bytes, err)
+		}
+		if len(p.Decisions) == 0 {
+			p.Trace = tr // init plus the first operation's gates
+		}
+		p.Decisions = append(p.Decisions, *d)
+	}
+	return p, nil
+}
