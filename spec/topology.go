@@ -373,7 +373,12 @@ func TopoOptions(env Env) topo.Options {
 			o.MaxCTAs = n
 		}
 	})
-	set("NCCL_NVLS_ENABLE", func(n int) { o.NvlsEnable = n })
+	set("NCCL_NVLS_ENABLE", func(n int) {
+		o.NvlsEnable = n
+		if n != 0 && n != 2 {
+			o.NvlsEnable = 1 // any other value forces NVLS (G-NVLS-ENV-1)
+		}
+	})
 	set("NCCL_NVLS_NCHANNELS", func(n int) {
 		if n > 0 {
 			o.NvlsChannels = n
@@ -475,12 +480,6 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 		}
 	}
 	o := TopoOptions(r.env)
-	switch v := r.param("NCCL_NVLS_ENABLE"); v {
-	case 0, 2:
-		o.NvlsEnable = int(v)
-	default:
-		o.NvlsEnable = 1 // any other value forces NVLS (G-NVLS-ENV-1)
-	}
 	o.NvlsMulticast = topo.MulticastNo
 	if multicast {
 		o.NvlsMulticast = topo.MulticastYes

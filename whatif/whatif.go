@@ -319,38 +319,10 @@ func buildMachine(axis int, preset string, nodes int, sharp bool, gpus, nics, gb
 	if err != nil {
 		return nil, err
 	}
+	// Reshape changes the hardware layout and the gate facts together, so
+	// the topology search sees the machine the gates see.
 	for i := range sys.Nodes {
-		nd := &sys.Nodes[i]
-		if gpus > 0 {
-			g0 := nd.GPUs[0]
-			nd.GPUs = nil
-			for d := range gpus {
-				g := g0
-				g.Dev = d
-				g.BusID = fmt.Sprintf("0000:%02x:00.0", 0x10+d*0x10)
-				nd.GPUs = append(nd.GPUs, g)
-			}
-		}
-		if nvlinks > 0 {
-			for d := range nd.GPUs {
-				nd.GPUs[d].NVLinks = nvlinks
-			}
-		}
-		if nics > 0 && len(nd.NICs) > 0 {
-			n0 := nd.NICs[0]
-			nd.NICs = nil
-			for k := range nics {
-				n := n0
-				n.Name = fmt.Sprintf("mlx5_%d", k)
-				n.NearGPU = k * len(nd.GPUs) / nics
-				nd.NICs = append(nd.NICs, n)
-			}
-		}
-		if gbps > 0 {
-			for k := range nd.NICs {
-				nd.NICs[k].SpeedMbps = gbps * 1000
-			}
-		}
+		sys.Nodes[i].Reshape(gpus, nics, gbps, nvlinks)
 	}
 	m := &Machine{Axis: axis, Nodes: nodes, SHARP: sharp, Sys: sys, GPUs: len(sys.Nodes[0].GPUs), NICs: len(sys.Nodes[0].NICs), NVLinks: sys.Nodes[0].GPUs[0].NVLinks}
 	if len(sys.Nodes[0].NICs) > 0 {

@@ -195,102 +195,42 @@ var topoVars = []string{"NCCL_COLLNET_ENABLE", "NCCL_COLLNET_NODE_THRESHOLD", "N
 // stand-in for spec's environment layer: the names, defaults and parsing
 // follow NCCL (src/graph/paths.cc ncclGetLevel for the levels).
 func topoOptions(sets []string) (topo.Options, error) {
-	o := topo.DefaultOptions()
 	env, err := spec.ParseAssignments(sets)
 	if err != nil {
-		return o, err
-	}
-	atoi := func(name, v string) (int, error) {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s=%q: expected an integer", name, v)
-		}
-		return int(n), nil
+		return topo.DefaultOptions(), err
 	}
 	known := map[string]bool{}
 	for _, k := range topoVars {
 		known[k] = true
 	}
+	// NCCL reads a mistyped value as 0 or ignores it; a planner wants to
+	// hear about it, so the values are checked here and converted by spec.
 	for _, name := range env.Names() {
 		v := env.Get(name)
 		if !known[name] {
-			return o, fmt.Errorf("%s is not read by the topology stage: expected one of %s", name, strings.Join(topoVars, " "))
-		}
-		var n int
-		var err error
-		switch name {
-		case "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL", "NCCL_NETDEVS_POLICY":
-		default:
-			if n, err = atoi(name, v); err != nil {
-				return o, err
-			}
+			return topo.DefaultOptions(), fmt.Errorf("%s is not read by the topology stage: expected one of %s", name, strings.Join(topoVars, " "))
 		}
 		switch name {
-		case "NCCL_P2P_DISABLE":
-			o.P2PDisable = n == 1
-		case "NCCL_P2P_LEVEL":
-			if o.P2PLevel, err = parseLevel(name, v); err != nil {
-				return o, err
+		case "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL":
+			if _, err := parseLevel(name, v); err != nil {
+				return topo.DefaultOptions(), err
 			}
-			o.P2PLevelSet = true
-		case "NCCL_NET_GDR_LEVEL":
-			if o.NetGdrLevel, err = parseLevel(name, v); err != nil {
-				return o, err
-			}
-			o.NetGdrLevelSet = true
-		case "NCCL_SHM_DISABLE":
-			o.SHMDisable = n == 1
-		case "NCCL_NET_GDR_C2C":
-			o.NetGdrC2C = n != 0
-		case "NCCL_PXN_DISABLE":
-			o.PXNDisable = n == 1
-		case "NCCL_PXN_C2C":
-			o.PXNC2C = n != 0
-		case "NCCL_NVB_DISABLE":
-			o.NVBDisable = n != 0
-		case "NCCL_CROSS_NIC":
-			o.CrossNic = n
-		case "NCCL_NET_DISABLE_INTRA":
-			o.NetDisableIntra = n == 1
-		case "NCCL_P2P_USE_CUDA_MEMCPY":
-			o.P2PUseCudaMemcpy = n != 0
-		case "NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS":
-			o.MinNChannels = n
-		case "NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS":
-			o.MaxNChannels = n
-		case "NCCL_MIN_CTAS":
-			o.MinCTAs = n
-		case "NCCL_MAX_CTAS":
-			o.MaxCTAs = n
-		case "NCCL_NVLS_ENABLE":
-			o.NvlsEnable = n
-		case "NCCL_NVLS_NCHANNELS":
-			o.NvlsChannels = n
-		case "NCCL_COLLNET_ENABLE":
-			o.CollNetEnable = n == 1
-		case "NCCL_COLLNET_NODE_THRESHOLD":
-			o.CollNetNodeThreshold = n
-		case "NCCL_NCHANNELS_PER_NET_PEER":
-			o.NChannelsPerNetPeer = n
-		case "NCCL_MIN_P2P_NCHANNELS":
-			o.MinP2PNChannels = n
-		case "NCCL_MAX_P2P_NCHANNELS":
-			o.MaxP2PNChannels = n
 		case "NCCL_NETDEVS_POLICY":
-			switch u := strings.ToUpper(v); {
-			case u == "AUTO":
-				o.NetDevsPolicy = topo.NetDevsAuto
-			case u == "ALL":
-				o.NetDevsPolicy = topo.NetDevsAll
-			case strings.HasPrefix(u, "MAX:"):
-				o.NetDevsPolicy = topo.NetDevsMax
-				if o.NetDevsMax, err = atoi(name, v[4:]); err != nil || o.NetDevsMax <= 0 {
-					return o, fmt.Errorf("%s=%q: expected MAX:n with n > 0", name, v)
-				}
-			default:
-				return o, fmt.Errorf("%s=%q: expected AUTO, ALL or MAX:n", name, v)
+			u := strings.ToUpper(v)
+			n, err := strconv.Atoi(strings.TrimPrefix(u, "MAX:"))
+			if u != "AUTO" && u != "ALL" && (!strings.HasPrefix(u, "MAX:") || err != nil || n <= 0) {
+				return topo.DefaultOptions(), fmt.Errorf("%s=%q: expected AUTO, ALL or MAX:n with n > 0", name, v)
+			}
+		default:
+			if _, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64); err != nil {
+				return topo.DefaultOptions(), fmt.Errorf("%s=%q: expected an integer", name, v)
 			}
 		}
+	}
+	o := spec.TopoOptions(env)
+	if v, ok := env.Lookup("NCCL_COLLNET_ENABLE"); ok {
+		n, _ := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+		o.CollNetEnable = n == 1 // the gates decide this in explain; here the user states it
 	}
 	return o, nil
 }
