@@ -33,6 +33,34 @@ func BenchmarkRequest(b *testing.B) {
 	}
 }
 
+// BenchmarkRequestCached is BenchmarkRequest with a Cache, as the oracle
+// and whatif run: after the first request the topology search is reused.
+func BenchmarkRequestCached(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		sys  *System
+	}{
+		{"v100x4", mustPreset("v100x4", PresetOptions{})},
+		{"dgx-h100x128+sharp", mustPreset("dgx-h100", PresetOptions{Nodes: 128, SHARP: true})},
+	} {
+		rs := MustLoad(V2_28_9)
+		cache := NewCache(0)
+		op, _ := OpFromBytes(AllReduce, 1<<20, Float32, Sum, 0)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				comm, err := cache.Init(rs, c.sys, Env{"NCCL_COLLNET_ENABLE": "1"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := comm.Select(op); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkSelect measures the per-operation part alone on a built
 // communicator.
 func BenchmarkSelect(b *testing.B) {

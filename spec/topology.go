@@ -549,11 +549,19 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	}
 	var key string
 	if r.cache != nil {
+		// each distinct host once, then the hosts' order by index
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s|%+v", r.rs.Version, o)
-		for _, h := range order {
+		idx := map[*host]int{}
+		for _, h := range hosts {
+			idx[h] = len(idx)
 			b.WriteString("|")
 			b.WriteString(h.key)
+		}
+		b.WriteString("|")
+		for _, h := range order {
+			b.WriteString(strconv.Itoa(idx[h]))
+			b.WriteByte(',')
 		}
 		key = b.String()
 		if res, ok := r.cache.get(key); ok {

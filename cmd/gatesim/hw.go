@@ -522,12 +522,9 @@ operations returned. Exit code 1 when anything differs.`,
 					caps = append(caps, cp)
 					continue
 				}
-				set, err := hw.ReadCaptureSet(dir)
+				set, err := readCaptureTree(dir)
 				if err != nil {
 					return badInput(err)
-				}
-				if len(set) == 0 {
-					return badInputf("%s: no capture directory (none holds a config.json)", dir)
 				}
 				caps = append(caps, set...)
 			}
@@ -559,6 +556,32 @@ operations returned. Exit code 1 when anything differs.`,
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print every compared row, not only the summary and differences")
 	return c
+}
+
+// readCaptureTree reads the captures under dir: its subdirectories holding
+// a config.json, or those of its subdirectories (a directory of capture
+// sets, such as golden/testdata/captured).
+func readCaptureTree(dir string) ([]*hw.Capture, error) {
+	set, err := hw.ReadCaptureSet(dir)
+	if err == nil {
+		return set, nil
+	}
+	ents, rerr := os.ReadDir(dir)
+	if rerr != nil {
+		return nil, rerr
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		if sub, serr := hw.ReadCaptureSet(filepath.Join(dir, e.Name())); serr == nil {
+			set = append(set, sub...)
+		}
+	}
+	if len(set) == 0 {
+		return nil, err
+	}
+	return set, nil
 }
 
 // writeCheck prints one summary row per capture, then the rows that differ
