@@ -103,7 +103,7 @@ func apply2_28_3(rs *Ruleset) {
 	rs.SetParamDefault("NCCL_PAT_ENABLE", 2, ref("src/graph/tuning.cc", "PatEnable"))
 	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
 
-	rs.TopoDelta(topo.Apply2_28_3, ref("src/graph/search.cc", "ncclTopoCompute"), "topology stage; spec/topo.Params names each field's file and function")
+	rs.TopoDelta(topo.Apply2_28_3, tag283, "topology stage (spec/topo Params)")
 	rs.TuningDelta(tuningApply2_28_3)
 	rs.Replace(topoRule(ref("src/init.cc", "initTransportsRank")), "new tag")
 	rs.Replace(envSource23, "NCCL_CONF_FILE names the user config file (2.23.4)")

@@ -84,7 +84,7 @@ var envPlugin = &Rule{
 }
 
 func apply2_28_9(rs *Ruleset) {
-	rs.TopoDelta(topo.Apply2_28_9, Ref{tag289, "src/graph/paths.cc", "ncclTopoTrimSystem"}, "topology stage; spec/topo.Params names each field's file and function")
+	rs.TopoDelta(topo.Apply2_28_9, tag289, "topology stage (spec/topo Params)")
 	rs.TuningDelta(tuningApply2_28_9)
 	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
 	rs.Replace(nvlsEarly289, "two-GPU communicators try NVLS (2.28.7)")

@@ -233,8 +233,8 @@ func (rs *Ruleset) SetParamDefault(name string, def int64, ref Ref) {
 
 // TopoDelta applies a release's change to the topology stage's rules
 // (topo.Apply2_28_3, ...) and records every field it changed as
-// "topo.<Field>".
-func (rs *Ruleset) TopoDelta(apply func(*topo.Params), ref Ref, note string) {
+// "topo.<Field>", citing the field's place in NCCL's source at tag.
+func (rs *Ruleset) TopoDelta(apply func(*topo.Params), tag, note string) {
 	old := rs.TopoParams
 	old.PathOrder = slices.Clone(old.PathOrder)
 	apply(&rs.TopoParams)
@@ -244,8 +244,9 @@ func (rs *Ruleset) TopoDelta(apply func(*topo.Params), ref Ref, note string) {
 		if name == "Release" || reflect.DeepEqual(ov.Field(i).Interface(), nv.Field(i).Interface()) {
 			continue
 		}
+		file, fn := topo.ParamSource(name)
 		rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "topo." + name,
-			Old: fmt.Sprint(ov.Field(i).Interface()), New: fmt.Sprint(nv.Field(i).Interface()), Ref: ref, Note: note, Since: rs.Version})
+			Old: fmt.Sprint(ov.Field(i).Interface()), New: fmt.Sprint(nv.Field(i).Interface()), Ref: Ref{tag, file, fn}, Note: note, Since: rs.Version})
 	}
 }
 

@@ -20,17 +20,20 @@ func newTableCmd(d *deps) *cobra.Command {
 tuning model) and prints what rank 0 logs at INFO level with NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING: the
 graph searches (--graphs), the tuning table (latency/bandwidth per function, algorithm and protocol, in
 NCCL's layout and precision), the threadThresholds line and the channel summary. --why lists, for every
-cell with bandwidth 0, the rule that zeroed it.`,
+cell with bandwidth 0, the rule that zeroed it. With two releases (--nccl 2.22.3,2.28.9) it lists the
+cells, thresholds and channel counts that differ between them on the same machine and environment
+(gatesim rules diff lists the constants that make them differ).`,
 		Example: `  gatesim table --system dgx-h100 --nodes 2
-  gatesim table --nccl 2.22.3 --topo topo.xml --env NCCL_PROTO=^LL128 --why`,
+  gatesim table --nccl 2.22.3 --topo topo.xml --env NCCL_PROTO=^LL128 --why
+  gatesim table --nccl 2.22.3,2.28.9 --system dgx-h100 --nodes 4`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			vs, err := parseReleases(nccl)
 			if err != nil {
 				return err
 			}
-			if len(vs) != 1 {
-				return badInputf("--nccl: table prints one release's table; name one")
+			if len(vs) > 2 {
+				return badInputf("--nccl: one release (its table) or two (their differences)")
 			}
 			sys, err := sf.load()
 			if err != nil {
@@ -39,6 +42,9 @@ cell with bandwidth 0, the rule that zeroed it.`,
 			env, err := ef.build()
 			if err != nil {
 				return err
+			}
+			if len(vs) == 2 {
+				return tableDiff(d, vs, sys, env, asJSON)
 			}
 			comm, err := spec.Init(spec.MustLoad(vs[0]), sys, env)
 			if err != nil {
@@ -103,6 +109,59 @@ cell with bandwidth 0, the rule that zeroed it.`,
 	c.Flags().BoolVar(&graphs, "graphs", false, "also print rank 0's graph searches ([GRAPH] lines)")
 	c.Flags().BoolVar(&why, "why", false, "list each zero-bandwidth cell with the rule that zeroed it")
 	return c
+}
+
+// tableDiff prints the printed-table cells (at NCCL's precision), the
+// thread thresholds and the channel summary that differ between two
+// releases on one machine.
+func tableDiff(d *deps, vs []spec.Version, sys *spec.System, env spec.Env, asJSON bool) error {
+	var comms [2]*spec.Comm
+	for i, v := range vs {
+		c, err := spec.Init(spec.MustLoad(v), sys, env)
+		if err != nil {
+			return badInput(err)
+		}
+		if c.Err != nil {
+			return &exitError{code: exitNo, err: fmt.Errorf("NCCL %s: communicator init fails: %s", v, fmtErr(c.Err))}
+		}
+		comms[i] = c
+	}
+	type row struct {
+		What string `json:"what"`
+		Old  string `json:"old"`
+		New  string `json:"new"`
+	}
+	var rows []row
+	add := func(what, a, b string) {
+		if a != b {
+			rows = append(rows, row{what, a, b})
+		}
+	}
+	add("channel summary", comms[0].Topo.Summary, comms[1].Topo.Summary)
+	add("threadThresholds", comms[0].Model.ThreadThresholdsLine(), comms[1].Model.ThreadThresholdsLine())
+	cell := func(m *spec.TuningModel, f spec.Func, a spec.Algo, p spec.Proto) string {
+		if int(a) >= m.Tuning.NumAlgos {
+			return "(no " + a.String() + ")"
+		}
+		return fmt.Sprintf("%.1f/%.1f", m.Latencies[f][a][p], m.Bandwidths[f][a][p])
+	}
+	for _, f := range spec.Funcs {
+		for a := range spec.NumAlgos {
+			for p := range spec.NumProtos {
+				add(fmt.Sprintf("%s/%s/%s", f, spec.Algo(a), spec.Proto(p)),
+					cell(comms[0].Model, f, spec.Algo(a), spec.Proto(p)), cell(comms[1].Model, f, spec.Algo(a), spec.Proto(p)))
+			}
+		}
+	}
+	if asJSON {
+		return writeJSONOut(d, rows)
+	}
+	fmt.Fprintf(d.stdout, "%s, %d rank(s): NCCL %s → %s, %d difference(s) (table cells as latency µs/bandwidth GB/s)\n", sys.Name, comms[0].NRanks, vs[0], vs[1], len(rows))
+	var tr [][]string
+	for _, r := range rows {
+		tr = append(tr, []string{r.What, r.Old, r.New})
+	}
+	return asciiTable(d.stdout, []string{"what", vs[0].String(), vs[1].String()}, tr, 70)
 }
 
 // decisiveRule names the init rule that failed the communicator.

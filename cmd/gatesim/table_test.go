@@ -52,3 +52,20 @@ func TestTableMatchesCapturedLog(t *testing.T) {
 		}
 	}
 }
+
+// Two releases list their differences: the 2.28 NET Tree/Simple latency
+// (14 µs, 28 in 2.22.3) shows in the ring Broadcast of two DGX H100.
+func TestTableDiffReleases(t *testing.T) {
+	code, out, errs := runCLIIn(t, "", "table", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--nodes", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"Broadcast/Ring/Simple", "456.4/384.0", "232.4/384.0", "(no PAT)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, _ := runCLIIn(t, "", "table", "--nccl", "2.22.3,2.28.3,2.28.9", "--system", "dgx-h100"); code != 2 {
+		t.Errorf("three releases: exit %d, want 2", code)
+	}
+}

@@ -448,3 +448,53 @@ func ParamsFor(release string) (Params, error) {
 	}
 	return Params{}, fmt.Errorf("topology rules for NCCL %q are not modelled: expected 2.22.3, 2.28.3 or 2.28.9", release)
 }
+
+// ParamSource is where in NCCL's source each Params field's behaviour
+// lives (file and function at the tag that introduced the newer value), so
+// a release's changelog can cite each difference; the field comments above
+// say the same in prose.
+func ParamSource(field string) (file, fn string) {
+	if s, ok := paramSources[field]; ok {
+		return s[0], s[1]
+	}
+	return "src/graph", "(spec/topo Params." + field + ")"
+}
+
+var paramSources = map[string][2]string{
+	"MaxChannels":             {"src/include/device.h", "MAXCHANNELS"},
+	"PathOrder":               {"src/graph/topo.h", "PATH_*"},
+	"C2CLink":                 {"src/graph/topo.cc", "ncclTopoAddC2c"},
+	"NVLinkBwSM100":           {"src/graph/topo.h", "ncclTopoNVLinkBw"},
+	"IntelSRPERP":             {"src/graph/topo.cc", "ncclTopoGetInterCpuBw"},
+	"PCIClassDataDirect":      {"src/graph/topo.cc", "kvDictPciClass"},
+	"NICIDPerNUMA":            {"src/graph/topo.cc", "ncclTopoAddPci"},
+	"NetAsicFromID":           {"src/graph/topo.cc", "ncclTopoAddNet"},
+	"NetGUIDNeeds0x":          {"src/graph/topo.cc", "ncclTopoAddNet"},
+	"SelfPathsDIS":            {"src/graph/paths.cc", "ncclTopoSetPaths"},
+	"LocalCPUNeedsHops":       {"src/graph/paths.cc", "ncclGetLocalCpu"},
+	"P2PLevelAMDPairs":        {"src/graph/paths.cc", "ncclTopoCheckP2p"},
+	"C2CPaths":                {"src/graph/paths.cc", "ncclTopoComputePaths"},
+	"PXNAvoidsPXN":            {"src/graph/paths.cc", "ncclTopoComputePaths"},
+	"InterFlag":               {"src/graph/paths.cc", "ncclTopoTrimSystem"},
+	"PathBasedTypes":          {"src/graph/search.cc", "ncclTopoCompute"},
+	"SM100Speeds":             {"src/graph/search.cc", "sm100SpeedArrayIntra"},
+	"ArityCaps":               {"src/graph/search.cc", "ncclTopoCompute"},
+	"SplitNVLinkMin2":         {"src/graph/search.cc", "ncclTopoSplitNvLink"},
+	"CrossNic2":               {"src/graph/search.cc", "ncclTopoSearchRecGpu"},
+	"ReplayOnlySameChannels":  {"src/graph/search.cc", "ncclTopoSearchRecNet"},
+	"LocalGPUStart":           {"src/graph/search.cc", "ncclTopoSearchRecNet"},
+	"HeadFoundBreak":          {"src/graph/search.cc", "ncclTopoSearchTryNvls"},
+	"FollowPathSkipsDIS":      {"src/graph/search.cc", "ncclTopoFollowPath"},
+	"NetDevsPolicySelect":     {"src/graph/search.cc", "ncclTopoSelectNets"},
+	"NetDevsPolicy":           {"src/graph/topo.cc", "ncclTopoGetLocalNet"},
+	"GraphPrintIDs":           {"src/graph/search.cc", "ncclTopoPrintGraph"},
+	"CollNetDirectGraphID":    {"src/init.cc", "initTransportsRank"},
+	"NVLSMinGPUs":             {"src/transport/nvls.cc", "ncclNvlsInit"},
+	"NVLSChannelsBySM":        {"src/transport/nvls.cc", "ncclNvlsInit"},
+	"NVLSRaisesChannels":      {"src/graph/connect.cc", "ncclTopoPostset"},
+	"ComputeChannelsSM90Plus": {"src/graph/connect.cc", "ncclTopoPostset"},
+	"LinkTypeP2C":             {"src/graph/search.cc", "kvDictLinkType"},
+	"CollNetLocalRanksCap":    {"src/init.cc", "initTransportsRank"},
+	"MNNVLRailPerHost":        {"src/graph/search.cc", "ncclTopoSearchCheckNet"},
+	"MNNVLNets":               {"src/graph/search.cc", "ncclTopoPrefNetsGpuFirst"},
+}
