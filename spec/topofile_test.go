@@ -2,6 +2,7 @@ package spec
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -41,4 +42,24 @@ func TestNodeFromTopologyCaptured(t *testing.T) {
 	if _, err := NodeFromTopology("bad.xml", []byte("<system version=\"1\"><cpu")); err == nil {
 		t.Error("truncated XML accepted")
 	}
+}
+
+// NodeFromTopology never panics: bad XML is an error naming the file.
+func FuzzNodeFromTopology(f *testing.F) {
+	if data, err := os.ReadFile("../golden/testdata/captured/h200x2-2.28.9/baseline/topo.xml"); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143"><pci busid="0000:01:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci><nic><net name="eth0" dev="0" speed="10000" port="0" guid="0x0" maxconn="65536" gdr="0"/></nic></cpu></system>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := NodeFromTopology("fuzz.xml", data)
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.xml") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if len(n.GPUs) == 0 || n.Topo == nil {
+			t.Errorf("accepted a node without GPUs or topology")
+		}
+	})
 }
