@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/hw/ncclog"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
@@ -14,7 +15,8 @@ import (
 // Check puts spec's prediction beside what NCCL did in one capture: the
 // system is the capture's own topology dump (spec.NodeFromTopology), the
 // release the library's, the environment the one the process ran under.
-// Compared: the graph searches rank 0 printed, the channel summary, the
+// Compared: the gate outcomes and capability levels the log proves, the
+// graph searches rank 0 printed, the channel summary, the
 // threadThresholds line, every cell of the printed tuning table, each
 // distinct per-operation line (algorithm, protocol, channel range) and the
 // errors the measured operations returned. Pure: the capture is read
@@ -70,6 +72,34 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 	if comm.Err != nil || c.Result.InitErr != nil {
 		return rep, nil
 	}
+
+	// gate outcomes and capability levels the log proves (diagnose's
+	// comparison: a gate the log says nothing about is not counted)
+	cmp := diagnose.Compare(&diagnose.Prediction{Trace: comm.Trace}, diagnose.Diagnose(l, diagnose.Options{}).Obs)
+	var gates Tally
+	var bad []string
+	for _, g := range cmp.Gates {
+		switch g.Agreement {
+		case diagnose.Agree, diagnose.Consistent:
+			gates.Total++
+			gates.Agree++
+		case diagnose.Differ:
+			gates.Total++
+			bad = append(bad, fmt.Sprintf("%s predicted %s, log %s (%s)", g.Rule, g.Predicted, g.Observed, g.At))
+		}
+	}
+	for _, c := range cmp.Caps {
+		switch c.Agreement {
+		case diagnose.Agree:
+			gates.Total++
+			gates.Agree++
+		case diagnose.Differ:
+			gates.Total++
+			bad = append(bad, fmt.Sprintf("%s predicted %s, log %s", c.Cap, c.Predicted, c.Observed))
+		}
+	}
+	rep.Gates = gates
+	rep.tally("gates", "gate outcomes and capability levels in the log", gates, strings.Join(bad, "; "))
 
 	// graphs rank 0 searched (before the ranks agree)
 	nr := &comm.Topo.Nodes[0]
@@ -245,6 +275,7 @@ type CheckReport struct {
 	Release spec.Version `json:"release"`
 	Env     spec.Env     `json:"env"`
 	Rows    []CheckRow   `json:"rows"`
+	Gates   Tally        `json:"gates"`
 	Table   Tally        `json:"table"`
 	Ops     Tally        `json:"ops"`
 }

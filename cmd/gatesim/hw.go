@@ -604,10 +604,10 @@ func writeCheck(w io.Writer, reps []*hw.CheckReport, verbose bool) error {
 				channels = agreeWord(row.Agree)
 			}
 		}
-		rows = append(rows, []string{r.Config, r.Release.String(), envLine(r.Env), graphs, channels,
+		rows = append(rows, []string{r.Config, r.Release.String(), envLine(r.Env), fmt.Sprintf("%d/%d", r.Gates.Agree, r.Gates.Total), graphs, channels,
 			fmt.Sprintf("%d/%d", r.Table.Agree, r.Table.Total), fmt.Sprintf("%d/%d", r.Ops.Agree, r.Ops.Total), status})
 	}
-	if err := asciiTable(w, []string{"config", "nccl", "env", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {
+	if err := asciiTable(w, []string{"config", "nccl", "env", "gates", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {
 		return err
 	}
 	for _, r := range reps {
