@@ -265,6 +265,18 @@ type base struct {
 
 func (b *base) endpoint(ch int, p Peer) Endpoint { return Endpoint{} }
 
+func (b *base) chunks() []int64 {
+	out := make([]int64, b.h.NChannels)
+	for c := range out {
+		if b.part.collnet {
+			out[c] = b.part.cnChunk
+		} else {
+			_, _, out[c] = b.part.part(c)
+		}
+	}
+	return out
+}
+
 // reducing reports collectives that combine data (their own-input reads
 // take the pre-op).
 func (b *base) reducing() bool {

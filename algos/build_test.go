@@ -127,3 +127,52 @@ func TestParamsFor(t *testing.T) {
 		t.Errorf("grain sizes %v", p.GrainSize)
 	}
 }
+
+// TestChannelKeys checks the promise of ChannelKey: channels with equal
+// keys have programs that differ only in buffer offsets.
+func TestChannelKeys(t *testing.T) {
+	strip := func(ps []Step) string {
+		var b strings.Builder
+		for i, st := range ps {
+			st.Src.Offset, st.Dst.Offset = 0, 0
+			st.Pieces = append([]Chunk(nil), st.Pieces...)
+			for j := range st.Pieces {
+				st.Pieces[j].Offset = 0
+			}
+			b.WriteString(formatStep(i, &st, nil, 8) + "\n")
+		}
+		return b.String()
+	}
+	for _, sh := range algostest.Shapes {
+		l, _ := DefaultLayout(spec.V2_28_9, sh.Nodes, sh.LocalRanks, sh.Channels)
+		l.NVLSChannels = sh.Channels
+		for _, c := range algostest.Cases {
+			if !algostest.Fits(c.Algo, sh) {
+				continue
+			}
+			for _, f := range c.Funcs {
+				for _, count := range []int64{1, 999, 65537} {
+					s, err := Build(spec.Op{Func: f, Count: count, DataType: spec.Float32}, Selection{Algo: c.Algo, Proto: spec.Simple, NChannels: sh.Channels}, l, Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for a := 0; a < s.NChannels; a++ {
+						for b := a + 1; b < s.NChannels; b++ {
+							if s.ChannelKey(a) != s.ChannelKey(b) {
+								continue
+							}
+							for r := 0; r < s.NRanks; r++ {
+								for g := 0; g < s.NGroups; g++ {
+									pa, pb := strip(s.Program(r, a, g)), strip(s.Program(r, b, g))
+									if pa != pb {
+										t.Fatalf("%s %s %s count %d: channels %d and %d share key %q but rank %d group %d differs", sh.Name, c.Algo, f, count, a, b, s.ChannelKey(a), r, g)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

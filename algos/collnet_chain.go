@@ -1,6 +1,9 @@
 package algos
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // chainGen builds CollNetChain AllReduce: each node reduces up a chain of
 // its ranks (Layout.CollNetChain) to the head, the head hands the node's
@@ -18,8 +21,18 @@ import "fmt"
 //	    others recv(up) → out, or recvCopySend(up) → out, down
 type chainGen struct{ base }
 
+// channelKey is the chain and the channel's chunk sizes per stride.
 func (g *chainGen) channelKey(ch int) string {
-	return fmt.Sprintf("chain %v", g.l.CollNetChain[ch])
+	var b strings.Builder
+	fmt.Fprintf(&b, "chain %v", g.l.CollNetChain[ch])
+	chunk, size := g.part.cnChunk, g.part.cnCount
+	if chunk > 0 {
+		loop := int64(g.h.NChannels) * chunk
+		for gridOff := int64(0); gridOff < size; gridOff += loop {
+			fmt.Fprintf(&b, " %d", clamp0(min(chunk, size-gridOff-int64(ch)*chunk)))
+		}
+	}
+	return b.String()
 }
 
 // netPeer is the in-network reduction of a chain channel: one CollNet

@@ -1,5 +1,10 @@
 package algos
 
+import (
+	"fmt"
+	"strings"
+)
+
 // directGen builds CollNetDirect AllReduce: every rank scatters its data to
 // the node's CollNet heads (one piece per head), each head reduces the
 // pieces of all local ranks with its own and hands the node's partial to
@@ -20,7 +25,22 @@ package algos
 // head h its h-th chunk.
 type directGen struct{ base }
 
-func (g *directGen) channelKey(ch int) string { return "collnetdirect" }
+// channelKey lists the channel's block sizes per stride: channels differ
+// only where the last stride leaves some of them less data.
+func (g *directGen) channelKey(ch int) string {
+	nHeads := int64(len(g.l.CollNetHeads))
+	chunk, size := g.part.cnChunk, g.part.cnCount
+	var b strings.Builder
+	b.WriteString("collnetdirect")
+	if chunk > 0 {
+		loop := int64(g.h.NChannels) * nHeads * chunk
+		for gridOff := int64(0); gridOff < size; gridOff += loop {
+			off := gridOff + int64(ch)*nHeads*chunk
+			fmt.Fprintf(&b, " %d", clamp0(min(nHeads*chunk, size-off)))
+		}
+	}
+	return b.String()
+}
 
 func (g *directGen) endpoint(ch int, p Peer) Endpoint {
 	if p.Kind != PeerNet || int(p.ID) >= len(g.l.CollNetHeads) {

@@ -276,6 +276,19 @@ func (s *Schedule) ChannelKey(ch int) string {
 	return fmt.Sprintf("explicit/%d", ch)
 }
 
+// ChunkCounts returns each channel's chunk size in schedule units (the
+// chunk calcCollChunking chose; for CollNet, the chunk every channel
+// strides by), or nil for explicit schedules. Two sizes of one operation
+// whose schedules have the same channels and chunks differ only in how
+// much each loop moves.
+func (s *Schedule) ChunkCounts() []int64 {
+	type chunker interface{ chunks() []int64 }
+	if c, ok := s.gen.(chunker); ok {
+		return c.chunks()
+	}
+	return nil
+}
+
 // Explicit reports whether every program is held in memory.
 func (s *Schedule) Explicit() bool { return s.progs != nil }
 
