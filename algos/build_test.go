@@ -128,13 +128,24 @@ func TestParamsFor(t *testing.T) {
 	}
 }
 
-// TestChannelKeys checks the promise of ChannelKey: channels with equal
-// keys have programs that differ only in buffer offsets.
+// TestChannelKeys checks the promise of ChannelKey and ChannelRotation:
+// channels with equal keys have programs that differ only in buffer
+// offsets once their ranks are rotated back.
 func TestChannelKeys(t *testing.T) {
-	strip := func(ps []Step) string {
+	var h *Header
+	strip := func(ps []Step, k int) string {
 		var b strings.Builder
 		for i, st := range ps {
 			st.Src.Offset, st.Dst.Offset = 0, 0
+			st.Recv = append([]Peer(nil), st.Recv...)
+			st.Send = append([]Peer(nil), st.Send...)
+			for _, peers := range [][]Peer{st.Recv, st.Send} {
+				for j, p := range peers {
+					if p.Kind == PeerRank {
+						peers[j].ID = int32(h.RotateRank(int(p.ID), -k))
+					}
+				}
+			}
 			st.Pieces = append([]Chunk(nil), st.Pieces...)
 			for j := range st.Pieces {
 				st.Pieces[j].Offset = 0
@@ -156,14 +167,17 @@ func TestChannelKeys(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					h = &s.Header
 					for a := 0; a < s.NChannels; a++ {
 						for b := a + 1; b < s.NChannels; b++ {
 							if s.ChannelKey(a) != s.ChannelKey(b) {
 								continue
 							}
+							ka, kb := s.ChannelRotation(a), s.ChannelRotation(b)
 							for r := 0; r < s.NRanks; r++ {
 								for g := 0; g < s.NGroups; g++ {
-									pa, pb := strip(s.Program(r, a, g)), strip(s.Program(r, b, g))
+									pa := strip(s.Program(s.RotateRank(r, ka), a, g), ka)
+									pb := strip(s.Program(s.RotateRank(r, kb), b, g), kb)
 									if pa != pb {
 										t.Fatalf("%s %s %s count %d: channels %d and %d share key %q but rank %d group %d differs", sh.Name, c.Algo, f, count, a, b, s.ChannelKey(a), r, g)
 									}

@@ -24,7 +24,8 @@ type chainGen struct{ base }
 // channelKey is the chain and the channel's chunk sizes per stride.
 func (g *chainGen) channelKey(ch int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "chain %v", g.l.CollNetChain[ch])
+	o, _ := canonical(g.l.CollNetChain[ch])
+	fmt.Fprintf(&b, "chain %v", o)
 	chunk, size := g.part.cnChunk, g.part.cnCount
 	if chunk > 0 {
 		loop := int64(g.h.NChannels) * chunk
@@ -38,6 +39,11 @@ func (g *chainGen) channelKey(ch int) string {
 // netPeer is the in-network reduction of a chain channel: one CollNet
 // group formed by every node's chain head.
 var chainNet = Peer{Kind: PeerNet, ID: 0}
+
+func (g *chainGen) channelRotation(ch int) int {
+	_, k := canonical(g.l.CollNetChain[ch])
+	return k
+}
 
 func (g *chainGen) endpoint(ch int, p Peer) Endpoint {
 	if p != chainNet {

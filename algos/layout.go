@@ -92,9 +92,11 @@ func (l *Layout) Params() (Params, error) { return ParamsFor(l.Release) }
 //   - graph channels g = nChannels/2 (NCCL doubles the search result,
 //     ncclTopoPostset); channel c uses graph channel c mod g and tree
 //     (c/g) mod 2 of the double binary tree, as copyChannels leaves them;
-//   - ring and tree chains are the local ranks in order, and graph channel
-//     k crosses nodes on network rail k mod localRanks (NetDev), so that
-//     the channels spread over the NICs of rail-optimised nodes;
+//   - graph channel k crosses nodes on network rail k mod localRanks
+//     (NetDev), and on multi-node systems its ring and tree chains are the
+//     local ranks in order rotated to start at the rail's GPU, as NCCL's
+//     search does on rail-optimised nodes (each channel enters a node next
+//     to its NIC), so that the channels spread over the NICs;
 //   - the tree pattern is BALANCED_TREE on one node and TREE across nodes
 //     (what NCCL's search settles on for sm90 nodes with a NIC per GPU);
 //   - CollNetDirect heads are local ranks 0..min(8, localRanks)-1 (one per
@@ -131,10 +133,14 @@ func DefaultLayout(release spec.Version, nNodes, localRanks, nChannels int) (*La
 		MinCompCap:    90,
 	}
 	g := max(1, nChannels/2)
+	rail := func(c int) int { return (c % g) % localRanks }
 	order := func(c int) []int {
 		o := make([]int, localRanks)
 		for i := range o {
 			o[i] = i
+			if nNodes > 1 {
+				o[i] = (i + rail(c)) % localRanks
+			}
 		}
 		return o
 	}
@@ -150,7 +156,7 @@ func DefaultLayout(release spec.Version, nNodes, localRanks, nChannels int) (*La
 		l.Ring = append(l.Ring, order(c))
 		l.Tree = append(l.Tree, TreeChannel{Intra: order(c), Pattern: pattern, Which: (c / g) % 2})
 		l.CollNetChain = append(l.CollNetChain, order(c))
-		l.NetDev = append(l.NetDev, (c%g)%localRanks)
+		l.NetDev = append(l.NetDev, rail(c))
 	}
 	for h := 0; h < min(8, localRanks); h++ {
 		l.CollNetHeads = append(l.CollNetHeads, h)
@@ -248,6 +254,36 @@ func (l *Layout) Validate() error {
 		return fmt.Errorf("layout: negative NVLS channels or chunk sizes")
 	}
 	return nil
+}
+
+// rotationOf returns k when o is the local ranks in order rotated by k
+// (o[i] = (i+k) mod n), else -1.
+func rotationOf(o []int) int {
+	n := len(o)
+	if n == 0 {
+		return -1
+	}
+	k := o[0]
+	for i, x := range o {
+		if x != (i+k)%n {
+			return -1
+		}
+	}
+	return k
+}
+
+// canonical returns the order with rotation removed and the rotation (0
+// for orders that are not rotations).
+func canonical(o []int) ([]int, int) {
+	k := rotationOf(o)
+	if k <= 0 {
+		return o, 0
+	}
+	c := make([]int, len(o))
+	for i := range c {
+		c[i] = i
+	}
+	return c, k
 }
 
 // ringRanks returns channel c's ring over all ranks (connectRings).

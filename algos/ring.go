@@ -27,7 +27,23 @@ type ringGen struct{ base }
 
 func (g *ringGen) channelKey(ch int) string {
 	_, cnt, chunk := g.part.part(ch)
-	return fmt.Sprintf("ring %v n=%d chunk=%d", g.l.Ring[ch], cnt, chunk)
+	o, _ := canonical(g.l.Ring[ch])
+	return fmt.Sprintf("ring %v n=%d chunk=%d root=%d", o, cnt, chunk, g.rootKey(ch))
+}
+
+func (g *ringGen) channelRotation(ch int) int {
+	_, k := canonical(g.l.Ring[ch])
+	return k
+}
+
+// rootKey is the root's position relative to the rotation: a rotated
+// channel maps the root to another rank, so Broadcast and Reduce channels
+// only share a plan when the root lands on the same canonical rank.
+func (g *ringGen) rootKey(ch int) int {
+	if g.h.Func != spec.Broadcast && g.h.Func != spec.Reduce {
+		return -1
+	}
+	return g.h.RotateRank(g.h.Root, -g.channelRotation(ch))
 }
 
 func (g *ringGen) program(rank, ch, grp int, dst []Step) []Step {

@@ -267,13 +267,35 @@ func (s *Schedule) Endpoint(ch int, p Peer) Endpoint {
 }
 
 // ChannelKey is equal for two channels whose programs are equal on every
-// rank except for buffer offsets (same peers, primitives and counts), so a
-// timing model may simulate one and count it for all.
+// rank except for buffer offsets (same peers, primitives and counts) once
+// each channel's local ranks are rotated back by its ChannelRotation, so a
+// timing model may plan one and map it onto the others.
 func (s *Schedule) ChannelKey(ch int) string {
 	if s.gen != nil {
 		return s.gen.channelKey(ch)
 	}
 	return fmt.Sprintf("explicit/%d", ch)
+}
+
+// ChannelRotation is k when channel ch runs the programs of a channel with
+// the same key and rotation 0 with every rank's local index shifted by k:
+// rank (node, l) of ch does what rank (node, (l-k) mod LocalRanks) does
+// there, with every peer (node', l') shifted to (node', (l'+k) mod
+// LocalRanks). Ring, Tree and CollNetChain channels whose orders are
+// rotations of the local ranks in order report the rotation; others 0.
+func (s *Schedule) ChannelRotation(ch int) int {
+	type rotator interface{ channelRotation(ch int) int }
+	if r, ok := s.gen.(rotator); ok {
+		return r.channelRotation(ch)
+	}
+	return 0
+}
+
+// RotateRank shifts a rank's local index by k within its node.
+func (h *Header) RotateRank(rank, k int) int {
+	g := h.LocalRanks
+	n, l := rank/g, rank%g
+	return n*g + ((l+k)%g+g)%g
 }
 
 // ChunkCounts returns each channel's chunk size in schedule units (the

@@ -18,7 +18,13 @@ type treeGen struct{ base }
 func (g *treeGen) channelKey(ch int) string {
 	_, cnt, chunk := g.part.part(ch)
 	t := g.l.Tree[ch]
-	return fmt.Sprintf("tree %v p%d t%d n=%d chunk=%d", t.Intra, t.Pattern, t.Which, cnt, chunk)
+	o, _ := canonical(t.Intra)
+	return fmt.Sprintf("tree %v p%d t%d n=%d chunk=%d", o, t.Pattern, t.Which, cnt, chunk)
+}
+
+func (g *treeGen) channelRotation(ch int) int {
+	_, k := canonical(g.l.Tree[ch].Intra)
+	return k
 }
 
 func (g *treeGen) program(rank, ch, grp int, dst []Step) []Step {

@@ -102,19 +102,55 @@ type rankPlan struct {
 	ngroups int32
 }
 
-// keyPlan is the structure shared by channels with one ChannelKey.
+// keyPlan is the structure shared by channels with one ChannelKey,
+// planned on its first channel.
 type keyPlan struct {
 	rep   int
+	rot   int // the first channel's rotation
 	ranks []rankPlan
-	eps   map[algos.Peer]algos.Endpoint
 }
 
-// chanClass is a set of channels with one structure and one network rail.
+// chanClass is a set of channels with one structure, one rotation and one
+// network rail. Its ranks are the key plan's ranks rotated by d: rank r of
+// the class does what rank RotateRank(r, -d) of the plan does, and a peer p
+// of the plan is RotateRank(p, d) in the class.
 type chanClass struct {
 	kp     *keyPlan
 	rep    int
 	netdev int
+	d      int
 	mult   int64
+	h      *algos.Header
+	eps    map[algos.Peer]algos.Endpoint // in the class's own numbering
+}
+
+// plan is rank r's plan in the class.
+func (cc *chanClass) plan(r int) *rankPlan {
+	if cc.d != 0 {
+		r = cc.h.RotateRank(r, -cc.d)
+	}
+	return &cc.kp.ranks[r]
+}
+
+// peer maps a plan's peer to the class's numbering.
+func (cc *chanClass) peer(p algos.Peer) algos.Peer {
+	if cc.d != 0 && p.Kind == algos.PeerRank {
+		p.ID = int32(cc.h.RotateRank(int(p.ID), cc.d))
+	}
+	return p
+}
+
+// unpeer maps a peer of the class back to the plan's numbering.
+func (cc *chanClass) unpeer(p algos.Peer) algos.Peer {
+	if cc.d != 0 && p.Kind == algos.PeerRank {
+		p.ID = int32(cc.h.RotateRank(int(p.ID), -cc.d))
+	}
+	return p
+}
+
+// slotOf is the index of peer p (class numbering) in rank r's slots.
+func (cc *chanClass) slotOf(r int, p algos.Peer) int {
+	return cc.plan(r).slotOf(cc.unpeer(p))
 }
 
 func (rp *rankPlan) slotOf(p algos.Peer) int {
@@ -263,7 +299,7 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 }
 
 // planKeys plans every distinct channel structure and groups the channels
-// into classes by (structure, network rail).
+// into classes by (structure, rotation, network rail).
 func planKeys(s *algos.Schedule) []*chanClass {
 	byKey := map[string]*keyPlan{}
 	var order []string
@@ -272,7 +308,7 @@ func planKeys(s *algos.Schedule) []*chanClass {
 		k := s.ChannelKey(c)
 		chKey[c] = k
 		if _, ok := byKey[k]; !ok {
-			byKey[k] = &keyPlan{rep: c, eps: map[algos.Peer]algos.Endpoint{}}
+			byKey[k] = &keyPlan{rep: c, rot: s.ChannelRotation(c)}
 			order = append(order, k)
 		}
 	}
@@ -282,18 +318,11 @@ func planKeys(s *algos.Schedule) []*chanClass {
 		kp.ranks = make([]rankPlan, s.NRanks)
 		for r := 0; r < s.NRanks; r++ {
 			kp.ranks[r] = pl.planRank(r, kp.rep)
-			for _, sp := range kp.ranks[r].slots {
-				if sp.peer.Kind != algos.PeerRank {
-					if _, ok := kp.eps[sp.peer]; !ok {
-						kp.eps[sp.peer] = s.Endpoint(kp.rep, sp.peer)
-					}
-				}
-			}
 		}
 	}
 	type ck struct {
-		key    string
-		netdev int
+		key       string
+		netdev, d int
 	}
 	byClass := map[ck]*chanClass{}
 	var classes []*chanClass
@@ -302,12 +331,22 @@ func planKeys(s *algos.Schedule) []*chanClass {
 		if s.NNodes == 1 || !useRail(s.Algo) {
 			nd = -1 // the rail does not matter
 		}
-		k := ck{chKey[c], nd}
+		kp := byKey[chKey[c]]
+		k := ck{chKey[c], nd, s.ChannelRotation(c) - kp.rot}
 		if cc, ok := byClass[k]; ok {
 			cc.mult++
 			continue
 		}
-		cc := &chanClass{kp: byKey[chKey[c]], rep: c, netdev: k.netdev, mult: 1}
+		cc := &chanClass{kp: kp, rep: c, netdev: k.netdev, d: k.d, mult: 1, h: &s.Header, eps: map[algos.Peer]algos.Endpoint{}}
+		for r := 0; r < s.NRanks; r++ {
+			for _, sp := range cc.plan(r).slots {
+				if p := cc.peer(sp.peer); p.Kind != algos.PeerRank {
+					if _, ok := cc.eps[p]; !ok {
+						cc.eps[p] = s.Endpoint(c, p)
+					}
+				}
+			}
+		}
 		byClass[k] = cc
 		classes = append(classes, cc)
 	}
@@ -511,7 +550,8 @@ func (a *analysis) slotLat(ci, r int, sp *slotInfo, buf []int32) Time {
 	s := a.s
 	switch sp.peer.Kind {
 	case algos.PeerRank:
-		_, hop := a.f.path(buf[:0], r, int(sp.peer.ID), a.rail(ci))
+		p := a.classes[ci].peer(sp.peer)
+		_, hop := a.f.path(buf[:0], r, int(p.ID), a.rail(ci))
 		return m.HopLatency(hop, s.Algo, s.Proto)
 	case algos.PeerNet:
 		return m.HopLatency(hopSHARP, s.Algo, s.Proto)
@@ -526,10 +566,11 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 	f := a.f
 	cc := a.classes[ci]
 	nd := a.rail(ci)
-	switch sp.peer.Kind {
+	peer := cc.peer(sp.peer)
+	switch peer.Kind {
 	case algos.PeerRank:
 		if sp.sends {
-			buf, _ = f.path(buf[:0], r, int(sp.peer.ID), nd)
+			buf, _ = f.path(buf[:0], r, int(peer.ID), nd)
 			add(buf, true, sp.sendBytes)
 		}
 	case algos.PeerNet:
@@ -546,7 +587,7 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 			add(append(buf[:0], f.gpuLink(r, 4)), true, sp.sendBytes)
 		}
 		if sp.recvs { // ld_reduce pulls every member's piece through the switch
-			for _, mem := range cc.kp.eps[sp.peer].Senders {
+			for _, mem := range cc.eps[peer].Senders {
 				add(append(buf[:0], f.gpuLink(mem, 0)), false, sp.recvBytes)
 			}
 			add(append(buf[:0], f.gpuLink(r, 1)), false, sp.recvBytes)
@@ -554,7 +595,7 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 	case algos.PeerMcast:
 		if sp.sends { // multimem.st: out of the head once, into every member
 			add(append(buf[:0], f.gpuLink(r, 0)), true, sp.sendBytes)
-			for _, mem := range cc.kp.eps[sp.peer].Receivers {
+			for _, mem := range cc.eps[peer].Receivers {
 				add(append(buf[:0], f.gpuLink(mem, 1)), true, sp.sendBytes)
 			}
 		}
@@ -576,8 +617,9 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	var buf []int32
 	for ci, cc := range a.classes {
 		for r := 0; r < s.NRanks; r++ {
-			for si := range cc.kp.ranks[r].slots {
-				sp := &cc.kp.ranks[r].slots[si]
+			rp := cc.plan(r)
+			for si := range rp.slots {
+				sp := &rp.slots[si]
 				buf = a.slotFlows(ci, r, sp, buf, func(path []int32, send bool, bytes int64) {
 					ids = append(ids, fs.add(path, cc.mult))
 					dirs = append(dirs, send)
@@ -599,7 +641,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 		a.gSend[ci] = make([][]int64, s.NRanks)
 		a.gRecv[ci] = make([][]int64, s.NRanks)
 		for r := 0; r < s.NRanks; r++ {
-			rp := &cc.kp.ranks[r]
+			rp := cc.plan(r)
 			gs := make([]int64, 2*rp.ngroups)
 			gr := gs[rp.ngroups:]
 			gs = gs[:rp.ngroups]
@@ -641,23 +683,30 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	return a, nil
 }
 
-// mergeClasses merges channel classes of one structure whose every rank
-// sees the same rates and latencies (typically channels on symmetric
-// network rails): they run the same timeline.
+// mergeClasses merges channel classes of one structure whose ranks, once
+// the classes' rotations are undone, see the same plans, rates and
+// latencies (typically the channels of symmetric network rails): they run
+// the same timeline up to relabelling, so one is simulated for all.
 func (a *analysis) mergeClasses() {
 	var buf []int32
+	h := &a.s.Header
 	same := func(i, j int) bool {
 		ci, cj := a.classes[i], a.classes[j]
 		if ci.kp != cj.kp {
 			return false
 		}
-		for r := range ci.kp.ranks {
-			if !slices.Equal(a.gSend[i][r], a.gSend[j][r]) || !slices.Equal(a.gRecv[i][r], a.gRecv[j][r]) {
+		for r := 0; r < h.NRanks; r++ {
+			ri := r
+			if ci.d != cj.d {
+				ri = h.RotateRank(r, ci.d-cj.d)
+			}
+			pi, pj := ci.plan(ri), cj.plan(r)
+			if pi != pj || !slices.Equal(a.gSend[i][ri], a.gSend[j][r]) || !slices.Equal(a.gRecv[i][ri], a.gRecv[j][r]) {
 				return false
 			}
-			for si := range ci.kp.ranks[r].slots {
-				sp := &ci.kp.ranks[r].slots[si]
-				if a.slotLat(i, r, sp, buf) != a.slotLat(j, r, sp, buf) {
+			for si := range pj.slots {
+				sp := &pj.slots[si]
+				if a.slotLat(i, ri, sp, buf) != a.slotLat(j, r, sp, buf) {
 					return false
 				}
 			}
@@ -711,10 +760,9 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 	}
 	for ci, cc := range a.classes {
 		n := s.NRanks
-		ranks := cc.kp.ranks
 		// endpoints in a stable order
-		epList := make([]algos.Peer, 0, len(cc.kp.eps))
-		for p := range cc.kp.eps {
+		epList := make([]algos.Peer, 0, len(cc.eps))
+		for p := range cc.eps {
 			epList = append(epList, p)
 		}
 		slices.SortFunc(epList, func(x, y algos.Peer) int {
@@ -734,7 +782,7 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 		col := make([]uint64, n)
 		var lbuf []int32
 		for r := 0; r < n; r++ {
-			rp := &ranks[r]
+			rp := cc.plan(r)
 			h := mix(0, int64(rp.sig))
 			for g := int32(0); g < rp.ngroups; g++ {
 				h = mix(h, quantize(a.gSend[ci][r][g], tol))
@@ -743,16 +791,17 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 			col[r] = h
 			for si, sp := range rp.slots {
 				x := nb{g: sp.group, lat: a.slotLat(ci, r, &rp.slots[si], lbuf)}
-				if sp.peer.Kind == algos.PeerRank {
-					p := int(sp.peer.ID)
+				peer := cc.peer(sp.peer)
+				if peer.Kind == algos.PeerRank {
+					p := int(peer.ID)
 					x.rank, x.peer = true, int32(p)
-					pj := ranks[p].slotOf(sp.peer.Back(r))
+					pj := cc.slotOf(p, peer.Back(r))
 					x.rev = -1
 					if pj >= 0 {
-						x.rev = ranks[p].slots[pj].group
+						x.rev = cc.plan(p).slots[pj].group
 					}
 				} else {
-					x.peer = epIdx[sp.peer]
+					x.peer = epIdx[peer]
 				}
 				nbs[r] = append(nbs[r], x)
 			}
@@ -770,19 +819,19 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 		var keys []uint64
 		for iter := 0; iter < n+2; iter++ {
 			for i, p := range epList {
-				e := cc.kp.eps[p]
+				e := cc.eps[p]
 				keys = keys[:0]
 				for _, r := range e.Senders {
 					g := int64(-1)
-					if j := ranks[r].slotOf(p); j >= 0 {
-						g = int64(ranks[r].slots[j].group)
+					if j := cc.slotOf(r, p); j >= 0 {
+						g = int64(cc.plan(r).slots[j].group)
 					}
 					keys = append(keys, mix(mix(col[r], g), 1))
 				}
 				for _, r := range e.Receivers {
 					g := int64(-1)
-					if j := ranks[r].slotOf(p); j >= 0 {
-						g = int64(ranks[r].slots[j].group)
+					if j := cc.slotOf(r, p); j >= 0 {
+						g = int64(cc.plan(r).slots[j].group)
 					}
 					keys = append(keys, mix(mix(col[r], g), 2))
 				}

@@ -181,7 +181,6 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	x.repOf = make([][]int32, nc)
 	newConn := func() *tconn { return &tconn{arrive: make([]Time, x.w), consT: make([]Time, x.w)} }
 	for ci, cc := range an.classes {
-		ranks := cc.kp.ranks
 		col := an.color[ci]
 		ids := map[uint64]int32{}
 		x.repOf[ci] = make([]int32, s.NRanks)
@@ -194,7 +193,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 			if !ok {
 				id = int32(len(x.reps[ci]))
 				ids[key] = id
-				x.reps[ci] = append(x.reps[ci], &trep{rank: r, plan: &ranks[r]})
+				x.reps[ci] = append(x.reps[ci], &trep{rank: r, plan: cc.plan(r)})
 			}
 			x.repOf[ci][r] = id
 		}
@@ -231,13 +230,14 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 			for si, sp := range rp.slots {
 				tg := &rep.groups[sp.group]
 				lat := an.slotLat(ci, a, &rp.slots[si], lbuf)
-				if sp.peer.Kind == algos.PeerRank {
-					p := int(sp.peer.ID)
-					pj := ranks[p].slotOf(sp.peer.Back(a))
+				peer := cc.peer(sp.peer)
+				if peer.Kind == algos.PeerRank {
+					p := int(peer.ID)
+					pj := cc.slotOf(p, peer.Back(a))
 					if pj < 0 {
 						return nil, fmt.Errorf("sim: rank %d talks to rank %d, which never talks back", a, p)
 					}
-					rev := ranks[p].slots[pj].group
+					rev := cc.plan(p).slots[pj].group
 					pc := x.repOf[ci][p]
 					if sp.sends {
 						c := getConn(ck{int32(ri), sp.group, pc, rev})
@@ -254,9 +254,9 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 					}
 					continue
 				}
-				key := ek{col: an.epColor[ci][sp.peer]}
+				key := ek{col: an.epColor[ci][peer]}
 				if cfg.NoSymmetry {
-					key = ek{peer: sp.peer}
+					key = ek{peer: peer}
 				}
 				ep := eps[key]
 				if ep == nil {
@@ -295,7 +295,9 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 		}
 		for ri, rep := range x.reps[ci] {
 			for g := 0; g < s.NGroups; g++ {
-				steps := s.Program(rep.rank, cc.rep, g)
+				// the plan's rank runs the representative's program on the
+				// key's first channel (peers in the plan's numbering)
+				steps := s.Program(s.RotateRank(rep.rank, -cc.d), cc.kp.rep, g)
 				if len(steps) == 0 {
 					continue
 				}

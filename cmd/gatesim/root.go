@@ -63,6 +63,7 @@ func newRootCmd(d *deps) *cobra.Command {
 // subcommands lists the constructors of the subcommands, one file each.
 var subcommands = []func(*deps) *cobra.Command{
 	newVersionCmd,
+	newSimCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
