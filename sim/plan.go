@@ -162,14 +162,6 @@ func (rp *rankPlan) slotOf(p algos.Peer) int {
 	return -1
 }
 
-func (rp *rankPlan) addSlot(p algos.Peer) int {
-	if i := rp.slotOf(p); i >= 0 {
-		return i
-	}
-	rp.slots = append(rp.slots, slotInfo{peer: p})
-	return len(rp.slots) - 1
-}
-
 // planner reuses buffers across ranks.
 type planner struct {
 	s     *algos.Schedule
@@ -177,6 +169,57 @@ type planner struct {
 	ends  []int
 	sl    []int64
 	gs    []int32
+	// a small open-addressing index of the current rank's slots, reset by
+	// bumping gen (ranks have a handful to a few dozen slots)
+	tab [256]struct {
+		p   algos.Peer
+		i   int32
+		gen uint32
+	}
+	gen uint32
+	// slot indices of the last peer lists seen: generators reuse one
+	// peer slice for many steps, so a pointer match skips the lookups
+	lastPeers [2]*algos.Peer
+	lastLen   [2]int
+	lastIdx   [2][]int
+}
+
+// slotsOf returns the slot indices of a peer list (k: 0 receive, 1 send).
+func (pl *planner) slotsOf(rp *rankPlan, peers []algos.Peer, k int) []int {
+	if len(peers) == 0 {
+		return nil
+	}
+	if pl.lastPeers[k] == &peers[0] && pl.lastLen[k] == len(peers) {
+		return pl.lastIdx[k]
+	}
+	idx := pl.lastIdx[k][:0]
+	for _, p := range peers {
+		idx = append(idx, pl.slot(rp, p))
+	}
+	pl.lastPeers[k], pl.lastLen[k], pl.lastIdx[k] = &peers[0], len(peers), idx
+	return idx
+}
+
+func peerHash(p algos.Peer) uint32 {
+	h := uint32(p.ID)*0x9e3779b1 ^ uint32(p.Kind)<<28 ^ uint32(p.Conn)<<24
+	return (h ^ h>>15) & 255
+}
+
+// slot returns the index of p in rp's slots, adding it if new.
+func (pl *planner) slot(rp *rankPlan, p algos.Peer) int {
+	h := peerHash(p)
+	for {
+		e := &pl.tab[h]
+		if e.gen != pl.gen {
+			e.p, e.i, e.gen = p, int32(len(rp.slots)), pl.gen
+			rp.slots = append(rp.slots, slotInfo{peer: p})
+			return int(e.i)
+		}
+		if e.p == p {
+			return int(e.i)
+		}
+		h = (h + 1) & 255
+	}
 }
 
 // planRank builds a rank's slots, slot groups and signature for channel ch.
@@ -184,6 +227,8 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 	s := pl.s
 	h := &s.Header
 	var rp rankPlan
+	pl.gen++
+	pl.lastPeers = [2]*algos.Peer{}
 	pl.steps = pl.steps[:0]
 	pl.ends = pl.ends[:0]
 	for g := 0; g < s.NGroups; g++ {
@@ -193,15 +238,16 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 	// slots and where each is used
 	for i := range pl.steps {
 		st := &pl.steps[i]
+		recvIdx := pl.slotsOf(&rp, st.Recv, 0)
 		for j, p := range st.Recv {
-			si := rp.addSlot(p)
+			si := recvIdx[j]
 			sp := &rp.slots[si]
 			sp.recvs = true
 			n := st.Count
 			if st.Prim == algos.PrimGather {
 				n = st.Pieces[j].Count
 			}
-			sp.usage = mix(mix(mix(sp.usage, int64(i)), 1), n)
+			sp.usage = mix(mix(sp.usage, int64(i)<<2|1), n)
 			if p.Kind != algos.PeerRank {
 				pl.sl = sliceSizes(h, n, pl.sl)
 				for _, x := range pl.sl {
@@ -209,15 +255,16 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 				}
 			}
 		}
-		for j, p := range st.Send {
-			si := rp.addSlot(p)
+		sendIdx := pl.slotsOf(&rp, st.Send, 1)
+		for j := range st.Send {
+			si := sendIdx[j]
 			sp := &rp.slots[si]
 			sp.sends = true
 			n := st.Count
 			if st.Prim == algos.PrimScatter {
 				n = st.Pieces[j].Count
 			}
-			sp.usage = mix(mix(mix(sp.usage, int64(i)), 2), n)
+			sp.usage = mix(mix(sp.usage, int64(i)<<2|2), n)
 			pl.sl = sliceSizes(h, n, pl.sl)
 			for _, x := range pl.sl {
 				sp.sendBytes += wireBytes(h.Proto, x*int64(h.Unit))
@@ -268,7 +315,7 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 		for _, peers := range [2][]algos.Peer{st.Recv, st.Send} {
 			pl.gs = pl.gs[:0]
 			for _, p := range peers {
-				pl.gs = append(pl.gs, rp.slots[rp.slotOf(p)].group)
+				pl.gs = append(pl.gs, rp.slots[pl.slot(&rp, p)].group)
 			}
 			slices.Sort(pl.gs)
 			for k, x := range pl.gs {
@@ -806,6 +853,25 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 				nbs[r] = append(nbs[r], x)
 			}
 		}
+		// each endpoint's members with their slot group and role, once
+		type member struct {
+			r    int32
+			g    int64
+			role int64
+		}
+		epMembers := make([][]member, len(epList))
+		for i, p := range epList {
+			e := cc.eps[p]
+			for role, rs := range [2][]int{e.Senders, e.Receivers} {
+				for _, r := range rs {
+					g := int64(-1)
+					if j := cc.slotOf(r, p); j >= 0 {
+						g = int64(cc.plan(r).slots[j].group)
+					}
+					epMembers[i] = append(epMembers[i], member{int32(r), g, int64(role + 1)})
+				}
+			}
+		}
 		epCol := make([]uint64, len(epList))
 		count := func(c []uint64) int {
 			m := make(map[uint64]struct{}, 64)
@@ -819,21 +885,9 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 		var keys []uint64
 		for iter := 0; iter < n+2; iter++ {
 			for i, p := range epList {
-				e := cc.eps[p]
 				keys = keys[:0]
-				for _, r := range e.Senders {
-					g := int64(-1)
-					if j := cc.slotOf(r, p); j >= 0 {
-						g = int64(cc.plan(r).slots[j].group)
-					}
-					keys = append(keys, mix(mix(col[r], g), 1))
-				}
-				for _, r := range e.Receivers {
-					g := int64(-1)
-					if j := cc.slotOf(r, p); j >= 0 {
-						g = int64(cc.plan(r).slots[j].group)
-					}
-					keys = append(keys, mix(mix(col[r], g), 2))
+				for _, mb := range epMembers[i] {
+					keys = append(keys, mix(mix(col[mb.r], mb.g), mb.role))
 				}
 				slices.Sort(keys)
 				h := mix(0, int64(p.Kind))
