@@ -156,7 +156,11 @@ func DefaultLayout(release spec.Version, nNodes, localRanks, nChannels int) (*La
 		l.Ring = append(l.Ring, order(c))
 		l.Tree = append(l.Tree, TreeChannel{Intra: order(c), Pattern: pattern, Which: (c / g) % 2})
 		l.CollNetChain = append(l.CollNetChain, order(c))
-		l.NetDev = append(l.NetDev, rail(c))
+		nd := 0 // one node: no channel leaves it
+		if nNodes > 1 {
+			nd = rail(c)
+		}
+		l.NetDev = append(l.NetDev, nd)
 	}
 	for h := 0; h < min(8, localRanks); h++ {
 		l.CollNetHeads = append(l.CollNetHeads, h)
