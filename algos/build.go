@@ -244,10 +244,10 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		return &Schedule{Header: b.h, gen: &directGen{b}, netDev: l.NetDev}, nil
 	case spec.NVLS:
 		b.h.NGroups = 3
-		return &Schedule{Header: b.h, gen: &nvlsGen{b}, netDev: l.NetDev}, nil
+		return &Schedule{Header: b.h, gen: newNVLSGen(b), netDev: l.NetDev}, nil
 	case spec.NVLSTree:
 		b.h.NGroups = 4
-		return &Schedule{Header: b.h, gen: &nvlsTreeGen{b}, netDev: l.NetDev}, nil
+		return &Schedule{Header: b.h, gen: &nvlsTreeGen{b, newNVLSShared(b, 16/int64(b.h.Unit))}, netDev: l.NetDev}, nil
 	case spec.PAT:
 		b.h.NGroups = 1
 		return &Schedule{Header: b.h, gen: newPatGen(b, x), netDev: l.NetDev}, nil

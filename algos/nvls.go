@@ -27,7 +27,18 @@ import (
 //
 // AllReduce loops over nHeads chunks; its last loop shrinks the chunk to
 // ceil(rem/nHeads) rounded up to 16 KiB.
-type nvlsGen struct{ base }
+type nvlsGen struct {
+	base
+	sh *nvlsShared // AllReduce only
+}
+
+func newNVLSGen(b base) *nvlsGen {
+	g := &nvlsGen{base: b}
+	if b.h.Func == spec.AllReduce {
+		g.sh = newNVLSShared(b, 16384/int64(b.h.Unit))
+	}
+	return g
+}
 
 func (g *nvlsGen) channelKey(ch int) string {
 	_, cnt, chunk := g.part.part(ch)
@@ -58,6 +69,71 @@ func nvlsEndpoint(l *Layout, p Peer) Endpoint {
 
 func (g *nvlsGen) endpoint(ch int, p Peer) Endpoint { return nvlsEndpoint(g.l, p) }
 
+// nvlsShared are the parts of NVLS AllReduce programs that do not depend
+// on the rank, built once per schedule so that programs of 100,000 ranks
+// share them: every node's NVLS and multicast peers, and every channel's
+// per-head pieces of each loop, for the input (scatter) and output
+// (gather) buffers.
+type nvlsShared struct {
+	red, mc []Peer       // [node*nHeads+h]
+	pieces  [2][][]Chunk // [input/output][channel]: loops × nHeads
+}
+
+// newNVLSShared lays out the loops of RunWorkColl<AllReduce, NVLS*>: each
+// loop covers nHeads chunks; the last one shrinks the chunk to
+// ceil(rem/nHeads) rounded up to lastAlign elements.
+func newNVLSShared(b base, lastAlign int64) *nvlsShared {
+	l := b.l
+	nHeads := len(l.NVLSHeads)
+	sh := &nvlsShared{red: make([]Peer, l.NNodes*nHeads), mc: make([]Peer, l.NNodes*nHeads)}
+	for n := 0; n < l.NNodes; n++ {
+		for h := 0; h < nHeads; h++ {
+			sh.red[n*nHeads+h] = nvlsPeer(PeerNVLS, l, n, h)
+			sh.mc[n*nHeads+h] = nvlsPeer(PeerMcast, l, n, h)
+		}
+	}
+	for bi, buf := range []Buffer{BufInput, BufOutput} {
+		sh.pieces[bi] = make([][]Chunk, b.h.NChannels)
+		for ch := range sh.pieces[bi] {
+			gridOff, chanCount, chunk := b.part.part(ch)
+			if chanCount == 0 || nHeads == 0 {
+				continue
+			}
+			loop := int64(nHeads) * chunk
+			last := alignUp(divUp(chanCount%loop, int64(nHeads)), lastAlign)
+			ps := make([]Chunk, 0, int(divUp(chanCount, loop))*nHeads)
+			for elemOff := int64(0); elemOff < chanCount; elemOff += loop {
+				if chanCount-elemOff < loop {
+					chunk = last
+				}
+				off := gridOff + elemOff
+				ne := min(loop, chanCount-elemOff)
+				for h := 0; h < nHeads; h++ {
+					n := clamp0(min(chunk, ne-int64(h)*chunk))
+					o := off + int64(h)*chunk
+					if n == 0 {
+						o = min(o, gridOff+chanCount)
+					}
+					ps = append(ps, Chunk{Buf: buf, Offset: o, Count: n})
+				}
+			}
+			sh.pieces[bi][ch] = ps
+		}
+	}
+	return sh
+}
+
+// nodePeers are node's NVLS and multicast peers, one per head.
+func (sh *nvlsShared) nodePeers(node, nHeads int) (red, mc []Peer) {
+	lo, hi := node*nHeads, (node+1)*nHeads
+	return sh.red[lo:hi:hi], sh.mc[lo:hi:hi]
+}
+
+// loopPieces are loop i's pieces (capacity cut so that no append aliases).
+func (sh *nvlsShared) loopPieces(bi, ch, i, nHeads int) []Chunk {
+	return sh.pieces[bi][ch][i*nHeads : (i+1)*nHeads : (i+1)*nHeads]
+}
+
 func nvlsPeer(kind PeerKind, l *Layout, node, h int) Peer {
 	return Peer{Kind: kind, ID: int32(node*l.LocalRanks + h)}
 }
@@ -71,37 +147,27 @@ func (g *nvlsGen) program(rank, ch, grp int, dst []Step) []Step {
 	node := l.Node(rank)
 	nHeads := len(l.NVLSHeads)
 	me := l.NVLSHead(rank)
-	red := make([]Peer, nHeads)
-	mc := make([]Peer, nHeads)
-	for h := range red {
-		red[h] = nvlsPeer(PeerNVLS, l, node, h)
-		mc[h] = nvlsPeer(PeerMcast, l, node, h)
+	var red, mc []Peer
+	if g.sh != nil {
+		red, mc = g.sh.nodePeers(node, nHeads)
+	} else {
+		red, mc = make([]Peer, nHeads), make([]Peer, nHeads)
+		for h := range red {
+			red[h] = nvlsPeer(PeerNVLS, l, node, h)
+			mc[h] = nvlsPeer(PeerMcast, l, node, h)
+		}
 	}
 	switch g.h.Func {
 	case spec.AllReduce:
 		loop := int64(nHeads) * chunk
 		last := alignUp(divUp(chanCount%loop, int64(nHeads)), 16384/int64(g.h.Unit))
-		for elemOff := int64(0); elemOff < chanCount; elemOff += loop {
+		for i, elemOff := 0, int64(0); elemOff < chanCount; i, elemOff = i+1, elemOff+loop {
 			if chanCount-elemOff < loop {
 				chunk = last
 			}
-			off := gridOff + elemOff
-			ne := min(loop, chanCount-elemOff)
 			switch grp {
 			case 0, 2:
-				buf := BufInput
-				if grp == 2 {
-					buf = BufOutput
-				}
-				ps := make([]Chunk, nHeads)
-				for h := range ps {
-					n := clamp0(min(chunk, ne-int64(h)*chunk))
-					o := off + int64(h)*chunk
-					if n == 0 {
-						o = min(o, gridOff+chanCount)
-					}
-					ps[h] = Chunk{Buf: buf, Offset: o, Count: n}
-				}
+				ps := g.sh.loopPieces(grp/2, ch, i, nHeads)
 				if grp == 0 {
 					dst = append(dst, Step{Prim: PrimScatter, Send: red, Pieces: ps, Count: sumPieces(ps), PreOp: true})
 				} else {
@@ -113,7 +179,7 @@ func (g *nvlsGen) program(rank, ch, grp int, dst []Step) []Step {
 				}
 				co := elemOff + int64(me)*chunk
 				n := clamp0(min(chunk, chanCount-co))
-				dst = append(dst, Step{Prim: PrimRecvSend, Recv: red[me : me+1], Send: mc[me : me+1], Count: n, Direct: true})
+				dst = append(dst, Step{Prim: PrimRecvSend, Recv: red[me : me+1 : me+1], Send: mc[me : me+1 : me+1], Count: n, Direct: true})
 			}
 		}
 	case spec.AllGather:
@@ -173,7 +239,10 @@ func (g *nvlsGen) program(rank, ch, grp int, dst []Step) []Step {
 //
 // Chunks loop over the heads; the last loop's chunk is ceil(rem/nHeads)
 // rounded up to 16 bytes.
-type nvlsTreeGen struct{ base }
+type nvlsTreeGen struct {
+	base
+	sh *nvlsShared
+}
 
 func (g *nvlsTreeGen) channelKey(ch int) string {
 	_, cnt, chunk := g.part.part(ch)
@@ -183,7 +252,7 @@ func (g *nvlsTreeGen) channelKey(ch int) string {
 func (g *nvlsTreeGen) endpoint(ch int, p Peer) Endpoint { return nvlsEndpoint(g.l, p) }
 
 func (g *nvlsTreeGen) program(rank, ch, grp int, dst []Step) []Step {
-	gridOff, chanCount, chunk := g.part.part(ch)
+	_, chanCount, chunk := g.part.part(ch)
 	if chanCount == 0 {
 		return dst
 	}
@@ -191,12 +260,7 @@ func (g *nvlsTreeGen) program(rank, ch, grp int, dst []Step) []Step {
 	node := l.Node(rank)
 	nHeads := len(l.NVLSHeads)
 	me := l.NVLSHead(rank)
-	red := make([]Peer, nHeads)
-	mc := make([]Peer, nHeads)
-	for h := range red {
-		red[h] = nvlsPeer(PeerNVLS, l, node, h)
-		mc[h] = nvlsPeer(PeerMcast, l, node, h)
-	}
+	red, mc := g.sh.nodePeers(node, nHeads)
 	var upP, reduceRecv, bcastSend []Peer
 	hasUp := false
 	if me >= 0 {
@@ -212,27 +276,13 @@ func (g *nvlsTreeGen) program(rank, ch, grp int, dst []Step) []Step {
 	}
 	loop := int64(nHeads) * chunk
 	last := alignUp(divUp(chanCount%loop, int64(nHeads)), 16/int64(g.h.Unit))
-	for elemOff := int64(0); elemOff < chanCount; elemOff += loop {
+	for i, elemOff := 0, int64(0); elemOff < chanCount; i, elemOff = i+1, elemOff+loop {
 		if chanCount-elemOff < loop {
 			chunk = last
 		}
-		off := gridOff + elemOff
-		ne := min(loop, chanCount-elemOff)
 		switch grp {
 		case 0, 1:
-			buf := BufInput
-			if grp == 1 {
-				buf = BufOutput
-			}
-			ps := make([]Chunk, nHeads)
-			for h := range ps {
-				n := clamp0(min(chunk, ne-int64(h)*chunk))
-				o := off + int64(h)*chunk
-				if n == 0 {
-					o = min(o, gridOff+chanCount)
-				}
-				ps[h] = Chunk{Buf: buf, Offset: o, Count: n}
-			}
+			ps := g.sh.loopPieces(grp, ch, i, nHeads)
 			if grp == 0 {
 				dst = append(dst, Step{Prim: PrimScatter, Send: red, Pieces: ps, Count: sumPieces(ps), PreOp: true})
 			} else {

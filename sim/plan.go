@@ -182,6 +182,32 @@ type planner struct {
 	lastPeers [2]*algos.Peer
 	lastLen   [2]int
 	lastIdx   [2][]int
+	// wire's memo
+	wireN    [4]int64
+	wireB    [4]int64
+	wireOK   [4]bool
+	wireNext int
+}
+
+// wire is the wire bytes of one step of n elements: the sum over its
+// slices (a step's slices go out as separate FIFO messages). The last few
+// counts are remembered: programs repeat a handful of chunk sizes.
+func (pl *planner) wire(n int64) int64 {
+	for i := range pl.wireN {
+		if pl.wireN[i] == n && pl.wireOK[i] {
+			return pl.wireB[i]
+		}
+	}
+	h := &pl.s.Header
+	pl.sl = sliceSizes(h, n, pl.sl)
+	b := int64(0)
+	for _, x := range pl.sl {
+		b += wireBytes(h.Proto, x*int64(h.Unit))
+	}
+	i := pl.wireNext
+	pl.wireN[i], pl.wireB[i], pl.wireOK[i] = n, b, true
+	pl.wireNext = (i + 1) % len(pl.wireN)
+	return b
 }
 
 // slotsOf returns the slot indices of a peer list (k: 0 receive, 1 send).
@@ -225,7 +251,6 @@ func (pl *planner) slot(rp *rankPlan, p algos.Peer) int {
 // planRank builds a rank's slots, slot groups and signature for channel ch.
 func (pl *planner) planRank(rank, ch int) rankPlan {
 	s := pl.s
-	h := &s.Header
 	var rp rankPlan
 	pl.gen++
 	pl.lastPeers = [2]*algos.Peer{}
@@ -249,10 +274,7 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 			}
 			sp.usage = mix(mix(sp.usage, int64(i)<<2|1), n)
 			if p.Kind != algos.PeerRank {
-				pl.sl = sliceSizes(h, n, pl.sl)
-				for _, x := range pl.sl {
-					sp.recvBytes += wireBytes(h.Proto, x*int64(h.Unit))
-				}
+				sp.recvBytes += pl.wire(n)
 			}
 		}
 		sendIdx := pl.slotsOf(&rp, st.Send, 1)
@@ -265,10 +287,7 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 				n = st.Pieces[j].Count
 			}
 			sp.usage = mix(mix(sp.usage, int64(i)<<2|2), n)
-			pl.sl = sliceSizes(h, n, pl.sl)
-			for _, x := range pl.sl {
-				sp.sendBytes += wireBytes(h.Proto, x*int64(h.Unit))
-			}
+			sp.sendBytes += pl.wire(n)
 		}
 	}
 	// groups: slots with equal usage and kind, numbered by first appearance
@@ -312,12 +331,14 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 			f |= 8
 		}
 		sig = mix(sig, f)
-		for _, peers := range [2][]algos.Peer{st.Recv, st.Send} {
+		for k, peers := range [2][]algos.Peer{st.Recv, st.Send} {
 			pl.gs = pl.gs[:0]
-			for _, p := range peers {
-				pl.gs = append(pl.gs, rp.slots[pl.slot(&rp, p)].group)
+			for _, si := range pl.slotsOf(&rp, peers, k) {
+				pl.gs = append(pl.gs, rp.slots[si].group)
 			}
-			slices.Sort(pl.gs)
+			if len(pl.gs) > 1 {
+				slices.Sort(pl.gs)
+			}
 			for k, x := range pl.gs {
 				if k == 0 || x != pl.gs[k-1] {
 					sig = mix(sig, int64(x))
@@ -792,18 +813,43 @@ func quantize(r int64, tol float64) int64 {
 	return int64(math.Floor(math.Log(float64(r)) / math.Log1p(tol)))
 }
 
-// refine computes the symmetry classes of every channel class.
+// multiset folds one element into an order-independent hash of a
+// multiset: the sum and the xor of a strong mix of each element (refine's
+// neighbours come in program order, which differs between ranks that are
+// otherwise alike).
+type multiset struct{ sum, xor uint64 }
+
+func (m *multiset) add(k uint64) {
+	k = mix(k, 0x5bd1e995)
+	m.sum += k
+	m.xor ^= k * 0x9e3779b97f4a7c15
+}
+
+// refine computes the symmetry classes of every channel class: the
+// coarsest partition of ranks (and offload endpoints) that is equitable
+// for the connection graph, starting from each rank's plan signature and
+// rates (colour refinement). Ranks of one colour see the same program,
+// rates and latencies and neighbours of the same colours, so they run the
+// same timeline.
 func (a *analysis) refine(s *algos.Schedule, tol float64) {
 	nc := len(a.classes)
 	a.color = make([][]uint64, nc)
 	a.epColor = make([]map[algos.Peer]uint64, nc)
 	a.ncolors = make([]int, nc)
+	// nb is one connection of a rank: its peer (rank, or endpoint index)
+	// and what about the connection does not change between iterations.
 	type nb struct {
-		rank bool
-		peer int32 // rank, or endpoint index
-		rev  int32 // the rank's group in the peer's program
-		g    int32
-		lat  Time
+		peer   int32
+		rank   bool
+		static uint64 // slot group, the peer's group back, latency, kind
+	}
+	seen := make(map[uint64]struct{}, 1024)
+	count := func(c []uint64) int {
+		clear(seen)
+		for _, x := range c {
+			seen[x] = struct{}{}
+		}
+		return len(seen)
 	}
 	for ci, cc := range a.classes {
 		n := s.NRanks
@@ -821,11 +867,13 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 			}
 			return int(x.Conn) - int(y.Conn)
 		})
-		epIdx := map[algos.Peer]int32{}
+		epIdx := make(map[algos.Peer]int32, len(epList))
 		for i, p := range epList {
 			epIdx[p] = int32(i)
 		}
-		nbs := make([][]nb, n)
+		// neighbours of every rank, flat: rank r's are nbs[off[r]:off[r+1]]
+		off := make([]int32, n+1)
+		var nbs []nb
 		col := make([]uint64, n)
 		var lbuf []int32
 		for r := 0; r < n; r++ {
@@ -837,29 +885,29 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 			}
 			col[r] = h
 			for si, sp := range rp.slots {
-				x := nb{g: sp.group, lat: a.slotLat(ci, r, &rp.slots[si], lbuf)}
+				lat := a.slotLat(ci, r, &rp.slots[si], lbuf)
+				st := mix(mix(0, int64(sp.group)), int64(lat))
 				peer := cc.peer(sp.peer)
 				if peer.Kind == algos.PeerRank {
 					p := int(peer.ID)
-					x.rank, x.peer = true, int32(p)
-					pj := cc.slotOf(p, peer.Back(r))
-					x.rev = -1
-					if pj >= 0 {
-						x.rev = cc.plan(p).slots[pj].group
+					rev := int32(-1)
+					if pj := cc.slotOf(p, peer.Back(r)); pj >= 0 {
+						rev = cc.plan(p).slots[pj].group
 					}
+					nbs = append(nbs, nb{peer: int32(p), rank: true, static: mix(mix(st, int64(rev)), 1)})
 				} else {
-					x.peer = epIdx[peer]
+					nbs = append(nbs, nb{peer: epIdx[peer], static: mix(st, 2)})
 				}
-				nbs[r] = append(nbs[r], x)
 			}
+			off[r+1] = int32(len(nbs))
 		}
 		// each endpoint's members with their slot group and role, once
 		type member struct {
-			r    int32
-			g    int64
-			role int64
+			r      int32
+			static uint64
 		}
-		epMembers := make([][]member, len(epList))
+		epOff := make([]int32, len(epList)+1)
+		var epMembers []member
 		for i, p := range epList {
 			e := cc.eps[p]
 			for role, rs := range [2][]int{e.Senders, e.Receivers} {
@@ -868,51 +916,32 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 					if j := cc.slotOf(r, p); j >= 0 {
 						g = int64(cc.plan(r).slots[j].group)
 					}
-					epMembers[i] = append(epMembers[i], member{int32(r), g, int64(role + 1)})
+					epMembers = append(epMembers, member{int32(r), mix(mix(0, g), int64(role+1))})
 				}
 			}
+			epOff[i+1] = int32(len(epMembers))
 		}
 		epCol := make([]uint64, len(epList))
-		count := func(c []uint64) int {
-			m := make(map[uint64]struct{}, 64)
-			for _, x := range c {
-				m[x] = struct{}{}
-			}
-			return len(m)
-		}
 		prev := count(col)
 		next := make([]uint64, n)
-		var keys []uint64
 		for iter := 0; iter < n+2; iter++ {
 			for i, p := range epList {
-				keys = keys[:0]
-				for _, mb := range epMembers[i] {
-					keys = append(keys, mix(mix(col[mb.r], mb.g), mb.role))
+				var ms multiset
+				for _, mb := range epMembers[epOff[i]:epOff[i+1]] {
+					ms.add(col[mb.r] ^ mb.static)
 				}
-				slices.Sort(keys)
-				h := mix(0, int64(p.Kind))
-				for _, k := range keys {
-					h = mix(h, int64(k))
-				}
-				epCol[i] = h
+				epCol[i] = mix(mix(mix(0, int64(p.Kind)), int64(ms.sum)), int64(ms.xor))
 			}
 			for r := 0; r < n; r++ {
-				keys = keys[:0]
-				for _, x := range nbs[r] {
-					var k uint64
+				var ms multiset
+				for _, x := range nbs[off[r]:off[r+1]] {
 					if x.rank {
-						k = mix(mix(mix(mix(col[x.peer], int64(x.rev)), int64(x.g)), int64(x.lat)), 1)
+						ms.add(col[x.peer] ^ x.static)
 					} else {
-						k = mix(mix(mix(epCol[x.peer], int64(x.g)), int64(x.lat)), 2)
+						ms.add(epCol[x.peer] ^ x.static)
 					}
-					keys = append(keys, k)
 				}
-				slices.Sort(keys)
-				h := col[r]
-				for _, k := range keys {
-					h = mix(h, int64(k))
-				}
-				next[r] = h
+				next[r] = mix(mix(col[r], int64(ms.sum)), int64(ms.xor))
 			}
 			col, next = next, col
 			k := count(col)
@@ -923,7 +952,7 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 		}
 		a.color[ci] = col
 		a.ncolors[ci] = prev
-		a.epColor[ci] = map[algos.Peer]uint64{}
+		a.epColor[ci] = make(map[algos.Peer]uint64, len(epList))
 		for i, p := range epList {
 			a.epColor[ci][p] = epCol[i]
 		}
