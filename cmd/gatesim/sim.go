@@ -22,9 +22,9 @@ import (
 const simVerifyLimit = 1 << 22
 
 type simFlags struct {
-	system, topo, nccl, coll, bytes, algo, proto, dtype, redop, trace string
-	channels, commChannels, ranks, root                               int
-	verify, jsonOut, inPlace, sharp                                   bool
+	system, topo, nccl, coll, bytes, algo, proto, dtype, redop, trace, sweep string
+	channels, commChannels, ranks, root                                      int
+	verify, jsonOut, inPlace, sharp                                          bool
 }
 
 func newSimCmd(d *deps) *cobra.Command {
@@ -46,6 +46,12 @@ Reduce and SendRecv, the whole gathered (scattered) buffer for AllGather
 This branch has no selection model: --algo and --proto are required.
 --channels defaults to NCCL's enqueue rule (topoGetAlgoInfo) for the
 communicator's channels.
+
+--sweep FROM:TO[:FACTOR] prints a Markdown table of simulated times instead:
+one row per algorithm × protocol (--algo and --proto take comma-separated
+lists or "all"), one column per size from FROM to TO multiplying by FACTOR
+(default 2), a row for NCCL's cost-model time beside each (n/a on this branch),
+and the combinations that do not run on the machine with the reason.
 
 Machines (--system): ` + presetNames() + `; --topo reads a spec.System JSON file.`,
 		Args: cobra.NoArgs,
@@ -69,6 +75,7 @@ Machines (--system): ` + presetNames() + `; --topo reads a spec.System JSON file
 	f.StringVar(&fl.trace, "trace", "", "write the timeline as Chrome trace JSON to this file")
 	f.BoolVar(&fl.jsonOut, "json", false, "print JSON")
 	f.BoolVar(&fl.inPlace, "inplace", false, "run in place")
+	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated times over sizes, algorithms and protocols")
 	f.BoolVar(&fl.sharp, "sharp", false, "the network switch reduces in flight (SHARP), enabling CollNet")
 	return c
 }
@@ -169,21 +176,88 @@ type simReport struct {
 	Verification *sim.Verification `json:"verification,omitempty"`
 }
 
-func runSim(d *deps, fl *simFlags) error {
+// simSetup is what every simulation of one invocation shares.
+type simSetup struct {
+	m      sim.Machine
+	v      spec.Version
+	f      spec.Func
+	dt     spec.DataType
+	rop    spec.RedOp
+	l      *algos.Layout
+	commCh int
+	n      int
+}
+
+func newSimSetup(fl *simFlags) (*simSetup, error) {
 	m, err := loadMachine(fl)
 	if err != nil {
+		return nil, err
+	}
+	x := &simSetup{m: m, n: m.Nodes * m.GPUsPerNode}
+	if x.v, err = spec.ParseVersion(fl.nccl); err != nil {
+		return nil, badInput(err)
+	}
+	if x.f, err = spec.ParseFunc(fl.coll); err != nil {
+		return nil, badInput(err)
+	}
+	if x.f == spec.AllToAll {
+		return nil, badInputf("--coll alltoall has no schedule builder yet: expected one of allreduce, allgather, reducescatter, broadcast, reduce, sendrecv")
+	}
+	if x.dt, err = spec.ParseDataType(fl.dtype); err != nil {
+		return nil, badInput(err)
+	}
+	if x.rop, err = spec.ParseRedOp(fl.redop); err != nil {
+		return nil, badInput(err)
+	}
+	x.commCh = fl.commChannels
+	if x.commCh == 0 {
+		x.commCh = 24
+		if m.Nodes > 1 {
+			x.commCh = 16
+		}
+	}
+	if x.l, err = algos.DefaultLayout(x.v, m.Nodes, m.GPUsPerNode, x.commCh); err != nil {
+		return nil, badInput(err)
+	}
+	if m.SM >= 100 {
+		x.l.NVLSChannels = 24
+		if m.Nodes > 1 {
+			x.l.NVLSChannels = 32
+		}
+	}
+	x.l.MinCompCap = m.SM
+	return x, nil
+}
+
+// op is the operation of nccl-tests size bytes.
+func (x *simSetup) op(size int64, root int) (spec.Op, error) {
+	per := int64(x.dt.Size())
+	if x.f == spec.AllGather || x.f == spec.ReduceScatter {
+		per *= int64(x.n)
+	}
+	if size%per != 0 {
+		return spec.Op{}, badInputf("--bytes %d is not a whole number of %s elements%s (%d bytes each step)", size, x.dt, map[bool]string{true: " per rank", false: ""}[per != int64(x.dt.Size())], per)
+	}
+	return spec.Op{Func: x.f, Count: size / per, DataType: x.dt, RedOp: x.rop, Root: root}, nil
+}
+
+// selection fills the channel count from NCCL's enqueue rule when it is 0.
+func (x *simSetup) selection(algo spec.Algo, proto spec.Proto, channels int, size int64) (algos.Selection, string) {
+	sel := algos.Selection{Algo: algo, Proto: proto, NChannels: channels}
+	if channels != 0 {
+		return sel, "--channels"
+	}
+	sel.NChannels = algos.Channels(x.l, x.f, algo, proto, size)
+	return sel, "NCCL's enqueue rule for " + strconv.Itoa(x.commCh) + " communicator channels"
+}
+
+func runSim(d *deps, fl *simFlags) error {
+	if fl.sweep != "" {
+		return runSweep(d, fl)
+	}
+	x, err := newSimSetup(fl)
+	if err != nil {
 		return err
-	}
-	v, err := spec.ParseVersion(fl.nccl)
-	if err != nil {
-		return badInput(err)
-	}
-	f, err := spec.ParseFunc(fl.coll)
-	if err != nil {
-		return badInput(err)
-	}
-	if f == spec.AllToAll {
-		return badInputf("--coll alltoall has no schedule builder yet: expected one of allreduce, allgather, reducescatter, broadcast, reduce, sendrecv")
 	}
 	if fl.algo == "" || fl.proto == "" {
 		return badInputf("--algo and --proto are required: NCCL's selection model (spec's Comm.Select) is not on this branch")
@@ -196,66 +270,30 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	dt, err := spec.ParseDataType(fl.dtype)
-	if err != nil {
-		return badInput(err)
-	}
-	rop, err := spec.ParseRedOp(fl.redop)
-	if err != nil {
-		return badInput(err)
-	}
 	size, err := parseBytes(fl.bytes)
 	if err != nil {
 		return badInput(err)
 	}
-	n := m.Nodes * m.GPUsPerNode
-	per := int64(dt.Size())
-	if f == spec.AllGather || f == spec.ReduceScatter {
-		per *= int64(n)
-	}
-	if size%per != 0 {
-		return badInputf("--bytes %d is not a whole number of %s elements%s (%d bytes each step)", size, dt, map[bool]string{true: " per rank", false: ""}[per != int64(dt.Size())], per)
-	}
-	op := spec.Op{Func: f, Count: size / per, DataType: dt, RedOp: rop, Root: fl.root}
-	commCh := fl.commChannels
-	if commCh == 0 {
-		commCh = 24
-		if m.Nodes > 1 {
-			commCh = 16
-		}
-	}
-	l, err := algos.DefaultLayout(v, m.Nodes, m.GPUsPerNode, commCh)
-	if err != nil {
-		return badInput(err)
-	}
-	if m.SM >= 100 {
-		l.NVLSChannels = 24
-		if m.Nodes > 1 {
-			l.NVLSChannels = 32
-		}
-	}
-	l.MinCompCap = m.SM
-	sel := algos.Selection{Algo: algo, Proto: proto, NChannels: fl.channels}
-	from := "--channels"
-	if fl.channels == 0 {
-		nBytes := size
-		sel.NChannels = algos.Channels(l, f, algo, proto, nBytes)
-		from = "NCCL's enqueue rule for " + strconv.Itoa(commCh) + " communicator channels"
-	}
-	s, err := algos.Build(op, sel, l, algos.Options{InPlace: fl.inPlace})
-	if err != nil {
-		return badInput(err)
-	}
-	x, err := sim.New(s, sim.Config{Machine: m, Trace: fl.trace != ""})
-	if err != nil {
-		return badInput(err)
-	}
-	res, err := x.Run()
+	op, err := x.op(size, fl.root)
 	if err != nil {
 		return err
 	}
-	rep := &simReport{Machine: m, NCCL: v.String(), Op: op, Selection: sel.String(), ChannelsFrom: from, Result: res,
-		ModelNote: "NCCL's cost-model time needs spec's tuning model (spec/tuning*.go), which is not on this branch"}
+	m, n, f, rop := x.m, x.n, x.f, x.rop
+	sel, from := x.selection(algo, proto, fl.channels, size)
+	s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: fl.inPlace})
+	if err != nil {
+		return badInput(err)
+	}
+	sx, err := sim.New(s, sim.Config{Machine: m, Trace: fl.trace != ""})
+	if err != nil {
+		return badInput(err)
+	}
+	res, err := sx.Run()
+	if err != nil {
+		return err
+	}
+	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: sel.String(), ChannelsFrom: from, Result: res,
+		ModelNote: simModelNote}
 	if fl.trace != "" {
 		w, err := os.Create(fl.trace)
 		if err != nil {
@@ -263,7 +301,7 @@ func runSim(d *deps, fl *simFlags) error {
 		}
 		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s %s", f, size, algo, proto), "machine": m.Name,
 			"note": "one process per representative rank: ranks of a symmetry class share its timeline"}
-		werr := sim.WriteChromeTrace(w, x.Trace(), meta)
+		werr := sim.WriteChromeTrace(w, sx.Trace(), meta)
 		if cerr := w.Close(); werr == nil {
 			werr = cerr
 		}
@@ -308,6 +346,142 @@ func runSim(d *deps, fl *simFlags) error {
 		return &exitError{code: exitNo, err: errors.New("verification failed: the data plane's result differs from the reference")}
 	}
 	return nil
+}
+
+// simModelNote says why the NCCL model column is empty.
+const simModelNote = "NCCL's cost-model time needs spec's tuning model (spec/tuning*.go), which is not on this branch"
+
+// parseList reads a comma-separated list or "all".
+func parseList[T any](s, what string, all []T, parse func(string) (T, error)) ([]T, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "all") || s == "" {
+		return all, nil
+	}
+	var out []T
+	for _, x := range strings.Split(s, ",") {
+		v, err := parse(strings.TrimSpace(x))
+		if err != nil {
+			return nil, badInputf("--%s %q: %v", what, s, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseSweep reads FROM:TO[:FACTOR].
+func parseSweep(s string) ([]int64, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, badInputf("--sweep %q: expected FROM:TO[:FACTOR], e.g. 4KiB:4GiB:4", s)
+	}
+	from, err := parseBytes(parts[0])
+	if err != nil {
+		return nil, badInputf("--sweep: %v", err)
+	}
+	to, err := parseBytes(parts[1])
+	if err != nil {
+		return nil, badInputf("--sweep: %v", err)
+	}
+	factor := int64(2)
+	if len(parts) == 3 {
+		if factor, err = strconv.ParseInt(parts[2], 10, 64); err != nil || factor < 2 {
+			return nil, badInputf("--sweep %q: factor %q: expected an integer of at least 2", s, parts[2])
+		}
+	}
+	if from <= 0 || to < from {
+		return nil, badInputf("--sweep %q: expected 0 < FROM <= TO", s)
+	}
+	var sizes []int64
+	for x := from; x <= to; x *= factor {
+		sizes = append(sizes, x)
+		if len(sizes) > 64 {
+			return nil, badInputf("--sweep %q: more than 64 sizes", s)
+		}
+	}
+	return sizes, nil
+}
+
+// runSweep prints a Markdown table of simulated times.
+func runSweep(d *deps, fl *simFlags) error {
+	if fl.verify || fl.trace != "" || fl.jsonOut {
+		return badInputf("--sweep prints a table: --verify, --trace and --json apply to one simulation")
+	}
+	x, err := newSimSetup(fl)
+	if err != nil {
+		return err
+	}
+	sizes, err := parseSweep(fl.sweep)
+	if err != nil {
+		return err
+	}
+	allAlgos := []spec.Algo{spec.Ring, spec.Tree, spec.CollNetDirect, spec.CollNetChain, spec.NVLS, spec.NVLSTree, spec.PAT}
+	as, err := parseList(fl.algo, "algo", allAlgos, spec.ParseAlgo)
+	if err != nil {
+		return err
+	}
+	ps, err := parseList(fl.proto, "proto", []spec.Proto{spec.LL, spec.LL128, spec.Simple}, spec.ParseProto)
+	if err != nil {
+		return err
+	}
+	w := d.stdout
+	fmt.Fprintf(w, "%s %s %s on %s (%d node(s) × %d GPUs), NCCL %s, %d communicator channels; simulated time in µs\n\n",
+		x.f, x.dt.Short(), x.rop.Short(), x.m.Name, x.m.Nodes, x.m.GPUsPerNode, x.v, x.commCh)
+	fmt.Fprintf(w, "| algorithm | protocol | time |")
+	for _, sz := range sizes {
+		fmt.Fprintf(w, " %s |", sizeLabel(sz))
+	}
+	fmt.Fprintf(w, "\n|---|---|---|%s\n", strings.Repeat("--:|", len(sizes)))
+	var skipped []string
+	for _, a := range as {
+		for _, p := range ps {
+			var cells []string
+			var why error
+			for _, sz := range sizes {
+				op, err := x.op(sz, fl.root)
+				if err != nil {
+					cells = append(cells, "—")
+					continue
+				}
+				sel, _ := x.selection(a, p, fl.channels, sz)
+				s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: fl.inPlace})
+				if err == nil {
+					var res *sim.Result
+					if res, err = sim.Simulate(s, sim.Config{Machine: x.m}); err == nil {
+						cells = append(cells, fmt.Sprintf("%.1f", res.TimeUs))
+						continue
+					}
+				}
+				why = err
+				break
+			}
+			if why != nil {
+				skipped = append(skipped, fmt.Sprintf("%s/%s: %v", a, p, why))
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %s | sim | %s |\n", a, p, strings.Join(cells, " | "))
+			fmt.Fprintf(w, "| %s | %s | NCCL model | %s |\n", a, p, strings.Repeat("n/a | ", len(sizes))[:len(sizes)*6-3])
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, "\nNot run on this machine:\n\n")
+		for _, s := range skipped {
+			fmt.Fprintf(w, "- %s\n", s)
+		}
+	}
+	fmt.Fprintf(w, "\nNCCL model: %s.\n", simModelNote)
+	return nil
+}
+
+// sizeLabel prints a power-of-two size the nccl-tests way (4K, 16M, 1G).
+func sizeLabel(b int64) string {
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if b >= u.m && b%u.m == 0 {
+			return strconv.FormatInt(b/u.m, 10) + u.suf
+		}
+	}
+	return strconv.FormatInt(b, 10)
 }
 
 func human(b float64) string {

@@ -80,6 +80,11 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"sim", "--topo", xml, "--algo", "ring", "--proto", "simple"}, "spec/topo's parser"},
 		{[]string{"sim", "--topo", bad, "--algo", "ring", "--proto", "simple"}, "bad.json"},
 		{[]string{"sim", "--system", "dgx-h100", "--algo", "ring", "--proto", "simple", "--nccl", "1.0"}, "bad NCCL version"},
+		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K"}, "FROM:TO"},
+		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1K"}, "FROM <= TO"},
+		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1M:1"}, "at least 2"},
+		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1M", "--algo", "ring,bogus"}, "--algo"},
+		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1M", "--verify"}, "prints a table"},
 	}
 	for _, tc := range tests {
 		code, _, errs := runCLI(tc.args...)
@@ -94,5 +99,37 @@ func TestParseBytes(t *testing.T) {
 		if got, err := parseBytes(s); err != nil || got != want {
 			t.Errorf("parseBytes(%q) = %d, %v; want %d", s, got, err, want)
 		}
+	}
+}
+
+// TestSimSweep prints one row pair per runnable algorithm × protocol and
+// lists the others with the reason.
+func TestSimSweep(t *testing.T) {
+	code, out, errs := runCLI("sim", "--system", "h200x2", "--sweep", "4KiB:1MiB:4", "--algo", "ring,nvls", "--proto", "all")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"| algorithm | protocol | time | 4K | 16K | 64K | 256K | 1M |",
+		"| Ring | LL | sim |", "| Ring | Simple | NCCL model | n/a |", "| NVLS | Simple | sim |",
+		"NVLS/LL: build: NVLS runs only with the Simple protocol"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "| NVLS | LL |") {
+		t.Errorf("NVLS/LL does not run but has a row:\n%s", out)
+	}
+	if got := strings.Count(out, " sim | "); got != 4 {
+		t.Errorf("%d simulated rows, want 4 (Ring × 3 protocols, NVLS/Simple):\n%s", got, out)
+	}
+}
+
+func TestParseSweep(t *testing.T) {
+	got, err := parseSweep("4KiB:64KiB:4")
+	if err != nil || len(got) != 3 || got[0] != 4096 || got[2] != 65536 {
+		t.Errorf("parseSweep = %v, %v", got, err)
+	}
+	if got, err := parseSweep("1:8"); err != nil || len(got) != 4 {
+		t.Errorf("parseSweep(1:8) = %v, %v; want 4 sizes with factor 2", got, err)
 	}
 }
