@@ -18,7 +18,8 @@ type Config struct {
 	Trace          bool
 	MaxTraceEvents int
 	// NoSymmetry simulates every rank instead of one per symmetry class
-	// (the results are identical; tests use it to prove so).
+	// (the results are identical; tests use it to prove so). Channels of
+	// one channel class still share one timeline.
 	NoSymmetry bool
 	// RateTolerance, when positive, lets ranks whose connections' link
 	// shares differ by less than this fraction share a symmetry class (the
