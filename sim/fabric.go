@@ -110,8 +110,8 @@ func Preset(name string) (Machine, error) {
 }
 
 // MachineFromSystem derives a machine from a spec.System: node and GPU
-// counts, NVSwitch, NVLink count (× 25 GB/s per NVLink 4 link, 20 GB/s
-// before sm90), PCIe generation and width, NIC count and speed. All nodes
+// counts, NVSwitch, NVLink count (× 25 GB/s per link per direction for
+// NVLink 2 to 4), PCIe generation and width, NIC count and speed. All nodes
 // must be alike (the model's nodes are identical).
 func MachineFromSystem(s *spec.System) (Machine, error) {
 	if err := s.Validate(); err != nil {

@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/algos/algostest"
 	"github.com/gatesim/gatesim/spec"
 	"pgregory.net/rapid"
 )
@@ -272,6 +274,50 @@ func TestPropSameIntegerResult(t *testing.T) {
 					t.Fatalf("%s and %s give different %s %s results on rank %d", firstAlgo, a, dt, op, r)
 				}
 			}
+		}
+	})
+}
+
+// TestPropSymmetryIsExact: on random communicators of 1–64 ranks, random
+// algorithms, collectives, protocols, channel counts and sizes up to 4 MiB,
+// simulating one representative per symmetry class gives the time, link
+// bytes and network bytes of simulating every rank.
+func TestPropSymmetryIsExact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nodes, local := drawComm(t)
+		f := rapid.SampledFrom([]spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast, spec.Reduce}).Draw(t, "func")
+		a := rapid.SampledFrom(algosFor(f, nodes, local)).Draw(t, "algo")
+		proto := spec.Simple
+		if a == spec.Ring || a == spec.Tree {
+			proto = rapid.SampledFrom(spec.Protos[:]).Draw(t, "proto")
+		}
+		ch := 2 * rapid.IntRange(1, 8).Draw(t, "graph channels")
+		l, err := algos.DefaultLayout(spec.V2_28_9, nodes, local, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.NVLSChannels = ch
+		count := rapid.Int64Range(0, 1<<20).Draw(t, "count")
+		if f == spec.AllGather || f == spec.ReduceScatter {
+			count /= int64(nodes * local)
+		}
+		s, err := algos.Build(spec.Op{Func: f, Count: count, DataType: spec.Float32, RedOp: spec.Sum, Root: rapid.IntRange(0, nodes*local-1).Draw(t, "root")},
+			algos.Selection{Algo: a, Proto: proto, NChannels: ch}, l, algos.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := machineFor(algostest.Shape{Name: "drawn", Nodes: nodes, LocalRanks: local})
+		x, err := Simulate(s, Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Time != y.Time || x.NetBytes != y.NetBytes || !maps.Equal(x.LinkBytes, y.LinkBytes) || !maps.Equal(x.MaxLinkBytes, y.MaxLinkBytes) {
+			t.Fatalf("%s %s %s on %d×%d, %d channels: symmetry %v %d %v, every rank %v %d %v", a, f, proto, nodes, local, ch,
+				x.Time, x.NetBytes, x.LinkBytes, y.Time, y.NetBytes, y.LinkBytes)
 		}
 	})
 }
