@@ -9,14 +9,14 @@ import (
 	"testing"
 )
 
-func runCLI(args ...string) (int, string, string) {
+func runSimCLI(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
 func TestSimCommand(t *testing.T) {
-	code, out, errs := runCLI("sim", "--system", "dgx-h100", "--algo", "ring", "--proto", "ll", "--bytes", "64KiB", "--verify")
+	code, out, errs := runSimCLI("sim", "--system", "dgx-h100", "--algo", "ring", "--proto", "ll", "--bytes", "64KiB", "--verify")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -29,7 +29,7 @@ func TestSimCommand(t *testing.T) {
 
 func TestSimJSONAndTrace(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "trace.json")
-	code, out, errs := runCLI("sim", "--system", "ib16-sharp", "--algo", "collnetdirect", "--proto", "simple", "--bytes", "64MiB", "--json", "--trace", trace, "--ranks", "32")
+	code, out, errs := runSimCLI("sim", "--system", "ib16-sharp", "--algo", "collnetdirect", "--proto", "simple", "--bytes", "64MiB", "--json", "--trace", trace, "--ranks", "32")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -87,7 +87,7 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1M", "--verify"}, "prints a table"},
 	}
 	for _, tc := range tests {
-		code, _, errs := runCLI(tc.args...)
+		code, _, errs := runSimCLI(tc.args...)
 		if code != exitBadInput || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, errs, tc.want)
 		}
@@ -105,7 +105,7 @@ func TestParseBytes(t *testing.T) {
 // TestSimSweep prints one row pair per runnable algorithm × protocol and
 // lists the others with the reason.
 func TestSimSweep(t *testing.T) {
-	code, out, errs := runCLI("sim", "--system", "h200x2", "--sweep", "4KiB:1MiB:4", "--algo", "ring,nvls", "--proto", "all")
+	code, out, errs := runSimCLI("sim", "--system", "h200x2", "--sweep", "4KiB:1MiB:4", "--algo", "ring,nvls", "--proto", "all")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
