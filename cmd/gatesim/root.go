@@ -74,6 +74,7 @@ var subcommands = []func(*deps) *cobra.Command{
 	newDiagnoseCmd,
 	newTopoCmd,
 	newTableCmd,
+	newSimCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

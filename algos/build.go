@@ -1,0 +1,315 @@
+package algos
+
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Selection is what runs: the algorithm and protocol a Decision chose and
+// the channel count of the operation (topoGetAlgoInfo's nc, NCCL's
+// nMaxChannels for the task).
+type Selection struct {
+	Algo  spec.Algo
+	Proto spec.Proto
+	// NChannels of the operation; 0 means Channels' default for the
+	// layout and size.
+	NChannels int
+}
+
+func (s Selection) String() string {
+	return fmt.Sprintf("%s/%s ch=%d", s.Algo, s.Proto, s.NChannels)
+}
+
+// Options are properties of the call that are not part of the Decision.
+type Options struct {
+	// InPlace runs the operation in place (NCCL's sendbuff/recvbuff
+	// aliasing; see Header.InPlaceBases).
+	InPlace bool
+}
+
+// FromDecision extracts the operation and the selection of a successful
+// Decision. The Decision's NChannels is the tuning model's channel count;
+// zero leaves the choice to Channels.
+func FromDecision(d *spec.Decision) (spec.Op, Selection, error) {
+	if d == nil {
+		return spec.Op{}, Selection{}, fmt.Errorf("no decision")
+	}
+	if !d.OK() {
+		return spec.Op{}, Selection{}, fmt.Errorf("decision is an NCCL error (%s): nothing runs", d.Err.String())
+	}
+	if d.Algo == spec.AlgoNone || d.Proto == spec.ProtoNone {
+		why := d.Undecided
+		if why == "" {
+			why = "no algorithm or protocol"
+		}
+		return spec.Op{}, Selection{}, fmt.Errorf("decision is undecided: %s", why)
+	}
+	return d.Op, Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels}, nil
+}
+
+// supported lists the (function, algorithm) pairs NCCL has device code for
+// (src/device/*.h RunWorkColl specialisations at v2.28.9-1) and this
+// package builds.
+func supported(f spec.Func, a spec.Algo) bool {
+	switch a {
+	case spec.Ring:
+		return f < spec.NumFuncs
+	case spec.Tree, spec.CollNetChain, spec.NVLSTree:
+		return f == spec.AllReduce
+	case spec.CollNetDirect:
+		return f == spec.AllReduce
+	case spec.NVLS:
+		return f == spec.AllReduce || f == spec.AllGather || f == spec.ReduceScatter
+	case spec.PAT:
+		return f == spec.AllGather || f == spec.ReduceScatter
+	}
+	return false
+}
+
+// nvlsSupported is ncclNvlsSupported: the (reduction, type) pairs the
+// NVSwitch can reduce with multimem.ld_reduce. Avg and PreMulSum become
+// device ops NVLS lacks. Ref: v2.28.9-1 src/include/device.h
+// ncclNvlsSupported.
+func nvlsSupported(op spec.RedOp, dt spec.DataType) bool {
+	switch dt {
+	case spec.Int32, spec.Uint32, spec.Int64, spec.Uint64, spec.Float16, spec.Bfloat16:
+		return op == spec.Sum || op == spec.Max || op == spec.Min
+	case spec.Float32, spec.Float64:
+		return op == spec.Sum
+	}
+	return false
+}
+
+// Build builds the schedule NCCL runs for op with sel on layout l. The
+// schedule is generated on demand (Program builds a rank's steps when
+// asked); Materialize makes it explicit.
+func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error) {
+	if l == nil {
+		return nil, fmt.Errorf("build: no layout")
+	}
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := l.Params()
+	if err != nil {
+		return nil, err
+	}
+	if op.DataType < 0 || op.DataType >= spec.NumDataTypes {
+		return nil, fmt.Errorf("build: unknown datatype %d", op.DataType)
+	}
+	if op.DataType.IsFP8() && !p.FP8 {
+		return nil, fmt.Errorf("build: %s does not exist in NCCL %s (fp8 types arrived in 2.24)", op.DataType, l.Release)
+	}
+	if op.DataType.IsFP8() && l.MinCompCap < 90 && op.Func != spec.AllGather && op.Func != spec.Broadcast && op.Func != spec.SendRecv {
+		return nil, fmt.Errorf("build: FP8 reduction support begins with sm90 capable devices (ncclInvalidArgument, src/enqueue.cc)")
+	}
+	if op.RedOp < 0 || op.RedOp >= spec.NumRedOps {
+		return nil, fmt.Errorf("build: unknown reduction %d", op.RedOp)
+	}
+	if op.Count < 0 {
+		return nil, fmt.Errorf("build: negative count %d", op.Count)
+	}
+	nRanks := l.NRanks()
+	if (op.Func == spec.Broadcast || op.Func == spec.Reduce) && (op.Root < 0 || op.Root >= nRanks) {
+		return nil, fmt.Errorf("build: root %d outside the %d ranks", op.Root, nRanks)
+	}
+	if op.Func == spec.SendRecv {
+		return buildSendRecv(op, sel, l, p, opt)
+	}
+	if op.Func < 0 || op.Func >= spec.NumFuncs {
+		return nil, fmt.Errorf("build: %s has no collective schedule (expected one of Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, SendRecv)", op.Func)
+	}
+	if sel.Proto < 0 || sel.Proto >= spec.NumProtos {
+		return nil, fmt.Errorf("build: unknown protocol %d", sel.Proto)
+	}
+	if sel.Algo < 0 || sel.Algo >= spec.NumAlgos {
+		return nil, fmt.Errorf("build: unknown algorithm %d", sel.Algo)
+	}
+	if !supported(op.Func, sel.Algo) {
+		return nil, fmt.Errorf("build: NCCL has no %s %s", sel.Algo, op.Func)
+	}
+	switch sel.Algo {
+	case spec.CollNetDirect, spec.CollNetChain, spec.NVLS, spec.NVLSTree, spec.PAT:
+		if sel.Proto != spec.Simple {
+			return nil, fmt.Errorf("build: %s runs only with the Simple protocol, not %s", sel.Algo, sel.Proto)
+		}
+	}
+	switch sel.Algo {
+	case spec.PAT:
+		if !p.HasPAT {
+			return nil, fmt.Errorf("build: NCCL %s has no PAT (it arrived in 2.23)", l.Release)
+		}
+		if l.LocalRanks != 1 {
+			return nil, fmt.Errorf("build: PAT is modelled for one rank per node, not %d", l.LocalRanks)
+		}
+	case spec.NVLS:
+		if l.NNodes != 1 {
+			return nil, fmt.Errorf("build: NVLS is modelled on one node (multi-node NVLS needs CollNet/SHARP); use NVLSTree across %d nodes", l.NNodes)
+		}
+		if op.Func != spec.AllGather && !nvlsSupported(op.RedOp, op.DataType) {
+			return nil, fmt.Errorf("build: NVLS cannot reduce %s with %s (ncclNvlsSupported)", op.DataType, op.RedOp)
+		}
+		if len(l.NVLSHeads) == 0 || l.NVLSChannels == 0 {
+			return nil, fmt.Errorf("build: NVLS needs NVLS heads and channels in the layout")
+		}
+		if op.Func != spec.AllReduce {
+			for i, h := range l.NVLSHeads {
+				if h != i || len(l.NVLSHeads) != l.LocalRanks {
+					return nil, fmt.Errorf("build: NVLS %s needs the NVLS heads to be the local ranks in order (NCCL places head i's piece at i × count), have %v", op.Func, l.NVLSHeads)
+				}
+			}
+		}
+	case spec.NVLSTree:
+		if l.NNodes < 2 {
+			return nil, fmt.Errorf("build: NVLSTree needs at least two nodes (NCCL disables it on one)")
+		}
+		if !nvlsSupported(op.RedOp, op.DataType) {
+			return nil, fmt.Errorf("build: NVLSTree cannot reduce %s with %s (ncclNvlsSupported)", op.DataType, op.RedOp)
+		}
+		if len(l.NVLSHeads) != l.LocalRanks || l.NVLSChannels == 0 {
+			return nil, fmt.Errorf("build: NVLSTree needs every local rank as an NVLS head and NVLS channels")
+		}
+	case spec.CollNetDirect, spec.CollNetChain:
+		if l.NNodes < 2 {
+			return nil, fmt.Errorf("build: %s needs at least two nodes", sel.Algo)
+		}
+		if sel.Algo == spec.CollNetDirect && (l.LocalRanks > 8 || len(l.CollNetHeads) == 0) {
+			return nil, fmt.Errorf("build: CollNetDirect needs 1-8 local ranks and CollNet heads (NCCL_MAX_DIRECT_ARITY+1), have %d ranks and %d heads", l.LocalRanks, len(l.CollNetHeads))
+		}
+	}
+	h := Header{
+		Release:    l.Release,
+		Func:       op.Func,
+		Algo:       sel.Algo,
+		Proto:      sel.Proto,
+		DataType:   op.DataType,
+		RedOp:      op.RedOp,
+		Root:       op.Root,
+		Count:      op.Count,
+		NRanks:     nRanks,
+		NNodes:     l.NNodes,
+		LocalRanks: l.LocalRanks,
+		InPlace:    opt.InPlace,
+		NSteps:     p.NSteps,
+		Unit:       op.DataType.Size(),
+	}
+	if op.Func == spec.AllGather || op.Func == spec.Broadcast {
+		h.Unit = 1
+	}
+	_, chunkSteps, sliceSteps := p.chunkBase(op.Func, sel.Algo, sel.Proto, l.BuffSize)
+	h.SlicePerChunk = chunkSteps / sliceSteps
+	h.StepPerSlice = sliceSteps
+	h.StepBytes = l.BuffSize[sel.Proto] / p.NSteps
+	count := op.Count * int64(op.DataType.Size()/h.Unit) // in schedule units
+	nBytes := count * int64(h.Unit) * maxSendRecvCount(op.Func, nRanks, 1)
+	nc := sel.NChannels
+	if nc <= 0 {
+		nc = Channels(l, op.Func, sel.Algo, sel.Proto, nBytes)
+	}
+	maxCh := l.NChannels
+	if sel.Algo.IsNVLS() {
+		maxCh = l.NVLSChannels
+	}
+	if nc > maxCh {
+		return nil, fmt.Errorf("build: %d channels requested but the communicator has %d for %s", nc, maxCh, sel.Algo)
+	}
+	if nRanks == 1 || count == 0 {
+		return buildTrivial(h, count), nil
+	}
+	x := &chunkCtx{p: p, l: l, f: op.Func, algo: sel.Algo, proto: sel.Proto, collnetDepth: 2}
+	if l.LocalRanks == 1 && len(l.CollNetHeads) <= 1 {
+		x.collnetDepth = 1 // connectCollNet: depth 1 when a head has no up and no down peers
+	}
+	var part partition
+	if sel.Algo.IsCollNet() {
+		part = x.collnetPartition(count, h.Unit, nc)
+	} else {
+		part = x.cbdPartition(count, h.Unit, nc, maxCh)
+	}
+	h.NChannels = part.hi + 1
+	b := base{h: h, l: l, part: part, count: count}
+	switch sel.Algo {
+	case spec.Ring:
+		b.h.NGroups = 1
+		return &Schedule{Header: b.h, gen: &ringGen{b}, netDev: l.NetDev}, nil
+	case spec.Tree:
+		b.h.NGroups = 2
+		return &Schedule{Header: b.h, gen: &treeGen{b}, netDev: l.NetDev}, nil
+	case spec.CollNetChain:
+		b.h.NGroups = 2
+		return &Schedule{Header: b.h, gen: &chainGen{b}, netDev: l.NetDev}, nil
+	case spec.CollNetDirect:
+		b.h.NGroups = 4
+		return &Schedule{Header: b.h, gen: &directGen{b}, netDev: l.NetDev}, nil
+	case spec.NVLS:
+		b.h.NGroups = 3
+		return &Schedule{Header: b.h, gen: newNVLSGen(b), netDev: l.NetDev}, nil
+	case spec.NVLSTree:
+		b.h.NGroups = 4
+		return &Schedule{Header: b.h, gen: &nvlsTreeGen{b, newNVLSShared(b, 16/int64(b.h.Unit))}, netDev: l.NetDev}, nil
+	case spec.PAT:
+		b.h.NGroups = 1
+		return &Schedule{Header: b.h, gen: newPatGen(b, x), netDev: l.NetDev}, nil
+	}
+	return nil, fmt.Errorf("build: no generator for %s", sel.Algo)
+}
+
+// base is what every generator shares.
+type base struct {
+	h     Header
+	l     *Layout
+	part  partition
+	count int64 // the API count in schedule units
+}
+
+func (b *base) endpoint(ch int, p Peer) Endpoint { return Endpoint{} }
+
+func (b *base) chunks() []int64 {
+	out := make([]int64, b.h.NChannels)
+	for c := range out {
+		if b.part.collnet {
+			out[c] = b.part.cnChunk
+		} else {
+			_, _, out[c] = b.part.part(c)
+		}
+	}
+	return out
+}
+
+// reducing reports collectives that combine data (their own-input reads
+// take the pre-op).
+func (b *base) reducing() bool {
+	return b.h.Func == spec.AllReduce || b.h.Func == spec.ReduceScatter || b.h.Func == spec.Reduce
+}
+
+func inChunk(off, n int64) Chunk  { return Chunk{Buf: BufInput, Offset: off, Count: n} }
+func outChunk(off, n int64) Chunk { return Chunk{Buf: BufOutput, Offset: off, Count: n} }
+
+func clamp0(n int64) int64 { return max(0, n) }
+
+// buildTrivial is the schedule of an operation that moves nothing between
+// ranks: zero elements (NCCL returns before launching) or one rank (NCCL's
+// one-rank path copies the input to the output, applying the reduction's
+// pre- and post-operation, ncclLaunchOneRank).
+func buildTrivial(h Header, count int64) *Schedule {
+	h.NChannels = 0
+	h.NGroups = 1
+	if count == 0 {
+		return &Schedule{Header: h, progs: [][]Step{}}
+	}
+	h.NChannels = 1
+	n := h.OutputCount()
+	copyOnly := h.Func == spec.AllGather || h.Func == spec.Broadcast
+	st := Step{Prim: PrimCopy, Count: n, Src: inChunk(0, n), Dst: outChunk(0, n), PreOp: !copyOnly, PostOp: !copyOnly}
+	return &Schedule{Header: h, progs: [][]Step{{st}}}
+}
+
+// sumPieces is the element count of a scatter or gather.
+func sumPieces(ps []Chunk) int64 {
+	n := int64(0)
+	for _, p := range ps {
+		n += p.Count
+	}
+	return n
+}

@@ -1,0 +1,364 @@
+package algos
+
+import (
+	"math/bits"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// partition is how one collective's elements are spread over channels: the
+// continuous-byte-distribution of devWork->cbd (a "lo" channel, equal "mid"
+// channels and a "hi" channel, each with its own chunk), or the CollNet
+// split where every channel walks the whole buffer in strides.
+// Ref: v2.28.9-1 src/include/device.h ncclDevWorkColl, ncclCollCbdPart.
+type partition struct {
+	lo, hi                     int // channels used, inclusive; hi < lo when nothing is sent
+	countLo, countMid, countHi int64
+	chunkLo, chunkMid, chunkHi int64 // elements per chunk
+	collnet                    bool
+	cnCount, cnChunk           int64 // CollNet: whole count, chunk elements
+}
+
+// part is ncclCollCbdPart: channel c's offset, element count and chunk.
+func (p *partition) part(c int) (offset, count, chunk int64) {
+	if c < p.lo || c > p.hi {
+		return 0, 0, 0
+	}
+	nMid := int64(p.hi - p.lo - 1)
+	switch {
+	case c == p.lo:
+		return 0, p.countLo, p.chunkLo
+	case c == p.hi:
+		return p.countLo + nMid*p.countMid, p.countHi, p.chunkHi
+	default:
+		mid := int64(c - p.lo - 1)
+		return p.countLo + mid*p.countMid, p.countMid, p.chunkMid
+	}
+}
+
+// total is the partition's element count.
+func (p *partition) total() int64 {
+	if p.collnet {
+		return p.cnCount
+	}
+	if p.hi < p.lo {
+		return 0
+	}
+	return p.countLo + int64(max(0, p.hi-p.lo-1))*p.countMid + p.countHi
+}
+
+func divUp(a, b int64) int64 { return (a + b - 1) / b }
+func alignUp(a, b int64) int64 {
+	return divUp(a, b) * b
+}
+
+// trafficPerByte is ncclFuncTrafficPerByte (src/enqueue.cc).
+func trafficPerByte(f spec.Func, nRanks int) int64 {
+	switch f {
+	case spec.AllReduce:
+		return 2
+	case spec.AllGather, spec.ReduceScatter:
+		return int64(nRanks)
+	}
+	return 1
+}
+
+// maxSendRecvCount is ncclFuncMaxSendRecvCount (src/include/enqueue.h).
+func maxSendRecvCount(f spec.Func, nRanks int, count int64) int64 {
+	if f == spec.AllGather || f == spec.ReduceScatter {
+		return int64(nRanks) * count
+	}
+	return count
+}
+
+// chunkCtx carries what calcCollChunking reads from the communicator.
+type chunkCtx struct {
+	p            Params
+	l            *Layout
+	f            spec.Func
+	algo         spec.Algo
+	proto        spec.Proto
+	collnetDepth int // channels[0].collnetDirect.depth
+}
+
+// calcChunk is calcCollChunking's chunk size in bytes for nBytes spread
+// over nChannels: the protocol's step-sized chunk, shrunk for small
+// operations by the algorithm's rules, and aligned down to the protocol
+// grain.
+// Ref: v2.28.9-1 src/enqueue.cc calcCollChunking (identical in 2.22.3 for
+// the algorithms 2.22.3 has).
+func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
+	chunk, _, _ := x.p.chunkBase(x.f, x.algo, x.proto, x.l.BuffSize)
+	c := int64(chunk)
+	nc := int64(nChannels)
+	ppn := int64(x.l.LocalRanks)
+	switch {
+	case x.algo == spec.CollNetDirect:
+		nHeads := int64(max(1, len(x.l.CollNetHeads)))
+		depth := int64(x.collnetDepth)
+		for nBytes/(nc*nHeads*c) < depth*64 && c > 131072 {
+			c /= 2
+		}
+		for nBytes/(nc*nHeads*c) < depth*8 && c > 65536 {
+			c /= 2
+		}
+		for nBytes/(nc*nHeads*c) < depth*8 && c > 32768 {
+			c /= 2
+		}
+	case x.algo == spec.CollNetChain:
+		stepSize := int64(x.l.BuffSize[spec.Simple] / x.p.NSteps)
+		c = min(256*1024, stepSize)
+		depth := ppn // collnetChain.depth = nRanks/nNodes (ncclTopoPostset)
+		for nBytes/(nc*c) < depth*64 && c > 131072 {
+			c /= 2
+		}
+		for nBytes/(nc*c) < depth*8 && c > 65536 {
+			c /= 2
+		}
+		for nBytes/(nc*c) < depth && c > 32768 {
+			c /= 2
+		}
+	case x.algo == spec.NVLS:
+		// single node; the multi-node 32 KiB cap for slow NVLS does not apply
+		c = min(c, int64(x.l.NVLSChunkSize))
+		ops := nc * int64(max(1, len(x.l.NVLSHeads)))
+		if nBytes < 64*ops*c && c > 65536 {
+			c = 65536
+		}
+		if nBytes < 8*ops*c && c > 32768 {
+			c = 32768
+		}
+		if nBytes < 2*ops*c && c > 16384 {
+			c = 16384
+		}
+	case x.algo == spec.NVLSTree:
+		ops := nc * int64(max(1, len(x.l.NVLSHeads)))
+		c = int64(x.l.NVLSChunkSize)
+		maxChunk := c // NCCL_NVLSTREE_MAX_CHUNKSIZE unset: 64 KiB from 4 nodes
+		if x.l.NNodes >= 4 {
+			maxChunk = 65536
+		}
+		c = min(c, maxChunk)
+		if nBytes < 32*ops*c && c > 262144 {
+			c = 262144
+		}
+		if nBytes < 16*ops*c && c > 131072 {
+			c = 131072
+		}
+		if nBytes < 4*ops*c && c > 65536 {
+			c = 65536
+		}
+		if nBytes < 1*ops*c && c > 32768 {
+			c = 32768
+		}
+	case x.algo == spec.Tree && x.proto == spec.LL128:
+		// float ppn; float nstepsLL128 = 1+log2i(nNodes) + 0.1*ppn (the sum
+		// is computed in double and stored as float)
+		nNodes := x.l.NNodes
+		ppnF := float32(x.l.NRanks()) / float32(nNodes)
+		nstepsLL128 := float32(float64(1+log2i(int64(nNodes))) + 0.1*float64(ppnF))
+		for float32(nBytes/(nc*c)) < nstepsLL128*64/ppnF && c > 131072 {
+			c /= 2
+		}
+		for float32(nBytes/(nc*c)) < nstepsLL128*16/ppnF && c > 32768 {
+			c /= 2
+		}
+	case x.f == spec.AllGather && x.algo == spec.PAT:
+		for c*nc*32 > nBytes && c > 65536 {
+			c /= 2
+		}
+	case x.f == spec.ReduceScatter && x.algo == spec.PAT:
+		for c*nc*16 > nBytes && c > 65536 {
+			c /= 2
+		}
+	}
+	g := int64(x.p.GrainSize[x.proto])
+	return c / g * g
+}
+
+func log2i(n int64) int {
+	if n <= 0 {
+		return -1
+	}
+	return 63 - bits.LeadingZeros64(uint64(n))
+}
+
+// cbdPartition is scheduleCollTasksToPlan for one collective alone in its
+// plan: the cells of the task are spread over at most taskChannels
+// channels (of maxChannels for the task's kind), a lo channel, mid
+// channels and a hi channel, and each part gets its own chunk from
+// calcCollChunking with one channel.
+// Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan (and 2.22.3 / 2.30.7
+// through Params).
+func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels int) partition {
+	p := x.p
+	elem := int64(unit)
+	nRanks := x.l.NRanks()
+	tpb := trafficPerByte(x.f, nRanks)
+	traffic := count * elem * tpb
+	if x.proto == spec.LL && p.LLTraffic4 {
+		traffic *= 4
+	}
+	nCh := int64(min(taskChannels, maxChannels))
+	if p.TaskTrafficFloor {
+		traffic = max(p.MinTrafficPerChannel, traffic)
+	}
+	var trafficPerChannel int64
+	if p.RoundTrafficPerChannel16 {
+		trafficPerChannel = divUp(traffic/nCh, 16) * 16
+	} else {
+		trafficPerChannel = max(p.MinTrafficPerChannel, traffic/nCh)
+	}
+	if count == 0 {
+		return partition{lo: 0, hi: -1}
+	}
+	cellTPB := tpb
+	if x.proto == spec.LL && p.LLTraffic4 {
+		cellTPB *= 4
+	}
+	cellSize := p.FixedCellSize
+	if cellSize == 0 {
+		cellSize = divUp(divUp(p.MinTrafficPerChannel, cellTPB), 16) * 16
+	}
+	elemsPerCell := cellSize / elem
+	cells := divUp(count*elem, cellSize)
+	trafficPerCell := cellSize * cellTPB
+	cellsPerChannel := min(cells, divUp(trafficPerChannel, trafficPerCell))
+	channelID := 0
+	var cellsLo int64
+	if channelID+1 == maxChannels {
+		cellsLo = cells
+	} else if p.CellsLoRoundUp {
+		cellsLo = min(cells, divUp(trafficPerChannel, trafficPerCell))
+	} else {
+		cellsLo = min(cells, trafficPerChannel/trafficPerCell)
+	}
+	nMid := int64(0)
+	cellsHi := int64(0)
+	if cellsPerChannel > 0 {
+		nMid = (cells - cellsLo) / cellsPerChannel
+		cellsHi = (cells - cellsLo) % cellsPerChannel
+	}
+	nChannels := b2i(cellsLo != 0) + nMid + b2i(cellsHi != 0)
+	if int64(maxChannels) < int64(channelID)+nChannels {
+		nMid = int64(maxChannels-channelID) - 2
+		cellsPerChannel = (cells - cellsLo) / (nMid + 1)
+		cellsHi = cellsPerChannel + (cells-cellsLo)%(nMid+1)
+	}
+	if cellsHi == 0 && nMid != 0 {
+		cellsHi = cellsPerChannel
+		nMid--
+	}
+	if cellsLo == 0 {
+		channelID++
+		if nMid == 0 {
+			cellsLo, cellsHi = cellsHi, 0
+		} else {
+			cellsLo = cellsPerChannel
+			nMid--
+		}
+	}
+	var out partition
+	if nMid != 0 {
+		out.countMid = cellsPerChannel * elemsPerCell
+	}
+	out.countLo = cellsLo * elemsPerCell
+	out.countHi = cellsHi * elemsPerCell
+	excess := cells*elemsPerCell - count
+	if out.countHi != 0 {
+		out.countHi -= excess
+	} else {
+		out.countLo -= excess
+	}
+	nChannels = b2i(out.countLo != 0) + nMid + b2i(cellsHi != 0)
+	out.lo = channelID
+	out.hi = channelID + int(nChannels) - 1
+	global := elem * maxSendRecvCount(x.f, nRanks, 1)
+	g := int64(p.GrainSize[x.proto])
+	eltPerGrain := g / elem
+	chunk := func(n int64) int64 {
+		if n == 0 {
+			return 0
+		}
+		return x.calcChunk(1, global*n) / g * eltPerGrain
+	}
+	out.chunkLo = chunk(out.countLo)
+	out.chunkHi = chunk(out.countHi)
+	if nMid != 0 {
+		out.chunkMid = chunk(out.countMid)
+	}
+	return out
+}
+
+// collnetPartition is the CollNet split: channels 0..nChannels-1 all walk
+// the whole count, each taking chunkCount elements per head in turn.
+// Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan (isCollnet branch).
+func (x *chunkCtx) collnetPartition(count int64, unit int, nChannels int) partition {
+	global := int64(unit) * maxSendRecvCount(x.f, x.l.NRanks(), 1)
+	c := x.calcChunk(nChannels, global*count)
+	return partition{lo: 0, hi: nChannels - 1, collnet: true, cnCount: count, cnChunk: c / int64(unit)}
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Channels is the channel count NCCL's enqueue gives one operation
+// (topoGetAlgoInfo's nc): Ring, Tree, CollNetChain and PAT drop channels
+// while nBytes < nc × maxThreads × threadThreshold; CollNetDirect steps down
+// through 16, 8, 4, 2, 1 with the head count in the product; NVLS and
+// NVLSTree use the NVLS channels. maxThreads and the thresholds are the
+// defaults of ncclTopoTuneModel without NCCL_NTHREADS,
+// NCCL_LL128_NTHREADS or NCCL_THREAD_THRESHOLDS (LL 512/8×nRanks for Ring,
+// 512/8 otherwise; LL128 640/8; Simple 512/64; CollNet and NVLS Simple
+// 640/512). A tuning model that knows better passes its own count.
+// Ref: v2.28.9-1 src/enqueue.cc topoGetAlgoInfo; src/graph/tuning.cc
+// ncclTopoTuneModel.
+func Channels(l *Layout, f spec.Func, algo spec.Algo, proto spec.Proto, nBytes int64) int {
+	nc := l.NChannels
+	nt, th := int64(512), int64(64)
+	switch proto {
+	case spec.LL:
+		th = 8
+		if algo == spec.Ring {
+			th = 8 * int64(l.NRanks())
+		}
+	case spec.LL128:
+		nt, th = 640, 8
+	}
+	if algo.IsCollNet() || algo.IsNVLS() {
+		nt, th = 640, 512
+	}
+	if algo == spec.PAT {
+		nt = 0 // ncclTopoTuneModel leaves PAT's maxThreads at 0
+	}
+	switch algo {
+	case spec.CollNetDirect:
+		nHeads := int64(max(1, len(l.CollNetHeads)))
+		ncSwitch := 16
+		flag := true
+		for ncSwitch >= 1 && flag {
+			for {
+				flag = nBytes < int64(nc)*nt*nHeads*th
+				if !flag || nc <= ncSwitch {
+					break
+				}
+				if nc == ncSwitch+ncSwitch/2 {
+					th /= 2
+				}
+				nc--
+			}
+			ncSwitch /= 2
+		}
+	case spec.NVLS, spec.NVLSTree:
+		nc = l.NVLSChannels
+	default:
+		for nBytes < int64(nc)*nt*th && nc >= 2 {
+			nc--
+		}
+	}
+	return max(1, nc)
+}

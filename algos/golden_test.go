@@ -1,0 +1,124 @@
+package algos
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// goldenCase is one small schedule (4 ranks, 2 channels) kept as text in
+// testdata/golden, reviewed by hand.
+type goldenCase struct {
+	name         string
+	nodes, local int
+	op           spec.Op
+	sel          Selection
+	inPlace      bool
+}
+
+func goldenCases() []goldenCase {
+	f32 := func(f spec.Func, count int64, root int) spec.Op {
+		return spec.Op{Func: f, Count: count, DataType: spec.Float32, RedOp: spec.Sum, Root: root}
+	}
+	simple := func(a spec.Algo) Selection { return Selection{Algo: a, Proto: spec.Simple, NChannels: 2} }
+	return []goldenCase{
+		{"ring_allreduce_simple", 1, 4, f32(spec.AllReduce, 8192, 0), simple(spec.Ring), false},
+		{"ring_allreduce_ll", 1, 4, f32(spec.AllReduce, 8192, 0), Selection{Algo: spec.Ring, Proto: spec.LL, NChannels: 2}, false},
+		{"ring_allreduce_ll128_inplace", 1, 4, f32(spec.AllReduce, 8192, 0), Selection{Algo: spec.Ring, Proto: spec.LL128, NChannels: 2}, true},
+		{"ring_allgather_simple", 1, 4, f32(spec.AllGather, 2048, 0), simple(spec.Ring), false},
+		{"ring_reducescatter_simple", 1, 4, f32(spec.ReduceScatter, 2048, 0), simple(spec.Ring), false},
+		{"ring_broadcast_simple", 1, 4, f32(spec.Broadcast, 8192, 2), simple(spec.Ring), false},
+		{"ring_reduce_simple", 1, 4, f32(spec.Reduce, 16384, 1), simple(spec.Ring), false},
+		{"tree_allreduce_simple", 2, 2, f32(spec.AllReduce, 8192, 0), simple(spec.Tree), false},
+		{"collnetchain_allreduce", 2, 2, f32(spec.AllReduce, 32768, 0), simple(spec.CollNetChain), false},
+		{"collnetdirect_allreduce", 2, 2, f32(spec.AllReduce, 32768, 0), simple(spec.CollNetDirect), false},
+		{"nvls_allreduce", 1, 4, f32(spec.AllReduce, 32768, 0), simple(spec.NVLS), false},
+		{"nvls_allgather", 1, 4, f32(spec.AllGather, 4096, 0), simple(spec.NVLS), false},
+		{"nvls_reducescatter", 1, 4, f32(spec.ReduceScatter, 4096, 0), simple(spec.NVLS), false},
+		{"nvlstree_allreduce", 2, 2, f32(spec.AllReduce, 16384, 0), simple(spec.NVLSTree), false},
+		{"pat_allgather", 4, 1, f32(spec.AllGather, 2048, 0), simple(spec.PAT), false},
+		{"pat_reducescatter", 4, 1, f32(spec.ReduceScatter, 2048, 0), simple(spec.PAT), false},
+		{"sendrecv_simple", 1, 4, f32(spec.SendRecv, 8192, 0), simple(spec.Ring), false},
+	}
+}
+
+func (gc goldenCase) build(t *testing.T) *Schedule {
+	t.Helper()
+	l, err := DefaultLayout(spec.V2_28_9, gc.nodes, gc.local, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.NVLSChannels = 2
+	s, err := Build(gc.op, gc.sel, l, Options{InPlace: gc.inPlace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestGoldenSchedules compares every generator's small schedule with its
+// golden file (go test ./algos -update rewrites them; review the diff),
+// and checks that the text parses back to the same text.
+func TestGoldenSchedules(t *testing.T) {
+	for _, gc := range goldenCases() {
+		t.Run(gc.name, func(t *testing.T) {
+			s := gc.build(t)
+			if s.NRanks != 4 || s.NChannels != 2 {
+				t.Fatalf("golden case has %d ranks and %d channels: expected 4 and 2", s.NRanks, s.NChannels)
+			}
+			var b bytes.Buffer
+			if err := s.Format(&b); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", "golden", gc.name+".txt")
+			if *update {
+				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./algos -update to create it)", err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Errorf("%s differs from the schedule built now; first difference:\n%s", path, firstDiff(string(want), b.String()))
+			}
+			p, err := Parse(bytes.NewReader(want), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b2 bytes.Buffer
+			if err := p.Format(&b2); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b2.Bytes(), want) {
+				t.Errorf("%s does not round-trip; first difference:\n%s", path, firstDiff(string(want), b2.String()))
+			}
+		})
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + x + "\n  got:  " + y
+		}
+	}
+	return "(none)"
+}

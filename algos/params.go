@@ -1,0 +1,147 @@
+package algos
+
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// NCCL_STEPS, the depth of every connection FIFO, in all modelled releases.
+// Ref: v2.28.9-1 src/include/device.h NCCL_STEPS.
+const ncclSteps = 8
+
+// LL128 line geometry: a 128-byte line is 16 eight-byte words of which 15
+// carry data and one carries the flag. Ref: v2.28.9-1 src/include/device.h
+// NCCL_LL128_LINEELEMS, NCCL_LL128_DATAELEMS.
+const (
+	ll128LineElems = 16
+	ll128DataElems = 15
+)
+
+// Params are the constants of one NCCL release that shape a schedule: FIFO
+// geometry, protocol grains, the channel partition of
+// scheduleCollTasksToPlan and the chunking of calcCollChunking. A release's
+// entry is the previous one plus what changed; each field says where it
+// comes from.
+type Params struct {
+	Release spec.Version
+	// NSteps is NCCL_STEPS (src/include/device.h).
+	NSteps int
+	// DefaultBuffSize is the per-connection buffer of LL, LL128 and Simple
+	// when NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE and NCCL_BUFFSIZE are unset:
+	// LL 8 lines/thread × 512 threads × 8 steps × 16 B, LL128 120 words ×
+	// 640 threads × 8 steps × 8 B, Simple 4 MiB (src/init.cc
+	// DEFAULT_*BUFFSIZE, computeBuffSizes).
+	DefaultBuffSize [spec.NumProtos]int
+	// GrainSize is ncclProtoGrainSize: chunk sizes are multiples of it
+	// (src/include/device.h).
+	GrainSize [spec.NumProtos]int
+	// MaxChannels is MAXCHANNELS (src/include/device.h).
+	MaxChannels int
+	// RingChunkSteps and RingSliceSteps are the *_CHUNKSTEPS and
+	// *_SLICESTEPS of Ring/Simple per function (src/include/collectives.h).
+	RingChunkSteps, RingSliceSteps [spec.NumFuncs]int
+	// MinTrafficPerChannel is scheduleCollTasksToPlan's floor (src/enqueue.cc).
+	MinTrafficPerChannel int64
+	// FixedCellSize is the cell of the channel partition when it is a
+	// constant (16 B in 2.22); zero means the cell is computed from
+	// MinTrafficPerChannel and the traffic per byte.
+	FixedCellSize int64
+	// LLTraffic4 multiplies LL traffic by 4 before partitioning.
+	LLTraffic4 bool
+	// TaskTrafficFloor adds max(MinTrafficPerChannel, traffic) per task.
+	TaskTrafficFloor bool
+	// RoundTrafficPerChannel16 rounds traffic per channel up to 16 B and
+	// drops the per-channel floor (2.30).
+	RoundTrafficPerChannel16 bool
+	// CellsLoRoundUp rounds the first channel's cells up instead of down.
+	CellsLoRoundUp bool
+	// NVLSChunkSize is NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc).
+	NVLSChunkSize int
+	// HasPAT: the PAT algorithm exists (2.23.4 and later).
+	HasPAT bool
+	// FP8: ncclFloat8e4m3 and ncclFloat8e5m2 exist (2.24 and later).
+	FP8 bool
+	// Ref names the tag the entry was read at.
+	Ref string
+}
+
+// releaseParams lists the modelled releases oldest first; each entry is
+// built from the one before it.
+var releaseParams = buildReleaseParams()
+
+func buildReleaseParams() []Params {
+	base := Params{
+		Release:         spec.V2_22_3,
+		NSteps:          ncclSteps,
+		DefaultBuffSize: [spec.NumProtos]int{8 * 512 * ncclSteps * 16, 120 * 640 * ncclSteps * 8, 1 << 22},
+		GrainSize:       [spec.NumProtos]int{16, 32 * 8 / ll128LineElems * ll128DataElems * 8, 512},
+		MaxChannels:     32,
+		// Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
+		RingChunkSteps:       [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
+		RingSliceSteps:       [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
+		MinTrafficPerChannel: 512,
+		FixedCellSize:        16,
+		NVLSChunkSize:        128 << 10,
+		Ref:                  "v2.22.3-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking; src/init.cc computeBuffSizes",
+	}
+	r2283 := base
+	r2283.Release = spec.V2_28_3
+	r2283.MaxChannels = 64
+	r2283.MinTrafficPerChannel = 16 << 10
+	r2283.FixedCellSize = 0
+	r2283.LLTraffic4 = true
+	r2283.TaskTrafficFloor = true
+	r2283.CellsLoRoundUp = true
+	r2283.HasPAT = true
+	r2283.FP8 = true
+	r2283.Ref = "v2.28.3-1 src/enqueue.cc scheduleCollTasksToPlan (16K cells, LL traffic x4), src/include/device.h MAXCHANNELS 64"
+	r2289 := r2283
+	r2289.Release = spec.V2_28_9
+	r2289.Ref = "v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking (unchanged from 2.28.3)"
+	r2307 := r2289
+	r2307.Release = spec.MakeVersion(2, 30, 7)
+	r2307.MinTrafficPerChannel = 32 << 10
+	r2307.RoundTrafficPerChannel16 = true
+	r2307.Ref = "v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (32K cells, traffic per channel rounded to 16 B)"
+	// -- add new releases here --
+	return []Params{base, r2283, r2289, r2307}
+}
+
+// ParamsFor returns the parameters of the newest modelled release that is
+// not newer than v. Releases between two modelled ones get the older one's
+// constants; that is exact only at the modelled tags.
+func ParamsFor(v spec.Version) (Params, error) {
+	var out Params
+	found := false
+	for _, p := range releaseParams {
+		if p.Release <= v {
+			out, found = p, true
+		}
+	}
+	if !found {
+		return Params{}, fmt.Errorf("NCCL %s is older than every release the schedule builders model (oldest %s)", v, releaseParams[0].Release)
+	}
+	return out, nil
+}
+
+// ChunkBytes is the Ring/Simple chunk of a function, or the one-step chunk
+// of other algorithms and protocols, before calcCollChunking's
+// algorithm-specific shrinking: stepSize × chunkSteps, halved for LL (half
+// of every line is flags), 15/16 for LL128.
+// Ref: v2.28.9-1 src/enqueue.cc calcCollChunking.
+func (p Params) chunkBase(f spec.Func, a spec.Algo, proto spec.Proto, buff [spec.NumProtos]int) (chunk, chunkSteps, sliceSteps int) {
+	stepSize := buff[proto] / p.NSteps
+	chunkSteps, sliceSteps = 1, 1
+	if proto == spec.Simple && a == spec.Ring && f >= 0 && int(f) < spec.NumFuncs {
+		chunkSteps, sliceSteps = p.RingChunkSteps[f], p.RingSliceSteps[f]
+	}
+	chunk = stepSize * chunkSteps
+	switch proto {
+	case spec.LL:
+		chunk /= 2
+	case spec.LL128:
+		chunk = chunk / ll128LineElems * ll128DataElems
+	}
+	return chunk, chunkSteps, sliceSteps
+}

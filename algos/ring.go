@@ -1,0 +1,163 @@
+package algos
+
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// ringGen builds Ring schedules, one thread group per channel. It mirrors
+// runRing of src/device/all_reduce.h, all_gather.h, reduce_scatter.h,
+// broadcast.h and reduce.h at v2.28.9-1:
+//
+//   - AllReduce is a reduce-scatter then an all-gather over the ring, in
+//     loops of nRanks chunks: send, nRanks-2 × recvReduceSend,
+//     recvReduceCopySend (the rank's own chunk, post-op), nRanks-2 ×
+//     recvCopySend, recv. The last loop shrinks the chunk to
+//     ceil(rem/nRanks) rounded up to 16 bytes.
+//   - AllGather: copySend (send in place) of the rank's own piece,
+//     nRanks-2 × recvCopySend, recv, per chunk.
+//   - ReduceScatter: send, nRanks-2 × recvReduceSend, recvReduceCopy into
+//     the rank's output, per chunk.
+//   - Broadcast: the root copySends (sends in place), the rank before the
+//     root receives, the others recvCopySend.
+//   - Reduce: the rank after the root sends, the root recvReduceCopies,
+//     the others recvReduceSend.
+type ringGen struct{ base }
+
+func (g *ringGen) channelKey(ch int) string {
+	_, cnt, chunk := g.part.part(ch)
+	o, _ := canonical(g.l.Ring[ch])
+	return fmt.Sprintf("ring %v n=%d chunk=%d root=%d", o, cnt, chunk, g.rootKey(ch))
+}
+
+func (g *ringGen) channelRotation(ch int) int {
+	_, k := canonical(g.l.Ring[ch])
+	return k
+}
+
+// rootKey is the root's position relative to the rotation: a rotated
+// channel maps the root to another rank, so Broadcast and Reduce channels
+// only share a plan when the root lands on the same canonical rank.
+func (g *ringGen) rootKey(ch int) int {
+	if g.h.Func != spec.Broadcast && g.h.Func != spec.Reduce {
+		return -1
+	}
+	return g.h.RotateRank(g.h.Root, -g.channelRotation(ch))
+}
+
+func (g *ringGen) program(rank, ch, grp int, dst []Step) []Step {
+	if grp != 0 {
+		return dst
+	}
+	gridOff, chanCount, chunkCount := g.part.part(ch)
+	if chanCount == 0 {
+		return dst
+	}
+	l := g.l
+	n := g.h.NRanks
+	recv := []Peer{RankPeer(l.RingPrev(ch, rank))}
+	send := []Peer{RankPeer(l.RingNext(ch, rank))}
+	pre := g.reducing()
+	switch g.h.Func {
+	case spec.AllReduce:
+		ringIx := l.RingIndex(ch, rank)
+		loopCount := int64(n) * chunkCount
+		align := int64(16 / g.h.Unit)
+		mod := func(r int) int {
+			if r >= n {
+				return r - n
+			}
+			return r
+		}
+		for elemOff := int64(0); elemOff < chanCount; elemOff += loopCount {
+			rem := chanCount - elemOff
+			if rem < loopCount {
+				chunkCount = alignUp(divUp(rem, int64(n)), align)
+			}
+			at := func(chunk int) (int64, int64) {
+				co := int64(chunk) * chunkCount
+				return gridOff + elemOff + co, clamp0(min(chunkCount, rem-co))
+			}
+			off, ne := at(mod(ringIx + n - 1))
+			dst = append(dst, Step{Prim: PrimSend, Send: send, Src: inChunk(off, ne), Count: ne, PreOp: pre, Direct: true})
+			for j := 2; j < n; j++ {
+				off, ne := at(mod(ringIx + n - j))
+				dst = append(dst, Step{Prim: PrimRecvReduceSend, Recv: recv, Send: send, Src: inChunk(off, ne), Count: ne, PreOp: pre, Direct: true})
+			}
+			off, ne = at(ringIx)
+			dst = append(dst, Step{Prim: PrimRecvReduceCopySend, Recv: recv, Send: send, Src: inChunk(off, ne), Dst: outChunk(off, ne), Count: ne, PreOp: pre, PostOp: true, Direct: true})
+			for j := 1; j < n-1; j++ {
+				off, ne := at(mod(ringIx + n - j))
+				dst = append(dst, Step{Prim: PrimRecvCopySend, Recv: recv, Send: send, Dst: outChunk(off, ne), Count: ne, Direct: true})
+			}
+			off, ne = at(mod(ringIx + 1))
+			dst = append(dst, Step{Prim: PrimRecv, Recv: recv, Dst: outChunk(off, ne), Count: ne, Direct: true})
+		}
+	case spec.AllGather:
+		count := g.count
+		for elemOff := int64(0); elemOff < chanCount; elemOff += chunkCount {
+			ne := min(chunkCount, chanCount-elemOff)
+			dataOff := gridOff + elemOff
+			off := dataOff + int64(l.RingUser(ch, rank, 0))*count
+			if g.h.InPlace {
+				dst = append(dst, Step{Prim: PrimSend, Send: send, Src: inChunk(dataOff, ne), Count: ne, Direct: true})
+			} else {
+				dst = append(dst, Step{Prim: PrimCopySend, Send: send, Src: inChunk(dataOff, ne), Dst: outChunk(off, ne), Count: ne, Direct: true})
+			}
+			for j := 1; j < n-1; j++ {
+				off := dataOff + int64(l.RingUser(ch, rank, n-j))*count
+				dst = append(dst, Step{Prim: PrimRecvCopySend, Recv: recv, Send: send, Dst: outChunk(off, ne), Count: ne, Direct: true})
+			}
+			off = dataOff + int64(l.RingUser(ch, rank, 1))*count
+			dst = append(dst, Step{Prim: PrimRecv, Recv: recv, Dst: outChunk(off, ne), Count: ne, Direct: true})
+		}
+	case spec.ReduceScatter:
+		count := g.count
+		for elemOff := int64(0); elemOff < chanCount; elemOff += chunkCount {
+			ne := min(chunkCount, chanCount-elemOff)
+			dataOff := gridOff + elemOff
+			off := dataOff + int64(l.RingUser(ch, rank, n-1))*count
+			dst = append(dst, Step{Prim: PrimSend, Send: send, Src: inChunk(off, ne), Count: ne, PreOp: pre})
+			for j := 2; j < n; j++ {
+				off := dataOff + int64(l.RingUser(ch, rank, n-j))*count
+				dst = append(dst, Step{Prim: PrimRecvReduceSend, Recv: recv, Send: send, Src: inChunk(off, ne), Count: ne, PreOp: pre})
+			}
+			off = dataOff + int64(rank)*count
+			dst = append(dst, Step{Prim: PrimRecvReduceCopy, Recv: recv, Src: inChunk(off, ne), Dst: outChunk(dataOff, ne), Count: ne, PreOp: pre, PostOp: true})
+		}
+	case spec.Broadcast:
+		root := g.h.Root
+		next := l.RingUser(ch, rank, 1)
+		for elemOff := int64(0); elemOff < chanCount; elemOff += chunkCount {
+			ne := min(chunkCount, chanCount-elemOff)
+			off := gridOff + elemOff
+			switch {
+			case rank == root && g.h.InPlace:
+				dst = append(dst, Step{Prim: PrimSend, Send: send, Src: inChunk(off, ne), Count: ne, Direct: true})
+			case rank == root:
+				dst = append(dst, Step{Prim: PrimCopySend, Send: send, Src: inChunk(off, ne), Dst: outChunk(off, ne), Count: ne, Direct: true})
+			case next == root:
+				dst = append(dst, Step{Prim: PrimRecv, Recv: recv, Dst: outChunk(off, ne), Count: ne, Direct: true})
+			default:
+				dst = append(dst, Step{Prim: PrimRecvCopySend, Recv: recv, Send: send, Dst: outChunk(off, ne), Count: ne, Direct: true})
+			}
+		}
+	case spec.Reduce:
+		root := g.h.Root
+		prev := l.RingUser(ch, rank, n-1)
+		for elemOff := int64(0); elemOff < chanCount; elemOff += chunkCount {
+			ne := min(chunkCount, chanCount-elemOff)
+			off := gridOff + elemOff
+			switch {
+			case prev == root:
+				dst = append(dst, Step{Prim: PrimSend, Send: send, Src: inChunk(off, ne), Count: ne, PreOp: pre})
+			case rank == root:
+				dst = append(dst, Step{Prim: PrimRecvReduceCopy, Recv: recv, Src: inChunk(off, ne), Dst: outChunk(off, ne), Count: ne, PreOp: pre, PostOp: true})
+			default:
+				dst = append(dst, Step{Prim: PrimRecvReduceSend, Recv: recv, Send: send, Src: inChunk(off, ne), Count: ne, PreOp: pre})
+			}
+		}
+	}
+	return dst
+}

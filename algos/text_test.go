@@ -1,0 +1,128 @@
+package algos
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/algos/algostest"
+	"github.com/gatesim/gatesim/spec"
+	"pgregory.net/rapid"
+)
+
+// TestParseErrors checks that malformed text gives an error naming the
+// input, the line and what was expected.
+func TestParseErrors(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("testdata", "golden", "ring_allreduce_simple.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(good), "\n")
+	with := func(i int, line string) string {
+		l := append([]string(nil), lines...)
+		l[i] = line
+		return strings.Join(l, "\n")
+	}
+	tests := []struct {
+		name, text, want string
+	}{
+		{"empty", "", "x.txt:0: empty input"},
+		{"magic", "hello\n", "x.txt:1: expected \"gatesim-schedule v1\""},
+		{"version", with(1, "nccl 3.0"), "x.txt:2: bad NCCL version"},
+		{"func", with(2, "op AllFoo ncclFloat32 ncclSum count=1 root=0 inplace=false"), "x.txt:3: unknown collective"},
+		{"count", with(2, "op AllReduce ncclFloat32 ncclSum count=-4 root=0 inplace=false"), "x.txt:3: count=\"-4\""},
+		{"comm", with(4, "comm ranks=5 nodes=1 local=4 channels=2 groups=1"), "x.txt:5: ranks=5 nodes=1 local=4"},
+		{"prim", with(8, "  0 frobnicate n=1"), "x.txt:9: unknown primitive"},
+		{"index", with(8, "  7 send n=1"), "x.txt:9: step index \"7\": expected 0"},
+		{"chunk", with(8, "  0 send n=2048 src=in@x+2048 send=r1 pre direct"), "x.txt:9: chunk \"in@x+2048\""},
+		{"peer", with(8, "  0 send n=2048 src=in@6144+2048 send=q1 pre direct"), "x.txt:9: bad peer \"q1\""},
+		{"dep", with(9, strings.Replace(lines[9], "dep=r3.c0.g0.0", "dep=r2.c0.g0.0", 1)), "x.txt:10: dep=r2.c0.g0.0 but the programs make this step wait for r3.c0.g0.0"},
+		{"unmatched", with(8, "  0 send n=2048 src=in@6144+2048 send=r2 pre direct"), "waits for data that is never sent"},
+		{"range", with(8, "  0 send n=2048 src=in@8000+2048 send=r1 pre direct"), "outside the 8192-unit in buffer"},
+		{"patfield", with(8, "  0 send n=2048 src=in@6144+2048 send=r1 acc"), "only for patReduce and patCopy"},
+	}
+	for _, tc := range tests {
+		_, err := Parse(strings.NewReader(tc.text), "x.txt")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestFormatParseRoundTrip checks Format(Parse(Format(s))) == Format(s)
+// for random schedules of every generator.
+func TestFormatParseRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sh := rapid.SampledFrom(algostest.Shapes).Draw(t, "shape")
+		c := rapid.SampledFrom(algostest.Cases).Draw(t, "case")
+		if !algostest.Fits(c.Algo, sh) {
+			t.Skip("algorithm does not fit the shape")
+		}
+		f := rapid.SampledFrom(c.Funcs).Draw(t, "func")
+		p := rapid.SampledFrom(c.Proto).Draw(t, "proto")
+		count := rapid.Int64Range(0, 5000).Draw(t, "count")
+		inPlace := rapid.Bool().Draw(t, "inplace")
+		l, err := DefaultLayout(spec.V2_28_9, sh.Nodes, sh.LocalRanks, sh.Channels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.NVLSChannels = sh.Channels
+		s, err := Build(spec.Op{Func: f, Count: count, DataType: spec.Bfloat16, RedOp: spec.Max, Root: 0}, Selection{Algo: c.Algo, Proto: p, NChannels: sh.Channels}, l, Options{InPlace: inPlace})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a bytes.Buffer
+		if err := s.Format(&a); err != nil {
+			t.Fatal(err)
+		}
+		q, err := Parse(bytes.NewReader(a.Bytes()), "random")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, a.String())
+		}
+		var b bytes.Buffer
+		if err := q.Format(&b); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() {
+			t.Fatalf("round trip differs:\n%s", firstDiff(a.String(), b.String()))
+		}
+	})
+}
+
+// FuzzParse feeds arbitrary text to the parser: it must return a schedule
+// or an error, never panic, and whatever parses must format and parse
+// back to the same text.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.txt"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(textMagic + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			return
+		}
+		var a bytes.Buffer
+		if err := s.Format(&a); err != nil {
+			t.Fatalf("a parsed schedule does not format: %v", err)
+		}
+		q, err := Parse(bytes.NewReader(a.Bytes()), "fuzz-formatted")
+		if err != nil {
+			t.Fatalf("formatted schedule does not parse: %v\n%s", err, a.String())
+		}
+		var b bytes.Buffer
+		if err := q.Format(&b); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() {
+			t.Fatalf("not a fixed point:\n%s", firstDiff(a.String(), b.String()))
+		}
+	})
+}

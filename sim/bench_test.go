@@ -1,0 +1,118 @@
+package sim
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// benchSim builds and simulates one AllReduce per iteration and reports
+// events, events per second and the live heap after the run (the schedule,
+// plans, rates and simulation state all count; nothing holds data
+// buffers). With loopOnly the timer covers Run alone (the event loop);
+// otherwise it covers layout, schedule, planning, symmetry and Run.
+func benchSim(b *testing.B, m Machine, algo spec.Algo, proto spec.Proto, bytes int64, commCh, ch int, noSym, loopOnly bool) {
+	b.ReportAllocs()
+	var events int64
+	var heap uint64
+	for i := 0; i < b.N; i++ {
+		if loopOnly {
+			b.StopTimer()
+		}
+		l, err := algos.DefaultLayout(spec.V2_28_9, m.Nodes, m.GPUsPerNode, commCh)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: bytes / 4, DataType: spec.Float32}, algos.Selection{Algo: algo, Proto: proto, NChannels: ch}, l, algos.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		x, err := New(s, Config{Machine: m, NoSymmetry: noSym})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if loopOnly {
+			b.StartTimer()
+		}
+		r, err := x.Run()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		events = r.Events
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap = ms.HeapAlloc
+		runtime.KeepAlive(x)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(events), "events")
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(heap)/(1<<20), "MB-live")
+}
+
+func dgxCluster(nodes int) Machine {
+	m, _ := Preset("ib16")
+	m.Nodes = nodes
+	return m
+}
+
+// BenchmarkEvents measures the event loop alone: every rank of a 16-node
+// Tree AllReduce of 256 MiB simulated without rank symmetry (16,320
+// events); the
+// layout, schedule and plans are built outside the timer.
+func BenchmarkEvents(b *testing.B) {
+	benchSim(b, dgxCluster(16), spec.Tree, spec.Simple, 256<<20, 16, 16, true, true)
+}
+
+// BenchmarkEventsRing is the same for a 16-node Ring AllReduce (LL: many
+// small steps).
+func BenchmarkEventsRing(b *testing.B) {
+	benchSim(b, dgxCluster(16), spec.Ring, spec.LL, 16<<20, 16, 16, true, true)
+}
+
+// BenchmarkRing1024 is a 1,024-GPU (128 × 8) Ring AllReduce of 256 MiB on
+// 24 channels, step by step (2,046 ring steps per loop).
+func BenchmarkRing1024(b *testing.B) {
+	benchSim(b, dgxCluster(128), spec.Ring, spec.Simple, 256<<20, 24, 24, false, false)
+}
+
+// BenchmarkTree1024 is the same on the double binary tree.
+func BenchmarkTree1024(b *testing.B) {
+	benchSim(b, dgxCluster(128), spec.Tree, spec.Simple, 256<<20, 24, 24, false, false)
+}
+
+// BenchmarkTree100k is the hierarchical AllReduce of 12,500 nodes × 8
+// GPUs (100,000 ranks): NCCL's double binary tree across nodes, chains
+// inside, 256 MiB on 16 channels.
+func BenchmarkTree100k(b *testing.B) {
+	benchSim(b, dgxCluster(12500), spec.Tree, spec.Simple, 256<<20, 16, 16, false, false)
+}
+
+// BenchmarkTree100k24 is the same on 24 channels (12 graph channels on 8
+// rails: rails carry unequal channel counts, so more classes).
+func BenchmarkTree100k24(b *testing.B) {
+	benchSim(b, dgxCluster(12500), spec.Tree, spec.Simple, 256<<20, 24, 24, false, false)
+}
+
+// BenchmarkNVLSTree100k is NVLS inside each node and the tree across nodes
+// for 100,000 ranks.
+func BenchmarkNVLSTree100k(b *testing.B) {
+	benchSim(b, dgxCluster(12500), spec.NVLSTree, spec.Simple, 256<<20, 16, 16, false, false)
+}
+
+// BenchmarkCollNetChain100k is the SHARP chain for 100,000 ranks.
+func BenchmarkCollNetChain100k(b *testing.B) {
+	m := dgxCluster(12500)
+	m.SHARP = true
+	benchSim(b, m, spec.CollNetChain, spec.Simple, 256<<20, 16, 16, false, false)
+}
+
+// BenchmarkRing1024EveryRank is BenchmarkRing1024 without rank symmetry:
+// all 1,024 ranks step by step (channels of one class still share a
+// timeline). It takes minutes; run it alone.
+func BenchmarkRing1024EveryRank(b *testing.B) {
+	benchSim(b, dgxCluster(128), spec.Ring, spec.Simple, 256<<20, 24, 24, true, false)
+}

@@ -1,0 +1,356 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Time is simulated time in picoseconds.
+type Time int64
+
+// Micros converts to microseconds.
+func (t Time) Micros() float64 { return float64(t) / 1e6 }
+
+// FromMicros converts microseconds, rounding to the picosecond.
+func FromMicros(us float64) Time { return Time(math.Round(us * 1e6)) }
+
+func (t Time) String() string { return fmt.Sprintf("%.3fus", t.Micros()) }
+
+// Machine describes the hardware the timing model runs on: identical
+// nodes of GPUs, their NVLink (through an NVSwitch) or PCIe connections,
+// NICs and the network. Bandwidths are bytes per second in one direction;
+// every link is full duplex.
+type Machine struct {
+	Name        string `json:"name"`
+	Nodes       int    `json:"nodes"`
+	GPUsPerNode int    `json:"gpus_per_node"`
+	// SM is the compute capability × 10 (90 for H100/H200).
+	SM int `json:"sm"`
+	// NVSwitch: GPUs reach each other through an NVSwitch over NVLinkBw;
+	// otherwise GPU-to-GPU traffic crosses PCIe (through the CPU).
+	NVSwitch bool  `json:"nvswitch"`
+	NVLinkBw int64 `json:"nvlink_bw"`
+	PCIeBw   int64 `json:"pcie_bw"`
+	// HBMBw is a GPU's memory bandwidth, charged for local copies (NVLS
+	// scatter into and gather out of the multicast buffer, one-rank copies).
+	HBMBw int64 `json:"hbm_bw"`
+	// NICs per node, each NICBw per direction; GPU g uses NIC
+	// g×NICs/GPUsPerNode (rail-optimised: one NIC per GPU on DGX nodes).
+	NICs  int   `json:"nics"`
+	NICBw int64 `json:"nic_bw"`
+	// SHARP: the network switch reduces CollNet contributions in flight.
+	SHARP bool `json:"sharp"`
+	// NVLS: the NVSwitch supports multicast and in-switch reduction.
+	NVLS bool `json:"nvls"`
+	// Latency overrides NCCL's per-hop latencies (µs) when non-zero, by
+	// hop class and protocol; see HopLatency.
+	Latency [numHops][spec.NumProtos]float64 `json:"-"`
+	// ChannelBw caps one channel's rate per protocol (bytes/s, 0 = no
+	// cap): the copy throughput of one thread block.
+	ChannelBw [spec.NumProtos]int64 `json:"channel_bw"`
+}
+
+// GBps converts GB/s (10^9 bytes per second, nccl-tests' unit) to bytes
+// per second.
+func GBps(x float64) int64 { return int64(math.Round(x * 1e9)) }
+
+// Validate checks the machine description.
+func (m *Machine) Validate() error {
+	if m.Nodes <= 0 || m.GPUsPerNode <= 0 {
+		return fmt.Errorf("machine %s: %d nodes × %d GPUs: expected positive counts", m.Name, m.Nodes, m.GPUsPerNode)
+	}
+	if m.NVSwitch && m.NVLinkBw <= 0 {
+		return fmt.Errorf("machine %s: NVSwitch without NVLink bandwidth", m.Name)
+	}
+	if m.PCIeBw <= 0 || m.HBMBw <= 0 {
+		return fmt.Errorf("machine %s: PCIe and HBM bandwidths must be positive", m.Name)
+	}
+	if m.Nodes > 1 && (m.NICs <= 0 || m.NICBw <= 0) {
+		return fmt.Errorf("machine %s: %d nodes need NICs with bandwidth", m.Name, m.Nodes)
+	}
+	if m.NICs > m.GPUsPerNode*8 {
+		return fmt.Errorf("machine %s: %d NICs per node: at most 8 per GPU", m.Name, m.NICs)
+	}
+	return nil
+}
+
+// Presets are machines the CLI names. Bandwidths are the vendors' figures
+// per direction: NVLink 4 with 18 links 450 GB/s (H100/H200 SXM), PCIe
+// Gen5 x16 64 GB/s, ConnectX-7 NDR 400 Gb/s = 50 GB/s, HBM3 3.35 TB/s
+// (H100) and HBM3e 4.8 TB/s (H200).
+func Presets() []Machine {
+	h100 := Machine{Name: "dgx-h100", Nodes: 1, GPUsPerNode: 8, SM: 90, NVSwitch: true,
+		NVLinkBw: GBps(450), PCIeBw: GBps(64), HBMBw: GBps(3350), NICs: 8, NICBw: GBps(50), NVLS: true}
+	h200 := h100
+	h200.Name, h200.HBMBw = "dgx-h200", GBps(4800)
+	h200x2 := h200
+	h200x2.Name, h200x2.GPUsPerNode, h200x2.NICs = "h200x2", 2, 2
+	ib16 := h100
+	ib16.Name, ib16.Nodes = "ib16", 16
+	ib16sharp := ib16
+	ib16sharp.Name, ib16sharp.SHARP = "ib16-sharp", true
+	big := h100
+	big.Name, big.Nodes = "h100-12500", 12500
+	big.SHARP = true
+	return []Machine{h200x2, h100, h200, ib16, ib16sharp, big}
+}
+
+// Preset returns a preset by name.
+func Preset(name string) (Machine, error) {
+	var names []string
+	for _, m := range Presets() {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	return Machine{}, fmt.Errorf("unknown machine preset %q: expected one of %v", name, names)
+}
+
+// MachineFromSystem derives a machine from a spec.System: node and GPU
+// counts, NVSwitch, NVLink count (× 25 GB/s per link per direction for
+// NVLink 2 to 4), PCIe generation and width, NIC count and speed. All nodes
+// must be alike (the model's nodes are identical).
+func MachineFromSystem(s *spec.System) (Machine, error) {
+	if err := s.Validate(); err != nil {
+		return Machine{}, err
+	}
+	n0 := s.Nodes[0]
+	for i, n := range s.Nodes {
+		if len(n.GPUs) != len(n0.GPUs) || n.NVSwitch != n0.NVSwitch || len(n.NICs) != len(n0.NICs) {
+			return Machine{}, fmt.Errorf("system %s: node %d differs from node 0 (GPU, NVSwitch or NIC count): the timing model needs identical nodes", s.Name, i)
+		}
+	}
+	g := n0.GPUs[0]
+	m := Machine{Name: s.Name, Nodes: len(s.Nodes), GPUsPerNode: len(n0.GPUs), SM: g.SM, NVSwitch: n0.NVSwitch}
+	// NVLink 2, 3 and 4 all carry 25 GB/s per link per direction (V100 6
+	// links, A100 12, H100/H200 18)
+	perLink := 25.0
+	links := g.NVLinks
+	if links == 0 && n0.NVSwitch {
+		links = 18
+	}
+	m.NVLinkBw = GBps(perLink * float64(links))
+	gen, width := g.PCIGen, g.PCIWidth
+	if gen == 0 {
+		gen = 4
+		if g.SM >= 90 {
+			gen = 5
+		}
+	}
+	if width == 0 {
+		width = 16
+	}
+	// ~0.985 × 2^(gen-1) GB/s per lane per direction for gen 3+: 16 GB/s for gen3 x16
+	m.PCIeBw = GBps(float64(width) * float64(int(1)<<(gen-3)) * 1.0)
+	m.HBMBw = GBps(2000)
+	if g.SM >= 90 {
+		m.HBMBw = GBps(3350)
+	}
+	m.NICs = len(n0.NICs)
+	for _, nic := range n0.NICs {
+		m.NICBw = max(m.NICBw, int64(nic.SpeedMbps)*1e6/8)
+	}
+	m.NVLS = n0.NVSwitch && g.Multicast && g.SM >= 90
+	return m, m.Validate()
+}
+
+// hop classes for latencies
+const (
+	hopNVLink = iota // GPU to GPU over NVLink
+	hopPCI           // GPU to GPU over PCIe
+	hopNet           // across the network
+	hopNVLS          // through the NVSwitch's multicast engine
+	hopSHARP         // to or from the network switch's reduction engine
+	numHops
+)
+
+// nvccl hwLatencies of src/graph/tuning.cc (2.28.9) by [hw][algo][proto],
+// µs: hw is NVLINK, PCI, NET.
+var ncclHwLat = [3][spec.NumAlgos][spec.NumProtos]float64{
+	{{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+	{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},
+}
+
+// ncclBaseLat is baseLatencies of src/graph/tuning.cc (2.28.9), µs.
+var ncclBaseLat = [spec.NumAlgos][spec.NumProtos]float64{
+	{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0},
+}
+
+// HopLatency is the latency of one message over a hop of the given class
+// for an algorithm and protocol: the machine's override when set, else
+// NCCL's own per-step latency for that hardware class, algorithm and
+// protocol (hwLatencies of src/graph/tuning.cc at v2.28.9-1). NCCL charges
+// its NVLS and CollNet network latencies once per operation for a round
+// trip through the switch, so the model splits them over the two hops
+// (into and out of the switch). SendRecv uses Ring's values.
+func (m *Machine) HopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
+	if v := m.Latency[hop][proto]; v > 0 {
+		return FromMicros(v)
+	}
+	a := algo
+	if a < 0 || a >= spec.NumAlgos {
+		a = spec.Ring
+	}
+	switch hop {
+	case hopNVLink:
+		return FromMicros(ncclHwLat[0][a][proto])
+	case hopPCI:
+		return FromMicros(ncclHwLat[1][a][proto])
+	case hopNet:
+		if a.IsCollNet() || a == spec.NVLS {
+			a = spec.Tree
+		}
+		return FromMicros(ncclHwLat[2][a][proto])
+	case hopNVLS:
+		return FromMicros(ncclHwLat[0][spec.NVLS][spec.Simple] / 2)
+	case hopSHARP:
+		if !a.IsCollNet() {
+			a = spec.CollNetDirect
+		}
+		return FromMicros(ncclHwLat[2][a][spec.Simple] / 2)
+	}
+	return 0
+}
+
+// LaunchLatency is NCCL's base latency of the algorithm and protocol
+// (baseLatencies of src/graph/tuning.cc at v2.28.9-1), charged once when
+// the operation starts.
+func (m *Machine) LaunchLatency(algo spec.Algo, proto spec.Proto) Time {
+	if algo < 0 || algo >= spec.NumAlgos {
+		algo = spec.Ring
+	}
+	return FromMicros(ncclBaseLat[algo][proto])
+}
+
+// LinkClass groups links for reporting.
+type LinkClass uint8
+
+const (
+	LinkNVLink LinkClass = iota // GPU ↔ NVSwitch
+	LinkPCIe                    // GPU ↔ PCIe (to a NIC or another GPU)
+	LinkNIC                     // NIC ↔ network: injected network bytes
+	LinkHBM                     // local memory copies
+	numLinkClasses
+)
+
+var linkClassNames = [numLinkClasses]string{"nvlink", "pcie", "nic", "hbm"}
+
+func (c LinkClass) String() string {
+	if c < numLinkClasses {
+		return linkClassNames[c]
+	}
+	return "?"
+}
+
+// Links of a fabric are numbered per node: for each GPU nvlOut, nvlIn,
+// pcieOut, pcieIn, hbm; then for each NIC nicOut, nicIn.
+const gpuLinks = 5
+
+// fabric is a Machine's links.
+type fabric struct {
+	m       *Machine
+	perNode int
+	cap     []int64
+	class   []LinkClass
+}
+
+func newFabric(m *Machine) *fabric {
+	f := &fabric{m: m, perNode: m.GPUsPerNode*gpuLinks + 2*m.NICs}
+	n := f.perNode * m.Nodes
+	f.cap = make([]int64, n)
+	f.class = make([]LinkClass, n)
+	for node := 0; node < m.Nodes; node++ {
+		for g := 0; g < m.GPUsPerNode; g++ {
+			b := node*f.perNode + g*gpuLinks
+			nvl := m.NVLinkBw
+			if !m.NVSwitch {
+				nvl = 0
+			}
+			f.cap[b+0], f.class[b+0] = nvl, LinkNVLink
+			f.cap[b+1], f.class[b+1] = nvl, LinkNVLink
+			f.cap[b+2], f.class[b+2] = m.PCIeBw, LinkPCIe
+			f.cap[b+3], f.class[b+3] = m.PCIeBw, LinkPCIe
+			f.cap[b+4], f.class[b+4] = m.HBMBw, LinkHBM
+		}
+		for k := 0; k < m.NICs; k++ {
+			b := node*f.perNode + m.GPUsPerNode*gpuLinks + 2*k
+			f.cap[b], f.class[b] = m.NICBw, LinkNIC
+			f.cap[b+1], f.class[b+1] = m.NICBw, LinkNIC
+		}
+	}
+	return f
+}
+
+func (f *fabric) gpuLink(rank, which int) int32 {
+	node, g := rank/f.m.GPUsPerNode, rank%f.m.GPUsPerNode
+	return int32(node*f.perNode + g*gpuLinks + which)
+}
+
+// nicOf is the NIC next to a GPU: GPU g of G shares NIC g×NICs/G.
+func (f *fabric) nicOf(rank int) int {
+	g := rank % f.m.GPUsPerNode
+	return g * f.m.NICs / f.m.GPUsPerNode
+}
+
+// nicHome is the first GPU next to NIC k (the proxy GPU of PXN).
+func (f *fabric) nicHome(k int) int {
+	return (k*f.m.GPUsPerNode + f.m.NICs - 1) / f.m.NICs
+}
+
+func (f *fabric) nicLinkOn(node, k int, in bool) int32 {
+	b := node*f.perNode + f.m.GPUsPerNode*gpuLinks + 2*k
+	if in {
+		b++
+	}
+	return int32(b)
+}
+
+// railNIC is the NIC a rank uses on network rail nd (-1: its own NIC).
+func (f *fabric) railNIC(rank, nd int) int {
+	if nd < 0 {
+		return f.nicOf(rank)
+	}
+	return nd % f.m.NICs
+}
+
+// toNet appends the links from a GPU into the network on rail nd: through
+// its own NIC's PCIe switch, or, when the rail's NIC belongs to another
+// GPU and an NVSwitch is there, over NVLink to that GPU first (PXN).
+func (f *fabric) toNet(dst []int32, rank, nd int) []int32 {
+	node := rank / f.m.GPUsPerNode
+	k := f.railNIC(rank, nd)
+	if k != f.nicOf(rank) && f.m.NVSwitch {
+		home := node*f.m.GPUsPerNode + f.nicHome(k)
+		dst = append(dst, f.gpuLink(rank, 0), f.gpuLink(home, 1), f.gpuLink(home, 2))
+	} else {
+		dst = append(dst, f.gpuLink(rank, 2))
+	}
+	return append(dst, f.nicLinkOn(node, k, false))
+}
+
+// fromNet appends the links from the network into a GPU on rail nd: the
+// NIC writes over PCIe (GPUDirect RDMA) into the GPU's memory.
+func (f *fabric) fromNet(dst []int32, rank, nd int) []int32 {
+	node := rank / f.m.GPUsPerNode
+	return append(dst, f.nicLinkOn(node, f.railNIC(rank, nd), true), f.gpuLink(rank, 3))
+}
+
+// path appends the links a rank-to-rank message crosses on network rail nd
+// and returns the hop class.
+func (f *fabric) path(dst []int32, src, to, nd int) ([]int32, int) {
+	if src == to {
+		return append(dst, f.gpuLink(src, 4)), hopNVLink
+	}
+	if src/f.m.GPUsPerNode == to/f.m.GPUsPerNode {
+		if f.m.NVSwitch {
+			return append(dst, f.gpuLink(src, 0), f.gpuLink(to, 1)), hopNVLink
+		}
+		return append(dst, f.gpuLink(src, 2), f.gpuLink(to, 3)), hopPCI
+	}
+	dst = f.toNet(dst, src, nd)
+	return f.fromNet(dst, to, nd), hopNet
+}

@@ -1,0 +1,960 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// The timing model prepares a schedule in four passes before it simulates:
+//
+//  1. structure: channels whose programs are equal up to buffer offsets
+//     (Schedule.ChannelKey) share one plan. Every rank's programs on the
+//     representative channel are generated once and reduced to a
+//     signature and a list of connections ("slots": the distinct peers and
+//     offload endpoints). Slots used identically — in the same steps, the
+//     same role, the same sizes, like a tree node's two children — form a
+//     slot group; a step waits for or feeds a group as a whole. Programs
+//     are not kept.
+//  2. rates: each channel is a set of flows (one per connection) over the
+//     machine's links; channel classes are (structure, network rail)
+//     pairs; the links are shared max-min fairly among all flows of all
+//     channels (progressive filling, integer arithmetic).
+//  3. symmetry: per channel class, ranks are coloured by signature and
+//     slot-group rates, then refined by their neighbours' colours (with the
+//     neighbour's group and the hop latency) until stable: the coarsest
+//     equitable partition. Ranks of one colour run identical programs
+//     against identically coloured neighbours at identical rates, so they
+//     follow the same timeline step for step;
+//  4. the event simulation runs one representative per colour, and each
+//     connection between colours once.
+//
+// Passes 3 and 4 are exact: a representative's times are those of every
+// rank it stands for. The static link shares of pass 2 are the model's
+// one simplification of contention (every connection that exists counts,
+// whether or not it is busy at a given instant); it is what makes the
+// channels, and the ranks of a class, independent of each other.
+
+// sliceSizes returns the element counts of the FIFO slices one step of n
+// elements moves: Simple splits a call into SlicePerChunk slices of
+// max(ceil(n/(16×SlicePerChunk))×16, stepElems×StepPerSlice/32) elements
+// (genericOp of prims_simple.h; empty slices still advance the FIFO), LL
+// and LL128 move one step per call.
+func sliceSizes(h *algos.Header, n int64, dst []int64) []int64 {
+	dst = dst[:0]
+	spc := int64(h.SlicePerChunk)
+	if h.Proto != spec.Simple || spc <= 1 {
+		return append(dst, n)
+	}
+	stepElems := int64(h.StepBytes / max(1, h.Unit))
+	size := max(divUp64(n, 16*spc)*16, stepElems*int64(h.StepPerSlice)/32)
+	off := int64(0)
+	for j := int64(0); j < spc; j++ {
+		s := max(0, min(size, n-off))
+		dst = append(dst, s)
+		off += s
+	}
+	return dst
+}
+
+func divUp64(a, b int64) int64 { return (a + b - 1) / b }
+
+// wireBytes is what a message of data bytes occupies on the wire: LL lines
+// carry 8 data bytes in 16 (two 4-byte words, each with a 4-byte flag),
+// LL128 lines 120 data bytes in 128, Simple the data alone.
+// Ref: v2.28.9-1 src/include/device.h ncclLLFifoLine, NCCL_LL128_LINESIZE.
+func wireBytes(p spec.Proto, data int64) int64 {
+	switch p {
+	case spec.LL:
+		return divUp64(data, 8) * 16
+	case spec.LL128:
+		return divUp64(data, 120) * 128
+	}
+	return data
+}
+
+// mix is a fast 64-bit hash combiner (multiply, xor-shift).
+func mix(h uint64, v int64) uint64 {
+	h ^= uint64(v) + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h
+}
+
+// slotInfo is one connection of a rank on a channel.
+type slotInfo struct {
+	peer      algos.Peer
+	group     int32
+	sends     bool
+	recvs     bool
+	usage     uint64
+	sendBytes int64 // wire bytes sent on one channel of the class
+	recvBytes int64 // wire bytes received from an offload endpoint
+}
+
+type rankPlan struct {
+	sig     uint64
+	slots   []slotInfo
+	ngroups int32
+}
+
+// keyPlan is the structure shared by channels with one ChannelKey,
+// planned on its first channel.
+type keyPlan struct {
+	rep   int
+	rot   int // the first channel's rotation
+	ranks []rankPlan
+}
+
+// chanClass is a set of channels with one structure, one rotation and one
+// network rail. Its ranks are the key plan's ranks rotated by d: rank r of
+// the class does what rank RotateRank(r, -d) of the plan does, and a peer p
+// of the plan is RotateRank(p, d) in the class.
+type chanClass struct {
+	kp     *keyPlan
+	rep    int
+	netdev int
+	d      int
+	mult   int64
+	h      *algos.Header
+	eps    map[algos.Peer]algos.Endpoint // in the class's own numbering
+}
+
+// plan is rank r's plan in the class.
+func (cc *chanClass) plan(r int) *rankPlan {
+	if cc.d != 0 {
+		r = cc.h.RotateRank(r, -cc.d)
+	}
+	return &cc.kp.ranks[r]
+}
+
+// peer maps a plan's peer to the class's numbering.
+func (cc *chanClass) peer(p algos.Peer) algos.Peer {
+	if cc.d != 0 && p.Kind == algos.PeerRank {
+		p.ID = int32(cc.h.RotateRank(int(p.ID), cc.d))
+	}
+	return p
+}
+
+// unpeer maps a peer of the class back to the plan's numbering.
+func (cc *chanClass) unpeer(p algos.Peer) algos.Peer {
+	if cc.d != 0 && p.Kind == algos.PeerRank {
+		p.ID = int32(cc.h.RotateRank(int(p.ID), -cc.d))
+	}
+	return p
+}
+
+// slotOf is the index of peer p (class numbering) in rank r's slots.
+func (cc *chanClass) slotOf(r int, p algos.Peer) int {
+	return cc.plan(r).slotOf(cc.unpeer(p))
+}
+
+func (rp *rankPlan) slotOf(p algos.Peer) int {
+	for i := range rp.slots {
+		if rp.slots[i].peer == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// planner reuses buffers across ranks.
+type planner struct {
+	s     *algos.Schedule
+	steps []algos.Step
+	ends  []int
+	sl    []int64
+	gs    []int32
+	// a small open-addressing index of the current rank's slots, reset by
+	// bumping gen (ranks have a handful to a few dozen slots)
+	tab [256]struct {
+		p   algos.Peer
+		i   int32
+		gen uint32
+	}
+	gen uint32
+	// slot indices of the last peer lists seen: generators reuse one
+	// peer slice for many steps, so a pointer match skips the lookups
+	lastPeers [2]*algos.Peer
+	lastLen   [2]int
+	lastIdx   [2][]int
+	// wire's memo
+	wireN    [4]int64
+	wireB    [4]int64
+	wireOK   [4]bool
+	wireNext int
+}
+
+// wire is the wire bytes of one step of n elements: the sum over its
+// slices (a step's slices go out as separate FIFO messages). The last few
+// counts are remembered: programs repeat a handful of chunk sizes.
+func (pl *planner) wire(n int64) int64 {
+	for i := range pl.wireN {
+		if pl.wireN[i] == n && pl.wireOK[i] {
+			return pl.wireB[i]
+		}
+	}
+	h := &pl.s.Header
+	pl.sl = sliceSizes(h, n, pl.sl)
+	b := int64(0)
+	for _, x := range pl.sl {
+		b += wireBytes(h.Proto, x*int64(h.Unit))
+	}
+	i := pl.wireNext
+	pl.wireN[i], pl.wireB[i], pl.wireOK[i] = n, b, true
+	pl.wireNext = (i + 1) % len(pl.wireN)
+	return b
+}
+
+// slotsOf returns the slot indices of a peer list (k: 0 receive, 1 send).
+func (pl *planner) slotsOf(rp *rankPlan, peers []algos.Peer, k int) []int {
+	if len(peers) == 0 {
+		return nil
+	}
+	if pl.lastPeers[k] == &peers[0] && pl.lastLen[k] == len(peers) {
+		return pl.lastIdx[k]
+	}
+	idx := pl.lastIdx[k][:0]
+	for _, p := range peers {
+		idx = append(idx, pl.slot(rp, p))
+	}
+	pl.lastPeers[k], pl.lastLen[k], pl.lastIdx[k] = &peers[0], len(peers), idx
+	return idx
+}
+
+func peerHash(p algos.Peer) uint32 {
+	h := uint32(p.ID)*0x9e3779b1 ^ uint32(p.Kind)<<28 ^ uint32(p.Conn)<<24
+	return (h ^ h>>15) & 255
+}
+
+// slot returns the index of p in rp's slots, adding it if new.
+func (pl *planner) slot(rp *rankPlan, p algos.Peer) int {
+	h := peerHash(p)
+	for {
+		e := &pl.tab[h]
+		if e.gen != pl.gen {
+			e.p, e.i, e.gen = p, int32(len(rp.slots)), pl.gen
+			rp.slots = append(rp.slots, slotInfo{peer: p})
+			return int(e.i)
+		}
+		if e.p == p {
+			return int(e.i)
+		}
+		h = (h + 1) & 255
+	}
+}
+
+// planRank builds a rank's slots, slot groups and signature for channel ch.
+func (pl *planner) planRank(rank, ch int) rankPlan {
+	s := pl.s
+	var rp rankPlan
+	pl.gen++
+	pl.lastPeers = [2]*algos.Peer{}
+	pl.steps = pl.steps[:0]
+	pl.ends = pl.ends[:0]
+	for g := 0; g < s.NGroups; g++ {
+		pl.steps = s.AppendProgram(pl.steps, rank, ch, g)
+		pl.ends = append(pl.ends, len(pl.steps))
+	}
+	// slots and where each is used
+	for i := range pl.steps {
+		st := &pl.steps[i]
+		recvIdx := pl.slotsOf(&rp, st.Recv, 0)
+		for j, p := range st.Recv {
+			si := recvIdx[j]
+			sp := &rp.slots[si]
+			sp.recvs = true
+			n := st.Count
+			if st.Prim == algos.PrimGather {
+				n = st.Pieces[j].Count
+			}
+			sp.usage = mix(mix(sp.usage, int64(i)<<2|1), n)
+			if p.Kind != algos.PeerRank {
+				sp.recvBytes += pl.wire(n)
+			}
+		}
+		sendIdx := pl.slotsOf(&rp, st.Send, 1)
+		for j := range st.Send {
+			si := sendIdx[j]
+			sp := &rp.slots[si]
+			sp.sends = true
+			n := st.Count
+			if st.Prim == algos.PrimScatter {
+				n = st.Pieces[j].Count
+			}
+			sp.usage = mix(mix(sp.usage, int64(i)<<2|2), n)
+			sp.sendBytes += pl.wire(n)
+		}
+	}
+	// groups: slots with equal usage and kind, numbered by first appearance
+	for i := range rp.slots {
+		rp.slots[i].group = -1
+	}
+	for i := range rp.slots {
+		if rp.slots[i].group >= 0 {
+			continue
+		}
+		rp.slots[i].group = rp.ngroups
+		for j := i + 1; j < len(rp.slots); j++ {
+			if rp.slots[j].group < 0 && rp.slots[j].usage == rp.slots[i].usage && rp.slots[j].peer.Kind == rp.slots[i].peer.Kind {
+				rp.slots[j].group = rp.ngroups
+			}
+		}
+		rp.ngroups++
+	}
+	// signature: steps with group ids for peers
+	var sig uint64
+	g := 0
+	for i := range pl.steps {
+		for g < len(pl.ends) && i >= pl.ends[g] {
+			g++
+			sig = mix(sig, -1-int64(g))
+		}
+		st := &pl.steps[i]
+		sig = mix(sig, int64(st.Prim))
+		sig = mix(sig, st.Count)
+		f := int64(0)
+		if st.PreOp {
+			f |= 1
+		}
+		if st.PostOp {
+			f |= 2
+		}
+		if st.Src.Buf != algos.BufNone {
+			f |= 4
+		}
+		if st.Dst.Buf != algos.BufNone {
+			f |= 8
+		}
+		sig = mix(sig, f)
+		for k, peers := range [2][]algos.Peer{st.Recv, st.Send} {
+			pl.gs = pl.gs[:0]
+			for _, si := range pl.slotsOf(&rp, peers, k) {
+				pl.gs = append(pl.gs, rp.slots[si].group)
+			}
+			if len(pl.gs) > 1 {
+				slices.Sort(pl.gs)
+			}
+			for k, x := range pl.gs {
+				if k == 0 || x != pl.gs[k-1] {
+					sig = mix(sig, int64(x))
+				}
+			}
+			sig = mix(sig, -9)
+		}
+		if pi := st.Pat; pi != nil {
+			sig = mix(sig, int64(pi.RecvSlot))
+			sig = mix(sig, int64(pi.SendSlot))
+			f := int64(0)
+			if pi.Acc {
+				f |= 1
+			}
+			if pi.PostSend {
+				f |= 2
+			}
+			if pi.PostRecv {
+				f |= 4
+			}
+			sig = mix(sig, f)
+		}
+	}
+	rp.sig = sig
+	return rp
+}
+
+// planKeys plans every distinct channel structure and groups the channels
+// into classes by (structure, rotation, network rail).
+func planKeys(s *algos.Schedule) []*chanClass {
+	byKey := map[string]*keyPlan{}
+	var order []string
+	chKey := make([]string, s.NChannels)
+	for c := 0; c < s.NChannels; c++ {
+		k := s.ChannelKey(c)
+		chKey[c] = k
+		if _, ok := byKey[k]; !ok {
+			byKey[k] = &keyPlan{rep: c, rot: s.ChannelRotation(c)}
+			order = append(order, k)
+		}
+	}
+	pl := &planner{s: s}
+	for _, k := range order {
+		kp := byKey[k]
+		kp.ranks = make([]rankPlan, s.NRanks)
+		for r := 0; r < s.NRanks; r++ {
+			kp.ranks[r] = pl.planRank(r, kp.rep)
+		}
+	}
+	type ck struct {
+		key       string
+		netdev, d int
+	}
+	byClass := map[ck]*chanClass{}
+	var classes []*chanClass
+	for c := 0; c < s.NChannels; c++ {
+		nd := s.NetDev(c)
+		if s.NNodes == 1 || !useRail(s.Algo) {
+			nd = -1 // the rail does not matter
+		}
+		kp := byKey[chKey[c]]
+		k := ck{chKey[c], nd, s.ChannelRotation(c) - kp.rot}
+		if cc, ok := byClass[k]; ok {
+			cc.mult++
+			continue
+		}
+		cc := &chanClass{kp: kp, rep: c, netdev: k.netdev, d: k.d, mult: 1, h: &s.Header, eps: map[algos.Peer]algos.Endpoint{}}
+		for r := 0; r < s.NRanks; r++ {
+			for _, sp := range cc.plan(r).slots {
+				if p := cc.peer(sp.peer); p.Kind != algos.PeerRank {
+					if _, ok := cc.eps[p]; !ok {
+						cc.eps[p] = s.Endpoint(c, p)
+					}
+				}
+			}
+		}
+		byClass[k] = cc
+		classes = append(classes, cc)
+	}
+	return classes
+}
+
+// flowSet accumulates flows by path with their weights. Paths are at most
+// six links; the index is an open-addressing hash table (Go maps with array
+// keys are several times slower, and this runs for millions of flows).
+type flowSet struct {
+	paths  [][6]int32
+	weight []int64
+	table  []int32 // flow id + 1, 0 = empty
+	mask   uint64
+}
+
+func newFlowSet() *flowSet {
+	return &flowSet{table: make([]int32, 1<<16), mask: 1<<16 - 1}
+}
+
+func hashPath(k *[6]int32) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	for _, v := range k {
+		h ^= uint64(uint32(v))
+		h *= 0xff51afd7ed558ccd
+		h ^= h >> 32
+	}
+	return h
+}
+
+func (fs *flowSet) grow() {
+	n := len(fs.table) * 2
+	fs.table = make([]int32, n)
+	fs.mask = uint64(n - 1)
+	for id := range fs.paths {
+		i := hashPath(&fs.paths[id]) & fs.mask
+		for fs.table[i] != 0 {
+			i = (i + 1) & fs.mask
+		}
+		fs.table[i] = int32(id + 1)
+	}
+}
+
+func (fs *flowSet) add(path []int32, w int64) int32 {
+	var k [6]int32
+	for i := range k {
+		k[i] = -1
+	}
+	copy(k[:], path)
+	i := hashPath(&k) & fs.mask
+	for {
+		e := fs.table[i]
+		if e == 0 {
+			break
+		}
+		if fs.paths[e-1] == k {
+			fs.weight[e-1] += w
+			return e - 1
+		}
+		i = (i + 1) & fs.mask
+	}
+	id := int32(len(fs.paths))
+	fs.paths = append(fs.paths, k)
+	fs.weight = append(fs.weight, w)
+	fs.table[i] = id + 1
+	if 2*len(fs.paths) > len(fs.table) {
+		fs.grow()
+	}
+	return id
+}
+
+// maxMin computes max-min fair rates of weighted flows over capacitated
+// links by progressive filling: repeatedly find the links whose remaining
+// capacity per unit of unfrozen weight is smallest, give every unfrozen
+// flow crossing them that share, and remove it from every link it
+// crosses. Arithmetic is integer (bytes/s), rates round down, so results
+// are identical everywhere.
+func maxMin(caps []int64, fs *flowSet) []int64 {
+	nl := len(caps)
+	rem := append([]int64(nil), caps...)
+	wsum := make([]int64, nl)
+	cnt := make([]int32, nl+1)
+	for _, p := range fs.paths {
+		for _, l := range p {
+			if l >= 0 {
+				cnt[l+1]++
+			}
+		}
+	}
+	for i := 1; i <= nl; i++ {
+		cnt[i] += cnt[i-1]
+	}
+	adj := make([]int32, cnt[nl])
+	fill := append([]int32(nil), cnt[:nl]...)
+	var used []int32
+	for f, p := range fs.paths {
+		for _, l := range p {
+			if l >= 0 {
+				adj[fill[l]] = int32(f)
+				fill[l]++
+				if wsum[l] == 0 {
+					used = append(used, l)
+				}
+				wsum[l] += fs.weight[f]
+			}
+		}
+	}
+	rate := make([]int64, len(fs.paths))
+	for i := range rate {
+		rate[i] = -1
+	}
+	less := func(a, b, c, d int64) bool { // a/b < c/d
+		h1, l1 := bits.Mul64(uint64(a), uint64(d))
+		h2, l2 := bits.Mul64(uint64(c), uint64(b))
+		return h1 < h2 || (h1 == h2 && l1 < l2)
+	}
+	slices.Sort(used)
+	left := len(fs.paths)
+	for left > 0 {
+		best := int32(-1)
+		live := used[:0]
+		for _, l := range used {
+			if wsum[l] == 0 {
+				continue
+			}
+			live = append(live, l)
+			if best < 0 || less(rem[l], wsum[l], rem[best], wsum[best]) {
+				best = l
+			}
+		}
+		used = live
+		if best < 0 {
+			break
+		}
+		ba, bb := rem[best], wsum[best]
+		level := ba / bb
+		for _, l := range used {
+			if wsum[l] == 0 || less(ba, bb, rem[l], wsum[l]) {
+				continue
+			}
+			for _, f := range adj[cnt[l]:cnt[l+1]] {
+				if rate[f] >= 0 {
+					continue
+				}
+				rate[f] = level
+				left--
+				for _, m := range fs.paths[f] {
+					if m >= 0 {
+						rem[m] = max(0, rem[m]-level*fs.weight[f])
+						wsum[m] -= fs.weight[f]
+					}
+				}
+			}
+		}
+	}
+	for i := range rate {
+		if rate[i] < 0 {
+			rate[i] = 0
+		}
+	}
+	return rate
+}
+
+// analysis is the result of the planning passes.
+type analysis struct {
+	classes []*chanClass
+	// group rates per class, rank and slot group: the slowest slot of the
+	// group, per direction (0: the direction carries nothing)
+	gSend, gRecv [][][]int64
+	linkBytes    []int64
+	color        [][]uint64              // [class][rank]
+	epColor      []map[algos.Peer]uint64 // [class] endpoint colours
+	ncolors      []int
+	f            *fabric
+	s            *algos.Schedule
+}
+
+// useRail reports the algorithms whose inter-node hops follow the
+// channel's network rail (NetDev); the others leave each GPU through its
+// own NIC (NVLS heads, CollNetDirect heads).
+func useRail(a spec.Algo) bool {
+	switch a {
+	case spec.NVLS, spec.NVLSTree, spec.CollNetDirect:
+		return false
+	}
+	return true
+}
+
+// rail is the network rail class ci's inter-node hops use (-1: own NICs).
+func (a *analysis) rail(ci int) int {
+	if useRail(a.s.Algo) {
+		return a.classes[ci].netdev
+	}
+	return -1
+}
+
+// slotLat is the latency of a message over a slot: the hop to a rank peer,
+// or into and out of an offload engine.
+func (a *analysis) slotLat(ci, r int, sp *slotInfo, buf []int32) Time {
+	m := a.f.m
+	s := a.s
+	switch sp.peer.Kind {
+	case algos.PeerRank:
+		p := a.classes[ci].peer(sp.peer)
+		_, hop := a.f.path(buf[:0], r, int(p.ID), a.rail(ci))
+		return m.HopLatency(hop, s.Algo, s.Proto)
+	case algos.PeerNet:
+		return m.HopLatency(hopSHARP, s.Algo, s.Proto)
+	}
+	return m.HopLatency(hopNVLS, s.Algo, s.Proto)
+}
+
+// slotFlows calls add for every flow of a slot: its send-direction flows
+// (send true) and receive-direction flows (send false), with the wire
+// bytes each carries on one channel.
+func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path []int32, send bool, bytes int64)) []int32 {
+	f := a.f
+	cc := a.classes[ci]
+	nd := a.rail(ci)
+	peer := cc.peer(sp.peer)
+	switch peer.Kind {
+	case algos.PeerRank:
+		if sp.sends {
+			buf, _ = f.path(buf[:0], r, int(peer.ID), nd)
+			add(buf, true, sp.sendBytes)
+		}
+	case algos.PeerNet:
+		if sp.sends {
+			buf = f.toNet(buf[:0], r, nd)
+			add(buf, true, sp.sendBytes)
+		}
+		if sp.recvs {
+			buf = f.fromNet(buf[:0], r, nd)
+			add(buf, false, sp.recvBytes)
+		}
+	case algos.PeerNVLS:
+		if sp.sends { // scatter into my own NVLS buffer: a local write
+			add(append(buf[:0], f.gpuLink(r, 4)), true, sp.sendBytes)
+		}
+		if sp.recvs { // ld_reduce pulls every member's piece through the switch
+			for _, mem := range cc.eps[peer].Senders {
+				add(append(buf[:0], f.gpuLink(mem, 0)), false, sp.recvBytes)
+			}
+			add(append(buf[:0], f.gpuLink(r, 1)), false, sp.recvBytes)
+		}
+	case algos.PeerMcast:
+		if sp.sends { // multimem.st: out of the head once, into every member
+			add(append(buf[:0], f.gpuLink(r, 0)), true, sp.sendBytes)
+			for _, mem := range cc.eps[peer].Receivers {
+				add(append(buf[:0], f.gpuLink(mem, 1)), true, sp.sendBytes)
+			}
+		}
+		if sp.recvs { // gather out of my own buffer: a local read
+			add(append(buf[:0], f.gpuLink(r, 4)), false, sp.recvBytes)
+		}
+	}
+	return buf
+}
+
+func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error) {
+	a := &analysis{classes: planKeys(s), f: f, s: s}
+	m := f.m
+	fs := newFlowSet()
+	a.linkBytes = make([]int64, len(f.cap))
+	// flow ids of every (class, rank, slot, direction), in visiting order
+	var ids []int32
+	var dirs []bool
+	var buf []int32
+	for ci, cc := range a.classes {
+		for r := 0; r < s.NRanks; r++ {
+			rp := cc.plan(r)
+			for si := range rp.slots {
+				sp := &rp.slots[si]
+				buf = a.slotFlows(ci, r, sp, buf, func(path []int32, send bool, bytes int64) {
+					ids = append(ids, fs.add(path, cc.mult))
+					dirs = append(dirs, send)
+					for _, l := range path {
+						a.linkBytes[l] += bytes * cc.mult
+					}
+				})
+			}
+		}
+	}
+	fs.table = nil // the paths are all known; free the index
+	rates := maxMin(f.cap, fs)
+	capRate := m.ChannelBw[s.Proto]
+	nc := len(a.classes)
+	a.gSend = make([][][]int64, nc)
+	a.gRecv = make([][][]int64, nc)
+	pos := 0
+	for ci, cc := range a.classes {
+		a.gSend[ci] = make([][]int64, s.NRanks)
+		a.gRecv[ci] = make([][]int64, s.NRanks)
+		for r := 0; r < s.NRanks; r++ {
+			rp := cc.plan(r)
+			gs := make([]int64, 2*rp.ngroups)
+			gr := gs[rp.ngroups:]
+			gs = gs[:rp.ngroups]
+			for si := range rp.slots {
+				sp := &rp.slots[si]
+				sendR, recvR := int64(-1), int64(-1)
+				// the same visiting order as above
+				buf = a.slotFlows(ci, r, sp, buf, func(path []int32, send bool, bytes int64) {
+					rt := rates[ids[pos]]
+					if dirs[pos] {
+						if sendR < 0 || rt < sendR {
+							sendR = rt
+						}
+					} else if recvR < 0 || rt < recvR {
+						recvR = rt
+					}
+					pos++
+				})
+				if capRate > 0 {
+					sendR, recvR = min(sendR, capRate), min(recvR, capRate)
+				}
+				if (sp.sends && sendR == 0) || (recvR == 0 && sp.recvs && sp.peer.Kind != algos.PeerRank) {
+					return nil, fmt.Errorf("rank %d talks to %v over a path with no bandwidth (machine %s lacks a link this schedule needs)", r, sp.peer, m.Name)
+				}
+				g := sp.group
+				if sendR > 0 && (gs[g] == 0 || sendR < gs[g]) {
+					gs[g] = sendR
+				}
+				if recvR > 0 && (gr[g] == 0 || recvR < gr[g]) {
+					gr[g] = recvR
+				}
+			}
+			a.gSend[ci][r] = gs
+			a.gRecv[ci][r] = gr
+		}
+	}
+	a.mergeClasses()
+	a.refine(s, tolerance)
+	return a, nil
+}
+
+// mergeClasses merges channel classes of one structure whose ranks, once
+// the classes' rotations are undone, see the same plans, rates and
+// latencies (typically the channels of symmetric network rails): they run
+// the same timeline up to relabelling, so one is simulated for all.
+func (a *analysis) mergeClasses() {
+	var buf []int32
+	h := &a.s.Header
+	same := func(i, j int) bool {
+		ci, cj := a.classes[i], a.classes[j]
+		if ci.kp != cj.kp {
+			return false
+		}
+		for r := 0; r < h.NRanks; r++ {
+			ri := r
+			if ci.d != cj.d {
+				ri = h.RotateRank(r, ci.d-cj.d)
+			}
+			pi, pj := ci.plan(ri), cj.plan(r)
+			if pi != pj || !slices.Equal(a.gSend[i][ri], a.gSend[j][r]) || !slices.Equal(a.gRecv[i][ri], a.gRecv[j][r]) {
+				return false
+			}
+			for si := range pj.slots {
+				sp := &pj.slots[si]
+				if a.slotLat(i, ri, sp, buf) != a.slotLat(j, r, sp, buf) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	keep := make([]bool, len(a.classes))
+	for i := range a.classes {
+		keep[i] = true
+		for j := 0; j < i; j++ {
+			if keep[j] && same(j, i) {
+				a.classes[j].mult += a.classes[i].mult
+				keep[i] = false
+				break
+			}
+		}
+	}
+	var cls []*chanClass
+	var gs, gr [][][]int64
+	for i, k := range keep {
+		if k {
+			cls = append(cls, a.classes[i])
+			gs = append(gs, a.gSend[i])
+			gr = append(gr, a.gRecv[i])
+		}
+	}
+	a.classes, a.gSend, a.gRecv = cls, gs, gr
+}
+
+// quantize maps a rate to a bucket of relative width tol (0: exact).
+func quantize(r int64, tol float64) int64 {
+	if tol <= 0 || r <= 0 {
+		return r
+	}
+	// buckets of constant relative width: floor(log(r)/log(1+tol))
+	return int64(math.Floor(math.Log(float64(r)) / math.Log1p(tol)))
+}
+
+// multiset folds one element into an order-independent hash of a
+// multiset: the sum and the xor of a strong mix of each element (refine's
+// neighbours come in program order, which differs between ranks that are
+// otherwise alike).
+type multiset struct{ sum, xor uint64 }
+
+func (m *multiset) add(k uint64) {
+	k = mix(k, 0x5bd1e995)
+	m.sum += k
+	m.xor ^= k * 0x9e3779b97f4a7c15
+}
+
+// refine computes the symmetry classes of every channel class: the
+// coarsest partition of ranks (and offload endpoints) that is equitable
+// for the connection graph, starting from each rank's plan signature and
+// rates (colour refinement). Ranks of one colour see the same program,
+// rates and latencies and neighbours of the same colours, so they run the
+// same timeline.
+func (a *analysis) refine(s *algos.Schedule, tol float64) {
+	nc := len(a.classes)
+	a.color = make([][]uint64, nc)
+	a.epColor = make([]map[algos.Peer]uint64, nc)
+	a.ncolors = make([]int, nc)
+	// nb is one connection of a rank: its peer (rank, or endpoint index)
+	// and what about the connection does not change between iterations.
+	type nb struct {
+		peer   int32
+		rank   bool
+		static uint64 // slot group, the peer's group back, latency, kind
+	}
+	seen := make(map[uint64]struct{}, 1024)
+	count := func(c []uint64) int {
+		clear(seen)
+		for _, x := range c {
+			seen[x] = struct{}{}
+		}
+		return len(seen)
+	}
+	for ci, cc := range a.classes {
+		n := s.NRanks
+		// endpoints in a stable order
+		epList := make([]algos.Peer, 0, len(cc.eps))
+		for p := range cc.eps {
+			epList = append(epList, p)
+		}
+		slices.SortFunc(epList, func(x, y algos.Peer) int {
+			if x.Kind != y.Kind {
+				return int(x.Kind) - int(y.Kind)
+			}
+			if x.ID != y.ID {
+				return int(x.ID) - int(y.ID)
+			}
+			return int(x.Conn) - int(y.Conn)
+		})
+		epIdx := make(map[algos.Peer]int32, len(epList))
+		for i, p := range epList {
+			epIdx[p] = int32(i)
+		}
+		// neighbours of every rank, flat: rank r's are nbs[off[r]:off[r+1]]
+		off := make([]int32, n+1)
+		var nbs []nb
+		col := make([]uint64, n)
+		var lbuf []int32
+		for r := 0; r < n; r++ {
+			rp := cc.plan(r)
+			h := mix(0, int64(rp.sig))
+			for g := int32(0); g < rp.ngroups; g++ {
+				h = mix(h, quantize(a.gSend[ci][r][g], tol))
+				h = mix(h, quantize(a.gRecv[ci][r][g], tol))
+			}
+			col[r] = h
+			for si, sp := range rp.slots {
+				lat := a.slotLat(ci, r, &rp.slots[si], lbuf)
+				st := mix(mix(0, int64(sp.group)), int64(lat))
+				peer := cc.peer(sp.peer)
+				if peer.Kind == algos.PeerRank {
+					p := int(peer.ID)
+					rev := int32(-1)
+					if pj := cc.slotOf(p, peer.Back(r)); pj >= 0 {
+						rev = cc.plan(p).slots[pj].group
+					}
+					nbs = append(nbs, nb{peer: int32(p), rank: true, static: mix(mix(st, int64(rev)), 1)})
+				} else {
+					nbs = append(nbs, nb{peer: epIdx[peer], static: mix(st, 2)})
+				}
+			}
+			off[r+1] = int32(len(nbs))
+		}
+		// each endpoint's members with their slot group and role, once
+		type member struct {
+			r      int32
+			static uint64
+		}
+		epOff := make([]int32, len(epList)+1)
+		var epMembers []member
+		for i, p := range epList {
+			e := cc.eps[p]
+			for role, rs := range [2][]int{e.Senders, e.Receivers} {
+				for _, r := range rs {
+					g := int64(-1)
+					if j := cc.slotOf(r, p); j >= 0 {
+						g = int64(cc.plan(r).slots[j].group)
+					}
+					epMembers = append(epMembers, member{int32(r), mix(mix(0, g), int64(role+1))})
+				}
+			}
+			epOff[i+1] = int32(len(epMembers))
+		}
+		epCol := make([]uint64, len(epList))
+		prev := count(col)
+		next := make([]uint64, n)
+		for iter := 0; iter < n+2; iter++ {
+			for i, p := range epList {
+				var ms multiset
+				for _, mb := range epMembers[epOff[i]:epOff[i+1]] {
+					ms.add(col[mb.r] ^ mb.static)
+				}
+				epCol[i] = mix(mix(mix(0, int64(p.Kind)), int64(ms.sum)), int64(ms.xor))
+			}
+			for r := 0; r < n; r++ {
+				var ms multiset
+				for _, x := range nbs[off[r]:off[r+1]] {
+					if x.rank {
+						ms.add(col[x.peer] ^ x.static)
+					} else {
+						ms.add(epCol[x.peer] ^ x.static)
+					}
+				}
+				next[r] = mix(mix(col[r], int64(ms.sum)), int64(ms.xor))
+			}
+			col, next = next, col
+			k := count(col)
+			if k == prev {
+				break
+			}
+			prev = k
+		}
+		a.color[ci] = col
+		a.ncolors[ci] = prev
+		a.epColor[ci] = make(map[algos.Peer]uint64, len(epList))
+		for i, p := range epList {
+			a.epColor[ci][p] = epCol[i]
+		}
+	}
+}

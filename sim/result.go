@@ -1,0 +1,173 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Result is what a timing simulation reports.
+type Result struct {
+	Func     string `json:"coll"`
+	Algo     string `json:"algo"`
+	Proto    string `json:"proto"`
+	Ranks    int    `json:"ranks"`
+	Nodes    int    `json:"nodes"`
+	Channels int    `json:"channels"`
+	DataType string `json:"dtype"`
+	// Bytes is the size nccl-tests reports for the operation: the per-rank
+	// buffer for AllReduce, Broadcast, Reduce and SendRecv, the whole
+	// gathered (scattered) buffer for AllGather (ReduceScatter).
+	Bytes int64 `json:"bytes"`
+	// Time is the simulated time from launch to the last rank finishing.
+	Time   Time    `json:"time_ps"`
+	TimeUs float64 `json:"time_us"`
+	// AlgBw and BusBw are nccl-tests' algorithm and bus bandwidth, GB/s
+	// (10^9 bytes/s): algbw = Bytes/time; busbw = algbw × 2(n-1)/n for
+	// AllReduce, × (n-1)/n for AllGather and ReduceScatter, × 1 otherwise.
+	AlgBw float64 `json:"algbw"`
+	BusBw float64 `json:"busbw"`
+	// LinkBytes are the wire bytes (protocol overhead included) that crossed
+	// each class of link, summed over all links of that class and both
+	// directions; MaxLinkBytes is the busiest single link of the class.
+	LinkBytes    map[string]int64 `json:"link_bytes"`
+	MaxLinkBytes map[string]int64 `json:"max_link_bytes"`
+	// NetBytes are the bytes injected into the network (all NIC egress),
+	// and NetBytesPerNode the average per node.
+	NetBytes        int64   `json:"net_bytes"`
+	NetBytesPerNode float64 `json:"net_bytes_per_node"`
+	// Events is the number of simulated FIFO slices; Representatives the
+	// ranks simulated per channel class (the symmetry classes), each
+	// standing for the ranks of its class; ChannelClasses the distinct
+	// channels simulated.
+	Events          int64 `json:"events"`
+	Representatives []int `json:"representatives"`
+	// ChannelMultiplicity is how many channels each simulated channel
+	// class stands for.
+	ChannelMultiplicity []int `json:"channel_multiplicity"`
+	ChannelClasses      int   `json:"channel_classes"`
+}
+
+// BusFactor is nccl-tests' bus bandwidth factor.
+func BusFactor(f spec.Func, n int) float64 {
+	switch f {
+	case spec.AllReduce:
+		return 2 * float64(n-1) / float64(n)
+	case spec.AllGather, spec.ReduceScatter, spec.AllToAll:
+		return float64(n-1) / float64(n)
+	}
+	return 1
+}
+
+// TestBytes is the size nccl-tests prints for an operation of count
+// elements (sendcount for AllGather, recvcount for ReduceScatter).
+func TestBytes(f spec.Func, count int64, dt spec.DataType, n int) int64 {
+	b := count * int64(dt.Size())
+	if f == spec.AllGather || f == spec.ReduceScatter || f == spec.AllToAll {
+		b *= int64(n)
+	}
+	return b
+}
+
+func (x *Sim) result() *Result {
+	s := x.s
+	var end Time
+	for _, p := range x.progs {
+		end = max(end, p.last)
+	}
+	if len(x.progs) == 0 {
+		end = 0
+	}
+	r := &Result{
+		Func: s.Func.String(), Algo: s.Algo.String(), Proto: s.Proto.String(),
+		Ranks: s.NRanks, Nodes: s.NNodes, Channels: s.NChannels, DataType: s.DataType.String(),
+		Bytes: TestBytes(s.Func, s.Count, s.DataType, s.NRanks), Time: end, TimeUs: end.Micros(),
+		LinkBytes: map[string]int64{}, MaxLinkBytes: map[string]int64{},
+		Events: x.events, ChannelClasses: len(x.an.classes),
+	}
+	if end > 0 {
+		r.AlgBw = float64(r.Bytes) / (float64(end) * 1e-12) / 1e9
+		r.BusBw = r.AlgBw * BusFactor(s.Func, s.NRanks)
+	}
+	for l, b := range x.an.linkBytes {
+		c := x.f.class[l].String()
+		r.LinkBytes[c] += b
+		r.MaxLinkBytes[c] = max(r.MaxLinkBytes[c], b)
+		if x.f.class[l] == LinkNIC && isNicOut(x.f, l) {
+			r.NetBytes += b
+		}
+	}
+	r.NetBytesPerNode = float64(r.NetBytes) / float64(max(1, s.NNodes))
+	for ci := range x.reps {
+		r.Representatives = append(r.Representatives, len(x.reps[ci]))
+	}
+	for _, cc := range x.an.classes {
+		r.ChannelMultiplicity = append(r.ChannelMultiplicity, int(cc.mult))
+	}
+	return r
+}
+
+func isNicOut(f *fabric, l int) bool {
+	off := l % f.perNode
+	return off >= f.m.GPUsPerNode*gpuLinks && (off-f.m.GPUsPerNode*gpuLinks)%2 == 0
+}
+
+// WriteChromeTrace writes the timeline as Chrome trace JSON (the Trace
+// Event Format Perfetto and chrome://tracing open): one process per
+// representative rank, one thread per channel and group, one complete
+// event per FIFO slice, timestamps in microseconds.
+func WriteChromeTrace(w io.Writer, events []TraceEvent, meta map[string]string) error {
+	type ev struct {
+		Name string         `json:"name"`
+		Ph   string         `json:"ph"`
+		Ts   float64        `json:"ts"`
+		Dur  float64        `json:"dur,omitempty"`
+		Pid  int            `json:"pid"`
+		Tid  int            `json:"tid"`
+		Args map[string]any `json:"args,omitempty"`
+	}
+	out := struct {
+		TraceEvents     []ev              `json:"traceEvents"`
+		DisplayTimeUnit string            `json:"displayTimeUnit"`
+		OtherData       map[string]string `json:"otherData,omitempty"`
+	}{DisplayTimeUnit: "ns", OtherData: meta}
+	ranks := map[int]bool{}
+	threads := map[[2]int]bool{}
+	for _, e := range events {
+		tid := e.Channel*16 + e.Group
+		ranks[e.Rank] = true
+		threads[[2]int{e.Rank, tid}] = true
+		out.TraceEvents = append(out.TraceEvents, ev{
+			Name: e.Prim.String(), Ph: "X", Ts: e.Start.Micros(), Dur: (e.End - e.Start).Micros(),
+			Pid: e.Rank, Tid: tid,
+			Args: map[string]any{"step": e.Step, "slice": e.Slice, "bytes": e.Bytes},
+		})
+	}
+	var rs []int
+	for r := range ranks {
+		rs = append(rs, r)
+	}
+	sort.Ints(rs)
+	for _, r := range rs {
+		out.TraceEvents = append(out.TraceEvents, ev{Name: "process_name", Ph: "M", Pid: r, Args: map[string]any{"name": fmt.Sprintf("rank %d", r)}})
+	}
+	var ts [][2]int
+	for t := range threads {
+		ts = append(ts, t)
+	}
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i][0] != ts[j][0] {
+			return ts[i][0] < ts[j][0]
+		}
+		return ts[i][1] < ts[j][1]
+	})
+	for _, t := range ts {
+		out.TraceEvents = append(out.TraceEvents, ev{Name: "thread_name", Ph: "M", Pid: t[0], Tid: t[1],
+			Args: map[string]any{"name": fmt.Sprintf("channel %d group %d", t[1]/16, t[1]%16)}})
+	}
+	enc := json.NewEncoder(w)
+	return enc.Encode(out)
+}

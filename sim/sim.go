@@ -1,0 +1,592 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/gatesim/gatesim/algos"
+)
+
+// Config configures a timing simulation.
+type Config struct {
+	Machine Machine
+	// Trace records a timeline (TraceEvents) of at most MaxTraceEvents
+	// slices (default 200,000).
+	Trace          bool
+	MaxTraceEvents int
+	// NoSymmetry simulates every rank instead of one per symmetry class
+	// (the results are identical; tests use it to prove so). Channels of
+	// one channel class still share one timeline.
+	NoSymmetry bool
+	// RateTolerance, when positive, lets ranks whose connections' link
+	// shares differ by less than this fraction share a symmetry class (the
+	// representative's shares stand for all of them). Zero is exact.
+	RateTolerance float64
+}
+
+// TraceEvent is one FIFO slice a representative rank moved.
+type TraceEvent struct {
+	Rank, Channel, Group int
+	Step, Slice          int
+	Prim                 algos.Prim
+	Start, End           Time
+	Bytes                int64
+}
+
+// tconn is one FIFO between two symmetry classes (a sender class's slot
+// group and a receiver class's slot group), or a class's contributions to
+// an offload endpoint: how many messages were posted and consumed, when
+// each became available to the receiver and when each was consumed (which
+// returns its slot to the sender).
+type tconn struct {
+	sent, consumed int
+	arrive, consT  []Time
+	lat            Time // sender's end to the receiver's availability, and back for credits
+	waitData       []int32
+	waitCred       []int32
+}
+
+// trecv is one receiver class's consumption of an endpoint's results.
+type trecv struct {
+	consumed int
+	consT    []Time
+}
+
+// tep is an offload endpoint class: contributions of every sender class,
+// results consumed by every receiver class.
+type tep struct {
+	senders  []*tconn
+	recvs    []*trecv
+	latOut   Time
+	latIn    Time
+	waitData []int32
+	waitCred []int32
+}
+
+// tgroup is a representative's slot group: the connections it feeds or
+// drains as one, and their slowest rates.
+type tgroup struct {
+	in, out            []*tconn
+	epSend             []*tep
+	epOut              []*tconn
+	epRecv             []*tep
+	epIn               []*trecv
+	sendRate, recvRate int64
+}
+
+type trep struct {
+	rank   int
+	plan   *rankPlan
+	groups []tgroup
+}
+
+type tprog struct {
+	ci, rep, grp int
+	rank, ch     int
+	steps        []algos.Step
+	pc, slice    int
+	sl           []int64
+	last         Time
+	queued       bool
+	// the pending slice
+	pStart, pEnd Time
+	pBytes       int64
+	// groups the current step receives from and sends to
+	rg, sg []int32
+}
+
+type event struct {
+	t    Time
+	seq  uint64
+	prog int32
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return h[i].seq < h[j].seq
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// Sim is a discrete-event timing simulation of one schedule on one
+// machine. It runs in the caller's goroutine: Step advances one event (one
+// FIFO slice of one program completing), Run loops Step to the end. Time
+// is integer picoseconds and events are ordered by (time, sequence number),
+// so identical inputs give identical results.
+type Sim struct {
+	s     *algos.Schedule
+	cfg   Config
+	f     *fabric
+	an    *analysis
+	progs []*tprog
+	reps  [][]*trep // [class][rep]
+	repOf [][]int32 // [class][rank]
+	h     eventHeap
+	seq   uint64
+	now   Time
+	depth int
+	w     int
+
+	events int64
+	done   int
+	trace  []TraceEvent
+	err    error
+	woke   []int32
+}
+
+// New prepares a simulation: structure, link shares and symmetry classes
+// (plan.go), then one program per representative, channel class and thread
+// group.
+func New(s *algos.Schedule, cfg Config) (*Sim, error) {
+	m := cfg.Machine
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if s.NRanks != m.Nodes*m.GPUsPerNode || s.LocalRanks != m.GPUsPerNode {
+		return nil, fmt.Errorf("sim: schedule has %d ranks (%d per node) but machine %s has %d × %d GPUs", s.NRanks, s.LocalRanks, m.Name, m.Nodes, m.GPUsPerNode)
+	}
+	if s.Algo.IsNVLS() && !m.NVLS {
+		return nil, fmt.Errorf("sim: %s needs NVLink SHARP, which machine %s lacks", s.Algo, m.Name)
+	}
+	if s.Algo.IsCollNet() && !m.SHARP {
+		return nil, fmt.Errorf("sim: %s needs in-network reduction (SHARP), which machine %s lacks", s.Algo, m.Name)
+	}
+	if cfg.MaxTraceEvents <= 0 {
+		cfg.MaxTraceEvents = 200000
+	}
+	f := newFabric(&cfg.Machine)
+	an, err := analyze(s, f, cfg.RateTolerance)
+	if err != nil {
+		return nil, err
+	}
+	x := &Sim{s: s, cfg: cfg, f: f, an: an}
+	x.depth = max(1, s.NSteps/max(1, s.StepPerSlice))
+	x.w = 4*x.depth + 4
+	launch := m.LaunchLatency(s.Algo, s.Proto)
+	nc := len(an.classes)
+	x.reps = make([][]*trep, nc)
+	x.repOf = make([][]int32, nc)
+	newConn := func() *tconn { return &tconn{arrive: make([]Time, x.w), consT: make([]Time, x.w)} }
+	for ci, cc := range an.classes {
+		col := an.color[ci]
+		ids := map[uint64]int32{}
+		x.repOf[ci] = make([]int32, s.NRanks)
+		for r := 0; r < s.NRanks; r++ {
+			key := col[r]
+			if cfg.NoSymmetry {
+				key = uint64(r)
+			}
+			id, ok := ids[key]
+			if !ok {
+				id = int32(len(x.reps[ci]))
+				ids[key] = id
+				x.reps[ci] = append(x.reps[ci], &trep{rank: r, plan: cc.plan(r)})
+			}
+			x.repOf[ci][r] = id
+		}
+		type ck struct{ d, g, c, h int32 }
+		conns := map[ck]*tconn{}
+		getConn := func(k ck) *tconn {
+			c := conns[k]
+			if c == nil {
+				c = newConn()
+				conns[k] = c
+			}
+			return c
+		}
+		type ek struct {
+			col  uint64
+			peer algos.Peer
+		}
+		eps := map[ek]*tep{}
+		type ecKey struct {
+			ep   *tep
+			r, g int32
+		}
+		epSendConn := map[ecKey]*tconn{}
+		epRecvState := map[ecKey]*trecv{}
+		for ri, rep := range x.reps[ci] {
+			rp := rep.plan
+			a := rep.rank
+			rep.groups = make([]tgroup, rp.ngroups)
+			for g := range rep.groups {
+				rep.groups[g].sendRate = an.gSend[ci][a][g]
+				rep.groups[g].recvRate = an.gRecv[ci][a][g]
+			}
+			var lbuf []int32
+			for si, sp := range rp.slots {
+				tg := &rep.groups[sp.group]
+				lat := an.slotLat(ci, a, &rp.slots[si], lbuf)
+				peer := cc.peer(sp.peer)
+				if peer.Kind == algos.PeerRank {
+					p := int(peer.ID)
+					pj := cc.slotOf(p, peer.Back(a))
+					if pj < 0 {
+						return nil, fmt.Errorf("sim: rank %d talks to rank %d, which never talks back", a, p)
+					}
+					rev := cc.plan(p).slots[pj].group
+					pc := x.repOf[ci][p]
+					if sp.sends {
+						c := getConn(ck{int32(ri), sp.group, pc, rev})
+						c.lat = max(c.lat, lat)
+						if !slices.Contains(tg.out, c) {
+							tg.out = append(tg.out, c)
+						}
+					}
+					if sp.recvs {
+						c := getConn(ck{pc, rev, int32(ri), sp.group})
+						if !slices.Contains(tg.in, c) {
+							tg.in = append(tg.in, c)
+						}
+					}
+					continue
+				}
+				key := ek{col: an.epColor[ci][peer]}
+				if cfg.NoSymmetry {
+					key = ek{peer: peer}
+				}
+				ep := eps[key]
+				if ep == nil {
+					ep = &tep{}
+					eps[key] = ep
+				}
+				k := ecKey{ep, int32(ri), sp.group}
+				if sp.sends {
+					c := epSendConn[k]
+					if c == nil {
+						c = newConn()
+						c.lat = lat
+						epSendConn[k] = c
+						ep.senders = append(ep.senders, c)
+						ep.latIn = max(ep.latIn, lat)
+					}
+					if !slices.Contains(tg.epSend, ep) {
+						tg.epSend = append(tg.epSend, ep)
+						tg.epOut = append(tg.epOut, c)
+					}
+				}
+				if sp.recvs {
+					rc := epRecvState[k]
+					if rc == nil {
+						rc = &trecv{consT: make([]Time, x.w)}
+						epRecvState[k] = rc
+						ep.recvs = append(ep.recvs, rc)
+						ep.latOut = max(ep.latOut, lat)
+					}
+					if !slices.Contains(tg.epRecv, ep) {
+						tg.epRecv = append(tg.epRecv, ep)
+						tg.epIn = append(tg.epIn, rc)
+					}
+				}
+			}
+		}
+		for ri, rep := range x.reps[ci] {
+			for g := 0; g < s.NGroups; g++ {
+				// the plan's rank runs the representative's program on the
+				// key's first channel (peers in the plan's numbering)
+				steps := s.Program(s.RotateRank(rep.rank, -cc.d), cc.kp.rep, g)
+				if len(steps) == 0 {
+					continue
+				}
+				x.progs = append(x.progs, &tprog{ci: ci, rep: ri, grp: g, rank: rep.rank, ch: cc.rep, steps: steps, last: launch})
+			}
+		}
+	}
+	for i := range x.progs {
+		x.try(int32(i))
+	}
+	x.drainWoken()
+	return x, nil
+}
+
+// durationOf is the time to move bytes at rate bytes/s, rounded up to the
+// picosecond.
+func durationOf(bytes, rate int64) Time {
+	if bytes <= 0 || rate <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(bytes), 1e12)
+	q, r := bits.Div64(hi, lo, uint64(rate))
+	if r != 0 {
+		q++
+	}
+	return Time(q)
+}
+
+func (x *Sim) ring(k int) int { return k % x.w }
+
+// groupsOf collects the distinct slot groups of a peer list.
+func groupsOf(dst []int32, rp *rankPlan, peers []algos.Peer) []int32 {
+	dst = dst[:0]
+	for _, p := range peers {
+		g := rp.slots[rp.slotOf(p)].group
+		if !slices.Contains(dst, g) {
+			dst = append(dst, g)
+		}
+	}
+	return dst
+}
+
+// pieceOf is the slice size of the step's message to (or from) a peer of
+// group g: the piece for Scatter/Gather, the step's count otherwise.
+func (x *Sim) groupBytes(p *tprog, st *algos.Step, rp *rankPlan, peers []algos.Peer, g int32) int64 {
+	h := &x.s.Header
+	n := st.Count
+	if st.Prim == algos.PrimScatter || st.Prim == algos.PrimGather {
+		for j, q := range peers {
+			if rp.slots[rp.slotOf(q)].group == g {
+				n = st.Pieces[j].Count
+				break
+			}
+		}
+		var buf [4]int64
+		sl := sliceSizes(h, n, buf[:0])
+		if p.slice < len(sl) {
+			return sl[p.slice] * int64(h.Unit)
+		}
+		return 0
+	}
+	if p.slice < len(p.sl) {
+		return p.sl[p.slice] * int64(h.Unit)
+	}
+	return 0
+}
+
+// try schedules program i's next slice if everything it needs is known,
+// or parks it on what it waits for.
+func (x *Sim) try(i int32) {
+	p := x.progs[i]
+	if p.queued || p.pc >= len(p.steps) {
+		return
+	}
+	st := &p.steps[p.pc]
+	h := &x.s.Header
+	rep := x.reps[p.ci][p.rep]
+	rp := rep.plan
+	if p.slice == 0 {
+		n := st.Count
+		if (st.Prim == algos.PrimScatter || st.Prim == algos.PrimGather) && len(st.Pieces) > 0 {
+			n = st.Pieces[0].Count
+		}
+		p.sl = sliceSizes(h, n, p.sl)
+		p.rg = groupsOf(p.rg, rp, st.Recv)
+		p.sg = groupsOf(p.sg, rp, st.Send)
+	}
+	recvSlot, sendSlot := 0, 0
+	if st.Pat != nil {
+		recvSlot, sendSlot = st.Pat.RecvSlot, st.Pat.SendSlot
+	}
+	t := p.last
+	for _, g := range p.rg {
+		tg := &rep.groups[g]
+		for _, c := range tg.in {
+			k := c.consumed + recvSlot
+			if c.sent <= k {
+				c.waitData = append(c.waitData, i)
+				return
+			}
+			t = max(t, c.arrive[x.ring(k)])
+		}
+		for j, ep := range tg.epRecv {
+			k := tg.epIn[j].consumed + recvSlot
+			var ready Time
+			for _, c := range ep.senders {
+				if c.sent <= k {
+					ep.waitData = append(ep.waitData, i)
+					return
+				}
+				ready = max(ready, c.arrive[x.ring(k)])
+			}
+			t = max(t, ready+ep.latOut)
+		}
+	}
+	for _, g := range p.sg {
+		tg := &rep.groups[g]
+		for _, c := range tg.out {
+			k := c.sent + sendSlot
+			if k >= x.depth {
+				if c.consumed <= k-x.depth {
+					c.waitCred = append(c.waitCred, i)
+					return
+				}
+				t = max(t, c.consT[x.ring(k-x.depth)]+c.lat)
+			}
+		}
+		for j, ep := range tg.epSend {
+			k := tg.epOut[j].sent + sendSlot
+			if k >= x.depth {
+				for _, rc := range ep.recvs {
+					if rc.consumed <= k-x.depth {
+						ep.waitCred = append(ep.waitCred, i)
+						return
+					}
+					t = max(t, rc.consT[x.ring(k-x.depth)]+ep.latIn)
+				}
+			}
+		}
+	}
+	var dur Time
+	var moved int64
+	for _, g := range p.sg {
+		tg := &rep.groups[g]
+		b := x.groupBytes(p, st, rp, st.Send, g)
+		moved += b
+		dur = max(dur, durationOf(wireBytes(h.Proto, b), tg.sendRate))
+	}
+	for _, g := range p.rg {
+		tg := &rep.groups[g]
+		if len(tg.epRecv) == 0 {
+			continue
+		}
+		b := x.groupBytes(p, st, rp, st.Recv, g)
+		if len(st.Send) == 0 {
+			moved += b
+		}
+		dur = max(dur, durationOf(wireBytes(h.Proto, b), tg.recvRate))
+	}
+	if st.Prim == algos.PrimCopy && p.slice < len(p.sl) {
+		b := p.sl[p.slice] * int64(h.Unit)
+		moved += b
+		dur = max(dur, durationOf(2*b, x.f.m.HBMBw)) // read and write
+	}
+	p.pStart, p.pEnd, p.pBytes = t, t+dur, moved
+	p.queued = true
+	x.seq++
+	heap.Push(&x.h, event{t: p.pEnd, seq: x.seq, prog: i})
+}
+
+// Step processes one event; it returns false when the simulation has
+// finished (or stalled: see Err).
+func (x *Sim) Step() bool {
+	if x.err != nil || len(x.h) == 0 {
+		if x.err == nil && x.done < len(x.progs) {
+			x.err = x.stallError()
+		}
+		return false
+	}
+	ev := heap.Pop(&x.h).(event)
+	x.now = ev.t
+	x.events++
+	p := x.progs[ev.prog]
+	p.queued = false
+	st := &p.steps[p.pc]
+	rep := x.reps[p.ci][p.rep]
+	consumes, posts := true, true
+	if st.Pat != nil {
+		consumes, posts = st.Pat.PostRecv, st.Pat.PostSend
+	}
+	end := p.pEnd
+	if consumes {
+		for _, g := range p.rg {
+			tg := &rep.groups[g]
+			for _, c := range tg.in {
+				c.consT[x.ring(c.consumed)] = end
+				c.consumed++
+				x.woke = append(x.woke, c.waitCred...)
+				c.waitCred = c.waitCred[:0]
+			}
+			for j, ep := range tg.epRecv {
+				rc := tg.epIn[j]
+				rc.consT[x.ring(rc.consumed)] = end
+				rc.consumed++
+				x.woke = append(x.woke, ep.waitCred...)
+				ep.waitCred = ep.waitCred[:0]
+			}
+		}
+	}
+	if posts {
+		for _, g := range p.sg {
+			tg := &rep.groups[g]
+			for _, c := range tg.out {
+				c.arrive[x.ring(c.sent)] = end + c.lat
+				c.sent++
+				x.woke = append(x.woke, c.waitData...)
+				c.waitData = c.waitData[:0]
+			}
+			for j, ep := range tg.epSend {
+				c := tg.epOut[j]
+				c.arrive[x.ring(c.sent)] = end + c.lat
+				c.sent++
+				x.woke = append(x.woke, ep.waitData...)
+				ep.waitData = ep.waitData[:0]
+			}
+		}
+	}
+	if x.cfg.Trace && len(x.trace) < x.cfg.MaxTraceEvents {
+		x.trace = append(x.trace, TraceEvent{Rank: p.rank, Channel: p.ch, Group: p.grp, Step: p.pc, Slice: p.slice,
+			Prim: st.Prim, Start: p.pStart, End: p.pEnd, Bytes: p.pBytes})
+	}
+	p.last = end
+	p.slice++
+	if p.slice >= len(p.sl) {
+		p.slice = 0
+		p.pc++
+		if p.pc >= len(p.steps) {
+			x.done++
+		}
+	}
+	x.try(ev.prog)
+	x.drainWoken()
+	return true
+}
+func (x *Sim) drainWoken() {
+	for len(x.woke) > 0 {
+		w := x.woke
+		x.woke = nil
+		for _, i := range w {
+			x.try(i)
+		}
+	}
+}
+
+func (x *Sim) stallError() error {
+	var stuck []string
+	for _, p := range x.progs {
+		if p.pc < len(p.steps) && len(stuck) < 8 {
+			stuck = append(stuck, fmt.Sprintf("r%d c%d g%d step %d (%s)", p.rank, p.ch, p.grp, p.pc, p.steps[p.pc].Prim))
+		}
+	}
+	return fmt.Errorf("sim: stalled at %s with %d programs unfinished (bounded FIFOs deadlock): %s", x.now, len(x.progs)-x.done, strings.Join(stuck, ", "))
+}
+
+// Err reports a stall.
+func (x *Sim) Err() error { return x.err }
+
+// Now is the time of the last processed event.
+func (x *Sim) Now() Time { return x.now }
+
+// Run steps to the end and reports the result.
+func (x *Sim) Run() (*Result, error) {
+	for x.Step() {
+	}
+	if x.err != nil {
+		return nil, x.err
+	}
+	return x.result(), nil
+}
+
+// Trace returns the recorded timeline.
+func (x *Sim) Trace() []TraceEvent { return x.trace }
+
+// Simulate is New followed by Run.
+func Simulate(s *algos.Schedule, cfg Config) (*Result, error) {
+	x, err := New(s, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return x.Run()
+}

@@ -1,0 +1,292 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/algos/algostest"
+	"github.com/gatesim/gatesim/spec"
+	"pgregory.net/rapid"
+)
+
+// machineFor builds a DGX-like machine of the shape, with SHARP.
+func machineFor(sh algostest.Shape) Machine {
+	m, _ := Preset("dgx-h100")
+	m.Name = sh.Name
+	m.Nodes, m.GPUsPerNode, m.NICs = sh.Nodes, sh.LocalRanks, sh.LocalRanks
+	m.SHARP = true
+	return m
+}
+
+type timingCase struct {
+	sh    algostest.Shape
+	algo  spec.Algo
+	f     spec.Func
+	proto spec.Proto
+	bytes int64
+}
+
+func (tc timingCase) schedule(t interface{ Fatal(...any) }, dt spec.DataType) *algos.Schedule {
+	l, err := algos.DefaultLayout(spec.V2_28_9, tc.sh.Nodes, tc.sh.LocalRanks, tc.sh.Channels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.NVLSChannels = tc.sh.Channels
+	count := tc.bytes / int64(dt.Size())
+	s, err := algos.Build(spec.Op{Func: tc.f, Count: count, DataType: dt, RedOp: spec.Sum}, algos.Selection{Algo: tc.algo, Proto: tc.proto, NChannels: tc.sh.Channels}, l, algos.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type fit struct {
+	sh algostest.Shape
+	c  algostest.Case
+}
+
+// fits are the (shape, algorithm) pairs that run.
+func fits() []fit {
+	var out []fit
+	for _, sh := range algostest.Shapes {
+		for _, c := range algostest.Cases {
+			if algostest.Fits(c.Algo, sh) {
+				out = append(out, fit{sh, c})
+			}
+		}
+	}
+	return out
+}
+
+// drawTimingCase draws a shape, algorithm, collective, protocol and a
+// size spread over 0 to 4 MiB on a log scale.
+func drawTimingCase(t *rapid.T) timingCase {
+	fc := rapid.SampledFrom(fits()).Draw(t, "fit")
+	e := rapid.IntRange(0, 20).Draw(t, "log2 elements")
+	n := int64(0)
+	if e > 0 {
+		n = rapid.Int64Range(int64(1)<<(e-1), int64(1)<<e).Draw(t, "elements")
+	}
+	return timingCase{
+		sh:    fc.sh,
+		algo:  fc.c.Algo,
+		f:     rapid.SampledFrom(fc.c.Funcs).Draw(t, "func"),
+		proto: rapid.SampledFrom(fc.c.Proto).Draw(t, "proto"),
+		bytes: 4 * n,
+	}
+}
+
+// TestSymmetryIsExact checks that simulating one representative per
+// symmetry class gives exactly the times and link bytes of simulating
+// every rank.
+func TestSymmetryIsExact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		tc := drawTimingCase(t)
+		s := tc.schedule(t, spec.Float32)
+		m := machineFor(tc.sh)
+		a, err := Simulate(s, Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Time != b.Time || a.NetBytes != b.NetBytes {
+			t.Fatalf("symmetry: %v vs every rank %v (net bytes %d vs %d)", a.Time, b.Time, a.NetBytes, b.NetBytes)
+		}
+		if b.Events < a.Events {
+			t.Fatalf("the full simulation has fewer events (%d) than the reduced one (%d)", b.Events, a.Events)
+		}
+	})
+}
+
+// TestTimeGrowsWithSize: more bytes never take less time, for a fixed
+// algorithm, protocol, channel count and chunk size. (NCCL's own
+// heuristics change channels and chunks with the size — calcCollChunking
+// halves Tree/LL128, NVLS and CollNet chunks for small operations, the
+// channel partition spreads cells differently — and those changes can make
+// a larger operation faster, in NCCL as in the model; the property holds
+// the heuristics' choices fixed.)
+func TestTimeGrowsWithSize(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		tc := drawTimingCase(t)
+		more := rapid.Int64Range(1, 1<<16).Draw(t, "more")
+		m := machineFor(tc.sh)
+		s1 := tc.schedule(t, spec.Float32)
+		tc.bytes += 4 * more
+		s2 := tc.schedule(t, spec.Float32)
+		if s1.NChannels != s2.NChannels || !slices.Equal(s1.ChunkCounts(), s2.ChunkCounts()) || !sameShape(s1, s2) {
+			t.Skip("NCCL's heuristics chose other channels, chunks or steps for the larger size")
+		}
+		small, err := Simulate(s1, Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		big, err := Simulate(s2, Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if big.Time < small.Time {
+			t.Fatalf("%d bytes take %v, %d bytes take %v", tc.bytes-4*more, small.Time, tc.bytes, big.Time)
+		}
+	})
+}
+
+// sameShape reports schedules whose programs have the same steps, peers
+// and PAT slot use, differing only in element counts and offsets.
+func sameShape(a, b *algos.Schedule) bool {
+	if a.NRanks != b.NRanks || a.NChannels != b.NChannels || a.NGroups != b.NGroups {
+		return false
+	}
+	for r := 0; r < a.NRanks; r++ {
+		for c := 0; c < a.NChannels; c++ {
+			for g := 0; g < a.NGroups; g++ {
+				pa, pb := a.Program(r, c, g), b.Program(r, c, g)
+				if len(pa) != len(pb) {
+					return false
+				}
+				for i := range pa {
+					x, y := pa[i], pb[i]
+					if x.Prim != y.Prim || !slices.Equal(x.Recv, y.Recv) || !slices.Equal(x.Send, y.Send) || (x.Pat == nil) != (y.Pat == nil) {
+						return false
+					}
+					if x.Pat != nil && (x.Pat.RecvSlot != y.Pat.RecvSlot || x.Pat.SendSlot != y.Pat.SendSlot || x.Pat.PostSend != y.Pat.PostSend || x.Pat.PostRecv != y.Pat.PostRecv || x.Pat.Acc != y.Pat.Acc) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// TestFasterLinksNeverSlower: doubling the bandwidth of a class of links
+// never makes the operation slower.
+func TestFasterLinksNeverSlower(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		tc := drawTimingCase(t)
+		which := rapid.IntRange(0, 3).Draw(t, "link")
+		s := tc.schedule(t, spec.Float32)
+		m := machineFor(tc.sh)
+		base, err := Simulate(s, Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch which {
+		case 0:
+			m.NVLinkBw *= 2
+		case 1:
+			m.PCIeBw *= 2
+		case 2:
+			m.NICBw *= 2
+		case 3:
+			m.HBMBw *= 2
+		}
+		fast, err := Simulate(s, Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast.Time > base.Time {
+			t.Fatalf("link class %d twice as fast: %v, was %v", which, fast.Time, base.Time)
+		}
+	})
+}
+
+// TestDeterministic: identical inputs give a byte-identical result and
+// timeline.
+func TestDeterministic(t *testing.T) {
+	tc := timingCase{algostest.Shapes[6], spec.Tree, spec.AllReduce, spec.Simple, 4 << 20}
+	var out [2][]byte
+	for i := range out {
+		x, err := New(tc.schedule(t, spec.Float32), Config{Machine: machineFor(tc.sh), Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := x.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		json.NewEncoder(&b).Encode(r)
+		if err := WriteChromeTrace(&b, x.Trace(), map[string]string{"case": "tree"}); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = b.Bytes()
+	}
+	if !bytes.Equal(out[0], out[1]) {
+		t.Fatal("two runs of the same simulation differ")
+	}
+	var tr struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(out[0][bytes.IndexByte(out[0], '\n')+1:], &tr); err != nil || len(tr.TraceEvents) == 0 {
+		t.Fatalf("Chrome trace is not JSON with events: %v", err)
+	}
+}
+
+// TestInjectedNetworkBytes: a Ring AllReduce injects 2(n-1)/n × S per node
+// into the network (every ring edge carries that much, one edge leaves each
+// node per channel), CollNet injects S per node (each head sends its share
+// once; the switch reduces).
+func TestInjectedNetworkBytes(t *testing.T) {
+	sh := algostest.Shape{Name: "4 × 4", Nodes: 4, LocalRanks: 4, Channels: 4}
+	const S = 16 << 20
+	n := float64(sh.Nodes * sh.LocalRanks)
+	ring, err := Simulate(timingCase{sh, spec.Ring, spec.AllReduce, spec.Simple, S}.schedule(t, spec.Float32), Config{Machine: machineFor(sh)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 2 * (n - 1) / n * S
+	if d := math.Abs(ring.NetBytesPerNode-want) / want; d > 1e-3 {
+		t.Errorf("Ring injects %.0f bytes per node, want 2(n-1)/n × S = %.0f", ring.NetBytesPerNode, want)
+	}
+	for _, a := range []spec.Algo{spec.CollNetDirect, spec.CollNetChain} {
+		cn, err := Simulate(timingCase{sh, a, spec.AllReduce, spec.Simple, S}.schedule(t, spec.Float32), Config{Machine: machineFor(sh)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cn.NetBytesPerNode != S {
+			t.Errorf("%s injects %.0f bytes per node, want S = %d", a, cn.NetBytesPerNode, S)
+		}
+	}
+}
+
+// TestBusBandwidth checks nccl-tests' definitions on the result.
+func TestBusBandwidth(t *testing.T) {
+	sh := algostest.Shapes[3]
+	for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast} {
+		r, err := Simulate(timingCase{sh, spec.Ring, f, spec.Simple, 1 << 20}.schedule(t, spec.Float32), Config{Machine: machineFor(sh)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alg := float64(r.Bytes) / (float64(r.Time) * 1e-12) / 1e9
+		if math.Abs(r.AlgBw-alg) > 1e-9*alg || math.Abs(r.BusBw-alg*BusFactor(f, 8)) > 1e-9*alg {
+			t.Errorf("%s: algbw %g busbw %g, want %g and %g", f, r.AlgBw, r.BusBw, alg, alg*BusFactor(f, 8))
+		}
+	}
+	if BusFactor(spec.AllReduce, 8) != 1.75 || BusFactor(spec.AllGather, 8) != 0.875 || BusFactor(spec.Reduce, 8) != 1 {
+		t.Error("bus factors")
+	}
+	if TestBytes(spec.AllGather, 10, spec.Float32, 8) != 320 || TestBytes(spec.AllReduce, 10, spec.Float32, 8) != 40 {
+		t.Error("nccl-tests sizes")
+	}
+}
+
+// TestLatencyBound: a 4-byte Ring/LL AllReduce on one node takes NCCL's
+// base latency plus 2(n-1) NVLink hops, the number NCCL's own model gives.
+func TestLatencyBound(t *testing.T) {
+	sh := algostest.Shapes[3] // 1 × 8
+	r, err := Simulate(timingCase{sh, spec.Ring, spec.AllReduce, spec.LL, 4}.schedule(t, spec.Float32), Config{Machine: machineFor(sh)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := FromMicros(6.6 + 14*0.6)
+	if d := r.Time - want; d < 0 || d > FromMicros(0.01) {
+		t.Errorf("4-byte Ring/LL AllReduce on 8 GPUs takes %v, want about %v", r.Time, want)
+	}
+}
