@@ -1,0 +1,78 @@
+package algos
+
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// LayoutFromComm is the layout of a communicator spec built: its topology
+// search's graphs (the orders of node 0, the agreed channel counts), the
+// channel copies ncclTopoPostset made, NVLS and CollNet as the gates left
+// them, and the buffer sizes of NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and
+// NCCL_LL128_BUFFSIZE. It fails when init failed or the nodes differ in
+// size (Layout has one order per channel for all nodes).
+func LayoutFromComm(c *spec.Comm) (*Layout, error) {
+	if c.Err != nil {
+		return nil, fmt.Errorf("communicator init failed: %s", c.Err.Message)
+	}
+	r := c.Topo
+	if r == nil {
+		return nil, fmt.Errorf("the communicator has no topology search")
+	}
+	if r.MinLocalRanks != r.MaxLocalRanks {
+		return nil, fmt.Errorf("nodes of %d to %d GPUs: the schedules need nodes of one size", r.MinLocalRanks, r.MaxLocalRanks)
+	}
+	o := spec.TopoOptions(c.Env)
+	ps := Postset{
+		Searched:      r.NChannelsSearched,
+		ComputeDouble: r.NNodes > 1 && r.Graphs[topo.GraphRing].BwIntra > 45,
+		UnpackDouble:  o.NetDeviceUnpack && o.UnpackDoubleNChannels && r.NNodes > 1,
+		NVLSChannels:  r.NvlsChannels,
+	}
+	if c.Release == spec.V2_22_3 {
+		ps.ComputeDouble = ps.ComputeDouble && r.MinCompCap == 90
+	} else {
+		ps.ComputeDouble = ps.ComputeDouble && r.MinCompCap >= 90
+	}
+	if ch := r.Graphs[topo.GraphCollNetChain]; r.CollNetSupport {
+		ps.CollNetExtra = ch.BwIntra > ch.BwInter && r.NRanks > r.NNodes
+	}
+	maxCh, minCh := o.MaxNChannels, o.MinNChannels
+	if o.MaxCTAs > 0 && (maxCh <= 0 || o.MaxCTAs < maxCh) {
+		maxCh = o.MaxCTAs
+	}
+	if o.MinCTAs > 0 && o.MinCTAs > minCh {
+		minCh = o.MinCTAs
+	}
+	ps.MaxNChannels, ps.MinNChannels = max(0, maxCh), max(0, minCh)
+	copies, err := PostsetCopies(c.Release, ps)
+	if err != nil {
+		return nil, err
+	}
+	g := Graphs{Ring: &r.Graphs[topo.GraphRing], Tree: &r.Graphs[topo.GraphTree], RankBase: r.Nodes[0].Ranks[0],
+		Copies: copies, MinCompCap: r.MinCompCap}
+	if c.CollNetSupport {
+		g.CollNetChain, g.CollNetDirect = &r.Graphs[topo.GraphCollNetChain], &r.Graphs[topo.GraphCollNetDirect]
+	}
+	if c.NVLSSupport {
+		g.NVLS, g.NVLSChannels = &r.Graphs[topo.GraphNVLS], c.NVLSChannels
+	}
+	l, err := FromGraphs(c.Release, r.NNodes, r.MaxLocalRanks, g)
+	if err != nil {
+		return nil, err
+	}
+	if l.NChannels != c.NChannels {
+		return nil, fmt.Errorf("the layout has %d channels where the communicator has %d: ncclTopoPostset's copies are off", l.NChannels, c.NChannels)
+	}
+	for i, name := range [spec.NumProtos]string{"NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE", "NCCL_BUFFSIZE"} {
+		if v, ok := c.Env.Lookup(name); ok {
+			var n int
+			if _, err := fmt.Sscan(v, &n); err == nil && n > 0 {
+				l.BuffSize[i] = n
+			}
+		}
+	}
+	return l, nil
+}
