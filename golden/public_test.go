@@ -69,6 +69,12 @@ func readPublicCase(dir string) (*publicCase, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parsePublicCase(dir, path, data)
+}
+
+// parsePublicCase reads a case file's text; path names it in errors.
+func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
+	var err error
 	c := &publicCase{dir: dir, nodes: 1, env: spec.Env{}, expect: map[string]string{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
@@ -596,5 +602,103 @@ func compareGoldenText(t *testing.T, path, got string) {
 	}
 	if string(want) != got {
 		t.Errorf("%s differs from the current comparison (review, then -update):\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
+
+func TestParsePublicCaseErrors(t *testing.T) {
+	base := "source https://example.org/x\nlogged 2.22.3\nrelease 2.22.3\npreset dgx-h100\n"
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"ok", base + "agree channels\n", ""},
+		{"unknown directive", base + "frobnicate 1\n", "case:5: \"frobnicate 1\": expected source, logged"},
+		{"bad release", "release two\n", "case:1: \"release two\": expected release X.Y.Z"},
+		{"bad nodes", base + "nodes 0\n", "case:5: \"nodes 0\": expected nodes N (N >= 1)"},
+		{"env without NCCL_", base + "env FOO=1\n", "expected env NCCL_NAME=VALUE"},
+		{"differ without reason", base + "differ channels\n", "expected differ ITEM: REASON"},
+		{"item twice", base + "agree channels\nagree channels\n", "case:6: item \"channels\" listed twice"},
+		{"no machine", "source s\nlogged 2.22.3\nrelease 2.22.3\n", "expected exactly one of topo and preset"},
+		{"two machines", base + "topo x.xml\n", "expected exactly one of topo and preset"},
+		{"no source", "logged 2.22.3\nrelease 2.22.3\npreset dgx-h100\n", "no source line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parsePublicCase("d", "case", []byte(tc.text))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzParsePublicCase: any text gives a case or an error, never a panic.
+func FuzzParsePublicCase(f *testing.F) {
+	for _, dir := range []string{"gcp-a3-high-1node-2.22.3", "nccl-tests-319-hgx-h100-2nodes-ib-2.26.2"} {
+		if data, err := os.ReadFile(filepath.Join(publicTruthRoot, dir, "case")); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("differ x:\nnodes -1\nenv NCCL_=\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := parsePublicCase("d", "case", data)
+		if err == nil && (c.source == "" || len(c.releases) == 0 || c.nodes < 1) {
+			t.Fatalf("accepted an incomplete case: %+v", c)
+		}
+	})
+}
+
+// TestPublicHarnessOnCapture runs the comparison on one of the project's own
+// GPU captures (2 x H200, 2.28.9, golden/testdata/captured): not public
+// truth, but the one log at hand that prints the tuning table and
+// per-operation lines, so the table and operation comparators above are
+// exercised on real NCCL output. hw's TestCheckCommittedCaptures already
+// asserts that this capture agrees in full; here every item must agree too,
+// and a wrong protocol must not.
+func TestPublicHarnessOnCapture(t *testing.T) {
+	dir := filepath.Join("testdata", "captured", "h200x2-2.28.9", "baseline")
+	if _, err := os.Stat(filepath.Join(dir, "nccl.log")); err != nil {
+		t.Skipf("no capture at %s", dir)
+	}
+	obs, err := readObserved(filepath.Join(dir, "nccl.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// hw forces NCCL_NVLS_ENABLE=0 on the project's machines (hw/safety.go);
+	// results.json records it in the run's environment.
+	c := &publicCase{dir: dir, topo: "topo.xml", nodes: 1, env: spec.Env{"NCCL_NVLS_ENABLE": "0"}}
+	rel := spec.MakeVersion(2, 28, 9)
+	items, err := checkPublic(c, obs, rel, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, it := range items {
+		k, _, _ := strings.Cut(it.key, " ")
+		kinds[k]++
+		if !it.agree {
+			t.Errorf("%s differs on the capture:\n%s", it.key, diffText(it))
+		}
+	}
+	t.Logf("compared on the capture: %v", kinds)
+	for _, k := range []string{"network", "system", "graph", "channels", "threadThresholds", "table", "op"} {
+		if kinds[k] == 0 {
+			t.Errorf("the capture compared no %q item: %v", k, kinds)
+		}
+	}
+	c.env["NCCL_PROTO"] = "Simple"
+	items, err = checkPublic(c, obs, rel, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for _, it := range items {
+		if !it.agree && (it.key == "table" || strings.HasPrefix(it.key, "op ")) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("with NCCL_PROTO=Simple the table and every operation still agree: the comparators do not constrain the model")
 	}
 }
