@@ -61,6 +61,9 @@ type publicCase struct {
 //	agree ITEM                   the item must agree
 //	differ ITEM: REASON          a known disagreement, with its reason
 //
+// "ITEM @X.Y.Z" (agree network @2.28.3) scopes an expectation to one of
+// the releases; it takes precedence over the unscoped one.
+//
 // Items: network, system, graph ring|tree|nvls|collnet, channels, threadThresholds,
 // matrix, table, op FUNC BYTES.
 func readPublicCase(dir string) (*publicCase, error) {
@@ -132,6 +135,14 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			if item == "" {
 				return nil, bad(key + " ITEM")
 			}
+			// "ITEM @X.Y.Z" scopes the expectation to one of the releases.
+			if name, at, ok := strings.Cut(item, " @"); ok {
+				v, err := spec.ParseVersion(at)
+				if err != nil || strings.TrimSpace(name) == "" {
+					return nil, bad(key + " ITEM @X.Y.Z")
+				}
+				item = strings.TrimSpace(name) + "@" + v.String()
+			}
 			if _, dup := c.expect[item]; dup {
 				return nil, fmt.Errorf("%s:%d: item %q listed twice", path, n, item)
 			}
@@ -152,6 +163,16 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 		return nil, fmt.Errorf("%s: expected exactly one of topo and preset", path)
 	}
 	return c, nil
+}
+
+// expectation is the expected outcome of an item at a release: the reason
+// of a known disagreement ("" to agree) and whether the case lists it.
+func (c *publicCase) expectation(key string, rel spec.Version) (string, bool) {
+	if r, ok := c.expect[key+"@"+rel.String()]; ok {
+		return r, true
+	}
+	r, ok := c.expect[key]
+	return r, ok
 }
 
 // system builds the case's machine: NCCL's topology XML copied onto every
@@ -476,7 +497,7 @@ func TestPublicTruth(t *testing.T) {
 				seen := map[string]bool{}
 				for _, it := range items {
 					seen[it.key] = true
-					reason, listed := c.expect[it.key]
+					reason, listed := c.expectation(it.key, rel)
 					switch {
 					case !listed:
 						t.Errorf("%s at %s: item %q is compared but the case file lists it neither agree nor differ (it %s)", dir, rel, it.key, verdict(it.agree))
@@ -493,7 +514,11 @@ func TestPublicTruth(t *testing.T) {
 					writeItem(&report, it, reason)
 				}
 				for _, k := range c.order {
-					if !seen[k] {
+					name, at, scoped := strings.Cut(k, "@")
+					if scoped && at != rel.String() {
+						continue
+					}
+					if !seen[name] {
 						t.Errorf("%s at %s: the case file lists %q, which the log does not print", dir, rel, k)
 					}
 				}
@@ -523,7 +548,7 @@ func TestPublicTruthDetectsChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, it := range items {
-				if !it.agree && c.expect[it.key] == "" {
+				if reason, _ := c.expectation(it.key, c.releases[0]); !it.agree && reason == "" {
 					return
 				}
 			}
@@ -620,6 +645,8 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"no machine", "source s\nlogged 2.22.3\nrelease 2.22.3\n", "expected exactly one of topo and preset"},
 		{"two machines", base + "topo x.xml\n", "expected exactly one of topo and preset"},
 		{"no source", "logged 2.22.3\nrelease 2.22.3\npreset dgx-h100\n", "no source line"},
+		{"scoped", base + "agree channels @2.22.3\nagree channels\n", ""},
+		{"bad scope", base + "agree channels @next\n", "expected agree ITEM @X.Y.Z"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePublicCase("d", "case", []byte(tc.text))
