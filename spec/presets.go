@@ -126,7 +126,7 @@ func SHARPPlugin() Library {
 		InLoaderPath:   true,
 		NetSymbols:     []int{5, 6, 7, 8},
 		CollNetSymbols: []int{5, 6, 7, 8},
-		Net:            &NetBackend{Name: "IBext_v%d", Devices: -1, IBBased: true},
+		Net:            &NetBackend{Name: "IBext_v%d", LoadName: "NCCL RDMA Plugin v%d", Devices: -1, IBBased: true},
 		CollNet: &CollNetBackend{Name: "SHARP", Devices: -1,
 			ReduceSupport: ReduceSet{"sum": types, "min": types, "max": types}},
 	}
