@@ -258,11 +258,11 @@ func (r *initRun) netSelect(o netSelectOpts) {
 	var cands []*netCand
 	for _, pe := range s.libs {
 		if pe.lib != nil && pe.netABI > 0 {
-			cands = append(cands, &netCand{name: pluginNetNameV(pe.lib, pe.netABI), external: pe.lib, abi: pe.netABI})
+			cands = append(cands, &netCand{name: pluginNetNameAt(r.rs, pe.lib, pe.netABI), external: pe.lib, abi: pe.netABI})
 		}
 	}
 	if len(s.libs) == 0 && s.lib != nil && s.netABI > 0 { // 2.22: one slot
-		cands = append(cands, &netCand{name: pluginNetNameV(s.lib, s.netABI), external: s.lib, abi: s.netABI})
+		cands = append(cands, &netCand{name: pluginNetNameAt(r.rs, s.lib, s.netABI), external: s.lib, abi: s.netABI})
 	}
 	cands = append(cands, &netCand{name: "IB"}, &netCand{name: "Socket"})
 	s.nets = nil
@@ -509,7 +509,7 @@ func (r *initRun) netPluginInfo() {
 	}
 	info.NetABI, info.CollNetABI = s.netABI, s.collNetABI
 	if s.lib != nil {
-		info.Name = pluginNetNameV(s.lib, s.netABI)
+		info.Name = pluginNetNameAt(r.rs, s.lib, s.netABI)
 	}
 	r.comm.NetPlugin = info
 }

@@ -168,7 +168,7 @@ var netABI22 = &Rule{
 		}
 		s.netABI = v
 		if v != r.rs.Consts.NetABI[0] {
-			logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginNetNameV(s.lib, v), v))
+			logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginLoadNameV(s.lib, v), v))
 		}
 		r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclNetPlugin_v%d accepted", v), Facts: facts, Log: logs})
 	},
@@ -270,6 +270,34 @@ func pluginNetNameV(l *Library, v int) string {
 		return fmt.Sprintf(n, v)
 	}
 	return n
+}
+
+// pluginLoadNameV is the name the plugin's ncclNetPlugin_vN struct has when
+// NCCL loads it, before init (NetBackend.LoadName; Name when unset): what
+// "NET/Plugin: Loaded net plugin %s (v%d)" prints in every modelled release
+// (v2.22.3-1 src/net.cc ncclNetPluginLoad, v2.28.3-1
+// src/plugin/net/net_v8.cc getNcclNet_v8).
+func pluginLoadNameV(l *Library, v int) string {
+	if l == nil || l.Net == nil || l.Net.LoadName == "" {
+		return pluginNetNameV(l, v)
+	}
+	if strings.Contains(l.Net.LoadName, "%d") {
+		return fmt.Sprintf(l.Net.LoadName, v)
+	}
+	return l.Net.LoadName
+}
+
+// pluginNetNameAt is the network's name for "Using network", NCCL_NET and
+// the comm: the post-init name, except from 2.26 for a plugin below the
+// release's newest net ABI, whose shim copied the name at load and never
+// refreshes it (v2.28.3-1 src/plugin/net/net_v8.cc getNcclNet_v8
+// "ncclNet.name = ncclNet_v8->name", ncclNet_init leaves it; v2.25.1-1
+// src/net.cc ncclNet_v8_as_v9_init still copied it after init).
+func pluginNetNameAt(rs *Ruleset, l *Library, v int) string {
+	if rs.Consts.NetNameAtLoad && len(rs.Consts.NetABI) > 0 && v != rs.Consts.NetABI[0] {
+		return pluginLoadNameV(l, v)
+	}
+	return pluginNetNameV(l, v)
 }
 
 func envShow(v string, set bool) string {
@@ -435,7 +463,7 @@ func netABI28(ref Ref) *Rule {
 					continue
 				}
 				pe.netABI = v
-				logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginNetNameV(pe.lib, v), v))
+				logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginLoadNameV(pe.lib, v), v))
 				if cv := probe(pe.lib.CollNetSymbols, r.rs.Consts.NetABI); cv != 0 {
 					pe.cnABI = cv
 					logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded collnet plugin %s (v%d)", collNetNameV(pe.lib, cv), cv))

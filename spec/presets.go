@@ -116,8 +116,10 @@ func hasLib(n Node, base string) bool {
 }
 
 // SHARPPlugin is nccl-rdma-sharp-plugins as HPC-X installs it: one
-// libnccl-net.so exporting ncclNetPlugin_v5..v8 ("IBext_vN", verbs-based)
-// and ncclCollNetPlugin_v5..v8 ("SHARP", one CollNet device per IB port),
+// libnccl-net.so exporting ncclNetPlugin_v5..v8 (verbs-based; named "NCCL
+// RDMA Plugin vN" when loaded and "IBext_vN" once its init has picked the IB
+// transport, src/p2p_plugin.c pluginInit_vN) and ncclCollNetPlugin_v5..v8
+// ("SHARP", one CollNet device per IB port),
 // whose reduceSupport accepts sum, min and max on the 16- to 64-bit types.
 func SHARPPlugin() Library {
 	types := []string{"int32", "uint32", "int64", "uint64", "float16", "float32", "float64", "bfloat16"}
@@ -126,7 +128,7 @@ func SHARPPlugin() Library {
 		InLoaderPath:   true,
 		NetSymbols:     []int{5, 6, 7, 8},
 		CollNetSymbols: []int{5, 6, 7, 8},
-		Net:            &NetBackend{Name: "IBext_v%d", Devices: -1, IBBased: true},
+		Net:            &NetBackend{Name: "IBext_v%d", LoadName: "NCCL RDMA Plugin v%d", Devices: -1, IBBased: true},
 		CollNet: &CollNetBackend{Name: "SHARP", Devices: -1,
 			ReduceSupport: ReduceSet{"sum": types, "min": types, "max": types}},
 	}

@@ -97,6 +97,7 @@ func apply2_28_3(rs *Ruleset) {
 	rs.SetConst("NVLSChannelsSM100", 0, "24/32", ref("src/transport/nvls.cc", "ncclNvlsInit"), func(k *Consts) { k.NVLSChannelsSM100, k.NVLSChannelsSM100Multi = 24, 32 })
 	rs.SetConst("MaxNVLSArity", 0, 32, ref("src/include/device.h", "NCCL_MAX_NVLS_ARITY"), func(k *Consts) { k.MaxNVLSArity = 32 })
 	rs.SetConst("HasPAT", false, true, ref("src/graph/tuning.cc", "ncclPatEnable"), func(k *Consts) { k.HasPAT = true })
+	rs.SetConst("NetNameAtLoad", false, true, ref("src/plugin/net/net_v8.cc", "getNcclNet_v8"), func(k *Consts) { k.NetNameAtLoad = true })
 	rs.SetConst("HasFP8", false, true, ref("src/nccl.h.in", "ncclDataType_t"), func(k *Consts) { k.HasFP8 = true })
 	rs.SetConst("RingBackup", true, false, ref("src/enqueue.cc", "topoGetAlgoInfo"), func(k *Consts) { k.RingBackup = false })
 	rs.SetParamDefault("NCCL_NVLS_NCHANNELS", -2147483648, ref("src/transport/nvls.cc", "NvlsChannels"))

@@ -115,6 +115,9 @@ type Consts struct {
 	MaxNVLSArity int
 	// HasPAT is true from 2.23.4.
 	HasPAT bool
+	// NetNameAtLoad: a plugin loaded through an older-ABI shim keeps the
+	// name its struct had at load (2.26+).
+	NetNameAtLoad bool
 	// HasFP8 is true from 2.24 (ncclFloat8e4m3/e5m2 exist).
 	HasFP8 bool
 	// RingBackup is 2.19.1-2.23.4's per-operation Ring backup.

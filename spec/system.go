@@ -152,9 +152,17 @@ func (l Library) Base() string {
 
 // NetBackend is a network plugin's behaviour.
 type NetBackend struct {
-	// Name is what the plugin calls itself (ncclNet_t.name): "IB", "IBext",
-	// "IBext_v8", "AWS Libfabric", "Socket".
+	// Name is what the plugin calls itself (ncclNet_t.name) once its init
+	// has run: "IB", "IBext", "IBext_v8", "AWS Libfabric", "Socket".
 	Name string `json:"name"`
+	// LoadName, when set, is the name the exported ncclNetPlugin_vN struct
+	// carries before init, for a plugin whose init swaps in another struct
+	// (nccl-rdma-sharp-plugins src/p2p_plugin.c pluginInit_v8: "NCCL RDMA
+	// Plugin v8" until pluginSetup installs the "IBext_v8" one). NCCL prints
+	// it in "Loaded net plugin", and from 2.26 a plugin loaded through an
+	// older-ABI shim keeps it as its network name (Consts.NetNameAtLoad).
+	// Empty: Name. "%d" takes the ABI version, as in Name.
+	LoadName string `json:"load_name,omitempty"`
 	// InitError, when non-empty, makes init() fail.
 	InitError string `json:"init_error,omitempty"`
 	// Devices is what devices() reports.
