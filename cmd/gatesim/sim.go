@@ -22,70 +22,60 @@ import (
 const simVerifyLimit = 1 << 22
 
 type simFlags struct {
-	system, topo, nccl, coll, bytes, algo, proto, dtype, redop, trace, sweep string
-	channels, commChannels, ranks, root                                      int
-	verify, jsonOut, inPlace, sharp                                          bool
+	sf                                                         systemFlags
+	ef                                                         envFlags
+	nccl, coll, bytes, algo, proto, dtype, redop, trace, sweep string
+	channels, gpus, root                                       int
+	verify, jsonOut, inPlace                                   bool
 }
 
 func newSimCmd(d *deps) *cobra.Command {
 	var fl simFlags
 	c := &cobra.Command{
 		Use:   "sim",
-		Short: "Simulate a collective: schedule, timing, bytes per link, optional data-plane verification",
-		Long: `sim builds the schedule NCCL runs for one collective (package algos) and
-simulates it on a machine (package sim): simulated time, nccl-tests algbw and
-busbw, wire bytes per link class and injected network bytes, optionally a
-data-plane run with real arithmetic checked against a reference (--verify) and
-a Chrome trace of the timeline (--trace, opens in Perfetto).
+		Short: "Simulate a collective: NCCL's choice, its schedule, timing, bytes per link, optional data-plane verification",
+		Long: `sim builds the communicator NCCL would build on the machine (spec: gates, topology
+search, tuning model), takes NCCL's choice for the collective (algorithm, protocol,
+channels) or the one --algo/--proto force, builds the schedule NCCL runs (package
+algos) from the communicator's graphs and simulates it (package sim): simulated time
+beside NCCL's own cost-model estimate, nccl-tests algbw and busbw, wire bytes per link
+class and injected network bytes, optionally a data-plane run with real arithmetic
+checked against a reference (--verify) and a Chrome trace of the timeline (--trace,
+opens in Perfetto).
 
---bytes is nccl-tests' size: the per-rank buffer for AllReduce, Broadcast,
-Reduce and SendRecv, the whole gathered (scattered) buffer for AllGather
-(ReduceScatter). Units: B, K/KiB, M/MiB, G/GiB (powers of 1024), KB/MB/GB
-(powers of 1000).
+--bytes is nccl-tests' size: the per-rank buffer for AllReduce, Broadcast, Reduce
+and SendRecv, the whole gathered (scattered) buffer for AllGather (ReduceScatter).
+Units: B, K/KiB, M/MiB, G/GiB (powers of 1024), KB/MB/GB (powers of 1000).
 
-This branch has no selection model: --algo and --proto are required.
---channels defaults to NCCL's enqueue rule (topoGetAlgoInfo) for the
-communicator's channels.
-
---sweep FROM:TO[:FACTOR] prints a Markdown table of simulated times instead:
-one row per algorithm × protocol (--algo and --proto take comma-separated
-lists or "all"), one column per size from FROM to TO multiplying by FACTOR
-(default 2), a row for NCCL's cost-model time beside each (n/a on this branch),
-and the combinations that do not run on the machine with the reason.
-
-Machines (--system): ` + presetNames() + `; --topo reads a spec.System JSON file.`,
+--sweep FROM:TO[:FACTOR] prints a Markdown table instead: NCCL's choice per size,
+then for each algorithm × protocol (--algo and --proto take comma-separated lists or
+"all") the simulated time and NCCL's cost-model time per size; the combinations
+that do not run on the machine are listed with the reason.`,
+		Example: `  gatesim sim --system dgx-h100 --nodes 2 --coll allreduce --bytes 256MiB
+  gatesim sim --system h200x2 --env NCCL_NVLS_ENABLE=0 --algo ring --proto ll --bytes 64KiB --verify
+  gatesim sim --system dgx-h100 --sweep 4KiB:4GiB:4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(d, &fl) },
 	}
+	fl.sf.add(c)
+	fl.ef.add(c)
 	f := c.Flags()
-	f.StringVar(&fl.system, "system", "", "machine preset ("+presetNames()+")")
-	f.StringVar(&fl.topo, "topo", "", "machine description file: a spec.System as JSON")
-	f.StringVar(&fl.nccl, "nccl", "2.28.9", "NCCL release whose constants shape the schedule")
+	f.StringVar(&fl.nccl, "nccl", "2.28.9", "NCCL release")
 	f.StringVar(&fl.coll, "coll", "allreduce", "collective: allreduce, allgather, reducescatter, broadcast, reduce, sendrecv")
 	f.StringVar(&fl.bytes, "bytes", "256MiB", "nccl-tests size of the operation")
-	f.StringVar(&fl.algo, "algo", "", "algorithm: Ring, Tree, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT (required)")
-	f.StringVar(&fl.proto, "proto", "", "protocol: LL, LL128, Simple (required)")
-	f.IntVar(&fl.channels, "channels", 0, "channels of the operation (default: NCCL's enqueue rule)")
-	f.IntVar(&fl.commChannels, "comm-channels", 0, "channels of the communicator (default: 24 on one node, 16 across nodes, as NCCL's search finds on H100/H200 nodes)")
+	f.StringVar(&fl.algo, "algo", "", "force the algorithm: Ring, Tree, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT (default: NCCL's choice)")
+	f.StringVar(&fl.proto, "proto", "", "force the protocol: LL, LL128, Simple (default: NCCL's choice)")
+	f.IntVar(&fl.channels, "channels", 0, "channels of the operation (default: NCCL's)")
+	f.IntVar(&fl.gpus, "gpus", 0, "GPUs per node (reshapes the machine)")
 	f.StringVar(&fl.dtype, "dtype", "float32", "datatype")
 	f.StringVar(&fl.redop, "redop", "sum", "reduction: sum, prod, max, min, avg, premulsum")
-	f.IntVar(&fl.ranks, "ranks", 0, "use this many GPUs of the machine (a node's first GPUs, or whole nodes)")
 	f.IntVar(&fl.root, "root", 0, "root rank of Broadcast and Reduce")
 	f.BoolVar(&fl.verify, "verify", false, "run the data plane on random data and check every element against the reference")
 	f.StringVar(&fl.trace, "trace", "", "write the timeline as Chrome trace JSON to this file")
 	f.BoolVar(&fl.jsonOut, "json", false, "print JSON")
 	f.BoolVar(&fl.inPlace, "inplace", false, "run in place")
-	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated times over sizes, algorithms and protocols")
-	f.BoolVar(&fl.sharp, "sharp", false, "the network switch reduces in flight (SHARP), enabling CollNet")
+	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated and NCCL-model times over sizes, algorithms and protocols")
 	return c
-}
-
-func presetNames() string {
-	var n []string
-	for _, m := range sim.Presets() {
-		n = append(n, m.Name)
-	}
-	return strings.Join(n, ", ")
 }
 
 // parseBytes reads 256MiB, 4K, 1GB, 1024.
@@ -109,92 +99,55 @@ func parseBytes(s string) (int64, error) {
 	return v * mult, nil
 }
 
-func loadMachine(fl *simFlags) (sim.Machine, error) {
-	if (fl.system == "") == (fl.topo == "") {
-		return sim.Machine{}, badInputf("give exactly one of --system PRESET (%s) or --topo FILE", presetNames())
-	}
-	var m sim.Machine
-	if fl.system != "" {
-		p, err := sim.Preset(fl.system)
-		if err != nil {
-			return m, badInput(err)
-		}
-		m = p
-	} else {
-		b, err := os.ReadFile(fl.topo)
-		if err != nil {
-			return m, badInput(err)
-		}
-		if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "<") {
-			return m, badInputf("%s: NCCL topology XML needs spec/topo's parser, which is not on this branch: give a spec.System JSON file", fl.topo)
-		}
-		var s spec.System
-		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&s); err != nil {
-			return m, badInputf("%s: %v: expected a spec.System JSON object", fl.topo, err)
-		}
-		if s.Name == "" {
-			s.Name = fl.topo
-		}
-		p, err := sim.MachineFromSystem(&s)
-		if err != nil {
-			return m, badInputf("%s: %v", fl.topo, err)
-		}
-		m = p
-	}
-	if fl.sharp {
-		m.SHARP = true
-	}
-	if fl.ranks > 0 {
-		switch {
-		case fl.ranks <= m.GPUsPerNode:
-			m.Nodes, m.GPUsPerNode = 1, fl.ranks
-			m.NICs = min(m.NICs, fl.ranks)
-		case fl.ranks%m.GPUsPerNode == 0:
-			m.Nodes = fl.ranks / m.GPUsPerNode
-		default:
-			return m, badInputf("--ranks %d: expected at most %d (one node) or a multiple of the %d GPUs per node", fl.ranks, m.GPUsPerNode, m.GPUsPerNode)
-		}
-	}
-	if m.Nodes > 1 && m.NICs == 0 {
-		return m, badInputf("machine %s has %d nodes and no NICs", m.Name, m.Nodes)
-	}
-	return m, nil
-}
-
 // simReport is what sim prints.
 type simReport struct {
-	Machine      sim.Machine       `json:"machine"`
-	NCCL         string            `json:"nccl"`
-	Op           spec.Op           `json:"op"`
-	Selection    string            `json:"selection"`
-	ChannelsFrom string            `json:"channels_from"`
+	Machine   sim.Machine `json:"machine"`
+	NCCL      string      `json:"nccl"`
+	Op        spec.Op     `json:"op"`
+	Selection string      `json:"selection"`
+	// ChosenBy says where the selection came from: NCCL's tuning model or
+	// the flags; NCCLChoice is what NCCL would run.
+	ChosenBy     string            `json:"chosen_by"`
+	NCCLChoice   string            `json:"nccl_choice"`
 	Result       *sim.Result       `json:"result"`
 	ModelTimeUs  *float64          `json:"nccl_model_time_us"`
-	ModelNote    string            `json:"nccl_model_note"`
+	ModelNote    string            `json:"nccl_model_note,omitempty"`
 	Verification *sim.Verification `json:"verification,omitempty"`
 }
 
-// simSetup is what every simulation of one invocation shares.
+// simSetup is what every simulation of one invocation shares: the
+// communicator spec built, its layout and the machine the timing runs on.
 type simSetup struct {
-	m      sim.Machine
-	v      spec.Version
-	f      spec.Func
-	dt     spec.DataType
-	rop    spec.RedOp
-	l      *algos.Layout
-	commCh int
-	n      int
+	m    sim.Machine
+	v    spec.Version
+	comm *spec.Comm
+	f    spec.Func
+	dt   spec.DataType
+	rop  spec.RedOp
+	l    *algos.Layout
+	n    int
 }
 
 func newSimSetup(fl *simFlags) (*simSetup, error) {
-	m, err := loadMachine(fl)
+	sys, err := fl.sf.load()
 	if err != nil {
 		return nil, err
 	}
-	x := &simSetup{m: m, n: m.Nodes * m.GPUsPerNode}
+	if fl.gpus > 0 {
+		for i := range sys.Nodes {
+			sys.Nodes[i].Reshape(fl.gpus, 0, 0, 0)
+		}
+	}
+	env, err := fl.ef.build()
+	if err != nil {
+		return nil, err
+	}
+	x := &simSetup{}
 	if x.v, err = spec.ParseVersion(fl.nccl); err != nil {
+		return nil, badInput(err)
+	}
+	rs, err := spec.Load(x.v)
+	if err != nil {
 		return nil, badInput(err)
 	}
 	if x.f, err = spec.ParseFunc(fl.coll); err != nil {
@@ -209,23 +162,21 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if x.rop, err = spec.ParseRedOp(fl.redop); err != nil {
 		return nil, badInput(err)
 	}
-	x.commCh = fl.commChannels
-	if x.commCh == 0 {
-		x.commCh = 24
-		if m.Nodes > 1 {
-			x.commCh = 16
-		}
-	}
-	if x.l, err = algos.DefaultLayout(x.v, m.Nodes, m.GPUsPerNode, x.commCh); err != nil {
+	if x.comm, err = spec.Init(rs, sys, env); err != nil {
 		return nil, badInput(err)
 	}
-	if m.SM >= 100 {
-		x.l.NVLSChannels = 24
-		if m.Nodes > 1 {
-			x.l.NVLSChannels = 32
-		}
+	if x.comm.Err != nil {
+		return nil, &exitError{code: exitNo, err: fmt.Errorf("NCCL %s refuses the communicator: %s (%s)", x.v, fmtErr(x.comm.Err), decisiveRule(x.comm))}
 	}
-	x.l.MinCompCap = m.SM
+	if x.l, err = algos.LayoutFromComm(x.comm); err != nil {
+		return nil, badInput(err)
+	}
+	if x.m, err = sim.MachineFromSystem(sys); err != nil {
+		return nil, badInput(err)
+	}
+	// the switches reduce only where NCCL enabled the offload
+	x.m.SHARP, x.m.NVLS = x.comm.CollNetSupport, x.comm.NVLSSupport
+	x.n = x.comm.NRanks
 	return x, nil
 }
 
@@ -241,14 +192,64 @@ func (x *simSetup) op(size int64, root int) (spec.Op, error) {
 	return spec.Op{Func: x.f, Count: size / per, DataType: x.dt, RedOp: x.rop, Root: root}, nil
 }
 
-// selection fills the channel count from NCCL's enqueue rule when it is 0.
-func (x *simSetup) selection(algo spec.Algo, proto spec.Proto, channels int, size int64) (algos.Selection, string) {
-	sel := algos.Selection{Algo: algo, Proto: proto, NChannels: channels}
-	if channels != 0 {
-		return sel, "--channels"
+// choice is what runs for one operation: NCCL's decision, or the forced
+// algorithm and protocol, with NCCL's cost-model time for that cell.
+type choice struct {
+	sel      algos.Selection
+	by       string
+	nccl     string
+	model    *float64
+	note     string
+	decision *spec.Decision
+}
+
+func (x *simSetup) choose(op spec.Op, algo, proto string, channels int) (*choice, error) {
+	d, _, err := x.comm.Select(op)
+	if err != nil {
+		return nil, badInput(err)
 	}
-	sel.NChannels = algos.Channels(x.l, x.f, algo, proto, size)
-	return sel, "NCCL's enqueue rule for " + strconv.Itoa(x.commCh) + " communicator channels"
+	ch := &choice{decision: d, nccl: decisionLine(d)}
+	if algo == "" && proto == "" {
+		if d.Err != nil {
+			return nil, &exitError{code: exitNo, err: fmt.Errorf("NCCL %s returns %s for this operation: %s (%s)", x.v, d.Err.Result, d.Err.Message, d.DecidedBy)}
+		}
+		_, sel, err := algos.FromDecision(d)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		ch.sel, ch.by = sel, "NCCL's tuning model ("+string(d.DecidedBy)+")"
+		t := d.TimeUs
+		ch.model = &t
+	} else {
+		if algo == "" || proto == "" {
+			return nil, badInputf("--algo and --proto go together: give both, or neither for NCCL's choice")
+		}
+		a, err := spec.ParseAlgo(algo)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		p, err := spec.ParseProto(proto)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		ch.sel, ch.by = algos.Selection{Algo: a, Proto: p, NChannels: algos.Channels(x.l, x.f, a, p, op.Bytes())}, "--algo/--proto"
+		ch.note = "NCCL has no time for this cell"
+		for _, c := range d.Costs {
+			if c.Algo != a || c.Proto != p {
+				continue
+			}
+			if c.Usable {
+				t := c.TimeUs
+				ch.model, ch.note = &t, ""
+			} else {
+				ch.note = fmt.Sprintf("NCCL would not run %s/%s here: %s %s", a, p, c.Rule, c.Why)
+			}
+		}
+	}
+	if channels > 0 {
+		ch.sel.NChannels = channels
+	}
+	return ch, nil
 }
 
 func runSim(d *deps, fl *simFlags) error {
@@ -259,17 +260,6 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
-	if fl.algo == "" || fl.proto == "" {
-		return badInputf("--algo and --proto are required: NCCL's selection model (spec's Comm.Select) is not on this branch")
-	}
-	algo, err := spec.ParseAlgo(fl.algo)
-	if err != nil {
-		return badInput(err)
-	}
-	proto, err := spec.ParseProto(fl.proto)
-	if err != nil {
-		return badInput(err)
-	}
 	size, err := parseBytes(fl.bytes)
 	if err != nil {
 		return badInput(err)
@@ -278,9 +268,12 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
+	ch, err := x.choose(op, fl.algo, fl.proto, fl.channels)
+	if err != nil {
+		return err
+	}
 	m, n, f, rop := x.m, x.n, x.f, x.rop
-	sel, from := x.selection(algo, proto, fl.channels, size)
-	s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: fl.inPlace})
+	s, err := algos.Build(op, ch.sel, x.l, algos.Options{InPlace: fl.inPlace})
 	if err != nil {
 		return badInput(err)
 	}
@@ -292,14 +285,14 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
-	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: sel.String(), ChannelsFrom: from, Result: res,
-		ModelNote: simModelNote}
+	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: ch.sel.String(), ChosenBy: ch.by, NCCLChoice: ch.nccl,
+		Result: res, ModelTimeUs: ch.model, ModelNote: ch.note}
 	if fl.trace != "" {
 		w, err := os.Create(fl.trace)
 		if err != nil {
 			return badInput(err)
 		}
-		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s %s", f, size, algo, proto), "machine": m.Name,
+		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s", f, size, ch.sel), "machine": m.Name,
 			"note": "one process per representative rank: ranks of a symmetry class share its timeline"}
 		werr := sim.WriteChromeTrace(w, sx.Trace(), meta)
 		if cerr := w.Close(); werr == nil {
@@ -311,7 +304,7 @@ func runSim(d *deps, fl *simFlags) error {
 	}
 	if fl.verify {
 		if int64(n)*s.OutputCount() > simVerifyLimit || int64(n)*s.InputCount() > simVerifyLimit {
-			return badInputf("--verify holds every rank's buffers: %d ranks × %d elements is above the %d-element limit; lower --bytes or --ranks", n, max(s.InputCount(), s.OutputCount()), simVerifyLimit)
+			return badInputf("--verify holds every rank's buffers: %d ranks × %d elements is above the %d-element limit; lower --bytes or the machine", n, max(s.InputCount(), s.OutputCount()), simVerifyLimit)
 		}
 		rng := rand.New(rand.NewPCG(uint64(size), uint64(n)))
 		inputs := make([][]byte, n)
@@ -347,9 +340,6 @@ func runSim(d *deps, fl *simFlags) error {
 	}
 	return nil
 }
-
-// simModelNote says why the NCCL model column is empty.
-const simModelNote = "NCCL's cost-model time needs spec's tuning model (spec/tuning*.go), which is not on this branch"
 
 // parseList reads a comma-separated list or "all".
 func parseList[T any](s, what string, all []T, parse func(string) (T, error)) ([]T, error) {
@@ -400,7 +390,8 @@ func parseSweep(s string) ([]int64, error) {
 	return sizes, nil
 }
 
-// runSweep prints a Markdown table of simulated times.
+// runSweep prints a Markdown table: NCCL's choice per size, then the
+// simulated and NCCL-model times of each algorithm × protocol.
 func runSweep(d *deps, fl *simFlags) error {
 	if fl.verify || fl.trace != "" || fl.jsonOut {
 		return badInputf("--sweep prints a table: --verify, --trace and --json apply to one simulation")
@@ -423,30 +414,61 @@ func runSweep(d *deps, fl *simFlags) error {
 		return err
 	}
 	w := d.stdout
-	fmt.Fprintf(w, "%s %s %s on %s (%d node(s) × %d GPUs), NCCL %s, %d communicator channels; simulated time in µs\n\n",
-		x.f, x.dt.Short(), x.rop.Short(), x.m.Name, x.m.Nodes, x.m.GPUsPerNode, x.v, x.commCh)
+	fmt.Fprintf(w, "%s %s %s on %s (%d node(s) × %d GPUs), NCCL %s, %d communicator channels; times in µs\n\n",
+		x.f, x.dt.Short(), x.rop.Short(), x.m.Name, x.m.Nodes, x.m.GPUsPerNode, x.v, x.comm.NChannels)
 	fmt.Fprintf(w, "| algorithm | protocol | time |")
 	for _, sz := range sizes {
 		fmt.Fprintf(w, " %s |", sizeLabel(sz))
 	}
 	fmt.Fprintf(w, "\n|---|---|---|%s\n", strings.Repeat("--:|", len(sizes)))
+	var ops []spec.Op
+	var choice []string
+	var decs []*spec.Decision
+	for _, sz := range sizes {
+		op, err := x.op(sz, fl.root)
+		if err != nil {
+			ops, choice, decs = append(ops, spec.Op{Count: -1}), append(choice, "—"), append(decs, nil)
+			continue
+		}
+		dd, _, err := x.comm.Select(op)
+		if err != nil {
+			return badInput(err)
+		}
+		ops, decs = append(ops, op), append(decs, dd)
+		c := "error"
+		if dd.Err == nil {
+			c = dd.Algo.String() + "/" + dd.Proto.String()
+		}
+		choice = append(choice, c)
+	}
+	fmt.Fprintf(w, "| NCCL's choice | | | %s |\n", strings.Join(choice, " | "))
 	var skipped []string
 	for _, a := range as {
 		for _, p := range ps {
-			var cells []string
+			var simCells, modelCells []string
 			var why error
-			for _, sz := range sizes {
-				op, err := x.op(sz, fl.root)
-				if err != nil {
-					cells = append(cells, "—")
+			for i, sz := range sizes {
+				op := ops[i]
+				if op.Count < 0 {
+					simCells, modelCells = append(simCells, "—"), append(modelCells, "—")
 					continue
 				}
-				sel, _ := x.selection(a, p, fl.channels, sz)
+				model := "—"
+				for _, c := range decs[i].Costs {
+					if c.Algo == a && c.Proto == p && c.Usable {
+						model = fmt.Sprintf("%.1f", c.TimeUs)
+					}
+				}
+				modelCells = append(modelCells, model)
+				sel := algos.Selection{Algo: a, Proto: p, NChannels: algos.Channels(x.l, x.f, a, p, sz)}
+				if fl.channels > 0 {
+					sel.NChannels = fl.channels
+				}
 				s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: fl.inPlace})
 				if err == nil {
 					var res *sim.Result
 					if res, err = sim.Simulate(s, sim.Config{Machine: x.m}); err == nil {
-						cells = append(cells, fmt.Sprintf("%.1f", res.TimeUs))
+						simCells = append(simCells, fmt.Sprintf("%.1f", res.TimeUs))
 						continue
 					}
 				}
@@ -457,8 +479,8 @@ func runSweep(d *deps, fl *simFlags) error {
 				skipped = append(skipped, fmt.Sprintf("%s/%s: %v", a, p, why))
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %s | sim | %s |\n", a, p, strings.Join(cells, " | "))
-			fmt.Fprintf(w, "| %s | %s | NCCL model | %s |\n", a, p, strings.Repeat("n/a | ", len(sizes))[:len(sizes)*6-3])
+			fmt.Fprintf(w, "| %s | %s | sim | %s |\n", a, p, strings.Join(simCells, " | "))
+			fmt.Fprintf(w, "| %s | %s | NCCL model | %s |\n", a, p, strings.Join(modelCells, " | "))
 		}
 	}
 	if len(skipped) > 0 {
@@ -467,7 +489,7 @@ func runSweep(d *deps, fl *simFlags) error {
 			fmt.Fprintf(w, "- %s\n", s)
 		}
 	}
-	fmt.Fprintf(w, "\nNCCL model: %s.\n", simModelNote)
+	fmt.Fprintf(w, "\nNCCL model: NCCL's own estimate (ncclTopoGetAlgoTime) for the cell; — where NCCL would not run it (pruned or zero bandwidth).\n")
 	return nil
 }
 
@@ -500,7 +522,8 @@ func printSim(w io.Writer, r *simReport, fl *simFlags) {
 	res := r.Result
 	fmt.Fprintf(w, "%s %s %s %s on %s (%d node(s) × %d GPUs), NCCL %s\n", res.Func, human(float64(res.Bytes)), r.Op.DataType.Short(), r.Op.RedOp.Short(),
 		r.Machine.Name, r.Machine.Nodes, r.Machine.GPUsPerNode, r.NCCL)
-	fmt.Fprintf(w, "  selection        %s (channels: %s; %d used)\n", r.Selection, r.ChannelsFrom, res.Channels)
+	fmt.Fprintf(w, "  selection        %s (%s; %d channels used)\n", r.Selection, r.ChosenBy, res.Channels)
+	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
 	fmt.Fprintf(w, "  simulated time   %.2f us\n", res.TimeUs)
 	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", res.AlgBw)
 	fmt.Fprintf(w, "  busbw            %.2f GB/s\n", res.BusBw)

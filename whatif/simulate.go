@@ -1,0 +1,43 @@
+package whatif
+
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/sim"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Simulate is the simulated-time column: the schedule NCCL runs for the
+// point's decision (algos, from the communicator's own graphs and channel
+// count) timed on the point's machine (sim), with the switches reducing
+// only where NCCL enabled the offload. Points whose layout or schedule has
+// no builder (multi-node NVLS, nodes of different sizes) give an error and
+// an empty cell.
+func Simulate(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
+	l, err := algos.LayoutFromComm(comm)
+	if err != nil {
+		return 0, err
+	}
+	op, sel, err := algos.FromDecision(d)
+	if err != nil {
+		return 0, err
+	}
+	s, err := algos.Build(op, sel, l, algos.Options{})
+	if err != nil {
+		return 0, err
+	}
+	m, err := sim.MachineFromSystem(p.Machine.Sys)
+	if err != nil {
+		return 0, err
+	}
+	m.SHARP, m.NVLS = comm.CollNetSupport, comm.NVLSSupport
+	res, err := sim.Simulate(s, sim.Config{Machine: m})
+	if err != nil {
+		return 0, err
+	}
+	if res.TimeUs <= 0 {
+		return 0, fmt.Errorf("simulated time %g µs", res.TimeUs)
+	}
+	return res.TimeUs, nil
+}
