@@ -39,7 +39,7 @@ PyTorch's wheel, the system) and runs collectives on the local GPUs. Every proce
 its own, gets NCCL_NVLS_ENABLE=0, TORCH_SYMM_MEM_DISABLE_MULTICAST=1 and NVSHMEM_DISABLE_NVLS=1
 unless --allow-nvls is given. Without a GPU, CUDA or NCCL it exits with code 3.`,
 	}
-	c.AddCommand(newHWInfoCmd(d), newHWRunCmd(d), newHWMatrixCmd(d), newHWCompareCmd(d), newHWCheckCmd(d), newHWSelfTestCmd(d))
+	c.AddCommand(newHWInfoCmd(d), newHWRunCmd(d), newHWMatrixCmd(d), newHWCompareCmd(d), newHWCheckCmd(d), newHWReplayCmd(d), newHWSelfTestCmd(d))
 	return c
 }
 
