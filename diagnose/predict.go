@@ -39,32 +39,15 @@ func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, 
 		return nil, err
 	}
 	p := &Prediction{Trace: comm.Trace}
-	callType := map[spec.Func]spec.DataType{}
-	for _, c := range l.Calls {
-		if _, ok := callType[c.Func]; !ok {
-			callType[c.Func] = c.DType
-		}
-	}
 	seen := map[spec.Op]bool{}
-	for _, o := range l.Ops {
-		if !o.FuncKnown || o.Func < 0 || o.Func >= spec.NumFuncs {
+	for _, lo := range LoggedOps(l, nil) {
+		if seen[lo.Op] {
 			continue
 		}
-		dt, ok := callType[o.Func]
-		if o.DTypeKnow {
-			dt, ok = o.DType, true
-		}
-		if !ok {
-			dt = spec.Float32
-		}
-		op, err := spec.OpFromBytes(o.Func, o.Bytes, dt, spec.Sum, 0)
-		if err != nil || seen[op] {
-			continue
-		}
-		seen[op] = true
-		d, tr, err := comm.Select(op)
+		seen[lo.Op] = true
+		d, tr, err := comm.Select(lo.Op)
 		if err != nil {
-			return nil, fmt.Errorf("%s of %d bytes: %w", o.Func, o.Bytes, err)
+			return nil, fmt.Errorf("%s of %d bytes: %w", lo.Op.Func, lo.Line.Bytes, err)
 		}
 		if len(p.Decisions) == 0 {
 			p.Trace = tr // init plus the first operation's gates
@@ -72,4 +55,48 @@ func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, 
 		p.Decisions = append(p.Decisions, *d)
 	}
 	return p, nil
+}
+
+// LoggedOp is one distinct per-operation line of a log and the operation
+// NCCL was asked for.
+type LoggedOp struct {
+	Op   spec.Op
+	Line ncclog.OpChoice
+}
+
+// LoggedOps turns the log's per-operation lines into operations: the
+// datatype of the line's own call line, else dtypes[function] (what the
+// caller knows, such as a capture's results), else the log's first call
+// line of that function, else float32; sum, root 0. Lines that name no
+// collective of the cost table, or whose byte count is no whole number of
+// elements, are left out.
+func LoggedOps(l *ncclog.Log, dtypes map[spec.Func]spec.DataType) []LoggedOp {
+	callType := map[spec.Func]spec.DataType{}
+	for _, c := range l.Calls {
+		if _, ok := callType[c.Func]; !ok {
+			callType[c.Func] = c.DType
+		}
+	}
+	var out []LoggedOp
+	for _, o := range l.Ops {
+		if !o.FuncKnown || o.Func < 0 || o.Func >= spec.NumFuncs {
+			continue
+		}
+		dt, ok := dtypes[o.Func]
+		if !ok {
+			dt, ok = callType[o.Func]
+		}
+		if o.DTypeKnow {
+			dt, ok = o.DType, true
+		}
+		if !ok {
+			dt = spec.Float32
+		}
+		op, err := spec.OpFromBytes(o.Func, o.Bytes, dt, spec.Sum, 0)
+		if err != nil {
+			continue
+		}
+		out = append(out, LoggedOp{Op: op, Line: o})
+	}
+	return out
 }

@@ -182,29 +182,16 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 			}
 		}
 	}
-	ops := append([]ncclog.OpChoice(nil), l.Ops...)
+	ops := diagnose.LoggedOps(l, dtypes)
 	sort.SliceStable(ops, func(i, j int) bool {
-		if ops[i].Func != ops[j].Func {
-			return ops[i].Func < ops[j].Func
+		if ops[i].Op.Func != ops[j].Op.Func {
+			return ops[i].Op.Func < ops[j].Op.Func
 		}
-		return ops[i].Bytes < ops[j].Bytes
+		return ops[i].Line.Bytes < ops[j].Line.Bytes
 	})
-	for _, o := range ops {
-		if !o.FuncKnown || o.Func < 0 || o.Func >= spec.NumFuncs {
-			continue
-		}
-		dt, ok := dtypes[o.Func]
-		if o.DTypeKnow {
-			dt, ok = o.DType, true
-		}
-		if !ok {
-			dt = spec.Float32
-		}
-		op, err := spec.OpFromBytes(o.Func, o.Bytes, dt, spec.Sum, 0)
-		if err != nil {
-			continue
-		}
-		d, _, err := comm.Select(op)
+	for _, lo := range ops {
+		o := lo.Line
+		d, _, err := comm.Select(lo.Op)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // Time is simulated time in picoseconds.
@@ -129,7 +130,8 @@ func MachineFromSystem(s *spec.System) (Machine, error) {
 	// GB/s: on the project's 2 × H200 the vendor figure made Ring AllReduce
 	// 256 MiB simulate at 68% of NCCL's measured time, NCCL's at 82%.
 	// Ref: v2.28.9-1 src/graph/topo.h SM*_NVLINK_BW.
-	perLink := ncclNVLinkBw(g.SM)
+	rules := topo.DefaultParams()
+	perLink := float64(rules.NVLinkBw(g.SM))
 	links := g.NVLinks
 	if links == 0 && n0.NVSwitch {
 		links = 18
@@ -157,25 +159,6 @@ func MachineFromSystem(s *spec.System) (Machine, error) {
 	}
 	m.NVLS = n0.NVSwitch && g.Multicast && g.SM >= 90
 	return m, m.Validate()
-}
-
-// ncclNVLinkBw is ncclTopoNVLinkBw (GB/s per link).
-func ncclNVLinkBw(sm int) float64 {
-	switch {
-	case sm >= 100:
-		return 40.1
-	case sm >= 90:
-		return 20.6
-	case sm == 86:
-		return 12.0
-	case sm >= 80:
-		return 20.0
-	case sm >= 70:
-		return 20.0
-	case sm >= 60:
-		return 18.0
-	}
-	return 20.0
 }
 
 // hop classes for latencies

@@ -733,7 +733,7 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 		links := 0
 		for _, l := range g.Links {
 			if l.Type == topo.LinkNVL {
-				links += max(1, int(l.Bw/nvlinkBw(g.SM)+0.5))
+				links += max(1, int(l.Bw/s.Params.NVLinkBw(g.SM)+0.5))
 			}
 		}
 		n.GPUs = append(n.GPUs, GPU{Name: fmt.Sprintf("sm%d GPU", g.SM), Dev: g.Dev, SM: g.SM, NVLinks: links,
@@ -761,23 +761,6 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 // "dddd:bb:dd.f" without separators).
 func busIDString(id int64) string {
 	return fmt.Sprintf("%04x:%02x:%02x.%x", id>>20, (id>>12)&0xff, (id>>4)&0xff, id&0xf)
-}
-
-// nvlinkBw is NCCL's per-link NVLink bandwidth (GB/s) by compute capability.
-func nvlinkBw(sm int) float32 {
-	switch {
-	case sm >= 100:
-		return 40.1
-	case sm >= 90:
-		return 20.6
-	case sm >= 86:
-		return 12.0
-	case sm >= 80:
-		return 20.0
-	case sm >= 70:
-		return 20.0
-	}
-	return 18.0
 }
 
 // netXML finds the <net> element with the given dev in a topology XML.

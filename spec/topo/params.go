@@ -302,6 +302,10 @@ func (p *Params) PathCode(t PathType) int {
 	return -1
 }
 
+// NVLinkBw is ncclTopoNVLinkBw (src/graph/topo.h) under these rules: the
+// GB/s NCCL assigns one NVLink of a GPU of compute capability sm (×10).
+func (p *Params) NVLinkBw(sm int) float32 { return p.nvlinkBw(sm) }
+
 // nvlinkBw is ncclTopoNVLinkBw (src/graph/topo.h): GB/s per NVLink by SM.
 func (p *Params) nvlinkBw(sm int) float32 {
 	switch {
