@@ -298,6 +298,8 @@ func orDash(s string) string {
 func decisionText(d *spec.Decision) string {
 	by := string(d.DecidedBy)
 	switch {
+	case d.Discarded:
+		return "discarded, nothing runs [" + by + "]"
 	case d.Err != nil:
 		return fmt.Sprintf("error %s %q [%s]", d.Err.Result, d.Err.Message, by)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:

@@ -76,8 +76,10 @@ type Answer struct {
 	Proto      *string  `json:"proto"`
 	Candidates []string `json:"candidates,omitempty"`
 	Undecided  string   `json:"undecided,omitempty"`
-	DecidedBy  string   `json:"decided_by,omitempty"`
-	Fallback   bool     `json:"fallback"`
+	// Discarded: NCCL drops the call (count 0); nothing runs.
+	Discarded bool   `json:"discarded,omitempty"`
+	DecidedBy string `json:"decided_by,omitempty"`
+	Fallback  bool   `json:"fallback"`
 
 	Net            string        `json:"net,omitempty"`
 	CollNetSupport bool          `json:"collnet_support"`
@@ -216,7 +218,7 @@ func (o *Oracle) answer(line []byte) *Answer {
 
 func (o *Oracle) fill(id json.RawMessage, d *spec.Decision, trace spec.Trace) *Answer {
 	a := &Answer{Schema: SchemaVersion, ID: id, Status: "ok", NCCL: d.Release.String(),
-		Undecided: d.Undecided, DecidedBy: string(d.DecidedBy), Fallback: d.Fallback,
+		Undecided: d.Undecided, Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Fallback: d.Fallback,
 		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence}
 	if d.Err != nil {
 		a.Status = "error"

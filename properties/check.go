@@ -31,6 +31,12 @@ func CheckDecision(rs *spec.Ruleset, d *spec.Decision, tr spec.Trace) error {
 	if !slices.Equal(want, got) {
 		bad("trace rules %v, want the ruleset's order %v", got, want)
 	}
+	if d.Discarded {
+		if d.Err != nil || d.Algo != spec.AlgoNone || d.Op.Count != 0 || d.DecidedBy == "" {
+			bad("a discarded call has count %d, error %v, %s, gate %q", d.Op.Count, d.Err, d.Algo, d.DecidedBy)
+		}
+		return errors.Join(errs...)
+	}
 	if d.Err != nil {
 		if d.Algo != spec.AlgoNone || d.Proto != spec.ProtoNone {
 			bad("an error decision names %s/%s", d.Algo, d.Proto)

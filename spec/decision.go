@@ -58,6 +58,9 @@ type Decision struct {
 	// Undecided says why.
 	Candidates []AlgoProto `json:"candidates,omitempty"`
 	Undecided  string      `json:"undecided,omitempty"`
+	// Discarded is true when NCCL drops the call without running anything
+	// (a count of 0: "Empty collectives can be discarded").
+	Discarded bool `json:"discarded,omitempty"`
 	// DecidedBy names the gate that settled the outcome: the failing rule
 	// for an error, the fallback rule for a backup choice, G-SEL-PICK-1
 	// for a cost-table argmin.

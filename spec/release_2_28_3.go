@@ -161,7 +161,8 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Remove("G-TUNE-RINGRESTORE-1", ref("src/graph/tuning.cc", "ncclTopoTuneModel"), "removed in 2.24.3")
 	rs.Replace(modelDone.withRef(ref("src/graph/tuning.cc", "ncclTopoTuneModel")), "7 algorithms")
 
-	rs.Add(sideRule, "", "symmetric kernels (2.27.3) and copy-engine collectives (2.28) bypass the table")
+	rs.Replace(appendRule(ref("src/enqueue.cc", "taskAppend"), true), "fp8 reductions need sm90 (2.24)")
+	rs.Add(sideRule, "G-SEL-APPEND-1", "symmetric kernels (2.27.3) and copy-engine collectives (2.28) bypass the table")
 	rs.Replace(opSupport(ref("src/enqueue.cc", "getCollNetSupport"), false), "new tag")
 	rs.Add(collNetArity28, "G-SEL-OPSUP-1", "per-operation arity (2.23.4; CollNetChain 2.28.3)")
 	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),

@@ -209,6 +209,11 @@ var ruleCases = []ruleCase{
 	{name: "the ring search's line", rule: "G-GRAPH-SEARCH-1", releases: all, preset: "dgx-h100", want: Info, logHas: "Pattern 4, crossNic 0, nChannels 12, bw 30.000000/30.000000, type NVL/PIX, sameChannels 1"},
 	// the line public 8×H100 single-node logs of NCCL 2.27/2.28 print
 	{name: "channel summary", rule: "G-GRAPH-CHANNELS-1", releases: r28, preset: "dgx-h100", want: Info, logHas: "24 coll channels, 24 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer"},
+	{name: "a call becomes a task", rule: "G-SEL-APPEND-1", releases: all, preset: "dgx-a100", op: arOp(1 << 20), want: Pass},
+	{name: "empty call discarded", rule: "G-SEL-APPEND-1", releases: all, preset: "dgx-a100", op: &Op{Func: AllReduce, DataType: Float32}, want: Info, whyHas: "discards"},
+	{name: "fp8 reduction below sm90", rule: "G-SEL-APPEND-1", releases: r28, preset: "dgx-a100", op: &Op{Func: Reduce, Count: 4, DataType: Float8e4m3}, want: Fail,
+		logHas: "FP8 reduction support begins with sm90 capable devices."},
+	{name: "fp8 reduction on sm90", rule: "G-SEL-APPEND-1", releases: r28, preset: "dgx-h100", op: &Op{Func: Reduce, Count: 4, DataType: Float8e4m3}, want: Pass},
 	{name: "intra-node P2P", rule: "G-TRANSPORT-1", releases: all, preset: "dgx-h100", want: Pass},
 	{name: "P2P and SHM off: NET", rule: "G-TRANSPORT-1", releases: all, preset: "v100x4", env: Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"}, want: Fail, whyHas: "NET/Socket"},
 

@@ -28,6 +28,9 @@ type opRun struct {
 	dec     *Decision
 	// tunerCell is the cell the tuner wrote a time into (AlgoNone: none).
 	tunerCell AlgoProto
+	// stop is set by a rule that ends the call before the cost table (an
+	// empty collective, an API error): the rules after it are not reached.
+	stop bool
 	// choice is the tuning model's decision for the operation (ChooseOp),
 	// nil when the communicator has no model.
 	choice *OpChoice
@@ -59,6 +62,10 @@ func (c *Comm) Select(op Op) (*Decision, Trace, error) {
 	o := &opRun{rs: c.rs, comm: c, op: op, dec: d, tunerCell: AlgoProto{AlgoNone, ProtoNone}}
 	for _, id := range c.rs.Op {
 		rule := c.rs.rules[id]
+		if o.stop {
+			trace = append(trace, Verdict{Rule: id, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
+			continue
+		}
 		o.out = nil
 		rule.perOp(o)
 		for i := range o.out {
@@ -122,6 +129,36 @@ func (o *opRun) tuneBytes() int64 {
 }
 
 // ---------------------------------------------------------------------------
+
+// appendRule is G-SEL-APPEND-1: taskAppend's checks before a collective
+// becomes a task. fp8 marks 2.24+, where fp8 reductions need sm90.
+func appendRule(ref Ref, fp8 bool) *Rule {
+	doc := `taskAppend: a collective with count 0 is discarded (ncclSuccess, nothing runs, no cost table).`
+	logs := []string(nil)
+	if fp8 {
+		doc += ` An fp8 (e4m3, e5m2) collective other than AllGather and Broadcast on a communicator whose smallest compute capability is below 9.0 fails with ncclInvalidArgument and a WARN.`
+		logs = []string{"FP8 reduction support begins with sm90 capable devices."}
+	}
+	return &Rule{
+		ID: "G-SEL-APPEND-1", Layer: LayerSelect, Title: "empty and unsupported calls",
+		Doc: doc, Ref: ref, Logs: logs,
+		perOp: func(o *opRun) {
+			op, d := o.op, o.dec
+			switch {
+			case op.Count == 0:
+				d.Discarded, d.DecidedBy, o.stop = true, "G-SEL-APPEND-1", true
+				o.emit(Verdict{Outcome: Info, Why: "count 0: NCCL discards the call (nothing runs)"})
+			case fp8 && op.DataType.IsFP8() && op.Func != AllGather && op.Func != Broadcast && o.comm.MinSM < 90:
+				msg := "FP8 reduction support begins with sm90 capable devices."
+				d.Err = &NCCLError{Result: InvalidArgument, Message: msg, Call: "nccl" + op.Func.String()}
+				d.DecidedBy, o.stop = "G-SEL-APPEND-1", true
+				o.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%s %s on sm%d: fp8 reductions need sm90: ncclInvalidArgument", op.Func, op.DataType, o.comm.MinSM), Log: []string{msg}})
+			default:
+				o.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("%d element(s): the call becomes a task", op.Count)})
+			}
+		},
+	}
+}
 
 var sideRule = &Rule{
 	ID: "G-SEL-SIDE-1", Layer: LayerSelect, Title: "paths that bypass the cost table",

@@ -425,6 +425,8 @@ func (e *Evaluator) Evaluate(p Point) Result {
 	}
 	r.Algo, r.Proto, r.Err, r.NChannels, r.ModelUs = d.Algo, d.Proto, d.Err, d.NChannels, d.TimeUs
 	switch {
+	case d.Discarded:
+		r.Outcome = "discarded (count 0)"
 	case d.Err != nil:
 		r.Outcome = "error " + d.Err.Result.String()
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:

@@ -203,6 +203,8 @@ func printCosts(w io.Writer, d *spec.Decision) {
 // needs the tuning model)", "ncclInvalidUsage: ...".
 func decisionLine(d *spec.Decision) string {
 	switch {
+	case d.Discarded:
+		return "discarded (count 0: nothing runs)"
 	case d.Err != nil:
 		return "error " + fmtErr(d.Err)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:

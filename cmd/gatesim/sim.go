@@ -210,6 +210,9 @@ func (x *simSetup) choose(op spec.Op, algo, proto string, channels int) (*choice
 	}
 	ch := &choice{decision: d, nccl: decisionLine(d)}
 	if algo == "" && proto == "" {
+		if d.Discarded {
+			return nil, badInputf("%s with count 0: NCCL discards the call, nothing runs; give --algo and --proto to simulate an empty schedule", op.Func)
+		}
 		if d.Err != nil {
 			return nil, &exitError{code: exitNo, err: fmt.Errorf("NCCL %s returns %s for this operation: %s (%s)", x.v, d.Err.Result, d.Err.Message, d.DecidedBy)}
 		}
