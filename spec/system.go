@@ -16,6 +16,10 @@ import (
 type System struct {
 	Name  string `json:"name,omitempty"`
 	Nodes []Node `json:"nodes"`
+	// GraphFile holds the graphs of NCCL_GRAPH_FILE, parsed (spec reads no
+	// files: the CLI parses the file the variable names): a graph whose id
+	// matches replaces that search on every rank.
+	GraphFile []topo.Graph `json:"-"`
 	// Conf are NCCL's configuration files (same on every node).
 	Conf ConfFiles `json:"conf,omitempty"`
 }

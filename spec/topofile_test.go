@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // The captured machine's topology dump reads back as the machine the
@@ -62,4 +64,55 @@ func FuzzNodeFromTopology(f *testing.F) {
 			t.Errorf("accepted a node without GPUs or topology")
 		}
 	})
+}
+
+// NCCL_GRAPH_FILE's graphs replace the searches: node 0's own dumped graphs
+// give the same communicator, a ring cut to 2 channels gives fewer.
+func TestGraphFileReplacesTheSearch(t *testing.T) {
+	sys, err := Preset("dgx-h100", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := MustLoad(V2_28_9)
+	base, err := Init(rs, sys, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := base.Topo.WriteGraphXML(&b, 0); err != nil {
+		t.Fatal(err)
+	}
+	graphs, err := topo.ParseGraphXML("graph.xml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := *sys
+	with.GraphFile = graphs
+	same, err := Init(rs, &with, Env{"NCCL_GRAPH_FILE": "graph.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.NChannels != base.NChannels || same.Topo.Summary != base.Topo.Summary {
+		t.Errorf("the dumped graphs give %d channels (%q), the search %d (%q)", same.NChannels, same.Topo.Summary, base.NChannels, base.Topo.Summary)
+	}
+	if v, _ := same.Trace.Find("G-TOPO-1"); !strings.Contains(v.Why, "from NCCL_GRAPH_FILE") {
+		t.Errorf("G-TOPO-1 does not say the graphs came from the file: %s", v.Why)
+	}
+	for i := range graphs {
+		if graphs[i].ID == 0 || graphs[i].ID == 1 { // ring and tree: keep 2 channels
+			graphs[i].Channels = graphs[i].Channels[:2]
+			graphs[i].NChannels = 2
+		}
+	}
+	with.GraphFile = graphs
+	cut, err := Init(rs, &with, Env{"NCCL_GRAPH_FILE": "graph.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut.NChannels >= base.NChannels {
+		t.Errorf("a 2-channel ring and tree give %d communicator channels (search: %d)", cut.NChannels, base.NChannels)
+	}
+	if v, _ := base.Trace.Find("G-TOPO-1"); strings.Contains(v.Why, "NCCL_GRAPH_FILE") {
+		t.Errorf("without the variable G-TOPO-1 mentions it: %s", v.Why)
+	}
 }

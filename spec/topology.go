@@ -451,6 +451,12 @@ func topoRule(ref Ref) *Rule {
 				}
 				why += ")"
 			}
+			switch _, named := r.env.Lookup("NCCL_GRAPH_FILE"); {
+			case len(c.System.GraphFile) > 0:
+				why += fmt.Sprintf("; %d graph(s) from NCCL_GRAPH_FILE replace the searches with their ids", len(c.System.GraphFile))
+			case named:
+				why += "; NCCL_GRAPH_FILE is set but its graphs were not given to the model: the searches ran"
+			}
 			r.emit(Verdict{Outcome: Info, Why: why, Facts: facts})
 		},
 	}
@@ -485,6 +491,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 		o.NvlsMulticast = topo.MulticastYes
 	}
 	o.CollNetEnable = collNet
+	o.GraphFile = sys.GraphFile
 	o.CollNetNodeThreshold = int(r.param("NCCL_COLLNET_NODE_THRESHOLD"))
 	if ch := r.nodes[0].chosen; ch != nil && ch.external != nil && ch.external.Net != nil {
 		o.NetDeviceUnpack = ch.external.Net.DeviceType == "unpack"

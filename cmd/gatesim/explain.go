@@ -64,6 +64,9 @@ func runExplain(d *deps, o *explainOpts) error {
 	if err != nil {
 		return err
 	}
+	if err := loadGraphFile(sys, env); err != nil {
+		return err
+	}
 	op, err := o.op.build()
 	if err != nil {
 		return err

@@ -103,6 +103,9 @@ the schedule's from above. One process must drive every GPU of the communicator.
 			if err != nil {
 				return err
 			}
+			if err := loadGraphFile(sys, env); err != nil {
+				return err
+			}
 			s, err := hw.Open(hw.Options{Search: lf.search(), AllowNVLS: lf.allowNVLS})
 			if err != nil {
 				return hwError(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/spf13/cobra"
 )
 
@@ -179,4 +180,23 @@ func fmtErr(e *spec.NCCLError) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: %s", e.Result, e.Message)
+}
+
+// loadGraphFile reads the graph XML NCCL_GRAPH_FILE names, as every rank
+// would, and gives its graphs to the model (spec reads no files).
+func loadGraphFile(sys *spec.System, env spec.Env) error {
+	path, ok := env.Lookup("NCCL_GRAPH_FILE")
+	if !ok || path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return badInputf("NCCL_GRAPH_FILE: %v", err)
+	}
+	graphs, err := topo.ParseGraphXML(path, data)
+	if err != nil {
+		return badInput(err)
+	}
+	sys.GraphFile = graphs
+	return nil
 }

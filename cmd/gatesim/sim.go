@@ -142,6 +142,9 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := loadGraphFile(sys, env); err != nil {
+		return nil, err
+	}
 	x := &simSetup{}
 	if x.v, err = spec.ParseVersion(fl.nccl); err != nil {
 		return nil, badInput(err)

@@ -43,6 +43,9 @@ cells, thresholds and channel counts that differ between them on the same machin
 			if err != nil {
 				return err
 			}
+			if err := loadGraphFile(sys, env); err != nil {
+				return err
+			}
 			if len(vs) == 2 {
 				return tableDiff(d, vs, sys, env, asJSON)
 			}
