@@ -290,3 +290,38 @@ func TestLatencyBound(t *testing.T) {
 		t.Errorf("4-byte Ring/LL AllReduce on 8 GPUs takes %v, want about %v", r.Time, want)
 	}
 }
+
+// TestIdleConnectionsTakeNoShare: a connection that carries no data in the
+// whole operation (the empty channels and heads of a small CollNet or NVLS
+// operation, which walk the buffer with zero-element steps) takes no share
+// of the links, so adding an idle channel leaves the time unchanged.
+func TestIdleConnectionsTakeNoShare(t *testing.T) {
+	m := machineFor(algostest.Shape{Name: "2 nodes × 4 GPUs", Nodes: 2, LocalRanks: 4})
+	for _, a := range []spec.Algo{spec.NVLS, spec.CollNetDirect} {
+		var times [2]Time
+		for i, nc := range []int{1, 2} {
+			l, err := algos.DefaultLayout(spec.V2_28_9, 2, 4, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.NVLSChannels = 2
+			// 1024 elements: one chunk of head 0 on channel 0, whatever
+			// the channel count; channel 1 and the other heads move nothing
+			s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: 1024, DataType: spec.Float32}, algos.Selection{Algo: a, Proto: spec.Simple, NChannels: nc}, l, algos.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.NChannels != nc {
+				t.Fatalf("%s: %d channels, want %d", a, s.NChannels, nc)
+			}
+			r, err := Simulate(s, Config{Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			times[i] = r.Time
+		}
+		if times[0] != times[1] {
+			t.Errorf("%s: %v on one channel, %v with an idle second channel", a, times[0], times[1])
+		}
+	}
+}
