@@ -254,7 +254,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 	case spec.CollNetDirect:
 		if op.Func != spec.AllReduce {
 			b.h.NGroups = 3
-			return &Schedule{Header: b.h, gen: &directRailGen{b}, netDev: l.NetDev}, nil
+			return &Schedule{Header: b.h, gen: newDirectRailGen(b), netDev: l.NetDev}, nil
 		}
 		b.h.NGroups = 4
 		return &Schedule{Header: b.h, gen: &directGen{b}, netDev: l.NetDev}, nil

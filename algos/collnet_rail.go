@@ -32,7 +32,18 @@ import (
 // rail h's view is the blocks of head h's local rank, where NCCL's
 // collNetDenseToUserRank puts it. With one GPU per node the NVLink phases
 // vanish (g1 is a plain receive, or g0 nothing and g1 a plain send).
-type directRailGen struct{ base }
+type directRailGen struct {
+	base
+	rail [][]railIter // [channel][iteration], shared by every rank
+}
+
+func newDirectRailGen(b base) *directRailGen {
+	buf := BufOutput
+	if b.h.Func == spec.ReduceScatter {
+		buf = BufInput
+	}
+	return &directRailGen{base: b, rail: railLoop(b.l.NNodes, b.count, b.part.cnChunk, b.h.NChannels, b.l.CollNetHeads, buf)}
+}
 
 func (g *directRailGen) channelKey(ch int) string {
 	var b strings.Builder
@@ -51,57 +62,48 @@ func (g *directRailGen) endpoint(ch int, p Peer) Endpoint {
 
 func (g *directRailGen) program(rank, ch, grp int, dst []Step) []Step {
 	l := g.l
-	chunk := g.part.cnChunk
 	me := l.CollNetHead(rank)
-	if chunk <= 0 || me < 0 {
+	if g.part.cnChunk <= 0 || me < 0 {
 		return dst
 	}
 	nHeads := len(l.CollNetHeads)
 	node := l.Node(rank)
 	net := []Peer{{Kind: PeerNet, ID: int32(me)}}
-	// the other heads from mine on, with their rails; AllGather's
-	// broadcast and gather use connection 0, ReduceScatter's scatter and
-	// reduce connection 1 (the connIndex arguments of the Primitives)
+	// the other heads from mine on (the rails of views[me+1:me+nHeads]);
+	// AllGather's broadcast and gather use connection 0, ReduceScatter's
+	// scatter and reduce connection 1 (the connIndex arguments of the
+	// Primitives)
 	conn := 0
 	if g.h.Func == spec.ReduceScatter {
 		conn = 1
 	}
 	var others []Peer
-	var rails []int
 	for i := 1; i < nHeads; i++ {
-		h := (me + i) % nHeads
-		others = append(others, RankPeerConn(l.Rank(node, l.CollNetHeads[h]), conn))
-		rails = append(rails, l.CollNetHeads[h])
+		others = append(others, RankPeerConn(l.Rank(node, l.CollNetHeads[(me+i)%nHeads]), conn))
 	}
-	mine := l.CollNetHeads[me]
-	railLoop(l.NNodes, g.count, chunk, g.h.NChannels, ch, node, func(a, w, ownOff, own int64) {
-		views := func(b Buffer) []Chunk {
-			ps := make([]Chunk, len(rails))
-			for i, lr := range rails {
-				ps[i] = RailChunk(b, lr, a, w)
-			}
-			return ps
-		}
+	for _, it := range g.rail[ch] {
+		mine := it.views[me]
+		rest := it.views[me+1 : me+nHeads : me+nHeads]
 		switch {
 		case g.h.Func == spec.AllGather && grp == 0:
-			dst = append(dst, Step{Prim: PrimSend, Send: net, Src: inChunk(ownOff, own), Count: own})
+			off, own := ownPart(it.a, it.w, g.count, node)
+			dst = append(dst, Step{Prim: PrimSend, Send: net, Src: inChunk(off, own), Count: own})
 		case g.h.Func == spec.AllGather && grp == 1 && len(others) > 0:
-			dst = append(dst, Step{Prim: PrimRecvCopySend, Recv: net, Send: others, Dst: RailChunk(BufOutput, mine, a, w), Count: w, Direct: true})
+			dst = append(dst, Step{Prim: PrimRecvCopySend, Recv: net, Send: others, Dst: mine, Count: it.w, Direct: true})
 		case g.h.Func == spec.AllGather && grp == 1:
-			dst = append(dst, Step{Prim: PrimRecv, Recv: net, Dst: RailChunk(BufOutput, mine, a, w), Count: w, Direct: true})
+			dst = append(dst, Step{Prim: PrimRecv, Recv: net, Dst: mine, Count: it.w, Direct: true})
 		case g.h.Func == spec.AllGather && grp == 2 && len(others) > 0:
-			ps := views(BufOutput)
-			dst = append(dst, Step{Prim: PrimGather, Recv: others, Pieces: ps, Count: sumPieces(ps), Direct: true})
+			dst = append(dst, Step{Prim: PrimGather, Recv: others, Pieces: rest, Count: sumPieces(rest), Direct: true})
 		case g.h.Func == spec.ReduceScatter && grp == 0 && len(others) > 0:
-			ps := views(BufInput)
-			dst = append(dst, Step{Prim: PrimScatter, Send: others, Pieces: ps, Count: sumPieces(ps), PreOp: true})
+			dst = append(dst, Step{Prim: PrimScatter, Send: others, Pieces: rest, Count: sumPieces(rest), PreOp: true})
 		case g.h.Func == spec.ReduceScatter && grp == 1 && len(others) > 0:
-			dst = append(dst, Step{Prim: PrimRecvReduceSend, Recv: others, Send: net, Src: RailChunk(BufInput, mine, a, w), Count: w, PreOp: true})
+			dst = append(dst, Step{Prim: PrimRecvReduceSend, Recv: others, Send: net, Src: mine, Count: it.w, PreOp: true})
 		case g.h.Func == spec.ReduceScatter && grp == 1:
-			dst = append(dst, Step{Prim: PrimSend, Send: net, Src: RailChunk(BufInput, mine, a, w), Count: w, PreOp: true})
+			dst = append(dst, Step{Prim: PrimSend, Send: net, Src: mine, Count: it.w, PreOp: true})
 		case g.h.Func == spec.ReduceScatter && grp == 2:
-			dst = append(dst, Step{Prim: PrimRecv, Recv: net, Dst: outChunk(ownOff, own), Count: own, PostOp: true})
+			off, own := ownPart(it.a, it.w, g.count, node)
+			dst = append(dst, Step{Prim: PrimRecv, Recv: net, Dst: outChunk(off, own), Count: own, PostOp: true})
 		}
-	})
+	}
 	return dst
 }

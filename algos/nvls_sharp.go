@@ -40,6 +40,11 @@ type nvlsNetGen struct {
 	base
 	red, mc []Peer // [node*nHeads+h]
 	net     []Peer // [h]
+	// what every rank's program shares, built once: AllReduce's per-head
+	// pieces of each stride ([input/output][channel], strides × nHeads),
+	// AllGather's and ReduceScatter's rail loop ([channel][iteration])
+	blocks [2][][][]Chunk
+	rail   [][]railIter
 }
 
 func newNVLSNetGen(b base) *nvlsNetGen {
@@ -54,6 +59,15 @@ func newNVLSNetGen(b base) *nvlsNetGen {
 	}
 	for h := range g.net {
 		g.net[h] = Peer{Kind: PeerNet, ID: int32(h)}
+	}
+	chunk, nc := b.part.cnChunk, b.h.NChannels
+	switch b.h.Func {
+	case spec.AllReduce:
+		g.blocks = directStrides(b.part.cnCount, chunk, nHeads, nc)
+	case spec.AllGather:
+		g.rail = railLoop(l.NNodes, b.count, chunk, nc, l.NVLSHeads, BufOutput)
+	case spec.ReduceScatter:
+		g.rail = railLoop(l.NNodes, b.count, chunk, nc, l.NVLSHeads, BufInput)
 	}
 	return g
 }
@@ -96,26 +110,21 @@ func (g *nvlsNetGen) program(rank, ch, grp int, dst []Step) []Step {
 	if me >= 0 {
 		net = g.net[me : me+1 : me+1]
 	}
-	nc := g.h.NChannels
 	switch g.h.Func {
 	case spec.AllReduce:
 		size := g.part.cnCount
-		loop := int64(nc*nHeads) * chunk
-		for gridOff := int64(0); gridOff < size; gridOff += loop {
-			off := gridOff + int64(ch*nHeads)*chunk
-			ne := clamp0(min(int64(nHeads)*chunk, size-off))
+		for i, ps := range g.blocks[0][ch] {
 			switch grp {
 			case 0:
-				ps := headPieces(off, ne, chunk, nHeads, size, BufInput)
 				dst = append(dst, Step{Prim: PrimScatter, Send: red, Pieces: ps, Count: sumPieces(ps), PreOp: true})
 			case 1:
-				ps := headPieces(off, ne, chunk, nHeads, size, BufOutput)
+				ps = g.blocks[1][ch][i]
 				dst = append(dst, Step{Prim: PrimGather, Recv: mc, Pieces: ps, Count: sumPieces(ps)})
 			case 2, 3:
 				if me < 0 {
 					continue
 				}
-				n := clamp0(min(chunk, size-(gridOff+int64(ch*nHeads+me)*chunk)))
+				n := clamp0(min(chunk, size-ps[me].Offset))
 				if grp == 2 {
 					dst = append(dst, Step{Prim: PrimRecvSend, Recv: red[me : me+1 : me+1], Send: net, Count: n, Direct: true})
 				} else {
@@ -124,45 +133,66 @@ func (g *nvlsNetGen) program(rank, ch, grp int, dst []Step) []Step {
 			}
 		}
 	case spec.AllGather:
-		railLoop(l.NNodes, g.count, chunk, nc, ch, node, func(a, w, ownOff, own int64) {
+		for _, it := range g.rail[ch] {
+			views := it.views[:nHeads:nHeads]
 			switch grp {
 			case 0:
-				ps := make([]Chunk, nHeads)
-				for h := range ps {
-					ps[h] = RailChunk(BufOutput, l.NVLSHeads[h], a, w)
-				}
-				dst = append(dst, Step{Prim: PrimGather, Recv: mc, Pieces: ps, Count: sumPieces(ps), Direct: true})
+				dst = append(dst, Step{Prim: PrimGather, Recv: mc, Pieces: views, Count: sumPieces(views), Direct: true})
 			case 1:
 				if me >= 0 {
-					dst = append(dst, Step{Prim: PrimSend, Send: net, Src: inChunk(ownOff, own), Count: own})
+					off, own := ownPart(it.a, it.w, g.count, node)
+					dst = append(dst, Step{Prim: PrimSend, Send: net, Src: inChunk(off, own), Count: own})
 				}
 			case 2:
 				if me >= 0 {
-					dst = append(dst, Step{Prim: PrimRecvSend, Recv: net, Send: mc[me : me+1 : me+1], Count: w})
+					dst = append(dst, Step{Prim: PrimRecvSend, Recv: net, Send: mc[me : me+1 : me+1], Count: it.w})
 				}
 			}
-		})
+		}
 	case spec.ReduceScatter:
-		railLoop(l.NNodes, g.count, chunk, nc, ch, node, func(a, w, ownOff, own int64) {
+		for _, it := range g.rail[ch] {
+			views := it.views[:nHeads:nHeads]
 			switch grp {
 			case 0:
 				if me >= 0 {
-					dst = append(dst, Step{Prim: PrimRecv, Recv: net, Dst: outChunk(ownOff, own), Count: own, PostOp: true})
+					off, own := ownPart(it.a, it.w, g.count, node)
+					dst = append(dst, Step{Prim: PrimRecv, Recv: net, Dst: outChunk(off, own), Count: own, PostOp: true})
 				}
 			case 1:
-				ps := make([]Chunk, nHeads)
-				for h := range ps {
-					ps[h] = RailChunk(BufInput, l.NVLSHeads[h], a, w)
-				}
-				dst = append(dst, Step{Prim: PrimScatter, Send: red, Pieces: ps, Count: sumPieces(ps), PreOp: true, Direct: true})
+				dst = append(dst, Step{Prim: PrimScatter, Send: red, Pieces: views, Count: sumPieces(views), PreOp: true, Direct: true})
 			case 2:
 				if me >= 0 {
-					dst = append(dst, Step{Prim: PrimRecvSend, Recv: red[me : me+1 : me+1], Send: net, Count: w, Direct: true})
+					dst = append(dst, Step{Prim: PrimRecvSend, Recv: red[me : me+1 : me+1], Send: net, Count: it.w, Direct: true})
 				}
 			}
-		})
+		}
 	}
 	return dst
+}
+
+// directStrides are the per-head pieces of every stride of every channel
+// of a buffer walked in strides of nChannels × nHeads chunks (CollNetDirect
+// and NVLS AllReduce across nodes), [input/output][channel] → strides ×
+// nHeads: channel c's block of stride s starts at s × stride + c × nHeads
+// × chunk, head h's piece h × chunk later; pieces past the end are empty
+// and kept in bounds (ScatterGatherOp's split with peerOffset = chunk).
+func directStrides(size, chunk int64, nHeads, nc int) [2][][][]Chunk {
+	var out [2][][][]Chunk
+	if chunk <= 0 {
+		return out
+	}
+	loop := int64(nc*nHeads) * chunk
+	for bi, buf := range []Buffer{BufInput, BufOutput} {
+		out[bi] = make([][][]Chunk, nc)
+		for ch := range out[bi] {
+			for gridOff := int64(0); gridOff < size; gridOff += loop {
+				off := gridOff + int64(ch*nHeads)*chunk
+				ne := clamp0(min(int64(nHeads)*chunk, size-off))
+				out[bi][ch] = append(out[bi][ch], headPieces(off, ne, chunk, nHeads, size, buf))
+			}
+		}
+	}
+	return out
 }
 
 // headPieces are the per-head chunks of one block of nHeads chunks at off
