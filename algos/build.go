@@ -57,9 +57,7 @@ func supported(f spec.Func, a spec.Algo) bool {
 		return f < spec.NumFuncs
 	case spec.Tree, spec.CollNetChain, spec.NVLSTree:
 		return f == spec.AllReduce
-	case spec.CollNetDirect:
-		return f == spec.AllReduce
-	case spec.NVLS:
+	case spec.CollNetDirect, spec.NVLS:
 		return f == spec.AllReduce || f == spec.AllGather || f == spec.ReduceScatter
 	case spec.PAT:
 		return f == spec.AllGather || f == spec.ReduceScatter
@@ -144,16 +142,20 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 			return nil, fmt.Errorf("build: PAT is modelled for one rank per node, not %d", l.LocalRanks)
 		}
 	case spec.NVLS:
-		if l.NNodes != 1 {
-			return nil, fmt.Errorf("build: NVLS is modelled on one node (multi-node NVLS needs CollNet/SHARP); use NVLSTree across %d nodes", l.NNodes)
-		}
 		if op.Func != spec.AllGather && !nvlsSupported(op.RedOp, op.DataType) {
 			return nil, fmt.Errorf("build: NVLS cannot reduce %s with %s (ncclNvlsSupported)", op.DataType, op.RedOp)
 		}
 		if len(l.NVLSHeads) == 0 || l.NVLSChannels == 0 {
 			return nil, fmt.Errorf("build: NVLS needs NVLS heads and channels in the layout")
 		}
-		if op.Func != spec.AllReduce {
+		if l.NNodes > 1 && op.Func != spec.AllReduce && !p.NVLSNetGatherScatter {
+			return nil, fmt.Errorf("build: NCCL %s runs NVLS %s on one node only (across nodes through CollNet from 2.27)", l.Release, op.Func)
+		}
+		if l.NNodes > 1 && op.Func != spec.AllReduce && len(l.NVLSHeads) != l.LocalRanks {
+			// ncclTopoTuneModel: "AllGather/ReduceScatter requires 1:1 GPU:NIC"
+			return nil, fmt.Errorf("build: NVLS %s across nodes needs every local rank as an NVLS head (CollNet head), have %d heads for %d GPUs per node", op.Func, len(l.NVLSHeads), l.LocalRanks)
+		}
+		if l.NNodes == 1 && op.Func != spec.AllReduce {
 			for i, h := range l.NVLSHeads {
 				if h != i || len(l.NVLSHeads) != l.LocalRanks {
 					return nil, fmt.Errorf("build: NVLS %s needs the NVLS heads to be the local ranks in order (NCCL places head i's piece at i × count), have %v", op.Func, l.NVLSHeads)
@@ -176,6 +178,10 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		}
 		if sel.Algo == spec.CollNetDirect && (l.LocalRanks > 8 || len(l.CollNetHeads) == 0) {
 			return nil, fmt.Errorf("build: CollNetDirect needs 1-8 local ranks and CollNet heads (NCCL_MAX_DIRECT_ARITY+1), have %d ranks and %d heads", l.LocalRanks, len(l.CollNetHeads))
+		}
+		if sel.Algo == spec.CollNetDirect && op.Func != spec.AllReduce && len(l.CollNetHeads) != l.LocalRanks {
+			// ncclTopoTuneModel: "AllGather/ReduceScatter requires 1:1 GPU:NIC"
+			return nil, fmt.Errorf("build: CollNetDirect %s needs every local rank as a CollNet head, have %d heads for %d GPUs per node", op.Func, len(l.CollNetHeads), l.LocalRanks)
 		}
 	}
 	h := Header{
@@ -208,7 +214,13 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		nc = Channels(l, op.Func, sel.Algo, sel.Proto, nBytes)
 	}
 	maxCh := l.NChannels
-	if sel.Algo.IsNVLS() {
+	// NVLS across nodes goes through CollNet: its channels are both NVLS
+	// and CollNet channels (scheduleCollTasksToPlan's nMaxChannels).
+	nvlsNet := sel.Algo == spec.NVLS && l.NNodes > 1
+	switch {
+	case nvlsNet && p.NVLSNetMinChannels:
+		maxCh = min(l.NVLSChannels, l.NChannels)
+	case sel.Algo.IsNVLS():
 		maxCh = l.NVLSChannels
 	}
 	if nc > maxCh {
@@ -222,7 +234,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		x.collnetDepth = 1 // connectCollNet: depth 1 when a head has no up and no down peers
 	}
 	var part partition
-	if sel.Algo.IsCollNet() {
+	if sel.Algo.IsCollNet() || nvlsNet {
 		part = x.collnetPartition(count, h.Unit, nc)
 	} else {
 		part = x.cbdPartition(count, h.Unit, nc, maxCh)
@@ -240,9 +252,20 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		b.h.NGroups = 2
 		return &Schedule{Header: b.h, gen: &chainGen{b}, netDev: l.NetDev}, nil
 	case spec.CollNetDirect:
+		if op.Func != spec.AllReduce {
+			b.h.NGroups = 3
+			return &Schedule{Header: b.h, gen: newDirectRailGen(b), netDev: l.NetDev}, nil
+		}
 		b.h.NGroups = 4
 		return &Schedule{Header: b.h, gen: &directGen{b}, netDev: l.NetDev}, nil
 	case spec.NVLS:
+		if nvlsNet {
+			b.h.NGroups = 3
+			if op.Func == spec.AllReduce {
+				b.h.NGroups = 4
+			}
+			return &Schedule{Header: b.h, gen: newNVLSNetGen(b), netDev: l.NetDev}, nil
+		}
 		b.h.NGroups = 3
 		return &Schedule{Header: b.h, gen: newNVLSGen(b), netDev: l.NetDev}, nil
 	case spec.NVLSTree:

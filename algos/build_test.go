@@ -49,6 +49,9 @@ func TestBuildRejects(t *testing.T) {
 	two, _ := DefaultLayout(spec.V2_28_9, 2, 4, 2)
 	old, _ := DefaultLayout(spec.V2_22_3, 4, 1, 2)
 	pat, _ := DefaultLayout(spec.V2_28_9, 4, 1, 2)
+	old22two, _ := DefaultLayout(spec.V2_22_3, 2, 4, 2)
+	twoFewHeads, _ := DefaultLayout(spec.V2_28_9, 2, 4, 2)
+	twoFewHeads.NVLSHeads, twoFewHeads.CollNetHeads = []int{0, 1}, []int{0, 2}
 	f32 := spec.Op{Func: spec.AllReduce, Count: 100, DataType: spec.Float32}
 	tests := []struct {
 		name string
@@ -58,7 +61,10 @@ func TestBuildRejects(t *testing.T) {
 		want string
 	}{
 		{"tree allgather", spec.Op{Func: spec.AllGather, Count: 10, DataType: spec.Float32}, Selection{Algo: spec.Tree, Proto: spec.Simple}, two, "no Tree AllGather"},
-		{"nvls two nodes", f32, Selection{Algo: spec.NVLS, Proto: spec.Simple}, two, "one node"},
+		{"nvls allgather, heads not every GPU", spec.Op{Func: spec.AllGather, Count: 10, DataType: spec.Float32}, Selection{Algo: spec.NVLS, Proto: spec.Simple}, twoFewHeads, "every local rank as an NVLS head"},
+		{"collnetdirect reducescatter, heads not every GPU", spec.Op{Func: spec.ReduceScatter, Count: 10, DataType: spec.Float32}, Selection{Algo: spec.CollNetDirect, Proto: spec.Simple}, twoFewHeads, "every local rank as a CollNet head"},
+		{"nvls allgather across nodes in 2.22", spec.Op{Func: spec.AllGather, Count: 10, DataType: spec.Float32}, Selection{Algo: spec.NVLS, Proto: spec.Simple}, old22two, "one node only"},
+		{"nvls two nodes prod", spec.Op{Func: spec.ReduceScatter, Count: 10, DataType: spec.Float32, RedOp: spec.Prod}, Selection{Algo: spec.NVLS, Proto: spec.Simple}, two, "cannot reduce"},
 		{"nvls LL", f32, Selection{Algo: spec.NVLS, Proto: spec.LL}, one, "Simple"},
 		{"nvls prod", spec.Op{Func: spec.AllReduce, Count: 10, DataType: spec.Float32, RedOp: spec.Prod}, Selection{Algo: spec.NVLS, Proto: spec.Simple}, one, "cannot reduce"},
 		{"nvlstree one node", f32, Selection{Algo: spec.NVLSTree, Proto: spec.Simple}, one, "two nodes"},

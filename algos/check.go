@@ -82,6 +82,15 @@ func (s *Schedule) Deps() ([][][]StepRef, error) {
 		return e
 	}
 	var errs []string
+	// an ireducescatter endpoint's k-th result is sliced among its
+	// receivers: their receive counts must add up to the senders' count
+	type splitKey struct {
+		ch int
+		p  Peer
+		k  int
+	}
+	splitGot := map[splitKey]int64{}
+	splitWant := map[splitKey]int64{}
 	// ready reports whether the i-th receive of st can proceed and which
 	// messages it takes.
 	type take struct {
@@ -138,11 +147,32 @@ func (s *Schedule) Deps() ([][][]StepRef, error) {
 				ref := StepRef{r, c, g, pc[i]}
 				for ri, t := range takes {
 					want := st.messageCount(ri)
+					op := EndpointReduce
+					if p := st.Recv[ri]; p.Kind != PeerRank {
+						op = endpoint(c, p).Op
+					}
+					sum := int64(0)
 					for _, m := range t.msgs {
 						deps[i][pc[i]] = append(deps[i][pc[i]], m.ref)
-						if st.Pat == nil && m.count != want {
+						sum += m.count
+						if st.Pat != nil || op == EndpointAllGather {
+							continue
+						}
+						if m.count != t.msgs[0].count || (op == EndpointReduce && m.count != want) {
 							errs = append(errs, fmt.Sprintf("%s receives %d elements from %s but %s sent %d",
 								ref, want, st.Recv[ri].format(s.LocalRanks), m.ref, m.count))
+						}
+					}
+					switch op {
+					case EndpointAllGather:
+						if sum != want {
+							errs = append(errs, fmt.Sprintf("%s receives %d elements from %s, which gathers %d", ref, want, st.Recv[ri].format(s.LocalRanks), sum))
+						}
+					case EndpointReduceScatter:
+						k := splitKey{c, st.Recv[ri], consumed[t.key] + st.recvSlot()}
+						splitGot[k] += want
+						if len(t.msgs) > 0 {
+							splitWant[k] = t.msgs[0].count
 						}
 					}
 					if st.consumesMessage() {
@@ -169,6 +199,12 @@ func (s *Schedule) Deps() ([][][]StepRef, error) {
 			if len(errs) > 20 {
 				break
 			}
+		}
+	}
+	for k, got := range splitGot {
+		if got != splitWant[k] {
+			errs = append(errs, fmt.Sprintf("channel %d: the receivers of %s take %d elements of message %d, which reduces %d",
+				k.ch, k.p.format(s.LocalRanks), got, k.k, splitWant[k]))
 		}
 	}
 	// every message must be consumed by every receiver
@@ -241,7 +277,7 @@ func (s *Schedule) Validate() error {
 		outN = inN
 	}
 	checkChunk := func(ref StepRef, what string, c Chunk) {
-		if c.Buf == BufNone || (c.Count == 0 && c.Offset >= 0 && c.Buf <= BufOutput) {
+		if c.Buf == BufNone || (c.Count == 0 && c.Offset >= 0 && c.Buf <= BufOutput && c.Rail >= 0) {
 			return // an empty range touches nothing
 		}
 		lim := inN
@@ -250,6 +286,19 @@ func (s *Schedule) Validate() error {
 		}
 		if c.Buf != BufInput && c.Buf != BufOutput {
 			errs = append(errs, fmt.Sprintf("%s: %s: unknown buffer %d", ref, what, c.Buf))
+			return
+		}
+		if l, ok := c.RailLocal(); ok || c.Rail < 0 {
+			// a rail view covers nNodes blocks of the per-rank count, and
+			// needs a buffer of nRanks blocks to map them into
+			blk := h.Count * h.unitsPerElem()
+			if !ok || l >= h.LocalRanks || lim < int64(h.NRanks)*blk {
+				errs = append(errs, fmt.Sprintf("%s: %s %s: a rail view needs a local rank below %d and a buffer of %d ranks' blocks", ref, what, c, h.LocalRanks, h.NRanks))
+				return
+			}
+			if c.Offset < 0 || c.Count < 0 || c.End() > int64(h.NNodes)*blk {
+				errs = append(errs, fmt.Sprintf("%s: %s %s outside the %d-unit rail view (%d nodes × %d)", ref, what, c, int64(h.NNodes)*blk, h.NNodes, blk))
+			}
 			return
 		}
 		if c.Offset < 0 || c.Count < 0 || c.End() > lim {

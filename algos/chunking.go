@@ -119,8 +119,13 @@ func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
 			c /= 2
 		}
 	case x.algo == spec.NVLS:
-		// single node; the multi-node 32 KiB cap for slow NVLS does not apply
-		c = min(c, int64(x.l.NVLSChunkSize))
+		maxChunk := int64(x.l.NVLSChunkSize)
+		if x.l.NNodes > 1 && x.l.NVLSBw < 150 {
+			// NVLS with SHARP across nodes whose NVLS bandwidth the tuning
+			// model puts below 150 GB/s moves 32 KiB chunks
+			maxChunk = 32768
+		}
+		c = min(c, maxChunk)
 		ops := nc * int64(max(1, len(x.l.NVLSHeads)))
 		if nBytes < 64*ops*c && c > 65536 {
 			c = 65536
@@ -310,7 +315,8 @@ func b2i(b bool) int64 {
 // (topoGetAlgoInfo's nc): Ring, Tree, CollNetChain and PAT drop channels
 // while nBytes < nc × maxThreads × threadThreshold; CollNetDirect steps down
 // through 16, 8, 4, 2, 1 with the head count in the product; NVLS and
-// NVLSTree use the NVLS channels. maxThreads and the thresholds are the
+// NVLSTree use the NVLS channels, NVLS across nodes at most nChannels
+// (2.28.3+). maxThreads and the thresholds are the
 // defaults of ncclTopoTuneModel without NCCL_NTHREADS,
 // NCCL_LL128_NTHREADS or NCCL_THREAD_THRESHOLDS (LL 512/8×nRanks for Ring,
 // 512/8 otherwise; LL128 640/8; Simple 512/64; CollNet and NVLS Simple
@@ -355,6 +361,9 @@ func Channels(l *Layout, f spec.Func, algo spec.Algo, proto spec.Proto, nBytes i
 		}
 	case spec.NVLS, spec.NVLSTree:
 		nc = l.NVLSChannels
+		if p, err := l.Params(); err == nil && p.NVLSNetMinChannels && algo == spec.NVLS && l.NNodes > 1 {
+			nc = min(l.NVLSChannels, l.NChannels) // NVLS through CollNet
+		}
 	default:
 		for nBytes < int64(nc)*nt*th && nc >= 2 {
 			nc--

@@ -123,3 +123,42 @@ func TestPartitionCoversCount(t *testing.T) {
 		}
 	}
 }
+
+// TestNVLSAcrossNodesChunkAndChannels: NVLS through CollNet runs on
+// min(nvlsChannels, nChannels) channels from 2.28.3 (nvlsChannels before),
+// and its chunk is capped at 32 KiB when the tuning model's AllReduce NVLS
+// bandwidth is below 150 GB/s (calcCollChunking), then shrinks with the
+// size as on one node.
+func TestNVLSAcrossNodesChunkAndChannels(t *testing.T) {
+	for _, tc := range []struct {
+		release spec.Version
+		nvlsBw  float64
+		bytes   int64
+		ch      int
+		chunk   int64 // bytes
+	}{
+		{spec.V2_28_9, 193.5, 1 << 30, 8, 128 << 10}, // dgx-h100 × 16 with SHARP: no cap
+		{spec.V2_28_9, 120, 1 << 30, 8, 32 << 10},    // a slow NVLS: the 32 KiB cap
+		{spec.V2_28_9, 193.5, 1 << 20, 8, 16 << 10},  // small: 64K, 32K, 16K steps
+		{spec.V2_22_3, 193.5, 1 << 30, 12, 128 << 10},
+	} {
+		l, err := DefaultLayout(tc.release, 16, 8, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.NVLSChannels, l.NVLSBw = 12, tc.nvlsBw
+		if got := Channels(l, spec.AllReduce, spec.NVLS, spec.Simple, tc.bytes); got != tc.ch {
+			t.Errorf("%s %d bytes: %d channels, want %d", tc.release, tc.bytes, got, tc.ch)
+		}
+		if tc.release == spec.V2_22_3 {
+			continue // 2.22.3's layouts have nChannels ≥ nvlsChannels; this one does not
+		}
+		s, err := Build(spec.Op{Func: spec.AllReduce, Count: tc.bytes / 4, DataType: spec.Float32}, Selection{Algo: spec.NVLS, Proto: spec.Simple}, l, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.ChunkCounts()[0] * 4; s.NChannels != tc.ch || got != tc.chunk {
+			t.Errorf("%s NVLS bandwidth %v, %d bytes: %d channels of %d-byte chunks, want %d of %d", tc.release, tc.nvlsBw, tc.bytes, s.NChannels, got, tc.ch, tc.chunk)
+		}
+	}
+}

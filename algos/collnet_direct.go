@@ -1,7 +1,6 @@
 package algos
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -28,17 +27,9 @@ type directGen struct{ base }
 // channelKey lists the channel's block sizes per stride: channels differ
 // only where the last stride leaves some of them less data.
 func (g *directGen) channelKey(ch int) string {
-	nHeads := int64(len(g.l.CollNetHeads))
-	chunk, size := g.part.cnChunk, g.part.cnCount
 	var b strings.Builder
 	b.WriteString("collnetdirect")
-	if chunk > 0 {
-		loop := int64(g.h.NChannels) * nHeads * chunk
-		for gridOff := int64(0); gridOff < size; gridOff += loop {
-			off := gridOff + int64(ch)*nHeads*chunk
-			fmt.Fprintf(&b, " %d", clamp0(min(nHeads*chunk, size-off)))
-		}
-	}
+	directBlocks(&b, g.part.cnCount, g.part.cnChunk, int64(len(g.l.CollNetHeads)), g.h.NChannels, ch)
 	return b.String()
 }
 

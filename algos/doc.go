@@ -25,10 +25,12 @@
 // The generators mirror NCCL's device code at v2.28.9-1: runRing and
 // runTreeSplit of src/device/all_reduce.h, the Ring kernels of
 // all_gather.h, reduce_scatter.h, broadcast.h and reduce.h, the
-// CollNetDirect, CollNetChain, NVLS and NVLSTree kernels, PAT's step
-// generators (src/include/collectives.h), with channel partitions and chunk
-// sizes from src/enqueue.cc (scheduleCollTasksToPlan, calcCollChunking).
-// Each file names the code it follows; release differences live in Params.
+// CollNetDirect (AllReduce, AllGather, ReduceScatter), CollNetChain, NVLS
+// (one node, and across nodes with CollNet/SHARP) and NVLSTree kernels,
+// PAT's step generators (src/include/collectives.h), with channel
+// partitions and chunk sizes from src/enqueue.cc (scheduleCollTasksToPlan,
+// calcCollChunking). Each file names the code it follows; release
+// differences live in Params.
 //
 // The package is pure: no I/O, no clocks, no goroutines, no mutable
 // package state.

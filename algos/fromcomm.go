@@ -10,8 +10,9 @@ import (
 // LayoutFromComm is the layout of a communicator spec built: its topology
 // search's graphs (the orders of node 0, the agreed channel counts), the
 // channel copies ncclTopoPostset made, NVLS and CollNet as the gates left
-// them, and the buffer sizes of NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and
-// NCCL_LL128_BUFFSIZE. It fails when init failed or the nodes differ in
+// them, the tuning model's NVLS bandwidth (NVLSBw, which sets the chunk of
+// NVLS across nodes), and the buffer sizes of NCCL_BUFFSIZE,
+// NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE. It fails when init failed or the nodes differ in
 // size (Layout has one order per channel for all nodes).
 func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	if c.Err != nil {
@@ -62,6 +63,9 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	l, err := FromGraphs(c.Release, r.NNodes, r.MaxLocalRanks, g)
 	if err != nil {
 		return nil, err
+	}
+	if c.Model != nil {
+		l.NVLSBw = float64(c.Model.Bandwidths[spec.AllReduce][spec.NVLS][spec.Simple])
 	}
 	if l.NChannels != c.NChannels {
 		return nil, fmt.Errorf("the layout has %d channels where the communicator has %d: ncclTopoPostset's copies are off", l.NChannels, c.NChannels)

@@ -9,6 +9,7 @@ import (
 // The layout of a communicator spec built has its channel count and heads,
 // and every algorithm the gates leave schedulable builds on it.
 func TestLayoutFromComm(t *testing.T) {
+	built := map[string]bool{} // multi-node schedules of NCCL's choice
 	for _, c := range []struct {
 		preset string
 		nodes  int
@@ -44,21 +45,39 @@ func TestLayoutFromComm(t *testing.T) {
 			if c.env.Get("NCCL_BUFFSIZE") == "1048576" && l.BuffSize[spec.Simple] != 1<<20 {
 				t.Errorf("NCCL_BUFFSIZE not applied: %v", l.BuffSize)
 			}
-			op, _ := spec.OpFromBytes(spec.AllReduce, 1<<20, spec.Float32, spec.Sum, 0)
-			d, _, err := comm.Select(op)
-			if err != nil || d.Err != nil {
-				t.Fatalf("%s×%d %s: select %v %v", c.preset, c.nodes, v, err, d.Err)
+			// NCCL's choice for every collective with a schedule, at sizes
+			// where NVLS (with SHARP across nodes) and CollNet win
+			for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter} {
+				for _, size := range []int64{64 << 10, 1 << 20} {
+					op, _ := spec.OpFromBytes(f, size, spec.Float32, spec.Sum, 0)
+					d, _, err := comm.Select(op)
+					if err != nil || d.Err != nil {
+						t.Fatalf("%s×%d %s: select %v %v", c.preset, c.nodes, v, err, d.Err)
+					}
+					o, sel, err := FromDecision(d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s, err := Build(o, sel, l, Options{})
+					if err != nil {
+						t.Errorf("%s×%d %s: %s %s: %v", c.preset, c.nodes, v, f, sel, err)
+						continue
+					}
+					if err := s.Validate(); err != nil {
+						t.Errorf("%s×%d %s: %s %s: %v", c.preset, c.nodes, v, f, sel, err)
+					}
+					if l.NNodes > 1 {
+						built[f.String()+"/"+sel.Algo.String()] = true
+					}
+				}
 			}
-			o, sel, err := FromDecision(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = Build(o, sel, l, Options{})
-			// multi-node NVLS (NVLS with SHARP across nodes) has no builder
-			notModelled := sel.Algo == spec.NVLS && l.NNodes > 1
-			if (err != nil) != notModelled {
-				t.Errorf("%s×%d %s: %s: %v", c.preset, c.nodes, v, sel, err)
-			}
+		}
+	}
+	// the SHARP cluster exercises the generators of NVLS across nodes and
+	// of CollNetDirect AllGather/ReduceScatter
+	for _, k := range []string{"AllReduce/NVLS", "AllGather/CollNetDirect", "ReduceScatter/CollNetDirect"} {
+		if !built[k] {
+			t.Errorf("no modelled release chose %s on dgx-h100×2 with SHARP (chose %v)", k, built)
 		}
 	}
 }

@@ -44,6 +44,14 @@ func goldenCases() []goldenCase {
 		{"nvls_allgather", 1, 4, f32(spec.AllGather, 4096, 0), simple(spec.NVLS), false},
 		{"nvls_reducescatter", 1, 4, f32(spec.ReduceScatter, 4096, 0), simple(spec.NVLS), false},
 		{"nvlstree_allreduce", 2, 2, f32(spec.AllReduce, 16384, 0), simple(spec.NVLSTree), false},
+		// NVLS with SHARP across nodes and CollNetDirect AllGather /
+		// ReduceScatter: counts chosen so that windows cross the node
+		// boundary of the rail space and the last strides are partial
+		{"nvls_sharp_allreduce", 2, 2, f32(spec.AllReduce, 30000, 0), simple(spec.NVLS), false},
+		{"nvls_sharp_allgather", 2, 2, f32(spec.AllGather, 3000, 0), simple(spec.NVLS), false},
+		{"nvls_sharp_reducescatter", 2, 2, f32(spec.ReduceScatter, 3000, 0), simple(spec.NVLS), false},
+		{"collnetdirect_allgather", 2, 2, f32(spec.AllGather, 6000, 0), simple(spec.CollNetDirect), false},
+		{"collnetdirect_reducescatter", 2, 2, f32(spec.ReduceScatter, 6000, 0), simple(spec.CollNetDirect), false},
 		{"pat_allgather", 4, 1, f32(spec.AllGather, 2048, 0), simple(spec.PAT), false},
 		{"pat_reducescatter", 4, 1, f32(spec.ReduceScatter, 2048, 0), simple(spec.PAT), false},
 		{"sendrecv_simple", 1, 4, f32(spec.SendRecv, 8192, 0), simple(spec.Ring), false},

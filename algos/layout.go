@@ -49,6 +49,13 @@ type Layout struct {
 	// send/recv (NCCL_P2P_NET_CHUNKSIZE / NVL / PCI by path).
 	NVLSChunkSize int
 	P2PChunkSize  int
+	// NVLSBw is the tuning model's AllReduce NVLS/Simple bandwidth
+	// (comm->bandwidths[ncclFuncAllReduce][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE],
+	// GB/s): across nodes, below 150 caps NVLS chunks at 32 KiB
+	// (v2.28.9-1 src/enqueue.cc calcCollChunking). DefaultLayout leaves it
+	// 0, so the cap applies; LayoutFromComm reads it from the
+	// communicator's tuning model.
+	NVLSBw float64
 	// MinCompCap is the smallest compute capability times ten (it selects
 	// NVLS channel counts and some chunking rules).
 	MinCompCap int
@@ -104,7 +111,9 @@ func (l *Layout) Params() (Params, error) { return ParamsFor(l.Release) }
 //     heads are every local rank (the NVLS graph has min(32, localRanks)
 //     channels, each led by a different GPU);
 //   - NVLS channels are 16 (NCCL_NVLS_NCHANNELS on sm90), buffer and chunk
-//     sizes are the release's defaults.
+//     sizes are the release's defaults; NVLSBw is 0 (so NVLS across nodes
+//     moves chunks of at most 32 KiB, as NCCL does where its model puts
+//     NVLS below 150 GB/s).
 //
 // A topology-derived layout replaces these orders with the graphs' (see
 // FromGraphs).

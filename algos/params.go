@@ -62,6 +62,15 @@ type Params struct {
 	HasPAT bool
 	// FP8: ncclFloat8e4m3 and ncclFloat8e5m2 exist (2.24 and later).
 	FP8 bool
+	// NVLSNetGatherScatter: NVLS runs AllGather and ReduceScatter across
+	// nodes through CollNet (the "NVLS + IB SHARP" branches of
+	// src/device/all_gather.h and reduce_scatter.h, 2.27.3 and later;
+	// before, NVLS AllGather/ReduceScatter are single-node only).
+	NVLSNetGatherScatter bool
+	// NVLSNetMinChannels: NVLS across nodes runs on min(nvlsChannels,
+	// nChannels) channels (topoGetAlgoInfo and scheduleCollTasksToPlan,
+	// 2.28.3 and later); before, on nvlsChannels.
+	NVLSNetMinChannels bool
 	// Ref names the tag the entry was read at.
 	Ref string
 }
@@ -95,6 +104,8 @@ func buildReleaseParams() []Params {
 	r2283.CellsLoRoundUp = true
 	r2283.HasPAT = true
 	r2283.FP8 = true
+	r2283.NVLSNetGatherScatter = true
+	r2283.NVLSNetMinChannels = true
 	r2283.Ref = "v2.28.3-1 src/enqueue.cc scheduleCollTasksToPlan (16K cells, LL traffic x4), src/include/device.h MAXCHANNELS 64"
 	r2289 := r2283
 	r2289.Release = spec.V2_28_9

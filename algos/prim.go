@@ -168,21 +168,51 @@ func (b Buffer) String() string {
 // Chunk is a range of a user buffer, in elements of the schedule's unit
 // (bytes for AllGather and Broadcast, which NCCL runs as int8; the
 // datatype's elements otherwise).
+//
+// A chunk with Rail set is a range of a rail view instead: NCCL's "railAll"
+// space of AllGather and ReduceScatter across nodes through CollNet
+// (CollNetDirect, and NVLS with SHARP), in which the per-rank blocks of one
+// local rank on every node follow each other in node order. View position
+// v is element v mod count of the block of rank (node v/count, that local
+// rank), so a rail range that crosses a node boundary is several pieces of
+// the buffer (Header.RailSegments). count is the collective's per-rank
+// count (Header.Count in schedule units). Ref: v2.28.9-1
+// src/device/all_gather.h and reduce_scatter.h, Scatterer (railAllBeg,
+// railOneBeg, collNetDenseToUserRank).
 type Chunk struct {
 	Buf    Buffer
 	Offset int64
 	Count  int64
+	// Rail is 1 + the local rank whose blocks form the view, 0 for a plain
+	// range of the buffer (RailChunk builds one).
+	Rail int16
 }
 
-// String prints in@128+64.
+// RailChunk is the range [off, off+n) of the rail view of local rank
+// local in buffer b.
+func RailChunk(b Buffer, local int, off, n int64) Chunk {
+	return Chunk{Buf: b, Offset: off, Count: n, Rail: int16(local + 1)}
+}
+
+// RailLocal returns the local rank of a rail chunk's view, and false for a
+// plain range.
+func (c Chunk) RailLocal() (int, bool) { return int(c.Rail) - 1, c.Rail > 0 }
+
+// String prints in@128+64, or out@l3:128+64 for a range of local rank 3's
+// rail view.
 func (c Chunk) String() string {
 	if c.Buf == BufNone {
 		return "-"
 	}
-	return c.Buf.String() + "@" + strconv.FormatInt(c.Offset, 10) + "+" + strconv.FormatInt(c.Count, 10)
+	rail := ""
+	if l, ok := c.RailLocal(); ok {
+		rail = "l" + strconv.Itoa(l) + ":"
+	}
+	return c.Buf.String() + "@" + rail + strconv.FormatInt(c.Offset, 10) + "+" + strconv.FormatInt(c.Count, 10)
 }
 
-// End is the first element after the chunk.
+// End is the first element after the chunk (in the rail view for a rail
+// chunk).
 func (c Chunk) End() int64 { return c.Offset + c.Count }
 
 // PeerKind says what a step talks to: another rank or an offload engine.

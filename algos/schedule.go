@@ -182,12 +182,88 @@ func (h *Header) InPlaceBases(rank int) (inBase, outBase int64) {
 	return 0, 0
 }
 
+// RailPos is the buffer position of position v of local rank local's rail
+// view (see Chunk): element v mod count of the block of rank (v/count,
+// local), count being the per-rank count in schedule units.
+func (h *Header) RailPos(local int, v int64) int64 {
+	n := h.Count * h.unitsPerElem()
+	if n <= 0 {
+		return 0
+	}
+	return ((v/n)*int64(h.LocalRanks)+int64(local))*n + v%n
+}
+
+// Segments calls f for each contiguous piece of the buffer a chunk covers,
+// in chunk order: the chunk itself for a plain range, one piece per node
+// block crossed for a rail chunk. at is the piece's first position within
+// the chunk.
+func (h *Header) Segments(c Chunk, f func(at, off, n int64)) {
+	l, ok := c.RailLocal()
+	if !ok || c.Count <= 0 {
+		if c.Count > 0 {
+			f(0, c.Offset, c.Count)
+		}
+		return
+	}
+	blk := h.Count * h.unitsPerElem()
+	for at := int64(0); at < c.Count; {
+		v := c.Offset + at
+		n := min(c.Count-at, blk-v%blk)
+		f(at, h.RailPos(l, v), n)
+		at += n
+	}
+}
+
 // Endpoint is an offload engine's membership on one channel: the ranks that
 // send into it and the ranks that receive from it, in the order the engine
-// combines contributions.
+// combines contributions, and what it does with them.
 type Endpoint struct {
 	Senders   []int
 	Receivers []int
+	Op        EndpointOp
+}
+
+// EndpointOp is what an offload endpoint does with the k-th message of
+// every sender to make the k-th message of every receiver.
+type EndpointOp uint8
+
+const (
+	// EndpointReduce: every receiver gets the element-wise reduction of the
+	// senders' messages, all of one length (SHARP's iallreduce, the
+	// NVSwitch's multimem.ld_reduce); a multicast endpoint (PeerMcast) has
+	// one sender and delivers its message.
+	EndpointReduce EndpointOp = iota
+	// EndpointAllGather: every receiver gets the senders' messages
+	// concatenated in sender order (CollNet's iallgather: each node's part
+	// of the window, some of them empty). Ref: v2.28.9-1
+	// src/transport/coll_net.cc collNetIallgather.
+	EndpointAllGather
+	// EndpointReduceScatter: the senders' messages, all of one length, are
+	// reduced, and the receivers take consecutive slices of the result in
+	// receiver order, each as long as its own message (CollNet's
+	// ireducescatter: each node receives its part of the window). Ref:
+	// v2.28.9-1 src/transport/coll_net.cc collNetIreducescatter.
+	EndpointReduceScatter
+	numEndpointOps
+)
+
+var endpointOpNames = [numEndpointOps]string{"reduce", "allgather", "reducescatter"}
+
+func (o EndpointOp) String() string {
+	if o < numEndpointOps {
+		return endpointOpNames[o]
+	}
+	return fmt.Sprintf("EndpointOp(%d)", int(o))
+}
+
+// parseEndpointOp is the inverse of String.
+func parseEndpointOp(s string) (EndpointOp, error) {
+	for i, n := range endpointOpNames {
+		if s == n {
+			return EndpointOp(i), nil
+		}
+	}
+	return 0, fmt.Errorf("endpoint op %q: expected one of %v", s, endpointOpNames)
 }
 
 // Schedule is a collective as per-rank, per-channel programs of steps. A

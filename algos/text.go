@@ -23,6 +23,7 @@ import (
 //	fifo unit=4 slices=2 stepsperslice=2 stepbytes=524288 nsteps=8
 //	netdev 0,1
 //	endpoint c0 nvls0.2 senders=r0,r1,r2,r3 receivers=r2
+//	endpoint c1 net0 senders=r0,r2 receivers=r0,r2 op=allgather
 //	program r0 c0 g0
 //	  0 send n=125 src=in@0+125 send=r1 pre direct
 //	  1 recvReduceSend n=125 src=in@375+125 recv=r3 send=r1 pre direct dep=r3.c0.g0.0
@@ -33,6 +34,10 @@ import (
 // send (peers joined by ","), the PAT slot fields rslot, roff, sslot, soff
 // and flags acc, psend, precv, the flags pre, post, direct, and dep, the
 // steps whose sends the receives consume (computed; Parse checks them).
+// A chunk is in@<offset>+<count> or out@<offset>+<count>; out@l3:<offset>+<count>
+// is a range of local rank 3's rail view (Chunk). An endpoint line ends
+// with op=allgather or op=reducescatter when the endpoint does not reduce
+// (EndpointOp).
 // Programs without steps are omitted. Lines starting with # are comments.
 const textMagic = "gatesim-schedule v1"
 
@@ -104,7 +109,11 @@ func (s *Schedule) format(w io.Writer, deps [][][]StepRef) error {
 	})
 	for _, e := range eps {
 		m := s.Endpoint(e.ch, e.p)
-		fmt.Fprintf(bw, "endpoint c%d %s senders=%s receivers=%s\n", e.ch, e.p.format(h.LocalRanks), rankList(m.Senders), rankList(m.Receivers))
+		op := ""
+		if m.Op != EndpointReduce {
+			op = " op=" + m.Op.String()
+		}
+		fmt.Fprintf(bw, "endpoint c%d %s senders=%s receivers=%s%s\n", e.ch, e.p.format(h.LocalRanks), rankList(m.Senders), rankList(m.Receivers), op)
 	}
 	for pi := 0; pi < h.NRanks*h.NChannels*h.NGroups; pi++ {
 		r, c, g := h.progRef(pi)
@@ -375,8 +384,8 @@ func Parse(r io.Reader, name string) (*Schedule, error) {
 			if err := header(); err != nil {
 				return nil, err
 			}
-			if len(f) != 5 || !strings.HasPrefix(f[1], "c") {
-				return nil, fail("expected: endpoint c<channel> <peer> senders=<ranks> receivers=<ranks>")
+			if (len(f) != 5 && len(f) != 6) || !strings.HasPrefix(f[1], "c") {
+				return nil, fail("expected: endpoint c<channel> <peer> senders=<ranks> receivers=<ranks> [op=allgather|reducescatter]")
 			}
 			c, err := strconv.Atoi(f[1][1:])
 			if err != nil || c < 0 || c >= h.NChannels {
@@ -389,11 +398,23 @@ func Parse(r io.Reader, name string) (*Schedule, error) {
 			if p.Kind == PeerRank {
 				return nil, fail("endpoint %s: expected an offload endpoint (net, nvls, mcast), not a rank", f[2])
 			}
-			kv, err := keyValues(f[3:], "senders", "receivers")
+			var e Endpoint
+			if len(f) == 6 {
+				k, v, _ := strings.Cut(f[5], "=")
+				if k != "op" {
+					return nil, fail("field %q: expected op=allgather or op=reducescatter", f[5])
+				}
+				if e.Op, err = parseEndpointOp(v); err != nil {
+					return nil, fail("%v", err)
+				}
+				if p.Kind != PeerNet && e.Op != EndpointReduce {
+					return nil, fail("endpoint %s: only a network endpoint (net<head>) gathers or scatters", f[2])
+				}
+			}
+			kv, err := keyValues(f[3:5], "senders", "receivers")
 			if err != nil {
 				return nil, fail("%v", err)
 			}
-			var e Endpoint
 			if e.Senders, err = parseRankList(kv["senders"], h.NRanks); err != nil {
 				return nil, fail("senders: %v", err)
 			}
@@ -544,10 +565,18 @@ func parseRankList(s string, nRanks int) ([]int, error) {
 }
 
 func parseChunk(s string) (Chunk, error) {
-	bad := fmt.Errorf("chunk %q: expected in@<offset>+<count> or out@<offset>+<count>", s)
+	bad := fmt.Errorf("chunk %q: expected in@<offset>+<count> or out@<offset>+<count>, with l<local>: before the offset for a rail view", s)
 	b, rest, ok := strings.Cut(s, "@")
 	if !ok {
 		return Chunk{}, bad
+	}
+	rail := int16(0)
+	if v, r, ok := strings.Cut(rest, ":"); ok {
+		l, err := strconv.Atoi(strings.TrimPrefix(v, "l"))
+		if !strings.HasPrefix(v, "l") || err != nil || l < 0 || l >= 72 {
+			return Chunk{}, bad
+		}
+		rail, rest = int16(l+1), r
 	}
 	var c Chunk
 	switch b {
@@ -568,6 +597,7 @@ func parseChunk(s string) (Chunk, error) {
 	if err1 != nil || err2 != nil || c.Offset < 0 || c.Count < 0 {
 		return Chunk{}, bad
 	}
+	c.Rail = rail
 	return c, nil
 }
 

@@ -51,6 +51,51 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseCollNetErrors: the rail views and network endpoint operations of
+// CollNet AllGather/ReduceScatter are checked like everything else: bad
+// syntax, an endpoint whose operation does not fit the messages, slices
+// that do not add up to the reduced window, a rail view that leaves the
+// rail space.
+func TestParseCollNetErrors(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("testdata", "golden", "collnetdirect_reducescatter.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(good), "\n")
+	with := func(i int, line string) string {
+		l := append([]string(nil), lines...)
+		l[i] = line
+		return strings.Join(l, "\n")
+	}
+	tests := []struct {
+		name, text, want string
+	}{
+		{"rail syntax", with(12, "  0 scatter n=8192 pieces=in@lx:0+8192 send=r1/1 pre"), "x.txt:13: chunk \"in@lx:0+8192\""},
+		{"rail local", with(12, "  0 scatter n=8192 pieces=in@l2:0+8192 send=r1/1 pre"), "a rail view needs a local rank below 2"},
+		{"rail range", with(12, "  0 scatter n=8192 pieces=in@l1:6000+8192 send=r1/1 pre"), "in@l1:6000+8192 outside the 12000-unit rail view (2 nodes × 6000)"},
+		{"unknown op", with(7, "endpoint c0 net0 senders=r0,r2 receivers=r0,r2 op=alltoall"), "x.txt:8: endpoint op \"alltoall\""},
+		{"op key", with(7, "endpoint c0 net0 senders=r0,r2 receivers=r0,r2 mode=reducescatter"), "x.txt:8: field \"mode=reducescatter\""},
+		{"reduce instead of scatter", with(7, "endpoint c0 net0 senders=r0,r2 receivers=r0,r2"), "receives 6000 elements from net0 but r0.c0.g1.0 sent 8192"},
+		{"gather instead of scatter", with(7, "endpoint c0 net0 senders=r0,r2 receivers=r0,r2 op=allgather"), "receives 6000 elements from net0, which gathers 16384"},
+		{"slices", with(16, "  0 recv n=5999 dst=out@0+5999 recv=net0 post"), "the receivers of net0 take 8191 elements of message 0, which reduces 8192"},
+	}
+	for _, tc := range tests {
+		_, err := Parse(strings.NewReader(tc.text), "x.txt")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	// only network endpoints gather or scatter
+	nv, err := os.ReadFile(filepath.Join("testdata", "golden", "nvls_sharp_allgather.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(nv), "endpoint c0 mcast0.0 senders=r0 receivers=r0,r1", "endpoint c0 mcast0.0 senders=r0 receivers=r0,r1 op=allgather", 1)
+	if _, err := Parse(strings.NewReader(bad), "x.txt"); err == nil || !strings.Contains(err.Error(), "only a network endpoint") {
+		t.Errorf("op on a multicast endpoint: error %v", err)
+	}
+}
+
 // TestFormatParseRoundTrip checks Format(Parse(Format(s))) == Format(s)
 // for random schedules of every generator.
 func TestFormatParseRoundTrip(t *testing.T) {

@@ -253,6 +253,11 @@ func replayable(st *algos.Step) error {
 			}
 		}
 	}
+	for _, c := range append([]algos.Chunk{st.Src, st.Dst}, st.Pieces...) {
+		if _, rail := c.RailLocal(); rail {
+			return fmt.Errorf("a rail view (CollNet AllGather/ReduceScatter across nodes) is not replayed")
+		}
+	}
 	n := len(st.Recv)
 	if st.Prim.ReadsSrc() {
 		n++

@@ -268,6 +268,29 @@ func TestPlanReplayRefuses(t *testing.T) {
 	}
 }
 
+// A step that reads or writes a rail view (CollNet AllGather/ReduceScatter
+// across nodes: pieces of several ranks' blocks) is refused by name.
+func TestPlanReplayRefusesRailViews(t *testing.T) {
+	text := `gatesim-schedule v1
+nccl 2.28.9
+op AllGather ncclInt8 ncclSum count=4 root=0 inplace=false
+algo Ring Simple
+comm ranks=2 nodes=2 local=1 channels=1 groups=1
+fifo unit=1 slices=1 stepsperslice=1 stepbytes=524288 nsteps=8
+program r0 c0 g0
+  0 send n=4 src=in@0+4 send=r1
+program r1 c0 g0
+  0 recv n=4 dst=out@l0:0+4 recv=r0
+`
+	s, err := algos.Parse(bytes.NewReader([]byte(text)), "rail.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PlanReplay(s); err == nil || !bytes.Contains([]byte(err.Error()), []byte("rail view")) {
+		t.Errorf("rail view: %v, want an error naming it", err)
+	}
+}
+
 // The embedded replay PTX is the one kernels/README.md records, made from
 // the .cu as it stands, with the gs_replay entry the replay launches.
 func TestReplayPTXMatchesSource(t *testing.T) {

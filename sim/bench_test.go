@@ -14,7 +14,17 @@ import (
 // buffers). With loopOnly the timer covers Run alone (the event loop);
 // otherwise it covers layout, schedule, planning, symmetry and Run.
 func benchSim(b *testing.B, m Machine, algo spec.Algo, proto spec.Proto, bytes int64, commCh, ch int, noSym, loopOnly bool) {
+	benchSimFunc(b, m, spec.AllReduce, algo, proto, bytes, commCh, ch, noSym, loopOnly)
+}
+
+// benchSimFunc is benchSim for any collective; bytes is nccl-tests' size
+// (the whole gathered or scattered buffer for AllGather and ReduceScatter).
+func benchSimFunc(b *testing.B, m Machine, f spec.Func, algo spec.Algo, proto spec.Proto, bytes int64, commCh, ch int, noSym, loopOnly bool) {
 	b.ReportAllocs()
+	count := bytes / 4
+	if f == spec.AllGather || f == spec.ReduceScatter {
+		count /= int64(m.Nodes * m.GPUsPerNode)
+	}
 	var events int64
 	var heap uint64
 	for i := 0; i < b.N; i++ {
@@ -25,7 +35,7 @@ func benchSim(b *testing.B, m Machine, algo spec.Algo, proto spec.Proto, bytes i
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: bytes / 4, DataType: spec.Float32}, algos.Selection{Algo: algo, Proto: proto, NChannels: ch}, l, algos.Options{})
+		s, err := algos.Build(spec.Op{Func: f, Count: count, DataType: spec.Float32}, algos.Selection{Algo: algo, Proto: proto, NChannels: ch}, l, algos.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -115,4 +125,40 @@ func BenchmarkCollNetChain100k(b *testing.B) {
 // timeline). It takes minutes; run it alone.
 func BenchmarkRing1024EveryRank(b *testing.B) {
 	benchSim(b, dgxCluster(128), spec.Ring, spec.Simple, 256<<20, 24, 24, true, false)
+}
+
+// BenchmarkNVLSSharp100k is NVLS with SHARP across 12,500 nodes × 8 GPUs:
+// every GPU an NVLS head, each head's network group 12,500 GPUs wide,
+// AllReduce of 256 MiB on 16 channels.
+func BenchmarkNVLSSharp100k(b *testing.B) {
+	m := dgxCluster(12500)
+	m.SHARP = true
+	benchSim(b, m, spec.NVLS, spec.Simple, 256<<20, 16, 16, false, false)
+}
+
+// BenchmarkCollNetAllGather1024 is CollNetDirect AllGather (iallgather)
+// of 256 MiB on 128 × 8 GPUs, 16 channels: windows of the rail space
+// cross node boundaries, so nodes (and channels) fall into many classes.
+func BenchmarkCollNetAllGather1024(b *testing.B) {
+	m := dgxCluster(128)
+	m.SHARP = true
+	benchSimFunc(b, m, spec.AllGather, spec.CollNetDirect, spec.Simple, 256<<20, 16, 16, false, false)
+}
+
+// BenchmarkNVLSSharpReduceScatter1024 is NVLS ReduceScatter with SHARP
+// (ireducescatter) of 256 MiB on 128 × 8 GPUs.
+func BenchmarkNVLSSharpReduceScatter1024(b *testing.B) {
+	m := dgxCluster(128)
+	m.SHARP = true
+	benchSimFunc(b, m, spec.ReduceScatter, spec.NVLS, spec.Simple, 256<<20, 16, 16, false, false)
+}
+
+// BenchmarkCollNetAllGather100k is CollNetDirect AllGather of 1.6 GB
+// (16 KiB per rank) on 12,500 × 8 GPUs: planning every rank's program for
+// each of the 16 distinct channels dominates. It takes about a minute; run
+// it alone.
+func BenchmarkCollNetAllGather100k(b *testing.B) {
+	m := dgxCluster(12500)
+	m.SHARP = true
+	benchSimFunc(b, m, spec.AllGather, spec.CollNetDirect, spec.Simple, 1600000<<10, 16, 16, false, false)
 }

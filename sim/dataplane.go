@@ -76,7 +76,8 @@ type machine struct {
 	swCache  map[string][]uint64
 	connStep int
 	eps      map[epk]algos.Endpoint
-	fault    string // first bad buffer access
+	split    map[epk][][]int64 // ireducescatter receivers' counts per message
+	fault    string            // first bad buffer access
 }
 
 type epk struct {
@@ -128,16 +129,45 @@ func (m *machine) avail(rank, ch int, p algos.Peer, slot int, pat bool) ([]uint6
 		return nil, false
 	}
 	key := fmt.Sprintf("%d/%d/%d/%d", ch, p.Kind, p.ID, k)
-	if v, ok := m.swCache[key]; ok {
-		return v, true
-	}
-	msgs := make([][]uint64, len(e.Senders))
-	for i, from := range e.Senders {
-		c := m.conns[fkey{ch, int32(from), p}]
-		if c == nil || k >= len(c.msgs) {
+	out, ok := m.swCache[key]
+	if !ok {
+		msgs := make([][]uint64, len(e.Senders))
+		for i, from := range e.Senders {
+			c := m.conns[fkey{ch, int32(from), p}]
+			if c == nil || k >= len(c.msgs) {
+				return nil, false
+			}
+			msgs[i] = c.msgs[k]
+		}
+		if out, ok = m.combine(p, e.Op, msgs); !ok {
 			return nil, false
 		}
-		msgs[i] = c.msgs[k]
+		m.swCache[key] = out
+	}
+	if e.Op != algos.EndpointReduceScatter {
+		return out, true
+	}
+	// ireducescatter: this receiver's slice of the reduced window
+	off, n, ok := m.splitSlice(ch, p, e, rank, k)
+	if !ok || off+n > int64(len(out)) {
+		return nil, false
+	}
+	return out[off : off+n], true
+}
+
+// combine is what an endpoint makes of its senders' k-th messages: their
+// reduction (in sender order), the multicast sender's message, or their
+// concatenation (iallgather).
+func (m *machine) combine(p algos.Peer, op algos.EndpointOp, msgs [][]uint64) ([]uint64, bool) {
+	if op == algos.EndpointAllGather {
+		var out []uint64
+		for _, mm := range msgs {
+			out = append(out, mm...)
+		}
+		if out == nil {
+			out = []uint64{}
+		}
+		return out, true
 	}
 	n := len(msgs[0])
 	for _, mm := range msgs {
@@ -148,41 +178,115 @@ func (m *machine) avail(rank, ch int, p algos.Peer, slot int, pat bool) ([]uint6
 	out := make([]uint64, n)
 	if p.Kind == algos.PeerMcast {
 		copy(out, msgs[0])
-	} else {
-		vs := make([]uint64, len(msgs))
-		for j := 0; j < n; j++ {
-			for i := range msgs {
-				vs[i] = msgs[i][j]
-			}
-			out[j] = m.d.switchReduce(p.Kind == algos.PeerNVLS, vs)
-		}
+		return out, true
 	}
-	m.swCache[key] = out
+	vs := make([]uint64, len(msgs))
+	for j := 0; j < n; j++ {
+		for i := range msgs {
+			vs[i] = msgs[i][j]
+		}
+		out[j] = m.d.switchReduce(p.Kind == algos.PeerNVLS, vs)
+	}
 	return out, true
 }
 
-// buf is the part of a rank's buffer a chunk names (empty chunks touch
-// nothing, wherever they point: NCCL computes offsets past the end for the
-// empty tail chunks of a loop).
-func (m *machine) buf(rank int, c algos.Chunk) []uint64 {
-	if c.Count == 0 {
-		return []uint64{}
+// splitSlice is where receiver rank's k-th message from an ireducescatter
+// endpoint starts in the reduced window, and its length: the receivers
+// take consecutive slices in receiver order, each as long as its own
+// receive, so the offset is the sum of the earlier receivers' k-th receive
+// counts (read from their programs once per endpoint).
+func (m *machine) splitSlice(ch int, p algos.Peer, e algos.Endpoint, rank, k int) (off, n int64, ok bool) {
+	key := epk{ch, p}
+	counts, done := m.split[key]
+	if !done {
+		counts = make([][]int64, len(e.Receivers))
+		for i, r := range e.Receivers {
+			for g := 0; g < m.s.NGroups; g++ {
+				for _, st := range m.s.Program(r, ch, g) {
+					for j, q := range st.Recv {
+						if q == p {
+							n := st.Count
+							if st.Prim == algos.PrimGather {
+								n = st.Pieces[j].Count
+							}
+							counts[i] = append(counts[i], n)
+						}
+					}
+				}
+			}
+		}
+		m.split[key] = counts
 	}
-	var b []uint64
+	for i, r := range e.Receivers {
+		if k >= len(counts[i]) {
+			return 0, 0, false
+		}
+		if r == rank {
+			return off, counts[i][k], true
+		}
+		off += counts[i][k]
+	}
+	return 0, 0, false
+}
+
+// buffer is the whole user buffer a chunk names.
+func (m *machine) buffer(rank int, c algos.Chunk) []uint64 {
 	switch c.Buf {
 	case algos.BufInput:
-		b = m.in[rank]
+		return m.in[rank]
 	case algos.BufOutput:
-		b = m.out[rank]
-	default:
-		m.fault = fmt.Sprintf("rank %d: chunk %s names no buffer", rank, c)
-		return make([]uint64, c.Count)
+		return m.out[rank]
 	}
-	if c.Offset < 0 || c.Count < 0 || c.Offset+c.Count > int64(len(b)) {
+	m.fault = fmt.Sprintf("rank %d: chunk %s names no buffer", rank, c)
+	return nil
+}
+
+// read returns the values of a chunk (empty chunks touch nothing, wherever
+// they point: NCCL computes offsets past the end for the empty tail chunks
+// of a loop). A plain chunk's values are a view of the buffer; a rail
+// chunk's are gathered from its node blocks.
+func (m *machine) read(rank int, c algos.Chunk) []uint64 {
+	if c.Count <= 0 {
+		return []uint64{}
+	}
+	b := m.buffer(rank, c)
+	if _, rail := c.RailLocal(); !rail {
+		if !m.inBounds(rank, c, b, c.Offset, c.Count) {
+			return make([]uint64, c.Count)
+		}
+		return b[c.Offset : c.Offset+c.Count]
+	}
+	out := make([]uint64, c.Count)
+	m.s.Segments(c, func(at, off, n int64) {
+		if m.inBounds(rank, c, b, off, n) {
+			copy(out[at:at+n], b[off:off+n])
+		}
+	})
+	return out
+}
+
+// write stores vals (len = c.Count) into a chunk.
+func (m *machine) write(rank int, c algos.Chunk, vals []uint64) {
+	if c.Count <= 0 {
+		return
+	}
+	b := m.buffer(rank, c)
+	m.s.Segments(c, func(at, off, n int64) {
+		if m.inBounds(rank, c, b, off, n) {
+			copy(b[off:off+n], vals[at:at+n])
+		}
+	})
+}
+
+func (m *machine) inBounds(rank int, c algos.Chunk, b []uint64, off, n int64) bool {
+	if b == nil {
+		return false
+	}
+	if off < 0 || n < 0 || off+n > int64(len(b)) {
 		m.fault = fmt.Sprintf("rank %d: chunk %s outside the %d-unit %s buffer", rank, c, len(b), c.Buf)
-		return make([]uint64, max(0, c.Count))
+		return false
 	}
-	return b[c.Offset : c.Offset+c.Count]
+	return true
 }
 
 // step runs one step if its data is there.
@@ -206,7 +310,7 @@ func (m *machine) step(rank, ch int, st *algos.Step) (bool, error) {
 		return true, m.patStep(rank, ch, st, recvd)
 	case algos.PrimScatter:
 		for i, p := range st.Send {
-			src := m.buf(rank, st.Pieces[i])
+			src := m.read(rank, st.Pieces[i])
 			msg := make([]uint64, len(src))
 			for j, v := range src {
 				if st.PreOp {
@@ -221,13 +325,14 @@ func (m *machine) step(rank, ch int, st *algos.Step) (bool, error) {
 			if len(recvd[i]) != int(st.Pieces[i].Count) {
 				return true, fmt.Errorf("gather piece %d: %d values for %d elements", i, len(recvd[i]), st.Pieces[i].Count)
 			}
-			dst := m.buf(rank, st.Pieces[i])
+			vals := make([]uint64, len(recvd[i]))
 			for j, v := range recvd[i] {
 				if st.PostOp {
 					v = m.d.post(v)
 				}
-				dst[j] = v
+				vals[j] = v
 			}
+			m.write(rank, st.Pieces[i], vals)
 			m.consume(rank, ch, p)
 		}
 		return true, nil
@@ -240,7 +345,7 @@ func (m *machine) step(rank, ch int, st *algos.Step) (bool, error) {
 		val := make([]uint64, n)
 		var src []uint64
 		if st.Prim.ReadsSrc() {
-			src = m.buf(rank, st.Src)
+			src = m.read(rank, st.Src)
 		}
 		for j := 0; j < n; j++ {
 			var acc uint64
@@ -266,7 +371,7 @@ func (m *machine) step(rank, ch int, st *algos.Step) (bool, error) {
 			val[j] = acc
 		}
 		if st.Prim.WritesDst() {
-			copy(m.buf(rank, st.Dst), val)
+			m.write(rank, st.Dst, val)
 		}
 		if st.Prim.Sends() {
 			for _, p := range st.Send {
@@ -329,9 +434,9 @@ func (m *machine) patStep(rank, ch int, st *algos.Step, recvd [][]uint64) error 
 		case pi.Acc && dstSlot != nil:
 			second = append([]uint64(nil), dstSlot...)
 		case pi.Acc:
-			second = append([]uint64(nil), m.buf(rank, st.Dst)...)
+			second = append([]uint64(nil), m.read(rank, st.Dst)...)
 		default:
-			second = m.buf(rank, st.Src)
+			second = m.read(rank, st.Src)
 		}
 		res := make([]uint64, n)
 		for j := 0; j < n; j++ {
@@ -344,19 +449,19 @@ func (m *machine) patStep(rank, ch int, st *algos.Step, recvd [][]uint64) error 
 		if dstSlot != nil {
 			copy(dstSlot, res)
 		} else {
-			copy(m.buf(rank, st.Dst), res)
+			m.write(rank, st.Dst, res)
 		}
 	case algos.PrimPatCopy:
 		src := in
 		if src == nil {
-			src = m.buf(rank, st.Src)
+			src = m.read(rank, st.Src)
 		}
 		vals := append([]uint64(nil), src...)
 		if dstSlot != nil {
 			copy(dstSlot, vals)
 		}
 		if st.Dst.Buf != algos.BufNone {
-			copy(m.buf(rank, st.Dst), vals)
+			m.write(rank, st.Dst, vals)
 		}
 	}
 	if sendConn != nil && pi.PostSend {
@@ -426,7 +531,7 @@ func (m *machine) run() error {
 // newMachine lays out the rank buffers (one shared buffer per rank when
 // the schedule runs in place) and fills the inputs with initial values.
 func newMachine(s *algos.Schedule, d domain, input func(rank int, i int64) uint64, fillOut uint64) *machine {
-	m := &machine{s: s, d: d, conns: map[fkey]*conn{}, consumed: map[rkey]int{}, swCache: map[string][]uint64{}, eps: map[epk]algos.Endpoint{}}
+	m := &machine{s: s, d: d, conns: map[fkey]*conn{}, consumed: map[rkey]int{}, swCache: map[string][]uint64{}, eps: map[epk]algos.Endpoint{}, split: map[epk][][]int64{}}
 	m.connStep = max(1, s.StepBytes/max(1, s.Unit))
 	inN, outN := s.InputCount(), s.OutputCount()
 	m.in = make([][]uint64, s.NRanks)

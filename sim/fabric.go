@@ -212,7 +212,9 @@ func (m *Machine) HopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	case hopNVLS:
 		return FromMicros(ncclHwLat[0][spec.NVLS][spec.Simple] / 2)
 	case hopSHARP:
-		if !a.IsCollNet() {
+		// NVLS across nodes reaches SHARP through CollNet; NCCL charges it
+		// the NET latency of NVLS (tuning.cc: latency = intraLat + interLat)
+		if !a.IsCollNet() && a != spec.NVLS {
 			a = spec.CollNetDirect
 		}
 		return FromMicros(ncclHwLat[2][a][spec.Simple] / 2)

@@ -35,9 +35,9 @@ import (
 //
 // Passes 3 and 4 are exact: a representative's times are those of every
 // rank it stands for. The static link shares of pass 2 are the model's
-// one simplification of contention (every connection that exists counts,
-// whether or not it is busy at a given instant); it is what makes the
-// channels, and the ranks of a class, independent of each other.
+// one simplification of contention (every connection that carries data
+// counts, whether or not it is busy at a given instant); it is what makes
+// the channels, and the ranks of a class, independent of each other.
 
 // sliceSizes returns the element counts of the FIFO slices one step of n
 // elements moves: Simple splits a call into SlicePerChunk slices of
@@ -689,7 +689,14 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 			for si := range rp.slots {
 				sp := &rp.slots[si]
 				buf = a.slotFlows(ci, r, sp, buf, func(path []int32, send bool, bytes int64) {
-					ids = append(ids, fs.add(path, cc.mult))
+					// a connection that carries nothing in the whole
+					// operation (an empty channel or head of a small
+					// CollNet or NVLS operation) takes no share
+					w := cc.mult
+					if bytes == 0 {
+						w = 0
+					}
+					ids = append(ids, fs.add(path, w))
 					dirs = append(dirs, send)
 					for _, l := range path {
 						a.linkBytes[l] += bytes * cc.mult
@@ -700,6 +707,19 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	}
 	fs.table = nil // the paths are all known; free the index
 	rates := maxMin(f.cap, fs)
+	// idle paths move nothing at whatever rate: give them their slowest
+	// link's capacity (a positive rate keeps "no bandwidth" for real gaps)
+	for id, p := range fs.paths {
+		if fs.weight[id] == 0 {
+			r := int64(-1)
+			for _, l := range p {
+				if l >= 0 && (r < 0 || f.cap[l] < r) {
+					r = f.cap[l]
+				}
+			}
+			rates[id] = max(r, 0)
+		}
+	}
 	capRate := m.ChannelBw[s.Proto]
 	nc := len(a.classes)
 	a.gSend = make([][][]int64, nc)

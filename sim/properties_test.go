@@ -45,9 +45,9 @@ func algosFor(f spec.Func, nodes, local int) []spec.Algo {
 		case spec.Tree, spec.CollNetChain:
 			ok = f == spec.AllReduce && (a == spec.Tree || nodes > 1)
 		case spec.CollNetDirect:
-			ok = f == spec.AllReduce && nodes > 1
-		case spec.NVLS:
-			ok = nodes == 1 && local > 1 && (f == spec.AllReduce || f == spec.AllGather || f == spec.ReduceScatter)
+			ok = nodes > 1 && local <= 8 && (f == spec.AllReduce || f == spec.AllGather || f == spec.ReduceScatter)
+		case spec.NVLS: // across nodes with CollNet (SHARP)
+			ok = local > 1 && (f == spec.AllReduce || f == spec.AllGather || f == spec.ReduceScatter)
 		case spec.NVLSTree:
 			ok = f == spec.AllReduce && nodes > 1
 		case spec.PAT:
@@ -198,7 +198,9 @@ func TestPropRingMovesTwiceNMinusOneOverN(t *testing.T) {
 }
 
 // TestPropNetworkInjection: across nodes, CollNet injects S per node into
-// the network (the switch reduces), Ring injects 2(n-1)/n × S.
+// the network (the switch reduces), Ring injects 2(n-1)/n × S; NVLS with
+// SHARP injects S per node as well (each NVLS head sends its share of the
+// node's reduction once).
 func TestPropNetworkInjection(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nodes := rapid.IntRange(2, 16).Draw(t, "nodes")
@@ -225,12 +227,63 @@ func TestPropNetworkInjection(t *testing.T) {
 		if math.Abs(ring.NetBytesPerNode-want) > 32*float64(ch)*n {
 			t.Fatalf("Ring injects %.0f bytes per node, want 2(n-1)/n × S = %.0f", ring.NetBytesPerNode, want)
 		}
-		for _, a := range []spec.Algo{spec.CollNetDirect, spec.CollNetChain} {
-			if local > 8 && a == spec.CollNetDirect {
+		for _, a := range []spec.Algo{spec.CollNetDirect, spec.CollNetChain, spec.NVLS} {
+			if (local > 8 && a == spec.CollNetDirect) || (local == 1 && a == spec.NVLS) {
 				continue
 			}
 			if got := build(a).NetBytesPerNode; got != float64(S) {
 				t.Fatalf("%s injects %.0f bytes per node, want S = %d", a, got, S)
+			}
+		}
+	})
+}
+
+// TestPropNetworkInjectionGatherScatter: CollNet's iallgather takes each
+// node's own data once, so an AllGather through CollNetDirect or NVLS with
+// SHARP injects S/nNodes per node (S the gathered buffer) where Ring
+// injects (n-1)/n × S; its ireducescatter takes the node's reduction of the
+// whole buffer, so a ReduceScatter injects S per node (S the scattered
+// buffer, every rank's input) where Ring injects (n-1)/n × S.
+func TestPropNetworkInjectionGatherScatter(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nodes := rapid.IntRange(2, 12).Draw(t, "nodes")
+		local := rapid.IntRange(1, 8).Draw(t, "local")
+		ch := rapid.IntRange(1, 4).Draw(t, "channels")
+		f := rapid.SampledFrom([]spec.Func{spec.AllGather, spec.ReduceScatter}).Draw(t, "func")
+		n := int64(nodes * local)
+		count := rapid.Int64Range(1, (1<<22)/n).Draw(t, "count per rank")
+		S := 4 * count * n
+		m, _ := Preset("dgx-h100")
+		m.Nodes, m.GPUsPerNode, m.NICs, m.SHARP = nodes, local, local, true
+		l, _ := algos.DefaultLayout(spec.V2_28_9, nodes, local, ch)
+		l.NVLSChannels = ch
+		for _, a := range []spec.Algo{spec.Ring, spec.CollNetDirect, spec.NVLS} {
+			if a == spec.NVLS && local == 1 {
+				continue
+			}
+			s, err := algos.Build(spec.Op{Func: f, Count: count, DataType: spec.Float32}, algos.Selection{Algo: a, Proto: spec.Simple, NChannels: ch}, l, algos.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Simulate(s, Config{Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want float64
+			switch {
+			case a == spec.Ring:
+				want = float64(n-1) / float64(n) * float64(S)
+				if math.Abs(r.NetBytesPerNode-want) > float64(S)/float64(n)+1 {
+					t.Fatalf("Ring %s injects %.0f bytes per node, want about (n-1)/n × S = %.0f", f, r.NetBytesPerNode, want)
+				}
+				continue
+			case f == spec.AllGather:
+				want = float64(S) / float64(nodes)
+			default:
+				want = float64(S)
+			}
+			if r.NetBytesPerNode != want {
+				t.Fatalf("%s %s injects %.0f bytes per node, want %.0f", a, f, r.NetBytesPerNode, want)
 			}
 		}
 	})

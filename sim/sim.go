@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/spec"
 )
 
 // Config configures a timing simulation.
@@ -162,8 +163,8 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	if s.Algo.IsNVLS() && !m.NVLS {
 		return nil, fmt.Errorf("sim: %s needs NVLink SHARP, which machine %s lacks", s.Algo, m.Name)
 	}
-	if s.Algo.IsCollNet() && !m.SHARP {
-		return nil, fmt.Errorf("sim: %s needs in-network reduction (SHARP), which machine %s lacks", s.Algo, m.Name)
+	if (s.Algo.IsCollNet() || (s.Algo == spec.NVLS && s.NNodes > 1)) && !m.SHARP {
+		return nil, fmt.Errorf("sim: %s across nodes needs in-network reduction (CollNet/SHARP), which machine %s lacks", s.Algo, m.Name)
 	}
 	if cfg.MaxTraceEvents <= 0 {
 		cfg.MaxTraceEvents = 200000

@@ -206,3 +206,60 @@ func TestVerifyCatchesBrokenSchedules(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyCollNetGatherScatterEveryType verifies the generators of NVLS
+// with SHARP (AllReduce, AllGather, ReduceScatter) and CollNetDirect
+// AllGather/ReduceScatter for every datatype and reduction each supports
+// (NVLS: ncclNvlsSupported's pairs; CollNet: every pair, the network
+// summing for Avg and PreMulSum), in or out of place by turns, on nodes of
+// two and three GPUs, with counts whose windows cross node boundaries.
+func TestVerifyCollNetGatherScatterEveryType(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	dts := []spec.DataType{spec.Int8, spec.Uint8, spec.Int32, spec.Uint32, spec.Int64, spec.Uint64,
+		spec.Float16, spec.Float32, spec.Float64, spec.Bfloat16, spec.Float8e4m3, spec.Float8e5m2}
+	nvlsOK := func(dt spec.DataType, op spec.RedOp) bool {
+		switch dt {
+		case spec.Int32, spec.Uint32, spec.Int64, spec.Uint64, spec.Float16, spec.Bfloat16:
+			return op == spec.Sum || op == spec.Max || op == spec.Min
+		case spec.Float32, spec.Float64:
+			return op == spec.Sum
+		}
+		return false
+	}
+	checked := 0
+	for _, sh := range []algostest.Shape{{Name: "2 nodes × 2 GPUs", Nodes: 2, LocalRanks: 2, Channels: 2}, {Name: "3 nodes × 3 GPUs", Nodes: 3, LocalRanks: 3, Channels: 3}} {
+		l, err := algos.DefaultLayout(spec.V2_28_9, sh.Nodes, sh.LocalRanks, sh.Channels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.NVLSChannels = sh.Channels
+		for _, c := range []struct {
+			a spec.Algo
+			f spec.Func
+		}{{spec.NVLS, spec.AllReduce}, {spec.NVLS, spec.AllGather}, {spec.NVLS, spec.ReduceScatter}, {spec.CollNetDirect, spec.AllGather}, {spec.CollNetDirect, spec.ReduceScatter}} {
+			for _, dt := range dts {
+				for op := spec.RedOp(0); op < spec.NumRedOps; op++ {
+					if c.f == spec.AllGather && op != spec.Sum {
+						continue // a copy: the reduction does not matter
+					}
+					if c.a == spec.NVLS && c.f != spec.AllGather && !nvlsOK(dt, op) {
+						continue
+					}
+					// in and out of place alternate over the datatypes
+					inPlace := (int(dt)+int(op))%2 == 0
+					count := []int64{37, 301}[rng.IntN(2)]
+					s, err := algos.Build(spec.Op{Func: c.f, Count: count, DataType: dt, RedOp: op}, algos.Selection{Algo: c.a, Proto: spec.Simple, NChannels: sh.Channels}, l, algos.Options{InPlace: inPlace})
+					if err != nil {
+						t.Fatalf("%s %s %s %s %s: %v", sh.Name, c.a, c.f, dt, op, err)
+					}
+					v, err := Verify(s, randomInputs(rng, s), scalarsFor(rng, op, dt, s.NRanks))
+					if err != nil || !v.OK {
+						t.Fatalf("%s %s %s %s %s count %d in-place %v: %v %v", sh.Name, c.a, c.f, dt, op, count, inPlace, err, v)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	t.Logf("%d schedules verified", checked)
+}

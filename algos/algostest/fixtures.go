@@ -14,8 +14,8 @@ type Shape struct {
 }
 
 // Shapes every builder runs on (the algorithms skip the shapes they do not
-// support: NVLS needs one node, NVLSTree and CollNet several, PAT one GPU
-// per node).
+// support: NVLS needs two GPUs per node (and SHARP across nodes), NVLSTree
+// and CollNet several nodes, PAT one GPU per node).
 var Shapes = []Shape{
 	{"1 node × 1 GPU", 1, 1, 2},
 	{"1 node × 2 GPUs", 1, 2, 2},
@@ -41,7 +41,7 @@ type Case struct {
 var Cases = []Case{
 	{spec.Ring, []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast, spec.Reduce}, []spec.Proto{spec.LL, spec.LL128, spec.Simple}},
 	{spec.Tree, []spec.Func{spec.AllReduce}, []spec.Proto{spec.LL, spec.LL128, spec.Simple}},
-	{spec.CollNetDirect, []spec.Func{spec.AllReduce}, []spec.Proto{spec.Simple}},
+	{spec.CollNetDirect, []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter}, []spec.Proto{spec.Simple}},
 	{spec.CollNetChain, []spec.Func{spec.AllReduce}, []spec.Proto{spec.Simple}},
 	{spec.NVLS, []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter}, []spec.Proto{spec.Simple}},
 	{spec.NVLSTree, []spec.Func{spec.AllReduce}, []spec.Proto{spec.Simple}},
@@ -52,7 +52,7 @@ var Cases = []Case{
 func Fits(a spec.Algo, s Shape) bool {
 	switch a {
 	case spec.NVLS:
-		return s.Nodes == 1 && s.LocalRanks > 1
+		return s.LocalRanks > 1 // across nodes with CollNet (SHARP)
 	case spec.NVLSTree:
 		return s.Nodes > 1
 	case spec.CollNetDirect:

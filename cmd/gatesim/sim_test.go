@@ -64,6 +64,54 @@ func TestSimRunsNCCLsChoice(t *testing.T) {
 	}
 }
 
+// On 16 DGX H100 nodes with SHARP NCCL picks NVLS with SHARP for AllReduce
+// and, from 1 MiB, CollNetDirect for AllGather and ReduceScatter: sim runs
+// each choice (with --verify where the buffers fit) and the network
+// carries what CollNet's operations imply: S per node for AllReduce and
+// ReduceScatter, S/nNodes for AllGather.
+func TestSimRunsNCCLsChoiceWithSHARP(t *testing.T) {
+	for _, c := range []struct {
+		coll, bytes, algo string
+		netPerNode        float64
+		verify            bool
+	}{
+		{"allreduce", "1MiB", "NVLS/Simple", 1 << 20, false},
+		{"allgather", "16KiB", "NVLS/Simple", 1 << 10, true},
+		{"reducescatter", "16KiB", "NVLS/Simple", 16 << 10, true},
+		{"allgather", "4MiB", "CollNetDirect/Simple", 256 << 10, false},
+		{"reducescatter", "4MiB", "CollNetDirect/Simple", 4 << 20, false},
+	} {
+		args := []string{"sim", "--system", "dgx-h100", "--nodes", "16", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--coll", c.coll, "--bytes", c.bytes, "--json"}
+		if c.verify {
+			args = append(args, "--verify")
+		}
+		code, out, errs := runSimCLI(args...)
+		if code != 0 {
+			t.Fatalf("%s %s: exit %d: %s", c.coll, c.bytes, code, errs)
+		}
+		var rep struct {
+			Selection string   `json:"selection"`
+			Model     *float64 `json:"nccl_model_time_us"`
+			Result    struct {
+				TimeUs          float64 `json:"time_us"`
+				NetBytesPerNode float64 `json:"net_bytes_per_node"`
+			} `json:"result"`
+			Verification *struct {
+				OK bool `json:"ok"`
+			} `json:"verification"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if !strings.HasPrefix(rep.Selection, c.algo) || rep.Model == nil || rep.Result.TimeUs <= 0 || rep.Result.NetBytesPerNode != c.netPerNode {
+			t.Errorf("%s %s: selection %q, model %v, time %v µs, %v network bytes per node (want %s, %v)", c.coll, c.bytes, rep.Selection, rep.Model, rep.Result.TimeUs, rep.Result.NetBytesPerNode, c.algo, c.netPerNode)
+		}
+		if c.verify && (rep.Verification == nil || !rep.Verification.OK) {
+			t.Errorf("%s %s: verification %+v", c.coll, c.bytes, rep.Verification)
+		}
+	}
+}
+
 func TestSimJSONAndTrace(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "trace.json")
 	code, out, errs := runSimCLI("sim", "--system", "dgx-h100", "--nodes", "4", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--algo", "collnetdirect", "--proto", "simple", "--bytes", "64MiB", "--json", "--trace", trace)
@@ -112,6 +160,7 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"sim", "--system", "dgx-h100", "--algo", "ring", "--proto", "ll", "--bytes", "3", "--dtype", "float32"}, "not a whole number"},
 		{[]string{"sim", "--system", "dgx-h100", "--algo", "nvlstree", "--proto", "simple"}, "two nodes"},
 		{[]string{"sim", "--system", "dgx-h100", "--nodes", "2", "--algo", "collnetdirect", "--proto", "simple"}, "CollNet"},
+		{[]string{"sim", "--system", "dgx-h100", "--nodes", "2", "--algo", "nvls", "--proto", "simple"}, "NVLS across nodes needs in-network reduction (CollNet/SHARP)"},
 		{[]string{"sim", "--system", "dgx-h100", "--algo", "ring", "--proto", "simple", "--verify", "--bytes", "1GiB"}, "--verify holds every rank's buffers"},
 		{[]string{"sim", "--topo", xml, "--algo", "ring", "--proto", "simple"}, "topo.xml"},
 		{[]string{"sim", "--system-file", bad, "--algo", "ring", "--proto", "simple"}, "bad.json"},
