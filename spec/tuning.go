@@ -312,7 +312,7 @@ type Tuning struct {
 	PruneNVLSMultiNodeAGRS   bool            `tuning:"switch.pruneNVLSMultiNodeAGRS"`   // P6: NVLS AG/RS single node only (≤ 2.26)
 	PrunePATScaling          bool            `tuning:"switch.prunePATScaling"`          // P7: PAT ReduceScatter not with PreMulSum/SumPostDiv (2.23.4+)
 	FP8RingPenaltyOn         bool            `tuning:"switch.fp8RingPenalty"`           // P8 (2.24.3+)
-	NVLSMultiNodeMinChannels bool            `tuning:"switch.nvlsMultiNodeMinChannels"` // multi-node NVLS uses min(nvlsChannels, nChannels) (2.27+)
+	NVLSMultiNodeMinChannels bool            `tuning:"switch.nvlsMultiNodeMinChannels"` // multi-node NVLS uses min(nvlsChannels, nChannels) (2.28.3+; 2.27.7 uses nvlsChannels)
 	OpLine                   TuningOpLine    `tuning:"switch.opLine"`
 	FP8                      bool            `tuning:"switch.fp8"`  // ncclFloat8e4m3/e5m2 exist; reductions need sm90 (2.24.3+)
 	PickMaxTime              float32         `tuning:"pickMaxTime"` // topoGetAlgoInfo's starting minTime: 3600000000.0, FLT_MAX from 2.29
