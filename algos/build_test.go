@@ -196,3 +196,43 @@ func TestChannelKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestNVLSLastChunkAlignFollowsRelease checks the one release difference in
+// one-node NVLS AllReduce's chunking: the last loop's chunk is
+// ceil(rem/nHeads) rounded up to 16 B in 2.22.3 (so 1000 floats spread
+// over the 4 heads as 252+252+252+244) and to 16 KiB from 2.23.4 (so head 0
+// takes all 1000 and the other heads' pieces are empty).
+func TestNVLSLastChunkAlignFollowsRelease(t *testing.T) {
+	for _, tc := range []struct {
+		rel     spec.Version
+		largest int64
+	}{{spec.V2_22_3, 252}, {spec.V2_28_9, 1000}} {
+		l, err := DefaultLayout(tc.rel, 1, 4, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.NVLSChannels = 1
+		op := spec.Op{Func: spec.AllReduce, Count: 1000, DataType: spec.Float32, RedOp: spec.Sum}
+		s, err := Build(op, Selection{Algo: spec.NVLS, Proto: spec.Simple, NChannels: 1}, l, Options{})
+		if err != nil {
+			t.Fatalf("%v: %v", tc.rel, err)
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("%v: %v", tc.rel, err)
+		}
+		// The scatter and gather steps list one piece per head.
+		largest := int64(0)
+		for r := 0; r < 4; r++ {
+			for g := 0; g < s.NGroups; g++ {
+				for _, st := range s.Program(r, 0, g) {
+					for _, c := range st.Pieces {
+						largest = max(largest, c.Count)
+					}
+				}
+			}
+		}
+		if largest != tc.largest {
+			t.Errorf("%v: largest head's piece is %d elements, want %d", tc.rel, largest, tc.largest)
+		}
+	}
+}

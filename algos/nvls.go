@@ -26,16 +26,22 @@ import (
 //	            g1 recv(nvls<n>.<me>) (ld_reduce) → out
 //
 // AllReduce loops over nHeads chunks; its last loop shrinks the chunk to
-// ceil(rem/nHeads) rounded up to 16 KiB.
+// ceil(rem/nHeads) rounded up to the release's alignment (16 KiB from
+// 2.23.4, 16 B in 2.22.3: Params.NVLSLastChunkAlign).
 type nvlsGen struct {
 	base
-	sh *nvlsShared // AllReduce only
+	sh        *nvlsShared // AllReduce only
+	lastAlign int64       // in schedule units
 }
 
 func newNVLSGen(b base) *nvlsGen {
-	g := &nvlsGen{base: b}
+	align := 16384
+	if p, err := b.l.Params(); err == nil && p.NVLSLastChunkAlign > 0 {
+		align = p.NVLSLastChunkAlign
+	}
+	g := &nvlsGen{base: b, lastAlign: max(1, int64(align)/int64(b.h.Unit))}
 	if b.h.Func == spec.AllReduce {
-		g.sh = newNVLSShared(b, 16384/int64(b.h.Unit))
+		g.sh = newNVLSShared(b, g.lastAlign)
 	}
 	return g
 }
@@ -160,7 +166,7 @@ func (g *nvlsGen) program(rank, ch, grp int, dst []Step) []Step {
 	switch g.h.Func {
 	case spec.AllReduce:
 		loop := int64(nHeads) * chunk
-		last := alignUp(divUp(chanCount%loop, int64(nHeads)), 16384/int64(g.h.Unit))
+		last := alignUp(divUp(chanCount%loop, int64(nHeads)), g.lastAlign)
 		for i, elemOff := 0, int64(0); elemOff < chanCount; i, elemOff = i+1, elemOff+loop {
 			if chanCount-elemOff < loop {
 				chunk = last

@@ -71,6 +71,10 @@ type Params struct {
 	// nChannels) channels (topoGetAlgoInfo and scheduleCollTasksToPlan,
 	// 2.28.3 and later); before, on nvlsChannels.
 	NVLSNetMinChannels bool
+	// NVLSLastChunkAlign is the byte alignment of the last (shrunk) chunk of
+	// a one-node NVLS AllReduce loop: 16 in 2.22.3, 16 KiB from 2.23.4
+	// (src/device/all_reduce.h, the NVLS runWorkColl's lastChunkSize).
+	NVLSLastChunkAlign int
 	// Ref names the tag the entry was read at.
 	Ref string
 }
@@ -92,6 +96,7 @@ func buildReleaseParams() []Params {
 		MinTrafficPerChannel: 512,
 		FixedCellSize:        16,
 		NVLSChunkSize:        128 << 10,
+		NVLSLastChunkAlign:   16,
 		Ref:                  "v2.22.3-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking; src/init.cc computeBuffSizes",
 	}
 	r2283 := base
@@ -106,6 +111,7 @@ func buildReleaseParams() []Params {
 	r2283.FP8 = true
 	r2283.NVLSNetGatherScatter = true
 	r2283.NVLSNetMinChannels = true
+	r2283.NVLSLastChunkAlign = 16384
 	r2283.Ref = "v2.28.3-1 src/enqueue.cc scheduleCollTasksToPlan (16K cells, LL traffic x4), src/include/device.h MAXCHANNELS 64"
 	r2289 := r2283
 	r2289.Release = spec.V2_28_9
