@@ -3,12 +3,10 @@ package algos
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/internal/goldenfile"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -87,18 +85,10 @@ func TestGoldenSchedules(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", "golden", gc.name+".txt")
-			if *update {
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if !goldenfile.Check(t, path, b.String(), *update) {
+				return
 			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./algos -update to create it)", err)
-			}
-			if !bytes.Equal(b.Bytes(), want) {
-				t.Errorf("%s differs from the schedule built now; first difference:\n%s", path, firstDiff(string(want), b.String()))
-			}
+			want := b.Bytes()
 			p, err := Parse(bytes.NewReader(want), path)
 			if err != nil {
 				t.Fatal(err)
@@ -108,25 +98,8 @@ func TestGoldenSchedules(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(b2.Bytes(), want) {
-				t.Errorf("%s does not round-trip; first difference:\n%s", path, firstDiff(string(want), b2.String()))
+				t.Errorf("%s does not round-trip (-want +got):\n%s", path, goldenfile.Diff(string(want), b2.String()))
 			}
 		})
 	}
-}
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + x + "\n  got:  " + y
-		}
-	}
-	return "(none)"
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/algos/algostest"
+	"github.com/gatesim/gatesim/internal/goldenfile"
 	"github.com/gatesim/gatesim/spec"
 	"pgregory.net/rapid"
 )
@@ -131,7 +132,7 @@ func TestFormatParseRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		if a.String() != b.String() {
-			t.Fatalf("round trip differs:\n%s", firstDiff(a.String(), b.String()))
+			t.Fatalf("round trip differs (-first +second):\n%s", goldenfile.Diff(a.String(), b.String()))
 		}
 	})
 }
@@ -167,7 +168,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatal(err)
 		}
 		if a.String() != b.String() {
-			t.Fatalf("not a fixed point:\n%s", firstDiff(a.String(), b.String()))
+			t.Fatalf("not a fixed point (-first +second):\n%s", goldenfile.Diff(a.String(), b.String()))
 		}
 	})
 }

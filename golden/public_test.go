@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/internal/goldenfile"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -523,7 +524,7 @@ func TestPublicTruth(t *testing.T) {
 					}
 				}
 			}
-			compareGoldenText(t, filepath.Join(dir, "check.golden"), report.String())
+			goldenfile.Check(t, filepath.Join(dir, "check.golden"), report.String(), *update)
 		})
 	}
 	t.Logf("public truth: %d cases, %d items agree, %d known disagreements", len(dirs), agreeN, differN)
@@ -609,24 +610,6 @@ func writeItem(b *strings.Builder, it publicItem, reason string) {
 			fmt.Fprintf(b, "  known: %s\n", reason)
 		}
 		b.WriteString(diffText(it))
-	}
-}
-
-// compareGoldenText checks a golden file, rewriting it under -update.
-func compareGoldenText(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./golden -run TestPublicTruth -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the current comparison (review, then -update):\n--- want\n%s\n--- got\n%s", path, want, got)
 	}
 }
 

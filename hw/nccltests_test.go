@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/internal/goldenfile"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -178,19 +179,7 @@ func TestWriteTableGolden(t *testing.T) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 // The embedded PTX must come from the embedded source: kernels/README.md

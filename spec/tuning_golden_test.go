@@ -170,7 +170,7 @@ func TestTuningScenariosGolden(t *testing.T) {
 				fmt.Fprintf(&b, "\n## %s\n%s", names, outs[i])
 				i = j + 1
 			}
-			tuningGolden(t, filepath.Join("testdata", "tuning", "golden", sc.name+".txt"), b.String())
+			golden(t, filepath.Join("testdata", "tuning", "golden", sc.name+".txt"), b.String())
 		})
 	}
 }

@@ -428,38 +428,5 @@ func TestTuningTimelineGolden(t *testing.T) {
 			i = j + 1
 		}
 	}
-	tuningGolden(t, filepath.Join("testdata", "tuning", "timeline.txt"), b.String())
-}
-
-// tuningGolden compares got with a golden file, or rewrites it under -update.
-func tuningGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\n got: %q\nwant: %q\n(run with -update to accept)", path, i+1, g, w)
-			}
-		}
-	}
+	golden(t, filepath.Join("testdata", "tuning", "timeline.txt"), b.String())
 }

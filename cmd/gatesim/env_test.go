@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/gatesim/gatesim/internal/goldenfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,20 +47,7 @@ func TestEnvGolden(t *testing.T) {
 				got += "stderr: " + errb.String()
 			}
 			got += fmt.Sprintf("exit %d\n", code)
-			path := filepath.Join("testdata", "env", c.name)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/gatesim -run TestEnvGolden -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (rerun with -update and review the diff):\n--- got\n%s", path, got)
-			}
+			goldenfile.Check(t, filepath.Join("testdata", "env", c.name), got, *update)
 		})
 	}
 }

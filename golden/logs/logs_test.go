@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/internal/goldenfile"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -201,39 +202,7 @@ func compareGolden(t *testing.T, path string, rep *diagnose.Report) {
 	if err := rep.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v: run go test ./golden/... -update (make golden) to create it", err)
-	}
-	if !bytes.Equal(want, buf.Bytes()) {
-		t.Errorf("report differs from %s (rerun with -update and review the diff):\n%s", path, firstDiff(string(want), buf.String()))
-	}
-}
-
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, a, b)
-		}
-	}
-	return ""
+	goldenfile.Check(t, path, buf.String(), *update)
 }
 
 var urlRe = regexp.MustCompile(`https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+`)
@@ -588,17 +557,5 @@ func TestCatalogueListing(t *testing.T) {
 		fmt.Fprintf(&b, "%s%s | %s | %s | %s\n", r.ID, mark, r.Layer, r.Ref, r.Title)
 	}
 	path := filepath.Join("..", "testdata", "logs", "catalogue.txt")
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v: run go test ./golden/... -update", err)
-	}
-	if string(want) != b.String() {
-		t.Errorf("catalogue changed (rerun with -update and review):\n%s", firstDiff(string(want), b.String()))
-	}
+	goldenfile.Check(t, path, b.String(), *update)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/internal/goldenfile"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -590,23 +591,7 @@ func TestGolden(t *testing.T) {
 				o := DefaultOptions()
 				gc.mod(&o)
 				got := describe(search(t, gc.hosts(t), p, o))
-				path := filepath.Join("testdata", "golden", name+".txt")
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if d := cmp.Diff(string(want), got); d != "" {
-					t.Errorf("%s differs (-want +got):\n%s", path, d)
-				}
+				goldenfile.Check(t, filepath.Join("testdata", "golden", name+".txt"), got, *update)
 			})
 		}
 	}
