@@ -65,27 +65,7 @@ func encodeMag(r float64, man, emin, bias int) uint32 {
 // f64ToHalf rounds to the nearest binary16, ties to even (__float2half_rn
 // and the rounding of __hadd/__hmul, whose exact results it receives);
 // NaN becomes the canonical 0x7fff.
-func f64ToHalf(v float64) uint16 {
-	if math.IsNaN(v) {
-		return 0x7fff
-	}
-	var sign uint16
-	if math.Signbit(v) {
-		sign = 0x8000
-	}
-	a := math.Abs(v)
-	if math.IsInf(a, 1) {
-		return sign | 0x7c00
-	}
-	r := roundMag(a, 10, -14)
-	if r > 65504 {
-		return sign | 0x7c00
-	}
-	if r == 0 {
-		return sign
-	}
-	return sign | uint16(encodeMag(r, 10, -14, 15))
-}
+func f64ToHalf(v float64) uint16 { return f64ToNarrow(v, 10, -14, 15, 65504, 0x7c00) }
 
 // f32ToHalf is f64ToHalf of a float32 (exact widening).
 func f32ToHalf(f float32) uint16 { return f64ToHalf(float64(f)) }
@@ -95,7 +75,13 @@ func bf16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) 
 
 // f64ToBF16 rounds to the nearest bfloat16, ties to even; NaN becomes the
 // canonical 0x7fff.
-func f64ToBF16(v float64) uint16 {
+func f64ToBF16(v float64) uint16 { return f64ToNarrow(v, 7, -126, 127, 0x1.fep127, 0x7f80) }
+
+// f64ToNarrow rounds to a 16-bit IEEE-style format with man mantissa bits,
+// smallest normal exponent emin and the given bias, ties to even; beyond
+// maxFinite it saturates to infinity (inf is its bit pattern), and NaN
+// becomes the canonical 0x7fff.
+func f64ToNarrow(v float64, man, emin, bias int, maxFinite float64, inf uint16) uint16 {
 	if math.IsNaN(v) {
 		return 0x7fff
 	}
@@ -105,16 +91,16 @@ func f64ToBF16(v float64) uint16 {
 	}
 	a := math.Abs(v)
 	if math.IsInf(a, 1) {
-		return sign | 0x7f80
+		return sign | inf
 	}
-	r := roundMag(a, 7, -126)
-	if r > 0x1.fep127 {
-		return sign | 0x7f80
+	r := roundMag(a, man, emin)
+	if r > maxFinite {
+		return sign | inf
 	}
 	if r == 0 {
 		return sign
 	}
-	return sign | uint16(encodeMag(r, 7, -126, 127))
+	return sign | uint16(encodeMag(r, man, emin, bias))
 }
 
 // f32ToBF16 is __float2bfloat16_rn.
