@@ -13,8 +13,14 @@ import (
 // from a few presets, so most systems repeat).
 var topoCache = spec.NewCache(4096)
 
+// fataler is what the checks need of a test: a rapid.T inside properties,
+// a testing.T in the recorded regressions.
+type fataler interface {
+	Fatalf(format string, args ...any)
+}
+
 // decide runs one case; an op the release rejects (API misuse) returns nil.
-func decide(t *rapid.T, c Case) (*spec.Decision, spec.Trace) {
+func decide(t fataler, c Case) (*spec.Decision, spec.Trace) {
 	rs := spec.MustLoad(c.Release)
 	comm, err := topoCache.Init(rs, c.System, c.Env)
 	if err != nil {
@@ -29,13 +35,14 @@ func decide(t *rapid.T, c Case) (*spec.Decision, spec.Trace) {
 
 // Every decision is consistent with its trace and ruleset.
 func TestDecisionsAreConsistent(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		c := Request().Draw(t, "case")
-		d, tr := decide(t, c)
-		if err := CheckDecision(spec.MustLoad(c.Release), d, tr); err != nil {
-			t.Fatalf("%s:\n%v", c, err)
-		}
-	})
+	rapid.Check(t, func(t *rapid.T) { checkConsistent(t, Request().Draw(t, "case")) })
+}
+
+func checkConsistent(t fataler, c Case) {
+	d, tr := decide(t, c)
+	if err := CheckDecision(spec.MustLoad(c.Release), d, tr); err != nil {
+		t.Fatalf("%s:\n%v", c, err)
+	}
 }
 
 // The same request always gives the same answer.
@@ -55,56 +62,72 @@ func TestSameRequestSameAnswer(t *testing.T) {
 
 // Removing a capability never makes an offload algorithm a candidate.
 func TestRemovingACapabilityNeverAddsAnOffload(t *testing.T) {
-	removals := []struct {
-		name string
-		f    func(*spec.System, spec.Env)
-	}{
-		{"NCCL_COLLNET_ENABLE=0", func(_ *spec.System, e spec.Env) { e["NCCL_COLLNET_ENABLE"] = "0" }},
-		{"NCCL_NVLS_ENABLE=0", func(_ *spec.System, e spec.Env) { e["NCCL_NVLS_ENABLE"] = "0" }},
-		{"no multicast attribute", func(s *spec.System, _ spec.Env) {
-			for i := range s.Nodes {
-				for j := range s.Nodes[i].GPUs {
-					s.Nodes[i].GPUs[j].Multicast = false
-				}
-			}
-		}},
-		{"no NVSwitch", func(s *spec.System, _ spec.Env) {
-			for i := range s.Nodes {
-				s.Nodes[i].NVSwitch = false
-			}
-		}},
-		{"no plugin libraries", func(s *spec.System, _ spec.Env) {
-			for i := range s.Nodes {
-				s.Nodes[i].Libs = nil
-			}
-		}},
-		{"no NICs", func(s *spec.System, _ spec.Env) {
-			for i := range s.Nodes {
-				s.Nodes[i].NICs = nil
-			}
-		}},
-	}
 	rapid.Check(t, func(t *rapid.T) {
 		c := Request().Draw(t, "case")
-		d, tr := decide(t, c)
-		before := OffloadCandidates(d)
-		r := rapid.SampledFrom(removals).Draw(t, "removal")
-		c2 := Case{Release: c.Release, System: cloneSystem(c.System), Env: c.Env.Clone(), Op: c.Op}
-		r.f(c2.System, c2.Env)
-		d2, _ := decide(t, c2)
-		for a := range OffloadCandidates(d2) {
-			// NCCL's one exception: with P2P off, NICs that reach the GPUs
-			// better than the CPU path carry intra-node traffic (shm refuses,
-			// ncclTopoCheckNet), the host splits into one-GPU nodes and NVLS
-			// turns off; without the NICs SHM joins the GPUs into one node.
-			if a.IsNVLS() && r.name == "no NICs" && splitHost(tr, c.System) {
-				continue
-			}
-			if !before[a] {
-				t.Fatalf("%s: removing %q made %s a candidate (before: %v)", c, r.name, a, before)
+		checkRemoval(t, c, rapid.SampledFrom(removals).Draw(t, "removal"))
+	})
+}
+
+type removal struct {
+	name string
+	f    func(*spec.System, spec.Env)
+}
+
+var removals = []removal{
+	{"NCCL_COLLNET_ENABLE=0", func(_ *spec.System, e spec.Env) { e["NCCL_COLLNET_ENABLE"] = "0" }},
+	{"NCCL_NVLS_ENABLE=0", func(_ *spec.System, e spec.Env) { e["NCCL_NVLS_ENABLE"] = "0" }},
+	{"no multicast attribute", func(s *spec.System, _ spec.Env) {
+		for i := range s.Nodes {
+			for j := range s.Nodes[i].GPUs {
+				s.Nodes[i].GPUs[j].Multicast = false
 			}
 		}
-	})
+	}},
+	{"no NVSwitch", func(s *spec.System, _ spec.Env) {
+		for i := range s.Nodes {
+			s.Nodes[i].NVSwitch = false
+		}
+	}},
+	{"no plugin libraries", func(s *spec.System, _ spec.Env) {
+		for i := range s.Nodes {
+			s.Nodes[i].Libs = nil
+		}
+	}},
+	{"no NICs", func(s *spec.System, _ spec.Env) {
+		for i := range s.Nodes {
+			s.Nodes[i].NICs = nil
+		}
+	}},
+}
+
+func removalNamed(t fataler, name string) removal {
+	for _, r := range removals {
+		if r.name == name {
+			return r
+		}
+	}
+	t.Fatalf("no removal %q", name)
+	return removal{}
+}
+
+func checkRemoval(t fataler, c Case, r removal) {
+	d, tr := decide(t, c)
+	before := OffloadCandidates(d)
+	c2 := Case{Release: c.Release, System: cloneSystem(c.System), Env: c.Env.Clone(), Op: c.Op}
+	r.f(c2.System, c2.Env)
+	d2, _ := decide(t, c2)
+	for a := range OffloadCandidates(d2) {
+		// NCCL's one exception: with P2P off, NICs that reach the GPUs
+		// better than the CPU path carry intra-node traffic (shm refuses,
+		// ncclTopoCheckNet), the host splits into one-GPU nodes and NVLS
+		// turns off; without the NICs SHM joins the GPUs into one node.
+		if a.IsNVLS() && r.name == "no NICs" && splitHost(tr, c.System) {
+			continue
+		}
+		if !before[a] {
+			t.Fatalf("%s: removing %q made %s a candidate (before: %v)", c, r.name, a, before)
+		}
+	}
 }
 
 // splitHost reports a communicator whose hosts NCCL split into more nodes
@@ -223,15 +246,16 @@ func cloneSystem(s *spec.System) *spec.System {
 // operation the pruning gates and the model's cost table agree on which
 // cells are usable and on the winner.
 func TestGatesAgreeWithTheTuningModel(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		c := Request().Draw(t, "case")
-		_, tr := decide(t, c)
-		for _, v := range tr {
-			for _, f := range v.Facts {
-				if f.Name == "model_disagrees" {
-					t.Fatalf("%s: %s: %v", c, v.Rule, f.Value)
-				}
+	rapid.Check(t, func(t *rapid.T) { checkModelAgrees(t, Request().Draw(t, "case")) })
+}
+
+func checkModelAgrees(t fataler, c Case) {
+	_, tr := decide(t, c)
+	for _, v := range tr {
+		for _, f := range v.Facts {
+			if f.Name == "model_disagrees" {
+				t.Fatalf("%s: %s: %v", c, v.Rule, f.Value)
 			}
 		}
-	})
+	}
 }
