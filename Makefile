@@ -21,7 +21,7 @@ demo: ## the main job on the embedded default: the design scenario, gate by gate
 
 test: ## unit, golden, property (bounded) and short fuzz-seed tests; what CI runs
 	$(GO) vet $(PKG)
-	$(GO) test -count=1 -tags invariants $(PKG)
+	$(GO) test -count=1 $(PKG)
 	CGO_ENABLED=0 $(GO) build ./...
 
 check: ## gofmt, go vet, go mod tidy -diff
@@ -33,7 +33,7 @@ golden: ## rewrite golden files from the current model (review the diff!)
 	$(GO) test -count=1 $(GOLDEN_PKGS) -update
 
 props: ## long property runs
-	$(GO) test -count=1 -tags invariants ./properties/... -rapid.checks=$(RAPID_CHECKS)
+	$(GO) test -count=1 ./properties/... -rapid.checks=$(RAPID_CHECKS)
 
 fuzz: ## run every fuzz target for FUZZTIME each
 	./scripts/fuzz.sh $(FUZZTIME)

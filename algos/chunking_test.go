@@ -8,9 +8,9 @@ import (
 
 // TestChannelRange checks the channel range scheduleCollTasksToPlan gives
 // one collective on a 2-GPU communicator with 24 channels. The 2.28.9 rows
-// are NCCL's own "channel{Lo..Hi}" log lines on 2 × H200 (captured in
-// /work/shared/research/nccl-tuning.md §7.2, [LOG]); the 2.22.3 and 2.30.7
-// rows are that note's reading of those releases' code.
+// are NCCL's own "channel{Lo..Hi}" log lines on 2 × H200 (the captures in
+// golden/testdata/captured); the 2.22.3 and 2.30.7 rows are a reading of
+// those releases' scheduleCollTasksToPlan.
 func TestChannelRange(t *testing.T) {
 	v2307 := spec.MakeVersion(2, 30, 7)
 	tests := []struct {

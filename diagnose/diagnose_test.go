@@ -147,7 +147,7 @@ h:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'
 	t.Errorf("2.22.3's GDR finding must name the 2.23.4 nvidia-peermem change: %+v", r.Findings)
 }
 
-// TestJSONFields pins the fields the issue asks the JSON to have.
+// TestJSONFields pins the fields diagnose's JSON promises.
 func TestJSONFields(t *testing.T) {
 	r := diagLog(t, `NCCL version 2.28.9+cuda12.9
 h:1:1 [0] NCCL INFO NCCL_IB_HCA set to mlx5_0

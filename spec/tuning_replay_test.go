@@ -565,13 +565,13 @@ func TestTuningReplayCaptures(t *testing.T) {
 	if len(roots) == 0 {
 		def := filepath.Join("..", "golden", "testdata", "captured")
 		if _, err := os.Stat(def); err != nil {
-			t.Skip("no captures: set GATESIM_TUNING_CAPTURES or add golden/testdata/captured")
+			t.Fatalf("no captures at %s: the committed captures are missing (or set GATESIM_TUNING_CAPTURES)", def)
 		}
 		roots = []string{def}
 	}
 	total, n := runTuningReplay(t, roots)
 	if n == 0 {
-		t.Skipf("no capture with a [TUNING] table under %v", roots)
+		t.Fatalf("no capture with a [TUNING] table under %v", roots)
 	}
 	t.Logf("captures: %d, table %d/%d lines agree, per-op %d/%d agree", n, total.tableAgree, total.tableLines, total.opAgree, total.opLines)
 }

@@ -112,8 +112,8 @@ func TestBusFactor(t *testing.T) {
 	}
 }
 
-// BenchmarkSweep100k evaluates 100,000 points (the target: a few
-// seconds on 2 cores) and reports points per second.
+// BenchmarkSweep100k evaluates 100,000 points (the target: a few seconds on
+// 2 cores) and reports points per second.
 func BenchmarkSweep100k(b *testing.B) {
 	var nodes []int
 	for n := 1; n <= 4096; n *= 2 {

@@ -36,7 +36,8 @@ func capturedDir() string {
 	return filepath.Join("..", "testdata", "captured")
 }
 
-// minPublicCases is the "at least 20 logs from public threads".
+// minPublicCases is the least number of logs from public threads the
+// corpus must hold, so that deleting logs fails the test.
 const minPublicCases = 20
 
 func TestPublicLogs(t *testing.T) {
@@ -65,11 +66,11 @@ func TestPublicLogs(t *testing.T) {
 }
 
 // TestCapturedLogs diagnoses every directory of logs under
-// testdata/captured (the hw branch's GPU captures), so that new captures
+// testdata/captured (hw's GPU captures), so that new captures
 // are picked up without editing this test.
 func TestCapturedLogs(t *testing.T) {
 	if _, err := os.Stat(capturedRoot); err != nil {
-		t.Skipf("no captures yet at %s (they land from the hw captures)", capturedRoot)
+		t.Fatalf("no captures at %s: the committed captures are missing", capturedRoot)
 	}
 	var dirs []string
 	err := filepath.WalkDir(capturedRoot, func(path string, d os.DirEntry, err error) error {
@@ -85,7 +86,7 @@ func TestCapturedLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(dirs) == 0 {
-		t.Skipf("%s holds no NCCL log yet", capturedRoot)
+		t.Fatalf("%s holds no NCCL log: the committed captures are missing", capturedRoot)
 	}
 	for _, dir := range dirs {
 		rel, _ := filepath.Rel(capturedRoot, dir)
@@ -440,7 +441,7 @@ func (e *expectations) check(t *testing.T, rep *diagnose.Report) {
 // check is counted; the totals are the agreement figure of docs/diagnose.md.
 func TestCapturedAgreesWithConfig(t *testing.T) {
 	if _, err := os.Stat(capturedRoot); err != nil {
-		t.Skipf("no captures yet at %s", capturedRoot)
+		t.Fatalf("no captures at %s: the committed captures are missing", capturedRoot)
 	}
 	checks, failed := 0, 0
 	err := filepath.WalkDir(capturedRoot, func(path string, d os.DirEntry, err error) error {
@@ -525,7 +526,7 @@ func TestCapturedAgreesWithConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if checks == 0 {
-		t.Skip("no capture with a config.json")
+		t.Fatal("no capture with a config.json: the committed captures are missing")
 	}
 	t.Logf("%d checks of observed behaviour against the configured environment, %d failed", checks, failed)
 }

@@ -2,11 +2,9 @@ package ncclog
 
 import "github.com/gatesim/gatesim/spec"
 
-// Rule is a gate an observation can speak about. IDs are those of
-// /work/shared/research/nccl-gates.md and of spec's gate engine (G-TRANSPORT-1
-// comes from the engine: the note has no transport rule); Proposed marks the
-// two this package needs for which neither has a rule yet (GPUDirect RDMA):
-// the lead's registry should adopt or rename them.
+// Rule is a gate an observation can speak about. IDs are those of spec's gate
+// engine; Proposed marks the two this package needs for which the engine has
+// no rule yet (GPUDirect RDMA).
 type Rule struct {
 	ID       spec.RuleID
 	Layer    spec.Layer

@@ -98,8 +98,8 @@ var Foreigns = []Foreign{
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/nccl.h.in", Func: "NCCL_VERSION"}},
 }
 
-// GateLink says that a variable feeds a gate rule of the research notes
-// (shared/research/nccl-gates.md) at the releases [From, Until] (0: open).
+// GateLink says that a variable feeds a gate rule of spec's registry at the
+// releases [From, Until] (0: open).
 type GateLink struct {
 	Rule  spec.RuleID
 	From  spec.Version
