@@ -1,0 +1,136 @@
+// Package deptest holds the import rules of the module as a test, in the
+// manner of tailscale's deptest: the pure core (spec, algos, sim and the log
+// reader) does no I/O, reads no clock, holds no cgo, and imports nothing
+// above it in the data flow (hw, whatif, oracle, diagnose, cmd).
+package deptest
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/gatesim/gatesim"
+
+// core lists the pure packages (and everything beneath them).
+var core = []string{"spec", "algos", "sim", "hw/ncclog"}
+
+// forbiddenStd are standard packages a core package may not import
+// directly: files, processes, the network, the clock, global randomness
+// and cgo.
+var forbiddenStd = map[string]string{
+	"os": "I/O", "os/exec": "processes", "os/signal": "processes", "net": "network", "net/http": "network",
+	"syscall": "system calls", "time": "clocks", "math/rand": "global randomness", "math/rand/v2": "global randomness",
+	"io/ioutil": "I/O", "path/filepath": "file paths", "io/fs": "file systems", "C": "cgo", "unsafe": "unsafe memory",
+	"runtime/cgo": "cgo", "plugin": "dlopen", "log": "global logger",
+}
+
+// above are the module's packages a core package may not reach, directly or
+// not: they sit later in the data flow.
+var above = []string{"hw", "whatif", "oracle", "diagnose", "cmd", "golden", "properties"}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+	CgoFiles   []string
+}
+
+func list(t *testing.T, patterns ...string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps,CgoFiles"}, patterns...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", patterns, err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func isCore(path string) bool {
+	for _, c := range core {
+		if path == module+"/"+c || strings.HasPrefix(path, module+"/"+c+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// violations returns what p breaks, given cgo use per module package.
+func violations(p pkg, cgo map[string]bool) []string {
+	var out []string
+	for _, imp := range p.Imports {
+		if why, bad := forbiddenStd[imp]; bad {
+			out = append(out, "imports "+imp+" ("+why+")")
+		}
+	}
+	for _, d := range append([]string{p.ImportPath}, p.Deps...) {
+		if !strings.HasPrefix(d, module+"/") {
+			continue
+		}
+		if cgo[d] {
+			out = append(out, "reaches "+d+", which uses cgo")
+		}
+		if isCore(d) {
+			continue
+		}
+		rel := strings.TrimPrefix(d, module+"/")
+		for _, a := range above {
+			if rel == a || strings.HasPrefix(rel, a+"/") {
+				out = append(out, "reaches "+d+", later in the data flow")
+			}
+		}
+	}
+	return out
+}
+
+func TestCoreIsPure(t *testing.T) {
+	all := list(t, "./...")
+	cgo := map[string]bool{}
+	for _, p := range all {
+		cgo[p.ImportPath] = len(p.CgoFiles) > 0
+	}
+	n := 0
+	for _, p := range all {
+		if !isCore(p.ImportPath) {
+			continue
+		}
+		n++
+		for _, v := range violations(p, cgo) {
+			t.Errorf("%s %s", strings.TrimPrefix(p.ImportPath, module+"/"), v)
+		}
+	}
+	if n < len(core) {
+		t.Fatalf("found %d core packages, want at least %d", n, len(core))
+	}
+}
+
+// The rules catch what they are meant to catch.
+func TestViolationsAreCaught(t *testing.T) {
+	cgo := map[string]bool{module + "/hw": true}
+	bad := pkg{ImportPath: module + "/spec", Imports: []string{"fmt", "os", "time"},
+		Deps: []string{"fmt", module + "/hw", module + "/whatif", module + "/spec/topo"}}
+	got := violations(bad, cgo)
+	want := []string{"imports os (I/O)", "imports time (clocks)", "reaches " + module + "/hw, which uses cgo",
+		"reaches " + module + "/hw, later in the data flow", "reaches " + module + "/whatif, later in the data flow"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	good := pkg{ImportPath: module + "/algos", Imports: []string{"fmt", "io"}, Deps: []string{module + "/spec"}}
+	if v := violations(good, cgo); len(v) != 0 {
+		t.Fatalf("a pure package flagged: %v", v)
+	}
+}
