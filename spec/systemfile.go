@@ -156,9 +156,13 @@ func utf8Text(b []byte) bool {
 	return true
 }
 
-// ParseBytes reads a size: a plain number of bytes, or a number with K, M,
-// G, T (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024), optionally
-// followed by B: "1MiB", "4KiB", "256M", "1048576".
+// ParseBytes is gatesim's one size grammar, for every flag, file and request
+// that takes a size: a plain number of bytes, or a number with a unit in
+// nccl-tests' binary sense (its -b/-e parser multiplies K, M, G by powers of
+// 1024): K, KB and KiB are 1024 bytes, M, MB, MiB 2^20, G, GB, GiB 2^30,
+// T, TB, TiB 2^40; units are case-insensitive and B alone is bytes:
+// "1MiB", "4K", "256MB", "1048576", "1.5G". A fraction must come out as
+// whole bytes; negative sizes and overflow are refused.
 func ParseBytes(s string) (int64, error) {
 	orig := s
 	s = strings.TrimSpace(s)
@@ -170,11 +174,12 @@ func ParseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q: expected a number of bytes such as 1048576 or 1MiB", orig)
 	}
 	num, unit := s[:i], strings.TrimSpace(s[i:])
-	mult := map[string]float64{"": 1, "B": 1, "BYTE": 1, "BYTES": 1, "K": 1e3, "KB": 1e3, "M": 1e6, "MB": 1e6, "G": 1e9, "GB": 1e9, "T": 1e12, "TB": 1e12,
-		"KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40, "KI": 1 << 10, "MI": 1 << 20, "GI": 1 << 30}
+	const ki, mi, gi, ti = 1 << 10, 1 << 20, 1 << 30, 1 << 40
+	mult := map[string]float64{"": 1, "B": 1, "BYTE": 1, "BYTES": 1, "K": ki, "KB": ki, "KIB": ki, "KI": ki, "M": mi, "MB": mi, "MIB": mi, "MI": mi,
+		"G": gi, "GB": gi, "GIB": gi, "GI": gi, "T": ti, "TB": ti, "TIB": ti, "TI": ti}
 	m, ok := mult[strings.ToUpper(unit)]
 	if !ok {
-		return 0, fmt.Errorf("bad size %q: unknown unit %q: expected B, K, M, G, T, KiB, MiB, GiB or TiB", orig, unit)
+		return 0, fmt.Errorf("bad size %q: unknown unit %q: expected B, K, M, G or T (binary: K = KB = KiB = 1024 B)", orig, unit)
 	}
 	if !strings.Contains(num, ".") {
 		n, err := strconv.ParseInt(num, 10, 64)

@@ -87,3 +87,19 @@ func FuzzParseVersion(f *testing.F) {
 		}
 	})
 }
+
+// TestParseBytes holds the one size grammar: nccl-tests' binary units, with
+// K, KB and KiB the same 1024 bytes.
+func TestParseBytes(t *testing.T) {
+	for s, want := range map[string]int64{"7": 7, "8B": 8, "4K": 4096, "4KB": 4096, "4KiB": 4096, "4k": 4096, "256MiB": 256 << 20,
+		"256M": 256 << 20, "1G": 1 << 30, "1GB": 1 << 30, "1gib": 1 << 30, "2T": 2 << 40, "1.5M": 3 << 19, " 64K ": 64 << 10} {
+		if got, err := ParseBytes(s); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "K", "-8", "-5", "1.0000001K", "4Q", "9223372036854775807K", "1e9", "0x10"} {
+		if n, err := ParseBytes(s); err == nil {
+			t.Errorf("ParseBytes(%q) = %d, want an error", s, n)
+		}
+	}
+}

@@ -110,30 +110,14 @@ func writeJSONOut(d *deps, v any) error {
 	return err
 }
 
-// parseSize reads 8, 1K, 64M, 4G (powers of 1024, as nccl-tests does).
+// parseSize reads a size for hw run's nccl-tests-style -b/-e flags, in
+// gatesim's one size grammar (spec.ParseBytes: 1K = 1024 B).
 func parseSize(s string) (uint64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := uint64(1)
-	if t != "" {
-		switch t[len(t)-1] {
-		case 'K':
-			mult = 1 << 10
-		case 'M':
-			mult = 1 << 20
-		case 'G':
-			mult = 1 << 30
-		case 'T':
-			mult = 1 << 40
-		}
-		if mult > 1 {
-			t = t[:len(t)-1]
-		}
+	n, err := spec.ParseBytes(s)
+	if err != nil {
+		return 0, err
 	}
-	var n uint64
-	if _, err := fmt.Sscan(t, &n); err != nil || fmt.Sprint(n) != t {
-		return 0, fmt.Errorf("bad size %q: expected a byte count such as 8, 64K, 128M or 4G", s)
-	}
-	return n * mult, nil
+	return uint64(n), nil
 }
 
 // parseFuncs reads a comma-separated list; "all" stands for the five

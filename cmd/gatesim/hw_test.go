@@ -47,19 +47,6 @@ func TestHWRunBadInput(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]uint64{"8": 8, "64K": 64 << 10, "128M": 128 << 20, "4G": 4 << 30, "4g": 4 << 30} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v", in, got, err)
-		}
-	}
-	for _, in := range []string{"", "K", "1.5M", "-8", "8B"} {
-		if _, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) accepted", in)
-		}
-	}
-}
-
 func TestParseFuncsAll(t *testing.T) {
 	got, err := parseFuncs("all,sendrecv,allreduce")
 	if err != nil || len(got) != 6 {

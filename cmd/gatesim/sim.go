@@ -78,27 +78,6 @@ that do not run on the machine are listed with the reason.`,
 	return c
 }
 
-// parseBytes reads 256MiB, 4K, 1GB, 1024.
-func parseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	units := []struct {
-		suf string
-		m   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
-	for _, u := range units {
-		if strings.HasSuffix(t, u.suf) {
-			mult, t = u.m, strings.TrimSuffix(t, u.suf)
-			break
-		}
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
-	if err != nil || v < 0 || v > (1<<50)/mult {
-		return 0, fmt.Errorf("bad size %q: expected a non-negative number with an optional unit (B, K, KiB, M, MiB, G, GiB, KB, MB, GB)", s)
-	}
-	return v * mult, nil
-}
-
 // simReport is what sim prints.
 type simReport struct {
 	Machine   sim.Machine `json:"machine"`
@@ -266,7 +245,7 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
-	size, err := parseBytes(fl.bytes)
+	size, err := spec.ParseBytes(fl.bytes)
 	if err != nil {
 		return badInput(err)
 	}
@@ -369,11 +348,11 @@ func parseSweep(s string) ([]int64, error) {
 	if len(parts) < 2 || len(parts) > 3 {
 		return nil, badInputf("--sweep %q: expected FROM:TO[:FACTOR], e.g. 4KiB:4GiB:4", s)
 	}
-	from, err := parseBytes(parts[0])
+	from, err := spec.ParseBytes(parts[0])
 	if err != nil {
 		return nil, badInputf("--sweep: %v", err)
 	}
-	to, err := parseBytes(parts[1])
+	to, err := spec.ParseBytes(parts[1])
 	if err != nil {
 		return nil, badInputf("--sweep: %v", err)
 	}

@@ -179,14 +179,6 @@ func TestSimBadInput(t *testing.T) {
 	}
 }
 
-func TestParseBytes(t *testing.T) {
-	for s, want := range map[string]int64{"4KiB": 4096, "4K": 4096, "4KB": 4000, "256MiB": 256 << 20, "1G": 1 << 30, "7": 7, "8B": 8} {
-		if got, err := parseBytes(s); err != nil || got != want {
-			t.Errorf("parseBytes(%q) = %d, %v; want %d", s, got, err, want)
-		}
-	}
-}
-
 // TestSimSweep prints one row pair per runnable algorithm × protocol and
 // lists the others with the reason.
 func TestSimSweep(t *testing.T) {
