@@ -216,7 +216,7 @@ func MergeResults(rs []*RunResult) *RunResult {
 		if len(ts) > 0 {
 			m.Err = nil
 			m.TimeUs, m.BusBw = median(ts), median(bs)
-			m.AlgBw = m.BusBw / BusBwFactor(m.Func, out.NRanks)
+			m.AlgBw = m.BusBw / m.Func.BusFactor(out.NRanks)
 		}
 		out.Rows = append(out.Rows, m)
 	}

@@ -64,19 +64,7 @@ func Bandwidth(f spec.Func, param uint64, dt spec.DataType, nranks int, sec floa
 		bytes *= n
 	}
 	algBw = bytes / 1e9 / sec
-	return algBw, algBw * BusBwFactor(f, nranks)
-}
-
-// BusBwFactor is busbw/algbw.
-func BusBwFactor(f spec.Func, nranks int) float64 {
-	n := float64(nranks)
-	switch f {
-	case spec.AllReduce:
-		return 2 * (n - 1) / n
-	case spec.AllGather, spec.ReduceScatter, spec.AllToAll:
-		return (n - 1) / n
-	}
-	return 1
+	return algBw, algBw * f.BusFactor(nranks)
 }
 
 // RowRedOp and RowRoot are the redop and root columns nccl-tests prints:

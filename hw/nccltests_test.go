@@ -49,7 +49,7 @@ func TestBusBwFactors(t *testing.T) {
 		want float64
 	}{{spec.AllReduce, 8, 1.75}, {spec.AllGather, 4, 0.75}, {spec.ReduceScatter, 2, 0.5}, {spec.AllToAll, 4, 0.75},
 		{spec.Broadcast, 8, 1}, {spec.Reduce, 8, 1}, {spec.SendRecv, 8, 1}} {
-		if got := BusBwFactor(c.f, c.n); got != c.want {
+		if got := c.f.BusFactor(c.n); got != c.want {
 			t.Errorf("%s n=%d: %v, want %v", c.f, c.n, got, c.want)
 		}
 	}

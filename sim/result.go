@@ -51,17 +51,6 @@ type Result struct {
 	ChannelClasses      int   `json:"channel_classes"`
 }
 
-// BusFactor is nccl-tests' bus bandwidth factor.
-func BusFactor(f spec.Func, n int) float64 {
-	switch f {
-	case spec.AllReduce:
-		return 2 * float64(n-1) / float64(n)
-	case spec.AllGather, spec.ReduceScatter, spec.AllToAll:
-		return float64(n-1) / float64(n)
-	}
-	return 1
-}
-
 // TestBytes is the size nccl-tests prints for an operation of count
 // elements (sendcount for AllGather, recvcount for ReduceScatter).
 func TestBytes(f spec.Func, count int64, dt spec.DataType, n int) int64 {
@@ -90,7 +79,7 @@ func (x *Sim) result() *Result {
 	}
 	if end > 0 {
 		r.AlgBw = float64(r.Bytes) / (float64(end) * 1e-12) / 1e9
-		r.BusBw = r.AlgBw * BusFactor(s.Func, s.NRanks)
+		r.BusBw = r.AlgBw * s.Func.BusFactor(s.NRanks)
 	}
 	for l, b := range x.an.linkBytes {
 		c := x.f.class[l].String()

@@ -296,11 +296,11 @@ func TestBusBandwidth(t *testing.T) {
 			t.Fatal(err)
 		}
 		alg := float64(r.Bytes) / (float64(r.Time) * 1e-12) / 1e9
-		if math.Abs(r.AlgBw-alg) > 1e-9*alg || math.Abs(r.BusBw-alg*BusFactor(f, 8)) > 1e-9*alg {
-			t.Errorf("%s: algbw %g busbw %g, want %g and %g", f, r.AlgBw, r.BusBw, alg, alg*BusFactor(f, 8))
+		if math.Abs(r.AlgBw-alg) > 1e-9*alg || math.Abs(r.BusBw-alg*f.BusFactor(8)) > 1e-9*alg {
+			t.Errorf("%s: algbw %g busbw %g, want %g and %g", f, r.AlgBw, r.BusBw, alg, alg*f.BusFactor(8))
 		}
 	}
-	if BusFactor(spec.AllReduce, 8) != 1.75 || BusFactor(spec.AllGather, 8) != 0.875 || BusFactor(spec.Reduce, 8) != 1 {
+	if spec.AllReduce.BusFactor(8) != 1.75 || spec.AllGather.BusFactor(8) != 0.875 || spec.Reduce.BusFactor(8) != 1 || spec.AllToAll.BusFactor(8) != 0.875 {
 		t.Error("bus factors")
 	}
 	if TestBytes(spec.AllGather, 10, spec.Float32, 8) != 320 || TestBytes(spec.AllReduce, 10, spec.Float32, 8) != 40 {

@@ -32,6 +32,21 @@ func (f Func) String() string {
 	return fmt.Sprintf("Func(%d)", int(f))
 }
 
+// BusFactor is nccl-tests' busBw/algBw for f on nRanks ranks (its
+// <Coll>GetBw): 2(n-1)/n for AllReduce, (n-1)/n for AllGather,
+// ReduceScatter and AllToAll, 1 otherwise. It is blind to the algorithm on
+// purpose, so that every busBw gatesim prints compares with nccl-tests.
+func (f Func) BusFactor(nRanks int) float64 {
+	n := float64(nRanks)
+	switch f {
+	case AllReduce:
+		return 2 * (n - 1) / n
+	case AllGather, ReduceScatter, AllToAll:
+		return (n - 1) / n
+	}
+	return 1
+}
+
 // Funcs are the five functions of the cost table in index order.
 var Funcs = [NumFuncs]Func{Broadcast, Reduce, AllGather, ReduceScatter, AllReduce}
 

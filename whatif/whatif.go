@@ -458,23 +458,11 @@ func (e *Evaluator) Evaluate(p Point) Result {
 	}
 	if t > 0 {
 		r.AlgBw = float64(p.Size) / t / 1e3 // bytes/µs = MB/s; /1e3 → GB/s
-		r.BusBw = r.AlgBw * BusFactor(p.Op.Func, p.Machine.Sys.NRanks())
+		r.BusBw = r.AlgBw * p.Op.Func.BusFactor(p.Machine.Sys.NRanks())
 	} else {
 		r.TimeSource = ""
 	}
 	return r
-}
-
-// BusFactor is nccl-tests' busbw factor (src/*.cu getBw): it is blind to
-// the algorithm, on purpose, so results compare with nccl-tests tables.
-func BusFactor(f spec.Func, n int) float64 {
-	switch f {
-	case spec.AllReduce:
-		return 2 * float64(n-1) / float64(n)
-	case spec.AllGather, spec.ReduceScatter:
-		return float64(n-1) / float64(n)
-	}
-	return 1
 }
 
 // ReleaseDiff pairs points that differ only in the release and reports
