@@ -50,7 +50,7 @@ type childState struct {
 	lib  unsafe.Pointer
 	sym  unsafe.Pointer
 	abi  int
-	ctx  unsafe.Pointer
+	ctx  *unsafe.Pointer // C memory holding the tuner's context
 	init bool
 }
 
@@ -109,10 +109,12 @@ func (s *childState) handle(req request) response {
 		for i := range ns {
 			ns[i] = C.int(req.NVL[i])
 		}
-		ctx := (*unsafe.Pointer)(C.calloc(1, C.size_t(unsafe.Sizeof(uintptr(0)))))
-		defer C.free(unsafe.Pointer(ctx))
+		if s.ctx == nil {
+			s.ctx = (*unsafe.Pointer)(C.calloc(1, C.size_t(unsafe.Sizeof(uintptr(0)))))
+		}
+		ctx := s.ctx
 		r.Result = int(C.gs_init(sym, C.int(req.ABI), C.size_t(req.NRanks), C.size_t(req.NNodes), C.uint64_t(req.CommID), nvl, consts, ctx))
-		s.ctx, s.init = *ctx, true
+		s.init = true
 		if req.ABI >= 5 {
 			r.Constants = append([]uint64(nil), cs...)
 		}

@@ -39,7 +39,7 @@ type Failure struct {
 }
 
 func (f *Failure) Error() string {
-	return fmt.Sprintf("tuner %s during %s: %s", f.Kind, f.Call, f.Msg)
+	return fmt.Sprintf("%s during %s: %s", f.Kind, f.Call, f.Msg)
 }
 
 // child is one running tuner child process.

@@ -4,6 +4,7 @@
 #include "abi.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,10 @@ int gs_log_take(char* buf, int len) {
 }
 
 void* gs_open(const char* path, char* err, int errlen) {
+  // A fault inside the tuner ends the child with the signal itself, so
+  // the parent can report it; the child has nothing to recover.
+  int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+  for (unsigned i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) signal(fatal[i], SIG_DFL);
   void* lib = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
   if (lib == NULL) {
     const char* e = dlerror();
@@ -79,9 +84,10 @@ int gs_init(void* sym, int version, size_t nRanks, size_t nNodes, uint64_t commI
   return -1;
 }
 
-int gs_coll(void* sym, int version, void* ctx, int func, size_t nBytes, int numPipeOps,
+int gs_coll(void* sym, int version, void** slot, int func, size_t nBytes, int numPipeOps,
             float* table, int numAlgo, int numProto, int regBuff, int collNetSupport,
             int nvlsSupport, int* algo, int* proto, int* nChannels) {
+  void* ctx = *slot;
   switch (version) {
   case 2:
     return ((gsTunerV2*)sym)->getCollInfo(ctx, func, nBytes, collNetSupport, nvlsSupport, numPipeOps, algo, proto, nChannels);
@@ -96,7 +102,8 @@ int gs_coll(void* sym, int version, void* ctx, int func, size_t nBytes, int numP
   return -1;
 }
 
-int gs_finalize(void* sym, int version, void* ctx) {
+int gs_finalize(void* sym, int version, void** slot) {
+  void* ctx = *slot;
   switch (version) {
   case 2: return ((gsTunerV2*)sym)->destroy(ctx);
   case 3: return ((gsTunerV3*)sym)->destroy(ctx);
