@@ -83,11 +83,14 @@ type TunerEffect struct {
 	Without AlgoProto `json:"without"`
 	// WithoutErr is the error NCCL returns without the answer, if any.
 	WithoutErr *NCCLError `json:"withoutError,omitempty"`
+	// WithoutNChannels is the channel count without the answer.
+	WithoutNChannels int `json:"withoutNChannels,omitempty"`
 }
 
-// Changed reports whether the plugin changed NCCL's choice.
+// Changed reports whether the plugin changed NCCL's choice (algorithm,
+// protocol, channel count, or whether it fails).
 func (e *TunerEffect) Changed(d *Decision) bool {
-	return e.Without.Algo != d.Algo || e.Without.Proto != d.Proto || (e.WithoutErr == nil) != (d.Err == nil)
+	return e.Without.Algo != d.Algo || e.Without.Proto != d.Proto || e.WithoutNChannels != d.NChannels || (e.WithoutErr == nil) != (d.Err == nil)
 }
 
 // TunerCallFor is the getCollInfo call NCCL makes for the operation d was

@@ -208,6 +208,9 @@ func localRanks(sys *spec.System) (lo, hi int) {
 	return lo, hi
 }
 
+// Communicator is the communicator the plugin was loaded into.
+func (s *Session) Communicator() *spec.Comm { return s.Comm }
+
 // Select decides op on the session's communicator: NCCL's choice without
 // the plugin, then the plugin's getCollInfo on that cost table, then the
 // choice with its answer. Without a call (no tuner accepted, init failed,
@@ -226,7 +229,7 @@ func (s *Session) Select(op spec.Op) (*spec.Decision, spec.Trace, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d.Tuner.Without, d.Tuner.WithoutErr = spec.AlgoProto{Algo: d0.Algo, Proto: d0.Proto}, d0.Err
+	d.Tuner.Without, d.Tuner.WithoutErr, d.Tuner.WithoutNChannels = spec.AlgoProto{Algo: d0.Algo, Proto: d0.Proto}, d0.Err, d0.NChannels
 	return d, tr, nil
 }
 
@@ -269,7 +272,7 @@ func b2i(b bool) int {
 // Close calls finalize (whenever init was called, as NCCL's commCleanup
 // does for a communicator that has a tuner) and ends the child.
 func (s *Session) Close() {
-	if s.c == nil {
+	if s == nil || s.c == nil {
 		return
 	}
 	if s.inited && s.Report.Fault == "" {

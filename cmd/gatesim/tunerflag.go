@@ -11,6 +11,7 @@ import (
 	"github.com/gatesim/gatesim/oracle"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/tuner"
+	"github.com/gatesim/gatesim/whatif"
 	"github.com/spf13/cobra"
 )
 
@@ -213,4 +214,15 @@ func oracleTuner(dirs []string, timeout time.Duration) (oracle.TunerFunc, error)
 		}
 		return d, tr, rep, nil
 	}, nil
+}
+
+// whatifTuner loads the --tuner plugin into each of whatif's communicators.
+type whatifTuner struct{ lib *tuner.Library }
+
+func (w whatifTuner) Attach(rs *spec.Ruleset, sys *spec.System, env spec.Env, init func(*spec.Ruleset, *spec.System, spec.Env) (*spec.Comm, error)) (whatif.TunedComm, error) {
+	s, err := w.lib.Attach(init, rs, sys, env)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
