@@ -46,6 +46,9 @@ type Request struct {
 	// Env are NCCL_* variables; a value may be "" (set but empty).
 	Env map[string]string `json:"env,omitempty"`
 	Op  *OpRequest        `json:"op"`
+	// Tuner is a tuner plugin (.so) to load as NCCL would, under one of
+	// the directories the oracle was started with (--tuner-dir).
+	Tuner string `json:"tuner,omitempty"`
 }
 
 // OpRequest is the collective.
@@ -92,8 +95,32 @@ type Answer struct {
 	NThreads  *int     `json:"nthreads,omitempty"`
 	TimeUs    *float64 `json:"time_us,omitempty"`
 
+	// Tuner is what a request's tuner plugin did.
+	Tuner *TunerReport `json:"tuner,omitempty"`
+
 	Trace []TraceEntry `json:"trace,omitempty"`
 }
+
+// TunerReport is what a tuner plugin did: the ABI NCCL accepted, init,
+// the getCollInfo call (cost table before and after) and whether it
+// changed NCCL's choice. Fault is a crash or hang, contained.
+type TunerReport struct {
+	Path       string            `json:"path"`
+	Symbols    []int             `json:"symbols"`
+	ABI        int               `json:"abi"`
+	Name       string            `json:"name,omitempty"`
+	InitResult string            `json:"init_result,omitempty"`
+	InitLog    []string          `json:"init_log,omitempty"`
+	Fault      string            `json:"fault,omitempty"`
+	Call       *spec.TunerEffect `json:"call,omitempty"`
+	Without    string            `json:"without,omitempty"`
+	Changed    bool              `json:"changed"`
+}
+
+// TunerFunc builds the communicator with the plugin at path loaded and
+// decides op; the CLI provides it (it runs the plugin in a child process
+// and checks path against the allowed directories).
+type TunerFunc func(path string, rs *spec.Ruleset, sys *spec.System, env spec.Env, op spec.Op) (*spec.Decision, spec.Trace, *TunerReport, error)
 
 // AnswerError is NCCL's error.
 type AnswerError struct {
@@ -125,6 +152,9 @@ type Oracle struct {
 	topo *spec.Cache
 	// Trace controls whether answers carry the gate trace (default true).
 	Trace bool
+	// Tuner serves requests that name a tuner (nil: such requests are
+	// invalid).
+	Tuner TunerFunc
 }
 
 // New returns an oracle; readFile serves requests whose "system" is a path
@@ -204,6 +234,29 @@ func (o *Oracle) answer(line []byte) *Answer {
 	op, field, err := buildOp(req.Op)
 	if err != nil {
 		return invalid(req.ID, field, "%v", err)
+	}
+	if req.Tuner != "" {
+		if o.Tuner == nil {
+			return invalid(req.ID, "tuner", "this oracle loads no tuner plugins: start it with --tuner-dir DIR")
+		}
+		d, trace, rep, err := o.Tuner(req.Tuner, rs, sys, env, op)
+		if err != nil {
+			return invalid(req.ID, "tuner", "%v", err)
+		}
+		a := o.fill(req.ID, d, trace)
+		if rep != nil && d.Tuner != nil {
+			rep.Call, rep.Changed = d.Tuner, d.Tuner.Changed(d)
+			rep.Without = d.Tuner.Without.String()
+			if d.Tuner.WithoutErr != nil {
+				rep.Without = "error " + d.Tuner.WithoutErr.Result.String()
+			}
+		}
+		if rep != nil && rep.Fault != "" {
+			a.Status = "error"
+			a.Error = &AnswerError{Result: "tunerFault", Message: "the tuner plugin " + rep.Fault + " (contained in its child process; NCCL's own process would not survive)"}
+		}
+		a.Tuner = rep
+		return a
 	}
 	comm, err := o.topo.Init(rs, sys, env)
 	if err != nil {

@@ -87,6 +87,10 @@ type Decision struct {
 	TimeUs    float64 `json:"time_us,omitempty"`
 
 	Evidence Evidence `json:"evidence"`
+
+	// Tuner is what a loaded tuner plugin did to this operation (nil
+	// without one; see SelectTuned).
+	Tuner *TunerEffect `json:"tuner,omitempty"`
 }
 
 // CellCost is one cell of an operation's cost table: NCCL's time estimate,

@@ -847,6 +847,9 @@ func (r *initRun) tuningInput() TuningInput {
 	if len(res.LocalRanks) > 0 {
 		in.LocalRanks = res.LocalRanks[0]
 	}
+	if c.Tuner != nil {
+		in.TunerConstants = c.Tuner.Constants
+	}
 	in.CPUArch, in.CPUVendor = TuningCPUOf(c.System.Nodes[0].CPU)
 	if ch := r.nodes[0].chosen; ch != nil && ch.external != nil && ch.external.Net != nil {
 		in.NetDeviceUnpack = ch.external.Net.DeviceType == "unpack"

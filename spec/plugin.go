@@ -725,12 +725,16 @@ func tunerInit(ref Ref, doc string) *Rule {
 				t = &TunerBehaviour{Name: s.tunerLib.Base()}
 			}
 			if t.InitError != "" {
-				r.emit(Verdict{Outcome: Fail, Why: "tuner init failed (" + t.InitError + "): communicator init fails"})
+				r.emit(Verdict{Outcome: Fail, Why: "tuner init failed (" + t.InitError + "): communicator init fails", Log: t.InitLog})
 				r.fail(InternalError, "tuner plugin init failed: "+t.InitError)
 				return
 			}
 			r.comm.Tuner, r.comm.TunerPath, r.comm.TunerABI = t, s.tunerPath, s.tunerABI
-			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: "tuner " + t.Name + " initialised", Facts: []Fact{F("rules", len(t.Rules))}})
+			facts := []Fact{F("rules", len(t.Rules))}
+			if len(t.Constants) > 0 {
+				facts = append(facts, F("constant_edits", len(t.Constants)))
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: "tuner " + t.Name + " initialised", Facts: facts, Log: t.InitLog})
 		},
 	}
 }

@@ -34,13 +34,17 @@ type opRun struct {
 	// choice is the tuning model's decision for the operation (ChooseOp),
 	// nil when the communicator has no model.
 	choice *OpChoice
+	// tuned is a loaded tuner's answer for this operation (SelectTuned).
+	tuned *TunerEffect
 }
 
 func (o *opRun) emit(v Verdict) { o.out = append(o.out, v) }
 
 // Select walks the per-operation rules for one operation and returns NCCL's
 // decision and the full trace (init verdicts, then this operation's).
-func (c *Comm) Select(op Op) (*Decision, Trace, error) {
+func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.selectOp(op, nil) }
+
+func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 	if err := c.checkOp(op); err != nil {
 		return nil, nil, err
 	}
@@ -59,7 +63,7 @@ func (c *Comm) Select(op Op) (*Decision, Trace, error) {
 		}
 		return d, trace, nil
 	}
-	o := &opRun{rs: c.rs, comm: c, op: op, dec: d, tunerCell: AlgoProto{AlgoNone, ProtoNone}}
+	o := &opRun{rs: c.rs, comm: c, op: op, dec: d, tunerCell: AlgoProto{AlgoNone, ProtoNone}, tuned: tuned}
 	for _, id := range c.rs.Op {
 		rule := c.rs.rules[id]
 		if o.stop {
@@ -332,6 +336,10 @@ func tunerCall(ref Ref) *Rule {
 		Doc: `After pruning, a loaded tuner's getCollInfo receives the function, the byte count, the pipelined-op count and the cost table; it may overwrite any cell (0.0 prefers, IGNORE forbids) and set nChannels. NCCL then picks from the edited table without re-validating it: a cell the tuner moves from IGNORE to a time becomes selectable. A non-success return fails the collective.`,
 		Ref: ref,
 		perOp: func(o *opRun) {
+			if o.tuned != nil {
+				o.tunedCall(o.tuned)
+				return
+			}
 			t := o.comm.Tuner
 			if t == nil {
 				o.emit(Verdict{Outcome: Skip, Why: "no tuner plugin"})
@@ -473,7 +481,7 @@ func (o *opRun) modelCosts() string {
 	if m == nil {
 		return ""
 	}
-	ch, err := ChooseOp(m, TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK})
+	ch, err := ChooseOp(m, TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()})
 	if err != nil {
 		return "model: " + err.Error()
 	}

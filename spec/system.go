@@ -273,6 +273,10 @@ type TunerBehaviour struct {
 	InitError string `json:"init_error,omitempty"`
 	// Rules are applied in order per operation; the first matching one wins.
 	Rules []TunerRule `json:"rules,omitempty"`
+	// InitLog is what a loaded tuner logged during init.
+	InitLog []string `json:"init_log,omitempty"`
+	// Constants are a v5+ tuner's init edits of the tuning constants.
+	Constants []TuningConstantEdit `json:"constants,omitempty"`
 }
 
 // TunerRule sets one cost-table cell for operations of a function within a

@@ -35,6 +35,9 @@ type TuningOp struct {
 	NVLSOK bool `json:"nvlsOK"`
 	// RegBuff tells a tuner that both buffers are registered.
 	RegBuff bool `json:"regBuff,omitempty"`
+	// Tuned is a loaded tuner's answer for this operation (it replaces
+	// the declarative TunerBehaviour's rules).
+	Tuned *TunerEffect `json:"-"`
 }
 
 // TuningCostReason says why a cost-table cell cannot be chosen (or that a
@@ -514,7 +517,11 @@ func (m *TuningModel) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
 	elemSize := int64(agg.dtype.Size())
 	g.nBytes = elemSize * tuningMaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
 	ba, bp, bt := m.costTable(agg, g.nBytes, numPipeOps, g)
-	m.applyTuner(agg.fn, g.nBytes, g)
+	if agg.op.Tuned != nil {
+		agg.op.Tuned.applyToModel(m, g)
+	} else {
+		m.applyTuner(agg.fn, g.nBytes, g)
+	}
 	m.pick(agg, g.nBytes, g, ba, bp, bt)
 	if g.err == nil && g.tunerNCh != 0 {
 		g.nc = g.tunerNCh

@@ -80,6 +80,9 @@ func WriteJSON(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 			}
 			rec[k] = v
 		}
+		if r.TunerWithout != "" {
+			rec["tuner_without"], rec["tuner_changed"] = r.TunerWithout, r.TunerChanged
+		}
 		recs = append(recs, rec)
 	}
 	out := map[string]any{"points": recs}

@@ -14,6 +14,12 @@ const chunk = 64
 // does not depend on scheduling. progress, when set, is called with the
 // number of points done (from any goroutine).
 func Run(points []Point, workers int, sim Simulator, progress func(done int)) []Result {
+	return RunTuned(points, workers, sim, nil, progress)
+}
+
+// RunTuned is Run with a tuner plugin loaded into every communicator
+// (host nil: none); the plugins are finalized before it returns.
+func RunTuned(points []Point, workers int, sim Simulator, host TunerHost, progress func(done int)) []Result {
 	if workers < 1 {
 		workers = 1
 	}
@@ -25,7 +31,8 @@ func Run(points []Point, workers int, sim Simulator, progress func(done int)) []
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e := &Evaluator{Sim: sim, Topo: topoCache}
+			e := &Evaluator{Sim: sim, Topo: topoCache, Tuner: host}
+			defer e.Close()
 			for {
 				// chunks keep neighbouring points (same communicator) together
 				lo := int(next.Add(chunk) - chunk)

@@ -363,6 +363,24 @@ type Result struct {
 	// present, else from ModelUs.
 	AlgBw, BusBw float64
 	TimeSource   string // "sim", "model" or ""
+	// TunerWithout is NCCL's choice at the point without the tuner
+	// plugin's answer ("" without a plugin call); TunerChanged marks the
+	// points where the plugin changed it.
+	TunerWithout string
+	TunerChanged bool
+}
+
+// TunerHost loads a tuner plugin for a communicator (the CLI's --tuner;
+// the plugin runs outside this package).
+type TunerHost interface {
+	Attach(rs *spec.Ruleset, sys *spec.System, env spec.Env, init func(*spec.Ruleset, *spec.System, spec.Env) (*spec.Comm, error)) (TunedComm, error)
+}
+
+// TunedComm is a communicator with a tuner plugin loaded.
+type TunedComm interface {
+	Communicator() *spec.Comm
+	Select(op spec.Op) (*spec.Decision, spec.Trace, error)
+	Close()
 }
 
 // Simulator gives a simulated time for a point's decision (nil: none).
@@ -379,6 +397,17 @@ type Evaluator struct {
 	comms map[commKey]*spec.Comm
 	// Topo shares topology searches between evaluators (nil: none).
 	Topo *spec.Cache
+	// Tuner, when set, loads a tuner plugin into every communicator.
+	Tuner TunerHost
+	tuned map[commKey]TunedComm
+}
+
+// Close releases the tuner plugins the evaluator loaded.
+func (e *Evaluator) Close() {
+	for k, t := range e.tuned {
+		t.Close()
+		delete(e.tuned, k)
+	}
 }
 
 type commKey struct {
@@ -405,6 +434,9 @@ func (e *Evaluator) Evaluate(p Point) Result {
 		env[k] = v
 	}
 	k := commKey{p.Release, p.Machine, p.Env.Name}
+	if e.Tuner != nil {
+		return e.evaluateTuned(p, rs, env, k, r)
+	}
 	comm := e.comms[k]
 	if comm == nil {
 		var err error
@@ -423,6 +455,42 @@ func (e *Evaluator) Evaluate(p Point) Result {
 		r.Outcome = "invalid: " + err.Error()
 		return r
 	}
+	return e.fill(p, comm, d, tr, r)
+}
+
+// evaluateTuned is Evaluate with the tuner plugin loaded into the point's
+// communicator (one plugin instance per communicator, as in NCCL).
+func (e *Evaluator) evaluateTuned(p Point, rs *spec.Ruleset, env spec.Env, k commKey, r Result) Result {
+	tc := e.tuned[k]
+	if tc == nil {
+		var err error
+		tc, err = e.Tuner.Attach(rs, p.Machine.Sys, env, e.Topo.Init)
+		if err != nil {
+			r.Outcome = "invalid: " + err.Error()
+			return r
+		}
+		if e.tuned == nil || len(e.tuned) >= maxCachedComms {
+			e.Close()
+			e.tuned = map[commKey]TunedComm{}
+		}
+		e.tuned[k] = tc
+	}
+	d, tr, err := tc.Select(p.Op)
+	if err != nil {
+		r.Outcome = "invalid: " + err.Error()
+		return r
+	}
+	if t := d.Tuner; t != nil {
+		r.TunerWithout, r.TunerChanged = t.Without.String(), t.Changed(d)
+		if t.WithoutErr != nil {
+			r.TunerWithout = "error " + t.WithoutErr.Result.String()
+		}
+	}
+	return e.fill(p, tc.Communicator(), d, tr, r)
+}
+
+// fill is the result of a decision at a point.
+func (e *Evaluator) fill(p Point, comm *spec.Comm, d *spec.Decision, tr spec.Trace, r Result) Result {
 	r.Algo, r.Proto, r.Err, r.NChannels, r.ModelUs = d.Algo, d.Proto, d.Err, d.NChannels, d.TimeUs
 	switch {
 	case d.Discarded:

@@ -52,7 +52,7 @@ func newDemoCmd(d *deps) *cobra.Command {
 			fmt.Fprintf(d.stdout, "1 MiB AllReduce with %s, every gate:\n\n", env)
 			var runs []explained
 			for _, v := range releases {
-				e, err := explainOne(v, sys, env, op)
+				e, err := explainOne(v, sys, env, op, nil)
 				if err != nil {
 					return err
 				}
@@ -72,7 +72,7 @@ func newDemoCmd(d *deps) *cobra.Command {
 				op, _ := spec.OpFromBytes(spec.AllReduce, n, spec.Float32, spec.Sum, 0)
 				row := []string{dc.name}
 				for _, v := range releases {
-					e, err := explainOne(v, sys, env, op)
+					e, err := explainOne(v, sys, env, op, nil)
 					if err != nil {
 						return err
 					}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/tuner"
 	"github.com/spf13/cobra"
 )
 
@@ -17,6 +18,7 @@ type explainOpts struct {
 	op      opFlags
 	json    bool
 	verbose bool
+	tuner   tunerFlags
 }
 
 func newExplainCmd(d *deps) *cobra.Command {
@@ -41,6 +43,7 @@ to compare them side by side.`,
 	o.op.add(c)
 	c.Flags().BoolVar(&o.json, "json", false, "JSON output")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "also print facts and source locations")
+	o.tuner.add(c)
 	return c
 }
 
@@ -49,6 +52,8 @@ type explained struct {
 	Release  string         `json:"nccl"`
 	Decision *spec.Decision `json:"decision"`
 	Trace    spec.Trace     `json:"trace"`
+	// Tuner is what a --tuner plugin did over the communicator's life.
+	Tuner *tuner.Report `json:"tuner,omitempty"`
 }
 
 func runExplain(d *deps, o *explainOpts) error {
@@ -71,9 +76,13 @@ func runExplain(d *deps, o *explainOpts) error {
 	if err != nil {
 		return err
 	}
+	lib, err := o.tuner.load()
+	if err != nil {
+		return err
+	}
 	var runs []explained
 	for _, v := range vs {
-		e, err := explainOne(v, sys, env, op)
+		e, err := explainOne(v, sys, env, op, lib)
 		if err != nil {
 			return err
 		}
@@ -92,20 +101,16 @@ func runExplain(d *deps, o *explainOpts) error {
 	return printSideBySide(d.stdout, runs)
 }
 
-func explainOne(v spec.Version, sys *spec.System, env spec.Env, op spec.Op) (explained, error) {
+func explainOne(v spec.Version, sys *spec.System, env spec.Env, op spec.Op, lib *tuner.Library) (explained, error) {
 	rs, err := spec.Load(v)
 	if err != nil {
 		return explained{}, badInput(err)
 	}
-	comm, err := spec.Init(rs, sys, env)
+	dec, trace, rep, err := decideWith(lib, rs, sys, env, op)
 	if err != nil {
-		return explained{}, badInput(err)
+		return explained{}, err
 	}
-	dec, trace, err := comm.Select(op)
-	if err != nil {
-		return explained{}, badInput(err)
-	}
-	return explained{Release: v.String(), Decision: dec, Trace: trace}, nil
+	return explained{Release: v.String(), Decision: dec, Trace: trace, Tuner: rep}, nil
 }
 
 func envLine(e spec.Env) string {
@@ -142,6 +147,7 @@ func printTrace(w io.Writer, e explained, verbose bool) error {
 	}
 	fmt.Fprintln(w)
 	printDecision(w, e.Decision)
+	printTunerEffect(w, e.Tuner, e.Decision)
 	return nil
 }
 
@@ -300,6 +306,7 @@ func printSideBySide(w io.Writer, runs []explained) error {
 	fmt.Fprintln(w)
 	for _, r := range runs {
 		printDecision(w, r.Decision)
+		printTunerEffect(w, r.Tuner, r.Decision)
 	}
 	return nil
 }

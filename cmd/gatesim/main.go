@@ -8,8 +8,13 @@
 // hw needs one.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/gatesim/gatesim/tuner"
+)
 
 func main() {
+	tuner.ServeIfChild() // the hidden child that hosts a --tuner plugin
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

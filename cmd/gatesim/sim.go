@@ -14,6 +14,7 @@ import (
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/tuner"
 	"github.com/spf13/cobra"
 )
 
@@ -27,6 +28,7 @@ type simFlags struct {
 	nccl, coll, bytes, algo, proto, dtype, redop, trace, sweep string
 	channels, gpus, root                                       int
 	verify, jsonOut, inPlace                                   bool
+	tuner                                                      tunerFlags
 }
 
 func newSimCmd(d *deps) *cobra.Command {
@@ -73,6 +75,7 @@ that do not run on the machine are listed with the reason.`,
 	f.BoolVar(&fl.verify, "verify", false, "run the data plane on random data and check every element against the reference")
 	f.StringVar(&fl.trace, "trace", "", "write the timeline as Chrome trace JSON to this file")
 	f.BoolVar(&fl.jsonOut, "json", false, "print JSON")
+	fl.tuner.add(c)
 	f.BoolVar(&fl.inPlace, "inplace", false, "run in place")
 	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated and NCCL-model times over sizes, algorithms and protocols")
 	return c
@@ -92,6 +95,8 @@ type simReport struct {
 	ModelTimeUs  *float64          `json:"nccl_model_time_us"`
 	ModelNote    string            `json:"nccl_model_note,omitempty"`
 	Verification *sim.Verification `json:"verification,omitempty"`
+	// Tuner is what a --tuner plugin did (NCCLChoice is the choice with it).
+	Tuner *tuner.Report `json:"tuner,omitempty"`
 }
 
 // simSetup is what every simulation of one invocation shares: the
@@ -105,6 +110,24 @@ type simSetup struct {
 	rop  spec.RedOp
 	l    *algos.Layout
 	n    int
+	// tuned is the --tuner plugin loaded into comm (nil: none).
+	tuned *tuner.Session
+}
+
+// selectOp is NCCL's decision for op, through the tuner plugin if one is
+// loaded.
+func (x *simSetup) selectOp(op spec.Op) (*spec.Decision, spec.Trace, error) {
+	if x.tuned != nil {
+		return x.tuned.Select(op)
+	}
+	return x.comm.Select(op)
+}
+
+// close finalizes the tuner plugin.
+func (x *simSetup) close() {
+	if x.tuned != nil {
+		x.tuned.Close()
+	}
 }
 
 func newSimSetup(fl *simFlags) (*simSetup, error) {
@@ -144,7 +167,16 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if x.rop, err = spec.ParseRedOp(fl.redop); err != nil {
 		return nil, badInput(err)
 	}
-	if x.comm, err = spec.Init(rs, sys, env); err != nil {
+	lib, err := fl.tuner.load()
+	if err != nil {
+		return nil, err
+	}
+	if lib != nil {
+		if x.tuned, err = lib.Attach(spec.Init, rs, sys, env); err != nil {
+			return nil, badInput(err)
+		}
+		x.comm = x.tuned.Comm
+	} else if x.comm, err = spec.Init(rs, sys, env); err != nil {
 		return nil, badInput(err)
 	}
 	if x.comm.Err != nil {
@@ -186,7 +218,7 @@ type choice struct {
 }
 
 func (x *simSetup) choose(op spec.Op, algo, proto string, channels int) (*choice, error) {
-	d, _, err := x.comm.Select(op)
+	d, _, err := x.selectOp(op)
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -245,6 +277,7 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
+	defer x.close()
 	size, err := spec.ParseBytes(fl.bytes)
 	if err != nil {
 		return badInput(err)
@@ -272,6 +305,9 @@ func runSim(d *deps, fl *simFlags) error {
 	}
 	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: ch.sel.String(), ChosenBy: ch.by, NCCLChoice: ch.nccl,
 		Result: res, ModelTimeUs: ch.model, ModelNote: ch.note}
+	if x.tuned != nil {
+		rep.Tuner = x.tuned.Report
+	}
 	if fl.trace != "" {
 		w, err := os.Create(fl.trace)
 		if err != nil {
@@ -319,6 +355,10 @@ func runSim(d *deps, fl *simFlags) error {
 		}
 	} else {
 		printSim(d.stdout, rep, fl)
+		if x.tuned != nil {
+			x.close()
+			printTunerEffect(d.stdout, x.tuned.Report, ch.decision)
+		}
 	}
 	if rep.Verification != nil && !rep.Verification.OK {
 		return &exitError{code: exitNo, err: errors.New("verification failed: the data plane's result differs from the reference")}
@@ -385,6 +425,7 @@ func runSweep(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
+	defer x.close()
 	sizes, err := parseSweep(fl.sweep)
 	if err != nil {
 		return err
@@ -415,7 +456,7 @@ func runSweep(d *deps, fl *simFlags) error {
 			ops, choice, decs = append(ops, spec.Op{Count: -1}), append(choice, "—"), append(decs, nil)
 			continue
 		}
-		dd, _, err := x.comm.Select(op)
+		dd, _, err := x.selectOp(op)
 		if err != nil {
 			return badInput(err)
 		}

@@ -33,6 +33,7 @@ type whatifOpts struct {
 	workers                             int
 	noSim                               bool
 	noProgress                          bool
+	tuner                               tunerFlags
 }
 
 func newWhatifCmd(d *deps) *cobra.Command {
@@ -76,6 +77,7 @@ time-nodes.png/.svg.`,
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "parallel workers")
 	f.BoolVar(&o.noSim, "no-sim", false, "leave the simulated-time column empty (NCCL's cost model only; faster on huge sweeps)")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar")
+	o.tuner.add(c)
 	return c
 }
 
@@ -232,7 +234,15 @@ func runWhatif(d *deps, o *whatifOpts) error {
 	if !o.noSim {
 		simulate = whatif.Simulate
 	}
-	rs := whatif.Run(pts, o.workers, simulate, progress)
+	lib, err := o.tuner.load()
+	if err != nil {
+		return err
+	}
+	var host whatif.TunerHost
+	if lib != nil {
+		host = whatifTuner{lib}
+	}
+	rs := whatif.RunTuned(pts, o.workers, simulate, host, progress)
 	var diffs []whatif.ReleaseDiff
 	if len(sw.NCCL) > 1 {
 		diffs = whatif.DiffReleases(rs)
@@ -282,10 +292,11 @@ func isTerminal(w io.Writer) bool {
 }
 
 func whatifTable(w io.Writer, rs []whatif.Result, diffs []whatif.ReleaseDiff) error {
-	hasModel, hasSim := false, false
+	hasModel, hasSim, hasTuner := false, false, false
 	for _, r := range rs {
 		hasModel = hasModel || r.ModelUs > 0
 		hasSim = hasSim || r.SimUs > 0
+		hasTuner = hasTuner || r.TunerWithout != ""
 	}
 	type key struct{ rel, label, env, coll string }
 	var order []key
@@ -311,10 +322,25 @@ func whatifTable(w io.Writer, rs []whatif.Result, diffs []whatif.ReleaseDiff) er
 				}
 				return strconv.FormatFloat(x, 'f', 1, 64)
 			}
-			rows = append(rows, []string{spec.FormatBytes(r.Size), r.Outcome, nc, orDash(r.CollNetGate), orDash(r.NVLSGate),
-				whatif.FormatUs(r.ModelUs), whatif.FormatUs(r.SimUs), bw(r.AlgBw), bw(r.BusBw)})
+			row := []string{spec.FormatBytes(r.Size), r.Outcome, nc, orDash(r.CollNetGate), orDash(r.NVLSGate),
+				whatif.FormatUs(r.ModelUs), whatif.FormatUs(r.SimUs), bw(r.AlgBw), bw(r.BusBw)}
+			if hasTuner {
+				mark := "-"
+				switch {
+				case r.TunerChanged:
+					mark = "CHANGED (without: " + r.TunerWithout + ")"
+				case r.TunerWithout != "":
+					mark = "same"
+				}
+				row = append(row, mark)
+			}
+			rows = append(rows, row)
 		}
-		if err := asciiTable(w, []string{"size", "decision", "nch", "CollNet kept out by", "NVLS kept out by", "model time", "sim time", "algbw GB/s", "busbw GB/s"}, rows, 40); err != nil {
+		header := []string{"size", "decision", "nch", "CollNet kept out by", "NVLS kept out by", "model time", "sim time", "algbw GB/s", "busbw GB/s"}
+		if hasTuner {
+			header = append(header, "tuner plugin")
+		}
+		if err := asciiTable(w, header, rows, 40); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)

@@ -1,0 +1,11 @@
+package tuner
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	ServeIfChild()
+	os.Exit(m.Run())
+}

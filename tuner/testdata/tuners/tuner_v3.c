@@ -1,0 +1,21 @@
+// A test tuner exporting ncclTunerPlugin_v3 only: getCollInfo edits the
+// cost table.
+#include "modes.h"
+
+typedef struct {
+  const char* name;
+  int (*init)(size_t nRanks, size_t nNodes, logger_t log, void** ctx);
+  int (*getCollInfo)(void* ctx, int coll, size_t nBytes, int numPipeOps, float** table, int numAlgo, int numProto,
+                     int* nChannels);
+  int (*destroy)(void* ctx);
+} tuner_v3_t;
+
+static int init(size_t nRanks, size_t nNodes, logger_t log, void** ctx) { return mode_init(nRanks, nNodes, log, ctx, 3); }
+static int coll(void* ctx, int coll, size_t nBytes, int numPipeOps, float** table, int numAlgo, int numProto, int* nChannels) {
+  (void)ctx; (void)coll; (void)numPipeOps;
+  mode_table((float*)table, numAlgo, numProto, nBytes, nChannels);
+  return 0;
+}
+static int destroy(void* ctx) { (void)ctx; if (logfn) logfn(3, 0, __FILE__, __LINE__, "gatesim test tuner v3: destroy"); return 0; }
+
+const tuner_v3_t ncclTunerPlugin_v3 = {"gatesim-test-v3", init, coll, destroy};
