@@ -29,7 +29,7 @@ var forbiddenStd = map[string]string{
 
 // above are the module's packages a core package may not reach, directly or
 // not: they sit later in the data flow.
-var above = []string{"hw", "whatif", "oracle", "diagnose", "cmd", "golden", "properties"}
+var above = []string{"hw", "tuner", "whatif", "oracle", "diagnose", "cmd", "golden", "properties"}
 
 type pkg struct {
 	ImportPath string
