@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -115,14 +116,14 @@ func ReadCapture(dir string) (*Capture, error) {
 		if e.IsDir() || !strings.HasPrefix(name, "nccl.") || !strings.HasSuffix(name, ".log") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := inputfile.Read(filepath.Join(dir, name), maxCaptureFile)
 		if err != nil {
 			return nil, err
 		}
 		c.Logs[name] = b
 	}
-	c.Topo, _ = os.ReadFile(filepath.Join(dir, CaptureTopo))
-	c.Graph, _ = os.ReadFile(filepath.Join(dir, CaptureGraph))
+	c.Topo, _ = inputfile.Read(filepath.Join(dir, CaptureTopo), maxCaptureFile)
+	c.Graph, _ = inputfile.Read(filepath.Join(dir, CaptureGraph), maxCaptureFile)
 	return c, nil
 }
 
@@ -154,8 +155,11 @@ func ReadCaptureSet(root string) ([]*Capture, error) {
 	return out, nil
 }
 
+// maxCaptureFile bounds each file of a capture (logs, dumps, tables).
+const maxCaptureFile = 256 << 20
+
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, maxCaptureFile)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,9 @@ func OpFromBytes(f Func, bytes int64, dt DataType, op RedOp, root int) (Op, erro
 	if bytes < 0 {
 		return Op{}, fmt.Errorf("negative size %d bytes", bytes)
 	}
+	if bytes > MaxOpBytes {
+		return Op{}, fmt.Errorf("%d bytes: expected at most %s per operation (gatesim's limit)", bytes, FormatBytes(MaxOpBytes))
+	}
 	if bytes%sz != 0 {
 		return Op{}, fmt.Errorf("%d bytes is not a whole number of %s elements (%d bytes each)", bytes, dt, sz)
 	}

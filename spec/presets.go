@@ -81,8 +81,11 @@ func Preset(name string, o PresetOptions) (*System, error) {
 	if n == 0 {
 		n = 1
 	}
-	if n < 1 || n > 1<<17 {
-		return nil, fmt.Errorf("--nodes %d: expected 1 to %d", n, 1<<17)
+	if n < 1 || n > MaxNodes {
+		return nil, fmt.Errorf("--nodes %d: expected 1 to %d (gatesim's limit)", n, MaxNodes)
+	}
+	if err := CheckShape(n, len(def.node().GPUs)); err != nil {
+		return nil, fmt.Errorf("--nodes %d: %v", n, err)
 	}
 	sys := &System{Name: strings.ToLower(name)}
 	if n > 1 {

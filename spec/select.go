@@ -104,8 +104,8 @@ func (c *Comm) checkOp(op Op) error {
 	if op.RedOp < 0 || op.RedOp >= NumRedOps {
 		return fmt.Errorf("unknown reduction %d", op.RedOp)
 	}
-	if op.Count < 0 {
-		return fmt.Errorf("negative count %d", op.Count)
+	if err := CheckCount(op.Count, op.DataType); err != nil {
+		return err
 	}
 	if (op.Func == Broadcast || op.Func == Reduce) && (op.Root < 0 || op.Root >= c.NRanks) {
 		return fmt.Errorf("root %d out of range: the communicator has %d ranks", op.Root, c.NRanks)

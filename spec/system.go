@@ -345,14 +345,37 @@ func (s *System) Validate() error {
 	if s == nil || len(s.Nodes) == 0 {
 		return fmt.Errorf("system: no nodes: expected at least one node with at least one GPU")
 	}
+	if len(s.Nodes) > MaxNodes {
+		return fmt.Errorf("system %s: %d nodes: expected at most %d (gatesim's limit)", s.Name, len(s.Nodes), MaxNodes)
+	}
+	ranks := 0
 	for i, nd := range s.Nodes {
 		where := fmt.Sprintf("system %s: node %d", s.Name, i)
 		if len(nd.GPUs) == 0 {
 			return fmt.Errorf("%s: no GPUs: expected at least one", where)
 		}
+		if len(nd.GPUs) > MaxGPUsPerNode {
+			return fmt.Errorf("%s: %d GPUs: expected at most %d (NCCL_MAX_LOCAL_RANKS)", where, len(nd.GPUs), MaxGPUsPerNode)
+		}
+		if ranks += len(nd.GPUs); ranks > MaxRanks {
+			return fmt.Errorf("system %s: more than %d ranks (gatesim's limit)", s.Name, MaxRanks)
+		}
+		devs := map[int]bool{}
 		for j, g := range nd.GPUs {
 			if g.SM < 30 || g.SM > 200 {
 				return fmt.Errorf("%s: gpu %d: sm %d: expected a compute capability times ten such as 70, 80, 90, 100", where, j, g.SM)
+			}
+			if devs[g.Dev] {
+				return fmt.Errorf("%s: gpu %d: dev %d appears twice: expected one GPU per CUDA device index", where, j, g.Dev)
+			}
+			devs[g.Dev] = true
+			if g.NVLinks < 0 {
+				return fmt.Errorf("%s: gpu %d: nvlinks %d: expected 0 or more", where, j, g.NVLinks)
+			}
+		}
+		for j, n := range nd.NICs {
+			if n.SpeedMbps < -1 || n.Port < 0 {
+				return fmt.Errorf("%s: nic %d (%s): speed_mbps %d, port %d: expected a speed of 0 or more (-1: unknown, as some NICs report) and a port of 0 or more", where, j, n.Name, n.SpeedMbps, n.Port)
 			}
 		}
 		for j, l := range nd.Libs {

@@ -795,6 +795,9 @@ func SystemFromTopology(file string, data []byte, nodes int) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckShape(max(1, nodes), len(n.GPUs)); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
 	sys := &System{Name: file}
 	for i := range max(1, nodes) {
 		nd := n

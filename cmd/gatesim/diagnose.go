@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -84,7 +85,7 @@ every operation the log printed.`,
 				cmp = diagnose.Compare(pr, rep.Obs)
 			}
 			if predicted != "" {
-				data, err := os.ReadFile(predicted)
+				data, err := readInput(predicted)
 				if err != nil {
 					return badInput(err)
 				}
@@ -138,7 +139,7 @@ func parseLogArg(p *ncclog.Parser, arg string, d *deps) ([]string, error) {
 		return nil, badInput(err)
 	}
 	if !st.IsDir() {
-		f, err := os.Open(arg)
+		f, err := inputfile.Open(arg)
 		if err != nil {
 			return nil, badInput(err)
 		}
@@ -158,7 +159,7 @@ func parseLogArg(p *ncclog.Parser, arg string, d *deps) ([]string, error) {
 	var names []string
 	for _, n := range diagnose.LogFiles(all) {
 		path := filepath.Join(arg, n)
-		f, err := os.Open(path)
+		f, err := inputfile.Open(path)
 		if err != nil {
 			return nil, badInput(err)
 		}

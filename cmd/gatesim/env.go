@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/params"
 	"github.com/spf13/cobra"
@@ -92,9 +91,9 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 					if d.stdin == nil {
 						return badInputf("--file -: no standard input")
 					}
-					data, err = io.ReadAll(d.stdin)
+					data, err = inputfile.ReadAll(d.stdin, name, spec.MaxFileBytes)
 				} else {
-					data, err = os.ReadFile(file)
+					data, err = readInput(file)
 				}
 				if err != nil {
 					return badInputf("reading job script: %v", err)
@@ -194,7 +193,7 @@ func renderEnvReport(rep *params.Report, file string) string {
 			}
 			gates = strings.Join(g, ",")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Name, cell(v.Value), line, v.Severity, cell(v.Uses), gates)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", capCell(v.Name), cell(v.Value), line, v.Severity, cell(v.Uses), capCell(gates))
 	}
 	tw.Flush()
 	any := false
@@ -226,6 +225,13 @@ func renderEnvReport(rep *params.Report, file string) string {
 		b.WriteString("not computed: give --system PRESET (or --system-file) to run the gates with and without each variable; the GATES column lists the rules each variable feeds\n")
 	}
 	return b.String()
+}
+
+// capCell is elide without the flag: the report's findings below the
+// table carry every name whole.
+func capCell(s string) string {
+	s, _ = elide(s)
+	return s
 }
 
 // cell keeps a table cell on one line and readable.

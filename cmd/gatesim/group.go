@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
@@ -20,7 +19,7 @@ call returns and does: when operations are enqueued, which calls fail, and
 which sequences NCCL leaves undefined. Exit 1 when a group rule fails.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			data, err := readInput(args[0])
 			if err != nil {
 				return badInput(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gatesim/gatesim/hw"
+	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -204,7 +205,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 
 			o := hw.Options{Search: lf.search(), Devices: devices, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Timeout: timeout}
 			if kernels != "" {
-				if o.PTX, err = os.ReadFile(kernels); err != nil {
+				if o.PTX, err = readInput(kernels); err != nil {
 					return badInput(err)
 				}
 			}
@@ -429,7 +430,7 @@ missed.`,
 			tables := map[spec.Func]*hw.NTTable{}
 			var funcs []spec.Func
 			for _, name := range files {
-				fh, err := os.Open(name)
+				fh, err := inputfile.Open(name)
 				if err != nil {
 					return badInput(err)
 				}
@@ -631,7 +632,7 @@ func newHWSelfTestCmd(d *deps) *cobra.Command {
 			o := hw.Options{Search: lf.search(), HostCheck: hostCheck, AllowNVLS: lf.allowNVLS}
 			if kernels != "" {
 				var err error
-				if o.PTX, err = os.ReadFile(kernels); err != nil {
+				if o.PTX, err = readInput(kernels); err != nil {
 					return badInput(err)
 				}
 			}

@@ -66,7 +66,7 @@ the schedule's from above. One process must drive every GPU of the communicator.
 		RunE: func(c *cobra.Command, _ []string) error {
 			ptx := hw.ReplayPTX
 			if ptxFile != "" {
-				b, err := os.ReadFile(ptxFile)
+				b, err := readInput(ptxFile)
 				if err != nil {
 					return badInput(err)
 				}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/spf13/cobra"
@@ -45,7 +45,7 @@ func (f *systemFlags) load() (*spec.System, error) {
 	case named > 1:
 		return nil, badInputf("--system, --system-file and --topo are exclusive: name one machine")
 	case f.topo != "":
-		data, rerr := os.ReadFile(f.topo)
+		data, rerr := readInput(f.topo)
 		if rerr != nil {
 			return nil, badInput(rerr)
 		}
@@ -54,7 +54,7 @@ func (f *systemFlags) load() (*spec.System, error) {
 		}
 		sys, err = spec.SystemFromTopology(f.topo, data, max(1, f.nodes))
 	case f.file != "":
-		data, rerr := os.ReadFile(f.file)
+		data, rerr := readInput(f.file)
 		if rerr != nil {
 			return nil, badInput(rerr)
 		}
@@ -71,7 +71,7 @@ func (f *systemFlags) load() (*spec.System, error) {
 		return nil, badInput(err)
 	}
 	for _, p := range f.plugins {
-		data, rerr := os.ReadFile(p)
+		data, rerr := readInput(p)
 		if rerr != nil {
 			return nil, badInput(rerr)
 		}
@@ -173,6 +173,12 @@ func (f *envFlags) build() (spec.Env, error) {
 	return e, nil
 }
 
+// readInput reads a file the user names: a regular file of at most
+// spec.MaxFileBytes (devices, FIFOs and directories are refused).
+func readInput(path string) ([]byte, error) {
+	return inputfile.Read(path, spec.MaxFileBytes)
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func fmtErr(e *spec.NCCLError) string {
@@ -189,7 +195,7 @@ func loadGraphFile(sys *spec.System, env spec.Env) error {
 	if !ok || path == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return badInputf("NCCL_GRAPH_FILE: %v", err)
 	}

@@ -5,7 +5,7 @@
 // Exit codes: 0 success; 1 the answer is "no" where a yes was required (a
 // cross-check disagreement, a failed verification); 2 bad input (unknown
 // release, collective, malformed file or value); 3 no GPU or no NCCL where
-// hw needs one.
+// hw needs one; 70 an internal error (a bug in gatesim).
 package main
 
 import (
@@ -16,5 +16,5 @@ import (
 
 func main() {
 	tuner.ServeIfChild() // the hidden child that hosts a --tuner plugin
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runWithInput(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

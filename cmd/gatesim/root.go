@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -14,6 +16,9 @@ const (
 	exitNo       = 1 // a check said no (disagreement, wrong result)
 	exitBadInput = 2 // the user's input is malformed or unknown
 	exitNoDevice = 3 // hw: no GPU, no CUDA or no NCCL library
+	// exitInternal is a bug in gatesim (a panic): sysexits' EX_SOFTWARE,
+	// far from the codes an input can earn.
+	exitInternal = 70
 )
 
 // exitError carries an exit code through cobra's RunE.
@@ -81,7 +86,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return runWithInput(args, nil, stdout, stderr)
 }
 
-func runWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// runWithInput runs one command line. A panic is a bug in gatesim, never
+// the user's: it is reported as an internal error with the command line
+// that caused it, and exit code exitInternal.
+func runWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "gatesim: internal error: %v\ninput: %s\nThis is a bug in gatesim, not a problem with the input; please report it with the input above.\n%s", r, quoteArgs(args), debug.Stack())
+			code = exitInternal
+		}
+	}()
 	d := &deps{stdout: stdout, stderr: stderr, stdin: stdin}
 	root := newRootCmd(d)
 	root.SetArgs(args)
@@ -96,4 +110,20 @@ func runWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	// cobra's own errors (unknown command, bad flag) are the user's.
 	return exitBadInput
+}
+
+// quoteArgs writes a command line back as a shell would read it, each
+// argument cut to 200 bytes.
+func quoteArgs(args []string) string {
+	out := []string{"gatesim"}
+	for _, a := range args {
+		if len(a) > 200 {
+			a = fmt.Sprintf("%s…(%d more bytes)", a[:200], len(a)-200)
+		}
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, " ")
 }

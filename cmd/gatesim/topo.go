@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -130,7 +129,7 @@ func runTopoSearch(d *deps, f *topoSearchFlags) error {
 		hosts = []*topo.System{s}
 	case len(f.xmlFiles) > 0:
 		for _, name := range f.xmlFiles {
-			data, err := os.ReadFile(name)
+			data, err := readInput(name)
 			if err != nil {
 				return badInput(err)
 			}
@@ -152,7 +151,7 @@ func runTopoSearch(d *deps, f *topoSearchFlags) error {
 		return badInput(err)
 	}
 	if f.graphFile != "" {
-		data, err := os.ReadFile(f.graphFile)
+		data, err := readInput(f.graphFile)
 		if err != nil {
 			return badInput(err)
 		}

@@ -99,7 +99,7 @@ func intList(flag, s string) ([]int, error) {
 func (o *whatifOpts) sweep() (whatif.Sweep, error) {
 	var sw whatif.Sweep
 	if o.file != "" {
-		data, err := os.ReadFile(o.file)
+		data, err := readInput(o.file)
 		if err != nil {
 			return sw, badInput(err)
 		}

@@ -27,6 +27,14 @@ func (b *builder) errf(n *XMLNode, format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s", b.file, n.Line, fmt.Sprintf(format, args...))
 }
 
+// Physical bounds of a topology XML (gatesim's, checked with the element's
+// line): links per GPU and GPUs per host (NCCL_MAX_LOCAL_RANKS, 72 from
+// 2.28.3).
+const (
+	maxLinkCount   = 64
+	maxGPUsPerHost = 72
+)
+
 type builder struct {
 	file string
 	p    Params
@@ -355,6 +363,21 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 		if node.SM < 10 || node.SM > 1000 {
 			return b.errf(xg, "<gpu sm=%d>: expected a compute capability times ten such as 70, 80, 90, 100", node.SM)
 		}
+		if node.Dev < 0 {
+			return b.errf(xg, "<gpu dev=%d>: expected a CUDA device index of 0 or more", node.Dev)
+		}
+		onHost := 1
+		for _, o := range b.sys.Nodes[GPU][:len(b.sys.Nodes[GPU])-1] {
+			if o.ID>>56 != node.ID>>56 {
+				continue
+			}
+			if onHost++; o.Dev == node.Dev {
+				return b.errf(xg, "<gpu dev=%d>: a second GPU with this dev on the host: expected one <gpu> per CUDA device", node.Dev)
+			}
+		}
+		if onHost > maxGPUsPerHost {
+			return b.errf(xg, "<gpu>: %d GPUs on one host: expected at most %d (NCCL_MAX_LOCAL_RANKS)", onHost, maxGPUsPerHost)
+		}
 	}
 	if xn := x.Sub("nic"); xn != nil {
 		t = NIC
@@ -398,6 +421,9 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 		speed, err := b.attr(x, "link_speed", `link_speed="32.0 GT/s PCIe"`)
 		if err != nil {
 			return err
+		}
+		if width < 0 || width > 32 {
+			return b.errf(x, "<%s link_width=%d>: expected 0 (taken as 16) to 32 PCIe lanes", x.Name, width)
 		}
 		if width == 0 {
 			width = 16
@@ -454,6 +480,9 @@ func (b *builder) addNET(x *XMLNode, nic *Node, sid int) error {
 	if err != nil {
 		return err
 	}
+	if mbps < -1 {
+		return b.errf(x, "<net speed=%d>: expected a speed in Mb/s (-1 or 0: unknown, taken as 10000 as NCCL does)", mbps)
+	}
 	if mbps <= 0 {
 		mbps = 10000 // some NICs report -1
 	}
@@ -473,6 +502,9 @@ func (b *builder) addNET(x *XMLNode, nic *Node, sid int) error {
 	net.GDR = gdr != 0
 	if net.MaxChannels, err = b.attrIntDefault(x, "maxconn", b.p.MaxChannels); err != nil {
 		return err
+	}
+	if net.MaxChannels < 1 {
+		return b.errf(x, "<net maxconn=%d>: expected 1 or more connections", net.MaxChannels)
 	}
 	coll, err := b.attrIntDefault(x, "coll", 0)
 	if err != nil {
@@ -564,6 +596,9 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 		if err != nil {
 			return err
 		}
+		if count < 1 || count > maxLinkCount {
+			return b.errf(x, "<nvlink count=%d>: expected 1 to %d links", count, maxLinkCount)
+		}
 		tclass, err := b.attr(x, "tclass", `tclass="0x068000" (NVSwitch), "0x030200" (GPU) or "0x068001" (CPU)`)
 		if err != nil {
 			return err
@@ -615,6 +650,9 @@ func (b *builder) addC2C(x *XMLNode, parentBus string, sid int) error {
 		bw, err := b.attrInt(x, "bw", `bw="N" (MB/s per link)`)
 		if err != nil {
 			return err
+		}
+		if count < 1 || count > maxLinkCount || bw < 1 || bw > 1<<30 {
+			return b.errf(x, "<c2c count=%d bw=%d>: expected 1 to %d links of 1 MB/s or more", count, bw, maxLinkCount)
 		}
 		cbw := f32(float64(bw*count) / 1000.0)
 		cpu := findLocalCPU(gpu, nil)

@@ -119,6 +119,8 @@ type Graph struct {
 	// NCCL_TOPO_ID(host, cuda dev)). Search turns them into Intra/Inter
 	// when the graph replaces a search (NCCL_GRAPH_FILE).
 	Channels []GraphChannel `json:"channels,omitempty"`
+	// Source is "file:line" of the <graph> element a graph XML gave.
+	Source string `json:"-"`
 }
 
 // GraphChannel is one <channel> of a graph XML.

@@ -106,6 +106,10 @@ func graphFromXML(file string, x *XMLNode) (Graph, error) {
 	if g.NChannels, err = geti("nchannels", `nchannels="N"`); err != nil {
 		return g, err
 	}
+	if g.NChannels < 0 {
+		return g, errf(x, "<graph nchannels=\"%d\">: expected 0 or more channels", g.NChannels)
+	}
+	g.Source = fmt.Sprintf("%s:%d", file, x.Line)
 	if g.BwIntra, err = getf("speedintra", true); err != nil {
 		return g, err
 	}
@@ -175,6 +179,9 @@ func (x *searcher) loadGraph(g *sgraph, graphs []Graph) (int, error) {
 		g.sameChannels = 0
 		if xg.SameChannels {
 			g.sameChannels = 1
+		}
+		if xg.NChannels > x.ps.p.MaxChannels {
+			return 0, fmt.Errorf("%s: <graph id=\"%d\" nchannels=\"%d\">: expected at most %d, NCCL's MAXCHANNELS in this release (src/include/device.h)", xg.Source, xg.ID, xg.NChannels, x.ps.p.MaxChannels)
 		}
 		if len(xg.Channels) > x.ps.p.MaxChannels {
 			return 0, fmt.Errorf("NCCL_GRAPH_FILE graph %d: %d channels, at most %d fit", xg.ID, len(xg.Channels), x.ps.p.MaxChannels)
