@@ -54,6 +54,9 @@ func newRootCmd(d *deps) *cobra.Command {
 	root.SetErr(d.stderr)
 	root.SetIn(d.stdin)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(err) })
+	// --version prints what `gatesim version` prints.
+	root.Version = "set"
+	root.SetVersionTemplate(versionText())
 	for _, sub := range subcommands {
 		root.AddCommand(sub(d))
 	}
@@ -63,6 +66,7 @@ func newRootCmd(d *deps) *cobra.Command {
 // subcommands lists the constructors of the subcommands, one file each.
 var subcommands = []func(*deps) *cobra.Command{
 	newVersionCmd,
+	newGatesimVersionCmd,
 	newExplainCmd,
 	newRulesCmd,
 	newOracleCmd,
