@@ -49,6 +49,8 @@ type explained struct {
 	Release  string         `json:"nccl"`
 	Decision *spec.Decision `json:"decision"`
 	Trace    spec.Trace     `json:"trace"`
+	comm     *spec.Comm
+	version  spec.Version
 }
 
 func runExplain(d *deps, o *explainOpts) error {
@@ -79,6 +81,22 @@ func runExplain(d *deps, o *explainOpts) error {
 		}
 		runs = append(runs, e)
 	}
+	if err := printExplain(d, o, sys, env, op, runs); err != nil {
+		return err
+	}
+	// NCCL returning an error is the answer "no": exit 1, as sim does.
+	for _, r := range runs {
+		switch {
+		case r.comm.Err != nil:
+			return ncclRefusesComm(r.version, r.comm)
+		case r.Decision.Err != nil:
+			return ncclRefusesOp(r.Release, r.Decision)
+		}
+	}
+	return nil
+}
+
+func printExplain(d *deps, o *explainOpts, sys *spec.System, env spec.Env, op spec.Op, runs []explained) error {
 	if o.json {
 		enc := json.NewEncoder(d.stdout)
 		enc.SetIndent("", "  ")
@@ -105,7 +123,7 @@ func explainOne(v spec.Version, sys *spec.System, env spec.Env, op spec.Op) (exp
 	if err != nil {
 		return explained{}, badInput(err)
 	}
-	return explained{Release: v.String(), Decision: dec, Trace: trace}, nil
+	return explained{Release: v.String(), Decision: dec, Trace: trace, comm: comm, version: v}, nil
 }
 
 func envLine(e spec.Env) string {

@@ -5,16 +5,30 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes shared by every subcommand.
+// Exit codes shared by every subcommand; the README's exit-code table lists
+// them per command and TestExitCodes holds the commands to it.
 const (
 	exitOK       = 0
-	exitNo       = 1 // a check said no (disagreement, wrong result)
+	exitNo       = 1 // the answer is no: NCCL returns an error, a check disagrees, a result is wrong
 	exitBadInput = 2 // the user's input is malformed or unknown
 	exitNoDevice = 3 // hw: no GPU, no CUDA or no NCCL library
 )
+
+// ncclRefusesComm is exit 1 for a communicator NCCL does not create: the
+// same code from every command that builds one.
+func ncclRefusesComm(v spec.Version, c *spec.Comm) error {
+	return &exitError{code: exitNo, err: fmt.Errorf("NCCL %s refuses the communicator: %s (%s)", v, fmtErr(c.Err), decisiveRule(c))}
+}
+
+// ncclRefusesOp is exit 1 for an operation NCCL returns an error for: the
+// same code from explain and sim.
+func ncclRefusesOp(v string, d *spec.Decision) error {
+	return &exitError{code: exitNo, err: fmt.Errorf("NCCL %s returns %s for this operation: %s (%s)", v, d.Err.Result, d.Err.Message, d.DecidedBy)}
+}
 
 // exitError carries an exit code through cobra's RunE.
 type exitError struct {

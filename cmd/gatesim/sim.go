@@ -169,7 +169,7 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 		return nil, badInput(err)
 	}
 	if x.comm.Err != nil {
-		return nil, &exitError{code: exitNo, err: fmt.Errorf("NCCL %s refuses the communicator: %s (%s)", x.v, fmtErr(x.comm.Err), decisiveRule(x.comm))}
+		return nil, ncclRefusesComm(x.v, x.comm)
 	}
 	if x.l, err = algos.LayoutFromComm(x.comm); err != nil {
 		return nil, badInput(err)
@@ -217,7 +217,7 @@ func (x *simSetup) choose(op spec.Op, algo, proto string, channels int) (*choice
 			return nil, badInputf("%s with count 0: NCCL discards the call, nothing runs; give --algo and --proto to simulate an empty schedule", op.Func)
 		}
 		if d.Err != nil {
-			return nil, &exitError{code: exitNo, err: fmt.Errorf("NCCL %s returns %s for this operation: %s (%s)", x.v, d.Err.Result, d.Err.Message, d.DecidedBy)}
+			return nil, ncclRefusesOp(x.v.String(), d)
 		}
 		_, sel, err := algos.FromDecision(d)
 		if err != nil {
