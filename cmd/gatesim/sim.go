@@ -61,13 +61,13 @@ that do not run on the machine are listed with the reason.`,
 	fl.ef.add(c)
 	f := c.Flags()
 	f.StringVar(&fl.nccl, "nccl", "2.28.9", "NCCL release")
-	f.StringVar(&fl.coll, "coll", "allreduce", "collective: allreduce, allgather, reducescatter, broadcast, reduce, sendrecv")
+	f.StringVar(&fl.coll, "coll", "allreduce", "collective: "+strings.Join(spec.FuncNames(spec.SelectFuncs), ", "))
 	f.StringVar(&fl.bytes, "bytes", "256MiB", "nccl-tests size of the operation")
 	f.StringVar(&fl.algo, "algo", "", "force the algorithm: Ring, Tree, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT (default: NCCL's choice)")
 	f.StringVar(&fl.proto, "proto", "", "force the protocol: LL, LL128, Simple (default: NCCL's choice)")
 	f.IntVar(&fl.channels, "channels", 0, "channels of the operation (default: NCCL's)")
 	f.IntVar(&fl.gpus, "gpus", 0, "GPUs per node (reshapes the machine)")
-	f.StringVar(&fl.dtype, "dtype", "float32", "datatype")
+	f.StringVar(&fl.dtype, "dtype", "float32", "datatype: "+strings.Join(spec.DataTypeNames(), ", "))
 	f.StringVar(&fl.redop, "redop", "sum", "reduction: sum, prod, max, min, avg, premulsum")
 	f.IntVar(&fl.root, "root", 0, "root rank of Broadcast and Reduce")
 	f.BoolVar(&fl.verify, "verify", false, "run the data plane on random data and check every element against the reference")
@@ -153,11 +153,8 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	if x.f, err = spec.ParseFunc(fl.coll); err != nil {
+	if x.f, err = spec.ParseFuncIn(fl.coll, spec.SelectFuncs); err != nil {
 		return nil, badInput(err)
-	}
-	if x.f == spec.AllToAll {
-		return nil, badInputf("--coll alltoall has no schedule builder yet: expected one of allreduce, allgather, reducescatter, broadcast, reduce, sendrecv")
 	}
 	if x.dt, err = spec.ParseDataType(fl.dtype); err != nil {
 		return nil, badInput(err)
