@@ -390,7 +390,7 @@ func isPreset(s string) bool {
 }
 
 func buildOp(r *OpRequest) (spec.Op, string, error) {
-	fn, err := spec.ParseFunc(r.Coll)
+	fn, err := spec.ParseFuncIn(r.Coll, spec.SelectFuncs)
 	if err != nil {
 		return spec.Op{}, "op.coll", err
 	}

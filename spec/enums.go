@@ -72,7 +72,7 @@ func ParseFunc(s string) (Func, error) {
 			return Func(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown collective %q: expected one of allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall", s)
+	return 0, UnknownName("collective", s, FuncNames(AllFuncs))
 }
 
 // Algo is an NCCL algorithm, in NCCL_ALGO_* index order. PAT exists from
@@ -135,7 +135,7 @@ func ParseAlgo(s string) (Algo, error) {
 			return Algo(i), nil
 		}
 	}
-	return AlgoNone, fmt.Errorf("unknown algorithm %q: expected one of %s", s, strings.Join(algoNames[:], ", "))
+	return AlgoNone, UnknownName("algorithm", s, algoNames[:])
 }
 
 // Proto is an NCCL protocol, in NCCL_PROTO_* index order.
@@ -183,7 +183,7 @@ func ParseProto(s string) (Proto, error) {
 			return Proto(i), nil
 		}
 	}
-	return ProtoNone, fmt.Errorf("unknown protocol %q: expected one of LL, LL128, Simple", s)
+	return ProtoNone, UnknownName("protocol", s, protoNames[:])
 }
 
 // DataType is ncclDataType_t.
@@ -268,7 +268,7 @@ func ParseDataType(s string) (DataType, error) {
 	if d, ok := dtypeAliases[t]; ok {
 		return d, nil
 	}
-	return 0, fmt.Errorf("unknown datatype %q: expected one of int8, uint8, int32, uint32, int64, uint64, float16, float32, float64, bfloat16, float8e4m3, float8e5m2", s)
+	return 0, UnknownName("datatype", s, DataTypeNames())
 }
 
 // RedOp is ncclRedOp_t for the built-in operations, plus PreMulSum, which
@@ -312,7 +312,7 @@ func ParseRedOp(s string) (RedOp, error) {
 			return RedOp(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown reduction %q: expected one of sum, prod, max, min, avg, premulsum", s)
+	return 0, UnknownName("reduction", s, redopShort[:])
 }
 
 // NetOp is the reduction the CollNet support matrix is looked up with: Avg

@@ -75,7 +75,7 @@ func PresetDoc(name string) string { return presets[name].doc }
 func Preset(name string, o PresetOptions) (*System, error) {
 	def, ok := presets[strings.ToLower(name)]
 	if !ok {
-		return nil, fmt.Errorf("unknown system preset %q: expected one of %s", name, strings.Join(PresetNames(), ", "))
+		return nil, UnknownName("system preset", name, PresetNames())
 	}
 	n := o.Nodes
 	if n == 0 {

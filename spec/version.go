@@ -77,7 +77,16 @@ func ParseVersion(s string) (Version, error) {
 	}
 	parts := strings.Split(s, ".")
 	if len(parts) != 3 {
-		return 0, fmt.Errorf("bad NCCL version %q: expected major.minor.patch such as 2.28.9", orig)
+		var near []string
+		for _, r := range ReleaseNames() {
+			if strings.HasPrefix(r, s+".") {
+				near = append(near, r)
+			}
+		}
+		if len(near) > 0 {
+			return 0, fmt.Errorf("bad NCCL version %q: expected major.minor.patch; the modelled %s releases are %s", orig, s, strings.Join(near, ", "))
+		}
+		return 0, fmt.Errorf("bad NCCL version %q: expected major.minor.patch such as 2.28.9 (modelled: %s)", orig, strings.Join(ReleaseNames(), ", "))
 	}
 	var n [3]int
 	for i, p := range parts {

@@ -151,12 +151,9 @@ func Expand(sw Sweep) ([]Point, error) {
 	}
 	var funcs []spec.Func
 	for _, c := range colls {
-		f, err := spec.ParseFunc(c)
+		f, err := spec.ParseFuncIn(c, spec.SelectFuncs)
 		if err != nil {
 			return nil, fmt.Errorf("sweep: colls: %v", err)
-		}
-		if f >= spec.NumFuncs {
-			return nil, fmt.Errorf("sweep: colls: %s does not go through NCCL's algorithm choice", f)
 		}
 		funcs = append(funcs, f)
 	}

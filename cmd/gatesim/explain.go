@@ -53,7 +53,9 @@ type explained struct {
 	Decision *spec.Decision `json:"decision"`
 	Trace    spec.Trace     `json:"trace"`
 	// Tuner is what a --tuner plugin did over the communicator's life.
-	Tuner *tuner.Report `json:"tuner,omitempty"`
+	Tuner   *tuner.Report `json:"tuner,omitempty"`
+	comm    *spec.Comm
+	version spec.Version
 }
 
 func runExplain(d *deps, o *explainOpts) error {
@@ -88,6 +90,22 @@ func runExplain(d *deps, o *explainOpts) error {
 		}
 		runs = append(runs, e)
 	}
+	if err := printExplain(d, o, sys, env, op, runs); err != nil {
+		return err
+	}
+	// NCCL returning an error is the answer "no": exit 1, as sim does.
+	for _, r := range runs {
+		switch {
+		case r.comm.Err != nil:
+			return ncclRefusesComm(r.version, r.comm)
+		case r.Decision.Err != nil:
+			return ncclRefusesOp(r.Release, r.Decision)
+		}
+	}
+	return nil
+}
+
+func printExplain(d *deps, o *explainOpts, sys *spec.System, env spec.Env, op spec.Op, runs []explained) error {
 	if o.json {
 		enc := json.NewEncoder(d.stdout)
 		enc.SetIndent("", "  ")
@@ -106,11 +124,11 @@ func explainOne(v spec.Version, sys *spec.System, env spec.Env, op spec.Op, lib 
 	if err != nil {
 		return explained{}, badInput(err)
 	}
-	dec, trace, rep, err := decideWith(lib, rs, sys, env, op)
+	comm, dec, trace, rep, err := decideWith(lib, rs, sys, env, op)
 	if err != nil {
 		return explained{}, err
 	}
-	return explained{Release: v.String(), Decision: dec, Trace: trace, Tuner: rep}, nil
+	return explained{Release: v.String(), Decision: dec, Trace: trace, Tuner: rep, comm: comm, version: v}, nil
 }
 
 func envLine(e spec.Env) string {

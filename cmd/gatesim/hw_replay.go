@@ -123,7 +123,7 @@ the schedule's from above. One process must drive every GPU of the communicator.
 				return badInput(err)
 			}
 			if comm.Err != nil {
-				return &exitError{code: exitNo, err: fmt.Errorf("NCCL %s refuses the communicator: %s", rel, fmtErr(comm.Err))}
+				return ncclRefusesComm(rel, comm)
 			}
 			if comm.NRanks != s.NRanks() {
 				return badInputf("the machine has %d ranks, this process drives %d GPUs: describe the machine it runs on", comm.NRanks, s.NRanks())

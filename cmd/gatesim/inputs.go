@@ -116,16 +116,16 @@ type opFlags struct {
 }
 
 func (f *opFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&f.coll, "coll", "allreduce", "collective: allreduce, allgather, reducescatter, broadcast, reduce")
+	c.Flags().StringVar(&f.coll, "coll", "allreduce", "collective: "+strings.Join(spec.FuncNames(spec.SelectFuncs), ", "))
 	c.Flags().StringVar(&f.bytes, "bytes", "", "size: count × element size as NCCL logs it (1MiB, 4KiB, 1048576)")
 	c.Flags().Int64Var(&f.count, "count", -1, "element count instead of --bytes")
-	c.Flags().StringVar(&f.dtype, "dtype", "float32", "datatype (int8 … float64, bfloat16, float8e4m3, float8e5m2)")
-	c.Flags().StringVar(&f.redop, "redop", "sum", "reduction: sum, prod, max, min, avg, premulsum")
+	c.Flags().StringVar(&f.dtype, "dtype", "float32", "datatype: "+strings.Join(spec.DataTypeNames(), ", "))
+	c.Flags().StringVar(&f.redop, "redop", "sum", "reduction: "+strings.Join(spec.RedOpNames(), ", "))
 	c.Flags().IntVar(&f.root, "root", 0, "root rank for broadcast and reduce")
 }
 
 func (f *opFlags) build() (spec.Op, error) {
-	fn, err := spec.ParseFunc(f.coll)
+	fn, err := spec.ParseFuncIn(f.coll, spec.SelectFuncs)
 	if err != nil {
 		return spec.Op{}, badInput(err)
 	}

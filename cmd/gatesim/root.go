@@ -4,22 +4,38 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
+	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// Exit codes shared by every subcommand.
+// Exit codes shared by every subcommand; the README's exit-code table lists
+// them per command and TestExitCodes holds the commands to it.
 const (
 	exitOK       = 0
-	exitNo       = 1 // a check said no (disagreement, wrong result)
+	exitNo       = 1 // the answer is no: NCCL returns an error, a check disagrees, a result is wrong
 	exitBadInput = 2 // the user's input is malformed or unknown
 	exitNoDevice = 3 // hw: no GPU, no CUDA or no NCCL library
 	// exitInternal is a bug in gatesim (a panic): sysexits' EX_SOFTWARE,
 	// far from the codes an input can earn.
 	exitInternal = 70
 )
+
+// ncclRefusesComm is exit 1 for a communicator NCCL does not create: the
+// same code from every command that builds one.
+func ncclRefusesComm(v spec.Version, c *spec.Comm) error {
+	return &exitError{code: exitNo, err: fmt.Errorf("NCCL %s refuses the communicator: %s (%s)", v, fmtErr(c.Err), decisiveRule(c))}
+}
+
+// ncclRefusesOp is exit 1 for an operation NCCL returns an error for: the
+// same code from explain and sim.
+func ncclRefusesOp(v string, d *spec.Decision) error {
+	return &exitError{code: exitNo, err: fmt.Errorf("NCCL %s returns %s for this operation: %s (%s)", v, d.Err.Result, d.Err.Message, d.DecidedBy)}
+}
 
 // exitError carries an exit code through cobra's RunE.
 type exitError struct {
@@ -58,16 +74,93 @@ func newRootCmd(d *deps) *cobra.Command {
 	root.SetOut(d.stdout)
 	root.SetErr(d.stderr)
 	root.SetIn(d.stdin)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(suggestFlag(c, err)) })
+	// --version prints what `gatesim version` prints.
+	root.Version = "set"
+	root.SetVersionTemplate(versionText())
 	for _, sub := range subcommands {
 		root.AddCommand(sub(d))
 	}
+	registerCompletions(root)
 	return root
+}
+
+// unknownFlag finds the flag name in pflag's "unknown flag: --sytem" and
+// "unknown shorthand flag: 'g' in -g".
+var unknownFlag = regexp.MustCompile(`^unknown flag: --([^ =]+)$|^unknown shorthand flag: '(.)'`)
+
+// suggestFlag adds the closest flag of the command to an unknown-flag error.
+func suggestFlag(c *cobra.Command, err error) error {
+	m := unknownFlag.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	if m[1] != "" {
+		if best, ok := spec.Closest(m[1], names); ok {
+			return fmt.Errorf("%v: did you mean --%s?", err, best)
+		}
+		return err
+	}
+	return fmt.Errorf("%v: %s takes no -%s (see %s --help)", err, c.CommandPath(), m[2], c.CommandPath())
+}
+
+// completions are the values a flag of this name takes, for shell
+// completion; --coll is per command (hw run takes more than the others).
+func completions(c *cobra.Command, flag string) []string {
+	switch flag {
+	case "system", "preset":
+		return spec.PresetNames()
+	case "nccl":
+		return spec.ReleaseNames()
+	case "coll", "colls":
+		if c.Name() == "run" && c.Parent() != nil && c.Parent().Name() == "hw" {
+			return append(spec.FuncNames(spec.AllFuncs), "all")
+		}
+		return spec.FuncNames(spec.SelectFuncs)
+	case "algo":
+		return spec.AlgoNames()
+	case "proto":
+		return spec.ProtoNames()
+	case "dtype":
+		return spec.DataTypeNames()
+	case "redop":
+		return spec.RedOpNames()
+	}
+	return nil
+}
+
+// registerCompletions gives every string flag that names a preset, release,
+// collective, algorithm, protocol, datatype or reduction its values.
+func registerCompletions(c *cobra.Command) {
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		switch f.Value.Type() {
+		case "string", "stringArray", "stringSlice":
+		default:
+			return
+		}
+		vals := completions(c, f.Name)
+		if vals == nil {
+			return
+		}
+		_ = c.RegisterFlagCompletionFunc(f.Name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return vals, cobra.ShellCompDirectiveNoFileComp
+		})
+	})
+	for _, sub := range c.Commands() {
+		registerCompletions(sub)
+	}
 }
 
 // subcommands lists the constructors of the subcommands, one file each.
 var subcommands = []func(*deps) *cobra.Command{
 	newVersionCmd,
+	newGatesimVersionCmd,
 	newExplainCmd,
 	newRulesCmd,
 	newOracleCmd,

@@ -63,13 +63,13 @@ that do not run on the machine are listed with the reason.`,
 	fl.ef.add(c)
 	f := c.Flags()
 	f.StringVar(&fl.nccl, "nccl", "2.28.9", "NCCL release")
-	f.StringVar(&fl.coll, "coll", "allreduce", "collective: allreduce, allgather, reducescatter, broadcast, reduce, sendrecv")
+	f.StringVar(&fl.coll, "coll", "allreduce", "collective: "+strings.Join(spec.FuncNames(spec.SelectFuncs), ", "))
 	f.StringVar(&fl.bytes, "bytes", "256MiB", "nccl-tests size of the operation")
 	f.StringVar(&fl.algo, "algo", "", "force the algorithm: Ring, Tree, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT (default: NCCL's choice)")
 	f.StringVar(&fl.proto, "proto", "", "force the protocol: LL, LL128, Simple (default: NCCL's choice)")
 	f.IntVar(&fl.channels, "channels", 0, "channels of the operation (default: NCCL's)")
 	f.IntVar(&fl.gpus, "gpus", 0, "GPUs per node (reshapes the machine)")
-	f.StringVar(&fl.dtype, "dtype", "float32", "datatype")
+	f.StringVar(&fl.dtype, "dtype", "float32", "datatype: "+strings.Join(spec.DataTypeNames(), ", "))
 	f.StringVar(&fl.redop, "redop", "sum", "reduction: sum, prod, max, min, avg, premulsum")
 	f.IntVar(&fl.root, "root", 0, "root rank of Broadcast and Reduce")
 	f.BoolVar(&fl.verify, "verify", false, "run the data plane on random data and check every element against the reference")
@@ -155,11 +155,8 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	if x.f, err = spec.ParseFunc(fl.coll); err != nil {
+	if x.f, err = spec.ParseFuncIn(fl.coll, spec.SelectFuncs); err != nil {
 		return nil, badInput(err)
-	}
-	if x.f == spec.AllToAll {
-		return nil, badInputf("--coll alltoall has no schedule builder yet: expected one of allreduce, allgather, reducescatter, broadcast, reduce, sendrecv")
 	}
 	if x.dt, err = spec.ParseDataType(fl.dtype); err != nil {
 		return nil, badInput(err)
@@ -180,7 +177,7 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 		return nil, badInput(err)
 	}
 	if x.comm.Err != nil {
-		return nil, &exitError{code: exitNo, err: fmt.Errorf("NCCL %s refuses the communicator: %s (%s)", x.v, fmtErr(x.comm.Err), decisiveRule(x.comm))}
+		return nil, ncclRefusesComm(x.v, x.comm)
 	}
 	if x.l, err = algos.LayoutFromComm(x.comm); err != nil {
 		return nil, badInput(err)
@@ -228,7 +225,7 @@ func (x *simSetup) choose(op spec.Op, algo, proto string, channels int) (*choice
 			return nil, badInputf("%s with count 0: NCCL discards the call, nothing runs; give --algo and --proto to simulate an empty schedule", op.Func)
 		}
 		if d.Err != nil {
-			return nil, &exitError{code: exitNo, err: fmt.Errorf("NCCL %s returns %s for this operation: %s (%s)", x.v, d.Err.Result, d.Err.Message, d.DecidedBy)}
+			return nil, ncclRefusesOp(x.v.String(), d)
 		}
 		_, sel, err := algos.FromDecision(d)
 		if err != nil {

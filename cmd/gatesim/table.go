@@ -54,7 +54,7 @@ cells, thresholds and channel counts that differ between them on the same machin
 				return badInput(err)
 			}
 			if comm.Err != nil {
-				return &exitError{code: exitNo, err: fmt.Errorf("communicator init fails: %s (%s)", fmtErr(comm.Err), decisiveRule(comm))}
+				return ncclRefusesComm(vs[0], comm)
 			}
 			m := comm.Model
 			if asJSON {
@@ -125,7 +125,7 @@ func tableDiff(d *deps, vs []spec.Version, sys *spec.System, env spec.Env, asJSO
 			return badInput(err)
 		}
 		if c.Err != nil {
-			return &exitError{code: exitNo, err: fmt.Errorf("NCCL %s: communicator init fails: %s", v, fmtErr(c.Err))}
+			return ncclRefusesComm(v, c)
 		}
 		comms[i] = c
 	}

@@ -50,28 +50,28 @@ func (t *tunerFlags) load() (*tuner.Library, error) {
 
 // decideWith builds the communicator and decides op, through the tuner
 // plugin when lib is not nil.
-func decideWith(lib *tuner.Library, rs *spec.Ruleset, sys *spec.System, env spec.Env, op spec.Op) (*spec.Decision, spec.Trace, *tuner.Report, error) {
+func decideWith(lib *tuner.Library, rs *spec.Ruleset, sys *spec.System, env spec.Env, op spec.Op) (*spec.Comm, *spec.Decision, spec.Trace, *tuner.Report, error) {
 	if lib == nil {
 		comm, err := spec.Init(rs, sys, env)
 		if err != nil {
-			return nil, nil, nil, badInput(err)
+			return nil, nil, nil, nil, badInput(err)
 		}
 		d, tr, err := comm.Select(op)
 		if err != nil {
-			return nil, nil, nil, badInput(err)
+			return nil, nil, nil, nil, badInput(err)
 		}
-		return d, tr, nil, nil
+		return comm, d, tr, nil, nil
 	}
 	s, err := lib.Attach(spec.Init, rs, sys, env)
 	if err != nil {
-		return nil, nil, nil, badInput(err)
+		return nil, nil, nil, nil, badInput(err)
 	}
 	d, tr, err := s.Select(op)
 	s.Close()
 	if err != nil {
-		return nil, nil, nil, badInput(err)
+		return nil, nil, nil, nil, badInput(err)
 	}
-	return d, tr, s.Report, nil
+	return s.Comm, d, tr, s.Report, nil
 }
 
 // printTunerEffect prints what the plugin did to one operation: the cost

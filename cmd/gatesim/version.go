@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 
+	"github.com/gatesim/gatesim/internal/buildinfo"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -19,4 +23,54 @@ func newVersionCmd(d *deps) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// newGatesimVersionCmd is `gatesim version`: the binary's own build and the
+// NCCL releases it models (`gatesim --version` prints the same text).
+func newGatesimVersionCmd(d *deps) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "version",
+		Short: "Print gatesim's version and commit, and the NCCL releases it models",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if asJSON {
+				in, _ := buildinfo.Read()
+				var rels []string
+				for _, v := range spec.Releases {
+					rels = append(rels, v.String())
+				}
+				enc := json.NewEncoder(d.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(versionJSON{Schema: 1, Gatesim: in, NCCLReleases: rels})
+			}
+			printVersion(d.stdout)
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	return c
+}
+
+type versionJSON struct {
+	Schema       int            `json:"schema"`
+	Gatesim      buildinfo.Info `json:"gatesim"`
+	NCCLReleases []string       `json:"nccl_releases"`
+}
+
+func printVersion(w io.Writer) {
+	fmt.Fprint(w, versionText())
+}
+
+func versionText() string {
+	in, ok := buildinfo.Read()
+	line := "(no build information)"
+	if ok {
+		line = in.String()
+	}
+	var rels []string
+	for _, v := range spec.Releases {
+		rels = append(rels, v.String())
+	}
+	return fmt.Sprintf("gatesim %s\nNCCL releases modelled: %s\n", line, strings.Join(rels, ", "))
 }

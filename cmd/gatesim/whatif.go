@@ -68,7 +68,7 @@ time-nodes.png/.svg.`,
 	f.StringVar(&o.sharp, "sharp", "off", "SHARP plugin/switch: off, on or both")
 	f.StringArrayVar(&o.envs, "env", nil, "NAME=VALUE for every point; repeatable")
 	f.StringArrayVar(&o.envSets, "env-set", nil, "NAME:A=1,B=2 a named environment set; repeatable (NAME: alone is the empty set)")
-	f.StringVar(&o.colls, "coll", "allreduce", "collectives, such as allreduce,allgather")
+	f.StringVar(&o.colls, "coll", "allreduce", "collectives, comma separated: "+strings.Join(spec.FuncNames(spec.SelectFuncs), ", "))
 	f.StringVar(&o.sizes, "sizes", "", "sizes: FROM:TO[:xFACTOR] (4KiB:16GiB:x2) or a list (1MiB,1GiB)")
 	f.StringVar(&o.dtype, "dtype", "", "datatype (default float32)")
 	f.StringVar(&o.redop, "redop", "", "reduction (default sum)")

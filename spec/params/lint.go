@@ -343,40 +343,7 @@ func typoDistance(name string) int { return max(2, len(name)/4) }
 // Nearest returns the candidate closest to name by optimal-string-alignment
 // distance (ties: the first in sorted order) and the distance.
 func Nearest(name string, candidates []string) (string, int) {
-	best, bestD := "", math.MaxInt
-	for _, c := range candidates {
-		if d := EditDistance(name, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best, bestD
-}
-
-// EditDistance is the optimal string alignment distance (Levenshtein plus
-// adjacent transpositions) between a and b, byte-wise.
-func EditDistance(a, b string) int {
-	la, lb := len(a), len(b)
-	prev2 := make([]int, lb+1)
-	prev := make([]int, lb+1)
-	cur := make([]int, lb+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= la; i++ {
-		cur[0] = i
-		for j := 1; j <= lb; j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[lb]
+	return spec.NearestName(name, candidates)
 }
 
 // ---------------------------------------------------------------------------

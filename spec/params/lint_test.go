@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/spec"
-	"pgregory.net/rapid"
 )
 
 func lintOne(t *testing.T, v spec.Version, name, value string, opts Options) Var {
@@ -170,39 +169,6 @@ func TestLintHooks(t *testing.T) {
 	if effCalls != 1 || v.Effect == "" {
 		t.Errorf("effect hook: calls %d, effect %q", effCalls, v.Effect)
 	}
-}
-
-func TestEditDistance(t *testing.T) {
-	cases := []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"abc", "abc", 0}, {"abc", "acb", 1}, {"NCCL_BUFFLE_SIZE", "NCCL_BUFFSIZE", 3}, {"kitten", "sitting", 3}, {"", "abc", 3}}
-	for _, c := range cases {
-		if d := EditDistance(c.a, c.b); d != c.d {
-			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
-		}
-	}
-	rapid.Check(t, func(t *rapid.T) {
-		a := rapid.StringMatching(`[A-C_]{0,8}`).Draw(t, "a")
-		b := rapid.StringMatching(`[A-C_]{0,8}`).Draw(t, "b")
-		d := EditDistance(a, b)
-		if d != EditDistance(b, a) {
-			t.Fatalf("not symmetric")
-		}
-		if (d == 0) != (a == b) {
-			t.Fatalf("zero iff equal")
-		}
-		if d > max(len(a), len(b)) || d < abs(len(a)-len(b)) {
-			t.Fatalf("bounds: %d for %q %q", d, a, b)
-		}
-	})
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // TestCuratedAgainstTables keeps the hand-written layer honest against the

@@ -1,0 +1,144 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func TestEditDistance(t *testing.T) {
+	cases := []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"abc", "abc", 0}, {"abc", "acb", 1}, {"NCCL_BUFFLE_SIZE", "NCCL_BUFFSIZE", 3}, {"kitten", "sitting", 3}, {"", "abc", 3}}
+	for _, c := range cases {
+		if d := EditDistance(c.a, c.b); d != c.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.StringMatching(`[A-C_]{0,8}`).Draw(t, "a")
+		b := rapid.StringMatching(`[A-C_]{0,8}`).Draw(t, "b")
+		d := EditDistance(a, b)
+		if d != EditDistance(b, a) {
+			t.Fatalf("not symmetric")
+		}
+		if (d == 0) != (a == b) {
+			t.Fatalf("zero iff equal")
+		}
+		if d > max(len(a), len(b)) || d < abs(len(a)-len(b)) {
+			t.Fatalf("bounds: %d for %q %q", d, a, b)
+		}
+	})
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestClosest(t *testing.T) {
+	colls := FuncNames(SelectFuncs)
+	cases := []struct {
+		s     string
+		valid []string
+		want  string
+	}{
+		{"allredcue", colls, "allreduce"},
+		{"AllGathr", colls, "allgather"},
+		{"reduce_scater", colls, "reducescatter"},
+		{"bcast", colls, ""},
+		{"dgx-h10", PresetNames(), "dgx-h100"},
+		{"h200", PresetNames(), "h200x2"},
+		{"nvsl", AlgoNames(), "NVLS"},
+		{"ll12", ProtoNames(), "LL128"},
+		{"bflot16", DataTypeNames(), "bfloat16"},
+		{"xor", RedOpNames(), ""},
+		{"", colls, ""},
+	}
+	for _, c := range cases {
+		got, ok := Closest(c.s, c.valid)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("Closest(%q) = %q, %v; want %q", c.s, got, ok, c.want)
+		}
+	}
+}
+
+// TestValueTypos: every parser of a fixed list names the list and the
+// closest entry; the lists name exactly what the parsers take.
+func TestValueTypos(t *testing.T) {
+	cases := []struct {
+		err  error
+		want []string
+	}{
+		{second(ParseFunc("allredcue")), []string{`unknown collective "allredcue"`, "did you mean allreduce?", "sendrecv"}},
+		{second(ParseFuncIn("allredcue", SelectFuncs)), []string{"did you mean allreduce?", "expected one of allreduce, allgather, reducescatter, broadcast, reduce"}},
+		{second(ParseFuncIn("sendrecv", SelectFuncs)), []string{"not accepted here", "expected one of allreduce, allgather, reducescatter, broadcast, reduce"}},
+		{second(ParseDataType("flaot32")), []string{"unknown datatype", "did you mean float32?"}},
+		{second(ParseRedOp("mx")), []string{"unknown reduction", "did you mean max?"}},
+		{second(ParseAlgo("rign")), []string{"unknown algorithm", "did you mean Ring?"}},
+		{second(ParseProto("simpel")), []string{"unknown protocol", "did you mean Simple?"}},
+		{second(Preset("dgx-h10", PresetOptions{})), []string{"unknown system preset", "did you mean dgx-h100?"}},
+		{second(ParseVersion("2.28")), []string{"2.28.3, 2.28.9"}},
+		{second(ParseVersion("2.27")), []string{"modelled: 2.22.3"}},
+	}
+	for i, c := range cases {
+		if c.err == nil {
+			t.Errorf("case %d: no error", i)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(c.err.Error(), w) {
+				t.Errorf("case %d: %q lacks %q", i, c.err, w)
+			}
+		}
+		if strings.Contains(c.want[0], "not accepted") && strings.Contains(c.err.Error(), "sendrecv,") {
+			t.Errorf("case %d: %q lists a collective it refuses", i, c.err)
+		}
+	}
+	if err := second(ParseFuncIn("allredcue", SelectFuncs)); strings.Contains(err.Error(), "sendrecv") || strings.Contains(err.Error(), "alltoall") {
+		t.Errorf("%q lists collectives Select refuses", err)
+	}
+	for _, n := range DataTypeNames() {
+		if _, err := ParseDataType(n); err != nil {
+			t.Errorf("DataTypeNames lists %q, which ParseDataType refuses: %v", n, err)
+		}
+	}
+	if len(DataTypeNames()) != NumDataTypes {
+		t.Errorf("DataTypeNames has %d names for %d types", len(DataTypeNames()), NumDataTypes)
+	}
+	for _, lists := range [][]string{RedOpNames(), AlgoNames(), ProtoNames(), FuncNames(AllFuncs), ReleaseNames()} {
+		for _, n := range lists {
+			var err error
+			switch {
+			case contains(RedOpNames(), n):
+				_, err = ParseRedOp(n)
+			case contains(AlgoNames(), n):
+				_, err = ParseAlgo(n)
+			case contains(ProtoNames(), n):
+				_, err = ParseProto(n)
+			case contains(ReleaseNames(), n):
+				_, err = ParseVersion(n)
+			default:
+				_, err = ParseFunc(n)
+			}
+			if err != nil {
+				t.Errorf("%q is listed but refused: %v", n, err)
+			}
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
