@@ -52,6 +52,12 @@ var presets = map[string]presetDef{
 		doc:  "HGX H200: 8 × H200 (sm90), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs, 2 Intel Sapphire Rapids sockets, multicast-capable",
 		node: func() Node { return hopperNode("H200") },
 	},
+	"dgx-b200": {
+		doc: "DGX B200: 8 × B200 (sm100), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs (one per GPU, on the GPU's PCIe switch), 2 Intel sockets, multicast-capable (AWS P6-B200's NVLink domain; P6 has 8 × 400G EFA instead)",
+		node: func() Node {
+			return fromLayout(topo.PresetDGXB200(), "NVIDIA B200", true, Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true}, "eth0")
+		},
+	},
 	"gb200-nvl72": {
 		doc:  "GB200 NVL72 compute tray: 4 × B200 (sm100) with 18 NVLinks each into the rack's NVSwitches, 2 Grace (arm64) CPUs over C2C, 4 × 400G NDR NICs; trays of one rack (up to 18) share one multi-node NVLink clique",
 		node: gb200Node,

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -171,7 +172,7 @@ func tunerCell(v float32) string {
 	if v == TuningIgnore {
 		return "IGNORE"
 	}
-	return fmt.Sprintf("%g", v)
+	return strconv.FormatFloat(float64(v), 'g', -1, 32)
 }
 
 // SelectTuned is Select with a loaded tuner's answer for this operation:

@@ -81,7 +81,7 @@ func WriteJSON(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 			rec[k] = v
 		}
 		if r.TunerWithout != "" {
-			rec["tuner_without"], rec["tuner_changed"] = r.TunerWithout, r.TunerChanged
+			rec["tuner_without"], rec["tuner_changed"], rec["tuner_edits"] = r.TunerWithout, r.TunerChanged, r.TunerEdits
 		}
 		recs = append(recs, rec)
 	}

@@ -365,6 +365,8 @@ type Result struct {
 	// points where the plugin changed it.
 	TunerWithout string
 	TunerChanged bool
+	// TunerEdits lists the cost-table cells the plugin changed.
+	TunerEdits string
 }
 
 // TunerHost loads a tuner plugin for a communicator (the CLI's --tuner;
@@ -478,7 +480,7 @@ func (e *Evaluator) evaluateTuned(p Point, rs *spec.Ruleset, env spec.Env, k com
 		return r
 	}
 	if t := d.Tuner; t != nil {
-		r.TunerWithout, r.TunerChanged = t.Without.String(), t.Changed(d)
+		r.TunerWithout, r.TunerChanged, r.TunerEdits = t.Without.String(), t.Changed(d), strings.Join(t.Edits, "; ")
 		if t.WithoutErr != nil {
 			r.TunerWithout = "error " + t.WithoutErr.Result.String()
 		}

@@ -434,6 +434,19 @@ func PresetDGXH100() NodeSpec { return hgxH100Like("dgx-h100") }
 // H100 from H200 beyond the SM.
 func PresetHGXH200() NodeSpec { return hgxH100Like("hgx-h200") }
 
+// PresetDGXB200 is an 8×B200 host laid out as the HGX board above with
+// sm100 GPUs: NVIDIA's DGX B200 datasheet gives 8 B200 with fifth-generation
+// NVLink (18 links, 1.8 TB/s per GPU) through two NVSwitch chips, and 8
+// single-port 400G ConnectX-7 NICs; AWS P6-B200 has the same 8-GPU NVLink
+// domain with 8 × 400G EFA instead (the NICs are modelled as InfiniBand).
+func PresetDGXB200() NodeSpec {
+	s := hgxH100Like("dgx-b200")
+	for i := range s.GPUs {
+		s.GPUs[i].SM = 100
+	}
+	return s
+}
+
 // PresetH200x2 is the project's GPU machine as NCCL dumped it
 // (golden/testdata/captured/h200x2-2.28.9/baseline/topo.xml, a Firecracker
 // VM): two H200 (sm90) with 18 NVLinks each to the NVSwitch fabric, both on

@@ -39,7 +39,7 @@ static void mode_fault(void) {
 }
 
 // mode_table edits a cost table of numAlgo x numProto cells in place.
-static void mode_table(float* t, int numAlgo, int numProto, size_t nBytes, int* nChannels) {
+__attribute__((unused)) static void mode_table(float* t, int numAlgo, int numProto, size_t nBytes, int* nChannels) {
   (void)nBytes;
   mode_fault();
   if (numProto < 3 || numAlgo < 3) return;
@@ -59,7 +59,7 @@ static void mode_table(float* t, int numAlgo, int numProto, size_t nBytes, int* 
 }
 
 // mode_pick is a v2 tuner's answer.
-static void mode_pick(int* algo, int* proto, int* nChannels) {
+__attribute__((unused)) static void mode_pick(int* algo, int* proto, int* nChannels) {
   mode_fault();
   switch (MODE) {
   case MODE_FORCE: *algo = 1; *proto = 2; break;

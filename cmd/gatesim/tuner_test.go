@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/internal/tunertest"
+)
+
+// TestOracleTunerStream: a crashing and a hanging tuner get a tunerFault
+// answer, and the stream keeps answering the requests after them.
+func TestOracleTunerStream(t *testing.T) {
+	dir := t.TempDir()
+	crash := tunertest.Build(t, dir, 3, "crash")
+	hang := tunertest.Build(t, dir, 5, "hang")
+	force := tunertest.Build(t, dir, 5, "force")
+	req := func(id int, tuner string) string {
+		b, _ := json.Marshal(map[string]any{"id": id, "nccl": "2.28.9", "system": "dgx-h100", "nodes": 2, "tuner": tuner,
+			"op": map[string]any{"coll": "allreduce", "bytes": "1MiB"}})
+		return string(b)
+	}
+	in := strings.Join([]string{req(1, crash), req(2, hang), req(3, force), req(4, "/etc/passwd")}, "\n") + "\n"
+	var out, errb bytes.Buffer
+	code := runWithInput([]string{"oracle", "--no-trace", "--tuner-dir", dir, "--tuner-timeout", "1s"}, strings.NewReader(in), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d answers, want 4:\n%s", len(lines), out.String())
+	}
+	type answer struct {
+		Status string `json:"status"`
+		Error  *struct {
+			Result  string `json:"result"`
+			Message string `json:"message"`
+		} `json:"error"`
+		Invalid *struct{ Field string } `json:"invalid"`
+		Algo    *string                 `json:"algo"`
+		Proto   *string                 `json:"proto"`
+		Tuner   *struct {
+			ABI     int  `json:"abi"`
+			Changed bool `json:"changed"`
+		} `json:"tuner"`
+	}
+	var as []answer
+	for _, l := range lines {
+		var a answer
+		if err := json.Unmarshal([]byte(l), &a); err != nil {
+			t.Fatal(err)
+		}
+		as = append(as, a)
+	}
+	for i, want := range []string{"crashed during getCollInfo", "hung during getCollInfo"} {
+		if a := as[i]; a.Status != "error" || a.Error == nil || a.Error.Result != "tunerFault" || !strings.Contains(a.Error.Message, want) {
+			t.Errorf("answer %d: %s: want a tunerFault answer saying %q", i+1, lines[i], want)
+		}
+	}
+	if a := as[2]; a.Status != "ok" || a.Algo == nil || *a.Algo != "Ring" || *a.Proto != "Simple" || a.Tuner == nil || a.Tuner.ABI != 5 || !a.Tuner.Changed {
+		t.Errorf("answer 3: %s: want Ring/Simple forced by the v5 tuner", lines[2])
+	}
+	if a := as[3]; a.Status != "invalid" || a.Invalid == nil || a.Invalid.Field != "tuner" {
+		t.Errorf("answer 4: %s: want a path outside --tuner-dir refused", lines[3])
+	}
+}
+
+// TestExplainTuner: explain --tuner prints the table before and after and
+// the choice without and with the plugin.
+func TestExplainTuner(t *testing.T) {
+	so := tunertest.Build(t, t.TempDir(), 2, "force")
+	var out, errb bytes.Buffer
+	code := run([]string{"explain", "--nccl", "2.22.3", "--system", "dgx-h100", "--nodes", "2", "--coll", "allreduce", "--bytes", "64KiB", "--tuner", so}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"ncclTunerPlugin_v2 \"gatesim-test-v2\"", "Ring/Simple", "→ 0.00", "choice without the plugin: Tree/LL; with it: Ring/Simple", "CHANGED by the plugin"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("explain output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
