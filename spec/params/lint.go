@@ -212,6 +212,24 @@ type linter struct {
 	v    spec.Version
 	env  spec.Env
 	opts Options
+	// others are the other releases' tables, loaded once per lint (each
+	// load parses a table: milliseconds per unknown name otherwise).
+	others map[spec.Version]*Registry
+}
+
+func (l *linter) other(v spec.Version) (*Registry, error) {
+	if r, ok := l.others[v]; ok {
+		return r, nil
+	}
+	r, err := Load(v)
+	if err != nil {
+		return nil, err
+	}
+	if l.others == nil {
+		l.others = map[spec.Version]*Registry{}
+	}
+	l.others[v] = r
+	return r, nil
 }
 
 func (vr *Var) add(f Finding) { vr.Findings = append(vr.Findings, f) }
@@ -315,7 +333,7 @@ func (l *linter) unknown(vr *Var) {
 		if ov == l.v {
 			continue
 		}
-		if o, err := Load(ov); err == nil {
+		if o, err := l.other(ov); err == nil {
 			if p, ok := o.Lookup(name); ok && p.Read() {
 				others = append(others, ov.String())
 			}
@@ -345,6 +363,10 @@ func typoDistance(name string) int { return max(2, len(name)/4) }
 func Nearest(name string, candidates []string) (string, int) {
 	best, bestD := "", math.MaxInt
 	for _, c := range candidates {
+		// the lengths' difference is a lower bound of the distance
+		if diff := len(name) - len(c); diff >= bestD || -diff >= bestD {
+			continue
+		}
 		if d := EditDistance(name, c); d < bestD {
 			best, bestD = c, d
 		}
