@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -21,10 +22,20 @@ func Run(points []Point, workers int, sim Simulator, progress func(done int)) []
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	topoCache := spec.NewCache(0) // workers share the topology searches
+	// A panic in a worker is re-raised on the caller's goroutine, where the
+	// CLI's recover reports it, naming the point.
+	var crash atomic.Pointer[string]
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			cur := -1
+			defer func() {
+				if r := recover(); r != nil {
+					msg := fmt.Sprintf("%v (at point %d: %+v)", r, cur, points[cur])
+					crash.CompareAndSwap(nil, &msg)
+				}
+			}()
 			e := &Evaluator{Sim: sim, Topo: topoCache}
 			for {
 				// chunks keep neighbouring points (same communicator) together
@@ -34,6 +45,7 @@ func Run(points []Point, workers int, sim Simulator, progress func(done int)) []
 				}
 				hi := min(lo+chunk, len(points))
 				for i := lo; i < hi; i++ {
+					cur = i
 					out[i] = e.Evaluate(points[i])
 				}
 				if n := done.Add(int64(hi - lo)); progress != nil {
@@ -43,5 +55,8 @@ func Run(points []Point, workers int, sim Simulator, progress func(done int)) []
 		}()
 	}
 	wg.Wait()
+	if msg := crash.Load(); msg != nil {
+		panic(*msg)
+	}
 	return out
 }
