@@ -1,16 +1,18 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 
+	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/oracle"
+	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
 
 func newOracleCmd(d *deps) *cobra.Command {
 	var noTrace bool
+	var allow []string
+	var maxRanks, maxLine int
 	c := &cobra.Command{
 		Use:   "oracle",
 		Short: "Answer JSON-lines requests on stdin, one JSON answer per line on stdout",
@@ -18,33 +20,40 @@ func newOracleCmd(d *deps) *cobra.Command {
 "env", "op": {"coll", "bytes" | "count", "dtype", "redop", "root"}} and writes one
 JSON answer per line (schema version ` + itoa(oracle.SchemaVersion) + `, documented in the README).
 A malformed request gets an answer with status "invalid" naming the field, and
-the stream goes on. Blank lines and lines starting with # are skipped.`,
+the stream goes on. Blank lines and lines starting with # are skipped.
+
+Requests may name files (a system file, a topology XML, NCCL_GRAPH_FILE) only
+under the directories --allow-dir names; with none, every path is refused.
+A request on a machine of more than --max-ranks ranks, or a line longer than
+--max-line bytes, gets an "invalid" answer and the stream goes on.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o := oracle.New(os.ReadFile)
+			if maxRanks < 1 || maxRanks > spec.MaxRanks {
+				return badInputf("--max-ranks %d: expected 1 to %d", maxRanks, spec.MaxRanks)
+			}
+			if maxLine < 1 || maxLine > 1<<30 {
+				return badInputf("--max-line %d: expected 1 to %d bytes", maxLine, 1<<30)
+			}
+			var read func(string) ([]byte, error)
+			if len(allow) > 0 {
+				var err error
+				if read, err = inputfile.Under(allow, spec.MaxFileBytes); err != nil {
+					return badInput(err)
+				}
+			}
+			o := oracle.New(read)
 			o.Trace = !noTrace
+			o.MaxRanks = maxRanks
 			in := d.stdin
 			if in == nil {
 				in = os.Stdin
 			}
-			sc := bufio.NewScanner(in)
-			sc.Buffer(make([]byte, 1<<16), 1<<26)
-			w := bufio.NewWriter(d.stdout)
-			defer w.Flush()
-			for sc.Scan() {
-				line := bytes.TrimSpace(sc.Bytes())
-				if len(line) == 0 || line[0] == '#' {
-					continue
-				}
-				w.Write(o.HandleLine(line))
-				w.WriteByte('\n')
-			}
-			if err := sc.Err(); err != nil {
-				return badInput(err)
-			}
-			return nil
+			return o.Serve(in, d.stdout, maxLine)
 		},
 	}
 	c.Flags().BoolVar(&noTrace, "no-trace", false, "leave the gate trace out of the answers")
+	c.Flags().StringArrayVar(&allow, "allow-dir", nil, "directory whose files requests may name (repeatable; default: none)")
+	c.Flags().IntVar(&maxRanks, "max-ranks", oracle.DefaultMaxRanks, "per-request budget: the most ranks a request's machine may have")
+	c.Flags().IntVar(&maxLine, "max-line", oracle.MaxLineBytes, "the longest request line in bytes")
 	return c
 }
