@@ -163,7 +163,7 @@ func TestRanksBudget(t *testing.T) {
 // sizes beyond the limit, or overflowing, are invalid.
 func TestHugeCountsInvalid(t *testing.T) {
 	for _, op := range []string{`"count":1125899906842624`, `"count":2305843009213693952`, `"bytes":"2TiB"`, `"count":-5`} {
-		m := decode(t, New(nil).HandleLine([]byte(`{"nccl":"2.28.9","system":"dgx-h100","op":{"coll":"allreduce",` + op + `}}`)))
+		m := decode(t, New(nil).HandleLine([]byte(`{"nccl":"2.28.9","system":"dgx-h100","op":{"coll":"allreduce",`+op+`}}`)))
 		if m["status"] != "invalid" {
 			t.Errorf("%s: %v", op, m)
 		}
