@@ -16,6 +16,10 @@ help: ## list the targets
 build: ## build bin/gatesim (cgo on for the hw package where a C compiler exists)
 	$(GO) build -o $(BIN) ./cmd/gatesim
 
+example-tuner: ## build bin/libnccl-tuner-force.so (the v5 test tuner forcing Ring/Simple) for the README's --tuner example
+	@mkdir -p $(dir $(BIN))
+	$${CC:-cc} -shared -fPIC -O1 -Wall -DMODE=1 -o $(dir $(BIN))libnccl-tuner-force.so tuner/testdata/tuners/tuner_v5.c
+
 demo: ## the main job on the embedded default: the design scenario, gate by gate, 2.22.3 and 2.28.9 side by side
 	$(GO) run ./cmd/gatesim demo
 
@@ -41,4 +45,4 @@ fuzz: ## run every fuzz target for FUZZTIME each
 bench: ## benchmarks (figures go in the README; never asserted)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(PKG)
 
-.PHONY: help build demo test check golden props fuzz bench
+.PHONY: help build example-tuner demo test check golden props fuzz bench

@@ -14,10 +14,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // SchemaVersion is the version of the request and answer format. It changes
@@ -73,6 +75,9 @@ type Answer struct {
 	Status  string        `json:"status"`
 	Error   *AnswerError  `json:"error,omitempty"`
 	Invalid *InvalidError `json:"invalid,omitempty"`
+	// Internal is set with status "internal": a bug in gatesim, not in the
+	// request; the message names the request.
+	Internal string `json:"internal,omitempty"`
 
 	NCCL       string   `json:"nccl,omitempty"`
 	Algo       *string  `json:"algo"`
@@ -155,6 +160,22 @@ type Oracle struct {
 	// Tuner serves requests that name a tuner (nil: such requests are
 	// invalid).
 	Tuner TunerFunc
+	// MaxRanks is the per-request budget: a request on a machine of more
+	// ranks is invalid (0: spec.MaxRanks). Time and memory grow with the
+	// ranks; docs/limits.md gives both at the default.
+	MaxRanks int
+}
+
+// DefaultMaxRanks is the oracle's per-request budget unless the operator
+// sets one: 4,096 ranks (512 DGX H100 nodes) answer in about a second in
+// under 100 MB (docs/limits.md).
+const DefaultMaxRanks = 4096
+
+func (o *Oracle) maxRanks() int {
+	if o.MaxRanks > 0 {
+		return o.MaxRanks
+	}
+	return spec.MaxRanks
 }
 
 // New returns an oracle; readFile serves requests whose "system" is a path
@@ -164,11 +185,31 @@ func New(readFile func(string) ([]byte, error)) *Oracle {
 }
 
 // HandleLine answers one JSON line; it never fails: a malformed request
-// gets an "invalid" answer naming the field.
-func (o *Oracle) HandleLine(line []byte) []byte {
-	a := o.answer(line)
+// gets an "invalid" answer naming the field, and a bug of gatesim's (a
+// panic) an "internal" answer with the request, so the stream goes on.
+func (o *Oracle) HandleLine(line []byte) (out []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			req := string(line)
+			if len(req) > 1000 {
+				req = req[:1000] + "…"
+			}
+			out = marshal(&Answer{Schema: SchemaVersion, Status: "internal", Internal: fmt.Sprintf("internal error: %v; request: %s", r, req)})
+		}
+	}()
+	return marshal(o.answer(line))
+}
+
+func marshal(a *Answer) []byte {
 	var v any = a
-	if a.Status == "invalid" { // only the fields that mean something
+	switch a.Status {
+	case "internal":
+		v = struct {
+			Schema   int    `json:"schema"`
+			Status   string `json:"status"`
+			Internal string `json:"internal"`
+		}{a.Schema, a.Status, a.Internal}
+	case "invalid": // only the fields that mean something
 		v = struct {
 			Schema  int             `json:"schema"`
 			ID      json.RawMessage `json:"id,omitempty"`
@@ -205,6 +246,9 @@ func (o *Oracle) answer(line []byte) *Answer {
 		}
 		return invalid(probe.ID, field, "%v: expected one JSON object per line with nccl, system, env and op", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return invalid(req.ID, "", "data after the request object (at byte %d): expected one JSON object per line", dec.InputOffset())
+	}
 	v, err := parseRelease(req.NCCL)
 	if err != nil {
 		return invalid(req.ID, "nccl", "%v", err)
@@ -221,6 +265,9 @@ func (o *Oracle) answer(line []byte) *Answer {
 	if err != nil {
 		return invalid(req.ID, field, "%v", err)
 	}
+	if len(req.Env) > spec.MaxEnvVars {
+		return invalid(req.ID, "env", "%d variables: expected at most %d (gatesim's limit)", len(req.Env), spec.MaxEnvVars)
+	}
 	env := spec.Env{}
 	for k, val := range req.Env {
 		if _, err := spec.ParseAssignments([]string{k + "=" + val}); err != nil {
@@ -234,6 +281,21 @@ func (o *Oracle) answer(line []byte) *Answer {
 	op, field, err := buildOp(req.Op)
 	if err != nil {
 		return invalid(req.ID, field, "%v", err)
+	}
+	if ranks, budget := sys.NRanks(), o.maxRanks(); ranks > budget {
+		return invalid(req.ID, "system", "%d ranks: this oracle answers requests of at most %d ranks (its per-request budget, --max-ranks)", ranks, budget)
+	}
+	if path, ok := env.Lookup("NCCL_GRAPH_FILE"); ok && path != "" {
+		if o.readFile == nil {
+			return invalid(req.ID, "env.NCCL_GRAPH_FILE", "this oracle reads no files: give the system inline, or ask the operator for --allow-dir")
+		}
+		data, err := o.readFile(path)
+		if err != nil {
+			return invalid(req.ID, "env.NCCL_GRAPH_FILE", "%v", err)
+		}
+		if sys.GraphFile, err = topo.ParseGraphXML(path, data); err != nil {
+			return invalid(req.ID, "env.NCCL_GRAPH_FILE", "%v", err)
+		}
 	}
 	if req.Tuner != "" {
 		if o.Tuner == nil {
@@ -344,8 +406,11 @@ func (o *Oracle) system(req Request) (*spec.System, string, error) {
 			sys, err = spec.Preset(s, spec.PresetOptions{Nodes: req.Nodes, SHARP: req.SHARP})
 			break
 		}
-		if o.readFile == nil || !strings.ContainsAny(s, "/.") {
+		if !strings.ContainsAny(s, "/.") {
 			return nil, "system", fmt.Errorf("unknown system %q: expected a preset (%s) or a file path", s, strings.Join(spec.PresetNames(), ", "))
+		}
+		if o.readFile == nil {
+			return nil, "system", fmt.Errorf("%q: this oracle reads no files: give a preset or an inline system, or ask the operator for --allow-dir", s)
 		}
 		data, rerr := o.readFile(s)
 		if rerr != nil {

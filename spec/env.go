@@ -62,14 +62,20 @@ func (e Env) String() string {
 // may be empty ("NCCL_ALGO="); the name must be a valid shell identifier.
 func ParseAssignments(list []string) (Env, error) {
 	e := Env{}
+	if len(list) > MaxEnvVars {
+		return nil, fmt.Errorf("%d assignments: expected at most %d (gatesim's limit)", len(list), MaxEnvVars)
+	}
 	for _, a := range list {
 		i := strings.IndexByte(a, '=')
 		if i <= 0 {
-			return nil, fmt.Errorf("bad environment assignment %q: expected NAME=VALUE", a)
+			return nil, fmt.Errorf("bad environment assignment %.80q: expected NAME=VALUE", a)
 		}
 		name := a[:i]
-		if !validEnvName(name) {
-			return nil, fmt.Errorf("bad environment variable name %q: expected letters, digits and _", name)
+		if !validEnvName(name) || len(name) > MaxEnvName {
+			return nil, fmt.Errorf("bad environment variable name %.80q: expected up to %d letters, digits and _", name, MaxEnvName)
+		}
+		if len(a)-i-1 > MaxValueBytes {
+			return nil, fmt.Errorf("%s: a value of %d bytes: expected at most %d (gatesim's limit)", name, len(a)-i-1, MaxValueBytes)
 		}
 		e[name] = a[i+1:]
 	}

@@ -310,9 +310,16 @@ func uniq(s []string) []string {
 //	sync COMM | asyncError COMM | finalize COMM
 //
 // '#' starts a comment. name is used in errors.
+// maxCommName bounds a communicator name of a call script.
+const maxCommName = 256
+
 func ParseCalls(name string, data []byte) ([]Call, error) {
 	var out []Call
+	depth := 0
 	for i, raw := range strings.Split(string(data), "\n") {
+		if len(raw) > MaxLineBytes {
+			return nil, fmt.Errorf("%s:%d: %d bytes: expected a line of at most %d bytes", name, i+1, len(raw), MaxLineBytes)
+		}
 		line := raw
 		if k := strings.IndexByte(line, '#'); k >= 0 {
 			line = line[:k]
@@ -325,12 +332,22 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
 		}
+		if len(out) == MaxGroupCalls {
+			return nil, bad("more than %d calls: expected at most %d (gatesim's limit)", MaxGroupCalls, MaxGroupCalls)
+		}
+		if len(f) > 1 && len(f[1]) > maxCommName {
+			return nil, bad("communicator name of %d bytes: expected at most %d", len(f[1]), maxCommName)
+		}
 		c := Call{Line: n}
 		switch strings.ToLower(f[0]) {
 		case "groupstart", "ncclgroupstart":
 			c.Kind = CallGroupStart
+			if depth++; depth > MaxGroupDepth {
+				return nil, bad("groupStart nested %d deep: expected at most %d (gatesim's limit)", depth, MaxGroupDepth)
+			}
 		case "groupend", "ncclgroupend":
 			c.Kind = CallGroupEnd
+			depth = max(0, depth-1)
 		case "init", "ncclcomminitrank":
 			if len(f) < 2 {
 				return nil, bad("init needs a communicator name: expected init COMM [nonblocking]")

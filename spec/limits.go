@@ -36,8 +36,9 @@ const (
 	MaxGroupDepth = 1024
 	// MaxEnvVars bounds the NCCL_* assignments of one job script or request.
 	MaxEnvVars = 4096
-	// MaxValueBytes bounds one variable's value or one name.
+	// MaxValueBytes bounds one variable's value; MaxEnvName its name.
 	MaxValueBytes = 64 << 10
+	MaxEnvName    = 256
 )
 
 // CheckShape refuses a machine beyond the limits: nodes and GPUs per node

@@ -38,6 +38,11 @@ func EditDistance(a, b string) int {
 func NearestName(name string, candidates []string) (string, int) {
 	best, bestD := "", math.MaxInt
 	for _, c := range candidates {
+		// the lengths' difference is a lower bound of the distance, so most
+		// candidates are dismissed without the quadratic table
+		if diff := len(name) - len(c); diff >= bestD || -diff >= bestD {
+			continue
+		}
 		if d := EditDistance(name, c); d < bestD {
 			best, bestD = c, d
 		}

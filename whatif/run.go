@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -27,10 +28,20 @@ func RunTuned(points []Point, workers int, sim Simulator, host TunerHost, progre
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	topoCache := spec.NewCache(0) // workers share the topology searches
+	// A panic in a worker is re-raised on the caller's goroutine, where the
+	// CLI's recover reports it, naming the point.
+	var crash atomic.Pointer[string]
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			cur := -1
+			defer func() {
+				if r := recover(); r != nil {
+					msg := fmt.Sprintf("%v (at point %d: %+v)", r, cur, points[cur])
+					crash.CompareAndSwap(nil, &msg)
+				}
+			}()
 			e := &Evaluator{Sim: sim, Topo: topoCache, Tuner: host}
 			defer e.Close()
 			for {
@@ -41,6 +52,7 @@ func RunTuned(points []Point, workers int, sim Simulator, host TunerHost, progre
 				}
 				hi := min(lo+chunk, len(points))
 				for i := lo; i < hi; i++ {
+					cur = i
 					out[i] = e.Evaluate(points[i])
 				}
 				if n := done.Add(int64(hi - lo)); progress != nil {
@@ -50,5 +62,8 @@ func RunTuned(points []Point, workers int, sim Simulator, host TunerHost, progre
 		}()
 	}
 	wg.Wait()
+	if msg := crash.Load(); msg != nil {
+		panic(*msg)
+	}
 	return out
 }

@@ -92,8 +92,9 @@ type Point struct {
 	Size int64
 }
 
-// MaxPoints bounds a sweep (a typo in a range should not eat the machine).
-const MaxPoints = 10_000_000
+// MaxPoints bounds a sweep (a typo in a range should not eat the machine):
+// 100,000 points print as JSON in under 1 GB (docs/limits.md).
+const MaxPoints = 100_000
 
 // Expand turns a sweep into points in a fixed order: release, machine,
 // environment set, collective, size.
@@ -115,16 +116,31 @@ func Expand(sw Sweep) ([]Point, error) {
 	if len(sw.Systems) == 0 {
 		return nil, fmt.Errorf("sweep: no system: expected systems: [{preset: dgx-h100, nodes: [1, 2]}]")
 	}
+	// The product saturates at MaxPoints+1 so that long axis lists cannot
+	// overflow it.
+	mul := func(a, b int) int {
+		if b > 0 && a > (MaxPoints+1)/b {
+			return MaxPoints + 1
+		}
+		return min(a*b, MaxPoints+1)
+	}
 	nMachines := 0
 	for _, a := range sw.Systems {
-		k := max(1, len(a.Nodes)) * max(1, len(a.SHARP)) * max(1, len(a.GPUs)) * max(1, len(a.NICs)) * max(1, len(a.NICGbps)) * max(1, len(a.NVLinks))
-		nMachines += k
+		k := 1
+		for _, n := range []int{len(a.Nodes), len(a.SHARP), len(a.GPUs), len(a.NICs), len(a.NICGbps), len(a.NVLinks)} {
+			k = mul(k, max(1, n))
+		}
+		nMachines = min(nMachines+k, MaxPoints+1)
 	}
 	sizes, err := expandSizes(sw.Sizes)
 	if err != nil {
 		return nil, err
 	}
-	if nMachines*max(1, len(sw.NCCL))*max(1, len(sw.Env))*max(1, len(sw.Colls))*len(sizes) > MaxPoints {
+	n := nMachines
+	for _, k := range []int{len(sw.NCCL), len(sw.Env), len(sw.Colls), len(sizes)} {
+		n = mul(n, max(1, k))
+	}
+	if n > MaxPoints {
 		return nil, fmt.Errorf("sweep: more than %d points; narrow a range", MaxPoints)
 	}
 	machines, err := expandMachines(sw.Systems)
@@ -215,10 +231,16 @@ func expandSizes(a SizeAxis) ([]int64, error) {
 		if a.From != "" || a.To != "" {
 			return nil, fmt.Errorf("sweep: sizes: give a list or a from/to range, not both")
 		}
+		if len(a.List) > MaxPoints {
+			return nil, fmt.Errorf("sweep: sizes: %d sizes: more than %d points", len(a.List), MaxPoints)
+		}
 		for _, s := range a.List {
 			n, err := spec.ParseBytes(s)
 			if err != nil {
 				return nil, fmt.Errorf("sweep: sizes: %v", err)
+			}
+			if n > spec.MaxOpBytes {
+				return nil, fmt.Errorf("sweep: sizes: %s: expected at most %s (gatesim's limit)", s, spec.FormatBytes(spec.MaxOpBytes))
 			}
 			out = append(out, n)
 		}
@@ -246,6 +268,8 @@ func expandSizes(a SizeAxis) ([]int64, error) {
 		return nil, fmt.Errorf("sweep: sizes: empty range %s..%s", a.From, a.To)
 	case f < 2:
 		return nil, fmt.Errorf("sweep: sizes: factor %d: expected 2 or more", f)
+	case to > spec.MaxOpBytes:
+		return nil, fmt.Errorf("sweep: sizes: to %s: expected at most %s (gatesim's limit)", a.To, spec.FormatBytes(spec.MaxOpBytes))
 	}
 	for s := from; s <= to; {
 		out = append(out, s)
@@ -272,11 +296,16 @@ func expandMachines(axes []SystemAxis) ([]*Machine, error) {
 			sharps = []bool{false}
 		}
 		for _, n := range nodes {
-			if n < 1 || n > 1<<17 {
-				return nil, fmt.Errorf("sweep: systems[%d]: nodes %d: expected 1 to %d", ai, n, 1<<17)
+			if n < 1 || n > spec.MaxNodes {
+				return nil, fmt.Errorf("sweep: systems[%d]: nodes %d: expected 1 to %d (gatesim's limit)", ai, n, spec.MaxNodes)
 			}
 		}
-		for _, l := range [][]int{a.GPUs, a.NICs, a.NICGbps, a.NVLinks} {
+		for _, g := range a.GPUs {
+			if g < 0 || g > spec.MaxGPUsPerNode {
+				return nil, fmt.Errorf("sweep: systems[%d]: gpus %d: expected 1 to %d (0: the preset's)", ai, g, spec.MaxGPUsPerNode)
+			}
+		}
+		for _, l := range [][]int{a.NICs, a.NICGbps, a.NVLinks} {
 			for _, x := range l {
 				if x < 0 || x > 1<<16 {
 					return nil, fmt.Errorf("sweep: systems[%d]: value %d out of range", ai, x)

@@ -16,7 +16,8 @@ func newGroupCmd(d *deps) *cobra.Command {
 		Long: `group reads a call script (groupStart, groupEnd, init COMM [nonblocking],
 COLL COMM SIZE [DTYPE] [REDOP], sync COMM, asyncError COMM) and says what each
 call returns and does: when operations are enqueued, which calls fail, and
-which sequences NCCL leaves undefined. Exit 1 when a group rule fails.`,
+which sequences NCCL leaves undefined. Exit 1 when a group rule fails or a call
+returns an error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			data, err := readInput(args[0])
@@ -61,6 +62,11 @@ which sequences NCCL leaves undefined. Exit 1 when a group rule fails.`,
 			}
 			if failed > 0 {
 				return &exitError{code: exitNo, err: fmt.Errorf("%d group rule(s) failed", failed)}
+			}
+			for _, r := range res {
+				if r.Result != spec.Success && r.Result != spec.InProgress {
+					return &exitError{code: exitNo, err: fmt.Errorf("%s:%d: %s returns %s", args[0], r.Call.Line, r.Call.Kind, r.Result)}
+				}
 			}
 			return nil
 		},

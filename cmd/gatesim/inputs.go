@@ -113,9 +113,11 @@ type opFlags struct {
 	coll, bytes, dtype, redop string
 	count                     int64
 	root                      int
+	cmd                       *cobra.Command // to tell a given --count from the default
 }
 
 func (f *opFlags) add(c *cobra.Command) {
+	f.cmd = c
 	c.Flags().StringVar(&f.coll, "coll", "allreduce", "collective: "+strings.Join(spec.FuncNames(spec.SelectFuncs), ", "))
 	c.Flags().StringVar(&f.bytes, "bytes", "", "size: count × element size as NCCL logs it (1MiB, 4KiB, 1048576)")
 	c.Flags().Int64Var(&f.count, "count", -1, "element count instead of --bytes")
@@ -137,10 +139,14 @@ func (f *opFlags) build() (spec.Op, error) {
 	if err != nil {
 		return spec.Op{}, badInput(err)
 	}
+	countSet := f.cmd != nil && f.cmd.Flags().Changed("count")
 	switch {
-	case f.count >= 0 && f.bytes != "":
+	case countSet && f.bytes != "":
 		return spec.Op{}, badInputf("--count and --bytes are exclusive")
-	case f.count >= 0:
+	case countSet:
+		if err := spec.CheckCount(f.count, dt); err != nil {
+			return spec.Op{}, badInputf("--count: %v", err)
+		}
 		return spec.Op{Func: fn, Count: f.count, DataType: dt, RedOp: rop, Root: f.root}, nil
 	}
 	b := "1MiB"

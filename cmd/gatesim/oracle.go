@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"time"
 
+	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/oracle"
+	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/tuner"
 	"github.com/spf13/cobra"
 )
@@ -15,6 +15,8 @@ func newOracleCmd(d *deps) *cobra.Command {
 	var noTrace bool
 	var tunerDirs []string
 	var tunerTimeout time.Duration
+	var allow []string
+	var maxRanks, maxLine int
 	c := &cobra.Command{
 		Use:   "oracle",
 		Short: "Answer JSON-lines requests on stdin, one JSON answer per line on stdout",
@@ -26,10 +28,28 @@ the stream goes on. Blank lines and lines starting with # are skipped.
 A request may name a tuner plugin ("tuner": "path/to/plugin.so") under a
 directory given with --tuner-dir; the plugin runs in a child process, and a
 plugin that crashes or hangs gets an answer with status "error" and result
-"tunerFault" while the stream goes on.`,
+"tunerFault" while the stream goes on.
+
+Requests may name files (a system file, a topology XML, NCCL_GRAPH_FILE) only
+under the directories --allow-dir names; with none, every path is refused.
+A request on a machine of more than --max-ranks ranks, or a line longer than
+--max-line bytes, gets an "invalid" answer and the stream goes on.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o := oracle.New(os.ReadFile)
+			if maxRanks < 1 || maxRanks > spec.MaxRanks {
+				return badInputf("--max-ranks %d: expected 1 to %d", maxRanks, spec.MaxRanks)
+			}
+			if maxLine < 1 || maxLine > 1<<30 {
+				return badInputf("--max-line %d: expected 1 to %d bytes", maxLine, 1<<30)
+			}
+			var read func(string) ([]byte, error)
+			if len(allow) > 0 {
+				var err error
+				if read, err = inputfile.Under(allow, spec.MaxFileBytes); err != nil {
+					return badInput(err)
+				}
+			}
+			o := oracle.New(read)
 			o.Trace = !noTrace
 			if len(tunerDirs) > 0 {
 				f, err := oracleTuner(tunerDirs, tunerTimeout)
@@ -38,30 +58,19 @@ plugin that crashes or hangs gets an answer with status "error" and result
 				}
 				o.Tuner = f
 			}
+			o.MaxRanks = maxRanks
 			in := d.stdin
 			if in == nil {
 				in = os.Stdin
 			}
-			sc := bufio.NewScanner(in)
-			sc.Buffer(make([]byte, 1<<16), 1<<26)
-			w := bufio.NewWriter(d.stdout)
-			defer w.Flush()
-			for sc.Scan() {
-				line := bytes.TrimSpace(sc.Bytes())
-				if len(line) == 0 || line[0] == '#' {
-					continue
-				}
-				w.Write(o.HandleLine(line))
-				w.WriteByte('\n')
-			}
-			if err := sc.Err(); err != nil {
-				return badInput(err)
-			}
-			return nil
+			return o.Serve(in, d.stdout, maxLine)
 		},
 	}
 	c.Flags().BoolVar(&noTrace, "no-trace", false, "leave the gate trace out of the answers")
 	c.Flags().StringArrayVar(&tunerDirs, "tuner-dir", nil, "allow requests to load tuner plugins from this directory (repeatable)")
 	c.Flags().DurationVar(&tunerTimeout, "tuner-timeout", tuner.DefaultTimeout, "time limit for one call into a tuner plugin")
+	c.Flags().StringArrayVar(&allow, "allow-dir", nil, "directory whose files requests may name (repeatable; default: none)")
+	c.Flags().IntVar(&maxRanks, "max-ranks", oracle.DefaultMaxRanks, "per-request budget: the most ranks a request's machine may have")
+	c.Flags().IntVar(&maxLine, "max-line", oracle.MaxLineBytes, "the longest request line in bytes")
 	return c
 }

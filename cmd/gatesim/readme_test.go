@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/internal/tunertest"
 )
 
 // readmeCommand is one gatesim command of a README ```sh block.
@@ -149,6 +151,11 @@ func shellWords(s string) (words []string, comment string, err error) {
 // into a temporary folder so a run never rewrites the repository's files.
 var outputFlags = map[string]bool{"--out": true, "--trace": true, "--html": true, "--capture": true}
 
+// exampleTuner is what `make example-tuner` builds (the Makefile's recipe):
+// the README's --tuner commands run against the same plugin, built here
+// into the test's folder.
+const exampleTuner = "bin/libnccl-tuner-force.so"
+
 // TestReadmeCommands runs every gatesim command of README.md, from the
 // repository root, and fails on an exit code the README does not announce
 // next to the command (0 is always allowed; "exit 3 without a GPU" allows 3).
@@ -169,10 +176,14 @@ func TestReadmeCommands(t *testing.T) {
 		t.Fatalf("found %d gatesim commands in README.md; the extractor lost some", len(cmds))
 	}
 	tmp := t.TempDir()
+	tunerSO := tunertest.Build(t, tmp, 5, "force")
 	t.Chdir(root)
 	for _, c := range cmds {
 		args := append([]string(nil), c.args...)
 		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "--tuner" && args[i+1] == exampleTuner {
+				args[i+1] = tunerSO
+			}
 			if outputFlags[args[i]] {
 				args[i+1] = filepath.Join(tmp, fmt.Sprintf("line%d-%s", c.line, filepath.Base(args[i+1])))
 			}

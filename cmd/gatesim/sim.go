@@ -29,6 +29,7 @@ type simFlags struct {
 	channels, gpus, root                                       int
 	verify, jsonOut, inPlace                                   bool
 	tuner                                                      tunerFlags
+	gpusSet                                                    bool
 }
 
 func newSimCmd(d *deps) *cobra.Command {
@@ -57,7 +58,10 @@ that do not run on the machine are listed with the reason.`,
   gatesim sim --system h200x2 --env NCCL_NVLS_ENABLE=0 --algo ring --proto ll --bytes 64KiB --verify
   gatesim sim --system dgx-h100 --sweep 4KiB:4GiB:4`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(d, &fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fl.gpusSet = cmd.Flags().Changed("gpus")
+			return runSim(d, &fl)
+		},
 	}
 	fl.sf.add(c)
 	fl.ef.add(c)
@@ -135,7 +139,10 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fl.gpus > 0 {
+	if fl.gpusSet {
+		if err := spec.CheckShape(len(sys.Nodes), fl.gpus); err != nil {
+			return nil, badInputf("--gpus %d: %v", fl.gpus, err)
+		}
 		for i := range sys.Nodes {
 			sys.Nodes[i].Reshape(fl.gpus, 0, 0, 0)
 		}
@@ -178,6 +185,9 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	}
 	if x.comm.Err != nil {
 		return nil, ncclRefusesComm(x.v, x.comm)
+	}
+	if mc := rs.Consts.MaxChannels; fl.channels < 0 || fl.channels > mc {
+		return nil, badInputf("--channels %d: expected 1 to %d (NCCL %s's MAXCHANNELS, src/include/device.h), or 0 for NCCL's count", fl.channels, mc, x.v)
 	}
 	if x.l, err = algos.LayoutFromComm(x.comm); err != nil {
 		return nil, badInput(err)
@@ -407,6 +417,9 @@ func parseSweep(s string) ([]int64, error) {
 		sizes = append(sizes, x)
 		if len(sizes) > 64 {
 			return nil, badInputf("--sweep %q: more than 64 sizes", s)
+		}
+		if x > to/factor {
+			break
 		}
 	}
 	return sizes, nil

@@ -110,8 +110,8 @@ func runTopoSearch(d *deps, f *topoSearchFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if f.nodes < 1 {
-		return badInputf("--nodes %d: expected at least 1", f.nodes)
+	if f.nodes < 1 || f.nodes > spec.MaxNodes {
+		return badInputf("--nodes %d: expected 1 to %d (gatesim's limit)", f.nodes, spec.MaxNodes)
 	}
 	var hosts []*topo.System
 	switch {
@@ -141,6 +141,11 @@ func runTopoSearch(d *deps, f *topoSearchFlags) error {
 		}
 	default:
 		return badInputf("no host: expected --preset NAME or --xml FILE")
+	}
+	for _, h := range hosts {
+		if err := spec.CheckShape(f.nodes, max(1, len(h.Nodes[topo.GPU]))); err != nil {
+			return badInputf("--nodes %d: %v", f.nodes, err)
+		}
 	}
 	all := make([]*topo.System, f.nodes)
 	for i := range all {

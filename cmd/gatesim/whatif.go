@@ -210,6 +210,9 @@ func (o *whatifOpts) sweep() (whatif.Sweep, error) {
 }
 
 func runWhatif(d *deps, o *whatifOpts) error {
+	if o.workers < 1 || o.workers > 1024 {
+		return badInputf("--workers %d: expected 1 to 1024", o.workers)
+	}
 	sw, err := o.sweep()
 	if err != nil {
 		return err

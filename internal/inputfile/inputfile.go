@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // Open opens a regular file for streaming.
@@ -86,4 +88,52 @@ func human(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// Under returns a reader of files inside the given directories only (after
+// symbolic links are resolved), each of at most max bytes. A path outside
+// them, missing, or not a regular file gets one and the same error, so a
+// caller learns nothing about files it may not read. With no directories
+// every path is refused.
+func Under(dirs []string, max int64) (func(string) ([]byte, error), error) {
+	var roots []string
+	for _, d := range dirs {
+		r, err := filepath.EvalSymlinks(d)
+		if err == nil {
+			r, err = filepath.Abs(r)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--allow-dir %s: %v", d, err)
+		}
+		st, err := os.Stat(r)
+		if err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("--allow-dir %s: expected a directory", d)
+		}
+		roots = append(roots, r)
+	}
+	return func(path string) ([]byte, error) {
+		refused := fmt.Errorf("%q: not a readable file under an allowed directory (the operator's --allow-dir)", path)
+		real, err := filepath.EvalSymlinks(path)
+		if err == nil {
+			real, err = filepath.Abs(real)
+		}
+		if err != nil {
+			return nil, refused
+		}
+		inside := false
+		for _, r := range roots {
+			if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			return nil, refused
+		}
+		st, err := os.Stat(real)
+		if err != nil || !st.Mode().IsRegular() {
+			return nil, refused
+		}
+		return Read(real, max)
+	}, nil
 }

@@ -212,6 +212,24 @@ type linter struct {
 	v    spec.Version
 	env  spec.Env
 	opts Options
+	// others are the other releases' tables, loaded once per lint (each
+	// load parses a table: milliseconds per unknown name otherwise).
+	others map[spec.Version]*Registry
+}
+
+func (l *linter) other(v spec.Version) (*Registry, error) {
+	if r, ok := l.others[v]; ok {
+		return r, nil
+	}
+	r, err := Load(v)
+	if err != nil {
+		return nil, err
+	}
+	if l.others == nil {
+		l.others = map[spec.Version]*Registry{}
+	}
+	l.others[v] = r
+	return r, nil
 }
 
 func (vr *Var) add(f Finding) { vr.Findings = append(vr.Findings, f) }
@@ -315,7 +333,7 @@ func (l *linter) unknown(vr *Var) {
 		if ov == l.v {
 			continue
 		}
-		if o, err := Load(ov); err == nil {
+		if o, err := l.other(ov); err == nil {
 			if p, ok := o.Lookup(name); ok && p.Read() {
 				others = append(others, ov.String())
 			}

@@ -1,9 +1,12 @@
 package params
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec"
 )
 
 // How an assignment reached the environment of the job.
@@ -68,9 +71,27 @@ func ReadScript(name string, r io.Reader) ([]Assignment, error) {
 // as written and marked Dynamic. It does not run the shell: conditionals and
 // loops are read straight through, as if every branch ran.
 func ParseScript(name string, data []byte) ([]Assignment, error) {
+	for i, line := 0, 1; i < len(data); line++ {
+		n := bytes.IndexByte(data[i:], '\n')
+		if n < 0 {
+			n = len(data) - i
+		}
+		if n > spec.MaxLineBytes {
+			return nil, &ScriptError{File: name, Line: line, Msg: fmt.Sprintf("%d bytes: expected a line of at most %d bytes", n, spec.MaxLineBytes)}
+		}
+		i += n + 1
+	}
 	p := &scriptParser{name: name, src: string(data), line: 1, plain: map[string]int{}}
 	if err := p.run(); err != nil {
 		return nil, err
+	}
+	if len(p.out) > spec.MaxEnvVars {
+		return nil, &ScriptError{File: name, Line: p.out[spec.MaxEnvVars].Line, Msg: fmt.Sprintf("more than %d assignments: expected at most %d (gatesim's limit)", spec.MaxEnvVars, spec.MaxEnvVars)}
+	}
+	for _, a := range p.out {
+		if len(a.Name) > spec.MaxEnvName || len(a.Value) > spec.MaxValueBytes {
+			return nil, &ScriptError{File: name, Line: a.Line, Msg: fmt.Sprintf("%.40s...: a name of %d bytes or a value of %d: expected at most %d and %d (gatesim's limits)", a.Name, len(a.Name), len(a.Value), spec.MaxEnvName, spec.MaxValueBytes)}
+		}
 	}
 	return p.out, nil
 }
