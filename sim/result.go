@@ -51,7 +51,10 @@ type Result struct {
 	ChannelClasses      int   `json:"channel_classes"`
 }
 
-// BusFactor is nccl-tests' bus bandwidth factor.
+// BusFactor is nccl-tests' bus bandwidth factor (src/*.cu <Coll>GetBw):
+// 2(n-1)/n for AllReduce, (n-1)/n for AllGather, ReduceScatter and AllToAll,
+// 1 for Broadcast, Reduce and SendRecv. It is the one copy: whatif and the
+// CLI use it.
 func BusFactor(f spec.Func, n int) float64 {
 	switch f {
 	case spec.AllReduce:

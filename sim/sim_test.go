@@ -300,7 +300,8 @@ func TestBusBandwidth(t *testing.T) {
 			t.Errorf("%s: algbw %g busbw %g, want %g and %g", f, r.AlgBw, r.BusBw, alg, alg*BusFactor(f, 8))
 		}
 	}
-	if BusFactor(spec.AllReduce, 8) != 1.75 || BusFactor(spec.AllGather, 8) != 0.875 || BusFactor(spec.Reduce, 8) != 1 {
+	if BusFactor(spec.AllReduce, 8) != 1.75 || BusFactor(spec.AllGather, 8) != 0.875 || BusFactor(spec.Reduce, 8) != 1 ||
+		BusFactor(spec.AllToAll, 8) != 0.875 || BusFactor(spec.SendRecv, 8) != 1 {
 		t.Error("bus factors")
 	}
 	if TestBytes(spec.AllGather, 10, spec.Float32, 8) != 320 || TestBytes(spec.AllReduce, 10, spec.Float32, 8) != 40 {

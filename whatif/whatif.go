@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -429,6 +430,8 @@ func (e *Evaluator) Evaluate(p Point) Result {
 		r.Outcome = "discarded (count 0)"
 	case d.Err != nil:
 		r.Outcome = "error " + d.Err.Result.String()
+	case d.P2P != nil:
+		r.Outcome = "p2p"
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		r.Outcome = d.Algo.String() + "/" + d.Proto.String()
 	case d.Algo != spec.AlgoNone:
@@ -446,7 +449,7 @@ func (e *Evaluator) Evaluate(p Point) Result {
 	if v, ok := tr.Stopper(spec.CapNVLS); ok && !d.Algo.IsNVLS() {
 		r.NVLSGate = string(v.Rule)
 	}
-	if e.Sim != nil && d.Err == nil && d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone {
+	if e.Sim != nil && d.Err == nil && (d.P2P != nil || d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone) {
 		if us, err := e.Sim(p, comm, d); err == nil {
 			r.SimUs = us
 		}
@@ -458,23 +461,12 @@ func (e *Evaluator) Evaluate(p Point) Result {
 	}
 	if t > 0 {
 		r.AlgBw = float64(p.Size) / t / 1e3 // bytes/µs = MB/s; /1e3 → GB/s
-		r.BusBw = r.AlgBw * BusFactor(p.Op.Func, p.Machine.Sys.NRanks())
+		// nccl-tests' factor, blind to the algorithm so results compare with its tables
+		r.BusBw = r.AlgBw * sim.BusFactor(p.Op.Func, p.Machine.Sys.NRanks())
 	} else {
 		r.TimeSource = ""
 	}
 	return r
-}
-
-// BusFactor is nccl-tests' busbw factor (src/*.cu getBw): it is blind to
-// the algorithm, on purpose, so results compare with nccl-tests tables.
-func BusFactor(f spec.Func, n int) float64 {
-	switch f {
-	case spec.AllReduce:
-		return 2 * float64(n-1) / float64(n)
-	case spec.AllGather, spec.ReduceScatter:
-		return float64(n-1) / float64(n)
-	}
-	return 1
 }
 
 // ReleaseDiff pairs points that differ only in the release and reports
