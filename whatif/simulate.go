@@ -27,11 +27,10 @@ func Simulate(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	m, err := sim.MachineFromSystem(p.Machine.Sys)
+	m, err := sim.MachineForComm(p.Machine.Sys, comm)
 	if err != nil {
 		return 0, err
 	}
-	m.SHARP, m.NVLS = comm.CollNetSupport, comm.NVLSSupport
 	res, err := sim.Simulate(s, sim.Config{Machine: m})
 	if err != nil {
 		return 0, err

@@ -173,11 +173,11 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if x.l, err = algos.LayoutFromComm(x.comm); err != nil {
 		return nil, badInput(err)
 	}
-	if x.m, err = sim.MachineFromSystem(sys); err != nil {
+	// NCCL's nodes on the machine: the switches reduce only where NCCL
+	// enabled the offload; MNNVL cliques and NET-split hosts map onto it
+	if x.m, err = sim.MachineForComm(sys, x.comm); err != nil {
 		return nil, badInput(err)
 	}
-	// the switches reduce only where NCCL enabled the offload
-	x.m.SHARP, x.m.NVLS = x.comm.CollNetSupport, x.comm.NVLSSupport
 	x.n = x.comm.NRanks
 	return x, nil
 }
