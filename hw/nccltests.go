@@ -1,6 +1,9 @@
 package hw
 
-import "github.com/gatesim/gatesim/spec"
+import (
+	"github.com/gatesim/gatesim/sim"
+	"github.com/gatesim/gatesim/spec"
+)
 
 // The size conventions of nccl-tests (NVIDIA/nccl-tests src/*.cu,
 // <Coll>GetCollByteCount and <Coll>GetBw), so that gatesim's table lines up
@@ -67,17 +70,8 @@ func Bandwidth(f spec.Func, param uint64, dt spec.DataType, nranks int, sec floa
 	return algBw, algBw * BusBwFactor(f, nranks)
 }
 
-// BusBwFactor is busbw/algbw.
-func BusBwFactor(f spec.Func, nranks int) float64 {
-	n := float64(nranks)
-	switch f {
-	case spec.AllReduce:
-		return 2 * (n - 1) / n
-	case spec.AllGather, spec.ReduceScatter, spec.AllToAll:
-		return (n - 1) / n
-	}
-	return 1
-}
+// BusBwFactor is busbw/algbw: nccl-tests' factor, sim.BusFactor.
+func BusBwFactor(f spec.Func, nranks int) float64 { return sim.BusFactor(f, nranks) }
 
 // RowRedOp and RowRoot are the redop and root columns nccl-tests prints:
 // "none" and -1 where the collective has none.
