@@ -38,6 +38,10 @@ func FromDecision(d *spec.Decision) (spec.Op, Selection, error) {
 	if !d.OK() {
 		return spec.Op{}, Selection{}, fmt.Errorf("decision is an NCCL error (%s): nothing runs", d.Err.String())
 	}
+	if d.P2P != nil {
+		// the p2p path: Build plans protocol and channels per peer
+		return d.Op, Selection{Algo: spec.Ring, Proto: spec.Simple, NChannels: d.P2P.NChannelsPerPeer}, nil
+	}
 	if d.Algo == spec.AlgoNone || d.Proto == spec.ProtoNone {
 		why := d.Undecided
 		if why == "" {
@@ -99,7 +103,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 	if op.DataType.IsFP8() && !p.FP8 {
 		return nil, fmt.Errorf("build: %s does not exist in NCCL %s (fp8 types arrived in 2.24)", op.DataType, l.Release)
 	}
-	if op.DataType.IsFP8() && l.MinCompCap < 90 && op.Func != spec.AllGather && op.Func != spec.Broadcast && op.Func != spec.SendRecv {
+	if op.DataType.IsFP8() && l.MinCompCap < 90 && op.Func != spec.AllGather && op.Func != spec.Broadcast && op.Func != spec.SendRecv && op.Func != spec.AllToAll {
 		return nil, fmt.Errorf("build: FP8 reduction support begins with sm90 capable devices (ncclInvalidArgument, src/enqueue.cc)")
 	}
 	if op.RedOp < 0 || op.RedOp >= spec.NumRedOps {
@@ -112,8 +116,9 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 	if (op.Func == spec.Broadcast || op.Func == spec.Reduce) && (op.Root < 0 || op.Root >= nRanks) {
 		return nil, fmt.Errorf("build: root %d outside the %d ranks", op.Root, nRanks)
 	}
-	if op.Func == spec.SendRecv {
-		return buildSendRecv(op, sel, l, p, opt)
+	if op.Func == spec.SendRecv || op.Func == spec.AllToAll {
+		// NCCL's p2p path: no algorithm or protocol to select
+		return buildP2P(op, l, p, opt)
 	}
 	if op.Func < 0 || op.Func >= spec.NumFuncs {
 		return nil, fmt.Errorf("build: %s has no collective schedule (expected one of Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, SendRecv)", op.Func)

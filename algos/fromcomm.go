@@ -70,13 +70,46 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	if l.NChannels != c.NChannels {
 		return nil, fmt.Errorf("the layout has %d channels where the communicator has %d: ncclTopoPostset's copies are off", l.NChannels, c.NChannels)
 	}
-	for i, name := range [spec.NumProtos]string{"NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE", "NCCL_BUFFSIZE"} {
+	envInt := func(name string, set func(int)) {
 		if v, ok := c.Env.Lookup(name); ok {
 			var n int
-			if _, err := fmt.Sscan(v, &n); err == nil && n > 0 {
-				l.BuffSize[i] = n
+			if _, err := fmt.Sscan(v, &n); err == nil && n >= 0 {
+				set(n)
 			}
 		}
 	}
-	return l, nil
+	for i, name := range [spec.NumProtos]string{"NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE", "NCCL_BUFFSIZE"} {
+		envInt(name, func(n int) {
+			if n > 0 {
+				l.BuffSize[i] = n
+			}
+		})
+	}
+	// the p2p path: the communicator's p2p channels; the chunk by path
+	// (NCCL_P2P_NET_CHUNKSIZE across nodes, NCCL_P2P_NVL_CHUNKSIZE when all
+	// GPU pairs are NVLink, NCCL_P2P_PCI_CHUNKSIZE otherwise) capped by the
+	// Simple buffer (src/init.cc computeBuffSizes)
+	p, err := ParamsFor(c.Release)
+	if err != nil {
+		return nil, err
+	}
+	l.setP2PDefaults(p, r.AllNVLink)
+	l.P2PNChannels, l.P2PNChannelsPerPeer = r.P2PNChannels, r.P2PNChannelsPerPeer
+	chunkVar := "NCCL_P2P_PCI_CHUNKSIZE"
+	switch {
+	case r.NNodes > 1:
+		chunkVar = "NCCL_P2P_NET_CHUNKSIZE"
+	case r.AllNVLink:
+		chunkVar = "NCCL_P2P_NVL_CHUNKSIZE"
+	}
+	envInt(chunkVar, func(n int) {
+		if n > 0 {
+			l.P2PChunkSize = min(n, l.BuffSize[spec.Simple]/p.NSteps)
+		}
+	})
+	envInt("NCCL_P2P_LL_THRESHOLD", func(n int) { l.P2PLLThreshold = n })
+	envInt("NCCL_CHUNK_SIZE", func(n int) { l.P2PChunkParam = n })
+	envInt("NCCL_P2P_SCHEDULE_GROUP_SIZE", func(n int) { l.P2PGroupSize = max(1, n) })
+	envInt("NCCL_NET_SHARED_BUFFERS", func(n int) { l.P2PNetLL = n == 0 })
+	return l, l.Validate()
 }

@@ -53,6 +53,8 @@ func goldenCases() []goldenCase {
 		{"pat_allgather", 4, 1, f32(spec.AllGather, 2048, 0), simple(spec.PAT), false},
 		{"pat_reducescatter", 4, 1, f32(spec.ReduceScatter, 2048, 0), simple(spec.PAT), false},
 		{"sendrecv_simple", 1, 4, f32(spec.SendRecv, 8192, 0), simple(spec.Ring), false},
+		// p2p: 16 KiB per peer (LL); the self copy, three peers in one batch
+		{"alltoall", 1, 4, f32(spec.AllToAll, 4096, 0), Selection{}, false},
 	}
 }
 

@@ -273,11 +273,8 @@ func FromGraphs(release spec.Version, nNodes, localRanks int, g Graphs) (*Layout
 	if len(l.NVLSHeads) == 0 {
 		l.NVLSChannels = 0
 	}
-	// P2P chunk as in DefaultLayout (src/init.cc computeBuffSizes).
-	l.P2PChunkSize = 1 << 17
-	if nNodes == 1 {
-		l.P2PChunkSize = 1 << 19
-	}
-	l.P2PChunkSize = min(l.P2PChunkSize, l.BuffSize[spec.Simple]/p.NSteps)
+	// p2p chunk and parameters as in DefaultLayout; the p2p channel
+	// counts come from the communicator (LayoutFromComm)
+	l.setP2PDefaults(p, true)
 	return l, l.Validate()
 }

@@ -49,6 +49,22 @@ type Layout struct {
 	// send/recv (NCCL_P2P_NET_CHUNKSIZE / NVL / PCI by path).
 	NVLSChunkSize int
 	P2PChunkSize  int
+	// P2PNChannels and P2PNChannelsPerPeer are comm->p2pnChannels and
+	// comm->p2pnChannelsPerPeer (ncclTopoComputeP2pChannels, powers of
+	// two): the channels point-to-point work spreads over, and at most how
+	// many of them one peer's operation uses.
+	P2PNChannels        int
+	P2PNChannelsPerPeer int
+	// P2PLLThreshold is NCCL_P2P_LL_THRESHOLD (16384): an operation up to
+	// this many bytes per channel goes LL; P2PChunkParam is NCCL_CHUNK_SIZE
+	// (0: unset); P2PGroupSize is NCCL_P2P_SCHEDULE_GROUP_SIZE (8).
+	P2PLLThreshold int
+	P2PChunkParam  int
+	P2PGroupSize   int
+	// P2PNetLL: point-to-point connections over the network have LL
+	// buffers, i.e. NCCL_NET_SHARED_BUFFERS=0 (by default they share
+	// Simple buffers only, so p2p over NET always runs Simple).
+	P2PNetLL bool
 	// NVLSBw is the tuning model's AllReduce NVLS/Simple bandwidth
 	// (comm->bandwidths[ncclFuncAllReduce][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE],
 	// GB/s): across nodes, below 150 caps NVLS chunks at 32 KiB
@@ -177,14 +193,37 @@ func DefaultLayout(release spec.Version, nNodes, localRanks, nChannels int) (*La
 	for h := 0; h < min(32, localRanks); h++ {
 		l.NVLSHeads = append(l.NVLSHeads, h)
 	}
-	// P2P chunk: 128 KiB across nodes and over PCIe, 512 KiB over NVLink,
-	// capped by the Simple buffer (src/init.cc computeBuffSizes).
+	l.setP2PDefaults(p, true)
+	return l, l.Validate()
+}
+
+// setP2PDefaults sets the point-to-point chunk (128 KiB across nodes and
+// over PCIe, 512 KiB when every GPU pair is NVLink, capped by the Simple
+// buffer: src/init.cc computeBuffSizes), the p2p parameters' defaults
+// (src/enqueue.cc NCCL_P2P_LL_THRESHOLD, NCCL_CHUNK_SIZE; src/init.cc
+// NCCL_P2P_SCHEDULE_GROUP_SIZE = NCCL_MAX_DEV_WORK_P2P_PER_BATCH), and
+// the p2p channels ncclTopoComputeP2pChannels gives nodes whose GPUs share
+// an NVSwitch: every local pair's NVLink bandwidth allows all p2p
+// channels, and a network peer gets 2 channels, halved while 2 × nRanks
+// exceeds 4 × p2pnChannels (one NIC per GPU). A communicator's own counts
+// replace them (LayoutFromComm).
+func (l *Layout) setP2PDefaults(p Params, allNVLink bool) {
+	l.P2PNChannels = min(topo.Pow2Up(l.NChannels), topo.Pow2Down(p.MaxChannels))
+	l.P2PNChannelsPerPeer = l.P2PNChannels
+	if l.NNodes > 1 {
+		c := 2
+		for c*l.NRanks() > l.NChannels*4 && c > 1 {
+			c /= 2
+		}
+		l.P2PNChannelsPerPeer = min(l.P2PNChannels, c)
+	}
 	l.P2PChunkSize = 1 << 17
-	if nNodes == 1 {
+	if l.NNodes == 1 && allNVLink {
 		l.P2PChunkSize = 1 << 19
 	}
 	l.P2PChunkSize = min(l.P2PChunkSize, l.BuffSize[spec.Simple]/p.NSteps)
-	return l, l.Validate()
+	l.P2PLLThreshold = 16384
+	l.P2PGroupSize = maxDevWorkP2PPerBatch
 }
 
 // Validate checks that every order is a permutation of the local ranks and
@@ -265,6 +304,15 @@ func (l *Layout) Validate() error {
 	}
 	if l.NVLSChannels < 0 || l.NVLSChunkSize < 0 || l.P2PChunkSize < 0 {
 		return fmt.Errorf("layout: negative NVLS channels or chunk sizes")
+	}
+	pow2 := func(n int) bool { return n > 0 && n&(n-1) == 0 }
+	if l.P2PNChannels != 0 || l.P2PNChannelsPerPeer != 0 {
+		if !pow2(l.P2PNChannels) || !pow2(l.P2PNChannelsPerPeer) || l.P2PNChannelsPerPeer > l.P2PNChannels || l.P2PNChannels > 64 {
+			return fmt.Errorf("layout: %d p2p channels, %d per peer: expected powers of two, per peer at most the channels, at most 64", l.P2PNChannels, l.P2PNChannelsPerPeer)
+		}
+	}
+	if l.P2PLLThreshold < 0 || l.P2PChunkParam < 0 || l.P2PGroupSize < 0 {
+		return fmt.Errorf("layout: negative p2p threshold, chunk or group size")
 	}
 	return nil
 }

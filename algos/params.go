@@ -75,6 +75,22 @@ type Params struct {
 	// a one-node NVLS AllReduce loop: 16 in 2.22.3, 16 KiB from 2.23.4
 	// (src/device/all_reduce.h, the NVLS runWorkColl's lastChunkSize).
 	NVLSLastChunkAlign int
+	// P2PChannelBaseReversed: the channel of a p2p round's first part is
+	// the round's base with its low log2(p2pnChannels) bits reversed, so
+	// consecutive rounds start far apart (2.28.3 and later); before, the
+	// base itself (src/include/channel.h ncclP2pChannelBaseForRound).
+	P2PChannelBaseReversed bool
+	// P2PGroupSchedule: the p2p schedule walks groups of
+	// NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks (all local ranks on one node)
+	// with quadratic deltas between groups and linear ones inside, and
+	// the channel base counts rounds in groups (2.28.7 and later); before,
+	// quadratic deltas between nodes and inside each node (src/init.cc
+	// initTransportsRank p2pSchedule, src/include/channel.h).
+	P2PGroupSchedule bool
+	// P2PBatchEpoch: a p2p work batch holds only rounds of one epoch of
+	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7 and later;
+	// src/enqueue.cc addWorkBatchToPlan).
+	P2PBatchEpoch bool
 	// Ref names the tag the entry was read at.
 	Ref string
 }
@@ -112,10 +128,13 @@ func buildReleaseParams() []Params {
 	r2283.NVLSNetGatherScatter = true
 	r2283.NVLSNetMinChannels = true
 	r2283.NVLSLastChunkAlign = 16384
+	r2283.P2PChannelBaseReversed = true
 	r2283.Ref = "v2.28.3-1 src/enqueue.cc scheduleCollTasksToPlan (16K cells, LL traffic x4), src/include/device.h MAXCHANNELS 64"
 	r2289 := r2283
 	r2289.Release = spec.V2_28_9
-	r2289.Ref = "v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking (unchanged from 2.28.3)"
+	r2289.P2PGroupSchedule = true
+	r2289.P2PBatchEpoch = true
+	r2289.Ref = "v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking (unchanged from 2.28.3); src/init.cc p2pSchedule groups and src/enqueue.cc p2p batch epochs (from 2.28.7)"
 	r2307 := r2289
 	r2307.Release = spec.MakeVersion(2, 30, 7)
 	r2307.MinTrafficPerChannel = 32 << 10

@@ -1,6 +1,8 @@
 package hw
 
-import "github.com/gatesim/gatesim/spec"
+import (
+	"github.com/gatesim/gatesim/spec"
+)
 
 // The size conventions of nccl-tests (NVIDIA/nccl-tests src/*.cu,
 // <Coll>GetCollByteCount and <Coll>GetBw), so that gatesim's table lines up

@@ -99,6 +99,10 @@ type Answer struct {
 	ChannelHi *int     `json:"channel_hi,omitempty"`
 	NThreads  *int     `json:"nthreads,omitempty"`
 	TimeUs    *float64 `json:"time_us,omitempty"`
+	// P2P is set for SendRecv and AllToAll: NCCL's point-to-point path
+	// (no cost table; algo and proto are null, the protocol is chosen per
+	// peer by size when the work is planned).
+	P2P *spec.P2PPath `json:"p2p,omitempty"`
 
 	// Tuner is what a request's tuner plugin did.
 	Tuner *TunerReport `json:"tuner,omitempty"`
@@ -334,7 +338,7 @@ func (o *Oracle) answer(line []byte) *Answer {
 func (o *Oracle) fill(id json.RawMessage, d *spec.Decision, trace spec.Trace) *Answer {
 	a := &Answer{Schema: SchemaVersion, ID: id, Status: "ok", NCCL: d.Release.String(),
 		Undecided: d.Undecided, Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Fallback: d.Fallback,
-		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence}
+		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence, P2P: d.P2P}
 	if d.Err != nil {
 		a.Status = "error"
 		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call}

@@ -128,3 +128,16 @@ func TestTopologyXMLSystem(t *testing.T) {
 		t.Errorf("a missing XML file: %v", m)
 	}
 }
+
+// SendRecv and AllToAll answer with NCCL's p2p path: no algorithm or
+// protocol, the communicator's p2p channels (the 2 × H200 logs "32 p2p
+// channels, 32 p2p channels per peer").
+func TestOracleP2P(t *testing.T) {
+	o := New(nil)
+	for _, coll := range []string{"sendrecv", "alltoall"} {
+		a := o.answer([]byte(`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"` + coll + `","bytes":"1MiB"}}`))
+		if a.Status != "ok" || a.Algo != nil || a.Proto != nil || a.P2P == nil || a.P2P.NChannels != 32 || a.P2P.NChannelsPerPeer != 32 {
+			t.Errorf("%s: %+v", coll, a)
+		}
+	}
+}

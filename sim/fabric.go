@@ -51,6 +51,13 @@ type Machine struct {
 	// ChannelBw caps one channel's rate per protocol (bytes/s, 0 = no
 	// cap): the copy throughput of one thread block.
 	ChannelBw [spec.NumProtos]int64 `json:"channel_bw"`
+	// NetLoopback: the nodes are pieces of hosts NCCL split into NET nodes
+	// (P2P and SHM off, MachineForComm), so network traffic between them
+	// never leaves the host: with NET/Socket it goes GPU → host memory →
+	// the kernel's socket to the host's own address → host memory → GPU;
+	// the NIC links stand for that path at the interface speed NCCL reads
+	// (nominal: a calibrated machine profile gives the measured rate).
+	NetLoopback bool `json:"net_loopback,omitempty"`
 }
 
 // GBps converts GB/s (10^9 bytes per second, nccl-tests' unit) to bytes

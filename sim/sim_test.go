@@ -300,7 +300,8 @@ func TestBusBandwidth(t *testing.T) {
 			t.Errorf("%s: algbw %g busbw %g, want %g and %g", f, r.AlgBw, r.BusBw, alg, alg*f.BusFactor(8))
 		}
 	}
-	if spec.AllReduce.BusFactor(8) != 1.75 || spec.AllGather.BusFactor(8) != 0.875 || spec.Reduce.BusFactor(8) != 1 || spec.AllToAll.BusFactor(8) != 0.875 {
+	if spec.AllReduce.BusFactor(8) != 1.75 || spec.AllGather.BusFactor(8) != 0.875 || spec.Reduce.BusFactor(8) != 1 ||
+		spec.AllToAll.BusFactor(8) != 0.875 || spec.SendRecv.BusFactor(8) != 1 {
 		t.Error("bus factors")
 	}
 	if TestBytes(spec.AllGather, 10, spec.Float32, 8) != 320 || TestBytes(spec.AllReduce, 10, spec.Float32, 8) != 40 {

@@ -237,7 +237,7 @@ func execute(s *algos.Schedule, inputs [][]byte, scalars []float64) ([][]byte, *
 		return nil, nil, err
 	}
 	var d domain = realDomain{a}
-	copyOnly := s.Func == spec.AllGather || s.Func == spec.Broadcast || s.Func == spec.SendRecv
+	copyOnly := s.Func == spec.AllGather || s.Func == spec.Broadcast || s.Func == spec.SendRecv || s.Func == spec.AllToAll
 	var bad string
 	if copyOnly {
 		d = copyDomain{&bad}
@@ -319,7 +319,7 @@ func checkOutputs(ref *algos.Schedule, inputs [][]byte, scalars []float64, outs 
 	input := func(r int, g int64) uint64 { return vals[r][g] }
 	exact := !s.DataType.IsFloat() || s.RedOp == spec.Min || s.RedOp == spec.Max
 	v := &Verification{OK: true, Reference: "schedule order"}
-	copyOnly := s.Func == spec.AllGather || s.Func == spec.Broadcast || s.Func == spec.SendRecv
+	copyOnly := s.Func == spec.AllGather || s.Func == spec.Broadcast || s.Func == spec.SendRecv || s.Func == spec.AllToAll
 	if exact || copyOnly {
 		v.Reference = "direct"
 	}
@@ -358,6 +358,9 @@ func checkOutputs(ref *algos.Schedule, inputs [][]byte, scalars []float64, outs 
 				src, g = s.Root, i
 			case spec.SendRecv:
 				src, g = (r-1+n)%n, i
+			case spec.AllToAll:
+				// block q of rank r's output is block r of rank q's input
+				src, g = int(i/count), int64(r)*count+i%count
 			default:
 				return nil, fmt.Errorf("verify: no reference for %s", s.Func)
 			}

@@ -94,6 +94,19 @@ type Decision struct {
 	// Tuner is what a loaded tuner plugin did to this operation (nil
 	// without one; see SelectTuned).
 	Tuner *TunerEffect `json:"tuner,omitempty"`
+	// P2P is set for SendRecv and AllToAll: NCCL runs them on its
+	// point-to-point path, not through the cost table, so Algo and Proto
+	// stay unset (the protocol is chosen per peer by size when the work is
+	// planned) and Costs is empty.
+	P2P *P2PPath `json:"p2p,omitempty"`
+}
+
+// P2PPath is the communicator's point-to-point channels
+// (ncclTopoComputeP2pChannels): how many channels p2p work spreads over
+// and at most how many one peer's operation uses.
+type P2PPath struct {
+	NChannels        int `json:"p2p_nchannels"`
+	NChannelsPerPeer int `json:"p2p_nchannels_per_peer"`
 }
 
 // CellCost is one cell of an operation's cost table: NCCL's time estimate,

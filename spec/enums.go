@@ -47,6 +47,10 @@ func (f Func) BusFactor(nRanks int) float64 {
 	return 1
 }
 
+// IsP2P reports the operations NCCL runs on its point-to-point path
+// (grouped ncclSend/ncclRecv) instead of the cost table.
+func (f Func) IsP2P() bool { return f == SendRecv || f == AllToAll }
+
 // Funcs are the five functions of the cost table in index order.
 var Funcs = [NumFuncs]Func{Broadcast, Reduce, AllGather, ReduceScatter, AllReduce}
 

@@ -54,6 +54,13 @@ func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 		d.Evidence[k] = v
 	}
 	trace := append(Trace{}, c.Trace...)
+	if c.Err == nil && op.Func.IsP2P() {
+		// grouped ncclSend/ncclRecv: scheduleP2pTasksToPlan plans them on
+		// the p2p channels, round by round, without the cost table
+		// (src/enqueue.cc ncclPrepareTasks, scheduleP2pTasksToPlan)
+		d.P2P = &P2PPath{NChannels: c.Topo.P2PNChannels, NChannelsPerPeer: c.Topo.P2PNChannelsPerPeer}
+		return d, trace, nil
+	}
 	if c.Err != nil {
 		d.Err = c.Err
 		d.DecidedBy = decisiveInit(c.Trace)
@@ -89,10 +96,7 @@ func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 
 // checkOp rejects operations NCCL's API would reject before any gate.
 func (c *Comm) checkOp(op Op) error {
-	if op.Func < 0 || op.Func >= NumFuncs {
-		if op.Func == SendRecv || op.Func == AllToAll {
-			return fmt.Errorf("%s does not go through the cost table: NCCL schedules point-to-point operations without algorithm selection", op.Func)
-		}
+	if (op.Func < 0 || op.Func >= NumFuncs) && !op.Func.IsP2P() {
 		return fmt.Errorf("unknown collective %d", op.Func)
 	}
 	if op.DataType < 0 || op.DataType >= NumDataTypes {

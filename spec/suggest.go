@@ -116,9 +116,12 @@ func ParseFuncIn(s string, accepted []Func) (Func, error) {
 // SendRecv and AllToAll.
 var AllFuncs = []Func{AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, SendRecv, AllToAll}
 
-// SelectFuncs are the functions Select decides (the cost table's five), in
-// the order the CLI lists them.
-var SelectFuncs = []Func{AllReduce, AllGather, ReduceScatter, Broadcast, Reduce}
+// SelectFuncs are the functions Select decides, in the order the CLI lists
+// them: the cost table's five, and SendRecv and AllToAll on NCCL's p2p path.
+var SelectFuncs = AllFuncs
+
+// CostTableFuncs are the cost table's five in the order the CLI lists them.
+var CostTableFuncs = []Func{AllReduce, AllGather, ReduceScatter, Broadcast, Reduce}
 
 // DataTypeNames are the canonical names ParseDataType takes, one per type.
 func DataTypeNames() []string {

@@ -75,8 +75,8 @@ func TestValueTypos(t *testing.T) {
 		want []string
 	}{
 		{second(ParseFunc("allredcue")), []string{`unknown collective "allredcue"`, "did you mean allreduce?", "sendrecv"}},
-		{second(ParseFuncIn("allredcue", SelectFuncs)), []string{"did you mean allreduce?", "expected one of allreduce, allgather, reducescatter, broadcast, reduce"}},
-		{second(ParseFuncIn("sendrecv", SelectFuncs)), []string{"not accepted here", "expected one of allreduce, allgather, reducescatter, broadcast, reduce"}},
+		{second(ParseFuncIn("allredcue", SelectFuncs)), []string{"did you mean allreduce?", "expected one of allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall"}},
+		{second(ParseFuncIn("sendrecv", CostTableFuncs)), []string{"not accepted here", "expected one of allreduce, allgather, reducescatter, broadcast, reduce"}},
 		{second(ParseDataType("flaot32")), []string{"unknown datatype", "did you mean float32?"}},
 		{second(ParseRedOp("mx")), []string{"unknown reduction", "did you mean max?"}},
 		{second(ParseAlgo("rign")), []string{"unknown algorithm", "did you mean Ring?"}},
@@ -99,8 +99,8 @@ func TestValueTypos(t *testing.T) {
 			t.Errorf("case %d: %q lists a collective it refuses", i, c.err)
 		}
 	}
-	if err := second(ParseFuncIn("allredcue", SelectFuncs)); strings.Contains(err.Error(), "sendrecv") || strings.Contains(err.Error(), "alltoall") {
-		t.Errorf("%q lists collectives Select refuses", err)
+	if err := second(ParseFuncIn("allredcue", CostTableFuncs)); strings.Contains(err.Error(), "sendrecv") || strings.Contains(err.Error(), "alltoall") {
+		t.Errorf("%q lists collectives outside the cost table", err)
 	}
 	for _, n := range DataTypeNames() {
 		if _, err := ParseDataType(n); err != nil {

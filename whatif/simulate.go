@@ -11,9 +11,9 @@ import (
 // Simulate is the simulated-time column: the schedule NCCL runs for the
 // point's decision (algos, from the communicator's own graphs and channel
 // count) timed on the point's machine (sim), with the switches reducing
-// only where NCCL enabled the offload. Points whose layout or schedule has
-// no builder (nodes of different sizes, AllToAll) give an error and an
-// empty cell.
+// only where NCCL enabled the offload; SendRecv and AllToAll run NCCL's
+// p2p plan. Points whose layout has no builder (nodes of different sizes)
+// give an error and an empty cell.
 func Simulate(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
 	l, err := algos.LayoutFromComm(comm)
 	if err != nil {
@@ -27,11 +27,10 @@ func Simulate(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	m, err := sim.MachineFromSystem(p.Machine.Sys)
+	m, err := sim.MachineForComm(p.Machine.Sys, comm)
 	if err != nil {
 		return 0, err
 	}
-	m.SHARP, m.NVLS = comm.CollNetSupport, comm.NVLSSupport
 	res, err := sim.Simulate(s, sim.Config{Machine: m})
 	if err != nil {
 		return 0, err

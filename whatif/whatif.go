@@ -525,6 +525,8 @@ func (e *Evaluator) fill(p Point, comm *spec.Comm, d *spec.Decision, tr spec.Tra
 		r.Outcome = "discarded (count 0)"
 	case d.Err != nil:
 		r.Outcome = "error " + d.Err.Result.String()
+	case d.P2P != nil:
+		r.Outcome = "p2p"
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		r.Outcome = d.Algo.String() + "/" + d.Proto.String()
 	case d.Algo != spec.AlgoNone:
@@ -542,7 +544,7 @@ func (e *Evaluator) fill(p Point, comm *spec.Comm, d *spec.Decision, tr spec.Tra
 	if v, ok := tr.Stopper(spec.CapNVLS); ok && !d.Algo.IsNVLS() {
 		r.NVLSGate = string(v.Rule)
 	}
-	if e.Sim != nil && d.Err == nil && d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone {
+	if e.Sim != nil && d.Err == nil && (d.P2P != nil || d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone) {
 		if us, err := e.Sim(p, comm, d); err == nil {
 			r.SimUs = us
 		}

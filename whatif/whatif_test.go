@@ -62,7 +62,6 @@ func TestBadSweeps(t *testing.T) {
 		"both size forms": func(s *Sweep) { s.Sizes.From = "1KiB" },
 		"zero nodes":      func(s *Sweep) { s.Systems[0].Nodes = []int{0} },
 		"unknown coll":    func(s *Sweep) { s.Colls = []string{"gather"} },
-		"sendrecv":        func(s *Sweep) { s.Colls = []string{"sendrecv"} },
 		"bad env":         func(s *Sweep) { s.Env = []EnvSet{{Name: "x", Vars: map[string]string{"BAD NAME": "1"}}} },
 		"unnamed env":     func(s *Sweep) { s.Env = []EnvSet{{}} },
 		"fp8 in 2.22.3":   func(s *Sweep) { s.NCCL = []string{"2.22.3"}; s.DType = "e4m3" },

@@ -234,6 +234,8 @@ func decisionLine(d *spec.Decision) string {
 		return "discarded (count 0: nothing runs)"
 	case d.Err != nil:
 		return "error " + fmtErr(d.Err)
+	case d.P2P != nil:
+		return fmt.Sprintf("p2p path (no cost table): %d p2p channels, up to %d per peer", d.P2P.NChannels, d.P2P.NChannelsPerPeer)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		s := d.Algo.String() + "/" + d.Proto.String()
 		if d.NChannels > 0 {

@@ -132,11 +132,10 @@ the schedule's from above. One process must drive every GPU of the communicator.
 			if err != nil {
 				return badInput(err)
 			}
-			m, err := sim.MachineFromSystem(sys)
+			m, err := sim.MachineForComm(sys, comm)
 			if err != nil {
 				return badInput(err)
 			}
-			m.SHARP, m.NVLS = comm.CollNetSupport, comm.NVLSSupport
 			// NCCL connects send/recv peers lazily at their first use: one
 			// untimed replay first, so no row pays for the connections
 			if _, err := replayOne(s, comm, l, m, algs[0], protos[0], dt, rop, szs[0], seed); err != nil {

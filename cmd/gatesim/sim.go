@@ -47,7 +47,9 @@ checked against a reference (--verify) and a Chrome trace of the timeline (--tra
 opens in Perfetto).
 
 --bytes is nccl-tests' size: the per-rank buffer for AllReduce, Broadcast, Reduce
-and SendRecv, the whole gathered (scattered) buffer for AllGather (ReduceScatter).
+and SendRecv, the whole gathered (scattered) buffer for AllGather (ReduceScatter),
+the whole send buffer (count per peer × ranks) for AllToAll. SendRecv and AllToAll
+take NCCL's point-to-point path (no cost table, no --algo/--proto).
 Units: B, K/KiB, M/MiB, G/GiB (powers of 1024), KB/MB/GB (powers of 1000).
 
 --sweep FROM:TO[:FACTOR] prints a Markdown table instead: NCCL's choice per size,
@@ -192,11 +194,11 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if x.l, err = algos.LayoutFromComm(x.comm); err != nil {
 		return nil, badInput(err)
 	}
-	if x.m, err = sim.MachineFromSystem(sys); err != nil {
+	// NCCL's nodes on the machine: the switches reduce only where NCCL
+	// enabled the offload; MNNVL cliques and NET-split hosts map onto it
+	if x.m, err = sim.MachineForComm(sys, x.comm); err != nil {
 		return nil, badInput(err)
 	}
-	// the switches reduce only where NCCL enabled the offload
-	x.m.SHARP, x.m.NVLS = x.comm.CollNetSupport, x.comm.NVLSSupport
 	x.n = x.comm.NRanks
 	return x, nil
 }
@@ -204,7 +206,7 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 // op is the operation of nccl-tests size bytes.
 func (x *simSetup) op(size int64, root int) (spec.Op, error) {
 	per := int64(x.dt.Size())
-	if x.f == spec.AllGather || x.f == spec.ReduceScatter {
+	if x.f == spec.AllGather || x.f == spec.ReduceScatter || x.f == spec.AllToAll {
 		per *= int64(x.n)
 	}
 	if size%per != 0 {
@@ -230,6 +232,21 @@ func (x *simSetup) choose(op spec.Op, algo, proto string, channels int) (*choice
 		return nil, badInput(err)
 	}
 	ch := &choice{decision: d, nccl: decisionLine(d)}
+	if d.P2P != nil {
+		if algo != "" || proto != "" {
+			return nil, badInputf("--algo/--proto: %s has no algorithm or protocol to force: NCCL plans point-to-point work per peer (LL up to NCCL_P2P_LL_THRESHOLD bytes per channel, Simple above)", op.Func)
+		}
+		if d.Err != nil {
+			return nil, &exitError{code: exitNo, err: fmt.Errorf("NCCL %s returns %s for this operation: %s (%s)", x.v, d.Err.Result, d.Err.Message, d.DecidedBy)}
+		}
+		_, sel, err := algos.FromDecision(d)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		ch.sel, ch.by = sel, "NCCL's p2p path (scheduleP2pTasksToPlan), no cost table"
+		ch.note = "NCCL's cost model has no time for point-to-point operations"
+		return ch, nil
+	}
 	if algo == "" && proto == "" {
 		if d.Discarded {
 			return nil, badInputf("%s with count 0: NCCL discards the call, nothing runs; give --algo and --proto to simulate an empty schedule", op.Func)
@@ -310,7 +327,11 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
-	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: ch.sel.String(), ChosenBy: ch.by, NCCLChoice: ch.nccl,
+	selection := ch.sel.String()
+	if ch.decision.P2P != nil {
+		selection = fmt.Sprintf("p2p/%s, up to %d of %d p2p channels per peer", s.Proto, ch.decision.P2P.NChannelsPerPeer, ch.decision.P2P.NChannels)
+	}
+	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: selection, ChosenBy: ch.by, NCCLChoice: ch.nccl,
 		Result: res, ModelTimeUs: ch.model, ModelNote: ch.note}
 	if x.tuned != nil {
 		rep.Tuner = x.tuned.Report

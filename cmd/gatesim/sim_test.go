@@ -210,3 +210,29 @@ func TestParseSweep(t *testing.T) {
 		t.Errorf("parseSweep(1:8) = %v, %v; want 4 sizes with factor 2", got, err)
 	}
 }
+
+// SendRecv and AllToAll take NCCL's p2p path: no cost table, the
+// protocol by size (LL up to 32 channels × 16 KiB per peer on the 2 ×
+// H200), verified by the data plane; --algo/--proto have nothing to force.
+func TestSimPointToPoint(t *testing.T) {
+	for _, c := range []struct{ coll, bytes, proto string }{
+		{"sendrecv", "8KiB", "p2p/LL"}, {"sendrecv", "1MiB", "p2p/Simple"},
+		{"alltoall", "64KiB", "p2p/LL"}, {"alltoall", "2MiB", "p2p/Simple"},
+	} {
+		code, out, errs := runSimCLI("sim", "--system", "h200x2", "--env", "NCCL_NVLS_ENABLE=0", "--coll", c.coll, "--bytes", c.bytes, "--verify")
+		if code != 0 {
+			t.Fatalf("%s %s: exit %d: %s", c.coll, c.bytes, code, errs)
+		}
+		for _, want := range []string{c.proto, "no cost table", "verification     OK", "NCCL model time  n/a"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s %s: output lacks %q:\n%s", c.coll, c.bytes, want, out)
+			}
+		}
+	}
+	if code, _, errs := runSimCLI("sim", "--system", "h200x2", "--coll", "sendrecv", "--algo", "ring", "--proto", "ll", "--bytes", "8KiB"); code != 2 || !strings.Contains(errs, "no algorithm or protocol to force") {
+		t.Errorf("--algo with sendrecv: exit %d %s", code, errs)
+	}
+	if code, _, errs := runSimCLI("sim", "--system", "h200x2", "--coll", "alltoall", "--bytes", "12"); code != 2 || !strings.Contains(errs, "not a whole number") {
+		t.Errorf("alltoall of 12 bytes on 2 ranks of float: exit %d %s", code, errs)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +60,9 @@ func TestCollValues(t *testing.T) {
 				}
 			}
 			for _, bad := range []string{"sendrecv", "alltoall", "gather"} {
+				if slices.Contains(vals, bad) {
+					continue
+				}
 				code, _, stderr := runCLI(t, append(args, "--coll", bad)...)
 				if code != exitBadInput || !strings.Contains(stderr, strings.Join(vals, ", ")) {
 					t.Errorf("%s --coll %s: exit %d, %q; want exit 2 listing %v", c.Name(), bad, code, stderr, vals)

@@ -116,7 +116,9 @@ func subRound(a, b float32) float32 {
 	return float32(float32(r) / 1000)
 }
 
-func pow2Up(x int) int {
+// Pow2Up and Pow2Down are NCCL's pow2Up and pow2Down (src/include/utils.h):
+// the nearest power of two at or above (at or below) x.
+func Pow2Up(x int) int {
 	y := 1
 	for y < x {
 		y <<= 1
@@ -124,7 +126,7 @@ func pow2Up(x int) int {
 	return y
 }
 
-func pow2Down(x int) int {
+func Pow2Down(x int) int {
 	if x <= 0 {
 		return 0
 	}

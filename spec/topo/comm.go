@@ -630,8 +630,8 @@ func (r *Result) consensus(ps *pathState) error {
 			minCh = min(minCh, c)
 		}
 	}
-	r.P2PNChannelsPerPeer = pow2Up(minCh)
-	r.P2PNChannels = min(pow2Up(p2p), pow2Down(p.MaxChannels))
+	r.P2PNChannelsPerPeer = Pow2Up(minCh)
+	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
 	r.P2PNChannelsPerPeer = min(r.P2PNChannelsPerPeer, r.P2PNChannels)
 
 	r.Summary = fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
