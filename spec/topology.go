@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec/topo"
 )
 
@@ -616,35 +616,21 @@ func orName(s, def string) string {
 // concurrent use and bounded; the zero value is not usable, use NewCache.
 // A nil *Cache caches nothing.
 type Cache struct {
-	mu  sync.Mutex
-	max int
-	m   map[string]*topo.Result
+	m *lru.Cache[string, *topo.Result]
 }
 
 // NewCache returns a cache holding at most n searches (n ≤ 0: 256). When it
-// is full it starts over.
+// is full it forgets the least recently used search.
 func NewCache(n int) *Cache {
 	if n <= 0 {
 		n = 256
 	}
-	return &Cache{max: n, m: map[string]*topo.Result{}}
+	return &Cache{m: lru.New[string, *topo.Result](n)}
 }
 
-func (k *Cache) get(key string) (*topo.Result, bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	r, ok := k.m[key]
-	return r, ok
-}
+func (k *Cache) get(key string) (*topo.Result, bool) { return k.m.Get(key) }
 
-func (k *Cache) put(key string, r *topo.Result) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if len(k.m) >= k.max {
-		clear(k.m)
-	}
-	k.m[key] = r
-}
+func (k *Cache) put(key string, r *topo.Result) { k.m.Put(key, r) }
 
 // Init is spec.Init with this cache.
 func (k *Cache) Init(rs *Ruleset, sys *System, env Env) (*Comm, error) {
