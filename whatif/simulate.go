@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
@@ -15,23 +16,76 @@ import (
 // no builder (nodes of different sizes, AllToAll) give an error and an
 // empty cell.
 func Simulate(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
-	l, err := algos.LayoutFromComm(comm)
+	in, err := simInputOf(p, comm, d)
 	if err != nil {
 		return 0, err
+	}
+	return in.run()
+}
+
+// NewSimulator is Simulate that remembers up to n simulations (least
+// recently used forgotten first) and reuses one for every point with the
+// same machine, layout, operation and selection: a sweep over releases
+// and environments reaches the same schedule many times, and the schedule
+// and machine are all a simulation reads. Safe for concurrent use.
+func NewSimulator(n int) Simulator {
+	type res struct {
+		us  float64
+		err error
+	}
+	cache := lru.New[string, res](max(1, n))
+	return func(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
+		in, err := simInputOf(p, comm, d)
+		if err != nil {
+			return 0, err
+		}
+		key := in.key()
+		if r, ok := cache.Get(key); ok {
+			return r.us, r.err
+		}
+		us, err := in.run()
+		cache.Put(key, res{us, err})
+		return us, err
+	}
+}
+
+// simInput is everything a point's simulation depends on.
+type simInput struct {
+	sys         *spec.System
+	sharp, nvls bool
+	l           *algos.Layout
+	op          spec.Op
+	sel         algos.Selection
+}
+
+func simInputOf(p Point, comm *spec.Comm, d *spec.Decision) (*simInput, error) {
+	l, err := algos.LayoutFromComm(comm)
+	if err != nil {
+		return nil, err
 	}
 	op, sel, err := algos.FromDecision(d)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	s, err := algos.Build(op, sel, l, algos.Options{})
+	return &simInput{sys: p.Machine.Sys, sharp: comm.CollNetSupport, nvls: comm.NVLSSupport, l: l, op: op, sel: sel}, nil
+}
+
+// key identifies the simulation: the system by identity (a sweep's
+// machines are built once), the rest by value.
+func (in *simInput) key() string {
+	return fmt.Sprintf("%p|%t|%t|%+v|%+v|%+v", in.sys, in.sharp, in.nvls, *in.l, in.op, in.sel)
+}
+
+func (in *simInput) run() (float64, error) {
+	s, err := algos.Build(in.op, in.sel, in.l, algos.Options{})
 	if err != nil {
 		return 0, err
 	}
-	m, err := sim.MachineFromSystem(p.Machine.Sys)
+	m, err := sim.MachineFromSystem(in.sys)
 	if err != nil {
 		return 0, err
 	}
-	m.SHARP, m.NVLS = comm.CollNetSupport, comm.NVLSSupport
+	m.SHARP, m.NVLS = in.sharp, in.nvls
 	res, err := sim.Simulate(s, sim.Config{Machine: m})
 	if err != nil {
 		return 0, err
