@@ -2,9 +2,11 @@ package oracle
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gatesim/gatesim/internal/goldenfile"
@@ -108,35 +110,53 @@ func TestBatchGolden(t *testing.T) {
 
 // BenchmarkOracleSeen answers 10,000 varied requests on an oracle that has
 // answered them once already (the machines are known: a conformance run's
-// steady state). One op is one request.
+// steady state), on GOMAXPROCS goroutines as gatesim oracle's workers do.
+// One op is one request.
 func BenchmarkOracleSeen(b *testing.B) {
 	batch := variedBatch(10000, 7, false)
 	o := New(nil)
 	answerBatch(o, batch)
 	b.ReportAllocs()
 	b.ResetTimer()
-	i := 0
-	for b.Loop() {
-		o.HandleLine(batch[i%len(batch)])
-		i++
-	}
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			o.HandleLine(batch[int(next.Add(1))%len(batch)])
+		}
+	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }
 
 // BenchmarkOracleNewMachines answers requests that each name a DGX H100
-// size (1–128 nodes) the oracle has not seen: a fresh oracle for every 128.
-// One op is one request.
+// size (3–130 nodes) the oracle has not seen, on hosts it has: before each
+// 128 requests (outside the timer) a fresh oracle answers the same
+// requests at 1 and 2 nodes. One op is one request.
 func BenchmarkOracleNewMachines(b *testing.B) {
-	batch := variedBatch(128, 11, true)
-	for i, l := range batch { // every request names dgx-h100
-		batch[i] = []byte(strings.Replace(string(l), `"system":{"preset":"dgx-a100","nodes":2},`, fmt.Sprintf(`"system":"dgx-h100","nodes":%d,`, 1+i), 1))
+	base := variedBatch(128, 11, true)
+	at := func(nodes func(i int) int) [][]byte {
+		out := make([][]byte, len(base))
+		for i, l := range base {
+			r := map[string]any{}
+			if err := json.Unmarshal(l, &r); err != nil {
+				b.Fatal(err)
+			}
+			r["system"], r["nodes"] = "dgx-h100", nodes(i)
+			out[i], _ = json.Marshal(r)
+		}
+		return out
 	}
+	one, two := at(func(int) int { return 1 }), at(func(int) int { return 2 })
+	batch := at(func(i int) int { return 3 + i })
 	b.ReportAllocs()
 	var o *Oracle
 	i := 0
 	for b.Loop() {
 		if i%len(batch) == 0 {
+			b.StopTimer()
 			o = New(nil)
+			answerBatch(o, one)
+			answerBatch(o, two)
+			b.StartTimer()
 		}
 		o.HandleLine(batch[i%len(batch)])
 		i++

@@ -14,9 +14,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -92,6 +95,9 @@ type Answer struct {
 	NThreads  *int     `json:"nthreads,omitempty"`
 	TimeUs    *float64 `json:"time_us,omitempty"`
 
+	// Trace is written by HandleLine after the other fields: a
+	// communicator's init entries are encoded once and shared by every
+	// answer on it.
 	Trace []TraceEntry `json:"trace,omitempty"`
 }
 
@@ -117,12 +123,18 @@ type TraceEntry struct {
 	Scope   string   `json:"scope,omitempty"`
 }
 
-// Oracle answers requests; it keeps the rulesets it has loaded.
+// Oracle answers requests; it keeps the rulesets it has loaded. HandleLine
+// is safe for concurrent use.
 type Oracle struct {
 	readFile func(string) ([]byte, error)
+	mu       sync.Mutex // guards rulesets
 	rulesets map[spec.Version]*spec.Ruleset
 	// topo keeps topology searches across the requests of a batch.
 	topo *spec.Cache
+	// comms keeps communicators by the request's release, machine and
+	// environment, before any system is built: a batch names few machines,
+	// and a communicator answers any number of operations.
+	comms *lru.Cache[string, *commEntry]
 	// Trace controls whether answers carry the gate trace (default true).
 	Trace bool
 }
@@ -130,13 +142,96 @@ type Oracle struct {
 // New returns an oracle; readFile serves requests whose "system" is a path
 // (nil: such requests are invalid).
 func New(readFile func(string) ([]byte, error)) *Oracle {
-	return &Oracle{readFile: readFile, rulesets: map[spec.Version]*spec.Ruleset{}, topo: spec.NewCache(0), Trace: true}
+	return &Oracle{readFile: readFile, rulesets: map[spec.Version]*spec.Ruleset{}, topo: spec.NewCache(0),
+		comms: lru.New[string, *commEntry](CommCacheSize), Trace: true}
+}
+
+// CommCacheSize is how many communicators an oracle keeps (least recently
+// used forgotten first).
+const CommCacheSize = 4096
+
+// commEntry is what a request's machine, release and environment lead to:
+// a communicator, or the answer that the system is invalid.
+type commEntry struct {
+	comm *spec.Comm
+	// initJSON is the init trace's entries encoded once (comma-separated,
+	// as they appear in every answer's "trace" array on this communicator).
+	initOnce sync.Once
+	initJSON []byte
+	// field and err make the request invalid; beforeOp: the system or
+	// environment is wrong (reported before the operation is looked at),
+	// otherwise Init refused the system (reported after).
+	field    string
+	err      error
+	beforeOp bool
+}
+
+// build makes the communicator of a request, checking the system, then the
+// environment, then building it.
+func (o *Oracle) build(rs *spec.Ruleset, req *Request) *commEntry {
+	sys, field, err := o.system(*req)
+	if err != nil {
+		return &commEntry{field: field, err: err, beforeOp: true}
+	}
+	env := spec.Env{}
+	for k, val := range req.Env {
+		if _, err := spec.ParseAssignments([]string{k + "=" + val}); err != nil {
+			return &commEntry{field: "env." + k, err: err, beforeOp: true}
+		}
+		env[k] = val
+	}
+	comm, err := o.topo.Init(rs, sys, env)
+	if err != nil {
+		return &commEntry{field: "system", err: err}
+	}
+	return &commEntry{comm: comm}
+}
+
+// commKey names a request's communicator without building its system:
+// the release, the system as written (preset name or inline object; a
+// file's contents may change, so file systems are not kept), nodes, SHARP,
+// plugins and the environment in name order. "" when it cannot be kept.
+func commKey(v spec.Version, req *Request) string {
+	raw := bytes.TrimSpace(req.System)
+	if len(raw) == 0 {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil || !isPreset(s) {
+			return ""
+		}
+	}
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(int(v)))
+	b.WriteByte(0)
+	b.Write(raw)
+	fmt.Fprintf(&b, "\x00%d\x00%t\x00", req.Nodes, req.SHARP)
+	if len(req.Plugins) > 0 {
+		p, err := json.Marshal(req.Plugins)
+		if err != nil {
+			return ""
+		}
+		b.Write(p)
+	}
+	keys := make([]string, 0, len(req.Env))
+	for k := range req.Env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.WriteByte(0)
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(req.Env[k])
+	}
+	return b.String()
 }
 
 // HandleLine answers one JSON line; it never fails: a malformed request
 // gets an "invalid" answer naming the field.
 func (o *Oracle) HandleLine(line []byte) []byte {
-	a := o.answer(line)
+	a, ce, opTrace := o.answer(line)
 	var v any = a
 	if a.Status == "invalid" { // only the fields that mean something
 		v = struct {
@@ -150,14 +245,47 @@ func (o *Oracle) HandleLine(line []byte) []byte {
 	if err != nil { // cannot happen for these types; say so rather than panic
 		return []byte(fmt.Sprintf(`{"schema":%d,"status":"invalid","invalid":{"field":"","message":%q}}`, SchemaVersion, err.Error()))
 	}
-	return b
+	if a.Status == "invalid" || !o.Trace || ce == nil {
+		return b
+	}
+	// "trace" is the answer's last field: the communicator's init entries,
+	// encoded once, then this operation's, as json.Marshal writes a slice.
+	ce.initOnce.Do(func() { ce.initJSON = traceJSON(nil, ce.comm.Trace) })
+	if len(ce.initJSON) == 0 && len(opTrace) == 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(ce.initJSON)+512*len(opTrace)+16)
+	out = append(out, b[:len(b)-1]...)
+	out = append(out, `,"trace":[`...)
+	out = append(out, ce.initJSON...)
+	if len(ce.initJSON) > 0 && len(opTrace) > 0 {
+		out = append(out, ',')
+	}
+	out = traceJSON(out, opTrace)
+	return append(out, "]}"...)
+}
+
+// traceJSON appends the trace's entries as the answer encodes them,
+// comma-separated.
+func traceJSON(dst []byte, t spec.Trace) []byte {
+	for i, v := range t {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		b, err := json.Marshal(TraceEntry{Rule: string(v.Rule), Verdict: v.Outcome.String(), Why: v.Why, Log: v.Log, Scope: v.Scope})
+		if err != nil { // strings and string slices always encode
+			continue
+		}
+		dst = append(dst, b...)
+	}
+	return dst
 }
 
 func invalid(id json.RawMessage, field, format string, args ...any) *Answer {
 	return &Answer{Schema: SchemaVersion, ID: id, Status: "invalid", Invalid: &InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}}
 }
 
-func (o *Oracle) answer(line []byte) *Answer {
+func (o *Oracle) answer(line []byte) (*Answer, *commEntry, spec.Trace) {
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -173,50 +301,62 @@ func (o *Oracle) answer(line []byte) *Answer {
 		} else if s := err.Error(); strings.HasPrefix(s, "json: unknown field ") {
 			field = strings.Trim(strings.TrimPrefix(s, "json: unknown field "), `"`)
 		}
-		return invalid(probe.ID, field, "%v: expected one JSON object per line with nccl, system, env and op", err)
+		return invalid(probe.ID, field, "%v: expected one JSON object per line with nccl, system, env and op", err), nil, nil
 	}
 	v, err := parseRelease(req.NCCL)
 	if err != nil {
-		return invalid(req.ID, "nccl", "%v", err)
+		return invalid(req.ID, "nccl", "%v", err), nil, nil
 	}
-	rs, ok := o.rulesets[v]
-	if !ok {
-		rs, err = spec.Load(v)
-		if err != nil {
-			return invalid(req.ID, "nccl", "%v", err)
-		}
-		o.rulesets[v] = rs
-	}
-	sys, field, err := o.system(req)
+	rs, err := o.ruleset(v)
 	if err != nil {
-		return invalid(req.ID, field, "%v", err)
+		return invalid(req.ID, "nccl", "%v", err), nil, nil
 	}
-	env := spec.Env{}
-	for k, val := range req.Env {
-		if _, err := spec.ParseAssignments([]string{k + "=" + val}); err != nil {
-			return invalid(req.ID, "env."+k, "%v", err)
+	key := commKey(v, &req)
+	ce, ok := o.comms.Get(key)
+	if !ok || key == "" {
+		ce = o.build(rs, &req)
+		if key != "" {
+			o.comms.Put(key, ce)
 		}
-		env[k] = val
+	}
+	if ce.err != nil && ce.beforeOp {
+		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil
 	}
 	if req.Op == nil {
-		return invalid(req.ID, "op", "missing: expected {\"coll\": ..., \"bytes\": ...}")
+		return invalid(req.ID, "op", "missing: expected {\"coll\": ..., \"bytes\": ...}"), nil, nil
 	}
 	op, field, err := buildOp(req.Op)
 	if err != nil {
-		return invalid(req.ID, field, "%v", err)
+		return invalid(req.ID, field, "%v", err), nil, nil
 	}
-	comm, err := o.topo.Init(rs, sys, env)
+	if ce.err != nil {
+		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil
+	}
+	d, trace, err := ce.comm.SelectOp(op)
 	if err != nil {
-		return invalid(req.ID, "system", "%v", err)
+		return invalid(req.ID, "op", "%v", err), nil, nil
 	}
-	d, trace, err := comm.Select(op)
-	if err != nil {
-		return invalid(req.ID, "op", "%v", err)
-	}
-	return o.fill(req.ID, d, trace)
+	return o.fill(req.ID, d), ce, trace
 }
 
-func (o *Oracle) fill(id json.RawMessage, d *spec.Decision, trace spec.Trace) *Answer {
+// ruleset loads a release's rules once; HandleLine may run on several
+// goroutines.
+func (o *Oracle) ruleset(v spec.Version) (*spec.Ruleset, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if rs, ok := o.rulesets[v]; ok {
+		return rs, nil
+	}
+	rs, err := spec.Load(v)
+	if err != nil {
+		return nil, err
+	}
+	o.rulesets[v] = rs
+	return rs, nil
+}
+
+// fill is the answer without its trace (HandleLine appends it).
+func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 	a := &Answer{Schema: SchemaVersion, ID: id, Status: "ok", NCCL: d.Release.String(),
 		Undecided: d.Undecided, Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Fallback: d.Fallback,
 		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence}
@@ -238,11 +378,6 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision, trace spec.Trace) *A
 	if d.NChannels > 0 {
 		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, d.TimeUs
 		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
-	}
-	if o.Trace {
-		for _, v := range trace {
-			a.Trace = append(a.Trace, TraceEntry{Rule: string(v.Rule), Verdict: v.Outcome.String(), Why: v.Why, Log: v.Log, Scope: v.Scope})
-		}
 	}
 	return a
 }

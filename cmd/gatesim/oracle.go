@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"runtime"
 
 	"github.com/gatesim/gatesim/oracle"
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 
 func newOracleCmd(d *deps) *cobra.Command {
 	var noTrace bool
+	var workers int
 	c := &cobra.Command{
 		Use:   "oracle",
 		Short: "Answer JSON-lines requests on stdin, one JSON answer per line on stdout",
@@ -31,13 +33,17 @@ the stream goes on. Blank lines and lines starting with # are skipped.`,
 			sc.Buffer(make([]byte, 1<<16), 1<<26)
 			w := bufio.NewWriter(d.stdout)
 			defer w.Flush()
+			p := oracle.NewParallel(o, workers, func(a []byte) {
+				w.Write(a)
+				w.WriteByte('\n')
+			})
+			defer p.Close()
 			for sc.Scan() {
 				line := bytes.TrimSpace(sc.Bytes())
 				if len(line) == 0 || line[0] == '#' {
 					continue
 				}
-				w.Write(o.HandleLine(line))
-				w.WriteByte('\n')
+				p.Submit(line)
 			}
 			if err := sc.Err(); err != nil {
 				return badInput(err)
@@ -46,5 +52,6 @@ the stream goes on. Blank lines and lines starting with # are skipped.`,
 		},
 	}
 	c.Flags().BoolVar(&noTrace, "no-trace", false, "leave the gate trace out of the answers")
+	c.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "answer on this many workers (answers keep the input's order)")
 	return c
 }
