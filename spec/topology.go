@@ -596,7 +596,11 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	for i, h := range order {
 		systems[i] = built[h]
 	}
-	res, err := topo.Search(systems, r.rs.TopoParams, o)
+	var nodes *topo.NodeCache
+	if r.cache != nil {
+		nodes = r.cache.nodes
+	}
+	res, err := topo.SearchCached(systems, r.rs.TopoParams, o, nodes)
 	if err == nil && r.cache != nil {
 		r.cache.put(key, res)
 	}
@@ -617,6 +621,9 @@ func orName(s, def string) string {
 // A nil *Cache caches nothing.
 type Cache struct {
 	m *lru.Cache[string, *topo.Result]
+	// nodes keeps the searched nodes themselves: a machine of a new node
+	// count searches its (known) hosts again only when they are new.
+	nodes *topo.NodeCache
 }
 
 // NewCache returns a cache holding at most n searches (n ≤ 0: 256). When it
@@ -625,7 +632,7 @@ func NewCache(n int) *Cache {
 	if n <= 0 {
 		n = 256
 	}
-	return &Cache{m: lru.New[string, *topo.Result](n)}
+	return &Cache{m: lru.New[string, *topo.Result](n), nodes: topo.NewNodeCache(n)}
 }
 
 func (k *Cache) get(key string) (*topo.Result, bool) { return k.m.Get(key) }
