@@ -15,9 +15,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
 )
@@ -153,12 +156,18 @@ type TraceEntry struct {
 	Scope   string   `json:"scope,omitempty"`
 }
 
-// Oracle answers requests; it keeps the rulesets it has loaded.
+// Oracle answers requests; it keeps the rulesets it has loaded and the
+// communicators it has built. HandleLine is safe for concurrent use.
 type Oracle struct {
 	readFile func(string) ([]byte, error)
+	mu       sync.Mutex // guards rulesets
 	rulesets map[spec.Version]*spec.Ruleset
 	// topo keeps topology searches across the requests of a batch.
 	topo *spec.Cache
+	// comms keeps communicators by the request's release, machine and
+	// environment, before any system is built: a batch names few machines,
+	// and a communicator answers any number of operations.
+	comms *lru.Cache[string, *commEntry]
 	// Trace controls whether answers carry the gate trace (default true).
 	Trace bool
 	// Tuner serves requests that name a tuner (nil: such requests are
@@ -168,6 +177,9 @@ type Oracle struct {
 	// ranks is invalid (0: spec.MaxRanks). Time and memory grow with the
 	// ranks; docs/limits.md gives both at the default.
 	MaxRanks int
+	// Workers is how many requests Serve answers at once (answers keep the
+	// input's order); 0 or 1 answers one at a time.
+	Workers int
 }
 
 // DefaultMaxRanks is the oracle's per-request budget unless the operator
@@ -185,7 +197,118 @@ func (o *Oracle) maxRanks() int {
 // New returns an oracle; readFile serves requests whose "system" is a path
 // (nil: such requests are invalid).
 func New(readFile func(string) ([]byte, error)) *Oracle {
-	return &Oracle{readFile: readFile, rulesets: map[spec.Version]*spec.Ruleset{}, topo: spec.NewCache(0), Trace: true}
+	return &Oracle{readFile: readFile, rulesets: map[spec.Version]*spec.Ruleset{}, topo: spec.NewCache(0),
+		comms: lru.New[string, *commEntry](CommCacheSize), Trace: true}
+}
+
+// CommCacheSize is how many communicators an oracle keeps (least recently
+// used forgotten first).
+const CommCacheSize = 4096
+
+// commEntry is what a request's machine, release and environment lead to:
+// a communicator, or the answer that the system is invalid.
+type commEntry struct {
+	comm *spec.Comm
+	// initJSON is the init trace's entries encoded once (comma-separated,
+	// as they appear in every answer's "trace" array on this communicator).
+	initOnce sync.Once
+	initJSON []byte
+	// field and err make the request invalid; beforeOp: the system or
+	// environment is wrong (reported before the operation is looked at),
+	// otherwise Init refused the system (reported after).
+	field    string
+	err      error
+	beforeOp bool
+}
+
+// prepare checks and builds a request's system and environment: the
+// system, the environment, the per-request budget, then NCCL_GRAPH_FILE.
+func (o *Oracle) prepare(req *Request) (*spec.System, spec.Env, string, error) {
+	sys, field, err := o.system(*req)
+	if err != nil {
+		return nil, nil, field, err
+	}
+	if len(req.Env) > spec.MaxEnvVars {
+		return nil, nil, "env", fmt.Errorf("%d variables: expected at most %d (gatesim's limit)", len(req.Env), spec.MaxEnvVars)
+	}
+	env := spec.Env{}
+	for k, val := range req.Env {
+		if _, err := spec.ParseAssignments([]string{k + "=" + val}); err != nil {
+			return nil, nil, "env." + k, err
+		}
+		env[k] = val
+	}
+	if ranks, budget := sys.NRanks(), o.maxRanks(); ranks > budget {
+		return nil, nil, "system", fmt.Errorf("%d ranks: this oracle answers requests of at most %d ranks (its per-request budget, --max-ranks)", ranks, budget)
+	}
+	if path, ok := env.Lookup("NCCL_GRAPH_FILE"); ok && path != "" {
+		if o.readFile == nil {
+			return nil, nil, "env.NCCL_GRAPH_FILE", fmt.Errorf("this oracle reads no files: give the system inline, or ask the operator for --allow-dir")
+		}
+		data, err := o.readFile(path)
+		if err != nil {
+			return nil, nil, "env.NCCL_GRAPH_FILE", err
+		}
+		if sys.GraphFile, err = topo.ParseGraphXML(path, data); err != nil {
+			return nil, nil, "env.NCCL_GRAPH_FILE", err
+		}
+	}
+	return sys, env, "", nil
+}
+
+// build makes the communicator of a request.
+func (o *Oracle) build(rs *spec.Ruleset, req *Request) *commEntry {
+	sys, env, field, err := o.prepare(req)
+	if err != nil {
+		return &commEntry{field: field, err: err, beforeOp: true}
+	}
+	comm, err := o.topo.Init(rs, sys, env)
+	if err != nil {
+		return &commEntry{field: "system", err: err}
+	}
+	return &commEntry{comm: comm}
+}
+
+// commKey names a request's communicator without building its system:
+// the release, the system as written (preset name or inline object; a
+// file's contents may change, so file systems and graph files are not
+// kept), nodes, SHARP, plugins and the environment in name order. "" when
+// it cannot be kept (a tuner plugin's communicator is its own).
+func commKey(v spec.Version, req *Request) string {
+	raw := bytes.TrimSpace(req.System)
+	if len(raw) == 0 || req.Tuner != "" || req.Env["NCCL_GRAPH_FILE"] != "" {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil || !isPreset(s) {
+			return ""
+		}
+	}
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(int(v)))
+	b.WriteByte(0)
+	b.Write(raw)
+	fmt.Fprintf(&b, "\x00%d\x00%t\x00", req.Nodes, req.SHARP)
+	if len(req.Plugins) > 0 {
+		p, err := json.Marshal(req.Plugins)
+		if err != nil {
+			return ""
+		}
+		b.Write(p)
+	}
+	keys := make([]string, 0, len(req.Env))
+	for k := range req.Env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.WriteByte(0)
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(req.Env[k])
+	}
+	return b.String()
 }
 
 // HandleLine answers one JSON line; it never fails: a malformed request
@@ -201,7 +324,26 @@ func (o *Oracle) HandleLine(line []byte) (out []byte) {
 			out = marshal(&Answer{Schema: SchemaVersion, Status: "internal", Internal: fmt.Sprintf("internal error: %v; request: %s", r, req)})
 		}
 	}()
-	return marshal(o.answer(line))
+	a, ce, opTrace := o.answer(line)
+	b := marshal(a)
+	if a.Status == "invalid" || !o.Trace || ce == nil {
+		return b
+	}
+	// "trace" is the answer's last field: the communicator's init entries,
+	// encoded once, then this operation's, as json.Marshal writes a slice.
+	ce.initOnce.Do(func() { ce.initJSON = traceJSON(nil, ce.comm.Trace) })
+	if len(ce.initJSON) == 0 && len(opTrace) == 0 {
+		return b
+	}
+	out = make([]byte, 0, len(b)+len(ce.initJSON)+512*len(opTrace)+16)
+	out = append(out, b[:len(b)-1]...)
+	out = append(out, `,"trace":[`...)
+	out = append(out, ce.initJSON...)
+	if len(ce.initJSON) > 0 && len(opTrace) > 0 {
+		out = append(out, ',')
+	}
+	out = traceJSON(out, opTrace)
+	return append(out, "]}"...)
 }
 
 func marshal(a *Answer) []byte {
@@ -228,11 +370,31 @@ func marshal(a *Answer) []byte {
 	return b
 }
 
+// traceJSON appends the trace's entries as the answer encodes them,
+// comma-separated.
+func traceJSON(dst []byte, t spec.Trace) []byte {
+	for i, v := range t {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		b, err := json.Marshal(traceEntry(v))
+		if err != nil { // strings and string slices always encode
+			continue
+		}
+		dst = append(dst, b...)
+	}
+	return dst
+}
+
+func traceEntry(v spec.Verdict) TraceEntry {
+	return TraceEntry{Rule: string(v.Rule), Verdict: v.Outcome.String(), Why: v.Why, Log: v.Log, Scope: v.Scope}
+}
+
 func invalid(id json.RawMessage, field, format string, args ...any) *Answer {
 	return &Answer{Schema: SchemaVersion, ID: id, Status: "invalid", Invalid: &InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}}
 }
 
-func (o *Oracle) answer(line []byte) *Answer {
+func (o *Oracle) answer(line []byte) (*Answer, *commEntry, spec.Trace) {
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -248,36 +410,59 @@ func (o *Oracle) answer(line []byte) *Answer {
 		} else if s := err.Error(); strings.HasPrefix(s, "json: unknown field ") {
 			field = strings.Trim(strings.TrimPrefix(s, "json: unknown field "), `"`)
 		}
-		return invalid(probe.ID, field, "%v: expected one JSON object per line with nccl, system, env and op", err)
+		return invalid(probe.ID, field, "%v: expected one JSON object per line with nccl, system, env and op", err), nil, nil
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return invalid(req.ID, "", "data after the request object (at byte %d): expected one JSON object per line", dec.InputOffset())
+		return invalid(req.ID, "", "data after the request object (at byte %d): expected one JSON object per line", dec.InputOffset()), nil, nil
 	}
 	v, err := parseRelease(req.NCCL)
 	if err != nil {
-		return invalid(req.ID, "nccl", "%v", err)
+		return invalid(req.ID, "nccl", "%v", err), nil, nil
 	}
-	rs, ok := o.rulesets[v]
-	if !ok {
-		rs, err = spec.Load(v)
-		if err != nil {
-			return invalid(req.ID, "nccl", "%v", err)
+	rs, err := o.ruleset(v)
+	if err != nil {
+		return invalid(req.ID, "nccl", "%v", err), nil, nil
+	}
+	if req.Tuner != "" {
+		return o.answerTuned(rs, &req), nil, nil
+	}
+	key := commKey(v, &req)
+	ce, ok := o.comms.Get(key)
+	if !ok || key == "" {
+		ce = o.build(rs, &req)
+		if key != "" {
+			o.comms.Put(key, ce)
 		}
-		o.rulesets[v] = rs
 	}
-	sys, field, err := o.system(req)
+	if ce.err != nil && ce.beforeOp {
+		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil
+	}
+	if req.Op == nil {
+		return invalid(req.ID, "op", "missing: expected {\"coll\": ..., \"bytes\": ...}"), nil, nil
+	}
+	op, field, err := buildOp(req.Op)
+	if err != nil {
+		return invalid(req.ID, field, "%v", err), nil, nil
+	}
+	if ce.err != nil {
+		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil
+	}
+	d, trace, err := ce.comm.SelectOp(op)
+	if err != nil {
+		return invalid(req.ID, "op", "%v", err), nil, nil
+	}
+	return o.fill(req.ID, d), ce, trace
+}
+
+// answerTuned answers a request that names a tuner plugin: its
+// communicator is built with the plugin loaded, never shared.
+func (o *Oracle) answerTuned(rs *spec.Ruleset, req *Request) *Answer {
+	if o.Tuner == nil {
+		return invalid(req.ID, "tuner", "this oracle loads no tuner plugins: start it with --tuner-dir DIR")
+	}
+	sys, env, field, err := o.prepare(req)
 	if err != nil {
 		return invalid(req.ID, field, "%v", err)
-	}
-	if len(req.Env) > spec.MaxEnvVars {
-		return invalid(req.ID, "env", "%d variables: expected at most %d (gatesim's limit)", len(req.Env), spec.MaxEnvVars)
-	}
-	env := spec.Env{}
-	for k, val := range req.Env {
-		if _, err := spec.ParseAssignments([]string{k + "=" + val}); err != nil {
-			return invalid(req.ID, "env."+k, "%v", err)
-		}
-		env[k] = val
 	}
 	if req.Op == nil {
 		return invalid(req.ID, "op", "missing: expected {\"coll\": ..., \"bytes\": ...}")
@@ -286,56 +471,49 @@ func (o *Oracle) answer(line []byte) *Answer {
 	if err != nil {
 		return invalid(req.ID, field, "%v", err)
 	}
-	if ranks, budget := sys.NRanks(), o.maxRanks(); ranks > budget {
-		return invalid(req.ID, "system", "%d ranks: this oracle answers requests of at most %d ranks (its per-request budget, --max-ranks)", ranks, budget)
-	}
-	if path, ok := env.Lookup("NCCL_GRAPH_FILE"); ok && path != "" {
-		if o.readFile == nil {
-			return invalid(req.ID, "env.NCCL_GRAPH_FILE", "this oracle reads no files: give the system inline, or ask the operator for --allow-dir")
-		}
-		data, err := o.readFile(path)
-		if err != nil {
-			return invalid(req.ID, "env.NCCL_GRAPH_FILE", "%v", err)
-		}
-		if sys.GraphFile, err = topo.ParseGraphXML(path, data); err != nil {
-			return invalid(req.ID, "env.NCCL_GRAPH_FILE", "%v", err)
-		}
-	}
-	if req.Tuner != "" {
-		if o.Tuner == nil {
-			return invalid(req.ID, "tuner", "this oracle loads no tuner plugins: start it with --tuner-dir DIR")
-		}
-		d, trace, rep, err := o.Tuner(req.Tuner, rs, sys, env, op)
-		if err != nil {
-			return invalid(req.ID, "tuner", "%v", err)
-		}
-		a := o.fill(req.ID, d, trace)
-		if rep != nil && d.Tuner != nil {
-			rep.Call, rep.Changed = d.Tuner, d.Tuner.Changed(d)
-			rep.Without = d.Tuner.Without.String()
-			if d.Tuner.WithoutErr != nil {
-				rep.Without = "error " + d.Tuner.WithoutErr.Result.String()
-			}
-		}
-		if rep != nil && rep.Fault != "" {
-			a.Status = "error"
-			a.Error = &AnswerError{Result: "tunerFault", Message: "the tuner plugin " + rep.Fault + " (contained in its child process; NCCL's own process would not survive)"}
-		}
-		a.Tuner = rep
-		return a
-	}
-	comm, err := o.topo.Init(rs, sys, env)
+	d, trace, rep, err := o.Tuner(req.Tuner, rs, sys, env, op)
 	if err != nil {
-		return invalid(req.ID, "system", "%v", err)
+		return invalid(req.ID, "tuner", "%v", err)
 	}
-	d, trace, err := comm.Select(op)
-	if err != nil {
-		return invalid(req.ID, "op", "%v", err)
+	a := o.fill(req.ID, d)
+	if o.Trace {
+		for _, v := range trace {
+			a.Trace = append(a.Trace, traceEntry(v))
+		}
 	}
-	return o.fill(req.ID, d, trace)
+	if rep != nil && d.Tuner != nil {
+		rep.Call, rep.Changed = d.Tuner, d.Tuner.Changed(d)
+		rep.Without = d.Tuner.Without.String()
+		if d.Tuner.WithoutErr != nil {
+			rep.Without = "error " + d.Tuner.WithoutErr.Result.String()
+		}
+	}
+	if rep != nil && rep.Fault != "" {
+		a.Status = "error"
+		a.Error = &AnswerError{Result: "tunerFault", Message: "the tuner plugin " + rep.Fault + " (contained in its child process; NCCL's own process would not survive)"}
+	}
+	a.Tuner = rep
+	return a
 }
 
-func (o *Oracle) fill(id json.RawMessage, d *spec.Decision, trace spec.Trace) *Answer {
+// ruleset loads a release's rules once; HandleLine may run on several
+// goroutines.
+func (o *Oracle) ruleset(v spec.Version) (*spec.Ruleset, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if rs, ok := o.rulesets[v]; ok {
+		return rs, nil
+	}
+	rs, err := spec.Load(v)
+	if err != nil {
+		return nil, err
+	}
+	o.rulesets[v] = rs
+	return rs, nil
+}
+
+// fill is the answer without its trace (HandleLine appends it).
+func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 	a := &Answer{Schema: SchemaVersion, ID: id, Status: "ok", NCCL: d.Release.String(),
 		Undecided: d.Undecided, Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Fallback: d.Fallback,
 		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence, P2P: d.P2P}
@@ -357,11 +535,6 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision, trace spec.Trace) *A
 	if d.NChannels > 0 {
 		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, d.TimeUs
 		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
-	}
-	if o.Trace {
-		for _, v := range trace {
-			a.Trace = append(a.Trace, TraceEntry{Rule: string(v.Rule), Verdict: v.Outcome.String(), Why: v.Why, Log: v.Log, Scope: v.Scope})
-		}
 	}
 	return a
 }

@@ -22,34 +22,39 @@ func (o *Oracle) Serve(r io.Reader, w io.Writer, maxLine int) error {
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriter(w)
-	defer bw.Flush()
+	var werr error
+	var p *Parallel
+	p = NewParallel(o, o.Workers, func(a []byte) {
+		if werr != nil {
+			return
+		}
+		bw.Write(a)
+		if werr = bw.WriteByte('\n'); werr == nil && p.Idle() {
+			werr = bw.Flush() // answer before waiting for more input
+		}
+	})
 	for n := 1; ; n++ {
 		line, long, err := readLine(br, maxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
+			p.Close()
+			bw.Flush()
 			return fmt.Errorf("line %d: %w", n, err)
 		}
-		var ans []byte
 		switch t := bytes.TrimSpace(line); {
 		case long > 0:
-			ans = marshal(invalid(nil, "", "line %d: %d bytes: expected a request of at most %d bytes", n, long, maxLine))
+			p.Answer(marshal(invalid(nil, "", "line %d: %d bytes: expected a request of at most %d bytes", n, long, maxLine)))
 		case len(t) > 0 && t[0] != '#':
-			ans = o.HandleLine(t)
-		}
-		if ans != nil {
-			bw.Write(ans)
-			if err := bw.WriteByte('\n'); err != nil {
-				return err
-			}
-			if br.Buffered() == 0 { // answer before waiting for more input
-				if err := bw.Flush(); err != nil {
-					return err
-				}
-			}
+			p.Submit(t)
 		}
 		if err != nil { // io.EOF after the last line
-			return nil
+			break
 		}
 	}
+	p.Close()
+	if werr != nil {
+		return werr
+	}
+	return bw.Flush()
 }
 
 // readLine reads one line without its newline. A line over max bytes is

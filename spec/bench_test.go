@@ -89,3 +89,17 @@ func mustPreset(name string, o PresetOptions) *System {
 	}
 	return s
 }
+
+// BenchmarkSelectOp is Select without the copy of the init trace (the
+// oracle's path: the init verdicts are shared).
+func BenchmarkSelectOp(b *testing.B) {
+	rs := MustLoad(V2_28_9)
+	comm, _ := Init(rs, mustPreset("dgx-h100", PresetOptions{Nodes: 2, SHARP: true}), Env{"NCCL_COLLNET_ENABLE": "1"})
+	op, _ := OpFromBytes(AllReduce, 1<<20, Bfloat16, Sum, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := comm.SelectOp(op); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -42,8 +43,25 @@ func (o *opRun) emit(v Verdict) { o.out = append(o.out, v) }
 
 // Select walks the per-operation rules for one operation and returns NCCL's
 // decision and the full trace (init verdicts, then this operation's).
-func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.selectOp(op, nil) }
+func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.withInit(c.selectOp(op, nil)) }
 
+// SelectOp is Select returning only this operation's verdicts: the full
+// trace is c.Trace followed by them. Callers that answer many operations
+// on one communicator (the oracle) share the init verdicts instead of
+// copying them for every operation.
+func (c *Comm) SelectOp(op Op) (*Decision, Trace, error) { return c.selectOp(op, nil) }
+
+// withInit puts the init verdicts in front of an operation's.
+func (c *Comm) withInit(d *Decision, opTrace Trace, err error) (*Decision, Trace, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	trace := make(Trace, 0, len(c.Trace)+len(opTrace))
+	return d, append(append(trace, c.Trace...), opTrace...), nil
+}
+
+// selectOp decides one operation, with a tuner's answer when tuned is set,
+// and returns the operation's verdicts only.
 func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 	if err := c.checkOp(op); err != nil {
 		return nil, nil, err
@@ -53,7 +71,7 @@ func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 	for k, v := range c.Evidence {
 		d.Evidence[k] = v
 	}
-	trace := append(Trace{}, c.Trace...)
+	trace := make(Trace, 0, len(c.rs.Op))
 	if c.Err == nil && op.Func.IsP2P() {
 		// grouped ncclSend/ncclRecv: scheduleP2pTasksToPlan plans them on
 		// the p2p channels, round by round, without the cost table
@@ -77,7 +95,7 @@ func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 			trace = append(trace, Verdict{Rule: id, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
 			continue
 		}
-		o.out = nil
+		o.out = o.out[:0] // the verdicts are copied into the trace below
 		rule.perOp(o)
 		for i := range o.out {
 			v := &o.out[i]
@@ -313,16 +331,20 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 			if ps.fp8Ring && op.DataType.IsFP8() && c.NRanks > 8 {
 				notes = append(notes, "Ring: fp8 with more than 8 ranks, time ×1024 (P8)")
 			}
-			var legal []string
+			var legal strings.Builder
+			legal.WriteString("legal:")
 			for a := range nA {
 				for p := range NumProtos {
 					if o.cell[a][p] {
-						legal = append(legal, AlgoProto{Algo(a), Proto(p)}.String())
+						legal.WriteByte(' ')
+						legal.WriteString(Algo(a).String())
+						legal.WriteByte('/')
+						legal.WriteString(Proto(p).String())
 					}
 				}
 			}
-			why := "legal: " + strings.Join(legal, " ")
-			if len(legal) == 0 {
+			why := legal.String()
+			if why == "legal:" {
 				why = "no cell left"
 			}
 			if len(notes) > 0 {
@@ -495,6 +517,7 @@ func (o *opRun) modelCosts() string {
 	}
 	cells := ch.Explain(m)
 	var disagree []string
+	o.dec.Costs = slices.Grow(o.dec.Costs, NumAlgos*NumProtos)
 	nA := NumAlgos
 	if !o.rs.Consts.HasPAT {
 		nA = int(PAT)

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec/topo"
 )
 
@@ -596,7 +596,11 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	for i, h := range order {
 		systems[i] = built[h]
 	}
-	res, err := topo.Search(systems, r.rs.TopoParams, o)
+	var nodes *topo.NodeCache
+	if r.cache != nil {
+		nodes = r.cache.nodes
+	}
+	res, err := topo.SearchCached(systems, r.rs.TopoParams, o, nodes)
 	if err == nil && r.cache != nil {
 		r.cache.put(key, res)
 	}
@@ -616,35 +620,24 @@ func orName(s, def string) string {
 // concurrent use and bounded; the zero value is not usable, use NewCache.
 // A nil *Cache caches nothing.
 type Cache struct {
-	mu  sync.Mutex
-	max int
-	m   map[string]*topo.Result
+	m *lru.Cache[string, *topo.Result]
+	// nodes keeps the searched nodes themselves: a machine of a new node
+	// count searches its (known) hosts again only when they are new.
+	nodes *topo.NodeCache
 }
 
 // NewCache returns a cache holding at most n searches (n ≤ 0: 256). When it
-// is full it starts over.
+// is full it forgets the least recently used search.
 func NewCache(n int) *Cache {
 	if n <= 0 {
 		n = 256
 	}
-	return &Cache{max: n, m: map[string]*topo.Result{}}
+	return &Cache{m: lru.New[string, *topo.Result](n), nodes: topo.NewNodeCache(n)}
 }
 
-func (k *Cache) get(key string) (*topo.Result, bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	r, ok := k.m[key]
-	return r, ok
-}
+func (k *Cache) get(key string) (*topo.Result, bool) { return k.m.Get(key) }
 
-func (k *Cache) put(key string, r *topo.Result) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if len(k.m) >= k.max {
-		clear(k.m)
-	}
-	k.m[key] = r
-}
+func (k *Cache) put(key string, r *topo.Result) { k.m.Put(key, r) }
 
 // Init is spec.Init with this cache.
 func (k *Cache) Init(rs *Ruleset, sys *System, env Env) (*Comm, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
@@ -15,23 +16,77 @@ import (
 // p2p plan. Points whose layout has no builder (nodes of different sizes)
 // give an error and an empty cell.
 func Simulate(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
-	l, err := algos.LayoutFromComm(comm)
+	in, err := simInputOf(p, comm, d)
 	if err != nil {
 		return 0, err
+	}
+	return in.run()
+}
+
+// NewSimulator is Simulate that remembers up to n simulations (least
+// recently used forgotten first) and reuses one for every point with the
+// same machine, layout, operation and selection: a sweep over releases
+// and environments reaches the same schedule many times, and the schedule
+// and machine are all a simulation reads. Safe for concurrent use.
+func NewSimulator(n int) Simulator {
+	type res struct {
+		us  float64
+		err error
+	}
+	cache := lru.New[string, res](max(1, n))
+	return func(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
+		in, err := simInputOf(p, comm, d)
+		if err != nil {
+			return 0, err
+		}
+		key := in.key()
+		if r, ok := cache.Get(key); ok {
+			return r.us, r.err
+		}
+		us, err := in.run()
+		cache.Put(key, res{us, err})
+		return us, err
+	}
+}
+
+// simInput is everything a point's simulation depends on.
+type simInput struct {
+	m   sim.Machine
+	l   *algos.Layout
+	op  spec.Op
+	sel algos.Selection
+}
+
+func simInputOf(p Point, comm *spec.Comm, d *spec.Decision) (*simInput, error) {
+	l, err := algos.LayoutFromComm(comm)
+	if err != nil {
+		return nil, err
 	}
 	op, sel, err := algos.FromDecision(d)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	s, err := algos.Build(op, sel, l, algos.Options{})
-	if err != nil {
-		return 0, err
-	}
+	// NCCL's nodes on the machine: offloads where NCCL enabled them, an
+	// MNNVL clique as one node, a host NCCL split as its pieces
 	m, err := sim.MachineForComm(p.Machine.Sys, comm)
 	if err != nil {
+		return nil, err
+	}
+	return &simInput{m: m, l: l, op: op, sel: sel}, nil
+}
+
+// key identifies the simulation by value: the machine, layout, operation
+// and selection are all a simulation reads.
+func (in *simInput) key() string {
+	return fmt.Sprintf("%+v|%+v|%+v|%+v", in.m, *in.l, in.op, in.sel)
+}
+
+func (in *simInput) run() (float64, error) {
+	s, err := algos.Build(in.op, in.sel, in.l, algos.Options{})
+	if err != nil {
 		return 0, err
 	}
-	res, err := sim.Simulate(s, sim.Config{Machine: m})
+	res, err := sim.Simulate(s, sim.Config{Machine: in.m})
 	if err != nil {
 		return 0, err
 	}

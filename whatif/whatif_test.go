@@ -126,3 +126,49 @@ func BenchmarkSweep100k(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(pts))*float64(b.N)/b.Elapsed().Seconds(), "points/s")
 }
+
+// A simulation reused across points gives the time simulating the point
+// afresh gives (points across releases and environments share schedules).
+func TestSimulatorReuseIsExact(t *testing.T) {
+	sw := Sweep{NCCL: []string{"2.22.3", "2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: []int{1, 2, 4}, SHARP: []bool{false, true}}},
+		Env:   []EnvSet{{Name: "default"}, {Name: "nvls-off", Vars: map[string]string{"NCCL_NVLS_ENABLE": "0"}}},
+		Colls: []string{"allreduce", "allgather"}, Sizes: SizeAxis{From: "64KiB", To: "4MiB", Factor: 4}}
+	pts, err := Expand(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := Run(pts, 2, Simulate, nil)
+	reused := Run(pts, 2, NewSimulator(64), nil)
+	simulated := 0
+	for i := range fresh {
+		if fresh[i].SimUs != reused[i].SimUs {
+			t.Errorf("point %d (%s): %g µs afresh, %g µs reused", i, fresh[i].Outcome, fresh[i].SimUs, reused[i].SimUs)
+		}
+		if fresh[i].SimUs > 0 {
+			simulated++
+		}
+	}
+	if simulated < len(pts)/2 {
+		t.Fatalf("only %d of %d points simulated", simulated, len(pts))
+	}
+}
+
+// BenchmarkSweepSim10080 is whatif with simulation over 10,080 points:
+// DGX H100 of 1–128 nodes with and without SHARP, three releases, three
+// environments, five collectives, 14 sizes from 64 KiB to 512 MiB.
+func BenchmarkSweepSim10080(b *testing.B) {
+	sw := Sweep{NCCL: []string{"2.22.3", "2.28.3", "2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: []int{1, 2, 4, 8, 16, 32, 64, 128}, SHARP: []bool{false, true}}},
+		Env:   []EnvSet{{Name: "default"}, {Name: "collnet", Vars: map[string]string{"NCCL_COLLNET_ENABLE": "1"}}, {Name: "nvls-off", Vars: map[string]string{"NCCL_NVLS_ENABLE": "0"}}},
+		Colls: []string{"allreduce", "allgather", "reducescatter", "broadcast", "reduce"}, Sizes: SizeAxis{From: "64KiB", To: "512MiB", Factor: 2}}
+	pts, err := Expand(sw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(pts) != 10080 {
+		b.Fatalf("%d points, want 10,080", len(pts))
+	}
+	for b.Loop() {
+		Run(pts, 2, NewSimulator(4096), nil)
+	}
+	b.ReportMetric(float64(len(pts))*float64(b.N)/b.Elapsed().Seconds(), "points/s")
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/gatesim/gatesim/internal/inputfile"
@@ -16,7 +17,7 @@ func newOracleCmd(d *deps) *cobra.Command {
 	var tunerDirs []string
 	var tunerTimeout time.Duration
 	var allow []string
-	var maxRanks, maxLine int
+	var maxRanks, maxLine, workers int
 	c := &cobra.Command{
 		Use:   "oracle",
 		Short: "Answer JSON-lines requests on stdin, one JSON answer per line on stdout",
@@ -63,6 +64,10 @@ A request on a machine of more than --max-ranks ranks, or a line longer than
 			if in == nil {
 				in = os.Stdin
 			}
+			if workers < 1 || workers > 1024 {
+				return badInputf("--workers %d: expected 1 to 1024", workers)
+			}
+			o.Workers = workers
 			return o.Serve(in, d.stdout, maxLine)
 		},
 	}
@@ -72,5 +77,6 @@ A request on a machine of more than --max-ranks ranks, or a line longer than
 	c.Flags().StringArrayVar(&allow, "allow-dir", nil, "directory whose files requests may name (repeatable; default: none)")
 	c.Flags().IntVar(&maxRanks, "max-ranks", oracle.DefaultMaxRanks, "per-request budget: the most ranks a request's machine may have")
 	c.Flags().IntVar(&maxLine, "max-line", oracle.MaxLineBytes, "the longest request line in bytes")
+	c.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "answer on this many workers (answers keep the input's order)")
 	return c
 }

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
@@ -227,15 +229,36 @@ func runWhatif(d *deps, o *whatifOpts) error {
 		return badInputf("--format %q: expected table, csv or json", o.format)
 	}
 	var progress func(int)
-	if !o.noProgress && isTerminal(d.stderr) && len(pts) > 2000 {
-		bar := progressbar.NewOptions(len(pts), progressbar.OptionSetWriter(d.stderr), progressbar.OptionSetDescription("whatif"),
-			progressbar.OptionThrottle(100e6), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
-		progress = func(done int) { _ = bar.Set(done) }
-		defer bar.Finish()
+	if !o.noProgress && isTerminal(d.stderr) {
+		// the bar appears once the sweep has run a second: a simulated
+		// point can take that long, so the point count alone says little
+		start := time.Now()
+		var mu sync.Mutex
+		var bar *progressbar.ProgressBar
+		progress = func(done int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if bar == nil {
+				if time.Since(start) < time.Second {
+					return
+				}
+				bar = progressbar.NewOptions(len(pts), progressbar.OptionSetWriter(d.stderr), progressbar.OptionSetDescription("whatif"),
+					progressbar.OptionThrottle(100e6), progressbar.OptionShowCount(), progressbar.OptionSetElapsedTime(true),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+			}
+			_ = bar.Set(done)
+		}
+		defer func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if bar != nil {
+				_ = bar.Finish()
+			}
+		}()
 	}
 	var simulate whatif.Simulator
 	if !o.noSim {
-		simulate = whatif.Simulate
+		simulate = whatif.NewSimulator(4096)
 	}
 	lib, err := o.tuner.load()
 	if err != nil {

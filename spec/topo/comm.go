@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/gatesim/gatesim/internal/lru"
 )
 
 // GraphIndex names the five graphs NCCL searches.
@@ -165,6 +167,26 @@ type logItem struct {
 // src/graph/paths.cc ncclTopoComputeP2pChannels). Identical hosts are
 // searched once.
 func Search(hosts []*System, p Params, o Options) (*Result, error) {
+	return SearchCached(hosts, p, o, nil)
+}
+
+// NodeCache keeps searched nodes across Search calls: a node's search
+// depends on its host's topology, the parameters and options, and on the
+// communicator only through whether it spans more than the node (the same
+// host in communicators of 2 and of 100 nodes searches alike). It is
+// bounded (least recently used forgotten first) and safe for concurrent
+// use.
+type NodeCache struct {
+	m *lru.Cache[string, *nodeModel]
+}
+
+// NewNodeCache returns a cache of at most n searched nodes.
+func NewNodeCache(n int) *NodeCache {
+	return &NodeCache{m: lru.New[string, *nodeModel](n)}
+}
+
+// SearchCached is Search reusing and filling nc (nil: no cache).
+func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result, error) {
 	if len(hosts) == 0 {
 		return nil, fmt.Errorf("topology search: no host: expected at least one System")
 	}
@@ -176,6 +198,7 @@ func Search(hosts []*System, p Params, o Options) (*Result, error) {
 	byPtr := map[*System]int{}
 	byXML := map[string]int{}
 	var models []*hostModel
+	var modelKeys []string
 	hostModelIdx := make([]int, len(hosts))
 	for i, h := range hosts {
 		if h == nil || h.Source == nil {
@@ -199,6 +222,7 @@ func Search(hosts []*System, p Params, o Options) (*Result, error) {
 			return nil, fmt.Errorf("host %d (%s): %w", i, h.Name, err)
 		}
 		models = append(models, m)
+		modelKeys = append(modelKeys, key)
 		byPtr[h] = len(models) - 1
 		byXML[key] = len(models) - 1
 		hostModelIdx[i] = len(models) - 1
@@ -210,6 +234,10 @@ func Search(hosts []*System, p Params, o Options) (*Result, error) {
 
 	type nodeKey struct{ model, domain int }
 	nodes := map[nodeKey]*nodeModel{}
+	var setting string // what besides the host a node's search reads
+	if nc != nil {
+		setting = fmt.Sprintf("%+v|%+v|%t", p, o, len(hosts) > 1)
+	}
 	r := &Result{Release: p.Release, NRanks: nRanks}
 	base := 0
 	for i := range hosts {
@@ -218,9 +246,19 @@ func Search(hosts []*System, p Params, o Options) (*Result, error) {
 			k := nodeKey{hostModelIdx[i], d}
 			nm, ok := nodes[k]
 			if !ok {
-				var err error
-				if nm, err = newNodeModel(m, d, nRanks, len(hosts) > 1, ps); err != nil {
-					return nil, fmt.Errorf("host %d (%s): %w", i, hosts[i].Name, err)
+				var ck string
+				if nc != nil {
+					ck = fmt.Sprintf("%s|%d|%t|%s|%s", setting, d, len(m.domains[d]) == nRanks, m.sys.Name, modelKeys[hostModelIdx[i]])
+					nm, ok = nc.m.Get(ck)
+				}
+				if !ok {
+					var err error
+					if nm, err = newNodeModel(m, d, nRanks, len(hosts) > 1, ps); err != nil {
+						return nil, fmt.Errorf("host %d (%s): %w", i, hosts[i].Name, err)
+					}
+					if nc != nil {
+						nc.m.Put(ck, nm)
+					}
 				}
 				nodes[k] = nm
 			}

@@ -1,0 +1,67 @@
+package sim
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// TestEveryRankMatchesReduced simulates every rank of a 64-GPU Ring
+// AllReduce and of a 32-GPU PAT AllGather (one GPU per node, where NCCL
+// runs PAT) and checks that the reduced run (one representative per
+// symmetry class) gives the same time, bytes on every class of
+// link and network bytes, exactly.
+func TestEveryRankMatchesReduced(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		nodes, gpus int
+		f           spec.Func
+		algo        spec.Algo
+		proto       spec.Proto
+		bytes       int64
+	}{
+		{"Ring 64 GPUs AllReduce", 8, 8, spec.AllReduce, spec.Ring, spec.Simple, 64 << 20},
+		{"Ring 64 GPUs AllReduce LL", 8, 8, spec.AllReduce, spec.Ring, spec.LL, 1 << 20},
+		{"PAT 32 GPUs AllGather", 32, 1, spec.AllGather, spec.PAT, spec.Simple, 32 << 20},
+		{"PAT 32 GPUs ReduceScatter", 32, 1, spec.ReduceScatter, spec.PAT, spec.Simple, 8 << 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := dgxCluster(c.nodes)
+			m.GPUsPerNode = c.gpus
+			if c.gpus == 1 {
+				m.NICs = 1
+			}
+			l, err := algos.DefaultLayout(spec.V2_28_9, c.nodes, c.gpus, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			count := c.bytes / 4
+			if c.f == spec.AllGather || c.f == spec.ReduceScatter {
+				count /= int64(c.nodes * c.gpus)
+			}
+			s, err := algos.Build(spec.Op{Func: c.f, Count: count, DataType: spec.Float32}, algos.Selection{Algo: c.algo, Proto: c.proto}, l, algos.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := Simulate(s, Config{Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Time != b.Time || a.NetBytes != b.NetBytes {
+				t.Fatalf("reduced %v, %d net bytes; every rank %v, %d net bytes", a.Time, a.NetBytes, b.Time, b.NetBytes)
+			}
+			if !maps.Equal(a.LinkBytes, b.LinkBytes) || !maps.Equal(a.MaxLinkBytes, b.MaxLinkBytes) {
+				t.Fatalf("link bytes: reduced %v (max %v), every rank %v (max %v)", a.LinkBytes, a.MaxLinkBytes, b.LinkBytes, b.MaxLinkBytes)
+			}
+			if b.Events <= a.Events { // the reduced run did reduce
+				t.Fatalf("every rank ran %d events, the reduced run %d", b.Events, a.Events)
+			}
+		})
+	}
+}
