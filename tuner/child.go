@@ -98,6 +98,10 @@ func (s *childState) handle(req request) response {
 			return r
 		}
 		s.sym, s.abi = sym, req.ABI
+		if len(req.Constants) > maxConstants {
+			r.Err = fmt.Sprintf("%d constants: at most %d", len(req.Constants), maxConstants)
+			return r
+		}
 		n := int(C.gs_num_constants())
 		consts := (*C.double)(C.calloc(C.size_t(n), 8))
 		defer C.free(unsafe.Pointer(consts))

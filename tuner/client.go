@@ -156,6 +156,10 @@ func (c *child) fail(call, kind string, cause error) error {
 			_ = c.cmd.Process.Kill()
 			werr = <-done
 		}
+		go func() { // a late answer must not block the reader
+			for range c.lines {
+			}
+		}()
 		f := &Failure{Call: call, Kind: kind}
 		if st := c.cmd.ProcessState; st != nil && kind == "" {
 			f.Kind = "exited"
@@ -225,7 +229,7 @@ func ServeIfChild() {
 	if len(os.Args) < 2 || os.Args[1] != ChildArg {
 		return
 	}
-	if err := Serve(os.Stdin, os.Stdout); err != nil {
+	if err := Serve(os.Stdin, protocolOut()); err != nil {
 		fmt.Fprintln(os.Stderr, "tuner child:", err)
 		os.Exit(1)
 	}

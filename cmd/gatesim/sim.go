@@ -334,6 +334,7 @@ func runSim(d *deps, fl *simFlags) error {
 	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: selection, ChosenBy: ch.by, NCCLChoice: ch.nccl,
 		Result: res, ModelTimeUs: ch.model, ModelNote: ch.note}
 	if x.tuned != nil {
+		x.close() // finalize now, so the report says how it went
 		rep.Tuner = x.tuned.Report
 	}
 	if fl.trace != "" {
@@ -384,7 +385,6 @@ func runSim(d *deps, fl *simFlags) error {
 	} else {
 		printSim(d.stdout, rep, fl)
 		if x.tuned != nil {
-			x.close()
 			printTunerEffect(d.stdout, x.tuned.Report, ch.decision)
 		}
 	}

@@ -81,3 +81,35 @@ func TestExplainTuner(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatifSimTuner: whatif --tuner marks the points the plugin changed;
+// sim --tuner runs the plugin's choice.
+func TestWhatifSimTuner(t *testing.T) {
+	so := tunertest.Build(t, t.TempDir(), 4, "force")
+	var out, errb bytes.Buffer
+	code := run([]string{"whatif", "--nccl", "2.28.9", "--system", "dgx-h100", "--nodes", "2", "--sizes", "4KiB,256MiB", "--no-sim", "--no-progress", "--workers", "1", "--tuner", so}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("whatif exit %d: %s", code, errb.String())
+	}
+	if s := out.String(); !strings.Contains(s, "tuner plugin") || !strings.Contains(s, "CHANGED (without: Tree/LL)") || strings.Count(s, "Ring/Simple") < 2 {
+		t.Errorf("whatif --tuner output:\n%s", s)
+	}
+	out.Reset()
+	code = run([]string{"sim", "--nccl", "2.28.9", "--system", "dgx-h100", "--nodes", "2", "--bytes", "64KiB", "--json", "--tuner", so}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("sim exit %d: %s", code, errb.String())
+	}
+	var rep struct {
+		Selection string `json:"selection"`
+		Tuner     *struct {
+			ABI       int  `json:"abi"`
+			Finalized bool `json:"finalized"`
+		} `json:"tuner"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Selection, "Ring/Simple") || rep.Tuner == nil || rep.Tuner.ABI != 4 || !rep.Tuner.Finalized {
+		t.Errorf("sim --tuner: selection %q, tuner %+v: want Ring/Simple through the v4 plugin, finalized", rep.Selection, rep.Tuner)
+	}
+}

@@ -3,13 +3,14 @@
 // Tree 0, Ring 1, CollNetDirect 2, CollNetChain 3, NVLS 4, NVLSTree 5,
 // PAT 6; protocols LL 0, LL128 1, Simple 2; -1.0 is IGNORE.
 #include <signal.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <unistd.h>
 
 #define MODE_IDENTITY 0 // returns the table unchanged
 #define MODE_FORCE 1    // forces Ring/Simple (0.0 where it is not IGNORE)
-#define MODE_EDIT 2     // adds 1000 us to every LL cell, asks for 4 channels
+#define MODE_EDIT 2     // adds 1000 us to every LL cell, asks for 4 channels, prints to stdout
 #define MODE_ILLEGAL 3  // picks CollNetDirect/Simple whatever the table says
 #define MODE_INITFAIL 4 // init returns ncclInternalError
 #define MODE_CRASH 5    // getCollInfo raises SIGSEGV
@@ -48,6 +49,8 @@ __attribute__((unused)) static void mode_table(float* t, int numAlgo, int numPro
     if (t[1 * numProto + 2] != -1.0f) t[1 * numProto + 2] = 0.0f;
     break;
   case MODE_EDIT:
+    printf("gatesim test tuner: a plugin that prints on stdout\n"); // must not reach NCCL's (or gatesim's) protocol
+    fflush(stdout);
     for (int a = 0; a < numAlgo; a++)
       if (t[a * numProto + 0] >= 0.0f) t[a * numProto + 0] += 1000.0f;
     *nChannels = 4;
