@@ -76,7 +76,10 @@ func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 		// grouped ncclSend/ncclRecv: scheduleP2pTasksToPlan plans them on
 		// the p2p channels, round by round, without the cost table
 		// (src/enqueue.cc ncclPrepareTasks, scheduleP2pTasksToPlan)
-		d.P2P = &P2PPath{NChannels: c.Topo.P2PNChannels, NChannelsPerPeer: c.Topo.P2PNChannelsPerPeer}
+		d.P2P = &P2PPath{}
+		if c.Topo != nil {
+			d.P2P.NChannels, d.P2P.NChannelsPerPeer = c.Topo.P2PNChannels, c.Topo.P2PNChannelsPerPeer
+		}
 		return d, trace, nil
 	}
 	if c.Err != nil {

@@ -219,8 +219,8 @@ func orDefault(s, d string) string {
 // opFor converts an nccl-tests size into the API's per-rank count.
 func opFor(f spec.Func, size int64, nRanks int, dt spec.DataType, rop spec.RedOp) (spec.Op, error) {
 	count := size / int64(dt.Size())
-	if f == spec.AllGather || f == spec.ReduceScatter {
-		count /= int64(nRanks)
+	if f == spec.AllGather || f == spec.ReduceScatter || f == spec.AllToAll {
+		count /= int64(nRanks) // nccl-tests' size is the whole buffer
 	}
 	return spec.Op{Func: f, Count: count, DataType: dt, RedOp: rop}, nil
 }

@@ -172,3 +172,47 @@ func BenchmarkSweepSim10080(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(pts))*float64(b.N)/b.Elapsed().Seconds(), "points/s")
 }
+
+// SendRecv and AllToAll take NCCL's p2p path: their points are decided
+// ("p2p", no cost-table time) and simulated; AllToAll's nccl-tests size is
+// the whole buffer, so its count is per peer. The NVL72 rack (18 trays, one
+// MNNVL node) and the 2 × H200 split into NET nodes simulate too.
+func TestPointToPointPoints(t *testing.T) {
+	var pts []Point
+	for _, sw := range []Sweep{{
+		NCCL:    []string{"2.28.9"},
+		Systems: []SystemAxis{{Preset: "h200x2"}},
+		Env:     []EnvSet{{Name: "default"}, {Name: "net", Vars: map[string]string{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1", "NCCL_NVLS_ENABLE": "0"}}},
+		Colls:   []string{"sendrecv", "alltoall", "allreduce"},
+		Sizes:   SizeAxis{List: []string{"72MiB"}},
+	}, {
+		// AllToAll on 72 ranks takes seconds to simulate: the rack runs
+		// SendRecv and AllReduce here
+		NCCL:    []string{"2.28.9"},
+		Systems: []SystemAxis{{Preset: "gb200-nvl72", Nodes: []int{18}}},
+		Env:     []EnvSet{{Name: "default"}},
+		Colls:   []string{"sendrecv", "allreduce"},
+		Sizes:   SizeAxis{List: []string{"72MiB"}},
+	}} {
+		p, err := Expand(sw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts = append(pts, p...)
+	}
+	for _, r := range Run(pts, 2, Simulate, nil) {
+		n := int64(r.Machine.Sys.NRanks())
+		if r.Op.Func == spec.AllToAll && r.Op.Count*4*n != r.Size {
+			t.Errorf("alltoall size %d count %d ranks %d", r.Size, r.Op.Count, n)
+		}
+		if r.Op.Func.IsP2P() && r.Outcome != "p2p" {
+			t.Errorf("%s on %s/%s: outcome %q", r.Op.Func, r.Machine.Label, r.Env.Name, r.Outcome)
+		}
+		if strings.HasPrefix(r.Outcome, "error") {
+			continue // NCCL's own refusal, if any
+		}
+		if r.SimUs <= 0 || r.TimeSource != "sim" {
+			t.Errorf("%s on %s/%s (%s): not simulated", r.Op.Func, r.Machine.Label, r.Env.Name, r.Outcome)
+		}
+	}
+}

@@ -579,7 +579,11 @@ func printSim(w io.Writer, r *simReport, fl *simFlags) {
 	res := r.Result
 	fmt.Fprintf(w, "%s %s %s %s on %s (%d node(s) × %d GPUs), NCCL %s\n", res.Func, human(float64(res.Bytes)), r.Op.DataType.Short(), r.Op.RedOp.Short(),
 		r.Machine.Name, r.Machine.Nodes, r.Machine.GPUsPerNode, r.NCCL)
-	fmt.Fprintf(w, "  selection        %s (%s; %d channels used)\n", r.Selection, r.ChosenBy, res.Channels)
+	used := fmt.Sprintf("%d channels used", res.Channels)
+	if strings.HasPrefix(r.Selection, "p2p/") {
+		used = fmt.Sprintf("the schedule spans the %d p2p channels", res.Channels)
+	}
+	fmt.Fprintf(w, "  selection        %s (%s; %s)\n", r.Selection, r.ChosenBy, used)
 	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
 	fmt.Fprintf(w, "  simulated time   %.2f us\n", res.TimeUs)
 	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", res.AlgBw)
