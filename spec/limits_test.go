@@ -46,7 +46,6 @@ func TestCheckCount(t *testing.T) {
 	}
 }
 
-
 // Documented maxima must hold: a preset at MaxNodes builds; one node more
 // is refused before anything is built.
 func TestPresetNodeLimit(t *testing.T) {

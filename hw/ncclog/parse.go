@@ -54,33 +54,33 @@ type Parser struct {
 	kinds   [numKinds]int
 	samples [numKinds][]Sample
 
-	env       map[string]int
-	procs     map[string]int
-	comms     map[string]int
-	names     map[string]map[string]int // list name -> item -> index
-	ops       map[opKey]int
-	calls     map[callKey]int
-	errs      map[string]int
-	noalgo    map[string]int
-	trans     map[string]int
-	chans     map[ChannelSummary]int
-	graphs    map[GraphLine]int
-	lastCall  map[string]CollCall
-	tables    map[string]*tableBuilder
-	devsSeen  map[string]bool
-	nvlsDevs  map[string]bool
-	versions  map[string]bool
+	env      map[string]int
+	procs    map[string]int
+	comms    map[string]int
+	names    map[string]map[string]int // list name -> item -> index
+	ops      map[opKey]int
+	calls    map[callKey]int
+	errs     map[string]int
+	noalgo   map[string]int
+	trans    map[string]int
+	chans    map[ChannelSummary]int
+	graphs   map[GraphLine]int
+	lastCall map[string]CollCall
+	tables   map[string]*tableBuilder
+	devsSeen map[string]bool
+	nvlsDevs map[string]bool
+	versions map[string]bool
 	// versionRank ranks the line the release was taken from (see
 	// setVersion); bareVersions is true while Versions holds only versions
 	// of lines without NCCL's prefix.
 	versionRank  int
 	bareVersions bool
-	gdrHCA    map[string]bool
-	ibDevs    map[string]bool
-	socks     map[string]bool
-	prev      *pending
-	lastErrOn bool
-	matrix    *Matrix
+	gdrHCA       map[string]bool
+	ibDevs       map[string]bool
+	socks        map[string]bool
+	prev         *pending
+	lastErrOn    bool
+	matrix       *Matrix
 }
 
 // pending is the previous NCCL line, kept so that the next physical line
