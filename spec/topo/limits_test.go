@@ -70,3 +70,38 @@ func TestTopologyXMLNonsense(t *testing.T) {
 		t.Errorf("speed -1 (what some NICs report; NCCL takes 10000): %v", err)
 	}
 }
+
+// FuzzGraphFile runs the search with a graph XML in place of its own, as
+// NCCL_GRAPH_FILE does: the panic at nchannels >= 65 was in the search, not
+// the parser. Every graph file is used or refused, never a panic.
+func FuzzGraphFile(f *testing.F) {
+	graph, err := os.ReadFile(baselineDir + "graph.xml")
+	if err != nil {
+		f.Fatalf("committed capture missing: %v", err)
+	}
+	f.Add(graph)
+	for _, n := range []string{"65", "64", "-12", "1000000", "2147483648"} {
+		f.Add([]byte(strings.Replace(string(graph), `nchannels="12"`, `nchannels="`+n+`"`, 1)))
+	}
+	f.Add([]byte(`<graphs version="1"><graph id="0" pattern="4" crossnic="0" nchannels="2" speedintra="30" speedinter="30" latencyinter="0" typeintra="NVL" typeinter="PIX" samechannels="1"><channel><gpu dev="0"/><gpu dev="0x1"/><gpu dev="0x1"/></channel></graph></graphs>`))
+	f.Add([]byte(`<graphs version="1"><graph id="3" pattern="5" crossnic="1" nchannels="3" speedintra="-1" speedinter="1e40" typeintra="NVL" typeinter="SYS" samechannels="0"><channel><net dev="0x5"/><net dev="0"/><gpu dev="0"/></channel></graph></graphs>`))
+	s := mustPreset(f, "h200x2")
+	params := []Params{Params2_22_3(), Params2_28_9()}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		gs, err := ParseGraphXML("fuzz.xml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.xml:") {
+				t.Fatalf("error without file and line: %v", err)
+			}
+			return
+		}
+		for _, p := range params {
+			o := DefaultOptions()
+			o.NvlsEnable = 0
+			o.GraphFile = gs
+			if _, err := Search([]*System{s}, p, o); err != nil && !strings.Contains(err.Error(), "NCCL_GRAPH_FILE") && !strings.Contains(err.Error(), "fuzz.xml") {
+				t.Fatalf("error without its source: %v", err)
+			}
+		}
+	})
+}
