@@ -5,7 +5,7 @@ RAPID_CHECKS ?= 5000
 # packages whose tests define -update (go test fails on a flag a package does not define)
 GOLDEN_PKGS  ?= ./golden/... ./spec ./spec/topo ./cmd/gatesim ./algos ./hw
 FUZZTIME     ?= 20s
-FUZZMINTIME  ?= 3s
+FUZZMINTIME  ?= 100x
 BENCHTIME    ?= 1s
 BIN          ?= bin/gatesim
 
@@ -39,7 +39,7 @@ props: ## long property runs
 hostile: build ## every hostile input of the limits review against bin/gatesim, under a 2 GB ulimit -v (minutes)
 	./scripts/hostile.sh $(BIN)
 
-fuzz: ## run every fuzz target for FUZZTIME each (minimising at most FUZZMINTIME per input); prints executions per target
+fuzz: ## run every fuzz target for FUZZTIME each (minimising each new input at most FUZZMINTIME: 100 executions); prints executions per target
 	FUZZMINTIME=$(FUZZMINTIME) ./scripts/fuzz.sh $(FUZZTIME)
 
 bench: ## benchmarks (figures go in the README; never asserted)
