@@ -39,7 +39,7 @@ w = sys.argv[1]
 def put(name, s):
     with open(os.path.join(w, name), "w") as f:
         f.write(s)
-hca = ",".join(f"mlx5_{i}:1" for i in range(6000))           # 53,000 characters
+hca = ",".join(f"mlx5_{i}:1" for i in range(6000))[:50000]    # 50,000 characters
 put("hca.txt", hca)
 put("longname.json", '{"path": "/opt/' + "p" * 60000 + '/libnccl-net.so", "net_symbols": [8], "in_loader_path": true}')
 put("longconf.yaml", "preset: dgx-h100\nconf:\n  /etc/nccl.conf: {NCCL_IB_HCA: \"" + hca + "\"}\n")
@@ -47,13 +47,13 @@ put("comm10m.txt", "init c0\nallreduce " + "c" * (10 << 20) + " 1MiB\n")
 put("comm1k.txt", "init c0\nallreduce " + "c" * 1000 + " 1MiB\n")
 put("nest1m.txt", "groupStart\n" * 1000000)
 put("badcall.txt", "allreduce nope 1MiB\n")
-put("calls.txt", "groupStart\ninit c0 nonblocking\nallreduce c0 1MiB bf16 max\ngroupEnd\nsync c0\n")
+put("calls.txt", "init c0\ngroupStart\nallreduce c0 1MiB bf16 max\nallgather c0 4MiB\ngroupEnd\nsync c0\n")
 put("env16k.sh", "".join(f"export NCCL_FOO_{i}=1\n" for i in range(16000)))
 put("env4k.sh", "".join(f"export NCCL_FOO_{i}=1\n" for i in range(4000)))
 put("envlong.sh", "export NCCL_IB_HCA=" + "x" * (2 << 20) + "\n")
 put("sweep10m.yaml", "nccl: [2.28.9, 2.22.3]\nsystems: [{preset: dgx-h100, nodes: [1,2,4,8,16,32,64,128,256,512], gpus: [1,2,3,4,5,6,7,8], sharp: [false, true]}]\ncolls: [allreduce, allgather, reducescatter, broadcast, reduce]\nsizes: {from: \"1\", to: 1TiB, factor: 2}\nenv: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}, {name: f}, {name: g}, {name: h}, {name: i}, {name: j}]\n")
-put("sweep1m.yaml", "nccl: [2.28.9]\nsystems: [{preset: dgx-h100, nodes: [1,2,3,4,5,6,7,8,9,10], gpus: [1,2,3,4,5,6,7,8,9,10]}]\ncolls: [allreduce, allgather, reducescatter, broadcast, reduce]\nsizes: {list: [" + ",".join(str(4 * (i + 1)) for i in range(2000)) + "]}\n")
-put("sweepmax.yaml", "nccl: [2.28.9]\nsystems: [{preset: dgx-h100, nodes: [1,2,4,8]}]\ncolls: [allreduce, allgather, reducescatter, broadcast, reduce]\nsizes: {list: [" + ",".join(str(4 * (i + 1)) for i in range(5000)) + "]}\n")
+put("sweep1m.yaml", "nccl: [2.28.9]\nsystems: [{preset: dgx-h100, nodes: [1,2,3,4,5,6,7,8,9,10], gpus: [1,2,3,4,5,6,7,8,9,10]}]\ncolls: [allreduce, allgather, reducescatter, broadcast, reduce]\nsizes: {list: [" + ",".join('"%d"' % (4 * (i + 1)) for i in range(2000)) + "]}\n")
+put("sweepmax.yaml", "nccl: [2.28.9]\nsystems: [{preset: dgx-h100, nodes: [1,2,4,8]}]\ncolls: [allreduce, allgather, reducescatter, broadcast, reduce]\nsizes: {list: [" + ",".join('"%d"' % (4 * (i + 1)) for i in range(5000)) + "]}\n")
 put("sweepnodes.yaml", "nccl: [2.28.9]\nsystems: [{preset: dgx-h100, nodes: [16384,16384,16384,16384,16384], gpus: [1,2]}]\nsizes: {list: [1MiB]}\n")
 put("dupgpu.json", '{"nodes":[{"gpus":[{"dev":0,"sm":90},{"dev":0,"sm":90}]}]}')
 put("bigsys.json", '{"nodes":[' + ",".join('{"gpus":[{"dev":0,"sm":90}]}' for _ in range(20000)) + "]}")
@@ -150,10 +150,10 @@ hcase table 2 "--topo /dev/zero" -- table --topo /dev/zero
 hcase table 2 "--topo a directory" -- table --topo "$W/dir"
 hcase table 2 "--topo a FIFO" -- table --topo "$W/fifo"
 # long table cells
-hcase explain 0 "NCCL_IB_HCA of 53,000 characters" -- explain --system dgx-h100 --env NCCL_IB_HCA="$(cat "$W/hca.txt")" -v
-hcase table 0 "NCCL_IB_HCA of 53,000 characters" -- table --system dgx-h100 --env NCCL_IB_HCA="$(cat "$W/hca.txt")" --why
+hcase explain 0 "NCCL_IB_HCA of 50,000 characters" -- explain --system dgx-h100 --env NCCL_IB_HCA="$(cat "$W/hca.txt")" -v
+hcase table 0 "NCCL_IB_HCA of 50,000 characters" -- table --system dgx-h100 --env NCCL_IB_HCA="$(cat "$W/hca.txt")" --why
 hcase explain 0,1 "plugin with a 60,000-character path" -- explain --system v100x4 --plugin "$W/longname.json"
-hcase explain 0 "conf value of 53,000 characters" -- explain --system-file "$W/longconf.yaml"
+hcase explain 0 "conf value of 50,000 characters" -- explain --system-file "$W/longconf.yaml"
 # system, plugin and other files
 hcase explain 2 "--system-file /dev/zero" -- explain --system-file /dev/zero
 hcase explain 2 "--plugin /dev/zero" -- explain --system v100x4 --plugin /dev/zero
@@ -173,7 +173,7 @@ hcase sim 2 "--gpus 0" -- sim --system dgx-h100 --gpus 0
 hcase sim 0 "--gpus 72 (the maximum)" -- sim --system dgx-h100 --gpus 72 --bytes 1MiB
 hcase sim 2 "--channels -4" -- sim --system dgx-h100 --channels -4 --bytes 1MiB
 hcase sim 2 "--bytes 2^60" -- sim --system dgx-h100 --bytes 1152921504606846976
-hcase sim 0 "--sweep with a huge factor" -- sim --system dgx-h100 --sweep 1:1TiB:9223372036854775807
+hcase sim 0 "--sweep with a huge factor" -- sim --system dgx-h100 --sweep 1:1GiB:9223372036854775807
 # whatif
 hcase whatif 2 "10 million points" -- whatif --file "$W/sweep10m.yaml" --no-progress
 hcase whatif 2 "a million points" -- whatif --file "$W/sweep1m.yaml" --no-progress --format json
