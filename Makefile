@@ -1,10 +1,11 @@
 # gatesim: every target is a thin wrapper around go commands that also work without make.
 GO           ?= go
 PKG          ?= ./...
-RAPID_CHECKS ?= 20000
+RAPID_CHECKS ?= 5000
 # packages whose tests define -update (go test fails on a flag a package does not define)
 GOLDEN_PKGS  ?= ./golden/... ./spec ./spec/topo ./cmd/gatesim ./algos ./hw ./tuner ./oracle
 FUZZTIME     ?= 20s
+FUZZMINTIME  ?= 100x
 BENCHTIME    ?= 1s
 BIN          ?= bin/gatesim
 
@@ -39,10 +40,13 @@ golden: ## rewrite golden files from the current model (review the diff!)
 props: ## long property runs
 	$(GO) test -count=1 ./properties/... -rapid.checks=$(RAPID_CHECKS)
 
-fuzz: ## run every fuzz target for FUZZTIME each
-	./scripts/fuzz.sh $(FUZZTIME)
+hostile: build ## every hostile input of the limits review against bin/gatesim, under a 2 GB ulimit -v (minutes)
+	./scripts/hostile.sh $(BIN)
+
+fuzz: ## run every fuzz target for FUZZTIME each (minimising each new input at most FUZZMINTIME: 100 executions); prints executions per target
+	FUZZMINTIME=$(FUZZMINTIME) ./scripts/fuzz.sh $(FUZZTIME)
 
 bench: ## benchmarks (figures go in the README; never asserted)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(PKG)
 
-.PHONY: help build example-tuner demo test check golden props fuzz bench
+.PHONY: help build example-tuner demo test check golden props fuzz hostile bench

@@ -2,6 +2,7 @@ package hw
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -55,7 +56,13 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 		logs.Write(c.Logs[name])
 	}
 	l, err := ncclog.Parse(&logs, c.Dir)
-	if err != nil {
+	var ie *ncclog.InputError
+	switch {
+	case errors.As(err, &ie) || errors.Is(err, ncclog.ErrNoNCCL):
+		// an empty or foreign log is missing evidence, not bad input
+		rep.NotComparable = append(rep.NotComparable, "the log is unusable: "+err.Error())
+		l = ncclog.NewParser().Finish()
+	case err != nil:
 		return nil, err
 	}
 
@@ -210,6 +217,7 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 	rep.tally("op", "per-operation lines", rep.Ops, "")
 
 	// operations that returned an error
+	refused := 0
 	for _, r := range c.Result.Rows {
 		if r.Err == nil {
 			continue
@@ -228,6 +236,24 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 			pred = d.Err.Result.String()
 		}
 		rep.add("op", fmt.Sprintf("%s %s returns", r.Coll, spec.FormatBytes(int64(r.Size))), pred, r.Err.Result.String())
+		refused++
+	}
+	// Agreement needs evidence: a cut log or a capture without its graph
+	// dump compares nothing and must not read as "agree".
+	if len(l.Versions) == 0 {
+		rep.NotComparable = append(rep.NotComparable, "the log has no \"NCCL version\" line: empty, cut, or not NCCL_DEBUG=INFO")
+	}
+	if len(l.Tables) == 0 || rep.Table.Total == 0 {
+		rep.NotComparable = append(rep.NotComparable, "the log has no tuning table (NCCL_DEBUG_SUBSYS=TUNING): the log is cut or the subsystem is off")
+	}
+	if len(l.Channels) == 0 {
+		rep.NotComparable = append(rep.NotComparable, "the log has no channel summary: the log is cut before init completed")
+	}
+	if rep.Ops.Total == 0 && refused == 0 {
+		rep.NotComparable = append(rep.NotComparable, "no operation to compare: no per-operation line in the log and no refused operation in results.json")
+	}
+	if len(c.Graph) == 0 {
+		rep.NotComparable = append(rep.NotComparable, "no "+CaptureGraph+": run the capture with NCCL_GRAPH_DUMP_FILE")
 	}
 	return rep, nil
 }
@@ -265,6 +291,9 @@ type CheckReport struct {
 	Gates   Tally        `json:"gates"`
 	Table   Tally        `json:"table"`
 	Ops     Tally        `json:"ops"`
+	// NotComparable lists the evidence the capture lacks; when it is not
+	// empty the capture neither agrees nor disagrees.
+	NotComparable []string `json:"not_comparable,omitempty"`
 }
 
 // Tally counts compared items and those that agree.

@@ -89,6 +89,20 @@ func FuzzHandleLine(f *testing.F) {
 	f.Add([]byte(`{"nccl":"2.28.9","system":"h200x2","plugins":[{"path":"/x.so","net_symbols":[9]}],"op":{"coll":"reduce","bytes":8,"root":1}}`))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`[`))
+	// hostile inputs
+	for _, s := range []string{
+		`{"nccl":"2.28.9","system":"/dev/zero","op":{"coll":"allreduce","bytes":4}}`,
+		`{"nccl":"2.28.9","system":"/proc/self/status","op":{"coll":"allreduce","bytes":4}}`,
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4}} trailing`,
+		`{"nccl":"2.28.9","system":"dgx-h100","op":{"coll":"allreduce","count":1125899906842624}}`,
+		`{"nccl":"2.28.9","system":"dgx-h100","op":{"coll":"allreduce","count":2305843009213693952}}`,
+		`{"nccl":"2.28.9","system":"dgx-h100","nodes":131072,"op":{"coll":"allreduce","bytes":4}}`,
+		`{"nccl":"2.28.9","system":"v100x4","env":{"NCCL_GRAPH_FILE":"g.xml"},"op":{"coll":"allreduce","bytes":4}}`,
+		`{"nccl":70000,"system":"v100x4","op":{"coll":"allreduce","bytes":4}}`,
+		`{"nccl":"2.28.9","system":{"nodes":[{"gpus":[{"dev":0,"sm":90},{"dev":0,"sm":90}]}]},"op":{"coll":"allreduce","bytes":4}}`,
+	} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		o := New(nil)
 		ans := o.HandleLine(line)

@@ -74,6 +74,12 @@ func TestParseCallsErrors(t *testing.T) {
 func FuzzParseCalls(f *testing.F) {
 	f.Add("groupStart\ninit c0 nonblocking\nallreduce c0 1MiB bf16 max\ngroupEnd\nsync c0\n")
 	f.Add("groupEnd\n# nothing\n")
+	// hostile inputs: nesting past the limit, a long communicator name, an
+	// unknown communicator
+	f.Add(strings.Repeat("groupStart\n", MaxGroupDepth+1))
+	f.Add("init c0\nallreduce " + strings.Repeat("c", 300) + " 1MiB\n")
+	f.Add("allreduce nope 1MiB\n")
+	f.Add("init c0\nallreduce c0 9223372036854775807\nallreduce c0 2TiB\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		calls, err := ParseCalls("fuzz", []byte(s))
 		if err != nil {

@@ -13,7 +13,7 @@ const (
 	// oracle's "nodes").
 	MaxNodes = 16384
 	// MaxRanks bounds nodes × GPUs per node: 16,384 DGX H100 nodes. sim at
-	// this size takes 13 s and 0.45 GB.
+	// this size takes 13-33 s and 0.47 GB.
 	MaxRanks = 131072
 	// MaxGPUsPerNode is the largest NCCL_MAX_LOCAL_RANKS of the modelled
 	// releases (src/include/device.h: 64 in 2.22.3, 72 from 2.28.3).

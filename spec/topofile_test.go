@@ -48,9 +48,19 @@ func TestNodeFromTopologyCaptured(t *testing.T) {
 
 // NodeFromTopology never panics: bad XML is an error naming the file.
 func FuzzNodeFromTopology(f *testing.F) {
-	if data, err := os.ReadFile("../golden/testdata/captured/h200x2-2.28.9/baseline/topo.xml"); err == nil {
-		f.Add(data)
+	data, err := os.ReadFile("../golden/testdata/captured/h200x2-2.28.9/baseline/topo.xml")
+	if err != nil {
+		f.Fatalf("committed capture missing: %v", err)
 	}
+	f.Add(data)
+	// hostile inputs: negative or zero link counts and speeds, duplicate
+	// and negative GPU devs, an entity, deep nesting
+	for _, r := range [][2]string{{`count="18"`, `count="-18"`}, {`count="18"`, `count="0"`}, {`speed="10000"`, `speed="-400000"`},
+		{`<gpu dev="1"`, `<gpu dev="0"`}, {`<gpu dev="1"`, `<gpu dev="-1"`}, {`maxconn="65536"`, `maxconn="-1"`}, {`link_width="0"`, `link_width="-16"`}} {
+		f.Add([]byte(strings.Replace(string(data), r[0], r[1], 1)))
+	}
+	f.Add([]byte(`<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><system version="1">&e;</system>`))
+	f.Add([]byte(`<system version="1">` + strings.Repeat("<pci>", 200) + `</system>`))
 	f.Add([]byte(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143"><pci busid="0000:01:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci><nic><net name="eth0" dev="0" speed="10000" port="0" guid="0x0" maxconn="65536" gdr="0"/></nic></cpu></system>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := NodeFromTopology("fuzz.xml", data)

@@ -60,8 +60,10 @@ func ParseVersion(s string) (Version, error) {
 		return 0, fmt.Errorf("empty NCCL version: expected a release such as 2.28.9 or v2.28.9-1")
 	}
 	if n, err := strconv.Atoi(s); err == nil {
-		if n < 20000 || n > 99999 {
-			return 0, fmt.Errorf("NCCL version code %q out of range: expected a code such as 22809", orig)
+		// only NCCL 2.x is modelled, as in the dotted form, so that every
+		// code prints and parses back to itself
+		if n < 20000 || n > 29999 {
+			return 0, fmt.Errorf("NCCL version code %q out of range: expected a code of NCCL 2 such as 22809 (20000-29999)", orig)
 		}
 		return Version(n), nil
 	}

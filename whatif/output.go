@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -59,39 +60,61 @@ func WriteCSV(w io.Writer, rs []Result) error {
 }
 
 // WriteJSON writes one JSON object per result, keys as in Header (numbers
-// as numbers), in an array.
+// as numbers), in an array. It streams: one record is held at a time, so a
+// sweep of MaxPoints points prints in bounded memory.
 func WriteJSON(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
-	recs := make([]map[string]any, 0, len(rs))
-	for _, r := range rs {
-		row := r.Row()
-		rec := map[string]any{}
-		for i, k := range Header {
-			v := row[i]
-			if v == "" {
-				continue
-			}
-			if n, err := strconv.ParseFloat(v, 64); err == nil && k != "nccl" && k != "system" && k != "env" {
-				rec[k] = n
-				continue
-			}
-			if b, err := strconv.ParseBool(v); err == nil && k == "sharp" {
-				rec[k] = b
-				continue
-			}
-			rec[k] = v
+	bw := bufio.NewWriter(w)
+	bw.WriteString("{\n  \"points\": [")
+	for i, r := range rs {
+		b, err := json.MarshalIndent(jsonRecord(r), "    ", "  ")
+		if err != nil {
+			return err
 		}
-		if r.TunerWithout != "" {
-			rec["tuner_without"], rec["tuner_changed"], rec["tuner_edits"] = r.TunerWithout, r.TunerChanged, r.TunerEdits
+		if i > 0 {
+			bw.WriteByte(',')
 		}
-		recs = append(recs, rec)
+		bw.WriteString("\n    ")
+		bw.Write(b)
 	}
-	out := map[string]any{"points": recs}
+	if len(rs) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteByte(']')
 	if len(diffs) > 0 {
-		out["release_diff"] = diffs
+		b, err := json.MarshalIndent(diffs, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		bw.WriteString(",\n  \"release_diff\": ")
+		bw.Write(b)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	bw.WriteString("\n}\n")
+	return bw.Flush()
+}
+
+// jsonRecord is one result as WriteJSON prints it.
+func jsonRecord(r Result) map[string]any {
+	row := r.Row()
+	rec := map[string]any{}
+	for i, k := range Header {
+		v := row[i]
+		if v == "" {
+			continue
+		}
+		if n, err := strconv.ParseFloat(v, 64); err == nil && k != "nccl" && k != "system" && k != "env" {
+			rec[k] = n
+			continue
+		}
+		if b, err := strconv.ParseBool(v); err == nil && k == "sharp" {
+			rec[k] = b
+			continue
+		}
+		rec[k] = v
+	}
+	if r.TunerWithout != "" {
+		rec["tuner_without"], rec["tuner_changed"], rec["tuner_edits"] = r.TunerWithout, r.TunerChanged, r.TunerEdits
+	}
+	return rec
 }
 
 // FormatUs prints a time for tables.

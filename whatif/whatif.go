@@ -12,12 +12,15 @@
 package whatif
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
+	"sigs.k8s.io/yaml"
 )
 
 // Sweep is what a sweep file (YAML or JSON) or the command line holds.
@@ -281,8 +284,31 @@ func expandSizes(a SizeAxis) ([]int64, error) {
 	return out, nil
 }
 
+// MaxSweepNodes bounds the nodes of all a sweep's machines together: each
+// machine is built in memory before the first point is evaluated.
+const MaxSweepNodes = 4 * spec.MaxNodes
+
 func expandMachines(axes []SystemAxis) ([]*Machine, error) {
 	var out []*Machine
+	total := 0
+	for ai, a := range axes {
+		combos := max(1, len(a.SHARP)) * max(1, len(a.GPUs)) * max(1, len(a.NICs)) * max(1, len(a.NICGbps)) * max(1, len(a.NVLinks))
+		for _, n := range orOne(a.Nodes) {
+			if n > 0 && n <= spec.MaxNodes {
+				total += n * combos
+			}
+			if total > MaxSweepNodes {
+				return nil, fmt.Errorf("sweep: the machines hold more than %d nodes in all: expected at most %d (gatesim's limit; each machine is built in memory)", MaxSweepNodes, MaxSweepNodes)
+			}
+			for _, g := range a.GPUs {
+				if g > 0 && g <= spec.MaxGPUsPerNode && n > 0 && n <= spec.MaxNodes {
+					if err := spec.CheckShape(n, g); err != nil {
+						return nil, fmt.Errorf("sweep: systems[%d]: %v", ai, err)
+					}
+				}
+			}
+		}
+	}
 	for ai, a := range axes {
 		if _, err := spec.Preset(a.Preset, spec.PresetOptions{}); err != nil {
 			return nil, fmt.Errorf("sweep: systems[%d]: %v", ai, err)
@@ -336,6 +362,13 @@ func expandMachines(axes []SystemAxis) ([]*Machine, error) {
 func orZero(l []int) []int {
 	if len(l) == 0 {
 		return []int{0}
+	}
+	return l
+}
+
+func orOne(l []int) []int {
+	if len(l) == 0 {
+		return []int{1}
 	}
 	return l
 }
@@ -635,4 +668,19 @@ func SortedLabels(rs []Result) []string {
 	}
 	sort.Slice(out, func(i, j int) bool { return seen[out[i]] < seen[out[j]] })
 	return out
+}
+
+// ParseSweep reads a sweep file (YAML or JSON); name is used in errors.
+func ParseSweep(name string, data []byte) (Sweep, error) {
+	var sw Sweep
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return sw, fmt.Errorf("%s: %v", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sw); err != nil {
+		return sw, fmt.Errorf("%s: %v: expected nccl, systems, env, colls, sizes, dtype, redop", name, err)
+	}
+	return sw, nil
 }

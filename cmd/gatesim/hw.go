@@ -515,7 +515,7 @@ operations returned. Exit code 1 when anything differs.`,
 			}
 			cache := spec.NewCache(0)
 			var reps []*hw.CheckReport
-			bad := 0
+			bad, incomparable := 0, 0
 			for _, cp := range caps {
 				rep, err := hw.Check(cp, cache)
 				if err != nil {
@@ -523,6 +523,9 @@ operations returned. Exit code 1 when anything differs.`,
 				}
 				reps = append(reps, rep)
 				bad += rep.Disagreements()
+				if len(rep.NotComparable) > 0 {
+					incomparable++
+				}
 			}
 			if asJSON {
 				if err := writeJSONOut(d, reps); err != nil {
@@ -533,6 +536,9 @@ operations returned. Exit code 1 when anything differs.`,
 			}
 			if bad > 0 {
 				return &exitError{code: exitNo, err: fmt.Errorf("%d item(s) differ from the prediction", bad)}
+			}
+			if incomparable > 0 {
+				return &exitError{code: exitNo, err: fmt.Errorf("%d capture(s) not comparable: the evidence is missing", incomparable)}
 			}
 			return nil
 		},
@@ -577,6 +583,8 @@ func writeCheck(w io.Writer, reps []*hw.CheckReport, verbose bool) error {
 		status := "agree"
 		if n := r.Disagreements(); n > 0 {
 			status = fmt.Sprintf("%d differ", n)
+		} else if len(r.NotComparable) > 0 {
+			status = "not comparable"
 		}
 		graphs, channels := "-", "-"
 		for _, row := range r.Rows {
@@ -596,6 +604,12 @@ func writeCheck(w io.Writer, reps []*hw.CheckReport, verbose bool) error {
 		return err
 	}
 	for _, r := range reps {
+		if len(r.NotComparable) > 0 {
+			fmt.Fprintf(w, "\n%s (%s): not comparable:\n", r.Config, r.Dir)
+			for _, why := range r.NotComparable {
+				fmt.Fprintf(w, "  - %s\n", why)
+			}
+		}
 		var rr [][]string
 		for _, row := range r.Rows {
 			if verbose || !row.Agree {

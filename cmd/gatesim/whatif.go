@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
-	"sigs.k8s.io/yaml"
 )
 
 type whatifOpts struct {
@@ -105,14 +102,8 @@ func (o *whatifOpts) sweep() (whatif.Sweep, error) {
 		if err != nil {
 			return sw, badInput(err)
 		}
-		js, err := yaml.YAMLToJSON(data)
-		if err != nil {
-			return sw, badInputf("%s: %v", o.file, err)
-		}
-		dec := json.NewDecoder(bytes.NewReader(js))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&sw); err != nil {
-			return sw, badInputf("%s: %v: expected nccl, systems, env, colls, sizes, dtype, redop", o.file, err)
+		if sw, err = whatif.ParseSweep(o.file, data); err != nil {
+			return sw, badInput(err)
 		}
 	}
 	sw.NCCL = append(sw.NCCL, o.nccl...)

@@ -54,28 +54,33 @@ type Parser struct {
 	kinds   [numKinds]int
 	samples [numKinds][]Sample
 
-	env       map[string]int
-	procs     map[string]int
-	comms     map[string]int
-	names     map[string]map[string]int // list name -> item -> index
-	ops       map[opKey]int
-	calls     map[callKey]int
-	errs      map[string]int
-	noalgo    map[string]int
-	trans     map[string]int
-	chans     map[ChannelSummary]int
-	graphs    map[GraphLine]int
-	lastCall  map[string]CollCall
-	tables    map[string]*tableBuilder
-	devsSeen  map[string]bool
-	nvlsDevs  map[string]bool
-	versions  map[string]bool
-	gdrHCA    map[string]bool
-	ibDevs    map[string]bool
-	socks     map[string]bool
-	prev      *pending
-	lastErrOn bool
-	matrix    *Matrix
+	env      map[string]int
+	procs    map[string]int
+	comms    map[string]int
+	names    map[string]map[string]int // list name -> item -> index
+	ops      map[opKey]int
+	calls    map[callKey]int
+	errs     map[string]int
+	noalgo   map[string]int
+	trans    map[string]int
+	chans    map[ChannelSummary]int
+	graphs   map[GraphLine]int
+	lastCall map[string]CollCall
+	tables   map[string]*tableBuilder
+	devsSeen map[string]bool
+	nvlsDevs map[string]bool
+	versions map[string]bool
+	// versionRank ranks the line the release was taken from (see
+	// setVersion); bareVersions is true while Versions holds only versions
+	// of lines without NCCL's prefix.
+	versionRank  int
+	bareVersions bool
+	gdrHCA       map[string]bool
+	ibDevs       map[string]bool
+	socks        map[string]bool
+	prev         *pending
+	lastErrOn    bool
+	matrix       *Matrix
 }
 
 // pending is the previous NCCL line, kept so that the next physical line
@@ -489,6 +494,45 @@ var (
 	matrixHdr = regexp.MustCompile(`^\s*Function\s*\|(.*)\|(.*)$`)
 )
 
+// setVersion records a version line. The release comes from the best
+// line seen: one with NCCL's prefix ("host:pid:tid [rank] NCCL INFO") over
+// a bare one, a version that parses over one that does not, and the first
+// of equals; a garbage line early in an interleaved log cannot set it. The
+// versions a mismatch is judged on are those of prefixed lines when there
+// are any.
+func (p *Parser) setVersion(ln Line, v string) {
+	rank := 1
+	if ln.Level != LevelBare {
+		rank = 3
+	}
+	r, err := spec.ParseVersion(v)
+	if err == nil {
+		rank++
+	}
+	if rank > p.versionRank {
+		p.versionRank = rank
+		p.log.Version, p.log.VersionAt, p.log.Release = v, ln.Loc, 0
+		if err == nil {
+			p.log.Release = r
+		}
+	}
+	bare := ln.Level == LevelBare
+	switch {
+	case !bare && (p.bareVersions || len(p.log.Versions) == 0):
+		// the first prefixed version: forget the bare ones
+		clear(p.versions)
+		p.log.Versions, p.bareVersions = nil, false
+	case bare && len(p.log.Versions) == 0:
+		p.bareVersions = true
+	case bare && !p.bareVersions:
+		return
+	}
+	if !p.versions[v] && len(p.log.Versions) < 16 {
+		p.versions[v] = true
+		p.log.Versions = append(p.log.Versions, v)
+	}
+}
+
 // dispatch records one recognised line.
 func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	f := &Catalogue[fi]
@@ -500,17 +544,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	switch f.Kind {
 	case KindVersion:
 		v := sub[1]
-		if !p.versions[v] && len(p.log.Versions) < 16 {
-			p.versions[v] = true
-			p.log.Versions = append(p.log.Versions, v)
-		}
-		if p.log.Version == "" {
-			p.log.Version = v
-			p.log.VersionAt = ln.Loc
-			if r, err := spec.ParseVersion(v); err == nil {
-				p.log.Release = r
-			}
-		}
+		p.setVersion(ln, v)
 		if i, ok := p.procs[procKey(ln)]; ok && procKey(ln) != "" {
 			p.log.Procs[i].Version = v
 		}
@@ -753,16 +787,8 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindFrameworkError:
 		res := frameworkResult(sub[2])
 		p.addError(ln, f.ID, res, true)
-		if sub[3] != "" && p.log.Version == "" {
-			p.log.Version = sub[3]
-			p.log.VersionAt = ln.Loc
-			if r, err := spec.ParseVersion(sub[3]); err == nil {
-				p.log.Release = r
-			}
-			if !p.versions[sub[3]] {
-				p.versions[sub[3]] = true
-				p.log.Versions = append(p.log.Versions, sub[3])
-			}
+		if sub[3] != "" {
+			p.setVersion(ln, sub[3])
 		}
 	case KindResultName:
 		if r, err := spec.ParseResult(sub[1]); err == nil {

@@ -297,3 +297,34 @@ h:1:1 [0] NCCL INFO     AllReduce |     0.0/   0.0 |     0.0/   0.0 |     0.0/  
 		t.Errorf("block 1 column 5 = %+v %v, want NVLS/Simple 300.5", c, ok)
 	}
 }
+
+// A garbage line early in an interleaved log used to set the release (the
+// first version line won); NCCL's prefixed line wins now, and the bare
+// lines do not make a version mismatch.
+func TestVersionFromGarbageLines(t *testing.T) {
+	in := strings.Join([]string{
+		"junk NCCL version 9.99.99 junk",
+		"NCCL version 2.99.1",
+		"vm:2054:2059 [0] NCCL INFO NCCL version 2.28.9+cuda13.0",
+		"NCCL version 2.1.1",
+		"vm:2054:2060 [1] NCCL INFO NCCL version 2.28.9+cuda13.0",
+	}, "\n") + "\n"
+	l, err := Parse(strings.NewReader(in), "mixed.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Release != spec.V2_28_9 || l.Version != "2.28.9+cuda13.0" {
+		t.Errorf("release %v (%q), want 2.28.9 from the prefixed line", l.Release, l.Version)
+	}
+	if len(l.Versions) != 1 {
+		t.Errorf("versions %v: the bare lines count as a mismatch", l.Versions)
+	}
+	// with bare lines only, the first one that parses is taken
+	l, err = Parse(strings.NewReader("NCCL version 9.99.99\nNCCL version 2.22.3\n"), "bare.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Release != spec.V2_22_3 {
+		t.Errorf("bare lines only: release %v, want 2.22.3", l.Release)
+	}
+}

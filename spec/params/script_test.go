@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/spec"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -81,6 +82,52 @@ func FuzzParseScript(f *testing.F) {
 			if !validEnvName(a.Name) {
 				t.Fatalf("bad name %q", a.Name)
 			}
+		}
+	})
+}
+
+// FuzzJobScript: a job script is read and linted end to end (the env
+// command without a machine) with no panic, every variable linted once,
+// and the report's counts adding up.
+func FuzzJobScript(f *testing.F) {
+	for _, s := range []string{
+		"#!/bin/bash\n#SBATCH --export=ALL,NCCL_IB_HCA=mlx5\nexport NCCL_ALGO=Ring NCCL_PROTO=^LL128\nsrun --export=NCCL_DEBUG=INFO python x.py\n",
+		// long values and many unknown names, kept short enough for the
+		// fuzzer to mutate quickly (make hostile runs the full sizes)
+		"export NCCL_IB_HCA=" + strings.Repeat("mlx5_0:1,", 200) + "\n",
+		strings.Repeat("export NCCL_FOO_BAR=1\n", 20),
+		"export NCCL_" + strings.Repeat("X", 300) + "=1\n",
+		"export NCCL_NCHANNELS=4M NCCL_MIN_NCHANNELS=010 NCCL_BUFFSIZE=-1\n",
+		"cat <<EOF\nunterminated\n",
+		"\x00\xff export NCCL_ALGO='",
+	} {
+		f.Add([]byte(s))
+	}
+	reg, err := Load(spec.V2_28_9)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		as, err := ParseScript("fuzz.sh", data)
+		if err != nil {
+			return
+		}
+		rep := Lint(reg, as, Options{})
+		e, w, i := 0, 0, 0
+		for _, v := range rep.Vars {
+			for _, fd := range v.Findings {
+				switch fd.Severity {
+				case SevError:
+					e++
+				case SevWarning:
+					w++
+				case SevInfo:
+					i++
+				}
+			}
+		}
+		if e != rep.Errors || w != rep.Warnings || i != rep.Infos {
+			t.Fatalf("counts %d/%d/%d, findings %d/%d/%d", rep.Errors, rep.Warnings, rep.Infos, e, w, i)
 		}
 	})
 }

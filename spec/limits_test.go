@@ -1,0 +1,97 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckShape(t *testing.T) {
+	for _, c := range []struct {
+		nodes, gpus int
+		ok          bool
+	}{
+		{1, 1, true}, {MaxNodes, 8, true}, {MaxRanks / 72, 72, true},
+		{0, 8, false}, {MaxNodes + 1, 1, false}, {1, 0, false}, {1, 73, false}, {MaxNodes, 72, false}, {1 << 62, 8, false},
+	} {
+		if err := CheckShape(c.nodes, c.gpus); (err == nil) != c.ok {
+			t.Errorf("CheckShape(%d, %d) = %v, want ok %v", c.nodes, c.gpus, err, c.ok)
+		}
+	}
+}
+
+// --count 2305843009213693952 overflowed to a negative byte count and 2^50
+// elements answered "ok" with no algorithm; -5 passed through.
+func TestCheckCount(t *testing.T) {
+	for _, c := range []struct {
+		count int64
+		dt    DataType
+		ok    bool
+	}{
+		{0, Float32, true}, {MaxOpBytes / 4, Float32, true}, {MaxOpBytes, Int8, true},
+		{-5, Float32, false}, {MaxOpBytes/4 + 1, Float32, false}, {1 << 50, Float32, false}, {2305843009213693952, Float32, false}, {1<<63 - 1, Float64, false},
+	} {
+		if err := CheckCount(c.count, c.dt); (err == nil) != c.ok {
+			t.Errorf("CheckCount(%d, %s) = %v, want ok %v", c.count, c.dt, err, c.ok)
+		}
+	}
+	comm, err := Init(MustLoad(V2_28_9), mustPreset("dgx-h100", PresetOptions{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := comm.Select(Op{Func: AllReduce, Count: 1 << 50, DataType: Float32}); err == nil {
+		t.Error("Select took 2^50 float32 elements")
+	}
+	if _, err := OpFromBytes(AllReduce, 2*MaxOpBytes, Float32, Sum, 0); err == nil {
+		t.Error("OpFromBytes took 2 TiB")
+	}
+}
+
+// Documented maxima must hold: a preset at MaxNodes builds; one node more
+// is refused before anything is built.
+func TestPresetNodeLimit(t *testing.T) {
+	if _, err := Preset("dgx-h100", PresetOptions{Nodes: MaxNodes}); err != nil {
+		t.Errorf("MaxNodes: %v", err)
+	}
+	for _, n := range []int{MaxNodes + 1, 131072, -1} {
+		if _, err := Preset("dgx-h100", PresetOptions{Nodes: n}); err == nil {
+			t.Errorf("%d nodes accepted", n)
+		}
+	}
+}
+
+func TestValidateRefusesNonsense(t *testing.T) {
+	for name, sys := range map[string]System{
+		"duplicate dev":  {Nodes: []Node{{GPUs: []GPU{{Dev: 0, SM: 90}, {Dev: 0, SM: 90}}}}},
+		"73 GPUs":        {Nodes: []Node{{GPUs: make73()}}},
+		"negative links": {Nodes: []Node{{GPUs: []GPU{{Dev: 0, SM: 90, NVLinks: -2}}}}},
+		"negative speed": {Nodes: []Node{{GPUs: []GPU{{SM: 90}}, NICs: []NIC{{Name: "mlx5_0", SpeedMbps: -400000}}}}},
+	} {
+		if err := sys.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	ok := System{Nodes: []Node{{GPUs: []GPU{{SM: 90}}, NICs: []NIC{{Name: "eth0", SpeedMbps: -1}}}}}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("speed -1 (unknown, as NICs report it): %v", err)
+	}
+}
+
+func make73() []GPU {
+	g := make([]GPU, 73)
+	for i := range g {
+		g[i] = GPU{Dev: i, SM: 90}
+	}
+	return g
+}
+
+func TestAssignmentsBounded(t *testing.T) {
+	if _, err := ParseAssignments([]string{"NCCL_IB_HCA=" + strings.Repeat("x", MaxValueBytes+1)}); err == nil {
+		t.Error("a value over MaxValueBytes accepted")
+	}
+	if _, err := ParseAssignments([]string{strings.Repeat("N", MaxEnvName+1) + "=1"}); err == nil {
+		t.Error("a name over MaxEnvName accepted")
+	}
+	if _, err := ParseCalls("deep", []byte(strings.Repeat("groupStart\n", MaxGroupDepth+1))); err == nil || !strings.Contains(err.Error(), "deep:1025") {
+		t.Errorf("groupStart nested beyond MaxGroupDepth: %v", err)
+	}
+}
