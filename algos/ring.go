@@ -161,3 +161,38 @@ func (g *ringGen) program(rank, ch, grp int, dst []Step) []Step {
 	}
 	return dst
 }
+
+// uniformRing reports whether every rank's program on channel ch is one
+// program up to its ring neighbours and buffer offsets: the same steps with
+// the same primitives, counts and flags, receiving from RingPrev and
+// sending to RingNext. It holds for AllGather and ReduceScatter (every
+// rank moves the same chunk sizes in the same order) and for AllReduce
+// when every loop's nRanks chunks are whole (the last loop's smaller chunk
+// then divides the rest exactly); Broadcast and Reduce depend on the root.
+func (g *ringGen) uniformRing(ch int) bool {
+	switch g.h.Func {
+	case spec.AllGather, spec.ReduceScatter:
+		return true
+	case spec.AllReduce:
+	default:
+		return false
+	}
+	_, chanCount, chunkCount := g.part.part(ch)
+	n := int64(g.h.NRanks)
+	loopCount := n * chunkCount
+	align := int64(16 / g.h.Unit)
+	for elemOff := int64(0); elemOff < chanCount; elemOff += loopCount {
+		rem := chanCount - elemOff
+		if rem < loopCount {
+			chunkCount = alignUp(divUp(rem, n), align)
+		}
+		if rem < n*chunkCount { // a short or empty chunk: ranks differ
+			return false
+		}
+	}
+	return true
+}
+
+func (g *ringGen) ringNeighbours(ch, rank int) (prev, next int) {
+	return g.l.RingPrev(ch, rank), g.l.RingNext(ch, rank)
+}

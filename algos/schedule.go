@@ -367,6 +367,23 @@ func (s *Schedule) ChannelRotation(ch int) int {
 	return 0
 }
 
+// UniformRing reports whether every rank's programs on channel ch are one
+// program up to the rank's ring neighbours and buffer offsets (the same
+// steps, primitives, counts and flags; receives from the previous rank of
+// the channel's ring, sends to the next), and if so gives the neighbours.
+// A timing model then plans one rank of the channel for all.
+func (s *Schedule) UniformRing(ch int) (neighbours func(rank int) (prev, next int), ok bool) {
+	type ring interface {
+		uniformRing(ch int) bool
+		ringNeighbours(ch, rank int) (prev, next int)
+	}
+	r, isRing := s.gen.(ring)
+	if !isRing || ch < 0 || ch >= s.NChannels || s.NGroups != 1 || !r.uniformRing(ch) {
+		return nil, false
+	}
+	return func(rank int) (int, int) { return r.ringNeighbours(ch, rank) }, true
+}
+
 // RotateRank shifts a rank's local index by k within its node.
 func (h *Header) RotateRank(rank, k int) int {
 	g := h.LocalRanks

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/gatesim/gatesim/algos"
@@ -63,5 +64,42 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 				t.Fatalf("every rank ran %d events, the reduced run %d", b.Events, a.Events)
 			}
 		})
+	}
+}
+
+// Planning one rank of a uniform ring channel for all gives every rank the
+// plan planning it alone gives: Ring AllReduce, AllGather and
+// ReduceScatter over sizes whose last loop divides evenly or not, on
+// rings of 2 to 24 ranks.
+func TestUniformRingPlans(t *testing.T) {
+	uniform := 0
+	for _, shape := range [][2]int{{1, 2}, {2, 1}, {1, 8}, {3, 8}, {3, 1}} {
+		for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast} {
+			for _, count := range []int64{0, 1, 7, 1 << 10, 24 << 10, 3<<20 + 5, 48 << 20} {
+				l, err := algos.DefaultLayout(spec.V2_28_9, shape[0], shape[1], 4)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := algos.Build(spec.Op{Func: f, Count: count, DataType: spec.Float32}, algos.Selection{Algo: spec.Ring, Proto: spec.Simple}, l, algos.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for ch := 0; ch < s.NChannels; ch++ {
+					if _, ok := s.UniformRing(ch); ok {
+						uniform++
+					}
+					full := planChannel(&planner{s: s}, ch, false)
+					fast := planChannel(&planner{s: s}, ch, true)
+					for r := range full {
+						if full[r].sig != fast[r].sig || full[r].ngroups != fast[r].ngroups || !slices.Equal(full[r].slots, fast[r].slots) {
+							t.Fatalf("%v %d×%d count %d channel %d rank %d: planned alone %+v, from rank 0 %+v", f, shape[0], shape[1], count, ch, r, full[r], fast[r])
+						}
+					}
+				}
+			}
+		}
+	}
+	if uniform == 0 {
+		t.Fatal("no channel was uniform: the shortcut was never taken")
 	}
 }

@@ -366,6 +366,46 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 	return rp
 }
 
+// planChannel plans every rank on channel ch. On a ring channel whose
+// ranks run one program up to their neighbours (Schedule.UniformRing) with
+// uniform set, rank 0 is planned and every other rank's plan is rank 0's
+// with its slots pointing at its own neighbours: planning grows linearly
+// with the ranks instead of with their square (a ring program has 2(n-1)
+// steps per loop).
+func planChannel(pl *planner, ch int, uniform bool) []rankPlan {
+	s := pl.s
+	ranks := make([]rankPlan, s.NRanks)
+	nb, ok := s.UniformRing(ch)
+	if !uniform || !ok {
+		for r := range ranks {
+			ranks[r] = pl.planRank(r, ch)
+		}
+		return ranks
+	}
+	p0 := pl.planRank(0, ch)
+	prev0, next0 := nb(0)
+	ranks[0] = p0
+	for r := 1; r < len(ranks); r++ {
+		prev, next := nb(r)
+		rp := p0
+		rp.slots = slices.Clone(p0.slots)
+		for i := range rp.slots {
+			sp := &rp.slots[i]
+			if sp.peer.Kind != algos.PeerRank {
+				continue
+			}
+			switch int(sp.peer.ID) {
+			case next0:
+				sp.peer.ID = int32(next)
+			case prev0:
+				sp.peer.ID = int32(prev)
+			}
+		}
+		ranks[r] = rp
+	}
+	return ranks
+}
+
 // planKeys plans every distinct channel structure and groups the channels
 // into classes by (structure, rotation, network rail).
 func planKeys(s *algos.Schedule) []*chanClass {
@@ -383,10 +423,7 @@ func planKeys(s *algos.Schedule) []*chanClass {
 	pl := &planner{s: s}
 	for _, k := range order {
 		kp := byKey[k]
-		kp.ranks = make([]rankPlan, s.NRanks)
-		for r := 0; r < s.NRanks; r++ {
-			kp.ranks[r] = pl.planRank(r, kp.rep)
-		}
+		kp.ranks = planChannel(pl, kp.rep, true)
 	}
 	type ck struct {
 		key       string

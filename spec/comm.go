@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -252,23 +251,17 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 func (r *initRun) groupNodes() {
 	sys := r.comm.System
 	// the host name is a label: nodes that differ only in it behave alike
-	same := func(a, b *Node) bool {
-		x, y := *a, *b
-		x.Host, y.Host = "", ""
-		return reflect.DeepEqual(x, y)
-	}
+	byPrint := map[string]*nodeState{}
+	var buf []byte
 	for i := range sys.Nodes {
-		placed := false
-		for _, g := range r.nodes {
-			if same(&sys.Nodes[g.nodes[0]], &sys.Nodes[i]) {
-				g.nodes = append(g.nodes, i)
-				placed = true
-				break
-			}
+		buf = nodeFingerprint(buf[:0], &sys.Nodes[i])
+		if g, ok := byPrint[string(buf)]; ok {
+			g.nodes = append(g.nodes, i)
+			continue
 		}
-		if !placed {
-			r.nodes = append(r.nodes, &nodeState{nodes: []int{i}, node: &sys.Nodes[i]})
-		}
+		g := &nodeState{nodes: []int{i}, node: &sys.Nodes[i]}
+		byPrint[string(buf)] = g
+		r.nodes = append(r.nodes, g)
 	}
 }
 
