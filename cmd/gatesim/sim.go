@@ -27,6 +27,7 @@ type simFlags struct {
 	nccl, coll, bytes, algo, proto, dtype, redop, trace, sweep string
 	channels, gpus, root                                       int
 	verify, jsonOut, inPlace                                   bool
+	traceRanks                                                 string
 }
 
 func newSimCmd(d *deps) *cobra.Command {
@@ -72,11 +73,15 @@ that do not run on the machine are listed with the reason.`,
 	f.IntVar(&fl.root, "root", 0, "root rank of Broadcast and Reduce")
 	f.BoolVar(&fl.verify, "verify", false, "run the data plane on random data and check every element against the reference")
 	f.StringVar(&fl.trace, "trace", "", "write the timeline as Chrome trace JSON to this file")
+	f.StringVar(&fl.traceRanks, "trace-ranks", "", "with --trace: all or N (ranks 0..N-1) for one lane per rank and channel (default: the simulated representatives)")
 	f.BoolVar(&fl.jsonOut, "json", false, "print JSON")
 	f.BoolVar(&fl.inPlace, "inplace", false, "run in place")
 	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated and NCCL-model times over sizes, algorithms and protocols")
 	return c
 }
+
+// simTraceLimit is the most slices sim records for --trace.
+const simTraceLimit = 1_000_000
 
 // parseBytes reads 256MiB, 4K, 1GB, 1024.
 func parseBytes(s string) (int64, error) {
@@ -280,7 +285,7 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	sx, err := sim.New(s, sim.Config{Machine: m, Trace: fl.trace != ""})
+	sx, err := sim.New(s, sim.Config{Machine: m, Trace: fl.trace != "", MaxTraceEvents: simTraceLimit})
 	if err != nil {
 		return badInput(err)
 	}
@@ -295,9 +300,18 @@ func runSim(d *deps, fl *simFlags) error {
 		if err != nil {
 			return badInput(err)
 		}
-		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s", f, size, ch.sel), "machine": m.Name,
-			"note": "one process per representative rank: ranks of a symmetry class share its timeline"}
-		werr := sim.WriteChromeTrace(w, sx.Trace(), meta)
+		ranks, note, terr := sx.TraceRanks(fl.traceRanks)
+		if terr != nil {
+			w.Close()
+			return badInput(terr)
+		}
+		events := sx.Trace()
+		if ranks != nil {
+			events = sx.RankTrace(ranks)
+		}
+		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s", f, size, ch.sel), "machine": m.Name, "note": note,
+			"recorded": fmt.Sprintf("%d slices recorded, %d not recorded (the limit is %d)", len(sx.Trace()), sx.TraceDropped(), simTraceLimit)}
+		werr := sim.ChromeTrace{Events: events, Counters: sx.WeightedTrace(), Meta: meta}.Write(w)
 		if cerr := w.Close(); werr == nil {
 			werr = cerr
 		}
