@@ -152,10 +152,11 @@ type Sim struct {
 	events int64
 	done   int
 	trace  []TraceEvent
+	err    error
+	woke   []int32
+
 	// traceDropped counts the slices past MaxTraceEvents, not recorded
 	traceDropped int64
-	err          error
-	woke         []int32
 }
 
 // New prepares a simulation: structure, link shares and symmetry classes
