@@ -245,3 +245,38 @@ func TestEnvExplains(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteHTML: the page holds every capability's ladder and the log
+// lines the findings cite, and fetches nothing.
+func TestWriteHTML(t *testing.T) {
+	data, err := os.ReadFile("../golden/testdata/public/nccl-tests-319-hgx-h100-2nodes-ib-2.26.2/log.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := diagLog(t, string(data), Options{})
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b, "gatesim diagnose log.txt"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, c := range r.Obs.Caps {
+		if !strings.Contains(page, `id="cap-`+string(c.Cap)+`"`) {
+			t.Errorf("no ladder for %s", c.Cap)
+		}
+	}
+	for _, f := range r.Findings {
+		for _, e := range f.Evidence {
+			if !strings.Contains(page, e.At.String()) {
+				t.Errorf("finding %s cites %s, which the page lacks", f.ID, e.At)
+			}
+		}
+	}
+	if !strings.Contains(page, "NCCL_ALGO=RING explains why NVLS") {
+		t.Error("the page lacks the NCCL_ALGO finding")
+	}
+	for _, bad := range []string{"<script", "<link", " src=", "href=\"http", "@import"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page loads something: %s", bad)
+		}
+	}
+}

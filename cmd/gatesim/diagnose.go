@@ -21,6 +21,7 @@ func newDiagnoseCmd(d *deps) *cobra.Command {
 		envList   []string
 		release   string
 		predicted string
+		htmlOut   string
 		sf        systemFlags
 	)
 	cmd := &cobra.Command{
@@ -109,12 +110,27 @@ every operation the log printed.`,
 					}
 				}
 			}
+			if htmlOut != "" {
+				hf, err := os.Create(htmlOut)
+				if err != nil {
+					return badInput(err)
+				}
+				err = rep.WriteHTML(hf, commandLine(c)+" "+strings.Join(args, " "))
+				if cerr := hf.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(d.stderr, "wrote %s\n", htmlOut)
+			}
 			if cmp != nil && cmp.Differences() > 0 {
 				return &exitError{code: exitNo, err: fmt.Errorf("prediction and log disagree on %d row(s)", cmp.Differences())}
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&htmlOut, "html", "", "also write the report as one self-contained HTML page to this file")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON instead of the human report")
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
 	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9)")

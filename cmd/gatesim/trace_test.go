@@ -149,3 +149,33 @@ func TestTraceCheckerCatchesDrops(t *testing.T) {
 		t.Errorf("dropped %v, lanes %v; want the event without dur and the one without tid", dropped, lanes)
 	}
 }
+
+// TestPages: whatif --out writes index.html beside the plots, diagnose
+// --html writes its page; both carry the command that made them.
+func TestPages(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "plan")
+	code, _, stderr := runCLI(t, "whatif", "--system", "dgx-h100", "--system", "dgx-a100", "--nodes", "1,2,4", "--sizes", "1MiB,64MiB", "--no-sim", "--out", out)
+	if code != 0 {
+		t.Fatalf("whatif: exit %d: %s", code, stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), "<tr><td>"); n != 2*3*2 {
+		t.Errorf("whatif page has %d rows, want 12", n)
+	}
+	if !strings.Contains(string(page), "gatesim whatif --no-sim --nodes") || strings.Count(string(page), "<svg") != 2 {
+		t.Errorf("whatif page lacks the command or the two plots")
+	}
+	html := filepath.Join(dir, "d.html")
+	code, _, stderr = runCLI(t, "diagnose", filepath.Join("..", "..", "examples", "hgx-ring.log"), "--html", html)
+	if code != 0 {
+		t.Fatalf("diagnose: exit %d: %s", code, stderr)
+	}
+	dp, err := os.ReadFile(html)
+	if err != nil || !strings.Contains(string(dp), "gatesim diagnose --html") || !strings.Contains(string(dp), "hgx-ring.log:37") {
+		t.Errorf("diagnose page lacks the command or the cited line (%v)", err)
+	}
+}

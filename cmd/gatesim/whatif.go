@@ -10,12 +10,16 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"sigs.k8s.io/yaml"
@@ -53,7 +57,7 @@ separated; sizes are FROM:TO[:xFACTOR] or a list. With several releases
 time-nodes.png/.svg.`,
 		Example: `  gatesim whatif --system dgx-h100 --nodes 16 --sharp both --env-set nvls-on: --env-set 'nvls-off:NCCL_NVLS_ENABLE=0' --sizes 4KiB:16GiB:x4 --out plan/`,
 		Args:    cobra.NoArgs,
-		RunE:    func(c *cobra.Command, _ []string) error { return runWhatif(d, o) },
+		RunE:    func(c *cobra.Command, _ []string) error { return runWhatif(d, o, commandLine(c)) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.file, "file", "", "sweep file (YAML or JSON); flags add to it")
@@ -207,7 +211,7 @@ func (o *whatifOpts) sweep() (whatif.Sweep, error) {
 	return sw, nil
 }
 
-func runWhatif(d *deps, o *whatifOpts) error {
+func runWhatif(d *deps, o *whatifOpts, command string) error {
 	sw, err := o.sweep()
 	if err != nil {
 		return err
@@ -221,12 +225,34 @@ func runWhatif(d *deps, o *whatifOpts) error {
 	default:
 		return badInputf("--format %q: expected table, csv or json", o.format)
 	}
+	// The bar appears once the sweep has run for a second, whatever its
+	// point count: a few slow simulated points deserve one as much as
+	// thousands of cost-model points.
 	var progress func(int)
-	if !o.noProgress && isTerminal(d.stderr) && len(pts) > 2000 {
-		bar := progressbar.NewOptions(len(pts), progressbar.OptionSetWriter(d.stderr), progressbar.OptionSetDescription("whatif"),
-			progressbar.OptionThrottle(100e6), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
-		progress = func(done int) { _ = bar.Set(done) }
-		defer bar.Finish()
+	if !o.noProgress && isTerminal(d.stderr) {
+		start := time.Now()
+		var mu sync.Mutex
+		var bar *progressbar.ProgressBar
+		progress = func(done int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if bar == nil && time.Since(start) < time.Second {
+				return
+			}
+			if bar == nil {
+				bar = progressbar.NewOptions(len(pts), progressbar.OptionSetWriter(d.stderr), progressbar.OptionSetDescription("whatif"),
+					progressbar.OptionThrottle(100e6), progressbar.OptionShowCount(), progressbar.OptionShowElapsedTimeOnFinish(),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+			}
+			_ = bar.Set(done)
+		}
+		defer func() {
+			mu.Lock()
+			if bar != nil {
+				_ = bar.Finish()
+			}
+			mu.Unlock()
+		}()
 	}
 	var simulate whatif.Simulator
 	if !o.noSim {
@@ -255,6 +281,7 @@ func runWhatif(d *deps, o *whatifOpts) error {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return badInput(err)
 		}
+		var figs []whatif.Figure
 		for _, pl := range []struct {
 			name string
 			mk   func([]whatif.Result) (any, error)
@@ -264,6 +291,13 @@ func runWhatif(d *deps, o *whatifOpts) error {
 				fmt.Fprintf(d.stderr, "gatesim: %s plot: %v\n", pl.name, err)
 				continue
 			}
+			if pp, ok := p.(*plot.Plot); ok {
+				svg, err := whatif.SVG(pp)
+				if err != nil {
+					return err
+				}
+				figs = append(figs, whatif.Figure{Title: pp.Title.Text, SVG: svg})
+			}
 			for _, ext := range []string{"png", "svg"} {
 				path := filepath.Join(o.out, pl.name+"."+ext)
 				if err := saveAny(p, path); err != nil {
@@ -272,8 +306,51 @@ func runWhatif(d *deps, o *whatifOpts) error {
 				fmt.Fprintf(d.stderr, "wrote %s\n", path)
 			}
 		}
+		path := filepath.Join(o.out, "index.html")
+		hf, err := os.Create(path)
+		if err != nil {
+			return badInput(err)
+		}
+		err = whatif.WriteHTML(hf, command, figs, rs)
+		if cerr := hf.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(d.stderr, "wrote %s\n", path)
 	}
 	return nil
+}
+
+// commandLine is the command as a shell would take it: the command path
+// and every flag the user set, quoted where needed.
+func commandLine(c *cobra.Command) string {
+	parts := []string{c.CommandPath()}
+	c.Flags().Visit(func(f *pflag.Flag) {
+		vals := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		}
+		for _, v := range vals {
+			if f.Value.Type() == "bool" {
+				parts = append(parts, "--"+f.Name)
+				continue
+			}
+			parts = append(parts, "--"+f.Name, shellQuote(v))
+		}
+	})
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == ',' || r == '=' || r == '+' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func isTerminal(w io.Writer) bool {
