@@ -541,11 +541,11 @@ func printSim(w io.Writer, r *simReport, fl *simFlags) {
 		r.Machine.Name, r.Machine.Nodes, r.Machine.GPUsPerNode, r.NCCL)
 	fmt.Fprintf(w, "  selection        %s (%s; %d channels used)\n", r.Selection, r.ChosenBy, res.Channels)
 	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
-	fmt.Fprintf(w, "  simulated time   %.2f us\n", res.TimeUs)
+	fmt.Fprintf(w, "  simulated time   %.2f µs\n", res.TimeUs)
 	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", res.AlgBw)
 	fmt.Fprintf(w, "  busbw            %.2f GB/s\n", res.BusBw)
 	if r.ModelTimeUs != nil {
-		fmt.Fprintf(w, "  NCCL model time  %.2f us\n", *r.ModelTimeUs)
+		fmt.Fprintf(w, "  NCCL model time  %.2f µs\n", *r.ModelTimeUs)
 	} else {
 		fmt.Fprintf(w, "  NCCL model time  n/a (%s)\n", r.ModelNote)
 	}
