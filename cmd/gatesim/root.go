@@ -177,7 +177,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	d := &deps{stdout: stdout, stderr: stderr, stdin: stdin}
 	root := newRootCmd(d)
-	root.SetArgs(args)
+	root.SetArgs(ncclTestsArgs(args))
 	err := root.Execute()
 	if err == nil {
 		return exitOK
