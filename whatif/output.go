@@ -58,9 +58,15 @@ func WriteCSV(w io.Writer, rs []Result) error {
 	return cw.Error()
 }
 
-// WriteJSON writes one JSON object per result, keys as in Header (numbers
-// as numbers), in an array.
-func WriteJSON(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
+// JSONOutput is whatif's JSON: one object per point, keys as in Header
+// (numbers as numbers), and the points where releases decide differently.
+type JSONOutput struct {
+	Points      []map[string]any `json:"points"`
+	ReleaseDiff []ReleaseDiff    `json:"release_diff,omitempty"`
+}
+
+// JSON builds the JSON output of a sweep.
+func JSON(rs []Result, diffs []ReleaseDiff) JSONOutput {
 	recs := make([]map[string]any, 0, len(rs))
 	for _, r := range rs {
 		row := r.Row()
@@ -82,13 +88,14 @@ func WriteJSON(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 		}
 		recs = append(recs, rec)
 	}
-	out := map[string]any{"points": recs}
-	if len(diffs) > 0 {
-		out["release_diff"] = diffs
-	}
+	return JSONOutput{Points: recs, ReleaseDiff: diffs}
+}
+
+// WriteJSON writes JSON(rs, diffs), indented.
+func WriteJSON(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(JSON(rs, diffs))
 }
 
 // FormatUs prints a time for tables.

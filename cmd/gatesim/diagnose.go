@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -96,7 +95,7 @@ every operation the log printed.`,
 				cmp = diagnose.Compare(pr, rep.Obs)
 			}
 			if jsonOut {
-				if err := writeDiagnoseJSON(d.stdout, rep, cmp); err != nil {
+				if err := writeDiagnoseJSON(d, rep, cmp); err != nil {
 					return err
 				}
 			} else {
@@ -204,12 +203,6 @@ func parseOne(p *ncclog.Parser, r io.Reader, name string) error {
 	return nil
 }
 
-func writeDiagnoseJSON(w io.Writer, rep *diagnose.Report, cmp *diagnose.Comparison) error {
-	type out struct {
-		diagnose.JSONReport
-		Comparison *diagnose.Comparison `json:"comparison,omitempty"`
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out{JSONReport: rep.JSON(), Comparison: cmp})
+func writeDiagnoseJSON(d *deps, rep *diagnose.Report, cmp *diagnose.Comparison) error {
+	return writeOut(d, "diagnose", diagnoseOut{JSONReport: rep.JSON(), Comparison: cmp})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -166,11 +165,9 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 				rep.EffectAt = spec.DescribeOps(ops)
 			}
 			if asJSON {
-				b, err := json.MarshalIndent(rep, "", "  ")
-				if err != nil {
+				if err := writeOut(d, "env", rep); err != nil {
 					return err
 				}
-				fmt.Fprintln(d.stdout, string(b))
 			} else {
 				fmt.Fprint(d.stdout, renderEnvReport(rep, file))
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -108,9 +107,7 @@ func runExplain(d *deps, o *explainOpts) error {
 
 func printExplain(d *deps, o *explainOpts, sys *spec.System, env spec.Env, op spec.Op, runs []explained) error {
 	if o.json {
-		enc := json.NewEncoder(d.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"system": sys.Name, "env": env, "op": op, "releases": runs})
+		return writeOut(d, "explain", explainOut{System: sys.Name, Env: env, Op: op, Releases: runs})
 	}
 	w := d.stdout
 	width := termWidth(w)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -11,7 +10,7 @@ import (
 
 func newGroupCmd(d *deps) *cobra.Command {
 	var asJSON bool
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "group FILE",
 		Short: "Replay one thread's NCCL calls through ncclGroupStart/ncclGroupEnd semantics",
 		Long: `group reads a call script (groupStart, groupEnd, init COMM [nonblocking],
@@ -36,9 +35,7 @@ which sequences NCCL leaves undefined. Exit 1 when a group rule fails.`,
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(d.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(map[string]any{"calls": res, "trace": tr}); err != nil {
+				if err := writeOut(d, "group", groupOut{Calls: res, Trace: tr}); err != nil {
 					return err
 				}
 			} else {
@@ -66,4 +63,6 @@ which sequences NCCL leaves undefined. Exit 1 when a group rule fails.`,
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	return c
 }

@@ -79,7 +79,7 @@ func newHWInfoCmd(d *deps) *cobra.Command {
 				return hwError(err)
 			}
 			if asJSON {
-				return writeJSONOut(d, p)
+				return writeOut(d, "hw-info", p)
 			}
 			fmt.Fprintf(d.stdout, "nccl     %s\nversion  %s (code %d)\n", p.NCCL, p.Version, p.Version.Code())
 			if p.Modelled {
@@ -100,15 +100,6 @@ func newHWInfoCmd(d *deps) *cobra.Command {
 	lf.add(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
-}
-
-func writeJSONOut(d *deps, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(d.stdout, string(b))
-	return err
 }
 
 // parseSize reads 8, 1K, 64M, 4G (powers of 1024, as nccl-tests does).
@@ -400,7 +391,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 				}
 			}
 			if asJSON {
-				if err := writeJSONOut(d, res); err != nil {
+				if err := writeOut(d, "hw-run", res); err != nil {
 					return err
 				}
 			} else if err := hw.WriteTable(d.stdout, res); err != nil {
@@ -596,7 +587,7 @@ missed.`,
 				}
 			}
 			if asJSON {
-				return writeJSONOut(d, rows)
+				return writeOut(d, "hw-compare", hwCompareOut{Rows: rows})
 			}
 			missed, err := hw.WriteCompare(d.stdout, rows)
 			if err != nil {
@@ -660,7 +651,7 @@ operations returned. Exit code 1 when anything differs.`,
 				bad += rep.Disagreements()
 			}
 			if asJSON {
-				if err := writeJSONOut(d, reps); err != nil {
+				if err := writeOut(d, "hw-check", hwCheckOut{Configs: reps}); err != nil {
 					return err
 				}
 			} else if err := writeCheck(d.stdout, reps, verbose); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -344,9 +343,7 @@ func runSim(d *deps, fl *simFlags) error {
 		rep.Verification = vr
 	}
 	if fl.jsonOut {
-		enc := json.NewEncoder(d.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeOut(d, "sim", rep); err != nil {
 			return err
 		}
 	} else {

@@ -269,7 +269,7 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 			return err
 		}
 	case "json":
-		if err := whatif.WriteJSON(d.stdout, rs, diffs); err != nil {
+		if err := writeOut(d, "whatif", whatif.JSON(rs, diffs)); err != nil {
 			return err
 		}
 	default:
