@@ -32,6 +32,10 @@ check: ## gofmt, go vet, go mod tidy -diff
 golden: ## rewrite golden files from the current model (review the diff!)
 	$(GO) test -count=1 $(GOLDEN_PKGS) -update
 
+browser: ## headless Chromium loads whatif's index.html and diagnose --html's page (needs: apt-get install chromium)
+	$(GO) build -o $(BIN) ./cmd/gatesim
+	cd tools/browser && GATESIM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+
 props: ## long property runs
 	$(GO) test -count=1 -tags invariants ./properties/... -rapid.checks=$(RAPID_CHECKS)
 
@@ -41,4 +45,4 @@ fuzz: ## run every fuzz target for FUZZTIME each
 bench: ## benchmarks (figures go in the README; never asserted)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(PKG)
 
-.PHONY: help build demo test check golden props fuzz bench
+.PHONY: help build demo test check golden props fuzz bench browser
