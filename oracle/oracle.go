@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/internal/jsonout"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -236,7 +237,8 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision, trace spec.Trace) *A
 		a.Candidates = append(a.Candidates, c.String())
 	}
 	if d.NChannels > 0 {
-		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, d.TimeUs
+		// NCCL's float32 arithmetic: keep the digits that mean something
+		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, jsonout.Round(d.TimeUs)
 		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
 	}
 	if o.Trace {
