@@ -37,6 +37,10 @@ check: ## gofmt, go vet, go mod tidy -diff
 golden: ## rewrite golden files from the current model (review the diff!)
 	$(GO) test -count=1 $(GOLDEN_PKGS) -update
 
+browser: ## headless Chromium loads whatif's index.html and diagnose --html's page (needs: apt-get install chromium)
+	$(GO) build -o $(BIN) ./cmd/gatesim
+	cd tools/browser && GATESIM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+
 props: ## long property runs
 	$(GO) test -count=1 ./properties/... -rapid.checks=$(RAPID_CHECKS)
 
@@ -49,4 +53,4 @@ fuzz: ## run every fuzz target for FUZZTIME each (minimising each new input at m
 bench: ## benchmarks (figures go in the README; never asserted)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(PKG)
 
-.PHONY: help build example-tuner demo test check golden props fuzz hostile bench
+.PHONY: help build example-tuner demo test check golden browser props fuzz hostile bench

@@ -92,6 +92,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d.proto()
 	d.contradictions()
 	d.errors()
+	d.envExplains()
 	d.missing()
 	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity > r.Findings[j].Severity })
 	return r
@@ -440,6 +441,122 @@ func (d *diag) nvls() {
 	case c.Level >= spec.LevelSelected:
 		d.add(Finding{ID: "nvls.used", Severity: Info, Cap: spec.CapNVLS, Level: c.Level, Title: "NVLink SHARP (NVLS) reached " + c.Level.String(),
 			Rule: "G-SEL-PICK-1", Evidence: topProof(c), Missing: c.Next})
+	}
+}
+
+// fastPaths are the capabilities whose absence a variable of the log's
+// environment can explain: by NCCL_ALGO leaving none of their algorithms,
+// or by a switch that turns them off.
+var fastPaths = []struct {
+	cap     spec.Capability
+	algos   []spec.Algo
+	off     string // NAME=VALUE that turns it off
+	offRule spec.RuleID
+}{
+	{spec.CapNVLS, []spec.Algo{spec.NVLS}, "NCCL_NVLS_ENABLE=0", "G-NVLS-ENV-1"},
+	{spec.CapNVLSTree, []spec.Algo{spec.NVLSTree}, "NCCL_NVLS_ENABLE=0", "G-NVLS-ENV-1"},
+	{spec.CapCollNet, []spec.Algo{spec.CollNetDirect, spec.CollNetChain}, "", ""},
+	{spec.CapPAT, []spec.Algo{spec.PAT}, "NCCL_PAT_ENABLE=0", "G-PAT-1"},
+	{spec.CapIB, nil, "NCCL_IB_DISABLE=1", "G-NET-IB-1"},
+	{spec.CapP2P, nil, "NCCL_P2P_DISABLE=1", "G-TRANSPORT-1"},
+	{spec.CapSHM, nil, "NCCL_SHM_DISABLE=1", "G-TRANSPORT-1"},
+}
+
+// envExplains names the variable of the log's environment that explains a
+// fast path the log does not show selected ("NCCL_ALGO=RING explains why
+// NVLS was not used"), with the line NCCL printed it on: a switch that
+// turns the path off, or NCCL_ALGO leaving none of its algorithms for a
+// path the machine offered (usable or better). One finding per variable.
+func (d *diag) envExplains() {
+	envProof := func(name string) []ncclog.Proof {
+		for _, e := range d.l.Env {
+			if e.Name == name {
+				return []ncclog.Proof{{At: e.At, Msg: e.Name + "=" + e.Value, Why: "the value NCCL reported"}}
+			}
+		}
+		return nil // given with --env: no line to cite
+	}
+	type expl struct {
+		name, value string
+		rule        spec.RuleID
+		caps        []spec.Capability
+		level       spec.Level
+		leaves      string
+		add         []string
+	}
+	var order []string
+	found := map[string]*expl{}
+	note := func(key string, e expl, c spec.Capability, l spec.Level, add string) {
+		x, ok := found[key]
+		if !ok {
+			x = &e
+			found[key] = x
+			order = append(order, key)
+		}
+		x.caps = append(x.caps, c)
+		if add != "" {
+			x.add = append(x.add, add)
+		}
+		x.level = max(x.level, l)
+	}
+	allowed := map[spec.Algo]bool{}
+	if d.o.Algo != nil && d.o.AlgoErr == "" {
+		for f := range spec.NumFuncs {
+			for a := range spec.NumAlgos {
+				if d.o.Algo.Enabled[f][a] {
+					allowed[spec.Algo(a)] = true
+				}
+			}
+		}
+	}
+	var leaves []string
+	for _, a := range spec.Algos {
+		if allowed[a] {
+			leaves = append(leaves, a.String())
+		}
+	}
+	for _, p := range fastPaths {
+		c := d.cap(p.cap)
+		if c.Level >= spec.LevelSelected {
+			continue
+		}
+		if p.off != "" {
+			k, want, _ := strings.Cut(p.off, "=")
+			if v, ok := d.envSet(k); ok && strings.TrimSpace(v) == want {
+				note(k, expl{name: k, value: v, rule: p.offRule}, p.cap, c.Level, "")
+				continue
+			}
+		}
+		if len(p.algos) == 0 || len(allowed) == 0 || c.Level < spec.LevelUsable {
+			continue
+		}
+		excluded := true
+		for _, a := range p.algos {
+			excluded = excluded && !allowed[a]
+		}
+		if excluded {
+			v, _ := d.envSet("NCCL_ALGO")
+			note("NCCL_ALGO", expl{name: "NCCL_ALGO", value: v, rule: d.o.Algo.Rule, leaves: strings.Join(leaves, ", ")}, p.cap, c.Level, p.algos[0].String())
+		}
+	}
+	for _, key := range order {
+		x := found[key]
+		var names []string
+		for _, c := range x.caps {
+			names = append(names, c.Name())
+		}
+		what, was := strings.Join(names, " and "), "was"
+		if len(names) > 1 {
+			was = "were"
+		}
+		title := fmt.Sprintf("%s=%s explains why %s %s not used", x.name, x.value, what, was)
+		check := fmt.Sprintf("unset %s to let NCCL consider %s", x.name, what)
+		if x.leaves != "" {
+			title += ": it leaves " + x.leaves + " only"
+			check = fmt.Sprintf("unset NCCL_ALGO, or add %s to it, to let NCCL choose %s", strings.Join(x.add, " or "), what)
+		}
+		d.add(Finding{ID: "env.explains." + string(x.caps[0]), Severity: Info, Cap: x.caps[0], Level: x.level,
+			Title: title, Rule: x.rule, Evidence: envProof(x.name), Check: []string{check}})
 	}
 }
 

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -194,5 +195,88 @@ func TestLogFiles(t *testing.T) {
 	got = LogFiles([]string{"topo.xml", "out.txt", "README.md", "expect", "diagnose.golden"})
 	if strings.Join(got, ",") != "out.txt" {
 		t.Errorf("without .log files: %v", got)
+	}
+}
+
+// TestEnvExplains: the variable of the log's environment that kept a fast
+// path out is named, with the line NCCL printed it on; a path the machine
+// never offered is not blamed on NCCL_ALGO.
+func TestEnvExplains(t *testing.T) {
+	data, err := os.ReadFile("../golden/testdata/public/nccl-tests-319-hgx-h100-2nodes-ib-2.26.2/log.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, log string
+		opts      Options
+		want      string // a finding title (substring); "" for none
+		at        string
+	}{
+		{"HGX H100 with NCCL_ALGO=RING", string(data), Options{}, "NCCL_ALGO=RING explains why NVLS and CollNet were not used: it leaves Ring only", ":37"},
+		{"NVLS switched off", "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0.\n", Options{},
+			"NCCL_NVLS_ENABLE=0 explains why NVLS and NVLSTree were not used", "t.log:2"},
+		{"given with --env, no line", "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n", Options{Env: spec.Env{"NCCL_P2P_DISABLE": "1"}},
+			"NCCL_P2P_DISABLE=1 explains why P2P was not used", ""},
+		{"NCCL_ALGO on a machine without NVLS", "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n", Options{}, "", ""},
+	}
+	for _, c := range cases {
+		r := diagLog(t, c.log, c.opts)
+		var got []Finding
+		for _, f := range r.Findings {
+			if strings.HasPrefix(f.ID, "env.explains.") {
+				got = append(got, f)
+			}
+		}
+		if c.want == "" {
+			if len(got) > 0 {
+				t.Errorf("%s: unexpected %q", c.name, got[0].Title)
+			}
+			continue
+		}
+		if len(got) != 1 || !strings.Contains(got[0].Title, c.want) {
+			t.Errorf("%s: findings %+v, want one saying %q", c.name, got, c.want)
+			continue
+		}
+		if c.at == "" && len(got[0].Evidence) != 0 {
+			t.Errorf("%s: evidence %+v for a variable the log does not print", c.name, got[0].Evidence)
+		}
+		if c.at != "" && (len(got[0].Evidence) != 1 || !strings.HasSuffix(got[0].Evidence[0].At.String(), c.at)) {
+			t.Errorf("%s: evidence %+v, want the line %s", c.name, got[0].Evidence, c.at)
+		}
+	}
+}
+
+// TestWriteHTML: the page holds every capability's ladder and the log
+// lines the findings cite, and fetches nothing.
+func TestWriteHTML(t *testing.T) {
+	data, err := os.ReadFile("../golden/testdata/public/nccl-tests-319-hgx-h100-2nodes-ib-2.26.2/log.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := diagLog(t, string(data), Options{})
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b, "gatesim diagnose log.txt"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, c := range r.Obs.Caps {
+		if !strings.Contains(page, `id="cap-`+string(c.Cap)+`"`) {
+			t.Errorf("no ladder for %s", c.Cap)
+		}
+	}
+	for _, f := range r.Findings {
+		for _, e := range f.Evidence {
+			if !strings.Contains(page, e.At.String()) {
+				t.Errorf("finding %s cites %s, which the page lacks", f.ID, e.At)
+			}
+		}
+	}
+	if !strings.Contains(page, "NCCL_ALGO=RING explains why NVLS") {
+		t.Error("the page lacks the NCCL_ALGO finding")
+	}
+	for _, bad := range []string{"<script", "<link", " src=", "href=\"http", "@import"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page loads something: %s", bad)
+		}
 	}
 }

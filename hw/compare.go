@@ -153,7 +153,7 @@ func WriteCompare(w io.Writer, rows []CompareRow) (missed int, err error) {
 		case r.Large:
 			target = fmt.Sprintf("busbw >= %.0f%%", TargetBusBwRatio*100)
 		case r.Small:
-			target = fmt.Sprintf("delta within %.0f us", TargetLatencyUs)
+			target = fmt.Sprintf("delta within %.0f µs", TargetLatencyUs)
 		}
 		if target != "" {
 			if r.MeetOK {

@@ -139,7 +139,7 @@ func rowSummary(r Row) string {
 	if r.Err != nil {
 		return r.Err.String()
 	}
-	return fmt.Sprintf("%.2f us, busbw %.2f GB/s, wrong %d", r.TimeUs, r.BusBw, r.Wrong)
+	return fmt.Sprintf("%.2f µs, busbw %.2f GB/s, wrong %d", r.TimeUs, r.BusBw, r.Wrong)
 }
 
 func runRow(e engine, p Plan, f spec.Func, size, sendB, recvB uint64) (Row, error) {

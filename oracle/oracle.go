@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gatesim/gatesim/internal/jsonout"
 	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
@@ -533,7 +534,8 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 		a.Candidates = append(a.Candidates, c.String())
 	}
 	if d.NChannels > 0 {
-		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, d.TimeUs
+		// NCCL's float32 arithmetic: keep the digits that mean something
+		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, jsonout.Round(d.TimeUs)
 		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
 	}
 	return a

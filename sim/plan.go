@@ -122,7 +122,14 @@ type chanClass struct {
 	mult   int64
 	h      *algos.Header
 	eps    map[algos.Peer]algos.Endpoint // in the class's own numbering
+	// chans are the channels the class stands for, each with its rotation
+	// (classes merged by mergeClasses keep theirs)
+	chans []chanRot
 }
+
+// chanRot is one channel of a class and its rotation relative to the key
+// plan.
+type chanRot struct{ c, d int }
 
 // plan is rank r's plan in the class.
 func (cc *chanClass) plan(r int) *rankPlan {
@@ -440,9 +447,11 @@ func planKeys(s *algos.Schedule) []*chanClass {
 		k := ck{chKey[c], nd, s.ChannelRotation(c) - kp.rot}
 		if cc, ok := byClass[k]; ok {
 			cc.mult++
+			cc.chans = append(cc.chans, chanRot{c, k.d})
 			continue
 		}
-		cc := &chanClass{kp: kp, rep: c, netdev: k.netdev, d: k.d, mult: 1, h: &s.Header, eps: map[algos.Peer]algos.Endpoint{}}
+		cc := &chanClass{kp: kp, rep: c, netdev: k.netdev, d: k.d, mult: 1, h: &s.Header, eps: map[algos.Peer]algos.Endpoint{},
+			chans: []chanRot{{c, k.d}}}
 		for r := 0; r < s.NRanks; r++ {
 			for _, sp := range cc.plan(r).slots {
 				if p := cc.peer(sp.peer); p.Kind != algos.PeerRank {
@@ -844,6 +853,7 @@ func (a *analysis) mergeClasses() {
 		for j := 0; j < i; j++ {
 			if keep[j] && same(j, i) {
 				a.classes[j].mult += a.classes[i].mult
+				a.classes[j].chans = append(a.classes[j].chans, a.classes[i].chans...)
 				keep[i] = false
 				break
 			}

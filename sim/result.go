@@ -1,10 +1,7 @@
 package sim
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
-	"sort"
 
 	"github.com/gatesim/gatesim/spec"
 )
@@ -105,58 +102,9 @@ func isNicOut(f *fabric, l int) bool {
 }
 
 // WriteChromeTrace writes the timeline as Chrome trace JSON (the Trace
-// Event Format Perfetto and chrome://tracing open): one process per
-// representative rank, one thread per channel and group, one complete
-// event per FIFO slice, timestamps in microseconds.
+// Event Format Perfetto and chrome://tracing open): one process per rank
+// the events name, one thread per channel and group, one complete event
+// per FIFO slice, timestamps in microseconds. ChromeTrace adds counters.
 func WriteChromeTrace(w io.Writer, events []TraceEvent, meta map[string]string) error {
-	type ev struct {
-		Name string         `json:"name"`
-		Ph   string         `json:"ph"`
-		Ts   float64        `json:"ts"`
-		Dur  float64        `json:"dur,omitempty"`
-		Pid  int            `json:"pid"`
-		Tid  int            `json:"tid"`
-		Args map[string]any `json:"args,omitempty"`
-	}
-	out := struct {
-		TraceEvents     []ev              `json:"traceEvents"`
-		DisplayTimeUnit string            `json:"displayTimeUnit"`
-		OtherData       map[string]string `json:"otherData,omitempty"`
-	}{DisplayTimeUnit: "ns", OtherData: meta}
-	ranks := map[int]bool{}
-	threads := map[[2]int]bool{}
-	for _, e := range events {
-		tid := e.Channel*16 + e.Group
-		ranks[e.Rank] = true
-		threads[[2]int{e.Rank, tid}] = true
-		out.TraceEvents = append(out.TraceEvents, ev{
-			Name: e.Prim.String(), Ph: "X", Ts: e.Start.Micros(), Dur: (e.End - e.Start).Micros(),
-			Pid: e.Rank, Tid: tid,
-			Args: map[string]any{"step": e.Step, "slice": e.Slice, "bytes": e.Bytes},
-		})
-	}
-	var rs []int
-	for r := range ranks {
-		rs = append(rs, r)
-	}
-	sort.Ints(rs)
-	for _, r := range rs {
-		out.TraceEvents = append(out.TraceEvents, ev{Name: "process_name", Ph: "M", Pid: r, Args: map[string]any{"name": fmt.Sprintf("rank %d", r)}})
-	}
-	var ts [][2]int
-	for t := range threads {
-		ts = append(ts, t)
-	}
-	sort.Slice(ts, func(i, j int) bool {
-		if ts[i][0] != ts[j][0] {
-			return ts[i][0] < ts[j][0]
-		}
-		return ts[i][1] < ts[j][1]
-	})
-	for _, t := range ts {
-		out.TraceEvents = append(out.TraceEvents, ev{Name: "thread_name", Ph: "M", Pid: t[0], Tid: t[1],
-			Args: map[string]any{"name": fmt.Sprintf("channel %d group %d", t[1]/16, t[1]%16)}})
-	}
-	enc := json.NewEncoder(w)
-	return enc.Encode(out)
+	return ChromeTrace{Events: events, Meta: meta}.Write(w)
 }

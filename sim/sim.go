@@ -35,6 +35,13 @@ type TraceEvent struct {
 	Prim                 algos.Prim
 	Start, End           Time
 	Bytes                int64
+	// Class is the channel class whose program moved it; Links has bit c
+	// set for every LinkClass c its sends cross.
+	Class int
+	Links uint8
+	// Weight is how many (rank, channel) lanes the event stands for
+	// (WeightedTrace); 0 counts as 1.
+	Weight int64
 }
 
 // tconn is one FIFO between two symmetry classes (a sender class's slot
@@ -147,6 +154,9 @@ type Sim struct {
 	trace  []TraceEvent
 	err    error
 	woke   []int32
+
+	// traceDropped counts the slices past MaxTraceEvents, not recorded
+	traceDropped int64
 }
 
 // New prepares a simulation: structure, link shares and symmetry classes
@@ -529,7 +539,9 @@ func (x *Sim) Step() bool {
 	}
 	if x.cfg.Trace && len(x.trace) < x.cfg.MaxTraceEvents {
 		x.trace = append(x.trace, TraceEvent{Rank: p.rank, Channel: p.ch, Group: p.grp, Step: p.pc, Slice: p.slice,
-			Prim: st.Prim, Start: p.pStart, End: p.pEnd, Bytes: p.pBytes})
+			Prim: st.Prim, Start: p.pStart, End: p.pEnd, Bytes: p.pBytes, Class: p.ci, Links: x.sendLinks(p.ci, p.rank, st)})
+	} else if x.cfg.Trace {
+		x.traceDropped++
 	}
 	p.last = end
 	p.slice++

@@ -28,6 +28,10 @@ type Comm struct {
 
 	// Net is the name of the network in use ("Socket", "IB", a plugin's name).
 	Net string
+	// NetVia says how the network is reached: the transport and the plugin
+	// ("IB via the SHARP plugin (IBext_v8)", "Socket (NCCL's internal TCP
+	// transport)").
+	NetVia string
 	// NetPlugin describes the external plugin library the comm uses, or the
 	// one that was opened but not used; nil when none was opened.
 	NetPlugin *NetPluginInfo

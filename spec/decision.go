@@ -73,6 +73,8 @@ type Decision struct {
 	Fallback bool `json:"fallback,omitempty"`
 
 	Net string `json:"net,omitempty"`
+	// NetVia is Comm.NetVia: the transport and the plugin.
+	NetVia string `json:"net_via,omitempty"`
 	// Transport is how ranks of one node reach each other: P2P, SHM or NET.
 	Transport      string `json:"transport,omitempty"`
 	CollNetSupport bool   `json:"collnet_support"`

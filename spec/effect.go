@@ -136,3 +136,59 @@ func kind(name string) string {
 	}
 	return "protocol"
 }
+
+// EffectAt is EffectOf at several operations: one line when the variable
+// does the same at every one, else the operations where it differs, each
+// named ("AllReduce 4 KiB: no change; AllReduce 1 GiB: NVLSTree/Simple →
+// Tree/Simple").
+func EffectAt(rs *Ruleset, sys *System, env Env, name string, ops []Op) (string, error) {
+	var effects []string
+	same := true
+	for _, op := range ops {
+		e, err := EffectOf(rs, sys, env, name, op)
+		if err != nil {
+			return "", err
+		}
+		effects = append(effects, e)
+		same = same && e == effects[0]
+	}
+	if len(ops) == 0 {
+		return "", fmt.Errorf("no operation to judge %s at", name)
+	}
+	if same {
+		return effects[0], nil
+	}
+	var parts []string
+	for i, op := range ops {
+		e := effects[i]
+		if e == "no gate changes on this system" {
+			e = "no change"
+		}
+		prefix := fmt.Sprintf("%s %s: ", op.Func, FormatBytes(op.Bytes()))
+		parts = append(parts, prefix+strings.TrimPrefix(e, prefix))
+	}
+	return strings.Join(parts, "; "), nil
+}
+
+// DescribeOps names the operations a judgement was made at ("AllReduce
+// 4 KiB and 1 GiB").
+func DescribeOps(ops []Op) string {
+	byFunc := map[Func][]string{}
+	var order []Func
+	for _, op := range ops {
+		if _, ok := byFunc[op.Func]; !ok {
+			order = append(order, op.Func)
+		}
+		byFunc[op.Func] = append(byFunc[op.Func], FormatBytes(op.Bytes()))
+	}
+	var parts []string
+	for _, f := range order {
+		sizes := byFunc[f]
+		s := sizes[len(sizes)-1]
+		if len(sizes) > 1 {
+			s = strings.Join(sizes[:len(sizes)-1], ", ") + " and " + s
+		}
+		parts = append(parts, f.String()+" "+s)
+	}
+	return strings.Join(parts, "; ")
+}

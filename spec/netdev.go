@@ -423,6 +423,7 @@ func netChoose(ref Ref, doc string, failLog string, assignLog bool) *Rule {
 			logs = append(logs, "Using network "+s.chosen.name)
 			if s.nodes[0] == 0 {
 				r.comm.Net = s.chosen.name
+				r.comm.NetVia = netVia(s.chosen.name, s.chosen.external)
 			}
 			v := Verdict{Outcome: Pass, Why: "using network " + s.chosen.name, Facts: facts, Log: logs}
 			if s.chosen.external != nil {

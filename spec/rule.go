@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -226,12 +227,25 @@ func (rs *Ruleset) Move(id, after RuleID, ref Ref, note string) {
 // parameter's compiled default.
 func (rs *Ruleset) SetParamDefault(name string, def int64, ref Ref) {
 	old, ok := rs.Consts.IntParams[name]
-	oldS := fmt.Sprint(old)
+	oldS := ParamDefaultString(old)
 	if !ok {
 		oldS = "absent"
 	}
 	rs.Consts.IntParams[name] = def
-	rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "param." + name, Old: oldS, New: fmt.Sprint(def), Ref: ref, Since: rs.Version})
+	rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "param." + name, Old: oldS, New: ParamDefaultString(def), Ref: ref, Since: rs.Version})
+}
+
+// UndefInt is NCCL_CONFIG_UNDEF_INT (INT_MIN): the default of a parameter
+// NCCL decides itself when it is unset (src/include/nccl_common.h).
+const UndefInt = math.MinInt32
+
+// ParamDefaultString prints a parameter default as a person reads it:
+// the UndefInt sentinel as what it means, not as -2147483648.
+func ParamDefaultString(v int64) string {
+	if v == UndefInt {
+		return "unset (NCCL decides)"
+	}
+	return fmt.Sprint(v)
 }
 
 // TopoDelta applies a release's change to the topology stage's rules

@@ -67,7 +67,7 @@ func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 		return nil, nil, err
 	}
 	d := &Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: Evidence{},
-		Net: c.Net, Transport: c.IntraTransport, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
+		Net: c.Net, NetVia: c.NetVia, Transport: c.IntraTransport, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
 	for k, v := range c.Evidence {
 		d.Evidence[k] = v
 	}

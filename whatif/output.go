@@ -2,12 +2,14 @@ package whatif
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/gatesim/gatesim/internal/jsonout"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -59,14 +61,30 @@ func WriteCSV(w io.Writer, rs []Result) error {
 	return cw.Error()
 }
 
-// WriteJSON writes one JSON object per result, keys as in Header (numbers
-// as numbers), in an array. It streams: one record is held at a time, so a
-// sweep of MaxPoints points prints in bounded memory.
-func WriteJSON(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
+// JSONOutput is whatif's JSON: one object per point, keys as in Header
+// (numbers as numbers), and the points where releases decide differently.
+type JSONOutput struct {
+	Points      []map[string]any `json:"points"`
+	ReleaseDiff []ReleaseDiff    `json:"release_diff,omitempty"`
+}
+
+// JSON builds the JSON output of a sweep (its schema's Go type).
+func JSON(rs []Result, diffs []ReleaseDiff) JSONOutput {
+	recs := make([]map[string]any, 0, len(rs))
+	for _, r := range rs {
+		recs = append(recs, jsonRecord(r))
+	}
+	return JSONOutput{Points: recs, ReleaseDiff: diffs}
+}
+
+// WriteJSON prints JSON(rs, diffs) as jsonout.Write would, "schema" first,
+// but streams it: one record is held at a time, so a sweep of MaxPoints
+// points prints in bounded memory.
+func WriteJSON(w io.Writer, schema int, rs []Result, diffs []ReleaseDiff) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString("{\n  \"points\": [")
+	fmt.Fprintf(bw, "{\n  \"schema\": %d,\n  \"points\": [", schema)
 	for i, r := range rs {
-		b, err := json.MarshalIndent(jsonRecord(r), "    ", "  ")
+		b, err := indentedPart(jsonRecord(r), "    ")
 		if err != nil {
 			return err
 		}
@@ -81,7 +99,7 @@ func WriteJSON(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 	}
 	bw.WriteByte(']')
 	if len(diffs) > 0 {
-		b, err := json.MarshalIndent(diffs, "  ", "  ")
+		b, err := indentedPart(diffs, "  ")
 		if err != nil {
 			return err
 		}
@@ -92,7 +110,24 @@ func WriteJSON(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 	return bw.Flush()
 }
 
-// jsonRecord is one result as WriteJSON prints it.
+// indentedPart is one part of the output, normalised as jsonout does and
+// indented at its depth.
+func indentedPart(v any, prefix string) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if raw, err = jsonout.NormalizePart(raw); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, prefix, "  "); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// jsonRecord is one result as the JSON output prints it.
 func jsonRecord(r Result) map[string]any {
 	row := r.Row()
 	rec := map[string]any{}

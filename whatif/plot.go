@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -76,40 +79,103 @@ func BusBwPlot(rs []Result) (*plot.Plot, error) {
 		func(r Result) float64 { return r.BusBw }))
 }
 
-// TimeNodesPlot draws time against node count, one line per
-// (configuration, size).
+// TimeNodesPlot draws time against node count: one line per machine
+// family (the same machine at every node count), environment set and
+// shown size.
 func TimeNodesPlot(rs []Result) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = "time against nodes"
+	title, ss := timeNodesSeries(rs)
+	p.Title.Text = title
 	p.X.Label.Text = "nodes"
 	p.Y.Label.Text = "time (µs)"
 	p.X.Scale = plot.LogScale{}
 	p.Y.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{}
+	nodes := map[float64]bool{}
+	lo, hi := math.Inf(1), 0.0
+	for _, sr := range ss {
+		for i := range sr.xs {
+			nodes[sr.xs[i]] = true
+			lo, hi = min(lo, sr.ys[i]), max(hi, sr.ys[i])
+		}
+	}
+	var ticks plot.ConstantTicks
+	for n := range nodes {
+		ticks = append(ticks, plot.Tick{Value: n, Label: fmt.Sprint(n)})
+	}
+	sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
+	p.X.Tick.Marker = ticks
 	p.Y.Tick.Marker = plot.LogTicks{}
+	if err := addLines(p, ss); err != nil {
+		return p, err
+	}
+	// headroom above the data for the legend (about 16 pt per entry of a
+	// 6 in plot), so that no line runs under it
+	if hi > 0 && lo > 0 && len(ss) > 0 {
+		frac := min(0.6, float64(len(ss))*16/(6*72))
+		decades := math.Log10(hi / lo)
+		if decades < 0.5 {
+			decades = 0.5
+		}
+		p.Y.Max = hi * math.Pow(10, decades*frac/(1-frac)+0.05)
+	}
+	return p, nil
+}
+
+// timeNodesSeries picks at most three sizes (the smallest, one in the
+// middle, the largest), so that the legend stays short, and keys each line
+// by what varies besides the node count.
+func timeNodesSeries(rs []Result) (string, []*series) {
+	sizeSet := map[int64]bool{}
+	funcs, envs, fams := map[spec.Func]bool{}, map[string]bool{}, map[string]bool{}
+	for _, r := range rs {
+		sizeSet[r.Size] = true
+		funcs[r.Op.Func] = true
+		envs[r.Env.Name] = true
+		fams[r.Machine.Family] = true
+	}
+	var sizes []int64
+	for sz := range sizeSet {
+		sizes = append(sizes, sz)
+	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
+	if len(sizes) > 3 {
+		sizes = []int64{sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1]}
+	}
+	shown := map[int64]bool{}
+	var names []string
+	for _, sz := range sizes {
+		shown[sz] = true
+		names = append(names, formatSize(sz))
+	}
+	title := "time against nodes at " + strings.Join(names, ", ")
 	mr := multiRelease(rs)
 	key := func(r Result) string {
-		k := fmt.Sprintf("%s %s %s %s %s", r.Op.Func, formatSize(r.Size), preset(r), r.Env.Name, sharp(r))
+		var k []string
 		if mr {
-			k = r.Release.String() + " " + k
+			k = append(k, r.Release.String())
 		}
-		return k
+		if len(funcs) > 1 {
+			k = append(k, r.Op.Func.String())
+		}
+		k = append(k, r.Machine.Family)
+		if len(envs) > 1 {
+			k = append(k, r.Env.Name)
+		}
+		if len(sizes) > 1 {
+			k = append(k, formatSize(r.Size))
+		}
+		return strings.Join(k, " ")
 	}
 	t := func(r Result) float64 {
+		if !shown[r.Size] {
+			return 0
+		}
 		if r.SimUs > 0 {
 			return r.SimUs
 		}
 		return r.ModelUs
 	}
-	return p, addLines(p, seriesOf(rs, key, func(r Result) float64 { return float64(r.Machine.Nodes) }, t))
-}
-
-func preset(r Result) string { return r.Machine.Sys.Name }
-func sharp(r Result) string {
-	if r.Machine.SHARP {
-		return "SHARP"
-	}
-	return ""
+	return title, seriesOf(rs, key, func(r Result) float64 { return float64(r.Machine.Nodes) }, t)
 }
 
 func multiRelease(rs []Result) bool {

@@ -76,7 +76,10 @@ type SizeAxis struct {
 
 // Machine is one expanded system.
 type Machine struct {
-	Label                               string
+	Label string
+	// Family is the Label without the node count: the machines of one
+	// family differ only in how many nodes they have.
+	Family                              string
 	Axis                                int // index into Sweep.Systems
 	Nodes, GPUs, NICs, NICGbps, NVLinks int
 	SHARP                               bool
@@ -398,6 +401,7 @@ func buildMachine(axis int, preset string, nodes int, sharp bool, gpus, nics, gb
 		parts = append(parts, "SHARP")
 	}
 	m.Label = strings.Join(parts, " ")
+	m.Family = strings.Join(append([]string{fmt.Sprintf("%s ×%d", preset, m.GPUs)}, parts[1:]...), " ")
 	return m, nil
 }
 

@@ -65,6 +65,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 }
 
 func TestExplainSideBySide(t *testing.T) {
+	t.Setenv("COLUMNS", "400") // NCCL's WARN on one line
 	code, out, stderr := runCLI(t, "explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4",
 		"--env", "NCCL_ALGO=NVLS", "--env", "NCCL_NVLS_ENABLE=1", "--env", "NCCL_COLLNET_ENABLE=1", "--bytes", "1MiB")
 	if code != exitNo { // 2.28.9 returns ncclInvalidUsage
@@ -72,9 +73,48 @@ func TestExplainSideBySide(t *testing.T) {
 	}
 	for _, want := range []string{"NCCL 2.22.3", "NCCL 2.28.9", "G-SEL-ERR-1", "G-TUNE-RINGRESTORE-1",
 		"Error : no algorithm/protocol available for function AllReduce with datatype ncclFloat32. NCCL_ALGO was set to NVLS.",
-		"decision (NCCL 2.22.3): Ring"} {
+		"NCCL 2.22.3: Ring/LL128", "would change it: NCCL_ALGO (now NVLS)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain output lacks %q", want)
+		}
+	}
+}
+
+// TestExplainSummary: the decision leads, in at most ten lines; --full adds
+// every gate in a table as wide as $COLUMNS.
+func TestExplainSummary(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	code, out, stderr := runCLI(t, "explain", "--system", "v100x4", "--env", "NCCL_NVLS_ENABLE=1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(out, "\n")
+	summary, logical := 0, 0
+	for summary < len(lines) && lines[summary] != "" {
+		if !strings.HasPrefix(lines[summary], "    ") { // not a folded continuation
+			logical++
+		}
+		summary++
+	}
+	if logical > 11 || logical < 6 {
+		t.Errorf("summary is %d lines, want 5-10 after the header:\n%s", logical, out)
+	}
+	head := strings.Join(lines[:summary], "\n")
+	for _, w := range []string{"NCCL 2.28.9: Ring/LL128", "decided by G-SEL-PICK-1", "network: Socket", "NVLS stopped at G-NVLS-GRAPH-1: no NVSwitch", "would change it: runner-up"} {
+		if !strings.Contains(head, w) {
+			t.Errorf("summary lacks %q:\n%s", w, head)
+		}
+	}
+	if strings.Contains(out, "G-NET-LIB-1") {
+		t.Errorf("the gate table is printed without --full")
+	}
+	_, full, _ := runCLI(t, "explain", "--system", "v100x4", "--env", "NCCL_NVLS_ENABLE=1", "--full")
+	if !strings.Contains(full, "G-NET-LIB-1") || !strings.HasPrefix(full, head) {
+		t.Errorf("--full does not add the gate table after the same summary")
+	}
+	for _, l := range strings.Split(full, "\n") {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("line of %d columns with COLUMNS=100: %s", n, l)
 		}
 	}
 }

@@ -58,8 +58,12 @@ func newDemoCmd(d *deps) *cobra.Command {
 				}
 				runs = append(runs, e)
 			}
-			if err := printSideBySide(d.stdout, runs); err != nil {
+			if err := printSideBySide(d.stdout, runs, true, 120); err != nil {
 				return err
+			}
+			fmt.Fprintln(d.stdout)
+			for _, r := range runs {
+				printSummary(d.stdout, spec.Summarize(r.Decision, r.Trace, r.env), 120)
 			}
 			fmt.Fprintf(d.stdout, "\nThe whole experiment (AllReduce, float32 sum), the outcome and the gate that decided it:\n\n")
 			var rows [][]string

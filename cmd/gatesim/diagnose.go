@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +21,7 @@ func newDiagnoseCmd(d *deps) *cobra.Command {
 		envList   []string
 		release   string
 		predicted string
+		htmlOut   string
 		sf        systemFlags
 	)
 	cmd := &cobra.Command{
@@ -96,7 +96,7 @@ every operation the log printed.`,
 				cmp = diagnose.Compare(pr, rep.Obs)
 			}
 			if jsonOut {
-				if err := writeDiagnoseJSON(d.stdout, rep, cmp); err != nil {
+				if err := writeDiagnoseJSON(d, rep, cmp); err != nil {
 					return err
 				}
 			} else {
@@ -110,12 +110,27 @@ every operation the log printed.`,
 					}
 				}
 			}
+			if htmlOut != "" {
+				hf, err := os.Create(htmlOut)
+				if err != nil {
+					return badInput(err)
+				}
+				err = rep.WriteHTML(hf, commandLine(c)+" "+strings.Join(args, " "))
+				if cerr := hf.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(d.stderr, "wrote %s\n", htmlOut)
+			}
 			if cmp != nil && cmp.Differences() > 0 {
 				return &exitError{code: exitNo, err: fmt.Errorf("prediction and log disagree on %d row(s)", cmp.Differences())}
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&htmlOut, "html", "", "also write the report as one self-contained HTML page to this file")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON instead of the human report")
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
 	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9)")
@@ -189,12 +204,6 @@ func parseOne(p *ncclog.Parser, r io.Reader, name string) error {
 	return nil
 }
 
-func writeDiagnoseJSON(w io.Writer, rep *diagnose.Report, cmp *diagnose.Comparison) error {
-	type out struct {
-		diagnose.JSONReport
-		Comparison *diagnose.Comparison `json:"comparison,omitempty"`
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out{JSONReport: rep.JSON(), Comparison: cmp})
+func writeDiagnoseJSON(d *deps, rep *diagnose.Report, cmp *diagnose.Comparison) error {
+	return writeOut(d, "diagnose", diagnoseOut{JSONReport: rep.JSON(), Comparison: cmp})
 }

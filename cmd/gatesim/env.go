@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,7 +32,7 @@ func envGrammar(v spec.Version, name, value string) error {
 
 // envGateEffect runs the gates on a system with and without each variable
 // (params.GateEffect); nil when no system is given.
-func envGateEffect(sys *spec.System, op spec.Op) params.GateEffect {
+func envGateEffect(sys *spec.System, ops []spec.Op) params.GateEffect {
 	if sys == nil {
 		return nil
 	}
@@ -42,8 +41,38 @@ func envGateEffect(sys *spec.System, op spec.Op) params.GateEffect {
 		if err != nil {
 			return "", err
 		}
-		return spec.EffectOf(rs, sys, env, name, op)
+		return spec.EffectAt(rs, sys, env, name, ops)
 	}
+}
+
+// envDefaultSizes are the sizes env judges at when --bytes is not given: a
+// small one (latency-bound: LL, Tree) and a large one (bandwidth-bound:
+// Simple, NVLS, Ring).
+var envDefaultSizes = []string{"4KiB", "1GiB"}
+
+// envOps are the operations env judges gate effects at: every --coll
+// (comma list) at every --bytes (comma list; default envDefaultSizes).
+func envOps(f opFlags) ([]spec.Op, error) {
+	sizes := envDefaultSizes
+	if f.bytes != "" {
+		sizes = strings.Split(f.bytes, ",")
+	}
+	if f.count >= 0 {
+		sizes = []string{""}
+	}
+	var ops []spec.Op
+	for _, coll := range strings.Split(f.coll, ",") {
+		for _, sz := range sizes {
+			g := f
+			g.coll, g.bytes = strings.TrimSpace(coll), strings.TrimSpace(sz)
+			op, err := g.build()
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, op)
+		}
+	}
+	return ops, nil
 }
 
 func newEnvCmd(d *deps) *cobra.Command {
@@ -118,7 +147,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 				return badInputf("nothing to lint: give --file job.sh and/or NAME=VALUE arguments")
 			}
 			var sys *spec.System
-			var op spec.Op
+			var ops []spec.Op
 			if sysf.preset != "" || sysf.file != "" {
 				if !spec.Supported(v) {
 					return badInputf("--system: the gate engine does not model NCCL %s yet", v)
@@ -126,17 +155,18 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 				if sys, err = sysf.load(); err != nil {
 					return err
 				}
-				if op, err = opf.build(); err != nil {
+				if ops, err = envOps(opf); err != nil {
 					return err
 				}
 			}
-			rep := params.Lint(reg, assigns, params.Options{Grammar: envGrammar, Effect: envGateEffect(sys, op)})
+			rep := params.Lint(reg, assigns, params.Options{Grammar: envGrammar, Effect: envGateEffect(sys, ops)})
+			if sys != nil {
+				rep.EffectAt = spec.DescribeOps(ops)
+			}
 			if asJSON {
-				b, err := json.MarshalIndent(rep, "", "  ")
-				if err != nil {
+				if err := writeOut(d, "env", rep); err != nil {
 					return err
 				}
-				fmt.Fprintln(d.stdout, string(b))
 			} else {
 				fmt.Fprint(d.stdout, renderEnvReport(rep, file))
 			}
@@ -153,6 +183,8 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 	c.Flags().BoolVar(&strict, "strict", false, "exit 1 on warnings too")
 	sysf.add(c)
 	opf.add(c)
+	c.Flags().Lookup("bytes").Usage = "sizes to judge gate effects at, comma separated (default " + strings.Join(envDefaultSizes, ",") + ")"
+	c.Flags().Lookup("coll").Usage = "collectives to judge gate effects at, comma separated: " + strings.Join(spec.FuncNames(spec.SelectFuncs), ", ")
 	return c
 }
 
@@ -215,7 +247,7 @@ func renderEnvReport(rep *params.Report, file string) string {
 	}
 	b.WriteString("\nGate effect on a system: ")
 	if rep.EffectWired {
-		b.WriteString("from the gate engine\n")
+		fmt.Fprintf(&b, "from the gate engine, at %s (--coll, --bytes: comma lists)\n", rep.EffectAt)
 		for _, v := range rep.Vars {
 			if v.Effect != "" {
 				fmt.Fprintf(&b, "  %s: %s\n", v.Name, v.Effect)

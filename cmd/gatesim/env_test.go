@@ -111,3 +111,25 @@ func TestEnvStdinAndStrict(t *testing.T) {
 		t.Errorf("an error: exit %d, want 1", code)
 	}
 }
+
+// TestEnvEffectSizes: gate effects are judged at a small and a large size
+// unless --bytes/--coll say where, and the report says which it used.
+func TestEnvEffectSizes(t *testing.T) {
+	base := []string{"env", "--nccl", "2.28.9", "--system", "dgx-h100", "--nodes", "16"}
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"NCCL_ALGO=tree"}, []string{"at AllReduce 4 KiB and 1 GiB", "NCCL_ALGO: AllReduce 4 KiB: no change; AllReduce 1 GiB: NVLSTree/Simple → Tree/Simple"}},
+		{[]string{"--bytes", "1MiB", "NCCL_ALGO=tree"}, []string{"at AllReduce 1 MiB (", "NCCL_ALGO: no gate changes on this system"}},
+		{[]string{"--coll", "allgather", "--bytes", "1GiB", "NCCL_ALGO=tree"}, []string{"at AllGather 1 GiB (", "Ring/Simple → ncclInvalidUsage"}},
+	}
+	for _, c := range cases {
+		_, out, stderr := runCLI(t, append(base, c.args...)...)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q\n%s%s", c.args, w, out, stderr)
+			}
+		}
+	}
+}

@@ -1,14 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/tuner"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 type explainOpts struct {
@@ -17,6 +19,7 @@ type explainOpts struct {
 	env     envFlags
 	op      opFlags
 	json    bool
+	full    bool
 	verbose bool
 	tuner   tunerFlags
 }
@@ -28,9 +31,13 @@ func newExplainCmd(d *deps) *cobra.Command {
 		Short: "Walk NCCL's gates for one collective and show what NCCL does, and why",
 		Long: `explain walks every gate NCCL applies, from network plugin discovery to the
 per-operation choice, for one machine, one set of NCCL_* variables and one
-collective, and prints the chain (layer, rule, verdict, why, the log line NCCL
-prints, the source location) and the decision. --nccl may list several releases
-to compare them side by side.`,
+collective. It leads with a summary (the decision, the gate that settled it,
+the network, how far each offload got and which gate stopped it, what would
+change the outcome) and the cost table; --full adds the whole chain (layer,
+rule, verdict, why, the log line NCCL prints; -v the facts and source
+locations). --nccl may list several releases: the summary of each, then the
+rules whose verdicts differ (--full: every rule side by side).
+Exit 1 when NCCL returns an error (for any release listed).`,
 		Example: `  gatesim explain --nccl 2.22.3,2.28.9 --system v100x4 --env NCCL_ALGO=NVLS --env NCCL_NVLS_ENABLE=1 --coll allreduce --bytes 1MiB`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -42,7 +49,8 @@ to compare them side by side.`,
 	o.env.add(c)
 	o.op.add(c)
 	c.Flags().BoolVar(&o.json, "json", false, "JSON output")
-	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "also print facts and source locations")
+	c.Flags().BoolVar(&o.full, "full", false, "after the summary, print the whole gate table (as wide as the terminal, $COLUMNS)")
+	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "with --full: also print facts and source locations")
 	o.tuner.add(c)
 	return c
 }
@@ -56,6 +64,7 @@ type explained struct {
 	Tuner   *tuner.Report `json:"tuner,omitempty"`
 	comm    *spec.Comm
 	version spec.Version
+	env     spec.Env
 }
 
 func runExplain(d *deps, o *explainOpts) error {
@@ -107,16 +116,128 @@ func runExplain(d *deps, o *explainOpts) error {
 
 func printExplain(d *deps, o *explainOpts, sys *spec.System, env spec.Env, op spec.Op, runs []explained) error {
 	if o.json {
-		enc := json.NewEncoder(d.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"system": sys.Name, "env": env, "op": op, "releases": runs})
+		return writeOut(d, "explain", explainOut{System: sys.Name, Env: env, Op: op, Releases: runs})
 	}
-	fmt.Fprintf(d.stdout, "system %s (%d node(s), %d rank(s))  env: %s\n", sys.Name, sys.NNodes(), sys.NRanks(), envLine(env))
-	fmt.Fprintf(d.stdout, "op %s %s (%d × %s, %s, root %d)\n\n", op.Func, spec.FormatBytes(op.Bytes()), op.Count, op.DataType, op.RedOp.Short(), op.Root)
+	w := d.stdout
+	width := termWidth(w)
+	fmt.Fprintln(w, wrapText(fmt.Sprintf("%s %s (%d × %s, %s, root %d) on %s (%d node(s), %d rank(s)); env: %s", op.Func, spec.FormatBytes(op.Bytes()),
+		op.Count, op.DataType, op.RedOp.Short(), op.Root, sys.Name, sys.NNodes(), sys.NRanks(), envLine(env)), width, "  "))
+	for _, r := range runs {
+		printSummary(w, spec.Summarize(r.Decision, r.Trace, r.env), width)
+		printTunerEffect(w, r.Tuner, r.Decision)
+	}
 	if len(runs) == 1 {
-		return printTrace(d.stdout, runs[0], o.verbose)
+		fmt.Fprintln(w)
+		printCosts(w, runs[0].Decision)
+		if !o.full {
+			fmt.Fprintf(w, "\n(%d gate verdicts: --full prints them)\n", len(runs[0].Trace))
+			return nil
+		}
+		fmt.Fprintln(w)
+		return printTrace(w, runs[0], o.verbose, width)
 	}
-	return printSideBySide(d.stdout, runs)
+	fmt.Fprintln(w)
+	return printSideBySide(w, runs, o.full, width)
+}
+
+// printSummary prints one release's decision in a few lines, folded at
+// width.
+func printSummary(w io.Writer, s spec.Summary, width int) {
+	d := s.Decision
+	lines := []string{fmt.Sprintf("NCCL %s: %s", d.Release, decisionLine(d))}
+	if s.DecidedBy.Rule != "" {
+		lines = append(lines, fmt.Sprintf("  decided by %s: %s", s.DecidedBy.Rule, strings.TrimSpace(s.DecidedBy.Why)))
+	}
+	if d.Undecided != "" {
+		lines = append(lines, "  needs the tuning model: "+d.Undecided)
+	}
+	if s.Network != "" {
+		lines = append(lines, fmt.Sprintf("  network: %s; within a node: %s", s.Network, d.Transport))
+	}
+	var reached []string
+	for _, c := range s.Offloads {
+		if c.Stopped == nil {
+			reached = append(reached, c.String())
+		}
+	}
+	if len(reached) > 0 {
+		lines = append(lines, "  "+strings.Join(reached, "; "))
+	}
+	for _, c := range s.Offloads {
+		if c.Stopped != nil {
+			lines = append(lines, "  "+c.String())
+		}
+	}
+	for _, ch := range s.Changes {
+		lines = append(lines, "  would change it: "+ch)
+	}
+	for _, l := range lines {
+		indent := "    "
+		if !strings.HasPrefix(l, " ") {
+			indent = "  "
+		}
+		fmt.Fprintln(w, wrapText(l, width, indent))
+	}
+}
+
+// breakWords splits words longer than n (paths, port lists) so that a
+// table wrapped at n stays n wide.
+func breakWords(rows [][]string, n int) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = make([]string, len(r))
+		for j, c := range r {
+			var lines []string
+			for _, line := range strings.Split(c, "\n") {
+				var words []string
+				for _, wd := range strings.Split(line, " ") {
+					for rs := []rune(wd); len(rs) > n; rs = rs[n:] {
+						words = append(words, string(rs[:n]))
+						wd = string(rs[n:])
+					}
+					words = append(words, wd)
+				}
+				lines = append(lines, strings.Join(words, " "))
+			}
+			out[i][j] = strings.Join(lines, "\n")
+		}
+	}
+	return out
+}
+
+// wrapText folds a summary line at width, continuing with indent.
+func wrapText(s string, width int, indent string) string {
+	var b strings.Builder
+	lead := s[:len(s)-len(strings.TrimLeft(s, " "))]
+	b.WriteString(lead)
+	col := len(lead)
+	for i, wd := range strings.Fields(s) {
+		n := len([]rune(wd))
+		if i > 0 && col+1+n > width {
+			b.WriteString("\n" + indent)
+			col = len(indent)
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(wd)
+		col += n
+	}
+	return b.String()
+}
+
+// termWidth is the width to fit tables in: the terminal's, $COLUMNS, or
+// 120 when the output is not a terminal.
+func termWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 40 {
+			return cols
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 40 {
+		return n
+	}
+	return 120
 }
 
 func explainOne(v spec.Version, sys *spec.System, env spec.Env, op spec.Op, lib *tuner.Library) (explained, error) {
@@ -128,7 +249,7 @@ func explainOne(v spec.Version, sys *spec.System, env spec.Env, op spec.Op, lib 
 	if err != nil {
 		return explained{}, err
 	}
-	return explained{Release: v.String(), Decision: dec, Trace: trace, Tuner: rep, comm: comm, version: v}, nil
+	return explained{Release: v.String(), Decision: dec, Trace: trace, Tuner: rep, comm: comm, version: v, env: env}, nil
 }
 
 func envLine(e spec.Env) string {
@@ -138,7 +259,7 @@ func envLine(e spec.Env) string {
 	return e.String()
 }
 
-func printTrace(w io.Writer, e explained, verbose bool) error {
+func printTrace(w io.Writer, e explained, verbose bool, width int) error {
 	header := []string{"layer", "rule", "verdict", "why", "NCCL log"}
 	if verbose {
 		header = append(header, "facts", "source")
@@ -159,33 +280,11 @@ func printTrace(w io.Writer, e explained, verbose bool) error {
 		}
 		rows = append(rows, row)
 	}
-	fmt.Fprintf(w, "NCCL %s\n", e.Release)
-	if err := asciiTable(w, header, rows, 60); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	printDecision(w, e.Decision)
-	printTunerEffect(w, e.Tuner, e.Decision)
-	return nil
-}
-
-func printDecision(w io.Writer, d *spec.Decision) {
-	fmt.Fprintf(w, "decision (NCCL %s): %s\n", d.Release, decisionLine(d))
-	if d.DecidedBy != "" {
-		fmt.Fprintf(w, "  decided by: %s\n", d.DecidedBy)
-	}
-	if d.Undecided != "" {
-		fmt.Fprintf(w, "  needs the tuning model: %s\n", d.Undecided)
-	}
-	fmt.Fprintf(w, "  network: %s   CollNet support: %v   NVLS support: %v\n", d.Net, d.CollNetSupport, d.NVLSSupport)
-	var ev []string
-	for _, c := range spec.Capabilities {
-		if l, ok := d.Evidence[c]; ok {
-			ev = append(ev, string(c)+"="+l.String())
-		}
-	}
-	fmt.Fprintf(w, "  evidence: %s\n", strings.Join(ev, " "))
-	printCosts(w, d)
+	fmt.Fprintf(w, "gates of NCCL %s\n", e.Release)
+	// layer, rule and verdict take about 47 columns with their borders; the
+	// free-text columns (3 columns of border and padding each) share the rest
+	n := len(header) - 3
+	return asciiTable(w, header, breakWords(rows, max(16, (width-47-3*n)/n)), max(16, (width-47-3*n)/n))
 }
 
 // printCosts prints the operation's cost table, one row per algorithm: the
@@ -261,8 +360,9 @@ func decisionLine(d *spec.Decision) string {
 }
 
 // printSideBySide prints one row per rule with a column per release; rules
-// a release does not have show "—".
-func printSideBySide(w io.Writer, runs []explained) error {
+// a release does not have show "—". Unless full, only the rules whose
+// verdicts differ between the releases are printed.
+func printSideBySide(w io.Writer, runs []explained, full bool, width int) error {
 	type key struct {
 		rule  spec.RuleID
 		scope string
@@ -318,15 +418,17 @@ func printSideBySide(w io.Writer, runs []explained) error {
 			row = append(row, strings.Join(parts, "\n"))
 		}
 		row[0] = layer
-		rows = append(rows, row)
+		same := true
+		for _, c := range row[3:] {
+			same = same && c == row[2]
+		}
+		if full || !same {
+			rows = append(rows, row)
+		}
 	}
-	if err := asciiTable(w, header, rows, 48); err != nil {
-		return err
+	if !full {
+		fmt.Fprintf(w, "the %d of %d rules whose verdicts differ (--full prints them all):\n", len(rows), len(order))
 	}
-	fmt.Fprintln(w)
-	for _, r := range runs {
-		printDecision(w, r.Decision)
-		printTunerEffect(w, r.Tuner, r.Decision)
-	}
-	return nil
+	cell := max(16, (width-34-3*len(runs))/len(runs))
+	return asciiTable(w, header, breakWords(rows, cell), cell)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/gatesim/gatesim/spec"
@@ -10,7 +9,7 @@ import (
 
 func newGroupCmd(d *deps) *cobra.Command {
 	var asJSON bool
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "group FILE",
 		Short: "Replay one thread's NCCL calls through ncclGroupStart/ncclGroupEnd semantics",
 		Long: `group reads a call script (groupStart, groupEnd, init COMM [nonblocking],
@@ -36,9 +35,7 @@ returns an error.`,
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(d.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(map[string]any{"calls": res, "trace": tr}); err != nil {
+				if err := writeOut(d, "group", groupOut{Calls: res, Trace: tr}); err != nil {
 					return err
 				}
 			} else {
@@ -71,4 +68,6 @@ returns an error.`,
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	return c
 }

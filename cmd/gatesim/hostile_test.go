@@ -201,14 +201,6 @@ func TestPanicIsInternalError(t *testing.T) {
 
 // TestMain lets a test run the real main (GATESIM_TEST_MAIN=1), with the
 // process's own standard input.
-func TestMain(m *testing.M) {
-	if os.Getenv("GATESIM_TEST_MAIN") == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
-
 // env --file - never read standard input: main passed none.
 func TestMainReadsStdin(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "env", "--nccl", "2.28.9", "--file", "-")

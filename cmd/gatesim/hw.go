@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -79,7 +80,7 @@ func newHWInfoCmd(d *deps) *cobra.Command {
 				return hwError(err)
 			}
 			if asJSON {
-				return writeJSONOut(d, p)
+				return writeOut(d, "hw-info", p)
 			}
 			fmt.Fprintf(d.stdout, "nccl     %s\nversion  %s (code %d)\n", p.NCCL, p.Version, p.Version.Code())
 			if p.Modelled {
@@ -148,6 +149,89 @@ func parseFuncs(s string) ([]spec.Func, error) {
 	return out, nil
 }
 
+// ncclTestsBool is a switch that also takes nccl-tests' numeric form:
+// -c 0, -c 1, -G 10 (any N > 0 is on), as well as true/false.
+type ncclTestsBool struct{ b *bool }
+
+func (v ncclTestsBool) String() string {
+	if v.b != nil && *v.b {
+		return "1"
+	}
+	return "0"
+}
+func (v ncclTestsBool) Type() string { return "0|1" }
+func (v ncclTestsBool) Set(s string) error {
+	if b, err := strconv.ParseBool(s); err == nil {
+		*v.b = b
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q: expected 0, 1 (or N > 0), true or false", s)
+	}
+	*v.b = n > 0
+	return nil
+}
+
+// ncclTestsOnly are nccl-tests flags whose other settings do not apply to
+// gatesim's runner: each is taken at the value under which the runner
+// already behaves, and refused with the reason otherwise.
+type ncclTestsOnly struct{ agg, blocking, average, parallel, threads int }
+
+func (n *ncclTestsOnly) add(c *cobra.Command) {
+	f := c.Flags()
+	f.IntVarP(&n.agg, "agg_iters", "m", 1, "nccl-tests' -m: operations per group; gatesim launches one (only 1 applies)")
+	f.IntVarP(&n.blocking, "blocking", "z", 0, "nccl-tests' -z: gatesim's collectives are not blocking (only 0 applies)")
+	f.IntVarP(&n.average, "average", "a", 1, "nccl-tests' -a: the time reported is the one every rank shares, timed between CUDA events across all GPUs (only 1 applies)")
+	f.IntVarP(&n.parallel, "parallel_init", "p", 0, "nccl-tests' -p: ranks initialise with ncclCommInitAll or per process (only 0 applies)")
+	f.IntVarP(&n.threads, "nthreads", "t", 1, "nccl-tests' -t: one thread drives every GPU of the process (only 1 applies)")
+}
+
+func (n *ncclTestsOnly) check() error {
+	for _, x := range []struct {
+		flag      string
+		got, want int
+		why       string
+	}{
+		{"-m", n.agg, 1, "gatesim launches one operation per NCCL group"},
+		{"-z", n.blocking, 0, "gatesim's runner does not make collectives blocking"},
+		{"-a", n.average, 1, "the reported time is measured once for all ranks (CUDA events around each batch)"},
+		{"-p", n.parallel, 0, "parallel init threads are not offered"},
+		{"-t", n.threads, 1, "one thread drives every GPU of the process; use -g for the GPU count"},
+	} {
+		if x.got != x.want {
+			return fmt.Errorf("%s %d does not apply: %s (only %s %d)", x.flag, x.got, x.why, x.flag, x.want)
+		}
+	}
+	return nil
+}
+
+// ncclTestsArgs rewrites nccl-tests' "-c 0" and "-G 10" (a switch with a
+// separate number) into "-c=0" and "-G=10" for hw run, so the switches keep
+// working bare (-G) as well.
+func ncclTestsArgs(args []string) []string {
+	if len(args) < 2 || args[0] != "hw" || args[1] != "run" {
+		return args
+	}
+	out := append([]string(nil), args[:2]...)
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		if (a == "-c" || a == "-G" || a == "--check" || a == "--cudagraph") && i+1 < len(args) {
+			if _, err := strconv.Atoi(args[i+1]); err == nil {
+				out = append(out, a+"="+args[i+1])
+				i++
+				continue
+			}
+		}
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 func newHWRunCmd(d *deps) *cobra.Command {
 	var (
 		lf                        libFlags
@@ -162,6 +246,8 @@ func newHWRunCmd(d *deps) *cobra.Command {
 		asJSON                    bool
 		outJSON, capture, config  string
 		kernels                   string
+		ngpus, cycles             int
+		nt                        ncclTestsOnly
 	)
 	c := &cobra.Command{
 		Use:   "run",
@@ -173,6 +259,20 @@ the GPU. One process drives every local GPU, or, under mpirun, srun or torchrun,
 its INFO log, topology and graph dumps into DIR, beside results.json and results.txt.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := nt.check(); err != nil {
+				return badInput(err)
+			}
+			if ngpus > 0 {
+				if len(devices) > 0 {
+					return badInputf("-g and --devices both name the GPUs: give one")
+				}
+				for i := 0; i < ngpus; i++ {
+					devices = append(devices, i)
+				}
+			}
+			if cycles < 1 {
+				return badInputf("-N %d: expected a cycle count >= 1 (nccl-tests' 0, run forever, is not offered)", cycles)
+			}
 			funcs, err := parseFuncs(colls)
 			if err != nil {
 				return badInput(err)
@@ -253,6 +353,20 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 			if err := plan.Validate(s.NRanks()); err != nil {
 				return badInput(err)
 			}
+			// -N: every cycle but the last is printed as it ends, as
+			// nccl-tests prints each cycle's table
+			for cyc := 1; cyc < cycles; cyc++ {
+				res, err := hw.Measure(s, plan, d.stderr)
+				if err != nil {
+					return hwError(err)
+				}
+				if rank <= 0 && !asJSON {
+					fmt.Fprintf(d.stdout, "# cycle %d of %d\n", cyc, cycles)
+					if err := hw.WriteTable(d.stdout, res); err != nil {
+						return err
+					}
+				}
+			}
 			res, runErr := hw.Measure(s, plan, d.stderr)
 			res.Config = config
 			res.Env = ncclEnviron()
@@ -271,7 +385,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 				}
 			}
 			if asJSON {
-				if err := writeJSONOut(d, res); err != nil {
+				if err := writeOut(d, "hw-run", res); err != nil {
 					return err
 				}
 			} else if err := hw.WriteTable(d.stdout, res); err != nil {
@@ -301,8 +415,14 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 	f.IntVarP(&iters, "iters", "n", 20, "operations per timed batch")
 	f.IntVar(&nbat, "batches", 5, "timed batches per row (the median is reported)")
 	f.DurationVar(&budget, "row-budget", 2*time.Second, "bound on one row's timed work (fewer iterations for slow rows; 0: none)")
-	f.BoolVarP(&graph, "cudagraph", "G", false, "time CUDA graph launches of captured operations")
-	f.BoolVarP(&check, "check", "c", true, "check every row's result once")
+	f.VarP(ncclTestsBool{&graph}, "cudagraph", "G", "time CUDA graph launches of captured operations (nccl-tests' -G N: 0 off, N > 0 on)")
+	f.Lookup("cudagraph").NoOptDefVal = "1"
+	check = true
+	f.VarP(ncclTestsBool{&check}, "check", "c", "check every row's result once (nccl-tests' -c 0|1)")
+	f.Lookup("check").NoOptDefVal = "1"
+	f.IntVarP(&ngpus, "ngpus", "g", 0, "GPUs to drive, 0..g-1 (nccl-tests' -g; default: every local GPU)")
+	f.IntVarP(&cycles, "run_cycles", "N", 1, "measure the whole table this many times (nccl-tests' -N)")
+	nt.add(c)
 	f.BoolVar(&hostCheck, "host-check", false, "check on the host instead of with the GPU kernels")
 	f.IntSliceVar(&devices, "devices", nil, "local GPU ordinals (default: all, or LOCAL_RANK's under a launcher)")
 	f.StringVar(&idFile, "id-file", "", "launcher mode: shared file for NCCL's unique id")
@@ -461,7 +581,7 @@ missed.`,
 				}
 			}
 			if asJSON {
-				return writeJSONOut(d, rows)
+				return writeOut(d, "hw-compare", hwCompareOut{Rows: rows})
 			}
 			missed, err := hw.WriteCompare(d.stdout, rows)
 			if err != nil {
@@ -528,7 +648,7 @@ operations returned. Exit code 1 when anything differs.`,
 				}
 			}
 			if asJSON {
-				if err := writeJSONOut(d, reps); err != nil {
+				if err := writeOut(d, "hw-check", hwCheckOut{Configs: reps}); err != nil {
 					return err
 				}
 			} else if err := writeCheck(d.stdout, reps, verbose); err != nil {

@@ -167,7 +167,7 @@ the schedule's from above. One process must drive every GPU of the communicator.
 				}
 			}
 			if asJSON {
-				if err := writeJSONOut(d, rows); err != nil {
+				if err := writeOut(d, "hw-replay", hwReplayOut{Rows: rows}); err != nil {
 					return err
 				}
 			} else {

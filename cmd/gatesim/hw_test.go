@@ -68,3 +68,41 @@ func TestHWCompare(t *testing.T) {
 		t.Errorf("exit %d %s", code, stderr)
 	}
 }
+
+// TestHWRunNCCLTestsFlags: nccl-tests' flags parse as nccl-tests spells
+// them (-c 0, -G 10, -g 2), the bare switches keep working, and the ones
+// whose other values do not apply say why.
+func TestHWRunNCCLTestsFlags(t *testing.T) {
+	cases := []struct {
+		args []string
+		want map[string]string // flag → parsed value
+	}{
+		{[]string{"-c", "0", "-G", "10", "-g", "2", "-N", "3"}, map[string]string{"check": "0", "cudagraph": "1", "ngpus": "2", "run_cycles": "3"}},
+		{[]string{"-G", "-c"}, map[string]string{"check": "1", "cudagraph": "1"}},
+		{[]string{"--check=false", "-G", "0"}, map[string]string{"check": "0", "cudagraph": "0"}},
+		{[]string{"-m", "1", "-z", "0", "-a", "1", "-p", "0", "-t", "1", "-b", "8", "-e", "1G", "-f", "2"}, map[string]string{"agg_iters": "1", "maxbytes": "1G"}},
+		{nil, map[string]string{"check": "1", "cudagraph": "0", "ngpus": "0", "run_cycles": "1"}},
+	}
+	for _, c := range cases {
+		cmd := newHWRunCmd(&deps{})
+		args := ncclTestsArgs(append([]string{"hw", "run"}, c.args...))[2:]
+		if err := cmd.ParseFlags(args); err != nil {
+			t.Errorf("%v: %v", c.args, err)
+			continue
+		}
+		if cmd.Flags().NArg() != 0 {
+			t.Errorf("%v: stray arguments %v", c.args, cmd.Flags().Args())
+		}
+		for k, v := range c.want {
+			if got := cmd.Flags().Lookup(k).Value.String(); got != v {
+				t.Errorf("%v: --%s = %s, want %s", c.args, k, got, v)
+			}
+		}
+	}
+	for _, bad := range [][]string{{"-t", "2"}, {"-m", "4"}, {"-z", "1"}, {"-a", "0"}, {"-p", "1"}, {"-N", "0"}, {"-g", "2", "--devices", "0"}} {
+		code, _, stderr := runCLI(t, append([]string{"hw", "run"}, bad...)...)
+		if code != exitBadInput || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("%v: exit %d, %q; want exit 2 naming %s", bad, code, stderr, bad[0])
+		}
+	}
+}

@@ -191,7 +191,7 @@ func runWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) (cod
 	}()
 	d := &deps{stdout: stdout, stderr: stderr, stdin: stdin}
 	root := newRootCmd(d)
-	root.SetArgs(args)
+	root.SetArgs(ncclTestsArgs(args))
 	err := root.Execute()
 	if err == nil {
 		return exitOK

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -32,26 +31,13 @@ func newRulesCmd(d *deps) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			type row struct {
-				ID     spec.RuleID `json:"id"`
-				Layer  string      `json:"layer"`
-				PerOp  bool        `json:"per_op"`
-				Title  string      `json:"title"`
-				Holds  string      `json:"holds_for"`
-				Ref    spec.Ref    `json:"ref"`
-				Doc    string      `json:"doc"`
-				Logs   []string    `json:"logs,omitempty"`
-				Gating string      `json:"cap,omitempty"`
-			}
-			var out []row
+			var out []ruleRow
 			for _, r := range rs.Rules() {
-				out = append(out, row{ID: r.ID, Layer: r.Layer.String(), PerOp: r.PerOp(), Title: r.Title,
+				out = append(out, ruleRow{ID: r.ID, Layer: r.Layer.String(), PerOp: r.PerOp(), Title: r.Title,
 					Holds: holds(tl[r.ID], r.Ref), Ref: r.Ref, Doc: r.Doc, Logs: r.Logs, Gating: string(r.Cap)})
 			}
 			if asJSON {
-				enc := json.NewEncoder(d.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"nccl": rs.Version.String(), "rules": out})
+				return writeOut(d, "rules", rulesOut{NCCL: rs.Version.String(), Rules: out})
 			}
 			fmt.Fprintf(d.stdout, "NCCL %s: %d rules (%d at communicator init, %d per operation)\n", rs.Version, len(out), len(rs.Init), len(rs.Op))
 			var rows [][]string
@@ -93,7 +79,7 @@ func holds(spans []spec.Span, ref spec.Ref) string {
 
 func newRulesDiffCmd(d *deps) *cobra.Command {
 	var asJSON bool
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "diff FROM TO",
 		Short: "What changed in the rules between two releases (every delta on the way)",
 		Args:  cobra.ExactArgs(2),
@@ -114,9 +100,7 @@ func newRulesDiffCmd(d *deps) *cobra.Command {
 				return badInput(err)
 			}
 			if asJSON {
-				enc := json.NewEncoder(d.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"from": from[0].String(), "to": to[0].String(), "changes": changes})
+				return writeOut(d, "rules-diff", rulesDiffOut{From: from[0].String(), To: to[0].String(), Changes: changes})
 			}
 			fmt.Fprintf(d.stdout, "%d changes from NCCL %s to %s\n", len(changes), from[0], to[0])
 			var rows [][]string
@@ -134,4 +118,6 @@ func newRulesDiffCmd(d *deps) *cobra.Command {
 			return asciiTable(d.stdout, []string{"since", "change", "rule / value", "what", "source"}, rows, 60)
 		},
 	}
+	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	return c
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +29,7 @@ type simFlags struct {
 	verify, jsonOut, inPlace                                   bool
 	tuner                                                      tunerFlags
 	gpusSet                                                    bool
+	traceRanks                                                 string
 }
 
 func newSimCmd(d *deps) *cobra.Command {
@@ -80,12 +80,16 @@ that do not run on the machine are listed with the reason.`,
 	f.IntVar(&fl.root, "root", 0, "root rank of Broadcast and Reduce")
 	f.BoolVar(&fl.verify, "verify", false, "run the data plane on random data and check every element against the reference")
 	f.StringVar(&fl.trace, "trace", "", "write the timeline as Chrome trace JSON to this file")
+	f.StringVar(&fl.traceRanks, "trace-ranks", "", "with --trace: all or N (ranks 0..N-1) for one lane per rank and channel (default: the simulated representatives)")
 	f.BoolVar(&fl.jsonOut, "json", false, "print JSON")
 	fl.tuner.add(c)
 	f.BoolVar(&fl.inPlace, "inplace", false, "run in place")
 	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated and NCCL-model times over sizes, algorithms and protocols")
 	return c
 }
+
+// simTraceLimit is the most slices sim records for --trace.
+const simTraceLimit = 1_000_000
 
 // simReport is what sim prints.
 type simReport struct {
@@ -319,7 +323,7 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	sx, err := sim.New(s, sim.Config{Machine: m, Trace: fl.trace != ""})
+	sx, err := sim.New(s, sim.Config{Machine: m, Trace: fl.trace != "", MaxTraceEvents: simTraceLimit})
 	if err != nil {
 		return badInput(err)
 	}
@@ -342,9 +346,18 @@ func runSim(d *deps, fl *simFlags) error {
 		if err != nil {
 			return badInput(err)
 		}
-		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s", f, size, ch.sel), "machine": m.Name,
-			"note": "one process per representative rank: ranks of a symmetry class share its timeline"}
-		werr := sim.WriteChromeTrace(w, sx.Trace(), meta)
+		ranks, note, terr := sx.TraceRanks(fl.traceRanks)
+		if terr != nil {
+			w.Close()
+			return badInput(terr)
+		}
+		events := sx.Trace()
+		if ranks != nil {
+			events = sx.RankTrace(ranks)
+		}
+		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s", f, size, ch.sel), "machine": m.Name, "note": note,
+			"recorded": fmt.Sprintf("%d slices recorded, %d not recorded (the limit is %d)", len(sx.Trace()), sx.TraceDropped(), simTraceLimit)}
+		werr := sim.ChromeTrace{Events: events, Counters: sx.WeightedTrace(), Meta: meta}.Write(w)
 		if cerr := w.Close(); werr == nil {
 			werr = cerr
 		}
@@ -377,9 +390,7 @@ func runSim(d *deps, fl *simFlags) error {
 		rep.Verification = vr
 	}
 	if fl.jsonOut {
-		enc := json.NewEncoder(d.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeOut(d, "sim", rep); err != nil {
 			return err
 		}
 	} else {
@@ -585,11 +596,11 @@ func printSim(w io.Writer, r *simReport, fl *simFlags) {
 	}
 	fmt.Fprintf(w, "  selection        %s (%s; %s)\n", r.Selection, r.ChosenBy, used)
 	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
-	fmt.Fprintf(w, "  simulated time   %.2f us\n", res.TimeUs)
+	fmt.Fprintf(w, "  simulated time   %.2f µs\n", res.TimeUs)
 	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", res.AlgBw)
 	fmt.Fprintf(w, "  busbw            %.2f GB/s\n", res.BusBw)
 	if r.ModelTimeUs != nil {
-		fmt.Fprintf(w, "  NCCL model time  %.2f us\n", *r.ModelTimeUs)
+		fmt.Fprintf(w, "  NCCL model time  %.2f µs\n", *r.ModelTimeUs)
 	} else {
 		fmt.Fprintf(w, "  NCCL model time  n/a (%s)\n", r.ModelNote)
 	}

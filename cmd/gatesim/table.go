@@ -58,29 +58,15 @@ cells, thresholds and channel counts that differ between them on the same machin
 			}
 			m := comm.Model
 			if asJSON {
-				type zero struct {
-					Cell string      `json:"cell"`
-					Rule spec.RuleID `json:"rule"`
-					Why  string      `json:"why"`
-				}
-				out := struct {
-					NCCL             string   `json:"nccl"`
-					Graphs           []string `json:"graphs,omitempty"`
-					Table            []string `json:"table"`
-					ThreadThresholds string   `json:"threadThresholds"`
-					Channels         string   `json:"channels"`
-					NChannels        int      `json:"nChannels"`
-					Zeros            []zero   `json:"zeros,omitempty"`
-					Model            any      `json:"model"`
-				}{NCCL: vs[0].String(), Table: m.TableLines(), ThreadThresholds: m.ThreadThresholdsLine(),
+				out := tableOut{NCCL: vs[0].String(), Table: m.TableLines(), ThreadThresholds: m.ThreadThresholdsLine(),
 					Channels: comm.Topo.Summary, NChannels: comm.NChannels, Model: m}
 				if graphs {
 					out.Graphs = comm.Topo.Nodes[0].Log()
 				}
 				for _, z := range m.Zeros() {
-					out.Zeros = append(out.Zeros, zero{z.Func.String() + "/" + z.Algo.String() + "/" + z.Proto.String(), z.Rule, z.Why})
+					out.Zeros = append(out.Zeros, tableZero{z.Func.String() + "/" + z.Algo.String() + "/" + z.Proto.String(), z.Rule, z.Why})
 				}
-				return writeJSONOut(d, out)
+				return writeOut(d, "table", out)
 			}
 			w := d.stdout
 			fmt.Fprintf(w, "NCCL %s, %s, %d rank(s) on %d node(s)\n", vs[0], sys.Name, comm.NRanks, comm.NNodes)
@@ -129,15 +115,10 @@ func tableDiff(d *deps, vs []spec.Version, sys *spec.System, env spec.Env, asJSO
 		}
 		comms[i] = c
 	}
-	type row struct {
-		What string `json:"what"`
-		Old  string `json:"old"`
-		New  string `json:"new"`
-	}
-	var rows []row
+	var rows []tableDiffRow
 	add := func(what, a, b string) {
 		if a != b {
-			rows = append(rows, row{what, a, b})
+			rows = append(rows, tableDiffRow{what, a, b})
 		}
 	}
 	add("channel summary", comms[0].Topo.Summary, comms[1].Topo.Summary)
@@ -157,7 +138,7 @@ func tableDiff(d *deps, vs []spec.Version, sys *spec.System, env spec.Env, asJSO
 		}
 	}
 	if asJSON {
-		return writeJSONOut(d, rows)
+		return writeOut(d, "table-diff", tableDiffOut{From: vs[0].String(), To: vs[1].String(), Changes: rows})
 	}
 	fmt.Fprintf(d.stdout, "%s, %d rank(s): NCCL %s → %s, %d difference(s) (table cells as latency µs/bandwidth GB/s)\n", sys.Name, comms[0].NRanks, vs[0], vs[1], len(rows))
 	var tr [][]string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -170,9 +169,7 @@ func runTopoSearch(d *deps, f *topoSearchFlags) error {
 	}
 	switch {
 	case f.asJSON:
-		enc := json.NewEncoder(d.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeOut(d, "topo-search", r)
 	case f.graphXML:
 		return r.WriteGraphXML(d.stdout, 0)
 	}

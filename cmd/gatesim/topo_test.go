@@ -51,7 +51,7 @@ func TestTopoCLI(t *testing.T) {
 		t.Errorf("--graph-file: exit %d\n%s", code, out)
 	}
 	code, out, _ = runTopoCLI(t, "topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json")
-	if code != 0 || !strings.Contains(out, `"nNodes": 2`) {
+	if code != 0 || !strings.Contains(out, `"n_nodes": 2`) {
 		t.Errorf("--json: exit %d", code)
 	}
 }

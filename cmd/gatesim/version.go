@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -40,9 +39,7 @@ func newGatesimVersionCmd(d *deps) *cobra.Command {
 				for _, v := range spec.Releases {
 					rels = append(rels, v.String())
 				}
-				enc := json.NewEncoder(d.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(versionJSON{Schema: 1, Gatesim: in, NCCLReleases: rels})
+				return writeOut(d, "version", versionJSON{Gatesim: in, NCCLReleases: rels})
 			}
 			printVersion(d.stdout)
 			return nil
@@ -53,7 +50,6 @@ func newGatesimVersionCmd(d *deps) *cobra.Command {
 }
 
 type versionJSON struct {
-	Schema       int            `json:"schema"`
 	Gatesim      buildinfo.Info `json:"gatesim"`
 	NCCLReleases []string       `json:"nccl_releases"`
 }

@@ -26,7 +26,10 @@ func TestVersion(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("version --json: exit %d: %s", code, stderr)
 	}
-	var v versionJSON
+	var v struct {
+		Schema int `json:"schema"`
+		versionJSON
+	}
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}

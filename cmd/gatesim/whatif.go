@@ -16,6 +16,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 )
@@ -53,7 +55,7 @@ separated; sizes are FROM:TO[:xFACTOR] or a list. With several releases
 time-nodes.png/.svg.`,
 		Example: `  gatesim whatif --system dgx-h100 --nodes 16 --sharp both --env-set nvls-on: --env-set 'nvls-off:NCCL_NVLS_ENABLE=0' --sizes 4KiB:16GiB:x4 --out plan/`,
 		Args:    cobra.NoArgs,
-		RunE:    func(c *cobra.Command, _ []string) error { return runWhatif(d, o) },
+		RunE:    func(c *cobra.Command, _ []string) error { return runWhatif(d, o, commandLine(c)) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.file, "file", "", "sweep file (YAML or JSON); flags add to it")
@@ -202,7 +204,7 @@ func (o *whatifOpts) sweep() (whatif.Sweep, error) {
 	return sw, nil
 }
 
-func runWhatif(d *deps, o *whatifOpts) error {
+func runWhatif(d *deps, o *whatifOpts, command string) error {
 	if o.workers < 1 || o.workers > 1024 {
 		return badInputf("--workers %d: expected 1 to 1024", o.workers)
 	}
@@ -219,6 +221,9 @@ func runWhatif(d *deps, o *whatifOpts) error {
 	default:
 		return badInputf("--format %q: expected table, csv or json", o.format)
 	}
+	// The bar appears once the sweep has run for a second, whatever its
+	// point count: a few slow simulated points deserve one as much as
+	// thousands of cost-model points.
 	var progress func(int)
 	if !o.noProgress && isTerminal(d.stderr) {
 		// the bar appears once the sweep has run a second: a simulated
@@ -270,7 +275,12 @@ func runWhatif(d *deps, o *whatifOpts) error {
 			return err
 		}
 	case "json":
-		if err := whatif.WriteJSON(d.stdout, rs, diffs); err != nil {
+		// streamed: a sweep of whatif.MaxPoints prints in bounded memory
+		v, err := outVersion("whatif")
+		if err != nil {
+			return err
+		}
+		if err := whatif.WriteJSON(d.stdout, v, rs, diffs); err != nil {
 			return err
 		}
 	default:
@@ -282,6 +292,7 @@ func runWhatif(d *deps, o *whatifOpts) error {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return badInput(err)
 		}
+		var figs []whatif.Figure
 		for _, pl := range []struct {
 			name string
 			mk   func([]whatif.Result) (any, error)
@@ -291,6 +302,13 @@ func runWhatif(d *deps, o *whatifOpts) error {
 				fmt.Fprintf(d.stderr, "gatesim: %s plot: %v\n", pl.name, err)
 				continue
 			}
+			if pp, ok := p.(*plot.Plot); ok {
+				svg, err := whatif.SVG(pp)
+				if err != nil {
+					return err
+				}
+				figs = append(figs, whatif.Figure{Title: pp.Title.Text, SVG: svg})
+			}
 			for _, ext := range []string{"png", "svg"} {
 				path := filepath.Join(o.out, pl.name+"."+ext)
 				if err := saveAny(p, path); err != nil {
@@ -299,8 +317,51 @@ func runWhatif(d *deps, o *whatifOpts) error {
 				fmt.Fprintf(d.stderr, "wrote %s\n", path)
 			}
 		}
+		path := filepath.Join(o.out, "index.html")
+		hf, err := os.Create(path)
+		if err != nil {
+			return badInput(err)
+		}
+		err = whatif.WriteHTML(hf, command, figs, rs)
+		if cerr := hf.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(d.stderr, "wrote %s\n", path)
 	}
 	return nil
+}
+
+// commandLine is the command as a shell would take it: the command path
+// and every flag the user set, quoted where needed.
+func commandLine(c *cobra.Command) string {
+	parts := []string{c.CommandPath()}
+	c.Flags().Visit(func(f *pflag.Flag) {
+		vals := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		}
+		for _, v := range vals {
+			if f.Value.Type() == "bool" {
+				parts = append(parts, "--"+f.Name)
+				continue
+			}
+			parts = append(parts, "--"+f.Name, shellQuote(v))
+		}
+	})
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == ',' || r == '=' || r == '+' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func isTerminal(w io.Writer) bool {

@@ -83,9 +83,12 @@ type Report struct {
 	Ignored int `json:"ignored"`
 	// EffectWired says whether the dynamic gate-effect hook ran.
 	EffectWired bool `json:"effect_wired"`
-	Errors      int  `json:"errors"`
-	Warnings    int  `json:"warnings"`
-	Infos       int  `json:"infos"`
+	// EffectAt names the operations the effects were judged at (set by
+	// the caller that wired the hook).
+	EffectAt string `json:"effect_at,omitempty"`
+	Errors   int    `json:"errors"`
+	Warnings int    `json:"warnings"`
+	Infos    int    `json:"infos"`
 }
 
 // Worst returns the highest severity in the report.

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/gatesim/gatesim/diagnose"
+	"github.com/gatesim/gatesim/hw"
+	"github.com/gatesim/gatesim/internal/jsonout"
+	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/params"
+	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/whatif"
+)
+
+// jsonOutput is one command's --json output: its name (docs/schema/NAME.
+// schema.json), the schema version it carries, and its Go type. A changed
+// or removed field bumps the version; an added one does not.
+type jsonOutput struct {
+	name    string
+	version int
+	typ     reflect.Type
+}
+
+// jsonOutputs lists every --json output; jsonOutputs_test.go generates the
+// schemas from the types and validates each command's output against its
+// own. The oracle streams its own versioned answers (oracle.Answer).
+var jsonOutputs = []jsonOutput{
+	{"explain", 1, reflect.TypeFor[explainOut]()},
+	{"rules", 1, reflect.TypeFor[rulesOut]()},
+	{"rules-diff", 1, reflect.TypeFor[rulesDiffOut]()},
+	{"table", 1, reflect.TypeFor[tableOut]()},
+	{"table-diff", 1, reflect.TypeFor[tableDiffOut]()},
+	{"topo-search", 1, reflect.TypeFor[topo.Result]()},
+	{"sim", 1, reflect.TypeFor[simReport]()},
+	{"whatif", 1, reflect.TypeFor[whatif.JSONOutput]()},
+	{"env", 1, reflect.TypeFor[params.Report]()},
+	{"diagnose", 1, reflect.TypeFor[diagnoseOut]()},
+	{"group", 1, reflect.TypeFor[groupOut]()},
+	{"version", 1, reflect.TypeFor[versionJSON]()},
+	{"hw-info", 1, reflect.TypeFor[hw.ProbeResult]()},
+	{"hw-run", 1, reflect.TypeFor[hw.RunResult]()},
+	{"hw-compare", 1, reflect.TypeFor[hwCompareOut]()},
+	{"hw-check", 1, reflect.TypeFor[hwCheckOut]()},
+	{"hw-replay", 1, reflect.TypeFor[hwReplayOut]()},
+}
+
+// outVersion is the schema version of the --json output name.
+func outVersion(name string) (int, error) {
+	for _, o := range jsonOutputs {
+		if o.name == name {
+			return o.version, nil
+		}
+	}
+	return 0, fmt.Errorf("internal: no --json output named %s", name)
+}
+
+// writeOut prints v as the --json output name: "schema" first, snake_case
+// keys, floats rounded (internal/jsonout).
+func writeOut(d *deps, name string, v any) error {
+	for _, o := range jsonOutputs {
+		if o.name != name {
+			continue
+		}
+		t := reflect.TypeOf(v)
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t != o.typ {
+			return fmt.Errorf("internal: --json output %s is a %s, registered as %s", name, t, o.typ)
+		}
+		return jsonout.Write(d.stdout, o.version, v)
+	}
+	return fmt.Errorf("internal: no --json output named %s", name)
+}
+
+type explainOut struct {
+	System   string      `json:"system"`
+	Env      spec.Env    `json:"env"`
+	Op       spec.Op     `json:"op"`
+	Releases []explained `json:"releases"`
+}
+
+type rulesOut struct {
+	NCCL  string    `json:"nccl"`
+	Rules []ruleRow `json:"rules"`
+}
+
+type ruleRow struct {
+	ID     spec.RuleID `json:"id"`
+	Layer  string      `json:"layer"`
+	PerOp  bool        `json:"per_op"`
+	Title  string      `json:"title"`
+	Holds  string      `json:"holds_for"`
+	Ref    spec.Ref    `json:"ref"`
+	Doc    string      `json:"doc"`
+	Logs   []string    `json:"logs,omitempty"`
+	Gating string      `json:"cap,omitempty"`
+}
+
+type rulesDiffOut struct {
+	From    string        `json:"from"`
+	To      string        `json:"to"`
+	Changes []spec.Change `json:"changes"`
+}
+
+type tableZero struct {
+	Cell string      `json:"cell"`
+	Rule spec.RuleID `json:"rule"`
+	Why  string      `json:"why"`
+}
+
+type tableOut struct {
+	NCCL             string      `json:"nccl"`
+	Graphs           []string    `json:"graphs,omitempty"`
+	Table            []string    `json:"table"`
+	ThreadThresholds string      `json:"thread_thresholds"`
+	Channels         string      `json:"channels"`
+	NChannels        int         `json:"n_channels"`
+	Zeros            []tableZero `json:"zeros,omitempty"`
+	Model            any         `json:"model"`
+}
+
+type tableDiffRow struct {
+	What string `json:"what"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+type tableDiffOut struct {
+	From    string         `json:"from"`
+	To      string         `json:"to"`
+	Changes []tableDiffRow `json:"changes"`
+}
+
+type diagnoseOut struct {
+	diagnose.JSONReport
+	Comparison *diagnose.Comparison `json:"comparison,omitempty"`
+}
+
+type groupOut struct {
+	Calls []spec.CallResult `json:"calls"`
+	Trace spec.Trace        `json:"trace"`
+}
+
+type hwCompareOut struct {
+	Rows []hw.CompareRow `json:"rows"`
+}
+
+type hwCheckOut struct {
+	Configs []*hw.CheckReport `json:"configs"`
+}
+
+type hwReplayOut struct {
+	Rows []replayRow `json:"rows"`
+}

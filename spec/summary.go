@@ -1,0 +1,154 @@
+package spec
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Summary is a decision in a few lines: what NCCL runs, the gate that
+// settled it, how the network is reached, how far each offload got and
+// where it stopped, and what would change the outcome. It reads only the
+// Decision and its Trace.
+type Summary struct {
+	Decision  *Decision
+	DecidedBy Verdict // the deciding rule's verdict (zero when none)
+	Network   string
+	// Offloads are CollNet, NVLS, NVLSTree and PAT: the level each reached
+	// and the gate that stopped it.
+	Offloads []CapabilityState
+	// Changes are what would change the outcome: the runner-up of the cost
+	// table and the NCCL_* variables the deciding and stopping gates read.
+	Changes []string
+}
+
+// CapabilityState is one capability's level and, when a gate stopped it,
+// that gate's verdict.
+type CapabilityState struct {
+	Cap     Capability
+	Level   Level
+	Stopped *Verdict
+}
+
+// capNames are the names a summary prints for each capability.
+var capNames = map[Capability]string{CapNetPlugin: "net plugin", CapIB: "IB", CapGDR: "GDR", CapCollNet: "CollNet",
+	CapNVLS: "NVLS", CapNVLSTree: "NVLSTree", CapPAT: "PAT", CapP2P: "P2P", CapSHM: "SHM", CapTuner: "tuner plugin"}
+
+// Name is the capability as a summary prints it ("NVLS", "CollNet").
+func (c Capability) Name() string {
+	if n, ok := capNames[c]; ok {
+		return n
+	}
+	return string(c)
+}
+
+// String says what happened: "NVLS selected", "NVLS stopped at
+// G-NVLS-GRAPH-1: no NVSwitch (level discovered)".
+func (s CapabilityState) String() string {
+	if s.Stopped == nil {
+		return fmt.Sprintf("%s %s", s.Cap.Name(), s.Level)
+	}
+	return fmt.Sprintf("%s stopped at %s: %s (level %s)", s.Cap.Name(), s.Stopped.Rule, strings.TrimSpace(s.Stopped.Why), s.Level)
+}
+
+// ncclVar finds the NCCL_* names in a text.
+var ncclVar = regexp.MustCompile(`NCCL_[A-Z0-9_]+`)
+
+// Summarize builds the Summary of one decision; env is the request's
+// environment (for the variables an error message names).
+func Summarize(d *Decision, t Trace, env Env) Summary {
+	s := Summary{Decision: d, Network: d.NetVia}
+	if s.Network == "" {
+		s.Network = d.Net
+	}
+	if d.DecidedBy != "" {
+		for i := len(t) - 1; i >= 0; i-- {
+			if t[i].Rule == d.DecidedBy {
+				s.DecidedBy = t[i]
+				break
+			}
+		}
+	}
+	seen := map[string]bool{}
+	// a variable the gate read is named when the gate is the environment's
+	// own or its reason names the variable: reading it is not enough (PAT's
+	// gate reads NCCL_PAT_ENABLE and stops on the GPUs per node)
+	addVars := func(v Verdict, what string) {
+		for _, f := range v.Facts {
+			if !strings.HasPrefix(f.Name, "NCCL_") || seen[f.Name] {
+				continue
+			}
+			if v.Layer != LayerEnv && !strings.Contains(v.Why, f.Name) && !strings.Contains(strings.Join(v.Log, " "), f.Name) {
+				continue
+			}
+			seen[f.Name] = true
+			val := f.Value
+			if val == "(unset)" || val == "" {
+				val = "unset"
+			}
+			s.Changes = append(s.Changes, fmt.Sprintf("%s (now %s): %s at %s", f.Name, val, what, v.Rule))
+		}
+	}
+	for _, c := range []Capability{CapCollNet, CapNVLS, CapNVLSTree, CapPAT} {
+		st := CapabilityState{Cap: c, Level: d.Evidence[c]}
+		if v, ok := t.Stopper(c); ok {
+			st.Stopped = &v
+			addVars(v, "stops "+c.Name())
+		} else if st.Level == LevelNone {
+			continue // nothing asked for it and no gate looked at it (PAT before 2.23)
+		}
+		s.Offloads = append(s.Offloads, st)
+	}
+	if d.Err != nil && s.DecidedBy.Rule != "" {
+		addVars(s.DecidedBy, "makes NCCL return "+d.Err.Result.String())
+		for _, name := range ncclVar.FindAllString(d.Err.Message, -1) {
+			if val, ok := env.Lookup(name); ok && !seen[name] {
+				seen[name] = true
+				s.Changes = append(s.Changes, fmt.Sprintf("%s (now %s): makes NCCL return %s at %s", name, val, d.Err.Result, s.DecidedBy.Rule))
+			}
+		}
+	}
+	if ru, ok := d.RunnerUp(); ok {
+		s.Changes = append([]string{fmt.Sprintf("runner-up %s/%s at %.1f µs (NCCL_ALGO=%s NCCL_PROTO=%s forces it)",
+			ru.Algo, ru.Proto, ru.TimeUs, ru.Algo, ru.Proto)}, s.Changes...)
+	}
+	return s
+}
+
+// RunnerUp is the cheapest usable cell other than the choice.
+func (d *Decision) RunnerUp() (CellCost, bool) {
+	var cells []CellCost
+	for _, c := range d.Costs {
+		if c.Usable && !(c.Algo == d.Algo && c.Proto == d.Proto) {
+			cells = append(cells, c)
+		}
+	}
+	if len(cells) == 0 || d.Err != nil {
+		return CellCost{}, false
+	}
+	sort.SliceStable(cells, func(i, j int) bool { return cells[i].TimeUs < cells[j].TimeUs })
+	return cells[0], true
+}
+
+// netVia says how a communicator reaches other nodes: the transport and,
+// for an external plugin, which plugin ("IB via the SHARP plugin").
+func netVia(name string, lib *Library) string {
+	switch {
+	case lib == nil && name == "IB":
+		return "IB (NCCL's internal verbs transport)"
+	case lib == nil && name == "Socket":
+		return "Socket (NCCL's internal TCP transport)"
+	case lib == nil:
+		return name
+	}
+	plugin := "the plugin " + path.Base(lib.Path)
+	if lib.CollNet != nil && strings.Contains(strings.ToUpper(lib.CollNet.Name), "SHARP") {
+		plugin = "the SHARP plugin"
+	}
+	if lib.Net != nil && lib.Net.IBBased {
+		return fmt.Sprintf("IB via %s (%s)", plugin, name)
+	}
+	return fmt.Sprintf("%s via %s", name, plugin)
+}
