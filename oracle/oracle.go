@@ -268,13 +268,14 @@ func (o *Oracle) HandleLine(line []byte) []byte {
 // traceJSON appends the trace's entries as the answer encodes them,
 // comma-separated.
 func traceJSON(dst []byte, t spec.Trace) []byte {
-	for i, v := range t {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
+	start := len(dst)
+	for _, v := range t {
 		b, err := json.Marshal(TraceEntry{Rule: string(v.Rule), Verdict: v.Outcome.String(), Why: v.Why, Log: v.Log, Scope: v.Scope})
 		if err != nil { // strings and string slices always encode
 			continue
+		}
+		if len(dst) > start {
+			dst = append(dst, ',')
 		}
 		dst = append(dst, b...)
 	}
