@@ -374,13 +374,14 @@ func marshal(a *Answer) []byte {
 // traceJSON appends the trace's entries as the answer encodes them,
 // comma-separated.
 func traceJSON(dst []byte, t spec.Trace) []byte {
-	for i, v := range t {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
+	start := len(dst)
+	for _, v := range t {
 		b, err := json.Marshal(traceEntry(v))
 		if err != nil { // strings and string slices always encode
 			continue
+		}
+		if len(dst) > start {
+			dst = append(dst, ',')
 		}
 		dst = append(dst, b...)
 	}
