@@ -875,5 +875,7 @@ func (r *initRun) tuningInput() TuningInput {
 	}
 	in.NThreads, in.LL128NThreads, in.NetOverhead = num("NCCL_NTHREADS"), num("NCCL_LL128_NTHREADS"), num("NCCL_NET_OVERHEAD")
 	in.LL128C2C, in.PATEnable = num("NCCL_LL128_C2C"), num("NCCL_PAT_ENABLE")
+	in.GraphRegister, in.LocalRegister = num("NCCL_GRAPH_REGISTER"), num("NCCL_LOCAL_REGISTER")
+	in.DirectP2P = c.IntraTransport == "P2P" && in.LocalRanks > 1
 	return in
 }

@@ -159,6 +159,14 @@ type TuningInput struct {
 	Tuner *TunerBehaviour `json:"tuner,omitempty"`
 	// Rank is the modelled rank; only rank 0 prints the table and per-op lines.
 	Rank int `json:"rank"`
+	// DirectP2P is comm->isAllDirectP2p with the node's ring and tree
+	// peers connected over P2P read/write: what IPC registration of user
+	// buffers needs (ncclRegisterCollBuffers).
+	DirectP2P bool `json:"directP2P,omitempty"`
+	// GraphRegister and LocalRegister are NCCL_GRAPH_REGISTER and
+	// NCCL_LOCAL_REGISTER (NCCL_PARAM, default 1), nil when unset.
+	GraphRegister *int64 `json:"NCCL_GRAPH_REGISTER,omitempty"`
+	LocalRegister *int64 `json:"NCCL_LOCAL_REGISTER,omitempty"`
 }
 
 // TuningReason says why a bandwidth cell is 0 (or, for a restored Ring

@@ -1,0 +1,118 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// groupRanges is "Algo/Proto lo..hi" per operation.
+func groupRanges(g *GroupDecision) string {
+	var s []string
+	for _, d := range g.Ops {
+		if d.Err != nil {
+			s = append(s, "error")
+			continue
+		}
+		s = append(s, fmt.Sprintf("%s/%s %d..%d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi))
+	}
+	return strings.Join(s, ", ")
+}
+
+func h200x2Comm(t *testing.T, v Version, env Env) *Comm {
+	t.Helper()
+	sys, err := Preset("h200x2", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env == nil {
+		env = Env{}
+	}
+	env["NCCL_NVLS_ENABLE"] = "0"
+	c, err := Init(MustLoad(v), sys, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestSelectGroupH200x2 holds what 2 × H200 printed under NCCL 2.28.9 with
+// nccl-tests -m 8 (eight AllReduces of one size in one group) and -G 1
+// (CUDA graphs): the group splits the 24 channels, 512 KiB switches from
+// Ring/LL on 24 channels alone to Ring/Simple on about 3 per operation,
+// and a captured out-of-place Ring/Simple AllReduce or AllGather runs on
+// 16 channels (IPC registration at capture) while ReduceScatter and
+// in-place AllReduce keep 24.
+func TestSelectGroupH200x2(t *testing.T) {
+	ar := func(bytes int64) Op { return Op{Func: AllReduce, Count: bytes / 4, DataType: Float32, RedOp: Sum} }
+	rep := func(s string, n int) string { return strings.TrimSuffix(strings.Repeat(s+", ", n), ", ") }
+	cases := []struct {
+		name   string
+		v      Version
+		ops    []GroupOp
+		launch Launch
+		want   string
+	}{
+		{"8 MiB -m 8", V2_28_9, []GroupOp{{Op: ar(8 << 20)}}, Launch{Agg: 8},
+			"Ring/Simple 0..2, Ring/Simple 2..5, Ring/Simple 5..8, Ring/Simple 8..11, Ring/Simple 11..14, Ring/Simple 14..17, Ring/Simple 17..20, Ring/Simple 20..23"},
+		{"8 KiB -m 8", V2_28_9, []GroupOp{{Op: ar(8 << 10)}}, Launch{Agg: 8},
+			"Ring/LL 0..1, Ring/LL 2..3, Ring/LL 4..5, Ring/LL 6..7, Ring/LL 8..9, Ring/LL 10..11, Ring/LL 12..13, Ring/LL 14..15"},
+		{"512 KiB alone", V2_28_9, []GroupOp{{Op: ar(512 << 10)}}, Launch{}, "Ring/LL 0..23"},
+		{"512 KiB -m 8", V2_28_9, []GroupOp{{Op: ar(512 << 10)}}, Launch{Agg: 8},
+			"Ring/Simple 0..2, Ring/Simple 2..5, Ring/Simple 5..8, Ring/Simple 8..11, Ring/Simple 11..14, Ring/Simple 14..17, Ring/Simple 17..20, Ring/Simple 20..23"},
+		{"graph out-of-place AllReduce", V2_28_9, []GroupOp{{Op: ar(64 << 20)}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..15"},
+		{"graph in-place AllReduce", V2_28_9, []GroupOp{{Op: ar(64 << 20), InPlace: true}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..23"},
+		{"graph AllGather", V2_28_9, []GroupOp{{Op: Op{Func: AllGather, Count: 16 << 20, DataType: Float32}}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..15"},
+		{"graph ReduceScatter", V2_28_9, []GroupOp{{Op: Op{Func: ReduceScatter, Count: 16 << 20, DataType: Float32}}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..23"},
+		{"registered AllReduce on a stream", V2_28_9, []GroupOp{{Op: ar(64 << 20), Buffers: BuffersRegistered}}, Launch{}, "Ring/Simple 0..15"},
+		{"graph small AllReduce stays LL", V2_28_9, []GroupOp{{Op: ar(4 << 10)}}, Launch{Mode: LaunchGraph}, "Ring/LL 0..0"},
+		{"2.28.3 graph AllReduce", V2_28_3, []GroupOp{{Op: ar(64 << 20)}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..15"},
+		{"2.22.3 graph AllReduce (no Ring registration)", V2_22_3, []GroupOp{{Op: ar(64 << 20)}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..23"},
+		{"2.22.3 8 MiB -m 8", V2_22_3, []GroupOp{{Op: ar(8 << 20)}}, Launch{Agg: 8}, rep("Ring/Simple", 8)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := h200x2Comm(t, tc.v, nil)
+			g, err := c.SelectGroup(tc.ops, tc.launch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := groupRanges(g)
+			if !strings.Contains(tc.want, "..") {
+				// only the algorithm and protocol are held
+				var ap []string
+				for _, d := range g.Ops {
+					ap = append(ap, fmt.Sprintf("%s/%s", d.Algo, d.Proto))
+				}
+				got = strings.Join(ap, ", ")
+			}
+			if got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSelectGroupRegisterOff: NCCL_GRAPH_REGISTER=0 keeps a captured
+// operation on its channels; NCCL_LOCAL_REGISTER=0 does the same for
+// ncclCommRegister'ed buffers.
+func TestSelectGroupRegisterOff(t *testing.T) {
+	op := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	for _, tc := range []struct {
+		env    Env
+		g      GroupOp
+		launch Launch
+	}{
+		{Env{"NCCL_GRAPH_REGISTER": "0"}, GroupOp{Op: op}, Launch{Mode: LaunchGraph}},
+		{Env{"NCCL_LOCAL_REGISTER": "0"}, GroupOp{Op: op, Buffers: BuffersRegistered}, Launch{}},
+	} {
+		c := h200x2Comm(t, V2_28_9, tc.env)
+		g, err := c.SelectGroup([]GroupOp{tc.g}, tc.launch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := groupRanges(g); got != "Ring/Simple 0..23" {
+			t.Errorf("%v: got %s, want Ring/Simple 0..23", tc.env, got)
+		}
+	}
+}
