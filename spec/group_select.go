@@ -109,3 +109,46 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	}
 	return out, nil
 }
+
+// DecideCalls decides every collective a call script launches (CheckGroup's
+// results), each communicator name standing for comm: every launch — an
+// outermost ncclGroupEnd, or a collective outside a group — is planned per
+// communicator as one group, in call order. The map is keyed by call index.
+func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[int]*Decision, error) {
+	if len(res) != len(calls) {
+		return nil, fmt.Errorf("decide calls: %d results for %d calls", len(res), len(calls))
+	}
+	out := map[int]*Decision{}
+	for _, r := range res {
+		if len(r.Launched) == 0 {
+			continue
+		}
+		byComm := map[string][]int{}
+		var names []string
+		for _, i := range r.Launched {
+			if i < 0 || i >= len(calls) || calls[i].Op == nil {
+				return nil, fmt.Errorf("decide calls: launched call %d is not a collective", i)
+			}
+			n := calls[i].Comm
+			if _, ok := byComm[n]; !ok {
+				names = append(names, n)
+			}
+			byComm[n] = append(byComm[n], i)
+		}
+		for _, n := range names {
+			idx := byComm[n]
+			ops := make([]GroupOp, len(idx))
+			for k, i := range idx {
+				ops[k] = GroupOp{Op: *calls[i].Op}
+			}
+			g, err := c.SelectGroup(ops, Launch{Mode: launch.Mode})
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", calls[idx[0]].Line, err)
+			}
+			for k, i := range idx {
+				out[i] = g.Ops[k]
+			}
+		}
+	}
+	return out, nil
+}

@@ -116,3 +116,54 @@ func TestSelectGroupRegisterOff(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectGroupVerdicts: each planned operation's trace ends with the
+// group's plan (with the line NCCL prints for it) and the registration
+// verdict.
+func TestSelectGroupVerdicts(t *testing.T) {
+	c := h200x2Comm(t, V2_28_9, nil)
+	op := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	for _, tc := range []struct {
+		launch Launch
+		reg    Outcome
+	}{{Launch{Agg: 2}, Skip}, {Launch{Mode: LaunchGraph}, Pass}} {
+		g, err := c.SelectGroup([]GroupOp{{Op: op}}, tc.launch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tr := range g.Traces {
+			n := len(tr)
+			if n < 2 || tr[n-2].Rule != "G-GROUP-PLAN-1" || tr[n-1].Rule != "G-REG-IPC-1" || tr[n-1].Outcome != tc.reg {
+				t.Fatalf("%v op %d: trace ends %v", tc.launch, i, tr[max(0, n-2):])
+			}
+			if len(tr[n-2].Log) != 1 || !strings.Contains(tr[n-2].Log[0], "channel{Lo..Hi}") {
+				t.Errorf("%v op %d: plan verdict logs %q, want the per-operation line", tc.launch, i, tr[n-2].Log)
+			}
+		}
+	}
+}
+
+// TestDecideCalls: a script's launches are planned per communicator; the
+// group's two AllReduces share the channels, the lone one outside the
+// group gets them all.
+func TestDecideCalls(t *testing.T) {
+	calls, err := ParseCalls("t", []byte("init c0\ngroupStart\nallreduce c0 8MiB\nallreduce c0 8MiB\ngroupEnd\nallreduce c0 8MiB\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := CheckGroup(calls)
+	c := h200x2Comm(t, V2_28_9, nil)
+	dec, err := c.DecideCalls(calls, res, Launch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for i := range calls {
+		if d := dec[i]; d != nil {
+			got += fmt.Sprintf("%d:%d..%d ", i, d.ChannelLo, d.ChannelHi)
+		}
+	}
+	if want := "2:0..11 3:11..23 5:0..23 "; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -19,6 +19,7 @@ type explainOpts struct {
 	json    bool
 	verbose bool
 	tuner   tunerFlags
+	launch  launchFlags
 }
 
 func newExplainCmd(d *deps) *cobra.Command {
@@ -44,6 +45,7 @@ to compare them side by side.`,
 	c.Flags().BoolVar(&o.json, "json", false, "JSON output")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "also print facts and source locations")
 	o.tuner.add(c)
+	o.launch.add(c)
 	return c
 }
 
@@ -53,7 +55,11 @@ type explained struct {
 	Decision *spec.Decision `json:"decision"`
 	Trace    spec.Trace     `json:"trace"`
 	// Tuner is what a --tuner plugin did over the communicator's life.
-	Tuner   *tuner.Report `json:"tuner,omitempty"`
+	Tuner *tuner.Report `json:"tuner,omitempty"`
+	// Group is every operation's decision when the operation is issued in
+	// a group, a CUDA graph or with registered buffers (Decision is then
+	// the first operation's).
+	Group   *spec.GroupDecision `json:"group,omitempty"`
 	comm    *spec.Comm
 	version spec.Version
 }
@@ -82,11 +88,25 @@ func runExplain(d *deps, o *explainOpts) error {
 	if err != nil {
 		return err
 	}
+	launch, gop, grouped, err := o.launch.build(op)
+	if err != nil {
+		return err
+	}
+	if grouped && lib != nil {
+		return badInputf("--tuner with --agg, --cudagraph, --buffers or --inplace: a tuner's answer for a group is not modelled")
+	}
 	var runs []explained
 	for _, v := range vs {
 		e, err := explainOne(v, sys, env, op, lib)
 		if err != nil {
 			return err
+		}
+		if grouped {
+			g, err := e.comm.SelectGroup([]spec.GroupOp{gop}, launch)
+			if err != nil {
+				return badInput(err)
+			}
+			e.Group, e.Decision, e.Trace = g, g.Ops[0], g.Traces[0]
 		}
 		runs = append(runs, e)
 	}
@@ -114,9 +134,26 @@ func printExplain(d *deps, o *explainOpts, sys *spec.System, env spec.Env, op sp
 	fmt.Fprintf(d.stdout, "system %s (%d node(s), %d rank(s))  env: %s\n", sys.Name, sys.NNodes(), sys.NRanks(), envLine(env))
 	fmt.Fprintf(d.stdout, "op %s %s (%d × %s, %s, root %d)\n\n", op.Func, spec.FormatBytes(op.Bytes()), op.Count, op.DataType, op.RedOp.Short(), op.Root)
 	if len(runs) == 1 {
-		return printTrace(d.stdout, runs[0], o.verbose)
+		if err := printTrace(d.stdout, runs[0], o.verbose); err != nil {
+			return err
+		}
+		if runs[0].Group != nil {
+			return printGroup(d.stdout, runs[0].Group)
+		}
+		return nil
 	}
-	return printSideBySide(d.stdout, runs)
+	if err := printSideBySide(d.stdout, runs); err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if r.Group != nil {
+			fmt.Fprintf(d.stdout, "\nNCCL %s:", r.Release)
+			if err := printGroup(d.stdout, r.Group); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func explainOne(v spec.Version, sys *spec.System, env spec.Env, op spec.Op, lib *tuner.Library) (explained, error) {
