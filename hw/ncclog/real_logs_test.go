@@ -3,6 +3,8 @@ package ncclog
 import (
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec"
 )
 
 // TestRealLogShapes: what real public logs show that the reader must read —
@@ -71,5 +73,29 @@ func TestRealLogShapes(t *testing.T) {
 	}
 	if msg, n := stripRepeated("x [repeated many x across cluster]"); n != 0 || msg == "x" {
 		t.Errorf("a malformed suffix was taken off: %q %d", msg, n)
+	}
+}
+
+// TestNVLSSetupProvesSelection: under runtime connect (2.22+) the NVLS
+// buffer setup line appears only when an operation chose NVLS or NVLSTree:
+// NVLS is at least "selected"; with NCCL_RUNTIME_CONNECT=0 the buffers are
+// set up at init and prove only "candidate".
+func TestNVLSSetupProvesSelection(t *testing.T) {
+	const setup = "h:1:1 [0] NCCL INFO NVLS comm 0x55 headRank 0 nHeads 8 nvlsRanks 8 buffSize 1048576 nvlsPerRankSize 201326592 nvlsTotalSize 1610612736\n"
+	for _, c := range []struct {
+		log  string
+		want spec.Level
+	}{
+		{"h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n" + setup, spec.LevelSelected},
+		{"h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO NCCL_RUNTIME_CONNECT set by environment to 0\n" + setup, spec.LevelCandidate},
+		{"h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n" + setup, spec.LevelCandidate},
+	} {
+		l, err := Parse(strings.NewReader(c.log), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Observe(l).Cap(spec.CapNVLS).Level; got != c.want {
+			t.Errorf("%q: NVLS %s, want %s", c.log, got, c.want)
+		}
 	}
 }
