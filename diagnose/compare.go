@@ -19,6 +19,9 @@ import (
 type Prediction struct {
 	Trace     spec.Trace      `json:"trace"`
 	Decisions []spec.Decision `json:"decisions"`
+	// Evidence is the communicator's own capability levels (what init
+	// proves, the same whether or not the log printed operations).
+	Evidence spec.Evidence `json:"evidence,omitempty"`
 }
 
 // ReadPrediction decodes a Prediction; name is used in errors.
@@ -197,6 +200,9 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 	// Capability levels: the prediction's Evidence (first decision), else
 	// the highest level of its passing verdicts.
 	pe := spec.Evidence{}
+	for cp, l := range pred.Evidence {
+		pe.Raise(cp, l)
+	}
 	for _, v := range pred.Trace {
 		if v.Outcome == spec.Pass && v.Cap != "" {
 			pe.Raise(v.Cap, v.Level)

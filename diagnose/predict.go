@@ -36,7 +36,7 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	env := spec.Env{}
 	for _, e := range l.Env {
 		switch e.How {
-		case "env", "set", "invalid":
+		case "env", "set", "invalid", "config": // "Comm config collnetEnable reset to NCCL_COLLNET_ENABLE=1" (2.28)
 			env[e.Name] = e.Value
 		}
 	}
@@ -47,7 +47,10 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	if err != nil {
 		return nil, err
 	}
-	p := &Prediction{Trace: comm.Trace}
+	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}}
+	for cp, l := range comm.Evidence {
+		p.Evidence[cp] = l
+	}
 	seen := map[spec.Op]bool{}
 	for _, lo := range LoggedOps(l, nil) {
 		if seen[lo.Op] {

@@ -116,3 +116,50 @@ func TestPredictGroupSize(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictReadsTheLog: NCCL_COLLNET_ENABLE=1 as 2.28 prints it ("Comm
+// config collnetEnable reset to ...") reaches the prediction; the
+// predicted capability levels do not depend on whether the log printed
+// operation lines; a user naming a plugin library is not the library gate
+// passing.
+func TestPredictReadsTheLog(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 2, SHARP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO Comm config collnetEnable reset to NCCL_COLLNET_ENABLE=1\n"
+	op := "h:1:1 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}\n"
+	var levels [2]spec.Evidence
+	for i, log := range []string{head, head + op} {
+		l, err := ncclog.Parse(strings.NewReader(log), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Predict(l, 0, sys, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := false
+		for _, v := range p.Trace {
+			if v.Rule == "G-COLLNET-ENV-1" && v.Outcome == spec.Pass {
+				env = true
+			}
+		}
+		if !env {
+			t.Errorf("log %d: NCCL_COLLNET_ENABLE=1 from the config line did not reach the prediction", i)
+		}
+		levels[i] = p.Evidence
+	}
+	if levels[0][spec.CapNetPlugin] != levels[1][spec.CapNetPlugin] || levels[0][spec.CapNetPlugin] == spec.LevelNone {
+		t.Errorf("net plugin level without op lines %s, with %s", levels[0][spec.CapNetPlugin], levels[1][spec.CapNetPlugin])
+	}
+	l, err := ncclog.Parse(strings.NewReader("h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO NCCL_NET_PLUGIN set by environment to foo\n"), "t.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range ncclog.Observe(l).Trace {
+		if v.Rule == "G-NET-LIB-1" && v.Outcome == spec.Pass {
+			t.Errorf("NCCL_NET_PLUGIN set alone made G-NET-LIB-1 pass: %+v", v)
+		}
+	}
+}

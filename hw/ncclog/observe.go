@@ -1107,6 +1107,12 @@ func (ob *observer) trace() spec.Trace {
 		if seen[k] || (out == spec.Pass && failed[vk{p.Rule, spec.Fail, cp}]) {
 			return
 		}
+		// A user naming a plugin library is a request, not the library
+		// gate passing: spec's G-NET-LIB-1 passes only when a library
+		// opens, and so does the log's.
+		if out == spec.Pass && p.Rule == "G-NET-LIB-1" && p.Level == spec.LevelRequested {
+			return
+		}
 		if p.At.File != "" {
 			l := lk{p.Rule, out, p.At}
 			if seenLine[l] {
