@@ -63,7 +63,7 @@ func TestGroupDecisions(t *testing.T) {
 		workload{"graph", []spec.GroupOp{{Op: ar}, {Op: ar, InPlace: true}, {Op: ag}, {Op: op(spec.ReduceScatter, 16<<20, spec.Float32)}}, spec.Launch{Mode: spec.LaunchGraph}},
 		workload{"graph -m 4", []spec.GroupOp{{Op: ar}}, spec.Launch{Mode: spec.LaunchGraph, Agg: 4}},
 		workload{"registered", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersRegistered}, {Op: ag, Buffers: spec.BuffersRegistered}}, spec.Launch{}},
-		workload{"window", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersWindow}}, spec.Launch{}},
+		workload{"window", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersWindow}, {Op: ag, Buffers: spec.BuffersWindow}, {Op: op(spec.AllReduce, 64<<20, spec.Int32), Buffers: spec.BuffersWindow}, {Op: ar}}, spec.Launch{}},
 	)
 	for _, v := range spec.Releases {
 		var b strings.Builder
@@ -104,6 +104,8 @@ func TestGroupDecisions(t *testing.T) {
 						fmt.Fprintf(&b, " -> %s", d.Err.Result)
 					case d.Discarded:
 						b.WriteString(" -> discarded")
+					case i < len(g.Choices) && g.Choices[i].SidePath != "":
+						b.WriteString(" -> " + g.Choices[i].SidePath + " (outside the cost table)")
 					default:
 						fmt.Fprintf(&b, " -> %s/%s %d..%d %d %d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads)
 					}

@@ -92,8 +92,10 @@ type OpAnswer struct {
 	ChannelHi *int         `json:"channel_hi,omitempty"`
 	NThreads  *int         `json:"nthreads,omitempty"`
 	TimeUs    *float64     `json:"time_us,omitempty"`
-	// Kernel names a kernel chosen outside the cost table (a symmetric
-	// kernel); empty on the cost-table path.
+	// Kernel names the path outside the cost table that runs the
+	// operation ("symmetric": a symmetric kernel on window buffers,
+	// "copy-engine": a CE collective); empty on the cost-table path. Which
+	// symmetric kernel NCCL picks is not modelled yet.
 	Kernel string `json:"kernel,omitempty"`
 	// Aggregate is how many operations were decided together with this one
 	// (itself included); Registered the buffer registration NCCL made.
@@ -348,6 +350,7 @@ func (o *Oracle) answer(line []byte) *Answer {
 					oa.Aggregate = n
 				}
 				oa.Registered = g.Choices[i].Registered
+				oa.Kernel = g.Choices[i].SidePath
 			}
 			a.Ops = append(a.Ops, oa)
 		}

@@ -79,8 +79,16 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		if d.Err != nil || d.Discarded || ch.Discarded || ch.OneRank {
 			continue
 		}
+		if ch.SidePath != "" {
+			d.Algo, d.Proto, d.Candidates, d.Costs = AlgoNone, ProtoNone, nil, nil
+			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
+			d.DecidedBy = "G-SEL-SIDE-1"
+			d.Undecided = "window buffers: a " + ch.SidePath + " collective outside the cost table (its kernel and channels are not modelled)"
+			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: "window buffers: NCCL runs a " + ch.SidePath + " collective; the cost table is not consulted"})
+			continue
+		}
 		if all[i].Buffers == BuffersWindow {
-			d.Undecided = "symmetric-window buffers: NCCL may run a symmetric kernel outside the cost table; the cost-table path is shown"
+			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter): the cost table decides"})
 		}
 		lone := len(all) == 1 && ch.Registered == ""
 		if !lone {
@@ -151,4 +159,17 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 		}
 	}
 	return out, nil
+}
+
+// sideVerdict replaces the operation's G-SEL-SIDE-1 verdict (Select knows
+// no buffers and answers "skip") with what the group's buffers decide.
+func sideVerdict(tr Trace, v Verdict) Trace {
+	for i := range tr {
+		if tr[i].Rule == "G-SEL-SIDE-1" && tr[i].Scope == "op" {
+			v.Rule, v.Layer, v.Ref, v.Scope = tr[i].Rule, tr[i].Layer, tr[i].Ref, "op"
+			tr[i] = v
+			return tr
+		}
+	}
+	return tr
 }

@@ -167,3 +167,53 @@ func TestDecideCalls(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestSelectGroupWindows: on 2.28.x window buffers of a float AllReduce or
+// an AllGather leave the cost table for the symmetric path (G-SEL-SIDE-1
+// passes instead of answering skip); an int32 sum has no symmetric kernel
+// and stays on the table (G-SEL-SIDE-1 fails); an AllGather under CTA
+// policy ZERO goes to the copy engines; 2.22.3 has no windows.
+func TestSelectGroupWindows(t *testing.T) {
+	f32 := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	i32 := Op{Func: AllReduce, Count: 16 << 20, DataType: Int32, RedOp: Sum}
+	ag := Op{Func: AllGather, Count: 4 << 20, DataType: Float32}
+	side := func(g *GroupDecision, i int) (string, Outcome) {
+		var out Outcome = -1
+		for _, v := range g.Traces[i] {
+			if v.Rule == "G-SEL-SIDE-1" {
+				out = v.Outcome
+			}
+		}
+		return g.Choices[i].SidePath, out
+	}
+	c := h200x2Comm(t, V2_28_9, nil)
+	g, err := c.SelectGroup([]GroupOp{{Op: f32, Buffers: BuffersWindow}, {Op: i32, Buffers: BuffersWindow}, {Op: ag, Buffers: BuffersWindow}}, Launch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		path string
+		out  Outcome
+	}{{"symmetric", Pass}, {"", Fail}, {"symmetric", Pass}} {
+		if p, o := side(g, i); p != want.path || o != want.out {
+			t.Errorf("op %d: side path %q, G-SEL-SIDE-1 %v; want %q, %v", i, p, o, want.path, want.out)
+		}
+	}
+	if d := g.Ops[1]; d.Algo != Ring || d.ChannelLo != 0 || d.ChannelHi != 23 {
+		t.Errorf("the int32 AllReduce alone on the table: %s %d..%d", d.Algo, d.ChannelLo, d.ChannelHi)
+	}
+	c = h200x2Comm(t, V2_28_9, Env{"NCCL_CTA_POLICY": "2"})
+	if g, err = c.SelectGroup([]GroupOp{{Op: ag, Buffers: BuffersWindow}}, Launch{}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := side(g, 0); p != "copy-engine" {
+		t.Errorf("CTA policy ZERO AllGather: %q, want copy-engine", p)
+	}
+	c = h200x2Comm(t, V2_22_3, nil)
+	if g, err = c.SelectGroup([]GroupOp{{Op: f32, Buffers: BuffersWindow}}, Launch{}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := side(g, 0); p != "" || g.Ops[0].Algo == AlgoNone {
+		t.Errorf("2.22.3 window: %q %s, want the cost table", p, g.Ops[0].Algo)
+	}
+}

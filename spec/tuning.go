@@ -335,6 +335,7 @@ type Tuning struct {
 	// (ncclRegisterCollBuffers, src/register/coll_reg.cc).
 	RegIPC         bool `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (graph capture or ncclCommRegister; 2.28.3+, 2.22.3 registers NVLS and CollNet only)
 	RegIPCChannels int  `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
+	Symmetric      bool `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel or a copy-engine collective (2.28.3+ as modelled)
 }
 
 // TuningChange is one edit of a Tuning value: a constant cell or a switch,
@@ -670,6 +671,7 @@ func tuningApply2_28_3Checked(t *Tuning) ([]TuningChange, error) {
 	// Buffer registration.
 	tuningSet(d, &t.RegIPC, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegIPCChannels, 16, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.Symmetric, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -167,6 +167,13 @@ type TuningInput struct {
 	// NCCL_LOCAL_REGISTER (NCCL_PARAM, default 1), nil when unset.
 	GraphRegister *int64 `json:"NCCL_GRAPH_REGISTER,omitempty"`
 	LocalRegister *int64 `json:"NCCL_LOCAL_REGISTER,omitempty"`
+	// SymmetricSupport is comm->symmetricSupport: one node, direct P2P
+	// between its GPUs, NCCL_WIN_ENABLE and cuMem on. CTAPolicyZero is CTA
+	// policy ZERO (NCCL_CTA_POLICY=2); CEDriver a CUDA 12.5+ driver (the
+	// copy-engine collectives need it).
+	SymmetricSupport bool `json:"symmetricSupport,omitempty"`
+	CTAPolicyZero    bool `json:"ctaPolicyZero,omitempty"`
+	CEDriver         bool `json:"ceDriver,omitempty"`
 }
 
 // TuningReason says why a bandwidth cell is 0 (or, for a restored Ring

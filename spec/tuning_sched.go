@@ -53,6 +53,11 @@ type OpChoice struct {
 	// Part is the task's channel split (zero for CollNet tasks, which walk
 	// the whole buffer on every channel).
 	Part CBDPart `json:"part"`
+	// SidePath is set when the operation leaves the cost table: "symmetric"
+	// (a symmetric kernel on window buffers) or "copy-engine" (a CE
+	// collective); the kernel NCCL picks there is not modelled
+	// (G-SEL-SIDE-1).
+	SidePath string `json:"sidePath,omitempty"`
 	// Registered names the buffer registration NCCL made for the task
 	// ("IPC"), empty when none (G-REG-IPC-1).
 	Registered string `json:"registered,omitempty"`
@@ -203,6 +208,10 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 	}
 	if in.NRanks == 1 {
 		ch.OneRank = true
+		return false, nil
+	}
+	if side := m.sidePath(o); side != "" {
+		ch.SidePath = side
 		return false, nil
 	}
 	*t = tuningTask{index: i, op: o, fn: o.Op.Func, count: o.Op.Count, dtype: o.Op.DataType, choice: ch}
@@ -770,4 +779,49 @@ func (m *TuningModel) registerTasks(tasks []*tuningTask) {
 			t.choice.NChannels = t.nMaxCh
 		}
 	}
+}
+
+// sidePath says whether an operation on window buffers leaves the cost
+// table (G-SEL-SIDE-1): taskAppend sends an AllGather to the copy engines
+// when the CTA policy is ZERO and the driver is CUDA 12.5+; otherwise
+// ncclMakeSymmetricTaskList takes it when a symmetric kernel implements
+// it (AllGather; AllReduce and ReduceScatter summing float, half,
+// bfloat16 or fp8) and its bus bytes are below 64 GiB. Both need the
+// communicator's symmetric support (one node, direct P2P, windows and
+// cuMem on). Which symmetric kernel NCCL picks is not modelled.
+//
+// Ref: v2.28.9-1 src/enqueue.cc taskAppend; src/scheduler/symmetric_sched.cc
+// ncclMakeSymmetricTaskList; src/sym_kernels.cc ncclSymkAvailable;
+// src/ce_coll.cc ncclCeImplemented (v2.28.3-1 likewise)
+func (m *TuningModel) sidePath(o TuningOp) string {
+	c, in := m.Tuning, &m.In
+	if o.Buffers != BuffersWindow || !c.Symmetric || !in.SymmetricSupport {
+		return ""
+	}
+	f := o.Op.Func
+	if in.CTAPolicyZero && in.CEDriver && f == AllGather {
+		return "copy-engine"
+	}
+	switch f {
+	case AllGather:
+	case AllReduce, ReduceScatter:
+		if o.Op.RedOp != Sum {
+			return ""
+		}
+		switch o.Op.DataType {
+		case Float32, Float16, Bfloat16, Float8e4m3, Float8e5m2:
+		default:
+			return ""
+		}
+	default:
+		return ""
+	}
+	bus := o.Op.Bytes()
+	if f != AllReduce {
+		bus *= int64(in.NRanks)
+	}
+	if bus >= 64<<30 {
+		return ""
+	}
+	return "symmetric"
 }
