@@ -313,17 +313,20 @@ static int gs_issue(gsLocal* L, int l, int func, char* s, char* r, size_t count,
 }
 
 static int gs_issue_iters(gsLocal* L, int func, size_t count, int dt, size_t esz, int op, int root,
-                          size_t stride, size_t steps, int iters, gsFail* f) {
-  int grouped = L->n > 1 || func >= 5;
+                          size_t stride, size_t steps, int iters, int agg, gsFail* f) {
+  if (agg < 1) agg = 1;
+  int grouped = L->n > 1 || func >= 5 || agg > 1;
   if (steps == 0) steps = 1;
   for (int i = 0; i < iters; i++) {
-    size_t off = stride * ((size_t)i % steps);
     if (grouped) NCCLTRY(N.GroupStart(), "ncclGroupStart");
-    for (int l = 0; l < L->n; l++) {
-      int r = gs_issue(L, l, func, L->send[l] + off, L->recv[l] + off, count, dt, esz, op, root, f);
-      if (r) {
-        if (grouped) N.GroupEnd();
-        return r;
+    for (int a = 0; a < agg; a++) {
+      size_t off = stride * (((size_t)i * agg + a) % steps);
+      for (int l = 0; l < L->n; l++) {
+        int r = gs_issue(L, l, func, L->send[l] + off, L->recv[l] + off, count, dt, esz, op, root, f);
+        if (r) {
+          if (grouped) N.GroupEnd();
+          return r;
+        }
       }
     }
     if (grouped) NCCLTRY(N.GroupEnd(), "ncclGroupEnd");
@@ -362,7 +365,7 @@ static int gs_wait(gsLocal* L, double timeout, gsFail* f) {
 // gs_run issues iters operations and, when timed, records events around
 // them on every local stream; ms[l] receives the elapsed milliseconds.
 static int gs_run(gsLocal* L, int func, size_t count, int dt, size_t esz, int op, int root,
-                  size_t stride, size_t steps, int iters, int timed, int graph, double timeout, float* ms, gsFail* f) {
+                  size_t stride, size_t steps, int iters, int agg, int timed, int graph, double timeout, float* ms, gsFail* f) {
   f->kind = 0; f->code = 0; f->call = "";
   gsHandle g[GS_MAX_LOCAL], ge[GS_MAX_LOCAL];
   if (graph) {
@@ -370,7 +373,7 @@ static int gs_run(gsLocal* L, int func, size_t count, int dt, size_t esz, int op
       CUDATRY(R.SetDevice(L->dev[l]), "cudaSetDevice");
       CUDATRY(R.StreamBeginCapture(L->stream[l], 1), "cudaStreamBeginCapture"); // cudaStreamCaptureModeThreadLocal
     }
-    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, f);
+    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, agg, f);
     for (int l = 0; l < L->n; l++) {
       g[l] = NULL;
       int e = R.StreamEndCapture(L->stream[l], &g[l]);
@@ -405,7 +408,7 @@ static int gs_run(gsLocal* L, int func, size_t count, int dt, size_t esz, int op
   if (graph) {
     for (int l = 0; l < L->n; l++) CUDATRY(R.GraphLaunch(ge[l], L->stream[l]), "cudaGraphLaunch");
   } else {
-    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, f);
+    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, agg, f);
     if (r) return r;
   }
   if (timed) {
@@ -1046,7 +1049,7 @@ func (s *Session) Run(op OpArgs, iters int, timed bool) ([]float64, error) {
 		return 0
 	}
 	r := C.gs_run(s.loc, C.int(op.Func), C.size_t(op.Count), C.int(op.DataType), C.size_t(op.DataType.Size()), C.int(op.RedOp), C.int(op.Root),
-		C.size_t(op.Stride), C.size_t(op.Steps), C.int(iters), b(timed), b(op.Graph), C.double(s.timeout), &ms[0], &f)
+		C.size_t(op.Stride), C.size_t(op.Steps), C.int(iters), C.int(max(1, op.Agg)), b(timed), b(op.Graph), C.double(s.timeout), &ms[0], &f)
 	if r != 0 {
 		return nil, failErr(&f, s.loc.comm[0])
 	}

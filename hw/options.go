@@ -60,6 +60,9 @@ func Measure(s *Session, p Plan, progress interface{ Write([]byte) (int, error) 
 	if p.Graph {
 		res.Timing = "graph"
 	}
+	if p.Agg > 1 {
+		res.Agg = p.Agg
+	}
 	if p.Check {
 		res.Check = s.CheckMode()
 	}

@@ -155,6 +155,7 @@ func newHWRunCmd(d *deps) *cobra.Command {
 		minB, maxB                string
 		factor                    uint64
 		root, warmup, iters, nbat int
+		agg                       int
 		budget, timeout           time.Duration
 		graph, check, hostCheck   bool
 		devices                   []int
@@ -201,7 +202,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 				sizes = append(sizes, hi) // always measure the largest size asked for
 			}
 			plan := hw.Plan{Funcs: funcs, Sizes: sizes, DataType: dt, RedOp: op, Root: root,
-				Warmup: warmup, Iters: iters, Batches: nbat, RowBudget: budget, Graph: graph, Check: check, Seed: 0x5eed}
+				Warmup: warmup, Iters: iters, Batches: nbat, RowBudget: budget, Graph: graph, Agg: agg, Check: check, Seed: 0x5eed}
 
 			o := hw.Options{Search: lf.search(), Devices: devices, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Timeout: timeout}
 			if kernels != "" {
@@ -302,6 +303,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 	f.IntVar(&nbat, "batches", 5, "timed batches per row (the median is reported)")
 	f.DurationVar(&budget, "row-budget", 2*time.Second, "bound on one row's timed work (fewer iterations for slow rows; 0: none)")
 	f.BoolVarP(&graph, "cudagraph", "G", false, "time CUDA graph launches of captured operations")
+	f.IntVarP(&agg, "agg_iters", "m", 1, "operations per NCCL group (nccl-tests -m); times are per operation")
 	f.BoolVarP(&check, "check", "c", true, "check every row's result once")
 	f.BoolVar(&hostCheck, "host-check", false, "check on the host instead of with the GPU kernels")
 	f.IntSliceVar(&devices, "devices", nil, "local GPU ordinals (default: all, or LOCAL_RANK's under a launcher)")
