@@ -32,6 +32,9 @@ type RunResult struct {
 	// Agg is the number of operations issued in one NCCL group (nccl-tests
 	// -m); 0 and 1 mean one.
 	Agg int `json:"agg,omitempty"`
+	// Buffers is how the buffers reached NCCL ("registered", "window");
+	// empty for plain cudaMalloc.
+	Buffers string `json:"buffers,omitempty"`
 	// Check says how results were checked: "device" (the check kernels),
 	// "host" (copied back), or "off".
 	Check string `json:"check"`

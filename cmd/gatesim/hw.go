@@ -156,6 +156,7 @@ func newHWRunCmd(d *deps) *cobra.Command {
 		factor                    uint64
 		root, warmup, iters, nbat int
 		agg                       int
+		buffers                   string
 		budget, timeout           time.Duration
 		graph, check, hostCheck   bool
 		devices                   []int
@@ -204,7 +205,11 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 			plan := hw.Plan{Funcs: funcs, Sizes: sizes, DataType: dt, RedOp: op, Root: root,
 				Warmup: warmup, Iters: iters, Batches: nbat, RowBudget: budget, Graph: graph, Agg: agg, Check: check, Seed: 0x5eed}
 
-			o := hw.Options{Search: lf.search(), Devices: devices, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Timeout: timeout}
+			bufs, err := spec.ParseBuffers(buffers)
+			if err != nil {
+				return badInput(fmt.Errorf("--buffers: %w", err))
+			}
+			o := hw.Options{Search: lf.search(), Devices: devices, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Timeout: timeout, Buffers: bufs}
 			if kernels != "" {
 				if o.PTX, err = readInput(kernels); err != nil {
 					return badInput(err)
@@ -304,6 +309,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 	f.DurationVar(&budget, "row-budget", 2*time.Second, "bound on one row's timed work (fewer iterations for slow rows; 0: none)")
 	f.BoolVarP(&graph, "cudagraph", "G", false, "time CUDA graph launches of captured operations")
 	f.IntVarP(&agg, "agg_iters", "m", 1, "operations per NCCL group (nccl-tests -m); times are per operation")
+	f.StringVar(&buffers, "buffers", "user", "buffers: user (cudaMalloc), registered (ncclCommRegister) or window (ncclMemAlloc + ncclCommWindowRegister, 2.27+)")
 	f.BoolVarP(&check, "check", "c", true, "check every row's result once")
 	f.BoolVar(&hostCheck, "host-check", false, "check on the host instead of with the GPU kernels")
 	f.IntSliceVar(&devices, "devices", nil, "local GPU ordinals (default: all, or LOCAL_RANK's under a launcher)")
