@@ -242,7 +242,10 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 	if sel.Algo.IsCollNet() || nvlsNet {
 		part = x.collnetPartition(count, h.Unit, nc)
 	} else {
-		part = x.cbdPartition(count, h.Unit, nc, maxCh)
+		var err error
+		if part, err = x.cbdPartition(count, h.Unit, nc, maxCh); err != nil {
+			return nil, fmt.Errorf("build: %w", err)
+		}
 	}
 	h.NChannels = part.hi + 1
 	b := base{h: h, l: l, part: part, count: count}

@@ -52,17 +52,6 @@ func alignUp(a, b int64) int64 {
 	return divUp(a, b) * b
 }
 
-// trafficPerByte is ncclFuncTrafficPerByte (src/enqueue.cc).
-func trafficPerByte(f spec.Func, nRanks int) int64 {
-	switch f {
-	case spec.AllReduce:
-		return 2
-	case spec.AllGather, spec.ReduceScatter:
-		return int64(nRanks)
-	}
-	return 1
-}
-
 // maxSendRecvCount is ncclFuncMaxSendRecvCount (src/include/enqueue.h).
 func maxSendRecvCount(f spec.Func, nRanks int, count int64) int64 {
 	if f == spec.AllGather || f == spec.ReduceScatter {
@@ -188,98 +177,29 @@ func log2i(n int64) int {
 	return 63 - bits.LeadingZeros64(uint64(n))
 }
 
-// cbdPartition is scheduleCollTasksToPlan for one collective alone in its
-// plan: the cells of the task are spread over at most taskChannels
-// channels (of maxChannels for the task's kind), a lo channel, mid
-// channels and a hi channel, and each part gets its own chunk from
+// cbdPartition is one collective alone in its plan: spec's channel split
+// (CollPartition, scheduleCollTasksToPlan) over at most taskChannels
+// channels of maxChannels for the task's kind, and each part's chunk from
 // calcCollChunking with one channel.
-// Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan (and 2.22.3 / 2.30.7
-// through Params).
-func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels int) partition {
-	p := x.p
-	elem := int64(unit)
-	nRanks := x.l.NRanks()
-	tpb := trafficPerByte(x.f, nRanks)
-	traffic := count * elem * tpb
-	if x.proto == spec.LL && p.LLTraffic4 {
-		traffic *= 4
-	}
-	nCh := int64(min(taskChannels, maxChannels))
-	if p.TaskTrafficFloor {
-		traffic = max(p.MinTrafficPerChannel, traffic)
-	}
-	var trafficPerChannel int64
-	if p.RoundTrafficPerChannel16 {
-		trafficPerChannel = divUp(traffic/nCh, 16) * 16
-	} else {
-		trafficPerChannel = max(p.MinTrafficPerChannel, traffic/nCh)
-	}
+// Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan.
+func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels int) (partition, error) {
 	if count == 0 {
-		return partition{lo: 0, hi: -1}
+		return partition{lo: 0, hi: -1}, nil
 	}
-	cellTPB := tpb
-	if x.proto == spec.LL && p.LLTraffic4 {
-		cellTPB *= 4
+	elem := int64(unit)
+	cp, err := spec.CollPartition(x.p.Sched, x.f, x.l.NRanks(), x.proto, elem, count, taskChannels, maxChannels)
+	if err != nil {
+		return partition{}, err
 	}
-	cellSize := p.FixedCellSize
-	if cellSize == 0 {
-		cellSize = divUp(divUp(p.MinTrafficPerChannel, cellTPB), 16) * 16
-	}
-	elemsPerCell := cellSize / elem
-	cells := divUp(count*elem, cellSize)
-	trafficPerCell := cellSize * cellTPB
-	cellsPerChannel := min(cells, divUp(trafficPerChannel, trafficPerCell))
-	channelID := 0
-	var cellsLo int64
-	if channelID+1 == maxChannels {
-		cellsLo = cells
-	} else if p.CellsLoRoundUp {
-		cellsLo = min(cells, divUp(trafficPerChannel, trafficPerCell))
-	} else {
-		cellsLo = min(cells, trafficPerChannel/trafficPerCell)
-	}
-	nMid := int64(0)
-	cellsHi := int64(0)
-	if cellsPerChannel > 0 {
-		nMid = (cells - cellsLo) / cellsPerChannel
-		cellsHi = (cells - cellsLo) % cellsPerChannel
-	}
-	nChannels := b2i(cellsLo != 0) + nMid + b2i(cellsHi != 0)
-	if int64(maxChannels) < int64(channelID)+nChannels {
-		nMid = int64(maxChannels-channelID) - 2
-		cellsPerChannel = (cells - cellsLo) / (nMid + 1)
-		cellsHi = cellsPerChannel + (cells-cellsLo)%(nMid+1)
-	}
-	if cellsHi == 0 && nMid != 0 {
-		cellsHi = cellsPerChannel
-		nMid--
-	}
-	if cellsLo == 0 {
-		channelID++
-		if nMid == 0 {
-			cellsLo, cellsHi = cellsHi, 0
-		} else {
-			cellsLo = cellsPerChannel
-			nMid--
-		}
-	}
-	var out partition
-	if nMid != 0 {
-		out.countMid = cellsPerChannel * elemsPerCell
-	}
-	out.countLo = cellsLo * elemsPerCell
-	out.countHi = cellsHi * elemsPerCell
-	excess := cells*elemsPerCell - count
-	if out.countHi != 0 {
-		out.countHi -= excess
-	} else {
-		out.countLo -= excess
-	}
-	nChannels = b2i(out.countLo != 0) + nMid + b2i(cellsHi != 0)
-	out.lo = channelID
-	out.hi = channelID + int(nChannels) - 1
-	global := elem * maxSendRecvCount(x.f, nRanks, 1)
-	g := int64(p.GrainSize[x.proto])
+	return x.chunked(cp, elem), nil
+}
+
+// chunked fills a channel split's chunks (calcCollChunking per part, one
+// channel each, on global bytes: AllReduce's are not doubled).
+func (x *chunkCtx) chunked(cp spec.CBDPart, elem int64) partition {
+	out := partition{lo: cp.Lo, hi: cp.Hi, countLo: cp.CountLo, countMid: cp.CountMid, countHi: cp.CountHi}
+	global := elem * maxSendRecvCount(x.f, x.l.NRanks(), 1)
+	g := int64(x.p.GrainSize[x.proto])
 	eltPerGrain := g / elem
 	chunk := func(n int64) int64 {
 		if n == 0 {
@@ -289,7 +209,7 @@ func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels
 	}
 	out.chunkLo = chunk(out.countLo)
 	out.chunkHi = chunk(out.countHi)
-	if nMid != 0 {
+	if cp.Hi-cp.Lo > 1 {
 		out.chunkMid = chunk(out.countMid)
 	}
 	return out
@@ -302,13 +222,6 @@ func (x *chunkCtx) collnetPartition(count int64, unit int, nChannels int) partit
 	global := int64(unit) * maxSendRecvCount(x.f, x.l.NRanks(), 1)
 	c := x.calcChunk(nChannels, global*count)
 	return partition{lo: 0, hi: nChannels - 1, collnet: true, cnCount: count, cnChunk: c / int64(unit)}
-}
-
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Channels is the channel count NCCL's enqueue gives one operation

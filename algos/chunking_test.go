@@ -94,7 +94,10 @@ func TestPartitionCoversCount(t *testing.T) {
 				for _, count := range []int64{1, 3, 17, 1000, 4097, 1 << 16, 1<<20 + 7} {
 					for _, nc := range []int{1, 2, 5, 16} {
 						unit := 4
-						part := x.cbdPartition(count, unit, nc, 16)
+						part, err := x.cbdPartition(count, unit, nc, 16)
+						if err != nil {
+							t.Fatal(err)
+						}
 						off := int64(0)
 						for c := part.lo; c <= part.hi; c++ {
 							o, n, chunk := part.part(c)
@@ -111,7 +114,7 @@ func TestPartitionCoversCount(t *testing.T) {
 						// (NCCL does the same: the overflow check compares with
 						// the kind's channels, not the task's)
 						limit := nc
-						if !p.CellsLoRoundUp {
+						if !p.Sched.CellsLoRoundUp {
 							limit = nc + 1
 						}
 						if off != count || part.hi >= limit || part.total() != count {

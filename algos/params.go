@@ -41,21 +41,9 @@ type Params struct {
 	// RingChunkSteps and RingSliceSteps are the *_CHUNKSTEPS and
 	// *_SLICESTEPS of Ring/Simple per function (src/include/collectives.h).
 	RingChunkSteps, RingSliceSteps [spec.NumFuncs]int
-	// MinTrafficPerChannel is scheduleCollTasksToPlan's floor (src/enqueue.cc).
-	MinTrafficPerChannel int64
-	// FixedCellSize is the cell of the channel partition when it is a
-	// constant (16 B in 2.22); zero means the cell is computed from
-	// MinTrafficPerChannel and the traffic per byte.
-	FixedCellSize int64
-	// LLTraffic4 multiplies LL traffic by 4 before partitioning.
-	LLTraffic4 bool
-	// TaskTrafficFloor adds max(MinTrafficPerChannel, traffic) per task.
-	TaskTrafficFloor bool
-	// RoundTrafficPerChannel16 rounds traffic per channel up to 16 B and
-	// drops the per-channel floor (2.30).
-	RoundTrafficPerChannel16 bool
-	// CellsLoRoundUp rounds the first channel's cells up instead of down.
-	CellsLoRoundUp bool
+	// Sched is spec's tuning constants of the release: the channel split of
+	// scheduleCollTasksToPlan is spec's (CollPartition), read from there.
+	Sched *spec.Tuning
 	// NVLSChunkSize is NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc).
 	NVLSChunkSize int
 	// HasPAT: the PAT algorithm exists (2.23.4 and later).
@@ -107,22 +95,15 @@ func buildReleaseParams() []Params {
 		GrainSize:       [spec.NumProtos]int{16, 32 * 8 / ll128LineElems * ll128DataElems * 8, 512},
 		MaxChannels:     32,
 		// Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
-		RingChunkSteps:       [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
-		RingSliceSteps:       [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
-		MinTrafficPerChannel: 512,
-		FixedCellSize:        16,
-		NVLSChunkSize:        128 << 10,
-		NVLSLastChunkAlign:   16,
-		Ref:                  "v2.22.3-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking; src/init.cc computeBuffSizes",
+		RingChunkSteps:     [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
+		RingSliceSteps:     [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
+		NVLSChunkSize:      128 << 10,
+		NVLSLastChunkAlign: 16,
+		Ref:                "v2.22.3-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking; src/init.cc computeBuffSizes",
 	}
 	r2283 := base
 	r2283.Release = spec.V2_28_3
 	r2283.MaxChannels = 64
-	r2283.MinTrafficPerChannel = 16 << 10
-	r2283.FixedCellSize = 0
-	r2283.LLTraffic4 = true
-	r2283.TaskTrafficFloor = true
-	r2283.CellsLoRoundUp = true
 	r2283.HasPAT = true
 	r2283.FP8 = true
 	r2283.NVLSNetGatherScatter = true
@@ -137,11 +118,17 @@ func buildReleaseParams() []Params {
 	r2289.Ref = "v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking (unchanged from 2.28.3); src/init.cc p2pSchedule groups and src/enqueue.cc p2p batch epochs (from 2.28.7)"
 	r2307 := r2289
 	r2307.Release = spec.MakeVersion(2, 30, 7)
-	r2307.MinTrafficPerChannel = 32 << 10
-	r2307.RoundTrafficPerChannel16 = true
 	r2307.Ref = "v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (32K cells, traffic per channel rounded to 16 B)"
 	// -- add new releases here --
-	return []Params{base, r2283, r2289, r2307}
+	out := []Params{base, r2283, r2289, r2307}
+	for i := range out {
+		tu, _, err := spec.TuningForRelease(out[i].Release)
+		if err != nil {
+			panic(fmt.Sprintf("algos: release %s has schedule parameters but no tuning constants: %v", out[i].Release, err))
+		}
+		out[i].Sched = tu
+	}
+	return out
 }
 
 // ParamsFor returns the parameters of the newest modelled release that is

@@ -19,6 +19,9 @@ import (
 type Prediction struct {
 	Trace     spec.Trace      `json:"trace"`
 	Decisions []spec.Decision `json:"decisions"`
+	// Evidence is the communicator's own capability levels (what init
+	// proves, the same whether or not the log printed operations).
+	Evidence spec.Evidence `json:"evidence,omitempty"`
 }
 
 // ReadPrediction decodes a Prediction; name is used in errors.
@@ -197,6 +200,9 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 	// Capability levels: the prediction's Evidence (first decision), else
 	// the highest level of its passing verdicts.
 	pe := spec.Evidence{}
+	for cp, l := range pred.Evidence {
+		pe.Raise(cp, l)
+	}
 	for _, v := range pred.Trace {
 		if v.Outcome == spec.Pass && v.Cap != "" {
 			pe.Raise(v.Cap, v.Level)
@@ -245,33 +251,76 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 		}
 		c.Caps = append(c.Caps, row)
 	}
-	// Operations, matched by (collective, bytes).
+	// Operations: every distinct operation line of the log (algorithm,
+	// protocol, channel range) against the predictions of the same
+	// (collective, bytes). A group of operations of one size prints one
+	// line per operation, each on its own channel range; a logged line
+	// agrees when one of the predicted operations printed it.
 	type opk struct {
 		f spec.Func
 		b int64
 	}
-	obsOps := map[opk]spec.Decision{}
-	obsAt := map[opk]string{}
-	for i, d := range obs.Decisions {
+	predOps := map[opk][]int{}
+	var keys []opk
+	for i, d := range pred.Decisions {
 		k := opk{d.Op.Func, d.Op.Bytes()}
-		if _, ok := obsOps[k]; !ok {
-			obsOps[k] = d
-			if i < len(obs.DecisionsAt) && obs.DecisionsAt[i].File != "" {
-				obsAt[k] = obs.DecisionsAt[i].String()
+		if _, ok := predOps[k]; !ok {
+			keys = append(keys, k)
+		}
+		predOps[k] = append(predOps[k], i)
+	}
+	matched := make([]bool, len(pred.Decisions))
+	observed, agreed := map[opk]bool{}, map[opk]bool{}
+	for i, od := range obs.Decisions {
+		k := opk{od.Op.Func, od.Op.Bytes()}
+		observed[k] = true
+		row := OpRow{Coll: od.Op.Func, Bytes: od.Op.Bytes(), Observed: decisionText(od)}
+		if i < len(obs.DecisionsAt) && obs.DecisionsAt[i].File != "" {
+			row.At = obs.DecisionsAt[i].String()
+		}
+		idx := predOps[k]
+		if len(idx) == 0 {
+			row.Predicted, row.Agreement = "-", NotPredicted
+			c.Ops = append(c.Ops, row)
+			continue
+		}
+		rank := map[Agreement]int{Agree: 4, Consistent: 3, NotPredicted: 2, Differ: 1}
+		best, bestA := -1, Agreement("")
+		for _, j := range idx {
+			if a := opAgreement(pred.Decisions[j], od); rank[a] > rank[bestA] {
+				best, bestA = j, a
 			}
 		}
-	}
-	for _, d := range pred.Decisions {
-		k := opk{d.Op.Func, d.Op.Bytes()}
-		row := OpRow{Coll: d.Op.Func, Bytes: d.Op.Bytes(), Predicted: decisionText(d)}
-		if od, ok := obsOps[k]; ok {
-			row.Observed = decisionText(od)
-			row.Agreement = opAgreement(d, od)
-			row.At = obsAt[k]
+		row.Agreement = bestA
+		if bestA == Differ {
+			row.Predicted = predictedText(pred.Decisions, idx)
 		} else {
-			row.Observed, row.Agreement = "-", NotObserved
+			row.Predicted = decisionText(pred.Decisions[best])
+		}
+		if bestA == Agree || bestA == Consistent {
+			matched[best] = true
+			agreed[k] = true
 		}
 		c.Ops = append(c.Ops, row)
+	}
+	// Predicted lines of a size whose other lines the log showed (a
+	// group's operation the log lacks), and sizes the log never printed.
+	for _, k := range keys {
+		idx := predOps[k]
+		if observed[k] && !agreed[k] {
+			continue // the differing rows name what was predicted
+		}
+		if observed[k] {
+			for _, j := range idx {
+				if !matched[j] && !anyMatched(pred.Decisions, idx, matched, j) {
+					d := pred.Decisions[j]
+					c.Ops = append(c.Ops, OpRow{Coll: d.Op.Func, Bytes: d.Op.Bytes(), Predicted: decisionText(d), Observed: "-", Agreement: NotObserved})
+				}
+			}
+			continue
+		}
+		d := pred.Decisions[idx[0]]
+		c.Ops = append(c.Ops, OpRow{Coll: d.Op.Func, Bytes: d.Op.Bytes(), Predicted: predictedText(pred.Decisions, idx), Observed: "-", Agreement: NotObserved})
 	}
 	for _, r := range c.Gates {
 		c.Counts[string(r.Agreement)]++
@@ -283,6 +332,32 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 		c.Counts[string(r.Agreement)]++
 	}
 	return c
+}
+
+// predictedText lists the distinct predicted lines of one size.
+func predictedText(ds []spec.Decision, idx []int) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, j := range idx {
+		t := decisionText(ds[j])
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, " | ")
+}
+
+// anyMatched reports whether another predicted decision of the size with
+// the same line was matched or comes first (identical lines count once).
+func anyMatched(ds []spec.Decision, idx []int, matched []bool, j int) bool {
+	t := decisionText(ds[j])
+	for _, i := range idx {
+		if i != j && (matched[i] || i < j) && decisionText(ds[i]) == t {
+			return true
+		}
+	}
+	return false
 }
 
 // undecided reports a prediction that names no single (algorithm,

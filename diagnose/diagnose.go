@@ -83,6 +83,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d := diag{l: l, o: obs, r: r}
 	d.versions()
 	d.initState()
+	d.mnnvl()
 	d.netPlugin()
 	d.network()
 	d.gdr()
@@ -127,10 +128,54 @@ func (d *diag) versions() {
 			Evidence: d.first(ncclog.KindVersion, "first version line"),
 			Check:    []string{"every rank must load the same libnccl (LD_LIBRARY_PATH, the framework's bundled NCCL); NCCL checks versions at init (\"Mismatched NCCL version\")"}})
 	}
+	if d.l.Release != 0 && d.l.Release < oldestRead {
+		d.add(Finding{ID: "version.too-old", Severity: Warning,
+			Title:    fmt.Sprintf("NCCL %s is older than %s, the oldest release this reader knows: its lines are read where they match later forms, levels may be missing", d.l.Release, oldestRead),
+			Evidence: d.first(ncclog.KindVersion, "the version line"),
+			Check:    []string{"upgrade NCCL; gatesim predicts only its modelled releases (" + releaseList() + ")"}})
+	}
 	if d.l.Release != 0 && !spec.Supported(d.l.Release) {
 		if n, ok := spec.Nearest(d.l.Release); ok {
 			d.r.Missing = append(d.r.Missing, fmt.Sprintf("NCCL %s has no gatesim ruleset; predictions would use the nearest older one, %s", d.l.Release, n))
 		}
+	}
+}
+
+func releaseList() string {
+	var out []string
+	for _, v := range spec.Releases {
+		out = append(out, v.String())
+	}
+	return strings.Join(out, ", ")
+}
+
+// oldestRead is the oldest release whose log lines the reader's catalogue
+// describes (NCCL 2.4.2); older logs are reported as out of range.
+var oldestRead = spec.MakeVersion(2, 4, 2)
+
+// mnnvl reports multi-node NVLink fabric state (GB200-class nodes): a GPU
+// whose fabric is not "completed" or reports a health flag cannot join the
+// NVLink domain, and NCCL falls back to the network between its trays.
+func (d *diag) mnnvl() {
+	m := d.l.MNNVL
+	for _, f := range m.Fabric {
+		if f.Ready() {
+			continue
+		}
+		state := map[int]string{0: "not supported", 1: "not started", 2: "in progress", 3: "completed"}[f.State]
+		if state == "" {
+			state = fmt.Sprintf("state %d", f.State)
+		}
+		d.add(Finding{ID: "mnnvl.fabric-not-ready", Severity: Warning, Rule: "G-MNNVL-1",
+			Title:    fmt.Sprintf("the MNNVL fabric of %d GPU report(s) is %s (healthMask %s): those GPUs cannot use multi-node NVLink", f.Count, state, f.HealthMask),
+			Evidence: []ncclog.Proof{{At: f.At, Msg: fmt.Sprintf("MNNVL ... fabric UUID %s cliqueId %s state %d healthMask %s", f.UUID, f.CliqueID, f.State, f.HealthMask), Why: "nvmlDeviceGetGpuFabricInfoV's state and health"}},
+			Check:    []string{"nvidia-smi -q | grep -A4 Fabric: State Completed, Status Success on every GPU", "the IMEX / Fabric Manager service of the rack"}})
+	}
+	if len(m.Fabric) > 0 && m.Disabled > 0 && m.Enabled == 0 {
+		d.add(Finding{ID: "mnnvl.off", Severity: Info, Rule: "G-MNNVL-1",
+			Title:    "the GPUs report an NVLink fabric but the communicator did not enable MNNVL (\"MNNVL 0\")",
+			Evidence: d.first(ncclog.KindMNNVL, "the communicator's MNNVL decision"),
+			Check:    []string{"NCCL_MNNVL_ENABLE (0 disables it)", "all ranks in one clique (same fabric UUID and cliqueId)"}})
 	}
 }
 

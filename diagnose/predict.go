@@ -14,6 +14,15 @@ import (
 // operation's call line when the log has one, else float32). The result is
 // Compare's input. cache may be nil.
 func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, cache *spec.Cache) (*Prediction, error) {
+	return PredictLaunch(l, rel, sys, extra, cache, spec.Launch{})
+}
+
+// PredictLaunch is Predict for operations issued as launch says: each
+// logged size repeated launch.Agg times in one group (nccl-tests -m),
+// captured into a CUDA graph or not. Every operation of the group is a
+// decision, so each line the group prints (one per operation, each on its
+// channel range) is predicted.
+func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, cache *spec.Cache, launch spec.Launch) (*Prediction, error) {
 	if l.Release != 0 {
 		rel = l.Release
 	}
@@ -27,7 +36,7 @@ func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, 
 	env := spec.Env{}
 	for _, e := range l.Env {
 		switch e.How {
-		case "env", "set", "invalid":
+		case "env", "set", "invalid", "config": // "Comm config collnetEnable reset to NCCL_COLLNET_ENABLE=1" (2.28)
 			env[e.Name] = e.Value
 		}
 	}
@@ -38,21 +47,26 @@ func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, 
 	if err != nil {
 		return nil, err
 	}
-	p := &Prediction{Trace: comm.Trace}
+	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}}
+	for cp, l := range comm.Evidence {
+		p.Evidence[cp] = l
+	}
 	seen := map[spec.Op]bool{}
 	for _, lo := range LoggedOps(l, nil) {
 		if seen[lo.Op] {
 			continue
 		}
 		seen[lo.Op] = true
-		d, tr, err := comm.Select(lo.Op)
+		g, err := comm.SelectGroup([]spec.GroupOp{{Op: lo.Op}}, launch)
 		if err != nil {
 			return nil, fmt.Errorf("%s of %d bytes: %w", lo.Op.Func, lo.Line.Bytes, err)
 		}
 		if len(p.Decisions) == 0 {
-			p.Trace = tr // init plus the first operation's gates
+			p.Trace = g.Traces[0] // init plus the first operation's gates
 		}
-		p.Decisions = append(p.Decisions, *d)
+		for _, d := range g.Ops {
+			p.Decisions = append(p.Decisions, *d)
+		}
 	}
 	return p, nil
 }

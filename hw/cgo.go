@@ -42,6 +42,13 @@ typedef struct {
   int (*Recv)(void*, size_t, int, int, gsHandle, gsHandle);
   int (*GroupStart)(void);
   int (*GroupEnd)(void);
+  // Optional: buffer registration (2.19+) and symmetric windows (2.27+).
+  int (*CommRegister)(gsHandle, void*, size_t, void**);
+  int (*CommDeregister)(gsHandle, void*);
+  int (*MemAlloc)(void**, size_t);
+  int (*MemFree)(void*);
+  int (*CommWindowRegister)(gsHandle, void*, size_t, void**, int);
+  int (*CommWindowDeregister)(gsHandle, void*);
 } gsNccl;
 
 typedef struct {
@@ -123,6 +130,12 @@ static int gs_open_nccl(const char* path, const char** err, char* where, int wle
   SYM(N, Recv, "ncclRecv");
   SYM(N, GroupStart, "ncclGroupStart");
   SYM(N, GroupEnd, "ncclGroupEnd");
+  OPT(N, CommRegister, "ncclCommRegister");
+  OPT(N, CommDeregister, "ncclCommDeregister");
+  OPT(N, MemAlloc, "ncclMemAlloc");
+  OPT(N, MemFree, "ncclMemFree");
+  OPT(N, CommWindowRegister, "ncclCommWindowRegister");
+  OPT(N, CommWindowDeregister, "ncclCommWindowDeregister");
   if (missing) { *err = missing; dlclose(h); N.h = NULL; return -2; }
   Dl_info info;
   if (where && dladdr(*(void**)(&N.GetVersion), &info) && info.dli_fname) {
@@ -213,6 +226,17 @@ static int gs_device_count(int* n) { return R.GetDeviceCount(n); }
 static int gs_set_device(int d) { return R.SetDevice(d); }
 static int gs_malloc(void** p, size_t n) { return R.Malloc(p, n); }
 static int gs_free(void* p) { return R.Free(p); }
+
+// Buffer registration and windows; -1 when the library lacks the symbol.
+static int gs_has_register(void) { return N.CommRegister != NULL && N.CommDeregister != NULL; }
+static int gs_has_windows(void) { return N.MemAlloc != NULL && N.MemFree != NULL && N.CommWindowRegister != NULL && N.CommWindowDeregister != NULL; }
+static int gs_comm_register(gsHandle c, void* p, size_t n, void** h) { return N.CommRegister(c, p, n, h); }
+static int gs_comm_deregister(gsHandle c, void* h) { return N.CommDeregister(c, h); }
+static int gs_nccl_mem_alloc(void** p, size_t n) { return N.MemAlloc(p, n); }
+static int gs_nccl_mem_free(void* p) { return N.MemFree(p); }
+// NCCL_WIN_COLL_SYMMETRIC is 0x01 (nccl.h, 2.27+).
+static int gs_window_register(gsHandle c, void* p, size_t n, void** w) { return N.CommWindowRegister(c, p, n, w, 0x01); }
+static int gs_window_deregister(gsHandle c, void* w) { return N.CommWindowDeregister(c, w); }
 static int gs_memcpy(void* dst, const void* src, size_t n, int kind) { return R.Memcpy(dst, src, n, kind); }
 static int gs_memset_async(void* p, int v, size_t n, gsHandle s) { return R.MemsetAsync(p, v, n, s); }
 static int gs_stream_create(gsHandle* s) { return R.StreamCreateWithFlags(s, 1); } // cudaStreamNonBlocking
@@ -313,17 +337,20 @@ static int gs_issue(gsLocal* L, int l, int func, char* s, char* r, size_t count,
 }
 
 static int gs_issue_iters(gsLocal* L, int func, size_t count, int dt, size_t esz, int op, int root,
-                          size_t stride, size_t steps, int iters, gsFail* f) {
-  int grouped = L->n > 1 || func >= 5;
+                          size_t stride, size_t steps, int iters, int agg, gsFail* f) {
+  if (agg < 1) agg = 1;
+  int grouped = L->n > 1 || func >= 5 || agg > 1;
   if (steps == 0) steps = 1;
   for (int i = 0; i < iters; i++) {
-    size_t off = stride * ((size_t)i % steps);
     if (grouped) NCCLTRY(N.GroupStart(), "ncclGroupStart");
-    for (int l = 0; l < L->n; l++) {
-      int r = gs_issue(L, l, func, L->send[l] + off, L->recv[l] + off, count, dt, esz, op, root, f);
-      if (r) {
-        if (grouped) N.GroupEnd();
-        return r;
+    for (int a = 0; a < agg; a++) {
+      size_t off = stride * (((size_t)i * agg + a) % steps);
+      for (int l = 0; l < L->n; l++) {
+        int r = gs_issue(L, l, func, L->send[l] + off, L->recv[l] + off, count, dt, esz, op, root, f);
+        if (r) {
+          if (grouped) N.GroupEnd();
+          return r;
+        }
       }
     }
     if (grouped) NCCLTRY(N.GroupEnd(), "ncclGroupEnd");
@@ -362,7 +389,7 @@ static int gs_wait(gsLocal* L, double timeout, gsFail* f) {
 // gs_run issues iters operations and, when timed, records events around
 // them on every local stream; ms[l] receives the elapsed milliseconds.
 static int gs_run(gsLocal* L, int func, size_t count, int dt, size_t esz, int op, int root,
-                  size_t stride, size_t steps, int iters, int timed, int graph, double timeout, float* ms, gsFail* f) {
+                  size_t stride, size_t steps, int iters, int agg, int timed, int graph, double timeout, float* ms, gsFail* f) {
   f->kind = 0; f->code = 0; f->call = "";
   gsHandle g[GS_MAX_LOCAL], ge[GS_MAX_LOCAL];
   if (graph) {
@@ -370,7 +397,7 @@ static int gs_run(gsLocal* L, int func, size_t count, int dt, size_t esz, int op
       CUDATRY(R.SetDevice(L->dev[l]), "cudaSetDevice");
       CUDATRY(R.StreamBeginCapture(L->stream[l], 1), "cudaStreamBeginCapture"); // cudaStreamCaptureModeThreadLocal
     }
-    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, f);
+    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, agg, f);
     for (int l = 0; l < L->n; l++) {
       g[l] = NULL;
       int e = R.StreamEndCapture(L->stream[l], &g[l]);
@@ -405,7 +432,7 @@ static int gs_run(gsLocal* L, int func, size_t count, int dt, size_t esz, int op
   if (graph) {
     for (int l = 0; l < L->n; l++) CUDATRY(R.GraphLaunch(ge[l], L->stream[l]), "cudaGraphLaunch");
   } else {
-    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, f);
+    int r = gs_issue_iters(L, func, count, dt, esz, op, root, stride, steps, iters, agg, f);
     if (r) return r;
   }
   if (timed) {
@@ -687,6 +714,10 @@ type Session struct {
 	recvB   uint64
 	timeout float64
 	kernels map[string][]C.gsHandle // LoadKernels: per name, one function per local rank
+	// regs are ncclCommRegister handles (send, recv per local rank) and
+	// wins ncclCommWindowRegister windows, released with the buffers.
+	regs []unsafe.Pointer
+	wins []unsafe.Pointer
 }
 
 // Open loads the libraries (once per process), picks the local GPUs and
@@ -896,15 +927,35 @@ func (s *Session) Close() error {
 }
 
 func (s *Session) freeBuffers() {
-	for l := 0; l < int(s.loc.n); l++ {
-		C.gs_set_device(s.loc.dev[l])
-		if s.loc.send[l] != nil {
-			C.gs_free(unsafe.Pointer(s.loc.send[l]))
-			s.loc.send[l] = nil
+	n := int(s.loc.n)
+	for i, h := range s.regs {
+		if h != nil {
+			C.gs_comm_deregister(s.loc.comm[i/2], h)
 		}
-		if s.loc.recv[l] != nil {
-			C.gs_free(unsafe.Pointer(s.loc.recv[l]))
-			s.loc.recv[l] = nil
+	}
+	s.regs = nil
+	if len(s.wins) > 0 {
+		C.gs_group_start()
+		for i, w := range s.wins {
+			if w != nil {
+				C.gs_window_deregister(s.loc.comm[i/2], w)
+			}
+		}
+		C.gs_group_end()
+	}
+	window := s.wins != nil
+	s.wins = nil
+	for l := 0; l < n; l++ {
+		for _, p := range []**C.char{&s.loc.send[l], &s.loc.recv[l]} {
+			if *p == nil {
+				continue
+			}
+			if window {
+				C.gs_nccl_mem_free(unsafe.Pointer(*p))
+			} else {
+				C.gs_free(unsafe.Pointer(*p))
+			}
+			*p = nil
 		}
 	}
 	s.sendB, s.recvB = 0, 0
@@ -915,21 +966,79 @@ func (s *Session) Alloc(sendBytes, recvBytes uint64) error {
 		return nil
 	}
 	s.freeBuffers()
+	window := s.opts.Buffers == spec.BuffersWindow
+	if window && C.gs_has_windows() == 0 {
+		return fmt.Errorf("window buffers: this NCCL has no ncclMemAlloc/ncclCommWindowRegister (2.27 and later)")
+	}
+	if s.opts.Buffers == spec.BuffersRegistered && C.gs_has_register() == 0 {
+		return fmt.Errorf("registered buffers: this NCCL has no ncclCommRegister")
+	}
 	for l := 0; l < int(s.loc.n); l++ {
 		if err := cudaErr("cudaSetDevice", C.gs_set_device(s.loc.dev[l])); err != nil {
 			return err
 		}
-		var p unsafe.Pointer
-		if err := cudaErr(fmt.Sprintf("cudaMalloc(%d bytes)", sendBytes), C.gs_malloc(&p, C.size_t(sendBytes))); err != nil {
-			return err
+		for _, b := range []struct {
+			p *(*C.char)
+			n uint64
+		}{{&s.loc.send[l], sendBytes}, {&s.loc.recv[l], recvBytes}} {
+			var p unsafe.Pointer
+			if window {
+				// windows need NCCL's cuMem allocation
+				if r := C.gs_nccl_mem_alloc(&p, C.size_t(b.n)); r != 0 {
+					return &Error{Op: fmt.Sprintf("ncclMemAlloc(%d bytes)", b.n), Result: Result(r)}
+				}
+			} else if err := cudaErr(fmt.Sprintf("cudaMalloc(%d bytes)", b.n), C.gs_malloc(&p, C.size_t(b.n))); err != nil {
+				return err
+			}
+			*b.p = (*C.char)(p)
 		}
-		s.loc.send[l] = (*C.char)(p)
-		if err := cudaErr(fmt.Sprintf("cudaMalloc(%d bytes)", recvBytes), C.gs_malloc(&p, C.size_t(recvBytes))); err != nil {
-			return err
-		}
-		s.loc.recv[l] = (*C.char)(p)
 	}
 	s.sendB, s.recvB = sendBytes, recvBytes
+	switch s.opts.Buffers {
+	case spec.BuffersRegistered:
+		// ncclCommRegister: NCCL may then register the buffers over IPC
+		// or with the network at each operation (NCCL_LOCAL_REGISTER).
+		s.regs = make([]unsafe.Pointer, 2*int(s.loc.n))
+		for l := 0; l < int(s.loc.n); l++ {
+			for k, b := range []struct {
+				p *C.char
+				n uint64
+			}{{s.loc.send[l], sendBytes}, {s.loc.recv[l], recvBytes}} {
+				var h unsafe.Pointer
+				if r := C.gs_comm_register(s.loc.comm[l], unsafe.Pointer(b.p), C.size_t(b.n), &h); r != 0 {
+					return &Error{Op: "ncclCommRegister", Result: Result(r)}
+				}
+				s.regs[2*l+k] = h
+			}
+		}
+	case spec.BuffersWindow:
+		// ncclCommWindowRegister is collective: every local rank's call in
+		// one group.
+		s.wins = make([]unsafe.Pointer, 2*int(s.loc.n))
+		if r := C.gs_group_start(); r != 0 {
+			return &Error{Op: "ncclGroupStart", Result: Result(r)}
+		}
+		var first C.int
+		for k := 0; k < 2; k++ {
+			for l := 0; l < int(s.loc.n); l++ {
+				p, n := s.loc.send[l], sendBytes
+				if k == 1 {
+					p, n = s.loc.recv[l], recvBytes
+				}
+				var w unsafe.Pointer
+				if r := C.gs_window_register(s.loc.comm[l], unsafe.Pointer(p), C.size_t(n), &w); r != 0 && first == 0 {
+					first = r
+				}
+				s.wins[2*l+k] = w
+			}
+		}
+		if r := C.gs_group_end(); r != 0 && first == 0 {
+			first = r
+		}
+		if first != 0 {
+			return &Error{Op: "ncclCommWindowRegister", Result: Result(first)}
+		}
+	}
 	return nil
 }
 
@@ -1046,7 +1155,7 @@ func (s *Session) Run(op OpArgs, iters int, timed bool) ([]float64, error) {
 		return 0
 	}
 	r := C.gs_run(s.loc, C.int(op.Func), C.size_t(op.Count), C.int(op.DataType), C.size_t(op.DataType.Size()), C.int(op.RedOp), C.int(op.Root),
-		C.size_t(op.Stride), C.size_t(op.Steps), C.int(iters), b(timed), b(op.Graph), C.double(s.timeout), &ms[0], &f)
+		C.size_t(op.Stride), C.size_t(op.Steps), C.int(iters), C.int(max(1, op.Agg)), b(timed), b(op.Graph), C.double(s.timeout), &ms[0], &f)
 	if r != 0 {
 		return nil, failErr(&f, s.loc.comm[0])
 	}

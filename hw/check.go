@@ -196,23 +196,43 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 		}
 		return ops[i].Line.Bytes < ops[j].Line.Bytes
 	})
+	// Each logged line is one operation of a group of Agg copies of its
+	// size (a graph capture registers the buffers): it agrees when one of
+	// the group's operations prints it.
+	launch := CaptureLaunch(c.Result)
+	var bufs spec.Buffers
+	if c.Result.Buffers != "" {
+		if bufs, err = spec.ParseBuffers(c.Result.Buffers); err != nil {
+			return nil, fmt.Errorf("%s: results.json: %w", c.Dir, err)
+		}
+	}
 	for _, lo := range ops {
 		o := lo.Line
-		d, _, err := comm.Select(lo.Op)
+		g, err := comm.SelectGroup([]spec.GroupOp{{Op: lo.Op, Buffers: bufs}}, launch)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
 		}
-		pred := opString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, o.ChannelLo >= 0)
-		if d.Err != nil {
-			pred = "error " + d.Err.Result.String()
-		}
 		obs := opString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, o.ChannelLo >= 0)
+		var preds []string
+		found := false
+		for _, d := range g.Ops {
+			pred := opString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, o.ChannelLo >= 0)
+			if d.Err != nil {
+				pred = "error " + d.Err.Result.String()
+			}
+			if pred == obs {
+				found = true
+			}
+			if len(preds) == 0 || preds[len(preds)-1] != pred {
+				preds = append(preds, pred)
+			}
+		}
 		rep.Ops.Total++
-		if pred == obs {
+		if found {
 			rep.Ops.Agree++
 			continue
 		}
-		rep.add("op", fmt.Sprintf("%s %s", o.Func, spec.FormatBytes(o.Bytes)), pred, obs)
+		rep.add("op", fmt.Sprintf("%s %s", o.Func, spec.FormatBytes(o.Bytes)), strings.Join(preds, " | "), obs)
 	}
 	rep.tally("op", "per-operation lines", rep.Ops, "")
 
@@ -256,6 +276,16 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 		rep.NotComparable = append(rep.NotComparable, "no "+CaptureGraph+": run the capture with NCCL_GRAPH_DUMP_FILE")
 	}
 	return rep, nil
+}
+
+// CaptureLaunch is how a capture's operations were issued: Agg per group,
+// captured into CUDA graphs when the run timed graphs.
+func CaptureLaunch(r *RunResult) spec.Launch {
+	l := spec.Launch{Agg: max(1, r.Agg)}
+	if r.Timing == "graph" {
+		l.Mode = spec.LaunchGraph
+	}
+	return l
 }
 
 func opString(a spec.Algo, p spec.Proto, lo, hi int, withRange bool) string {

@@ -54,4 +54,7 @@ type OpArgs struct {
 	Stride, Steps uint64
 	// Graph captures the iterations in a CUDA graph and times its launch.
 	Graph bool
+	// Agg is the number of operations per NCCL group and iteration (at
+	// least 1).
+	Agg int
 }

@@ -24,6 +24,10 @@ type Options struct {
 	AllowNVLS bool
 	// Timeout bounds every wait for the GPUs (default 10 minutes).
 	Timeout time.Duration
+	// Buffers says how the run's buffers reach NCCL: plain cudaMalloc
+	// (user), registered with ncclCommRegister, or ncclMemAlloc'ed and
+	// registered as symmetric windows (ncclCommWindowRegister, 2.27+).
+	Buffers spec.Buffers
 }
 
 // ProbeResult is what Probe found.
@@ -59,6 +63,12 @@ func Measure(s *Session, p Plan, progress interface{ Write([]byte) (int, error) 
 	}
 	if p.Graph {
 		res.Timing = "graph"
+	}
+	if p.Agg > 1 {
+		res.Agg = p.Agg
+	}
+	if s.opts.Buffers != spec.BuffersUser {
+		res.Buffers = s.opts.Buffers.String()
 	}
 	if p.Check {
 		res.Check = s.CheckMode()

@@ -29,6 +29,12 @@ type RunResult struct {
 	Devices []DeviceInfo `json:"devices"`
 	// Timing says how time was taken: "events" or "graph".
 	Timing string `json:"timing"`
+	// Agg is the number of operations issued in one NCCL group (nccl-tests
+	// -m); 0 and 1 mean one.
+	Agg int `json:"agg,omitempty"`
+	// Buffers is how the buffers reached NCCL ("registered", "window");
+	// empty for plain cudaMalloc.
+	Buffers string `json:"buffers,omitempty"`
 	// Check says how results were checked: "device" (the check kernels),
 	// "host" (copied back), or "off".
 	Check string `json:"check"`

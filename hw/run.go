@@ -26,10 +26,16 @@ type Plan struct {
 	RowBudget time.Duration
 	// Graph times CUDA graph launches of Iters captured operations.
 	Graph bool
+	// Agg issues Agg operations of the row in each NCCL group (nccl-tests
+	// -m): an iteration is one group; 0 and 1 mean one operation.
+	Agg int
 	// Check verifies every row once before timing it.
 	Check bool
 	Seed  uint32
 }
+
+// MaxAgg bounds the operations of one group (nccl-tests -m).
+const MaxAgg = 1024
 
 // DefaultPlan is nccl-tests' default shape: 1 warm-up, 20 iterations;
 // gatesim takes 5 batches of them for a median and a spread.
@@ -78,6 +84,9 @@ func (p Plan) Validate(nranks int) error {
 	}
 	if p.Root < 0 || p.Root >= nranks {
 		return fmt.Errorf("root %d out of range: the communicator has %d ranks", p.Root, nranks)
+	}
+	if p.Agg < 0 || p.Agg > MaxAgg {
+		return fmt.Errorf("agg %d: expected 1..%d operations per group", p.Agg, MaxAgg)
 	}
 	if p.Iters < 1 || p.Batches < 1 || p.Warmup < 0 {
 		return fmt.Errorf("iters %d, batches %d, warmup %d: expected iters >= 1, batches >= 1, warmup >= 0", p.Iters, p.Batches, p.Warmup)
@@ -150,7 +159,7 @@ func runRow(e engine, p Plan, f spec.Func, size, sendB, recvB uint64) (Row, erro
 	row := Row{Func: f, Size: c.Bytes(dt), Count: c.Param, Type: dt, RedOp: RowRedOp(f, p.RedOp), Root: RowRoot(f, p.Root), Wrong: -1}
 	row.fillNames()
 	total := max(c.Send, c.Recv) * esz
-	op := OpArgs{Func: f, Count: c.Param, DataType: dt, RedOp: p.RedOp, Root: p.Root, Graph: p.Graph}
+	op := OpArgs{Func: f, Count: c.Param, DataType: dt, RedOp: p.RedOp, Root: p.Root, Graph: p.Graph, Agg: max(1, p.Agg)}
 	if total > 0 {
 		op.Stride = total
 		op.Steps = max(1, min(sendB, recvB)/total)
@@ -210,7 +219,7 @@ func runRow(e engine, p Plan, f spec.Func, size, sendB, recvB uint64) (Row, erro
 		if err != nil {
 			return failed(err)
 		}
-		perOp := slices.Max(ms) / float64(p.Warmup)
+		perOp := slices.Max(ms) / float64(p.Warmup*op.Agg)
 		if p.RowBudget > 0 && perOp > 0 {
 			budget := float64(p.RowBudget) / float64(time.Millisecond)
 			if perOp*float64(iters*batches) > budget {
@@ -231,7 +240,7 @@ func runRow(e engine, p Plan, f spec.Func, size, sendB, recvB uint64) (Row, erro
 		if err != nil {
 			return row, err
 		}
-		times = append(times, t*1000/float64(iters)) // microseconds per op
+		times = append(times, t*1000/float64(iters*op.Agg)) // microseconds per op
 	}
 	row.Iters, row.Batches = iters, batches
 	row.TimeUs, row.MinUs, row.MaxUs = median(times), slices.Min(times), slices.Max(times)

@@ -32,7 +32,12 @@ import (
 // Changelog:
 //
 //	1: first version.
-const SchemaVersion = 1
+//	2: a request may give "group": [op, ...] (call order) instead of "op",
+//	   each op may set "inplace" and "buffers" ("user", "registered",
+//	   "window"), and the request may set "launch" ("stream", "graph");
+//	   every answer carries "ops", one entry per operation in order (the
+//	   top-level decision fields describe the first).
+const SchemaVersion = 2
 
 // Request is one line of input.
 type Request struct {
@@ -52,6 +57,11 @@ type Request struct {
 	// Env are NCCL_* variables; a value may be "" (set but empty).
 	Env map[string]string `json:"env,omitempty"`
 	Op  *OpRequest        `json:"op"`
+	// Group lists the operations of one ncclGroupStart/End in call order
+	// (instead of Op); Launch is "stream" (default) or "graph" (captured
+	// into a CUDA graph).
+	Group  []*OpRequest `json:"group,omitempty"`
+	Launch string       `json:"launch,omitempty"`
 	// Tuner is a tuner plugin (.so) to load as NCCL would, under one of
 	// the directories the oracle was started with (--tuner-dir).
 	Tuner string `json:"tuner,omitempty"`
@@ -67,6 +77,37 @@ type OpRequest struct {
 	DType string          `json:"dtype,omitempty"` // default float32
 	RedOp string          `json:"redop,omitempty"` // default sum
 	Root  int             `json:"root,omitempty"`
+	// InPlace: the receive buffer is the send buffer. Buffers: "user"
+	// (default), "registered" (ncclCommRegister) or "window"
+	// (ncclCommWindowRegister).
+	InPlace bool   `json:"inplace,omitempty"`
+	Buffers string `json:"buffers,omitempty"`
+}
+
+// OpAnswer is one operation's decision in a group, in call order.
+type OpAnswer struct {
+	Coll      string       `json:"coll"`
+	Bytes     int64        `json:"bytes"`
+	Status    string       `json:"status"`
+	Error     *AnswerError `json:"error,omitempty"`
+	Discarded bool         `json:"discarded,omitempty"`
+	Algo      *string      `json:"algo"`
+	Proto     *string      `json:"proto"`
+	NChannels *int         `json:"nchannels,omitempty"`
+	ChannelLo *int         `json:"channel_lo,omitempty"`
+	ChannelHi *int         `json:"channel_hi,omitempty"`
+	NThreads  *int         `json:"nthreads,omitempty"`
+	TimeUs    *float64     `json:"time_us,omitempty"`
+	// Kernel names the path outside the cost table that runs the
+	// operation ("symmetric": a symmetric kernel on window buffers,
+	// "copy-engine": a CE collective); empty on the cost-table path. Which
+	// symmetric kernel NCCL picks is not modelled yet.
+	Kernel string `json:"kernel,omitempty"`
+	// Aggregate is how many operations were decided together with this one
+	// (itself included); Registered the buffer registration NCCL made.
+	Aggregate  int    `json:"aggregate,omitempty"`
+	Registered string `json:"registered,omitempty"`
+	DecidedBy  string `json:"decided_by,omitempty"`
 }
 
 // Answer is one line of output.
@@ -107,6 +148,10 @@ type Answer struct {
 	// (no cost table; algo and proto are null, the protocol is chosen per
 	// peer by size when the work is planned).
 	P2P *spec.P2PPath `json:"p2p,omitempty"`
+
+	// Ops is every operation's decision in call order (one entry for a
+	// lone "op").
+	Ops []OpAnswer `json:"ops,omitempty"`
 
 	// Tuner is what a request's tuner plugin did.
 	Tuner *TunerReport `json:"tuner,omitempty"`
@@ -439,21 +484,111 @@ func (o *Oracle) answer(line []byte) (*Answer, *commEntry, spec.Trace) {
 	if ce.err != nil && ce.beforeOp {
 		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil
 	}
-	if req.Op == nil {
-		return invalid(req.ID, "op", "missing: expected {\"coll\": ..., \"bytes\": ...}"), nil, nil
-	}
-	op, field, err := buildOp(req.Op)
-	if err != nil {
-		return invalid(req.ID, field, "%v", err), nil, nil
+	gops, launch, plain, bad := parseOps(&req)
+	if bad != nil {
+		return bad, nil, nil
 	}
 	if ce.err != nil {
 		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil
 	}
-	d, trace, err := ce.comm.SelectOp(op)
+	if !plain {
+		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil
+	}
+	d, trace, err := ce.comm.SelectOp(gops[0].Op)
 	if err != nil {
 		return invalid(req.ID, "op", "%v", err), nil, nil
 	}
 	return o.fill(req.ID, d), ce, trace
+}
+
+// parseOps reads the request's operation or group and its launch; plain is
+// one operation on user buffers launched on a stream, which decides as
+// Select alone does. A malformed one gives the invalid answer.
+func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool, bad *Answer) {
+	if req.Op != nil && len(req.Group) > 0 {
+		return nil, launch, false, invalid(req.ID, "group", "give op or group, not both")
+	}
+	if req.Op == nil && len(req.Group) == 0 {
+		return nil, launch, false, invalid(req.ID, "op", "missing: expected {\"coll\": ..., \"bytes\": ...} or \"group\": [op, ...]")
+	}
+	reqOps, prefix := req.Group, "group."
+	if req.Op != nil {
+		reqOps, prefix = []*OpRequest{req.Op}, ""
+	}
+	if len(reqOps) > spec.MaxGroupOps {
+		return nil, launch, false, invalid(req.ID, "group", "%d operations: at most %d", len(reqOps), spec.MaxGroupOps)
+	}
+	if req.Launch != "" {
+		m, err := spec.ParseLaunchMode(req.Launch)
+		if err != nil {
+			return nil, launch, false, invalid(req.ID, "launch", "%v", err)
+		}
+		launch.Mode = m
+	}
+	gops = make([]spec.GroupOp, len(reqOps))
+	plain = len(reqOps) == 1 && launch.Mode == spec.LaunchStream
+	for i, r := range reqOps {
+		at := prefix
+		if prefix != "" {
+			at = fmt.Sprintf("group[%d].", i)
+		}
+		if r == nil {
+			return nil, launch, false, invalid(req.ID, strings.TrimSuffix(at, "."), "missing: expected an op object")
+		}
+		op, field, err := buildOp(r)
+		if err != nil {
+			if prefix != "" {
+				field = at + strings.TrimPrefix(field, "op.")
+			}
+			return nil, launch, false, invalid(req.ID, field, "%v", err)
+		}
+		gops[i] = spec.GroupOp{Op: op, InPlace: r.InPlace}
+		if r.Buffers != "" {
+			if gops[i].Buffers, err = spec.ParseBuffers(r.Buffers); err != nil {
+				if prefix == "" {
+					at = "op."
+				}
+				return nil, launch, false, invalid(req.ID, at+"buffers", "%v", err)
+			}
+		}
+		if r.InPlace || gops[i].Buffers != spec.BuffersUser {
+			plain = false
+		}
+	}
+	return gops, launch, plain, nil
+}
+
+// answerGroup plans a group (or a graph-captured or registered operation)
+// as NCCL plans its ncclGroupEnd: the top level describes the first
+// operation, ops every one in call order.
+func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.GroupOp, launch spec.Launch) *Answer {
+	g, err := comm.SelectGroup(gops, launch)
+	if err != nil {
+		return invalid(id, "group", "%v", err)
+	}
+	a := o.fill(id, g.Ops[0])
+	if o.Trace {
+		for _, v := range g.Traces[0] {
+			a.Trace = append(a.Trace, traceEntry(v))
+		}
+	}
+	if g.Err != nil { // the group's first failing bin fails ncclGroupEnd
+		a.Status = "error"
+		a.Error = &AnswerError{Result: g.Err.Result.String(), Message: g.Err.Message, Call: "ncclGroupEnd"}
+	}
+	a.Ops = a.Ops[:0]
+	for i, d := range g.Ops {
+		oa := opAnswer(d)
+		if i < len(g.Choices) {
+			if n := len(g.Choices[i].Aggregate); n > 1 {
+				oa.Aggregate = n
+			}
+			oa.Registered = g.Choices[i].Registered
+			oa.Kernel = g.Choices[i].SidePath
+		}
+		a.Ops = append(a.Ops, oa)
+	}
+	return a
 }
 
 // answerTuned answers a request that names a tuner plugin: its
@@ -466,14 +601,14 @@ func (o *Oracle) answerTuned(rs *spec.Ruleset, req *Request) *Answer {
 	if err != nil {
 		return invalid(req.ID, field, "%v", err)
 	}
-	if req.Op == nil {
-		return invalid(req.ID, "op", "missing: expected {\"coll\": ..., \"bytes\": ...}")
+	gops, _, plain, bad := parseOps(req)
+	if bad != nil {
+		return bad
 	}
-	op, field, err := buildOp(req.Op)
-	if err != nil {
-		return invalid(req.ID, field, "%v", err)
+	if !plain {
+		return invalid(req.ID, "tuner", "a tuner's answer for a group, a graph or registered buffers is not modelled")
 	}
-	d, trace, rep, err := o.Tuner(req.Tuner, rs, sys, env, op)
+	d, trace, rep, err := o.Tuner(req.Tuner, rs, sys, env, gops[0].Op)
 	if err != nil {
 		return invalid(req.ID, "tuner", "%v", err)
 	}
@@ -536,6 +671,29 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 	}
 	if d.NChannels > 0 {
 		// NCCL's float32 arithmetic: keep the digits that mean something
+		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, jsonout.Round(d.TimeUs)
+		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
+	}
+	a.Ops = []OpAnswer{opAnswer(d)}
+	return a
+}
+
+// opAnswer is one operation's entry of "ops".
+func opAnswer(d *spec.Decision) OpAnswer {
+	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy)}
+	if d.Err != nil {
+		a.Status = "error"
+		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call}
+	}
+	if d.Algo != spec.AlgoNone {
+		s := d.Algo.String()
+		a.Algo = &s
+	}
+	if d.Proto != spec.ProtoNone {
+		s := d.Proto.String()
+		a.Proto = &s
+	}
+	if d.NChannels > 0 {
 		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, jsonout.Round(d.TimeUs)
 		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
 	}

@@ -42,17 +42,22 @@ func TestAnswerShape(t *testing.T) {
 func TestInvalidNamesTheField(t *testing.T) {
 	o := New(nil)
 	cases := map[string]string{
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"gather","bytes":4}}`:                  "op.coll",
-		`{"nccl":"1.0","system":"v100x4","op":{"coll":"allreduce","bytes":4}}`:                  "nccl",
-		`{"nccl":"2.28.9","op":{"coll":"allreduce","bytes":4}}`:                                 "system",
-		`{"nccl":"2.28.9","system":"v100x4"}`:                                                   "op",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce"}}`:                         "op.bytes",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"count":1}}`:     "op.bytes",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","count":-1}}`:              "op.count",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"redop":"xor"}}`: "op.redop",
-		`{"nccl":"2.28.9","system":"v100x4","nodes":"two","op":{"coll":"allreduce","bytes":4}}`: "nodes",
-		`{"nccl":"2.28.9","system":{"nodes":[]},"op":{"coll":"allreduce","bytes":4}}`:           "system",
-		`{"nccl":"2.28.9","system":"./nope.json","op":{"coll":"allreduce","bytes":4}}`:          "system",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"gather","bytes":4}}`:                                             "op.coll",
+		`{"nccl":"1.0","system":"v100x4","op":{"coll":"allreduce","bytes":4}}`:                                             "nccl",
+		`{"nccl":"2.28.9","op":{"coll":"allreduce","bytes":4}}`:                                                            "system",
+		`{"nccl":"2.28.9","system":"v100x4"}`:                                                                              "op",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce"}}`:                                                    "op.bytes",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"count":1}}`:                                "op.bytes",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","count":-1}}`:                                         "op.count",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"redop":"xor"}}`:                            "op.redop",
+		`{"nccl":"2.28.9","system":"v100x4","nodes":"two","op":{"coll":"allreduce","bytes":4}}`:                            "nodes",
+		`{"nccl":"2.28.9","system":{"nodes":[]},"op":{"coll":"allreduce","bytes":4}}`:                                      "system",
+		`{"nccl":"2.28.9","system":"./nope.json","op":{"coll":"allreduce","bytes":4}}`:                                     "system",
+		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4},{"coll":"gather","bytes":4}]}`:         "group[1].coll",
+		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4,"buffers":"pinned"}]}`:                  "group[0].buffers",
+		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4,"buffers":"pinned"}}`:                       "op.buffers",
+		`{"nccl":"2.28.9","system":"h200x2","launch":"eager","op":{"coll":"allreduce","bytes":4}}`:                         "launch",
+		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4},"group":[{"coll":"allreduce","bytes":4}]}`: "group",
 	}
 	for in, field := range cases {
 		m := decode(t, o.HandleLine([]byte(in)))
@@ -153,5 +158,37 @@ func TestOracleP2P(t *testing.T) {
 		if a.Status != "ok" || a.Algo != nil || a.Proto != nil || a.P2P == nil || a.P2P.NChannels != 32 || a.P2P.NChannelsPerPeer != 32 {
 			t.Errorf("%s: %+v", coll, a)
 		}
+	}
+}
+
+// TestGroupAnswer: a group's answer carries every operation's plan in call
+// order (8 MiB AllReduces of 2 × H200 under 2.28.9 share the 24 channels,
+// as nccl-tests -m 8 printed), the top level describes the first; a
+// captured out-of-place AllReduce is registered and runs on 16 channels.
+func TestGroupAnswer(t *testing.T) {
+	o := New(nil)
+	o.Trace = false
+	op := `{"coll":"allreduce","bytes":"8MiB"}`
+	m := decode(t, o.HandleLine([]byte(`{"nccl":"2.28.9","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0"},"group":[`+strings.TrimSuffix(strings.Repeat(op+",", 8), ",")+`]}`)))
+	ops, ok := m["ops"].([]any)
+	if m["status"] != "ok" || !ok || len(ops) != 8 {
+		t.Fatalf("answer %v", m)
+	}
+	var got []string
+	for _, x := range ops {
+		e := x.(map[string]any)
+		got = append(got, fmt.Sprintf("%v/%v %v..%v", e["algo"], e["proto"], e["channel_lo"], e["channel_hi"]))
+	}
+	want := "Ring/Simple 0..2,Ring/Simple 2..5,Ring/Simple 5..8,Ring/Simple 8..11,Ring/Simple 11..14,Ring/Simple 14..17,Ring/Simple 17..20,Ring/Simple 20..23"
+	if strings.Join(got, ",") != want {
+		t.Errorf("ops %v\nwant %s", got, want)
+	}
+	if m["channel_lo"] != float64(0) || m["channel_hi"] != float64(2) {
+		t.Errorf("top level %v..%v, want the first op's 0..2", m["channel_lo"], m["channel_hi"])
+	}
+	m = decode(t, o.HandleLine([]byte(`{"nccl":"2.28.9","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0"},"launch":"graph","op":{"coll":"allreduce","bytes":"64MiB"}}`)))
+	e := m["ops"].([]any)[0].(map[string]any)
+	if e["channel_hi"] != float64(15) || e["registered"] != "IPC" {
+		t.Errorf("graph op %v", e)
 	}
 }

@@ -92,6 +92,15 @@ var transportRule = &Rule{
 		}
 		shmOff := r.param("NCCL_SHM_DISABLE") == 1
 		facts := []Fact{F("path", path), F("p2p_level", level), F("NCCL_SHM_DISABLE", b01(shmOff))}
+		if split := c.NNodes / max(1, len(c.System.Nodes)); split > 1 && shmOff {
+			// The topology trimmed the host's GPUs apart (ncclTopoTrimSystem:
+			// no P2P and no SHM path between them), so each NCCL node holds
+			// one part and its peers are on other "nodes": the trimmed system
+			// says LOC, but the connection is the network's.
+			c.IntraTransport = "NET"
+			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("P2P and SHM unavailable: the host's %d GPUs are %d NCCL nodes and reach each other through NET/%s", hostGPUs, split, c.Net), Facts: facts})
+			return
+		}
 		if !p2pOff && pathWithin(path, level) {
 			c.IntraTransport = "P2P"
 			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: fmt.Sprintf("path %s within P2P level %s: P2P", path, level), Facts: facts})

@@ -56,6 +56,10 @@ type CallResult struct {
 	// Effect says what the call does ("enqueued 2 operations", "nothing:
 	// not the outermost group end", "undefined: ...").
 	Effect string
+	// Launched lists the collectives (indices into the calls) this call
+	// enqueues: the group's at its outermost ncclGroupEnd, the call itself
+	// outside a group.
+	Launched []int `json:"launched,omitempty"`
 }
 
 // groupRule is one of the group-semantics rules.
@@ -118,8 +122,9 @@ func CheckGroup(calls []Call) ([]CallResult, Trace) {
 		return c
 	}
 	depth := 0
-	var queued []string // comm names with recorded work, in order
-	blockingMode := -1  // of async jobs in the open group
+	var queued []string    // comm names with recorded work, in order
+	var pendingCalls []int // collectives recorded in the open group
+	blockingMode := -1     // of async jobs in the open group
 	var groupErr Result
 	results := make([]CallResult, 0, len(calls))
 	at := func(c Call) string {
@@ -160,7 +165,7 @@ func CheckGroup(calls []Call) ([]CallResult, Trace) {
 		}
 		return Success, "launched " + strings.Join(parts, ", ")
 	}
-	for _, call := range calls {
+	for ci, call := range calls {
 		res := CallResult{Call: call, Result: Success}
 		switch call.Kind {
 		case CallGroupStart:
@@ -181,13 +186,14 @@ func CheckGroup(calls []Call) ([]CallResult, Trace) {
 			}
 			if groupErr != Success {
 				res.Result, res.Effect = groupErr, "the group's recorded error is returned; its work is discarded"
-				groupErr, queued, blockingMode = Success, nil, -1
+				groupErr, queued, blockingMode, pendingCalls = Success, nil, -1, nil
 				for _, c := range comms {
 					c.pending, c.initQueued = 0, false
 				}
 				break
 			}
 			res.Result, res.Effect = launch()
+			res.Launched, pendingCalls = pendingCalls, nil
 			blockingMode = -1
 			verdict("G-GROUP-ENQUEUE-1", Pass, at(call)+"outermost ncclGroupEnd: "+res.Effect)
 			if res.Result == InProgress {
@@ -245,6 +251,7 @@ func CheckGroup(calls []Call) ([]CallResult, Trace) {
 				if res.Effect == "" {
 					res.Effect = "enqueued on the stream"
 				}
+				res.Launched = []int{ci}
 				if c.nonblocking {
 					c.inProgress = true
 					res.Result = InProgress
@@ -253,6 +260,7 @@ func CheckGroup(calls []Call) ([]CallResult, Trace) {
 			}
 			c.pending++
 			queued = append(queued, call.Comm)
+			pendingCalls = append(pendingCalls, ci)
 			if res.Effect == "" {
 				res.Effect = "recorded; enqueued at the outermost ncclGroupEnd"
 			}

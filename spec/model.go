@@ -875,5 +875,13 @@ func (r *initRun) tuningInput() TuningInput {
 	}
 	in.NThreads, in.LL128NThreads, in.NetOverhead = num("NCCL_NTHREADS"), num("NCCL_LL128_NTHREADS"), num("NCCL_NET_OVERHEAD")
 	in.LL128C2C, in.PATEnable = num("NCCL_LL128_C2C"), num("NCCL_PAT_ENABLE")
+	in.GraphRegister, in.LocalRegister = num("NCCL_GRAPH_REGISTER"), num("NCCL_LOCAL_REGISTER")
+	in.DirectP2P = c.IntraTransport == "P2P" && in.LocalRanks > 1
+	off := func(p *int64) bool { return p != nil && *p == 0 }
+	in.SymmetricSupport = in.DirectP2P && c.NNodes == 1 && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
+	if p := num("NCCL_CTA_POLICY"); p != nil && *p == 2 {
+		in.CTAPolicyZero = true
+	}
+	in.CEDriver = c.System.Nodes[0].Driver.CUDA >= 12050
 	return in
 }

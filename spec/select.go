@@ -207,18 +207,14 @@ func opSupport(ref Ref, nvlsAGExempt bool) *Rule {
 		Ref: ref,
 		perOp: func(o *opRun) {
 			c, op := o.comm, o.op
-			o.collNetOK = c.CollNetSupport
+			o.collNetOK, o.nvlsOK = c.opSupport(op)
 			why := []string{}
-			if o.collNetOK && (op.Func == AllReduce || op.Func == Reduce || op.Func == ReduceScatter) {
+			if c.CollNetSupport && !o.collNetOK {
 				netOp := op.RedOp.NetOp()
-				if netOp > Min || !c.CollNetMatrix[netOp][op.DataType] {
-					o.collNetOK = false
-					why = append(why, fmt.Sprintf("CollNet: the matrix does not support %s/%s", netOp.Short(), op.DataType.Short()))
-				}
+				why = append(why, fmt.Sprintf("CollNet: the matrix does not support %s/%s", netOp.Short(), op.DataType.Short()))
 			} else if !o.collNetOK {
 				why = append(why, "CollNet: not supported by the communicator")
 			}
-			o.nvlsOK = c.NVLSSupport && (op.Func == AllGather || nvlsSupported(op.RedOp, op.DataType))
 			if !c.NVLSSupport {
 				why = append(why, "NVLS: not supported by the communicator")
 			} else if !o.nvlsOK {
@@ -235,6 +231,17 @@ func opSupport(ref Ref, nvlsAGExempt bool) *Rule {
 			o.emit(Verdict{Outcome: out, Why: strings.Join(why, "; "), Facts: facts})
 		},
 	}
+}
+
+// opSupport is G-SEL-OPSUP-1's answer: collNetOK and nvlsOK for op.
+func (c *Comm) opSupport(op Op) (collNetOK, nvlsOK bool) {
+	collNetOK = c.CollNetSupport
+	if collNetOK && (op.Func == AllReduce || op.Func == Reduce || op.Func == ReduceScatter) {
+		netOp := op.RedOp.NetOp()
+		collNetOK = netOp <= Min && c.CollNetMatrix[netOp][op.DataType]
+	}
+	nvlsOK = c.NVLSSupport && (op.Func == AllGather || nvlsSupported(op.RedOp, op.DataType))
+	return collNetOK, nvlsOK
 }
 
 // nvlsSupported is ncclNvlsSupported (src/include/device.h).

@@ -330,6 +330,12 @@ type Tuning struct {
 	MaxKernelArgsBytes     int   `tuning:"sched.maxKernelArgsBytes"`         // ncclMaxKernelArgsSize (4 KiB)
 	MaxDevWorkBatchBytes   int   `tuning:"sched.maxDevWorkBatchBytes"`       // NCCL_MAX_DEV_WORK_BATCH_BYTES
 	WorkFifoBytes          int64 `tuning:"sched.workFifoBytes"`              // NCCL_WORK_FIFO_BYTES default
+
+	// Buffer registration between the choice and the scheduler
+	// (ncclRegisterCollBuffers, src/register/coll_reg.cc).
+	RegIPC         bool `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (graph capture or ncclCommRegister; 2.28.3+, 2.22.3 registers NVLS and CollNet only)
+	RegIPCChannels int  `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
+	Symmetric      bool `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel or a copy-engine collective (2.28.3+ as modelled)
 }
 
 // TuningChange is one edit of a Tuning value: a constant cell or a switch,
@@ -661,6 +667,11 @@ func tuningApply2_28_3Checked(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.TaskTrafficFloor, true, enqueueCC, "scheduleCollTasksToPlan")
 	tuningSet(d, &t.CellsLoRoundUp, true, enqueueCC, "scheduleCollTasksToPlan")
 	tuningSet(d, &t.LLTrafficX4, true, enqueueCC, "ncclPrepareTasks")
+
+	// Buffer registration.
+	tuningSet(d, &t.RegIPC, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.RegIPCChannels, 16, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.Symmetric, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
@@ -727,6 +738,7 @@ func TuningForRelease(v Version) (*Tuning, []TuningChange, error) {
 	steps := []step{
 		{V2_28_3, tuningApply2_28_3Checked},
 		{V2_28_9, tuningApply2_28_9Checked},
+		{MakeVersion(2, 30, 7), tuningApply2_30_7Checked},
 	}
 	if v == V2_22_3 {
 		return &t, nil, nil

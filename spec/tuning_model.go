@@ -159,6 +159,21 @@ type TuningInput struct {
 	Tuner *TunerBehaviour `json:"tuner,omitempty"`
 	// Rank is the modelled rank; only rank 0 prints the table and per-op lines.
 	Rank int `json:"rank"`
+	// DirectP2P is comm->isAllDirectP2p with the node's ring and tree
+	// peers connected over P2P read/write: what IPC registration of user
+	// buffers needs (ncclRegisterCollBuffers).
+	DirectP2P bool `json:"directP2P,omitempty"`
+	// GraphRegister and LocalRegister are NCCL_GRAPH_REGISTER and
+	// NCCL_LOCAL_REGISTER (NCCL_PARAM, default 1), nil when unset.
+	GraphRegister *int64 `json:"NCCL_GRAPH_REGISTER,omitempty"`
+	LocalRegister *int64 `json:"NCCL_LOCAL_REGISTER,omitempty"`
+	// SymmetricSupport is comm->symmetricSupport: one node, direct P2P
+	// between its GPUs, NCCL_WIN_ENABLE and cuMem on. CTAPolicyZero is CTA
+	// policy ZERO (NCCL_CTA_POLICY=2); CEDriver a CUDA 12.5+ driver (the
+	// copy-engine collectives need it).
+	SymmetricSupport bool `json:"symmetricSupport,omitempty"`
+	CTAPolicyZero    bool `json:"ctaPolicyZero,omitempty"`
+	CEDriver         bool `json:"ceDriver,omitempty"`
 }
 
 // TuningReason says why a bandwidth cell is 0 (or, for a restored Ring

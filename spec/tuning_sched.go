@@ -50,6 +50,17 @@ type OpChoice struct {
 	// ChannelLo..ChannelHi is the channel range the scheduler gave the task.
 	ChannelLo int `json:"channelLo"`
 	ChannelHi int `json:"channelHi"`
+	// Part is the task's channel split (zero for CollNet tasks, which walk
+	// the whole buffer on every channel).
+	Part CBDPart `json:"part"`
+	// SidePath is set when the operation leaves the cost table: "symmetric"
+	// (a symmetric kernel on window buffers) or "copy-engine" (a CE
+	// collective); the kernel NCCL picks there is not modelled
+	// (G-SEL-SIDE-1).
+	SidePath string `json:"sidePath,omitempty"`
+	// Registered names the buffer registration NCCL made for the task
+	// ("IPC"), empty when none (G-REG-IPC-1).
+	Registered string `json:"registered,omitempty"`
 	// Plan is the kernel plan (0-based) the task went into.
 	Plan int `json:"plan"`
 	// Line is the per-operation [TUNING] line rank 0 prints for this task
@@ -103,6 +114,7 @@ func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
 	if nerr != nil {
 		return ch, nil
 	}
+	m.registerTasks(queue)
 	if _, err := m.schedule(queue, nil); err != nil {
 		return nil, err
 	}
@@ -145,6 +157,7 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 		out.Err = nerr
 		return out, nil
 	}
+	m.registerTasks(queue)
 	plans, err := m.schedule(queue, &out.Lines)
 	if err != nil {
 		return nil, err
@@ -195,6 +208,10 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 	}
 	if in.NRanks == 1 {
 		ch.OneRank = true
+		return false, nil
+	}
+	if side := m.sidePath(o); side != "" {
+		ch.SidePath = side
 		return false, nil
 	}
 	*t = tuningTask{index: i, op: o, fn: o.Op.Func, count: o.Op.Count, dtype: o.Op.DataType, choice: ch}
@@ -494,81 +511,17 @@ func (m *TuningModel) schedulePlan(queue []*tuningTask, plan int, budget tuningB
 			}
 			lo, hi = 0, n-1
 		} else {
-			tpb := tuningTrafficPerByte(t.fn, in.NRanks)
-			if t.proto == LL && c.LLTrafficX4 {
-				tpb *= 4
+			cur := tuningCursor{channelID: channelId, currentTraffic: currentTraffic, trafficPerChannel: trafficPerChannel, nMax: nMaxChannels[kind]}
+			part, next, err := c.cbdPlace(cur, t.fn, in.NRanks, t.proto, elemSize, t.count)
+			if err != nil {
+				return 0, fmt.Errorf("choose: task %d: %w", t.index, err)
 			}
-			cellSize := int64(16)
-			if c.CellFromMinTraffic {
-				cellSize = ((minTraffic+tpb-1)/tpb + 15) / 16 * 16
-			}
-			elementsPerCell := cellSize / elemSize
-			cells := (t.count*elemSize + cellSize - 1) / cellSize
-			trafficPerElement := elemSize * tpb
-			trafficPerCell := cellSize * tpb
-			cellsPerChannel := min(cells, (trafficPerChannel+trafficPerCell-1)/trafficPerCell)
-			var cellsLo int64
-			if channelId+1 == nMaxChannels[kind] {
-				cellsLo = cells // on the last channel everything goes to "lo"
-			} else if c.CellsLoRoundUp {
-				cellsLo = min(cells, (trafficPerChannel-currentTraffic+trafficPerCell-1)/trafficPerCell)
-			} else {
-				cellsLo = min(cells, (trafficPerChannel-currentTraffic)/trafficPerCell)
-			}
-			if cellsPerChannel == 0 {
-				return 0, fmt.Errorf("choose: task %d has no cell to schedule", t.index)
-			}
-			nMid := (cells - cellsLo) / cellsPerChannel
-			cellsHi := (cells - cellsLo) % cellsPerChannel
-			nCh := tuningB2i(cellsLo != 0) + int(nMid) + tuningB2i(cellsHi != 0)
-			if nMaxChannels[kind] < channelId+nCh { // overflowed the available channels
-				nMid = int64(nMaxChannels[kind] - channelId - 2)
-				if nMid+1 <= 0 {
-					return 0, fmt.Errorf("choose: task %d overflows channel %d of %d: not modelled", t.index, channelId, nMaxChannels[kind])
-				}
-				cellsPerChannel = (cells - cellsLo) / (nMid + 1)
-				cellsHi = cellsPerChannel + (cells-cellsLo)%(nMid+1)
-			}
-			if cellsHi == 0 && nMid != 0 {
-				cellsHi = cellsPerChannel
-				nMid--
-			}
-			if cellsLo == 0 { // least channel skipped: the next one is the new least
-				channelId++
-				if nMid == 0 {
-					cellsLo, cellsHi = cellsHi, 0
-				} else {
-					cellsLo = cellsPerChannel
-					nMid--
-				}
-			}
-			countLo := cellsLo * elementsPerCell
-			countHi := cellsHi * elementsPerCell
-			excess := cells*elementsPerCell - t.count
-			if countHi != 0 {
-				countHi -= excess
-			} else {
-				countLo -= excess
-			}
-			nCh = tuningB2i(countLo != 0) + int(nMid) + tuningB2i(cellsHi != 0)
-			if !budget.ok(nWorkBatches+nCh, planWorkBytes+workSize) {
+			if !budget.ok(nWorkBatches+part.Hi-part.Lo+1, planWorkBytes+workSize) {
 				break
 			}
-			lo, hi = channelId, channelId+nCh-1
-			switch {
-			case countHi != 0:
-				channelId += nCh - 1
-				currentTraffic = cellsHi * elementsPerCell * trafficPerElement
-			case nMid != 0:
-				channelId += nCh
-				currentTraffic = 0
-			default:
-				currentTraffic += cellsLo * elementsPerCell * trafficPerElement
-			}
-			if currentTraffic >= trafficPerChannel && channelId+1 != nMaxChannels[kind] {
-				channelId++
-				currentTraffic = 0
-			}
+			lo, hi = part.Lo, part.Hi
+			channelId, currentTraffic = next.channelID, next.currentTraffic
+			t.choice.Part = part
 		}
 		key := tuningFuncKey(t)
 		for ch := lo; ch <= hi && wip != nil && ch < len(wip); ch++ {
@@ -631,4 +584,244 @@ func (c *OpChoice) FillDecision(d *Decision) {
 	d.NChannels, d.NThreads = c.NChannels, c.NThreads
 	d.ChannelLo, d.ChannelHi = c.ChannelLo, c.ChannelHi
 	d.TimeUs = float64(c.TimeUs)
+}
+
+// CBDPart is one task's continuous-byte distribution over channels
+// (ncclDevWorkColl's channelLo..channelHi and cbd counts): channel Lo takes
+// CountLo elements, each channel strictly between Lo and Hi CountMid, and
+// channel Hi CountHi (when Hi > Lo). Hi < Lo: nothing is scheduled.
+type CBDPart struct {
+	Lo       int   `json:"lo"`
+	Hi       int   `json:"hi"`
+	CountLo  int64 `json:"countLo"`
+	CountMid int64 `json:"countMid,omitempty"`
+	CountHi  int64 `json:"countHi,omitempty"`
+}
+
+// tuningCursor is scheduleCollTasksToPlan's position within one kind of
+// channels: the channel being filled, the traffic already on it, the
+// traffic each channel should carry and the kind's channels.
+type tuningCursor struct {
+	channelID                         int
+	currentTraffic, trafficPerChannel int64
+	nMax                              int
+}
+
+// cbdPlace places one task's cells on the channels from cur on and returns
+// its part and the cursor after it. count is in elements of elemSize
+// bytes (AllGather and Broadcast: bytes).
+//
+// Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan (the !isCollnet
+// branch; v2.22.3-1 with 16-byte cells and the floor rounding)
+func (c *Tuning) cbdPlace(cur tuningCursor, fn Func, nRanks int, proto Proto, elemSize, count int64) (CBDPart, tuningCursor, error) {
+	minTraffic := c.MinTrafficPerChannel
+	channelID, trafficPerChannel := cur.channelID, cur.trafficPerChannel
+	tpb := tuningTrafficPerByte(fn, nRanks)
+	if proto == LL && c.LLTrafficX4 {
+		tpb *= 4
+	}
+	cellSize := int64(16)
+	if c.CellFromMinTraffic {
+		cellSize = ((minTraffic+tpb-1)/tpb + 15) / 16 * 16
+	}
+	if elemSize <= 0 || cellSize%elemSize != 0 {
+		return CBDPart{}, cur, fmt.Errorf("element size %d does not divide the %d-byte cell", elemSize, cellSize)
+	}
+	elementsPerCell := cellSize / elemSize
+	cells := (count*elemSize + cellSize - 1) / cellSize
+	trafficPerElement := elemSize * tpb
+	trafficPerCell := cellSize * tpb
+	cellsPerChannel := min(cells, (trafficPerChannel+trafficPerCell-1)/trafficPerCell)
+	var cellsLo int64
+	switch {
+	case channelID+1 == cur.nMax:
+		cellsLo = cells // on the last channel everything goes to "lo"
+	case c.CellsLoRoundUp:
+		cellsLo = min(cells, (trafficPerChannel-cur.currentTraffic+trafficPerCell-1)/trafficPerCell)
+	default:
+		cellsLo = min(cells, (trafficPerChannel-cur.currentTraffic)/trafficPerCell)
+	}
+	if cellsPerChannel == 0 {
+		return CBDPart{}, cur, fmt.Errorf("no cell to schedule")
+	}
+	nMid := (cells - cellsLo) / cellsPerChannel
+	cellsHi := (cells - cellsLo) % cellsPerChannel
+	nCh := tuningB2i(cellsLo != 0) + int(nMid) + tuningB2i(cellsHi != 0)
+	if cur.nMax < channelID+nCh { // overflowed the available channels
+		nMid = int64(cur.nMax - channelID - 2)
+		if nMid+1 <= 0 {
+			return CBDPart{}, cur, fmt.Errorf("overflows channel %d of %d: not modelled", channelID, cur.nMax)
+		}
+		cellsPerChannel = (cells - cellsLo) / (nMid + 1)
+		cellsHi = cellsPerChannel + (cells-cellsLo)%(nMid+1)
+	}
+	if cellsHi == 0 && nMid != 0 {
+		cellsHi = cellsPerChannel
+		nMid--
+	}
+	if cellsLo == 0 { // least channel skipped: the next one is the new least
+		channelID++
+		if nMid == 0 {
+			cellsLo, cellsHi = cellsHi, 0
+		} else {
+			cellsLo = cellsPerChannel
+			nMid--
+		}
+	}
+	part := CBDPart{CountLo: cellsLo * elementsPerCell, CountHi: cellsHi * elementsPerCell}
+	if nMid != 0 {
+		part.CountMid = cellsPerChannel * elementsPerCell
+	}
+	excess := cells*elementsPerCell - count
+	if part.CountHi != 0 {
+		part.CountHi -= excess
+	} else {
+		part.CountLo -= excess
+	}
+	nCh = tuningB2i(part.CountLo != 0) + int(nMid) + tuningB2i(cellsHi != 0)
+	part.Lo, part.Hi = channelID, channelID+nCh-1
+	next := cur
+	switch {
+	case part.CountHi != 0:
+		channelID += nCh - 1
+		next.currentTraffic = cellsHi * elementsPerCell * trafficPerElement
+	case nMid != 0:
+		channelID += nCh
+		next.currentTraffic = 0
+	default:
+		next.currentTraffic = cur.currentTraffic + cellsLo*elementsPerCell*trafficPerElement
+	}
+	if next.currentTraffic >= trafficPerChannel && channelID+1 != cur.nMax {
+		channelID++
+		next.currentTraffic = 0
+	}
+	next.channelID = channelID
+	return part, next, nil
+}
+
+// CollPartition is scheduleCollTasksToPlan for one collective alone in its
+// plan: count elements of elemSize bytes (AllGather and Broadcast: bytes,
+// elemSize 1) of function fn on nRanks ranks with protocol proto, a task
+// of taskChannels channels (nMaxChannels) among kindChannels channels of
+// its kind. The schedule builders take their channel split from here; a
+// group's split comes from ChooseGroup.
+func CollPartition(c *Tuning, fn Func, nRanks int, proto Proto, elemSize, count int64, taskChannels, kindChannels int) (CBDPart, error) {
+	if c == nil {
+		return CBDPart{}, fmt.Errorf("partition: no tuning constants")
+	}
+	if count == 0 {
+		return CBDPart{Lo: 0, Hi: -1}, nil
+	}
+	if count < 0 || taskChannels < 1 || kindChannels < 1 || nRanks < 1 {
+		return CBDPart{}, fmt.Errorf("partition: count %d, %d task channels of %d, %d ranks: expected count ≥ 0 and positive channels and ranks", count, taskChannels, kindChannels, nRanks)
+	}
+	traffic := count * elemSize * tuningTrafficPerByte(fn, nRanks)
+	if proto == LL && c.LLTrafficX4 {
+		traffic *= 4
+	}
+	if c.TaskTrafficFloor {
+		traffic = max(c.MinTrafficPerChannel, traffic)
+	}
+	nc := int64(min(taskChannels, kindChannels))
+	var trafficPerChannel int64
+	if c.TrafficPerChannelRound {
+		trafficPerChannel = (traffic/nc + 15) / 16 * 16
+	} else {
+		trafficPerChannel = max(c.MinTrafficPerChannel, traffic/nc)
+	}
+	part, _, err := c.cbdPlace(tuningCursor{trafficPerChannel: trafficPerChannel, nMax: kindChannels}, fn, nRanks, proto, elemSize, count)
+	if err != nil {
+		return CBDPart{}, fmt.Errorf("partition: %w", err)
+	}
+	return part, nil
+}
+
+// registerTasks is ncclRegisterCollBuffers for the tasks the cost table
+// decided, before they are scheduled (G-REG-IPC-1, 2.28.3 and 2.28.9):
+// a Ring or Tree task on Simple whose buffers NCCL may register — captured
+// into a CUDA graph with NCCL_GRAPH_REGISTER on (the default), or
+// registered with ncclCommRegister with NCCL_LOCAL_REGISTER on (the
+// default) — and whose node peers are direct P2P gets its receive buffer
+// (Ring: both) registered over IPC, except ReduceScatter, Reduce on Ring,
+// in-place AllReduce on Ring and in-place Tree. On one node an
+// IPC-registered task with 16 < nMaxChannels ≤ 24 then runs on 16
+// channels. 2.22.3 registers only NVLS and CollNet buffers (not modelled
+// here: NVLS and CollNet registration, network registration).
+//
+// Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers
+// (v2.28.3-1 likewise)
+func (m *TuningModel) registerTasks(tasks []*tuningTask) {
+	c, in := m.Tuning, &m.In
+	if !c.RegIPC {
+		return
+	}
+	on := func(p *int64) bool { return p == nil || *p != 0 }
+	local, graphReg := on(in.LocalRegister), on(in.GraphRegister)
+	for _, t := range tasks {
+		graph := t.op.Graph && graphReg
+		registered := t.op.Buffers == BuffersRegistered && local
+		if !(graph || registered) || t.proto != Simple || !in.DirectP2P {
+			continue
+		}
+		switch {
+		case t.fn == ReduceScatter:
+			continue
+		case t.algo == Ring && ((t.fn == AllReduce && t.op.InPlace) || t.fn == Reduce):
+			continue
+		case t.algo == Tree && t.op.InPlace:
+			continue
+		case t.algo != Ring && t.algo != Tree:
+			continue
+		}
+		t.choice.Registered = "IPC"
+		if in.NNodes == 1 && c.RegIPCChannels > 0 && c.RegIPCChannels < t.nMaxCh && t.nMaxCh <= 24 {
+			t.nMaxCh = c.RegIPCChannels
+			t.choice.NChannels = t.nMaxCh
+		}
+	}
+}
+
+// sidePath says whether an operation on window buffers leaves the cost
+// table (G-SEL-SIDE-1): taskAppend sends an AllGather to the copy engines
+// when the CTA policy is ZERO and the driver is CUDA 12.5+; otherwise
+// ncclMakeSymmetricTaskList takes it when a symmetric kernel implements
+// it (AllGather; AllReduce and ReduceScatter summing float, half,
+// bfloat16 or fp8) and its bus bytes are below 64 GiB. Both need the
+// communicator's symmetric support (one node, direct P2P, windows and
+// cuMem on). Which symmetric kernel NCCL picks is not modelled.
+//
+// Ref: v2.28.9-1 src/enqueue.cc taskAppend; src/scheduler/symmetric_sched.cc
+// ncclMakeSymmetricTaskList; src/sym_kernels.cc ncclSymkAvailable;
+// src/ce_coll.cc ncclCeImplemented (v2.28.3-1 likewise)
+func (m *TuningModel) sidePath(o TuningOp) string {
+	c, in := m.Tuning, &m.In
+	if o.Buffers != BuffersWindow || !c.Symmetric || !in.SymmetricSupport {
+		return ""
+	}
+	f := o.Op.Func
+	if in.CTAPolicyZero && in.CEDriver && f == AllGather {
+		return "copy-engine"
+	}
+	switch f {
+	case AllGather:
+	case AllReduce, ReduceScatter:
+		if o.Op.RedOp != Sum {
+			return ""
+		}
+		switch o.Op.DataType {
+		case Float32, Float16, Bfloat16, Float8e4m3, Float8e5m2:
+		default:
+			return ""
+		}
+	default:
+		return ""
+	}
+	bus := o.Op.Bytes()
+	if f != AllReduce {
+		bus *= int64(in.NRanks)
+	}
+	if bus >= 64<<30 {
+		return ""
+	}
+	return "symmetric"
 }

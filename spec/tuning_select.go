@@ -35,6 +35,14 @@ type TuningOp struct {
 	NVLSOK bool `json:"nvlsOK"`
 	// RegBuff tells a tuner that both buffers are registered.
 	RegBuff bool `json:"regBuff,omitempty"`
+	// InPlace: the receive buffer is the send buffer (AllGather: the send
+	// buffer is the rank's slice of it). Buffers says what NCCL knows of
+	// them; Graph that the call is captured into a CUDA graph
+	// (planner->persistent). All three matter only to the buffer
+	// registration after the choice (G-REG-IPC-1).
+	InPlace bool    `json:"inPlace,omitempty"`
+	Buffers Buffers `json:"buffers,omitempty"`
+	Graph   bool    `json:"graph,omitempty"`
 	// Tuned is a loaded tuner's answer for this operation (it replaces
 	// the declarative TunerBehaviour's rules).
 	Tuned *TunerEffect `json:"-"`

@@ -23,6 +23,8 @@ func newDiagnoseCmd(d *deps) *cobra.Command {
 		predicted string
 		htmlOut   string
 		sf        systemFlags
+		agg       int
+		cudagraph bool
 	)
 	cmd := &cobra.Command{
 		Use:   "diagnose LOG...",
@@ -41,7 +43,9 @@ the log lacks the version line; --predicted puts a prediction (spec's Trace and
 Decisions as JSON) beside the observation and exits 1 on a disagreement. With a
 machine (--system PRESET, --topo TOPO.XML or --system-file FILE) gatesim makes that
 prediction itself: the log's release, the variables the log reports plus --env, and
-every operation the log printed.`,
+every operation line the log printed, each compared with the operations of its group:
+--agg N when the program issued N operations of a size per group (nccl-tests -m N),
+--cudagraph when it captured them into CUDA graphs (nccl-tests -G).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			env, err := spec.ParseAssignments(envList)
@@ -78,7 +82,14 @@ every operation the log printed.`,
 				if err != nil {
 					return err
 				}
-				pr, err := diagnose.Predict(l, rel, sys, env, nil)
+				if agg < 1 || agg > spec.MaxGroupOps {
+					return badInputf("--agg %d: expected 1..%d", agg, spec.MaxGroupOps)
+				}
+				launch := spec.Launch{Agg: agg}
+				if cudagraph {
+					launch.Mode = spec.LaunchGraph
+				}
+				pr, err := diagnose.PredictLaunch(l, rel, sys, env, nil, launch)
 				if err != nil {
 					return badInput(err)
 				}
@@ -135,6 +146,8 @@ every operation the log printed.`,
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
 	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9)")
 	cmd.Flags().StringVar(&predicted, "predicted", "", "JSON file with a predicted {\"trace\", \"decisions\"} to compare with the log")
+	cmd.Flags().IntVar(&agg, "agg", 1, "operations of one size per NCCL group in the logged program (nccl-tests -m), for the prediction")
+	cmd.Flags().BoolVar(&cudagraph, "cudagraph", false, "the logged program captured its operations into CUDA graphs (nccl-tests -G), for the prediction")
 	sf.add(cmd)
 	return cmd
 }

@@ -22,6 +22,7 @@ type explainOpts struct {
 	full    bool
 	verbose bool
 	tuner   tunerFlags
+	launch  launchFlags
 }
 
 func newExplainCmd(d *deps) *cobra.Command {
@@ -52,6 +53,7 @@ Exit 1 when NCCL returns an error (for any release listed).`,
 	c.Flags().BoolVar(&o.full, "full", false, "after the summary, print the whole gate table (as wide as the terminal, $COLUMNS)")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "with --full: also print facts and source locations")
 	o.tuner.add(c)
+	o.launch.add(c)
 	return c
 }
 
@@ -61,7 +63,11 @@ type explained struct {
 	Decision *spec.Decision `json:"decision"`
 	Trace    spec.Trace     `json:"trace"`
 	// Tuner is what a --tuner plugin did over the communicator's life.
-	Tuner   *tuner.Report `json:"tuner,omitempty"`
+	Tuner *tuner.Report `json:"tuner,omitempty"`
+	// Group is every operation's decision when the operation is issued in
+	// a group, a CUDA graph or with registered buffers (Decision is then
+	// the first operation's).
+	Group   *spec.GroupDecision `json:"group,omitempty"`
 	comm    *spec.Comm
 	version spec.Version
 	env     spec.Env
@@ -91,11 +97,25 @@ func runExplain(d *deps, o *explainOpts) error {
 	if err != nil {
 		return err
 	}
+	launch, gop, grouped, err := o.launch.build(op)
+	if err != nil {
+		return err
+	}
+	if grouped && lib != nil {
+		return badInputf("--tuner with --agg, --cudagraph, --buffers or --inplace: a tuner's answer for a group is not modelled")
+	}
 	var runs []explained
 	for _, v := range vs {
 		e, err := explainOne(v, sys, env, op, lib)
 		if err != nil {
 			return err
+		}
+		if grouped {
+			g, err := e.comm.SelectGroup([]spec.GroupOp{gop}, launch)
+			if err != nil {
+				return badInput(err)
+			}
+			e.Group, e.Decision, e.Trace = g, g.Ops[0], g.Traces[0]
 		}
 		runs = append(runs, e)
 	}
@@ -129,6 +149,11 @@ func printExplain(d *deps, o *explainOpts, sys *spec.System, env spec.Env, op sp
 	if len(runs) == 1 {
 		fmt.Fprintln(w)
 		printCosts(w, runs[0].Decision)
+		if runs[0].Group != nil {
+			if err := printGroup(w, runs[0].Group); err != nil {
+				return err
+			}
+		}
 		if !o.full {
 			fmt.Fprintf(w, "\n(%d gate verdicts: --full prints them)\n", len(runs[0].Trace))
 			return nil
@@ -137,7 +162,18 @@ func printExplain(d *deps, o *explainOpts, sys *spec.System, env spec.Env, op sp
 		return printTrace(w, runs[0], o.verbose, width)
 	}
 	fmt.Fprintln(w)
-	return printSideBySide(w, runs, o.full, width)
+	if err := printSideBySide(w, runs, o.full, width); err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if r.Group != nil {
+			fmt.Fprintf(w, "\nNCCL %s:", r.Release)
+			if err := printGroup(w, r.Group); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // printSummary prints one release's decision in a few lines, folded at

@@ -8,15 +8,22 @@ import (
 )
 
 func newGroupCmd(d *deps) *cobra.Command {
-	var asJSON bool
+	var asJSON, cudagraph bool
+	var nccl string
+	var sysf systemFlags
+	var envf envFlags
 	c := &cobra.Command{
 		Use:   "group FILE",
 		Short: "Replay one thread's NCCL calls through ncclGroupStart/ncclGroupEnd semantics",
 		Long: `group reads a call script (groupStart, groupEnd, init COMM [nonblocking],
 COLL COMM SIZE [DTYPE] [REDOP], sync COMM, asyncError COMM) and says what each
 call returns and does: when operations are enqueued, which calls fail, and
-which sequences NCCL leaves undefined. Exit 1 when a group rule fails or a call
-returns an error.`,
+which sequences NCCL leaves undefined. With --system (or --system-file,
+--topo) it also decides every launched collective: each outermost
+ncclGroupEnd plans its communicator's operations together (aggregation,
+the channel split between them, registration under --cudagraph), and a
+collective outside a group is decided alone; every communicator name
+stands for the same machine. Exit 1 when a group rule fails.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			data, err := readInput(args[0])
@@ -28,6 +35,12 @@ returns an error.`,
 				return badInput(err)
 			}
 			res, tr := spec.CheckGroup(calls)
+			var dec map[int]*spec.Decision
+			if sysf.preset != "" || sysf.file != "" || sysf.topo != "" {
+				if dec, err = decideScript(nccl, &sysf, &envf, calls, res, cudagraph); err != nil {
+					return err
+				}
+			}
 			failed := 0
 			for _, v := range tr {
 				if v.Outcome == spec.Fail {
@@ -35,12 +48,19 @@ returns an error.`,
 				}
 			}
 			if asJSON {
-				if err := writeOut(d, "group", groupOut{Calls: res, Trace: tr}); err != nil {
+				out := groupOut{Calls: res, Trace: tr}
+				if dec != nil {
+					out.Decisions = map[string]*spec.Decision{}
+					for i, d := range dec {
+						out.Decisions[itoa(calls[i].Line)] = d
+					}
+				}
+				if err := writeOut(d, "group", out); err != nil {
 					return err
 				}
 			} else {
 				var rows [][]string
-				for _, r := range res {
+				for i, r := range res {
 					what := r.Call.Kind.String()
 					if r.Call.Comm != "" {
 						what += " " + r.Call.Comm
@@ -48,9 +68,17 @@ returns an error.`,
 					if r.Call.Op != nil {
 						what = fmt.Sprintf("%s %s %s", r.Call.Op.Func, r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()))
 					}
-					rows = append(rows, []string{itoa(r.Call.Line), what, r.Result.String(), r.Effect, r.Warn})
+					row := []string{itoa(r.Call.Line), what, r.Result.String(), r.Effect, r.Warn}
+					if dec != nil {
+						row = append(row, decisionCell(dec[i]))
+					}
+					rows = append(rows, row)
 				}
-				if err := asciiTable(d.stdout, []string{"line", "call", "returns", "effect", "NCCL WARN"}, rows, 60); err != nil {
+				header := []string{"line", "call", "returns", "effect", "NCCL WARN"}
+				if dec != nil {
+					header = append(header, "decision")
+				}
+				if err := asciiTable(d.stdout, header, rows, 60); err != nil {
 					return err
 				}
 				for _, v := range tr {
@@ -69,5 +97,61 @@ returns an error.`,
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	c.Flags().StringVar(&nccl, "nccl", "2.28.9", "NCCL release of the decisions (with --system)")
+	c.Flags().BoolVar(&cudagraph, "cudagraph", false, "every launch is captured into a CUDA graph")
+	sysf.add(c)
+	envf.add(c)
 	return c
+}
+
+// decideScript decides the script's launched collectives on the machine.
+func decideScript(nccl string, sysf *systemFlags, envf *envFlags, calls []spec.Call, res []spec.CallResult, cudagraph bool) (map[int]*spec.Decision, error) {
+	vs, err := parseReleases(nccl)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 {
+		return nil, badInputf("--nccl %q: group decides for one release", nccl)
+	}
+	rs, err := spec.Load(vs[0])
+	if err != nil {
+		return nil, badInput(err)
+	}
+	sys, err := sysf.load()
+	if err != nil {
+		return nil, err
+	}
+	env, err := envf.build()
+	if err != nil {
+		return nil, err
+	}
+	if err := loadGraphFile(sys, env); err != nil {
+		return nil, err
+	}
+	comm, err := spec.Init(rs, sys, env)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	l := spec.Launch{}
+	if cudagraph {
+		l.Mode = spec.LaunchGraph
+	}
+	dec, err := comm.DecideCalls(calls, res, l)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return dec, nil
+}
+
+// decisionCell is one collective's decision in a table cell.
+func decisionCell(d *spec.Decision) string {
+	switch {
+	case d == nil:
+		return ""
+	case d.Err != nil:
+		return fmtErr(d.Err)
+	case d.Discarded:
+		return "discarded (count 0)"
+	}
+	return fmt.Sprintf("%s/%s channels %d..%d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi)
 }

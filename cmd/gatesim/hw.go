@@ -176,11 +176,10 @@ func (v ncclTestsBool) Set(s string) error {
 // ncclTestsOnly are nccl-tests flags whose other settings do not apply to
 // gatesim's runner: each is taken at the value under which the runner
 // already behaves, and refused with the reason otherwise.
-type ncclTestsOnly struct{ agg, blocking, average, parallel, threads int }
+type ncclTestsOnly struct{ blocking, average, parallel, threads int }
 
 func (n *ncclTestsOnly) add(c *cobra.Command) {
 	f := c.Flags()
-	f.IntVarP(&n.agg, "agg_iters", "m", 1, "nccl-tests' -m: operations per group; gatesim launches one (only 1 applies)")
 	f.IntVarP(&n.blocking, "blocking", "z", 0, "nccl-tests' -z: gatesim's collectives are not blocking (only 0 applies)")
 	f.IntVarP(&n.average, "average", "a", 1, "nccl-tests' -a: the time reported is the one every rank shares, timed between CUDA events across all GPUs (only 1 applies)")
 	f.IntVarP(&n.parallel, "parallel_init", "p", 0, "nccl-tests' -p: ranks initialise with ncclCommInitAll or per process (only 0 applies)")
@@ -193,7 +192,6 @@ func (n *ncclTestsOnly) check() error {
 		got, want int
 		why       string
 	}{
-		{"-m", n.agg, 1, "gatesim launches one operation per NCCL group"},
 		{"-z", n.blocking, 0, "gatesim's runner does not make collectives blocking"},
 		{"-a", n.average, 1, "the reported time is measured once for all ranks (CUDA events around each batch)"},
 		{"-p", n.parallel, 0, "parallel init threads are not offered"},
@@ -239,6 +237,8 @@ func newHWRunCmd(d *deps) *cobra.Command {
 		minB, maxB                string
 		factor                    uint64
 		root, warmup, iters, nbat int
+		agg                       int
+		buffers                   string
 		budget, timeout           time.Duration
 		graph, check, hostCheck   bool
 		devices                   []int
@@ -285,6 +285,9 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 			if err != nil {
 				return badInput(err)
 			}
+			if agg < 1 || agg > hw.MaxAgg {
+				return badInputf("-m %d: expected 1 to %d operations per group", agg, hw.MaxAgg)
+			}
 			lo, err := parseSize(minB)
 			if err != nil {
 				return badInput(err)
@@ -301,9 +304,13 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 				sizes = append(sizes, hi) // always measure the largest size asked for
 			}
 			plan := hw.Plan{Funcs: funcs, Sizes: sizes, DataType: dt, RedOp: op, Root: root,
-				Warmup: warmup, Iters: iters, Batches: nbat, RowBudget: budget, Graph: graph, Check: check, Seed: 0x5eed}
+				Warmup: warmup, Iters: iters, Batches: nbat, RowBudget: budget, Graph: graph, Agg: agg, Check: check, Seed: 0x5eed}
 
-			o := hw.Options{Search: lf.search(), Devices: devices, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Timeout: timeout}
+			bufs, err := spec.ParseBuffers(buffers)
+			if err != nil {
+				return badInput(fmt.Errorf("--buffers: %w", err))
+			}
+			o := hw.Options{Search: lf.search(), Devices: devices, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Timeout: timeout, Buffers: bufs}
 			if kernels != "" {
 				if o.PTX, err = readInput(kernels); err != nil {
 					return badInput(err)
@@ -423,6 +430,8 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 	f.IntVarP(&ngpus, "ngpus", "g", 0, "GPUs to drive, 0..g-1 (nccl-tests' -g; default: every local GPU)")
 	f.IntVarP(&cycles, "run_cycles", "N", 1, "measure the whole table this many times (nccl-tests' -N)")
 	nt.add(c)
+	f.IntVarP(&agg, "agg_iters", "m", 1, "operations per NCCL group (nccl-tests' -m); times are per operation")
+	f.StringVar(&buffers, "buffers", "user", "buffers: user (cudaMalloc), registered (ncclCommRegister) or window (ncclMemAlloc + ncclCommWindowRegister, 2.27+)")
 	f.BoolVar(&hostCheck, "host-check", false, "check on the host instead of with the GPU kernels")
 	f.IntSliceVar(&devices, "devices", nil, "local GPU ordinals (default: all, or LOCAL_RANK's under a launcher)")
 	f.StringVar(&idFile, "id-file", "", "launcher mode: shared file for NCCL's unique id")

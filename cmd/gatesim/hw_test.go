@@ -99,7 +99,7 @@ func TestHWRunNCCLTestsFlags(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range [][]string{{"-t", "2"}, {"-m", "4"}, {"-z", "1"}, {"-a", "0"}, {"-p", "1"}, {"-N", "0"}, {"-g", "2", "--devices", "0"}} {
+	for _, bad := range [][]string{{"-t", "2"}, {"-m", "0"}, {"-z", "1"}, {"-a", "0"}, {"-p", "1"}, {"-N", "0"}, {"-g", "2", "--devices", "0"}} {
 		code, _, stderr := runCLI(t, append([]string{"hw", "run"}, bad...)...)
 		if code != exitBadInput || !strings.Contains(stderr, bad[0]) {
 			t.Errorf("%v: exit %d, %q; want exit 2 naming %s", bad, code, stderr, bad[0])

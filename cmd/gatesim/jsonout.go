@@ -141,6 +141,9 @@ type diagnoseOut struct {
 type groupOut struct {
 	Calls []spec.CallResult `json:"calls"`
 	Trace spec.Trace        `json:"trace"`
+	// Decisions are the launched collectives' decisions by the script line
+	// of their call (with --system).
+	Decisions map[string]*spec.Decision `json:"decisions,omitempty"`
 }
 
 type hwCompareOut struct {

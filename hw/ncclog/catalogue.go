@@ -81,6 +81,7 @@ const (
 	KindConnectedTrees
 	KindCommInfo
 	KindMNNVL
+	KindMNNVLFabric
 	KindInitStart
 	KindInitComplete
 	KindBootstrap
@@ -449,7 +450,14 @@ var Catalogue = []Form{
 		re: rx(`^comm (\S+) rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank (\d+) MNNVL (\d+)`)},
 	{Kind: KindMNNVL, ID: "mnnvl", Format: `MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d`, Since: v(2, 21, 5),
 		Ref: ref(t2289, "src/mnnvl.cc", "ncclMnnvlCheck"), Bare: true,
-		Example: "MNNVL 1 cliqueId 7ff cliqueSize 72 cliqueRank 3", lit: "MNNVL ", re: rx(`^MNNVL (\d+) cliqueId`)},
+		Example: "MNNVL 1 cliqueId 7ff cliqueSize 72 cliqueRank 3", lit: "MNNVL ", re: rx(`^MNNVL (\d+) cliqueId \S+ cliqueSize (\d+)`)},
+	{Kind: KindMNNVLFabric, ID: "mnnvl.fabric", Format: `MNNVL busId 0x%lx fabric UUID %lx.%lx cliqueId 0x%x state %d healthMask 0x%x`, Since: v(2, 21, 5),
+		Ref: ref(t2289, "src/init.cc", "fillInfo"), Bare: true,
+		Example: "MNNVL busId 0x1b000 fabric UUID 2c1fa6a2d12e4b5e.9f0e5c3b7d1a2b3c cliqueId 0x7ff state 3 healthMask 0x0", lit: "MNNVL busId ",
+		re: rx(`^MNNVL busId (\S+) fabric UUID (\S+) cliqueId (\S+) state (\d+) healthMask (\S+)`)},
+	{Kind: KindUsingNetwork, ID: "net.using.internal", Format: `Using internal Network %s`, Since: v(2, 3, 5), Until: v(2, 3, 7),
+		Ref: ref("v2.3.7-1", "src/init.cu", "initNet"), Bare: true,
+		Example: "Using internal Network Socket", lit: "Using internal Network ", re: rx(`^Using internal Network (.+)$`)},
 	{Kind: KindInitStart, ID: "init.start", Format: `%s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START`,
 		Since: v(2, 18, 3), Ref: ref(t2289, "src/init.cc", "ncclCommInitRankFunc"), Bare: true,
 		Example: "ncclCommInitRankConfig comm 0xaaaaad564770 rank 7 nranks 8 cudaDev 3 nvmlDev 3 busId 1901000 commId 0x2f24707b1170cb7f - Init START",

@@ -58,8 +58,11 @@ type Line struct {
 	Loc Loc `json:"loc"`
 	// Launcher is the text in front of NCCL's own prefix, without NCCL's
 	// timestamp; LauncherRank is the rank it names, -1 when none.
-	Launcher     string `json:"launcher,omitempty"`
-	LauncherRank int    `json:"launcher_rank"`
+	Launcher string `json:"launcher,omitempty"`
+	// Repeated is the count of Ray's " [repeated Nx across cluster]"
+	// suffix, taken off Msg (0 without one).
+	Repeated     int `json:"repeated,omitempty"`
+	LauncherRank int `json:"launcher_rank"`
 	// Time is NCCL's timestamp as printed (without brackets).
 	Time string `json:"time,omitempty"`
 	// Host, PID and TID come from host:pid:tid; HasProc says they were there.
@@ -121,7 +124,7 @@ func ParseLine(s string) (ln Line, ok bool) {
 	if strings.HasPrefix(msg, " ") {
 		msg = msg[1:]
 	}
-	ln.Msg = strings.TrimRight(msg, " \t")
+	ln.Msg, ln.Repeated = stripRepeated(strings.TrimRight(msg, " \t"))
 	p := strings.TrimRight(s[:at], " \t")
 
 	switch lvl {
@@ -173,6 +176,25 @@ func ParseLine(s string) (ln Line, ok bool) {
 	ln.Launcher, ln.Time = splitTime(p)
 	ln.LauncherRank = launcherRank(ln.Launcher)
 	return ln, true
+}
+
+// stripRepeated takes Ray's de-duplication suffix off a message:
+// "... [repeated 3x across cluster]" stands for 3 more copies of the line
+// on other workers. n is the count (0 without the suffix).
+func stripRepeated(msg string) (string, int) {
+	const tail = "x across cluster]"
+	if !strings.HasSuffix(msg, tail) {
+		return msg, 0
+	}
+	i := strings.LastIndex(msg, " [repeated ")
+	if i < 0 {
+		return msg, 0
+	}
+	n, err := strconv.Atoi(msg[i+len(" [repeated ") : len(msg)-len(tail)])
+	if err != nil || n < 0 {
+		return msg, 0
+	}
+	return strings.TrimRight(msg[:i], " \t"), n
 }
 
 // lastToken returns the last space-separated token of p and what precedes it.

@@ -2,6 +2,7 @@ package ncclog
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/gatesim/gatesim/spec"
 )
@@ -153,6 +154,37 @@ type NVLSLog struct {
 	NChannels int `json:"nchannels,omitempty"`
 	// CudaFailures counts WARN "Cuda failure" lines printed from nvls.cc.
 	CudaFailures int `json:"cuda_failures,omitempty"`
+}
+
+// MNNVLLog is what a multi-node NVLink (GB200-class) node says about its
+// fabric: each GPU's fabric state and clique, and the communicator's MNNVL
+// decision.
+type MNNVLLog struct {
+	// Fabric lists the distinct (UUID, clique, state, health) a GPU
+	// reported ("MNNVL busId ... fabric UUID ... state %d healthMask").
+	Fabric []MNNVLFabric `json:"fabric,omitempty"`
+	// Enabled and Disabled count "MNNVL 1 cliqueId ..." and "MNNVL 0 ..."
+	// lines; CliqueSize is the largest clique printed.
+	Enabled    int `json:"enabled,omitempty"`
+	Disabled   int `json:"disabled,omitempty"`
+	CliqueSize int `json:"clique_size,omitempty"`
+}
+
+// MNNVLFabric is one GPU fabric report. State is nvmlGpuFabricState_t: 0
+// not supported, 1 not started, 2 in progress, 3 completed; a non-zero
+// HealthMask flags a degraded fabric.
+type MNNVLFabric struct {
+	UUID       string `json:"uuid"`
+	CliqueID   string `json:"clique_id"`
+	State      int    `json:"state"`
+	HealthMask string `json:"health_mask"`
+	Count      int    `json:"count"`
+	At         Loc    `json:"at"`
+}
+
+// Ready reports a completed fabric with no health flag.
+func (f MNNVLFabric) Ready() bool {
+	return f.State == 3 && strings.Trim(strings.TrimPrefix(f.HealthMask, "0x"), "0") == ""
 }
 
 // TransportUse is one kind of connector seen on channel setup lines.
@@ -332,6 +364,7 @@ type Log struct {
 	SocketNoIf  int         `json:"socket_no_interface,omitempty"`
 	GDR         GDRLog      `json:"gdr"`
 	NVLS        NVLSLog     `json:"nvls"`
+	MNNVL       MNNVLLog    `json:"mnnvl"`
 
 	Transports []TransportUse   `json:"transports,omitempty"`
 	Channels   []ChannelSummary `json:"channels,omitempty"`
@@ -424,11 +457,30 @@ func (l *Log) NNodes() int {
 
 // Network is the network the communicators use ("Using network"), the most
 // frequent one when several appear.
+//
+// Without a "Using network" line (NCCL prints it at INFO with
+// NCCL_DEBUG_SUBSYS including INIT only), the network is the one the
+// connection lines name most ("via NET/IB/0", "NET/IBext_v8/0/GDRDMA",
+// "NET/AWS Libfabric/0").
 func (l *Log) Network() string {
 	best := NameCount{}
 	for _, n := range l.Networks {
 		if n.Count > best.Count {
 			best = n
+		}
+	}
+	if best.Name != "" {
+		return best.Name
+	}
+	counts := map[string]int{}
+	for _, t := range l.Transports {
+		if t.Class == "NET" && t.Net != "" {
+			counts[t.Net] += t.Count
+		}
+	}
+	for n, c := range counts {
+		if c > best.Count || (c == best.Count && n < best.Name) {
+			best = NameCount{Name: n, Count: c}
 		}
 	}
 	return best.Name

@@ -178,6 +178,25 @@ func (ob *observer) env(name string) (string, bool) { return ob.o.Env.Lookup(nam
 
 // envInt reads an integer parameter the way ncclLoadParam does (strtoll
 // base 0); ok is false when unset or not a number.
+// runtimeConnectSince is the first release that connects algorithms at
+// their first use (ncclParamRuntimeConnect, default 1).
+var runtimeConnectSince = spec.MakeVersion(2, 22, 3)
+
+// runtimeConnect reports a log whose release connects NVLS, CollNet and
+// the trees lazily: 2.22+ with neither NCCL_RUNTIME_CONNECT=0 nor
+// NCCL_CUMEM_ENABLE=0 (runtime connect needs cuMem).
+func (ob *observer) runtimeConnect() bool {
+	if ob.l.Release == 0 || ob.l.Release < runtimeConnectSince {
+		return false
+	}
+	for _, name := range []string{"NCCL_RUNTIME_CONNECT", "NCCL_CUMEM_ENABLE"} {
+		if n, ok := ob.envInt(name); ok && n == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func (ob *observer) envInt(name string) (int64, bool) {
 	v, ok := ob.env(name)
 	if !ok || strings.TrimSpace(v) == "" {
@@ -754,6 +773,17 @@ func (ob *observer) nvls() CapEvidence {
 	if p, ok := ob.proof(KindNVLSComm, spec.LevelCandidate, "G-NVLS-SETUP-1", "NVLS buffers were set up"); ok {
 		c.Proofs = append(c.Proofs, p)
 	}
+	// With runtime connect NCCL sets NVLS up only for an operation that
+	// chose NVLS or NVLSTree, so the setup lines prove a selection even
+	// when no per-operation line was printed.
+	if ob.runtimeConnect() {
+		for _, k := range []Kind{KindNVLSComm, KindNVLSTreeConnected} {
+			if p, ok := ob.proof(k, spec.LevelSelected, "G-EXEC-RTCONN-1", "runtime connect (2.22+, NCCL_RUNTIME_CONNECT=1 with cuMem) sets NVLS up only when an operation chooses NVLS or NVLSTree"); ok {
+				c.Proofs = append(c.Proofs, p)
+				break
+			}
+		}
+	}
 	sel, hasSel := ob.selectedProof(spec.NVLS)
 	if hasSel {
 		c.Proofs = append(c.Proofs, sel)
@@ -1075,6 +1105,12 @@ func (ob *observer) trace() spec.Trace {
 		}
 		k := vk{p.Rule, out, cp}
 		if seen[k] || (out == spec.Pass && failed[vk{p.Rule, spec.Fail, cp}]) {
+			return
+		}
+		// A user naming a plugin library is a request, not the library
+		// gate passing: spec's G-NET-LIB-1 passes only when a library
+		// opens, and so does the log's.
+		if out == spec.Pass && p.Rule == "G-NET-LIB-1" && p.Level == spec.LevelRequested {
 			return
 		}
 		if p.At.File != "" {

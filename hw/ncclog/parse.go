@@ -747,6 +747,28 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 			g2.Count, g2.At = 1, ln.Loc
 			p.log.Graphs = append(p.log.Graphs, g2)
 		}
+	case KindMNNVL:
+		if atoi(sub[1]) != 0 {
+			p.log.MNNVL.Enabled++
+		} else {
+			p.log.MNNVL.Disabled++
+		}
+		p.log.MNNVL.CliqueSize = max(p.log.MNNVL.CliqueSize, atoi(sub[2]))
+	case KindMNNVLFabric:
+		f := MNNVLFabric{UUID: sub[2], CliqueID: sub[3], State: atoi(sub[4]), HealthMask: sub[5]}
+		found := false
+		for i := range p.log.MNNVL.Fabric {
+			g := &p.log.MNNVL.Fabric[i]
+			if g.UUID == f.UUID && g.CliqueID == f.CliqueID && g.State == f.State && g.HealthMask == f.HealthMask {
+				g.Count++
+				found = true
+				break
+			}
+		}
+		if !found && len(p.log.MNNVL.Fabric) < maxDistinctSmall {
+			f.Count, f.At = 1, ln.Loc
+			p.log.MNNVL.Fabric = append(p.log.MNNVL.Fabric, f)
+		}
 	case KindCommInfo:
 		c := p.comm(ln, sub[1])
 		if c != nil {

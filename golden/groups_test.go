@@ -1,0 +1,126 @@
+package golden
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/internal/goldenfile"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// TestGroupDecisions records, per release, how NCCL plans groups of 1–8
+// mixed operations, CUDA-graph capture, registered buffers and windows on
+// h200x2, dgx-h100 and dgx-h100 × 4 with SHARP: each operation's
+// algorithm, protocol, channel range, nMaxChannels, the aggregate it was
+// decided in and the registration (spec.Comm.SelectGroup, derived from
+// NCCL's ncclPrepareTasks, ncclRegisterCollBuffers and
+// scheduleCollTasksToPlan at each tag). Regenerate with
+// go test ./golden -run TestGroupDecisions -update and review the diff.
+func TestGroupDecisions(t *testing.T) {
+	type machine struct {
+		name string
+		opt  spec.PresetOptions
+		env  spec.Env
+	}
+	machines := []machine{
+		{"h200x2", spec.PresetOptions{}, spec.Env{"NCCL_NVLS_ENABLE": "0"}},
+		{"dgx-h100", spec.PresetOptions{}, spec.Env{}},
+		{"dgx-h100", spec.PresetOptions{Nodes: 4, SHARP: true}, spec.Env{"NCCL_COLLNET_ENABLE": "1"}},
+	}
+	op := func(f spec.Func, bytes int64, dt spec.DataType) spec.Op {
+		o, err := spec.OpFromBytes(f, bytes, dt, spec.Sum, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	mixed := []spec.GroupOp{
+		{Op: op(spec.AllReduce, 64<<20, spec.Bfloat16)},
+		{Op: op(spec.AllGather, 8<<20, spec.Bfloat16)},
+		{Op: op(spec.ReduceScatter, 8<<20, spec.Bfloat16)},
+		{Op: op(spec.AllReduce, 1<<20, spec.Float32)},
+		{Op: op(spec.Broadcast, 4<<20, spec.Float32)},
+		{Op: op(spec.AllReduce, 16<<20, spec.Bfloat16)},
+		{Op: op(spec.Reduce, 256<<10, spec.Float32)},
+		{Op: op(spec.AllReduce, 8<<10, spec.Float32)},
+	}
+	type workload struct {
+		name   string
+		ops    []spec.GroupOp
+		launch spec.Launch
+	}
+	var loads []workload
+	for n := 1; n <= len(mixed); n++ {
+		loads = append(loads, workload{fmt.Sprintf("group of %d", n), mixed[:n], spec.Launch{}})
+	}
+	ar := op(spec.AllReduce, 64<<20, spec.Float32)
+	ag := op(spec.AllGather, 16<<20, spec.Float32)
+	loads = append(loads,
+		workload{"-m 8 of 8 MiB", []spec.GroupOp{{Op: op(spec.AllReduce, 8<<20, spec.Float32)}}, spec.Launch{Agg: 8}},
+		workload{"-m 8 of 512 KiB", []spec.GroupOp{{Op: op(spec.AllReduce, 512<<10, spec.Float32)}}, spec.Launch{Agg: 8}},
+		workload{"graph", []spec.GroupOp{{Op: ar}, {Op: ar, InPlace: true}, {Op: ag}, {Op: op(spec.ReduceScatter, 16<<20, spec.Float32)}}, spec.Launch{Mode: spec.LaunchGraph}},
+		workload{"graph -m 4", []spec.GroupOp{{Op: ar}}, spec.Launch{Mode: spec.LaunchGraph, Agg: 4}},
+		workload{"registered", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersRegistered}, {Op: ag, Buffers: spec.BuffersRegistered}}, spec.Launch{}},
+		workload{"window", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersWindow}, {Op: ag, Buffers: spec.BuffersWindow}, {Op: op(spec.AllReduce, 64<<20, spec.Int32), Buffers: spec.BuffersWindow}, {Op: ar}}, spec.Launch{}},
+	)
+	for _, v := range spec.Releases {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# NCCL %s: each operation of a group as ncclGroupEnd plans it\n", v)
+		fmt.Fprintf(&b, "# op: func size dtype [inplace] [buffers] -> algo/proto channels lo..hi nMaxChannels nThreads [aggregate N] [registered]\n")
+		for _, m := range machines {
+			sys, err := spec.Preset(m.name, m.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			comm, err := spec.Init(spec.MustLoad(v), sys, m.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "\n## %s × %d node(s), env %s\n", m.name, sys.NNodes(), m.env)
+			for _, w := range loads {
+				g, err := comm.SelectGroup(w.ops, w.launch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&b, "%s (launch %s, %d plan(s))", w.name, w.launch.Mode, g.Plans)
+				if g.Err != nil {
+					fmt.Fprintf(&b, " ncclGroupEnd: %s", g.Err.Result)
+				}
+				b.WriteString("\n")
+				for i, d := range g.Ops {
+					o := d.Op
+					fmt.Fprintf(&b, "  %d %s %s %s", i, o.Func, spec.FormatBytes(o.Bytes()), o.DataType.Short())
+					gop := w.ops[i%len(w.ops)]
+					if gop.InPlace {
+						b.WriteString(" inplace")
+					}
+					if gop.Buffers != spec.BuffersUser {
+						b.WriteString(" " + gop.Buffers.String())
+					}
+					switch {
+					case d.Err != nil:
+						fmt.Fprintf(&b, " -> %s", d.Err.Result)
+					case d.Discarded:
+						b.WriteString(" -> discarded")
+					case i < len(g.Choices) && g.Choices[i].SidePath != "":
+						b.WriteString(" -> " + g.Choices[i].SidePath + " (outside the cost table)")
+					default:
+						fmt.Fprintf(&b, " -> %s/%s %d..%d %d %d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads)
+					}
+					if i < len(g.Choices) {
+						if n := len(g.Choices[i].Aggregate); n > 1 {
+							fmt.Fprintf(&b, " aggregate %d", n)
+						}
+						if r := g.Choices[i].Registered; r != "" {
+							b.WriteString(" registered " + r)
+						}
+					}
+					b.WriteString("\n")
+				}
+			}
+		}
+		goldenfile.Check(t, filepath.Join("testdata", "groups", v.String()+".txt"), b.String(), *update)
+	}
+}

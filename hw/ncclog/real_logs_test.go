@@ -1,0 +1,101 @@
+package ncclog
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// TestRealLogShapes: what real public logs show that the reader must read —
+// Ray's de-duplication suffix, the network named only by connection lines,
+// GB200 fabric lines and NCCL 2.3's network line.
+func TestRealLogShapes(t *testing.T) {
+	cases := []struct {
+		name, log string
+		check     func(l *Log) string
+	}{
+		{"ray suffix", "(RayWorkerWrapper pid=2311, ip=10.0.0.5) node-1:2311:2400 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0 [repeated 3x across cluster]\n",
+			func(l *Log) string {
+				if len(l.Transports) != 1 || l.Transports[0].Detail != "NET/IB" {
+					return "transport not read"
+				}
+				return ""
+			}},
+		{"network from connection lines", "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IBext_v8/0/GDRDMA\nh:1:2 [0] NCCL INFO Channel 01/0 : 0[0] -> 8[0] [send] via NET/IBext_v8/1/GDRDMA\n",
+			func(l *Log) string {
+				if n := l.Network(); n != "IBext_v8" {
+					return "network " + n
+				}
+				return ""
+			}},
+		{"aws libfabric", "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/AWS Libfabric/0/GDRDMA\n",
+			func(l *Log) string {
+				if n := l.Network(); n != "AWS Libfabric" {
+					return "network " + n
+				}
+				return ""
+			}},
+		{"using network wins", "h:1:1 [0] NCCL INFO Using network Socket\nh:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n",
+			func(l *Log) string {
+				if n := l.Network(); n != "Socket" {
+					return "network " + n
+				}
+				return ""
+			}},
+		{"gb200 fabric", "h:1:1 [0] NCCL INFO MNNVL busId 0x1b000 fabric UUID 2c1f.9f0e cliqueId 0x7ff state 3 healthMask 0x0\nh:1:1 [0] NCCL INFO MNNVL 1 cliqueId 7ff cliqueSize 72 cliqueRank 3\n",
+			func(l *Log) string {
+				m := l.MNNVL
+				if len(m.Fabric) != 1 || !m.Fabric[0].Ready() || m.Enabled != 1 || m.CliqueSize != 72 {
+					return "mnnvl not read"
+				}
+				return ""
+			}},
+		{"nccl 2.3 network", "h:1:1 [0] NCCL INFO NCCL version 2.3.7+cuda10.0\nh:1:1 [0] NCCL INFO Using internal Network Socket\n",
+			func(l *Log) string {
+				if n := l.Network(); n != "Socket" {
+					return "network " + n
+				}
+				return ""
+			}},
+	}
+	for _, c := range cases {
+		l, err := Parse(strings.NewReader(c.log), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := c.check(l); msg != "" {
+			t.Errorf("%s: %s", c.name, msg)
+		}
+	}
+	if msg, n := stripRepeated("Connected all rings [repeated 15x across cluster]"); msg != "Connected all rings" || n != 15 {
+		t.Errorf("stripRepeated: %q %d", msg, n)
+	}
+	if msg, n := stripRepeated("x [repeated many x across cluster]"); n != 0 || msg == "x" {
+		t.Errorf("a malformed suffix was taken off: %q %d", msg, n)
+	}
+}
+
+// TestNVLSSetupProvesSelection: under runtime connect (2.22+) the NVLS
+// buffer setup line appears only when an operation chose NVLS or NVLSTree:
+// NVLS is at least "selected"; with NCCL_RUNTIME_CONNECT=0 the buffers are
+// set up at init and prove only "candidate".
+func TestNVLSSetupProvesSelection(t *testing.T) {
+	const setup = "h:1:1 [0] NCCL INFO NVLS comm 0x55 headRank 0 nHeads 8 nvlsRanks 8 buffSize 1048576 nvlsPerRankSize 201326592 nvlsTotalSize 1610612736\n"
+	for _, c := range []struct {
+		log  string
+		want spec.Level
+	}{
+		{"h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n" + setup, spec.LevelSelected},
+		{"h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO NCCL_RUNTIME_CONNECT set by environment to 0\n" + setup, spec.LevelCandidate},
+		{"h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n" + setup, spec.LevelCandidate},
+	} {
+		l, err := Parse(strings.NewReader(c.log), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Observe(l).Cap(spec.CapNVLS).Level; got != c.want {
+			t.Errorf("%q: NVLS %s, want %s", c.log, got, c.want)
+		}
+	}
+}

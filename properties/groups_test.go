@@ -1,0 +1,170 @@
+package properties
+
+import (
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// groupCase draws a communicator and a group of 1–8 operations.
+func groupCase(t *rapid.T) (Case, *spec.Comm, []spec.GroupOp, spec.Launch) {
+	c := Request().Draw(t, "case")
+	comm, err := topoCache.Init(spec.MustLoad(c.Release), c.System, c.Env)
+	if err != nil {
+		t.Fatalf("%s: init: %v", c, err)
+	}
+	n := rapid.IntRange(1, 8).Draw(t, "nOps")
+	ops := make([]spec.GroupOp, n)
+	for i := range ops {
+		ops[i] = spec.GroupOp{Op: Op(c.Release, c.System.NRanks()).Draw(t, "op"),
+			InPlace: rapid.Bool().Draw(t, "inplace"),
+			Buffers: spec.Buffers(rapid.IntRange(0, 2).Draw(t, "buffers"))}
+	}
+	l := spec.Launch{Agg: rapid.IntRange(1, 3).Draw(t, "agg")}
+	if rapid.Bool().Draw(t, "graph") {
+		l.Mode = spec.LaunchGraph
+	}
+	return c, comm, ops, l
+}
+
+// A group of one operation, on a stream with user buffers, decides exactly
+// as the operation alone: the group's own plan (not a copy of Select's)
+// matches Select's algorithm, protocol, channels, threads, range and time.
+func TestGroupOfOneDecidesAsAlone(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := Request().Draw(t, "case")
+		comm, err := topoCache.Init(spec.MustLoad(c.Release), c.System, c.Env)
+		if err != nil {
+			t.Fatalf("%s: init: %v", c, err)
+		}
+		d, _, err := comm.Select(c.Op)
+		if err != nil {
+			return // an API error: no group either
+		}
+		g, err := comm.SelectGroup([]spec.GroupOp{{Op: c.Op}}, spec.Launch{})
+		if err != nil {
+			t.Fatalf("%s: group: %v", c, err)
+		}
+		if len(g.Choices) == 0 || d.Err != nil || d.Discarded || g.Choices[0].OneRank {
+			if diff := cmp.Diff(d, g.Ops[0]); diff != "" {
+				t.Fatalf("%s: undecided group of one differs from alone:\n%s", c, diff)
+			}
+			return
+		}
+		ch := g.Choices[0]
+		type plan struct {
+			Algo                                   spec.Algo
+			Proto                                  spec.Proto
+			NChannels, NThreads, ChannelLo, ChanHi int
+			TimeUs                                 float64
+		}
+		alone := plan{d.Algo, d.Proto, d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs}
+		group := plan{ch.Algo, ch.Proto, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, float64(ch.TimeUs)}
+		if ch.Err != nil {
+			group = plan{Algo: spec.AlgoNone, Proto: spec.ProtoNone}
+			alone = plan{Algo: d.Algo, Proto: d.Proto}
+		}
+		if diff := cmp.Diff(alone, group); diff != "" {
+			t.Fatalf("%s: a group of one decides differently from the operation alone:\n%s", c, diff)
+		}
+	})
+}
+
+// Groups launched one after another are independent: launching them in
+// the other order changes no operation's decision.
+func TestIndependentGroupsPermute(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c, comm, a, _ := groupCase(t)
+		nb := rapid.IntRange(1, 4).Draw(t, "nB")
+		b := make([]spec.Op, nb)
+		for i := range b {
+			b[i] = Op(c.Release, c.System.NRanks()).Draw(t, "opB")
+		}
+		script := func(first, second []spec.Op) ([]spec.Call, []spec.CallResult) {
+			calls := []spec.Call{{Kind: spec.CallCommInit, Comm: "c0"}}
+			for _, grp := range [][]spec.Op{first, second} {
+				calls = append(calls, spec.Call{Kind: spec.CallGroupStart})
+				for i := range grp {
+					calls = append(calls, spec.Call{Kind: spec.CallCollective, Comm: "c0", Op: &grp[i]})
+				}
+				calls = append(calls, spec.Call{Kind: spec.CallGroupEnd})
+			}
+			res, _ := spec.CheckGroup(calls)
+			return calls, res
+		}
+		aOps := make([]spec.Op, len(a))
+		for i := range a {
+			aOps[i] = a[i].Op
+		}
+		c1, r1 := script(aOps, b)
+		c2, r2 := script(b, aOps)
+		d1, err1 := comm.DecideCalls(c1, r1, spec.Launch{})
+		d2, err2 := comm.DecideCalls(c2, r2, spec.Launch{})
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("%s: errors differ: %v / %v", c, err1, err2)
+		}
+		if err1 != nil {
+			return
+		}
+		// call i of the first group of script 1 is call i+len(b)+2 of script 2
+		for i := range aOps {
+			x, y := d1[2+i], d2[2+len(b)+2+i]
+			if diff := cmp.Diff(x, y); diff != "" {
+				t.Fatalf("%s: op %d of group A decides differently after group B:\n%s", c, i, diff)
+			}
+		}
+		for i := range b {
+			x, y := d1[2+len(aOps)+2+i], d2[2+i]
+			if diff := cmp.Diff(x, y); diff != "" {
+				t.Fatalf("%s: op %d of group B decides differently after group A:\n%s", c, i, diff)
+			}
+		}
+	})
+}
+
+// Every planned operation of a group gets at least one channel, inside its
+// kind's channels, and its channel parts add up to its count exactly
+// (NCCL's partition leaves no element out and gives none twice).
+func TestGroupChannelsCover(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c, comm, ops, l := groupCase(t)
+		g, err := comm.SelectGroup(ops, l)
+		if err != nil || g.Err != nil || comm.Model == nil {
+			return
+		}
+		in := comm.Model.In
+		for i, ch := range g.Choices {
+			if ch.Discarded || ch.OneRank || ch.Err != nil || ch.Plan < 0 {
+				continue
+			}
+			kindMax := in.NChannels
+			if ch.Algo.IsNVLS() {
+				kindMax = in.NVLSChannels
+			}
+			if ch.ChannelHi < ch.ChannelLo || ch.ChannelLo < 0 || ch.ChannelHi >= kindMax {
+				t.Fatalf("%s: op %d (%s/%s) on channels %d..%d of %d", c, i, ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi, kindMax)
+			}
+			collnet := ch.Algo.IsCollNet() || (ch.Algo == spec.NVLS && in.NNodes > 1)
+			if collnet {
+				if ch.ChannelLo != 0 || ch.ChannelHi != ch.NChannels-1 {
+					t.Fatalf("%s: op %d: CollNet task on %d..%d, want 0..%d", c, i, ch.ChannelLo, ch.ChannelHi, ch.NChannels-1)
+				}
+				continue
+			}
+			p := ch.Part
+			count := ch.Op.Count
+			if ch.Op.Func == spec.AllGather || ch.Op.Func == spec.Broadcast {
+				count = ch.Op.Bytes()
+			}
+			total := p.CountLo
+			if p.Hi > p.Lo {
+				total += int64(p.Hi-p.Lo-1)*p.CountMid + p.CountHi
+			}
+			if p.Lo != ch.ChannelLo || p.Hi != ch.ChannelHi || total != count || p.CountLo <= 0 {
+				t.Fatalf("%s: op %d: part %+v covers %d of %d on channels %d..%d", c, i, p, total, count, ch.ChannelLo, ch.ChannelHi)
+			}
+		}
+	})
+}

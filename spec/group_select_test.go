@@ -1,0 +1,219 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// groupRanges is "Algo/Proto lo..hi" per operation.
+func groupRanges(g *GroupDecision) string {
+	var s []string
+	for _, d := range g.Ops {
+		if d.Err != nil {
+			s = append(s, "error")
+			continue
+		}
+		s = append(s, fmt.Sprintf("%s/%s %d..%d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi))
+	}
+	return strings.Join(s, ", ")
+}
+
+func h200x2Comm(t *testing.T, v Version, env Env) *Comm {
+	t.Helper()
+	sys, err := Preset("h200x2", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env == nil {
+		env = Env{}
+	}
+	env["NCCL_NVLS_ENABLE"] = "0"
+	c, err := Init(MustLoad(v), sys, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestSelectGroupH200x2 holds what 2 × H200 printed under NCCL 2.28.9 with
+// nccl-tests -m 8 (eight AllReduces of one size in one group) and -G 1
+// (CUDA graphs): the group splits the 24 channels, 512 KiB switches from
+// Ring/LL on 24 channels alone to Ring/Simple on about 3 per operation,
+// and a captured out-of-place Ring/Simple AllReduce or AllGather runs on
+// 16 channels (IPC registration at capture) while ReduceScatter and
+// in-place AllReduce keep 24.
+func TestSelectGroupH200x2(t *testing.T) {
+	ar := func(bytes int64) Op { return Op{Func: AllReduce, Count: bytes / 4, DataType: Float32, RedOp: Sum} }
+	rep := func(s string, n int) string { return strings.TrimSuffix(strings.Repeat(s+", ", n), ", ") }
+	cases := []struct {
+		name   string
+		v      Version
+		ops    []GroupOp
+		launch Launch
+		want   string
+	}{
+		{"8 MiB -m 8", V2_28_9, []GroupOp{{Op: ar(8 << 20)}}, Launch{Agg: 8},
+			"Ring/Simple 0..2, Ring/Simple 2..5, Ring/Simple 5..8, Ring/Simple 8..11, Ring/Simple 11..14, Ring/Simple 14..17, Ring/Simple 17..20, Ring/Simple 20..23"},
+		{"8 KiB -m 8", V2_28_9, []GroupOp{{Op: ar(8 << 10)}}, Launch{Agg: 8},
+			"Ring/LL 0..1, Ring/LL 2..3, Ring/LL 4..5, Ring/LL 6..7, Ring/LL 8..9, Ring/LL 10..11, Ring/LL 12..13, Ring/LL 14..15"},
+		{"512 KiB alone", V2_28_9, []GroupOp{{Op: ar(512 << 10)}}, Launch{}, "Ring/LL 0..23"},
+		{"512 KiB -m 8", V2_28_9, []GroupOp{{Op: ar(512 << 10)}}, Launch{Agg: 8},
+			"Ring/Simple 0..2, Ring/Simple 2..5, Ring/Simple 5..8, Ring/Simple 8..11, Ring/Simple 11..14, Ring/Simple 14..17, Ring/Simple 17..20, Ring/Simple 20..23"},
+		{"graph out-of-place AllReduce", V2_28_9, []GroupOp{{Op: ar(64 << 20)}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..15"},
+		{"graph in-place AllReduce", V2_28_9, []GroupOp{{Op: ar(64 << 20), InPlace: true}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..23"},
+		{"graph AllGather", V2_28_9, []GroupOp{{Op: Op{Func: AllGather, Count: 16 << 20, DataType: Float32}}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..15"},
+		{"graph ReduceScatter", V2_28_9, []GroupOp{{Op: Op{Func: ReduceScatter, Count: 16 << 20, DataType: Float32}}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..23"},
+		{"registered AllReduce on a stream", V2_28_9, []GroupOp{{Op: ar(64 << 20), Buffers: BuffersRegistered}}, Launch{}, "Ring/Simple 0..15"},
+		{"graph small AllReduce stays LL", V2_28_9, []GroupOp{{Op: ar(4 << 10)}}, Launch{Mode: LaunchGraph}, "Ring/LL 0..0"},
+		{"2.28.3 graph AllReduce", V2_28_3, []GroupOp{{Op: ar(64 << 20)}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..15"},
+		{"2.22.3 graph AllReduce (no Ring registration)", V2_22_3, []GroupOp{{Op: ar(64 << 20)}}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..23"},
+		{"2.22.3 8 MiB -m 8", V2_22_3, []GroupOp{{Op: ar(8 << 20)}}, Launch{Agg: 8}, rep("Ring/Simple", 8)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := h200x2Comm(t, tc.v, nil)
+			g, err := c.SelectGroup(tc.ops, tc.launch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := groupRanges(g)
+			if !strings.Contains(tc.want, "..") {
+				// only the algorithm and protocol are held
+				var ap []string
+				for _, d := range g.Ops {
+					ap = append(ap, fmt.Sprintf("%s/%s", d.Algo, d.Proto))
+				}
+				got = strings.Join(ap, ", ")
+			}
+			if got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSelectGroupRegisterOff: NCCL_GRAPH_REGISTER=0 keeps a captured
+// operation on its channels; NCCL_LOCAL_REGISTER=0 does the same for
+// ncclCommRegister'ed buffers.
+func TestSelectGroupRegisterOff(t *testing.T) {
+	op := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	for _, tc := range []struct {
+		env    Env
+		g      GroupOp
+		launch Launch
+	}{
+		{Env{"NCCL_GRAPH_REGISTER": "0"}, GroupOp{Op: op}, Launch{Mode: LaunchGraph}},
+		{Env{"NCCL_LOCAL_REGISTER": "0"}, GroupOp{Op: op, Buffers: BuffersRegistered}, Launch{}},
+	} {
+		c := h200x2Comm(t, V2_28_9, tc.env)
+		g, err := c.SelectGroup([]GroupOp{tc.g}, tc.launch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := groupRanges(g); got != "Ring/Simple 0..23" {
+			t.Errorf("%v: got %s, want Ring/Simple 0..23", tc.env, got)
+		}
+	}
+}
+
+// TestSelectGroupVerdicts: each planned operation's trace ends with the
+// group's plan (with the line NCCL prints for it) and the registration
+// verdict.
+func TestSelectGroupVerdicts(t *testing.T) {
+	c := h200x2Comm(t, V2_28_9, nil)
+	op := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	for _, tc := range []struct {
+		launch Launch
+		reg    Outcome
+	}{{Launch{Agg: 2}, Skip}, {Launch{Mode: LaunchGraph}, Pass}} {
+		g, err := c.SelectGroup([]GroupOp{{Op: op}}, tc.launch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tr := range g.Traces {
+			n := len(tr)
+			if n < 2 || tr[n-2].Rule != "G-GROUP-PLAN-1" || tr[n-1].Rule != "G-REG-IPC-1" || tr[n-1].Outcome != tc.reg {
+				t.Fatalf("%v op %d: trace ends %v", tc.launch, i, tr[max(0, n-2):])
+			}
+			if len(tr[n-2].Log) != 1 || !strings.Contains(tr[n-2].Log[0], "channel{Lo..Hi}") {
+				t.Errorf("%v op %d: plan verdict logs %q, want the per-operation line", tc.launch, i, tr[n-2].Log)
+			}
+		}
+	}
+}
+
+// TestDecideCalls: a script's launches are planned per communicator; the
+// group's two AllReduces share the channels, the lone one outside the
+// group gets them all.
+func TestDecideCalls(t *testing.T) {
+	calls, err := ParseCalls("t", []byte("init c0\ngroupStart\nallreduce c0 8MiB\nallreduce c0 8MiB\ngroupEnd\nallreduce c0 8MiB\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := CheckGroup(calls)
+	c := h200x2Comm(t, V2_28_9, nil)
+	dec, err := c.DecideCalls(calls, res, Launch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for i := range calls {
+		if d := dec[i]; d != nil {
+			got += fmt.Sprintf("%d:%d..%d ", i, d.ChannelLo, d.ChannelHi)
+		}
+	}
+	if want := "2:0..11 3:11..23 5:0..23 "; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestSelectGroupWindows: on 2.28.x window buffers of a float AllReduce or
+// an AllGather leave the cost table for the symmetric path (G-SEL-SIDE-1
+// passes instead of answering skip); an int32 sum has no symmetric kernel
+// and stays on the table (G-SEL-SIDE-1 fails); an AllGather under CTA
+// policy ZERO goes to the copy engines; 2.22.3 has no windows.
+func TestSelectGroupWindows(t *testing.T) {
+	f32 := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	i32 := Op{Func: AllReduce, Count: 16 << 20, DataType: Int32, RedOp: Sum}
+	ag := Op{Func: AllGather, Count: 4 << 20, DataType: Float32}
+	side := func(g *GroupDecision, i int) (string, Outcome) {
+		var out Outcome = -1
+		for _, v := range g.Traces[i] {
+			if v.Rule == "G-SEL-SIDE-1" {
+				out = v.Outcome
+			}
+		}
+		return g.Choices[i].SidePath, out
+	}
+	c := h200x2Comm(t, V2_28_9, nil)
+	g, err := c.SelectGroup([]GroupOp{{Op: f32, Buffers: BuffersWindow}, {Op: i32, Buffers: BuffersWindow}, {Op: ag, Buffers: BuffersWindow}}, Launch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		path string
+		out  Outcome
+	}{{"symmetric", Pass}, {"", Fail}, {"symmetric", Pass}} {
+		if p, o := side(g, i); p != want.path || o != want.out {
+			t.Errorf("op %d: side path %q, G-SEL-SIDE-1 %v; want %q, %v", i, p, o, want.path, want.out)
+		}
+	}
+	if d := g.Ops[1]; d.Algo != Ring || d.ChannelLo != 0 || d.ChannelHi != 23 {
+		t.Errorf("the int32 AllReduce alone on the table: %s %d..%d", d.Algo, d.ChannelLo, d.ChannelHi)
+	}
+	c = h200x2Comm(t, V2_28_9, Env{"NCCL_CTA_POLICY": "2"})
+	if g, err = c.SelectGroup([]GroupOp{{Op: ag, Buffers: BuffersWindow}}, Launch{}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := side(g, 0); p != "copy-engine" {
+		t.Errorf("CTA policy ZERO AllGather: %q, want copy-engine", p)
+	}
+	c = h200x2Comm(t, V2_22_3, nil)
+	if g, err = c.SelectGroup([]GroupOp{{Op: f32, Buffers: BuffersWindow}}, Launch{}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := side(g, 0); p != "" || g.Ops[0].Algo == AlgoNone {
+		t.Errorf("2.22.3 window: %q %s, want the cost table", p, g.Ops[0].Algo)
+	}
+}

@@ -1,0 +1,153 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// How operations reach NCCL: one call alone on a stream, several in one
+// ncclGroupStart/End, captured into a CUDA graph, with user, registered or
+// window buffers. NCCL plans the whole group at once (ncclPrepareTasks,
+// scheduleCollTasksToPlan), so the same operation decides differently
+// with company; a captured group is "persistent" and may register its
+// buffers at capture (NCCL_GRAPH_REGISTER).
+
+// Buffers says what NCCL knows about an operation's buffers.
+type Buffers int
+
+const (
+	// BuffersUser: plain cudaMalloc'ed buffers nobody registered.
+	BuffersUser Buffers = iota
+	// BuffersRegistered: both buffers registered with ncclCommRegister.
+	BuffersRegistered
+	// BuffersWindow: both buffers in windows from ncclCommWindowRegister
+	// (2.27+).
+	BuffersWindow
+	numBuffers
+)
+
+var buffersNames = [numBuffers]string{"user", "registered", "window"}
+
+func (b Buffers) String() string {
+	if b >= 0 && b < numBuffers {
+		return buffersNames[b]
+	}
+	return fmt.Sprintf("Buffers(%d)", int(b))
+}
+
+// ParseBuffers reads "user", "registered" or "window".
+func ParseBuffers(s string) (Buffers, error) {
+	for i, n := range buffersNames {
+		if strings.EqualFold(s, n) {
+			return Buffers(i), nil
+		}
+	}
+	return 0, fmt.Errorf("buffers %q: expected one of %s", s, strings.Join(buffersNames[:], ", "))
+}
+
+// MarshalText writes the name.
+func (b Buffers) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// UnmarshalText reads the name.
+func (b *Buffers) UnmarshalText(p []byte) error {
+	v, err := ParseBuffers(string(p))
+	if err != nil {
+		return err
+	}
+	*b = v
+	return nil
+}
+
+// LaunchMode is how the group's kernels are launched.
+type LaunchMode int
+
+const (
+	// LaunchStream: launched on the stream at ncclGroupEnd.
+	LaunchStream LaunchMode = iota
+	// LaunchGraph: captured into a CUDA graph (the planner is persistent).
+	LaunchGraph
+	numLaunchModes
+)
+
+var launchNames = [numLaunchModes]string{"stream", "graph"}
+
+func (m LaunchMode) String() string {
+	if m >= 0 && m < numLaunchModes {
+		return launchNames[m]
+	}
+	return fmt.Sprintf("LaunchMode(%d)", int(m))
+}
+
+// ParseLaunchMode reads "stream" or "graph".
+func ParseLaunchMode(s string) (LaunchMode, error) {
+	for i, n := range launchNames {
+		if strings.EqualFold(s, n) {
+			return LaunchMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("launch %q: expected stream or graph", s)
+}
+
+// MarshalText writes the name.
+func (m LaunchMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads the name.
+func (m *LaunchMode) UnmarshalText(p []byte) error {
+	v, err := ParseLaunchMode(string(p))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// MaxGroupOps bounds the operations of one described group (nccl-tests'
+// -m and an oracle's "group" alike); NCCL itself has no such limit, but
+// every input has one.
+const MaxGroupOps = 4096
+
+// GroupOp is one operation of a group as the application calls it.
+type GroupOp struct {
+	Op      Op      `json:"op"`
+	InPlace bool    `json:"inPlace,omitempty"`
+	Buffers Buffers `json:"buffers,omitempty"`
+}
+
+// Launch describes how a group of operations is issued: the launch mode and
+// how many times each listed operation is repeated inside the one group
+// (nccl-tests' -m, "aggregation"). It is the decision side of a workload;
+// the timing side reads the same value.
+type Launch struct {
+	Mode LaunchMode `json:"mode"`
+	// Agg repeats the operation list Agg times in one group, in order
+	// (0 and 1 mean once).
+	Agg int `json:"agg,omitempty"`
+}
+
+// Expand returns the group's operations in call order: ops repeated Agg
+// times. It checks the limits.
+func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
+	if l.Mode < 0 || l.Mode >= numLaunchModes {
+		return nil, fmt.Errorf("launch mode %d: expected stream or graph", int(l.Mode))
+	}
+	agg := max(1, l.Agg)
+	if l.Agg < 0 {
+		return nil, fmt.Errorf("agg %d: expected ≥ 1", l.Agg)
+	}
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("group: no operation: expected at least one")
+	}
+	if len(ops)*agg > MaxGroupOps || agg > MaxGroupOps {
+		return nil, fmt.Errorf("group: %d operations × agg %d is more than %d", len(ops), agg, MaxGroupOps)
+	}
+	out := make([]GroupOp, 0, len(ops)*agg)
+	for range agg {
+		out = append(out, ops...)
+	}
+	for i, o := range out {
+		if o.Buffers < 0 || o.Buffers >= numBuffers {
+			return nil, fmt.Errorf("group op %d: buffers %d: expected user, registered or window", i, int(o.Buffers))
+		}
+	}
+	return out, nil
+}
