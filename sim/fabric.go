@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
 )
@@ -51,6 +52,9 @@ type Machine struct {
 	// ChannelBw caps one channel's rate per protocol (bytes/s, 0 = no
 	// cap): the copy throughput of one thread block.
 	ChannelBw [spec.NumProtos]int64 `json:"channel_bw"`
+	// Profile is the machine's performance profile (nil: nominal, NCCL's
+	// constants alone).
+	Profile *Profile `json:"profile,omitempty"`
 }
 
 // GBps converts GB/s (10^9 bytes per second, nccl-tests' unit) to bytes
@@ -70,6 +74,11 @@ func (m *Machine) Validate() error {
 	}
 	if m.Nodes > 1 && (m.NICs <= 0 || m.NICBw <= 0) {
 		return fmt.Errorf("machine %s: %d nodes need NICs with bandwidth", m.Name, m.Nodes)
+	}
+	if m.Profile != nil {
+		if err := m.Profile.Validate(); err != nil {
+			return fmt.Errorf("machine %s: profile: %v", m.Name, err)
+		}
 	}
 	if m.NICs > m.GPUsPerNode*8 {
 		return fmt.Errorf("machine %s: %d NICs per node: at most 8 per GPU", m.Name, m.NICs)
@@ -222,6 +231,15 @@ func (m *Machine) HopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	return 0
 }
 
+// hopLatency is HopLatency with the profile's NVLink latency factor.
+func (f *fabric) hopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
+	t := f.m.HopLatency(hop, algo, proto)
+	if hop == hopNVLink && f.t.hopScale != 1 {
+		t = Time(math.Round(float64(t) * f.t.hopScale))
+	}
+	return t
+}
+
 // LaunchLatency is NCCL's base latency of the algorithm and protocol
 // (baseLatencies of src/graph/tuning.cc at v2.28.9-1), charged once when
 // the operation starts.
@@ -256,30 +274,78 @@ func (c LinkClass) String() string {
 // pcieOut, pcieIn, hbm; then for each NIC nicOut, nicIn.
 const gpuLinks = 5
 
+// timing is the machine's profile compiled for one simulation.
+type timing struct {
+	// capRate caps one channel's connections (bytes/s, 0: none): the
+	// profile's cap for the algorithm and protocol scaled by the threads,
+	// and the machine's ChannelBw.
+	capRate int64
+	// rateScale is the release's and the collective's bandwidth factor.
+	rateScale float64
+	// hopScale multiplies NCCL's NVLink per-step latency.
+	hopScale          float64
+	nvlinkEff         float64
+	nvlsEff, sharpEff float64
+	// shm: ranks of a node talk through host memory at shmBw (0: PCIe).
+	shm   bool
+	shmBw int64
+}
+
+func newTiming(cfg *Config, s *algos.Schedule) timing {
+	m := &cfg.Machine
+	p := m.Profile
+	t := timing{rateScale: p.Value(releaseName(s.Release)) * p.Value(funcName(s.Func)), hopScale: p.Value("hop.nvlink.scale"),
+		nvlinkEff: p.Value("link.nvlink.eff"), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
+		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
+	if c := p.Value(capName(s.Algo, s.Proto)); c > 0 {
+		if cfg.NThreads > 0 && cfg.DefaultNThreads > 0 && cfg.NThreads != cfg.DefaultNThreads {
+			c *= math.Pow(float64(cfg.NThreads)/float64(cfg.DefaultNThreads), p.Value("threads.exponent"))
+		}
+		t.capRate = GBps(c)
+	}
+	if c := m.ChannelBw[s.Proto]; c > 0 && (t.capRate == 0 || c < t.capRate) {
+		t.capRate = c
+	}
+	return t
+}
+
+// scaleRate multiplies a rate by a factor (1: unchanged).
+func scaleRate(r int64, f float64) int64 {
+	if f == 1 || r <= 0 {
+		return r
+	}
+	return max(1, int64(float64(r)*f))
+}
+
 // fabric is a Machine's links.
 type fabric struct {
 	m       *Machine
+	t       timing
 	perNode int
 	cap     []int64
 	class   []LinkClass
 }
 
-func newFabric(m *Machine) *fabric {
-	f := &fabric{m: m, perNode: m.GPUsPerNode*gpuLinks + 2*m.NICs}
+func newFabric(m *Machine, t timing) *fabric {
+	f := &fabric{m: m, t: t, perNode: m.GPUsPerNode*gpuLinks + 2*m.NICs}
 	n := f.perNode * m.Nodes
 	f.cap = make([]int64, n)
 	f.class = make([]LinkClass, n)
 	for node := 0; node < m.Nodes; node++ {
 		for g := 0; g < m.GPUsPerNode; g++ {
 			b := node*f.perNode + g*gpuLinks
-			nvl := m.NVLinkBw
+			nvl := scaleRate(m.NVLinkBw, t.nvlinkEff)
 			if !m.NVSwitch {
 				nvl = 0
 			}
+			pci := m.PCIeBw
+			if t.shm && t.shmBw > 0 {
+				pci = t.shmBw
+			}
 			f.cap[b+0], f.class[b+0] = nvl, LinkNVLink
 			f.cap[b+1], f.class[b+1] = nvl, LinkNVLink
-			f.cap[b+2], f.class[b+2] = m.PCIeBw, LinkPCIe
-			f.cap[b+3], f.class[b+3] = m.PCIeBw, LinkPCIe
+			f.cap[b+2], f.class[b+2] = pci, LinkPCIe
+			f.cap[b+3], f.class[b+3] = pci, LinkPCIe
 			f.cap[b+4], f.class[b+4] = m.HBMBw, LinkHBM
 		}
 		for k := 0; k < m.NICs; k++ {
@@ -352,7 +418,8 @@ func (f *fabric) path(dst []int32, src, to, nd int) ([]int32, int) {
 		return append(dst, f.gpuLink(src, 4)), hopNVLink
 	}
 	if src/f.m.GPUsPerNode == to/f.m.GPUsPerNode {
-		if f.m.NVSwitch {
+		// SHM goes through host memory, not NVLink
+		if f.m.NVSwitch && !f.t.shm {
 			return append(dst, f.gpuLink(src, 0), f.gpuLink(to, 1)), hopNVLink
 		}
 		return append(dst, f.gpuLink(src, 2), f.gpuLink(to, 3)), hopPCI
