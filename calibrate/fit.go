@@ -38,10 +38,12 @@ type probe struct {
 	funcName  string
 	baseLaunc float64
 	// nominal is the row's time under the nominal profile, µs
-	nominal float64
+	nominal      float64
+	logged       bool
+	funcLinkName string
 	// indices of its cap, release and collective factors in values (-1:
 	// none)
-	iCap, iRel, iFunc int
+	iCap, iRel, iFunc, iFuncLink int
 }
 
 const (
@@ -65,7 +67,8 @@ func hasCap(a spec.Algo) bool { return a == spec.Ring || a == spec.Tree }
 // newProbe probes one simulable row.
 func newProbe(c *Case) (*probe, error) {
 	pr := &probe{c: c, shm: c.Transport == "SHM", graph: c.Launch.Graph, agg: max(1, c.Launch.Agg), capIdx: -1, thrRatio: 1,
-		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw"}
+		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
+		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged}
 	pr.baseLaunc = c.machine.LaunchLatency(c.Algo, c.Proto).Micros()
 	if c.cfg.NThreads > 0 && c.cfg.DefaultNThreads > 0 {
 		pr.thrRatio = float64(c.cfg.NThreads) / float64(c.cfg.DefaultNThreads)
@@ -119,6 +122,7 @@ const (
 	pNVLinkEff
 	pSHMBw
 	pThreadsExp
+	pLogged
 	pFirstCap
 )
 
@@ -132,7 +136,7 @@ func nominalValues(ps []fitParam) values {
 
 // index sets the probe's parameter indices.
 func (pr *probe) index(ps []fitParam) {
-	pr.iCap, pr.iRel, pr.iFunc = -1, -1, -1
+	pr.iCap, pr.iRel, pr.iFunc, pr.iFuncLink = -1, -1, -1, -1
 	for i, p := range ps {
 		switch p.name {
 		case pr.capName():
@@ -141,6 +145,8 @@ func (pr *probe) index(ps []fitParam) {
 			pr.iRel = i
 		case pr.funcName:
 			pr.iFunc = i
+		case pr.funcLinkName:
+			pr.iFuncLink = i
 		}
 	}
 }
@@ -156,6 +162,9 @@ func (pr *probe) predict(v values) float64 {
 	} else if pr.agg > 1 {
 		launch = (launch + float64(pr.agg-1)*v[pGroupOp]) / float64(pr.agg)
 	}
+	if pr.logged {
+		launch += v[pLogged]
+	}
 	t := launch + pr.a + v[pHop]*pr.alat
 	if pr.b <= 0 {
 		return t
@@ -167,20 +176,23 @@ func (pr *probe) predict(v values) float64 {
 		}
 	} else {
 		r *= v[pNVLinkEff]
+		if pr.iFuncLink >= 0 {
+			r *= v[pr.iFuncLink]
+		}
 	}
 	if pr.iCap >= 0 {
 		if c := v[pr.iCap]; c > 0 {
 			if pr.thrRatio != 1 {
 				c *= math.Pow(pr.thrRatio, v[pThreadsExp])
 			}
+			if pr.iFunc >= 0 {
+				c *= v[pr.iFunc]
+			}
 			r = min(r, c)
 		}
 	}
 	if pr.iRel >= 0 {
 		r *= v[pr.iRel]
-	}
-	if pr.iFunc >= 0 {
-		r *= v[pr.iFunc]
 	}
 	return t + pr.b/r
 }
@@ -218,6 +230,7 @@ func fitParams() []fitParam {
 		{name: "link.nvlink.eff", init: 1, uses: func(pr *probe) bool { return large(pr) && !pr.shm && pr.c.NChannels >= 16 }},
 		{name: "transport.shm.bw", init: 20, uses: func(pr *probe) bool { return pr.shm && large(pr) }},
 		{name: "threads.exponent", init: 1, linear: true, uses: func(pr *probe) bool { return pr.thrRatio != 1 && large(pr) && hasCap(pr.c.Algo) }},
+		{name: "launch.logged", init: 3, uses: func(pr *probe) bool { return pr.logged && pr.c.Bytes <= 64<<10 }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {
@@ -232,7 +245,11 @@ func fitParams() []fitParam {
 			continue
 		}
 		name := "func." + f.String() + ".bw"
-		ps = append(ps, fitParam{name: name, init: 1, uses: func(pr *probe) bool { return pr.funcName == name && large(pr) }})
+		ps = append(ps, fitParam{name: name, init: 1, uses: func(pr *probe) bool { return pr.funcName == name && large(pr) && pr.c.NChannels < 16 }})
+		link := "func." + f.String() + ".link"
+		ps = append(ps, fitParam{name: link, init: 1, uses: func(pr *probe) bool {
+			return pr.funcLinkName == link && large(pr) && !pr.shm && pr.c.NChannels >= 16
+		}})
 	}
 	for _, v := range spec.Releases {
 		if v == refRelease {

@@ -43,7 +43,6 @@ type commSetup struct {
 	comm *spec.Comm
 	l    *algos.Layout
 	m    sim.Machine
-	tun  *spec.Tuning
 	err  error
 }
 
@@ -85,7 +84,6 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 			return s
 		}
 		s.m.SHARP, s.m.NVLS = s.comm.CollNetSupport, s.comm.NVLSSupport
-		s.tun = rs.Tuning
 		return s
 	}
 	if _, err := spec.Preset(system, spec.PresetOptions{}); err != nil {
@@ -123,7 +121,7 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 		}
 		c.machine = s.m
 		c.cfg.Launch = c.Launch
-		c.cfg.FromDecision(d, s.tun)
+		c.cfg.FromDecision(s.comm, d)
 		// a schedule the simulator cannot run (a shape it has no machine
 		// for) is reported now, not at every fit step
 		if _, err := c.Simulate(nil); err != nil {

@@ -196,14 +196,16 @@ func excluded(path string, pats []string) bool {
 
 var dateRE = regexp.MustCompile(`\b(20\d\d-\d\d-\d\d)\b`)
 
-// captureDate is the first date in the README.md nearest to dir (the
-// captures' notes), "" if none.
+// captureDate is the first date in the notes nearest to dir (README.md or
+// PROVENANCE.md), "" if none.
 func captureDate(dir string) string {
 	for d := dir; d != "." && d != "/" && d != ""; d = filepath.Dir(d) {
-		b, err := os.ReadFile(filepath.Join(d, "README.md"))
-		if err == nil {
-			if m := dateRE.FindSubmatch(b); m != nil {
-				return string(m[1])
+		for _, n := range []string{"PROVENANCE.md", "README.md"} {
+			b, err := os.ReadFile(filepath.Join(d, n))
+			if err == nil {
+				if m := dateRE.FindSubmatch(b); m != nil {
+					return string(m[1])
+				}
 			}
 		}
 		if filepath.Dir(d) == d {
@@ -317,3 +319,44 @@ func Summarise(rs []Result, keep func(*Result) bool) Errors {
 
 // Large reports rows of at least 1 MiB (the issue's split).
 func Large(r *Result) bool { return r.Bytes >= 1<<20 }
+
+// ProfileYAML writes the fitted profile, every parameter listed: the
+// calibrated ones with their value, the nominal ones with their constant's
+// origin.
+func ProfileYAML(rep *Report, command string) ([]byte, error) {
+	p := *rep.Profile
+	p.Params = map[string]sim.Param{}
+	for _, ps := range sim.ProfileParams() {
+		if x, ok := rep.Profile.Params[ps.Name]; ok {
+			p.Params[ps.Name] = x
+			continue
+		}
+		p.Params[ps.Name] = sim.Param{Value: ps.Nominal, Source: "nominal", From: ps.NominalFrom}
+	}
+	b, err := p.MarshalYAML()
+	if err != nil {
+		return nil, err
+	}
+	head := "# gatesim machine performance profile (schema " + sim.ProfileSchema + ", docs/calibration.md).\n" +
+		"# Written by: " + command + "\n"
+	return append([]byte(head), b...), nil
+}
+
+// Command is the gatesim calibrate command line of the options.
+func Command(o Options) string {
+	var b strings.Builder
+	b.WriteString("gatesim calibrate")
+	for _, f := range o.From {
+		b.WriteString(" --from " + f)
+	}
+	for _, x := range o.Exclude {
+		b.WriteString(" --exclude '" + x + "'")
+	}
+	if o.System != "" && o.System != "h200x2" {
+		b.WriteString(" --system " + o.System)
+	}
+	if o.Name != "" && o.Name != "h200x2" {
+		b.WriteString(" --name " + o.Name)
+	}
+	return b.String()
+}

@@ -167,6 +167,7 @@ func MachineFromSystem(s *spec.System) (Machine, error) {
 		m.NICBw = max(m.NICBw, int64(nic.SpeedMbps)*1e6/8)
 	}
 	m.NVLS = n0.NVSwitch && g.Multicast && g.SM >= 90
+	m.Profile = DefaultProfile(s.Name, g.SM)
 	return m, m.Validate()
 }
 
@@ -280,7 +281,7 @@ type timing struct {
 	// profile's cap for the algorithm and protocol scaled by the threads,
 	// and the machine's ChannelBw.
 	capRate int64
-	// rateScale is the release's and the collective's bandwidth factor.
+	// rateScale is the release's bandwidth factor.
 	rateScale float64
 	// hopScale multiplies NCCL's NVLink per-step latency.
 	hopScale          float64
@@ -294,10 +295,10 @@ type timing struct {
 func newTiming(cfg *Config, s *algos.Schedule) timing {
 	m := &cfg.Machine
 	p := m.Profile
-	t := timing{rateScale: p.Value(releaseName(s.Release)) * p.Value(funcName(s.Func)), hopScale: p.Value("hop.nvlink.scale"),
-		nvlinkEff: p.Value("link.nvlink.eff"), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
+	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
+		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
 		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
-	if c := p.Value(capName(s.Algo, s.Proto)); c > 0 {
+	if c := p.Value(capName(s.Algo, s.Proto)) * p.Value(funcName(s.Func)); c > 0 {
 		if cfg.NThreads > 0 && cfg.DefaultNThreads > 0 && cfg.NThreads != cfg.DefaultNThreads {
 			c *= math.Pow(float64(cfg.NThreads)/float64(cfg.DefaultNThreads), p.Value("threads.exponent"))
 		}
@@ -418,8 +419,14 @@ func (f *fabric) path(dst []int32, src, to, nd int) ([]int32, int) {
 		return append(dst, f.gpuLink(src, 4)), hopNVLink
 	}
 	if src/f.m.GPUsPerNode == to/f.m.GPUsPerNode {
-		// SHM goes through host memory, not NVLink
-		if f.m.NVSwitch && !f.t.shm {
+		if f.t.shm {
+			// SHM goes through host memory: the sender writes it, the
+			// receiver reads it, both over their PCIe lanes to the host;
+			// the model charges both on the GPUs' host-bound links, so
+			// traffic in the two directions shares the host's bandwidth
+			return append(dst, f.gpuLink(src, 2), f.gpuLink(to, 2)), hopPCI
+		}
+		if f.m.NVSwitch {
 			return append(dst, f.gpuLink(src, 0), f.gpuLink(to, 1)), hopNVLink
 		}
 		return append(dst, f.gpuLink(src, 2), f.gpuLink(to, 3)), hopPCI

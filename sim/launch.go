@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gatesim/gatesim/spec"
 )
@@ -13,6 +14,32 @@ import (
 type Launch struct {
 	Graph bool `json:"graph,omitempty"`
 	Agg   int  `json:"agg,omitempty"`
+	// Logged: NCCL writes a line per operation (NCCL_DEBUG=INFO with the
+	// TUNING or COLL subsystem), a host cost on every launch.
+	Logged bool `json:"logged,omitempty"`
+}
+
+// LoggedPerOp reports whether NCCL logs every operation under env:
+// NCCL_DEBUG=INFO (or TRACE) with NCCL_DEBUG_SUBSYS naming TUNING, COLL or
+// ALL (getAlgoInfo's "%s: %ld Bytes -> Algo" line is INFO(NCCL_TUNING);
+// v2.28.9-1 src/enqueue.cc). NCCL's default subsystems are INIT, BOOTSTRAP
+// and ENV (src/debug.cc ncclDebugInit).
+func LoggedPerOp(env spec.Env) bool {
+	lvl := strings.ToUpper(strings.TrimSpace(env.Get("NCCL_DEBUG")))
+	if lvl != "INFO" && lvl != "TRACE" {
+		return false
+	}
+	sub := strings.ToUpper(env.Get("NCCL_DEBUG_SUBSYS"))
+	if strings.HasPrefix(strings.TrimSpace(sub), "^") {
+		return !strings.Contains(sub, "TUNING")
+	}
+	for _, s := range strings.Split(sub, ",") {
+		switch strings.TrimSpace(s) {
+		case "TUNING", "COLL", "ALL":
+			return true
+		}
+	}
+	return false
 }
 
 // MaxAgg bounds Launch.Agg (nccl-tests' -m takes an int; groups of more
@@ -35,6 +62,9 @@ func (l Launch) String() string {
 	if l.Agg > 1 {
 		s += fmt.Sprintf(" m%d", l.Agg)
 	}
+	if l.Logged {
+		s += " logged"
+	}
 	return s
 }
 
@@ -54,25 +84,33 @@ func (m *Machine) LaunchCost(algo spec.Algo, proto spec.Proto, l Launch) Time {
 		return m.LaunchLatency(algo, proto)
 	}
 	n := max(1, l.Agg)
-	return FromMicros((base + float64(n-1)*p.Value("launch.group_op")) / float64(n))
+	c := (base + float64(n-1)*p.Value("launch.group_op")) / float64(n)
+	if l.Logged {
+		c += p.Value("launch.logged")
+	}
+	return FromMicros(c)
 }
 
 // FromDecision sets what the timing needs from NCCL's decision beyond the
-// schedule: the threads per channel against the protocol's default (t is
-// the release's tuning constants) and the transport between ranks of a
-// node.
-func (c *Config) FromDecision(d *spec.Decision, t *spec.Tuning) {
+// schedule: the channel's threads against NCCL's default for the cell (the
+// communicator's "Max NThreads" row under the environment against the
+// release's default, so NCCL_NTHREADS counts and the smaller blocks NCCL
+// gives small operations do not) and the transport between ranks of a
+// node. comm may be nil (threads then count as the default).
+func (c *Config) FromDecision(comm *spec.Comm, d *spec.Decision) {
 	c.Transport = d.Transport
-	c.NThreads = d.NThreads
-	c.DefaultNThreads = 0
-	if t != nil {
-		switch d.Proto {
-		case spec.Simple:
-			c.DefaultNThreads = t.SimpleMaxNThreads
-		case spec.LL:
-			c.DefaultNThreads = t.LLMaxNThreads
-		case spec.LL128:
-			c.DefaultNThreads = t.LL128MaxNThreads
-		}
+	c.NThreads, c.DefaultNThreads = 0, 0
+	if comm == nil || comm.Model == nil || d.Algo < 0 || d.Algo >= spec.NumAlgos || d.Proto < 0 || d.Proto >= spec.NumProtos {
+		return
+	}
+	t := comm.Model.Tuning
+	c.NThreads = comm.Model.MaxThreads[d.Algo][d.Proto]
+	switch d.Proto {
+	case spec.Simple:
+		c.DefaultNThreads = t.SimpleMaxNThreads
+	case spec.LL:
+		c.DefaultNThreads = t.LLMaxNThreads
+	case spec.LL128:
+		c.DefaultNThreads = t.LL128MaxNThreads
 	}
 }

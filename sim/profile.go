@@ -116,6 +116,8 @@ func ProfileParams() []ParamSpec {
 			NominalFrom: "launch.stream"},
 		{Name: "launch.group_op", Unit: "us", Generation: true, Doc: "host cost of each further operation of a group (nccl-tests -m N): an operation of a group of N costs (launch + (N-1) × group_op) / N",
 			NominalFrom: "0: NCCL's model has no per-operation host cost"},
+		{Name: "launch.logged", Unit: "us", Generation: true, Doc: "host cost NCCL adds to each operation when it logs every operation (NCCL_DEBUG=INFO with the TUNING or COLL subsystem: one line per call)",
+			NominalFrom: "0: not charged"},
 		{Name: "hop.nvlink.scale", Unit: "", Nominal: 1, Generation: true, Doc: "factor on NCCL's NVLink per-step latency (hwLatencies)",
 			NominalFrom: "1: NCCL hwLatencies (src/graph/tuning.cc)"},
 		{Name: "link.nvlink.eff", Unit: "", Nominal: 1, Generation: true, Doc: "achievable fraction of NCCL's NVLink bandwidth (ncclTopoNVLinkBw × links)",
@@ -138,8 +140,11 @@ func ProfileParams() []ParamSpec {
 	}
 	for f := spec.Func(0); f < spec.NumFuncs; f++ {
 		ps = append(ps, ParamSpec{Name: funcName(f), Unit: "", Nominal: 1, Generation: true,
-			Doc:         fmt.Sprintf("factor on the throughput of %s's kernel relative to AllReduce's (the work per byte its primitives do)", f),
+			Doc:         fmt.Sprintf("factor on a channel's cap for %s relative to AllReduce (the work per byte its primitives do)", f),
 			NominalFrom: "1: every kernel moves bytes alike"})
+		ps = append(ps, ParamSpec{Name: funcLinkName(f), Unit: "", Nominal: 1, Generation: true,
+			Doc:         fmt.Sprintf("factor on the NVLink efficiency for %s's traffic relative to AllReduce's (a chain loads one direction of each link)", f),
+			NominalFrom: "1: every pattern uses links alike"})
 	}
 	for _, v := range spec.Releases {
 		ps = append(ps, ParamSpec{Name: releaseName(v), Unit: "", Nominal: 1,
@@ -150,7 +155,8 @@ func ProfileParams() []ParamSpec {
 }
 
 func capName(a spec.Algo, p spec.Proto) string { return "cap." + a.String() + "." + p.String() }
-func funcName(f spec.Func) string { return "func." + f.String() + ".bw" }
+func funcName(f spec.Func) string              { return "func." + f.String() + ".bw" }
+func funcLinkName(f spec.Func) string          { return "func." + f.String() + ".link" }
 func releaseName(v spec.Version) string {
 	return "release." + v.String() + ".bw"
 }
@@ -275,6 +281,18 @@ func BuiltinProfile(name string) (*Profile, error) {
 // every parameter nominal.
 func NominalProfile(sm int) *Profile {
 	return &Profile{Schema: ProfileSchema, Name: fmt.Sprintf("nominal-sm%d", sm), SM: sm}
+}
+
+// DefaultProfile is the profile a machine carries: the calibrated profile
+// of the machine it was measured on (the project's 2 × H200, system names
+// starting "h200x2"), else ProfileFor its GPU generation.
+func DefaultProfile(system string, sm int) *Profile {
+	if strings.HasPrefix(system, "h200x2") {
+		if p, err := BuiltinProfile("h200x2"); err == nil {
+			return p
+		}
+	}
+	return ProfileFor(sm)
 }
 
 // ProfileFor is the profile a machine of this GPU generation carries: the

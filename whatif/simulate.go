@@ -15,6 +15,22 @@ import (
 // no builder (nodes of different sizes, AllToAll) give an error and an
 // empty cell.
 func Simulate(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
+	return simulate(p, comm, d, SimOptions{})
+}
+
+// SimOptions change the timing, never the decision: a machine profile in
+// place of each machine's own (nil: the machine's), and the launch mode.
+type SimOptions struct {
+	Profile *sim.Profile
+	Launch  sim.Launch
+}
+
+// SimulateWith is Simulate with options.
+func SimulateWith(o SimOptions) Simulator {
+	return func(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) { return simulate(p, comm, d, o) }
+}
+
+func simulate(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (float64, error) {
 	l, err := algos.LayoutFromComm(comm)
 	if err != nil {
 		return 0, err
@@ -32,7 +48,12 @@ func Simulate(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
 		return 0, err
 	}
 	m.SHARP, m.NVLS = comm.CollNetSupport, comm.NVLSSupport
-	res, err := sim.Simulate(s, sim.Config{Machine: m})
+	if o.Profile != nil {
+		m.Profile = o.Profile
+	}
+	cfg := sim.Config{Machine: m, Launch: o.Launch}
+	cfg.FromDecision(comm, d)
+	res, err := sim.Simulate(s, cfg)
 	if err != nil {
 		return 0, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // simVerifyLimit bounds --verify: the data plane holds every rank's buffers
@@ -25,8 +26,9 @@ type simFlags struct {
 	sf                                                         systemFlags
 	ef                                                         envFlags
 	nccl, coll, bytes, algo, proto, dtype, redop, trace, sweep string
-	channels, gpus, root                                       int
-	verify, jsonOut, inPlace                                   bool
+	channels, gpus, root, agg                                  int
+	verify, jsonOut, inPlace, cudagraph                        bool
+	profile                                                    string
 }
 
 func newSimCmd(d *deps) *cobra.Command {
@@ -75,7 +77,51 @@ that do not run on the machine are listed with the reason.`,
 	f.BoolVar(&fl.jsonOut, "json", false, "print JSON")
 	f.BoolVar(&fl.inPlace, "inplace", false, "run in place")
 	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated and NCCL-model times over sizes, algorithms and protocols")
+	addTimingFlags(f, &fl.profile, &fl.cudagraph, &fl.agg)
 	return c
+}
+
+// addTimingFlags adds the flags that change the timing model but never
+// NCCL's decision: the machine profile and the launch mode.
+func addTimingFlags(f *pflag.FlagSet, profile *string, cudagraph *bool, agg *int) {
+	f.StringVar(profile, "profile", "", "machine performance profile (YAML/JSON, docs/calibration.md) instead of the machine's own")
+	f.BoolVar(cudagraph, "cudagraph", false, "time operations launched from a CUDA graph (nccl-tests -G)")
+	f.IntVar(agg, "agg", 1, "operations per group (nccl-tests -m N): each pays its share of the group's launch")
+}
+
+// loadProfile reads --profile (nil when not given).
+func loadProfile(path string) (*sim.Profile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if st.Size() > 1<<20 {
+		return nil, badInputf("--profile %s: %d bytes: a profile is at most 1 MiB", path, st.Size())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	p, err := sim.ParseProfile(b, path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return p, nil
+}
+
+// timingLaunch checks --agg and builds the launch mode.
+func timingLaunch(cudagraph bool, agg int) (sim.Launch, error) {
+	l := sim.Launch{Graph: cudagraph, Agg: agg}
+	if agg < 1 {
+		return l, badInputf("--agg %d: expected at least 1 operation per group", agg)
+	}
+	if err := l.Validate(); err != nil {
+		return l, badInputf("--agg: %v", err)
+	}
+	return l, nil
 }
 
 // parseBytes reads 256MiB, 4K, 1GB, 1024.
@@ -113,6 +159,10 @@ type simReport struct {
 	ModelTimeUs  *float64          `json:"nccl_model_time_us"`
 	ModelNote    string            `json:"nccl_model_note,omitempty"`
 	Verification *sim.Verification `json:"verification,omitempty"`
+	// Profile says which machine profile timed it, calibrated or nominal;
+	// Launch how the operation was launched.
+	Profile string     `json:"profile"`
+	Launch  sim.Launch `json:"launch"`
 }
 
 // simSetup is what every simulation of one invocation shares: the
@@ -126,6 +176,19 @@ type simSetup struct {
 	rop  spec.RedOp
 	l    *algos.Layout
 	n    int
+	// launch is the launch mode the timing charges
+	launch sim.Launch
+}
+
+// config is the timing configuration of one simulation of the setup.
+func (x *simSetup) config(d *spec.Decision, sel algos.Selection) sim.Config {
+	cfg := sim.Config{Machine: x.m, Launch: x.launch}
+	if d != nil {
+		dd := *d
+		dd.Algo, dd.Proto = sel.Algo, sel.Proto
+		cfg.FromDecision(x.comm, &dd)
+	}
+	return cfg
 }
 
 func newSimSetup(fl *simFlags) (*simSetup, error) {
@@ -180,6 +243,16 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	// the switches reduce only where NCCL enabled the offload
 	x.m.SHARP, x.m.NVLS = x.comm.CollNetSupport, x.comm.NVLSSupport
 	x.n = x.comm.NRanks
+	p, err := loadProfile(fl.profile)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		x.m.Profile = p
+	}
+	if x.launch, err = timingLaunch(fl.cudagraph, fl.agg); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -283,7 +356,9 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	sx, err := sim.New(s, sim.Config{Machine: m, Trace: fl.trace != ""})
+	cfg := x.config(ch.decision, ch.sel)
+	cfg.Trace = fl.trace != ""
+	sx, err := sim.New(s, cfg)
 	if err != nil {
 		return badInput(err)
 	}
@@ -292,7 +367,7 @@ func runSim(d *deps, fl *simFlags) error {
 		return err
 	}
 	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: ch.sel.String(), ChosenBy: ch.by, NCCLChoice: ch.nccl,
-		Result: res, ModelTimeUs: ch.model, ModelNote: ch.note}
+		Result: res, ModelTimeUs: ch.model, ModelNote: ch.note, Profile: m.Profile.Summary(), Launch: x.launch}
 	if fl.trace != "" {
 		w, err := os.Create(fl.trace)
 		if err != nil {
@@ -473,7 +548,7 @@ func runSweep(d *deps, fl *simFlags) error {
 				s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: fl.inPlace})
 				if err == nil {
 					var res *sim.Result
-					if res, err = sim.Simulate(s, sim.Config{Machine: x.m}); err == nil {
+					if res, err = sim.Simulate(s, x.config(decs[i], sel)); err == nil {
 						simCells = append(simCells, fmt.Sprintf("%.1f", res.TimeUs))
 						continue
 					}
@@ -495,6 +570,7 @@ func runSweep(d *deps, fl *simFlags) error {
 			fmt.Fprintf(w, "- %s\n", s)
 		}
 	}
+	fmt.Fprintf(w, "\nSimulated with profile %s, launch %s.\n", x.m.Profile.Summary(), x.launch)
 	fmt.Fprintf(w, "\nNCCL model: NCCL's own estimate (ncclTopoGetAlgoTime) for the cell; — where NCCL would not run it (pruned or zero bandwidth).\n")
 	return nil
 }
@@ -530,7 +606,8 @@ func printSim(w io.Writer, r *simReport, fl *simFlags) {
 		r.Machine.Name, r.Machine.Nodes, r.Machine.GPUsPerNode, r.NCCL)
 	fmt.Fprintf(w, "  selection        %s (%s; %d channels used)\n", r.Selection, r.ChosenBy, res.Channels)
 	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
-	fmt.Fprintf(w, "  simulated time   %.2f us\n", res.TimeUs)
+	fmt.Fprintf(w, "  simulated time   %.2f us (launch %s)\n", res.TimeUs, r.Launch)
+	fmt.Fprintf(w, "  profile          %s\n", r.Profile)
 	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", res.AlgBw)
 	fmt.Fprintf(w, "  busbw            %.2f GB/s\n", res.BusBw)
 	if r.ModelTimeUs != nil {

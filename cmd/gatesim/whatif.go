@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
 	"github.com/mattn/go-isatty"
@@ -33,6 +34,9 @@ type whatifOpts struct {
 	workers                             int
 	noSim                               bool
 	noProgress                          bool
+	profile                             string
+	cudagraph                           bool
+	agg                                 int
 }
 
 func newWhatifCmd(d *deps) *cobra.Command {
@@ -76,6 +80,7 @@ time-nodes.png/.svg.`,
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "parallel workers")
 	f.BoolVar(&o.noSim, "no-sim", false, "leave the simulated-time column empty (NCCL's cost model only; faster on huge sweeps)")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar")
+	addTimingFlags(f, &o.profile, &o.cudagraph, &o.agg)
 	return c
 }
 
@@ -230,7 +235,20 @@ func runWhatif(d *deps, o *whatifOpts) error {
 	}
 	var simulate whatif.Simulator
 	if !o.noSim {
-		simulate = whatif.Simulate
+		prof, err := loadProfile(o.profile)
+		if err != nil {
+			return err
+		}
+		l, err := timingLaunch(o.cudagraph, o.agg)
+		if err != nil {
+			return err
+		}
+		simulate = whatif.SimulateWith(whatif.SimOptions{Profile: prof, Launch: l})
+		which := "each machine's own profile (" + sim.DefaultProfile("h200x2", 90).Summary() + " on h200x2; its GPU-generation parameters on other sm90 machines; nominal elsewhere)"
+		if prof != nil {
+			which = prof.Summary()
+		}
+		fmt.Fprintf(d.stderr, "gatesim whatif: simulated time: launch %s, profile %s\n", l, which)
 	}
 	rs := whatif.Run(pts, o.workers, simulate, progress)
 	var diffs []whatif.ReleaseDiff
