@@ -3,7 +3,7 @@ GO           ?= go
 PKG          ?= ./...
 RAPID_CHECKS ?= 20000
 # packages whose tests define -update (go test fails on a flag a package does not define)
-GOLDEN_PKGS  ?= ./golden/... ./spec ./spec/topo ./cmd/gatesim ./algos ./hw
+GOLDEN_PKGS  ?= ./golden/... ./spec ./spec/topo ./cmd/gatesim ./algos ./hw ./calibrate
 FUZZTIME     ?= 20s
 BENCHTIME    ?= 1s
 BIN          ?= bin/gatesim

@@ -40,6 +40,7 @@ type probe struct {
 	// nominal is the row's time under the nominal profile, µs
 	nominal      float64
 	logged       bool
+	fills        bool
 	funcLinkName string
 	// indices of its cap, release and collective factors in values (-1:
 	// none)
@@ -68,7 +69,8 @@ func hasCap(a spec.Algo) bool { return a == spec.Ring || a == spec.Tree }
 func newProbe(c *Case) (*probe, error) {
 	pr := &probe{c: c, shm: c.Transport == "SHM", graph: c.Launch.Graph, agg: max(1, c.Launch.Agg), capIdx: -1, thrRatio: 1,
 		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
-		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged}
+		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
+		fills: sim.Fills(c.sched, c.cfg)}
 	pr.baseLaunc = c.machine.LaunchLatency(c.Algo, c.Proto).Micros()
 	if c.cfg.NThreads > 0 && c.cfg.DefaultNThreads > 0 {
 		pr.thrRatio = float64(c.cfg.NThreads) / float64(c.cfg.DefaultNThreads)
@@ -123,6 +125,8 @@ const (
 	pSHMBw
 	pThreadsExp
 	pLogged
+	pFillBw
+	pFillMax
 	pFirstCap
 )
 
@@ -166,6 +170,9 @@ func (pr *probe) predict(v values) float64 {
 		launch += v[pLogged]
 	}
 	t := launch + pr.a + v[pHop]*pr.alat
+	if pr.fills && v[pFillBw] > 0 {
+		t += min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax])
+	}
 	if pr.b <= 0 {
 		return t
 	}
@@ -227,10 +234,12 @@ func fitParams() []fitParam {
 		{name: "launch.graph", init: 7, uses: func(pr *probe) bool { return pr.graph }},
 		{name: "launch.group_op", init: 3, uses: func(pr *probe) bool { return pr.agg > 1 }},
 		{name: "hop.nvlink.scale", init: 1, uses: func(pr *probe) bool { return pr.alat > 0.5 }},
-		{name: "link.nvlink.eff", init: 1, uses: func(pr *probe) bool { return large(pr) && !pr.shm && pr.c.NChannels >= 16 }},
+		{name: "link.nvlink.eff", init: 0.95, uses: func(pr *probe) bool { return large(pr) && !pr.shm && pr.c.NChannels >= 16 }},
 		{name: "transport.shm.bw", init: 20, uses: func(pr *probe) bool { return pr.shm && large(pr) }},
 		{name: "threads.exponent", init: 1, linear: true, uses: func(pr *probe) bool { return pr.thrRatio != 1 && large(pr) && hasCap(pr.c.Algo) }},
 		{name: "launch.logged", init: 3, uses: func(pr *probe) bool { return pr.logged && pr.c.Bytes <= 64<<10 }},
+		{name: "fill.bw", init: 1000, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
+		{name: "fill.max", init: 150, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {

@@ -298,6 +298,9 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
 		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
 		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
+	if t.nvlsEff <= 0 {
+		t.nvlsEff = ncclNVLSEfficiency(m.SM)
+	}
 	if c := p.Value(capName(s.Algo, s.Proto)) * p.Value(funcName(s.Func)); c > 0 {
 		if cfg.NThreads > 0 && cfg.DefaultNThreads > 0 && cfg.NThreads != cfg.DefaultNThreads {
 			c *= math.Pow(float64(cfg.NThreads)/float64(cfg.DefaultNThreads), p.Value("threads.exponent"))
@@ -308,6 +311,20 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 		t.capRate = c
 	}
 	return t
+}
+
+// ncclNVLSEfficiency is NCCL's nvlsEfficiency by GPU generation: the
+// fraction of NVLink bandwidth its model credits NVLS with.
+// Ref: v2.28.9-1 src/graph/tuning.cc nvlsEfficiency (Hopper 0.85,
+// Blackwell 0.74).
+func ncclNVLSEfficiency(sm int) float64 {
+	switch {
+	case sm >= 100:
+		return 0.74
+	case sm >= 90:
+		return 0.85
+	}
+	return 1
 }
 
 // scaleRate multiplies a rate by a factor (1: unchanged).

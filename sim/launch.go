@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -113,4 +114,22 @@ func (c *Config) FromDecision(comm *spec.Comm, d *spec.Decision) {
 	case spec.LL128:
 		c.DefaultNThreads = t.LL128MaxNThreads
 	}
+}
+
+// Fills reports whether the profile's pipeline fill applies to a
+// schedule: LL128 or Simple over NVLink (not SHM) on 16 or more channels,
+// the operations the link, not a channel's copy rate, bounds.
+func Fills(s *algos.Schedule, cfg Config) bool {
+	return s != nil && s.Proto != spec.LL && s.NChannels >= 16 && cfg.Transport != "SHM" && s.NNodes == 1
+}
+
+// fillCost is the pipeline fill the profile charges an operation.
+func fillCost(s *algos.Schedule, cfg *Config) Time {
+	p := cfg.Machine.Profile
+	bw := p.Value("fill.bw")
+	if bw <= 0 || !Fills(s, *cfg) {
+		return 0
+	}
+	b := TestBytes(s.Func, s.Count, s.DataType, s.NRanks)
+	return FromMicros(min(float64(b)/1e3/bw, p.Value("fill.max")))
 }

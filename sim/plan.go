@@ -749,7 +749,10 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				})
 				switch sp.peer.Kind {
 				case algos.PeerNVLS, algos.PeerMcast:
-					sendR, recvR = scaleRate(sendR, f.t.nvlsEff), scaleRate(recvR, f.t.nvlsEff)
+					// NVLS achieves nvlsEff of NCCL's NVLink figure, in
+					// place of the NVLink efficiency of P2P traffic
+					e := f.t.nvlsEff / f.t.nvlinkEff
+					sendR, recvR = scaleRate(sendR, e), scaleRate(recvR, e)
 				case algos.PeerNet:
 					sendR, recvR = scaleRate(sendR, f.t.sharpEff), scaleRate(recvR, f.t.sharpEff)
 				}

@@ -87,9 +87,22 @@ func (p *Profile) Summary() string {
 	}
 	var ids []string
 	for _, c := range p.Captures {
-		ids = append(ids, c.ID)
+		if len(ids) == 0 || ids[len(ids)-1] != c.ID {
+			ids = append(ids, c.ID)
+		}
 	}
 	return fmt.Sprintf("%s: calibrated (%d parameters from %s; the rest nominal)", p.Name, n, strings.Join(ids, ", "))
+}
+
+// Short is the profile's name and whether it is calibrated.
+func (p *Profile) Short() string {
+	if p.Calibrated() {
+		return p.Name + ": calibrated"
+	}
+	if p == nil {
+		return "nominal"
+	}
+	return p.Name + ": nominal"
 }
 
 // ParamSpec documents a profile parameter: its unit, its nominal value and
@@ -118,6 +131,10 @@ func ProfileParams() []ParamSpec {
 			NominalFrom: "0: NCCL's model has no per-operation host cost"},
 		{Name: "launch.logged", Unit: "us", Generation: true, Doc: "host cost NCCL adds to each operation when it logs every operation (NCCL_DEBUG=INFO with the TUNING or COLL subsystem: one line per call)",
 			NominalFrom: "0: not charged"},
+		{Name: "fill.bw", Unit: "GB/s", Generation: true, Doc: "pipeline fill of a link-bound operation (LL128 or Simple over NVLink with 16 or more channels): it costs min(bytes / fill.bw, fill.max) beyond the steady state",
+			NominalFrom: "0: no fill beyond the schedule's own"},
+		{Name: "fill.max", Unit: "us", Generation: true, Doc: "the most the pipeline fill costs (see fill.bw)",
+			NominalFrom: "0: no fill beyond the schedule's own"},
 		{Name: "hop.nvlink.scale", Unit: "", Nominal: 1, Generation: true, Doc: "factor on NCCL's NVLink per-step latency (hwLatencies)",
 			NominalFrom: "1: NCCL hwLatencies (src/graph/tuning.cc)"},
 		{Name: "link.nvlink.eff", Unit: "", Nominal: 1, Generation: true, Doc: "achievable fraction of NCCL's NVLink bandwidth (ncclTopoNVLinkBw × links)",
@@ -126,8 +143,8 @@ func ProfileParams() []ParamSpec {
 			NominalFrom: "0: timed over the machine's PCIe figure"},
 		{Name: "threads.exponent", Unit: "", Nominal: 1, Generation: true, Signed: true, Doc: "a channel's cap scales as (nThreads / NCCL's default)^exponent",
 			NominalFrom: "1: throughput proportional to the threads copying"},
-		{Name: "nvls.eff", Unit: "", Nominal: 1, Generation: true, Doc: "achievable fraction of the NVLink bandwidth through the NVSwitch's multicast engine (NVLS)",
-			NominalFrom: "1: not measured (the lent machine runs with NCCL_NVLS_ENABLE=0)"},
+		{Name: "nvls.eff", Unit: "", Generation: true, Doc: "achievable fraction of NCCL's NVLink bandwidth through the NVSwitch's multicast engine (NVLS), in place of link.nvlink.eff; 0 selects NCCL's own factor",
+			NominalFrom: "0: NCCL's nvlsEfficiency (v2.28.9-1 src/graph/tuning.cc): 0.85 on Hopper (sm90), 0.74 on Blackwell (sm100), 1 elsewhere; not measured here (the lent machine runs with NCCL_NVLS_ENABLE=0)"},
 		{Name: "sharp.eff", Unit: "", Nominal: 1, Doc: "achievable fraction of the NIC bandwidth through the network switch's reduction (SHARP)",
 			NominalFrom: "1: not measured (no SHARP fabric lent)"},
 	}

@@ -191,7 +191,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	x := &Sim{s: s, cfg: cfg, f: f, an: an}
 	x.depth = max(1, s.NSteps/max(1, s.StepPerSlice))
 	x.w = 4*x.depth + 4
-	launch := m.LaunchCost(s.Algo, s.Proto, cfg.Launch)
+	launch := m.LaunchCost(s.Algo, s.Proto, cfg.Launch) + fillCost(s, &cfg)
 	nc := len(an.classes)
 	x.reps = make([][]*trep, nc)
 	x.repOf = make([][]int32, nc)
