@@ -54,7 +54,7 @@ type Machine struct {
 	ChannelBw [spec.NumProtos]int64 `json:"channel_bw"`
 	// Profile is the machine's performance profile (nil: nominal, NCCL's
 	// constants alone).
-	Profile *Profile `json:"profile,omitempty"`
+	Profile *Profile `json:"-"`
 }
 
 // GBps converts GB/s (10^9 bytes per second, nccl-tests' unit) to bytes
