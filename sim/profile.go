@@ -246,25 +246,43 @@ func (p *Profile) Validate() error {
 	if p.Name == "" {
 		return fmt.Errorf("profile without a name")
 	}
+	// the map in any order when it is valid; sorted for the first error
+	bad := false
+	for k, x := range p.Params {
+		if checkParam(k, x) != nil {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return nil
+	}
 	for _, k := range sortedKeys(p.Params) {
-		x := p.Params[k]
-		ps, ok := paramSpec(k)
-		if !ok {
-			return fmt.Errorf("parameter %q: unknown (docs/calibration.md lists them)", k)
+		if err := checkParam(k, p.Params[k]); err != nil {
+			return err
 		}
-		lo := 0.0
-		if ps.Signed {
-			lo = -1e6
-		}
-		if x.Source != "calibrated" && x.Source != "nominal" {
-			return fmt.Errorf("parameter %q: source %q: expected calibrated or nominal", k, x.Source)
-		}
-		if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) || x.Value < lo || x.Value > 1e6 {
-			return fmt.Errorf("parameter %q: value %g: expected a number in [%g, 1e6]", k, x.Value, lo)
-		}
-		if x.Source == "calibrated" && x.From == "" {
-			return fmt.Errorf("parameter %q: calibrated but names no capture", k)
-		}
+	}
+	return nil
+}
+
+// checkParam checks one parameter's name, source and range.
+func checkParam(k string, x Param) error {
+	ps, ok := paramSpec(k)
+	if !ok {
+		return fmt.Errorf("parameter %q: unknown (docs/calibration.md lists them)", k)
+	}
+	lo := 0.0
+	if ps.Signed {
+		lo = -1e6
+	}
+	if x.Source != "calibrated" && x.Source != "nominal" {
+		return fmt.Errorf("parameter %q: source %q: expected calibrated or nominal", k, x.Source)
+	}
+	if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) || x.Value < lo || x.Value > 1e6 {
+		return fmt.Errorf("parameter %q: value %g: expected a number in [%g, 1e6]", k, x.Value, lo)
+	}
+	if x.Source == "calibrated" && x.From == "" {
+		return fmt.Errorf("parameter %q: calibrated but names no capture", k)
 	}
 	return nil
 }
