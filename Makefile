@@ -21,7 +21,7 @@ demo: ## the main job on the embedded default: the design scenario, gate by gate
 
 test: ## unit, golden, property (bounded) and short fuzz-seed tests; what CI runs
 	$(GO) vet $(PKG)
-	$(GO) test -count=1 -tags invariants $(PKG)
+	$(GO) test -count=1 -timeout 30m -tags invariants $(PKG)
 	CGO_ENABLED=0 $(GO) build ./...
 
 check: ## gofmt, go vet, go mod tidy -diff

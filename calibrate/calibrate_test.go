@@ -117,7 +117,7 @@ func TestFoldsLeaveOutWholeConfigurations(t *testing.T) {
 // of them comes within 10 % (take it off the list) or when any other
 // figure leaves it.
 var knownMisses = map[string]string{
-	"NVLS AllReduce, 2 × H100": "NCCL 2.22.3 runs Ring for NCCL_ALGO=NVLS on 2 GPUs as spec models it, and Ring on 2 GPUs simulates at 88 % of the NVLS figure",
+	"NVLS AllReduce, 2 × H100": "NCCL 2.22.3 runs Ring for NCCL_ALGO=NVLS on 2 GPUs as spec models it, and Ring on 2 GPUs simulates at 89 % of the NVLS figure",
 }
 
 // The published figures (tests, never fitting input): each simulable one

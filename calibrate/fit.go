@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/gatesim/gatesim/algos"
+
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"gonum.org/v1/gonum/optimize"
@@ -64,6 +66,26 @@ func probeProfile(c *Case, capGBps, hop float64) *sim.Profile {
 }
 
 func hasCap(a spec.Algo) bool { return a == spec.Ring || a == spec.Tree }
+
+// probeCache shares the probe simulations of rows with one schedule (the
+// probes do not depend on the launch mode or the measured time).
+type probeCache map[*algos.Schedule]*probe
+
+// newProbeCached is newProbe through a cache.
+func newProbeCached(c *Case, cache probeCache) (*probe, error) {
+	if p := cache[c.sched]; p != nil {
+		q := *p
+		q.c, q.graph, q.agg, q.logged = c, c.Launch.Graph, max(1, c.Launch.Agg), c.Launch.Logged
+		q.relName, q.funcName, q.funcLinkName = "release."+c.Release.String()+".bw", "func."+c.Func.String()+".bw", "func."+c.Func.String()+".link"
+		return &q, nil
+	}
+	p, err := newProbe(c)
+	if err != nil {
+		return nil, err
+	}
+	cache[c.sched] = p
+	return p, nil
+}
 
 // newProbe probes one simulable row.
 func newProbe(c *Case) (*probe, error) {
@@ -127,6 +149,7 @@ const (
 	pLogged
 	pFillBw
 	pFillMax
+	pLLLink
 	pFirstCap
 )
 
@@ -183,6 +206,9 @@ func (pr *probe) predict(v values) float64 {
 		}
 	} else {
 		r *= v[pNVLinkEff]
+		if pr.c.Proto == spec.LL {
+			r *= v[pLLLink]
+		}
 		if pr.iFuncLink >= 0 {
 			r *= v[pr.iFuncLink]
 		}
@@ -240,6 +266,7 @@ func fitParams() []fitParam {
 		{name: "launch.logged", init: 3, uses: func(pr *probe) bool { return pr.logged && pr.c.Bytes <= 64<<10 }},
 		{name: "fill.bw", init: 1000, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 		{name: "fill.max", init: 150, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
+		{name: "proto.LL.link", init: 1, uses: func(pr *probe) bool { return pr.c.Proto == spec.LL && !pr.shm && large(pr) && pr.c.NChannels >= 16 }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {
@@ -338,6 +365,25 @@ func fit(prs []*probe, start *fitResult) (*fitResult, error) {
 	}
 	const eps = 0.01
 	buf := make(values, len(ps))
+	// rows that share a schedule and a launch mode share a prediction
+	type gk struct {
+		s *algos.Schedule
+		l sim.Launch
+	}
+	gi := map[gk]int{}
+	var reps []*probe
+	var meas [][]float64
+	for _, pr := range prs {
+		k := gk{pr.c.sched, pr.c.Launch}
+		j, ok := gi[k]
+		if !ok {
+			j = len(reps)
+			gi[k] = j
+			reps = append(reps, pr)
+			meas = append(meas, nil)
+		}
+		meas[j] = append(meas[j], pr.c.TimeUs)
+	}
 	loss := func(x []float64) float64 {
 		for k, i := range free {
 			if !ps[i].linear && (x[k] < -12 || x[k] > 12) || ps[i].linear && math.Abs(x[k]) > 4 {
@@ -346,9 +392,12 @@ func fit(prs []*probe, start *fitResult) (*fitResult, error) {
 		}
 		v := toValues(x, buf)
 		s := 0.0
-		for _, pr := range prs {
-			e := math.Log(pr.predict(v) / pr.c.TimeUs)
-			s += math.Sqrt(e*e + eps*eps)
+		for j, pr := range reps {
+			lp := math.Log(pr.predict(v))
+			for _, m := range meas[j] {
+				e := lp - math.Log(m)
+				s += math.Sqrt(e*e + eps*eps)
+			}
 		}
 		return s
 	}

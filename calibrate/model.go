@@ -89,11 +89,31 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 	if _, err := spec.Preset(system, spec.PresetOptions{}); err != nil {
 		return nil, err
 	}
+	// rows of one operation under one environment and release share NCCL's
+	// decision and schedule (and so every simulation but the launch's)
+	type opKey struct {
+		rel   spec.Version
+		env   string
+		f     spec.Func
+		count int64
+		dt    spec.DataType
+		op    spec.RedOp
+		root  int
+	}
+	done := map[opKey]*Case{}
 	out := make([]*Case, 0, len(rows))
 	for i := range rows {
 		c := &Case{Row: rows[i]}
 		c.Key = c.ConfigKey()
 		out = append(out, c)
+		k := opKey{c.Release, c.Env.String(), c.Func, c.Count, c.DataType, c.RedOp, c.Root}
+		if d := done[k]; d != nil {
+			c.Algo, c.Proto, c.NChannels, c.NThreads, c.Transport, c.Why = d.Algo, d.Proto, d.NChannels, d.NThreads, d.Transport, d.Why
+			c.sched, c.machine, c.cfg = d.sched, d.machine, d.cfg
+			c.cfg.Launch = c.Launch
+			continue
+		}
+		done[k] = c
 		s := get(&c.Row)
 		if s.err != nil {
 			c.Why = s.err.Error()

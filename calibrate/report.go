@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/sim"
 	"gonum.org/v1/gonum/stat"
 )
@@ -79,12 +80,13 @@ func Run(o Options) (*Report, error) {
 		return nil, err
 	}
 	var prs []*probe
+	cache := probeCache{}
 	for _, c := range cases {
 		if !c.Simulable() {
 			rep.NotSimulable[c.Config+": "+c.Why]++
 			continue
 		}
-		pr, err := newProbe(c)
+		pr, err := newProbeCached(c, cache)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", c.File, c.Line, err)
 		}
@@ -106,10 +108,11 @@ func Run(o Options) (*Report, error) {
 		}
 	}
 	rep.Results = make([]Result, len(prs))
+	held := simCache{}
 	for i, pr := range prs {
 		rep.Results[i].Case = pr.c
 		rep.Results[i].Nominal = pr.nominal
-		if rep.Results[i].HeldIn, err = pr.c.Simulate(rep.Profile); err != nil {
+		if rep.Results[i].HeldIn, err = held.simulate(pr.c, rep.Profile); err != nil {
 			return nil, err
 		}
 	}
@@ -171,14 +174,37 @@ func (rep *Report) fold(prs []*probe, out []int, full *fitResult, name string, r
 		return err
 	}
 	p := buildProfile(name, rows, fr)
+	sc := simCache{}
 	for _, i := range out {
-		t, err := prs[i].c.Simulate(p)
+		t, err := sc.simulate(prs[i].c, p)
 		if err != nil {
 			return err
 		}
 		rep.Results[i].HeldOut = t
 	}
 	return nil
+}
+
+// simCache shares the simulations of rows with one schedule and launch
+// mode under one profile.
+type simCache map[simKey]float64
+
+type simKey struct {
+	s *algos.Schedule
+	l sim.Launch
+}
+
+func (sc simCache) simulate(c *Case, p *sim.Profile) (float64, error) {
+	k := simKey{c.sched, c.Launch}
+	if t, ok := sc[k]; ok {
+		return t, nil
+	}
+	t, err := c.Simulate(p)
+	if err != nil {
+		return 0, err
+	}
+	sc[k] = t
+	return t, nil
 }
 
 func excluded(path string, pats []string) bool {

@@ -296,7 +296,7 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 	m := &cfg.Machine
 	p := m.Profile
 	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
-		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
+		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
 		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
 	if t.nvlsEff <= 0 {
 		t.nvlsEff = ncclNVLSEfficiency(m.SM)
@@ -323,6 +323,14 @@ func ncclNVLSEfficiency(sm int) float64 {
 		return 0.74
 	case sm >= 90:
 		return 0.85
+	}
+	return 1
+}
+
+// protoLink is the profile's NVLink factor for a protocol's traffic.
+func protoLink(p *Profile, proto spec.Proto) float64 {
+	if proto == spec.LL {
+		return p.Value("proto.LL.link")
 	}
 	return 1
 }

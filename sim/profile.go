@@ -139,6 +139,8 @@ func ProfileParams() []ParamSpec {
 			NominalFrom: "1: NCCL hwLatencies (src/graph/tuning.cc)"},
 		{Name: "link.nvlink.eff", Unit: "", Nominal: 1, Generation: true, Doc: "achievable fraction of NCCL's NVLink bandwidth (ncclTopoNVLinkBw × links)",
 			NominalFrom: "1: NCCL's SM90 NVLink figure (src/graph/topo.h)"},
+		{Name: "proto.LL.link", Unit: "", Nominal: 1, Generation: true, Doc: "factor on the NVLink efficiency of LL traffic (8-byte stores with flags, half of each line data) relative to LL128 and Simple",
+			NominalFrom: "1: the wire bytes alone (LL's doubling is in the schedule)"},
 		{Name: "transport.shm.bw", Unit: "GB/s", Doc: "bandwidth of the SHM transport (through host memory) between two GPUs of a node, per direction",
 			NominalFrom: "0: timed over the machine's PCIe figure"},
 		{Name: "threads.exponent", Unit: "", Nominal: 1, Generation: true, Signed: true, Doc: "a channel's cap scales as (nThreads / NCCL's default)^exponent",
