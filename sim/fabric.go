@@ -284,7 +284,11 @@ type timing struct {
 	// rateScale is the release's bandwidth factor.
 	rateScale float64
 	// hopScale multiplies NCCL's NVLink per-step latency.
-	hopScale          float64
+	hopScale float64
+	// nvlinkEff scales the rate of connections that cross NVLink (P2P),
+	// nvlsEff those through the NVSwitch's multicast engine and sharpEff
+	// those to the network switch's reduction: each a fraction of the
+	// link share the machine's links leave the connection
 	nvlinkEff         float64
 	nvlsEff, sharpEff float64
 	// shm: ranks of a node talk through host memory at shmBw (0: PCIe).
@@ -360,7 +364,7 @@ func newFabric(m *Machine, t timing) *fabric {
 	for node := 0; node < m.Nodes; node++ {
 		for g := 0; g < m.GPUsPerNode; g++ {
 			b := node*f.perNode + g*gpuLinks
-			nvl := scaleRate(m.NVLinkBw, t.nvlinkEff)
+			nvl := m.NVLinkBw
 			if !m.NVSwitch {
 				nvl = 0
 			}

@@ -748,11 +748,16 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 					pos++
 				})
 				switch sp.peer.Kind {
+				case algos.PeerRank:
+					if f.t.nvlinkEff != 1 {
+						var hop int
+						buf, hop = f.path(buf[:0], r, int(cc.peer(sp.peer).ID), a.rail(ci))
+						if hop == hopNVLink && int(cc.peer(sp.peer).ID) != r {
+							sendR, recvR = scaleRate(sendR, f.t.nvlinkEff), scaleRate(recvR, f.t.nvlinkEff)
+						}
+					}
 				case algos.PeerNVLS, algos.PeerMcast:
-					// NVLS achieves nvlsEff of NCCL's NVLink figure, in
-					// place of the NVLink efficiency of P2P traffic
-					e := f.t.nvlsEff / f.t.nvlinkEff
-					sendR, recvR = scaleRate(sendR, e), scaleRate(recvR, e)
+					sendR, recvR = scaleRate(sendR, f.t.nvlsEff), scaleRate(recvR, f.t.nvlsEff)
 				case algos.PeerNet:
 					sendR, recvR = scaleRate(sendR, f.t.sharpEff), scaleRate(recvR, f.t.sharpEff)
 				}

@@ -145,7 +145,7 @@ func ProfileParams() []ParamSpec {
 			NominalFrom: "0: timed over the machine's PCIe figure"},
 		{Name: "threads.exponent", Unit: "", Nominal: 1, Generation: true, Signed: true, Doc: "a channel's cap scales as (nThreads / NCCL's default)^exponent",
 			NominalFrom: "1: throughput proportional to the threads copying"},
-		{Name: "nvls.eff", Unit: "", Generation: true, Doc: "achievable fraction of NCCL's NVLink bandwidth through the NVSwitch's multicast engine (NVLS), in place of link.nvlink.eff; 0 selects NCCL's own factor",
+		{Name: "nvls.eff", Unit: "", Generation: true, Doc: "achievable fraction of NCCL's NVLink bandwidth through the NVSwitch's multicast engine (NVLS; link.nvlink.eff applies to P2P connections only); 0 selects NCCL's own factor",
 			NominalFrom: "0: NCCL's nvlsEfficiency (v2.28.9-1 src/graph/tuning.cc): 0.85 on Hopper (sm90), 0.74 on Blackwell (sm100), 1 elsewhere; not measured here (the lent machine runs with NCCL_NVLS_ENABLE=0)"},
 		{Name: "sharp.eff", Unit: "", Nominal: 1, Doc: "achievable fraction of the NIC bandwidth through the network switch's reduction (SHARP)",
 			NominalFrom: "1: not measured (no SHARP fabric lent)"},
