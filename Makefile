@@ -3,7 +3,7 @@ GO           ?= go
 PKG          ?= ./...
 RAPID_CHECKS ?= 5000
 # packages whose tests define -update (go test fails on a flag a package does not define)
-GOLDEN_PKGS  ?= ./golden/... ./spec ./spec/topo ./cmd/gatesim ./algos ./hw ./tuner ./oracle
+GOLDEN_PKGS  ?= ./golden/... ./spec ./spec/topo ./cmd/gatesim ./algos ./hw ./tuner ./oracle ./calibrate
 FUZZTIME     ?= 20s
 FUZZMINTIME  ?= 100x
 BENCHTIME    ?= 1s
@@ -26,7 +26,7 @@ demo: ## the main job on the embedded default: the design scenario, gate by gate
 
 test: ## unit, golden, property (bounded) and short fuzz-seed tests; what CI runs
 	$(GO) vet $(PKG)
-	$(GO) test -count=1 $(PKG)
+	$(GO) test -count=1 -timeout 30m $(PKG)
 	CGO_ENABLED=0 $(GO) build ./...
 
 check: ## gofmt, go vet, go mod tidy -diff

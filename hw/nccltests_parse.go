@@ -37,6 +37,29 @@ type NTTable struct {
 	Rows           []NTRow `json:"rows"`
 	// AvgBusBw is the "Avg bus bandwidth" footer.
 	AvgBusBw float64 `json:"avg_busbw"`
+	// Graph is the header's "graph: N" (-G N: operations captured in a CUDA
+	// graph launched N times; 0 on a stream) and AggIters its "agg iters: N"
+	// (-m N: operations per group).
+	Graph    int `json:"graph,omitempty"`
+	AggIters int `json:"agg_iters,omitempty"`
+}
+
+// headerInt reads the integer after key in nccl-tests' parameter line
+// ("... agg iters: 1 validation: 1 graph: 0 ..."), 0 if absent.
+func headerInt(body, key string) int {
+	i := strings.Index(body, key)
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(body[i+len(key):])
+	if len(f) == 0 {
+		return 0
+	}
+	v, err := strconv.Atoi(f[0])
+	if err != nil || v < 0 {
+		return 0
+	}
+	return v
 }
 
 // ParseNCCLTests reads nccl-tests' stdout. Lines that are not result rows
@@ -60,9 +83,16 @@ func ParseNCCLTests(r io.Reader, name string) (*NTTable, error) {
 				if i := strings.Index(body, "nccl-library="); i >= 0 {
 					f := strings.Fields(body[i+len("nccl-library="):])
 					if len(f) > 0 {
-						t.LibraryVersion, _ = strconv.Atoi(f[0])
+						v, _ := strconv.Atoi(f[0])
+						if t.LibraryVersion != 0 && v != t.LibraryVersion {
+							return nil, fmt.Errorf("%s:%d: nccl-library=%d after nccl-library=%d: two releases in one file (split it, one run per file)", name, ln, v, t.LibraryVersion)
+						}
+						t.LibraryVersion = v
 					}
 				}
+			case strings.HasPrefix(body, "nThread"):
+				t.AggIters = headerInt(body, "agg iters:")
+				t.Graph = headerInt(body, "graph:")
 			case strings.HasPrefix(body, "Avg bus bandwidth"):
 				if i := strings.Index(body, ":"); i >= 0 {
 					f := strings.Fields(body[i+1:])

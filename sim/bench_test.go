@@ -162,3 +162,55 @@ func BenchmarkCollNetAllGather100k(b *testing.B) {
 	m.SHARP = true
 	benchSimFunc(b, m, spec.AllGather, spec.CollNetDirect, spec.Simple, 1600000<<10, 16, 16, false, false)
 }
+
+// benchProfile times layout, schedule, planning and the run of one
+// operation under a profile (nil: nominal): what the calibrated model
+// costs beyond the nominal one.
+func benchProfile(b *testing.B, p *Profile, nodes, gpus int, f spec.Func, proto spec.Proto, bytes int64) {
+	b.ReportAllocs()
+	m, _ := Preset("dgx-h100")
+	m.Nodes, m.GPUsPerNode, m.NICs = nodes, gpus, gpus
+	m.Profile = p
+	for i := 0; i < b.N; i++ {
+		l, err := algos.DefaultLayout(spec.V2_28_9, nodes, gpus, 24)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := algos.Build(spec.Op{Func: f, Count: bytes / 4, DataType: spec.Float32}, algos.Selection{Algo: spec.Ring, Proto: proto}, l, algos.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg := Config{Machine: m, NThreads: 256, DefaultNThreads: 512}
+		if _, err := Simulate(s, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func calibratedProfile(b *testing.B) *Profile {
+	p, err := BuiltinProfile("h200x2")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkProfile compares the nominal and the calibrated model on the
+// same operations: 2 GPUs, Ring AllReduce, 64 KiB LL and 256 MiB Simple;
+// 16 nodes × 8 GPUs, 256 MiB Simple.
+func BenchmarkProfile(b *testing.B) {
+	cal := calibratedProfile(b)
+	for _, c := range []struct {
+		name        string
+		nodes, gpus int
+		proto       spec.Proto
+		bytes       int64
+	}{
+		{"2gpu-64KiB-LL", 1, 2, spec.LL, 64 << 10},
+		{"2gpu-256MiB-Simple", 1, 2, spec.Simple, 256 << 20},
+		{"16x8-256MiB-Simple", 16, 8, spec.Simple, 256 << 20},
+	} {
+		b.Run(c.name+"/nominal", func(b *testing.B) { benchProfile(b, nil, c.nodes, c.gpus, spec.AllReduce, c.proto, c.bytes) })
+		b.Run(c.name+"/calibrated", func(b *testing.B) { benchProfile(b, cal, c.nodes, c.gpus, spec.AllReduce, c.proto, c.bytes) })
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
 )
@@ -58,6 +59,9 @@ type Machine struct {
 	// the NIC links stand for that path at the interface speed NCCL reads
 	// (nominal: a calibrated machine profile gives the measured rate).
 	NetLoopback bool `json:"net_loopback,omitempty"`
+	// Profile is the machine's performance profile (nil: nominal, NCCL's
+	// constants alone).
+	Profile *Profile `json:"-"`
 }
 
 // GBps converts GB/s (10^9 bytes per second, nccl-tests' unit) to bytes
@@ -77,6 +81,11 @@ func (m *Machine) Validate() error {
 	}
 	if m.Nodes > 1 && (m.NICs <= 0 || m.NICBw <= 0) {
 		return fmt.Errorf("machine %s: %d nodes need NICs with bandwidth", m.Name, m.Nodes)
+	}
+	if m.Profile != nil {
+		if err := m.Profile.Validate(); err != nil {
+			return fmt.Errorf("machine %s: profile: %v", m.Name, err)
+		}
 	}
 	if m.NICs > m.GPUsPerNode*8 {
 		return fmt.Errorf("machine %s: %d NICs per node: at most 8 per GPU", m.Name, m.NICs)
@@ -165,6 +174,7 @@ func MachineFromSystem(s *spec.System) (Machine, error) {
 		m.NICBw = max(m.NICBw, int64(nic.SpeedMbps)*1e6/8)
 	}
 	m.NVLS = n0.NVSwitch && g.Multicast && g.SM >= 90
+	m.Profile = DefaultProfile(s.Name, g.SM)
 	return m, m.Validate()
 }
 
@@ -229,6 +239,15 @@ func (m *Machine) HopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	return 0
 }
 
+// hopLatency is HopLatency with the profile's NVLink latency factor.
+func (f *fabric) hopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
+	t := f.m.HopLatency(hop, algo, proto)
+	if hop == hopNVLink && f.t.hopScale != 1 {
+		t = Time(math.Round(float64(t) * f.t.hopScale))
+	}
+	return t
+}
+
 // LaunchLatency is NCCL's base latency of the algorithm and protocol
 // (baseLatencies of src/graph/tuning.cc at v2.28.9-1), charged once when
 // the operation starts.
@@ -263,16 +282,89 @@ func (c LinkClass) String() string {
 // pcieOut, pcieIn, hbm; then for each NIC nicOut, nicIn.
 const gpuLinks = 5
 
+// timing is the machine's profile compiled for one simulation.
+type timing struct {
+	// capRate caps one channel's connections (bytes/s, 0: none): the
+	// profile's cap for the algorithm and protocol scaled by the threads,
+	// and the machine's ChannelBw.
+	capRate int64
+	// rateScale is the release's bandwidth factor.
+	rateScale float64
+	// hopScale multiplies NCCL's NVLink per-step latency.
+	hopScale float64
+	// nvlinkEff scales the rate of connections that cross NVLink (P2P),
+	// nvlsEff those through the NVSwitch's multicast engine and sharpEff
+	// those to the network switch's reduction: each a fraction of the
+	// link share the machine's links leave the connection
+	nvlinkEff         float64
+	nvlsEff, sharpEff float64
+	// shm: ranks of a node talk through host memory at shmBw (0: PCIe).
+	shm   bool
+	shmBw int64
+}
+
+func newTiming(cfg *Config, s *algos.Schedule) timing {
+	m := &cfg.Machine
+	p := m.Profile
+	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
+		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
+		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
+	if t.nvlsEff <= 0 {
+		t.nvlsEff = ncclNVLSEfficiency(m.SM)
+	}
+	if c := p.Value(capName(s.Algo, s.Proto)) * p.Value(funcName(s.Func)); c > 0 {
+		if cfg.NThreads > 0 && cfg.DefaultNThreads > 0 && cfg.NThreads != cfg.DefaultNThreads {
+			c *= math.Pow(float64(cfg.NThreads)/float64(cfg.DefaultNThreads), p.Value("threads.exponent"))
+		}
+		t.capRate = GBps(c)
+	}
+	if c := m.ChannelBw[s.Proto]; c > 0 && (t.capRate == 0 || c < t.capRate) {
+		t.capRate = c
+	}
+	return t
+}
+
+// ncclNVLSEfficiency is NCCL's nvlsEfficiency by GPU generation: the
+// fraction of NVLink bandwidth its model credits NVLS with.
+// Ref: v2.28.9-1 src/graph/tuning.cc nvlsEfficiency (Hopper 0.85,
+// Blackwell 0.74).
+func ncclNVLSEfficiency(sm int) float64 {
+	switch {
+	case sm >= 100:
+		return 0.74
+	case sm >= 90:
+		return 0.85
+	}
+	return 1
+}
+
+// protoLink is the profile's NVLink factor for a protocol's traffic.
+func protoLink(p *Profile, proto spec.Proto) float64 {
+	if proto == spec.LL {
+		return p.Value("proto.LL.link")
+	}
+	return 1
+}
+
+// scaleRate multiplies a rate by a factor (1: unchanged).
+func scaleRate(r int64, f float64) int64 {
+	if f == 1 || r <= 0 {
+		return r
+	}
+	return max(1, int64(float64(r)*f))
+}
+
 // fabric is a Machine's links.
 type fabric struct {
 	m       *Machine
+	t       timing
 	perNode int
 	cap     []int64
 	class   []LinkClass
 }
 
-func newFabric(m *Machine) *fabric {
-	f := &fabric{m: m, perNode: m.GPUsPerNode*gpuLinks + 2*m.NICs}
+func newFabric(m *Machine, t timing) *fabric {
+	f := &fabric{m: m, t: t, perNode: m.GPUsPerNode*gpuLinks + 2*m.NICs}
 	n := f.perNode * m.Nodes
 	f.cap = make([]int64, n)
 	f.class = make([]LinkClass, n)
@@ -283,10 +375,14 @@ func newFabric(m *Machine) *fabric {
 			if !m.NVSwitch {
 				nvl = 0
 			}
+			pci := m.PCIeBw
+			if t.shm && t.shmBw > 0 {
+				pci = t.shmBw
+			}
 			f.cap[b+0], f.class[b+0] = nvl, LinkNVLink
 			f.cap[b+1], f.class[b+1] = nvl, LinkNVLink
-			f.cap[b+2], f.class[b+2] = m.PCIeBw, LinkPCIe
-			f.cap[b+3], f.class[b+3] = m.PCIeBw, LinkPCIe
+			f.cap[b+2], f.class[b+2] = pci, LinkPCIe
+			f.cap[b+3], f.class[b+3] = pci, LinkPCIe
 			f.cap[b+4], f.class[b+4] = m.HBMBw, LinkHBM
 		}
 		for k := 0; k < m.NICs; k++ {
@@ -359,6 +455,13 @@ func (f *fabric) path(dst []int32, src, to, nd int) ([]int32, int) {
 		return append(dst, f.gpuLink(src, 4)), hopNVLink
 	}
 	if src/f.m.GPUsPerNode == to/f.m.GPUsPerNode {
+		if f.t.shm {
+			// SHM goes through host memory: the sender writes it, the
+			// receiver reads it, both over their PCIe lanes to the host;
+			// the model charges both on the GPUs' host-bound links, so
+			// traffic in the two directions shares the host's bandwidth
+			return append(dst, f.gpuLink(src, 2), f.gpuLink(to, 2)), hopPCI
+		}
 		if f.m.NVSwitch {
 			return append(dst, f.gpuLink(src, 0), f.gpuLink(to, 1)), hopNVLink
 		}

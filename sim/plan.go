@@ -660,17 +660,16 @@ func (a *analysis) rail(ci int) int {
 // slotLat is the latency of a message over a slot: the hop to a rank peer,
 // or into and out of an offload engine.
 func (a *analysis) slotLat(ci, r int, sp *slotInfo, buf []int32) Time {
-	m := a.f.m
 	s := a.s
 	switch sp.peer.Kind {
 	case algos.PeerRank:
 		p := a.classes[ci].peer(sp.peer)
 		_, hop := a.f.path(buf[:0], r, int(p.ID), a.rail(ci))
-		return m.HopLatency(hop, s.Algo, s.Proto)
+		return a.f.hopLatency(hop, s.Algo, s.Proto)
 	case algos.PeerNet:
-		return m.HopLatency(hopSHARP, s.Algo, s.Proto)
+		return a.f.hopLatency(hopSHARP, s.Algo, s.Proto)
 	}
-	return m.HopLatency(hopNVLS, s.Algo, s.Proto)
+	return a.f.hopLatency(hopNVLS, s.Algo, s.Proto)
 }
 
 // slotFlows calls add for every flow of a slot: its send-direction flows
@@ -766,7 +765,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 			rates[id] = max(r, 0)
 		}
 	}
-	capRate := m.ChannelBw[s.Proto]
+	capRate := f.t.capRate
 	nc := len(a.classes)
 	a.gSend = make([][][]int64, nc)
 	a.gRecv = make([][][]int64, nc)
@@ -794,9 +793,24 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 					}
 					pos++
 				})
+				switch sp.peer.Kind {
+				case algos.PeerRank:
+					if f.t.nvlinkEff != 1 {
+						var hop int
+						buf, hop = f.path(buf[:0], r, int(cc.peer(sp.peer).ID), a.rail(ci))
+						if hop == hopNVLink && int(cc.peer(sp.peer).ID) != r {
+							sendR, recvR = scaleRate(sendR, f.t.nvlinkEff), scaleRate(recvR, f.t.nvlinkEff)
+						}
+					}
+				case algos.PeerNVLS, algos.PeerMcast:
+					sendR, recvR = scaleRate(sendR, f.t.nvlsEff), scaleRate(recvR, f.t.nvlsEff)
+				case algos.PeerNet:
+					sendR, recvR = scaleRate(sendR, f.t.sharpEff), scaleRate(recvR, f.t.sharpEff)
+				}
 				if capRate > 0 {
 					sendR, recvR = min(sendR, capRate), min(recvR, capRate)
 				}
+				sendR, recvR = scaleRate(sendR, f.t.rateScale), scaleRate(recvR, f.t.rateScale)
 				if (sp.sends && sendR == 0) || (recvR == 0 && sp.recvs && sp.peer.Kind != algos.PeerRank) {
 					return nil, fmt.Errorf("rank %d talks to %v over a path with no bandwidth (machine %s lacks a link this schedule needs)", r, sp.peer, m.Name)
 				}

@@ -26,6 +26,17 @@ type Config struct {
 	// shares differ by less than this fraction share a symmetry class (the
 	// representative's shares stand for all of them). Zero is exact.
 	RateTolerance float64
+	// Launch is how the operation is launched (stream, CUDA graph, N per
+	// group): the fixed cost the profile charges.
+	Launch Launch
+	// NThreads is the operation's threads per channel and DefaultNThreads
+	// NCCL's default for its protocol (0: the default); the profile's
+	// per-channel cap scales with their ratio. FromDecision sets both.
+	NThreads, DefaultNThreads int
+	// Transport is how ranks of one node reach each other (P2P, SHM, NET;
+	// Decision.Transport): SHM hops go through host memory at the
+	// profile's SHM bandwidth.
+	Transport string
 }
 
 // TraceEvent is one FIFO slice a representative rank moved.
@@ -176,10 +187,13 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	if (s.Algo.IsCollNet() || (s.Algo == spec.NVLS && s.NNodes > 1)) && !m.SHARP {
 		return nil, fmt.Errorf("sim: %s across nodes needs in-network reduction (CollNet/SHARP), which machine %s lacks", s.Algo, m.Name)
 	}
+	if err := cfg.Launch.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: %v", err)
+	}
 	if cfg.MaxTraceEvents <= 0 {
 		cfg.MaxTraceEvents = 200000
 	}
-	f := newFabric(&cfg.Machine)
+	f := newFabric(&cfg.Machine, newTiming(&cfg, s))
 	an, err := analyze(s, f, cfg.RateTolerance)
 	if err != nil {
 		return nil, err
@@ -187,7 +201,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	x := &Sim{s: s, cfg: cfg, f: f, an: an}
 	x.depth = max(1, s.NSteps/max(1, s.StepPerSlice))
 	x.w = 4*x.depth + 4
-	launch := m.LaunchLatency(s.Algo, s.Proto)
+	launch := m.LaunchCost(s.Algo, s.Proto, cfg.Launch) + fillCost(s, &cfg)
 	nc := len(an.classes)
 	x.reps = make([][]*trep, nc)
 	x.repOf = make([][]int32, nc)

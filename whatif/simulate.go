@@ -11,31 +11,38 @@ import (
 
 // Simulate is the simulated-time column: the schedule NCCL runs for the
 // point's decision (algos, from the communicator's own graphs and channel
-// count) timed on the point's machine (sim), with the switches reducing
-// only where NCCL enabled the offload; SendRecv and AllToAll run NCCL's
-// p2p plan. Points whose layout has no builder (nodes of different sizes)
-// give an error and an empty cell.
+// count) timed on the point's machine (sim) with the machine's own
+// profile, the switches reducing only where NCCL enabled the offload;
+// SendRecv and AllToAll run NCCL's p2p plan. Points whose layout has no
+// builder (nodes of different sizes) give an error and an empty cell.
 func Simulate(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
-	in, err := simInputOf(p, comm, d)
+	in, err := simInputOf(p, comm, d, SimOptions{})
 	if err != nil {
 		return 0, err
 	}
 	return in.run()
 }
 
-// NewSimulator is Simulate that remembers up to n simulations (least
-// recently used forgotten first) and reuses one for every point with the
-// same machine, layout, operation and selection: a sweep over releases
-// and environments reaches the same schedule many times, and the schedule
-// and machine are all a simulation reads. Safe for concurrent use.
-func NewSimulator(n int) Simulator {
+// SimOptions change the timing, never the decision: a machine profile in
+// place of each machine's own (nil: the machine's), and the launch mode.
+type SimOptions struct {
+	Profile *sim.Profile
+	Launch  sim.Launch
+}
+
+// NewSimulator is Simulate with options that remembers up to n
+// simulations (least recently used forgotten first) and reuses one for
+// every point with the same machine, layout, operation, selection and
+// timing configuration: a sweep reaches the same schedule many times, and
+// those are all a simulation reads. Safe for concurrent use.
+func NewSimulator(n int, o SimOptions) Simulator {
 	type res struct {
 		us  float64
 		err error
 	}
 	cache := lru.New[string, res](max(1, n))
 	return func(p Point, comm *spec.Comm, d *spec.Decision) (float64, error) {
-		in, err := simInputOf(p, comm, d)
+		in, err := simInputOf(p, comm, d, o)
 		if err != nil {
 			return 0, err
 		}
@@ -51,13 +58,13 @@ func NewSimulator(n int) Simulator {
 
 // simInput is everything a point's simulation depends on.
 type simInput struct {
-	m   sim.Machine
+	cfg sim.Config
 	l   *algos.Layout
 	op  spec.Op
 	sel algos.Selection
 }
 
-func simInputOf(p Point, comm *spec.Comm, d *spec.Decision) (*simInput, error) {
+func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simInput, error) {
 	l, err := algos.LayoutFromComm(comm)
 	if err != nil {
 		return nil, err
@@ -72,13 +79,18 @@ func simInputOf(p Point, comm *spec.Comm, d *spec.Decision) (*simInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &simInput{m: m, l: l, op: op, sel: sel}, nil
+	if o.Profile != nil {
+		m.Profile = o.Profile
+	}
+	cfg := sim.Config{Machine: m, Launch: o.Launch}
+	cfg.FromDecision(comm, d)
+	return &simInput{cfg: cfg, l: l, op: op, sel: sel}, nil
 }
 
-// key identifies the simulation by value: the machine, layout, operation
-// and selection are all a simulation reads.
+// key identifies the simulation by value (the profile by identity: a
+// sweep's profiles are loaded once).
 func (in *simInput) key() string {
-	return fmt.Sprintf("%+v|%+v|%+v|%+v", in.m, *in.l, in.op, in.sel)
+	return fmt.Sprintf("%+v|%p|%+v|%+v|%+v", in.cfg, in.cfg.Machine.Profile, *in.l, in.op, in.sel)
 }
 
 func (in *simInput) run() (float64, error) {
@@ -86,7 +98,7 @@ func (in *simInput) run() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := sim.Simulate(s, sim.Config{Machine: in.m})
+	res, err := sim.Simulate(s, in.cfg)
 	if err != nil {
 		return 0, err
 	}

@@ -138,7 +138,7 @@ func TestSimulatorReuseIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := Run(pts, 2, Simulate, nil)
-	reused := Run(pts, 2, NewSimulator(64), nil)
+	reused := Run(pts, 2, NewSimulator(64, SimOptions{}), nil)
 	simulated := 0
 	for i := range fresh {
 		if fresh[i].SimUs != reused[i].SimUs {
@@ -168,7 +168,7 @@ func BenchmarkSweepSim10080(b *testing.B) {
 		b.Fatalf("%d points, want 10,080", len(pts))
 	}
 	for b.Loop() {
-		Run(pts, 2, NewSimulator(4096), nil)
+		Run(pts, 2, NewSimulator(4096, SimOptions{}), nil)
 	}
 	b.ReportMetric(float64(len(pts))*float64(b.N)/b.Elapsed().Seconds(), "points/s")
 }

@@ -173,6 +173,7 @@ var subcommands = []func(*deps) *cobra.Command{
 	newTopoCmd,
 	newTableCmd,
 	newSimCmd,
+	newCalibrateCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

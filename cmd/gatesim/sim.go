@@ -11,10 +11,12 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/tuner"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // simVerifyLimit bounds --verify: the data plane holds every rank's buffers
@@ -25,11 +27,11 @@ type simFlags struct {
 	sf                                                         systemFlags
 	ef                                                         envFlags
 	nccl, coll, bytes, algo, proto, dtype, redop, trace, sweep string
-	channels, gpus, root                                       int
-	verify, jsonOut, inPlace                                   bool
+	channels, gpus, root, agg                                  int
+	verify, jsonOut, inPlace, cudagraph                        bool
 	tuner                                                      tunerFlags
 	gpusSet                                                    bool
-	traceRanks                                                 string
+	traceRanks, profile                                        string
 }
 
 func newSimCmd(d *deps) *cobra.Command {
@@ -85,11 +87,48 @@ that do not run on the machine are listed with the reason.`,
 	fl.tuner.add(c)
 	f.BoolVar(&fl.inPlace, "inplace", false, "run in place")
 	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated and NCCL-model times over sizes, algorithms and protocols")
+	addTimingFlags(f, &fl.profile, &fl.cudagraph, &fl.agg)
 	return c
 }
 
 // simTraceLimit is the most slices sim records for --trace.
 const simTraceLimit = 1_000_000
+
+// addTimingFlags adds the flags that change the timing model but never
+// NCCL's decision: the machine profile and the launch mode.
+func addTimingFlags(f *pflag.FlagSet, profile *string, cudagraph *bool, agg *int) {
+	f.StringVar(profile, "profile", "", "machine performance profile (YAML/JSON, docs/calibration.md) instead of the machine's own")
+	f.BoolVar(cudagraph, "cudagraph", false, "time operations launched from a CUDA graph (nccl-tests -G)")
+	f.IntVar(agg, "agg", 1, "operations per group (nccl-tests -m N): each pays its share of the group's launch")
+}
+
+// loadProfile reads --profile (nil when not given).
+func loadProfile(path string) (*sim.Profile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := inputfile.Read(path, 1<<20)
+	if err != nil {
+		return nil, badInputf("--profile: %v", err)
+	}
+	p, err := sim.ParseProfile(b, path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return p, nil
+}
+
+// timingLaunch checks --agg and builds the launch mode.
+func timingLaunch(cudagraph bool, agg int) (sim.Launch, error) {
+	l := sim.Launch{Graph: cudagraph, Agg: agg}
+	if agg < 1 {
+		return l, badInputf("--agg %d: expected at least 1 operation per group", agg)
+	}
+	if err := l.Validate(); err != nil {
+		return l, badInputf("--agg: %v", err)
+	}
+	return l, nil
+}
 
 // simReport is what sim prints.
 type simReport struct {
@@ -107,6 +146,10 @@ type simReport struct {
 	Verification *sim.Verification `json:"verification,omitempty"`
 	// Tuner is what a --tuner plugin did (NCCLChoice is the choice with it).
 	Tuner *tuner.Report `json:"tuner,omitempty"`
+	// Profile says which machine profile timed it, calibrated or nominal;
+	// Launch how the operation was launched.
+	Profile string     `json:"profile"`
+	Launch  sim.Launch `json:"launch"`
 }
 
 // simSetup is what every simulation of one invocation shares: the
@@ -122,6 +165,8 @@ type simSetup struct {
 	n    int
 	// tuned is the --tuner plugin loaded into comm (nil: none).
 	tuned *tuner.Session
+	// launch is the launch mode the timing charges
+	launch sim.Launch
 }
 
 // selectOp is NCCL's decision for op, through the tuner plugin if one is
@@ -138,6 +183,17 @@ func (x *simSetup) close() {
 	if x.tuned != nil {
 		x.tuned.Close()
 	}
+}
+
+// config is the timing configuration of one simulation of the setup.
+func (x *simSetup) config(d *spec.Decision, sel algos.Selection) sim.Config {
+	cfg := sim.Config{Machine: x.m, Launch: x.launch}
+	if d != nil {
+		dd := *d
+		dd.Algo, dd.Proto = sel.Algo, sel.Proto
+		cfg.FromDecision(x.comm, &dd)
+	}
+	return cfg
 }
 
 func newSimSetup(fl *simFlags) (*simSetup, error) {
@@ -204,6 +260,16 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 		return nil, badInput(err)
 	}
 	x.n = x.comm.NRanks
+	p, err := loadProfile(fl.profile)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		x.m.Profile = p
+	}
+	if x.launch, err = timingLaunch(fl.cudagraph, fl.agg); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -323,7 +389,9 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	sx, err := sim.New(s, sim.Config{Machine: m, Trace: fl.trace != "", MaxTraceEvents: simTraceLimit})
+	cfg := x.config(ch.decision, ch.sel)
+	cfg.Trace, cfg.MaxTraceEvents = fl.trace != "", simTraceLimit
+	sx, err := sim.New(s, cfg)
 	if err != nil {
 		return badInput(err)
 	}
@@ -336,7 +404,7 @@ func runSim(d *deps, fl *simFlags) error {
 		selection = fmt.Sprintf("p2p/%s, up to %d of %d p2p channels per peer", s.Proto, ch.decision.P2P.NChannelsPerPeer, ch.decision.P2P.NChannels)
 	}
 	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: selection, ChosenBy: ch.by, NCCLChoice: ch.nccl,
-		Result: res, ModelTimeUs: ch.model, ModelNote: ch.note}
+		Result: res, ModelTimeUs: ch.model, ModelNote: ch.note, Profile: m.Profile.Summary(), Launch: x.launch}
 	if x.tuned != nil {
 		x.close() // finalize now, so the report says how it went
 		rep.Tuner = x.tuned.Report
@@ -535,7 +603,7 @@ func runSweep(d *deps, fl *simFlags) error {
 				s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: fl.inPlace})
 				if err == nil {
 					var res *sim.Result
-					if res, err = sim.Simulate(s, sim.Config{Machine: x.m}); err == nil {
+					if res, err = sim.Simulate(s, x.config(decs[i], sel)); err == nil {
 						simCells = append(simCells, fmt.Sprintf("%.1f", res.TimeUs))
 						continue
 					}
@@ -557,6 +625,7 @@ func runSweep(d *deps, fl *simFlags) error {
 			fmt.Fprintf(w, "- %s\n", s)
 		}
 	}
+	fmt.Fprintf(w, "\nSimulated with profile %s, launch %s.\n", x.m.Profile.Summary(), x.launch)
 	fmt.Fprintf(w, "\nNCCL model: NCCL's own estimate (ncclTopoGetAlgoTime) for the cell; — where NCCL would not run it (pruned or zero bandwidth).\n")
 	return nil
 }
@@ -596,7 +665,8 @@ func printSim(w io.Writer, r *simReport, fl *simFlags) {
 	}
 	fmt.Fprintf(w, "  selection        %s (%s; %s)\n", r.Selection, r.ChosenBy, used)
 	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
-	fmt.Fprintf(w, "  simulated time   %.2f µs\n", res.TimeUs)
+	fmt.Fprintf(w, "  simulated time   %.2f µs (launch %s)\n", res.TimeUs, r.Launch)
+	fmt.Fprintf(w, "  profile          %s\n", r.Profile)
 	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", res.AlgBw)
 	fmt.Fprintf(w, "  busbw            %.2f GB/s\n", res.BusBw)
 	if r.ModelTimeUs != nil {

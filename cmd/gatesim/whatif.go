@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
 	"github.com/mattn/go-isatty"
@@ -35,6 +36,9 @@ type whatifOpts struct {
 	noSim                               bool
 	noProgress                          bool
 	tuner                               tunerFlags
+	profile                             string
+	cudagraph                           bool
+	agg                                 int
 }
 
 func newWhatifCmd(d *deps) *cobra.Command {
@@ -79,6 +83,7 @@ time-nodes.png/.svg.`,
 	f.BoolVar(&o.noSim, "no-sim", false, "leave the simulated-time column empty (NCCL's cost model only; faster on huge sweeps)")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar")
 	o.tuner.add(c)
+	addTimingFlags(f, &o.profile, &o.cudagraph, &o.agg)
 	return c
 }
 
@@ -254,7 +259,20 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	}
 	var simulate whatif.Simulator
 	if !o.noSim {
-		simulate = whatif.NewSimulator(4096)
+		prof, err := loadProfile(o.profile)
+		if err != nil {
+			return err
+		}
+		l, err := timingLaunch(o.cudagraph, o.agg)
+		if err != nil {
+			return err
+		}
+		simulate = whatif.NewSimulator(4096, whatif.SimOptions{Profile: prof, Launch: l})
+		which := "each machine's own profile (" + sim.DefaultProfile("h200x2", 90).Summary() + " on h200x2; its GPU-generation parameters on other sm90 machines; nominal elsewhere)"
+		if prof != nil {
+			which = prof.Summary()
+		}
+		fmt.Fprintf(d.stderr, "gatesim whatif: simulated time: launch %s, profile %s\n", l, which)
 	}
 	lib, err := o.tuner.load()
 	if err != nil {

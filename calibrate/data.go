@@ -1,0 +1,283 @@
+// Package calibrate fits a machine performance profile (sim.Profile) to
+// measured collective times: `gatesim hw run` results (results.json, the
+// capture directories, gs-*.json) and nccl-tests outputs, and validates it
+// by leaving each configuration out (docs/calibration.md).
+//
+// Every measured row is simulated as the rest of gatesim does it: NCCL's
+// decision on the machine under the row's environment and release (spec),
+// the schedule NCCL runs (algos), its time (sim) with the row's launch
+// mode. Rows that cannot be simulated are kept, counted and reported with
+// the reason.
+package calibrate
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gatesim/gatesim/hw"
+	"github.com/gatesim/gatesim/sim"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Row is one measured operation.
+type Row struct {
+	// File and Line locate the row; Tool is "nccl-tests" or "hw run".
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Tool string `json:"tool"`
+	// Config names the environment configuration (the capture's, or
+	// "baseline"); Env holds its NCCL_* variables.
+	Config  string       `json:"config"`
+	Env     spec.Env     `json:"env"`
+	Release spec.Version `json:"release"`
+	Launch  sim.Launch   `json:"launch"`
+	Func    spec.Func    `json:"-"`
+	Coll    string       `json:"coll"`
+	// Bytes is nccl-tests' size column; Count the API count.
+	Bytes    int64         `json:"bytes"`
+	Count    int64         `json:"count"`
+	DataType spec.DataType `json:"-"`
+	RedOp    spec.RedOp    `json:"-"`
+	Root     int           `json:"root"`
+	TimeUs   float64       `json:"time_us"`
+}
+
+// ConfigKey is the configuration a row belongs to: collective ×
+// environment configuration × release × launch mode. Cross-validation
+// leaves out whole configurations.
+func (r *Row) ConfigKey() string {
+	return fmt.Sprintf("%s %s %s %s", r.Func, r.Config, r.Release, r.Launch)
+}
+
+// Limits on input, checked at the edge.
+const (
+	maxFileBytes = 16 << 20
+	maxRows      = 200000
+	maxFiles     = 10000
+)
+
+// Load reads every measurement file under the given files or directories
+// (recursively): results.json and gs-*.json (`gatesim hw run`), nt-*.txt
+// and *_perf*.txt (nccl-tests). Other files are skipped; a file named
+// explicitly must be one of the two formats. Rows of nccl-tests outputs
+// run under NCCL_NVLS_ENABLE=0 (the lent machine's safety setting) unless
+// a config.json in the same directory names the environment.
+func Load(paths []string) ([]Row, error) {
+	var rows []Row
+	files := 0
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			rs, ok, err := loadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, fmt.Errorf("%s:1: unknown format: expected a gatesim hw run results JSON or an nccl-tests output", p)
+			}
+			rows = append(rows, rs...)
+			continue
+		}
+		var names []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				names = append(names, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			rs, ok, err := loadFile(n)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				files++
+				if files > maxFiles {
+					return nil, fmt.Errorf("%s: more than %d measurement files", p, maxFiles)
+				}
+			}
+			rows = append(rows, rs...)
+			if len(rows) > maxRows {
+				return nil, fmt.Errorf("%s: more than %d rows", n, maxRows)
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: no measured rows (expected results.json, gs-*.json or nccl-tests outputs)", strings.Join(paths, ", "))
+	}
+	return rows, nil
+}
+
+// loadFile reads one file; ok is false when it is neither format.
+func loadFile(path string) ([]Row, bool, error) {
+	base := filepath.Base(path)
+	isJSON := base == "results.json" || (strings.HasPrefix(base, "gs-") && strings.HasSuffix(base, ".json"))
+	isNT := strings.HasSuffix(base, ".txt") && (strings.HasPrefix(base, "nt-") || strings.Contains(base, "_perf"))
+	if !isJSON && !isNT {
+		if strings.HasSuffix(base, ".json") && base != "config.json" && base != "matrix.json" && base != "hw-info.json" {
+			if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(`"rows"`)) && bytes.Contains(b, []byte(`"nranks"`)) {
+				isJSON = true
+			}
+		}
+		if !isJSON {
+			return nil, false, nil
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if st.Size() > maxFileBytes {
+		return nil, false, fmt.Errorf("%s:1: %d bytes: a measurement file is at most %d", path, st.Size(), maxFileBytes)
+	}
+	if isJSON {
+		rs, err := loadRunResult(path)
+		return rs, true, err
+	}
+	rs, err := loadNCCLTests(path)
+	return rs, true, err
+}
+
+// ncclEnv keeps the variables that change NCCL's behaviour (not its
+// logging or dump files, nor variables NCCL does not read).
+func ncclEnv(e spec.Env) spec.Env {
+	out := spec.Env{}
+	for k, v := range e {
+		if !strings.HasPrefix(k, "NCCL_") || strings.HasPrefix(k, "NCCL_DEBUG") || strings.HasSuffix(k, "_DUMP_FILE") || k == "NCCL_VERSION" {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func loadRunResult(path string) ([]Row, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	res, err := hw.ReadRunResult(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: %v: expected a gatesim hw run results JSON", path, err)
+	}
+	rel := res.Release
+	if rel == 0 {
+		rel = res.Version
+	}
+	if rel == 0 {
+		return nil, fmt.Errorf("%s:1: no NCCL release (version and release are empty)", path)
+	}
+	if res.NRanks <= 0 {
+		return nil, fmt.Errorf("%s:1: nranks %d: expected a positive rank count", path, res.NRanks)
+	}
+	cfg := res.Config
+	if cfg == "" {
+		cfg = "baseline"
+	}
+	l := sim.Launch{Graph: res.Timing == "graph", Logged: sim.LoggedPerOp(res.Env)}
+	lines := rowLines(b)
+	var rows []Row
+	for i, r := range res.Rows {
+		line := 1
+		if i < len(lines) {
+			line = lines[i]
+		}
+		if r.Err != nil {
+			continue // NCCL refused the operation: nothing was timed
+		}
+		if r.Size == 0 {
+			continue // nccl-tests' empty rows time a launch of nothing
+		}
+		if !(r.TimeUs > 0) {
+			return nil, fmt.Errorf("%s:%d: %s %d bytes: a row without a time (time_us %v)", path, line, r.Coll, r.Size, r.TimeUs)
+		}
+		rows = append(rows, Row{File: path, Line: line, Tool: "hw run", Config: cfg, Env: ncclEnv(res.Env), Release: rel, Launch: l,
+			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs})
+	}
+	return rows, nil
+}
+
+// rowLines finds the line of each row object of a results JSON (the line
+// of its "coll" key).
+func rowLines(b []byte) []int {
+	var out []int
+	line := 1
+	key := []byte(`"coll"`)
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\n' {
+			line++
+		} else if b[i] == '"' && bytes.HasPrefix(b[i:], key) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func redOp(s string) spec.RedOp {
+	if op, err := spec.ParseRedOp(s); err == nil {
+		return op
+	}
+	return spec.Sum
+}
+
+func loadNCCLTests(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := hw.ParseNCCLTests(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Rows) == 0 {
+		return nil, nil
+	}
+	fn, ok := hw.FuncOfProgram(t.Program)
+	if !ok {
+		return nil, fmt.Errorf("%s:1: no \"Collective test starting: <program>\" line: cannot tell the collective", path)
+	}
+	if t.LibraryVersion == 0 {
+		return nil, fmt.Errorf("%s:1: no \"nccl-library=\" on the version line: cannot tell the release", path)
+	}
+	rel := spec.Version(t.LibraryVersion)
+	cfg, env := "baseline", spec.Env{"NCCL_NVLS_ENABLE": "0"}
+	if c, err := hw.ReadCapture(filepath.Dir(path)); err == nil && c.Config.Name != "" {
+		cfg, env = c.Config.Name, spec.Env(c.Config.Env).With("NCCL_NVLS_ENABLE", "0")
+	}
+	l := sim.Launch{Graph: t.Graph > 0, Agg: t.AggIters, Logged: sim.LoggedPerOp(env)}
+	if l.Agg <= 1 {
+		l.Agg = 0
+	}
+	var rows []Row
+	for _, r := range t.Rows {
+		if r.Size == 0 {
+			continue
+		}
+		if !(r.TimeUs > 0) {
+			return nil, fmt.Errorf("%s:%d: a row without a time (%v us)", path, r.Line, r.TimeUs)
+		}
+		dt, err := spec.ParseDataType(r.Type)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: type %q: %v", path, r.Line, r.Type, err)
+		}
+		rows = append(rows, Row{File: path, Line: r.Line, Tool: "nccl-tests", Config: cfg, Env: env, Release: rel, Launch: l,
+			Func: fn, Coll: fn.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: dt, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs})
+	}
+	return rows, nil
+}

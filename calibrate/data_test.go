@@ -1,0 +1,66 @@
+package calibrate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const ntHead = `# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22809
+# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 2 minBytes 8 maxBytes 4096 step: 2(factor) warmup iters: 10 iters: 20 agg iters: 4 validation: 1 graph: 10 unalign: 0
+`
+
+// Bad input names the file and line.
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, body, want string
+	}{
+		{"nt-twice.txt", ntHead + "# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803\n" + "           8             2     float     sum      -1     6.23    0.00    0.00       0\n", "nt-twice.txt:4: nccl-library=22803 after nccl-library=22809: two releases"},
+		{"nt-notime.txt", ntHead + "           8             2     float     sum      -1     N/A    0.00    0.00       0\n", "nt-notime.txt:4: column 6"},
+		{"nt-norel.txt", "# Collective test starting: all_reduce_perf\n           8             2     float     sum      -1     6.2    0.00    0.00       0\n", "nt-norel.txt:1: no \"nccl-library=\""},
+		{"gs-bad.json", "{\"rows\": [", "gs-bad.json:1:"},
+		{"gs-notime.json", `{"version": 22809, "nranks": 2, "rows": [
+  {"coll": "AllReduce", "size": 8, "count": 2, "type": "float", "redop": "sum", "root": -1,
+   "time_us": 0}
+]}`, "gs-notime.json:2: AllReduce 8 bytes: a row without a time"},
+	}
+	for _, c := range cases {
+		p := write(t, dir, c.name, c.body)
+		_, err := Load([]string{p})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+	p := write(t, dir, "notes.md", "hello")
+	if _, err := Load([]string{p}); err == nil || !strings.Contains(err.Error(), "notes.md:1: unknown format") {
+		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// nccl-tests' header gives the launch mode: -G and -m N.
+func TestLoadLaunchMode(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "nt-g.txt", ntHead+"           8             2     float     sum      -1     6.23    0.00    0.00       0\n")
+	rows, err := Load([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || !rows[0].Launch.Graph || rows[0].Launch.Agg != 4 || rows[0].Release.String() != "2.28.9" || rows[0].Line != 4 {
+		t.Errorf("%+v", rows)
+	}
+	if k := rows[0].ConfigKey(); k != "AllReduce baseline 2.28.9 graph m4" {
+		t.Errorf("key %q", k)
+	}
+}

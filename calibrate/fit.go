@@ -1,0 +1,426 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/gatesim/gatesim/algos"
+
+	"github.com/gatesim/gatesim/sim"
+	"github.com/gatesim/gatesim/spec"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// The fit does not run the simulator inside the optimiser: it would take
+// thousands of full passes. Instead each row's simulated time is probed
+// four times (two channel caps, a doubled NVLink latency, no cap), which
+// gives the simulator's own response to the profile for that schedule:
+//
+//	T = launch + A + h·Alat + B / r,  r = min(link share, cap·threads) · factors
+//
+// with A the latency of the steps, Alat their NVLink hop latency, B the
+// bytes on a connection's critical path and the link share what the
+// machine's links leave each connection. The optimiser fits the profile to
+// that closed form; every reported time (held in and held out) is then a
+// real simulation under the fitted profile.
+
+// probe is a row's response to the profile.
+type probe struct {
+	c         *Case
+	a, alat   float64 // µs
+	b         float64 // µs × GB/s
+	linkR     float64 // GB/s per connection with nominal links (math.Inf: no link bound)
+	shm       bool
+	graph     bool
+	agg       int
+	capIdx    int // index of the row's cap parameter in the fit, -1 none
+	thrRatio  float64
+	relName   string
+	funcName  string
+	baseLaunc float64
+	// nominal is the row's time under the nominal profile, µs
+	nominal      float64
+	logged       bool
+	fills        bool
+	funcLinkName string
+	// indices of its cap, release and collective factors in values (-1:
+	// none)
+	iCap, iRel, iFunc, iFuncLink int
+}
+
+const (
+	probeCap1 = 0.5 // GB/s: below any connection's link share
+	probeCap2 = 1.0
+)
+
+func probeProfile(c *Case, capGBps, hop float64) *sim.Profile {
+	p := &sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{}}
+	if capGBps > 0 {
+		p.Params["cap."+c.Algo.String()+"."+c.Proto.String()] = sim.Param{Value: capGBps, Source: "nominal"}
+	}
+	if hop != 1 {
+		p.Params["hop.nvlink.scale"] = sim.Param{Value: hop, Source: "nominal"}
+	}
+	return p
+}
+
+func hasCap(a spec.Algo) bool { return a == spec.Ring || a == spec.Tree }
+
+// probeCache shares the probe simulations of rows with one schedule (the
+// probes do not depend on the launch mode or the measured time).
+type probeCache map[*algos.Schedule]*probe
+
+// newProbeCached is newProbe through a cache.
+func newProbeCached(c *Case, cache probeCache) (*probe, error) {
+	if p := cache[c.sched]; p != nil {
+		q := *p
+		q.c, q.graph, q.agg, q.logged = c, c.Launch.Graph, max(1, c.Launch.Agg), c.Launch.Logged
+		q.relName, q.funcName, q.funcLinkName = "release."+c.Release.String()+".bw", "func."+c.Func.String()+".bw", "func."+c.Func.String()+".link"
+		return &q, nil
+	}
+	p, err := newProbe(c)
+	if err != nil {
+		return nil, err
+	}
+	cache[c.sched] = p
+	return p, nil
+}
+
+// newProbe probes one simulable row.
+func newProbe(c *Case) (*probe, error) {
+	pr := &probe{c: c, shm: c.Transport == "SHM", graph: c.Launch.Graph, agg: max(1, c.Launch.Agg), capIdx: -1, thrRatio: 1,
+		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
+		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
+		fills: sim.Fills(c.sched, c.cfg)}
+	pr.baseLaunc = c.machine.LaunchLatency(c.Algo, c.Proto).Micros()
+	if c.cfg.NThreads > 0 && c.cfg.DefaultNThreads > 0 {
+		pr.thrRatio = float64(c.cfg.NThreads) / float64(c.cfg.DefaultNThreads)
+	}
+	if !hasCap(c.Algo) {
+		t, err := c.Simulate(nil)
+		if err != nil {
+			return nil, err
+		}
+		pr.a, pr.linkR, pr.nominal = t-pr.baseLaunc, math.Inf(1), t
+		return pr, nil
+	}
+	t1, err := c.Simulate(probeProfile(c, probeCap1, 1))
+	if err != nil {
+		return nil, err
+	}
+	t2, err := c.Simulate(probeProfile(c, probeCap2, 1))
+	if err != nil {
+		return nil, err
+	}
+	t3, err := c.Simulate(probeProfile(c, probeCap1, 2))
+	if err != nil {
+		return nil, err
+	}
+	t4, err := c.Simulate(nil)
+	if err != nil {
+		return nil, err
+	}
+	pr.nominal = t4
+	pr.b = max(0, (t1-t2)/(1/probeCap1-1/probeCap2))
+	a := t1 - pr.b/probeCap1 - pr.baseLaunc
+	pr.alat = max(0, t3-t1)
+	pr.a = a - pr.alat
+	pr.linkR = math.Inf(1)
+	if d := t4 - pr.baseLaunc - a; pr.b > 0 && d > 1e-9 {
+		pr.linkR = pr.b / d
+	}
+	return pr, nil
+}
+
+// values is a profile as the closed form reads it: one value per fit
+// parameter (fitParams' order), nominal where the fit did not move it.
+type values []float64
+
+// Indices of the fixed parameters in fitParams.
+const (
+	pLaunchStream = iota
+	pLaunchGraph
+	pGroupOp
+	pHop
+	pNVLinkEff
+	pSHMBw
+	pThreadsExp
+	pLogged
+	pFillBw
+	pFillMax
+	pLLLink
+	pFirstCap
+)
+
+func nominalValues(ps []fitParam) values {
+	v := make(values, len(ps))
+	for i, p := range ps {
+		v[i] = (*sim.Profile)(nil).Value(p.name)
+	}
+	return v
+}
+
+// index sets the probe's parameter indices.
+func (pr *probe) index(ps []fitParam) {
+	pr.iCap, pr.iRel, pr.iFunc, pr.iFuncLink = -1, -1, -1, -1
+	for i, p := range ps {
+		switch p.name {
+		case pr.capName():
+			pr.iCap = i
+		case pr.relName:
+			pr.iRel = i
+		case pr.funcName:
+			pr.iFunc = i
+		case pr.funcLinkName:
+			pr.iFuncLink = i
+		}
+	}
+}
+
+// predict is the closed form, µs.
+func (pr *probe) predict(v values) float64 {
+	launch := v[pLaunchStream]
+	if pr.graph && v[pLaunchGraph] > 0 {
+		launch = v[pLaunchGraph]
+	}
+	if launch <= 0 {
+		launch = pr.baseLaunc
+	} else if pr.agg > 1 {
+		launch = (launch + float64(pr.agg-1)*v[pGroupOp]) / float64(pr.agg)
+	}
+	if pr.logged {
+		launch += v[pLogged]
+	}
+	t := launch + pr.a + v[pHop]*pr.alat
+	if pr.fills && v[pFillBw] > 0 {
+		t += min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax])
+	}
+	if pr.b <= 0 {
+		return t
+	}
+	r := pr.linkR
+	if pr.shm {
+		if bw := v[pSHMBw]; bw > 0 {
+			r *= bw / (float64(pr.c.machine.PCIeBw) / 1e9)
+		}
+	} else {
+		r *= v[pNVLinkEff]
+		if pr.c.Proto == spec.LL {
+			r *= v[pLLLink]
+		}
+		if pr.iFuncLink >= 0 {
+			r *= v[pr.iFuncLink]
+		}
+	}
+	if pr.iCap >= 0 {
+		if c := v[pr.iCap]; c > 0 {
+			if pr.thrRatio != 1 {
+				c *= math.Pow(pr.thrRatio, v[pThreadsExp])
+			}
+			if pr.iFunc >= 0 {
+				c *= v[pr.iFunc]
+			}
+			r = min(r, c)
+		}
+	}
+	if pr.iRel >= 0 {
+		r *= v[pr.iRel]
+	}
+	return t + pr.b/r
+}
+
+func (pr *probe) capName() string {
+	if !hasCap(pr.c.Algo) {
+		return ""
+	}
+	return "cap." + pr.c.Algo.String() + "." + pr.c.Proto.String()
+}
+
+// fitParam is a parameter the fit may move.
+type fitParam struct {
+	name   string
+	init   float64
+	linear bool // fitted as is (else in log space)
+	// uses: the rows that pin it down
+	uses func(pr *probe) bool
+}
+
+// Reference release and collective: their factors stay 1 (the caps and
+// links carry the scale).
+const (
+	refRelease = spec.V2_28_9
+	refFunc    = spec.AllReduce
+)
+
+func fitParams() []fitParam {
+	large := func(pr *probe) bool { return pr.c.Bytes >= 1<<20 }
+	ps := []fitParam{
+		{name: "launch.stream", init: 15, uses: func(pr *probe) bool { return !pr.graph && pr.c.Bytes <= 64<<10 }},
+		{name: "launch.graph", init: 7, uses: func(pr *probe) bool { return pr.graph }},
+		{name: "launch.group_op", init: 3, uses: func(pr *probe) bool { return pr.agg > 1 }},
+		{name: "hop.nvlink.scale", init: 1, uses: func(pr *probe) bool { return pr.alat > 0.5 }},
+		{name: "link.nvlink.eff", init: 0.95, uses: func(pr *probe) bool { return large(pr) && !pr.shm && pr.c.NChannels >= 16 }},
+		{name: "transport.shm.bw", init: 20, uses: func(pr *probe) bool { return pr.shm && large(pr) }},
+		{name: "threads.exponent", init: 1, linear: true, uses: func(pr *probe) bool { return pr.thrRatio != 1 && large(pr) && hasCap(pr.c.Algo) }},
+		{name: "launch.logged", init: 3, uses: func(pr *probe) bool { return pr.logged && pr.c.Bytes <= 64<<10 }},
+		{name: "fill.bw", init: 1000, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
+		{name: "fill.max", init: 150, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
+		{name: "proto.LL.link", init: 1, uses: func(pr *probe) bool { return pr.c.Proto == spec.LL && !pr.shm && large(pr) && pr.c.NChannels >= 16 }},
+	}
+	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
+		for p := spec.Proto(0); p < spec.NumProtos; p++ {
+			name := "cap." + a.String() + "." + p.String()
+			ps = append(ps, fitParam{name: name, init: 20, uses: func(pr *probe) bool {
+				return pr.capName() == name && pr.c.Bytes >= 256<<10
+			}})
+		}
+	}
+	for _, f := range spec.Funcs {
+		if f == refFunc {
+			continue
+		}
+		name := "func." + f.String() + ".bw"
+		ps = append(ps, fitParam{name: name, init: 1, uses: func(pr *probe) bool { return pr.funcName == name && large(pr) && pr.c.NChannels < 16 }})
+		link := "func." + f.String() + ".link"
+		ps = append(ps, fitParam{name: link, init: 1, uses: func(pr *probe) bool {
+			return pr.funcLinkName == link && large(pr) && !pr.shm && pr.c.NChannels >= 16
+		}})
+	}
+	for _, v := range spec.Releases {
+		if v == refRelease {
+			continue
+		}
+		name := "release." + v.String() + ".bw"
+		ps = append(ps, fitParam{name: name, init: 1, uses: func(pr *probe) bool { return pr.relName == name && large(pr) }})
+	}
+	return ps
+}
+
+// minPinRows is how many rows must depend on a parameter for the fit to
+// move it; with fewer it stays nominal.
+const minPinRows = 4
+
+// fitResult is a fitted set of values and the parameters that were pinned.
+type fitResult struct {
+	params []fitParam
+	v      values
+	pinned []string
+	loss   float64
+}
+
+// value is a fitted parameter's value.
+func (f *fitResult) value(name string) float64 {
+	for i, p := range f.params {
+		if p.name == name {
+			return f.v[i]
+		}
+	}
+	return (*sim.Profile)(nil).Value(name)
+}
+
+// fit fits the closed form to the probes' measured times: it minimises the
+// summed smoothed absolute log error (a median fit: a few wild rows do not
+// move it) with Nelder-Mead, from start (nil: the parameters' initial
+// values).
+func fit(prs []*probe, start *fitResult) (*fitResult, error) {
+	ps := fitParams()
+	for _, pr := range prs {
+		pr.index(ps)
+	}
+	var free []int
+	for i, p := range ps {
+		n := 0
+		for _, pr := range prs {
+			if p.uses(pr) {
+				n++
+			}
+		}
+		if n >= minPinRows {
+			free = append(free, i)
+		}
+	}
+	x0 := make([]float64, len(free))
+	for k, i := range free {
+		p := ps[i]
+		x0[k] = p.init
+		if start != nil {
+			x0[k] = start.value(p.name)
+		}
+		if !p.linear {
+			x0[k] = math.Log(x0[k])
+		}
+	}
+	nominal := nominalValues(ps)
+	toValues := func(x []float64, v values) values {
+		copy(v, nominal)
+		for k, i := range free {
+			if ps[i].linear {
+				v[i] = x[k]
+			} else {
+				v[i] = math.Exp(x[k])
+			}
+		}
+		return v
+	}
+	const eps = 0.01
+	buf := make(values, len(ps))
+	// rows that share a schedule and a launch mode share a prediction
+	type gk struct {
+		s *algos.Schedule
+		l sim.Launch
+	}
+	gi := map[gk]int{}
+	var reps []*probe
+	var meas [][]float64
+	for _, pr := range prs {
+		k := gk{pr.c.sched, pr.c.Launch}
+		j, ok := gi[k]
+		if !ok {
+			j = len(reps)
+			gi[k] = j
+			reps = append(reps, pr)
+			meas = append(meas, nil)
+		}
+		meas[j] = append(meas[j], pr.c.TimeUs)
+	}
+	loss := func(x []float64) float64 {
+		for k, i := range free {
+			if !ps[i].linear && (x[k] < -12 || x[k] > 12) || ps[i].linear && math.Abs(x[k]) > 4 {
+				return math.Inf(1)
+			}
+		}
+		v := toValues(x, buf)
+		s := 0.0
+		for j, pr := range reps {
+			lp := math.Log(pr.predict(v))
+			for _, m := range meas[j] {
+				e := lp - math.Log(m)
+				s += math.Sqrt(e*e + eps*eps)
+			}
+		}
+		return s
+	}
+	x := x0
+	best := loss(x0)
+	// restarts: Nelder-Mead stalls on the kinks of min(link, cap)
+	for range 4 {
+		res, err := optimize.Minimize(optimize.Problem{Func: loss}, x, &optimize.Settings{MajorIterations: 4000, Converger: &optimize.FunctionConverge{Absolute: 1e-6, Iterations: 100}}, &optimize.NelderMead{})
+		if err != nil && res == nil {
+			return nil, fmt.Errorf("fit: %v", err)
+		}
+		improved := res.F < best-1e-4
+		if res.F < best {
+			best, x = res.F, res.X
+		}
+		if !improved {
+			break
+		}
+	}
+	out := &fitResult{params: ps, v: toValues(x, make(values, len(ps))), loss: best}
+	for _, i := range free {
+		out.pinned = append(out.pinned, ps[i].name)
+	}
+	sort.Strings(out.pinned)
+	return out, nil
+}

@@ -1,0 +1,168 @@
+package calibrate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/sim"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Case is a measured row with what NCCL decided for it and the schedule
+// that runs, ready to be timed under any profile. A row that cannot be
+// simulated keeps the reason in Why.
+type Case struct {
+	Row
+	Key string
+	// Algo, Proto, NChannels, NThreads and Transport are NCCL's decision.
+	Algo      spec.Algo
+	Proto     spec.Proto
+	NChannels int
+	NThreads  int
+	Transport string
+	Why       string
+
+	sched   *algos.Schedule
+	machine sim.Machine
+	cfg     sim.Config
+}
+
+// Simulable reports whether the row can be timed.
+func (c *Case) Simulable() bool { return c.Why == "" }
+
+// Cell is the (algorithm, protocol) NCCL ran.
+func (c *Case) Cell() string { return c.Algo.String() + "/" + c.Proto.String() }
+
+type commKey struct {
+	rel spec.Version
+	env string
+}
+
+type commSetup struct {
+	comm *spec.Comm
+	l    *algos.Layout
+	m    sim.Machine
+	err  error
+}
+
+// Prepare decides and builds the schedule of every row on the named
+// system preset (the machine the rows were measured on).
+func Prepare(rows []Row, system string) ([]*Case, error) {
+	setups := map[commKey]*commSetup{}
+	get := func(r *Row) *commSetup {
+		k := commKey{r.Release, r.Env.String()}
+		if s := setups[k]; s != nil {
+			return s
+		}
+		s := &commSetup{}
+		setups[k] = s
+		rs, err := spec.Load(r.Release)
+		if err != nil {
+			s.err = err
+			return s
+		}
+		sys, err := spec.Preset(system, spec.PresetOptions{})
+		if err != nil {
+			s.err = err
+			return s
+		}
+		if s.comm, err = spec.Init(rs, sys, r.Env); err != nil {
+			s.err = err
+			return s
+		}
+		if s.comm.Err != nil {
+			s.err = fmt.Errorf("NCCL refuses the communicator: %s", s.comm.Err.Message)
+			return s
+		}
+		if s.l, err = algos.LayoutFromComm(s.comm); err != nil {
+			s.err = err
+			return s
+		}
+		if s.m, err = sim.MachineFromSystem(sys); err != nil {
+			s.err = err
+			return s
+		}
+		s.m.SHARP, s.m.NVLS = s.comm.CollNetSupport, s.comm.NVLSSupport
+		return s
+	}
+	if _, err := spec.Preset(system, spec.PresetOptions{}); err != nil {
+		return nil, err
+	}
+	// rows of one operation under one environment and release share NCCL's
+	// decision and schedule (and so every simulation but the launch's)
+	type opKey struct {
+		rel   spec.Version
+		env   string
+		f     spec.Func
+		count int64
+		dt    spec.DataType
+		op    spec.RedOp
+		root  int
+	}
+	done := map[opKey]*Case{}
+	out := make([]*Case, 0, len(rows))
+	for i := range rows {
+		c := &Case{Row: rows[i]}
+		c.Key = c.ConfigKey()
+		out = append(out, c)
+		k := opKey{c.Release, c.Env.String(), c.Func, c.Count, c.DataType, c.RedOp, c.Root}
+		if d := done[k]; d != nil {
+			c.Algo, c.Proto, c.NChannels, c.NThreads, c.Transport, c.Why = d.Algo, d.Proto, d.NChannels, d.NThreads, d.Transport, d.Why
+			c.sched, c.machine, c.cfg = d.sched, d.machine, d.cfg
+			c.cfg.Launch = c.Launch
+			continue
+		}
+		done[k] = c
+		s := get(&c.Row)
+		if s.err != nil {
+			c.Why = s.err.Error()
+			continue
+		}
+		op := spec.Op{Func: c.Func, Count: c.Count, DataType: c.DataType, RedOp: c.RedOp, Root: c.Root}
+		d, _, err := s.comm.Select(op)
+		if err != nil {
+			c.Why = err.Error()
+			continue
+		}
+		if d.Err != nil {
+			c.Why = "NCCL returns " + d.Err.Message
+			continue
+		}
+		c.Algo, c.Proto, c.NChannels, c.NThreads, c.Transport = d.Algo, d.Proto, d.NChannels, d.NThreads, d.Transport
+		o, sel, err := algos.FromDecision(d)
+		if err != nil {
+			c.Why = err.Error()
+			continue
+		}
+		if c.sched, err = algos.Build(o, sel, s.l, algos.Options{}); err != nil {
+			c.Why = err.Error()
+			continue
+		}
+		c.machine = s.m
+		c.cfg.Launch = c.Launch
+		c.cfg.FromDecision(s.comm, d)
+		// a schedule the simulator cannot run (a shape it has no machine
+		// for) is reported now, not at every fit step
+		if _, err := c.Simulate(nil); err != nil {
+			c.Why = strings.TrimPrefix(err.Error(), "sim: ")
+			c.sched = nil
+		}
+	}
+	return out, nil
+}
+
+// Simulate times the row under a profile (nil: nominal), µs.
+func (c *Case) Simulate(p *sim.Profile) (float64, error) {
+	if c.sched == nil {
+		return 0, fmt.Errorf("not simulable: %s", c.Why)
+	}
+	cfg := c.cfg
+	cfg.Machine = c.machine
+	cfg.Machine.Profile = p
+	res, err := sim.Simulate(c.sched, cfg)
+	if err != nil {
+		return 0, err
+	}
+	return res.TimeUs, nil
+}

@@ -1,0 +1,135 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// Launch is how an operation is launched, in nccl-tests' terms: on a
+// stream (the default), captured in a CUDA graph (-G), and with Agg
+// operations per group (-m N; 0 and 1 both mean one). It changes the fixed
+// cost the timing model charges per operation, never NCCL's decision.
+type Launch struct {
+	Graph bool `json:"graph,omitempty"`
+	Agg   int  `json:"agg,omitempty"`
+	// Logged: NCCL writes a line per operation (NCCL_DEBUG=INFO with the
+	// TUNING or COLL subsystem), a host cost on every launch.
+	Logged bool `json:"logged,omitempty"`
+}
+
+// LoggedPerOp reports whether NCCL logs every operation under env:
+// NCCL_DEBUG=INFO (or TRACE) with NCCL_DEBUG_SUBSYS naming TUNING, COLL or
+// ALL (getAlgoInfo's "%s: %ld Bytes -> Algo" line is INFO(NCCL_TUNING);
+// v2.28.9-1 src/enqueue.cc). NCCL's default subsystems are INIT, BOOTSTRAP
+// and ENV (src/debug.cc ncclDebugInit).
+func LoggedPerOp(env spec.Env) bool {
+	lvl := strings.ToUpper(strings.TrimSpace(env.Get("NCCL_DEBUG")))
+	if lvl != "INFO" && lvl != "TRACE" {
+		return false
+	}
+	sub := strings.ToUpper(env.Get("NCCL_DEBUG_SUBSYS"))
+	if strings.HasPrefix(strings.TrimSpace(sub), "^") {
+		return !strings.Contains(sub, "TUNING")
+	}
+	for _, s := range strings.Split(sub, ",") {
+		switch strings.TrimSpace(s) {
+		case "TUNING", "COLL", "ALL":
+			return true
+		}
+	}
+	return false
+}
+
+// MaxAgg bounds Launch.Agg (nccl-tests' -m takes an int; groups of more
+// than this many operations are not what it measures).
+const MaxAgg = 1024
+
+// Validate checks the group size.
+func (l Launch) Validate() error {
+	if l.Agg < 0 || l.Agg > MaxAgg {
+		return fmt.Errorf("%d operations per group: expected 1 ... %d", l.Agg, MaxAgg)
+	}
+	return nil
+}
+
+func (l Launch) String() string {
+	s := "stream"
+	if l.Graph {
+		s = "graph"
+	}
+	if l.Agg > 1 {
+		s += fmt.Sprintf(" m%d", l.Agg)
+	}
+	if l.Logged {
+		s += " logged"
+	}
+	return s
+}
+
+// LaunchCost is the fixed cost the model charges an operation before its
+// first step: the profile's cost for the launch mode (an operation of a
+// group of N pays (launch + (N-1) × launch.group_op) / N), or NCCL's base
+// latency of the algorithm and protocol where the profile has none.
+func (m *Machine) LaunchCost(algo spec.Algo, proto spec.Proto, l Launch) Time {
+	p := m.Profile
+	base := p.Value("launch.stream")
+	if l.Graph {
+		if g := p.Value("launch.graph"); g > 0 {
+			base = g
+		}
+	}
+	if base <= 0 {
+		return m.LaunchLatency(algo, proto)
+	}
+	n := max(1, l.Agg)
+	c := (base + float64(n-1)*p.Value("launch.group_op")) / float64(n)
+	if l.Logged {
+		c += p.Value("launch.logged")
+	}
+	return FromMicros(c)
+}
+
+// FromDecision sets what the timing needs from NCCL's decision beyond the
+// schedule: the channel's threads against NCCL's default for the cell (the
+// communicator's "Max NThreads" row under the environment against the
+// release's default, so NCCL_NTHREADS counts and the smaller blocks NCCL
+// gives small operations do not) and the transport between ranks of a
+// node. comm may be nil (threads then count as the default).
+func (c *Config) FromDecision(comm *spec.Comm, d *spec.Decision) {
+	c.Transport = d.Transport
+	c.NThreads, c.DefaultNThreads = 0, 0
+	if comm == nil || comm.Model == nil || d.Algo < 0 || d.Algo >= spec.NumAlgos || d.Proto < 0 || d.Proto >= spec.NumProtos {
+		return
+	}
+	t := comm.Model.Tuning
+	c.NThreads = comm.Model.MaxThreads[d.Algo][d.Proto]
+	switch d.Proto {
+	case spec.Simple:
+		c.DefaultNThreads = t.SimpleMaxNThreads
+	case spec.LL:
+		c.DefaultNThreads = t.LLMaxNThreads
+	case spec.LL128:
+		c.DefaultNThreads = t.LL128MaxNThreads
+	}
+}
+
+// Fills reports whether the profile's pipeline fill applies to a
+// schedule: LL128 or Simple over NVLink (not SHM) on 16 or more channels,
+// the operations the link, not a channel's copy rate, bounds.
+func Fills(s *algos.Schedule, cfg Config) bool {
+	return s != nil && s.Proto != spec.LL && s.NChannels >= 16 && cfg.Transport != "SHM" && s.NNodes == 1
+}
+
+// fillCost is the pipeline fill the profile charges an operation.
+func fillCost(s *algos.Schedule, cfg *Config) Time {
+	p := cfg.Machine.Profile
+	bw := p.Value("fill.bw")
+	if bw <= 0 || !Fills(s, *cfg) {
+		return 0
+	}
+	b := TestBytes(s.Func, s.Count, s.DataType, s.NRanks)
+	return FromMicros(min(float64(b)/1e3/bw, p.Value("fill.max")))
+}

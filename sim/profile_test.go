@@ -1,0 +1,118 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+	"pgregory.net/rapid"
+)
+
+// drawProfile draws a profile that sets every parameter the property
+// moves (a latency or bandwidth at 0 means "NCCL's constant" or "none",
+// which the property does not vary).
+func drawProfile(t *rapid.T) *Profile {
+	p := &Profile{Schema: ProfileSchema, Name: "drawn", SM: 90, Params: map[string]Param{}}
+	for _, ps := range ProfileParams() {
+		var v float64
+		switch {
+		case ps.Name == "threads.exponent":
+			v = rapid.Float64Range(-1, 2).Draw(t, ps.Name)
+		case ps.Unit == "us":
+			v = rapid.Float64Range(0.1, 50).Draw(t, ps.Name)
+		case ps.Unit == "GB/s":
+			v = rapid.Float64Range(1, 500).Draw(t, ps.Name)
+		default:
+			v = rapid.Float64Range(0.2, 1.5).Draw(t, ps.Name)
+		}
+		p.Params[ps.Name] = Param{Value: v, Source: "nominal"}
+	}
+	return p
+}
+
+// TestPropSlowerProfileNeverFaster: with the schedule (NCCL's decisions)
+// held fixed, lowering any bandwidth of the profile or raising any latency
+// or fixed cost never makes an operation finish sooner.
+func TestPropSlowerProfileNeverFaster(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		tc := drawTimingCase(t)
+		m := machineFor(tc.sh)
+		s := tc.schedule(t, spec.Float32)
+		p := drawProfile(t)
+		cfg := Config{Machine: m,
+			Launch:          Launch{Graph: rapid.Bool().Draw(t, "graph"), Agg: rapid.IntRange(0, 8).Draw(t, "agg"), Logged: rapid.Bool().Draw(t, "logged")},
+			NThreads:        rapid.SampledFrom([]int{128, 256, 512, 640}).Draw(t, "threads"),
+			DefaultNThreads: 512,
+			Transport:       rapid.SampledFrom([]string{"P2P", "SHM"}).Draw(t, "transport"),
+		}
+		cfg.Machine.Profile = p
+		before, err := Simulate(s, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, ps := range ProfileParams() {
+			if ps.Name != "threads.exponent" {
+				names = append(names, ps.Name)
+			}
+		}
+		name := rapid.SampledFrom(names).Draw(t, "param")
+		ps, _ := paramSpec(name)
+		q := *p
+		q.Params = map[string]Param{}
+		for k, v := range p.Params {
+			q.Params[k] = v
+		}
+		x := q.Params[name]
+		latency := ps.Unit == "us" || strings.HasPrefix(name, "hop.")
+		if latency {
+			x.Value *= rapid.Float64Range(1, 10).Draw(t, "more")
+		} else {
+			x.Value *= rapid.Float64Range(0.05, 1).Draw(t, "less")
+		}
+		q.Params[name] = x
+		cfg.Machine.Profile = &q
+		after, err := Simulate(s, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Time < before.Time {
+			t.Fatalf("%s %g -> %g: %v -> %v", name, p.Params[name].Value, x.Value, before.Time, after.Time)
+		}
+	})
+}
+
+// A profile file reads back; bad ones name what is wrong.
+func TestParseProfile(t *testing.T) {
+	p, err := BuiltinProfile("h200x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Calibrated() || p.SM != 90 || p.Source("launch.stream") != "calibrated" {
+		t.Errorf("built-in profile: %s", p.Summary())
+	}
+	for _, c := range []struct{ body, want string }{
+		{"schema: other\nname: x\n", `schema "other"`},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  nosuch: {value: 1, source: nominal}\n", `parameter "nosuch": unknown`},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  cap.Ring.LL: {value: -1, source: nominal}\n", "expected a number in [0, 1e6]"},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  cap.Ring.LL: {value: 1, source: calibrated}\n", "calibrated but names no capture"},
+		{"schema: gatesim-profile/v1\nname: x\nbogus: 1\n", "unknown field"},
+		{"schema: [\n", "f.yaml:"},
+	} {
+		if _, err := ParseProfile([]byte(c.body), "f.yaml"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.body, err, c.want)
+		}
+	}
+}
+
+func FuzzParseProfile(f *testing.F) {
+	b, _ := profileFiles.ReadFile("profiles/h200x2.yaml")
+	f.Add(b)
+	f.Add([]byte("schema: gatesim-profile/v1\nname: x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseProfile(data, "fuzz.yaml")
+		if err == nil && p.Validate() != nil {
+			t.Fatal("parsed a profile that does not validate")
+		}
+	})
+}
