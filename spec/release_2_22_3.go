@@ -74,10 +74,15 @@ var prune22 = pruneRule(Ref{"v2.22.3-1", "src/enqueue.cc", "updateCollCostTable"
 
 var tunerCall22 = tunerCall(Ref{"v2.22.3-1", "src/enqueue.cc", "getAlgoInfo"})
 
+var release2_22_3 = Release{
+	Version: V2_22_3,
+	Tag:     "v2.22.3-1",
+	Topo:    func(p *topo.Params) { *p = topo.Params2_22_3() },
+	Tuning:  func(t *Tuning) ([]TuningChange, error) { *t = tuningBase2_22_3(); return nil, nil },
+	Rules:   base2_22_3,
+}
+
 func base2_22_3(rs *Ruleset) {
-	rs.TopoParams = topo.Params2_22_3()
-	t := tuningBase2_22_3()
-	rs.Tuning = &t
 	rs.Consts = Consts{
 		NetABI:         []int{8, 7, 6, 5},
 		TunerABI:       []int{3, 2},

@@ -36,7 +36,7 @@ func tuningRelease(t tuningTB, v Version) *Tuning {
 func tuning2_30_7(t testing.TB) *Tuning {
 	t.Helper()
 	tu := tuningRelease(t, V2_28_9)
-	if _, err := tuningApply2_30_7Checked(tu); err != nil {
+	if _, err := tuningApply2_30_7(tu); err != nil {
 		t.Fatal(err)
 	}
 	return tu
@@ -172,9 +172,9 @@ func TestTuningDeltas(t *testing.T) {
 		tag   string
 		apply func(*Tuning) ([]TuningChange, error)
 	}{
-		{"v2.28.3-1", tuningApply2_28_3Checked},
-		{"v2.28.9-1", tuningApply2_28_9Checked},
-		{"v2.30.7-1", tuningApply2_30_7Checked},
+		{"v2.28.3-1", tuningApply2_28_3},
+		{"v2.28.9-1", tuningApply2_28_9},
+		{"v2.30.7-1", tuningApply2_30_7},
 	}
 	cur := base
 	for _, s := range steps {
