@@ -170,11 +170,7 @@ func releaseTopo(v spec.Version) (topo.Params, error) {
 	if !ok {
 		return topo.Params{}, &spec.UnsupportedError{Version: v}
 	}
-	rs, err := spec.Load(r)
-	if err != nil {
-		return topo.Params{}, err
-	}
-	return rs.TopoParams, nil
+	return spec.TopoParamsFor(r)
 }
 
 // ChunkBytes is the Ring/Simple chunk of a function, or the one-step chunk

@@ -91,8 +91,8 @@ func hasFP8(v spec.Version) bool {
 	if !ok {
 		return false
 	}
-	rs, err := spec.Load(r)
-	return err == nil && rs.Consts.HasFP8
+	k, err := spec.ConstsFor(r)
+	return err == nil && k.HasFP8
 }
 
 // Op draws one collective valid for release v on a communicator of nRanks.

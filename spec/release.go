@@ -99,3 +99,39 @@ func (rel Release) build(prev *Ruleset, base bool) (*Ruleset, error) {
 	}
 	return rs, nil
 }
+
+// ConstsFor returns the gate constants of a modelled release by applying
+// only the Consts blocks of the list: the cheap way for code that asks a
+// release one fact (Load also builds every rule and the tuning model).
+func ConstsFor(v Version) (Consts, error) {
+	rs := &Ruleset{}
+	for _, rel := range releaseList {
+		rs.Version = rel.Version
+		if rel.Consts != nil {
+			rel.Consts(rs)
+		}
+		if len(rs.errs) > 0 {
+			return Consts{}, fmt.Errorf("release %s delta: %w", rel.Version, errors.Join(rs.errs...))
+		}
+		if rel.Version == v {
+			return rs.Consts, nil
+		}
+	}
+	return Consts{}, &UnsupportedError{Version: v}
+}
+
+// TopoParamsFor returns the topology stage's parameters of a modelled
+// release by applying only the Topo blocks of the list; Load's
+// Ruleset.TopoParams is the same value.
+func TopoParamsFor(v Version) (topo.Params, error) {
+	var p topo.Params
+	for _, rel := range releaseList {
+		if rel.Topo != nil {
+			rel.Topo(&p)
+		}
+		if rel.Version == v {
+			return p, nil
+		}
+	}
+	return topo.Params{}, &UnsupportedError{Version: v}
+}

@@ -192,3 +192,25 @@ func TestSetConstRecordsOldValue(t *testing.T) {
 		}
 	}
 }
+
+// TestFactViewsMatchLoad: ConstsFor and TopoParamsFor, the cheap views,
+// give what Load builds.
+func TestFactViewsMatchLoad(t *testing.T) {
+	for _, v := range Releases {
+		rs := MustLoad(v)
+		k, err := ConstsFor(v)
+		if err != nil || !reflect.DeepEqual(k, rs.Consts) {
+			t.Errorf("%s: ConstsFor = %+v, %v; Load %+v", v, k, err, rs.Consts)
+		}
+		p, err := TopoParamsFor(v)
+		if err != nil || !reflect.DeepEqual(p, rs.TopoParams) {
+			t.Errorf("%s: TopoParamsFor = %+v, %v; Load %+v", v, p, err, rs.TopoParams)
+		}
+	}
+	if _, err := ConstsFor(MakeVersion(2, 25, 1)); err == nil {
+		t.Error("ConstsFor(2.25.1): expected an error")
+	}
+	if _, err := TopoParamsFor(MakeVersion(2, 25, 1)); err == nil {
+		t.Error("TopoParamsFor(2.25.1): expected an error")
+	}
+}
