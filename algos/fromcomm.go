@@ -32,10 +32,14 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 		UnpackDouble:  o.NetDeviceUnpack && o.UnpackDoubleNChannels && r.NNodes > 1,
 		NVLSChannels:  r.NvlsChannels,
 	}
-	if c.Release == spec.V2_22_3 {
-		ps.ComputeDouble = ps.ComputeDouble && r.MinCompCap == 90
-	} else {
+	tp, err := releaseTopo(c.Release)
+	if err != nil {
+		return nil, err
+	}
+	if tp.ComputeChannelsSM90Plus {
 		ps.ComputeDouble = ps.ComputeDouble && r.MinCompCap >= 90
+	} else {
+		ps.ComputeDouble = ps.ComputeDouble && r.MinCompCap == 90
 	}
 	if ch := r.Graphs[topo.GraphCollNetChain]; r.CollNetSupport {
 		ps.CollNetExtra = ch.BwIntra > ch.BwInter && r.NRanks > r.NNodes

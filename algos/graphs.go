@@ -71,6 +71,10 @@ func PostsetCopies(release spec.Version, p Postset) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	tp, err := releaseTopo(release)
+	if err != nil {
+		return nil, err
+	}
 	if p.Searched <= 0 || p.Searched > par.MaxChannels {
 		return nil, fmt.Errorf("postset: %d searched channels: expected 1 to %d", p.Searched, par.MaxChannels)
 	}
@@ -97,7 +101,7 @@ func PostsetCopies(release spec.Version, p Postset) ([]int, error) {
 	if p.MinNChannels > 0 {
 		step(max(n, min(p.MinNChannels, par.MaxChannels)))
 	}
-	if release < spec.V2_28_3 && n < p.NVLSChannels {
+	if tp.NVLSRaisesChannels && n < p.NVLSChannels {
 		step(min(p.NVLSChannels, par.MaxChannels))
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // NCCL_STEPS, the depth of every connection FIFO, in all modelled releases.
@@ -146,6 +147,17 @@ func ParamsFor(v spec.Version) (Params, error) {
 		return Params{}, fmt.Errorf("NCCL %s is older than every release the schedule builders model (oldest %s)", v, releaseParams[0].Release)
 	}
 	return out, nil
+}
+
+// releaseTopo is the topology stage's parameters (ncclTopoPostset's
+// release facts among them) of the newest modelled release not newer than
+// v, as its spec.Release builds them.
+func releaseTopo(v spec.Version) (topo.Params, error) {
+	r, ok := spec.Nearest(v)
+	if !ok {
+		return topo.Params{}, &spec.UnsupportedError{Version: v}
+	}
+	return spec.TopoParamsFor(r)
 }
 
 // ChunkBytes is the Ring/Simple chunk of a function, or the one-step chunk

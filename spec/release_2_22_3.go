@@ -74,10 +74,16 @@ var prune22 = pruneRule(Ref{"v2.22.3-1", "src/enqueue.cc", "updateCollCostTable"
 
 var tunerCall22 = tunerCall(Ref{"v2.22.3-1", "src/enqueue.cc", "getAlgoInfo"})
 
-func base2_22_3(rs *Ruleset) {
-	rs.TopoParams = topo.Params2_22_3()
-	t := tuningBase2_22_3()
-	rs.Tuning = &t
+var release2_22_3 = Release{
+	Version: V2_22_3,
+	Tag:     "v2.22.3-1",
+	Topo:    func(p *topo.Params) { *p = topo.Params2_22_3() },
+	Tuning:  func(t *Tuning) ([]TuningChange, error) { *t = tuningBase2_22_3(); return nil, nil },
+	Consts:  consts2_22_3,
+	Rules:   base2_22_3,
+}
+
+func consts2_22_3(rs *Ruleset) {
 	rs.Consts = Consts{
 		NetABI:         []int{8, 7, 6, 5},
 		TunerABI:       []int{3, 2},
@@ -100,6 +106,9 @@ func base2_22_3(rs *Ruleset) {
 			"NCCL_MAX_CTAS":               -2147483648,
 		},
 	}
+}
+
+func base2_22_3(rs *Ruleset) {
 	for _, r := range []*Rule{
 		envSource22, intParamRule(Ref{"v2.22.3-1", "src/misc/param.cc", "ncclLoadParam"}),
 		netLib22, netLibNone22, netABI22, collNetABI22,

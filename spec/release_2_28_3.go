@@ -89,23 +89,34 @@ var collNetArity28 = &Rule{
 	},
 }
 
-func apply2_28_3(rs *Ruleset) {
+var release2_28_3 = Release{
+	Version: V2_28_3,
+	Tag:     tag283,
+	Consts:  consts2_28_3,
+	Topo:    topo.Apply2_28_3,
+	Tuning:  tuningApply2_28_3,
+	Rules:   apply2_28_3,
+}
+
+func consts2_28_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{tag283, file, fn} }
-	rs.SetConst("NetABI", rs.Consts.NetABI, "[11 10 9 8 7 6]", ref("src/plugin/net.cc", "ncclNetPluginLoad"), func(k *Consts) { k.NetABI = []int{11, 10, 9, 8, 7, 6} })
-	rs.SetConst("TunerABI", rs.Consts.TunerABI, "[5 4 3 2]", ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), func(k *Consts) { k.TunerABI = []int{5, 4, 3, 2} })
-	rs.SetConst("MaxChannels", 32, 64, ref("src/include/device.h", "MAXCHANNELS"), func(k *Consts) { k.MaxChannels = 64 })
-	rs.SetConst("NVLSChannelsSM100", 0, "24/32", ref("src/transport/nvls.cc", "ncclNvlsInit"), func(k *Consts) { k.NVLSChannelsSM100, k.NVLSChannelsSM100Multi = 24, 32 })
-	rs.SetConst("MaxNVLSArity", 0, 32, ref("src/include/device.h", "NCCL_MAX_NVLS_ARITY"), func(k *Consts) { k.MaxNVLSArity = 32 })
-	rs.SetConst("HasPAT", false, true, ref("src/graph/tuning.cc", "ncclPatEnable"), func(k *Consts) { k.HasPAT = true })
-	rs.SetConst("NetNameAtLoad", false, true, ref("src/plugin/net/net_v8.cc", "getNcclNet_v8"), func(k *Consts) { k.NetNameAtLoad = true })
-	rs.SetConst("HasFP8", false, true, ref("src/nccl.h.in", "ncclDataType_t"), func(k *Consts) { k.HasFP8 = true })
-	rs.SetConst("RingBackup", true, false, ref("src/enqueue.cc", "topoGetAlgoInfo"), func(k *Consts) { k.RingBackup = false })
+	rs.SetConst("NetABI", []int{11, 10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
+	rs.SetConst("TunerABI", []int{5, 4, 3, 2}, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"))
+	rs.SetConst("MaxChannels", 64, ref("src/include/device.h", "MAXCHANNELS"))
+	rs.SetConst("NVLSChannelsSM100", 24, ref("src/transport/nvls.cc", "ncclNvlsInit"))
+	rs.SetConst("NVLSChannelsSM100Multi", 32, ref("src/transport/nvls.cc", "ncclNvlsInit"))
+	rs.SetConst("MaxNVLSArity", 32, ref("src/include/device.h", "NCCL_MAX_NVLS_ARITY"))
+	rs.SetConst("HasPAT", true, ref("src/graph/tuning.cc", "ncclPatEnable"))
+	rs.SetConst("NetNameAtLoad", true, ref("src/plugin/net/net_v8.cc", "getNcclNet_v8"))
+	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
+	rs.SetConst("RingBackup", false, ref("src/enqueue.cc", "topoGetAlgoInfo"))
 	rs.SetParamDefault("NCCL_NVLS_NCHANNELS", -2147483648, ref("src/transport/nvls.cc", "NvlsChannels"))
 	rs.SetParamDefault("NCCL_PAT_ENABLE", 2, ref("src/graph/tuning.cc", "PatEnable"))
 	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
+}
 
-	rs.TopoDelta(topo.Apply2_28_3, tag283, "topology stage (spec/topo Params)")
-	rs.TuningDelta(tuningApply2_28_3)
+func apply2_28_3(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag283, file, fn} }
 	rs.Replace(topoRule(ref("src/init.cc", "initTransportsRank")), "new tag")
 	rs.Replace(envSource23, "NCCL_CONF_FILE names the user config file (2.23.4)")
 	rs.Replace(intParamRule(ref("src/misc/param.cc", "ncclLoadParam")), "same parse; file unchanged, new tag")

@@ -83,9 +83,15 @@ var envPlugin = &Rule{
 	},
 }
 
+var release2_28_9 = Release{
+	Version: V2_28_9,
+	Tag:     tag289,
+	Topo:    topo.Apply2_28_9,
+	Tuning:  tuningApply2_28_9,
+	Rules:   apply2_28_9,
+}
+
 func apply2_28_9(rs *Ruleset) {
-	rs.TopoDelta(topo.Apply2_28_9, tag289, "topology stage (spec/topo Params)")
-	rs.TuningDelta(tuningApply2_28_9)
 	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
 	rs.Replace(nvlsEarly289, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState289, "NCCL_NET filters before init (2.28.7)")

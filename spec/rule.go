@@ -96,6 +96,8 @@ type Ruleset struct {
 	// Changes is this release's delta against the previous one (empty for
 	// the base release).
 	Changes []Change
+	// errs collects the delta's errors while the release is built.
+	errs []error
 }
 
 // Consts are release constants read by the gates (ABI windows, limits).
@@ -181,10 +183,15 @@ func (rs *Ruleset) order(r *Rule) *[]RuleID {
 // Add installs a new rule after the rule named after ("" = at the start).
 func (rs *Ruleset) Add(r *Rule, after RuleID, note string) {
 	if _, dup := rs.rules[r.ID]; dup {
-		panic("spec: Add of existing rule " + string(r.ID)) // a programming error in a delta
+		rs.errs = append(rs.errs, fmt.Errorf("Add of existing rule %s", r.ID))
+		return
+	}
+	ord := rs.order(r)
+	if after != "" && !slices.Contains(*ord, after) {
+		rs.errs = append(rs.errs, fmt.Errorf("Add of %s after unknown rule %s", r.ID, after))
+		return
 	}
 	rs.rules[r.ID] = r
-	ord := rs.order(r)
 	*ord = insertAfter(*ord, r.ID, after)
 	rs.Changes = append(rs.Changes, Change{Kind: ChangeAdd, Rule: r.ID, Ref: r.Ref, Note: note, Since: rs.Version})
 }
@@ -193,7 +200,8 @@ func (rs *Ruleset) Add(r *Rule, after RuleID, note string) {
 func (rs *Ruleset) Replace(r *Rule, note string) {
 	old, ok := rs.rules[r.ID]
 	if !ok {
-		panic("spec: Replace of unknown rule " + string(r.ID))
+		rs.errs = append(rs.errs, fmt.Errorf("Replace of unknown rule %s", r.ID))
+		return
 	}
 	rs.rules[r.ID] = r
 	rs.Changes = append(rs.Changes, Change{Kind: ChangeReplace, Rule: r.ID, Old: old.Ref.String(), New: r.Ref.String(), Ref: r.Ref, Note: note, Since: rs.Version})
@@ -203,7 +211,8 @@ func (rs *Ruleset) Replace(r *Rule, note string) {
 func (rs *Ruleset) Remove(id RuleID, ref Ref, note string) {
 	r, ok := rs.rules[id]
 	if !ok {
-		panic("spec: Remove of unknown rule " + string(id))
+		rs.errs = append(rs.errs, fmt.Errorf("Remove of unknown rule %s", id))
+		return
 	}
 	delete(rs.rules, id)
 	ord := rs.order(r)
@@ -215,9 +224,14 @@ func (rs *Ruleset) Remove(id RuleID, ref Ref, note string) {
 func (rs *Ruleset) Move(id, after RuleID, ref Ref, note string) {
 	r, ok := rs.rules[id]
 	if !ok {
-		panic("spec: Move of unknown rule " + string(id))
+		rs.errs = append(rs.errs, fmt.Errorf("Move of unknown rule %s", id))
+		return
 	}
 	ord := rs.order(r)
+	if after != "" && (after == id || !slices.Contains(*ord, after)) {
+		rs.errs = append(rs.errs, fmt.Errorf("Move of %s after unknown rule %s", id, after))
+		return
+	}
 	*ord = slices.DeleteFunc(*ord, func(x RuleID) bool { return x == id })
 	*ord = insertAfter(*ord, id, after)
 	rs.Changes = append(rs.Changes, Change{Kind: ChangeMove, Rule: id, New: "after " + string(after), Ref: ref, Note: note, Since: rs.Version})
@@ -268,43 +282,49 @@ func (rs *Ruleset) TopoDelta(apply func(*topo.Params), tag, note string) {
 }
 
 // TuningDelta applies a release's change to the tuning model's constants
-// (tuningApply2_28_3, ...) and records each change as "tuning.<path>".
-func (rs *Ruleset) TuningDelta(apply func(*Tuning) []TuningChange) {
-	for _, ch := range apply(rs.Tuning) {
+// (tuningApply2_28_3, ...) and records each change as "tuning.<path>"; an
+// error of the delta fails the release's build.
+func (rs *Ruleset) TuningDelta(apply func(*Tuning) ([]TuningChange, error)) {
+	changes, err := apply(rs.Tuning)
+	if err != nil {
+		rs.errs = append(rs.errs, err)
+	}
+	for _, ch := range changes {
 		rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "tuning." + ch.Path, Old: ch.Old, New: ch.New, Ref: ch.Ref, Since: rs.Version})
 	}
 }
 
-// SetConst records a change of a release constant; set performs it.
-func (rs *Ruleset) SetConst(path string, old, new any, ref Ref, set func(*Consts)) {
-	set(&rs.Consts)
-	rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: path, Old: fmt.Sprint(old), New: fmt.Sprint(new), Ref: ref, Since: rs.Version})
+// SetConst sets the field of Consts named by path to value and records the
+// change with the old value read from the field itself, so the changelog
+// cannot disagree with the constants. A path that names no field, or a value
+// of another type, fails the release's build.
+func (rs *Ruleset) SetConst(path string, value any, ref Ref) {
+	f := reflect.ValueOf(&rs.Consts).Elem().FieldByName(path)
+	if !f.IsValid() || !f.CanSet() {
+		rs.errs = append(rs.errs, fmt.Errorf("SetConst %s: Consts has no such field", path))
+		return
+	}
+	nv := reflect.ValueOf(value)
+	if !nv.IsValid() || nv.Type() != f.Type() {
+		rs.errs = append(rs.errs, fmt.Errorf("SetConst %s: value %v is a %T, the field is a %s", path, value, value, f.Type()))
+		return
+	}
+	old := fmt.Sprint(f.Interface())
+	if nv.Kind() == reflect.Slice { // never share a slice with the previous release
+		c := reflect.MakeSlice(nv.Type(), nv.Len(), nv.Len())
+		reflect.Copy(c, nv)
+		nv = c
+	}
+	f.Set(nv)
+	rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: path, Old: old, New: fmt.Sprint(f.Interface()), Ref: ref, Since: rs.Version})
 }
 
 func insertAfter(list []RuleID, id, after RuleID) []RuleID {
 	if after == "" {
 		return append([]RuleID{id}, list...)
 	}
-	i := slices.Index(list, after)
-	if i < 0 {
-		panic("spec: insert after unknown rule " + string(after))
-	}
+	i := slices.Index(list, after) // the callers checked that it is there
 	return slices.Insert(list, i+1, id)
-}
-
-// release is one link of the chain: a version and the delta that turns the
-// previous release's ruleset into this one's.
-type release struct {
-	version Version
-	apply   func(*Ruleset)
-}
-
-// releaseChain lists the modelled releases in order; the first is built from
-// nothing. It must name the same versions as Releases.
-var releaseChain = []release{
-	{V2_22_3, base2_22_3},
-	{V2_28_3, apply2_28_3},
-	{V2_28_9, apply2_28_9},
 }
 
 // Load builds the ruleset of a release by applying the chain of deltas to a
@@ -314,11 +334,12 @@ func Load(v Version) (*Ruleset, error) {
 		return nil, &UnsupportedError{Version: v}
 	}
 	rs := &Ruleset{rules: map[RuleID]*Rule{}}
-	for _, rel := range releaseChain {
-		rs = rs.clone(rel.version)
-		rs.Changes = nil
-		rel.apply(rs)
-		if rel.version == v {
+	for i, rel := range releaseList {
+		var err error
+		if rs, err = rel.build(rs, i == 0); err != nil {
+			return nil, err
+		}
+		if rel.Version == v {
 			return rs, nil
 		}
 	}

@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -34,15 +36,21 @@ func TestUnknownReleaseListsSupported(t *testing.T) {
 	}
 }
 
-// TestReleaseChainMatchesReleases keeps the chain and the public list in
-// step.
+// TestReleaseChainMatchesReleases keeps the release list, the public list
+// and the version constants in step.
 func TestReleaseChainMatchesReleases(t *testing.T) {
-	if len(releaseChain) != len(Releases) {
-		t.Fatalf("chain has %d links, Releases %d", len(releaseChain), len(Releases))
+	if len(releaseList) != len(Releases) {
+		t.Fatalf("list has %d releases, Releases %d", len(releaseList), len(Releases))
 	}
 	for i := range Releases {
-		if releaseChain[i].version != Releases[i] {
-			t.Errorf("chain[%d] = %v, Releases[%d] = %v", i, releaseChain[i].version, i, Releases[i])
+		if releaseList[i].Version != Releases[i] {
+			t.Errorf("releaseList[%d] = %v, Releases[%d] = %v", i, releaseList[i].Version, i, Releases[i])
+		}
+		if i > 0 && Releases[i] <= Releases[i-1] {
+			t.Errorf("Releases not in order: %v after %v", Releases[i], Releases[i-1])
+		}
+		if rel, ok := ReleaseOf(Releases[i]); !ok || rel.Tag != Releases[i].Tag() {
+			t.Errorf("ReleaseOf(%v) = %q, %v", Releases[i], rel.Tag, ok)
 		}
 	}
 }
@@ -135,5 +143,74 @@ func TestDiffLists(t *testing.T) {
 	}
 	if _, err := Diff(V2_22_3, MakeVersion(2, 99, 1)); err == nil {
 		t.Error("diff to an unmodelled release succeeded")
+	}
+}
+
+// TestBadDeltaFailsLoad: a delta that names a missing constant, gives a
+// constant a value of the wrong type, touches an unknown rule or whose
+// tuning block fails makes the release's build fail with every error named.
+func TestBadDeltaFailsLoad(t *testing.T) {
+	base, err := Load(Releases[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		rel  Release
+		want string
+	}{
+		{"no field", Release{Consts: func(rs *Ruleset) { rs.SetConst("NoSuchConst", 1, Ref{}) }}, "NoSuchConst"},
+		{"wrong type", Release{Consts: func(rs *Ruleset) { rs.SetConst("MaxChannels", "64", Ref{}) }}, "MaxChannels"},
+		{"unknown rule", Release{Rules: func(rs *Ruleset) { rs.Remove("G-NO-SUCH-1", Ref{}, "") }}, "G-NO-SUCH-1"},
+		{"move after unknown", Release{Rules: func(rs *Ruleset) { rs.Move("G-TUNER-LIB-1", "G-NO-SUCH-2", Ref{}, "") }}, "G-NO-SUCH-2"},
+		{"tuning", Release{Tuning: func(*Tuning) ([]TuningChange, error) { return nil, errors.New("bad tuning delta") }}, "bad tuning delta"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.rel.Version = MakeVersion(2, 99, 1)
+			tc.rel.Tag = tc.rel.Version.Tag()
+			_, err := tc.rel.build(base, false)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("build = %v, want an error naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSetConstRecordsOldValue: the changelog's old value is what the
+// constant held, never what a delta claims.
+func TestSetConstRecordsOldValue(t *testing.T) {
+	prev, next := MustLoad(V2_22_3), MustLoad(V2_28_3)
+	for _, c := range next.Changes {
+		if c.Kind != ChangeValue || strings.Contains(c.Path, ".") {
+			continue
+		}
+		old := fmt.Sprint(reflect.ValueOf(prev.Consts).FieldByName(c.Path).Interface())
+		now := fmt.Sprint(reflect.ValueOf(next.Consts).FieldByName(c.Path).Interface())
+		if c.Old != old || c.New != now {
+			t.Errorf("%s: changelog %s → %s, constants %s → %s", c.Path, c.Old, c.New, old, now)
+		}
+	}
+}
+
+// TestFactViewsMatchLoad: ConstsFor and TopoParamsFor, the cheap views,
+// give what Load builds.
+func TestFactViewsMatchLoad(t *testing.T) {
+	for _, v := range Releases {
+		rs := MustLoad(v)
+		k, err := ConstsFor(v)
+		if err != nil || !reflect.DeepEqual(k, rs.Consts) {
+			t.Errorf("%s: ConstsFor = %+v, %v; Load %+v", v, k, err, rs.Consts)
+		}
+		p, err := TopoParamsFor(v)
+		if err != nil || !reflect.DeepEqual(p, rs.TopoParams) {
+			t.Errorf("%s: TopoParamsFor = %+v, %v; Load %+v", v, p, err, rs.TopoParams)
+		}
+	}
+	if _, err := ConstsFor(MakeVersion(2, 25, 1)); err == nil {
+		t.Error("ConstsFor(2.25.1): expected an error")
+	}
+	if _, err := TopoParamsFor(MakeVersion(2, 25, 1)); err == nil {
+		t.Error("TopoParamsFor(2.25.1): expected an error")
 	}
 }

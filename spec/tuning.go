@@ -16,8 +16,10 @@ package spec
 // the switches; it never compares versions.
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // TuningHw is the hardware class of the latency tables (NCCL_HW_NVLINK,
@@ -562,12 +564,7 @@ func tuningSet[T comparable](d *tuningDelta, p *T, v T, file, fn string) {
 // with a Blackwell row, the new Tree/Simple latencies, the NVLS efficiency
 // model, per-function NCCL_ALGO/NCCL_PROTO without Ring restoration or
 // backup, the per-op line with channel ranges and the 16 KiB scheduler.
-func tuningApply2_28_3(t *Tuning) []TuningChange {
-	ch, _ := tuningApply2_28_3Checked(t)
-	return ch
-}
-
-func tuningApply2_28_3Checked(t *Tuning) ([]TuningChange, error) {
+func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: "v2.28.3-1"}
 	const defaults = "ncclTunerConstantsDefaults"
 	const model = "ncclTopoTuneModel"
@@ -679,12 +676,7 @@ func tuningApply2_28_3Checked(t *Tuning) ([]TuningChange, error) {
 // library of PyTorch's wheel on the project's GPU machine: three tuner
 // constants changed (2.28.7); the rest of tuning.cc and the selection code
 // of enqueue.cc are unchanged.
-func tuningApply2_28_9(t *Tuning) []TuningChange {
-	ch, _ := tuningApply2_28_9Checked(t)
-	return ch
-}
-
-func tuningApply2_28_9Checked(t *Tuning) ([]TuningChange, error) {
+func tuningApply2_28_9(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: "v2.28.9-1"}
 	const defaults = "ncclTunerConstantsDefaults"
 	tuningSet(d, &t.HwLat[TuningHwNet][NVLSTree][Simple], 20.9, tuningCC, defaults)
@@ -700,12 +692,7 @@ func tuningApply2_28_9Checked(t *Tuning) ([]TuningChange, error) {
 // tree correction with NVLSTree on sm100 x86, the 32 KiB scheduler and the
 // new WARN text. Not covered: 2.30's Broadcast grouping into AllGatherV
 // (several roots in one group) and the tuner v6 chunk size.
-func tuningApply2_30_7(t *Tuning) []TuningChange {
-	ch, _ := tuningApply2_30_7Checked(t)
-	return ch
-}
-
-func tuningApply2_30_7Checked(t *Tuning) ([]TuningChange, error) {
+func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: "v2.30.7-1"}
 	const defaults = "ncclTunerConstantsDefaults"
 	const model = "ncclTopoTuneModel"
@@ -726,40 +713,55 @@ func tuningApply2_30_7Checked(t *Tuning) ([]TuningChange, error) {
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
-// TuningForRelease builds the tuning model of a modelled release: the
-// 2.22.3 base plus every delta up to v, and the changes each delta made,
-// oldest first.
+// TuningForRelease is the tuning model of a modelled release and the tuning
+// changes of every delta up to it, oldest first: a view of the ruleset Load
+// builds, so there is one chain.
 func TuningForRelease(v Version) (*Tuning, []TuningChange, error) {
-	t := tuningBase2_22_3()
-	type step struct {
-		v     Version
-		apply func(*Tuning) ([]TuningChange, error)
-	}
-	steps := []step{
-		{V2_28_3, tuningApply2_28_3Checked},
-		{V2_28_9, tuningApply2_28_9Checked},
-		{MakeVersion(2, 30, 7), tuningApply2_30_7Checked},
-	}
-	if v == V2_22_3 {
-		return &t, nil, nil
-	}
 	var all []TuningChange
-	for _, s := range steps {
-		ch, err := s.apply(&t)
+	for _, r := range Releases {
+		if r > v {
+			break
+		}
+		rs, err := Load(r)
 		if err != nil {
 			return nil, nil, err
 		}
-		all = append(all, ch...)
-		if s.v == v {
-			return &t, all, nil
+		for _, c := range rs.Changes {
+			if p, ok := strings.CutPrefix(c.Path, "tuning."); ok && c.Kind == ChangeValue {
+				all = append(all, TuningChange{Path: p, Old: c.Old, New: c.New, Ref: c.Ref})
+			}
 		}
+		if r == v {
+			return rs.Tuning.Clone(), all, nil
+		}
+	}
+	// a release whose schedule constants algos models before its rules are
+	// (tuningOnly): the newest ruleset's tuning plus its tuning delta
+	for _, tr := range tuningOnly {
+		if tr.v != v {
+			continue
+		}
+		last := Releases[len(Releases)-1]
+		t, prev, err := TuningForRelease(last)
+		if err != nil {
+			return nil, nil, err
+		}
+		ch, err := tr.apply(t)
+		if err != nil {
+			return nil, nil, err
+		}
+		return t, append(prev, ch...), nil
 	}
 	return nil, nil, &UnsupportedError{Version: v}
 }
 
+// tuningOnly lists releases newer than every ruleset whose tuning constants
+// are written (the schedule builders of algos use them): 2.30.7.
+var tuningOnly = []struct {
+	v     Version
+	apply func(*Tuning) ([]TuningChange, error)
+}{{MakeVersion(2, 30, 7), tuningApply2_30_7}}
+
 func tuningJoinErrs(errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return errs[0]
+	return errors.Join(errs...)
 }

@@ -12,8 +12,8 @@ import (
 type Version uint32
 
 // The releases gatesim knows by name. Released entries are never renumbered
-// or edited; a new release is one constant here, one entry in Releases and one
-// delta file (release_2_xx.go).
+// or edited; a new release is one constant here, its delta file
+// (release_2_xx_y.go) and its entry in releaseList (release.go).
 const (
 	// V2_22_3 is the reference release of the design material
 	// (tag v2.22.3-1, commit 178b6b7).
@@ -24,10 +24,6 @@ const (
 	V2_28_9 Version = 22809
 	// -- add new releases here --
 )
-
-// Releases lists the modelled releases, oldest first. Each one's ruleset is
-// built from the previous one plus its delta.
-var Releases = []Version{V2_22_3, V2_28_3, V2_28_9}
 
 // Major, Minor and Patch split the version code.
 func (v Version) Major() int { return int(v) / 10000 }

@@ -105,10 +105,11 @@ func runTopoSearch(d *deps, f *topoSearchFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	p, err := topo.ParamsFor(v.String())
+	rs, err := spec.Load(v)
 	if err != nil {
 		return badInput(err)
 	}
+	p := rs.TopoParams
 	if f.nodes < 1 || f.nodes > spec.MaxNodes {
 		return badInputf("--nodes %d: expected 1 to %d (gatesim's limit)", f.nodes, spec.MaxNodes)
 	}

@@ -166,7 +166,8 @@ func Lint(reg *Registry, assigns []Assignment, opts Options) *Report {
 	for _, n := range order {
 		env[n] = byName[n].a.Value
 	}
-	l := &linter{reg: reg, v: reg.Version, env: env, opts: opts}
+	rel, _ := ReleaseOf(reg.Version)
+	l := &linter{reg: reg, v: reg.Version, rel: rel, env: env, opts: opts}
 	rep.EffectWired = opts.Effect != nil
 	for _, n := range order {
 		f := byName[n]
@@ -213,6 +214,7 @@ func joinInts(l []int) string {
 type linter struct {
 	reg  *Registry
 	v    spec.Version
+	rel  Release
 	env  spec.Env
 	opts Options
 	// others are the other releases' tables, loaded once per lint (each
@@ -624,7 +626,7 @@ func ruleTriState(feature, file, fn string) valueRule {
 		case 1:
 			vr.Uses = "1: " + feature + " forced on"
 			vr.add(Finding{Severity: SevInfo, Code: "special-value", Ref: rf,
-				Message: feature + " is forced on: NCCL skips its own capability check" + forcedNote(feature, l.v)})
+				Message: feature + " is forced on: NCCL skips its own capability check" + forcedNote(feature, l.rel)})
 		default:
 			vr.Uses = fmt.Sprintf("%d: %s forced on", val, feature)
 			vr.add(Finding{Severity: SevWarning, Code: "special-value", Ref: rf,
@@ -633,9 +635,9 @@ func ruleTriState(feature, file, fn string) valueRule {
 	}
 }
 
-func forcedNote(feature string, v spec.Version) string {
+func forcedNote(feature string, rel Release) string {
 	if feature == "NVLS" {
-		if v == spec.V2_28_3 || v == spec.V2_28_9 {
+		if rel.NVLSBindSoft {
 			return "; with exactly 1 a multicast bind failure is fatal (other values make it soft in 2.28)"
 		}
 		return "; a multicast bind failure is fatal"
@@ -649,10 +651,7 @@ func ruleMnnvl(l *linter, vr *Var, p *Param) {
 		return
 	}
 	val, _, _ := LoadParam(vr.Name, vr.Value, true, 0)
-	rf := l.tagRef("src/init.cc", "initTransportsRank")
-	if l.v != spec.V2_22_3 {
-		rf = l.tagRef("src/mnnvl.cc", "ncclMnnvlCheck")
-	}
+	rf := l.tagRef(l.rel.MNNVLFile, l.rel.MNNVLFunc)
 	switch val {
 	case 0, 1, 2:
 	default:
@@ -664,8 +663,8 @@ func ruleMnnvl(l *linter, vr *Var, p *Param) {
 // ruleCollNetEnable: exact "1" in 2.22.3; (int)strtol base 0 and 0/1 only
 // since 2.27.5 (2.28.x, 2.30.7).
 func ruleCollNetEnable(l *linter, vr *Var, p *Param) {
-	if l.v == spec.V2_22_3 {
-		rf := ref("v2.22.3-1", "src/init.cc", "initTransportsRank")
+	if !l.rel.CollNetEnableStrtol {
+		rf := l.tagRef("src/init.cc", "initTransportsRank")
 		if vr.Value == "1" {
 			vr.Uses = "enabled (when a CollNet plugin is attached)"
 			return
@@ -768,10 +767,7 @@ func ruleBits(bits int, what string) valueRule {
 		}
 		val, _, _ := LoadParam(vr.Name, vr.Value, true, 0)
 		hi := int64(1)<<bits - 1
-		rf := l.tagRef("src/transport/net_ib.cc", "ncclIbRtsQp")
-		if l.v == V2_30_7 {
-			rf = l.tagRef("src/transport/net_ib", "ncclIbRtsQp")
-		}
+		rf := l.tagRef(l.rel.IBQPFile, "ncclIbRtsQp")
 		if val < 0 || val > hi {
 			msg := fmt.Sprintf("%s is a %d-bit field (0-%d) of the IB QP; NCCL passes %d unchecked as uint8_t", what, bits, hi, val)
 			if val < 0 || val > 255 {
@@ -866,7 +862,7 @@ func rulePlugin(kind, prefix string) valueRule {
 		case hasNone && strings.EqualFold(vr.Value, "none"):
 			vr.Uses = "no external " + kind + " plugin"
 		case vr.Value == "":
-			if l.v == spec.V2_22_3 {
+			if !l.rel.PluginList {
 				vr.Uses = prefix + ".so (the default name)"
 			} else {
 				vr.Uses = "no external " + kind + " plugin"
@@ -879,7 +875,7 @@ func rulePlugin(kind, prefix string) valueRule {
 				Message: fmt.Sprintf("NCCL %s has no \"none\" keyword for this plugin: it looks for a library called none", l.v)})
 		default:
 			vr.Uses = "loads " + vr.Value
-			if kind == "net" && strings.Contains(vr.Value, ",") && l.v == spec.V2_22_3 {
+			if kind == "net" && strings.Contains(vr.Value, ",") && !l.rel.PluginList {
 				vr.add(Finding{Severity: SevWarning, Code: "ignored-value", Ref: rf,
 					Message: "2.22.3 takes one plugin name: the comma list is looked up as one library name"})
 			}
@@ -924,7 +920,7 @@ func ruleCtaPolicy(l *linter, vr *Var, p *Param) {
 // ruleAlgoProto checks NCCL_ALGO / NCCL_PROTO: with the engine's parser when
 // the Grammar hook is set, else a light check of the same grammar.
 func ruleAlgoProto(l *linter, vr *Var, p *Param) {
-	legacy := l.v == spec.V2_22_3
+	legacy := !l.rel.PerFunctionAlgo
 	rf := l.tagRef("src/graph/tuning.cc", "parseList")
 	if l.opts.Grammar != nil {
 		if err := l.opts.Grammar(l.v, vr.Name, vr.Value); err != nil {

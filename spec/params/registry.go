@@ -18,8 +18,66 @@ var tables embed.FS
 // generated already so env lint works for it.
 const V2_30_7 = spec.Version(23007)
 
+// Release is one release as the parameter registry sees it: a generated
+// table (data/<tag>.tsv) and the facts lint reads where NCCL's reading of a
+// variable changed. Code asks these facts; it never compares versions.
+type Release struct {
+	Version spec.Version
+	// PerFunctionAlgo: NCCL_ALGO and NCCL_PROTO take the per-function
+	// grammar and an unknown name is an error (2.24.3+, src/graph/tuning.cc
+	// parseList); before, one list for all functions, unknown names ignored.
+	PerFunctionAlgo bool
+	// PluginList: NCCL_NET_PLUGIN is a comma list and a set-but-empty
+	// plugin variable means no external plugin (2.27.3+); before, one name
+	// and an empty value tries the default library name.
+	PluginList bool
+	// CollNetEnableStrtol: NCCL_COLLNET_ENABLE is parsed with strtol base 0
+	// into config.collnetEnable (2.27.5+); before, only the exact string "1"
+	// enables.
+	CollNetEnableStrtol bool
+	// NVLSBindSoft: a multicast bind failure is fatal only with
+	// NCCL_NVLS_ENABLE=1 (2.27.3-2.28.9, src/transport/nvls.cc
+	// nvlsAllocateMem); before and from 2.30 it is always fatal.
+	NVLSBindSoft bool
+	// MNNVLFile and MNNVLFunc are where the MNNVL check lives.
+	MNNVLFile, MNNVLFunc string
+	// IBQPFile is where ncclIbRtsQp lives (a directory from 2.30).
+	IBQPFile string
+}
+
+// releases lists the releases that have a generated table, oldest first.
+// The ones with a ruleset are spec.Releases; V2_30_7 has a table only.
+var releases = []Release{
+	{Version: spec.V2_22_3, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_28_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_28_9, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	// v2.30.7-1 src/transport/nvls.cc nvlsAllocateMem: the bind failure
+	// WARNs "Disable NVLS (NCCL_NVLS_ENABLE=0)" and fails whatever the value.
+	{Version: V2_30_7, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
+	// -- add new releases here --
+}
+
 // Versions lists the releases that have a generated table, oldest first.
-var Versions = []spec.Version{spec.V2_22_3, spec.V2_28_3, spec.V2_28_9, V2_30_7}
+var Versions = func() []spec.Version {
+	out := make([]spec.Version, len(releases))
+	for i, r := range releases {
+		out[i] = r.Version
+	}
+	return out
+}()
+
+// ReleaseOf returns the registry's facts of a release with a table.
+func ReleaseOf(v spec.Version) (Release, bool) {
+	for _, r := range releases {
+		if r.Version == v {
+			return r, true
+		}
+	}
+	return Release{}, false
+}
 
 // Param is one variable at one release: every way NCCL reads it.
 type Param struct {

@@ -1,7 +1,5 @@
 package topo
 
-import "fmt"
-
 // Params holds the per-release rules of the topology model, the paths and
 // the graph search: every place where NCCL's source differs between the
 // modelled releases is one field here, documented with where it lives, so the
@@ -438,19 +436,6 @@ func DefaultOptions() Options {
 		UnpackDoubleNChannels: true,
 		MNNVLScatterNets:      true,
 	}
-}
-
-// ParamsFor returns the rules of a modelled release named as "2.28.9".
-func ParamsFor(release string) (Params, error) {
-	switch release {
-	case "2.22.3":
-		return Params2_22_3(), nil
-	case "2.28.3":
-		return Params2_28_3(), nil
-	case "2.28.9":
-		return Params2_28_9(), nil
-	}
-	return Params{}, fmt.Errorf("topology rules for NCCL %q are not modelled: expected 2.22.3, 2.28.3 or 2.28.9", release)
 }
 
 // ParamSource is where in NCCL's source each Params field's behaviour
