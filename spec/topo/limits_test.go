@@ -35,7 +35,7 @@ func TestGraphXMLChannelsBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := ParamsFor(tc.rel)
+		p, err := paramsForRelease(tc.rel)
 		if err != nil {
 			t.Fatal(err)
 		}
