@@ -649,32 +649,20 @@ func (o *Oracle) ruleset(v spec.Version) (*spec.Ruleset, error) {
 	return rs, nil
 }
 
-// fill is the answer without its trace (HandleLine appends it).
+// fill is the answer without its trace (HandleLine appends it): the
+// communicator's facts, and the operation's decision as its "ops" entry
+// gives it.
 func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
-	a := &Answer{Schema: SchemaVersion, ID: id, Status: "ok", NCCL: d.Release.String(),
+	op := opAnswer(d)
+	a := &Answer{Schema: SchemaVersion, ID: id, Status: op.Status, NCCL: d.Release.String(),
 		Undecided: d.Undecided, Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Fallback: d.Fallback,
-		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence, P2P: d.P2P}
-	if d.Err != nil {
-		a.Status = "error"
-		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call}
-	}
-	if d.Algo != spec.AlgoNone {
-		s := d.Algo.String()
-		a.Algo = &s
-	}
-	if d.Proto != spec.ProtoNone {
-		s := d.Proto.String()
-		a.Proto = &s
-	}
+		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence, P2P: d.P2P,
+		Error: op.Error, Algo: op.Algo, Proto: op.Proto,
+		NChannels: op.NChannels, ChannelLo: op.ChannelLo, ChannelHi: op.ChannelHi, NThreads: op.NThreads, TimeUs: op.TimeUs}
 	for _, c := range d.Candidates {
 		a.Candidates = append(a.Candidates, c.String())
 	}
-	if d.NChannels > 0 {
-		// NCCL's float32 arithmetic: keep the digits that mean something
-		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, jsonout.Round(d.TimeUs)
-		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
-	}
-	a.Ops = []OpAnswer{opAnswer(d)}
+	a.Ops = []OpAnswer{op}
 	return a
 }
 
@@ -694,6 +682,7 @@ func opAnswer(d *spec.Decision) OpAnswer {
 		a.Proto = &s
 	}
 	if d.NChannels > 0 {
+		// NCCL's float32 arithmetic: keep the digits that mean something
 		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, jsonout.Round(d.TimeUs)
 		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
 	}
