@@ -33,8 +33,8 @@ check: ## gofmt, go vet, go mod tidy -diff
 golden: ## rewrite golden files from the current model (review the diff!)
 	$(GO) test -count=1 $(GOLDEN_PKGS) -update
 
-props: ## long property runs
-	$(GO) test -count=1 -tags invariants ./properties/... -rapid.checks=$(RAPID_CHECKS)
+props: ## long property runs (RAPID_CHECKS each; go test's 10-minute default would cut them short)
+	$(GO) test -count=1 -tags invariants -timeout 60m -v ./properties/... -rapid.checks=$(RAPID_CHECKS)
 
 hostile: build ## every hostile input of the limits review against bin/gatesim, under a 2 GB ulimit -v (minutes)
 	./scripts/hostile.sh $(BIN)
