@@ -41,8 +41,8 @@ browser: ## headless Chromium loads whatif's index.html and diagnose --html's pa
 	$(GO) build -o $(BIN) ./cmd/gatesim
 	cd tools/browser && GATESIM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
-props: ## long property runs
-	$(GO) test -count=1 ./properties/... -rapid.checks=$(RAPID_CHECKS)
+props: ## long property runs (RAPID_CHECKS each; go test's 10-minute default would cut them short)
+	$(GO) test -count=1 -timeout 60m -v ./properties/... -rapid.checks=$(RAPID_CHECKS)
 
 hostile: build ## every hostile input of the limits review against bin/gatesim, under a 2 GB ulimit -v (minutes)
 	./scripts/hostile.sh $(BIN)
