@@ -71,7 +71,7 @@ func TestCalibrationDoc(t *testing.T) {
 	goldenfile.Check(t, filepath.Join("sim", "profiles", "h200x2.yaml"), string(y), *update)
 }
 
-// The target: the cross-validated median |error| at >= 1 MiB is at
+// The target of the calibration: the cross-validated median |error| at >= 1 MiB is at
 // most 5 %. The other targets are reported in docs/calibration.md.
 func TestCrossValidatedErrorLarge(t *testing.T) {
 	if testing.Short() {

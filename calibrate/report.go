@@ -343,7 +343,7 @@ func Summarise(rs []Result, keep func(*Result) bool) Errors {
 	return e
 }
 
-// Large reports rows of at least 1 MiB (the split).
+// Large reports rows of at least 1 MiB (the split docs/calibration.md reports by).
 func Large(r *Result) bool { return r.Bytes >= 1<<20 }
 
 // ProfileYAML writes the fitted profile, every parameter listed: the

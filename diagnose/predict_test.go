@@ -61,7 +61,7 @@ func TestPredictCaptured(t *testing.T) {
 
 // groupLog is what rank 0 of 2 × H200 printed under NCCL 2.28.9 for
 // nccl-tests -m 8 (eight AllReduces of one size in one group) at 8 KiB
-// and 8 MiB, as reported with the issue that asked for groups (the
+// and 8 MiB, as a user reported it (the
 // repository holds no such capture yet): each operation on its own range
 // of the 24 channels.
 func groupLog() string {
