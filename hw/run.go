@@ -34,8 +34,9 @@ type Plan struct {
 	Seed  uint32
 }
 
-// MaxAgg bounds the operations of one group (nccl-tests -m).
-const MaxAgg = 1024
+// MaxAgg bounds the operations of one group (nccl-tests -m): spec's one
+// limit.
+const MaxAgg = spec.MaxAgg
 
 // DefaultPlan is nccl-tests' default shape: 1 warm-up, 20 iterations;
 // gatesim takes 5 batches of them for a median and a spread.

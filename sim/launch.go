@@ -43,9 +43,8 @@ func LoggedPerOp(env spec.Env) bool {
 	return false
 }
 
-// MaxAgg bounds Launch.Agg (nccl-tests' -m takes an int; groups of more
-// than this many operations are not what it measures).
-const MaxAgg = 1024
+// MaxAgg bounds Launch.Agg: spec's one limit on nccl-tests' -m.
+const MaxAgg = spec.MaxAgg
 
 // Validate checks the group size.
 func (l Launch) Validate() error {

@@ -101,6 +101,10 @@ func (m *LaunchMode) UnmarshalText(p []byte) error {
 	return nil
 }
 
+// MaxAgg bounds nccl-tests' -m (operations per group) wherever gatesim
+// takes it: the decision's Launch, the timing's launch mode and hw run.
+const MaxAgg = 1024
+
 // MaxGroupOps bounds the operations of one described group (nccl-tests'
 // -m and an oracle's "group" alike); NCCL itself has no such limit, but
 // every input has one.
