@@ -9,18 +9,26 @@ import (
 	"github.com/gatesim/gatesim/spec"
 )
 
+// committedCaptures reads the committed capture set of a release on the
+// 2 × H200 and fails when it is missing or incomplete.
+func committedCaptures(t *testing.T, v spec.Version) []*Capture {
+	t.Helper()
+	root := filepath.Join("..", "golden", "testdata", "captured", "h200x2-"+v.String())
+	set, err := ReadCaptureSet(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set) != len(StandardMatrix) {
+		t.Fatalf("%s: %d captures, want %d", root, len(set), len(StandardMatrix))
+	}
+	return set
+}
+
 // The captures committed under golden/testdata/captured are complete and
 // read back: what `gatesim hw check --from DIR` will replay in CI.
 func TestCommittedCaptures(t *testing.T) {
 	for _, v := range []spec.Version{spec.V2_28_9, spec.V2_28_3} {
-		root := filepath.Join("..", "golden", "testdata", "captured", "h200x2-"+v.String())
-		set, err := ReadCaptureSet(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(set) != len(StandardMatrix) {
-			t.Fatalf("%s: %d captures, want %d", root, len(set), len(StandardMatrix))
-		}
+		set := committedCaptures(t, v)
 		for _, c := range set {
 			name := fmt.Sprintf("%s/%s", v, c.Config.Name)
 			r := c.Result

@@ -161,14 +161,7 @@ func TestEveryCapturedRowSimulates(t *testing.T) {
 	var caps, cmp rowTally
 	baseline := map[spec.Version]*Capture{}
 	for _, v := range []spec.Version{spec.V2_28_9, spec.V2_28_3} {
-		root := filepath.Join("..", "golden", "testdata", "captured", "h200x2-"+v.String())
-		set, err := ReadCaptureSet(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(set) != len(StandardMatrix) {
-			t.Fatalf("%s: %d captures, want %d", root, len(set), len(StandardMatrix))
-		}
+		set := committedCaptures(t, v)
 		for _, c := range set {
 			if c.Config.Name == "baseline" {
 				baseline[v] = c

@@ -46,17 +46,7 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := Simulate(s, Config{Machine: m})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a.Time != b.Time || a.NetBytes != b.NetBytes {
-				t.Fatalf("reduced %v, %d net bytes; every rank %v, %d net bytes", a.Time, a.NetBytes, b.Time, b.NetBytes)
-			}
+			a, b := reducedAndFull(t, s, m)
 			if !maps.Equal(a.LinkBytes, b.LinkBytes) || !maps.Equal(a.MaxLinkBytes, b.MaxLinkBytes) {
 				t.Fatalf("link bytes: reduced %v (max %v), every rank %v (max %v)", a.LinkBytes, a.MaxLinkBytes, b.LinkBytes, b.MaxLinkBytes)
 			}

@@ -88,21 +88,31 @@ func TestSymmetryIsExact(t *testing.T) {
 		tc := drawTimingCase(t)
 		s := tc.schedule(t, spec.Float32)
 		m := machineFor(tc.sh)
-		a, err := Simulate(s, Config{Machine: m})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Time != b.Time || a.NetBytes != b.NetBytes {
-			t.Fatalf("symmetry: %v vs every rank %v (net bytes %d vs %d)", a.Time, b.Time, a.NetBytes, b.NetBytes)
-		}
+		a, b := reducedAndFull(t, s, m)
 		if b.Events < a.Events {
 			t.Fatalf("the full simulation has fewer events (%d) than the reduced one (%d)", b.Events, a.Events)
 		}
 	})
+}
+
+// reducedAndFull simulates s once per symmetry class and once per rank, and
+// fails unless the two agree on time and network bytes.
+func reducedAndFull(t interface {
+	Fatal(...any)
+	Fatalf(string, ...any)
+}, s *algos.Schedule, m Machine) (reduced, full *Result) {
+	a, err := Simulate(s, Config{Machine: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Time != b.Time || a.NetBytes != b.NetBytes {
+		t.Fatalf("symmetry: reduced %v, %d net bytes; every rank %v, %d net bytes", a.Time, a.NetBytes, b.Time, b.NetBytes)
+	}
+	return a, b
 }
 
 // TestTimeGrowsWithSize: more bytes never take less time, for a fixed
