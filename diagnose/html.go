@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 )
 

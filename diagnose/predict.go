@@ -3,7 +3,7 @@ package diagnose
 import (
 	"fmt"
 
-	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 )
 

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatesim/gatesim/hw/ncclog"
 	"github.com/gatesim/gatesim/internal/goldenfile"
+	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 )
 

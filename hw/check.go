@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/diagnose"
-	"github.com/gatesim/gatesim/hw/ncclog"
+	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
 )

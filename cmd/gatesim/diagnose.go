@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/diagnose"
-	"github.com/gatesim/gatesim/hw/ncclog"
 	"github.com/gatesim/gatesim/internal/inputfile"
+	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/diagnose"
-	"github.com/gatesim/gatesim/hw/ncclog"
 	"github.com/gatesim/gatesim/internal/goldenfile"
+	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 )
 

@@ -15,7 +15,7 @@ import (
 const module = "github.com/gatesim/gatesim"
 
 // core lists the pure packages (and everything beneath them).
-var core = []string{"spec", "algos", "sim", "hw/ncclog"}
+var core = []string{"spec", "algos", "sim", "ncclog"}
 
 // forbiddenStd are standard packages a core package may not import
 // directly: files, processes, the network, the clock, global randomness
