@@ -134,3 +134,35 @@ func TestViolationsAreCaught(t *testing.T) {
 		t.Fatalf("a pure package flagged: %v", v)
 	}
 }
+
+// noHW lists packages that read or judge what hardware produced without
+// needing the hardware: they must build where cgo and GPUs are absent, so
+// nothing under hw may sit beneath them.
+var noHW = []string{"diagnose", "ncclog"}
+
+func TestNoHWBeneath(t *testing.T) {
+	found := map[string]bool{}
+	for _, p := range list(t, "./...") {
+		rel := strings.TrimPrefix(p.ImportPath, module+"/")
+		want := false
+		for _, n := range noHW {
+			if rel == n || strings.HasPrefix(rel, n+"/") {
+				want = true
+				found[n] = true
+			}
+		}
+		if !want {
+			continue
+		}
+		for _, d := range p.Deps {
+			if d == module+"/hw" || strings.HasPrefix(d, module+"/hw/") {
+				t.Errorf("%s reaches %s; it must build without the hardware package", rel, strings.TrimPrefix(d, module+"/"))
+			}
+		}
+	}
+	for _, n := range noHW {
+		if !found[n] {
+			t.Errorf("package %s not found: drop it from noHW or fix the name", n)
+		}
+	}
+}
