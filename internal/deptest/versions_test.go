@@ -26,7 +26,7 @@ var versionCompareAllowed = map[string]string{
 	// The log reader and diagnose read logs of any NCCL release, modelled
 	// or not (2.18-2.30); their thresholds name releases that have no
 	// Release value yet.
-	"ncclog/observe.go": "log reader: releases without a Release value",
+	"ncclog/observe.go":    "log reader: releases without a Release value",
 	"diagnose/diagnose.go": "diagnose: releases without a Release value",
 }
 
