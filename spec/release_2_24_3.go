@@ -1,5 +1,7 @@
 package spec
 
+import "fmt"
+
 // NCCL 2.24.3 (tag v2.24.3-1), a delta against 2.23.4: the per-function
 // NCCL_ALGO/NCCL_PROTO grammar with hard parse errors, the end of the Ring
 // restore and the per-operation Ring backup (an operation with nothing
@@ -11,6 +13,29 @@ var parse24 = algoParse("G-SEL-PARSE-2", Ref{tag243, "src/graph/tuning.cc", "par
 
 var en24 = enableRule(Ref{tag243, "src/graph/tuning.cc", "ncclTopoTuneModel"},
 	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`, false)
+
+// tunerABI24 probes the window newest first (v4, v3, v2), one INFO per
+// symbol not found; 2.26.2's per-version shims print the same lines.
+var tunerABI24 = tunerABI(Ref{tag243, "src/misc/tuner.cc", "ncclTunerPluginLoad"},
+	`Probe ncclTunerPlugin_v4, _v3, then _v2, newest first (older versions are adapted; a v2 tuner returns algorithm and protocol). None: the library is closed and the internal tuner is used.`,
+	[]string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v%d symbol.", "TUNER/Plugin: Failed to find ncclTunerPlugin_v2 symbol, using internal tuner instead.", "TUNER/Plugin: Using tuner plugin %s"},
+	func(name, _ string, v int, w []int) []string {
+		var out []string
+		for i, x := range w {
+			if x == v {
+				break
+			}
+			if i == len(w)-1 {
+				out = append(out, fmt.Sprintf("TUNER/Plugin: Failed to find ncclTunerPlugin_v%d symbol, using internal tuner instead.", x))
+			} else {
+				out = append(out, fmt.Sprintf("TUNER/Plugin: Failed to find ncclTunerPlugin_v%d symbol.", x))
+			}
+		}
+		if v != 0 {
+			out = append(out, "TUNER/Plugin: Using tuner plugin "+name)
+		}
+		return out
+	})
 
 var release2_24_3 = Release{
 	Version: V2_24_3,
@@ -49,6 +74,7 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 
 func apply2_24_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{tag243, file, fn} }
+	rs.Replace(tunerABI24, "window v4-v2")
 	rs.Remove("G-SEL-PARSE-1", ref("src/graph/tuning.cc", "parseList"), "per-function grammar replaces it")
 	rs.Add(parse24, "G-TUNE-BW-2", "per-function grammar with hard errors")
 	rs.Replace(en24, "per function, no hard-set rescue")

@@ -4,7 +4,9 @@ import "github.com/gatesim/gatesim/spec/topo"
 
 // NCCL 2.26.2 (tag v2.26.2-1), a delta against 2.25.1: the plugin code moves
 // to src/plugin/ with one loader for every plugin kind (net ABI v10-v6, v5
-// dropped; a plugin loaded through an older-ABI shim keeps its own name),
+// dropped; a plugin loaded through an older-ABI shim keeps its own name;
+// gatesim's net loader rules change with 2.27.3's list of plugins, which
+// they model together),
 // C2C links and paths, the Tree pattern penalty read from the communicator
 // and LL traffic counted four times by the scheduler.
 
@@ -34,8 +36,6 @@ func tuningApply2_26_2(t *Tuning) ([]TuningChange, error) {
 
 func apply2_26_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{tag262, file, fn} }
-	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "common loader: window v10-v6 (v5 dropped), one log per accepted version")
-	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "common loader: window v10-v6, silent when absent")
-	rs.Replace(collNetEntryPoints(ref("src/plugin/net/net_v7.cc", "getNcclCollNet_v7"), 8), "adapters moved to src/plugin/net/")
+	rs.Replace(ruleAt(tunerABI24, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ""), "per-version shims print the same lines")
 	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin."), "common loader (the none keyword is 2.28.3's; before it, none names a library that does not open: no tuner either way)")
 }

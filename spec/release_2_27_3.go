@@ -96,6 +96,9 @@ func apply2_27_3(rs *Ruleset) {
 	rs.Remove("G-COLLNET-ENV-1", ref("src/init.cc", "envConfigOverride"), "read at config time instead (below)")
 	rs.Add(collNetEnv273, "G-ENV-PARAM-1", "NCCL_PARAM into config.collnetEnable for every communicator")
 	rs.Replace(ruleAt(netLib28, ref("src/plugin/net.cc", "ncclNetPluginLoad"), ""), "comma list of plugins (the none keyword and the conditional prefixed name are modelled from here; 2.27.5 and 2.28.3 refine them)")
+	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe through the 2.26 per-version adapters, one log per accepted version")
+	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe, silent when absent")
+	rs.Replace(collNetEntryPoints(ref("src/plugin/net/net_v7.cc", "getNcclCollNet_v7"), 8), "adapters in src/plugin/net/ (2.26.2)")
 	rs.Replace(ruleAt(netLibNone28, ref("src/plugin/net.cc", "ncclNetPluginLoad"), ""), "no trailing sentence")
 	rs.Replace(netState(ref("src/plugin/net.cc", "ncclNetPluginInit"), netState28.Doc,
 		netSelectOpts{ibUsingOnZero: true, initLog: true}), "per-plugin state machine, init per communicator")
