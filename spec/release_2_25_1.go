@@ -5,8 +5,8 @@ import "github.com/gatesim/gatesim/spec/topo"
 // NCCL 2.25.1 (tag v2.25.1-1), a delta against 2.24.3. The graph search is
 // bounded by the system's own path types (ncclTopoCompute,
 // ncclTopoGetGpuMaxPath): on hosts whose balanced tree needs a SYS crossing
-// the Tree graph falls back to one channel and the model picks Ring (the
-// Tree-to-Ring change of nccl-tests#352; topo.Params.PathBasedTypes).
+// the Tree graph falls back to one channel and the model picks Ring
+// (topo.Params.PathBasedTypes).
 // Also: 64 channels, the Blackwell rows, per-architecture NVLS channels,
 // NVLS and CollNetDirect channel caps, ncclMnnvlCheck and the NVLS early
 // exit without the MNNVL clique form.

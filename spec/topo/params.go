@@ -215,7 +215,8 @@ func Apply2_23_4(p *Params) {
 }
 
 // Apply2_25_1 is tag v2.25.1-1: the search bounded by the system's paths
-// (the Tree-to-Ring change of nccl-tests#352), 64 channels, Blackwell.
+// (where a balanced tree needs SYS, Tree falls back to one channel), 64
+// channels, Blackwell.
 func Apply2_25_1(p *Params) {
 	p.Release = "2.25.1"
 	p.MaxChannels = 64
