@@ -102,14 +102,33 @@ func buildReleaseParams() []Params {
 		NVLSLastChunkAlign: 16,
 		Ref:                "v2.22.3-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking; src/init.cc computeBuffSizes",
 	}
-	r2283 := base
+	r2234 := base
+	r2234.Release = spec.V2_23_4
+	r2234.HasPAT = true
+	r2234.NVLSLastChunkAlign = 16384
+	r2234.Ref = "v2.23.4-1 src/enqueue.cc scheduleCollTasksToPlan (16K cells), calcCollChunking (PAT); src/device/all_reduce.h NVLS lastChunkSize"
+	r2243 := r2234
+	r2243.Release = spec.V2_24_3
+	r2243.FP8 = true
+	r2243.Ref = "v2.24.3-1 src/enqueue.cc taskAppend (fp8)"
+	r2251 := r2243
+	r2251.Release = spec.V2_25_1
+	r2251.MaxChannels = 64
+	r2251.Ref = "v2.25.1-1 src/include/device.h MAXCHANNELS 64"
+	r2262 := r2251
+	r2262.Release = spec.V2_26_2
+	r2262.Ref = "v2.26.2-1 src/enqueue.cc scheduleCollTasksToPlan (LL traffic x4)"
+	r2263, r2265, r2266 := r2262, r2262, r2262
+	r2263.Release, r2265.Release, r2266.Release = spec.V2_26_3, spec.V2_26_5, spec.V2_26_6
+	r2273 := r2262
+	r2273.Release = spec.V2_27_3
+	r2273.NVLSNetGatherScatter = true
+	r2273.Ref = "v2.27.3-1 src/device/all_gather.h, reduce_scatter.h (NVLS across nodes through CollNet)"
+	r2275, r2276, r2277 := r2273, r2273, r2273
+	r2275.Release, r2276.Release, r2277.Release = spec.V2_27_5, spec.V2_27_6, spec.V2_27_7
+	r2283 := r2273
 	r2283.Release = spec.V2_28_3
-	r2283.MaxChannels = 64
-	r2283.HasPAT = true
-	r2283.FP8 = true
-	r2283.NVLSNetGatherScatter = true
 	r2283.NVLSNetMinChannels = true
-	r2283.NVLSLastChunkAlign = 16384
 	r2283.P2PChannelBaseReversed = true
 	r2283.Ref = "v2.28.3-1 src/enqueue.cc scheduleCollTasksToPlan (16K cells, LL traffic x4), src/include/device.h MAXCHANNELS 64"
 	r2289 := r2283
@@ -121,7 +140,7 @@ func buildReleaseParams() []Params {
 	r2307.Release = spec.MakeVersion(2, 30, 7)
 	r2307.Ref = "v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (32K cells, traffic per channel rounded to 16 B)"
 	// -- add new releases here --
-	out := []Params{base, r2283, r2289, r2307}
+	out := []Params{base, r2234, r2243, r2251, r2262, r2263, r2265, r2266, r2273, r2275, r2276, r2277, r2283, r2289, r2307}
 	for i := range out {
 		tu, _, err := spec.TuningForRelease(out[i].Release)
 		if err != nil {

@@ -28,12 +28,26 @@ type Release struct {
 	Topo func(*topo.Params)
 	// Tuning changes the tuning model's constants; nil when unchanged.
 	Tuning func(*Tuning) ([]TuningChange, error)
+	// Unchanged says why a release's delta is empty: a tag whose changes
+	// decide nothing gatesim models.
+	Unchanged string
 }
 
 // releaseList is every modelled release, oldest first. Adding a release is
 // one entry here and its delta file.
 var releaseList = []Release{
 	release2_22_3,
+	release2_23_4,
+	release2_24_3,
+	release2_25_1,
+	release2_26_2,
+	release2_26_3,
+	release2_26_5,
+	release2_26_6,
+	release2_27_3,
+	release2_27_5,
+	release2_27_6,
+	release2_27_7,
 	release2_28_3,
 	release2_28_9,
 	// -- add new releases here --

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gatesim/gatesim/spec/topo"
 )
@@ -327,23 +328,51 @@ func insertAfter(list []RuleID, id, after RuleID) []RuleID {
 	return slices.Insert(list, i+1, id)
 }
 
-// Load builds the ruleset of a release by applying the chain of deltas to a
-// fresh base, so nothing global is ever mutated.
+// Load returns the ruleset of a release: the chain of deltas applied to a
+// fresh base. The chain is built once (every caller asks for the same
+// values) and each call gets its own copy, so nothing shared is mutated.
 func Load(v Version) (*Ruleset, error) {
 	if !Supported(v) {
 		return nil, &UnsupportedError{Version: v}
 	}
+	c := builtChain()
+	for i, rel := range releaseList {
+		if i == len(c.sets) {
+			return nil, c.err
+		}
+		if rel.Version == v {
+			return c.sets[i].copy(), nil
+		}
+	}
+	return nil, &UnsupportedError{Version: v}
+}
+
+// releaseChain is every release's ruleset in releaseList order, up to the
+// first release whose delta fails (err).
+type releaseChain struct {
+	sets []*Ruleset
+	err  error
+}
+
+var builtChain = sync.OnceValue(func() releaseChain {
+	var c releaseChain
 	rs := &Ruleset{rules: map[RuleID]*Rule{}}
 	for i, rel := range releaseList {
 		var err error
 		if rs, err = rel.build(rs, i == 0); err != nil {
-			return nil, err
+			c.err = err
+			return c
 		}
-		if rel.Version == v {
-			return rs, nil
-		}
+		c.sets = append(c.sets, rs)
 	}
-	return nil, &UnsupportedError{Version: v}
+	return c
+})
+
+// copy is a ruleset that shares nothing mutable with rs.
+func (rs *Ruleset) copy() *Ruleset {
+	out := rs.clone(rs.Version)
+	out.Changes = slices.Clone(rs.Changes)
+	return out
 }
 
 // MustLoad is Load for modelled releases known at compile time.

@@ -56,7 +56,8 @@ func TestReleaseChainMatchesReleases(t *testing.T) {
 }
 
 // TestDeltasCarryTheirTag: every release after the first has a non-empty
-// delta and every change names a source at that release's tag.
+// delta, or says why it has none (Release.Unchanged), and every change
+// names a source at that release's tag.
 func TestDeltasCarryTheirTag(t *testing.T) {
 	for i, v := range Releases {
 		rs := MustLoad(v)
@@ -66,8 +67,12 @@ func TestDeltasCarryTheirTag(t *testing.T) {
 			}
 			continue
 		}
-		if len(rs.Changes) == 0 {
-			t.Errorf("release %s has an empty delta", v)
+		rel, _ := ReleaseOf(v)
+		if len(rs.Changes) == 0 && rel.Unchanged == "" {
+			t.Errorf("release %s has an empty delta and does not say why (Release.Unchanged)", v)
+		}
+		if len(rs.Changes) != 0 && rel.Unchanged != "" {
+			t.Errorf("release %s says it is unchanged but records %d changes", v, len(rs.Changes))
 		}
 		for _, c := range rs.Changes {
 			if c.Ref.Tag != v.Tag() {
@@ -180,7 +185,12 @@ func TestBadDeltaFailsLoad(t *testing.T) {
 // TestSetConstRecordsOldValue: the changelog's old value is what the
 // constant held, never what a delta claims.
 func TestSetConstRecordsOldValue(t *testing.T) {
-	prev, next := MustLoad(V2_22_3), MustLoad(V2_28_3)
+	for i := 1; i < len(Releases); i++ {
+		setConstRecordsOldValue(t, MustLoad(Releases[i-1]), MustLoad(Releases[i]))
+	}
+}
+
+func setConstRecordsOldValue(t *testing.T, prev, next *Ruleset) {
 	for _, c := range next.Changes {
 		if c.Kind != ChangeValue || strings.Contains(c.Path, ".") {
 			continue
@@ -188,7 +198,7 @@ func TestSetConstRecordsOldValue(t *testing.T) {
 		old := fmt.Sprint(reflect.ValueOf(prev.Consts).FieldByName(c.Path).Interface())
 		now := fmt.Sprint(reflect.ValueOf(next.Consts).FieldByName(c.Path).Interface())
 		if c.Old != old || c.New != now {
-			t.Errorf("%s: changelog %s → %s, constants %s → %s", c.Path, c.Old, c.New, old, now)
+			t.Errorf("%s %s: changelog %s → %s, constants %s → %s", next.Version, c.Path, c.Old, c.New, old, now)
 		}
 	}
 }
@@ -207,10 +217,10 @@ func TestFactViewsMatchLoad(t *testing.T) {
 			t.Errorf("%s: TopoParamsFor = %+v, %v; Load %+v", v, p, err, rs.TopoParams)
 		}
 	}
-	if _, err := ConstsFor(MakeVersion(2, 25, 1)); err == nil {
-		t.Error("ConstsFor(2.25.1): expected an error")
+	if _, err := ConstsFor(MakeVersion(2, 17, 1)); err == nil {
+		t.Error("ConstsFor(2.17.1): expected an error")
 	}
-	if _, err := TopoParamsFor(MakeVersion(2, 25, 1)); err == nil {
-		t.Error("TopoParamsFor(2.25.1): expected an error")
+	if _, err := TopoParamsFor(MakeVersion(2, 17, 1)); err == nil {
+		t.Error("TopoParamsFor(2.17.1): expected an error")
 	}
 }

@@ -7,7 +7,8 @@ package spec
 // factors of ncclTopoTuneModel / ncclTopoGetAlgoTime, the thread and channel
 // constants of src/include/device.h and comm.h, and one switch per behaviour
 // that differs between releases. Releases are built as a base plus deltas:
-// tuningBase2_22_3, then tuningApply2_28_3, then tuningApply2_28_9. Every
+// tuningBase2_22_3, then one delta per release (tuningApply2_23_4 …
+// tuningApply2_28_9). Every
 // delta line is a one-cell change that records its path, old and new value
 // and the NCCL source reference, so "what changed in the tuning model between
 // 2.22.3 and 2.28.9" is data (TuningDiff, TuningForRelease).
@@ -265,6 +266,7 @@ type Tuning struct {
 	CollNetArityLat       float64 `tuning:"factor.collNetArityLatency"`  // CollNetDirect 0.4 µs per extra local rank
 	PATLogLatDivisor      float64 `tuning:"factor.patLogLatencyDivisor"` // PAT interLat / 3.5
 	PATLinearLat          float64 `tuning:"factor.patLinearLatency"`     // PAT nRanks × 2.8 µs
+	PATBaseLat            float64 `tuning:"factor.patBaseLatency"`       // PAT's 8 µs written in the formula (2.23.4–2.27.7; from 2.28.3 baseLatencies[PAT])
 	NetOverheadSimple     float64 `tuning:"factor.netOverheadSimple"`    // ring net overhead × 3 for Simple
 	RingPlateau           float64 `tuning:"factor.ringPlateau"`          // ring Simple latency × 1.4 (sm80+)
 	RingPlateauPreAmpere  float64 `tuning:"factor.ringPlateauPreAmpere"` // × 1.9 below sm80
@@ -558,40 +560,25 @@ func tuningSet[T comparable](d *tuningDelta, p *T, v T, file, fn string) {
 		Ref: Ref{Tag: d.tag, File: file, Func: fn}})
 }
 
-// tuningApply2_28_3 turns the 2.22.3 model into NCCL 2.28.3's (tag
-// v2.28.3-1), the system library of the project's GPU machine. It collects
-// every tuning-relevant change of 2.23 … 2.28.3: PAT, the tuner constants
-// with a Blackwell row, the new Tree/Simple latencies, the NVLS efficiency
-// model, per-function NCCL_ALGO/NCCL_PROTO without Ring restoration or
-// backup, the per-op line with channel ranges and the 16 KiB scheduler.
+// tuningApply2_28_3 turns the 2.27.7 model into NCCL 2.28.3's (tag
+// v2.28.3-1), the system library of the project's GPU machine: the tuner
+// constants with a PAT row (the base latency moves into the table), the
+// retuned Blackwell Tree rows, the NVLS efficiency model, constants a v5
+// tuner may edit, CollNetChain's arity prune and multi-node NVLS on
+// min(nvlsChannels, nChannels). The earlier releases' deltas are in their
+// release files (release_2_23_4.go …).
 func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: "v2.28.3-1"}
 	const defaults = "ncclTunerConstantsDefaults"
 	const model = "ncclTopoTuneModel"
 
-	// PAT (2.23.4) and the Blackwell rows (2.25).
-	tuningSet(d, &t.NumAlgos, 7, "src/include/device.h", "NCCL_NUM_ALGORITHMS")
-	tuningSet(d, &t.NumCompCaps, 4, "src/include/plugin/nccl_tuner.h", "NCCL_NUM_COMPCAPS")
-
-	// baseLatencies
-	tuningSet(d, &t.BaseLat[Tree][Simple], 8.4, tuningCC, defaults)
 	tuningSet(d, &t.BaseLat[PAT][LL], 8.0, tuningCC, defaults)
 	tuningSet(d, &t.BaseLat[PAT][LL128], 8.0, tuningCC, defaults)
 	tuningSet(d, &t.BaseLat[PAT][Simple], 8.0, tuningCC, defaults)
-	// hwLatencies
-	tuningSet(d, &t.HwLat[TuningHwNVLink][Tree][Simple], 4.0, tuningCC, defaults)
-	tuningSet(d, &t.HwLat[TuningHwPCI][Tree][Simple], 4.0, tuningCC, defaults)
-	tuningSet(d, &t.HwLat[TuningHwNet][Tree][Simple], 14, tuningCC, defaults)
+	tuningSet(d, &t.PATBaseLat, 0, tuningCC, model)
 	tuningSet(d, &t.HwLat[TuningHwNVLink][PAT][Simple], 4.0, tuningCC, defaults)
 	tuningSet(d, &t.HwLat[TuningHwPCI][PAT][Simple], 4.0, tuningCC, defaults)
 	tuningSet(d, &t.HwLat[TuningHwNet][PAT][Simple], 14, tuningCC, defaults)
-	// Blackwell rows (2.24+: 2*141.0 etc. are literal products in the source)
-	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN1], 2*141.0, tuningCC, defaults)
-	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN2], 2*45.0, tuningCC, defaults)
-	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN4], 2*35.0, tuningCC, defaults)
-	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN1], 2*36.7, tuningCC, defaults)
-	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 2*36.7, tuningCC, defaults)
-	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN4], 2*36.7, tuningCC, defaults)
 	tuningSet(d, &t.PerChMaxTreeLL128Bw[TuningBlackwell][TuningN1], 55.6, tuningCC, defaults)
 	tuningSet(d, &t.PerChMaxTreeLL128Bw[TuningBlackwell][TuningN2], 31.67, tuningCC, defaults)
 	tuningSet(d, &t.PerChMaxTreeLL128Bw[TuningBlackwell][TuningN4], 20.0, tuningCC, defaults)
@@ -612,63 +599,11 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.NVLSEfficiency[TuningHopper], 0.85, tuningCC, "nvlsEfficiency")
 	tuningSet(d, &t.NVLSEfficiency[TuningBlackwell], 0.74, tuningCC, "nvlsEfficiency")
 
-	// Literal factors that appeared or disappeared.
-	tuningSet(d, &t.RingLL128LowPPNFactor, 0, tuningCC, model)
-	tuningSet(d, &t.PATFactor, .75, tuningCC, model)
-	tuningSet(d, &t.PATLogLatDivisor, 3.5, tuningCC, model)
-	tuningSet(d, &t.PATLinearLat, 2.8, tuningCC, model)
-	tuningSet(d, &t.CollNetDirectInter, 0.9, tuningCC, model)
-	tuningSet(d, &t.CollNetDirectPPN1, 0, tuningCC, model)
-	tuningSet(d, &t.CollNetDirectPPN8, 0, tuningCC, model)
 	tuningSet(d, &t.NVLSRatioR22, 0, tuningCC, model)
-	tuningSet(d, &t.FP8RingPenalty, 1024.0, enqueueCC, "updateCollCostTable")
-
-	// Channel and work constants.
-	tuningSet(d, &t.MaxChannels, 64, deviceH, "MAXCHANNELS")
-	tuningSet(d, &t.WorkCollBytes, 96, deviceH, "struct ncclDevWorkColl")
-	tuningSet(d, &t.MaxDevWorkBatchColls, 10, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
-
-	// ncclTopoTuneModel behaviour.
-	tuningSet(d, &t.LLRowMixedAsAMD, true, tuningCC, model)
-	tuningSet(d, &t.TreeCapAllReduceOnly, true, tuningCC, model)
-	tuningSet(d, &t.TreeCorrectionAllReduceOnly, true, tuningCC, "ncclTopoGetAlgoTime")
-	tuningSet(d, &t.TreePatternFromComm, true, tuningCC, model)
 	tuningSet(d, &t.NVLSBw, TuningNVLSBwEfficiency, tuningCC, model)
-	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSMin, tuningCC, model)
-	tuningSet(d, &t.AGRSRatioRingOnly, true, tuningCC, model)
-	tuningSet(d, &t.RingARInterStepsMinus1, true, tuningCC, model)
-	tuningSet(d, &t.InterLatTreeAtPPN1, true, tuningCC, model)
-	tuningSet(d, &t.HardSetCollNetRescue, false, tuningCC, model)
-	tuningSet(d, &t.LL128Rule, TuningLL128C2C, tuningCC, model)
-	tuningSet(d, &t.RingRestore, false, tuningCC, model)
-	tuningSet(d, &t.EnableMatrixPrint, true, tuningCC, model)
-	tuningSet(d, &t.NThreadsWarn, false, tuningCC, "getNthreads")
 	tuningSet(d, &t.TunerConstants, true, "src/init.cc", "initTransportsRank")
-
-	// Per-operation path.
-	tuningSet(d, &t.RingBackup, false, tuningCC, "ncclTopoGetAlgoTime")
-	tuningSet(d, &t.NoAlgo, TuningNoAlgoR24, enqueueCC, "topoGetAlgoInfo")
-	tuningSet(d, &t.PruneCollNetArity, true, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.PruneCollNetChainArity, true, enqueueCC, "updateCollCostTable")
-	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneArity, enqueueCC, "updateCollCostTable")
-	tuningSet(d, &t.PruneNVLSMultiNodeAGRS, false, enqueueCC, "updateCollCostTable")
-	tuningSet(d, &t.PrunePATScaling, true, enqueueCC, "updateCollCostTable")
-	tuningSet(d, &t.FP8RingPenaltyOn, true, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.NVLSMultiNodeMinChannels, true, enqueueCC, "topoGetAlgoInfo")
-	tuningSet(d, &t.OpLine, TuningOpLineR24, enqueueCC, "scheduleCollTasksToPlan")
-	tuningSet(d, &t.FP8, true, enqueueCC, "taskAppend")
-
-	// Scheduler.
-	tuningSet(d, &t.MinTrafficPerChannel, 16<<10, enqueueCC, "scheduleCollTasksToPlan")
-	tuningSet(d, &t.CellFromMinTraffic, true, enqueueCC, "scheduleCollTasksToPlan")
-	tuningSet(d, &t.TaskTrafficFloor, true, enqueueCC, "scheduleCollTasksToPlan")
-	tuningSet(d, &t.CellsLoRoundUp, true, enqueueCC, "scheduleCollTasksToPlan")
-	tuningSet(d, &t.LLTrafficX4, true, enqueueCC, "ncclPrepareTasks")
-
-	// Buffer registration.
-	tuningSet(d, &t.RegIPC, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
-	tuningSet(d, &t.RegIPCChannels, 16, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
-	tuningSet(d, &t.Symmetric, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

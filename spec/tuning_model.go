@@ -832,7 +832,7 @@ func (m *TuningModel) buildTables() {
 					lat += intraLat + float32(float32(2*tuningLog2i(int64(nNodes)))*interLat)
 				case PAT:
 					if agrs {
-						x := float64(float64(tuningLog2i(int64(nNodes)))*(float64(interLat)/c.PATLogLatDivisor)) + float64(float64(nRanks)*c.PATLinearLat)
+						x := float64(c.PATBaseLat+float64(float64(tuningLog2i(int64(nNodes)))*(float64(interLat)/c.PATLogLatDivisor))) + float64(float64(nRanks)*c.PATLinearLat)
 						lat = float32(float64(lat) + x)
 					}
 				}

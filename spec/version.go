@@ -18,6 +18,19 @@ const (
 	// V2_22_3 is the reference release of the design material
 	// (tag v2.22.3-1, commit 178b6b7).
 	V2_22_3 Version = 22203
+	// V2_23_4 … V2_27_7 lie between the reference release and the system
+	// library, each a delta read from its tag (docs/releases.md).
+	V2_23_4 Version = 22304
+	V2_24_3 Version = 22403
+	V2_25_1 Version = 22501
+	V2_26_2 Version = 22602
+	V2_26_3 Version = 22603
+	V2_26_5 Version = 22605
+	V2_26_6 Version = 22606
+	V2_27_3 Version = 22703
+	V2_27_5 Version = 22705
+	V2_27_6 Version = 22706
+	V2_27_7 Version = 22707
 	// V2_28_3 is the system libnccl.so.2 on the project's GPU machine.
 	V2_28_3 Version = 22803
 	// V2_28_9 is the library in PyTorch's wheel on the project's GPU machine.

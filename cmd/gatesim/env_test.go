@@ -70,7 +70,7 @@ func TestEnvBadInput(t *testing.T) {
 	}{
 		{[]string{"env", "NCCL_DEBUG=INFO"}, "--nccl is required"},
 		{[]string{"env", "--nccl", "2.28", "NCCL_DEBUG=INFO"}, "expected major.minor.patch"},
-		{[]string{"env", "--nccl", "2.27.3", "NCCL_DEBUG=INFO"}, "no NCCL parameter table for 2.27.3"},
+		{[]string{"env", "--nccl", "2.17.1", "NCCL_DEBUG=INFO"}, "no NCCL parameter table for 2.17.1"},
 		{[]string{"env", "--nccl", "2.28.9"}, "nothing to lint"},
 		{[]string{"env", "--nccl", "2.28.9", "NCCL_DEBUG"}, "expected NAME=VALUE"},
 		{[]string{"env", "--nccl", "2.28.9", "1BAD=2"}, "bad environment variable name"},

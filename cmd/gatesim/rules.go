@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
@@ -78,7 +80,7 @@ func holds(spans []spec.Span, ref spec.Ref) string {
 }
 
 func newRulesDiffCmd(d *deps) *cobra.Command {
-	var asJSON bool
+	var asJSON, all bool
 	c := &cobra.Command{
 		Use:   "diff FROM TO",
 		Short: "What changed in the rules between two releases (every delta on the way)",
@@ -102,6 +104,14 @@ func newRulesDiffCmd(d *deps) *cobra.Command {
 			if asJSON {
 				return writeOut(d, "rules-diff", rulesDiffOut{From: from[0].String(), To: to[0].String(), Changes: changes})
 			}
+			if !all {
+				deltas, err := spec.RangeDeltas(from[0], to[0])
+				if err != nil {
+					return badInput(err)
+				}
+				printRangeSummary(d.stdout, from[0], to[0], deltas)
+				return nil
+			}
 			fmt.Fprintf(d.stdout, "%d changes from NCCL %s to %s\n", len(changes), from[0], to[0])
 			var rows [][]string
 			for _, ch := range changes {
@@ -119,5 +129,58 @@ func newRulesDiffCmd(d *deps) *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	c.Flags().BoolVar(&all, "all", false, "list every change of every delta (default: a summary per release)")
 	return c
+}
+
+// printRangeSummary prints, per release of the range, the rules that change
+// behaviour (with the delta's note and source) and the values that change,
+// grouped; rules that only moved to a new tag are counted, not listed.
+func printRangeSummary(w io.Writer, from, to spec.Version, deltas []spec.ReleaseDelta) {
+	nr, nv := 0, 0
+	for _, dl := range deltas {
+		nr, nv = nr+len(dl.Rules), nv+len(dl.Values)
+	}
+	fmt.Fprintf(w, "NCCL %s -> %s: %d release(s), %d rule changes, %d value changes (--all lists each)\n", from, to, len(deltas), nr, nv)
+	for _, dl := range deltas {
+		fmt.Fprintf(w, "\n%s (%s): %d rule changes, %d value changes\n", dl.Version, dl.Tag, len(dl.Rules), len(dl.Values))
+		if dl.Unchanged != "" {
+			fmt.Fprintf(w, "  nothing that decides: %s\n", dl.Unchanged)
+		}
+		moved := 0
+		for _, ch := range dl.Rules {
+			if strings.HasPrefix(ch.Note, "new tag") || ch.Note == "file layout" {
+				moved++
+				continue
+			}
+			fmt.Fprintf(w, "  %-20s %s: %s  [%s %s]\n", ch.Rule, ch.Kind, ch.Note, ch.Ref.File, ch.Ref.Func)
+		}
+		if moved > 0 {
+			fmt.Fprintf(w, "  (%d rules only cite the new tag)\n", moved)
+		}
+		groups := map[string][]string{}
+		var order []string
+		for _, ch := range dl.Values {
+			g, name := "constants", ch.Path
+			if i := strings.IndexByte(ch.Path, '.'); i > 0 {
+				g, name = ch.Path[:i], ch.Path[i+1:]
+			}
+			if g == "tuning" || g == "topo" || g == "param" {
+				if i := strings.IndexByte(name, '['); i > 0 {
+					name = name[:i]
+				}
+			} else {
+				name = ch.Path
+			}
+			if _, ok := groups[g]; !ok {
+				order = append(order, g)
+			}
+			if !slices.Contains(groups[g], name) {
+				groups[g] = append(groups[g], name)
+			}
+		}
+		for _, g := range order {
+			fmt.Fprintf(w, "  %s: %s\n", g, strings.Join(groups[g], ", "))
+		}
+	}
 }

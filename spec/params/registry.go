@@ -32,8 +32,8 @@ type Release struct {
 	// and an empty value tries the default library name.
 	PluginList bool
 	// CollNetEnableStrtol: NCCL_COLLNET_ENABLE is parsed with strtol base 0
-	// into config.collnetEnable (2.27.5+); before, only the exact string "1"
-	// enables.
+	// into config.collnetEnable (2.27.5+; 2.27.3's NCCL_PARAM parses the
+	// same way); before, only the exact string "1" enables.
 	CollNetEnableStrtol bool
 	// NVLSBindSoft: a multicast bind failure is fatal only with
 	// NCCL_NVLS_ENABLE=1 (2.27.3-2.28.9, src/transport/nvls.cc
@@ -49,6 +49,23 @@ type Release struct {
 // The ones with a ruleset are spec.Releases; V2_30_7 has a table only.
 var releases = []Release{
 	{Version: spec.V2_22_3, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_23_4, MNNVLFile: "src/init.cc", MNNVLFunc: "checkMNNVL", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_24_3, PerFunctionAlgo: true, MNNVLFile: "src/init.cc", MNNVLFunc: "checkMNNVL", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_25_1, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_26_2, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_26_3, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_26_5, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_26_6, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	// 2.27.3 reads NCCL_COLLNET_ENABLE as an NCCL_PARAM (strtoll base 0),
+	// which parses as 2.27.5's strtol does.
+	{Version: spec.V2_27_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_27_5, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_27_6, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_27_7, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_28_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
 		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_28_9, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,

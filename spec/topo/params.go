@@ -196,42 +196,86 @@ func Params2_22_3() Params {
 	}
 }
 
-// Apply2_28_3 turns 2.22.3 rules into those of tag v2.28.3-1 (the system
-// library on the project's GPU machine). Everything that changed between
-// 2.22.3 and 2.28.3 in src/graph and the channel setup is here.
-func Apply2_28_3(p *Params) {
-	p.Release = "2.28.3"
+// Apply2_23_4 … Apply2_27_6 are the topology changes of the releases between
+// 2.22.3 and 2.28.3, each at the first tag that has it (the tag diffs of
+// src/graph and src/init.cc). Releases with no entry here (2.26.3, 2.26.5,
+// 2.26.6, 2.27.7) leave the topology stage unchanged.
+
+// Apply2_23_4 is tag v2.23.4-1.
+func Apply2_23_4(p *Params) {
+	p.Release = "2.23.4"
+	p.P2PLevelAMDPairs = true      // paths.cc ncclTopoCheckP2p
+	p.CrossNic2 = true             // search.cc ncclTopoCompute
+	p.CollNetDirectGraphID = 4     // init.cc initTransportsRank
+	p.CollNetLocalRanksCap = false // init.cc: no init-time CollNet disable
+	p.SelfPathsDIS = true          // paths.cc ncclTopoSetPaths
+	p.LocalCPUNeedsHops = true     // paths.cc ncclGetLocalCpu
+	p.NICIDPerNUMA = true          // topo.cc NCCL_TOPO_LOCAL_NIC_ID
+	p.HeadFoundBreak = true        // search.cc ncclTopoSearchRecNet "break"
+}
+
+// Apply2_25_1 is tag v2.25.1-1: the search bounded by the system's paths
+// (where a balanced tree needs SYS, Tree falls back to one channel), 64
+// channels, Blackwell.
+func Apply2_25_1(p *Params) {
+	p.Release = "2.25.1"
 	p.MaxChannels = 64
+	p.PathBasedTypes = true
+	p.ArityCaps = true
+	p.SM100Speeds = true
+	p.NVLinkBwSM100 = 40.0
+	p.ComputeChannelsSM90Plus = true
+	p.NVLSChannelsBySM = true
+}
+
+// Apply2_26_2 is tag v2.26.2-1: C2C links and paths, Sapphire/Emerald
+// Rapids, the two-island NVLink split.
+func Apply2_26_2(p *Params) {
+	p.Release = "2.26.2"
+	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
+		PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
+	p.C2CLink = LinkC2C
+	p.IntelSRPERP = true
+	p.C2CPaths = true
+	p.SplitNVLinkMin2 = true
+}
+
+// Apply2_27_3 is tag v2.27.3-1: PATH_P2C. 2.27.3 numbers P2C above PXN and
+// 2.27.5 below it; gatesim's path types have one order, 2.27.5's, so the
+// P2C list is written in that order from here.
+func Apply2_27_3(p *Params) {
+	p.Release = "2.27.3"
 	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
 		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
-	p.C2CLink = LinkC2C
+	p.LinkTypeP2C = true
+	p.FollowPathSkipsDIS = true
+}
+
+// Apply2_27_5 is tag v2.27.5-1: NETs record their local GPU, RecNet's
+// replay only with sameChannels, MNNVL NET scattering, SM100_NVLINK_BW 40.1.
+func Apply2_27_5(p *Params) {
+	p.Release = "2.27.5"
 	p.NVLinkBwSM100 = 40.1
-	p.IntelSRPERP = true
-	p.PCIClassDataDirect = true
-	p.NICIDPerNUMA = true
-	p.SelfPathsDIS = true
-	p.LocalCPUNeedsHops = true
-	p.P2PLevelAMDPairs = true
-	p.C2CPaths = true
-	p.PXNAvoidsPXN = true
-	p.PathBasedTypes = true
-	p.SM100Speeds = true
-	p.ArityCaps = true
-	p.SplitNVLinkMin2 = true
-	p.CrossNic2 = true
+	p.MNNVLNets = true
 	p.ReplayOnlySameChannels = true
 	p.LocalGPUStart = true
-	p.HeadFoundBreak = true
-	p.FollowPathSkipsDIS = true
-	p.NetDevsPolicy = true
 	p.GraphPrintIDs = true
-	p.CollNetDirectGraphID = 4
-	p.NVLSChannelsBySM = true
+}
+
+// Apply2_27_6 is tag v2.27.6-1: PXN when the GPU's own path is worse than
+// PATH_PXN.
+func Apply2_27_6(p *Params) {
+	p.Release = "2.27.6"
+	p.PXNAvoidsPXN = true
+}
+
+// Apply2_28_3 turns 2.27.7 rules into those of tag v2.28.3-1 (the system
+// library on the project's GPU machine).
+func Apply2_28_3(p *Params) {
+	p.Release = "2.28.3"
+	p.PCIClassDataDirect = true
+	p.NetDevsPolicy = true
 	p.NVLSRaisesChannels = false
-	p.CollNetLocalRanksCap = false
-	p.ComputeChannelsSM90Plus = true
-	p.LinkTypeP2C = true
-	p.MNNVLNets = true
 }
 
 // Apply2_28_9 turns 2.28.3 rules into those of tag v2.28.9-1 (PyTorch's
@@ -251,10 +295,13 @@ func Apply2_28_9(p *Params) {
 	p.MNNVLRailPerHost = true
 }
 
-// Params2_28_3 is Params2_22_3 with Apply2_28_3.
+// Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
 func Params2_28_3() Params {
 	p := Params2_22_3()
-	Apply2_28_3(&p)
+	for _, apply := range []func(*Params){Apply2_23_4, Apply2_25_1, Apply2_26_2,
+		Apply2_27_3, Apply2_27_5, Apply2_27_6, Apply2_28_3} {
+		apply(&p)
+	}
 	return p
 }
 

@@ -1,0 +1,120 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// NCCL 2.23.4 (tag v2.23.4-1), a delta against 2.22.3: PAT (algorithm 7,
+// AllGather/ReduceScatter, Simple), CollNet's local-rank limit moves from
+// communicator init to every operation, NCCL_CONF_FILE, the Tree latency
+// constants and the 16 KiB scheduler cell.
+
+var tag234 = "v2.23.4-1"
+
+// ruleAt is r documented at a later tag: the same behaviour, with doc
+// replacing r's documentation when it is not empty.
+func ruleAt(r *Rule, ref Ref, doc string) *Rule {
+	c := r.withRef(ref)
+	if doc != "" {
+		c.Doc = doc
+	}
+	return c
+}
+
+// collNetArityOp is G-COLLNET-ARITY-1's per-operation form: the listed
+// CollNet algorithms stay IGNORE when a node has more than
+// NCCL_MAX_DIRECT_ARITY+1 local ranks.
+func collNetArityOp(ref Ref, doc string, algos ...Algo) *Rule {
+	names := make([]string, len(algos))
+	for i, a := range algos {
+		names[i] = a.String()
+	}
+	ignored := strings.Join(names, " and ")
+	return &Rule{
+		ID: "G-COLLNET-ARITY-1", Layer: LayerSelect, Cap: CapCollNet, Title: "CollNet GPUs per node",
+		Doc: doc,
+		Ref: ref,
+		perOp: func(o *opRun) {
+			lim := o.rs.Consts.MaxDirectArity + 1
+			if o.comm.MaxLocalRanks <= lim {
+				o.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("%d local ranks ≤ %d", o.comm.MaxLocalRanks, lim)})
+				return
+			}
+			for _, a := range algos {
+				for p := range NumProtos {
+					o.prunedBy[a][p] = "G-COLLNET-ARITY-1"
+				}
+			}
+			o.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%d local ranks > %d: %s ignored", o.comm.MaxLocalRanks, lim, ignored)})
+		},
+	}
+}
+
+var collNetArity23 = collNetArityOp(Ref{tag234, "src/enqueue.cc", "updateCollCostTable"},
+	`No init-time disable: per operation CollNetDirect stays IGNORE when a node has more than NCCL_MAX_DIRECT_ARITY+1 (8) local ranks; CollNetChain is not limited.`,
+	CollNetDirect)
+
+var impl23Rule = implRule(Ref{tag234, "src/graph/tuning.cc", "ncclTopoTuneModel"},
+	`Modelled cells: Broadcast and Reduce on Ring only; AllGather and ReduceScatter on Ring, NVLS, CollNetDirect and PAT; AllReduce on every algorithm but PAT. NVLS, NVLSTree and PAT have Simple only (PAT also needs ncclPatEnable).`,
+	impl28)
+
+var pat23 = ruleAt(patRule, Ref{tag234, "src/graph/tuning.cc", "ncclPatEnable"},
+	`ncclPatEnable: NCCL_PAT_ENABLE (default 2) other than 2 → its truth value (non-zero forces PAT on, even with several GPUs per node); auto → on iff one GPU per node (nNodes == nRanks) and the network device is HOST type. PAT serves AllGather and ReduceScatter, Simple only. (The compute-capability floor of 6.0 is 2.26.2's; gatesim applies it from here, where no modelled GPU is below it.)`)
+
+var release2_23_4 = Release{
+	Version: V2_23_4,
+	Tag:     tag234,
+	Consts:  consts2_23_4,
+	Topo:    topo.Apply2_23_4,
+	Tuning:  tuningApply2_23_4,
+	Rules:   apply2_23_4,
+}
+
+func consts2_23_4(rs *Ruleset) {
+	rs.SetConst("HasPAT", true, Ref{tag234, "src/graph/tuning.cc", "ncclPatEnable"})
+	rs.SetParamDefault("NCCL_PAT_ENABLE", 2, Ref{tag234, "src/graph/tuning.cc", "PatEnable"})
+}
+
+func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag234}
+	const model = "ncclTopoTuneModel"
+	tuningSet(d, &t.NumAlgos, 7, "src/include/nccl_common.h", "NCCL_NUM_ALGORITHMS")
+	tuningSet(d, &t.BaseLat[Tree][Simple], 8.4, tuningCC, "baseLat")
+	tuningSet(d, &t.HwLat[TuningHwNVLink][Tree][Simple], 4.0, tuningCC, "hwLat")
+	tuningSet(d, &t.HwLat[TuningHwPCI][Tree][Simple], 4.0, tuningCC, "hwLat")
+	tuningSet(d, &t.HwLat[TuningHwNet][Tree][Simple], 14, tuningCC, "hwLat")
+	tuningSet(d, &t.RingLL128LowPPNFactor, 0, tuningCC, model)
+	tuningSet(d, &t.PATFactor, .85, tuningCC, model)
+	tuningSet(d, &t.PATBaseLat, 8, tuningCC, model)
+	tuningSet(d, &t.PATLogLatDivisor, 3.5, tuningCC, model)
+	tuningSet(d, &t.PATLinearLat, 2.8, tuningCC, model)
+	tuningSet(d, &t.TreeCapAllReduceOnly, true, tuningCC, model)
+	tuningSet(d, &t.TreeCorrectionAllReduceOnly, true, tuningCC, "ncclTopoGetAlgoTime")
+	tuningSet(d, &t.AGRSRatioRingOnly, true, tuningCC, model)
+	tuningSet(d, &t.RingARInterStepsMinus1, true, tuningCC, model)
+	tuningSet(d, &t.InterLatTreeAtPPN1, true, tuningCC, model)
+	tuningSet(d, &t.PruneCollNetArity, true, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.PrunePATScaling, true, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.OpLine, TuningOpLineR23, enqueueCC, "topoGetAlgoInfo")
+	tuningSet(d, &t.MinTrafficPerChannel, 16<<10, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.CellFromMinTraffic, true, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.TaskTrafficFloor, true, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.CellsLoRoundUp, true, enqueueCC, "scheduleCollTasksToPlan")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+func apply2_23_4(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag234, file, fn} }
+	rs.Replace(ruleAt(envSource23, ref("src/misc/param.cc", "initEnvFunc"), ""), "NCCL_CONF_FILE names the user config file")
+	rs.Remove("G-COLLNET-ARITY-1", ref("src/enqueue.cc", "updateCollCostTable"), "no init-time disable; per-operation form below")
+	rs.Replace(impl23Rule, "PAT for AllGather/ReduceScatter")
+	rs.Add(pat23, "G-TUNE-IMPL-1", "PAT")
+	rs.Replace(modelDone.withRef(ref("src/graph/tuning.cc", "ncclTopoTuneModel")), "7 algorithms")
+	rs.Add(collNetArity23, "G-SEL-OPSUP-1", "per-operation CollNetDirect arity")
+	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),
+		pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true, patScaling: true}), "P7: PAT ReduceScatter without scaling")
+	rs.Replace(runtimeConnect.withRef(ref("src/group.cc", "ncclCollPreconnect")), "PAT too")
+}

@@ -1,0 +1,87 @@
+package spec
+
+import "fmt"
+
+// NCCL 2.24.3 (tag v2.24.3-1), a delta against 2.23.4: the per-function
+// NCCL_ALGO/NCCL_PROTO grammar with hard parse errors, the end of the Ring
+// restore and the per-operation Ring backup (an operation with nothing
+// enabled fails instead), fp8 types, net ABI v9 and tuner ABI v4.
+
+var tag243 = "v2.24.3-1"
+
+var parse24 = algoParse("G-SEL-PARSE-2", Ref{tag243, "src/graph/tuning.cc", "parseList"}, parse28.Doc, true, parse28.Logs)
+
+var en24 = enableRule(Ref{tag243, "src/graph/tuning.cc", "ncclTopoTuneModel"},
+	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`, false)
+
+// tunerABI24 probes the window newest first (v4, v3, v2), one INFO per
+// symbol not found; 2.26.2's per-version shims print the same lines.
+var tunerABI24 = tunerABI(Ref{tag243, "src/misc/tuner.cc", "ncclTunerPluginLoad"},
+	`Probe ncclTunerPlugin_v4, _v3, then _v2, newest first (older versions are adapted; a v2 tuner returns algorithm and protocol). None: the library is closed and the internal tuner is used.`,
+	[]string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v%d symbol.", "TUNER/Plugin: Failed to find ncclTunerPlugin_v2 symbol, using internal tuner instead.", "TUNER/Plugin: Using tuner plugin %s"},
+	func(name, _ string, v int, w []int) []string {
+		var out []string
+		for i, x := range w {
+			if x == v {
+				break
+			}
+			if i == len(w)-1 {
+				out = append(out, fmt.Sprintf("TUNER/Plugin: Failed to find ncclTunerPlugin_v%d symbol, using internal tuner instead.", x))
+			} else {
+				out = append(out, fmt.Sprintf("TUNER/Plugin: Failed to find ncclTunerPlugin_v%d symbol.", x))
+			}
+		}
+		if v != 0 {
+			out = append(out, "TUNER/Plugin: Using tuner plugin "+name)
+		}
+		return out
+	})
+
+var release2_24_3 = Release{
+	Version: V2_24_3,
+	Tag:     tag243,
+	Consts:  consts2_24_3,
+	Tuning:  tuningApply2_24_3,
+	Rules:   apply2_24_3,
+}
+
+func consts2_24_3(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag243, file, fn} }
+	rs.SetConst("NetABI", []int{9, 8, 7, 6, 5}, ref("src/net.cc", "ncclNetPluginLoad"))
+	rs.SetConst("TunerABI", []int{4, 3, 2}, ref("src/misc/tuner.cc", "ncclTunerPluginLoad"))
+	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
+	rs.SetConst("RingBackup", false, ref("src/enqueue.cc", "topoGetAlgoInfo"))
+}
+
+func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag243}
+	const model = "ncclTopoTuneModel"
+	tuningSet(d, &t.PATFactor, .75, tuningCC, model)
+	tuningSet(d, &t.FP8RingPenalty, 1024.0, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.LLRowMixedAsAMD, true, tuningCC, model)
+	tuningSet(d, &t.HardSetCollNetRescue, false, tuningCC, model)
+	tuningSet(d, &t.RingRestore, false, tuningCC, model)
+	tuningSet(d, &t.EnableMatrixPrint, true, tuningCC, model)
+	tuningSet(d, &t.RingBackup, false, tuningCC, "ncclTopoGetAlgoTime")
+	tuningSet(d, &t.NoAlgo, TuningNoAlgoR24, enqueueCC, "topoGetAlgoInfo")
+	tuningSet(d, &t.FP8RingPenaltyOn, true, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.OpLine, TuningOpLineR24, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.FP8, true, enqueueCC, "taskAppend")
+	tuningSet(d, &t.RegIPC, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.RegIPCChannels, 16, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+func apply2_24_3(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag243, file, fn} }
+	rs.Replace(tunerABI24, "window v4-v2")
+	rs.Remove("G-SEL-PARSE-1", ref("src/graph/tuning.cc", "parseList"), "per-function grammar replaces it")
+	rs.Add(parse24, "G-TUNE-BW-2", "per-function grammar with hard errors")
+	rs.Replace(en24, "per function, no hard-set rescue")
+	rs.Remove("G-TUNE-RINGRESTORE-1", ref("src/graph/tuning.cc", "ncclTopoTuneModel"), "ringbdw and the restore are gone")
+	rs.Replace(appendRule(ref("src/enqueue.cc", "taskAppend"), true), "fp8 reductions need sm90")
+	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),
+		pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true, patScaling: true, fp8Ring: true}), "P8: fp8 Ring with more than 8 ranks deprioritised")
+	rs.Remove("G-SEL-BACKUP-1", ref("src/enqueue.cc", "topoGetAlgoInfo"), "no Ring backup")
+	rs.Add(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "Error : no algorithm/protocol available"), "G-SEL-PICK-1", "hard error")
+}

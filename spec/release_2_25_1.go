@@ -1,0 +1,69 @@
+package spec
+
+import "github.com/gatesim/gatesim/spec/topo"
+
+// NCCL 2.25.1 (tag v2.25.1-1), a delta against 2.24.3. The graph search is
+// bounded by the system's own path types (ncclTopoCompute,
+// ncclTopoGetGpuMaxPath): on hosts whose balanced tree needs a SYS crossing
+// the Tree graph falls back to one channel and the model picks Ring
+// (topo.Params.PathBasedTypes).
+// Also: 64 channels, the Blackwell rows, per-architecture NVLS channels,
+// NVLS and CollNetDirect channel caps, ncclMnnvlCheck and the NVLS early
+// exit without the MNNVL clique form.
+
+var tag251 = "v2.25.1-1"
+
+var nvlsEarly251 = nvlsEarly(Ref{tag251, "src/transport/nvls.cc", "ncclNvlsInit"}, nvlsEarly283.Doc,
+	func(gpus, _ int, _ bool) (bool, string) {
+		if gpus <= 2 {
+			return true, "2 GPUs or fewer in the topology"
+		}
+		return false, ""
+	})
+
+var release2_25_1 = Release{
+	Version: V2_25_1,
+	Tag:     tag251,
+	Consts:  consts2_25_1,
+	Topo:    topo.Apply2_25_1,
+	Tuning:  tuningApply2_25_1,
+	Rules:   apply2_25_1,
+}
+
+func consts2_25_1(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag251, file, fn} }
+	rs.SetConst("MaxChannels", 64, ref("src/include/device.h", "MAXCHANNELS"))
+	rs.SetConst("NVLSChannelsSM100", 32, ref("src/transport/nvls.cc", "ncclNvlsInit"))
+	rs.SetConst("NVLSChannelsSM100Multi", 32, ref("src/transport/nvls.cc", "ncclNvlsInit"))
+	rs.SetConst("MaxNVLSArity", 32, ref("src/graph/search.cc", "ncclTopoCompute"))
+	rs.SetParamDefault("NCCL_NVLS_NCHANNELS", -2, ref("src/transport/nvls.cc", "NvlsChannels"))
+}
+
+func tuningApply2_25_1(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag251}
+	tuningSet(d, &t.NumCompCaps, 4, tuningCC, "BLACKWELL_COMPCAP_IDX")
+	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN1], 2*141.0, tuningCC, "llMaxBws")
+	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN2], 2*45.0, tuningCC, "llMaxBws")
+	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN4], 2*35.0, tuningCC, "llMaxBws")
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN1], 2*36.7, tuningCC, "perChMaxRingLL128Bws")
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 2*36.7, tuningCC, "perChMaxRingLL128Bws")
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN4], 2*36.7, tuningCC, "perChMaxRingLL128Bws")
+	tuningSet(d, &t.PerChMaxTreeLL128Bw[TuningBlackwell][TuningN1], 2*36.7, tuningCC, "perChMaxTreeLL128Bws")
+	tuningSet(d, &t.PerChMaxTreeLL128Bw[TuningBlackwell][TuningN2], 2*36.7, tuningCC, "perChMaxTreeLL128Bws")
+	tuningSet(d, &t.PerChMaxTreeLL128Bw[TuningBlackwell][TuningN4], 2*29.0, tuningCC, "perChMaxTreeLL128Bws")
+	tuningSet(d, &t.PerChMaxTreeBw[TuningBlackwell][TuningN1], 2*38.7, tuningCC, "perChMaxTreeBws")
+	tuningSet(d, &t.PerChMaxTreeBw[TuningBlackwell][TuningN2], 2*41.4, tuningCC, "perChMaxTreeBws")
+	tuningSet(d, &t.PerChMaxTreeBw[TuningBlackwell][TuningN4], 2*36.0, tuningCC, "perChMaxTreeBws")
+	tuningSet(d, &t.MaxChannels, 64, deviceH, "MAXCHANNELS")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+func apply2_25_1(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag251, file, fn} }
+	rs.Replace(mnnvlRule(ref("src/mnnvl.cc", "ncclMnnvlCheck"), mnnvl28.Doc, false), "ncclMnnvlCheck: also with NCCL_MNNVL_ENABLE=1 on one node")
+	rs.Replace(nvlsEarly251, "GPU count ≤ 2, no MNNVL clique form")
+	rs.Replace(nvlsChan.withRef(ref("src/transport/nvls.cc", "ncclNvlsInit")), "per-architecture default: sm90 16, sm100 32")
+	rs.Replace(collNetGraph(ref("src/graph/search.cc", "ncclTopoCompute"), func(n int) int { return min(8, n) }), "CollNetDirect ≤ min(8, #GPUs)")
+	rs.Replace(nvlsGraph(ref("src/graph/search.cc", "ncclTopoCompute"), func(n int) int { return min(32, n) }), "NVLS ≤ 32 channels")
+	rs.Replace(graphSearch.withRef(ref("src/graph/search.cc", "ncclTopoCompute")), "typeIntra/typeInter bounded by the system's GPU-GPU and GPU-NET paths (ncclTopoGetGpuMaxPath)")
+}

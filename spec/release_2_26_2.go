@@ -1,0 +1,41 @@
+package spec
+
+import "github.com/gatesim/gatesim/spec/topo"
+
+// NCCL 2.26.2 (tag v2.26.2-1), a delta against 2.25.1: the plugin code moves
+// to src/plugin/ with one loader for every plugin kind (net ABI v10-v6, v5
+// dropped; a plugin loaded through an older-ABI shim keeps its own name;
+// gatesim's net loader rules change with 2.27.3's list of plugins, which
+// they model together),
+// C2C links and paths, the Tree pattern penalty read from the communicator
+// and LL traffic counted four times by the scheduler.
+
+var tag262 = "v2.26.2-1"
+
+var release2_26_2 = Release{
+	Version: V2_26_2,
+	Tag:     tag262,
+	Consts:  consts2_26_2,
+	Topo:    topo.Apply2_26_2,
+	Tuning:  tuningApply2_26_2,
+	Rules:   apply2_26_2,
+}
+
+func consts2_26_2(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag262, file, fn} }
+	rs.SetConst("NetABI", []int{10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
+	rs.SetConst("NetNameAtLoad", true, ref("src/plugin/net/net_v8.cc", "getNcclNet_v8"))
+}
+
+func tuningApply2_26_2(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag262}
+	tuningSet(d, &t.TreePatternFromComm, true, tuningCC, "ncclTopoTuneModel")
+	tuningSet(d, &t.LLTrafficX4, true, enqueueCC, "ncclPrepareTasks")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+func apply2_26_2(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag262, file, fn} }
+	rs.Replace(ruleAt(tunerABI24, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ""), "per-version shims print the same lines")
+	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin."), "common loader (the none keyword is 2.28.3's; before it, none names a library that does not open: no tuner either way)")
+}

@@ -1,0 +1,120 @@
+package spec
+
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// NCCL 2.27.3 (tag v2.27.3-1), a delta against 2.26.6: symmetric kernels
+// (registered windows, one node, one collective per group) and the CTA
+// policy with its override towards NVLS; several net plugins with a
+// per-plugin state machine; NCCL_COLLNET_ENABLE as a config field
+// (an NCCL_PARAM here, a string read per communicator from 2.27.5); the
+// CollNet/NVLS AllGather/ReduceScatter bandwidth rule; LL128 with
+// NCCL_LL128_C2C; the soft NVLS bind failure; PATH_P2C.
+
+var tag273 = "v2.27.3-1"
+
+// collNetEnv273 reads NCCL_COLLNET_ENABLE through NCCL_PARAM into
+// config.collnetEnable (before the network), for every communicator.
+var collNetEnv273 = &Rule{
+	ID: "G-COLLNET-ENV-1", Layer: LayerEnv, Cap: CapCollNet, Title: "NCCL_COLLNET_ENABLE",
+	Doc:  `At every communicator init, before the network plugins, NCCL_PARAM(CollnetEnable) (ncclLoadParam: strtoll base 0, default NCCL_CONFIG_UNDEF_INT) overrides config.collnetEnable (default 0) when set. A value other than 0 or 1 is logged and set to 0.`,
+	Ref:  Ref{tag273, "src/init.cc", "envConfigOverride"},
+	Logs: []string{"NCCL_COLLNET_ENABLE set by environment to %lld.", "collnetEnable %d is not a valid value 0/1, set it to 0"},
+	init: func(r *initRun) {
+		v, set := r.env.Lookup("NCCL_COLLNET_ENABLE")
+		facts := []Fact{F("NCCL_COLLNET_ENABLE", envShow(v, set))}
+		n, set, log := intParam(r.env, "NCCL_COLLNET_ENABLE", UndefInt)
+		if !set || n == UndefInt {
+			r.emit(Verdict{Outcome: Fail, Why: "NCCL_COLLNET_ENABLE unset: config.collnetEnable stays 0", Facts: facts, Log: nonEmpty(log)})
+			return
+		}
+		logs := []string{log}
+		if n != 0 && n != 1 {
+			logs = append(logs, fmt.Sprintf("collnetEnable %d is not a valid value 0/1, set it to 0", int32(n)))
+			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as %d, not 0/1: set to 0", v, n), Facts: facts, Log: logs})
+			return
+		}
+		if n == 0 {
+			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as 0: CollNet disabled", v), Facts: facts, Log: logs})
+			return
+		}
+		r.allNodes(func(s *nodeState) { s.collNetEnable = true })
+		r.emit(Verdict{Outcome: Pass, Level: LevelRequested, Why: fmt.Sprintf("%q reads as 1: config.collnetEnable = 1", v), Facts: facts, Log: logs})
+	},
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+var side273 = ruleAt(sideRule, Ref{tag273, "src/enqueue.cc", "ncclPrepareTasks"},
+	`Symmetric kernels: a group of exactly one collective and no p2p, on one node, on a communicator with symmetric support (every peer direct P2P, NCCL_WIN_ENABLE, cuMem), with send and receive buffers in windows registered with NCCL_WIN_COLL_SYMMETRIC and a kernel for (function, redop, datatype), is scheduled by ncclSymPickKernel without the cost table. Ordinary, unregistered buffers always go through it.`)
+
+var ctaPolicy273 = ruleAt(ctaPolicyRule, Ref{tag273, "src/enqueue.cc", "getAlgoInfo"}, "")
+
+var release2_27_3 = Release{
+	Version: V2_27_3,
+	Tag:     tag273,
+	Consts:  consts2_27_3,
+	Topo:    topo.Apply2_27_3,
+	Tuning:  tuningApply2_27_3,
+	Rules:   apply2_27_3,
+}
+
+func consts2_27_3(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag273, file, fn} }
+	rs.SetConst("NVLSChannelsSM100", 24, ref("src/transport/nvls.cc", "ncclNvlsInit"))
+	rs.SetParamDefault("NCCL_NVLS_NCHANNELS", UndefInt, ref("src/init.cc", "NvlsChannels"))
+	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
+}
+
+func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag273}
+	const model = "ncclTopoTuneModel"
+	tuningSet(d, &t.CollNetDirectInter, 0.9, tuningCC, model)
+	tuningSet(d, &t.CollNetDirectPPN1, 0, tuningCC, model)
+	tuningSet(d, &t.CollNetDirectPPN8, 0, tuningCC, model)
+	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSMin, tuningCC, model)
+	tuningSet(d, &t.LL128Rule, TuningLL128C2C, tuningCC, model)
+	tuningSet(d, &t.NThreadsWarn, false, tuningCC, "getNthreads")
+	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneArity, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.PruneNVLSMultiNodeAGRS, false, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.WorkCollBytes, 96, deviceH, "struct ncclDevWorkColl")
+	tuningSet(d, &t.MaxDevWorkBatchColls, 10, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
+	tuningSet(d, &t.Symmetric, true, enqueueCC, "ncclPrepareTasks")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+func apply2_27_3(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag273, file, fn} }
+	rs.Remove("G-COLLNET-ENV-1", ref("src/init.cc", "envConfigOverride"), "read at config time instead (below)")
+	rs.Add(collNetEnv273, "G-ENV-PARAM-1", "NCCL_PARAM into config.collnetEnable for every communicator")
+	rs.Replace(ruleAt(netLib28, ref("src/plugin/net.cc", "ncclNetPluginLoad"), ""), "comma list of plugins (the none keyword and the conditional prefixed name are modelled from here; 2.27.5 and 2.28.3 refine them)")
+	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe through the 2.26 per-version adapters, one log per accepted version")
+	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe, silent when absent")
+	rs.Replace(collNetEntryPoints(ref("src/plugin/net/net_v7.cc", "getNcclCollNet_v7"), 8), "adapters in src/plugin/net/ (2.26.2)")
+	rs.Replace(ruleAt(netLibNone28, ref("src/plugin/net.cc", "ncclNetPluginLoad"), ""), "no trailing sentence")
+	rs.Replace(netState(ref("src/plugin/net.cc", "ncclNetPluginInit"), netState28.Doc,
+		netSelectOpts{ibUsingOnZero: true, initLog: true}), "per-plugin state machine, init per communicator")
+	rs.Replace(netChoose(ref("src/plugin/net.cc", "ncclNetInit"), netChoose28.Doc, "Failed to initialize any NET plugin", true), `WARN "Failed to initialize any NET plugin"`)
+	rs.Add(ruleAt(netLibOthers, ref("src/plugin/net.cc", "ncclNetPluginDisableOtherExternal"), ""), "G-NET-SEL-1", "several external plugins, others disabled")
+	rs.Replace(netDevVersion.withRef(ref("src/plugin/net.cc", "ncclNetCheckDeviceVersion")), "checked at assignment")
+	rs.Replace(collNetAttach.withRef(ref("src/plugin/net.cc", "ncclNetPluginAssignToComm")), "attached at assignment")
+	rs.Replace(collNetPlugin28.withRef(ref("src/init.cc", "initTransportsRank")), "forces config.collnetEnable to 0")
+	rs.Replace(nvlsCap(ref("src/transport/nvls.cc", "ncclNvlsInit"), true), "log adds (NVLS_NCHANNELS %d)")
+	rs.Replace(collNetCons.withRef(ref("src/init.cc", "initTransportsRank")), "config.collnetEnable")
+	rs.Replace(nvlsSetup(ref("src/transport/nvls.cc", "nvlsAllocateMem"), true), "bind failure soft unless NCCL_NVLS_ENABLE=1")
+	rs.Replace(collNetBwRule(ref("src/graph/tuning.cc", "ncclTopoTuneModel"), bw2_28.Doc, true), "NVLS and CollNetDirect share the multi-node AllGather/ReduceScatter rule")
+	rs.Replace(protoRule(ref("src/graph/tuning.cc", "ncclTopoTuneModel"), proto28.Doc, ll128Auto28), "NCCL_LL128_C2C, any compute capability ≥ 7.0 (2.27.3's P2C bound is modelled with 2.27.5's order: PXN)")
+	rs.Add(side273, "G-SEL-APPEND-1", "symmetric kernels bypass the table")
+	rs.Replace(opSupport(ref("src/enqueue.cc", "getCollNetSupport"), false), "NVLS AllGather needs nvlsSupport too")
+	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),
+		pruneSet{nvlsArity: true, patScaling: true, fp8Ring: true}), "P4': local ranks above NCCL_MAX_NVLS_ARITY; P6 removed")
+	rs.Add(ctaPolicy273, "G-SEL-PICK-1", "CTA policy")
+}

@@ -1,0 +1,21 @@
+package spec
+
+import "github.com/gatesim/gatesim/spec/topo"
+
+// NCCL 2.27.5 (tag v2.27.5-1), a delta against 2.27.3: NCCL_COLLNET_ENABLE is
+// read again as a string for every communicator ((int)strtol), PATH_P2C
+// moves below PXN, NETs record their local GPU and MNNVL scatters NETs GPU
+// by GPU, SM100_NVLINK_BW 40.1.
+
+var tag275 = "v2.27.5-1"
+
+var release2_27_5 = Release{
+	Version: V2_27_5,
+	Tag:     tag275,
+	Topo:    topo.Apply2_27_5,
+	Rules:   apply2_27_5,
+}
+
+func apply2_27_5(rs *Ruleset) {
+	rs.Replace(collNetEnv28.withRef(Ref{tag275, "src/init.cc", "envConfigOverride"}), "ncclGetEnv and strtol into config.collnetEnable for every communicator")
+}
