@@ -528,6 +528,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -683,8 +684,8 @@ func Probe(s Search, allowNVLS bool) (*ProbeResult, error) {
 	return p, nil
 }
 
-func deviceInfo(rank, dev int) DeviceInfo {
-	di := DeviceInfo{Rank: rank, Dev: dev}
+func deviceInfo(rank, dev int) conformance.DeviceInfo {
+	di := conformance.DeviceInfo{Rank: rank, Dev: dev}
 	var buf [256]C.char
 	if C.gs_pci_bus_id(&buf[0], C.int(len(buf)), C.int(dev)) == 0 {
 		di.BusID = C.GoString(&buf[0])
@@ -702,7 +703,7 @@ func deviceInfo(rank, dev int) DeviceInfo {
 type Session struct {
 	opts    Options
 	loc     *C.gsLocal
-	devices []DeviceInfo
+	devices []conformance.DeviceInfo
 	nranks  int
 	version spec.Version
 	fill    []C.gsHandle
@@ -880,8 +881,8 @@ func (s *Session) Version() spec.Version { return s.version }
 // Libraries are the loaded libnccl and libcudart paths.
 func (s *Session) Libraries() (nccl, cudart string) { return loaded.nccl, loaded.cudart }
 
-func (s *Session) NRanks() int         { return s.nranks }
-func (s *Session) Local() []DeviceInfo { return s.devices }
+func (s *Session) NRanks() int                     { return s.nranks }
+func (s *Session) Local() []conformance.DeviceInfo { return s.devices }
 func (s *Session) CheckMode() string {
 	if s.host {
 		return "host"
