@@ -54,30 +54,31 @@ type Parser struct {
 	kinds   [numKinds]int
 	samples [numKinds][]Sample
 
-	env      map[string]int
-	procs    map[string]int
-	comms    map[string]int
-	names    map[string]map[string]int // list name -> item -> index
-	ops      map[opKey]int
-	calls    map[callKey]int
-	errs     map[string]int
-	noalgo   map[string]int
-	trans    map[string]int
-	chans    map[ChannelSummary]int
-	graphs   map[GraphLine]int
+	env      *distinct[string, EnvVar]
+	procs    *distinct[string, Proc]
+	comms    *distinct[string, Comm]
+	names    map[string]*distinct[string, NameCount] // list name -> its aggregator
+	ops      *distinct[opKey, OpChoice]
+	calls    *distinct[callKey, CollCall]
+	errs     *distinct[string, LogError]
+	noalgo   *distinct[string, NoAlgo]
+	trans    *distinct[string, TransportUse]
+	chans    *distinct[ChannelSummary, ChannelSummary]
+	graphs   *distinct[GraphLine, GraphLine]
+	fabric   *distinct[MNNVLFabric, MNNVLFabric]
 	lastCall map[string]CollCall
 	tables   map[string]*tableBuilder
 	devsSeen map[string]bool
-	nvlsDevs map[string]bool
+	nvlsDevs *firstSeen[string]
 	versions map[string]bool
 	// versionRank ranks the line the release was taken from (see
 	// setVersion); bareVersions is true while Versions holds only versions
 	// of lines without NCCL's prefix.
 	versionRank  int
 	bareVersions bool
-	gdrHCA       map[string]bool
-	ibDevs       map[string]bool
-	socks        map[string]bool
+	gdrHCA       *firstSeen[string]
+	ibDevs       *firstSeen[string]
+	socks        *firstSeen[string]
 	prev         *pending
 	lastErrOn    bool
 	matrix       *Matrix
@@ -94,14 +95,25 @@ type pending struct {
 
 // NewParser returns an empty parser.
 func NewParser() *Parser {
-	return &Parser{
-		env: map[string]int{}, procs: map[string]int{}, comms: map[string]int{},
-		names: map[string]map[string]int{}, ops: map[opKey]int{}, calls: map[callKey]int{},
-		errs: map[string]int{}, noalgo: map[string]int{}, trans: map[string]int{},
-		chans: map[ChannelSummary]int{}, graphs: map[GraphLine]int{}, lastCall: map[string]CollCall{},
-		tables: map[string]*tableBuilder{}, devsSeen: map[string]bool{}, nvlsDevs: map[string]bool{},
-		versions: map[string]bool{}, gdrHCA: map[string]bool{}, ibDevs: map[string]bool{}, socks: map[string]bool{},
+	p := &Parser{
+		names: map[string]*distinct[string, NameCount]{}, lastCall: map[string]CollCall{},
+		tables: map[string]*tableBuilder{}, devsSeen: map[string]bool{}, nvlsDevs: newFirstSeen[string](maxProcs),
+		versions: map[string]bool{}, gdrHCA: newFirstSeen[string](maxDistinctSmall),
+		ibDevs: newFirstSeen[string](maxDistinctSmall), socks: newFirstSeen[string](maxDistinctSmall),
 	}
+	l := &p.log
+	p.env = newDistinct[string](&l.Env, maxDistinctSmall, nil)
+	p.procs = newDistinct[string](&l.Procs, maxProcs, nil)
+	p.comms = newDistinct[string](&l.Comms, maxComms, nil)
+	p.ops = newDistinct[opKey](&l.Ops, maxDistinctOps, &l.OpsDropped)
+	p.calls = newDistinct[callKey](&l.Calls, maxDistinctCalls, &l.CallsDrop)
+	p.errs = newDistinct[string](&l.Errors, maxDistinctErrors, &l.ErrsDropped)
+	p.noalgo = newDistinct[string](&l.NoAlgo, maxDistinctSmall, nil)
+	p.trans = newDistinct[string](&l.Transports, maxDistinctSmall, nil)
+	p.chans = newDistinct[ChannelSummary](&l.Channels, maxDistinctSmall, nil)
+	p.graphs = newDistinct[GraphLine](&l.Graphs, maxDistinctSmall, nil)
+	p.fabric = newDistinct[MNNVLFabric](&l.MNNVL.Fabric, maxDistinctSmall, nil)
+	return p
 }
 
 // Parse reads one source to its end, adding it to the log. Reading is
@@ -261,7 +273,7 @@ func (p *Parser) commitPrev() {
 	ln := p.prev.ln
 	p.kinds[KindUnknown]++
 	if len(p.log.UnknownSamples) < maxUnparsedSample {
-		p.log.UnknownSamples = append(p.log.UnknownSamples, Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)})
+		p.log.UnknownSamples = append(p.log.UnknownSamples, firstSample(ln))
 	}
 	if ln.Level == LevelWarn {
 		p.kinds[KindWarn]++
@@ -373,15 +385,10 @@ func procLabel(ln Line) string {
 
 func (p *Parser) handleLine(ln Line) {
 	if k := procKey(ln); k != "" {
-		i, ok := p.procs[k]
-		if !ok && len(p.log.Procs) < maxProcs {
-			i = len(p.log.Procs)
-			p.procs[k] = i
-			p.log.Procs = append(p.log.Procs, Proc{Host: ln.Host, PID: ln.PID, LauncherRank: ln.LauncherRank})
-			ok = true
-		}
-		if ok {
-			pr := &p.log.Procs[i]
+		if pr, isNew := p.procs.add(k); pr != nil {
+			if isNew {
+				*pr = Proc{Host: ln.Host, PID: ln.PID, LauncherRank: ln.LauncherRank}
+			}
 			pr.Lines++
 			if ln.Dev >= 0 {
 				dk := k + "/" + strconv.Itoa(ln.Dev)
@@ -407,9 +414,13 @@ func (p *Parser) handleLine(ln Line) {
 
 func (p *Parser) sample(k Kind, ln Line) {
 	if len(p.samples[k]) < maxSamplesPerKind {
-		p.samples[k] = append(p.samples[k], Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)})
+		p.samples[k] = append(p.samples[k], firstSample(ln))
 	}
 }
+
+// firstSample is the evidence kept of a line: where, which process, and
+// the message cut to a bounded length.
+func firstSample(ln Line) Sample { return Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)} }
 
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
@@ -428,40 +439,38 @@ func atof(s string) float64 {
 
 // addName counts name in the named NameCount list.
 func (p *Parser) addName(list *[]NameCount, key, name string, at Loc) {
-	m := p.names[key]
-	if m == nil {
-		m = map[string]int{}
-		p.names[key] = m
+	d := p.names[key]
+	if d == nil {
+		d = newDistinct[string](list, maxDistinctSmall, nil)
+		p.names[key] = d
 	}
-	if i, ok := m[name]; ok {
-		(*list)[i].Count++
+	r, isNew := d.add(name)
+	if r == nil {
 		return
 	}
-	if len(*list) >= maxDistinctSmall {
-		return
+	if isNew {
+		*r = NameCount{Name: name, At: at}
 	}
-	m[name] = len(*list)
-	*list = append(*list, NameCount{Name: name, Count: 1, At: at})
+	r.Count++
 }
 
 func (p *Parser) setEnv(name, value, how string, at Loc) {
-	if i, ok := p.env[name]; ok {
-		e := &p.log.Env[i]
-		if e.Value != value && len(e.Others) < 4 {
-			for _, o := range e.Others {
-				if o == value {
-					return
-				}
-			}
-			e.Others = append(e.Others, value)
+	e, isNew := p.env.add(name)
+	switch {
+	case e == nil:
+		return
+	case isNew:
+		*e = EnvVar{Name: name, Value: value, How: how, At: at}
+		return
+	case e.Value == value || len(e.Others) >= 4:
+		return
+	}
+	for _, o := range e.Others {
+		if o == value {
+			return
 		}
-		return
 	}
-	if len(p.log.Env) >= maxDistinctSmall {
-		return
-	}
-	p.env[name] = len(p.log.Env)
-	p.log.Env = append(p.log.Env, EnvVar{Name: name, Value: value, How: how, At: at})
+	e.Others = append(e.Others, value)
 }
 
 var hexRe = regexp.MustCompile(`0x[0-9a-fA-F]+|<\d+>`)
@@ -473,17 +482,15 @@ func (p *Parser) addError(ln Line, kind string, res spec.Result, hasRes bool) {
 	if kind == "err.trace" {
 		key = kind + "|" + ln.Msg
 	}
-	if i, ok := p.errs[key]; ok {
-		p.log.Errors[i].Count++
+	e, isNew := p.errs.add(key)
+	if e == nil {
 		return
 	}
-	if len(p.log.Errors) >= maxDistinctErrors {
-		p.log.ErrsDropped++
-		return
+	if isNew {
+		*e = LogError{Kind: kind, Level: ln.Level, Msg: clip(ln.Msg), SrcFile: ln.SrcFile,
+			SrcLine: ln.SrcLine, Result: res, HasResult: hasRes, First: firstSample(ln)}
 	}
-	p.errs[key] = len(p.log.Errors)
-	p.log.Errors = append(p.log.Errors, LogError{Kind: kind, Level: ln.Level, Msg: clip(ln.Msg), SrcFile: ln.SrcFile,
-		SrcLine: ln.SrcLine, Result: res, HasResult: hasRes, Count: 1, First: Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}})
+	e.Count++
 }
 
 var (
@@ -545,8 +552,8 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindVersion:
 		v := sub[1]
 		p.setVersion(ln, v)
-		if i, ok := p.procs[procKey(ln)]; ok && procKey(ln) != "" {
-			p.log.Procs[i].Version = v
+		if pr, ok := p.procs.get(procKey(ln)); ok && procKey(ln) != "" {
+			pr.Version = v
 		}
 	case KindCudaDriver:
 		p.log.CUDADriver = atoi(sub[1])
@@ -645,8 +652,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindIBUsing:
 		for _, m := range ibDevRe.FindAllStringSubmatch(sub[1], -1) {
 			d := m[1] + ":" + m[2] + "/" + m[3]
-			if !p.ibDevs[d] && len(p.log.IB.Devices) < maxDistinctSmall {
-				p.ibDevs[d] = true
+			if p.ibDevs.first(d) {
 				p.log.IB.Devices = append(p.log.IB.Devices, d)
 				if m[4] != "" {
 					p.log.IB.SHARPDevices++
@@ -663,8 +669,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		p.log.IB.DataErrors++
 	case KindSocketUsing:
 		for _, m := range sockIfRe.FindAllStringSubmatch(sub[1], -1) {
-			if !p.socks[m[1]] && len(p.log.Sockets) < maxDistinctSmall {
-				p.socks[m[1]] = true
+			if p.socks.first(m[1]) {
 				p.log.Sockets = append(p.log.Sockets, m[1])
 			}
 		}
@@ -675,8 +680,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 			break // sockets never do GPUDirect RDMA; not a verdict on the NIC
 		}
 		key := sub[2] + "|" + sub[4]
-		if !p.gdrHCA[key] && len(p.gdrHCA) < maxDistinctSmall {
-			p.gdrHCA[key] = true
+		if p.gdrHCA.first(key) {
 			if sub[2] == "Enabled" {
 				p.log.GDR.HCAEnabled = append(p.log.GDR.HCAEnabled, sub[4])
 			} else {
@@ -703,8 +707,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		if procLabel(ln) == "" {
 			key = ln.Loc.String()
 		}
-		if !p.nvlsDevs[key] && len(p.nvlsDevs) < maxProcs {
-			p.nvlsDevs[key] = true
+		if p.nvlsDevs.first(key) {
 			if sub[1] == "" {
 				p.log.NVLS.AvailableDevs++
 			} else {
@@ -728,24 +731,22 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		if sub[3] != "" {
 			cs.NVLS, cs.HasNVLS = atoi(sub[3]), true
 		}
-		if i, ok := p.chans[cs]; ok {
-			p.log.Channels[i].Count++
-		} else if len(p.log.Channels) < maxDistinctSmall {
-			p.chans[cs] = len(p.log.Channels)
-			cs2 := cs
-			cs2.Count, cs2.At = 1, ln.Loc
-			p.log.Channels = append(p.log.Channels, cs2)
+		if r, isNew := p.chans.add(cs); r != nil {
+			if isNew {
+				*r = cs
+				r.At = ln.Loc
+			}
+			r.Count++
 		}
 	case KindGraph:
 		g := GraphLine{Pattern: atoi(sub[1]), CrossNic: atoi(sub[2]), NChannels: atoi(sub[3]), BwIntra: atof(sub[4]),
 			BwInter: atof(sub[5]), TypeIntra: sub[6], TypeInter: sub[7], SameChannels: atoi(sub[8])}
-		if i, ok := p.graphs[g]; ok {
-			p.log.Graphs[i].Count++
-		} else if len(p.log.Graphs) < maxDistinctSmall {
-			p.graphs[g] = len(p.log.Graphs)
-			g2 := g
-			g2.Count, g2.At = 1, ln.Loc
-			p.log.Graphs = append(p.log.Graphs, g2)
+		if r, isNew := p.graphs.add(g); r != nil {
+			if isNew {
+				*r = g
+				r.At = ln.Loc
+			}
+			r.Count++
 		}
 	case KindMNNVL:
 		if atoi(sub[1]) != 0 {
@@ -756,18 +757,12 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		p.log.MNNVL.CliqueSize = max(p.log.MNNVL.CliqueSize, atoi(sub[2]))
 	case KindMNNVLFabric:
 		f := MNNVLFabric{UUID: sub[2], CliqueID: sub[3], State: atoi(sub[4]), HealthMask: sub[5]}
-		found := false
-		for i := range p.log.MNNVL.Fabric {
-			g := &p.log.MNNVL.Fabric[i]
-			if g.UUID == f.UUID && g.CliqueID == f.CliqueID && g.State == f.State && g.HealthMask == f.HealthMask {
-				g.Count++
-				found = true
-				break
+		if r, isNew := p.fabric.add(f); r != nil {
+			if isNew {
+				*r = f
+				r.At = ln.Loc
 			}
-		}
-		if !found && len(p.log.MNNVL.Fabric) < maxDistinctSmall {
-			f.Count, f.At = 1, ln.Loc
-			p.log.MNNVL.Fabric = append(p.log.MNNVL.Fabric, f)
+			r.Count++
 		}
 	case KindCommInfo:
 		c := p.comm(ln, sub[1])
@@ -911,30 +906,22 @@ func classifyVia(via string) (class, detail, net string, gdr bool) {
 }
 
 func (p *Parser) addTransport(class, detail, net string, gdr bool, ln Line) {
-	key := class + "|" + detail
-	if i, ok := p.trans[key]; ok {
-		p.log.Transports[i].Count++
+	r, isNew := p.trans.add(class + "|" + detail)
+	if r == nil {
 		return
 	}
-	if len(p.log.Transports) >= maxDistinctSmall {
-		return
+	if isNew {
+		*r = TransportUse{Class: class, Detail: detail, Net: net, GDR: gdr, First: firstSample(ln)}
 	}
-	p.trans[key] = len(p.log.Transports)
-	p.log.Transports = append(p.log.Transports, TransportUse{Class: class, Detail: detail, Net: net, GDR: gdr, Count: 1,
-		First: Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}})
+	r.Count++
 }
 
 func (p *Parser) comm(ln Line, ptr string) *Comm {
-	key := procKey(ln) + "|" + ptr
-	if i, ok := p.comms[key]; ok {
-		return &p.log.Comms[i]
+	c, isNew := p.comms.add(procKey(ln) + "|" + ptr)
+	if isNew {
+		*c = Comm{Proc: procKey(ln), Ptr: ptr, CudaDev: ln.Dev, At: ln.Loc}
 	}
-	if len(p.log.Comms) >= maxComms {
-		return nil
-	}
-	p.comms[key] = len(p.log.Comms)
-	p.log.Comms = append(p.log.Comms, Comm{Proc: procKey(ln), Ptr: ptr, CudaDev: ln.Dev, At: ln.Loc})
-	return &p.log.Comms[len(p.log.Comms)-1]
+	return c
 }
 
 func threadKey(ln Line) string {
@@ -977,19 +964,15 @@ func (p *Parser) addCall(ln Line, sub []string) {
 		clear(p.lastCall)
 	}
 	p.lastCall[threadKey(ln)] = c
-	key := callKey{c.Func, c.Count, c.DType, c.RedOp, c.Root, c.NRanks}
-	if i, ok := p.calls[key]; ok {
-		p.log.Calls[i].Calls++
+	r, isNew := p.calls.add(callKey{c.Func, c.Count, c.DType, c.RedOp, c.Root, c.NRanks})
+	if r == nil {
 		return
 	}
-	if len(p.log.Calls) >= maxDistinctCalls {
-		p.log.CallsDrop++
-		return
+	if isNew {
+		*r = c
+		r.First = firstSample(ln)
 	}
-	p.calls[key] = len(p.log.Calls)
-	c.Calls = 1
-	c.First = Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}
-	p.log.Calls = append(p.log.Calls, c)
+	r.Calls++
 }
 
 func (p *Parser) addOpNum(ln Line, sub []string) {
@@ -1034,19 +1017,15 @@ func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a sp
 			op.DType, op.RedOp, op.DTypeKnow = c.DType, c.RedOp, true
 		}
 	}
-	key := opKey{op.Func, op.FuncKnown, op.Bytes, op.Algo, op.Proto, op.ChannelLo, op.ChannelHi, op.Trace, op.DType, op.DTypeKnow}
-	if i, ok := p.ops[key]; ok {
-		p.log.Ops[i].Count++
+	r, isNew := p.ops.add(opKey{op.Func, op.FuncKnown, op.Bytes, op.Algo, op.Proto, op.ChannelLo, op.ChannelHi, op.Trace, op.DType, op.DTypeKnow})
+	if r == nil {
 		return
 	}
-	if len(p.log.Ops) >= maxDistinctOps {
-		p.log.OpsDropped++
-		return
+	if isNew {
+		*r = op
+		r.First = firstSample(ln)
 	}
-	p.ops[key] = len(p.log.Ops)
-	op.Count = 1
-	op.First = Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}
-	p.log.Ops = append(p.log.Ops, op)
+	r.Count++
 }
 
 func (p *Parser) addNoAlgo(ln Line, sub []string) {
@@ -1065,18 +1044,15 @@ func (p *Parser) addNoAlgo(ln Line, sub []string) {
 	// (v2.28.9-1 src/enqueue.cc topoGetAlgoInfo; the 2.22 form has no backup
 	// left and returns ncclInternalError).
 	p.addError(ln, "op.noalgo", res, true)
-	key := na.Func + "|" + na.DType + "|" + na.AlgoEnv + "|" + na.ProtoEnv
-	if i, ok := p.noalgo[key]; ok {
-		p.log.NoAlgo[i].Count++
+	r, isNew := p.noalgo.add(na.Func + "|" + na.DType + "|" + na.AlgoEnv + "|" + na.ProtoEnv)
+	if r == nil {
 		return
 	}
-	if len(p.log.NoAlgo) >= maxDistinctSmall {
-		return
+	if isNew {
+		*r = na
+		r.First = firstSample(ln)
 	}
-	p.noalgo[key] = len(p.log.NoAlgo)
-	na.Count = 1
-	na.First = Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}
-	p.log.NoAlgo = append(p.log.NoAlgo, na)
+	r.Count++
 }
 
 // matrixRow reads one row of the enabled-matrix block.
