@@ -298,13 +298,13 @@ func launcherRank(l string) int {
 			in = in[c+1:]
 		}
 		in = strings.TrimPrefix(in, "rank")
-		if n, err := strconv.Atoi(in); err == nil && n >= 0 {
+		if n, ok := atoiStrict(in); ok && n >= 0 {
 			return n
 		}
 		return -1
 	}
 	if j := strings.IndexByte(l, ':'); j > 0 {
-		if n, err := strconv.Atoi(l[:j]); err == nil && n >= 0 {
+		if n, ok := atoiStrict(l[:j]); ok && n >= 0 {
 			return n
 		}
 	}
@@ -322,4 +322,24 @@ func isLauncherOnly(s string) bool {
 		return true
 	}
 	return false
+}
+
+// atoiStrict is strconv.Atoi for text that is usually not a number (a host
+// name where a launcher rank may be): it looks before converting, so the
+// common miss costs no error value.
+func atoiStrict(s string) (int, bool) {
+	d := s
+	if d != "" && (d[0] == '+' || d[0] == '-') {
+		d = d[1:]
+	}
+	if d == "" {
+		return 0, false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }

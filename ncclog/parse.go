@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -55,7 +56,7 @@ type Parser struct {
 	samples [numKinds][]Sample
 
 	env      *distinct[string, EnvVar]
-	procs    *distinct[string, Proc]
+	procs    *distinct[procID, Proc]
 	comms    *distinct[string, Comm]
 	names    map[string]*distinct[string, NameCount] // list name -> its aggregator
 	ops      *distinct[opKey, OpChoice]
@@ -68,7 +69,7 @@ type Parser struct {
 	fabric   *distinct[MNNVLFabric, MNNVLFabric]
 	lastCall map[string]CollCall
 	tables   map[string]*tableBuilder
-	devsSeen map[string]bool
+	devsSeen map[procDev]bool
 	nvlsDevs *firstSeen[string]
 	versions map[string]bool
 	// versionRank ranks the line the release was taken from (see
@@ -79,9 +80,14 @@ type Parser struct {
 	gdrHCA       *firstSeen[string]
 	ibDevs       *firstSeen[string]
 	socks        *firstSeen[string]
-	prev         *pending
-	lastErrOn    bool
-	matrix       *Matrix
+	prev         *pending // nil, or &prevBuf
+	prevBuf      pending
+	// memo holds the form and submatches of recent messages: NCCL prints
+	// the same message on every rank and for every repeated operation, so
+	// most lines of a long log need no expression run.
+	memo      *lru.Cache[string, memoMatch]
+	lastErrOn bool
+	matrix    *Matrix
 }
 
 // pending is the previous NCCL line, kept so that the next physical line
@@ -93,17 +99,24 @@ type pending struct {
 	committed bool
 }
 
+// setPrev makes v the pending line (held in place: no allocation per line).
+func (p *Parser) setPrev(v pending) {
+	p.prevBuf = v
+	p.prev = &p.prevBuf
+}
+
 // NewParser returns an empty parser.
 func NewParser() *Parser {
 	p := &Parser{
 		names: map[string]*distinct[string, NameCount]{}, lastCall: map[string]CollCall{},
-		tables: map[string]*tableBuilder{}, devsSeen: map[string]bool{}, nvlsDevs: newFirstSeen[string](maxProcs),
+		tables: map[string]*tableBuilder{}, devsSeen: map[procDev]bool{}, nvlsDevs: newFirstSeen[string](maxProcs),
 		versions: map[string]bool{}, gdrHCA: newFirstSeen[string](maxDistinctSmall),
 		ibDevs: newFirstSeen[string](maxDistinctSmall), socks: newFirstSeen[string](maxDistinctSmall),
+		memo: lru.New[string, memoMatch](maxMemo),
 	}
 	l := &p.log
 	p.env = newDistinct[string](&l.Env, maxDistinctSmall, nil)
-	p.procs = newDistinct[string](&l.Procs, maxProcs, nil)
+	p.procs = newDistinct[procID](&l.Procs, maxProcs, nil)
 	p.comms = newDistinct[string](&l.Comms, maxComms, nil)
 	p.ops = newDistinct[opKey](&l.Ops, maxDistinctOps, &l.OpsDropped)
 	p.calls = newDistinct[callKey](&l.Calls, maxDistinctCalls, &l.CallsDrop)
@@ -243,7 +256,7 @@ func (p *Parser) line(text string, at Loc) bool {
 		p.log.NCCLLines++
 		p.log.BareLines++
 		p.dispatch(ln, fi, sub)
-		p.prev = &pending{ln: ln, kind: Catalogue[fi].Kind, matched: true}
+		p.setPrev(pending{ln: ln, kind: Catalogue[fi].Kind, matched: true})
 		return true
 	}
 	if armed {
@@ -358,11 +371,23 @@ func (p *Parser) continueLine(s string) bool {
 			ln := p.prev.ln
 			ln.Msg = joined
 			p.dispatch(ln, fi, sub)
-			p.prev = &pending{ln: ln, kind: Catalogue[fi].Kind, matched: true}
+			p.setPrev(pending{ln: ln, kind: Catalogue[fi].Kind, matched: true})
 			return true
 		}
 	}
 	return false
+}
+
+// procID is a process (host, pid), and procDev one of its devices: map
+// keys that need no string built per line.
+type procID struct {
+	host string
+	pid  int
+}
+
+type procDev struct {
+	proc procID
+	dev  int
 }
 
 func procKey(ln Line) string {
@@ -384,14 +409,15 @@ func procLabel(ln Line) string {
 }
 
 func (p *Parser) handleLine(ln Line) {
-	if k := procKey(ln); k != "" {
+	if ln.HasProc {
+		k := procID{ln.Host, ln.PID}
 		if pr, isNew := p.procs.add(k); pr != nil {
 			if isNew {
 				*pr = Proc{Host: ln.Host, PID: ln.PID, LauncherRank: ln.LauncherRank}
 			}
 			pr.Lines++
 			if ln.Dev >= 0 {
-				dk := k + "/" + strconv.Itoa(ln.Dev)
+				dk := procDev{k, ln.Dev}
 				if !p.devsSeen[dk] && len(pr.Devs) < 64 {
 					p.devsSeen[dk] = true
 					pr.Devs = append(pr.Devs, ln.Dev)
@@ -399,17 +425,38 @@ func (p *Parser) handleLine(ln Line) {
 			}
 		}
 	}
-	fi, sub := match(ln.Msg, false)
+	fi, sub := p.match(ln.Msg)
 	if fi < 0 {
-		p.prev = &pending{ln: ln}
+		p.setPrev(pending{ln: ln})
 		return
 	}
 	p.dispatch(ln, fi, sub)
 	k := Catalogue[fi].Kind
-	p.prev = &pending{ln: ln, kind: k, matched: true}
+	p.setPrev(pending{ln: ln, kind: k, matched: true})
 	if k == KindAlgoMatrix {
 		p.matrix = &Matrix{At: ln.Loc}
 	}
+}
+
+type memoMatch struct {
+	form int
+	sub  []string
+}
+
+// match is the package's match with the memo in front. A remembered
+// message is a copy, so the memo holds at most maxMemo × maxMemoMsg bytes
+// of text whatever the lines around it were.
+func (p *Parser) match(msg string) (int, []string) {
+	if m, ok := p.memo.Get(msg); ok {
+		return m.form, m.sub
+	}
+	if len(msg) > maxMemoMsg {
+		return match(msg, false)
+	}
+	key := strings.Clone(msg)
+	fi, sub := match(key, false)
+	p.memo.Put(key, memoMatch{fi, sub})
+	return fi, sub
 }
 
 func (p *Parser) sample(k Kind, ln Line) {
@@ -473,9 +520,51 @@ func (p *Parser) setEnv(name, value, how string, at Loc) {
 	e.Others = append(e.Others, value)
 }
 
-var hexRe = regexp.MustCompile(`0x[0-9a-fA-F]+|<\d+>`)
+// errKey is msg with every 0x<hex digits> and <digits> replaced by "#"
+// (pointers and socket ports vary between otherwise equal errors), scanning
+// left to right as the expression 0x[0-9a-fA-F]+|<\d+> would.
+func errKey(msg string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(msg); {
+		n := 0
+		switch {
+		case msg[i] == '0' && i+2 < len(msg) && msg[i+1] == 'x' && isHex(msg[i+2]):
+			n = 3
+			for i+n < len(msg) && isHex(msg[i+n]) {
+				n++
+			}
+		case msg[i] == '<' && i+2 < len(msg) && isDigit(msg[i+1]):
+			j := i + 1
+			for j < len(msg) && isDigit(msg[j]) {
+				j++
+			}
+			if j < len(msg) && msg[j] == '>' {
+				n = j + 1 - i
+			}
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(msg))
+		}
+		b.WriteString(msg[last:i])
+		b.WriteByte('#')
+		i += n
+		last = i
+	}
+	if last == 0 {
+		return msg
+	}
+	b.WriteString(msg[last:])
+	return b.String()
+}
 
-func errKey(msg string) string { return hexRe.ReplaceAllString(msg, "#") }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 func (p *Parser) addError(ln Line, kind string, res spec.Result, hasRes bool) {
 	key := kind + "|" + errKey(ln.Msg)
@@ -552,7 +641,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindVersion:
 		v := sub[1]
 		p.setVersion(ln, v)
-		if pr, ok := p.procs.get(procKey(ln)); ok && procKey(ln) != "" {
+		if pr, ok := p.procs.get(procID{ln.Host, ln.PID}); ok && ln.HasProc {
 			pr.Version = v
 		}
 	case KindCudaDriver:
