@@ -49,18 +49,31 @@ func (d *distinct[K, T]) get(key K) (*T, bool) {
 // firstSeen is a bounded set: first reports whether key has not been seen
 // and there is room to remember it (then it is remembered).
 type firstSeen[K comparable] struct {
-	seen  map[K]struct{}
+	set   map[K]struct{}
 	limit int
 }
 
 func newFirstSeen[K comparable](limit int) *firstSeen[K] {
-	return &firstSeen[K]{seen: map[K]struct{}{}, limit: limit}
+	return &firstSeen[K]{set: map[K]struct{}{}, limit: limit}
 }
 
 func (s *firstSeen[K]) first(key K) bool {
-	if _, ok := s.seen[key]; ok || len(s.seen) >= s.limit {
+	if _, ok := s.set[key]; ok || len(s.set) >= s.limit {
 		return false
 	}
-	s.seen[key] = struct{}{}
+	s.set[key] = struct{}{}
 	return true
+}
+
+// seen reports whether key was remembered before; a new key is remembered
+// while there is room. Unlike first, a false answer for a new key does not
+// depend on room, so "if !seen(k) { work }" redoes work only once full.
+func (s *firstSeen[K]) seen(key K) bool {
+	if _, ok := s.set[key]; ok {
+		return true
+	}
+	if len(s.set) < s.limit {
+		s.set[key] = struct{}{}
+	}
+	return false
 }

@@ -80,7 +80,8 @@ type Parser struct {
 	gdrHCA       *firstSeen[string]
 	ibDevs       *firstSeen[string]
 	socks        *firstSeen[string]
-	prev         *pending // nil, or &prevBuf
+	lists        *firstSeen[string] // device lists already read (IB ports, socket interfaces)
+	prev         *pending           // nil, or &prevBuf
 	prevBuf      pending
 	// memo holds the form and submatches of recent messages: NCCL prints
 	// the same message on every rank and for every repeated operation, so
@@ -112,7 +113,8 @@ func NewParser() *Parser {
 		tables: map[string]*tableBuilder{}, devsSeen: map[procDev]bool{}, nvlsDevs: newFirstSeen[string](maxProcs),
 		versions: map[string]bool{}, gdrHCA: newFirstSeen[string](maxDistinctSmall),
 		ibDevs: newFirstSeen[string](maxDistinctSmall), socks: newFirstSeen[string](maxDistinctSmall),
-		memo: lru.New[string, memoMatch](maxMemo),
+		lists: newFirstSeen[string](maxDistinctSmall),
+		memo:  lru.New[string, memoMatch](maxMemo),
 	}
 	l := &p.log
 	p.env = newDistinct[string](&l.Env, maxDistinctSmall, nil)
@@ -171,7 +173,7 @@ func (p *Parser) Parse(r io.Reader, name string) error {
 		} else {
 			text = string(chunk)
 		}
-		if p.line(strings.TrimRight(text, "\r\n"), Loc{File: name, Line: lineNo}) {
+		if p.line(trimRightOf(text, "\r\n"), Loc{File: name, Line: lineNo}) {
 			src.NCCLLines++
 		}
 		if err != nil && !strings.HasSuffix(text, "\n") {
@@ -226,13 +228,17 @@ var warnForms = map[string]bool{
 
 var timestampOnly = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ][\d:.]+(?:Z|[+-]\d\d:?\d\d)?$`)
 
+// mayBeTimestamp is the cheap part of timestampOnly (it starts with a
+// digit and has the date's first dash), so most lines skip the expression.
+func mayBeTimestamp(s string) bool { return len(s) >= 10 && isDigit(s[0]) && s[4] == '-' }
+
 // line handles one physical line; it reports whether it was NCCL's.
 func (p *Parser) line(text string, at Loc) bool {
 	p.log.Lines++
 	armed := p.lastErrOn
 	p.lastErrOn = false
 	trimmed := strings.TrimSpace(text)
-	if isLauncherOnly(text) || timestampOnly.MatchString(trimmed) {
+	if isLauncherOnly(text) || mayBeTimestamp(trimmed) && timestampOnly.MatchString(trimmed) {
 		p.log.Blank++
 		p.commitPrev()
 		p.prev = nil
@@ -739,6 +745,9 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindNetDeviceUnpack:
 		p.log.Plugin.DeviceType = "unpack v" + sub[1]
 	case KindIBUsing:
+		if p.lists.seen("ib|" + sub[1]) {
+			break // every port of this list was counted already
+		}
 		for _, m := range ibDevRe.FindAllStringSubmatch(sub[1], -1) {
 			d := m[1] + ":" + m[2] + "/" + m[3]
 			if p.ibDevs.first(d) {
@@ -757,6 +766,9 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindIBDataError:
 		p.log.IB.DataErrors++
 	case KindSocketUsing:
+		if p.lists.seen("sock|" + sub[1]) {
+			break
+		}
 		for _, m := range sockIfRe.FindAllStringSubmatch(sub[1], -1) {
 			if p.socks.first(m[1]) {
 				p.log.Sockets = append(p.log.Sockets, m[1])
