@@ -581,6 +581,21 @@ func (ob *observer) netPlugin() CapEvidence {
 	}})
 }
 
+// envTristate reads an enable parameter NCCL takes as 0 (off), 2 (the
+// default: decide by support) or anything else (forced on).
+func (ob *observer) envTristate(c *CapEvidence, name string, rule spec.RuleID, offWhy, forcedWhy string) {
+	n, ok := ob.envInt(name)
+	switch {
+	case !ok || n == 2:
+	case n == 0:
+		p, _ := ob.envProof(name, spec.LevelRequested, rule, offWhy)
+		c.Off = &p
+	default:
+		p, _ := ob.envProof(name, spec.LevelRequested, rule, forcedWhy)
+		c.Proofs = append(c.Proofs, p)
+	}
+}
+
 // envOffOrRequest reads a variable that either switches a capability off
 // (off(v)) or asks for it: the first is c.Off, the second a requested proof.
 func (ob *observer) envOffOrRequest(c *CapEvidence, name string, rule spec.RuleID, off func(string) bool, offWhy, onWhy string) {
@@ -859,16 +874,7 @@ func (ob *observer) nvls() CapEvidence {
 	available := func(m string) bool { return !strings.Contains(m, "not available") }
 	return ob.climb(ladder{cap: spec.CapNVLS, rungs: []rung{
 		{do: func(ob *observer, c *CapEvidence) {
-			n, ok := ob.envInt("NCCL_NVLS_ENABLE")
-			switch {
-			case !ok || n == 2:
-			case n == 0:
-				p, _ := ob.envProof("NCCL_NVLS_ENABLE", spec.LevelRequested, "G-NVLS-ENV-1", "NCCL_NVLS_ENABLE=0 switches NVLS off")
-				c.Off = &p
-			default:
-				p, _ := ob.envProof("NCCL_NVLS_ENABLE", spec.LevelRequested, "G-NVLS-ENV-1", "NVLS forced on (the multicast attribute is not checked)")
-				c.Proofs = append(c.Proofs, p)
-			}
+			ob.envTristate(c, "NCCL_NVLS_ENABLE", "G-NVLS-ENV-1", "NCCL_NVLS_ENABLE=0 switches NVLS off", "NVLS forced on (the multicast attribute is not checked)")
 		}},
 		ob.algoEnvRung("NCCL_ALGO names NVLS", spec.NVLS),
 		{when: func(*observer) bool { return l.NVLS.AvailableDevs > 0 }, do: func(ob *observer, c *CapEvidence) {
@@ -997,16 +1003,7 @@ func (ob *observer) pat() CapEvidence {
 	patFuncs := []spec.Func{spec.AllGather, spec.ReduceScatter}
 	return ob.climb(ladder{cap: spec.CapPAT, rungs: []rung{
 		{do: func(ob *observer, c *CapEvidence) {
-			n, ok := ob.envInt("NCCL_PAT_ENABLE")
-			switch {
-			case !ok || n == 2:
-			case n == 0:
-				p, _ := ob.envProof("NCCL_PAT_ENABLE", spec.LevelRequested, "G-PAT-1", "NCCL_PAT_ENABLE=0 switches PAT off")
-				c.Off = &p
-			default:
-				p, _ := ob.envProof("NCCL_PAT_ENABLE", spec.LevelRequested, "G-PAT-1", "PAT forced on")
-				c.Proofs = append(c.Proofs, p)
-			}
+			ob.envTristate(c, "NCCL_PAT_ENABLE", "G-PAT-1", "NCCL_PAT_ENABLE=0 switches PAT off", "PAT forced on")
 		}},
 		ob.algoEnvRung("NCCL_ALGO names PAT", spec.PAT),
 		ob.tableRung("G-PAT-1", "tuning table: PAT AllGather/ReduceScatter bandwidth > 0", "PAT is enabled in the model (one GPU per node, host network)",

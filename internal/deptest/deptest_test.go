@@ -1,7 +1,10 @@
 // Package deptest holds the import rules of the module as a test, in the
 // manner of tailscale's deptest: the pure core (spec, algos, sim and the log
-// reader) does no I/O, reads no clock, holds no cgo, and imports nothing
-// above it in the data flow (hw, whatif, oracle, diagnose, cmd).
+// reader, ncclog) does no I/O, reads no clock, holds no cgo, and imports
+// nothing above it in the data flow (hw, whatif, oracle, diagnose, cmd).
+// The judges of what hardware produced (ncclog, diagnose, conformance) are
+// pure too and reach neither hw nor cgo. Outside the release files no code
+// compares a version with a particular release (versions_test.go).
 package deptest
 
 import (
@@ -69,14 +72,20 @@ func isCore(path string) bool {
 	return false
 }
 
-// violations returns what p breaks, given cgo use per module package.
-func violations(p pkg, cgo map[string]bool) []string {
+// forbiddenImports lists p's direct imports of forbidden standard packages.
+func forbiddenImports(p pkg) []string {
 	var out []string
 	for _, imp := range p.Imports {
 		if why, bad := forbiddenStd[imp]; bad {
 			out = append(out, "imports "+imp+" ("+why+")")
 		}
 	}
+	return out
+}
+
+// violations returns what p breaks, given cgo use per module package.
+func violations(p pkg, cgo map[string]bool) []string {
+	out := forbiddenImports(p)
 	for _, d := range append([]string{p.ImportPath}, p.Deps...) {
 		if !strings.HasPrefix(d, module+"/") {
 			continue
@@ -97,12 +106,18 @@ func violations(p pkg, cgo map[string]bool) []string {
 	return out
 }
 
-func TestCoreIsPure(t *testing.T) {
+// listWithCgo lists the module's packages and which of them use cgo.
+func listWithCgo(t *testing.T) ([]pkg, map[string]bool) {
 	all := list(t, "./...")
 	cgo := map[string]bool{}
 	for _, p := range all {
 		cgo[p.ImportPath] = len(p.CgoFiles) > 0
 	}
+	return all, cgo
+}
+
+func TestCoreIsPure(t *testing.T) {
+	all, cgo := listWithCgo(t)
 	n := 0
 	for _, p := range all {
 		if !isCore(p.ImportPath) {
@@ -154,12 +169,7 @@ func isJudge(path string) (string, bool) {
 
 // judgeViolations returns what p, a judge, breaks.
 func judgeViolations(p pkg, cgo map[string]bool) []string {
-	var out []string
-	for _, imp := range p.Imports {
-		if why, bad := forbiddenStd[imp]; bad {
-			out = append(out, "imports "+imp+" ("+why+")")
-		}
-	}
+	out := forbiddenImports(p)
 	for _, d := range p.Deps {
 		if d == module+"/hw" || strings.HasPrefix(d, module+"/hw/") {
 			out = append(out, "reaches "+d+", the hardware package")
@@ -171,11 +181,7 @@ func judgeViolations(p pkg, cgo map[string]bool) []string {
 }
 
 func TestJudgesArePure(t *testing.T) {
-	all := list(t, "./...")
-	cgo := map[string]bool{}
-	for _, p := range all {
-		cgo[p.ImportPath] = len(p.CgoFiles) > 0
-	}
+	all, cgo := listWithCgo(t)
 	found := map[string]bool{}
 	for _, p := range all {
 		n, ok := isJudge(p.ImportPath)
