@@ -21,7 +21,7 @@ import (
 // threadThresholds line, every cell of the printed tuning table, each
 // distinct per-operation line (algorithm, protocol, channel range) and the
 // errors the measured operations returned. Pure: the capture is read
-// already (ReadCapture).
+// already (hw.ReadCapture).
 func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 	rep := &CheckReport{Config: c.Config.Name, Dir: c.Dir}
 	if c.Result == nil {
