@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
@@ -241,14 +242,14 @@ func loadNCCLTests(path string) ([]Row, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := hw.ParseNCCLTests(f, path)
+	t, err := conformance.ParseNCCLTests(f, path)
 	if err != nil {
 		return nil, err
 	}
 	if len(t.Rows) == 0 {
 		return nil, nil
 	}
-	fn, ok := hw.FuncOfProgram(t.Program)
+	fn, ok := conformance.FuncOfProgram(t.Program)
 	if !ok {
 		return nil, fmt.Errorf("%s:1: no \"Collective test starting: <program>\" line: cannot tell the collective", path)
 	}

@@ -207,7 +207,7 @@ type publicItem struct {
 	agreeCount string // for counted items (table cells): "n of m"
 }
 
-// observedLog is what the excerpt printed, read with hw/ncclog plus the
+// observedLog is what the excerpt printed, read with ncclog plus the
 // raw message lines for the blocks ncclog aggregates away (the [GRAPH]
 // system print and the channel rows of each graph).
 type observedLog struct {

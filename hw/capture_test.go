@@ -6,16 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
 func TestCaptureRoundTrip(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "proto-ll")
-	res := &RunResult{Config: "proto-ll", Env: spec.Env{"NCCL_PROTO": "LL"}, Library: "/x/libnccl.so.2", Version: spec.V2_28_9, Release: spec.V2_28_9,
+	res := &conformance.RunResult{Config: "proto-ll", Env: spec.Env{"NCCL_PROTO": "LL"}, Library: "/x/libnccl.so.2", Version: spec.V2_28_9, Release: spec.V2_28_9,
 		NRanks: 2, Procs: 1, Timing: "events", Check: "device",
-		Rows: []Row{{Func: spec.ReduceScatter, Coll: "ReduceScatter", Size: 512, Count: 64, Type: spec.Bfloat16, TypeS: "bfloat16", RedOp: "sum", Root: -1, TimeUs: 9, Wrong: 0}}}
-	if err := WriteCapture(dir, &Config{Name: "proto-ll", Env: spec.Env{"NCCL_PROTO": "LL"}}, res); err != nil {
+		Rows: []conformance.Row{{Func: spec.ReduceScatter, Coll: "ReduceScatter", Size: 512, Count: 64, Type: spec.Bfloat16, TypeS: "bfloat16", RedOp: "sum", Root: -1, TimeUs: 9, Wrong: 0}}}
+	if err := WriteCapture(dir, &conformance.Config{Name: "proto-ll", Env: spec.Env{"NCCL_PROTO": "LL"}}, res); err != nil {
 		t.Fatal(err)
 	}
 	for name, body := range map[string]string{"nccl.log": "vm:1:2 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n", "topo.xml": "<system/>", "graph.xml": "<graphs/>"} {
@@ -38,7 +39,7 @@ func TestCaptureRoundTrip(t *testing.T) {
 		len(c.LogNames()) != 1 || !strings.Contains(string(c.Logs["nccl.log"]), "2.28.9") {
 		t.Errorf("read back %+v", c)
 	}
-	if _, err := os.Stat(filepath.Join(dir, CaptureTable)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, conformance.CaptureTable)); err != nil {
 		t.Error("no results.txt")
 	}
 }
@@ -50,16 +51,16 @@ func TestReadCaptureErrors(t *testing.T) {
 	}
 	dir := filepath.Join(root, "bad")
 	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, CaptureConfig), []byte(`{"name": "bad"}`), 0o644)
-	os.WriteFile(filepath.Join(dir, CaptureResults), []byte(`{"rows": [{"coll": "AllSum", "type": "float"}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, conformance.CaptureConfig), []byte(`{"name": "bad"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, conformance.CaptureResults), []byte(`{"rows": [{"coll": "AllSum", "type": "float"}]}`), 0o644)
 	if _, err := ReadCapture(dir); err == nil || !strings.Contains(err.Error(), "results.json: row 0: unknown collective") {
 		t.Errorf("bad row: %v", err)
 	}
-	os.WriteFile(filepath.Join(dir, CaptureResults), []byte(`{"rows": [`), 0o644)
+	os.WriteFile(filepath.Join(dir, conformance.CaptureResults), []byte(`{"rows": [`), 0o644)
 	if _, err := ReadCapture(dir); err == nil || !strings.Contains(err.Error(), "results.json") {
 		t.Errorf("bad json: %v", err)
 	}
-	os.Remove(filepath.Join(dir, CaptureResults))
+	os.Remove(filepath.Join(dir, conformance.CaptureResults))
 	c, err := ReadCapture(dir)
 	if err != nil || c.Result != nil {
 		t.Errorf("a capture whose process died keeps its config: %v %+v", err, c)

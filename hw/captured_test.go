@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
 // committedCaptures reads the committed capture set of a release on the
 // 2 × H200 and fails when it is missing or incomplete.
-func committedCaptures(t *testing.T, v spec.Version) []*Capture {
+func committedCaptures(t *testing.T, v spec.Version) []*conformance.Capture {
 	t.Helper()
 	root := filepath.Join("..", "golden", "testdata", "captured", "h200x2-"+v.String())
 	set, err := ReadCaptureSet(root)
@@ -36,10 +37,10 @@ func TestCommittedCaptures(t *testing.T) {
 				t.Errorf("%s: result %+v", name, r)
 				continue
 			}
-			if len(c.Topo) == 0 || len(c.Graph) == 0 || len(c.Logs[CaptureLog]) == 0 {
+			if len(c.Topo) == 0 || len(c.Graph) == 0 || len(c.Logs[conformance.CaptureLog]) == 0 {
 				t.Errorf("%s: missing dumps or log", name)
 			}
-			if !strings.Contains(string(c.Logs[CaptureLog]), "NCCL version "+v.String()+"+cuda") {
+			if !strings.Contains(string(c.Logs[conformance.CaptureLog]), "NCCL version "+v.String()+"+cuda") {
 				t.Errorf("%s: the log does not come from NCCL %s", name, v)
 			}
 			if r.Env["NCCL_NVLS_ENABLE"] != "0" {

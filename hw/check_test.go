@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -21,7 +22,7 @@ func TestCheckCommittedCaptures(t *testing.T) {
 			t.Fatalf("%s: %d captures, want the 16 configurations", set, len(caps))
 		}
 		for _, c := range caps {
-			rep, err := Check(c, cache)
+			rep, err := conformance.Check(c, cache)
 			if err != nil {
 				t.Errorf("%s/%s: %v", set, c.Config.Name, err)
 				continue
@@ -53,7 +54,7 @@ func TestCheckSeesADifferentEnvironment(t *testing.T) {
 	}
 	c.Result.Env = c.Result.Env.Clone()
 	c.Result.Env["NCCL_PROTO"] = "Simple"
-	rep, err := Check(c, nil)
+	rep, err := conformance.Check(c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -13,15 +14,15 @@ var compareColls = []struct {
 	f    spec.Func
 }{{"all_reduce", spec.AllReduce}, {"all_gather", spec.AllGather}, {"reduce_scatter", spec.ReduceScatter}, {"broadcast", spec.Broadcast}, {"reduce", spec.Reduce}}
 
-func readNT(t *testing.T, paths ...string) *NTTable {
+func readNT(t *testing.T, paths ...string) *conformance.NTTable {
 	t.Helper()
-	all := &NTTable{}
+	all := &conformance.NTTable{}
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab, err := ParseNCCLTests(f, p)
+		tab, err := conformance.ParseNCCLTests(f, p)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -32,9 +33,9 @@ func readNT(t *testing.T, paths ...string) *NTTable {
 	return all
 }
 
-func readRuns(t *testing.T, paths ...string) []*RunResult {
+func readRuns(t *testing.T, paths ...string) []*conformance.RunResult {
 	t.Helper()
-	var out []*RunResult
+	var out []*conformance.RunResult
 	for _, p := range paths {
 		r, err := ReadRunResult(p)
 		if err != nil {
@@ -47,7 +48,7 @@ func readRuns(t *testing.T, paths ...string) []*RunResult {
 
 type tally struct{ ok, n int }
 
-func (t *tally) add(rows []CompareRow, large bool) {
+func (t *tally) add(rows []conformance.CompareRow, large bool) {
 	for _, r := range rows {
 		if r.Size == 0 || (large && !r.Large) || (!large && !r.Small) {
 			continue
@@ -67,22 +68,22 @@ func TestComparisonRunsFigures(t *testing.T) {
 		for _, c := range compareColls {
 			nt := readNT(t, filepath.Join(dir, "run2", "nt-"+c.prog+"-"+lib+".txt"))
 			gs := readRuns(t, filepath.Join(dir, "run2", "gs-"+c.prog+"-"+lib+".json"))
-			large2.add(Compare(c.f, gs[0], nt), true)
-			small2.add(Compare(c.f, gs[0], nt), false)
+			large2.add(conformance.Compare(c.f, gs[0], nt), true)
+			small2.add(conformance.Compare(c.f, gs[0], nt), false)
 
 			ev := readNT(t, filepath.Join(dir, "run3", "nt-ev-"+c.prog+"-"+lib+"-1.txt"), filepath.Join(dir, "run3", "nt-ev-"+c.prog+"-"+lib+"-2.txt"))
 			runs := readRuns(t, filepath.Join(dir, "run3", "gs-ev-"+c.prog+"-"+lib+"-1.json"), filepath.Join(dir, "run3", "gs-ev-"+c.prog+"-"+lib+"-2.json"))
-			smallBest3.add(CompareBest(c.f, runs, ev), false)
-			smallMedian3.add(Compare(c.f, MergeResults(runs), ev), false)
+			smallBest3.add(conformance.CompareBest(c.f, runs, ev), false)
+			smallMedian3.add(conformance.Compare(c.f, conformance.MergeResults(runs), ev), false)
 
 			g := readNT(t, filepath.Join(dir, "run3", "nt-g-"+c.prog+"-"+lib+".txt"))
-			graph3.add(Compare(c.f, readRuns(t, filepath.Join(dir, "run3", "gs-g-"+c.prog+"-"+lib+".json"))[0], g), false)
+			graph3.add(conformance.Compare(c.f, readRuns(t, filepath.Join(dir, "run3", "gs-g-"+c.prog+"-"+lib+".json"))[0], g), false)
 
 			g4 := readNT(t, filepath.Join(dir, "run4", "nt-g-"+c.prog+"-"+lib+".txt"))
-			graph4.add(Compare(c.f, readRuns(t, filepath.Join(dir, "run4", "gs-g-"+c.prog+"-"+lib+".json"))[0], g4), false)
+			graph4.add(conformance.Compare(c.f, readRuns(t, filepath.Join(dir, "run4", "gs-g-"+c.prog+"-"+lib+".json"))[0], g4), false)
 		}
 		ag := readNT(t, filepath.Join(dir, "run3", "nt-ag-large-"+lib+".txt"))
-		agLarge3.add(Compare(spec.AllGather, readRuns(t, filepath.Join(dir, "run3", "gs-ag-large-"+lib+".json"))[0], ag), true)
+		agLarge3.add(conformance.Compare(spec.AllGather, readRuns(t, filepath.Join(dir, "run3", "gs-ag-large-"+lib+".json"))[0], ag), true)
 	}
 	for _, c := range []struct {
 		name      string

@@ -1,16 +1,19 @@
 package hw
 
-import "github.com/gatesim/gatesim/spec"
+import (
+	"github.com/gatesim/gatesim/conformance"
+	"github.com/gatesim/gatesim/spec"
+)
 
 // engine is one process's hold on its local ranks: the GPUs it drives, their
-// communicators, streams and buffers. The cgo implementation (session_cgo.go)
+// communicators, streams and buffers. The cgo implementation (cgo.go)
 // talks to CUDA and NCCL; the tests' fake computes the collectives in Go.
 // The runner (run.go) is written against this interface only, so everything
 // above the C calls is tested without a GPU.
 type engine interface {
 	// NRanks is the communicator size; Local the ranks this process drives.
 	NRanks() int
-	Local() []DeviceInfo
+	Local() []conformance.DeviceInfo
 	// Alloc gives every local rank a send and a receive buffer of at least
 	// these sizes (bytes), replacing smaller ones.
 	Alloc(sendBytes, recvBytes uint64) error

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -34,10 +35,10 @@ func newFake(n int) *fakeEngine {
 }
 
 func (f *fakeEngine) NRanks() int { return f.nranks }
-func (f *fakeEngine) Local() []DeviceInfo {
-	var d []DeviceInfo
+func (f *fakeEngine) Local() []conformance.DeviceInfo {
+	var d []conformance.DeviceInfo
 	for r := range f.nranks {
-		d = append(d, DeviceInfo{Rank: r, Dev: r, Name: "fake"})
+		d = append(d, conformance.DeviceInfo{Rank: r, Dev: r, Name: "fake"})
 	}
 	return d
 }

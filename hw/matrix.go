@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -19,7 +20,7 @@ import (
 // algorithms a machine without NVLS or CollNet cannot give, which NCCL must
 // refuse), the transports narrowed to SHM and then to the network, and the
 // channel, thread and buffer knobs.
-var StandardMatrix = []Config{
+var StandardMatrix = []conformance.Config{
 	{Name: "baseline", Env: spec.Env{}, Note: "NCCL's own choices"},
 	{Name: "proto-ll", Env: spec.Env{"NCCL_PROTO": "LL"}},
 	{Name: "proto-ll128", Env: spec.Env{"NCCL_PROTO": "LL128"}},
@@ -40,11 +41,11 @@ var StandardMatrix = []Config{
 
 // FindConfigs picks configurations of StandardMatrix by name ("all" or
 // empty for every one).
-func FindConfigs(names []string) ([]Config, error) {
+func FindConfigs(names []string) ([]conformance.Config, error) {
 	if len(names) == 0 || len(names) == 1 && names[0] == "all" {
 		return StandardMatrix, nil
 	}
-	var out []Config
+	var out []conformance.Config
 	for _, n := range names {
 		found := false
 		for _, c := range StandardMatrix {
@@ -67,7 +68,7 @@ func FindConfigs(names []string) ([]Config, error) {
 // ChildEnv is the environment of a configuration's process: the parent's,
 // with the capture variables and the configuration's own on top, and the
 // NVLS safety variables forced last unless allowNVLS.
-func ChildEnv(parent []string, cfg Config, captureDir string, allowNVLS bool) []string {
+func ChildEnv(parent []string, cfg conformance.Config, captureDir string, allowNVLS bool) []string {
 	set := spec.Env{}
 	if captureDir != "" {
 		for k, v := range CaptureEnv(captureDir, -1) {
@@ -98,7 +99,7 @@ type MatrixOptions struct {
 	Args []string
 	// Out is the capture set directory: one subdirectory per configuration.
 	Out       string
-	Configs   []Config
+	Configs   []conformance.Config
 	AllowNVLS bool
 	// Timeout bounds each configuration's process.
 	Timeout time.Duration
@@ -126,7 +127,7 @@ func RunMatrix(ctx context.Context, o MatrixOptions) ([]MatrixEntry, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return out, err
 		}
-		if err := writeJSON(filepath.Join(dir, CaptureConfig), cfg); err != nil {
+		if err := writeJSON(filepath.Join(dir, conformance.CaptureConfig), cfg); err != nil {
 			return out, err
 		}
 		cctx := ctx
@@ -137,7 +138,7 @@ func RunMatrix(ctx context.Context, o MatrixOptions) ([]MatrixEntry, error) {
 		args := append([]string{"hw", "run", "--capture", dir, "--config", cfg.Name}, o.Args...)
 		cmd := exec.CommandContext(cctx, o.Exe, args...)
 		cmd.Env = ChildEnv(os.Environ(), cfg, dir, o.AllowNVLS)
-		logf, err := os.Create(filepath.Join(dir, CaptureOutput))
+		logf, err := os.Create(filepath.Join(dir, conformance.CaptureOutput))
 		if err != nil {
 			cancel()
 			return out, err

@@ -3,6 +3,7 @@ package hw
 import (
 	"time"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -43,15 +44,15 @@ type ProbeResult struct {
 	CUDARuntime int          `json:"cuda_runtime"`
 	// DriverNote says why the driver API (check kernels, GPU names) is not
 	// available, if it is not.
-	DriverNote string       `json:"driver_note,omitempty"`
-	Devices    []DeviceInfo `json:"devices"`
+	DriverNote string                   `json:"driver_note,omitempty"`
+	Devices    []conformance.DeviceInfo `json:"devices"`
 }
 
 // Measure runs plan p on the session and labels the rows with where they
 // came from.
-func Measure(s *Session, p Plan, progress interface{ Write([]byte) (int, error) }) (*RunResult, error) {
+func Measure(s *Session, p Plan, progress interface{ Write([]byte) (int, error) }) (*conformance.RunResult, error) {
 	nccl, cudart := s.Libraries()
-	res := &RunResult{
+	res := &conformance.RunResult{
 		Library: nccl, CudaRT: cudart, Version: s.Version(),
 		NRanks: s.NRanks(), Procs: 1, Devices: s.Local(), Timing: "events", Check: "off",
 	}

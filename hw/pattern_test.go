@@ -3,7 +3,6 @@ package hw
 import (
 	"bytes"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"testing"
@@ -220,19 +219,6 @@ func BenchmarkCheckHost(b *testing.B) {
 	for b.Loop() {
 		if w := checkHost(buf, spec.Float32, 0, e, 1); w != 0 {
 			b.Fatal(w)
-		}
-	}
-}
-
-func BenchmarkParseNCCLTests(b *testing.B) {
-	data, err := os.ReadFile("testdata/all_reduce_perf.h200x2-2.28.9.txt")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, err := ParseNCCLTests(bytes.NewReader(data), "b"); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package hw
 
-import "github.com/gatesim/gatesim/spec"
+import (
+	"github.com/gatesim/gatesim/conformance"
+	"github.com/gatesim/gatesim/spec"
+)
 
 // The hooks for replaying an algos schedule on the GPUs (item 5 of the hw
 // issue: grouped ncclSend/ncclRecv plus reduction kernels, output checked
@@ -38,7 +41,7 @@ type P2P struct {
 // for the GPUs before it returns, so a replay can check and time each step.
 type Executor interface {
 	NRanks() int
-	Local() []DeviceInfo
+	Local() []conformance.DeviceInfo
 	// Alloc gives every local rank a send and a receive buffer.
 	Alloc(sendBytes, recvBytes uint64) error
 	// Upload and Download copy between host memory and a local rank's buffer.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -93,7 +94,7 @@ func (p Plan) Validate(nranks int) error {
 		return fmt.Errorf("iters %d, batches %d, warmup %d: expected iters >= 1, batches >= 1, warmup >= 0", p.Iters, p.Batches, p.Warmup)
 	}
 	for _, f := range p.Funcs {
-		if PerfBinary(f) == "" {
+		if conformance.PerfBinary(f) == "" {
 			return fmt.Errorf("collective %s cannot be run", f)
 		}
 	}
@@ -109,7 +110,7 @@ func (p Plan) bufferBytes(nranks int) (send, recv uint64) {
 	var most uint64
 	for _, f := range p.Funcs {
 		for _, s := range p.Sizes {
-			c := RowCounts(f, s, p.DataType, nranks)
+			c := conformance.RowCounts(f, s, p.DataType, nranks)
 			most = max(most, c.Send*esz, c.Recv*esz)
 		}
 	}
@@ -120,7 +121,7 @@ func (p Plan) bufferBytes(nranks int) (send, recv uint64) {
 // run executes the plan on e and returns one row per (collective, size).
 // An NCCL error fails the row, not the run; a CUDA error or an error that
 // leaves the communicators unusable (and unrecoverable) ends the run.
-func run(e engine, p Plan, progress io.Writer) ([]Row, error) {
+func run(e engine, p Plan, progress io.Writer) ([]conformance.Row, error) {
 	n := e.NRanks()
 	if err := p.Validate(n); err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func run(e engine, p Plan, progress io.Writer) ([]Row, error) {
 	if err := e.Alloc(sendB, recvB); err != nil {
 		return nil, err
 	}
-	var rows []Row
+	var rows []conformance.Row
 	for _, f := range p.Funcs {
 		for _, size := range p.Sizes {
 			row, err := runRow(e, p, f, size, sendB, recvB)
@@ -145,20 +146,20 @@ func run(e engine, p Plan, progress io.Writer) ([]Row, error) {
 	return rows, nil
 }
 
-func rowSummary(r Row) string {
+func rowSummary(r conformance.Row) string {
 	if r.Err != nil {
 		return r.Err.String()
 	}
 	return fmt.Sprintf("%.2f µs, busbw %.2f GB/s, wrong %d", r.TimeUs, r.BusBw, r.Wrong)
 }
 
-func runRow(e engine, p Plan, f spec.Func, size, sendB, recvB uint64) (Row, error) {
+func runRow(e engine, p Plan, f spec.Func, size, sendB, recvB uint64) (conformance.Row, error) {
 	n := e.NRanks()
 	dt := p.DataType
 	esz := uint64(dt.Size())
-	c := RowCounts(f, size, dt, n)
-	row := Row{Func: f, Size: c.Bytes(dt), Count: c.Param, Type: dt, RedOp: RowRedOp(f, p.RedOp), Root: RowRoot(f, p.Root), Wrong: -1}
-	row.fillNames()
+	c := conformance.RowCounts(f, size, dt, n)
+	row := conformance.Row{Func: f, Size: c.Bytes(dt), Count: c.Param, Type: dt, RedOp: conformance.RowRedOp(f, p.RedOp), Root: conformance.RowRoot(f, p.Root), Wrong: -1}
+	row.FillNames()
 	total := max(c.Send, c.Recv) * esz
 	op := OpArgs{Func: f, Count: c.Param, DataType: dt, RedOp: p.RedOp, Root: p.Root, Graph: p.Graph, Agg: max(1, p.Agg)}
 	if total > 0 {
@@ -168,7 +169,7 @@ func runRow(e engine, p Plan, f spec.Func, size, sendB, recvB uint64) (Row, erro
 
 	// failed turns an NCCL error into the row's result and makes sure the
 	// communicators can go on; any other error ends the run.
-	failed := func(err error) (Row, error) {
+	failed := func(err error) (conformance.Row, error) {
 		var ne *Error
 		if !errors.As(err, &ne) {
 			return row, err
@@ -244,19 +245,9 @@ func runRow(e engine, p Plan, f spec.Func, size, sendB, recvB uint64) (Row, erro
 		times = append(times, t*1000/float64(iters*op.Agg)) // microseconds per op
 	}
 	row.Iters, row.Batches = iters, batches
-	row.TimeUs, row.MinUs, row.MaxUs = median(times), slices.Min(times), slices.Max(times)
-	row.AlgBw, row.BusBw = Bandwidth(f, c.Param, dt, n, row.TimeUs/1e6)
+	row.TimeUs, row.MinUs, row.MaxUs = conformance.Median(times), slices.Min(times), slices.Max(times)
+	row.AlgBw, row.BusBw = conformance.Bandwidth(f, c.Param, dt, n, row.TimeUs/1e6)
 	return row, nil
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
 }
 
 // SelfTest checks the checker on the GPUs: a poisoned receive buffer must

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -212,19 +213,19 @@ func TestSelfTestOnFake(t *testing.T) {
 }
 
 func TestMergeResultsTakesMedians(t *testing.T) {
-	mk := func(us float64, err bool) *RunResult {
-		r := &RunResult{NRanks: 2, Rows: []Row{{Func: spec.AllReduce, Size: 8, TimeUs: us, MinUs: us - 1, MaxUs: us + 1, BusBw: 1 / us}}}
+	mk := func(us float64, err bool) *conformance.RunResult {
+		r := &conformance.RunResult{NRanks: 2, Rows: []conformance.Row{{Func: spec.AllReduce, Size: 8, TimeUs: us, MinUs: us - 1, MaxUs: us + 1, BusBw: 1 / us}}}
 		if err {
 			r.Rows[0].Err = &spec.NCCLError{Result: spec.InvalidUsage}
 		}
 		return r
 	}
-	m := MergeResults([]*RunResult{mk(0, true), mk(12, false), mk(17, false), mk(13, false)})
+	m := conformance.MergeResults([]*conformance.RunResult{mk(0, true), mk(12, false), mk(17, false), mk(13, false)})
 	r := m.Rows[0]
 	if len(m.Rows) != 1 || r.TimeUs != 13 || r.MinUs != 11 || r.MaxUs != 18 || r.Err != nil || r.BusBw != 1.0/13 || r.AlgBw != 1.0/13 {
 		t.Errorf("merged %+v", r)
 	}
-	if m := MergeResults([]*RunResult{mk(0, true)}); m.Rows[0].Err == nil {
+	if m := conformance.MergeResults([]*conformance.RunResult{mk(0, true)}); m.Rows[0].Err == nil {
 		t.Error("a row that failed everywhere must keep its error")
 	}
 }

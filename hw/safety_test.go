@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -48,7 +49,7 @@ func TestApplySafetySetsThisProcess(t *testing.T) {
 }
 
 func TestChildEnvIsSafeWhateverTheConfigSays(t *testing.T) {
-	cfg := Config{Name: "evil", Env: spec.Env{"NCCL_NVLS_ENABLE": "1", "NCCL_PROTO": "LL"}}
+	cfg := conformance.Config{Name: "evil", Env: spec.Env{"NCCL_NVLS_ENABLE": "1", "NCCL_PROTO": "LL"}}
 	env := ChildEnv([]string{"NCCL_PROTO=Simple", "HOME=/root"}, cfg, "/cap", false)
 	if bad := CheckSafe(env); len(bad) != 0 {
 		t.Fatalf("child environment unsafe: %v", bad)
@@ -94,7 +95,7 @@ func TestMatrixChildrenAreSafe(t *testing.T) {
 	t.Setenv("NCCL_NVLS_ENABLE", "1")
 	t.Setenv("TORCH_SYMM_MEM_DISABLE_MULTICAST", "0")
 	out := t.TempDir()
-	cfgs := []Config{
+	cfgs := []conformance.Config{
 		{Name: "a", Env: spec.Env{"NCCL_ALGO": "NVLS"}},
 		{Name: "b", Env: spec.Env{"NCCL_NVLS_ENABLE": "1", "NCCL_PROTO": "fail"}},
 	}
@@ -106,7 +107,7 @@ func TestMatrixChildrenAreSafe(t *testing.T) {
 		t.Fatalf("entries %+v: want exit codes 0 and 4", entries)
 	}
 	for _, c := range cfgs {
-		b, err := os.ReadFile(filepath.Join(out, c.Name, CaptureLog))
+		b, err := os.ReadFile(filepath.Join(out, c.Name, conformance.CaptureLog))
 		if err != nil {
 			t.Fatalf("%s: the child wrote no log: %v", c.Name, err)
 		}
@@ -119,7 +120,7 @@ func TestMatrixChildrenAreSafe(t *testing.T) {
 				t.Errorf("%s: child lacks %s=%s", c.Name, k, v)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(out, c.Name, CaptureConfig)); err != nil {
+		if _, err := os.Stat(filepath.Join(out, c.Name, conformance.CaptureConfig)); err != nil {
 			t.Errorf("%s: no config.json", c.Name)
 		}
 	}

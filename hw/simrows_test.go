@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
@@ -159,14 +160,14 @@ var (
 func TestEveryCapturedRowSimulates(t *testing.T) {
 	cache := spec.NewCache(0)
 	var caps, cmp rowTally
-	baseline := map[spec.Version]*Capture{}
+	baseline := map[spec.Version]*conformance.Capture{}
 	for _, v := range []spec.Version{spec.V2_28_9, spec.V2_28_3} {
 		set := committedCaptures(t, v)
 		for _, c := range set {
 			if c.Config.Name == "baseline" {
 				baseline[v] = c
 			}
-			x := newRowSimulator(cache, v, filepath.Join(c.Dir, CaptureTopo), c.Topo, checkEnv(c.Result.Env))
+			x := newRowSimulator(cache, v, filepath.Join(c.Dir, conformance.CaptureTopo), c.Topo, conformance.NCCLEnv(c.Result.Env))
 			for _, row := range c.Result.Rows {
 				o, err := x.simulate(row.Func, row.Count, row.Type, row.RedOp, row.Root, row.Err != nil, false)
 				caps.add(o, err, fmt.Sprintf("%s/%s %s %d B", v, c.Config.Name, row.Func, row.Size))
@@ -198,7 +199,7 @@ func TestEveryCapturedRowSimulates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := newRowSimulator(cache, v, filepath.Join(b.Dir, CaptureTopo), b.Topo, checkEnv(r.Env))
+			x := newRowSimulator(cache, v, filepath.Join(b.Dir, conformance.CaptureTopo), b.Topo, conformance.NCCLEnv(r.Env))
 			for _, row := range r.Rows {
 				o, err := x.simulate(row.Func, row.Count, row.Type, row.RedOp, row.Root, row.Err != nil, false)
 				cmp.add(o, err, fmt.Sprintf("%s %s %d B", p, row.Func, row.Size))
@@ -219,13 +220,13 @@ func TestEveryCapturedRowSimulates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab, err := ParseNCCLTests(fh, p)
+		tab, err := conformance.ParseNCCLTests(fh, p)
 		fh.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		// nccl-tests ran with gatesim's safety environment (commands.txt)
-		x := newRowSimulator(cache, v, filepath.Join(b.Dir, CaptureTopo), b.Topo, spec.Env{"NCCL_NVLS_ENABLE": "0"})
+		x := newRowSimulator(cache, v, filepath.Join(b.Dir, conformance.CaptureTopo), b.Topo, spec.Env{"NCCL_NVLS_ENABLE": "0"})
 		for _, row := range tab.Rows {
 			dt, err := spec.ParseDataType(row.Type)
 			if err != nil {

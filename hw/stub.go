@@ -5,6 +5,7 @@ package hw
 import (
 	"errors"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -28,7 +29,7 @@ var errClosed = errors.New("hw: no session in a build without cgo")
 func (s *Session) Version() spec.Version                                   { return 0 }
 func (s *Session) Libraries() (string, string)                             { return "", "" }
 func (s *Session) NRanks() int                                             { return 0 }
-func (s *Session) Local() []DeviceInfo                                     { return nil }
+func (s *Session) Local() []conformance.DeviceInfo                         { return nil }
 func (s *Session) CheckMode() string                                       { return "off" }
 func (s *Session) Close() error                                            { return nil }
 func (s *Session) Alloc(uint64, uint64) error                              { return errClosed }

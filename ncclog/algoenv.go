@@ -27,10 +27,6 @@ type ProtoRequest struct {
 	Rule    spec.RuleID
 }
 
-// perFunctionGrammar is the release that introduced "func:list;..."
-// (v2.24.3-1 src/graph/tuning.cc parseList).
-var perFunctionGrammar = spec.MakeVersion(2, 24, 3)
-
 // algoByName matches NCCL's ncclAlgoStr names case-insensitively; 2.6-2.13
 // called CollNetDirect "CollNet".
 func algoByName(s string) ([]int, bool) {
@@ -91,7 +87,7 @@ func readList(value string, rel spec.Version, n int, byName func(string) ([]int,
 	named := make([]bool, n)
 	// An unknown release reads a value without ':' or ';' the legacy way,
 	// which accepts everything the per-function grammar accepts and more.
-	if (rel != 0 && rel < perFunctionGrammar) || (rel == 0 && !strings.ContainsAny(value, ":;")) {
+	if perFunctionGrammar.before(rel) || (rel == 0 && !strings.ContainsAny(value, ":;")) {
 		neg := strings.HasPrefix(value, "^")
 		v := strings.TrimPrefix(value, "^")
 		row := make([]bool, n)

@@ -570,18 +570,22 @@ func rx(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 // can match it in catalogue order: the forms anchored on a literal starting
 // with that byte plus every form without such a literal. It is computed
 // once from the immutable Catalogue and never modified.
-var catalogueIndex = buildIndex()
+var catalogueIndex, cataloguePrefix = buildIndex()
 
-func buildIndex() (idx [256][]int) {
+// buildIndex also returns each form's anchored literal prefix, which a
+// message must start with before the form's expression is tried.
+func buildIndex() (idx [256][]int, prefix []string) {
+	prefix = make([]string, len(Catalogue))
 	for i := range Catalogue {
 		pre := anchoredPrefix(Catalogue[i].re.String())
+		prefix[i] = pre
 		for b := 0; b < 256; b++ {
 			if pre == "" || pre[0] == byte(b) {
 				idx[b] = append(idx[b], i)
 			}
 		}
 	}
-	return idx
+	return idx, prefix
 }
 
 // anchoredPrefix is the literal text an anchored expression starts with
@@ -611,7 +615,7 @@ func match(msg string, bareOnly bool) (int, []string) {
 	}
 	for _, i := range catalogueIndex[m[0]] {
 		f := &Catalogue[i]
-		if bareOnly && !f.Bare {
+		if bareOnly && !f.Bare || !strings.HasPrefix(m, cataloguePrefix[i]) {
 			continue
 		}
 		if f.lit != "" && !strings.Contains(msg, f.lit) {

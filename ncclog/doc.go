@@ -12,10 +12,18 @@
 //
 // The parser is streaming: a Log keeps counters, aggregates and a bounded
 // number of sample lines, never every line, so a 100 MB log is parsed with
-// bounded memory. Every recognised message form is a Form of the Catalogue,
+// bounded memory. Every list of distinct records goes through one bounded
+// aggregator (distinct.go), and a bounded memo of recent messages spares
+// the expressions for the lines NCCL repeats on every rank. Every recognised message form is a Form of the Catalogue,
 // keyed by NCCL's own format string and the release range it exists in, with
 // the source reference (tag, file, function) that prints it. Lines that match
 // no form are counted and sampled as unparsed, never fatal.
+//
+// Each capability's evidence ladder is data (ladder.go): rungs, each the
+// line kinds that prove a level under a rule or show a gate stopping it,
+// walked in order by one function, and the hints for the next level. The
+// release boundaries the reader needs for logs of any release are named
+// data too (sinceRelease), not comparisons in the code.
 //
 // An observation never promotes a line beyond what it proves: "NVLS multicast
 // support is available" makes NVLS usable, not used; only a per-operation

@@ -112,7 +112,7 @@ func levelToken(s string) (at, end int, lvl Level, ok bool) {
 func ParseLine(s string) (ln Line, ok bool) {
 	ln.Dev = -1
 	ln.LauncherRank = -1
-	s = strings.TrimRight(s, "\r\n")
+	s = trimRightOf(s, "\r\n")
 	at, end, lvl, found := levelToken(s)
 	if !found {
 		return ln, false
@@ -124,8 +124,8 @@ func ParseLine(s string) (ln Line, ok bool) {
 	if strings.HasPrefix(msg, " ") {
 		msg = msg[1:]
 	}
-	ln.Msg, ln.Repeated = stripRepeated(strings.TrimRight(msg, " \t"))
-	p := strings.TrimRight(s[:at], " \t")
+	ln.Msg, ln.Repeated = stripRepeated(trimRightOf(msg, " \t"))
+	p := trimRightOf(s[:at], " \t")
 
 	switch lvl {
 	case LevelWarn:
@@ -133,7 +133,7 @@ func ParseLine(s string) (ln Line, ok bool) {
 		if strings.HasSuffix(p, ")") {
 			if i := strings.LastIndex(p, " ("); i >= 0 && !strings.ContainsAny(p[i+2:len(p)-1], " ()") {
 				ln.SrcFunc = p[i+2 : len(p)-1]
-				p = strings.TrimRight(p[:i], " ")
+				p = trimRightOf(p[:i], " ")
 			}
 		}
 		if tok, rest := lastToken(p); tok != "" {
@@ -194,17 +194,20 @@ func stripRepeated(msg string) (string, int) {
 	if err != nil || n < 0 {
 		return msg, 0
 	}
-	return strings.TrimRight(msg[:i], " \t"), n
+	return trimRightOf(msg[:i], " \t"), n
 }
 
 // lastToken returns the last space-separated token of p and what precedes it.
 func lastToken(p string) (tok, rest string) {
-	p = strings.TrimRight(p, " \t")
-	i := strings.LastIndexAny(p, " \t")
+	p = trimRightOf(p, " \t")
+	i := len(p) - 1
+	for i >= 0 && p[i] != ' ' && p[i] != '\t' {
+		i--
+	}
 	if i < 0 {
 		return p, ""
 	}
-	return p[i+1:], strings.TrimRight(p[:i], " \t")
+	return p[i+1:], trimRightOf(p[:i], " \t")
 }
 
 // fileLine accepts "transport/net_ib.cc:1295" and "topoGetAlgoInfo:1535".
@@ -298,13 +301,13 @@ func launcherRank(l string) int {
 			in = in[c+1:]
 		}
 		in = strings.TrimPrefix(in, "rank")
-		if n, err := strconv.Atoi(in); err == nil && n >= 0 {
+		if n, ok := atoiStrict(in); ok && n >= 0 {
 			return n
 		}
 		return -1
 	}
 	if j := strings.IndexByte(l, ':'); j > 0 {
-		if n, err := strconv.Atoi(l[:j]); err == nil && n >= 0 {
+		if n, ok := atoiStrict(l[:j]); ok && n >= 0 {
 			return n
 		}
 	}
@@ -320,6 +323,44 @@ func isLauncherOnly(s string) bool {
 	}
 	if strings.HasSuffix(t, ":") && !strings.ContainsAny(t, " \t") {
 		return true
+	}
+	return false
+}
+
+// atoiStrict is strconv.Atoi for text that is usually not a number (a host
+// name where a launcher rank may be): it looks before converting, so the
+// common miss costs no error value.
+func atoiStrict(s string) (int, bool) {
+	d := s
+	if d != "" && (d[0] == '+' || d[0] == '-') {
+		d = d[1:]
+	}
+	if d == "" {
+		return 0, false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// trimRightOf is strings.TrimRight for a cutset of ASCII bytes, without
+// building the set on every call (it runs several times per log line).
+func trimRightOf(s, cut string) string {
+	for len(s) > 0 && inCut(s[len(s)-1], cut) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func inCut(c byte, cut string) bool {
+	for i := 0; i < len(cut); i++ {
+		if cut[i] == c {
+			return true
+		}
 	}
 	return false
 }

@@ -110,3 +110,13 @@ func TestParseLineRoundTrip(t *testing.T) {
 		}
 	})
 }
+
+func TestTrimRightOfIsTrimRight(t *testing.T) {
+	for _, s := range []string{"", "a", "a \t", " \t ", "a\r\n", "\r\n\r", "x\n \t"} {
+		for _, cut := range []string{" \t", "\r\n", " "} {
+			if got, want := trimRightOf(s, cut), strings.TrimRight(s, cut); got != want {
+				t.Errorf("trimRightOf(%q, %q) = %q, want %q", s, cut, got, want)
+			}
+		}
+	}
+}

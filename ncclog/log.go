@@ -20,6 +20,10 @@ const (
 	maxDistinctSmall  = 256
 	maxTables         = 8
 	maxLineBytes      = 64 << 10
+	// The parser remembers the match of up to maxMemo recent messages of
+	// at most maxMemoMsg bytes (about 2 MB at most).
+	maxMemo    = 4096
+	maxMemoMsg = 512
 )
 
 // Sample is one log line kept as evidence: where it is and its message.

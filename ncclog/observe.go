@@ -178,15 +178,12 @@ func (ob *observer) env(name string) (string, bool) { return ob.o.Env.Lookup(nam
 
 // envInt reads an integer parameter the way ncclLoadParam does (strtoll
 // base 0); ok is false when unset or not a number.
-// runtimeConnectSince is the first release that connects algorithms at
-// their first use (ncclParamRuntimeConnect, default 1).
-var runtimeConnectSince = spec.MakeVersion(2, 22, 3)
 
 // runtimeConnect reports a log whose release connects NVLS, CollNet and
 // the trees lazily: 2.22+ with neither NCCL_RUNTIME_CONNECT=0 nor
 // NCCL_CUMEM_ENABLE=0 (runtime connect needs cuMem).
 func (ob *observer) runtimeConnect() bool {
-	if ob.l.Release == 0 || ob.l.Release < runtimeConnectSince {
+	if ob.l.Release == 0 || runtimeConnectSince.before(ob.l.Release) {
 		return false
 	}
 	for _, name := range []string{"NCCL_RUNTIME_CONNECT", "NCCL_CUMEM_ENABLE"} {
@@ -231,122 +228,6 @@ func (ob *observer) externalNets() []NameCount {
 	return out
 }
 
-func (ob *observer) netPlugin() CapEvidence {
-	c := CapEvidence{Cap: spec.CapNetPlugin}
-	l := ob.l
-	if v, ok := ob.env("NCCL_NET_PLUGIN"); ok {
-		if strings.EqualFold(v, "none") {
-			p, _ := ob.envProof("NCCL_NET_PLUGIN", spec.LevelRequested, "G-NET-LIB-1", "NCCL_NET_PLUGIN=none: no external net plugin is searched")
-			c.Off = &p
-		} else if p, ok := ob.envProof("NCCL_NET_PLUGIN", spec.LevelRequested, "G-NET-LIB-1", "the user names a net plugin library"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if p, ok := ob.proof(KindPluginNameEnv, spec.LevelDiscovered, "G-NET-LIB-1", "the library NCCL_NET_PLUGIN names was opened"); ok {
-		c.Proofs = append(c.Proofs, p)
-	}
-	disc := []struct {
-		k   Kind
-		why string
-	}{
-		{KindPluginPath, "the plugin reports the library it was loaded from"},
-		{KindPluginSymbolMissing, "NCCL opened the library and probed its symbols"},
-		{KindPluginNoSymbol, "NCCL opened the library and probed its symbols"},
-		{KindPluginUnsupported, "NCCL opened the library"},
-		{KindPluginLoadError, "the library exists but dlopen failed"},
-		{KindPluginOpenError, "the library exists but dlopen failed"},
-	}
-	for _, d := range disc {
-		if d.k == KindPluginLoadError && len(l.Plugin.LoadErrors) == 0 {
-			continue
-		}
-		if p, ok := ob.proof(d.k, spec.LevelDiscovered, "G-NET-LIB-1", d.why); ok {
-			c.Proofs = append(c.Proofs, p)
-			break
-		}
-	}
-	acc := []struct {
-		k   Kind
-		why string
-	}{
-		{KindPluginLoaded, "a ncclNetPlugin_vN symbol was accepted"},
-		{KindPluginSuccess, "NCCL accepted the external plugin"},
-		{KindP2PPlugin, "the plugin's init ran (NCCL accepted its ABI)"},
-		{KindOFIProvider, "the plugin's init ran (NCCL accepted its ABI)"},
-		{KindOFI, "the plugin's init ran (NCCL accepted its ABI)"},
-	}
-	for _, a := range acc {
-		if p, ok := ob.proof(a.k, spec.LevelAccepted, "G-NET-ABI-1", a.why); ok {
-			c.Proofs = append(c.Proofs, p)
-			break
-		}
-	}
-	ext := ob.externalNets()
-	for _, n := range l.Initialized {
-		if !isInternalNet(n.Name) {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: "G-NET-STATE-1", At: n.At, Msg: "Initialized NET plugin " + n.Name,
-				Why: "the external network initialised with devices > 0", Count: n.Count})
-			break
-		}
-	}
-	if l.Plugin.OFIProvider != "" && l.Plugin.OFINICs > 0 {
-		if p, ok := ob.proof(KindOFIProvider, spec.LevelUsable, "G-NET-STATE-1", fmt.Sprintf("the plugin found %d NICs through provider %s", l.Plugin.OFINICs, l.Plugin.OFIProvider)); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if l.Plugin.P2PPlugin != "" && len(l.IB.Devices) > 0 {
-		if p, ok := ob.proof(KindIBUsing, spec.LevelUsable, "G-NET-STATE-1", "the plugin's IB transport lists devices"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	for _, n := range ext {
-		c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-NET-SEL-1", At: n.At, Msg: "Using network " + n.Name,
-			Why: "the communicator uses the external network " + n.Name, Count: n.Count})
-		break
-	}
-	for _, t := range l.Transports {
-		if t.Class == "NET" && !isInternalNet(t.Net) {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelExecuted, Rule: "G-NET-SEL-1", At: t.First.At, Msg: t.First.Msg,
-				Why: "channels are connected through the external network " + t.Net, Count: t.Count})
-			break
-		}
-	}
-	// Blocks.
-	if len(c.Proofs) == 0 || maxLevel(c.Proofs) < spec.LevelDiscovered {
-		if p, ok := ob.proof(KindPluginNotFound, spec.LevelDiscovered, "G-NET-LIB-2", "no external net plugin library was found: "+strings.Join(l.Plugin.NotFound, ", ")); ok {
-			c.Blocks = append(c.Blocks, p)
-		}
-	}
-	if maxLevel(c.Proofs) < spec.LevelAccepted {
-		for _, k := range []Kind{KindPluginNoSymbol, KindPluginUnsupported} {
-			if p, ok := ob.proof(k, spec.LevelAccepted, "G-NET-ABI-1", "the library exports no ncclNetPlugin symbol this release accepts"); ok {
-				c.Blocks = append(c.Blocks, p)
-			}
-		}
-		if len(l.Plugin.LoadErrors) > 0 {
-			for _, k := range []Kind{KindPluginLoadError, KindPluginOpenError} {
-				if p, ok := ob.proof(k, spec.LevelAccepted, "G-NET-LIB-1", "dlopen failed: "+l.Plugin.LoadErrors[0]); ok {
-					c.Blocks = append(c.Blocks, p)
-					break
-				}
-			}
-		}
-	}
-	for _, n := range l.InitFailed {
-		if !isInternalNet(n.Name) {
-			c.Blocks = append(c.Blocks, Proof{Level: spec.LevelUsable, Rule: "G-NET-STATE-1", At: n.At, Msg: "Failed to initialize NET plugin " + n.Name,
-				Why: "the external network's init failed or it reported no device", Count: n.Count})
-		}
-	}
-	if l.Plugin.P2PPlugin != "" && len(l.IB.Devices) == 0 {
-		if p, ok := ob.proof(KindIBNoDevice, spec.LevelUsable, "G-NET-STATE-1", "the plugin's IB transport found no device"); ok {
-			c.Blocks = append(c.Blocks, p)
-		}
-	}
-	c.Next = nextNetPlugin(maxLevel(c.Proofs), l)
-	return c
-}
-
 func maxLevel(ps []Proof) spec.Level {
 	m := spec.LevelNone
 	for _, p := range ps {
@@ -357,187 +238,11 @@ func maxLevel(ps []Proof) spec.Level {
 	return m
 }
 
-func nextNetPlugin(lvl spec.Level, l *Log) string {
-	switch {
-	case lvl < spec.LevelDiscovered:
-		if l.Count(KindPluginNotFound) == 0 && l.Count(KindUsingNetwork) == 0 {
-			return "no plugin discovery line: run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET"
-		}
-		return "a library NCCL can dlopen (libnccl-net.so on the loader path, or NCCL_NET_PLUGIN)"
-	case lvl < spec.LevelAccepted:
-		return "a ncclNetPlugin_vN symbol this release accepts (a plugin built for this NCCL ABI)"
-	case lvl < spec.LevelUsable:
-		return "the plugin's init succeeding with at least one device"
-	case lvl < spec.LevelCandidate:
-		return "the communicator choosing this network (\"Using network\" naming it; check NCCL_NET)"
-	case lvl < spec.LevelExecuted:
-		return "a channel connection line \"via NET/<plugin>/...\" (NCCL_DEBUG_SUBSYS=INIT; only multi-node communicators use the network)"
-	}
-	return ""
-}
-
-func (ob *observer) ib() CapEvidence {
-	c := CapEvidence{Cap: spec.CapIB}
-	l := ob.l
-	if n, ok := ob.envInt("NCCL_IB_DISABLE"); ok && n != 0 {
-		p, _ := ob.envProof("NCCL_IB_DISABLE", spec.LevelRequested, "G-NET-IB-1", "NCCL_IB_DISABLE switches NCCL's internal IB transport off (not a plugin's)")
-		c.Off = &p
-	} else if ok {
-		if p, ok := ob.envProof("NCCL_IB_DISABLE", spec.LevelRequested, "G-NET-IB-1", "IB explicitly left enabled"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if p, ok := ob.envProof("NCCL_IB_HCA", spec.LevelRequested, "G-NET-IB-1", "the user selects HCAs"); ok {
-		c.Proofs = append(c.Proofs, p)
-	}
-	if v, ok := ob.env("NCCL_NET"); ok && ob.isIBNet(v) {
-		if p, ok := ob.envProof("NCCL_NET", spec.LevelRequested, "G-NET-SEL-1", "NCCL_NET asks for an IB network"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if p, ok := ob.proof(KindIBNoDevice, spec.LevelAccepted, "G-NET-IB-1", "libibverbs loaded and was queried (no port passed the filters)"); ok && len(l.IB.Devices) == 0 {
-		c.Proofs = append(c.Proofs, p)
-	}
-	if len(l.IB.Devices) > 0 {
-		why := fmt.Sprintf("%d IB/RoCE port(s) active: %s", len(l.IB.Devices), strings.Join(firstN(l.IB.Devices, 8), " "))
-		if p, ok := ob.proof(KindIBUsing, spec.LevelUsable, "G-NET-IB-1", why); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	for _, n := range l.Networks {
-		if ob.isIBNet(n.Name) {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-NET-SEL-1", At: n.At, Msg: "Using network " + n.Name,
-				Why: "the communicator uses an IB network (" + n.Name + ")", Count: n.Count})
-			break
-		}
-	}
-	for _, t := range l.Transports {
-		if (t.Class == "NET" && ob.isIBNet(t.Net)) || t.Class == "COLLNET" {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelExecuted, Rule: "G-NET-SEL-1", At: t.First.At, Msg: t.First.Msg,
-				Why: "channels are connected over IB verbs (" + t.Detail + ")", Count: t.Count})
-			break
-		}
-	}
-	if p, ok := ob.proof(KindIBDataError, spec.LevelExecuted, "G-EXEC-ERR-1", "an IB work completion came back: data moved over IB verbs (with an error)"); ok {
-		c.Proofs = append(c.Proofs, p)
-	}
-	lvl := maxLevel(c.Proofs)
-	if lvl < spec.LevelDiscovered {
-		if p, ok := ob.proof(KindVerbsMissing, spec.LevelDiscovered, "G-NET-IB-1", "libibverbs could not be loaded"); ok {
-			c.Blocks = append(c.Blocks, p)
-		}
-	}
-	if lvl < spec.LevelUsable {
-		for _, k := range []Kind{KindIBNoDevice, KindIBNoIP} {
-			why := "no active IB/RoCE port passed NCCL_IB_HCA"
-			if k == KindIBNoIP {
-				why = "no IP interface for IB's out-of-band connection"
-			}
-			if p, ok := ob.proof(k, spec.LevelUsable, "G-NET-IB-1", why); ok {
-				c.Blocks = append(c.Blocks, p)
-			}
-		}
-		for _, n := range l.InitFailed {
-			if n.Name == "IB" {
-				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelUsable, Rule: "G-NET-STATE-1", At: n.At, Msg: "Failed to initialize NET plugin IB",
-					Why: "the internal IB network failed to initialise or found no device", Count: n.Count})
-			}
-		}
-	}
-	if lvl >= spec.LevelUsable && lvl < spec.LevelCandidate {
-		if n := ob.l.Network(); n != "" && !ob.isIBNet(n) {
-			for _, x := range l.Networks {
-				if x.Name == n {
-					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NET-SEL-1", At: x.At, Msg: "Using network " + n,
-						Why: "the communicator chose " + n + " before IB (external plugins come first; NCCL_NET filters)", Count: x.Count})
-				}
-			}
-		}
-	}
-	ibLines := l.Count(KindIBUsing) + l.Count(KindIBNoDevice) + l.Count(KindIBNoIP) + l.Count(KindVerbsMissing) + len(l.Networks)
-	switch {
-	case lvl < spec.LevelUsable && c.Off == nil && ibLines == 0:
-		c.Next = "no NET/IB or network line in the log (NCCL_DEBUG_SUBSYS=INIT,NET shows IB discovery)"
-	case lvl < spec.LevelUsable && c.Off == nil:
-		c.Next = "an active IB/RoCE port NCCL can use: libibverbs, /dev/infiniband, the HCA visible in the container, NCCL_IB_HCA"
-	case lvl < spec.LevelCandidate:
-		c.Next = "the communicator choosing an IB network (\"Using network IB\")"
-	case lvl < spec.LevelExecuted:
-		c.Next = "a channel connection \"via NET/IB/...\" (only ranks on different nodes use the network; NCCL_DEBUG_SUBSYS=INIT)"
-	}
-	return c
-}
-
 func firstN(s []string, n int) []string {
 	if len(s) <= n {
 		return s
 	}
 	return append(append([]string{}, s[:n]...), "…")
-}
-
-func (ob *observer) gdr() CapEvidence {
-	c := CapEvidence{Cap: spec.CapGDR}
-	l := ob.l
-	if v, ok := ob.env("NCCL_NET_GDR_LEVEL"); ok {
-		if strings.EqualFold(v, "LOC") || v == "0" {
-			p, _ := ob.envProof("NCCL_NET_GDR_LEVEL", spec.LevelRequested, "G-NET-GDR-2", "NCCL_NET_GDR_LEVEL="+v+" disables GPUDirect RDMA")
-			c.Off = &p
-		} else if p, ok := ob.envProof("NCCL_NET_GDR_LEVEL", spec.LevelRequested, "G-NET-GDR-2", "the user sets how far GPUDirect RDMA may reach"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if len(l.GDR.HCAEnabled) > 0 {
-		if s, ok := ob.sampleWhere(KindGDRHCA, func(m string) bool { return strings.Contains(m, "Enabled") }); ok {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: "G-NET-GDR-1", At: s.At, Msg: s.Msg, Why: "the NIC supports GPUDirect RDMA"})
-		}
-	}
-	if l.GDR.GPUEnabled > 0 {
-		if s, ok := ob.sampleWhere(KindGDRGPU, func(m string) bool { return strings.Contains(m, "Enabled") }); ok {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-NET-GDR-2", At: s.At, Msg: s.Msg, Why: "the GPU-NIC path allows GPUDirect RDMA", Count: l.GDR.GPUEnabled})
-		}
-	}
-	for _, t := range l.Transports {
-		if t.GDR {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelExecuted, Rule: "G-NET-GDR-2", At: t.First.At, Msg: t.First.Msg,
-				Why: "a network connector moves data GPU-to-NIC directly (" + t.Detail + ")", Count: t.Count})
-			break
-		}
-	}
-	lvl := maxLevel(c.Proofs)
-	if lvl < spec.LevelUsable && len(l.GDR.HCADisabled) > 0 {
-		if s, ok := ob.sampleWhere(KindGDRHCA, func(m string) bool { return strings.Contains(m, "Disabled") }); ok {
-			c.Blocks = append(c.Blocks, Proof{Level: spec.LevelUsable, Rule: "G-NET-GDR-1", At: s.At, Msg: s.Msg,
-				Why: "NCCL found no GPUDirect RDMA support for the NIC (nvidia-peermem / nv_peer_mem not loaded, or no DMA-BUF)"})
-		}
-	}
-	if lvl < spec.LevelCandidate && l.GDR.GPUDisabled > 0 && l.GDR.GPUEnabled == 0 {
-		if s, ok := ob.sampleWhere(KindGDRGPU, func(m string) bool { return strings.Contains(m, "Disabled") }); ok {
-			c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NET-GDR-2", At: s.At, Msg: s.Msg,
-				Why: "the GPU is too far from the NIC for NCCL_NET_GDR_LEVEL", Count: l.GDR.GPUDisabled})
-		}
-	}
-	if lvl < spec.LevelExecuted {
-		hasNet := false
-		for _, t := range l.Transports {
-			if t.Class == "NET" || t.Class == "COLLNET" {
-				hasNet = true
-				if !t.GDR && lvl >= spec.LevelUsable {
-					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelExecuted, Rule: "G-NET-GDR-2", At: t.First.At, Msg: t.First.Msg,
-						Why: "this network connector does not use GPUDirect RDMA (no /GDRDMA)", Count: t.Count})
-					break
-				}
-			}
-		}
-		if !hasNet {
-			c.Next = "a network connector \"via NET/.../GDRDMA\" (only inter-node channels use the NIC; NCCL_DEBUG_SUBSYS=INIT,NET)"
-		} else {
-			c.Next = "a network connector with /GDRDMA"
-		}
-		if lvl < spec.LevelUsable && len(l.GDR.HCADisabled) == 0 && len(l.GDR.HCAEnabled) == 0 {
-			c.Next = "the NIC's GPUDirect RDMA verdict (\"GPU Direct RDMA Enabled/Disabled for HCA\", NCCL_DEBUG_SUBSYS=NET)"
-		}
-	}
-	return c
 }
 
 // algoNamed reports whether NCCL_ALGO names one of the algorithms.
@@ -597,417 +302,6 @@ func (ob *observer) tableHas(as []spec.Algo, funcs []spec.Func) (bw bool, presen
 	return false, present, at
 }
 
-func (ob *observer) collnet() CapEvidence {
-	c := CapEvidence{Cap: spec.CapCollNet}
-	l := ob.l
-	if v, ok := ob.env("NCCL_COLLNET_ENABLE"); ok {
-		on := v == "1"
-		if ob.o.Release == 0 || ob.o.Release >= spec.MakeVersion(2, 27, 3) {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
-			on = err == nil && n == 1
-		}
-		if on {
-			p, _ := ob.envProof("NCCL_COLLNET_ENABLE", spec.LevelRequested, "G-COLLNET-ENV-1", "CollNet enabled by the user")
-			c.Proofs = append(c.Proofs, p)
-		} else {
-			p, _ := ob.envProof("NCCL_COLLNET_ENABLE", spec.LevelRequested, "G-COLLNET-ENV-1", "NCCL_COLLNET_ENABLE="+v+" leaves CollNet disabled")
-			c.Off = &p
-		}
-	}
-	if ob.algoNamed(spec.CollNetDirect, spec.CollNetChain) {
-		if p, ok := ob.algoEnvProof("NCCL_ALGO names a CollNet algorithm"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if p, ok := ob.proof(KindCollNetSymbolMissing, spec.LevelDiscovered, "G-COLLNET-ABI-1", "NCCL probed the plugin library for CollNet symbols"); ok {
-		c.Proofs = append(c.Proofs, p)
-	}
-	if p, ok := ob.proof(KindCollNetLoaded, spec.LevelAccepted, "G-COLLNET-ABI-1", "a ncclCollNetPlugin_vN symbol was accepted"); ok {
-		c.Proofs = append(c.Proofs, p)
-	}
-	for _, n := range l.NetDevices {
-		if strings.HasPrefix(n.Name, "CollNet ") && !strings.HasSuffix(n.Name, " 0") {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: "G-COLLNET-PLUGIN-1", At: n.At, Msg: "Rank: " + n.Name + " devices", Why: "the CollNet plugin reports devices"})
-			break
-		}
-	}
-	if l.IB.SHARPDevices > 0 {
-		if p, ok := ob.proof(KindIBUsing, spec.LevelUsable, "G-COLLNET-PLUGIN-1",
-			fmt.Sprintf("the SHARP plugin marks %d port(s) /SHARP (SHARP-capable HCAs)", l.IB.SHARPDevices)); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	for _, g := range l.Graphs {
-		if g.Pattern == 6 && g.NChannels > 0 {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-COLLNET-GRAPH-1", At: g.At,
-				Msg: fmt.Sprintf("Pattern 6, crossNic %d, nChannels %d, ...", g.CrossNic, g.NChannels), Why: "the CollNetDirect graph found channels", Count: g.Count})
-			break
-		}
-	}
-	for _, k := range []Kind{KindCollNetConn, KindCollNetConnected, KindCollNetChains} {
-		if p, ok := ob.proof(k, spec.LevelCandidate, "G-COLLNET-SETUP-1", "CollNet connectors were set up for the communicator"); ok {
-			c.Proofs = append(c.Proofs, p)
-			break
-		}
-	}
-	if bw, _, at := ob.tableHas([]spec.Algo{spec.CollNetDirect, spec.CollNetChain}, []spec.Func{spec.AllReduce}); bw {
-		c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-TUNE-EN-1", At: at, Msg: "tuning table: CollNet AllReduce bandwidth > 0",
-			Why: "CollNet is enabled in the communicator's model"})
-	}
-	sel, hasSel := ob.selectedProof(spec.CollNetDirect, spec.CollNetChain)
-	if hasSel {
-		c.Proofs = append(c.Proofs, sel)
-		if p, ok := ob.proof(KindCollNetConn, spec.LevelExecuted, "G-EXEC-RTCONN-1", "operations chose CollNet and CollNet connectors exist"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	lvl := maxLevel(c.Proofs)
-	// Blocks.
-	if lvl < spec.LevelAccepted {
-		if p, ok := ob.proof(KindCollNetNoSymbol, spec.LevelAccepted, "G-COLLNET-ABI-1", "the net plugin has no CollNet symbols this release accepts"); ok {
-			c.Blocks = append(c.Blocks, p)
-		}
-	}
-	pluginSeen := l.Plugin.Name != "" || l.Plugin.Path != "" || l.Plugin.Success || len(ob.externalNets()) > 0
-	if lvl >= spec.LevelRequested && lvl < spec.LevelDiscovered && !pluginSeen && c.Off == nil {
-		if p, ok := ob.proof(KindPluginNotFound, spec.LevelDiscovered, "G-COLLNET-PLUGIN-1", "CollNet needs an external net plugin (the SHARP plugin); none was found"); ok {
-			c.Blocks = append(c.Blocks, p)
-		}
-	}
-	if n := l.Network(); n != "" && isInternalNet(n) && lvl < spec.LevelCandidate {
-		for _, x := range l.Networks {
-			if x.Name == n {
-				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NET-SEL-2", At: x.At, Msg: "Using network " + n,
-					Why: "CollNet attaches only to an external plugin's network; the communicator uses the internal " + n, Count: x.Count})
-			}
-		}
-	}
-	blocks := []struct {
-		k    Kind
-		rule spec.RuleID
-		why  string
-	}{
-		{KindCollNetThreshold, "G-COLLNET-THRESH-1", "fewer nodes than NCCL_COLLNET_NODE_THRESHOLD (default 2): CollNet is never used on one node"},
-		{KindCollNetArity, "G-COLLNET-ARITY-1", "more than 8 GPUs per node"},
-		{KindCollNetInitFail, "G-COLLNET-SETUP-1", "CollNet transport setup failed on a node; NCCL fell back to the point-to-point network"},
-		{KindCollNetChild, "G-COLLNET-SETUP-1", "a child communicator could not share its parent's SHARP resources"},
-		{KindCollNetAlgoIgnored, "G-TUNE-EN-1", "NCCL_ALGO asked for CollNet on a communicator without CollNet support"},
-	}
-	for _, b := range blocks {
-		if p, ok := ob.proof(b.k, spec.LevelCandidate, b.rule, b.why); ok {
-			c.Blocks = append(c.Blocks, p)
-		}
-	}
-	for _, g := range l.Graphs {
-		if g.Pattern == 6 && g.NChannels == 0 {
-			c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-COLLNET-GRAPH-1", At: g.At,
-				Msg: "Pattern 6, crossNic " + strconv.Itoa(g.CrossNic) + ", nChannels 0, ...", Why: "the CollNetDirect graph found no channel (no CollNet NIC reachable)"})
-			break
-		}
-	}
-	switch {
-	case lvl == spec.LevelNone && c.Off == nil:
-		c.Next = "NCCL_COLLNET_ENABLE=1 and the SHARP net plugin (libnccl-net.so from nccl-rdma-sharp-plugins/HPC-X)"
-	case lvl < spec.LevelAccepted:
-		c.Next = "the net plugin's CollNet symbols accepted (\"Loaded collnet plugin SHARP (vN)\")"
-	case lvl < spec.LevelCandidate:
-		c.Next = "communicator support: at least NCCL_COLLNET_NODE_THRESHOLD nodes, CollNet setup succeeding on every node (\"CollNet 00/0 : ... via COLLNET/...\")"
-	case lvl < spec.LevelSelected:
-		c.Next = "an operation choosing CollNetDirect/CollNetChain (per-operation lines need NCCL_DEBUG_SUBSYS=TUNING; AllReduce with a supported redop/datatype)"
-	case lvl < spec.LevelExecuted:
-		c.Next = "CollNet connector lines together with the selecting operations"
-	}
-	return c
-}
-
-func (ob *observer) nvls() CapEvidence {
-	c := CapEvidence{Cap: spec.CapNVLS}
-	l := ob.l
-	if n, ok := ob.envInt("NCCL_NVLS_ENABLE"); ok {
-		switch n {
-		case 0:
-			p, _ := ob.envProof("NCCL_NVLS_ENABLE", spec.LevelRequested, "G-NVLS-ENV-1", "NCCL_NVLS_ENABLE=0 switches NVLS off")
-			c.Off = &p
-		case 2:
-		default:
-			p, _ := ob.envProof("NCCL_NVLS_ENABLE", spec.LevelRequested, "G-NVLS-ENV-1", "NVLS forced on (the multicast attribute is not checked)")
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if ob.algoNamed(spec.NVLS) {
-		if p, ok := ob.algoEnvProof("NCCL_ALGO names NVLS"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if l.NVLS.AvailableDevs > 0 {
-		if s, ok := ob.sampleWhere(KindNVLSSupport, func(m string) bool { return !strings.Contains(m, "not available") }); ok {
-			why := fmt.Sprintf("the driver reports multicast support (%d device(s))", l.NVLS.AvailableDevs)
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: "G-NVLS-CAP-1", At: s.At, Msg: s.Msg, Why: why, Count: l.NVLS.AvailableDevs})
-		}
-	}
-	nvlsChans := -1
-	for _, cs := range l.Channels {
-		if cs.HasNVLS {
-			if cs.NVLS > 0 {
-				c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-CONS-1", At: cs.At,
-					Msg: fmt.Sprintf("%d coll channels, ... %d nvls channels, ...", cs.Coll, cs.NVLS), Why: "all ranks agreed on NVLS channels", Count: cs.Count})
-				nvlsChans = max(nvlsChans, cs.NVLS)
-				break
-			}
-			nvlsChans = max(nvlsChans, 0)
-		}
-	}
-	for _, g := range l.Graphs {
-		if g.Pattern == 5 && g.NChannels > 0 {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-GRAPH-1", At: g.At,
-				Msg: fmt.Sprintf("Pattern 5, crossNic %d, nChannels %d, ...", g.CrossNic, g.NChannels), Why: "the NVLS graph found channels", Count: g.Count})
-			break
-		}
-	}
-	if p, ok := ob.proof(KindNVLSTuning, spec.LevelCandidate, "G-NVLS-CHAN-1", "NVLS channels tuned after consensus"); ok && !strings.HasPrefix(p.Msg, "NVLS tuning: nChannels 0 ") {
-		c.Proofs = append(c.Proofs, p)
-	}
-	if bw, _, at := ob.tableHas([]spec.Algo{spec.NVLS}, []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter}); bw {
-		c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-TUNE-EN-1", At: at, Msg: "tuning table: NVLS bandwidth > 0", Why: "NVLS is enabled in the communicator's model"})
-	}
-	if p, ok := ob.proof(KindNVLSComm, spec.LevelCandidate, "G-NVLS-SETUP-1", "NVLS buffers were set up"); ok {
-		c.Proofs = append(c.Proofs, p)
-	}
-	// With runtime connect NCCL sets NVLS up only for an operation that
-	// chose NVLS or NVLSTree, so the setup lines prove a selection even
-	// when no per-operation line was printed.
-	if ob.runtimeConnect() {
-		for _, k := range []Kind{KindNVLSComm, KindNVLSTreeConnected} {
-			if p, ok := ob.proof(k, spec.LevelSelected, "G-EXEC-RTCONN-1", "runtime connect (2.22+, NCCL_RUNTIME_CONNECT=1 with cuMem) sets NVLS up only when an operation chooses NVLS or NVLSTree"); ok {
-				c.Proofs = append(c.Proofs, p)
-				break
-			}
-		}
-	}
-	sel, hasSel := ob.selectedProof(spec.NVLS)
-	if hasSel {
-		c.Proofs = append(c.Proofs, sel)
-		for _, k := range []Kind{KindNVLSComm, KindNVLSGroup} {
-			if p, ok := ob.proof(k, spec.LevelExecuted, "G-EXEC-RTCONN-1", "operations chose NVLS and its multicast buffers exist"); ok {
-				c.Proofs = append(c.Proofs, p)
-				break
-			}
-		}
-	}
-	lvl := maxLevel(c.Proofs)
-	if lvl < spec.LevelUsable && l.NVLS.UnavailableDevs > 0 {
-		if s, ok := ob.sampleWhere(KindNVLSSupport, func(m string) bool { return strings.Contains(m, "not available") }); ok {
-			c.Blocks = append(c.Blocks, Proof{Level: spec.LevelUsable, Rule: "G-NVLS-CAP-1", At: s.At, Msg: s.Msg,
-				Why: "CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0 (no NVSwitch multicast, driver/Fabric Manager, or a CUDA < 12.1 build)", Count: l.NVLS.UnavailableDevs})
-		}
-	}
-	if nvlsChans == 0 && lvl < spec.LevelCandidate {
-		for _, cs := range l.Channels {
-			if cs.HasNVLS && cs.NVLS == 0 {
-				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-CONS-1", At: cs.At,
-					Msg: fmt.Sprintf("%d coll channels, ... 0 nvls channels, ...", cs.Coll), Why: "NVLS has 0 channels: no NVSwitch in the topology, sm < 90, fewer than 2 GPUs, or one rank without support", Count: cs.Count})
-				break
-			}
-		}
-	}
-	for _, g := range l.Graphs {
-		if g.Pattern == 5 && g.NChannels == 0 {
-			c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-GRAPH-1", At: g.At, Msg: "Pattern 5, ... nChannels 0, ...",
-				Why: "the NVLS graph search found no channel (no NVSwitch node or sm < 90)", Count: g.Count})
-			break
-		}
-	}
-	for _, b := range []struct {
-		k   Kind
-		why string
-	}{
-		{KindNVLSBindSoft, "binding multicast memory failed; NCCL continued without NVLS (2.27-2.28 soft failure)"},
-		{KindNVLSBindFail, "binding multicast memory failed (Fabric Manager / NVSwitch state); communicator init fails"},
-		{KindNVLSNoNIC, "no NIC for a rank in the NVLS graph"},
-	} {
-		if p, ok := ob.proof(b.k, spec.LevelCandidate, "G-NVLS-SETUP-1", b.why); ok {
-			c.Blocks = append(c.Blocks, p)
-		}
-	}
-	if l.NVLS.CudaFailures > 0 {
-		for _, e := range l.Errors {
-			if e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
-				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-SETUP-1", At: e.First.At, Msg: e.Msg,
-					Why: "a CUDA multicast call failed in " + e.SrcFile + " (the multicast object could not be created or bound): init fails", Count: e.Count})
-				break
-			}
-		}
-	}
-	switch {
-	case lvl < spec.LevelUsable && c.Off == nil:
-		if l.Count(KindNVLSSupport) == 0 {
-			c.Next = "\"NVLS multicast support is available\" (needs sm90+ GPUs on an NVSwitch, a CUDA 12.1+ build and driver, NCCL 2.17+; absent with NCCL_NVLS_ENABLE=0 or <= 2 GPUs before 2.28.7)"
-		} else {
-			c.Next = "multicast support on the device (NVSwitch system with Fabric Manager running, driver exporting cuMulticastCreate)"
-		}
-	case lvl < spec.LevelCandidate:
-		c.Next = "NVLS channels > 0 on every rank (\"N nvls channels\" with N > 0)"
-	case lvl < spec.LevelSelected:
-		c.Next = "an operation choosing NVLS (per-operation lines need NCCL_DEBUG_SUBSYS=TUNING; float/half/bf16 sums and int min/max are eligible)"
-	case lvl < spec.LevelExecuted:
-		c.Next = "NVLS buffer setup lines (\"NVLS comm ... headRank\", NCCL_DEBUG_SUBSYS=INIT,NVLS) with the selecting operations"
-	}
-	return c
-}
-
-func (ob *observer) nvlsTree() CapEvidence {
-	c := CapEvidence{Cap: spec.CapNVLSTree}
-	l := ob.l
-	if ob.algoNamed(spec.NVLSTree) {
-		if p, ok := ob.algoEnvProof("NCCL_ALGO names NVLSTree"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if l.NVLS.AvailableDevs > 0 {
-		if s, ok := ob.sampleWhere(KindNVLSSupport, func(m string) bool { return !strings.Contains(m, "not available") }); ok {
-			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: "G-NVLS-CAP-1", At: s.At, Msg: s.Msg, Why: "NVLSTree needs NVLS support, which the device has"})
-		}
-	}
-	for _, k := range []Kind{KindNVLSTreeConnected, KindNVLSTrees} {
-		if p, ok := ob.proof(k, spec.LevelCandidate, "G-NVLSTREE-1", "NVLS trees were built (NVLS support and more than one node)"); ok {
-			c.Proofs = append(c.Proofs, p)
-			break
-		}
-	}
-	if sel, ok := ob.selectedProof(spec.NVLSTree); ok {
-		c.Proofs = append(c.Proofs, sel)
-		if p, ok := ob.proof(KindNVLSTreeConnected, spec.LevelExecuted, "G-EXEC-RTCONN-1", "operations chose NVLSTree and NVLS trees are connected"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	lvl := maxLevel(c.Proofs)
-	if lvl < spec.LevelCandidate && l.NNodes() == 1 {
-		for _, cm := range l.Comms {
-			if cm.NNodes == 1 {
-				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLSTREE-1", At: cm.At,
-					Msg: fmt.Sprintf("comm %s rank %d nRanks %d nNodes 1 ...", cm.Ptr, cm.Rank, cm.NRanks), Why: "NVLSTree is disabled on a single node"})
-				break
-			}
-		}
-	}
-	switch {
-	case lvl < spec.LevelUsable:
-		c.Next = "NVLS support (see nvls)"
-	case lvl < spec.LevelCandidate:
-		c.Next = "more than one node with NVLS (\"Connected NVLS tree\")"
-	case lvl < spec.LevelSelected:
-		c.Next = "an AllReduce choosing NVLS_TREE (NCCL_DEBUG_SUBSYS=TUNING)"
-	case lvl < spec.LevelExecuted:
-		c.Next = "\"Connected NVLS tree\" together with the selecting operations"
-	}
-	return c
-}
-
-// patSince is the first release with PAT (v2.23.4-1 src/graph/tuning.cc ncclPatEnable).
-var patSince = spec.MakeVersion(2, 23, 4)
-
-func (ob *observer) pat() CapEvidence {
-	c := CapEvidence{Cap: spec.CapPAT}
-	l := ob.l
-	if n, ok := ob.envInt("NCCL_PAT_ENABLE"); ok {
-		if n == 0 {
-			p, _ := ob.envProof("NCCL_PAT_ENABLE", spec.LevelRequested, "G-PAT-1", "NCCL_PAT_ENABLE=0 switches PAT off")
-			c.Off = &p
-		} else if n != 2 {
-			p, _ := ob.envProof("NCCL_PAT_ENABLE", spec.LevelRequested, "G-PAT-1", "PAT forced on")
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if ob.algoNamed(spec.PAT) {
-		if p, ok := ob.algoEnvProof("NCCL_ALGO names PAT"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	bw, present, at := ob.tableHas([]spec.Algo{spec.PAT}, []spec.Func{spec.AllGather, spec.ReduceScatter})
-	if bw {
-		c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-PAT-1", At: at, Msg: "tuning table: PAT AllGather/ReduceScatter bandwidth > 0", Why: "PAT is enabled in the model (one GPU per node, host network)"})
-	}
-	if sel, ok := ob.selectedProof(spec.PAT); ok {
-		c.Proofs = append(c.Proofs, sel)
-	}
-	lvl := maxLevel(c.Proofs)
-	if present && !bw && lvl < spec.LevelCandidate {
-		c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-PAT-1", At: at, Msg: "tuning table: PAT bandwidth 0",
-			Why: "PAT is off: it needs one GPU per node (nNodes == nRanks), a host network and sm60+ unless NCCL_PAT_ENABLE forces it"})
-	}
-	switch {
-	case l.Release != 0 && l.Release < patSince:
-		c.Next = "PAT does not exist before NCCL 2.23.4"
-	case lvl < spec.LevelCandidate:
-		c.Next = "PAT in the tuning table (NCCL_DEBUG_SUBSYS=TUNING; one GPU per node)"
-	case lvl < spec.LevelSelected:
-		c.Next = "an AllGather/ReduceScatter choosing PAT (NCCL_DEBUG_SUBSYS=TUNING)"
-	case lvl < spec.LevelExecuted:
-		c.Next = "nothing further can be shown: NCCL prints no PAT-specific connection line, selected is the highest level a log proves"
-	}
-	return c
-}
-
-func (ob *observer) transport(cp spec.Capability, class string, rule spec.RuleID, disable, level string) CapEvidence {
-	c := CapEvidence{Cap: cp}
-	if n, ok := ob.envInt(disable); ok {
-		if n != 0 {
-			p, _ := ob.envProof(disable, spec.LevelRequested, rule, disable+"=1 switches this transport off")
-			c.Off = &p
-		}
-	}
-	if level != "" {
-		if v, ok := ob.env(level); ok {
-			if strings.EqualFold(v, "LOC") {
-				p, _ := ob.envProof(level, spec.LevelRequested, rule, level+"=LOC disables P2P")
-				c.Off = &p
-			} else if p, ok := ob.envProof(level, spec.LevelRequested, rule, "the user sets how far P2P may reach"); ok {
-				c.Proofs = append(c.Proofs, p)
-			}
-		}
-	}
-	n := 0
-	var first *TransportUse
-	for i := range ob.l.Transports {
-		t := &ob.l.Transports[i]
-		if t.Class == class {
-			n += t.Count
-			if first == nil {
-				first = t
-			}
-		}
-	}
-	if first != nil {
-		c.Proofs = append(c.Proofs, Proof{Level: spec.LevelExecuted, Rule: rule, At: first.First.At, Msg: first.First.Msg,
-			Why: fmt.Sprintf("%d connector line(s) via %s (first %s)", n, class, first.Detail), Count: n})
-	} else {
-		c.Next = "a channel connection line \"via " + class + "/...\" (NCCL_DEBUG_SUBSYS=INIT; only peers on the same node)"
-	}
-	return c
-}
-
-func (ob *observer) tuner() CapEvidence {
-	c := CapEvidence{Cap: spec.CapTuner}
-	if v, ok := ob.env("NCCL_TUNER_PLUGIN"); ok {
-		if strings.EqualFold(v, "none") {
-			p, _ := ob.envProof("NCCL_TUNER_PLUGIN", spec.LevelRequested, "G-TUNER-LIB-1", "NCCL_TUNER_PLUGIN=none")
-			c.Off = &p
-		} else if p, ok := ob.envProof("NCCL_TUNER_PLUGIN", spec.LevelRequested, "G-TUNER-LIB-1", "the user names a tuner plugin"); ok {
-			c.Proofs = append(c.Proofs, p)
-		}
-	}
-	if p, ok := ob.proof(KindTunerUsing, spec.LevelAccepted, "G-TUNER-ABI-1", "a tuner plugin was loaded and its symbol accepted"); ok {
-		c.Proofs = append(c.Proofs, p)
-	}
-	if maxLevel(c.Proofs) < spec.LevelDiscovered {
-		if s, ok := ob.sampleWhere(KindTunerNotFound, func(m string) bool { return strings.Contains(m, "Could not find") }); ok {
-			c.Blocks = append(c.Blocks, Proof{Level: spec.LevelDiscovered, Rule: "G-TUNER-LIB-1", At: s.At, Msg: s.Msg, Why: "no tuner plugin library found: the internal model decides"})
-		}
-		c.Next = "a tuner plugin library (NCCL_TUNER_PLUGIN) — none is needed for NCCL's own model"
-	}
-	return c
-}
-
 // decisions turns per-operation lines into spec.Decisions.
 func (ob *observer) decisions() ([]spec.Decision, []Loc, int) {
 	l := ob.l
@@ -1040,7 +334,7 @@ func (ob *observer) decisions() ([]spec.Decision, []Loc, int) {
 		d.NVLSSupport = ob.o.Evidence[spec.CapNVLS] >= spec.LevelCandidate
 		// Before 2.24.3 an NCCL_ALGO the function cannot run falls back to
 		// Ring without an error (G-SEL-BACKUP-1).
-		if ob.o.Algo != nil && l.Release != 0 && l.Release < perFunctionGrammar && op.Func < spec.NumFuncs &&
+		if ob.o.Algo != nil && perFunctionGrammar.before(l.Release) && op.Func < spec.NumFuncs &&
 			op.Algo >= 0 && !ob.o.Algo.Enabled[op.Func][op.Algo] {
 			d.Fallback, d.DecidedBy = true, "G-SEL-BACKUP-1"
 		}
@@ -1061,7 +355,7 @@ func (ob *observer) decisions() ([]spec.Decision, []Loc, int) {
 			res = spec.InvalidUsage
 		}
 		rule := spec.RuleID("G-SEL-ERR-1")
-		if l.Release != 0 && l.Release < perFunctionGrammar {
+		if perFunctionGrammar.before(l.Release) {
 			rule = "G-SEL-BACKUP-1"
 		}
 		out = append(out, spec.Decision{Release: l.Release, Op: spec.Op{Func: f, DataType: dt}, Algo: spec.AlgoNone, Proto: spec.ProtoNone,
@@ -1191,4 +485,633 @@ func (ob *observer) trace() spec.Trace {
 		return ruleIndex(t[i].Rule) < ruleIndex(t[j].Rule)
 	})
 	return t
+}
+
+func (ob *observer) netPlugin() CapEvidence {
+	const lib, abi, state, sel = spec.RuleID("G-NET-LIB-1"), spec.RuleID("G-NET-ABI-1"), spec.RuleID("G-NET-STATE-1"), spec.RuleID("G-NET-SEL-1")
+	opened, accepted := "NCCL opened the library and probed its symbols", "the plugin's init ran (NCCL accepted its ABI)"
+	dlopenFailed := "the library exists but dlopen failed"
+	hasLoadErrors := func(ob *observer) bool { return len(ob.l.Plugin.LoadErrors) > 0 }
+	return ob.climb(ladder{cap: spec.CapNetPlugin, rungs: []rung{
+		{do: func(ob *observer, c *CapEvidence) {
+			ob.envOffOrRequest(c, "NCCL_NET_PLUGIN", lib, func(v string) bool { return strings.EqualFold(v, "none") },
+				"NCCL_NET_PLUGIN=none: no external net plugin is searched", "the user names a net plugin library")
+		}},
+		{level: spec.LevelDiscovered, rule: lib, kinds: kinds(KindPluginNameEnv), why: "the library NCCL_NET_PLUGIN names was opened"},
+		{level: spec.LevelDiscovered, rule: lib, lines: []line{
+			{k: KindPluginPath, why: "the plugin reports the library it was loaded from"},
+			{k: KindPluginSymbolMissing, why: opened},
+			{k: KindPluginNoSymbol, why: opened},
+			{k: KindPluginUnsupported, why: "NCCL opened the library"},
+			{k: KindPluginLoadError, why: dlopenFailed, when: hasLoadErrors},
+			{k: KindPluginOpenError, why: dlopenFailed},
+		}},
+		{level: spec.LevelAccepted, rule: abi, lines: []line{
+			{k: KindPluginLoaded, why: "a ncclNetPlugin_vN symbol was accepted"},
+			{k: KindPluginSuccess, why: "NCCL accepted the external plugin"},
+			{k: KindP2PPlugin, why: accepted},
+			{k: KindOFIProvider, why: accepted},
+			{k: KindOFI, why: accepted},
+		}},
+		{do: func(ob *observer, c *CapEvidence) {
+			for _, n := range ob.l.Initialized {
+				if !isInternalNet(n.Name) {
+					c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: state, At: n.At, Msg: "Initialized NET plugin " + n.Name,
+						Why: "the external network initialised with devices > 0", Count: n.Count})
+					break
+				}
+			}
+			if pl := ob.l.Plugin; pl.OFIProvider != "" && pl.OFINICs > 0 {
+				if p, ok := ob.proof(KindOFIProvider, spec.LevelUsable, state, fmt.Sprintf("the plugin found %d NICs through provider %s", pl.OFINICs, pl.OFIProvider)); ok {
+					c.Proofs = append(c.Proofs, p)
+				}
+			}
+		}},
+		{level: spec.LevelUsable, rule: state, kinds: kinds(KindIBUsing), why: "the plugin's IB transport lists devices",
+			when: func(ob *observer) bool { return ob.l.Plugin.P2PPlugin != "" && len(ob.l.IB.Devices) > 0 }},
+		{do: func(ob *observer, c *CapEvidence) {
+			for _, n := range ob.externalNets() {
+				c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: sel, At: n.At, Msg: "Using network " + n.Name,
+					Why: "the communicator uses the external network " + n.Name, Count: n.Count})
+				break
+			}
+			for _, t := range ob.l.Transports {
+				if t.Class == "NET" && !isInternalNet(t.Net) {
+					c.Proofs = append(c.Proofs, Proof{Level: spec.LevelExecuted, Rule: sel, At: t.First.At, Msg: t.First.Msg,
+						Why: "channels are connected through the external network " + t.Net, Count: t.Count})
+					break
+				}
+			}
+		}},
+		// Blocks.
+		{below: spec.LevelDiscovered, do: func(ob *observer, c *CapEvidence) {
+			if p, ok := ob.proof(KindPluginNotFound, spec.LevelDiscovered, "G-NET-LIB-2", "no external net plugin library was found: "+strings.Join(ob.l.Plugin.NotFound, ", ")); ok {
+				c.Blocks = append(c.Blocks, p)
+			}
+		}},
+		{below: spec.LevelAccepted, block: true, level: spec.LevelAccepted, rule: abi, every: true,
+			kinds: kinds(KindPluginNoSymbol, KindPluginUnsupported), why: "the library exports no ncclNetPlugin symbol this release accepts"},
+		{below: spec.LevelAccepted, when: hasLoadErrors, do: func(ob *observer, c *CapEvidence) {
+			for _, k := range []Kind{KindPluginLoadError, KindPluginOpenError} {
+				if p, ok := ob.proof(k, spec.LevelAccepted, lib, "dlopen failed: "+ob.l.Plugin.LoadErrors[0]); ok {
+					c.Blocks = append(c.Blocks, p)
+					break
+				}
+			}
+		}},
+		{do: func(ob *observer, c *CapEvidence) {
+			for _, n := range ob.l.InitFailed {
+				if !isInternalNet(n.Name) {
+					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelUsable, Rule: state, At: n.At, Msg: "Failed to initialize NET plugin " + n.Name,
+						Why: "the external network's init failed or it reported no device", Count: n.Count})
+				}
+			}
+		}},
+		{block: true, level: spec.LevelUsable, rule: state, kinds: kinds(KindIBNoDevice), why: "the plugin's IB transport found no device",
+			when: func(ob *observer) bool { return ob.l.Plugin.P2PPlugin != "" && len(ob.l.IB.Devices) == 0 }},
+	}, hints: []hint{
+		{below: spec.LevelDiscovered, when: func(ob *observer, _ *CapEvidence) bool {
+			return ob.l.Count(KindPluginNotFound) == 0 && ob.l.Count(KindUsingNetwork) == 0
+		}, text: "no plugin discovery line: run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET"},
+		{below: spec.LevelDiscovered, text: "a library NCCL can dlopen (libnccl-net.so on the loader path, or NCCL_NET_PLUGIN)"},
+		{below: spec.LevelAccepted, text: "a ncclNetPlugin_vN symbol this release accepts (a plugin built for this NCCL ABI)"},
+		{below: spec.LevelUsable, text: "the plugin's init succeeding with at least one device"},
+		{below: spec.LevelCandidate, text: "the communicator choosing this network (\"Using network\" naming it; check NCCL_NET)"},
+		{below: spec.LevelExecuted, text: "a channel connection line \"via NET/<plugin>/...\" (NCCL_DEBUG_SUBSYS=INIT; only multi-node communicators use the network)"},
+	}})
+}
+
+// envTristate reads an enable parameter NCCL takes as 0 (off), 2 (the
+// default: decide by support) or anything else (forced on).
+func (ob *observer) envTristate(c *CapEvidence, name string, rule spec.RuleID, offWhy, forcedWhy string) {
+	n, ok := ob.envInt(name)
+	switch {
+	case !ok || n == 2:
+	case n == 0:
+		p, _ := ob.envProof(name, spec.LevelRequested, rule, offWhy)
+		c.Off = &p
+	default:
+		p, _ := ob.envProof(name, spec.LevelRequested, rule, forcedWhy)
+		c.Proofs = append(c.Proofs, p)
+	}
+}
+
+// envOffOrRequest reads a variable that either switches a capability off
+// (off(v)) or asks for it: the first is c.Off, the second a requested proof.
+func (ob *observer) envOffOrRequest(c *CapEvidence, name string, rule spec.RuleID, off func(string) bool, offWhy, onWhy string) {
+	v, ok := ob.env(name)
+	if !ok {
+		return
+	}
+	if off(v) {
+		p, _ := ob.envProof(name, spec.LevelRequested, rule, offWhy)
+		c.Off = &p
+	} else if p, ok := ob.envProof(name, spec.LevelRequested, rule, onWhy); ok {
+		c.Proofs = append(c.Proofs, p)
+	}
+}
+
+func (ob *observer) ib() CapEvidence {
+	const ibRule, sel = spec.RuleID("G-NET-IB-1"), spec.RuleID("G-NET-SEL-1")
+	l := ob.l
+	noDevices := func(ob *observer) bool { return len(ob.l.IB.Devices) == 0 }
+	return ob.climb(ladder{cap: spec.CapIB, rungs: []rung{
+		{do: func(ob *observer, c *CapEvidence) {
+			if n, ok := ob.envInt("NCCL_IB_DISABLE"); ok && n != 0 {
+				p, _ := ob.envProof("NCCL_IB_DISABLE", spec.LevelRequested, ibRule, "NCCL_IB_DISABLE switches NCCL's internal IB transport off (not a plugin's)")
+				c.Off = &p
+			} else if ok {
+				if p, ok := ob.envProof("NCCL_IB_DISABLE", spec.LevelRequested, ibRule, "IB explicitly left enabled"); ok {
+					c.Proofs = append(c.Proofs, p)
+				}
+			}
+			if p, ok := ob.envProof("NCCL_IB_HCA", spec.LevelRequested, ibRule, "the user selects HCAs"); ok {
+				c.Proofs = append(c.Proofs, p)
+			}
+			if v, ok := ob.env("NCCL_NET"); ok && ob.isIBNet(v) {
+				if p, ok := ob.envProof("NCCL_NET", spec.LevelRequested, sel, "NCCL_NET asks for an IB network"); ok {
+					c.Proofs = append(c.Proofs, p)
+				}
+			}
+		}},
+		{level: spec.LevelAccepted, rule: ibRule, kinds: kinds(KindIBNoDevice), why: "libibverbs loaded and was queried (no port passed the filters)", when: noDevices},
+		{when: func(ob *observer) bool { return len(ob.l.IB.Devices) > 0 }, do: func(ob *observer, c *CapEvidence) {
+			why := fmt.Sprintf("%d IB/RoCE port(s) active: %s", len(l.IB.Devices), strings.Join(firstN(l.IB.Devices, 8), " "))
+			if p, ok := ob.proof(KindIBUsing, spec.LevelUsable, ibRule, why); ok {
+				c.Proofs = append(c.Proofs, p)
+			}
+		}},
+		{do: func(ob *observer, c *CapEvidence) {
+			for _, n := range l.Networks {
+				if ob.isIBNet(n.Name) {
+					c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: sel, At: n.At, Msg: "Using network " + n.Name,
+						Why: "the communicator uses an IB network (" + n.Name + ")", Count: n.Count})
+					break
+				}
+			}
+			for _, t := range l.Transports {
+				if (t.Class == "NET" && ob.isIBNet(t.Net)) || t.Class == "COLLNET" {
+					c.Proofs = append(c.Proofs, Proof{Level: spec.LevelExecuted, Rule: sel, At: t.First.At, Msg: t.First.Msg,
+						Why: "channels are connected over IB verbs (" + t.Detail + ")", Count: t.Count})
+					break
+				}
+			}
+		}},
+		{level: spec.LevelExecuted, rule: "G-EXEC-ERR-1", kinds: kinds(KindIBDataError), why: "an IB work completion came back: data moved over IB verbs (with an error)"},
+		// Blocks.
+		{below: spec.LevelDiscovered, block: true, level: spec.LevelDiscovered, rule: ibRule, kinds: kinds(KindVerbsMissing), why: "libibverbs could not be loaded"},
+		{below: spec.LevelUsable, block: true, level: spec.LevelUsable, rule: ibRule, every: true, lines: []line{
+			{k: KindIBNoDevice, why: "no active IB/RoCE port passed NCCL_IB_HCA"},
+			{k: KindIBNoIP, why: "no IP interface for IB's out-of-band connection"},
+		}},
+		{below: spec.LevelUsable, do: func(ob *observer, c *CapEvidence) {
+			for _, n := range l.InitFailed {
+				if n.Name == "IB" {
+					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelUsable, Rule: "G-NET-STATE-1", At: n.At, Msg: "Failed to initialize NET plugin IB",
+						Why: "the internal IB network failed to initialise or found no device", Count: n.Count})
+				}
+			}
+		}},
+		{below: spec.LevelCandidate, do: func(ob *observer, c *CapEvidence) {
+			if maxLevel(c.Proofs) < spec.LevelUsable {
+				return
+			}
+			if n := ob.l.Network(); n != "" && !ob.isIBNet(n) {
+				for _, x := range l.Networks {
+					if x.Name == n {
+						c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: sel, At: x.At, Msg: "Using network " + n,
+							Why: "the communicator chose " + n + " before IB (external plugins come first; NCCL_NET filters)", Count: x.Count})
+					}
+				}
+			}
+		}},
+	}, hints: []hint{
+		{below: spec.LevelUsable, when: func(ob *observer, c *CapEvidence) bool {
+			ibLines := l.Count(KindIBUsing) + l.Count(KindIBNoDevice) + l.Count(KindIBNoIP) + l.Count(KindVerbsMissing) + len(l.Networks)
+			return c.Off == nil && ibLines == 0
+		}, text: "no NET/IB or network line in the log (NCCL_DEBUG_SUBSYS=INIT,NET shows IB discovery)"},
+		{below: spec.LevelUsable, when: func(_ *observer, c *CapEvidence) bool { return c.Off == nil },
+			text: "an active IB/RoCE port NCCL can use: libibverbs, /dev/infiniband, the HCA visible in the container, NCCL_IB_HCA"},
+		{below: spec.LevelCandidate, text: "the communicator choosing an IB network (\"Using network IB\")"},
+		{below: spec.LevelExecuted, text: "a channel connection \"via NET/IB/...\" (only ranks on different nodes use the network; NCCL_DEBUG_SUBSYS=INIT)"},
+	}})
+}
+
+func (ob *observer) gdr() CapEvidence {
+	const nic, path = spec.RuleID("G-NET-GDR-1"), spec.RuleID("G-NET-GDR-2")
+	l := ob.l
+	contains := func(s string) func(string) bool { return func(m string) bool { return strings.Contains(m, s) } }
+	hasNet := func(*observer, *CapEvidence) bool {
+		for _, t := range l.Transports {
+			if t.Class == "NET" || t.Class == "COLLNET" {
+				return true
+			}
+		}
+		return false
+	}
+	return ob.climb(ladder{cap: spec.CapGDR, rungs: []rung{
+		{do: func(ob *observer, c *CapEvidence) {
+			ob.envOffOrRequest(c, "NCCL_NET_GDR_LEVEL", path, func(v string) bool { return strings.EqualFold(v, "LOC") || v == "0" },
+				"", "the user sets how far GPUDirect RDMA may reach")
+			if c.Off != nil {
+				v, _ := ob.env("NCCL_NET_GDR_LEVEL")
+				c.Off.Why = "NCCL_NET_GDR_LEVEL=" + v + " disables GPUDirect RDMA"
+			}
+		}},
+		{when: func(ob *observer) bool { return len(l.GDR.HCAEnabled) > 0 }, do: func(ob *observer, c *CapEvidence) {
+			if s, ok := ob.sampleWhere(KindGDRHCA, contains("Enabled")); ok {
+				c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: nic, At: s.At, Msg: s.Msg, Why: "the NIC supports GPUDirect RDMA"})
+			}
+		}},
+		{when: func(ob *observer) bool { return l.GDR.GPUEnabled > 0 }, do: func(ob *observer, c *CapEvidence) {
+			if s, ok := ob.sampleWhere(KindGDRGPU, contains("Enabled")); ok {
+				c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: path, At: s.At, Msg: s.Msg, Why: "the GPU-NIC path allows GPUDirect RDMA", Count: l.GDR.GPUEnabled})
+			}
+		}},
+		{do: func(ob *observer, c *CapEvidence) {
+			for _, t := range l.Transports {
+				if t.GDR {
+					c.Proofs = append(c.Proofs, Proof{Level: spec.LevelExecuted, Rule: path, At: t.First.At, Msg: t.First.Msg,
+						Why: "a network connector moves data GPU-to-NIC directly (" + t.Detail + ")", Count: t.Count})
+					break
+				}
+			}
+		}},
+		// Blocks.
+		{below: spec.LevelUsable, when: func(ob *observer) bool { return len(l.GDR.HCADisabled) > 0 }, do: func(ob *observer, c *CapEvidence) {
+			if s, ok := ob.sampleWhere(KindGDRHCA, contains("Disabled")); ok {
+				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelUsable, Rule: nic, At: s.At, Msg: s.Msg,
+					Why: "NCCL found no GPUDirect RDMA support for the NIC (nvidia-peermem / nv_peer_mem not loaded, or no DMA-BUF)"})
+			}
+		}},
+		{below: spec.LevelCandidate, when: func(ob *observer) bool { return l.GDR.GPUDisabled > 0 && l.GDR.GPUEnabled == 0 }, do: func(ob *observer, c *CapEvidence) {
+			if s, ok := ob.sampleWhere(KindGDRGPU, contains("Disabled")); ok {
+				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: path, At: s.At, Msg: s.Msg,
+					Why: "the GPU is too far from the NIC for NCCL_NET_GDR_LEVEL", Count: l.GDR.GPUDisabled})
+			}
+		}},
+		{below: spec.LevelExecuted, do: func(ob *observer, c *CapEvidence) {
+			if maxLevel(c.Proofs) < spec.LevelUsable {
+				return
+			}
+			for _, t := range l.Transports {
+				if (t.Class == "NET" || t.Class == "COLLNET") && !t.GDR {
+					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelExecuted, Rule: path, At: t.First.At, Msg: t.First.Msg,
+						Why: "this network connector does not use GPUDirect RDMA (no /GDRDMA)", Count: t.Count})
+					break
+				}
+			}
+		}},
+	}, hints: []hint{
+		{below: spec.LevelUsable, when: func(*observer, *CapEvidence) bool { return len(l.GDR.HCADisabled) == 0 && len(l.GDR.HCAEnabled) == 0 },
+			text: "the NIC's GPUDirect RDMA verdict (\"GPU Direct RDMA Enabled/Disabled for HCA\", NCCL_DEBUG_SUBSYS=NET)"},
+		{below: spec.LevelExecuted, when: func(ob *observer, c *CapEvidence) bool { return !hasNet(ob, c) },
+			text: "a network connector \"via NET/.../GDRDMA\" (only inter-node channels use the NIC; NCCL_DEBUG_SUBSYS=INIT,NET)"},
+		{below: spec.LevelExecuted, text: "a network connector with /GDRDMA"},
+	}})
+}
+
+func (ob *observer) collnet() CapEvidence {
+	l := ob.l
+	return ob.climb(ladder{cap: spec.CapCollNet, rungs: []rung{
+		{do: func(ob *observer, c *CapEvidence) {
+			v, ok := ob.env("NCCL_COLLNET_ENABLE")
+			if !ok {
+				return
+			}
+			on := v == "1"
+			if !collNetEnableNumeric.before(ob.o.Release) {
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+				on = err == nil && n == 1
+			}
+			if on {
+				p, _ := ob.envProof("NCCL_COLLNET_ENABLE", spec.LevelRequested, "G-COLLNET-ENV-1", "CollNet enabled by the user")
+				c.Proofs = append(c.Proofs, p)
+			} else {
+				p, _ := ob.envProof("NCCL_COLLNET_ENABLE", spec.LevelRequested, "G-COLLNET-ENV-1", "NCCL_COLLNET_ENABLE="+v+" leaves CollNet disabled")
+				c.Off = &p
+			}
+		}},
+		ob.algoEnvRung("NCCL_ALGO names a CollNet algorithm", spec.CollNetDirect, spec.CollNetChain),
+		{level: spec.LevelDiscovered, rule: "G-COLLNET-ABI-1", kinds: kinds(KindCollNetSymbolMissing), why: "NCCL probed the plugin library for CollNet symbols"},
+		{level: spec.LevelAccepted, rule: "G-COLLNET-ABI-1", kinds: kinds(KindCollNetLoaded), why: "a ncclCollNetPlugin_vN symbol was accepted"},
+		{do: func(ob *observer, c *CapEvidence) {
+			for _, n := range l.NetDevices {
+				if strings.HasPrefix(n.Name, "CollNet ") && !strings.HasSuffix(n.Name, " 0") {
+					c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: "G-COLLNET-PLUGIN-1", At: n.At, Msg: "Rank: " + n.Name + " devices", Why: "the CollNet plugin reports devices"})
+					break
+				}
+			}
+			if l.IB.SHARPDevices > 0 {
+				if p, ok := ob.proof(KindIBUsing, spec.LevelUsable, "G-COLLNET-PLUGIN-1",
+					fmt.Sprintf("the SHARP plugin marks %d port(s) /SHARP (SHARP-capable HCAs)", l.IB.SHARPDevices)); ok {
+					c.Proofs = append(c.Proofs, p)
+				}
+			}
+			for _, g := range l.Graphs {
+				if g.Pattern == 6 && g.NChannels > 0 {
+					c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-COLLNET-GRAPH-1", At: g.At,
+						Msg: fmt.Sprintf("Pattern 6, crossNic %d, nChannels %d, ...", g.CrossNic, g.NChannels), Why: "the CollNetDirect graph found channels", Count: g.Count})
+					break
+				}
+			}
+		}},
+		{level: spec.LevelCandidate, rule: "G-COLLNET-SETUP-1", kinds: kinds(KindCollNetConn, KindCollNetConnected, KindCollNetChains),
+			why: "CollNet connectors were set up for the communicator"},
+		ob.tableRung("G-TUNE-EN-1", "tuning table: CollNet AllReduce bandwidth > 0", "CollNet is enabled in the communicator's model",
+			[]spec.Algo{spec.CollNetDirect, spec.CollNetChain}, []spec.Func{spec.AllReduce}),
+		ob.selectedRung(kinds(KindCollNetConn), "operations chose CollNet and CollNet connectors exist", spec.CollNetDirect, spec.CollNetChain),
+		// Blocks.
+		{below: spec.LevelAccepted, block: true, level: spec.LevelAccepted, rule: "G-COLLNET-ABI-1", kinds: kinds(KindCollNetNoSymbol),
+			why: "the net plugin has no CollNet symbols this release accepts"},
+		{below: spec.LevelDiscovered, do: func(ob *observer, c *CapEvidence) {
+			pluginSeen := l.Plugin.Name != "" || l.Plugin.Path != "" || l.Plugin.Success || len(ob.externalNets()) > 0
+			if maxLevel(c.Proofs) < spec.LevelRequested || pluginSeen || c.Off != nil {
+				return
+			}
+			if p, ok := ob.proof(KindPluginNotFound, spec.LevelDiscovered, "G-COLLNET-PLUGIN-1", "CollNet needs an external net plugin (the SHARP plugin); none was found"); ok {
+				c.Blocks = append(c.Blocks, p)
+			}
+		}},
+		{below: spec.LevelCandidate, do: func(ob *observer, c *CapEvidence) {
+			if n := l.Network(); n != "" && isInternalNet(n) {
+				for _, x := range l.Networks {
+					if x.Name == n {
+						c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NET-SEL-2", At: x.At, Msg: "Using network " + n,
+							Why: "CollNet attaches only to an external plugin's network; the communicator uses the internal " + n, Count: x.Count})
+					}
+				}
+			}
+		}},
+		{block: true, level: spec.LevelCandidate, every: true, lines: []line{
+			{k: KindCollNetThreshold, rule: "G-COLLNET-THRESH-1", why: "fewer nodes than NCCL_COLLNET_NODE_THRESHOLD (default 2): CollNet is never used on one node"},
+			{k: KindCollNetArity, rule: "G-COLLNET-ARITY-1", why: "more than 8 GPUs per node"},
+			{k: KindCollNetInitFail, rule: "G-COLLNET-SETUP-1", why: "CollNet transport setup failed on a node; NCCL fell back to the point-to-point network"},
+			{k: KindCollNetChild, rule: "G-COLLNET-SETUP-1", why: "a child communicator could not share its parent's SHARP resources"},
+			{k: KindCollNetAlgoIgnored, rule: "G-TUNE-EN-1", why: "NCCL_ALGO asked for CollNet on a communicator without CollNet support"},
+		}},
+		{do: func(ob *observer, c *CapEvidence) {
+			for _, g := range l.Graphs {
+				if g.Pattern == 6 && g.NChannels == 0 {
+					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-COLLNET-GRAPH-1", At: g.At,
+						Msg: "Pattern 6, crossNic " + strconv.Itoa(g.CrossNic) + ", nChannels 0, ...", Why: "the CollNetDirect graph found no channel (no CollNet NIC reachable)"})
+					break
+				}
+			}
+		}},
+	}, hints: []hint{
+		{below: spec.LevelRequested, when: func(_ *observer, c *CapEvidence) bool { return c.Off == nil },
+			text: "NCCL_COLLNET_ENABLE=1 and the SHARP net plugin (libnccl-net.so from nccl-rdma-sharp-plugins/HPC-X)"},
+		{below: spec.LevelAccepted, text: "the net plugin's CollNet symbols accepted (\"Loaded collnet plugin SHARP (vN)\")"},
+		{below: spec.LevelCandidate, text: "communicator support: at least NCCL_COLLNET_NODE_THRESHOLD nodes, CollNet setup succeeding on every node (\"CollNet 00/0 : ... via COLLNET/...\")"},
+		{below: spec.LevelSelected, text: "an operation choosing CollNetDirect/CollNetChain (per-operation lines need NCCL_DEBUG_SUBSYS=TUNING; AllReduce with a supported redop/datatype)"},
+		{below: spec.LevelExecuted, text: "CollNet connector lines together with the selecting operations"},
+	}})
+}
+
+func (ob *observer) nvls() CapEvidence {
+	l := ob.l
+	available := func(m string) bool { return !strings.Contains(m, "not available") }
+	return ob.climb(ladder{cap: spec.CapNVLS, rungs: []rung{
+		{do: func(ob *observer, c *CapEvidence) {
+			ob.envTristate(c, "NCCL_NVLS_ENABLE", "G-NVLS-ENV-1", "NCCL_NVLS_ENABLE=0 switches NVLS off", "NVLS forced on (the multicast attribute is not checked)")
+		}},
+		ob.algoEnvRung("NCCL_ALGO names NVLS", spec.NVLS),
+		{when: func(*observer) bool { return l.NVLS.AvailableDevs > 0 }, do: func(ob *observer, c *CapEvidence) {
+			if s, ok := ob.sampleWhere(KindNVLSSupport, available); ok {
+				why := fmt.Sprintf("the driver reports multicast support (%d device(s))", l.NVLS.AvailableDevs)
+				c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: "G-NVLS-CAP-1", At: s.At, Msg: s.Msg, Why: why, Count: l.NVLS.AvailableDevs})
+			}
+		}},
+		{do: func(ob *observer, c *CapEvidence) {
+			for _, cs := range l.Channels {
+				if cs.HasNVLS && cs.NVLS > 0 {
+					c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-CONS-1", At: cs.At,
+						Msg: fmt.Sprintf("%d coll channels, ... %d nvls channels, ...", cs.Coll, cs.NVLS), Why: "all ranks agreed on NVLS channels", Count: cs.Count})
+					break
+				}
+			}
+			for _, g := range l.Graphs {
+				if g.Pattern == 5 && g.NChannels > 0 {
+					c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-GRAPH-1", At: g.At,
+						Msg: fmt.Sprintf("Pattern 5, crossNic %d, nChannels %d, ...", g.CrossNic, g.NChannels), Why: "the NVLS graph found channels", Count: g.Count})
+					break
+				}
+			}
+			if p, ok := ob.proof(KindNVLSTuning, spec.LevelCandidate, "G-NVLS-CHAN-1", "NVLS channels tuned after consensus"); ok && !strings.HasPrefix(p.Msg, "NVLS tuning: nChannels 0 ") {
+				c.Proofs = append(c.Proofs, p)
+			}
+		}},
+		ob.tableRung("G-TUNE-EN-1", "tuning table: NVLS bandwidth > 0", "NVLS is enabled in the communicator's model",
+			[]spec.Algo{spec.NVLS}, []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter}),
+		{level: spec.LevelCandidate, rule: "G-NVLS-SETUP-1", kinds: kinds(KindNVLSComm), why: "NVLS buffers were set up"},
+		// With runtime connect NCCL sets NVLS up only for an operation that
+		// chose NVLS or NVLSTree, so the setup lines prove a selection even
+		// when no per-operation line was printed.
+		{level: spec.LevelSelected, rule: "G-EXEC-RTCONN-1", kinds: kinds(KindNVLSComm, KindNVLSTreeConnected),
+			why:  "runtime connect (2.22+, NCCL_RUNTIME_CONNECT=1 with cuMem) sets NVLS up only when an operation chooses NVLS or NVLSTree",
+			when: (*observer).runtimeConnect},
+		ob.selectedRung(kinds(KindNVLSComm, KindNVLSGroup), "operations chose NVLS and its multicast buffers exist", spec.NVLS),
+		// Blocks.
+		{below: spec.LevelUsable, when: func(*observer) bool { return l.NVLS.UnavailableDevs > 0 }, do: func(ob *observer, c *CapEvidence) {
+			if s, ok := ob.sampleWhere(KindNVLSSupport, func(m string) bool { return !available(m) }); ok {
+				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelUsable, Rule: "G-NVLS-CAP-1", At: s.At, Msg: s.Msg,
+					Why: "CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0 (no NVSwitch multicast, driver/Fabric Manager, or a CUDA < 12.1 build)", Count: l.NVLS.UnavailableDevs})
+			}
+		}},
+		{below: spec.LevelCandidate, do: func(ob *observer, c *CapEvidence) {
+			// Only when no summary shows NVLS channels.
+			zero := -1
+			for i, cs := range l.Channels {
+				if cs.HasNVLS && cs.NVLS > 0 {
+					return
+				}
+				if cs.HasNVLS && zero < 0 {
+					zero = i
+				}
+			}
+			if zero >= 0 {
+				cs := l.Channels[zero]
+				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-CONS-1", At: cs.At,
+					Msg: fmt.Sprintf("%d coll channels, ... 0 nvls channels, ...", cs.Coll), Why: "NVLS has 0 channels: no NVSwitch in the topology, sm < 90, fewer than 2 GPUs, or one rank without support", Count: cs.Count})
+			}
+		}},
+		{do: func(ob *observer, c *CapEvidence) {
+			for _, g := range l.Graphs {
+				if g.Pattern == 5 && g.NChannels == 0 {
+					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-GRAPH-1", At: g.At, Msg: "Pattern 5, ... nChannels 0, ...",
+						Why: "the NVLS graph search found no channel (no NVSwitch node or sm < 90)", Count: g.Count})
+					break
+				}
+			}
+		}},
+		{block: true, level: spec.LevelCandidate, rule: "G-NVLS-SETUP-1", every: true, lines: []line{
+			{k: KindNVLSBindSoft, why: "binding multicast memory failed; NCCL continued without NVLS (2.27-2.28 soft failure)"},
+			{k: KindNVLSBindFail, why: "binding multicast memory failed (Fabric Manager / NVSwitch state); communicator init fails"},
+			{k: KindNVLSNoNIC, why: "no NIC for a rank in the NVLS graph"},
+		}},
+		{when: func(*observer) bool { return l.NVLS.CudaFailures > 0 }, do: func(ob *observer, c *CapEvidence) {
+			for _, e := range l.Errors {
+				if e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
+					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-SETUP-1", At: e.First.At, Msg: e.Msg,
+						Why: "a CUDA multicast call failed in " + e.SrcFile + " (the multicast object could not be created or bound): init fails", Count: e.Count})
+					break
+				}
+			}
+		}},
+	}, hints: []hint{
+		{below: spec.LevelUsable, when: func(_ *observer, c *CapEvidence) bool { return c.Off == nil && l.Count(KindNVLSSupport) == 0 },
+			text: "\"NVLS multicast support is available\" (needs sm90+ GPUs on an NVSwitch, a CUDA 12.1+ build and driver, NCCL 2.17+; absent with NCCL_NVLS_ENABLE=0 or <= 2 GPUs before 2.28.7)"},
+		{below: spec.LevelUsable, when: func(_ *observer, c *CapEvidence) bool { return c.Off == nil },
+			text: "multicast support on the device (NVSwitch system with Fabric Manager running, driver exporting cuMulticastCreate)"},
+		{below: spec.LevelCandidate, text: "NVLS channels > 0 on every rank (\"N nvls channels\" with N > 0)"},
+		{below: spec.LevelSelected, text: "an operation choosing NVLS (per-operation lines need NCCL_DEBUG_SUBSYS=TUNING; float/half/bf16 sums and int min/max are eligible)"},
+		{below: spec.LevelExecuted, text: "NVLS buffer setup lines (\"NVLS comm ... headRank\", NCCL_DEBUG_SUBSYS=INIT,NVLS) with the selecting operations"},
+	}})
+}
+
+func (ob *observer) nvlsTree() CapEvidence {
+	l := ob.l
+	return ob.climb(ladder{cap: spec.CapNVLSTree, rungs: []rung{
+		ob.algoEnvRung("NCCL_ALGO names NVLSTree", spec.NVLSTree),
+		{when: func(*observer) bool { return l.NVLS.AvailableDevs > 0 }, do: func(ob *observer, c *CapEvidence) {
+			if s, ok := ob.sampleWhere(KindNVLSSupport, func(m string) bool { return !strings.Contains(m, "not available") }); ok {
+				c.Proofs = append(c.Proofs, Proof{Level: spec.LevelUsable, Rule: "G-NVLS-CAP-1", At: s.At, Msg: s.Msg, Why: "NVLSTree needs NVLS support, which the device has"})
+			}
+		}},
+		{level: spec.LevelCandidate, rule: "G-NVLSTREE-1", kinds: kinds(KindNVLSTreeConnected, KindNVLSTrees), why: "NVLS trees were built (NVLS support and more than one node)"},
+		ob.selectedRung(kinds(KindNVLSTreeConnected), "operations chose NVLSTree and NVLS trees are connected", spec.NVLSTree),
+		{below: spec.LevelCandidate, when: func(*observer) bool { return l.NNodes() == 1 }, do: func(ob *observer, c *CapEvidence) {
+			for _, cm := range l.Comms {
+				if cm.NNodes == 1 {
+					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLSTREE-1", At: cm.At,
+						Msg: fmt.Sprintf("comm %s rank %d nRanks %d nNodes 1 ...", cm.Ptr, cm.Rank, cm.NRanks), Why: "NVLSTree is disabled on a single node"})
+					break
+				}
+			}
+		}},
+	}, hints: []hint{
+		{below: spec.LevelUsable, text: "NVLS support (see nvls)"},
+		{below: spec.LevelCandidate, text: "more than one node with NVLS (\"Connected NVLS tree\")"},
+		{below: spec.LevelSelected, text: "an AllReduce choosing NVLS_TREE (NCCL_DEBUG_SUBSYS=TUNING)"},
+		{below: spec.LevelExecuted, text: "\"Connected NVLS tree\" together with the selecting operations"},
+	}})
+}
+
+func (ob *observer) pat() CapEvidence {
+	l := ob.l
+	patFuncs := []spec.Func{spec.AllGather, spec.ReduceScatter}
+	return ob.climb(ladder{cap: spec.CapPAT, rungs: []rung{
+		{do: func(ob *observer, c *CapEvidence) {
+			ob.envTristate(c, "NCCL_PAT_ENABLE", "G-PAT-1", "NCCL_PAT_ENABLE=0 switches PAT off", "PAT forced on")
+		}},
+		ob.algoEnvRung("NCCL_ALGO names PAT", spec.PAT),
+		ob.tableRung("G-PAT-1", "tuning table: PAT AllGather/ReduceScatter bandwidth > 0", "PAT is enabled in the model (one GPU per node, host network)",
+			[]spec.Algo{spec.PAT}, patFuncs),
+		ob.selectedRung(nil, "", spec.PAT),
+		{below: spec.LevelCandidate, do: func(ob *observer, c *CapEvidence) {
+			if bw, present, at := ob.tableHas([]spec.Algo{spec.PAT}, patFuncs); present && !bw {
+				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-PAT-1", At: at, Msg: "tuning table: PAT bandwidth 0",
+					Why: "PAT is off: it needs one GPU per node (nNodes == nRanks), a host network and sm60+ unless NCCL_PAT_ENABLE forces it"})
+			}
+		}},
+	}, hints: []hint{
+		{below: spec.LevelExecuted + 1, when: func(*observer, *CapEvidence) bool { return patSince.before(l.Release) },
+			text: "PAT does not exist before NCCL 2.23.4"},
+		{below: spec.LevelCandidate, text: "PAT in the tuning table (NCCL_DEBUG_SUBSYS=TUNING; one GPU per node)"},
+		{below: spec.LevelSelected, text: "an AllGather/ReduceScatter choosing PAT (NCCL_DEBUG_SUBSYS=TUNING)"},
+		{below: spec.LevelExecuted, text: "nothing further can be shown: NCCL prints no PAT-specific connection line, selected is the highest level a log proves"},
+	}})
+}
+
+func (ob *observer) transport(cp spec.Capability, class string, rule spec.RuleID, disable, level string) CapEvidence {
+	return ob.climb(ladder{cap: cp, rungs: []rung{
+		{do: func(ob *observer, c *CapEvidence) {
+			if n, ok := ob.envInt(disable); ok && n != 0 {
+				p, _ := ob.envProof(disable, spec.LevelRequested, rule, disable+"=1 switches this transport off")
+				c.Off = &p
+			}
+		}},
+		{when: func(*observer) bool { return level != "" }, do: func(ob *observer, c *CapEvidence) {
+			ob.envOffOrRequest(c, level, rule, func(v string) bool { return strings.EqualFold(v, "LOC") },
+				level+"=LOC disables P2P", "the user sets how far P2P may reach")
+		}},
+		{do: func(ob *observer, c *CapEvidence) {
+			n := 0
+			var first *TransportUse
+			for i := range ob.l.Transports {
+				t := &ob.l.Transports[i]
+				if t.Class == class {
+					n += t.Count
+					if first == nil {
+						first = t
+					}
+				}
+			}
+			if first != nil {
+				c.Proofs = append(c.Proofs, Proof{Level: spec.LevelExecuted, Rule: rule, At: first.First.At, Msg: first.First.Msg,
+					Why: fmt.Sprintf("%d connector line(s) via %s (first %s)", n, class, first.Detail), Count: n})
+			}
+		}},
+	}, hints: []hint{
+		// Only a connector line proves a transport; without one the hint
+		// names it, whatever the environment said.
+		{below: spec.LevelExecuted + 1, when: func(_ *observer, c *CapEvidence) bool { return maxLevel(c.Proofs) < spec.LevelExecuted },
+			text: "a channel connection line \"via " + class + "/...\" (NCCL_DEBUG_SUBSYS=INIT; only peers on the same node)"},
+	}})
+}
+
+func (ob *observer) tuner() CapEvidence {
+	return ob.climb(ladder{cap: spec.CapTuner, rungs: []rung{
+		{do: func(ob *observer, c *CapEvidence) {
+			ob.envOffOrRequest(c, "NCCL_TUNER_PLUGIN", "G-TUNER-LIB-1", func(v string) bool { return strings.EqualFold(v, "none") },
+				"NCCL_TUNER_PLUGIN=none", "the user names a tuner plugin")
+		}},
+		{level: spec.LevelAccepted, rule: "G-TUNER-ABI-1", kinds: kinds(KindTunerUsing), why: "a tuner plugin was loaded and its symbol accepted"},
+		{below: spec.LevelDiscovered, do: func(ob *observer, c *CapEvidence) {
+			if s, ok := ob.sampleWhere(KindTunerNotFound, func(m string) bool { return strings.Contains(m, "Could not find") }); ok {
+				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelDiscovered, Rule: "G-TUNER-LIB-1", At: s.At, Msg: s.Msg, Why: "no tuner plugin library found: the internal model decides"})
+			}
+		}},
+	}, hints: []hint{
+		{below: spec.LevelDiscovered, text: "a tuner plugin library (NCCL_TUNER_PLUGIN) — none is needed for NCCL's own model"},
+	}})
+}
+
+// algoEnvRung: NCCL_ALGO naming one of the algorithms is a request.
+func (ob *observer) algoEnvRung(why string, as ...spec.Algo) rung {
+	return rung{when: func(ob *observer) bool { return ob.algoNamed(as...) }, do: func(ob *observer, c *CapEvidence) {
+		if p, ok := ob.algoEnvProof(why); ok {
+			c.Proofs = append(c.Proofs, p)
+		}
+	}}
+}
+
+// tableRung: a positive bandwidth for the algorithms in the printed
+// tuning table makes them candidates (enabled in the communicator's model).
+func (ob *observer) tableRung(rule spec.RuleID, msg, why string, as []spec.Algo, funcs []spec.Func) rung {
+	return rung{do: func(ob *observer, c *CapEvidence) {
+		if bw, _, at := ob.tableHas(as, funcs); bw {
+			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelCandidate, Rule: rule, At: at, Msg: msg, Why: why})
+		}
+	}}
+}
+
+// selectedRung: an operation line choosing one of the algorithms proves
+// selected; with it, the first of conns (the algorithm's own connection
+// or buffer lines) proves executed.
+func (ob *observer) selectedRung(conns []Kind, why string, as ...spec.Algo) rung {
+	return rung{do: func(ob *observer, c *CapEvidence) {
+		sel, ok := ob.selectedProof(as...)
+		if !ok {
+			return
+		}
+		c.Proofs = append(c.Proofs, sel)
+		for _, k := range conns {
+			if p, ok := ob.proof(k, spec.LevelExecuted, "G-EXEC-RTCONN-1", why); ok {
+				c.Proofs = append(c.Proofs, p)
+				break
+			}
+		}
+	}}
 }

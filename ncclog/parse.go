@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -54,33 +55,40 @@ type Parser struct {
 	kinds   [numKinds]int
 	samples [numKinds][]Sample
 
-	env      map[string]int
-	procs    map[string]int
-	comms    map[string]int
-	names    map[string]map[string]int // list name -> item -> index
-	ops      map[opKey]int
-	calls    map[callKey]int
-	errs     map[string]int
-	noalgo   map[string]int
-	trans    map[string]int
-	chans    map[ChannelSummary]int
-	graphs   map[GraphLine]int
+	env      *distinct[string, EnvVar]
+	procs    *distinct[procID, Proc]
+	comms    *distinct[string, Comm]
+	names    map[string]*distinct[string, NameCount] // list name -> its aggregator
+	ops      *distinct[opKey, OpChoice]
+	calls    *distinct[callKey, CollCall]
+	errs     *distinct[string, LogError]
+	noalgo   *distinct[string, NoAlgo]
+	trans    *distinct[string, TransportUse]
+	chans    *distinct[ChannelSummary, ChannelSummary]
+	graphs   *distinct[GraphLine, GraphLine]
+	fabric   *distinct[MNNVLFabric, MNNVLFabric]
 	lastCall map[string]CollCall
 	tables   map[string]*tableBuilder
-	devsSeen map[string]bool
-	nvlsDevs map[string]bool
+	devsSeen map[procDev]bool
+	nvlsDevs *firstSeen[string]
 	versions map[string]bool
 	// versionRank ranks the line the release was taken from (see
 	// setVersion); bareVersions is true while Versions holds only versions
 	// of lines without NCCL's prefix.
 	versionRank  int
 	bareVersions bool
-	gdrHCA       map[string]bool
-	ibDevs       map[string]bool
-	socks        map[string]bool
-	prev         *pending
-	lastErrOn    bool
-	matrix       *Matrix
+	gdrHCA       *firstSeen[string]
+	ibDevs       *firstSeen[string]
+	socks        *firstSeen[string]
+	lists        *firstSeen[string] // device lists already read (IB ports, socket interfaces)
+	prev         *pending           // nil, or &prevBuf
+	prevBuf      pending
+	// memo holds the form and submatches of recent messages: NCCL prints
+	// the same message on every rank and for every repeated operation, so
+	// most lines of a long log need no expression run.
+	memo      *lru.Cache[string, memoMatch]
+	lastErrOn bool
+	matrix    *Matrix
 }
 
 // pending is the previous NCCL line, kept so that the next physical line
@@ -92,16 +100,35 @@ type pending struct {
 	committed bool
 }
 
+// setPrev makes v the pending line (held in place: no allocation per line).
+func (p *Parser) setPrev(v pending) {
+	p.prevBuf = v
+	p.prev = &p.prevBuf
+}
+
 // NewParser returns an empty parser.
 func NewParser() *Parser {
-	return &Parser{
-		env: map[string]int{}, procs: map[string]int{}, comms: map[string]int{},
-		names: map[string]map[string]int{}, ops: map[opKey]int{}, calls: map[callKey]int{},
-		errs: map[string]int{}, noalgo: map[string]int{}, trans: map[string]int{},
-		chans: map[ChannelSummary]int{}, graphs: map[GraphLine]int{}, lastCall: map[string]CollCall{},
-		tables: map[string]*tableBuilder{}, devsSeen: map[string]bool{}, nvlsDevs: map[string]bool{},
-		versions: map[string]bool{}, gdrHCA: map[string]bool{}, ibDevs: map[string]bool{}, socks: map[string]bool{},
+	p := &Parser{
+		names: map[string]*distinct[string, NameCount]{}, lastCall: map[string]CollCall{},
+		tables: map[string]*tableBuilder{}, devsSeen: map[procDev]bool{}, nvlsDevs: newFirstSeen[string](maxProcs),
+		versions: map[string]bool{}, gdrHCA: newFirstSeen[string](maxDistinctSmall),
+		ibDevs: newFirstSeen[string](maxDistinctSmall), socks: newFirstSeen[string](maxDistinctSmall),
+		lists: newFirstSeen[string](maxDistinctSmall),
+		memo:  lru.New[string, memoMatch](maxMemo),
 	}
+	l := &p.log
+	p.env = newDistinct[string](&l.Env, maxDistinctSmall, nil)
+	p.procs = newDistinct[procID](&l.Procs, maxProcs, nil)
+	p.comms = newDistinct[string](&l.Comms, maxComms, nil)
+	p.ops = newDistinct[opKey](&l.Ops, maxDistinctOps, &l.OpsDropped)
+	p.calls = newDistinct[callKey](&l.Calls, maxDistinctCalls, &l.CallsDrop)
+	p.errs = newDistinct[string](&l.Errors, maxDistinctErrors, &l.ErrsDropped)
+	p.noalgo = newDistinct[string](&l.NoAlgo, maxDistinctSmall, nil)
+	p.trans = newDistinct[string](&l.Transports, maxDistinctSmall, nil)
+	p.chans = newDistinct[ChannelSummary](&l.Channels, maxDistinctSmall, nil)
+	p.graphs = newDistinct[GraphLine](&l.Graphs, maxDistinctSmall, nil)
+	p.fabric = newDistinct[MNNVLFabric](&l.MNNVL.Fabric, maxDistinctSmall, nil)
+	return p
 }
 
 // Parse reads one source to its end, adding it to the log. Reading is
@@ -146,7 +173,7 @@ func (p *Parser) Parse(r io.Reader, name string) error {
 		} else {
 			text = string(chunk)
 		}
-		if p.line(strings.TrimRight(text, "\r\n"), Loc{File: name, Line: lineNo}) {
+		if p.line(trimRightOf(text, "\r\n"), Loc{File: name, Line: lineNo}) {
 			src.NCCLLines++
 		}
 		if err != nil && !strings.HasSuffix(text, "\n") {
@@ -201,13 +228,17 @@ var warnForms = map[string]bool{
 
 var timestampOnly = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ][\d:.]+(?:Z|[+-]\d\d:?\d\d)?$`)
 
+// mayBeTimestamp is the cheap part of timestampOnly (it starts with a
+// digit and has the date's first dash), so most lines skip the expression.
+func mayBeTimestamp(s string) bool { return len(s) >= 10 && isDigit(s[0]) && s[4] == '-' }
+
 // line handles one physical line; it reports whether it was NCCL's.
 func (p *Parser) line(text string, at Loc) bool {
 	p.log.Lines++
 	armed := p.lastErrOn
 	p.lastErrOn = false
 	trimmed := strings.TrimSpace(text)
-	if isLauncherOnly(text) || timestampOnly.MatchString(trimmed) {
+	if isLauncherOnly(text) || mayBeTimestamp(trimmed) && timestampOnly.MatchString(trimmed) {
 		p.log.Blank++
 		p.commitPrev()
 		p.prev = nil
@@ -231,7 +262,7 @@ func (p *Parser) line(text string, at Loc) bool {
 		p.log.NCCLLines++
 		p.log.BareLines++
 		p.dispatch(ln, fi, sub)
-		p.prev = &pending{ln: ln, kind: Catalogue[fi].Kind, matched: true}
+		p.setPrev(pending{ln: ln, kind: Catalogue[fi].Kind, matched: true})
 		return true
 	}
 	if armed {
@@ -261,7 +292,7 @@ func (p *Parser) commitPrev() {
 	ln := p.prev.ln
 	p.kinds[KindUnknown]++
 	if len(p.log.UnknownSamples) < maxUnparsedSample {
-		p.log.UnknownSamples = append(p.log.UnknownSamples, Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)})
+		p.log.UnknownSamples = append(p.log.UnknownSamples, firstSample(ln))
 	}
 	if ln.Level == LevelWarn {
 		p.kinds[KindWarn]++
@@ -346,11 +377,23 @@ func (p *Parser) continueLine(s string) bool {
 			ln := p.prev.ln
 			ln.Msg = joined
 			p.dispatch(ln, fi, sub)
-			p.prev = &pending{ln: ln, kind: Catalogue[fi].Kind, matched: true}
+			p.setPrev(pending{ln: ln, kind: Catalogue[fi].Kind, matched: true})
 			return true
 		}
 	}
 	return false
+}
+
+// procID is a process (host, pid), and procDev one of its devices: map
+// keys that need no string built per line.
+type procID struct {
+	host string
+	pid  int
+}
+
+type procDev struct {
+	proc procID
+	dev  int
 }
 
 func procKey(ln Line) string {
@@ -372,19 +415,15 @@ func procLabel(ln Line) string {
 }
 
 func (p *Parser) handleLine(ln Line) {
-	if k := procKey(ln); k != "" {
-		i, ok := p.procs[k]
-		if !ok && len(p.log.Procs) < maxProcs {
-			i = len(p.log.Procs)
-			p.procs[k] = i
-			p.log.Procs = append(p.log.Procs, Proc{Host: ln.Host, PID: ln.PID, LauncherRank: ln.LauncherRank})
-			ok = true
-		}
-		if ok {
-			pr := &p.log.Procs[i]
+	if ln.HasProc {
+		k := procID{ln.Host, ln.PID}
+		if pr, isNew := p.procs.add(k); pr != nil {
+			if isNew {
+				*pr = Proc{Host: ln.Host, PID: ln.PID, LauncherRank: ln.LauncherRank}
+			}
 			pr.Lines++
 			if ln.Dev >= 0 {
-				dk := k + "/" + strconv.Itoa(ln.Dev)
+				dk := procDev{k, ln.Dev}
 				if !p.devsSeen[dk] && len(pr.Devs) < 64 {
 					p.devsSeen[dk] = true
 					pr.Devs = append(pr.Devs, ln.Dev)
@@ -392,24 +431,49 @@ func (p *Parser) handleLine(ln Line) {
 			}
 		}
 	}
-	fi, sub := match(ln.Msg, false)
+	fi, sub := p.match(ln.Msg)
 	if fi < 0 {
-		p.prev = &pending{ln: ln}
+		p.setPrev(pending{ln: ln})
 		return
 	}
 	p.dispatch(ln, fi, sub)
 	k := Catalogue[fi].Kind
-	p.prev = &pending{ln: ln, kind: k, matched: true}
+	p.setPrev(pending{ln: ln, kind: k, matched: true})
 	if k == KindAlgoMatrix {
 		p.matrix = &Matrix{At: ln.Loc}
 	}
 }
 
+type memoMatch struct {
+	form int
+	sub  []string
+}
+
+// match is the package's match with the memo in front. A remembered
+// message is a copy, so the memo holds at most maxMemo × maxMemoMsg bytes
+// of text whatever the lines around it were.
+func (p *Parser) match(msg string) (int, []string) {
+	if m, ok := p.memo.Get(msg); ok {
+		return m.form, m.sub
+	}
+	if len(msg) > maxMemoMsg {
+		return match(msg, false)
+	}
+	key := strings.Clone(msg)
+	fi, sub := match(key, false)
+	p.memo.Put(key, memoMatch{fi, sub})
+	return fi, sub
+}
+
 func (p *Parser) sample(k Kind, ln Line) {
 	if len(p.samples[k]) < maxSamplesPerKind {
-		p.samples[k] = append(p.samples[k], Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)})
+		p.samples[k] = append(p.samples[k], firstSample(ln))
 	}
 }
+
+// firstSample is the evidence kept of a line: where, which process, and
+// the message cut to a bounded length.
+func firstSample(ln Line) Sample { return Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)} }
 
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
@@ -428,62 +492,100 @@ func atof(s string) float64 {
 
 // addName counts name in the named NameCount list.
 func (p *Parser) addName(list *[]NameCount, key, name string, at Loc) {
-	m := p.names[key]
-	if m == nil {
-		m = map[string]int{}
-		p.names[key] = m
+	d := p.names[key]
+	if d == nil {
+		d = newDistinct[string](list, maxDistinctSmall, nil)
+		p.names[key] = d
 	}
-	if i, ok := m[name]; ok {
-		(*list)[i].Count++
+	r, isNew := d.add(name)
+	if r == nil {
 		return
 	}
-	if len(*list) >= maxDistinctSmall {
-		return
+	if isNew {
+		*r = NameCount{Name: name, At: at}
 	}
-	m[name] = len(*list)
-	*list = append(*list, NameCount{Name: name, Count: 1, At: at})
+	r.Count++
 }
 
 func (p *Parser) setEnv(name, value, how string, at Loc) {
-	if i, ok := p.env[name]; ok {
-		e := &p.log.Env[i]
-		if e.Value != value && len(e.Others) < 4 {
-			for _, o := range e.Others {
-				if o == value {
-					return
-				}
-			}
-			e.Others = append(e.Others, value)
+	e, isNew := p.env.add(name)
+	switch {
+	case e == nil:
+		return
+	case isNew:
+		*e = EnvVar{Name: name, Value: value, How: how, At: at}
+		return
+	case e.Value == value || len(e.Others) >= 4:
+		return
+	}
+	for _, o := range e.Others {
+		if o == value {
+			return
 		}
-		return
 	}
-	if len(p.log.Env) >= maxDistinctSmall {
-		return
-	}
-	p.env[name] = len(p.log.Env)
-	p.log.Env = append(p.log.Env, EnvVar{Name: name, Value: value, How: how, At: at})
+	e.Others = append(e.Others, value)
 }
 
-var hexRe = regexp.MustCompile(`0x[0-9a-fA-F]+|<\d+>`)
+// errKey is msg with every 0x<hex digits> and <digits> replaced by "#"
+// (pointers and socket ports vary between otherwise equal errors), scanning
+// left to right as the expression 0x[0-9a-fA-F]+|<\d+> would.
+func errKey(msg string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(msg); {
+		n := 0
+		switch {
+		case msg[i] == '0' && i+2 < len(msg) && msg[i+1] == 'x' && isHex(msg[i+2]):
+			n = 3
+			for i+n < len(msg) && isHex(msg[i+n]) {
+				n++
+			}
+		case msg[i] == '<' && i+2 < len(msg) && isDigit(msg[i+1]):
+			j := i + 1
+			for j < len(msg) && isDigit(msg[j]) {
+				j++
+			}
+			if j < len(msg) && msg[j] == '>' {
+				n = j + 1 - i
+			}
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(msg))
+		}
+		b.WriteString(msg[last:i])
+		b.WriteByte('#')
+		i += n
+		last = i
+	}
+	if last == 0 {
+		return msg
+	}
+	b.WriteString(msg[last:])
+	return b.String()
+}
 
-func errKey(msg string) string { return hexRe.ReplaceAllString(msg, "#") }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 func (p *Parser) addError(ln Line, kind string, res spec.Result, hasRes bool) {
 	key := kind + "|" + errKey(ln.Msg)
 	if kind == "err.trace" {
 		key = kind + "|" + ln.Msg
 	}
-	if i, ok := p.errs[key]; ok {
-		p.log.Errors[i].Count++
+	e, isNew := p.errs.add(key)
+	if e == nil {
 		return
 	}
-	if len(p.log.Errors) >= maxDistinctErrors {
-		p.log.ErrsDropped++
-		return
+	if isNew {
+		*e = LogError{Kind: kind, Level: ln.Level, Msg: clip(ln.Msg), SrcFile: ln.SrcFile,
+			SrcLine: ln.SrcLine, Result: res, HasResult: hasRes, First: firstSample(ln)}
 	}
-	p.errs[key] = len(p.log.Errors)
-	p.log.Errors = append(p.log.Errors, LogError{Kind: kind, Level: ln.Level, Msg: clip(ln.Msg), SrcFile: ln.SrcFile,
-		SrcLine: ln.SrcLine, Result: res, HasResult: hasRes, Count: 1, First: Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}})
+	e.Count++
 }
 
 var (
@@ -545,8 +647,8 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindVersion:
 		v := sub[1]
 		p.setVersion(ln, v)
-		if i, ok := p.procs[procKey(ln)]; ok && procKey(ln) != "" {
-			p.log.Procs[i].Version = v
+		if pr, ok := p.procs.get(procID{ln.Host, ln.PID}); ok && ln.HasProc {
+			pr.Version = v
 		}
 	case KindCudaDriver:
 		p.log.CUDADriver = atoi(sub[1])
@@ -643,10 +745,12 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindNetDeviceUnpack:
 		p.log.Plugin.DeviceType = "unpack v" + sub[1]
 	case KindIBUsing:
+		if p.lists.seen("ib|" + sub[1]) {
+			break // every port of this list was counted already
+		}
 		for _, m := range ibDevRe.FindAllStringSubmatch(sub[1], -1) {
 			d := m[1] + ":" + m[2] + "/" + m[3]
-			if !p.ibDevs[d] && len(p.log.IB.Devices) < maxDistinctSmall {
-				p.ibDevs[d] = true
+			if p.ibDevs.first(d) {
 				p.log.IB.Devices = append(p.log.IB.Devices, d)
 				if m[4] != "" {
 					p.log.IB.SHARPDevices++
@@ -662,9 +766,11 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindIBDataError:
 		p.log.IB.DataErrors++
 	case KindSocketUsing:
+		if p.lists.seen("sock|" + sub[1]) {
+			break
+		}
 		for _, m := range sockIfRe.FindAllStringSubmatch(sub[1], -1) {
-			if !p.socks[m[1]] && len(p.log.Sockets) < maxDistinctSmall {
-				p.socks[m[1]] = true
+			if p.socks.first(m[1]) {
 				p.log.Sockets = append(p.log.Sockets, m[1])
 			}
 		}
@@ -675,8 +781,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 			break // sockets never do GPUDirect RDMA; not a verdict on the NIC
 		}
 		key := sub[2] + "|" + sub[4]
-		if !p.gdrHCA[key] && len(p.gdrHCA) < maxDistinctSmall {
-			p.gdrHCA[key] = true
+		if p.gdrHCA.first(key) {
 			if sub[2] == "Enabled" {
 				p.log.GDR.HCAEnabled = append(p.log.GDR.HCAEnabled, sub[4])
 			} else {
@@ -703,8 +808,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		if procLabel(ln) == "" {
 			key = ln.Loc.String()
 		}
-		if !p.nvlsDevs[key] && len(p.nvlsDevs) < maxProcs {
-			p.nvlsDevs[key] = true
+		if p.nvlsDevs.first(key) {
 			if sub[1] == "" {
 				p.log.NVLS.AvailableDevs++
 			} else {
@@ -728,24 +832,22 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		if sub[3] != "" {
 			cs.NVLS, cs.HasNVLS = atoi(sub[3]), true
 		}
-		if i, ok := p.chans[cs]; ok {
-			p.log.Channels[i].Count++
-		} else if len(p.log.Channels) < maxDistinctSmall {
-			p.chans[cs] = len(p.log.Channels)
-			cs2 := cs
-			cs2.Count, cs2.At = 1, ln.Loc
-			p.log.Channels = append(p.log.Channels, cs2)
+		if r, isNew := p.chans.add(cs); r != nil {
+			if isNew {
+				*r = cs
+				r.At = ln.Loc
+			}
+			r.Count++
 		}
 	case KindGraph:
 		g := GraphLine{Pattern: atoi(sub[1]), CrossNic: atoi(sub[2]), NChannels: atoi(sub[3]), BwIntra: atof(sub[4]),
 			BwInter: atof(sub[5]), TypeIntra: sub[6], TypeInter: sub[7], SameChannels: atoi(sub[8])}
-		if i, ok := p.graphs[g]; ok {
-			p.log.Graphs[i].Count++
-		} else if len(p.log.Graphs) < maxDistinctSmall {
-			p.graphs[g] = len(p.log.Graphs)
-			g2 := g
-			g2.Count, g2.At = 1, ln.Loc
-			p.log.Graphs = append(p.log.Graphs, g2)
+		if r, isNew := p.graphs.add(g); r != nil {
+			if isNew {
+				*r = g
+				r.At = ln.Loc
+			}
+			r.Count++
 		}
 	case KindMNNVL:
 		if atoi(sub[1]) != 0 {
@@ -756,18 +858,12 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		p.log.MNNVL.CliqueSize = max(p.log.MNNVL.CliqueSize, atoi(sub[2]))
 	case KindMNNVLFabric:
 		f := MNNVLFabric{UUID: sub[2], CliqueID: sub[3], State: atoi(sub[4]), HealthMask: sub[5]}
-		found := false
-		for i := range p.log.MNNVL.Fabric {
-			g := &p.log.MNNVL.Fabric[i]
-			if g.UUID == f.UUID && g.CliqueID == f.CliqueID && g.State == f.State && g.HealthMask == f.HealthMask {
-				g.Count++
-				found = true
-				break
+		if r, isNew := p.fabric.add(f); r != nil {
+			if isNew {
+				*r = f
+				r.At = ln.Loc
 			}
-		}
-		if !found && len(p.log.MNNVL.Fabric) < maxDistinctSmall {
-			f.Count, f.At = 1, ln.Loc
-			p.log.MNNVL.Fabric = append(p.log.MNNVL.Fabric, f)
+			r.Count++
 		}
 	case KindCommInfo:
 		c := p.comm(ln, sub[1])
@@ -911,30 +1007,22 @@ func classifyVia(via string) (class, detail, net string, gdr bool) {
 }
 
 func (p *Parser) addTransport(class, detail, net string, gdr bool, ln Line) {
-	key := class + "|" + detail
-	if i, ok := p.trans[key]; ok {
-		p.log.Transports[i].Count++
+	r, isNew := p.trans.add(class + "|" + detail)
+	if r == nil {
 		return
 	}
-	if len(p.log.Transports) >= maxDistinctSmall {
-		return
+	if isNew {
+		*r = TransportUse{Class: class, Detail: detail, Net: net, GDR: gdr, First: firstSample(ln)}
 	}
-	p.trans[key] = len(p.log.Transports)
-	p.log.Transports = append(p.log.Transports, TransportUse{Class: class, Detail: detail, Net: net, GDR: gdr, Count: 1,
-		First: Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}})
+	r.Count++
 }
 
 func (p *Parser) comm(ln Line, ptr string) *Comm {
-	key := procKey(ln) + "|" + ptr
-	if i, ok := p.comms[key]; ok {
-		return &p.log.Comms[i]
+	c, isNew := p.comms.add(procKey(ln) + "|" + ptr)
+	if isNew {
+		*c = Comm{Proc: procKey(ln), Ptr: ptr, CudaDev: ln.Dev, At: ln.Loc}
 	}
-	if len(p.log.Comms) >= maxComms {
-		return nil
-	}
-	p.comms[key] = len(p.log.Comms)
-	p.log.Comms = append(p.log.Comms, Comm{Proc: procKey(ln), Ptr: ptr, CudaDev: ln.Dev, At: ln.Loc})
-	return &p.log.Comms[len(p.log.Comms)-1]
+	return c
 }
 
 func threadKey(ln Line) string {
@@ -977,19 +1065,15 @@ func (p *Parser) addCall(ln Line, sub []string) {
 		clear(p.lastCall)
 	}
 	p.lastCall[threadKey(ln)] = c
-	key := callKey{c.Func, c.Count, c.DType, c.RedOp, c.Root, c.NRanks}
-	if i, ok := p.calls[key]; ok {
-		p.log.Calls[i].Calls++
+	r, isNew := p.calls.add(callKey{c.Func, c.Count, c.DType, c.RedOp, c.Root, c.NRanks})
+	if r == nil {
 		return
 	}
-	if len(p.log.Calls) >= maxDistinctCalls {
-		p.log.CallsDrop++
-		return
+	if isNew {
+		*r = c
+		r.First = firstSample(ln)
 	}
-	p.calls[key] = len(p.log.Calls)
-	c.Calls = 1
-	c.First = Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}
-	p.log.Calls = append(p.log.Calls, c)
+	r.Calls++
 }
 
 func (p *Parser) addOpNum(ln Line, sub []string) {
@@ -1034,19 +1118,15 @@ func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a sp
 			op.DType, op.RedOp, op.DTypeKnow = c.DType, c.RedOp, true
 		}
 	}
-	key := opKey{op.Func, op.FuncKnown, op.Bytes, op.Algo, op.Proto, op.ChannelLo, op.ChannelHi, op.Trace, op.DType, op.DTypeKnow}
-	if i, ok := p.ops[key]; ok {
-		p.log.Ops[i].Count++
+	r, isNew := p.ops.add(opKey{op.Func, op.FuncKnown, op.Bytes, op.Algo, op.Proto, op.ChannelLo, op.ChannelHi, op.Trace, op.DType, op.DTypeKnow})
+	if r == nil {
 		return
 	}
-	if len(p.log.Ops) >= maxDistinctOps {
-		p.log.OpsDropped++
-		return
+	if isNew {
+		*r = op
+		r.First = firstSample(ln)
 	}
-	p.ops[key] = len(p.log.Ops)
-	op.Count = 1
-	op.First = Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}
-	p.log.Ops = append(p.log.Ops, op)
+	r.Count++
 }
 
 func (p *Parser) addNoAlgo(ln Line, sub []string) {
@@ -1065,18 +1145,15 @@ func (p *Parser) addNoAlgo(ln Line, sub []string) {
 	// (v2.28.9-1 src/enqueue.cc topoGetAlgoInfo; the 2.22 form has no backup
 	// left and returns ncclInternalError).
 	p.addError(ln, "op.noalgo", res, true)
-	key := na.Func + "|" + na.DType + "|" + na.AlgoEnv + "|" + na.ProtoEnv
-	if i, ok := p.noalgo[key]; ok {
-		p.log.NoAlgo[i].Count++
+	r, isNew := p.noalgo.add(na.Func + "|" + na.DType + "|" + na.AlgoEnv + "|" + na.ProtoEnv)
+	if r == nil {
 		return
 	}
-	if len(p.log.NoAlgo) >= maxDistinctSmall {
-		return
+	if isNew {
+		*r = na
+		r.First = firstSample(ln)
 	}
-	p.noalgo[key] = len(p.log.NoAlgo)
-	na.Count = 1
-	na.First = Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)}
-	p.log.NoAlgo = append(p.log.NoAlgo, na)
+	r.Count++
 }
 
 // matrixRow reads one row of the enabled-matrix block.

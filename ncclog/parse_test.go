@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gatesim/gatesim/spec"
+	"pgregory.net/rapid"
 )
 
 func mustParse(t *testing.T, text string) *Log {
@@ -326,5 +329,28 @@ func TestVersionFromGarbageLines(t *testing.T) {
 	}
 	if l.Release != spec.V2_22_3 {
 		t.Errorf("bare lines only: release %v, want 2.22.3", l.Release)
+	}
+}
+
+// errKey is the expression 0x[0-9a-fA-F]+|<\d+> replaced by "#", written
+// by hand for speed: it must agree with the expression on any text.
+func TestErrKeyIsTheExpression(t *testing.T) {
+	re := regexp.MustCompile(`0x[0-9a-fA-F]+|<\d+>`)
+	rapid.Check(t, func(t *rapid.T) {
+		parts := rapid.SliceOf(rapid.SampledFrom([]string{"0", "x", "0x", "f", "G", "<", ">", "1", "9", " ", "<12>", "0xdead", "a", "é"})).Draw(t, "parts")
+		msg := strings.Join(parts, "")
+		if got, want := errKey(msg), re.ReplaceAllString(msg, "#"); got != want {
+			t.Fatalf("errKey(%q) = %q, the expression gives %q", msg, got, want)
+		}
+	})
+}
+
+func TestAtoiStrictIsAtoi(t *testing.T) {
+	for _, s := range []string{"", "0", "12", "+3", "-4", "+", "-", "node1", "1a", "99999999999999999999999", " 1"} {
+		n, ok := atoiStrict(s)
+		m, err := strconv.Atoi(s)
+		if ok != (err == nil) || ok && n != m {
+			t.Errorf("atoiStrict(%q) = %d, %v; Atoi gives %d, %v", s, n, ok, m, err)
+		}
 	}
 }

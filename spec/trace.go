@@ -194,7 +194,7 @@ type Verdict struct {
 }
 
 // Trace is an ordered walk down NCCL's gates. Predictions (spec) and
-// observations (hw/ncclog) have this same shape, so a cross-check is a diff.
+// observations (ncclog) have this same shape, so a cross-check is a diff.
 type Trace []Verdict
 
 // Find returns the first verdict of a rule.

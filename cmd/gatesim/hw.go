@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
@@ -342,7 +343,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 			var ne *hw.Error
 			if err != nil && capture != "" && rank <= 0 && errors.As(err, &ne) {
 				// NCCL refused the configuration at init: that is a result too.
-				res := &hw.RunResult{Config: config, Env: ncclEnviron(), InitErr: ne.NCCLError()}
+				res := &conformance.RunResult{Config: config, Env: ncclEnviron(), InitErr: ne.NCCLError()}
 				if p, perr := hw.Probe(o.Search, o.AllowNVLS); perr == nil {
 					res.Library, res.CudaRT, res.Version, res.Devices = p.NCCL, p.CUDART, p.Version, p.Devices
 					res.Release, _ = spec.Nearest(p.Version)
@@ -350,7 +351,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 				if werr := hw.WriteCapture(capture, captureConfig(capture, config, res.Env), res); werr != nil {
 					return werr
 				}
-				hw.WriteTable(d.stdout, res)
+				conformance.WriteTable(d.stdout, res)
 				return &exitError{code: exitNo, err: err}
 			}
 			if err != nil {
@@ -369,7 +370,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 				}
 				if rank <= 0 && !asJSON {
 					fmt.Fprintf(d.stdout, "# cycle %d of %d\n", cyc, cycles)
-					if err := hw.WriteTable(d.stdout, res); err != nil {
+					if err := conformance.WriteTable(d.stdout, res); err != nil {
 						return err
 					}
 				}
@@ -395,7 +396,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 				if err := writeOut(d, "hw-run", res); err != nil {
 					return err
 				}
-			} else if err := hw.WriteTable(d.stdout, res); err != nil {
+			} else if err := conformance.WriteTable(d.stdout, res); err != nil {
 				return err
 			}
 			if runErr != nil {
@@ -447,11 +448,11 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 
 // captureConfig is the config.json a standalone run writes; nil when a
 // matrix run already wrote one (with the configuration's own variables).
-func captureConfig(dir, name string, env spec.Env) *hw.Config {
-	if _, err := os.Stat(filepath.Join(dir, hw.CaptureConfig)); err == nil {
+func captureConfig(dir, name string, env spec.Env) *conformance.Config {
+	if _, err := os.Stat(filepath.Join(dir, conformance.CaptureConfig)); err == nil {
 		return nil
 	}
-	return &hw.Config{Name: name, Env: env}
+	return &conformance.Config{Name: name, Env: env}
 }
 
 // ncclEnviron is the part of this process's environment NCCL and the safety
@@ -504,7 +505,7 @@ and the NVLS safety variables, and passes the flags after -- to every run. Confi
 			}
 			for _, e := range entries {
 				if e.ExitCode == exitNoDevice {
-					return &exitError{code: exitNoDevice, err: fmt.Errorf("configuration %s: no GPU, CUDA or NCCL (see %s)", e.Config, filepath.Join(out, e.Config, hw.CaptureOutput))}
+					return &exitError{code: exitNoDevice, err: fmt.Errorf("configuration %s: no GPU, CUDA or NCCL (see %s)", e.Config, filepath.Join(out, e.Config, conformance.CaptureOutput))}
 				}
 			}
 			return nil
@@ -536,7 +537,7 @@ func newHWCompareCmd(d *deps) *cobra.Command {
 %.0f%% of nccl-tests', time at <= %d bytes within %.0f us. Several --ours files (repeated runs) and several
 outputs of the same nccl-tests program are combined by their median per size. Exit code 1 when a target is
 missed.`,
-			hw.TargetLargeBytes>>20, hw.TargetBusBwRatio*100, hw.TargetSmallBytes, hw.TargetLatencyUs),
+			conformance.TargetLargeBytes>>20, conformance.TargetBusBwRatio*100, conformance.TargetSmallBytes, conformance.TargetLatencyUs),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, files []string) error {
 			if len(ours) == 0 {
@@ -545,7 +546,7 @@ missed.`,
 			if stat != "median" && stat != "best" {
 				return badInputf("--stat %q: expected median or best", stat)
 			}
-			var runs []*hw.RunResult
+			var runs []*conformance.RunResult
 			for _, name := range ours {
 				r, err := hw.ReadRunResult(name)
 				if err != nil {
@@ -553,30 +554,30 @@ missed.`,
 				}
 				runs = append(runs, r)
 			}
-			res := hw.MergeResults(runs)
-			var rows []hw.CompareRow
+			res := conformance.MergeResults(runs)
+			var rows []conformance.CompareRow
 			sort.Strings(files)
-			tables := map[spec.Func]*hw.NTTable{}
+			tables := map[spec.Func]*conformance.NTTable{}
 			var funcs []spec.Func
 			for _, name := range files {
 				fh, err := inputfile.Open(name)
 				if err != nil {
 					return badInput(err)
 				}
-				t, err := hw.ParseNCCLTests(fh, name)
+				t, err := conformance.ParseNCCLTests(fh, name)
 				fh.Close()
 				if err != nil {
 					return badInput(err)
 				}
-				f, ok := hw.FuncOfProgram(t.Program)
+				f, ok := conformance.FuncOfProgram(t.Program)
 				if !ok {
-					f, ok = hw.FuncOfProgram(filepath.Base(name))
+					f, ok = conformance.FuncOfProgram(filepath.Base(name))
 				}
 				if !ok {
 					return badInputf("%s: cannot tell which collective it measured (no 'Collective test starting' line and no *_perf in the name)", name)
 				}
 				if tables[f] == nil {
-					tables[f] = &hw.NTTable{Program: t.Program, LibraryVersion: t.LibraryVersion}
+					tables[f] = &conformance.NTTable{Program: t.Program, LibraryVersion: t.LibraryVersion}
 					funcs = append(funcs, f)
 				}
 				tables[f].Rows = append(tables[f].Rows, t.Rows...)
@@ -584,15 +585,15 @@ missed.`,
 			for _, f := range funcs {
 				switch stat {
 				case "median":
-					rows = append(rows, hw.Compare(f, res, tables[f])...)
+					rows = append(rows, conformance.Compare(f, res, tables[f])...)
 				case "best":
-					rows = append(rows, hw.CompareBest(f, runs, tables[f])...)
+					rows = append(rows, conformance.CompareBest(f, runs, tables[f])...)
 				}
 			}
 			if asJSON {
 				return writeOut(d, "hw-compare", hwCompareOut{Rows: rows})
 			}
-			missed, err := hw.WriteCompare(d.stdout, rows)
+			missed, err := conformance.WriteCompare(d.stdout, rows)
 			if err != nil {
 				return err
 			}
@@ -626,7 +627,7 @@ operations returned. Exit code 1 when anything differs.`,
 			if len(from) == 0 {
 				return badInputf("--from is required")
 			}
-			var caps []*hw.Capture
+			var caps []*conformance.Capture
 			for _, dir := range from {
 				if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {
 					cp, err := hw.ReadCapture(dir)
@@ -643,10 +644,10 @@ operations returned. Exit code 1 when anything differs.`,
 				caps = append(caps, set...)
 			}
 			cache := spec.NewCache(0)
-			var reps []*hw.CheckReport
+			var reps []*conformance.CheckReport
 			bad, incomparable := 0, 0
 			for _, cp := range caps {
-				rep, err := hw.Check(cp, cache)
+				rep, err := conformance.Check(cp, cache)
 				if err != nil {
 					return badInput(err)
 				}
@@ -681,7 +682,7 @@ operations returned. Exit code 1 when anything differs.`,
 // readCaptureTree reads the captures under dir: its subdirectories holding
 // a config.json, or those of its subdirectories (a directory of capture
 // sets, such as golden/testdata/captured).
-func readCaptureTree(dir string) ([]*hw.Capture, error) {
+func readCaptureTree(dir string) ([]*conformance.Capture, error) {
 	set, err := hw.ReadCaptureSet(dir)
 	if err == nil {
 		return set, nil
@@ -706,7 +707,7 @@ func readCaptureTree(dir string) ([]*hw.Capture, error) {
 
 // writeCheck prints one summary row per capture, then the rows that differ
 // (every row with verbose).
-func writeCheck(w io.Writer, reps []*hw.CheckReport, verbose bool) error {
+func writeCheck(w io.Writer, reps []*conformance.CheckReport, verbose bool) error {
 	var rows [][]string
 	for _, r := range reps {
 		status := "agree"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/internal/jsonout"
@@ -39,7 +40,7 @@ var jsonOutputs = []jsonOutput{
 	{"group", 1, reflect.TypeFor[groupOut]()},
 	{"version", 1, reflect.TypeFor[versionJSON]()},
 	{"hw-info", 1, reflect.TypeFor[hw.ProbeResult]()},
-	{"hw-run", 1, reflect.TypeFor[hw.RunResult]()},
+	{"hw-run", 1, reflect.TypeFor[conformance.RunResult]()},
 	{"hw-compare", 1, reflect.TypeFor[hwCompareOut]()},
 	{"hw-check", 1, reflect.TypeFor[hwCheckOut]()},
 	{"hw-replay", 1, reflect.TypeFor[hwReplayOut]()},
@@ -147,11 +148,11 @@ type groupOut struct {
 }
 
 type hwCompareOut struct {
-	Rows []hw.CompareRow `json:"rows"`
+	Rows []conformance.CompareRow `json:"rows"`
 }
 
 type hwCheckOut struct {
-	Configs []*hw.CheckReport `json:"configs"`
+	Configs []*conformance.CheckReport `json:"configs"`
 }
 
 type hwReplayOut struct {

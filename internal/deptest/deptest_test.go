@@ -1,7 +1,10 @@
 // Package deptest holds the import rules of the module as a test, in the
 // manner of tailscale's deptest: the pure core (spec, algos, sim and the log
-// reader) does no I/O, reads no clock, holds no cgo, and imports nothing
-// above it in the data flow (hw, whatif, oracle, diagnose, cmd).
+// reader, ncclog) does no I/O, reads no clock, holds no cgo, and imports
+// nothing above it in the data flow (hw, whatif, oracle, diagnose, cmd).
+// The judges of what hardware produced (ncclog, diagnose, conformance) are
+// pure too and reach neither hw nor cgo. Outside the release files no code
+// compares a version with a particular release (versions_test.go).
 package deptest
 
 import (
@@ -69,14 +72,20 @@ func isCore(path string) bool {
 	return false
 }
 
-// violations returns what p breaks, given cgo use per module package.
-func violations(p pkg, cgo map[string]bool) []string {
+// forbiddenImports lists p's direct imports of forbidden standard packages.
+func forbiddenImports(p pkg) []string {
 	var out []string
 	for _, imp := range p.Imports {
 		if why, bad := forbiddenStd[imp]; bad {
 			out = append(out, "imports "+imp+" ("+why+")")
 		}
 	}
+	return out
+}
+
+// violations returns what p breaks, given cgo use per module package.
+func violations(p pkg, cgo map[string]bool) []string {
+	out := forbiddenImports(p)
 	for _, d := range append([]string{p.ImportPath}, p.Deps...) {
 		if !strings.HasPrefix(d, module+"/") {
 			continue
@@ -97,12 +106,18 @@ func violations(p pkg, cgo map[string]bool) []string {
 	return out
 }
 
-func TestCoreIsPure(t *testing.T) {
+// listWithCgo lists the module's packages and which of them use cgo.
+func listWithCgo(t *testing.T) ([]pkg, map[string]bool) {
 	all := list(t, "./...")
 	cgo := map[string]bool{}
 	for _, p := range all {
 		cgo[p.ImportPath] = len(p.CgoFiles) > 0
 	}
+	return all, cgo
+}
+
+func TestCoreIsPure(t *testing.T) {
+	all, cgo := listWithCgo(t)
 	n := 0
 	for _, p := range all {
 		if !isCore(p.ImportPath) {
@@ -135,34 +150,67 @@ func TestViolationsAreCaught(t *testing.T) {
 	}
 }
 
-// noHW lists packages that read or judge what hardware produced without
-// needing the hardware: they must build where cgo and GPUs are absent, so
-// nothing under hw may sit beneath them.
-var noHW = []string{"diagnose", "ncclog"}
+// judges are the packages that read or judge what hardware produced
+// (ncclog reads a log, diagnose says what it proves, conformance puts
+// predictions beside captures): they sit above the core in the data flow
+// but are pure like it, so they build and test where cgo and GPUs are
+// absent. None imports a forbidden standard package or reaches hw.
+var judges = []string{"ncclog", "diagnose", "conformance"}
 
-func TestNoHWBeneath(t *testing.T) {
-	found := map[string]bool{}
-	for _, p := range list(t, "./...") {
-		rel := strings.TrimPrefix(p.ImportPath, module+"/")
-		want := false
-		for _, n := range noHW {
-			if rel == n || strings.HasPrefix(rel, n+"/") {
-				want = true
-				found[n] = true
-			}
-		}
-		if !want {
-			continue
-		}
-		for _, d := range p.Deps {
-			if d == module+"/hw" || strings.HasPrefix(d, module+"/hw/") {
-				t.Errorf("%s reaches %s; it must build without the hardware package", rel, strings.TrimPrefix(d, module+"/"))
-			}
+func isJudge(path string) (string, bool) {
+	rel := strings.TrimPrefix(path, module+"/")
+	for _, n := range judges {
+		if rel == n || strings.HasPrefix(rel, n+"/") {
+			return n, true
 		}
 	}
-	for _, n := range noHW {
-		if !found[n] {
-			t.Errorf("package %s not found: drop it from noHW or fix the name", n)
+	return "", false
+}
+
+// judgeViolations returns what p, a judge, breaks.
+func judgeViolations(p pkg, cgo map[string]bool) []string {
+	out := forbiddenImports(p)
+	for _, d := range p.Deps {
+		if d == module+"/hw" || strings.HasPrefix(d, module+"/hw/") {
+			out = append(out, "reaches "+d+", the hardware package")
+		} else if cgo[d] {
+			out = append(out, "reaches "+d+", which uses cgo")
 		}
+	}
+	return out
+}
+
+func TestJudgesArePure(t *testing.T) {
+	all, cgo := listWithCgo(t)
+	found := map[string]bool{}
+	for _, p := range all {
+		n, ok := isJudge(p.ImportPath)
+		if !ok {
+			continue
+		}
+		found[n] = true
+		for _, v := range judgeViolations(p, cgo) {
+			t.Errorf("%s %s", strings.TrimPrefix(p.ImportPath, module+"/"), v)
+		}
+	}
+	for _, n := range judges {
+		if !found[n] {
+			t.Errorf("package %s not found: drop it from judges or fix the name", n)
+		}
+	}
+}
+
+func TestJudgeViolationsAreCaught(t *testing.T) {
+	cgo := map[string]bool{module + "/tuner": true}
+	bad := pkg{ImportPath: module + "/diagnose", Imports: []string{"fmt", "os"},
+		Deps: []string{"fmt", module + "/hw", module + "/tuner", module + "/ncclog"}}
+	got := judgeViolations(bad, cgo)
+	want := []string{"imports os (I/O)", "reaches " + module + "/hw, the hardware package", "reaches " + module + "/tuner, which uses cgo"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	good := pkg{ImportPath: module + "/conformance", Imports: []string{"io"}, Deps: []string{module + "/diagnose", module + "/spec"}}
+	if v := judgeViolations(good, cgo); len(v) != 0 {
+		t.Fatalf("a pure judge flagged: %v", v)
 	}
 }

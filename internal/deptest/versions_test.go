@@ -23,10 +23,10 @@ var versionConst = regexp.MustCompile(`^V[0-9]+_[0-9]+_[0-9]+$`)
 // goes on the release (spec.Release, its Consts or TopoParams, or the
 // parameter registry's Release) and the code asks it.
 var versionCompareAllowed = map[string]string{
-	// The log reader and diagnose read logs of any NCCL release, modelled
-	// or not (2.18-2.30); their thresholds name releases that have no
-	// Release value yet.
-	"ncclog/observe.go":    "log reader: releases without a Release value",
+	// diagnose reads logs of any NCCL release, modelled or not
+	// (2.18-2.30); its thresholds name releases that have no Release value
+	// yet. (The log reader keeps such boundaries as named data,
+	// ncclog.sinceRelease.)
 	"diagnose/diagnose.go": "diagnose: releases without a Release value",
 }
 

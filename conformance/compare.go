@@ -1,4 +1,4 @@
-package hw
+package conformance
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 )
 
 // The comparison with nccl-tests: the same GPUs, the same library, the same
-// sizes, in one session. The targets are those of the hw issue.
+// sizes, in one session.
 const (
 	// TargetBusBwRatio: gatesim's busbw at >= TargetLargeBytes is at least
 	// this fraction of nccl-tests'.
@@ -65,7 +65,7 @@ func Compare(f spec.Func, ours *RunResult, theirs *NTTable) []CompareRow {
 		if !ok {
 			continue
 		}
-		tUs, tBw := median(times[size]), median(bws[size])
+		tUs, tBw := Median(times[size]), Median(bws[size])
 		c := CompareRow{Coll: f.String(), Size: size, TheirUs: tUs, OurUs: o.TimeUs, TheirBusBw: tBw, OurBusBw: o.BusBw,
 			DeltaUs: o.TimeUs - tUs, Large: size >= TargetLargeBytes, Small: size <= TargetSmallBytes}
 		if tBw > 0 {
@@ -215,7 +215,7 @@ func MergeResults(rs []*RunResult) *RunResult {
 		}
 		if len(ts) > 0 {
 			m.Err = nil
-			m.TimeUs, m.BusBw = median(ts), median(bs)
+			m.TimeUs, m.BusBw = Median(ts), Median(bs)
 			m.AlgBw = m.BusBw / m.Func.BusFactor(out.NRanks)
 		}
 		out.Rows = append(out.Rows, m)

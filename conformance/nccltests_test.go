@@ -1,10 +1,10 @@
-package hw
+package conformance
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +15,10 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// measured holds the device measurements (nccl-tests and `gatesim hw run` on
+// the 2 × H200), kept with hw's other runs, where calibration reads them.
+var measured = filepath.Join("..", "hw", "testdata")
 
 func TestRowCountsFollowNCCLTests(t *testing.T) {
 	cases := []struct {
@@ -75,7 +79,7 @@ func TestFormatFloatIsGetFloatStr(t *testing.T) {
 
 func readTestTable(t *testing.T) *NTTable {
 	t.Helper()
-	name := filepath.Join("testdata", "all_reduce_perf.h200x2-2.28.9.txt")
+	name := filepath.Join(measured, "all_reduce_perf.h200x2-2.28.9.txt")
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +120,7 @@ func TestParseNCCLTestsErrors(t *testing.T) {
 }
 
 func FuzzParseNCCLTests(f *testing.F) {
-	b, err := os.ReadFile(filepath.Join("testdata", "all_reduce_perf.h200x2-2.28.9.txt"))
+	b, err := os.ReadFile(filepath.Join(measured, "all_reduce_perf.h200x2-2.28.9.txt"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -136,7 +140,7 @@ func FuzzParseNCCLTests(f *testing.F) {
 
 func TestCompareWithNCCLTests(t *testing.T) {
 	tab := readTestTable(t)
-	ours, err := ReadRunResult(filepath.Join("testdata", "gatesim-allreduce.h200x2-2.28.9.json"))
+	ours, err := readRunResult(filepath.Join(measured, "gatesim-allreduce.h200x2-2.28.9.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +168,7 @@ func TestCompareWithNCCLTests(t *testing.T) {
 }
 
 func TestWriteTableGolden(t *testing.T) {
-	res, err := ReadRunResult(filepath.Join("testdata", "gatesim-allreduce.h200x2-2.28.9.json"))
+	res, err := readRunResult(filepath.Join(measured, "gatesim-allreduce.h200x2-2.28.9.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,27 +186,30 @@ func golden(t *testing.T, path, got string) {
 	goldenfile.Check(t, path, got, *update)
 }
 
-// The embedded PTX must come from the embedded source: kernels/README.md
-// records the checksum of the .cu the PTX was compiled from.
-func TestEmbeddedPTXMatchesSource(t *testing.T) {
-	if len(embeddedPTX()) == 0 {
-		t.Fatal("no embedded PTX")
-	}
-	readme, err := kernelFiles.ReadFile("kernels/README.md")
+// readRunResult reads a results.json the way a capture is read back.
+func readRunResult(path string) (*RunResult, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	sum := sha256.Sum256(KernelSource())
-	if !bytes.Contains(readme, []byte("| gatesim_kernels.cu | "+hex.EncodeToString(sum[:])+" |")) {
-		t.Error("gatesim_kernels.cu changed since the PTX was made: recompile it with the command in kernels/README.md")
+	var r RunResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	psum := sha256.Sum256(embeddedPTX())
-	if !bytes.Contains(readme, []byte("| gatesim_kernels.ptx | "+hex.EncodeToString(psum[:])+" |")) {
-		t.Error("gatesim_kernels.ptx is not the one kernels/README.md records")
+	return &r, r.Normalize(path)
+}
+
+func BenchmarkParseNCCLTests(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(measured, "all_reduce_perf.h200x2-2.28.9.txt"))
+	if err != nil {
+		b.Fatal(err)
 	}
-	for _, entry := range []string{".entry gs_fill(", ".entry gs_check("} {
-		if !bytes.Contains(embeddedPTX(), []byte(entry)) {
-			t.Errorf("PTX lacks %s", entry)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseNCCLTests(bytes.NewReader(data), "b"); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
+
+func approxEq(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }

@@ -1,8 +1,9 @@
-package hw
+package conformance
 
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
@@ -80,8 +81,8 @@ type Row struct {
 	Err *spec.NCCLError `json:"error,omitempty"`
 }
 
-// fillRow sets the derived columns.
-func (r *Row) fillNames() {
+// FillNames sets the columns derived from Func and Type.
+func (r *Row) FillNames() {
 	r.Coll = r.Func.String()
 	r.TypeS = r.Type.Short()
 }
@@ -138,4 +139,16 @@ func WriteTable(w io.Writer, res *RunResult) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Median is the middle of v (the mean of the two middle values when even):
+// a row's time is the median over its batches.
+func Median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
 }

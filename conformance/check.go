@@ -1,4 +1,4 @@
-package hw
+package conformance
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // threadThresholds line, every cell of the printed tuning table, each
 // distinct per-operation line (algorithm, protocol, channel range) and the
 // errors the measured operations returned. Pure: the capture is read
-// already (ReadCapture).
+// already (hw.ReadCapture).
 func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 	rep := &CheckReport{Config: c.Config.Name, Dir: c.Dir}
 	if c.Result == nil {
@@ -46,7 +46,7 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 	if n := len(sys.Nodes[0].GPUs); n != c.Result.NRanks {
 		return nil, fmt.Errorf("%s: the topology dump has %d GPUs, the run %d ranks: expected one process group on one host", c.Dir, n, c.Result.NRanks)
 	}
-	rep.Env = checkEnv(c.Result.Env)
+	rep.Env = NCCLEnv(c.Result.Env)
 	comm, err := cache.Init(rs, sys, rep.Env)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Dir, err)
@@ -296,9 +296,9 @@ func opString(a spec.Algo, p spec.Proto, lo, hi int, withRange bool) string {
 	return s
 }
 
-// checkEnv is the environment NCCL read: the run's variables without the
+// NCCLEnv is the environment NCCL read: the run's variables without the
 // ones that only steer logging and dumps.
-func checkEnv(e spec.Env) spec.Env {
+func NCCLEnv(e spec.Env) spec.Env {
 	out := spec.Env{}
 	for k, v := range e {
 		switch {
