@@ -90,6 +90,11 @@ type Decision struct {
 	ChannelHi int     `json:"channel_hi"`
 	NThreads  int     `json:"nthreads,omitempty"`
 	TimeUs    float64 `json:"time_us,omitempty"`
+	// Part is the channel split a group plan gave the operation
+	// (scheduleCollTasksToPlan beside others); nil when the operation is
+	// planned alone, or on CollNet, whose channels all walk the buffer.
+	// The schedule builders read it; ChannelLo..ChannelHi print it.
+	Part *CBDPart `json:"-"`
 
 	Evidence Evidence `json:"evidence"`
 

@@ -584,6 +584,11 @@ func (c *OpChoice) FillDecision(d *Decision) {
 	d.NChannels, d.NThreads = c.NChannels, c.NThreads
 	d.ChannelLo, d.ChannelHi = c.ChannelLo, c.ChannelHi
 	d.TimeUs = float64(c.TimeUs)
+	d.Part = nil
+	if c.Part.Hi >= c.Part.Lo && c.Part.CountLo > 0 {
+		p := c.Part
+		d.Part = &p
+	}
 }
 
 // CBDPart is one task's continuous-byte distribution over channels

@@ -97,11 +97,11 @@ func runExplain(d *deps, o *explainOpts) error {
 	if err != nil {
 		return err
 	}
-	launch, gop, grouped, err := o.launch.build(op)
+	issue, err := o.launch.issue()
 	if err != nil {
 		return err
 	}
-	if grouped && lib != nil {
+	if !issue.Alone() && lib != nil {
 		return badInputf("--tuner with --agg, --cudagraph, --buffers or --inplace: a tuner's answer for a group is not modelled")
 	}
 	var runs []explained
@@ -110,8 +110,8 @@ func runExplain(d *deps, o *explainOpts) error {
 		if err != nil {
 			return err
 		}
-		if grouped {
-			g, err := e.comm.SelectGroup([]spec.GroupOp{gop}, launch)
+		if !issue.Alone() {
+			g, err := e.comm.SelectIssue(op, issue)
 			if err != nil {
 				return badInput(err)
 			}
