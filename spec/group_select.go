@@ -9,19 +9,54 @@ import "fmt"
 // scheduleCollTasksToPlan). A group of one operation decides exactly as
 // the operation alone.
 
-// groupPlanRule and regIPCRule are the group-planning rules SelectGroup
-// reports in each operation's trace.
-var (
-	groupPlanRule = groupRule{"G-GROUP-PLAN-1", "a group is planned together",
-		`ncclGroupEnd plans all collectives of the group at once: tasks are sorted by size, binned by (function, reduction, datatype), aggregated within 4× of the smallest traffic of a bin, and each aggregate gets one cost-table choice on its summed size with numPipeOps = the aggregate's length; scheduleCollTasksToPlan then splits each kind's channels between the tasks in proportion to their traffic, so an operation of a group runs on a range of channels, not on all of them.`,
-		Ref{"v2.28.9-1", "src/enqueue.cc", "ncclPrepareTasks, scheduleCollTasksToPlan"},
-		[]string{"%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"}}
-	regIPCRule = groupRule{"G-REG-IPC-1", "user buffers registered over IPC",
-		`From 2.28.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`,
-		Ref{"v2.28.9-1", "src/register/coll_reg.cc", "ncclRegisterCollBuffers"}, nil}
-)
+// groupRun is one operation of a planned group as the group rules see
+// it: its index, the group's size, its buffers, the plan's choice for it
+// and its decision.
+type groupRun struct {
+	i, n   int
+	op     GroupOp
+	choice *OpChoice
+	dec    *Decision
+	out    []Verdict
+}
 
-func init() { GroupRules = append(GroupRules, groupPlanRule, regIPCRule) }
+func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
+
+// groupPlanRule is G-GROUP-PLAN-1 with the per-operation line the release
+// prints (2.22.3's per-aggregate time line; 2.24+'s channel range).
+func groupPlanRule(ref Ref, logLine string) *Rule {
+	return &Rule{
+		ID: "G-GROUP-PLAN-1", Layer: LayerGroup, Title: "a group is planned together",
+		Doc: `ncclGroupEnd plans all collectives of the group at once: tasks are sorted by size, binned by (function, reduction, datatype), aggregated within 4× of the smallest traffic of a bin, and each aggregate gets one cost-table choice on its summed size with numPipeOps = the aggregate's length; scheduleCollTasksToPlan then splits each kind's channels between the tasks in proportion to their traffic, so an operation of a group runs on a range of channels, not on all of them.`,
+		Ref: ref, Logs: []string{logLine},
+		group: func(g *groupRun) {
+			ch := g.choice
+			why := fmt.Sprintf("op %d of %d: %s/%s on channels %d..%d", g.i, g.n, ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi)
+			if len(ch.Aggregate) > 1 {
+				why += fmt.Sprintf(", decided with ops %v on %d bytes (numPipeOps %d)", ch.Aggregate, ch.NBytes, ch.NumPipeOps)
+			}
+			v := Verdict{Outcome: Info, Why: why}
+			if ch.Line != "" {
+				v.Log = []string{ch.Line}
+			}
+			g.emit(v)
+		},
+	}
+}
+
+// regIPCRule is G-REG-IPC-1.
+var regIPCRule = &Rule{
+	ID: "G-REG-IPC-1", Layer: LayerGroup, Title: "user buffers registered over IPC",
+	Doc: `From 2.28.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`,
+	Ref: Ref{"v2.28.3-1", "src/register/coll_reg.cc", "ncclRegisterCollBuffers"},
+	group: func(g *groupRun) {
+		if r := g.choice.Registered; r != "" {
+			g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("buffers registered over %s: %d channels", r, g.choice.NChannels)})
+			return
+		}
+		g.emit(Verdict{Outcome: Skip, Why: "buffers not registered"})
+	},
+}
 
 // GroupDecision is NCCL's decision for every operation of one group.
 type GroupDecision struct {
@@ -95,25 +130,21 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			ch.FillDecision(d)
 			d.Costs = nil // the lone operation's table does not apply
 			if ch.Err == nil {
-				d.DecidedBy = groupPlanRule.ID
+				d.DecidedBy = "G-GROUP-PLAN-1"
 			}
 		} else {
 			d.ChannelLo, d.ChannelHi = ch.ChannelLo, ch.ChannelHi
 		}
-		why := fmt.Sprintf("op %d of %d: %s/%s on channels %d..%d", i, len(all), ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi)
-		if len(ch.Aggregate) > 1 {
-			why += fmt.Sprintf(", decided with ops %v on %d bytes (numPipeOps %d)", ch.Aggregate, ch.NBytes, ch.NumPipeOps)
+		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d}
+		for _, id := range c.rs.Group {
+			rule := c.rs.rules[id]
+			gr.out = gr.out[:0]
+			rule.group(gr)
+			for _, v := range gr.out {
+				v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, rule.Ref, "op"
+				out.Traces[i] = append(out.Traces[i], v)
+			}
 		}
-		v := Verdict{Rule: groupPlanRule.ID, Layer: LayerGroup, Outcome: Info, Scope: "op", Ref: groupPlanRule.Ref, Why: why}
-		if ch.Line != "" {
-			v.Log = []string{ch.Line}
-		}
-		out.Traces[i] = append(out.Traces[i], v)
-		rv := Verdict{Rule: regIPCRule.ID, Layer: LayerGroup, Outcome: Skip, Scope: "op", Ref: regIPCRule.Ref, Why: "buffers not registered"}
-		if ch.Registered != "" {
-			rv.Outcome, rv.Why = Pass, fmt.Sprintf("buffers registered over %s: %d channels", ch.Registered, ch.NChannels)
-		}
-		out.Traces[i] = append(out.Traces[i], rv)
 	}
 	return out, nil
 }
