@@ -36,6 +36,7 @@ var expectSeen = map[spec.RuleID]bool{}
 //
 // agg, cudagraph, buffers and inplace issue the operation in a group
 // (spec.Issue); the output is the group's first operation.
+//
 //	trace   (same arguments): also every verdict
 //	log     (same arguments): the predicted NCCL log lines
 //
