@@ -343,6 +343,10 @@ func decisionText(d *spec.Decision) string {
 			s += " (fallback)"
 		}
 		return s + " [" + by + "]"
+	case d.Kernel == "copy-engine":
+		return "copy-engine collective, no kernel [" + by + "]"
+	case d.Kernel != "":
+		return fmt.Sprintf("kernel %s, %d channels %d..%d, %d threads [%s]", d.Kernel, d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, by)
 	case d.Algo != spec.AlgoNone:
 		s := d.Algo.String() + ", protocol needs the tuning model"
 		if d.Fallback {

@@ -115,25 +115,49 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			continue
 		}
 		if ch.SidePath != "" {
-			d.Algo, d.Proto, d.Candidates, d.Costs = AlgoNone, ProtoNone, nil, nil
+			d.Algo, d.Proto, d.Candidates, d.Costs, d.Part = AlgoNone, ProtoNone, nil, nil, nil
 			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
-			d.DecidedBy = "G-SEL-SIDE-1"
-			d.Undecided = "window buffers: a " + ch.SidePath + " collective outside the cost table (its kernel and channels are not modelled)"
-			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: "window buffers: NCCL runs a " + ch.SidePath + " collective; the cost table is not consulted"})
+			d.DecidedBy, d.Kernel = "G-SEL-SIDE-1", ch.SidePath
+			why := "window buffers: NCCL copies with the copy engines (CTA policy ZERO); no kernel, no channel"
+			if ch.Kernel != "" {
+				d.Kernel = ch.Kernel
+				d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, float64(ch.TimeUs)
+				why = fmt.Sprintf("window buffers: symmetric kernel %s on %d blocks of %d threads, channels %d..%d (est. %.1f µs)", ch.Kernel, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.TimeUs)
+			}
+			if ch.Err != nil {
+				d.Err, d.Kernel, why = ch.Err, "", "window buffers: "+ch.Err.Message
+			}
+			d.Undecided = ""
+			v := Verdict{Outcome: Pass, Why: why}
+			if ch.Err != nil {
+				v.Outcome = Fail
+			}
+			if ch.Line != "" {
+				v.Log = []string{ch.Line}
+			}
+			out.Traces[i] = sideVerdict(out.Traces[i], v)
 			continue
 		}
 		if all[i].Buffers == BuffersWindow {
-			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter): the cost table decides"})
+			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter, NCCL_SYM_KERNEL allowing): the cost table decides"})
 		}
-		lone := len(all) == 1 && ch.Registered == ""
+		ctaPol := ch.DecidedBy == TuningRuleCTAPolicy
+		lone := len(all) == 1 && ch.Registered == "" && !ctaPol
 		if !lone {
 			ch.FillDecision(d)
 			d.Costs = nil // the lone operation's table does not apply
-			if ch.Err == nil {
+			if ch.Err == nil && !ctaPol {
 				d.DecidedBy = "G-GROUP-PLAN-1"
 			}
 		} else {
 			d.ChannelLo, d.ChannelHi = ch.ChannelLo, ch.ChannelHi
+		}
+		if ctaPol {
+			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Pass,
+				Why: fmt.Sprintf("CTA policy EFFICIENCY with registered buffers: NVLS/Simple on the %d channels its registered NVLS resources need", ch.NChannels)})
+		} else if c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == AllGather || c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == ReduceScatter {
+			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Fail,
+				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)"})
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d}
 		for _, id := range c.rs.Group {
@@ -194,9 +218,12 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 
 // sideVerdict replaces the operation's G-SEL-SIDE-1 verdict (Select knows
 // no buffers and answers "skip") with what the group's buffers decide.
-func sideVerdict(tr Trace, v Verdict) Trace {
+func sideVerdict(tr Trace, v Verdict) Trace { return replaceVerdict(tr, "G-SEL-SIDE-1", v) }
+
+// replaceVerdict replaces the operation's verdict of rule id with v.
+func replaceVerdict(tr Trace, id RuleID, v Verdict) Trace {
 	for i := range tr {
-		if tr[i].Rule == "G-SEL-SIDE-1" && tr[i].Scope == "op" {
+		if tr[i].Rule == id && tr[i].Scope == "op" {
 			v.Rule, v.Layer, v.Ref, v.Scope = tr[i].Rule, tr[i].Layer, tr[i].Ref, "op"
 			tr[i] = v
 			return tr

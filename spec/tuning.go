@@ -338,6 +338,7 @@ type Tuning struct {
 	RegIPC         bool `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (graph capture or ncclCommRegister; 2.28.3+, 2.22.3 registers NVLS and CollNet only)
 	RegIPCChannels int  `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
 	Symmetric      bool `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel or a copy-engine collective (2.28.3+ as modelled)
+	CTAPolicyNVLS  bool `tuning:"reg.ctaPolicyNVLS"`  // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.28.3+ as modelled)
 }
 
 // TuningChange is one edit of a Tuning value: a constant cell or a switch,
@@ -669,6 +670,7 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.RegIPC, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegIPCChannels, 16, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.Symmetric, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	tuningSet(d, &t.CTAPolicyNVLS, true, enqueueCC, "getAlgoInfo")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

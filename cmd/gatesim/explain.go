@@ -371,6 +371,10 @@ func decisionLine(d *spec.Decision) string {
 		return "error " + fmtErr(d.Err)
 	case d.P2P != nil:
 		return fmt.Sprintf("p2p path (no cost table): %d p2p channels, up to %d per peer", d.P2P.NChannels, d.P2P.NChannelsPerPeer)
+	case d.Kernel == "copy-engine":
+		return "copy-engine collective (no cost table, no channel)"
+	case d.Kernel != "":
+		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, d.TimeUs)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		s := d.Algo.String() + "/" + d.Proto.String()
 		if d.NChannels > 0 {

@@ -63,10 +63,14 @@ func printGroup(w io.Writer, g *spec.GroupDecision) error {
 					note += "registered over " + ch.Registered
 				}
 			}
-			row = append(row, d.Algo.String()+"/"+d.Proto.String(), fmt.Sprintf("%d..%d", d.ChannelLo, d.ChannelHi), itoa(d.NChannels), itoa(d.NThreads), note)
+			ap := d.Algo.String() + "/" + d.Proto.String()
+			if d.Kernel != "" {
+				ap = d.Kernel
+			}
+			row = append(row, ap, fmt.Sprintf("%d..%d", d.ChannelLo, d.ChannelHi), itoa(d.NChannels), itoa(d.NThreads), note)
 		}
 		rows = append(rows, row)
 	}
 	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
-	return asciiTable(w, []string{"op", "coll", "size", "algo/proto", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
+	return asciiTable(w, []string{"op", "coll", "size", "algo/proto or kernel", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
 }
