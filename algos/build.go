@@ -49,6 +49,9 @@ func FromDecision(d *spec.Decision) (spec.Op, Selection, error) {
 		// the p2p path: Build plans protocol and channels per peer
 		return d.Op, Selection{Algo: spec.Ring, Proto: spec.Simple, NChannels: d.P2P.NChannelsPerPeer}, nil
 	}
+	if d.Kernel != "" {
+		return spec.Op{}, Selection{}, fmt.Errorf("NCCL runs %s on window buffers outside the cost table; no schedule is built for it", d.Kernel)
+	}
 	if d.Algo == spec.AlgoNone || d.Proto == spec.ProtoNone {
 		why := d.Undecided
 		if why == "" {

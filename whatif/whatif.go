@@ -582,6 +582,8 @@ func (e *Evaluator) fill(p Point, comm *spec.Comm, ds []*spec.Decision, tr spec.
 		r.Outcome = "error " + d.Err.Result.String()
 	case d.P2P != nil:
 		r.Outcome = "p2p"
+	case d.Kernel != "":
+		r.Outcome = d.Kernel
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		r.Outcome = d.Algo.String() + "/" + d.Proto.String()
 	case d.Algo != spec.AlgoNone:
