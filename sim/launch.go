@@ -119,10 +119,26 @@ func (c *Config) FromDecision(comm *spec.Comm, d *spec.Decision) {
 }
 
 // Fills reports whether the profile's pipeline fill applies to a
-// schedule: LL128 or Simple over NVLink (not SHM) on 16 or more channels,
+// schedule: LL128 or Simple over NVLink (not SHM) busy on 16 or more channels,
 // the operations the link, not a channel's copy rate, bounds.
 func Fills(s *algos.Schedule, cfg Config) bool {
-	return s != nil && s.Proto != spec.LL && s.NChannels >= 16 && cfg.Transport != "SHM" && s.NNodes == 1
+	return s != nil && s.Proto != spec.LL && busyChannels(s) >= 16 && cfg.Transport != "SHM" && s.NNodes == 1
+}
+
+// busyChannels is the channels the schedule gives work: an operation of a
+// group runs on its range of the channels, not on all below its last.
+func busyChannels(s *algos.Schedule) int {
+	cc := s.ChunkCounts()
+	if cc == nil {
+		return s.NChannels
+	}
+	n := 0
+	for _, c := range cc {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // fillCost is the pipeline fill the profile charges an operation.

@@ -38,36 +38,46 @@ const (
 	NumSymKernels
 )
 
-// symKernelNames are NCCL's kernel names, as NCCL_SYM_KERNEL takes them
-// and the [Symmetric] line prints them.
-var symKernelNames = [NumSymKernels]string{
-	"AllReduce_AGxLL_R", "AllReduce_AGxLLMC_R", "AllReduce_RSxLD_AGxST", "AllReduce_RSxLDMC_AGxSTMC", "AllReduce_RSxNet_ARxMC_AGxNet",
-	"AllGather_LL", "AllGather_LLMC", "AllGather_ST", "AllGather_STMC",
-	"ReduceScatter_LL", "ReduceScatter_LD", "ReduceScatter_LDMC",
-}
-
+// String is NCCL's kernel name, as NCCL_SYM_KERNEL takes it and the
+// [Symmetric] line prints it.
 func (k SymKernel) String() string {
-	if k >= 0 && k < NumSymKernels {
-		return symKernelNames[k]
+	switch k {
+	case SymAllReduceAGxLLR:
+		return "AllReduce_AGxLL_R"
+	case SymAllReduceAGxLLMCR:
+		return "AllReduce_AGxLLMC_R"
+	case SymAllReduceRSxLDAGxST:
+		return "AllReduce_RSxLD_AGxST"
+	case SymAllReduceRSxLDMCAGxSTMC:
+		return "AllReduce_RSxLDMC_AGxSTMC"
+	case SymAllReduceRSxNetARxMCAGxNet:
+		return "AllReduce_RSxNet_ARxMC_AGxNet"
+	case SymAllGatherLL:
+		return "AllGather_LL"
+	case SymAllGatherLLMC:
+		return "AllGather_LLMC"
+	case SymAllGatherST:
+		return "AllGather_ST"
+	case SymAllGatherSTMC:
+		return "AllGather_STMC"
+	case SymReduceScatterLL:
+		return "ReduceScatter_LL"
+	case SymReduceScatterLD:
+		return "ReduceScatter_LD"
+	case SymReduceScatterLDMC:
+		return "ReduceScatter_LDMC"
 	}
 	return "Unknown"
 }
 
-func symBits(ks ...SymKernel) uint32 {
-	var m uint32
-	for _, k := range ks {
-		m |= 1 << k
-	}
-	return m
-}
-
-var (
-	symMaskSTMC = symBits(SymAllGatherLLMC, SymAllGatherSTMC, SymAllReduceAGxLLMCR, SymAllReduceRSxLDMCAGxSTMC, SymReduceScatterLDMC)
-	symMaskLDMC = symBits(SymAllReduceRSxLDMCAGxSTMC, SymReduceScatterLDMC)
-	symMaskLL   = symBits(SymAllReduceAGxLLR, SymAllReduceAGxLLMCR, SymAllGatherLL, SymAllGatherLLMC, SymReduceScatterLL)
-	symMaskAG   = symBits(SymAllGatherLL, SymAllGatherLLMC, SymAllGatherST, SymAllGatherSTMC)
-	symMaskAR   = symBits(SymAllReduceAGxLLMCR, SymAllReduceAGxLLR, SymAllReduceRSxLDMCAGxSTMC, SymAllReduceRSxLDAGxST)
-	symMaskRS   = symBits(SymReduceScatterLD, SymReduceScatterLDMC, SymReduceScatterLL)
+// The kernel masks of sym_kernels.cc (kernelMask_STMC, ...).
+const (
+	symMaskSTMC uint32 = 1<<SymAllGatherLLMC | 1<<SymAllGatherSTMC | 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC
+	symMaskLDMC uint32 = 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC
+	symMaskLL   uint32 = 1<<SymAllReduceAGxLLR | 1<<SymAllReduceAGxLLMCR | 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymReduceScatterLL
+	symMaskAG   uint32 = 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymAllGatherST | 1<<SymAllGatherSTMC
+	symMaskAR   uint32 = 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceAGxLLR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymAllReduceRSxLDAGxST
+	symMaskRS   uint32 = 1<<SymReduceScatterLD | 1<<SymReduceScatterLDMC | 1<<SymReduceScatterLL
 	// symMaskLSA: every kernel that stays inside the NVLink domain (all
 	// but the network AllReduce, which no function mask includes).
 	symMaskLSA = symMaskAG | symMaskAR | symMaskRS
@@ -101,7 +111,7 @@ func symUserMask(v *string) uint32 {
 		return 1<<NumSymKernels - 1
 	}
 	for k := range NumSymKernels {
-		if symKernelNames[k] == *v {
+		if k.String() == *v {
 			return 1 << k
 		}
 	}

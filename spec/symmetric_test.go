@@ -67,6 +67,12 @@ func TestSymmetricKernelChoice(t *testing.T) {
 	if d := g.Ops[0]; d.Kernel != "" || d.Algo == AlgoNone {
 		t.Errorf("NCCL_SYM_KERNEL of another function: kernel %q, %s: want the cost table", d.Kernel, d.Algo)
 	}
+	// forcing an LL kernel on a bin of two leaves no kernel: the group
+	// fails with NCCL's WARN
+	g = pick(Env{"NCCL_SYM_KERNEL": "AllReduce_AGxLL_R"}, ar(1<<10), ar(1<<10))
+	if g.Err == nil || g.Err.Result != InvalidUsage || !strings.Contains(g.Err.Message, "no symmetric kernel available for function AllReduce. NCCL_SYM_KERNEL was set to AllReduce_AGxLL_R") {
+		t.Errorf("forced LL kernel on two: %+v", g.Err)
+	}
 	// NCCL_SYM_CTAS fixes the blocks; NCCL_MAX_CTAS bounds them
 	g = pick(Env{"NCCL_SYM_CTAS": "5"}, ar(64<<20))
 	if d := g.Ops[0]; d.NChannels != 5 {
