@@ -15,9 +15,16 @@ type Selection struct {
 	// NChannels of the operation; 0 means Channels' default for the
 	// layout and size.
 	NChannels int
+	// Part is the channel split a group plan gave the operation
+	// (spec.Decision.Part): its channels and the elements of each; nil
+	// splits the operation alone over NChannels (CollPartition).
+	Part *spec.CBDPart
 }
 
 func (s Selection) String() string {
+	if s.Part != nil {
+		return fmt.Sprintf("%s/%s ch=%d..%d", s.Algo, s.Proto, s.Part.Lo, s.Part.Hi)
+	}
 	return fmt.Sprintf("%s/%s ch=%d", s.Algo, s.Proto, s.NChannels)
 }
 
@@ -42,6 +49,9 @@ func FromDecision(d *spec.Decision) (spec.Op, Selection, error) {
 		// the p2p path: Build plans protocol and channels per peer
 		return d.Op, Selection{Algo: spec.Ring, Proto: spec.Simple, NChannels: d.P2P.NChannelsPerPeer}, nil
 	}
+	if d.Kernel != "" {
+		return spec.Op{}, Selection{}, fmt.Errorf("NCCL runs %s on window buffers outside the cost table; no schedule is built for it", d.Kernel)
+	}
 	if d.Algo == spec.AlgoNone || d.Proto == spec.ProtoNone {
 		why := d.Undecided
 		if why == "" {
@@ -49,7 +59,7 @@ func FromDecision(d *spec.Decision) (spec.Op, Selection, error) {
 		}
 		return spec.Op{}, Selection{}, fmt.Errorf("decision is undecided: %s", why)
 	}
-	return d.Op, Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels}, nil
+	return d.Op, Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels, Part: d.Part}, nil
 }
 
 // supported lists the (function, algorithm) pairs NCCL has device code for
@@ -239,9 +249,15 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		x.collnetDepth = 1 // connectCollNet: depth 1 when a head has no up and no down peers
 	}
 	var part partition
-	if sel.Algo.IsCollNet() || nvlsNet {
+	switch {
+	case sel.Algo.IsCollNet() || nvlsNet:
 		part = x.collnetPartition(count, h.Unit, nc)
-	} else {
+	case sel.Part != nil:
+		if err := checkPart(*sel.Part, count, maxCh); err != nil {
+			return nil, fmt.Errorf("build: %s %s: %w", sel.Algo, op.Func, err)
+		}
+		part = x.chunked(*sel.Part, int64(h.Unit))
+	default:
 		var err error
 		if part, err = x.cbdPartition(count, h.Unit, nc, maxCh); err != nil {
 			return nil, fmt.Errorf("build: %w", err)
@@ -284,6 +300,25 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		return &Schedule{Header: b.h, gen: newPatGen(b, x), netDev: l.NetDev}, nil
 	}
 	return nil, fmt.Errorf("build: no generator for %s", sel.Algo)
+}
+
+// checkPart checks a group plan's channel split against the operation:
+// inside the kind's channels and covering count elements exactly.
+func checkPart(p spec.CBDPart, count int64, maxCh int) error {
+	if p.Lo < 0 || p.Hi < p.Lo || p.Hi >= maxCh {
+		return fmt.Errorf("channel split %d..%d: expected 0 ≤ lo ≤ hi < %d", p.Lo, p.Hi, maxCh)
+	}
+	if p.CountLo < 0 || p.CountMid < 0 || p.CountHi < 0 {
+		return fmt.Errorf("channel split %d..%d: negative counts %d/%d/%d", p.Lo, p.Hi, p.CountLo, p.CountMid, p.CountHi)
+	}
+	n := p.CountLo
+	if p.Hi > p.Lo {
+		n += int64(p.Hi-p.Lo-1)*p.CountMid + p.CountHi
+	}
+	if n != count {
+		return fmt.Errorf("channel split %d..%d holds %d elements, the operation %d", p.Lo, p.Hi, n, count)
+	}
+	return nil
 }
 
 // base is what every generator shares.

@@ -190,7 +190,7 @@ func loadRunResult(path string) ([]Row, error) {
 	if cfg == "" {
 		cfg = "baseline"
 	}
-	l := sim.Launch{Graph: res.Timing == "graph", Logged: sim.LoggedPerOp(res.Env)}
+	l := sim.Launch{Launch: spec.Launch{Mode: spec.LaunchModeOf(res.Timing == "graph")}, Logged: sim.LoggedPerOp(res.Env)}
 	lines := rowLines(b)
 	var rows []Row
 	for i, r := range res.Rows {
@@ -261,7 +261,7 @@ func loadNCCLTests(path string) ([]Row, error) {
 	if c, err := hw.ReadCapture(filepath.Dir(path)); err == nil && c.Config.Name != "" {
 		cfg, env = c.Config.Name, spec.Env(c.Config.Env).With("NCCL_NVLS_ENABLE", "0")
 	}
-	l := sim.Launch{Graph: t.Graph > 0, Agg: t.AggIters, Logged: sim.LoggedPerOp(env)}
+	l := sim.Launch{Launch: spec.Launch{Mode: spec.LaunchModeOf(t.Graph > 0), Agg: t.AggIters}, Logged: sim.LoggedPerOp(env)}
 	if l.Agg <= 1 {
 		l.Agg = 0
 	}

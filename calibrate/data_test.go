@@ -57,7 +57,7 @@ func TestLoadLaunchMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || !rows[0].Launch.Graph || rows[0].Launch.Agg != 4 || rows[0].Release.String() != "2.28.9" || rows[0].Line != 4 {
+	if len(rows) != 1 || !rows[0].Launch.Graph() || rows[0].Launch.Agg != 4 || rows[0].Release.String() != "2.28.9" || rows[0].Line != 4 {
 		t.Errorf("%+v", rows)
 	}
 	if k := rows[0].ConfigKey(); k != "AllReduce baseline 2.28.9 graph m4" {

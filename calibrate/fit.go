@@ -75,7 +75,7 @@ type probeCache map[*algos.Schedule]*probe
 func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 	if p := cache[c.sched]; p != nil {
 		q := *p
-		q.c, q.graph, q.agg, q.logged = c, c.Launch.Graph, max(1, c.Launch.Agg), c.Launch.Logged
+		q.c, q.graph, q.agg, q.logged = c, c.Launch.Graph(), max(1, c.Launch.Agg), c.Launch.Logged
 		q.relName, q.funcName, q.funcLinkName = "release."+c.Release.String()+".bw", "func."+c.Func.String()+".bw", "func."+c.Func.String()+".link"
 		return &q, nil
 	}
@@ -89,7 +89,7 @@ func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 
 // newProbe probes one simulable row.
 func newProbe(c *Case) (*probe, error) {
-	pr := &probe{c: c, shm: c.Transport == "SHM", graph: c.Launch.Graph, agg: max(1, c.Launch.Agg), capIdx: -1, thrRatio: 1,
+	pr := &probe{c: c, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), capIdx: -1, thrRatio: 1,
 		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
 		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
 		fills: sim.Fills(c.sched, c.cfg)}

@@ -64,6 +64,8 @@ func TestGroupDecisions(t *testing.T) {
 		workload{"graph -m 4", []spec.GroupOp{{Op: ar}}, spec.Launch{Mode: spec.LaunchGraph, Agg: 4}},
 		workload{"registered", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersRegistered}, {Op: ag, Buffers: spec.BuffersRegistered}}, spec.Launch{}},
 		workload{"window", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersWindow}, {Op: ag, Buffers: spec.BuffersWindow}, {Op: op(spec.AllReduce, 64<<20, spec.Int32), Buffers: spec.BuffersWindow}, {Op: ar}}, spec.Launch{}},
+		workload{"window small", []spec.GroupOp{{Op: op(spec.AllReduce, 64<<10, spec.Float32), Buffers: spec.BuffersWindow}, {Op: op(spec.AllGather, 16<<10, spec.Bfloat16), Buffers: spec.BuffersWindow}}, spec.Launch{}},
+		workload{"window -m 4", []spec.GroupOp{{Op: op(spec.AllReduce, 1<<20, spec.Bfloat16), Buffers: spec.BuffersWindow}}, spec.Launch{Agg: 4}},
 	)
 	for _, v := range spec.Releases {
 		var b strings.Builder
@@ -104,6 +106,8 @@ func TestGroupDecisions(t *testing.T) {
 						fmt.Fprintf(&b, " -> %s", d.Err.Result)
 					case d.Discarded:
 						b.WriteString(" -> discarded")
+					case d.Kernel != "" && d.NChannels > 0:
+						fmt.Fprintf(&b, " -> kernel %s %d..%d %d %d", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads)
 					case i < len(g.Choices) && g.Choices[i].SidePath != "":
 						b.WriteString(" -> " + g.Choices[i].SidePath + " (outside the cost table)")
 					default:

@@ -32,7 +32,11 @@ var expectSeen = map[spec.RuleID]bool{}
 
 // TestScenarios runs testdata/scenarios/*.txt. Directives:
 //
-//	explain system=PRESET [nodes=N] [gpus=N] [sharp] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [expect=(RULE[:outcome][@release],...)]
+//	explain system=PRESET [nodes=N] [gpus=N] [sharp] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [inplace] [expect=(RULE[:outcome][@release],...)]
+//
+// agg, cudagraph, buffers and inplace issue the operation in a group
+// (spec.Issue); the output is the group's first operation.
+//
 //	trace   (same arguments): also every verdict
 //	log     (same arguments): the predicted NCCL log lines
 //
@@ -115,6 +119,7 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 		}
 	}
 	op := scenarioOp(t, d)
+	is := scenarioIssue(t, d)
 	outs := make([]string, len(releases))
 	traces := make([]spec.Trace, len(releases))
 	for i, v := range releases {
@@ -123,6 +128,12 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 			d.Fatalf(t, "%v", err)
 		}
 		dec, tr, err := comm.Select(op)
+		if !is.Alone() && err == nil {
+			var g *spec.GroupDecision
+			if g, err = comm.SelectIssue(op, is); err == nil {
+				dec, tr = g.Ops[0], g.Traces[0]
+			}
+		}
 		if err != nil {
 			return "error: " + err.Error() + "\n"
 		}
@@ -131,6 +142,30 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 	}
 	checkExpect(t, d, releases, traces)
 	return mergeReleases(releases, outs)
+}
+
+// scenarioIssue reads agg=N, cudagraph, buffers=B and inplace.
+func scenarioIssue(t *testing.T, d *datadriven.TestData) spec.Issue {
+	var is spec.Issue
+	for _, a := range d.CmdArgs {
+		switch a.Key {
+		case "agg":
+			if _, err := fmt.Sscan(a.Vals[0], &is.Launch.Agg); err != nil {
+				d.Fatalf(t, "agg=%s: %v", a.Vals[0], err)
+			}
+		case "cudagraph":
+			is.Launch.Mode = spec.LaunchGraph
+		case "inplace":
+			is.InPlace = true
+		case "buffers":
+			b, err := spec.ParseBuffers(a.Vals[0])
+			if err != nil {
+				d.Fatalf(t, "%v", err)
+			}
+			is.Buffers = b
+		}
+	}
+	return is
 }
 
 func scenarioOp(t *testing.T, d *datadriven.TestData) spec.Op {
@@ -308,6 +343,10 @@ func decisionText(d *spec.Decision) string {
 			s += " (fallback)"
 		}
 		return s + " [" + by + "]"
+	case d.Kernel == "copy-engine":
+		return "copy-engine collective, no kernel [" + by + "]"
+	case d.Kernel != "":
+		return fmt.Sprintf("kernel %s, %d channels %d..%d, %d threads [%s]", d.Kernel, d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, by)
 	case d.Algo != spec.AlgoNone:
 		s := d.Algo.String() + ", protocol needs the tuning model"
 		if d.Fallback {

@@ -99,9 +99,9 @@ type OpAnswer struct {
 	NThreads  *int         `json:"nthreads,omitempty"`
 	TimeUs    *float64     `json:"time_us,omitempty"`
 	// Kernel names the path outside the cost table that runs the
-	// operation ("symmetric": a symmetric kernel on window buffers,
-	// "copy-engine": a CE collective); empty on the cost-table path. Which
-	// symmetric kernel NCCL picks is not modelled yet.
+	// operation: the symmetric kernel NCCL picked on window buffers
+	// ("AllGather_ST"; nchannels are its blocks) or "copy-engine" (a CE
+	// collective); empty on the cost-table path.
 	Kernel string `json:"kernel,omitempty"`
 	// Aggregate is how many operations were decided together with this one
 	// (itself included); Registered the buffer registration NCCL made.
@@ -584,7 +584,6 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 				oa.Aggregate = n
 			}
 			oa.Registered = g.Choices[i].Registered
-			oa.Kernel = g.Choices[i].SidePath
 		}
 		a.Ops = append(a.Ops, oa)
 	}
@@ -668,7 +667,7 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 
 // opAnswer is one operation's entry of "ops".
 func opAnswer(d *spec.Decision) OpAnswer {
-	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy)}
+	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Kernel: d.Kernel}
 	if d.Err != nil {
 		a.Status = "error"
 		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call}

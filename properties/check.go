@@ -59,7 +59,7 @@ func CheckDecision(rs *spec.Ruleset, d *spec.Decision, tr spec.Trace) error {
 				bad("decided %s/%s is not among the candidates %v", d.Algo, d.Proto, d.Candidates)
 			}
 		}
-		if d.Algo == spec.AlgoNone && d.Undecided == "" {
+		if d.Algo == spec.AlgoNone && d.Undecided == "" && d.Kernel == "" {
 			bad("no algorithm and no reason")
 		}
 	}

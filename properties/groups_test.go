@@ -126,7 +126,8 @@ func TestIndependentGroupsPermute(t *testing.T) {
 
 // Every planned operation of a group gets at least one channel, inside its
 // kind's channels, and its channel parts add up to its count exactly
-// (NCCL's partition leaves no element out and gives none twice).
+// (NCCL's partition leaves no element out and gives none twice); an
+// operation a symmetric kernel runs lies on the kernel's blocks.
 func TestGroupChannelsCover(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c, comm, ops, l := groupCase(t)
@@ -136,6 +137,14 @@ func TestGroupChannelsCover(t *testing.T) {
 		}
 		in := comm.Model.In
 		for i, ch := range g.Choices {
+			if ch.Kernel != "" && ch.Err == nil {
+				// a symmetric kernel: the operation's cells fill some of
+				// the kernel's blocks, at least one
+				if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi < ch.ChannelLo || ch.ChannelHi >= ch.NChannels || ch.NThreads <= 0 {
+					t.Fatalf("%s: op %d: kernel %s on channels %d..%d of %d blocks × %d threads", c, i, ch.Kernel, ch.ChannelLo, ch.ChannelHi, ch.NChannels, ch.NThreads)
+				}
+				continue
+			}
 			if ch.Discarded || ch.OneRank || ch.Err != nil || ch.Plan < 0 {
 				continue
 			}

@@ -8,13 +8,13 @@ import (
 	"github.com/gatesim/gatesim/spec"
 )
 
-// Launch is how an operation is launched, in nccl-tests' terms: on a
-// stream (the default), captured in a CUDA graph (-G), and with Agg
-// operations per group (-m N; 0 and 1 both mean one). It changes the fixed
-// cost the timing model charges per operation, never NCCL's decision.
+// Launch is how an operation is launched: spec's launch description (on a
+// stream or captured in a CUDA graph, nccl-tests -G; Agg operations per
+// group, -m N, 0 and 1 both meaning one), which also decides NCCL's plan,
+// and what only the timing reads. The fixed cost the timing model charges
+// per operation comes from here.
 type Launch struct {
-	Graph bool `json:"graph,omitempty"`
-	Agg   int  `json:"agg,omitempty"`
+	spec.Launch
 	// Logged: NCCL writes a line per operation (NCCL_DEBUG=INFO with the
 	// TUNING or COLL subsystem), a host cost on every launch.
 	Logged bool `json:"logged,omitempty"`
@@ -46,8 +46,14 @@ func LoggedPerOp(env spec.Env) bool {
 // MaxAgg bounds Launch.Agg: spec's one limit on nccl-tests' -m.
 const MaxAgg = spec.MaxAgg
 
-// Validate checks the group size.
+// Graph reports a launch from a CUDA graph.
+func (l Launch) Graph() bool { return l.Mode == spec.LaunchGraph }
+
+// Validate checks the launch mode and the group size.
 func (l Launch) Validate() error {
+	if l.Mode != spec.LaunchStream && l.Mode != spec.LaunchGraph {
+		return fmt.Errorf("launch mode %d: expected stream or graph", int(l.Mode))
+	}
 	if l.Agg < 0 || l.Agg > MaxAgg {
 		return fmt.Errorf("%d operations per group: expected 1 ... %d", l.Agg, MaxAgg)
 	}
@@ -55,10 +61,7 @@ func (l Launch) Validate() error {
 }
 
 func (l Launch) String() string {
-	s := "stream"
-	if l.Graph {
-		s = "graph"
-	}
+	s := l.Mode.String()
 	if l.Agg > 1 {
 		s += fmt.Sprintf(" m%d", l.Agg)
 	}
@@ -75,7 +78,7 @@ func (l Launch) String() string {
 func (m *Machine) LaunchCost(algo spec.Algo, proto spec.Proto, l Launch) Time {
 	p := m.Profile
 	base := p.Value("launch.stream")
-	if l.Graph {
+	if l.Graph() {
 		if g := p.Value("launch.graph"); g > 0 {
 			base = g
 		}
@@ -116,10 +119,26 @@ func (c *Config) FromDecision(comm *spec.Comm, d *spec.Decision) {
 }
 
 // Fills reports whether the profile's pipeline fill applies to a
-// schedule: LL128 or Simple over NVLink (not SHM) on 16 or more channels,
+// schedule: LL128 or Simple over NVLink (not SHM) busy on 16 or more channels,
 // the operations the link, not a channel's copy rate, bounds.
 func Fills(s *algos.Schedule, cfg Config) bool {
-	return s != nil && s.Proto != spec.LL && s.NChannels >= 16 && cfg.Transport != "SHM" && s.NNodes == 1
+	return s != nil && s.Proto != spec.LL && busyChannels(s) >= 16 && cfg.Transport != "SHM" && s.NNodes == 1
+}
+
+// busyChannels is the channels the schedule gives work: an operation of a
+// group runs on its range of the channels, not on all below its last.
+func busyChannels(s *algos.Schedule) int {
+	cc := s.ChunkCounts()
+	if cc == nil {
+		return s.NChannels
+	}
+	n := 0
+	for _, c := range cc {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // fillCost is the pipeline fill the profile charges an operation.

@@ -40,7 +40,7 @@ func TestPropSlowerProfileNeverFaster(t *testing.T) {
 		s := tc.schedule(t, spec.Float32)
 		p := drawProfile(t)
 		cfg := Config{Machine: m,
-			Launch:          Launch{Graph: rapid.Bool().Draw(t, "graph"), Agg: rapid.IntRange(0, 8).Draw(t, "agg"), Logged: rapid.Bool().Draw(t, "logged")},
+			Launch:          Launch{Launch: spec.Launch{Mode: spec.LaunchMode(rapid.IntRange(0, 1).Draw(t, "mode")), Agg: rapid.IntRange(0, 8).Draw(t, "agg")}, Logged: rapid.Bool().Draw(t, "logged")},
 			NThreads:        rapid.SampledFrom([]int{128, 256, 512, 640}).Draw(t, "threads"),
 			DefaultNThreads: 512,
 			Transport:       rapid.SampledFrom([]string{"P2P", "SHM"}).Draw(t, "transport"),

@@ -90,6 +90,15 @@ type Decision struct {
 	ChannelHi int     `json:"channel_hi"`
 	NThreads  int     `json:"nthreads,omitempty"`
 	TimeUs    float64 `json:"time_us,omitempty"`
+	// Kernel is the path outside the cost table that runs the operation
+	// (G-SEL-SIDE-1): a symmetric kernel's name (NChannels its blocks,
+	// NThreads its threads, TimeUs NCCL's estimate) or "copy-engine".
+	Kernel string `json:"kernel,omitempty"`
+	// Part is the channel split a group plan gave the operation
+	// (scheduleCollTasksToPlan beside others); nil when the operation is
+	// planned alone, or on CollNet, whose channels all walk the buffer.
+	// The schedule builders read it; ChannelLo..ChannelHi print it.
+	Part *CBDPart `json:"-"`
 
 	Evidence Evidence `json:"evidence"`
 

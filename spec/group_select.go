@@ -9,19 +9,54 @@ import "fmt"
 // scheduleCollTasksToPlan). A group of one operation decides exactly as
 // the operation alone.
 
-// groupPlanRule and regIPCRule are the group-planning rules SelectGroup
-// reports in each operation's trace.
-var (
-	groupPlanRule = groupRule{"G-GROUP-PLAN-1", "a group is planned together",
-		`ncclGroupEnd plans all collectives of the group at once: tasks are sorted by size, binned by (function, reduction, datatype), aggregated within 4× of the smallest traffic of a bin, and each aggregate gets one cost-table choice on its summed size with numPipeOps = the aggregate's length; scheduleCollTasksToPlan then splits each kind's channels between the tasks in proportion to their traffic, so an operation of a group runs on a range of channels, not on all of them.`,
-		Ref{"v2.28.9-1", "src/enqueue.cc", "ncclPrepareTasks, scheduleCollTasksToPlan"},
-		[]string{"%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"}}
-	regIPCRule = groupRule{"G-REG-IPC-1", "user buffers registered over IPC",
-		`From 2.28.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`,
-		Ref{"v2.28.9-1", "src/register/coll_reg.cc", "ncclRegisterCollBuffers"}, nil}
-)
+// groupRun is one operation of a planned group as the group rules see
+// it: its index, the group's size, its buffers, the plan's choice for it
+// and its decision.
+type groupRun struct {
+	i, n   int
+	op     GroupOp
+	choice *OpChoice
+	dec    *Decision
+	out    []Verdict
+}
 
-func init() { GroupRules = append(GroupRules, groupPlanRule, regIPCRule) }
+func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
+
+// groupPlanRule is G-GROUP-PLAN-1 with the per-operation line the release
+// prints (2.22.3's per-aggregate time line; 2.24+'s channel range).
+func groupPlanRule(ref Ref, logLine string) *Rule {
+	return &Rule{
+		ID: "G-GROUP-PLAN-1", Layer: LayerGroup, Title: "a group is planned together",
+		Doc: `ncclGroupEnd plans all collectives of the group at once: tasks are sorted by size, binned by (function, reduction, datatype), aggregated within 4× of the smallest traffic of a bin, and each aggregate gets one cost-table choice on its summed size with numPipeOps = the aggregate's length; scheduleCollTasksToPlan then splits each kind's channels between the tasks in proportion to their traffic, so an operation of a group runs on a range of channels, not on all of them.`,
+		Ref: ref, Logs: []string{logLine},
+		group: func(g *groupRun) {
+			ch := g.choice
+			why := fmt.Sprintf("op %d of %d: %s/%s on channels %d..%d", g.i, g.n, ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi)
+			if len(ch.Aggregate) > 1 {
+				why += fmt.Sprintf(", decided with ops %v on %d bytes (numPipeOps %d)", ch.Aggregate, ch.NBytes, ch.NumPipeOps)
+			}
+			v := Verdict{Outcome: Info, Why: why}
+			if ch.Line != "" {
+				v.Log = []string{ch.Line}
+			}
+			g.emit(v)
+		},
+	}
+}
+
+// regIPCRule is G-REG-IPC-1.
+var regIPCRule = &Rule{
+	ID: "G-REG-IPC-1", Layer: LayerGroup, Title: "user buffers registered over IPC",
+	Doc: `From 2.28.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`,
+	Ref: Ref{"v2.28.3-1", "src/register/coll_reg.cc", "ncclRegisterCollBuffers"},
+	group: func(g *groupRun) {
+		if r := g.choice.Registered; r != "" {
+			g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("buffers registered over %s: %d channels", r, g.choice.NChannels)})
+			return
+		}
+		g.emit(Verdict{Outcome: Skip, Why: "buffers not registered"})
+	},
+}
 
 // GroupDecision is NCCL's decision for every operation of one group.
 type GroupDecision struct {
@@ -80,40 +115,60 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			continue
 		}
 		if ch.SidePath != "" {
-			d.Algo, d.Proto, d.Candidates, d.Costs = AlgoNone, ProtoNone, nil, nil
+			d.Algo, d.Proto, d.Candidates, d.Costs, d.Part = AlgoNone, ProtoNone, nil, nil, nil
 			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
-			d.DecidedBy = "G-SEL-SIDE-1"
-			d.Undecided = "window buffers: a " + ch.SidePath + " collective outside the cost table (its kernel and channels are not modelled)"
-			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: "window buffers: NCCL runs a " + ch.SidePath + " collective; the cost table is not consulted"})
+			d.DecidedBy, d.Kernel = "G-SEL-SIDE-1", ch.SidePath
+			why := "window buffers: NCCL copies with the copy engines (CTA policy ZERO); no kernel, no channel"
+			if ch.Kernel != "" {
+				d.Kernel = ch.Kernel
+				d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, float64(ch.TimeUs)
+				why = fmt.Sprintf("window buffers: symmetric kernel %s on %d blocks of %d threads, channels %d..%d (est. %.1f µs)", ch.Kernel, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.TimeUs)
+			}
+			if ch.Err != nil {
+				d.Err, d.Kernel, why = ch.Err, "", "window buffers: "+ch.Err.Message
+			}
+			d.Undecided = ""
+			v := Verdict{Outcome: Pass, Why: why}
+			if ch.Err != nil {
+				v.Outcome = Fail
+			}
+			if ch.Line != "" {
+				v.Log = []string{ch.Line}
+			}
+			out.Traces[i] = sideVerdict(out.Traces[i], v)
 			continue
 		}
 		if all[i].Buffers == BuffersWindow {
-			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter): the cost table decides"})
+			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter, NCCL_SYM_KERNEL allowing): the cost table decides"})
 		}
-		lone := len(all) == 1 && ch.Registered == ""
+		ctaPol := ch.DecidedBy == TuningRuleCTAPolicy
+		lone := len(all) == 1 && ch.Registered == "" && !ctaPol
 		if !lone {
 			ch.FillDecision(d)
 			d.Costs = nil // the lone operation's table does not apply
-			if ch.Err == nil {
-				d.DecidedBy = groupPlanRule.ID
+			if ch.Err == nil && !ctaPol {
+				d.DecidedBy = "G-GROUP-PLAN-1"
 			}
 		} else {
 			d.ChannelLo, d.ChannelHi = ch.ChannelLo, ch.ChannelHi
 		}
-		why := fmt.Sprintf("op %d of %d: %s/%s on channels %d..%d", i, len(all), ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi)
-		if len(ch.Aggregate) > 1 {
-			why += fmt.Sprintf(", decided with ops %v on %d bytes (numPipeOps %d)", ch.Aggregate, ch.NBytes, ch.NumPipeOps)
+		if ctaPol {
+			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Pass,
+				Why: fmt.Sprintf("CTA policy EFFICIENCY with registered buffers: NVLS/Simple on the %d channels its registered NVLS resources need", ch.NChannels)})
+		} else if c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == AllGather || c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == ReduceScatter {
+			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Fail,
+				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)"})
 		}
-		v := Verdict{Rule: groupPlanRule.ID, Layer: LayerGroup, Outcome: Info, Scope: "op", Ref: groupPlanRule.Ref, Why: why}
-		if ch.Line != "" {
-			v.Log = []string{ch.Line}
+		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d}
+		for _, id := range c.rs.Group {
+			rule := c.rs.rules[id]
+			gr.out = gr.out[:0]
+			rule.group(gr)
+			for _, v := range gr.out {
+				v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, rule.Ref, "op"
+				out.Traces[i] = append(out.Traces[i], v)
+			}
 		}
-		out.Traces[i] = append(out.Traces[i], v)
-		rv := Verdict{Rule: regIPCRule.ID, Layer: LayerGroup, Outcome: Skip, Scope: "op", Ref: regIPCRule.Ref, Why: "buffers not registered"}
-		if ch.Registered != "" {
-			rv.Outcome, rv.Why = Pass, fmt.Sprintf("buffers registered over %s: %d channels", ch.Registered, ch.NChannels)
-		}
-		out.Traces[i] = append(out.Traces[i], rv)
 	}
 	return out, nil
 }
@@ -163,9 +218,12 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 
 // sideVerdict replaces the operation's G-SEL-SIDE-1 verdict (Select knows
 // no buffers and answers "skip") with what the group's buffers decide.
-func sideVerdict(tr Trace, v Verdict) Trace {
+func sideVerdict(tr Trace, v Verdict) Trace { return replaceVerdict(tr, "G-SEL-SIDE-1", v) }
+
+// replaceVerdict replaces the operation's verdict of rule id with v.
+func replaceVerdict(tr Trace, id RuleID, v Verdict) Trace {
 	for i := range tr {
-		if tr[i].Rule == "G-SEL-SIDE-1" && tr[i].Scope == "op" {
+		if tr[i].Rule == id && tr[i].Scope == "op" {
 			v.Rule, v.Layer, v.Ref, v.Scope = tr[i].Rule, tr[i].Layer, tr[i].Ref, "op"
 			tr[i] = v
 			return tr

@@ -121,6 +121,22 @@ func TestSelectGroupRegisterOff(t *testing.T) {
 // group's plan (with the line NCCL prints for it) and the registration
 // verdict.
 func TestSelectGroupVerdicts(t *testing.T) {
+	// 2.22.3 has the plan but no IPC registration of graph buffers, and
+	// prints one time line per aggregate
+	c22 := h200x2Comm(t, V2_22_3, nil)
+	g, err := c22.SelectGroup([]GroupOp{{Op: Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}}}, Launch{Mode: LaunchGraph, Agg: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range g.Traces {
+		n := len(tr)
+		if n < 1 || tr[n-1].Rule != "G-GROUP-PLAN-1" || tr[n-1].Ref.Tag != "v2.22.3-1" {
+			t.Fatalf("2.22.3 op %d: trace ends %v", i, tr[max(0, n-2):])
+		}
+		if i == 0 && (len(tr[n-1].Log) != 1 || !strings.Contains(tr[n-1].Log[0], " time ")) {
+			t.Errorf("2.22.3 op %d: plan verdict logs %q, want the aggregate's time line", i, tr[n-1].Log)
+		}
+	}
 	c := h200x2Comm(t, V2_28_9, nil)
 	op := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
 	for _, tc := range []struct {

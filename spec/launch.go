@@ -88,6 +88,14 @@ func ParseLaunchMode(s string) (LaunchMode, error) {
 	return 0, fmt.Errorf("launch %q: expected stream or graph", s)
 }
 
+// LaunchModeOf is LaunchGraph for a captured launch, LaunchStream otherwise.
+func LaunchModeOf(graph bool) LaunchMode {
+	if graph {
+		return LaunchGraph
+	}
+	return LaunchStream
+}
+
 // MarshalText writes the name.
 func (m LaunchMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
@@ -154,4 +162,31 @@ func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
 		}
 	}
 	return out, nil
+}
+
+// Issue is how a workload issues one operation: its buffers, in place or
+// not, and the launch of its group (the operation repeated Launch.Agg
+// times, on a stream or captured). The zero value is the operation alone
+// on a stream with user buffers, which Select decides; every command that
+// takes --agg, --cudagraph, --buffers or --inplace builds one Issue and
+// hands it to both the decision (SelectIssue) and the timing.
+type Issue struct {
+	Launch  Launch  `json:"launch"`
+	Buffers Buffers `json:"buffers,omitempty"`
+	InPlace bool    `json:"inplace,omitempty"`
+}
+
+// Alone reports the zero issue: one operation, stream, user buffers, out
+// of place.
+func (is Issue) Alone() bool {
+	return is.Launch.Mode == LaunchStream && is.Launch.Agg <= 1 && is.Buffers == BuffersUser && !is.InPlace
+}
+
+// Op is the group operation of op issued this way.
+func (is Issue) Op(op Op) GroupOp { return GroupOp{Op: op, InPlace: is.InPlace, Buffers: is.Buffers} }
+
+// SelectIssue decides op issued as is says: the whole group planned
+// together (SelectGroup), every repetition an operation of it.
+func (c *Comm) SelectIssue(op Op, is Issue) (*GroupDecision, error) {
+	return c.SelectGroup([]GroupOp{is.Op(op)}, is.Launch)
 }

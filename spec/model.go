@@ -879,9 +879,22 @@ func (r *initRun) tuningInput() TuningInput {
 	in.DirectP2P = c.IntraTransport == "P2P" && in.LocalRanks > 1
 	off := func(p *int64) bool { return p != nil && *p == 0 }
 	in.SymmetricSupport = in.DirectP2P && c.NNodes == 1 && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
-	if p := num("NCCL_CTA_POLICY"); p != nil && *p == 2 {
-		in.CTAPolicyZero = true
+	if p := num("NCCL_CTA_POLICY"); p != nil {
+		in.CTAPolicyZero, in.CTAPolicyEfficiency = *p == 2, *p == 1
 	}
+	// the config's CTA bounds, capped as envConfigOverride caps them
+	maxCh := r.rs.Consts.MaxChannels
+	if p := num("NCCL_MIN_CTAS"); p != nil && *p > 0 {
+		in.MinCTAs = int(min(*p, int64(maxCh)))
+	}
+	if p := num("NCCL_MAX_CTAS"); p != nil && *p > 0 {
+		in.MaxCTAs = int(min(*p, int64(maxCh)))
+	}
+	if in.MaxCTAs > 0 && in.MinCTAs > in.MaxCTAs {
+		in.MinCTAs = in.MaxCTAs
+	}
+	in.SymKernel, in.SymCTAs = str("NCCL_SYM_KERNEL"), num("NCCL_SYM_CTAS")
+	in.NVLSHeads, in.MNNVL = res.NvlsHeads, c.MNNVL
 	in.CEDriver = c.System.Nodes[0].Driver.CUDA >= 12050
 	return in
 }

@@ -130,4 +130,7 @@ func base2_22_3(rs *Ruleset) {
 		rs.rules[r.ID] = r
 		rs.Op = append(rs.Op, r.ID)
 	}
+	groupPlan := groupPlanRule(Ref{"v2.22.3-1", "src/enqueue.cc", "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f")
+	rs.rules[groupPlan.ID] = groupPlan
+	rs.Group = append(rs.Group, groupPlan.ID)
 }

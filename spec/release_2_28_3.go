@@ -148,4 +148,6 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "Error : no algorithm/protocol available"), "new tag")
 	rs.Replace(runtimeConnect.withRef(ref("src/group.cc", "ncclCollPreconnect")), "new tag")
 	rs.Replace(execErr.withRef(ref("src/proxy.cc", "progressOps")), "new tag")
+	rs.Replace(groupPlanRule(ref("src/enqueue.cc", "ncclPrepareTasks, scheduleCollTasksToPlan"), "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"), "one line per task with its channel range (2.24.3)")
+	rs.Add(regIPCRule, "G-GROUP-PLAN-1", "graph-captured and ncclCommRegister'ed buffers registered over IPC")
 }

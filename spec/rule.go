@@ -33,9 +33,12 @@ type Rule struct {
 	// placeholders kept), so that a log parser can match them.
 	Logs []string
 
-	// Exactly one of these evaluates the rule.
+	// Exactly one of these evaluates the rule: once at communicator init,
+	// for every operation (Select), or for every operation of a planned
+	// group after its per-operation rules (SelectGroup).
 	init  func(*initRun)
 	perOp func(*opRun)
+	group func(*groupRun)
 	// node marks an init rule that every rank evaluates on its own node's
 	// facts (before the ranks exchange anything); the others run once.
 	node bool
@@ -52,6 +55,10 @@ func (r *Rule) withRef(ref Ref) *Rule {
 // PerOp reports whether the rule is evaluated for every operation rather than
 // once at communicator init.
 func (r *Rule) PerOp() bool { return r.perOp != nil }
+
+// InGroup reports whether the rule is evaluated for every operation of a
+// planned group (ncclGroupEnd's planning) rather than at init or by Select.
+func (r *Rule) InGroup() bool { return r.group != nil }
 
 var ruleIDPattern = regexp.MustCompile(`^G-[A-Z0-9]+(-[A-Z0-9]+)*-[0-9]+$`)
 
@@ -84,9 +91,10 @@ type Ruleset struct {
 	Version Version
 	rules   map[RuleID]*Rule
 	// Init is the order of the communicator-init rules, Op the order of the
-	// per-operation rules.
-	Init []RuleID
-	Op   []RuleID
+	// per-operation rules, Group the order of the group-planning rules.
+	Init  []RuleID
+	Op    []RuleID
+	Group []RuleID
 	// Consts are the release's constants the gates read.
 	Consts Consts
 	// TopoParams are the topology stage's rules (spec/topo) and Tuning the
@@ -137,14 +145,14 @@ func (rs *Ruleset) Rule(id RuleID) (*Rule, bool) {
 	return r, ok
 }
 
-// Rules returns every rule in evaluation order (init rules, then per-op).
+// Rules returns every rule in evaluation order (init rules, then per-op,
+// then group planning).
 func (rs *Ruleset) Rules() []*Rule {
-	out := make([]*Rule, 0, len(rs.Init)+len(rs.Op))
-	for _, id := range rs.Init {
-		out = append(out, rs.rules[id])
-	}
-	for _, id := range rs.Op {
-		out = append(out, rs.rules[id])
+	out := make([]*Rule, 0, len(rs.Init)+len(rs.Op)+len(rs.Group))
+	for _, ids := range [][]RuleID{rs.Init, rs.Op, rs.Group} {
+		for _, id := range ids {
+			out = append(out, rs.rules[id])
+		}
 	}
 	return out
 }
@@ -155,6 +163,7 @@ func (rs *Ruleset) clone(v Version) *Ruleset {
 		rules:   make(map[RuleID]*Rule, len(rs.rules)),
 		Init:    slices.Clone(rs.Init),
 		Op:      slices.Clone(rs.Op),
+		Group:   slices.Clone(rs.Group),
 		Consts:  rs.Consts,
 		// topo's Apply functions assign fresh slices, never write into them.
 		TopoParams: rs.TopoParams,
@@ -175,8 +184,11 @@ func (rs *Ruleset) clone(v Version) *Ruleset {
 }
 
 func (rs *Ruleset) order(r *Rule) *[]RuleID {
-	if r.perOp != nil {
+	switch {
+	case r.perOp != nil:
 		return &rs.Op
+	case r.group != nil:
+		return &rs.Group
 	}
 	return &rs.Init
 }
@@ -391,7 +403,7 @@ func MustLoad(v Version) *Ruleset {
 func Validate(rs *Ruleset) error {
 	var errs []string
 	seen := map[RuleID]bool{}
-	check := func(ids []RuleID, perOp bool) {
+	check := func(ids []RuleID, kind int) {
 		for _, id := range ids {
 			if seen[id] {
 				errs = append(errs, fmt.Sprintf("%s: listed twice", id))
@@ -418,16 +430,23 @@ func Validate(rs *Ruleset) error {
 			} else if tv > rs.Version {
 				errs = append(errs, fmt.Sprintf("%s: reference tag %s is newer than release %s", id, r.Ref.Tag, rs.Version))
 			}
-			if (r.init == nil) == (r.perOp == nil) {
+			evals := 0
+			for _, set := range []bool{r.init != nil, r.perOp != nil, r.group != nil} {
+				if set {
+					evals++
+				}
+			}
+			if evals != 1 {
 				errs = append(errs, fmt.Sprintf("%s: needs exactly one evaluator", id))
 			}
-			if (r.perOp != nil) != perOp {
+			if ord := rs.order(r); ord != [...]*[]RuleID{&rs.Init, &rs.Op, &rs.Group}[kind] {
 				errs = append(errs, fmt.Sprintf("%s: in the wrong order list", id))
 			}
 		}
 	}
-	check(rs.Init, false)
-	check(rs.Op, true)
+	check(rs.Init, 0)
+	check(rs.Op, 1)
+	check(rs.Group, 2)
 	for id := range rs.rules {
 		if !seen[id] {
 			errs = append(errs, fmt.Sprintf("%s: defined but never evaluated", id))

@@ -340,6 +340,7 @@ type Tuning struct {
 	RegIPC         bool `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (graph capture or ncclCommRegister; 2.28.3+, 2.22.3 registers NVLS and CollNet only)
 	RegIPCChannels int  `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
 	Symmetric      bool `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel or a copy-engine collective (2.28.3+ as modelled)
+	CTAPolicyNVLS  bool `tuning:"reg.ctaPolicyNVLS"`  // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.28.3+ as modelled)
 }
 
 // TuningChange is one edit of a Tuning value: a constant cell or a switch,
@@ -604,6 +605,7 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.TunerConstants, true, "src/init.cc", "initTransportsRank")
 	tuningSet(d, &t.PruneCollNetChainArity, true, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.NVLSMultiNodeMinChannels, true, enqueueCC, "topoGetAlgoInfo")
+	tuningSet(d, &t.CTAPolicyNVLS, true, enqueueCC, "getAlgoInfo")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

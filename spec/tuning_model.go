@@ -174,6 +174,36 @@ type TuningInput struct {
 	SymmetricSupport bool `json:"symmetricSupport,omitempty"`
 	CTAPolicyZero    bool `json:"ctaPolicyZero,omitempty"`
 	CEDriver         bool `json:"ceDriver,omitempty"`
+	// CTAPolicyEfficiency is CTA policy EFFICIENCY (NCCL_CTA_POLICY=1):
+	// registered AllGather/ReduceScatter may move to NVLS (G-SEL-CTAPOL-1).
+	CTAPolicyEfficiency bool `json:"ctaPolicyEfficiency,omitempty"`
+	// MinCTAs and MaxCTAs are comm->config.minCTAs/maxCTAs after
+	// NCCL_MIN_CTAS and NCCL_MAX_CTAS (0: the defaults 1 and MAXCHANNELS).
+	MinCTAs int `json:"minCTAs,omitempty"`
+	MaxCTAs int `json:"maxCTAs,omitempty"`
+	// SymKernel is NCCL_SYM_KERNEL (nil: unset), SymCTAs NCCL_SYM_CTAS.
+	SymKernel *string `json:"NCCL_SYM_KERNEL,omitempty"`
+	SymCTAs   *int64  `json:"NCCL_SYM_CTAS,omitempty"`
+	// NVLSHeads is nvlsResources->nHeads (the NVLS heads of a node); MNNVL
+	// comm->MNNVL.
+	NVLSHeads int  `json:"nvlsHeads,omitempty"`
+	MNNVL     bool `json:"mnnvl,omitempty"`
+}
+
+// symComm is the symmetric kernels' view of the communicator.
+func (in *TuningInput) symComm(maxChannels int) *symComm {
+	s := &symComm{nRanks: in.NRanks, nNodes: in.NNodes, compCap: in.MinCompCap, nvls: in.NVLSSupport,
+		minCTAs: 1, maxCTAs: maxChannels, userMask: symUserMask(in.SymKernel)}
+	if in.MinCTAs > 0 {
+		s.minCTAs = in.MinCTAs
+	}
+	if in.MaxCTAs > 0 {
+		s.maxCTAs = in.MaxCTAs
+	}
+	if in.SymCTAs != nil {
+		s.symCTAs = *in.SymCTAs
+	}
+	return s
 }
 
 // TuningReason says why a bandwidth cell is 0 (or, for a restored Ring

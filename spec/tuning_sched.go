@@ -55,9 +55,12 @@ type OpChoice struct {
 	Part CBDPart `json:"part"`
 	// SidePath is set when the operation leaves the cost table: "symmetric"
 	// (a symmetric kernel on window buffers) or "copy-engine" (a CE
-	// collective); the kernel NCCL picks there is not modelled
-	// (G-SEL-SIDE-1).
+	// collective) (G-SEL-SIDE-1). Kernel is the symmetric kernel NCCL
+	// picked (NChannels its blocks, NThreads its threads, TimeUs its
+	// estimate, ChannelLo..ChannelHi the channels the operation's cells
+	// fill); empty on the copy engines.
 	SidePath string `json:"sidePath,omitempty"`
+	Kernel   string `json:"kernel,omitempty"`
 	// Registered names the buffer registration NCCL made for the task
 	// ("IPC"), empty when none (G-REG-IPC-1).
 	Registered string `json:"registered,omitempty"`
@@ -109,6 +112,12 @@ func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
 	if !keep {
 		return ch, nil
 	}
+	if t.sym {
+		if _, err := m.symmetric([]*tuningTask{&t}, nil); err != nil {
+			ch.Err = err
+		}
+		return ch, nil
+	}
 	tasks := [1]*tuningTask{&t}
 	queue, nerr := m.prepareTasks(tasks[:], nil)
 	if nerr != nil {
@@ -136,6 +145,7 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 	out := &GroupChoice{Ops: make([]OpChoice, len(ops))}
 	store := make([]tuningTask, len(ops))
 	tasks := make([]*tuningTask, 0, len(ops))
+	var symTasks []*tuningTask
 	for i, o := range ops {
 		ch := &out.Ops[i]
 		keep, err := m.newTask(i, o, ch, &store[i])
@@ -145,11 +155,33 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 		if ch.Err != nil && out.Err == nil {
 			out.Err = ch.Err
 		}
-		if keep {
+		switch {
+		case keep && store[i].sym:
+			symTasks = append(symTasks, &store[i])
+		case keep:
 			tasks = append(tasks, &store[i])
+		case ch.SidePath != "":
+			out.Plans++ // a copy-engine collective is a plan of its own
 		}
 	}
-	if out.Err != nil || len(tasks) == 0 {
+	if out.Err != nil || len(tasks)+len(symTasks) == 0 {
+		return out, nil
+	}
+	// ncclPrepareTasks takes the symmetric tasks out first (and fails the
+	// group when a bin has no kernel); their plans come before the
+	// collectives' plans
+	var symLines []string
+	if len(symTasks) > 0 {
+		n, nerr := m.symmetric(symTasks, &symLines)
+		if nerr != nil {
+			out.Err = nerr
+			out.Lines = append(out.Lines, symLines...)
+			return out, nil
+		}
+		out.Plans += n
+	}
+	if len(tasks) == 0 {
+		out.Lines = append(out.Lines, symLines...)
 		return out, nil
 	}
 	queue, nerr := m.prepareTasks(tasks, &out.Lines)
@@ -157,13 +189,78 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 		out.Err = nerr
 		return out, nil
 	}
+	out.Lines = append(out.Lines, symLines...)
 	m.registerTasks(queue)
 	plans, err := m.schedule(queue, &out.Lines)
 	if err != nil {
 		return nil, err
 	}
-	out.Plans = plans
+	out.Plans += plans
 	return out, nil
+}
+
+// symmetric is ncclMakeSymmetricTaskList and ncclSymmetricTaskScheduler for
+// the group's symmetric tasks: bins by (function, reduction, datatype) in
+// the sorter's order, one kernel pick per bin over its cell-aligned
+// counts, one plan per bin whose cells fill the kernel's blocks in order.
+// It returns the plans, or NCCL's error when a bin has no kernel (the WARN
+// goes to lines). The argument-space limit that can split a very large bin
+// into several picks is not modelled.
+func (m *TuningModel) symmetric(tasks []*tuningTask, lines *[]string) (int, *NCCLError) {
+	in := &m.In
+	s := in.symComm(m.Tuning.MaxChannels)
+	bins := [][]*tuningTask{tasks}
+	if len(tasks) > 1 {
+		bins = tuningBins(tasks)
+	}
+	for _, bin := range bins {
+		head := bin[0]
+		var total, most int64
+		for _, t := range bin {
+			c := symCells(t.count, t.dtype) * int64(symCellBytes/t.dtype.Size())
+			total, most = total+c, max(most, c)
+		}
+		k, est, blocks, ok := s.symPick(head.fn, head.devOp, head.dtype, total, most, len(bin))
+		if !ok {
+			w, res := symNoKernel(head.fn, in.SymKernel)
+			for _, t := range bin {
+				t.choice.Err, t.choice.Warn = &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}, w
+			}
+			if lines != nil {
+				*lines = append(*lines, w)
+			}
+			return 0, &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}
+		}
+		if in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1 {
+			est = 0 // NCCL reports no estimate for a kernel the user forced
+		}
+		// the plan: cellPerChannel cells per block, the tasks' cells in order
+		var cells int64
+		for _, t := range bin {
+			cells += symCells(t.count, t.dtype)
+		}
+		perChannel := ((total+int64(blocks)-1)/int64(blocks) + int64(symCellBytes/head.dtype.Size()) - 1) / int64(symCellBytes/head.dtype.Size())
+		var at, logBytes int64
+		for _, t := range bin {
+			n := symCells(t.count, t.dtype)
+			ch := t.choice
+			ch.SidePath, ch.Kernel = "symmetric", k.String()
+			ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(est)
+			ch.ChannelLo, ch.ChannelHi = int(at/perChannel), int((at+n-1)/perChannel)
+			ch.DecidedBy = "G-SEL-SIDE-1"
+			at += n
+			logBytes += t.count * int64(t.dtype.Size())
+		}
+		used := int((cells + perChannel - 1) / perChannel)
+		if in.Rank == 0 {
+			line := symLine(head.fn, logBytes, k, used, symNWarps*m.Tuning.WarpSize, len(bin))
+			bin[0].choice.Line = line
+			if lines != nil {
+				*lines = append(*lines, line)
+			}
+		}
+	}
+	return len(bins), nil
 }
 
 // checkChoose checks the communicator facts the enqueue path needs.
@@ -210,8 +307,8 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 		ch.OneRank = true
 		return false, nil
 	}
-	if side := m.sidePath(o); side != "" {
-		ch.SidePath = side
+	if m.copyEngine(o) {
+		ch.SidePath = "copy-engine"
 		return false, nil
 	}
 	*t = tuningTask{index: i, op: o, fn: o.Op.Func, count: o.Op.Count, dtype: o.Op.DataType, choice: ch}
@@ -223,6 +320,10 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 		t.dtype = Int8
 	}
 	t.traffic = t.count * int64(t.dtype.Size()) * tuningTrafficPerByte(t.fn, in.NRanks)
+	t.sym = m.windowed(o) && in.symComm(c.MaxChannels).symAvailable(t.fn, t.devOp, t.dtype, t.count)
+	if t.sym {
+		ch.SidePath = "symmetric"
+	}
 	return true, nil
 }
 
@@ -584,6 +685,11 @@ func (c *OpChoice) FillDecision(d *Decision) {
 	d.NChannels, d.NThreads = c.NChannels, c.NThreads
 	d.ChannelLo, d.ChannelHi = c.ChannelLo, c.ChannelHi
 	d.TimeUs = float64(c.TimeUs)
+	d.Part = nil
+	if c.Part.Hi >= c.Part.Lo && c.Part.CountLo > 0 {
+		p := c.Part
+		d.Part = &p
+	}
 }
 
 // CBDPart is one task's continuous-byte distribution over channels
@@ -781,47 +887,21 @@ func (m *TuningModel) registerTasks(tasks []*tuningTask) {
 	}
 }
 
-// sidePath says whether an operation on window buffers leaves the cost
-// table (G-SEL-SIDE-1): taskAppend sends an AllGather to the copy engines
-// when the CTA policy is ZERO and the driver is CUDA 12.5+; otherwise
-// ncclMakeSymmetricTaskList takes it when a symmetric kernel implements
-// it (AllGather; AllReduce and ReduceScatter summing float, half,
-// bfloat16 or fp8) and its bus bytes are below 64 GiB. Both need the
-// communicator's symmetric support (one node, direct P2P, windows and
-// cuMem on). Which symmetric kernel NCCL picks is not modelled.
+// windowed says whether an operation's buffers are symmetric windows on a
+// communicator with symmetric support (one node, direct P2P, windows and
+// cuMem on) in a release that has the symmetric paths.
+func (m *TuningModel) windowed(o TuningOp) bool {
+	return o.Buffers == BuffersWindow && m.Tuning.Symmetric && m.In.SymmetricSupport
+}
+
+// copyEngine says whether taskAppend sends the operation to the copy
+// engines (G-SEL-SIDE-1): window buffers under CTA policy ZERO with a CUDA
+// 12.5+ driver, for the collectives ncclCeImplemented lists (AllGather of
+// the cost table's functions). The rest of the window buffers' operations
+// go to a symmetric kernel when one is available (symmetric).
 //
-// Ref: v2.28.9-1 src/enqueue.cc taskAppend; src/scheduler/symmetric_sched.cc
-// ncclMakeSymmetricTaskList; src/sym_kernels.cc ncclSymkAvailable;
-// src/ce_coll.cc ncclCeImplemented (v2.28.3-1 likewise)
-func (m *TuningModel) sidePath(o TuningOp) string {
-	c, in := m.Tuning, &m.In
-	if o.Buffers != BuffersWindow || !c.Symmetric || !in.SymmetricSupport {
-		return ""
-	}
-	f := o.Op.Func
-	if in.CTAPolicyZero && in.CEDriver && f == AllGather {
-		return "copy-engine"
-	}
-	switch f {
-	case AllGather:
-	case AllReduce, ReduceScatter:
-		if o.Op.RedOp != Sum {
-			return ""
-		}
-		switch o.Op.DataType {
-		case Float32, Float16, Bfloat16, Float8e4m3, Float8e5m2:
-		default:
-			return ""
-		}
-	default:
-		return ""
-	}
-	bus := o.Op.Bytes()
-	if f != AllReduce {
-		bus *= int64(in.NRanks)
-	}
-	if bus >= 64<<30 {
-		return ""
-	}
-	return "symmetric"
+// Ref: v2.28.9-1 src/enqueue.cc taskAppend; src/ce_coll.cc
+// ncclCeImplemented (v2.28.3-1 likewise)
+func (m *TuningModel) copyEngine(o TuningOp) bool {
+	return m.windowed(o) && m.In.CTAPolicyZero && m.In.CEDriver && o.Op.Func == AllGather
 }

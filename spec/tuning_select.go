@@ -16,6 +16,7 @@ const (
 	TuningRuleSelBackup RuleID = "G-SEL-BACKUP-1"
 	TuningRuleSelErr    RuleID = "G-SEL-ERR-1"
 	TuningRuleTunerCall RuleID = "G-TUNER-CALL-1"
+	TuningRuleCTAPolicy RuleID = "G-SEL-CTAPOL-1"
 )
 
 // TuningIgnore is NCCL_ALGO_PROTO_IGNORE, the cost of a cell that may not be
@@ -163,6 +164,9 @@ type tuningTask struct {
 	choice  *OpChoice
 	sortSeq int
 	sortBin int
+	// sym: window buffers a symmetric kernel takes (G-SEL-SIDE-1); the
+	// task leaves the collective planner
+	sym bool
 }
 
 // tuningAgg is the result of getAlgoInfo for one aggregate.
@@ -531,9 +535,70 @@ func (m *TuningModel) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
 		m.applyTuner(agg.fn, g.nBytes, g)
 	}
 	m.pick(agg, g.nBytes, g, ba, bp, bt)
+	if g.err == nil && agg.op.Tuned == nil && m.In.Tuner == nil {
+		m.ctaPolicy(agg, g)
+	}
 	if g.err == nil && g.tunerNCh != 0 {
 		g.nc = g.tunerNCh
 	}
+}
+
+// ctaPolicy is G-SEL-CTAPOL-1, after the pick when no tuner is loaded:
+// under CTA policy EFFICIENCY, with NCCL_ALGO and NCCL_PROTO unset and no
+// MNNVL, a registered AllGather or ReduceScatter (ncclCommRegister'ed, or
+// captured with NCCL_GRAPH_REGISTER) that NVLS supports (across nodes:
+// NVLS and CollNet) moves to NVLS/Simple on the channels its registered
+// NVLS resources need, when they are no more than the pick's.
+//
+// Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo; src/transport/nvls.cc
+// ncclNvlsRegResourcesQuery (v2.28.3-1 likewise)
+func (m *TuningModel) ctaPolicy(agg *tuningTask, g *tuningAgg) {
+	c, in := m.Tuning, &m.In
+	o := agg.op
+	if !c.CTAPolicyNVLS || !in.CTAPolicyEfficiency || in.Algo != nil || in.Proto != nil || in.MNNVL || !o.RegBuff {
+		return
+	}
+	if agg.fn != AllGather && agg.fn != ReduceScatter {
+		return
+	}
+	if !(in.NNodes > 1 && o.CollNetOK && o.NVLSOK) && !(in.NNodes == 1 && o.NVLSOK) {
+		return
+	}
+	rec, ok := m.nvlsRegChannels(agg.fn)
+	if !ok || rec > g.nc {
+		return
+	}
+	g.algo, g.proto, g.nc, g.nt = NVLS, Simple, rec, m.MaxThreads[NVLS][Simple]
+	g.decidedBy = TuningRuleCTAPolicy
+}
+
+// nvlsRegChannels is ncclNvlsRegResourcesQuery for AllGather and
+// ReduceScatter: the blocks registered NVLS buffers want, a per-function
+// factor over the node's NVLS heads, within the config's CTA bounds.
+func (m *TuningModel) nvlsRegChannels(f Func) (int, bool) {
+	in := &m.In
+	if in.NVLSHeads < 1 {
+		return 0, false
+	}
+	var factor int
+	switch {
+	case in.NNodes == 1 && f == ReduceScatter && in.MinCompCap >= 100:
+		factor = 6 * 8
+	case in.NNodes == 1 && f == ReduceScatter:
+		factor = 5 * 8
+	case in.NNodes == 1 && f == AllGather:
+		factor = 4 * 8
+	case f == ReduceScatter && m.Bandwidths[ReduceScatter][NVLS][Simple] > 400:
+		factor = 7 * 8
+	case f == ReduceScatter:
+		factor = 6 * 8
+	case f == AllGather:
+		factor = 6 * 8
+	default:
+		return 0, false
+	}
+	s := in.symComm(m.Tuning.MaxChannels)
+	return max(s.minCTAs, min(s.maxCTAs, (factor+in.NVLSHeads-1)/in.NVLSHeads)), true
 }
 
 // tuningOpLineR24 is the 2.24+ per-task [TUNING] line

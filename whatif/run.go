@@ -15,12 +15,26 @@ const chunk = 64
 // does not depend on scheduling. progress, when set, is called with the
 // number of points done (from any goroutine).
 func Run(points []Point, workers int, sim Simulator, progress func(done int)) []Result {
-	return RunTuned(points, workers, sim, nil, progress)
+	return RunWith(points, workers, RunOptions{Sim: sim}, progress)
 }
 
 // RunTuned is Run with a tuner plugin loaded into every communicator
 // (host nil: none); the plugins are finalized before it returns.
 func RunTuned(points []Point, workers int, sim Simulator, host TunerHost, progress func(done int)) []Result {
+	return RunWith(points, workers, RunOptions{Sim: sim, Tuner: host}, progress)
+}
+
+// RunOptions are what every point of a run shares: the simulator (nil:
+// none), a tuner plugin (nil: none) and how each point's operation is
+// issued (the zero Issue: alone on a stream).
+type RunOptions struct {
+	Sim   Simulator
+	Tuner TunerHost
+	Issue spec.Issue
+}
+
+// RunWith is Run with options.
+func RunWith(points []Point, workers int, o RunOptions, progress func(done int)) []Result {
 	if workers < 1 {
 		workers = 1
 	}
@@ -42,7 +56,7 @@ func RunTuned(points []Point, workers int, sim Simulator, host TunerHost, progre
 					crash.CompareAndSwap(nil, &msg)
 				}
 			}()
-			e := &Evaluator{Sim: sim, Topo: topoCache, Tuner: host}
+			e := &Evaluator{Sim: o.Sim, Topo: topoCache, Tuner: o.Tuner, Issue: o.Issue}
 			defer e.Close()
 			for {
 				// chunks keep neighbouring points (same communicator) together

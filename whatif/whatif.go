@@ -448,8 +448,9 @@ type TunedComm interface {
 	Close()
 }
 
-// Simulator gives a simulated time for a point's decision (nil: none).
-type Simulator func(p Point, comm *spec.Comm, d *spec.Decision) (us float64, err error)
+// Simulator gives a simulated time for a point's decisions (nil: none):
+// the operation's, or every operation of the group it was issued in.
+type Simulator func(p Point, comm *spec.Comm, ds []*spec.Decision) (us float64, err error)
 
 // Evaluator evaluates points; it keeps loaded rulesets and is not safe
 // for concurrent use (Run gives each worker its own).
@@ -465,6 +466,9 @@ type Evaluator struct {
 	// Tuner, when set, loads a tuner plugin into every communicator.
 	Tuner TunerHost
 	tuned map[commKey]TunedComm
+	// Issue is how each point's operation is issued; a point issued in a
+	// group is decided by the group plan and reports its first operation.
+	Issue spec.Issue
 }
 
 // Close releases the tuner plugins the evaluator loaded.
@@ -515,12 +519,24 @@ func (e *Evaluator) Evaluate(p Point) Result {
 		}
 		e.comms[k] = comm
 	}
+	if !e.Issue.Alone() {
+		if p.Op.Func == spec.SendRecv || p.Op.Func == spec.AllToAll {
+			r.Outcome = "invalid: " + p.Op.Func.String() + " in a group: the point-to-point plan of a group is not modelled"
+			return r
+		}
+		g, err := comm.SelectIssue(p.Op, e.Issue)
+		if err != nil {
+			r.Outcome = "invalid: " + err.Error()
+			return r
+		}
+		return e.fill(p, comm, g.Ops, g.Traces[0], r)
+	}
 	d, tr, err := comm.Select(p.Op)
 	if err != nil {
 		r.Outcome = "invalid: " + err.Error()
 		return r
 	}
-	return e.fill(p, comm, d, tr, r)
+	return e.fill(p, comm, []*spec.Decision{d}, tr, r)
 }
 
 // evaluateTuned is Evaluate with the tuner plugin loaded into the point's
@@ -551,11 +567,13 @@ func (e *Evaluator) evaluateTuned(p Point, rs *spec.Ruleset, env spec.Env, k com
 			r.TunerWithout = "error " + t.WithoutErr.Result.String()
 		}
 	}
-	return e.fill(p, tc.Communicator(), d, tr, r)
+	return e.fill(p, tc.Communicator(), []*spec.Decision{d}, tr, r)
 }
 
-// fill is the result of a decision at a point.
-func (e *Evaluator) fill(p Point, comm *spec.Comm, d *spec.Decision, tr spec.Trace, r Result) Result {
+// fill is the result of a decision at a point: the first of ds (the
+// operation, or the first of its group), simulated with all of them.
+func (e *Evaluator) fill(p Point, comm *spec.Comm, ds []*spec.Decision, tr spec.Trace, r Result) Result {
+	d := ds[0]
 	r.Algo, r.Proto, r.Err, r.NChannels, r.ModelUs = d.Algo, d.Proto, d.Err, d.NChannels, d.TimeUs
 	switch {
 	case d.Discarded:
@@ -564,6 +582,8 @@ func (e *Evaluator) fill(p Point, comm *spec.Comm, d *spec.Decision, tr spec.Tra
 		r.Outcome = "error " + d.Err.Result.String()
 	case d.P2P != nil:
 		r.Outcome = "p2p"
+	case d.Kernel != "":
+		r.Outcome = d.Kernel
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		r.Outcome = d.Algo.String() + "/" + d.Proto.String()
 	case d.Algo != spec.AlgoNone:
@@ -582,7 +602,7 @@ func (e *Evaluator) fill(p Point, comm *spec.Comm, d *spec.Decision, tr spec.Tra
 		r.NVLSGate = string(v.Rule)
 	}
 	if e.Sim != nil && d.Err == nil && (d.P2P != nil || d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone) {
-		if us, err := e.Sim(p, comm, d); err == nil {
+		if us, err := e.Sim(p, comm, ds); err == nil {
 			r.SimUs = us
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -214,5 +215,26 @@ func TestPointToPointPoints(t *testing.T) {
 		if r.SimUs <= 0 || r.TimeSource != "sim" {
 			t.Errorf("%s on %s/%s (%s): not simulated", r.Op.Func, r.Machine.Label, r.Env.Name, r.Outcome)
 		}
+	}
+}
+
+// A sweep issued in groups (--agg 8) decides each point by the group
+// plan: 512 KiB AllReduces on 2 × H200 are Ring/Simple in a group of 8
+// where alone they are Ring/LL, and every group operation is simulated.
+func TestWhatifIssuedInGroups(t *testing.T) {
+	sw := Sweep{NCCL: []string{"2.28.9"}, Systems: []SystemAxis{{Preset: "h200x2"}},
+		Colls: []string{"allreduce"}, Sizes: SizeAxis{List: []string{"512KiB"}}}
+	pts, err := Expand(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := RunWith(pts, 1, RunOptions{Sim: NewSimulator(16, SimOptions{})}, nil)
+	l := sim.Launch{Launch: spec.Launch{Agg: 8}}
+	grouped := RunWith(pts, 1, RunOptions{Sim: NewSimulator(16, SimOptions{Launch: l}), Issue: spec.Issue{Launch: l.Launch}}, nil)
+	if alone[0].Outcome != "Ring/LL" || grouped[0].Outcome != "Ring/Simple" {
+		t.Errorf("alone %q, in a group of 8 %q: want Ring/LL and Ring/Simple", alone[0].Outcome, grouped[0].Outcome)
+	}
+	if grouped[0].SimUs <= 0 || grouped[0].SimUs >= alone[0].SimUs {
+		t.Errorf("per-operation time in a group of 8 %g µs, alone %g µs: expected less, the operations run at once", grouped[0].SimUs, alone[0].SimUs)
 	}
 }

@@ -97,11 +97,11 @@ func runExplain(d *deps, o *explainOpts) error {
 	if err != nil {
 		return err
 	}
-	launch, gop, grouped, err := o.launch.build(op)
+	issue, err := o.launch.issue()
 	if err != nil {
 		return err
 	}
-	if grouped && lib != nil {
+	if !issue.Alone() && lib != nil {
 		return badInputf("--tuner with --agg, --cudagraph, --buffers or --inplace: a tuner's answer for a group is not modelled")
 	}
 	var runs []explained
@@ -110,8 +110,8 @@ func runExplain(d *deps, o *explainOpts) error {
 		if err != nil {
 			return err
 		}
-		if grouped {
-			g, err := e.comm.SelectGroup([]spec.GroupOp{gop}, launch)
+		if !issue.Alone() {
+			g, err := e.comm.SelectIssue(op, issue)
 			if err != nil {
 				return badInput(err)
 			}
@@ -371,6 +371,10 @@ func decisionLine(d *spec.Decision) string {
 		return "error " + fmtErr(d.Err)
 	case d.P2P != nil:
 		return fmt.Sprintf("p2p path (no cost table): %d p2p channels, up to %d per peer", d.P2P.NChannels, d.P2P.NChannelsPerPeer)
+	case d.Kernel == "copy-engine":
+		return "copy-engine collective (no cost table, no channel)"
+	case d.Kernel != "":
+		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, d.TimeUs)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		s := d.Algo.String() + "/" + d.Proto.String()
 		if d.NChannels > 0 {

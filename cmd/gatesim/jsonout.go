@@ -88,15 +88,17 @@ type rulesOut struct {
 }
 
 type ruleRow struct {
-	ID     spec.RuleID `json:"id"`
-	Layer  string      `json:"layer"`
-	PerOp  bool        `json:"per_op"`
-	Title  string      `json:"title"`
-	Holds  string      `json:"holds_for"`
-	Ref    spec.Ref    `json:"ref"`
-	Doc    string      `json:"doc"`
-	Logs   []string    `json:"logs,omitempty"`
-	Gating string      `json:"cap,omitempty"`
+	ID    spec.RuleID `json:"id"`
+	Layer string      `json:"layer"`
+	PerOp bool        `json:"per_op"`
+	// Group: evaluated for every operation of a planned group.
+	Group  bool     `json:"group,omitempty"`
+	Title  string   `json:"title"`
+	Holds  string   `json:"holds_for"`
+	Ref    spec.Ref `json:"ref"`
+	Doc    string   `json:"doc"`
+	Logs   []string `json:"logs,omitempty"`
+	Gating string   `json:"cap,omitempty"`
 }
 
 type rulesDiffOut struct {

@@ -19,30 +19,24 @@ type launchFlags struct {
 }
 
 func (f *launchFlags) add(c *cobra.Command) {
-	c.Flags().IntVar(&f.agg, "agg", 1, fmt.Sprintf("operations in one group: the collective repeated N times between ncclGroupStart/End, as nccl-tests -m (1..%d)", spec.MaxGroupOps))
+	c.Flags().IntVar(&f.agg, "agg", 1, fmt.Sprintf("operations in one group: the collective repeated N times between ncclGroupStart/End, as nccl-tests -m (1..%d)", spec.MaxAgg))
 	c.Flags().BoolVar(&f.cudagraph, "cudagraph", false, "the group is captured into a CUDA graph (NCCL_GRAPH_REGISTER may register its buffers)")
 	c.Flags().StringVar(&f.buffers, "buffers", "user", "buffers: user, registered (ncclCommRegister) or window (ncclCommWindowRegister)")
 	c.Flags().BoolVar(&f.inplace, "inplace", false, "in-place operation (receive buffer = send buffer)")
 }
 
-// build returns the launch and the one operation's buffers; grouped is
-// false when every flag keeps its default (the operation alone on a
-// stream, as Select decides it).
-func (f *launchFlags) build(op spec.Op) (l spec.Launch, g spec.GroupOp, grouped bool, err error) {
+// issue returns how the operation is issued (spec.Issue: the one value
+// the decision and the timing read); Alone when every flag keeps its
+// default (the operation alone on a stream, as Select decides it).
+func (f *launchFlags) issue() (spec.Issue, error) {
 	b, err := spec.ParseBuffers(f.buffers)
 	if err != nil {
-		return l, g, false, badInput(fmt.Errorf("--buffers: %w", err))
+		return spec.Issue{}, badInput(fmt.Errorf("--buffers: %w", err))
 	}
-	if f.agg < 1 || f.agg > spec.MaxGroupOps {
-		return l, g, false, badInputf("--agg %d: expected 1..%d", f.agg, spec.MaxGroupOps)
+	if f.agg < 1 || f.agg > spec.MaxAgg {
+		return spec.Issue{}, badInputf("--agg %d: expected 1..%d", f.agg, spec.MaxAgg)
 	}
-	l = spec.Launch{Agg: f.agg}
-	if f.cudagraph {
-		l.Mode = spec.LaunchGraph
-	}
-	g = spec.GroupOp{Op: op, InPlace: f.inplace, Buffers: b}
-	grouped = f.agg > 1 || f.cudagraph || b != spec.BuffersUser || f.inplace
-	return l, g, grouped, nil
+	return spec.Issue{Launch: spec.Launch{Mode: spec.LaunchModeOf(f.cudagraph), Agg: f.agg}, Buffers: b, InPlace: f.inplace}, nil
 }
 
 // printGroup prints each operation's plan in a group.
@@ -69,10 +63,14 @@ func printGroup(w io.Writer, g *spec.GroupDecision) error {
 					note += "registered over " + ch.Registered
 				}
 			}
-			row = append(row, d.Algo.String()+"/"+d.Proto.String(), fmt.Sprintf("%d..%d", d.ChannelLo, d.ChannelHi), itoa(d.NChannels), itoa(d.NThreads), note)
+			ap := d.Algo.String() + "/" + d.Proto.String()
+			if d.Kernel != "" {
+				ap = d.Kernel
+			}
+			row = append(row, ap, fmt.Sprintf("%d..%d", d.ChannelLo, d.ChannelHi), itoa(d.NChannels), itoa(d.NThreads), note)
 		}
 		rows = append(rows, row)
 	}
 	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
-	return asciiTable(w, []string{"op", "coll", "size", "algo/proto", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
+	return asciiTable(w, []string{"op", "coll", "size", "algo/proto or kernel", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
 }

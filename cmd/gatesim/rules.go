@@ -35,18 +35,21 @@ func newRulesCmd(d *deps) *cobra.Command {
 			}
 			var out []ruleRow
 			for _, r := range rs.Rules() {
-				out = append(out, ruleRow{ID: r.ID, Layer: r.Layer.String(), PerOp: r.PerOp(), Title: r.Title,
+				out = append(out, ruleRow{ID: r.ID, Layer: r.Layer.String(), PerOp: r.PerOp(), Group: r.InGroup(), Title: r.Title,
 					Holds: holds(tl[r.ID], r.Ref), Ref: r.Ref, Doc: r.Doc, Logs: r.Logs, Gating: string(r.Cap)})
 			}
 			if asJSON {
 				return writeOut(d, "rules", rulesOut{NCCL: rs.Version.String(), Rules: out})
 			}
-			fmt.Fprintf(d.stdout, "NCCL %s: %d rules (%d at communicator init, %d per operation)\n", rs.Version, len(out), len(rs.Init), len(rs.Op))
+			fmt.Fprintf(d.stdout, "NCCL %s: %d rules (%d at communicator init, %d per operation, %d per operation of a planned group)\n", rs.Version, len(out), len(rs.Init), len(rs.Op), len(rs.Group))
 			var rows [][]string
 			for i, r := range out {
 				when := "init"
-				if r.PerOp {
+				switch {
+				case r.PerOp:
 					when = "op"
+				case r.Group:
+					when = "group"
 				}
 				cells := []string{itoa(i + 1), r.ID.String(), r.Layer, when, r.Title, r.Holds, r.Ref.File + " " + r.Ref.Func}
 				if long {

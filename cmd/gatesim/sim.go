@@ -27,8 +27,9 @@ type simFlags struct {
 	sf                                                         systemFlags
 	ef                                                         envFlags
 	nccl, coll, bytes, algo, proto, dtype, redop, trace, sweep string
-	channels, gpus, root, agg                                  int
-	verify, jsonOut, inPlace, cudagraph                        bool
+	channels, gpus, root                                       int
+	verify, jsonOut                                            bool
+	launch                                                     launchFlags
 	tuner                                                      tunerFlags
 	gpusSet                                                    bool
 	traceRanks, profile                                        string
@@ -85,21 +86,19 @@ that do not run on the machine are listed with the reason.`,
 	f.StringVar(&fl.traceRanks, "trace-ranks", "", "with --trace: all or N (ranks 0..N-1) for one lane per rank and channel (default: the simulated representatives)")
 	f.BoolVar(&fl.jsonOut, "json", false, "print JSON")
 	fl.tuner.add(c)
-	f.BoolVar(&fl.inPlace, "inplace", false, "run in place")
 	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated and NCCL-model times over sizes, algorithms and protocols")
-	addTimingFlags(f, &fl.profile, &fl.cudagraph, &fl.agg)
+	addProfileFlag(f, &fl.profile)
+	fl.launch.add(c)
 	return c
 }
 
 // simTraceLimit is the most slices sim records for --trace.
 const simTraceLimit = 1_000_000
 
-// addTimingFlags adds the flags that change the timing model but never
-// NCCL's decision: the machine profile and the launch mode.
-func addTimingFlags(f *pflag.FlagSet, profile *string, cudagraph *bool, agg *int) {
+// addProfileFlag adds --profile, which changes the timing model but never
+// NCCL's decision.
+func addProfileFlag(f *pflag.FlagSet, profile *string) {
 	f.StringVar(profile, "profile", "", "machine performance profile (YAML/JSON, docs/calibration.md) instead of the machine's own")
-	f.BoolVar(cudagraph, "cudagraph", false, "time operations launched from a CUDA graph (nccl-tests -G)")
-	f.IntVar(agg, "agg", 1, "operations per group (nccl-tests -m N): each pays its share of the group's launch")
 }
 
 // loadProfile reads --profile (nil when not given).
@@ -118,12 +117,9 @@ func loadProfile(path string) (*sim.Profile, error) {
 	return p, nil
 }
 
-// timingLaunch checks --agg and builds the launch mode.
-func timingLaunch(cudagraph bool, agg int) (sim.Launch, error) {
-	l := sim.Launch{Graph: cudagraph, Agg: agg}
-	if agg < 1 {
-		return l, badInputf("--agg %d: expected at least 1 operation per group", agg)
-	}
+// timingLaunch is the launch the timing charges for an issue.
+func timingLaunch(is spec.Issue) (sim.Launch, error) {
+	l := sim.Launch{Launch: is.Launch}
 	if err := l.Validate(); err != nil {
 		return l, badInputf("--agg: %v", err)
 	}
@@ -150,6 +146,28 @@ type simReport struct {
 	// Launch how the operation was launched.
 	Profile string     `json:"profile"`
 	Launch  sim.Launch `json:"launch"`
+	// Group is the group the operation was issued in (--agg, --cudagraph,
+	// --buffers, --inplace): Result is its first operation's simulation.
+	Group *simGroup `json:"group,omitempty"`
+}
+
+// simGroup is each operation of the group simulated on the channels NCCL's
+// group plan gave it, and the time nccl-tests reports per operation.
+type simGroup struct {
+	Buffers spec.Buffers `json:"buffers"`
+	InPlace bool         `json:"inplace"`
+	Ops     []simGroupOp `json:"ops"`
+	// PerOpUs is sim.GroupOpTime: the first operation's launch share and
+	// the longest operation over the group's size.
+	PerOpUs float64 `json:"per_op_time_us"`
+}
+
+type simGroupOp struct {
+	Algo      spec.Algo  `json:"algo"`
+	Proto     spec.Proto `json:"proto"`
+	ChannelLo int        `json:"channel_lo"`
+	ChannelHi int        `json:"channel_hi"`
+	TimeUs    float64    `json:"time_us"`
 }
 
 // simSetup is what every simulation of one invocation shares: the
@@ -165,7 +183,9 @@ type simSetup struct {
 	n    int
 	// tuned is the --tuner plugin loaded into comm (nil: none).
 	tuned *tuner.Session
-	// launch is the launch mode the timing charges
+	// issue is how the operation is issued; launch is what the timing
+	// charges for it
+	issue  spec.Issue
 	launch sim.Launch
 }
 
@@ -267,10 +287,60 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if p != nil {
 		x.m.Profile = p
 	}
-	if x.launch, err = timingLaunch(fl.cudagraph, fl.agg); err != nil {
+	if x.issue, err = fl.launch.issue(); err != nil {
 		return nil, err
 	}
+	if x.launch, err = timingLaunch(x.issue); err != nil {
+		return nil, err
+	}
+	if x.tuned != nil && !x.issue.Alone() {
+		return nil, badInputf("--tuner with --agg, --cudagraph, --buffers or --inplace: a tuner's answer for a group is not modelled")
+	}
 	return x, nil
+}
+
+// simulateGroup simulates every operation of the group on the channels the
+// plan gave it (operations with the same plan once); first is operation
+// 0's result.
+func (x *simSetup) simulateGroup(g *spec.GroupDecision, first *sim.Result) (*simGroup, error) {
+	out := &simGroup{Buffers: x.issue.Buffers, InPlace: x.issue.InPlace}
+	times, launches := make([]sim.Time, len(g.Ops)), make([]sim.Time, len(g.Ops))
+	seen := map[string]sim.Time{}
+	for i, d := range g.Ops {
+		op, sel, err := algos.FromDecision(d)
+		if err != nil {
+			return nil, badInputf("group operation %d: %v", i, err)
+		}
+		key := fmt.Sprintf("%+v|%v", op, sel)
+		if sel.Part != nil {
+			key += fmt.Sprintf("|%+v", *sel.Part)
+		}
+		t, ok := seen[key]
+		switch {
+		case ok:
+		case i == 0:
+			t = first.Time
+		default:
+			s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: x.issue.InPlace})
+			if err != nil {
+				return nil, badInputf("group operation %d: %v", i, err)
+			}
+			res, err := sim.Simulate(s, x.config(d, sel))
+			if err != nil {
+				return nil, badInputf("group operation %d: %v", i, err)
+			}
+			t = res.Time
+		}
+		seen[key] = t
+		times[i], launches[i] = t, x.m.LaunchCost(sel.Algo, sel.Proto, x.launch)
+		out.Ops = append(out.Ops, simGroupOp{Algo: d.Algo, Proto: d.Proto, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, TimeUs: t.Micros()})
+	}
+	per, err := sim.GroupOpTime(times, launches, len(g.Ops))
+	if err != nil {
+		return nil, err
+	}
+	out.PerOpUs = per.Micros()
+	return out, nil
 }
 
 // op is the operation of nccl-tests size bytes.
@@ -294,14 +364,36 @@ type choice struct {
 	model    *float64
 	note     string
 	decision *spec.Decision
+	// group is the group plan when the operation is issued in one.
+	group *spec.GroupDecision
+}
+
+// decide is NCCL's decision for op issued as the flags say: alone
+// (selectOp), or planned with its group, whose first operation it returns.
+func (x *simSetup) decide(op spec.Op) (*spec.Decision, *spec.GroupDecision, error) {
+	if x.issue.Alone() {
+		d, _, err := x.selectOp(op)
+		return d, nil, err
+	}
+	if op.Func == spec.SendRecv || op.Func == spec.AllToAll {
+		return nil, nil, fmt.Errorf("--agg, --cudagraph, --buffers and --inplace plan a group of collectives; %s's point-to-point plan in a group is not modelled", op.Func)
+	}
+	g, err := x.comm.SelectIssue(op, x.issue)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g.Ops[0], g, nil
 }
 
 func (x *simSetup) choose(op spec.Op, algo, proto string, channels int) (*choice, error) {
-	d, _, err := x.selectOp(op)
+	d, g, err := x.decide(op)
 	if err != nil {
 		return nil, badInput(err)
 	}
-	ch := &choice{decision: d, nccl: decisionLine(d)}
+	if g != nil && (algo != "" || proto != "" || channels > 0) {
+		return nil, badInputf("--algo, --proto and --channels force one operation alone; in a group NCCL's plan decides each operation (force it with --env NCCL_ALGO=... NCCL_PROTO=...)")
+	}
+	ch := &choice{decision: d, nccl: decisionLine(d), group: g}
 	if d.P2P != nil {
 		if algo != "" || proto != "" {
 			return nil, badInputf("--algo/--proto: %s has no algorithm or protocol to force: NCCL plans point-to-point work per peer (LL up to NCCL_P2P_LL_THRESHOLD bytes per channel, Simple above)", op.Func)
@@ -329,6 +421,9 @@ func (x *simSetup) choose(op spec.Op, algo, proto string, channels int) (*choice
 			return nil, badInput(err)
 		}
 		ch.sel, ch.by = sel, "NCCL's tuning model ("+string(d.DecidedBy)+")"
+		if g != nil {
+			ch.by = fmt.Sprintf("NCCL's group plan (%s), operation 0 of %d", d.DecidedBy, len(g.Ops))
+		}
 		t := d.TimeUs
 		ch.model = &t
 	} else {
@@ -385,7 +480,7 @@ func runSim(d *deps, fl *simFlags) error {
 		return err
 	}
 	m, n, f, rop := x.m, x.n, x.f, x.rop
-	s, err := algos.Build(op, ch.sel, x.l, algos.Options{InPlace: fl.inPlace})
+	s, err := algos.Build(op, ch.sel, x.l, algos.Options{InPlace: x.issue.InPlace})
 	if err != nil {
 		return badInput(err)
 	}
@@ -408,6 +503,11 @@ func runSim(d *deps, fl *simFlags) error {
 	if x.tuned != nil {
 		x.close() // finalize now, so the report says how it went
 		rep.Tuner = x.tuned.Report
+	}
+	if ch.group != nil {
+		if rep.Group, err = x.simulateGroup(ch.group, res); err != nil {
+			return err
+		}
 	}
 	if fl.trace != "" {
 		w, err := os.Create(fl.trace)
@@ -566,7 +666,7 @@ func runSweep(d *deps, fl *simFlags) error {
 			ops, choice, decs = append(ops, spec.Op{Count: -1}), append(choice, "—"), append(decs, nil)
 			continue
 		}
-		dd, _, err := x.selectOp(op)
+		dd, _, err := x.decide(op)
 		if err != nil {
 			return badInput(err)
 		}
@@ -600,7 +700,7 @@ func runSweep(d *deps, fl *simFlags) error {
 				if fl.channels > 0 {
 					sel.NChannels = fl.channels
 				}
-				s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: fl.inPlace})
+				s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: x.issue.InPlace})
 				if err == nil {
 					var res *sim.Result
 					if res, err = sim.Simulate(s, x.config(decs[i], sel)); err == nil {
@@ -684,6 +784,13 @@ func printSim(w io.Writer, r *simReport, fl *simFlags) {
 		fmt.Fprintf(w, "    %-7s %12s   busiest %s\n", c, human(float64(res.LinkBytes[c])), human(float64(res.MaxLinkBytes[c])))
 	}
 	fmt.Fprintf(w, "  network injected %s in all, %s per node\n", human(float64(res.NetBytes)), human(res.NetBytesPerNode))
+	if g := r.Group; g != nil {
+		fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, each on the channels NCCL's plan gave it:\n", len(g.Ops), g.Buffers, g.InPlace)
+		for i, o := range g.Ops {
+			fmt.Fprintf(w, "    op %-3d %s/%s channels %d..%d: %.2f µs\n", i, o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, o.TimeUs)
+		}
+		fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its longest operation over %d)\n", g.PerOpUs, len(g.Ops))
+	}
 	switch {
 	case r.Verification == nil:
 		fmt.Fprintf(w, "  verification     not requested (--verify)\n")

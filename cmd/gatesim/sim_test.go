@@ -64,6 +64,59 @@ func TestSimRunsNCCLsChoice(t *testing.T) {
 	}
 }
 
+// sim --agg N simulates each operation of the group on the channels NCCL's
+// group plan gives it: eight 512 KiB AllReduces on 2 × H200 run Ring/Simple
+// on about 3 channels each (channels 0..2, 2..5, ..., 20..23), where one
+// alone runs Ring/LL on 24; nccl-tests' per-operation time is the group's
+// longest operation over 8 with the launch share.
+func TestSimAggUsesGroupPlan(t *testing.T) {
+	code, out, errs := runSimCLI("sim", "--system", "h200x2", "--bytes", "512KiB", "--agg", "8", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Selection string `json:"selection"`
+		ChosenBy  string `json:"chosen_by"`
+		Result    struct {
+			TimeUs float64 `json:"time_us"`
+		} `json:"result"`
+		Group *struct {
+			Ops []struct {
+				Algo      string  `json:"algo"`
+				Proto     string  `json:"proto"`
+				ChannelLo int     `json:"channel_lo"`
+				ChannelHi int     `json:"channel_hi"`
+				TimeUs    float64 `json:"time_us"`
+			} `json:"ops"`
+			PerOpUs float64 `json:"per_op_time_us"`
+		} `json:"group"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Selection != "Ring/Simple ch=0..2" || !strings.Contains(rep.ChosenBy, "G-GROUP-PLAN-1") || rep.Group == nil || len(rep.Group.Ops) != 8 {
+		t.Fatalf("selection %q by %q, group %+v", rep.Selection, rep.ChosenBy, rep.Group)
+	}
+	longest, hi := 0.0, -1
+	for i, o := range rep.Group.Ops {
+		if o.Algo != "Ring" || o.Proto != "Simple" || o.ChannelLo < hi || o.ChannelHi < o.ChannelLo || o.TimeUs <= 0 {
+			t.Errorf("op %d: %+v after channel %d", i, o, hi)
+		}
+		hi, longest = o.ChannelHi, max(longest, o.TimeUs)
+	}
+	if hi != 23 || rep.Group.Ops[0].TimeUs != rep.Result.TimeUs {
+		t.Errorf("last channel %d, op 0 %g µs, result %g µs", hi, rep.Group.Ops[0].TimeUs, rep.Result.TimeUs)
+	}
+	if rep.Group.PerOpUs <= 0 || rep.Group.PerOpUs >= longest {
+		t.Errorf("per-operation time %g µs, longest operation %g µs: expected below it (8 operations at once)", rep.Group.PerOpUs, longest)
+	}
+	// alone, the same operation is Ring/LL on 24 channels
+	code, out, errs = runSimCLI("sim", "--system", "h200x2", "--bytes", "512KiB")
+	if code != 0 || !strings.Contains(out, "Ring/LL ch=24") || strings.Contains(out, "per operation") {
+		t.Errorf("alone: exit %d %s\n%s", code, errs, out)
+	}
+}
+
 // On 16 DGX H100 nodes with SHARP NCCL picks NVLS with SHARP for AllReduce
 // and, from 1 MiB, CollNetDirect for AllGather and ReduceScatter: sim runs
 // each choice (with --verify where the buffers fit) and the network
@@ -170,6 +223,10 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1M:1"}, "at least 2"},
 		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1M", "--algo", "ring,bogus"}, "--algo"},
 		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1M", "--verify"}, "prints a table"},
+		{[]string{"sim", "--system", "h200x2", "--agg", "8", "--algo", "ring", "--proto", "ll"}, "NCCL's plan decides each operation"},
+		{[]string{"sim", "--system", "h200x2", "--agg", "0"}, "--agg 0"},
+		{[]string{"sim", "--system", "h200x2", "--buffers", "pinned"}, "--buffers"},
+		{[]string{"sim", "--system", "h200x2", "--coll", "sendrecv", "--agg", "2"}, "point-to-point plan in a group"},
 	}
 	for _, tc := range tests {
 		code, _, errs := runSimCLI(tc.args...)

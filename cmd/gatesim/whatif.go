@@ -37,8 +37,7 @@ type whatifOpts struct {
 	noProgress                          bool
 	tuner                               tunerFlags
 	profile                             string
-	cudagraph                           bool
-	agg                                 int
+	launch                              launchFlags
 }
 
 func newWhatifCmd(d *deps) *cobra.Command {
@@ -83,7 +82,8 @@ time-nodes.png/.svg.`,
 	f.BoolVar(&o.noSim, "no-sim", false, "leave the simulated-time column empty (NCCL's cost model only; faster on huge sweeps)")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar")
 	o.tuner.add(c)
-	addTimingFlags(f, &o.profile, &o.cudagraph, &o.agg)
+	addProfileFlag(f, &o.profile)
+	o.launch.add(c)
 	return c
 }
 
@@ -226,6 +226,13 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	default:
 		return badInputf("--format %q: expected table, csv or json", o.format)
 	}
+	issue, err := o.launch.issue()
+	if err != nil {
+		return err
+	}
+	if !issue.Alone() && o.tuner.path != "" {
+		return badInputf("--tuner with --agg, --cudagraph, --buffers or --inplace: a tuner's answer for a group is not modelled")
+	}
 	// The bar appears once the sweep has run for a second, whatever its
 	// point count: a few slow simulated points deserve one as much as
 	// thousands of cost-model points.
@@ -263,11 +270,11 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 		if err != nil {
 			return err
 		}
-		l, err := timingLaunch(o.cudagraph, o.agg)
+		l, err := timingLaunch(issue)
 		if err != nil {
 			return err
 		}
-		simulate = whatif.NewSimulator(4096, whatif.SimOptions{Profile: prof, Launch: l})
+		simulate = whatif.NewSimulator(4096, whatif.SimOptions{Profile: prof, Launch: l, InPlace: issue.InPlace})
 		which := "each machine's own profile (" + sim.DefaultProfile("h200x2", 90).Summary() + " on h200x2; its GPU-generation parameters on other sm90 machines; nominal elsewhere)"
 		if prof != nil {
 			which = prof.Summary()
@@ -282,7 +289,7 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	if lib != nil {
 		host = whatifTuner{lib}
 	}
-	rs := whatif.RunTuned(pts, o.workers, simulate, host, progress)
+	rs := whatif.RunWith(pts, o.workers, whatif.RunOptions{Sim: simulate, Tuner: host, Issue: issue}, progress)
 	var diffs []whatif.ReleaseDiff
 	if len(sw.NCCL) > 1 {
 		diffs = whatif.DiffReleases(rs)

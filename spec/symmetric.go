@@ -1,0 +1,320 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+)
+
+// NCCL's symmetric kernels (2.28): collectives on buffers registered as
+// symmetric windows leave the cost table for one of a fixed set of kernels
+// built on the device API. Which kernels exist for an operation is a mask
+// (function, reduction and type, multimem support, size, NCCL_SYM_KERNEL);
+// the pick runs a small analytic model per kernel and takes the fastest,
+// charging 2.5 % per block used; the plan then spreads the bin's elements
+// in 1 KiB cells over the kernel's blocks.
+//
+// Ref: v2.28.9-1 src/sym_kernels.cc ncclSymkAvailable, ncclSymkMask,
+// ncclSymkPickKernel, queryModel; src/scheduler/symmetric_sched.cc
+// ncclMakeSymmetricTaskList, ncclSymmetricTaskScheduler (v2.28.3-1 the
+// same but for the multi-node mask, which a one-node communicator never
+// reaches).
+
+// SymKernel is a symmetric kernel (ncclSymkKernelId).
+type SymKernel int
+
+const (
+	SymAllReduceAGxLLR SymKernel = iota
+	SymAllReduceAGxLLMCR
+	SymAllReduceRSxLDAGxST
+	SymAllReduceRSxLDMCAGxSTMC
+	SymAllReduceRSxNetARxMCAGxNet
+	SymAllGatherLL
+	SymAllGatherLLMC
+	SymAllGatherST
+	SymAllGatherSTMC
+	SymReduceScatterLL
+	SymReduceScatterLD
+	SymReduceScatterLDMC
+	NumSymKernels
+)
+
+// String is NCCL's kernel name, as NCCL_SYM_KERNEL takes it and the
+// [Symmetric] line prints it.
+func (k SymKernel) String() string {
+	switch k {
+	case SymAllReduceAGxLLR:
+		return "AllReduce_AGxLL_R"
+	case SymAllReduceAGxLLMCR:
+		return "AllReduce_AGxLLMC_R"
+	case SymAllReduceRSxLDAGxST:
+		return "AllReduce_RSxLD_AGxST"
+	case SymAllReduceRSxLDMCAGxSTMC:
+		return "AllReduce_RSxLDMC_AGxSTMC"
+	case SymAllReduceRSxNetARxMCAGxNet:
+		return "AllReduce_RSxNet_ARxMC_AGxNet"
+	case SymAllGatherLL:
+		return "AllGather_LL"
+	case SymAllGatherLLMC:
+		return "AllGather_LLMC"
+	case SymAllGatherST:
+		return "AllGather_ST"
+	case SymAllGatherSTMC:
+		return "AllGather_STMC"
+	case SymReduceScatterLL:
+		return "ReduceScatter_LL"
+	case SymReduceScatterLD:
+		return "ReduceScatter_LD"
+	case SymReduceScatterLDMC:
+		return "ReduceScatter_LDMC"
+	}
+	return "Unknown"
+}
+
+// The kernel masks of sym_kernels.cc (kernelMask_STMC, ...).
+const (
+	symMaskSTMC uint32 = 1<<SymAllGatherLLMC | 1<<SymAllGatherSTMC | 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC
+	symMaskLDMC uint32 = 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC
+	symMaskLL   uint32 = 1<<SymAllReduceAGxLLR | 1<<SymAllReduceAGxLLMCR | 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymReduceScatterLL
+	symMaskAG   uint32 = 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymAllGatherST | 1<<SymAllGatherSTMC
+	symMaskAR   uint32 = 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceAGxLLR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymAllReduceRSxLDAGxST
+	symMaskRS   uint32 = 1<<SymReduceScatterLD | 1<<SymReduceScatterLDMC | 1<<SymReduceScatterLL
+	// symMaskLSA: every kernel that stays inside the NVLink domain (all
+	// but the network AllReduce, which no function mask includes).
+	symMaskLSA = symMaskAG | symMaskAR | symMaskRS
+)
+
+// symCellBytes is NCCL_SYM_KERNEL_CELL_SIZE; symMaxBlocks ncclSymkMaxBlocks.
+const (
+	symCellBytes = 1024
+	symMaxBlocks = 64
+	symNWarps    = 16
+)
+
+// symComm is what the symmetric kernels read of the communicator.
+type symComm struct {
+	nRanks, nNodes int
+	compCap        int // the smallest compute capability, 90 for sm90
+	nvls           bool
+	// minCTAs, maxCTAs: the communicator config after NCCL_MIN_CTAS and
+	// NCCL_MAX_CTAS (1 and MAXCHANNELS by default).
+	minCTAs, maxCTAs int
+	// symCTAs is NCCL_SYM_CTAS (0: unset); userMask the kernels
+	// NCCL_SYM_KERNEL allows (every kernel when unset or "^").
+	symCTAs  int64
+	userMask uint32
+}
+
+// symUserMask reads NCCL_SYM_KERNEL: one kernel's exact name, "^" or unset
+// for every kernel, anything else for none.
+func symUserMask(v *string) uint32 {
+	if v == nil || *v == "^" {
+		return 1<<NumSymKernels - 1
+	}
+	for k := range NumSymKernels {
+		if k.String() == *v {
+			return 1 << k
+		}
+	}
+	return 0
+}
+
+// symImplemented is ncclSymkImplemented: AllGather of anything; AllReduce
+// and ReduceScatter summing a float type other than double.
+func symImplemented(f Func, op tuningDevOp, dt DataType) bool {
+	switch f {
+	case AllGather:
+		return true
+	case AllReduce, ReduceScatter:
+		switch dt {
+		case Float32, Float16, Bfloat16, Float8e4m3, Float8e5m2:
+			return op == tuningDevSum
+		}
+	}
+	return false
+}
+
+// symMask is ncclSymkMask: the kernels that can run the operation.
+func (s *symComm) symMask(f Func, op tuningDevOp, dt DataType, nElts int64) uint32 {
+	var m uint32
+	switch f {
+	case AllGather:
+		m = symMaskAG
+	case AllReduce:
+		m = symMaskAR
+	case ReduceScatter:
+		m = symMaskRS
+	}
+	m &= s.userMask
+	ldmc := false
+	if s.nvls {
+		switch dt {
+		case Int32, Uint32, Int64, Uint64, Float16, Bfloat16:
+			ldmc = op == tuningDevSum || op == tuningDevMinMax
+		case Float8e4m3, Float8e5m2:
+			ldmc = (op == tuningDevSum || op == tuningDevMinMax) && s.compCap >= 100
+		case Float32, Float64:
+			ldmc = op == tuningDevSum
+		}
+	}
+	if !s.nvls {
+		m &^= symMaskSTMC
+	}
+	if !ldmc {
+		m &^= symMaskLDMC
+	}
+	bus := nElts * int64(dt.Size())
+	if f != AllReduce {
+		bus *= int64(s.nRanks)
+	}
+	if bus >= 2<<30 { // LL kernels count elements in 32 bits
+		m &^= symMaskLL
+	}
+	if bus >= 32*(2<<30) {
+		m = 0
+	}
+	if s.nNodes > 1 {
+		m &^= symMaskLSA
+	}
+	return m
+}
+
+// symAvailable is ncclSymkAvailable.
+func (s *symComm) symAvailable(f Func, op tuningDevOp, dt DataType, nElts int64) bool {
+	return symImplemented(f, op, dt) && s.symMask(f, op, dt, nElts) != 0
+}
+
+func symSoftmin(x, ceiling, softness float64) float64 {
+	return ceiling - softness*math.Log1p((math.Exp(ceiling/softness)-1)*math.Exp(-x/softness))
+}
+
+func symSoftplus(x, softness float64) float64 {
+	z := x / softness
+	if z >= 100 {
+		return x
+	}
+	return softness * math.Log1p(math.Exp(z))
+}
+
+func symModel(busBytes, baseLat float64, nSMs int, smBw, busMult, peakBw float64) float64 {
+	bw := symSoftmin(float64(nSMs)*smBw*busMult, peakBw, smBw)
+	return baseLat + symSoftplus(busBytes/bw-1, 1)
+}
+
+// symQuery is queryModel: kernel k's time for nBytes on the fewest blocks
+// within 2.5 % of its time on the most.
+func (s *symComm) symQuery(k SymKernel, nBytes int64) (timeUs float64, nBlocks int) {
+	const llBusFactor = 9
+	n := float64(s.nRanks)
+	b := float64(nBytes)
+	maxBlocks := symMaxBlocks
+	arch := 16
+	if s.compCap >= 100 {
+		arch = 32
+	}
+	maxBlocksNVLS := (arch + s.nRanks - 1) / s.nRanks
+	busBytes, mult := math.Ldexp(1, 50), 1.0
+	switch k {
+	case SymAllReduceAGxLLR, SymAllGatherLL, SymReduceScatterLL:
+		busBytes = n * b * llBusFactor
+	case SymAllReduceAGxLLMCR, SymAllGatherLLMC:
+		busBytes, mult = n*b*llBusFactor, 1.1
+	case SymAllReduceRSxLDAGxST:
+		busBytes = float64(2 * nBytes * int64(s.nRanks-1) / int64(s.nRanks))
+	case SymAllReduceRSxLDMCAGxSTMC:
+		busBytes, mult, maxBlocks = float64(nBytes/int64(s.nRanks)+nBytes), n, maxBlocksNVLS
+	case SymAllGatherST, SymReduceScatterLD:
+		busBytes = float64(int64(s.nRanks-1) * nBytes)
+	case SymAllGatherSTMC, SymReduceScatterLDMC:
+		busBytes, mult, maxBlocks = float64(int64(s.nRanks-1)*nBytes), 0.55*n, maxBlocksNVLS
+	}
+	maxBlocks = min(maxBlocks, s.maxCTAs)
+	minBlocks := s.minCTAs
+	if u := min(int64(symMaxBlocks), s.symCTAs); u > 0 {
+		minBlocks, maxBlocks = int(u), int(u)
+	}
+	isLL := symMaskLL>>k&1 == 1
+	isAG := symMaskAG>>k&1 == 1
+	isAR := symMaskAR>>k&1 == 1
+	const gbps = float64(1<<30) / 1e6
+	var baseLat, smBw, peakBw float64
+	if s.compCap < 100 {
+		baseLat, smBw, peakBw = 7.8, 44*gbps, 320*gbps
+		if isLL {
+			baseLat = 4.5
+		}
+		if isAR {
+			smBw = 65 * gbps
+		}
+		if k == SymAllReduceRSxLDMCAGxSTMC {
+			peakBw = 480 * gbps
+		}
+	} else {
+		switch {
+		case isLL && isAG:
+			baseLat = 8.5
+		case isLL:
+			baseLat = 11
+		case isAR:
+			baseLat = 19.5
+		default:
+			baseLat = 13
+		}
+		smBw, peakBw = 55*gbps, 600*gbps
+		if k == SymAllReduceRSxLDMCAGxSTMC {
+			peakBw = 1000 * gbps
+		}
+	}
+	// NCCL keeps the time in a float and compares the doubles with it
+	best := float32(symModel(busBytes, baseLat, maxBlocks, smBw, mult, peakBw))
+	for bn := minBlocks; bn < maxBlocks; bn++ {
+		if t := symModel(busBytes, baseLat, bn, smBw, mult, peakBw); t <= 1.025*float64(best) {
+			return float64(float32(t)), bn
+		}
+	}
+	return float64(best), maxBlocks
+}
+
+// symPick is ncclSymkPickKernel for nWorks operations of one bin whose
+// cell-aligned counts add up to countTotal (the largest countMax): the
+// kernel, NCCL's time estimate and the blocks. ok is false when no kernel
+// is left (NCCL's "no symmetric kernel available" error).
+func (s *symComm) symPick(f Func, op tuningDevOp, dt DataType, countTotal, countMax int64, nWorks int) (k SymKernel, timeUs float64, nBlocks int, ok bool) {
+	m := s.symMask(f, op, dt, countMax)
+	if nWorks > 1 { // grouped LL kernels are not supported
+		m &^= symMaskLL
+	}
+	const smPenalty = 0.025
+	best, bestTime, bestBlocks := NumSymKernels, float32(1e30), 999
+	nBytes := countTotal * int64(dt.Size())
+	for k := range NumSymKernels {
+		if m>>k&1 == 0 {
+			continue
+		}
+		t, b := s.symQuery(k, nBytes)
+		kt := float32(t)
+		if kt*(1+smPenalty*float32(b)) < bestTime*(1+smPenalty*float32(bestBlocks)) {
+			best, bestTime, bestBlocks = k, kt, b
+		}
+	}
+	return best, float64(bestTime), bestBlocks, best != NumSymKernels
+}
+
+// symCells is the number of 1 KiB cells count elements of dt fill.
+func symCells(count int64, dt DataType) int64 {
+	cell := int64(symCellBytes / dt.Size())
+	return (count + cell - 1) / cell
+}
+
+// symLine is the [Symmetric] line rank 0 prints for one plan.
+func symLine(f Func, bytes int64, k SymKernel, nChannels, nThreads, nWorks int) string {
+	return fmt.Sprintf("%s [Symmetric]: %d Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d", f, bytes, k, nChannels, nThreads, nWorks)
+}
+
+// symNoKernel is the WARN and error when a bin has no kernel left.
+func symNoKernel(f Func, userKernel *string) (string, Result) {
+	w := "Error: no symmetric kernel available for function " + f.String() + "."
+	if userKernel != nil {
+		return w + " NCCL_SYM_KERNEL was set to " + *userKernel, InvalidUsage
+	}
+	return w, InternalError
+}

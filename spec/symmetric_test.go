@@ -1,0 +1,122 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+// The symmetric kernel NCCL picks on window buffers (2 × H200, NVLS off):
+// small AllReduces take the one-shot LL kernel, large ones the
+// reduce-scatter/all-gather kernel; an AllGather takes the LL or the store
+// kernel by size; every kernel's blocks lie within the CTA bounds; a group
+// of two in one bin never takes an LL kernel; NCCL_SYM_KERNEL forces one
+// kernel (and drops NCCL's estimate), an unknown name leaves none (the
+// group fails with ncclInvalidUsage and NCCL's WARN); NCCL_SYM_CTAS fixes
+// the blocks.
+func TestSymmetricKernelChoice(t *testing.T) {
+	pick := func(env Env, ops ...Op) *GroupDecision {
+		t.Helper()
+		c := h200x2Comm(t, V2_28_9, env)
+		var g []GroupOp
+		for _, o := range ops {
+			g = append(g, GroupOp{Op: o, Buffers: BuffersWindow})
+		}
+		d, err := c.SelectGroup(g, Launch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	ar := func(n int64) Op { return Op{Func: AllReduce, Count: n, DataType: Float32, RedOp: Sum} }
+	ag := func(n int64) Op { return Op{Func: AllGather, Count: n, DataType: Bfloat16} }
+	for _, c := range []struct {
+		op   Op
+		want string
+	}{
+		{ar(1 << 10), "AllReduce_AGxLL_R"},
+		{ar(64 << 20), "AllReduce_RSxLD_AGxST"},
+		{ag(1 << 10), "AllGather_LL"},
+		{ag(256 << 20), "AllGather_ST"},
+		{Op{Func: ReduceScatter, Count: 1 << 10, DataType: Float16, RedOp: Sum}, "ReduceScatter_LL"},
+		{Op{Func: ReduceScatter, Count: 64 << 20, DataType: Float16, RedOp: Sum}, "ReduceScatter_LD"},
+	} {
+		g := pick(nil, c.op)
+		d := g.Ops[0]
+		if d.Kernel != c.want || d.DecidedBy != "G-SEL-SIDE-1" || d.NThreads != 512 || d.NChannels < 1 || d.NChannels > 64 || d.TimeUs <= 0 {
+			t.Errorf("%v %d: kernel %q by %s, %d blocks × %d threads, %g µs; want %s", c.op.Func, c.op.Count, d.Kernel, d.DecidedBy, d.NChannels, d.NThreads, d.TimeUs, c.want)
+		}
+		if len(g.Lines) != 1 || !strings.Contains(g.Lines[0], "[Symmetric]: ") || !strings.Contains(g.Lines[0], "Kernel "+c.want+" ") {
+			t.Errorf("%v: lines %q", c.op.Func, g.Lines)
+		}
+	}
+	// two small AllReduces of one bin: no LL kernel, one plan, cells in order
+	g := pick(nil, ar(1<<10), ar(1<<10))
+	if k := g.Ops[0].Kernel; strings.Contains(k, "LL") || k != g.Ops[1].Kernel || g.Plans != 1 {
+		t.Errorf("a bin of two: kernels %q %q, %d plans", k, g.Ops[1].Kernel, g.Plans)
+	}
+	if !strings.Contains(g.Lines[0], "nWorks 2") {
+		t.Errorf("a bin of two: %q", g.Lines)
+	}
+	// forced kernel, no estimate
+	g = pick(Env{"NCCL_SYM_KERNEL": "AllReduce_RSxLD_AGxST"}, ar(1<<10))
+	if d := g.Ops[0]; d.Kernel != "AllReduce_RSxLD_AGxST" || d.TimeUs != 0 {
+		t.Errorf("NCCL_SYM_KERNEL: %q %g µs", d.Kernel, d.TimeUs)
+	}
+	// a name of no kernel of this function: no symmetric kernel
+	g = pick(Env{"NCCL_SYM_KERNEL": "AllGather_ST"}, ar(1<<10))
+	if d := g.Ops[0]; d.Kernel != "" || d.Algo == AlgoNone {
+		t.Errorf("NCCL_SYM_KERNEL of another function: kernel %q, %s: want the cost table", d.Kernel, d.Algo)
+	}
+	// forcing an LL kernel on a bin of two leaves no kernel: the group
+	// fails with NCCL's WARN
+	g = pick(Env{"NCCL_SYM_KERNEL": "AllReduce_AGxLL_R"}, ar(1<<10), ar(1<<10))
+	if g.Err == nil || g.Err.Result != InvalidUsage || !strings.Contains(g.Err.Message, "no symmetric kernel available for function AllReduce. NCCL_SYM_KERNEL was set to AllReduce_AGxLL_R") {
+		t.Errorf("forced LL kernel on two: %+v", g.Err)
+	}
+	// NCCL_SYM_CTAS fixes the blocks; NCCL_MAX_CTAS bounds them
+	g = pick(Env{"NCCL_SYM_CTAS": "5"}, ar(64<<20))
+	if d := g.Ops[0]; d.NChannels != 5 {
+		t.Errorf("NCCL_SYM_CTAS=5: %d blocks", d.NChannels)
+	}
+	g = pick(Env{"NCCL_MAX_CTAS": "3"}, ar(64<<20))
+	if d := g.Ops[0]; d.NChannels > 3 || d.ChannelHi > 2 {
+		t.Errorf("NCCL_MAX_CTAS=3: %d blocks, channels %d..%d", d.NChannels, d.ChannelLo, d.ChannelHi)
+	}
+}
+
+// The kernel mask: LL kernels stop at 2 GiB of bus bytes, every kernel at
+// 64 GiB; multimem kernels need NVLS, fp8 multimem reductions sm100; and
+// the model's blocks stay within the CTA bounds.
+func TestSymmetricMask(t *testing.T) {
+	s := &symComm{nRanks: 8, nNodes: 1, compCap: 90, minCTAs: 1, maxCTAs: 64, userMask: symUserMask(nil)}
+	if m := s.symMask(AllGather, tuningDevSum, Int8, 1<<20); m&symMaskLL == 0 || m&symMaskSTMC != 0 {
+		t.Errorf("1 MiB AllGather without NVLS: mask %b", m)
+	}
+	if m := s.symMask(AllGather, tuningDevSum, Int8, 512<<20); m&symMaskLL != 0 || m == 0 {
+		t.Errorf("4 GiB of AllGather bus bytes: mask %b, want no LL kernel", m)
+	}
+	if m := s.symMask(AllGather, tuningDevSum, Int8, 8<<30); m != 0 {
+		t.Errorf("64 GiB of bus bytes: mask %b, want none", m)
+	}
+	s.nvls = true
+	if m := s.symMask(AllReduce, tuningDevSum, Float32, 1<<20); m&symMaskLDMC == 0 || m&symMaskSTMC == 0 {
+		t.Errorf("float sum with NVLS: mask %b", m)
+	}
+	if m := s.symMask(AllReduce, tuningDevSum, Float8e4m3, 1<<20); m&symMaskLDMC != 0 {
+		t.Errorf("fp8 on sm90: mask %b, want no multimem reduction", m)
+	}
+	if symImplemented(AllReduce, tuningDevSum, Float64) || symImplemented(AllReduce, tuningDevMinMax, Float32) || !symImplemented(AllGather, tuningDevSum, Int8) {
+		t.Error("symImplemented: double and min/max have no kernel; AllGather of anything has")
+	}
+	if _, _, _, ok := s.symPick(AllReduce, tuningDevSum, Float32, 1<<10, 1<<10, 2); !ok {
+		t.Error("a bin of two small AllReduces has a kernel")
+	}
+	for _, k := range []SymKernel{SymAllReduceRSxLDAGxST, SymAllGatherST, SymAllGatherLL} {
+		for _, n := range []int64{4 << 10, 1 << 20, 256 << 20} {
+			t0, b := s.symQuery(k, n)
+			if b < s.minCTAs || b > s.maxCTAs || t0 <= 0 {
+				t.Errorf("%v %d B: %g µs on %d blocks", k, n, t0, b)
+			}
+		}
+	}
+}
