@@ -373,7 +373,9 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 	return rp
 }
 
-// planChannel plans every rank on channel ch. On a ring channel whose
+// planChannel plans every rank on channel ch. A circulant channel
+// (Schedule.Circulant: PAT) plans rank 0 and rotates its peers for every
+// other rank. On a ring channel whose
 // ranks run one program up to their neighbours (Schedule.UniformRing) with
 // uniform set, rank 0 is planned and every other rank's plan is rank 0's
 // with its slots pointing at its own neighbours: planning grows linearly
@@ -382,6 +384,22 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 func planChannel(pl *planner, ch int, uniform bool) []rankPlan {
 	s := pl.s
 	ranks := make([]rankPlan, s.NRanks)
+	if uniform && s.Circulant(ch) {
+		n := int32(s.NRanks)
+		p0 := pl.planRank(0, ch)
+		ranks[0] = p0
+		for r := int32(1); r < n; r++ {
+			rp := p0
+			rp.slots = slices.Clone(p0.slots)
+			for i := range rp.slots {
+				if sp := &rp.slots[i]; sp.peer.Kind == algos.PeerRank {
+					sp.peer.ID = (sp.peer.ID + r) % n
+				}
+			}
+			ranks[r] = rp
+		}
+		return ranks
+	}
 	nb, ok := s.UniformRing(ch)
 	if !uniform || !ok {
 		for r := range ranks {
