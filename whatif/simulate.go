@@ -34,7 +34,10 @@ type SimOptions struct {
 // simulations (least recently used forgotten first) and reuses one for
 // every point with the same machine, layout, operation, selection and
 // timing configuration: a sweep reaches the same schedule many times, and
-// those are all a simulation reads. Safe for concurrent use.
+// those are all a simulation reads. Releases share a simulation where
+// they build the same schedule and the profile times them alike (key). A
+// remembered error is not reused (its text names the release): the point
+// runs again. Safe for concurrent use.
 func NewSimulator(n int, o SimOptions) Simulator {
 	type res struct {
 		us  float64
@@ -46,8 +49,11 @@ func NewSimulator(n int, o SimOptions) Simulator {
 		if err != nil {
 			return 0, err
 		}
-		key := in.key()
-		if r, ok := cache.Get(key); ok {
+		key, err := in.key()
+		if err != nil {
+			return 0, err
+		}
+		if r, ok := cache.Get(key); ok && r.err == nil {
 			return r.us, r.err
 		}
 		us, err := in.run()
@@ -87,10 +93,29 @@ func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simI
 	return &simInput{cfg: cfg, l: l, op: op, sel: sel}, nil
 }
 
-// key identifies the simulation by value (the profile by identity: a
-// sweep's profiles are loaded once).
-func (in *simInput) key() string {
-	return fmt.Sprintf("%+v|%p|%+v|%+v|%+v", in.cfg, in.cfg.Machine.Profile, *in.l, in.op, in.sel)
+// key identifies the simulation by value, the machine's profile included
+// (each point's machine carries its own copy). The release counts through
+// what a schedule and its timing read of it: the builders' parameters
+// (algos.Params) and the profile's factor for the release.
+func (in *simInput) key() (string, error) {
+	p, err := in.l.Params()
+	if err != nil {
+		return "", err
+	}
+	l := *in.l
+	p.Release, l.Release = 0, 0
+	var sched spec.Tuning // by value: each release has its own copy
+	if p.Sched != nil {
+		sched, p.Sched = *p.Sched, nil
+	}
+	cfg := in.cfg
+	prof := cfg.Machine.Profile
+	cfg.Machine.Profile = nil
+	profKey := "nominal"
+	if prof != nil {
+		profKey = fmt.Sprintf("%s|%d|%v", prof.Name, prof.SM, prof.Params)
+	}
+	return fmt.Sprintf("%+v|%s|%g|%+v|%+v|%+v|%+v|%+v", cfg, profKey, prof.ReleaseFactor(in.l.Release), l, p, sched, in.op, in.sel), nil
 }
 
 func (in *simInput) run() (float64, error) {
