@@ -10,8 +10,9 @@ import (
 )
 
 // TestEveryRankMatchesReduced simulates every rank of a 64-GPU Ring
-// AllReduce and of a 32-GPU PAT AllGather (one GPU per node, where NCCL
-// runs PAT) and checks that the reduced run (one representative per
+// AllReduce and of a 32-GPU and a 24-GPU PAT AllGather and ReduceScatter
+// (one GPU per node, where NCCL runs PAT; planned once and rotated) and
+// checks that the reduced run (one representative per
 // symmetry class) gives the same time, bytes on every class of
 // link and network bytes, exactly.
 func TestEveryRankMatchesReduced(t *testing.T) {
@@ -27,6 +28,8 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 		{"Ring 64 GPUs AllReduce LL", 8, 8, spec.AllReduce, spec.Ring, spec.LL, 1 << 20},
 		{"PAT 32 GPUs AllGather", 32, 1, spec.AllGather, spec.PAT, spec.Simple, 32 << 20},
 		{"PAT 32 GPUs ReduceScatter", 32, 1, spec.ReduceScatter, spec.PAT, spec.Simple, 8 << 20},
+		{"PAT 24 GPUs AllGather", 24, 1, spec.AllGather, spec.PAT, spec.Simple, 3 << 20},
+		{"PAT 24 GPUs ReduceScatter", 24, 1, spec.ReduceScatter, spec.PAT, spec.Simple, 3 << 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := dgxCluster(c.nodes)
