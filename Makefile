@@ -35,7 +35,7 @@ check: ## gofmt, go vet, go mod tidy -diff
 	$(GO) mod tidy -diff
 
 golden: ## rewrite golden files from the current model (review the diff!)
-	$(GO) test -count=1 $(GOLDEN_PKGS) -update
+	$(GO) test -count=1 -timeout 30m $(GOLDEN_PKGS) -update
 
 browser: ## headless Chromium loads whatif's index.html and diagnose --html's page (needs: apt-get install chromium)
 	$(GO) build -o $(BIN) ./cmd/gatesim

@@ -499,6 +499,11 @@ func (g *patGen) channelKey(ch int) string {
 	return fmt.Sprintf("pat n=%d chunk=%d", cnt, chunk)
 }
 
+// circulant: rank r talks to r ± 2^d (mod nRanks) in dimension d, and the
+// step list (patRSSteps, patAGSteps) depends on the rank only through
+// buffer offsets, so every rank runs rank 0's program rotated by r.
+func (g *patGen) circulant(int) bool { return true }
+
 func (g *patGen) program(rank, ch, grp int, dst []Step) []Step {
 	if grp != 0 {
 		return dst

@@ -384,6 +384,17 @@ func (s *Schedule) UniformRing(ch int) (neighbours func(rank int) (prev, next in
 	return func(rank int) (int, int) { return r.ringNeighbours(ch, rank) }, true
 }
 
+// Circulant reports whether every rank's programs on channel ch are rank
+// 0's with each rank peer p replaced by (p + rank) mod NRanks (the same
+// steps, primitives, counts and flags, buffer offsets aside): the channel
+// is invariant under rotating every rank by one. A timing model then plans
+// rank 0 of the channel for all.
+func (s *Schedule) Circulant(ch int) bool {
+	type circulant interface{ circulant(ch int) bool }
+	c, ok := s.gen.(circulant)
+	return ok && ch >= 0 && ch < s.NChannels && c.circulant(ch)
+}
+
 // RotateRank shifts a rank's local index by k within its node.
 func (h *Header) RotateRank(rank, k int) int {
 	g := h.LocalRanks

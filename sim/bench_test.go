@@ -120,9 +120,37 @@ func BenchmarkCollNetChain100k(b *testing.B) {
 	benchSim(b, m, spec.CollNetChain, spec.Simple, 256<<20, 16, 16, false, false)
 }
 
+// BenchmarkRing131k is a Ring AllReduce of 256 MiB on 16,384 × 8 GPUs
+// (131,072 ranks), 16 channels: every loop's chunks are whole, so each
+// channel is a uniform ring (one plan, one compiled program, a
+// representative per position in the node), 2(n-1) steps per
+// representative. (On 12,500 × 8 GPUs the last loop's chunks are not
+// whole: every rank moves a different sequence of chunk sizes, no two run
+// the same timeline, and the exact reduced run is every rank's.)
+func BenchmarkRing131k(b *testing.B) {
+	benchSim(b, dgxCluster(16384), spec.Ring, spec.Simple, 256<<20, 16, 16, false, false)
+}
+
+// BenchmarkPAT100k is PAT AllGather of 256 MiB on 100,000 nodes of one
+// GPU (where NCCL runs PAT): a circulant schedule, planned once.
+func BenchmarkPAT100k(b *testing.B) {
+	m := dgxCluster(100000)
+	m.GPUsPerNode, m.NICs = 1, 1
+	benchSimFunc(b, m, spec.AllGather, spec.PAT, spec.Simple, 256<<20, 16, 16, false, false)
+}
+
+// BenchmarkCollNetDirect100k is the SHARP direct AllReduce for 100,000
+// ranks.
+func BenchmarkCollNetDirect100k(b *testing.B) {
+	m := dgxCluster(12500)
+	m.SHARP = true
+	benchSim(b, m, spec.CollNetDirect, spec.Simple, 256<<20, 16, 16, false, false)
+}
+
 // BenchmarkRing1024EveryRank is BenchmarkRing1024 without rank symmetry:
 // all 1,024 ranks step by step (channels of one class still share a
-// timeline). It takes minutes; run it alone.
+// timeline; the ranks of a uniform ring channel share one compiled
+// program, so memory stays small).
 func BenchmarkRing1024EveryRank(b *testing.B) {
 	benchSim(b, dgxCluster(128), spec.Ring, spec.Simple, 256<<20, 24, 24, true, false)
 }

@@ -10,8 +10,9 @@ import (
 )
 
 // TestEveryRankMatchesReduced simulates every rank of a 64-GPU Ring
-// AllReduce and of a 32-GPU PAT AllGather (one GPU per node, where NCCL
-// runs PAT) and checks that the reduced run (one representative per
+// AllReduce and of a 32-GPU and a 24-GPU PAT AllGather and ReduceScatter
+// (one GPU per node, where NCCL runs PAT; planned once and rotated) and
+// checks that the reduced run (one representative per
 // symmetry class) gives the same time, bytes on every class of
 // link and network bytes, exactly.
 func TestEveryRankMatchesReduced(t *testing.T) {
@@ -27,6 +28,8 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 		{"Ring 64 GPUs AllReduce LL", 8, 8, spec.AllReduce, spec.Ring, spec.LL, 1 << 20},
 		{"PAT 32 GPUs AllGather", 32, 1, spec.AllGather, spec.PAT, spec.Simple, 32 << 20},
 		{"PAT 32 GPUs ReduceScatter", 32, 1, spec.ReduceScatter, spec.PAT, spec.Simple, 8 << 20},
+		{"PAT 24 GPUs AllGather", 24, 1, spec.AllGather, spec.PAT, spec.Simple, 3 << 20},
+		{"PAT 24 GPUs ReduceScatter", 24, 1, spec.ReduceScatter, spec.PAT, spec.Simple, 3 << 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := dgxCluster(c.nodes)
@@ -57,20 +60,38 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 	}
 }
 
-// Planning one rank of a uniform ring channel for all gives every rank the
-// plan planning it alone gives: Ring AllReduce, AllGather and
-// ReduceScatter over sizes whose last loop divides evenly or not, on
-// rings of 2 to 24 ranks.
+// Planning one rank of a uniform ring channel, or of a circulant one, for
+// all gives every rank the plan planning it alone gives: Ring AllReduce,
+// AllGather and ReduceScatter over sizes whose last loop divides evenly or
+// not, on rings of 2 to 24 ranks; PAT AllGather and ReduceScatter on 2 to
+// 24 nodes of one GPU (powers of two and not).
 func TestUniformRingPlans(t *testing.T) {
-	uniform := 0
-	for _, shape := range [][2]int{{1, 2}, {2, 1}, {1, 8}, {3, 8}, {3, 1}} {
+	uniform, circulant := 0, 0
+	type shape struct {
+		algo        spec.Algo
+		nodes, gpus int
+	}
+	var shapes []shape
+	for _, sh := range [][2]int{{1, 2}, {2, 1}, {1, 8}, {3, 8}, {3, 1}} {
+		shapes = append(shapes, shape{spec.Ring, sh[0], sh[1]})
+	}
+	for _, n := range []int{2, 3, 5, 8, 13, 24} {
+		shapes = append(shapes, shape{spec.PAT, n, 1})
+	}
+	for _, sh := range shapes {
 		for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast} {
+			if sh.algo == spec.PAT && f != spec.AllGather && f != spec.ReduceScatter {
+				continue
+			}
 			for _, count := range []int64{0, 1, 7, 1 << 10, 24 << 10, 3<<20 + 5, 48 << 20} {
-				l, err := algos.DefaultLayout(spec.V2_28_9, shape[0], shape[1], 4)
+				if sh.algo == spec.PAT && count > 1<<20 {
+					continue // PAT runs where its chunks are small; the plans are the same
+				}
+				l, err := algos.DefaultLayout(spec.V2_28_9, sh.nodes, sh.gpus, 4)
 				if err != nil {
 					t.Fatal(err)
 				}
-				s, err := algos.Build(spec.Op{Func: f, Count: count, DataType: spec.Float32}, algos.Selection{Algo: spec.Ring, Proto: spec.Simple}, l, algos.Options{})
+				s, err := algos.Build(spec.Op{Func: f, Count: count, DataType: spec.Float32}, algos.Selection{Algo: sh.algo, Proto: spec.Simple}, l, algos.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -78,18 +99,26 @@ func TestUniformRingPlans(t *testing.T) {
 					if _, ok := s.UniformRing(ch); ok {
 						uniform++
 					}
-					full := planChannel(&planner{s: s}, ch, false)
-					fast := planChannel(&planner{s: s}, ch, true)
+					if s.Circulant(ch) {
+						circulant++
+					}
+					full, _, _ := planChannel(&planner{s: s}, ch, false)
+					fast, circ, _ := planChannel(&planner{s: s}, ch, true)
+					if circ {
+						for r := 1; r < len(full); r++ {
+							fast = append(fast, shiftPlan(&fast[0], int32(r), int32(len(full))))
+						}
+					}
 					for r := range full {
 						if full[r].sig != fast[r].sig || full[r].ngroups != fast[r].ngroups || !slices.Equal(full[r].slots, fast[r].slots) {
-							t.Fatalf("%v %d×%d count %d channel %d rank %d: planned alone %+v, from rank 0 %+v", f, shape[0], shape[1], count, ch, r, full[r], fast[r])
+							t.Fatalf("%v %v %d×%d count %d channel %d rank %d: planned alone %+v, from rank 0 %+v", sh.algo, f, sh.nodes, sh.gpus, count, ch, r, full[r], fast[r])
 						}
 					}
 				}
 			}
 		}
 	}
-	if uniform == 0 {
-		t.Fatal("no channel was uniform: the shortcut was never taken")
+	if uniform == 0 || circulant == 0 {
+		t.Fatalf("%d uniform ring and %d circulant channels: a shortcut was never taken", uniform, circulant)
 	}
 }

@@ -108,6 +108,14 @@ type keyPlan struct {
 	rep   int
 	rot   int // the first channel's rotation
 	ranks []rankPlan
+	// circ: the channel is circulant (Schedule.Circulant) and ranks holds
+	// rank 0's plan alone; rank r's is it with every rank peer p read as
+	// (p + r) mod nRanks (shiftPeer)
+	circ bool
+	// shared: every rank's program is one program up to its peers (a
+	// circulant or uniform ring channel), so one compiled program (cprog)
+	// serves all
+	shared bool
 }
 
 // chanClass is a set of channels with one structure, one rotation and one
@@ -131,12 +139,48 @@ type chanClass struct {
 // plan.
 type chanRot struct{ c, d int }
 
-// plan is rank r's plan in the class.
-func (cc *chanClass) plan(r int) *rankPlan {
+// planIndex is the plan's rank that rank r of the class runs.
+func (cc *chanClass) planIndex(r int) int {
 	if cc.d != 0 {
 		r = cc.h.RotateRank(r, -cc.d)
 	}
-	return &cc.kp.ranks[r]
+	return r
+}
+
+// plan is rank r's plan in the class; on a circulant channel it is rank
+// 0's, whose rank peers peerAt reads for r.
+func (cc *chanClass) plan(r int) *rankPlan {
+	if cc.kp.circ {
+		return &cc.kp.ranks[0]
+	}
+	return &cc.kp.ranks[cc.planIndex(r)]
+}
+
+// rankPlan is rank r's plan with its own peers (plan numbering): plan, or
+// on a circulant channel a copy with rank 0's peers shifted to r.
+func (cc *chanClass) rankPlan(r int) *rankPlan {
+	if !cc.kp.circ {
+		return cc.plan(r)
+	}
+	rp := shiftPlan(&cc.kp.ranks[0], int32(cc.planIndex(r)), int32(cc.h.NRanks))
+	return &rp
+}
+
+// shiftPlan is rank 0's plan of a circulant channel as rank r's.
+func shiftPlan(p0 *rankPlan, r, n int32) rankPlan {
+	rp := *p0
+	rp.slots = slices.Clone(p0.slots)
+	for i := range rp.slots {
+		rp.slots[i].peer = shiftPeer(rp.slots[i].peer, r, n)
+	}
+	return rp
+}
+
+func shiftPeer(p algos.Peer, r, n int32) algos.Peer {
+	if p.Kind == algos.PeerRank {
+		p.ID = (p.ID + r) % n
+	}
+	return p
 }
 
 // peer maps a plan's peer to the class's numbering.
@@ -147,17 +191,29 @@ func (cc *chanClass) peer(p algos.Peer) algos.Peer {
 	return p
 }
 
-// unpeer maps a peer of the class back to the plan's numbering.
-func (cc *chanClass) unpeer(p algos.Peer) algos.Peer {
+// peerAt maps a peer of rank r's plan(r) to the class's numbering.
+func (cc *chanClass) peerAt(r int, p algos.Peer) algos.Peer {
+	if cc.kp.circ {
+		p = shiftPeer(p, int32(cc.planIndex(r)), int32(cc.h.NRanks))
+	}
+	return cc.peer(p)
+}
+
+// unpeerAt maps a peer of rank r (class numbering) back to plan(r)'s.
+func (cc *chanClass) unpeerAt(r int, p algos.Peer) algos.Peer {
 	if cc.d != 0 && p.Kind == algos.PeerRank {
 		p.ID = int32(cc.h.RotateRank(int(p.ID), -cc.d))
+	}
+	if cc.kp.circ {
+		n := int32(cc.h.NRanks)
+		p = shiftPeer(p, n-int32(cc.planIndex(r))%n, n)
 	}
 	return p
 }
 
 // slotOf is the index of peer p (class numbering) in rank r's slots.
 func (cc *chanClass) slotOf(r int, p algos.Peer) int {
-	return cc.plan(r).slotOf(cc.unpeer(p))
+	return cc.plan(r).slotOf(cc.unpeerAt(r, p))
 }
 
 func (rp *rankPlan) slotOf(p algos.Peer) int {
@@ -373,21 +429,27 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 	return rp
 }
 
-// planChannel plans every rank on channel ch. On a ring channel whose
+// planChannel plans every rank on channel ch. A circulant channel
+// (Schedule.Circulant: PAT) plans rank 0 alone and reports circ: every
+// other rank's plan is it with the peers rotated (shiftPlan). On a ring
+// channel whose
 // ranks run one program up to their neighbours (Schedule.UniformRing) with
 // uniform set, rank 0 is planned and every other rank's plan is rank 0's
 // with its slots pointing at its own neighbours: planning grows linearly
 // with the ranks instead of with their square (a ring program has 2(n-1)
 // steps per loop).
-func planChannel(pl *planner, ch int, uniform bool) []rankPlan {
+func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, shared bool) {
 	s := pl.s
-	ranks := make([]rankPlan, s.NRanks)
+	if uniform && s.Circulant(ch) {
+		return []rankPlan{pl.planRank(0, ch)}, true, true
+	}
+	ranks = make([]rankPlan, s.NRanks)
 	nb, ok := s.UniformRing(ch)
 	if !uniform || !ok {
 		for r := range ranks {
 			ranks[r] = pl.planRank(r, ch)
 		}
-		return ranks
+		return ranks, false, false
 	}
 	p0 := pl.planRank(0, ch)
 	prev0, next0 := nb(0)
@@ -410,7 +472,7 @@ func planChannel(pl *planner, ch int, uniform bool) []rankPlan {
 		}
 		ranks[r] = rp
 	}
-	return ranks
+	return ranks, false, true
 }
 
 // planKeys plans every distinct channel structure and groups the channels
@@ -430,7 +492,7 @@ func planKeys(s *algos.Schedule) []*chanClass {
 	pl := &planner{s: s}
 	for _, k := range order {
 		kp := byKey[k]
-		kp.ranks = planChannel(pl, kp.rep, true)
+		kp.ranks, kp.circ, kp.shared = planChannel(pl, kp.rep, true)
 	}
 	type ck struct {
 		key       string
@@ -454,7 +516,7 @@ func planKeys(s *algos.Schedule) []*chanClass {
 			chans: []chanRot{{c, k.d}}}
 		for r := 0; r < s.NRanks; r++ {
 			for _, sp := range cc.plan(r).slots {
-				if p := cc.peer(sp.peer); p.Kind != algos.PeerRank {
+				if p := cc.peerAt(r, sp.peer); p.Kind != algos.PeerRank {
 					if _, ok := cc.eps[p]; !ok {
 						cc.eps[p] = s.Endpoint(c, p)
 					}
@@ -631,11 +693,15 @@ type analysis struct {
 	// group, per direction (0: the direction carries nothing)
 	gSend, gRecv [][][]int64
 	linkBytes    []int64
-	color        [][]uint64              // [class][rank]
-	epColor      []map[algos.Peer]uint64 // [class] endpoint colours
-	ncolors      []int
-	f            *fabric
-	s            *algos.Schedule
+	// lat is the latency of every slot of every rank, per class: rank r's
+	// slot si at lat[ci][slotOff[ci][r]+si]
+	lat     [][]Time
+	slotOff [][]int32
+	color   [][]uint64              // [class][rank]
+	epColor []map[algos.Peer]uint64 // [class] endpoint colours
+	ncolors []int
+	f       *fabric
+	s       *algos.Schedule
 }
 
 // useRail reports the algorithms whose inter-node hops follow the
@@ -663,7 +729,7 @@ func (a *analysis) slotLat(ci, r int, sp *slotInfo, buf []int32) Time {
 	s := a.s
 	switch sp.peer.Kind {
 	case algos.PeerRank:
-		p := a.classes[ci].peer(sp.peer)
+		p := a.classes[ci].peerAt(r, sp.peer)
 		_, hop := a.f.path(buf[:0], r, int(p.ID), a.rail(ci))
 		return a.f.hopLatency(hop, s.Algo, s.Proto)
 	case algos.PeerNet:
@@ -672,6 +738,9 @@ func (a *analysis) slotLat(ci, r int, sp *slotInfo, buf []int32) Time {
 	return a.f.hopLatency(hopNVLS, s.Algo, s.Proto)
 }
 
+// latOf is slotLat of rank r's slot si, computed once by analyze.
+func (a *analysis) latOf(ci, r, si int) Time { return a.lat[ci][int(a.slotOff[ci][r])+si] }
+
 // slotFlows calls add for every flow of a slot: its send-direction flows
 // (send true) and receive-direction flows (send false), with the wire
 // bytes each carries on one channel.
@@ -679,7 +748,7 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 	f := a.f
 	cc := a.classes[ci]
 	nd := a.rail(ci)
-	peer := cc.peer(sp.peer)
+	peer := cc.peerAt(r, sp.peer)
 	switch peer.Kind {
 	case algos.PeerRank:
 		if sp.sends {
@@ -724,31 +793,60 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	m := f.m
 	fs := newFlowSet()
 	a.linkBytes = make([]int64, len(f.cap))
-	// flow ids of every (class, rank, slot, direction), in visiting order
+	// flow ids of every (class, rank, slot, direction), in visiting order,
+	// and how many flows each slot has
 	var ids []int32
 	var dirs []bool
+	var nflows []int32
 	var buf []int32
+	nc := len(a.classes)
+	a.lat = make([][]Time, nc)
+	a.slotOff = make([][]int32, nc)
+	nvl := make([][]bool, nc) // a rank slot over NVLink to another GPU
 	for ci, cc := range a.classes {
+		add := func(path []int32, send bool, bytes int64) {
+			// a connection that carries nothing in the whole
+			// operation (an empty channel or head of a small
+			// CollNet or NVLS operation) takes no share
+			w := cc.mult
+			if bytes == 0 {
+				w = 0
+			}
+			ids = append(ids, fs.add(path, w))
+			dirs = append(dirs, send)
+			for _, l := range path {
+				a.linkBytes[l] += bytes * cc.mult
+			}
+		}
+		off := make([]int32, s.NRanks+1)
+		var lats []Time
+		var nv []bool
+		nd := a.rail(ci)
 		for r := 0; r < s.NRanks; r++ {
 			rp := cc.plan(r)
 			for si := range rp.slots {
 				sp := &rp.slots[si]
-				buf = a.slotFlows(ci, r, sp, buf, func(path []int32, send bool, bytes int64) {
-					// a connection that carries nothing in the whole
-					// operation (an empty channel or head of a small
-					// CollNet or NVLS operation) takes no share
-					w := cc.mult
-					if bytes == 0 {
-						w = 0
+				n0 := len(ids)
+				if sp.peer.Kind == algos.PeerRank {
+					// the path once: its hop's latency, and the flow if it sends
+					p := int(cc.peerAt(r, sp.peer).ID)
+					var hop int
+					buf, hop = f.path(buf[:0], r, p, nd)
+					lats = append(lats, f.hopLatency(hop, s.Algo, s.Proto))
+					nv = append(nv, hop == hopNVLink && p != r)
+					if sp.sends {
+						add(buf, true, sp.sendBytes)
 					}
-					ids = append(ids, fs.add(path, w))
-					dirs = append(dirs, send)
-					for _, l := range path {
-						a.linkBytes[l] += bytes * cc.mult
-					}
-				})
+				} else {
+					lats = append(lats, a.slotLat(ci, r, sp, buf))
+					nv = append(nv, false)
+					buf = a.slotFlows(ci, r, sp, buf, add)
+				}
+				nflows = append(nflows, int32(len(ids)-n0))
 			}
+			off[r+1] = int32(len(lats))
 		}
+		a.lat[ci], a.slotOff[ci], nvl[ci] = lats, off, nv
 	}
 	fs.table = nil // the paths are all known; free the index
 	rates := maxMin(f.cap, fs)
@@ -766,10 +864,9 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 		}
 	}
 	capRate := f.t.capRate
-	nc := len(a.classes)
 	a.gSend = make([][][]int64, nc)
 	a.gRecv = make([][][]int64, nc)
-	pos := 0
+	pos, k := 0, 0
 	for ci, cc := range a.classes {
 		a.gSend[ci] = make([][]int64, s.NRanks)
 		a.gRecv[ci] = make([][]int64, s.NRanks)
@@ -782,7 +879,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				sp := &rp.slots[si]
 				sendR, recvR := int64(-1), int64(-1)
 				// the same visiting order as above
-				buf = a.slotFlows(ci, r, sp, buf, func(path []int32, send bool, bytes int64) {
+				for end := pos + int(nflows[k]); pos < end; pos++ {
 					rt := rates[ids[pos]]
 					if dirs[pos] {
 						if sendR < 0 || rt < sendR {
@@ -791,16 +888,11 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 					} else if recvR < 0 || rt < recvR {
 						recvR = rt
 					}
-					pos++
-				})
+				}
 				switch sp.peer.Kind {
 				case algos.PeerRank:
-					if f.t.nvlinkEff != 1 {
-						var hop int
-						buf, hop = f.path(buf[:0], r, int(cc.peer(sp.peer).ID), a.rail(ci))
-						if hop == hopNVLink && int(cc.peer(sp.peer).ID) != r {
-							sendR, recvR = scaleRate(sendR, f.t.nvlinkEff), scaleRate(recvR, f.t.nvlinkEff)
-						}
+					if f.t.nvlinkEff != 1 && nvl[ci][int(a.slotOff[ci][r])+si] {
+						sendR, recvR = scaleRate(sendR, f.t.nvlinkEff), scaleRate(recvR, f.t.nvlinkEff)
 					}
 				case algos.PeerNVLS, algos.PeerMcast:
 					sendR, recvR = scaleRate(sendR, f.t.nvlsEff), scaleRate(recvR, f.t.nvlsEff)
@@ -821,6 +913,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				if recvR > 0 && (gr[g] == 0 || recvR < gr[g]) {
 					gr[g] = recvR
 				}
+				k++
 			}
 			a.gSend[ci][r] = gs
 			a.gRecv[ci][r] = gr
@@ -836,7 +929,6 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 // latencies (typically the channels of symmetric network rails): they run
 // the same timeline up to relabelling, so one is simulated for all.
 func (a *analysis) mergeClasses() {
-	var buf []int32
 	h := &a.s.Header
 	same := func(i, j int) bool {
 		ci, cj := a.classes[i], a.classes[j]
@@ -853,8 +945,7 @@ func (a *analysis) mergeClasses() {
 				return false
 			}
 			for si := range pj.slots {
-				sp := &pj.slots[si]
-				if a.slotLat(i, ri, sp, buf) != a.slotLat(j, r, sp, buf) {
+				if a.latOf(i, ri, si) != a.latOf(j, r, si) {
 					return false
 				}
 			}
@@ -875,14 +966,18 @@ func (a *analysis) mergeClasses() {
 	}
 	var cls []*chanClass
 	var gs, gr [][][]int64
+	var lat [][]Time
+	var off [][]int32
 	for i, k := range keep {
 		if k {
 			cls = append(cls, a.classes[i])
 			gs = append(gs, a.gSend[i])
 			gr = append(gr, a.gRecv[i])
+			lat = append(lat, a.lat[i])
+			off = append(off, a.slotOff[i])
 		}
 	}
-	a.classes, a.gSend, a.gRecv = cls, gs, gr
+	a.classes, a.gSend, a.gRecv, a.lat, a.slotOff = cls, gs, gr, lat, off
 }
 
 // quantize maps a rate to a bucket of relative width tol (0: exact).
@@ -956,7 +1051,6 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 		off := make([]int32, n+1)
 		var nbs []nb
 		col := make([]uint64, n)
-		var lbuf []int32
 		for r := 0; r < n; r++ {
 			rp := cc.plan(r)
 			h := mix(0, int64(rp.sig))
@@ -966,9 +1060,9 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 			}
 			col[r] = h
 			for si, sp := range rp.slots {
-				lat := a.slotLat(ci, r, &rp.slots[si], lbuf)
+				lat := a.latOf(ci, r, si)
 				st := mix(mix(0, int64(sp.group)), int64(lat))
-				peer := cc.peer(sp.peer)
+				peer := cc.peerAt(r, sp.peer)
 				if peer.Kind == algos.PeerRank {
 					p := int(peer.ID)
 					rev := int32(-1)

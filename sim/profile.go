@@ -176,6 +176,11 @@ func ProfileParams() []ParamSpec {
 func capName(a spec.Algo, p spec.Proto) string { return "cap." + a.String() + "." + p.String() }
 func funcName(f spec.Func) string              { return "func." + f.String() + ".bw" }
 func funcLinkName(f spec.Func) string          { return "func." + f.String() + ".link" }
+
+// ReleaseFactor is the profile's bandwidth factor for release v (a
+// simulation reads no more of the release than this and the schedule).
+func (p *Profile) ReleaseFactor(v spec.Version) float64 { return p.Value(releaseName(v)) }
+
 func releaseName(v spec.Version) string {
 	return "release." + v.String() + ".bw"
 }

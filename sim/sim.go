@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"container/heap"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -105,7 +104,7 @@ type trep struct {
 type tprog struct {
 	ci, rep, grp int
 	rank, ch     int
-	steps        []algos.Step
+	prog         *cprog
 	pc, slice    int
 	sl           []int64
 	last         Time
@@ -117,28 +116,131 @@ type tprog struct {
 	rg, sg []int32
 }
 
+// cprog is a program as the event loop reads it: per step, what it moves
+// and the slot groups it receives from and sends to (a step's peers are
+// only ever read through their groups). Ranks whose plans are one plan up
+// to their peers (a uniform ring or circulant channel) share one.
+type cprog struct {
+	steps []cstep
+	// groups[i] is a group of a step's list; counts[i] its piece count
+	// (Scatter and Gather: each group's messages are its first peer's
+	// piece)
+	groups []int32
+	counts []int64
+}
+
+type cstep struct {
+	// count is the element count the step's slices split (a Scatter or
+	// Gather: its first piece's)
+	count              int64
+	rgOff, sgOff       int32
+	rgLen, sgLen       int32
+	prim               algos.Prim
+	noSend             bool
+	consumes, posts    bool
+	recvSlot, sendSlot int32
+}
+
+func (p *cprog) rg(st *cstep) []int32 { return p.groups[st.rgOff : st.rgOff+st.rgLen] }
+func (p *cprog) sg(st *cstep) []int32 { return p.groups[st.sgOff : st.sgOff+st.sgLen] }
+
+// compile turns a program into a cprog against the rank's plan.
+func compile(steps []algos.Step, rp *rankPlan) *cprog {
+	cp := &cprog{steps: make([]cstep, len(steps))}
+	var buf []int32
+	add := func(st *algos.Step, peers []algos.Peer) (int32, int32) {
+		off := int32(len(cp.groups))
+		buf = groupsOf(buf, rp, peers)
+		for _, g := range buf {
+			n := st.Count
+			if st.Prim == algos.PrimScatter || st.Prim == algos.PrimGather {
+				for j, q := range peers {
+					if rp.slots[rp.slotOf(q)].group == g {
+						n = st.Pieces[j].Count
+						break
+					}
+				}
+			}
+			cp.groups = append(cp.groups, g)
+			cp.counts = append(cp.counts, n)
+		}
+		return off, int32(len(buf))
+	}
+	for i := range steps {
+		st := &steps[i]
+		c := &cp.steps[i]
+		c.count = st.Count
+		if (st.Prim == algos.PrimScatter || st.Prim == algos.PrimGather) && len(st.Pieces) > 0 {
+			c.count = st.Pieces[0].Count
+		}
+		c.rgOff, c.rgLen = add(st, st.Recv)
+		c.sgOff, c.sgLen = add(st, st.Send)
+		c.prim, c.noSend = st.Prim, len(st.Send) == 0
+		c.consumes, c.posts = true, true
+		if pi := st.Pat; pi != nil {
+			c.recvSlot, c.sendSlot = int32(pi.RecvSlot), int32(pi.SendSlot)
+			c.consumes, c.posts = pi.PostRecv, pi.PostSend
+		}
+	}
+	return cp
+}
+
 type event struct {
 	t    Time
 	seq  uint64
 	prog int32
 }
 
+// eventHeap is a binary min-heap of events by (time, sequence number): a
+// total order, so the events come out in one order whatever the heap's
+// shape. Typed (no container/heap): the event loop pushes and pops one
+// event per slice, and boxing each into an interface cost an allocation.
 type eventHeap []event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
+func (e *event) before(f *event) bool {
+	if e.t != f.t {
+		return e.t < f.t
 	}
-	return h[i].seq < h[j].seq
+	return e.seq < f.seq
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *eventHeap) push(ev event) {
+	*h = append(*h, ev)
+	q := *h
+	i := len(q) - 1
+	for i > 0 {
+		j := (i - 1) / 2
+		if !q[i].before(&q[j]) {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		i = j
+	}
+}
+
+func (h *eventHeap) pop() event {
+	q := *h
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q = q[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && q[r].before(&q[l]) {
+			m = r
+		}
+		if !q[m].before(&q[i]) {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return top
 }
 
 // Sim is a discrete-event timing simulation of one schedule on one
@@ -158,13 +260,15 @@ type Sim struct {
 	seq   uint64
 	now   Time
 	depth int
-	w     int
+	w     int // FIFO ring length: a power of two, indexed by mask
+	mask  int
 
 	events int64
 	done   int
 	trace  []TraceEvent
 	err    error
 	woke   []int32
+	spare  []int32 // woke's other buffer
 
 	// traceDropped counts the slices past MaxTraceEvents, not recorded
 	traceDropped int64
@@ -200,12 +304,21 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	}
 	x := &Sim{s: s, cfg: cfg, f: f, an: an}
 	x.depth = max(1, s.NSteps/max(1, s.StepPerSlice))
-	x.w = 4*x.depth + 4
+	// at least 4 depths and 4 slots of history (a PAT step reads and writes
+	// slots past the current one)
+	x.w = 1 << bits.Len(uint(4*x.depth+3))
+	x.mask = x.w - 1
 	launch := m.LaunchCost(s.Algo, s.Proto, cfg.Launch) + fillCost(s, &cfg)
 	nc := len(an.classes)
 	x.reps = make([][]*trep, nc)
 	x.repOf = make([][]int32, nc)
 	newConn := func() *tconn { return &tconn{arrive: make([]Time, x.w), consT: make([]Time, x.w)} }
+	type progKey struct {
+		kp   *keyPlan
+		r, g int
+	}
+	progs := map[progKey]*cprog{}
+	var steps []algos.Step
 	for ci, cc := range an.classes {
 		col := an.color[ci]
 		ids := map[uint64]int32{}
@@ -219,7 +332,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 			if !ok {
 				id = int32(len(x.reps[ci]))
 				ids[key] = id
-				x.reps[ci] = append(x.reps[ci], &trep{rank: r, plan: cc.plan(r)})
+				x.reps[ci] = append(x.reps[ci], &trep{rank: r, plan: cc.rankPlan(r)})
 			}
 			x.repOf[ci][r] = id
 		}
@@ -252,10 +365,9 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 				rep.groups[g].sendRate = an.gSend[ci][a][g]
 				rep.groups[g].recvRate = an.gRecv[ci][a][g]
 			}
-			var lbuf []int32
 			for si, sp := range rp.slots {
 				tg := &rep.groups[sp.group]
-				lat := an.slotLat(ci, a, &rp.slots[si], lbuf)
+				lat := an.latOf(ci, a, si)
 				peer := cc.peer(sp.peer)
 				if peer.Kind == algos.PeerRank {
 					p := int(peer.ID)
@@ -323,11 +435,21 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 			for g := 0; g < s.NGroups; g++ {
 				// the plan's rank runs the representative's program on the
 				// key's first channel (peers in the plan's numbering)
-				steps := s.Program(s.RotateRank(rep.rank, -cc.d), cc.kp.rep, g)
-				if len(steps) == 0 {
+				pr := cc.planIndex(rep.rank)
+				k := progKey{cc.kp, pr, g}
+				if cc.kp.shared {
+					k.r = -1
+				}
+				cp, ok := progs[k]
+				if !ok {
+					steps = s.AppendProgram(steps[:0], pr, cc.kp.rep, g)
+					cp = compile(steps, rep.plan)
+					progs[k] = cp
+				}
+				if len(cp.steps) == 0 {
 					continue
 				}
-				x.progs = append(x.progs, &tprog{ci: ci, rep: ri, grp: g, rank: rep.rank, ch: cc.rep, steps: steps, last: launch})
+				x.progs = append(x.progs, &tprog{ci: ci, rep: ri, grp: g, rank: rep.rank, ch: cc.rep, prog: cp, last: launch})
 			}
 		}
 	}
@@ -352,7 +474,7 @@ func durationOf(bytes, rate int64) Time {
 	return Time(q)
 }
 
-func (x *Sim) ring(k int) int { return k % x.w }
+func (x *Sim) ring(k int) int { return k & x.mask }
 
 // groupsOf collects the distinct slot groups of a peer list.
 func groupsOf(dst []int32, rp *rankPlan, peers []algos.Peer) []int32 {
@@ -366,18 +488,12 @@ func groupsOf(dst []int32, rp *rankPlan, peers []algos.Peer) []int32 {
 	return dst
 }
 
-// pieceOf is the slice size of the step's message to (or from) a peer of
-// group g: the piece for Scatter/Gather, the step's count otherwise.
-func (x *Sim) groupBytes(p *tprog, st *algos.Step, rp *rankPlan, peers []algos.Peer, g int32) int64 {
+// groupBytes is the slice size of the step's message to (or from) a
+// group whose piece count is n: the piece for Scatter/Gather, the step's
+// slice otherwise.
+func (x *Sim) groupBytes(p *tprog, st *cstep, n int64) int64 {
 	h := &x.s.Header
-	n := st.Count
-	if st.Prim == algos.PrimScatter || st.Prim == algos.PrimGather {
-		for j, q := range peers {
-			if rp.slots[rp.slotOf(q)].group == g {
-				n = st.Pieces[j].Count
-				break
-			}
-		}
+	if st.prim == algos.PrimScatter || st.prim == algos.PrimGather {
 		var buf [4]int64
 		sl := sliceSizes(h, n, buf[:0])
 		if p.slice < len(sl) {
@@ -395,26 +511,18 @@ func (x *Sim) groupBytes(p *tprog, st *algos.Step, rp *rankPlan, peers []algos.P
 // or parks it on what it waits for.
 func (x *Sim) try(i int32) {
 	p := x.progs[i]
-	if p.queued || p.pc >= len(p.steps) {
+	if p.queued || p.pc >= len(p.prog.steps) {
 		return
 	}
-	st := &p.steps[p.pc]
+	st := &p.prog.steps[p.pc]
 	h := &x.s.Header
 	rep := x.reps[p.ci][p.rep]
-	rp := rep.plan
 	if p.slice == 0 {
-		n := st.Count
-		if (st.Prim == algos.PrimScatter || st.Prim == algos.PrimGather) && len(st.Pieces) > 0 {
-			n = st.Pieces[0].Count
-		}
-		p.sl = sliceSizes(h, n, p.sl)
-		p.rg = groupsOf(p.rg, rp, st.Recv)
-		p.sg = groupsOf(p.sg, rp, st.Send)
+		p.sl = sliceSizes(h, st.count, p.sl)
+		p.rg = p.prog.rg(st)
+		p.sg = p.prog.sg(st)
 	}
-	recvSlot, sendSlot := 0, 0
-	if st.Pat != nil {
-		recvSlot, sendSlot = st.Pat.RecvSlot, st.Pat.SendSlot
-	}
+	recvSlot, sendSlot := int(st.recvSlot), int(st.sendSlot)
 	t := p.last
 	for _, g := range p.rg {
 		tg := &rep.groups[g]
@@ -466,24 +574,24 @@ func (x *Sim) try(i int32) {
 	}
 	var dur Time
 	var moved int64
-	for _, g := range p.sg {
+	for j, g := range p.sg {
 		tg := &rep.groups[g]
-		b := x.groupBytes(p, st, rp, st.Send, g)
+		b := x.groupBytes(p, st, p.prog.counts[int(st.sgOff)+j])
 		moved += b
 		dur = max(dur, durationOf(wireBytes(h.Proto, b), tg.sendRate))
 	}
-	for _, g := range p.rg {
+	for j, g := range p.rg {
 		tg := &rep.groups[g]
 		if len(tg.epRecv) == 0 {
 			continue
 		}
-		b := x.groupBytes(p, st, rp, st.Recv, g)
-		if len(st.Send) == 0 {
+		b := x.groupBytes(p, st, p.prog.counts[int(st.rgOff)+j])
+		if st.noSend {
 			moved += b
 		}
 		dur = max(dur, durationOf(wireBytes(h.Proto, b), tg.recvRate))
 	}
-	if st.Prim == algos.PrimCopy && p.slice < len(p.sl) {
+	if st.prim == algos.PrimCopy && p.slice < len(p.sl) {
 		b := p.sl[p.slice] * int64(h.Unit)
 		moved += b
 		dur = max(dur, durationOf(2*b, x.f.m.HBMBw)) // read and write
@@ -491,7 +599,7 @@ func (x *Sim) try(i int32) {
 	p.pStart, p.pEnd, p.pBytes = t, t+dur, moved
 	p.queued = true
 	x.seq++
-	heap.Push(&x.h, event{t: p.pEnd, seq: x.seq, prog: i})
+	x.h.push(event{t: p.pEnd, seq: x.seq, prog: i})
 }
 
 // Step processes one event; it returns false when the simulation has
@@ -503,17 +611,14 @@ func (x *Sim) Step() bool {
 		}
 		return false
 	}
-	ev := heap.Pop(&x.h).(event)
+	ev := x.h.pop()
 	x.now = ev.t
 	x.events++
 	p := x.progs[ev.prog]
 	p.queued = false
-	st := &p.steps[p.pc]
+	st := &p.prog.steps[p.pc]
 	rep := x.reps[p.ci][p.rep]
-	consumes, posts := true, true
-	if st.Pat != nil {
-		consumes, posts = st.Pat.PostRecv, st.Pat.PostSend
-	}
+	consumes, posts := st.consumes, st.posts
 	end := p.pEnd
 	if consumes {
 		for _, g := range p.rg {
@@ -553,7 +658,7 @@ func (x *Sim) Step() bool {
 	}
 	if x.cfg.Trace && len(x.trace) < x.cfg.MaxTraceEvents {
 		x.trace = append(x.trace, TraceEvent{Rank: p.rank, Channel: p.ch, Group: p.grp, Step: p.pc, Slice: p.slice,
-			Prim: st.Prim, Start: p.pStart, End: p.pEnd, Bytes: p.pBytes, Class: p.ci, Links: x.sendLinks(p.ci, p.rank, st)})
+			Prim: st.prim, Start: p.pStart, End: p.pEnd, Bytes: p.pBytes, Class: p.ci, Links: x.sendLinks(p.ci, p.rank, rep.plan, p.sg)})
 	} else if x.cfg.Trace {
 		x.traceDropped++
 	}
@@ -562,7 +667,7 @@ func (x *Sim) Step() bool {
 	if p.slice >= len(p.sl) {
 		p.slice = 0
 		p.pc++
-		if p.pc >= len(p.steps) {
+		if p.pc >= len(p.prog.steps) {
 			x.done++
 		}
 	}
@@ -573,18 +678,19 @@ func (x *Sim) Step() bool {
 func (x *Sim) drainWoken() {
 	for len(x.woke) > 0 {
 		w := x.woke
-		x.woke = nil
+		x.woke = x.spare[:0]
 		for _, i := range w {
 			x.try(i)
 		}
+		x.spare = w
 	}
 }
 
 func (x *Sim) stallError() error {
 	var stuck []string
 	for _, p := range x.progs {
-		if p.pc < len(p.steps) && len(stuck) < 8 {
-			stuck = append(stuck, fmt.Sprintf("r%d c%d g%d step %d (%s)", p.rank, p.ch, p.grp, p.pc, p.steps[p.pc].Prim))
+		if p.pc < len(p.prog.steps) && len(stuck) < 8 {
+			stuck = append(stuck, fmt.Sprintf("r%d c%d g%d step %d (%s)", p.rank, p.ch, p.grp, p.pc, p.prog.steps[p.pc].prim))
 		}
 	}
 	return fmt.Errorf("sim: stalled at %s with %d programs unfinished (bounded FIFOs deadlock): %s", x.now, len(x.progs)-x.done, strings.Join(stuck, ", "))

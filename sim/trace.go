@@ -5,20 +5,26 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/gatesim/gatesim/algos"
 )
 
 // sendLinks is the set of link classes a step's sends cross (bit c for
-// LinkClass c), on the paths slotFlows charges.
-func (x *Sim) sendLinks(ci, r int, st *algos.Step) uint8 {
+// LinkClass c), on the paths slotFlows charges: the step sends to every
+// slot of its send groups sg (a group's slots are used alike) of rank r's
+// plan rp.
+func (x *Sim) sendLinks(ci, r int, rp *rankPlan, sg []int32) uint8 {
 	var mask uint8
 	cc := x.an.classes[ci]
 	nd := x.an.rail(ci)
 	var buf []int32
-	for _, sp := range st.Send {
-		p := cc.peer(sp)
+	for si := range rp.slots {
+		if !slices.Contains(sg, rp.slots[si].group) {
+			continue
+		}
+		p := cc.peer(rp.slots[si].peer)
 		switch p.Kind {
 		case algos.PeerRank:
 			buf, _ = x.f.path(buf[:0], r, int(p.ID), nd)

@@ -32,9 +32,12 @@ type SimOptions struct {
 // simulations (least recently used forgotten first) and reuses one for
 // every point with the same machine, layout, operation, selection and
 // timing configuration: a sweep reaches the same schedule many times, and
-// those are all a simulation reads. Safe for concurrent use. A group's
-// operations are each simulated on the channels NCCL's plan gave them
-// and combined as sim.GroupOpTime says.
+// those are all a simulation reads. Releases share a simulation where
+// they build the same schedule and the profile times them alike (key). A
+// remembered error is not reused (its text names the release): the point
+// runs again. A group's operations are each simulated on the channels
+// NCCL's plan gave them and combined as sim.GroupOpTime says. Safe for
+// concurrent use.
 func NewSimulator(n int, o SimOptions) Simulator {
 	cache := lru.New[string, simRes](max(1, n))
 	return func(p Point, comm *spec.Comm, ds []*spec.Decision) (float64, error) {
@@ -64,8 +67,11 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 		ok := false
 		key := ""
 		if cache != nil {
-			key = in.key()
+			if key, err = in.key(); err != nil {
+				return 0, err
+			}
 			r, ok = cache.Get(key)
+			ok = ok && r.err == nil
 		}
 		if !ok {
 			r.t, r.launch, r.err = in.run()
@@ -117,14 +123,34 @@ func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simI
 	return &simInput{cfg: cfg, l: l, op: op, sel: sel, inPlace: o.InPlace}, nil
 }
 
-// key identifies the simulation by value (the profile by identity: a
-// sweep's profiles are loaded once; a group's channel split by value).
-func (in *simInput) key() string {
+// key identifies the simulation by value, the machine's profile included
+// (each point's machine carries its own copy), and a group's channel
+// split. The release counts through what a schedule and its timing read
+// of it: the builders' parameters (algos.Params) and the profile's factor
+// for the release.
+func (in *simInput) key() (string, error) {
+	p, err := in.l.Params()
+	if err != nil {
+		return "", err
+	}
+	l := *in.l
+	p.Release, l.Release = 0, 0
+	var sched spec.Tuning // by value: each release has its own copy
+	if p.Sched != nil {
+		sched, p.Sched = *p.Sched, nil
+	}
+	cfg := in.cfg
+	prof := cfg.Machine.Profile
+	cfg.Machine.Profile = nil
+	profKey := "nominal"
+	if prof != nil {
+		profKey = fmt.Sprintf("%s|%d|%v", prof.Name, prof.SM, prof.Params)
+	}
 	part := "alone"
 	if in.sel.Part != nil {
 		part = fmt.Sprintf("%+v", *in.sel.Part)
 	}
-	return fmt.Sprintf("%+v|%p|%+v|%+v|%s/%s/%d|%s|%v", in.cfg, in.cfg.Machine.Profile, *in.l, in.op, in.sel.Algo, in.sel.Proto, in.sel.NChannels, part, in.inPlace)
+	return fmt.Sprintf("%+v|%s|%g|%+v|%+v|%+v|%+v|%+v|%s|%v", cfg, profKey, prof.ReleaseFactor(in.l.Release), l, p, sched, in.op, in.sel, part, in.inPlace), nil
 }
 
 // run simulates the operation: its time and the launch cost in it.

@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gatesim/gatesim/sim"
@@ -151,6 +152,45 @@ func TestSimulatorReuseIsExact(t *testing.T) {
 	}
 	if simulated < len(pts)/2 {
 		t.Fatalf("only %d of %d points simulated", simulated, len(pts))
+	}
+}
+
+// Points whose machine, decision and size agree share one simulation:
+// NCCL_COLLNET_ENABLE without a SHARP switch changes nothing, so the two
+// environments' points share keys, and the reused times are the fresh ones.
+func TestSimulatorReuses(t *testing.T) {
+	sw := Sweep{NCCL: []string{"2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: []int{2}}},
+		Env:   []EnvSet{{Name: "default"}, {Name: "collnet", Vars: map[string]string{"NCCL_COLLNET_ENABLE": "1"}}},
+		Colls: []string{"allreduce"}, Sizes: SizeAxis{From: "64KiB", To: "1MiB", Factor: 4}}
+	pts, err := Expand(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	keys := map[string]bool{}
+	Run(pts, 2, func(p Point, comm *spec.Comm, ds []*spec.Decision) (float64, error) {
+		in, err := simInputOf(p, comm, ds[0], SimOptions{})
+		if err != nil {
+			return 0, err
+		}
+		k, err := in.key()
+		if err != nil {
+			return 0, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		keys[k] = true
+		return 1, nil
+	}, nil)
+	if len(keys) == 0 || len(keys) >= len(pts) {
+		t.Fatalf("%d points have %d distinct simulations: nothing would be reused", len(pts), len(keys))
+	}
+	fresh := Run(pts, 1, Simulate, nil)
+	reused := Run(pts, 1, NewSimulator(64, SimOptions{}), nil)
+	for i := range fresh {
+		if fresh[i].SimUs <= 0 || fresh[i].SimUs != reused[i].SimUs {
+			t.Errorf("point %d (%s): %g µs afresh, %g µs reused", i, fresh[i].Outcome, fresh[i].SimUs, reused[i].SimUs)
+		}
 	}
 }
 
