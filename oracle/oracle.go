@@ -371,18 +371,23 @@ func (o *Oracle) HandleLine(line []byte) (out []byte) {
 		}
 	}()
 	a, ce, opTrace := o.answer(line)
-	b := marshal(a)
-	if a.Status == "invalid" || !o.Trace || ce == nil {
-		return b
+	withTrace := a.Status != "invalid" && o.Trace && ce != nil
+	size := 1024
+	if withTrace {
+		// "trace" is the answer's last field: the communicator's init
+		// entries, encoded once, then this operation's, as json.Marshal
+		// writes a slice.
+		ce.initOnce.Do(func() { ce.initJSON = traceJSON(nil, ce.comm.Trace) })
+		size += len(ce.initJSON) + 512*len(opTrace)
 	}
-	// "trace" is the answer's last field: the communicator's init entries,
-	// encoded once, then this operation's, as json.Marshal writes a slice.
-	ce.initOnce.Do(func() { ce.initJSON = traceJSON(nil, ce.comm.Trace) })
-	if len(ce.initJSON) == 0 && len(opTrace) == 0 {
-		return b
+	out, ok := appendAnswer(make([]byte, 0, size), a)
+	if !ok {
+		out = marshal(a)
 	}
-	out = make([]byte, 0, len(b)+len(ce.initJSON)+512*len(opTrace)+16)
-	out = append(out, b[:len(b)-1]...)
+	if !withTrace || (len(ce.initJSON) == 0 && len(opTrace) == 0) {
+		return out
+	}
+	out = out[:len(out)-1]
 	out = append(out, `,"trace":[`...)
 	out = append(out, ce.initJSON...)
 	if len(ce.initJSON) > 0 && len(opTrace) > 0 {
@@ -419,16 +424,12 @@ func marshal(a *Answer) []byte {
 // traceJSON appends the trace's entries as the answer encodes them,
 // comma-separated.
 func traceJSON(dst []byte, t spec.Trace) []byte {
-	start := len(dst)
-	for _, v := range t {
-		b, err := json.Marshal(traceEntry(v))
-		if err != nil { // strings and string slices always encode
-			continue
-		}
-		if len(dst) > start {
+	for i, v := range t {
+		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, b...)
+		e := traceEntry(v)
+		dst = appendTraceEntry(dst, &e)
 	}
 	return dst
 }
