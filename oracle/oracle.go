@@ -731,7 +731,7 @@ func (o *Oracle) system(req Request) (*spec.System, string, error) {
 			return nil, "system", err
 		}
 		if isPreset(s) {
-			sys, err = spec.Preset(s, spec.PresetOptions{Nodes: req.Nodes, SHARP: req.SHARP})
+			sys, err = spec.Preset(s, spec.PresetOptions{Nodes: req.Nodes, SHARP: req.SHARP, Shared: true})
 			break
 		}
 		if !strings.ContainsAny(s, "/.") {

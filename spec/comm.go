@@ -257,15 +257,22 @@ func (r *initRun) groupNodes() {
 	// the host name is a label: nodes that differ only in it behave alike
 	byPrint := map[string]*nodeState{}
 	var buf []byte
+	var prev *nodeState
 	for i := range sys.Nodes {
+		if i > 0 && sharesNode(&sys.Nodes[i-1], &sys.Nodes[i]) {
+			prev.nodes = append(prev.nodes, i)
+			continue
+		}
 		buf = nodeFingerprint(buf[:0], &sys.Nodes[i])
 		if g, ok := byPrint[string(buf)]; ok {
 			g.nodes = append(g.nodes, i)
+			prev = g
 			continue
 		}
 		g := &nodeState{nodes: []int{i}, node: &sys.Nodes[i]}
 		byPrint[string(buf)] = g
 		r.nodes = append(r.nodes, g)
+		prev = g
 	}
 }
 

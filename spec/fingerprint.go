@@ -97,3 +97,51 @@ func encodeValue(buf []byte, v reflect.Value) []byte {
 func compareBytes(a, b []byte) int {
 	return slices.Compare(a, b)
 }
+
+// sharesNode reports whether b is a copy of a that shares every slice, map
+// and pointer with it and has the same other fields, the host name apart
+// (PresetOptions.Shared builds such nodes): then the two are deeply equal
+// without encoding either. False says nothing: the fingerprint decides.
+func sharesNode(a, b *Node) bool {
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	t := va.Type()
+	for i := range va.NumField() {
+		if t.Field(i).Name == "Host" {
+			continue
+		}
+		if !sameShallow(va.Field(i), vb.Field(i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameShallow is true when x and y are equal scalars or share their
+// storage (the same slice elements, map or pointee); structs field by
+// field. Anything else (arrays, interfaces, funcs) is reported unequal.
+func sameShallow(x, y reflect.Value) bool {
+	switch x.Kind() {
+	case reflect.Bool:
+		return x.Bool() == y.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return x.Int() == y.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return x.Uint() == y.Uint()
+	case reflect.Float32, reflect.Float64:
+		return x.Float() == y.Float()
+	case reflect.String:
+		return x.String() == y.String()
+	case reflect.Slice:
+		return x.IsNil() == y.IsNil() && x.Len() == y.Len() && (x.Len() == 0 || x.Pointer() == y.Pointer())
+	case reflect.Map, reflect.Pointer:
+		return x.Pointer() == y.Pointer()
+	case reflect.Struct:
+		for i := range x.NumField() {
+			if !sameShallow(x.Field(i), y.Field(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
