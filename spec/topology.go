@@ -579,13 +579,25 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	for _, h := range hosts {
 		var s *topo.System
 		var err error
-		switch {
+		switch ok := false; {
 		case h.xml != nil:
 			s = h.xml
-		case h.trays > 0:
-			s, err = topo.SynthesizeMNNVL(h.ns, h.trays)
+		case r.cache != nil:
+			// a synthesized host is read-only: communicators of any size
+			// share it
+			if s, ok = r.cache.hosts.Get(h.key); ok {
+				break
+			}
+			fallthrough
 		default:
-			s, err = topo.Synthesize(h.ns)
+			if h.trays > 0 {
+				s, err = topo.SynthesizeMNNVL(h.ns, h.trays)
+			} else {
+				s, err = topo.Synthesize(h.ns)
+			}
+			if err == nil && r.cache != nil {
+				r.cache.hosts.Put(h.key, s)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", orName(h.ns.Name, "node"), err)
@@ -624,6 +636,8 @@ type Cache struct {
 	// nodes keeps the searched nodes themselves: a machine of a new node
 	// count searches its (known) hosts again only when they are new.
 	nodes *topo.NodeCache
+	// hosts keeps the topologies synthesized from layouts, by layout.
+	hosts *lru.Cache[string, *topo.System]
 }
 
 // NewCache returns a cache holding at most n searches (n ≤ 0: 256). When it
@@ -632,7 +646,7 @@ func NewCache(n int) *Cache {
 	if n <= 0 {
 		n = 256
 	}
-	return &Cache{m: lru.New[string, *topo.Result](n), nodes: topo.NewNodeCache(n)}
+	return &Cache{m: lru.New[string, *topo.Result](n), nodes: topo.NewNodeCache(n), hosts: lru.New[string, *topo.System](n)}
 }
 
 func (k *Cache) get(key string) (*topo.Result, bool) { return k.m.Get(key) }

@@ -178,11 +178,15 @@ func Search(hosts []*System, p Params, o Options) (*Result, error) {
 // use.
 type NodeCache struct {
 	m *lru.Cache[string, *nodeModel]
+	// hosts keeps each host's model (its system built for the release,
+	// with paths, and its NCCL nodes): read-only once built, it depends on
+	// the host, the parameters and the options only.
+	hosts *lru.Cache[string, *hostModel]
 }
 
-// NewNodeCache returns a cache of at most n searched nodes.
+// NewNodeCache returns a cache of at most n searched nodes (and n hosts).
 func NewNodeCache(n int) *NodeCache {
-	return &NodeCache{m: lru.New[string, *nodeModel](n)}
+	return &NodeCache{m: lru.New[string, *nodeModel](n), hosts: lru.New[string, *hostModel](n)}
 }
 
 // SearchCached is Search reusing and filling nc (nil: no cache).
@@ -194,6 +198,10 @@ func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result,
 		return nil, fmt.Errorf("topology search: empty Params: start from Params2_22_3() or Params2_28_9()")
 	}
 	ps := &pathState{p: p, o: o}
+	var setting string // what besides the host a host's and a node's search read
+	if nc != nil {
+		setting = fmt.Sprintf("%+v|%+v", p, o)
+	}
 	// One model per distinct host.
 	byPtr := map[*System]int{}
 	byXML := map[string]int{}
@@ -217,9 +225,19 @@ func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result,
 			hostModelIdx[i] = k
 			continue
 		}
-		m, err := newHostModel(h, ps)
-		if err != nil {
-			return nil, fmt.Errorf("host %d (%s): %w", i, h.Name, err)
+		var m *hostModel
+		var ok bool
+		if nc != nil {
+			m, ok = nc.hosts.Get(setting + "|" + h.Name + "|" + key)
+		}
+		if !ok {
+			var err error
+			if m, err = newHostModel(h, ps); err != nil {
+				return nil, fmt.Errorf("host %d (%s): %w", i, h.Name, err)
+			}
+			if nc != nil {
+				nc.hosts.Put(setting+"|"+h.Name+"|"+key, m)
+			}
 		}
 		models = append(models, m)
 		modelKeys = append(modelKeys, key)
@@ -234,9 +252,9 @@ func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result,
 
 	type nodeKey struct{ model, domain int }
 	nodes := map[nodeKey]*nodeModel{}
-	var setting string // what besides the host a node's search reads
-	if nc != nil {
-		setting = fmt.Sprintf("%+v|%+v|%t", p, o, len(hosts) > 1)
+	multiHost := "|single"
+	if len(hosts) > 1 {
+		multiHost = "|multi"
 	}
 	r := &Result{Release: p.Release, NRanks: nRanks}
 	base := 0
@@ -248,7 +266,7 @@ func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result,
 			if !ok {
 				var ck string
 				if nc != nil {
-					ck = fmt.Sprintf("%s|%d|%t|%s|%s", setting, d, len(m.domains[d]) == nRanks, m.sys.Name, modelKeys[hostModelIdx[i]])
+					ck = fmt.Sprintf("%s%s|%d|%t|%s|%s", setting, multiHost, d, len(m.domains[d]) == nRanks, m.sys.Name, modelKeys[hostModelIdx[i]])
 					nm, ok = nc.m.Get(ck)
 				}
 				if !ok {
