@@ -256,6 +256,7 @@ func (r *initRun) groupNodes() {
 	sys := r.comm.System
 	// the host name is a label: nodes that differ only in it behave alike
 	byPrint := map[string]*nodeState{}
+	printed := 0 // groups in byPrint: fingerprints are taken only once a node does not share the previous one's facts
 	var buf []byte
 	var prev *nodeState
 	for i := range sys.Nodes {
@@ -263,15 +264,24 @@ func (r *initRun) groupNodes() {
 			prev.nodes = append(prev.nodes, i)
 			continue
 		}
-		buf = nodeFingerprint(buf[:0], &sys.Nodes[i])
-		if g, ok := byPrint[string(buf)]; ok {
-			g.nodes = append(g.nodes, i)
-			prev = g
-			continue
+		if i > 0 {
+			for ; printed < len(r.nodes); printed++ {
+				g := r.nodes[printed]
+				byPrint[string(nodeFingerprint(nil, g.node))] = g
+			}
+			buf = nodeFingerprint(buf[:0], &sys.Nodes[i])
+			if g, ok := byPrint[string(buf)]; ok {
+				g.nodes = append(g.nodes, i)
+				prev = g
+				continue
+			}
 		}
 		g := &nodeState{nodes: []int{i}, node: &sys.Nodes[i]}
-		byPrint[string(buf)] = g
 		r.nodes = append(r.nodes, g)
+		if i > 0 {
+			byPrint[string(buf)] = g
+			printed++
+		}
 		prev = g
 	}
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -131,6 +132,14 @@ func TestSharedPresetIsThePreset(t *testing.T) {
 		sys, _ := Preset(name, PresetOptions{Nodes: 2, Shared: true})
 		a := &sys.Nodes[0]
 		v := reflect.ValueOf(a).Elem()
+		var fields []string
+		for i := range v.NumField() {
+			fields = append(fields, v.Type().Field(i).Name)
+		}
+		// sharesNode compares these: a new field must be compared there too
+		if want := "Host CPU GPUs NVSwitch Driver NICs IPInterfaces Libs MNNVLClique Layout Topo"; strings.Join(fields, " ") != want {
+			t.Fatalf("Node's fields are %v, sharesNode compares %s: compare the new one", fields, want)
+		}
 		for i := range v.NumField() {
 			f := v.Type().Field(i).Name
 			b := *a

@@ -2,8 +2,10 @@ package topo
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gatesim/gatesim/internal/lru"
 )
@@ -61,13 +63,25 @@ func (n *NodeResult) Graphs() [NumGraphs]Graph {
 // Log are the lines the node's ranks print during the search (NCCL's
 // [GRAPH] subsystem), in order.
 func (n *NodeResult) Log() []string {
+	m := n.model
+	if n.rankBase != 0 {
+		return m.lines(n.rankBase)
+	}
+	// rank 0's node prints the same lines in every communicator the
+	// (cached) node model serves: render them once
+	m.log0Once.Do(func() { m.log0 = m.lines(0) })
+	return slices.Clone(m.log0)
+}
+
+// lines renders the node's [GRAPH] lines for ranks starting at rankBase.
+func (m *nodeModel) lines(rankBase int) []string {
 	var out []string
-	for _, it := range n.model.log {
+	for _, it := range m.log {
 		if it.graph < 0 {
 			out = append(out, it.text)
 			continue
 		}
-		out = append(out, n.model.graphLines(n.model.graphs[it.graph], n.rankBase)...)
+		out = append(out, m.graphLines(m.graphs[it.graph], rankBase)...)
 	}
 	return out
 }
@@ -150,6 +164,9 @@ type nodeModel struct {
 	nvlsCh   int
 	heads    int
 	ps       *pathState
+	// log0 are the lines of the node at rank 0, rendered once.
+	log0Once sync.Once
+	log0     []string
 }
 
 // logItem is a line whose GPU names depend on the node's ranks (2.22.3
