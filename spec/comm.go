@@ -232,6 +232,7 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		c.Env = Env{}
 	}
 
+	c.Trace = make(Trace, 0, len(rs.Init)+len(rs.Init)/2) // most rules emit one verdict
 	run := &initRun{rs: rs, comm: c, env: c.Env, cache: cache}
 	run.groupNodes()
 	for _, id := range rs.Init {

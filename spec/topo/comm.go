@@ -208,6 +208,17 @@ func NewNodeCache(n int) *NodeCache {
 
 // SearchCached is Search reusing and filling nc (nil: no cache).
 func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result, error) {
+	var setting string
+	if nc != nil {
+		setting = fmt.Sprintf("%+v|%+v", p, o)
+	}
+	return SearchKeyed(hosts, p, o, nc, setting)
+}
+
+// SearchKeyed is SearchCached with the cache key of p and o given by the
+// caller (one that tells any two different (p, o) apart; callers that keep
+// it across searches save writing it out each time).
+func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting string) (*Result, error) {
 	if len(hosts) == 0 {
 		return nil, fmt.Errorf("topology search: no host: expected at least one System")
 	}
@@ -215,10 +226,6 @@ func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result,
 		return nil, fmt.Errorf("topology search: empty Params: start from Params2_22_3() or Params2_28_9()")
 	}
 	ps := &pathState{p: p, o: o}
-	var setting string // what besides the host a host's and a node's search read
-	if nc != nil {
-		setting = fmt.Sprintf("%+v|%+v", p, o)
-	}
 	// One model per distinct host.
 	byPtr := map[*System]int{}
 	byXML := map[string]int{}
@@ -273,7 +280,7 @@ func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result,
 	if len(hosts) > 1 {
 		multiHost = "|multi"
 	}
-	r := &Result{Release: p.Release, NRanks: nRanks}
+	r := &Result{Release: p.Release, NRanks: nRanks, Nodes: make([]NodeResult, 0, len(hosts))}
 	base := 0
 	for i := range hosts {
 		m := models[hostModelIdx[i]]
