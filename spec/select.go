@@ -36,8 +36,9 @@ type opRun struct {
 	// empty collective, an API error): the rules after it are not reached.
 	stop bool
 	// choice is the tuning model's decision for the operation (ChooseOp),
-	// nil when the communicator has no model.
-	choice *OpChoice
+	// nil when the communicator has no model; it points at choiceBuf.
+	choice    *OpChoice
+	choiceBuf OpChoice
 	// tuned is a loaded tuner's answer for this operation (SelectTuned).
 	tuned *TunerEffect
 }
@@ -543,8 +544,8 @@ func (o *opRun) modelCosts() string {
 	if m == nil {
 		return ""
 	}
-	ch, err := ChooseOp(m, TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()})
-	if err != nil {
+	ch := &o.choiceBuf
+	if err := m.chooseOp(TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch); err != nil {
 		return "model: " + err.Error()
 	}
 	o.choice = ch
