@@ -327,7 +327,7 @@ func commKey(v spec.Version, req *Request) string {
 	}
 	if raw[0] == '"' {
 		var s string
-		if json.Unmarshal(raw, &s) != nil || !isPreset(s) {
+		if json.Unmarshal(raw, &s) != nil || !spec.IsPreset(s) {
 			return ""
 		}
 	}
@@ -335,7 +335,11 @@ func commKey(v spec.Version, req *Request) string {
 	b.WriteString(strconv.Itoa(int(v)))
 	b.WriteByte(0)
 	b.Write(raw)
-	fmt.Fprintf(&b, "\x00%d\x00%t\x00", req.Nodes, req.SHARP)
+	b.WriteByte(0)
+	b.WriteString(strconv.Itoa(req.Nodes))
+	b.WriteByte(0)
+	b.WriteString(strconv.FormatBool(req.SHARP))
+	b.WriteByte(0)
 	if len(req.Plugins) > 0 {
 		p, err := json.Marshal(req.Plugins)
 		if err != nil {
@@ -730,7 +734,7 @@ func (o *Oracle) system(req Request) (*spec.System, string, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, "system", err
 		}
-		if isPreset(s) {
+		if spec.IsPreset(s) {
 			sys, err = spec.Preset(s, spec.PresetOptions{Nodes: req.Nodes, SHARP: req.SHARP, Shared: true})
 			break
 		}
@@ -771,15 +775,6 @@ func (o *Oracle) system(req Request) (*spec.System, string, error) {
 		}
 	}
 	return sys, "", nil
-}
-
-func isPreset(s string) bool {
-	for _, p := range spec.PresetNames() {
-		if strings.EqualFold(p, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func buildOp(r *OpRequest) (spec.Op, string, error) {

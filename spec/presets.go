@@ -81,6 +81,16 @@ func PresetNames() []string {
 	return out
 }
 
+// IsPreset reports whether s names a preset, in any case.
+func IsPreset(s string) bool {
+	for p := range presets {
+		if strings.EqualFold(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // PresetDoc describes a preset.
 func PresetDoc(name string) string { return presets[name].doc }
 
