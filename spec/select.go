@@ -47,7 +47,7 @@ func (o *opRun) emit(v Verdict) { o.out = append(o.out, v) }
 
 // Select walks the per-operation rules for one operation and returns NCCL's
 // decision and the full trace (init verdicts, then this operation's).
-func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.withInit(c.selectOp(op, nil)) }
+func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.selectInto(op, nil, c.initTrace()) }
 
 // SelectOp is Select returning only this operation's verdicts: the full
 // trace is c.Trace followed by them. Callers that answer many operations
@@ -55,18 +55,22 @@ func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.withInit(c.sel
 // copying them for every operation.
 func (c *Comm) SelectOp(op Op) (*Decision, Trace, error) { return c.selectOp(op, nil) }
 
-// withInit puts the init verdicts in front of an operation's.
-func (c *Comm) withInit(d *Decision, opTrace Trace, err error) (*Decision, Trace, error) {
-	if err != nil {
-		return nil, nil, err
-	}
-	trace := make(Trace, 0, len(c.Trace)+len(opTrace))
-	return d, append(append(trace, c.Trace...), opTrace...), nil
+// initTrace is a copy of the init verdicts with room for an operation's
+// after them: Select's trace is built in it, in one allocation.
+func (c *Comm) initTrace() Trace {
+	trace := make(Trace, len(c.Trace), len(c.Trace)+len(c.rs.Op)+2)
+	copy(trace, c.Trace)
+	return trace
 }
 
 // selectOp decides one operation, with a tuner's answer when tuned is set,
 // and returns the operation's verdicts only.
 func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
+	return c.selectInto(op, tuned, make(Trace, 0, len(c.rs.Op)+2))
+}
+
+// selectInto is selectOp appending the operation's verdicts to trace.
+func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace) (*Decision, Trace, error) {
 	if err := c.checkOp(op); err != nil {
 		return nil, nil, err
 	}
@@ -76,7 +80,6 @@ func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 	maps.Copy(ev, c.Evidence)
 	d := &Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: ev,
 		Net: c.Net, NetVia: c.NetVia, Transport: c.IntraTransport, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
-	trace := make(Trace, 0, len(c.rs.Op)+2)
 	if c.Err == nil && op.Func.IsP2P() {
 		// grouped ncclSend/ncclRecv: scheduleP2pTasksToPlan plans them on
 		// the p2p channels, round by round, without the cost table
