@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/gatesim/gatesim/internal/benchcpu"
 	"github.com/gatesim/gatesim/internal/goldenfile"
 )
 
@@ -108,16 +111,51 @@ func TestBatchGolden(t *testing.T) {
 	goldenfile.Check(t, "testdata/batch.golden", got.String(), *update)
 }
 
-// BenchmarkOracleSeen answers 10,000 varied requests on an oracle that has
-// answered them once already (the machines are known: a conformance run's
-// steady state), on GOMAXPROCS goroutines as gatesim oracle's workers do.
-// One op is one request.
-func BenchmarkOracleSeen(b *testing.B) {
+// TestCachedEqualsCold answers a varied batch (with traces) on one
+// oracle, whose communicator and topology caches and encoded init traces
+// serve most requests, and every request again on a fresh oracle: each
+// answer must be the same bytes. New machine sizes are part of the batch
+// (most DGX H100 sizes appear once), so an answer built from cached nodes
+// of other sizes is compared too.
+func TestCachedEqualsCold(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	batch := append(variedBatch(n/2, 3, false), variedBatch(n/2, 5, true)...)
+	o := New(nil)
+	o.Workers = 2
+	for i, l := range batch {
+		cached := o.HandleLine(l)
+		cold := New(nil).HandleLine(l)
+		if string(cached) != string(cold) {
+			t.Fatalf("request %d (%s): the cached answer differs from the cold one:\ncached %s\ncold   %s", i, l, cached, cold)
+		}
+	}
+}
+
+// seenBatch is the benchmarks' batch and an oracle that has answered it
+// once (built once per test binary: answering it the first time takes
+// minutes on a loaded machine).
+var seenBatch = sync.OnceValues(func() ([][]byte, *Oracle) {
 	batch := variedBatch(10000, 7, false)
 	o := New(nil)
 	answerBatch(o, batch)
+	return batch, o
+})
+
+// BenchmarkOracleSeen answers 10,000 varied requests on an oracle that has
+// answered them once already (the machines are known: a conformance run's
+// steady state), on GOMAXPROCS goroutines as gatesim oracle's workers do.
+// One op is one request. req/s-cpu is the rate GOMAXPROCS idle cores would
+// reach at the measured CPU time per request (the development machine is
+// shared, so its wall-clock rate varies with the load).
+func BenchmarkOracleSeen(b *testing.B) {
+	batch, o := seenBatch()
 	b.ReportAllocs()
 	b.ResetTimer()
+	var cpu benchcpu.Timer
+	cpu.Start()
 	var next atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -125,12 +163,14 @@ func BenchmarkOracleSeen(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	cpu.Report(b, runtime.GOMAXPROCS(0))
 }
 
 // BenchmarkOracleNewMachines answers requests that each name a DGX H100
 // size (3–130 nodes) the oracle has not seen, on hosts it has: before each
 // 128 requests (outside the timer) a fresh oracle answers the same
-// requests at 1 and 2 nodes. One op is one request.
+// requests at 1 and 2 nodes. One op is one request, answered on one
+// goroutine; req/s-cpu is the rate of one idle core.
 func BenchmarkOracleNewMachines(b *testing.B) {
 	base := variedBatch(128, 11, true)
 	at := func(nodes func(i int) int) [][]byte {
@@ -149,17 +189,21 @@ func BenchmarkOracleNewMachines(b *testing.B) {
 	batch := at(func(i int) int { return 3 + i })
 	b.ReportAllocs()
 	var o *Oracle
+	var cpu benchcpu.Timer
 	i := 0
 	for b.Loop() {
 		if i%len(batch) == 0 {
 			b.StopTimer()
+			cpu.Stop()
 			o = New(nil)
 			answerBatch(o, one)
 			answerBatch(o, two)
 			b.StartTimer()
+			cpu.Start()
 		}
 		o.HandleLine(batch[i%len(batch)])
 		i++
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	cpu.Report(b, 1)
 }

@@ -327,7 +327,7 @@ func commKey(v spec.Version, req *Request) string {
 	}
 	if raw[0] == '"' {
 		var s string
-		if json.Unmarshal(raw, &s) != nil || !isPreset(s) {
+		if json.Unmarshal(raw, &s) != nil || !spec.IsPreset(s) {
 			return ""
 		}
 	}
@@ -335,7 +335,11 @@ func commKey(v spec.Version, req *Request) string {
 	b.WriteString(strconv.Itoa(int(v)))
 	b.WriteByte(0)
 	b.Write(raw)
-	fmt.Fprintf(&b, "\x00%d\x00%t\x00", req.Nodes, req.SHARP)
+	b.WriteByte(0)
+	b.WriteString(strconv.Itoa(req.Nodes))
+	b.WriteByte(0)
+	b.WriteString(strconv.FormatBool(req.SHARP))
+	b.WriteByte(0)
 	if len(req.Plugins) > 0 {
 		p, err := json.Marshal(req.Plugins)
 		if err != nil {
@@ -371,18 +375,23 @@ func (o *Oracle) HandleLine(line []byte) (out []byte) {
 		}
 	}()
 	a, ce, opTrace := o.answer(line)
-	b := marshal(a)
-	if a.Status == "invalid" || !o.Trace || ce == nil {
-		return b
+	withTrace := a.Status != "invalid" && o.Trace && ce != nil
+	size := 1024
+	if withTrace {
+		// "trace" is the answer's last field: the communicator's init
+		// entries, encoded once, then this operation's, as json.Marshal
+		// writes a slice.
+		ce.initOnce.Do(func() { ce.initJSON = traceJSON(nil, ce.comm.Trace) })
+		size += len(ce.initJSON) + 512*len(opTrace)
 	}
-	// "trace" is the answer's last field: the communicator's init entries,
-	// encoded once, then this operation's, as json.Marshal writes a slice.
-	ce.initOnce.Do(func() { ce.initJSON = traceJSON(nil, ce.comm.Trace) })
-	if len(ce.initJSON) == 0 && len(opTrace) == 0 {
-		return b
+	out, ok := appendAnswer(make([]byte, 0, size), a)
+	if !ok {
+		out = marshal(a)
 	}
-	out = make([]byte, 0, len(b)+len(ce.initJSON)+512*len(opTrace)+16)
-	out = append(out, b[:len(b)-1]...)
+	if !withTrace || (len(ce.initJSON) == 0 && len(opTrace) == 0) {
+		return out
+	}
+	out = out[:len(out)-1]
 	out = append(out, `,"trace":[`...)
 	out = append(out, ce.initJSON...)
 	if len(ce.initJSON) > 0 && len(opTrace) > 0 {
@@ -419,16 +428,12 @@ func marshal(a *Answer) []byte {
 // traceJSON appends the trace's entries as the answer encodes them,
 // comma-separated.
 func traceJSON(dst []byte, t spec.Trace) []byte {
-	start := len(dst)
-	for _, v := range t {
-		b, err := json.Marshal(traceEntry(v))
-		if err != nil { // strings and string slices always encode
-			continue
-		}
-		if len(dst) > start {
+	for i, v := range t {
+		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, b...)
+		e := traceEntry(v)
+		dst = appendTraceEntry(dst, &e)
 	}
 	return dst
 }
@@ -728,8 +733,8 @@ func (o *Oracle) system(req Request) (*spec.System, string, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, "system", err
 		}
-		if isPreset(s) {
-			sys, err = spec.Preset(s, spec.PresetOptions{Nodes: req.Nodes, SHARP: req.SHARP})
+		if spec.IsPreset(s) {
+			sys, err = spec.Preset(s, spec.PresetOptions{Nodes: req.Nodes, SHARP: req.SHARP, Shared: true})
 			break
 		}
 		if !strings.ContainsAny(s, "/.") {
@@ -769,15 +774,6 @@ func (o *Oracle) system(req Request) (*spec.System, string, error) {
 		}
 	}
 	return sys, "", nil
-}
-
-func isPreset(s string) bool {
-	for _, p := range spec.PresetNames() {
-		if strings.EqualFold(p, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func buildOp(r *OpRequest) (spec.Op, string, error) {

@@ -1,6 +1,10 @@
 package spec
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gatesim/gatesim/internal/benchcpu"
+)
 
 // BenchmarkRequest measures one whole request, as the oracle serves it:
 // Init (every init gate, with its Trace) plus Select (every per-operation
@@ -68,11 +72,14 @@ func BenchmarkSelect(b *testing.B) {
 	comm, _ := Init(rs, mustPreset("dgx-h100", PresetOptions{Nodes: 2, SHARP: true}), Env{"NCCL_COLLNET_ENABLE": "1"})
 	op, _ := OpFromBytes(AllReduce, 1<<20, Bfloat16, Sum, 0)
 	b.ReportAllocs()
+	var cpu benchcpu.Timer
+	cpu.Start()
 	for b.Loop() {
 		if _, _, err := comm.Select(op); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.Report(b, 0)
 }
 
 func BenchmarkLoad(b *testing.B) {
@@ -97,9 +104,12 @@ func BenchmarkSelectOp(b *testing.B) {
 	comm, _ := Init(rs, mustPreset("dgx-h100", PresetOptions{Nodes: 2, SHARP: true}), Env{"NCCL_COLLNET_ENABLE": "1"})
 	op, _ := OpFromBytes(AllReduce, 1<<20, Bfloat16, Sum, 0)
 	b.ReportAllocs()
+	var cpu benchcpu.Timer
+	cpu.Start()
 	for b.Loop() {
 		if _, _, err := comm.SelectOp(op); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.Report(b, 0)
 }

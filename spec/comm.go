@@ -232,6 +232,7 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		c.Env = Env{}
 	}
 
+	c.Trace = make(Trace, 0, len(rs.Init)+len(rs.Init)/2) // most rules emit one verdict
 	run := &initRun{rs: rs, comm: c, env: c.Env, cache: cache}
 	run.groupNodes()
 	for _, id := range rs.Init {
@@ -256,16 +257,33 @@ func (r *initRun) groupNodes() {
 	sys := r.comm.System
 	// the host name is a label: nodes that differ only in it behave alike
 	byPrint := map[string]*nodeState{}
+	printed := 0 // groups in byPrint: fingerprints are taken only once a node does not share the previous one's facts
 	var buf []byte
+	var prev *nodeState
 	for i := range sys.Nodes {
-		buf = nodeFingerprint(buf[:0], &sys.Nodes[i])
-		if g, ok := byPrint[string(buf)]; ok {
-			g.nodes = append(g.nodes, i)
+		if i > 0 && sharesNode(&sys.Nodes[i-1], &sys.Nodes[i]) {
+			prev.nodes = append(prev.nodes, i)
 			continue
 		}
+		if i > 0 {
+			for ; printed < len(r.nodes); printed++ {
+				g := r.nodes[printed]
+				byPrint[string(nodeFingerprint(nil, g.node))] = g
+			}
+			buf = nodeFingerprint(buf[:0], &sys.Nodes[i])
+			if g, ok := byPrint[string(buf)]; ok {
+				g.nodes = append(g.nodes, i)
+				prev = g
+				continue
+			}
+		}
 		g := &nodeState{nodes: []int{i}, node: &sys.Nodes[i]}
-		byPrint[string(buf)] = g
 		r.nodes = append(r.nodes, g)
+		if i > 0 {
+			byPrint[string(buf)] = g
+			printed++
+		}
+		prev = g
 	}
 }
 

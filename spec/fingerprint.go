@@ -97,3 +97,21 @@ func encodeValue(buf []byte, v reflect.Value) []byte {
 func compareBytes(a, b []byte) int {
 	return slices.Compare(a, b)
 }
+
+// sharesNode reports whether b is a copy of a that shares every slice and
+// pointer with it and has the same other fields, the host name apart
+// (PresetOptions.Shared builds such nodes): then the two are deeply equal
+// without encoding either. False says nothing: the fingerprint decides.
+// Every field of Node is compared here (TestSharedPresetIsThePreset fails
+// when one is added and not compared).
+func sharesNode(a, b *Node) bool {
+	return a.CPU == b.CPU && a.NVSwitch == b.NVSwitch && a.Driver == b.Driver &&
+		a.MNNVLClique == b.MNNVLClique && a.Layout == b.Layout && a.Topo == b.Topo &&
+		sameSlice(a.GPUs, b.GPUs) && sameSlice(a.NICs, b.NICs) &&
+		sameSlice(a.IPInterfaces, b.IPInterfaces) && sameSlice(a.Libs, b.Libs)
+}
+
+// sameSlice: both nil, or the same length over the same elements.
+func sameSlice[T any](x, y []T) bool {
+	return (x == nil) == (y == nil) && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -95,4 +96,95 @@ func TestFingerprintIsDeepEquality(t *testing.T) {
 			t.Errorf("%s: only %d leaves changed", name, leaves)
 		}
 	}
+}
+
+// A shared preset is the same machine as the one built node by node, and
+// Init walks it to the same communicator; its nodes share, and a node
+// whose field (any one, at the top or one struct down) differs does not.
+func TestSharedPresetIsThePreset(t *testing.T) {
+	rs := MustLoad(V2_28_9)
+	for _, name := range PresetNames() {
+		for _, o := range []PresetOptions{{Nodes: 1}, {Nodes: 3, SHARP: true}, {Nodes: 19}} {
+			deep, err := Preset(name, o)
+			if err != nil {
+				continue // a shape the preset does not allow
+			}
+			o.Shared = true
+			shared, err := Preset(name, o)
+			if err != nil {
+				t.Fatalf("%s %+v: %v", name, o, err)
+			}
+			if !reflect.DeepEqual(deep, shared) {
+				t.Fatalf("%s %+v: the shared preset differs from the one built node by node", name, o)
+			}
+			for i := 1; i < len(shared.Nodes); i++ {
+				sameRack := shared.Nodes[i-1].MNNVLClique == shared.Nodes[i].MNNVLClique
+				if sharesNode(&shared.Nodes[i-1], &shared.Nodes[i]) != sameRack {
+					t.Fatalf("%s %+v: node %d shares node %d's facts: %v, expected %v (same MNNVL clique)", name, o, i, i-1, !sameRack, sameRack)
+				}
+			}
+			a, errA := Init(rs, deep, Env{"NCCL_COLLNET_ENABLE": "1"})
+			b, errB := Init(rs, shared, Env{"NCCL_COLLNET_ENABLE": "1"})
+			if (errA == nil) != (errB == nil) || (errA == nil && !reflect.DeepEqual(a.Trace, b.Trace)) {
+				t.Fatalf("%s %+v: Init differs on the shared preset", name, o)
+			}
+		}
+		sys, _ := Preset(name, PresetOptions{Nodes: 2, Shared: true})
+		a := &sys.Nodes[0]
+		v := reflect.ValueOf(a).Elem()
+		var fields []string
+		for i := range v.NumField() {
+			fields = append(fields, v.Type().Field(i).Name)
+		}
+		// sharesNode compares these: a new field must be compared there too
+		if want := "Host CPU GPUs NVSwitch Driver NICs IPInterfaces Libs MNNVLClique Layout Topo"; strings.Join(fields, " ") != want {
+			t.Fatalf("Node's fields are %v, sharesNode compares %s: compare the new one", fields, want)
+		}
+		for i := range v.NumField() {
+			f := v.Type().Field(i).Name
+			b := *a
+			b.Host = "other"
+			if !sharesNode(a, &b) {
+				t.Fatalf("%s: a copy with another host name does not share", name)
+			}
+			if changeOne(reflect.ValueOf(&b).Elem().Field(i)) && f != "Host" && sharesNode(a, &b) {
+				t.Errorf("%s: nodes that differ in %s share", name, f)
+			}
+		}
+	}
+}
+
+// changeOne gives v another value (a fresh slice, map or pointee for
+// references, the first field for a struct); false when it cannot.
+func changeOne(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Bool:
+		v.SetBool(!v.Bool())
+	case reflect.Int:
+		v.SetInt(v.Int() + 1)
+	case reflect.String:
+		v.SetString(v.String() + "x")
+	case reflect.Slice:
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(c, v)
+		v.Set(c)
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		} else {
+			c := reflect.New(v.Type().Elem())
+			c.Elem().Set(v.Elem())
+			v.Set(c)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if changeOne(v.Field(i)) {
+				return true
+			}
+		}
+		return false
+	default:
+		return false
+	}
+	return true
 }

@@ -20,6 +20,13 @@ type PresetOptions struct {
 	// libnccl-net.so with Net and CollNet v5-v8) to every node, with its
 	// CollNet devices on the node's IB NICs.
 	SHARP bool
+	// Shared builds the node's facts once: every node is a copy of the
+	// first that shares its slices, maps and pointers (only Host and the
+	// MNNVL clique differ). For a system that is only read, as Init reads
+	// it, this is the same machine at a fraction of the cost, and Init
+	// groups such nodes without encoding each one; changing one node's
+	// GPUs in place would change every node's.
+	Shared bool
 }
 
 type presetDef struct {
@@ -74,6 +81,16 @@ func PresetNames() []string {
 	return out
 }
 
+// IsPreset reports whether s names a preset, in any case.
+func IsPreset(s string) bool {
+	for p := range presets {
+		if strings.EqualFold(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // PresetDoc describes a preset.
 func PresetDoc(name string) string { return presets[name].doc }
 
@@ -90,19 +107,27 @@ func Preset(name string, o PresetOptions) (*System, error) {
 	if n < 1 || n > MaxNodes {
 		return nil, fmt.Errorf("--nodes %d: expected 1 to %d (gatesim's limit)", n, MaxNodes)
 	}
-	if err := CheckShape(n, len(def.node().GPUs)); err != nil {
+	build := func() Node {
+		nd := def.node()
+		if (o.SHARP || def.sharpByDefault) && !hasLib(nd, "libnccl-net.so") {
+			nd.Libs = append(nd.Libs, SHARPPlugin())
+		}
+		return nd
+	}
+	first := build()
+	if err := CheckShape(n, len(first.GPUs)); err != nil {
 		return nil, fmt.Errorf("--nodes %d: %v", n, err)
 	}
-	sys := &System{Name: strings.ToLower(name)}
+	sys := &System{Name: strings.ToLower(name), Nodes: make([]Node, 0, n)}
 	if n > 1 {
 		sys.Name = fmt.Sprintf("%s×%d", sys.Name, n)
 	}
 	for i := range n {
-		nd := def.node()
-		nd.Host = fmt.Sprintf("node%03d", i)
-		if (o.SHARP || def.sharpByDefault) && !hasLib(nd, "libnccl-net.so") {
-			nd.Libs = append(nd.Libs, SHARPPlugin())
+		nd := first
+		if i > 0 && !o.Shared {
+			nd = build()
 		}
+		nd.Host = fmt.Sprintf("node%03d", i)
 		if nd.MNNVLClique != "" {
 			// an NVL72 rack holds 18 trays; the next trays form the next clique
 			nd.MNNVLClique = fmt.Sprintf("%s-rack%d", nd.MNNVLClique, i/18)

@@ -2,7 +2,10 @@ package spec
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -33,8 +36,9 @@ type opRun struct {
 	// empty collective, an API error): the rules after it are not reached.
 	stop bool
 	// choice is the tuning model's decision for the operation (ChooseOp),
-	// nil when the communicator has no model.
-	choice *OpChoice
+	// nil when the communicator has no model; it points at choiceBuf.
+	choice    *OpChoice
+	choiceBuf OpChoice
 	// tuned is a loaded tuner's answer for this operation (SelectTuned).
 	tuned *TunerEffect
 }
@@ -43,7 +47,7 @@ func (o *opRun) emit(v Verdict) { o.out = append(o.out, v) }
 
 // Select walks the per-operation rules for one operation and returns NCCL's
 // decision and the full trace (init verdicts, then this operation's).
-func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.withInit(c.selectOp(op, nil)) }
+func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.selectInto(op, nil, c.initTrace()) }
 
 // SelectOp is Select returning only this operation's verdicts: the full
 // trace is c.Trace followed by them. Callers that answer many operations
@@ -51,27 +55,31 @@ func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.withInit(c.sel
 // copying them for every operation.
 func (c *Comm) SelectOp(op Op) (*Decision, Trace, error) { return c.selectOp(op, nil) }
 
-// withInit puts the init verdicts in front of an operation's.
-func (c *Comm) withInit(d *Decision, opTrace Trace, err error) (*Decision, Trace, error) {
-	if err != nil {
-		return nil, nil, err
-	}
-	trace := make(Trace, 0, len(c.Trace)+len(opTrace))
-	return d, append(append(trace, c.Trace...), opTrace...), nil
+// initTrace is a copy of the init verdicts with room for an operation's
+// after them: Select's trace is built in it, in one allocation.
+func (c *Comm) initTrace() Trace {
+	trace := make(Trace, len(c.Trace), len(c.Trace)+len(c.rs.Op)+2)
+	copy(trace, c.Trace)
+	return trace
 }
 
 // selectOp decides one operation, with a tuner's answer when tuned is set,
 // and returns the operation's verdicts only.
 func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
+	return c.selectInto(op, tuned, make(Trace, 0, len(c.rs.Op)+2))
+}
+
+// selectInto is selectOp appending the operation's verdicts to trace.
+func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace) (*Decision, Trace, error) {
 	if err := c.checkOp(op); err != nil {
 		return nil, nil, err
 	}
-	d := &Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: Evidence{},
+	// room for the capabilities the operation raises (selected) without
+	// growing the map
+	ev := make(Evidence, len(Capabilities))
+	maps.Copy(ev, c.Evidence)
+	d := &Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: ev,
 		Net: c.Net, NetVia: c.NetVia, Transport: c.IntraTransport, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
-	for k, v := range c.Evidence {
-		d.Evidence[k] = v
-	}
-	trace := make(Trace, 0, len(c.rs.Op))
 	if c.Err == nil && op.Func.IsP2P() {
 		// grouped ncclSend/ncclRecv: scheduleP2pTasksToPlan plans them on
 		// the p2p channels, round by round, without the cost table
@@ -98,10 +106,14 @@ func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 			trace = append(trace, Verdict{Rule: id, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
 			continue
 		}
-		o.out = o.out[:0] // the verdicts are copied into the trace below
+		// the rule emits straight into the trace; its verdicts are then
+		// completed in place
+		start := len(trace)
+		o.out = trace
 		rule.perOp(o)
-		for i := range o.out {
-			v := &o.out[i]
+		trace = o.out
+		for i := start; i < len(trace); i++ {
+			v := &trace[i]
 			v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, rule.Ref, "op"
 			if v.Cap == "" {
 				v.Cap = rule.Cap
@@ -110,8 +122,8 @@ func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
 				d.Evidence.Raise(v.Cap, v.Level)
 			}
 		}
-		trace = append(trace, o.out...)
 	}
+	o.out = nil
 	return d, trace, nil
 }
 
@@ -183,7 +195,7 @@ func appendRule(ref Ref, fp8 bool) *Rule {
 				d.DecidedBy, o.stop = "G-SEL-APPEND-1", true
 				o.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%s %s on sm%d: fp8 reductions need sm90: ncclInvalidArgument", op.Func, op.DataType, o.comm.MinSM), Log: []string{msg}})
 			default:
-				o.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("%d element(s): the call becomes a task", op.Count)})
+				o.emit(Verdict{Outcome: Pass, Why: strconv.FormatInt(op.Count, 10) + " element(s): the call becomes a task"})
 			}
 		},
 	}
@@ -208,27 +220,33 @@ func opSupport(ref Ref, nvlsAGExempt bool) *Rule {
 		perOp: func(o *opRun) {
 			c, op := o.comm, o.op
 			o.collNetOK, o.nvlsOK = c.opSupport(op)
-			why := []string{}
+			why := ""
 			if c.CollNetSupport && !o.collNetOK {
 				netOp := op.RedOp.NetOp()
-				why = append(why, fmt.Sprintf("CollNet: the matrix does not support %s/%s", netOp.Short(), op.DataType.Short()))
+				why = "CollNet: the matrix does not support " + netOp.Short() + "/" + op.DataType.Short()
 			} else if !o.collNetOK {
-				why = append(why, "CollNet: not supported by the communicator")
+				why = "CollNet: not supported by the communicator"
 			}
+			nvls := ""
 			if !c.NVLSSupport {
-				why = append(why, "NVLS: not supported by the communicator")
+				nvls = "NVLS: not supported by the communicator"
 			} else if !o.nvlsOK {
-				why = append(why, fmt.Sprintf("NVLS: %s/%s is not an NVLS reduction", op.RedOp.Short(), op.DataType.Short()))
+				nvls = "NVLS: " + op.RedOp.Short() + "/" + op.DataType.Short() + " is not an NVLS reduction"
+			}
+			switch {
+			case why != "" && nvls != "":
+				why += "; " + nvls
+			case nvls != "":
+				why = nvls
+			case why == "":
+				why = "CollNet and NVLS both support this operation"
 			}
 			out := Info
 			if o.collNetOK || o.nvlsOK {
 				out = Pass
 			}
 			facts := []Fact{F("collNetOK", o.collNetOK), F("nvlsOK", o.nvlsOK)}
-			if len(why) == 0 {
-				why = append(why, "CollNet and NVLS both support this operation")
-			}
-			o.emit(Verdict{Outcome: out, Why: strings.Join(why, "; "), Facts: facts})
+			o.emit(Verdict{Outcome: out, Why: why, Facts: facts})
 		},
 	}
 }
@@ -342,6 +360,7 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 				notes = append(notes, "Ring: fp8 with more than 8 ranks, time ×1024 (P8)")
 			}
 			var legal strings.Builder
+			legal.Grow(256)
 			legal.WriteString("legal:")
 			for a := range nA {
 				for p := range NumProtos {
@@ -418,7 +437,18 @@ func tunerCall(ref Ref) *Rule {
 
 // candidates lists the usable cells in NCCL's scan order.
 func (o *opRun) candidates() []AlgoProto {
-	var out []AlgoProto
+	n := 0
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			if o.cell[a][p] {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]AlgoProto, 0, n)
 	for a := range NumAlgos {
 		for p := range NumProtos {
 			if o.cell[a][p] {
@@ -517,8 +547,8 @@ func (o *opRun) modelCosts() string {
 	if m == nil {
 		return ""
 	}
-	ch, err := ChooseOp(m, TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()})
-	if err != nil {
+	ch := &o.choiceBuf
+	if err := m.chooseOp(TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch); err != nil {
 		return "model: " + err.Error()
 	}
 	o.choice = ch
@@ -567,20 +597,47 @@ func (o *opRun) fillFromModel(ap AlgoProto) {
 
 // winWhy says why a cell won: its time and the runner-up's.
 func (o *opRun) winWhy(best AlgoProto, t float64) string {
-	why := fmt.Sprintf("%s wins with time %.2f µs", best, t)
 	second, st := AlgoProto{AlgoNone, ProtoNone}, 0.0
-	for _, ap := range o.candidates() {
-		if ap == best || !o.costSet[ap.Algo][ap.Proto] || o.cost[ap.Algo][ap.Proto] < 0 {
-			continue
-		}
-		if c := o.cost[ap.Algo][ap.Proto]; second.Algo == AlgoNone || c < st {
-			second, st = ap, c
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			ap := AlgoProto{Algo(a), Proto(p)}
+			if !o.cell[a][p] || ap == best || !o.costSet[a][p] || o.cost[a][p] < 0 {
+				continue
+			}
+			if c := o.cost[a][p]; second.Algo == AlgoNone || c < st {
+				second, st = ap, c
+			}
 		}
 	}
+	var buf [128]byte
+	b := appendAlgoProto(buf[:0], best)
+	b = append(b, " wins with time "...)
+	b = appendFixed2(b, t)
+	b = append(b, " µs"...)
 	if second.Algo != AlgoNone {
-		why += fmt.Sprintf(" (next: %s %.2f µs)", second, st)
+		b = append(b, " (next: "...)
+		b = appendAlgoProto(b, second)
+		b = append(b, ' ')
+		b = appendFixed2(b, st)
+		b = append(b, " µs)"...)
 	}
-	return why
+	return string(b)
+}
+
+// appendAlgoProto appends AlgoProto.String's text.
+func appendAlgoProto(b []byte, ap AlgoProto) []byte {
+	b = append(b, ap.Algo.String()...)
+	b = append(b, '/')
+	return append(b, ap.Proto.String()...)
+}
+
+// appendFixed2 appends fmt's %.2f: strconv's text for finite times (the
+// same digits), fmt's own for the rest.
+func appendFixed2(b []byte, t float64) []byte {
+	if math.IsInf(t, 0) || math.IsNaN(t) {
+		return fmt.Appendf(b, "%.2f", t)
+	}
+	return strconv.AppendFloat(b, t, 'f', 2, 64)
 }
 
 // allCostsKnown reports whether every candidate has a time (from the

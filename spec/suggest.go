@@ -99,17 +99,16 @@ func FuncNames(fs []Func) []string {
 // ParseFuncIn parses a collective and accepts only those of accepted (what
 // one command can run); the error lists exactly those.
 func ParseFuncIn(s string, accepted []Func) (Func, error) {
-	names := FuncNames(accepted)
 	f, err := ParseFunc(s)
 	if err != nil {
-		return 0, UnknownName("collective", s, names)
+		return 0, UnknownName("collective", s, FuncNames(accepted))
 	}
 	for _, a := range accepted {
 		if a == f {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("collective %q is not accepted here: expected one of %s", s, strings.Join(names, ", "))
+	return 0, fmt.Errorf("collective %q is not accepted here: expected one of %s", s, strings.Join(FuncNames(accepted), ", "))
 }
 
 // AllFuncs are every function ParseFunc names: the cost table's five,

@@ -350,7 +350,7 @@ func (s *System) Validate() error {
 	}
 	ranks := 0
 	for i, nd := range s.Nodes {
-		where := fmt.Sprintf("system %s: node %d", s.Name, i)
+		where := lazyWhere{s.Name, i}
 		if len(nd.GPUs) == 0 {
 			return fmt.Errorf("%s: no GPUs: expected at least one", where)
 		}
@@ -359,6 +359,9 @@ func (s *System) Validate() error {
 		}
 		if ranks += len(nd.GPUs); ranks > MaxRanks {
 			return fmt.Errorf("system %s: more than %d ranks (gatesim's limit)", s.Name, MaxRanks)
+		}
+		if i > 0 && sharesNode(&s.Nodes[i-1], &s.Nodes[i]) {
+			continue // the same facts as the node before, which passed
 		}
 		devs := map[int]bool{}
 		for j, g := range nd.GPUs {
@@ -419,3 +422,12 @@ func (s *System) Validate() error {
 	}
 	return nil
 }
+
+// lazyWhere names a node in Validate's errors; it is formatted only when
+// an error is (%s), not for every node of a valid system.
+type lazyWhere struct {
+	system string
+	node   int
+}
+
+func (w lazyWhere) String() string { return fmt.Sprintf("system %s: node %d", w.system, w.node) }

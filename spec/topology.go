@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -528,7 +529,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 			}
 			h := &host{ns: nd.layout(), trays: trays}
 			topoNICs(&h.ns, nd, r.env, g.chosen, coll)
-			h.key = fmt.Sprintf("mnnvl%d:%+v", trays, h.ns)
+			h.key = string(encodeValue(fmt.Appendf(nil, "mnnvl%d:", trays), reflect.ValueOf(&h.ns).Elem()))
 			byClique[cl] = len(order)
 			r.hostOf[i] = len(order)
 			order = append(order, h)
@@ -546,7 +547,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 				if h.ns.Name == "" {
 					h.ns.Name = nd.Host
 				}
-				h.key = fmt.Sprintf("%+v", h.ns)
+				h.key = string(encodeValue([]byte("layout"), reflect.ValueOf(&h.ns).Elem()))
 			}
 			byGroup[g] = h
 			hosts = append(hosts, h)
@@ -554,11 +555,12 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 		r.hostOf[i] = len(order)
 		order = append(order, h)
 	}
-	var key string
+	var key, setting string
 	if r.cache != nil {
 		// each distinct host once, then the hosts' order by index
+		setting = r.cache.paramsKey(r.rs) + "|" + fmt.Sprintf("%+v", o)
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s|%+v", r.rs.Version, o)
+		b.WriteString(setting)
 		idx := map[*host]int{}
 		for _, h := range hosts {
 			idx[h] = len(idx)
@@ -579,13 +581,25 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	for _, h := range hosts {
 		var s *topo.System
 		var err error
-		switch {
+		switch ok := false; {
 		case h.xml != nil:
 			s = h.xml
-		case h.trays > 0:
-			s, err = topo.SynthesizeMNNVL(h.ns, h.trays)
+		case r.cache != nil:
+			// a synthesized host is read-only: communicators of any size
+			// share it
+			if s, ok = r.cache.hosts.Get(h.key); ok {
+				break
+			}
+			fallthrough
 		default:
-			s, err = topo.Synthesize(h.ns)
+			if h.trays > 0 {
+				s, err = topo.SynthesizeMNNVL(h.ns, h.trays)
+			} else {
+				s, err = topo.Synthesize(h.ns)
+			}
+			if err == nil && r.cache != nil {
+				r.cache.hosts.Put(h.key, s)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", orName(h.ns.Name, "node"), err)
@@ -600,7 +614,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	if r.cache != nil {
 		nodes = r.cache.nodes
 	}
-	res, err := topo.SearchCached(systems, r.rs.TopoParams, o, nodes)
+	res, err := topo.SearchKeyed(systems, r.rs.TopoParams, o, nodes, setting)
 	if err == nil && r.cache != nil {
 		r.cache.put(key, res)
 	}
@@ -624,6 +638,21 @@ type Cache struct {
 	// nodes keeps the searched nodes themselves: a machine of a new node
 	// count searches its (known) hosts again only when they are new.
 	nodes *topo.NodeCache
+	// hosts keeps the topologies synthesized from layouts, by layout.
+	hosts *lru.Cache[string, *topo.System]
+	// params keeps each ruleset's topology parameters written out (the
+	// search keys start with them; a ruleset is not changed once loaded).
+	params *lru.Cache[*Ruleset, string]
+}
+
+// paramsKey is rs's topology parameters as the search keys write them.
+func (k *Cache) paramsKey(rs *Ruleset) string {
+	if s, ok := k.params.Get(rs); ok {
+		return s
+	}
+	s := fmt.Sprintf("%s|%+v", rs.Version, rs.TopoParams)
+	k.params.Put(rs, s)
+	return s
 }
 
 // NewCache returns a cache holding at most n searches (n ≤ 0: 256). When it
@@ -632,7 +661,8 @@ func NewCache(n int) *Cache {
 	if n <= 0 {
 		n = 256
 	}
-	return &Cache{m: lru.New[string, *topo.Result](n), nodes: topo.NewNodeCache(n)}
+	return &Cache{m: lru.New[string, *topo.Result](n), nodes: topo.NewNodeCache(n), hosts: lru.New[string, *topo.System](n),
+		params: lru.New[*Ruleset, string](16)}
 }
 
 func (k *Cache) get(key string) (*topo.Result, bool) { return k.m.Get(key) }

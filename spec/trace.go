@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -161,8 +162,19 @@ type Fact struct {
 
 func (f Fact) String() string { return f.Name + "=" + f.Value }
 
-// F builds a Fact from any printable value.
-func F(name string, v any) Fact { return Fact{Name: name, Value: fmt.Sprint(v)} }
+// F builds a Fact from any printable value. Booleans, ints and strings,
+// most facts, are written without fmt (the same text fmt.Sprint gives).
+func F(name string, v any) Fact {
+	switch x := v.(type) {
+	case bool:
+		return Fact{Name: name, Value: strconv.FormatBool(x)}
+	case int:
+		return Fact{Name: name, Value: strconv.Itoa(x)}
+	case string:
+		return Fact{Name: name, Value: x}
+	}
+	return Fact{Name: name, Value: fmt.Sprint(v)}
+}
 
 // RuleID is a rule's stable identifier, such as G-NET-ABI-1.
 type RuleID string

@@ -3,6 +3,7 @@ package spec
 import (
 	"testing"
 
+	"github.com/gatesim/gatesim/internal/benchcpu"
 	"github.com/gatesim/gatesim/spec/topo"
 )
 
@@ -12,11 +13,14 @@ func BenchmarkTuningChooseOp(b *testing.B) {
 	m := tuningModel(b, tuningH200x2Input(), V2_28_9)
 	op := TuningOp{Op: Op{Func: AllReduce, Count: 1 << 18, DataType: Float32}}
 	b.ReportAllocs()
+	var cpu benchcpu.Timer
+	cpu.Start()
 	for b.Loop() {
 		if _, err := ChooseOp(m, op); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.Report(b, 0)
 }
 
 // BenchmarkTuningModel1024x8 builds the model of a 1,024-node × 8-GPU

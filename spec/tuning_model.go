@@ -944,9 +944,11 @@ func (m *TuningModel) enableStage() {
 			for pi := range NumProtos {
 				p := Proto(pi)
 				pEnable := protoEn[f][p]
-				why := "NCCL_PROTO disables " + p.String()
+				why := "" // said only for a cell it disables
 				if pEnable == 2 && p == LL128 {
 					pEnable, why = m.ll128Auto(f, a, G)
+				} else if pEnable == 0 {
+					why = "NCCL_PROTO disables " + p.String()
 				}
 				m.ProtoEnable[f][a][p] = pEnable
 				if pEnable == 0 {
@@ -995,43 +997,49 @@ func (m *TuningModel) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 	c, in := m.Tuning, &m.In
 	ok := true
 	var why string
-	fail := func(cond bool, reason string) {
+	// the reason is written only for the first condition that fails
+	fail := func(cond bool, reason func() string) {
 		if ok && !cond {
-			ok, why = false, reason
+			ok, why = false, reason()
 		}
 	}
 	minCC, maxCC := in.MinCompCap, in.MaxCompCap
 	exception := minCC == 90 && in.CUDARuntime == 11080 && f == AllReduce && a == Ring && in.NRanks == 2
 	switch c.LL128Rule {
 	case TuningLL128R22:
-		fail(G.TypeInter <= topo.PathPXB || (minCC >= 90 && G.TypeInter <= topo.PathPXN),
-			fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB (PXN on sm90)", a, G.TypeInter))
-		fail(G.TypeIntra <= topo.PathNVB, fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond NVB", a, G.TypeIntra))
-		fail(minCC == maxCC, fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d", minCC, maxCC))
+		fail(G.TypeInter <= topo.PathPXB || (minCC >= 90 && G.TypeInter <= topo.PathPXN), func() string {
+			return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB (PXN on sm90)", a, G.TypeInter)
+		})
+		fail(G.TypeIntra <= topo.PathNVB, func() string { return fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond NVB", a, G.TypeIntra) })
+		fail(minCC == maxCC, func() string { return fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d", minCC, maxCC) })
 		switch minCC {
 		case 70, 80:
 		case 90:
-			fail(!exception, "LL128 auto: CUDA 11.8 sm90 Ring AllReduce on 2 ranks")
+			fail(!exception, func() string { return "LL128 auto: CUDA 11.8 sm90 Ring AllReduce on 2 ranks" })
 		default:
-			fail(false, fmt.Sprintf("LL128 auto: compute capability %d is not 70, 80 or 90", minCC))
+			fail(false, func() string { return fmt.Sprintf("LL128 auto: compute capability %d is not 70, 80 or 90", minCC) })
 		}
 	default:
 		c2c := tuningParam(in.LL128C2C, 1)
 		if c2c != 0 && minCC >= 90 {
-			fail(G.TypeInter <= topo.PathPXN, fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXN", a, G.TypeInter))
+			fail(G.TypeInter <= topo.PathPXN, func() string { return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXN", a, G.TypeInter) })
 		} else {
-			fail(G.TypeInter <= topo.PathPXB, fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB", a, G.TypeInter))
+			fail(G.TypeInter <= topo.PathPXB, func() string { return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB", a, G.TypeInter) })
 			if c2c == 0 && minCC >= 90 {
 				m.logf("INFO", "GRAPH", "Disabling LL128 over all PxN connections (PXB and C2C). This ensures that no C2C link will be used by LL128.")
 			}
 		}
-		fail(G.TypeIntra <= topo.PathNVB, fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond NVB", a, G.TypeIntra))
+		fail(G.TypeIntra <= topo.PathNVB, func() string { return fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond NVB", a, G.TypeIntra) })
 		if c.LL128Rule == TuningLL128C2CMixed {
-			fail(minCC == maxCC || minCC >= 90, fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d below sm90", minCC, maxCC))
+			fail(minCC == maxCC || minCC >= 90, func() string {
+				return fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d below sm90", minCC, maxCC)
+			})
 		} else {
-			fail(minCC == maxCC, fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d", minCC, maxCC))
+			fail(minCC == maxCC, func() string { return fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d", minCC, maxCC) })
 		}
-		fail(!(minCC < 70 || exception), fmt.Sprintf("LL128 auto: compute capability %d below 70, or the CUDA 11.8 sm90 2-rank Ring AllReduce exception", minCC))
+		fail(!(minCC < 70 || exception), func() string {
+			return fmt.Sprintf("LL128 auto: compute capability %d below 70, or the CUDA 11.8 sm90 2-rank Ring AllReduce exception", minCC)
+		})
 	}
 	if ok {
 		return 1, ""

@@ -14,24 +14,30 @@ import (
 // tuningFmtF is C's "%<width>.<prec>f" for a double: Go's %f except for
 // non-finite values, which glibc prints as inf/-inf/nan/-nan.
 func tuningFmtF(width, prec int, x float64) string {
-	var s string
+	return string(tuningAppendF(nil, width, prec, x))
+}
+
+// tuningAppendF appends tuningFmtF's text.
+func tuningAppendF(b []byte, width, prec int, x float64) []byte {
+	var num [32]byte
+	var s []byte
 	switch {
 	case math.IsNaN(x):
-		s = "nan"
+		s = append(num[:0], "nan"...)
 		if math.Signbit(x) {
-			s = "-nan"
+			s = append(num[:0], "-nan"...)
 		}
 	case math.IsInf(x, 1):
-		s = "inf"
+		s = append(num[:0], "inf"...)
 	case math.IsInf(x, -1):
-		s = "-inf"
+		s = append(num[:0], "-inf"...)
 	default:
-		s = strconv.FormatFloat(x, 'f', prec, 64)
+		s = strconv.AppendFloat(num[:0], x, 'f', prec, 64)
 	}
-	if len(s) < width {
-		s = strings.Repeat(" ", width-len(s)) + s
+	for range width - len(s) {
+		b = append(b, ' ')
 	}
-	return s
+	return append(b, s...)
 }
 
 // tuningPad is "%<width>s" / "%<width>d".
@@ -57,6 +63,7 @@ func (m *TuningModel) TableLines() []string {
 	n := m.Tuning.NumAlgos
 	var out []string
 	var b strings.Builder
+	var row []byte
 	for block := 0; block < (n+2)/3; block++ {
 		b.Reset()
 		b.WriteString("  Algorithm   |")
@@ -97,10 +104,14 @@ func (m *TuningModel) TableLines() []string {
 					continue
 				}
 				for p := range NumProtos {
-					b.WriteString(tuningFmtF(8, 1, float64(m.Latencies[f][a][p])) + "/" +
-						tuningFmtF(6, 1, float64(m.Bandwidths[f][a][p])) + " |")
+					row = tuningAppendF(row, 8, 1, float64(m.Latencies[f][a][p]))
+					row = append(row, '/')
+					row = tuningAppendF(row, 6, 1, float64(m.Bandwidths[f][a][p]))
+					row = append(row, " |"...)
 				}
 			}
+			b.Write(row)
+			row = row[:0]
 			out = append(out, b.String())
 		}
 	}

@@ -100,34 +100,38 @@ type GroupChoice struct {
 // OpChoice; error is for input NCCL would not accept from the API (an
 // unknown function or datatype, a negative count).
 func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
-	if err := m.checkChoose(); err != nil {
+	ch := &OpChoice{}
+	if err := m.chooseOp(op, ch); err != nil {
 		return nil, err
 	}
-	ch := &OpChoice{}
+	return ch, nil
+}
+
+// chooseOp is ChooseOp writing into ch (Select keeps it in its own
+// per-operation state instead of allocating it).
+func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice) error {
+	if err := m.checkChoose(); err != nil {
+		return err
+	}
 	var t tuningTask
 	keep, err := m.newTask(0, op, ch, &t)
-	if err != nil {
-		return nil, err
-	}
-	if !keep {
-		return ch, nil
+	if err != nil || !keep {
+		return err
 	}
 	if t.sym {
 		if _, err := m.symmetric([]*tuningTask{&t}, nil); err != nil {
 			ch.Err = err
 		}
-		return ch, nil
+		return nil
 	}
 	tasks := [1]*tuningTask{&t}
 	queue, nerr := m.prepareTasks(tasks[:], nil)
 	if nerr != nil {
-		return ch, nil
+		return nil
 	}
 	m.registerTasks(queue)
-	if _, err := m.schedule(queue, nil); err != nil {
-		return nil, err
-	}
-	return ch, nil
+	_, err = m.schedule(queue, nil)
+	return err
 }
 
 // ChooseGroup decides a group of collectives as ncclGroupEnd does:

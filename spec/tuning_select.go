@@ -6,6 +6,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -406,9 +407,9 @@ func (m *TuningModel) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo
 	if in.Rank == 0 {
 		switch c.OpLine {
 		case TuningOpLineR22:
-			g.line = fmt.Sprintf("%d Bytes -> Algo %d proto %d time %f", nBytes, int(algo), int(proto), float64(time))
+			g.line = tuningOpLineR22("", nBytes, algo, proto, time)
 		case TuningOpLineR23:
-			g.line = fmt.Sprintf("%s: %d Bytes -> Algo %d proto %d time %f", t.fn, nBytes, int(algo), int(proto), float64(time))
+			g.line = tuningOpLineR22(t.fn.String()+": ", nBytes, algo, proto, time)
 		}
 	}
 
@@ -599,6 +600,25 @@ func (m *TuningModel) nvlsRegChannels(f Func) (int, bool) {
 	}
 	s := in.symComm(m.Tuning.MaxChannels)
 	return max(s.minCTAs, min(s.maxCTAs, (factor+in.NVLSHeads-1)/in.NVLSHeads)), true
+}
+
+// tuningOpLineR22 is the 2.22 per-task [TUNING] line "%ld Bytes -> Algo
+// %d proto %d time %f" (2.23 puts the function name and ": " in front).
+func tuningOpLineR22(prefix string, bytes int64, a Algo, p Proto, t float32) string {
+	var buf [128]byte
+	b := append(buf[:0], prefix...)
+	b = strconv.AppendInt(b, bytes, 10)
+	b = append(b, " Bytes -> Algo "...)
+	b = strconv.AppendInt(b, int64(a), 10)
+	b = append(b, " proto "...)
+	b = strconv.AppendInt(b, int64(p), 10)
+	b = append(b, " time "...)
+	if x := float64(t); math.IsInf(x, 0) || math.IsNaN(x) {
+		b = fmt.Appendf(b, "%f", x)
+	} else {
+		b = strconv.AppendFloat(b, x, 'f', 6, 64)
+	}
+	return string(b)
 }
 
 // tuningOpLineR24 is the 2.24+ per-task [TUNING] line

@@ -2,8 +2,10 @@ package topo
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gatesim/gatesim/internal/lru"
 )
@@ -61,13 +63,25 @@ func (n *NodeResult) Graphs() [NumGraphs]Graph {
 // Log are the lines the node's ranks print during the search (NCCL's
 // [GRAPH] subsystem), in order.
 func (n *NodeResult) Log() []string {
+	m := n.model
+	if n.rankBase != 0 {
+		return m.lines(n.rankBase)
+	}
+	// rank 0's node prints the same lines in every communicator the
+	// (cached) node model serves: render them once
+	m.log0Once.Do(func() { m.log0 = m.lines(0) })
+	return slices.Clone(m.log0)
+}
+
+// lines renders the node's [GRAPH] lines for ranks starting at rankBase.
+func (m *nodeModel) lines(rankBase int) []string {
 	var out []string
-	for _, it := range n.model.log {
+	for _, it := range m.log {
 		if it.graph < 0 {
 			out = append(out, it.text)
 			continue
 		}
-		out = append(out, n.model.graphLines(n.model.graphs[it.graph], n.rankBase)...)
+		out = append(out, m.graphLines(m.graphs[it.graph], rankBase)...)
 	}
 	return out
 }
@@ -150,6 +164,9 @@ type nodeModel struct {
 	nvlsCh   int
 	heads    int
 	ps       *pathState
+	// log0 are the lines of the node at rank 0, rendered once.
+	log0Once sync.Once
+	log0     []string
 }
 
 // logItem is a line whose GPU names depend on the node's ranks (2.22.3
@@ -178,15 +195,30 @@ func Search(hosts []*System, p Params, o Options) (*Result, error) {
 // use.
 type NodeCache struct {
 	m *lru.Cache[string, *nodeModel]
+	// hosts keeps each host's model (its system built for the release,
+	// with paths, and its NCCL nodes): read-only once built, it depends on
+	// the host, the parameters and the options only.
+	hosts *lru.Cache[string, *hostModel]
 }
 
-// NewNodeCache returns a cache of at most n searched nodes.
+// NewNodeCache returns a cache of at most n searched nodes (and n hosts).
 func NewNodeCache(n int) *NodeCache {
-	return &NodeCache{m: lru.New[string, *nodeModel](n)}
+	return &NodeCache{m: lru.New[string, *nodeModel](n), hosts: lru.New[string, *hostModel](n)}
 }
 
 // SearchCached is Search reusing and filling nc (nil: no cache).
 func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result, error) {
+	var setting string
+	if nc != nil {
+		setting = fmt.Sprintf("%+v|%+v", p, o)
+	}
+	return SearchKeyed(hosts, p, o, nc, setting)
+}
+
+// SearchKeyed is SearchCached with the cache key of p and o given by the
+// caller (one that tells any two different (p, o) apart; callers that keep
+// it across searches save writing it out each time).
+func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting string) (*Result, error) {
 	if len(hosts) == 0 {
 		return nil, fmt.Errorf("topology search: no host: expected at least one System")
 	}
@@ -217,9 +249,19 @@ func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result,
 			hostModelIdx[i] = k
 			continue
 		}
-		m, err := newHostModel(h, ps)
-		if err != nil {
-			return nil, fmt.Errorf("host %d (%s): %w", i, h.Name, err)
+		var m *hostModel
+		var ok bool
+		if nc != nil {
+			m, ok = nc.hosts.Get(setting + "|" + h.Name + "|" + key)
+		}
+		if !ok {
+			var err error
+			if m, err = newHostModel(h, ps); err != nil {
+				return nil, fmt.Errorf("host %d (%s): %w", i, h.Name, err)
+			}
+			if nc != nil {
+				nc.hosts.Put(setting+"|"+h.Name+"|"+key, m)
+			}
 		}
 		models = append(models, m)
 		modelKeys = append(modelKeys, key)
@@ -234,11 +276,11 @@ func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result,
 
 	type nodeKey struct{ model, domain int }
 	nodes := map[nodeKey]*nodeModel{}
-	var setting string // what besides the host a node's search reads
-	if nc != nil {
-		setting = fmt.Sprintf("%+v|%+v|%t", p, o, len(hosts) > 1)
+	multiHost := "|single"
+	if len(hosts) > 1 {
+		multiHost = "|multi"
 	}
-	r := &Result{Release: p.Release, NRanks: nRanks}
+	r := &Result{Release: p.Release, NRanks: nRanks, Nodes: make([]NodeResult, 0, len(hosts))}
 	base := 0
 	for i := range hosts {
 		m := models[hostModelIdx[i]]
@@ -248,7 +290,7 @@ func SearchCached(hosts []*System, p Params, o Options, nc *NodeCache) (*Result,
 			if !ok {
 				var ck string
 				if nc != nil {
-					ck = fmt.Sprintf("%s|%d|%t|%s|%s", setting, d, len(m.domains[d]) == nRanks, m.sys.Name, modelKeys[hostModelIdx[i]])
+					ck = fmt.Sprintf("%s%s|%d|%t|%s|%s", setting, multiHost, d, len(m.domains[d]) == nRanks, m.sys.Name, modelKeys[hostModelIdx[i]])
 					nm, ok = nc.m.Get(ck)
 				}
 				if !ok {
