@@ -28,6 +28,10 @@ type Release struct {
 	Topo func(*topo.Params)
 	// Tuning changes the tuning model's constants; nil when unchanged.
 	Tuning func(*Tuning) ([]TuningChange, error)
+	// Unchanged says, for a release whose delta is empty, what its tag
+	// changed instead and why no gate, constant or rule follows from it;
+	// empty for every release with a delta.
+	Unchanged string
 }
 
 // releaseList is every modelled release, oldest first. Adding a release is
@@ -35,7 +39,14 @@ type Release struct {
 var releaseList = []Release{
 	release2_22_3,
 	release2_28_3,
+	release2_28_7,
 	release2_28_9,
+	release2_29_2,
+	release2_29_3,
+	release2_29_7,
+	release2_30_3,
+	release2_30_4,
+	release2_30_7,
 	// -- add new releases here --
 }
 

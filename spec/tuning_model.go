@@ -174,6 +174,11 @@ type TuningInput struct {
 	SymmetricSupport bool `json:"symmetricSupport,omitempty"`
 	CTAPolicyZero    bool `json:"ctaPolicyZero,omitempty"`
 	CEDriver         bool `json:"ceDriver,omitempty"`
+	// AllDirectNVLink: every GPU pair of the node is an NVLink path
+	// (comm->isAllDirectNvlink, read as ncclTopoPathAllNVLink's answer).
+	// SymCEThreshold is NCCL_SYM_CE_THRESHOLD, nil when unset.
+	AllDirectNVLink bool   `json:"allDirectNvlink,omitempty"`
+	SymCEThreshold  *int64 `json:"NCCL_SYM_CE_THRESHOLD,omitempty"`
 }
 
 // TuningReason says why a bandwidth cell is 0 (or, for a restored Ring

@@ -788,7 +788,9 @@ func (m *TuningModel) registerTasks(tasks []*tuningTask) {
 // it (AllGather; AllReduce and ReduceScatter summing float, half,
 // bfloat16 or fp8) and its bus bytes are below 64 GiB. Both need the
 // communicator's symmetric support (one node, direct P2P, windows and
-// cuMem on). Which symmetric kernel NCCL picks is not modelled.
+// cuMem on). From 2.29.2 a large AllGather also goes to the copy engines
+// on sm100+ all-NVLink nodes without the CTA policy (CEAllGatherSM100).
+// Which symmetric kernel NCCL picks is not modelled.
 //
 // Ref: v2.28.9-1 src/enqueue.cc taskAppend; src/scheduler/symmetric_sched.cc
 // ncclMakeSymmetricTaskList; src/sym_kernels.cc ncclSymkAvailable;
@@ -801,6 +803,15 @@ func (m *TuningModel) sidePath(o TuningOp) string {
 	f := o.Op.Func
 	if in.CTAPolicyZero && in.CEDriver && f == AllGather {
 		return "copy-engine"
+	}
+	if c.CEAllGatherSM100 && in.CEDriver && f == AllGather && in.MinCompCap >= 100 && in.AllDirectNVLink {
+		th := c.SymCEThreshold
+		if in.SymCEThreshold != nil {
+			th = *in.SymCEThreshold
+		}
+		if o.Op.Count > th {
+			return "copy-engine"
+		}
 	}
 	switch f {
 	case AllGather:
