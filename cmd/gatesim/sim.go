@@ -385,7 +385,7 @@ func runSim(d *deps, fl *simFlags) error {
 		return err
 	}
 	m, n, f, rop := x.m, x.n, x.f, x.rop
-	s, err := algos.Build(op, ch.sel, x.l, algos.Options{InPlace: fl.inPlace})
+	s, err := algos.Build(op, ch.sel, x.l, algos.Options{InPlace: fl.inPlace, ChunkSize: x.tuned.ChunkSizer()})
 	if err != nil {
 		return badInput(err)
 	}

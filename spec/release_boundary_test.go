@@ -1,0 +1,104 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// boundaryRequests is a fixed request set: the three NVLS functions over
+// sizes from 4 KiB to 1 GiB.
+func boundaryRequests() []Op {
+	var ops []Op
+	for _, f := range []Func{AllReduce, AllGather, ReduceScatter} {
+		for b := int64(4 << 10); b <= 1<<30; b *= 16 {
+			ops = append(ops, Op{Func: f, Count: b / 4, DataType: Float32, RedOp: Sum})
+		}
+	}
+	return ops
+}
+
+// decisionSignature is what a release decides for every request of ops on
+// sys under env: function, bytes, the choice (algorithm/protocol and
+// channels, or the error) and the legal cells it was chosen from, one line
+// each, and the NVLS early-exit verdict of init.
+func decisionSignature(t *testing.T, v Version, sys *System, env Env, ops []Op) (sig []string, nvlsEarly Outcome) {
+	t.Helper()
+	c, err := Init(MustLoad(v), sys, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Err != nil {
+		t.Fatalf("%s: init failed: %v", v, c.Err)
+	}
+	for _, vd := range c.Trace {
+		if vd.Rule == "G-NVLS-EARLY-1" {
+			nvlsEarly = vd.Outcome
+		}
+	}
+	for _, op := range ops {
+		d, _, err := c.Select(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		choice := fmt.Sprintf("%s/%s %d", d.Algo, d.Proto, d.NChannels)
+		if d.Err != nil {
+			choice = "error " + d.Err.Result.String()
+		}
+		var legal []string
+		for _, ap := range d.Candidates {
+			legal = append(legal, ap.Algo.String()+"/"+ap.Proto.String())
+		}
+		sig = append(sig, fmt.Sprintf("%s %d %s from %s", op.Func, op.Bytes(), choice, strings.Join(legal, ",")))
+	}
+	return sig, nvlsEarly
+}
+
+// TestNVLSTwoGPUBoundary: on two multicast-capable H200s behind an
+// NVSwitch (NVLS gated by nothing but the model), 2.28.3 turns NVLS off at
+// ncclNvlsInit (gpuCount <= 2) and 2.28.7 keeps it (gpuCount < 2). Over a
+// fixed request set the signatures differ: with the defaults NVLS becomes
+// a legal cell (Ring still wins on time), and with NCCL_ALGO=NVLS 2.28.3
+// fails every request while 2.28.7 runs NVLS. 2.28.7 and 2.28.9 agree.
+func TestNVLSTwoGPUBoundary(t *testing.T) {
+	sys, err := Preset("h200x2", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := boundaryRequests()
+	count := func(sig []string, sub string) int {
+		n := 0
+		for _, s := range sig {
+			if strings.Contains(s, sub) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, env := range []Env{{}, {"NCCL_ALGO": "NVLS"}} {
+		before, e283 := decisionSignature(t, V2_28_3, sys, env, ops)
+		after, e287 := decisionSignature(t, V2_28_7, sys, env, ops)
+		later, _ := decisionSignature(t, V2_28_9, sys, env, ops)
+		if e283 != Fail || e287 != Pass {
+			t.Errorf("%v: G-NVLS-EARLY-1: 2.28.3 %v (want fail), 2.28.7 %v (want pass)", env, e283, e287)
+		}
+		if n := count(before, "NVLS/"); n != 0 {
+			t.Errorf("%v: 2.28.3 has NVLS in %d signatures on two GPUs:\n%s", env, n, strings.Join(before, "\n"))
+		}
+		if n := count(after, "NVLS/"); n == 0 {
+			t.Errorf("%v: 2.28.7 never has NVLS on two GPUs:\n%s", env, strings.Join(after, "\n"))
+		}
+		if strings.Join(after, "\n") != strings.Join(later, "\n") {
+			t.Errorf("%v: 2.28.7 and 2.28.9 decide differently on h200x2:\n%s\n--\n%s", env, strings.Join(after, "\n"), strings.Join(later, "\n"))
+		}
+		if env["NCCL_ALGO"] == "NVLS" {
+			// every NVLS function: the error before, NVLS/Simple after
+			if n := count(before, "error ncclInvalidUsage"); n != len(ops) {
+				t.Errorf("NCCL_ALGO=NVLS on 2.28.3: %d of %d requests fail with ncclInvalidUsage:\n%s", n, len(ops), strings.Join(before, "\n"))
+			}
+			if n := count(after, " NVLS/Simple "); n != len(ops) {
+				t.Errorf("NCCL_ALGO=NVLS on 2.28.7: %d of %d requests run NVLS/Simple:\n%s", n, len(ops), strings.Join(after, "\n"))
+			}
+		}
+	}
+}
