@@ -102,3 +102,52 @@ func TestNVLSTwoGPUBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestCTAPolicyMask: NCCL_CTA_POLICY as 2.29.2's getEnvCtaPolicyOnce reads
+// it: the first digit alone, or names joined by '|', unknown ones ignored.
+func TestCTAPolicyMask(t *testing.T) {
+	for in, want := range map[string]int{
+		"0": 0, "1": ctaPolicyEfficiency, "2": ctaPolicyZero, "12": ctaPolicyEfficiency, "3": 0, "29": ctaPolicyZero,
+		"ZERO": ctaPolicyZero, "efficiency|Zero": ctaPolicyEfficiency | ctaPolicyZero, "DEFAULT": 0,
+		"fast|ZERO": ctaPolicyZero, "": 0, "ZERO |EFFICIENCY": ctaPolicyEfficiency,
+	} {
+		if got := ctaPolicyMask(in); got != want {
+			t.Errorf("ctaPolicyMask(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// TestCopyEngineAllGatherSM100: from 2.29.2 an AllGather into symmetric
+// windows on one all-NVLink sm100 node leaves the cost table for the copy
+// engines above NCCL_SYM_CE_THRESHOLD elements (8 Mi by default) without
+// the CTA policy; 2.28.9 needs CTA policy ZERO for that.
+func TestCopyEngineAllGatherSM100(t *testing.T) {
+	sys, err := Preset("dgx-b200", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		v     Version
+		env   Env
+		count int64
+		want  string
+	}{
+		{V2_28_9, Env{}, 16 << 20, "symmetric"},
+		{V2_28_9, Env{"NCCL_CTA_POLICY": "2"}, 16 << 20, "copy-engine"},
+		{V2_29_2, Env{}, 16 << 20, "copy-engine"},
+		{V2_29_2, Env{}, 8 << 20, "symmetric"},
+		{V2_29_2, Env{"NCCL_SYM_CE_THRESHOLD": "1048576"}, 2 << 20, "copy-engine"},
+		{V2_29_2, Env{"NCCL_CTA_POLICY": "efficiency|zero"}, 1 << 10, "copy-engine"},
+		{V2_28_9, Env{"NCCL_CTA_POLICY": "efficiency|zero"}, 1 << 10, "symmetric"},
+	}
+	for _, tc := range cases {
+		c, err := Init(MustLoad(tc.v), sys, tc.env)
+		if err != nil || c.Err != nil || c.Model == nil {
+			t.Fatal(err, c.Err)
+		}
+		got := c.Model.sidePath(TuningOp{Op: Op{Func: AllGather, Count: tc.count, DataType: Float32}, Buffers: BuffersWindow})
+		if got != tc.want {
+			t.Errorf("%s %v count %d: %q, want %q", tc.v, tc.env, tc.count, got, tc.want)
+		}
+	}
+}
