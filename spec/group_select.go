@@ -83,6 +83,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			d.Algo, d.Proto, d.Candidates, d.Costs = AlgoNone, ProtoNone, nil, nil
 			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
 			d.DecidedBy = "G-SEL-SIDE-1"
+			if ch.SidePath == "allgatherv" {
+				d.Undecided = "broadcasts from several roots in one group: one AllGatherV outside the cost table (its channels are not modelled)"
+				out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: "the group's broadcasts come from several roots: NCCL runs them as one AllGatherV; the cost table is not consulted"})
+				continue
+			}
 			d.Undecided = "window buffers: a " + ch.SidePath + " collective outside the cost table (its kernel and channels are not modelled)"
 			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: "window buffers: NCCL runs a " + ch.SidePath + " collective; the cost table is not consulted"})
 			continue

@@ -886,7 +886,7 @@ func (r *initRun) tuningInput() TuningInput {
 	} else if p := num("NCCL_CTA_POLICY"); p != nil && *p == 2 {
 		in.CTAPolicyZero = true
 	}
-	in.SymCEThreshold = num("NCCL_SYM_CE_THRESHOLD")
+	in.SymCEThreshold, in.AllGatherVEnable = num("NCCL_SYM_CE_THRESHOLD"), num("NCCL_ALLGATHERV_ENABLE")
 	in.AllDirectNVLink = res.AllNVLink
 	in.CEDriver = c.System.Nodes[0].Driver.CUDA >= 12050
 	return in

@@ -9,8 +9,9 @@ import (
 // NCCL 2.29.2 (tag v2.29.2-1) as a delta against 2.28.9: the 32 KiB
 // scheduler and FLT_MAX start of the pick, the 24-entry tree correction
 // also applied to NVLSTree, the CTA policy as a bit mask with the
-// copy-engine AllGather on Blackwell, a fatal NVLS bind failure again, and
-// the sm80 tree search reopened to SYS (the 2.25.1 regression fixed).
+// copy-engine AllGather on Blackwell, broadcasts of several roots grouped
+// into one AllGatherV, a fatal NVLS bind failure again, and the sm80 tree
+// search reopened to SYS (the 2.25.1 regression fixed).
 
 var tag2292 = "v2.29.2-1"
 
@@ -37,12 +38,13 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.CTAPolicyMask, true, "src/init.cc", "getEnvCtaPolicyOnce")
 	tuningSet(d, &t.CEAllGatherSM100, true, enqueueCC, "taskAppend")
 	tuningSet(d, &t.SymCEThreshold, 8<<20, enqueueCC, "SymCeThreshold")
+	tuningSet(d, &t.AllGatherV, true, enqueueCC, "ncclPrepareTasks")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
 var sideRule29 = &Rule{
 	ID: "G-SEL-SIDE-1", Layer: LayerSelect, Title: "paths that bypass the cost table",
-	Doc:   `Copy-engine collectives when the CTA policy has the ZERO bit and ncclCeAvailable holds (implemented for the function, one node, symmetric support, the receive buffer in a symmetric window); otherwise an AllGather into a symmetric window of more than NCCL_SYM_CE_THRESHOLD (8 Mi) elements also goes to the copy engines on an sm100+ node whose GPUs are all NVLink peers. Then symmetric kernels (buffers in symmetric windows with a kernel available). Ordinary, unregistered buffers always go through the cost table.`,
+	Doc:   `Copy-engine collectives when the CTA policy has the ZERO bit and ncclCeAvailable holds (implemented for the function, one node, symmetric support, the receive buffer in a symmetric window); otherwise an AllGather into a symmetric window of more than NCCL_SYM_CE_THRESHOLD (8 Mi) elements also goes to the copy engines on an sm100+ node whose GPUs are all NVLink peers. Then symmetric kernels (buffers in symmetric windows with a kernel available). Broadcasts of one group from two roots or more (NCCL_ALLGATHERV_ENABLE, default 1) are queued per root and run as one AllGatherV (ncclScheduleBcastTasksToPlan) without the cost table; from one root they go back to the sorter. Other ordinary buffers always go through the cost table.`,
 	Ref:   Ref{tag2292, "src/enqueue.cc", "taskAppend"},
 	Logs:  sideRule.Logs,
 	perOp: sideRule.perOp,

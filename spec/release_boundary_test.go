@@ -151,3 +151,47 @@ func TestCopyEngineAllGatherSM100(t *testing.T) {
 		}
 	}
 }
+
+// TestAllGatherVGrouping: from 2.29.2 the broadcasts of one group from two
+// roots or more leave the cost table as one AllGatherV; from one root, with
+// NCCL_ALLGATHERV_ENABLE=0, or before 2.29.2 they are Broadcast tasks the
+// cost table decides.
+func TestAllGatherVGrouping(t *testing.T) {
+	bc := func(root int) GroupOp {
+		return GroupOp{Op: Op{Func: Broadcast, Count: 1 << 20, DataType: Float32, Root: root}}
+	}
+	ar := GroupOp{Op: Op{Func: AllReduce, Count: 1 << 20, DataType: Float32, RedOp: Sum}}
+	cases := []struct {
+		v       Version
+		env     Env
+		ops     []GroupOp
+		grouped int // broadcasts run as AllGatherV
+	}{
+		{V2_28_9, nil, []GroupOp{bc(0), bc(1), ar}, 0},
+		{V2_29_2, nil, []GroupOp{bc(0), bc(1), ar}, 2},
+		{V2_30_7, nil, []GroupOp{bc(1), bc(0), bc(1)}, 3},
+		{V2_29_2, nil, []GroupOp{bc(1), bc(1), ar}, 0},
+		{V2_29_2, Env{"NCCL_ALLGATHERV_ENABLE": "0"}, []GroupOp{bc(0), bc(1)}, 0},
+	}
+	for _, tc := range cases {
+		c := h200x2Comm(t, tc.v, tc.env)
+		g, err := c.SelectGroup(tc.ops, Launch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i, d := range g.Ops {
+			if g.Choices[i].SidePath == "allgatherv" {
+				n++
+				if d.Algo != AlgoNone || d.DecidedBy != "G-SEL-SIDE-1" || tc.ops[i].Op.Func != Broadcast {
+					t.Errorf("%s op %d: %s/%s by %s: want an AllGatherV broadcast outside the cost table", tc.v, i, d.Algo, d.Proto, d.DecidedBy)
+				}
+			} else if d.Algo == AlgoNone || d.Err != nil {
+				t.Errorf("%s op %d: no cost-table decision (%v)", tc.v, i, d.Err)
+			}
+		}
+		if n != tc.grouped {
+			t.Errorf("%s %v: %d broadcasts grouped into AllGatherV, want %d", tc.v, tc.env, n, tc.grouped)
+		}
+	}
+}

@@ -179,6 +179,8 @@ type TuningInput struct {
 	// SymCEThreshold is NCCL_SYM_CE_THRESHOLD, nil when unset.
 	AllDirectNVLink bool   `json:"allDirectNvlink,omitempty"`
 	SymCEThreshold  *int64 `json:"NCCL_SYM_CE_THRESHOLD,omitempty"`
+	// AllGatherVEnable is NCCL_ALLGATHERV_ENABLE, nil when unset.
+	AllGatherVEnable *int64 `json:"NCCL_ALLGATHERV_ENABLE,omitempty"`
 }
 
 // TuningReason says why a bandwidth cell is 0 (or, for a restored Ring

@@ -54,9 +54,10 @@ type OpChoice struct {
 	// the whole buffer on every channel).
 	Part CBDPart `json:"part"`
 	// SidePath is set when the operation leaves the cost table: "symmetric"
-	// (a symmetric kernel on window buffers) or "copy-engine" (a CE
-	// collective); the kernel NCCL picks there is not modelled
-	// (G-SEL-SIDE-1).
+	// (a symmetric kernel on window buffers), "copy-engine" (a CE
+	// collective) or "allgatherv" (2.29.2+: broadcasts of a group from
+	// several roots run as one AllGatherV); the kernel NCCL picks there is
+	// not modelled (G-SEL-SIDE-1).
 	SidePath string `json:"sidePath,omitempty"`
 	// Registered names the buffer registration NCCL made for the task
 	// ("IPC"), empty when none (G-REG-IPC-1).
@@ -149,6 +150,7 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 			tasks = append(tasks, &store[i])
 		}
 	}
+	tasks = m.allGatherV(tasks)
 	if out.Err != nil || len(tasks) == 0 {
 		return out, nil
 	}
@@ -224,6 +226,40 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 	}
 	t.traffic = t.count * int64(t.dtype.Size()) * tuningTrafficPerByte(t.fn, in.NRanks)
 	return true, nil
+}
+
+// allGatherV takes the group's broadcasts out of the size sorter when they
+// come from two roots or more: collTaskAppend queues every broadcast on its
+// root (NCCL_ALLGATHERV_ENABLE, default 1) and ncclPrepareTasks gives them
+// back to the sorter only when one root was seen; otherwise they run as one
+// AllGatherV (ncclScheduleBcastTasksToPlan), outside the cost table
+// (SidePath "allgatherv"). Confidential-compute communicators, which keep
+// broadcasts, are not modelled.
+//
+// Ref: v2.29.2-1 src/enqueue.cc collTaskAppend, ncclPrepareTasks;
+// src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
+func (m *TuningModel) allGatherV(tasks []*tuningTask) []*tuningTask {
+	if !m.Tuning.AllGatherV || (m.In.AllGatherVEnable != nil && *m.In.AllGatherVEnable == 0) {
+		return tasks
+	}
+	roots := map[int]bool{}
+	for _, t := range tasks {
+		if t.fn == Broadcast {
+			roots[t.op.Op.Root] = true
+		}
+	}
+	if len(roots) < 2 {
+		return tasks
+	}
+	kept := tasks[:0]
+	for _, t := range tasks {
+		if t.fn == Broadcast {
+			t.choice.SidePath = "allgatherv"
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return kept
 }
 
 // tuningSorterBin is ncclTaskCollSorterInsert's bin: sizes in 1 KiB units,
