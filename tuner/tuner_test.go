@@ -218,14 +218,15 @@ func TestConstantEdits(t *testing.T) {
 func cost(t spec.TunerTable, a spec.Algo, p spec.Proto) float64 { return float64(t[a][p]) }
 
 // TestGolden records, per release, ABI version and behaviour, what the
-// plugin did on two presets at three sizes.
+// plugin did on two presets at three sizes; for a v6 tuner on 2.30 also
+// each getChunkSize call of the schedule (NCCL's chunk → the tuner's).
 func TestGolden(t *testing.T) {
 	modes := []string{"force", "edit", "illegal"}
 	presets := []struct {
 		name  string
 		nodes int
 	}{{"dgx-h100", 2}, {"h200x2", 1}}
-	for _, v := range spec.Releases {
+	for _, v := range goldenReleases {
 		var b strings.Builder
 		for _, abi := range tunertest.Versions {
 			for _, mode := range modes {
@@ -244,6 +245,18 @@ func TestGolden(t *testing.T) {
 								t.Fatal(err)
 							}
 							fmt.Fprintf(&b, "  %s %d: %s", f, size, goldenLine(d))
+							if sz := s.ChunkSizer(); sz != nil && d.Err == nil && d.Algo != spec.AlgoNone {
+								n := len(s.Report.Chunks)
+								if _, err := chunkCounts(t, s, op(t, f, size), d, sz); err != nil {
+									fmt.Fprintf(&b, " (no schedule: %v)", err)
+								}
+								for _, c := range s.Report.Chunks[n:] {
+									fmt.Fprintf(&b, " getChunkSize %d→%d", c.NCCL, c.Asked)
+									if c.Clamped {
+										fmt.Fprintf(&b, " (clamped to %d)", c.BufferMax)
+									}
+								}
+							}
 							b.WriteString("\n")
 						}
 					}
@@ -254,6 +267,13 @@ func TestGolden(t *testing.T) {
 		goldenfile.Check(t, filepath.Join("testdata", "golden", "tuner-"+v.String()+".txt"), b.String(), *update)
 	}
 }
+
+// goldenReleases are the releases TestGolden records: one per tuner
+// contract (2.22.3: v3/v2 after the model; 2.28.3: v5..v2 before it; 2.30.7:
+// v6 with getChunkSize, as 2.30.3 and 2.30.4) and the captured 2.28.9. Each
+// plugin session starts a child process, so recording every release would
+// triple the test's time; TestABIWindow and TestV6ChunkSize walk them all.
+var goldenReleases = []spec.Version{spec.V2_22_3, spec.V2_28_3, spec.V2_28_9, spec.V2_30_7}
 
 func goldenLine(d *spec.Decision) string {
 	with := d.Algo.String() + "/" + d.Proto.String()
