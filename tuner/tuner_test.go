@@ -31,8 +31,7 @@ func testLib(t *testing.T, version int, mode string) *Library {
 		return l.(*Library)
 	}
 	so := tunertest.Build(t, buildDir, version, mode)
-	// generous: the child is this test binary, started on a shared machine
-	l, err := Load(so, Options{Timeout: 10 * time.Second})
+	l, err := Load(so, Options{Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

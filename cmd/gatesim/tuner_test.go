@@ -31,7 +31,7 @@ func TestOracleTunerStream(t *testing.T) {
 	in := strings.Join([]string{req(1, crash), req(2, hang), req(3, force), req(4, "/etc/passwd"),
 		req(5, crash6, "2.30.7"), req(6, force6, "2.30.7")}, "\n") + "\n"
 	var out, errb bytes.Buffer
-	code := runWithInput([]string{"oracle", "--no-trace", "--tuner-dir", dir, "--tuner-timeout", "5s"}, strings.NewReader(in), &out, &errb)
+	code := runWithInput([]string{"oracle", "--no-trace", "--tuner-dir", dir, "--tuner-timeout", "1s"}, strings.NewReader(in), &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
