@@ -33,6 +33,30 @@ type Options struct {
 	// InPlace runs the operation in place (NCCL's sendbuff/recvbuff
 	// aliasing; see Header.InPlaceBases).
 	InPlace bool
+	// ChunkSize is a v6 tuner plugin's getChunkSize (2.30.3+), nil without
+	// one: calcCollChunking asks it after computing its own chunk.
+	ChunkSize ChunkSizer
+}
+
+// ChunkSizer is a tuner's getChunkSize: given the function, the bytes of
+// the calcCollChunking call, the chosen algorithm and protocol, the
+// channels and NCCL's chunk in bytes, it returns the chunk the tuner wants
+// (NCCL clamps it to BufferMax and aligns it to the protocol's grain) or
+// the error that fails the collective. BufferMax is NCCL's ceiling, not
+// part of what the plugin is passed.
+type ChunkSizer interface {
+	ChunkSize(c ChunkCall) (uint64, error)
+}
+
+// ChunkCall is one getChunkSize call.
+type ChunkCall struct {
+	Func      spec.Func
+	NBytes    int64
+	Algo      spec.Algo
+	Proto     spec.Proto
+	NChannels int
+	Chunk     int64 // NCCL's chunk before the plugin (not yet aligned)
+	BufferMax int64 // the step-sized chunk of the protocol's buffer
 }
 
 // FromDecision extracts the operation and the selection of a successful
@@ -244,7 +268,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 	if nRanks == 1 || count == 0 {
 		return buildTrivial(h, count), nil
 	}
-	x := &chunkCtx{p: p, l: l, f: op.Func, algo: sel.Algo, proto: sel.Proto, collnetDepth: 2}
+	x := &chunkCtx{p: p, l: l, f: op.Func, algo: sel.Algo, proto: sel.Proto, collnetDepth: 2, sizer: opt.ChunkSize}
 	if l.LocalRanks == 1 && len(l.CollNetHeads) <= 1 {
 		x.collnetDepth = 1 // connectCollNet: depth 1 when a head has no up and no down peers
 	}
@@ -262,6 +286,9 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		if part, err = x.cbdPartition(count, h.Unit, nc, maxCh); err != nil {
 			return nil, fmt.Errorf("build: %w", err)
 		}
+	}
+	if x.err != nil {
+		return nil, fmt.Errorf("build: %w", x.err)
 	}
 	h.NChannels = part.hi + 1
 	b := base{h: h, l: l, part: part, count: count}

@@ -122,9 +122,10 @@ func TestParamsFor(t *testing.T) {
 	if _, err := ParamsFor(spec.MakeVersion(2, 20, 1)); err == nil {
 		t.Error("2.20.1 should be older than every modelled release")
 	}
-	p, err := ParamsFor(spec.MakeVersion(2, 29, 2))
-	if err != nil || p.Release != spec.V2_28_9 {
-		t.Errorf("2.29.2 maps to %v (%v), want the 2.28.9 constants", p.Release, err)
+	// a release between two modelled ones gets the older one's constants
+	p, err := ParamsFor(spec.MakeVersion(2, 29, 5))
+	if err != nil || p.Release != spec.V2_29_3 {
+		t.Errorf("2.29.5 maps to %v (%v), want the 2.29.3 constants", p.Release, err)
 	}
 	if p.DefaultBuffSize != [spec.NumProtos]int{524288, 4915200, 4194304} {
 		t.Errorf("default buffer sizes %v", p.DefaultBuffSize)

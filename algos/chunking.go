@@ -1,6 +1,7 @@
 package algos
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/gatesim/gatesim/spec"
@@ -68,6 +69,10 @@ type chunkCtx struct {
 	algo         spec.Algo
 	proto        spec.Proto
 	collnetDepth int // channels[0].collnetDirect.depth
+	// sizer is a v6 tuner's getChunkSize; err the first error it returned
+	// (the collective fails).
+	sizer ChunkSizer
+	err   error
 }
 
 // calcChunk is calcCollChunking's chunk size in bytes for nBytes spread
@@ -79,6 +84,7 @@ type chunkCtx struct {
 func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
 	chunk, _, _ := x.p.chunkBase(x.f, x.algo, x.proto, x.l.BuffSize)
 	c := int64(chunk)
+	bufferMax := c
 	nc := int64(nChannels)
 	ppn := int64(x.l.LocalRanks)
 	switch {
@@ -167,7 +173,33 @@ func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
 		}
 	}
 	g := int64(x.p.GrainSize[x.proto])
+	if x.sizer != nil && x.err == nil {
+		c = x.tunerChunk(nChannels, nBytes, c, bufferMax, g)
+	}
 	return c / g * g
+}
+
+// tunerChunk is the v6 tuner's override of calcCollChunking's chunk: the
+// answer replaces the chunk, clamped to the buffer's step-sized chunk
+// (with an INFO line in NCCL); a non-success return fails the collective.
+// An answer below the protocol's grain aligns to 0, on which NCCL's loop
+// count divides by zero: gatesim refuses it.
+// Ref: v2.30.3-1 src/enqueue.cc calcCollChunking (v2.30.7-1 likewise)
+func (x *chunkCtx) tunerChunk(nChannels int, nBytes, c, bufferMax, grain int64) int64 {
+	asked, err := x.sizer.ChunkSize(ChunkCall{Func: x.f, NBytes: nBytes, Algo: x.algo, Proto: x.proto,
+		NChannels: nChannels, Chunk: c, BufferMax: bufferMax})
+	if err != nil {
+		x.err = err
+		return c
+	}
+	if asked > uint64(bufferMax) {
+		asked = uint64(bufferMax)
+	}
+	if int64(asked) < grain {
+		x.err = fmt.Errorf("the tuner's chunk size %d is below the %s grain of %d bytes: NCCL's loop count would divide by zero", asked, x.proto, grain)
+		return c
+	}
+	return int64(asked)
 }
 
 func log2i(n int64) int {

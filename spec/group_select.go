@@ -117,8 +117,17 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		if ch.SidePath != "" {
 			d.Algo, d.Proto, d.Candidates, d.Costs, d.Part = AlgoNone, ProtoNone, nil, nil, nil
 			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
+			if ch.SidePath == "allgatherv" {
+				d.DecidedBy, d.Kernel = "G-SEL-SIDE-1", ""
+				d.Undecided = "broadcasts from several roots in one group: one AllGatherV outside the cost table (its channels are not modelled)"
+				out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: "the group's broadcasts come from several roots: NCCL runs them as one AllGatherV; the cost table is not consulted"})
+				continue
+			}
 			d.DecidedBy, d.Kernel = "G-SEL-SIDE-1", ch.SidePath
 			why := "window buffers: NCCL copies with the copy engines (CTA policy ZERO); no kernel, no channel"
+			if !c.Model.In.CTAPolicyZero {
+				why = "window buffers: NCCL copies with the copy engines (an AllGather above NCCL_SYM_CE_THRESHOLD elements on an sm100+ all-NVLink node); no kernel, no channel"
+			}
 			if ch.Kernel != "" {
 				d.Kernel = ch.Kernel
 				d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, float64(ch.TimeUs)

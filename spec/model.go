@@ -840,9 +840,9 @@ func (r *initRun) tuningInput() TuningInput {
 		NVSwitch:  res.NVSCount > 0,
 		Enable:    c.UserEnable,
 		NChannels: c.NChannels, NVLSChannels: c.NVLSChannels, NVLSSupport: c.NVLSSupport,
-		CollNetDirectHeads: res.CollNetDirectHeads,
-		Tuner:              c.Tuner,
-		CUDARuntime:        c.System.Nodes[0].Driver.CUDA,
+		CollNetDirectHeads: res.CollNetDirectHeads, CollNetChainSupport: res.CollNetChainHeadsOK,
+		Tuner:       c.Tuner,
+		CUDARuntime: c.System.Nodes[0].Driver.CUDA,
 	}
 	if len(res.LocalRanks) > 0 {
 		in.LocalRanks = res.LocalRanks[0]
@@ -879,7 +879,12 @@ func (r *initRun) tuningInput() TuningInput {
 	in.DirectP2P = c.IntraTransport == "P2P" && in.LocalRanks > 1
 	off := func(p *int64) bool { return p != nil && *p == 0 }
 	in.SymmetricSupport = in.DirectP2P && c.NNodes == 1 && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
-	if p := num("NCCL_CTA_POLICY"); p != nil {
+	if r.rs.Tuning.CTAPolicyMask {
+		if v, ok := env.Lookup("NCCL_CTA_POLICY"); ok {
+			mask := ctaPolicyMask(v)
+			in.CTAPolicyZero, in.CTAPolicyEfficiency = mask&ctaPolicyZero != 0, mask&ctaPolicyEfficiency != 0
+		}
+	} else if p := num("NCCL_CTA_POLICY"); p != nil {
 		in.CTAPolicyZero, in.CTAPolicyEfficiency = *p == 2, *p == 1
 	}
 	// the config's CTA bounds, capped as envConfigOverride caps them
@@ -895,6 +900,41 @@ func (r *initRun) tuningInput() TuningInput {
 	}
 	in.SymKernel, in.SymCTAs = str("NCCL_SYM_KERNEL"), num("NCCL_SYM_CTAS")
 	in.NVLSHeads, in.MNNVL = res.NvlsHeads, c.MNNVL
+	in.SymCEThreshold, in.AllGatherVEnable = num("NCCL_SYM_CE_THRESHOLD"), num("NCCL_ALLGATHERV_ENABLE")
+	in.AllDirectNVLink = res.AllNVLink
 	in.CEDriver = c.System.Nodes[0].Driver.CUDA >= 12050
 	return in
+}
+
+// The CTA policy bits (src/nccl.h.in NCCL_CTA_POLICY_*).
+const (
+	ctaPolicyEfficiency = 0x01
+	ctaPolicyZero       = 0x02
+)
+
+// ctaPolicyMask reads NCCL_CTA_POLICY as 2.29.2 does: a leading digit 0, 1
+// or 2 is the old single policy (any other digit, and whatever follows the
+// first character, is ignored: DEFAULT); otherwise names joined by '|'
+// (DEFAULT, EFFICIENCY, ZERO, any case) are or-ed, unknown names ignored.
+// Ref: v2.29.2-1 src/init.cc getEnvCtaPolicyOnce
+func ctaPolicyMask(v string) int {
+	if v != "" && v[0] >= '0' && v[0] <= '9' {
+		switch v[0] {
+		case '1':
+			return ctaPolicyEfficiency
+		case '2':
+			return ctaPolicyZero
+		}
+		return 0
+	}
+	m := 0
+	for _, tok := range strings.Split(v, "|") {
+		switch strings.ToUpper(tok) {
+		case "EFFICIENCY":
+			m |= ctaPolicyEfficiency
+		case "ZERO":
+			m |= ctaPolicyZero
+		}
+	}
+	return m
 }

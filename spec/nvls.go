@@ -272,7 +272,12 @@ var nvlsCons = &Rule{
 
 // nvlsSetup is G-NVLS-SETUP-1; soft marks 2.27.3-2.28.9, where a bind
 // failure without NCCL_NVLS_ENABLE=1 only turns NVLS off.
-func nvlsSetup(ref Ref, soft bool) *Rule {
+func nvlsSetup(ref Ref, soft bool) *Rule { return nvlsSetupText(ref, soft, "") }
+
+// nvlsSetupText is nvlsSetup whose hard bind failure WARNs hardText
+// (2.29.2+: "Failed to bind ... Disable NVLS (NCCL_NVLS_ENABLE=0) ..." for
+// every value of NCCL_NVLS_ENABLE); "" keeps the release's own text.
+func nvlsSetupText(ref Ref, soft bool, hardText string) *Rule {
 	return &Rule{
 		ID: "G-NVLS-SETUP-1", Layer: LayerGraph, Cap: CapNVLS, Title: "multicast object setup",
 		Doc: `ncclNvlsSetup (skipped when nvlsSupport or nvlsChannels is 0): local rank 0 creates the multicast group, ranks add their device, allocate and bind memory. A driver failure turns NVLS off and fails communicator init; from 2.27.3 to 2.28.9 a failing cuMulticastBindMem without NCCL_NVLS_ENABLE=1 only turns NVLS off ("Proceeding without NVLS support").`,
@@ -302,6 +307,8 @@ func nvlsSetup(ref Ref, soft bool) *Rule {
 				res := UnhandledCudaError
 				if soft {
 					msg = fmt.Sprintf("Failed to bind NVLink SHARP (NVLS) Multicast memory of size ? : CUDA error %d '%s'.\nThis is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\nDo not force-enable NVLS (NCCL_NVLS_ENABLE=1) if you wish to avoid this error in the future.", code, text)
+				} else if hardText != "" {
+					msg = fmt.Sprintf(hardText, code, text)
 				}
 				r.emit(Verdict{Outcome: Fail, Why: "cuMulticastBindMem failed (" + bind + "): communicator init fails", Log: []string{msg}})
 				r.fail(res, msg)

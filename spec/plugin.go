@@ -693,20 +693,25 @@ var tunerABI22 = tunerABI(Ref{"v2.22.3-1", "src/misc/tuner.cc", "ncclTunerPlugin
 
 var tunerABI28 = tunerABI(Ref{"v2.28.3-1", "src/plugin/tuner.cc", "ncclTunerPluginLoad"},
 	`Probe ncclTunerPlugin_v5, _v4, _v3, _v2 (newest first); older versions are adapted. None: "External tuner plugin %s is unsupported" (only for a library opened as a tuner, not for the net plugin's library).`,
-	[]string{"TUNER/Plugin: Using %s (v%d)", "Successfully loaded external tuner plugin %s", "External tuner plugin %s is unsupported"},
-	func(name, path string, v int, w []int) []string {
-		if v == 0 {
-			if path == "" {
-				return nil
-			}
-			return []string{"External tuner plugin " + path + " is unsupported"}
+	tunerABILogs28, tunerABILog28)
+
+// tunerABILogs28 and tunerABILog28 are the loader's lines from 2.28.3:
+// one "Using %s (v%d)" for the accepted version, whatever the window.
+var tunerABILogs28 = []string{"TUNER/Plugin: Using %s (v%d)", "Successfully loaded external tuner plugin %s", "External tuner plugin %s is unsupported"}
+
+func tunerABILog28(name, path string, v int, _ []int) []string {
+	if v == 0 {
+		if path == "" {
+			return nil
 		}
-		out := []string{fmt.Sprintf("TUNER/Plugin: Using %s (v%d)", name, v)}
-		if path != "" {
-			out = append(out, "Successfully loaded external tuner plugin "+path)
-		}
-		return out
-	})
+		return []string{"External tuner plugin " + path + " is unsupported"}
+	}
+	out := []string{fmt.Sprintf("TUNER/Plugin: Using %s (v%d)", name, v)}
+	if path != "" {
+		out = append(out, "Successfully loaded external tuner plugin "+path)
+	}
+	return out
+}
 
 // tunerInit is G-TUNER-INIT-1: where the tuner's init runs and what a
 // failure does.

@@ -28,8 +28,9 @@ type Release struct {
 	Topo func(*topo.Params)
 	// Tuning changes the tuning model's constants; nil when unchanged.
 	Tuning func(*Tuning) ([]TuningChange, error)
-	// Unchanged says why a release's delta is empty: a tag whose changes
-	// decide nothing gatesim models.
+	// Unchanged says, for a release whose delta is empty, what its tag
+	// changed instead and why no gate, constant or rule follows from it;
+	// empty for every release with a delta.
 	Unchanged string
 }
 
@@ -49,7 +50,14 @@ var releaseList = []Release{
 	release2_27_6,
 	release2_27_7,
 	release2_28_3,
+	release2_28_7,
 	release2_28_9,
+	release2_29_2,
+	release2_29_3,
+	release2_29_7,
+	release2_30_3,
+	release2_30_4,
+	release2_30_7,
 	// -- add new releases here --
 }
 

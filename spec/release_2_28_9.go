@@ -1,99 +1,27 @@
 package spec
 
-import (
-	"strings"
-
-	"github.com/gatesim/gatesim/spec/topo"
-)
+import "github.com/gatesim/gatesim/spec/topo"
 
 // NCCL 2.28.9 (tag v2.28.9-1), the library in PyTorch's wheel on the
-// project's GPU machine, as a delta against 2.28.3. For the gates 2.28.7 and
-// 2.28.9 behave the same.
+// project's GPU machine, as a delta against 2.28.7: two tuner constants.
+// Its other change (the one-node p2p schedule group is maxLocalRanks,
+// src/init.cc ncclP2pSchedule) is not a gate.
 
 var tag289 = "v2.28.9-1"
-
-var nvlsEarly289 = nvlsEarly(Ref{tag289, "src/transport/nvls.cc", "ncclNvlsInit"},
-	`NVLS is turned off silently when the topology has fewer than 2 GPUs (2.28.7+: two-GPU communicators become NVLS candidates), or when the driver entry point cuDeviceGet is missing.`,
-	func(gpus, _ int, _ bool) (bool, string) {
-		if gpus < 2 {
-			return true, "fewer than 2 GPUs in the topology"
-		}
-		return false, ""
-	})
-
-var netState289 = netState(Ref{tag289, "src/plugin/net.cc", "ncclNetInit"},
-	`Candidates in order: the NCCL_NET_PLUGIN entries, IB, Socket. NCCL_NET is compared before init (2.28.7+): a candidate whose name does not match is not initialised at all. init() is called for every communicator, devices() on the first successful init; a failure disables the network and its CollNet.`,
-	netSelectOpts{filterBeforeInit: true, ibUsingOnZero: true, initLog: true})
-
-// envPlugin is G-ENV-PLUGIN-1 (2.28.7+).
-var envPlugin = &Rule{
-	ID: "G-ENV-PLUGIN-1", Layer: LayerEnv, Title: "environment plugin",
-	Doc:  `NCCL_ENV_PLUGIN (plain getenv): "none" keeps the internal plugin (getenv). Otherwise the name is resolved like a net plugin (default libnccl-env.so) and ncclEnvPlugin_v1 is looked up; when accepted, every ncclGetEnv returns the plugin's answer. A plugin whose init fails makes ncclGetUniqueId and communicator init fail; a missing library or symbol falls back silently.`,
-	Ref:  Ref{tag289, "src/plugin/env.cc", "ncclEnvPluginLoad"},
-	Logs: []string{"NCCL_ENV_PLUGIN set by environment to %s", "ENV/Plugin: Using %s (v1)", "Successfully loaded external env plugin %s", "External env plugin %s is unsupported"},
-	init: func(r *initRun) {
-		nd := r.nodes[0].node
-		val, set := r.env.Lookup("NCCL_ENV_PLUGIN")
-		var logs []string
-		name := "libnccl-env.so"
-		if set {
-			logs = append(logs, "NCCL_ENV_PLUGIN set by environment to "+val)
-			if strings.EqualFold(val, "none") {
-				r.emit(Verdict{Outcome: Skip, Why: "NCCL_ENV_PLUGIN=none: the process environment is read directly", Log: logs})
-				return
-			}
-			if val != "" {
-				name = val
-			}
-		}
-		try := []string{name}
-		if !strings.Contains(name, "/") && !(strings.HasPrefix(name, "lib") && strings.HasSuffix(name, ".so")) {
-			try = append(try, "libnccl-env-"+name+".so")
-		}
-		var lib *Library
-		for _, n := range try {
-			if l, _, _ := nd.open(n); l != nil {
-				lib = l
-				break
-			}
-		}
-		if lib == nil {
-			logs = append(logs, "ENV/Plugin: Could not find: "+strings.Join(try, " "))
-			r.emit(Verdict{Outcome: Skip, Why: "no env plugin library: the process environment is read directly", Log: logs})
-			return
-		}
-		if probe(lib.EnvSymbols, []int{1}) == 0 {
-			logs = append(logs, "External env plugin "+lib.Path+" is unsupported")
-			r.emit(Verdict{Outcome: Fail, Why: lib.Path + " exports no ncclEnvPlugin_v1: the process environment is read directly", Log: logs})
-			return
-		}
-		logs = append(logs, "ENV/Plugin: Using "+lib.Path+" (v1)", "Successfully loaded external env plugin "+lib.Path)
-		if lib.EnvInitError != "" {
-			r.emit(Verdict{Outcome: Fail, Why: "env plugin init failed (" + lib.EnvInitError + "): communicator init fails", Log: logs})
-			r.fail(InternalError, "env plugin init failed: "+lib.EnvInitError)
-			return
-		}
-		var changed []string
-		for _, k := range lib.EnvVars.Names() {
-			r.env[k] = lib.EnvVars[k]
-			changed = append(changed, k+"="+lib.EnvVars[k])
-		}
-		r.emit(Verdict{Outcome: Pass, Why: "every ncclGetEnv goes through " + lib.Path, Log: logs,
-			Facts: []Fact{F("answers", strings.Join(changed, " "))}})
-	},
-}
 
 var release2_28_9 = Release{
 	Version: V2_28_9,
 	Tag:     tag289,
 	Topo:    topo.Apply2_28_9,
 	Tuning:  tuningApply2_28_9,
-	Rules:   apply2_28_9,
 }
 
-func apply2_28_9(rs *Ruleset) {
-	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
-	rs.Replace(nvlsEarly289, "two-GPU communicators try NVLS (2.28.7)")
-	rs.Replace(netState289, "NCCL_NET filters before init (2.28.7)")
-	rs.Replace(tunerLib28(Ref{tag289, "src/plugin/tuner.cc", "ncclTunerPluginLoad"}, ""), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
+// tuningApply2_28_9: hwLatencies[NET][NVLSTree][Simple] and
+// perChMaxNVLSTreeBws[Blackwell][N4].
+func tuningApply2_28_9(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag289}
+	const defaults = "ncclTunerConstantsDefaults"
+	tuningSet(d, &t.HwLat[TuningHwNet][NVLSTree][Simple], 20.9, tuningCC, defaults)
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 43.8, tuningCC, defaults)
+	return d.changes, tuningJoinErrs(d.errs)
 }

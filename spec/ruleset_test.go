@@ -139,7 +139,7 @@ func TestDiffLists(t *testing.T) {
 			sawErr = true
 		case c.Rule == "G-PAT-1":
 			sawPAT = true
-		case c.Rule == "G-NVLS-EARLY-1" && c.Since == V2_28_9:
+		case c.Rule == "G-NVLS-EARLY-1" && c.Since == V2_28_7:
 			sawEarly = true
 		}
 	}

@@ -82,7 +82,7 @@ func TestValueTypos(t *testing.T) {
 		{second(ParseAlgo("rign")), []string{"unknown algorithm", "did you mean Ring?"}},
 		{second(ParseProto("simpel")), []string{"unknown protocol", "did you mean Simple?"}},
 		{second(Preset("dgx-h10", PresetOptions{})), []string{"unknown system preset", "did you mean dgx-h100?"}},
-		{second(ParseVersion("2.28")), []string{"2.28.3, 2.28.9"}},
+		{second(ParseVersion("2.28")), []string{"2.28.3, 2.28.7, 2.28.9"}},
 		{second(ParseVersion("2.26")), []string{"2.26.2, 2.26.3, 2.26.5, 2.26.6"}},
 		{second(ParseVersion("2.17")), []string{"modelled: 2.22.3"}},
 	}

@@ -7,8 +7,7 @@ package spec
 // factors of ncclTopoTuneModel / ncclTopoGetAlgoTime, the thread and channel
 // constants of src/include/device.h and comm.h, and one switch per behaviour
 // that differs between releases. Releases are built as a base plus deltas:
-// tuningBase2_22_3, then one delta per release (tuningApply2_23_4 …
-// tuningApply2_28_9). Every
+// tuningBase2_22_3, then one tuningApply per release (its release file). Every
 // delta line is a one-cell change that records its path, old and new value
 // and the NCCL source reference, so "what changed in the tuning model between
 // 2.22.3 and 2.28.9" is data (TuningDiff, TuningForRelease).
@@ -19,7 +18,6 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -341,6 +339,18 @@ type Tuning struct {
 	RegIPCChannels int  `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
 	Symmetric      bool `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel or a copy-engine collective (2.28.3+ as modelled)
 	CTAPolicyNVLS  bool `tuning:"reg.ctaPolicyNVLS"`  // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.28.3+ as modelled)
+
+	// CTA policy and copy-engine collectives (taskAppend).
+	CTAPolicyMask    bool  `tuning:"switch.ctaPolicyMask"`    // NCCL_CTA_POLICY is a bit mask: a digit 0/1/2 or names joined by '|' (2.29.2+); before, the integer must be 2 for ZERO
+	CEAllGatherSM100 bool  `tuning:"switch.ceAllGatherSM100"` // an AllGather into a symmetric window goes to the copy engines on sm100+ all-NVLink nodes above NCCL_SYM_CE_THRESHOLD elements without the CTA policy (2.29.2+)
+	SymCEThreshold   int64 `tuning:"NCCL_SYM_CE_THRESHOLD"`   // default of NCCL_SYM_CE_THRESHOLD (8 Mi elements; 2.29.2+)
+	// AllGatherV: a group's broadcasts from two roots or more run as one
+	// AllGatherV outside the cost table (2.29.2+, NCCL_ALLGATHERV_ENABLE).
+	AllGatherV bool `tuning:"switch.allGatherV"`
+
+	// TunerChunkSize: a v6 tuner's getChunkSize may override the chunk
+	// size calcCollChunking computed, clamped to the buffer's (2.30.3+).
+	TunerChunkSize bool `tuning:"switch.tunerChunkSize"`
 }
 
 // TuningChange is one edit of a Tuning value: a constant cell or a switch,
@@ -609,47 +619,6 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
-// tuningApply2_28_9 turns 2.28.3 into NCCL 2.28.9 (tag v2.28.9-1), the
-// library of PyTorch's wheel on the project's GPU machine: three tuner
-// constants changed (2.28.7); the rest of tuning.cc and the selection code
-// of enqueue.cc are unchanged.
-func tuningApply2_28_9(t *Tuning) ([]TuningChange, error) {
-	d := &tuningDelta{t: t, tag: "v2.28.9-1"}
-	const defaults = "ncclTunerConstantsDefaults"
-	tuningSet(d, &t.HwLat[TuningHwNet][NVLSTree][Simple], 20.9, tuningCC, defaults)
-	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 34.6, tuningCC, defaults)
-	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 43.8, tuningCC, defaults)
-	return d.changes, tuningJoinErrs(d.errs)
-}
-
-// tuningApply2_30_7 turns 2.28.9 into NCCL 2.30.7 (tag v2.30.7-1). It is not
-// wired to a release yet (spec.Releases has no 2.30.7); it is here so that
-// adding the release is one line in the release file. Covered: the tuner
-// constants, the CollNetChain heads gate, LL128 on mixed sm90+, the 24-entry
-// tree correction with NVLSTree on sm100 x86, the 32 KiB scheduler and the
-// new WARN text. Not covered: 2.30's Broadcast grouping into AllGatherV
-// (several roots in one group) and the tuner v6 chunk size.
-func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
-	d := &tuningDelta{t: t, tag: "v2.30.7-1"}
-	const defaults = "ncclTunerConstantsDefaults"
-	const model = "ncclTopoTuneModel"
-	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN1], 40.0, tuningCC, defaults)
-	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 40.0, tuningCC, defaults)
-	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN4], 40.0, tuningCC, defaults)
-	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 80.0, tuningCC, defaults)
-	tuningSet(d, &t.TreeCorrection[LL][23], 1.0, tuningCC, "treeCorrectionFactor")
-	tuningSet(d, &t.TreeCorrection[LL128][23], 1.0, tuningCC, "treeCorrectionFactor")
-	tuningSet(d, &t.TreeCorrection[Simple][23], .9, tuningCC, "treeCorrectionFactor")
-	tuningSet(d, &t.NVLSTreeCorrection, true, tuningCC, "ncclTopoGetAlgoTime")
-	tuningSet(d, &t.CollNetChainSupport, true, tuningCC, model)
-	tuningSet(d, &t.LL128Rule, TuningLL128C2CMixed, tuningCC, model)
-	tuningSet(d, &t.NoAlgo, TuningNoAlgoR30, enqueueCC, "topoGetAlgoInfo")
-	tuningSet(d, &t.PickMaxTime, math.MaxFloat32, enqueueCC, "topoGetAlgoInfo")
-	tuningSet(d, &t.MinTrafficPerChannel, 32<<10, enqueueCC, "scheduleCollTasksToPlan")
-	tuningSet(d, &t.TrafficPerChannelRound, true, enqueueCC, "scheduleCollTasksToPlan")
-	return d.changes, tuningJoinErrs(d.errs)
-}
-
 // TuningForRelease is the tuning model of a modelled release and the tuning
 // changes of every delta up to it, oldest first: a view of the ruleset Load
 // builds, so there is one chain.
@@ -672,32 +641,8 @@ func TuningForRelease(v Version) (*Tuning, []TuningChange, error) {
 			return rs.Tuning.Clone(), all, nil
 		}
 	}
-	// a release whose schedule constants algos models before its rules are
-	// (tuningOnly): the newest ruleset's tuning plus its tuning delta
-	for _, tr := range tuningOnly {
-		if tr.v != v {
-			continue
-		}
-		last := Releases[len(Releases)-1]
-		t, prev, err := TuningForRelease(last)
-		if err != nil {
-			return nil, nil, err
-		}
-		ch, err := tr.apply(t)
-		if err != nil {
-			return nil, nil, err
-		}
-		return t, append(prev, ch...), nil
-	}
 	return nil, nil, &UnsupportedError{Version: v}
 }
-
-// tuningOnly lists releases newer than every ruleset whose tuning constants
-// are written (the schedule builders of algos use them): 2.30.7.
-var tuningOnly = []struct {
-	v     Version
-	apply func(*Tuning) ([]TuningChange, error)
-}{{MakeVersion(2, 30, 7), tuningApply2_30_7}}
 
 func tuningJoinErrs(errs []error) error {
 	return errors.Join(errs...)

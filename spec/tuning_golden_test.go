@@ -148,8 +148,10 @@ func TestTuningScenariosGolden(t *testing.T) {
 		name string
 		tu   *Tuning
 	}
-	rels := []rel{{"2.22.3", tuningRelease(t, V2_22_3)}, {"2.28.3", tuningRelease(t, V2_28_3)}, {"2.28.9", tuningRelease(t, V2_28_9)},
-		{"2.30.7 (delta, not a wired release)", tuning2_30_7(t)}}
+	var rels []rel
+	for _, v := range Releases {
+		rels = append(rels, rel{v.String(), tuningRelease(t, v)})
+	}
 	for _, sc := range tuningScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			var b strings.Builder

@@ -188,6 +188,13 @@ type TuningInput struct {
 	// comm->MNNVL.
 	NVLSHeads int  `json:"nvlsHeads,omitempty"`
 	MNNVL     bool `json:"mnnvl,omitempty"`
+	// AllDirectNVLink: every GPU pair of the node is an NVLink path
+	// (comm->isAllDirectNvlink, read as ncclTopoPathAllNVLink's answer).
+	// SymCEThreshold is NCCL_SYM_CE_THRESHOLD, nil when unset.
+	AllDirectNVLink bool   `json:"allDirectNvlink,omitempty"`
+	SymCEThreshold  *int64 `json:"NCCL_SYM_CE_THRESHOLD,omitempty"`
+	// AllGatherVEnable is NCCL_ALLGATHERV_ENABLE, nil when unset.
+	AllGatherVEnable *int64 `json:"NCCL_ALLGATHERV_ENABLE,omitempty"`
 }
 
 // symComm is the symmetric kernels' view of the communicator.

@@ -252,7 +252,7 @@ func TestTuningEnableAndProto(t *testing.T) {
 	if m := tuningModel(t, in, V2_28_9); m.Bandwidths[AllReduce][Ring][LL128] != 0 {
 		t.Error("2.28.9 LL128 with mixed sm90/sm100 must be off")
 	}
-	if m, err := BuildTuningModel(in, tuning2_30_7(t)); err != nil || m.Bandwidths[AllReduce][Ring][LL128] == 0 {
+	if m, err := BuildTuningModel(in, tuningRelease(t, V2_30_7)); err != nil || m.Bandwidths[AllReduce][Ring][LL128] == 0 {
 		t.Error("2.30.7 LL128 with mixed sm90/sm100 must be on")
 	}
 

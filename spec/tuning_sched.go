@@ -54,8 +54,10 @@ type OpChoice struct {
 	// the whole buffer on every channel).
 	Part CBDPart `json:"part"`
 	// SidePath is set when the operation leaves the cost table: "symmetric"
-	// (a symmetric kernel on window buffers) or "copy-engine" (a CE
-	// collective) (G-SEL-SIDE-1). Kernel is the symmetric kernel NCCL
+	// (a symmetric kernel on window buffers) a "copy-engine" (a CE
+	// collective) or "allgatherv" (2.29.2+: broadcasts of a group from
+	// several roots run as one AllGatherV, whose channels are not modelled)
+	// (G-SEL-SIDE-1). Kernel is the symmetric kernel NCCL
 	// picked (NChannels its blocks, NThreads its threads, TimeUs its
 	// estimate, ChannelLo..ChannelHi the channels the operation's cells
 	// fill); empty on the copy engines.
@@ -168,6 +170,7 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 			out.Plans++ // a copy-engine collective is a plan of its own
 		}
 	}
+	tasks = m.allGatherV(tasks)
 	if out.Err != nil || len(tasks)+len(symTasks) == 0 {
 		return out, nil
 	}
@@ -329,6 +332,40 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 		ch.SidePath = "symmetric"
 	}
 	return true, nil
+}
+
+// allGatherV takes the group's broadcasts out of the size sorter when they
+// come from two roots or more: collTaskAppend queues every broadcast on its
+// root (NCCL_ALLGATHERV_ENABLE, default 1) and ncclPrepareTasks gives them
+// back to the sorter only when one root was seen; otherwise they run as one
+// AllGatherV (ncclScheduleBcastTasksToPlan), outside the cost table
+// (SidePath "allgatherv"). Confidential-compute communicators, which keep
+// broadcasts, are not modelled.
+//
+// Ref: v2.29.2-1 src/enqueue.cc collTaskAppend, ncclPrepareTasks;
+// src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
+func (m *TuningModel) allGatherV(tasks []*tuningTask) []*tuningTask {
+	if !m.Tuning.AllGatherV || (m.In.AllGatherVEnable != nil && *m.In.AllGatherVEnable == 0) {
+		return tasks
+	}
+	roots := map[int]bool{}
+	for _, t := range tasks {
+		if t.fn == Broadcast {
+			roots[t.op.Op.Root] = true
+		}
+	}
+	if len(roots) < 2 {
+		return tasks
+	}
+	kept := tasks[:0]
+	for _, t := range tasks {
+		if t.fn == Broadcast {
+			t.choice.SidePath = "allgatherv"
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return kept
 }
 
 // tuningSorterBin is ncclTaskCollSorterInsert's bin: sizes in 1 KiB units,
@@ -902,10 +939,27 @@ func (m *TuningModel) windowed(o TuningOp) bool {
 // engines (G-SEL-SIDE-1): window buffers under CTA policy ZERO with a CUDA
 // 12.5+ driver, for the collectives ncclCeImplemented lists (AllGather of
 // the cost table's functions). The rest of the window buffers' operations
-// go to a symmetric kernel when one is available (symmetric).
+// go to a symmetric kernel when one is available (symmetric). From 2.29.2
+// a large AllGather also goes to the copy engines on sm100+ all-NVLink
+// nodes without the CTA policy, above NCCL_SYM_CE_THRESHOLD elements
+// (CEAllGatherSM100).
 //
 // Ref: v2.28.9-1 src/enqueue.cc taskAppend; src/ce_coll.cc
-// ncclCeImplemented (v2.28.3-1 likewise)
+// ncclCeImplemented (v2.28.3-1 likewise); v2.29.2-1 src/enqueue.cc taskAppend
 func (m *TuningModel) copyEngine(o TuningOp) bool {
-	return m.windowed(o) && m.In.CTAPolicyZero && m.In.CEDriver && o.Op.Func == AllGather
+	c, in := m.Tuning, &m.In
+	if !m.windowed(o) || !in.CEDriver || o.Op.Func != AllGather {
+		return false
+	}
+	if in.CTAPolicyZero {
+		return true
+	}
+	if !c.CEAllGatherSM100 || in.MinCompCap < 100 || !in.AllDirectNVLink {
+		return false
+	}
+	th := c.SymCEThreshold
+	if in.SymCEThreshold != nil {
+		th = *in.SymCEThreshold
+	}
+	return o.Op.Count > th
 }

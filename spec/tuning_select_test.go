@@ -70,7 +70,7 @@ func TestTuningH200x2ChannelRanges(t *testing.T) {
 		{Reduce, 2 << 20, 23, 21, Simple},
 	}
 	m22 := tuningModel(t, tuningH200x2Input(), V2_22_3)
-	m30, err := BuildTuningModel(tuningH200x2Input(), tuning2_30_7(t))
+	m30, err := BuildTuningModel(tuningH200x2Input(), tuningRelease(t, V2_30_7))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestTuningNoAlgorithm(t *testing.T) {
 		t.Errorf("ncclDatatypeToString has no ncclUint8: %q", c.Warn)
 	}
 	// 2.30.7's text.
-	m30, err := BuildTuningModel(in, tuning2_30_7(t))
+	m30, err := BuildTuningModel(in, tuningRelease(t, V2_30_7))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +556,7 @@ func TestTuningPickMaxTime(t *testing.T) {
 		t.Fatalf("fp8 ring beyond 3.6e9 µs: %v cost %v", c.Err, c.Cost[Ring][Simple])
 	}
 	tu := tuningRelease(t, V2_28_9)
-	tu.PickMaxTime = tuning2_30_7(t).PickMaxTime
+	tu.PickMaxTime = tuningRelease(t, V2_30_7).PickMaxTime
 	m2, err := BuildTuningModel(in, tu)
 	if err != nil {
 		t.Fatal(err)

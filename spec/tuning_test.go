@@ -32,16 +32,6 @@ func tuningRelease(t tuningTB, v Version) *Tuning {
 	return tu
 }
 
-// tuning2_30_7 is 2.28.9 plus the (not yet wired) 2.30.7 delta.
-func tuning2_30_7(t testing.TB) *Tuning {
-	t.Helper()
-	tu := tuningRelease(t, V2_28_9)
-	if _, err := tuningApply2_30_7(tu); err != nil {
-		t.Fatal(err)
-	}
-	return tu
-}
-
 // tuningReadConstants reads spec/testdata/tuning/constants/<tag>.txt: one line per
 // table of src/graph/tuning.cc, "name v1 v2 ..." in C initializer order,
 // extracted from NCCL's source at the tag (see PROVENANCE.md there).
@@ -78,13 +68,11 @@ func TestTuningConstantsMatchSource(t *testing.T) {
 		tag string
 		tu  *Tuning
 	}
-	// Every modelled release, as Load builds it, and the delta not yet
-	// wired to a release.
+	// Every modelled release, as Load builds it.
 	var cases []tuningCase
 	for _, v := range Releases {
 		cases = append(cases, tuningCase{v.Tag(), MustLoad(v).Tuning})
 	}
-	cases = append(cases, tuningCase{"v2.30.7-1", tuning2_30_7(t)})
 	for _, tc := range cases {
 		t.Run(tc.tag, func(t *testing.T) {
 			src := tuningReadConstants(t, tc.tag)

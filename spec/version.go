@@ -33,8 +33,18 @@ const (
 	V2_27_7 Version = 22707
 	// V2_28_3 is the system libnccl.so.2 on the project's GPU machine.
 	V2_28_3 Version = 22803
+	// V2_28_7 first tries NVLS on two GPUs (tag v2.28.7-1).
+	V2_28_7 Version = 22807
 	// V2_28_9 is the library in PyTorch's wheel on the project's GPU machine.
 	V2_28_9 Version = 22809
+	// V2_29_2 .. V2_30_7 are the releases after 2.28.9 (tags v2.29.2-1 ..
+	// v2.30.7-1).
+	V2_29_2 Version = 22902
+	V2_29_3 Version = 22903
+	V2_29_7 Version = 22907
+	V2_30_3 Version = 23003
+	V2_30_4 Version = 23004
+	V2_30_7 Version = 23007
 	// -- add new releases here --
 )
 

@@ -26,7 +26,14 @@ func TestReleasesStable(t *testing.T) {
 		{V2_27_6, 22706, "v2.27.6-1"},
 		{V2_27_7, 22707, "v2.27.7-1"},
 		{V2_28_3, 22803, "v2.28.3-1"},
+		{V2_28_7, 22807, "v2.28.7-1"},
 		{V2_28_9, 22809, "v2.28.9-1"},
+		{V2_29_2, 22902, "v2.29.2-1"},
+		{V2_29_3, 22903, "v2.29.3-1"},
+		{V2_29_7, 22907, "v2.29.7-1"},
+		{V2_30_3, 23003, "v2.30.3-1"},
+		{V2_30_4, 23004, "v2.30.4-1"},
+		{V2_30_7, 23007, "v2.30.7-1"},
 	}
 	for _, w := range want {
 		if !Supported(w.v) || w.v.Code() != w.code || w.v.Tag() != w.tag {
@@ -65,8 +72,11 @@ func TestVersionOrderAndNearest(t *testing.T) {
 	if !(V2_22_3 < V2_28_3 && V2_28_3 < V2_28_9) {
 		t.Fatal("versions do not order by release")
 	}
-	if r, ok := Nearest(MakeVersion(2, 28, 7)); !ok || r != V2_28_3 {
-		t.Errorf("Nearest(2.28.7) = %v %v, want 2.28.3", r, ok)
+	if r, ok := Nearest(MakeVersion(2, 28, 5)); !ok || r != V2_28_3 {
+		t.Errorf("Nearest(2.28.5) = %v %v, want 2.28.3", r, ok)
+	}
+	if r, ok := Nearest(MakeVersion(2, 32, 3)); !ok || r != V2_30_7 {
+		t.Errorf("Nearest(2.32.3) = %v %v, want 2.30.7", r, ok)
 	}
 	if _, ok := Nearest(MakeVersion(2, 18, 1)); ok {
 		t.Error("Nearest(2.18.1) found a release older than every modelled one")

@@ -119,6 +119,7 @@ func (s *childState) handle(req request) response {
 		ctx := s.ctx
 		r.Result = int(C.gs_init(sym, C.int(req.ABI), C.size_t(req.NRanks), C.size_t(req.NNodes), C.uint64_t(req.CommID), nvl, consts, ctx))
 		s.init = true
+		r.HasChunk = C.gs_has_chunk(sym, C.int(req.ABI)) != 0
 		if req.ABI >= 5 {
 			r.Constants = append([]uint64(nil), cs...)
 		}
@@ -145,6 +146,17 @@ func (s *childState) handle(req request) response {
 			&os[0], &os[1], &os[2]))
 		r.Table = append([]uint32(nil), ts...)
 		r.Algo, r.Proto, r.NChannels = int(os[0]), int(os[1]), int(os[2])
+	case "chunk":
+		if !s.init || C.gs_has_chunk(s.sym, C.int(s.abi)) == 0 {
+			r.Err = "getChunkSize before init, or the tuner has none"
+			return r
+		}
+		cs := (*C.size_t)(C.calloc(1, C.size_t(unsafe.Sizeof(C.size_t(0)))))
+		defer C.free(unsafe.Pointer(cs))
+		*cs = C.size_t(req.ChunkSize)
+		r.Result = int(C.gs_chunk(s.sym, C.int(s.abi), s.ctx, C.int(req.Func), C.size_t(req.NBytes), C.int(req.Algo),
+			C.int(req.Proto), C.int(req.NChannels), cs))
+		r.ChunkSize = uint64(*cs)
 	case "finalize":
 		if !s.init {
 			r.Err = "finalize before init"

@@ -51,7 +51,13 @@ type child struct {
 	timeout time.Duration
 	dead    error
 	once    sync.Once
+	// answered: the child has answered once (it is running).
+	answered bool
 }
+
+// startAllowance is added to the first call's limit: starting the child
+// (this executable) on a loaded machine can take seconds.
+const startAllowance = 20 * time.Second
 
 func startChild(opt Options) (*child, error) {
 	argv := opt.Command
@@ -124,7 +130,13 @@ func (c *child) call(name string, req request) (response, error) {
 	if _, err := c.in.Write(b); err != nil {
 		return resp, c.fail(name, "", err)
 	}
-	t := time.NewTimer(c.timeout)
+	limit := c.timeout
+	if !c.answered {
+		// the first answer also waits for the process to start, which
+		// is not the plugin's time
+		limit += startAllowance
+	}
+	t := time.NewTimer(limit)
 	defer t.Stop()
 	select {
 	case line, ok := <-c.lines:
@@ -134,9 +146,10 @@ func (c *child) call(name string, req request) (response, error) {
 		if err := json.Unmarshal(line, &resp); err != nil {
 			return resp, c.fail(name, "exited", fmt.Errorf("unreadable answer: %v", err))
 		}
+		c.answered = true
 		return resp, nil
 	case <-t.C:
-		return resp, c.fail(name, "hung", fmt.Errorf("no answer within %s", c.timeout))
+		return resp, c.fail(name, "hung", fmt.Errorf("no answer within %s", limit))
 	}
 }
 

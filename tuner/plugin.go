@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -95,7 +96,32 @@ type Report struct {
 	FinalizeLog    []string `json:"finalizeLog,omitempty"`
 	// Fault is a crash or hang, contained in the child.
 	Fault string `json:"fault,omitempty"`
+	// HasChunk: a v6 tuner set getChunkSize; Chunks are its calls, in the
+	// order calcCollChunking made them (at most maxChunkRecords).
+	HasChunk bool          `json:"hasChunkSize,omitempty"`
+	Chunks   []ChunkRecord `json:"chunkSize,omitempty"`
 }
+
+// ChunkRecord is one getChunkSize call and what NCCL made of it.
+type ChunkRecord struct {
+	Func      spec.Func  `json:"coll"`
+	NBytes    int64      `json:"nBytes"`
+	Algo      spec.Algo  `json:"algo"`
+	Proto     spec.Proto `json:"proto"`
+	NChannels int        `json:"nChannels"`
+	// NCCL is the chunk calcCollChunking computed, Asked the tuner's
+	// answer, BufferMax NCCL's ceiling; Clamped says NCCL cut the answer
+	// to it (INFO "%s: tuner chunk size %zu exceeds buffer max %d,
+	// clamping").
+	NCCL      int64    `json:"ncclChunk"`
+	Asked     uint64   `json:"tunerChunk"`
+	BufferMax int64    `json:"bufferMax"`
+	Clamped   bool     `json:"clamped,omitempty"`
+	Result    int      `json:"result"`
+	Log       []string `json:"log,omitempty"`
+}
+
+const maxChunkRecords = 256
 
 // Session is the plugin loaded for one communicator.
 type Session struct {
@@ -166,6 +192,7 @@ func (l *Library) Attach(init InitFunc, rs *spec.Ruleset, sys *spec.System, env 
 	default:
 		s.inited = true
 		s.Report.InitResult, s.Report.InitLog = r.Result, r.Log
+		s.Report.HasChunk = r.HasChunk
 		beh.InitLog = r.Log
 		if r.Result != 0 {
 			beh.InitError = fmt.Sprintf("init returned %s", spec.Result(r.Result))
@@ -260,6 +287,51 @@ func (s *Session) getCollInfo(call spec.TunerCall) spec.TunerAnswer {
 		}
 	}
 	return ans
+}
+
+// ChunkSizer is the plugin's getChunkSize for the schedule builder
+// (algos.Options.ChunkSize): nil unless NCCL would call it, a v6 tuner
+// that set it, accepted by a release whose calcCollChunking asks it
+// (Tuning.TunerChunkSize), whose init succeeded and that has not faulted.
+func (s *Session) ChunkSizer() algos.ChunkSizer {
+	if s == nil || s.c == nil || !s.inited || s.Report.Fault != "" || !s.Report.HasChunk || s.Report.InitResult != 0 {
+		return nil
+	}
+	if m := s.Comm.Model; m == nil || !m.Tuning.TunerChunkSize {
+		return nil
+	}
+	return sessionChunk{s}
+}
+
+type sessionChunk struct{ s *Session }
+
+// ChunkSize calls getChunkSize in the child with NCCL's chunk. A crash or
+// hang is the session's fault (no later call is made); a non-success
+// result fails the collective, as NCCLCHECK does in calcCollChunking.
+func (c sessionChunk) ChunkSize(call algos.ChunkCall) (uint64, error) {
+	s := c.s
+	if s.Report.Fault != "" {
+		return 0, fmt.Errorf("tuner plugin faulted earlier: %s", s.Report.Fault)
+	}
+	r, err := s.c.call("getChunkSize", request{Cmd: "chunk", Func: int(call.Func), NBytes: uint64(call.NBytes),
+		Algo: int(call.Algo), Proto: int(call.Proto), NChannels: call.NChannels, ChunkSize: uint64(call.Chunk)})
+	if err != nil {
+		s.Report.Fault = err.Error()
+		return 0, fmt.Errorf("tuner plugin %s: NCCL's process would not survive the call", err)
+	}
+	if r.Err != "" {
+		return 0, fmt.Errorf("tuner plugin refused getChunkSize: %s", r.Err)
+	}
+	rec := ChunkRecord{Func: call.Func, NBytes: call.NBytes, Algo: call.Algo, Proto: call.Proto, NChannels: call.NChannels,
+		NCCL: call.Chunk, Asked: r.ChunkSize, BufferMax: call.BufferMax, Clamped: r.ChunkSize > uint64(call.BufferMax),
+		Result: r.Result, Log: r.Log}
+	if len(s.Report.Chunks) < maxChunkRecords {
+		s.Report.Chunks = append(s.Report.Chunks, rec)
+	}
+	if r.Result != 0 {
+		return 0, fmt.Errorf("tuner getChunkSize returned %s: the collective fails", spec.Result(r.Result))
+	}
+	return r.ChunkSize, nil
 }
 
 func b2i(b bool) int {

@@ -7,8 +7,8 @@ package tuner
 
 // request is one call into the tuner library.
 type request struct {
-	// Cmd is "open" (dlopen and list the symbols), "init", "coll" or
-	// "finalize".
+	// Cmd is "open" (dlopen and list the symbols), "init", "coll",
+	// "chunk" or "finalize".
 	Cmd  string `json:"cmd"`
 	Path string `json:"path,omitempty"`
 	// ABI is the ncclTunerPlugin_vN version NCCL's loader accepted.
@@ -31,6 +31,13 @@ type request struct {
 	RegBuff        int      `json:"regBuff,omitempty"`
 	CollNetSupport int      `json:"collNetSupport,omitempty"`
 	NVLSSupport    int      `json:"nvlsSupport,omitempty"`
+
+	// chunk (v6 getChunkSize): the chosen algorithm and protocol, the
+	// channels and NCCL's chunk size in bytes.
+	Algo      int    `json:"algo,omitempty"`
+	Proto     int    `json:"proto,omitempty"`
+	NChannels int    `json:"nChannels,omitempty"`
+	ChunkSize uint64 `json:"chunkSize,omitempty"`
 }
 
 // response is the child's answer.
@@ -50,6 +57,10 @@ type response struct {
 	Algo      int      `json:"algo"`
 	Proto     int      `json:"proto"`
 	NChannels int      `json:"nChannels"`
+	// HasChunk says a v6 tuner set getChunkSize (init's answer);
+	// ChunkSize is what getChunkSize left in its in/out argument.
+	HasChunk  bool   `json:"hasChunk,omitempty"`
+	ChunkSize uint64 `json:"chunkSize,omitempty"`
 }
 
 // Limits on what crosses the pipe, checked on both sides.

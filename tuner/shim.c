@@ -113,3 +113,13 @@ int gs_finalize(void* sym, int version, void** slot) {
   }
   return -1;
 }
+
+int gs_has_chunk(void* sym, int version) {
+  return version == 6 && ((gsTunerV6*)sym)->getChunkSize != NULL;
+}
+
+int gs_chunk(void* sym, int version, void** slot, int func, size_t nBytes, int algo, int proto,
+             int nChannels, size_t* chunkSize) {
+  if (!gs_has_chunk(sym, version)) return -1;
+  return ((gsTunerV6*)sym)->getChunkSize(*slot, func, nBytes, algo, proto, nChannels, chunkSize);
+}

@@ -19,6 +19,11 @@ int gs_coll(void* sym, int version, void** slot, int func, size_t nBytes, int nu
             float* table, int numAlgo, int numProto, int regBuff, int collNetSupport,
             int nvlsSupport, int* algo, int* proto, int* nChannels);
 int gs_finalize(void* sym, int version, void** slot);
+// gs_has_chunk says whether a v6 tuner's getChunkSize is set; gs_chunk
+// calls it with *chunkSize holding NCCL's chunk (only when it is set).
+int gs_has_chunk(void* sym, int version);
+int gs_chunk(void* sym, int version, void** slot, int func, size_t nBytes, int algo, int proto,
+             int nChannels, size_t* chunkSize);
 int gs_num_constants(void);
 
 // gs_log_take copies the collected messages (one per line) into buf and

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/internal/goldenfile"
 	"github.com/gatesim/gatesim/internal/tunertest"
 	"github.com/gatesim/gatesim/spec"
@@ -209,12 +210,12 @@ func TestFaultContained(t *testing.T) {
 // TestConstantEdits: a v5/v6 init's constant edit reaches the tuning
 // model (Ring/LL's base latency, hence its time).
 func TestConstantEdits(t *testing.T) {
-	for _, abi := range []int{5} { // v6 is accepted by no modelled release
-		s := attach(t, testLib(t, abi, "edit"), spec.V2_28_9, "dgx-h100", 2, nil)
+	for abi, v := range map[int]spec.Version{5: spec.V2_28_9, 6: spec.V2_30_7} {
+		s := attach(t, testLib(t, abi, "edit"), v, "dgx-h100", 2, nil)
 		if len(s.Report.Constants) != 1 || s.Report.Constants[0].Path != "baseLatencies[Ring][LL]" {
 			t.Fatalf("v%d: constant edits %+v: want baseLatencies[Ring][LL]", abi, s.Report.Constants)
 		}
-		plain := attach(t, testLib(t, abi, "identity"), spec.V2_28_9, "dgx-h100", 2, nil)
+		plain := attach(t, testLib(t, abi, "identity"), v, "dgx-h100", 2, nil)
 		o := op(t, spec.AllReduce, 4<<10)
 		d, _, _ := s.Select(o)
 		p, _, _ := plain.Select(o)
@@ -230,14 +231,15 @@ func TestConstantEdits(t *testing.T) {
 func cost(t spec.TunerTable, a spec.Algo, p spec.Proto) float64 { return float64(t[a][p]) }
 
 // TestGolden records, per release, ABI version and behaviour, what the
-// plugin did on two presets at three sizes.
+// plugin did on two presets at three sizes; for a v6 tuner on 2.30 also
+// each getChunkSize call of the schedule (NCCL's chunk → the tuner's).
 func TestGolden(t *testing.T) {
 	modes := []string{"force", "edit", "illegal"}
 	presets := []struct {
 		name  string
 		nodes int
 	}{{"dgx-h100", 2}, {"h200x2", 1}}
-	for _, v := range spec.Releases {
+	for _, v := range goldenReleases {
 		var b strings.Builder
 		for _, abi := range tunertest.Versions {
 			for _, mode := range modes {
@@ -256,6 +258,18 @@ func TestGolden(t *testing.T) {
 								t.Fatal(err)
 							}
 							fmt.Fprintf(&b, "  %s %d: %s", f, size, goldenLine(d))
+							if sz := s.ChunkSizer(); sz != nil && d.Err == nil && d.Algo != spec.AlgoNone {
+								n := len(s.Report.Chunks)
+								if _, err := chunkCounts(t, s, op(t, f, size), d, sz); err != nil {
+									fmt.Fprintf(&b, " (no schedule: %v)", err)
+								}
+								for _, c := range s.Report.Chunks[n:] {
+									fmt.Fprintf(&b, " getChunkSize %d→%d", c.NCCL, c.Asked)
+									if c.Clamped {
+										fmt.Fprintf(&b, " (clamped to %d)", c.BufferMax)
+									}
+								}
+							}
 							b.WriteString("\n")
 						}
 					}
@@ -266,6 +280,13 @@ func TestGolden(t *testing.T) {
 		goldenfile.Check(t, filepath.Join("testdata", "golden", "tuner-"+v.String()+".txt"), b.String(), *update)
 	}
 }
+
+// goldenReleases are the releases TestGolden records: one per tuner
+// contract (2.22.3: v3/v2 after the model; 2.28.3: v5..v2 before it; 2.30.7:
+// v6 with getChunkSize, as 2.30.3 and 2.30.4) and the captured 2.28.9. Each
+// plugin session starts a child process, so recording every release would
+// triple the test's time; TestABIWindow and TestV6ChunkSize walk them all.
+var goldenReleases = []spec.Version{spec.V2_22_3, spec.V2_28_3, spec.V2_28_9, spec.V2_30_7}
 
 func goldenLine(d *spec.Decision) string {
 	with := d.Algo.String() + "/" + d.Proto.String()
@@ -287,4 +308,100 @@ func goldenLine(d *spec.Decision) string {
 		s += " ignored: " + e.Ignored
 	}
 	return s
+}
+
+// chunkCounts builds op's schedule as NCCL would run d, with and without
+// the session's getChunkSize, and returns the chunk of every channel.
+func chunkCounts(t *testing.T, s *Session, o spec.Op, d *spec.Decision, sizer algos.ChunkSizer) ([]int64, error) {
+	t.Helper()
+	l, err := algos.LayoutFromComm(s.Comm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := algos.Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels}
+	sch, err := algos.Build(o, sel, l, algos.Options{ChunkSize: sizer})
+	if err != nil {
+		return nil, err
+	}
+	return sch.ChunkCounts(), nil
+}
+
+// TestV6ChunkSize: a v6 tuner's getChunkSize is called where 2.30's
+// calcCollChunking calls it, with NCCL's chunk; the answer replaces the
+// chunk, clamped to the buffer's step-sized chunk; a failing call fails
+// the collective and a crash is contained. Releases before 2.30.3 never
+// call it (they refuse the v6 symbol).
+func TestV6ChunkSize(t *testing.T) {
+	o := op(t, spec.AllReduce, 256<<20)
+	for _, v := range spec.Releases {
+		rs := spec.MustLoad(v)
+		for _, p := range []struct {
+			name  string
+			nodes int
+		}{{"dgx-h100", 2}, {"h200x2", 1}, {"dgx-b200", 1}} {
+			t.Run(fmt.Sprintf("%s/%s", v, p.name), func(t *testing.T) {
+				half := attach(t, testLib(t, 6, "edit"), v, p.name, p.nodes, nil)
+				if !slices.Contains(rs.Consts.TunerABI, 6) {
+					if half.Report.ABI != 0 || half.ChunkSizer() != nil {
+						t.Fatalf("ABI %d, chunk sizer %v: %s refuses v6", half.Report.ABI, half.ChunkSizer(), v)
+					}
+					return
+				}
+				if half.Report.ABI != 6 || !half.Report.HasChunk || half.ChunkSizer() == nil {
+					t.Fatalf("ABI %d, getChunkSize set %v: want v6 with getChunkSize called", half.Report.ABI, half.Report.HasChunk)
+				}
+				d, _, err := half.Select(o)
+				if err != nil || d.Err != nil {
+					t.Fatal(err, d.Err)
+				}
+				plain, err := chunkCounts(t, half, o, d, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				halved, err := chunkCounts(t, half, o, d, half.ChunkSizer())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(half.Report.Chunks) == 0 {
+					t.Fatal("getChunkSize never called")
+				}
+				for _, c := range half.Report.Chunks {
+					if c.Asked != uint64(c.NCCL)/2 || c.Clamped || c.Func != spec.AllReduce || c.Algo != d.Algo || c.Proto != d.Proto {
+						t.Errorf("call %+v: want half of NCCL's chunk for %s/%s, not clamped", c, d.Algo, d.Proto)
+					}
+				}
+				if slices.Equal(plain, halved) {
+					t.Errorf("%s/%s: chunks %v with the tuner's halving and %v without: want them to differ", d.Algo, d.Proto, halved, plain)
+				}
+
+				// the illegal tuner's own choice (CollNetDirect) cannot run
+				// here: its getChunkSize is asked on the choice above
+				big := attach(t, testLib(t, 6, "illegal"), v, p.name, p.nodes, nil)
+				if _, err := chunkCounts(t, big, o, d, big.ChunkSizer()); err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range big.Report.Chunks {
+					if !c.Clamped || c.Asked != 1<<30 || c.NCCL > c.BufferMax {
+						t.Errorf("call %+v: want 1 GiB asked and clamped to %d", c, c.BufferMax)
+					}
+				}
+
+				fail := attach(t, testLib(t, 6, "chunkfail"), v, p.name, p.nodes, nil)
+				if _, err := chunkCounts(t, fail, o, d, fail.ChunkSizer()); err == nil || !strings.Contains(err.Error(), "getChunkSize returned ncclInternalError") {
+					t.Errorf("chunkfail: %v: want the collective to fail with the tuner's result", err)
+				}
+				if len(fail.Report.Chunks) == 0 || !slices.Contains(fail.Report.Chunks[0].Log, "gatesim test tuner: getChunkSize refuses (mode chunkfail)") {
+					t.Errorf("chunkfail: calls %+v: want the tuner's message", fail.Report.Chunks)
+				}
+
+				crash := attach(t, testLib(t, 6, "chunkcrash"), v, p.name, p.nodes, nil)
+				if _, err := chunkCounts(t, crash, o, d, crash.ChunkSizer()); err == nil || !strings.Contains(crash.Report.Fault, "crashed during getChunkSize") {
+					t.Errorf("chunkcrash: %v, fault %q: want the crash reported", err, crash.Report.Fault)
+				}
+				if d2, _, err := crash.Select(op(t, spec.AllReduce, 4<<10)); err != nil || d2.Tuner != nil || crash.ChunkSizer() != nil {
+					t.Errorf("after the crash: %v, tuner %+v: want plain NCCL", err, d2)
+				}
+			})
+		}
+	}
 }

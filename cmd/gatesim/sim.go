@@ -480,7 +480,7 @@ func runSim(d *deps, fl *simFlags) error {
 		return err
 	}
 	m, n, f, rop := x.m, x.n, x.f, x.rop
-	s, err := algos.Build(op, ch.sel, x.l, algos.Options{InPlace: x.issue.InPlace})
+	s, err := algos.Build(op, ch.sel, x.l, algos.Options{InPlace: x.issue.InPlace, ChunkSize: x.tuned.ChunkSizer()})
 	if err != nil {
 		return badInput(err)
 	}

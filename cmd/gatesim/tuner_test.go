@@ -10,26 +10,34 @@ import (
 )
 
 // TestOracleTunerStream: a crashing and a hanging tuner get a tunerFault
-// answer, and the stream keeps answering the requests after them.
+// answer, and the stream keeps answering the requests after them; so does
+// a crashing v6 tuner on 2.30.7, which accepts v6.
 func TestOracleTunerStream(t *testing.T) {
 	dir := t.TempDir()
 	crash := tunertest.Build(t, dir, 3, "crash")
 	hang := tunertest.Build(t, dir, 5, "hang")
 	force := tunertest.Build(t, dir, 5, "force")
-	req := func(id int, tuner string) string {
-		b, _ := json.Marshal(map[string]any{"id": id, "nccl": "2.28.9", "system": "dgx-h100", "nodes": 2, "tuner": tuner,
+	crash6 := tunertest.Build(t, dir, 6, "crash")
+	force6 := tunertest.Build(t, dir, 6, "force")
+	req := func(id int, tuner string, nccl ...string) string {
+		v := "2.28.9"
+		if len(nccl) > 0 {
+			v = nccl[0]
+		}
+		b, _ := json.Marshal(map[string]any{"id": id, "nccl": v, "system": "dgx-h100", "nodes": 2, "tuner": tuner,
 			"op": map[string]any{"coll": "allreduce", "bytes": "1MiB"}})
 		return string(b)
 	}
-	in := strings.Join([]string{req(1, crash), req(2, hang), req(3, force), req(4, "/etc/passwd")}, "\n") + "\n"
+	in := strings.Join([]string{req(1, crash), req(2, hang), req(3, force), req(4, "/etc/passwd"),
+		req(5, crash6, "2.30.7"), req(6, force6, "2.30.7")}, "\n") + "\n"
 	var out, errb bytes.Buffer
 	code := runWithInput([]string{"oracle", "--no-trace", "--tuner-dir", dir, "--tuner-timeout", "1s"}, strings.NewReader(in), &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("%d answers, want 4:\n%s", len(lines), out.String())
+	if len(lines) != 6 {
+		t.Fatalf("%d answers, want 6:\n%s", len(lines), out.String())
 	}
 	type answer struct {
 		Status string `json:"status"`
@@ -63,6 +71,12 @@ func TestOracleTunerStream(t *testing.T) {
 	}
 	if a := as[3]; a.Status != "invalid" || a.Invalid == nil || a.Invalid.Field != "tuner" {
 		t.Errorf("answer 4: %s: want a path outside --tuner-dir refused", lines[3])
+	}
+	if a := as[4]; a.Status != "error" || a.Error == nil || a.Error.Result != "tunerFault" || !strings.Contains(a.Error.Message, "crashed during getCollInfo") {
+		t.Errorf("answer 5: %s: want a tunerFault answer from the v6 tuner", lines[4])
+	}
+	if a := as[5]; a.Status != "ok" || a.Algo == nil || *a.Algo != "Ring" || *a.Proto != "Simple" || a.Tuner == nil || a.Tuner.ABI != 6 || !a.Tuner.Changed {
+		t.Errorf("answer 6: %s: want Ring/Simple forced by the v6 tuner on 2.30.7", lines[5])
 	}
 }
 

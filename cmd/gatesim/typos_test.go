@@ -23,7 +23,7 @@ func TestTypoSuggestions(t *testing.T) {
 		{[]string{"explain", "--system", "dgx-h10"}, "did you mean dgx-h100?"},
 		{[]string{"explain", "--system", "v100x4", "--dtype", "bflot16"}, "did you mean bfloat16?"},
 		{[]string{"sim", "--system", "v100x4", "--algo", "rign", "--proto", "simple"}, "did you mean Ring?"},
-		{[]string{"explain", "--nccl", "2.28", "--system", "v100x4"}, "2.28.3, 2.28.9"},
+		{[]string{"explain", "--nccl", "2.28", "--system", "v100x4"}, "2.28.3, 2.28.7, 2.28.9"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)

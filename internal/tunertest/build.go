@@ -13,7 +13,7 @@ import (
 
 // Modes are the behaviours a test tuner is built with (MODE_* of
 // tuner/testdata/tuners/modes.h).
-var Modes = map[string]int{"identity": 0, "force": 1, "edit": 2, "illegal": 3, "initfail": 4, "crash": 5, "hang": 6}
+var Modes = map[string]int{"identity": 0, "force": 1, "edit": 2, "illegal": 3, "initfail": 4, "crash": 5, "hang": 6, "chunkcrash": 7, "chunkfail": 8}
 
 // Versions are the ABI versions there is a test tuner for.
 var Versions = []int{2, 3, 4, 5, 6}

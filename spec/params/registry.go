@@ -13,10 +13,9 @@ import (
 //go:embed data/*.tsv
 var tables embed.FS
 
-// V2_30_7 is the newest NCCL release (tag v2.30.7-1). The rule engine does
-// not model it yet (spec.Releases stops at 2.28.9); its parameter table is
-// generated already so env lint works for it.
-const V2_30_7 = spec.Version(23007)
+// V2_30_7 is spec.V2_30_7, the name this package used before the rule
+// engine modelled the release.
+const V2_30_7 = spec.V2_30_7
 
 // Release is one release as the parameter registry sees it: a generated
 // table (data/<tag>.tsv) and the facts lint reads where NCCL's reading of a
@@ -37,16 +36,16 @@ type Release struct {
 	CollNetEnableStrtol bool
 	// NVLSBindSoft: a multicast bind failure is fatal only with
 	// NCCL_NVLS_ENABLE=1 (2.27.3-2.28.9, src/transport/nvls.cc
-	// nvlsAllocateMem); before and from 2.30 it is always fatal.
+	// nvlsAllocateMem); before and from 2.29.2 it is always fatal.
 	NVLSBindSoft bool
 	// MNNVLFile and MNNVLFunc are where the MNNVL check lives.
 	MNNVLFile, MNNVLFunc string
-	// IBQPFile is where ncclIbRtsQp lives (a directory from 2.30).
+	// IBQPFile is where ncclIbRtsQp lives (a directory from 2.29.2).
 	IBQPFile string
 }
 
 // releases lists the releases that have a generated table, oldest first.
-// The ones with a ruleset are spec.Releases; V2_30_7 has a table only.
+// Every spec.Release has one.
 var releases = []Release{
 	{Version: spec.V2_22_3, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_23_4, MNNVLFile: "src/init.cc", MNNVLFunc: "checkMNNVL", IBQPFile: "src/transport/net_ib.cc"},
@@ -68,10 +67,23 @@ var releases = []Release{
 		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_28_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
 		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_28_7, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_28_9, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
 		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	// v2.30.7-1 src/transport/nvls.cc nvlsAllocateMem: the bind failure
-	// WARNs "Disable NVLS (NCCL_NVLS_ENABLE=0)" and fails whatever the value.
+	// From v2.29.2-1 src/transport/nvls.cc nvlsAllocateMem: the bind failure
+	// WARNs "Disable NVLS (NCCL_NVLS_ENABLE=0)" and fails whatever the
+	// value; the IB transport is a directory (src/transport/net_ib/).
+	{Version: spec.V2_29_2, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
+	{Version: spec.V2_29_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
+	{Version: spec.V2_29_7, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
+	{Version: spec.V2_30_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
+	{Version: spec.V2_30_4, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
+		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
 	{Version: V2_30_7, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
 		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
 	// -- add new releases here --

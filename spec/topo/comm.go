@@ -125,8 +125,12 @@ type Result struct {
 	// NvlsHeads is the smallest number of distinct NVLS heads of a node
 	// (ncclTopoPostset minHeadNum); CollNetDirectHeads the distinct heads of
 	// rank 0's CollNetDirect graph (connectCollNet).
-	NvlsHeads           int  `json:"nvlsHeads"`
-	CollNetDirectHeads  int  `json:"collNetDirectHeads"`
+	NvlsHeads          int `json:"nvlsHeads"`
+	CollNetDirectHeads int `json:"collNetDirectHeads"`
+	// CollNetChainHeadsOK: every head of rank 0's CollNetChain graph is a
+	// CollNet head (the CollNetDirect heads, the NVLS heads when NVLS is
+	// supported), so CollNetChain has CollNet resources.
+	CollNetChainHeadsOK bool `json:"collNetChainHeadsOK"`
 	CollNetSupport      bool `json:"collNetSupport"`
 	NvlsSupport         bool `json:"nvlsSupport"`
 	NvlsChannels        int  `json:"nvlsChannels"`
@@ -673,6 +677,7 @@ func (r *Result) consensus(ps *pathState) error {
 		}
 		r.CollNetDirectHeads = len(heads)
 	}
+	r.CollNetChainHeadsOK = collNetChainHeadsOK(r0, r.NvlsSupport)
 	r.NChannels = nc
 
 	// ncclTopoComputeP2pChannels (src/graph/paths.cc) for rank 0.
@@ -764,4 +769,29 @@ func localNetCountByBw(s *System, g *Node) int {
 		count++
 	}
 	return count
+}
+
+// collNetChainHeadsOK is isCollNetChainHeadsSubset: the first GPU of every
+// CollNetChain channel must be among the heads ncclCollNetSetup sets
+// CollNet up for, the first GPUs of the CollNetDirect channels, or of the
+// NVLS channels when NVLS is supported.
+// Ref: v2.30.7-1 src/transport/coll_net.cc isCollNetChainHeadsSubset, ncclCollNetSetup
+func collNetChainHeadsOK(r0 *NodeResult, nvls bool) bool {
+	g := r0.model.graphs
+	src := g[GraphCollNetDirect]
+	if nvls {
+		src = g[GraphNVLS]
+	}
+	n := len(r0.System.Nodes[GPU])
+	heads := map[int]bool{}
+	for c := 0; c < src.nChannels; c++ {
+		heads[src.intra[c*n]] = true
+	}
+	chain := g[GraphCollNetChain]
+	for c := 0; c < chain.nChannels; c++ {
+		if !heads[chain.intra[c*n]] {
+			return false
+		}
+	}
+	return true
 }

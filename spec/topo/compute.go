@@ -239,12 +239,16 @@ func dupChannels(g *sgraph, ccMin, ngpus int) {
 func (x *searcher) speeds(ccMin int) []float32 {
 	sm100 := ccMin >= 100 && x.ps.p.SM100Speeds
 	switch {
+	case !x.inter && sm100 && x.ps.p.SM100SpeedsIntra != nil:
+		return x.ps.p.SM100SpeedsIntra
 	case !x.inter && sm100:
 		return sm100SpeedArrayIntra
 	case !x.inter && ccMin >= 90:
 		return sm90SpeedArrayIntra
 	case !x.inter:
 		return speedArrayIntra
+	case sm100 && x.ps.p.SM100SpeedsInter != nil:
+		return x.ps.p.SM100SpeedsInter
 	case sm100:
 		return sm100SpeedArrayInter
 	case ccMin >= 90:
@@ -285,6 +289,10 @@ func (x *searcher) compute(graph *sgraph, log *[]string) error {
 		if x.inter {
 			minTypeInter, maxTypeInter = gpuMinMaxPath(s, NET)
 			maxTypeIntra = maxTypeInter
+		}
+		// Balanced trees below sm90 may need to come back through SYS.
+		if cc, _ := s.CompCap(); p.InterSYSBelowSM90 && cc < 90 {
+			maxTypeInter = PathSYS
 		}
 	} else {
 		minTypeIntra, minTypeInter = PathNVL, PathPIX

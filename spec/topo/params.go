@@ -178,6 +178,18 @@ type Params struct {
 	// MNNVLNets: on multi-host (MNNVL) systems the preferred NETs are listed
 	// GPU by GPU (2.28 ncclTopoPrefNetsGpuFirst, NCCL_MNNVL_SCATTER_NETS_ENABLE).
 	MNNVLNets bool
+
+	// InterSYSBelowSM90: below sm90 the inter-node path type may grow to
+	// PATH_SYS again whatever the largest GPU→NET path is (2.29.2
+	// src/graph/search.cc ncclTopoCompute; balanced trees of sm80 hosts
+	// need it, 2.25.1–2.28.9 fall back to one channel in simple order).
+	InterSYSBelowSM90 bool
+
+	// SM100SpeedsIntra and SM100SpeedsInter replace the sm100 speed arrays
+	// of search.go (the 2.27.6–2.28.9 values) where a release changed them
+	// (src/graph/search.cc sm100SpeedArrayIntra/Inter); nil: unchanged.
+	SM100SpeedsIntra []float32
+	SM100SpeedsInter []float32
 }
 
 // Params2_22_3 is the reference release, tag v2.22.3-1.
@@ -278,10 +290,10 @@ func Apply2_28_3(p *Params) {
 	p.NVLSRaisesChannels = false
 }
 
-// Apply2_28_9 turns 2.28.3 rules into those of tag v2.28.9-1 (PyTorch's
-// wheel on the project's GPU machine).
-func Apply2_28_9(p *Params) {
-	p.Release = "2.28.9"
+// Apply2_28_7 turns 2.28.3 rules into those of tag v2.28.7-1; 2.28.9
+// changes nothing in the topology stage.
+func Apply2_28_7(p *Params) {
+	p.Release = "2.28.7"
 	// src/graph/paths.cc ncclTopoTrimSystem, search.cc: system->inter.
 	p.InterFlag = true
 	// src/graph/topo.cc ncclTopoAddNet: asic defaults to the NET id, guid read with strtoull.
@@ -294,6 +306,42 @@ func Apply2_28_9(p *Params) {
 	// src/graph/search.cc ncclTopoSearchCheckNet: NCCL_MNNVL_RAIL_PER_HOST.
 	p.MNNVLRailPerHost = true
 }
+
+// Apply2_28_9 names tag v2.28.9-1 (PyTorch's wheel on the project's GPU
+// machine): its topology stage is 2.28.7's.
+func Apply2_28_9(p *Params) { p.Release = "2.28.9" }
+
+// Apply2_29_2 turns 2.28.9 rules into those of tag v2.29.2-1.
+func Apply2_29_2(p *Params) {
+	p.Release = "2.29.2"
+	p.InterSYSBelowSM90 = true
+	// 45 between 50 and 40.
+	p.SM100SpeedsIntra = []float32{90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}
+}
+
+// Apply2_29_3 names tag v2.29.3-1 (no topology change).
+func Apply2_29_3(p *Params) { p.Release = "2.29.3" }
+
+// Apply2_29_7 turns 2.29.3 rules into those of tag v2.29.7-1: 80 GB/s is
+// tried between 96 and 48 across nodes on sm100.
+func Apply2_29_7(p *Params) {
+	p.Release = "2.29.7"
+	p.SM100SpeedsInter = []float32{96.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+}
+
+// Apply2_30_3 turns 2.29.7 rules into those of tag v2.30.3-1: 86 GB/s
+// between 96 and 80 across nodes on sm100.
+func Apply2_30_3(p *Params) {
+	p.Release = "2.30.3"
+	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+}
+
+// Apply2_30_4 names tag v2.30.4-1 (no topology change).
+func Apply2_30_4(p *Params) { p.Release = "2.30.4" }
+
+// Apply2_30_7 names tag v2.30.7-1. Its MLOPart device split (NCCL_TOPO_SPLIT_MLOPART)
+// applies to GPUs that expose MLOPart partitions, which no modelled system has.
+func Apply2_30_7(p *Params) { p.Release = "2.30.7" }
 
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
 func Params2_28_3() Params {
@@ -308,6 +356,7 @@ func Params2_28_3() Params {
 // Params2_28_9 is Params2_28_3 with Apply2_28_9.
 func Params2_28_9() Params {
 	p := Params2_28_3()
+	Apply2_28_7(&p)
 	Apply2_28_9(&p)
 	return p
 }
@@ -533,4 +582,7 @@ var paramSources = map[string][2]string{
 	"CollNetLocalRanksCap":    {"src/init.cc", "initTransportsRank"},
 	"MNNVLRailPerHost":        {"src/graph/search.cc", "ncclTopoSearchCheckNet"},
 	"MNNVLNets":               {"src/graph/search.cc", "ncclTopoPrefNetsGpuFirst"},
+	"InterSYSBelowSM90":       {"src/graph/search.cc", "ncclTopoCompute"},
+	"SM100SpeedsIntra":        {"src/graph/search.cc", "sm100SpeedArrayIntra"},
+	"SM100SpeedsInter":        {"src/graph/search.cc", "sm100SpeedArrayInter"},
 }

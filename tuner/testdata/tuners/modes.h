@@ -15,6 +15,8 @@
 #define MODE_INITFAIL 4 // init returns ncclInternalError
 #define MODE_CRASH 5    // getCollInfo raises SIGSEGV
 #define MODE_HANG 6     // getCollInfo never returns
+#define MODE_CHUNKCRASH 7 // v6: the table unchanged; getChunkSize raises SIGSEGV
+#define MODE_CHUNKFAIL 8  // v6: the table unchanged; getChunkSize returns ncclInternalError
 
 #ifndef MODE
 #error MODE must be defined

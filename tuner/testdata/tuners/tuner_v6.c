@@ -1,4 +1,5 @@
-// A test tuner exporting ncclTunerPlugin_v6 only: v5 plus getChunkSize.
+// A test tuner exporting ncclTunerPlugin_v6 only: v5 plus getChunkSize
+// (src/include/plugin/tuner/tuner_v6.h at v2.30.7-1).
 #include "modes.h"
 
 typedef struct { int nNvlDomains, minRanksPerNvlDomain, maxRanksPerNvlDomain; } nvl_t;
@@ -29,8 +30,19 @@ static int coll(void* ctx, int coll, size_t nBytes, int numPipeOps, float** tabl
   return 0;
 }
 static int finalize(void* ctx) { (void)ctx; return 0; }
+// getChunkSize: edit halves NCCL's chunk, illegal asks for 1 GiB (NCCL
+// clamps it to the buffer's), chunkcrash and chunkfail fail here; the
+// other modes leave NCCL's chunk.
 static int chunk(void* ctx, int coll, size_t nBytes, int algo, int proto, int nChannels, size_t* chunkSize) {
-  (void)ctx; (void)coll; (void)nBytes; (void)algo; (void)proto; (void)nChannels; (void)chunkSize;
+  (void)ctx; (void)coll; (void)nBytes; (void)algo; (void)proto; (void)nChannels;
+  switch (MODE) {
+  case MODE_EDIT: *chunkSize /= 2; break;
+  case MODE_ILLEGAL: *chunkSize = (size_t)1 << 30; break;
+  case MODE_CHUNKCRASH: raise(SIGSEGV); break;
+  case MODE_CHUNKFAIL:
+    if (logfn) logfn(2, 0, __FILE__, __LINE__, "gatesim test tuner: getChunkSize refuses (mode chunkfail)");
+    return 3;
+  }
   return 0;
 }
 

@@ -1,0 +1,118 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// NCCL 2.28.7 (tag v2.28.7-1) as a delta against 2.28.3: two-GPU
+// communicators become NVLS candidates, NCCL_NET filters plugins before
+// their init, the environment plugin, the communicator-spans-hosts flag of
+// the search, and one Blackwell Ring/LL128 cap.
+
+var tag287 = "v2.28.7-1"
+
+var nvlsEarly287 = nvlsEarly(Ref{tag287, "src/transport/nvls.cc", "ncclNvlsInit"},
+	`NVLS is turned off silently when the topology has fewer than 2 GPUs (2.28.7+: two-GPU communicators become NVLS candidates), or when the driver entry point cuDeviceGet is missing.`,
+	nvlsOffBelow2)
+
+// nvlsOffBelow2 is ncclNvlsInit's GPU-count exit from 2.28.7.
+func nvlsOffBelow2(gpus, _ int, _ bool) (bool, string) {
+	if gpus < 2 {
+		return true, "fewer than 2 GPUs in the topology"
+	}
+	return false, ""
+}
+
+var netState287 = netState(Ref{tag287, "src/plugin/net.cc", "ncclNetInit"},
+	`Candidates in order: the NCCL_NET_PLUGIN entries, IB, Socket. NCCL_NET is compared before init (2.28.7+): a candidate whose name does not match is not initialised at all. init() is called for every communicator, devices() on the first successful init; a failure disables the network and its CollNet.`,
+	netSelectOpts{filterBeforeInit: true, ibUsingOnZero: true, initLog: true})
+
+// envPlugin is G-ENV-PLUGIN-1 (2.28.7+).
+var envPlugin = &Rule{
+	ID: "G-ENV-PLUGIN-1", Layer: LayerEnv, Title: "environment plugin",
+	Doc:  `NCCL_ENV_PLUGIN (plain getenv): "none" keeps the internal plugin (getenv). Otherwise the name is resolved like a net plugin (default libnccl-env.so) and ncclEnvPlugin_vN is looked up over the release's window (v1; v2 then v1 from 2.30.7); when accepted, every ncclGetEnv returns the plugin's answer. A plugin whose init fails makes ncclGetUniqueId and communicator init fail; a missing library or symbol falls back silently.`,
+	Ref:  Ref{tag287, "src/plugin/env.cc", "ncclEnvPluginLoad"},
+	Logs: []string{"NCCL_ENV_PLUGIN set by environment to %s", "ENV/Plugin: Using %s (v%d)", "Successfully loaded external env plugin %s", "External env plugin %s is unsupported"},
+	init: func(r *initRun) {
+		nd := r.nodes[0].node
+		val, set := r.env.Lookup("NCCL_ENV_PLUGIN")
+		var logs []string
+		name := "libnccl-env.so"
+		if set {
+			logs = append(logs, "NCCL_ENV_PLUGIN set by environment to "+val)
+			if strings.EqualFold(val, "none") {
+				r.emit(Verdict{Outcome: Skip, Why: "NCCL_ENV_PLUGIN=none: the process environment is read directly", Log: logs})
+				return
+			}
+			if val != "" {
+				name = val
+			}
+		}
+		try := []string{name}
+		if !strings.Contains(name, "/") && !(strings.HasPrefix(name, "lib") && strings.HasSuffix(name, ".so")) {
+			try = append(try, "libnccl-env-"+name+".so")
+		}
+		var lib *Library
+		for _, n := range try {
+			if l, _, _ := nd.open(n); l != nil {
+				lib = l
+				break
+			}
+		}
+		if lib == nil {
+			logs = append(logs, "ENV/Plugin: Could not find: "+strings.Join(try, " "))
+			r.emit(Verdict{Outcome: Skip, Why: "no env plugin library: the process environment is read directly", Log: logs})
+			return
+		}
+		v := probe(lib.EnvSymbols, r.rs.Consts.EnvABI)
+		if v == 0 {
+			logs = append(logs, "External env plugin "+lib.Path+" is unsupported")
+			r.emit(Verdict{Outcome: Fail, Why: lib.Path + " exports no ncclEnvPlugin_v" + joinInts(r.rs.Consts.EnvABI) + ": the process environment is read directly", Log: logs})
+			return
+		}
+		logs = append(logs, fmt.Sprintf("ENV/Plugin: Using %s (v%d)", lib.Path, v), "Successfully loaded external env plugin "+lib.Path)
+		if lib.EnvInitError != "" {
+			r.emit(Verdict{Outcome: Fail, Why: "env plugin init failed (" + lib.EnvInitError + "): communicator init fails", Log: logs})
+			r.fail(InternalError, "env plugin init failed: "+lib.EnvInitError)
+			return
+		}
+		var changed []string
+		for _, k := range lib.EnvVars.Names() {
+			r.env[k] = lib.EnvVars[k]
+			changed = append(changed, k+"="+lib.EnvVars[k])
+		}
+		r.emit(Verdict{Outcome: Pass, Why: "every ncclGetEnv goes through " + lib.Path, Log: logs,
+			Facts: []Fact{F("answers", strings.Join(changed, " "))}})
+	},
+}
+
+var release2_28_7 = Release{
+	Version: V2_28_7,
+	Tag:     tag287,
+	Consts:  consts2_28_7,
+	Topo:    topo.Apply2_28_7,
+	Tuning:  tuningApply2_28_7,
+	Rules:   apply2_28_7,
+}
+
+func consts2_28_7(rs *Ruleset) {
+	rs.SetConst("EnvABI", []int{1}, Ref{tag287, "src/plugin/env.cc", "ncclEnvPluginLoad"})
+}
+
+// tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow
+// in 2.29.2).
+func tuningApply2_28_7(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag287}
+	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 34.6, tuningCC, "ncclTunerConstantsDefaults")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+func apply2_28_7(rs *Ruleset) {
+	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
+	rs.Replace(nvlsEarly287, "two-GPU communicators try NVLS (2.28.7)")
+	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")
+	rs.Replace(tunerLib28(Ref{tag287, "src/plugin/tuner.cc", "ncclTunerPluginLoad"}, ""), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
+}

@@ -1,0 +1,50 @@
+package spec
+
+import "github.com/gatesim/gatesim/spec/topo"
+
+// NCCL 2.30.3 (tag v2.30.3-1) as a delta against 2.29.7: tuner ABI v6 (an
+// optional getChunkSize), net and CollNet ABI v12, LL128 for mixed sm90+
+// GPUs, the "No algorithm/protocol available" text, MNNVL across cliques of
+// one fabric cluster (NCCL_MNNVL_CROSS_CLIQUE), and the Blackwell
+// NVLSTree cap on four or more nodes.
+
+var tag2303 = "v2.30.3-1"
+
+var release2_30_3 = Release{
+	Version: V2_30_3,
+	Tag:     tag2303,
+	Consts:  consts2_30_3,
+	Topo:    topo.Apply2_30_3,
+	Tuning:  tuningApply2_30_3,
+	Rules:   apply2_30_3,
+}
+
+func consts2_30_3(rs *Ruleset) {
+	rs.SetConst("NetABI", []int{12, 11, 10, 9, 8, 7, 6}, Ref{tag2303, "src/plugin/net.cc", "ncclNetPluginLoad"})
+	rs.SetConst("TunerABI", []int{6, 5, 4, 3, 2}, Ref{tag2303, "src/plugin/tuner.cc", "ncclTunerPluginLoad"})
+}
+
+func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag2303}
+	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 80.0, tuningCC, "ncclTunerConstantsDefaults")
+	tuningSet(d, &t.LL128Rule, TuningLL128C2CMixed, tuningCC, "ncclTopoTuneModel")
+	tuningSet(d, &t.NoAlgo, TuningNoAlgoR30, enqueueCC, "topoGetAlgoInfo")
+	tuningSet(d, &t.TunerChunkSize, true, enqueueCC, "calcCollChunking")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+var tunerABI30 = tunerABI(Ref{tag2303, "src/plugin/tuner.cc", "ncclTunerPluginLoad"},
+	`Probe ncclTunerPlugin_v6, _v5, _v4, _v3, _v2 (newest first); v6 is used as it is (its getChunkSize may override calcCollChunking's chunk, clamped to the buffer's), older versions are adapted with no getChunkSize. None: "External tuner plugin %s is unsupported" (only for a library opened as a tuner, not for the net plugin's library).`,
+	tunerABILogs28, tunerABILog28)
+
+var mnnvl30 = mnnvlRule(Ref{tag2303, "src/mnnvl.cc", "ncclMnnvlCheck"},
+	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 (and the P2P level is not 0), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank, a clique of more than one; failures are silent (MNNVL off). A clique fuses the topology of its nodes. With NCCL_MNNVL_CROSS_CLIQUE=1 (default 0) a peer of the same cluster UUID in another clique is an MNNVL peer reached over CUDA P2P (ncclTopoCheckMNNVL returns -1, ncclTopoCheckP2p forces P2P) and symmetric kernels are not used; the modelled systems name one clique per cluster, so that path is not taken.`, false)
+
+func apply2_30_3(rs *Ruleset) {
+	ref := func(file, fn string) Ref { return Ref{tag2303, file, fn} }
+	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
+	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
+	rs.Replace(tunerABI30, "window v6-v2 (2.30.3)")
+	rs.Replace(mnnvl30, "NCCL_MNNVL_CROSS_CLIQUE (2.30.3)")
+	rs.Replace(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "No algorithm/protocol available"), `WARN text "No algorithm/protocol available ..." (2.30.3)`)
+}

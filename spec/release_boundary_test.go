@@ -1,0 +1,204 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// boundaryRequests is a fixed request set: the three NVLS functions over
+// sizes from 4 KiB to 1 GiB.
+func boundaryRequests() []Op {
+	var ops []Op
+	for _, f := range []Func{AllReduce, AllGather, ReduceScatter} {
+		for b := int64(4 << 10); b <= 1<<30; b *= 16 {
+			ops = append(ops, Op{Func: f, Count: b / 4, DataType: Float32, RedOp: Sum})
+		}
+	}
+	return ops
+}
+
+// decisionSignature is what a release decides for every request of ops on
+// sys under env: function, bytes, the choice (algorithm/protocol and
+// channels, or the error) and the legal cells it was chosen from, one line
+// each, and the NVLS early-exit verdict of init.
+func decisionSignature(t *testing.T, v Version, sys *System, env Env, ops []Op) (sig []string, nvlsEarly Outcome) {
+	t.Helper()
+	c, err := Init(MustLoad(v), sys, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Err != nil {
+		t.Fatalf("%s: init failed: %v", v, c.Err)
+	}
+	for _, vd := range c.Trace {
+		if vd.Rule == "G-NVLS-EARLY-1" {
+			nvlsEarly = vd.Outcome
+		}
+	}
+	for _, op := range ops {
+		d, _, err := c.Select(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		choice := fmt.Sprintf("%s/%s %d", d.Algo, d.Proto, d.NChannels)
+		if d.Err != nil {
+			choice = "error " + d.Err.Result.String()
+		}
+		var legal []string
+		for _, ap := range d.Candidates {
+			legal = append(legal, ap.Algo.String()+"/"+ap.Proto.String())
+		}
+		sig = append(sig, fmt.Sprintf("%s %d %s from %s", op.Func, op.Bytes(), choice, strings.Join(legal, ",")))
+	}
+	return sig, nvlsEarly
+}
+
+// TestNVLSTwoGPUBoundary: on two multicast-capable H200s behind an
+// NVSwitch (NVLS gated by nothing but the model), 2.28.3 turns NVLS off at
+// ncclNvlsInit (gpuCount <= 2) and 2.28.7 keeps it (gpuCount < 2). Over a
+// fixed request set the signatures differ: with the defaults NVLS becomes
+// a legal cell (Ring still wins on time), and with NCCL_ALGO=NVLS 2.28.3
+// fails every request while 2.28.7 runs NVLS. 2.28.7 and 2.28.9 agree.
+func TestNVLSTwoGPUBoundary(t *testing.T) {
+	sys, err := Preset("h200x2", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := boundaryRequests()
+	count := func(sig []string, sub string) int {
+		n := 0
+		for _, s := range sig {
+			if strings.Contains(s, sub) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, env := range []Env{{}, {"NCCL_ALGO": "NVLS"}} {
+		before, e283 := decisionSignature(t, V2_28_3, sys, env, ops)
+		after, e287 := decisionSignature(t, V2_28_7, sys, env, ops)
+		later, _ := decisionSignature(t, V2_28_9, sys, env, ops)
+		if e283 != Fail || e287 != Pass {
+			t.Errorf("%v: G-NVLS-EARLY-1: 2.28.3 %v (want fail), 2.28.7 %v (want pass)", env, e283, e287)
+		}
+		if n := count(before, "NVLS/"); n != 0 {
+			t.Errorf("%v: 2.28.3 has NVLS in %d signatures on two GPUs:\n%s", env, n, strings.Join(before, "\n"))
+		}
+		if n := count(after, "NVLS/"); n == 0 {
+			t.Errorf("%v: 2.28.7 never has NVLS on two GPUs:\n%s", env, strings.Join(after, "\n"))
+		}
+		if strings.Join(after, "\n") != strings.Join(later, "\n") {
+			t.Errorf("%v: 2.28.7 and 2.28.9 decide differently on h200x2:\n%s\n--\n%s", env, strings.Join(after, "\n"), strings.Join(later, "\n"))
+		}
+		if env["NCCL_ALGO"] == "NVLS" {
+			// every NVLS function: the error before, NVLS/Simple after
+			if n := count(before, "error ncclInvalidUsage"); n != len(ops) {
+				t.Errorf("NCCL_ALGO=NVLS on 2.28.3: %d of %d requests fail with ncclInvalidUsage:\n%s", n, len(ops), strings.Join(before, "\n"))
+			}
+			if n := count(after, " NVLS/Simple "); n != len(ops) {
+				t.Errorf("NCCL_ALGO=NVLS on 2.28.7: %d of %d requests run NVLS/Simple:\n%s", n, len(ops), strings.Join(after, "\n"))
+			}
+		}
+	}
+}
+
+// TestCTAPolicyMask: NCCL_CTA_POLICY as 2.29.2's getEnvCtaPolicyOnce reads
+// it: the first digit alone, or names joined by '|', unknown ones ignored.
+func TestCTAPolicyMask(t *testing.T) {
+	for in, want := range map[string]int{
+		"0": 0, "1": ctaPolicyEfficiency, "2": ctaPolicyZero, "12": ctaPolicyEfficiency, "3": 0, "29": ctaPolicyZero,
+		"ZERO": ctaPolicyZero, "efficiency|Zero": ctaPolicyEfficiency | ctaPolicyZero, "DEFAULT": 0,
+		"fast|ZERO": ctaPolicyZero, "": 0, "ZERO |EFFICIENCY": ctaPolicyEfficiency,
+	} {
+		if got := ctaPolicyMask(in); got != want {
+			t.Errorf("ctaPolicyMask(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// TestCopyEngineAllGatherSM100: from 2.29.2 an AllGather into symmetric
+// windows on one all-NVLink sm100 node leaves the cost table for the copy
+// engines above NCCL_SYM_CE_THRESHOLD elements (8 Mi by default) without
+// the CTA policy; 2.28.9 needs CTA policy ZERO for that.
+func TestCopyEngineAllGatherSM100(t *testing.T) {
+	sys, err := Preset("dgx-b200", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		v     Version
+		env   Env
+		count int64
+		want  string
+	}{
+		{V2_28_9, Env{}, 16 << 20, "symmetric"},
+		{V2_28_9, Env{"NCCL_CTA_POLICY": "2"}, 16 << 20, "copy-engine"},
+		{V2_29_2, Env{}, 16 << 20, "copy-engine"},
+		{V2_29_2, Env{}, 8 << 20, "symmetric"},
+		{V2_29_2, Env{"NCCL_SYM_CE_THRESHOLD": "1048576"}, 2 << 20, "copy-engine"},
+		{V2_29_2, Env{"NCCL_CTA_POLICY": "efficiency|zero"}, 1 << 10, "copy-engine"},
+		{V2_28_9, Env{"NCCL_CTA_POLICY": "efficiency|zero"}, 1 << 10, "symmetric"},
+	}
+	for _, tc := range cases {
+		c, err := Init(MustLoad(tc.v), sys, tc.env)
+		if err != nil || c.Err != nil || c.Model == nil {
+			t.Fatal(err, c.Err)
+		}
+		o := TuningOp{Op: Op{Func: AllGather, Count: tc.count, DataType: Float32}, Buffers: BuffersWindow}
+		got := ""
+		switch {
+		case c.Model.copyEngine(o):
+			got = "copy-engine"
+		case c.Model.windowed(o):
+			got = "symmetric"
+		}
+		if got != tc.want {
+			t.Errorf("%s %v count %d: %q, want %q", tc.v, tc.env, tc.count, got, tc.want)
+		}
+	}
+}
+
+// TestAllGatherVGrouping: from 2.29.2 the broadcasts of one group from two
+// roots or more leave the cost table as one AllGatherV; from one root, with
+// NCCL_ALLGATHERV_ENABLE=0, or before 2.29.2 they are Broadcast tasks the
+// cost table decides.
+func TestAllGatherVGrouping(t *testing.T) {
+	bc := func(root int) GroupOp {
+		return GroupOp{Op: Op{Func: Broadcast, Count: 1 << 20, DataType: Float32, Root: root}}
+	}
+	ar := GroupOp{Op: Op{Func: AllReduce, Count: 1 << 20, DataType: Float32, RedOp: Sum}}
+	cases := []struct {
+		v       Version
+		env     Env
+		ops     []GroupOp
+		grouped int // broadcasts run as AllGatherV
+	}{
+		{V2_28_9, nil, []GroupOp{bc(0), bc(1), ar}, 0},
+		{V2_29_2, nil, []GroupOp{bc(0), bc(1), ar}, 2},
+		{V2_30_7, nil, []GroupOp{bc(1), bc(0), bc(1)}, 3},
+		{V2_29_2, nil, []GroupOp{bc(1), bc(1), ar}, 0},
+		{V2_29_2, Env{"NCCL_ALLGATHERV_ENABLE": "0"}, []GroupOp{bc(0), bc(1)}, 0},
+	}
+	for _, tc := range cases {
+		c := h200x2Comm(t, tc.v, tc.env)
+		g, err := c.SelectGroup(tc.ops, Launch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i, d := range g.Ops {
+			if g.Choices[i].SidePath == "allgatherv" {
+				n++
+				if d.Algo != AlgoNone || d.DecidedBy != "G-SEL-SIDE-1" || tc.ops[i].Op.Func != Broadcast {
+					t.Errorf("%s op %d: %s/%s by %s: want an AllGatherV broadcast outside the cost table", tc.v, i, d.Algo, d.Proto, d.DecidedBy)
+				}
+			} else if d.Algo == AlgoNone || d.Err != nil {
+				t.Errorf("%s op %d: no cost-table decision (%v)", tc.v, i, d.Err)
+			}
+		}
+		if n != tc.grouped {
+			t.Errorf("%s %v: %d broadcasts grouped into AllGatherV, want %d", tc.v, tc.env, n, tc.grouped)
+		}
+	}
+}
