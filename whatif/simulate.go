@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/internal/lru"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
@@ -58,47 +59,36 @@ func NewSimulator(n int, o SimOptions) Simulator {
 
 // simInput is everything a point's simulation depends on.
 type simInput struct {
+	c   *plan.Comm
 	cfg sim.Config
-	l   *algos.Layout
 	op  spec.Op
 	sel algos.Selection
 }
 
 func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simInput, error) {
-	l, err := algos.LayoutFromComm(comm)
-	if err != nil {
-		return nil, err
-	}
-	op, sel, err := algos.FromDecision(d)
-	if err != nil {
-		return nil, err
-	}
-	// NCCL's nodes on the machine: offloads where NCCL enabled them, an
-	// MNNVL clique as one node, a host NCCL split as its pieces
-	m, err := sim.MachineForComm(p.Machine.Sys, comm)
+	c, err := plan.New(p.Machine.Sys, comm)
 	if err != nil {
 		return nil, err
 	}
 	if o.Profile != nil {
-		m.Profile = o.Profile
+		c.Machine.Profile = o.Profile
 	}
-	cfg := sim.Config{Machine: m, Launch: o.Launch}
-	cfg.FromDecision(comm, d)
-	return &simInput{cfg: cfg, l: l, op: op, sel: sel}, nil
+	c.Launch = o.Launch
+	op, sel, cfg, err := c.Decided(d)
+	if err != nil {
+		return nil, err
+	}
+	return &simInput{c: c, cfg: cfg, op: op, sel: sel}, nil
 }
 
 // key identifies the simulation by value (the profile by identity: a
 // sweep's profiles are loaded once).
 func (in *simInput) key() string {
-	return fmt.Sprintf("%+v|%p|%+v|%+v|%+v", in.cfg, in.cfg.Machine.Profile, *in.l, in.op, in.sel)
+	return fmt.Sprintf("%+v|%p|%+v|%+v|%+v", in.cfg, in.cfg.Machine.Profile, *in.c.Layout, in.op, in.sel)
 }
 
 func (in *simInput) run() (float64, error) {
-	s, err := algos.Build(in.op, in.sel, in.l, algos.Options{})
-	if err != nil {
-		return 0, err
-	}
-	res, err := sim.Simulate(s, in.cfg)
+	res, err := in.c.Simulate(in.op, in.sel, in.cfg, algos.Options{})
 	if err != nil {
 		return 0, err
 	}

@@ -155,5 +155,5 @@ type hwCheckOut struct {
 }
 
 type hwReplayOut struct {
-	Rows []replayRow `json:"rows"`
+	Rows []hw.ReplayRow `json:"rows"`
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"sort"
 	"strconv"
@@ -12,16 +11,14 @@ import (
 
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/internal/inputfile"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/tuner"
+	"github.com/gatesim/gatesim/whatif"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
-
-// simVerifyLimit bounds --verify: the data plane holds every rank's buffers
-// and a symbolic copy.
-const simVerifyLimit = 1 << 22
 
 type simFlags struct {
 	sf                                                         systemFlags
@@ -153,29 +150,16 @@ type simReport struct {
 }
 
 // simSetup is what every simulation of one invocation shares: the
-// communicator spec built, its layout and the machine the timing runs on.
+// communicator with its layout and machine (package plan) and the
+// operation's type.
 type simSetup struct {
-	m    sim.Machine
-	v    spec.Version
-	comm *spec.Comm
-	f    spec.Func
-	dt   spec.DataType
-	rop  spec.RedOp
-	l    *algos.Layout
-	n    int
-	// tuned is the --tuner plugin loaded into comm (nil: none).
+	*plan.Comm
+	v   spec.Version
+	f   spec.Func
+	dt  spec.DataType
+	rop spec.RedOp
+	// tuned is the --tuner plugin loaded into the communicator (nil: none).
 	tuned *tuner.Session
-	// launch is the launch mode the timing charges
-	launch sim.Launch
-}
-
-// selectOp is NCCL's decision for op, through the tuner plugin if one is
-// loaded.
-func (x *simSetup) selectOp(op spec.Op) (*spec.Decision, spec.Trace, error) {
-	if x.tuned != nil {
-		return x.tuned.Select(op)
-	}
-	return x.comm.Select(op)
 }
 
 // close finalizes the tuner plugin.
@@ -185,15 +169,14 @@ func (x *simSetup) close() {
 	}
 }
 
-// config is the timing configuration of one simulation of the setup.
-func (x *simSetup) config(d *spec.Decision, sel algos.Selection) sim.Config {
-	cfg := sim.Config{Machine: x.m, Launch: x.launch}
-	if d != nil {
-		dd := *d
-		dd.Algo, dd.Proto = sel.Algo, sel.Proto
-		cfg.FromDecision(x.comm, &dd)
+// planError gives plan's errors their exit codes: NCCL refusing is the
+// answer no, anything else is the input's.
+func planError(err error) error {
+	var re *plan.RefusedError
+	if errors.As(err, &re) {
+		return &exitError{code: exitNo, err: err}
 	}
-	return cfg
+	return badInput(err)
 }
 
 func newSimSetup(fl *simFlags) (*simSetup, error) {
@@ -237,130 +220,32 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	var init plan.Init
 	if lib != nil {
-		if x.tuned, err = lib.Attach(spec.Init, rs, sys, env); err != nil {
-			return nil, badInput(err)
+		init = func(rs *spec.Ruleset, sys *spec.System, env spec.Env) (*spec.Comm, plan.SelectFunc, error) {
+			if x.tuned, err = lib.Attach(spec.Init, rs, sys, env); err != nil {
+				return nil, nil, err
+			}
+			return x.tuned.Comm, x.tuned.Select, nil
 		}
-		x.comm = x.tuned.Comm
-	} else if x.comm, err = spec.Init(rs, sys, env); err != nil {
-		return nil, badInput(err)
 	}
-	if x.comm.Err != nil {
-		return nil, ncclRefusesComm(x.v, x.comm)
+	if x.Comm, err = plan.Build(rs, sys, env, init); err != nil {
+		return nil, planError(err)
 	}
 	if mc := rs.Consts.MaxChannels; fl.channels < 0 || fl.channels > mc {
 		return nil, badInputf("--channels %d: expected 1 to %d (NCCL %s's MAXCHANNELS, src/include/device.h), or 0 for NCCL's count", fl.channels, mc, x.v)
 	}
-	if x.l, err = algos.LayoutFromComm(x.comm); err != nil {
-		return nil, badInput(err)
-	}
-	// NCCL's nodes on the machine: the switches reduce only where NCCL
-	// enabled the offload; MNNVL cliques and NET-split hosts map onto it
-	if x.m, err = sim.MachineForComm(sys, x.comm); err != nil {
-		return nil, badInput(err)
-	}
-	x.n = x.comm.NRanks
 	p, err := loadProfile(fl.profile)
 	if err != nil {
 		return nil, err
 	}
 	if p != nil {
-		x.m.Profile = p
+		x.Machine.Profile = p
 	}
-	if x.launch, err = timingLaunch(fl.cudagraph, fl.agg); err != nil {
+	if x.Launch, err = timingLaunch(fl.cudagraph, fl.agg); err != nil {
 		return nil, err
 	}
 	return x, nil
-}
-
-// op is the operation of nccl-tests size bytes.
-func (x *simSetup) op(size int64, root int) (spec.Op, error) {
-	per := int64(x.dt.Size())
-	if x.f == spec.AllGather || x.f == spec.ReduceScatter || x.f == spec.AllToAll {
-		per *= int64(x.n)
-	}
-	if size%per != 0 {
-		return spec.Op{}, badInputf("--bytes %d is not a whole number of %s elements%s (%d bytes each step)", size, x.dt, map[bool]string{true: " per rank", false: ""}[per != int64(x.dt.Size())], per)
-	}
-	return spec.Op{Func: x.f, Count: size / per, DataType: x.dt, RedOp: x.rop, Root: root}, nil
-}
-
-// choice is what runs for one operation: NCCL's decision, or the forced
-// algorithm and protocol, with NCCL's cost-model time for that cell.
-type choice struct {
-	sel      algos.Selection
-	by       string
-	nccl     string
-	model    *float64
-	note     string
-	decision *spec.Decision
-}
-
-func (x *simSetup) choose(op spec.Op, algo, proto string, channels int) (*choice, error) {
-	d, _, err := x.selectOp(op)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	ch := &choice{decision: d, nccl: decisionLine(d)}
-	if d.P2P != nil {
-		if algo != "" || proto != "" {
-			return nil, badInputf("--algo/--proto: %s has no algorithm or protocol to force: NCCL plans point-to-point work per peer (LL up to NCCL_P2P_LL_THRESHOLD bytes per channel, Simple above)", op.Func)
-		}
-		if d.Err != nil {
-			return nil, &exitError{code: exitNo, err: fmt.Errorf("NCCL %s returns %s for this operation: %s (%s)", x.v, d.Err.Result, d.Err.Message, d.DecidedBy)}
-		}
-		_, sel, err := algos.FromDecision(d)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		ch.sel, ch.by = sel, "NCCL's p2p path (scheduleP2pTasksToPlan), no cost table"
-		ch.note = "NCCL's cost model has no time for point-to-point operations"
-		return ch, nil
-	}
-	if algo == "" && proto == "" {
-		if d.Discarded {
-			return nil, badInputf("%s with count 0: NCCL discards the call, nothing runs; give --algo and --proto to simulate an empty schedule", op.Func)
-		}
-		if d.Err != nil {
-			return nil, ncclRefusesOp(x.v.String(), d)
-		}
-		_, sel, err := algos.FromDecision(d)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		ch.sel, ch.by = sel, "NCCL's tuning model ("+string(d.DecidedBy)+")"
-		t := d.TimeUs
-		ch.model = &t
-	} else {
-		if algo == "" || proto == "" {
-			return nil, badInputf("--algo and --proto go together: give both, or neither for NCCL's choice")
-		}
-		a, err := spec.ParseAlgo(algo)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		p, err := spec.ParseProto(proto)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		ch.sel, ch.by = algos.Selection{Algo: a, Proto: p, NChannels: algos.Channels(x.l, x.f, a, p, op.Bytes())}, "--algo/--proto"
-		ch.note = "NCCL has no time for this cell"
-		for _, c := range d.Costs {
-			if c.Algo != a || c.Proto != p {
-				continue
-			}
-			if c.Usable {
-				t := c.TimeUs
-				ch.model, ch.note = &t, ""
-			} else {
-				ch.note = fmt.Sprintf("NCCL would not run %s/%s here: %s %s", a, p, c.Rule, c.Why)
-			}
-		}
-	}
-	if channels > 0 {
-		ch.sel.NChannels = channels
-	}
-	return ch, nil
 }
 
 func runSim(d *deps, fl *simFlags) error {
@@ -376,20 +261,20 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	op, err := x.op(size, fl.root)
-	if err != nil {
-		return err
-	}
-	ch, err := x.choose(op, fl.algo, fl.proto, fl.channels)
-	if err != nil {
-		return err
-	}
-	m, n, f, rop := x.m, x.n, x.f, x.rop
-	s, err := algos.Build(op, ch.sel, x.l, algos.Options{InPlace: fl.inPlace})
+	op, err := x.Op(x.f, x.dt, x.rop, size, fl.root)
 	if err != nil {
 		return badInput(err)
 	}
-	cfg := x.config(ch.decision, ch.sel)
+	ch, err := x.Choose(op, fl.algo, fl.proto, fl.channels, decisionLine)
+	if err != nil {
+		return planError(err)
+	}
+	m, f := x.Machine, x.f
+	s, err := algos.Build(op, ch.Sel, x.Layout, algos.Options{InPlace: fl.inPlace})
+	if err != nil {
+		return badInput(err)
+	}
+	cfg := x.Config(ch.Decision, ch.Sel)
 	cfg.Trace, cfg.MaxTraceEvents = fl.trace != "", simTraceLimit
 	sx, err := sim.New(s, cfg)
 	if err != nil {
@@ -399,12 +284,12 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
-	selection := ch.sel.String()
-	if ch.decision.P2P != nil {
-		selection = fmt.Sprintf("p2p/%s, up to %d of %d p2p channels per peer", s.Proto, ch.decision.P2P.NChannelsPerPeer, ch.decision.P2P.NChannels)
+	selection := ch.Sel.String()
+	if ch.Decision.P2P != nil {
+		selection = fmt.Sprintf("p2p/%s, up to %d of %d p2p channels per peer", s.Proto, ch.Decision.P2P.NChannelsPerPeer, ch.Decision.P2P.NChannels)
 	}
-	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: selection, ChosenBy: ch.by, NCCLChoice: ch.nccl,
-		Result: res, ModelTimeUs: ch.model, ModelNote: ch.note, Profile: m.Profile.Summary(), Launch: x.launch}
+	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: selection, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
+		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: x.Launch}
 	if x.tuned != nil {
 		x.close() // finalize now, so the report says how it went
 		rep.Tuner = x.tuned.Report
@@ -423,7 +308,7 @@ func runSim(d *deps, fl *simFlags) error {
 		if ranks != nil {
 			events = sx.RankTrace(ranks)
 		}
-		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s", f, size, ch.sel), "machine": m.Name, "note": note,
+		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s", f, size, ch.Sel), "machine": m.Name, "note": note,
 			"recorded": fmt.Sprintf("%d slices recorded, %d not recorded (the limit is %d)", len(sx.Trace()), sx.TraceDropped(), simTraceLimit)}
 		werr := sim.ChromeTrace{Events: events, Counters: sx.WeightedTrace(), Meta: meta}.Write(w)
 		if cerr := w.Close(); werr == nil {
@@ -434,28 +319,9 @@ func runSim(d *deps, fl *simFlags) error {
 		}
 	}
 	if fl.verify {
-		if int64(n)*s.OutputCount() > simVerifyLimit || int64(n)*s.InputCount() > simVerifyLimit {
-			return badInputf("--verify holds every rank's buffers: %d ranks × %d elements is above the %d-element limit; lower --bytes or the machine", n, max(s.InputCount(), s.OutputCount()), simVerifyLimit)
+		if rep.Verification, err = plan.Verify(s, size, x.rop); err != nil {
+			return badInput(err)
 		}
-		rng := rand.New(rand.NewPCG(uint64(size), uint64(n)))
-		inputs := make([][]byte, n)
-		for r := range inputs {
-			inputs[r] = make([]byte, s.InputCount()*int64(s.Unit))
-			for i := range inputs[r] {
-				inputs[r][i] = byte(rng.IntN(256))
-			}
-		}
-		var scalars []float64
-		if rop == spec.PreMulSum {
-			for r := 0; r < n; r++ {
-				scalars = append(scalars, float64(r%3+1))
-			}
-		}
-		vr, err := sim.Verify(s, inputs, scalars)
-		if err != nil {
-			return err
-		}
-		rep.Verification = vr
 	}
 	if fl.jsonOut {
 		if err := writeOut(d, "sim", rep); err != nil {
@@ -464,7 +330,7 @@ func runSim(d *deps, fl *simFlags) error {
 	} else {
 		printSim(d.stdout, rep, fl)
 		if x.tuned != nil {
-			printTunerEffect(d.stdout, x.tuned.Report, ch.decision)
+			printTunerEffect(d.stdout, x.tuned.Report, ch.Decision)
 		}
 	}
 	if rep.Verification != nil && !rep.Verification.OK {
@@ -551,81 +417,29 @@ func runSweep(d *deps, fl *simFlags) error {
 	}
 	w := d.stdout
 	fmt.Fprintf(w, "%s %s %s on %s (%d node(s) × %d GPUs), NCCL %s, %d communicator channels; times in µs\n\n",
-		x.f, x.dt.Short(), x.rop.Short(), x.m.Name, x.m.Nodes, x.m.GPUsPerNode, x.v, x.comm.NChannels)
+		x.f, x.dt.Short(), x.rop.Short(), x.Machine.Name, x.Machine.Nodes, x.Machine.GPUsPerNode, x.v, x.Comm.Comm.NChannels)
 	fmt.Fprintf(w, "| algorithm | protocol | time |")
 	for _, sz := range sizes {
 		fmt.Fprintf(w, " %s |", sizeLabel(sz))
 	}
 	fmt.Fprintf(w, "\n|---|---|---|%s\n", strings.Repeat("--:|", len(sizes)))
-	var ops []spec.Op
-	var choice []string
-	var decs []*spec.Decision
-	for _, sz := range sizes {
-		op, err := x.op(sz, fl.root)
-		if err != nil {
-			ops, choice, decs = append(ops, spec.Op{Count: -1}), append(choice, "—"), append(decs, nil)
-			continue
-		}
-		dd, _, err := x.selectOp(op)
-		if err != nil {
-			return badInput(err)
-		}
-		ops, decs = append(ops, op), append(decs, dd)
-		c := "error"
-		if dd.Err == nil {
-			c = dd.Algo.String() + "/" + dd.Proto.String()
-		}
-		choice = append(choice, c)
+	g, err := whatif.RunGrid(x.Comm, whatif.GridOptions{Func: x.f, DataType: x.dt, RedOp: x.rop, Root: fl.root, Sizes: sizes,
+		Algos: as, Protos: ps, Channels: fl.channels, InPlace: fl.inPlace})
+	if err != nil {
+		return badInput(err)
 	}
-	fmt.Fprintf(w, "| NCCL's choice | | | %s |\n", strings.Join(choice, " | "))
-	var skipped []string
-	for _, a := range as {
-		for _, p := range ps {
-			var simCells, modelCells []string
-			var why error
-			for i, sz := range sizes {
-				op := ops[i]
-				if op.Count < 0 {
-					simCells, modelCells = append(simCells, "—"), append(modelCells, "—")
-					continue
-				}
-				model := "—"
-				for _, c := range decs[i].Costs {
-					if c.Algo == a && c.Proto == p && c.Usable {
-						model = fmt.Sprintf("%.1f", c.TimeUs)
-					}
-				}
-				modelCells = append(modelCells, model)
-				sel := algos.Selection{Algo: a, Proto: p, NChannels: algos.Channels(x.l, x.f, a, p, sz)}
-				if fl.channels > 0 {
-					sel.NChannels = fl.channels
-				}
-				s, err := algos.Build(op, sel, x.l, algos.Options{InPlace: fl.inPlace})
-				if err == nil {
-					var res *sim.Result
-					if res, err = sim.Simulate(s, x.config(decs[i], sel)); err == nil {
-						simCells = append(simCells, fmt.Sprintf("%.1f", res.TimeUs))
-						continue
-					}
-				}
-				why = err
-				break
-			}
-			if why != nil {
-				skipped = append(skipped, fmt.Sprintf("%s/%s: %v", a, p, why))
-				continue
-			}
-			fmt.Fprintf(w, "| %s | %s | sim | %s |\n", a, p, strings.Join(simCells, " | "))
-			fmt.Fprintf(w, "| %s | %s | NCCL model | %s |\n", a, p, strings.Join(modelCells, " | "))
-		}
+	fmt.Fprintf(w, "| NCCL's choice | | | %s |\n", strings.Join(g.Choice, " | "))
+	for _, r := range g.Rows {
+		fmt.Fprintf(w, "| %s | %s | sim | %s |\n", r.Algo, r.Proto, strings.Join(r.Sim, " | "))
+		fmt.Fprintf(w, "| %s | %s | NCCL model | %s |\n", r.Algo, r.Proto, strings.Join(r.Model, " | "))
 	}
-	if len(skipped) > 0 {
+	if len(g.Skipped) > 0 {
 		fmt.Fprintf(w, "\nNot run on this machine:\n\n")
-		for _, s := range skipped {
+		for _, s := range g.Skipped {
 			fmt.Fprintf(w, "- %s\n", s)
 		}
 	}
-	fmt.Fprintf(w, "\nSimulated with profile %s, launch %s.\n", x.m.Profile.Summary(), x.launch)
+	fmt.Fprintf(w, "\nSimulated with profile %s, launch %s.\n", x.Machine.Profile.Summary(), x.Launch)
 	fmt.Fprintf(w, "\nNCCL model: NCCL's own estimate (ncclTopoGetAlgoTime) for the cell; — where NCCL would not run it (pruned or zero bandwidth).\n")
 	return nil
 }
