@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -88,7 +89,7 @@ func newDemoCmd(d *deps) *cobra.Command {
 			for _, v := range releases {
 				header = append(header, "NCCL "+v.String())
 			}
-			if err := asciiTable(d.stdout, header, rows, 52); err != nil {
+			if err := texttable.Write(d.stdout, header, rows, 52); err != nil {
 				return err
 			}
 			fmt.Fprintln(d.stdout, "\nTry: gatesim explain --nccl 2.22.3,2.28.9 --system v100x4 --env NCCL_ALGO=CollNetDirect --env NCCL_COLLNET_ENABLE=1 --bytes 1MiB")

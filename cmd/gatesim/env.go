@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gatesim/gatesim/internal/inputfile"
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/params"
 	"github.com/spf13/cobra"
@@ -262,7 +263,7 @@ func renderEnvReport(rep *params.Report, file string) string {
 // capCell is elide without the flag: the report's findings below the
 // table carry every name whole.
 func capCell(s string) string {
-	s, _ = elide(s)
+	s, _ = texttable.Elide(s)
 	return s
 }
 

@@ -3,14 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/tuner"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 type explainOpts struct {
@@ -139,8 +137,8 @@ func printExplain(d *deps, o *explainOpts, sys *spec.System, env spec.Env, op sp
 		return writeOut(d, "explain", explainOut{System: sys.Name, Env: env, Op: op, Releases: runs})
 	}
 	w := d.stdout
-	width := termWidth(w)
-	fmt.Fprintln(w, wrapText(fmt.Sprintf("%s %s (%d × %s, %s, root %d) on %s (%d node(s), %d rank(s)); env: %s", op.Func, spec.FormatBytes(op.Bytes()),
+	width := texttable.Width(w)
+	fmt.Fprintln(w, texttable.Wrap(fmt.Sprintf("%s %s (%d × %s, %s, root %d) on %s (%d node(s), %d rank(s)); env: %s", op.Func, spec.FormatBytes(op.Bytes()),
 		op.Count, op.DataType, op.RedOp.Short(), op.Root, sys.Name, sys.NNodes(), sys.NRanks(), envLine(env)), width, "  "))
 	for _, r := range runs {
 		printSummary(w, spec.Summarize(r.Decision, r.Trace, r.env), width)
@@ -212,68 +210,8 @@ func printSummary(w io.Writer, s spec.Summary, width int) {
 		if !strings.HasPrefix(l, " ") {
 			indent = "  "
 		}
-		fmt.Fprintln(w, wrapText(l, width, indent))
+		fmt.Fprintln(w, texttable.Wrap(l, width, indent))
 	}
-}
-
-// breakWords splits words longer than n (paths, port lists) so that a
-// table wrapped at n stays n wide.
-func breakWords(rows [][]string, n int) [][]string {
-	out := make([][]string, len(rows))
-	for i, r := range rows {
-		out[i] = make([]string, len(r))
-		for j, c := range r {
-			var lines []string
-			for _, line := range strings.Split(c, "\n") {
-				var words []string
-				for _, wd := range strings.Split(line, " ") {
-					for rs := []rune(wd); len(rs) > n; rs = rs[n:] {
-						words = append(words, string(rs[:n]))
-						wd = string(rs[n:])
-					}
-					words = append(words, wd)
-				}
-				lines = append(lines, strings.Join(words, " "))
-			}
-			out[i][j] = strings.Join(lines, "\n")
-		}
-	}
-	return out
-}
-
-// wrapText folds a summary line at width, continuing with indent.
-func wrapText(s string, width int, indent string) string {
-	var b strings.Builder
-	lead := s[:len(s)-len(strings.TrimLeft(s, " "))]
-	b.WriteString(lead)
-	col := len(lead)
-	for i, wd := range strings.Fields(s) {
-		n := len([]rune(wd))
-		if i > 0 && col+1+n > width {
-			b.WriteString("\n" + indent)
-			col = len(indent)
-		} else if i > 0 {
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(wd)
-		col += n
-	}
-	return b.String()
-}
-
-// termWidth is the width to fit tables in: the terminal's, $COLUMNS, or
-// 120 when the output is not a terminal.
-func termWidth(w io.Writer) int {
-	if f, ok := w.(*os.File); ok {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 40 {
-			return cols
-		}
-	}
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 40 {
-		return n
-	}
-	return 120
 }
 
 func explainOne(v spec.Version, sys *spec.System, env spec.Env, op spec.Op, lib *tuner.Library) (explained, error) {
@@ -320,7 +258,7 @@ func printTrace(w io.Writer, e explained, verbose bool, width int) error {
 	// layer, rule and verdict take about 47 columns with their borders; the
 	// free-text columns (3 columns of border and padding each) share the rest
 	n := len(header) - 3
-	return asciiTable(w, header, breakWords(rows, max(16, (width-47-3*n)/n)), max(16, (width-47-3*n)/n))
+	return texttable.Write(w, header, texttable.BreakWords(rows, max(16, (width-47-3*n)/n)), max(16, (width-47-3*n)/n))
 }
 
 // printCosts prints the operation's cost table, one row per algorithm: the
@@ -355,7 +293,7 @@ func printCosts(w io.Writer, d *spec.Decision) {
 			why = append(why, fmt.Sprintf("%s: %s", c.Algo, c.Why))
 		}
 	}
-	_ = asciiTable(w, []string{"algorithm", "LL", "LL128", "Simple"}, rows, 40)
+	_ = texttable.Write(w, []string{"algorithm", "LL", "LL128", "Simple"}, rows, 40)
 	for _, s := range why {
 		fmt.Fprintf(w, "    %s\n", s)
 	}
@@ -466,5 +404,5 @@ func printSideBySide(w io.Writer, runs []explained, full bool, width int) error 
 		fmt.Fprintf(w, "the %d of %d rules whose verdicts differ (--full prints them all):\n", len(rows), len(order))
 	}
 	cell := max(16, (width-34-3*len(runs))/len(runs))
-	return asciiTable(w, header, breakWords(rows, cell), cell)
+	return texttable.Write(w, header, texttable.BreakWords(rows, cell), cell)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -78,7 +79,7 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 				if dec != nil {
 					header = append(header, "decision")
 				}
-				if err := asciiTable(d.stdout, header, rows, 60); err != nil {
+				if err := texttable.Write(d.stdout, header, rows, 60); err != nil {
 					return err
 				}
 				for _, v := range tr {

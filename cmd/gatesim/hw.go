@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/internal/inputfile"
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -729,7 +730,7 @@ func writeCheck(w io.Writer, reps []*hw.CheckReport, verbose bool) error {
 		rows = append(rows, []string{r.Config, r.Release.String(), envLine(r.Env), fmt.Sprintf("%d/%d", r.Gates.Agree, r.Gates.Total), graphs, channels,
 			fmt.Sprintf("%d/%d", r.Table.Agree, r.Table.Total), fmt.Sprintf("%d/%d", r.Ops.Agree, r.Ops.Total), status})
 	}
-	if err := asciiTable(w, []string{"config", "nccl", "env", "gates", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {
+	if err := texttable.Write(w, []string{"config", "nccl", "env", "gates", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {
 		return err
 	}
 	for _, r := range reps {
@@ -749,7 +750,7 @@ func writeCheck(w io.Writer, reps []*hw.CheckReport, verbose bool) error {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s (NCCL %s):\n", r.Config, r.Release)
-		if err := asciiTable(w, []string{"kind", "what", "predicted", "observed", ""}, rr, 60); err != nil {
+		if err := texttable.Write(w, []string{"kind", "what", "predicted", "observed", ""}, rr, 60); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/hw"
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
@@ -179,7 +180,7 @@ func writeReplay(w io.Writer, rel spec.Version, s *hw.Session, rows []hw.ReplayR
 			fmt.Sprintf("%.1f", r.SimUs), fmt.Sprintf("%.1f", r.ModelUs), fmt.Sprintf("%.1f", r.DeviceUs),
 			fmt.Sprintf("%.1f + %.1f", r.KernelUs, r.ExchangeUs), fmt.Sprintf("%.0f", r.WallUs)})
 	}
-	_ = asciiTable(w, []string{"schedule", "size", "channels", "rounds", "bit-exact vs sim", "sim µs", "NCCL model µs", "replay device µs", "kernels + groups µs", "replay wall µs"}, tr, 60)
+	_ = texttable.Write(w, []string{"schedule", "size", "channels", "rounds", "bit-exact vs sim", "sim µs", "NCCL model µs", "replay device µs", "kernels + groups µs", "replay wall µs"}, tr, 60)
 	fmt.Fprintln(w, strings.TrimSpace(`
 device time = Σ over rounds of (slowest task kernel + slowest NCCL group), CUDA events; the replay
 runs steps round by round where NCCL pipelines them, so it bounds the schedule's time from above.`))

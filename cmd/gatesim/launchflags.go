@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -74,5 +75,5 @@ func printGroup(w io.Writer, g *spec.GroupDecision) error {
 		rows = append(rows, row)
 	}
 	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
-	return asciiTable(w, []string{"op", "coll", "size", "algo/proto", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
+	return texttable.Write(w, []string{"op", "coll", "size", "algo/proto", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
 }

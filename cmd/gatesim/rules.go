@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -56,7 +57,7 @@ func newRulesCmd(d *deps) *cobra.Command {
 			if long {
 				header = append(header, "doc")
 			}
-			return asciiTable(d.stdout, header, rows, 70)
+			return texttable.Write(d.stdout, header, rows, 70)
 		},
 	}
 	c.Flags().StringVar(&nccl, "nccl", spec.Releases[len(spec.Releases)-1].String(), "NCCL release")
@@ -115,7 +116,7 @@ func newRulesDiffCmd(d *deps) *cobra.Command {
 				}
 				rows = append(rows, []string{ch.Since.String(), string(ch.Kind), what, detail, ch.Ref.File + " " + ch.Ref.Func})
 			}
-			return asciiTable(d.stdout, []string{"since", "change", "rule / value", "what", "source"}, rows, 60)
+			return texttable.Write(d.stdout, []string{"since", "change", "rule / value", "what", "source"}, rows, 60)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -86,7 +87,7 @@ cells, thresholds and channel counts that differ between them on the same machin
 				for _, z := range m.Zeros() {
 					rows = append(rows, []string{z.Func.String(), z.Algo.String(), z.Proto.String(), string(z.Rule), z.Why})
 				}
-				return asciiTable(w, []string{"function", "algorithm", "protocol", "rule", "why"}, rows, 70)
+				return texttable.Write(w, []string{"function", "algorithm", "protocol", "rule", "why"}, rows, 70)
 			}
 			return nil
 		},
@@ -145,7 +146,7 @@ func tableDiff(d *deps, vs []spec.Version, sys *spec.System, env spec.Env, asJSO
 	for _, r := range rows {
 		tr = append(tr, []string{r.What, r.Old, r.New})
 	}
-	return asciiTable(d.stdout, []string{"what", vs[0].String(), vs[1].String()}, tr, 70)
+	return texttable.Write(d.stdout, []string{"what", vs[0].String(), vs[1].String()}, tr, 70)
 }
 
 // decisiveRule names the init rule that failed the communicator.

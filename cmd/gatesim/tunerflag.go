@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/oracle"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/tuner"
@@ -128,7 +129,7 @@ func printTunerEffect(w io.Writer, rep *tuner.Report, d *spec.Decision) {
 		}
 		rows = append(rows, row)
 	}
-	_ = asciiTable(w, []string{"algorithm", "LL", "LL128", "Simple"}, rows, 40)
+	_ = texttable.Write(w, []string{"algorithm", "LL", "LL128", "Simple"}, rows, 40)
 	if e.Ignored != "" {
 		fmt.Fprintf(w, "    ignored: %s\n", e.Ignored)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
@@ -436,7 +437,7 @@ func whatifTable(w io.Writer, rs []whatif.Result, diffs []whatif.ReleaseDiff) er
 		if hasTuner {
 			header = append(header, "tuner plugin")
 		}
-		if err := asciiTable(w, header, rows, 40); err != nil {
+		if err := texttable.Write(w, header, rows, 40); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
@@ -458,7 +459,7 @@ func whatifTable(w io.Writer, rs []whatif.Result, diffs []whatif.ReleaseDiff) er
 			}
 			rows = append(rows, []string{df.Key, strings.Join(parts, "\n"), strings.Join(times, "\n")})
 		}
-		return asciiTable(w, []string{"point", "decision", "time"}, rows, 60)
+		return texttable.Write(w, []string{"point", "decision", "time"}, rows, 60)
 	}
 	return nil
 }
