@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
@@ -71,7 +72,7 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 					}
 					row := []string{itoa(r.Call.Line), what, r.Result.String(), r.Effect, r.Warn}
 					if dec != nil {
-						row = append(row, decisionCell(dec[i]))
+						row = append(row, explain.DecisionCell(dec[i]))
 					}
 					rows = append(rows, row)
 				}
@@ -142,17 +143,4 @@ func decideScript(nccl string, sysf *systemFlags, envf *envFlags, calls []spec.C
 		return nil, badInput(err)
 	}
 	return dec, nil
-}
-
-// decisionCell is one collective's decision in a table cell.
-func decisionCell(d *spec.Decision) string {
-	switch {
-	case d == nil:
-		return ""
-	case d.Err != nil:
-		return fmtErr(d.Err)
-	case d.Discarded:
-		return "discarded (count 0)"
-	}
-	return fmt.Sprintf("%s/%s channels %d..%d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi)
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/internal/texttable"
@@ -727,7 +728,7 @@ func writeCheck(w io.Writer, reps []*hw.CheckReport, verbose bool) error {
 				channels = agreeWord(row.Agree)
 			}
 		}
-		rows = append(rows, []string{r.Config, r.Release.String(), envLine(r.Env), fmt.Sprintf("%d/%d", r.Gates.Agree, r.Gates.Total), graphs, channels,
+		rows = append(rows, []string{r.Config, r.Release.String(), explain.EnvLine(r.Env), fmt.Sprintf("%d/%d", r.Gates.Agree, r.Gates.Total), graphs, channels,
 			fmt.Sprintf("%d/%d", r.Table.Agree, r.Table.Total), fmt.Sprintf("%d/%d", r.Ops.Agree, r.Ops.Total), status})
 	}
 	if err := texttable.Write(w, []string{"config", "nccl", "env", "gates", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -186,13 +185,6 @@ func readInput(path string) ([]byte, error) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-func fmtErr(e *spec.NCCLError) string {
-	if e == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s: %s", e.Result, e.Message)
-}
 
 // loadGraphFile reads the graph XML NCCL_GRAPH_FILE names, as every rank
 // would, and gives its graphs to the model (spec reads no files).

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/gatesim/gatesim/diagnose"
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/internal/jsonout"
 	"github.com/gatesim/gatesim/spec"
@@ -26,7 +27,7 @@ type jsonOutput struct {
 // schemas from the types and validates each command's output against its
 // own. The oracle streams its own versioned answers (oracle.Answer).
 var jsonOutputs = []jsonOutput{
-	{"explain", 1, reflect.TypeFor[explainOut]()},
+	{"explain", 1, reflect.TypeFor[explain.Output]()},
 	{"rules", 1, reflect.TypeFor[rulesOut]()},
 	{"rules-diff", 1, reflect.TypeFor[rulesDiffOut]()},
 	{"table", 1, reflect.TypeFor[tableOut]()},
@@ -72,13 +73,6 @@ func writeOut(d *deps, name string, v any) error {
 		return jsonout.Write(d.stdout, o.version, v)
 	}
 	return fmt.Errorf("internal: no --json output named %s", name)
-}
-
-type explainOut struct {
-	System   string      `json:"system"`
-	Env      spec.Env    `json:"env"`
-	Op       spec.Op     `json:"op"`
-	Releases []explained `json:"releases"`
 }
 
 type rulesOut struct {

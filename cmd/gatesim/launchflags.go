@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 
-	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -44,36 +42,4 @@ func (f *launchFlags) build(op spec.Op) (l spec.Launch, g spec.GroupOp, grouped 
 	g = spec.GroupOp{Op: op, InPlace: f.inplace, Buffers: b}
 	grouped = f.agg > 1 || f.cudagraph || b != spec.BuffersUser || f.inplace
 	return l, g, grouped, nil
-}
-
-// printGroup prints each operation's plan in a group.
-func printGroup(w io.Writer, g *spec.GroupDecision) error {
-	var rows [][]string
-	for i, d := range g.Ops {
-		row := []string{itoa(i), d.Op.Func.String(), spec.FormatBytes(d.Op.Bytes())}
-		switch {
-		case d.Err != nil:
-			row = append(row, "error", "", "", "", fmtErr(d.Err))
-		case d.Discarded:
-			row = append(row, "-", "", "", "", "discarded (count 0)")
-		default:
-			note := ""
-			if i < len(g.Choices) {
-				ch := g.Choices[i]
-				if len(ch.Aggregate) > 1 {
-					note = fmt.Sprintf("aggregate of %d (%s)", len(ch.Aggregate), spec.FormatBytes(ch.NBytes))
-				}
-				if ch.Registered != "" {
-					if note != "" {
-						note += "; "
-					}
-					note += "registered over " + ch.Registered
-				}
-			}
-			row = append(row, d.Algo.String()+"/"+d.Proto.String(), fmt.Sprintf("%d..%d", d.ChannelLo, d.ChannelHi), itoa(d.NChannels), itoa(d.NThreads), note)
-		}
-		rows = append(rows, row)
-	}
-	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
-	return texttable.Write(w, []string{"op", "coll", "size", "algo/proto", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/sim"
@@ -265,7 +266,7 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	ch, err := x.Choose(op, fl.algo, fl.proto, fl.channels, decisionLine)
+	ch, err := x.Choose(op, fl.algo, fl.proto, fl.channels, explain.DecisionLine)
 	if err != nil {
 		return planError(err)
 	}
@@ -330,7 +331,7 @@ func runSim(d *deps, fl *simFlags) error {
 	} else {
 		printSim(d.stdout, rep, fl)
 		if x.tuned != nil {
-			printTunerEffect(d.stdout, x.tuned.Report, ch.Decision)
+			explain.WriteTunerEffect(d.stdout, x.tuned.Report, ch.Decision)
 		}
 	}
 	if rep.Verification != nil && !rep.Verification.OK {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
@@ -147,14 +146,4 @@ func tableDiff(d *deps, vs []spec.Version, sys *spec.System, env spec.Env, asJSO
 		tr = append(tr, []string{r.What, r.Old, r.New})
 	}
 	return texttable.Write(d.stdout, []string{"what", vs[0].String(), vs[1].String()}, tr, 70)
-}
-
-// decisiveRule names the init rule that failed the communicator.
-func decisiveRule(c *spec.Comm) string {
-	for i := len(c.Trace) - 1; i >= 0; i-- {
-		if v := c.Trace[i]; v.Outcome == spec.Fail {
-			return string(v.Rule) + ": " + strings.TrimSpace(v.Why)
-		}
-	}
-	return "no failing rule"
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/oracle"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/tuner"
@@ -47,114 +45,6 @@ func (t *tunerFlags) load() (*tuner.Library, error) {
 		return nil, badInputf("--tuner: %v", err)
 	}
 	return lib, nil
-}
-
-// decideWith builds the communicator and decides op, through the tuner
-// plugin when lib is not nil.
-func decideWith(lib *tuner.Library, rs *spec.Ruleset, sys *spec.System, env spec.Env, op spec.Op) (*spec.Comm, *spec.Decision, spec.Trace, *tuner.Report, error) {
-	if lib == nil {
-		comm, err := spec.Init(rs, sys, env)
-		if err != nil {
-			return nil, nil, nil, nil, badInput(err)
-		}
-		d, tr, err := comm.Select(op)
-		if err != nil {
-			return nil, nil, nil, nil, badInput(err)
-		}
-		return comm, d, tr, nil, nil
-	}
-	s, err := lib.Attach(spec.Init, rs, sys, env)
-	if err != nil {
-		return nil, nil, nil, nil, badInput(err)
-	}
-	d, tr, err := s.Select(op)
-	s.Close()
-	if err != nil {
-		return nil, nil, nil, nil, badInput(err)
-	}
-	return s.Comm, d, tr, s.Report, nil
-}
-
-// printTunerEffect prints what the plugin did to one operation: the cost
-// table before and after, and the choice without and with it.
-func printTunerEffect(w io.Writer, rep *tuner.Report, d *spec.Decision) {
-	if rep == nil {
-		return
-	}
-	abi := "refused (no accepted ncclTunerPlugin symbol)"
-	if rep.ABI > 0 {
-		abi = fmt.Sprintf("ncclTunerPlugin_v%d %q", rep.ABI, rep.Name)
-	}
-	fmt.Fprintf(w, "  tuner plugin %s: exports %v, %s\n", rep.Path, rep.Symbols, abi)
-	if rep.ABI > 0 {
-		fmt.Fprintf(w, "    init: %s", spec.Result(rep.InitResult))
-		if len(rep.Constants) > 0 {
-			var cs []string
-			for _, c := range rep.Constants {
-				cs = append(cs, fmt.Sprintf("%s=%g", c.Path, c.Value))
-			}
-			fmt.Fprintf(w, "; constants edited: %s", strings.Join(cs, " "))
-		}
-		fmt.Fprintln(w)
-		for _, l := range rep.InitLog {
-			fmt.Fprintf(w, "      log: %s\n", l)
-		}
-	}
-	if rep.Fault != "" {
-		fmt.Fprintf(w, "    fault (contained): %s\n", rep.Fault)
-	}
-	e := d.Tuner
-	if e == nil {
-		fmt.Fprintf(w, "    getCollInfo: not called for this operation\n")
-		return
-	}
-	fmt.Fprintf(w, "    getCollInfo(%s, nBytes %d, numPipeOps %d, %d×%d table): %s", e.Call.Func, e.Call.NBytes, e.Call.NumPipeOps, e.Call.NumAlgo, e.Call.NumProto, spec.Result(e.Answer.Result))
-	if e.Answer.NChannels != 0 {
-		fmt.Fprintf(w, ", nChannels %d", e.Answer.NChannels)
-	}
-	if e.Call.ABI == 2 {
-		fmt.Fprintf(w, ", v2 answer algorithm %d protocol %d", e.Answer.Algo, e.Answer.Proto)
-	}
-	fmt.Fprintln(w)
-	var rows [][]string
-	for a := range e.Call.NumAlgo {
-		row := []string{spec.Algo(a).String()}
-		for p := range e.Call.NumProto {
-			b, x := e.Call.Table[a][p], e.After[a][p]
-			cell := tunerCell(b)
-			if x != b && !(x != x && b != b) {
-				cell += " → " + tunerCell(x)
-			}
-			row = append(row, cell)
-		}
-		rows = append(rows, row)
-	}
-	_ = texttable.Write(w, []string{"algorithm", "LL", "LL128", "Simple"}, rows, 40)
-	if e.Ignored != "" {
-		fmt.Fprintf(w, "    ignored: %s\n", e.Ignored)
-	}
-	without := e.Without.String()
-	if e.WithoutErr != nil {
-		without = "error " + fmtErr(e.WithoutErr)
-	}
-	mark := "unchanged"
-	if e.Changed(d) {
-		mark = "CHANGED by the plugin"
-	}
-	fmt.Fprintf(w, "    choice without the plugin: %s; with it: %s (%s)\n", without, decisionLine(d), mark)
-	for _, l := range e.Answer.Log {
-		fmt.Fprintf(w, "      log: %s\n", l)
-	}
-}
-
-func tunerCell(v float32) string {
-	switch {
-	case v == spec.TuningIgnore:
-		return "IGNORE"
-	case v != v:
-		return "NaN"
-	}
-	return fmt.Sprintf("%.2f", v)
 }
 
 // oracleTuner serves the oracle's "tuner" requests: the path must be a
