@@ -53,7 +53,7 @@ type TextOptions struct {
 func WriteText(w io.Writer, sys *spec.System, env spec.Env, op spec.Op, runs []Walk, o TextOptions) error {
 	width := o.Width
 	fmt.Fprintln(w, texttable.Wrap(fmt.Sprintf("%s %s (%d × %s, %s, root %d) on %s (%d node(s), %d rank(s)); env: %s", op.Func, spec.FormatBytes(op.Bytes()),
-		op.Count, op.DataType, op.RedOp.Short(), op.Root, sys.Name, sys.NNodes(), sys.NRanks(), EnvLine(env)), width, "  "))
+		op.Count, op.DataType, op.RedOp.Short(), op.Root, sys.Name, sys.NNodes(), sys.NRanks(), env.Line()), width, "  "))
 	for _, r := range runs {
 		WriteSummary(w, spec.Summarize(r.Decision, r.Trace, r.env), width)
 		WriteTunerEffect(w, r.Tuner, r.Decision)
@@ -166,14 +166,6 @@ func Decide(lib *tuner.Library, rs *spec.Ruleset, sys *spec.System, env spec.Env
 		return nil, nil, nil, nil, err
 	}
 	return s.Comm, d, tr, s.Report, nil
-}
-
-// EnvLine is an environment in one line, "(none)" when empty.
-func EnvLine(e spec.Env) string {
-	if len(e) == 0 {
-		return "(none)"
-	}
-	return e.String()
 }
 
 func WriteTrace(w io.Writer, e Walk, verbose bool, width int) error {

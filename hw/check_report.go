@@ -1,0 +1,124 @@
+package hw
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gatesim/gatesim/internal/texttable"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// ReadCaptureTree reads the captures under dir: its subdirectories holding
+// a config.json, or those of its subdirectories (a directory of capture
+// sets, such as golden/testdata/captured).
+func ReadCaptureTree(dir string) ([]*Capture, error) {
+	set, err := ReadCaptureSet(dir)
+	if err == nil {
+		return set, nil
+	}
+	ents, rerr := os.ReadDir(dir)
+	if rerr != nil {
+		return nil, rerr
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		if sub, serr := ReadCaptureSet(filepath.Join(dir, e.Name())); serr == nil {
+			set = append(set, sub...)
+		}
+	}
+	if len(set) == 0 {
+		return nil, err
+	}
+	return set, nil
+}
+
+// WriteCheck prints one summary row per capture, then the rows that differ
+// (every row with verbose).
+func WriteCheck(w io.Writer, reps []*CheckReport, verbose bool) error {
+	var rows [][]string
+	for _, r := range reps {
+		status := "agree"
+		if n := r.Disagreements(); n > 0 {
+			status = fmt.Sprintf("%d differ", n)
+		} else if len(r.NotComparable) > 0 {
+			status = "not comparable"
+		}
+		graphs, channels := "-", "-"
+		for _, row := range r.Rows {
+			switch row.Kind {
+			case "graph":
+				if graphs == "-" || !row.Agree {
+					graphs = agreeWord(row.Agree)
+				}
+			case "channels":
+				channels = agreeWord(row.Agree)
+			}
+		}
+		rows = append(rows, []string{r.Config, r.Release.String(), r.Env.Line(), fmt.Sprintf("%d/%d", r.Gates.Agree, r.Gates.Total), graphs, channels,
+			fmt.Sprintf("%d/%d", r.Table.Agree, r.Table.Total), fmt.Sprintf("%d/%d", r.Ops.Agree, r.Ops.Total), status})
+	}
+	if err := texttable.Write(w, []string{"config", "nccl", "env", "gates", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {
+		return err
+	}
+	for _, r := range reps {
+		if len(r.NotComparable) > 0 {
+			fmt.Fprintf(w, "\n%s (%s): not comparable:\n", r.Config, r.Dir)
+			for _, why := range r.NotComparable {
+				fmt.Fprintf(w, "  - %s\n", why)
+			}
+		}
+		var rr [][]string
+		for _, row := range r.Rows {
+			if verbose || !row.Agree {
+				rr = append(rr, []string{row.Kind, row.What, row.Predicted, row.Observed, agreeWord(row.Agree) + " " + row.Note})
+			}
+		}
+		if len(rr) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (NCCL %s):\n", r.Config, r.Release)
+		if err := texttable.Write(w, []string{"kind", "what", "predicted", "observed", ""}, rr, 60); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func agreeWord(ok bool) string {
+	if ok {
+		return "agree"
+	}
+	return "DIFFER"
+}
+
+// ParseFuncs reads a comma-separated list; "all" stands for the five
+// collectives of the cost table.
+func ParseFuncs(s string) ([]spec.Func, error) {
+	var out []spec.Func
+	seen := map[spec.Func]bool{}
+	add := func(f spec.Func) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for _, p := range strings.Split(s, ",") {
+		if strings.TrimSpace(p) == "all" {
+			for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast, spec.Reduce} {
+				add(f)
+			}
+			continue
+		}
+		f, err := spec.ParseFunc(p)
+		if err != nil {
+			return nil, err
+		}
+		add(f)
+	}
+	return out, nil
+}

@@ -1,0 +1,53 @@
+package hw
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/gatesim/gatesim/internal/inputfile"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// CompareOutputs compares runs of gatesim hw run with nccl-tests outputs
+// (files), row by row per collective: several outputs of one nccl-tests
+// program are merged, and each side is its median per size, or its
+// fastest batch or cycle with best.
+func CompareOutputs(runs []*RunResult, files []string, best bool) ([]CompareRow, error) {
+	res := MergeResults(runs)
+	var rows []CompareRow
+	sort.Strings(files)
+	tables := map[spec.Func]*NTTable{}
+	var funcs []spec.Func
+	for _, name := range files {
+		fh, err := inputfile.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		t, err := ParseNCCLTests(fh, name)
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+		f, ok := FuncOfProgram(t.Program)
+		if !ok {
+			f, ok = FuncOfProgram(filepath.Base(name))
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s: cannot tell which collective it measured (no 'Collective test starting' line and no *_perf in the name)", name)
+		}
+		if tables[f] == nil {
+			tables[f] = &NTTable{Program: t.Program, LibraryVersion: t.LibraryVersion}
+			funcs = append(funcs, f)
+		}
+		tables[f].Rows = append(tables[f].Rows, t.Rows...)
+	}
+	for _, f := range funcs {
+		if best {
+			rows = append(rows, CompareBest(f, runs, tables[f])...)
+		} else {
+			rows = append(rows, Compare(f, res, tables[f])...)
+		}
+	}
+	return rows, nil
+}
