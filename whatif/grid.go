@@ -2,6 +2,9 @@ package whatif
 
 import (
 	"fmt"
+	"io"
+	"strconv"
+	"strings"
 
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/plan"
@@ -102,4 +105,38 @@ func RunGrid(c *plan.Comm, o GridOptions) (*Grid, error) {
 		}
 	}
 	return g, nil
+}
+
+// WriteMarkdown prints the grid as a Markdown table (sizes as nccl-tests
+// labels them) and the combinations that did not run.
+func (g *Grid) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "| algorithm | protocol | time |")
+	for _, sz := range g.Sizes {
+		fmt.Fprintf(w, " %s |", SizeLabel(sz))
+	}
+	fmt.Fprintf(w, "\n|---|---|---|%s\n", strings.Repeat("--:|", len(g.Sizes)))
+	fmt.Fprintf(w, "| NCCL's choice | | | %s |\n", strings.Join(g.Choice, " | "))
+	for _, r := range g.Rows {
+		fmt.Fprintf(w, "| %s | %s | sim | %s |\n", r.Algo, r.Proto, strings.Join(r.Sim, " | "))
+		fmt.Fprintf(w, "| %s | %s | NCCL model | %s |\n", r.Algo, r.Proto, strings.Join(r.Model, " | "))
+	}
+	if len(g.Skipped) > 0 {
+		fmt.Fprintf(w, "\nNot run on this machine:\n\n")
+		for _, s := range g.Skipped {
+			fmt.Fprintf(w, "- %s\n", s)
+		}
+	}
+}
+
+// SizeLabel prints a power-of-two size the nccl-tests way (4K, 16M, 1G).
+func SizeLabel(b int64) string {
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if b >= u.m && b%u.m == 0 {
+			return strconv.FormatInt(b/u.m, 10) + u.suf
+		}
+	}
+	return strconv.FormatInt(b, 10)
 }

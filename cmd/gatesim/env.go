@@ -197,7 +197,7 @@ func releaseList() string {
 	return strings.Join(s, ", ")
 }
 
-// renderEnvReport prints the human report: a summary line, one row per
+// renderEnvReport prints the plan.human report: a summary line, one row per
 // variable, then every finding with its reference.
 func renderEnvReport(rep *params.Report, file string) string {
 	var b bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/internal/jsonout"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/params"
 	"github.com/gatesim/gatesim/spec/topo"
@@ -33,7 +34,7 @@ var jsonOutputs = []jsonOutput{
 	{"table", 1, reflect.TypeFor[tableOut]()},
 	{"table-diff", 1, reflect.TypeFor[tableDiffOut]()},
 	{"topo-search", 1, reflect.TypeFor[topo.Result]()},
-	{"sim", 1, reflect.TypeFor[simReport]()},
+	{"sim", 1, reflect.TypeFor[plan.Report]()},
 	{"whatif", 1, reflect.TypeFor[whatif.JSONOutput]()},
 	{"env", 1, reflect.TypeFor[params.Report]()},
 	{"diagnose", 1, reflect.TypeFor[diagnoseOut]()},

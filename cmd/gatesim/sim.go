@@ -3,9 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -126,28 +123,6 @@ func timingLaunch(cudagraph bool, agg int) (sim.Launch, error) {
 		return l, badInputf("--agg: %v", err)
 	}
 	return l, nil
-}
-
-// simReport is what sim prints.
-type simReport struct {
-	Machine   sim.Machine `json:"machine"`
-	NCCL      string      `json:"nccl"`
-	Op        spec.Op     `json:"op"`
-	Selection string      `json:"selection"`
-	// ChosenBy says where the selection came from: NCCL's tuning model or
-	// the flags; NCCLChoice is what NCCL would run.
-	ChosenBy     string            `json:"chosen_by"`
-	NCCLChoice   string            `json:"nccl_choice"`
-	Result       *sim.Result       `json:"result"`
-	ModelTimeUs  *float64          `json:"nccl_model_time_us"`
-	ModelNote    string            `json:"nccl_model_note,omitempty"`
-	Verification *sim.Verification `json:"verification,omitempty"`
-	// Tuner is what a --tuner plugin did (NCCLChoice is the choice with it).
-	Tuner *tuner.Report `json:"tuner,omitempty"`
-	// Profile says which machine profile timed it, calibrated or nominal;
-	// Launch how the operation was launched.
-	Profile string     `json:"profile"`
-	Launch  sim.Launch `json:"launch"`
 }
 
 // simSetup is what every simulation of one invocation shares: the
@@ -289,34 +264,15 @@ func runSim(d *deps, fl *simFlags) error {
 	if ch.Decision.P2P != nil {
 		selection = fmt.Sprintf("p2p/%s, up to %d of %d p2p channels per peer", s.Proto, ch.Decision.P2P.NChannelsPerPeer, ch.Decision.P2P.NChannels)
 	}
-	rep := &simReport{Machine: m, NCCL: x.v.String(), Op: op, Selection: selection, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
+	rep := &plan.Report{Machine: m, NCCL: x.v.String(), Op: op, Selection: selection, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
 		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: x.Launch}
 	if x.tuned != nil {
 		x.close() // finalize now, so the report says how it went
 		rep.Tuner = x.tuned.Report
 	}
 	if fl.trace != "" {
-		w, err := os.Create(fl.trace)
-		if err != nil {
-			return badInput(err)
-		}
-		ranks, note, terr := sx.TraceRanks(fl.traceRanks)
-		if terr != nil {
-			w.Close()
-			return badInput(terr)
-		}
-		events := sx.Trace()
-		if ranks != nil {
-			events = sx.RankTrace(ranks)
-		}
-		meta := map[string]string{"operation": fmt.Sprintf("%s %d B %s", f, size, ch.Sel), "machine": m.Name, "note": note,
-			"recorded": fmt.Sprintf("%d slices recorded, %d not recorded (the limit is %d)", len(sx.Trace()), sx.TraceDropped(), simTraceLimit)}
-		werr := sim.ChromeTrace{Events: events, Counters: sx.WeightedTrace(), Meta: meta}.Write(w)
-		if cerr := w.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return werr
+		if err := plan.WriteTrace(fl.trace, sx, fl.traceRanks, fmt.Sprintf("%s %d B %s", f, size, ch.Sel), m.Name, simTraceLimit); err != nil {
+			return err
 		}
 	}
 	if fl.verify {
@@ -329,7 +285,7 @@ func runSim(d *deps, fl *simFlags) error {
 			return err
 		}
 	} else {
-		printSim(d.stdout, rep, fl)
+		plan.WriteReport(d.stdout, rep, fl.trace)
 		if x.tuned != nil {
 			explain.WriteTunerEffect(d.stdout, x.tuned.Report, ch.Decision)
 		}
@@ -419,104 +375,13 @@ func runSweep(d *deps, fl *simFlags) error {
 	w := d.stdout
 	fmt.Fprintf(w, "%s %s %s on %s (%d node(s) × %d GPUs), NCCL %s, %d communicator channels; times in µs\n\n",
 		x.f, x.dt.Short(), x.rop.Short(), x.Machine.Name, x.Machine.Nodes, x.Machine.GPUsPerNode, x.v, x.Comm.Comm.NChannels)
-	fmt.Fprintf(w, "| algorithm | protocol | time |")
-	for _, sz := range sizes {
-		fmt.Fprintf(w, " %s |", sizeLabel(sz))
-	}
-	fmt.Fprintf(w, "\n|---|---|---|%s\n", strings.Repeat("--:|", len(sizes)))
 	g, err := whatif.RunGrid(x.Comm, whatif.GridOptions{Func: x.f, DataType: x.dt, RedOp: x.rop, Root: fl.root, Sizes: sizes,
 		Algos: as, Protos: ps, Channels: fl.channels, InPlace: fl.inPlace})
 	if err != nil {
 		return badInput(err)
 	}
-	fmt.Fprintf(w, "| NCCL's choice | | | %s |\n", strings.Join(g.Choice, " | "))
-	for _, r := range g.Rows {
-		fmt.Fprintf(w, "| %s | %s | sim | %s |\n", r.Algo, r.Proto, strings.Join(r.Sim, " | "))
-		fmt.Fprintf(w, "| %s | %s | NCCL model | %s |\n", r.Algo, r.Proto, strings.Join(r.Model, " | "))
-	}
-	if len(g.Skipped) > 0 {
-		fmt.Fprintf(w, "\nNot run on this machine:\n\n")
-		for _, s := range g.Skipped {
-			fmt.Fprintf(w, "- %s\n", s)
-		}
-	}
+	g.WriteMarkdown(w)
 	fmt.Fprintf(w, "\nSimulated with profile %s, launch %s.\n", x.Machine.Profile.Summary(), x.Launch)
 	fmt.Fprintf(w, "\nNCCL model: NCCL's own estimate (ncclTopoGetAlgoTime) for the cell; — where NCCL would not run it (pruned or zero bandwidth).\n")
 	return nil
-}
-
-// sizeLabel prints a power-of-two size the nccl-tests way (4K, 16M, 1G).
-func sizeLabel(b int64) string {
-	for _, u := range []struct {
-		suf string
-		m   int64
-	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
-		if b >= u.m && b%u.m == 0 {
-			return strconv.FormatInt(b/u.m, 10) + u.suf
-		}
-	}
-	return strconv.FormatInt(b, 10)
-}
-
-func human(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.2f KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
-}
-
-func printSim(w io.Writer, r *simReport, fl *simFlags) {
-	res := r.Result
-	fmt.Fprintf(w, "%s %s %s %s on %s (%d node(s) × %d GPUs), NCCL %s\n", res.Func, human(float64(res.Bytes)), r.Op.DataType.Short(), r.Op.RedOp.Short(),
-		r.Machine.Name, r.Machine.Nodes, r.Machine.GPUsPerNode, r.NCCL)
-	used := fmt.Sprintf("%d channels used", res.Channels)
-	if strings.HasPrefix(r.Selection, "p2p/") {
-		used = fmt.Sprintf("the schedule spans the %d p2p channels", res.Channels)
-	}
-	fmt.Fprintf(w, "  selection        %s (%s; %s)\n", r.Selection, r.ChosenBy, used)
-	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
-	fmt.Fprintf(w, "  simulated time   %.2f µs (launch %s)\n", res.TimeUs, r.Launch)
-	fmt.Fprintf(w, "  profile          %s\n", r.Profile)
-	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", res.AlgBw)
-	fmt.Fprintf(w, "  busbw            %.2f GB/s\n", res.BusBw)
-	if r.ModelTimeUs != nil {
-		fmt.Fprintf(w, "  NCCL model time  %.2f µs\n", *r.ModelTimeUs)
-	} else {
-		fmt.Fprintf(w, "  NCCL model time  n/a (%s)\n", r.ModelNote)
-	}
-	fmt.Fprintf(w, "  wire bytes per link class (all links, both directions; busiest link):\n")
-	var classes []string
-	for c := range res.LinkBytes {
-		classes = append(classes, c)
-	}
-	sort.Strings(classes)
-	for _, c := range classes {
-		fmt.Fprintf(w, "    %-7s %12s   busiest %s\n", c, human(float64(res.LinkBytes[c])), human(float64(res.MaxLinkBytes[c])))
-	}
-	fmt.Fprintf(w, "  network injected %s in all, %s per node\n", human(float64(res.NetBytes)), human(res.NetBytesPerNode))
-	switch {
-	case r.Verification == nil:
-		fmt.Fprintf(w, "  verification     not requested (--verify)\n")
-	case r.Verification.OK:
-		fmt.Fprintf(w, "  verification     OK: %d elements match the reference (%s)\n", r.Verification.Checked, r.Verification.Reference)
-	default:
-		fmt.Fprintf(w, "  verification     FAILED (%s reference):\n", r.Verification.Reference)
-		for _, p := range r.Verification.Problems {
-			fmt.Fprintf(w, "    %s\n", p)
-		}
-	}
-	reps := 0
-	for _, x := range res.Representatives {
-		reps += x
-	}
-	fmt.Fprintf(w, "  simulated        %d events; %d channel class(es) %v standing for %d channels; %d representative ranks of %d per channel class %v\n",
-		res.Events, res.ChannelClasses, res.ChannelMultiplicity, res.Channels, reps, res.Ranks, res.Representatives)
-	if fl.trace != "" {
-		fmt.Fprintf(w, "  trace            %s (Chrome trace JSON: open in https://ui.perfetto.dev)\n", fl.trace)
-	}
 }
