@@ -142,7 +142,7 @@ every operation line the log printed, each compared with the operations of its g
 		},
 	}
 	cmd.Flags().StringVar(&htmlOut, "html", "", "also write the report as one self-contained HTML page to this file")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON instead of the plan.human report")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON instead of the human report")
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
 	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9)")
 	cmd.Flags().StringVar(&predicted, "predicted", "", "JSON file with a predicted {\"trace\", \"decisions\"} to compare with the log")

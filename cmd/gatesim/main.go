@@ -1,6 +1,6 @@
 // Command gatesim is a thin CLI over gatesim's packages: explain, rules,
 // oracle, table, sim, whatif, env, diagnose and hw. Every subcommand prints a
-// plan.human table by default and JSON with --json.
+// human table by default and JSON with --json.
 //
 // Exit codes: 0 success; 1 the answer is "no" where a yes was required (a
 // cross-check disagreement, a failed verification); 2 bad input (unknown

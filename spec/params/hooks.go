@@ -1,0 +1,50 @@
+package params
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// SpecGrammar checks NCCL_ALGO/NCCL_PROTO with spec's parser of the
+// release (AlgoProtoGrammar).
+func SpecGrammar(v spec.Version, name, value string) error {
+	rs, err := spec.Load(v)
+	if err != nil {
+		return nil // a release spec does not model: the linter's light check stands
+	}
+	w := spec.CheckAlgoProto(rs, name, value)
+	switch {
+	case w == "":
+		return nil
+	case rs.Consts.RingBackup: // 2.22.3: a silent misreading, not an error
+		return errors.New(w)
+	}
+	return fmt.Errorf("NCCL WARNs %q and communicator creation fails (ncclInvalidUsage)", w)
+}
+
+// SpecEffect runs the gates on a system with and without each variable
+// (GateEffect); nil when no system is given.
+func SpecEffect(sys *spec.System, ops []spec.Op) GateEffect {
+	if sys == nil {
+		return nil
+	}
+	return func(v spec.Version, env spec.Env, name string) (string, error) {
+		rs, err := spec.Load(v)
+		if err != nil {
+			return "", err
+		}
+		return spec.EffectAt(rs, sys, env, name, ops)
+	}
+}
+
+// ReleaseList lists the releases whose parameters the registry holds.
+func ReleaseList() string {
+	var s []string
+	for _, v := range Versions {
+		s = append(s, v.String())
+	}
+	return strings.Join(s, ", ")
+}
