@@ -3,8 +3,11 @@
 // it: the decision in a line, the summary (the gate that settled it, the
 // network, how far each offload got), the cost table, every gate verdict,
 // the releases side by side, a group's plans and what a tuner plugin did.
+// It also lays out spec's other reports: the tuning table rank 0 logs and
+// its difference between releases (gatesim table), the rules and their
+// deltas (gatesim rules), and a call script's results (gatesim group).
 // The walk itself is spec's (Init, Select, SelectGroup, Summarize); this
-// package only builds and lays out the report.
+// package only builds and lays out the reports.
 package explain
 
 import (
