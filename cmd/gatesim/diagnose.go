@@ -103,7 +103,7 @@ every operation line the log printed, each compared with the operations of its g
 				cmp = diagnose.Compare(pr, rep.Obs)
 			}
 			if jsonOut {
-				if err := writeDiagnoseJSON(d, rep, cmp); err != nil {
+				if err := writeOut(d, "diagnose", diagnose.Output{JSONReport: rep.JSON(), Comparison: cmp}); err != nil {
 					return err
 				}
 			} else {
@@ -146,8 +146,4 @@ every operation line the log printed, each compared with the operations of its g
 	cmd.Flags().BoolVar(&cudagraph, "cudagraph", false, "the logged program captured its operations into CUDA graphs (nccl-tests -G), for the prediction")
 	sf.add(cmd)
 	return cmd
-}
-
-func writeDiagnoseJSON(d *deps, rep *diagnose.Report, cmp *diagnose.Comparison) error {
-	return writeOut(d, "diagnose", diagnoseOut{JSONReport: rep.JSON(), Comparison: cmp})
 }

@@ -464,7 +464,7 @@ missed.`,
 				return badInput(err)
 			}
 			if asJSON {
-				return writeOut(d, "hw-compare", hwCompareOut{Rows: rows})
+				return writeOut(d, "hw-compare", hw.CompareOutput{Rows: rows})
 			}
 			missed, err := hw.WriteCompare(d.stdout, rows)
 			if err != nil {
@@ -531,7 +531,7 @@ operations returned. Exit code 1 when anything differs.`,
 				}
 			}
 			if asJSON {
-				if err := writeOut(d, "hw-check", hwCheckOut{Configs: reps}); err != nil {
+				if err := writeOut(d, "hw-check", hw.CheckOutput{Configs: reps}); err != nil {
 					return err
 				}
 			} else if err := hw.WriteCheck(d.stdout, reps, verbose); err != nil {

@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
 	"github.com/gatesim/gatesim/hw"
-	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
@@ -98,29 +95,17 @@ the schedule's from above. One process must drive every GPU of the communicator.
 			if pc.Comm.NRanks != s.NRanks() {
 				return badInputf("the machine has %d ranks, this process drives %d GPUs: describe the machine it runs on", pc.Comm.NRanks, s.NRanks())
 			}
-			// NCCL connects send/recv peers lazily at their first use: one
-			// untimed replay first, so no row pays for the connections
-			if _, err := replayOne(s, pc, algs[0], protos[0], dt, rop, szs[0], seed); err != nil {
-				return err
+			rows, err := hw.ReplaySweep(s, pc, hw.ReplayOptions{Algos: algs, Protos: protos, Sizes: szs, DataType: dt, RedOp: rop, Seed: seed, PerRound: perRound}, d.stderr)
+			var ie *hw.ReplayInputError
+			if errors.As(err, &ie) {
+				return badInput(ie.Err)
+			} else if err != nil {
+				return hwError(err)
 			}
-			var rows []hw.ReplayRow
 			bad := 0
-			for _, a := range algs {
-				for _, p := range protos {
-					for _, size := range szs {
-						row, err := replayOne(s, pc, a, p, dt, rop, size, seed)
-						if err != nil {
-							return err
-						}
-						if !perRound {
-							row.RoundsUs = nil
-						}
-						if !row.BitExact {
-							bad++
-						}
-						rows = append(rows, row)
-						fmt.Fprintf(d.stderr, "replayed %s/%s %s: %d rounds, bit-exact %v\n", a, p, spec.FormatBytes(size), row.Rounds, row.BitExact)
-					}
+			for _, r := range rows {
+				if !r.BitExact {
+					bad++
 				}
 			}
 			if out != "" {
@@ -129,11 +114,11 @@ the schedule's from above. One process must drive every GPU of the communicator.
 				}
 			}
 			if asJSON {
-				if err := writeOut(d, "hw-replay", hwReplayOut{Rows: rows}); err != nil {
+				if err := writeOut(d, "hw-replay", hw.ReplayOutput{Rows: rows}); err != nil {
 					return err
 				}
 			} else {
-				writeReplay(d.stdout, rel, s, rows)
+				hw.WriteReplay(d.stdout, rel, s, rows)
 			}
 			if bad > 0 {
 				return &exitError{code: exitNo, err: fmt.Errorf("%d replay(s) differ from sim's data plane", bad)}
@@ -155,35 +140,6 @@ the schedule's from above. One process must drive every GPU of the communicator.
 	c.Flags().BoolVar(&perRound, "rounds", false, "keep the per-round device times in the JSON")
 	c.Flags().Uint64Var(&seed, "seed", 1, "seed of the random inputs")
 	return c
-}
-
-// replayOne replays one AllReduce size and compares it with sim.
-func replayOne(s *hw.Session, pc *plan.Comm, a spec.Algo, p spec.Proto, dt spec.DataType, rop spec.RedOp, size int64, seed uint64) (hw.ReplayRow, error) {
-	row, err := hw.ReplayAllReduce(s, pc, a, p, dt, rop, size, seed)
-	var ie *hw.ReplayInputError
-	if errors.As(err, &ie) {
-		return row, badInput(ie.Err)
-	}
-	return row, hwError(err)
-}
-
-func writeReplay(w io.Writer, rel spec.Version, s *hw.Session, rows []hw.ReplayRow) {
-	nccl, _ := s.Libraries()
-	fmt.Fprintf(w, "schedule replay on %d GPU(s), %s (modelled as %s)\n", s.NRanks(), nccl, rel)
-	var tr [][]string
-	for _, r := range rows {
-		ok := "yes"
-		if !r.BitExact {
-			ok = "NO: " + r.Mismatch
-		}
-		tr = append(tr, []string{r.Algo + "/" + r.Proto, spec.FormatBytes(r.Bytes), itoa(r.Channels), itoa(r.Rounds), ok,
-			fmt.Sprintf("%.1f", r.SimUs), fmt.Sprintf("%.1f", r.ModelUs), fmt.Sprintf("%.1f", r.DeviceUs),
-			fmt.Sprintf("%.1f + %.1f", r.KernelUs, r.ExchangeUs), fmt.Sprintf("%.0f", r.WallUs)})
-	}
-	_ = texttable.Write(w, []string{"schedule", "size", "channels", "rounds", "bit-exact vs sim", "sim µs", "NCCL model µs", "replay device µs", "kernels + groups µs", "replay wall µs"}, tr, 60)
-	fmt.Fprintln(w, strings.TrimSpace(`
-device time = Σ over rounds of (slowest task kernel + slowest NCCL group), CUDA events; the replay
-runs steps round by round where NCCL pipelines them, so it bounds the schedule's time from above.`))
 }
 
 func writeJSONFile(path string, v any) error {

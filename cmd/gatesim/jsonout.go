@@ -36,14 +36,14 @@ var jsonOutputs = []jsonOutput{
 	{"sim", 1, reflect.TypeFor[plan.Report]()},
 	{"whatif", 1, reflect.TypeFor[whatif.JSONOutput]()},
 	{"env", 1, reflect.TypeFor[params.Report]()},
-	{"diagnose", 1, reflect.TypeFor[diagnoseOut]()},
+	{"diagnose", 1, reflect.TypeFor[diagnose.Output]()},
 	{"group", 1, reflect.TypeFor[explain.GroupScript]()},
 	{"version", 1, reflect.TypeFor[versionJSON]()},
 	{"hw-info", 1, reflect.TypeFor[hw.ProbeResult]()},
 	{"hw-run", 1, reflect.TypeFor[hw.RunResult]()},
-	{"hw-compare", 1, reflect.TypeFor[hwCompareOut]()},
-	{"hw-check", 1, reflect.TypeFor[hwCheckOut]()},
-	{"hw-replay", 1, reflect.TypeFor[hwReplayOut]()},
+	{"hw-compare", 1, reflect.TypeFor[hw.CompareOutput]()},
+	{"hw-check", 1, reflect.TypeFor[hw.CheckOutput]()},
+	{"hw-replay", 1, reflect.TypeFor[hw.ReplayOutput]()},
 }
 
 // outVersion is the schema version of the --json output name.
@@ -73,21 +73,4 @@ func writeOut(d *deps, name string, v any) error {
 		return jsonout.Write(d.stdout, o.version, v)
 	}
 	return fmt.Errorf("internal: no --json output named %s", name)
-}
-
-type diagnoseOut struct {
-	diagnose.JSONReport
-	Comparison *diagnose.Comparison `json:"comparison,omitempty"`
-}
-
-type hwCompareOut struct {
-	Rows []hw.CompareRow `json:"rows"`
-}
-
-type hwCheckOut struct {
-	Configs []*hw.CheckReport `json:"configs"`
-}
-
-type hwReplayOut struct {
-	Rows []hw.ReplayRow `json:"rows"`
 }
