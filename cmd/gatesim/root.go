@@ -111,11 +111,23 @@ func suggestFlag(c *cobra.Command, err error) error {
 	return fmt.Errorf("%v: %s takes no -%s (see %s --help)", err, c.CommandPath(), m[2], c.CommandPath())
 }
 
+// aliases keeps old spellings of a command's flags working, hidden from
+// its help: each is read as the name gatesim's grammar gives the flag in
+// every command.
+func aliases(c *cobra.Command, old map[string]string) {
+	c.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if n, ok := old[name]; ok {
+			return pflag.NormalizedName(n)
+		}
+		return pflag.NormalizedName(name)
+	})
+}
+
 // completions are the values a flag of this name takes, for shell
 // completion; --coll is per command (hw run takes more than the others).
 func completions(c *cobra.Command, flag string) []string {
 	switch flag {
-	case "system", "preset":
+	case "system":
 		return spec.PresetNames()
 	case "nccl":
 		return spec.ReleaseNames()

@@ -27,6 +27,7 @@ type whatifOpts struct {
 	envSets                             []string
 	colls, sizes, dtype, redop          string
 	format, out                         string
+	json                                bool
 	workers                             int
 	noSim                               bool
 	noProgress                          bool
@@ -73,6 +74,7 @@ time-nodes.png/.svg.`,
 	f.StringVar(&o.dtype, "dtype", "", "datatype (default float32)")
 	f.StringVar(&o.redop, "redop", "", "reduction (default sum)")
 	f.StringVar(&o.format, "format", "table", "table, csv or json")
+	f.BoolVar(&o.json, "json", false, "print JSON (--format json)")
 	f.StringVar(&o.out, "out", "", "directory for the plots (busbw and time-nodes, PNG and SVG)")
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "parallel workers")
 	f.BoolVar(&o.noSim, "no-sim", false, "leave the simulated-time column empty (NCCL's cost model only; faster on huge sweeps)")
@@ -112,6 +114,12 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	pts, err := whatif.Expand(sw)
 	if err != nil {
 		return badInput(err)
+	}
+	if o.json {
+		if o.format != "table" && o.format != "json" {
+			return badInputf("--json and --format %s: give one", o.format)
+		}
+		o.format = "json"
 	}
 	switch o.format {
 	case "table", "csv", "json":
