@@ -122,3 +122,53 @@ func ParseFuncs(s string) ([]spec.Func, error) {
 	}
 	return out, nil
 }
+
+// CheckDirs reads the captures under each directory (a capture holding a
+// config.json, or a tree of them: ReadCaptureTree) and checks each
+// against spec's prediction, sharing one communicator cache.
+func CheckDirs(dirs []string) ([]*CheckReport, error) {
+	var caps []*Capture
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, CaptureConfig)); err == nil {
+			cp, err := ReadCapture(dir)
+			if err != nil {
+				return nil, err
+			}
+			caps = append(caps, cp)
+			continue
+		}
+		set, err := ReadCaptureTree(dir)
+		if err != nil {
+			return nil, err
+		}
+		caps = append(caps, set...)
+	}
+	cache := spec.NewCache(0)
+	var reps []*CheckReport
+	for _, cp := range caps {
+		rep, err := Check(cp, cache)
+		if err != nil {
+			return nil, err
+		}
+		reps = append(reps, rep)
+	}
+	return reps, nil
+}
+
+// WriteProbe prints what Probe found: the libraries, NCCL's version and
+// the release it maps to, the driver and the GPUs.
+func WriteProbe(w io.Writer, p *ProbeResult) {
+	fmt.Fprintf(w, "nccl     %s\nversion  %s (code %d)\n", p.NCCL, p.Version, p.Version.Code())
+	if p.Modelled {
+		fmt.Fprintf(w, "release  %s (modelled release used for predictions)\n", p.Release)
+	} else {
+		fmt.Fprintf(w, "release  none: %s is older than every modelled release\n", p.Version)
+	}
+	fmt.Fprintf(w, "cudart   %s (runtime %d, driver %d)\n", p.CUDART, p.CUDARuntime, p.CUDADriver)
+	if p.DriverNote != "" {
+		fmt.Fprintf(w, "driver   %s\n", p.DriverNote)
+	}
+	for _, dev := range p.Devices {
+		fmt.Fprintf(w, "gpu %d    %s %s\n", dev.Dev, dev.BusID, dev.Name)
+	}
+}

@@ -63,3 +63,51 @@ func isInt(s string) bool {
 	_, err := strconv.Atoi(s)
 	return err == nil
 }
+
+// TopoHosts are the hosts of a communicator of nodes hosts for the
+// topology stage alone (gatesim topo search): a host preset, or topology
+// XML files (read with read) taken in order and repeated to nodes.
+func TopoHosts(preset string, xmlFiles []string, nodes int, read func(string) ([]byte, error)) ([]*topo.System, error) {
+	if nodes < 1 || nodes > MaxNodes {
+		return nil, fmt.Errorf("--nodes %d: expected 1 to %d (gatesim's limit)", nodes, MaxNodes)
+	}
+	var hosts []*topo.System
+	switch {
+	case preset != "" && len(xmlFiles) > 0:
+		return nil, fmt.Errorf("--system and --xml: give one of them")
+	case preset != "":
+		ns, ok := topo.Presets()[preset]
+		if !ok {
+			return nil, fmt.Errorf("unknown preset %q: expected one of %s", preset, strings.Join(topo.PresetNames(), ", "))
+		}
+		s, err := topo.Synthesize(ns)
+		if err != nil {
+			return nil, err
+		}
+		hosts = []*topo.System{s}
+	case len(xmlFiles) > 0:
+		for _, name := range xmlFiles {
+			data, err := read(name)
+			if err != nil {
+				return nil, err
+			}
+			s, err := topo.LoadSystem(name, data)
+			if err != nil {
+				return nil, err
+			}
+			hosts = append(hosts, s)
+		}
+	default:
+		return nil, fmt.Errorf("no host: expected --system NAME or --xml FILE")
+	}
+	for _, h := range hosts {
+		if err := CheckShape(nodes, max(1, len(h.Nodes[topo.GPU]))); err != nil {
+			return nil, fmt.Errorf("--nodes %d: %v", nodes, err)
+		}
+	}
+	all := make([]*topo.System, nodes)
+	for i := range all {
+		all[i] = hosts[i%len(hosts)]
+	}
+	return all, nil
+}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -31,5 +32,35 @@ func TestCheckedTopoOptions(t *testing.T) {
 	on, err := CheckedTopoOptions(Env{"NCCL_COLLNET_ENABLE": "1"})
 	if err != nil || !on.CollNetEnable {
 		t.Errorf("NCCL_COLLNET_ENABLE=1: CollNetEnable %v, %v", on.CollNetEnable, err)
+	}
+}
+
+// TestTopoHosts: a preset or XML hosts repeated to the node count, never
+// both, within the node limit.
+func TestTopoHosts(t *testing.T) {
+	read := func(p string) ([]byte, error) { return nil, fmt.Errorf("%s: no such file", p) }
+	for _, tc := range []struct {
+		preset string
+		xml    []string
+		nodes  int
+		err    string
+	}{
+		{"h200x2", nil, 3, ""},
+		{"h200x2", []string{"a.xml"}, 1, "give one"},
+		{"", nil, 1, "no host"},
+		{"nope", nil, 1, "unknown preset"},
+		{"h200x2", nil, 0, "expected 1 to"},
+		{"", []string{"a.xml"}, 1, "no such file"},
+	} {
+		hosts, err := TopoHosts(tc.preset, tc.xml, tc.nodes, read)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q %v %d: %v, want %q", tc.preset, tc.xml, tc.nodes, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(hosts) != tc.nodes || hosts[0] != hosts[tc.nodes-1] {
+			t.Errorf("%q × %d: %d hosts, %v", tc.preset, tc.nodes, len(hosts), err)
+		}
 	}
 }

@@ -98,16 +98,11 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 				}
 				assigns = append(assigns, a...)
 			}
-			for i, arg := range args {
-				name, value, ok := strings.Cut(arg, "=")
-				if !ok || name == "" {
-					return badInputf("argument %d %q: expected NAME=VALUE", i+1, arg)
-				}
-				if _, err := spec.ParseAssignments([]string{arg}); err != nil {
-					return badInputf("argument %d: %v", i+1, err)
-				}
-				assigns = append(assigns, params.Assignment{Name: name, Value: value, Source: params.SourceArgument, Exported: true})
+			a, err := params.ArgAssignments(args)
+			if err != nil {
+				return badInput(err)
 			}
+			assigns = append(assigns, a...)
 			if file == "" && len(args) == 0 {
 				return badInputf("nothing to lint: give --file job.sh and/or NAME=VALUE arguments")
 			}

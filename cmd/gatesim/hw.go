@@ -79,19 +79,7 @@ func newHWInfoCmd(d *deps) *cobra.Command {
 			if asJSON {
 				return writeOut(d, "hw-info", p)
 			}
-			fmt.Fprintf(d.stdout, "nccl     %s\nversion  %s (code %d)\n", p.NCCL, p.Version, p.Version.Code())
-			if p.Modelled {
-				fmt.Fprintf(d.stdout, "release  %s (modelled release used for predictions)\n", p.Release)
-			} else {
-				fmt.Fprintf(d.stdout, "release  none: %s is older than every modelled release\n", p.Version)
-			}
-			fmt.Fprintf(d.stdout, "cudart   %s (runtime %d, driver %d)\n", p.CUDART, p.CUDARuntime, p.CUDADriver)
-			if p.DriverNote != "" {
-				fmt.Fprintf(d.stdout, "driver   %s\n", p.DriverNote)
-			}
-			for _, dev := range p.Devices {
-				fmt.Fprintf(d.stdout, "gpu %d    %s %s\n", dev.Dev, dev.BusID, dev.Name)
-			}
+			hw.WriteProbe(d.stdout, p)
 			return nil
 		},
 	}
@@ -501,31 +489,12 @@ operations returned. Exit code 1 when anything differs.`,
 			if len(from) == 0 {
 				return badInputf("--from is required")
 			}
-			var caps []*hw.Capture
-			for _, dir := range from {
-				if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {
-					cp, err := hw.ReadCapture(dir)
-					if err != nil {
-						return badInput(err)
-					}
-					caps = append(caps, cp)
-					continue
-				}
-				set, err := hw.ReadCaptureTree(dir)
-				if err != nil {
-					return badInput(err)
-				}
-				caps = append(caps, set...)
+			reps, err := hw.CheckDirs(from)
+			if err != nil {
+				return badInput(err)
 			}
-			cache := spec.NewCache(0)
-			var reps []*hw.CheckReport
 			bad, incomparable := 0, 0
-			for _, cp := range caps {
-				rep, err := hw.Check(cp, cache)
-				if err != nil {
-					return badInput(err)
-				}
-				reps = append(reps, rep)
+			for _, rep := range reps {
 				bad += rep.Disagreements()
 				if len(rep.NotComparable) > 0 {
 					incomparable++

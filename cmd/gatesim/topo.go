@@ -110,46 +110,9 @@ func runTopoSearch(d *deps, f *topoSearchFlags) error {
 		return badInput(err)
 	}
 	p := rs.TopoParams
-	if f.nodes < 1 || f.nodes > spec.MaxNodes {
-		return badInputf("--nodes %d: expected 1 to %d (gatesim's limit)", f.nodes, spec.MaxNodes)
-	}
-	var hosts []*topo.System
-	switch {
-	case f.preset != "" && len(f.xmlFiles) > 0:
-		return badInputf("--system and --xml: give one of them")
-	case f.preset != "":
-		ns, ok := topo.Presets()[f.preset]
-		if !ok {
-			return badInputf("unknown preset %q: expected one of %s", f.preset, strings.Join(topo.PresetNames(), ", "))
-		}
-		s, err := topo.Synthesize(ns)
-		if err != nil {
-			return badInput(err)
-		}
-		hosts = []*topo.System{s}
-	case len(f.xmlFiles) > 0:
-		for _, name := range f.xmlFiles {
-			data, err := readInput(name)
-			if err != nil {
-				return badInput(err)
-			}
-			s, err := topo.LoadSystem(name, data)
-			if err != nil {
-				return badInput(err)
-			}
-			hosts = append(hosts, s)
-		}
-	default:
-		return badInputf("no host: expected --system NAME or --xml FILE")
-	}
-	for _, h := range hosts {
-		if err := spec.CheckShape(f.nodes, max(1, len(h.Nodes[topo.GPU]))); err != nil {
-			return badInputf("--nodes %d: %v", f.nodes, err)
-		}
-	}
-	all := make([]*topo.System, f.nodes)
-	for i := range all {
-		all[i] = hosts[i%len(hosts)]
+	all, err := spec.TopoHosts(f.preset, f.xmlFiles, f.nodes, readInput)
+	if err != nil {
+		return badInput(err)
 	}
 	env, err := spec.ParseAssignments(f.sets)
 	if err != nil {

@@ -48,3 +48,20 @@ func ReleaseList() string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// ArgAssignments are NAME=VALUE arguments (gatesim env's), each exported
+// as a command line would.
+func ArgAssignments(args []string) ([]Assignment, error) {
+	var assigns []Assignment
+	for i, arg := range args {
+		name, value, ok := strings.Cut(arg, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("argument %d %q: expected NAME=VALUE", i+1, arg)
+		}
+		if _, err := spec.ParseAssignments([]string{arg}); err != nil {
+			return nil, fmt.Errorf("argument %d: %v", i+1, err)
+		}
+		assigns = append(assigns, Assignment{Name: name, Value: value, Source: SourceArgument, Exported: true})
+	}
+	return assigns, nil
+}

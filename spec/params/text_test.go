@@ -54,3 +54,17 @@ func TestRenderReport(t *testing.T) {
 		t.Errorf("ReleaseList = %q", ReleaseList())
 	}
 }
+
+// TestArgAssignments: NAME=VALUE arguments, each exported; anything else
+// names the argument.
+func TestArgAssignments(t *testing.T) {
+	a, err := ArgAssignments([]string{"NCCL_ALGO=Ring", "NCCL_PROTO="})
+	if err != nil || len(a) != 2 || a[1].Value != "" || !a[0].Exported || a[0].Source != SourceArgument {
+		t.Errorf("ArgAssignments = %+v, %v", a, err)
+	}
+	for _, bad := range []string{"NCCL_ALGO", "=1", "1BAD=2"} {
+		if _, err := ArgAssignments([]string{bad}); err == nil || !strings.Contains(err.Error(), "argument 1") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
