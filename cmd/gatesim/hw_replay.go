@@ -53,7 +53,7 @@ the schedule's from above. One process must drive every GPU of the communicator.
 			if err != nil {
 				return err
 			}
-			szs, err := parseSweep(sizes)
+			szs, err := spec.ParseSizeRange(sizes)
 			if err != nil {
 				return err
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/gatesim/gatesim/algos"
@@ -312,42 +311,6 @@ func parseList[T any](s, what string, all []T, parse func(string) (T, error)) ([
 	return out, nil
 }
 
-// parseSweep reads FROM:TO[:FACTOR].
-func parseSweep(s string) ([]int64, error) {
-	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 {
-		return nil, badInputf("--sweep %q: expected FROM:TO[:FACTOR], e.g. 4KiB:4GiB:4", s)
-	}
-	from, err := spec.ParseBytes(parts[0])
-	if err != nil {
-		return nil, badInputf("--sweep: %v", err)
-	}
-	to, err := spec.ParseBytes(parts[1])
-	if err != nil {
-		return nil, badInputf("--sweep: %v", err)
-	}
-	factor := int64(2)
-	if len(parts) == 3 {
-		if factor, err = strconv.ParseInt(parts[2], 10, 64); err != nil || factor < 2 {
-			return nil, badInputf("--sweep %q: factor %q: expected an integer of at least 2", s, parts[2])
-		}
-	}
-	if from <= 0 || to < from {
-		return nil, badInputf("--sweep %q: expected 0 < FROM <= TO", s)
-	}
-	var sizes []int64
-	for x := from; x <= to; x *= factor {
-		sizes = append(sizes, x)
-		if len(sizes) > 64 {
-			return nil, badInputf("--sweep %q: more than 64 sizes", s)
-		}
-		if x > to/factor {
-			break
-		}
-	}
-	return sizes, nil
-}
-
 // runSweep prints a Markdown table: NCCL's choice per size, then the
 // simulated and NCCL-model times of each algorithm × protocol.
 func runSweep(d *deps, fl *simFlags) error {
@@ -359,7 +322,7 @@ func runSweep(d *deps, fl *simFlags) error {
 		return err
 	}
 	defer x.close()
-	sizes, err := parseSweep(fl.sweep)
+	sizes, err := spec.ParseSizeRange(fl.sweep)
 	if err != nil {
 		return err
 	}

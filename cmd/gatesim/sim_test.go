@@ -205,16 +205,6 @@ func TestSimSweep(t *testing.T) {
 	}
 }
 
-func TestParseSweep(t *testing.T) {
-	got, err := parseSweep("4KiB:64KiB:4")
-	if err != nil || len(got) != 3 || got[0] != 4096 || got[2] != 65536 {
-		t.Errorf("parseSweep = %v, %v", got, err)
-	}
-	if got, err := parseSweep("1:8"); err != nil || len(got) != 4 {
-		t.Errorf("parseSweep(1:8) = %v, %v; want 4 sizes with factor 2", got, err)
-	}
-}
-
 // SendRecv and AllToAll take NCCL's p2p path: no cost table, the
 // protocol by size (LL up to 32 channels × 16 KiB per peer on the 2 ×
 // H200), verified by the data plane; --algo/--proto have nothing to force.

@@ -6,14 +6,11 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
 	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -126,36 +123,11 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	default:
 		return badInputf("--format %q: expected table, csv or json", o.format)
 	}
-	// The bar appears once the sweep has run for a second, whatever its
-	// point count: a few slow simulated points deserve one as much as
-	// thousands of cost-model points.
 	var progress func(int)
 	if !o.noProgress && isTerminal(d.stderr) {
-		// the bar appears once the sweep has run a second: a simulated
-		// point can take that long, so the point count alone says little
-		start := time.Now()
-		var mu sync.Mutex
-		var bar *progressbar.ProgressBar
-		progress = func(done int) {
-			mu.Lock()
-			defer mu.Unlock()
-			if bar == nil {
-				if time.Since(start) < time.Second {
-					return
-				}
-				bar = progressbar.NewOptions(len(pts), progressbar.OptionSetWriter(d.stderr), progressbar.OptionSetDescription("whatif"),
-					progressbar.OptionThrottle(100e6), progressbar.OptionShowCount(), progressbar.OptionSetElapsedTime(true),
-					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-			}
-			_ = bar.Set(done)
-		}
-		defer func() {
-			mu.Lock()
-			defer mu.Unlock()
-			if bar != nil {
-				_ = bar.Finish()
-			}
-		}()
+		var finish func()
+		progress, finish = whatif.ProgressBar(len(pts), d.stderr)
+		defer finish()
 	}
 	var simulate whatif.Simulator
 	if !o.noSim {
