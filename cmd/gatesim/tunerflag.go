@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gatesim/gatesim/oracle"
@@ -47,58 +45,17 @@ func (t *tunerFlags) load() (*tuner.Library, error) {
 	return lib, nil
 }
 
-// oracleTuner serves the oracle's "tuner" requests: the path must be a
-// regular file under one of dirs (after resolving links), and the plugin
-// runs in a child process with the time limit.
+// oracleTuner serves the oracle's "tuner" requests (tuner.UnderDirs).
 func oracleTuner(dirs []string, timeout time.Duration) (oracle.TunerFunc, error) {
-	var roots []string
-	for _, d := range dirs {
-		abs, err := filepath.Abs(d)
-		if err == nil {
-			abs, err = filepath.EvalSymlinks(abs)
-		}
-		if err != nil {
-			return nil, badInputf("--tuner-dir %s: %v", d, err)
-		}
-		roots = append(roots, abs)
+	decide, err := tuner.UnderDirs(dirs, timeout)
+	if err != nil {
+		return nil, badInput(err)
 	}
 	return func(path string, rs *spec.Ruleset, sys *spec.System, env spec.Env, op spec.Op) (*spec.Decision, spec.Trace, *oracle.TunerReport, error) {
-		if len(path) > 4096 {
-			return nil, nil, nil, fmt.Errorf("path longer than 4096 bytes")
-		}
-		abs, err := filepath.Abs(path)
-		if err == nil {
-			abs, err = filepath.EvalSymlinks(abs)
-		}
+		d, tr, r, err := decide(path, rs, sys, env, op)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		inside := false
-		for _, r := range roots {
-			if rel, err := filepath.Rel(r, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				inside = true
-			}
-		}
-		if !inside {
-			return nil, nil, nil, fmt.Errorf("%s is not under an allowed directory (--tuner-dir %s)", path, strings.Join(roots, ", "))
-		}
-		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
-			return nil, nil, nil, fmt.Errorf("%s: expected a regular file", path)
-		}
-		lib, err := tuner.Load(abs, tuner.Options{Timeout: timeout})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		s, err := lib.Attach(spec.Init, rs, sys, env)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		d, tr, err := s.Select(op)
-		s.Close()
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		r := s.Report
 		rep := &oracle.TunerReport{Path: r.Path, Symbols: r.Symbols, ABI: r.ABI, Name: r.Name, InitLog: r.InitLog, Fault: r.Fault}
 		if r.ABI > 0 {
 			rep.InitResult = spec.Result(r.InitResult).String()
