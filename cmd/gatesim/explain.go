@@ -82,20 +82,13 @@ func runExplain(d *deps, o *explainOpts) error {
 	if grouped && lib != nil {
 		return badInputf("--tuner with --agg, --cudagraph, --buffers or --inplace: a tuner's answer for a group is not modelled")
 	}
-	var runs []explain.Walk
-	for _, v := range vs {
-		e, err := explain.One(v, sys, env, op, lib)
-		if err != nil {
-			return badInput(err)
-		}
-		if grouped {
-			g, err := e.Comm().SelectGroup([]spec.GroupOp{gop}, launch)
-			if err != nil {
-				return badInput(err)
-			}
-			e.Group, e.Decision, e.Trace = g, g.Ops[0], g.Traces[0]
-		}
-		runs = append(runs, e)
+	var group *spec.GroupOp
+	if grouped {
+		group = &gop
+	}
+	runs, err := explain.Walks(vs, sys, env, op, lib, group, launch)
+	if err != nil {
+		return badInput(err)
 	}
 	var err2 error
 	if o.json {
@@ -107,13 +100,8 @@ func runExplain(d *deps, o *explainOpts) error {
 		return err2
 	}
 	// NCCL returning an error is the answer "no": exit 1, as sim does.
-	for _, r := range runs {
-		switch {
-		case r.Comm().Err != nil:
-			return ncclRefusesComm(r.Version(), r.Comm())
-		case r.Decision.Err != nil:
-			return ncclRefusesOp(r.Release, r.Decision)
-		}
+	if err := explain.Refused(runs); err != nil {
+		return &exitError{code: exitNo, err: err}
 	}
 	return nil
 }
