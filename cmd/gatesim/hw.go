@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -86,15 +85,6 @@ func newHWInfoCmd(d *deps) *cobra.Command {
 	lf.add(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
-}
-
-func writeJSONOut(d *deps, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(d.stdout, string(b))
-	return err
 }
 
 // parseSize reads a size for hw run's nccl-tests-style -b/-e flags, in
