@@ -112,7 +112,4 @@ func TestHiddenAliases(t *testing.T) {
 	if code, _, errs := runCLI(t, "whatif", "--system", "h200x2", "--json", "--format", "csv"); code != exitBadInput || !strings.Contains(errs, "give one") {
 		t.Errorf("--json with --format csv: exit %d, %s", code, errs)
 	}
-	if code, _, errs := runCLI(t, "hw", "run", "--coll", "bogus"); code != exitBadInput || !strings.Contains(errs, "bogus") {
-		t.Errorf("hw run --coll is not --colls: exit %d, %s", code, errs)
-	}
 }

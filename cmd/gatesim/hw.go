@@ -317,7 +317,6 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 	}
 	f := c.Flags()
 	lf.add(c)
-	aliases(c, map[string]string{"coll": "colls"})
 	f.StringVar(&colls, "colls", "allreduce", "collectives: comma-separated (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall) or all (the five)")
 	f.StringVarP(&minB, "minbytes", "b", "8", "smallest size")
 	f.StringVarP(&maxB, "maxbytes", "e", "128M", "largest size")
