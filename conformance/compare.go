@@ -10,7 +10,8 @@ import (
 )
 
 // The comparison with nccl-tests: the same GPUs, the same library, the same
-// sizes, in one session.
+// sizes, in one session, with targets on large-size busbw and small-size
+// time.
 const (
 	// TargetBusBwRatio: gatesim's busbw at >= TargetLargeBytes is at least
 	// this fraction of nccl-tests'.

@@ -5,9 +5,9 @@ import (
 	"github.com/gatesim/gatesim/spec"
 )
 
-// The hooks for replaying an algos schedule on the GPUs (item 5 of the hw
-// issue: grouped ncclSend/ncclRecv plus reduction kernels, output checked
-// bit for bit against sim, simulated against measured time per step).
+// The hooks for replaying an algos schedule on the GPUs: grouped
+// ncclSend/ncclRecv plus reduction kernels, output checked bit for bit
+// against sim, simulated against measured time per step.
 // Replaying a schedule is the caller's loop over its steps; hw gives it the
 // GPU side as an Executor, which *Session implements.
 

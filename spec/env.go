@@ -58,6 +58,14 @@ func (e Env) String() string {
 	return b.String()
 }
 
+// Line is String for a report: "(none)" for no assignment.
+func (e Env) Line() string {
+	if len(e) == 0 {
+		return "(none)"
+	}
+	return e.String()
+}
+
 // ParseAssignments reads "NAME=VALUE" strings (as given to --env). A value
 // may be empty ("NCCL_ALGO="); the name must be a valid shell identifier.
 func ParseAssignments(list []string) (Env, error) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/internal/lru"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
@@ -93,34 +94,27 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 
 // simInput is everything a point's simulation depends on.
 type simInput struct {
+	c       *plan.Comm
 	cfg     sim.Config
-	l       *algos.Layout
 	op      spec.Op
 	sel     algos.Selection
 	inPlace bool
 }
 
 func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simInput, error) {
-	l, err := algos.LayoutFromComm(comm)
-	if err != nil {
-		return nil, err
-	}
-	op, sel, err := algos.FromDecision(d)
-	if err != nil {
-		return nil, err
-	}
-	// NCCL's nodes on the machine: offloads where NCCL enabled them, an
-	// MNNVL clique as one node, a host NCCL split as its pieces
-	m, err := sim.MachineForComm(p.Machine.Sys, comm)
+	c, err := plan.New(p.Machine.Sys, comm)
 	if err != nil {
 		return nil, err
 	}
 	if o.Profile != nil {
-		m.Profile = o.Profile
+		c.Machine.Profile = o.Profile
 	}
-	cfg := sim.Config{Machine: m, Launch: o.Launch}
-	cfg.FromDecision(comm, d)
-	return &simInput{cfg: cfg, l: l, op: op, sel: sel, inPlace: o.InPlace}, nil
+	c.Launch = o.Launch
+	op, sel, cfg, err := c.Decided(d)
+	if err != nil {
+		return nil, err
+	}
+	return &simInput{c: c, cfg: cfg, op: op, sel: sel, inPlace: o.InPlace}, nil
 }
 
 // key identifies the simulation by value, the machine's profile included
@@ -129,11 +123,11 @@ func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simI
 // of it: the builders' parameters (algos.Params) and the profile's factor
 // for the release.
 func (in *simInput) key() (string, error) {
-	p, err := in.l.Params()
+	p, err := in.c.Layout.Params()
 	if err != nil {
 		return "", err
 	}
-	l := *in.l
+	l := *in.c.Layout
 	p.Release, l.Release = 0, 0
 	var sched spec.Tuning // by value: each release has its own copy
 	if p.Sched != nil {
@@ -150,12 +144,12 @@ func (in *simInput) key() (string, error) {
 	if in.sel.Part != nil {
 		part = fmt.Sprintf("%+v", *in.sel.Part)
 	}
-	return fmt.Sprintf("%+v|%s|%g|%+v|%+v|%+v|%+v|%+v|%s|%v", cfg, profKey, prof.ReleaseFactor(in.l.Release), l, p, sched, in.op, in.sel, part, in.inPlace), nil
+	return fmt.Sprintf("%+v|%s|%g|%+v|%+v|%+v|%+v|%+v|%s|%v", cfg, profKey, prof.ReleaseFactor(in.c.Layout.Release), l, p, sched, in.op, in.sel, part, in.inPlace), nil
 }
 
 // run simulates the operation: its time and the launch cost in it.
 func (in *simInput) run() (t, launch sim.Time, err error) {
-	s, err := algos.Build(in.op, in.sel, in.l, algos.Options{InPlace: in.inPlace})
+	s, err := algos.Build(in.op, in.sel, in.c.Layout, algos.Options{InPlace: in.inPlace})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gatesim/gatesim/diagnose"
-	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
@@ -59,13 +55,13 @@ every operation line the log printed, each compared with the operations of its g
 				}
 			}
 			p := ncclog.NewParser()
-			var names []string
-			for _, a := range args {
-				n, err := parseLogArg(p, a, d)
-				if err != nil {
-					return err
-				}
-				names = append(names, n...)
+			in := d.stdin
+			if in == nil {
+				in = os.Stdin
+			}
+			names, err := diagnose.ReadLogs(p, args, in, d.stderr)
+			if err != nil {
+				return badInput(err)
 			}
 			l := p.Finish()
 			if l.NCCLLines == 0 {
@@ -107,7 +103,7 @@ every operation line the log printed, each compared with the operations of its g
 				cmp = diagnose.Compare(pr, rep.Obs)
 			}
 			if jsonOut {
-				if err := writeDiagnoseJSON(d, rep, cmp); err != nil {
+				if err := writeOut(d, "diagnose", diagnose.Output{JSONReport: rep.JSON(), Comparison: cmp}); err != nil {
 					return err
 				}
 			} else {
@@ -150,73 +146,4 @@ every operation line the log printed, each compared with the operations of its g
 	cmd.Flags().BoolVar(&cudagraph, "cudagraph", false, "the logged program captured its operations into CUDA graphs (nccl-tests -G), for the prediction")
 	sf.add(cmd)
 	return cmd
-}
-
-// parseLogArg feeds one argument (file, directory or -) to the parser and
-// returns the source names it read.
-func parseLogArg(p *ncclog.Parser, arg string, d *deps) ([]string, error) {
-	if arg == "-" {
-		in := d.stdin
-		if in == nil {
-			in = os.Stdin
-		}
-		return []string{"stdin"}, parseOne(p, in, "stdin")
-	}
-	st, err := os.Stat(arg)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	if !st.IsDir() {
-		f, err := inputfile.Open(arg)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		defer f.Close()
-		return []string{arg}, parseOne(p, f, arg)
-	}
-	ents, err := os.ReadDir(arg)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	var all []string
-	for _, e := range ents {
-		if e.Type().IsRegular() {
-			all = append(all, e.Name())
-		}
-	}
-	var names []string
-	for _, n := range diagnose.LogFiles(all) {
-		path := filepath.Join(arg, n)
-		f, err := inputfile.Open(path)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		err = p.Parse(f, path)
-		f.Close()
-		var ie *ncclog.InputError
-		if errors.As(err, &ie) {
-			// In a directory, a binary or empty file is skipped, not fatal.
-			fmt.Fprintf(d.stderr, "gatesim: skipped %s\n", ie.Error())
-			continue
-		}
-		if err != nil {
-			return nil, badInput(err)
-		}
-		names = append(names, path)
-	}
-	if len(names) == 0 {
-		return nil, badInputf("%s: no readable log file in the directory: expected NCCL_DEBUG_FILE outputs", arg)
-	}
-	return names, nil
-}
-
-func parseOne(p *ncclog.Parser, r io.Reader, name string) error {
-	if err := p.Parse(r, name); err != nil {
-		return badInput(err)
-	}
-	return nil
-}
-
-func writeDiagnoseJSON(d *deps, rep *diagnose.Report, cmp *diagnose.Comparison) error {
-	return writeOut(d, "diagnose", diagnoseOut{JSONReport: rep.JSON(), Comparison: cmp})
 }

@@ -1,49 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/params"
 	"github.com/spf13/cobra"
 )
-
-// envGrammar checks NCCL_ALGO/NCCL_PROTO with spec's parser of the
-// release (params.AlgoProtoGrammar).
-func envGrammar(v spec.Version, name, value string) error {
-	rs, err := spec.Load(v)
-	if err != nil {
-		return nil // a release spec does not model: the linter's light check stands
-	}
-	w := spec.CheckAlgoProto(rs, name, value)
-	switch {
-	case w == "":
-		return nil
-	case rs.Consts.RingBackup: // 2.22.3: a silent misreading, not an error
-		return errors.New(w)
-	}
-	return fmt.Errorf("NCCL WARNs %q and communicator creation fails (ncclInvalidUsage)", w)
-}
-
-// envGateEffect runs the gates on a system with and without each variable
-// (params.GateEffect); nil when no system is given.
-func envGateEffect(sys *spec.System, ops []spec.Op) params.GateEffect {
-	if sys == nil {
-		return nil
-	}
-	return func(v spec.Version, env spec.Env, name string) (string, error) {
-		rs, err := spec.Load(v)
-		if err != nil {
-			return "", err
-		}
-		return spec.EffectAt(rs, sys, env, name, ops)
-	}
-}
 
 // envDefaultSizes are the sizes env judges at when --bytes is not given: a
 // small one (latency-bound: LL, Tree) and a large one (bandwidth-bound:
@@ -101,7 +66,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 2 bad input.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if release == "" {
-				return badInputf("--nccl is required: the release to lint against (%s)", releaseList())
+				return badInputf("--nccl is required: the release to lint against (%s)", params.ReleaseList())
 			}
 			v, err := spec.ParseVersion(release)
 			if err != nil {
@@ -133,16 +98,11 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 				}
 				assigns = append(assigns, a...)
 			}
-			for i, arg := range args {
-				name, value, ok := strings.Cut(arg, "=")
-				if !ok || name == "" {
-					return badInputf("argument %d %q: expected NAME=VALUE", i+1, arg)
-				}
-				if _, err := spec.ParseAssignments([]string{arg}); err != nil {
-					return badInputf("argument %d: %v", i+1, err)
-				}
-				assigns = append(assigns, params.Assignment{Name: name, Value: value, Source: params.SourceArgument, Exported: true})
+			a, err := params.ArgAssignments(args)
+			if err != nil {
+				return badInput(err)
 			}
+			assigns = append(assigns, a...)
 			if file == "" && len(args) == 0 {
 				return badInputf("nothing to lint: give --file job.sh and/or NAME=VALUE arguments")
 			}
@@ -159,7 +119,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 					return err
 				}
 			}
-			rep := params.Lint(reg, assigns, params.Options{Grammar: envGrammar, Effect: envGateEffect(sys, ops)})
+			rep := params.Lint(reg, assigns, params.Options{Grammar: params.SpecGrammar, Effect: params.SpecEffect(sys, ops)})
 			if sys != nil {
 				rep.EffectAt = spec.DescribeOps(ops)
 			}
@@ -168,7 +128,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 					return err
 				}
 			} else {
-				fmt.Fprint(d.stdout, renderEnvReport(rep, file))
+				fmt.Fprint(d.stdout, params.RenderReport(rep, file))
 			}
 			w := rep.Worst()
 			if w == params.SevError || (strict && w == params.SevWarning) {
@@ -177,7 +137,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 			return nil
 		},
 	}
-	c.Flags().StringVar(&release, "nccl", "", "NCCL release to lint against ("+releaseList()+")")
+	c.Flags().StringVar(&release, "nccl", "", "NCCL release to lint against ("+params.ReleaseList()+")")
 	c.Flags().StringVar(&file, "file", "", "job script to read (- for standard input)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	c.Flags().BoolVar(&strict, "strict", false, "exit 1 on warnings too")
@@ -186,96 +146,4 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 	c.Flags().Lookup("bytes").Usage = "sizes to judge gate effects at, comma separated (default " + strings.Join(envDefaultSizes, ",") + ")"
 	c.Flags().Lookup("coll").Usage = "collectives to judge gate effects at, comma separated: " + strings.Join(spec.FuncNames(spec.SelectFuncs), ", ")
 	return c
-}
-
-func releaseList() string {
-	var s []string
-	for _, v := range params.Versions {
-		s = append(s, v.String())
-	}
-	return strings.Join(s, ", ")
-}
-
-// renderEnvReport prints the human report: a summary line, one row per
-// variable, then every finding with its reference.
-func renderEnvReport(rep *params.Report, file string) string {
-	var b bytes.Buffer
-	modelled := ""
-	if !spec.Supported(rep.Version) {
-		modelled = "; parameter table only, the gate engine does not model this release yet"
-	}
-	fmt.Fprintf(&b, "NCCL %s (%s)%s: %d variable(s), %d error(s), %d warning(s), %d note(s)",
-		rep.Release, rep.Tag, modelled, len(rep.Vars), rep.Errors, rep.Warnings, rep.Infos)
-	if rep.Ignored > 0 {
-		fmt.Fprintf(&b, "; %d non-NCCL assignment(s) not checked", rep.Ignored)
-	}
-	b.WriteString("\n\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VARIABLE\tVALUE\tLINE\tSTATUS\tNCCL USES\tGATES")
-	for _, v := range rep.Vars {
-		line := "-"
-		if v.Line > 0 {
-			line = fmt.Sprint(v.Line)
-		}
-		gates := "-"
-		if len(v.Gates) > 0 {
-			g := make([]string, len(v.Gates))
-			for i, r := range v.Gates {
-				g[i] = string(r)
-			}
-			gates = strings.Join(g, ",")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", capCell(v.Name), cell(v.Value), line, v.Severity, cell(v.Uses), capCell(gates))
-	}
-	tw.Flush()
-	any := false
-	for _, v := range rep.Vars {
-		for _, f := range v.Findings {
-			if !any {
-				b.WriteString("\nFindings:\n")
-				any = true
-			}
-			where := ""
-			if file != "" && v.Line > 0 {
-				where = fmt.Sprintf("%s:%d: ", file, v.Line)
-			}
-			fmt.Fprintf(&b, "  %s%s: %s [%s] %s\n", where, v.Name, f.Severity, f.Code, f.Message)
-			if f.Ref != nil && f.Ref.String() != "" {
-				fmt.Fprintf(&b, "      ref: %s\n", f.Ref)
-			}
-		}
-	}
-	b.WriteString("\nGate effect on a system: ")
-	if rep.EffectWired {
-		fmt.Fprintf(&b, "from the gate engine, at %s (--coll, --bytes: comma lists)\n", rep.EffectAt)
-		for _, v := range rep.Vars {
-			if v.Effect != "" {
-				fmt.Fprintf(&b, "  %s: %s\n", v.Name, v.Effect)
-			}
-		}
-	} else {
-		b.WriteString("not computed: give --system PRESET (or --system-file) to run the gates with and without each variable; the GATES column lists the rules each variable feeds\n")
-	}
-	return b.String()
-}
-
-// capCell is elide without the flag: the report's findings below the
-// table carry every name whole.
-func capCell(s string) string {
-	s, _ = elide(s)
-	return s
-}
-
-// cell keeps a table cell on one line and readable.
-func cell(s string) string {
-	if s == "" {
-		return `""`
-	}
-	if strings.ContainsAny(s, "\t\n\r") || strings.TrimSpace(s) != s {
-		return fmt.Sprintf("%q", s)
-	}
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
 }

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/gatesim/gatesim/internal/goldenfile"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/internal/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -48,42 +49,11 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 				}
 			}
 			if asJSON {
-				out := groupOut{Calls: res, Trace: tr}
-				if dec != nil {
-					out.Decisions = map[string]*spec.Decision{}
-					for i, d := range dec {
-						out.Decisions[itoa(calls[i].Line)] = d
-					}
-				}
-				if err := writeOut(d, "group", out); err != nil {
+				if err := writeOut(d, "group", explain.NewGroupScript(calls, res, tr, dec)); err != nil {
 					return err
 				}
-			} else {
-				var rows [][]string
-				for i, r := range res {
-					what := r.Call.Kind.String()
-					if r.Call.Comm != "" {
-						what += " " + r.Call.Comm
-					}
-					if r.Call.Op != nil {
-						what = fmt.Sprintf("%s %s %s", r.Call.Op.Func, r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()))
-					}
-					row := []string{itoa(r.Call.Line), what, r.Result.String(), r.Effect, r.Warn}
-					if dec != nil {
-						row = append(row, decisionCell(dec[i]))
-					}
-					rows = append(rows, row)
-				}
-				header := []string{"line", "call", "returns", "effect", "NCCL WARN"}
-				if dec != nil {
-					header = append(header, "decision")
-				}
-				if err := asciiTable(d.stdout, header, rows, 60); err != nil {
-					return err
-				}
-				for _, v := range tr {
-					fmt.Fprintf(d.stdout, "%-20s %-4s %s\n", v.Rule, v.Outcome, v.Why)
-				}
+			} else if err := explain.WriteGroupScript(d.stdout, res, tr, dec); err != nil {
+				return err
 			}
 			if failed > 0 {
 				return &exitError{code: exitNo, err: fmt.Errorf("%d group rule(s) failed", failed)}
@@ -141,17 +111,4 @@ func decideScript(nccl string, sysf *systemFlags, envf *envFlags, calls []spec.C
 		return nil, badInput(err)
 	}
 	return dec, nil
-}
-
-// decisionCell is one collective's decision in a table cell.
-func decisionCell(d *spec.Decision) string {
-	switch {
-	case d == nil:
-		return ""
-	case d.Err != nil:
-		return fmtErr(d.Err)
-	case d.Discarded:
-		return "discarded (count 0)"
-	}
-	return fmt.Sprintf("%s/%s channels %d..%d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi)
 }

@@ -118,23 +118,6 @@ func TestFIFORefusedWithoutBlocking(t *testing.T) {
 	}
 }
 
-// A 100 KB table cell used to make the wrapper allocate gigabytes; now it
-// is cut and the table says so.
-func TestTableCellCut(t *testing.T) {
-	var b bytes.Buffer
-	long := strings.Repeat("mlx5_0:1,", 20000)
-	if err := asciiTable(&b, []string{"a", "b"}, [][]string{{"x", long}}, 60); err != nil {
-		t.Fatal(err)
-	}
-	if b.Len() > 8*maxTableCell || !strings.Contains(b.String(), "cut to 512 bytes") || !strings.Contains(b.String(), "more bytes") {
-		t.Errorf("table of %d bytes:\n%.2000s", b.Len(), b.String())
-	}
-	s, cut := elide("é" + strings.Repeat("é", maxTableCell))
-	if !cut || !strings.HasSuffix(s, "more bytes)") || !strings.HasPrefix(s, "é") || strings.Contains(s, "\uFFFD") {
-		t.Errorf("elide cut a rune: %q", s[len(s)-40:])
-	}
-}
-
 // group exits 1 when a call returns an error (it exited 0).
 func TestGroupFailedCallExitsOne(t *testing.T) {
 	f := writeTemp(t, "calls.txt", "allreduce nope 1MiB\n")

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,7 +14,6 @@ import (
 
 	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/hw"
-	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -83,34 +79,13 @@ func newHWInfoCmd(d *deps) *cobra.Command {
 			if asJSON {
 				return writeOut(d, "hw-info", p)
 			}
-			fmt.Fprintf(d.stdout, "nccl     %s\nversion  %s (code %d)\n", p.NCCL, p.Version, p.Version.Code())
-			if p.Modelled {
-				fmt.Fprintf(d.stdout, "release  %s (modelled release used for predictions)\n", p.Release)
-			} else {
-				fmt.Fprintf(d.stdout, "release  none: %s is older than every modelled release\n", p.Version)
-			}
-			fmt.Fprintf(d.stdout, "cudart   %s (runtime %d, driver %d)\n", p.CUDART, p.CUDARuntime, p.CUDADriver)
-			if p.DriverNote != "" {
-				fmt.Fprintf(d.stdout, "driver   %s\n", p.DriverNote)
-			}
-			for _, dev := range p.Devices {
-				fmt.Fprintf(d.stdout, "gpu %d    %s %s\n", dev.Dev, dev.BusID, dev.Name)
-			}
+			hw.WriteProbe(d.stdout, p)
 			return nil
 		},
 	}
 	lf.add(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
-}
-
-func writeJSONOut(d *deps, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(d.stdout, string(b))
-	return err
 }
 
 // parseSize reads a size for hw run's nccl-tests-style -b/-e flags, in
@@ -121,33 +96,6 @@ func parseSize(s string) (uint64, error) {
 		return 0, err
 	}
 	return uint64(n), nil
-}
-
-// parseFuncs reads a comma-separated list; "all" stands for the five
-// collectives of the cost table.
-func parseFuncs(s string) ([]spec.Func, error) {
-	var out []spec.Func
-	seen := map[spec.Func]bool{}
-	add := func(f spec.Func) {
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	for _, p := range strings.Split(s, ",") {
-		if strings.TrimSpace(p) == "all" {
-			for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast, spec.Reduce} {
-				add(f)
-			}
-			continue
-		}
-		f, err := spec.ParseFunc(p)
-		if err != nil {
-			return nil, err
-		}
-		add(f)
-	}
-	return out, nil
 }
 
 // ncclTestsBool is a switch that also takes nccl-tests' numeric form:
@@ -274,7 +222,7 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 			if cycles < 1 {
 				return badInputf("-N %d: expected a cycle count >= 1 (nccl-tests' 0, run forever, is not offered)", cycles)
 			}
-			funcs, err := parseFuncs(colls)
+			funcs, err := hw.ParseFuncs(colls)
 			if err != nil {
 				return badInput(err)
 			}
@@ -329,68 +277,26 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 				}
 				o.Launch, rank = launch, launch.Rank
 			}
-			if capture != "" {
-				if err := os.MkdirAll(capture, 0o755); err != nil {
-					return err
-				}
-				for k, v := range hw.CaptureEnv(capture, rank) {
-					if _, set := os.LookupEnv(k); !set {
-						os.Setenv(k, v)
+			job := &hw.Job{Plan: plan, Options: o, Cycles: cycles, Capture: capture, Config: config, OutJSON: outJSON, Rank: rank, Progress: d.stderr,
+				Cycle: func(cyc int, res *conformance.RunResult) error {
+					if asJSON {
+						return nil
 					}
-				}
-			}
-			s, err := hw.Open(o)
-			var ne *hw.Error
-			if err != nil && capture != "" && rank <= 0 && errors.As(err, &ne) {
-				// NCCL refused the configuration at init: that is a result too.
-				res := &conformance.RunResult{Config: config, Env: ncclEnviron(), InitErr: ne.NCCLError()}
-				if p, perr := hw.Probe(o.Search, o.AllowNVLS); perr == nil {
-					res.Library, res.CudaRT, res.Version, res.Devices = p.NCCL, p.CUDART, p.Version, p.Devices
-					res.Release, _ = spec.Nearest(p.Version)
-				}
-				if werr := hw.WriteCapture(capture, captureConfig(capture, config, res.Env), res); werr != nil {
-					return werr
-				}
-				conformance.WriteTable(d.stdout, res)
-				return &exitError{code: exitNo, err: err}
-			}
-			if err != nil {
-				return hwError(err)
-			}
-			defer s.Close()
-			if err := plan.Validate(s.NRanks()); err != nil {
-				return badInput(err)
-			}
-			// -N: every cycle but the last is printed as it ends, as
-			// nccl-tests prints each cycle's table
-			for cyc := 1; cyc < cycles; cyc++ {
-				res, err := hw.Measure(s, plan, d.stderr)
-				if err != nil {
-					return hwError(err)
-				}
-				if rank <= 0 && !asJSON {
+					// -N: every cycle but the last is printed as it ends,
+					// as nccl-tests prints each cycle's table
 					fmt.Fprintf(d.stdout, "# cycle %d of %d\n", cyc, cycles)
-					if err := conformance.WriteTable(d.stdout, res); err != nil {
-						return err
-					}
-				}
-			}
-			res, runErr := hw.Measure(s, plan, d.stderr)
-			res.Config = config
-			res.Env = ncclEnviron()
-			if rank > 0 {
-				return hwError(runErr) // rank 0 reports
-			}
-			if capture != "" {
-				if err := hw.WriteCapture(capture, captureConfig(capture, config, res.Env), res); err != nil {
-					return err
-				}
-			}
-			if outJSON != "" {
-				b, _ := json.MarshalIndent(res, "", "  ")
-				if err := os.WriteFile(outJSON, append(b, '\n'), 0o644); err != nil {
-					return err
-				}
+					return conformance.WriteTable(d.stdout, res)
+				}}
+			res, err := job.Run()
+			var je *hw.JobError
+			switch {
+			case errors.As(err, &je) && je.InitRefused:
+				conformance.WriteTable(d.stdout, res)
+				return &exitError{code: exitNo, err: je.Err}
+			case errors.As(err, &je) && je.Plan:
+				return badInput(je.Err)
+			case res == nil:
+				return hwError(err) // an error, or a rank that does not report
 			}
 			if asJSON {
 				if err := writeOut(d, "hw-run", res); err != nil {
@@ -399,8 +305,8 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 			} else if err := conformance.WriteTable(d.stdout, res); err != nil {
 				return err
 			}
-			if runErr != nil {
-				return hwError(runErr)
+			if err != nil {
+				return hwError(err)
 			}
 			for _, r := range res.Rows {
 				if r.Wrong > 0 {
@@ -444,28 +350,6 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 	f.StringVar(&kernels, "kernels", "", "PTX file with the check kernels (default: the embedded one)")
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "bound on every wait for the GPUs")
 	return c
-}
-
-// captureConfig is the config.json a standalone run writes; nil when a
-// matrix run already wrote one (with the configuration's own variables).
-func captureConfig(dir, name string, env spec.Env) *conformance.Config {
-	if _, err := os.Stat(filepath.Join(dir, conformance.CaptureConfig)); err == nil {
-		return nil
-	}
-	return &conformance.Config{Name: name, Env: env}
-}
-
-// ncclEnviron is the part of this process's environment NCCL and the safety
-// rules read.
-func ncclEnviron() spec.Env {
-	e := spec.Env{}
-	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "NCCL_") || k == "TORCH_SYMM_MEM_DISABLE_MULTICAST" || k == "NVSHMEM_DISABLE_NVLS" || k == "CUDA_VISIBLE_DEVICES" {
-			e[k] = v
-		}
-	}
-	return e
 }
 
 func newHWMatrixCmd(d *deps) *cobra.Command {
@@ -554,44 +438,12 @@ missed.`,
 				}
 				runs = append(runs, r)
 			}
-			res := conformance.MergeResults(runs)
-			var rows []conformance.CompareRow
-			sort.Strings(files)
-			tables := map[spec.Func]*conformance.NTTable{}
-			var funcs []spec.Func
-			for _, name := range files {
-				fh, err := inputfile.Open(name)
-				if err != nil {
-					return badInput(err)
-				}
-				t, err := conformance.ParseNCCLTests(fh, name)
-				fh.Close()
-				if err != nil {
-					return badInput(err)
-				}
-				f, ok := conformance.FuncOfProgram(t.Program)
-				if !ok {
-					f, ok = conformance.FuncOfProgram(filepath.Base(name))
-				}
-				if !ok {
-					return badInputf("%s: cannot tell which collective it measured (no 'Collective test starting' line and no *_perf in the name)", name)
-				}
-				if tables[f] == nil {
-					tables[f] = &conformance.NTTable{Program: t.Program, LibraryVersion: t.LibraryVersion}
-					funcs = append(funcs, f)
-				}
-				tables[f].Rows = append(tables[f].Rows, t.Rows...)
-			}
-			for _, f := range funcs {
-				switch stat {
-				case "median":
-					rows = append(rows, conformance.Compare(f, res, tables[f])...)
-				case "best":
-					rows = append(rows, conformance.CompareBest(f, runs, tables[f])...)
-				}
+			rows, err := hw.CompareOutputs(runs, files, stat == "best")
+			if err != nil {
+				return badInput(err)
 			}
 			if asJSON {
-				return writeOut(d, "hw-compare", hwCompareOut{Rows: rows})
+				return writeOut(d, "hw-compare", hw.CompareOutput{Rows: rows})
 			}
 			missed, err := conformance.WriteCompare(d.stdout, rows)
 			if err != nil {
@@ -627,41 +479,22 @@ operations returned. Exit code 1 when anything differs.`,
 			if len(from) == 0 {
 				return badInputf("--from is required")
 			}
-			var caps []*conformance.Capture
-			for _, dir := range from {
-				if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {
-					cp, err := hw.ReadCapture(dir)
-					if err != nil {
-						return badInput(err)
-					}
-					caps = append(caps, cp)
-					continue
-				}
-				set, err := readCaptureTree(dir)
-				if err != nil {
-					return badInput(err)
-				}
-				caps = append(caps, set...)
+			reps, err := hw.CheckDirs(from)
+			if err != nil {
+				return badInput(err)
 			}
-			cache := spec.NewCache(0)
-			var reps []*conformance.CheckReport
 			bad, incomparable := 0, 0
-			for _, cp := range caps {
-				rep, err := conformance.Check(cp, cache)
-				if err != nil {
-					return badInput(err)
-				}
-				reps = append(reps, rep)
+			for _, rep := range reps {
 				bad += rep.Disagreements()
 				if len(rep.NotComparable) > 0 {
 					incomparable++
 				}
 			}
 			if asJSON {
-				if err := writeOut(d, "hw-check", hwCheckOut{Configs: reps}); err != nil {
+				if err := writeOut(d, "hw-check", hw.CheckOutput{Configs: reps}); err != nil {
 					return err
 				}
-			} else if err := writeCheck(d.stdout, reps, verbose); err != nil {
+			} else if err := hw.WriteCheck(d.stdout, reps, verbose); err != nil {
 				return err
 			}
 			if bad > 0 {
@@ -677,91 +510,6 @@ operations returned. Exit code 1 when anything differs.`,
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print every compared row, not only the summary and differences")
 	return c
-}
-
-// readCaptureTree reads the captures under dir: its subdirectories holding
-// a config.json, or those of its subdirectories (a directory of capture
-// sets, such as golden/testdata/captured).
-func readCaptureTree(dir string) ([]*conformance.Capture, error) {
-	set, err := hw.ReadCaptureSet(dir)
-	if err == nil {
-		return set, nil
-	}
-	ents, rerr := os.ReadDir(dir)
-	if rerr != nil {
-		return nil, rerr
-	}
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		if sub, serr := hw.ReadCaptureSet(filepath.Join(dir, e.Name())); serr == nil {
-			set = append(set, sub...)
-		}
-	}
-	if len(set) == 0 {
-		return nil, err
-	}
-	return set, nil
-}
-
-// writeCheck prints one summary row per capture, then the rows that differ
-// (every row with verbose).
-func writeCheck(w io.Writer, reps []*conformance.CheckReport, verbose bool) error {
-	var rows [][]string
-	for _, r := range reps {
-		status := "agree"
-		if n := r.Disagreements(); n > 0 {
-			status = fmt.Sprintf("%d differ", n)
-		} else if len(r.NotComparable) > 0 {
-			status = "not comparable"
-		}
-		graphs, channels := "-", "-"
-		for _, row := range r.Rows {
-			switch row.Kind {
-			case "graph":
-				if graphs == "-" || !row.Agree {
-					graphs = agreeWord(row.Agree)
-				}
-			case "channels":
-				channels = agreeWord(row.Agree)
-			}
-		}
-		rows = append(rows, []string{r.Config, r.Release.String(), envLine(r.Env), fmt.Sprintf("%d/%d", r.Gates.Agree, r.Gates.Total), graphs, channels,
-			fmt.Sprintf("%d/%d", r.Table.Agree, r.Table.Total), fmt.Sprintf("%d/%d", r.Ops.Agree, r.Ops.Total), status})
-	}
-	if err := asciiTable(w, []string{"config", "nccl", "env", "gates", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {
-		return err
-	}
-	for _, r := range reps {
-		if len(r.NotComparable) > 0 {
-			fmt.Fprintf(w, "\n%s (%s): not comparable:\n", r.Config, r.Dir)
-			for _, why := range r.NotComparable {
-				fmt.Fprintf(w, "  - %s\n", why)
-			}
-		}
-		var rr [][]string
-		for _, row := range r.Rows {
-			if verbose || !row.Agree {
-				rr = append(rr, []string{row.Kind, row.What, row.Predicted, row.Observed, agreeWord(row.Agree) + " " + row.Note})
-			}
-		}
-		if len(rr) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s (NCCL %s):\n", r.Config, r.Release)
-		if err := asciiTable(w, []string{"kind", "what", "predicted", "observed", ""}, rr, 60); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func agreeWord(ok bool) string {
-	if ok {
-		return "agree"
-	}
-	return "DIFFER"
 }
 
 func newHWSelfTestCmd(d *deps) *cobra.Command {

@@ -1,46 +1,16 @@
 package main
 
 import (
-	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"math"
-	"math/rand/v2"
 	"os"
-	"strings"
-	"time"
 
-	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/hw"
-	"github.com/gatesim/gatesim/sim"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
-
-// replayRow is one replayed (algorithm, protocol, size).
-type replayRow struct {
-	Algo       string  `json:"algo"`
-	Proto      string  `json:"proto"`
-	Bytes      int64   `json:"bytes"`
-	Channels   int     `json:"channels"`
-	Rounds     int     `json:"rounds"`
-	Steps      int     `json:"steps"`
-	BitExact   bool    `json:"bit_exact"`
-	Mismatch   string  `json:"mismatch,omitempty"`
-	SimUs      float64 `json:"sim_us"`
-	ModelUs    float64 `json:"nccl_model_us"`
-	DeviceUs   float64 `json:"replay_device_us"`
-	KernelUs   float64 `json:"replay_kernel_us"`
-	ExchangeUs float64 `json:"replay_exchange_us"`
-	WallUs     float64 `json:"replay_wall_us"`
-	Messages   int     `json:"messages"`
-	Transfers  int     `json:"transfers"`
-	MsgBytes   uint64  `json:"message_bytes"`
-	// RoundsUs are the per-round device times (kernel + exchange) of the
-	// replay, µs.
-	RoundsUs []float64 `json:"rounds_us,omitempty"`
-}
 
 func newHWReplayCmd(d *deps) *cobra.Command {
 	var lf libFlags
@@ -83,7 +53,7 @@ the schedule's from above. One process must drive every GPU of the communicator.
 			if err != nil {
 				return err
 			}
-			szs, err := parseSweep(sizes)
+			szs, err := spec.ParseSizeRange(sizes)
 			if err != nil {
 				return err
 			}
@@ -118,47 +88,24 @@ the schedule's from above. One process must drive every GPU of the communicator.
 			if !ok {
 				return badInputf("NCCL %s is older than every modelled release", s.Version())
 			}
-			comm, err := spec.Init(spec.MustLoad(rel), sys, env)
+			pc, err := plan.Build(spec.MustLoad(rel), sys, env, nil)
 			if err != nil {
-				return badInput(err)
+				return planError(err)
 			}
-			if comm.Err != nil {
-				return ncclRefusesComm(rel, comm)
+			if pc.Comm.NRanks != s.NRanks() {
+				return badInputf("the machine has %d ranks, this process drives %d GPUs: describe the machine it runs on", pc.Comm.NRanks, s.NRanks())
 			}
-			if comm.NRanks != s.NRanks() {
-				return badInputf("the machine has %d ranks, this process drives %d GPUs: describe the machine it runs on", comm.NRanks, s.NRanks())
+			rows, err := hw.ReplaySweep(s, pc, hw.ReplayOptions{Algos: algs, Protos: protos, Sizes: szs, DataType: dt, RedOp: rop, Seed: seed, PerRound: perRound}, d.stderr)
+			var ie *hw.ReplayInputError
+			if errors.As(err, &ie) {
+				return badInput(ie.Err)
+			} else if err != nil {
+				return hwError(err)
 			}
-			l, err := algos.LayoutFromComm(comm)
-			if err != nil {
-				return badInput(err)
-			}
-			m, err := sim.MachineForComm(sys, comm)
-			if err != nil {
-				return badInput(err)
-			}
-			// NCCL connects send/recv peers lazily at their first use: one
-			// untimed replay first, so no row pays for the connections
-			if _, err := replayOne(s, comm, l, m, algs[0], protos[0], dt, rop, szs[0], seed); err != nil {
-				return err
-			}
-			var rows []replayRow
 			bad := 0
-			for _, a := range algs {
-				for _, p := range protos {
-					for _, size := range szs {
-						row, err := replayOne(s, comm, l, m, a, p, dt, rop, size, seed)
-						if err != nil {
-							return err
-						}
-						if !perRound {
-							row.RoundsUs = nil
-						}
-						if !row.BitExact {
-							bad++
-						}
-						rows = append(rows, row)
-						fmt.Fprintf(d.stderr, "replayed %s/%s %s: %d rounds, bit-exact %v\n", a, p, spec.FormatBytes(size), row.Rounds, row.BitExact)
-					}
+			for _, r := range rows {
+				if !r.BitExact {
+					bad++
 				}
 			}
 			if out != "" {
@@ -167,11 +114,11 @@ the schedule's from above. One process must drive every GPU of the communicator.
 				}
 			}
 			if asJSON {
-				if err := writeOut(d, "hw-replay", hwReplayOut{Rows: rows}); err != nil {
+				if err := writeOut(d, "hw-replay", hw.ReplayOutput{Rows: rows}); err != nil {
 					return err
 				}
 			} else {
-				writeReplay(d.stdout, rel, s, rows)
+				hw.WriteReplay(d.stdout, rel, s, rows)
 			}
 			if bad > 0 {
 				return &exitError{code: exitNo, err: fmt.Errorf("%d replay(s) differ from sim's data plane", bad)}
@@ -193,109 +140,6 @@ the schedule's from above. One process must drive every GPU of the communicator.
 	c.Flags().BoolVar(&perRound, "rounds", false, "keep the per-round device times in the JSON")
 	c.Flags().Uint64Var(&seed, "seed", 1, "seed of the random inputs")
 	return c
-}
-
-// replayOne replays one AllReduce size and compares it with sim.
-func replayOne(s *hw.Session, comm *spec.Comm, l *algos.Layout, m sim.Machine, a spec.Algo, p spec.Proto, dt spec.DataType, rop spec.RedOp, size int64, seed uint64) (replayRow, error) {
-	row := replayRow{Algo: a.String(), Proto: p.String(), Bytes: size}
-	op, err := spec.OpFromBytes(spec.AllReduce, size, dt, rop, 0)
-	if err != nil {
-		return row, badInput(err)
-	}
-	sel := algos.Selection{Algo: a, Proto: p, NChannels: algos.Channels(l, spec.AllReduce, a, p, size)}
-	sc, err := algos.Build(op, sel, l, algos.Options{})
-	if err != nil {
-		return row, badInput(err)
-	}
-	row.Channels = sc.NChannels
-	plan, err := hw.PlanReplay(sc)
-	if err != nil {
-		return row, badInput(err)
-	}
-	rng := rand.New(rand.NewPCG(seed, uint64(size)))
-	inputs := make([][]byte, sc.NRanks)
-	for r := range inputs {
-		inputs[r] = randomValues(rng, dt, sc.InputCount())
-	}
-	want, err := sim.Execute(sc, inputs, nil)
-	if err != nil {
-		return row, err
-	}
-	if res, err := sim.Simulate(sc, sim.Config{Machine: m}); err == nil {
-		row.SimUs = res.TimeUs
-	}
-	if d, _, err := comm.Select(op); err == nil {
-		for _, c := range d.Costs {
-			if c.Algo == a && c.Proto == p && c.Usable {
-				row.ModelUs = c.TimeUs
-			}
-		}
-	}
-	start := time.Now()
-	res, err := hw.RunReplay(s, plan, inputs, 264, 512)
-	if err != nil {
-		return row, hwError(err)
-	}
-	row.WallUs = float64(time.Since(start).Microseconds())
-	row.Rounds, row.Steps, row.DeviceUs, row.Messages, row.MsgBytes, row.Transfers = res.Rounds, res.Steps, res.DeviceUs, res.Messages, res.MessageBytes, res.Transfers
-	for i := range res.KernelMs {
-		row.KernelUs += res.KernelMs[i] * 1000
-		row.ExchangeUs += res.ExchangeMs[i] * 1000
-		row.RoundsUs = append(row.RoundsUs, (res.KernelMs[i]+res.ExchangeMs[i])*1000)
-	}
-	row.BitExact = true
-	for r := range want {
-		if string(res.Output[r]) != string(want[r]) {
-			row.BitExact = false
-			for i := range want[r] {
-				if res.Output[r][i] != want[r][i] {
-					row.Mismatch = fmt.Sprintf("rank %d byte %d: replay %#x, sim %#x", r, i, res.Output[r][i], want[r][i])
-					break
-				}
-			}
-			break
-		}
-	}
-	return row, nil
-}
-
-// randomValues are n finite values of dt (normal floats scaled by 1000, so
-// sums round; any bits for integers).
-func randomValues(rng *rand.Rand, dt spec.DataType, n int64) []byte {
-	sz := int64(dt.Size())
-	b := make([]byte, n*sz)
-	for i := range n {
-		switch dt {
-		case spec.Float32:
-			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(rng.NormFloat64()*1000)))
-		case spec.Float64:
-			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(rng.NormFloat64()*1000))
-		default:
-			for k := range sz {
-				b[i*sz+k] = byte(rng.IntN(256))
-			}
-		}
-	}
-	return b
-}
-
-func writeReplay(w io.Writer, rel spec.Version, s *hw.Session, rows []replayRow) {
-	nccl, _ := s.Libraries()
-	fmt.Fprintf(w, "schedule replay on %d GPU(s), %s (modelled as %s)\n", s.NRanks(), nccl, rel)
-	var tr [][]string
-	for _, r := range rows {
-		ok := "yes"
-		if !r.BitExact {
-			ok = "NO: " + r.Mismatch
-		}
-		tr = append(tr, []string{r.Algo + "/" + r.Proto, spec.FormatBytes(r.Bytes), itoa(r.Channels), itoa(r.Rounds), ok,
-			fmt.Sprintf("%.1f", r.SimUs), fmt.Sprintf("%.1f", r.ModelUs), fmt.Sprintf("%.1f", r.DeviceUs),
-			fmt.Sprintf("%.1f + %.1f", r.KernelUs, r.ExchangeUs), fmt.Sprintf("%.0f", r.WallUs)})
-	}
-	_ = asciiTable(w, []string{"schedule", "size", "channels", "rounds", "bit-exact vs sim", "sim µs", "NCCL model µs", "replay device µs", "kernels + groups µs", "replay wall µs"}, tr, 60)
-	fmt.Fprintln(w, strings.TrimSpace(`
-device time = Σ over rounds of (slowest task kernel + slowest NCCL group), CUDA events; the replay
-runs steps round by round where NCCL pipelines them, so it bounds the schedule's time from above.`))
 }
 
 func writeJSONFile(path string, v any) error {

@@ -47,13 +47,6 @@ func TestHWRunBadInput(t *testing.T) {
 	}
 }
 
-func TestParseFuncsAll(t *testing.T) {
-	got, err := parseFuncs("all,sendrecv,allreduce")
-	if err != nil || len(got) != 6 {
-		t.Errorf("parseFuncs = %v, %v", got, err)
-	}
-}
-
 func TestHWCompare(t *testing.T) {
 	dir := t.TempDir()
 	nt := filepath.Join("..", "..", "hw", "testdata", "all_reduce_perf.h200x2-2.28.9.txt")

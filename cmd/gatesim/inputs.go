@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -33,79 +32,21 @@ func (f *systemFlags) add(c *cobra.Command) {
 
 // load builds the System; errors are the user's.
 func (f *systemFlags) load() (*spec.System, error) {
-	var sys *spec.System
-	var err error
-	named := 0
-	for _, s := range []string{f.preset, f.file, f.topo} {
-		if s != "" {
-			named++
-		}
-	}
-	switch {
-	case named > 1:
-		return nil, badInputf("--system, --system-file and --topo are exclusive: name one machine")
-	case f.topo != "":
-		data, rerr := readInput(f.topo)
-		if rerr != nil {
-			return nil, badInput(rerr)
-		}
-		if f.sharp {
-			return nil, badInputf("--sharp applies to presets; give --plugin with the SHARP plugin's description instead")
-		}
-		sys, err = spec.SystemFromTopology(f.topo, data, max(1, f.nodes))
-	case f.file != "":
-		data, rerr := readInput(f.file)
-		if rerr != nil {
-			return nil, badInput(rerr)
-		}
-		sys, err = spec.ParseSystem(f.file, data)
-		if err == nil && (f.nodes != 0 || f.sharp) {
-			return nil, badInputf("--nodes and --sharp apply to presets; write them in %s instead", f.file)
-		}
-	case f.preset != "":
-		sys, err = spec.Preset(f.preset, spec.PresetOptions{Nodes: f.nodes, SHARP: f.sharp})
-	default:
-		return nil, badInputf("no machine: give --system PRESET (one of %s), --system-file FILE or --topo TOPO.XML", strings.Join(spec.PresetNames(), ", "))
-	}
+	src := spec.SystemSource{Preset: f.preset, File: f.file, Topo: f.topo, Nodes: f.nodes, SHARP: f.sharp, Plugins: f.plugins}
+	sys, err := src.Load(readInput)
 	if err != nil {
 		return nil, badInput(err)
-	}
-	for _, p := range f.plugins {
-		data, rerr := readInput(p)
-		if rerr != nil {
-			return nil, badInput(rerr)
-		}
-		lib, perr := spec.ParseLibrary(p, data)
-		if perr != nil {
-			return nil, badInput(perr)
-		}
-		for i := range sys.Nodes {
-			sys.Nodes[i].Libs = append([]spec.Library{*lib}, sys.Nodes[i].Libs...)
-		}
 	}
 	return sys, nil
 }
 
 // parseReleases reads --nccl: one release or a comma list.
 func parseReleases(s string) ([]spec.Version, error) {
-	var out []spec.Version
-	for _, part := range strings.Split(s, ",") {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		v, err := spec.ParseVersion(part)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		if !spec.Supported(v) {
-			return nil, badInput(&spec.UnsupportedError{Version: v})
-		}
-		out = append(out, v)
+	vs, err := spec.ParseReleases(s)
+	if err != nil {
+		return nil, badInput(err)
 	}
-	if len(out) == 0 {
-		return nil, badInputf("--nccl: expected a release such as 2.28.9 or a list 2.22.3,2.28.9")
-	}
-	return out, nil
+	return vs, nil
 }
 
 // opFlags describe one collective.
@@ -127,37 +68,9 @@ func (f *opFlags) add(c *cobra.Command) {
 }
 
 func (f *opFlags) build() (spec.Op, error) {
-	fn, err := spec.ParseFuncIn(f.coll, spec.SelectFuncs)
-	if err != nil {
-		return spec.Op{}, badInput(err)
-	}
-	dt, err := spec.ParseDataType(f.dtype)
-	if err != nil {
-		return spec.Op{}, badInput(err)
-	}
-	rop, err := spec.ParseRedOp(f.redop)
-	if err != nil {
-		return spec.Op{}, badInput(err)
-	}
-	countSet := f.cmd != nil && f.cmd.Flags().Changed("count")
-	switch {
-	case countSet && f.bytes != "":
-		return spec.Op{}, badInputf("--count and --bytes are exclusive")
-	case countSet:
-		if err := spec.CheckCount(f.count, dt); err != nil {
-			return spec.Op{}, badInputf("--count: %v", err)
-		}
-		return spec.Op{Func: fn, Count: f.count, DataType: dt, RedOp: rop, Root: f.root}, nil
-	}
-	b := "1MiB"
-	if f.bytes != "" {
-		b = f.bytes
-	}
-	n, err := spec.ParseBytes(b)
-	if err != nil {
-		return spec.Op{}, badInput(err)
-	}
-	op, err := spec.OpFromBytes(fn, n, dt, rop, f.root)
+	src := spec.OpSource{Coll: f.coll, Bytes: f.bytes, DType: f.dtype, RedOp: f.redop, Count: f.count, Root: f.root,
+		CountSet: f.cmd != nil && f.cmd.Flags().Changed("count")}
+	op, err := src.Op()
 	if err != nil {
 		return spec.Op{}, badInput(err)
 	}
@@ -186,13 +99,6 @@ func readInput(path string) ([]byte, error) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-func fmtErr(e *spec.NCCLError) string {
-	if e == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s: %s", e.Result, e.Message)
-}
 
 // loadGraphFile reads the graph XML NCCL_GRAPH_FILE names, as every rank
 // would, and gives its graphs to the model (spec reads no files).

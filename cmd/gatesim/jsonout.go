@@ -6,9 +6,10 @@ import (
 
 	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/diagnose"
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/internal/jsonout"
-	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec/params"
 	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/gatesim/gatesim/whatif"
@@ -27,23 +28,23 @@ type jsonOutput struct {
 // schemas from the types and validates each command's output against its
 // own. The oracle streams its own versioned answers (oracle.Answer).
 var jsonOutputs = []jsonOutput{
-	{"explain", 1, reflect.TypeFor[explainOut]()},
-	{"rules", 1, reflect.TypeFor[rulesOut]()},
-	{"rules-diff", 1, reflect.TypeFor[rulesDiffOut]()},
-	{"table", 1, reflect.TypeFor[tableOut]()},
-	{"table-diff", 1, reflect.TypeFor[tableDiffOut]()},
+	{"explain", 1, reflect.TypeFor[explain.Output]()},
+	{"rules", 1, reflect.TypeFor[explain.Rules]()},
+	{"rules-diff", 1, reflect.TypeFor[explain.RulesDiff]()},
+	{"table", 1, reflect.TypeFor[explain.Table]()},
+	{"table-diff", 1, reflect.TypeFor[explain.TableDiff]()},
 	{"topo-search", 1, reflect.TypeFor[topo.Result]()},
-	{"sim", 1, reflect.TypeFor[simReport]()},
+	{"sim", 1, reflect.TypeFor[plan.Report]()},
 	{"whatif", 1, reflect.TypeFor[whatif.JSONOutput]()},
 	{"env", 1, reflect.TypeFor[params.Report]()},
-	{"diagnose", 1, reflect.TypeFor[diagnoseOut]()},
-	{"group", 1, reflect.TypeFor[groupOut]()},
+	{"diagnose", 1, reflect.TypeFor[diagnose.Output]()},
+	{"group", 1, reflect.TypeFor[explain.GroupScript]()},
 	{"version", 1, reflect.TypeFor[versionJSON]()},
 	{"hw-info", 1, reflect.TypeFor[hw.ProbeResult]()},
 	{"hw-run", 1, reflect.TypeFor[conformance.RunResult]()},
-	{"hw-compare", 1, reflect.TypeFor[hwCompareOut]()},
-	{"hw-check", 1, reflect.TypeFor[hwCheckOut]()},
-	{"hw-replay", 1, reflect.TypeFor[hwReplayOut]()},
+	{"hw-compare", 1, reflect.TypeFor[hw.CompareOutput]()},
+	{"hw-check", 1, reflect.TypeFor[hw.CheckOutput]()},
+	{"hw-replay", 1, reflect.TypeFor[hw.ReplayOutput]()},
 }
 
 // outVersion is the schema version of the --json output name.
@@ -73,90 +74,4 @@ func writeOut(d *deps, name string, v any) error {
 		return jsonout.Write(d.stdout, o.version, v)
 	}
 	return fmt.Errorf("internal: no --json output named %s", name)
-}
-
-type explainOut struct {
-	System   string      `json:"system"`
-	Env      spec.Env    `json:"env"`
-	Op       spec.Op     `json:"op"`
-	Releases []explained `json:"releases"`
-}
-
-type rulesOut struct {
-	NCCL  string    `json:"nccl"`
-	Rules []ruleRow `json:"rules"`
-}
-
-type ruleRow struct {
-	ID    spec.RuleID `json:"id"`
-	Layer string      `json:"layer"`
-	PerOp bool        `json:"per_op"`
-	// Group: evaluated for every operation of a planned group.
-	Group  bool     `json:"group,omitempty"`
-	Title  string   `json:"title"`
-	Holds  string   `json:"holds_for"`
-	Ref    spec.Ref `json:"ref"`
-	Doc    string   `json:"doc"`
-	Logs   []string `json:"logs,omitempty"`
-	Gating string   `json:"cap,omitempty"`
-}
-
-type rulesDiffOut struct {
-	From    string        `json:"from"`
-	To      string        `json:"to"`
-	Changes []spec.Change `json:"changes"`
-}
-
-type tableZero struct {
-	Cell string      `json:"cell"`
-	Rule spec.RuleID `json:"rule"`
-	Why  string      `json:"why"`
-}
-
-type tableOut struct {
-	NCCL             string      `json:"nccl"`
-	Graphs           []string    `json:"graphs,omitempty"`
-	Table            []string    `json:"table"`
-	ThreadThresholds string      `json:"thread_thresholds"`
-	Channels         string      `json:"channels"`
-	NChannels        int         `json:"n_channels"`
-	Zeros            []tableZero `json:"zeros,omitempty"`
-	Model            any         `json:"model"`
-}
-
-type tableDiffRow struct {
-	What string `json:"what"`
-	Old  string `json:"old"`
-	New  string `json:"new"`
-}
-
-type tableDiffOut struct {
-	From    string         `json:"from"`
-	To      string         `json:"to"`
-	Changes []tableDiffRow `json:"changes"`
-}
-
-type diagnoseOut struct {
-	diagnose.JSONReport
-	Comparison *diagnose.Comparison `json:"comparison,omitempty"`
-}
-
-type groupOut struct {
-	Calls []spec.CallResult `json:"calls"`
-	Trace spec.Trace        `json:"trace"`
-	// Decisions are the launched collectives' decisions by the script line
-	// of their call (with --system).
-	Decisions map[string]*spec.Decision `json:"decisions,omitempty"`
-}
-
-type hwCompareOut struct {
-	Rows []conformance.CompareRow `json:"rows"`
-}
-
-type hwCheckOut struct {
-	Configs []*conformance.CheckReport `json:"configs"`
-}
-
-type hwReplayOut struct {
-	Rows []replayRow `json:"rows"`
 }

@@ -24,7 +24,7 @@ var jsonRuns = map[string][][]string{
 	"table-diff":  {{"table", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--json"}},
 	"topo-search": {{"topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json"}},
 	"sim":         {{"sim", "--system", "h200x2", "--bytes", "1MiB", "--verify", "--json"}, {"sim", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}},
-	"whatif":      {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}},
+	"whatif":      {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}, {"whatif", "--system", "h200x2", "--sizes", "1MiB", "--no-sim", "--json"}},
 	"env":         {{"env", "--nccl", "2.28.9", "--file", "../../examples/job.sh", "--system", "dgx-h100", "--json"}},
 	"diagnose":    {{"diagnose", "../../examples/hgx-ring.log", "--json"}, {"diagnose", "../../examples/nccl.log", "--topo", "../../examples/topo.xml", "--json"}},
 	"group":       {{"group", "../../examples/calls.txt", "--json"}},
@@ -93,7 +93,7 @@ func TestEveryJSONFlagHasASchema(t *testing.T) {
 		"gatesim explain": "explain", "gatesim rules": "rules", "gatesim rules diff": "rules-diff", "gatesim table": "table",
 		"gatesim topo search": "topo-search", "gatesim sim": "sim", "gatesim env": "env", "gatesim diagnose": "diagnose",
 		"gatesim group": "group", "gatesim version": "version", "gatesim hw info": "hw-info", "gatesim hw run": "hw-run",
-		"gatesim hw compare": "hw-compare", "gatesim hw check": "hw-check", "gatesim hw replay": "hw-replay",
+		"gatesim hw compare": "hw-compare", "gatesim hw check": "hw-check", "gatesim hw replay": "hw-replay", "gatesim whatif": "whatif",
 	}
 	registered := map[string]bool{}
 	for _, o := range jsonOutputs {

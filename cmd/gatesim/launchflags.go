@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
@@ -37,40 +36,4 @@ func (f *launchFlags) issue() (spec.Issue, error) {
 		return spec.Issue{}, badInputf("--agg %d: expected 1..%d", f.agg, spec.MaxAgg)
 	}
 	return spec.Issue{Launch: spec.Launch{Mode: spec.LaunchModeOf(f.cudagraph), Agg: f.agg}, Buffers: b, InPlace: f.inplace}, nil
-}
-
-// printGroup prints each operation's plan in a group.
-func printGroup(w io.Writer, g *spec.GroupDecision) error {
-	var rows [][]string
-	for i, d := range g.Ops {
-		row := []string{itoa(i), d.Op.Func.String(), spec.FormatBytes(d.Op.Bytes())}
-		switch {
-		case d.Err != nil:
-			row = append(row, "error", "", "", "", fmtErr(d.Err))
-		case d.Discarded:
-			row = append(row, "-", "", "", "", "discarded (count 0)")
-		default:
-			note := ""
-			if i < len(g.Choices) {
-				ch := g.Choices[i]
-				if len(ch.Aggregate) > 1 {
-					note = fmt.Sprintf("aggregate of %d (%s)", len(ch.Aggregate), spec.FormatBytes(ch.NBytes))
-				}
-				if ch.Registered != "" {
-					if note != "" {
-						note += "; "
-					}
-					note += "registered over " + ch.Registered
-				}
-			}
-			ap := d.Algo.String() + "/" + d.Proto.String()
-			if d.Kernel != "" {
-				ap = d.Kernel
-			}
-			row = append(row, ap, fmt.Sprintf("%d..%d", d.ChannelLo, d.ChannelHi), itoa(d.NChannels), itoa(d.NThreads), note)
-		}
-		rows = append(rows, row)
-	}
-	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
-	return asciiTable(w, []string{"op", "coll", "size", "algo/proto or kernel", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
 }

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -28,13 +29,13 @@ const (
 // ncclRefusesComm is exit 1 for a communicator NCCL does not create: the
 // same code from every command that builds one.
 func ncclRefusesComm(v spec.Version, c *spec.Comm) error {
-	return &exitError{code: exitNo, err: fmt.Errorf("NCCL %s refuses the communicator: %s (%s)", v, fmtErr(c.Err), decisiveRule(c))}
+	return &exitError{code: exitNo, err: plan.Refused(v, c)}
 }
 
 // ncclRefusesOp is exit 1 for an operation NCCL returns an error for: the
 // same code from explain and sim.
 func ncclRefusesOp(v string, d *spec.Decision) error {
-	return &exitError{code: exitNo, err: fmt.Errorf("NCCL %s returns %s for this operation: %s (%s)", v, d.Err.Result, d.Err.Message, d.DecidedBy)}
+	return &exitError{code: exitNo, err: plan.RefusedOp(v, d)}
 }
 
 // exitError carries an exit code through cobra's RunE.
@@ -110,11 +111,23 @@ func suggestFlag(c *cobra.Command, err error) error {
 	return fmt.Errorf("%v: %s takes no -%s (see %s --help)", err, c.CommandPath(), m[2], c.CommandPath())
 }
 
+// aliases keeps old spellings of a command's flags working, hidden from
+// its help: each is read as the name gatesim's grammar gives the flag in
+// every command.
+func aliases(c *cobra.Command, old map[string]string) {
+	c.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if n, ok := old[name]; ok {
+			return pflag.NormalizedName(n)
+		}
+		return pflag.NormalizedName(name)
+	})
+}
+
 // completions are the values a flag of this name takes, for shell
 // completion; --coll is per command (hw run takes more than the others).
 func completions(c *cobra.Command, flag string) []string {
 	switch flag {
-	case "system", "preset":
+	case "system":
 		return spec.PresetNames()
 	case "nccl":
 		return spec.ReleaseNames()

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"slices"
-	"strings"
-
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -29,39 +25,14 @@ func newRulesCmd(d *deps) *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			tl, err := spec.Timeline()
+			out, err := explain.NewRules(rs)
 			if err != nil {
 				return err
 			}
-			var out []ruleRow
-			for _, r := range rs.Rules() {
-				out = append(out, ruleRow{ID: r.ID, Layer: r.Layer.String(), PerOp: r.PerOp(), Group: r.InGroup(), Title: r.Title,
-					Holds: holds(tl[r.ID], r.Ref), Ref: r.Ref, Doc: r.Doc, Logs: r.Logs, Gating: string(r.Cap)})
-			}
 			if asJSON {
-				return writeOut(d, "rules", rulesOut{NCCL: rs.Version.String(), Rules: out})
+				return writeOut(d, "rules", out)
 			}
-			fmt.Fprintf(d.stdout, "NCCL %s: %d rules (%d at communicator init, %d per operation, %d per operation of a planned group)\n", rs.Version, len(out), len(rs.Init), len(rs.Op), len(rs.Group))
-			var rows [][]string
-			for i, r := range out {
-				when := "init"
-				switch {
-				case r.PerOp:
-					when = "op"
-				case r.Group:
-					when = "group"
-				}
-				cells := []string{itoa(i + 1), r.ID.String(), r.Layer, when, r.Title, r.Holds, r.Ref.File + " " + r.Ref.Func}
-				if long {
-					cells = append(cells, r.Doc)
-				}
-				rows = append(rows, cells)
-			}
-			header := []string{"#", "rule", "layer", "when", "title", "holds for", "source (" + rs.Version.Tag() + " or earlier tag)"}
-			if long {
-				header = append(header, "doc")
-			}
-			return asciiTable(d.stdout, header, rows, 70)
+			return out.WriteText(d.stdout, rs, long)
 		},
 	}
 	c.Flags().StringVar(&nccl, "nccl", spec.Releases[len(spec.Releases)-1].String(), "NCCL release")
@@ -69,17 +40,6 @@ func newRulesCmd(d *deps) *cobra.Command {
 	c.Flags().BoolVarP(&long, "long", "l", false, "include each rule's documentation")
 	c.AddCommand(newRulesDiffCmd(d))
 	return c
-}
-
-// holds prints the spans of releases the rule's variant (ref) holds for.
-func holds(spans []spec.Span, ref spec.Ref) string {
-	var s []string
-	for _, sp := range spans {
-		if sp.Ref == ref {
-			s = append(s, sp.String())
-		}
-	}
-	return strings.Join(s, ",")
 }
 
 func newRulesDiffCmd(d *deps) *cobra.Command {
@@ -105,85 +65,20 @@ func newRulesDiffCmd(d *deps) *cobra.Command {
 				return badInput(err)
 			}
 			if asJSON {
-				return writeOut(d, "rules-diff", rulesDiffOut{From: from[0].String(), To: to[0].String(), Changes: changes})
+				return writeOut(d, "rules-diff", explain.RulesDiff{From: from[0].String(), To: to[0].String(), Changes: changes})
 			}
 			if !all {
 				deltas, err := spec.RangeDeltas(from[0], to[0])
 				if err != nil {
 					return badInput(err)
 				}
-				printRangeSummary(d.stdout, from[0], to[0], deltas)
+				explain.WriteRangeSummary(d.stdout, from[0], to[0], deltas)
 				return nil
 			}
-			fmt.Fprintf(d.stdout, "%d changes from NCCL %s to %s\n", len(changes), from[0], to[0])
-			var rows [][]string
-			for _, ch := range changes {
-				what := string(ch.Rule)
-				if ch.Path != "" {
-					what = ch.Path
-				}
-				detail := ch.Note
-				if ch.Kind == spec.ChangeValue {
-					detail = ch.Old + " → " + ch.New
-				}
-				rows = append(rows, []string{ch.Since.String(), string(ch.Kind), what, detail, ch.Ref.File + " " + ch.Ref.Func})
-			}
-			return asciiTable(d.stdout, []string{"since", "change", "rule / value", "what", "source"}, rows, 60)
+			return explain.WriteRulesDiff(d.stdout, from[0], to[0], changes)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
 	c.Flags().BoolVar(&all, "all", false, "list every change of every delta (default: a summary per release)")
 	return c
-}
-
-// printRangeSummary prints, per release of the range, the rules that change
-// behaviour (with the delta's note and source) and the values that change,
-// grouped; rules that only moved to a new tag are counted, not listed.
-func printRangeSummary(w io.Writer, from, to spec.Version, deltas []spec.ReleaseDelta) {
-	nr, nv := 0, 0
-	for _, dl := range deltas {
-		nr, nv = nr+len(dl.Rules), nv+len(dl.Values)
-	}
-	fmt.Fprintf(w, "NCCL %s -> %s: %d release(s), %d rule changes, %d value changes (--all lists each)\n", from, to, len(deltas), nr, nv)
-	for _, dl := range deltas {
-		fmt.Fprintf(w, "\n%s (%s): %d rule changes, %d value changes\n", dl.Version, dl.Tag, len(dl.Rules), len(dl.Values))
-		if dl.Unchanged != "" {
-			fmt.Fprintf(w, "  nothing that decides: %s\n", dl.Unchanged)
-		}
-		moved := 0
-		for _, ch := range dl.Rules {
-			if strings.HasPrefix(ch.Note, "new tag") || ch.Note == "file layout" {
-				moved++
-				continue
-			}
-			fmt.Fprintf(w, "  %-20s %s: %s  [%s %s]\n", ch.Rule, ch.Kind, ch.Note, ch.Ref.File, ch.Ref.Func)
-		}
-		if moved > 0 {
-			fmt.Fprintf(w, "  (%d rules only cite the new tag)\n", moved)
-		}
-		groups := map[string][]string{}
-		var order []string
-		for _, ch := range dl.Values {
-			g, name := "constants", ch.Path
-			if i := strings.IndexByte(ch.Path, '.'); i > 0 {
-				g, name = ch.Path[:i], ch.Path[i+1:]
-			}
-			if g == "tuning" || g == "topo" || g == "param" {
-				if i := strings.IndexByte(name, '['); i > 0 {
-					name = name[:i]
-				}
-			} else {
-				name = ch.Path
-			}
-			if _, ok := groups[g]; !ok {
-				order = append(order, g)
-			}
-			if !slices.Contains(groups[g], name) {
-				groups[g] = append(groups[g], name)
-			}
-		}
-		for _, g := range order {
-			fmt.Fprintf(w, "  %s: %s\n", g, strings.Join(groups[g], ", "))
-		}
-	}
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -56,39 +54,10 @@ cells, thresholds and channel counts that differ between them on the same machin
 			if comm.Err != nil {
 				return ncclRefusesComm(vs[0], comm)
 			}
-			m := comm.Model
 			if asJSON {
-				out := tableOut{NCCL: vs[0].String(), Table: m.TableLines(), ThreadThresholds: m.ThreadThresholdsLine(),
-					Channels: comm.Topo.Summary, NChannels: comm.NChannels, Model: m}
-				if graphs {
-					out.Graphs = comm.Topo.Nodes[0].Log()
-				}
-				for _, z := range m.Zeros() {
-					out.Zeros = append(out.Zeros, tableZero{z.Func.String() + "/" + z.Algo.String() + "/" + z.Proto.String(), z.Rule, z.Why})
-				}
-				return writeOut(d, "table", out)
+				return writeOut(d, "table", explain.NewTable(comm, graphs))
 			}
-			w := d.stdout
-			fmt.Fprintf(w, "NCCL %s, %s, %d rank(s) on %d node(s)\n", vs[0], sys.Name, comm.NRanks, comm.NNodes)
-			if graphs {
-				for _, l := range comm.Topo.Nodes[0].Log() {
-					fmt.Fprintln(w, l)
-				}
-			}
-			for _, l := range m.TableLines() {
-				fmt.Fprintln(w, l)
-			}
-			fmt.Fprintln(w, m.ThreadThresholdsLine())
-			fmt.Fprintln(w, comm.Topo.Summary)
-			if why {
-				fmt.Fprintln(w, "\ncells with bandwidth 0:")
-				var rows [][]string
-				for _, z := range m.Zeros() {
-					rows = append(rows, []string{z.Func.String(), z.Algo.String(), z.Proto.String(), string(z.Rule), z.Why})
-				}
-				return asciiTable(w, []string{"function", "algorithm", "protocol", "rule", "why"}, rows, 70)
-			}
-			return nil
+			return explain.WriteTable(d.stdout, sys.Name, comm, graphs, why)
 		},
 	}
 	sf.add(c)
@@ -115,45 +84,9 @@ func tableDiff(d *deps, vs []spec.Version, sys *spec.System, env spec.Env, asJSO
 		}
 		comms[i] = c
 	}
-	var rows []tableDiffRow
-	add := func(what, a, b string) {
-		if a != b {
-			rows = append(rows, tableDiffRow{what, a, b})
-		}
-	}
-	add("channel summary", comms[0].Topo.Summary, comms[1].Topo.Summary)
-	add("threadThresholds", comms[0].Model.ThreadThresholdsLine(), comms[1].Model.ThreadThresholdsLine())
-	cell := func(m *spec.TuningModel, f spec.Func, a spec.Algo, p spec.Proto) string {
-		if int(a) >= m.Tuning.NumAlgos {
-			return "(no " + a.String() + ")"
-		}
-		return fmt.Sprintf("%.1f/%.1f", m.Latencies[f][a][p], m.Bandwidths[f][a][p])
-	}
-	for _, f := range spec.Funcs {
-		for a := range spec.NumAlgos {
-			for p := range spec.NumProtos {
-				add(fmt.Sprintf("%s/%s/%s", f, spec.Algo(a), spec.Proto(p)),
-					cell(comms[0].Model, f, spec.Algo(a), spec.Proto(p)), cell(comms[1].Model, f, spec.Algo(a), spec.Proto(p)))
-			}
-		}
-	}
+	diff := explain.DiffTables(comms[0], comms[1])
 	if asJSON {
-		return writeOut(d, "table-diff", tableDiffOut{From: vs[0].String(), To: vs[1].String(), Changes: rows})
+		return writeOut(d, "table-diff", diff)
 	}
-	fmt.Fprintf(d.stdout, "%s, %d rank(s): NCCL %s → %s, %d difference(s) (table cells as latency µs/bandwidth GB/s)\n", sys.Name, comms[0].NRanks, vs[0], vs[1], len(rows))
-	var tr [][]string
-	for _, r := range rows {
-		tr = append(tr, []string{r.What, r.Old, r.New})
-	}
-	return asciiTable(d.stdout, []string{"what", vs[0].String(), vs[1].String()}, tr, 70)
-}
-
-// decisiveRule names the init rule that failed the communicator.
-func decisiveRule(c *spec.Comm) string {
-	for i := len(c.Trace) - 1; i >= 0; i-- {
-		if v := c.Trace[i]; v.Outcome == spec.Fail {
-			return string(v.Rule) + ": " + strings.TrimSpace(v.Why)
-		}
-	}
-	return "no failing rule"
+	return diff.WriteText(d.stdout, sys.Name, comms[0].NRanks)
 }

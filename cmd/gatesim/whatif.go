@@ -4,23 +4,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
 	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/vg"
 )
 
 type whatifOpts struct {
@@ -32,6 +24,7 @@ type whatifOpts struct {
 	envSets                             []string
 	colls, sizes, dtype, redop          string
 	format, out                         string
+	json                                bool
 	workers                             int
 	noSim                               bool
 	noProgress                          bool
@@ -77,6 +70,7 @@ time-nodes.png/.svg.`,
 	f.StringVar(&o.dtype, "dtype", "", "datatype (default float32)")
 	f.StringVar(&o.redop, "redop", "", "reduction (default sum)")
 	f.StringVar(&o.format, "format", "table", "table, csv or json")
+	f.BoolVar(&o.json, "json", false, "print JSON (--format json)")
 	f.StringVar(&o.out, "out", "", "directory for the plots (busbw and time-nodes, PNG and SVG)")
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "parallel workers")
 	f.BoolVar(&o.noSim, "no-sim", false, "leave the simulated-time column empty (NCCL's cost model only; faster on huge sweeps)")
@@ -85,21 +79,6 @@ time-nodes.png/.svg.`,
 	addProfileFlag(f, &o.profile)
 	o.launch.add(c)
 	return c
-}
-
-func intList(flag, s string) ([]int, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 0 {
-			return nil, badInputf("--%s %q: expected a comma list of non-negative integers", flag, s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 func (o *whatifOpts) sweep() (whatif.Sweep, error) {
@@ -113,98 +92,10 @@ func (o *whatifOpts) sweep() (whatif.Sweep, error) {
 			return sw, badInput(err)
 		}
 	}
-	sw.NCCL = append(sw.NCCL, o.nccl...)
-	if len(sw.NCCL) == 0 {
-		sw.NCCL = []string{spec.V2_28_9.String()}
-	}
-	var sharps []bool
-	switch o.sharp {
-	case "off":
-		sharps = []bool{false}
-	case "on":
-		sharps = []bool{true}
-	case "both":
-		sharps = []bool{false, true}
-	default:
-		return sw, badInputf("--sharp %q: expected off, on or both", o.sharp)
-	}
-	lists := map[string]*[]int{}
-	var nodes, gpus, nics, gbps, nvl []int
-	for name, p := range map[string]struct {
-		s   string
-		dst *[]int
-	}{"nodes": {o.nodes, &nodes}, "gpus": {o.gpus, &gpus}, "nics": {o.nics, &nics}, "nic-gbps": {o.nicGbps, &gbps}, "nvlinks": {o.nvlinks, &nvl}} {
-		l, err := intList(name, p.s)
-		if err != nil {
-			return sw, err
-		}
-		*p.dst = l
-		lists[name] = p.dst
-	}
-	for _, s := range o.systems {
-		sw.Systems = append(sw.Systems, whatif.SystemAxis{Preset: s, Nodes: nodes, GPUs: gpus, SHARP: sharps, NICs: nics, NICGbps: gbps, NVLinks: nvl})
-	}
-	common, err := spec.ParseAssignments(o.envs)
-	if err != nil {
+	a := whatif.Axes{NCCL: o.nccl, Systems: o.systems, Nodes: o.nodes, GPUs: o.gpus, NICs: o.nics, NICGbps: o.nicGbps, NVLinks: o.nvlinks,
+		SHARP: o.sharp, Env: o.envs, EnvSets: o.envSets, Colls: o.colls, Sizes: o.sizes, DType: o.dtype, RedOp: o.redop, FromFile: o.file != ""}
+	if err := a.Apply(&sw); err != nil {
 		return sw, badInput(err)
-	}
-	for _, es := range o.envSets {
-		name, vars, ok := strings.Cut(es, ":")
-		if !ok || name == "" {
-			return sw, badInputf("--env-set %q: expected NAME:A=1,B=2", es)
-		}
-		set := whatif.EnvSet{Name: name, Vars: map[string]string{}}
-		if vars != "" {
-			e, err := spec.ParseAssignments(strings.Split(vars, ","))
-			if err != nil {
-				return sw, badInputf("--env-set %s: %v", name, err)
-			}
-			for k, v := range e {
-				set.Vars[k] = v
-			}
-		}
-		sw.Env = append(sw.Env, set)
-	}
-	if len(sw.Env) == 0 && len(common) > 0 {
-		sw.Env = []whatif.EnvSet{{Name: "env", Vars: map[string]string{}}}
-	}
-	for i := range sw.Env {
-		if sw.Env[i].Vars == nil {
-			sw.Env[i].Vars = map[string]string{}
-		}
-		for k, v := range common {
-			sw.Env[i].Vars[k] = v
-		}
-	}
-	if o.colls != "" && (o.file == "" || len(sw.Colls) == 0) {
-		sw.Colls = strings.Split(o.colls, ",")
-	}
-	if o.sizes != "" {
-		if strings.Contains(o.sizes, ":") {
-			parts := strings.Split(o.sizes, ":")
-			if len(parts) < 2 || len(parts) > 3 {
-				return sw, badInputf("--sizes %q: expected FROM:TO[:xFACTOR]", o.sizes)
-			}
-			sw.Sizes = whatif.SizeAxis{From: parts[0], To: parts[1]}
-			if len(parts) == 3 {
-				f, err := strconv.Atoi(strings.TrimPrefix(parts[2], "x"))
-				if err != nil {
-					return sw, badInputf("--sizes %q: factor %q: expected x2, x4, ...", o.sizes, parts[2])
-				}
-				sw.Sizes.Factor = f
-			}
-		} else {
-			sw.Sizes = whatif.SizeAxis{List: strings.Split(o.sizes, ",")}
-		}
-	}
-	if sw.Sizes.From == "" && len(sw.Sizes.List) == 0 {
-		sw.Sizes = whatif.SizeAxis{From: "4KiB", To: "16GiB", Factor: 4}
-	}
-	if o.dtype != "" {
-		sw.DType = o.dtype
-	}
-	if o.redop != "" {
-		sw.RedOp = o.redop
 	}
 	return sw, nil
 }
@@ -221,6 +112,12 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if o.json {
+		if o.format != "table" && o.format != "json" {
+			return badInputf("--json and --format %s: give one", o.format)
+		}
+		o.format = "json"
+	}
 	switch o.format {
 	case "table", "csv", "json":
 	default:
@@ -233,36 +130,11 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	if !issue.Alone() && o.tuner.path != "" {
 		return badInputf("--tuner with --agg, --cudagraph, --buffers or --inplace: a tuner's answer for a group is not modelled")
 	}
-	// The bar appears once the sweep has run for a second, whatever its
-	// point count: a few slow simulated points deserve one as much as
-	// thousands of cost-model points.
 	var progress func(int)
 	if !o.noProgress && isTerminal(d.stderr) {
-		// the bar appears once the sweep has run a second: a simulated
-		// point can take that long, so the point count alone says little
-		start := time.Now()
-		var mu sync.Mutex
-		var bar *progressbar.ProgressBar
-		progress = func(done int) {
-			mu.Lock()
-			defer mu.Unlock()
-			if bar == nil {
-				if time.Since(start) < time.Second {
-					return
-				}
-				bar = progressbar.NewOptions(len(pts), progressbar.OptionSetWriter(d.stderr), progressbar.OptionSetDescription("whatif"),
-					progressbar.OptionThrottle(100e6), progressbar.OptionShowCount(), progressbar.OptionSetElapsedTime(true),
-					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-			}
-			_ = bar.Set(done)
-		}
-		defer func() {
-			mu.Lock()
-			defer mu.Unlock()
-			if bar != nil {
-				_ = bar.Finish()
-			}
-		}()
+		var finish func()
+		progress, finish = whatif.ProgressBar(len(pts), d.stderr)
+		defer finish()
 	}
 	var simulate whatif.Simulator
 	if !o.noSim {
@@ -309,52 +181,12 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 			return err
 		}
 	default:
-		if err := whatifTable(d.stdout, rs, diffs); err != nil {
+		if err := whatif.WriteTable(d.stdout, rs, diffs); err != nil {
 			return err
 		}
 	}
 	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return badInput(err)
-		}
-		var figs []whatif.Figure
-		for _, pl := range []struct {
-			name string
-			mk   func([]whatif.Result) (any, error)
-		}{{"busbw", func(r []whatif.Result) (any, error) { return whatif.BusBwPlot(r) }}, {"time-nodes", func(r []whatif.Result) (any, error) { return whatif.TimeNodesPlot(r) }}} {
-			p, err := pl.mk(rs)
-			if err != nil {
-				fmt.Fprintf(d.stderr, "gatesim: %s plot: %v\n", pl.name, err)
-				continue
-			}
-			if pp, ok := p.(*plot.Plot); ok {
-				svg, err := whatif.SVG(pp)
-				if err != nil {
-					return err
-				}
-				figs = append(figs, whatif.Figure{Title: pp.Title.Text, SVG: svg})
-			}
-			for _, ext := range []string{"png", "svg"} {
-				path := filepath.Join(o.out, pl.name+"."+ext)
-				if err := saveAny(p, path); err != nil {
-					return err
-				}
-				fmt.Fprintf(d.stderr, "wrote %s\n", path)
-			}
-		}
-		path := filepath.Join(o.out, "index.html")
-		hf, err := os.Create(path)
-		if err != nil {
-			return badInput(err)
-		}
-		err = whatif.WriteHTML(hf, command, figs, rs)
-		if cerr := hf.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(d.stderr, "wrote %s\n", path)
+		return whatif.WriteFigures(o.out, command, rs, d.stderr)
 	}
 	return nil
 }
@@ -392,98 +224,4 @@ func shellQuote(s string) string {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
-}
-
-func whatifTable(w io.Writer, rs []whatif.Result, diffs []whatif.ReleaseDiff) error {
-	hasModel, hasSim, hasTuner := false, false, false
-	for _, r := range rs {
-		hasModel = hasModel || r.ModelUs > 0
-		hasSim = hasSim || r.SimUs > 0
-		hasTuner = hasTuner || r.TunerWithout != ""
-	}
-	type key struct{ rel, label, env, coll string }
-	var order []key
-	groups := map[key][]whatif.Result{}
-	for _, r := range rs {
-		k := key{r.Release.String(), r.Machine.Label, r.Env.Name, r.Op.Func.String()}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], r)
-	}
-	for _, k := range order {
-		fmt.Fprintf(w, "NCCL %s | %s | env %s | %s\n", k.rel, k.label, k.env, k.coll)
-		var rows [][]string
-		for _, r := range groups[k] {
-			nc := "-"
-			if r.NChannels > 0 {
-				nc = strconv.Itoa(r.NChannels)
-			}
-			bw := func(x float64) string {
-				if x == 0 {
-					return "-"
-				}
-				return strconv.FormatFloat(x, 'f', 1, 64)
-			}
-			row := []string{spec.FormatBytes(r.Size), r.Outcome, nc, orDash(r.CollNetGate), orDash(r.NVLSGate),
-				whatif.FormatUs(r.ModelUs), whatif.FormatUs(r.SimUs), bw(r.AlgBw), bw(r.BusBw)}
-			if hasTuner {
-				mark := "-"
-				switch {
-				case r.TunerChanged:
-					mark = "CHANGED (without: " + r.TunerWithout + ")"
-				case r.TunerWithout != "":
-					mark = "same"
-				}
-				row = append(row, mark)
-			}
-			rows = append(rows, row)
-		}
-		header := []string{"size", "decision", "nch", "CollNet kept out by", "NVLS kept out by", "model time", "sim time", "algbw GB/s", "busbw GB/s"}
-		if hasTuner {
-			header = append(header, "tuner plugin")
-		}
-		if err := asciiTable(w, header, rows, 40); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-	}
-	switch {
-	case !hasSim && !hasModel:
-		fmt.Fprintln(w, "note: no time column: neither NCCL's cost model nor the simulator gave a time for these points")
-	case !hasSim:
-		fmt.Fprintln(w, "note: times and bandwidths are NCCL's cost model only (no point was simulated: --no-sim, or no schedule builder for these decisions)")
-	}
-	if len(diffs) > 0 {
-		fmt.Fprintf(w, "\n%d point(s) where the releases differ:\n", len(diffs))
-		var rows [][]string
-		for _, df := range diffs {
-			var parts, times []string
-			for i := range df.Releases {
-				parts = append(parts, df.Releases[i]+": "+df.Outcomes[i])
-				times = append(times, df.Releases[i]+": "+whatif.FormatUs(df.Times[i]))
-			}
-			rows = append(rows, []string{df.Key, strings.Join(parts, "\n"), strings.Join(times, "\n")})
-		}
-		return asciiTable(w, []string{"point", "decision", "time"}, rows, 60)
-	}
-	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// saveAny saves a *plot.Plot built by whatif.
-func saveAny(p any, path string) error {
-	pl, ok := p.(interface {
-		Save(w, h font.Length, file string) error
-	})
-	if !ok {
-		return fmt.Errorf("not a plot")
-	}
-	return pl.Save(10*vg.Inch, 6*vg.Inch, path)
 }

@@ -34,7 +34,8 @@ func nTimes(s *System, n int) []*System {
 }
 
 // The project's 2×H200 captures (NCCL 2.28.9; values recorded in
-// research/nccl-tuning.md §6.3, §6.7, §6.8; captures ran with NVLS off).
+// the project's notes on NCCL's tuning, §6.3, §6.7, §6.8; captures ran
+// with NVLS off).
 func TestCapturedH200x2(t *testing.T) {
 	s := mustPreset(t, "h200x2")
 	base := DefaultOptions()
@@ -597,8 +598,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// Agreement with the independent Python port behind research/nccl-tuning.md
-// §6.8 (its [SIM] predictions for 2.28.9). Not truth: a second
+// Agreement with the independent Python port behind the project's notes
+// on NCCL's tuning, §6.8 (its [SIM] predictions for 2.28.9). Not truth: a second
 // implementation of the same source; a disagreement means one of the two
 // ports is wrong and the NCCL source decides.
 func TestResearchPortAgreement(t *testing.T) {

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// sharedFlags are the names every subcommand uses alike: the value types
+// a command may give the flag (a sweep takes lists) and a word its help
+// must carry, so the same name means the same thing everywhere.
+var sharedFlags = map[string]struct {
+	types []string
+	word  string
+}{
+	"system": {[]string{"string", "stringArray"}, "preset"},
+	"nodes":  {[]string{"int", "string"}, "node"},
+	"gpus":   {[]string{"int", "string"}, "GPUs per node"},
+	"nccl":   {[]string{"string", "stringSlice"}, "release"},
+	"env":    {[]string{"stringArray"}, "="},
+	"coll":   {[]string{"string"}, "collective"},
+	"bytes":  {[]string{"string"}, "size"},
+	"sizes":  {[]string{"string"}, "size"},
+	"json":   {[]string{"bool"}, "JSON"},
+}
+
+// printsNoJSON are the commands that print results without --json, each
+// for a reason: a list or a file format, a stream already JSON, a report
+// with its own file output, or a setup step.
+var printsNoJSON = map[string]string{
+	"gatesim releases":       "a list (gatesim version --json carries it)",
+	"gatesim demo":           "a fixed walkthrough",
+	"gatesim oracle":         "answers are JSON lines already",
+	"gatesim calibrate":      "writes the profile with --out",
+	"gatesim topo presets":   "a list",
+	"gatesim topo dump":      "prints topology XML",
+	"gatesim hw matrix":      "writes capture directories",
+	"gatesim hw selftest":    "a pass/fail line",
+	"gatesim completion":     "cobra's",
+	"gatesim help":           "cobra's",
+	"gatesim completion zsh": "cobra's",
+}
+
+func walk(c *cobra.Command, f func(*cobra.Command)) {
+	f(c)
+	for _, s := range c.Commands() {
+		walk(s, f)
+	}
+}
+
+// TestSharedFlags: across every subcommand a shared name has one meaning,
+// and every command that prints results takes --json.
+func TestSharedFlags(t *testing.T) {
+	root := newRootCmd(&deps{stdout: io.Discard, stderr: io.Discard})
+	seen := map[string]int{}
+	walk(root, func(c *cobra.Command) {
+		if c.HasSubCommands() || c == root || strings.HasPrefix(c.CommandPath(), "gatesim completion") || c.Name() == "help" {
+			return
+		}
+		path := c.CommandPath()
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			want, ok := sharedFlags[f.Name]
+			if !ok || f.Hidden {
+				return
+			}
+			seen[f.Name]++
+			typeOK := false
+			for _, ty := range want.types {
+				typeOK = typeOK || f.Value.Type() == ty
+			}
+			if !typeOK || !strings.Contains(f.Usage, want.word) {
+				t.Errorf("%s --%s: a %s, %q; want one of %v mentioning %q", path, f.Name, f.Value.Type(), f.Usage, want.types, want.word)
+			}
+		})
+		_, exempt := printsNoJSON[path]
+		if has := c.Flags().Lookup("json") != nil; has == exempt {
+			t.Errorf("%s: --json %v, exempt %v (printsNoJSON)", path, has, exempt)
+		}
+	})
+	for name := range sharedFlags {
+		if seen[name] < 2 && name != "sizes" {
+			t.Errorf("--%s is in %d command(s): not shared", name, seen[name])
+		}
+	}
+}
+
+// TestHiddenAliases: old spellings still work and stay out of the help.
+func TestHiddenAliases(t *testing.T) {
+	for _, tc := range []struct {
+		old, now []string
+	}{
+		{[]string{"topo", "search", "--preset", "h200x2", "--release", "2.22.3", "--set", "NCCL_NVLS_ENABLE=0"},
+			[]string{"topo", "search", "--system", "h200x2", "--nccl", "2.22.3", "--env", "NCCL_NVLS_ENABLE=0"}},
+		{[]string{"whatif", "--system", "h200x2", "--sizes", "1M", "--no-sim", "--format", "json"},
+			[]string{"whatif", "--system", "h200x2", "--sizes", "1M", "--no-sim", "--json"}},
+	} {
+		c1, o1, e1 := runCLI(t, tc.old...)
+		c2, o2, e2 := runCLI(t, tc.now...)
+		if c1 != 0 || c2 != 0 || o1 != o2 {
+			t.Errorf("%v (exit %d, %s) and %v (exit %d, %s) differ", tc.old, c1, e1, tc.now, c2, e2)
+		}
+	}
+	_, help, _ := runCLI(t, "topo", "search", "--help")
+	for _, old := range []string{"--preset", "--release", "--set "} {
+		if strings.Contains(help, old) {
+			t.Errorf("topo search --help shows %s", old)
+		}
+	}
+	if code, _, errs := runCLI(t, "whatif", "--system", "h200x2", "--json", "--format", "csv"); code != exitBadInput || !strings.Contains(errs, "give one") {
+		t.Errorf("--json with --format csv: exit %d, %s", code, errs)
+	}
+}

@@ -1,0 +1,97 @@
+package explain
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+func walk(t *testing.T, preset string, env ...string) Walk {
+	t.Helper()
+	sys, err := spec.Preset(preset, spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := spec.ParseAssignments(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := spec.OpFromBytes(spec.AllReduce, 1<<20, spec.Float32, spec.Sum, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := One(spec.V2_28_9, sys, e, op, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestDecisionLine: one line per kind of outcome.
+func TestDecisionLine(t *testing.T) {
+	for _, tc := range []struct {
+		d    *spec.Decision
+		want string
+	}{
+		{&spec.Decision{Discarded: true}, "discarded (count 0: nothing runs)"},
+		{&spec.Decision{Err: &spec.NCCLError{Result: spec.InvalidUsage, Message: "no"}}, "error ncclInvalidUsage: no"},
+		{&spec.Decision{Algo: spec.Ring, Proto: spec.Simple}, "Ring/Simple"},
+		{&spec.Decision{Algo: spec.Ring, Proto: spec.Simple, NChannels: 4, ChannelLo: 0, ChannelHi: 3, NThreads: 512, TimeUs: 12.34, Fallback: true},
+			"Ring/Simple channels 0..3 nthreads 512 (est. 12.3 µs) (fallback)"},
+		{&spec.Decision{Algo: spec.Tree, Proto: spec.ProtoNone}, "Tree (protocol: tuning model)"},
+		{&spec.Decision{Algo: spec.AlgoNone, Candidates: []spec.AlgoProto{{Algo: spec.Ring, Proto: spec.LL}}}, "one of Ring/LL (tuning model)"},
+	} {
+		if got := DecisionLine(tc.d); got != tc.want {
+			t.Errorf("DecisionLine = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestWriteText: one release prints its cost table with the choice
+// marked; two print the rules whose verdicts differ; a refused
+// communicator is the walk's, not an error.
+func TestWriteText(t *testing.T) {
+	a := walk(t, "h200x2", "NCCL_NVLS_ENABLE=0")
+	b := walk(t, "h200x2")
+	sys, _ := spec.Preset("h200x2", spec.PresetOptions{})
+	for _, tc := range []struct {
+		runs []Walk
+		o    TextOptions
+		want []string
+	}{
+		{[]Walk{a}, TextOptions{Width: 120}, []string{"cost table for AllReduce of 1 MiB", "*", "gate verdicts: --full prints them"}},
+		{[]Walk{a}, TextOptions{Width: 120, Full: true, Verbose: true}, []string{"gates of NCCL 2.28.9", "source"}},
+		{[]Walk{a, b}, TextOptions{Width: 120}, []string{"rules whose verdicts differ"}},
+	} {
+		var buf bytes.Buffer
+		if err := WriteText(&buf, sys, spec.Env{}, a.Decision.Op, tc.runs, tc.o); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%d run(s) %+v: output lacks %q:\n%s", len(tc.runs), tc.o, w, buf.String())
+			}
+		}
+	}
+	if a.Comm() == nil || a.Version() != spec.V2_28_9 {
+		t.Errorf("walk keeps no communicator or release")
+	}
+}
+
+// TestWriteDemo: the design scenario has a row per case and both releases.
+func TestWriteDemo(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteDemo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range demoCases {
+		if !strings.Contains(buf.String(), c.name) {
+			t.Errorf("demo lacks the case %q", c.name)
+		}
+	}
+	if !strings.Contains(buf.String(), "NCCL 2.22.3") || !strings.Contains(buf.String(), "NCCL 2.28.9") {
+		t.Errorf("demo lacks a release:\n%s", buf.String())
+	}
+}

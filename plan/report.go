@@ -1,0 +1,109 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/gatesim/gatesim/sim"
+	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/tuner"
+)
+
+// Report is what gatesim sim prints of one simulation.
+type Report struct {
+	Machine   sim.Machine `json:"machine"`
+	NCCL      string      `json:"nccl"`
+	Op        spec.Op     `json:"op"`
+	Selection string      `json:"selection"`
+	// ChosenBy says where the selection came from: NCCL's tuning model or
+	// the flags; NCCLChoice is what NCCL would run.
+	ChosenBy     string            `json:"chosen_by"`
+	NCCLChoice   string            `json:"nccl_choice"`
+	Result       *sim.Result       `json:"result"`
+	ModelTimeUs  *float64          `json:"nccl_model_time_us"`
+	ModelNote    string            `json:"nccl_model_note,omitempty"`
+	Verification *sim.Verification `json:"verification,omitempty"`
+	// Tuner is what a --tuner plugin did (NCCLChoice is the choice with it).
+	Tuner *tuner.Report `json:"tuner,omitempty"`
+	// Profile says which machine profile timed it, calibrated or nominal;
+	// Launch how the operation was launched.
+	Profile string     `json:"profile"`
+	Launch  sim.Launch `json:"launch"`
+	// Group is the group the operation was issued in (--agg, --cudagraph,
+	// --buffers, --inplace): Result is its first operation's simulation.
+	Group *Group `json:"group,omitempty"`
+}
+
+// WriteReport prints the report as gatesim sim does; trace is the file
+// the timeline went to ("" none).
+func WriteReport(w io.Writer, r *Report, trace string) {
+	res := r.Result
+	fmt.Fprintf(w, "%s %s %s %s on %s (%d node(s) × %d GPUs), NCCL %s\n", res.Func, human(float64(res.Bytes)), r.Op.DataType.Short(), r.Op.RedOp.Short(),
+		r.Machine.Name, r.Machine.Nodes, r.Machine.GPUsPerNode, r.NCCL)
+	used := fmt.Sprintf("%d channels used", res.Channels)
+	if strings.HasPrefix(r.Selection, "p2p/") {
+		used = fmt.Sprintf("the schedule spans the %d p2p channels", res.Channels)
+	}
+	fmt.Fprintf(w, "  selection        %s (%s; %s)\n", r.Selection, r.ChosenBy, used)
+	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
+	fmt.Fprintf(w, "  simulated time   %.2f µs (launch %s)\n", res.TimeUs, r.Launch)
+	fmt.Fprintf(w, "  profile          %s\n", r.Profile)
+	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", res.AlgBw)
+	fmt.Fprintf(w, "  busbw            %.2f GB/s\n", res.BusBw)
+	if r.ModelTimeUs != nil {
+		fmt.Fprintf(w, "  NCCL model time  %.2f µs\n", *r.ModelTimeUs)
+	} else {
+		fmt.Fprintf(w, "  NCCL model time  n/a (%s)\n", r.ModelNote)
+	}
+	fmt.Fprintf(w, "  wire bytes per link class (all links, both directions; busiest link):\n")
+	var classes []string
+	for c := range res.LinkBytes {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	for _, c := range classes {
+		fmt.Fprintf(w, "    %-7s %12s   busiest %s\n", c, human(float64(res.LinkBytes[c])), human(float64(res.MaxLinkBytes[c])))
+	}
+	fmt.Fprintf(w, "  network injected %s in all, %s per node\n", human(float64(res.NetBytes)), human(res.NetBytesPerNode))
+	if g := r.Group; g != nil {
+		fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, each on the channels NCCL's plan gave it:\n", len(g.Ops), g.Buffers, g.InPlace)
+		for i, o := range g.Ops {
+			fmt.Fprintf(w, "    op %-3d %s/%s channels %d..%d: %.2f µs\n", i, o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, o.TimeUs)
+		}
+		fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its longest operation over %d)\n", g.PerOpUs, len(g.Ops))
+	}
+	switch {
+	case r.Verification == nil:
+		fmt.Fprintf(w, "  verification     not requested (--verify)\n")
+	case r.Verification.OK:
+		fmt.Fprintf(w, "  verification     OK: %d elements match the reference (%s)\n", r.Verification.Checked, r.Verification.Reference)
+	default:
+		fmt.Fprintf(w, "  verification     FAILED (%s reference):\n", r.Verification.Reference)
+		for _, p := range r.Verification.Problems {
+			fmt.Fprintf(w, "    %s\n", p)
+		}
+	}
+	reps := 0
+	for _, x := range res.Representatives {
+		reps += x
+	}
+	fmt.Fprintf(w, "  simulated        %d events; %d channel class(es) %v standing for %d channels; %d representative ranks of %d per channel class %v\n",
+		res.Events, res.ChannelClasses, res.ChannelMultiplicity, res.Channels, reps, res.Ranks, res.Representatives)
+	if trace != "" {
+		fmt.Fprintf(w, "  trace            %s (Chrome trace JSON: open in https://ui.perfetto.dev)\n", trace)
+	}
+}
+
+func human(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.2f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
+}

@@ -1,0 +1,145 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SystemSource names a machine as gatesim's commands take it: a preset
+// (with a node count and the SHARP plugin), a system file, or NCCL's
+// topology XML of one host (copied to Nodes hosts), plus plugin library
+// descriptions added to every node.
+type SystemSource struct {
+	Preset, File, Topo string
+	Nodes              int
+	SHARP              bool
+	Plugins            []string
+}
+
+// Load builds the System, reading every file it names with read (the
+// caller's bounded reader: spec reads no files).
+func (f SystemSource) Load(read func(string) ([]byte, error)) (*System, error) {
+	var sys *System
+	var err error
+	named := 0
+	for _, s := range []string{f.Preset, f.File, f.Topo} {
+		if s != "" {
+			named++
+		}
+	}
+	switch {
+	case named > 1:
+		return nil, fmt.Errorf("--system, --system-file and --topo are exclusive: name one machine")
+	case f.Topo != "":
+		data, rerr := read(f.Topo)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if f.SHARP {
+			return nil, fmt.Errorf("--sharp applies to presets; give --plugin with the SHARP plugin's description instead")
+		}
+		sys, err = SystemFromTopology(f.Topo, data, max(1, f.Nodes))
+	case f.File != "":
+		data, rerr := read(f.File)
+		if rerr != nil {
+			return nil, rerr
+		}
+		sys, err = ParseSystem(f.File, data)
+		if err == nil && (f.Nodes != 0 || f.SHARP) {
+			return nil, fmt.Errorf("--nodes and --sharp apply to presets; write them in %s instead", f.File)
+		}
+	case f.Preset != "":
+		sys, err = Preset(f.Preset, PresetOptions{Nodes: f.Nodes, SHARP: f.SHARP})
+	default:
+		return nil, fmt.Errorf("no machine: give --system PRESET (one of %s), --system-file FILE or --topo TOPO.XML", strings.Join(PresetNames(), ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range f.Plugins {
+		data, rerr := read(p)
+		if rerr != nil {
+			return nil, rerr
+		}
+		lib, perr := ParseLibrary(p, data)
+		if perr != nil {
+			return nil, perr
+		}
+		for i := range sys.Nodes {
+			sys.Nodes[i].Libs = append([]Library{*lib}, sys.Nodes[i].Libs...)
+		}
+	}
+	return sys, nil
+}
+
+// ParseReleases reads one release or a comma list of them (--nccl),
+// each one gatesim models.
+func ParseReleases(s string) ([]Version, error) {
+	var out []Version
+	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		v, err := ParseVersion(part)
+		if err != nil {
+			return nil, err
+		}
+		if !Supported(v) {
+			return nil, &UnsupportedError{Version: v}
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--nccl: expected a release such as 2.28.9 or a list 2.22.3,2.28.9")
+	}
+	return out, nil
+}
+
+// OpSource names one collective as gatesim's commands take it: the
+// collective, its size in bytes (count × element size as NCCL logs it,
+// default 1MiB) or its element count (CountSet), the datatype, the
+// reduction and the root.
+type OpSource struct {
+	Coll, Bytes, DType, RedOp string
+	Count                     int64
+	CountSet                  bool
+	Root                      int
+}
+
+// Op is the operation the source names.
+func (f OpSource) Op() (Op, error) {
+	fn, err := ParseFuncIn(f.Coll, SelectFuncs)
+	if err != nil {
+		return Op{}, err
+	}
+	dt, err := ParseDataType(f.DType)
+	if err != nil {
+		return Op{}, err
+	}
+	rop, err := ParseRedOp(f.RedOp)
+	if err != nil {
+		return Op{}, err
+	}
+	switch {
+	case f.CountSet && f.Bytes != "":
+		return Op{}, fmt.Errorf("--count and --bytes are exclusive")
+	case f.CountSet:
+		if err := CheckCount(f.Count, dt); err != nil {
+			return Op{}, fmt.Errorf("--count: %v", err)
+		}
+		return Op{Func: fn, Count: f.Count, DataType: dt, RedOp: rop, Root: f.Root}, nil
+	}
+	b := "1MiB"
+	if f.Bytes != "" {
+		b = f.Bytes
+	}
+	n, err := ParseBytes(b)
+	if err != nil {
+		return Op{}, err
+	}
+	op, err := OpFromBytes(fn, n, dt, rop, f.Root)
+	if err != nil {
+		return Op{}, err
+	}
+	return op, nil
+}

@@ -1,0 +1,66 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestCheckedTopoOptions: values the topology stage reads are checked
+// before NCCL's lenient reading converts them.
+func TestCheckedTopoOptions(t *testing.T) {
+	for _, tc := range []struct {
+		env Env
+		err string
+	}{
+		{Env{}, ""},
+		{Env{"NCCL_P2P_LEVEL": "PIX"}, ""},
+		{Env{"NCCL_P2P_LEVEL": "3"}, ""},
+		{Env{"NCCL_P2P_LEVEL": "3x"}, "expected LOC"},
+		{Env{"NCCL_NET_GDR_LEVEL": "bogus"}, "expected LOC"},
+		{Env{"NCCL_NETDEVS_POLICY": "MAX:2"}, ""},
+		{Env{"NCCL_NETDEVS_POLICY": "MAX:0"}, "MAX:n with n > 0"},
+		{Env{"NCCL_MAX_NCHANNELS": "0x10"}, ""},
+		{Env{"NCCL_MAX_NCHANNELS": "4M"}, "expected an integer"},
+		{Env{"NCCL_ALGO": "Ring"}, "not read by the topology stage"},
+	} {
+		_, err := CheckedTopoOptions(tc.env)
+		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%v: %v, want %q", tc.env, err, tc.err)
+		}
+	}
+	on, err := CheckedTopoOptions(Env{"NCCL_COLLNET_ENABLE": "1"})
+	if err != nil || !on.CollNetEnable {
+		t.Errorf("NCCL_COLLNET_ENABLE=1: CollNetEnable %v, %v", on.CollNetEnable, err)
+	}
+}
+
+// TestTopoHosts: a preset or XML hosts repeated to the node count, never
+// both, within the node limit.
+func TestTopoHosts(t *testing.T) {
+	read := func(p string) ([]byte, error) { return nil, fmt.Errorf("%s: no such file", p) }
+	for _, tc := range []struct {
+		preset string
+		xml    []string
+		nodes  int
+		err    string
+	}{
+		{"h200x2", nil, 3, ""},
+		{"h200x2", []string{"a.xml"}, 1, "give one"},
+		{"", nil, 1, "no host"},
+		{"nope", nil, 1, "unknown preset"},
+		{"h200x2", nil, 0, "expected 1 to"},
+		{"", []string{"a.xml"}, 1, "no such file"},
+	} {
+		hosts, err := TopoHosts(tc.preset, tc.xml, tc.nodes, read)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q %v %d: %v, want %q", tc.preset, tc.xml, tc.nodes, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(hosts) != tc.nodes || hosts[0] != hosts[tc.nodes-1] {
+			t.Errorf("%q × %d: %d hosts, %v", tc.preset, tc.nodes, len(hosts), err)
+		}
+	}
+}

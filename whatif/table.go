@@ -1,0 +1,97 @@
+package whatif
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gatesim/gatesim/internal/texttable"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// WriteTable prints the sweep as tables, one per release, machine,
+// environment and collective, a row per size; then the points where the
+// releases decide differently.
+func WriteTable(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
+	hasModel, hasSim, hasTuner := false, false, false
+	for _, r := range rs {
+		hasModel = hasModel || r.ModelUs > 0
+		hasSim = hasSim || r.SimUs > 0
+		hasTuner = hasTuner || r.TunerWithout != ""
+	}
+	type key struct{ rel, label, env, coll string }
+	var order []key
+	groups := map[key][]Result{}
+	for _, r := range rs {
+		k := key{r.Release.String(), r.Machine.Label, r.Env.Name, r.Op.Func.String()}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	for _, k := range order {
+		fmt.Fprintf(w, "NCCL %s | %s | env %s | %s\n", k.rel, k.label, k.env, k.coll)
+		var rows [][]string
+		for _, r := range groups[k] {
+			nc := "-"
+			if r.NChannels > 0 {
+				nc = strconv.Itoa(r.NChannels)
+			}
+			bw := func(x float64) string {
+				if x == 0 {
+					return "-"
+				}
+				return strconv.FormatFloat(x, 'f', 1, 64)
+			}
+			row := []string{spec.FormatBytes(r.Size), r.Outcome, nc, orDash(r.CollNetGate), orDash(r.NVLSGate),
+				FormatUs(r.ModelUs), FormatUs(r.SimUs), bw(r.AlgBw), bw(r.BusBw)}
+			if hasTuner {
+				mark := "-"
+				switch {
+				case r.TunerChanged:
+					mark = "CHANGED (without: " + r.TunerWithout + ")"
+				case r.TunerWithout != "":
+					mark = "same"
+				}
+				row = append(row, mark)
+			}
+			rows = append(rows, row)
+		}
+		header := []string{"size", "decision", "nch", "CollNet kept out by", "NVLS kept out by", "model time", "sim time", "algbw GB/s", "busbw GB/s"}
+		if hasTuner {
+			header = append(header, "tuner plugin")
+		}
+		if err := texttable.Write(w, header, rows, 40); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	switch {
+	case !hasSim && !hasModel:
+		fmt.Fprintln(w, "note: no time column: neither NCCL's cost model nor the simulator gave a time for these points")
+	case !hasSim:
+		fmt.Fprintln(w, "note: times and bandwidths are NCCL's cost model only (no point was simulated: --no-sim, or no schedule builder for these decisions)")
+	}
+	if len(diffs) > 0 {
+		fmt.Fprintf(w, "\n%d point(s) where the releases differ:\n", len(diffs))
+		var rows [][]string
+		for _, df := range diffs {
+			var parts, times []string
+			for i := range df.Releases {
+				parts = append(parts, df.Releases[i]+": "+df.Outcomes[i])
+				times = append(times, df.Releases[i]+": "+FormatUs(df.Times[i]))
+			}
+			rows = append(rows, []string{df.Key, strings.Join(parts, "\n"), strings.Join(times, "\n")})
+		}
+		return texttable.Write(w, []string{"point", "decision", "time"}, rows, 60)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
