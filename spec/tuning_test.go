@@ -179,7 +179,6 @@ func TestTuningDeltas(t *testing.T) {
 			steps = append(steps, step{rel.Tag, rel.Tuning})
 		}
 	}
-	steps = append(steps, step{"v2.30.7-1", tuningApply2_30_7})
 	cur := base
 	for _, s := range steps {
 		prev := cur
