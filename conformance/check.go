@@ -152,7 +152,12 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 	if s, ok := l.First(ncclog.KindThreadThresholds); ok {
 		obs = strings.TrimSpace(s.Msg)
 	}
-	rep.add("model", "threadThresholds", comm.Model.ThreadThresholdsLine(), obs)
+	// a one-rank communicator prints no thresholds, as the model says ("")
+	pred := comm.Model.ThreadThresholdsLine()
+	if pred == "" {
+		pred = "not printed"
+	}
+	rep.add("model", "threadThresholds", pred, obs)
 
 	// the tuning table, cell by cell at the printed precision
 	if len(l.Tables) > 0 {
@@ -263,13 +268,19 @@ func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
 	if len(l.Versions) == 0 {
 		rep.NotComparable = append(rep.NotComparable, "the log has no \"NCCL version\" line: empty, cut, or not NCCL_DEBUG=INFO")
 	}
-	if len(l.Tables) == 0 || rep.Table.Total == 0 {
+	oneRank := comm.Model != nil && comm.Model.SingleRank
+	switch {
+	case oneRank && (len(l.Tables) == 0 || rep.Table.Total == 0):
+		rep.NotComparable = append(rep.NotComparable, "a communicator of one rank: NCCL prints no tuning table")
+	case len(l.Tables) == 0 || rep.Table.Total == 0:
 		rep.NotComparable = append(rep.NotComparable, "the log has no tuning table (NCCL_DEBUG_SUBSYS=TUNING): the log is cut or the subsystem is off")
 	}
 	if len(l.Channels) == 0 {
 		rep.NotComparable = append(rep.NotComparable, "the log has no channel summary: the log is cut before init completed")
 	}
-	if rep.Ops.Total == 0 && refused == 0 {
+	if rep.Ops.Total == 0 && refused == 0 && oneRank {
+		rep.NotComparable = append(rep.NotComparable, "a communicator of one rank: NCCL runs no algorithm and prints no per-operation line")
+	} else if rep.Ops.Total == 0 && refused == 0 {
 		rep.NotComparable = append(rep.NotComparable, "no operation to compare: no per-operation line in the log and no refused operation in results.json")
 	}
 	if len(c.Graph) == 0 {

@@ -2,6 +2,7 @@ package hw
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gatesim/gatesim/conformance"
@@ -60,5 +61,35 @@ func TestCheckSeesADifferentEnvironment(t *testing.T) {
 	}
 	if rep.Disagreements() == 0 || rep.Ops.Agree == rep.Ops.Total || rep.Table.Agree == rep.Table.Total {
 		t.Errorf("a wrong environment agrees: %d differences, ops %d/%d, table %d/%d", rep.Disagreements(), rep.Ops.Agree, rep.Ops.Total, rep.Table.Agree, rep.Table.Total)
+	}
+}
+
+// TestCheckOneRankCaptures: one-rank captures (all collectives, -m 4, -G 1)
+// agree on every init fact they hold, and say why the rest is not
+// comparable: NCCL prints no tuning table and no operation line for one
+// rank, which is not a cut log.
+func TestCheckOneRankCaptures(t *testing.T) {
+	caps, err := ReadCaptureSet(filepath.Join("..", "golden", "testdata", "onegpu", "h200x1-2.28.9"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(caps) != 3 {
+		t.Fatalf("%d captures, want 3", len(caps))
+	}
+	cache := spec.NewCache(0)
+	for _, c := range caps {
+		rep, err := conformance.Check(c, cache)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Config.Name, err)
+		}
+		if n := rep.Disagreements(); n != 0 {
+			t.Errorf("%s: %d rows differ: %+v", c.Config.Name, n, rep.Rows)
+		}
+		if rep.Gates.Total == 0 || rep.Gates.Agree != rep.Gates.Total {
+			t.Errorf("%s: gates %d/%d", c.Config.Name, rep.Gates.Agree, rep.Gates.Total)
+		}
+		if len(rep.NotComparable) != 2 || !strings.Contains(strings.Join(rep.NotComparable, "\n"), "one rank") {
+			t.Errorf("%s: not comparable %q, want the two one-rank reasons", c.Config.Name, rep.NotComparable)
+		}
 	}
 }
