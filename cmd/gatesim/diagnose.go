@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/diagnose"
+	"github.com/gatesim/gatesim/internal/logfiles"
 	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ every operation line the log printed, each compared with the operations of its g
 			if in == nil {
 				in = os.Stdin
 			}
-			names, err := diagnose.ReadLogs(p, args, in, d.stderr)
+			names, err := logfiles.ReadLogs(p, args, in, d.stderr)
 			if err != nil {
 				return badInput(err)
 			}

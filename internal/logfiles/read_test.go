@@ -1,4 +1,4 @@
-package diagnose
+package logfiles
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // TestReadLogs: a file, a directory (an empty file in it skipped with a
 // note) and standard input; a directory without a log is an error.
 func TestReadLogs(t *testing.T) {
-	log, err := os.ReadFile(filepath.Join("..", "examples", "nccl.log"))
+	log, err := os.ReadFile(filepath.Join("..", "..", "examples", "nccl.log"))
 	if err != nil {
 		t.Fatal(err)
 	}

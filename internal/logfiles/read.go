@@ -1,4 +1,7 @@
-package diagnose
+// Package logfiles reads NCCL log files, directories of them and standard
+// input into the log reader (ncclog) for diagnose: the I/O the pure
+// diagnose package leaves to its callers.
+package logfiles
 
 import (
 	"errors"
@@ -7,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/ncclog"
 )
@@ -56,7 +60,7 @@ func readLogArg(p *ncclog.Parser, arg string, in io.Reader, warn io.Writer) ([]s
 		}
 	}
 	var names []string
-	for _, n := range LogFiles(all) {
+	for _, n := range diagnose.LogFiles(all) {
 		path := filepath.Join(arg, n)
 		f, err := inputfile.Open(path)
 		if err != nil {
