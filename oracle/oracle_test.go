@@ -104,6 +104,10 @@ func FuzzHandleLine(f *testing.F) {
 		`{"nccl":"2.28.9","system":"dgx-h100","nodes":131072,"op":{"coll":"allreduce","bytes":4}}`,
 		`{"nccl":"2.28.9","system":"v100x4","env":{"NCCL_GRAPH_FILE":"g.xml"},"op":{"coll":"allreduce","bytes":4}}`,
 		`{"nccl":70000,"system":"v100x4","op":{"coll":"allreduce","bytes":4}}`,
+		`{"nccl":"2.28.9","system":"dgx-h100","op":{"coll":"allreduce","count":-5}}`,
+		`{"nccl":"2.28.9","system":"v100x4","plugins":[{"path":"/opt/` + strings.Repeat("p", 2000) + `/libnccl-net.so","net_symbols":[8],"in_loader_path":true}],"op":{"coll":"allreduce","bytes":4}}`,
+		`{"nccl":"2.28.9","system":"dgx-h100","env":{"NCCL_IB_HCA":"` + strings.Repeat("mlx5_0:1,", 500) + `"},"op":{"coll":"allreduce","bytes":4}}`,
+		`{"nccl":"2.28.9","system":"v100x4","group":[` + strings.TrimSuffix(strings.Repeat(`{"coll":"allreduce","bytes":"1MiB"},`, 64), ",") + `]}`,
 		`{"nccl":"2.28.9","system":{"nodes":[{"gpus":[{"dev":0,"sm":90},{"dev":0,"sm":90}]}]},"op":{"coll":"allreduce","bytes":4}}`,
 	} {
 		f.Add([]byte(s))

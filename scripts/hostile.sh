@@ -75,6 +75,8 @@ put("oracle-huge.jsonl", "".join([
     '{"id":4,"nccl":"2.28.9","system":"dgx-h100","nodes":9223372036854775807,"op":{"coll":"allreduce","bytes":4}}\n',
     good % 5]))
 put("oracle-budget.jsonl", '{"id":1,"nccl":"2.28.9","system":"dgx-h100","nodes":512,"op":{"coll":"allreduce","bytes":"1GiB"}}\n')
+put("oracle-slow.jsonl", '{"id":1,"nccl":"2.28.9","system":"gb200-nvl72","nodes":32,"op":{"coll":"allreduce","bytes":"1GiB"}}\n' + good % 2)
+put("oracle-group4k.jsonl", '{"id":1,"nccl":"2.28.9","system":"dgx-a100","group":[' + ",".join(['{"coll":"allreduce","bytes":"1MiB"}'] * 4096) + ']}\n' + good % 2)
 put("oracle-graph.jsonl", '{"id":1,"nccl":"2.28.9","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0","NCCL_GRAPH_FILE":"' + w + '/allow/g65.xml"},"op":{"coll":"allreduce","bytes":4}}\n')
 with open(os.path.join(w, "garbage.log"), "wb") as f:
     import random
@@ -206,6 +208,8 @@ IN="$W/oracle-trailing.jsonl" hcase oracle 0 "trailing data after the object" --
 IN="$W/oracle-huge.jsonl" hcase oracle 0 "counts 2^50 and 2^61, nodes 131072 and 2^63-1" -- oracle --no-trace
 IN="$W/oracle-budget.jsonl" hcase oracle 0 "4,096 ranks (the default budget), 1 GiB" -- oracle --no-trace
 IN="$W/zero100m" hcase oracle 0 "100 MB of NUL bytes, no newline" -- oracle --no-trace
+IN="$W/oracle-slow.jsonl" hcase oracle 0 "a 128-GPU NVLink clique (a search of tens of seconds) under --timeout 5s, then a good line" -- oracle --no-trace --timeout 5s
+IN="$W/oracle-group4k.jsonl" hcase oracle 0 "a group of 4,096 operations under --max-memory 64MiB, then a good line" -- oracle --no-trace --max-memory 64MiB
 # diagnose and hw
 hcase diagnose 0,1 "50 MB interleaved garbage log with bogus version lines" -- diagnose "$W/garbage.log"
 hcase diagnose 2 "log /dev/zero" -- diagnose /dev/zero
