@@ -109,10 +109,12 @@ hcase() {
   local cmd=$1 want=$2 name=$3; shift 4
   local out="$W/out" err="$W/err" rc t0 t1
   t0=$(date +%s.%N)
-  ( ulimit -v "$VMEM"; exec /usr/bin/time -o "$W/rss" -f %M timeout "$TMO" "$BIN" "$@" <"${IN:-/dev/null}" >"$out" 2>"$err" )
+  ( ulimit -v "$VMEM"; exec /usr/bin/time -o "$W/rss" -f '%M %U %S' timeout "$TMO" "$BIN" "$@" <"${IN:-/dev/null}" >"$out" 2>"$err" )
   rc=$?
-  local rss
-  rss=$(grep -E '^[0-9]+$' "$W/rss" | tail -1)
+  # peak memory (KiB) and CPU seconds: on a shared machine the CPU time,
+  # not the wall time, says what an input costs
+  local rss cpu
+  read -r rss cpu < <(grep -E '^[0-9]+ [0-9.]+ [0-9.]+$' "$W/rss" | tail -1 | awk '{print $1, $2 + $3}')
   t1=$(date +%s.%N)
   local class
   if grep -qE '^(panic:|fatal error:|goroutine [0-9]+ \[)|runtime: out of memory|cannot allocate memory' "$err"; then
@@ -127,7 +129,7 @@ hcase() {
   local ok=no
   case ",$want," in *",$rc,"*) case $class in exit*) ok=yes ;; esac ;; esac
   [ $ok = yes ] || fail=1
-  printf '%s\t%s\t%s\t%s\t%.1f\t%s\t%d\n' "$cmd" "$name" "$class" "$want" "$(echo "$t1 - $t0" | bc)" "$ok" "$(( ${rss:-0} / 1024 ))" >>"$RES"
+  printf '%s\t%s\t%s\t%s\t%.1f\t%s\t%d\t%.1f\n' "$cmd" "$name" "$class" "$want" "$(echo "$t1 - $t0" | bc)" "$ok" "$(( ${rss:-0} / 1024 ))" "${cpu:-0}" >>"$RES"
   if [ $ok != yes ]; then
     echo "FAIL $cmd / $name: $class (want exit $want)"; head -c 600 "$err"; echo
   fi
@@ -222,20 +224,20 @@ hcase hw 3 "info without a GPU" -- hw info
 
 # --- summary --------------------------------------------------------------
 echo
-echo "| command | inputs | exit 0 | exit 1 | exit 2 | exit 3 | panic | internal | OOM | timeout | as expected | slowest (s) | most memory (MB) |"
-echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| command | inputs | exit 0 | exit 1 | exit 2 | exit 3 | panic | internal | OOM | timeout | as expected | slowest (s) | most CPU (s) | most memory (MB) |"
+echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 awk -F'\t' '{
-  c=$1; n[c]++; k[c","$3]++; if ($6=="yes") ok[c]++; if ($5>slow[c]) slow[c]=$5; if ($7>mem[c]) mem[c]=$7
+  c=$1; n[c]++; k[c","$3]++; if ($6=="yes") ok[c]++; if ($5>slow[c]) slow[c]=$5; if ($7>mem[c]) mem[c]=$7; if ($8>cpu[c]) cpu[c]=$8
   if (!(c in seen)) { seen[c]=1; order[++m]=c }
 } END {
   for (i=1;i<=m;i++) { c=order[i]
-    printf "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %d |\n", c, n[c], k[c",exit0"], k[c",exit1"], k[c",exit2"], k[c",exit3"], k[c",panic"], k[c",internal"], k[c",oom"]+k[c",killed"], k[c",timeout"], ok[c], slow[c], mem[c]
+    printf "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %d |\n", c, n[c], k[c",exit0"], k[c",exit1"], k[c",exit2"], k[c",exit3"], k[c",panic"], k[c",internal"], k[c",oom"]+k[c",killed"], k[c",timeout"], ok[c], slow[c], cpu[c], mem[c]
     tn+=n[c]; tok+=ok[c]; tp+=k[c",panic"]+k[c",internal"]; to+=k[c",oom"]+k[c",killed"]
   }
   printf "\n%d inputs, %d as expected, %d panics or internal errors, %d out-of-memory or killed\n", tn, tok, tp, to
 }' "$RES"
 if [ -n "${HOSTILE_DETAIL:-}" ]; then
-  echo; echo "| command | input | outcome | expected exit | seconds | memory (MB) |"; echo "|---|---|---|---|--:|--:|"
-  awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $7}' "$RES"
+  echo; echo "| command | input | outcome | expected exit | seconds | CPU seconds | memory (MB) |"; echo "|---|---|---|---|--:|--:|--:|"
+  awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $8, $7}' "$RES"
 fi
 exit $fail
