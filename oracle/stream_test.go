@@ -248,9 +248,10 @@ func FuzzServe(f *testing.F) {
 	f.Add([]byte(`{"nccl":"2.28.9","system":"/dev/zero","op":{"coll":"allreduce","bytes":4}} x` + "\n"))
 	f.Add([]byte(`{"nccl":"2.28.9","system":"dgx-h100","nodes":9223372036854775807,"op":{"coll":"allreduce","count":2305843009213693952}}`))
 	f.Add([]byte(`{"nccl":"2.28.9","system":"v100x4","env":{"NCCL_GRAPH_FILE":"g.xml","NCCL_IB_HCA":"` + strings.Repeat("mlx5_0,", 100) + `"},"op":{"coll":"allreduce","bytes":4}}`))
+	o := New(nil) // one oracle for every execution, as in FuzzHandleLine
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var out bytes.Buffer
-		if err := New(nil).Serve(bytes.NewReader(in), &out, 512); err != nil {
+		if err := o.Serve(bytes.NewReader(in), &out, 512); err != nil {
 			t.Fatalf("Serve: %v", err)
 		}
 		want := 0
