@@ -21,7 +21,7 @@ const (
 	DefaultTimeout = 30 * time.Second
 	// DefaultMaxMemory is the per-request memory budget unless the
 	// operator sets one (--max-memory): every request within the default
-	// ranks budget and spec.MaxGroupOps fits (at most 392 MiB).
+	// ranks budget and spec.MaxGroupOps fits (at most 396 MiB).
 	DefaultMaxMemory = 512 << 20
 
 	// The memory estimate, an upper bound of the live heap a request adds

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gatesim/gatesim/spec"
 )
 
 // A request past the time budget is answered invalid naming its line and
@@ -128,5 +130,14 @@ func TestMemoryEstimateBoundsUse(t *testing.T) {
 		if used > est {
 			t.Errorf("%d ranks, %d operations: %d MiB at the peak, over the estimate of %d MiB", c.ranks, c.ops, used>>20, est>>20)
 		}
+	}
+}
+
+// The default memory budget admits every request the other defaults allow:
+// it is there for operators who lower it, not to refuse ordinary requests.
+func TestDefaultMemoryBudgetAdmitsTheDefaults(t *testing.T) {
+	if est := requestMemory(DefaultMaxRanks, spec.MaxGroupOps); est > DefaultMaxMemory {
+		t.Fatalf("%d ranks and %d operations: estimate %d MiB, over the default budget of %d MiB",
+			DefaultMaxRanks, spec.MaxGroupOps, est>>20, DefaultMaxMemory>>20)
 	}
 }
