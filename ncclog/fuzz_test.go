@@ -20,6 +20,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("238: [rank238]: Last error:\n238: [rank238]: Error : no algorithm/protocol available for function AllGather with datatype ncclInt8.\n"))
 	f.Add([]byte("h:1:1 [0] NCCL INFO   Algorithm   |   Tree  |\nh:1:1 [0] NCCL INFO     AllReduce |  1.0/ 2.0 | 3/4 |\n"))
 	f.Add([]byte{0, 1, 2})
+	// a garbage line naming a release before the real one (diagnose used to
+	// take 9.99.99 from it)
+	f.Add([]byte("junk NCCL version 9.99.99\nNCCL version 2.99.1\nh:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda12.9\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := NewParser()
 		if err := p.Parse(bytes.NewReader(data), "fuzz"); err != nil {

@@ -6,8 +6,9 @@
 //
 // Place in the data flow: JSON request → spec.Init + Comm.Select → JSON
 // answer. The package is pure apart from an injected file reader for
-// requests that name a system file; the CLI (gatesim oracle) streams stdin
-// to stdout.
+// requests that name a system file and the per-request time budget of a
+// stream (a timer around each request, never inside the model); the CLI
+// (gatesim oracle) streams stdin to stdout.
 package oracle
 
 import (
@@ -19,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gatesim/gatesim/internal/jsonout"
 	"github.com/gatesim/gatesim/internal/lru"
@@ -157,6 +159,10 @@ type Answer struct {
 	Tuner *TunerReport `json:"tuner,omitempty"`
 
 	Trace []TraceEntry `json:"trace,omitempty"`
+
+	// budget: the oracle's budget refused the request (its answer names
+	// the line in a stream).
+	budget bool
 }
 
 // TunerReport is what a tuner plugin did: the ABI NCCL accepted, init,
@@ -223,6 +229,13 @@ type Oracle struct {
 	// ranks is invalid (0: spec.MaxRanks). Time and memory grow with the
 	// ranks; docs/limits.md gives both at the default.
 	MaxRanks int
+	// MaxMemory is the per-request memory budget in bytes (0:
+	// DefaultMaxMemory): a request whose estimate exceeds it is invalid
+	// before any work is done for it.
+	MaxMemory int64
+	// Timeout is the per-request time budget when Serve answers a stream
+	// (0: DefaultTimeout); HandleLine alone has none.
+	Timeout time.Duration
 	// Workers is how many requests Serve answers at once (answers keep the
 	// input's order); 0 or 1 answers one at a time.
 	Workers int
@@ -285,7 +298,10 @@ func (o *Oracle) prepare(req *Request) (*spec.System, spec.Env, string, error) {
 		env[k] = val
 	}
 	if ranks, budget := sys.NRanks(), o.maxRanks(); ranks > budget {
-		return nil, nil, "system", fmt.Errorf("%d ranks: this oracle answers requests of at most %d ranks (its per-request budget, --max-ranks)", ranks, budget)
+		return nil, nil, "system", overBudget("%d ranks: this oracle answers requests of at most %d ranks (its per-request budget, --max-ranks)", ranks, budget)
+	}
+	if err := o.checkMemory(sys.NRanks(), 1); err != nil {
+		return nil, nil, "system", err
 	}
 	if path, ok := env.Lookup("NCCL_GRAPH_FILE"); ok && path != "" {
 		if o.readFile == nil {
@@ -365,6 +381,12 @@ func commKey(v spec.Version, req *Request) string {
 // gets an "invalid" answer naming the field, and a bug of gatesim's (a
 // panic) an "internal" answer with the request, so the stream goes on.
 func (o *Oracle) HandleLine(line []byte) (out []byte) {
+	return o.handle(0, line)
+}
+
+// handle is HandleLine for line n of a stream (0: unknown): an answer
+// refused by the budget names the line.
+func (o *Oracle) handle(n int, line []byte) (out []byte) {
 	defer func() {
 		if r := recover(); r != nil {
 			req := string(line)
@@ -375,6 +397,9 @@ func (o *Oracle) HandleLine(line []byte) (out []byte) {
 		}
 	}()
 	a, ce, opTrace := o.answer(line)
+	if a.budget && n > 0 {
+		a.Invalid.Message = fmt.Sprintf("line %d: %s", n, a.Invalid.Message)
+	}
 	withTrace := a.Status != "invalid" && o.Trace && ce != nil
 	size := 1024
 	if withTrace {
@@ -487,7 +512,7 @@ func (o *Oracle) answer(line []byte) (*Answer, *commEntry, spec.Trace) {
 		}
 	}
 	if ce.err != nil && ce.beforeOp {
-		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil
+		return refuse(req.ID, ce.field, ce.err), nil, nil
 	}
 	gops, launch, plain, bad := parseOps(&req)
 	if bad != nil {
@@ -495,6 +520,13 @@ func (o *Oracle) answer(line []byte) (*Answer, *commEntry, spec.Trace) {
 	}
 	if ce.err != nil {
 		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil
+	}
+	if err := o.checkMemory(ce.comm.NRanks, len(gops)); err != nil {
+		field := "op"
+		if len(req.Group) > 0 {
+			field = "group"
+		}
+		return refuse(req.ID, field, err), nil, nil
 	}
 	if !plain {
 		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil
@@ -603,7 +635,7 @@ func (o *Oracle) answerTuned(rs *spec.Ruleset, req *Request) *Answer {
 	}
 	sys, env, field, err := o.prepare(req)
 	if err != nil {
-		return invalid(req.ID, field, "%v", err)
+		return refuse(req.ID, field, err)
 	}
 	gops, _, plain, bad := parseOps(req)
 	if bad != nil {

@@ -12,10 +12,14 @@ type Parallel struct {
 	order  chan chan []byte
 	wg     sync.WaitGroup
 	closed chan struct{}
+	// overrun holds a slot per request still running past the time
+	// budget (Serve's streams only).
+	overrun chan struct{}
 }
 
 type job struct {
 	line []byte
+	n    int // the line number in a stream (0: none, no time budget)
 	out  chan []byte
 }
 
@@ -24,13 +28,22 @@ type job struct {
 func NewParallel(o *Oracle, workers int, emit func([]byte)) *Parallel {
 	workers = max(1, workers)
 	p := &Parallel{o: o, emit: emit, jobs: make(chan job, workers),
-		order: make(chan chan []byte, 4*workers), closed: make(chan struct{})}
+		order: make(chan chan []byte, 4*workers), closed: make(chan struct{}),
+		overrun: make(chan struct{}, workers)}
 	for range workers {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
 			for j := range p.jobs {
-				j.out <- o.HandleLine(j.line)
+				if j.n == 0 {
+					j.out <- o.HandleLine(j.line)
+					continue
+				}
+				a, wait := o.handleTimed(j.n, j.line, p.overrun)
+				j.out <- a
+				if wait != nil {
+					wait()
+				}
 			}
 		}()
 	}
@@ -45,8 +58,13 @@ func NewParallel(o *Oracle, workers int, emit func([]byte)) *Parallel {
 
 // Submit queues one line (copied: the caller may reuse it); it blocks when
 // the workers are that far behind.
-func (p *Parallel) Submit(line []byte) {
-	j := job{line: append([]byte(nil), line...), out: make(chan []byte, 1)}
+func (p *Parallel) Submit(line []byte) { p.SubmitLine(0, line) }
+
+// SubmitLine is Submit for line n of a stream: the request is answered
+// within the oracle's time budget, and an answer refused by the budget
+// names the line.
+func (p *Parallel) SubmitLine(n int, line []byte) {
+	j := job{line: append([]byte(nil), line...), n: n, out: make(chan []byte, 1)}
 	p.order <- j.out
 	p.jobs <- j
 }

@@ -16,6 +16,8 @@ const MaxLineBytes = 16 << 20
 // line, in order. Blank lines and lines starting with # are skipped. A line
 // longer than maxLine (0: MaxLineBytes) gets an "invalid" answer naming its
 // line number and the stream goes on; only a read or write error ends it.
+// Each request is answered within the oracle's time budget (Timeout): one
+// past it is answered "invalid" naming its line and the budget.
 func (o *Oracle) Serve(r io.Reader, w io.Writer, maxLine int) error {
 	if maxLine <= 0 {
 		maxLine = MaxLineBytes
@@ -44,7 +46,7 @@ func (o *Oracle) Serve(r io.Reader, w io.Writer, maxLine int) error {
 		case long > 0:
 			p.Answer(marshal(invalid(nil, "", "line %d: %d bytes: expected a request of at most %d bytes", n, long, maxLine)))
 		case len(t) > 0 && t[0] != '#':
-			p.Submit(t)
+			p.SubmitLine(n, t)
 		}
 		if err != nil { // io.EOF after the last line
 			break

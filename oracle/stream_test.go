@@ -182,7 +182,8 @@ func TestPanicIsInternal(t *testing.T) {
 
 // The metamorphic test, in the manner of pebble's: a random stream of good
 // requests with bad lines interleaved gives the good lines the same answers
-// as the good lines alone, in the same order.
+// as the good lines alone, in the same order, on any number of workers.
+// The bad lines include requests over the memory budget.
 func TestMetamorphicBadLinesChangeNothing(t *testing.T) {
 	goods := []string{
 		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":"1MiB"}}`,
@@ -199,8 +200,10 @@ func TestMetamorphicBadLinesChangeNothing(t *testing.T) {
 		`{"nccl":"2.28.9","system":"dgx-h100","nodes":100000,"op":{"coll":"allreduce","bytes":4}}`,
 		`{"nccl":"2.28.9","system":"dgx-h100","op":{"coll":"allreduce","count":2305843009213693952}}`,
 		`{"nccl":"2.28.9","system":"v100x4","env":{"NCCL_GRAPH_FILE":"/etc/passwd"},"op":{"coll":"allreduce","bytes":4}}`,
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4},"x":"` + strings.Repeat("z", 3000) + `"}`,
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4},"x":"` + strings.Repeat("z", 70<<10) + `"}`,
 		"\x00\xff\xfe garbage",
+		`{"nccl":"2.28.9","system":"dgx-h100","nodes":4096,"op":{"coll":"allreduce","bytes":4}}`,
+		`{"nccl":"2.28.9","system":"v100x4","group":[` + strings.TrimSuffix(strings.Repeat(`{"coll":"allreduce","bytes":"1MiB"},`, 320), ",") + `]}`,
 	}
 	alone := map[int]string{} // good request index → its answer alone
 	for i, g := range goods {
@@ -220,7 +223,10 @@ func TestMetamorphicBadLinesChangeNothing(t *testing.T) {
 			want = append(want, alone[i])
 		}
 		var out bytes.Buffer
-		if err := New(nil).Serve(strings.NewReader(in.String()), &out, 2048); err != nil {
+		o := New(nil)
+		o.MaxMemory = 32 << 20 // the last two bad lines need more
+		o.Workers = rapid.IntRange(1, 4).Draw(t, "workers")
+		if err := o.Serve(strings.NewReader(in.String()), &out, 64<<10); err != nil {
 			t.Fatalf("Serve: %v", err)
 		}
 		var got []string
@@ -242,9 +248,10 @@ func FuzzServe(f *testing.F) {
 	f.Add([]byte(`{"nccl":"2.28.9","system":"/dev/zero","op":{"coll":"allreduce","bytes":4}} x` + "\n"))
 	f.Add([]byte(`{"nccl":"2.28.9","system":"dgx-h100","nodes":9223372036854775807,"op":{"coll":"allreduce","count":2305843009213693952}}`))
 	f.Add([]byte(`{"nccl":"2.28.9","system":"v100x4","env":{"NCCL_GRAPH_FILE":"g.xml","NCCL_IB_HCA":"` + strings.Repeat("mlx5_0,", 100) + `"},"op":{"coll":"allreduce","bytes":4}}`))
+	o := New(nil) // one oracle for every execution, as in FuzzHandleLine
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var out bytes.Buffer
-		if err := New(nil).Serve(bytes.NewReader(in), &out, 512); err != nil {
+		if err := o.Serve(bytes.NewReader(in), &out, 512); err != nil {
 			t.Fatalf("Serve: %v", err)
 		}
 		want := 0

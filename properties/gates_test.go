@@ -9,10 +9,6 @@ import (
 	"pgregory.net/rapid"
 )
 
-// topoCache shares topology searches between cases (the generator draws
-// from a few presets, so most systems repeat).
-var topoCache = spec.NewCache(4096)
-
 // fataler is what the checks need of a test: a rapid.T inside properties,
 // a testing.T in the recorded regressions.
 type fataler interface {
@@ -21,7 +17,7 @@ type fataler interface {
 
 // decide runs one case; an op the release rejects (API misuse) returns nil.
 func decide(t fataler, c Case) (*spec.Decision, spec.Trace) {
-	rs := spec.MustLoad(c.Release)
+	rs := ruleset(c.Release)
 	comm, err := topoCache.Init(rs, c.System, c.Env)
 	if err != nil {
 		t.Fatalf("%s: init: %v", c, err)
@@ -40,7 +36,7 @@ func TestDecisionsAreConsistent(t *testing.T) {
 
 func checkConsistent(t fataler, c Case) {
 	d, tr := decide(t, c)
-	if err := CheckDecision(spec.MustLoad(c.Release), d, tr); err != nil {
+	if err := CheckDecision(ruleset(c.Release), d, tr); err != nil {
 		t.Fatalf("%s:\n%v", c, err)
 	}
 }
@@ -171,7 +167,7 @@ func TestOneRankSayingNoDisablesCollNet(t *testing.T) {
 			cn := sys.Nodes[i].Libs[len(sys.Nodes[i].Libs)-1].CollNet
 			cn.RankReduceSupport = map[int]spec.ReduceSet{rank: set}
 		}
-		comm, err := spec.Init(spec.MustLoad(v), sys, spec.Env{"NCCL_COLLNET_ENABLE": "1"})
+		comm, err := topoCache.Init(ruleset(v), sys, spec.Env{"NCCL_COLLNET_ENABLE": "1"})
 		if err != nil || comm.Err != nil {
 			t.Fatalf("init: %v %v", err, comm.Err)
 		}
@@ -207,7 +203,7 @@ func TestForcedUnavailableAlgorithmIsNeverChosen(t *testing.T) {
 			legal[ap.Algo] = true
 		}
 		nA := spec.NumAlgos
-		if !spec.MustLoad(c.Release).Consts.HasPAT {
+		if !ruleset(c.Release).Consts.HasPAT {
 			nA = int(spec.PAT)
 		}
 		a := spec.Algo(rapid.IntRange(0, nA-1).Draw(t, "forced"))

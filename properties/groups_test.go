@@ -11,7 +11,7 @@ import (
 // groupCase draws a communicator and a group of 1–8 operations.
 func groupCase(t *rapid.T) (Case, *spec.Comm, []spec.GroupOp, spec.Launch) {
 	c := Request().Draw(t, "case")
-	comm, err := topoCache.Init(spec.MustLoad(c.Release), c.System, c.Env)
+	comm, err := topoCache.Init(ruleset(c.Release), c.System, c.Env)
 	if err != nil {
 		t.Fatalf("%s: init: %v", c, err)
 	}
@@ -35,7 +35,7 @@ func groupCase(t *rapid.T) (Case, *spec.Comm, []spec.GroupOp, spec.Launch) {
 func TestGroupOfOneDecidesAsAlone(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := Request().Draw(t, "case")
-		comm, err := topoCache.Init(spec.MustLoad(c.Release), c.System, c.Env)
+		comm, err := topoCache.Init(ruleset(c.Release), c.System, c.Env)
 		if err != nil {
 			t.Fatalf("%s: init: %v", c, err)
 		}

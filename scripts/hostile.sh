@@ -75,6 +75,8 @@ put("oracle-huge.jsonl", "".join([
     '{"id":4,"nccl":"2.28.9","system":"dgx-h100","nodes":9223372036854775807,"op":{"coll":"allreduce","bytes":4}}\n',
     good % 5]))
 put("oracle-budget.jsonl", '{"id":1,"nccl":"2.28.9","system":"dgx-h100","nodes":512,"op":{"coll":"allreduce","bytes":"1GiB"}}\n')
+put("oracle-slow.jsonl", '{"id":1,"nccl":"2.28.9","system":"gb200-nvl72","nodes":32,"op":{"coll":"allreduce","bytes":"1GiB"}}\n' + good % 2)
+put("oracle-group4k.jsonl", '{"id":1,"nccl":"2.28.9","system":"dgx-a100","group":[' + ",".join(['{"coll":"allreduce","bytes":"1MiB"}'] * 4096) + ']}\n' + good % 2)
 put("oracle-graph.jsonl", '{"id":1,"nccl":"2.28.9","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0","NCCL_GRAPH_FILE":"' + w + '/allow/g65.xml"},"op":{"coll":"allreduce","bytes":4}}\n')
 with open(os.path.join(w, "garbage.log"), "wb") as f:
     import random
@@ -107,10 +109,12 @@ hcase() {
   local cmd=$1 want=$2 name=$3; shift 4
   local out="$W/out" err="$W/err" rc t0 t1
   t0=$(date +%s.%N)
-  ( ulimit -v "$VMEM"; exec /usr/bin/time -o "$W/rss" -f %M timeout "$TMO" "$BIN" "$@" <"${IN:-/dev/null}" >"$out" 2>"$err" )
+  ( ulimit -v "$VMEM"; exec /usr/bin/time -o "$W/rss" -f '%M %U %S' timeout "$TMO" "$BIN" "$@" <"${IN:-/dev/null}" >"$out" 2>"$err" )
   rc=$?
-  local rss
-  rss=$(grep -E '^[0-9]+$' "$W/rss" | tail -1)
+  # peak memory (KiB) and CPU seconds: on a shared machine the CPU time,
+  # not the wall time, says what an input costs
+  local rss cpu
+  read -r rss cpu < <(grep -E '^[0-9]+ [0-9.]+ [0-9.]+$' "$W/rss" | tail -1 | awk '{print $1, $2 + $3}')
   t1=$(date +%s.%N)
   local class
   if grep -qE '^(panic:|fatal error:|goroutine [0-9]+ \[)|runtime: out of memory|cannot allocate memory' "$err"; then
@@ -125,7 +129,7 @@ hcase() {
   local ok=no
   case ",$want," in *",$rc,"*) case $class in exit*) ok=yes ;; esac ;; esac
   [ $ok = yes ] || fail=1
-  printf '%s\t%s\t%s\t%s\t%.1f\t%s\t%d\n' "$cmd" "$name" "$class" "$want" "$(echo "$t1 - $t0" | bc)" "$ok" "$(( ${rss:-0} / 1024 ))" >>"$RES"
+  printf '%s\t%s\t%s\t%s\t%.1f\t%s\t%d\t%.1f\n' "$cmd" "$name" "$class" "$want" "$(echo "$t1 - $t0" | bc)" "$ok" "$(( ${rss:-0} / 1024 ))" "${cpu:-0}" >>"$RES"
   if [ $ok != yes ]; then
     echo "FAIL $cmd / $name: $class (want exit $want)"; head -c 600 "$err"; echo
   fi
@@ -206,6 +210,8 @@ IN="$W/oracle-trailing.jsonl" hcase oracle 0 "trailing data after the object" --
 IN="$W/oracle-huge.jsonl" hcase oracle 0 "counts 2^50 and 2^61, nodes 131072 and 2^63-1" -- oracle --no-trace
 IN="$W/oracle-budget.jsonl" hcase oracle 0 "4,096 ranks (the default budget), 1 GiB" -- oracle --no-trace
 IN="$W/zero100m" hcase oracle 0 "100 MB of NUL bytes, no newline" -- oracle --no-trace
+IN="$W/oracle-slow.jsonl" hcase oracle 0 "a 128-GPU NVLink clique (a search of tens of seconds) under --timeout 5s, then a good line" -- oracle --no-trace --timeout 5s
+IN="$W/oracle-group4k.jsonl" hcase oracle 0 "a group of 4,096 operations under --max-memory 64MiB, then a good line" -- oracle --no-trace --max-memory 64MiB
 # diagnose and hw
 hcase diagnose 0,1 "50 MB interleaved garbage log with bogus version lines" -- diagnose "$W/garbage.log"
 hcase diagnose 2 "log /dev/zero" -- diagnose /dev/zero
@@ -218,20 +224,20 @@ hcase hw 3 "info without a GPU" -- hw info
 
 # --- summary --------------------------------------------------------------
 echo
-echo "| command | inputs | exit 0 | exit 1 | exit 2 | exit 3 | panic | internal | OOM | timeout | as expected | slowest (s) | most memory (MB) |"
-echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| command | inputs | exit 0 | exit 1 | exit 2 | exit 3 | panic | internal | OOM | timeout | as expected | slowest (s) | most CPU (s) | most memory (MB) |"
+echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 awk -F'\t' '{
-  c=$1; n[c]++; k[c","$3]++; if ($6=="yes") ok[c]++; if ($5>slow[c]) slow[c]=$5; if ($7>mem[c]) mem[c]=$7
+  c=$1; n[c]++; k[c","$3]++; if ($6=="yes") ok[c]++; if ($5>slow[c]) slow[c]=$5; if ($7>mem[c]) mem[c]=$7; if ($8>cpu[c]) cpu[c]=$8
   if (!(c in seen)) { seen[c]=1; order[++m]=c }
 } END {
   for (i=1;i<=m;i++) { c=order[i]
-    printf "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %d |\n", c, n[c], k[c",exit0"], k[c",exit1"], k[c",exit2"], k[c",exit3"], k[c",panic"], k[c",internal"], k[c",oom"]+k[c",killed"], k[c",timeout"], ok[c], slow[c], mem[c]
+    printf "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %d |\n", c, n[c], k[c",exit0"], k[c",exit1"], k[c",exit2"], k[c",exit3"], k[c",panic"], k[c",internal"], k[c",oom"]+k[c",killed"], k[c",timeout"], ok[c], slow[c], cpu[c], mem[c]
     tn+=n[c]; tok+=ok[c]; tp+=k[c",panic"]+k[c",internal"]; to+=k[c",oom"]+k[c",killed"]
   }
   printf "\n%d inputs, %d as expected, %d panics or internal errors, %d out-of-memory or killed\n", tn, tok, tp, to
 }' "$RES"
 if [ -n "${HOSTILE_DETAIL:-}" ]; then
-  echo; echo "| command | input | outcome | expected exit | seconds | memory (MB) |"; echo "|---|---|---|---|--:|--:|"
-  awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $7}' "$RES"
+  echo; echo "| command | input | outcome | expected exit | seconds | CPU seconds | memory (MB) |"; echo "|---|---|---|---|--:|--:|--:|"
+  awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $8, $7}' "$RES"
 fi
 exit $fail

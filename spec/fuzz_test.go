@@ -123,6 +123,13 @@ func FuzzParseSystem(f *testing.F) {
 	f.Add([]byte(`{"nodes":[{"cpu":{"arch":"x86_64"},"gpus":[{"dev":0,"sm":90}]}]}`))
 	f.Add([]byte(`{"nodes":[{"gpus":[{"sm":9000}]}]}`))
 	f.Add([]byte("nodes:\n  - gpus: [{sm: 80}]\n    libs: [{path: /x.so, net_symbols: [0]}]\n"))
+	// hostile inputs: a YAML bomb, duplicate GPU devs, negative links and
+	// speeds, a long conf value, nodes past the limit
+	f.Add([]byte("a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"))
+	f.Add([]byte(`{"nodes":[{"gpus":[{"dev":0,"sm":90},{"dev":0,"sm":90}]}]}`))
+	f.Add([]byte(`{"nodes":[{"gpus":[{"dev":0,"sm":90,"nvlinks":-18}],"nics":[{"name":"mlx5_0","port":-1,"speed_mbps":-400000}]}]}`))
+	f.Add([]byte("preset: dgx-h100\nconf:\n  /etc/nccl.conf: {NCCL_IB_HCA: \"" + strings.Repeat("mlx5_0:1,", 200) + "\"}\n"))
+	f.Add([]byte(`{"preset":"dgx-h100","nodes":9223372036854775807}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sys, err := ParseSystem("fuzz.yaml", data)
 		if err != nil {

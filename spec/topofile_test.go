@@ -61,6 +61,7 @@ func FuzzNodeFromTopology(f *testing.F) {
 	}
 	f.Add([]byte(`<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><system version="1">&e;</system>`))
 	f.Add([]byte(`<system version="1">` + strings.Repeat("<pci>", 200) + `</system>`))
+	f.Add([]byte(`<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><system version="1">&c;</system>`))
 	f.Add([]byte(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143"><pci busid="0000:01:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci><nic><net name="eth0" dev="0" speed="10000" port="0" guid="0x0" maxconn="65536" gdr="0"/></nic></cpu></system>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := NodeFromTopology("fuzz.xml", data)

@@ -162,6 +162,25 @@ func TestOracleStream(t *testing.T) {
 	}
 }
 
+// The oracle's budget flags: a request over --max-memory is answered
+// invalid naming its line and the stream goes on; bad values exit 2.
+func TestOracleBudgetFlags(t *testing.T) {
+	in := `{"id":1,"nccl":"2.28.9","system":"dgx-h100","nodes":4096,"op":{"coll":"allreduce","bytes":4}}
+{"id":2,"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4}}
+`
+	code, out, stderr := runCLIIn(t, in, "oracle", "--no-trace", "--max-ranks", "131072", "--max-memory", "32MiB", "--timeout", "1m")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.Contains(lines[0], "line 1: 32768 ranks") || !strings.Contains(lines[0], "--max-memory") ||
+		!strings.Contains(lines[1], `"status":"ok"`) {
+		t.Fatalf("exit %d: %s\n%s", code, out, stderr)
+	}
+	for _, args := range [][]string{{"--timeout", "0s"}, {"--timeout", "-1s"}, {"--max-memory", "1KiB"}, {"--max-memory", "lots"}, {"--max-memory", "2TiB"}} {
+		if code, _, stderr := runCLIIn(t, "", append([]string{"oracle"}, args...)...); code != exitBadInput {
+			t.Errorf("oracle %v: exit %d, want %d: %s", args, code, exitBadInput, stderr)
+		}
+	}
+}
+
 func TestRulesAndDemo(t *testing.T) {
 	code, out, _ := runCLI(t, "rules", "--nccl", "2.22.3")
 	if code != 0 || !strings.Contains(out, "G-SEL-BACKUP-1") || !strings.Contains(out, "src/enqueue.cc") {

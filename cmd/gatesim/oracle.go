@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/gatesim/gatesim/internal/inputfile"
@@ -18,6 +19,8 @@ func newOracleCmd(d *deps) *cobra.Command {
 	var tunerTimeout time.Duration
 	var allow []string
 	var maxRanks, maxLine, workers int
+	var timeout time.Duration
+	var maxMemory string
 	c := &cobra.Command{
 		Use:   "oracle",
 		Short: "Answer JSON-lines requests on stdin, one JSON answer per line on stdout",
@@ -33,8 +36,10 @@ plugin that crashes or hangs gets an answer with status "error" and result
 
 Requests may name files (a system file, a topology XML, NCCL_GRAPH_FILE) only
 under the directories --allow-dir names; with none, every path is refused.
-A request on a machine of more than --max-ranks ranks, or a line longer than
---max-line bytes, gets an "invalid" answer and the stream goes on.`,
+A request on a machine of more than --max-ranks ranks, one whose estimated
+memory is over --max-memory, one not answered within --timeout, or a line
+longer than --max-line bytes, gets an "invalid" answer naming its line and
+the budget, and the stream goes on.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if maxRanks < 1 || maxRanks > spec.MaxRanks {
@@ -42,6 +47,13 @@ A request on a machine of more than --max-ranks ranks, or a line longer than
 			}
 			if maxLine < 1 || maxLine > 1<<30 {
 				return badInputf("--max-line %d: expected 1 to %d bytes", maxLine, 1<<30)
+			}
+			if timeout <= 0 || timeout > 24*time.Hour {
+				return badInputf("--timeout %v: expected more than 0 and at most 24h", timeout)
+			}
+			mem, err := spec.ParseBytes(maxMemory)
+			if err != nil || mem < 16<<20 || mem > 1<<40 {
+				return badInputf("--max-memory %q: expected 16MiB to 1TiB", maxMemory)
 			}
 			var read func(string) ([]byte, error)
 			if len(allow) > 0 {
@@ -60,6 +72,8 @@ A request on a machine of more than --max-ranks ranks, or a line longer than
 				o.Tuner = f
 			}
 			o.MaxRanks = maxRanks
+			o.MaxMemory = mem
+			o.Timeout = timeout
 			in := d.stdin
 			if in == nil {
 				in = os.Stdin
@@ -77,6 +91,8 @@ A request on a machine of more than --max-ranks ranks, or a line longer than
 	c.Flags().StringArrayVar(&allow, "allow-dir", nil, "directory whose files requests may name (repeatable; default: none)")
 	c.Flags().IntVar(&maxRanks, "max-ranks", oracle.DefaultMaxRanks, "per-request budget: the most ranks a request's machine may have")
 	c.Flags().IntVar(&maxLine, "max-line", oracle.MaxLineBytes, "the longest request line in bytes")
+	c.Flags().DurationVar(&timeout, "timeout", oracle.DefaultTimeout, "per-request time budget: a request not answered by then is answered invalid (it finishes in the background)")
+	c.Flags().StringVar(&maxMemory, "max-memory", strconv.Itoa(oracle.DefaultMaxMemory>>20)+"MiB", "per-request memory budget: a request estimated to need more is invalid before any work")
 	c.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "answer on this many workers (answers keep the input's order)")
 	return c
 }
