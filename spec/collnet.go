@@ -70,19 +70,26 @@ var collNetEnv28 = &Rule{
 			return
 		}
 		n := strtolInt(v)
-		logs := []string{fmt.Sprintf("NCCL_COLLNET_ENABLE set by environment to %d.", n)}
-		if n != 0 && n != 1 {
-			logs = append(logs, fmt.Sprintf("collnetEnable %d is not a valid value 0/1, set it to 0", n))
-			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as %d, not 0/1: set to 0", v, n), Facts: facts, Log: logs})
-			return
-		}
-		if n == 0 {
-			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as 0: CollNet disabled", v), Facts: facts, Log: logs})
-			return
-		}
-		r.allNodes(func(s *nodeState) { s.collNetEnable = true })
-		r.emit(Verdict{Outcome: Pass, Level: LevelRequested, Why: fmt.Sprintf("%q reads as 1: config.collnetEnable = 1", v), Facts: facts, Log: logs})
+		collNetEnableValue(r, v, int64(n), facts, []string{fmt.Sprintf("NCCL_COLLNET_ENABLE set by environment to %d.", n)})
 	},
+}
+
+// collNetEnableValue is envConfigOverride's check of a set
+// NCCL_COLLNET_ENABLE read as n (from v): only 0 and 1 are valid, anything
+// else is logged and set to 0; 1 enables CollNet on every node. logs are
+// the lines NCCL printed reading it.
+func collNetEnableValue(r *initRun, v string, n int64, facts []Fact, logs []string) {
+	if n != 0 && n != 1 {
+		logs = append(logs, fmt.Sprintf("collnetEnable %d is not a valid value 0/1, set it to 0", int32(n)))
+		r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as %d, not 0/1: set to 0", v, n), Facts: facts, Log: logs})
+		return
+	}
+	if n == 0 {
+		r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as 0: CollNet disabled", v), Facts: facts, Log: logs})
+		return
+	}
+	r.allNodes(func(s *nodeState) { s.collNetEnable = true })
+	r.emit(Verdict{Outcome: Pass, Level: LevelRequested, Why: fmt.Sprintf("%q reads as 1: config.collnetEnable = 1", v), Facts: facts, Log: logs})
 }
 
 var collNetPlugin28 = &Rule{

@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"fmt"
-
 	"github.com/gatesim/gatesim/spec/topo"
 )
 
@@ -31,18 +29,7 @@ var collNetEnv273 = &Rule{
 			r.emit(Verdict{Outcome: Fail, Why: "NCCL_COLLNET_ENABLE unset: config.collnetEnable stays 0", Facts: facts, Log: nonEmpty(log)})
 			return
 		}
-		logs := []string{log}
-		if n != 0 && n != 1 {
-			logs = append(logs, fmt.Sprintf("collnetEnable %d is not a valid value 0/1, set it to 0", int32(n)))
-			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as %d, not 0/1: set to 0", v, n), Facts: facts, Log: logs})
-			return
-		}
-		if n == 0 {
-			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as 0: CollNet disabled", v), Facts: facts, Log: logs})
-			return
-		}
-		r.allNodes(func(s *nodeState) { s.collNetEnable = true })
-		r.emit(Verdict{Outcome: Pass, Level: LevelRequested, Why: fmt.Sprintf("%q reads as 1: config.collnetEnable = 1", v), Facts: facts, Log: logs})
+		collNetEnableValue(r, v, n, facts, []string{log})
 	},
 }
 
