@@ -28,7 +28,7 @@ func TestPropUntouchedBoundaryAgrees(t *testing.T) {
 		var sig [2]string
 		var tr [2]spec.Trace
 		for i, rs := range []*spec.Ruleset{bd.From, bd.To} {
-			c, err := spec.Init(rs, sys, env)
+			c, err := topoCache.Init(rs, sys, env)
 			if err != nil {
 				t.Skip(err) // a machine the model refuses: nothing to compare
 			}
