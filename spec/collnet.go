@@ -14,7 +14,7 @@ import (
 var collNetPlugin22 = &Rule{
 	ID: "G-COLLNET-PLUGIN-1", Layer: LayerDevice, Cap: CapCollNet, Title: "a CollNet object is attached",
 	Doc:  `CollNet can be enabled only if collNetSupport(comm), i.e. a CollNet object is attached to the communicator. Without one NCCL does not even read NCCL_COLLNET_ENABLE.`,
-	Ref:  Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"},
 	node: true,
 	init: func(r *initRun) {
 		if r.cur.chosen != nil && r.cur.chosen.external != nil && r.cur.collNetOK {
@@ -28,7 +28,7 @@ var collNetPlugin22 = &Rule{
 var collNetEnv22 = &Rule{
 	ID: "G-COLLNET-ENV-1", Layer: LayerDevice, Cap: CapCollNet, Title: "NCCL_COLLNET_ENABLE",
 	Doc:  `Read only when a CollNet object is attached (per rank): enabled iff the string is exactly "1" (strcmp). "01", " 1" and "true" leave CollNet disabled.`,
-	Ref:  Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"},
 	Logs: []string{"NCCL_COLLNET_ENABLE set by environment to %s."},
 	node: true,
 	init: func(r *initRun) {
@@ -60,7 +60,7 @@ var collNetEnv22 = &Rule{
 var collNetEnv28 = &Rule{
 	ID: "G-COLLNET-ENV-1", Layer: LayerEnv, Cap: CapCollNet, Title: "NCCL_COLLNET_ENABLE",
 	Doc:  `At every communicator init, before the network plugins, a set NCCL_COLLNET_ENABLE is parsed with (int)strtol(value, NULL, 0) ("0x1", "01" and "1abc" give 1, "true" gives 0) and overrides config.collnetEnable (default 0). A value other than 0 or 1 is logged and set to 0.`,
-	Ref:  Ref{"v2.28.3-1", "src/init.cc", "envConfigOverride"},
+	Ref:  Ref{Tag: "v2.28.3-1", File: "src/init.cc", Func: "envConfigOverride"},
 	Logs: []string{"NCCL_COLLNET_ENABLE set by environment to %d.", "collnetEnable %d is not a valid value 0/1, set it to 0"},
 	init: func(r *initRun) {
 		v, set := r.env.Lookup("NCCL_COLLNET_ENABLE")
@@ -95,7 +95,7 @@ func collNetEnableValue(r *initRun, v string, n int64, facts []Fact, logs []stri
 var collNetPlugin28 = &Rule{
 	ID: "G-COLLNET-PLUGIN-1", Layer: LayerDevice, Cap: CapCollNet, Title: "a CollNet object is attached",
 	Doc:  `If collNetSupport(comm) is false (no CollNet object attached), config.collnetEnable is forced to 0 without a log line.`,
-	Ref:  Ref{"v2.28.3-1", "src/init.cc", "initTransportsRank"},
+	Ref:  Ref{Tag: "v2.28.3-1", File: "src/init.cc", Func: "initTransportsRank"},
 	node: true,
 	init: func(r *initRun) {
 		s := r.cur
@@ -156,7 +156,7 @@ func collNetGraph(ref Ref, directCap func(nGPUs int) int) *Rule {
 var collNetCons = &Rule{
 	ID: "G-COLLNET-CONS-1", Layer: LayerGraph, Cap: CapCollNet, Title: "ranks agree on CollNet",
 	Doc: `After AllGather3 each graph's nChannels is the minimum over all ranks; if CollNetChain has 0 channels, CollNet is disabled on every rank. A rank that did not enable CollNet contributes 0 and so disables everyone.`,
-	Ref: Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"},
 	init: func(r *initRun) {
 		c := r.comm
 		var zero []string
@@ -201,7 +201,7 @@ func nodeList(ns []int) string {
 var collNetThreshold = &Rule{
 	ID: "G-COLLNET-THRESH-1", Layer: LayerGraph, Cap: CapCollNet, Title: "CollNet node threshold",
 	Doc:  `Once nNodes is known: if nNodes < NCCL_COLLNET_NODE_THRESHOLD (default 2), CollNet is disabled. So CollNet is never used on a single node by default.`,
-	Ref:  Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"},
 	Logs: []string{"Communicator has %d nodes which is less than CollNet node threshold %d, disabling CollNet"},
 	init: func(r *initRun) {
 		c := r.comm
@@ -224,7 +224,7 @@ var collNetThreshold = &Rule{
 var collNetArity22 = &Rule{
 	ID: "G-COLLNET-ARITY-1", Layer: LayerGraph, Cap: CapCollNet, Title: "CollNet GPUs per node",
 	Doc:  `If any node has more than NCCL_MAX_DIRECT_ARITY+1 (8) local ranks, CollNet is disabled for the communicator with a WARN.`,
-	Ref:  Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"},
 	Logs: []string{"CollNet currently only supports up to %d GPUs per node, disabling CollNet"},
 	init: func(r *initRun) {
 		c := r.comm
@@ -282,7 +282,7 @@ func collNetSetup(ref Ref, headsFromNVLS bool) *Rule {
 var collNetMatrix = &Rule{
 	ID: "G-COLLNET-MATRIX-1", Layer: LayerGraph, Cap: CapCollNet, Title: "CollNet reduction support matrix",
 	Doc: `Head ranks call reduceSupport(datatype, redop) for redop in {sum, prod, max, min} and every datatype; each answer is all-gathered (non-heads say nothing); a pair is supported iff at least one head said yes and no head said no.`,
-	Ref: Ref{"v2.22.3-1", "src/transport/coll_net.cc", "ncclCollNetSetup"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/transport/coll_net.cc", Func: "ncclCollNetSetup"},
 	init: func(r *initRun) {
 		c := r.comm
 		if !c.CollNetSupport {

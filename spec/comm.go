@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec/topo"
 )
 
@@ -382,63 +383,12 @@ func intParam(env Env, name string, def int64) (val int64, set bool, log string)
 	return v, true, fmt.Sprintf("%s set by environment to %d.", name, v)
 }
 
-// strtoll is glibc's strtoll(s, NULL, 0); overflow reports ERANGE.
+// strtoll is glibc's strtoll(s, NULL, 0) (nccl.Strtoll base 0); overflow
+// reports ERANGE.
 func strtoll(s string) (v int64, overflow bool) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	base := uint64(10)
-	if i+1 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && i+2 < len(s) && isDigit(s[i+2], 16) {
-		base = 16
-		i += 2
-	} else if i < len(s) && s[i] == '0' {
-		base = 8
-	}
-	var u uint64
-	limit := uint64(1 << 63)
-	if !neg {
-		limit--
-	}
-	for ; i < len(s) && isDigit(s[i], base); i++ {
-		d := uint64(digitVal(s[i]))
-		if u > (limit-d)/base {
-			overflow = true
-			u = limit
-			continue
-		}
-		u = u*base + d
-	}
-	if overflow {
-		if neg {
-			return -1 << 63, true
-		}
-		return 1<<63 - 1, true
-	}
-	if neg {
-		return -int64(u), false
-	}
-	return int64(u), false
+	p := nccl.Strtoll(s, 0)
+	return p.Value, p.Range
 }
-
-func digitVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'z':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'Z':
-		return int(c-'A') + 10
-	}
-	return 99
-}
-
-func isDigit(c byte, base uint64) bool { return uint64(digitVal(c)) < base }
 
 // strtolInt is (int)strtol(s, NULL, 0) as NCCL uses it for
 // NCCL_COLLNET_ENABLE in 2.28: the long is truncated to int.

@@ -51,11 +51,11 @@ func envSource(ref Ref, doc string, userFile func(Env) string) *Rule {
 	}
 }
 
-var envSource22 = envSource(Ref{"v2.22.3-1", "src/misc/param.cc", "initEnv"},
+var envSource22 = envSource(Ref{Tag: "v2.22.3-1", File: "src/misc/param.cc", Func: "initEnv"},
 	`On the first ncclGetEnv, KEY=VALUE lines of ~/.nccl.conf and then /etc/nccl.conf are applied with setenv(..., 0): the process environment wins, then the user file, then /etc/nccl.conf.`,
 	func(Env) string { return userConfPath })
 
-var envSource23 = envSource(Ref{"v2.28.3-1", "src/misc/param.cc", "initEnvFunc"},
+var envSource23 = envSource(Ref{Tag: "v2.28.3-1", File: "src/misc/param.cc", Func: "initEnvFunc"},
 	`On the first ncclGetEnv, the file named by NCCL_CONF_FILE (when set and non-empty, read with plain getenv) or else ~/.nccl.conf, and then /etc/nccl.conf, are applied with setenv(..., 0): the process environment wins.`,
 	func(e Env) string {
 		if p := e["NCCL_CONF_FILE"]; p != "" {

@@ -55,22 +55,6 @@ func TestParseAlgoProtoGrammar(t *testing.T) {
 	}
 }
 
-func TestStrtoll(t *testing.T) {
-	cases := map[string]int64{"0": 0, "1": 1, "0x10": 16, "010": 8, "1abc": 1, "abc": 0, " 42": 42, "-3": -3, "+7": 7,
-		"0x": 0, "08": 0, "4M": 4, "": 0, "9223372036854775807": 9223372036854775807}
-	for in, want := range cases {
-		if got, of := strtoll(in); got != want || of {
-			t.Errorf("strtoll(%q) = %d (overflow %v), want %d", in, got, of, want)
-		}
-	}
-	if _, of := strtoll("9223372036854775808"); !of {
-		t.Error("no overflow for 2^63")
-	}
-	if v, of := strtoll("-9223372036854775808"); of || v != -1<<63 {
-		t.Errorf("min int64: %d %v", v, of)
-	}
-}
-
 func FuzzParseAlgoProto(f *testing.F) {
 	for _, s := range []string{"Ring", "^Ring", "allreduce:tree;allgather:ring", ";", "::", "^", "a:b:c", "Ring,,Tree", "ALLREDUCE:^nvls"} {
 		f.Add(s, true)
@@ -98,21 +82,6 @@ func FuzzParseAlgoProto(f *testing.F) {
 		}
 		if len(logs) == 0 {
 			t.Fatal("no log line for a set variable")
-		}
-	})
-}
-
-func FuzzStrtoll(f *testing.F) {
-	for _, s := range []string{"0", "0x1f", "-0", "  +12abc", "0777", "99999999999999999999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, of := strtoll(s)
-		// a plain decimal within range must agree with strconv
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil && (len(s) < 2 || s[0] != '0') && !strings.HasPrefix(s, "+0") && !strings.HasPrefix(s, "-0") {
-			if v != n || of {
-				t.Fatalf("strtoll(%q) = %d %v, strconv %d", s, v, of, n)
-			}
 		}
 	})
 }

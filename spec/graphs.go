@@ -14,7 +14,7 @@ import (
 var graphSearch = &Rule{
 	ID: "G-GRAPH-SEARCH-1", Layer: LayerGraph, Title: "ring and tree graphs",
 	Doc:  `Every rank searches the ring graph (pattern 4, 1 to MAXCHANNELS/2 channels) and the tree graph (pattern 1, as many channels as the ring). A search never fails: with no better path it falls back to one channel over PCI at SYS type, so every communicator has at least one ring and one tree channel.`,
-	Ref:  Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"},
 	Logs: []string{"Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d"},
 	node: true,
 	init: func(r *initRun) {
@@ -41,7 +41,7 @@ var graphSearch = &Rule{
 var graphConsensus = &Rule{
 	ID: "G-GRAPH-CHANNELS-1", Layer: LayerGraph, Title: "channels the ranks agree on",
 	Doc:  `After AllGather3: each graph takes the minimum nChannels over ranks (ring and tree the smaller of the two); nNodes counts the distinct nodes; ncclTopoPostset doubles the channels (at most MAXCHANNELS), adds half again for CollNet when intra-node bandwidth exceeds inter-node, doubles again on sm90 across nodes when the ring's intra bandwidth exceeds 45 GB/s and fewer than 16 channels remain, then NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS and the CTA limits bound it.`,
-	Ref:  Ref{"v2.22.3-1", "src/graph/connect.cc", "ncclTopoPostset"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/graph/connect.cc", Func: "ncclTopoPostset"},
 	Logs: []string{"%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer"},
 	init: func(r *initRun) {
 		c := r.comm
@@ -65,7 +65,7 @@ var graphConsensus = &Rule{
 var transportRule = &Rule{
 	ID: "G-TRANSPORT-1", Layer: LayerGraph, Cap: CapP2P, Title: "intra-node transport",
 	Doc:  `Between ranks of one node selectTransport tries P2P (same host, path type within the P2P level: NCCL_P2P_DISABLE=1 sets the level to LOC, NCCL_P2P_LEVEL names it, default PXB on Intel/ARM/Zhaoxin CPUs and SYS elsewhere; NVLink paths always qualify), then SHM (unless NCCL_SHM_DISABLE=1), then the network. Ranks on different nodes always use the network.`,
-	Ref:  Ref{"v2.22.3-1", "src/transport/p2p.cc", "p2pCanConnect"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/transport/p2p.cc", Func: "p2pCanConnect"},
 	Logs: []string{"Channel %02d/%d : %d[%d] -> %d[%d] via P2P/IPC", "Channel %02d/%d : %d[%d] -> %d[%d] via SHM/direct/direct", "Channel %02d/%d : %d[%d] -> %d[%d] [send] via NET/%s/%d"},
 	init: func(r *initRun) {
 		c := r.comm

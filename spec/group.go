@@ -79,22 +79,22 @@ func GroupCallRules() []groupRule {
 	return []groupRule{
 		{"G-GROUP-END-1", "ncclGroupEnd outside a group",
 			`ncclGroupEnd with no open ncclGroupStart warns and returns ncclInvalidUsage.`,
-			Ref{"v2.22.3-1", "src/group.cc", "ncclGroupEndInternal"}, []string{"ncclGroupEnd: not in a group call."}},
+			Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, []string{"ncclGroupEnd: not in a group call."}},
 		{"G-GROUP-ENQUEUE-1", "operations start at the outermost ncclGroupEnd",
 			`Calls inside a group are only recorded; the whole group is launched by the last, outermost ncclGroupEnd. Inner ncclGroupStart/ncclGroupEnd pairs do nothing. A group left open launches nothing.`,
-			Ref{"v2.22.3-1", "src/group.cc", "ncclGroupEndInternal"}, nil},
+			Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, nil},
 		{"G-GROUP-SYNC-1", "stream synchronisation inside a group",
 			`Inside a group a collective can return before its operation is enqueued on the stream, so cudaStreamSynchronize on that stream is only meaningful after ncclGroupEnd returns; before, it waits for nothing (and a wait on the result deadlocks).`,
-			Ref{"v2.22.3-1", "src/group.cc", "ncclGroupEndInternal"}, nil},
+			Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, nil},
 		{"G-GROUP-INIT-1", "init calls are not aggregated with communication",
 			`ncclCommInitRank calls may be grouped with each other to create communicators for several devices from one thread, but not with communication calls: a collective on a communicator whose init is still queued in the same group uses an uninitialised communicator (NCCL does not check this for blocking communicators).`,
-			Ref{"v2.22.3-1", "src/init.cc", "ncclCommInitRankDev"}, nil},
+			Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommInitRankDev"}, nil},
 		{"G-GROUP-MIX-1", "blocking and nonblocking communicators in one group",
 			`Async jobs (communicator init) of blocking and nonblocking communicators in the same group: WARN and ncclInvalidArgument.`,
-			Ref{"v2.22.3-1", "src/group.cc", "ncclAsyncLaunch"}, []string{"Blocking and nonblocking communicators are not allowed in the same group."}},
+			Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclAsyncLaunch"}, []string{"Blocking and nonblocking communicators are not allowed in the same group."}},
 		{"G-GROUP-NONBLOCK-1", "nonblocking communicators return ncclInProgress",
 			`A group holding a nonblocking communicator's work returns ncclInProgress from its outermost ncclGroupEnd; the application must poll ncclCommGetAsyncError until ncclSuccess before using the communicator again, or the next call warns and returns ncclInvalidArgument.`,
-			Ref{"v2.22.3-1", "src/init.cc", "ncclCommEnsureReady"}, []string{"Attempt to use communicator before the previous operation returned ncclSuccess"}},
+			Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommEnsureReady"}, []string{"Attempt to use communicator before the previous operation returned ncclSuccess"}},
 	}
 }
 

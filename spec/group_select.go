@@ -48,7 +48,7 @@ func groupPlanRule(ref Ref, logLine string) *Rule {
 var regIPCRule = &Rule{
 	ID: "G-REG-IPC-1", Layer: LayerGroup, Title: "user buffers registered over IPC",
 	Doc: `From 2.28.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`,
-	Ref: Ref{"v2.28.3-1", "src/register/coll_reg.cc", "ncclRegisterCollBuffers"},
+	Ref: Ref{Tag: "v2.28.3-1", File: "src/register/coll_reg.cc", Func: "ncclRegisterCollBuffers"},
 	group: func(g *groupRun) {
 		if r := g.choice.Registered; r != "" {
 			g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("buffers registered over %s: %d channels", r, g.choice.NChannels)})

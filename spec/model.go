@@ -382,7 +382,7 @@ func impl28(f Func, a Algo, p Proto) bool {
 var patRule = &Rule{
 	ID: "G-PAT-1", Layer: LayerModel, Cap: CapPAT, Title: "PAT eligibility",
 	Doc: `ncclPatEnable: smallest compute capability below 6.0 → off; NCCL_PAT_ENABLE (default 2) other than 2 → its truth value (non-zero forces PAT on, even with several GPUs per node); auto → on iff one GPU per node (nNodes == nRanks) and the network device is HOST type. PAT serves AllGather and ReduceScatter, Simple only.`,
-	Ref: Ref{"v2.28.3-1", "src/graph/tuning.cc", "ncclPatEnable"},
+	Ref: Ref{Tag: "v2.28.3-1", File: "src/graph/tuning.cc", Func: "ncclPatEnable"},
 	init: func(r *initRun) {
 		c := r.comm
 		cs := r.cells()
@@ -690,7 +690,7 @@ func pathIdx(s, def string) int {
 var ringRestore = &Rule{
 	ID: "G-TUNE-RINGRESTORE-1", Layer: LayerModel, Title: "Ring restored when a function has nothing",
 	Doc: `Ring bandwidths are saved per (function, protocol) before NCCL_ALGO's disables (protocols NCCL_PROTO or the LL128 rule disabled stay 0). After the disables, a function whose whole row is 0 gets its Ring bandwidths back.`,
-	Ref: Ref{"v2.22.3-1", "src/graph/tuning.cc", "ncclTopoTuneModel"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	init: func(r *initRun) {
 		c := r.comm
 		cs := r.cells()
@@ -744,7 +744,7 @@ func (r *initRun) ringSave() {
 var modelDone = &Rule{
 	ID: "G-TUNE-TABLE-1", Layer: LayerModel, Title: "the tuning table",
 	Doc:  `ncclTopoTuneModel's table: bandwidth and latency per (function, algorithm, protocol); a cell with bandwidth 0 is never chosen (ncclTopoGetAlgoTime returns -1). Rank 0 prints it at INFO level with NCCL_DEBUG_SUBSYS including TUNING, then the threadThresholds line.`,
-	Ref:  Ref{"v2.22.3-1", "src/graph/tuning.cc", "ncclTopoTuneModel"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	Logs: []string{"threadThresholds %ld/%ld/%ld | %ld/%ld/%ld | %ld | %ld", "  Algorithm   |", "  Protocol    |", " Max NThreads |"},
 	init: func(r *initRun) {
 		c := r.comm

@@ -444,7 +444,7 @@ func netChoose(ref Ref, doc string, failLog string, assignLog bool) *Rule {
 var netDevVersion = &Rule{
 	ID: "G-NET-ABI-2", Layer: LayerABI, Cap: CapNetPlugin, Title: "network device-offload version",
 	Doc: `getProperties(dev 0) of the candidate: netDeviceType HOST is accepted; UNPACK only with netDeviceVersion 7; any other type is rejected and the next network is tried.`,
-	Ref: Ref{"v2.22.3-1", "src/net.cc", "ncclNetCheckDeviceVersion"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclNetCheckDeviceVersion"},
 	Logs: []string{"Using NCCL_NET_DEVICE_UNPACK net plugin version %d",
 		"NCCL_DEVICE_UNPACK plugin has incompatible version %d, this NCCL build is compatible with %d, not using it", "Unknown device code index"},
 	node: true,
@@ -472,7 +472,7 @@ var netDevVersion = &Rule{
 var collNetAttach = &Rule{
 	ID: "G-NET-SEL-2", Layer: LayerDevice, Cap: CapCollNet, Title: "CollNet attaches to the chosen plugin only",
 	Doc:  `comm->ncclCollNet is set only if the chosen network is the external plugin and that plugin's CollNet initialised with devices > 0. Choosing IB or Socket (by NCCL_NET or by fallback) means no CollNet.`,
-	Ref:  Ref{"v2.22.3-1", "src/net.cc", "ncclNetInit"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclNetInit"},
 	node: true,
 	init: func(r *initRun) {
 		s := r.cur
@@ -577,7 +577,7 @@ func mnnvlRule(ref Ref, doc string, multiNodeOnly bool) *Rule {
 var netLibOthers = &Rule{
 	ID: "G-NET-LIB-3", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "several external plugins",
 	Doc:  `NCCL_NET_PLUGIN entries are tried in list order before IB and Socket; when one external entry is assigned to a communicator, every other external entry is disabled for the rest of the process.`,
-	Ref:  Ref{"v2.28.3-1", "src/plugin/net.cc", "ncclNetPluginDisableOtherExternal"},
+	Ref:  Ref{Tag: "v2.28.3-1", File: "src/plugin/net.cc", Func: "ncclNetPluginDisableOtherExternal"},
 	Logs: []string{"Disabling external plugins: %s"},
 	node: true,
 	init: func(r *initRun) {

@@ -14,7 +14,7 @@ import (
 var nvlsEnv = &Rule{
 	ID: "G-NVLS-ENV-1", Layer: LayerDevice, Cap: CapNVLS, Title: "NCCL_NVLS_ENABLE",
 	Doc:  `NCCL_NVLS_ENABLE (integer, default 2): 0 turns NVLS off with no further check and no log; 2 is auto (the multicast capability decides); any other non-zero value (1, 3, ...) forces nvlsSupport on without querying the device attribute.`,
-	Ref:  Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsInit"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
 	node: true,
 	init: func(r *initRun) {
 		v := r.param("NCCL_NVLS_ENABLE")
@@ -159,7 +159,7 @@ func (r *initRun) ctaBounds() (lo, hi int) {
 var nvlsChan = &Rule{
 	ID: "G-NVLS-CHAN-1", Layer: LayerDevice, Cap: CapNVLS, Title: "NVLS channel count",
 	Doc:  `When supported: nvlsChannels = clamp(NCCL_NVLS_NCHANNELS, minCTAs, maxCTAs) (2.22: default 16; 2.28: sm90 16, sm100 24 in one node or NVL domain and 32 across nodes, NCCL_NVLS_NCHANNELS overriding when > 0). 0 channels skips the NVLS setup.`,
-	Ref:  Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsInit"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
 	node: true,
 	init: func(r *initRun) {
 		s := r.cur
@@ -241,7 +241,7 @@ func allTrue(bs []bool) bool {
 var nvlsCons = &Rule{
 	ID: "G-NVLS-CONS-1", Layer: LayerGraph, Cap: CapNVLS, Title: "ranks agree on NVLS",
 	Doc:  `After AllGather3, if the minimum NVLS graph nChannels over all ranks is 0, nvlsSupport and nvlsChannels become 0 on every rank. The third number of the channel summary line shows the result.`,
-	Ref:  Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"},
 	Logs: []string{"%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer"},
 	init: func(r *initRun) {
 		c := r.comm
@@ -331,7 +331,7 @@ func cudaErr(s string) (int, string) {
 var nvlsTree = &Rule{
 	ID: "G-NVLSTREE-1", Layer: LayerGraph, Cap: CapNVLSTree, Title: "NVLSTree prerequisites",
 	Doc:  `NVLSTree needs nvlsSupport and more than one node (it is disabled in the enable matrix when nNodes is 1); it is modelled for AllReduce, Simple only, and does not itself require CollNet.`,
-	Ref:  Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsTreeConnect"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsTreeConnect"},
 	Logs: []string{"Connected NVLS tree"},
 	init: func(r *initRun) {
 		c := r.comm

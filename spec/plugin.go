@@ -75,7 +75,7 @@ func probe(syms []int, window []int) int {
 var netLib22 = &Rule{
 	ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
 	Doc:  `If NCCL_NET_PLUGIN (plain getenv) is set and non-empty, dlopen the value, then libnccl-net-<value>.so; otherwise dlopen libnccl-net.so. The first that opens wins. A name that is a case-insensitive prefix of STATIC_PLUGIN opens the main program. A failure other than "No such file or directory" for that name is logged with dlerror's text.`,
-	Ref:  Ref{"v2.22.3-1", "src/net.cc", "openNetPluginLib"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "openNetPluginLib"},
 	Logs: []string{"NET/Plugin: Plugin name set by env to %s", "NET/Plugin: %s"},
 	node: true,
 	init: func(r *initRun) {
@@ -122,7 +122,7 @@ var netLib22 = &Rule{
 var netLibNone22 = &Rule{
 	ID: "G-NET-LIB-2", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "no library: internal networks",
 	Doc:  `When no candidate opens, NCCL uses only its internal networks (IB, then Socket). The failure is sticky for the process: the plugin is never tried again.`,
-	Ref:  Ref{"v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclNetPluginLoad"},
 	Logs: []string{"NET/Plugin: Could not find:%s. Using internal network plugin.", "NET/Plugin: Using internal network plugin."},
 	node: true,
 	init: func(r *initRun) {
@@ -144,7 +144,7 @@ var netLibNone22 = &Rule{
 var netABI22 = &Rule{
 	ID: "G-NET-ABI-1", Layer: LayerABI, Cap: CapNetPlugin, Title: "net plugin ABI",
 	Doc: `Probe ncclNetPlugin_v8, _v7, _v6, _v5 in that order; the first found is adapted to v8. v4 and older are not supported: with none of these the library is closed, only the internal networks remain, and CollNet is not probed.`,
-	Ref: Ref{"v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclNetPluginLoad"},
 	Logs: []string{"NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", "NET/Plugin: Loaded net plugin %s (v7)",
 		"NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported."},
 	node: true,
@@ -177,7 +177,7 @@ var netABI22 = &Rule{
 var collNetABI22 = &Rule{
 	ID: "G-COLLNET-ABI-1", Layer: LayerABI, Cap: CapCollNet, Title: "CollNet plugin ABI",
 	Doc: `Only after a net symbol was accepted in the same library: probe ncclCollNetPlugin_v8, _v7, _v6, _v5. Failure is not fatal: the net plugin is used without CollNet. The internal networks never provide CollNet.`,
-	Ref: Ref{"v2.22.3-1", "src/net.cc", "ncclNetPluginLoad"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclNetPluginLoad"},
 	Logs: []string{"NET/Plugin: Failed to find ncclCollNetPlugin_v8 symbol.", "NET/Plugin: Loaded collnet plugin %s (v7)",
 		"NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported."},
 	node: true,
@@ -316,7 +316,7 @@ func envShow(v string, set bool) string {
 var netLib28 = &Rule{
 	ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
 	Doc: `NCCL_NET_PLUGIN unset: one entry, libnccl-net.so. Set: logged; "none" (any case) gives no external entry; otherwise a comma-separated list (empty items skipped, at most 14 entries, names of 255+ characters ignored). An empty value also gives no external entry. For each entry dlopen the name; then, only if it has no '/' and is not of the form lib*.so, dlopen libnccl-net-<name>.so. A non-ENOENT failure is logged with the name and dlerror's text; the ENOENT names are listed in "Could not find".`,
-	Ref: Ref{"v2.28.3-1", "src/plugin/plugin_open.cc", "openPluginLib"},
+	Ref: Ref{Tag: "v2.28.3-1", File: "src/plugin/plugin_open.cc", Func: "openPluginLib"},
 	Logs: []string{"NCCL_NET_PLUGIN set by environment to %s", "NET/Plugin: %s: %s", "NET/Plugin: Could not find:%s",
 		"NCCL_NET_PLUGIN list contains more than %d plugins, ignoring the rest"},
 	node: true,
@@ -423,7 +423,7 @@ func (s *nodeState) firstOpened() (*Library, string) {
 var netLibNone28 = &Rule{
 	ID: "G-NET-LIB-2", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "no library: internal networks",
 	Doc:  `An entry that does not open becomes LoadFailed and is never retried; when no entry opens, only the internal networks IB and Socket remain. Since 2.27.3 the "Could not find" line has no trailing sentence.`,
-	Ref:  Ref{"v2.28.3-1", "src/plugin/net.cc", "ncclNetPluginLoad"},
+	Ref:  Ref{Tag: "v2.28.3-1", File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"},
 	Logs: []string{"NET/Plugin: Could not find:%s"},
 	node: true,
 	init: func(r *initRun) {
@@ -541,7 +541,7 @@ func tunerCands22(env Env) []string {
 var tunerLib22 = &Rule{
 	ID: "G-TUNER-LIB-1", Layer: LayerLibrary, Cap: CapTuner, Title: "tuner library",
 	Doc: `Candidates (dlopen RTLD_LAZY): NCCL_TUNER_PLUGIN's value then libnccl-tuner-<value>.so, or libnccl-tuner.so; then, since a tuner may be packed into the net plugin, NCCL_NET_PLUGIN's value then libnccl-net-<value>.so, or libnccl-net.so. The first that opens is searched for tuner symbols. Loaded once per process; a failure is sticky.`,
-	Ref: Ref{"v2.22.3-1", "src/misc/tuner.cc", "openTunerPluginLib"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/misc/tuner.cc", Func: "openTunerPluginLib"},
 	Logs: []string{"TUNER/Plugin: NCCL_TUNER_PLUGIN set to %s", "TUNER/Plugin: Plugin name set by env to %s",
 		"TUNER/Plugin: Could not find:%s. Using internal tuner plugin.", "TUNER/Plugin: Using internal tuner plugin."},
 	node: true,
@@ -677,7 +677,7 @@ func tunerABI(ref Ref, doc string, logs []string, logFor func(name, path string,
 	}
 }
 
-var tunerABI22 = tunerABI(Ref{"v2.22.3-1", "src/misc/tuner.cc", "ncclTunerPluginLoad"},
+var tunerABI22 = tunerABI(Ref{Tag: "v2.22.3-1", File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"},
 	`Probe ncclTunerPlugin_v3, then _v2 (adapted: a v2 tuner returns algorithm and protocol, and the adapter sets that cell to 0.0 only if it was not IGNORE). Neither: the library is closed and the internal tuner is used.`,
 	[]string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol.", "TUNER/Plugin: Failed to find ncclTunerPlugin_v2 symbol, using internal tuner instead.", "TUNER/Plugin: Using tuner plugin %s"},
 	func(name, _ string, v int, w []int) []string {
@@ -691,7 +691,7 @@ var tunerABI22 = tunerABI(Ref{"v2.22.3-1", "src/misc/tuner.cc", "ncclTunerPlugin
 		return append(out, "TUNER/Plugin: Using tuner plugin "+name)
 	})
 
-var tunerABI28 = tunerABI(Ref{"v2.28.3-1", "src/plugin/tuner.cc", "ncclTunerPluginLoad"},
+var tunerABI28 = tunerABI(Ref{Tag: "v2.28.3-1", File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"},
 	`Probe ncclTunerPlugin_v5, _v4, _v3, _v2 (newest first); older versions are adapted. None: "External tuner plugin %s is unsupported" (only for a library opened as a tuner, not for the net plugin's library).`,
 	tunerABILogs28, tunerABILog28)
 

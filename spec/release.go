@@ -113,6 +113,7 @@ func (rel Release) build(prev *Ruleset, base bool) (*Ruleset, error) {
 			rs.TuningDelta(rel.Tuning)
 		}
 	}
+	rs.TopoParams.Release = rel.Version
 	if rel.Rules != nil {
 		rel.Rules(rs)
 	}
@@ -151,6 +152,7 @@ func TopoParamsFor(v Version) (topo.Params, error) {
 		if rel.Topo != nil {
 			rel.Topo(&p)
 		}
+		p.Release = rel.Version
 		if rel.Version == v {
 			return p, nil
 		}

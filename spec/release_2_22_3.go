@@ -6,26 +6,26 @@ import "github.com/gatesim/gatesim/spec/topo"
 // the design material and the base of the chain: every rule in evaluation
 // order as initTransportsRank and the enqueue path run them.
 
-var netState22 = netState(Ref{"v2.22.3-1", "src/net.cc", "netGetState"},
+var netState22 = netState(Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "netGetState"},
 	`Candidates in order: the external plugin (one slot), IB, Socket. A candidate is usable when init() succeeds and devices() reports at least one device; the state is computed once per process and cached. NCCL_NET filters by name after init, so a non-matching plugin is still initialised. The walk stops at the first usable, matching, device-accepted candidate.`,
 	netSelectOpts{})
 
-var ib22 = internalNet("G-NET-IB-1", "IB", CapIB, Ref{"v2.22.3-1", "src/transport/net_ib.cc", "ncclIbInit"},
+var ib22 = internalNet("G-NET-IB-1", "IB", CapIB, Ref{Tag: "v2.22.3-1", File: "src/transport/net_ib.cc", Func: "ncclIbInit"},
 	`The internal IB transport: init fails when NCCL_IB_DISABLE is non-zero, libibverbs cannot be loaded, or no IP interface exists for the out-of-band connection; ports must be ACTIVE, of IB or Ethernet (RoCE) link layer and match NCCL_IB_HCA (comma list with optional :port, '^' excludes, '=' matches exactly). Zero ports: init succeeds but devices() is 0, so the network is not usable.`,
 	[]string{"NET/IB : No IP interface found.", "NET/IB : No device found.", "NET/IB : Using%s %s; OOB %s:%s", "NCCL_IB_HCA set to %s"})
 
-var socket22 = internalNet("G-NET-SOCK-1", "Socket", "", Ref{"v2.22.3-1", "src/transport/net_socket.cc", "ncclNetSocketInit"},
+var socket22 = internalNet("G-NET-SOCK-1", "Socket", "", Ref{Tag: "v2.22.3-1", File: "src/transport/net_socket.cc", Func: "ncclNetSocketInit"},
 	`The internal Socket transport: interfaces from NCCL_SOCKET_IFNAME (when longer than one character), else ib*, then anything but docker/lo/virbr, then docker, then lo; none → init fails.`,
 	[]string{"NET/Socket : no interface found", "NET/Socket : Using%s"})
 
-var netChoose22 = netChoose(Ref{"v2.22.3-1", "src/net.cc", "ncclNetInit"},
+var netChoose22 = netChoose(Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclNetInit"},
 	`The communicator uses the first candidate that is usable, whose name matches NCCL_NET (case-insensitive) when set, and whose device version is accepted. None: WARN "Error: network %s not found." and ncclInvalidUsage from communicator init.`,
 	"Error: network %s not found.", false)
 
-var mnnvl22 = mnnvlRule(Ref{"v2.22.3-1", "src/init.cc", "checkMNNVL"},
+var mnnvl22 = mnnvlRule(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "checkMNNVL"},
 	`Checked only with more than one node: needs cuMem, fabric-handle support and a complete NVLink fabric with a cluster UUID; the clique is the ranks with the same UUID and clique ID; MNNVL = (NCCL_MNNVL_ENABLE == 2) ? cliqueSize > 1 : NCCL_MNNVL_ENABLE. A clique fuses the topology of its nodes.`, true)
 
-var nvlsEarly22 = nvlsEarly(Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsInit"},
+var nvlsEarly22 = nvlsEarly(Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
 	`NVLS is turned off silently when (not MNNVL and the topology has 2 GPUs or fewer) or (MNNVL and the clique has 2 GPUs or fewer), or when the driver entry point cuDeviceGet is missing.`,
 	func(gpus, clique int, mnnvl bool) (bool, string) {
 		if !mnnvl && gpus <= 2 {
@@ -37,42 +37,42 @@ var nvlsEarly22 = nvlsEarly(Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsI
 		return false, ""
 	})
 
-var collNetGraph22 = collNetGraph(Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"}, func(n int) int { return n })
-var nvlsGraph22 = nvlsGraph(Ref{"v2.22.3-1", "src/graph/search.cc", "ncclTopoCompute"}, func(n int) int { return n })
+var collNetGraph22 = collNetGraph(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"}, func(n int) int { return n })
+var nvlsGraph22 = nvlsGraph(Ref{Tag: "v2.22.3-1", File: "src/graph/search.cc", Func: "ncclTopoCompute"}, func(n int) int { return n })
 
-var nvlsSetup22 = nvlsSetup(Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsSetup"}, false)
-var collNetSetup22 = collNetSetup(Ref{"v2.22.3-1", "src/transport/coll_net.cc", "ncclCollNetSetup"}, false)
+var nvlsSetup22 = nvlsSetup(Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsSetup"}, false)
+var collNetSetup22 = collNetSetup(Ref{Tag: "v2.22.3-1", File: "src/transport/coll_net.cc", Func: "ncclCollNetSetup"}, false)
 
-var impl22Rule = implRule(Ref{"v2.22.3-1", "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var impl22Rule = implRule(Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Modelled cells: Broadcast and Reduce on Ring only; AllGather and ReduceScatter on Ring, NVLS and CollNetDirect; AllReduce on every algorithm. NVLS and NVLSTree have Simple only. Anything else keeps bandwidth 0, so Tree never serves AllGather, ReduceScatter, Broadcast or Reduce.`,
 	impl22)
 
-var bw1_22 = graphBwRule(Ref{"v2.22.3-1", "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var bw1_22 = graphBwRule(Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Bandwidth is nChannels × per-channel bandwidth of the algorithm's graph (PAT and Tree read the tree graph, NVLS/NVLSTree the NVLS graph): a graph with no channel gives its algorithms no bandwidth.`, 1)
 
-var bw2_22 = collNetBwRule(Ref{"v2.22.3-1", "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var bw2_22 = collNetBwRule(Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`CollNet protocols other than Simple get no bandwidth. CollNetDirect AllGather (ReduceScatter) across nodes gets 0 when the CollNet object lacks iallgather (ireducescatter) or a node has more local ranks than CollNet heads.`, false)
 
-var parse22 = algoParse("G-SEL-PARSE-1", Ref{"v2.22.3-1", "src/graph/tuning.cc", "parseList"},
+var parse22 = algoParse("G-SEL-PARSE-1", Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "parseList"},
 	`NCCL_PROTO and NCCL_ALGO are one list for all functions: a leading '^' inverts; tokens split on ',' (empty tokens vanish, blanks are kept) match names case-insensitively; unknown tokens are ignored silently, so a set-but-empty value or an unknown name disables everything (then rescued by G-TUNE-EN-1 or G-TUNE-RINGRESTORE-1).`,
 	false, []string{"NCCL_PROTO set by environment to %s", "NCCL_ALGO set by environment to %s"})
 
-var en22 = enableRule(Ref{"v2.22.3-1", "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var en22 = enableRule(Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0.`, true)
 
-var proto22 = protoRule(Ref{"v2.22.3-1", "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var proto22 = protoRule(Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Protocols default to LL 1, LL128 2 (auto), Simple 1; a value set by NCCL_PROTO is 0/1 and bypasses the auto rule. LL128 auto is on when the graph's inter-node path is at most PXB (or PXN on sm90), its intra-node path at most NVB, every GPU has the same compute capability and it is 7.0, 8.0 or 9.0 (not for a two-rank sm90 Ring AllReduce built with CUDA 11.8).`,
 	ll128Auto22)
 
-var tunerInit22 = tunerInit(Ref{"v2.22.3-1", "src/init.cc", "ncclCommInitRankFunc"},
+var tunerInit22 = tunerInit(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommInitRankFunc"},
 	`The tuner's init(nRanks, nNodes, logger, &context) runs after initTransportsRank, i.e. after the model was built, so a tuner cannot change the model's constants. An init error fails communicator init.`)
 
-var opSup22 = opSupport(Ref{"v2.22.3-1", "src/enqueue.cc", "getCollNetSupport"}, true)
+var opSup22 = opSupport(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "getCollNetSupport"}, true)
 
-var prune22 = pruneRule(Ref{"v2.22.3-1", "src/enqueue.cc", "updateCollCostTable"},
+var prune22 = pruneRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "updateCollCostTable"},
 	pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true})
 
-var tunerCall22 = tunerCall(Ref{"v2.22.3-1", "src/enqueue.cc", "getAlgoInfo"})
+var tunerCall22 = tunerCall(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "getAlgoInfo"})
 
 var release2_22_3 = Release{
 	Version: V2_22_3,
@@ -110,12 +110,12 @@ func consts2_22_3(rs *Ruleset) {
 
 func base2_22_3(rs *Ruleset) {
 	for _, r := range []*Rule{
-		envSource22, intParamRule(Ref{"v2.22.3-1", "src/misc/param.cc", "ncclLoadParam"}),
+		envSource22, intParamRule(Ref{Tag: "v2.22.3-1", File: "src/misc/param.cc", Func: "ncclLoadParam"}),
 		netLib22, netLibNone22, netABI22, collNetABI22,
-		collNetEntryPoints(Ref{"v2.22.3-1", "src/net.cc", "ncclCollNet_v7_as_v8_init"}, 8),
+		collNetEntryPoints(Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclCollNet_v7_as_v8_init"}, 8),
 		netState22, ib22, socket22, netChoose22, netDevVersion, collNetAttach,
-		mnnvl22, collNetPlugin22, collNetEnv22, topoRule(Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"}),
-		nvlsEnv, nvlsEarly22, nvlsCap(Ref{"v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsInit"}, false), nvlsChan,
+		mnnvl22, collNetPlugin22, collNetEnv22, topoRule(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"}),
+		nvlsEnv, nvlsEarly22, nvlsCap(Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"}, false), nvlsChan,
 		graphSearch, collNetGraph22, nvlsGraph22, graphConsensus,
 		collNetCons, nvlsCons, collNetThreshold, collNetArity22,
 		transportRule, runtimeConnectInit,
@@ -126,11 +126,11 @@ func base2_22_3(rs *Ruleset) {
 		rs.rules[r.ID] = r
 		rs.Init = append(rs.Init, r.ID)
 	}
-	for _, r := range []*Rule{appendRule(Ref{"v2.22.3-1", "src/enqueue.cc", "taskAppend"}, false), opSup22, prune22, tunerCall22, pickRule, backupRule, runtimeConnect, execErr} {
+	for _, r := range []*Rule{appendRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "taskAppend"}, false), opSup22, prune22, tunerCall22, pickRule, backupRule, runtimeConnect, execErr} {
 		rs.rules[r.ID] = r
 		rs.Op = append(rs.Op, r.ID)
 	}
-	groupPlan := groupPlanRule(Ref{"v2.22.3-1", "src/enqueue.cc", "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f")
+	groupPlan := groupPlanRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f")
 	rs.rules[groupPlan.ID] = groupPlan
 	rs.Group = append(rs.Group, groupPlan.ID)
 }

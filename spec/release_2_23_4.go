@@ -53,15 +53,15 @@ func collNetArityOp(ref Ref, doc string, algos ...Algo) *Rule {
 	}
 }
 
-var collNetArity23 = collNetArityOp(Ref{tag234, "src/enqueue.cc", "updateCollCostTable"},
+var collNetArity23 = collNetArityOp(Ref{Tag: tag234, File: "src/enqueue.cc", Func: "updateCollCostTable"},
 	`No init-time disable: per operation CollNetDirect stays IGNORE when a node has more than NCCL_MAX_DIRECT_ARITY+1 (8) local ranks; CollNetChain is not limited.`,
 	CollNetDirect)
 
-var impl23Rule = implRule(Ref{tag234, "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var impl23Rule = implRule(Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Modelled cells: Broadcast and Reduce on Ring only; AllGather and ReduceScatter on Ring, NVLS, CollNetDirect and PAT; AllReduce on every algorithm but PAT. NVLS, NVLSTree and PAT have Simple only (PAT also needs ncclPatEnable).`,
 	impl28)
 
-var pat23 = ruleAt(patRule, Ref{tag234, "src/graph/tuning.cc", "ncclPatEnable"},
+var pat23 = ruleAt(patRule, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "ncclPatEnable"},
 	`ncclPatEnable: NCCL_PAT_ENABLE (default 2) other than 2 → its truth value (non-zero forces PAT on, even with several GPUs per node); auto → on iff one GPU per node (nNodes == nRanks) and the network device is HOST type. PAT serves AllGather and ReduceScatter, Simple only. (The compute-capability floor of 6.0 is 2.26.2's; gatesim applies it from here, where no modelled GPU is below it.)`)
 
 var release2_23_4 = Release{
@@ -74,8 +74,8 @@ var release2_23_4 = Release{
 }
 
 func consts2_23_4(rs *Ruleset) {
-	rs.SetConst("HasPAT", true, Ref{tag234, "src/graph/tuning.cc", "ncclPatEnable"})
-	rs.SetParamDefault("NCCL_PAT_ENABLE", 2, Ref{tag234, "src/graph/tuning.cc", "PatEnable"})
+	rs.SetConst("HasPAT", true, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "ncclPatEnable"})
+	rs.SetParamDefault("NCCL_PAT_ENABLE", 2, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "PatEnable"})
 }
 
 func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {
@@ -107,7 +107,7 @@ func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {
 }
 
 func apply2_23_4(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag234, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag234, File: file, Func: fn} }
 	rs.Replace(ruleAt(envSource23, ref("src/misc/param.cc", "initEnvFunc"), ""), "NCCL_CONF_FILE names the user config file")
 	rs.Remove("G-COLLNET-ARITY-1", ref("src/enqueue.cc", "updateCollCostTable"), "no init-time disable; per-operation form below")
 	rs.Replace(impl23Rule, "PAT for AllGather/ReduceScatter")

@@ -9,14 +9,14 @@ import "fmt"
 
 var tag243 = "v2.24.3-1"
 
-var parse24 = algoParse("G-SEL-PARSE-2", Ref{tag243, "src/graph/tuning.cc", "parseList"}, parse28.Doc, true, parse28.Logs)
+var parse24 = algoParse("G-SEL-PARSE-2", Ref{Tag: tag243, File: "src/graph/tuning.cc", Func: "parseList"}, parse28.Doc, true, parse28.Logs)
 
-var en24 = enableRule(Ref{tag243, "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var en24 = enableRule(Ref{Tag: tag243, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`, false)
 
 // tunerABI24 probes the window newest first (v4, v3, v2), one INFO per
 // symbol not found; 2.26.2's per-version shims print the same lines.
-var tunerABI24 = tunerABI(Ref{tag243, "src/misc/tuner.cc", "ncclTunerPluginLoad"},
+var tunerABI24 = tunerABI(Ref{Tag: tag243, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"},
 	`Probe ncclTunerPlugin_v4, _v3, then _v2, newest first (older versions are adapted; a v2 tuner returns algorithm and protocol). None: the library is closed and the internal tuner is used.`,
 	[]string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v%d symbol.", "TUNER/Plugin: Failed to find ncclTunerPlugin_v2 symbol, using internal tuner instead.", "TUNER/Plugin: Using tuner plugin %s"},
 	func(name, _ string, v int, w []int) []string {
@@ -46,7 +46,7 @@ var release2_24_3 = Release{
 }
 
 func consts2_24_3(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag243, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag243, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{9, 8, 7, 6, 5}, ref("src/net.cc", "ncclNetPluginLoad"))
 	rs.SetConst("TunerABI", []int{4, 3, 2}, ref("src/misc/tuner.cc", "ncclTunerPluginLoad"))
 	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
@@ -73,7 +73,7 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 }
 
 func apply2_24_3(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag243, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag243, File: file, Func: fn} }
 	rs.Replace(tunerABI24, "window v4-v2")
 	rs.Remove("G-SEL-PARSE-1", ref("src/graph/tuning.cc", "parseList"), "per-function grammar replaces it")
 	rs.Add(parse24, "G-TUNE-BW-2", "per-function grammar with hard errors")

@@ -13,7 +13,7 @@ import "github.com/gatesim/gatesim/spec/topo"
 
 var tag251 = "v2.25.1-1"
 
-var nvlsEarly251 = nvlsEarly(Ref{tag251, "src/transport/nvls.cc", "ncclNvlsInit"}, nvlsEarly283.Doc,
+var nvlsEarly251 = nvlsEarly(Ref{Tag: tag251, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"}, nvlsEarly283.Doc,
 	func(gpus, _ int, _ bool) (bool, string) {
 		if gpus <= 2 {
 			return true, "2 GPUs or fewer in the topology"
@@ -31,7 +31,7 @@ var release2_25_1 = Release{
 }
 
 func consts2_25_1(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag251, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag251, File: file, Func: fn} }
 	rs.SetConst("MaxChannels", 64, ref("src/include/device.h", "MAXCHANNELS"))
 	rs.SetConst("NVLSChannelsSM100", 32, ref("src/transport/nvls.cc", "ncclNvlsInit"))
 	rs.SetConst("NVLSChannelsSM100Multi", 32, ref("src/transport/nvls.cc", "ncclNvlsInit"))
@@ -59,7 +59,7 @@ func tuningApply2_25_1(t *Tuning) ([]TuningChange, error) {
 }
 
 func apply2_25_1(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag251, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag251, File: file, Func: fn} }
 	rs.Replace(mnnvlRule(ref("src/mnnvl.cc", "ncclMnnvlCheck"), mnnvl28.Doc, false), "ncclMnnvlCheck: also with NCCL_MNNVL_ENABLE=1 on one node")
 	rs.Replace(nvlsEarly251, "GPU count ≤ 2, no MNNVL clique form")
 	rs.Replace(nvlsChan.withRef(ref("src/transport/nvls.cc", "ncclNvlsInit")), "per-architecture default: sm90 16, sm100 32")

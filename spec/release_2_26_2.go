@@ -22,7 +22,7 @@ var release2_26_2 = Release{
 }
 
 func consts2_26_2(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag262, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
 	rs.SetConst("NetNameAtLoad", true, ref("src/plugin/net/net_v8.cc", "getNcclNet_v8"))
 }
@@ -35,7 +35,7 @@ func tuningApply2_26_2(t *Tuning) ([]TuningChange, error) {
 }
 
 func apply2_26_2(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag262, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }
 	rs.Replace(ruleAt(tunerABI24, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ""), "per-version shims print the same lines")
 	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin."), "common loader (the none keyword is 2.28.3's; before it, none names a library that does not open: no tuner either way)")
 }

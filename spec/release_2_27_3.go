@@ -19,7 +19,7 @@ var tag273 = "v2.27.3-1"
 var collNetEnv273 = &Rule{
 	ID: "G-COLLNET-ENV-1", Layer: LayerEnv, Cap: CapCollNet, Title: "NCCL_COLLNET_ENABLE",
 	Doc:  `At every communicator init, before the network plugins, NCCL_PARAM(CollnetEnable) (ncclLoadParam: strtoll base 0, default NCCL_CONFIG_UNDEF_INT) overrides config.collnetEnable (default 0) when set. A value other than 0 or 1 is logged and set to 0.`,
-	Ref:  Ref{tag273, "src/init.cc", "envConfigOverride"},
+	Ref:  Ref{Tag: tag273, File: "src/init.cc", Func: "envConfigOverride"},
 	Logs: []string{"NCCL_COLLNET_ENABLE set by environment to %lld.", "collnetEnable %d is not a valid value 0/1, set it to 0"},
 	init: func(r *initRun) {
 		v, set := r.env.Lookup("NCCL_COLLNET_ENABLE")
@@ -40,10 +40,10 @@ func nonEmpty(s string) []string {
 	return []string{s}
 }
 
-var side273 = ruleAt(sideRule, Ref{tag273, "src/enqueue.cc", "ncclPrepareTasks"},
+var side273 = ruleAt(sideRule, Ref{Tag: tag273, File: "src/enqueue.cc", Func: "ncclPrepareTasks"},
 	`Symmetric kernels: a group of exactly one collective and no p2p, on one node, on a communicator with symmetric support (every peer direct P2P, NCCL_WIN_ENABLE, cuMem), with send and receive buffers in windows registered with NCCL_WIN_COLL_SYMMETRIC and a kernel for (function, redop, datatype), is scheduled by ncclSymPickKernel without the cost table. Ordinary, unregistered buffers always go through it.`)
 
-var ctaPolicy273 = ruleAt(ctaPolicyRule, Ref{tag273, "src/enqueue.cc", "getAlgoInfo"}, "")
+var ctaPolicy273 = ruleAt(ctaPolicyRule, Ref{Tag: tag273, File: "src/enqueue.cc", Func: "getAlgoInfo"}, "")
 
 var release2_27_3 = Release{
 	Version: V2_27_3,
@@ -55,7 +55,7 @@ var release2_27_3 = Release{
 }
 
 func consts2_27_3(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag273, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag273, File: file, Func: fn} }
 	rs.SetConst("NVLSChannelsSM100", 24, ref("src/transport/nvls.cc", "ncclNvlsInit"))
 	rs.SetParamDefault("NCCL_NVLS_NCHANNELS", UndefInt, ref("src/init.cc", "NvlsChannels"))
 	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
@@ -79,7 +79,7 @@ func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 }
 
 func apply2_27_3(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag273, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag273, File: file, Func: fn} }
 	rs.Remove("G-COLLNET-ENV-1", ref("src/init.cc", "envConfigOverride"), "read at config time instead (below)")
 	rs.Add(collNetEnv273, "G-ENV-PARAM-1", "NCCL_PARAM into config.collnetEnable for every communicator")
 	rs.Replace(ruleAt(netLib28, ref("src/plugin/net.cc", "ncclNetPluginLoad"), ""), "comma list of plugins (the none keyword and the conditional prefixed name are modelled from here; 2.27.5 and 2.28.3 refine them)")

@@ -17,5 +17,5 @@ var release2_27_5 = Release{
 }
 
 func apply2_27_5(rs *Ruleset) {
-	rs.Replace(collNetEnv28.withRef(Ref{tag275, "src/init.cc", "envConfigOverride"}), "ncclGetEnv and strtol into config.collnetEnable for every communicator")
+	rs.Replace(collNetEnv28.withRef(Ref{Tag: tag275, File: "src/init.cc", Func: "envConfigOverride"}), "ncclGetEnv and strtol into config.collnetEnable for every communicator")
 }

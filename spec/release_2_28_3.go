@@ -11,21 +11,21 @@ import "github.com/gatesim/gatesim/spec/topo"
 
 var tag283 = "v2.28.3-1"
 
-var netState28 = netState(Ref{tag283, "src/plugin/net.cc", "ncclNetPluginInit"},
+var netState28 = netState(Ref{Tag: tag283, File: "src/plugin/net.cc", Func: "ncclNetPluginInit"},
 	`Candidates in order: the NCCL_NET_PLUGIN entries, IB, Socket. init() is called for every communicator; devices() on the first successful init; a failure disables the network and its CollNet. NCCL_NET is compared after init, when the plugin is assigned to the communicator.`,
 	netSelectOpts{ibUsingOnZero: true, initLog: true})
 
-var ib28 = ib22.withRef(Ref{tag283, "src/transport/net_ib.cc", "ncclIbInitDevices"})
-var socket28 = socket22.withRef(Ref{tag283, "src/transport/net_socket.cc", "ncclNetSocketInit"})
+var ib28 = ib22.withRef(Ref{Tag: tag283, File: "src/transport/net_ib.cc", Func: "ncclIbInitDevices"})
+var socket28 = socket22.withRef(Ref{Tag: tag283, File: "src/transport/net_socket.cc", Func: "ncclNetSocketInit"})
 
-var netChoose28 = netChoose(Ref{tag283, "src/plugin/net.cc", "ncclNetInit"},
+var netChoose28 = netChoose(Ref{Tag: tag283, File: "src/plugin/net.cc", Func: "ncclNetInit"},
 	`The communicator is assigned the first candidate that initialises with devices, whose name matches NCCL_NET (case-insensitive) when set, and whose device version is accepted; other external plugins are then disabled for the process. None: WARN "Failed to initialize any NET plugin" and ncclInvalidUsage from communicator init.`,
 	"Failed to initialize any NET plugin", true)
 
-var mnnvl28 = mnnvlRule(Ref{tag283, "src/mnnvl.cc", "ncclMnnvlCheck"},
+var mnnvl28 = mnnvlRule(Ref{Tag: tag283, File: "src/mnnvl.cc", Func: "ncclMnnvlCheck"},
 	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 (and the P2P level is not 0), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank, a clique of more than one; failures are silent (MNNVL off). A clique fuses the topology of its nodes.`, false)
 
-var nvlsEarly283 = nvlsEarly(Ref{tag283, "src/transport/nvls.cc", "ncclNvlsInit"},
+var nvlsEarly283 = nvlsEarly(Ref{Tag: tag283, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
 	`NVLS is turned off silently when the topology has 2 GPUs or fewer (2.25.1-2.28.3), or when the driver entry point cuDeviceGet is missing.`,
 	func(gpus, _ int, _ bool) (bool, string) {
 		if gpus <= 2 {
@@ -34,37 +34,37 @@ var nvlsEarly283 = nvlsEarly(Ref{tag283, "src/transport/nvls.cc", "ncclNvlsInit"
 		return false, ""
 	})
 
-var nvlsChan28 = nvlsChan.withRef(Ref{tag283, "src/transport/nvls.cc", "ncclNvlsInit"})
+var nvlsChan28 = nvlsChan.withRef(Ref{Tag: tag283, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"})
 
-var collNetGraph28 = collNetGraph(Ref{tag283, "src/graph/search.cc", "ncclTopoCompute"}, func(n int) int { return min(8, n) })
-var nvlsGraph28 = nvlsGraph(Ref{tag283, "src/graph/search.cc", "ncclTopoCompute"}, func(n int) int { return min(32, n) })
+var collNetGraph28 = collNetGraph(Ref{Tag: tag283, File: "src/graph/search.cc", Func: "ncclTopoCompute"}, func(n int) int { return min(8, n) })
+var nvlsGraph28 = nvlsGraph(Ref{Tag: tag283, File: "src/graph/search.cc", Func: "ncclTopoCompute"}, func(n int) int { return min(32, n) })
 
-var impl28Rule = implRule(Ref{tag283, "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var impl28Rule = implRule(Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Modelled cells: Broadcast and Reduce on Ring only; AllGather and ReduceScatter on Ring, NVLS, CollNetDirect and PAT; AllReduce on every algorithm but PAT. NVLS, NVLSTree and PAT have Simple only (PAT also needs ncclPatEnable).`,
 	impl28)
 
-var bw1_28 = graphBwRule(Ref{tag283, "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var bw1_28 = graphBwRule(Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Bandwidth is nChannels × per-channel bandwidth of the algorithm's graph (PAT and Tree read the tree graph): a graph with no channel gives no bandwidth, and NVLS/NVLSTree are skipped when the NVLS graph has fewer than 2 channels.`, 2)
 
-var bw2_28 = collNetBwRule(Ref{tag283, "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var bw2_28 = collNetBwRule(Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`CollNet protocols other than Simple get no bandwidth. Across nodes, NVLS and CollNetDirect AllGather (ReduceScatter) get 0 unless the CollNet object has iallgather (ireducescatter), CollNet is enabled and no node has more local ranks than CollNet heads.`, true)
 
-var parse28 = algoParse("G-SEL-PARSE-2", Ref{tag283, "src/graph/tuning.cc", "parseList"},
+var parse28 = algoParse("G-SEL-PARSE-2", Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "parseList"},
 	`Per-function grammar: entries split on ';', each "[func:]list" where only the first may omit func (Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, any case); a list starting with '^' inverts; each targeted row is reset before the names apply; rows not targeted keep their defaults. Empty entries and items are skipped, blanks are not trimmed. An unknown name or prefix, or a missing prefix after the first entry, is a WARN and ncclInvalidUsage from communicator init. A set-but-empty value changes nothing. Rank 0 prints the user matrix.`,
 	true, []string{"NCCL_ALGO set by environment to %s", "Enabled NCCL Func/Proto/Algo Matrix:%s",
 		`All entries except the first must have a prefix: "%s"`, `Unrecognized prefix token "%s" when parsing "%s"`, `Unrecognized element token "%s" when parsing "%s"`})
 
-var en28 = enableRule(Ref{tag283, "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var en28 = enableRule(Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; with config.collnetEnable 0, CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`, false)
 
-var proto28 = protoRule(Ref{tag283, "src/graph/tuning.cc", "ncclTopoTuneModel"},
+var proto28 = protoRule(Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Protocols default to LL 1, LL128 2 (auto), Simple 1; a value set by NCCL_PROTO bypasses the auto rule. LL128 auto needs: inter-node path at most PXN when NCCL_LL128_C2C (default 1) and compute capability 9.0+, else at most PXB; intra-node path at most NVB; one compute capability on every GPU, at least 7.0; not a two-rank sm90 Ring AllReduce built with CUDA 11.8.`,
 	ll128Auto28)
 
-var tunerInit28 = tunerInit(Ref{tag283, "src/init.cc", "initTransportsRank"},
+var tunerInit28 = tunerInit(Ref{Tag: tag283, File: "src/init.cc", Func: "initTransportsRank"},
 	`The tuner's init runs inside initTransportsRank after the CollNet and NVLS setup and before ncclTopoTuneModel, with the default tuner constants (a v5 tuner may change latencies and bandwidth caps, not the enable matrix). An init error fails communicator init.`)
 
-var collNetArity28 = collNetArityOp(Ref{tag283, "src/enqueue.cc", "updateCollCostTable"},
+var collNetArity28 = collNetArityOp(Ref{Tag: tag283, File: "src/enqueue.cc", Func: "updateCollCostTable"},
 	`No init-time disable: per operation CollNetDirect and (2.28.3+) CollNetChain stay IGNORE when a node has more than NCCL_MAX_DIRECT_ARITY+1 (8) local ranks.`,
 	CollNetDirect, CollNetChain)
 
@@ -78,13 +78,13 @@ var release2_28_3 = Release{
 }
 
 func consts2_28_3(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag283, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{11, 10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
 	rs.SetConst("TunerABI", []int{5, 4, 3, 2}, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"))
 }
 
 func apply2_28_3(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag283, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
 	rs.Replace(topoRule(ref("src/init.cc", "initTransportsRank")), "new tag")
 	rs.Replace(envSource23, "new tag")
 	rs.Replace(intParamRule(ref("src/misc/param.cc", "ncclLoadParam")), "same parse; file unchanged, new tag")

@@ -14,7 +14,7 @@ import (
 
 var tag287 = "v2.28.7-1"
 
-var nvlsEarly287 = nvlsEarly(Ref{tag287, "src/transport/nvls.cc", "ncclNvlsInit"},
+var nvlsEarly287 = nvlsEarly(Ref{Tag: tag287, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
 	`NVLS is turned off silently when the topology has fewer than 2 GPUs (2.28.7+: two-GPU communicators become NVLS candidates), or when the driver entry point cuDeviceGet is missing.`,
 	nvlsOffBelow2)
 
@@ -26,7 +26,7 @@ func nvlsOffBelow2(gpus, _ int, _ bool) (bool, string) {
 	return false, ""
 }
 
-var netState287 = netState(Ref{tag287, "src/plugin/net.cc", "ncclNetInit"},
+var netState287 = netState(Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetInit"},
 	`Candidates in order: the NCCL_NET_PLUGIN entries, IB, Socket. NCCL_NET is compared before init (2.28.7+): a candidate whose name does not match is not initialised at all. init() is called for every communicator, devices() on the first successful init; a failure disables the network and its CollNet.`,
 	netSelectOpts{filterBeforeInit: true, ibUsingOnZero: true, initLog: true})
 
@@ -34,7 +34,7 @@ var netState287 = netState(Ref{tag287, "src/plugin/net.cc", "ncclNetInit"},
 var envPlugin = &Rule{
 	ID: "G-ENV-PLUGIN-1", Layer: LayerEnv, Title: "environment plugin",
 	Doc:  `NCCL_ENV_PLUGIN (plain getenv): "none" keeps the internal plugin (getenv). Otherwise the name is resolved like a net plugin (default libnccl-env.so) and ncclEnvPlugin_vN is looked up over the release's window (v1; v2 then v1 from 2.30.7); when accepted, every ncclGetEnv returns the plugin's answer. A plugin whose init fails makes ncclGetUniqueId and communicator init fail; a missing library or symbol falls back silently.`,
-	Ref:  Ref{tag287, "src/plugin/env.cc", "ncclEnvPluginLoad"},
+	Ref:  Ref{Tag: tag287, File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"},
 	Logs: []string{"NCCL_ENV_PLUGIN set by environment to %s", "ENV/Plugin: Using %s (v%d)", "Successfully loaded external env plugin %s", "External env plugin %s is unsupported"},
 	init: func(r *initRun) {
 		nd := r.nodes[0].node
@@ -99,7 +99,7 @@ var release2_28_7 = Release{
 }
 
 func consts2_28_7(rs *Ruleset) {
-	rs.SetConst("EnvABI", []int{1}, Ref{tag287, "src/plugin/env.cc", "ncclEnvPluginLoad"})
+	rs.SetConst("EnvABI", []int{1}, Ref{Tag: tag287, File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"})
 }
 
 // tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow
@@ -114,5 +114,5 @@ func apply2_28_7(rs *Ruleset) {
 	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
 	rs.Replace(nvlsEarly287, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")
-	rs.Replace(tunerLib28(Ref{tag287, "src/plugin/tuner.cc", "ncclTunerPluginLoad"}, ""), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
+	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, ""), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
 }

@@ -1,7 +1,5 @@
 package spec
 
-import "github.com/gatesim/gatesim/spec/topo"
-
 // NCCL 2.28.9 (tag v2.28.9-1), the library in PyTorch's wheel on the
 // project's GPU machine, as a delta against 2.28.7: two tuner constants.
 // Its other change (the one-node p2p schedule group is maxLocalRanks,
@@ -12,7 +10,6 @@ var tag289 = "v2.28.9-1"
 var release2_28_9 = Release{
 	Version: V2_28_9,
 	Tag:     tag289,
-	Topo:    topo.Apply2_28_9,
 	Tuning:  tuningApply2_28_9,
 }
 

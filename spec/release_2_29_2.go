@@ -45,7 +45,7 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 var sideRule29 = &Rule{
 	ID: "G-SEL-SIDE-1", Layer: LayerSelect, Title: "paths that bypass the cost table",
 	Doc:   `Copy-engine collectives when the CTA policy has the ZERO bit and ncclCeAvailable holds (implemented for the function, one node, symmetric support, the receive buffer in a symmetric window); otherwise an AllGather into a symmetric window of more than NCCL_SYM_CE_THRESHOLD (8 Mi) elements also goes to the copy engines on an sm100+ node whose GPUs are all NVLink peers. Then symmetric kernels (buffers in symmetric windows with a kernel available). Broadcasts of one group from two roots or more (NCCL_ALLGATHERV_ENABLE, default 1) are queued per root and run as one AllGatherV (ncclScheduleBcastTasksToPlan) without the cost table; from one root they go back to the sorter. Other ordinary buffers always go through the cost table.`,
-	Ref:   Ref{tag2292, "src/enqueue.cc", "taskAppend"},
+	Ref:   Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "taskAppend"},
 	Logs:  sideRule.Logs,
 	perOp: sideRule.perOp,
 }
@@ -53,7 +53,7 @@ var sideRule29 = &Rule{
 var ctaPolicyRule29 = &Rule{
 	ID: "G-SEL-CTAPOL-1", Layer: LayerSelect, Cap: CapNVLS, Title: "CTA policy override towards NVLS",
 	Doc:   `NCCL_CTA_POLICY is a bit mask (a leading digit 0, 1 or 2 as before, or DEFAULT, EFFICIENCY and ZERO joined by '|', any case; unknown names are ignored with an INFO). Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, the EFFICIENCY bit set, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,
-	Ref:   Ref{tag2292, "src/enqueue.cc", "ncclGetAlgoInfo"},
+	Ref:   Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "ncclGetAlgoInfo"},
 	Logs:  []string{"Parsed environment variable NCCL_CTA_POLICY=%s to %d", "Unknown CTA policy %s passed as environment variable. Ignoring."},
 	perOp: ctaPolicyRule.perOp,
 }
@@ -63,7 +63,7 @@ var ctaPolicyRule29 = &Rule{
 const nvlsBindHard29 = "Failed to bind NVLink SHARP (NVLS) Multicast memory of size ? : CUDA error %d '%s'.\nThis is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\nDisable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future."
 
 func apply2_29_2(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag2292, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag2292, File: file, Func: fn} }
 	rs.Replace(graphSearch.withRef(ref("src/graph/search.cc", "ncclTopoCompute")), "sm80 inter-node type may reach SYS again; the simple-order fallback picks real NETs (2.29.2)")
 	rs.Replace(nvlsSetupText(ref("src/transport/nvls.cc", "nvlsAllocateMem"), false, nvlsBindHard29), "a multicast bind failure fails init again whatever NCCL_NVLS_ENABLE (2.29.2)")
 	rs.Replace(sideRule29, "copy-engine AllGather on Blackwell above NCCL_SYM_CE_THRESHOLD; CTA policy tested as a bit (2.29.2)")

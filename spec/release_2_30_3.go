@@ -20,8 +20,8 @@ var release2_30_3 = Release{
 }
 
 func consts2_30_3(rs *Ruleset) {
-	rs.SetConst("NetABI", []int{12, 11, 10, 9, 8, 7, 6}, Ref{tag2303, "src/plugin/net.cc", "ncclNetPluginLoad"})
-	rs.SetConst("TunerABI", []int{6, 5, 4, 3, 2}, Ref{tag2303, "src/plugin/tuner.cc", "ncclTunerPluginLoad"})
+	rs.SetConst("NetABI", []int{12, 11, 10, 9, 8, 7, 6}, Ref{Tag: tag2303, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"})
+	rs.SetConst("TunerABI", []int{6, 5, 4, 3, 2}, Ref{Tag: tag2303, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"})
 }
 
 func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
@@ -33,15 +33,15 @@ func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
-var tunerABI30 = tunerABI(Ref{tag2303, "src/plugin/tuner.cc", "ncclTunerPluginLoad"},
+var tunerABI30 = tunerABI(Ref{Tag: tag2303, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"},
 	`Probe ncclTunerPlugin_v6, _v5, _v4, _v3, _v2 (newest first); v6 is used as it is (its getChunkSize may override calcCollChunking's chunk, clamped to the buffer's), older versions are adapted with no getChunkSize. None: "External tuner plugin %s is unsupported" (only for a library opened as a tuner, not for the net plugin's library).`,
 	tunerABILogs28, tunerABILog28)
 
-var mnnvl30 = mnnvlRule(Ref{tag2303, "src/mnnvl.cc", "ncclMnnvlCheck"},
+var mnnvl30 = mnnvlRule(Ref{Tag: tag2303, File: "src/mnnvl.cc", Func: "ncclMnnvlCheck"},
 	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 (and the P2P level is not 0), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank, a clique of more than one; failures are silent (MNNVL off). A clique fuses the topology of its nodes. With NCCL_MNNVL_CROSS_CLIQUE=1 (default 0) a peer of the same cluster UUID in another clique is an MNNVL peer reached over CUDA P2P (ncclTopoCheckMNNVL returns -1, ncclTopoCheckP2p forces P2P) and symmetric kernels are not used; the modelled systems name one clique per cluster, so that path is not taken.`, false)
 
 func apply2_30_3(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag2303, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag2303, File: file, Func: fn} }
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
 	rs.Replace(tunerABI30, "window v6-v2 (2.30.3)")

@@ -294,7 +294,7 @@ func (rs *Ruleset) TopoDelta(apply func(*topo.Params), tag, note string) {
 		}
 		file, fn := topo.ParamSource(name)
 		rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "topo." + name,
-			Old: fmt.Sprint(ov.Field(i).Interface()), New: fmt.Sprint(nv.Field(i).Interface()), Ref: Ref{tag, file, fn}, Note: note, Since: rs.Version})
+			Old: fmt.Sprint(ov.Field(i).Interface()), New: fmt.Sprint(nv.Field(i).Interface()), Ref: Ref{Tag: tag, File: file, Func: fn}, Note: note, Since: rs.Version})
 	}
 }
 

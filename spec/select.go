@@ -204,7 +204,7 @@ func appendRule(ref Ref, fp8 bool) *Rule {
 var sideRule = &Rule{
 	ID: "G-SEL-SIDE-1", Layer: LayerSelect, Title: "paths that bypass the cost table",
 	Doc:  `Symmetric kernels (send and receive buffers in registered windows with the symmetric flag, on communicators with symmetric support) and copy-engine collectives (symmetric windows, one node, CTA policy ZERO) are scheduled without the cost table. Ordinary, unregistered buffers always go through it.`,
-	Ref:  Ref{"v2.28.3-1", "src/enqueue.cc", "ncclMakeSymmetricTaskList"},
+	Ref:  Ref{Tag: "v2.28.3-1", File: "src/enqueue.cc", Func: "ncclMakeSymmetricTaskList"},
 	Logs: []string{"%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d"},
 	perOp: func(o *opRun) {
 		o.emit(Verdict{Outcome: Skip, Why: "buffers are not registered symmetric windows: the cost table decides"})
@@ -462,7 +462,7 @@ func (o *opRun) candidates() []AlgoProto {
 var pickRule = &Rule{
 	ID: "G-SEL-PICK-1", Layer: LayerSelect, Title: "argmin of the cost table",
 	Doc:  `topoGetAlgoInfo scans algorithms, then protocols, in index order and keeps the strictly smaller time among cells that are not IGNORE and not negative; ties go to the lower index. Channel and thread counts follow from the winner.`,
-	Ref:  Ref{"v2.22.3-1", "src/enqueue.cc", "topoGetAlgoInfo"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "topoGetAlgoInfo"},
 	Logs: []string{"%ld Bytes -> Algo %d proto %d time %f", "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"},
 	perOp: func(o *opRun) {
 		d := o.dec
@@ -698,7 +698,7 @@ func apList(c []AlgoProto) string {
 var backupRule = &Rule{
 	ID: "G-SEL-BACKUP-1", Layer: LayerSelect, Title: "Ring backup when nothing is eligible",
 	Doc:  `If the scan finds no cell, the backup Ring cell (a Ring cell with no bandwidth, timed with the Ring bandwidths saved before NCCL_ALGO's disables) is used: an unsatisfiable NCCL_ALGO silently runs Ring. Only with no backup either (every Ring protocol disabled) does NCCL warn and return ncclInternalError.`,
-	Ref:  Ref{"v2.22.3-1", "src/enqueue.cc", "topoGetAlgoInfo"},
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "topoGetAlgoInfo"},
 	Logs: []string{"Error : no algorithm/protocol available"},
 	perOp: func(o *opRun) {
 		d := o.dec
@@ -762,7 +762,7 @@ func errRule(ref Ref, prefix string) *Rule {
 var ctaPolicyRule = &Rule{
 	ID: "G-SEL-CTAPOL-1", Layer: LayerSelect, Cap: CapNVLS, Title: "CTA policy override towards NVLS",
 	Doc: `Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, CTA policy EFFICIENCY, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,
-	Ref: Ref{"v2.28.3-1", "src/enqueue.cc", "getAlgoInfo"},
+	Ref: Ref{Tag: "v2.28.3-1", File: "src/enqueue.cc", Func: "getAlgoInfo"},
 	perOp: func(o *opRun) {
 		o.emit(Verdict{Outcome: Skip, Why: "buffers are not registered: the CTA-policy override does not apply"})
 	},
@@ -771,7 +771,7 @@ var ctaPolicyRule = &Rule{
 var runtimeConnect = &Rule{
 	ID: "G-EXEC-RTCONN-1", Layer: LayerExec, Title: "lazy connection of the chosen algorithm",
 	Doc: `With NCCL_RUNTIME_CONNECT=1 (default) and cuMem on every rank, only Ring and Tree channels exist after init; the first operation that selects an algorithm connects it (NVLS buffers, NVLSTree, CollNet, PAT). A failure there fails the collective: there is no fallback to another algorithm.`,
-	Ref: Ref{"v2.22.3-1", "src/group.cc", "ncclCollPreconnect"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclCollPreconnect"},
 	perOp: func(o *opRun) {
 		d := o.dec
 		rt := o.comm.RuntimeConnect
@@ -790,7 +790,7 @@ var runtimeConnect = &Rule{
 var execErr = &Rule{
 	ID: "G-EXEC-ERR-1", Layer: LayerExec, Title: "plugin errors during progress",
 	Doc: `Errors returned by the net/CollNet plugin's data-path calls in the proxy thread become communicator errors (async error, failing collective); no algorithm is re-selected.`,
-	Ref: Ref{"v2.22.3-1", "src/proxy.cc", "progressOps"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/proxy.cc", Func: "progressOps"},
 	perOp: func(o *opRun) {
 		o.emit(Verdict{Outcome: Skip, Why: "no data-path error is modelled for this system"})
 	},
@@ -799,7 +799,7 @@ var execErr = &Rule{
 var runtimeConnectInit = &Rule{
 	ID: "G-EXEC-RTCONN-2", Layer: LayerExec, Title: "runtime connect mode",
 	Doc: `Runtime connect is on iff NCCL_RUNTIME_CONNECT is 1 (default) and every rank supports cuMem; otherwise every algorithm's connections are made at init, where a failure fails init (except CollNet setup, which only disables CollNet).`,
-	Ref: Ref{"v2.22.3-1", "src/init.cc", "initTransportsRank"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"},
 	init: func(r *initRun) {
 		cuMem := true
 		for _, nd := range r.comm.System.Nodes {

@@ -1,126 +1,31 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/gatesim/gatesim/nccl"
 )
 
-// Version is an NCCL release, stored as NCCL's own NCCL_VERSION_CODE
-// (major*10000 + minor*100 + patch for 2.9 and later), so 2.28.9 is 22809 and
-// compares directly with what ncclGetVersion returns.
-type Version uint32
-
-// The releases gatesim knows by name. Released entries are never renumbered
-// or edited; a new release is one constant here, its delta file
-// (release_2_xx_y.go) and its entry in releaseList (release.go).
-const (
-	// V2_22_3 is the reference release of the design material
-	// (tag v2.22.3-1, commit 178b6b7).
-	V2_22_3 Version = 22203
-	// V2_23_4 … V2_27_7 lie between the reference release and the system
-	// library, each a delta read from its tag (docs/releases.md).
-	V2_23_4 Version = 22304
-	V2_24_3 Version = 22403
-	V2_25_1 Version = 22501
-	V2_26_2 Version = 22602
-	V2_26_3 Version = 22603
-	V2_26_5 Version = 22605
-	V2_26_6 Version = 22606
-	V2_27_3 Version = 22703
-	V2_27_5 Version = 22705
-	V2_27_6 Version = 22706
-	V2_27_7 Version = 22707
-	// V2_28_3 is the system libnccl.so.2 on the project's GPU machine.
-	V2_28_3 Version = 22803
-	// V2_28_7 first tries NVLS on two GPUs (tag v2.28.7-1).
-	V2_28_7 Version = 22807
-	// V2_28_9 is the library in PyTorch's wheel on the project's GPU machine.
-	V2_28_9 Version = 22809
-	// V2_29_2 .. V2_30_7 are the releases after 2.28.9 (tags v2.29.2-1 ..
-	// v2.30.7-1).
-	V2_29_2 Version = 22902
-	V2_29_3 Version = 22903
-	V2_29_7 Version = 22907
-	V2_30_3 Version = 23003
-	V2_30_4 Version = 23004
-	V2_30_7 Version = 23007
-	// -- add new releases here --
-)
-
-// Major, Minor and Patch split the version code.
-func (v Version) Major() int { return int(v) / 10000 }
-func (v Version) Minor() int { return int(v) / 100 % 100 }
-func (v Version) Patch() int { return int(v) % 100 }
-
-// Code is NCCL_VERSION_CODE.
-func (v Version) Code() int { return int(v) }
-
-// String prints 2.28.9.
-func (v Version) String() string {
-	return fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch())
-}
-
-// Tag is the NVIDIA/nccl git tag of the release, v2.28.9-1.
-func (v Version) Tag() string { return "v" + v.String() + "-1" }
-
-// MakeVersion builds a version code from its parts.
-func MakeVersion(major, minor, patch int) Version {
-	return Version(major*10000 + minor*100 + patch)
-}
-
-// ParseVersion accepts "2.28.9", "v2.28.9-1", "2.28.9-1", "2.28.9+cuda13.0"
-// and a bare version code "22809". It does not check that the release is
-// modelled; Load does that.
+// ParseVersion is nccl.ParseVersion, naming the modelled releases when the
+// input is not major.minor.patch (the near ones when it names a series).
 func ParseVersion(s string) (Version, error) {
-	orig := s
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, fmt.Errorf("empty NCCL version: expected a release such as 2.28.9 or v2.28.9-1")
+	v, err := nccl.ParseVersion(s)
+	var nd *nccl.NotDottedError
+	if !errors.As(err, &nd) {
+		return v, err
 	}
-	if n, err := strconv.Atoi(s); err == nil {
-		// only NCCL 2.x is modelled, as in the dotted form, so that every
-		// code prints and parses back to itself
-		if n < 20000 || n > 29999 {
-			return 0, fmt.Errorf("NCCL version code %q out of range: expected a code of NCCL 2 such as 22809 (20000-29999)", orig)
+	var near []string
+	for _, r := range ReleaseNames() {
+		if strings.HasPrefix(r, nd.Stem+".") {
+			near = append(near, r)
 		}
-		return Version(n), nil
 	}
-	s = strings.TrimPrefix(s, "v")
-	if i := strings.IndexByte(s, '+'); i >= 0 { // 2.28.9+cuda13.0, as NCCL prints it
-		s = s[:i]
+	if len(near) > 0 {
+		return 0, fmt.Errorf("bad NCCL version %q: expected major.minor.patch; the modelled %s releases are %s", nd.Input, nd.Stem, strings.Join(near, ", "))
 	}
-	if i := strings.IndexByte(s, '-'); i >= 0 { // git tag suffix -1
-		if _, err := strconv.Atoi(s[i+1:]); err != nil {
-			return 0, fmt.Errorf("bad NCCL version %q: expected a tag suffix such as -1", orig)
-		}
-		s = s[:i]
-	}
-	parts := strings.Split(s, ".")
-	if len(parts) != 3 {
-		var near []string
-		for _, r := range ReleaseNames() {
-			if strings.HasPrefix(r, s+".") {
-				near = append(near, r)
-			}
-		}
-		if len(near) > 0 {
-			return 0, fmt.Errorf("bad NCCL version %q: expected major.minor.patch; the modelled %s releases are %s", orig, s, strings.Join(near, ", "))
-		}
-		return 0, fmt.Errorf("bad NCCL version %q: expected major.minor.patch such as 2.28.9 (modelled: %s)", orig, strings.Join(ReleaseNames(), ", "))
-	}
-	var n [3]int
-	for i, p := range parts {
-		x, err := strconv.Atoi(p)
-		if err != nil || x < 0 || x > 99 || (i == 0 && x == 0) {
-			return 0, fmt.Errorf("bad NCCL version %q: %q: expected a number 0-99", orig, p)
-		}
-		n[i] = x
-	}
-	if n[0] != 2 {
-		return 0, fmt.Errorf("bad NCCL version %q: only NCCL 2.x is modelled", orig)
-	}
-	return MakeVersion(n[0], n[1], n[2]), nil
+	return 0, fmt.Errorf("bad NCCL version %q: expected major.minor.patch such as 2.28.9 (modelled: %s)", nd.Input, strings.Join(ReleaseNames(), ", "))
 }
 
 // Supported reports whether v has a ruleset.
@@ -154,4 +59,13 @@ func Nearest(v Version) (r Version, ok bool) {
 		}
 	}
 	return r, ok
+}
+
+// ReleaseNames are the modelled releases, oldest first.
+func ReleaseNames() []string {
+	out := make([]string, len(Releases))
+	for i, r := range Releases {
+		out[i] = r.String()
+	}
+	return out
 }

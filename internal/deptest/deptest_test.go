@@ -1,6 +1,7 @@
 // Package deptest holds the import rules of the module as a test, in the
-// manner of tailscale's deptest: the pure core (spec, algos, sim and the log
-// reader, ncclog) does no I/O, reads no clock, holds no cgo, and imports
+// manner of tailscale's deptest: the vocabulary of NCCL (nccl) is a leaf
+// that imports nothing of the module; the pure core (nccl, spec, algos, sim
+// and the log reader, ncclog) does no I/O, reads no clock, holds no cgo, and imports
 // nothing above it in the data flow (hw, whatif, oracle, diagnose, cmd).
 // The judges of what hardware produced (ncclog, diagnose, conformance) are
 // pure too and reach neither hw nor cgo. Outside the release files no code
@@ -18,7 +19,7 @@ import (
 const module = "github.com/gatesim/gatesim"
 
 // core lists the pure packages (and everything beneath them).
-var core = []string{"spec", "algos", "sim", "ncclog"}
+var core = []string{"nccl", "spec", "algos", "sim", "ncclog"}
 
 // forbiddenStd are standard packages a core package may not import
 // directly: files, processes, the network, the clock, global randomness
@@ -212,5 +213,42 @@ func TestJudgeViolationsAreCaught(t *testing.T) {
 	good := pkg{ImportPath: module + "/conformance", Imports: []string{"io"}, Deps: []string{module + "/diagnose", module + "/spec"}}
 	if v := judgeViolations(good, cgo); len(v) != 0 {
 		t.Fatalf("a pure judge flagged: %v", v)
+	}
+}
+
+// leaves are the packages every other builds on; they import nothing of the
+// module, so that any package may use them without a cycle.
+var leaves = []string{"nccl"}
+
+// leafViolations returns the module packages a leaf reaches.
+func leafViolations(p pkg) []string {
+	var out []string
+	for _, d := range p.Deps {
+		if d == module || strings.HasPrefix(d, module+"/") {
+			out = append(out, "reaches "+d+"; a leaf imports nothing of the module")
+		}
+	}
+	return out
+}
+
+func TestLeavesImportNothingOfTheModule(t *testing.T) {
+	for _, l := range leaves {
+		ps := list(t, "./"+l)
+		if len(ps) != 1 {
+			t.Fatalf("go list ./%s: %d packages", l, len(ps))
+		}
+		for _, v := range leafViolations(ps[0]) {
+			t.Errorf("%s %s", l, v)
+		}
+	}
+}
+
+func TestLeafViolationsAreCaught(t *testing.T) {
+	bad := pkg{ImportPath: module + "/nccl", Deps: []string{"fmt", module + "/internal/lru"}}
+	if got := leafViolations(bad); len(got) != 1 || !strings.Contains(got[0], "internal/lru") {
+		t.Fatalf("violations: %v", got)
+	}
+	if got := leafViolations(pkg{ImportPath: module + "/nccl", Deps: []string{"fmt", "strings"}}); len(got) != 0 {
+		t.Fatalf("a leaf flagged: %v", got)
 	}
 }

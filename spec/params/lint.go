@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -410,7 +411,7 @@ func (l *linter) intParam(vr *Var, r Row) {
 		def = 0
 	}
 	val, outcome, logLine := LoadParam(vr.Name, vr.Value, true, def)
-	parse := Strtoll(vr.Value, 0)
+	parse := nccl.Strtoll(vr.Value, 0)
 	trimmed := strings.TrimRight(cString(vr.Value), " \t\n\v\f\r")
 	switch {
 	case outcome == ParamInvalid:
@@ -489,7 +490,7 @@ func (l *linter) typed(vr *Var, r Row) {
 			bad(fmt.Sprintf("%q is not a boolean (1/T/TRUE or 0/F/FALSE)", vr.Value))
 		}
 	case strings.HasPrefix(r.Type, "int") || strings.HasPrefix(r.Type, "uint"):
-		p := Strtoll(vr.Value, 10)
+		p := nccl.Strtoll(vr.Value, 10)
 		if vr.Value == "" || p.Used != len(vr.Value) || p.Range {
 			bad(fmt.Sprintf("%q is not a plain decimal integer", vr.Value))
 			return
@@ -678,7 +679,7 @@ func ruleCollNetEnable(l *linter, vr *Var, p *Param) {
 		return
 	}
 	rf := l.tagRef("src/init.cc", "envConfigOverride")
-	parse := Strtoll(vr.Value, 0)
+	parse := nccl.Strtoll(vr.Value, 0)
 	x := int32(parse.Value) // (int)strtol(...)
 	switch {
 	case x == math.MinInt32:
@@ -725,7 +726,7 @@ func ruleLevel(l *linter, vr *Var, p *Param) {
 		return
 	}
 	if vr.Value != "" && vr.Value[0] >= '0' && vr.Value[0] <= '9' {
-		old := Strtoll(vr.Value, 0).Value
+		old := nccl.Strtoll(vr.Value, 0).Value
 		legacy := []string{"LOC", "PIX", "PXB", "PHB", "SYS", "SYS"}
 		if old > 5 || old < 0 {
 			old = 5
@@ -749,7 +750,7 @@ func ruleLevel(l *linter, vr *Var, p *Param) {
 // ruleP2pDisable: only the value 1 disables P2P (strtol == 1).
 func ruleP2pDisable(l *linter, vr *Var, p *Param) {
 	rf := l.tagRef("src/graph/paths.cc", "ncclGetLevel")
-	x := int32(Strtoll(vr.Value, 0).Value)
+	x := int32(nccl.Strtoll(vr.Value, 0).Value)
 	if x == 1 {
 		vr.Uses = "1: P2P disabled (level LOC)"
 		return

@@ -284,7 +284,7 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 	if len(hosts) > 1 {
 		multiHost = "|multi"
 	}
-	r := &Result{Release: p.Release, NRanks: nRanks, Nodes: make([]NodeResult, 0, len(hosts))}
+	r := &Result{Release: p.Release.String(), NRanks: nRanks, Nodes: make([]NodeResult, 0, len(hosts))}
 	base := 0
 	for i := range hosts {
 		m := models[hostModelIdx[i]]

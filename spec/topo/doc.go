@@ -16,8 +16,9 @@
 //	r, err := topo.Search([]*topo.System{s, s}, topo.Params2_28_9(), topo.DefaultOptions())
 //	r.Graphs[topo.GraphRing].NChannels, r.NChannels, r.Log
 //
-// Releases are values: Params2_22_3() is the reference, Apply2_28_3 and
-// Apply2_28_9 change a copy; every field is one difference in NCCL's source,
+// Releases are values: Params2_22_3() is the reference, Apply2_23_4 …
+// Apply2_30_3 change a copy (spec's Release values chain them and set
+// Params.Release); every field is one difference in NCCL's source,
 // documented with its tag, file and function. The code reads those fields,
 // never a version number.
 //

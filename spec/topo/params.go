@@ -1,14 +1,17 @@
 package topo
 
+import "github.com/gatesim/gatesim/nccl"
+
 // Params holds the per-release rules of the topology model, the paths and
 // the graph search: every place where NCCL's source differs between the
 // modelled releases is one field here, documented with where it lives, so the
 // search code reads a switch instead of comparing versions. Params2_22_3 is
-// the reference release; Apply2_28_3 and Apply2_28_9 turn a copy into the
-// later releases.
+// the reference release; Apply2_23_4 … Apply2_30_3 turn a copy into the
+// later releases that change it.
 type Params struct {
-	// Release names the rules, as "2.22.3".
-	Release string
+	// Release is the release these rules are of. spec sets it from the
+	// Release value whose deltas built them; no Apply function names it.
+	Release nccl.Version
 
 	// MaxChannels is MAXCHANNELS (src/include/device.h): 32 in 2.22.3, 64
 	// from 2.23. The ring search asks for at most half of it.
@@ -195,7 +198,7 @@ type Params struct {
 // Params2_22_3 is the reference release, tag v2.22.3-1.
 func Params2_22_3() Params {
 	return Params{
-		Release:     "2.22.3",
+		Release:     nccl.V2_22_3,
 		MaxChannels: 32,
 		PathOrder: []PathType{PathLOC, PathNVL, PathNVB, PathPIX, PathPXB, PathPXN,
 			PathPHB, PathSYS, PathNET, PathDIS},
@@ -215,7 +218,6 @@ func Params2_22_3() Params {
 
 // Apply2_23_4 is tag v2.23.4-1.
 func Apply2_23_4(p *Params) {
-	p.Release = "2.23.4"
 	p.P2PLevelAMDPairs = true      // paths.cc ncclTopoCheckP2p
 	p.CrossNic2 = true             // search.cc ncclTopoCompute
 	p.CollNetDirectGraphID = 4     // init.cc initTransportsRank
@@ -230,7 +232,6 @@ func Apply2_23_4(p *Params) {
 // (where a balanced tree needs SYS, Tree falls back to one channel), 64
 // channels, Blackwell.
 func Apply2_25_1(p *Params) {
-	p.Release = "2.25.1"
 	p.MaxChannels = 64
 	p.PathBasedTypes = true
 	p.ArityCaps = true
@@ -243,7 +244,6 @@ func Apply2_25_1(p *Params) {
 // Apply2_26_2 is tag v2.26.2-1: C2C links and paths, Sapphire/Emerald
 // Rapids, the two-island NVLink split.
 func Apply2_26_2(p *Params) {
-	p.Release = "2.26.2"
 	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
 		PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
 	p.C2CLink = LinkC2C
@@ -256,7 +256,6 @@ func Apply2_26_2(p *Params) {
 // 2.27.5 below it; gatesim's path types have one order, 2.27.5's, so the
 // P2C list is written in that order from here.
 func Apply2_27_3(p *Params) {
-	p.Release = "2.27.3"
 	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
 		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
 	p.LinkTypeP2C = true
@@ -266,7 +265,6 @@ func Apply2_27_3(p *Params) {
 // Apply2_27_5 is tag v2.27.5-1: NETs record their local GPU, RecNet's
 // replay only with sameChannels, MNNVL NET scattering, SM100_NVLINK_BW 40.1.
 func Apply2_27_5(p *Params) {
-	p.Release = "2.27.5"
 	p.NVLinkBwSM100 = 40.1
 	p.MNNVLNets = true
 	p.ReplayOnlySameChannels = true
@@ -277,14 +275,12 @@ func Apply2_27_5(p *Params) {
 // Apply2_27_6 is tag v2.27.6-1: PXN when the GPU's own path is worse than
 // PATH_PXN.
 func Apply2_27_6(p *Params) {
-	p.Release = "2.27.6"
 	p.PXNAvoidsPXN = true
 }
 
 // Apply2_28_3 turns 2.27.7 rules into those of tag v2.28.3-1 (the system
 // library on the project's GPU machine).
 func Apply2_28_3(p *Params) {
-	p.Release = "2.28.3"
 	p.PCIClassDataDirect = true
 	p.NetDevsPolicy = true
 	p.NVLSRaisesChannels = false
@@ -293,7 +289,6 @@ func Apply2_28_3(p *Params) {
 // Apply2_28_7 turns 2.28.3 rules into those of tag v2.28.7-1; 2.28.9
 // changes nothing in the topology stage.
 func Apply2_28_7(p *Params) {
-	p.Release = "2.28.7"
 	// src/graph/paths.cc ncclTopoTrimSystem, search.cc: system->inter.
 	p.InterFlag = true
 	// src/graph/topo.cc ncclTopoAddNet: asic defaults to the NET id, guid read with strtoull.
@@ -307,41 +302,24 @@ func Apply2_28_7(p *Params) {
 	p.MNNVLRailPerHost = true
 }
 
-// Apply2_28_9 names tag v2.28.9-1 (PyTorch's wheel on the project's GPU
-// machine): its topology stage is 2.28.7's.
-func Apply2_28_9(p *Params) { p.Release = "2.28.9" }
-
 // Apply2_29_2 turns 2.28.9 rules into those of tag v2.29.2-1.
 func Apply2_29_2(p *Params) {
-	p.Release = "2.29.2"
 	p.InterSYSBelowSM90 = true
 	// 45 between 50 and 40.
 	p.SM100SpeedsIntra = []float32{90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}
 }
 
-// Apply2_29_3 names tag v2.29.3-1 (no topology change).
-func Apply2_29_3(p *Params) { p.Release = "2.29.3" }
-
 // Apply2_29_7 turns 2.29.3 rules into those of tag v2.29.7-1: 80 GB/s is
 // tried between 96 and 48 across nodes on sm100.
 func Apply2_29_7(p *Params) {
-	p.Release = "2.29.7"
 	p.SM100SpeedsInter = []float32{96.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
 // Apply2_30_3 turns 2.29.7 rules into those of tag v2.30.3-1: 86 GB/s
 // between 96 and 80 across nodes on sm100.
 func Apply2_30_3(p *Params) {
-	p.Release = "2.30.3"
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
-
-// Apply2_30_4 names tag v2.30.4-1 (no topology change).
-func Apply2_30_4(p *Params) { p.Release = "2.30.4" }
-
-// Apply2_30_7 names tag v2.30.7-1. Its MLOPart device split (NCCL_TOPO_SPLIT_MLOPART)
-// applies to GPUs that expose MLOPart partitions, which no modelled system has.
-func Apply2_30_7(p *Params) { p.Release = "2.30.7" }
 
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
 func Params2_28_3() Params {
@@ -350,14 +328,16 @@ func Params2_28_3() Params {
 		Apply2_27_3, Apply2_27_5, Apply2_27_6, Apply2_28_3} {
 		apply(&p)
 	}
+	p.Release = nccl.V2_28_3
 	return p
 }
 
-// Params2_28_9 is Params2_28_3 with Apply2_28_9.
+// Params2_28_9 is Params2_28_3 with Apply2_28_7: 2.28.9 changes nothing in
+// the topology stage.
 func Params2_28_9() Params {
 	p := Params2_28_3()
 	Apply2_28_7(&p)
-	Apply2_28_9(&p)
+	p.Release = nccl.V2_28_9
 	return p
 }
 

@@ -587,7 +587,7 @@ func describe(r *Result) string {
 func TestGolden(t *testing.T) {
 	for _, gc := range goldenCases() {
 		for _, p := range releases() {
-			name := gc.name + "-" + p.Release
+			name := gc.name + "-" + p.Release.String()
 			t.Run(name, func(t *testing.T) {
 				o := DefaultOptions()
 				gc.mod(&o)

@@ -1,8 +1,7 @@
-package params
+package nccl
 
 import (
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -115,43 +114,3 @@ func Strtoll(s string, base int) IntParse {
 // Atoi is glibc's atoi: (int)strtol(s, NULL, 10), with the narrowing to a
 // 32-bit int that the cast performs (modulo 2^32, as GCC does).
 func Atoi(s string) int32 { return int32(Strtoll(s, 10).Value) }
-
-// ParamOutcome says how ncclLoadParam treated a value.
-type ParamOutcome int
-
-const (
-	ParamUnset   ParamOutcome = iota // unset: the default
-	ParamEmpty                       // set but empty: the default, silently
-	ParamSet                         // parsed: "%s set by environment to %lld."
-	ParamInvalid                     // errno set: "Invalid value %s for %s, using default %lld."
-)
-
-// LoadParam is what an NCCL_PARAM accessor returns for a variable: unset or
-// empty gives the default; otherwise strtoll base 0 with no end-pointer
-// check, so "0x10" is 16, "012" is 10, "4k" is 4 and "yes" is 0; only
-// ERANGE (out of int64 range) falls back to the default. It also returns the
-// INFO line NCCL prints for it.
-//
-// Ref: v2.28.9-1 src/misc/param.cc ncclLoadParam (same code at v2.22.3-1,
-// v2.28.3-1; v2.30.7-1 adds the NCCL_NO_CACHE policy around it).
-func LoadParam(name, value string, set bool, def int64) (int64, ParamOutcome, string) {
-	if !set {
-		return def, ParamUnset, ""
-	}
-	if value == "" || value[0] == 0 {
-		return def, ParamEmpty, ""
-	}
-	p := Strtoll(value, 0)
-	if p.Range {
-		return def, ParamInvalid, "Invalid value " + cString(value) + " for " + name + ", using default " + strconv.FormatInt(def, 10) + "."
-	}
-	return p.Value, ParamSet, name + " set by environment to " + strconv.FormatInt(p.Value, 10) + "."
-}
-
-// cString is what C sees of a Go string: up to the first NUL.
-func cString(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
-	}
-	return s
-}

@@ -1,4 +1,4 @@
-package params
+package nccl
 
 import (
 	"bufio"
@@ -71,29 +71,25 @@ func TestStrtollDecimalProperty(t *testing.T) {
 	})
 }
 
-func TestLoadParam(t *testing.T) {
-	cases := []struct {
-		value string
-		set   bool
-		want  int64
-		out   ParamOutcome
-		log   string
-	}{
-		{"", false, 20, ParamUnset, ""},
-		{"", true, 20, ParamEmpty, ""},
-		{"23", true, 23, ParamSet, "NCCL_IB_TIMEOUT set by environment to 23."},
-		{"0x17", true, 23, ParamSet, "NCCL_IB_TIMEOUT set by environment to 23."},
-		{"027", true, 23, ParamSet, "NCCL_IB_TIMEOUT set by environment to 23."},
-		{"23abc", true, 23, ParamSet, "NCCL_IB_TIMEOUT set by environment to 23."},
-		{"yes", true, 0, ParamSet, "NCCL_IB_TIMEOUT set by environment to 0."},
-		{"99999999999999999999", true, 20, ParamInvalid, "Invalid value 99999999999999999999 for NCCL_IB_TIMEOUT, using default 20."},
-	}
-	for _, c := range cases {
-		v, out, log := LoadParam("NCCL_IB_TIMEOUT", c.value, c.set, 20)
-		if v != c.want || out != c.out || log != c.log {
-			t.Errorf("LoadParam(%q, %v) = %d, %d, %q; want %d, %d, %q", c.value, c.set, v, out, log, c.want, c.out, c.log)
+// Base 0 is how every NCCL_PARAM and the topology and tuning variables are
+// read (ncclLoadParam, strtoll(value, NULL, 0)).
+func TestStrtollBase0(t *testing.T) {
+	cases := map[string]int64{"0": 0, "1": 1, "0x10": 16, "010": 8, "1abc": 1, "abc": 0, " 42": 42, "-3": -3, "+7": 7,
+		"0x": 0, "08": 0, "4M": 4, "": 0, "9223372036854775807": 9223372036854775807}
+	for in, want := range cases {
+		if p := Strtoll(in, 0); p.Value != want || p.Range {
+			t.Errorf("Strtoll(%q, 0) = %+v, want %d", in, p, want)
 		}
 	}
+	if p := Strtoll("9223372036854775808", 0); !p.Range {
+		t.Error("no overflow for 2^63")
+	}
+	if p := Strtoll("-9223372036854775808", 0); p.Range || p.Value != -1<<63 {
+		t.Errorf("min int64: %+v", p)
+	}
+}
+
+func TestAtoiNarrows(t *testing.T) {
 	if Atoi("4294967297") != 1 {
 		t.Errorf("Atoi narrows to int: got %d", Atoi("4294967297"))
 	}
@@ -115,6 +111,12 @@ func FuzzStrtoll(f *testing.F) {
 			// the consumed prefix parses to the same value on its own
 			if q := Strtoll(s[:p.Used], base); q != p {
 				t.Fatalf("prefix %q of %q: %+v != %+v", s[:p.Used], s, q, p)
+			}
+		}
+		// a plain decimal within range agrees with strconv in base 0
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && (len(s) < 2 || s[0] != '0') && !strings.HasPrefix(s, "+0") && !strings.HasPrefix(s, "-0") {
+			if p := Strtoll(s, 0); p.Value != n || p.Range {
+				t.Fatalf("Strtoll(%q, 0) = %+v, strconv %d", s, p, n)
 			}
 		}
 	})

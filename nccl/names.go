@@ -1,4 +1,4 @@
-package spec
+package nccl
 
 import (
 	"fmt"
@@ -115,10 +115,6 @@ func ParseFuncIn(s string, accepted []Func) (Func, error) {
 // SendRecv and AllToAll.
 var AllFuncs = []Func{AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, SendRecv, AllToAll}
 
-// SelectFuncs are the functions Select decides, in the order the CLI lists
-// them: the cost table's five, and SendRecv and AllToAll on NCCL's p2p path.
-var SelectFuncs = AllFuncs
-
 // CostTableFuncs are the cost table's five in the order the CLI lists them.
 var CostTableFuncs = []Func{AllReduce, AllGather, ReduceScatter, Broadcast, Reduce}
 
@@ -135,12 +131,3 @@ func AlgoNames() []string { return append([]string(nil), algoNames[:]...) }
 
 // ProtoNames are NCCL's protocol names, in NCCL_PROTO index order.
 func ProtoNames() []string { return append([]string(nil), protoNames[:]...) }
-
-// ReleaseNames are the modelled releases, oldest first.
-func ReleaseNames() []string {
-	out := make([]string, len(Releases))
-	for i, r := range Releases {
-		out[i] = r.String()
-	}
-	return out
-}
