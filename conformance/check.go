@@ -1,293 +1,13 @@
 package conformance
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"sort"
+	"io"
 	"strings"
 
-	"github.com/gatesim/gatesim/diagnose"
-	"github.com/gatesim/gatesim/ncclog"
+	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
-	"github.com/gatesim/gatesim/spec/topo"
 )
-
-// Check puts spec's prediction beside what NCCL did in one capture: the
-// system is the capture's own topology dump (spec.NodeFromTopology), the
-// release the library's, the environment the one the process ran under.
-// Compared: the gate outcomes and capability levels the log proves, the
-// graph searches rank 0 printed, the channel summary, the
-// threadThresholds line, every cell of the printed tuning table, each
-// distinct per-operation line (algorithm, protocol, channel range) and the
-// errors the measured operations returned. Pure: the capture is read
-// already (hw.ReadCapture).
-func Check(c *Capture, cache *spec.Cache) (*CheckReport, error) {
-	rep := &CheckReport{Config: c.Config.Name, Dir: c.Dir}
-	if c.Result == nil {
-		return nil, fmt.Errorf("%s: no results.json: the run died before writing it", c.Dir)
-	}
-	if len(c.Topo) == 0 {
-		return nil, fmt.Errorf("%s: no %s: run the capture with NCCL_TOPO_DUMP_FILE", c.Dir, CaptureTopo)
-	}
-	rel := c.Result.Release
-	if rel == 0 {
-		rel = c.Result.Version
-	}
-	rs, err := spec.Load(rel)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Dir, err)
-	}
-	rep.Release = rel
-	sys, err := spec.SystemFromTopology(c.Dir+"/"+CaptureTopo, c.Topo, 1)
-	if err != nil {
-		return nil, err
-	}
-	if n := len(sys.Nodes[0].GPUs); n != c.Result.NRanks {
-		return nil, fmt.Errorf("%s: the topology dump has %d GPUs, the run %d ranks: expected one process group on one host", c.Dir, n, c.Result.NRanks)
-	}
-	rep.Env = NCCLEnv(c.Result.Env)
-	comm, err := cache.Init(rs, sys, rep.Env)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Dir, err)
-	}
-	var logs bytes.Buffer
-	for _, name := range c.LogNames() {
-		logs.Write(c.Logs[name])
-	}
-	l, err := ncclog.Parse(&logs, c.Dir)
-	var ie *ncclog.InputError
-	switch {
-	case errors.As(err, &ie) || errors.Is(err, ncclog.ErrNoNCCL):
-		// an empty or foreign log is missing evidence, not bad input
-		rep.NotComparable = append(rep.NotComparable, "the log is unusable: "+err.Error())
-		l = ncclog.NewParser().Finish()
-	case err != nil:
-		return nil, err
-	}
-
-	// init error
-	obsErr := "none"
-	if c.Result.InitErr != nil {
-		obsErr = c.Result.InitErr.Result.String()
-	}
-	predErr := "none"
-	if comm.Err != nil {
-		predErr = comm.Err.Result.String()
-	}
-	rep.add("init", "communicator init error", predErr, obsErr)
-	if comm.Err != nil || c.Result.InitErr != nil {
-		return rep, nil
-	}
-
-	// gate outcomes and capability levels the log proves (diagnose's
-	// comparison: a gate the log says nothing about is not counted)
-	cmp := diagnose.Compare(&diagnose.Prediction{Trace: comm.Trace}, diagnose.Diagnose(l, diagnose.Options{}).Obs)
-	var gates Tally
-	var bad []string
-	for _, g := range cmp.Gates {
-		switch g.Agreement {
-		case diagnose.Agree, diagnose.Consistent:
-			gates.Total++
-			gates.Agree++
-		case diagnose.Differ:
-			gates.Total++
-			bad = append(bad, fmt.Sprintf("%s predicted %s, log %s (%s)", g.Rule, g.Predicted, g.Observed, g.At))
-		}
-	}
-	for _, c := range cmp.Caps {
-		switch c.Agreement {
-		case diagnose.Agree:
-			gates.Total++
-			gates.Agree++
-		case diagnose.Differ:
-			gates.Total++
-			bad = append(bad, fmt.Sprintf("%s predicted %s, log %s", c.Cap, c.Predicted, c.Observed))
-		}
-	}
-	rep.Gates = gates
-	rep.tally("gates", "gate outcomes and capability levels in the log", gates, strings.Join(bad, "; "))
-
-	// graphs rank 0 searched (before the ranks agree)
-	nr := &comm.Topo.Nodes[0]
-	pg := nr.Graphs()
-	for _, g := range []struct {
-		name    string
-		idx     topo.GraphIndex
-		pattern int
-	}{{"ring graph", topo.GraphRing, 4}, {"tree graph", topo.GraphTree, 1}, {"NVLS graph", topo.GraphNVLS, 5}} {
-		obs := "not searched"
-		pattern := g.pattern
-		if nr.Searched[g.idx] {
-			pattern = int(pg[g.idx].Pattern) // a one-GPU node searches the tree as pattern 3
-		}
-		for _, gl := range l.Graphs {
-			if gl.Pattern == pattern {
-				obs = fmt.Sprintf("nChannels %d, bw %.1f/%.1f, type %s/%s, sameChannels %d, crossNic %d",
-					gl.NChannels, gl.BwIntra, gl.BwInter, gl.TypeIntra, gl.TypeInter, gl.SameChannels, gl.CrossNic)
-				break
-			}
-		}
-		pred := "not searched"
-		if nr.Searched[g.idx] {
-			x := pg[g.idx]
-			same := 0
-			if x.SameChannels {
-				same = 1
-			}
-			pred = fmt.Sprintf("nChannels %d, bw %.1f/%.1f, type %s/%s, sameChannels %d, crossNic %d",
-				x.NChannels, x.BwIntra, x.BwInter, x.TypeIntra, x.TypeInter, same, x.CrossNic)
-		}
-		rep.add("graph", g.name, pred, obs)
-	}
-
-	// channel summary and thread thresholds
-	obs := "not printed"
-	if len(l.Channels) > 0 {
-		s := l.Channels[0]
-		obs = fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer", s.Coll, s.CollNet, s.NVLS, s.P2P, s.P2PPerPeer)
-	}
-	rep.add("channels", "channel summary", comm.Topo.Summary, obs)
-	obs = "not printed"
-	if s, ok := l.First(ncclog.KindThreadThresholds); ok {
-		obs = strings.TrimSpace(s.Msg)
-	}
-	// a one-rank communicator prints no thresholds, as the model says ("")
-	pred := comm.Model.ThreadThresholdsLine()
-	if pred == "" {
-		pred = "not printed"
-	}
-	rep.add("model", "threadThresholds", pred, obs)
-
-	// the tuning table, cell by cell at the printed precision
-	if len(l.Tables) > 0 {
-		t := &l.Tables[0]
-		m := comm.Model
-		var bad []string
-		for f := range spec.NumFuncs {
-			for _, a := range t.Algos {
-				for p := range spec.NumProtos {
-					cell, ok := t.Cell(spec.Func(f), a, spec.Proto(p))
-					if !ok || !cell.Set {
-						continue
-					}
-					rep.Table.Total++
-					po := fmt.Sprintf("%.1f/%.1f", m.Latencies[f][a][p], m.Bandwidths[f][a][p])
-					oo := fmt.Sprintf("%.1f/%.1f", cell.Lat, cell.Bw)
-					if po == oo {
-						rep.Table.Agree++
-					} else if len(bad) < 8 {
-						bad = append(bad, fmt.Sprintf("%s/%s/%s %s≠%s", spec.Func(f), a, spec.Proto(p), po, oo))
-					}
-				}
-			}
-		}
-		rep.tally("model", "tuning table cells", rep.Table, strings.Join(bad, "; "))
-	}
-
-	// per-operation lines
-	dtypes := map[spec.Func]spec.DataType{}
-	for _, r := range c.Result.Rows {
-		if _, ok := dtypes[r.Func]; !ok {
-			if dt, err := spec.ParseDataType(r.TypeS); err == nil {
-				dtypes[r.Func] = dt
-			}
-		}
-	}
-	ops := diagnose.LoggedOps(l, dtypes)
-	sort.SliceStable(ops, func(i, j int) bool {
-		if ops[i].Op.Func != ops[j].Op.Func {
-			return ops[i].Op.Func < ops[j].Op.Func
-		}
-		return ops[i].Line.Bytes < ops[j].Line.Bytes
-	})
-	// Each logged line is one operation of a group of Agg copies of its
-	// size (a graph capture registers the buffers): it agrees when one of
-	// the group's operations prints it.
-	launch := CaptureLaunch(c.Result)
-	var bufs spec.Buffers
-	if c.Result.Buffers != "" {
-		if bufs, err = spec.ParseBuffers(c.Result.Buffers); err != nil {
-			return nil, fmt.Errorf("%s: results.json: %w", c.Dir, err)
-		}
-	}
-	for _, lo := range ops {
-		o := lo.Line
-		g, err := comm.SelectGroup([]spec.GroupOp{{Op: lo.Op, Buffers: bufs}}, launch)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
-		}
-		obs := opString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, o.ChannelLo >= 0)
-		var preds []string
-		found := false
-		for _, d := range g.Ops {
-			pred := opString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, o.ChannelLo >= 0)
-			if d.Err != nil {
-				pred = "error " + d.Err.Result.String()
-			}
-			if pred == obs {
-				found = true
-			}
-			if len(preds) == 0 || preds[len(preds)-1] != pred {
-				preds = append(preds, pred)
-			}
-		}
-		rep.Ops.Total++
-		if found {
-			rep.Ops.Agree++
-			continue
-		}
-		rep.add("op", fmt.Sprintf("%s %s", o.Func, spec.FormatBytes(o.Bytes)), strings.Join(preds, " | "), obs)
-	}
-	rep.tally("op", "per-operation lines", rep.Ops, "")
-
-	// operations that returned an error
-	refused := 0
-	for _, r := range c.Result.Rows {
-		if r.Err == nil {
-			continue
-		}
-		dt, err := spec.ParseDataType(r.TypeS)
-		if err != nil {
-			continue
-		}
-		op := spec.Op{Func: r.Func, Count: int64(r.Count), DataType: dt, RedOp: spec.Sum}
-		d, _, err := comm.Select(op)
-		if err != nil {
-			continue
-		}
-		pred := "ok"
-		if d.Err != nil {
-			pred = d.Err.Result.String()
-		}
-		rep.add("op", fmt.Sprintf("%s %s returns", r.Coll, spec.FormatBytes(int64(r.Size))), pred, r.Err.Result.String())
-		refused++
-	}
-	// Agreement needs evidence: a cut log or a capture without its graph
-	// dump compares nothing and must not read as "agree".
-	if len(l.Versions) == 0 {
-		rep.NotComparable = append(rep.NotComparable, "the log has no \"NCCL version\" line: empty, cut, or not NCCL_DEBUG=INFO")
-	}
-	oneRank := comm.Model != nil && comm.Model.SingleRank
-	switch {
-	case oneRank && (len(l.Tables) == 0 || rep.Table.Total == 0):
-		rep.NotComparable = append(rep.NotComparable, "a communicator of one rank: NCCL prints no tuning table")
-	case len(l.Tables) == 0 || rep.Table.Total == 0:
-		rep.NotComparable = append(rep.NotComparable, "the log has no tuning table (NCCL_DEBUG_SUBSYS=TUNING): the log is cut or the subsystem is off")
-	}
-	if len(l.Channels) == 0 {
-		rep.NotComparable = append(rep.NotComparable, "the log has no channel summary: the log is cut before init completed")
-	}
-	if rep.Ops.Total == 0 && refused == 0 && oneRank {
-		rep.NotComparable = append(rep.NotComparable, "a communicator of one rank: NCCL runs no algorithm and prints no per-operation line")
-	} else if rep.Ops.Total == 0 && refused == 0 {
-		rep.NotComparable = append(rep.NotComparable, "no operation to compare: no per-operation line in the log and no refused operation in results.json")
-	}
-	if len(c.Graph) == 0 {
-		rep.NotComparable = append(rep.NotComparable, "no "+CaptureGraph+": run the capture with NCCL_GRAPH_DUMP_FILE")
-	}
-	return rep, nil
-}
 
 // CaptureLaunch is how a capture's operations were issued: Agg per group,
 // captured into CUDA graphs when the run timed graphs.
@@ -297,14 +17,6 @@ func CaptureLaunch(r *RunResult) spec.Launch {
 		l.Mode = spec.LaunchGraph
 	}
 	return l
-}
-
-func opString(a spec.Algo, p spec.Proto, lo, hi int, withRange bool) string {
-	s := a.String() + "/" + p.String()
-	if withRange {
-		s += fmt.Sprintf(" channels %d..%d", lo, hi)
-	}
-	return s
 }
 
 // NCCLEnv is the environment NCCL read: the run's variables without the
@@ -353,12 +65,13 @@ type CheckRow struct {
 	Note      string `json:"note,omitempty"`
 }
 
-func (r *CheckReport) add(kind, what, pred, obs string) {
+// Add records one compared item: it agrees when pred and obs are equal.
+func (r *CheckReport) Add(kind, what, pred, obs string) {
 	r.Rows = append(r.Rows, CheckRow{Kind: kind, What: what, Predicted: pred, Observed: obs, Agree: pred == obs})
 }
 
-// tally records a counted comparison: it agrees when every item does.
-func (r *CheckReport) tally(kind, what string, t Tally, note string) {
+// AddTally records a counted comparison: it agrees when every item does.
+func (r *CheckReport) AddTally(kind, what string, t Tally, note string) {
 	r.Rows = append(r.Rows, CheckRow{Kind: kind, What: what, Predicted: fmt.Sprintf("%d compared", t.Total),
 		Observed: fmt.Sprintf("%d agree", t.Agree), Agree: t.Agree == t.Total, Note: note})
 }
@@ -372,4 +85,63 @@ func (r *CheckReport) Disagreements() int {
 		}
 	}
 	return n
+}
+
+// WriteCheck prints one summary row per capture, then the rows that differ
+// (every row with verbose).
+func WriteCheck(w io.Writer, reps []*CheckReport, verbose bool) error {
+	var rows [][]string
+	for _, r := range reps {
+		status := "agree"
+		if n := r.Disagreements(); n > 0 {
+			status = fmt.Sprintf("%d differ", n)
+		} else if len(r.NotComparable) > 0 {
+			status = "not comparable"
+		}
+		graphs, channels := "-", "-"
+		for _, row := range r.Rows {
+			switch row.Kind {
+			case "graph":
+				if graphs == "-" || !row.Agree {
+					graphs = agreeWord(row.Agree)
+				}
+			case "channels":
+				channels = agreeWord(row.Agree)
+			}
+		}
+		rows = append(rows, []string{r.Config, r.Release.String(), r.Env.Line(), fmt.Sprintf("%d/%d", r.Gates.Agree, r.Gates.Total), graphs, channels,
+			fmt.Sprintf("%d/%d", r.Table.Agree, r.Table.Total), fmt.Sprintf("%d/%d", r.Ops.Agree, r.Ops.Total), status})
+	}
+	if err := texttable.Write(w, []string{"config", "nccl", "env", "gates", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {
+		return err
+	}
+	for _, r := range reps {
+		if len(r.NotComparable) > 0 {
+			fmt.Fprintf(w, "\n%s (%s): not comparable:\n", r.Config, r.Dir)
+			for _, why := range r.NotComparable {
+				fmt.Fprintf(w, "  - %s\n", why)
+			}
+		}
+		var rr [][]string
+		for _, row := range r.Rows {
+			if verbose || !row.Agree {
+				rr = append(rr, []string{row.Kind, row.What, row.Predicted, row.Observed, agreeWord(row.Agree) + " " + row.Note})
+			}
+		}
+		if len(rr) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (NCCL %s):\n", r.Config, r.Release)
+		if err := texttable.Write(w, []string{"kind", "what", "predicted", "observed", ""}, rr, 60); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func agreeWord(ok bool) string {
+	if ok {
+		return "agree"
+	}
+	return "DIFFER"
 }

@@ -1,8 +1,8 @@
-// Package conformance puts a prediction beside an observation: what spec
-// predicts for a captured run (gates, capabilities, graphs, channels, the
-// tuning table, each operation's algorithm, protocol and channels, errors)
-// against what NCCL printed (read by ncclog), and gatesim's measured rows
-// against nccl-tests' (Compare).
+// Package conformance holds the records of a run on real GPUs and puts
+// observations side by side: gatesim's measured rows against nccl-tests'
+// (Compare), and the report of a captured run checked against spec's
+// prediction (CheckReport, WriteCheck; the check itself, which reads the
+// log, is diagnose.CheckCapture).
 //
 // It also owns the records both sides share: RunResult and Row (a run's
 // results.json and its nccl-tests-style table), Config and Capture (one
@@ -10,7 +10,9 @@
 // conventions (per-rank counts, algbw and busbw, the program per
 // collective, ParseNCCLTests for its output).
 //
-// Place in DESIGN.md's data flow: after hw (which measures and reads
-// capture directories) and diagnose (which judges a log), before the CLI.
+// Place in DESIGN.md's data flow: beside hw (which measures, reads and
+// writes capture directories in these records) and below diagnose (which
+// judges a log and a capture); it imports neither, so hw does not reach
+// the log reader or diagnose.
 // Pure: no cgo, no file I/O, no clocks; it builds and tests without a GPU.
 package conformance

@@ -9,7 +9,9 @@
 // capability, the level reached, what is missing for the next level, the
 // gate rule (spec's G-* ID) and the evidence lines (file:line). Compare puts
 // a predicted Trace and Decisions (from spec) beside the observed ones, gate
-// by gate and operation by operation.
+// by gate and operation by operation; CheckCapture does the same for a
+// whole captured run (conformance.Capture: its topology dump, log and
+// results) and writes a conformance.CheckReport.
 //
 // Pure: values in, values out; the CLI (cmd/gatesim diagnose) reads files.
 package diagnose

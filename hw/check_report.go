@@ -2,13 +2,12 @@ package hw
 
 import (
 	"fmt"
-	"github.com/gatesim/gatesim/conformance"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/gatesim/gatesim/internal/texttable"
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -38,65 +37,6 @@ func ReadCaptureTree(dir string) ([]*conformance.Capture, error) {
 	return set, nil
 }
 
-// WriteCheck prints one summary row per capture, then the rows that differ
-// (every row with verbose).
-func WriteCheck(w io.Writer, reps []*conformance.CheckReport, verbose bool) error {
-	var rows [][]string
-	for _, r := range reps {
-		status := "agree"
-		if n := r.Disagreements(); n > 0 {
-			status = fmt.Sprintf("%d differ", n)
-		} else if len(r.NotComparable) > 0 {
-			status = "not comparable"
-		}
-		graphs, channels := "-", "-"
-		for _, row := range r.Rows {
-			switch row.Kind {
-			case "graph":
-				if graphs == "-" || !row.Agree {
-					graphs = agreeWord(row.Agree)
-				}
-			case "channels":
-				channels = agreeWord(row.Agree)
-			}
-		}
-		rows = append(rows, []string{r.Config, r.Release.String(), r.Env.Line(), fmt.Sprintf("%d/%d", r.Gates.Agree, r.Gates.Total), graphs, channels,
-			fmt.Sprintf("%d/%d", r.Table.Agree, r.Table.Total), fmt.Sprintf("%d/%d", r.Ops.Agree, r.Ops.Total), status})
-	}
-	if err := texttable.Write(w, []string{"config", "nccl", "env", "gates", "graphs", "channels", "table cells", "op lines", "result"}, rows, 48); err != nil {
-		return err
-	}
-	for _, r := range reps {
-		if len(r.NotComparable) > 0 {
-			fmt.Fprintf(w, "\n%s (%s): not comparable:\n", r.Config, r.Dir)
-			for _, why := range r.NotComparable {
-				fmt.Fprintf(w, "  - %s\n", why)
-			}
-		}
-		var rr [][]string
-		for _, row := range r.Rows {
-			if verbose || !row.Agree {
-				rr = append(rr, []string{row.Kind, row.What, row.Predicted, row.Observed, agreeWord(row.Agree) + " " + row.Note})
-			}
-		}
-		if len(rr) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s (NCCL %s):\n", r.Config, r.Release)
-		if err := texttable.Write(w, []string{"kind", "what", "predicted", "observed", ""}, rr, 60); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func agreeWord(ok bool) string {
-	if ok {
-		return "agree"
-	}
-	return "DIFFER"
-}
-
 // ParseFuncs reads a comma-separated list; "all" stands for the five
 // collectives of the cost table.
 func ParseFuncs(s string) ([]spec.Func, error) {
@@ -124,10 +64,9 @@ func ParseFuncs(s string) ([]spec.Func, error) {
 	return out, nil
 }
 
-// CheckDirs reads the captures under each directory (a capture holding a
-// config.json, or a tree of them: ReadCaptureTree) and checks each
-// against spec's prediction, sharing one communicator cache.
-func CheckDirs(dirs []string) ([]*conformance.CheckReport, error) {
+// ReadCaptureDirs reads the captures each directory names: a capture
+// holding a config.json, or a tree of them (ReadCaptureTree).
+func ReadCaptureDirs(dirs []string) ([]*conformance.Capture, error) {
 	var caps []*conformance.Capture
 	for _, dir := range dirs {
 		if _, err := os.Stat(filepath.Join(dir, conformance.CaptureConfig)); err == nil {
@@ -144,16 +83,7 @@ func CheckDirs(dirs []string) ([]*conformance.CheckReport, error) {
 		}
 		caps = append(caps, set...)
 	}
-	cache := spec.NewCache(0)
-	var reps []*conformance.CheckReport
-	for _, cp := range caps {
-		rep, err := conformance.Check(cp, cache)
-		if err != nil {
-			return nil, err
-		}
-		reps = append(reps, rep)
-	}
-	return reps, nil
+	return caps, nil
 }
 
 // WriteProbe prints what Probe found: the libraries, NCCL's version and

@@ -1,49 +1,10 @@
 package hw
 
-import (
-	"bytes"
-	"github.com/gatesim/gatesim/conformance"
-	"strings"
-	"testing"
-
-	"github.com/gatesim/gatesim/spec"
-)
+import "testing"
 
 func TestParseFuncsAll(t *testing.T) {
 	got, err := ParseFuncs("all,sendrecv,allreduce")
 	if err != nil || len(got) != 6 {
 		t.Errorf("ParseFuncs = %v, %v", got, err)
-	}
-}
-
-// TestWriteCheck: the summary counts each kind, and only the rows that
-// differ are listed unless verbose.
-func TestWriteCheck(t *testing.T) {
-	rep := &conformance.CheckReport{Config: "baseline", Release: spec.V2_28_9, Rows: []conformance.CheckRow{
-		{Kind: "graph", What: "ring", Predicted: "a", Observed: "a", Agree: true},
-		{Kind: "channels", What: "nChannels", Predicted: "24", Observed: "16", Agree: false},
-	}}
-	for _, tc := range []struct {
-		verbose bool
-		want    []string
-		not     []string
-	}{
-		{false, []string{"1 differ", "| agree ", "DIFFER", "nChannels"}, []string{"| ring "}},
-		{true, []string{"| ring ", "nChannels"}, nil},
-	} {
-		var b bytes.Buffer
-		if err := WriteCheck(&b, []*conformance.CheckReport{rep}, tc.verbose); err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(b.String(), w) {
-				t.Errorf("verbose %v: lacks %q:\n%s", tc.verbose, w, b.String())
-			}
-		}
-		for _, w := range tc.not {
-			if strings.Contains(b.String(), w) {
-				t.Errorf("verbose %v: has %q:\n%s", tc.verbose, w, b.String())
-			}
-		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatesim/gatesim/conformance"
+	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -23,7 +23,7 @@ func TestCheckCommittedCaptures(t *testing.T) {
 			t.Fatalf("%s: %d captures, want the 16 configurations", set, len(caps))
 		}
 		for _, c := range caps {
-			rep, err := conformance.Check(c, cache)
+			rep, err := diagnose.CheckCapture(c, cache)
 			if err != nil {
 				t.Errorf("%s/%s: %v", set, c.Config.Name, err)
 				continue
@@ -55,7 +55,7 @@ func TestCheckSeesADifferentEnvironment(t *testing.T) {
 	}
 	c.Result.Env = c.Result.Env.Clone()
 	c.Result.Env["NCCL_PROTO"] = "Simple"
-	rep, err := conformance.Check(c, nil)
+	rep, err := diagnose.CheckCapture(c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestCheckOneRankCaptures(t *testing.T) {
 	}
 	cache := spec.NewCache(0)
 	for _, c := range caps {
-		rep, err := conformance.Check(c, cache)
+		rep, err := diagnose.CheckCapture(c, cache)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Config.Name, err)
 		}

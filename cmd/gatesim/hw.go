@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gatesim/gatesim/conformance"
+	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
@@ -479,7 +480,11 @@ operations returned. Exit code 1 when anything differs.`,
 			if len(from) == 0 {
 				return badInputf("--from is required")
 			}
-			reps, err := hw.CheckDirs(from)
+			caps, err := hw.ReadCaptureDirs(from)
+			if err != nil {
+				return badInput(err)
+			}
+			reps, err := diagnose.CheckCaptures(caps)
 			if err != nil {
 				return badInput(err)
 			}
@@ -494,7 +499,7 @@ operations returned. Exit code 1 when anything differs.`,
 				if err := writeOut(d, "hw-check", hw.CheckOutput{Configs: reps}); err != nil {
 					return err
 				}
-			} else if err := hw.WriteCheck(d.stdout, reps, verbose); err != nil {
+			} else if err := conformance.WriteCheck(d.stdout, reps, verbose); err != nil {
 				return err
 			}
 			if bad > 0 {

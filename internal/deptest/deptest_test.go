@@ -1,10 +1,11 @@
 // Package deptest holds the import rules of the module as a test, in the
 // manner of tailscale's deptest: the vocabulary of NCCL (nccl) is a leaf
 // that imports nothing of the module; the pure core (nccl, spec, algos, sim
-// and the log reader, ncclog) does no I/O, reads no clock, holds no cgo, and imports
-// nothing above it in the data flow (hw, whatif, oracle, diagnose, cmd).
-// The judges of what hardware produced (ncclog, diagnose, conformance) are
-// pure too and reach neither hw nor cgo. Outside the release files no code
+// and the log reader, ncclog) does no I/O, reads no clock, holds no cgo, and
+// imports nothing above it in the data flow (hw, whatif, oracle, diagnose,
+// cmd). The judges of what hardware produced (ncclog, diagnose, conformance)
+// are pure too and reach neither hw nor cgo, and hw reaches none of them but
+// conformance, the records it writes. Outside the release files no code
 // compares a version with a particular release (versions_test.go).
 package deptest
 
@@ -250,5 +251,32 @@ func TestLeafViolationsAreCaught(t *testing.T) {
 	}
 	if got := leafViolations(pkg{ImportPath: module + "/nccl", Deps: []string{"fmt", "strings"}}); len(got) != 0 {
 		t.Fatalf("a leaf flagged: %v", got)
+	}
+}
+
+// hwViolations: hw measures and writes capture records (conformance);
+// it never needs the log reader or diagnose, which judge what it wrote.
+func hwViolations(p pkg) []string {
+	var out []string
+	for _, d := range p.Deps {
+		for _, j := range []string{"diagnose", "ncclog"} {
+			if d == module+"/"+j || strings.HasPrefix(d, module+"/"+j+"/") {
+				out = append(out, "reaches "+d+", a judge of what hw produced")
+			}
+		}
+	}
+	return out
+}
+
+func TestHWReachesNoJudge(t *testing.T) {
+	ps := list(t, "./hw")
+	if len(ps) != 1 {
+		t.Fatalf("go list ./hw: %d packages", len(ps))
+	}
+	for _, v := range hwViolations(ps[0]) {
+		t.Errorf("hw %s", v)
+	}
+	if v := hwViolations(pkg{ImportPath: module + "/hw", Deps: []string{module + "/conformance", module + "/diagnose"}}); len(v) != 1 {
+		t.Errorf("hw reaching diagnose not caught: %v", v)
 	}
 }
