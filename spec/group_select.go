@@ -148,7 +148,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			continue
 		}
 		if all[i].Buffers == BuffersWindow {
-			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter, NCCL_SYM_KERNEL allowing): the cost table decides"})
+			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: c.noSymmetricPath(len(all))})
 		}
 		ctaPol := ch.DecidedBy == TuningRuleCTAPolicy
 		lone := len(all) == 1 && ch.Registered == "" && !ctaPol
@@ -223,6 +223,19 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 		}
 	}
 	return out, nil
+}
+
+// noSymmetricPath says why window buffers went through the cost table in a
+// group of n collectives.
+func (c *Comm) noSymmetricPath(n int) string {
+	t := c.Model.Tuning
+	switch {
+	case !t.Symmetric:
+		return "window buffers, but this release has no symmetric kernels (2.27.3 adds them): the cost table decides"
+	case !t.SymGrouped && n > 1:
+		return fmt.Sprintf("window buffers in a group of %d collectives: this release tries a symmetric kernel only for a group of exactly one collective and no p2p: the cost table decides", n)
+	}
+	return "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter, NCCL_SYM_KERNEL allowing): the cost table decides"
 }
 
 // sideVerdict replaces the operation's G-SEL-SIDE-1 verdict (Select knows

@@ -121,6 +121,10 @@ func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice) error {
 		return err
 	}
 	if t.sym {
+		if !m.Tuning.SymGrouped {
+			m.symmetricAlone(&t, nil)
+			return nil
+		}
 		if _, err := m.symmetric([]*tuningTask{&t}, nil); err != nil {
 			ch.Err = err
 		}
@@ -173,6 +177,29 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 	tasks = m.allGatherV(tasks)
 	if out.Err != nil || len(tasks)+len(symTasks) == 0 {
 		return out, nil
+	}
+	if !m.Tuning.SymGrouped && len(symTasks) > 0 {
+		// 2.27: a kernel only for a group of exactly one collective;
+		// otherwise window buffers go through the cost table like any
+		if len(tasks)+len(symTasks) == 1 {
+			m.symmetricAlone(symTasks[0], &out.Lines)
+			out.Plans++
+			return out, nil
+		}
+		tasks = tasks[:0]
+		for i := range store {
+			t := &store[i]
+			if t.choice == nil || t.choice.Discarded || t.choice.OneRank || t.choice.Err != nil {
+				continue
+			}
+			if t.sym {
+				t.sym, t.choice.SidePath = false, ""
+			}
+			if t.choice.SidePath == "" {
+				tasks = append(tasks, t)
+			}
+		}
+		symTasks = nil
 	}
 	// ncclPrepareTasks takes the symmetric tasks out first (and fails the
 	// group when a bin has no kernel); their plans come before the
@@ -268,6 +295,36 @@ func (m *TuningModel) symmetric(tasks []*tuningTask, lines *[]string) (int, *NCC
 		}
 	}
 	return len(bins), nil
+}
+
+// symmetricAlone is 2.27's symmetric path: ncclPrepareTasks, for a group of
+// exactly one collective and no p2p on one node whose buffers are both in
+// symmetric windows and which ncclSymImplemented lists, asks
+// ncclSymPickKernel for a kernel on the task's exact count; the plan runs
+// that kernel on all its blocks (channelMask 0..nBlocks-1). The caller has
+// checked that the mask leaves a kernel (newTask's symAvailable), so the
+// pick always finds one (NCCL would otherwise fall back to the cost table).
+//
+// Ref: v2.27.3-1 src/enqueue.cc ncclPrepareTasks, ncclLaunchPrepare;
+// src/symmetric.cc ncclSymPickKernel (v2.27.5-1, v2.27.6-1 and v2.27.7-1
+// the same)
+func (m *TuningModel) symmetricAlone(t *tuningTask, lines *[]string) {
+	in := &m.In
+	s := in.symComm(m.Tuning.MaxChannels)
+	k, est, blocks, _ := s.symPick(t.fn, t.devOp, t.dtype, t.count, t.count, 1)
+	if in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1 {
+		est = 0 // NCCL reports no estimate for a kernel the user forced
+	}
+	ch := t.choice
+	ch.SidePath, ch.Kernel, ch.DecidedBy = "symmetric", k.String(), "G-SEL-SIDE-1"
+	ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(est)
+	ch.ChannelLo, ch.ChannelHi, ch.Plan = 0, blocks-1, 0
+	if in.Rank == 0 {
+		ch.Line = symLine27(t.fn, t.count*int64(t.dtype.Size()), k, blocks, ch.NThreads)
+		if lines != nil {
+			*lines = append(*lines, ch.Line)
+		}
+	}
 }
 
 // checkChoose checks the communicator facts the enqueue path needs.
@@ -948,7 +1005,7 @@ func (m *TuningModel) windowed(o TuningOp) bool {
 // ncclCeImplemented (v2.28.3-1 likewise); v2.29.2-1 src/enqueue.cc taskAppend
 func (m *TuningModel) copyEngine(o TuningOp) bool {
 	c, in := m.Tuning, &m.In
-	if !m.windowed(o) || !in.CEDriver || o.Op.Func != AllGather {
+	if !c.CECollectives || !m.windowed(o) || !in.CEDriver || o.Op.Func != AllGather {
 		return false
 	}
 	if in.CTAPolicyZero {
