@@ -208,3 +208,58 @@ func TestSymmetricReleases(t *testing.T) {
 		})
 	}
 }
+
+// TestCopyEngineAllToAll: from 2.28.3 ncclAlltoAll on window buffers under
+// CTA policy ZERO goes to the copy engines (ncclCeImplemented lists it);
+// otherwise, and in every release before, an AllToAll is send/recv tasks
+// on the p2p path. A p2p operation in a 2.27 group keeps a window
+// AllReduce off the symmetric kernels (ncclPrepareTasks wants no p2p).
+func TestCopyEngineAllToAll(t *testing.T) {
+	a2a := Op{Func: AllToAll, Count: 1 << 20, DataType: Float32}
+	ar := Op{Func: AllReduce, Count: 1 << 10, DataType: Float32, RedOp: Sum}
+	zero := Env{"NCCL_CTA_POLICY": "2"}
+	for _, c := range []struct {
+		v     Version
+		env   Env
+		ops   []GroupOp
+		ce    bool   // the AllToAll goes to the copy engines
+		arBy  RuleID // the AllReduce's deciding gate, when there is one
+		arKer string
+	}{
+		{V2_28_9, zero, []GroupOp{{Op: a2a, Buffers: BuffersWindow}}, true, "", ""},
+		{V2_28_3, zero, []GroupOp{{Op: a2a, Buffers: BuffersWindow}}, true, "", ""},
+		{V2_28_9, nil, []GroupOp{{Op: a2a, Buffers: BuffersWindow}}, false, "", ""},
+		{V2_28_9, zero, []GroupOp{{Op: a2a}}, false, "", ""},
+		{V2_27_7, zero, []GroupOp{{Op: a2a, Buffers: BuffersWindow}}, false, "", ""},
+		{V2_27_7, nil, []GroupOp{{Op: a2a}, {Op: ar, Buffers: BuffersWindow}}, false, "G-GROUP-PLAN-1", ""},
+		{V2_27_7, nil, []GroupOp{{Op: ar, Buffers: BuffersWindow}}, false, "G-SEL-SIDE-1", "AllReduce_AGxLL_R"},
+		{V2_28_9, nil, []GroupOp{{Op: a2a}, {Op: ar, Buffers: BuffersWindow}}, false, "G-SEL-SIDE-1", "AllReduce_AGxLL_R"},
+	} {
+		name := fmt.Sprintf("%s/%v/%d ops/%s", c.v, c.env, len(c.ops), c.ops[0].Buffers)
+		t.Run(name, func(t *testing.T) {
+			comm := h200x2Comm(t, c.v, c.env)
+			g, err := comm.SelectGroup(c.ops, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, o := range c.ops {
+				d := g.Ops[i]
+				switch {
+				case o.Op.Func == AllToAll && c.ce:
+					v, ok := g.Traces[i].Find("G-SEL-SIDE-1")
+					if d.Kernel != "copy-engine" || d.DecidedBy != "G-SEL-SIDE-1" || d.P2P != nil || !ok || v.Outcome != Pass {
+						t.Errorf("AllToAll: kernel %q by %s, p2p %v, side verdict %+v: want the copy engines", d.Kernel, d.DecidedBy, d.P2P, v)
+					}
+				case o.Op.Func == AllToAll:
+					if d.P2P == nil || d.Kernel != "" || g.Choices[i].P2P != true {
+						t.Errorf("AllToAll: p2p %v, kernel %q: want the p2p path", d.P2P, d.Kernel)
+					}
+				default:
+					if d.DecidedBy != c.arBy || d.Kernel != c.arKer {
+						t.Errorf("AllReduce: kernel %q by %s, want %q by %s", d.Kernel, d.DecidedBy, c.arKer, c.arBy)
+					}
+				}
+			}
+		})
+	}
+}
