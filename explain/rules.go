@@ -24,7 +24,10 @@ type RuleRow struct {
 	Layer string      `json:"layer"`
 	PerOp bool        `json:"per_op"`
 	// Group: evaluated for every operation of a planned group.
-	Group  bool     `json:"group,omitempty"`
+	Group bool `json:"group,omitempty"`
+	// Call: a group-call rule, evaluated while a thread's API calls are
+	// replayed (gatesim group).
+	Call   bool     `json:"call,omitempty"`
 	Title  string   `json:"title"`
 	Holds  string   `json:"holds_for"`
 	Ref    spec.Ref `json:"ref"`
@@ -42,7 +45,7 @@ func NewRules(rs *spec.Ruleset) (*Rules, error) {
 	}
 	out := &Rules{NCCL: rs.Version.String()}
 	for _, r := range rs.Rules() {
-		out.Rules = append(out.Rules, RuleRow{ID: r.ID, Layer: r.Layer.String(), PerOp: r.PerOp(), Group: r.InGroup(), Title: r.Title,
+		out.Rules = append(out.Rules, RuleRow{ID: r.ID, Layer: r.Layer.String(), PerOp: r.PerOp(), Group: r.InGroup(), Call: r.AtCall(), Title: r.Title,
 			Holds: holds(tl[r.ID], r.Ref), Ref: r.Ref, Doc: r.Doc, Logs: r.Logs, Gating: string(r.Cap)})
 	}
 	return out, nil
@@ -61,7 +64,7 @@ func holds(spans []spec.Span, ref spec.Ref) string {
 
 // WriteText prints one row per rule (long: with its documentation).
 func (out *Rules) WriteText(w io.Writer, rs *spec.Ruleset, long bool) error {
-	fmt.Fprintf(w, "NCCL %s: %d rules (%d at communicator init, %d per operation, %d per operation of a planned group)\n", rs.Version, len(out.Rules), len(rs.Init), len(rs.Op), len(rs.Group))
+	fmt.Fprintf(w, "NCCL %s: %d rules (%d at communicator init, %d per operation, %d per operation of a planned group, %d at group calls)\n", rs.Version, len(out.Rules), len(rs.Init), len(rs.Op), len(rs.Group), len(rs.Call))
 	var rows [][]string
 	for i, r := range out.Rules {
 		when := "init"
@@ -70,6 +73,8 @@ func (out *Rules) WriteText(w io.Writer, rs *spec.Ruleset, long bool) error {
 			when = "op"
 		case r.Group:
 			when = "group"
+		case r.Call:
+			when = "call"
 		}
 		cells := []string{strconv.Itoa(i + 1), r.ID.String(), r.Layer, when, r.Title, r.Holds, r.Ref.File + " " + r.Ref.Func}
 		if long {

@@ -262,7 +262,9 @@ func TestEveryRuleIsExpected(t *testing.T) {
 	var missing []string
 	for _, v := range spec.Releases {
 		for _, r := range spec.MustLoad(v).Rules() {
-			if !expectSeen[r.ID] {
+			// group-call rules decide a call script, not a scenario's
+			// operation: spec's TestGroupSemantics names each one
+			if !expectSeen[r.ID] && !r.AtCall() {
 				missing = append(missing, string(r.ID))
 			}
 		}

@@ -91,7 +91,10 @@ func TestIndependentGroupsPermute(t *testing.T) {
 				}
 				calls = append(calls, spec.Call{Kind: spec.CallGroupEnd})
 			}
-			res, _ := spec.CheckGroup(calls)
+			res, _, err := spec.CheckGroup(spec.MustLoad(c.Release), calls)
+			if err != nil {
+				t.Fatal(err)
+			}
 			return calls, res
 		}
 		aOps := make([]spec.Op, len(a))

@@ -62,53 +62,56 @@ type CallResult struct {
 	Launched []int `json:"launched,omitempty"`
 }
 
-// groupRule is one of the group-semantics rules.
-type groupRule struct {
-	ID    RuleID
-	Title string
-	Doc   string
-	Ref   Ref
-	Logs  []string
-}
+// The group-call rules: NCCL's API contract for one thread's calls
+// (docs/userguide/source/usage/groups.rst), enforced in src/group.cc and
+// src/init.cc. They are the base release's (Ruleset.Call) and CheckGroup
+// emits their verdicts at the call that triggers each; the file and
+// function of every one is the same at every modelled tag.
+var (
+	groupEnd1 = &Rule{ID: "G-GROUP-END-1", Layer: LayerGroup, Title: "ncclGroupEnd outside a group",
+		Doc:  `ncclGroupEnd with no open ncclGroupStart warns and returns ncclInvalidUsage.`,
+		Ref:  Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"},
+		Logs: []string{"ncclGroupEnd: not in a group call."}, groupCall: true}
+	groupEnqueue1 = &Rule{ID: "G-GROUP-ENQUEUE-1", Layer: LayerGroup, Title: "operations start at the outermost ncclGroupEnd",
+		Doc: `Calls inside a group are only recorded; the whole group is launched by the last, outermost ncclGroupEnd. Inner ncclGroupStart/ncclGroupEnd pairs do nothing. A group left open launches nothing.`,
+		Ref: Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, groupCall: true}
+	groupSync1 = &Rule{ID: "G-GROUP-SYNC-1", Layer: LayerGroup, Title: "stream synchronisation inside a group",
+		Doc: `Inside a group a collective can return before its operation is enqueued on the stream, so cudaStreamSynchronize on that stream is only meaningful after ncclGroupEnd returns; before, it waits for nothing (and a wait on the result deadlocks).`,
+		Ref: Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, groupCall: true}
+	groupInit1 = &Rule{ID: "G-GROUP-INIT-1", Layer: LayerGroup, Title: "init calls are not aggregated with communication",
+		Doc: `ncclCommInitRank calls may be grouped with each other to create communicators for several devices from one thread, but not with communication calls: a collective on a communicator whose init is still queued in the same group uses an uninitialised communicator (NCCL does not check this for blocking communicators).`,
+		Ref: Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommInitRankDev"}, groupCall: true}
+	groupMix1 = &Rule{ID: "G-GROUP-MIX-1", Layer: LayerGroup, Title: "blocking and nonblocking communicators in one group",
+		Doc:  `Async jobs (communicator init) of blocking and nonblocking communicators in the same group: WARN and ncclInvalidArgument.`,
+		Ref:  Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclAsyncLaunch"},
+		Logs: []string{"Blocking and nonblocking communicators are not allowed in the same group."}, groupCall: true}
+	groupNonblock1 = &Rule{ID: "G-GROUP-NONBLOCK-1", Layer: LayerGroup, Title: "nonblocking communicators return ncclInProgress",
+		Doc:  `A group holding a nonblocking communicator's work returns ncclInProgress from its outermost ncclGroupEnd; the application must poll ncclCommGetAsyncError until ncclSuccess before using the communicator again, or the next call warns and returns ncclInvalidArgument.`,
+		Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommEnsureReady"},
+		Logs: []string{"Attempt to use communicator before the previous operation returned ncclSuccess"}, groupCall: true}
+)
 
-// GroupCallRules are the group-call rules, in the order CheckGroup reports
-// them: NCCL's API contract, the same in every modelled release. The
-// group-planning rules (G-GROUP-PLAN-1, G-REG-IPC-1) are the releases'
-// (Ruleset.Group).
-func GroupCallRules() []groupRule {
-	return []groupRule{
-		{"G-GROUP-END-1", "ncclGroupEnd outside a group",
-			`ncclGroupEnd with no open ncclGroupStart warns and returns ncclInvalidUsage.`,
-			Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, []string{"ncclGroupEnd: not in a group call."}},
-		{"G-GROUP-ENQUEUE-1", "operations start at the outermost ncclGroupEnd",
-			`Calls inside a group are only recorded; the whole group is launched by the last, outermost ncclGroupEnd. Inner ncclGroupStart/ncclGroupEnd pairs do nothing. A group left open launches nothing.`,
-			Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, nil},
-		{"G-GROUP-SYNC-1", "stream synchronisation inside a group",
-			`Inside a group a collective can return before its operation is enqueued on the stream, so cudaStreamSynchronize on that stream is only meaningful after ncclGroupEnd returns; before, it waits for nothing (and a wait on the result deadlocks).`,
-			Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, nil},
-		{"G-GROUP-INIT-1", "init calls are not aggregated with communication",
-			`ncclCommInitRank calls may be grouped with each other to create communicators for several devices from one thread, but not with communication calls: a collective on a communicator whose init is still queued in the same group uses an uninitialised communicator (NCCL does not check this for blocking communicators).`,
-			Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommInitRankDev"}, nil},
-		{"G-GROUP-MIX-1", "blocking and nonblocking communicators in one group",
-			`Async jobs (communicator init) of blocking and nonblocking communicators in the same group: WARN and ncclInvalidArgument.`,
-			Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclAsyncLaunch"}, []string{"Blocking and nonblocking communicators are not allowed in the same group."}},
-		{"G-GROUP-NONBLOCK-1", "nonblocking communicators return ncclInProgress",
-			`A group holding a nonblocking communicator's work returns ncclInProgress from its outermost ncclGroupEnd; the application must poll ncclCommGetAsyncError until ncclSuccess before using the communicator again, or the next call warns and returns ncclInvalidArgument.`,
-			Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommEnsureReady"}, []string{"Attempt to use communicator before the previous operation returned ncclSuccess"}},
+// groupCallRules22 are the group-call rules in the order the base release
+// lists them.
+var groupCallRules22 = []*Rule{groupEnd1, groupEnqueue1, groupSync1, groupInit1, groupMix1, groupNonblock1}
+
+// CheckGroup replays one thread's calls through NCCL's group semantics as
+// release rs has them and returns each call's result and a Trace of the
+// group-call rules (rs.Call) that fired. An error is a ruleset that lacks
+// one of them (a build that is not a modelled release).
+func CheckGroup(rs *Ruleset, calls []Call) ([]CallResult, Trace, error) {
+	if rs == nil {
+		return nil, nil, fmt.Errorf("check group: no ruleset")
 	}
-}
-
-// CheckGroup replays one thread's calls through NCCL's group semantics and
-// returns each call's result and a Trace of the group rules that fired.
-func CheckGroup(calls []Call) ([]CallResult, Trace) {
-	rule := map[RuleID]groupRule{}
-	for _, r := range GroupCallRules() {
-		rule[r.ID] = r
+	for _, r := range groupCallRules22 {
+		if g, ok := rs.rules[r.ID]; !ok || !g.groupCall {
+			return nil, nil, fmt.Errorf("check group: NCCL %s has no group-call rule %s", rs.Version, r.ID)
+		}
 	}
 	var tr Trace
 	verdict := func(id RuleID, out Outcome, why string, log ...string) {
-		r := rule[id]
-		tr = append(tr, Verdict{Rule: id, Layer: LayerGroup, Outcome: out, Why: why, Log: log, Ref: r.Ref})
+		r := rs.rules[id]
+		tr = append(tr, Verdict{Rule: id, Layer: r.Layer, Outcome: out, Why: why, Log: log, Ref: r.Ref})
 	}
 	type commState struct {
 		nonblocking bool
@@ -293,7 +296,7 @@ func CheckGroup(calls []Call) ([]CallResult, Trace) {
 	if depth > 0 {
 		verdict("G-GROUP-ENQUEUE-1", Fail, fmt.Sprintf("the sequence ends with %d group(s) open: nothing recorded is ever launched", depth))
 	}
-	return results, tr
+	return results, tr, nil
 }
 
 func blockWord(nonblocking bool) string {

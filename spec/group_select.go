@@ -111,7 +111,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	out.Choices, out.Lines, out.Err, out.Plans = gc.Ops, gc.Lines, gc.Err, gc.Plans
 	for i := range all {
 		ch, d := &gc.Ops[i], out.Ops[i]
-		if d.Err != nil || d.Discarded || ch.Discarded || ch.OneRank {
+		if d.Err != nil || d.Discarded || ch.Discarded || ch.OneRank || ch.P2P {
 			continue
 		}
 		if ch.SidePath != "" {
@@ -123,7 +123,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 				out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: "the group's broadcasts come from several roots: NCCL runs them as one AllGatherV; the cost table is not consulted"})
 				continue
 			}
-			d.DecidedBy, d.Kernel = "G-SEL-SIDE-1", ch.SidePath
+			d.DecidedBy, d.Kernel, d.P2P = "G-SEL-SIDE-1", ch.SidePath, nil
 			why := "window buffers: NCCL copies with the copy engines (CTA policy ZERO); no kernel, no channel"
 			if !c.Model.In.CTAPolicyZero {
 				why = "window buffers: NCCL copies with the copy engines (an AllGather above NCCL_SYM_CE_THRESHOLD elements on an sm100+ all-NVLink node); no kernel, no channel"
@@ -144,11 +144,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			if ch.Line != "" {
 				v.Log = []string{ch.Line}
 			}
-			out.Traces[i] = sideVerdict(out.Traces[i], v)
+			out.Traces[i] = c.sideVerdictOrAdd(out.Traces[i], v)
 			continue
 		}
 		if all[i].Buffers == BuffersWindow {
-			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter, NCCL_SYM_KERNEL allowing): the cost table decides"})
+			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: c.noSymmetricPath(len(all))})
 		}
 		ctaPol := ch.DecidedBy == TuningRuleCTAPolicy
 		lone := len(all) == 1 && ch.Registered == "" && !ctaPol
@@ -223,6 +223,34 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 		}
 	}
 	return out, nil
+}
+
+// noSymmetricPath says why window buffers went through the cost table in a
+// group of n collectives.
+func (c *Comm) noSymmetricPath(n int) string {
+	t := c.Model.Tuning
+	switch {
+	case !t.Symmetric:
+		return "window buffers, but this release has no symmetric kernels (2.27.3 adds them): the cost table decides"
+	case !t.SymGrouped && n > 1:
+		return fmt.Sprintf("window buffers in a group of %d operations: this release tries a symmetric kernel only for a group of exactly one collective and no p2p: the cost table decides", n)
+	}
+	return "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter, NCCL_SYM_KERNEL allowing): the cost table decides"
+}
+
+// sideVerdictOrAdd is sideVerdict for a trace that may lack the verdict:
+// an AllToAll's (Select plans it on the p2p path without the per-operation
+// gates) gets G-SEL-SIDE-1 appended when the copy engines take it.
+func (c *Comm) sideVerdictOrAdd(tr Trace, v Verdict) Trace {
+	if _, ok := tr.Find("G-SEL-SIDE-1"); ok {
+		return sideVerdict(tr, v)
+	}
+	r, ok := c.rs.rules["G-SEL-SIDE-1"]
+	if !ok {
+		return tr
+	}
+	v.Rule, v.Layer, v.Ref, v.Scope = r.ID, r.Layer, r.Ref, "op"
+	return append(tr, v)
 }
 
 // sideVerdict replaces the operation's G-SEL-SIDE-1 verdict (Select knows

@@ -167,8 +167,11 @@ func TestDecideCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ := CheckGroup(calls)
 	c := h200x2Comm(t, V2_28_9, nil)
+	res, _, err := CheckGroup(c.rs, calls)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dec, err := c.DecideCalls(calls, res, Launch{})
 	if err != nil {
 		t.Fatal(err)

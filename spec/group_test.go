@@ -29,7 +29,10 @@ func TestGroupSemantics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, tr := CheckGroup(calls)
+			res, tr, err := CheckGroup(MustLoad(V2_28_9), calls)
+			if err != nil {
+				t.Fatal(err)
+			}
 			found := false
 			for _, v := range tr {
 				if v.Rule == c.rule && v.Outcome == c.want {
@@ -49,16 +52,49 @@ func TestGroupSemantics(t *testing.T) {
 }
 
 func TestEveryGroupRuleIsExercised(t *testing.T) {
-	// the table above names every group rule; TestSelectGroupVerdicts the
-	// planning ones
+	// the table above names every group-call rule; TestSelectGroupVerdicts
+	// the planning ones. Every release lists them in its registry (Validate
+	// checks their IDs, docs and references; Timeline gives their releases).
 	named := map[RuleID]bool{"G-GROUP-END-1": true, "G-GROUP-ENQUEUE-1": true, "G-GROUP-SYNC-1": true, "G-GROUP-INIT-1": true, "G-GROUP-MIX-1": true, "G-GROUP-NONBLOCK-1": true}
-	for _, r := range GroupCallRules() {
-		if !named[r.ID] {
-			t.Errorf("group rule %s has no case", r.ID)
+	for _, v := range Releases {
+		rs := MustLoad(v)
+		if len(rs.Call) != len(named) {
+			t.Errorf("%s: %d group-call rules %v, want %d", v, len(rs.Call), rs.Call, len(named))
 		}
-		if r.Ref.Tag == "" || r.Doc == "" || !ruleIDPattern.MatchString(string(r.ID)) {
-			t.Errorf("group rule %s is incomplete", r.ID)
+		for _, id := range rs.Call {
+			r, _ := rs.Rule(id)
+			if !named[id] || !r.AtCall() {
+				t.Errorf("%s: group-call rule %s has no case or is not evaluated at calls", v, id)
+			}
 		}
+		if err := Validate(rs); err != nil {
+			t.Error(err)
+		}
+	}
+	tl, err := Timeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range named {
+		sp := tl[id]
+		if len(sp) != 1 || sp[0].From != Releases[0] || !sp[0].Open {
+			t.Errorf("%s holds for %v, want every modelled release", id, sp)
+		}
+	}
+}
+
+// TestCheckGroupNeedsTheRules: a ruleset without the group-call rules is
+// refused, not replayed with empty references.
+func TestCheckGroupNeedsTheRules(t *testing.T) {
+	calls, err := ParseCalls("t", []byte("groupEnd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := CheckGroup(&Ruleset{Version: V2_28_9, rules: map[RuleID]*Rule{}}, calls); err == nil || !strings.Contains(err.Error(), "G-GROUP-END-1") {
+		t.Errorf("a ruleset without group-call rules: %v", err)
+	}
+	if _, _, err := CheckGroup(nil, calls); err == nil {
+		t.Error("nil ruleset accepted")
 	}
 }
 
@@ -86,7 +122,10 @@ func FuzzParseCalls(f *testing.F) {
 		if err != nil {
 			return
 		}
-		res, _ := CheckGroup(calls)
+		res, _, err := CheckGroup(MustLoad(V2_22_3), calls)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(res) != len(calls) {
 			t.Fatalf("%d results for %d calls", len(res), len(calls))
 		}

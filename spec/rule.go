@@ -34,11 +34,15 @@ type Rule struct {
 	Logs []string
 
 	// Exactly one of these evaluates the rule: once at communicator init,
-	// for every operation (Select), or for every operation of a planned
-	// group after its per-operation rules (SelectGroup).
-	init  func(*initRun)
-	perOp func(*opRun)
-	group func(*groupRun)
+	// for every operation (Select), for every operation of a planned
+	// group after its per-operation rules (SelectGroup), or while one
+	// thread's API calls are replayed through ncclGroupStart/ncclGroupEnd
+	// (CheckGroup, which emits the rule's verdicts at the call that
+	// triggers it; groupCall marks such a rule).
+	init      func(*initRun)
+	perOp     func(*opRun)
+	group     func(*groupRun)
+	groupCall bool
 	// node marks an init rule that every rank evaluates on its own node's
 	// facts (before the ranks exchange anything); the others run once.
 	node bool
@@ -59,6 +63,11 @@ func (r *Rule) PerOp() bool { return r.perOp != nil }
 // InGroup reports whether the rule is evaluated for every operation of a
 // planned group (ncclGroupEnd's planning) rather than at init or by Select.
 func (r *Rule) InGroup() bool { return r.group != nil }
+
+// AtCall reports whether the rule is a group-call rule: evaluated while a
+// thread's API calls are replayed (CheckGroup), not for a communicator or
+// an operation.
+func (r *Rule) AtCall() bool { return r.groupCall }
 
 var ruleIDPattern = regexp.MustCompile(`^G-[A-Z0-9]+(-[A-Z0-9]+)*-[0-9]+$`)
 
@@ -91,10 +100,12 @@ type Ruleset struct {
 	Version Version
 	rules   map[RuleID]*Rule
 	// Init is the order of the communicator-init rules, Op the order of the
-	// per-operation rules, Group the order of the group-planning rules.
+	// per-operation rules, Group the order of the group-planning rules and
+	// Call the order of the group-call rules (CheckGroup).
 	Init  []RuleID
 	Op    []RuleID
 	Group []RuleID
+	Call  []RuleID
 	// Consts are the release's constants the gates read.
 	Consts Consts
 	// TopoParams are the topology stage's rules (spec/topo) and Tuning the
@@ -149,10 +160,10 @@ func (rs *Ruleset) Rule(id RuleID) (*Rule, bool) {
 }
 
 // Rules returns every rule in evaluation order (init rules, then per-op,
-// then group planning).
+// then group planning, then the group-call rules).
 func (rs *Ruleset) Rules() []*Rule {
-	out := make([]*Rule, 0, len(rs.Init)+len(rs.Op)+len(rs.Group))
-	for _, ids := range [][]RuleID{rs.Init, rs.Op, rs.Group} {
+	out := make([]*Rule, 0, len(rs.Init)+len(rs.Op)+len(rs.Group)+len(rs.Call))
+	for _, ids := range [][]RuleID{rs.Init, rs.Op, rs.Group, rs.Call} {
 		for _, id := range ids {
 			out = append(out, rs.rules[id])
 		}
@@ -167,6 +178,7 @@ func (rs *Ruleset) clone(v Version) *Ruleset {
 		Init:    slices.Clone(rs.Init),
 		Op:      slices.Clone(rs.Op),
 		Group:   slices.Clone(rs.Group),
+		Call:    slices.Clone(rs.Call),
 		Consts:  rs.Consts,
 		// topo's Apply functions assign fresh slices, never write into them.
 		TopoParams: rs.TopoParams,
@@ -193,6 +205,8 @@ func (rs *Ruleset) order(r *Rule) *[]RuleID {
 		return &rs.Op
 	case r.group != nil:
 		return &rs.Group
+	case r.groupCall:
+		return &rs.Call
 	}
 	return &rs.Init
 }
@@ -435,7 +449,7 @@ func Validate(rs *Ruleset) error {
 				errs = append(errs, fmt.Sprintf("%s: reference tag %s is newer than release %s", id, r.Ref.Tag, rs.Version))
 			}
 			evals := 0
-			for _, set := range []bool{r.init != nil, r.perOp != nil, r.group != nil} {
+			for _, set := range []bool{r.init != nil, r.perOp != nil, r.group != nil, r.groupCall} {
 				if set {
 					evals++
 				}
@@ -443,7 +457,7 @@ func Validate(rs *Ruleset) error {
 			if evals != 1 {
 				errs = append(errs, fmt.Sprintf("%s: needs exactly one evaluator", id))
 			}
-			if ord := rs.order(r); ord != [...]*[]RuleID{&rs.Init, &rs.Op, &rs.Group}[kind] {
+			if ord := rs.order(r); ord != [...]*[]RuleID{&rs.Init, &rs.Op, &rs.Group, &rs.Call}[kind] {
 				errs = append(errs, fmt.Sprintf("%s: in the wrong order list", id))
 			}
 		}
@@ -451,6 +465,7 @@ func Validate(rs *Ruleset) error {
 	check(rs.Init, 0)
 	check(rs.Op, 1)
 	check(rs.Group, 2)
+	check(rs.Call, 3)
 	for id := range rs.rules {
 		if !seen[id] {
 			errs = append(errs, fmt.Sprintf("%s: defined but never evaluated", id))

@@ -411,7 +411,9 @@ func TestEveryRuleHasACase(t *testing.T) {
 		"G-GROUP-PLAN-1": true, "G-REG-IPC-1": true}
 	for _, v := range Releases {
 		for _, r := range MustLoad(v).Rules() {
-			if !covered[r.ID] && !infoOnly[r.ID] {
+			// the group-call rules: TestGroupSemantics and
+			// TestEveryGroupRuleIsExercised
+			if !covered[r.ID] && !infoOnly[r.ID] && !r.AtCall() {
 				t.Errorf("%s: rule %s has no case in ruleCases", v, r.ID)
 			}
 		}

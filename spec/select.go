@@ -763,9 +763,21 @@ var ctaPolicyRule = &Rule{
 	ID: "G-SEL-CTAPOL-1", Layer: LayerSelect, Cap: CapNVLS, Title: "CTA policy override towards NVLS",
 	Doc: `Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, CTA policy EFFICIENCY, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,
 	Ref: Ref{Tag: "v2.28.3-1", File: "src/enqueue.cc", Func: "getAlgoInfo"},
-	perOp: func(o *opRun) {
-		o.emit(Verdict{Outcome: Skip, Why: "buffers are not registered: the CTA-policy override does not apply"})
-	},
+	perOp: ctaPolicyAlone,
+}
+
+// ctaPolicyAlone is G-SEL-CTAPOL-1 for an operation on ordinary buffers
+// (Select knows no registration; SelectGroup replaces the verdict where
+// buffers are registered or captured).
+func ctaPolicyAlone(o *opRun) {
+	switch m := o.comm.Model; {
+	case m == nil || !m.In.CTAPolicyEfficiency:
+		o.emit(Verdict{Outcome: Skip, Why: "the CTA policy is not EFFICIENCY: the override does not apply"})
+	case o.op.Func != AllGather && o.op.Func != ReduceScatter:
+		o.emit(Verdict{Outcome: Skip, Why: "CTA policy EFFICIENCY moves only AllGather and ReduceScatter: " + o.op.Func.String() + " keeps its pick"})
+	default:
+		o.emit(Verdict{Outcome: Fail, Why: "CTA policy EFFICIENCY, but the buffers are not registered (nor captured with NCCL_GRAPH_REGISTER): the override does not apply"})
+	}
 }
 
 var runtimeConnect = &Rule{

@@ -310,6 +310,11 @@ func symLine(f Func, bytes int64, k SymKernel, nChannels, nThreads, nWorks int) 
 	return fmt.Sprintf("%s [Symmetric]: %d Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d", f, bytes, k, nChannels, nThreads, nWorks)
 }
 
+// symLine27 is 2.27's [Symmetric] line: one collective, no nWorks.
+func symLine27(f Func, bytes int64, k SymKernel, nChannels, nThreads int) string {
+	return fmt.Sprintf("%s [Symmetric]: %d Bytes -> Kernel %s nchannels %d nthreads %d", f, bytes, k, nChannels, nThreads)
+}
+
 // symNoKernel is the WARN and error when a bin has no kernel left.
 func symNoKernel(f Func, userKernel *string) (string, Result) {
 	w := "Error: no symmetric kernel available for function " + f.String() + "."

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,147 @@ func TestSymmetricMask(t *testing.T) {
 				t.Errorf("%v %d B: %g µs on %d blocks", k, n, t0, b)
 			}
 		}
+	}
+}
+
+// TestSymmetricReleases: window buffers at each tag from 2.26.6 to 2.28.9
+// on 2 × H200. 2.26.6 has no symmetric kernel; 2.27.x (ncclPrepareTasks)
+// tries one only for a group of exactly one collective, on its exact
+// count, prints the line without nWorks and has no copy engines (CTA
+// policy 2 is no policy there); 2.28.3+ bins the window buffers of any
+// group (ncclMakeSymmetricTaskList) and sends an AllGather to the copy
+// engines under CTA policy ZERO. Each row names the gate that decided.
+func TestSymmetricReleases(t *testing.T) {
+	ar := func(n int64) Op { return Op{Func: AllReduce, Count: n, DataType: Float32, RedOp: Sum} }
+	ag := Op{Func: AllGather, Count: 1 << 20, DataType: Bfloat16}
+	type row struct {
+		v       Version
+		env     Env
+		ops     []Op
+		by      RuleID // DecidedBy of the first operation
+		kernel  string // "" for none
+		line    string // a substring of the first line, "" for no line
+		sideOut Outcome
+	}
+	var rows []row
+	for _, v := range []Version{V2_27_3, V2_27_5, V2_27_6, V2_27_7} {
+		rows = append(rows,
+			row{v, nil, []Op{ar(1 << 10)}, "G-SEL-SIDE-1", "AllReduce_AGxLL_R", "AllReduce [Symmetric]: 4096 Bytes -> Kernel AllReduce_AGxLL_R nchannels ", Pass},
+			row{v, nil, []Op{ar(64 << 20)}, "G-SEL-SIDE-1", "AllReduce_RSxLD_AGxST", "Kernel AllReduce_RSxLD_AGxST nchannels ", Pass},
+			row{v, nil, []Op{ar(1 << 10), ar(1 << 10)}, "G-GROUP-PLAN-1", "", "channel{Lo..Hi}", Fail},
+			row{v, Env{"NCCL_CTA_POLICY": "2"}, []Op{ag}, "G-SEL-SIDE-1", "AllGather_ST", "AllGather [Symmetric]: ", Pass},
+		)
+	}
+	for _, v := range []Version{V2_28_3, V2_28_9} {
+		rows = append(rows,
+			row{v, nil, []Op{ar(1 << 10)}, "G-SEL-SIDE-1", "AllReduce_AGxLL_R", "nWorks 1", Pass},
+			row{v, nil, []Op{ar(1 << 10), ar(1 << 10)}, "G-SEL-SIDE-1", "AllReduce_RSxLD_AGxST", "nWorks 2", Pass},
+			row{v, Env{"NCCL_CTA_POLICY": "2"}, []Op{ag}, "G-SEL-SIDE-1", "", "", Pass},
+		)
+	}
+	rows = append(rows, row{V2_26_6, nil, []Op{ar(1 << 10)}, "", "", "", Fail})
+	for _, r := range rows {
+		name := fmt.Sprintf("%s/%v×%d/%v", r.v, r.ops[0].Func, len(r.ops), r.env)
+		t.Run(name, func(t *testing.T) {
+			c := h200x2Comm(t, r.v, r.env)
+			var g []GroupOp
+			for _, o := range r.ops {
+				g = append(g, GroupOp{Op: o, Buffers: BuffersWindow})
+			}
+			d, err := c.SelectGroup(g, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			op := d.Ops[0]
+			if r.by != "" && op.DecidedBy != r.by {
+				t.Errorf("decided by %s, want %s", op.DecidedBy, r.by)
+			}
+			if op.Kernel != r.kernel && !(r.kernel == "" && op.Kernel == "copy-engine") {
+				t.Errorf("kernel %q, want %q", op.Kernel, r.kernel)
+			}
+			if r.kernel == "" && r.by == "G-SEL-SIDE-1" && op.Kernel != "copy-engine" {
+				t.Errorf("kernel %q, want the copy engines", op.Kernel)
+			}
+			if r.kernel != "" && (op.ChannelLo != 0 || op.NChannels < 1 || op.NThreads != 512) {
+				t.Errorf("%d blocks × %d threads from channel %d", op.NChannels, op.NThreads, op.ChannelLo)
+			}
+			if r.line == "" && len(d.Lines) > 0 && r.v != V2_26_6 {
+				t.Errorf("lines %q, want none", d.Lines)
+			}
+			if r.line != "" && (len(d.Lines) == 0 || !strings.Contains(d.Lines[0], r.line)) {
+				t.Errorf("lines %q, want one with %q", d.Lines, r.line)
+			}
+			if r.v < V2_28_3 && len(d.Lines) > 0 && strings.Contains(d.Lines[0], "nWorks") {
+				t.Errorf("2.27 line %q has nWorks", d.Lines[0])
+			}
+			v, ok := d.Traces[0].Find("G-SEL-SIDE-1")
+			if r.v == V2_26_6 {
+				if ok {
+					t.Errorf("2.26.6 has G-SEL-SIDE-1: %+v", v)
+				}
+				return
+			}
+			if !ok || v.Outcome != r.sideOut {
+				t.Errorf("G-SEL-SIDE-1 %+v, want %s", v, r.sideOut)
+			}
+			if r.sideOut == Fail && r.v < V2_28_3 && !strings.Contains(v.Why, "exactly one collective") {
+				t.Errorf("G-SEL-SIDE-1 says %q, want the group-of-one condition", v.Why)
+			}
+		})
+	}
+}
+
+// TestCopyEngineAllToAll: from 2.28.3 ncclAlltoAll on window buffers under
+// CTA policy ZERO goes to the copy engines (ncclCeImplemented lists it);
+// otherwise, and in every release before, an AllToAll is send/recv tasks
+// on the p2p path. A p2p operation in a 2.27 group keeps a window
+// AllReduce off the symmetric kernels (ncclPrepareTasks wants no p2p).
+func TestCopyEngineAllToAll(t *testing.T) {
+	a2a := Op{Func: AllToAll, Count: 1 << 20, DataType: Float32}
+	ar := Op{Func: AllReduce, Count: 1 << 10, DataType: Float32, RedOp: Sum}
+	zero := Env{"NCCL_CTA_POLICY": "2"}
+	for _, c := range []struct {
+		v     Version
+		env   Env
+		ops   []GroupOp
+		ce    bool   // the AllToAll goes to the copy engines
+		arBy  RuleID // the AllReduce's deciding gate, when there is one
+		arKer string
+	}{
+		{V2_28_9, zero, []GroupOp{{Op: a2a, Buffers: BuffersWindow}}, true, "", ""},
+		{V2_28_3, zero, []GroupOp{{Op: a2a, Buffers: BuffersWindow}}, true, "", ""},
+		{V2_28_9, nil, []GroupOp{{Op: a2a, Buffers: BuffersWindow}}, false, "", ""},
+		{V2_28_9, zero, []GroupOp{{Op: a2a}}, false, "", ""},
+		{V2_27_7, zero, []GroupOp{{Op: a2a, Buffers: BuffersWindow}}, false, "", ""},
+		{V2_27_7, nil, []GroupOp{{Op: a2a}, {Op: ar, Buffers: BuffersWindow}}, false, "G-GROUP-PLAN-1", ""},
+		{V2_27_7, nil, []GroupOp{{Op: ar, Buffers: BuffersWindow}}, false, "G-SEL-SIDE-1", "AllReduce_AGxLL_R"},
+		{V2_28_9, nil, []GroupOp{{Op: a2a}, {Op: ar, Buffers: BuffersWindow}}, false, "G-SEL-SIDE-1", "AllReduce_AGxLL_R"},
+	} {
+		name := fmt.Sprintf("%s/%v/%d ops/%s", c.v, c.env, len(c.ops), c.ops[0].Buffers)
+		t.Run(name, func(t *testing.T) {
+			comm := h200x2Comm(t, c.v, c.env)
+			g, err := comm.SelectGroup(c.ops, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, o := range c.ops {
+				d := g.Ops[i]
+				switch {
+				case o.Op.Func == AllToAll && c.ce:
+					v, ok := g.Traces[i].Find("G-SEL-SIDE-1")
+					if d.Kernel != "copy-engine" || d.DecidedBy != "G-SEL-SIDE-1" || d.P2P != nil || !ok || v.Outcome != Pass {
+						t.Errorf("AllToAll: kernel %q by %s, p2p %v, side verdict %+v: want the copy engines", d.Kernel, d.DecidedBy, d.P2P, v)
+					}
+				case o.Op.Func == AllToAll:
+					if d.P2P == nil || d.Kernel != "" || g.Choices[i].P2P != true {
+						t.Errorf("AllToAll: p2p %v, kernel %q: want the p2p path", d.P2P, d.Kernel)
+					}
+				default:
+					if d.DecidedBy != c.arBy || d.Kernel != c.arKer {
+						t.Errorf("AllReduce: kernel %q by %s, want %q by %s", d.Kernel, d.DecidedBy, c.arKer, c.arBy)
+					}
+				}
+			}
+		})
 	}
 }

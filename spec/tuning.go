@@ -337,8 +337,18 @@ type Tuning struct {
 	// (ncclRegisterCollBuffers, src/register/coll_reg.cc).
 	RegIPC         bool `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (graph capture or ncclCommRegister; 2.28.3+, 2.22.3 registers NVLS and CollNet only)
 	RegIPCChannels int  `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
-	Symmetric      bool `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel or a copy-engine collective (2.28.3+ as modelled)
-	CTAPolicyNVLS  bool `tuning:"reg.ctaPolicyNVLS"`  // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.28.3+ as modelled)
+	Symmetric      bool `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel (2.27.3+)
+	CTAPolicyNVLS  bool `tuning:"reg.ctaPolicyNVLS"`  // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.27.3+)
+	// SymGrouped: the symmetric tasks of any group are taken out and binned
+	// (ncclMakeSymmetricTaskList), picked on cell-aligned counts, and a bin
+	// without a kernel fails the group (2.28.3+). Before (2.27.x) only a
+	// group of exactly one collective and no p2p on one node tries a
+	// kernel, on its exact count, and falls back to the cost table when
+	// none is left.
+	SymGrouped bool `tuning:"reg.symmetricGrouped"`
+	// CECollectives: copy-engine collectives exist (ncclCeImplemented:
+	// AllGather, AlltoAll, Gather, Scatter; 2.28.3+).
+	CECollectives bool `tuning:"reg.copyEngine"`
 
 	// CTA policy and copy-engine collectives (taskAppend).
 	CTAPolicyMask    bool  `tuning:"switch.ctaPolicyMask"`    // NCCL_CTA_POLICY is a bit mask: a digit 0/1/2 or names joined by '|' (2.29.2+); before, the integer must be 2 for ZERO
@@ -575,8 +585,9 @@ func tuningSet[T comparable](d *tuningDelta, p *T, v T, file, fn string) {
 // v2.28.3-1), the system library of the project's GPU machine: the tuner
 // constants with a PAT row (the base latency moves into the table), the
 // retuned Blackwell Tree rows, the NVLS efficiency model, constants a v5
-// tuner may edit, CollNetChain's arity prune and multi-node NVLS on
-// min(nvlsChannels, nChannels). The earlier releases' deltas are in their
+// tuner may edit, CollNetChain's arity prune, multi-node NVLS on
+// min(nvlsChannels, nChannels), symmetric kernels for the window buffers
+// of any group and the copy-engine collectives. The earlier releases' deltas are in their
 // release files (release_2_23_4.go …).
 func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: "v2.28.3-1"}
@@ -615,7 +626,8 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.TunerConstants, true, "src/init.cc", "initTransportsRank")
 	tuningSet(d, &t.PruneCollNetChainArity, true, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.NVLSMultiNodeMinChannels, true, enqueueCC, "topoGetAlgoInfo")
-	tuningSet(d, &t.CTAPolicyNVLS, true, enqueueCC, "getAlgoInfo")
+	tuningSet(d, &t.SymGrouped, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	tuningSet(d, &t.CECollectives, true, "src/ce_coll.cc", "ncclCeImplemented")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -20,6 +20,9 @@ type OpChoice struct {
 	// OneRank: nRanks == 1, NCCL copies the buffer (ncclLaunchOneRank)
 	// without a cost table.
 	OneRank bool `json:"oneRank,omitempty"`
+	// P2P: an AllToAll that became send/recv tasks (taskAppend), planned
+	// on the p2p channels after the collectives, outside the cost table.
+	P2P bool `json:"p2p,omitempty"`
 	// Bytes is count × datatype size, the number the 2.24+ line prints.
 	Bytes int64 `json:"bytes"`
 	// NBytes is the size the aggregate was tuned for (×nRanks for
@@ -121,6 +124,10 @@ func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice) error {
 		return err
 	}
 	if t.sym {
+		if !m.Tuning.SymGrouped {
+			m.symmetricAlone(&t, nil)
+			return nil
+		}
 		if _, err := m.symmetric([]*tuningTask{&t}, nil); err != nil {
 			ch.Err = err
 		}
@@ -152,6 +159,7 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 	store := make([]tuningTask, len(ops))
 	tasks := make([]*tuningTask, 0, len(ops))
 	var symTasks []*tuningTask
+	nP2P := 0
 	for i, o := range ops {
 		ch := &out.Ops[i]
 		keep, err := m.newTask(i, o, ch, &store[i])
@@ -168,11 +176,36 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 			tasks = append(tasks, &store[i])
 		case ch.SidePath != "":
 			out.Plans++ // a copy-engine collective is a plan of its own
+		case ch.P2P:
+			nP2P++
 		}
 	}
 	tasks = m.allGatherV(tasks)
 	if out.Err != nil || len(tasks)+len(symTasks) == 0 {
 		return out, nil
+	}
+	if !m.Tuning.SymGrouped && len(symTasks) > 0 {
+		// 2.27: a kernel only for a group of exactly one collective and no
+		// p2p; otherwise window buffers go through the cost table like any
+		if len(tasks)+len(symTasks) == 1 && nP2P == 0 {
+			m.symmetricAlone(symTasks[0], &out.Lines)
+			out.Plans++
+			return out, nil
+		}
+		tasks = tasks[:0]
+		for i := range store {
+			t := &store[i]
+			if t.choice == nil || t.choice.Discarded || t.choice.OneRank || t.choice.Err != nil {
+				continue
+			}
+			if t.sym {
+				t.sym, t.choice.SidePath = false, ""
+			}
+			if t.choice.SidePath == "" {
+				tasks = append(tasks, t)
+			}
+		}
+		symTasks = nil
 	}
 	// ncclPrepareTasks takes the symmetric tasks out first (and fails the
 	// group when a bin has no kernel); their plans come before the
@@ -270,6 +303,36 @@ func (m *TuningModel) symmetric(tasks []*tuningTask, lines *[]string) (int, *NCC
 	return len(bins), nil
 }
 
+// symmetricAlone is 2.27's symmetric path: ncclPrepareTasks, for a group of
+// exactly one collective and no p2p on one node whose buffers are both in
+// symmetric windows and which ncclSymImplemented lists, asks
+// ncclSymPickKernel for a kernel on the task's exact count; the plan runs
+// that kernel on all its blocks (channelMask 0..nBlocks-1). The caller has
+// checked that the mask leaves a kernel (newTask's symAvailable), so the
+// pick always finds one (NCCL would otherwise fall back to the cost table).
+//
+// Ref: v2.27.3-1 src/enqueue.cc ncclPrepareTasks, ncclLaunchPrepare;
+// src/symmetric.cc ncclSymPickKernel (v2.27.5-1, v2.27.6-1 and v2.27.7-1
+// the same)
+func (m *TuningModel) symmetricAlone(t *tuningTask, lines *[]string) {
+	in := &m.In
+	s := in.symComm(m.Tuning.MaxChannels)
+	k, est, blocks, _ := s.symPick(t.fn, t.devOp, t.dtype, t.count, t.count, 1)
+	if in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1 {
+		est = 0 // NCCL reports no estimate for a kernel the user forced
+	}
+	ch := t.choice
+	ch.SidePath, ch.Kernel, ch.DecidedBy = "symmetric", k.String(), "G-SEL-SIDE-1"
+	ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(est)
+	ch.ChannelLo, ch.ChannelHi, ch.Plan = 0, blocks-1, 0
+	if in.Rank == 0 {
+		ch.Line = symLine27(t.fn, t.count*int64(t.dtype.Size()), k, blocks, ch.NThreads)
+		if lines != nil {
+			*lines = append(*lines, ch.Line)
+		}
+	}
+}
+
 // checkChoose checks the communicator facts the enqueue path needs.
 func (m *TuningModel) checkChoose() error {
 	if m == nil || m.Tuning == nil {
@@ -287,8 +350,8 @@ func (m *TuningModel) checkChoose() error {
 // is false when no task is created.
 func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (keep bool, err error) {
 	c, in := m.Tuning, &m.In
-	if int(o.Op.Func) < 0 || int(o.Op.Func) >= NumFuncs {
-		return false, fmt.Errorf("choose: op %d: function %v is not a collective of the cost table: expected Broadcast, Reduce, AllGather, ReduceScatter or AllReduce", i, o.Op.Func)
+	if (int(o.Op.Func) < 0 || int(o.Op.Func) >= NumFuncs) && o.Op.Func != AllToAll {
+		return false, fmt.Errorf("choose: op %d: function %v is not a collective of the cost table or AllToAll: expected Broadcast, Reduce, AllGather, ReduceScatter, AllReduce or AllToAll", i, o.Op.Func)
 	}
 	if o.Op.DataType < 0 || o.Op.DataType >= NumDataTypes || (!c.FP8 && o.Op.DataType.IsFP8()) {
 		return false, fmt.Errorf("choose: op %d: datatype %v does not exist in this release", i, o.Op.DataType)
@@ -304,7 +367,7 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 		ch.Discarded = true // "Empty collectives can be discarded."
 		return false, nil
 	}
-	if c.FP8 && o.Op.DataType.IsFP8() && in.MinCompCap < 90 && o.Op.Func != AllGather && o.Op.Func != Broadcast {
+	if c.FP8 && o.Op.DataType.IsFP8() && in.MinCompCap < 90 && o.Op.Func != AllGather && o.Op.Func != Broadcast && o.Op.Func != AllToAll {
 		w := "FP8 reduction support begins with sm90 capable devices."
 		ch.Err = &NCCLError{Result: InvalidArgument, Message: w, Call: "nccl" + o.Op.Func.String()}
 		ch.Warn = w
@@ -316,6 +379,12 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 	}
 	if m.copyEngine(o) {
 		ch.SidePath = "copy-engine"
+		return false, nil
+	}
+	if o.Op.Func == AllToAll {
+		// one send and one receive per peer (ncclAlltoAll, 2.28.3+), or
+		// the application's grouped ncclSend/ncclRecv before
+		ch.P2P = true
 		return false, nil
 	}
 	*t = tuningTask{index: i, op: o, fn: o.Op.Func, count: o.Op.Count, dtype: o.Op.DataType, choice: ch}
@@ -937,8 +1006,9 @@ func (m *TuningModel) windowed(o TuningOp) bool {
 
 // copyEngine says whether taskAppend sends the operation to the copy
 // engines (G-SEL-SIDE-1): window buffers under CTA policy ZERO with a CUDA
-// 12.5+ driver, for the collectives ncclCeImplemented lists (AllGather of
-// the cost table's functions). The rest of the window buffers' operations
+// 12.5+ driver, for the collectives ncclCeImplemented lists (AllGather,
+// and AllToAll called as ncclAlltoAll on windows; Gather and Scatter are
+// not modelled operations). The rest of the window buffers' operations
 // go to a symmetric kernel when one is available (symmetric). From 2.29.2
 // a large AllGather also goes to the copy engines on sm100+ all-NVLink
 // nodes without the CTA policy, above NCCL_SYM_CE_THRESHOLD elements
@@ -948,11 +1018,14 @@ func (m *TuningModel) windowed(o TuningOp) bool {
 // ncclCeImplemented (v2.28.3-1 likewise); v2.29.2-1 src/enqueue.cc taskAppend
 func (m *TuningModel) copyEngine(o TuningOp) bool {
 	c, in := m.Tuning, &m.In
-	if !m.windowed(o) || !in.CEDriver || o.Op.Func != AllGather {
+	if !c.CECollectives || !m.windowed(o) || !in.CEDriver || (o.Op.Func != AllGather && o.Op.Func != AllToAll) {
 		return false
 	}
 	if in.CTAPolicyZero {
 		return true
+	}
+	if o.Op.Func != AllGather {
+		return false
 	}
 	if !c.CEAllGatherSM100 || in.MinCompCap < 100 || !in.AllDirectNVLink {
 		return false

@@ -35,10 +35,17 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 			if err != nil {
 				return badInput(err)
 			}
-			res, tr := spec.CheckGroup(calls)
+			rs, err := loadOneRelease(nccl)
+			if err != nil {
+				return err
+			}
+			res, tr, err := spec.CheckGroup(rs, calls)
+			if err != nil {
+				return err
+			}
 			var dec map[int]*spec.Decision
 			if sysf.preset != "" || sysf.file != "" || sysf.topo != "" {
-				if dec, err = decideScript(nccl, &sysf, &envf, calls, res, cudagraph); err != nil {
+				if dec, err = decideScript(rs, &sysf, &envf, calls, res, cudagraph); err != nil {
 					return err
 				}
 			}
@@ -67,15 +74,15 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
-	c.Flags().StringVar(&nccl, "nccl", "2.28.9", "NCCL release of the decisions (with --system)")
+	c.Flags().StringVar(&nccl, "nccl", "2.28.9", "NCCL release of the group rules and of the decisions")
 	c.Flags().BoolVar(&cudagraph, "cudagraph", false, "every launch is captured into a CUDA graph")
 	sysf.add(c)
 	envf.add(c)
 	return c
 }
 
-// decideScript decides the script's launched collectives on the machine.
-func decideScript(nccl string, sysf *systemFlags, envf *envFlags, calls []spec.Call, res []spec.CallResult, cudagraph bool) (map[int]*spec.Decision, error) {
+// loadOneRelease is the ruleset of the one release --nccl names.
+func loadOneRelease(nccl string) (*spec.Ruleset, error) {
 	vs, err := parseReleases(nccl)
 	if err != nil {
 		return nil, err
@@ -87,6 +94,11 @@ func decideScript(nccl string, sysf *systemFlags, envf *envFlags, calls []spec.C
 	if err != nil {
 		return nil, badInput(err)
 	}
+	return rs, nil
+}
+
+// decideScript decides the script's launched collectives on the machine.
+func decideScript(rs *spec.Ruleset, sysf *systemFlags, envf *envFlags, calls []spec.Call, res []spec.CallResult, cudagraph bool) (map[int]*spec.Decision, error) {
 	sys, err := sysf.load()
 	if err != nil {
 		return nil, err
