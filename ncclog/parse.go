@@ -67,7 +67,10 @@ type Parser struct {
 	chans    *distinct[ChannelSummary, ChannelSummary]
 	graphs   *distinct[GraphLine, GraphLine]
 	fabric   *distinct[MNNVLFabric, MNNVLFabric]
-	lastCall map[string]CollCall
+	lastCall map[threadID]CollCall
+	// vias remembers classifyVia's answers: a log names few paths, and
+	// every connection line prints one (at most maxVias kept).
+	vias map[string]viaClass
 	tables   map[string]*tableBuilder
 	devsSeen map[procDev]bool
 	nvlsDevs *firstSeen[string]
@@ -109,7 +112,7 @@ func (p *Parser) setPrev(v pending) {
 // NewParser returns an empty parser.
 func NewParser() *Parser {
 	p := &Parser{
-		names: map[string]*distinct[string, NameCount]{}, lastCall: map[string]CollCall{},
+		names: map[string]*distinct[string, NameCount]{}, lastCall: map[threadID]CollCall{}, vias: map[string]viaClass{},
 		tables: map[string]*tableBuilder{}, devsSeen: map[procDev]bool{}, nvlsDevs: newFirstSeen[string](maxProcs),
 		versions: map[string]bool{}, gdrHCA: newFirstSeen[string](maxDistinctSmall),
 		ibDevs: newFirstSeen[string](maxDistinctSmall), socks: newFirstSeen[string](maxDistinctSmall),
@@ -795,8 +798,14 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 			p.log.GDR.GPUDisabled++
 		}
 	case KindTransport:
-		class, detail, net, gdr := classifyVia(sub[9])
-		p.addTransport(class, detail, net, gdr, ln)
+		v, ok := p.vias[sub[9]]
+		if !ok {
+			v.class, v.detail, v.net, v.gdr = classifyVia(sub[9])
+			if len(p.vias) < maxVias {
+				p.vias[strings.Clone(sub[9])] = v
+			}
+		}
+		p.addTransport(v.class, v.detail, v.net, v.gdr, ln)
 	case KindCollNetConn:
 		detail := "COLLNET/" + sub[5]
 		if sub[7] != "" {
@@ -971,6 +980,15 @@ func (p *Parser) addPluginNotFound(name string) {
 	p.log.Plugin.NotFound = appendUnique(p.log.Plugin.NotFound, name)
 }
 
+// viaClass is classifyVia's answer.
+type viaClass struct {
+	class, detail, net string
+	gdr                bool
+}
+
+// maxVias bounds the remembered transport paths.
+const maxVias = 1024
+
 // classifyVia reads the transport path of a connection line ("via ...").
 func classifyVia(via string) (class, detail, net string, gdr bool) {
 	via = strings.TrimSpace(via)
@@ -1032,6 +1050,22 @@ func threadKey(ln Line) string {
 	return ln.Host + ":" + strconv.Itoa(ln.PID) + ":" + strconv.Itoa(ln.TID)
 }
 
+// threadID is a thread (host, pid, tid), or the thread of lines without
+// NCCL's process prefix ("?" in threadKey): a map key built without a
+// string per line.
+type threadID struct {
+	proc procID
+	tid  int
+	has  bool
+}
+
+func threadOf(ln Line) threadID {
+	if !ln.HasProc {
+		return threadID{}
+	}
+	return threadID{procID{ln.Host, ln.PID}, ln.TID, true}
+}
+
 // callKey and opKey identify distinct call and decision lines.
 type callKey struct {
 	f      spec.Func
@@ -1054,8 +1088,33 @@ type opKey struct {
 	dtKnown bool
 }
 
+// logFuncs, logAlgos and logProtos are the names as NCCL prints them
+// (Func.String, Algo.LogName and String, Proto.LogName and String),
+// looked up before the spec's case-folding parsers.
+var logFuncs, logAlgos, logProtos = func() (map[string]spec.Func, map[string]spec.Algo, map[string]spec.Proto) {
+	f, a, p := map[string]spec.Func{}, map[string]spec.Algo{}, map[string]spec.Proto{}
+	for _, fn := range spec.AllFuncs {
+		f[fn.String()] = fn
+	}
+	for i := range spec.NumAlgos {
+		a[spec.Algo(i).String()], a[spec.Algo(i).LogName()] = spec.Algo(i), spec.Algo(i)
+	}
+	for i := range spec.NumProtos {
+		p[spec.Proto(i).String()], p[spec.Proto(i).LogName()] = spec.Proto(i), spec.Proto(i)
+	}
+	return f, a, p
+}()
+
+// parseFunc is spec.ParseFunc with NCCL's own spellings looked up first.
+func parseFunc(s string) (spec.Func, error) {
+	if f, ok := logFuncs[s]; ok {
+		return f, nil
+	}
+	return spec.ParseFunc(s)
+}
+
 func (p *Parser) addCall(ln Line, sub []string) {
-	fn, err := spec.ParseFunc(sub[1])
+	fn, err := parseFunc(sub[1])
 	if err != nil {
 		return
 	}
@@ -1064,7 +1123,7 @@ func (p *Parser) addCall(ln Line, sub []string) {
 	if len(p.lastCall) > 4096 {
 		clear(p.lastCall)
 	}
-	p.lastCall[threadKey(ln)] = c
+	p.lastCall[threadOf(ln)] = c
 	r, isNew := p.calls.add(callKey{c.Func, c.Count, c.DType, c.RedOp, c.Root, c.NRanks})
 	if r == nil {
 		return
@@ -1090,13 +1149,19 @@ func (p *Parser) addOpNum(ln Line, sub []string) {
 }
 
 func (p *Parser) addOp(ln Line, fn string, known bool, bytes int64, algo, proto string, lo, hi int, t float64) {
-	a, err := spec.ParseAlgo(algo)
-	if err != nil {
-		a = spec.AlgoNone
+	a, ok := logAlgos[algo]
+	if !ok {
+		var err error
+		if a, err = spec.ParseAlgo(algo); err != nil {
+			a = spec.AlgoNone
+		}
 	}
-	pr, err := spec.ParseProto(proto)
-	if err != nil {
-		pr = spec.ProtoNone
+	pr, ok := logProtos[proto]
+	if !ok {
+		var err error
+		if pr, err = spec.ParseProto(proto); err != nil {
+			pr = spec.ProtoNone
+		}
 	}
 	p.addOpResolved(ln, fn, known, bytes, a, pr, lo, hi, t)
 }
@@ -1104,13 +1169,13 @@ func (p *Parser) addOp(ln Line, fn string, known bool, bytes int64, algo, proto 
 func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a spec.Algo, pr spec.Proto, lo, hi int, t float64) {
 	op := OpChoice{Bytes: bytes, Algo: a, Proto: pr, ChannelLo: lo, ChannelHi: hi, TimeUs: t, Trace: ln.Level == LevelTrace}
 	if known {
-		if f, err := spec.ParseFunc(fn); err == nil {
+		if f, err := parseFunc(fn); err == nil {
 			op.Func, op.FuncKnown = f, true
 		}
 	}
 	// The call line of the same thread names the datatype and redop (and
 	// the collective, which the 2.22 line does not print).
-	if c, ok := p.lastCall[threadKey(ln)]; ok && c.Count*int64(max(1, c.DType.Size())) == bytes {
+	if c, ok := p.lastCall[threadOf(ln)]; ok && c.Count*int64(max(1, c.DType.Size())) == bytes {
 		if !op.FuncKnown {
 			op.Func, op.FuncKnown = c.Func, true
 		}
@@ -1132,7 +1197,7 @@ func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a sp
 func (p *Parser) addNoAlgo(ln Line, sub []string) {
 	na := NoAlgo{Func: sub[1], DType: sub[2], AlgoEnv: sub[3], ProtoEnv: sub[4], Detailed: sub[1] != ""}
 	if !na.Detailed {
-		if c, ok := p.lastCall[threadKey(ln)]; ok {
+		if c, ok := p.lastCall[threadOf(ln)]; ok {
 			na.Func, na.DType = c.Func.String(), c.DType.String()
 		}
 	}
