@@ -70,7 +70,7 @@ type Parser struct {
 	lastCall map[threadID]CollCall
 	// vias remembers classifyVia's answers: a log names few paths, and
 	// every connection line prints one (at most maxVias kept).
-	vias map[string]viaClass
+	vias     map[string]viaClass
 	tables   map[string]*tableBuilder
 	devsSeen map[procDev]bool
 	nvlsDevs *firstSeen[string]
