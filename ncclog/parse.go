@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,7 +64,7 @@ type Parser struct {
 	calls    *distinct[callKey, CollCall]
 	errs     *distinct[string, LogError]
 	noalgo   *distinct[string, NoAlgo]
-	trans    *distinct[string, TransportUse]
+	trans    *distinct[transKey, TransportUse]
 	chans    *distinct[ChannelSummary, ChannelSummary]
 	graphs   *distinct[GraphLine, GraphLine]
 	fabric   *distinct[MNNVLFabric, MNNVLFabric]
@@ -72,8 +73,7 @@ type Parser struct {
 	// every connection line prints one (at most maxVias kept).
 	vias     map[string]viaClass
 	tables   map[string]*tableBuilder
-	devsSeen map[procDev]bool
-	nvlsDevs *firstSeen[string]
+	nvlsDevs *firstSeen[nvlsKey]
 	versions map[string]bool
 	// versionRank ranks the line the release was taken from (see
 	// setVersion); bareVersions is true while Versions holds only versions
@@ -83,8 +83,8 @@ type Parser struct {
 	gdrHCA       *firstSeen[string]
 	ibDevs       *firstSeen[string]
 	socks        *firstSeen[string]
-	lists        *firstSeen[string] // device lists already read (IB ports, socket interfaces)
-	prev         *pending           // nil, or &prevBuf
+	lists        *firstSeen[listKey] // device lists already read (IB ports, socket interfaces)
+	prev         *pending            // nil, or &prevBuf
 	prevBuf      pending
 	// memo holds the form and submatches of recent messages: NCCL prints
 	// the same message on every rank and for every repeated operation, so
@@ -113,10 +113,10 @@ func (p *Parser) setPrev(v pending) {
 func NewParser() *Parser {
 	p := &Parser{
 		names: map[string]*distinct[string, NameCount]{}, lastCall: map[threadID]CollCall{}, vias: map[string]viaClass{},
-		tables: map[string]*tableBuilder{}, devsSeen: map[procDev]bool{}, nvlsDevs: newFirstSeen[string](maxProcs),
+		tables: map[string]*tableBuilder{}, nvlsDevs: newFirstSeen[nvlsKey](maxProcs),
 		versions: map[string]bool{}, gdrHCA: newFirstSeen[string](maxDistinctSmall),
 		ibDevs: newFirstSeen[string](maxDistinctSmall), socks: newFirstSeen[string](maxDistinctSmall),
-		lists: newFirstSeen[string](maxDistinctSmall),
+		lists: newFirstSeen[listKey](maxDistinctSmall),
 		memo:  lru.New[string, memoMatch](maxMemo),
 	}
 	l := &p.log
@@ -127,7 +127,7 @@ func NewParser() *Parser {
 	p.calls = newDistinct[callKey](&l.Calls, maxDistinctCalls, &l.CallsDrop)
 	p.errs = newDistinct[string](&l.Errors, maxDistinctErrors, &l.ErrsDropped)
 	p.noalgo = newDistinct[string](&l.NoAlgo, maxDistinctSmall, nil)
-	p.trans = newDistinct[string](&l.Transports, maxDistinctSmall, nil)
+	p.trans = newDistinct[transKey](&l.Transports, maxDistinctSmall, nil)
 	p.chans = newDistinct[ChannelSummary](&l.Channels, maxDistinctSmall, nil)
 	p.graphs = newDistinct[GraphLine](&l.Graphs, maxDistinctSmall, nil)
 	p.fabric = newDistinct[MNNVLFabric](&l.MNNVL.Fabric, maxDistinctSmall, nil)
@@ -387,16 +387,11 @@ func (p *Parser) continueLine(s string) bool {
 	return false
 }
 
-// procID is a process (host, pid), and procDev one of its devices: map
-// keys that need no string built per line.
+// procID is a process (host, pid): a map key that needs no string built
+// per line.
 type procID struct {
 	host string
 	pid  int
-}
-
-type procDev struct {
-	proc procID
-	dev  int
 }
 
 func procKey(ln Line) string {
@@ -426,9 +421,7 @@ func (p *Parser) handleLine(ln Line) {
 			}
 			pr.Lines++
 			if ln.Dev >= 0 {
-				dk := procDev{k, ln.Dev}
-				if !p.devsSeen[dk] && len(pr.Devs) < 64 {
-					p.devsSeen[dk] = true
+				if len(pr.Devs) < 64 && !slices.Contains(pr.Devs, ln.Dev) {
 					pr.Devs = append(pr.Devs, ln.Dev)
 				}
 			}
@@ -748,7 +741,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindNetDeviceUnpack:
 		p.log.Plugin.DeviceType = "unpack v" + sub[1]
 	case KindIBUsing:
-		if p.lists.seen("ib|" + sub[1]) {
+		if p.lists.seen(listKey{"ib", sub[1]}) {
 			break // every port of this list was counted already
 		}
 		for _, m := range ibDevRe.FindAllStringSubmatch(sub[1], -1) {
@@ -769,7 +762,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindIBDataError:
 		p.log.IB.DataErrors++
 	case KindSocketUsing:
-		if p.lists.seen("sock|" + sub[1]) {
+		if p.lists.seen(listKey{"sock", sub[1]}) {
 			break
 		}
 		for _, m := range sockIfRe.FindAllStringSubmatch(sub[1], -1) {
@@ -813,9 +806,9 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		}
 		p.addTransport("COLLNET", detail, sub[5], sub[7] != "", ln)
 	case KindNVLSSupport:
-		key := procLabel(ln) + "|" + sub[2]
-		if procLabel(ln) == "" {
-			key = ln.Loc.String()
+		key := nvlsKey{loc: ln.Loc}
+		if ln.HasProc {
+			key = nvlsKey{proc: procID{ln.Host, ln.PID}, dev: ln.Dev, what: sub[2]}
 		}
 		if p.nvlsDevs.first(key) {
 			if sub[1] == "" {
@@ -1025,7 +1018,7 @@ func classifyVia(via string) (class, detail, net string, gdr bool) {
 }
 
 func (p *Parser) addTransport(class, detail, net string, gdr bool, ln Line) {
-	r, isNew := p.trans.add(class + "|" + detail)
+	r, isNew := p.trans.add(transKey{class, detail})
 	if r == nil {
 		return
 	}
@@ -1049,6 +1042,21 @@ func threadKey(ln Line) string {
 	}
 	return ln.Host + ":" + strconv.Itoa(ln.PID) + ":" + strconv.Itoa(ln.TID)
 }
+
+// transKey, nvlsKey and listKey are map keys built without a string per
+// line: a transport (class, detail); a process's device and the NVLS line's
+// subject (or the line's place when it names no process); a device list
+// ("ib" or "sock", the list as printed).
+type transKey struct{ class, detail string }
+
+type nvlsKey struct {
+	proc procID
+	dev  int
+	what string
+	loc  Loc
+}
+
+type listKey struct{ kind, list string }
 
 // threadID is a thread (host, pid, tid), or the thread of lines without
 // NCCL's process prefix ("?" in threadKey): a map key built without a
