@@ -62,7 +62,7 @@ type Parser struct {
 	names    map[string]*distinct[string, NameCount] // list name -> its aggregator
 	ops      *distinct[opKey, OpChoice]
 	calls    *distinct[callKey, CollCall]
-	errs     *distinct[string, LogError]
+	errs     *distinct[errorKey, LogError]
 	noalgo   *distinct[string, NoAlgo]
 	trans    *distinct[transKey, TransportUse]
 	chans    *distinct[ChannelSummary, ChannelSummary]
@@ -125,7 +125,7 @@ func NewParser() *Parser {
 	p.comms = newDistinct[string](&l.Comms, maxComms, nil)
 	p.ops = newDistinct[opKey](&l.Ops, maxDistinctOps, &l.OpsDropped)
 	p.calls = newDistinct[callKey](&l.Calls, maxDistinctCalls, &l.CallsDrop)
-	p.errs = newDistinct[string](&l.Errors, maxDistinctErrors, &l.ErrsDropped)
+	p.errs = newDistinct[errorKey](&l.Errors, maxDistinctErrors, &l.ErrsDropped)
 	p.noalgo = newDistinct[string](&l.NoAlgo, maxDistinctSmall, nil)
 	p.trans = newDistinct[transKey](&l.Transports, maxDistinctSmall, nil)
 	p.chans = newDistinct[ChannelSummary](&l.Channels, maxDistinctSmall, nil)
@@ -568,10 +568,14 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
+// errorKey identifies a distinct error: its kind and its message with the
+// numbers that vary taken out (errKey; the whole message for err.trace).
+type errorKey struct{ kind, msg string }
+
 func (p *Parser) addError(ln Line, kind string, res spec.Result, hasRes bool) {
-	key := kind + "|" + errKey(ln.Msg)
-	if kind == "err.trace" {
-		key = kind + "|" + ln.Msg
+	key := errorKey{kind, ln.Msg}
+	if kind != "err.trace" {
+		key.msg = errKey(ln.Msg)
 	}
 	e, isNew := p.errs.add(key)
 	if e == nil {
