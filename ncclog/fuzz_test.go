@@ -73,3 +73,35 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCanonical: wherever the one-pass reader of the common INFO line
+// answers, it gives what the general reader gives.
+func FuzzParseCanonical(f *testing.F) {
+	for _, s := range append(append([]string{}, linePool...), opPool...) {
+		f.Add(s)
+	}
+	for _, s := range []string{
+		"node1:12:13 [0] NCCL INFO Using network IB",
+		"node1:12:13 [7] NCCL INFO",
+		"node1:12:13 [7] NCCL INFO\tx  ",
+		"node1:12:13 [7] NCCL INFOX y",
+		"node1:12:13 [7] NCCL INFO   Algorithm   |",
+		"node1:12:13 [7] NCCL INFO x [repeated 3x across cluster]",
+		"h:0012:+3 [1] NCCL INFO x",
+		"[1,0]<stdout>:node1:12:13 [0] NCCL INFO x",
+		"node1:1234567890123456789:1 [0] NCCL INFO x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = trimRightOf(s, "\r\n")
+		fast, ok := parseCanonical(s)
+		if !ok {
+			return
+		}
+		gen, gok := parseLineGeneral(s)
+		if !gok || fast != gen {
+			t.Fatalf("%q:\none pass %+v\ngeneral  %+v (%v)", s, fast, gen, gok)
+		}
+	})
+}

@@ -110,9 +110,77 @@ func levelToken(s string) (at, end int, lvl Level, ok bool) {
 // ParseLine splits one physical line. ok is false when the line carries no
 // NCCL level word; the caller then tries the bare forms of the catalogue.
 func ParseLine(s string) (ln Line, ok bool) {
+	s = trimRightOf(s, "\r\n")
+	if ln, ok := parseCanonical(s); ok {
+		return ln, true
+	}
+	return parseLineGeneral(s)
+}
+
+// parseCanonical reads the common INFO line, "host:pid:tid [dev] NCCL INFO
+// msg" with nothing in front, in one forward pass. It gives what
+// parseLineGeneral gives (FuzzParseCanonical holds the two together) and
+// declines (ok false) every other shape: a launcher prefix, a timestamp,
+// a host with a colon, signs or more than 18 digits in the numbers, other
+// levels.
+func parseCanonical(s string) (ln Line, ok bool) {
+	i := 0
+	for i < len(s) && s[i] != ':' && s[i] != ' ' && s[i] != '\t' {
+		i++
+	}
+	if i == 0 || i == len(s) || s[i] != ':' {
+		return ln, false
+	}
+	host := s[:i]
+	pid, i, ok1 := digitsAt(s, i+1)
+	if !ok1 || i >= len(s) || s[i] != ':' {
+		return ln, false
+	}
+	tid, i, ok2 := digitsAt(s, i+1)
+	if !ok2 || i+1 >= len(s) || s[i] != ' ' || s[i+1] != '[' {
+		return ln, false
+	}
+	dev, i, ok3 := digitsAt(s, i+2)
+	const level = "] NCCL INFO"
+	if !ok3 || len(s)-i < len(level) || s[i:i+len(level)] != level {
+		return ln, false
+	}
+	i += len(level)
+	msg := s[i:]
+	if msg != "" {
+		if msg[0] != ' ' && msg[0] != '\t' {
+			return ln, false
+		}
+		if msg[0] == ' ' {
+			msg = msg[1:]
+		}
+	}
+	ln.Msg, ln.Repeated = stripRepeated(trimRightOf(msg, " \t"))
+	ln.Level = LevelInfo
+	ln.Host, ln.PID, ln.TID, ln.HasProc = host, pid, tid, true
+	ln.Dev = dev
+	ln.LauncherRank = -1
+	return ln, true
+}
+
+// digitsAt reads 1 to 18 decimal digits at s[i:] (no sign): the value and
+// the index after them.
+func digitsAt(s string, i int) (n, end int, ok bool) {
+	j := i
+	for j < len(s) && j-i <= 18 && s[j] >= '0' && s[j] <= '9' {
+		n = n*10 + int(s[j]-'0')
+		j++
+	}
+	if j == i || j-i > 18 {
+		return 0, j, false
+	}
+	return n, j, true
+}
+
+// parseLineGeneral is ParseLine for every shape.
+func parseLineGeneral(s string) (ln Line, ok bool) {
 	ln.Dev = -1
 	ln.LauncherRank = -1
-	s = trimRightOf(s, "\r\n")
 	at, end, lvl, found := levelToken(s)
 	if !found {
 		return ln, false

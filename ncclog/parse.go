@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,16 +62,18 @@ type Parser struct {
 	names    map[string]*distinct[string, NameCount] // list name -> its aggregator
 	ops      *distinct[opKey, OpChoice]
 	calls    *distinct[callKey, CollCall]
-	errs     *distinct[string, LogError]
+	errs     *distinct[errorKey, LogError]
 	noalgo   *distinct[string, NoAlgo]
-	trans    *distinct[string, TransportUse]
+	trans    *distinct[transKey, TransportUse]
 	chans    *distinct[ChannelSummary, ChannelSummary]
 	graphs   *distinct[GraphLine, GraphLine]
 	fabric   *distinct[MNNVLFabric, MNNVLFabric]
-	lastCall map[string]CollCall
+	lastCall map[threadID]CollCall
+	// vias remembers classifyVia's answers: a log names few paths, and
+	// every connection line prints one (at most maxVias kept).
+	vias     map[string]viaClass
 	tables   map[string]*tableBuilder
-	devsSeen map[procDev]bool
-	nvlsDevs *firstSeen[string]
+	nvlsDevs *firstSeen[nvlsKey]
 	versions map[string]bool
 	// versionRank ranks the line the release was taken from (see
 	// setVersion); bareVersions is true while Versions holds only versions
@@ -80,8 +83,8 @@ type Parser struct {
 	gdrHCA       *firstSeen[string]
 	ibDevs       *firstSeen[string]
 	socks        *firstSeen[string]
-	lists        *firstSeen[string] // device lists already read (IB ports, socket interfaces)
-	prev         *pending           // nil, or &prevBuf
+	lists        *firstSeen[listKey] // device lists already read (IB ports, socket interfaces)
+	prev         *pending            // nil, or &prevBuf
 	prevBuf      pending
 	// memo holds the form and submatches of recent messages: NCCL prints
 	// the same message on every rank and for every repeated operation, so
@@ -109,11 +112,11 @@ func (p *Parser) setPrev(v pending) {
 // NewParser returns an empty parser.
 func NewParser() *Parser {
 	p := &Parser{
-		names: map[string]*distinct[string, NameCount]{}, lastCall: map[string]CollCall{},
-		tables: map[string]*tableBuilder{}, devsSeen: map[procDev]bool{}, nvlsDevs: newFirstSeen[string](maxProcs),
+		names: map[string]*distinct[string, NameCount]{}, lastCall: map[threadID]CollCall{}, vias: map[string]viaClass{},
+		tables: map[string]*tableBuilder{}, nvlsDevs: newFirstSeen[nvlsKey](maxProcs),
 		versions: map[string]bool{}, gdrHCA: newFirstSeen[string](maxDistinctSmall),
 		ibDevs: newFirstSeen[string](maxDistinctSmall), socks: newFirstSeen[string](maxDistinctSmall),
-		lists: newFirstSeen[string](maxDistinctSmall),
+		lists: newFirstSeen[listKey](maxDistinctSmall),
 		memo:  lru.New[string, memoMatch](maxMemo),
 	}
 	l := &p.log
@@ -122,9 +125,9 @@ func NewParser() *Parser {
 	p.comms = newDistinct[string](&l.Comms, maxComms, nil)
 	p.ops = newDistinct[opKey](&l.Ops, maxDistinctOps, &l.OpsDropped)
 	p.calls = newDistinct[callKey](&l.Calls, maxDistinctCalls, &l.CallsDrop)
-	p.errs = newDistinct[string](&l.Errors, maxDistinctErrors, &l.ErrsDropped)
+	p.errs = newDistinct[errorKey](&l.Errors, maxDistinctErrors, &l.ErrsDropped)
 	p.noalgo = newDistinct[string](&l.NoAlgo, maxDistinctSmall, nil)
-	p.trans = newDistinct[string](&l.Transports, maxDistinctSmall, nil)
+	p.trans = newDistinct[transKey](&l.Transports, maxDistinctSmall, nil)
 	p.chans = newDistinct[ChannelSummary](&l.Channels, maxDistinctSmall, nil)
 	p.graphs = newDistinct[GraphLine](&l.Graphs, maxDistinctSmall, nil)
 	p.fabric = newDistinct[MNNVLFabric](&l.MNNVL.Fabric, maxDistinctSmall, nil)
@@ -384,16 +387,11 @@ func (p *Parser) continueLine(s string) bool {
 	return false
 }
 
-// procID is a process (host, pid), and procDev one of its devices: map
-// keys that need no string built per line.
+// procID is a process (host, pid): a map key that needs no string built
+// per line.
 type procID struct {
 	host string
 	pid  int
-}
-
-type procDev struct {
-	proc procID
-	dev  int
 }
 
 func procKey(ln Line) string {
@@ -423,9 +421,7 @@ func (p *Parser) handleLine(ln Line) {
 			}
 			pr.Lines++
 			if ln.Dev >= 0 {
-				dk := procDev{k, ln.Dev}
-				if !p.devsSeen[dk] && len(pr.Devs) < 64 {
-					p.devsSeen[dk] = true
+				if len(pr.Devs) < 64 && !slices.Contains(pr.Devs, ln.Dev) {
 					pr.Devs = append(pr.Devs, ln.Dev)
 				}
 			}
@@ -572,10 +568,14 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
+// errorKey identifies a distinct error: its kind and its message with the
+// numbers that vary taken out (errKey; the whole message for err.trace).
+type errorKey struct{ kind, msg string }
+
 func (p *Parser) addError(ln Line, kind string, res spec.Result, hasRes bool) {
-	key := kind + "|" + errKey(ln.Msg)
-	if kind == "err.trace" {
-		key = kind + "|" + ln.Msg
+	key := errorKey{kind, ln.Msg}
+	if kind != "err.trace" {
+		key.msg = errKey(ln.Msg)
 	}
 	e, isNew := p.errs.add(key)
 	if e == nil {
@@ -745,7 +745,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindNetDeviceUnpack:
 		p.log.Plugin.DeviceType = "unpack v" + sub[1]
 	case KindIBUsing:
-		if p.lists.seen("ib|" + sub[1]) {
+		if p.lists.seen(listKey{"ib", sub[1]}) {
 			break // every port of this list was counted already
 		}
 		for _, m := range ibDevRe.FindAllStringSubmatch(sub[1], -1) {
@@ -766,7 +766,7 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindIBDataError:
 		p.log.IB.DataErrors++
 	case KindSocketUsing:
-		if p.lists.seen("sock|" + sub[1]) {
+		if p.lists.seen(listKey{"sock", sub[1]}) {
 			break
 		}
 		for _, m := range sockIfRe.FindAllStringSubmatch(sub[1], -1) {
@@ -795,8 +795,14 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 			p.log.GDR.GPUDisabled++
 		}
 	case KindTransport:
-		class, detail, net, gdr := classifyVia(sub[9])
-		p.addTransport(class, detail, net, gdr, ln)
+		v, ok := p.vias[sub[9]]
+		if !ok {
+			v.class, v.detail, v.net, v.gdr = classifyVia(sub[9])
+			if len(p.vias) < maxVias {
+				p.vias[strings.Clone(sub[9])] = v
+			}
+		}
+		p.addTransport(v.class, v.detail, v.net, v.gdr, ln)
 	case KindCollNetConn:
 		detail := "COLLNET/" + sub[5]
 		if sub[7] != "" {
@@ -804,9 +810,9 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		}
 		p.addTransport("COLLNET", detail, sub[5], sub[7] != "", ln)
 	case KindNVLSSupport:
-		key := procLabel(ln) + "|" + sub[2]
-		if procLabel(ln) == "" {
-			key = ln.Loc.String()
+		key := nvlsKey{loc: ln.Loc}
+		if ln.HasProc {
+			key = nvlsKey{proc: procID{ln.Host, ln.PID}, dev: ln.Dev, what: sub[2]}
 		}
 		if p.nvlsDevs.first(key) {
 			if sub[1] == "" {
@@ -971,6 +977,15 @@ func (p *Parser) addPluginNotFound(name string) {
 	p.log.Plugin.NotFound = appendUnique(p.log.Plugin.NotFound, name)
 }
 
+// viaClass is classifyVia's answer.
+type viaClass struct {
+	class, detail, net string
+	gdr                bool
+}
+
+// maxVias bounds the remembered transport paths.
+const maxVias = 1024
+
 // classifyVia reads the transport path of a connection line ("via ...").
 func classifyVia(via string) (class, detail, net string, gdr bool) {
 	via = strings.TrimSpace(via)
@@ -1007,7 +1022,7 @@ func classifyVia(via string) (class, detail, net string, gdr bool) {
 }
 
 func (p *Parser) addTransport(class, detail, net string, gdr bool, ln Line) {
-	r, isNew := p.trans.add(class + "|" + detail)
+	r, isNew := p.trans.add(transKey{class, detail})
 	if r == nil {
 		return
 	}
@@ -1032,6 +1047,37 @@ func threadKey(ln Line) string {
 	return ln.Host + ":" + strconv.Itoa(ln.PID) + ":" + strconv.Itoa(ln.TID)
 }
 
+// transKey, nvlsKey and listKey are map keys built without a string per
+// line: a transport (class, detail); a process's device and the NVLS line's
+// subject (or the line's place when it names no process); a device list
+// ("ib" or "sock", the list as printed).
+type transKey struct{ class, detail string }
+
+type nvlsKey struct {
+	proc procID
+	dev  int
+	what string
+	loc  Loc
+}
+
+type listKey struct{ kind, list string }
+
+// threadID is a thread (host, pid, tid), or the thread of lines without
+// NCCL's process prefix ("?" in threadKey): a map key built without a
+// string per line.
+type threadID struct {
+	proc procID
+	tid  int
+	has  bool
+}
+
+func threadOf(ln Line) threadID {
+	if !ln.HasProc {
+		return threadID{}
+	}
+	return threadID{procID{ln.Host, ln.PID}, ln.TID, true}
+}
+
 // callKey and opKey identify distinct call and decision lines.
 type callKey struct {
 	f      spec.Func
@@ -1054,8 +1100,33 @@ type opKey struct {
 	dtKnown bool
 }
 
+// logFuncs, logAlgos and logProtos are the names as NCCL prints them
+// (Func.String, Algo.LogName and String, Proto.LogName and String),
+// looked up before the spec's case-folding parsers.
+var logFuncs, logAlgos, logProtos = func() (map[string]spec.Func, map[string]spec.Algo, map[string]spec.Proto) {
+	f, a, p := map[string]spec.Func{}, map[string]spec.Algo{}, map[string]spec.Proto{}
+	for _, fn := range spec.AllFuncs {
+		f[fn.String()] = fn
+	}
+	for i := range spec.NumAlgos {
+		a[spec.Algo(i).String()], a[spec.Algo(i).LogName()] = spec.Algo(i), spec.Algo(i)
+	}
+	for i := range spec.NumProtos {
+		p[spec.Proto(i).String()], p[spec.Proto(i).LogName()] = spec.Proto(i), spec.Proto(i)
+	}
+	return f, a, p
+}()
+
+// parseFunc is spec.ParseFunc with NCCL's own spellings looked up first.
+func parseFunc(s string) (spec.Func, error) {
+	if f, ok := logFuncs[s]; ok {
+		return f, nil
+	}
+	return spec.ParseFunc(s)
+}
+
 func (p *Parser) addCall(ln Line, sub []string) {
-	fn, err := spec.ParseFunc(sub[1])
+	fn, err := parseFunc(sub[1])
 	if err != nil {
 		return
 	}
@@ -1064,7 +1135,7 @@ func (p *Parser) addCall(ln Line, sub []string) {
 	if len(p.lastCall) > 4096 {
 		clear(p.lastCall)
 	}
-	p.lastCall[threadKey(ln)] = c
+	p.lastCall[threadOf(ln)] = c
 	r, isNew := p.calls.add(callKey{c.Func, c.Count, c.DType, c.RedOp, c.Root, c.NRanks})
 	if r == nil {
 		return
@@ -1090,13 +1161,19 @@ func (p *Parser) addOpNum(ln Line, sub []string) {
 }
 
 func (p *Parser) addOp(ln Line, fn string, known bool, bytes int64, algo, proto string, lo, hi int, t float64) {
-	a, err := spec.ParseAlgo(algo)
-	if err != nil {
-		a = spec.AlgoNone
+	a, ok := logAlgos[algo]
+	if !ok {
+		var err error
+		if a, err = spec.ParseAlgo(algo); err != nil {
+			a = spec.AlgoNone
+		}
 	}
-	pr, err := spec.ParseProto(proto)
-	if err != nil {
-		pr = spec.ProtoNone
+	pr, ok := logProtos[proto]
+	if !ok {
+		var err error
+		if pr, err = spec.ParseProto(proto); err != nil {
+			pr = spec.ProtoNone
+		}
 	}
 	p.addOpResolved(ln, fn, known, bytes, a, pr, lo, hi, t)
 }
@@ -1104,13 +1181,13 @@ func (p *Parser) addOp(ln Line, fn string, known bool, bytes int64, algo, proto 
 func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a spec.Algo, pr spec.Proto, lo, hi int, t float64) {
 	op := OpChoice{Bytes: bytes, Algo: a, Proto: pr, ChannelLo: lo, ChannelHi: hi, TimeUs: t, Trace: ln.Level == LevelTrace}
 	if known {
-		if f, err := spec.ParseFunc(fn); err == nil {
+		if f, err := parseFunc(fn); err == nil {
 			op.Func, op.FuncKnown = f, true
 		}
 	}
 	// The call line of the same thread names the datatype and redop (and
 	// the collective, which the 2.22 line does not print).
-	if c, ok := p.lastCall[threadKey(ln)]; ok && c.Count*int64(max(1, c.DType.Size())) == bytes {
+	if c, ok := p.lastCall[threadOf(ln)]; ok && c.Count*int64(max(1, c.DType.Size())) == bytes {
 		if !op.FuncKnown {
 			op.Func, op.FuncKnown = c.Func, true
 		}
@@ -1132,7 +1209,7 @@ func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a sp
 func (p *Parser) addNoAlgo(ln Line, sub []string) {
 	na := NoAlgo{Func: sub[1], DType: sub[2], AlgoEnv: sub[3], ProtoEnv: sub[4], Detailed: sub[1] != ""}
 	if !na.Detailed {
-		if c, ok := p.lastCall[threadKey(ln)]; ok {
+		if c, ok := p.lastCall[threadOf(ln)]; ok {
 			na.Func, na.DType = c.Func.String(), c.DType.String()
 		}
 	}

@@ -354,3 +354,25 @@ func TestAtoiStrictIsAtoi(t *testing.T) {
 		}
 	}
 }
+
+// The name tables the reader looks up first agree with the spec's parsers.
+func TestLogNamesAgreeWithSpec(t *testing.T) {
+	for s, f := range logFuncs {
+		if g, err := spec.ParseFunc(s); err != nil || g != f {
+			t.Errorf("%q: table %v, spec.ParseFunc %v %v", s, f, g, err)
+		}
+	}
+	for s, a := range logAlgos {
+		if g, err := spec.ParseAlgo(s); err != nil || g != a {
+			t.Errorf("%q: table %v, spec.ParseAlgo %v %v", s, a, g, err)
+		}
+	}
+	for s, p := range logProtos {
+		if g, err := spec.ParseProto(s); err != nil || g != p {
+			t.Errorf("%q: table %v, spec.ParseProto %v %v", s, p, g, err)
+		}
+	}
+	if len(logFuncs) < int(spec.NumFuncs) || len(logAlgos) < spec.NumAlgos || len(logProtos) < spec.NumProtos {
+		t.Errorf("tables too small: %d %d %d", len(logFuncs), len(logAlgos), len(logProtos))
+	}
+}

@@ -172,21 +172,7 @@ func BenchmarkOracleSeen(b *testing.B) {
 // requests at 1 and 2 nodes. One op is one request, answered on one
 // goroutine; req/s-cpu is the rate of one idle core.
 func BenchmarkOracleNewMachines(b *testing.B) {
-	base := variedBatch(128, 11, true)
-	at := func(nodes func(i int) int) [][]byte {
-		out := make([][]byte, len(base))
-		for i, l := range base {
-			r := map[string]any{}
-			if err := json.Unmarshal(l, &r); err != nil {
-				b.Fatal(err)
-			}
-			r["system"], r["nodes"] = "dgx-h100", nodes(i)
-			out[i], _ = json.Marshal(r)
-		}
-		return out
-	}
-	one, two := at(func(int) int { return 1 }), at(func(int) int { return 2 })
-	batch := at(func(i int) int { return 3 + i })
+	one, two, batch := newMachineBatches(b)
 	b.ReportAllocs()
 	var o *Oracle
 	var cpu benchcpu.Timer
@@ -206,4 +192,61 @@ func BenchmarkOracleNewMachines(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 	cpu.Report(b, 1)
+}
+
+// newMachineBatches are the new-machine benchmarks' requests: 128 varied
+// requests on DGX H100 of 3–130 nodes (each size once), and the same
+// requests at 1 and 2 nodes, which a fresh oracle answers first (outside
+// the timer) so that its hosts are known.
+func newMachineBatches(b *testing.B) (one, two, batch [][]byte) {
+	base := variedBatch(128, 11, true)
+	at := func(nodes func(i int) int) [][]byte {
+		out := make([][]byte, len(base))
+		for i, l := range base {
+			r := map[string]any{}
+			if err := json.Unmarshal(l, &r); err != nil {
+				b.Fatal(err)
+			}
+			r["system"], r["nodes"] = "dgx-h100", nodes(i)
+			out[i], _ = json.Marshal(r)
+		}
+		return out
+	}
+	return at(func(int) int { return 1 }), at(func(int) int { return 2 }), at(func(i int) int { return 3 + i })
+}
+
+// BenchmarkOracleNewMachinesWorkers is BenchmarkOracleNewMachines answered
+// as gatesim oracle answers a stream: on GOMAXPROCS workers (its --workers
+// default), each taking the next request. One op is one request;
+// req/s-cpu is the rate GOMAXPROCS idle cores would reach at the measured
+// CPU time per request.
+func BenchmarkOracleNewMachinesWorkers(b *testing.B) {
+	one, two, batch := newMachineBatches(b)
+	workers := runtime.GOMAXPROCS(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var cpu benchcpu.Timer
+	for done := 0; done < b.N; {
+		n := min(len(batch), b.N-done)
+		b.StopTimer()
+		cpu.Stop()
+		o := New(nil)
+		answerBatch(o, one)
+		answerBatch(o, two)
+		b.StartTimer()
+		cpu.Start()
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+					o.HandleLine(batch[i])
+				}
+			})
+		}
+		wg.Wait()
+		done += n
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	cpu.Report(b, workers)
 }

@@ -23,7 +23,7 @@ func TestEncoderIsMarshal(t *testing.T) {
 	o := New(nil)
 	encoded := 0
 	for _, l := range lines {
-		a, _, _ := o.answer(l)
+		a, _, _, _ := o.answer(l)
 		want, err := json.Marshal(a)
 		if err != nil {
 			t.Fatalf("%s: json.Marshal: %v", l, err)

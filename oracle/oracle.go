@@ -220,6 +220,8 @@ type Oracle struct {
 	// environment, before any system is built: a batch names few machines,
 	// and a communicator answers any number of operations.
 	comms *lru.Cache[string, *commEntry]
+	// answers keeps answers by the request's fingerprint (answercache.go).
+	answers *lru.Cache[string, *keptAnswer]
 	// Trace controls whether answers carry the gate trace (default true).
 	Trace bool
 	// Tuner serves requests that name a tuner (nil: such requests are
@@ -257,7 +259,7 @@ func (o *Oracle) maxRanks() int {
 // (nil: such requests are invalid).
 func New(readFile func(string) ([]byte, error)) *Oracle {
 	return &Oracle{readFile: readFile, rulesets: map[spec.Version]*spec.Ruleset{}, topo: spec.NewCache(0),
-		comms: lru.New[string, *commEntry](CommCacheSize), Trace: true}
+		comms: lru.New[string, *commEntry](CommCacheSize), answers: lru.New[string, *keptAnswer](AnswerCacheSize), Trace: true}
 }
 
 // CommCacheSize is how many communicators an oracle keeps (least recently
@@ -396,34 +398,55 @@ func (o *Oracle) handle(n int, line []byte) (out []byte) {
 			out = marshal(&Answer{Schema: SchemaVersion, Status: "internal", Internal: fmt.Sprintf("internal error: %v; request: %s", r, req)})
 		}
 	}()
-	a, ce, opTrace := o.answer(line)
+	key, id, keyed := requestFingerprint(line)
+	keyed = keyed && o.answers != nil
+	settings := o.answerSettings()
+	if keyed {
+		if k, ok := o.answers.Get(key); ok && k.settings == settings {
+			return k.write(id)
+		}
+	}
+	a, ce, opTrace, stable := o.answer(line)
 	if a.budget && n > 0 {
 		a.Invalid.Message = fmt.Sprintf("line %d: %s", n, a.Invalid.Message)
 	}
 	withTrace := a.Status != "invalid" && o.Trace && ce != nil
-	size := 1024
+	// the answer is encoded without its id, which goes after the schema
+	reqID := a.ID
+	a.ID = nil
+	rest, ok := appendAnswer(make([]byte, 0, 1024), a)
+	a.ID = reqID
+	var idJSON []byte
+	if ok && len(reqID) > 0 {
+		var err error
+		idJSON, err = json.Marshal(reqID) // compacted and checked as json.Marshal does
+		ok = err == nil
+	}
+	if !ok || !bytes.HasPrefix(rest, schemaPrefix) {
+		// json.Marshal writes it; the trace follows as above
+		out := marshal(a)
+		if !withTrace {
+			return out
+		}
+		ce.initOnce.Do(func() { ce.initJSON = traceJSON(nil, ce.comm.Trace) })
+		if len(ce.initJSON) == 0 && len(opTrace) == 0 {
+			return out
+		}
+		return assembleAnswer(nil, nil, out[len(schemaPrefix):len(out)-1], true, ce.initJSON, traceJSON(nil, opTrace))
+	}
+	k := &keptAnswer{rest: rest[len(schemaPrefix) : len(rest)-1], withTrace: withTrace, settings: settings}
 	if withTrace {
 		// "trace" is the answer's last field: the communicator's init
 		// entries, encoded once, then this operation's, as json.Marshal
 		// writes a slice.
 		ce.initOnce.Do(func() { ce.initJSON = traceJSON(nil, ce.comm.Trace) })
-		size += len(ce.initJSON) + 512*len(opTrace)
+		k.initJSON = ce.initJSON
+		k.opJSON = traceJSON(make([]byte, 0, 512*len(opTrace)), opTrace)
 	}
-	out, ok := appendAnswer(make([]byte, 0, size), a)
-	if !ok {
-		out = marshal(a)
+	if keyed && stable && a.Status != "invalid" && a.Status != "internal" && len(key)+len(k.rest)+len(k.opJSON) <= maxKeptAnswer {
+		o.answers.Put(key, k)
 	}
-	if !withTrace || (len(ce.initJSON) == 0 && len(opTrace) == 0) {
-		return out
-	}
-	out = out[:len(out)-1]
-	out = append(out, `,"trace":[`...)
-	out = append(out, ce.initJSON...)
-	if len(ce.initJSON) > 0 && len(opTrace) > 0 {
-		out = append(out, ',')
-	}
-	out = traceJSON(out, opTrace)
-	return append(out, "]}"...)
+	return k.write(idJSON)
 }
 
 func marshal(a *Answer) []byte {
@@ -471,7 +494,10 @@ func invalid(id json.RawMessage, field, format string, args ...any) *Answer {
 	return &Answer{Schema: SchemaVersion, ID: id, Status: "invalid", Invalid: &InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}}
 }
 
-func (o *Oracle) answer(line []byte) (*Answer, *commEntry, spec.Trace) {
+// answer decides a request; stable is true when the answer depends on the
+// request's text and the oracle's settings only (the answer cache may keep
+// it).
+func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, stable bool) {
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -487,21 +513,21 @@ func (o *Oracle) answer(line []byte) (*Answer, *commEntry, spec.Trace) {
 		} else if s := err.Error(); strings.HasPrefix(s, "json: unknown field ") {
 			field = strings.Trim(strings.TrimPrefix(s, "json: unknown field "), `"`)
 		}
-		return invalid(probe.ID, field, "%v: expected one JSON object per line with nccl, system, env and op", err), nil, nil
+		return invalid(probe.ID, field, "%v: expected one JSON object per line with nccl, system, env and op", err), nil, nil, false
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return invalid(req.ID, "", "data after the request object (at byte %d): expected one JSON object per line", dec.InputOffset()), nil, nil
+		return invalid(req.ID, "", "data after the request object (at byte %d): expected one JSON object per line", dec.InputOffset()), nil, nil, false
 	}
 	v, err := parseRelease(req.NCCL)
 	if err != nil {
-		return invalid(req.ID, "nccl", "%v", err), nil, nil
+		return invalid(req.ID, "nccl", "%v", err), nil, nil, false
 	}
 	rs, err := o.ruleset(v)
 	if err != nil {
-		return invalid(req.ID, "nccl", "%v", err), nil, nil
+		return invalid(req.ID, "nccl", "%v", err), nil, nil, false
 	}
 	if req.Tuner != "" {
-		return o.answerTuned(rs, &req), nil, nil
+		return o.answerTuned(rs, &req), nil, nil, false
 	}
 	key := commKey(v, &req)
 	ce, ok := o.comms.Get(key)
@@ -512,30 +538,30 @@ func (o *Oracle) answer(line []byte) (*Answer, *commEntry, spec.Trace) {
 		}
 	}
 	if ce.err != nil && ce.beforeOp {
-		return refuse(req.ID, ce.field, ce.err), nil, nil
+		return refuse(req.ID, ce.field, ce.err), nil, nil, false
 	}
 	gops, launch, plain, bad := parseOps(&req)
 	if bad != nil {
-		return bad, nil, nil
+		return bad, nil, nil, false
 	}
 	if ce.err != nil {
-		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil
+		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil, false
 	}
 	if err := o.checkMemory(ce.comm.NRanks, len(gops)); err != nil {
 		field := "op"
 		if len(req.Group) > 0 {
 			field = "group"
 		}
-		return refuse(req.ID, field, err), nil, nil
+		return refuse(req.ID, field, err), nil, nil, false
 	}
 	if !plain {
-		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil
+		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil, key != ""
 	}
 	d, trace, err := ce.comm.SelectOp(gops[0].Op)
 	if err != nil {
-		return invalid(req.ID, "op", "%v", err), nil, nil
+		return invalid(req.ID, "op", "%v", err), nil, nil, false
 	}
-	return o.fill(req.ID, d), ce, trace
+	return o.fill(req.ID, d), ce, trace, key != ""
 }
 
 // parseOps reads the request's operation or group and its launch; plain is

@@ -163,7 +163,7 @@ func TestTopologyXMLSystem(t *testing.T) {
 func TestOracleP2P(t *testing.T) {
 	o := New(nil)
 	for _, coll := range []string{"sendrecv", "alltoall"} {
-		a, _, _ := o.answer([]byte(`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"` + coll + `","bytes":"1MiB"}}`))
+		a, _, _, _ := o.answer([]byte(`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"` + coll + `","bytes":"1MiB"}}`))
 		if a.Status != "ok" || a.Algo != nil || a.Proto != nil || a.P2P == nil || a.P2P.NChannels != 32 || a.P2P.NChannelsPerPeer != 32 {
 			t.Errorf("%s: %+v", coll, a)
 		}

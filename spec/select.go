@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Layer 5: per-operation eligibility and choice (ncclPrepareTasks,
@@ -30,6 +31,8 @@ type opRun struct {
 	costSet [NumAlgos][NumProtos]bool
 	backup  []AlgoProto // 2.22.3's Ring backup candidates
 	dec     *Decision
+	// costBuf is room for dec.Costs, allocated with dec.
+	costBuf *[NumAlgos * NumProtos]CellCost
 	// tunerCell is the cell the tuner wrote a time into (AlgoNone: none).
 	tunerCell AlgoProto
 	// stop is set by a rule that ends the call before the cost table (an
@@ -39,11 +42,23 @@ type opRun struct {
 	// nil when the communicator has no model; it points at choiceBuf.
 	choice    *OpChoice
 	choiceBuf OpChoice
+	task      tuningTask
 	// tuned is a loaded tuner's answer for this operation (SelectTuned).
 	tuned *TunerEffect
 }
 
 func (o *opRun) emit(v Verdict) { o.out = append(o.out, v) }
+
+// opRuns keeps walks for reuse: a walk is a kilobyte and a half, and a
+// batch of operations makes one each.
+var opRuns = sync.Pool{New: func() any { return new(opRun) }}
+
+// decisionCosts is a decision with room for its cost table, allocated
+// together.
+type decisionCosts struct {
+	d     Decision
+	costs [NumAlgos * NumProtos]CellCost
+}
 
 // Select walks the per-operation rules for one operation and returns NCCL's
 // decision and the full trace (init verdicts, then this operation's).
@@ -78,7 +93,9 @@ func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace) (*Decision, Tr
 	// growing the map
 	ev := make(Evidence, len(Capabilities))
 	maps.Copy(ev, c.Evidence)
-	d := &Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: ev,
+	dc := &decisionCosts{}
+	d := &dc.d
+	*d = Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: ev,
 		Net: c.Net, NetVia: c.NetVia, Transport: c.IntraTransport, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
 	if c.Err == nil && op.Func.IsP2P() {
 		// grouped ncclSend/ncclRecv: scheduleP2pTasksToPlan plans them on
@@ -99,7 +116,12 @@ func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace) (*Decision, Tr
 		}
 		return d, trace, nil
 	}
-	o := &opRun{rs: c.rs, comm: c, op: op, dec: d, tunerCell: AlgoProto{AlgoNone, ProtoNone}, tuned: tuned}
+	o := opRuns.Get().(*opRun)
+	*o = opRun{rs: c.rs, comm: c, op: op, dec: d, costBuf: &dc.costs, tunerCell: AlgoProto{AlgoNone, ProtoNone}, tuned: tuned}
+	defer func() {
+		*o = opRun{} // nothing of the decision stays reachable from the pool
+		opRuns.Put(o)
+	}()
 	for _, id := range c.rs.Op {
 		rule := c.rs.rules[id]
 		if o.stop {
@@ -195,7 +217,8 @@ func appendRule(ref Ref, fp8 bool) *Rule {
 				d.DecidedBy, o.stop = "G-SEL-APPEND-1", true
 				o.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%s %s on sm%d: fp8 reductions need sm90: ncclInvalidArgument", op.Func, op.DataType, o.comm.MinSM), Log: []string{msg}})
 			default:
-				o.emit(Verdict{Outcome: Pass, Why: strconv.FormatInt(op.Count, 10) + " element(s): the call becomes a task"})
+				var buf [64]byte
+				o.emit(Verdict{Outcome: Pass, Why: string(append(strconv.AppendInt(buf[:0], op.Count, 10), " element(s): the call becomes a task"...))})
 			}
 		},
 	}
@@ -548,7 +571,7 @@ func (o *opRun) modelCosts() string {
 		return ""
 	}
 	ch := &o.choiceBuf
-	if err := m.chooseOp(TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch); err != nil {
+	if err := m.chooseOp(TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch, &o.task); err != nil {
 		return "model: " + err.Error()
 	}
 	o.choice = ch
@@ -557,6 +580,9 @@ func (o *opRun) modelCosts() string {
 	}
 	cells := ch.Explain(m)
 	var disagree []string
+	if o.dec.Costs == nil && o.costBuf != nil {
+		o.dec.Costs = o.costBuf[:0]
+	}
 	o.dec.Costs = slices.Grow(o.dec.Costs, NumAlgos*NumProtos)
 	nA := NumAlgos
 	if !o.rs.Consts.HasPAT {
@@ -791,13 +817,32 @@ var runtimeConnect = &Rule{
 			o.emit(Verdict{Outcome: Skip, Why: "no algorithm chosen"})
 			return
 		}
-		if rt {
-			o.emit(Verdict{Outcome: Info, Why: d.Algo.String() + " is connected at its first use (runtime connect)"})
+		if d.Algo < 0 || d.Algo >= NumAlgos {
+			o.emit(Verdict{Outcome: Info, Why: d.Algo.String() + runtimeConnectWhy(rt)})
 			return
 		}
-		o.emit(Verdict{Outcome: Info, Why: d.Algo.String() + " was connected at init (runtime connect off)"})
+		o.emit(Verdict{Outcome: Info, Why: runtimeConnectWhys[tuningB2i(rt)][d.Algo]})
 	},
 }
+
+// runtimeConnectWhy is G-EXEC-RTCONN-1's sentence after the algorithm's
+// name; runtimeConnectWhys holds it whole for each algorithm (without and
+// with runtime connect), made once.
+func runtimeConnectWhy(rt bool) string {
+	if rt {
+		return " is connected at its first use (runtime connect)"
+	}
+	return " was connected at init (runtime connect off)"
+}
+
+var runtimeConnectWhys = func() (w [2][NumAlgos]string) {
+	for rt := range 2 {
+		for a := range NumAlgos {
+			w[rt][a] = Algo(a).String() + runtimeConnectWhy(rt == 1)
+		}
+	}
+	return w
+}()
 
 var execErr = &Rule{
 	ID: "G-EXEC-ERR-1", Layer: LayerExec, Title: "plugin errors during progress",

@@ -15,6 +15,7 @@ package spec
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/gatesim/gatesim/spec/topo"
 )
@@ -294,12 +295,7 @@ func tuningLog2i(n int64) int64 {
 	if n <= 0 {
 		return -1
 	}
-	var l int64
-	for n > 1 {
-		n >>= 1
-		l++
-	}
-	return l
+	return int64(bits.Len64(uint64(n))) - 1 // floor(log2 n)
 }
 
 // tuningGetNthreads is getNthreads of tuning.cc: an env value > 0 must be a

@@ -105,35 +105,39 @@ type GroupChoice struct {
 // OpChoice; error is for input NCCL would not accept from the API (an
 // unknown function or datatype, a negative count).
 func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
-	ch := &OpChoice{}
-	if err := m.chooseOp(op, ch); err != nil {
+	// one allocation: the task lives next to the choice
+	s := &struct {
+		ch OpChoice
+		t  tuningTask
+	}{}
+	if err := m.chooseOp(op, &s.ch, &s.t); err != nil {
 		return nil, err
 	}
-	return ch, nil
+	return &s.ch, nil
 }
 
-// chooseOp is ChooseOp writing into ch (Select keeps it in its own
-// per-operation state instead of allocating it).
-func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice) error {
+// chooseOp is ChooseOp writing into ch, with t the task's storage (Select
+// keeps both in its own per-operation state instead of allocating them:
+// the task escapes to the heap through the group path).
+func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice, t *tuningTask) error {
 	if err := m.checkChoose(); err != nil {
 		return err
 	}
-	var t tuningTask
-	keep, err := m.newTask(0, op, ch, &t)
+	keep, err := m.newTask(0, op, ch, t)
 	if err != nil || !keep {
 		return err
 	}
 	if t.sym {
 		if !m.Tuning.SymGrouped {
-			m.symmetricAlone(&t, nil)
+			m.symmetricAlone(t, nil)
 			return nil
 		}
-		if _, err := m.symmetric([]*tuningTask{&t}, nil); err != nil {
+		if _, err := m.symmetric([]*tuningTask{t}, nil); err != nil {
 			ch.Err = err
 		}
 		return nil
 	}
-	tasks := [1]*tuningTask{&t}
+	tasks := [1]*tuningTask{t}
 	queue, nerr := m.prepareTasks(tasks[:], nil)
 	if nerr != nil {
 		return nil
