@@ -64,9 +64,11 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 // all gives every rank the plan planning it alone gives: Ring AllReduce,
 // AllGather and ReduceScatter over sizes whose last loop divides evenly or
 // not, on rings of 2 to 24 ranks; PAT AllGather and ReduceScatter on 2 to
-// 24 nodes of one GPU (powers of two and not).
+// 24 nodes of one GPU (powers of two and not). Ranks of the other
+// algorithms planned from a template of their program's shape get the plan
+// planning them alone gives too: Tree, CollNet and NVLS on 3 to 9 nodes.
 func TestUniformRingPlans(t *testing.T) {
-	uniform, circulant := 0, 0
+	uniform, circulant, templated := 0, 0, 0
 	type shape struct {
 		algo        spec.Algo
 		nodes, gpus int
@@ -78,6 +80,11 @@ func TestUniformRingPlans(t *testing.T) {
 	for _, n := range []int{2, 3, 5, 8, 13, 24} {
 		shapes = append(shapes, shape{spec.PAT, n, 1})
 	}
+	for _, a := range []spec.Algo{spec.Tree, spec.CollNetDirect, spec.CollNetChain, spec.NVLS, spec.NVLSTree} {
+		for _, sh := range [][2]int{{3, 8}, {9, 4}} {
+			shapes = append(shapes, shape{a, sh[0], sh[1]})
+		}
+	}
 	for _, sh := range shapes {
 		for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast} {
 			if sh.algo == spec.PAT && f != spec.AllGather && f != spec.ReduceScatter {
@@ -87,11 +94,17 @@ func TestUniformRingPlans(t *testing.T) {
 				if sh.algo == spec.PAT && count > 1<<20 {
 					continue // PAT runs where its chunks are small; the plans are the same
 				}
+				if sh.algo != spec.Ring && sh.algo != spec.PAT && count > 4<<20 {
+					continue // more loops of the same shapes
+				}
 				l, err := algos.DefaultLayout(spec.V2_28_9, sh.nodes, sh.gpus, 4)
 				if err != nil {
 					t.Fatal(err)
 				}
 				s, err := algos.Build(spec.Op{Func: f, Count: count, DataType: spec.Float32}, algos.Selection{Algo: sh.algo, Proto: spec.Simple}, l, algos.Options{})
+				if err != nil && sh.algo != spec.Ring && sh.algo != spec.PAT {
+					continue // the collective has no such algorithm
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -103,7 +116,9 @@ func TestUniformRingPlans(t *testing.T) {
 						circulant++
 					}
 					full, _, _ := planChannel(&planner{s: s}, ch, false)
-					fast, circ, _ := planChannel(&planner{s: s}, ch, true)
+					pl := &planner{s: s}
+					fast, circ, _ := planChannel(pl, ch, true)
+					templated += pl.hits
 					if circ {
 						for r := 1; r < len(full); r++ {
 							fast = append(fast, shiftPlan(&fast[0], int32(r), int32(len(full))))
@@ -118,7 +133,7 @@ func TestUniformRingPlans(t *testing.T) {
 			}
 		}
 	}
-	if uniform == 0 || circulant == 0 {
-		t.Fatalf("%d uniform ring and %d circulant channels: a shortcut was never taken", uniform, circulant)
+	if uniform == 0 || circulant == 0 || templated == 0 {
+		t.Fatalf("%d uniform ring and %d circulant channels, %d ranks planned from a template: a shortcut was never taken", uniform, circulant, templated)
 	}
 }
