@@ -1125,6 +1125,39 @@ func (m *multiset) add(k uint64) {
 	m.xor ^= k * 0x9e3779b97f4a7c15
 }
 
+// distinct counts distinct colours: an open-addressing set cleared by
+// bumping a generation (refine counts once per iteration, and a ring can
+// take as many iterations as it has ranks: a map cost most of refine).
+type distinct struct {
+	keys []uint64
+	gen  []uint32
+	cur  uint32
+}
+
+func (d *distinct) count(c []uint64) int {
+	if n := 1 << bits.Len(uint(2*len(c))); len(d.keys) < n {
+		d.keys, d.gen, d.cur = make([]uint64, n), make([]uint32, n), 0
+	}
+	d.cur++
+	mask := uint64(len(d.keys) - 1)
+	k := 0
+	for _, x := range c {
+		i := (x ^ x>>29) * 0x9e3779b97f4a7c15 >> 20 & mask
+		for {
+			if d.gen[i] != d.cur {
+				d.gen[i], d.keys[i] = d.cur, x
+				k++
+				break
+			}
+			if d.keys[i] == x {
+				break
+			}
+			i = (i + 1) & mask
+		}
+	}
+	return k
+}
+
 // refine computes the symmetry classes of every channel class: the
 // coarsest partition of ranks (and offload endpoints) that is equitable
 // for the connection graph, starting from each rank's plan signature and
@@ -1143,14 +1176,8 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 		rank   bool
 		static uint64 // slot group, the peer's group back, latency, kind
 	}
-	seen := make(map[uint64]struct{}, 1024)
-	count := func(c []uint64) int {
-		clear(seen)
-		for _, x := range c {
-			seen[x] = struct{}{}
-		}
-		return len(seen)
-	}
+	var seen distinct
+	count := seen.count
 	for ci, cc := range a.classes {
 		n := s.NRanks
 		// endpoints in a stable order
