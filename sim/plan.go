@@ -251,6 +251,7 @@ type planner struct {
 	// trying after a few dozen misses.
 	templates    bool
 	tmpl         map[uint64]*planTemplate
+	last         *planTemplate
 	shape        []int64
 	hits, misses int
 	// wire's memo
@@ -335,10 +336,9 @@ type planTemplate struct {
 // position) or, on an uneven ring, every rank into its own.
 const maxTemplates = 64
 
-// shapeOf appends the shape of the program in pl.steps (pl.ends its group
-// ends) to pl.shape, collecting rp's slots (peers only), and returns the
-// shape's hash.
-func (pl *planner) shapeOf(rp *rankPlan) uint64 {
+// shapeOf sets pl.shape to the shape of the program in pl.steps (pl.ends
+// its group ends), collecting rp's slots (peers only).
+func (pl *planner) shapeOf(rp *rankPlan) {
 	sh := pl.shape[:0]
 	g := 0
 	for i := range pl.steps {
@@ -386,6 +386,11 @@ func (pl *planner) shapeOf(rp *rankPlan) uint64 {
 	}
 	sh = append(sh, -1-int64(len(pl.ends)))
 	pl.shape = sh
+}
+
+// shapeHash hashes pl.shape.
+func (pl *planner) shapeHash() uint64 {
+	sh := pl.shape
 	// four lanes: one multiply chain over millions of steps is the cost
 	var h [4]uint64
 	i := 0
@@ -417,9 +422,19 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 	var hash uint64
 	use := pl.templates && pl.misses <= 2*pl.hits+maxTemplates
 	if use {
-		hash = pl.shapeOf(&rp)
-		if t := pl.tmpl[hash]; t != nil && slices.Equal(t.shape, pl.shape) {
+		pl.shapeOf(&rp)
+		// neighbouring ranks mostly share a shape: the last one matched
+		// is tried before the hash
+		t := pl.last
+		if t == nil || !slices.Equal(t.shape, pl.shape) {
+			hash = pl.shapeHash()
+			if t = pl.tmpl[hash]; t != nil && !slices.Equal(t.shape, pl.shape) {
+				t = nil
+			}
+		}
+		if t != nil {
 			pl.hits++
+			pl.last = t
 			out := t.plan
 			out.slots = slices.Clone(t.plan.slots)
 			for i := range out.slots {
