@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/internal/benchcpu"
 	"github.com/gatesim/gatesim/spec"
 )
 
 // benchSim builds and simulates one AllReduce per iteration and reports
-// events, events per second and the live heap after the run (the schedule,
+// events, events per second, the CPU time per operation (cpu-ns/op: what
+// to read on the shared machine) and the live heap after the run (the schedule,
 // plans, rates and simulation state all count; nothing holds data
 // buffers). With loopOnly the timer covers Run alone (the event loop);
 // otherwise it covers layout, schedule, planning, symmetry and Run.
@@ -27,9 +29,12 @@ func benchSimFunc(b *testing.B, m Machine, f spec.Func, algo spec.Algo, proto sp
 	}
 	var events int64
 	var heap uint64
+	var cpu benchcpu.Timer
+	cpu.Start()
 	for i := 0; i < b.N; i++ {
 		if loopOnly {
 			b.StopTimer()
+			cpu.Stop()
 		}
 		l, err := algos.DefaultLayout(spec.V2_28_9, m.Nodes, m.GPUsPerNode, commCh)
 		if err != nil {
@@ -45,19 +50,23 @@ func benchSimFunc(b *testing.B, m Machine, f spec.Func, algo spec.Algo, proto sp
 		}
 		if loopOnly {
 			b.StartTimer()
+			cpu.Start()
 		}
 		r, err := x.Run()
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
+		cpu.Stop()
 		events = r.Events
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		heap = ms.HeapAlloc
 		runtime.KeepAlive(x)
 		b.StartTimer()
+		cpu.Start()
 	}
+	cpu.Report(b, 0)
 	b.ReportMetric(float64(events), "events")
 	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(heap)/(1<<20), "MB-live")

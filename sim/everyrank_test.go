@@ -3,6 +3,7 @@ package sim
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gatesim/gatesim/algos"
@@ -11,7 +12,9 @@ import (
 
 // TestEveryRankMatchesReduced simulates every rank of a 64-GPU Ring
 // AllReduce and of a 32-GPU and a 24-GPU PAT AllGather and ReduceScatter
-// (one GPU per node, where NCCL runs PAT; planned once and rotated) and
+// (one GPU per node, where NCCL runs PAT; planned once and rotated), of
+// Rings of 24 and 40 GPUs whose chunks are uneven, and of a Tree and an
+// NVLSTree AllReduce of 40 GPUs (ranks planned from templates), and
 // checks that the reduced run (one representative per
 // symmetry class) gives the same time, bytes on every class of
 // link and network bytes, exactly.
@@ -30,6 +33,15 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 		{"PAT 32 GPUs ReduceScatter", 32, 1, spec.ReduceScatter, spec.PAT, spec.Simple, 8 << 20},
 		{"PAT 24 GPUs AllGather", 24, 1, spec.AllGather, spec.PAT, spec.Simple, 3 << 20},
 		{"PAT 24 GPUs ReduceScatter", 24, 1, spec.ReduceScatter, spec.PAT, spec.Simple, 3 << 20},
+		// uneven chunks: 24 and 40 ranks do not divide the last loop, so
+		// ranks move different chunk sizes and the reduced run keeps them
+		// apart
+		{"Ring 24 GPUs AllReduce uneven", 3, 8, spec.AllReduce, spec.Ring, spec.Simple, 3<<20 + 28},
+		{"Ring 40 GPUs AllReduce uneven LL", 5, 8, spec.AllReduce, spec.Ring, spec.LL, 1<<20 + 4},
+		{"Ring 7 GPUs AllReduce uneven, one per node", 7, 1, spec.AllReduce, spec.Ring, spec.Simple, 400012},
+		// planned from templates of their programs' shapes
+		{"Tree 40 GPUs AllReduce", 5, 8, spec.AllReduce, spec.Tree, spec.Simple, 8<<20 + 12},
+		{"NVLSTree 40 GPUs AllReduce", 5, 8, spec.AllReduce, spec.NVLSTree, spec.Simple, 8 << 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := dgxCluster(c.nodes)
@@ -49,11 +61,16 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if strings.Contains(c.name, "uneven") {
+				if _, ok := s.UniformRing(0); ok {
+					t.Fatalf("channel 0 is a uniform ring: the chunks are even")
+				}
+			}
 			a, b := reducedAndFull(t, s, m)
 			if !maps.Equal(a.LinkBytes, b.LinkBytes) || !maps.Equal(a.MaxLinkBytes, b.MaxLinkBytes) {
 				t.Fatalf("link bytes: reduced %v (max %v), every rank %v (max %v)", a.LinkBytes, a.MaxLinkBytes, b.LinkBytes, b.MaxLinkBytes)
 			}
-			if b.Events <= a.Events { // the reduced run did reduce
+			if b.Events < a.Events || (b.Events == a.Events && !strings.Contains(c.name, "uneven")) { // the reduced run did reduce
 				t.Fatalf("every rank ran %d events, the reduced run %d", b.Events, a.Events)
 			}
 		})
@@ -64,9 +81,11 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 // all gives every rank the plan planning it alone gives: Ring AllReduce,
 // AllGather and ReduceScatter over sizes whose last loop divides evenly or
 // not, on rings of 2 to 24 ranks; PAT AllGather and ReduceScatter on 2 to
-// 24 nodes of one GPU (powers of two and not).
+// 24 nodes of one GPU (powers of two and not). Ranks of the other
+// algorithms planned from a template of their program's shape get the plan
+// planning them alone gives too: Tree, CollNet and NVLS on 3 to 9 nodes.
 func TestUniformRingPlans(t *testing.T) {
-	uniform, circulant := 0, 0
+	uniform, circulant, templated := 0, 0, 0
 	type shape struct {
 		algo        spec.Algo
 		nodes, gpus int
@@ -78,6 +97,11 @@ func TestUniformRingPlans(t *testing.T) {
 	for _, n := range []int{2, 3, 5, 8, 13, 24} {
 		shapes = append(shapes, shape{spec.PAT, n, 1})
 	}
+	for _, a := range []spec.Algo{spec.Tree, spec.CollNetDirect, spec.CollNetChain, spec.NVLS, spec.NVLSTree} {
+		for _, sh := range [][2]int{{3, 8}, {9, 4}} {
+			shapes = append(shapes, shape{a, sh[0], sh[1]})
+		}
+	}
 	for _, sh := range shapes {
 		for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast} {
 			if sh.algo == spec.PAT && f != spec.AllGather && f != spec.ReduceScatter {
@@ -87,11 +111,17 @@ func TestUniformRingPlans(t *testing.T) {
 				if sh.algo == spec.PAT && count > 1<<20 {
 					continue // PAT runs where its chunks are small; the plans are the same
 				}
+				if sh.algo != spec.Ring && sh.algo != spec.PAT && count > 4<<20 {
+					continue // more loops of the same shapes
+				}
 				l, err := algos.DefaultLayout(spec.V2_28_9, sh.nodes, sh.gpus, 4)
 				if err != nil {
 					t.Fatal(err)
 				}
 				s, err := algos.Build(spec.Op{Func: f, Count: count, DataType: spec.Float32}, algos.Selection{Algo: sh.algo, Proto: spec.Simple}, l, algos.Options{})
+				if err != nil && sh.algo != spec.Ring && sh.algo != spec.PAT {
+					continue // the collective has no such algorithm
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -103,7 +133,9 @@ func TestUniformRingPlans(t *testing.T) {
 						circulant++
 					}
 					full, _, _ := planChannel(&planner{s: s}, ch, false)
-					fast, circ, _ := planChannel(&planner{s: s}, ch, true)
+					pl := &planner{s: s}
+					fast, circ, _ := planChannel(pl, ch, true)
+					templated += pl.hits
 					if circ {
 						for r := 1; r < len(full); r++ {
 							fast = append(fast, shiftPlan(&fast[0], int32(r), int32(len(full))))
@@ -118,7 +150,7 @@ func TestUniformRingPlans(t *testing.T) {
 			}
 		}
 	}
-	if uniform == 0 || circulant == 0 {
-		t.Fatalf("%d uniform ring and %d circulant channels: a shortcut was never taken", uniform, circulant)
+	if uniform == 0 || circulant == 0 || templated == 0 {
+		t.Fatalf("%d uniform ring and %d circulant channels, %d ranks planned from a template: a shortcut was never taken", uniform, circulant, templated)
 	}
 }

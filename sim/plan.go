@@ -245,6 +245,15 @@ type planner struct {
 	lastPeers [2]*algos.Peer
 	lastLen   [2]int
 	lastIdx   [2][]int
+	// templates: plan a rank whose program has a known shape from it
+	// (planRank); tmpl by shape hash, shape the current rank's. A
+	// schedule whose ranks rarely share a shape (an uneven ring) stops
+	// trying after a few dozen misses.
+	templates    bool
+	tmpl         map[uint64]*planTemplate
+	last         *planTemplate
+	shape        []int64
+	hits, misses int
 	// wire's memo
 	wireN    [4]int64
 	wireB    [4]int64
@@ -311,7 +320,94 @@ func (pl *planner) slot(rp *rankPlan, p algos.Peer) int {
 	}
 }
 
-// planRank builds a rank's slots, slot groups and signature for channel ch.
+// planTemplate is a planned program by shape: everything planRank reads
+// of a program except its peers' identities (primitives, counts, flags,
+// PAT slots, group boundaries, and for every peer of every step its slot
+// index, in first-appearance order, and its kind). Two programs of one
+// shape have one plan up to the slots' peers: the usage, groups, bytes and
+// signature are functions of the shape alone.
+type planTemplate struct {
+	shape []int64
+	plan  rankPlan
+}
+
+// maxTemplates bounds the shapes a planner remembers; ranks of a schedule
+// fall into a few dozen shapes (a node's local position times a tree
+// position) or, on an uneven ring, every rank into its own.
+const maxTemplates = 64
+
+// shapeOf sets pl.shape to the shape of the program in pl.steps (pl.ends
+// its group ends), collecting rp's slots (peers only).
+func (pl *planner) shapeOf(rp *rankPlan) {
+	sh := pl.shape[:0]
+	g := 0
+	for i := range pl.steps {
+		for g < len(pl.ends) && i >= pl.ends[g] {
+			g++
+			sh = append(sh, -1-int64(g))
+		}
+		st := &pl.steps[i]
+		f := int64(st.Prim) << 8
+		if st.PreOp {
+			f |= 1
+		}
+		if st.PostOp {
+			f |= 2
+		}
+		if st.Src.Buf != algos.BufNone {
+			f |= 4
+		}
+		if st.Dst.Buf != algos.BufNone {
+			f |= 8
+		}
+		if pi := st.Pat; pi != nil {
+			f |= 16
+			if pi.Acc {
+				f |= 32
+			}
+			if pi.PostSend {
+				f |= 64
+			}
+			if pi.PostRecv {
+				f |= 128
+			}
+			sh = append(sh, int64(pi.RecvSlot), int64(pi.SendSlot))
+		}
+		sh = append(sh, f, st.Count, int64(len(st.Recv))<<32|int64(len(st.Send)))
+		for k, peers := range [2][]algos.Peer{st.Recv, st.Send} {
+			idx := pl.slotsOf(rp, peers, k)
+			for j, p := range peers {
+				sh = append(sh, int64(idx[j])<<8|int64(p.Kind))
+				if (k == 0 && st.Prim == algos.PrimGather) || (k == 1 && st.Prim == algos.PrimScatter) {
+					sh = append(sh, st.Pieces[j].Count)
+				}
+			}
+		}
+	}
+	sh = append(sh, -1-int64(len(pl.ends)))
+	pl.shape = sh
+}
+
+// shapeHash hashes pl.shape.
+func (pl *planner) shapeHash() uint64 {
+	sh := pl.shape
+	// four lanes: one multiply chain over millions of steps is the cost
+	var h [4]uint64
+	i := 0
+	for ; i+4 <= len(sh); i += 4 {
+		for k := range h {
+			h[k] = (h[k] ^ uint64(sh[i+k])) * 0x100000001b3
+		}
+	}
+	for ; i < len(sh); i++ {
+		h[0] = (h[0] ^ uint64(sh[i])) * 0x100000001b3
+	}
+	return mix(mix(mix(mix(uint64(len(sh)), int64(h[0])), int64(h[1])), int64(h[2])), int64(h[3]))
+}
+
+// planRank builds a rank's slots, slot groups and signature for channel
+// ch. With templates on, a rank whose program has the shape of one planned
+// before takes that plan with its own peers (exact: see planTemplate).
 func (pl *planner) planRank(rank, ch int) rankPlan {
 	s := pl.s
 	var rp rankPlan
@@ -323,6 +419,48 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 		pl.steps = s.AppendProgram(pl.steps, rank, ch, g)
 		pl.ends = append(pl.ends, len(pl.steps))
 	}
+	var hash uint64
+	use := pl.templates && pl.misses <= 2*pl.hits+maxTemplates
+	if use {
+		pl.shapeOf(&rp)
+		// neighbouring ranks mostly share a shape: the last one matched
+		// is tried before the hash
+		t := pl.last
+		if t == nil || !slices.Equal(t.shape, pl.shape) {
+			hash = pl.shapeHash()
+			if t = pl.tmpl[hash]; t != nil && !slices.Equal(t.shape, pl.shape) {
+				t = nil
+			}
+		}
+		if t != nil {
+			pl.hits++
+			pl.last = t
+			out := t.plan
+			out.slots = slices.Clone(t.plan.slots)
+			for i := range out.slots {
+				out.slots[i].peer = rp.slots[i].peer
+			}
+			return out
+		}
+	}
+	rp = pl.planSteps(rp)
+	if use {
+		pl.misses++
+	}
+	if use && len(pl.tmpl) < maxTemplates {
+		if pl.tmpl == nil {
+			pl.tmpl = map[uint64]*planTemplate{}
+		}
+		if _, ok := pl.tmpl[hash]; !ok {
+			pl.tmpl[hash] = &planTemplate{shape: slices.Clone(pl.shape), plan: rankPlan{sig: rp.sig, ngroups: rp.ngroups, slots: slices.Clone(rp.slots)}}
+		}
+	}
+	return rp
+}
+
+// planSteps plans the program in pl.steps; rp may hold some of its slots
+// already (peers only, in first-appearance order).
+func (pl *planner) planSteps(rp rankPlan) rankPlan {
 	// slots and where each is used
 	for i := range pl.steps {
 		st := &pl.steps[i]
@@ -445,6 +583,7 @@ func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, sha
 	}
 	ranks = make([]rankPlan, s.NRanks)
 	nb, ok := s.UniformRing(ch)
+	pl.templates = uniform
 	if !uniform || !ok {
 		for r := range ranks {
 			ranks[r] = pl.planRank(r, ch)
@@ -1001,6 +1140,39 @@ func (m *multiset) add(k uint64) {
 	m.xor ^= k * 0x9e3779b97f4a7c15
 }
 
+// distinct counts distinct colours: an open-addressing set cleared by
+// bumping a generation (refine counts once per iteration, and a ring can
+// take as many iterations as it has ranks: a map cost most of refine).
+type distinct struct {
+	keys []uint64
+	gen  []uint32
+	cur  uint32
+}
+
+func (d *distinct) count(c []uint64) int {
+	if n := 1 << bits.Len(uint(2*len(c))); len(d.keys) < n {
+		d.keys, d.gen, d.cur = make([]uint64, n), make([]uint32, n), 0
+	}
+	d.cur++
+	mask := uint64(len(d.keys) - 1)
+	k := 0
+	for _, x := range c {
+		i := (x ^ x>>29) * 0x9e3779b97f4a7c15 >> 20 & mask
+		for {
+			if d.gen[i] != d.cur {
+				d.gen[i], d.keys[i] = d.cur, x
+				k++
+				break
+			}
+			if d.keys[i] == x {
+				break
+			}
+			i = (i + 1) & mask
+		}
+	}
+	return k
+}
+
 // refine computes the symmetry classes of every channel class: the
 // coarsest partition of ranks (and offload endpoints) that is equitable
 // for the connection graph, starting from each rank's plan signature and
@@ -1019,14 +1191,8 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 		rank   bool
 		static uint64 // slot group, the peer's group back, latency, kind
 	}
-	seen := make(map[uint64]struct{}, 1024)
-	count := func(c []uint64) int {
-		clear(seen)
-		for _, x := range c {
-			seen[x] = struct{}{}
-		}
-		return len(seen)
-	}
+	var seen distinct
+	count := seen.count
 	for ci, cc := range a.classes {
 		n := s.NRanks
 		// endpoints in a stable order

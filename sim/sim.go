@@ -102,18 +102,20 @@ type trep struct {
 }
 
 type tprog struct {
-	ci, rep, grp int
-	rank, ch     int
-	prog         *cprog
-	pc, slice    int
-	sl           []int64
-	last         Time
-	queued       bool
+	// what the event loop reads on every slice first
+	queued    bool
+	pc, slice int
+	prog      *cprog
+	sl        []int64
+	// groups the current step receives from and sends to
+	rg, sg []int32
+	groups []tgroup // the representative's (reps[ci][rep].groups)
+	last   Time
 	// the pending slice
 	pStart, pEnd Time
 	pBytes       int64
-	// groups the current step receives from and sends to
-	rg, sg []int32
+	ci, rep, grp int
+	rank, ch     int
 }
 
 // cprog is a program as the event loop reads it: per step, what it moves
@@ -253,7 +255,7 @@ type Sim struct {
 	cfg   Config
 	f     *fabric
 	an    *analysis
-	progs []*tprog
+	progs []tprog   // by value: the event loop walks them by index
 	reps  [][]*trep // [class][rep]
 	repOf [][]int32 // [class][rank]
 	h     eventHeap
@@ -312,7 +314,27 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	nc := len(an.classes)
 	x.reps = make([][]*trep, nc)
 	x.repOf = make([][]int32, nc)
-	newConn := func() *tconn { return &tconn{arrive: make([]Time, x.w), consT: make([]Time, x.w)} }
+	// FIFO rings come out of slabs in creation order (a rank's
+	// connections are created together and used together)
+	var slab []Time
+	ring := func() []Time {
+		if len(slab) < x.w {
+			slab = make([]Time, 256*x.w)
+		}
+		r := slab[:x.w:x.w]
+		slab = slab[x.w:]
+		return r
+	}
+	var cslab []tconn
+	newConn := func() *tconn {
+		if len(cslab) == 0 {
+			cslab = make([]tconn, 256)
+		}
+		c := &cslab[0]
+		cslab = cslab[1:]
+		c.arrive, c.consT = ring(), ring()
+		return c
+	}
 	type progKey struct {
 		kp   *keyPlan
 		r, g int
@@ -419,7 +441,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 				if sp.recvs {
 					rc := epRecvState[k]
 					if rc == nil {
-						rc = &trecv{consT: make([]Time, x.w)}
+						rc = &trecv{consT: ring()}
 						epRecvState[k] = rc
 						ep.recvs = append(ep.recvs, rc)
 						ep.latOut = max(ep.latOut, lat)
@@ -449,7 +471,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 				if len(cp.steps) == 0 {
 					continue
 				}
-				x.progs = append(x.progs, &tprog{ci: ci, rep: ri, grp: g, rank: rep.rank, ch: cc.rep, prog: cp, last: launch})
+				x.progs = append(x.progs, tprog{ci: ci, rep: ri, grp: g, rank: rep.rank, ch: cc.rep, prog: cp, last: launch, groups: rep.groups})
 			}
 		}
 	}
@@ -510,13 +532,13 @@ func (x *Sim) groupBytes(p *tprog, st *cstep, n int64) int64 {
 // try schedules program i's next slice if everything it needs is known,
 // or parks it on what it waits for.
 func (x *Sim) try(i int32) {
-	p := x.progs[i]
+	p := &x.progs[i]
 	if p.queued || p.pc >= len(p.prog.steps) {
 		return
 	}
 	st := &p.prog.steps[p.pc]
 	h := &x.s.Header
-	rep := x.reps[p.ci][p.rep]
+	groups := p.groups
 	if p.slice == 0 {
 		p.sl = sliceSizes(h, st.count, p.sl)
 		p.rg = p.prog.rg(st)
@@ -525,7 +547,7 @@ func (x *Sim) try(i int32) {
 	recvSlot, sendSlot := int(st.recvSlot), int(st.sendSlot)
 	t := p.last
 	for _, g := range p.rg {
-		tg := &rep.groups[g]
+		tg := &groups[g]
 		for _, c := range tg.in {
 			k := c.consumed + recvSlot
 			if c.sent <= k {
@@ -548,7 +570,7 @@ func (x *Sim) try(i int32) {
 		}
 	}
 	for _, g := range p.sg {
-		tg := &rep.groups[g]
+		tg := &groups[g]
 		for _, c := range tg.out {
 			k := c.sent + sendSlot
 			if k >= x.depth {
@@ -575,13 +597,13 @@ func (x *Sim) try(i int32) {
 	var dur Time
 	var moved int64
 	for j, g := range p.sg {
-		tg := &rep.groups[g]
+		tg := &groups[g]
 		b := x.groupBytes(p, st, p.prog.counts[int(st.sgOff)+j])
 		moved += b
 		dur = max(dur, durationOf(wireBytes(h.Proto, b), tg.sendRate))
 	}
 	for j, g := range p.rg {
-		tg := &rep.groups[g]
+		tg := &groups[g]
 		if len(tg.epRecv) == 0 {
 			continue
 		}
@@ -614,15 +636,15 @@ func (x *Sim) Step() bool {
 	ev := x.h.pop()
 	x.now = ev.t
 	x.events++
-	p := x.progs[ev.prog]
+	p := &x.progs[ev.prog]
 	p.queued = false
 	st := &p.prog.steps[p.pc]
-	rep := x.reps[p.ci][p.rep]
+	groups := p.groups
 	consumes, posts := st.consumes, st.posts
 	end := p.pEnd
 	if consumes {
 		for _, g := range p.rg {
-			tg := &rep.groups[g]
+			tg := &groups[g]
 			for _, c := range tg.in {
 				c.consT[x.ring(c.consumed)] = end
 				c.consumed++
@@ -640,7 +662,7 @@ func (x *Sim) Step() bool {
 	}
 	if posts {
 		for _, g := range p.sg {
-			tg := &rep.groups[g]
+			tg := &groups[g]
 			for _, c := range tg.out {
 				c.arrive[x.ring(c.sent)] = end + c.lat
 				c.sent++
@@ -658,7 +680,7 @@ func (x *Sim) Step() bool {
 	}
 	if x.cfg.Trace && len(x.trace) < x.cfg.MaxTraceEvents {
 		x.trace = append(x.trace, TraceEvent{Rank: p.rank, Channel: p.ch, Group: p.grp, Step: p.pc, Slice: p.slice,
-			Prim: st.prim, Start: p.pStart, End: p.pEnd, Bytes: p.pBytes, Class: p.ci, Links: x.sendLinks(p.ci, p.rank, rep.plan, p.sg)})
+			Prim: st.prim, Start: p.pStart, End: p.pEnd, Bytes: p.pBytes, Class: p.ci, Links: x.sendLinks(p.ci, p.rank, x.reps[p.ci][p.rep].plan, p.sg)})
 	} else if x.cfg.Trace {
 		x.traceDropped++
 	}
@@ -688,7 +710,8 @@ func (x *Sim) drainWoken() {
 
 func (x *Sim) stallError() error {
 	var stuck []string
-	for _, p := range x.progs {
+	for i := range x.progs {
+		p := &x.progs[i]
 		if p.pc < len(p.prog.steps) && len(stuck) < 8 {
 			stuck = append(stuck, fmt.Sprintf("r%d c%d g%d step %d (%s)", p.rank, p.ch, p.grp, p.pc, p.prog.steps[p.pc].prim))
 		}
