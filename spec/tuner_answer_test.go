@@ -91,6 +91,9 @@ func TestSelectTuned(t *testing.T) {
 		}
 		force := same
 		force.Table[Ring][LL], force.NChannels = 0, 3
+		if call.ABI < 3 { // a v2 tuner names the pair instead of editing the table
+			force.Algo, force.Proto = int(Ring), int(LL)
+		}
 		d, _, _ = c.SelectTuned(op, call, force)
 		if d.Algo != Ring || d.Proto != LL || d.NChannels != 3 || d.DecidedBy != "G-TUNER-CALL-1" {
 			t.Errorf("%s: Ring/LL set to 0 with 3 channels: got %s/%s nch %d by %s", v, d.Algo, d.Proto, d.NChannels, d.DecidedBy)

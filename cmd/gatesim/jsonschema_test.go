@@ -29,6 +29,7 @@ var jsonRuns = map[string][][]string{
 	"diagnose":    {{"diagnose", "../../examples/hgx-ring.log", "--json"}, {"diagnose", "../../examples/nccl.log", "--topo", "../../examples/topo.xml", "--json"}},
 	"group":       {{"group", "../../examples/calls.txt", "--json"}},
 	"version":     {{"version", "--json"}},
+	"releases":    {{"releases", "--json"}},
 	"hw-check":    {{"hw", "check", "--from", "../../golden/testdata/captured/h200x2-2.28.9", "--json"}},
 }
 
