@@ -97,6 +97,11 @@ func TestABIWindow(t *testing.T) {
 					want = []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol.", "TUNER/Plugin: Using tuner plugin " + name}
 				case v == spec.V2_22_3:
 					want = []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol.", "TUNER/Plugin: Failed to find ncclTunerPlugin_v2 symbol, using internal tuner instead."}
+				case len(accepts) == 1 && accepts[0] == 2: // 2.21.5: NCCL_TUNER_PLUGIN_SYMBOL only
+					want = []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v2, using internal tuner instead."}
+					if ok {
+						want = []string{"TUNER/Plugin: Using tuner plugin " + name}
+					}
 				case v < spec.V2_28_3: // one line per symbol not found, newest first
 					for i, x := range accepts {
 						if x == abi {
