@@ -11,7 +11,7 @@ func tunerTestComm(t *testing.T, v Version) *Comm {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{2, 3, 4, 5}, Tuner: &TunerBehaviour{Name: "t"}}
+	lib := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{1, 2, 3, 4, 5}, Tuner: &TunerBehaviour{Name: "t"}}
 	for i := range sys.Nodes {
 		sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
 	}
@@ -91,7 +91,7 @@ func TestSelectTuned(t *testing.T) {
 		}
 		force := same
 		force.Table[Ring][LL], force.NChannels = 0, 3
-		if call.ABI < 3 { // a v2 tuner names the pair instead of editing the table
+		if call.ABI < 3 { // a v1 or v2 tuner names the pair instead of editing the table
 			force.Algo, force.Proto = int(Ring), int(LL)
 		}
 		d, _, _ = c.SelectTuned(op, call, force)

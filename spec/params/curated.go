@@ -160,7 +160,10 @@ var Gates = []GateInfo{
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/transport/net_ib.cc", Func: "ncclIbInitDevices"}},
 	{Name: "NCCL_LL128_C2C", Gates: []GateLink{gFrom("G-TUNE-PROTO-1", spec.V2_28_3)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
-	{Name: "NCCL_MNNVL_ENABLE", Gates: []GateLink{g("G-MNNVL-1")},
+	// NCCL_MNNVL (default -2) is 2.20.x's name of the variable.
+	{Name: "NCCL_MNNVL", Gates: []GateLink{gUntil("G-MNNVL-1", spec.V2_20_5)},
+		Ref: spec.Ref{Tag: "v2.20.5-1", File: "src/init.cc", Func: "initTransportsRank"}},
+	{Name: "NCCL_MNNVL_ENABLE", Gates: []GateLink{gFrom("G-MNNVL-1", spec.V2_21_5)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_NET", Gates: []GateLink{g("G-NET-SEL-1"), g("G-NET-SEL-2")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
