@@ -15,6 +15,10 @@ type Version uint32
 // or edited; a new release is one constant here, its delta file
 // (spec/release_2_xx_y.go) and its entry in spec's releaseList.
 const (
+	// V2_21_5 … V2_18_1 are the releases before the reference release,
+	// each a backward delta from the release after it (docs/releases.md).
+	V2_20_5 Version = 22005
+	V2_21_5 Version = 22105
 	// V2_22_3 is the reference release of the design material
 	// (tag v2.22.3-1, commit 178b6b7).
 	V2_22_3 Version = 22203

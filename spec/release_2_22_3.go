@@ -77,6 +77,7 @@ var tunerCall22 = tunerCall(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: 
 var release2_22_3 = Release{
 	Version: V2_22_3,
 	Tag:     "v2.22.3-1",
+	Anchor:  true,
 	Topo:    func(p *topo.Params) { *p = topo.Params2_22_3() },
 	Tuning:  func(t *Tuning) ([]TuningChange, error) { *t = tuningBase2_22_3(); return nil, nil },
 	Consts:  consts2_22_3,

@@ -280,6 +280,29 @@ func (rs *Ruleset) SetParamDefault(name string, def int64, ref Ref) {
 	rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "param." + name, Old: oldS, New: ParamDefaultString(def), Ref: ref, Since: rs.Version})
 }
 
+// DropParam removes an integer parameter a release does not read: a
+// backward delta's way to say the older tag lacks it.
+func (rs *Ruleset) DropParam(name string, ref Ref) {
+	old, ok := rs.Consts.IntParams[name]
+	if !ok {
+		rs.errs = append(rs.errs, fmt.Errorf("DropParam of unknown parameter %s", name))
+		return
+	}
+	delete(rs.Consts.IntParams, name)
+	rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "param." + name, Old: ParamDefaultString(old), New: "absent", Ref: ref, Since: rs.Version})
+}
+
+// citesLater says a rule of release v cites a tag (tv) v cannot have read:
+// one newer than v. A release before the anchor keeps the anchor's (or a
+// later backward delta's) citation of every rule its own backward delta
+// does not change, so for it only a tag newer than the anchor is.
+func citesLater(v, tv Version) bool {
+	if v < AnchorRelease() {
+		return tv > AnchorRelease()
+	}
+	return tv > v
+}
+
 // UndefInt is NCCL_CONFIG_UNDEF_INT (INT_MIN): the default of a parameter
 // NCCL decides itself when it is unset (src/include/nccl_common.h).
 const UndefInt = math.MinInt32
@@ -386,15 +409,27 @@ type releaseChain struct {
 
 var builtChain = sync.OnceValue(func() releaseChain {
 	var c releaseChain
+	a := anchorIndex()
+	sets := make([]*Ruleset, len(releaseList))
 	rs := &Ruleset{rules: map[RuleID]*Rule{}}
-	for i, rel := range releaseList {
+	for i := a; i < len(releaseList); i++ {
 		var err error
-		if rs, err = rel.build(rs, i == 0); err != nil {
+		if rs, err = releaseList[i].build(rs, i == a); err != nil {
 			c.err = err
 			return c
 		}
-		c.sets = append(c.sets, rs)
+		sets[i] = rs
 	}
+	for i := a - 1; i >= 0; i-- {
+		older, fwd, err := releaseList[i].buildBack(sets[i+1])
+		if err != nil {
+			c.err = err
+			return c
+		}
+		sets[i+1].Changes = fwd
+		sets[i] = older
+	}
+	c.sets = sets
 	return c
 })
 
@@ -445,7 +480,7 @@ func Validate(rs *Ruleset) error {
 				errs = append(errs, fmt.Sprintf("%s: incomplete source reference %q", id, r.Ref.String()))
 			} else if tv, err := ParseVersion(r.Ref.Tag); err != nil {
 				errs = append(errs, fmt.Sprintf("%s: bad tag %q", id, r.Ref.Tag))
-			} else if tv > rs.Version {
+			} else if citesLater(rs.Version, tv) {
 				errs = append(errs, fmt.Sprintf("%s: reference tag %s is newer than release %s", id, r.Ref.Tag, rs.Version))
 			}
 			evals := 0

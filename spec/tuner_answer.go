@@ -178,7 +178,7 @@ func tunerCell(v float32) string {
 // SelectTuned is Select with a loaded tuner's answer for this operation:
 // call is what NCCL passed (TunerCallFor), ans what came back.
 func (c *Comm) SelectTuned(op Op, call TunerCall, ans TunerAnswer) (*Decision, Trace, error) {
-	if call.NumAlgo <= 0 || call.NumAlgo > NumAlgos || call.NumProto != NumProtos || call.ABI < 2 {
+	if call.NumAlgo <= 0 || call.NumAlgo > NumAlgos || call.NumProto != NumProtos || call.ABI < 1 {
 		return nil, nil, fmt.Errorf("tuner call with a %d×%d table and ABI %d: expected the table of TunerCallFor", call.NumAlgo, call.NumProto, call.ABI)
 	}
 	e := &TunerEffect{Call: call, Answer: ans}

@@ -11,7 +11,7 @@ func tunerTestComm(t *testing.T, v Version) *Comm {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{2, 3, 4, 5}, Tuner: &TunerBehaviour{Name: "t"}}
+	lib := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{1, 2, 3, 4, 5}, Tuner: &TunerBehaviour{Name: "t"}}
 	for i := range sys.Nodes {
 		sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
 	}
@@ -91,6 +91,9 @@ func TestSelectTuned(t *testing.T) {
 		}
 		force := same
 		force.Table[Ring][LL], force.NChannels = 0, 3
+		if call.ABI < 3 { // a v1 or v2 tuner names the pair instead of editing the table
+			force.Algo, force.Proto = int(Ring), int(LL)
+		}
 		d, _, _ = c.SelectTuned(op, call, force)
 		if d.Algo != Ring || d.Proto != LL || d.NChannels != 3 || d.DecidedBy != "G-TUNER-CALL-1" {
 			t.Errorf("%s: Ring/LL set to 0 with 3 channels: got %s/%s nch %d by %s", v, d.Algo, d.Proto, d.NChannels, d.DecidedBy)

@@ -248,6 +248,7 @@ type Tuning struct {
 	// literals in C).
 	RingLLFactor          float64 `tuning:"factor.ringLL"`               // Ring/LL busBw × 0.5
 	RingLL128Factor       float64 `tuning:"factor.ringLL128"`            // Ring/LL128 × 0.92
+	RingLLQuarter         float64 `tuning:"factor.ringLLQuarter"`        // before 2.21.5: Ring/LL × 1/4 on several nodes or for AllReduce/Reduce, else × ringLL (1/3); 0: no such rule
 	RingLL128LowPPNFactor float64 `tuning:"factor.ringLL128LowPPN"`      // 2.22.3: × 0.7 when ppn < 2 (0: no such rule)
 	TreeFactor            float64 `tuning:"factor.tree"`                 // Tree × 0.92 (capped by perChMaxTreeBw)
 	TreeLLDivisor         float64 `tuning:"factor.treeLLDivisor"`        // Tree/LL busBw / 3.8

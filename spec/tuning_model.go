@@ -669,7 +669,11 @@ func (m *TuningModel) buildTables() {
 
 				// Model refinements, in NCCL's order.
 				if a == Ring && p == LL {
-					busBw = float32(tuningCMin(llMaxBw, float64(busBw)*c.RingLLFactor))
+					k := c.RingLLFactor
+					if c.RingLLQuarter != 0 && (nNodes > 1 || Func(f) == AllReduce || Func(f) == Reduce) {
+						k = c.RingLLQuarter
+					}
+					busBw = float32(tuningCMin(llMaxBw, float64(busBw)*k))
 				}
 				if a == Ring && p == LL128 {
 					k := c.RingLL128Factor

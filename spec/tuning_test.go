@@ -172,15 +172,25 @@ func TestTuningDeltas(t *testing.T) {
 	type step struct {
 		tag   string
 		apply func(*Tuning) ([]TuningChange, error)
+		// fromAnchor: the first backward delta starts again from the anchor.
+		fromAnchor bool
 	}
+	// The deltas after the anchor apply to it forward, the backward deltas
+	// before it apply to it one after the other, newest first.
 	var steps []step
-	for _, rel := range releaseList[1:] {
-		if rel.Tuning != nil {
-			steps = append(steps, step{rel.Tag, rel.Tuning})
+	sawBack := false
+	for _, i := range chainOrder() {
+		if rel := releaseList[i]; !rel.Anchor && rel.Tuning != nil {
+			back := i < anchorIndex()
+			steps = append(steps, step{rel.Tag, rel.Tuning, back && !sawBack})
+			sawBack = sawBack || back
 		}
 	}
 	cur := base
 	for _, s := range steps {
+		if s.fromAnchor {
+			cur = base
+		}
 		prev := cur
 		changes, err := s.apply(&cur)
 		if err != nil {

@@ -65,6 +65,8 @@ const (
 	NumRedOps     = nccl.NumRedOps
 
 	// releases (nccl/version.go)
+	V2_20_5 = nccl.V2_20_5
+	V2_21_5 = nccl.V2_21_5
 	V2_22_3 = nccl.V2_22_3
 	V2_23_4 = nccl.V2_23_4
 	V2_24_3 = nccl.V2_24_3

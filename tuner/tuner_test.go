@@ -97,6 +97,11 @@ func TestABIWindow(t *testing.T) {
 					want = []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol.", "TUNER/Plugin: Using tuner plugin " + name}
 				case v == spec.V2_22_3:
 					want = []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol.", "TUNER/Plugin: Failed to find ncclTunerPlugin_v2 symbol, using internal tuner instead."}
+				case len(accepts) == 1: // before 2.22.3: NCCL_TUNER_PLUGIN_SYMBOL only
+					want = []string{fmt.Sprintf("TUNER/Plugin: Failed to find ncclTunerPlugin_v%d, using internal tuner instead.", accepts[0])}
+					if ok {
+						want = []string{"TUNER/Plugin: Using tuner plugin " + name}
+					}
 				case v < spec.V2_28_3: // one line per symbol not found, newest first
 					for i, x := range accepts {
 						if x == abi {

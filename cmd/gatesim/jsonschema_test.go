@@ -29,6 +29,7 @@ var jsonRuns = map[string][][]string{
 	"diagnose":    {{"diagnose", "../../examples/hgx-ring.log", "--json"}, {"diagnose", "../../examples/nccl.log", "--topo", "../../examples/topo.xml", "--json"}},
 	"group":       {{"group", "../../examples/calls.txt", "--json"}},
 	"version":     {{"version", "--json"}},
+	"releases":    {{"releases", "--json"}},
 	"hw-check":    {{"hw", "check", "--from", "../../golden/testdata/captured/h200x2-2.28.9", "--json"}},
 }
 
@@ -92,7 +93,7 @@ func TestEveryJSONFlagHasASchema(t *testing.T) {
 	names := map[string]string{ // command path → output
 		"gatesim explain": "explain", "gatesim rules": "rules", "gatesim rules diff": "rules-diff", "gatesim table": "table",
 		"gatesim topo search": "topo-search", "gatesim sim": "sim", "gatesim env": "env", "gatesim diagnose": "diagnose",
-		"gatesim group": "group", "gatesim version": "version", "gatesim hw info": "hw-info", "gatesim hw run": "hw-run",
+		"gatesim group": "group", "gatesim version": "version", "gatesim releases": "releases", "gatesim hw info": "hw-info", "gatesim hw run": "hw-run",
 		"gatesim hw compare": "hw-compare", "gatesim hw check": "hw-check", "gatesim hw replay": "hw-replay", "gatesim whatif": "whatif",
 	}
 	registered := map[string]bool{}

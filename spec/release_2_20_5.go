@@ -1,0 +1,118 @@
+package spec
+
+import "fmt"
+
+// NCCL 2.20.5 (tag v2.20.5-1, commit 48bb7fe), a backward delta from
+// 2.21.5: what 2.20.5 had where 2.21.5 differs. The tuner ABI is v1, MNNVL
+// is NCCL_MNNVL (auto: the whole communicator is one clique), NVLS is off
+// on any MNNVL communicator, Ring/LL is ×1/4 or ×1/3 of the bus bandwidth,
+// and the Hopper LL ceilings and NVLS NVLink latencies are the older ones.
+//
+// Read at the tag and not modelled here (docs/releases.md lists them): the
+// tuning model's MNNVL-as-one-node (ncclTopoTuneModel uses nNodes 1 and
+// disables NVLSTree for MNNVL), the PXN rewiring across MNNVL peers and
+// below PHB (ncclTopoComputePaths), sm90SpeedArrayIntra without 11 GB/s,
+// NCCL_MAX_NVLS_ARITY 8 and the NVLS chunk size before NCCL_NVLS_CHUNKSIZE.
+
+var tag2205 = "v2.20.5-1"
+
+var tunerABI20 = tunerABI(Ref{tag2205, "src/misc/tuner.cc", "ncclTunerPluginLoad"},
+	`Look up ncclTunerPlugin_v1 (NCCL_TUNER_PLUGIN_SYMBOL) only: init(nRanks, nNodes, logger) without a context. Missing: the library is closed and the internal tuner is used.`,
+	[]string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v1, using internal tuner instead.", "TUNER/Plugin: Using tuner plugin %s"},
+	func(name, _ string, v int, _ []int) []string {
+		if v == 0 {
+			return []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v1, using internal tuner instead."}
+		}
+		return []string{"TUNER/Plugin: Using tuner plugin " + name}
+	})
+
+var tunerCall20 = ruleAt(tunerCall(Ref{tag2205, "src/enqueue.cc", "getTunerInfo"}), Ref{tag2205, "src/enqueue.cc", "getTunerInfo"},
+	`Before the model, a loaded v1 tuner's getCollInfo (no context argument) receives the function, the byte count, collNetSupport, nvlsSupport and the pipelined-op count and may set the algorithm, the protocol and nChannels. A pair it sets is used as it is (topoGetAlgoInfo runs only for what it left undefined); a set nChannels is kept. A non-success return fails the collective.`)
+
+var nvlsEarly20 = nvlsEarly(Ref{tag2205, "src/transport/nvls.cc", "ncclNvlsInit"},
+	`NVLS is turned off silently when NCCL_NVLS_ENABLE is 0, the topology has 2 GPUs or fewer, or the communicator is MNNVL (NVLS is not supported on MNNVL yet), or when the driver entry point cuDeviceGet is missing. (The source also tests nNodes > 1, which initTransportsRank has not computed at that call, so it never holds.)`,
+	func(gpus, _ int, mnnvl bool) (bool, string) {
+		if gpus <= 2 {
+			return true, "2 GPUs or fewer in the topology"
+		}
+		if mnnvl {
+			return true, "MNNVL communicator: NVLS is not supported on MNNVL"
+		}
+		return false, ""
+	})
+
+// mnnvl20 is G-MNNVL-1 as NCCL_MNNVL (default -2) decides it, checked
+// only when the communicator spans more than one host.
+var mnnvl20 = &Rule{
+	ID: "G-MNNVL-1", Layer: LayerDevice, Title: "multi-node NVLink",
+	Doc:  `Checked only when the communicator spans more than one host: the clique is the ranks whose fabric state is complete with the same cluster UUID and clique ID; MNNVL = (NCCL_MNNVL < 0) ? cliqueSize == nRanks (the whole communicator is one clique) : NCCL_MNNVL; then off without cuMem or without fabric-handle support.`,
+	Ref:  Ref{tag2205, "src/init.cc", "initTransportsRank"},
+	Logs: []string{"MNNVL busId 0x%lx fabric UUID %lx.%lx cliqueId 0x%x state %d healthMask 0x%x"},
+	init: func(r *initRun) {
+		c := r.comm
+		r.netPluginInfo()
+		param := r.param("NCCL_MNNVL")
+		if c.NNodes == 1 {
+			r.emit(Verdict{Outcome: Skip, Why: "single host: MNNVL is not checked", Facts: []Fact{F("nNodes", 1)}})
+			return
+		}
+		if param == 0 {
+			r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL=0"})
+			return
+		}
+		clique := c.System.Nodes[0].MNNVLClique
+		size := 0
+		for _, nd := range c.System.Nodes {
+			if clique != "" && nd.MNNVLClique == clique {
+				size += len(nd.GPUs)
+			}
+		}
+		fabric := c.System.Nodes[0].Driver.CuMem && c.System.Nodes[0].NVSwitch
+		for _, g := range c.System.Nodes[0].GPUs {
+			fabric = fabric && g.FabricHandle
+		}
+		switch {
+		case !fabric || clique == "":
+			r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support, no NVSwitch fabric or no NVLink clique: MNNVL off"})
+		case param < 0 && size != c.System.NRanks():
+			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("the clique holds %d of %d ranks: MNNVL off (auto needs the whole communicator)", size, c.System.NRanks())})
+		default:
+			c.MNNVL = true
+			r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("NVLink clique %s of %d GPUs: MNNVL on", clique, size)})
+		}
+	},
+}
+
+var release2_20_5 = Release{
+	Version: V2_20_5,
+	Tag:     tag2205,
+	Consts:  consts2_20_5,
+	Tuning:  tuningBack2_20_5,
+	Rules:   back2_20_5,
+}
+
+func consts2_20_5(rs *Ruleset) {
+	rs.SetConst("TunerABI", []int{1}, Ref{tag2205, "src/misc/tuner.cc", "ncclTunerPluginLoad"})
+	rs.DropParam("NCCL_MNNVL_ENABLE", Ref{tag2205, "src/init.cc", "initTransportsRank"})
+	rs.SetParamDefault("NCCL_MNNVL", -2, Ref{tag2205, "src/init.cc", "MNNVL"})
+}
+
+func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag2205}
+	const model = "ncclTopoTuneModel"
+	tuningSet(d, &t.HwLat[TuningHwNVLink][NVLS][Simple], 23, tuningCC, "hwLat")
+	tuningSet(d, &t.HwLat[TuningHwNVLink][NVLSTree][Simple], 23, tuningCC, "hwLat")
+	tuningSet(d, &t.LLMaxBw[TuningHopper][TuningN1], 87.7, tuningCC, "llMaxBws")
+	tuningSet(d, &t.LLMaxBw[TuningHopper][TuningN2], 22.5, tuningCC, "llMaxBws")
+	tuningSet(d, &t.LLMaxBw[TuningHopper][TuningN4], 19.0, tuningCC, "llMaxBws")
+	tuningSet(d, &t.RingLLFactor, 1.0/3.0, tuningCC, model)
+	tuningSet(d, &t.RingLLQuarter, 1.0/4.0, tuningCC, model)
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+func back2_20_5(rs *Ruleset) {
+	rs.Replace(tunerABI20, "2.20.5 looks up ncclTunerPlugin_v1 only; 2.21.5 v2 only (init with a context)")
+	rs.Replace(tunerCall20, "2.20.5: a v1 tuner (no context); 2.21.5: v2")
+	rs.Replace(nvlsEarly20, "2.20.5: NVLS off on any MNNVL communicator; 2.21.5: off for an MNNVL clique of 2 GPUs or fewer")
+	rs.Replace(mnnvl20, "2.20.5: NCCL_MNNVL, auto needs the whole communicator in one clique; 2.21.5: NCCL_MNNVL_ENABLE, auto needs a clique of more than one")
+}
