@@ -44,6 +44,7 @@ type probe struct {
 	nominal      float64
 	logged       bool
 	fills        bool
+	fill         float64 // the share of the fill it pays
 	funcLinkName string
 	// indices of its cap, release and collective factors in values (-1:
 	// none)
@@ -97,7 +98,14 @@ func newProbe(row *Case) (*probe, error) {
 	pr := &probe{c: row, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), iters: max(1, c.Launch.Iters), capIdx: -1, thrRatio: 1,
 		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
 		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
-		fills: sim.Fills(c.sched, c.cfg)}
+	}
+	fcfg := c.cfg
+	fcfg.Machine = c.machine
+	share, err := sim.FillShare(c.sched, fcfg)
+	if err != nil {
+		return nil, err
+	}
+	pr.fill, pr.fills = share, share > 0
 	pr.baseLaunc = c.machine.LaunchLatency(c.Algo, c.Proto).Micros()
 	if c.cfg.NThreads > 0 && c.cfg.DefaultNThreads > 0 {
 		pr.thrRatio = float64(c.cfg.NThreads) / float64(c.cfg.DefaultNThreads)
@@ -189,7 +197,7 @@ func (pr *probe) index(ps []fitParam) {
 func (pr *probe) predict(v values) float64 {
 	dev := pr.a + v[pHop]*pr.alat
 	if pr.fills && v[pFillBw] > 0 {
-		dev += min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax])
+		dev += pr.fill * min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax])
 	}
 	if pr.b > 0 {
 		dev += pr.b / pr.rate(v)

@@ -182,13 +182,54 @@ func busyChannels(s *algos.Schedule) int {
 	return n
 }
 
-// fillCost is the pipeline fill the profile charges an operation.
-func fillCost(s *algos.Schedule, cfg *Config) Time {
+// fillCost is the pipeline fill the profile charges an operation: the
+// share of its NVLink traffic that loads a GPU's port both ways (bidir) of
+// min(bytes / fill.bw, fill.max). On the captures only patterns that load
+// both directions (a ring on 2 GPUs) keep gaining bandwidth up to GiB
+// sizes; a one-way chain reaches its rate by a few MiB.
+func fillCost(s *algos.Schedule, cfg *Config, bidir float64) Time {
 	p := cfg.Machine.Profile
 	bw := p.Value("fill.bw")
-	if bw <= 0 || !Fills(s, *cfg) {
+	if bw <= 0 || bidir <= 0 || !Fills(s, *cfg) {
 		return 0
 	}
 	b := TestBytes(s.Func, s.Count, s.DataType, s.NRanks)
-	return FromMicros(min(float64(b)/1e3/bw, p.Value("fill.max")))
+	return FromMicros(bidir * min(float64(b)/1e3/bw, p.Value("fill.max")))
+}
+
+// FillShare is the share of the pipeline fill an operation pays (0 when
+// the fill does not apply to it; see fillCost).
+func FillShare(s *algos.Schedule, cfg Config) (float64, error) {
+	if !Fills(s, cfg) {
+		return 0, nil
+	}
+	if err := cfg.Machine.Validate(); err != nil {
+		return 0, err
+	}
+	f := newFabric(&cfg.Machine, newTiming(&cfg, s))
+	an, err := analyze(s, f, cfg.RateTolerance)
+	if err != nil {
+		return 0, err
+	}
+	return an.bidirShare(), nil
+}
+
+// bidirShare is the share of the NVLink bytes that load a GPU's port both
+// ways: the sum over GPUs of min(sent, received) over the sum of
+// max(sent, received) (1: a ring; 0: a chain of 2 GPUs).
+func (a *analysis) bidirShare() float64 {
+	f := a.f
+	var both, most int64
+	for node := 0; node < f.m.Nodes; node++ {
+		for g := 0; g < f.m.GPUsPerNode; g++ {
+			b := node*f.perNode + g*gpuLinks
+			out, in := a.linkBytes[b], a.linkBytes[b+1]
+			both += min(out, in)
+			most += max(out, in)
+		}
+	}
+	if most == 0 {
+		return 0
+	}
+	return float64(both) / float64(most)
 }

@@ -316,7 +316,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	if split && !cfg.Launch.Graph() {
 		host += FromMicros(m.Profile.Value("launch.channel") * float64(max(0, busyChannels(s)-1)))
 	}
-	launch := host + dev + fillCost(s, &cfg)
+	launch := host + dev + fillCost(s, &cfg, an.bidirShare())
 	if split && !cfg.Launch.Graph() && cfg.Launch.Iters > 1 {
 		x.host, x.batch = host, cfg.Launch.Iters
 	}
