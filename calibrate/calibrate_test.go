@@ -116,9 +116,7 @@ func TestFoldsLeaveOutWholeConfigurations(t *testing.T) {
 // 10 %, with why; docs/calibration.md reports them. The test fails when one
 // of them comes within 10 % (take it off the list) or when any other
 // figure leaves it.
-var knownMisses = map[string]string{
-	"NVLS AllReduce, 2 × H100": "NCCL 2.22.3 runs Ring for NCCL_ALGO=NVLS on 2 GPUs as spec models it, and Ring on 2 GPUs simulates at 89 % of the NVLS figure",
-}
+var knownMisses = map[string]string{}
 
 // The published figures (tests, never fitting input): each simulable one
 // within 10 % with the preset's own, transferred profile.

@@ -207,6 +207,7 @@ func loadRunResult(path string) ([]Row, error) {
 		if !(r.TimeUs > 0) {
 			return nil, fmt.Errorf("%s:%d: %s %d bytes: a row without a time (time_us %v)", path, line, r.Coll, r.Size, r.TimeUs)
 		}
+		l.Iters = min(max(0, r.Iters), sim.MaxIters)
 		rows = append(rows, Row{File: path, Line: line, Tool: "hw run", Config: cfg, Env: ncclEnv(res.Env), Release: rel, Launch: l,
 			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs})
 	}
@@ -265,6 +266,7 @@ func loadNCCLTests(path string) ([]Row, error) {
 	if l.Agg <= 1 {
 		l.Agg = 0
 	}
+	l.Iters = min(t.Iters, sim.MaxIters)
 	var rows []Row
 	for _, r := range t.Rows {
 		if r.Size == 0 {

@@ -49,7 +49,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// nccl-tests' header gives the launch mode: -G and -m N.
+// nccl-tests' header gives the launch mode: -G, -m N and -n N (not -w N).
 func TestLoadLaunchMode(t *testing.T) {
 	dir := t.TempDir()
 	p := write(t, dir, "nt-g.txt", ntHead+"           8             2     float     sum      -1     6.23    0.00    0.00       0\n")
@@ -57,7 +57,7 @@ func TestLoadLaunchMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || !rows[0].Launch.Graph() || rows[0].Launch.Agg != 4 || rows[0].Release.String() != "2.28.9" || rows[0].Line != 4 {
+	if len(rows) != 1 || !rows[0].Launch.Graph() || rows[0].Launch.Agg != 4 || rows[0].Launch.Iters != 20 || rows[0].Release.String() != "2.28.9" || rows[0].Line != 4 {
 		t.Errorf("%+v", rows)
 	}
 	if k := rows[0].ConfigKey(); k != "AllReduce baseline 2.28.9 graph m4" {

@@ -34,6 +34,7 @@ type probe struct {
 	shm       bool
 	graph     bool
 	agg       int
+	iters     int
 	capIdx    int // index of the row's cap parameter in the fit, -1 none
 	thrRatio  float64
 	relName   string
@@ -43,6 +44,7 @@ type probe struct {
 	nominal      float64
 	logged       bool
 	fills        bool
+	fill         float64 // the share of the fill it pays
 	funcLinkName string
 	// indices of its cap, release and collective factors in values (-1:
 	// none)
@@ -75,7 +77,7 @@ type probeCache map[*algos.Schedule]*probe
 func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 	if p := cache[c.sched]; p != nil {
 		q := *p
-		q.c, q.graph, q.agg, q.logged = c, c.Launch.Graph(), max(1, c.Launch.Agg), c.Launch.Logged
+		q.c, q.graph, q.agg, q.logged, q.iters = c, c.Launch.Graph(), max(1, c.Launch.Agg), c.Launch.Logged, max(1, c.Launch.Iters)
 		q.relName, q.funcName, q.funcLinkName = "release."+c.Release.String()+".bw", "func."+c.Func.String()+".bw", "func."+c.Func.String()+".link"
 		return &q, nil
 	}
@@ -87,12 +89,23 @@ func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 	return p, nil
 }
 
-// newProbe probes one simulable row.
-func newProbe(c *Case) (*probe, error) {
-	pr := &probe{c: c, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), capIdx: -1, thrRatio: 1,
+// newProbe probes one simulable row: the operation timed alone (the
+// closed form adds the batch's overlap).
+func newProbe(row *Case) (*probe, error) {
+	alone := *row
+	alone.cfg.Launch.Iters = 0
+	c := &alone
+	pr := &probe{c: row, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), iters: max(1, c.Launch.Iters), capIdx: -1, thrRatio: 1,
 		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
 		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
-		fills: sim.Fills(c.sched, c.cfg)}
+	}
+	fcfg := c.cfg
+	fcfg.Machine = c.machine
+	share, err := sim.FillShare(c.sched, fcfg)
+	if err != nil {
+		return nil, err
+	}
+	pr.fill, pr.fills = share, share > 0
 	pr.baseLaunc = c.machine.LaunchLatency(c.Algo, c.Proto).Micros()
 	if c.cfg.NThreads > 0 && c.cfg.DefaultNThreads > 0 {
 		pr.thrRatio = float64(c.cfg.NThreads) / float64(c.cfg.DefaultNThreads)
@@ -150,6 +163,8 @@ const (
 	pFillBw
 	pFillMax
 	pLLLink
+	pLaunchDevice
+	pLaunchChannel
 	pFirstCap
 )
 
@@ -180,25 +195,36 @@ func (pr *probe) index(ps []fitParam) {
 
 // predict is the closed form, µs.
 func (pr *probe) predict(v values) float64 {
-	launch := v[pLaunchStream]
-	if pr.graph && v[pLaunchGraph] > 0 {
-		launch = v[pLaunchGraph]
-	}
-	if launch <= 0 {
-		launch = pr.baseLaunc
-	} else if pr.agg > 1 {
-		launch = (launch + float64(pr.agg-1)*v[pGroupOp]) / float64(pr.agg)
-	}
-	if pr.logged {
-		launch += v[pLogged]
-	}
-	t := launch + pr.a + v[pHop]*pr.alat
+	dev := pr.a + v[pHop]*pr.alat
 	if pr.fills && v[pFillBw] > 0 {
-		t += min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax])
+		dev += pr.fill * min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax])
 	}
-	if pr.b <= 0 {
-		return t
+	if pr.b > 0 {
+		dev += pr.b / pr.rate(v)
 	}
+	host, dfix := v[pLaunchStream], v[pLaunchGraph]
+	if host <= 0 && dfix <= 0 {
+		return pr.baseLaunc + dev
+	}
+	if pr.graph {
+		if dfix <= 0 {
+			dfix = host
+		}
+		return dfix + dev
+	}
+	host = (host + float64(pr.agg-1)*v[pGroupOp]) / float64(pr.agg)
+	if pr.logged {
+		host += v[pLogged]
+	}
+	host += v[pLaunchChannel] * float64(pr.c.NChannels-1)
+	if d := v[pLaunchDevice]; d > 0 {
+		dfix = d
+	}
+	return sim.BatchTime(host, max(0, dfix)+dev, pr.iters)
+}
+
+// rate is the closed form's rate of the row's critical connection, GB/s.
+func (pr *probe) rate(v values) float64 {
 	r := pr.linkR
 	if pr.shm {
 		if bw := v[pSHMBw]; bw > 0 {
@@ -227,7 +253,7 @@ func (pr *probe) predict(v values) float64 {
 	if pr.iRel >= 0 {
 		r *= v[pr.iRel]
 	}
-	return t + pr.b/r
+	return r
 }
 
 func (pr *probe) capName() string {
@@ -267,6 +293,8 @@ func fitParams() []fitParam {
 		{name: "fill.bw", init: 1000, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 		{name: "fill.max", init: 150, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 		{name: "proto.LL.link", init: 1, uses: func(pr *probe) bool { return pr.c.Proto == spec.LL && !pr.shm && large(pr) && pr.c.NChannels >= 16 }},
+		{name: "launch.device", init: 8, uses: func(pr *probe) bool { return !pr.graph && pr.iters > 1 && large(pr) }},
+		{name: "launch.channel", init: 0.1, uses: func(pr *probe) bool { return !pr.graph && pr.c.NChannels > 1 && pr.c.Bytes < 1<<20 }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {
@@ -396,7 +424,7 @@ func fit(prs []*probe, start *fitResult) (*fitResult, error) {
 			lp := math.Log(pr.predict(v))
 			for _, m := range meas[j] {
 				e := lp - math.Log(m)
-				s += math.Sqrt(e*e + eps*eps)
+				s += lossOf(e)
 			}
 		}
 		return s
@@ -424,3 +452,5 @@ func fit(prs []*probe, start *fitResult) (*fitResult, error) {
 	sort.Strings(out.pinned)
 	return out, nil
 }
+
+var lossOf = func(e float64) float64 { return math.Sqrt(e*e + 0.01*0.01) } // smoothed |log error|

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -89,7 +90,68 @@ func WriteMarkdown(w io.Writer, rep *Report) {
 	groupTable(w, rep.Results, "configuration", func(r *Result) string { return r.Config })
 	fmt.Fprintf(w, "### Per tool\n\n")
 	groupTable(w, rep.Results, "tool", func(r *Result) string { return r.Tool })
+	fmt.Fprintf(w, "### Per operations per timed batch (-n)\n\n")
+	groupTable(w, rep.Results, "-n", func(r *Result) string { return fmt.Sprintf("%3d", max(1, r.Launch.Iters)) })
+	writeSpread(w, rep.Results)
 	WriteParams(w, rep)
+}
+
+// spreadMax is the largest size whose time is the fixed cost alone (the
+// launch floor) on the captures: up to it a row's time moves by less than
+// the floor's own spread.
+const spreadMax = 4 << 10
+
+// FloorSpread is how far the floor rows (at most 4 KiB) of the selected
+// results lie from the median of their group, |t - median| / t: what no
+// model that gives a group one time can beat. With key the row's file and
+// collective it is the spread within one process; with what a row records
+// (tool, launch mode, -n) the spread any model of those meets.
+func FloorSpread(rs []Result, keep func(*Result) bool, key func(*Result) string) (n int, median, p90 float64) {
+	groups := map[string][]float64{}
+	for i := range rs {
+		r := &rs[i]
+		if r.Bytes <= spreadMax && keep(r) {
+			groups[key(r)] = append(groups[key(r)], r.TimeUs)
+		}
+	}
+	var errs []float64
+	for _, ts := range groups {
+		m := quantile(ts, 0.5)
+		for _, t := range ts {
+			errs = append(errs, math.Abs(t-m)/t)
+		}
+	}
+	if len(errs) == 0 {
+		return 0, math.NaN(), math.NaN()
+	}
+	return len(errs), quantile(errs, 0.5), quantile(errs, 0.9)
+}
+
+func writeSpread(w io.Writer, rs []Result) {
+	fmt.Fprintf(w, "### The spread of the launch floor itself\n\n")
+	fmt.Fprintf(w, "Rows of at most %d KiB (the time is the fixed cost alone), each against the median of its group: no model that gives a group one time does better.\n\n", spreadMax>>10)
+	fmt.Fprintf(w, "| launch | group | rows | median \\|t − group median\\| / t | p90 |\n|---|---|--:|--:|--:|\n")
+	for _, l := range []struct {
+		name string
+		keep func(*Result) bool
+	}{
+		{"stream", func(r *Result) bool { return !r.Launch.Graph() }},
+		{"graph", func(r *Result) bool { return r.Launch.Graph() }},
+	} {
+		for _, g := range []struct {
+			name string
+			key  func(*Result) string
+		}{
+			{"what a row records (what a model sees): tool, launch mode, -n, collective, configuration, release", func(r *Result) string {
+				return fmt.Sprintf("%s|%s|%d|%s", r.Tool, r.Launch, r.Launch.Iters, r.Key)
+			}},
+			{"one file (one process) and collective", func(r *Result) string { return r.File + "|" + r.Func.String() }},
+		} {
+			n, med, p90 := FloorSpread(rs, l.keep, g.key)
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %s |\n", l.name, g.name, n, pct(med), pct(p90))
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 // WriteParams writes the fitted profile's parameters.

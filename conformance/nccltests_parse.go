@@ -42,6 +42,9 @@ type NTTable struct {
 	// (-m N: operations per group).
 	Graph    int `json:"graph,omitempty"`
 	AggIters int `json:"agg_iters,omitempty"`
+	// Iters is the header's "iters: N" (-n N: operations issued back to
+	// back per timed batch), 0 if absent.
+	Iters int `json:"iters,omitempty"`
 }
 
 // headerInt reads the integer after key in nccl-tests' parameter line
@@ -60,6 +63,23 @@ func headerInt(body, key string) int {
 		return 0
 	}
 	return v
+}
+
+// itersInt reads the header's own "iters: N", not "warmup iters:" or "agg
+// iters:", 0 if absent.
+func itersInt(body string) int {
+	for i := 0; ; {
+		j := strings.Index(body[i:], "iters:")
+		if j < 0 {
+			return 0
+		}
+		j += i
+		prev := strings.Fields(body[:j])
+		if len(prev) == 0 || (prev[len(prev)-1] != "warmup" && prev[len(prev)-1] != "agg") {
+			return headerInt(body[j:], "iters:")
+		}
+		i = j + len("iters:")
+	}
 }
 
 // ParseNCCLTests reads nccl-tests' stdout. Lines that are not result rows
@@ -93,6 +113,7 @@ func ParseNCCLTests(r io.Reader, name string) (*NTTable, error) {
 			case strings.HasPrefix(body, "nThread"):
 				t.AggIters = headerInt(body, "agg iters:")
 				t.Graph = headerInt(body, "graph:")
+				t.Iters = itersInt(body)
 			case strings.HasPrefix(body, "Avg bus bandwidth"):
 				if i := strings.Index(body, ":"); i >= 0 {
 					f := strings.Fields(body[i+1:])

@@ -18,6 +18,10 @@ type Launch struct {
 	// Logged: NCCL writes a line per operation (NCCL_DEBUG=INFO with the
 	// TUNING or COLL subsystem), a host cost on every launch.
 	Logged bool `json:"logged,omitempty"`
+	// Iters is how many operations are issued back to back per timed
+	// batch (nccl-tests -n, hw run -n); the reported time is the batch's
+	// over Iters. 0 and 1 both mean an operation timed alone.
+	Iters int `json:"iters,omitempty"`
 }
 
 // LoggedPerOp reports whether NCCL logs every operation under env:
@@ -46,6 +50,9 @@ func LoggedPerOp(env spec.Env) bool {
 // MaxAgg bounds Launch.Agg: spec's one limit on nccl-tests' -m.
 const MaxAgg = spec.MaxAgg
 
+// MaxIters bounds Launch.Iters.
+const MaxIters = 1 << 20
+
 // Graph reports a launch from a CUDA graph.
 func (l Launch) Graph() bool { return l.Mode == spec.LaunchGraph }
 
@@ -56,6 +63,9 @@ func (l Launch) Validate() error {
 	}
 	if l.Agg < 0 || l.Agg > MaxAgg {
 		return fmt.Errorf("%d operations per group: expected 1 ... %d", l.Agg, MaxAgg)
+	}
+	if l.Iters < 0 || l.Iters > MaxIters {
+		return fmt.Errorf("%d operations per timed batch: expected 1 ... %d", l.Iters, MaxIters)
 	}
 	return nil
 }
@@ -71,27 +81,58 @@ func (l Launch) String() string {
 	return s
 }
 
-// LaunchCost is the fixed cost the model charges an operation before its
-// first step: the profile's cost for the launch mode (an operation of a
-// group of N pays (launch + (N-1) × launch.group_op) / N), or NCCL's base
-// latency of the algorithm and protocol where the profile has none.
+// LaunchCost is the fixed cost the model charges an operation timed alone
+// before its first step: the host's and the device's (launchSplit), or
+// NCCL's base latency of the algorithm and protocol where the profile has
+// neither.
 func (m *Machine) LaunchCost(algo spec.Algo, proto spec.Proto, l Launch) Time {
+	host, dev, _ := m.launchSplit(algo, proto, l)
+	return host + dev
+}
+
+// launchSplit splits an operation's fixed cost into the host's part (what
+// the host spends issuing it before it can issue the next: launch.stream,
+// an operation of a group of N paying (launch.stream + (N-1) ×
+// launch.group_op) / N, plus launch.logged) and the device's (launch.graph:
+// the whole fixed cost of an operation replayed from a CUDA graph, whose
+// host part is one graph launch for many operations). split is false when
+// the profile has no launch cost (NCCL's base latency, all of it counted
+// as the device's).
+func (m *Machine) launchSplit(algo spec.Algo, proto spec.Proto, l Launch) (host, dev Time, split bool) {
 	p := m.Profile
-	base := p.Value("launch.stream")
-	if l.Graph() {
-		if g := p.Value("launch.graph"); g > 0 {
-			base = g
-		}
+	stream, graph := p.Value("launch.stream"), p.Value("launch.graph")
+	if stream <= 0 && graph <= 0 {
+		return 0, m.LaunchLatency(algo, proto), false
 	}
-	if base <= 0 {
-		return m.LaunchLatency(algo, proto)
+	if l.Graph() {
+		if graph <= 0 {
+			graph = stream
+		}
+		return 0, FromMicros(graph), true
 	}
 	n := max(1, l.Agg)
-	c := (base + float64(n-1)*p.Value("launch.group_op")) / float64(n)
+	h := (stream + float64(n-1)*p.Value("launch.group_op")) / float64(n)
 	if l.Logged {
-		c += p.Value("launch.logged")
+		h += p.Value("launch.logged")
 	}
-	return FromMicros(c)
+	d := p.Value("launch.device")
+	if d <= 0 {
+		d = graph
+	}
+	return FromMicros(h), FromMicros(d), true
+}
+
+// BatchTime is the time per operation of n operations issued back to back
+// and timed together (nccl-tests and hw run time -n operations per batch
+// and divide): the host issues each in host, the device runs each in dev
+// once it is issued and the one before it has ended, so the batch lasts
+// host + dev + (n-1) × max(host, dev). Alone (n <= 1) an operation costs
+// host + dev; in a long batch the larger of the two.
+func BatchTime[T Time | float64](host, dev T, n int) T {
+	if n <= 1 {
+		return host + dev
+	}
+	return (host + dev + T(n-1)*max(host, dev)) / T(n)
 }
 
 // FromDecision sets what the timing needs from NCCL's decision beyond the
@@ -141,13 +182,54 @@ func busyChannels(s *algos.Schedule) int {
 	return n
 }
 
-// fillCost is the pipeline fill the profile charges an operation.
-func fillCost(s *algos.Schedule, cfg *Config) Time {
+// fillCost is the pipeline fill the profile charges an operation: the
+// share of its NVLink traffic that loads a GPU's port both ways (bidir) of
+// min(bytes / fill.bw, fill.max). On the captures only patterns that load
+// both directions (a ring on 2 GPUs) keep gaining bandwidth up to GiB
+// sizes; a one-way chain reaches its rate by a few MiB.
+func fillCost(s *algos.Schedule, cfg *Config, bidir float64) Time {
 	p := cfg.Machine.Profile
 	bw := p.Value("fill.bw")
-	if bw <= 0 || !Fills(s, *cfg) {
+	if bw <= 0 || bidir <= 0 || !Fills(s, *cfg) {
 		return 0
 	}
 	b := TestBytes(s.Func, s.Count, s.DataType, s.NRanks)
-	return FromMicros(min(float64(b)/1e3/bw, p.Value("fill.max")))
+	return FromMicros(bidir * min(float64(b)/1e3/bw, p.Value("fill.max")))
+}
+
+// FillShare is the share of the pipeline fill an operation pays (0 when
+// the fill does not apply to it; see fillCost).
+func FillShare(s *algos.Schedule, cfg Config) (float64, error) {
+	if !Fills(s, cfg) {
+		return 0, nil
+	}
+	if err := cfg.Machine.Validate(); err != nil {
+		return 0, err
+	}
+	f := newFabric(&cfg.Machine, newTiming(&cfg, s))
+	an, err := analyze(s, f, cfg.RateTolerance)
+	if err != nil {
+		return 0, err
+	}
+	return an.bidirShare(), nil
+}
+
+// bidirShare is the share of the NVLink bytes that load a GPU's port both
+// ways: the sum over GPUs of min(sent, received) over the sum of
+// max(sent, received) (1: a ring; 0: a chain of 2 GPUs).
+func (a *analysis) bidirShare() float64 {
+	f := a.f
+	var both, most int64
+	for node := 0; node < f.m.Nodes; node++ {
+		for g := 0; g < f.m.GPUsPerNode; g++ {
+			b := node*f.perNode + g*gpuLinks
+			out, in := a.linkBytes[b], a.linkBytes[b+1]
+			both += min(out, in)
+			most += max(out, in)
+		}
+	}
+	if most == 0 {
+		return 0
+	}
+	return float64(both) / float64(most)
 }

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/spec"
 	"pgregory.net/rapid"
 )
@@ -40,7 +42,8 @@ func TestPropSlowerProfileNeverFaster(t *testing.T) {
 		s := tc.schedule(t, spec.Float32)
 		p := drawProfile(t)
 		cfg := Config{Machine: m,
-			Launch:          Launch{Launch: spec.Launch{Mode: spec.LaunchMode(rapid.IntRange(0, 1).Draw(t, "mode")), Agg: rapid.IntRange(0, 8).Draw(t, "agg")}, Logged: rapid.Bool().Draw(t, "logged")},
+			Launch: Launch{Launch: spec.Launch{Mode: spec.LaunchMode(rapid.IntRange(0, 1).Draw(t, "mode")), Agg: rapid.IntRange(0, 8).Draw(t, "agg")}, Logged: rapid.Bool().Draw(t, "logged"),
+				Iters: rapid.SampledFrom([]int{0, 1, 2, 20, 100}).Draw(t, "iters")},
 			NThreads:        rapid.SampledFrom([]int{128, 256, 512, 640}).Draw(t, "threads"),
 			DefaultNThreads: 512,
 			Transport:       rapid.SampledFrom([]string{"P2P", "SHM"}).Draw(t, "transport"),
@@ -80,6 +83,76 @@ func TestPropSlowerProfileNeverFaster(t *testing.T) {
 			t.Fatalf("%s %g -> %g: %v -> %v", name, p.Params[name].Value, x.Value, before.Time, after.Time)
 		}
 	})
+}
+
+// BatchTime is the two-stage pipeline's time per operation.
+func TestBatchTime(t *testing.T) {
+	for _, c := range []struct {
+		host, dev float64
+		n         int
+		want      float64
+	}{
+		{10, 4, 0, 14},
+		{10, 4, 1, 14},
+		{10, 4, 2, 12},            // (10 + 4 + 10) / 2: the host bounds
+		{10, 4, 20, 10.2},         // (14 + 19 × 10) / 20
+		{4, 10, 2, 12},            // (14 + 10) / 2: the device bounds
+		{4, 10, 100, 10.04},       // (14 + 99 × 10) / 100
+		{0, 10, 5, 10},            // nothing to overlap
+		{10, 10, 4, 12.5},         // (20 + 3 × 10) / 4
+		{13.5, 0.25, 3, 13.58333}, // (13.75 + 2 × 13.5) / 3
+	} {
+		if got := BatchTime(c.host, c.dev, c.n); math.Abs(got-c.want) > 1e-4 {
+			t.Errorf("BatchTime(%g, %g, %d) = %g, want %g", c.host, c.dev, c.n, got, c.want)
+		}
+	}
+}
+
+// An operation of a timed batch on a stream is reported as BatchTime of
+// its host part and the rest of its time alone; from a CUDA graph, or
+// without launch costs (NCCL's base latency), the batch does not change it.
+func TestSimulateBatch(t *testing.T) {
+	m, err := Preset("dgx-h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Nodes, m.GPUsPerNode, m.NICs = 1, 2, 2
+	l, err := algos.DefaultLayout(spec.V2_28_9, 1, 2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: 1 << 10, DataType: spec.Float32}, algos.Selection{Algo: spec.Ring, Proto: spec.LL}, l, algos.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Profile{Schema: ProfileSchema, Name: "t", SM: 90, Params: map[string]Param{
+		"launch.stream": {Value: 12, Source: "nominal"}, "launch.graph": {Value: 5, Source: "nominal"},
+		"launch.device": {Value: 6, Source: "nominal"}, "launch.channel": {Value: 0.5, Source: "nominal"}}}
+	run := func(p *Profile, mode spec.LaunchMode, iters int) Time {
+		cfg := Config{Machine: m, Launch: Launch{Launch: spec.Launch{Mode: mode}, Iters: iters}}
+		cfg.Machine.Profile = p
+		r, err := Simulate(s, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Time
+	}
+	alone := run(p, spec.LaunchStream, 0)
+	host := FromMicros(12 + 0.5*float64(s.NChannels-1))
+	for _, n := range []int{2, 20} {
+		if got, want := run(p, spec.LaunchStream, n), BatchTime(host, alone-host, n); got != want {
+			t.Errorf("stream, %d per batch: %v, want %v", n, got, want)
+		}
+		if got, want := run(p, spec.LaunchGraph, n), run(p, spec.LaunchGraph, 0); got != want {
+			t.Errorf("graph, %d per batch: %v, want %v alone", n, got, want)
+		}
+		if got, want := run(nil, spec.LaunchStream, n), run(nil, spec.LaunchStream, 0); got != want {
+			t.Errorf("nominal, %d per batch: %v, want %v alone", n, got, want)
+		}
+	}
+	if got := run(p, spec.LaunchStream, 20); got >= alone {
+		t.Errorf("a batch of 20 small operations overlaps nothing: %v, alone %v", got, alone)
+	}
 }
 
 // A profile file reads back; bad ones name what is wrong.

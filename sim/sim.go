@@ -274,6 +274,10 @@ type Sim struct {
 
 	// traceDropped counts the slices past MaxTraceEvents, not recorded
 	traceDropped int64
+	// host is the host's part of the launch cost; batch the operations per
+	// timed batch whose overlap the reported time includes (0: alone).
+	host  Time
+	batch int
 }
 
 // New prepares a simulation: structure, link shares and symmetry classes
@@ -310,7 +314,14 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	// slots past the current one)
 	x.w = 1 << bits.Len(uint(4*x.depth+3))
 	x.mask = x.w - 1
-	launch := m.LaunchCost(s.Algo, s.Proto, cfg.Launch) + fillCost(s, &cfg)
+	host, dev, split := m.launchSplit(s.Algo, s.Proto, cfg.Launch)
+	if split && !cfg.Launch.Graph() {
+		host += FromMicros(m.Profile.Value("launch.channel") * float64(max(0, busyChannels(s)-1)))
+	}
+	launch := host + dev + fillCost(s, &cfg, an.bidirShare())
+	if split && !cfg.Launch.Graph() && cfg.Launch.Iters > 1 {
+		x.host, x.batch = host, cfg.Launch.Iters
+	}
 	nc := len(an.classes)
 	x.reps = make([][]*trep, nc)
 	x.repOf = make([][]int32, nc)
