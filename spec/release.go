@@ -155,6 +155,7 @@ func (rel Release) buildBack(next *Ruleset) (*Ruleset, []Change, error) {
 	if rel.Tuning != nil {
 		rs.TuningDelta(rel.Tuning)
 	}
+	rs.TopoParams.Release = rel.Version
 	if rel.Rules != nil {
 		rel.Rules(rs)
 	}
