@@ -87,15 +87,8 @@ func decideScript(nccl string, sysf *systemFlags, envf *envFlags, calls []spec.C
 	if err != nil {
 		return nil, badInput(err)
 	}
-	sys, err := sysf.load()
+	sys, env, err := loadMachine(sysf, envf)
 	if err != nil {
-		return nil, err
-	}
-	env, err := envf.build()
-	if err != nil {
-		return nil, err
-	}
-	if err := loadGraphFile(sys, env); err != nil {
 		return nil, err
 	}
 	comm, err := spec.Init(rs, sys, env)

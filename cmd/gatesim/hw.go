@@ -15,17 +15,21 @@ import (
 	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/hw"
-	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/spf13/cobra"
 )
 
-// hwError maps hw's errors onto exit codes: no GPU, CUDA or NCCL is 3.
+// hwError maps hw's errors onto exit codes: no GPU, CUDA or NCCL is 3, a
+// communicator NCCL refuses 1.
 func hwError(err error) error {
-	if err == nil {
+	var re *plan.RefusedError
+	switch {
+	case err == nil:
 		return nil
-	}
-	if errors.Is(err, hw.ErrUnavailable) {
+	case errors.Is(err, hw.ErrUnavailable):
 		return &exitError{code: exitNoDevice, err: err}
+	case errors.As(err, &re):
+		return &exitError{code: exitNo, err: err}
 	}
 	return err
 }
@@ -87,16 +91,6 @@ func newHWInfoCmd(d *deps) *cobra.Command {
 	lf.add(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
-}
-
-// parseSize reads a size for hw run's nccl-tests-style -b/-e flags, in
-// gatesim's one size grammar (spec.ParseBytes: 1K = 1024 B).
-func parseSize(s string) (uint64, error) {
-	n, err := spec.ParseBytes(s)
-	if err != nil {
-		return 0, err
-	}
-	return uint64(n), nil
 }
 
 // ncclTestsBool is a switch that also takes nccl-tests' numeric form:
@@ -212,82 +206,30 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 			if err := nt.check(); err != nil {
 				return badInput(err)
 			}
-			if ngpus > 0 {
-				if len(devices) > 0 {
-					return badInputf("-g and --devices both name the GPUs: give one")
-				}
-				for i := 0; i < ngpus; i++ {
-					devices = append(devices, i)
-				}
-			}
-			if cycles < 1 {
-				return badInputf("-N %d: expected a cycle count >= 1 (nccl-tests' 0, run forever, is not offered)", cycles)
-			}
-			funcs, err := hw.ParseFuncs(colls)
-			if err != nil {
-				return badInput(err)
-			}
-			dt, err := spec.ParseDataType(dtype)
-			if err != nil {
-				return badInput(err)
-			}
-			op, err := spec.ParseRedOp(redop)
-			if err != nil {
-				return badInput(err)
-			}
-			if agg < 1 || agg > hw.MaxAgg {
-				return badInputf("-m %d: expected 1 to %d operations per group", agg, hw.MaxAgg)
-			}
-			lo, err := parseSize(minB)
-			if err != nil {
-				return badInput(err)
-			}
-			hi, err := parseSize(maxB)
-			if err != nil {
-				return badInput(err)
-			}
-			if lo == 0 || hi < lo || factor < 2 {
-				return badInputf("sizes -b %s -e %s -f %d: expected 0 < minbytes <= maxbytes and a factor >= 2", minB, maxB, factor)
-			}
-			sizes := hw.SizeRange(lo, hi, factor)
-			if sizes[len(sizes)-1] != hi {
-				sizes = append(sizes, hi) // always measure the largest size asked for
-			}
-			plan := hw.Plan{Funcs: funcs, Sizes: sizes, DataType: dt, RedOp: op, Root: root,
-				Warmup: warmup, Iters: iters, Batches: nbat, RowBudget: budget, Graph: graph, Agg: agg, Check: check, Seed: 0x5eed}
-
-			bufs, err := spec.ParseBuffers(buffers)
-			if err != nil {
-				return badInput(fmt.Errorf("--buffers: %w", err))
-			}
-			o := hw.Options{Search: lf.search(), Devices: devices, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Timeout: timeout, Buffers: bufs}
+			req := hw.RunRequest{Colls: colls, DataType: dtype, RedOp: redop, MinBytes: minB, MaxBytes: maxB, Factor: factor,
+				Root: root, Warmup: warmup, Iters: iters, Batch: nbat, Agg: agg, Cycles: cycles, NGPUs: ngpus, RowBudget: budget,
+				Timeout: timeout, Graph: graph, Check: check, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Buffers: buffers,
+				Devices: devices, Search: lf.search(), IDFile: idFile, Store: store, Capture: capture, Config: config,
+				OutJSON: outJSON, Progress: d.stderr, Getenv: os.Getenv}
 			if kernels != "" {
-				if o.PTX, err = readInput(kernels); err != nil {
+				var err error
+				if req.PTX, err = readInput(kernels); err != nil {
 					return badInput(err)
 				}
 			}
-			launch, multi, err := hw.DetectLaunch(os.Getenv)
+			job, err := req.Job()
 			if err != nil {
 				return badInput(err)
 			}
-			rank := -1
-			if multi {
-				launch.IDFile = idFile
-				if store != "" {
-					launch.Store = store
+			job.Cycle = func(cyc int, res *conformance.RunResult) error {
+				if asJSON {
+					return nil
 				}
-				o.Launch, rank = launch, launch.Rank
+				// -N: every cycle but the last is printed as it ends,
+				// as nccl-tests prints each cycle's table
+				fmt.Fprintf(d.stdout, "# cycle %d of %d\n", cyc, cycles)
+				return conformance.WriteTable(d.stdout, res)
 			}
-			job := &hw.Job{Plan: plan, Options: o, Cycles: cycles, Capture: capture, Config: config, OutJSON: outJSON, Rank: rank, Progress: d.stderr,
-				Cycle: func(cyc int, res *conformance.RunResult) error {
-					if asJSON {
-						return nil
-					}
-					// -N: every cycle but the last is printed as it ends,
-					// as nccl-tests prints each cycle's table
-					fmt.Fprintf(d.stdout, "# cycle %d of %d\n", cyc, cycles)
-					return conformance.WriteTable(d.stdout, res)
-				}}
 			res, err := job.Run()
 			var je *hw.JobError
 			switch {

@@ -118,3 +118,17 @@ func loadGraphFile(sys *spec.System, env spec.Env) error {
 	sys.GraphFile = graphs
 	return nil
 }
+
+// loadMachine builds the System of sf and the environment of ef, with the
+// graphs NCCL_GRAPH_FILE names; every error is the user's.
+func loadMachine(sf *systemFlags, ef *envFlags) (*spec.System, spec.Env, error) {
+	sys, err := sf.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := ef.build()
+	if err != nil {
+		return nil, nil, err
+	}
+	return sys, env, loadGraphFile(sys, env)
+}

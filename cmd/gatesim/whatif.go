@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
@@ -142,9 +143,9 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 		if err != nil {
 			return err
 		}
-		l, err := timingLaunch(issue)
+		l, err := plan.TimingLaunch(issue)
 		if err != nil {
-			return err
+			return badInput(err)
 		}
 		simulate = whatif.NewSimulator(4096, whatif.SimOptions{Profile: prof, Launch: l, InPlace: issue.InPlace})
 		which := "each machine's own profile (" + sim.DefaultProfile("h200x2", 90).Summary() + " on h200x2; its GPU-generation parameters on other sm90 machines; nominal elsewhere)"
