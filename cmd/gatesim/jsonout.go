@@ -40,6 +40,8 @@ var jsonOutputs = []jsonOutput{
 	{"diagnose", 1, reflect.TypeFor[diagnose.Output]()},
 	{"group", 1, reflect.TypeFor[explain.GroupScript]()},
 	{"version", 1, reflect.TypeFor[versionJSON]()},
+	{"releases", 1, reflect.TypeFor[explain.Releases]()},
+	{"topo-presets", 1, reflect.TypeFor[explain.HostPresets]()},
 	{"hw-info", 1, reflect.TypeFor[hw.ProbeResult]()},
 	{"hw-run", 1, reflect.TypeFor[conformance.RunResult]()},
 	{"hw-compare", 1, reflect.TypeFor[hw.CompareOutput]()},

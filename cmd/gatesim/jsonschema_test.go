@@ -17,19 +17,21 @@ import (
 // command that makes it; the others (hw info, run, compare, replay) have
 // their schema generated and are held to it by type.
 var jsonRuns = map[string][][]string{
-	"explain":     {{"explain", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4", "--json"}},
-	"rules":       {{"rules", "--nccl", "2.22.3", "--json"}},
-	"rules-diff":  {{"rules", "diff", "2.22.3", "2.28.9", "--json"}},
-	"table":       {{"table", "--system", "dgx-h100", "--nodes", "2", "--graphs", "--json"}},
-	"table-diff":  {{"table", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--json"}},
-	"topo-search": {{"topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json"}},
-	"sim":         {{"sim", "--system", "h200x2", "--bytes", "1MiB", "--verify", "--json"}, {"sim", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}},
-	"whatif":      {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}, {"whatif", "--system", "h200x2", "--sizes", "1MiB", "--no-sim", "--json"}},
-	"env":         {{"env", "--nccl", "2.28.9", "--file", "../../examples/job.sh", "--system", "dgx-h100", "--json"}},
-	"diagnose":    {{"diagnose", "../../examples/hgx-ring.log", "--json"}, {"diagnose", "../../examples/nccl.log", "--topo", "../../examples/topo.xml", "--json"}},
-	"group":       {{"group", "../../examples/calls.txt", "--json"}},
-	"version":     {{"version", "--json"}},
-	"hw-check":    {{"hw", "check", "--from", "../../golden/testdata/captured/h200x2-2.28.9", "--json"}},
+	"explain":      {{"explain", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4", "--json"}},
+	"rules":        {{"rules", "--nccl", "2.22.3", "--json"}},
+	"rules-diff":   {{"rules", "diff", "2.22.3", "2.28.9", "--json"}},
+	"table":        {{"table", "--system", "dgx-h100", "--nodes", "2", "--graphs", "--json"}},
+	"table-diff":   {{"table", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--json"}},
+	"topo-search":  {{"topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json"}},
+	"sim":          {{"sim", "--system", "h200x2", "--bytes", "1MiB", "--verify", "--json"}, {"sim", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}},
+	"whatif":       {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}, {"whatif", "--system", "h200x2", "--sizes", "1MiB", "--no-sim", "--json"}},
+	"env":          {{"env", "--nccl", "2.28.9", "--file", "../../examples/job.sh", "--system", "dgx-h100", "--json"}},
+	"diagnose":     {{"diagnose", "../../examples/hgx-ring.log", "--json"}, {"diagnose", "../../examples/nccl.log", "--topo", "../../examples/topo.xml", "--json"}},
+	"group":        {{"group", "../../examples/calls.txt", "--json"}},
+	"version":      {{"version", "--json"}},
+	"releases":     {{"releases", "--json"}},
+	"topo-presets": {{"topo", "presets", "--json"}},
+	"hw-check":     {{"hw", "check", "--from", "../../golden/testdata/captured/h200x2-2.28.9", "--json"}},
 }
 
 // TestJSONSchemas writes docs/schema/NAME.schema.json from each output's Go

@@ -5,27 +5,30 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/internal/buildinfo"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
 
 func newVersionCmd(d *deps) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	c := &cobra.Command{
 		Use:   "releases",
 		Short: "List the NCCL releases gatesim models",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			for _, v := range spec.Releases {
-				fmt.Fprintf(d.stdout, "%s\t%s\t%d\n", v, v.Tag(), v.Code())
+			if asJSON {
+				return writeOut(d, "releases", explain.NewReleases())
 			}
+			explain.NewReleases().WriteText(d.stdout)
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	return c
 }
 
-// newGatesimVersionCmd is `gatesim version`: the binary's own build and the
-// NCCL releases it models (`gatesim --version` prints the same text).
 func newGatesimVersionCmd(d *deps) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
