@@ -96,6 +96,7 @@ func TestEveryJSONFlagHasASchema(t *testing.T) {
 		"gatesim topo search": "topo-search", "gatesim sim": "sim", "gatesim env": "env", "gatesim diagnose": "diagnose",
 		"gatesim group": "group", "gatesim version": "version", "gatesim hw info": "hw-info", "gatesim hw run": "hw-run",
 		"gatesim hw compare": "hw-compare", "gatesim hw check": "hw-check", "gatesim hw replay": "hw-replay", "gatesim whatif": "whatif",
+		"gatesim releases": "releases", "gatesim topo presets": "topo-presets",
 	}
 	registered := map[string]bool{}
 	for _, o := range jsonOutputs {
