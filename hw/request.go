@@ -99,3 +99,27 @@ func (r RunRequest) Job() (*Job, error) {
 		Batches: r.Batch, RowBudget: r.RowBudget, Graph: r.Graph, Agg: r.Agg, Check: r.Check, Seed: 0x5eed}
 	return &Job{Plan: plan, Options: o, Cycles: r.Cycles, Capture: r.Capture, Config: r.Config, OutJSON: r.OutJSON, Rank: rank, Progress: r.Progress}, nil
 }
+
+// NCCLTestsOnly are nccl-tests flags (-z, -a, -p, -t) whose other settings
+// do not apply to gatesim's runner: each is taken at the value under which
+// the runner already behaves, and refused with the reason otherwise.
+type NCCLTestsOnly struct{ Blocking, Average, Parallel, Threads int }
+
+// Check refuses a setting the runner does not offer.
+func (n NCCLTestsOnly) Check() error {
+	for _, x := range []struct {
+		flag      string
+		got, want int
+		why       string
+	}{
+		{"-z", n.Blocking, 0, "gatesim's runner does not make collectives blocking"},
+		{"-a", n.Average, 1, "the reported time is measured once for all ranks (CUDA events around each batch)"},
+		{"-p", n.Parallel, 0, "parallel init threads are not offered"},
+		{"-t", n.Threads, 1, "one thread drives every GPU of the process; use -g for the GPU count"},
+	} {
+		if x.got != x.want {
+			return fmt.Errorf("%s %d does not apply: %s (only %s %d)", x.flag, x.got, x.why, x.flag, x.want)
+		}
+	}
+	return nil
+}

@@ -117,35 +117,16 @@ func (v ncclTestsBool) Set(s string) error {
 	return nil
 }
 
-// ncclTestsOnly are nccl-tests flags whose other settings do not apply to
-// gatesim's runner: each is taken at the value under which the runner
-// already behaves, and refused with the reason otherwise.
-type ncclTestsOnly struct{ blocking, average, parallel, threads int }
+// ncclTestsOnly are nccl-tests flags taken only at the value under which
+// gatesim's runner already behaves (hw.NCCLTestsOnly).
+type ncclTestsOnly struct{ hw.NCCLTestsOnly }
 
 func (n *ncclTestsOnly) add(c *cobra.Command) {
 	f := c.Flags()
-	f.IntVarP(&n.blocking, "blocking", "z", 0, "nccl-tests' -z: gatesim's collectives are not blocking (only 0 applies)")
-	f.IntVarP(&n.average, "average", "a", 1, "nccl-tests' -a: the time reported is the one every rank shares, timed between CUDA events across all GPUs (only 1 applies)")
-	f.IntVarP(&n.parallel, "parallel_init", "p", 0, "nccl-tests' -p: ranks initialise with ncclCommInitAll or per process (only 0 applies)")
-	f.IntVarP(&n.threads, "nthreads", "t", 1, "nccl-tests' -t: one thread drives every GPU of the process (only 1 applies)")
-}
-
-func (n *ncclTestsOnly) check() error {
-	for _, x := range []struct {
-		flag      string
-		got, want int
-		why       string
-	}{
-		{"-z", n.blocking, 0, "gatesim's runner does not make collectives blocking"},
-		{"-a", n.average, 1, "the reported time is measured once for all ranks (CUDA events around each batch)"},
-		{"-p", n.parallel, 0, "parallel init threads are not offered"},
-		{"-t", n.threads, 1, "one thread drives every GPU of the process; use -g for the GPU count"},
-	} {
-		if x.got != x.want {
-			return fmt.Errorf("%s %d does not apply: %s (only %s %d)", x.flag, x.got, x.why, x.flag, x.want)
-		}
-	}
-	return nil
+	f.IntVarP(&n.Blocking, "blocking", "z", 0, "nccl-tests' -z: gatesim's collectives are not blocking (only 0 applies)")
+	f.IntVarP(&n.Average, "average", "a", 1, "nccl-tests' -a: the time reported is the one every rank shares, timed between CUDA events across all GPUs (only 1 applies)")
+	f.IntVarP(&n.Parallel, "parallel_init", "p", 0, "nccl-tests' -p: ranks initialise with ncclCommInitAll or per process (only 0 applies)")
+	f.IntVarP(&n.Threads, "nthreads", "t", 1, "nccl-tests' -t: one thread drives every GPU of the process (only 1 applies)")
 }
 
 // ncclTestsArgs rewrites nccl-tests' "-c 0" and "-G 10" (a switch with a
@@ -203,7 +184,7 @@ the GPU. One process drives every local GPU, or, under mpirun, srun or torchrun,
 its INFO log, topology and graph dumps into DIR, beside results.json and results.txt.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := nt.check(); err != nil {
+			if err := nt.Check(); err != nil {
 				return badInput(err)
 			}
 			req := hw.RunRequest{Colls: colls, DataType: dtype, RedOp: redop, MinBytes: minB, MaxBytes: maxB, Factor: factor,
@@ -430,13 +411,6 @@ operations returned. Exit code 1 when anything differs.`,
 			if err != nil {
 				return badInput(err)
 			}
-			bad, incomparable := 0, 0
-			for _, rep := range reps {
-				bad += rep.Disagreements()
-				if len(rep.NotComparable) > 0 {
-					incomparable++
-				}
-			}
 			if asJSON {
 				if err := writeOut(d, "hw-check", hw.CheckOutput{Configs: reps}); err != nil {
 					return err
@@ -444,11 +418,8 @@ operations returned. Exit code 1 when anything differs.`,
 			} else if err := conformance.WriteCheck(d.stdout, reps, verbose); err != nil {
 				return err
 			}
-			if bad > 0 {
-				return &exitError{code: exitNo, err: fmt.Errorf("%d item(s) differ from the prediction", bad)}
-			}
-			if incomparable > 0 {
-				return &exitError{code: exitNo, err: fmt.Errorf("%d capture(s) not comparable: the evidence is missing", incomparable)}
+			if err := conformance.CheckVerdict(reps); err != nil {
+				return &exitError{code: exitNo, err: err}
 			}
 			return nil
 		},

@@ -67,10 +67,13 @@ func (f *opFlags) add(c *cobra.Command) {
 	c.Flags().IntVar(&f.root, "root", 0, "root rank for broadcast and reduce")
 }
 
-func (f *opFlags) build() (spec.Op, error) {
-	src := spec.OpSource{Coll: f.coll, Bytes: f.bytes, DType: f.dtype, RedOp: f.redop, Count: f.count, Root: f.root,
+func (f *opFlags) source() spec.OpSource {
+	return spec.OpSource{Coll: f.coll, Bytes: f.bytes, DType: f.dtype, RedOp: f.redop, Count: f.count, Root: f.root,
 		CountSet: f.cmd != nil && f.cmd.Flags().Changed("count")}
-	op, err := src.Op()
+}
+
+func (f *opFlags) build() (spec.Op, error) {
+	op, err := f.source().Op()
 	if err != nil {
 		return spec.Op{}, badInput(err)
 	}

@@ -113,16 +113,8 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if o.json {
-		if o.format != "table" && o.format != "json" {
-			return badInputf("--json and --format %s: give one", o.format)
-		}
-		o.format = "json"
-	}
-	switch o.format {
-	case "table", "csv", "json":
-	default:
-		return badInputf("--format %q: expected table, csv or json", o.format)
+	if o.format, err = whatif.Format(o.format, o.json); err != nil {
+		return badInput(err)
 	}
 	issue, err := o.launch.issue()
 	if err != nil {
@@ -167,24 +159,12 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	if len(sw.NCCL) > 1 {
 		diffs = whatif.DiffReleases(rs)
 	}
-	switch o.format {
-	case "csv":
-		if err := whatif.WriteCSV(d.stdout, rs); err != nil {
-			return err
-		}
-	case "json":
-		// streamed: a sweep of whatif.MaxPoints prints in bounded memory
-		v, err := outVersion("whatif")
-		if err != nil {
-			return err
-		}
-		if err := whatif.WriteJSON(d.stdout, v, rs, diffs); err != nil {
-			return err
-		}
-	default:
-		if err := whatif.WriteTable(d.stdout, rs, diffs); err != nil {
-			return err
-		}
+	v, err := outVersion("whatif")
+	if err != nil {
+		return err
+	}
+	if err := whatif.Write(d.stdout, o.format, v, rs, diffs); err != nil {
+		return err
 	}
 	if o.out != "" {
 		return whatif.WriteFigures(o.out, command, rs, d.stderr)
