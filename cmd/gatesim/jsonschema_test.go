@@ -41,16 +41,16 @@ var jsonRuns = map[string][][]string{
 func TestJSONSchemas(t *testing.T) {
 	schemas := map[string]map[string]any{}
 	for _, o := range jsonOutputs {
-		s := jsonout.Schema("gatesim "+strings.ReplaceAll(o.name, "-", " ")+" --json", o.version, o.typ)
+		s := jsonout.Schema("gatesim "+strings.ReplaceAll(o.Name, "-", " ")+" --json", o.Version, o.Type)
 		b, err := json.MarshalIndent(s, "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
-		goldenfile.Check(t, filepath.Join("..", "..", "docs", "schema", o.name+".schema.json"), string(b)+"\n", *update)
+		goldenfile.Check(t, filepath.Join("..", "..", "docs", "schema", o.Name+".schema.json"), string(b)+"\n", *update)
 		// validate against the schema as written, not the in-memory map
 		var back map[string]any
 		json.Unmarshal(b, &back)
-		schemas[o.name] = back
+		schemas[o.Name] = back
 	}
 	for name, runs := range jsonRuns {
 		s, ok := schemas[name]
@@ -100,7 +100,7 @@ func TestEveryJSONFlagHasASchema(t *testing.T) {
 	}
 	registered := map[string]bool{}
 	for _, o := range jsonOutputs {
-		registered[o.name] = true
+		registered[o.Name] = true
 	}
 	var missing []string
 	var visit func(c *cobra.Command)
