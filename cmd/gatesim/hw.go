@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -289,7 +288,7 @@ func newHWMatrixCmd(d *deps) *cobra.Command {
 		Long: `matrix starts one 'gatesim hw run --capture DIR/<config>' process per configuration (NCCL reads
 its parameters once per process) with the configuration's NCCL_* variables, the capture variables
 and the NVLS safety variables, and passes the flags after -- to every run. Configurations:
-` + configList(),
+` + hw.MatrixHelp(),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
 				return badInputf("--out is required")
@@ -324,14 +323,6 @@ and the NVLS safety variables, and passes the flags after -- to every run. Confi
 	c.Flags().BoolVar(&allowNVLS, "allow-nvls", false, "do NOT force NVLink multicast off in the runs (never on shared machines)")
 	c.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "bound on each configuration's process")
 	return c
-}
-
-func configList() string {
-	var b strings.Builder
-	for _, c := range hw.StandardMatrix {
-		fmt.Fprintf(&b, "  %-20s %s\n", c.Name, c.Env)
-	}
-	return b.String()
 }
 
 func newHWCompareCmd(d *deps) *cobra.Command {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/gatesim/gatesim/explain"
@@ -261,16 +260,7 @@ func runSweep(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
-	w := d.stdout
-	fmt.Fprintf(w, "%s %s %s on %s (%d node(s) × %d GPUs), NCCL %s, %d communicator channels; times in µs\n\n",
-		x.f, x.dt.Short(), x.rop.Short(), x.Machine.Name, x.Machine.Nodes, x.Machine.GPUsPerNode, x.v, x.Comm.Comm.NChannels)
-	g, err := whatif.RunGrid(x.Comm, whatif.GridOptions{Func: x.f, DataType: x.dt, RedOp: x.rop, Root: fl.root, Sizes: sizes,
+	err = whatif.WriteSweep(d.stdout, x.Comm, x.v, whatif.GridOptions{Func: x.f, DataType: x.dt, RedOp: x.rop, Root: fl.root, Sizes: sizes,
 		Algos: as, Protos: ps, Channels: fl.channels, InPlace: x.Issue.InPlace})
-	if err != nil {
-		return badInput(err)
-	}
-	g.WriteMarkdown(w)
-	fmt.Fprintf(w, "\nSimulated with profile %s, launch %s.\n", x.Machine.Profile.Summary(), x.Launch)
-	fmt.Fprintf(w, "\nNCCL model: NCCL's own estimate (ncclTopoGetAlgoTime) for the cell; — where NCCL would not run it (pruned or zero bandwidth).\n")
-	return nil
+	return badInput(err)
 }
