@@ -3,6 +3,7 @@ package hw
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/gatesim/gatesim/spec"
@@ -122,4 +123,30 @@ func (n NCCLTestsOnly) Check() error {
 		}
 	}
 	return nil
+}
+
+// NCCLTestsArgs rewrites nccl-tests' "-c 0" and "-G 10" (a switch with a
+// separate number) into "-c=0" and "-G=10" for hw run, so the switches keep
+// working bare (-G) as well.
+func NCCLTestsArgs(args []string) []string {
+	if len(args) < 2 || args[0] != "hw" || args[1] != "run" {
+		return args
+	}
+	out := append([]string(nil), args[:2]...)
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		if (a == "-c" || a == "-G" || a == "--check" || a == "--cudagraph") && i+1 < len(args) {
+			if _, err := strconv.Atoi(args[i+1]); err == nil {
+				out = append(out, a+"="+args[i+1])
+				i++
+				continue
+			}
+		}
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		out = append(out, a)
+	}
+	return out
 }
