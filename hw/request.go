@@ -150,3 +150,28 @@ func NCCLTestsArgs(args []string) []string {
 	}
 	return out
 }
+
+// NCCLTestsBool is a switch that also takes nccl-tests' numeric form:
+// -c 0, -c 1, -G 10 (any N > 0 is on), as well as true/false; it is a
+// flag value (String, Type, Set) for hw run's -c and -G.
+type NCCLTestsBool struct{ B *bool }
+
+func (v NCCLTestsBool) String() string {
+	if v.B != nil && *v.B {
+		return "1"
+	}
+	return "0"
+}
+func (v NCCLTestsBool) Type() string { return "0|1" }
+func (v NCCLTestsBool) Set(s string) error {
+	if b, err := strconv.ParseBool(s); err == nil {
+		*v.B = b
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q: expected 0, 1 (or N > 0), true or false", s)
+	}
+	*v.B = n > 0
+	return nil
+}

@@ -47,3 +47,22 @@ func TestRunRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestNCCLTestsBool: -c and -G take nccl-tests' numbers and Go's booleans.
+func TestNCCLTestsBool(t *testing.T) {
+	for in, want := range map[string]bool{"0": false, "1": true, "10": true, "true": true, "false": false} {
+		var b bool
+		if err := (NCCLTestsBool{B: &b}).Set(in); err != nil || b != want {
+			t.Errorf("Set(%q) = %v, %v; want %v", in, b, err, want)
+		}
+	}
+	var b bool
+	for _, in := range []string{"-1", "yes", ""} {
+		if err := (NCCLTestsBool{B: &b}).Set(in); err == nil {
+			t.Errorf("Set(%q): no error", in)
+		}
+	}
+	if s := (NCCLTestsBool{B: &b}).String(); s != "0" {
+		t.Errorf("String() = %q", s)
+	}
+}

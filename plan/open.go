@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/tuner"
@@ -84,4 +85,17 @@ func TimingLaunch(is spec.Issue) (sim.Launch, error) {
 		return l, fmt.Errorf("--agg: %v", err)
 	}
 	return l, nil
+}
+
+// LoadProfile reads a machine performance profile file (YAML or JSON, at
+// most 1 MiB; nil for no path).
+func LoadProfile(path string) (*sim.Profile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := inputfile.Read(path, 1<<20)
+	if err != nil {
+		return nil, fmt.Errorf("--profile: %v", err)
+	}
+	return sim.ParseProfile(b, path)
 }

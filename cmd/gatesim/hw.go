@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -90,30 +89,6 @@ func newHWInfoCmd(d *deps) *cobra.Command {
 	lf.add(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
-}
-
-// ncclTestsBool is a switch that also takes nccl-tests' numeric form:
-// -c 0, -c 1, -G 10 (any N > 0 is on), as well as true/false.
-type ncclTestsBool struct{ b *bool }
-
-func (v ncclTestsBool) String() string {
-	if v.b != nil && *v.b {
-		return "1"
-	}
-	return "0"
-}
-func (v ncclTestsBool) Type() string { return "0|1" }
-func (v ncclTestsBool) Set(s string) error {
-	if b, err := strconv.ParseBool(s); err == nil {
-		*v.b = b
-		return nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return fmt.Errorf("%q: expected 0, 1 (or N > 0), true or false", s)
-	}
-	*v.b = n > 0
-	return nil
 }
 
 // ncclTestsOnly are nccl-tests flags taken only at the value under which
@@ -226,10 +201,10 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 	f.IntVarP(&iters, "iters", "n", 20, "operations per timed batch")
 	f.IntVar(&nbat, "batches", 5, "timed batches per row (the median is reported)")
 	f.DurationVar(&budget, "row-budget", 2*time.Second, "bound on one row's timed work (fewer iterations for slow rows; 0: none)")
-	f.VarP(ncclTestsBool{&graph}, "cudagraph", "G", "time CUDA graph launches of captured operations (nccl-tests' -G N: 0 off, N > 0 on)")
+	f.VarP(hw.NCCLTestsBool{B: &graph}, "cudagraph", "G", "time CUDA graph launches of captured operations (nccl-tests' -G N: 0 off, N > 0 on)")
 	f.Lookup("cudagraph").NoOptDefVal = "1"
 	check = true
-	f.VarP(ncclTestsBool{&check}, "check", "c", "check every row's result once (nccl-tests' -c 0|1)")
+	f.VarP(hw.NCCLTestsBool{B: &check}, "check", "c", "check every row's result once (nccl-tests' -c 0|1)")
 	f.Lookup("check").NoOptDefVal = "1"
 	f.IntVarP(&ngpus, "ngpus", "g", 0, "GPUs to drive, 0..g-1 (nccl-tests' -g; default: every local GPU)")
 	f.IntVarP(&cycles, "run_cycles", "N", 1, "measure the whole table this many times (nccl-tests' -N)")

@@ -5,9 +5,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/explain"
-	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/plan"
-	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
 	"github.com/spf13/cobra"
@@ -92,22 +90,6 @@ func addProfileFlag(f *pflag.FlagSet, profile *string) {
 	f.StringVar(profile, "profile", "", "machine performance profile (YAML/JSON, docs/calibration.md) instead of the machine's own")
 }
 
-// loadProfile reads --profile (nil when not given).
-func loadProfile(path string) (*sim.Profile, error) {
-	if path == "" {
-		return nil, nil
-	}
-	b, err := inputfile.Read(path, 1<<20)
-	if err != nil {
-		return nil, badInputf("--profile: %v", err)
-	}
-	p, err := sim.ParseProfile(b, path)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return p, nil
-}
-
 // simSetup is what every simulation of one invocation shares: the
 // communicator with its layout and machine (plan.Open) and the
 // operation's type.
@@ -163,9 +145,9 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := loadProfile(fl.profile)
+	p, err := plan.LoadProfile(fl.profile)
 	if err != nil {
-		return nil, err
+		return nil, badInput(err)
 	}
 	is, err := fl.launch.issue()
 	if err != nil {

@@ -131,9 +131,9 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	}
 	var simulate whatif.Simulator
 	if !o.noSim {
-		prof, err := loadProfile(o.profile)
+		prof, err := plan.LoadProfile(o.profile)
 		if err != nil {
-			return err
+			return badInput(err)
 		}
 		l, err := plan.TimingLaunch(issue)
 		if err != nil {
