@@ -53,17 +53,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 			}
 			var assigns []params.Assignment
 			if file != "" {
-				var data []byte
-				name := file
-				if file == "-" {
-					name = "<stdin>"
-					if d.stdin == nil {
-						return badInputf("--file -: no standard input")
-					}
-					data, err = inputfile.ReadAll(d.stdin, name, spec.MaxFileBytes)
-				} else {
-					data, err = readInput(file)
-				}
+				data, name, err := inputfile.ReadOrStdin(file, d.stdin, spec.MaxFileBytes)
 				if err != nil {
 					return badInputf("reading job script: %v", err)
 				}

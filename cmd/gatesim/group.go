@@ -83,23 +83,11 @@ func decideScript(nccl string, sysf *systemFlags, envf *envFlags, calls []spec.C
 	if len(vs) != 1 {
 		return nil, badInputf("--nccl %q: group decides for one release", nccl)
 	}
-	rs, err := spec.Load(vs[0])
-	if err != nil {
-		return nil, badInput(err)
-	}
 	sys, env, err := loadMachine(sysf, envf)
 	if err != nil {
 		return nil, err
 	}
-	comm, err := spec.Init(rs, sys, env)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	l := spec.Launch{}
-	if cudagraph {
-		l.Mode = spec.LaunchGraph
-	}
-	dec, err := comm.DecideCalls(calls, res, l)
+	dec, err := spec.DecideScript(vs[0], sys, env, calls, res, spec.Launch{Mode: spec.LaunchModeOf(cudagraph)})
 	if err != nil {
 		return nil, badInput(err)
 	}

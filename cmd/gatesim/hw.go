@@ -294,15 +294,7 @@ missed.`,
 			if stat != "median" && stat != "best" {
 				return badInputf("--stat %q: expected median or best", stat)
 			}
-			var runs []*conformance.RunResult
-			for _, name := range ours {
-				r, err := hw.ReadRunResult(name)
-				if err != nil {
-					return badInput(err)
-				}
-				runs = append(runs, r)
-			}
-			rows, err := hw.CompareOutputs(runs, files, stat == "best")
+			rows, err := hw.CompareFiles(ours, files, stat == "best")
 			if err != nil {
 				return badInput(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/explain"
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
@@ -204,16 +205,9 @@ func runSim(d *deps, fl *simFlags) error {
 
 // parseList reads a comma-separated list or "all".
 func parseList[T any](s, what string, all []T, parse func(string) (T, error)) ([]T, error) {
-	if strings.EqualFold(strings.TrimSpace(s), "all") || s == "" {
-		return all, nil
-	}
-	var out []T
-	for _, x := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(x))
-		if err != nil {
-			return nil, badInputf("--%s %q: %v", what, s, err)
-		}
-		out = append(out, v)
+	out, err := nccl.ParseList(s, all, parse)
+	if err != nil {
+		return nil, badInputf("--%s %v", what, err)
 	}
 	return out, nil
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/plan"
-	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
 	"github.com/mattn/go-isatty"
@@ -140,11 +139,7 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 			return badInput(err)
 		}
 		simulate = whatif.NewSimulator(4096, whatif.SimOptions{Profile: prof, Launch: l, InPlace: issue.InPlace})
-		which := "each machine's own profile (" + sim.DefaultProfile("h200x2", 90).Summary() + " on h200x2; its GPU-generation parameters on other sm90 machines; nominal elsewhere)"
-		if prof != nil {
-			which = prof.Summary()
-		}
-		fmt.Fprintf(d.stderr, "gatesim whatif: simulated time: launch %s, profile %s\n", l, which)
+		fmt.Fprintf(d.stderr, "gatesim whatif: simulated time: %s\n", whatif.SimulatorNote(prof, l))
 	}
 	lib, err := o.tuner.load()
 	if err != nil {
