@@ -76,6 +76,25 @@ func (r *CheckReport) AddTally(kind, what string, t Tally, note string) {
 		Observed: fmt.Sprintf("%d agree", t.Agree), Agree: t.Agree == t.Total, Note: note})
 }
 
+// CheckVerdict is nil when every report agrees, and otherwise says how
+// many items differ or how many captures lack the evidence to compare.
+func CheckVerdict(reps []*CheckReport) error {
+	bad, incomparable := 0, 0
+	for _, rep := range reps {
+		bad += rep.Disagreements()
+		if len(rep.NotComparable) > 0 {
+			incomparable++
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d item(s) differ from the prediction", bad)
+	}
+	if incomparable > 0 {
+		return fmt.Errorf("%d capture(s) not comparable: the evidence is missing", incomparable)
+	}
+	return nil
+}
+
 // Disagreements counts the rows that differ.
 func (r *CheckReport) Disagreements() int {
 	n := 0

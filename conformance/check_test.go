@@ -39,3 +39,23 @@ func TestWriteCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckVerdict(t *testing.T) {
+	agree := &CheckReport{Rows: []CheckRow{{Agree: true}}}
+	differ := &CheckReport{Rows: []CheckRow{{Agree: false}, {Agree: false}}}
+	blind := &CheckReport{NotComparable: []string{"no graph dump"}}
+	for _, tc := range []struct {
+		reps []*CheckReport
+		want string
+	}{
+		{[]*CheckReport{agree, agree}, ""},
+		{[]*CheckReport{agree, differ}, "2 item(s) differ"},
+		{[]*CheckReport{blind, differ}, "2 item(s) differ"},
+		{[]*CheckReport{agree, blind}, "1 capture(s) not comparable"},
+	} {
+		err := CheckVerdict(tc.reps)
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%d reports: %v, want %q", len(tc.reps), err, tc.want)
+		}
+	}
+}

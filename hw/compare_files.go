@@ -52,3 +52,17 @@ func CompareOutputs(runs []*conformance.RunResult, files []string, best bool) ([
 	}
 	return rows, nil
 }
+
+// CompareFiles is CompareOutputs of the results.json files ours (gatesim
+// hw run's, repeated runs) against the nccl-tests outputs files.
+func CompareFiles(ours, files []string, best bool) ([]conformance.CompareRow, error) {
+	var runs []*conformance.RunResult
+	for _, name := range ours {
+		r, err := ReadRunResult(name)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return CompareOutputs(runs, files, best)
+}

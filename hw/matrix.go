@@ -164,3 +164,13 @@ func RunMatrix(ctx context.Context, o MatrixOptions) ([]MatrixEntry, error) {
 	}
 	return out, writeJSON(filepath.Join(o.Out, "matrix.json"), out)
 }
+
+// MatrixHelp lists StandardMatrix, one configuration a line with its
+// variables, for hw matrix's help.
+func MatrixHelp() string {
+	var b strings.Builder
+	for _, c := range StandardMatrix {
+		fmt.Fprintf(&b, "  %-20s %s\n", c.Name, c.Env)
+	}
+	return b.String()
+}

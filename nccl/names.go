@@ -131,3 +131,20 @@ func AlgoNames() []string { return append([]string(nil), algoNames[:]...) }
 
 // ProtoNames are NCCL's protocol names, in NCCL_PROTO index order.
 func ProtoNames() []string { return append([]string(nil), protoNames[:]...) }
+
+// ParseList reads a comma-separated list of names with parse; "all" or
+// nothing is all. An error quotes the whole list.
+func ParseList[T any](s string, all []T, parse func(string) (T, error)) ([]T, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "all") || s == "" {
+		return all, nil
+	}
+	var out []T
+	for _, x := range strings.Split(s, ",") {
+		v, err := parse(strings.TrimSpace(x))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", s, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package nccl
 
 import (
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -64,5 +65,24 @@ func TestClosest(t *testing.T) {
 		if got != c.want || ok != (c.want != "") {
 			t.Errorf("Closest(%q) = %q, %v; want %q", c.s, got, ok, c.want)
 		}
+	}
+}
+
+func TestParseList(t *testing.T) {
+	all := []Algo{Ring, Tree}
+	for in, want := range map[string][]Algo{"": all, "all": all, " ALL ": all, "nvls": {NVLS}, "ring, pat": {Ring, PAT}} {
+		got, err := ParseList(in, all, ParseAlgo)
+		if err != nil || len(got) != len(want) {
+			t.Errorf("ParseList(%q) = %v, %v; want %v", in, got, err, want)
+			continue
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("ParseList(%q) = %v, want %v", in, got, want)
+			}
+		}
+	}
+	if _, err := ParseList("ring,rign", all, ParseAlgo); err == nil || !strings.Contains(err.Error(), `"ring,rign"`) {
+		t.Errorf("a typo: %v", err)
 	}
 }

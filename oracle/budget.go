@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/gatesim/gatesim/spec"
 )
 
 // The per-request budget. A request's time and memory grow with its
@@ -112,4 +114,34 @@ func (o *Oracle) handleTimed(n int, line []byte, overrun chan struct{}) (answer 
 			<-overrun
 		}()
 	}
+}
+
+// Budgets are the operator's limits of an oracle process as its flags give
+// them; Apply checks each against its range and sets it.
+type Budgets struct {
+	MaxRanks, MaxLine, Workers int
+	Timeout                    time.Duration
+	MaxMemory                  string
+}
+
+// Apply sets the budgets on o; every error names the flag and its range.
+func (b Budgets) Apply(o *Oracle) error {
+	if b.MaxRanks < 1 || b.MaxRanks > spec.MaxRanks {
+		return fmt.Errorf("--max-ranks %d: expected 1 to %d", b.MaxRanks, spec.MaxRanks)
+	}
+	if b.MaxLine < 1 || b.MaxLine > 1<<30 {
+		return fmt.Errorf("--max-line %d: expected 1 to %d bytes", b.MaxLine, 1<<30)
+	}
+	if b.Timeout <= 0 || b.Timeout > 24*time.Hour {
+		return fmt.Errorf("--timeout %v: expected more than 0 and at most 24h", b.Timeout)
+	}
+	mem, err := spec.ParseBytes(b.MaxMemory)
+	if err != nil || mem < 16<<20 || mem > 1<<40 {
+		return fmt.Errorf("--max-memory %q: expected 16MiB to 1TiB", b.MaxMemory)
+	}
+	if b.Workers < 1 || b.Workers > 1024 {
+		return fmt.Errorf("--workers %d: expected 1 to 1024", b.Workers)
+	}
+	o.MaxRanks, o.MaxMemory, o.Timeout, o.Workers = b.MaxRanks, mem, b.Timeout, b.Workers
+	return nil
 }

@@ -268,3 +268,18 @@ func replaceVerdict(tr Trace, id RuleID, v Verdict) Trace {
 	}
 	return tr
 }
+
+// DecideScript decides the launched collectives of a call script on one
+// machine for release v (gatesim group --system): the communicator every
+// name in the script stands for, then DecideCalls.
+func DecideScript(v Version, sys *System, env Env, calls []Call, res []CallResult, launch Launch) (map[int]*Decision, error) {
+	rs, err := Load(v)
+	if err != nil {
+		return nil, err
+	}
+	comm, err := Init(rs, sys, env)
+	if err != nil {
+		return nil, err
+	}
+	return comm.DecideCalls(calls, res, launch)
+}

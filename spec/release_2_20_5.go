@@ -16,7 +16,7 @@ import "fmt"
 
 var tag2205 = "v2.20.5-1"
 
-var tunerABI20 = tunerABI(Ref{tag2205, "src/misc/tuner.cc", "ncclTunerPluginLoad"},
+var tunerABI20 = tunerABI(Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"},
 	`Look up ncclTunerPlugin_v1 (NCCL_TUNER_PLUGIN_SYMBOL) only: init(nRanks, nNodes, logger) without a context. Missing: the library is closed and the internal tuner is used.`,
 	[]string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v1, using internal tuner instead.", "TUNER/Plugin: Using tuner plugin %s"},
 	func(name, _ string, v int, _ []int) []string {
@@ -26,10 +26,10 @@ var tunerABI20 = tunerABI(Ref{tag2205, "src/misc/tuner.cc", "ncclTunerPluginLoad
 		return []string{"TUNER/Plugin: Using tuner plugin " + name}
 	})
 
-var tunerCall20 = ruleAt(tunerCall(Ref{tag2205, "src/enqueue.cc", "getTunerInfo"}), Ref{tag2205, "src/enqueue.cc", "getTunerInfo"},
+var tunerCall20 = ruleAt(tunerCall(Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "getTunerInfo"}), Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "getTunerInfo"},
 	`Before the model, a loaded v1 tuner's getCollInfo (no context argument) receives the function, the byte count, collNetSupport, nvlsSupport and the pipelined-op count and may set the algorithm, the protocol and nChannels. A pair it sets is used as it is (topoGetAlgoInfo runs only for what it left undefined); a set nChannels is kept. A non-success return fails the collective.`)
 
-var nvlsEarly20 = nvlsEarly(Ref{tag2205, "src/transport/nvls.cc", "ncclNvlsInit"},
+var nvlsEarly20 = nvlsEarly(Ref{Tag: tag2205, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
 	`NVLS is turned off silently when NCCL_NVLS_ENABLE is 0, the topology has 2 GPUs or fewer, or the communicator is MNNVL (NVLS is not supported on MNNVL yet), or when the driver entry point cuDeviceGet is missing. (The source also tests nNodes > 1, which initTransportsRank has not computed at that call, so it never holds.)`,
 	func(gpus, _ int, mnnvl bool) (bool, string) {
 		if gpus <= 2 {
@@ -46,7 +46,7 @@ var nvlsEarly20 = nvlsEarly(Ref{tag2205, "src/transport/nvls.cc", "ncclNvlsInit"
 var mnnvl20 = &Rule{
 	ID: "G-MNNVL-1", Layer: LayerDevice, Title: "multi-node NVLink",
 	Doc:  `Checked only when the communicator spans more than one host: the clique is the ranks whose fabric state is complete with the same cluster UUID and clique ID; MNNVL = (NCCL_MNNVL < 0) ? cliqueSize == nRanks (the whole communicator is one clique) : NCCL_MNNVL; then off without cuMem or without fabric-handle support.`,
-	Ref:  Ref{tag2205, "src/init.cc", "initTransportsRank"},
+	Ref:  Ref{Tag: tag2205, File: "src/init.cc", Func: "initTransportsRank"},
 	Logs: []string{"MNNVL busId 0x%lx fabric UUID %lx.%lx cliqueId 0x%x state %d healthMask 0x%x"},
 	init: func(r *initRun) {
 		c := r.comm
@@ -92,9 +92,9 @@ var release2_20_5 = Release{
 }
 
 func consts2_20_5(rs *Ruleset) {
-	rs.SetConst("TunerABI", []int{1}, Ref{tag2205, "src/misc/tuner.cc", "ncclTunerPluginLoad"})
-	rs.DropParam("NCCL_MNNVL_ENABLE", Ref{tag2205, "src/init.cc", "initTransportsRank"})
-	rs.SetParamDefault("NCCL_MNNVL", -2, Ref{tag2205, "src/init.cc", "MNNVL"})
+	rs.SetConst("TunerABI", []int{1}, Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"})
+	rs.DropParam("NCCL_MNNVL_ENABLE", Ref{Tag: tag2205, File: "src/init.cc", Func: "initTransportsRank"})
+	rs.SetParamDefault("NCCL_MNNVL", -2, Ref{Tag: tag2205, File: "src/init.cc", Func: "MNNVL"})
 }
 
 func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {

@@ -20,7 +20,7 @@ var tag2215 = "v2.21.5-1"
 
 // tunerABI21 is the v2-only loader: one symbol, named by
 // NCCL_TUNER_PLUGIN_SYMBOL, and its log line without the word "symbol".
-var tunerABI21 = tunerABI(Ref{tag2215, "src/misc/tuner.cc", "ncclTunerPluginLoad"},
+var tunerABI21 = tunerABI(Ref{Tag: tag2215, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"},
 	`Look up ncclTunerPlugin_v2 (NCCL_TUNER_PLUGIN_SYMBOL) only. Missing: the library is closed and the internal tuner is used.`,
 	[]string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v2, using internal tuner instead.", "TUNER/Plugin: Using tuner plugin %s"},
 	func(name, _ string, v int, _ []int) []string {
@@ -30,7 +30,7 @@ var tunerABI21 = tunerABI(Ref{tag2215, "src/misc/tuner.cc", "ncclTunerPluginLoad
 		return []string{"TUNER/Plugin: Using tuner plugin " + name}
 	})
 
-var tunerCall21 = ruleAt(tunerCall(Ref{tag2215, "src/enqueue.cc", "getTunerInfo"}), Ref{tag2215, "src/enqueue.cc", "getTunerInfo"},
+var tunerCall21 = ruleAt(tunerCall(Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "getTunerInfo"}), Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "getTunerInfo"},
 	`Before the model, a loaded v2 tuner's getCollInfo receives the function, the byte count, collNetSupport, nvlsSupport and the pipelined-op count and may set the algorithm, the protocol and nChannels. A pair it sets is used as it is (topoGetAlgoInfo runs only for what it left undefined), so a pair NCCL would have ruled out is selected; a set nChannels is kept. A non-success return fails the collective.`)
 
 // opSupport21 is G-SEL-OPSUP-1 before 2.22.3: an AllGather is an NVLS
@@ -65,12 +65,12 @@ var release2_21_5 = Release{
 }
 
 func consts2_21_5(rs *Ruleset) {
-	rs.SetConst("TunerABI", []int{2}, Ref{tag2215, "src/misc/tuner.cc", "ncclTunerPluginLoad"})
-	rs.DropParam("NCCL_RUNTIME_CONNECT", Ref{tag2215, "src/init.cc", "initTransportsRank"})
+	rs.SetConst("TunerABI", []int{2}, Ref{Tag: tag2215, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"})
+	rs.DropParam("NCCL_RUNTIME_CONNECT", Ref{Tag: tag2215, File: "src/init.cc", Func: "initTransportsRank"})
 }
 
 func back2_21_5(rs *Ruleset) {
-	ref := func(file, fn string) Ref { return Ref{tag2215, file, fn} }
+	ref := func(file, fn string) Ref { return Ref{Tag: tag2215, File: file, Func: fn} }
 	rs.Replace(tunerABI21, "2.21.5 looks up v2 only (NCCL_TUNER_PLUGIN_SYMBOL); 2.22.3 probes v3, then v2 through an adapter")
 	rs.Replace(tunerCall21, "2.21.5: a v2 tuner names algorithm and protocol before the model; 2.22.3: the tuner edits the cost table")
 	rs.Replace(opSupport21(ref("src/enqueue.cc", "scheduleCollTasksToPlan")), "2.21.5: NVLS AllGather needs an NVLS Sum type; 2.22.3 exempts AllGather")

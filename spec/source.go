@@ -143,3 +143,29 @@ func (f OpSource) Op() (Op, error) {
 	}
 	return op, nil
 }
+
+// Ops are the operations of a source whose Coll and Bytes are comma
+// separated lists: every collective at every size (defaultSizes when Bytes
+// is empty; the one Count when CountSet).
+func (f OpSource) Ops(defaultSizes []string) ([]Op, error) {
+	sizes := defaultSizes
+	if f.Bytes != "" {
+		sizes = strings.Split(f.Bytes, ",")
+	}
+	if f.CountSet {
+		sizes = []string{""}
+	}
+	var ops []Op
+	for _, coll := range strings.Split(f.Coll, ",") {
+		for _, sz := range sizes {
+			g := f
+			g.Coll, g.Bytes = strings.TrimSpace(coll), strings.TrimSpace(sz)
+			op, err := g.Op()
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, op)
+		}
+	}
+	return ops, nil
+}

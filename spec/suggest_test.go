@@ -81,3 +81,19 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestValueNames: every kind names a non-empty list, and no other kind
+// names one.
+func TestValueNames(t *testing.T) {
+	for _, k := range []string{"system", "nccl", "coll", "colls", "algo", "proto", "dtype", "redop"} {
+		if len(ValueNames(k)) == 0 {
+			t.Errorf("ValueNames(%q) is empty", k)
+		}
+	}
+	if got := ValueNames("nodes"); got != nil {
+		t.Errorf("ValueNames(nodes) = %v", got)
+	}
+	if strings.Join(ValueNames("nccl"), ",") != strings.Join(ReleaseNames(), ",") {
+		t.Error("ValueNames(nccl) is not the releases")
+	}
+}

@@ -111,3 +111,51 @@ func TopoHosts(preset string, xmlFiles []string, nodes int, read func(string) ([
 	}
 	return all, nil
 }
+
+// TopoSearch is the topology stage alone for a planner (gatesim topo
+// search): Release's rules, Nodes hosts from Preset or XMLFiles
+// (TopoHosts), the variables of Env checked (CheckedTopoOptions), and the
+// graphs of GraphFile loaded instead of searched when it is named. Files
+// are read with read.
+type TopoSearch struct {
+	Release   string
+	Preset    string
+	XMLFiles  []string
+	Nodes     int
+	Env       []string
+	GraphFile string
+}
+
+// Run runs the search; every error is the request's.
+func (q TopoSearch) Run(read func(string) ([]byte, error)) (*topo.Result, error) {
+	v, err := ParseVersion(q.Release)
+	if err != nil {
+		return nil, err
+	}
+	p, err := TopoParamsFor(v)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := TopoHosts(q.Preset, q.XMLFiles, q.Nodes, read)
+	if err != nil {
+		return nil, err
+	}
+	env, err := ParseAssignments(q.Env)
+	if err != nil {
+		return nil, err
+	}
+	o, err := CheckedTopoOptions(env)
+	if err != nil {
+		return nil, err
+	}
+	if q.GraphFile != "" {
+		data, err := read(q.GraphFile)
+		if err != nil {
+			return nil, err
+		}
+		if o.GraphFile, err = topo.ParseGraphXML(q.GraphFile, data); err != nil {
+			return nil, err
+		}
+	}
+	return topo.Search(hosts, p, o)
+}

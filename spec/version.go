@@ -69,3 +69,27 @@ func ReleaseNames() []string {
 	}
 	return out
 }
+
+// ValueNames are the values a command-line value of this kind takes, for
+// completion and suggestions: system presets, releases, collectives (coll,
+// colls), algorithms, protocols, datatypes (dtype) and reductions (redop);
+// nil for any other kind.
+func ValueNames(kind string) []string {
+	switch kind {
+	case "system":
+		return PresetNames()
+	case "nccl":
+		return ReleaseNames()
+	case "coll", "colls":
+		return FuncNames(SelectFuncs)
+	case "algo":
+		return AlgoNames()
+	case "proto":
+		return ProtoNames()
+	case "dtype":
+		return DataTypeNames()
+	case "redop":
+		return RedOpNames()
+	}
+	return nil
+}

@@ -140,3 +140,20 @@ func SizeLabel(b int64) string {
 	}
 	return strconv.FormatInt(b, 10)
 }
+
+// WriteSweep is gatesim sim --sweep: a line naming the operation, the
+// machine, the release and the communicator's channels, the grid of o over
+// c (RunGrid) as Markdown, and how it was timed.
+func WriteSweep(w io.Writer, c *plan.Comm, release spec.Version, o GridOptions) error {
+	m := c.Machine
+	fmt.Fprintf(w, "%s %s %s on %s (%d node(s) × %d GPUs), NCCL %s, %d communicator channels; times in µs\n\n",
+		o.Func, o.DataType.Short(), o.RedOp.Short(), m.Name, m.Nodes, m.GPUsPerNode, release, c.Comm.NChannels)
+	g, err := RunGrid(c, o)
+	if err != nil {
+		return err
+	}
+	g.WriteMarkdown(w)
+	fmt.Fprintf(w, "\nSimulated with profile %s, launch %s.\n", m.Profile.Summary(), c.Launch)
+	fmt.Fprintf(w, "\nNCCL model: NCCL's own estimate (ncclTopoGetAlgoTime) for the cell; — where NCCL would not run it (pruned or zero bandwidth).\n")
+	return nil
+}

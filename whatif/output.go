@@ -164,3 +164,36 @@ func FormatUs(us float64) string {
 	}
 	return fmt.Sprintf("%.2f s", us/1e6)
 }
+
+// Formats are the ways whatif prints a sweep.
+var Formats = []string{"table", "csv", "json"}
+
+// Format is the format of whatif's --format and --json: asJSON stands for
+// json, and may not be given with another format.
+func Format(format string, asJSON bool) (string, error) {
+	if asJSON {
+		if format != "table" && format != "json" {
+			return "", fmt.Errorf("--json and --format %s: give one", format)
+		}
+		format = "json"
+	}
+	for _, f := range Formats {
+		if f == format {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("--format %q: expected table, csv or json", format)
+}
+
+// Write prints the results in format (Format): a table with the releases'
+// differences, CSV, or JSON of the given schema version, streamed so a
+// sweep of MaxPoints prints in bounded memory.
+func Write(w io.Writer, format string, schema int, rs []Result, diffs []ReleaseDiff) error {
+	switch format {
+	case "csv":
+		return WriteCSV(w, rs)
+	case "json":
+		return WriteJSON(w, schema, rs, diffs)
+	}
+	return WriteTable(w, rs, diffs)
+}

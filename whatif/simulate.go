@@ -162,3 +162,13 @@ func (in *simInput) run() (t, launch sim.Time, err error) {
 	}
 	return res.Time, in.cfg.Machine.LaunchCost(s.Algo, s.Proto, in.cfg.Launch), nil
 }
+
+// SimulatorNote says how a sweep's simulated time is taken: the launch and
+// the profile (the given one, or each machine's own).
+func SimulatorNote(prof *sim.Profile, l sim.Launch) string {
+	which := "each machine's own profile (" + sim.DefaultProfile("h200x2", 90).Summary() + " on h200x2; its GPU-generation parameters on other sm90 machines; nominal elsewhere)"
+	if prof != nil {
+		which = prof.Summary()
+	}
+	return "launch " + l.String() + ", profile " + which
+}

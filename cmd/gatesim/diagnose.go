@@ -82,11 +82,7 @@ every operation line the log printed, each compared with the operations of its g
 				if agg < 1 || agg > spec.MaxGroupOps {
 					return badInputf("--agg %d: expected 1..%d", agg, spec.MaxGroupOps)
 				}
-				launch := spec.Launch{Agg: agg}
-				if cudagraph {
-					launch.Mode = spec.LaunchGraph
-				}
-				pr, err := diagnose.PredictLaunch(l, rel, sys, env, nil, launch)
+				pr, err := diagnose.PredictLaunch(l, rel, sys, env, nil, spec.Launch{Agg: agg, Mode: spec.LaunchModeOf(cudagraph)})
 				if err != nil {
 					return badInput(err)
 				}

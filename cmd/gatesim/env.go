@@ -15,31 +15,6 @@ import (
 // Simple, NVLS, Ring).
 var envDefaultSizes = []string{"4KiB", "1GiB"}
 
-// envOps are the operations env judges gate effects at: every --coll
-// (comma list) at every --bytes (comma list; default envDefaultSizes).
-func envOps(f opFlags) ([]spec.Op, error) {
-	sizes := envDefaultSizes
-	if f.bytes != "" {
-		sizes = strings.Split(f.bytes, ",")
-	}
-	if f.count >= 0 {
-		sizes = []string{""}
-	}
-	var ops []spec.Op
-	for _, coll := range strings.Split(f.coll, ",") {
-		for _, sz := range sizes {
-			g := f
-			g.coll, g.bytes = strings.TrimSpace(coll), strings.TrimSpace(sz)
-			op, err := g.build()
-			if err != nil {
-				return nil, err
-			}
-			ops = append(ops, op)
-		}
-	}
-	return ops, nil
-}
-
 func newEnvCmd(d *deps) *cobra.Command {
 	var (
 		release string
@@ -78,17 +53,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 			}
 			var assigns []params.Assignment
 			if file != "" {
-				var data []byte
-				name := file
-				if file == "-" {
-					name = "<stdin>"
-					if d.stdin == nil {
-						return badInputf("--file -: no standard input")
-					}
-					data, err = inputfile.ReadAll(d.stdin, name, spec.MaxFileBytes)
-				} else {
-					data, err = readInput(file)
-				}
+				data, name, err := inputfile.ReadOrStdin(file, d.stdin, spec.MaxFileBytes)
 				if err != nil {
 					return badInputf("reading job script: %v", err)
 				}
@@ -115,8 +80,8 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 				if sys, err = sysf.load(); err != nil {
 					return err
 				}
-				if ops, err = envOps(opf); err != nil {
-					return err
+				if ops, err = opf.source().Ops(envDefaultSizes); err != nil {
+					return badInput(err)
 				}
 			}
 			rep := params.Lint(reg, assigns, params.Options{Grammar: params.SpecGrammar, Effect: params.SpecEffect(sys, ops)})

@@ -55,15 +55,8 @@ func runExplain(d *deps, o *explainOpts) error {
 	if err != nil {
 		return err
 	}
-	sys, err := o.sys.load()
+	sys, env, err := loadMachine(&o.sys, &o.env)
 	if err != nil {
-		return err
-	}
-	env, err := o.env.build()
-	if err != nil {
-		return err
-	}
-	if err := loadGraphFile(sys, env); err != nil {
 		return err
 	}
 	op, err := o.op.build()

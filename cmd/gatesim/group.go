@@ -99,26 +99,11 @@ func loadOneRelease(nccl string) (*spec.Ruleset, error) {
 
 // decideScript decides the script's launched collectives on the machine.
 func decideScript(rs *spec.Ruleset, sysf *systemFlags, envf *envFlags, calls []spec.Call, res []spec.CallResult, cudagraph bool) (map[int]*spec.Decision, error) {
-	sys, err := sysf.load()
+	sys, env, err := loadMachine(sysf, envf)
 	if err != nil {
 		return nil, err
 	}
-	env, err := envf.build()
-	if err != nil {
-		return nil, err
-	}
-	if err := loadGraphFile(sys, env); err != nil {
-		return nil, err
-	}
-	comm, err := spec.Init(rs, sys, env)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	l := spec.Launch{}
-	if cudagraph {
-		l.Mode = spec.LaunchGraph
-	}
-	dec, err := comm.DecideCalls(calls, res, l)
+	dec, err := spec.DecideScript(rs.Version, sys, env, calls, res, spec.Launch{Mode: spec.LaunchModeOf(cudagraph)})
 	if err != nil {
 		return nil, badInput(err)
 	}

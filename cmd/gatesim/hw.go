@@ -7,25 +7,27 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/hw"
-	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/spf13/cobra"
 )
 
-// hwError maps hw's errors onto exit codes: no GPU, CUDA or NCCL is 3.
+// hwError maps hw's errors onto exit codes: no GPU, CUDA or NCCL is 3, a
+// communicator NCCL refuses 1.
 func hwError(err error) error {
-	if err == nil {
+	var re *plan.RefusedError
+	switch {
+	case err == nil:
 		return nil
-	}
-	if errors.Is(err, hw.ErrUnavailable) {
+	case errors.Is(err, hw.ErrUnavailable):
 		return &exitError{code: exitNoDevice, err: err}
+	case errors.As(err, &re):
+		return &exitError{code: exitNo, err: err}
 	}
 	return err
 }
@@ -89,95 +91,16 @@ func newHWInfoCmd(d *deps) *cobra.Command {
 	return c
 }
 
-// parseSize reads a size for hw run's nccl-tests-style -b/-e flags, in
-// gatesim's one size grammar (spec.ParseBytes: 1K = 1024 B).
-func parseSize(s string) (uint64, error) {
-	n, err := spec.ParseBytes(s)
-	if err != nil {
-		return 0, err
-	}
-	return uint64(n), nil
-}
-
-// ncclTestsBool is a switch that also takes nccl-tests' numeric form:
-// -c 0, -c 1, -G 10 (any N > 0 is on), as well as true/false.
-type ncclTestsBool struct{ b *bool }
-
-func (v ncclTestsBool) String() string {
-	if v.b != nil && *v.b {
-		return "1"
-	}
-	return "0"
-}
-func (v ncclTestsBool) Type() string { return "0|1" }
-func (v ncclTestsBool) Set(s string) error {
-	if b, err := strconv.ParseBool(s); err == nil {
-		*v.b = b
-		return nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return fmt.Errorf("%q: expected 0, 1 (or N > 0), true or false", s)
-	}
-	*v.b = n > 0
-	return nil
-}
-
-// ncclTestsOnly are nccl-tests flags whose other settings do not apply to
-// gatesim's runner: each is taken at the value under which the runner
-// already behaves, and refused with the reason otherwise.
-type ncclTestsOnly struct{ blocking, average, parallel, threads int }
+// ncclTestsOnly are nccl-tests flags taken only at the value under which
+// gatesim's runner already behaves (hw.NCCLTestsOnly).
+type ncclTestsOnly struct{ hw.NCCLTestsOnly }
 
 func (n *ncclTestsOnly) add(c *cobra.Command) {
 	f := c.Flags()
-	f.IntVarP(&n.blocking, "blocking", "z", 0, "nccl-tests' -z: gatesim's collectives are not blocking (only 0 applies)")
-	f.IntVarP(&n.average, "average", "a", 1, "nccl-tests' -a: the time reported is the one every rank shares, timed between CUDA events across all GPUs (only 1 applies)")
-	f.IntVarP(&n.parallel, "parallel_init", "p", 0, "nccl-tests' -p: ranks initialise with ncclCommInitAll or per process (only 0 applies)")
-	f.IntVarP(&n.threads, "nthreads", "t", 1, "nccl-tests' -t: one thread drives every GPU of the process (only 1 applies)")
-}
-
-func (n *ncclTestsOnly) check() error {
-	for _, x := range []struct {
-		flag      string
-		got, want int
-		why       string
-	}{
-		{"-z", n.blocking, 0, "gatesim's runner does not make collectives blocking"},
-		{"-a", n.average, 1, "the reported time is measured once for all ranks (CUDA events around each batch)"},
-		{"-p", n.parallel, 0, "parallel init threads are not offered"},
-		{"-t", n.threads, 1, "one thread drives every GPU of the process; use -g for the GPU count"},
-	} {
-		if x.got != x.want {
-			return fmt.Errorf("%s %d does not apply: %s (only %s %d)", x.flag, x.got, x.why, x.flag, x.want)
-		}
-	}
-	return nil
-}
-
-// ncclTestsArgs rewrites nccl-tests' "-c 0" and "-G 10" (a switch with a
-// separate number) into "-c=0" and "-G=10" for hw run, so the switches keep
-// working bare (-G) as well.
-func ncclTestsArgs(args []string) []string {
-	if len(args) < 2 || args[0] != "hw" || args[1] != "run" {
-		return args
-	}
-	out := append([]string(nil), args[:2]...)
-	for i := 2; i < len(args); i++ {
-		a := args[i]
-		if (a == "-c" || a == "-G" || a == "--check" || a == "--cudagraph") && i+1 < len(args) {
-			if _, err := strconv.Atoi(args[i+1]); err == nil {
-				out = append(out, a+"="+args[i+1])
-				i++
-				continue
-			}
-		}
-		if a == "--" {
-			out = append(out, args[i:]...)
-			break
-		}
-		out = append(out, a)
-	}
-	return out
+	f.IntVarP(&n.Blocking, "blocking", "z", 0, "nccl-tests' -z: gatesim's collectives are not blocking (only 0 applies)")
+	f.IntVarP(&n.Average, "average", "a", 1, "nccl-tests' -a: the time reported is the one every rank shares, timed between CUDA events across all GPUs (only 1 applies)")
+	f.IntVarP(&n.Parallel, "parallel_init", "p", 0, "nccl-tests' -p: ranks initialise with ncclCommInitAll or per process (only 0 applies)")
+	f.IntVarP(&n.Threads, "nthreads", "t", 1, "nccl-tests' -t: one thread drives every GPU of the process (only 1 applies)")
 }
 
 func newHWRunCmd(d *deps) *cobra.Command {
@@ -209,85 +132,33 @@ the GPU. One process drives every local GPU, or, under mpirun, srun or torchrun,
 its INFO log, topology and graph dumps into DIR, beside results.json and results.txt.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := nt.check(); err != nil {
+			if err := nt.Check(); err != nil {
 				return badInput(err)
 			}
-			if ngpus > 0 {
-				if len(devices) > 0 {
-					return badInputf("-g and --devices both name the GPUs: give one")
-				}
-				for i := 0; i < ngpus; i++ {
-					devices = append(devices, i)
-				}
-			}
-			if cycles < 1 {
-				return badInputf("-N %d: expected a cycle count >= 1 (nccl-tests' 0, run forever, is not offered)", cycles)
-			}
-			funcs, err := hw.ParseFuncs(colls)
-			if err != nil {
-				return badInput(err)
-			}
-			dt, err := spec.ParseDataType(dtype)
-			if err != nil {
-				return badInput(err)
-			}
-			op, err := spec.ParseRedOp(redop)
-			if err != nil {
-				return badInput(err)
-			}
-			if agg < 1 || agg > hw.MaxAgg {
-				return badInputf("-m %d: expected 1 to %d operations per group", agg, hw.MaxAgg)
-			}
-			lo, err := parseSize(minB)
-			if err != nil {
-				return badInput(err)
-			}
-			hi, err := parseSize(maxB)
-			if err != nil {
-				return badInput(err)
-			}
-			if lo == 0 || hi < lo || factor < 2 {
-				return badInputf("sizes -b %s -e %s -f %d: expected 0 < minbytes <= maxbytes and a factor >= 2", minB, maxB, factor)
-			}
-			sizes := hw.SizeRange(lo, hi, factor)
-			if sizes[len(sizes)-1] != hi {
-				sizes = append(sizes, hi) // always measure the largest size asked for
-			}
-			plan := hw.Plan{Funcs: funcs, Sizes: sizes, DataType: dt, RedOp: op, Root: root,
-				Warmup: warmup, Iters: iters, Batches: nbat, RowBudget: budget, Graph: graph, Agg: agg, Check: check, Seed: 0x5eed}
-
-			bufs, err := spec.ParseBuffers(buffers)
-			if err != nil {
-				return badInput(fmt.Errorf("--buffers: %w", err))
-			}
-			o := hw.Options{Search: lf.search(), Devices: devices, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Timeout: timeout, Buffers: bufs}
+			req := hw.RunRequest{Colls: colls, DataType: dtype, RedOp: redop, MinBytes: minB, MaxBytes: maxB, Factor: factor,
+				Root: root, Warmup: warmup, Iters: iters, Batch: nbat, Agg: agg, Cycles: cycles, NGPUs: ngpus, RowBudget: budget,
+				Timeout: timeout, Graph: graph, Check: check, HostCheck: hostCheck, AllowNVLS: lf.allowNVLS, Buffers: buffers,
+				Devices: devices, Search: lf.search(), IDFile: idFile, Store: store, Capture: capture, Config: config,
+				OutJSON: outJSON, Progress: d.stderr, Getenv: os.Getenv}
 			if kernels != "" {
-				if o.PTX, err = readInput(kernels); err != nil {
+				var err error
+				if req.PTX, err = readInput(kernels); err != nil {
 					return badInput(err)
 				}
 			}
-			launch, multi, err := hw.DetectLaunch(os.Getenv)
+			job, err := req.Job()
 			if err != nil {
 				return badInput(err)
 			}
-			rank := -1
-			if multi {
-				launch.IDFile = idFile
-				if store != "" {
-					launch.Store = store
+			job.Cycle = func(cyc int, res *conformance.RunResult) error {
+				if asJSON {
+					return nil
 				}
-				o.Launch, rank = launch, launch.Rank
+				// -N: every cycle but the last is printed as it ends,
+				// as nccl-tests prints each cycle's table
+				fmt.Fprintf(d.stdout, "# cycle %d of %d\n", cyc, cycles)
+				return conformance.WriteTable(d.stdout, res)
 			}
-			job := &hw.Job{Plan: plan, Options: o, Cycles: cycles, Capture: capture, Config: config, OutJSON: outJSON, Rank: rank, Progress: d.stderr,
-				Cycle: func(cyc int, res *conformance.RunResult) error {
-					if asJSON {
-						return nil
-					}
-					// -N: every cycle but the last is printed as it ends,
-					// as nccl-tests prints each cycle's table
-					fmt.Fprintf(d.stdout, "# cycle %d of %d\n", cyc, cycles)
-					return conformance.WriteTable(d.stdout, res)
-				}}
 			res, err := job.Run()
 			var je *hw.JobError
 			switch {
@@ -330,10 +201,10 @@ its INFO log, topology and graph dumps into DIR, beside results.json and results
 	f.IntVarP(&iters, "iters", "n", 20, "operations per timed batch")
 	f.IntVar(&nbat, "batches", 5, "timed batches per row (the median is reported)")
 	f.DurationVar(&budget, "row-budget", 2*time.Second, "bound on one row's timed work (fewer iterations for slow rows; 0: none)")
-	f.VarP(ncclTestsBool{&graph}, "cudagraph", "G", "time CUDA graph launches of captured operations (nccl-tests' -G N: 0 off, N > 0 on)")
+	f.VarP(hw.NCCLTestsBool{B: &graph}, "cudagraph", "G", "time CUDA graph launches of captured operations (nccl-tests' -G N: 0 off, N > 0 on)")
 	f.Lookup("cudagraph").NoOptDefVal = "1"
 	check = true
-	f.VarP(ncclTestsBool{&check}, "check", "c", "check every row's result once (nccl-tests' -c 0|1)")
+	f.VarP(hw.NCCLTestsBool{B: &check}, "check", "c", "check every row's result once (nccl-tests' -c 0|1)")
 	f.Lookup("check").NoOptDefVal = "1"
 	f.IntVarP(&ngpus, "ngpus", "g", 0, "GPUs to drive, 0..g-1 (nccl-tests' -g; default: every local GPU)")
 	f.IntVarP(&cycles, "run_cycles", "N", 1, "measure the whole table this many times (nccl-tests' -N)")
@@ -366,7 +237,7 @@ func newHWMatrixCmd(d *deps) *cobra.Command {
 		Long: `matrix starts one 'gatesim hw run --capture DIR/<config>' process per configuration (NCCL reads
 its parameters once per process) with the configuration's NCCL_* variables, the capture variables
 and the NVLS safety variables, and passes the flags after -- to every run. Configurations:
-` + configList(),
+` + hw.MatrixHelp(),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
 				return badInputf("--out is required")
@@ -403,14 +274,6 @@ and the NVLS safety variables, and passes the flags after -- to every run. Confi
 	return c
 }
 
-func configList() string {
-	var b strings.Builder
-	for _, c := range hw.StandardMatrix {
-		fmt.Fprintf(&b, "  %-20s %s\n", c.Name, c.Env)
-	}
-	return b.String()
-}
-
 func newHWCompareCmd(d *deps) *cobra.Command {
 	var ours []string
 	var asJSON bool
@@ -431,15 +294,7 @@ missed.`,
 			if stat != "median" && stat != "best" {
 				return badInputf("--stat %q: expected median or best", stat)
 			}
-			var runs []*conformance.RunResult
-			for _, name := range ours {
-				r, err := hw.ReadRunResult(name)
-				if err != nil {
-					return badInput(err)
-				}
-				runs = append(runs, r)
-			}
-			rows, err := hw.CompareOutputs(runs, files, stat == "best")
+			rows, err := hw.CompareFiles(ours, files, stat == "best")
 			if err != nil {
 				return badInput(err)
 			}
@@ -488,13 +343,6 @@ operations returned. Exit code 1 when anything differs.`,
 			if err != nil {
 				return badInput(err)
 			}
-			bad, incomparable := 0, 0
-			for _, rep := range reps {
-				bad += rep.Disagreements()
-				if len(rep.NotComparable) > 0 {
-					incomparable++
-				}
-			}
 			if asJSON {
 				if err := writeOut(d, "hw-check", hw.CheckOutput{Configs: reps}); err != nil {
 					return err
@@ -502,11 +350,8 @@ operations returned. Exit code 1 when anything differs.`,
 			} else if err := conformance.WriteCheck(d.stdout, reps, verbose); err != nil {
 				return err
 			}
-			if bad > 0 {
-				return &exitError{code: exitNo, err: fmt.Errorf("%d item(s) differ from the prediction", bad)}
-			}
-			if incomparable > 0 {
-				return &exitError{code: exitNo, err: fmt.Errorf("%d capture(s) not comparable: the evidence is missing", incomparable)}
+			if err := conformance.CheckVerdict(reps); err != nil {
+				return &exitError{code: exitNo, err: err}
 			}
 			return nil
 		},

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/gatesim/gatesim/hw"
-	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
@@ -42,9 +41,6 @@ the schedule's from above. One process must drive every GPU of the communicator.
 				}
 				ptx = b
 			}
-			if len(ptx) == 0 {
-				return badInputf("no replay kernel: this binary embeds none; give --ptx (nvcc -ptx hw/kernels/gatesim_replay.cu)")
-			}
 			algs, err := parseList(algoList, "algo", []spec.Algo{spec.Ring, spec.Tree}, spec.ParseAlgo)
 			if err != nil {
 				return err
@@ -65,60 +61,34 @@ the schedule's from above. One process must drive every GPU of the communicator.
 			if err != nil {
 				return badInput(err)
 			}
-			sys, err := sf.load()
+			sys, env, err := loadMachine(&sf, &ef)
 			if err != nil {
 				return err
-			}
-			env, err := ef.build()
-			if err != nil {
-				return err
-			}
-			if err := loadGraphFile(sys, env); err != nil {
-				return err
-			}
-			s, err := hw.Open(hw.Options{Search: lf.search(), AllowNVLS: lf.allowNVLS})
-			if err != nil {
-				return hwError(err)
-			}
-			defer s.Close()
-			if err := s.LoadKernels(ptx, hw.ReplayKernel); err != nil {
-				return hwError(err)
-			}
-			rel, ok := spec.Nearest(s.Version())
-			if !ok {
-				return badInputf("NCCL %s is older than every modelled release", s.Version())
-			}
-			pc, err := plan.Build(spec.MustLoad(rel), sys, env, nil)
-			if err != nil {
-				return planError(err)
-			}
-			if pc.Comm.NRanks != s.NRanks() {
-				return badInputf("the machine has %d ranks, this process drives %d GPUs: describe the machine it runs on", pc.Comm.NRanks, s.NRanks())
-			}
-			rows, err := hw.ReplaySweep(s, pc, hw.ReplayOptions{Algos: algs, Protos: protos, Sizes: szs, DataType: dt, RedOp: rop, Seed: seed, PerRound: perRound}, d.stderr)
-			var ie *hw.ReplayInputError
-			if errors.As(err, &ie) {
-				return badInput(ie.Err)
-			} else if err != nil {
-				return hwError(err)
 			}
 			bad := 0
-			for _, r := range rows {
-				if !r.BitExact {
-					bad++
-				}
-			}
-			if out != "" {
-				if err := writeJSONFile(out, rows); err != nil {
-					return err
-				}
-			}
-			if asJSON {
-				if err := writeOut(d, "hw-replay", hw.ReplayOutput{Rows: rows}); err != nil {
-					return err
-				}
-			} else {
-				hw.WriteReplay(d.stdout, rel, s, rows)
+			job := hw.ReplayJob{Options: hw.Options{Search: lf.search(), AllowNVLS: lf.allowNVLS}, PTX: ptx, Sys: sys, Env: env, Log: d.stderr,
+				Replay: hw.ReplayOptions{Algos: algs, Protos: protos, Sizes: szs, DataType: dt, RedOp: rop, Seed: seed, PerRound: perRound},
+				Done: func(rel spec.Version, s *hw.Session, rows []hw.ReplayRow) error {
+					for _, r := range rows {
+						if !r.BitExact {
+							bad++
+						}
+					}
+					if out != "" {
+						if err := writeJSONFile(out, rows); err != nil {
+							return err
+						}
+					}
+					if asJSON {
+						return writeOut(d, "hw-replay", hw.ReplayOutput{Rows: rows})
+					}
+					hw.WriteReplay(d.stdout, rel, s, rows)
+					return nil
+				}}
+			if err := job.Run(); errors.Is(err, hw.ErrReplayInput) {
+				return badInput(err)
+			} else if err != nil {
+				return hwError(err)
 			}
 			if bad > 0 {
 				return &exitError{code: exitNo, err: fmt.Errorf("%d replay(s) differ from sim's data plane", bad)}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/hw"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -78,7 +80,7 @@ func TestHWRunNCCLTestsFlags(t *testing.T) {
 	}
 	for _, c := range cases {
 		cmd := newHWRunCmd(&deps{})
-		args := ncclTestsArgs(append([]string{"hw", "run"}, c.args...))[2:]
+		args := hw.NCCLTestsArgs(append([]string{"hw", "run"}, c.args...))[2:]
 		if err := cmd.ParseFlags(args); err != nil {
 			t.Errorf("%v: %v", c.args, err)
 			continue

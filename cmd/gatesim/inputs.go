@@ -67,10 +67,13 @@ func (f *opFlags) add(c *cobra.Command) {
 	c.Flags().IntVar(&f.root, "root", 0, "root rank for broadcast and reduce")
 }
 
-func (f *opFlags) build() (spec.Op, error) {
-	src := spec.OpSource{Coll: f.coll, Bytes: f.bytes, DType: f.dtype, RedOp: f.redop, Count: f.count, Root: f.root,
+func (f *opFlags) source() spec.OpSource {
+	return spec.OpSource{Coll: f.coll, Bytes: f.bytes, DType: f.dtype, RedOp: f.redop, Count: f.count, Root: f.root,
 		CountSet: f.cmd != nil && f.cmd.Flags().Changed("count")}
-	op, err := src.Op()
+}
+
+func (f *opFlags) build() (spec.Op, error) {
+	op, err := f.source().Op()
 	if err != nil {
 		return spec.Op{}, badInput(err)
 	}
@@ -117,4 +120,18 @@ func loadGraphFile(sys *spec.System, env spec.Env) error {
 	}
 	sys.GraphFile = graphs
 	return nil
+}
+
+// loadMachine builds the System of sf and the environment of ef, with the
+// graphs NCCL_GRAPH_FILE names; every error is the user's.
+func loadMachine(sf *systemFlags, ef *envFlags) (*spec.System, spec.Env, error) {
+	sys, err := sf.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := ef.build()
+	if err != nil {
+		return nil, nil, err
+	}
+	return sys, env, loadGraphFile(sys, env)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"reflect"
 
 	"github.com/gatesim/gatesim/conformance"
@@ -15,64 +14,33 @@ import (
 	"github.com/gatesim/gatesim/whatif"
 )
 
-// jsonOutput is one command's --json output: its name (docs/schema/NAME.
-// schema.json), the schema version it carries, and its Go type. A changed
-// or removed field bumps the version; an added one does not.
-type jsonOutput struct {
-	name    string
-	version int
-	typ     reflect.Type
-}
-
 // jsonOutputs lists every --json output; jsonOutputs_test.go generates the
 // schemas from the types and validates each command's output against its
 // own. The oracle streams its own versioned answers (oracle.Answer).
-var jsonOutputs = []jsonOutput{
-	{"explain", 1, reflect.TypeFor[explain.Output]()},
-	{"rules", 1, reflect.TypeFor[explain.Rules]()},
-	{"rules-diff", 1, reflect.TypeFor[explain.RulesDiff]()},
-	{"table", 1, reflect.TypeFor[explain.Table]()},
-	{"table-diff", 1, reflect.TypeFor[explain.TableDiff]()},
-	{"topo-search", 1, reflect.TypeFor[topo.Result]()},
-	{"sim", 1, reflect.TypeFor[plan.Report]()},
-	{"whatif", 1, reflect.TypeFor[whatif.JSONOutput]()},
-	{"env", 1, reflect.TypeFor[params.Report]()},
-	{"diagnose", 1, reflect.TypeFor[diagnose.Output]()},
-	{"group", 1, reflect.TypeFor[explain.GroupScript]()},
-	{"version", 1, reflect.TypeFor[versionJSON]()},
-	{"releases", 1, reflect.TypeFor[releasesJSON]()},
-	{"hw-info", 1, reflect.TypeFor[hw.ProbeResult]()},
-	{"hw-run", 1, reflect.TypeFor[conformance.RunResult]()},
-	{"hw-compare", 1, reflect.TypeFor[hw.CompareOutput]()},
-	{"hw-check", 1, reflect.TypeFor[hw.CheckOutput]()},
-	{"hw-replay", 1, reflect.TypeFor[hw.ReplayOutput]()},
+var jsonOutputs = jsonout.Registry{
+	{Name: "explain", Version: 1, Type: reflect.TypeFor[explain.Output]()},
+	{Name: "rules", Version: 1, Type: reflect.TypeFor[explain.Rules]()},
+	{Name: "rules-diff", Version: 1, Type: reflect.TypeFor[explain.RulesDiff]()},
+	{Name: "table", Version: 1, Type: reflect.TypeFor[explain.Table]()},
+	{Name: "table-diff", Version: 1, Type: reflect.TypeFor[explain.TableDiff]()},
+	{Name: "topo-search", Version: 1, Type: reflect.TypeFor[topo.Result]()},
+	{Name: "sim", Version: 1, Type: reflect.TypeFor[plan.Report]()},
+	{Name: "whatif", Version: 1, Type: reflect.TypeFor[whatif.JSONOutput]()},
+	{Name: "env", Version: 1, Type: reflect.TypeFor[params.Report]()},
+	{Name: "diagnose", Version: 1, Type: reflect.TypeFor[diagnose.Output]()},
+	{Name: "group", Version: 1, Type: reflect.TypeFor[explain.GroupScript]()},
+	{Name: "version", Version: 1, Type: reflect.TypeFor[versionJSON]()},
+	{Name: "releases", Version: 1, Type: reflect.TypeFor[explain.Releases]()},
+	{Name: "topo-presets", Version: 1, Type: reflect.TypeFor[explain.HostPresets]()},
+	{Name: "hw-info", Version: 1, Type: reflect.TypeFor[hw.ProbeResult]()},
+	{Name: "hw-run", Version: 1, Type: reflect.TypeFor[conformance.RunResult]()},
+	{Name: "hw-compare", Version: 1, Type: reflect.TypeFor[hw.CompareOutput]()},
+	{Name: "hw-check", Version: 1, Type: reflect.TypeFor[hw.CheckOutput]()},
+	{Name: "hw-replay", Version: 1, Type: reflect.TypeFor[hw.ReplayOutput]()},
 }
 
-// outVersion is the schema version of the --json output name.
-func outVersion(name string) (int, error) {
-	for _, o := range jsonOutputs {
-		if o.name == name {
-			return o.version, nil
-		}
-	}
-	return 0, fmt.Errorf("internal: no --json output named %s", name)
-}
+// outVersion is the schema version of the output named name.
+func outVersion(name string) (int, error) { return jsonOutputs.Version(name) }
 
-// writeOut prints v as the --json output name: "schema" first, snake_case
-// keys, floats rounded (internal/jsonout).
-func writeOut(d *deps, name string, v any) error {
-	for _, o := range jsonOutputs {
-		if o.name != name {
-			continue
-		}
-		t := reflect.TypeOf(v)
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t != o.typ {
-			return fmt.Errorf("internal: --json output %s is a %s, registered as %s", name, t, o.typ)
-		}
-		return jsonout.Write(d.stdout, o.version, v)
-	}
-	return fmt.Errorf("internal: no --json output named %s", name)
-}
+// writeOut prints v as the --json output named name.
+func writeOut(d *deps, name string, v any) error { return jsonOutputs.Write(d.stdout, name, v) }

@@ -17,20 +17,21 @@ import (
 // command that makes it; the others (hw info, run, compare, replay) have
 // their schema generated and are held to it by type.
 var jsonRuns = map[string][][]string{
-	"explain":     {{"explain", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4", "--json"}},
-	"rules":       {{"rules", "--nccl", "2.22.3", "--json"}},
-	"rules-diff":  {{"rules", "diff", "2.22.3", "2.28.9", "--json"}},
-	"table":       {{"table", "--system", "dgx-h100", "--nodes", "2", "--graphs", "--json"}},
-	"table-diff":  {{"table", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--json"}},
-	"topo-search": {{"topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json"}},
-	"sim":         {{"sim", "--system", "h200x2", "--bytes", "1MiB", "--verify", "--json"}, {"sim", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}},
-	"whatif":      {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}, {"whatif", "--system", "h200x2", "--sizes", "1MiB", "--no-sim", "--json"}},
-	"env":         {{"env", "--nccl", "2.28.9", "--file", "../../examples/job.sh", "--system", "dgx-h100", "--json"}},
-	"diagnose":    {{"diagnose", "../../examples/hgx-ring.log", "--json"}, {"diagnose", "../../examples/nccl.log", "--topo", "../../examples/topo.xml", "--json"}},
-	"group":       {{"group", "../../examples/calls.txt", "--json"}},
-	"version":     {{"version", "--json"}},
-	"releases":    {{"releases", "--json"}},
-	"hw-check":    {{"hw", "check", "--from", "../../golden/testdata/captured/h200x2-2.28.9", "--json"}},
+	"explain":      {{"explain", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4", "--json"}},
+	"rules":        {{"rules", "--nccl", "2.22.3", "--json"}},
+	"rules-diff":   {{"rules", "diff", "2.22.3", "2.28.9", "--json"}},
+	"table":        {{"table", "--system", "dgx-h100", "--nodes", "2", "--graphs", "--json"}},
+	"table-diff":   {{"table", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--json"}},
+	"topo-search":  {{"topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json"}},
+	"sim":          {{"sim", "--system", "h200x2", "--bytes", "1MiB", "--verify", "--json"}, {"sim", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}},
+	"whatif":       {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}, {"whatif", "--system", "h200x2", "--sizes", "1MiB", "--no-sim", "--json"}},
+	"env":          {{"env", "--nccl", "2.28.9", "--file", "../../examples/job.sh", "--system", "dgx-h100", "--json"}},
+	"diagnose":     {{"diagnose", "../../examples/hgx-ring.log", "--json"}, {"diagnose", "../../examples/nccl.log", "--topo", "../../examples/topo.xml", "--json"}},
+	"group":        {{"group", "../../examples/calls.txt", "--json"}},
+	"version":      {{"version", "--json"}},
+	"releases":     {{"releases", "--json"}},
+	"topo-presets": {{"topo", "presets", "--json"}},
+	"hw-check":     {{"hw", "check", "--from", "../../golden/testdata/captured/h200x2-2.28.9", "--json"}},
 }
 
 // TestJSONSchemas writes docs/schema/NAME.schema.json from each output's Go
@@ -40,16 +41,16 @@ var jsonRuns = map[string][][]string{
 func TestJSONSchemas(t *testing.T) {
 	schemas := map[string]map[string]any{}
 	for _, o := range jsonOutputs {
-		s := jsonout.Schema("gatesim "+strings.ReplaceAll(o.name, "-", " ")+" --json", o.version, o.typ)
+		s := jsonout.Schema("gatesim "+strings.ReplaceAll(o.Name, "-", " ")+" --json", o.Version, o.Type)
 		b, err := json.MarshalIndent(s, "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
-		goldenfile.Check(t, filepath.Join("..", "..", "docs", "schema", o.name+".schema.json"), string(b)+"\n", *update)
+		goldenfile.Check(t, filepath.Join("..", "..", "docs", "schema", o.Name+".schema.json"), string(b)+"\n", *update)
 		// validate against the schema as written, not the in-memory map
 		var back map[string]any
 		json.Unmarshal(b, &back)
-		schemas[o.name] = back
+		schemas[o.Name] = back
 	}
 	for name, runs := range jsonRuns {
 		s, ok := schemas[name]
@@ -95,10 +96,11 @@ func TestEveryJSONFlagHasASchema(t *testing.T) {
 		"gatesim topo search": "topo-search", "gatesim sim": "sim", "gatesim env": "env", "gatesim diagnose": "diagnose",
 		"gatesim group": "group", "gatesim version": "version", "gatesim releases": "releases", "gatesim hw info": "hw-info", "gatesim hw run": "hw-run",
 		"gatesim hw compare": "hw-compare", "gatesim hw check": "hw-check", "gatesim hw replay": "hw-replay", "gatesim whatif": "whatif",
+		"gatesim topo presets": "topo-presets",
 	}
 	registered := map[string]bool{}
 	for _, o := range jsonOutputs {
-		registered[o.name] = true
+		registered[o.Name] = true
 	}
 	var missing []string
 	var visit func(c *cobra.Command)

@@ -42,19 +42,6 @@ longer than --max-line bytes, gets an "invalid" answer naming its line and
 the budget, and the stream goes on.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if maxRanks < 1 || maxRanks > spec.MaxRanks {
-				return badInputf("--max-ranks %d: expected 1 to %d", maxRanks, spec.MaxRanks)
-			}
-			if maxLine < 1 || maxLine > 1<<30 {
-				return badInputf("--max-line %d: expected 1 to %d bytes", maxLine, 1<<30)
-			}
-			if timeout <= 0 || timeout > 24*time.Hour {
-				return badInputf("--timeout %v: expected more than 0 and at most 24h", timeout)
-			}
-			mem, err := spec.ParseBytes(maxMemory)
-			if err != nil || mem < 16<<20 || mem > 1<<40 {
-				return badInputf("--max-memory %q: expected 16MiB to 1TiB", maxMemory)
-			}
 			var read func(string) ([]byte, error)
 			if len(allow) > 0 {
 				var err error
@@ -71,17 +58,13 @@ the budget, and the stream goes on.`,
 				}
 				o.Tuner = f
 			}
-			o.MaxRanks = maxRanks
-			o.MaxMemory = mem
-			o.Timeout = timeout
+			if err := (oracle.Budgets{MaxRanks: maxRanks, MaxLine: maxLine, Workers: workers, Timeout: timeout, MaxMemory: maxMemory}).Apply(o); err != nil {
+				return badInput(err)
+			}
 			in := d.stdin
 			if in == nil {
 				in = os.Stdin
 			}
-			if workers < 1 || workers > 1024 {
-				return badInputf("--workers %d: expected 1 to 1024", workers)
-			}
-			o.Workers = workers
 			return o.Serve(in, d.stdout, maxLine)
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/gatesim/gatesim/hw"
 	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
@@ -124,28 +125,13 @@ func aliases(c *cobra.Command, old map[string]string) {
 }
 
 // completions are the values a flag of this name takes, for shell
-// completion; --coll is per command (hw run takes more than the others).
+// completion (spec.ValueNames); hw run's --colls takes more than the
+// others' --coll.
 func completions(c *cobra.Command, flag string) []string {
-	switch flag {
-	case "system":
-		return spec.PresetNames()
-	case "nccl":
-		return spec.ReleaseNames()
-	case "coll", "colls":
-		if c.Name() == "run" && c.Parent() != nil && c.Parent().Name() == "hw" {
-			return append(spec.FuncNames(spec.AllFuncs), "all")
-		}
-		return spec.FuncNames(spec.SelectFuncs)
-	case "algo":
-		return spec.AlgoNames()
-	case "proto":
-		return spec.ProtoNames()
-	case "dtype":
-		return spec.DataTypeNames()
-	case "redop":
-		return spec.RedOpNames()
+	if flag == "colls" && c.Name() == "run" && c.Parent() != nil && c.Parent().Name() == "hw" {
+		return append(spec.FuncNames(spec.AllFuncs), "all")
 	}
-	return nil
+	return spec.ValueNames(flag)
 }
 
 // registerCompletions gives every string flag that names a preset, release,
@@ -205,7 +191,7 @@ func runWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) (cod
 	}()
 	d := &deps{stdout: stdout, stderr: stderr, stdin: stdin}
 	root := newRootCmd(d)
-	root.SetArgs(ncclTestsArgs(args))
+	root.SetArgs(hw.NCCLTestsArgs(args))
 	err := root.Execute()
 	if err == nil {
 		return exitOK

@@ -2,16 +2,12 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
-	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/explain"
-	"github.com/gatesim/gatesim/internal/inputfile"
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/plan"
-	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
-	"github.com/gatesim/gatesim/tuner"
 	"github.com/gatesim/gatesim/whatif"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -95,49 +91,15 @@ func addProfileFlag(f *pflag.FlagSet, profile *string) {
 	f.StringVar(profile, "profile", "", "machine performance profile (YAML/JSON, docs/calibration.md) instead of the machine's own")
 }
 
-// loadProfile reads --profile (nil when not given).
-func loadProfile(path string) (*sim.Profile, error) {
-	if path == "" {
-		return nil, nil
-	}
-	b, err := inputfile.Read(path, 1<<20)
-	if err != nil {
-		return nil, badInputf("--profile: %v", err)
-	}
-	p, err := sim.ParseProfile(b, path)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return p, nil
-}
-
-// timingLaunch is the launch the timing charges for an issue.
-func timingLaunch(is spec.Issue) (sim.Launch, error) {
-	l := sim.Launch{Launch: is.Launch}
-	if err := l.Validate(); err != nil {
-		return l, badInputf("--agg: %v", err)
-	}
-	return l, nil
-}
-
 // simSetup is what every simulation of one invocation shares: the
-// communicator with its layout and machine (package plan) and the
+// communicator with its layout and machine (plan.Open) and the
 // operation's type.
 type simSetup struct {
-	*plan.Comm
+	*plan.Session
 	v   spec.Version
 	f   spec.Func
 	dt  spec.DataType
 	rop spec.RedOp
-	// tuned is the --tuner plugin loaded into the communicator (nil: none).
-	tuned *tuner.Session
-}
-
-// close finalizes the tuner plugin.
-func (x *simSetup) close() {
-	if x.tuned != nil {
-		x.tuned.Close()
-	}
 }
 
 // planError gives plan's errors their exit codes: NCCL refusing is the
@@ -151,7 +113,7 @@ func planError(err error) error {
 }
 
 func newSimSetup(fl *simFlags) (*simSetup, error) {
-	sys, err := fl.sf.load()
+	sys, env, err := loadMachine(&fl.sf, &fl.ef)
 	if err != nil {
 		return nil, err
 	}
@@ -162,13 +124,6 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 		for i := range sys.Nodes {
 			sys.Nodes[i].Reshape(fl.gpus, 0, 0, 0)
 		}
-	}
-	env, err := fl.ef.build()
-	if err != nil {
-		return nil, err
-	}
-	if err := loadGraphFile(sys, env); err != nil {
-		return nil, err
 	}
 	x := &simSetup{}
 	if x.v, err = spec.ParseVersion(fl.nccl); err != nil {
@@ -191,36 +146,16 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	var init plan.Init
-	if lib != nil {
-		init = func(rs *spec.Ruleset, sys *spec.System, env spec.Env) (*spec.Comm, plan.SelectFunc, error) {
-			if x.tuned, err = lib.Attach(spec.Init, rs, sys, env); err != nil {
-				return nil, nil, err
-			}
-			return x.tuned.Comm, x.tuned.Select, nil
-		}
+	p, err := plan.LoadProfile(fl.profile)
+	if err != nil {
+		return nil, badInput(err)
 	}
-	if x.Comm, err = plan.Build(rs, sys, env, init); err != nil {
-		return nil, planError(err)
-	}
-	if mc := rs.Consts.MaxChannels; fl.channels < 0 || fl.channels > mc {
-		return nil, badInputf("--channels %d: expected 1 to %d (NCCL %s's MAXCHANNELS, src/include/device.h), or 0 for NCCL's count", fl.channels, mc, x.v)
-	}
-	p, err := loadProfile(fl.profile)
+	is, err := fl.launch.issue()
 	if err != nil {
 		return nil, err
 	}
-	if p != nil {
-		x.Machine.Profile = p
-	}
-	if x.Issue, err = fl.launch.issue(); err != nil {
-		return nil, err
-	}
-	if x.Launch, err = timingLaunch(x.Issue); err != nil {
-		return nil, err
-	}
-	if x.tuned != nil && !x.Issue.Alone() {
-		return nil, badInputf("--tuner with --agg, --cudagraph, --buffers or --inplace: a tuner's answer for a group is not modelled")
+	if x.Session, err = plan.Open(plan.Request{Ruleset: rs, Sys: sys, Env: env, Tuner: lib, Channels: fl.channels, Profile: p, Issue: is}); err != nil {
+		return nil, planError(err)
 	}
 	return x, nil
 }
@@ -233,7 +168,7 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
-	defer x.close()
+	defer x.Close()
 	size, err := spec.ParseBytes(fl.bytes)
 	if err != nil {
 		return badInput(err)
@@ -242,49 +177,15 @@ func runSim(d *deps, fl *simFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	ch, err := x.Choose(op, fl.algo, fl.proto, fl.channels, explain.DecisionLine)
+	rep, ch, err := x.Run(op, plan.RunOptions{Release: x.v.String(), Size: size, Algo: fl.algo, Proto: fl.proto, Channels: fl.channels,
+		ChunkSize: x.Tuned.ChunkSizer(), Describe: explain.DecisionLine, Trace: fl.trace, TraceRanks: fl.traceRanks,
+		MaxTraceEvents: simTraceLimit, Verify: fl.verify})
 	if err != nil {
 		return planError(err)
 	}
-	m, f := x.Machine, x.f
-	s, err := algos.Build(op, ch.Sel, x.Layout, algos.Options{InPlace: x.Issue.InPlace, ChunkSize: x.tuned.ChunkSizer()})
-	if err != nil {
-		return badInput(err)
-	}
-	cfg := x.Config(ch.Decision, ch.Sel)
-	cfg.Trace, cfg.MaxTraceEvents = fl.trace != "", simTraceLimit
-	sx, err := sim.New(s, cfg)
-	if err != nil {
-		return badInput(err)
-	}
-	res, err := sx.Run()
-	if err != nil {
-		return err
-	}
-	selection := ch.Sel.String()
-	if ch.Decision.P2P != nil {
-		selection = fmt.Sprintf("p2p/%s, up to %d of %d p2p channels per peer", s.Proto, ch.Decision.P2P.NChannelsPerPeer, ch.Decision.P2P.NChannels)
-	}
-	rep := &plan.Report{Machine: m, NCCL: x.v.String(), Op: op, Selection: selection, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
-		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: x.Launch}
-	if x.tuned != nil {
-		x.close() // finalize now, so the report says how it went
-		rep.Tuner = x.tuned.Report
-	}
-	if ch.Group != nil {
-		if rep.Group, err = x.SimulateGroup(ch.Group, res); err != nil {
-			return badInput(err)
-		}
-	}
-	if fl.trace != "" {
-		if err := plan.WriteTrace(fl.trace, sx, fl.traceRanks, fmt.Sprintf("%s %d B %s", f, size, ch.Sel), m.Name, simTraceLimit); err != nil {
-			return err
-		}
-	}
-	if fl.verify {
-		if rep.Verification, err = plan.Verify(s, size, x.rop); err != nil {
-			return badInput(err)
-		}
+	if x.Tuned != nil {
+		x.Close() // finalize now, so the report says how it went
+		rep.Tuner = x.Tuned.Report
 	}
 	if fl.jsonOut {
 		if err := writeOut(d, "sim", rep); err != nil {
@@ -292,8 +193,8 @@ func runSim(d *deps, fl *simFlags) error {
 		}
 	} else {
 		plan.WriteReport(d.stdout, rep, fl.trace)
-		if x.tuned != nil {
-			explain.WriteTunerEffect(d.stdout, x.tuned.Report, ch.Decision)
+		if x.Tuned != nil {
+			explain.WriteTunerEffect(d.stdout, x.Tuned.Report, ch.Decision)
 		}
 	}
 	if rep.Verification != nil && !rep.Verification.OK {
@@ -304,16 +205,9 @@ func runSim(d *deps, fl *simFlags) error {
 
 // parseList reads a comma-separated list or "all".
 func parseList[T any](s, what string, all []T, parse func(string) (T, error)) ([]T, error) {
-	if strings.EqualFold(strings.TrimSpace(s), "all") || s == "" {
-		return all, nil
-	}
-	var out []T
-	for _, x := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(x))
-		if err != nil {
-			return nil, badInputf("--%s %q: %v", what, s, err)
-		}
-		out = append(out, v)
+	out, err := nccl.ParseList(s, all, parse)
+	if err != nil {
+		return nil, badInputf("--%s %v", what, err)
 	}
 	return out, nil
 }
@@ -328,7 +222,7 @@ func runSweep(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
-	defer x.close()
+	defer x.Close()
 	sizes, err := spec.ParseSizeRange(fl.sweep)
 	if err != nil {
 		return err
@@ -342,16 +236,7 @@ func runSweep(d *deps, fl *simFlags) error {
 	if err != nil {
 		return err
 	}
-	w := d.stdout
-	fmt.Fprintf(w, "%s %s %s on %s (%d node(s) × %d GPUs), NCCL %s, %d communicator channels; times in µs\n\n",
-		x.f, x.dt.Short(), x.rop.Short(), x.Machine.Name, x.Machine.Nodes, x.Machine.GPUsPerNode, x.v, x.Comm.Comm.NChannels)
-	g, err := whatif.RunGrid(x.Comm, whatif.GridOptions{Func: x.f, DataType: x.dt, RedOp: x.rop, Root: fl.root, Sizes: sizes,
+	err = whatif.WriteSweep(d.stdout, x.Comm, x.v, whatif.GridOptions{Func: x.f, DataType: x.dt, RedOp: x.rop, Root: fl.root, Sizes: sizes,
 		Algos: as, Protos: ps, Channels: fl.channels, InPlace: x.Issue.InPlace})
-	if err != nil {
-		return badInput(err)
-	}
-	g.WriteMarkdown(w)
-	fmt.Fprintf(w, "\nSimulated with profile %s, launch %s.\n", x.Machine.Profile.Summary(), x.Launch)
-	fmt.Fprintf(w, "\nNCCL model: NCCL's own estimate (ncclTopoGetAlgoTime) for the cell; — where NCCL would not run it (pruned or zero bandwidth).\n")
-	return nil
+	return badInput(err)
 }

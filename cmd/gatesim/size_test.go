@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/hw"
 )
 
 // TestOneSizeGrammar: 1G is 2^30 bytes in every command that takes a size,
@@ -36,7 +38,10 @@ func TestOneSizeGrammar(t *testing.T) {
 	if a == c {
 		t.Errorf("oracle: 1G answered as 10^9 bytes")
 	}
-	if n, err := parseSize("1G"); err != nil || n != 1<<30 {
-		t.Errorf("hw run -b 1G = %d, %v", n, err)
+	// hw run -b 1G -e 1G measures one size of 2^30 bytes.
+	job, err := hw.RunRequest{Colls: "allreduce", DataType: "float", RedOp: "sum", MinBytes: "1G", MaxBytes: "1G", Factor: 2,
+		Agg: 1, Cycles: 1, Buffers: "user", Getenv: func(string) string { return "" }}.Job()
+	if err != nil || len(job.Plan.Sizes) != 1 || job.Plan.Sizes[0] != 1<<30 {
+		t.Errorf("hw run -b 1G -e 1G: %v, %v", job, err)
 	}
 }

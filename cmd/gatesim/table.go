@@ -33,15 +33,8 @@ cells, thresholds and channel counts that differ between them on the same machin
 			if len(vs) > 2 {
 				return badInputf("--nccl: one release (its table) or two (their differences)")
 			}
-			sys, err := sf.load()
+			sys, env, err := loadMachine(&sf, &ef)
 			if err != nil {
-				return err
-			}
-			env, err := ef.build()
-			if err != nil {
-				return err
-			}
-			if err := loadGraphFile(sys, env); err != nil {
 				return err
 			}
 			if len(vs) == 2 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/spf13/cobra"
@@ -21,18 +22,21 @@ func newTopoCmd(d *deps) *cobra.Command {
 }
 
 func newTopoPresetsCmd(d *deps) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	c := &cobra.Command{
 		Use:   "presets",
 		Short: "List the host presets",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			for _, name := range topo.PresetNames() {
-				spec := topo.Presets()[name]
-				fmt.Fprintf(d.stdout, "%s\t%d GPUs sm%d, %d NICs, %d %s sockets\n", name, len(spec.GPUs), spec.GPUs[0].SM, len(spec.NICs), spec.Sockets, spec.CPUArch)
+			if asJSON {
+				return writeOut(d, "topo-presets", explain.NewHostPresets())
 			}
+			explain.NewHostPresets().WriteText(d.stdout)
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	return c
 }
 
 func newTopoDumpCmd(d *deps) *cobra.Command {
@@ -101,37 +105,8 @@ stage (NCCL_P2P_LEVEL, NCCL_CROSS_NIC, NCCL_MAX_NCHANNELS, ...).`,
 }
 
 func runTopoSearch(d *deps, f *topoSearchFlags) error {
-	v, err := spec.ParseVersion(f.release)
-	if err != nil {
-		return badInput(err)
-	}
-	rs, err := spec.Load(v)
-	if err != nil {
-		return badInput(err)
-	}
-	p := rs.TopoParams
-	all, err := spec.TopoHosts(f.preset, f.xmlFiles, f.nodes, readInput)
-	if err != nil {
-		return badInput(err)
-	}
-	env, err := spec.ParseAssignments(f.sets)
-	if err != nil {
-		return badInput(err)
-	}
-	o, err := spec.CheckedTopoOptions(env)
-	if err != nil {
-		return badInput(err)
-	}
-	if f.graphFile != "" {
-		data, err := readInput(f.graphFile)
-		if err != nil {
-			return badInput(err)
-		}
-		if o.GraphFile, err = topo.ParseGraphXML(f.graphFile, data); err != nil {
-			return badInput(err)
-		}
-	}
-	r, err := topo.Search(all, p, o)
+	q := spec.TopoSearch{Release: f.release, Preset: f.preset, XMLFiles: f.xmlFiles, Nodes: f.nodes, Env: f.sets, GraphFile: f.graphFile}
+	r, err := q.Run(readInput)
 	if err != nil {
 		return badInput(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/gatesim/gatesim/sim"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/whatif"
 	"github.com/mattn/go-isatty"
@@ -112,16 +112,8 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if o.json {
-		if o.format != "table" && o.format != "json" {
-			return badInputf("--json and --format %s: give one", o.format)
-		}
-		o.format = "json"
-	}
-	switch o.format {
-	case "table", "csv", "json":
-	default:
-		return badInputf("--format %q: expected table, csv or json", o.format)
+	if o.format, err = whatif.Format(o.format, o.json); err != nil {
+		return badInput(err)
 	}
 	issue, err := o.launch.issue()
 	if err != nil {
@@ -138,20 +130,16 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	}
 	var simulate whatif.Simulator
 	if !o.noSim {
-		prof, err := loadProfile(o.profile)
+		prof, err := plan.LoadProfile(o.profile)
 		if err != nil {
-			return err
+			return badInput(err)
 		}
-		l, err := timingLaunch(issue)
+		l, err := plan.TimingLaunch(issue)
 		if err != nil {
-			return err
+			return badInput(err)
 		}
 		simulate = whatif.NewSimulator(4096, whatif.SimOptions{Profile: prof, Launch: l, InPlace: issue.InPlace})
-		which := "each machine's own profile (" + sim.DefaultProfile("h200x2", 90).Summary() + " on h200x2; its GPU-generation parameters on other sm90 machines; nominal elsewhere)"
-		if prof != nil {
-			which = prof.Summary()
-		}
-		fmt.Fprintf(d.stderr, "gatesim whatif: simulated time: launch %s, profile %s\n", l, which)
+		fmt.Fprintf(d.stderr, "gatesim whatif: simulated time: %s\n", whatif.SimulatorNote(prof, l))
 	}
 	lib, err := o.tuner.load()
 	if err != nil {
@@ -166,24 +154,12 @@ func runWhatif(d *deps, o *whatifOpts, command string) error {
 	if len(sw.NCCL) > 1 {
 		diffs = whatif.DiffReleases(rs)
 	}
-	switch o.format {
-	case "csv":
-		if err := whatif.WriteCSV(d.stdout, rs); err != nil {
-			return err
-		}
-	case "json":
-		// streamed: a sweep of whatif.MaxPoints prints in bounded memory
-		v, err := outVersion("whatif")
-		if err != nil {
-			return err
-		}
-		if err := whatif.WriteJSON(d.stdout, v, rs, diffs); err != nil {
-			return err
-		}
-	default:
-		if err := whatif.WriteTable(d.stdout, rs, diffs); err != nil {
-			return err
-		}
+	v, err := outVersion("whatif")
+	if err != nil {
+		return err
+	}
+	if err := whatif.Write(d.stdout, o.format, v, rs, diffs); err != nil {
+		return err
 	}
 	if o.out != "" {
 		return whatif.WriteFigures(o.out, command, rs, d.stderr)

@@ -5,6 +5,7 @@
 package inputfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -136,4 +137,19 @@ func Under(dirs []string, max int64) (func(string) ([]byte, error), error) {
 		}
 		return Read(real, max)
 	}, nil
+}
+
+// ReadOrStdin reads path, or stdin when path is "-" (named "<stdin>";
+// nil stdin is an error), at most max bytes either way; name is what
+// errors and positions call the input.
+func ReadOrStdin(path string, stdin io.Reader, max int64) (data []byte, name string, err error) {
+	if path != "-" {
+		data, err = Read(path, max)
+		return data, path, err
+	}
+	if stdin == nil {
+		return nil, "<stdin>", errors.New("no standard input")
+	}
+	data, err = ReadAll(stdin, "<stdin>", max)
+	return data, "<stdin>", err
 }

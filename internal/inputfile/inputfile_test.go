@@ -102,3 +102,21 @@ func TestUnderLeaksNothing(t *testing.T) {
 		t.Errorf("--allow-dir of a file: %v", err)
 	}
 }
+
+// TestReadOrStdin: "-" reads standard input, named <stdin>; anything else
+// is a file; no standard input is an error.
+func TestReadOrStdin(t *testing.T) {
+	data, name, err := ReadOrStdin("-", strings.NewReader("NCCL_ALGO=Ring\n"), 1<<10)
+	if err != nil || name != "<stdin>" || string(data) != "NCCL_ALGO=Ring\n" {
+		t.Errorf("stdin: %q %q %v", data, name, err)
+	}
+	if _, _, err := ReadOrStdin("-", nil, 1<<10); err == nil {
+		t.Error("nil stdin: no error")
+	}
+	if _, _, err := ReadOrStdin("-", strings.NewReader(strings.Repeat("x", 2048)), 1<<10); err == nil {
+		t.Error("stdin over the limit: no error")
+	}
+	if _, name, err := ReadOrStdin("inputfile.go", nil, 1<<20); err != nil || name != "inputfile.go" {
+		t.Errorf("file: %q %v", name, err)
+	}
+}

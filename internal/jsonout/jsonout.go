@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode"
@@ -189,4 +190,45 @@ func normalize(raw []byte, schema int, whole bool) ([]byte, error) {
 		}
 	}
 	return b.Bytes(), nil
+}
+
+// Output is one --json output a program registers: its name (the schema's
+// file, docs/schema/NAME.schema.json), its schema version and the Go type
+// it prints.
+type Output struct {
+	Name    string
+	Version int
+	Type    reflect.Type
+}
+
+// Registry is a program's --json outputs; printing an unregistered name,
+// or a value of another type than registered, is the program's bug.
+type Registry []Output
+
+// Version is the schema version of the output named name.
+func (r Registry) Version(name string) (int, error) {
+	for _, o := range r {
+		if o.Name == name {
+			return o.Version, nil
+		}
+	}
+	return 0, fmt.Errorf("internal: no --json output named %s", name)
+}
+
+// Write prints v as the output named name (Write with its version).
+func (r Registry) Write(w io.Writer, name string, v any) error {
+	for _, o := range r {
+		if o.Name != name {
+			continue
+		}
+		t := reflect.TypeOf(v)
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t != o.Type {
+			return fmt.Errorf("internal: --json output %s is a %s, registered as %s", name, t, o.Type)
+		}
+		return Write(w, o.Version, v)
+	}
+	return fmt.Errorf("internal: no --json output named %s", name)
 }
