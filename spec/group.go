@@ -70,24 +70,24 @@ type CallResult struct {
 var (
 	groupEnd1 = &Rule{ID: "G-GROUP-END-1", Layer: LayerGroup, Title: "ncclGroupEnd outside a group",
 		Doc:  `ncclGroupEnd with no open ncclGroupStart warns and returns ncclInvalidUsage.`,
-		Ref:  Ref{"v2.22.3-1", "src/group.cc", "ncclGroupEndInternal"},
+		Ref:  Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"},
 		Logs: []string{"ncclGroupEnd: not in a group call."}, groupCall: true}
 	groupEnqueue1 = &Rule{ID: "G-GROUP-ENQUEUE-1", Layer: LayerGroup, Title: "operations start at the outermost ncclGroupEnd",
 		Doc: `Calls inside a group are only recorded; the whole group is launched by the last, outermost ncclGroupEnd. Inner ncclGroupStart/ncclGroupEnd pairs do nothing. A group left open launches nothing.`,
-		Ref: Ref{"v2.22.3-1", "src/group.cc", "ncclGroupEndInternal"}, groupCall: true}
+		Ref: Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, groupCall: true}
 	groupSync1 = &Rule{ID: "G-GROUP-SYNC-1", Layer: LayerGroup, Title: "stream synchronisation inside a group",
 		Doc: `Inside a group a collective can return before its operation is enqueued on the stream, so cudaStreamSynchronize on that stream is only meaningful after ncclGroupEnd returns; before, it waits for nothing (and a wait on the result deadlocks).`,
-		Ref: Ref{"v2.22.3-1", "src/group.cc", "ncclGroupEndInternal"}, groupCall: true}
+		Ref: Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclGroupEndInternal"}, groupCall: true}
 	groupInit1 = &Rule{ID: "G-GROUP-INIT-1", Layer: LayerGroup, Title: "init calls are not aggregated with communication",
 		Doc: `ncclCommInitRank calls may be grouped with each other to create communicators for several devices from one thread, but not with communication calls: a collective on a communicator whose init is still queued in the same group uses an uninitialised communicator (NCCL does not check this for blocking communicators).`,
-		Ref: Ref{"v2.22.3-1", "src/init.cc", "ncclCommInitRankDev"}, groupCall: true}
+		Ref: Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommInitRankDev"}, groupCall: true}
 	groupMix1 = &Rule{ID: "G-GROUP-MIX-1", Layer: LayerGroup, Title: "blocking and nonblocking communicators in one group",
 		Doc:  `Async jobs (communicator init) of blocking and nonblocking communicators in the same group: WARN and ncclInvalidArgument.`,
-		Ref:  Ref{"v2.22.3-1", "src/group.cc", "ncclAsyncLaunch"},
+		Ref:  Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclAsyncLaunch"},
 		Logs: []string{"Blocking and nonblocking communicators are not allowed in the same group."}, groupCall: true}
 	groupNonblock1 = &Rule{ID: "G-GROUP-NONBLOCK-1", Layer: LayerGroup, Title: "nonblocking communicators return ncclInProgress",
 		Doc:  `A group holding a nonblocking communicator's work returns ncclInProgress from its outermost ncclGroupEnd; the application must poll ncclCommGetAsyncError until ncclSuccess before using the communicator again, or the next call warns and returns ncclInvalidArgument.`,
-		Ref:  Ref{"v2.22.3-1", "src/init.cc", "ncclCommEnsureReady"},
+		Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommEnsureReady"},
 		Logs: []string{"Attempt to use communicator before the previous operation returned ncclSuccess"}, groupCall: true}
 )
 

@@ -761,9 +761,11 @@ func errRule(ref Ref, prefix string) *Rule {
 
 var ctaPolicyRule = &Rule{
 	ID: "G-SEL-CTAPOL-1", Layer: LayerSelect, Cap: CapNVLS, Title: "CTA policy override towards NVLS",
-	Doc:   `Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, CTA policy EFFICIENCY, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,
-	Ref:   Ref{"v2.28.3-1", "src/enqueue.cc", "getAlgoInfo"},
-	perOp: ctaPolicyAlone,
+	Doc: `Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, CTA policy EFFICIENCY, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,
+	Ref: Ref{"v2.28.3-1", "src/enqueue.cc", "getAlgoInfo"},
+	perOp: func(o *opRun) {
+		ctaPolicyAlone(o)
+	},
 }
 
 // ctaPolicyAlone is G-SEL-CTAPOL-1 for an operation on ordinary buffers
