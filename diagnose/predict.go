@@ -21,7 +21,9 @@ func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, 
 // logged size repeated launch.Agg times in one group (nccl-tests -m),
 // captured into a CUDA graph or not. Every operation of the group is a
 // decision, so each line the group prints (one per operation, each on its
-// channel range) is predicted.
+// channel range) is predicted. Captured, a size is predicted both out of
+// place and in place: registration at capture depends on it (G-REG-IPC-1),
+// nccl-tests runs both, and the logged line does not say which it was.
 func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, cache *spec.Cache, launch spec.Launch) (*Prediction, error) {
 	if l.Release != 0 {
 		rel = l.Release
@@ -57,15 +59,21 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 			continue
 		}
 		seen[lo.Op] = true
-		g, err := comm.SelectGroup([]spec.GroupOp{{Op: lo.Op}}, launch)
-		if err != nil {
-			return nil, fmt.Errorf("%s of %d bytes: %w", lo.Op.Func, lo.Line.Bytes, err)
+		placements := []bool{false}
+		if launch.Mode == spec.LaunchGraph {
+			placements = append(placements, true)
 		}
-		if len(p.Decisions) == 0 {
-			p.Trace = g.Traces[0] // init plus the first operation's gates
-		}
-		for _, d := range g.Ops {
-			p.Decisions = append(p.Decisions, *d)
+		for _, inPlace := range placements {
+			g, err := comm.SelectGroup([]spec.GroupOp{{Op: lo.Op, InPlace: inPlace}}, launch)
+			if err != nil {
+				return nil, fmt.Errorf("%s of %d bytes: %w", lo.Op.Func, lo.Line.Bytes, err)
+			}
+			if len(p.Decisions) == 0 {
+				p.Trace = g.Traces[0] // init plus the first operation's gates
+			}
+			for _, d := range g.Ops {
+				p.Decisions = append(p.Decisions, *d)
+			}
 		}
 	}
 	return p, nil

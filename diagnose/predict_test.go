@@ -163,3 +163,68 @@ func TestPredictReadsTheLog(t *testing.T) {
 		}
 	}
 }
+
+// graphLog is what rank 0 of 2 × H200 prints under NCCL 2.28.9 for
+// nccl-tests -G 1 at 64 MiB, written from the report of the same user
+// (the repository holds no such capture): out-of-place Ring/Simple
+// AllReduce and AllGather on channels 0..15 (their buffers registered over
+// IPC at capture), ReduceScatter and the in-place AllReduce on 0..23.
+func graphLog() string {
+	var b strings.Builder
+	b.WriteString("vm:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n")
+	b.WriteString("vm:1:1 [0] NCCL INFO 24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer\n")
+	for _, l := range []string{
+		"AllReduce: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}",
+		"AllReduce: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}",
+		"AllGather: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}",
+		"ReduceScatter: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}",
+	} {
+		b.WriteString("vm:1:1 [0] NCCL INFO " + l + "\n")
+	}
+	return b.String()
+}
+
+// TestPredictGraphLines: every line of a captured run agrees when the log
+// is diagnosed as captured (out of place and in place both predicted); on
+// a stream the registered 0..15 lines are caught as differing, and with
+// the wrong group size too.
+func TestPredictGraphLines(t *testing.T) {
+	l, err := ncclog.Parse(strings.NewReader(graphLog()), "g1.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := Diagnose(l, Options{}).Obs
+	if len(obs.Decisions) != 4 {
+		t.Fatalf("%d distinct lines read, want 4", len(obs.Decisions))
+	}
+	for _, c := range []struct {
+		launch        spec.Launch
+		agree, differ int
+	}{
+		{spec.Launch{Mode: spec.LaunchGraph}, 4, 0},
+		{spec.Launch{}, 2, 2},
+		{spec.Launch{Mode: spec.LaunchGraph, Agg: 2}, 0, 4},
+	} {
+		p, err := PredictLaunch(l, 0, sys, spec.Env{"NCCL_NVLS_ENABLE": "0"}, nil, c.launch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmp := Compare(p, obs)
+		agree, differ := 0, 0
+		for _, r := range cmp.Ops {
+			switch r.Agreement {
+			case Agree:
+				agree++
+			case Differ:
+				differ++
+			}
+		}
+		if agree != c.agree || differ != c.differ {
+			t.Errorf("%+v: %d lines agree, %d differ, want %d and %d: %+v", c.launch, agree, differ, c.agree, c.differ, cmp.Ops)
+		}
+	}
+}

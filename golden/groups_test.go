@@ -28,6 +28,9 @@ func TestGroupDecisions(t *testing.T) {
 		{"h200x2", spec.PresetOptions{}, spec.Env{"NCCL_NVLS_ENABLE": "0"}},
 		{"dgx-h100", spec.PresetOptions{}, spec.Env{}},
 		{"dgx-h100", spec.PresetOptions{Nodes: 4, SHARP: true}, spec.Env{"NCCL_COLLNET_ENABLE": "1"}},
+		// CTA policy ZERO: window AllGather and AllToAll to the copy
+		// engines from 2.28.3 (2.27 reads 2 as no policy)
+		{"h200x2", spec.PresetOptions{}, spec.Env{"NCCL_NVLS_ENABLE": "0", "NCCL_CTA_POLICY": "2"}},
 	}
 	op := func(f spec.Func, bytes int64, dt spec.DataType) spec.Op {
 		o, err := spec.OpFromBytes(f, bytes, dt, spec.Sum, 0)
@@ -66,11 +69,13 @@ func TestGroupDecisions(t *testing.T) {
 		workload{"window", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersWindow}, {Op: ag, Buffers: spec.BuffersWindow}, {Op: op(spec.AllReduce, 64<<20, spec.Int32), Buffers: spec.BuffersWindow}, {Op: ar}}, spec.Launch{}},
 		workload{"window small", []spec.GroupOp{{Op: op(spec.AllReduce, 64<<10, spec.Float32), Buffers: spec.BuffersWindow}, {Op: op(spec.AllGather, 16<<10, spec.Bfloat16), Buffers: spec.BuffersWindow}}, spec.Launch{}},
 		workload{"window -m 4", []spec.GroupOp{{Op: op(spec.AllReduce, 1<<20, spec.Bfloat16), Buffers: spec.BuffersWindow}}, spec.Launch{Agg: 4}},
+		workload{"window alone", []spec.GroupOp{{Op: op(spec.AllGather, 16<<20, spec.Float32), Buffers: spec.BuffersWindow}}, spec.Launch{}},
+		workload{"window with AllToAll", []spec.GroupOp{{Op: op(spec.AllToAll, 1<<20, spec.Float32), Buffers: spec.BuffersWindow}, {Op: op(spec.AllReduce, 1<<20, spec.Float32), Buffers: spec.BuffersWindow}}, spec.Launch{}},
 	)
 	for _, v := range spec.Releases {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# NCCL %s: each operation of a group as ncclGroupEnd plans it\n", v)
-		fmt.Fprintf(&b, "# op: func size dtype [inplace] [buffers] -> algo/proto channels lo..hi nMaxChannels nThreads [aggregate N] [registered]\n")
+		fmt.Fprintf(&b, "# op: func size dtype [inplace] [buffers] -> algo/proto channels lo..hi nMaxChannels nThreads [aggregate N] [registered] [by the deciding gate]\n")
 		for _, m := range machines {
 			sys, err := spec.Preset(m.name, m.opt)
 			if err != nil {
@@ -106,6 +111,8 @@ func TestGroupDecisions(t *testing.T) {
 						fmt.Fprintf(&b, " -> %s", d.Err.Result)
 					case d.Discarded:
 						b.WriteString(" -> discarded")
+					case d.P2P != nil:
+						b.WriteString(" -> p2p (send/recv tasks, outside the cost table)")
 					case d.Kernel != "" && d.NChannels > 0:
 						fmt.Fprintf(&b, " -> kernel %s %d..%d %d %d", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads)
 					case i < len(g.Choices) && g.Choices[i].SidePath != "":
@@ -120,6 +127,9 @@ func TestGroupDecisions(t *testing.T) {
 						if r := g.Choices[i].Registered; r != "" {
 							b.WriteString(" registered " + r)
 						}
+					}
+					if d.DecidedBy != "" {
+						b.WriteString(" by " + string(d.DecidedBy))
 					}
 					b.WriteString("\n")
 				}

@@ -162,6 +162,9 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 		b = append(b, `,"registered":`...)
 		b = appendString(b, o.Registered)
 	}
+	if o.P2P {
+		b = append(b, `,"p2p":true`...)
+	}
 	if o.DecidedBy != "" {
 		b = append(b, `,"decided_by":`...)
 		b = appendString(b, o.DecidedBy)

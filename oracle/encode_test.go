@@ -17,6 +17,8 @@ func TestEncoderIsMarshal(t *testing.T) {
 		`{"id":"g1","nccl":"2.28.9","system":"dgx-h100","nodes":2,"group":[{"coll":"allreduce","bytes":1024},{"coll":"allgather","bytes":4096,"buffers":"registered"}]}`,
 		`{"id":[1, 2, {"a": "<&>"}],"nccl":"2.28.9","system":"h200x2","launch":"graph","op":{"coll":"allreduce","bytes":"1MiB"}}`,
 		`{"id":3,"nccl":"2.22.3","system":"v100x4","op":{"coll":"sendrecv","bytes":64}}`,
+		// an AllToAll on the p2p path and one on the copy engines
+		`{"id":4,"nccl":"2.28.9","system":"h200x2","env":{"NCCL_CTA_POLICY":"2"},"group":[{"coll":"alltoall","bytes":"1MiB"},{"coll":"alltoall","bytes":"1MiB","buffers":"window"}]}`,
 	} {
 		lines = append(lines, []byte(g))
 	}

@@ -109,7 +109,10 @@ type OpAnswer struct {
 	// (itself included); Registered the buffer registration NCCL made.
 	Aggregate  int    `json:"aggregate,omitempty"`
 	Registered string `json:"registered,omitempty"`
-	DecidedBy  string `json:"decided_by,omitempty"`
+	// P2P: the operation (an AllToAll) runs as send/recv tasks on NCCL's
+	// point-to-point channels, outside the cost table.
+	P2P       bool   `json:"p2p,omitempty"`
+	DecidedBy string `json:"decided_by,omitempty"`
 }
 
 // Answer is one line of output.
@@ -730,7 +733,7 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 
 // opAnswer is one operation's entry of "ops".
 func opAnswer(d *spec.Decision) OpAnswer {
-	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Kernel: d.Kernel}
+	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Kernel: d.Kernel, P2P: d.P2P != nil}
 	if d.Err != nil {
 		a.Status = "error"
 		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call}

@@ -29,12 +29,16 @@ func TestGroupSemantics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, tr, err := CheckGroup(MustLoad(V2_28_9), calls)
+			rs := MustLoad(V2_28_9)
+			res, tr, err := CheckGroup(rs, calls)
 			if err != nil {
 				t.Fatal(err)
 			}
 			found := false
 			for _, v := range tr {
+				if r, ok := rs.Rule(v.Rule); !ok || !r.AtCall() || v.Ref != r.Ref || v.Ref.Func == "" {
+					t.Errorf("verdict %s cites %v: want its group-call rule's reference in the release", v.Rule, v.Ref)
+				}
 				if v.Rule == c.rule && v.Outcome == c.want {
 					found = true
 				}

@@ -789,7 +789,9 @@ var ctaPolicyRule = &Rule{
 	ID: "G-SEL-CTAPOL-1", Layer: LayerSelect, Cap: CapNVLS, Title: "CTA policy override towards NVLS",
 	Doc: `Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, CTA policy EFFICIENCY, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,
 	Ref: Ref{Tag: "v2.28.3-1", File: "src/enqueue.cc", Func: "getAlgoInfo"},
-	perOp: ctaPolicyAlone,
+	perOp: func(o *opRun) {
+		ctaPolicyAlone(o)
+	},
 }
 
 // ctaPolicyAlone is G-SEL-CTAPOL-1 for an operation on ordinary buffers

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// NCCL's symmetric kernels (2.28): collectives on buffers registered as
+// NCCL's symmetric kernels (2.27.3+): collectives on buffers registered as
 // symmetric windows leave the cost table for one of a fixed set of kernels
 // built on the device API. Which kernels exist for an operation is a mask
 // (function, reduction and type, multimem support, size, NCCL_SYM_KERNEL);
@@ -17,7 +17,9 @@ import (
 // ncclSymkPickKernel, queryModel; src/scheduler/symmetric_sched.cc
 // ncclMakeSymmetricTaskList, ncclSymmetricTaskScheduler (v2.28.3-1 the
 // same but for the multi-node mask, which a one-node communicator never
-// reaches).
+// reaches; v2.27.3-1..v2.27.7-1 src/symmetric.cc ncclSymPickKernel has the
+// same mask and model without the network kernel, for one collective at a
+// time: Tuning.SymGrouped and symmetricAlone).
 
 // SymKernel is a symmetric kernel (ncclSymkKernelId).
 type SymKernel int
