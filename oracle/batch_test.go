@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"flag"
@@ -160,6 +161,41 @@ func BenchmarkOracleSeen(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			o.HandleLine(batch[int(next.Add(1))%len(batch)])
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	cpu.Report(b, runtime.GOMAXPROCS(0))
+}
+
+// BenchmarkOracleSeenMachines is BenchmarkOracleSeen with operations
+// never asked before: request i is the seen batch's request i%10,000 with
+// its size replaced by the count 1,000+i, so its communicator is kept but
+// its answer is not (the path of a conformance run that sweeps sizes on
+// known machines).
+func BenchmarkOracleSeenMachines(b *testing.B) {
+	batch, o := seenBatch()
+	lines := make([][]byte, b.N)
+	for i := range lines {
+		l := batch[i%len(batch)]
+		at := bytes.Index(l, []byte(`"bytes":`))
+		if at < 0 {
+			lines[i] = l
+			continue
+		}
+		end := at + len(`"bytes":`)
+		for end < len(l) && l[end] != ',' && l[end] != '}' {
+			end++
+		}
+		lines[i] = append(append(append([]byte{}, l[:at]...), fmt.Sprintf(`"count":%d`, 1000+i)...), l[end:]...)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var cpu benchcpu.Timer
+	cpu.Start()
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			o.HandleLine(lines[int(next.Add(1)-1)%len(lines)])
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")

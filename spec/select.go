@@ -42,7 +42,6 @@ type opRun struct {
 	// nil when the communicator has no model; it points at choiceBuf.
 	choice    *OpChoice
 	choiceBuf OpChoice
-	task      tuningTask
 	// tuned is a loaded tuner's answer for this operation (SelectTuned).
 	tuned *TunerEffect
 }
@@ -571,7 +570,8 @@ func (o *opRun) modelCosts() string {
 		return ""
 	}
 	ch := &o.choiceBuf
-	if err := m.chooseOp(TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch, &o.task); err != nil {
+	var t tuningTask
+	if err := m.chooseOp(TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch, &t); err != nil {
 		return "model: " + err.Error()
 	}
 	o.choice = ch

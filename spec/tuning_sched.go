@@ -105,20 +105,17 @@ type GroupChoice struct {
 // OpChoice; error is for input NCCL would not accept from the API (an
 // unknown function or datatype, a negative count).
 func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
-	// one allocation: the task lives next to the choice
-	s := &struct {
-		ch OpChoice
-		t  tuningTask
-	}{}
-	if err := m.chooseOp(op, &s.ch, &s.t); err != nil {
+	ch := &OpChoice{}
+	var t tuningTask // stays on the stack: the one-task path keeps no pointer to it
+	if err := m.chooseOp(op, ch, &t); err != nil {
 		return nil, err
 	}
-	return &s.ch, nil
+	return ch, nil
 }
 
 // chooseOp is ChooseOp writing into ch, with t the task's storage (Select
-// keeps both in its own per-operation state instead of allocating them:
-// the task escapes to the heap through the group path).
+// keeps the choice in its own per-operation state instead of allocating
+// it).
 func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice, t *tuningTask) error {
 	if err := m.checkChoose(); err != nil {
 		return err
@@ -132,18 +129,21 @@ func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice, t *tuningTask) error {
 			m.symmetricAlone(t, nil)
 			return nil
 		}
-		if _, err := m.symmetric([]*tuningTask{t}, nil); err != nil {
+		one := [1]*tuningTask{t}
+		bins := [1][]*tuningTask{one[:]}
+		if _, err := m.symmetric(bins[:], nil); err != nil {
 			ch.Err = err
 		}
 		return nil
 	}
+	// one task is one bin, and the queue
 	tasks := [1]*tuningTask{t}
-	queue, nerr := m.prepareTasks(tasks[:], nil)
-	if nerr != nil {
+	bins := [1][]*tuningTask{tasks[:]}
+	if nerr := m.prepareTasks(bins[:], 1, nil); nerr != nil {
 		return nil
 	}
-	m.registerTasks(queue)
-	_, err = m.schedule(queue, nil)
+	m.registerTasks(tasks[:])
+	_, err = m.schedule(tasks[:], nil)
 	return err
 }
 
@@ -216,7 +216,11 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 	// collectives' plans
 	var symLines []string
 	if len(symTasks) > 0 {
-		n, nerr := m.symmetric(symTasks, &symLines)
+		symBins := [][]*tuningTask{symTasks}
+		if len(symTasks) > 1 {
+			symBins = tuningBins(symTasks)
+		}
+		n, nerr := m.symmetric(symBins, &symLines)
 		if nerr != nil {
 			out.Err = nerr
 			out.Lines = append(out.Lines, symLines...)
@@ -228,11 +232,15 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 		out.Lines = append(out.Lines, symLines...)
 		return out, nil
 	}
-	queue, nerr := m.prepareTasks(tasks, &out.Lines)
-	if nerr != nil {
+	binLists := [][]*tuningTask{tasks}
+	if len(tasks) > 1 {
+		binLists = tuningBins(tasks)
+	}
+	if nerr := m.prepareTasks(binLists, len(tasks), &out.Lines); nerr != nil {
 		out.Err = nerr
 		return out, nil
 	}
+	queue := tuningQueue(binLists, len(tasks))
 	out.Lines = append(out.Lines, symLines...)
 	m.registerTasks(queue)
 	plans, err := m.schedule(queue, &out.Lines)
@@ -250,13 +258,9 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 // It returns the plans, or NCCL's error when a bin has no kernel (the WARN
 // goes to lines). The argument-space limit that can split a very large bin
 // into several picks is not modelled.
-func (m *TuningModel) symmetric(tasks []*tuningTask, lines *[]string) (int, *NCCLError) {
+func (m *TuningModel) symmetric(bins [][]*tuningTask, lines *[]string) (int, *NCCLError) {
 	in := &m.In
 	s := in.symComm(m.Tuning.MaxChannels)
-	bins := [][]*tuningTask{tasks}
-	if len(tasks) > 1 {
-		bins = tuningBins(tasks)
-	}
 	for _, bin := range bins {
 		head := bin[0]
 		var total, most int64
@@ -463,18 +467,16 @@ func tuningSorterBin(traffic int64) int {
 	return binCount - 1 - int(uint32(exponent)<<bitsPerPow2|mantissa)
 }
 
-// prepareTasks is ncclPrepareTasks: sort, bin, aggregate, decide. It
-// returns the task queue in scheduling order, or the error of the first bin
-// without an algorithm (the group returns it). Lines printed on the way
-// (2.22.3's per-aggregate line, the WARN) go to lines when it is not nil.
-func (m *TuningModel) prepareTasks(tasks []*tuningTask, lines *[]string) ([]*tuningTask, *NCCLError) {
+// prepareTasks is ncclPrepareTasks after the sort and the binning
+// (tuningBins): aggregate and decide the nTasks tasks of binLists. It
+// returns the error of the first bin without an algorithm (the group
+// returns it); tuningQueue gives the scheduling order. Lines printed on
+// the way (2.22.3's per-aggregate line, the WARN) go to lines when it is
+// not nil. It keeps no task pointer, so that ChooseOp's one task can stay
+// off the heap.
+func (m *TuningModel) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]string) *NCCLError {
 	c, in := m.Tuning, &m.In
-	binLists := [][]*tuningTask{tasks} // one task: one bin
-	if len(tasks) > 1 {
-		binLists = tuningBins(tasks)
-	}
-	nTasksPerChannel := (len(tasks) + in.NChannels - 1) / in.NChannels
-	var collBins [2][2][]*tuningTask
+	nTasksPerChannel := (nTasks + in.NChannels - 1) / in.NChannels
 	for _, list := range binLists {
 		for beg := 0; beg < len(list); {
 			first := list[beg]
@@ -513,7 +515,7 @@ func (m *TuningModel) prepareTasks(tasks []*tuningTask, lines *[]string) ([]*tun
 				if lines != nil {
 					*lines = append(*lines, g.warn)
 				}
-				return nil, g.err
+				return g.err
 			}
 			isCollnet, isNvls := 0, 0
 			switch g.algo {
@@ -534,26 +536,28 @@ func (m *TuningModel) prepareTasks(tasks []*tuningTask, lines *[]string) ([]*tun
 				ch := t.choice
 				ch.Algo, ch.Proto, ch.TimeUs, ch.Backup = g.algo, g.proto, g.time, g.backup
 				ch.NChannels, ch.NThreads = g.nc, t.nWarps*c.WarpSize
-				if len(tasks) > 1 {
-					collBins[isCollnet][isNvls] = append(collBins[isCollnet][isNvls], t)
-				}
 			}
 			beg = end
 		}
 	}
-	if len(tasks) == 1 {
-		return tasks, nil
-	}
-	queue := collBins[0][0]
-	if len(queue) != len(tasks) {
-		queue = make([]*tuningTask, 0, len(tasks))
-		for cn := 0; cn <= 1; cn++ {
-			for nv := 0; nv <= 1; nv++ {
-				queue = append(queue, collBins[cn][nv]...)
+	return nil
+}
+
+// tuningQueue is ncclPrepareTasks' scheduling order of decided tasks: the
+// collBins by (CollNet, NVLS) kind — neither, NVLS, CollNet, both — each in
+// the order the bins were decided.
+func tuningQueue(binLists [][]*tuningTask, nTasks int) []*tuningTask {
+	queue := make([]*tuningTask, 0, nTasks)
+	for kind := range 4 {
+		for _, list := range binLists {
+			for _, t := range list {
+				if tuningKind(t) == kind {
+					queue = append(queue, t)
+				}
 			}
 		}
 	}
-	return queue, nil
+	return queue
 }
 
 // tuningBins is the size sorter followed by the (function, device op,
