@@ -59,6 +59,7 @@ func benchSimFunc(b *testing.B, m Machine, f spec.Func, algo spec.Algo, proto sp
 		b.StopTimer()
 		cpu.Stop()
 		events = r.Events
+		runtime.GC() // what is live, not what awaits collection
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		heap = ms.HeapAlloc

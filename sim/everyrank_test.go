@@ -154,3 +154,90 @@ func TestUniformRingPlans(t *testing.T) {
 		t.Fatalf("%d uniform ring and %d circulant channels, %d ranks planned from a template: a shortcut was never taken", uniform, circulant, templated)
 	}
 }
+
+// TestRefineSeedKeepsPartition: seeding the colour refinement with each
+// rank's distance to the rarest colour ends in the partition the plain
+// refinement ends in (the seed only gets there in fewer iterations), for
+// chains (Ring Broadcast and Reduce), trees, CollNet, NVLS and PAT, and for
+// an uneven ring.
+func TestRefineSeedKeepsPartition(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		nodes, gpus int
+		f           spec.Func
+		algo        spec.Algo
+		bytes       int64
+	}{
+		{"Ring Broadcast", 5, 8, spec.Broadcast, spec.Ring, 4 << 20},
+		{"Ring Reduce", 3, 8, spec.Reduce, spec.Ring, 1<<20 + 4},
+		{"Ring AllReduce uneven", 3, 8, spec.AllReduce, spec.Ring, 3<<20 + 28},
+		{"Tree AllReduce", 9, 4, spec.AllReduce, spec.Tree, 8 << 20},
+		{"CollNetDirect AllReduce", 5, 8, spec.AllReduce, spec.CollNetDirect, 8 << 20},
+		{"CollNetChain AllReduce", 5, 8, spec.AllReduce, spec.CollNetChain, 8 << 20},
+		{"NVLS AllReduce", 5, 8, spec.AllReduce, spec.NVLS, 8 << 20},
+		{"NVLSTree AllReduce", 9, 8, spec.AllReduce, spec.NVLSTree, 8 << 20},
+		{"PAT AllGather", 13, 1, spec.AllGather, spec.PAT, 13 << 16},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := dgxCluster(c.nodes)
+			m.GPUsPerNode, m.SHARP = c.gpus, true
+			if c.gpus == 1 {
+				m.NICs = 1
+			}
+			l, err := algos.DefaultLayout(spec.V2_28_9, c.nodes, c.gpus, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			count := c.bytes / 4
+			if c.f == spec.AllGather {
+				count /= int64(c.nodes * c.gpus)
+			}
+			s, err := algos.Build(spec.Op{Func: c.f, Count: count, DataType: spec.Float32}, algos.Selection{Algo: c.algo, Proto: spec.Simple}, l, algos.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Config{Machine: m}
+			a, err := analyze(s, newFabric(&cfg.Machine, newTiming(&cfg, s)), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seeded := slices.Clone(a.color)
+			for i := range seeded {
+				seeded[i] = slices.Clone(a.color[i])
+			}
+			a.refine(s, 0, false)
+			for ci := range a.color {
+				if !samePartition(seeded[ci], a.color[ci]) {
+					t.Fatalf("class %d: seeded %d colours, plain %d, or the classes differ", ci, countColours(seeded[ci]), countColours(a.color[ci]))
+				}
+			}
+		})
+	}
+}
+
+// samePartition: x and y group the ranks alike (x[r] = x[q] exactly where
+// y[r] = y[q]).
+func samePartition(x, y []uint64) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	xy, yx := map[uint64]uint64{}, map[uint64]uint64{}
+	for r := range x {
+		if v, ok := xy[x[r]]; ok && v != y[r] {
+			return false
+		}
+		if v, ok := yx[y[r]]; ok && v != x[r] {
+			return false
+		}
+		xy[x[r]], yx[y[r]] = y[r], x[r]
+	}
+	return true
+}
+
+func countColours(c []uint64) int {
+	m := map[uint64]bool{}
+	for _, x := range c {
+		m[x] = true
+	}
+	return len(m)
+}

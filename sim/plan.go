@@ -1059,7 +1059,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 		}
 	}
 	a.mergeClasses()
-	a.refine(s, tolerance)
+	a.refine(s, tolerance, true)
 	return a, nil
 }
 
@@ -1173,24 +1173,104 @@ func (d *distinct) count(c []uint64) int {
 	return k
 }
 
+// nb is one connection of a rank in refine: its peer (rank, or endpoint
+// index) and what about the connection does not change between
+// iterations.
+type nb struct {
+	peer   int32
+	rank   bool
+	static uint64 // slot group, the peer's group back, latency, kind
+}
+
+// distances is, for every rank, the length of the shortest path along
+// connections (a rank to the peers and endpoints in its nbs, an endpoint
+// to its members) from it to a rank of the rarest colour in col (the one
+// of the lowest rank among the rarest), or -1 where there is none. The
+// search runs backwards from those ranks.
+func distances(col []uint64, nbs []nb, off []int32, neps int, members func(i int, f func(r int32))) []int32 {
+	n := len(col)
+	cnt := make(map[uint64]int32, 64)
+	for _, c := range col {
+		cnt[c]++
+	}
+	best := -1
+	for r, c := range col {
+		if best < 0 || cnt[c] < cnt[col[best]] {
+			best = r
+		}
+	}
+	// reversed edges: node v (ranks, then endpoints) is reached from rin[v]
+	deg := make([]int32, n+neps+1)
+	for r := 0; r < n; r++ {
+		for _, x := range nbs[off[r]:off[r+1]] {
+			v := int(x.peer)
+			if !x.rank {
+				v += n
+			}
+			deg[v+1]++
+		}
+	}
+	for i := 0; i < neps; i++ {
+		members(i, func(r int32) { deg[r+1]++ })
+	}
+	for v := 1; v < len(deg); v++ {
+		deg[v] += deg[v-1]
+	}
+	rin := make([]int32, deg[len(deg)-1])
+	fill := slices.Clone(deg[:len(deg)-1])
+	for r := 0; r < n; r++ {
+		for _, x := range nbs[off[r]:off[r+1]] {
+			v := int(x.peer)
+			if !x.rank {
+				v += n
+			}
+			rin[fill[v]] = int32(r)
+			fill[v]++
+		}
+	}
+	for i := 0; i < neps; i++ {
+		members(i, func(r int32) {
+			rin[fill[r]] = int32(n + i)
+			fill[r]++
+		})
+	}
+	d := make([]int32, n+neps)
+	for v := range d {
+		d[v] = -1
+	}
+	var queue []int32
+	if best >= 0 {
+		for r, c := range col {
+			if c == col[best] {
+				d[r] = 0
+				queue = append(queue, int32(r))
+			}
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, u := range rin[deg[v]:deg[v+1]] {
+			if d[u] < 0 {
+				d[u] = d[v] + 1
+				queue = append(queue, u)
+			}
+		}
+	}
+	return d[:n]
+}
+
 // refine computes the symmetry classes of every channel class: the
 // coarsest partition of ranks (and offload endpoints) that is equitable
 // for the connection graph, starting from each rank's plan signature and
 // rates (colour refinement). Ranks of one colour see the same program,
 // rates and latencies and neighbours of the same colours, so they run the
 // same timeline.
-func (a *analysis) refine(s *algos.Schedule, tol float64) {
+func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 	nc := len(a.classes)
 	a.color = make([][]uint64, nc)
 	a.epColor = make([]map[algos.Peer]uint64, nc)
 	a.ncolors = make([]int, nc)
-	// nb is one connection of a rank: its peer (rank, or endpoint index)
-	// and what about the connection does not change between iterations.
-	type nb struct {
-		peer   int32
-		rank   bool
-		static uint64 // slot group, the peer's group back, latency, kind
-	}
 	var seen distinct
 	count := seen.count
 	for ci, cc := range a.classes {
@@ -1261,6 +1341,24 @@ func (a *analysis) refine(s *algos.Schedule, tol float64) {
 				}
 			}
 			epOff[i+1] = int32(len(epMembers))
+		}
+		// Seed each rank's colour with its distance to the rarest
+		// starting colour: ranks the refinement would end up telling
+		// apart anyway (the distance is constant on every class of the
+		// coarsest equitable partition), told apart at once. A chain
+		// (Ring Broadcast and Reduce) then settles in one iteration
+		// instead of one per rank; the partition, and so every result,
+		// is the same (TestRefineSeedKeepsPartition; seed false is the
+		// plain refinement).
+		if seed {
+			dist := distances(col, nbs, off, len(epList), func(i int, f func(r int32)) {
+				for _, mb := range epMembers[epOff[i]:epOff[i+1]] {
+					f(mb.r)
+				}
+			})
+			for r := range col {
+				col[r] = mix(col[r], int64(dist[r]))
+			}
 		}
 		epCol := make([]uint64, len(epList))
 		prev := count(col)
