@@ -31,7 +31,6 @@ var sharedFlags = map[string]struct {
 // for a reason: a list or a file format, a stream already JSON, a report
 // with its own file output, or a setup step.
 var printsNoJSON = map[string]string{
-	"gatesim releases":       "a list (gatesim version --json carries it)",
 	"gatesim demo":           "a fixed walkthrough",
 	"gatesim oracle":         "answers are JSON lines already",
 	"gatesim calibrate":      "writes the profile with --out",
