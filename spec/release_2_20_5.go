@@ -43,44 +43,50 @@ var nvlsEarly20 = nvlsEarly(Ref{Tag: tag2205, File: "src/transport/nvls.cc", Fun
 
 // mnnvl20 is G-MNNVL-1 as NCCL_MNNVL (default -2) decides it, checked
 // only when the communicator spans more than one host.
-var mnnvl20 = &Rule{
-	ID: "G-MNNVL-1", Layer: LayerDevice, Title: "multi-node NVLink",
-	Doc:  `Checked only when the communicator spans more than one host: the clique is the ranks whose fabric state is complete with the same cluster UUID and clique ID; MNNVL = (NCCL_MNNVL < 0) ? cliqueSize == nRanks (the whole communicator is one clique) : NCCL_MNNVL; then off without cuMem or without fabric-handle support.`,
-	Ref:  Ref{Tag: tag2205, File: "src/init.cc", Func: "initTransportsRank"},
-	Logs: []string{"MNNVL busId 0x%lx fabric UUID %lx.%lx cliqueId 0x%x state %d healthMask 0x%x"},
-	init: func(r *initRun) {
-		c := r.comm
-		r.netPluginInfo()
-		param := r.param("NCCL_MNNVL")
-		if c.NNodes == 1 {
-			r.emit(Verdict{Outcome: Skip, Why: "single host: MNNVL is not checked", Facts: []Fact{F("nNodes", 1)}})
-			return
-		}
-		if param == 0 {
-			r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL=0"})
-			return
-		}
-		clique := c.System.Nodes[0].MNNVLClique
-		size := 0
-		for _, nd := range c.System.Nodes {
-			if clique != "" && nd.MNNVLClique == clique {
-				size += len(nd.GPUs)
+var mnnvl20 = mnnvlParam20(Ref{Tag: tag2205, File: "src/init.cc", Func: "initTransportsRank"},
+	`Checked only when the communicator spans more than one host: the clique is the ranks whose fabric state is complete with the same cluster UUID and clique ID; MNNVL = (NCCL_MNNVL < 0) ? cliqueSize == nRanks (the whole communicator is one clique) : NCCL_MNNVL; then off without cuMem or without fabric-handle support.`, true)
+
+// mnnvlParam20 is G-MNNVL-1 of 2.20.x, read from NCCL_MNNVL; multiHost
+// skips the check on one host (2.20.5; 2.20.3 checks every communicator).
+func mnnvlParam20(ref Ref, doc string, multiHost bool) *Rule {
+	return &Rule{
+		ID: "G-MNNVL-1", Layer: LayerDevice, Title: "multi-node NVLink",
+		Doc: doc, Ref: ref,
+		Logs: []string{"MNNVL busId 0x%lx fabric UUID %lx.%lx cliqueId 0x%x state %d healthMask 0x%x"},
+		init: func(r *initRun) {
+			c := r.comm
+			r.netPluginInfo()
+			param := r.param("NCCL_MNNVL")
+			if multiHost && c.NNodes == 1 {
+				r.emit(Verdict{Outcome: Skip, Why: "single host: MNNVL is not checked", Facts: []Fact{F("nNodes", 1)}})
+				return
 			}
-		}
-		fabric := c.System.Nodes[0].Driver.CuMem && c.System.Nodes[0].NVSwitch
-		for _, g := range c.System.Nodes[0].GPUs {
-			fabric = fabric && g.FabricHandle
-		}
-		switch {
-		case !fabric || clique == "":
-			r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support, no NVSwitch fabric or no NVLink clique: MNNVL off"})
-		case param < 0 && size != c.System.NRanks():
-			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("the clique holds %d of %d ranks: MNNVL off (auto needs the whole communicator)", size, c.System.NRanks())})
-		default:
-			c.MNNVL = true
-			r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("NVLink clique %s of %d GPUs: MNNVL on", clique, size)})
-		}
-	},
+			if param == 0 {
+				r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL=0"})
+				return
+			}
+			clique := c.System.Nodes[0].MNNVLClique
+			size := 0
+			for _, nd := range c.System.Nodes {
+				if clique != "" && nd.MNNVLClique == clique {
+					size += len(nd.GPUs)
+				}
+			}
+			fabric := c.System.Nodes[0].Driver.CuMem && c.System.Nodes[0].NVSwitch
+			for _, g := range c.System.Nodes[0].GPUs {
+				fabric = fabric && g.FabricHandle
+			}
+			switch {
+			case !fabric || clique == "":
+				r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support, no NVSwitch fabric or no NVLink clique: MNNVL off"})
+			case param < 0 && size != c.System.NRanks():
+				r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("the clique holds %d of %d ranks: MNNVL off (auto needs the whole communicator)", size, c.System.NRanks())})
+			default:
+				c.MNNVL = true
+				r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("NVLink clique %s of %d GPUs: MNNVL on", clique, size)})
+			}
+		},
+	}
 }
 
 var release2_20_5 = Release{

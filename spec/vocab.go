@@ -65,6 +65,7 @@ const (
 	NumRedOps     = nccl.NumRedOps
 
 	// releases (nccl/version.go)
+	V2_20_3 = nccl.V2_20_3
 	V2_20_5 = nccl.V2_20_5
 	V2_21_5 = nccl.V2_21_5
 	V2_22_3 = nccl.V2_22_3

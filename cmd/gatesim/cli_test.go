@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec"
 )
 
 // runCLIIn runs the CLI with standard input.
@@ -36,7 +38,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		args []string
 		want string // substring of stderr
 	}{
-		{[]string{"explain", "--nccl", "2.19.3", "--system", "v100x4"}, "supported releases are 2.22.3"},
+		{[]string{"explain", "--nccl", "2.19.3", "--system", "v100x4"}, "supported releases are " + spec.Releases[0].String() + ", "},
 		{[]string{"explain", "--nccl", "banana", "--system", "v100x4"}, "expected"},
 		{[]string{"explain", "--system", "v100x4", "--coll", "gather"}, "unknown collective"},
 		{[]string{"explain", "--system", "v100x4", "--dtype", "float128"}, "unknown datatype"},
