@@ -77,7 +77,7 @@ type probeCache map[*algos.Schedule]*probe
 func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 	if p := cache[c.sched]; p != nil {
 		q := *p
-		q.c, q.graph, q.agg, q.logged, q.iters = c, c.Launch.Graph(), max(1, c.Launch.Agg), c.Launch.Logged, max(1, c.Launch.Iters)
+		q.c, q.graph, q.agg, q.logged, q.iters = c, c.Launch.Graph(), max(1, c.Launch.Agg), c.Launch.Logged, c.Launch.Batch()
 		q.relName, q.funcName, q.funcLinkName = "release."+c.Release.String()+".bw", "func."+c.Func.String()+".bw", "func."+c.Func.String()+".link"
 		return &q, nil
 	}
@@ -93,9 +93,9 @@ func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 // closed form adds the batch's overlap).
 func newProbe(row *Case) (*probe, error) {
 	alone := *row
-	alone.cfg.Launch.Iters = 0
+	alone.cfg.Launch.Iters = 1
 	c := &alone
-	pr := &probe{c: row, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), iters: max(1, c.Launch.Iters), capIdx: -1, thrRatio: 1,
+	pr := &probe{c: row, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), iters: row.Launch.Batch(), capIdx: -1, thrRatio: 1,
 		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
 		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
 	}

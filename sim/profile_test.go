@@ -137,16 +137,19 @@ func TestSimulateBatch(t *testing.T) {
 		}
 		return r.Time
 	}
-	alone := run(p, spec.LaunchStream, 0)
+	alone := run(p, spec.LaunchStream, 1)
 	host := FromMicros(12 + 0.5*float64(s.NChannels-1))
+	if got, want := run(p, spec.LaunchStream, 0), run(p, spec.LaunchStream, DefaultIters); got != want {
+		t.Errorf("stream, nccl-tests' default batch: %v, want %v (%d per batch)", got, want, DefaultIters)
+	}
 	for _, n := range []int{2, 20} {
 		if got, want := run(p, spec.LaunchStream, n), BatchTime(host, alone-host, n); got != want {
 			t.Errorf("stream, %d per batch: %v, want %v", n, got, want)
 		}
-		if got, want := run(p, spec.LaunchGraph, n), run(p, spec.LaunchGraph, 0); got != want {
+		if got, want := run(p, spec.LaunchGraph, n), run(p, spec.LaunchGraph, 1); got != want {
 			t.Errorf("graph, %d per batch: %v, want %v alone", n, got, want)
 		}
-		if got, want := run(nil, spec.LaunchStream, n), run(nil, spec.LaunchStream, 0); got != want {
+		if got, want := run(nil, spec.LaunchStream, n), run(nil, spec.LaunchStream, 1); got != want {
 			t.Errorf("nominal, %d per batch: %v, want %v alone", n, got, want)
 		}
 	}
