@@ -165,6 +165,7 @@ const (
 	pLLLink
 	pLaunchDevice
 	pLaunchChannel
+	pFillBase
 	pFirstCap
 )
 
@@ -197,7 +198,7 @@ func (pr *probe) index(ps []fitParam) {
 func (pr *probe) predict(v values) float64 {
 	dev := pr.a + v[pHop]*pr.alat
 	if pr.fills && v[pFillBw] > 0 {
-		dev += pr.fill * min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax])
+		dev += pr.fill * (v[pFillBase] + min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax]))
 	}
 	if pr.b > 0 {
 		dev += pr.b / pr.rate(v)
@@ -295,6 +296,7 @@ func fitParams() []fitParam {
 		{name: "proto.LL.link", init: 1, uses: func(pr *probe) bool { return pr.c.Proto == spec.LL && !pr.shm && large(pr) && pr.c.NChannels >= 16 }},
 		{name: "launch.device", init: 8, uses: func(pr *probe) bool { return !pr.graph && pr.iters > 1 && large(pr) }},
 		{name: "launch.channel", init: 0.1, uses: func(pr *probe) bool { return !pr.graph && pr.c.NChannels > 1 && pr.c.Bytes < 1<<20 }},
+		{name: "fill.base", init: 2, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {

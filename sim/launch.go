@@ -207,7 +207,7 @@ func fillCost(s *algos.Schedule, cfg *Config, bidir float64) Time {
 		return 0
 	}
 	b := TestBytes(s.Func, s.Count, s.DataType, s.NRanks)
-	return FromMicros(bidir * min(float64(b)/1e3/bw, p.Value("fill.max")))
+	return FromMicros(bidir * (p.Value("fill.base") + min(float64(b)/1e3/bw, p.Value("fill.max"))))
 }
 
 // FillShare is the share of the pipeline fill an operation pays (0 when
