@@ -108,6 +108,14 @@ func TestBatchTime(t *testing.T) {
 	}
 }
 
+// A long operation's batch does not overflow picoseconds.
+func TestBatchEndLong(t *testing.T) {
+	host, end := FromMicros(17), Time(2_359_296_000_067_831_559)
+	if got := batchEnd(host, end, 20); got < end-host || got > end {
+		t.Errorf("batchEnd(%v, %v, 20) = %v", host, end, got)
+	}
+}
+
 // An operation of a timed batch on a stream is reported as BatchTime of
 // its host part and the rest of its time alone; from a CUDA graph, or
 // without launch costs (NCCL's base latency), the batch does not change it.
