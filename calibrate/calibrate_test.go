@@ -71,8 +71,9 @@ func TestCalibrationDoc(t *testing.T) {
 	goldenfile.Check(t, filepath.Join("sim", "profiles", "h200x2.yaml"), string(y), *update)
 }
 
-// The target of the calibration: the cross-validated median |error| at >= 1 MiB is at
-// most 5 %. The other targets are reported in docs/calibration.md.
+// The targets of the calibration met at >= 1 MiB: the cross-validated
+// median |error| is at most 5 % and its p90 at most 15 %. Below 1 MiB the
+// targets (10 %, 15 %) are not met (docs/calibration.md says why).
 func TestCrossValidatedErrorLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the calibration takes minutes")
@@ -87,6 +88,9 @@ func TestCrossValidatedErrorLarge(t *testing.T) {
 	}
 	if !(e.Out <= 0.05) {
 		t.Errorf("cross-validated median |error| at >= 1 MiB is %.2f %%, above 5 %%", 100*e.Out)
+	}
+	if !(e.OutP90 <= 0.15) {
+		t.Errorf("cross-validated p90 |error| at >= 1 MiB is %.2f %%, above 15 %%", 100*e.OutP90)
 	}
 }
 

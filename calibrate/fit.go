@@ -77,7 +77,7 @@ type probeCache map[*algos.Schedule]*probe
 func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 	if p := cache[c.sched]; p != nil {
 		q := *p
-		q.c, q.graph, q.agg, q.logged, q.iters = c, c.Launch.Graph(), max(1, c.Launch.Agg), c.Launch.Logged, max(1, c.Launch.Iters)
+		q.c, q.graph, q.agg, q.logged, q.iters = c, c.Launch.Graph(), max(1, c.Launch.Agg), c.Launch.Logged, c.Launch.Batch()
 		q.relName, q.funcName, q.funcLinkName = "release."+c.Release.String()+".bw", "func."+c.Func.String()+".bw", "func."+c.Func.String()+".link"
 		return &q, nil
 	}
@@ -93,9 +93,9 @@ func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 // closed form adds the batch's overlap).
 func newProbe(row *Case) (*probe, error) {
 	alone := *row
-	alone.cfg.Launch.Iters = 0
+	alone.cfg.Launch.Iters = 1
 	c := &alone
-	pr := &probe{c: row, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), iters: max(1, c.Launch.Iters), capIdx: -1, thrRatio: 1,
+	pr := &probe{c: row, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), iters: row.Launch.Batch(), capIdx: -1, thrRatio: 1,
 		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
 		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
 	}
@@ -165,6 +165,7 @@ const (
 	pLLLink
 	pLaunchDevice
 	pLaunchChannel
+	pFillBase
 	pFirstCap
 )
 
@@ -197,7 +198,7 @@ func (pr *probe) index(ps []fitParam) {
 func (pr *probe) predict(v values) float64 {
 	dev := pr.a + v[pHop]*pr.alat
 	if pr.fills && v[pFillBw] > 0 {
-		dev += pr.fill * min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax])
+		dev += pr.fill * (v[pFillBase] + min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax]))
 	}
 	if pr.b > 0 {
 		dev += pr.b / pr.rate(v)
@@ -295,6 +296,7 @@ func fitParams() []fitParam {
 		{name: "proto.LL.link", init: 1, uses: func(pr *probe) bool { return pr.c.Proto == spec.LL && !pr.shm && large(pr) && pr.c.NChannels >= 16 }},
 		{name: "launch.device", init: 8, uses: func(pr *probe) bool { return !pr.graph && pr.iters > 1 && large(pr) }},
 		{name: "launch.channel", init: 0.1, uses: func(pr *probe) bool { return !pr.graph && pr.c.NChannels > 1 && pr.c.Bytes < 1<<20 }},
+		{name: "fill.base", init: 2, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {

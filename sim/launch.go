@@ -20,7 +20,8 @@ type Launch struct {
 	Logged bool `json:"logged,omitempty"`
 	// Iters is how many operations are issued back to back per timed
 	// batch (nccl-tests -n, hw run -n); the reported time is the batch's
-	// over Iters. 0 and 1 both mean an operation timed alone.
+	// over Iters. 1 is an operation timed alone; 0 is nccl-tests' default
+	// (DefaultIters).
 	Iters int `json:"iters,omitempty"`
 }
 
@@ -52,6 +53,18 @@ const MaxAgg = spec.MaxAgg
 
 // MaxIters bounds Launch.Iters.
 const MaxIters = 1 << 20
+
+// DefaultIters is nccl-tests' default -n (iters = 20 in src/common.cu):
+// what a time is compared with unless the launch says otherwise.
+const DefaultIters = 20
+
+// Batch is the operations per timed batch Iters stands for.
+func (l Launch) Batch() int {
+	if l.Iters == 0 {
+		return DefaultIters
+	}
+	return l.Iters
+}
 
 // Graph reports a launch from a CUDA graph.
 func (l Launch) Graph() bool { return l.Mode == spec.LaunchGraph }
@@ -194,7 +207,7 @@ func fillCost(s *algos.Schedule, cfg *Config, bidir float64) Time {
 		return 0
 	}
 	b := TestBytes(s.Func, s.Count, s.DataType, s.NRanks)
-	return FromMicros(bidir * min(float64(b)/1e3/bw, p.Value("fill.max")))
+	return FromMicros(bidir * (p.Value("fill.base") + min(float64(b)/1e3/bw, p.Value("fill.max"))))
 }
 
 // FillShare is the share of the pipeline fill an operation pays (0 when

@@ -137,6 +137,8 @@ func ProfileParams() []ParamSpec {
 			NominalFrom: "0: not charged"},
 		{Name: "fill.bw", Unit: "GB/s", Generation: true, Doc: "pipeline fill of a link-bound operation (LL128 or Simple over NVLink with 16 or more channels): it costs min(bytes / fill.bw, fill.max) beyond the steady state",
 			NominalFrom: "0: no fill beyond the schedule's own"},
+		{Name: "fill.base", Unit: "us", Generation: true, Doc: "the part of the pipeline fill that does not grow with the bytes (see fill.bw)",
+			NominalFrom: "0: no fill beyond the schedule's own"},
 		{Name: "fill.max", Unit: "us", Generation: true, Doc: "the most the pipeline fill costs (see fill.bw)",
 			NominalFrom: "0: no fill beyond the schedule's own"},
 		{Name: "hop.nvlink.scale", Unit: "", Nominal: 1, Generation: true, Doc: "factor on NCCL's NVLink per-step latency (hwLatencies)",

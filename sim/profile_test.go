@@ -108,6 +108,14 @@ func TestBatchTime(t *testing.T) {
 	}
 }
 
+// A long operation's batch does not overflow picoseconds.
+func TestBatchEndLong(t *testing.T) {
+	host, end := FromMicros(17), Time(2_359_296_000_067_831_559)
+	if got := batchEnd(host, end, 20); got < end-host || got > end {
+		t.Errorf("batchEnd(%v, %v, 20) = %v", host, end, got)
+	}
+}
+
 // An operation of a timed batch on a stream is reported as BatchTime of
 // its host part and the rest of its time alone; from a CUDA graph, or
 // without launch costs (NCCL's base latency), the batch does not change it.
@@ -137,16 +145,19 @@ func TestSimulateBatch(t *testing.T) {
 		}
 		return r.Time
 	}
-	alone := run(p, spec.LaunchStream, 0)
+	alone := run(p, spec.LaunchStream, 1)
 	host := FromMicros(12 + 0.5*float64(s.NChannels-1))
+	if got, want := run(p, spec.LaunchStream, 0), run(p, spec.LaunchStream, DefaultIters); got != want {
+		t.Errorf("stream, nccl-tests' default batch: %v, want %v (%d per batch)", got, want, DefaultIters)
+	}
 	for _, n := range []int{2, 20} {
 		if got, want := run(p, spec.LaunchStream, n), BatchTime(host, alone-host, n); got != want {
 			t.Errorf("stream, %d per batch: %v, want %v", n, got, want)
 		}
-		if got, want := run(p, spec.LaunchGraph, n), run(p, spec.LaunchGraph, 0); got != want {
+		if got, want := run(p, spec.LaunchGraph, n), run(p, spec.LaunchGraph, 1); got != want {
 			t.Errorf("graph, %d per batch: %v, want %v alone", n, got, want)
 		}
-		if got, want := run(nil, spec.LaunchStream, n), run(nil, spec.LaunchStream, 0); got != want {
+		if got, want := run(nil, spec.LaunchStream, n), run(nil, spec.LaunchStream, 1); got != want {
 			t.Errorf("nominal, %d per batch: %v, want %v alone", n, got, want)
 		}
 	}

@@ -70,7 +70,7 @@ func (x *Sim) result() *Result {
 	if x.batch > 1 && end > x.host {
 		// the time per operation of a timed batch: the device's part of
 		// each overlaps the host's issuing the next
-		end = BatchTime(x.host, end-x.host, x.batch)
+		end = batchEnd(x.host, end, x.batch)
 	}
 	r := &Result{
 		Func: s.Func.String(), Algo: s.Algo.String(), Proto: s.Proto.String(),
@@ -112,4 +112,11 @@ func isNicOut(f *fabric, l int) bool {
 // per FIFO slice, timestamps in microseconds. ChromeTrace adds counters.
 func WriteChromeTrace(w io.Writer, events []TraceEvent, meta map[string]string) error {
 	return ChromeTrace{Events: events, Meta: meta}.Write(w)
+}
+
+// batchEnd is BatchTime of the host's part and the rest of an operation
+// that ends at end, in float64: (n-1) times a long operation overflows
+// picoseconds.
+func batchEnd(host, end Time, n int) Time {
+	return Time(BatchTime(float64(host), float64(end-host), n))
 }

@@ -319,8 +319,8 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 		host += FromMicros(m.Profile.Value("launch.channel") * float64(max(0, busyChannels(s)-1)))
 	}
 	launch := host + dev + fillCost(s, &cfg, an.bidirShare())
-	if split && !cfg.Launch.Graph() && cfg.Launch.Iters > 1 {
-		x.host, x.batch = host, cfg.Launch.Iters
+	if split && !cfg.Launch.Graph() && cfg.Launch.Batch() > 1 {
+		x.host, x.batch = host, cfg.Launch.Batch()
 	}
 	nc := len(an.classes)
 	x.reps = make([][]*trep, nc)
