@@ -27,11 +27,14 @@ import (
 
 // probe is a row's response to the profile.
 type probe struct {
-	c         *Case
-	a, alat   float64 // µs
-	b         float64 // µs × GB/s
-	linkR     float64 // GB/s per connection with nominal links (math.Inf: no link bound)
-	shm       bool
+	c       *Case
+	a, alat float64 // µs
+	b       float64 // µs × GB/s
+	linkR   float64 // GB/s per connection with nominal links (math.Inf: no link bound)
+	shm     bool
+	// loop: the row runs over NET between pieces of one host
+	// (NetLoopback), whose links transport.net.loopback.bw sets
+	loop      bool
 	graph     bool
 	agg       int
 	capIdx    int // index of the row's cap parameter in the fit, -1 none
@@ -89,7 +92,7 @@ func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 
 // newProbe probes one simulable row.
 func newProbe(c *Case) (*probe, error) {
-	pr := &probe{c: c, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), capIdx: -1, thrRatio: 1,
+	pr := &probe{c: c, shm: c.Transport == "SHM", loop: c.machine.NetLoopback, graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), capIdx: -1, thrRatio: 1,
 		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
 		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
 		fills: sim.Fills(c.sched, c.cfg)}
@@ -150,6 +153,7 @@ const (
 	pFillBw
 	pFillMax
 	pLLLink
+	pNetLoopBw
 	pFirstCap
 )
 
@@ -200,11 +204,16 @@ func (pr *probe) predict(v values) float64 {
 		return t
 	}
 	r := pr.linkR
-	if pr.shm {
+	switch {
+	case pr.shm:
 		if bw := v[pSHMBw]; bw > 0 {
 			r *= bw / (float64(pr.c.machine.PCIeBw) / 1e9)
 		}
-	} else {
+	case pr.loop:
+		if bw := v[pNetLoopBw]; bw > 0 {
+			r *= bw / (float64(pr.c.machine.NICBw) / 1e9)
+		}
+	default:
 		r *= v[pNVLinkEff]
 		if pr.c.Proto == spec.LL {
 			r *= v[pLLLink]
@@ -267,6 +276,7 @@ func fitParams() []fitParam {
 		{name: "fill.bw", init: 1000, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 		{name: "fill.max", init: 150, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 		{name: "proto.LL.link", init: 1, uses: func(pr *probe) bool { return pr.c.Proto == spec.LL && !pr.shm && large(pr) && pr.c.NChannels >= 16 }},
+		{name: "transport.net.loopback.bw", init: 3, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {
@@ -276,7 +286,7 @@ func fitParams() []fitParam {
 			}})
 		}
 	}
-	for _, f := range spec.Funcs {
+	for _, f := range append(spec.Funcs[:], spec.SendRecv, spec.AllToAll) {
 		if f == refFunc {
 			continue
 		}

@@ -57,7 +57,7 @@ type Machine struct {
 	// never leaves the host: with NET/Socket it goes GPU → host memory →
 	// the kernel's socket to the host's own address → host memory → GPU;
 	// the NIC links stand for that path at the interface speed NCCL reads
-	// (nominal: a calibrated machine profile gives the measured rate).
+	// (nominal) or the profile's transport.net.loopback.bw.
 	NetLoopback bool `json:"net_loopback,omitempty"`
 	// Profile is the machine's performance profile (nil: nominal, NCCL's
 	// constants alone).
@@ -301,6 +301,9 @@ type timing struct {
 	// shm: ranks of a node talk through host memory at shmBw (0: PCIe).
 	shm   bool
 	shmBw int64
+	// loopBw is the NET rate between pieces of one host (NetLoopback; 0:
+	// the NIC speed).
+	loopBw int64
 }
 
 func newTiming(cfg *Config, s *algos.Schedule) timing {
@@ -309,6 +312,9 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
 		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
 		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
+	if m.NetLoopback {
+		t.loopBw = GBps(p.Value("transport.net.loopback.bw"))
+	}
 	if t.nvlsEff <= 0 {
 		t.nvlsEff = ncclNVLSEfficiency(m.SM)
 	}
@@ -385,10 +391,14 @@ func newFabric(m *Machine, t timing) *fabric {
 			f.cap[b+3], f.class[b+3] = pci, LinkPCIe
 			f.cap[b+4], f.class[b+4] = m.HBMBw, LinkHBM
 		}
+		nic := m.NICBw
+		if t.loopBw > 0 {
+			nic = t.loopBw
+		}
 		for k := 0; k < m.NICs; k++ {
 			b := node*f.perNode + m.GPUsPerNode*gpuLinks + 2*k
-			f.cap[b], f.class[b] = m.NICBw, LinkNIC
-			f.cap[b+1], f.class[b+1] = m.NICBw, LinkNIC
+			f.cap[b], f.class[b] = nic, LinkNIC
+			f.cap[b+1], f.class[b+1] = nic, LinkNIC
 		}
 	}
 	return f
