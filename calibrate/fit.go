@@ -33,15 +33,17 @@ type probe struct {
 	linkR   float64 // GB/s per connection with nominal links (math.Inf: no link bound)
 	shm     bool
 	// loop: the row runs over NET between pieces of one host
-	// (NetLoopback), whose links transport.net.loopback.bw sets
-	loop      bool
-	graph     bool
-	agg       int
-	capIdx    int // index of the row's cap parameter in the fit, -1 none
-	thrRatio  float64
-	relName   string
-	funcName  string
-	baseLaunc float64
+	// (NetLoopback), whose links transport.net.loopback.bw and .rank.bw
+	// set; loopDir and loopRank are a connection's rate per GB/s of each
+	loop              bool
+	loopDir, loopRank float64
+	graph             bool
+	agg               int
+	capIdx            int // index of the row's cap parameter in the fit, -1 none
+	thrRatio          float64
+	relName           string
+	funcName          string
+	baseLaunc         float64
 	// nominal is the row's time under the nominal profile, µs
 	nominal      float64
 	logged       bool
@@ -133,6 +135,27 @@ func newProbe(c *Case) (*probe, error) {
 	if d := t4 - pr.baseLaunc - a; pr.b > 0 && d > 1e-9 {
 		pr.linkR = pr.b / d
 	}
+	if pr.loop && pr.b > 0 {
+		// each of the two loopback links alone at 1 GB/s, the other out of
+		// the way
+		for i, bw := range [2][2]float64{{1, 1e6}, {1e6, 1}} {
+			p := &sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
+				"transport.net.loopback.bw": {Value: bw[0], Source: "nominal"}, "transport.net.loopback.rank.bw": {Value: bw[1], Source: "nominal"}}}
+			t, err := c.Simulate(p)
+			if err != nil {
+				return nil, err
+			}
+			r := math.Inf(1)
+			if d := t - pr.baseLaunc - a; d > 1e-9 {
+				r = pr.b / d
+			}
+			if i == 0 {
+				pr.loopDir = r
+			} else {
+				pr.loopRank = r
+			}
+		}
+	}
 	return pr, nil
 }
 
@@ -154,6 +177,7 @@ const (
 	pFillMax
 	pLLLink
 	pNetLoopBw
+	pNetLoopRankBw
 	pFirstCap
 )
 
@@ -211,7 +235,10 @@ func (pr *probe) predict(v values) float64 {
 		}
 	case pr.loop:
 		if bw := v[pNetLoopBw]; bw > 0 {
-			r *= bw / (float64(pr.c.machine.NICBw) / 1e9)
+			r = bw * pr.loopDir
+		}
+		if bw := v[pNetLoopRankBw]; bw > 0 {
+			r = min(r, bw*pr.loopRank)
 		}
 	default:
 		r *= v[pNVLinkEff]
@@ -276,7 +303,8 @@ func fitParams() []fitParam {
 		{name: "fill.bw", init: 1000, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 		{name: "fill.max", init: 150, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
 		{name: "proto.LL.link", init: 1, uses: func(pr *probe) bool { return pr.c.Proto == spec.LL && !pr.shm && large(pr) && pr.c.NChannels >= 16 }},
-		{name: "transport.net.loopback.bw", init: 3, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
+		{name: "transport.net.loopback.bw", init: 5, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
+		{name: "transport.net.loopback.rank.bw", init: 7, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {

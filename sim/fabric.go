@@ -302,8 +302,9 @@ type timing struct {
 	shm   bool
 	shmBw int64
 	// loopBw is the NET rate between pieces of one host (NetLoopback; 0:
-	// the NIC speed).
-	loopBw int64
+	// the NIC speed) per direction, loopRankBw what one rank's sends and
+	// receives share (0: not shared).
+	loopBw, loopRankBw int64
 }
 
 func newTiming(cfg *Config, s *algos.Schedule) timing {
@@ -314,6 +315,7 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
 	if m.NetLoopback {
 		t.loopBw = GBps(p.Value("transport.net.loopback.bw"))
+		t.loopRankBw = GBps(p.Value("transport.net.loopback.rank.bw"))
 	}
 	if t.nvlsEff <= 0 {
 		t.nvlsEff = ncclNVLSEfficiency(m.SM)
@@ -385,6 +387,11 @@ func newFabric(m *Machine, t timing) *fabric {
 			if t.shm && t.shmBw > 0 {
 				pci = t.shmBw
 			}
+			if t.loopRankBw > 0 {
+				// the host-bound link every NET byte of the rank crosses,
+				// sent or received (fromNet)
+				pci = t.loopRankBw
+			}
 			f.cap[b+0], f.class[b+0] = nvl, LinkNVLink
 			f.cap[b+1], f.class[b+1] = nvl, LinkNVLink
 			f.cap[b+2], f.class[b+2] = pci, LinkPCIe
@@ -455,7 +462,13 @@ func (f *fabric) toNet(dst []int32, rank, nd int) []int32 {
 // NIC writes over PCIe (GPUDirect RDMA) into the GPU's memory.
 func (f *fabric) fromNet(dst []int32, rank, nd int) []int32 {
 	node := rank / f.m.GPUsPerNode
-	return append(dst, f.nicLinkOn(node, f.railNIC(rank, nd), true), f.gpuLink(rank, 3))
+	in := 3
+	if f.t.loopRankBw > 0 {
+		// a host split into NET nodes: the rank's receives share its
+		// sends' budget (transport.net.loopback.rank.bw)
+		in = 2
+	}
+	return append(dst, f.nicLinkOn(node, f.railNIC(rank, nd), true), f.gpuLink(rank, in))
 }
 
 // path appends the links a rank-to-rank message crosses on network rail nd
