@@ -37,13 +37,16 @@ type probe struct {
 	// set; loopDir and loopRank are a connection's rate per GB/s of each
 	loop              bool
 	loopDir, loopRank float64
-	graph             bool
-	agg               int
-	capIdx            int // index of the row's cap parameter in the fit, -1 none
-	thrRatio          float64
-	relName           string
-	funcName          string
-	baseLaunc         float64
+	// loopLat is the time 1 µs of transport.net.loopback.lat adds (the NET
+	// steps on the critical path), µs
+	loopLat   float64
+	graph     bool
+	agg       int
+	capIdx    int // index of the row's cap parameter in the fit, -1 none
+	thrRatio  float64
+	relName   string
+	funcName  string
+	baseLaunc float64
 	// nominal is the row's time under the nominal profile, µs
 	nominal      float64
 	logged       bool
@@ -156,6 +159,14 @@ func newProbe(c *Case) (*probe, error) {
 			}
 		}
 	}
+	if pr.loop {
+		t, err := c.Simulate(&sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
+			"transport.net.loopback.lat": {Value: 1, Source: "nominal"}}})
+		if err != nil {
+			return nil, err
+		}
+		pr.loopLat = max(0, t-t4)
+	}
 	return pr, nil
 }
 
@@ -178,6 +189,7 @@ const (
 	pLLLink
 	pNetLoopBw
 	pNetLoopRankBw
+	pNetLoopLat
 	pFirstCap
 )
 
@@ -220,7 +232,7 @@ func (pr *probe) predict(v values) float64 {
 	if pr.logged {
 		launch += v[pLogged]
 	}
-	t := launch + pr.a + v[pHop]*pr.alat
+	t := launch + pr.a + v[pHop]*pr.alat + v[pNetLoopLat]*pr.loopLat
 	if pr.fills && v[pFillBw] > 0 {
 		t += min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax])
 	}
@@ -305,6 +317,7 @@ func fitParams() []fitParam {
 		{name: "proto.LL.link", init: 1, uses: func(pr *probe) bool { return pr.c.Proto == spec.LL && !pr.shm && large(pr) && pr.c.NChannels >= 16 }},
 		{name: "transport.net.loopback.bw", init: 5, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
 		{name: "transport.net.loopback.rank.bw", init: 7, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
+		{name: "transport.net.loopback.lat", init: 3, uses: func(pr *probe) bool { return pr.loop && pr.c.Bytes <= 64<<10 }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {

@@ -239,11 +239,15 @@ func (m *Machine) HopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	return 0
 }
 
-// hopLatency is HopLatency with the profile's NVLink latency factor.
+// hopLatency is HopLatency with the profile's NVLink latency factor and
+// the NET loopback's latency.
 func (f *fabric) hopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	t := f.m.HopLatency(hop, algo, proto)
 	if hop == hopNVLink && f.t.hopScale != 1 {
 		t = Time(math.Round(float64(t) * f.t.hopScale))
+	}
+	if hop == hopNet {
+		t += f.t.loopLat // 0 unless the network is the host itself
 	}
 	return t
 }
@@ -305,6 +309,8 @@ type timing struct {
 	// the NIC speed) per direction, loopRankBw what one rank's sends and
 	// receives share (0: not shared).
 	loopBw, loopRankBw int64
+	// loopLat is added to each NET step between pieces of one host.
+	loopLat Time
 }
 
 func newTiming(cfg *Config, s *algos.Schedule) timing {
@@ -316,6 +322,7 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 	if m.NetLoopback {
 		t.loopBw = GBps(p.Value("transport.net.loopback.bw"))
 		t.loopRankBw = GBps(p.Value("transport.net.loopback.rank.bw"))
+		t.loopLat = FromMicros(p.Value("transport.net.loopback.lat"))
 	}
 	if t.nvlsEff <= 0 {
 		t.nvlsEff = ncclNVLSEfficiency(m.SM)
