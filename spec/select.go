@@ -196,8 +196,8 @@ func appendRule(ref Ref, fp8 bool) *Rule {
 // ncclPrepareTasks queues them per peer and scheduleP2pTasksToPlan plans
 // them round by round over comm->p2pSchedule on the p2p channels, each
 // peer's bytes on up to p2pnChannelsPerPeer channels, the protocol chosen
-// per peer by size (algos builds that plan). For every collective the rule
-// records nothing.
+// per peer by size (algos builds that plan). A collective passes it by:
+// the cost table decides.
 func p2pPathRule(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-SEL-P2P-1", Layer: LayerSelect, Title: "point-to-point operations take the p2p path",
@@ -205,6 +205,7 @@ func p2pPathRule(ref Ref) *Rule {
 		Ref: ref,
 		perOp: func(o *opRun) {
 			if !o.op.Func.IsP2P() {
+				o.emit(Verdict{Outcome: Skip, Why: "a collective: the cost table decides"})
 				return
 			}
 			d, c := o.dec, o.comm
