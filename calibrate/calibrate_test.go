@@ -111,8 +111,26 @@ func TestFoldsLeaveOutWholeConfigurations(t *testing.T) {
 	if rep.Folds != len(keys) {
 		t.Errorf("%d folds for %d configurations", rep.Folds, len(keys))
 	}
-	if rep.NotSimulable["net: schedule has 2 ranks (1 per node) but machine h200x2 has 1 × 2 GPUs"] == 0 && len(rep.NotSimulable) == 0 {
-		t.Log("every row simulable")
+}
+
+// Every measured row NCCL ran can be simulated: the NET split of one host
+// (P2P and SHM off) as NCCL's nodes, SendRecv and AllToAll on the p2p path.
+func TestEveryRowSimulable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the calibration takes minutes")
+	}
+	rep := docsReport(t)
+	for why, n := range rep.NotSimulable {
+		t.Errorf("%d rows not simulable: %s", n, why)
+	}
+	net := 0
+	for _, r := range rep.Results {
+		if r.machine.NetLoopback {
+			net++
+		}
+	}
+	if net < 100 {
+		t.Errorf("%d rows over the NET split of one host: the net captures are missing", net)
 	}
 }
 
@@ -120,7 +138,10 @@ func TestFoldsLeaveOutWholeConfigurations(t *testing.T) {
 // 10 %, with why; docs/calibration.md reports them. The test fails when one
 // of them comes within 10 % (take it off the list) or when any other
 // figure leaves it.
-var knownMisses = map[string]string{}
+var knownMisses = map[string]string{
+	"AllReduce, GB200 NVL72 as one 72-GPU NVLink domain": "NVLS/Simple on 32 channels (NCCL 2.26.2) is link-bound in the model at NCCL's own Blackwell constants, " +
+		"18 × 40.1 GB/s (SM100_NVLINK_BW) × 0.74 (nvlsEfficiency); the measured 839 GB/s needs about 0.62, and no Blackwell measurement or NCCL constant says so",
+}
 
 // The published figures (tests, never fitting input): each simulable one
 // within 10 % with the preset's own, transferred profile.

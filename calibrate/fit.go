@@ -27,11 +27,19 @@ import (
 
 // probe is a row's response to the profile.
 type probe struct {
-	c         *Case
-	a, alat   float64 // µs
-	b         float64 // µs × GB/s
-	linkR     float64 // GB/s per connection with nominal links (math.Inf: no link bound)
-	shm       bool
+	c       *Case
+	a, alat float64 // µs
+	b       float64 // µs × GB/s
+	linkR   float64 // GB/s per connection with nominal links (math.Inf: no link bound)
+	shm     bool
+	// loop: the row runs over NET between pieces of one host
+	// (NetLoopback), whose links transport.net.loopback.bw and .rank.bw
+	// set; loopDir and loopRank are a connection's rate per GB/s of each
+	loop              bool
+	loopDir, loopRank float64
+	// loopLat is the time 1 µs of transport.net.loopback.lat adds (the NET
+	// steps on the critical path), µs
+	loopLat   float64
 	graph     bool
 	agg       int
 	iters     int
@@ -95,7 +103,7 @@ func newProbe(row *Case) (*probe, error) {
 	alone := *row
 	alone.cfg.Launch.Iters = 1
 	c := &alone
-	pr := &probe{c: row, shm: c.Transport == "SHM", graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), iters: row.Launch.Batch(), capIdx: -1, thrRatio: 1,
+	pr := &probe{c: row, shm: c.Transport == "SHM", loop: c.machine.NetLoopback, graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), iters: row.Launch.Batch(), capIdx: -1, thrRatio: 1,
 		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
 		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
 	}
@@ -143,6 +151,35 @@ func newProbe(row *Case) (*probe, error) {
 	if d := t4 - pr.baseLaunc - a; pr.b > 0 && d > 1e-9 {
 		pr.linkR = pr.b / d
 	}
+	if pr.loop && pr.b > 0 {
+		// each of the two loopback links alone at 1 GB/s, the other out of
+		// the way
+		for i, bw := range [2][2]float64{{1, 1e6}, {1e6, 1}} {
+			p := &sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
+				"transport.net.loopback.bw": {Value: bw[0], Source: "nominal"}, "transport.net.loopback.rank.bw": {Value: bw[1], Source: "nominal"}}}
+			t, err := c.Simulate(p)
+			if err != nil {
+				return nil, err
+			}
+			r := math.Inf(1)
+			if d := t - pr.baseLaunc - a; d > 1e-9 {
+				r = pr.b / d
+			}
+			if i == 0 {
+				pr.loopDir = r
+			} else {
+				pr.loopRank = r
+			}
+		}
+	}
+	if pr.loop {
+		t, err := c.Simulate(&sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
+			"transport.net.loopback.lat": {Value: 1, Source: "nominal"}}})
+		if err != nil {
+			return nil, err
+		}
+		pr.loopLat = max(0, t-t4)
+	}
 	return pr, nil
 }
 
@@ -166,6 +203,9 @@ const (
 	pLaunchDevice
 	pLaunchChannel
 	pFillBase
+	pNetLoopBw
+	pNetLoopRankBw
+	pNetLoopLat
 	pFirstCap
 )
 
@@ -196,7 +236,7 @@ func (pr *probe) index(ps []fitParam) {
 
 // predict is the closed form, µs.
 func (pr *probe) predict(v values) float64 {
-	dev := pr.a + v[pHop]*pr.alat
+	dev := pr.a + v[pHop]*pr.alat + v[pNetLoopLat]*pr.loopLat
 	if pr.fills && v[pFillBw] > 0 {
 		dev += pr.fill * (v[pFillBase] + min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax]))
 	}
@@ -227,11 +267,19 @@ func (pr *probe) predict(v values) float64 {
 // rate is the closed form's rate of the row's critical connection, GB/s.
 func (pr *probe) rate(v values) float64 {
 	r := pr.linkR
-	if pr.shm {
+	switch {
+	case pr.shm:
 		if bw := v[pSHMBw]; bw > 0 {
 			r *= bw / (float64(pr.c.machine.PCIeBw) / 1e9)
 		}
-	} else {
+	case pr.loop:
+		if bw := v[pNetLoopBw]; bw > 0 {
+			r = bw * pr.loopDir
+		}
+		if bw := v[pNetLoopRankBw]; bw > 0 {
+			r = min(r, bw*pr.loopRank)
+		}
+	default:
 		r *= v[pNVLinkEff]
 		if pr.c.Proto == spec.LL {
 			r *= v[pLLLink]
@@ -297,6 +345,9 @@ func fitParams() []fitParam {
 		{name: "launch.device", init: 8, uses: func(pr *probe) bool { return !pr.graph && pr.iters > 1 && large(pr) }},
 		{name: "launch.channel", init: 0.1, uses: func(pr *probe) bool { return !pr.graph && pr.c.NChannels > 1 && pr.c.Bytes < 1<<20 }},
 		{name: "fill.base", init: 2, uses: func(pr *probe) bool { return pr.fills && large(pr) }},
+		{name: "transport.net.loopback.bw", init: 5, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
+		{name: "transport.net.loopback.rank.bw", init: 7, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
+		{name: "transport.net.loopback.lat", init: 3, uses: func(pr *probe) bool { return pr.loop && pr.c.Bytes <= 64<<10 }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {
@@ -306,7 +357,7 @@ func fitParams() []fitParam {
 			}})
 		}
 	}
-	for _, f := range spec.Funcs {
+	for _, f := range append(spec.Funcs[:], spec.SendRecv, spec.AllToAll) {
 		if f == refFunc {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
@@ -32,7 +33,12 @@ type Case struct {
 func (c *Case) Simulable() bool { return c.Why == "" }
 
 // Cell is the (algorithm, protocol) NCCL ran.
-func (c *Case) Cell() string { return c.Algo.String() + "/" + c.Proto.String() }
+func (c *Case) Cell() string {
+	if c.Func.IsP2P() {
+		return "p2p/" + c.Proto.String()
+	}
+	return c.Algo.String() + "/" + c.Proto.String()
+}
 
 type commKey struct {
 	rel spec.Version
@@ -40,14 +46,15 @@ type commKey struct {
 }
 
 type commSetup struct {
-	comm *spec.Comm
-	l    *algos.Layout
-	m    sim.Machine
-	err  error
+	pc  *plan.Comm
+	err error
 }
 
 // Prepare decides and builds the schedule of every row on the named
-// system preset (the machine the rows were measured on).
+// system preset (the machine the rows were measured on). The communicator,
+// its layout and the machine its schedules run on come from plan, as for
+// every other simulation: NCCL's nodes (a host NCCL split into NET nodes
+// when P2P and SHM are off) are the machine's nodes.
 func Prepare(rows []Row, system string) ([]*Case, error) {
 	setups := map[commKey]*commSetup{}
 	get := func(r *Row) *commSetup {
@@ -67,23 +74,7 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 			s.err = err
 			return s
 		}
-		if s.comm, err = spec.Init(rs, sys, r.Env); err != nil {
-			s.err = err
-			return s
-		}
-		if s.comm.Err != nil {
-			s.err = fmt.Errorf("NCCL refuses the communicator: %s", s.comm.Err.Message)
-			return s
-		}
-		if s.l, err = algos.LayoutFromComm(s.comm); err != nil {
-			s.err = err
-			return s
-		}
-		if s.m, err = sim.MachineFromSystem(sys); err != nil {
-			s.err = err
-			return s
-		}
-		s.m.SHARP, s.m.NVLS = s.comm.CollNetSupport, s.comm.NVLSSupport
+		s.pc, s.err = plan.Build(rs, sys, r.Env, nil)
 		return s
 	}
 	if _, err := spec.Preset(system, spec.PresetOptions{}); err != nil {
@@ -120,7 +111,7 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 			continue
 		}
 		op := spec.Op{Func: c.Func, Count: c.Count, DataType: c.DataType, RedOp: c.RedOp, Root: c.Root}
-		d, _, err := s.comm.Select(op)
+		d, _, err := s.pc.Decide(op)
 		if err != nil {
 			c.Why = err.Error()
 			continue
@@ -130,18 +121,22 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 			continue
 		}
 		c.Algo, c.Proto, c.NChannels, c.NThreads, c.Transport = d.Algo, d.Proto, d.NChannels, d.NThreads, d.Transport
-		o, sel, err := algos.FromDecision(d)
+		o, sel, cfg, err := s.pc.Decided(d)
 		if err != nil {
 			c.Why = err.Error()
 			continue
 		}
-		if c.sched, err = algos.Build(o, sel, s.l, algos.Options{}); err != nil {
+		if c.sched, err = algos.Build(o, sel, s.pc.Layout, algos.Options{}); err != nil {
 			c.Why = err.Error()
 			continue
 		}
-		c.machine = s.m
+		c.machine, c.cfg = cfg.Machine, cfg
 		c.cfg.Launch = c.Launch
-		c.cfg.FromDecision(s.comm, d)
+		if d.P2P != nil {
+			// no cost table: the schedule's protocol (LL or Simple per
+			// peer as addP2pToPlan plans it) on p2p channels, timed as Ring's
+			c.Algo, c.Proto = c.sched.Algo, c.sched.Proto
+		}
 		// a schedule the simulator cannot run (a shape it has no machine
 		// for) is reported now, not at every fit step
 		if _, err := c.Simulate(nil); err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
@@ -25,6 +26,10 @@ type Figure struct {
 	Bytes int64
 	// BusBw is the measured busbw, GB/s.
 	BusBw float64
+	// Release is the NCCL release the figure was measured with, where its
+	// source names one NCCL release the comparison's cannot stand for (0:
+	// the comparison's release).
+	Release spec.Version
 	// Pending says why the figure cannot be simulated yet ("": it can).
 	Pending string
 }
@@ -32,7 +37,8 @@ type Figure struct {
 const gib4 = 4 << 30
 
 // Figures are the published figures docs/calibration.md compares with,
-// at 4 GiB, float sum, NCCL 2.22.3 (the design's reference release).
+// at 4 GiB, float sum, NCCL 2.22.3 (the design's reference release) unless
+// the figure names its own release.
 func Figures() []Figure {
 	var fs []Figure
 	for i, n := range []int{2, 4, 5, 6, 7, 8} {
@@ -47,72 +53,79 @@ func Figures() []Figure {
 			Env: spec.Env{"NCCL_ALGO": "Ring"}, Func: spec.AllReduce, Bytes: gib4, BusBw: 367.5},
 		Figure{Name: "CollNetChain AllReduce, 8 × 8 H100 with SHARP", Source: "coreweave/nccl-tests README", System: "dgx-h100", Nodes: 8, SHARP: true,
 			Env: spec.Env{"NCCL_ALGO": "CollNetChain", "NCCL_COLLNET_ENABLE": "1"}, Func: spec.AllReduce, Bytes: gib4, BusBw: 383},
-		Figure{Name: "AllReduce, GB200 NVL72 as one 72-GPU NVLink domain", Source: "coreweave/nccl-tests README", System: "gb200-nvl72", Nodes: 18,
-			Env: spec.Env{}, Func: spec.AllReduce, Bytes: gib4, BusBw: 839,
-			Pending: "the 72-GPU MNNVL domain as one NCCL node is not simulated on this branch"},
+		// The README's GB200 runs used NCCL 2.26.2 with its GB200 settings
+		// (slurm/nccl-test-distributed-gb200-nvl72-enroot.slurm: MNNVL and
+		// cuMem on; the rest concern the network a single rack does not
+		// use). 2.22.3 cannot stand for it: it predates Blackwell (no
+		// SM100 NVLink figure until 2.25.1) and its NVLS search asks for one
+		// channel per GPU, 72, past MAXCHANNELS (2.25.1 caps it at
+		// NCCL_MAX_NVLS_ARITY).
+		Figure{Name: "AllReduce, GB200 NVL72 as one 72-GPU NVLink domain", Source: "coreweave/nccl-tests README (NCCL 2.26.2)", System: "gb200-nvl72", Nodes: 18,
+			Env: spec.Env{"NCCL_MNNVL_ENABLE": "1", "NCCL_CUMEM_ENABLE": "1"}, Func: spec.AllReduce, Bytes: gib4, BusBw: 839, Release: spec.V2_26_2},
 	)
 	return fs
 }
 
 // SimulateFigure simulates a figure with the machine's own profile, or
-// with prof's generation parameters when prof is set, and returns its
-// busbw and what ran.
+// with prof's generation parameters when prof is set and of the machine's
+// generation, and returns its busbw and what ran.
 func SimulateFigure(f Figure, v spec.Version, prof *sim.Profile) (busBw float64, ran string, err error) {
+	busBw, ran, _, err = simulateFigure(f, v, prof)
+	return busBw, ran, err
+}
+
+// simulateFigure is SimulateFigure, also naming the profile it used.
+func simulateFigure(f Figure, v spec.Version, prof *sim.Profile) (busBw float64, ran, profile string, err error) {
+	if f.Release != 0 {
+		v = f.Release
+	}
 	rs, err := spec.Load(v)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	sys, err := spec.Preset(f.System, spec.PresetOptions{Nodes: f.Nodes, SHARP: f.SHARP})
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	if f.GPUs > 0 {
 		for i := range sys.Nodes {
 			sys.Nodes[i].Reshape(f.GPUs, 0, 0, 0)
 		}
 	}
-	comm, err := spec.Init(rs, sys, f.Env)
+	pc, err := plan.Build(rs, sys, f.Env, nil)
 	if err != nil {
-		return 0, "", err
-	}
-	if comm.Err != nil {
-		return 0, "", fmt.Errorf("NCCL refuses the communicator: %s", comm.Err.Message)
+		return 0, "", "", err
 	}
 	op := spec.Op{Func: f.Func, Count: f.Bytes / 4, DataType: spec.Float32, RedOp: spec.Sum}
-	d, _, err := comm.Select(op)
+	d, _, err := pc.Decide(op)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	if d.Err != nil {
-		return 0, "", fmt.Errorf("NCCL returns %s", d.Err.Message)
+		return 0, "", "", fmt.Errorf("NCCL returns %s", d.Err.Message)
 	}
-	o, sel, err := algos.FromDecision(d)
+	o, sel, cfg, err := pc.Decided(d)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
-	l, err := algos.LayoutFromComm(comm)
+	if prof != nil && prof.SM == cfg.Machine.SM {
+		// a generation's parameters transfer to machines of that
+		// generation only (sim.ProfileFor)
+		cfg.Machine.Profile = prof.Generation()
+	}
+	s, err := algos.Build(o, sel, pc.Layout, algos.Options{})
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
-	s, err := algos.Build(o, sel, l, algos.Options{})
-	if err != nil {
-		return 0, "", err
-	}
-	m, err := sim.MachineFromSystem(sys)
-	if err != nil {
-		return 0, "", err
-	}
-	m.SHARP, m.NVLS = comm.CollNetSupport, comm.NVLSSupport
-	if prof != nil {
-		m.Profile = prof.Generation()
-	}
-	cfg := sim.Config{Machine: m}
-	cfg.FromDecision(comm, d)
 	res, err := sim.Simulate(s, cfg)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
-	return res.BusBw, fmt.Sprintf("%s/%s, %d channels", d.Algo, d.Proto, d.NChannels), nil
+	ran = fmt.Sprintf("%s/%s, %d channels", d.Algo, d.Proto, d.NChannels)
+	if f.Release != 0 {
+		ran = fmt.Sprintf("%s (NCCL %s)", ran, f.Release)
+	}
+	return res.BusBw, ran, cfg.Machine.Profile.Short(), nil
 }
 
 // FigureRow is one compared figure.
@@ -130,14 +143,7 @@ func CompareFigures(v spec.Version, prof *sim.Profile) []FigureRow {
 	for _, f := range Figures() {
 		r := FigureRow{Figure: f}
 		if f.Pending == "" {
-			r.Sim, r.Ran, r.Err = SimulateFigure(f, v, prof)
-			if prof != nil {
-				r.Profile = prof.Generation().Short()
-			} else if sys, err := spec.Preset(f.System, spec.PresetOptions{}); err == nil {
-				if m, err := sim.MachineFromSystem(sys); err == nil {
-					r.Profile = m.Profile.Short()
-				}
-			}
+			r.Sim, r.Ran, r.Profile, r.Err = simulateFigure(f, v, prof)
 		}
 		out = append(out, r)
 	}
@@ -146,7 +152,7 @@ func CompareFigures(v spec.Version, prof *sim.Profile) []FigureRow {
 
 // WriteFigures writes the comparison as Markdown.
 func WriteFigures(w io.Writer, rows []FigureRow, v spec.Version) {
-	fmt.Fprintf(w, "Simulated with NCCL %s's decision at 4 GiB (float sum) and each preset's own profile.\n\n", v)
+	fmt.Fprintf(w, "Simulated with NCCL %s's decision (or the release a figure was measured with, where its source names one) at 4 GiB (float sum) and each preset's own profile.\n\n", v)
 	fmt.Fprintf(w, "| figure | source | measured busbw | simulated busbw | error | NCCL ran | profile |\n|---|---|--:|--:|--:|---|---|\n")
 	for _, r := range rows {
 		switch {

@@ -345,6 +345,8 @@ func decisionText(d *spec.Decision) string {
 			s += " (fallback)"
 		}
 		return s + " [" + by + "]"
+	case d.P2P != nil:
+		return fmt.Sprintf("p2p path, %d p2p channels, up to %d per peer [%s]", d.P2P.NChannels, d.P2P.NChannelsPerPeer, by)
 	case d.Kernel == "copy-engine":
 		return "copy-engine collective, no kernel [" + by + "]"
 	case d.Kernel != "":

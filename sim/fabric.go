@@ -57,7 +57,7 @@ type Machine struct {
 	// never leaves the host: with NET/Socket it goes GPU → host memory →
 	// the kernel's socket to the host's own address → host memory → GPU;
 	// the NIC links stand for that path at the interface speed NCCL reads
-	// (nominal: a calibrated machine profile gives the measured rate).
+	// (nominal) or the profile's transport.net.loopback.bw.
 	NetLoopback bool `json:"net_loopback,omitempty"`
 	// Profile is the machine's performance profile (nil: nominal, NCCL's
 	// constants alone).
@@ -239,11 +239,15 @@ func (m *Machine) HopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	return 0
 }
 
-// hopLatency is HopLatency with the profile's NVLink latency factor.
+// hopLatency is HopLatency with the profile's NVLink latency factor and
+// the NET loopback's latency.
 func (f *fabric) hopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	t := f.m.HopLatency(hop, algo, proto)
 	if hop == hopNVLink && f.t.hopScale != 1 {
 		t = Time(math.Round(float64(t) * f.t.hopScale))
+	}
+	if hop == hopNet {
+		t += f.t.loopLat // 0 unless the network is the host itself
 	}
 	return t
 }
@@ -301,6 +305,12 @@ type timing struct {
 	// shm: ranks of a node talk through host memory at shmBw (0: PCIe).
 	shm   bool
 	shmBw int64
+	// loopBw is the NET rate between pieces of one host (NetLoopback; 0:
+	// the NIC speed) per direction, loopRankBw what one rank's sends and
+	// receives share (0: not shared).
+	loopBw, loopRankBw int64
+	// loopLat is added to each NET step between pieces of one host.
+	loopLat Time
 }
 
 func newTiming(cfg *Config, s *algos.Schedule) timing {
@@ -309,6 +319,11 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
 		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
 		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
+	if m.NetLoopback {
+		t.loopBw = GBps(p.Value("transport.net.loopback.bw"))
+		t.loopRankBw = GBps(p.Value("transport.net.loopback.rank.bw"))
+		t.loopLat = FromMicros(p.Value("transport.net.loopback.lat"))
+	}
 	if t.nvlsEff <= 0 {
 		t.nvlsEff = ncclNVLSEfficiency(m.SM)
 	}
@@ -379,16 +394,25 @@ func newFabric(m *Machine, t timing) *fabric {
 			if t.shm && t.shmBw > 0 {
 				pci = t.shmBw
 			}
+			if t.loopRankBw > 0 {
+				// the host-bound link every NET byte of the rank crosses,
+				// sent or received (fromNet)
+				pci = t.loopRankBw
+			}
 			f.cap[b+0], f.class[b+0] = nvl, LinkNVLink
 			f.cap[b+1], f.class[b+1] = nvl, LinkNVLink
 			f.cap[b+2], f.class[b+2] = pci, LinkPCIe
 			f.cap[b+3], f.class[b+3] = pci, LinkPCIe
 			f.cap[b+4], f.class[b+4] = m.HBMBw, LinkHBM
 		}
+		nic := m.NICBw
+		if t.loopBw > 0 {
+			nic = t.loopBw
+		}
 		for k := 0; k < m.NICs; k++ {
 			b := node*f.perNode + m.GPUsPerNode*gpuLinks + 2*k
-			f.cap[b], f.class[b] = m.NICBw, LinkNIC
-			f.cap[b+1], f.class[b+1] = m.NICBw, LinkNIC
+			f.cap[b], f.class[b] = nic, LinkNIC
+			f.cap[b+1], f.class[b+1] = nic, LinkNIC
 		}
 	}
 	return f
@@ -445,7 +469,13 @@ func (f *fabric) toNet(dst []int32, rank, nd int) []int32 {
 // NIC writes over PCIe (GPUDirect RDMA) into the GPU's memory.
 func (f *fabric) fromNet(dst []int32, rank, nd int) []int32 {
 	node := rank / f.m.GPUsPerNode
-	return append(dst, f.nicLinkOn(node, f.railNIC(rank, nd), true), f.gpuLink(rank, 3))
+	in := 3
+	if f.t.loopRankBw > 0 {
+		// a host split into NET nodes: the rank's receives share its
+		// sends' budget (transport.net.loopback.rank.bw)
+		in = 2
+	}
+	return append(dst, f.nicLinkOn(node, f.railNIC(rank, nd), true), f.gpuLink(rank, in))
 }
 
 // path appends the links a rank-to-rank message crosses on network rail nd

@@ -109,3 +109,115 @@ func TestMachineForCommRejects(t *testing.T) {
 		}
 	}
 }
+
+// On a host NCCL split into NET nodes, the profile's loopback rates time
+// the NET path: each direction at transport.net.loopback.bw, and what one
+// rank sends and receives together at transport.net.loopback.rank.bw, so
+// an AllReduce (both directions at once) moves each direction at half the
+// rank's budget while a Broadcast (one direction) gets the per-direction
+// rate.
+func TestNetLoopbackRates(t *testing.T) {
+	sys, c := commOn(t, "h200x2", 1, spec.Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1", "NCCL_NVLS_ENABLE": "0"})
+	m, err := MachineForComm(sys, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := algos.LayoutFromComm(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := &Profile{Schema: ProfileSchema, Name: "loop", Params: map[string]Param{
+		"transport.net.loopback.bw": {Value: 5, Source: "nominal"}, "transport.net.loopback.rank.bw": {Value: 6, Source: "nominal"}}}
+	for _, tc := range []struct {
+		f    spec.Func
+		prof *Profile
+		// want is the busbw at 1 GiB, GB/s: one direction's rate
+		want float64
+	}{
+		{spec.Broadcast, prof, 5},
+		{spec.AllReduce, prof, 3},
+		{spec.Broadcast, nil, 1.25}, // nominal: the interface speed NCCL reads
+		{spec.AllReduce, nil, 1.25},
+	} {
+		op := spec.Op{Func: tc.f, Count: 1 << 28, DataType: spec.Float32, RedOp: spec.Sum}
+		d, _, err := c.Select(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, sel, err := algos.FromDecision(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := algos.Build(o, sel, l, algos.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mm := m
+		mm.Profile = tc.prof
+		res, err := Simulate(s, Config{Machine: mm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.BusBw < 0.9*tc.want || res.BusBw > tc.want {
+			t.Errorf("%s, profile %s: busbw %.2f GB/s, want about %.2f", tc.f, tc.prof.Short(), res.BusBw, tc.want)
+		}
+	}
+}
+
+// transport.net.loopback.lat adds its latency to every NET step on a host
+// split into NET nodes: an 8-byte Ring AllReduce on two such nodes crosses
+// the network twice in a row (reduce, then gather).
+func TestNetLoopbackLatency(t *testing.T) {
+	sys, c := commOn(t, "h200x2", 1, spec.Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1", "NCCL_NVLS_ENABLE": "0"})
+	m, err := MachineForComm(sys, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := algos.LayoutFromComm(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: 2, DataType: spec.Float32, RedOp: spec.Sum}, algos.Selection{Algo: spec.Ring, Proto: spec.LL, NChannels: 1}, l, algos.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times [2]Time
+	for i, lat := range []float64{0, 10} {
+		mm := m
+		mm.Profile = &Profile{Schema: ProfileSchema, Name: "loop", Params: map[string]Param{"transport.net.loopback.lat": {Value: lat, Source: "nominal"}}}
+		res, err := Simulate(s, Config{Machine: mm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		times[i] = res.Time
+	}
+	if d := times[1] - times[0]; d != FromMicros(20) {
+		t.Errorf("10 µs per NET step added %v to an 8-byte AllReduce on two NET nodes, want 20 µs (two steps)", d)
+	}
+	// on NVLink (no split) the parameter does nothing
+	sys2, c2 := commOn(t, "h200x2", 1, spec.Env{"NCCL_NVLS_ENABLE": "0"})
+	m2, err := MachineForComm(sys2, c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := algos.LayoutFromComm(c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: 2, DataType: spec.Float32, RedOp: spec.Sum}, algos.Selection{Algo: spec.Ring, Proto: spec.LL, NChannels: 1}, l2, algos.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, lat := range []float64{0, 10} {
+		mm := m2
+		mm.Profile = &Profile{Schema: ProfileSchema, Name: "loop", Params: map[string]Param{"transport.net.loopback.lat": {Value: lat, Source: "nominal"}}}
+		res, err := Simulate(s2, Config{Machine: mm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		times[i] = res.Time
+	}
+	if times[0] != times[1] {
+		t.Errorf("the loopback latency changed an NVLink AllReduce: %v -> %v", times[0], times[1])
+	}
+}

@@ -149,6 +149,12 @@ func ProfileParams() []ParamSpec {
 			NominalFrom: "1: the wire bytes alone (LL's doubling is in the schedule)"},
 		{Name: "transport.shm.bw", Unit: "GB/s", Doc: "bandwidth of the SHM transport (through host memory) between two GPUs of a node, per direction",
 			NominalFrom: "0: timed over the machine's PCIe figure"},
+		{Name: "transport.net.loopback.bw", Unit: "GB/s", Doc: "bandwidth, per direction, of NET between NCCL nodes that are pieces of one host (P2P and SHM off: NCCL splits the host, MachineForComm); with NET/Socket the bytes go GPU → host memory → the kernel's socket to the host's own address → host memory → GPU, so the interface speed NCCL reads says nothing of it",
+			NominalFrom: "0: the NIC speed NCCL reads (NET/Socket: the interface's, 10 Gb/s when unreadable)"},
+		{Name: "transport.net.loopback.lat", Unit: "us", Doc: "latency added to each step over NET between NCCL nodes that are pieces of one host (see transport.net.loopback.bw): the proxy threads' socket round trip through the kernel, beyond NCCL's NET per-step latency (hwLatencies)",
+			NominalFrom: "0: NCCL's NET hwLatencies alone"},
+		{Name: "transport.net.loopback.rank.bw", Unit: "GB/s", Doc: "bandwidth one rank's NET sends and receives share between NCCL nodes that are pieces of one host (see transport.net.loopback.bw): one proxy thread per rank progresses both, through the same host memory",
+			NominalFrom: "0: not shared (each direction over the GPU's PCIe figure)"},
 		{Name: "threads.exponent", Unit: "", Nominal: 1, Generation: true, Signed: true, Doc: "a channel's cap scales as (nThreads / NCCL's default)^exponent",
 			NominalFrom: "1: throughput proportional to the threads copying"},
 		{Name: "nvls.eff", Unit: "", Generation: true, Doc: "achievable fraction of NCCL's NVLink bandwidth through the NVSwitch's multicast engine (NVLS; link.nvlink.eff applies to P2P connections only); 0 selects NCCL's own factor",
@@ -163,7 +169,9 @@ func ProfileParams() []ParamSpec {
 				NominalFrom: "0: no cap (NCCL's tuning model, which the timing inherits, caps only its own estimate)"})
 		}
 	}
-	for f := spec.Func(0); f < spec.NumFuncs; f++ {
+	// SendRecv and AllToAll too: their schedules run on p2p channels of one
+	// thread block each, timed as Ring's (HopLatency, the caps)
+	for _, f := range append(spec.Funcs[:], spec.SendRecv, spec.AllToAll) {
 		ps = append(ps, ParamSpec{Name: funcName(f), Unit: "", Nominal: 1, Generation: true,
 			Doc:         fmt.Sprintf("factor on a channel's cap for %s relative to AllReduce (the work per byte its primitives do)", f),
 			NominalFrom: "1: every kernel moves bytes alike"})

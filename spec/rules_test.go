@@ -209,6 +209,8 @@ var ruleCases = []ruleCase{
 	{name: "the ring search's line", rule: "G-GRAPH-SEARCH-1", releases: all, preset: "dgx-h100", want: Info, logHas: "Pattern 4, crossNic 0, nChannels 12, bw 30.000000/30.000000, type NVL/PIX, sameChannels 1"},
 	// the line public 8×H100 single-node logs of NCCL 2.27/2.28 print
 	{name: "channel summary", rule: "G-GRAPH-CHANNELS-1", releases: r28, preset: "dgx-h100", want: Info, logHas: "24 coll channels, 24 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer"},
+	{name: "SendRecv takes the p2p path", rule: "G-SEL-P2P-1", releases: all, preset: "dgx-h100", op: &Op{Func: SendRecv, Count: 1 << 20, DataType: Float32}, want: Pass, whyHas: "the p2p path on"},
+	{name: "AllToAll takes the p2p path", rule: "G-SEL-P2P-1", releases: all, preset: "dgx-a100", op: &Op{Func: AllToAll, Count: 64, DataType: Int8}, want: Pass, whyHas: "no cost table"},
 	{name: "a call becomes a task", rule: "G-SEL-APPEND-1", releases: all, preset: "dgx-a100", op: arOp(1 << 20), want: Pass},
 	{name: "empty call discarded", rule: "G-SEL-APPEND-1", releases: all, preset: "dgx-a100", op: &Op{Func: AllReduce, DataType: Float32}, want: Info, whyHas: "discards"},
 	{name: "fp8 reduction below sm90", rule: "G-SEL-APPEND-1", releases: r28, preset: "dgx-a100", op: &Op{Func: Reduce, Count: 4, DataType: Float8e4m3}, want: Fail,

@@ -96,16 +96,6 @@ func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace) (*Decision, Tr
 	d := &dc.d
 	*d = Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: ev,
 		Net: c.Net, NetVia: c.NetVia, Transport: c.IntraTransport, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
-	if c.Err == nil && op.Func.IsP2P() {
-		// grouped ncclSend/ncclRecv: scheduleP2pTasksToPlan plans them on
-		// the p2p channels, round by round, without the cost table
-		// (src/enqueue.cc ncclPrepareTasks, scheduleP2pTasksToPlan)
-		d.P2P = &P2PPath{}
-		if c.Topo != nil {
-			d.P2P.NChannels, d.P2P.NChannelsPerPeer = c.Topo.P2PNChannels, c.Topo.P2PNChannelsPerPeer
-		}
-		return d, trace, nil
-	}
 	if c.Err != nil {
 		d.Err = c.Err
 		d.DecidedBy = decisiveInit(c.Trace)
@@ -219,6 +209,34 @@ func appendRule(ref Ref, fp8 bool) *Rule {
 				var buf [64]byte
 				o.emit(Verdict{Outcome: Pass, Why: string(append(strconv.AppendInt(buf[:0], op.Count, 10), " element(s): the call becomes a task"...))})
 			}
+		},
+	}
+}
+
+// p2pPathRule is G-SEL-P2P-1: grouped ncclSend/ncclRecv (SendRecv, and
+// AllToAll as nccl-tests issues it) never reach the cost table:
+// ncclPrepareTasks queues them per peer and scheduleP2pTasksToPlan plans
+// them round by round over comm->p2pSchedule on the p2p channels, each
+// peer's bytes on up to p2pnChannelsPerPeer channels, the protocol chosen
+// per peer by size (algos builds that plan). A collective passes it by:
+// the cost table decides.
+func p2pPathRule(ref Ref) *Rule {
+	return &Rule{
+		ID: "G-SEL-P2P-1", Layer: LayerSelect, Title: "point-to-point operations take the p2p path",
+		Doc: `SendRecv and AllToAll (grouped ncclSend/ncclRecv) are planned by scheduleP2pTasksToPlan on the communicator's p2p channels (ncclTopoComputeP2pChannels: p2pnChannels, p2pnChannelsPerPeer), without the cost table: no algorithm or protocol is chosen for the operation; addP2pToPlan picks LL or Simple per peer and direction by size (NCCL_P2P_LL_THRESHOLD × channels per peer) and spreads each peer's bytes over 1 to p2pnChannelsPerPeer channels.`,
+		Ref: ref,
+		perOp: func(o *opRun) {
+			if !o.op.Func.IsP2P() {
+				o.emit(Verdict{Outcome: Skip, Why: "a collective: the cost table decides"})
+				return
+			}
+			d, c := o.dec, o.comm
+			d.P2P = &P2PPath{}
+			if c.Topo != nil {
+				d.P2P.NChannels, d.P2P.NChannelsPerPeer = c.Topo.P2PNChannels, c.Topo.P2PNChannelsPerPeer
+			}
+			d.DecidedBy, o.stop = "G-SEL-P2P-1", true
+			o.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("%s: the p2p path on %d p2p channels, up to %d per peer; no cost table", o.op.Func, d.P2P.NChannels, d.P2P.NChannelsPerPeer)})
 		},
 	}
 }
