@@ -217,11 +217,11 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
 		}
-		obs := opString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, o.ChannelLo >= 0)
+		obs := OpString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, o.ChannelLo >= 0)
 		var preds []string
 		found := false
 		for _, d := range g.Ops {
-			pred := opString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, o.ChannelLo >= 0)
+			pred := OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, o.ChannelLo >= 0)
 			if d.Err != nil {
 				pred = "error " + d.Err.Result.String()
 			}
@@ -304,7 +304,9 @@ func CheckCaptures(caps []*conformance.Capture) ([]*conformance.CheckReport, err
 	return reps, nil
 }
 
-func opString(a spec.Algo, p spec.Proto, lo, hi int, withRange bool) string {
+// OpString is how a per-operation choice reads in a check: Algo/Proto,
+// and its channel range when the log printed one.
+func OpString(a spec.Algo, p spec.Proto, lo, hi int, withRange bool) string {
 	s := a.String() + "/" + p.String()
 	if withRange {
 		s += fmt.Sprintf(" channels %d..%d", lo, hi)

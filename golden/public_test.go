@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/diagnose"
 	"github.com/gatesim/gatesim/internal/goldenfile"
 	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
@@ -429,21 +430,13 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.dir, o.Func, o.Bytes, err)
 		}
 		withRange := o.ChannelLo >= 0
-		pred := opString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, withRange)
+		pred := diagnose.OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, withRange)
 		if d.Err != nil {
 			pred = "error " + d.Err.Result.String()
 		}
-		add(fmt.Sprintf("op %s %d", o.Func, o.Bytes), []string{pred}, []string{opString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, withRange)})
+		add(fmt.Sprintf("op %s %d", o.Func, o.Bytes), []string{pred}, []string{diagnose.OpString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, withRange)})
 	}
 	return items, nil
-}
-
-func opString(a spec.Algo, p spec.Proto, lo, hi int, withRange bool) string {
-	s := a.String() + "/" + p.String()
-	if withRange {
-		s += fmt.Sprintf(" channels %d..%d", lo, hi)
-	}
-	return s
 }
 
 // publicCaseDirs lists the case directories (those with a "case" file).

@@ -43,7 +43,7 @@ opens in Perfetto).
 and SendRecv, the whole gathered (scattered) buffer for AllGather (ReduceScatter),
 the whole send buffer (count per peer × ranks) for AllToAll. SendRecv and AllToAll
 take NCCL's point-to-point path (no cost table, no --algo/--proto).
-Units: B, K/KiB, M/MiB, G/GiB (powers of 1024), KB/MB/GB (powers of 1000).
+Units: B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T (powers of 1024, as nccl-tests reads them).
 
 --sweep FROM:TO[:FACTOR] prints a Markdown table instead: NCCL's choice per size,
 then for each algorithm × protocol (--algo and --proto take comma-separated lists or
