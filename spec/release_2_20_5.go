@@ -4,11 +4,13 @@ import "fmt"
 
 // NCCL 2.20.5 (tag v2.20.5-1, commit 48bb7fe), a backward delta from
 // 2.21.5: what 2.20.5 had where 2.21.5 differs. The tuner ABI is v1, MNNVL
-// is NCCL_MNNVL (auto: the whole communicator is one clique), NVLS is off
-// on any MNNVL communicator, Ring/LL is ×1/4 or ×1/3 of the bus bandwidth,
+// is NCCL_MNNVL (auto: the whole communicator is one clique), Ring/LL is
+// ×1/4 or ×1/3 of the bus bandwidth,
 // and the Hopper LL ceilings and NVLS NVLink latencies are the older ones.
 //
-// Read at the tag and not modelled here (docs/releases.md lists them): the
+// Read at the tag and not modelled here (docs/releases.md lists them): NVLS
+// off on any MNNVL communicator (ncclNvlsInit; the topology stage's NVLS
+// search does not know MNNVL, so gatesim keeps 2.21.5's clique rule), the
 // tuning model's MNNVL-as-one-node (ncclTopoTuneModel uses nNodes 1 and
 // disables NVLSTree for MNNVL), the PXN rewiring across MNNVL peers and
 // below PHB (ncclTopoComputePaths), sm90SpeedArrayIntra without 11 GB/s,
@@ -28,18 +30,6 @@ var tunerABI20 = tunerABI(Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "nc
 
 var tunerCall20 = ruleAt(tunerCall(Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "getTunerInfo"}), Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "getTunerInfo"},
 	`Before the model, a loaded v1 tuner's getCollInfo (no context argument) receives the function, the byte count, collNetSupport, nvlsSupport and the pipelined-op count and may set the algorithm, the protocol and nChannels. A pair it sets is used as it is (topoGetAlgoInfo runs only for what it left undefined); a set nChannels is kept. A non-success return fails the collective.`)
-
-var nvlsEarly20 = nvlsEarly(Ref{Tag: tag2205, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
-	`NVLS is turned off silently when NCCL_NVLS_ENABLE is 0, the topology has 2 GPUs or fewer, or the communicator is MNNVL (NVLS is not supported on MNNVL yet), or when the driver entry point cuDeviceGet is missing. (The source also tests nNodes > 1, which initTransportsRank has not computed at that call, so it never holds.)`,
-	func(gpus, _ int, mnnvl bool) (bool, string) {
-		if gpus <= 2 {
-			return true, "2 GPUs or fewer in the topology"
-		}
-		if mnnvl {
-			return true, "MNNVL communicator: NVLS is not supported on MNNVL"
-		}
-		return false, ""
-	})
 
 // mnnvl20 is G-MNNVL-1 as NCCL_MNNVL (default -2) decides it, checked
 // only when the communicator spans more than one host.
@@ -119,6 +109,5 @@ func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {
 func back2_20_5(rs *Ruleset) {
 	rs.Replace(tunerABI20, "2.20.5 looks up ncclTunerPlugin_v1 only; 2.21.5 v2 only (init with a context)")
 	rs.Replace(tunerCall20, "2.20.5: a v1 tuner (no context); 2.21.5: v2")
-	rs.Replace(nvlsEarly20, "2.20.5: NVLS off on any MNNVL communicator; 2.21.5: off for an MNNVL clique of 2 GPUs or fewer")
 	rs.Replace(mnnvl20, "2.20.5: NCCL_MNNVL, auto needs the whole communicator in one clique; 2.21.5: NCCL_MNNVL_ENABLE, auto needs a clique of more than one")
 }
