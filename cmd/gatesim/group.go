@@ -35,7 +35,7 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 			if err != nil {
 				return badInput(err)
 			}
-			rs, err := loadOneRelease(nccl)
+			rs, err := loadOneRelease(nccl, fmt.Sprintf("--nccl %q: group decides for one release", nccl))
 			if err != nil {
 				return err
 			}
@@ -45,8 +45,12 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 			}
 			var dec map[int]*spec.Decision
 			if sysf.preset != "" || sysf.file != "" || sysf.topo != "" {
-				if dec, err = decideScript(rs, &sysf, &envf, calls, res, cudagraph); err != nil {
+				sys, env, err := loadMachine(&sysf, &envf)
+				if err != nil {
 					return err
+				}
+				if dec, err = spec.DecideScript(rs.Version, sys, env, calls, res, spec.Launch{Mode: spec.LaunchModeOf(cudagraph)}); err != nil {
+					return badInput(err)
 				}
 			}
 			failed := 0
@@ -79,33 +83,4 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 	sysf.add(c)
 	envf.add(c)
 	return c
-}
-
-// loadOneRelease is the ruleset of the one release --nccl names.
-func loadOneRelease(nccl string) (*spec.Ruleset, error) {
-	vs, err := parseReleases(nccl)
-	if err != nil {
-		return nil, err
-	}
-	if len(vs) != 1 {
-		return nil, badInputf("--nccl %q: group decides for one release", nccl)
-	}
-	rs, err := spec.Load(vs[0])
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return rs, nil
-}
-
-// decideScript decides the script's launched collectives on the machine.
-func decideScript(rs *spec.Ruleset, sysf *systemFlags, envf *envFlags, calls []spec.Call, res []spec.CallResult, cudagraph bool) (map[int]*spec.Decision, error) {
-	sys, env, err := loadMachine(sysf, envf)
-	if err != nil {
-		return nil, err
-	}
-	dec, err := spec.DecideScript(rs.Version, sys, env, calls, res, spec.Launch{Mode: spec.LaunchModeOf(cudagraph)})
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return dec, nil
 }

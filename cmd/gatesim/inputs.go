@@ -49,6 +49,23 @@ func parseReleases(s string) ([]spec.Version, error) {
 	return vs, nil
 }
 
+// loadOneRelease is the ruleset of the one release --nccl names; one
+// says why a list is refused.
+func loadOneRelease(nccl, one string) (*spec.Ruleset, error) {
+	vs, err := parseReleases(nccl)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 {
+		return nil, badInputf("%s", one)
+	}
+	rs, err := spec.Load(vs[0])
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return rs, nil
+}
+
 // opFlags describe one collective.
 type opFlags struct {
 	coll, bytes, dtype, redop string

@@ -14,16 +14,9 @@ func newRulesCmd(d *deps) *cobra.Command {
 		Short: "List every gate rule of a release, with the releases it holds for and its NCCL source",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			vs, err := parseReleases(nccl)
+			rs, err := loadOneRelease(nccl, "rules lists one release; use 'rules diff A B' to compare")
 			if err != nil {
 				return err
-			}
-			if len(vs) != 1 {
-				return badInputf("rules lists one release; use 'rules diff A B' to compare")
-			}
-			rs, err := spec.Load(vs[0])
-			if err != nil {
-				return badInput(err)
 			}
 			out, err := explain.NewRules(rs)
 			if err != nil {

@@ -46,11 +46,7 @@ func newGatesimVersionCmd(d *deps) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			if asJSON {
 				in, _ := buildinfo.Read()
-				var rels []string
-				for _, v := range spec.Releases {
-					rels = append(rels, v.String())
-				}
-				return writeOut(d, "version", versionJSON{Gatesim: in, NCCLReleases: rels})
+				return writeOut(d, "version", versionJSON{Gatesim: in, NCCLReleases: spec.ReleaseNames()})
 			}
 			printVersion(d.stdout)
 			return nil
@@ -75,9 +71,5 @@ func versionText() string {
 	if ok {
 		line = in.String()
 	}
-	var rels []string
-	for _, v := range spec.Releases {
-		rels = append(rels, v.String())
-	}
-	return fmt.Sprintf("gatesim %s\nNCCL releases modelled: %s\n", line, strings.Join(rels, ", "))
+	return fmt.Sprintf("gatesim %s\nNCCL releases modelled: %s\n", line, strings.Join(spec.ReleaseNames(), ", "))
 }
