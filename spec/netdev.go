@@ -527,6 +527,23 @@ func firstOpenedEntry(s *nodeState) *Library {
 	return nil
 }
 
+// mnnvlClique is what G-MNNVL-1 reads of the fabric: the first node's
+// NVLink clique, the GPUs of the nodes in it, and whether the fabric state
+// is complete (cuMem, fabric handles on every GPU, and an NVSwitch fabric).
+func mnnvlClique(c *Comm) (clique string, size int, fabric bool) {
+	clique = c.System.Nodes[0].MNNVLClique
+	for _, nd := range c.System.Nodes {
+		if clique != "" && nd.MNNVLClique == clique {
+			size += len(nd.GPUs)
+		}
+	}
+	fabric = c.System.Nodes[0].Driver.CuMem && c.System.Nodes[0].NVSwitch
+	for _, g := range c.System.Nodes[0].GPUs {
+		fabric = fabric && g.FabricHandle
+	}
+	return clique, size, fabric
+}
+
 // mnnvl is G-MNNVL-1.
 func mnnvlRule(ref Ref, doc string, multiNodeOnly bool) *Rule {
 	return &Rule{
@@ -545,18 +562,7 @@ func mnnvlRule(ref Ref, doc string, multiNodeOnly bool) *Rule {
 				r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL_ENABLE=0"})
 				return
 			}
-			clique := c.System.Nodes[0].MNNVLClique
-			size := 0
-			for _, nd := range c.System.Nodes {
-				if clique != "" && nd.MNNVLClique == clique {
-					size += len(nd.GPUs)
-				}
-			}
-			// the fabric state is complete only on an NVSwitch fabric
-			fabric := c.System.Nodes[0].Driver.CuMem && c.System.Nodes[0].NVSwitch
-			for _, g := range c.System.Nodes[0].GPUs {
-				fabric = fabric && g.FabricHandle
-			}
+			clique, size, fabric := mnnvlClique(c)
 			switch {
 			case !fabric || clique == "":
 				r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support, no NVSwitch fabric or no NVLink clique: MNNVL off"})

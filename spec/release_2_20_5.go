@@ -55,17 +55,7 @@ func mnnvlParam20(ref Ref, doc string, multiHost bool) *Rule {
 				r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL=0"})
 				return
 			}
-			clique := c.System.Nodes[0].MNNVLClique
-			size := 0
-			for _, nd := range c.System.Nodes {
-				if clique != "" && nd.MNNVLClique == clique {
-					size += len(nd.GPUs)
-				}
-			}
-			fabric := c.System.Nodes[0].Driver.CuMem && c.System.Nodes[0].NVSwitch
-			for _, g := range c.System.Nodes[0].GPUs {
-				fabric = fabric && g.FabricHandle
-			}
+			clique, size, fabric := mnnvlClique(c)
 			switch {
 			case !fabric || clique == "":
 				r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support, no NVSwitch fabric or no NVLink clique: MNNVL off"})
