@@ -81,7 +81,23 @@ func groupLog() string {
 // as groups of 8; the wrong group size (alone, 4, 16) is caught as lines
 // that differ.
 func TestPredictGroupSize(t *testing.T) {
-	l, err := ncclog.Parse(strings.NewReader(groupLog()), "m8.log")
+	for _, agg := range []int{1, 4, 8, 16} {
+		agree, differ, ops := agreeOnH200x2(t, groupLog(), 16, spec.Launch{Agg: agg})
+		if agg == 8 && (agree != 16 || differ != 0) {
+			t.Errorf("agg 8: %d lines agree, %d differ, want 16 and 0: %+v", agree, differ, ops)
+		}
+		if agg != 8 && differ == 0 {
+			t.Errorf("agg %d: the wrong group size was not caught (%d agree)", agg, agree)
+		}
+	}
+}
+
+// agreeOnH200x2 diagnoses log (lines distinct operation lines) on 2 ×
+// H200 with NVLS off, predicted at launch, and counts the lines that
+// agree and differ.
+func agreeOnH200x2(t *testing.T, log string, lines int, launch spec.Launch) (agree, differ int, ops []OpRow) {
+	t.Helper()
+	l, err := ncclog.Parse(strings.NewReader(log), "test.log")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,31 +106,23 @@ func TestPredictGroupSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := Diagnose(l, Options{}).Obs
-	if len(obs.Decisions) != 16 {
-		t.Fatalf("%d distinct lines read, want 16", len(obs.Decisions))
+	if len(obs.Decisions) != lines {
+		t.Fatalf("%d distinct lines read, want %d", len(obs.Decisions), lines)
 	}
-	for _, agg := range []int{1, 4, 8, 16} {
-		p, err := PredictLaunch(l, 0, sys, spec.Env{"NCCL_NVLS_ENABLE": "0"}, nil, spec.Launch{Agg: agg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := Compare(p, obs)
-		agree, differ := 0, 0
-		for _, r := range c.Ops {
-			switch r.Agreement {
-			case Agree:
-				agree++
-			case Differ:
-				differ++
-			}
-		}
-		if agg == 8 && (agree != 16 || differ != 0) {
-			t.Errorf("agg 8: %d lines agree, %d differ, want 16 and 0: %+v", agree, differ, c.Ops)
-		}
-		if agg != 8 && differ == 0 {
-			t.Errorf("agg %d: the wrong group size was not caught (%d agree)", agg, agree)
+	p, err := PredictLaunch(l, 0, sys, spec.Env{"NCCL_NVLS_ENABLE": "0"}, nil, launch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Compare(p, obs)
+	for _, r := range c.Ops {
+		switch r.Agreement {
+		case Agree:
+			agree++
+		case Differ:
+			differ++
 		}
 	}
+	return agree, differ, c.Ops
 }
 
 // TestPredictReadsTheLog: NCCL_COLLNET_ENABLE=1 as 2.28 prints it ("Comm
@@ -189,18 +197,6 @@ func graphLog() string {
 // a stream the registered 0..15 lines are caught as differing, and with
 // the wrong group size too.
 func TestPredictGraphLines(t *testing.T) {
-	l, err := ncclog.Parse(strings.NewReader(graphLog()), "g1.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs := Diagnose(l, Options{}).Obs
-	if len(obs.Decisions) != 4 {
-		t.Fatalf("%d distinct lines read, want 4", len(obs.Decisions))
-	}
 	for _, c := range []struct {
 		launch        spec.Launch
 		agree, differ int
@@ -209,22 +205,9 @@ func TestPredictGraphLines(t *testing.T) {
 		{spec.Launch{}, 2, 2},
 		{spec.Launch{Mode: spec.LaunchGraph, Agg: 2}, 0, 4},
 	} {
-		p, err := PredictLaunch(l, 0, sys, spec.Env{"NCCL_NVLS_ENABLE": "0"}, nil, c.launch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmp := Compare(p, obs)
-		agree, differ := 0, 0
-		for _, r := range cmp.Ops {
-			switch r.Agreement {
-			case Agree:
-				agree++
-			case Differ:
-				differ++
-			}
-		}
+		agree, differ, ops := agreeOnH200x2(t, graphLog(), 4, c.launch)
 		if agree != c.agree || differ != c.differ {
-			t.Errorf("%+v: %d lines agree, %d differ, want %d and %d: %+v", c.launch, agree, differ, c.agree, c.differ, cmp.Ops)
+			t.Errorf("%+v: %d lines agree, %d differ, want %d and %d: %+v", c.launch, agree, differ, c.agree, c.differ, ops)
 		}
 	}
 }
