@@ -60,6 +60,21 @@ func Figures() []Figure {
 		// SM100 NVLink figure until 2.25.1) and its NVLS search asks for one
 		// channel per GPU, 72, past MAXCHANNELS (2.25.1 caps it at
 		// NCCL_MAX_NVLS_ARITY).
+		// Blackwell at the sizes below the rack, on the same nominal
+		// constants: they say whether NCCL's Blackwell NVLink figure and
+		// NVLS efficiency hold where the rack's figure does not.
+		// nccl#1807 reports "830+" GB/s AllReduce busbw on 8 B200s with
+		// NCCL 2.27.1, which has no tag; 2.27.3, the first tagged 2.27,
+		// stands for it.
+		Figure{Name: "AllReduce, 8 × B200, NCCL's choice", Source: "NVIDIA/nccl#1807 (\"830+\")", System: "dgx-b200", Nodes: 1,
+			Env: spec.Env{}, Func: spec.AllReduce, Bytes: gib4, BusBw: 830, Release: spec.V2_27_3},
+		// One GB200 tray (4 GPUs of an NVL72 rack, one process) with
+		// NCCL_ALGO=Ring, NCCL 2.25.1, in-place busbw at 4 GiB
+		// (Azure_Results/ND_GB200_v6_results.md; the command is
+		// Benchmarks/NVIDIA/NCCLBandwidth.py): ring traffic through the
+		// rack's NVSwitches.
+		Figure{Name: "Ring AllReduce, 4 × GB200 (one NVL72 tray)", Source: "Azure/AI-benchmarking-guide ND GB200 v6 results", System: "gb200-nvl72", Nodes: 1,
+			Env: spec.Env{"NCCL_ALGO": "Ring"}, Func: spec.AllReduce, Bytes: gib4, BusBw: 673.06, Release: spec.V2_25_1},
 		Figure{Name: "AllReduce, GB200 NVL72 as one 72-GPU NVLink domain", Source: "coreweave/nccl-tests README (NCCL 2.26.2)", System: "gb200-nvl72", Nodes: 18,
 			Env: spec.Env{"NCCL_MNNVL_ENABLE": "1", "NCCL_CUMEM_ENABLE": "1"}, Func: spec.AllReduce, Bytes: gib4, BusBw: 839, Release: spec.V2_26_2},
 	)
