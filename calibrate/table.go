@@ -93,6 +93,7 @@ func WriteMarkdown(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "### Per operations per timed batch (-n)\n\n")
 	groupTable(w, rep.Results, "-n", func(r *Result) string { return fmt.Sprintf("%3d", max(1, r.Launch.Iters)) })
 	writeSpread(w, rep.Results)
+	writeFloorModes(w, rep.Results)
 	WriteParams(w, rep)
 }
 
@@ -150,6 +151,126 @@ func writeSpread(w io.Writer, rs []Result) {
 			n, med, p90 := FloorSpread(rs, l.keep, g.key)
 			fmt.Fprintf(w, "| %s | %s | %d | %s | %s |\n", l.name, g.name, n, pct(med), pct(p90))
 		}
+	}
+	fmt.Fprintln(w)
+}
+
+// slowFloor separates the stream launch floor's two modes: a row is in the
+// slow mode above this multiple of the fast floor (the 10th percentile of
+// the rows). The comparison runs' modes sit near 12.5 and 18 µs.
+const slowFloor = 1.2
+
+// sweepPlace is where a row stands in its file's sweep over sizes: Pass
+// counts the passes before it (nccl-tests -N repeats the sweep; a pass
+// starts where the size falls), AfterLarge says the operation before it in
+// the file was at least 1 MiB, First that it is the file's first row.
+type sweepPlace struct {
+	Pass              int
+	AfterLarge, First bool
+}
+
+// sweepPlaces gives every result its place in its file's sweep, in file
+// and line order.
+func sweepPlaces(rs []Result) []sweepPlace {
+	idx := make([]int, len(rs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ra, rb := &rs[idx[a]], &rs[idx[b]]
+		if ra.File != rb.File {
+			return ra.File < rb.File
+		}
+		return ra.Line < rb.Line
+	})
+	out := make([]sweepPlace, len(rs))
+	for k, i := range idx {
+		if k == 0 || rs[idx[k-1]].File != rs[i].File {
+			out[i] = sweepPlace{First: true}
+			continue
+		}
+		prev := &rs[idx[k-1]]
+		out[i] = sweepPlace{Pass: out[idx[k-1]].Pass, AfterLarge: prev.Bytes >= 1<<20}
+		if rs[i].Bytes < prev.Bytes {
+			out[i].Pass++
+		}
+	}
+	return out
+}
+
+// FloorMode is the share of the stream launch floor's rows in the slow
+// mode among the rows of one value of one recorded property.
+type FloorMode struct {
+	Property, Value string
+	Rows, Slow      int
+}
+
+// FloorModes splits the stream floor rows (at most 4 KiB) of the runs
+// whose modes separate (not logged, -n of at least 20) by each property a
+// row records and gives each value's share in the slow mode. A property
+// predicts the mode only where its values' shares approach 0 or 1.
+func FloorModes(rs []Result) []FloorMode {
+	places := sweepPlaces(rs)
+	var sel []int
+	var ts []float64
+	for i := range rs {
+		r := &rs[i]
+		if !r.Launch.Graph() && !r.Launch.Logged && r.Launch.Iters >= 20 && r.Bytes <= spreadMax {
+			sel = append(sel, i)
+			ts = append(ts, r.TimeUs)
+		}
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	fast := quantile(ts, 0.1)
+	props := []struct {
+		name string
+		val  func(*Result, sweepPlace) string
+	}{
+		{"collective", func(r *Result, _ sweepPlace) string { return r.Func.String() }},
+		{"release", func(r *Result, _ sweepPlace) string { return r.Release.String() }},
+		{"tool", func(r *Result, _ sweepPlace) string { return r.Tool }},
+		{"-n", func(r *Result, _ sweepPlace) string { return fmt.Sprintf("%d", r.Launch.Iters) }},
+		{"pass over the sizes (nccl-tests -N)", func(_ *Result, p sweepPlace) string { return fmt.Sprintf("%d", p.Pass+1) }},
+		{"the operation before it in the process ≥ 1 MiB", func(_ *Result, p sweepPlace) string { return fmt.Sprint(p.AfterLarge) }},
+		{"the first operation of the process", func(_ *Result, p sweepPlace) string { return fmt.Sprint(p.First) }},
+	}
+	var out []FloorMode
+	for _, p := range props {
+		byVal := map[string]*FloorMode{}
+		var vals []string
+		for _, i := range sel {
+			v := p.val(&rs[i], places[i])
+			m := byVal[v]
+			if m == nil {
+				m = &FloorMode{Property: p.name, Value: v}
+				byVal[v] = m
+				vals = append(vals, v)
+			}
+			m.Rows++
+			if rs[i].TimeUs > slowFloor*fast {
+				m.Slow++
+			}
+		}
+		sort.Strings(vals)
+		for _, v := range vals {
+			out = append(out, *byVal[v])
+		}
+	}
+	return out
+}
+
+func writeFloorModes(w io.Writer, rs []Result) {
+	ms := FloorModes(rs)
+	if len(ms) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "### The stream floor's mode against what a row records\n\n")
+	fmt.Fprintf(w, "Stream rows of at most %d KiB from the runs whose two modes separate (not logged, -n ≥ 20), in the slow mode when above %.1f × the fast floor (their 10th percentile). A property a row records predicts the mode only where its values' shares approach 0 or 1.\n\n", spreadMax>>10, slowFloor)
+	fmt.Fprintf(w, "| what a row records | value | rows | in the slow mode |\n|---|---|--:|--:|\n")
+	for _, m := range ms {
+		fmt.Fprintf(w, "| %s | %s | %d | %s |\n", m.Property, m.Value, m.Rows, pct(float64(m.Slow)/float64(m.Rows)))
 	}
 	fmt.Fprintln(w)
 }
