@@ -2,22 +2,6 @@ package spec
 
 import "fmt"
 
-// Op is one collective call as the application makes it.
-type Op struct {
-	Func Func `json:"coll"`
-	// Count is the API's element count: sendcount for AllGather, recvcount
-	// for ReduceScatter, count otherwise.
-	Count    int64    `json:"count"`
-	DataType DataType `json:"dtype"`
-	RedOp    RedOp    `json:"redop"`
-	Root     int      `json:"root"`
-}
-
-// Bytes is Count × element size: the "N Bytes" NCCL prints in its
-// per-operation line (send bytes for AllGather, receive bytes for
-// ReduceScatter).
-func (o Op) Bytes() int64 { return o.Count * int64(o.DataType.Size()) }
-
 // OpFromBytes builds an Op for a byte size; the size must be a multiple of
 // the element size.
 func OpFromBytes(f Func, bytes int64, dt DataType, op RedOp, root int) (Op, error) {
