@@ -106,11 +106,3 @@ var (
 func TuningCPUOf(c CPU) (TuningCPUArch, TuningCPUVendor) {
 	return tuning.CPUOf(c.Arch, c.Vendor)
 }
-
-// tuningB2i is 1 for true, 0 for false: an index by a switch.
-func tuningB2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
