@@ -252,3 +252,11 @@ func BenchmarkProfile(b *testing.B) {
 		b.Run(c.name+"/calibrated", func(b *testing.B) { benchProfile(b, cal, c.nodes, c.gpus, spec.AllReduce, c.proto, c.bytes) })
 	}
 }
+
+// BenchmarkRing100k is a Ring AllReduce of 256 MiB on exactly 100,000 GPUs
+// (12,500 × 8), 16 channels: the last loop's chunks are uneven (95,325
+// whole chunks of 44 elements, one of 4, 4,674 empty), so no two ranks
+// run one timeline; the channels are solved in runs of ranks (solveRing).
+func BenchmarkRing100k(b *testing.B) {
+	benchSim(b, dgxCluster(12500), spec.Ring, spec.Simple, 256<<20, 16, 16, false, false)
+}

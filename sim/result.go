@@ -67,6 +67,9 @@ func (x *Sim) result() *Result {
 	if len(x.progs) == 0 {
 		end = 0
 	}
+	if x.solved {
+		end = max(end, x.solvedEnd)
+	}
 	if x.batch > 1 && end > x.host {
 		// the time per operation of a timed batch: the device's part of
 		// each overlaps the host's issuing the next

@@ -36,6 +36,9 @@ type Config struct {
 	// Decision.Transport): SHM hops go through host memory at the
 	// profile's SHM bandwidth.
 	Transport string
+
+	// noRingRuns runs uneven rings in the event loop (tests compare)
+	noRingRuns bool
 }
 
 // TraceEvent is one FIFO slice a representative rank moved.
@@ -278,6 +281,10 @@ type Sim struct {
 	// timed batch whose overlap the reported time includes (0: alone).
 	host  Time
 	batch int
+	// solved: some channel class ran as an uneven ring in runs
+	// (solveRing), ending at solvedEnd
+	solved    bool
+	solvedEnd Time
 }
 
 // New prepares a simulation: structure, link shares and symmetry classes
@@ -368,6 +375,14 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 				x.reps[ci] = append(x.reps[ci], &trep{rank: r, plan: cc.rankPlan(r)})
 			}
 			x.repOf[ci][r] = id
+		}
+		if !cfg.NoSymmetry && !cfg.Trace && !cfg.noRingRuns && (cfg.RateTolerance == 0 || an.ncolors[ci] == s.NRanks) {
+			if end, events, ok := x.solveRing(ci, launch); ok {
+				x.solved = true
+				x.solvedEnd = max(x.solvedEnd, end)
+				x.events += events
+				continue
+			}
 		}
 		type ck struct{ d, g, c, h int32 }
 		conns := map[ck]*tconn{}
