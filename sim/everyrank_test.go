@@ -10,6 +10,7 @@ import (
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // TestEveryRankMatchesReduced simulates every rank of a 64-GPU Ring
@@ -332,4 +333,61 @@ func TestUnevenRingRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPropUnevenRingRuns: over rings of 2 to 48 GPUs (one to eight per
+// node), 1 to 4 channels, every protocol and element counts from 1 to a
+// few million, solving uneven Ring AllReduce channels in runs gives the
+// event loop's reduced run exactly, and its time is every rank's.
+func TestPropUnevenRingRuns(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		gpus := rapid.SampledFrom([]int{1, 2, 4, 8}).Draw(t, "gpus")
+		nodes := rapid.IntRange(1, 6).Draw(t, "nodes")
+		if nodes*gpus < 2 {
+			nodes = 2
+		}
+		nch := rapid.IntRange(1, 4).Draw(t, "channels")
+		proto := rapid.SampledFrom([]spec.Proto{spec.Simple, spec.LL, spec.LL128}).Draw(t, "proto")
+		count := rapid.Int64Range(1, 3<<20).Draw(t, "count")
+		m := dgxCluster(nodes)
+		m.GPUsPerNode = gpus
+		if gpus < m.NICs {
+			m.NICs = gpus
+		}
+		l, err := algos.DefaultLayout(spec.V2_28_9, nodes, gpus, nch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: count, DataType: spec.Float32}, algos.Selection{Algo: spec.Ring, Proto: proto, NChannels: nch}, l, algos.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := New(s, Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := x.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !x.solved {
+			t.Skip("every channel's chunks are even")
+		}
+		loop, err := Simulate(s, Config{Machine: m, noRingRuns: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(loop, runs); diff != "" {
+			t.Fatalf("runs against the event loop's reduced run (-loop +runs):\n%s", diff)
+		}
+		if nodes*gpus <= 16 {
+			every, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if every.Time != runs.Time {
+				t.Fatalf("runs %v, every rank %v", runs.Time, every.Time)
+			}
+		}
+	})
 }
