@@ -135,8 +135,8 @@ func BenchmarkCollNetChain100k(b *testing.B) {
 // channel is a uniform ring (one plan, one compiled program, a
 // representative per position in the node), 2(n-1) steps per
 // representative. (On 12,500 × 8 GPUs the last loop's chunks are not
-// whole: every rank moves a different sequence of chunk sizes, no two run
-// the same timeline, and the exact reduced run is every rank's.)
+// whole: every rank moves a different sequence of chunk sizes and no two
+// run the same timeline: BenchmarkRing100k.)
 func BenchmarkRing131k(b *testing.B) {
 	benchSim(b, dgxCluster(16384), spec.Ring, spec.Simple, 256<<20, 16, 16, false, false)
 }

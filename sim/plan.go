@@ -31,7 +31,9 @@ import (
 //     against identically coloured neighbours at identical rates, so they
 //     follow the same timeline step for step;
 //  4. the event simulation runs one representative per colour, and each
-//     connection between colours once.
+//     connection between colours once; an uneven Ring AllReduce channel,
+//     whose ranks are all told apart, is solved in runs of ranks instead
+//     (ringruns.go).
 //
 // Passes 3 and 4 are exact: a representative's times are those of every
 // rank it stands for. The static link shares of pass 2 are the model's
