@@ -607,8 +607,14 @@ func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, sha
 	ranks[0] = p0
 	var sent func(i int) int64
 	if loops != nil {
+		if ring = ringProgram(pl.steps, loops, index, s.NRanks); ring == nil {
+			// not the ring the loops describe: plan every rank
+			for r := 1; r < len(ranks); r++ {
+				ranks[r] = pl.planRank(r, ch)
+			}
+			return ranks, false, false, nil
+		}
 		sent = pl.ringSent(loops)
-		ring = &ringRuns{loops: loops, index: index}
 	}
 	for r := 1; r < len(ranks); r++ {
 		prev, next := nb(r)

@@ -173,10 +173,43 @@ func pwaMax(dst []seg, ts []term, d []dpiece, m int32) []seg {
 	return dst
 }
 
-// ringRuns is what solving an uneven ring channel class needs.
+// ringRuns is what solving an uneven ring channel class needs: the loops,
+// each rank's ring index, and per step of the program whether it receives
+// (bit 0) and sends (bit 1).
 type ringRuns struct {
 	loops []algos.RingLoop
 	index func(rank int) int
+	io    []uint8
+}
+
+// ringProgram checks that steps, rank 0's program on an uneven Ring
+// AllReduce channel of these loops, is the plain ring solveRing solves
+// (every step receives from one peer, sends to one or both, moves the
+// loop's chunk algos.RingAllReduceChunk at rank 0's ring index, no
+// copies, pieces or PAT slots) and keeps what each step receives and
+// sends; nil where it is not.
+func ringProgram(steps []algos.Step, loops []algos.RingLoop, index func(int) int, nRanks int) *ringRuns {
+	n := 2*nRanks - 1 // steps per loop
+	if nRanks < 2 || len(steps) != len(loops)*n {
+		return nil
+	}
+	i0 := index(0)
+	rr := &ringRuns{loops: loops, index: index, io: make([]uint8, len(steps))}
+	for k := range steps {
+		st := &steps[k]
+		l, t := k/n, k%n
+		if st.Pat != nil || st.Prim == algos.PrimCopy || st.Prim == algos.PrimScatter || st.Prim == algos.PrimGather ||
+			len(st.Recv) > 1 || len(st.Send) > 1 || len(st.Recv)+len(st.Send) == 0 || st.Count != loops[l].Count(algos.RingAllReduceChunk(i0, t, nRanks)) {
+			return nil
+		}
+		if len(st.Recv) > 0 {
+			rr.io[k] |= 1
+		}
+		if len(st.Send) > 0 {
+			rr.io[k] |= 2
+		}
+	}
+	return rr
 }
 
 // solveRing runs channel class ci, an uneven Ring AllReduce, on the
@@ -239,32 +272,23 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 			return 0, 0, false
 		}
 	}
-	// the program every rank runs, up to its chunk sizes: rank pos[0]'s
-	i0 := rr.index(cc.planIndex(int(pos[0])))
-	steps := s.AppendProgram(nil, cc.planIndex(int(pos[0])), cc.kp.rep, 0)
 	per := 2*n - 1
-	if len(steps) != len(rr.loops)*per || len(steps) == 0 {
+	if len(rr.io) != len(rr.loops)*per {
 		return 0, 0, false
 	}
 	S := len(sliceSizes(h, 0, nil))
-	E := len(steps) * S
+	E := len(rr.io) * S
 	// per event: the upstream event whose message it consumes and the
 	// downstream event that freed the slot it fills (-1: none)
 	srcD := make([]int32, E)
 	srcC := make([]int32, E)
 	var post, cons []int32
 	W := 1
-	for k := range steps {
-		st := &steps[k]
-		l, t := k/per, k%per
-		if st.Pat != nil || st.Prim == algos.PrimCopy || st.Prim == algos.PrimScatter || st.Prim == algos.PrimGather ||
-			len(st.Recv) > 1 || len(st.Send) > 1 || st.Count != rr.loops[l].Count(algos.RingAllReduceChunk(i0, t, n)) {
-			return 0, 0, false
-		}
+	for k, io := range rr.io {
 		for sl := 0; sl < S; sl++ {
 			e := int32(k*S + sl)
 			srcD[e], srcC[e] = -1, -1
-			if len(st.Recv) > 0 {
+			if io&1 != 0 {
 				m := len(cons)
 				if m >= len(post) {
 					return 0, 0, false
@@ -272,11 +296,10 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 				srcD[e] = post[m]
 				cons = append(cons, e)
 			}
-			if len(st.Send) > 0 {
+			if io&2 != 0 {
 				m := len(post)
 				if m >= x.depth {
-					c := cons[m-x.depth]
-					srcC[e] = c
+					srcC[e] = cons[m-x.depth]
 				}
 				post = append(post, e)
 			}
@@ -346,7 +369,6 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 	var dp []dpiece
 	for e := 0; e < E; e++ {
 		k := e / S
-		st := &steps[k]
 		l, t, sl := k/per, k%per, e%S
 		cur := V[e%(W+1)]
 		for r := 0; r < P; r++ {
@@ -373,7 +395,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 				ts = append(ts, term{f, lat[r]})
 			}
 			dp = dp[:0]
-			if len(st.Send) == 0 {
+			if rr.io[k]&2 == 0 {
 				dp = append(dp, dpiece{0, m, 0})
 			} else {
 				// index qP+r moves chunk (qP + off) mod n = r0 + P·((q+q0) mod m)
