@@ -149,9 +149,8 @@ func pwaMax(dst []seg, ts []term, d []dpiece, m int32) []seg {
 				// j exceeds cur at the first y with
 				// (vc - vj) < (y-x)(sj - sc)
 				gap := vc - (a[j] + Time(x-lo)*sl[j])
-				y := x + int32(gap/(sl[j]-sl[cur])) + 1
-				if y < nx {
-					nx = y
+				if y := Time(x) + gap/(sl[j]-sl[cur]) + 1; y < Time(nx) {
+					nx = int32(y)
 				}
 			}
 			dst = pwaAppend(dst, x, nx, vc+dv, sl[cur])
