@@ -62,36 +62,24 @@ func (g *ringGen) program(rank, ch, grp int, dst []Step) []Step {
 	switch g.h.Func {
 	case spec.AllReduce:
 		ringIx := l.RingIndex(ch, rank)
-		loopCount := int64(n) * chunkCount
-		align := int64(16 / g.h.Unit)
-		mod := func(r int) int {
-			if r >= n {
-				return r - n
+		for _, lp := range g.ringLoops(ch) {
+			at := func(t int) (int64, int64) {
+				c := RingAllReduceChunk(ringIx, t, n)
+				return gridOff + lp.Off + int64(c)*lp.Chunk, lp.Count(c)
 			}
-			return r
-		}
-		for elemOff := int64(0); elemOff < chanCount; elemOff += loopCount {
-			rem := chanCount - elemOff
-			if rem < loopCount {
-				chunkCount = alignUp(divUp(rem, int64(n)), align)
-			}
-			at := func(chunk int) (int64, int64) {
-				co := int64(chunk) * chunkCount
-				return gridOff + elemOff + co, clamp0(min(chunkCount, rem-co))
-			}
-			off, ne := at(mod(ringIx + n - 1))
+			off, ne := at(0)
 			dst = append(dst, Step{Prim: PrimSend, Send: send, Src: inChunk(off, ne), Count: ne, PreOp: pre, Direct: true})
-			for j := 2; j < n; j++ {
-				off, ne := at(mod(ringIx + n - j))
+			for t := 1; t < n-1; t++ {
+				off, ne := at(t)
 				dst = append(dst, Step{Prim: PrimRecvReduceSend, Recv: recv, Send: send, Src: inChunk(off, ne), Count: ne, PreOp: pre, Direct: true})
 			}
-			off, ne = at(ringIx)
+			off, ne = at(n - 1)
 			dst = append(dst, Step{Prim: PrimRecvReduceCopySend, Recv: recv, Send: send, Src: inChunk(off, ne), Dst: outChunk(off, ne), Count: ne, PreOp: pre, PostOp: true, Direct: true})
-			for j := 1; j < n-1; j++ {
-				off, ne := at(mod(ringIx + n - j))
+			for t := n; t < 2*n-2; t++ {
+				off, ne := at(t)
 				dst = append(dst, Step{Prim: PrimRecvCopySend, Recv: recv, Send: send, Dst: outChunk(off, ne), Count: ne, Direct: true})
 			}
-			off, ne = at(mod(ringIx + 1))
+			off, ne = at(2*n - 2)
 			dst = append(dst, Step{Prim: PrimRecv, Recv: recv, Dst: outChunk(off, ne), Count: ne, Direct: true})
 		}
 	case spec.AllGather:
@@ -177,20 +165,50 @@ func (g *ringGen) uniformRing(ch int) bool {
 	default:
 		return false
 	}
+	for _, lp := range g.ringLoops(ch) {
+		if lp.Rem < int64(g.h.NRanks)*lp.Chunk { // a short or empty chunk: ranks differ
+			return false
+		}
+	}
+	return true
+}
+
+// RingLoop is one loop of a Ring AllReduce channel: nRanks chunks of
+// Chunk elements starting Off elements into the channel's part, of which
+// Rem are left.
+type RingLoop struct{ Off, Chunk, Rem int64 }
+
+// Count is the element count of the loop's chunk c: the last loop's
+// chunks run short, then empty, where its Rem runs out.
+func (l RingLoop) Count(c int) int64 { return clamp0(min(l.Chunk, l.Rem-int64(c)*l.Chunk)) }
+
+// RingAllReduceChunk is the chunk the rank at ring index i moves at step t
+// (0 ≤ t ≤ 2(n-1)) of a Ring AllReduce loop: send chunk i-1, n-2 ×
+// recvReduceSend of chunks i-2, i-3, …, recvReduceCopySend of its own
+// chunk i, n-2 × recvCopySend of i-1, i-2, …, and recv of chunk i+1; that
+// is, chunk (i-t-1) mod n.
+// Ref: v2.28.9-1 src/device/all_reduce.h runRing.
+func RingAllReduceChunk(i, t, n int) int {
+	return ((i-t-1)%n + n) % n
+}
+
+// ringLoops are channel ch's AllReduce loops: loops of nRanks whole chunks,
+// the last with the chunk shrunk to ceil(rem/nRanks) rounded up to 16
+// bytes.
+func (g *ringGen) ringLoops(ch int) []RingLoop {
 	_, chanCount, chunkCount := g.part.part(ch)
 	n := int64(g.h.NRanks)
 	loopCount := n * chunkCount
 	align := int64(16 / g.h.Unit)
+	var loops []RingLoop
 	for elemOff := int64(0); elemOff < chanCount; elemOff += loopCount {
 		rem := chanCount - elemOff
 		if rem < loopCount {
 			chunkCount = alignUp(divUp(rem, n), align)
 		}
-		if rem < n*chunkCount { // a short or empty chunk: ranks differ
-			return false
-		}
+		loops = append(loops, RingLoop{Off: elemOff, Chunk: chunkCount, Rem: rem})
 	}
-	return true
+	return loops
 }
 
 func (g *ringGen) ringNeighbours(ch, rank int) (prev, next int) {

@@ -384,6 +384,22 @@ func (s *Schedule) UniformRing(ch int) (neighbours func(rank int) (prev, next in
 	return func(rank int) (int, int) { return r.ringNeighbours(ch, rank) }, true
 }
 
+// RingAllReduce reports whether channel ch is a Ring AllReduce channel
+// (one thread group), and if so gives its loops, each rank's ring index
+// and its neighbours: every rank runs the same steps (primitives, flags,
+// peers RingPrev and RingNext) and the rank at ring index i moves, at step
+// t of a loop, the loop's chunk RingAllReduceChunk(i, t, n). Where a loop's
+// chunks are uneven (UniformRing is false) a timing model can still solve
+// the channel in runs of ranks.
+func (s *Schedule) RingAllReduce(ch int) (loops []RingLoop, index func(rank int) int, neighbours func(rank int) (prev, next int), ok bool) {
+	g, isRing := s.gen.(*ringGen)
+	if !isRing || ch < 0 || ch >= s.NChannels || s.NGroups != 1 || s.Func != spec.AllReduce {
+		return nil, nil, nil, false
+	}
+	return g.ringLoops(ch), func(rank int) int { return g.l.RingIndex(ch, rank) },
+		func(rank int) (int, int) { return g.ringNeighbours(ch, rank) }, true
+}
+
 // Circulant reports whether every rank's programs on channel ch are rank
 // 0's with each rank peer p replaced by (p + rank) mod NRanks (the same
 // steps, primitives, counts and flags, buffer offsets aside): the channel

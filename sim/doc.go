@@ -17,12 +17,15 @@
 // schedule's own tree for floating-point sums and products.
 //
 // Timing (New, Step, Run): integer picosecond time, events ordered by
-// (time, sequence), one goroutine, the caller drives Step. Links carry
+// (time, sequence) when traced and otherwise run as soon as what they
+// wait for has run (the same times), one goroutine, the caller drives
+// Step. Links carry
 // bandwidth and are shared max-min fairly by the connections of all
 // channels; hops carry NCCL's own per-step latencies; FIFOs have NCCL's
 // depth, so flow control and pipelining emerge from the schedule. Ranks and
 // channels that the schedule makes identical are simulated once (see
-// plan.go), which is how 100,000 ranks fit in seconds.
+// plan.go), and uneven rings are solved in runs of ranks (ringruns.go),
+// which is how 100,000 ranks fit in seconds.
 //
 // Pure: no files, no clocks, no goroutines, no mutable package state.
 package sim

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // TestEveryRankMatchesReduced simulates every rank of a 64-GPU Ring
@@ -78,14 +81,16 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 }
 
 // Planning one rank of a uniform ring channel, or of a circulant one, for
-// all gives every rank the plan planning it alone gives: Ring AllReduce,
+// all gives every rank the plan planning it alone gives (on an uneven
+// Ring AllReduce channel: up to a signature that tells the same ranks
+// apart and the slots' usage hashes, which only form groups): Ring AllReduce,
 // AllGather and ReduceScatter over sizes whose last loop divides evenly or
 // not, on rings of 2 to 24 ranks; PAT AllGather and ReduceScatter on 2 to
 // 24 nodes of one GPU (powers of two and not). Ranks of the other
 // algorithms planned from a template of their program's shape get the plan
 // planning them alone gives too: Tree, CollNet and NVLS on 3 to 9 nodes.
 func TestUniformRingPlans(t *testing.T) {
-	uniform, circulant, templated := 0, 0, 0
+	uniform, circulant, templated, uneven := 0, 0, 0, 0
 	type shape struct {
 		algo        spec.Algo
 		nodes, gpus int
@@ -132,13 +137,33 @@ func TestUniformRingPlans(t *testing.T) {
 					if s.Circulant(ch) {
 						circulant++
 					}
-					full, _, _ := planChannel(&planner{s: s}, ch, false)
+					full, _, _, _ := planChannel(&planner{s: s}, ch, false)
 					pl := &planner{s: s}
-					fast, circ, _ := planChannel(pl, ch, true)
+					fast, circ, _, ring := planChannel(pl, ch, true)
 					templated += pl.hits
 					if circ {
 						for r := 1; r < len(full); r++ {
 							fast = append(fast, shiftPlan(&fast[0], int32(r), int32(len(full))))
+						}
+					}
+					if ring != nil {
+						uneven++
+						// an uneven ring's plans are rank 0's with each
+						// rank's neighbours and bytes; the signatures tell
+						// apart the ranks planning alone tells apart
+						for r := range full {
+							for q := range r {
+								if (full[r].sig == full[q].sig) != (fast[r].sig == fast[q].sig) {
+									t.Fatalf("%v %d×%d count %d channel %d: ranks %d and %d alike planned alone: %v, from rank 0: %v", f, sh.nodes, sh.gpus, count, ch, q, r, full[r].sig == full[q].sig, fast[r].sig == fast[q].sig)
+								}
+							}
+							for i := range full[r].slots {
+								full[r].slots[i].usage = 0
+							}
+							for i := range fast[r].slots {
+								fast[r].slots[i].usage = 0
+							}
+							fast[r].sig = full[r].sig
 						}
 					}
 					for r := range full {
@@ -150,8 +175,8 @@ func TestUniformRingPlans(t *testing.T) {
 			}
 		}
 	}
-	if uniform == 0 || circulant == 0 || templated == 0 {
-		t.Fatalf("%d uniform ring and %d circulant channels, %d ranks planned from a template: a shortcut was never taken", uniform, circulant, templated)
+	if uniform == 0 || circulant == 0 || templated == 0 || uneven == 0 {
+		t.Fatalf("%d uniform ring, %d circulant and %d uneven ring channels, %d ranks planned from a template: a shortcut was never taken", uniform, circulant, uneven, templated)
 	}
 }
 
@@ -240,4 +265,129 @@ func countColours(c []uint64) int {
 		m[x] = true
 	}
 	return len(m)
+}
+
+// TestUnevenRingRuns: a Ring AllReduce whose chunks are uneven (the last
+// loop's chunks run short, then empty), solved in runs of ranks
+// (solveRing), gives what simulating every rank in the event loop gives
+// (time, link and network bytes), and what the event loop's reduced run
+// reports (events, representatives), byte for byte: 64 and 96 GPUs with
+// awkward byte counts, one and several loops, Simple and LL, rings of 2,
+// 3 and 5 GPUs, one GPU per node.
+func TestUnevenRingRuns(t *testing.T) {
+	for _, c := range []struct {
+		nodes, gpus, nch int
+		proto            spec.Proto
+		bytes            int64
+	}{
+		{8, 8, 4, spec.Simple, 1<<20 + 36},
+		{12, 8, 4, spec.Simple, 3<<20 + 4},
+		{12, 8, 2, spec.Simple, 96*4*1000 + 52},
+		{8, 8, 4, spec.LL, 100000 + 12},
+		{12, 8, 4, spec.LL128, 1<<20 + 44},
+		{8, 8, 2, spec.Simple, 40<<20 + 20}, // several loops, the last uneven
+		{1, 2, 2, spec.Simple, 1<<20 + 4},
+		{3, 1, 2, spec.Simple, 1<<20 + 4},
+		{5, 1, 2, spec.LL, 4096 + 4},
+		{4, 8, 4, spec.Simple, 4},
+	} {
+		name := fmt.Sprintf("%dx%d %v %d ch %d B", c.nodes, c.gpus, c.proto, c.nch, c.bytes)
+		t.Run(name, func(t *testing.T) {
+			m := dgxCluster(c.nodes)
+			m.GPUsPerNode = c.gpus
+			if c.gpus < m.NICs {
+				m.NICs = c.gpus
+			}
+			l, err := algos.DefaultLayout(spec.V2_28_9, c.nodes, c.gpus, c.nch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: c.bytes / 4, DataType: spec.Float32}, algos.Selection{Algo: spec.Ring, Proto: c.proto, NChannels: c.nch}, l, algos.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := New(s, Config{Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !x.solved {
+				t.Fatalf("no channel was solved in runs")
+			}
+			runs, err := x.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			loop, err := Simulate(s, Config{Machine: m, noRingRuns: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			every, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(loop, runs); diff != "" {
+				t.Fatalf("runs against the event loop's reduced run (-loop +runs):\n%s", diff)
+			}
+			if runs.Time != every.Time || !maps.Equal(runs.LinkBytes, every.LinkBytes) || !maps.Equal(runs.MaxLinkBytes, every.MaxLinkBytes) || runs.NetBytes != every.NetBytes {
+				t.Fatalf("runs: %v, %v; every rank: %v, %v", runs.Time, runs.LinkBytes, every.Time, every.LinkBytes)
+			}
+		})
+	}
+}
+
+// TestPropUnevenRingRuns: over rings of 2 to 48 GPUs (one to eight per
+// node), 1 to 4 channels, every protocol and element counts from 1 to a
+// few million, solving uneven Ring AllReduce channels in runs gives the
+// event loop's reduced run exactly, and its time is every rank's.
+func TestPropUnevenRingRuns(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		gpus := rapid.SampledFrom([]int{1, 2, 4, 8}).Draw(t, "gpus")
+		nodes := rapid.IntRange(1, 6).Draw(t, "nodes")
+		if nodes*gpus < 2 {
+			nodes = 2
+		}
+		nch := rapid.IntRange(1, 4).Draw(t, "channels")
+		proto := rapid.SampledFrom([]spec.Proto{spec.Simple, spec.LL, spec.LL128}).Draw(t, "proto")
+		count := rapid.Int64Range(1, 3<<20).Draw(t, "count")
+		m := dgxCluster(nodes)
+		m.GPUsPerNode = gpus
+		if gpus < m.NICs {
+			m.NICs = gpus
+		}
+		l, err := algos.DefaultLayout(spec.V2_28_9, nodes, gpus, nch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: count, DataType: spec.Float32}, algos.Selection{Algo: spec.Ring, Proto: proto, NChannels: nch}, l, algos.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := New(s, Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := x.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !x.solved {
+			t.Skip("every channel's chunks are even")
+		}
+		loop, err := Simulate(s, Config{Machine: m, noRingRuns: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(loop, runs); diff != "" {
+			t.Fatalf("runs against the event loop's reduced run (-loop +runs):\n%s", diff)
+		}
+		if nodes*gpus <= 16 {
+			every, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if every.Time != runs.Time {
+				t.Fatalf("runs %v, every rank %v", runs.Time, every.Time)
+			}
+		}
+	})
 }

@@ -31,7 +31,9 @@ import (
 //     against identically coloured neighbours at identical rates, so they
 //     follow the same timeline step for step;
 //  4. the event simulation runs one representative per colour, and each
-//     connection between colours once.
+//     connection between colours once; an uneven Ring AllReduce channel,
+//     whose ranks are all told apart, is solved in runs of ranks instead
+//     (ringruns.go).
 //
 // Passes 3 and 4 are exact: a representative's times are those of every
 // rank it stands for. The static link shares of pass 2 are the model's
@@ -116,6 +118,9 @@ type keyPlan struct {
 	// circulant or uniform ring channel), so one compiled program (cprog)
 	// serves all
 	shared bool
+	// ring: an uneven Ring AllReduce channel, one program up to its
+	// neighbours and chunk sizes (solveRing)
+	ring *ringRuns
 }
 
 // chanClass is a set of channels with one structure, one rotation and one
@@ -576,23 +581,41 @@ func (pl *planner) planSteps(rp rankPlan) rankPlan {
 // with its slots pointing at its own neighbours: planning grows linearly
 // with the ranks instead of with their square (a ring program has 2(n-1)
 // steps per loop).
-func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, shared bool) {
+func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, shared bool, ring *ringRuns) {
 	s := pl.s
 	if uniform && s.Circulant(ch) {
-		return []rankPlan{pl.planRank(0, ch)}, true, true
+		return []rankPlan{pl.planRank(0, ch)}, true, true, nil
 	}
 	ranks = make([]rankPlan, s.NRanks)
 	nb, ok := s.UniformRing(ch)
 	pl.templates = uniform
+	var loops []algos.RingLoop
+	var index func(int) int
+	if uniform && !ok {
+		// an uneven Ring AllReduce: one program up to its neighbours and
+		// the sizes of the chunks it moves
+		loops, index, nb, ok = s.RingAllReduce(ch)
+	}
 	if !uniform || !ok {
 		for r := range ranks {
 			ranks[r] = pl.planRank(r, ch)
 		}
-		return ranks, false, false
+		return ranks, false, false, nil
 	}
 	p0 := pl.planRank(0, ch)
 	prev0, next0 := nb(0)
 	ranks[0] = p0
+	var sent func(i int) int64
+	if loops != nil {
+		if ring = ringProgram(pl.steps, loops, index, s.NRanks); ring == nil {
+			// not the ring the loops describe: plan every rank
+			for r := 1; r < len(ranks); r++ {
+				ranks[r] = pl.planRank(r, ch)
+			}
+			return ranks, false, false, nil
+		}
+		sent = pl.ringSent(loops)
+	}
 	for r := 1; r < len(ranks); r++ {
 		prev, next := nb(r)
 		rp := p0
@@ -608,10 +631,47 @@ func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, sha
 			case prev0:
 				sp.peer.ID = int32(prev)
 			}
+			if sent != nil && sp.sends {
+				sp.sendBytes = sent(index(r))
+			}
+		}
+		if sent != nil {
+			// ranks of an uneven ring move different chunk sizes in
+			// different steps: no two run one program (ringSent), and
+			// the signature tells every rank apart
+			rp.sig = mix(p0.sig, int64(r))
 		}
 		ranks[r] = rp
 	}
-	return ranks, false, true
+	return ranks, false, loops == nil, ring
+}
+
+// ringSent is, for an uneven Ring AllReduce channel of these loops, the
+// wire bytes the rank at ring index i sends: in each loop, steps 0 to
+// 2n-3 send chunks i-1, i-2, …, i-2n+2 (algos.RingAllReduceChunk), every
+// chunk twice but chunks i and i+1 once.
+func (pl *planner) ringSent(loops []algos.RingLoop) func(i int) int64 {
+	n := pl.s.NRanks
+	type loopWire struct {
+		total int64
+		w     []int64 // by chunk
+	}
+	lw := make([]loopWire, len(loops))
+	for l, lp := range loops {
+		w := make([]int64, n)
+		for c := range w {
+			w[c] = pl.wire(lp.Count(c))
+			lw[l].total += w[c]
+		}
+		lw[l].w = w
+	}
+	return func(i int) int64 {
+		var b int64
+		for _, x := range lw {
+			b += 2*x.total - x.w[i] - x.w[(i+1)%n]
+		}
+		return b
+	}
 }
 
 // planKeys plans every distinct channel structure and groups the channels
@@ -631,7 +691,7 @@ func planKeys(s *algos.Schedule) []*chanClass {
 	pl := &planner{s: s}
 	for _, k := range order {
 		kp := byKey[k]
-		kp.ranks, kp.circ, kp.shared = planChannel(pl, kp.rep, true)
+		kp.ranks, kp.circ, kp.shared, kp.ring = planChannel(pl, kp.rep, true)
 	}
 	type ck struct {
 		key       string

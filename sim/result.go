@@ -36,7 +36,9 @@ type Result struct {
 	// and NetBytesPerNode the average per node.
 	NetBytes        int64   `json:"net_bytes"`
 	NetBytesPerNode float64 `json:"net_bytes_per_node"`
-	// Events is the number of simulated FIFO slices; Representatives the
+	// Events is the number of simulated FIFO slices (an uneven ring
+	// solved in runs counts its representatives' slices, which the
+	// solution times as the event loop would); Representatives the
 	// ranks simulated per channel class (the symmetry classes), each
 	// standing for the ranks of its class; ChannelClasses the distinct
 	// channels simulated.
@@ -66,6 +68,9 @@ func (x *Sim) result() *Result {
 	}
 	if len(x.progs) == 0 {
 		end = 0
+	}
+	if x.solved {
+		end = max(end, x.solvedEnd)
 	}
 	if x.batch > 1 && end > x.host {
 		// the time per operation of a timed batch: the device's part of
