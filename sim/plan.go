@@ -337,16 +337,33 @@ type planTemplate struct {
 const maxTemplates = 64
 
 // shapeOf sets pl.shape to the shape of the program in pl.steps (pl.ends
-// its group ends), collecting rp's slots (peers only).
+// its group ends), collecting rp's slots (peers only). A step that repeats
+// the one before it (sameStep: a loop's steps differ in buffer offsets
+// alone) is not written again: a run of k repeats is one element,
+// runMark+k, after the step. The encoding expands back to the step-by-step
+// shape, so equal shapes still mean equal programs up to their peers.
 func (pl *planner) shapeOf(rp *rankPlan) {
 	sh := pl.shape[:0]
 	g := 0
+	var prev *algos.Step
+	run := int64(0)
 	for i := range pl.steps {
+		st := &pl.steps[i]
+		if g < len(pl.ends) && i >= pl.ends[g] {
+			prev = nil
+		} else if prev != nil && sameStep(prev, st) {
+			run++
+			continue
+		}
+		if run > 0 {
+			sh = append(sh, runMark+run)
+			run = 0
+		}
 		for g < len(pl.ends) && i >= pl.ends[g] {
 			g++
 			sh = append(sh, -1-int64(g))
 		}
-		st := &pl.steps[i]
+		prev = st
 		f := int64(st.Prim) << 8
 		if st.PreOp {
 			f |= 1
@@ -384,8 +401,52 @@ func (pl *planner) shapeOf(rp *rankPlan) {
 			}
 		}
 	}
+	if run > 0 {
+		sh = append(sh, runMark+run)
+	}
 	sh = append(sh, -1-int64(len(pl.ends)))
 	pl.shape = sh
+}
+
+// runMark+k in a shape repeats the step before it k more times; no other
+// element of a shape comes near it (counts, slots and flags are small or
+// non-negative, group ends small negatives).
+const runMark = math.MinInt64
+
+// sameStep reports whether b's part of a shape is a's: the same
+// primitive, flags and counts, and the same peer lists (one slice: the
+// generators hand every loop the same peers, so the slots are a's too).
+func sameStep(a, b *algos.Step) bool {
+	if a.Prim != b.Prim || a.Count != b.Count || a.PreOp != b.PreOp || a.PostOp != b.PostOp ||
+		(a.Src.Buf == algos.BufNone) != (b.Src.Buf == algos.BufNone) || (a.Dst.Buf == algos.BufNone) != (b.Dst.Buf == algos.BufNone) ||
+		!samePeers(a.Recv, b.Recv) || !samePeers(a.Send, b.Send) {
+		return false
+	}
+	if a.Pat != nil || b.Pat != nil {
+		if a.Pat == nil || b.Pat == nil {
+			return false
+		}
+		p, q := a.Pat, b.Pat
+		if p.RecvSlot != q.RecvSlot || p.SendSlot != q.SendSlot || p.Acc != q.Acc || p.PostSend != q.PostSend || p.PostRecv != q.PostRecv {
+			return false
+		}
+	}
+	if a.Prim == algos.PrimGather || a.Prim == algos.PrimScatter {
+		if len(a.Pieces) != len(b.Pieces) {
+			return false
+		}
+		for j := range a.Pieces {
+			if a.Pieces[j].Count != b.Pieces[j].Count {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// samePeers reports whether two peer lists are one slice.
+func samePeers(a, b []algos.Peer) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // shapeHash hashes pl.shape.
