@@ -8,20 +8,49 @@ import (
 	"pgregory.net/rapid"
 )
 
-// drawProgram draws a program of one to three groups from a small
-// alphabet (two peer lists, two counts, a few primitives, loops that
-// repeat a step with new offsets) so that different programs often come
-// close; peers are the lists' identities, the same for every draw.
-func drawProgram(t *rapid.T, label string, lists [][]algos.Peer) (steps []algos.Step, ends []int) {
-	groups := rapid.IntRange(1, 3).Draw(t, label+"groups")
-	for g := 0; g < groups; g++ {
-		n := rapid.IntRange(0, 4).Draw(t, label+"steps")
-		for i := 0; i < n; i++ {
-			prim := rapid.SampledFrom([]algos.Prim{algos.PrimRecvSend, algos.PrimSend, algos.PrimScatter}).Draw(t, label+"prim")
-			count := rapid.SampledFrom([]int64{0, 5}).Draw(t, label+"count")
-			peers := lists[rapid.IntRange(0, len(lists)-1).Draw(t, label+"peers")]
-			st := algos.Step{Prim: prim, Count: count, PreOp: rapid.Bool().Draw(t, label+"preop")}
-			switch prim {
+// run is a loop of one step repeated with new offsets, in group g.
+type run struct {
+	prim   algos.Prim
+	count  int64
+	peers  int
+	preOp  bool
+	passes int
+	g      int
+}
+
+// drawRuns draws a program of one to three groups from a small alphabet
+// (three peer lists, two counts, three primitives, loops of 1–3 passes).
+func drawRuns(t *rapid.T) []run {
+	var rs []run
+	for g := rapid.IntRange(1, 3).Draw(t, "groups") - 1; g >= 0; g-- {
+		for i := rapid.IntRange(0, 4).Draw(t, "steps"); i > 0; i-- {
+			rs = append(rs, run{
+				prim:   rapid.SampledFrom([]algos.Prim{algos.PrimRecvSend, algos.PrimSend, algos.PrimScatter}).Draw(t, "prim"),
+				count:  rapid.SampledFrom([]int64{0, 5}).Draw(t, "count"),
+				peers:  rapid.IntRange(0, 2).Draw(t, "peers"),
+				preOp:  rapid.Bool().Draw(t, "preop"),
+				passes: rapid.IntRange(1, 3).Draw(t, "passes"),
+				g:      g,
+			})
+		}
+	}
+	return rs
+}
+
+// program lays runs out as steps (offsets moved by shift) and group ends.
+func program(rs []run, lists [][]algos.Peer, shift int64) (steps []algos.Step, ends []int) {
+	groups := 0
+	for _, r := range rs {
+		groups = max(groups, r.g+1)
+	}
+	for g := groups - 1; g >= 0; g-- {
+		for _, r := range rs {
+			if r.g != g {
+				continue
+			}
+			peers := lists[r.peers]
+			st := algos.Step{Prim: r.prim, Count: r.count, PreOp: r.preOp}
+			switch r.prim {
 			case algos.PrimSend:
 				st.Send = peers
 			case algos.PrimRecvSend:
@@ -29,11 +58,11 @@ func drawProgram(t *rapid.T, label string, lists [][]algos.Peer) (steps []algos.
 			case algos.PrimScatter:
 				st.Send = peers
 				for range peers {
-					st.Pieces = append(st.Pieces, algos.Chunk{Buf: algos.BufInput, Count: count})
+					st.Pieces = append(st.Pieces, algos.Chunk{Buf: algos.BufInput, Count: r.count})
 				}
 			}
-			for k := rapid.IntRange(1, 3).Draw(t, label+"loops"); k > 0; k-- {
-				st.Src = algos.Chunk{Buf: algos.BufInput, Offset: int64(k) * 64, Count: count}
+			for k := 0; k < r.passes; k++ {
+				st.Src = algos.Chunk{Buf: algos.BufInput, Offset: shift + int64(k)*64, Count: r.count}
 				steps = append(steps, st)
 			}
 		}
@@ -63,14 +92,33 @@ func TestShapeRunsAreExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := algos.RankPeer(1), algos.RankPeer(2)
 		lists := [][]algos.Peer{{a, b}, {b}, {a}}
-		s1, e1 := drawProgram(t, "p", lists)
-		s2, e2 := drawProgram(t, "q", lists)
-		sh1, p1 := shapeAndPlan(s1, e1)
-		sh2, p2 := shapeAndPlan(s2, e2)
+		rs := drawRuns(t)
+		// the second program: the first with its offsets moved, or with
+		// one run changed
+		qs := slices.Clone(rs)
+		if len(qs) > 0 {
+			i := rapid.IntRange(0, len(qs)-1).Draw(t, "edit")
+			switch rapid.IntRange(0, 4).Draw(t, "how") {
+			case 1:
+				qs[i].count = 5 - qs[i].count
+			case 2:
+				qs[i].passes = 1 + qs[i].passes%3
+			case 3:
+				qs[i].peers = (qs[i].peers + 1) % len(lists)
+			case 4:
+				qs[i].g = max(0, qs[i].g-1)
+			}
+		}
+		sh1, p1 := shapeAndPlan(program(rs, lists, 0))
+		sh2, p2 := shapeAndPlan(program(qs, lists, 8))
 		if !slices.Equal(sh1, sh2) {
 			return
 		}
 		equal++
+		// equal up to the peers' identities
+		for i := range min(len(p1.slots), len(p2.slots)) {
+			p1.slots[i].peer, p2.slots[i].peer = algos.Peer{}, algos.Peer{}
+		}
 		if p1.sig != p2.sig || p1.ngroups != p2.ngroups || !slices.Equal(p1.slots, p2.slots) {
 			t.Fatalf("equal shapes %v, different plans:\n%+v\n%+v", sh1, p1, p2)
 		}
