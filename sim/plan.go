@@ -129,7 +129,7 @@ type chanClass struct {
 	d      int
 	mult   int64
 	h      *algos.Header
-	eps    map[algos.Peer]algos.Endpoint // in the class's own numbering
+	eps    endpoints // in the class's own numbering
 	// chans are the channels the class stands for, each with its rotation
 	// (classes merged by mergeClasses keep theirs)
 	chans []chanRot
@@ -712,21 +712,114 @@ func planKeys(s *algos.Schedule) []*chanClass {
 			cc.chans = append(cc.chans, chanRot{c, k.d})
 			continue
 		}
-		cc := &chanClass{kp: kp, rep: c, netdev: k.netdev, d: k.d, mult: 1, h: &s.Header, eps: map[algos.Peer]algos.Endpoint{},
-			chans: []chanRot{{c, k.d}}}
+		cc := &chanClass{kp: kp, rep: c, netdev: k.netdev, d: k.d, mult: 1, h: &s.Header, chans: []chanRot{{c, k.d}}}
 		for r := 0; r < s.NRanks; r++ {
 			for _, sp := range cc.plan(r).slots {
-				if p := cc.peerAt(r, sp.peer); p.Kind != algos.PeerRank {
-					if _, ok := cc.eps[p]; !ok {
-						cc.eps[p] = s.Endpoint(c, p)
-					}
+				if p := cc.peerAt(r, sp.peer); p.Kind != algos.PeerRank && cc.eps.find(p) < 0 {
+					cc.eps.add(p, s.Endpoint(c, p))
 				}
 			}
 		}
+		cc.eps.sort()
 		byClass[k] = cc
 		classes = append(classes, cc)
 	}
 	return classes
+}
+
+// endpoints are a channel class's offload endpoints with their members,
+// in a stable order once sorted (kind, ID, connection), and an
+// open-addressing index by peer (a map cost a large part of planning and
+// refinement with an endpoint per node and head).
+type endpoints struct {
+	peers []algos.Peer
+	ends  []algos.Endpoint
+	tab   []int32 // index + 1, 0 = empty
+}
+
+func epHash(p algos.Peer) uint32 {
+	h := uint32(p.ID)*0x9e3779b1 ^ uint32(p.Kind)*0x85ebca6b ^ uint32(p.Conn)*0xc2b2ae35
+	return h ^ h>>16
+}
+
+// find is p's index, or -1.
+func (e *endpoints) find(p algos.Peer) int32 {
+	if len(e.tab) == 0 {
+		return -1
+	}
+	mask := uint32(len(e.tab) - 1)
+	for i := epHash(p) & mask; ; i = (i + 1) & mask {
+		k := e.tab[i]
+		if k == 0 {
+			return -1
+		}
+		if e.peers[k-1] == p {
+			return k - 1
+		}
+	}
+}
+
+// add appends an endpoint not there yet.
+func (e *endpoints) add(p algos.Peer, ep algos.Endpoint) {
+	e.peers = append(e.peers, p)
+	e.ends = append(e.ends, ep)
+	if 2*len(e.peers) > len(e.tab) {
+		e.index()
+		return
+	}
+	e.insert(int32(len(e.peers) - 1))
+}
+
+func (e *endpoints) insert(k int32) {
+	mask := uint32(len(e.tab) - 1)
+	i := epHash(e.peers[k]) & mask
+	for e.tab[i] != 0 {
+		i = (i + 1) & mask
+	}
+	e.tab[i] = k + 1
+}
+
+// index rebuilds the index, at most half full.
+func (e *endpoints) index() {
+	e.tab = make([]int32, max(16, 1<<bits.Len(uint(4*len(e.peers)))))
+	for k := range e.peers {
+		e.insert(int32(k))
+	}
+}
+
+// sort orders the endpoints by kind, ID and connection.
+func (e *endpoints) sort() {
+	cmp := func(x, y algos.Peer) int {
+		if x.Kind != y.Kind {
+			return int(x.Kind) - int(y.Kind)
+		}
+		if x.ID != y.ID {
+			return int(x.ID) - int(y.ID)
+		}
+		return int(x.Conn) - int(y.Conn)
+	}
+	if slices.IsSortedFunc(e.peers, cmp) {
+		return
+	}
+	ord := make([]int32, len(e.peers))
+	for i := range ord {
+		ord[i] = int32(i)
+	}
+	slices.SortFunc(ord, func(i, j int32) int { return cmp(e.peers[i], e.peers[j]) })
+	peers, ends := make([]algos.Peer, len(ord)), make([]algos.Endpoint, len(ord))
+	for i, k := range ord {
+		peers[i], ends[i] = e.peers[k], e.ends[k]
+	}
+	e.peers, e.ends = peers, ends
+	e.index()
+}
+
+// get is p's membership.
+func (e *endpoints) get(p algos.Peer) algos.Endpoint {
+	if k := e.find(p); k >= 0 {
+		return e.ends[k]
+	}
+	return algos.Endpoint{}
 }
 
 // flowSet accumulates flows by path with their weights. Paths are at most
@@ -898,7 +991,7 @@ type analysis struct {
 	lat     [][]Time
 	slotOff [][]int32
 	color   [][]uint64              // [class][rank]
-	epColor []map[algos.Peer]uint64 // [class] endpoint colours
+	epColor [][]uint64 // [class][endpoint] (classes[ci].eps' order)
 	ncolors []int
 	f       *fabric
 	s       *algos.Schedule
@@ -969,7 +1062,7 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 			add(append(buf[:0], f.gpuLink(r, 4)), true, sp.sendBytes)
 		}
 		if sp.recvs { // ld_reduce pulls every member's piece through the switch
-			for _, mem := range cc.eps[peer].Senders {
+			for _, mem := range cc.eps.get(peer).Senders {
 				add(append(buf[:0], f.gpuLink(mem, 0)), false, sp.recvBytes)
 			}
 			add(append(buf[:0], f.gpuLink(r, 1)), false, sp.recvBytes)
@@ -977,7 +1070,7 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 	case algos.PeerMcast:
 		if sp.sends { // multimem.st: out of the head once, into every member
 			add(append(buf[:0], f.gpuLink(r, 0)), true, sp.sendBytes)
-			for _, mem := range cc.eps[peer].Receivers {
+			for _, mem := range cc.eps.get(peer).Receivers {
 				add(append(buf[:0], f.gpuLink(mem, 1)), true, sp.sendBytes)
 			}
 		}
@@ -1330,30 +1423,13 @@ func distances(col []uint64, nbs []nb, off []int32, neps int, members func(i int
 func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 	nc := len(a.classes)
 	a.color = make([][]uint64, nc)
-	a.epColor = make([]map[algos.Peer]uint64, nc)
+	a.epColor = make([][]uint64, nc)
 	a.ncolors = make([]int, nc)
 	var seen distinct
 	count := seen.count
 	for ci, cc := range a.classes {
 		n := s.NRanks
-		// endpoints in a stable order
-		epList := make([]algos.Peer, 0, len(cc.eps))
-		for p := range cc.eps {
-			epList = append(epList, p)
-		}
-		slices.SortFunc(epList, func(x, y algos.Peer) int {
-			if x.Kind != y.Kind {
-				return int(x.Kind) - int(y.Kind)
-			}
-			if x.ID != y.ID {
-				return int(x.ID) - int(y.ID)
-			}
-			return int(x.Conn) - int(y.Conn)
-		})
-		epIdx := make(map[algos.Peer]int32, len(epList))
-		for i, p := range epList {
-			epIdx[p] = int32(i)
-		}
+		epList := cc.eps.peers // in a stable order
 		// neighbours of every rank, flat: rank r's are nbs[off[r]:off[r+1]]
 		off := make([]int32, n+1)
 		var nbs []nb
@@ -1378,7 +1454,7 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 					}
 					nbs = append(nbs, nb{peer: int32(p), rank: true, static: mix(mix(st, int64(rev)), 1)})
 				} else {
-					nbs = append(nbs, nb{peer: epIdx[peer], static: mix(st, 2)})
+					nbs = append(nbs, nb{peer: cc.eps.find(peer), static: mix(st, 2)})
 				}
 			}
 			off[r+1] = int32(len(nbs))
@@ -1391,7 +1467,7 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 		epOff := make([]int32, len(epList)+1)
 		var epMembers []member
 		for i, p := range epList {
-			e := cc.eps[p]
+			e := &cc.eps.ends[i]
 			for role, rs := range [2][]int{e.Senders, e.Receivers} {
 				for _, r := range rs {
 					g := int64(-1)
@@ -1452,9 +1528,6 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 		}
 		a.color[ci] = col
 		a.ncolors[ci] = prev
-		a.epColor[ci] = make(map[algos.Peer]uint64, len(epList))
-		for i, p := range epList {
-			a.epColor[ci][p] = epCol[i]
-		}
+		a.epColor[ci] = epCol
 	}
 }

@@ -425,7 +425,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 					}
 					continue
 				}
-				key := ek{col: an.epColor[ci][peer]}
+				key := ek{col: an.epColor[ci][cc.eps.find(peer)]}
 				if cfg.NoSymmetry {
 					key = ek{peer: peer}
 				}
