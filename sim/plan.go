@@ -990,7 +990,7 @@ type analysis struct {
 	// slot si at lat[ci][slotOff[ci][r]+si]
 	lat     [][]Time
 	slotOff [][]int32
-	color   [][]uint64              // [class][rank]
+	color   [][]uint64 // [class][rank]
 	epColor [][]uint64 // [class][endpoint] (classes[ci].eps' order)
 	ncolors []int
 	f       *fabric
