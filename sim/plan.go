@@ -118,6 +118,30 @@ type keyPlan struct {
 	shared bool
 }
 
+// slotCount is the number of slots of all n ranks of the plan.
+func (kp *keyPlan) slotCount(n int) int {
+	if kp.circ {
+		return n * len(kp.ranks[0].slots)
+	}
+	t := 0
+	for i := range kp.ranks {
+		t += len(kp.ranks[i].slots)
+	}
+	return t
+}
+
+// groupCount is the number of slot groups of all n ranks of the plan.
+func (kp *keyPlan) groupCount(n int) int {
+	if kp.circ {
+		return n * int(kp.ranks[0].ngroups)
+	}
+	t := 0
+	for i := range kp.ranks {
+		t += int(kp.ranks[i].ngroups)
+	}
+	return t
+}
+
 // chanClass is a set of channels with one structure, one rotation and one
 // network rail. Its ranks are the key plan's ranks rotated by d: rank r of
 // the class does what rank RotateRank(r, -d) of the plan does, and a peer p
@@ -830,10 +854,30 @@ type flowSet struct {
 	weight []int64
 	table  []int32 // flow id + 1, 0 = empty
 	mask   uint64
+	// near indexes the paths added since nearReset (one rank's, in every
+	// class), in front of the table: a small table stays in cache where
+	// the large one costs a miss per lookup
+	near    [nearSize]nearEntry
+	nearGen uint32
+	nearN   int
+}
+
+const nearSize = 1024
+
+type nearEntry struct {
+	k   [6]int32
+	id  int32
+	gen uint32
+}
+
+// nearReset empties the near index.
+func (fs *flowSet) nearReset() {
+	fs.nearGen++
+	fs.nearN = 0
 }
 
 func newFlowSet() *flowSet {
-	return &flowSet{table: make([]int32, 1<<16), mask: 1<<16 - 1}
+	return &flowSet{table: make([]int32, 1<<16), mask: 1<<16 - 1, nearGen: 1}
 }
 
 func hashPath(k *[6]int32) uint64 {
@@ -865,26 +909,51 @@ func (fs *flowSet) add(path []int32, w int64) int32 {
 		k[i] = -1
 	}
 	copy(k[:], path)
-	i := hashPath(&k) & fs.mask
+	h := hashPath(&k)
+	j := h >> 54 // the top bits: the table uses the bottom ones
+	for {
+		e := &fs.near[j]
+		if e.gen != fs.nearGen {
+			break
+		}
+		if samePath(&e.k, &k) {
+			fs.weight[e.id] += w
+			return e.id
+		}
+		j = (j + 1) & (nearSize - 1)
+	}
+	i := h & fs.mask
+	id := int32(-1)
 	for {
 		e := fs.table[i]
 		if e == 0 {
 			break
 		}
-		if fs.paths[e-1] == k {
-			fs.weight[e-1] += w
-			return e - 1
+		if samePath(&fs.paths[e-1], &k) {
+			id = e - 1
+			fs.weight[id] += w
+			break
 		}
 		i = (i + 1) & fs.mask
 	}
-	id := int32(len(fs.paths))
-	fs.paths = append(fs.paths, k)
-	fs.weight = append(fs.weight, w)
-	fs.table[i] = id + 1
-	if 2*len(fs.paths) > len(fs.table) {
-		fs.grow()
+	if id < 0 {
+		id = int32(len(fs.paths))
+		fs.paths = append(fs.paths, k)
+		fs.weight = append(fs.weight, w)
+		fs.table[i] = id + 1
+		if 2*len(fs.paths) > len(fs.table) {
+			fs.grow()
+		}
+	}
+	if 2*fs.nearN < nearSize {
+		fs.near[j] = nearEntry{k: k, id: id, gen: fs.nearGen}
+		fs.nearN++
 	}
 	return id
+}
+
+func samePath(a, b *[6]int32) bool {
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4] && a[5] == b[5]
 }
 
 // maxMin computes max-min fair rates of weighted flows over capacitated
@@ -1086,37 +1155,53 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	m := f.m
 	fs := newFlowSet()
 	a.linkBytes = make([]int64, len(f.cap))
-	// flow ids of every (class, rank, slot, direction), in visiting order,
-	// and how many flows each slot has
-	var ids []int32
-	var dirs []bool
-	var nflows []int32
-	var buf []int32
+	// flow ids of every (rank, class, slot, direction), in visiting
+	// order, and how many flows each slot has. Rank by rank: a rank's
+	// flows in every class are added together, so the paths it repeats
+	// across classes (channels on one rail, links inside the node) are
+	// found among its own (flowSet.near); the rates do not depend on the
+	// order (maxMin).
 	nc := len(a.classes)
+	nslots := make([]int, nc)
+	total := 0
+	for ci, cc := range a.classes {
+		nslots[ci] = cc.kp.slotCount(s.NRanks)
+		total += nslots[ci]
+	}
+	ids := make([]int32, 0, total+total/4)
+	dirs := make([]bool, 0, total+total/4)
+	nflows := make([]int32, 0, total)
+	var buf []int32
 	a.lat = make([][]Time, nc)
 	a.slotOff = make([][]int32, nc)
 	nvl := make([][]bool, nc) // a rank slot over NVLink to another GPU
-	for ci, cc := range a.classes {
-		add := func(path []int32, send bool, bytes int64) {
-			// a connection that carries nothing in the whole
-			// operation (an empty channel or head of a small
-			// CollNet or NVLS operation) takes no share
-			w := cc.mult
-			if bytes == 0 {
-				w = 0
-			}
-			ids = append(ids, fs.add(path, w))
-			dirs = append(dirs, send)
-			for _, l := range path {
-				a.linkBytes[l] += bytes * cc.mult
-			}
+	for ci := range a.classes {
+		a.lat[ci] = make([]Time, 0, nslots[ci])
+		nvl[ci] = make([]bool, 0, nslots[ci])
+		a.slotOff[ci] = make([]int32, s.NRanks+1)
+	}
+	var cc *chanClass
+	add := func(path []int32, send bool, bytes int64) {
+		// a connection that carries nothing in the whole
+		// operation (an empty channel or head of a small
+		// CollNet or NVLS operation) takes no share
+		w := cc.mult
+		if bytes == 0 {
+			w = 0
 		}
-		off := make([]int32, s.NRanks+1)
-		var lats []Time
-		var nv []bool
-		nd := a.rail(ci)
-		for r := 0; r < s.NRanks; r++ {
+		ids = append(ids, fs.add(path, w))
+		dirs = append(dirs, send)
+		for _, l := range path {
+			a.linkBytes[l] += bytes * cc.mult
+		}
+	}
+	for r := 0; r < s.NRanks; r++ {
+		fs.nearReset()
+		for ci := range a.classes {
+			cc = a.classes[ci]
+			nd := a.rail(ci)
 			rp := cc.plan(r)
+			lats, nv := a.lat[ci], nvl[ci]
 			for si := range rp.slots {
 				sp := &rp.slots[si]
 				n0 := len(ids)
@@ -1137,9 +1222,9 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				}
 				nflows = append(nflows, int32(len(ids)-n0))
 			}
-			off[r+1] = int32(len(lats))
+			a.lat[ci], nvl[ci] = lats, nv
+			a.slotOff[ci][r+1] = int32(len(lats))
 		}
-		a.lat[ci], a.slotOff[ci], nvl[ci] = lats, off, nv
 	}
 	fs.table = nil // the paths are all known; free the index
 	rates := maxMin(f.cap, fs)
@@ -1159,15 +1244,22 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	capRate := f.t.capRate
 	a.gSend = make([][][]int64, nc)
 	a.gRecv = make([][][]int64, nc)
-	pos, k := 0, 0
+	slabs := make([][]int64, nc) // each class's group rates, from one slab
 	for ci, cc := range a.classes {
 		a.gSend[ci] = make([][]int64, s.NRanks)
 		a.gRecv[ci] = make([][]int64, s.NRanks)
-		for r := 0; r < s.NRanks; r++ {
+		slabs[ci] = make([]int64, 2*cc.kp.groupCount(s.NRanks))
+	}
+	// the first error in class order, as a pass class by class finds it
+	var firstErr error
+	errClass := nc
+	pos, k := 0, 0
+	for r := 0; r < s.NRanks; r++ {
+		for ci, cc := range a.classes {
 			rp := cc.plan(r)
-			gs := make([]int64, 2*rp.ngroups)
-			gr := gs[rp.ngroups:]
-			gs = gs[:rp.ngroups]
+			ng := int(rp.ngroups)
+			gs, gr := slabs[ci][:ng:ng], slabs[ci][ng:2*ng:2*ng]
+			slabs[ci] = slabs[ci][2*ng:]
 			for si := range rp.slots {
 				sp := &rp.slots[si]
 				sendR, recvR := int64(-1), int64(-1)
@@ -1182,6 +1274,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 						recvR = rt
 					}
 				}
+				k++
 				switch sp.peer.Kind {
 				case algos.PeerRank:
 					if f.t.nvlinkEff != 1 && nvl[ci][int(a.slotOff[ci][r])+si] {
@@ -1197,7 +1290,10 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				}
 				sendR, recvR = scaleRate(sendR, f.t.rateScale), scaleRate(recvR, f.t.rateScale)
 				if (sp.sends && sendR == 0) || (recvR == 0 && sp.recvs && sp.peer.Kind != algos.PeerRank) {
-					return nil, fmt.Errorf("rank %d talks to %v over a path with no bandwidth (machine %s lacks a link this schedule needs)", r, sp.peer, m.Name)
+					if ci < errClass {
+						firstErr, errClass = fmt.Errorf("rank %d talks to %v over a path with no bandwidth (machine %s lacks a link this schedule needs)", r, sp.peer, m.Name), ci
+					}
+					continue
 				}
 				g := sp.group
 				if sendR > 0 && (gs[g] == 0 || sendR < gs[g]) {
@@ -1206,11 +1302,13 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				if recvR > 0 && (gr[g] == 0 || recvR < gr[g]) {
 					gr[g] = recvR
 				}
-				k++
 			}
 			a.gSend[ci][r] = gs
 			a.gRecv[ci][r] = gr
 		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	a.mergeClasses()
 	a.refine(s, tolerance, true)
