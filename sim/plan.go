@@ -278,6 +278,9 @@ type planner struct {
 	last         *planTemplate
 	shape        []int64
 	hits, misses int
+	// scratch collects the current rank's slots; slab is where keep
+	// copies them
+	scratch, slab []slotInfo
 	// wire's memo
 	wireN    [4]int64
 	wireB    [4]int64
@@ -495,7 +498,10 @@ func (pl *planner) shapeHash() uint64 {
 // before takes that plan with its own peers (exact: see planTemplate).
 func (pl *planner) planRank(rank, ch int) rankPlan {
 	s := pl.s
-	var rp rankPlan
+	// the slots are collected in a scratch buffer and kept (keep) once
+	// the plan is known
+	rp := rankPlan{slots: pl.scratch[:0]}
+	defer func() { pl.scratch = rp.slots[:0] }()
 	pl.gen++
 	pl.lastPeers = [2]*algos.Peer{}
 	pl.steps = pl.steps[:0]
@@ -521,7 +527,7 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 			pl.hits++
 			pl.last = t
 			out := t.plan
-			out.slots = slices.Clone(t.plan.slots)
+			out.slots = pl.keep(t.plan.slots)
 			for i := range out.slots {
 				out.slots[i].peer = rp.slots[i].peer
 			}
@@ -540,7 +546,22 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 			pl.tmpl[hash] = &planTemplate{shape: slices.Clone(pl.shape), plan: rankPlan{sig: rp.sig, ngroups: rp.ngroups, slots: slices.Clone(rp.slots)}}
 		}
 	}
-	return rp
+	out := rp
+	out.slots = pl.keep(rp.slots)
+	return out
+}
+
+// keep copies a plan's slots out of one slab shared by the plans (one
+// allocation per few thousand slots, not one per rank); the copy has no
+// room to grow into its neighbours.
+func (pl *planner) keep(src []slotInfo) []slotInfo {
+	if len(pl.slab) < len(src) {
+		pl.slab = make([]slotInfo, max(4096, len(src)))
+	}
+	out := pl.slab[:len(src):len(src)]
+	pl.slab = pl.slab[len(src):]
+	copy(out, src)
+	return out
 }
 
 // planSteps plans the program in pl.steps; rp may hold some of its slots
@@ -1530,7 +1551,7 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 		epList := cc.eps.peers // in a stable order
 		// neighbours of every rank, flat: rank r's are nbs[off[r]:off[r+1]]
 		off := make([]int32, n+1)
-		var nbs []nb
+		nbs := make([]nb, 0, cc.kp.slotCount(n))
 		col := make([]uint64, n)
 		for r := 0; r < n; r++ {
 			rp := cc.plan(r)
@@ -1563,7 +1584,11 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 			static uint64
 		}
 		epOff := make([]int32, len(epList)+1)
-		var epMembers []member
+		nm := 0
+		for i := range cc.eps.ends {
+			nm += len(cc.eps.ends[i].Senders) + len(cc.eps.ends[i].Receivers)
+		}
+		epMembers := make([]member, 0, nm)
 		for i, p := range epList {
 			e := &cc.eps.ends[i]
 			for role, rs := range [2][]int{e.Senders, e.Receivers} {
