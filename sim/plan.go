@@ -881,6 +881,9 @@ type flowSet struct {
 	near    [nearSize]nearEntry
 	nearGen uint32
 	nearN   int
+	// single indexes the one-link paths by their link (flow id + 1): a
+	// GPU's own NVLS and multicast flows, many per rank
+	single []int32
 }
 
 const nearSize = 1024
@@ -897,8 +900,8 @@ func (fs *flowSet) nearReset() {
 	fs.nearN = 0
 }
 
-func newFlowSet() *flowSet {
-	return &flowSet{table: make([]int32, 1<<16), mask: 1<<16 - 1, nearGen: 1}
+func newFlowSet(links int) *flowSet {
+	return &flowSet{table: make([]int32, 1<<16), mask: 1<<16 - 1, nearGen: 1, single: make([]int32, links)}
 }
 
 func hashPath(k *[6]int32) uint64 {
@@ -925,6 +928,18 @@ func (fs *flowSet) grow() {
 }
 
 func (fs *flowSet) add(path []int32, w int64) int32 {
+	if len(path) == 1 && path[0] >= 0 {
+		l := path[0]
+		if e := fs.single[l]; e != 0 {
+			fs.weight[e-1] += w
+			return e - 1
+		}
+		id := int32(len(fs.paths))
+		fs.paths = append(fs.paths, [6]int32{l, -1, -1, -1, -1, -1})
+		fs.weight = append(fs.weight, w)
+		fs.single[l] = id + 1
+		return id
+	}
 	var k [6]int32
 	for i := range k {
 		k[i] = -1
@@ -1174,7 +1189,7 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error) {
 	a := &analysis{classes: planKeys(s), f: f, s: s}
 	m := f.m
-	fs := newFlowSet()
+	fs := newFlowSet(len(f.cap))
 	a.linkBytes = make([]int64, len(f.cap))
 	// flow ids of every (rank, class, slot, direction), in visiting
 	// order, and how many flows each slot has. Rank by rank: a rank's
