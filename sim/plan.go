@@ -281,6 +281,7 @@ type planner struct {
 	// scratch collects the current rank's slots; slab is where keep
 	// copies them
 	scratch, slab []slotInfo
+	slabN         int
 	// wire's memo
 	wireN    [4]int64
 	wireB    [4]int64
@@ -551,12 +552,14 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 	return out
 }
 
-// keep copies a plan's slots out of one slab shared by the plans (one
-// allocation per few thousand slots, not one per rank); the copy has no
-// room to grow into its neighbours.
+// keep copies a plan's slots out of slabs shared by the plans (one
+// allocation per few thousand slots, not one per rank; the slabs start
+// small and double, so a small schedule allocates little); the copy has
+// no room to grow into its neighbours.
 func (pl *planner) keep(src []slotInfo) []slotInfo {
 	if len(pl.slab) < len(src) {
-		pl.slab = make([]slotInfo, max(4096, len(src)))
+		pl.slabN = min(4096, max(64, 2*pl.slabN))
+		pl.slab = make([]slotInfo, max(pl.slabN, len(src)))
 	}
 	out := pl.slab[:len(src):len(src)]
 	pl.slab = pl.slab[len(src):]
@@ -878,15 +881,13 @@ type flowSet struct {
 	// near indexes the paths added since nearReset (one rank's, in every
 	// class), in front of the table: a small table stays in cache where
 	// the large one costs a miss per lookup
-	near    [nearSize]nearEntry
+	near    []nearEntry // a power of two long
 	nearGen uint32
 	nearN   int
 	// single indexes the one-link paths by their link (flow id + 1): a
 	// GPU's own NVLS and multicast flows, many per rank
 	single []int32
 }
-
-const nearSize = 1024
 
 type nearEntry struct {
 	k   [6]int32
@@ -900,8 +901,12 @@ func (fs *flowSet) nearReset() {
 	fs.nearN = 0
 }
 
-func newFlowSet(links int) *flowSet {
-	return &flowSet{table: make([]int32, 1<<16), mask: 1<<16 - 1, nearGen: 1, single: make([]int32, links)}
+// newFlowSet sizes the index for about hint paths, at most perRank of
+// them added between nearResets.
+func newFlowSet(links, hint, perRank int) *flowSet {
+	n := max(64, 1<<bits.Len(uint(2*hint)))
+	return &flowSet{table: make([]int32, n), mask: uint64(n - 1), nearGen: 1, single: make([]int32, links),
+		near: make([]nearEntry, min(1024, max(16, 1<<bits.Len(uint(2*perRank)))))}
 }
 
 func hashPath(k *[6]int32) uint64 {
@@ -946,7 +951,8 @@ func (fs *flowSet) add(path []int32, w int64) int32 {
 	}
 	copy(k[:], path)
 	h := hashPath(&k)
-	j := h >> 54 // the top bits: the table uses the bottom ones
+	nm := uint64(len(fs.near) - 1)
+	j := h >> 40 & nm // the top bits: the table uses the bottom ones
 	for {
 		e := &fs.near[j]
 		if e.gen != fs.nearGen {
@@ -956,7 +962,7 @@ func (fs *flowSet) add(path []int32, w int64) int32 {
 			fs.weight[e.id] += w
 			return e.id
 		}
-		j = (j + 1) & (nearSize - 1)
+		j = (j + 1) & nm
 	}
 	i := h & fs.mask
 	id := int32(-1)
@@ -981,7 +987,7 @@ func (fs *flowSet) add(path []int32, w int64) int32 {
 			fs.grow()
 		}
 	}
-	if 2*fs.nearN < nearSize {
+	if 2*fs.nearN < len(fs.near) {
 		fs.near[j] = nearEntry{k: k, id: id, gen: fs.nearGen}
 		fs.nearN++
 	}
@@ -1189,7 +1195,6 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error) {
 	a := &analysis{classes: planKeys(s), f: f, s: s}
 	m := f.m
-	fs := newFlowSet(len(f.cap))
 	a.linkBytes = make([]int64, len(f.cap))
 	// flow ids of every (rank, class, slot, direction), in visiting
 	// order, and how many flows each slot has. Rank by rank: a rank's
@@ -1204,6 +1209,9 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 		nslots[ci] = cc.kp.slotCount(s.NRanks)
 		total += nslots[ci]
 	}
+	// a rank adds about four flows per slot at most (an NVLS reduction
+	// pulls from every member)
+	fs := newFlowSet(len(f.cap), total/max(1, nc), 4*total/max(1, s.NRanks)+8)
 	ids := make([]int32, 0, total+total/4)
 	dirs := make([]bool, 0, total+total/4)
 	nflows := make([]int32, 0, total)
