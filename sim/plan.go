@@ -871,22 +871,34 @@ func (e *endpoints) get(p algos.Peer) algos.Endpoint {
 }
 
 // flowSet accumulates flows by path with their weights. Paths are at most
-// six links; the index is an open-addressing hash table (Go maps with array
-// keys are several times slower, and this runs for millions of flows).
+// six links. Flows are added rank by rank (beginRank), and a path that
+// holds one of the rank's GPU links (every path of today's fabric: a
+// rank's sends start at its GPU, its receives end there) is looked up
+// among the paths of that rank alone: a small open-addressing table that
+// stays in cache (one large table cost a cache miss per new path, and
+// this runs for millions of flows). One-link paths are indexed by their
+// link; any other path goes to a table of all of them, and if there were
+// any, merge folds the copies of a path that landed in both.
 type flowSet struct {
 	paths  [][6]int32
 	weight []int64
-	table  []int32 // flow id + 1, 0 = empty
-	mask   uint64
-	// near indexes the paths added since nearReset (one rank's, in every
-	// class), in front of the table: a small table stays in cache where
-	// the large one costs a miss per lookup
-	near    []nearEntry // a power of two long
+	// near indexes the paths of the current rank (rank), a power of two
+	// long, emptied by bumping nearGen
+	near    []nearEntry
 	nearGen uint32
 	nearN   int
+	rank    int32
 	// single indexes the one-link paths by their link (flow id + 1): a
 	// GPU's own NVLS and multicast flows, many per rank
 	single []int32
+	// table indexes the paths of no current rank (flow id + 1, 0 = empty);
+	// foreign counts them
+	table   []int32
+	mask    uint64
+	foreign int
+	// the fabric's numbering: perNode links a node, the first gpus ×
+	// gpuLinks of them its GPUs'
+	perNode, gpus int32
 }
 
 type nearEntry struct {
@@ -895,18 +907,32 @@ type nearEntry struct {
 	gen uint32
 }
 
-// nearReset empties the near index.
-func (fs *flowSet) nearReset() {
-	fs.nearGen++
-	fs.nearN = 0
+// newFlowSet sizes the per-rank index for about perRank paths of a rank.
+func newFlowSet(f *fabric, perRank int) *flowSet {
+	return &flowSet{table: make([]int32, 64), mask: 63, nearGen: 1, single: make([]int32, len(f.cap)),
+		near:    make([]nearEntry, min(1024, max(16, 1<<bits.Len(uint(2*perRank))))),
+		perNode: int32(f.perNode), gpus: int32(f.m.GPUsPerNode)}
 }
 
-// newFlowSet sizes the index for about hint paths, at most perRank of
-// them added between nearResets.
-func newFlowSet(links, hint, perRank int) *flowSet {
-	n := max(64, 1<<bits.Len(uint(2*hint)))
-	return &flowSet{table: make([]int32, n), mask: uint64(n - 1), nearGen: 1, single: make([]int32, links),
-		near: make([]nearEntry, min(1024, max(16, 1<<bits.Len(uint(2*perRank)))))}
+// beginRank starts adding rank r's flows.
+func (fs *flowSet) beginRank(r int) {
+	fs.nearGen++
+	fs.nearN = 0
+	fs.rank = int32(r)
+}
+
+// owner is the rank whose GPU link comes first in a path, or -1.
+func (fs *flowSet) owner(k *[6]int32) int32 {
+	for _, l := range k {
+		if l < 0 {
+			break
+		}
+		node, i := l/fs.perNode, l%fs.perNode
+		if i < fs.gpus*gpuLinks {
+			return node*fs.gpus + i/gpuLinks
+		}
+	}
+	return -1
 }
 
 func hashPath(k *[6]int32) uint64 {
@@ -919,17 +945,41 @@ func hashPath(k *[6]int32) uint64 {
 	return h
 }
 
-func (fs *flowSet) grow() {
-	n := len(fs.table) * 2
+// index rebuilds the table of foreign paths (ids given) at n entries.
+func (fs *flowSet) index(n int, ids []int32) {
 	fs.table = make([]int32, n)
 	fs.mask = uint64(n - 1)
-	for id := range fs.paths {
+	for _, id := range ids {
 		i := hashPath(&fs.paths[id]) & fs.mask
 		for fs.table[i] != 0 {
 			i = (i + 1) & fs.mask
 		}
-		fs.table[i] = int32(id + 1)
+		fs.table[i] = id + 1
 	}
+}
+
+// growNear doubles the per-rank index, keeping the current rank's paths.
+func (fs *flowSet) growNear() {
+	old := fs.near
+	fs.near = make([]nearEntry, 2*len(old))
+	nm := uint64(len(fs.near) - 1)
+	for _, e := range old {
+		if e.gen != fs.nearGen {
+			continue
+		}
+		j := hashPath(&e.k) >> 40 & nm
+		for fs.near[j].gen == fs.nearGen {
+			j = (j + 1) & nm
+		}
+		fs.near[j] = e
+	}
+}
+
+func (fs *flowSet) newPath(k *[6]int32, w int64) int32 {
+	id := int32(len(fs.paths))
+	fs.paths = append(fs.paths, *k)
+	fs.weight = append(fs.weight, w)
+	return id
 }
 
 func (fs *flowSet) add(path []int32, w int64) int32 {
@@ -939,9 +989,8 @@ func (fs *flowSet) add(path []int32, w int64) int32 {
 			fs.weight[e-1] += w
 			return e - 1
 		}
-		id := int32(len(fs.paths))
-		fs.paths = append(fs.paths, [6]int32{l, -1, -1, -1, -1, -1})
-		fs.weight = append(fs.weight, w)
+		k := [6]int32{l, -1, -1, -1, -1, -1}
+		id := fs.newPath(&k, w)
 		fs.single[l] = id + 1
 		return id
 	}
@@ -951,47 +1000,87 @@ func (fs *flowSet) add(path []int32, w int64) int32 {
 	}
 	copy(k[:], path)
 	h := hashPath(&k)
-	nm := uint64(len(fs.near) - 1)
-	j := h >> 40 & nm // the top bits: the table uses the bottom ones
-	for {
-		e := &fs.near[j]
-		if e.gen != fs.nearGen {
-			break
+	if fs.owner(&k) == fs.rank {
+		nm := uint64(len(fs.near) - 1)
+		j := h >> 40 & nm
+		for {
+			e := &fs.near[j]
+			if e.gen != fs.nearGen {
+				break
+			}
+			if samePath(&e.k, &k) {
+				fs.weight[e.id] += w
+				return e.id
+			}
+			j = (j + 1) & nm
 		}
-		if samePath(&e.k, &k) {
-			fs.weight[e.id] += w
-			return e.id
+		id := fs.newPath(&k, w)
+		fs.near[j] = nearEntry{k: k, id: id, gen: fs.nearGen}
+		if fs.nearN++; 2*fs.nearN > len(fs.near) {
+			fs.growNear()
 		}
-		j = (j + 1) & nm
+		return id
 	}
 	i := h & fs.mask
-	id := int32(-1)
 	for {
 		e := fs.table[i]
 		if e == 0 {
 			break
 		}
 		if samePath(&fs.paths[e-1], &k) {
-			id = e - 1
-			fs.weight[id] += w
-			break
+			fs.weight[e-1] += w
+			return e - 1
 		}
 		i = (i + 1) & fs.mask
 	}
-	if id < 0 {
-		id = int32(len(fs.paths))
-		fs.paths = append(fs.paths, k)
-		fs.weight = append(fs.weight, w)
-		fs.table[i] = id + 1
-		if 2*len(fs.paths) > len(fs.table) {
-			fs.grow()
+	id := fs.newPath(&k, w)
+	fs.table[i] = id + 1
+	if fs.foreign++; 2*fs.foreign > len(fs.table) {
+		var ids []int32
+		for _, e := range fs.table {
+			if e != 0 {
+				ids = append(ids, e-1)
+			}
 		}
-	}
-	if 2*fs.nearN < len(fs.near) {
-		fs.near[j] = nearEntry{k: k, id: id, gen: fs.nearGen}
-		fs.nearN++
+		fs.index(2*len(fs.table), ids)
 	}
 	return id
+}
+
+// merge folds the copies of a path into its first flow (a path added
+// as its owner's and again, at another rank, as a foreign one) and
+// returns each old id's flow, or nil when no path can have two (no
+// foreign path was added).
+func (fs *flowSet) merge() []int32 {
+	if fs.foreign == 0 {
+		return nil
+	}
+	fs.index(max(64, 1<<bits.Len(uint(2*len(fs.paths)))), nil)
+	to := make([]int32, len(fs.paths))
+	var paths [][6]int32
+	var weight []int64
+	for id := range fs.paths {
+		k := &fs.paths[id]
+		i := hashPath(k) & fs.mask
+		for {
+			e := fs.table[i]
+			if e == 0 {
+				to[id] = int32(len(paths))
+				fs.table[i] = int32(id + 1)
+				paths = append(paths, *k)
+				weight = append(weight, fs.weight[id])
+				break
+			}
+			if samePath(&fs.paths[e-1], k) {
+				to[id] = to[e-1]
+				weight[to[id]] += fs.weight[id]
+				break
+			}
+			i = (i + 1) & fs.mask
+		}
+	}
+	fs.paths, fs.weight = paths, weight
+	return to
 }
 
 func samePath(a, b *[6]int32) bool {
@@ -1211,7 +1300,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	}
 	// a rank adds about four flows per slot at most (an NVLS reduction
 	// pulls from every member)
-	fs := newFlowSet(len(f.cap), total/max(1, nc), 4*total/max(1, s.NRanks)+8)
+	fs := newFlowSet(f, 4*total/max(1, s.NRanks)+8)
 	ids := make([]int32, 0, total+total/4)
 	dirs := make([]bool, 0, total+total/4)
 	nflows := make([]int32, 0, total)
@@ -1240,7 +1329,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 		}
 	}
 	for r := 0; r < s.NRanks; r++ {
-		fs.nearReset()
+		fs.beginRank(r)
 		for ci := range a.classes {
 			cc = a.classes[ci]
 			nd := a.rail(ci)
@@ -1270,7 +1359,12 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 			a.slotOff[ci][r+1] = int32(len(lats))
 		}
 	}
-	fs.table = nil // the paths are all known; free the index
+	if to := fs.merge(); to != nil {
+		for i, id := range ids {
+			ids[i] = to[id]
+		}
+	}
+	fs.table, fs.near, fs.single = nil, nil, nil // the paths are all known; free the indexes
 	rates := maxMin(f.cap, fs)
 	// idle paths move nothing at whatever rate: give them their slowest
 	// link's capacity (a positive rate keeps "no bandwidth" for real gaps)

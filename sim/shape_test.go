@@ -151,3 +151,70 @@ func TestShapeRunsAreExact(t *testing.T) {
 		t.Errorf("three passes of one step take %d elements (%v): the repeats were not folded", n, three)
 	}
 }
+
+// TestFlowSetMerges: flows added rank by rank get one id per distinct
+// path with the path's summed weight, whether a path is found among its
+// owner's (it holds the current rank's GPU link), by its one link, or
+// among the foreign ones, including a path added both as its owner's and,
+// at another rank, as a foreign one (merge folds the two).
+func TestFlowSetMerges(t *testing.T) {
+	merged := 0
+	rapid.Check(t, func(t *rapid.T) {
+		m := &Machine{Nodes: 2, GPUsPerNode: 2, NICs: 1}
+		f := &fabric{m: m, perNode: m.GPUsPerNode*gpuLinks + 2*m.NICs}
+		f.cap = make([]int64, f.perNode*m.Nodes)
+		nl := int32(len(f.cap))
+		fs := newFlowSet(f, rapid.IntRange(0, 4).Draw(t, "perRank"))
+		type added struct {
+			path [6]int32
+			w    int64
+		}
+		var adds []added
+		var ids []int32
+		ranks := m.Nodes * m.GPUsPerNode
+		for r := 0; r < ranks; r++ {
+			fs.beginRank(r)
+			for i := rapid.IntRange(0, 12).Draw(t, "flows"); i > 0; i-- {
+				n := rapid.IntRange(1, 3).Draw(t, "links")
+				path := make([]int32, n)
+				for j := range path {
+					path[j] = rapid.Int32Range(0, nl-1).Draw(t, "link")
+				}
+				w := rapid.Int64Range(0, 3).Draw(t, "w")
+				k := [6]int32{-1, -1, -1, -1, -1, -1}
+				copy(k[:], path)
+				adds = append(adds, added{k, w})
+				ids = append(ids, fs.add(path, w))
+			}
+		}
+		if to := fs.merge(); to != nil {
+			merged++
+			for i, id := range ids {
+				ids[i] = to[id]
+			}
+		}
+		want := map[[6]int32]int64{}
+		idOf := map[[6]int32]int32{}
+		for i, a := range adds {
+			want[a.path] += a.w
+			if fs.paths[ids[i]] != a.path {
+				t.Fatalf("add %d of %v: flow %d has path %v", i, a.path, ids[i], fs.paths[ids[i]])
+			}
+			if id, ok := idOf[a.path]; ok && id != ids[i] {
+				t.Fatalf("path %v has flows %d and %d", a.path, id, ids[i])
+			}
+			idOf[a.path] = ids[i]
+		}
+		if len(fs.paths) != len(want) {
+			t.Fatalf("%d flows for %d distinct paths", len(fs.paths), len(want))
+		}
+		for p, w := range want {
+			if fs.weight[idOf[p]] != w {
+				t.Fatalf("path %v: weight %d, want %d", p, fs.weight[idOf[p]], w)
+			}
+		}
+	})
+	if merged == 0 {
+		t.Fatal("no draw added a foreign path: merge never ran")
+	}
+}
