@@ -785,9 +785,11 @@ type endpoints struct {
 	tab   []int32 // index + 1, 0 = empty
 }
 
+// epHash keeps endpoints of neighbouring IDs (a node's heads, the next
+// node's) in neighbouring entries: ranks are visited in order, and so are
+// their endpoints.
 func epHash(p algos.Peer) uint32 {
-	h := uint32(p.ID)*0x9e3779b1 ^ uint32(p.Kind)*0x85ebca6b ^ uint32(p.Conn)*0xc2b2ae35
-	return h ^ h>>16
+	return (uint32(p.ID)<<2 | uint32(p.Kind)&3) + uint32(p.Conn)*0x9e3779b1
 }
 
 // find is p's index, or -1.
