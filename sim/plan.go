@@ -909,9 +909,11 @@ type nearEntry struct {
 	gen uint32
 }
 
-// newFlowSet sizes the per-rank index for about perRank paths of a rank.
-func newFlowSet(f *fabric, perRank int) *flowSet {
-	return &flowSet{table: make([]int32, 64), mask: 63, nearGen: 1, single: make([]int32, len(f.cap)),
+// newFlowSet sizes the per-rank index for about perRank paths of a rank,
+// and the paths for about hint.
+func newFlowSet(f *fabric, hint, perRank int) *flowSet {
+	return &flowSet{paths: make([][6]int32, 0, hint), weight: make([]int64, 0, hint),
+		table: make([]int32, 64), mask: 63, nearGen: 1, single: make([]int32, len(f.cap)),
 		near:    make([]nearEntry, min(1024, max(16, 1<<bits.Len(uint(2*perRank))))),
 		perNode: int32(f.perNode), gpus: int32(f.m.GPUsPerNode)}
 }
@@ -1302,7 +1304,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	}
 	// a rank adds about four flows per slot at most (an NVLS reduction
 	// pulls from every member)
-	fs := newFlowSet(f, 4*total/max(1, s.NRanks)+8)
+	fs := newFlowSet(f, total/max(1, nc), 4*total/max(1, s.NRanks)+8)
 	ids := make([]int32, 0, total+total/4)
 	dirs := make([]bool, 0, total+total/4)
 	nflows := make([]int32, 0, total)

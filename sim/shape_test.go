@@ -164,7 +164,7 @@ func TestFlowSetMerges(t *testing.T) {
 		f := &fabric{m: m, perNode: m.GPUsPerNode*gpuLinks + 2*m.NICs}
 		f.cap = make([]int64, f.perNode*m.Nodes)
 		nl := int32(len(f.cap))
-		fs := newFlowSet(f, rapid.IntRange(0, 4).Draw(t, "perRank"))
+		fs := newFlowSet(f, rapid.IntRange(0, 4).Draw(t, "hint"), rapid.IntRange(0, 4).Draw(t, "perRank"))
 		type added struct {
 			path [6]int32
 			w    int64
