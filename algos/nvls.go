@@ -269,12 +269,16 @@ func (g *nvlsTreeGen) program(rank, ch, grp int, dst []Step) []Step {
 	red, mc := g.sh.nodePeers(node, nHeads)
 	var upP, reduceRecv, bcastSend []Peer
 	hasUp := false
-	if me >= 0 {
+	if me >= 0 && grp >= 2 { // the tree's peers: groups 2 and 3 alone use them
 		up, down := l.NVLSTreeLinks(ch, node, me)
 		hasUp = up != -1
-		upP = []Peer{RankPeer(up)}
-		reduceRecv = append(reduceRecv, red[me])
-		bcastSend = append(bcastSend, mc[me])
+		// one allocation for the three lists
+		k := 1 + len(down)
+		buf := make([]Peer, 1, 1+2*k)
+		buf[0] = RankPeer(up)
+		upP = buf[0:1:1]
+		reduceRecv = append(buf[1:1:1+k], red[me])
+		bcastSend = append(buf[1+k:1+k:1+2*k], mc[me])
 		for _, d := range down {
 			reduceRecv = append(reduceRecv, RankPeer(d))
 			bcastSend = append(bcastSend, RankPeer(d))

@@ -529,25 +529,35 @@ func (g *patGen) program(rank, ch, grp int, dst []Step) []Step {
 		}
 		return RankPeer((rank - delta%n + n) % n)
 	}
-	posted := map[int]int{}   // send dim -> posted slots
-	consumed := map[int]int{} // recv dim -> consumed slots
-	sendAcc := map[int]int64{}
-	recvAcc := map[int]int64{}
+	// per dimension (below 63: a rank count fits an int): slots posted
+	// and consumed, how far sends and receives have accumulated, and the
+	// one-peer lists, made once and shared by the steps
+	var posted, consumed [64]int
+	var sendAcc, recvAcc [64]int64
+	var sendPeers, recvPeers [64][]Peer
+	peers := func(lists *[64][]Peer, d int, send bool) []Peer {
+		if lists[d] == nil {
+			lists[d] = []Peer{peer(d, send)}
+		}
+		return lists[d]
+	}
+	// the steps' PatInfo in one allocation
+	pis := make([]PatInfo, len(steps))
 	localAcc := int64(0)
-	for _, ps := range steps {
+	for i, ps := range steps {
 		if ps.skip {
 			continue
 		}
 		ne := clamp0(ps.nelem)
-		st := Step{Count: ne, Pat: &PatInfo{}}
+		st := Step{Count: ne, Pat: &pis[i]}
 		pi := st.Pat
 		if ps.recvDim >= 0 {
-			st.Recv = []Peer{peer(ps.recvDim, false)}
+			st.Recv = peers(&recvPeers, ps.recvDim, false)
 			pi.RecvOffset = ps.recvOffset
 			pi.PostRecv = ps.postRecv
 		}
 		if ps.sendDim >= 0 {
-			st.Send = []Peer{peer(ps.sendDim, true)}
+			st.Send = peers(&sendPeers, ps.sendDim, true)
 			pi.SendOffset = ps.sendOffset
 			pi.PostSend = ps.postSend
 		}

@@ -202,13 +202,16 @@ func BenchmarkCollNetAllGather100k(b *testing.B) {
 }
 
 // benchProfile times layout, schedule, planning and the run of one
-// operation under a profile (nil: nominal): what the calibrated model
-// costs beyond the nominal one.
+// operation under a profile (nil: nominal), in wall-clock and CPU time:
+// what the calibrated model costs beyond the nominal one.
 func benchProfile(b *testing.B, p *Profile, nodes, gpus int, f spec.Func, proto spec.Proto, bytes int64) {
 	b.ReportAllocs()
 	m, _ := Preset("dgx-h100")
 	m.Nodes, m.GPUsPerNode, m.NICs = nodes, gpus, gpus
 	m.Profile = p
+	var cpu benchcpu.Timer
+	cpu.Start()
+	defer cpu.Report(b, 0)
 	for i := 0; i < b.N; i++ {
 		l, err := algos.DefaultLayout(spec.V2_28_9, nodes, gpus, 24)
 		if err != nil {

@@ -123,6 +123,30 @@ type keyPlan struct {
 	ring *ringRuns
 }
 
+// slotCount is the number of slots of all n ranks of the plan.
+func (kp *keyPlan) slotCount(n int) int {
+	if kp.circ {
+		return n * len(kp.ranks[0].slots)
+	}
+	t := 0
+	for i := range kp.ranks {
+		t += len(kp.ranks[i].slots)
+	}
+	return t
+}
+
+// groupCount is the number of slot groups of all n ranks of the plan.
+func (kp *keyPlan) groupCount(n int) int {
+	if kp.circ {
+		return n * int(kp.ranks[0].ngroups)
+	}
+	t := 0
+	for i := range kp.ranks {
+		t += int(kp.ranks[i].ngroups)
+	}
+	return t
+}
+
 // chanClass is a set of channels with one structure, one rotation and one
 // network rail. Its ranks are the key plan's ranks rotated by d: rank r of
 // the class does what rank RotateRank(r, -d) of the plan does, and a peer p
@@ -134,7 +158,7 @@ type chanClass struct {
 	d      int
 	mult   int64
 	h      *algos.Header
-	eps    map[algos.Peer]algos.Endpoint // in the class's own numbering
+	eps    endpoints // in the class's own numbering
 	// chans are the channels the class stands for, each with its rotation
 	// (classes merged by mergeClasses keep theirs)
 	chans []chanRot
@@ -259,6 +283,10 @@ type planner struct {
 	last         *planTemplate
 	shape        []int64
 	hits, misses int
+	// scratch collects the current rank's slots; slab is where keep
+	// copies them
+	scratch, slab []slotInfo
+	slabN         int
 	// wire's memo
 	wireN    [4]int64
 	wireB    [4]int64
@@ -342,16 +370,33 @@ type planTemplate struct {
 const maxTemplates = 64
 
 // shapeOf sets pl.shape to the shape of the program in pl.steps (pl.ends
-// its group ends), collecting rp's slots (peers only).
+// its group ends), collecting rp's slots (peers only). A step that repeats
+// the one before it (sameStep: a loop's steps differ in buffer offsets
+// alone) is not written again: a run of k repeats is one element,
+// runMark+k, after the step. The encoding expands back to the step-by-step
+// shape, so equal shapes still mean equal programs up to their peers.
 func (pl *planner) shapeOf(rp *rankPlan) {
 	sh := pl.shape[:0]
 	g := 0
+	var prev *algos.Step
+	run := int64(0)
 	for i := range pl.steps {
+		st := &pl.steps[i]
+		if g < len(pl.ends) && i >= pl.ends[g] {
+			prev = nil
+		} else if prev != nil && sameStep(prev, st) {
+			run++
+			continue
+		}
+		if run > 0 {
+			sh = append(sh, runMark+run)
+			run = 0
+		}
 		for g < len(pl.ends) && i >= pl.ends[g] {
 			g++
 			sh = append(sh, -1-int64(g))
 		}
-		st := &pl.steps[i]
+		prev = st
 		f := int64(st.Prim) << 8
 		if st.PreOp {
 			f |= 1
@@ -389,8 +434,52 @@ func (pl *planner) shapeOf(rp *rankPlan) {
 			}
 		}
 	}
+	if run > 0 {
+		sh = append(sh, runMark+run)
+	}
 	sh = append(sh, -1-int64(len(pl.ends)))
 	pl.shape = sh
+}
+
+// runMark+k in a shape repeats the step before it k more times; no other
+// element of a shape comes near it (counts, slots and flags are small or
+// non-negative, group ends small negatives).
+const runMark = math.MinInt64
+
+// sameStep reports whether b's part of a shape is a's: the same
+// primitive, flags and counts, and the same peer lists (one slice: the
+// generators hand every loop the same peers, so the slots are a's too).
+func sameStep(a, b *algos.Step) bool {
+	if a.Prim != b.Prim || a.Count != b.Count || a.PreOp != b.PreOp || a.PostOp != b.PostOp ||
+		(a.Src.Buf == algos.BufNone) != (b.Src.Buf == algos.BufNone) || (a.Dst.Buf == algos.BufNone) != (b.Dst.Buf == algos.BufNone) ||
+		!samePeers(a.Recv, b.Recv) || !samePeers(a.Send, b.Send) {
+		return false
+	}
+	if a.Pat != nil || b.Pat != nil {
+		if a.Pat == nil || b.Pat == nil {
+			return false
+		}
+		p, q := a.Pat, b.Pat
+		if p.RecvSlot != q.RecvSlot || p.SendSlot != q.SendSlot || p.Acc != q.Acc || p.PostSend != q.PostSend || p.PostRecv != q.PostRecv {
+			return false
+		}
+	}
+	if a.Prim == algos.PrimGather || a.Prim == algos.PrimScatter {
+		if len(a.Pieces) != len(b.Pieces) {
+			return false
+		}
+		for j := range a.Pieces {
+			if a.Pieces[j].Count != b.Pieces[j].Count {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// samePeers reports whether two peer lists are one slice.
+func samePeers(a, b []algos.Peer) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // shapeHash hashes pl.shape.
@@ -415,7 +504,10 @@ func (pl *planner) shapeHash() uint64 {
 // before takes that plan with its own peers (exact: see planTemplate).
 func (pl *planner) planRank(rank, ch int) rankPlan {
 	s := pl.s
-	var rp rankPlan
+	// the slots are collected in a scratch buffer and kept (keep) once
+	// the plan is known
+	rp := rankPlan{slots: pl.scratch[:0]}
+	defer func() { pl.scratch = rp.slots[:0] }()
 	pl.gen++
 	pl.lastPeers = [2]*algos.Peer{}
 	pl.steps = pl.steps[:0]
@@ -441,7 +533,7 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 			pl.hits++
 			pl.last = t
 			out := t.plan
-			out.slots = slices.Clone(t.plan.slots)
+			out.slots = pl.keep(t.plan.slots)
 			for i := range out.slots {
 				out.slots[i].peer = rp.slots[i].peer
 			}
@@ -460,7 +552,24 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 			pl.tmpl[hash] = &planTemplate{shape: slices.Clone(pl.shape), plan: rankPlan{sig: rp.sig, ngroups: rp.ngroups, slots: slices.Clone(rp.slots)}}
 		}
 	}
-	return rp
+	out := rp
+	out.slots = pl.keep(rp.slots)
+	return out
+}
+
+// keep copies a plan's slots out of slabs shared by the plans (one
+// allocation per few thousand slots, not one per rank; the slabs start
+// small and double, so a small schedule allocates little); the copy has
+// no room to grow into its neighbours.
+func (pl *planner) keep(src []slotInfo) []slotInfo {
+	if len(pl.slab) < len(src) {
+		pl.slabN = min(4096, max(64, 2*pl.slabN))
+		pl.slab = make([]slotInfo, max(pl.slabN, len(src)))
+	}
+	out := pl.slab[:len(src):len(src)]
+	pl.slab = pl.slab[len(src):]
+	copy(out, src)
+	return out
 }
 
 // planSteps plans the program in pl.steps; rp may hold some of its slots
@@ -711,35 +820,183 @@ func planKeys(s *algos.Schedule) []*chanClass {
 			cc.chans = append(cc.chans, chanRot{c, k.d})
 			continue
 		}
-		cc := &chanClass{kp: kp, rep: c, netdev: k.netdev, d: k.d, mult: 1, h: &s.Header, eps: map[algos.Peer]algos.Endpoint{},
-			chans: []chanRot{{c, k.d}}}
+		cc := &chanClass{kp: kp, rep: c, netdev: k.netdev, d: k.d, mult: 1, h: &s.Header, chans: []chanRot{{c, k.d}}}
 		for r := 0; r < s.NRanks; r++ {
 			for _, sp := range cc.plan(r).slots {
-				if p := cc.peerAt(r, sp.peer); p.Kind != algos.PeerRank {
-					if _, ok := cc.eps[p]; !ok {
-						cc.eps[p] = s.Endpoint(c, p)
-					}
+				if p := cc.peerAt(r, sp.peer); p.Kind != algos.PeerRank && cc.eps.find(p) < 0 {
+					cc.eps.add(p, s.Endpoint(c, p))
 				}
 			}
 		}
+		cc.eps.sort()
 		byClass[k] = cc
 		classes = append(classes, cc)
 	}
 	return classes
 }
 
+// endpoints are a channel class's offload endpoints with their members,
+// in a stable order once sorted (kind, ID, connection), and an
+// open-addressing index by peer (a map cost a large part of planning and
+// refinement with an endpoint per node and head).
+type endpoints struct {
+	peers []algos.Peer
+	ends  []algos.Endpoint
+	tab   []int32 // index + 1, 0 = empty
+}
+
+// epHash keeps endpoints of neighbouring IDs (a node's heads, the next
+// node's) in neighbouring entries: ranks are visited in order, and so are
+// their endpoints.
+func epHash(p algos.Peer) uint32 {
+	return (uint32(p.ID)<<2 | uint32(p.Kind)&3) + uint32(p.Conn)*0x9e3779b1
+}
+
+// find is p's index, or -1.
+func (e *endpoints) find(p algos.Peer) int32 {
+	if len(e.tab) == 0 {
+		return -1
+	}
+	mask := uint32(len(e.tab) - 1)
+	for i := epHash(p) & mask; ; i = (i + 1) & mask {
+		k := e.tab[i]
+		if k == 0 {
+			return -1
+		}
+		if e.peers[k-1] == p {
+			return k - 1
+		}
+	}
+}
+
+// add appends an endpoint not there yet.
+func (e *endpoints) add(p algos.Peer, ep algos.Endpoint) {
+	e.peers = append(e.peers, p)
+	e.ends = append(e.ends, ep)
+	if 2*len(e.peers) > len(e.tab) {
+		e.index()
+		return
+	}
+	e.insert(int32(len(e.peers) - 1))
+}
+
+func (e *endpoints) insert(k int32) {
+	mask := uint32(len(e.tab) - 1)
+	i := epHash(e.peers[k]) & mask
+	for e.tab[i] != 0 {
+		i = (i + 1) & mask
+	}
+	e.tab[i] = k + 1
+}
+
+// index rebuilds the index, at most half full.
+func (e *endpoints) index() {
+	e.tab = make([]int32, max(16, 1<<bits.Len(uint(4*len(e.peers)))))
+	for k := range e.peers {
+		e.insert(int32(k))
+	}
+}
+
+// sort orders the endpoints by kind, ID and connection.
+func (e *endpoints) sort() {
+	cmp := func(x, y algos.Peer) int {
+		if x.Kind != y.Kind {
+			return int(x.Kind) - int(y.Kind)
+		}
+		if x.ID != y.ID {
+			return int(x.ID) - int(y.ID)
+		}
+		return int(x.Conn) - int(y.Conn)
+	}
+	if slices.IsSortedFunc(e.peers, cmp) {
+		return
+	}
+	ord := make([]int32, len(e.peers))
+	for i := range ord {
+		ord[i] = int32(i)
+	}
+	slices.SortFunc(ord, func(i, j int32) int { return cmp(e.peers[i], e.peers[j]) })
+	peers, ends := make([]algos.Peer, len(ord)), make([]algos.Endpoint, len(ord))
+	for i, k := range ord {
+		peers[i], ends[i] = e.peers[k], e.ends[k]
+	}
+	e.peers, e.ends = peers, ends
+	e.index()
+}
+
+// get is p's membership.
+func (e *endpoints) get(p algos.Peer) algos.Endpoint {
+	if k := e.find(p); k >= 0 {
+		return e.ends[k]
+	}
+	return algos.Endpoint{}
+}
+
 // flowSet accumulates flows by path with their weights. Paths are at most
-// six links; the index is an open-addressing hash table (Go maps with array
-// keys are several times slower, and this runs for millions of flows).
+// six links. Flows are added rank by rank (beginRank), and a path that
+// holds one of the rank's GPU links (every path of today's fabric: a
+// rank's sends start at its GPU, its receives end there) is looked up
+// among the paths of that rank alone: a small open-addressing table that
+// stays in cache (one large table cost a cache miss per new path, and
+// this runs for millions of flows). One-link paths are indexed by their
+// link; any other path goes to a table of all of them, and if there were
+// any, merge folds the copies of a path that landed in both.
 type flowSet struct {
 	paths  [][6]int32
 	weight []int64
-	table  []int32 // flow id + 1, 0 = empty
-	mask   uint64
+	// near indexes the paths of the current rank (rank), a power of two
+	// long, emptied by bumping nearGen
+	near    []nearEntry
+	nearGen uint32
+	nearN   int
+	rank    int32
+	// single indexes the one-link paths by their link (flow id + 1): a
+	// GPU's own NVLS and multicast flows, many per rank
+	single []int32
+	// table indexes the paths of no current rank (flow id + 1, 0 = empty);
+	// foreign counts them
+	table   []int32
+	mask    uint64
+	foreign int
+	// the fabric's numbering: perNode links a node, the first gpus ×
+	// gpuLinks of them its GPUs'
+	perNode, gpus int32
 }
 
-func newFlowSet() *flowSet {
-	return &flowSet{table: make([]int32, 1<<16), mask: 1<<16 - 1}
+type nearEntry struct {
+	k   [6]int32
+	id  int32
+	gen uint32
+}
+
+// newFlowSet sizes the per-rank index for about perRank paths of a rank,
+// and the paths for about hint.
+func newFlowSet(f *fabric, hint, perRank int) *flowSet {
+	return &flowSet{paths: make([][6]int32, 0, hint), weight: make([]int64, 0, hint),
+		table: make([]int32, 64), mask: 63, nearGen: 1, single: make([]int32, len(f.cap)),
+		near:    make([]nearEntry, min(1024, max(16, 1<<bits.Len(uint(2*perRank))))),
+		perNode: int32(f.perNode), gpus: int32(f.m.GPUsPerNode)}
+}
+
+// beginRank starts adding rank r's flows.
+func (fs *flowSet) beginRank(r int) {
+	fs.nearGen++
+	fs.nearN = 0
+	fs.rank = int32(r)
+}
+
+// owner is the rank whose GPU link comes first in a path, or -1.
+func (fs *flowSet) owner(k *[6]int32) int32 {
+	for _, l := range k {
+		if l < 0 {
+			break
+		}
+		node, i := l/fs.perNode, l%fs.perNode
+		if i < fs.gpus*gpuLinks {
+			return node*fs.gpus + i/gpuLinks
+		}
+	}
+	return -1
 }
 
 func hashPath(k *[6]int32) uint64 {
@@ -752,45 +1009,146 @@ func hashPath(k *[6]int32) uint64 {
 	return h
 }
 
-func (fs *flowSet) grow() {
-	n := len(fs.table) * 2
+// index rebuilds the table of foreign paths (ids given) at n entries.
+func (fs *flowSet) index(n int, ids []int32) {
 	fs.table = make([]int32, n)
 	fs.mask = uint64(n - 1)
-	for id := range fs.paths {
+	for _, id := range ids {
 		i := hashPath(&fs.paths[id]) & fs.mask
 		for fs.table[i] != 0 {
 			i = (i + 1) & fs.mask
 		}
-		fs.table[i] = int32(id + 1)
+		fs.table[i] = id + 1
 	}
 }
 
+// growNear doubles the per-rank index, keeping the current rank's paths.
+func (fs *flowSet) growNear() {
+	old := fs.near
+	fs.near = make([]nearEntry, 2*len(old))
+	nm := uint64(len(fs.near) - 1)
+	for _, e := range old {
+		if e.gen != fs.nearGen {
+			continue
+		}
+		j := hashPath(&e.k) >> 40 & nm
+		for fs.near[j].gen == fs.nearGen {
+			j = (j + 1) & nm
+		}
+		fs.near[j] = e
+	}
+}
+
+func (fs *flowSet) newPath(k *[6]int32, w int64) int32 {
+	id := int32(len(fs.paths))
+	fs.paths = append(fs.paths, *k)
+	fs.weight = append(fs.weight, w)
+	return id
+}
+
 func (fs *flowSet) add(path []int32, w int64) int32 {
+	if len(path) == 1 && path[0] >= 0 {
+		l := path[0]
+		if e := fs.single[l]; e != 0 {
+			fs.weight[e-1] += w
+			return e - 1
+		}
+		k := [6]int32{l, -1, -1, -1, -1, -1}
+		id := fs.newPath(&k, w)
+		fs.single[l] = id + 1
+		return id
+	}
 	var k [6]int32
 	for i := range k {
 		k[i] = -1
 	}
 	copy(k[:], path)
-	i := hashPath(&k) & fs.mask
+	h := hashPath(&k)
+	if fs.owner(&k) == fs.rank {
+		nm := uint64(len(fs.near) - 1)
+		j := h >> 40 & nm
+		for {
+			e := &fs.near[j]
+			if e.gen != fs.nearGen {
+				break
+			}
+			if samePath(&e.k, &k) {
+				fs.weight[e.id] += w
+				return e.id
+			}
+			j = (j + 1) & nm
+		}
+		id := fs.newPath(&k, w)
+		fs.near[j] = nearEntry{k: k, id: id, gen: fs.nearGen}
+		if fs.nearN++; 2*fs.nearN > len(fs.near) {
+			fs.growNear()
+		}
+		return id
+	}
+	i := h & fs.mask
 	for {
 		e := fs.table[i]
 		if e == 0 {
 			break
 		}
-		if fs.paths[e-1] == k {
+		if samePath(&fs.paths[e-1], &k) {
 			fs.weight[e-1] += w
 			return e - 1
 		}
 		i = (i + 1) & fs.mask
 	}
-	id := int32(len(fs.paths))
-	fs.paths = append(fs.paths, k)
-	fs.weight = append(fs.weight, w)
+	id := fs.newPath(&k, w)
 	fs.table[i] = id + 1
-	if 2*len(fs.paths) > len(fs.table) {
-		fs.grow()
+	if fs.foreign++; 2*fs.foreign > len(fs.table) {
+		var ids []int32
+		for _, e := range fs.table {
+			if e != 0 {
+				ids = append(ids, e-1)
+			}
+		}
+		fs.index(2*len(fs.table), ids)
 	}
 	return id
+}
+
+// merge folds the copies of a path into its first flow (a path added
+// as its owner's and again, at another rank, as a foreign one) and
+// returns each old id's flow, or nil when no path can have two (no
+// foreign path was added).
+func (fs *flowSet) merge() []int32 {
+	if fs.foreign == 0 {
+		return nil
+	}
+	fs.index(max(64, 1<<bits.Len(uint(2*len(fs.paths)))), nil)
+	to := make([]int32, len(fs.paths))
+	var paths [][6]int32
+	var weight []int64
+	for id := range fs.paths {
+		k := &fs.paths[id]
+		i := hashPath(k) & fs.mask
+		for {
+			e := fs.table[i]
+			if e == 0 {
+				to[id] = int32(len(paths))
+				fs.table[i] = int32(id + 1)
+				paths = append(paths, *k)
+				weight = append(weight, fs.weight[id])
+				break
+			}
+			if samePath(&fs.paths[e-1], k) {
+				to[id] = to[e-1]
+				weight[to[id]] += fs.weight[id]
+				break
+			}
+			i = (i + 1) & fs.mask
+		}
+	}
+	fs.paths, fs.weight = paths, weight
+	return to
+}
+
+func samePath(a, b *[6]int32) bool {
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4] && a[5] == b[5]
 }
 
 // maxMin computes max-min fair rates of weighted flows over capacitated
@@ -896,8 +1254,8 @@ type analysis struct {
 	// slot si at lat[ci][slotOff[ci][r]+si]
 	lat     [][]Time
 	slotOff [][]int32
-	color   [][]uint64              // [class][rank]
-	epColor []map[algos.Peer]uint64 // [class] endpoint colours
+	color   [][]uint64 // [class][rank]
+	epColor [][]uint64 // [class][endpoint] (classes[ci].eps' order)
 	ncolors []int
 	f       *fabric
 	s       *algos.Schedule
@@ -968,7 +1326,7 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 			add(append(buf[:0], f.gpuLink(r, 4)), true, sp.sendBytes)
 		}
 		if sp.recvs { // ld_reduce pulls every member's piece through the switch
-			for _, mem := range cc.eps[peer].Senders {
+			for _, mem := range cc.eps.get(peer).Senders {
 				add(append(buf[:0], f.gpuLink(mem, 0)), false, sp.recvBytes)
 			}
 			add(append(buf[:0], f.gpuLink(r, 1)), false, sp.recvBytes)
@@ -976,7 +1334,7 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 	case algos.PeerMcast:
 		if sp.sends { // multimem.st: out of the head once, into every member
 			add(append(buf[:0], f.gpuLink(r, 0)), true, sp.sendBytes)
-			for _, mem := range cc.eps[peer].Receivers {
+			for _, mem := range cc.eps.get(peer).Receivers {
 				add(append(buf[:0], f.gpuLink(mem, 1)), true, sp.sendBytes)
 			}
 		}
@@ -990,39 +1348,57 @@ func (a *analysis) slotFlows(ci, r int, sp *slotInfo, buf []int32, add func(path
 func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error) {
 	a := &analysis{classes: planKeys(s), f: f, s: s}
 	m := f.m
-	fs := newFlowSet()
 	a.linkBytes = make([]int64, len(f.cap))
-	// flow ids of every (class, rank, slot, direction), in visiting order,
-	// and how many flows each slot has
-	var ids []int32
-	var dirs []bool
-	var nflows []int32
-	var buf []int32
+	// flow ids of every (rank, class, slot, direction), in visiting
+	// order, and how many flows each slot has. Rank by rank: a rank's
+	// flows in every class are added together, so the paths it repeats
+	// across classes (channels on one rail, links inside the node) are
+	// found among its own (flowSet.near); the rates do not depend on the
+	// order (maxMin).
 	nc := len(a.classes)
+	nslots := make([]int, nc)
+	total := 0
+	for ci, cc := range a.classes {
+		nslots[ci] = cc.kp.slotCount(s.NRanks)
+		total += nslots[ci]
+	}
+	// a rank adds about four flows per slot at most (an NVLS reduction
+	// pulls from every member)
+	fs := newFlowSet(f, total/max(1, nc), 4*total/max(1, s.NRanks)+8)
+	ids := make([]int32, 0, total+total/4)
+	dirs := make([]bool, 0, total+total/4)
+	nflows := make([]int32, 0, total)
+	var buf []int32
 	a.lat = make([][]Time, nc)
 	a.slotOff = make([][]int32, nc)
 	nvl := make([][]bool, nc) // a rank slot over NVLink to another GPU
-	for ci, cc := range a.classes {
-		add := func(path []int32, send bool, bytes int64) {
-			// a connection that carries nothing in the whole
-			// operation (an empty channel or head of a small
-			// CollNet or NVLS operation) takes no share
-			w := cc.mult
-			if bytes == 0 {
-				w = 0
-			}
-			ids = append(ids, fs.add(path, w))
-			dirs = append(dirs, send)
-			for _, l := range path {
-				a.linkBytes[l] += bytes * cc.mult
-			}
+	for ci := range a.classes {
+		a.lat[ci] = make([]Time, 0, nslots[ci])
+		nvl[ci] = make([]bool, 0, nslots[ci])
+		a.slotOff[ci] = make([]int32, s.NRanks+1)
+	}
+	var cc *chanClass
+	add := func(path []int32, send bool, bytes int64) {
+		// a connection that carries nothing in the whole
+		// operation (an empty channel or head of a small
+		// CollNet or NVLS operation) takes no share
+		w := cc.mult
+		if bytes == 0 {
+			w = 0
 		}
-		off := make([]int32, s.NRanks+1)
-		var lats []Time
-		var nv []bool
-		nd := a.rail(ci)
-		for r := 0; r < s.NRanks; r++ {
+		ids = append(ids, fs.add(path, w))
+		dirs = append(dirs, send)
+		for _, l := range path {
+			a.linkBytes[l] += bytes * cc.mult
+		}
+	}
+	for r := 0; r < s.NRanks; r++ {
+		fs.beginRank(r)
+		for ci := range a.classes {
+			cc = a.classes[ci]
+			nd := a.rail(ci)
 			rp := cc.plan(r)
+			lats, nv := a.lat[ci], nvl[ci]
 			for si := range rp.slots {
 				sp := &rp.slots[si]
 				n0 := len(ids)
@@ -1043,11 +1419,16 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				}
 				nflows = append(nflows, int32(len(ids)-n0))
 			}
-			off[r+1] = int32(len(lats))
+			a.lat[ci], nvl[ci] = lats, nv
+			a.slotOff[ci][r+1] = int32(len(lats))
 		}
-		a.lat[ci], a.slotOff[ci], nvl[ci] = lats, off, nv
 	}
-	fs.table = nil // the paths are all known; free the index
+	if to := fs.merge(); to != nil {
+		for i, id := range ids {
+			ids[i] = to[id]
+		}
+	}
+	fs.table, fs.near, fs.single = nil, nil, nil // the paths are all known; free the indexes
 	rates := maxMin(f.cap, fs)
 	// idle paths move nothing at whatever rate: give them their slowest
 	// link's capacity (a positive rate keeps "no bandwidth" for real gaps)
@@ -1065,15 +1446,22 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	capRate := f.t.capRate
 	a.gSend = make([][][]int64, nc)
 	a.gRecv = make([][][]int64, nc)
-	pos, k := 0, 0
+	slabs := make([][]int64, nc) // each class's group rates, from one slab
 	for ci, cc := range a.classes {
 		a.gSend[ci] = make([][]int64, s.NRanks)
 		a.gRecv[ci] = make([][]int64, s.NRanks)
-		for r := 0; r < s.NRanks; r++ {
+		slabs[ci] = make([]int64, 2*cc.kp.groupCount(s.NRanks))
+	}
+	// the first error in class order, as a pass class by class finds it
+	var firstErr error
+	errClass := nc
+	pos, k := 0, 0
+	for r := 0; r < s.NRanks; r++ {
+		for ci, cc := range a.classes {
 			rp := cc.plan(r)
-			gs := make([]int64, 2*rp.ngroups)
-			gr := gs[rp.ngroups:]
-			gs = gs[:rp.ngroups]
+			ng := int(rp.ngroups)
+			gs, gr := slabs[ci][:ng:ng], slabs[ci][ng:2*ng:2*ng]
+			slabs[ci] = slabs[ci][2*ng:]
 			for si := range rp.slots {
 				sp := &rp.slots[si]
 				sendR, recvR := int64(-1), int64(-1)
@@ -1088,6 +1476,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 						recvR = rt
 					}
 				}
+				k++
 				switch sp.peer.Kind {
 				case algos.PeerRank:
 					if f.t.nvlinkEff != 1 && nvl[ci][int(a.slotOff[ci][r])+si] {
@@ -1103,7 +1492,10 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				}
 				sendR, recvR = scaleRate(sendR, f.t.rateScale), scaleRate(recvR, f.t.rateScale)
 				if (sp.sends && sendR == 0) || (recvR == 0 && sp.recvs && sp.peer.Kind != algos.PeerRank) {
-					return nil, fmt.Errorf("rank %d talks to %v over a path with no bandwidth (machine %s lacks a link this schedule needs)", r, sp.peer, m.Name)
+					if ci < errClass {
+						firstErr, errClass = fmt.Errorf("rank %d talks to %v over a path with no bandwidth (machine %s lacks a link this schedule needs)", r, sp.peer, m.Name), ci
+					}
+					continue
 				}
 				g := sp.group
 				if sendR > 0 && (gs[g] == 0 || sendR < gs[g]) {
@@ -1112,11 +1504,13 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				if recvR > 0 && (gr[g] == 0 || recvR < gr[g]) {
 					gr[g] = recvR
 				}
-				k++
 			}
 			a.gSend[ci][r] = gs
 			a.gRecv[ci][r] = gr
 		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	a.mergeClasses()
 	a.refine(s, tolerance, true)
@@ -1329,33 +1723,16 @@ func distances(col []uint64, nbs []nb, off []int32, neps int, members func(i int
 func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 	nc := len(a.classes)
 	a.color = make([][]uint64, nc)
-	a.epColor = make([]map[algos.Peer]uint64, nc)
+	a.epColor = make([][]uint64, nc)
 	a.ncolors = make([]int, nc)
 	var seen distinct
 	count := seen.count
 	for ci, cc := range a.classes {
 		n := s.NRanks
-		// endpoints in a stable order
-		epList := make([]algos.Peer, 0, len(cc.eps))
-		for p := range cc.eps {
-			epList = append(epList, p)
-		}
-		slices.SortFunc(epList, func(x, y algos.Peer) int {
-			if x.Kind != y.Kind {
-				return int(x.Kind) - int(y.Kind)
-			}
-			if x.ID != y.ID {
-				return int(x.ID) - int(y.ID)
-			}
-			return int(x.Conn) - int(y.Conn)
-		})
-		epIdx := make(map[algos.Peer]int32, len(epList))
-		for i, p := range epList {
-			epIdx[p] = int32(i)
-		}
+		epList := cc.eps.peers // in a stable order
 		// neighbours of every rank, flat: rank r's are nbs[off[r]:off[r+1]]
 		off := make([]int32, n+1)
-		var nbs []nb
+		nbs := make([]nb, 0, cc.kp.slotCount(n))
 		col := make([]uint64, n)
 		for r := 0; r < n; r++ {
 			rp := cc.plan(r)
@@ -1377,7 +1754,7 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 					}
 					nbs = append(nbs, nb{peer: int32(p), rank: true, static: mix(mix(st, int64(rev)), 1)})
 				} else {
-					nbs = append(nbs, nb{peer: epIdx[peer], static: mix(st, 2)})
+					nbs = append(nbs, nb{peer: cc.eps.find(peer), static: mix(st, 2)})
 				}
 			}
 			off[r+1] = int32(len(nbs))
@@ -1388,9 +1765,13 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 			static uint64
 		}
 		epOff := make([]int32, len(epList)+1)
-		var epMembers []member
+		nm := 0
+		for i := range cc.eps.ends {
+			nm += len(cc.eps.ends[i].Senders) + len(cc.eps.ends[i].Receivers)
+		}
+		epMembers := make([]member, 0, nm)
 		for i, p := range epList {
-			e := cc.eps[p]
+			e := &cc.eps.ends[i]
 			for role, rs := range [2][]int{e.Senders, e.Receivers} {
 				for _, r := range rs {
 					g := int64(-1)
@@ -1451,9 +1832,6 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 		}
 		a.color[ci] = col
 		a.ncolors[ci] = prev
-		a.epColor[ci] = make(map[algos.Peer]uint64, len(epList))
-		for i, p := range epList {
-			a.epColor[ci][p] = epCol[i]
-		}
+		a.epColor[ci] = epCol
 	}
 }

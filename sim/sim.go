@@ -343,11 +343,15 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	x.reps = make([][]*trep, nc)
 	x.repOf = make([][]int32, nc)
 	// FIFO rings come out of slabs in creation order (a rank's
-	// connections are created together and used together)
+	// connections are created together and used together); the slabs
+	// double from a few rings to 256, so a small simulation allocates
+	// little
 	var slab []Time
+	nslab, ncslab := 4, 4
 	ring := func() []Time {
 		if len(slab) < x.w {
-			slab = make([]Time, 256*x.w)
+			nslab = min(256, 2*nslab)
+			slab = make([]Time, nslab*x.w)
 		}
 		r := slab[:x.w:x.w]
 		slab = slab[x.w:]
@@ -356,7 +360,8 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	var cslab []tconn
 	newConn := func() *tconn {
 		if len(cslab) == 0 {
-			cslab = make([]tconn, 256)
+			ncslab = min(256, 2*ncslab)
+			cslab = make([]tconn, ncslab)
 		}
 		c := &cslab[0]
 		cslab = cslab[1:]
@@ -450,7 +455,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 					}
 					continue
 				}
-				key := ek{col: an.epColor[ci][peer]}
+				key := ek{col: an.epColor[ci][cc.eps.find(peer)]}
 				if cfg.NoSymmetry {
 					key = ek{peer: peer}
 				}
