@@ -313,7 +313,7 @@ func (p *Parser) line(text string, at Loc) bool {
 		p.commitPrev()
 		p.log.NCCLLines++
 		p.matrix = nil
-		p.handleLine(ln)
+		p.handleLine(&ln)
 		return true
 	}
 	trimmed := strings.TrimSpace(text)
@@ -329,7 +329,7 @@ func (p *Parser) line(text string, at Loc) bool {
 		p.commitPrev()
 		p.log.NCCLLines++
 		p.matrix = nil
-		p.handleLine(ln)
+		p.handleLine(&ln)
 		return true
 	}
 	if p.continueLine(trimmed) {
@@ -494,11 +494,11 @@ func procLabel(ln *Line) string {
 	return k
 }
 
-func (p *Parser) handleLine(ln Line) {
+func (p *Parser) handleLine(ln *Line) {
 	if ln.HasProc {
 		// The host is read from a block of input; every later use of it
 		// (keys of calls, NVLS devices) takes the process's own copy.
-		pr := p.proc(&ln)
+		pr := p.proc(ln)
 		if pr != nil {
 			ln.Host = pr.Host
 			pr.Lines++
@@ -513,12 +513,12 @@ func (p *Parser) handleLine(ln Line) {
 	}
 	fi, sub := p.match(ln.Msg)
 	if fi < 0 {
-		p.setPrev(pending{ln: ln})
+		p.setPrev(pending{ln: *ln})
 		return
 	}
-	p.dispatch(&ln, fi, sub)
+	p.dispatch(ln, fi, sub)
 	k := Catalogue[fi].Kind
-	p.setPrev(pending{ln: ln, kind: k, matched: true})
+	p.setPrev(pending{ln: *ln, kind: k, matched: true})
 	if k == KindAlgoMatrix {
 		p.matrix = &Matrix{At: ln.Loc}
 	}
