@@ -340,7 +340,7 @@ func (p *Parser) line(text string, at Loc) bool {
 	if ln, fi, sub, ok := p.bare(trimmed, at); ok {
 		p.log.NCCLLines++
 		p.log.BareLines++
-		p.dispatch(&ln, fi, sub)
+		p.dispatch(&ln, fi, sub, nil)
 		p.setPrev(pending{ln: ln, kind: Catalogue[fi].Kind, matched: true})
 		return true
 	}
@@ -461,7 +461,7 @@ func (p *Parser) continueLine(s string) bool {
 		if fi, sub := match(joined, false); fi >= 0 {
 			ln := p.prev.ln
 			ln.Msg = joined
-			p.dispatch(&ln, fi, sub)
+			p.dispatch(&ln, fi, sub, nil)
 			p.setPrev(pending{ln: ln, kind: Catalogue[fi].Kind, matched: true})
 			return true
 		}
@@ -511,12 +511,12 @@ func (p *Parser) handleLine(ln *Line) {
 			ln.Host = strings.Clone(ln.Host) // more processes than kept
 		}
 	}
-	fi, sub := p.match(ln.Msg)
+	fi, sub, op := p.match(ln.Msg)
 	if fi < 0 {
 		p.setPrev(pending{ln: *ln})
 		return
 	}
-	p.dispatch(ln, fi, sub)
+	p.dispatch(ln, fi, sub, op)
 	k := Catalogue[fi].Kind
 	p.setPrev(pending{ln: *ln, kind: k, matched: true})
 	if k == KindAlgoMatrix {
@@ -565,6 +565,7 @@ type memoMatch struct {
 	key  string // the remembered copy of the message
 	form int
 	sub  []string
+	op   *opLine // a decision line's fields (nil for other forms)
 }
 
 // msgMemo remembers the matches of recent messages in two generations of
@@ -596,19 +597,24 @@ func (m *msgMemo) put(v memoMatch) {
 // match is the package's match with the memo in front. A remembered
 // message is a copy, so the memo holds at most maxMemo × maxMemoMsg bytes
 // of text whatever the lines around it were.
-func (p *Parser) match(msg string) (int, []string) {
+func (p *Parser) match(msg string) (int, []string, *opLine) {
 	if m, ok := p.memo.get(msg); ok {
-		return m.form, m.sub
+		return m.form, m.sub, m.op
 	}
 	if len(msg) > maxMemoMsg {
 		// a copy: the submatches may be kept, and msg is read from a
 		// block of input
-		return match(strings.Clone(msg), false)
+		fi, sub := match(strings.Clone(msg), false)
+		return fi, sub, nil
 	}
-	key := strings.Clone(msg)
-	fi, sub := match(key, false)
-	p.memo.put(memoMatch{key, fi, sub})
-	return fi, sub
+	m := memoMatch{key: strings.Clone(msg)}
+	m.form, m.sub = match(m.key, false)
+	if m.form >= 0 && Catalogue[m.form].Kind == KindOpChoice {
+		o := readOpLine(m.sub)
+		m.op = &o
+	}
+	p.memo.put(m)
+	return m.form, m.sub, m.op
 }
 
 func (p *Parser) sample(k Kind, ln *Line) {
@@ -790,7 +796,9 @@ func (p *Parser) setVersion(ln *Line, v string) {
 }
 
 // dispatch records one recognised line.
-func (p *Parser) dispatch(ln *Line, fi int, sub []string) {
+// dispatch records one recognised line; op is the decision line's fields
+// when the memo has them (nil: read from sub).
+func (p *Parser) dispatch(ln *Line, fi int, sub []string, op *opLine) {
 	f := &Catalogue[fi]
 	p.kinds[f.Kind]++
 	p.sample(f.Kind, ln)
@@ -1048,7 +1056,12 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string) {
 	case KindTuningHeaderOld, KindTuningAlgorithm, KindTuningProtocol, KindTuningThreads, KindTuningRow:
 		p.tableLine(ln, f.Kind, sub)
 	case KindOpChoice:
-		p.addOp(ln, sub[1], true, atoi64(sub[2]), sub[3], sub[4], atoi(sub[5]), atoi(sub[6]), -1)
+		o := op
+		if o == nil {
+			r := readOpLine(sub)
+			o = &r
+		}
+		p.addOpResolved(ln, o.f, o.fKnown, o.bytes, o.a, o.pr, o.lo, o.hi, -1)
 	case KindOpChoiceNum:
 		p.addOpNum(ln, sub)
 	case KindCollCall:
@@ -1310,35 +1323,55 @@ func (p *Parser) addOpNum(ln *Line, sub []string) {
 	if pr >= 0 && pr < spec.NumProtos {
 		proto = spec.Proto(pr)
 	}
-	known := sub[1] != ""
-	p.addOpResolved(ln, sub[1], known, atoi64(sub[2]), algo, proto, -1, -1, atof(sub[5]))
+	f, fKnown := readFunc(sub[1], sub[1] != "")
+	p.addOpResolved(ln, f, fKnown, atoi64(sub[2]), algo, proto, -1, -1, atof(sub[5]))
 }
 
-func (p *Parser) addOp(ln *Line, fn string, known bool, bytes int64, algo, proto string, lo, hi int, t float64) {
-	a, ok := logAlgos[algo]
-	if !ok {
-		var err error
-		if a, err = spec.ParseAlgo(algo); err != nil {
-			a = spec.AlgoNone
-		}
-	}
-	pr, ok := logProtos[proto]
-	if !ok {
-		var err error
-		if pr, err = spec.ParseProto(proto); err != nil {
-			pr = spec.ProtoNone
-		}
-	}
-	p.addOpResolved(ln, fn, known, bytes, a, pr, lo, hi, t)
+// opLine is what a decision line of 2.24 and later says ("%s: %ld Bytes ->
+// Algo %s proto %s channel{Lo..Hi}={%d..%d}"), read once per remembered
+// message: the line repeats on every rank and for every repeated operation.
+type opLine struct {
+	f      spec.Func
+	fKnown bool
+	bytes  int64
+	a      spec.Algo
+	pr     spec.Proto
+	lo, hi int
 }
 
-func (p *Parser) addOpResolved(ln *Line, fn string, known bool, bytes int64, a spec.Algo, pr spec.Proto, lo, hi int, t float64) {
-	op := OpChoice{Bytes: bytes, Algo: a, Proto: pr, ChannelLo: lo, ChannelHi: hi, TimeUs: t, Trace: ln.Level == LevelTrace}
+func readOpLine(sub []string) opLine {
+	o := opLine{bytes: atoi64(sub[2]), lo: atoi(sub[5]), hi: atoi(sub[6])}
+	o.f, o.fKnown = readFunc(sub[1], true)
+	var ok bool
+	if o.a, ok = logAlgos[sub[3]]; !ok {
+		var err error
+		if o.a, err = spec.ParseAlgo(sub[3]); err != nil {
+			o.a = spec.AlgoNone
+		}
+	}
+	if o.pr, ok = logProtos[sub[4]]; !ok {
+		var err error
+		if o.pr, err = spec.ParseProto(sub[4]); err != nil {
+			o.pr = spec.ProtoNone
+		}
+	}
+	return o
+}
+
+// readFunc is the collective a decision line names, when it names one
+// (known) that parses.
+func readFunc(fn string, known bool) (spec.Func, bool) {
 	if known {
 		if f, err := parseFunc(fn); err == nil {
-			op.Func, op.FuncKnown = f, true
+			return f, true
 		}
 	}
+	return 0, false
+}
+
+func (p *Parser) addOpResolved(ln *Line, f spec.Func, fKnown bool, bytes int64, a spec.Algo, pr spec.Proto, lo, hi int, t float64) {
+	op := OpChoice{Bytes: bytes, Algo: a, Proto: pr, ChannelLo: lo, ChannelHi: hi, TimeUs: t, Trace: ln.Level == LevelTrace}
+	op.Func, op.FuncKnown = f, fKnown
 	// The call line of the same thread names the datatype and redop (and
 	// the collective, which the 2.22 line does not print).
 	if c, ok := p.lastCall[threadOf(ln)]; ok && c.Count*int64(max(1, c.DType.Size())) == bytes {
