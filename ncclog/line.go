@@ -222,7 +222,7 @@ func parseLineGeneral(s string) (ln Line, ok bool) {
 		}
 	}
 	if tok, rest := lastToken(p); len(tok) >= 3 && tok[0] == '[' && tok[len(tok)-1] == ']' {
-		if d, err := strconv.Atoi(tok[1 : len(tok)-1]); err == nil {
+		if d, ok := atoiStrict(tok[1 : len(tok)-1]); ok {
 			ln.Dev = d
 			p = rest
 		}
@@ -284,8 +284,8 @@ func fileLine(tok string) (string, int, bool) {
 	if i <= 0 || i == len(tok)-1 {
 		return "", 0, false
 	}
-	n, err := strconv.Atoi(tok[i+1:])
-	if err != nil || n < 0 {
+	n, ok := atoiStrict(tok[i+1:])
+	if !ok || n < 0 {
 		return "", 0, false
 	}
 	f := tok[:i]
@@ -316,9 +316,9 @@ func splitProc(tok string) (head string, pid, tid int, ok bool) {
 	if i < 0 {
 		return "", 0, 0, false
 	}
-	p, err1 := strconv.Atoi(tok[i+1 : j])
-	t, err2 := strconv.Atoi(tok[j+1:])
-	if err1 != nil || err2 != nil || p < 0 || t < 0 || i+1 == j || j+1 == len(tok) {
+	p, ok1 := atoiStrict(tok[i+1 : j])
+	t, ok2 := atoiStrict(tok[j+1:])
+	if !ok1 || !ok2 || p < 0 || t < 0 || i+1 == j || j+1 == len(tok) {
 		return "", 0, 0, false
 	}
 	return tok[:i], p, t, true
@@ -395,9 +395,10 @@ func isLauncherOnly(s string) bool {
 	return false
 }
 
-// atoiStrict is strconv.Atoi for text that is usually not a number (a host
-// name where a launcher rank may be): it looks before converting, so the
-// common miss costs no error value.
+// atoiStrict is strconv.Atoi for text that is often not a number (a host
+// name where a launcher rank may be) and, on every line, the pid, tid and
+// device: it looks before converting, so the common miss costs no error
+// value, and converts up to 18 digits without a sign itself.
 func atoiStrict(s string) (int, bool) {
 	d := s
 	if d != "" && (d[0] == '+' || d[0] == '-') {
@@ -406,10 +407,15 @@ func atoiStrict(s string) (int, bool) {
 	if d == "" {
 		return 0, false
 	}
+	n := 0
 	for i := 0; i < len(d); i++ {
 		if d[i] < '0' || d[i] > '9' {
 			return 0, false
 		}
+		n = n*10 + int(d[i]-'0')
+	}
+	if len(d) == len(s) && len(d) <= 18 {
+		return n, true
 	}
 	n, err := strconv.Atoi(s)
 	return n, err == nil

@@ -1,7 +1,7 @@
 package ncclog
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -89,7 +88,10 @@ type Parser struct {
 	// memo holds the form and submatches of recent messages: NCCL prints
 	// the same message on every rank and for every repeated operation, so
 	// most lines of a long log need no expression run.
-	memo      *lru.Cache[string, memoMatch]
+	memo msgMemo
+	// onBlock, when set (by tests), sees every block of input text.
+	onBlock   func(string)
+	procSlot  [procSlots]procSlot
 	lastErrOn bool
 	matrix    *Matrix
 }
@@ -117,7 +119,6 @@ func NewParser() *Parser {
 		versions: map[string]bool{}, gdrHCA: newFirstSeen[string](maxDistinctSmall),
 		ibDevs: newFirstSeen[string](maxDistinctSmall), socks: newFirstSeen[string](maxDistinctSmall),
 		lists: newFirstSeen[listKey](maxDistinctSmall),
-		memo:  lru.New[string, memoMatch](maxMemo),
 	}
 	l := &p.log
 	p.env = newDistinct[string](&l.Env, maxDistinctSmall, nil)
@@ -134,69 +135,134 @@ func NewParser() *Parser {
 	return p
 }
 
+// blockSize is how much input the reader turns into text at once: the
+// lines are substrings of one block, so reading costs an allocation per
+// block, not per line. What the Log keeps of a line is copied out of the
+// block (the process's host, samples, error texts, long messages' matches),
+// so a kept string never holds a block in memory.
+const blockSize = 256 << 10
+
 // Parse reads one source to its end, adding it to the log. Reading is
 // streaming: memory does not grow with the size of the input.
+//
+// A line of maxLineBytes or more keeps its first maxLineBytes (counted in
+// CutLines); a read error names the line it stopped in.
 func (p *Parser) Parse(r io.Reader, name string) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(8192)
-	if err := checkText(head, name); err != nil {
+	buf := make([]byte, blockSize)
+	n, pos := 0, 0 // buf[pos:n] is read and not yet parsed
+	var rerr error
+	var total int64
+	fill := func() {
+		for range 100 { // as bufio: give up on a reader that makes no progress
+			m, err := r.Read(buf[n:])
+			n += m
+			total += int64(m)
+			if err != nil || m > 0 {
+				rerr = err
+				return
+			}
+		}
+		rerr = io.ErrNoProgress
+	}
+	for n < 8192 && rerr == nil {
+		fill()
+	}
+	if err := checkText(buf[:min(n, 8192)], name); err != nil {
 		return err
 	}
 	src := Source{Name: name}
 	p.prev = nil
 	p.lastErrOn = false
-	var long []byte
 	lineNo := 0
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(long) < maxLineBytes {
-				long = append(long, chunk[:min(len(chunk), maxLineBytes-len(long))]...)
-			}
-			src.Bytes += int64(len(chunk))
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return &InputError{Name: name, Line: lineNo + 1, Msg: "read error: " + err.Error()}
-		}
-		if len(chunk) == 0 && len(long) == 0 {
-			break
-		}
-		src.Bytes += int64(len(chunk))
+	emit := func(text string) {
 		lineNo++
-		var text string
-		if long != nil {
-			if len(long) < maxLineBytes {
-				long = append(long, chunk[:min(len(chunk), maxLineBytes-len(long))]...)
-			} else {
-				src.CutLines++
-			}
-			text = string(long)
-			long = nil
-		} else {
-			text = string(chunk)
+		if len(text) >= maxLineBytes {
+			text = text[:maxLineBytes]
+			src.CutLines++
 		}
 		if p.line(trimRightOf(text, "\r\n"), Loc{File: name, Line: lineNo}) {
 			src.NCCLLines++
 		}
-		if err != nil && !strings.HasSuffix(text, "\n") {
-			// The input ends without a newline (NCCL always writes one): a
-			// paste without the final newline if the line is complete, a
-			// cut log if the line is not a recognised message.
-			src.Truncated = p.prev == nil || !p.prev.matched
+	}
+	// long is the kept head of a line longer than maxLineBytes whose end
+	// is still to come (skipping is true until its newline).
+	var long string
+	skipping := false
+	scanned := 0 // buf[pos:scanned] holds no newline
+	for {
+		if skipping {
+			if i := bytes.IndexByte(buf[pos:n], '\n'); i >= 0 {
+				pos += i + 1
+				skipping = false
+				emit(long)
+			} else {
+				pos = n
+			}
+			scanned = pos
 		}
-		if err != nil {
+		if !skipping {
+			if end := bytes.LastIndexByte(buf[scanned:n], '\n'); end >= 0 {
+				end += scanned
+				blk := string(buf[pos : end+1])
+				p.seeBlock(blk)
+				pos = end + 1
+				for blk != "" {
+					i := strings.IndexByte(blk, '\n')
+					emit(blk[:i])
+					blk = blk[i+1:]
+				}
+			}
+			scanned = n
+			if n-pos >= maxLineBytes {
+				long, skipping = string(buf[pos:pos+maxLineBytes]), true
+				p.seeBlock(long)
+				pos, scanned = n, n
+			}
+		}
+		// buf[pos:n] holds no newline
+		if rerr != nil {
+			if !errors.Is(rerr, io.EOF) {
+				return &InputError{Name: name, Line: lineNo + 1, Msg: "read error: " + rerr.Error()}
+			}
+			if skipping || pos < n {
+				// The input ends without a newline (NCCL always writes
+				// one): a paste without the final newline if the line is
+				// complete, a cut log if the line is not a recognised
+				// message.
+				if skipping {
+					emit(long)
+				} else {
+					last := string(buf[pos:n])
+					p.seeBlock(last)
+					emit(last)
+				}
+				src.Truncated = p.prev == nil || !p.prev.matched
+			}
 			break
 		}
+		if n == len(buf) {
+			// the partial line (shorter than maxLineBytes) to the front
+			n = copy(buf, buf[pos:n])
+			scanned -= pos
+			pos = 0
+		}
+		fill()
 	}
 	p.commitPrev()
 	src.Lines = lineNo
+	src.Bytes = total
 	if src.Bytes == 0 {
 		return &InputError{Name: name, Msg: "empty input: expected an NCCL log (NCCL_DEBUG=INFO output)"}
 	}
 	p.log.Sources = append(p.log.Sources, src)
-	p.prev = nil
+	p.prev, p.prevBuf = nil, pending{}
 	return nil
+}
+
+func (p *Parser) seeBlock(s string) {
+	if p.onBlock != nil {
+		p.onBlock(s)
+	}
 }
 
 // checkText rejects binary input by its first bytes: a NUL byte, or mostly
@@ -240,6 +306,16 @@ func (p *Parser) line(text string, at Loc) bool {
 	p.log.Lines++
 	armed := p.lastErrOn
 	p.lastErrOn = false
+	// Most lines are the common INFO line, which is neither blank nor a
+	// bare timestamp (it holds spaces and "NCCL"): it skips those tests.
+	if ln, ok := parseCanonical(text); ok {
+		ln.Loc = at
+		p.commitPrev()
+		p.log.NCCLLines++
+		p.matrix = nil
+		p.handleLine(&ln)
+		return true
+	}
 	trimmed := strings.TrimSpace(text)
 	if isLauncherOnly(text) || mayBeTimestamp(trimmed) && timestampOnly.MatchString(trimmed) {
 		p.log.Blank++
@@ -248,12 +324,12 @@ func (p *Parser) line(text string, at Loc) bool {
 		p.matrix = nil
 		return false
 	}
-	if ln, ok := ParseLine(text); ok {
+	if ln, ok := parseLineGeneral(text); ok {
 		ln.Loc = at
 		p.commitPrev()
 		p.log.NCCLLines++
 		p.matrix = nil
-		p.handleLine(ln)
+		p.handleLine(&ln)
 		return true
 	}
 	if p.continueLine(trimmed) {
@@ -264,14 +340,14 @@ func (p *Parser) line(text string, at Loc) bool {
 	if ln, fi, sub, ok := p.bare(trimmed, at); ok {
 		p.log.NCCLLines++
 		p.log.BareLines++
-		p.dispatch(ln, fi, sub)
+		p.dispatch(&ln, fi, sub, nil)
 		p.setPrev(pending{ln: ln, kind: Catalogue[fi].Kind, matched: true})
 		return true
 	}
 	if armed {
 		// The line after "Last error:" is NCCL's last WARN text.
 		ln := Line{Loc: at, Dev: -1, LauncherRank: -1, Level: LevelBare, Msg: trimmed}
-		p.addError(ln, "framework.lasterror", 0, false)
+		p.addError(&ln, "framework.lasterror", 0, false)
 		p.log.NCCLLines++
 		p.log.BareLines++
 		p.prev = nil
@@ -292,7 +368,7 @@ func (p *Parser) commitPrev() {
 		return
 	}
 	p.prev.committed = true
-	ln := p.prev.ln
+	ln := &p.prev.ln
 	p.kinds[KindUnknown]++
 	if len(p.log.UnknownSamples) < maxUnparsedSample {
 		p.log.UnknownSamples = append(p.log.UnknownSamples, firstSample(ln))
@@ -304,11 +380,13 @@ func (p *Parser) commitPrev() {
 	}
 }
 
+// clip is the kept copy of a message, cut to a bounded length (a copy:
+// the message is read from a block of input).
 func clip(s string) string {
 	if len(s) > 300 {
 		return s[:300] + "…"
 	}
-	return s
+	return strings.Clone(s)
 }
 
 var launcherRes = []*regexp.Regexp{
@@ -330,7 +408,11 @@ func (p *Parser) bare(s string, at Loc) (Line, int, []string, bool) {
 		if rest == "" {
 			break
 		}
-		if fi, sub := match(rest, true); fi >= 0 {
+		if fi, _ := match(rest, true); fi >= 0 {
+			// matched again on a copy: the submatches may be kept, and
+			// rest is read from a block of input
+			rest = strings.Clone(rest)
+			fi, sub := match(rest, true)
 			ln := Line{Loc: at, Dev: -1, Level: LevelBare, Msg: rest, Launcher: strings.TrimSpace(launcher)}
 			ln.LauncherRank = launcherRank(ln.Launcher)
 			return ln, fi, sub, true
@@ -379,7 +461,7 @@ func (p *Parser) continueLine(s string) bool {
 		if fi, sub := match(joined, false); fi >= 0 {
 			ln := p.prev.ln
 			ln.Msg = joined
-			p.dispatch(ln, fi, sub)
+			p.dispatch(&ln, fi, sub, nil)
 			p.setPrev(pending{ln: ln, kind: Catalogue[fi].Kind, matched: true})
 			return true
 		}
@@ -394,14 +476,14 @@ type procID struct {
 	pid  int
 }
 
-func procKey(ln Line) string {
+func procKey(ln *Line) string {
 	if !ln.HasProc {
 		return ""
 	}
 	return ln.Host + ":" + strconv.Itoa(ln.PID)
 }
 
-func procLabel(ln Line) string {
+func procLabel(ln *Line) string {
 	k := procKey(ln)
 	if k == "" {
 		return ""
@@ -412,56 +494,130 @@ func procLabel(ln Line) string {
 	return k
 }
 
-func (p *Parser) handleLine(ln Line) {
+func (p *Parser) handleLine(ln *Line) {
 	if ln.HasProc {
-		k := procID{ln.Host, ln.PID}
-		if pr, isNew := p.procs.add(k); pr != nil {
-			if isNew {
-				*pr = Proc{Host: ln.Host, PID: ln.PID, LauncherRank: ln.LauncherRank}
-			}
+		// The host is read from a block of input; every later use of it
+		// (keys of calls, NVLS devices) takes the process's own copy.
+		pr := p.proc(ln)
+		if pr != nil {
+			ln.Host = pr.Host
 			pr.Lines++
 			if ln.Dev >= 0 {
 				if len(pr.Devs) < 64 && !slices.Contains(pr.Devs, ln.Dev) {
 					pr.Devs = append(pr.Devs, ln.Dev)
 				}
 			}
+		} else {
+			ln.Host = strings.Clone(ln.Host) // more processes than kept
 		}
 	}
-	fi, sub := p.match(ln.Msg)
+	fi, sub, op := p.match(ln.Msg)
 	if fi < 0 {
-		p.setPrev(pending{ln: ln})
+		p.setPrev(pending{ln: *ln})
 		return
 	}
-	p.dispatch(ln, fi, sub)
+	p.dispatch(ln, fi, sub, op)
 	k := Catalogue[fi].Kind
-	p.setPrev(pending{ln: ln, kind: k, matched: true})
+	p.setPrev(pending{ln: *ln, kind: k, matched: true})
 	if k == KindAlgoMatrix {
 		p.matrix = &Matrix{At: ln.Loc}
 	}
 }
 
+// procSlots is a direct-mapped cache of where recent processes' records
+// are (index+1 in Procs; 0: empty): most lines name one of a few
+// processes, and checking a slot costs less than hashing the key.
+const procSlots = 1024
+
+type procSlot struct {
+	host     string
+	pid, idx int
+}
+
+// proc returns the record of ln's process, adding it when new; nil when
+// the log keeps no more processes.
+func (p *Parser) proc(ln *Line) *Proc {
+	h := uint(ln.PID) ^ uint(len(ln.Host))<<7
+	if ln.Host != "" {
+		h ^= uint(ln.Host[len(ln.Host)-1]) << 3
+	}
+	slot := &p.procSlot[h%procSlots]
+	if slot.idx > 0 && slot.pid == ln.PID && slot.host == ln.Host {
+		return &p.log.Procs[slot.idx-1]
+	}
+	k := procID{ln.Host, ln.PID}
+	i, ok := p.procs.idx[k]
+	if !ok {
+		k.host = strings.Clone(ln.Host)
+		pr, isNew := p.procs.add(k)
+		if !isNew {
+			return nil
+		}
+		*pr = Proc{Host: k.host, PID: ln.PID, LauncherRank: ln.LauncherRank}
+		i = len(p.log.Procs) - 1
+	}
+	pr := &p.log.Procs[i]
+	*slot = procSlot{pr.Host, pr.PID, i + 1}
+	return pr
+}
+
 type memoMatch struct {
+	key  string // the remembered copy of the message
 	form int
 	sub  []string
+	op   *opLine // a decision line's fields (nil for other forms)
+}
+
+// msgMemo remembers the matches of recent messages in two generations of
+// at most maxMemo/2 each: a message found in the older moves to the newer,
+// and the older is forgotten when the newer fills. It is a cache only (a
+// forgotten message is matched again, to the same answer), cheaper per
+// line than an exact LRU: no lock, no list.
+type msgMemo struct{ cur, old map[string]memoMatch }
+
+func (m *msgMemo) get(msg string) (memoMatch, bool) {
+	if v, ok := m.cur[msg]; ok {
+		return v, true
+	}
+	v, ok := m.old[msg]
+	if ok {
+		delete(m.old, msg)
+		m.put(v)
+	}
+	return v, ok
+}
+
+func (m *msgMemo) put(v memoMatch) {
+	if m.cur == nil || len(m.cur) >= maxMemo/2 {
+		m.old, m.cur = m.cur, make(map[string]memoMatch, maxMemo/2)
+	}
+	m.cur[v.key] = v
 }
 
 // match is the package's match with the memo in front. A remembered
 // message is a copy, so the memo holds at most maxMemo × maxMemoMsg bytes
 // of text whatever the lines around it were.
-func (p *Parser) match(msg string) (int, []string) {
-	if m, ok := p.memo.Get(msg); ok {
-		return m.form, m.sub
+func (p *Parser) match(msg string) (int, []string, *opLine) {
+	if m, ok := p.memo.get(msg); ok {
+		return m.form, m.sub, m.op
 	}
 	if len(msg) > maxMemoMsg {
-		return match(msg, false)
+		// a copy: the submatches may be kept, and msg is read from a
+		// block of input
+		fi, sub := match(strings.Clone(msg), false)
+		return fi, sub, nil
 	}
-	key := strings.Clone(msg)
-	fi, sub := match(key, false)
-	p.memo.Put(key, memoMatch{fi, sub})
-	return fi, sub
+	m := memoMatch{key: strings.Clone(msg)}
+	m.form, m.sub = match(m.key, false)
+	if m.form >= 0 && Catalogue[m.form].Kind == KindOpChoice {
+		o := readOpLine(m.sub)
+		m.op = &o
+	}
+	p.memo.put(m)
+	return m.form, m.sub, m.op
 }
 
-func (p *Parser) sample(k Kind, ln Line) {
+func (p *Parser) sample(k Kind, ln *Line) {
 	if len(p.samples[k]) < maxSamplesPerKind {
 		p.samples[k] = append(p.samples[k], firstSample(ln))
 	}
@@ -469,7 +625,7 @@ func (p *Parser) sample(k Kind, ln Line) {
 
 // firstSample is the evidence kept of a line: where, which process, and
 // the message cut to a bounded length.
-func firstSample(ln Line) Sample { return Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)} }
+func firstSample(ln *Line) Sample { return Sample{At: ln.Loc, Proc: procLabel(ln), Msg: clip(ln.Msg)} }
 
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
@@ -572,18 +728,22 @@ func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' 
 // numbers that vary taken out (errKey; the whole message for err.trace).
 type errorKey struct{ kind, msg string }
 
-func (p *Parser) addError(ln Line, kind string, res spec.Result, hasRes bool) {
+func (p *Parser) addError(ln *Line, kind string, res spec.Result, hasRes bool) {
 	key := errorKey{kind, ln.Msg}
 	if kind != "err.trace" {
 		key.msg = errKey(ln.Msg)
 	}
-	e, isNew := p.errs.add(key)
-	if e == nil {
-		return
-	}
-	if isNew {
-		*e = LogError{Kind: kind, Level: ln.Level, Msg: clip(ln.Msg), SrcFile: ln.SrcFile,
-			SrcLine: ln.SrcLine, Result: res, HasResult: hasRes, First: firstSample(ln)}
+	e, ok := p.errs.get(key)
+	if !ok {
+		key.msg = strings.Clone(key.msg) // kept: a copy out of the input block
+		var isNew bool
+		if e, isNew = p.errs.add(key); e == nil {
+			return
+		}
+		if isNew {
+			*e = LogError{Kind: kind, Level: ln.Level, Msg: clip(ln.Msg), SrcFile: strings.Clone(ln.SrcFile),
+				SrcLine: ln.SrcLine, Result: res, HasResult: hasRes, First: firstSample(ln)}
+		}
 	}
 	e.Count++
 }
@@ -602,7 +762,7 @@ var (
 // of equals; a garbage line early in an interleaved log cannot set it. The
 // versions a mismatch is judged on are those of prefixed lines when there
 // are any.
-func (p *Parser) setVersion(ln Line, v string) {
+func (p *Parser) setVersion(ln *Line, v string) {
 	rank := 1
 	if ln.Level != LevelBare {
 		rank = 3
@@ -636,7 +796,9 @@ func (p *Parser) setVersion(ln Line, v string) {
 }
 
 // dispatch records one recognised line.
-func (p *Parser) dispatch(ln Line, fi int, sub []string) {
+// dispatch records one recognised line; op is the decision line's fields
+// when the memo has them (nil: read from sub).
+func (p *Parser) dispatch(ln *Line, fi int, sub []string, op *opLine) {
 	f := &Catalogue[fi]
 	p.kinds[f.Kind]++
 	p.sample(f.Kind, ln)
@@ -894,7 +1056,12 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 	case KindTuningHeaderOld, KindTuningAlgorithm, KindTuningProtocol, KindTuningThreads, KindTuningRow:
 		p.tableLine(ln, f.Kind, sub)
 	case KindOpChoice:
-		p.addOp(ln, sub[1], true, atoi64(sub[2]), sub[3], sub[4], atoi(sub[5]), atoi(sub[6]), -1)
+		o := op
+		if o == nil {
+			r := readOpLine(sub)
+			o = &r
+		}
+		p.addOpResolved(ln, o.f, o.fKnown, o.bytes, o.a, o.pr, o.lo, o.hi, -1)
 	case KindOpChoiceNum:
 		p.addOpNum(ln, sub)
 	case KindCollCall:
@@ -922,9 +1089,9 @@ func (p *Parser) dispatch(ln Line, fi int, sub []string) {
 		if strings.TrimSpace(sub[1]) == "" {
 			p.lastErrOn = true
 		} else {
-			l2 := ln
+			l2 := *ln
 			l2.Msg = strings.TrimSpace(sub[1])
-			p.addError(l2, "framework.lasterror", 0, false)
+			p.addError(&l2, "framework.lasterror", 0, false)
 		}
 	}
 }
@@ -1021,7 +1188,7 @@ func classifyVia(via string) (class, detail, net string, gdr bool) {
 	return "OTHER", via, "", false
 }
 
-func (p *Parser) addTransport(class, detail, net string, gdr bool, ln Line) {
+func (p *Parser) addTransport(class, detail, net string, gdr bool, ln *Line) {
 	r, isNew := p.trans.add(transKey{class, detail})
 	if r == nil {
 		return
@@ -1032,7 +1199,7 @@ func (p *Parser) addTransport(class, detail, net string, gdr bool, ln Line) {
 	r.Count++
 }
 
-func (p *Parser) comm(ln Line, ptr string) *Comm {
+func (p *Parser) comm(ln *Line, ptr string) *Comm {
 	c, isNew := p.comms.add(procKey(ln) + "|" + ptr)
 	if isNew {
 		*c = Comm{Proc: procKey(ln), Ptr: ptr, CudaDev: ln.Dev, At: ln.Loc}
@@ -1040,7 +1207,7 @@ func (p *Parser) comm(ln Line, ptr string) *Comm {
 	return c
 }
 
-func threadKey(ln Line) string {
+func threadKey(ln *Line) string {
 	if !ln.HasProc {
 		return "?"
 	}
@@ -1071,7 +1238,7 @@ type threadID struct {
 	has  bool
 }
 
-func threadOf(ln Line) threadID {
+func threadOf(ln *Line) threadID {
 	if !ln.HasProc {
 		return threadID{}
 	}
@@ -1125,7 +1292,7 @@ func parseFunc(s string) (spec.Func, error) {
 	return spec.ParseFunc(s)
 }
 
-func (p *Parser) addCall(ln Line, sub []string) {
+func (p *Parser) addCall(ln *Line, sub []string) {
 	fn, err := parseFunc(sub[1])
 	if err != nil {
 		return
@@ -1147,7 +1314,7 @@ func (p *Parser) addCall(ln Line, sub []string) {
 	r.Calls++
 }
 
-func (p *Parser) addOpNum(ln Line, sub []string) {
+func (p *Parser) addOpNum(ln *Line, sub []string) {
 	a, pr := atoi(sub[3]), atoi(sub[4])
 	algo, proto := spec.AlgoNone, spec.ProtoNone
 	if a >= 0 && a < spec.NumAlgos {
@@ -1156,35 +1323,55 @@ func (p *Parser) addOpNum(ln Line, sub []string) {
 	if pr >= 0 && pr < spec.NumProtos {
 		proto = spec.Proto(pr)
 	}
-	known := sub[1] != ""
-	p.addOpResolved(ln, sub[1], known, atoi64(sub[2]), algo, proto, -1, -1, atof(sub[5]))
+	f, fKnown := readFunc(sub[1], sub[1] != "")
+	p.addOpResolved(ln, f, fKnown, atoi64(sub[2]), algo, proto, -1, -1, atof(sub[5]))
 }
 
-func (p *Parser) addOp(ln Line, fn string, known bool, bytes int64, algo, proto string, lo, hi int, t float64) {
-	a, ok := logAlgos[algo]
-	if !ok {
-		var err error
-		if a, err = spec.ParseAlgo(algo); err != nil {
-			a = spec.AlgoNone
-		}
-	}
-	pr, ok := logProtos[proto]
-	if !ok {
-		var err error
-		if pr, err = spec.ParseProto(proto); err != nil {
-			pr = spec.ProtoNone
-		}
-	}
-	p.addOpResolved(ln, fn, known, bytes, a, pr, lo, hi, t)
+// opLine is what a decision line of 2.24 and later says ("%s: %ld Bytes ->
+// Algo %s proto %s channel{Lo..Hi}={%d..%d}"), read once per remembered
+// message: the line repeats on every rank and for every repeated operation.
+type opLine struct {
+	f      spec.Func
+	fKnown bool
+	bytes  int64
+	a      spec.Algo
+	pr     spec.Proto
+	lo, hi int
 }
 
-func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a spec.Algo, pr spec.Proto, lo, hi int, t float64) {
-	op := OpChoice{Bytes: bytes, Algo: a, Proto: pr, ChannelLo: lo, ChannelHi: hi, TimeUs: t, Trace: ln.Level == LevelTrace}
+func readOpLine(sub []string) opLine {
+	o := opLine{bytes: atoi64(sub[2]), lo: atoi(sub[5]), hi: atoi(sub[6])}
+	o.f, o.fKnown = readFunc(sub[1], true)
+	var ok bool
+	if o.a, ok = logAlgos[sub[3]]; !ok {
+		var err error
+		if o.a, err = spec.ParseAlgo(sub[3]); err != nil {
+			o.a = spec.AlgoNone
+		}
+	}
+	if o.pr, ok = logProtos[sub[4]]; !ok {
+		var err error
+		if o.pr, err = spec.ParseProto(sub[4]); err != nil {
+			o.pr = spec.ProtoNone
+		}
+	}
+	return o
+}
+
+// readFunc is the collective a decision line names, when it names one
+// (known) that parses.
+func readFunc(fn string, known bool) (spec.Func, bool) {
 	if known {
 		if f, err := parseFunc(fn); err == nil {
-			op.Func, op.FuncKnown = f, true
+			return f, true
 		}
 	}
+	return 0, false
+}
+
+func (p *Parser) addOpResolved(ln *Line, f spec.Func, fKnown bool, bytes int64, a spec.Algo, pr spec.Proto, lo, hi int, t float64) {
+	op := OpChoice{Bytes: bytes, Algo: a, Proto: pr, ChannelLo: lo, ChannelHi: hi, TimeUs: t, Trace: ln.Level == LevelTrace}
+	op.Func, op.FuncKnown = f, fKnown
 	// The call line of the same thread names the datatype and redop (and
 	// the collective, which the 2.22 line does not print).
 	if c, ok := p.lastCall[threadOf(ln)]; ok && c.Count*int64(max(1, c.DType.Size())) == bytes {
@@ -1206,7 +1393,7 @@ func (p *Parser) addOpResolved(ln Line, fn string, known bool, bytes int64, a sp
 	r.Count++
 }
 
-func (p *Parser) addNoAlgo(ln Line, sub []string) {
+func (p *Parser) addNoAlgo(ln *Line, sub []string) {
 	na := NoAlgo{Func: sub[1], DType: sub[2], AlgoEnv: sub[3], ProtoEnv: sub[4], Detailed: sub[1] != ""}
 	if !na.Detailed {
 		if c, ok := p.lastCall[threadOf(ln)]; ok {
@@ -1285,7 +1472,7 @@ type tableBuilder struct {
 	seenAlgo     map[spec.Algo]bool // algorithms already in this table
 }
 
-func (p *Parser) tableLine(ln Line, k Kind, sub []string) {
+func (p *Parser) tableLine(ln *Line, k Kind, sub []string) {
 	key := threadKey(ln)
 	b := p.tables[key]
 	startNew := func() {

@@ -346,13 +346,20 @@ func TestErrKeyIsTheExpression(t *testing.T) {
 }
 
 func TestAtoiStrictIsAtoi(t *testing.T) {
-	for _, s := range []string{"", "0", "12", "+3", "-4", "+", "-", "node1", "1a", "99999999999999999999999", " 1"} {
+	same := func(t interface{ Errorf(string, ...any) }, s string) {
 		n, ok := atoiStrict(s)
 		m, err := strconv.Atoi(s)
 		if ok != (err == nil) || ok && n != m {
 			t.Errorf("atoiStrict(%q) = %d, %v; Atoi gives %d, %v", s, n, ok, m, err)
 		}
 	}
+	for _, s := range []string{"", "0", "12", "+3", "-4", "+", "-", "node1", "1a", "99999999999999999999999", " 1", "007",
+		"999999999999999999", "1000000000000000000", "9223372036854775807", "9223372036854775808", "-9223372036854775808"} {
+		same(t, s)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		same(t, rapid.StringMatching(`[+-]?[0-9]{0,21}x?`).Draw(t, "s"))
+	})
 }
 
 // The name tables the reader looks up first agree with the spec's parsers.

@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/internal/lru"
@@ -37,13 +38,28 @@ type SimOptions struct {
 // they build the same schedule and the profile times them alike (key). A
 // remembered error is not reused (its text names the release): the point
 // runs again. A group's operations are each simulated on the channels
-// NCCL's plan gave them and combined as sim.GroupOpTime says. Safe for
+// NCCL's plan gave them and combined as sim.GroupOpTime says. The plan of
+// a communicator (its layout, its machine with the machine's profile, and
+// their part of the key) is built once for all its points. Safe for
 // concurrent use.
 func NewSimulator(n int, o SimOptions) Simulator {
-	cache := lru.New[string, simRes](max(1, n))
+	x := &simCache{sims: lru.New[string, simRes](max(1, n)), comms: lru.New[*spec.Comm, *commSim](maxCommSims)}
 	return func(p Point, comm *spec.Comm, ds []*spec.Decision) (float64, error) {
-		return simulate(p, comm, ds, o, cache)
+		return simulate(p, comm, ds, o, x)
 	}
+}
+
+// maxCommSims bounds the communicator plans a simulator keeps: a sweep
+// visits a communicator's points together (sizes and collectives vary
+// fastest), so a few per worker are enough.
+const maxCommSims = 64
+
+// simCache is what a simulator remembers: simulations by key, and the
+// plans of recent communicators by the communicator (kept alive by the
+// cache, so the pointer is not reused while it is there).
+type simCache struct {
+	sims  *lru.Cache[string, simRes]
+	comms *lru.Cache[*spec.Comm, *commSim]
 }
 
 type simRes struct {
@@ -52,15 +68,28 @@ type simRes struct {
 }
 
 // simulate times the decisions (one operation, or a group's operations
-// each on its channels, combined by sim.GroupOpTime), reusing the
-// simulations cache holds (nil: none).
-func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache *lru.Cache[string, simRes]) (float64, error) {
+// each on its channels, combined by sim.GroupOpTime), reusing what the
+// cache holds (nil: nothing).
+func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache *simCache) (float64, error) {
 	if len(ds) == 0 {
 		return 0, fmt.Errorf("simulate: no decision")
 	}
+	var cs *commSim
+	if cache != nil {
+		cs, _ = cache.comms.Get(comm)
+	}
+	if cs == nil {
+		var err error
+		if cs, err = newCommSim(p, comm, o); err != nil {
+			return 0, err
+		}
+		if cache != nil {
+			cache.comms.Put(comm, cs)
+		}
+	}
 	times, launches := make([]sim.Time, len(ds)), make([]sim.Time, len(ds))
 	for i, d := range ds {
-		in, err := simInputOf(p, comm, d, o)
+		in, err := cs.input(d, o)
 		if err != nil {
 			return 0, err
 		}
@@ -71,13 +100,13 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 			if key, err = in.key(); err != nil {
 				return 0, err
 			}
-			r, ok = cache.Get(key)
+			r, ok = cache.sims.Get(key)
 			ok = ok && r.err == nil
 		}
 		if !ok {
 			r.t, r.launch, r.err = in.run()
 			if cache != nil {
-				cache.Put(key, r)
+				cache.sims.Put(key, r)
 			}
 		}
 		if r.err != nil {
@@ -92,16 +121,18 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 	return t.Micros(), err
 }
 
-// simInput is everything a point's simulation depends on.
-type simInput struct {
-	c       *plan.Comm
-	cfg     sim.Config
-	op      spec.Op
-	sel     algos.Selection
-	inPlace bool
+// commSim is what every point of one communicator shares: its plan (the
+// layout and the machine, with the options' profile and launch) and its
+// part of the simulation key. Only read once built.
+type commSim struct {
+	c *plan.Comm
+
+	once   sync.Once
+	static string
+	err    error
 }
 
-func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simInput, error) {
+func newCommSim(p Point, comm *spec.Comm, o SimOptions) (*commSim, error) {
 	c, err := plan.New(p.Machine.Sys, comm)
 	if err != nil {
 		return nil, err
@@ -110,41 +141,81 @@ func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simI
 		c.Machine.Profile = o.Profile
 	}
 	c.Launch = o.Launch
-	op, sel, cfg, err := c.Decided(d)
+	return &commSim{c: c}, nil
+}
+
+// staticKey is the communicator's part of the key, by value: the machine
+// and its profile (each point's machine carries its own copy), the layout
+// and the builders' parameters. The release counts through what a
+// schedule and its timing read of it: the builders' parameters
+// (algos.Params) and the profile's factor for the release.
+func (cs *commSim) staticKey() (string, error) {
+	cs.once.Do(func() {
+		p, err := cs.c.Layout.Params()
+		if err != nil {
+			cs.err = err
+			return
+		}
+		l := *cs.c.Layout
+		p.Release, l.Release = 0, 0
+		var sched spec.Tuning // by value: each release has its own copy
+		if p.Sched != nil {
+			sched, p.Sched = *p.Sched, nil
+		}
+		m := cs.c.Machine
+		prof := m.Profile
+		m.Profile = nil
+		profKey := "nominal"
+		if prof != nil {
+			profKey = fmt.Sprintf("%s|%d|%v", prof.Name, prof.SM, prof.Params)
+		}
+		cs.static = fmt.Sprintf("%+v|%s|%g|%+v|%+v|%+v", m, profKey, prof.ReleaseFactor(cs.c.Layout.Release), l, p, sched)
+	})
+	return cs.static, cs.err
+}
+
+// input is what the point's simulation of decision d depends on.
+func (cs *commSim) input(d *spec.Decision, o SimOptions) (*simInput, error) {
+	op, sel, cfg, err := cs.c.Decided(d)
 	if err != nil {
 		return nil, err
 	}
-	return &simInput{c: c, cfg: cfg, op: op, sel: sel, inPlace: o.InPlace}, nil
+	return &simInput{cs: cs, c: cs.c, cfg: cfg, op: op, sel: sel, inPlace: o.InPlace}, nil
 }
 
-// key identifies the simulation by value, the machine's profile included
-// (each point's machine carries its own copy), and a group's channel
-// split. The release counts through what a schedule and its timing read
-// of it: the builders' parameters (algos.Params) and the profile's factor
-// for the release.
+// simInput is everything a point's simulation depends on.
+type simInput struct {
+	cs      *commSim
+	c       *plan.Comm
+	cfg     sim.Config
+	op      spec.Op
+	sel     algos.Selection
+	inPlace bool
+}
+
+func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simInput, error) {
+	cs, err := newCommSim(p, comm, o)
+	if err != nil {
+		return nil, err
+	}
+	return cs.input(d, o)
+}
+
+// key identifies the simulation by value: the communicator's part
+// (staticKey), the timing configuration beyond the machine, the
+// operation, the selection and a group's channel split.
 func (in *simInput) key() (string, error) {
-	p, err := in.c.Layout.Params()
+	static, err := in.cs.staticKey()
 	if err != nil {
 		return "", err
 	}
-	l := *in.c.Layout
-	p.Release, l.Release = 0, 0
-	var sched spec.Tuning // by value: each release has its own copy
-	if p.Sched != nil {
-		sched, p.Sched = *p.Sched, nil
-	}
 	cfg := in.cfg
-	prof := cfg.Machine.Profile
-	cfg.Machine.Profile = nil
-	profKey := "nominal"
-	if prof != nil {
-		profKey = fmt.Sprintf("%s|%d|%v", prof.Name, prof.SM, prof.Params)
-	}
+	cfg.Machine = sim.Machine{} // in the static part
 	part := "alone"
 	if in.sel.Part != nil {
 		part = fmt.Sprintf("%+v", *in.sel.Part)
 	}
-	return fmt.Sprintf("%+v|%s|%g|%+v|%+v|%+v|%+v|%+v|%s|%v", cfg, profKey, prof.ReleaseFactor(in.c.Layout.Release), l, p, sched, in.op, in.sel, part, in.inPlace), nil
+	return fmt.Sprintf("%s|%+v|%+v|%+v|%s|%v", static, cfg, in.op, in.sel, part, in.inPlace), nil
 }
 
 // run simulates the operation: its time and the launch cost in it.
