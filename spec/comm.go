@@ -87,6 +87,8 @@ type Comm struct {
 	Evidence Evidence
 
 	rs *Ruleset
+	// evMemo keeps the evidence maps the decisions share (Select).
+	evMemo *evidenceMemo
 }
 
 // NetPluginInfo is what NCCL found in an external network plugin library.
@@ -222,6 +224,7 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		NNodes:   sys.NNodes(),
 		Evidence: Evidence{},
 		rs:       rs,
+		evMemo:   &evidenceMemo{},
 	}
 	for _, nd := range sys.Nodes {
 		c.LocalRanks = append(c.LocalRanks, len(nd.GPUs))

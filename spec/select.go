@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -44,9 +43,29 @@ type opRun struct {
 	choiceBuf OpChoice
 	// tuned is a loaded tuner's answer for this operation (SelectTuned).
 	tuned *TunerEffect
+	// id and rule are the rule being walked: emit completes its verdicts.
+	id   RuleID
+	rule *Rule
+	// raised holds the evidence levels the operation raised, 4 bits per
+	// capability in Capabilities' order (evidenceKey); odd holds a raise
+	// the key cannot hold (a capability outside Capabilities).
+	raised evidenceKey
+	odd    []capLevel
 }
 
-func (o *opRun) emit(v Verdict) { o.out = append(o.out, v) }
+// emit appends a verdict of the rule being walked, completed (rule, layer,
+// reference, scope, the rule's capability) before it is copied into the
+// trace, and raises the evidence it proves.
+func (o *opRun) emit(v Verdict) {
+	v.Rule, v.Layer, v.Ref, v.Scope = o.id, o.rule.Layer, o.rule.Ref, "op"
+	if v.Cap == "" {
+		v.Cap = o.rule.Cap
+	}
+	if v.Outcome == Pass && v.Cap != "" && v.Level > 0 {
+		o.raise(v.Cap, v.Level)
+	}
+	o.out = append(o.out, v)
+}
 
 // opRuns keeps walks for reuse: a walk is a kilobyte and a half, and a
 // batch of operations makes one each.
@@ -72,15 +91,16 @@ func (c *Comm) SelectOp(op Op) (*Decision, Trace, error) { return c.selectOp(op,
 // initTrace is a copy of the init verdicts with room for an operation's
 // after them: Select's trace is built in it, in one allocation.
 func (c *Comm) initTrace() Trace {
-	trace := make(Trace, len(c.Trace), len(c.Trace)+len(c.rs.Op)+2)
+	trace := make(Trace, len(c.Trace), len(c.Trace)+len(c.rs.Op))
 	copy(trace, c.Trace)
 	return trace
 }
 
 // selectOp decides one operation, with a tuner's answer when tuned is set,
-// and returns the operation's verdicts only.
+// and returns the operation's verdicts only. Every per-operation rule
+// emits one verdict on the common paths, so the room is one per rule.
 func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
-	return c.selectInto(op, tuned, make(Trace, 0, len(c.rs.Op)+2))
+	return c.selectInto(op, tuned, make(Trace, 0, len(c.rs.Op)))
 }
 
 // selectInto is selectOp appending the operation's verdicts to trace.
@@ -88,15 +108,12 @@ func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace) (*Decision, Tr
 	if err := c.checkOp(op); err != nil {
 		return nil, nil, err
 	}
-	// room for the capabilities the operation raises (selected) without
-	// growing the map
-	ev := make(Evidence, len(Capabilities))
-	maps.Copy(ev, c.Evidence)
 	dc := &decisionCosts{}
 	d := &dc.d
-	*d = Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: ev,
-		Net: c.Net, NetVia: c.NetVia, Transport: c.IntraTransport, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
+	d.Release, d.Op, d.Algo, d.Proto = c.Release, op, AlgoNone, ProtoNone
+	d.Net, d.NetVia, d.Transport, d.CollNetSupport, d.NVLSSupport = c.Net, c.NetVia, c.IntraTransport, c.CollNetSupport, c.NVLSSupport
 	if c.Err != nil {
+		d.Evidence = c.evidenceWith(0, nil)
 		d.Err = c.Err
 		d.DecidedBy = decisiveInit(c.Trace)
 		for _, id := range c.rs.Op {
@@ -111,30 +128,19 @@ func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace) (*Decision, Tr
 		*o = opRun{} // nothing of the decision stays reachable from the pool
 		opRuns.Put(o)
 	}()
+	// the rules emit straight into the trace
+	o.out = trace
 	for _, id := range c.rs.Op {
 		rule := c.rs.rules[id]
 		if o.stop {
-			trace = append(trace, Verdict{Rule: id, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
+			o.out = append(o.out, Verdict{Rule: id, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
 			continue
 		}
-		// the rule emits straight into the trace; its verdicts are then
-		// completed in place
-		start := len(trace)
-		o.out = trace
+		o.id, o.rule = id, rule
 		rule.perOp(o)
-		trace = o.out
-		for i := start; i < len(trace); i++ {
-			v := &trace[i]
-			v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, rule.Ref, "op"
-			if v.Cap == "" {
-				v.Cap = rule.Cap
-			}
-			if v.Outcome == Pass && v.Cap != "" && v.Level > 0 {
-				d.Evidence.Raise(v.Cap, v.Level)
-			}
-		}
 	}
-	o.out = nil
+	trace, o.out = o.out, nil
+	d.Evidence = c.evidenceWith(o.raised, o.odd)
 	return d, trace, nil
 }
 
@@ -701,25 +707,33 @@ func (o *opRun) decide(ap AlgoProto, by RuleID) {
 }
 
 func (o *opRun) raiseSelected(a Algo) {
-	e := o.dec.Evidence
 	switch a {
 	case CollNetDirect, CollNetChain:
-		e.Raise(CapCollNet, LevelSelected)
+		o.raise(CapCollNet, LevelSelected)
 	case NVLS:
-		e.Raise(CapNVLS, LevelSelected)
+		o.raise(CapNVLS, LevelSelected)
 	case NVLSTree:
-		e.Raise(CapNVLSTree, LevelSelected)
-		e.Raise(CapNVLS, LevelSelected)
+		o.raise(CapNVLSTree, LevelSelected)
+		o.raise(CapNVLS, LevelSelected)
 	case PAT:
-		e.Raise(CapPAT, LevelSelected)
+		o.raise(CapPAT, LevelSelected)
 	}
 	if o.comm.NNodes > 1 || o.comm.IntraTransport == "NET" {
 		if o.comm.NetPlugin != nil && o.comm.Net == o.comm.NetPlugin.Name && o.comm.NetPlugin.NetABI > 0 {
-			e.Raise(CapNetPlugin, LevelSelected)
+			o.raise(CapNetPlugin, LevelSelected)
 		}
 		if o.comm.Net == "IB" {
-			e.Raise(CapIB, LevelSelected)
+			o.raise(CapIB, LevelSelected)
 		}
+	}
+}
+
+// raise records that the operation proves capability c at level l: the
+// decision's evidence is the communicator's with every raise applied
+// (Evidence.Raise).
+func (o *opRun) raise(c Capability, l Level) {
+	if !o.raised.raise(c, l) {
+		o.odd = append(o.odd, capLevel{c, l})
 	}
 }
 
