@@ -642,7 +642,6 @@ func (o *opRun) modelCosts() string {
 	if ch.OneRank || ch.Discarded {
 		return ""
 	}
-	cells := ch.Explain(m)
 	var disagree []string
 	nA := NumAlgos
 	if !o.rs.Consts.HasPAT {
@@ -658,7 +657,7 @@ func (o *opRun) modelCosts() string {
 	o.dec.Costs = costs
 	for a := range nA {
 		for p := range NumProtos {
-			c := &cells[a][p]
+			c := ch.ExplainCell(m, Algo(a), Proto(p))
 			usable := c.Usable()
 			cc := &costs[n]
 			n++
@@ -722,10 +721,21 @@ func (o *opRun) winWhy(best AlgoProto, t float64) string {
 
 // appendAlgoProto appends AlgoProto.String's text.
 func appendAlgoProto(b []byte, ap AlgoProto) []byte {
-	b = append(b, ap.Algo.String()...)
-	b = append(b, '/')
-	return append(b, ap.Proto.String()...)
+	if ap.Algo >= 0 && ap.Algo < NumAlgos && ap.Proto >= 0 && ap.Proto < NumProtos {
+		return append(b, algoProtoTexts[ap.Algo][ap.Proto]...)
+	}
+	return append(b, ap.String()...)
 }
+
+// algoProtoTexts holds AlgoProto.String for every cell, made once.
+var algoProtoTexts = func() (t [NumAlgos][NumProtos]string) {
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			t[a][p] = AlgoProto{Algo(a), Proto(p)}.String()
+		}
+	}
+	return t
+}()
 
 // appendFixed2 appends fmt's %.2f: strconv's text for finite times (the
 // same digits), fmt's own for the rest.

@@ -370,7 +370,9 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 	if o.Op.Count < 0 {
 		return false, fmt.Errorf("choose: op %d: negative count %d: expected ≥ 0", i, o.Op.Count)
 	}
-	*ch = OpChoice{Op: o.Op, Index: i, Bytes: o.Op.Bytes(), Algo: AlgoNone, Proto: ProtoNone, Plan: -1}
+	// ch is zero (every caller passes a fresh choice): the fields are
+	// written one by one rather than the whole struct copied
+	ch.Op, ch.Index, ch.Bytes, ch.Algo, ch.Proto, ch.Plan = o.Op, i, o.Op.Bytes(), AlgoNone, ProtoNone, -1
 	if o.Op.Count == 0 {
 		ch.Discarded = true // "Empty collectives can be discarded."
 		return false, nil
