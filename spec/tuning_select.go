@@ -699,9 +699,12 @@ func (c *OpChoice) Explain(m *TuningModel) [NumAlgos][NumProtos]TuningCostCell {
 
 // ExplainCell is Explain for one cell (a and p in range).
 func (c *OpChoice) ExplainCell(m *TuningModel, a Algo, p Proto) TuningCostCell {
+	cell := TuningCostCell{Time: c.Cost[a][p], Reason: c.Reason[a][p]}
+	if cell.Reason == TuningCostOK {
+		return cell // a usable cell needs no reason
+	}
 	in := &m.In
 	f := c.Op.Func
-	cell := TuningCostCell{Time: c.Cost[a][p], Reason: c.Reason[a][p]}
 	switch cell.Reason {
 	case TuningCostNoAlgo:
 		cell.Rule, cell.Why = TuningRuleImpl, a.String()+" does not exist in this release"
