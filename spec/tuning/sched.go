@@ -116,6 +116,7 @@ func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
 // ChooseInto is ChooseOp writing into ch: spec's Select keeps the choice in
 // its own per-operation state instead of allocating it.
 func (m *TuningModel) ChooseInto(op TuningOp, ch *OpChoice) error {
+	*ch = OpChoice{} // newTask fills a zero choice
 	var t tuningTask // stays on the stack, as in ChooseOp
 	return m.chooseOp(op, ch, &t)
 }
@@ -375,8 +376,9 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 	if o.Op.Count < 0 {
 		return false, fmt.Errorf("choose: op %d: negative count %d: expected ≥ 0", i, o.Op.Count)
 	}
-	// ch is zero (every caller passes a fresh choice): the fields are
-	// written one by one rather than the whole struct copied
+	// ch is zero (ChooseOp and ChooseGroup allocate it, ChooseInto
+	// clears it): the fields are written one by one rather than the whole
+	// struct copied
 	ch.Op, ch.Index, ch.Bytes, ch.Algo, ch.Proto, ch.Plan = o.Op, i, o.Op.Bytes(), AlgoNone, ProtoNone, -1
 	if o.Op.Count == 0 {
 		ch.Discarded = true // "Empty collectives can be discarded."
