@@ -87,6 +87,11 @@ type Comm struct {
 	Evidence Evidence
 
 	rs *Ruleset
+	// opRules are the ruleset's per-operation rules in order (rs.Op
+	// resolved once, for Select); evMemo keeps the evidence maps the
+	// decisions share.
+	opRules []*Rule
+	evMemo  *evidenceMemo
 }
 
 // NetPluginInfo is what NCCL found in an external network plugin library.
@@ -222,6 +227,7 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		NNodes:   sys.NNodes(),
 		Evidence: Evidence{},
 		rs:       rs,
+		evMemo:   &evidenceMemo{},
 	}
 	for _, nd := range sys.Nodes {
 		c.LocalRanks = append(c.LocalRanks, len(nd.GPUs))
@@ -233,6 +239,10 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		c.Env = Env{}
 	}
 
+	c.opRules = make([]*Rule, len(rs.Op))
+	for i, id := range rs.Op {
+		c.opRules[i] = rs.rules[id]
+	}
 	c.Trace = make(Trace, 0, len(rs.Init)+len(rs.Init)/2) // most rules emit one verdict
 	run := &initRun{rs: rs, comm: c, env: c.Env, cache: cache}
 	run.groupNodes()

@@ -84,6 +84,8 @@ type Decision struct {
 	// The schedule builders read it; ChannelLo..ChannelHi print it.
 	Part *CBDPart `json:"-"`
 
+	// Evidence is shared by the decisions of one communicator that
+	// raised the same levels: read only.
 	Evidence Evidence `json:"evidence"`
 
 	// Tuner is what a loaded tuner plugin did to this operation (nil

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -31,8 +30,9 @@ type opRun struct {
 	costSet [NumAlgos][NumProtos]bool
 	backup  []AlgoProto // 2.22.3's Ring backup candidates
 	dec     *Decision
-	// costBuf is room for dec.Costs, allocated with dec.
-	costBuf *[NumAlgos * NumProtos]CellCost
+	// room holds dec and the room for its slices (cost table,
+	// candidates, the pick's debug line), allocated together.
+	room *decisionCosts
 	// tunerCell is the cell the tuner wrote a time into (AlgoNone: none).
 	tunerCell AlgoProto
 	// stop is set by a rule that ends the call before the cost table (an
@@ -44,24 +44,56 @@ type opRun struct {
 	choiceBuf OpChoice
 	// tuned is a loaded tuner's answer for this operation (SelectTuned).
 	tuned *TunerEffect
+	// id and rule are the rule being walked: emit completes its verdicts.
+	id   RuleID
+	rule *Rule
+	// raised holds the evidence levels the operation raised, 4 bits per
+	// capability in Capabilities' order (evidenceKey); odd holds a raise
+	// the key cannot hold (a capability outside Capabilities).
+	raised evidenceKey
+	odd    []capLevel
 }
 
-func (o *opRun) emit(v Verdict) { o.out = append(o.out, v) }
+// emit appends a verdict of the rule being walked, completed (rule, layer,
+// reference, scope, the rule's capability) before it is copied into the
+// trace, and raises the evidence it proves.
+func (o *opRun) emit(v Verdict) {
+	v.Rule, v.Layer, v.Ref, v.Scope = o.id, o.rule.Layer, o.rule.Ref, "op"
+	if v.Cap == "" {
+		v.Cap = o.rule.Cap
+	}
+	if v.Outcome == Pass && v.Cap != "" && v.Level > 0 {
+		o.raise(v.Cap, v.Level)
+	}
+	o.out = append(o.out, v)
+}
 
 // opRuns keeps walks for reuse: a walk is a kilobyte and a half, and a
 // batch of operations makes one each.
 var opRuns = sync.Pool{New: func() any { return new(opRun) }}
 
-// decisionCosts is a decision with room for its cost table, allocated
-// together.
+// decisionCosts is a decision with room for its cost table, its
+// candidates and the pick's debug line, allocated together.
 type decisionCosts struct {
 	d     Decision
 	costs [NumAlgos * NumProtos]CellCost
+	cands [NumAlgos * NumProtos]AlgoProto
+	debug [1]string
+}
+
+// decisionTrace is decisionCosts with room for the operation's verdicts
+// (SelectOp's trace: one per rule, and no release has more than 12
+// per-operation rules), allocated together.
+type decisionTrace struct {
+	dc    decisionCosts
+	trace [12]Verdict
 }
 
 // Select walks the per-operation rules for one operation and returns NCCL's
 // decision and the full trace (init verdicts, then this operation's).
-func (c *Comm) Select(op Op) (*Decision, Trace, error) { return c.selectInto(op, nil, c.initTrace()) }
+func (c *Comm) Select(op Op) (*Decision, Trace, error) {
+	return c.selectInto(op, nil, c.initTrace(), new(decisionCosts))
+}
 
 // SelectOp is Select returning only this operation's verdicts: the full
 // trace is c.Trace followed by them. Callers that answer many operations
@@ -72,69 +104,59 @@ func (c *Comm) SelectOp(op Op) (*Decision, Trace, error) { return c.selectOp(op,
 // initTrace is a copy of the init verdicts with room for an operation's
 // after them: Select's trace is built in it, in one allocation.
 func (c *Comm) initTrace() Trace {
-	trace := make(Trace, len(c.Trace), len(c.Trace)+len(c.rs.Op)+2)
+	trace := make(Trace, len(c.Trace), len(c.Trace)+len(c.opRules))
 	copy(trace, c.Trace)
 	return trace
 }
 
 // selectOp decides one operation, with a tuner's answer when tuned is set,
-// and returns the operation's verdicts only.
+// and returns the operation's verdicts only. Every per-operation rule
+// emits one verdict on the common paths, so the room is one per rule.
 func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
-	return c.selectInto(op, tuned, make(Trace, 0, len(c.rs.Op)+2))
+	n := len(c.opRules)
+	if n > len(decisionTrace{}.trace) {
+		return c.selectInto(op, tuned, make(Trace, 0, n), new(decisionCosts))
+	}
+	b := new(decisionTrace)
+	return c.selectInto(op, tuned, b.trace[:0:n], &b.dc)
 }
 
-// selectInto is selectOp appending the operation's verdicts to trace.
-func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace) (*Decision, Trace, error) {
+// selectInto is selectOp appending the operation's verdicts to trace, with
+// the decision in dc (fresh).
+func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace, dc *decisionCosts) (*Decision, Trace, error) {
 	if err := c.checkOp(op); err != nil {
 		return nil, nil, err
 	}
-	// room for the capabilities the operation raises (selected) without
-	// growing the map
-	ev := make(Evidence, len(Capabilities))
-	maps.Copy(ev, c.Evidence)
-	dc := &decisionCosts{}
 	d := &dc.d
-	*d = Decision{Release: c.Release, Op: op, Algo: AlgoNone, Proto: ProtoNone, Evidence: ev,
-		Net: c.Net, NetVia: c.NetVia, Transport: c.IntraTransport, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
+	d.Release, d.Op, d.Algo, d.Proto = c.Release, op, AlgoNone, ProtoNone
+	d.Net, d.NetVia, d.Transport, d.CollNetSupport, d.NVLSSupport = c.Net, c.NetVia, c.IntraTransport, c.CollNetSupport, c.NVLSSupport
 	if c.Err != nil {
+		d.Evidence = c.evidenceWith(0, nil)
 		d.Err = c.Err
 		d.DecidedBy = decisiveInit(c.Trace)
-		for _, id := range c.rs.Op {
-			r := c.rs.rules[id]
-			trace = append(trace, Verdict{Rule: id, Layer: r.Layer, Outcome: Skip, Scope: "op", Why: "not reached: communicator init failed", Ref: r.Ref})
+		for _, r := range c.opRules {
+			trace = append(trace, Verdict{Rule: r.ID, Layer: r.Layer, Outcome: Skip, Scope: "op", Why: "not reached: communicator init failed", Ref: r.Ref})
 		}
 		return d, trace, nil
 	}
 	o := opRuns.Get().(*opRun)
-	*o = opRun{rs: c.rs, comm: c, op: op, dec: d, costBuf: &dc.costs, tunerCell: AlgoProto{AlgoNone, ProtoNone}, tuned: tuned}
+	*o = opRun{rs: c.rs, comm: c, op: op, dec: d, room: dc, tunerCell: AlgoProto{AlgoNone, ProtoNone}, tuned: tuned}
 	defer func() {
 		*o = opRun{} // nothing of the decision stays reachable from the pool
 		opRuns.Put(o)
 	}()
-	for _, id := range c.rs.Op {
-		rule := c.rs.rules[id]
+	// the rules emit straight into the trace
+	o.out = trace
+	for _, rule := range c.opRules {
 		if o.stop {
-			trace = append(trace, Verdict{Rule: id, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
+			o.out = append(o.out, Verdict{Rule: rule.ID, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
 			continue
 		}
-		// the rule emits straight into the trace; its verdicts are then
-		// completed in place
-		start := len(trace)
-		o.out = trace
+		o.id, o.rule = rule.ID, rule
 		rule.perOp(o)
-		trace = o.out
-		for i := start; i < len(trace); i++ {
-			v := &trace[i]
-			v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, rule.Ref, "op"
-			if v.Cap == "" {
-				v.Cap = rule.Cap
-			}
-			if v.Outcome == Pass && v.Cap != "" && v.Level > 0 {
-				d.Evidence.Raise(v.Cap, v.Level)
-			}
-		}
 	}
-	o.out = nil
+	trace, o.out = o.out, nil
+	d.Evidence = c.evidenceWith(o.raised, o.odd)
 	return d, trace, nil
 }
 
@@ -285,11 +307,30 @@ func opSupport(ref Ref, nvlsAGExempt bool) *Rule {
 			if o.collNetOK || o.nvlsOK {
 				out = Pass
 			}
-			facts := []Fact{F("collNetOK", o.collNetOK), F("nvlsOK", o.nvlsOK)}
-			o.emit(Verdict{Outcome: out, Why: why, Facts: facts})
+			o.emit(Verdict{Outcome: out, Why: why, Facts: opSupportFacts(o.collNetOK, o.nvlsOK)})
 		},
 	}
 }
+
+// opSupportFacts is G-SEL-OPSUP-1's facts, made once for each answer
+// (the slices are full: a verdict that appends to them copies).
+func opSupportFacts(collNetOK, nvlsOK bool) []Fact {
+	i := 0
+	if collNetOK {
+		i = 2
+	}
+	if nvlsOK {
+		i++
+	}
+	return opSupportFactSets[i]
+}
+
+var opSupportFactSets = func() (s [4][]Fact) {
+	for i := range s {
+		s[i] = []Fact{F("collNetOK", i >= 2), F("nvlsOK", i%2 == 1)}
+	}
+	return s
+}()
 
 // opSupport is G-SEL-OPSUP-1's answer: collNetOK and nvlsOK for op.
 func (c *Comm) opSupport(op Op) (collNetOK, nvlsOK bool) {
@@ -399,27 +440,31 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 			if ps.fp8Ring && op.DataType.IsFP8() && c.NRanks > 8 {
 				notes = append(notes, "Ring: fp8 with more than 8 ranks, time ×1024 (P8)")
 			}
-			var legal strings.Builder
-			legal.Grow(256)
-			legal.WriteString("legal:")
+			// the sentence is built on the stack and made a string once
+			var buf [256]byte
+			b := append(buf[:0], "legal:"...)
 			for a := range nA {
 				for p := range NumProtos {
 					if o.cell[a][p] {
-						legal.WriteByte(' ')
-						legal.WriteString(Algo(a).String())
-						legal.WriteByte('/')
-						legal.WriteString(Proto(p).String())
+						b = append(b, ' ')
+						b = appendAlgoProto(b, AlgoProto{Algo(a), Proto(p)})
 					}
 				}
 			}
-			why := legal.String()
-			if why == "legal:" {
-				why = "no cell left"
+			if len(b) == len("legal:") {
+				b = append(b[:0], "no cell left"...)
 			}
 			if len(notes) > 0 {
-				why += " (pruned " + strings.Join(notes, "; ") + ")"
+				b = append(b, " (pruned "...)
+				for i, n := range notes {
+					if i > 0 {
+						b = append(b, "; "...)
+					}
+					b = append(b, n...)
+				}
+				b = append(b, ')')
 			}
-			o.emit(Verdict{Outcome: Info, Why: why})
+			o.emit(Verdict{Outcome: Info, Why: string(b)})
 		},
 	}
 }
@@ -488,7 +533,7 @@ func (o *opRun) candidates() []AlgoProto {
 	if n == 0 {
 		return nil
 	}
-	out := make([]AlgoProto, 0, n)
+	out := o.room.cands[:0:n]
 	for a := range NumAlgos {
 		for p := range NumProtos {
 			if o.cell[a][p] {
@@ -537,7 +582,8 @@ var pickRule = &Rule{
 					}
 					o.fillFromModel(best)
 					if ch.Line != "" {
-						v.Debug = []string{ch.Line}
+						o.room.debug[0] = ch.Line
+						v.Debug = o.room.debug[:]
 					}
 				}
 				if disagree != "" {
@@ -595,25 +641,30 @@ func (o *opRun) modelCosts() string {
 	if ch.OneRank || ch.Discarded {
 		return ""
 	}
-	cells := ch.Explain(m)
 	var disagree []string
-	if o.dec.Costs == nil && o.costBuf != nil {
-		o.dec.Costs = o.costBuf[:0]
-	}
-	o.dec.Costs = slices.Grow(o.dec.Costs, NumAlgos*NumProtos)
 	nA := NumAlgos
 	if !o.rs.Consts.HasPAT {
 		nA = int(PAT)
 	}
+	// the cells are written in place, field by field
+	costs := o.dec.Costs
+	if costs == nil {
+		costs = o.room.costs[:0]
+	}
+	n := len(costs)
+	costs = slices.Grow(costs, nA*NumProtos)[:n+nA*NumProtos]
+	o.dec.Costs = costs
 	for a := range nA {
 		for p := range NumProtos {
-			c := cells[a][p]
+			c := ch.ExplainCell(m, Algo(a), Proto(p))
 			usable := c.Usable()
-			cc := CellCost{Algo: Algo(a), Proto: Proto(p), TimeUs: float64(c.Time), Usable: usable, Rule: c.Rule, Why: c.Why}
+			cc := &costs[n]
+			n++
+			cc.Algo, cc.Proto, cc.TimeUs, cc.Usable = Algo(a), Proto(p), float64(c.Time), usable
+			cc.Rule, cc.Why = c.Rule, c.Why
 			if !usable && o.prunedBy[a][p] != "" {
 				cc.Rule = o.prunedBy[a][p]
 			}
-			o.dec.Costs = append(o.dec.Costs, cc)
 			backup := c.Reason == TuningCostBackup
 			if usable != o.cell[a][p] && !backup {
 				disagree = append(disagree, fmt.Sprintf("%s/%s (gates %s, model %s)", Algo(a), Proto(p), onOff(o.cell[a][p]), onOff(usable)))
@@ -669,10 +720,21 @@ func (o *opRun) winWhy(best AlgoProto, t float64) string {
 
 // appendAlgoProto appends AlgoProto.String's text.
 func appendAlgoProto(b []byte, ap AlgoProto) []byte {
-	b = append(b, ap.Algo.String()...)
-	b = append(b, '/')
-	return append(b, ap.Proto.String()...)
+	if ap.Algo >= 0 && ap.Algo < NumAlgos && ap.Proto >= 0 && ap.Proto < NumProtos {
+		return append(b, algoProtoTexts[ap.Algo][ap.Proto]...)
+	}
+	return append(b, ap.String()...)
 }
+
+// algoProtoTexts holds AlgoProto.String for every cell, made once.
+var algoProtoTexts = func() (t [NumAlgos][NumProtos]string) {
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			t[a][p] = AlgoProto{Algo(a), Proto(p)}.String()
+		}
+	}
+	return t
+}()
 
 // appendFixed2 appends fmt's %.2f: strconv's text for finite times (the
 // same digits), fmt's own for the rest.
@@ -700,25 +762,33 @@ func (o *opRun) decide(ap AlgoProto, by RuleID) {
 }
 
 func (o *opRun) raiseSelected(a Algo) {
-	e := o.dec.Evidence
 	switch a {
 	case CollNetDirect, CollNetChain:
-		e.Raise(CapCollNet, LevelSelected)
+		o.raise(CapCollNet, LevelSelected)
 	case NVLS:
-		e.Raise(CapNVLS, LevelSelected)
+		o.raise(CapNVLS, LevelSelected)
 	case NVLSTree:
-		e.Raise(CapNVLSTree, LevelSelected)
-		e.Raise(CapNVLS, LevelSelected)
+		o.raise(CapNVLSTree, LevelSelected)
+		o.raise(CapNVLS, LevelSelected)
 	case PAT:
-		e.Raise(CapPAT, LevelSelected)
+		o.raise(CapPAT, LevelSelected)
 	}
 	if o.comm.NNodes > 1 || o.comm.IntraTransport == "NET" {
 		if o.comm.NetPlugin != nil && o.comm.Net == o.comm.NetPlugin.Name && o.comm.NetPlugin.NetABI > 0 {
-			e.Raise(CapNetPlugin, LevelSelected)
+			o.raise(CapNetPlugin, LevelSelected)
 		}
 		if o.comm.Net == "IB" {
-			e.Raise(CapIB, LevelSelected)
+			o.raise(CapIB, LevelSelected)
 		}
+	}
+}
+
+// raise records that the operation proves capability c at level l: the
+// decision's evidence is the communicator's with every raise applied
+// (Evidence.Raise).
+func (o *opRun) raise(c Capability, l Level) {
+	if !o.raised.raise(c, l) {
+		o.odd = append(o.odd, capLevel{c, l})
 	}
 }
 

@@ -189,7 +189,7 @@ func (c *Comm) SelectTuned(op Op, call TunerCall, ans TunerAnswer) (*Decision, T
 	} else {
 		e.After = call.Table
 	}
-	d, tr, err := c.selectInto(op, e, c.initTrace())
+	d, tr, err := c.selectInto(op, e, c.initTrace(), new(decisionCosts))
 	if d != nil {
 		d.Tuner = e
 	}

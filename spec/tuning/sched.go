@@ -116,6 +116,7 @@ func ChooseOp(m *Model, op Call) (*OpChoice, error) {
 // ChooseInto is ChooseOp writing into ch: spec's Select keeps the choice in
 // its own per-operation state instead of allocating it.
 func (m *Model) ChooseInto(op Call, ch *OpChoice) error {
+	*ch = OpChoice{} // newTask fills a zero choice
 	var t tuningTask // stays on the stack, as in ChooseOp
 	return m.chooseOp(op, ch, &t)
 }
@@ -375,7 +376,10 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 	if o.Op.Count < 0 {
 		return false, fmt.Errorf("choose: op %d: negative count %d: expected ≥ 0", i, o.Op.Count)
 	}
-	*ch = OpChoice{Op: o.Op, Index: i, Bytes: o.Op.Bytes(), Algo: AlgoNone, Proto: ProtoNone, Plan: -1}
+	// ch is zero (ChooseOp and ChooseGroup allocate it, ChooseInto
+	// clears it): the fields are written one by one rather than the whole
+	// struct copied
+	ch.Op, ch.Index, ch.Bytes, ch.Algo, ch.Proto, ch.Plan = o.Op, i, o.Op.Bytes(), AlgoNone, ProtoNone, -1
 	if o.Op.Count == 0 {
 		ch.Discarded = true // "Empty collectives can be discarded."
 		return false, nil

@@ -210,10 +210,11 @@ func tuningTrafficPerByte(f Func, nRanks int) int64 {
 // algoTime is ncclTopoGetAlgoTime: −1 for a zero bandwidth, else
 // lat × latCount + nBytes / (1000 × bw) with the Tree correction and the
 // ring plateau. backup reports 2.22.3's use of the saved Ring bandwidth.
+// s holds what the cells of one size share (tuningSizeTerms).
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoGetAlgoTime
-func (m *Model) algoTime(f Func, a Algo, p Proto, nBytes int64, numPipeOps int) (time float32, backup bool) {
-	c, in := m.Tuning, &m.In
+func (m *Model) algoTime(f Func, a Algo, p Proto, s *tuningSizeTerms) (time float32, backup bool) {
+	c := m.Tuning
 	bw := m.Bandwidths[f][a][p]
 	lat := m.Latencies[f][a][p]
 	if c.RingBackup && a == Ring && bw == 0.0 {
@@ -223,28 +224,54 @@ func (m *Model) algoTime(f Func, a Algo, p Proto, nBytes int64, numPipeOps int) 
 	if bw == 0 {
 		return -1.0, backup
 	}
-	logSize := tuningLog2i(nBytes >> 6)
+	logSize := s.logSize
 	if a == Tree && (f == AllReduce || !c.TreeCorrectionAllReduceOnly) && logSize >= 0 && logSize < int64(c.TreeCorrectionLen) {
 		bw *= c.TreeCorrection[p][logSize]
 	}
-	if c.NVLSTreeCorrection && a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < TreeCorrections &&
-		in.MinCompCap >= 100 && in.CPUArch == ArchX86 {
+	if s.nvlsTreeCorrection && a == NVLSTree && f == AllReduce {
 		bw *= c.TreeCorrection[p][logSize]
 	}
-	if a == Ring && p == Simple && in.NNodes > 1 && f == AllReduce && in.NChannels > 0 &&
-		uint64(nBytes)/uint64(in.NChannels*in.NRanks) >= 64 {
-		k := c.RingPlateau
-		if in.MinCompCap < 80 {
-			k = c.RingPlateauPreAmpere
-		}
-		lat = float32(float64(lat) * k) // plateau effect of ring
+	if a == Ring && p == Simple && s.ringPlateau {
+		lat = float32(float64(lat) * s.plateau) // plateau effect of ring
 	}
-	latCount := numPipeOps
+	latCount := s.numPipeOps
 	if a != Ring {
-		latCount = (numPipeOps + c.MaxDevWorkBatchColls - 1) / c.MaxDevWorkBatchColls
+		latCount = s.latCountNonRing
 	}
 	// float lat × int, plus size_t / float: nBytes is converted to float.
-	return float32(lat*float32(latCount)) + float32(uint64(nBytes))/(1000*bw), backup
+	return float32(lat*float32(latCount)) + float32(uint64(s.nBytes))/(1000*bw), backup
+}
+
+// tuningSizeTerms is what ncclTopoGetAlgoTime computes alike for every cell
+// of one size: log2 of the size in 64-byte units, whether the NVLSTree
+// correction and the ring plateau apply (for the cells they name), and the
+// latency count of the algorithms other than Ring.
+type tuningSizeTerms struct {
+	nBytes             int64
+	numPipeOps         int
+	logSize            int64
+	nvlsTreeCorrection bool
+	ringPlateau        bool
+	plateau            float64
+	latCountNonRing    int
+}
+
+func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms {
+	c, in := m.Tuning, &m.In
+	s := tuningSizeTerms{nBytes: nBytes, numPipeOps: numPipeOps, logSize: tuningLog2i(nBytes >> 6)}
+	s.nvlsTreeCorrection = c.NVLSTreeCorrection && s.logSize >= 0 && s.logSize < TreeCorrections &&
+		in.MinCompCap >= 100 && in.CPUArch == ArchX86
+	s.ringPlateau = in.NNodes > 1 && f == AllReduce && in.NChannels > 0 &&
+		uint64(nBytes)/uint64(in.NChannels*in.NRanks) >= 64
+	s.plateau = c.RingPlateau
+	if in.MinCompCap < 80 {
+		s.plateau = c.RingPlateauPreAmpere
+	}
+	s.latCountNonRing = numPipeOps
+	if c.MaxDevWorkBatchColls > 0 {
+		s.latCountNonRing = (numPipeOps + c.MaxDevWorkBatchColls - 1) / c.MaxDevWorkBatchColls
+	}
+	return s
 }
 
 // costTable is updateCollCostTable (with 2.22.3's Ring backup) for an
@@ -254,17 +281,20 @@ func (m *Model) algoTime(f Func, a Algo, p Proto, nBytes int64, numPipeOps int) 
 func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuningAgg) (backupAlgo Algo, backupProto Proto, backupTime float32) {
 	c, in := m.Tuning, &m.In
 	backupAlgo, backupProto, backupTime = AlgoNone, ProtoNone, c.PickMaxTime
-	for a := range NumAlgos {
-		for p := range NumProtos {
-			g.cost[a][p] = Ignore
+	for a := range g.cost {
+		row := &g.cost[a]
+		for p := range row {
+			row[p] = Ignore
 		}
 	}
 	prune := func(a Algo, r CostReason) {
-		for p := range NumProtos {
-			g.reason[a][p] = r
+		row := &g.reason[a]
+		for p := range row {
+			row[p] = r
 		}
 	}
 	f := t.fn
+	terms := m.sizeTerms(f, nBytes, numPipeOps)
 	for ai := range NumAlgos {
 		a := Algo(ai)
 		switch {
@@ -313,7 +343,7 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 		}
 		for pi := range NumProtos {
 			p := Proto(pi)
-			time, backup := m.algoTime(f, a, p, nBytes, numPipeOps)
+			time, backup := m.algoTime(f, a, p, &terms)
 			if !backup {
 				g.cost[a][p] = time
 				switch {
@@ -380,9 +410,8 @@ func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo,
 	c, in := m.Tuning, &m.In
 	minTime := c.PickMaxTime
 	algo, proto := AlgoNone, ProtoNone
-	for a := range NumAlgos {
-		for p := range NumProtos {
-			v := g.cost[a][p]
+	for a := range g.cost {
+		for p, v := range &g.cost[a] {
 			if v == Ignore {
 				continue
 			}
@@ -628,11 +657,11 @@ func tuningOpLineR24(f Func, bytes int64, a Algo, p Proto, lo, hi int) string {
 	b := append(buf[:0], f.String()...)
 	b = append(b, ": "...)
 	b = strconv.AppendInt(b, bytes, 10)
-	b = append(b, " Bytes -> Algo "...)
-	b = append(b, a.LogName()...)
-	b = append(b, " proto "...)
-	b = append(b, p.LogName()...)
-	b = append(b, " channel{Lo..Hi}={"...)
+	if a >= 0 && a < NumAlgos && p >= 0 && p < NumProtos {
+		b = append(b, tuningOpLineMid[a][p]...)
+	} else {
+		b = append(b, tuningOpLineMidText(a, p)...)
+	}
 	b = strconv.AppendInt(b, int64(lo), 10)
 	b = append(b, ".."...)
 	b = strconv.AppendInt(b, int64(hi), 10)
@@ -640,55 +669,76 @@ func tuningOpLineR24(f Func, bytes int64, a Algo, p Proto, lo, hi int) string {
 	return string(b)
 }
 
+// tuningOpLineMidText is the 2.24+ line's text between the byte count and
+// the channel range; tuningOpLineMid holds it for every cell, made once.
+func tuningOpLineMidText(a Algo, p Proto) string {
+	return " Bytes -> Algo " + a.LogName() + " proto " + p.LogName() + " channel{Lo..Hi}={"
+}
+
+var tuningOpLineMid = func() (m [NumAlgos][NumProtos]string) {
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			m[a][p] = tuningOpLineMidText(Algo(a), Proto(p))
+		}
+	}
+	return m
+}()
+
 // Explain spells out each cell of the choice's cost table: the time, and for
 // a cell that cannot be chosen (or that the tuner wrote) the rule and the
 // reason, with the facts that decided it.
 func (c *OpChoice) Explain(m *Model) [NumAlgos][NumProtos]CostCell {
 	var out [NumAlgos][NumProtos]CostCell
-	in := &m.In
-	f := c.Op.Func
-	for ai := range NumAlgos {
-		a := Algo(ai)
-		for pi := range NumProtos {
-			p := Proto(pi)
-			cell := CostCell{Time: c.Cost[a][p], Reason: c.Reason[a][p]}
-			switch cell.Reason {
-			case CostNoAlgo:
-				cell.Rule, cell.Why = RuleImpl, a.String()+" does not exist in this release"
-			case CostP1:
-				cell.Rule, cell.Why = RuleSelPrune, "P1: CollNet is not supported for this operation"
-			case CostP2:
-				cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P2: %d local ranks > %d (CollNetDirect arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
-			case CostP3:
-				cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P3: %d local ranks > %d (CollNetChain arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
-			case CostP4:
-				cell.Rule, cell.Why = RuleSelPrune, "P4: NVLS is not supported for this operation"
-			case CostP4Arity:
-				cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P4': %d local ranks > %d (NVLS arity) for %s", in.LocalRanks, m.Tuning.MaxNVLSArity, f)
-			case CostP5:
-				cell.Rule, cell.Why = RuleSelPrune, "P5: multi-node NVLS needs CollNet support for this operation"
-			case CostP6:
-				cell.Rule, cell.Why = RuleSelPrune, "P6: NVLS AllGather/ReduceScatter are single-node only"
-			case CostP7:
-				cell.Rule, cell.Why = RuleSelPrune, "P7: PAT ReduceScatter does not support scaling reductions (PreMulSum/SumPostDiv)"
-			case CostP8:
-				cell.Rule, cell.Why = RuleSelPrune, "P8: fp8 Ring on more than 8 ranks is deprioritised ×1024"
-			case CostZeroBw:
-				z := m.Zeroed[f][a][p]
-				cell.Rule, cell.Why = z.Rule, z.Why
-			case CostNaN:
-				cell.Rule, cell.Why = RuleCollNetGraph, "the model's bandwidth is NaN (the "+a.String()+" graph has no channel)"
-			case CostBackup:
-				cell.Rule, cell.Why = RuleSelBackup, "Ring is disabled: its time is kept aside as the backup"
-			case CostTuner:
-				name := ""
-				if in.Tuner != nil {
-					name = in.Tuner.Name
-				}
-				cell.Rule, cell.Why = RuleTunerCall, fmt.Sprintf("tuner %s set %s/%s to %g (not re-validated)", name, a, p, cell.Time)
-			}
-			out[a][p] = cell
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			out[a][p] = c.ExplainCell(m, Algo(a), Proto(p))
 		}
 	}
 	return out
+}
+
+// ExplainCell is Explain for one cell (a and p in range).
+func (c *OpChoice) ExplainCell(m *Model, a Algo, p Proto) CostCell {
+	cell := CostCell{Time: c.Cost[a][p], Reason: c.Reason[a][p]}
+	if cell.Reason == CostOK {
+		return cell // a usable cell needs no reason
+	}
+	in := &m.In
+	f := c.Op.Func
+	switch cell.Reason {
+	case CostNoAlgo:
+		cell.Rule, cell.Why = RuleImpl, a.String()+" does not exist in this release"
+	case CostP1:
+		cell.Rule, cell.Why = RuleSelPrune, "P1: CollNet is not supported for this operation"
+	case CostP2:
+		cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P2: %d local ranks > %d (CollNetDirect arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
+	case CostP3:
+		cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P3: %d local ranks > %d (CollNetChain arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
+	case CostP4:
+		cell.Rule, cell.Why = RuleSelPrune, "P4: NVLS is not supported for this operation"
+	case CostP4Arity:
+		cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P4': %d local ranks > %d (NVLS arity) for %s", in.LocalRanks, m.Tuning.MaxNVLSArity, f)
+	case CostP5:
+		cell.Rule, cell.Why = RuleSelPrune, "P5: multi-node NVLS needs CollNet support for this operation"
+	case CostP6:
+		cell.Rule, cell.Why = RuleSelPrune, "P6: NVLS AllGather/ReduceScatter are single-node only"
+	case CostP7:
+		cell.Rule, cell.Why = RuleSelPrune, "P7: PAT ReduceScatter does not support scaling reductions (PreMulSum/SumPostDiv)"
+	case CostP8:
+		cell.Rule, cell.Why = RuleSelPrune, "P8: fp8 Ring on more than 8 ranks is deprioritised ×1024"
+	case CostZeroBw:
+		z := m.Zeroed[f][a][p]
+		cell.Rule, cell.Why = z.Rule, z.Why
+	case CostNaN:
+		cell.Rule, cell.Why = RuleCollNetGraph, "the model's bandwidth is NaN (the "+a.String()+" graph has no channel)"
+	case CostBackup:
+		cell.Rule, cell.Why = RuleSelBackup, "Ring is disabled: its time is kept aside as the backup"
+	case CostTuner:
+		name := ""
+		if in.Tuner != nil {
+			name = in.Tuner.Name
+		}
+		cell.Rule, cell.Why = RuleTunerCall, fmt.Sprintf("tuner %s set %s/%s to %g (not re-validated)", name, a, p, cell.Time)
+	}
+	return cell
 }
