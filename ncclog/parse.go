@@ -511,12 +511,13 @@ func (p *Parser) handleLine(ln *Line) {
 			ln.Host = strings.Clone(ln.Host) // more processes than kept
 		}
 	}
-	fi, sub, op := p.match(ln.Msg)
+	m := p.match(ln.Msg)
+	fi, sub := m.form, m.sub
 	if fi < 0 {
 		p.setPrev(pending{ln: *ln})
 		return
 	}
-	p.dispatch(ln, fi, sub, op)
+	p.dispatch(ln, fi, sub, &m)
 	k := Catalogue[fi].Kind
 	p.setPrev(pending{ln: *ln, kind: k, matched: true})
 	if k == KindAlgoMatrix {
@@ -562,10 +563,12 @@ func (p *Parser) proc(ln *Line) *Proc {
 }
 
 type memoMatch struct {
-	key  string // the remembered copy of the message
+	key  string // the remembered copy of the message ("": not remembered)
 	form int
 	sub  []string
 	op   *opLine // a decision line's fields (nil for other forms)
+	// errKey is errKey(key): the message as a distinct error.
+	errKey string
 }
 
 // msgMemo remembers the matches of recent messages in two generations of
@@ -597,15 +600,16 @@ func (m *msgMemo) put(v memoMatch) {
 // match is the package's match with the memo in front. A remembered
 // message is a copy, so the memo holds at most maxMemo × maxMemoMsg bytes
 // of text whatever the lines around it were.
-func (p *Parser) match(msg string) (int, []string, *opLine) {
+func (p *Parser) match(msg string) memoMatch {
 	if m, ok := p.memo.get(msg); ok {
-		return m.form, m.sub, m.op
+		return m
 	}
 	if len(msg) > maxMemoMsg {
 		// a copy: the submatches may be kept, and msg is read from a
 		// block of input
-		fi, sub := match(strings.Clone(msg), false)
-		return fi, sub, nil
+		var m memoMatch
+		m.form, m.sub = match(strings.Clone(msg), false)
+		return m
 	}
 	m := memoMatch{key: strings.Clone(msg)}
 	m.form, m.sub = match(m.key, false)
@@ -613,8 +617,9 @@ func (p *Parser) match(msg string) (int, []string, *opLine) {
 		o := readOpLine(m.sub)
 		m.op = &o
 	}
+	m.errKey = errKey(m.key)
 	p.memo.put(m)
-	return m.form, m.sub, m.op
+	return m
 }
 
 func (p *Parser) sample(k Kind, ln *Line) {
@@ -729,8 +734,18 @@ func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' 
 type errorKey struct{ kind, msg string }
 
 func (p *Parser) addError(ln *Line, kind string, res spec.Result, hasRes bool) {
+	p.addErrorMemo(ln, kind, nil, res, hasRes)
+}
+
+// addErrorMemo is addError with the message's memo entry (nil: none),
+// whose errKey it takes instead of scanning the message again.
+func (p *Parser) addErrorMemo(ln *Line, kind string, m *memoMatch, res spec.Result, hasRes bool) {
 	key := errorKey{kind, ln.Msg}
-	if kind != "err.trace" {
+	switch {
+	case kind == "err.trace":
+	case m != nil:
+		key.msg = m.errKey
+	default:
 		key.msg = errKey(ln.Msg)
 	}
 	e, ok := p.errs.get(key)
@@ -796,14 +811,17 @@ func (p *Parser) setVersion(ln *Line, v string) {
 }
 
 // dispatch records one recognised line.
-// dispatch records one recognised line; op is the decision line's fields
-// when the memo has them (nil: read from sub).
-func (p *Parser) dispatch(ln *Line, fi int, sub []string, op *opLine) {
+// dispatch records one recognised line; m is the message's memo entry
+// (nil, or key "": none), whose reading of the message it takes.
+func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
+	if m != nil && m.key == "" {
+		m = nil
+	}
 	f := &Catalogue[fi]
 	p.kinds[f.Kind]++
 	p.sample(f.Kind, ln)
 	if (ln.Level == LevelWarn || (ln.Level == LevelBare && warnForms[f.ID])) && f.Kind != KindNoAlgo && f.Kind != KindCudaFailure {
-		p.addError(ln, f.ID, 0, false)
+		p.addErrorMemo(ln, f.ID, m, 0, false)
 	}
 	switch f.Kind {
 	case KindVersion:
@@ -1056,7 +1074,10 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, op *opLine) {
 	case KindTuningHeaderOld, KindTuningAlgorithm, KindTuningProtocol, KindTuningThreads, KindTuningRow:
 		p.tableLine(ln, f.Kind, sub)
 	case KindOpChoice:
-		o := op
+		var o *opLine
+		if m != nil {
+			o = m.op
+		}
 		if o == nil {
 			r := readOpLine(sub)
 			o = &r
