@@ -356,6 +356,15 @@ func impl22(f Func, a Algo, p Proto) bool {
 	return true
 }
 
+// impl18 is the modelled set of 2.18.x: AllGather and ReduceScatter on
+// Ring only (NVLS serves them from 2.19.1).
+func impl18(f Func, a Algo, p Proto) bool {
+	if (f == AllGather || f == ReduceScatter) && a != Ring {
+		return false
+	}
+	return impl22(f, a, p)
+}
+
 // impl28 is the modelled set of 2.23.4+ (PAT for AllGather/ReduceScatter;
 // its Simple cell additionally needs ncclPatEnable, G-PAT-1).
 func impl28(f Func, a Algo, p Proto) bool {
@@ -522,6 +531,19 @@ func collNetBwRule(ref Ref, doc string, alsoNVLS bool) *Rule {
 // enableRule is G-TUNE-EN-1: the support-driven disables; rescue22 adds
 // 2.22.3's "hard-set CollNet" rescue; perFunction marks 2.24+.
 func enableRule(ref Ref, doc string, rescue22 bool) *Rule {
+	return enableRuleWith(ref, doc, rescue22, false)
+}
+
+// enableRule18 is G-TUNE-EN-1 of 2.18.x: the hard-set CollNet rescue (with
+// its WARN), and NCCL_ALGO never disables Ring for a function other than
+// AllReduce.
+func enableRule18(ref Ref, doc string) *Rule {
+	r := enableRuleWith(ref, doc, true, true)
+	r.Logs = []string{"CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET"}
+	return r
+}
+
+func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool) *Rule {
 	return &Rule{
 		ID: "G-TUNE-EN-1", Layer: LayerModel, Title: "algorithm enable matrix",
 		Doc: doc, Ref: ref,
@@ -561,6 +583,12 @@ func enableRule(ref Ref, doc string, rescue22 bool) *Rule {
 			var off []string
 			for f := range NumFuncs {
 				for a := range nA {
+					if ringKept && Algo(a) == Ring && Func(f) != AllReduce {
+						if en.Algo[f][a] == 0 && f == 0 {
+							notes = append(notes, "Ring stays on for every function but AllReduce")
+						}
+						continue
+					}
 					if en.Algo[f][a] == 0 {
 						for p := range NumProtos {
 							cs.zero(f, a, p, "G-TUNE-EN-1")
@@ -633,13 +661,24 @@ func protoRule(ref Ref, doc string, ll128 func(r *initRun, f Func, a Algo, g Gra
 
 // ll128Auto22 is 2.22.3's rule.
 func ll128Auto22(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
+	return ll128AutoIntra(r, f, a, g, "NVB")
+}
+
+// ll128Auto18 is 2.18.1's rule: the intra-node path at most NVL.
+func ll128Auto18(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
+	return ll128AutoIntra(r, f, a, g, "NVL")
+}
+
+// ll128AutoIntra is the rule of 2.18.1-2.26.6 with the largest intra-node
+// path type it allows.
+func ll128AutoIntra(r *initRun, f Func, a Algo, g GraphInfo, intraMax string) (bool, string) {
 	c := r.comm
 	inter, intra := pathIdx(g.TypeInter, "PIX"), pathIdx(g.TypeIntra, "LOC")
 	switch {
 	case !(inter <= pathIdx("PXB", "") || (c.MinSM >= 90 && inter <= pathIdx("PXN", ""))):
 		return false, "inter-node path " + g.TypeInter + " beyond PXB"
-	case intra > pathIdx("NVB", ""):
-		return false, "intra-node path " + g.TypeIntra + " beyond NVB"
+	case intra > pathIdx(intraMax, ""):
+		return false, "intra-node path " + g.TypeIntra + " beyond " + intraMax
 	case c.MinSM != c.MaxSM:
 		return false, "mixed compute capabilities"
 	case c.MinSM != 70 && c.MinSM != 80 && c.MinSM != 90:

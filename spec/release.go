@@ -48,6 +48,10 @@ type Release struct {
 // one entry here and its delta file.
 var releaseList = []Release{
 	// -- add older releases here (backward deltas) --
+	release2_18_1,
+	release2_18_3,
+	release2_18_5,
+	release2_18_6,
 	release2_20_3,
 	release2_20_5,
 	release2_21_5,
@@ -95,6 +99,26 @@ func ReleaseOf(v Version) (Release, bool) {
 		}
 	}
 	return Release{}, false
+}
+
+// UnchangedNote says why the changes from the release before v to v are
+// none, or "". From the anchor on that is v's own Unchanged; before it, a
+// backward delta writes the release before v from v, so it is that
+// release's Unchanged.
+func UnchangedNote(v Version) string {
+	for i, r := range releaseList {
+		if r.Version != v {
+			continue
+		}
+		if i < anchorIndex() {
+			if i == 0 {
+				return ""
+			}
+			return releaseList[i-1].Unchanged
+		}
+		return r.Unchanged
+	}
+	return ""
 }
 
 // build turns the previous release's ruleset into this one's. Every error a

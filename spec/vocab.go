@@ -65,6 +65,10 @@ const (
 	NumRedOps     = nccl.NumRedOps
 
 	// releases (nccl/version.go)
+	V2_18_1 = nccl.V2_18_1
+	V2_18_3 = nccl.V2_18_3
+	V2_18_5 = nccl.V2_18_5
+	V2_18_6 = nccl.V2_18_6
 	V2_20_3 = nccl.V2_20_3
 	V2_20_5 = nccl.V2_20_5
 	V2_21_5 = nccl.V2_21_5
