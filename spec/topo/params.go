@@ -193,6 +193,16 @@ type Params struct {
 	// (src/graph/search.cc sm100SpeedArrayIntra/Inter); nil: unchanged.
 	SM100SpeedsIntra []float32
 	SM100SpeedsInter []float32
+
+	// LocalNetMask (2.18.1-2.18.3): a GPU's NET for a channel is a round
+	// robin over the GPUs that share its set of closest NETs (a bit mask of
+	// NET ids), a NET's local GPU is the inverse of that round robin, and
+	// ncclTopoSelectNets lists the NETs by path type only, each type's list
+	// rotated by the GPU's device number (src/graph/topo.cc
+	// ncclTopoGetLocalNet, ncclTopoGetLocalGpu; src/graph/search.cc
+	// ncclTopoSelectNets). From 2.18.5 the device number, mirrored, picks
+	// among the closest NETs and the local NETs come first.
+	LocalNetMask bool
 }
 
 // Params2_22_3 is the reference release, tag v2.22.3-1.
@@ -209,6 +219,12 @@ func Params2_22_3() Params {
 		NVLSRaisesChannels:   true,
 		CollNetLocalRanksCap: true,
 	}
+}
+
+// Apply2_18_3 turns the rules of 2.18.5 back into those of tag v2.18.3-1
+// (a backward delta): the mask round robin of the local NETs.
+func Apply2_18_3(p *Params) {
+	p.LocalNetMask = true
 }
 
 // Apply2_23_4 … Apply2_27_6 are the topology changes of the releases between
@@ -565,4 +581,5 @@ var paramSources = map[string][2]string{
 	"InterSYSBelowSM90":       {"src/graph/search.cc", "ncclTopoCompute"},
 	"SM100SpeedsIntra":        {"src/graph/search.cc", "sm100SpeedArrayIntra"},
 	"SM100SpeedsInter":        {"src/graph/search.cc", "sm100SpeedArrayInter"},
+	"LocalNetMask":            {"src/graph/topo.cc", "ncclTopoGetLocalNet"},
 }

@@ -685,6 +685,9 @@ func (x *searcher) selectNets(typeInter PathType, gpu int) ([]int, error) {
 }
 
 func (x *searcher) selectNetsUncached(typeInter PathType, gpu int) ([]int, error) {
+	if x.ps.p.LocalNetMask {
+		return x.selectNets18(typeInter, gpu), nil
+	}
 	var nets []int
 	var err error
 	if x.ps.p.MNNVLNets && len(x.s.HostHashes) > 1 && x.ps.o.MNNVLScatterNets {
@@ -723,6 +726,35 @@ func (x *searcher) selectNetsUncached(typeInter PathType, gpu int) ([]int, error
 		}
 	}
 	return nets, nil
+}
+
+// selectNets18 is 2.18.3's ncclTopoSelectNets: no preferred NETs; for
+// each path type up to typeInter and each GPU, the NETs of that type,
+// rotated left by the GPU's device number so that GPUs behind one PCI
+// switch with several NICs do not all start with the same one.
+func (x *searcher) selectNets18(typeInter PathType, gpu int) []int {
+	var nets []int
+	for t := PathLOC; t <= typeInter; t++ {
+		for gi, g := range x.s.Nodes[GPU] {
+			if gpu != -1 && gpu != gi {
+				continue
+			}
+			var local []int
+			for n := range x.s.Nodes[NET] {
+				if g.Paths[NET][n].Type == t {
+					local = append(local, n)
+				}
+			}
+			if len(local) == 0 {
+				continue
+			}
+			r := g.Dev % len(local)
+			for i := range local {
+				nets = appendUnique(nets, local[(i+r)%len(local)])
+			}
+		}
+	}
+	return nets
 }
 
 // netAllowed is the exit-NET rule of ncclTopoSearchRecGpu
