@@ -1,4 +1,4 @@
-package spec
+package tuning
 
 // NCCL's tuning model, part 2: ncclTopoTuneModel (src/graph/tuning.cc),
 // which turns the communicator's graphs into the per-(function, algorithm,
@@ -43,11 +43,11 @@ const (
 	TuningVendorMixed   TuningCPUVendor = 4
 )
 
-// TuningCPUOf maps spec.CPU's strings (arch x86_64/arm64/ppc64, vendor
-// Intel/AMD/Zhaoxin) to NCCL's codes.
-func TuningCPUOf(c CPU) (TuningCPUArch, TuningCPUVendor) {
+// TuningCPUOf maps a CPU's strings as spec.CPU holds them (arch
+// x86_64/arm64/ppc64, vendor Intel/AMD/Zhaoxin) to NCCL's codes.
+func TuningCPUOf(arch, vendor string) (TuningCPUArch, TuningCPUVendor) {
 	var a TuningCPUArch
-	switch c.Arch {
+	switch arch {
 	case "x86_64", "x86", "amd64":
 		a = TuningArchX86
 	case "ppc64", "ppc64le", "power":
@@ -58,7 +58,7 @@ func TuningCPUOf(c CPU) (TuningCPUArch, TuningCPUVendor) {
 		a = TuningArchMixed
 	}
 	var v TuningCPUVendor
-	switch c.Vendor {
+	switch vendor {
 	case "Intel", "intel", "GenuineIntel":
 		v = TuningVendorIntel
 	case "AMD", "amd", "AuthenticAMD":

@@ -1,4 +1,4 @@
-package spec
+package tuning
 
 // What ncclTopoTuneModel prints, byte for byte (message part only, no
 // "host:pid:tid [dev] NCCL INFO " prefix): the rank-0 [TUNING] table, the

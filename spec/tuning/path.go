@@ -1,4 +1,4 @@
-package spec
+package tuning
 
 // Paths into a Tuning value: "hwLatencies[NET][Ring][Simple]",
 // "switch.ringRestore", "treeCorrectionFactor[LL][4]". They name the cells

@@ -1,4 +1,4 @@
-package spec
+package tuning
 
 // NCCL's tuning model, part 4: a group of collectives from ncclGroupEnd to
 // the per-task [TUNING] lines — collTaskAppend (traffic), the size sorter,
@@ -113,9 +113,14 @@ func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
 	return ch, nil
 }
 
-// chooseOp is ChooseOp writing into ch, with t the task's storage (Select
-// keeps the choice in its own per-operation state instead of allocating
-// it).
+// ChooseInto is ChooseOp writing into ch: spec's Select keeps the choice in
+// its own per-operation state instead of allocating it.
+func (m *TuningModel) ChooseInto(op TuningOp, ch *OpChoice) error {
+	var t tuningTask // stays on the stack, as in ChooseOp
+	return m.chooseOp(op, ch, &t)
+}
+
+// chooseOp is ChooseOp writing into ch, with t the task's storage.
 func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice, t *tuningTask) error {
 	if err := m.checkChoose(); err != nil {
 		return err
@@ -776,38 +781,6 @@ func tuningB2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// FillDecision copies the choice into the gate engine's Decision: the
-// algorithm and protocol (or the error), the usable cells as candidates in
-// index order, the deciding rule, 2.22.3's fallback, channels, threads and
-// NCCL's time estimate. Support bits, evidence and the release are the
-// engine's to set.
-func (c *OpChoice) FillDecision(d *Decision) {
-	d.Op = c.Op
-	d.Algo, d.Proto = c.Algo, c.Proto
-	d.Err = c.Err
-	d.Candidates = d.Candidates[:0]
-	for a := range NumAlgos {
-		for p := range NumProtos {
-			if x := c.Cost[a][p]; x != TuningIgnore && x >= 0 {
-				d.Candidates = append(d.Candidates, AlgoProto{Algo: Algo(a), Proto: Proto(p)})
-			}
-		}
-	}
-	if len(d.Candidates) == 0 {
-		d.Candidates = nil
-	}
-	d.DecidedBy = c.DecidedBy
-	d.Fallback = c.Backup
-	d.NChannels, d.NThreads = c.NChannels, c.NThreads
-	d.ChannelLo, d.ChannelHi = c.ChannelLo, c.ChannelHi
-	d.TimeUs = float64(c.TimeUs)
-	d.Part = nil
-	if c.Part.Hi >= c.Part.Lo && c.Part.CountLo > 0 {
-		p := c.Part
-		d.Part = &p
-	}
 }
 
 // CBDPart is one task's continuous-byte distribution over channels

@@ -1,4 +1,4 @@
-package spec
+package tuning
 
 // NCCL's tuning model, part 3: the choice for one (aggregated) operation —
 // getAlgoInfo, updateCollCostTable, ncclTopoGetAlgoTime, the tuner hook and
@@ -47,7 +47,7 @@ type TuningOp struct {
 	Graph   bool    `json:"graph,omitempty"`
 	// Tuned is a loaded tuner's answer for this operation (it replaces
 	// the declarative TunerBehaviour's rules).
-	Tuned *TunerEffect `json:"-"`
+	Tuned *TunerEdit `json:"-"`
 }
 
 // TuningCostReason says why a cost-table cell cannot be chosen (or that a
@@ -188,8 +188,8 @@ type tuningAgg struct {
 	decidedBy  RuleID
 }
 
-// tuningMaxSendRecvCount is ncclFuncMaxSendRecvCount.
-func tuningMaxSendRecvCount(f Func, nRanks int, count int64) int64 {
+// MaxSendRecvCount is ncclFuncMaxSendRecvCount.
+func MaxSendRecvCount(f Func, nRanks int, count int64) int64 {
 	if f == AllGather || f == ReduceScatter {
 		return int64(nRanks) * count
 	}
@@ -528,7 +528,7 @@ func tuningDatatypeToString(d DataType) string {
 func (m *TuningModel) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
 	*g = tuningAgg{numPipeOps: numPipeOps, algo: AlgoNone, proto: ProtoNone}
 	elemSize := int64(agg.dtype.Size())
-	g.nBytes = elemSize * tuningMaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
+	g.nBytes = elemSize * MaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
 	ba, bp, bt := m.costTable(agg, g.nBytes, numPipeOps, g)
 	if agg.op.Tuned != nil {
 		agg.op.Tuned.applyToModel(m, g)
