@@ -48,11 +48,13 @@ const (
 	NumTuningScales               = tuning.NumTuningScales
 	TuningNVLSBwMin               = tuning.TuningNVLSBwMin
 	TuningNVLSBwEfficiency        = tuning.TuningNVLSBwEfficiency
+	TuningNVLSBwGraph             = tuning.TuningNVLSBwGraph
 	TuningCollNetAGRSInterpolated = tuning.TuningCollNetAGRSInterpolated
 	TuningCollNetAGRSMin          = tuning.TuningCollNetAGRSMin
 	TuningLL128R22                = tuning.TuningLL128R22
 	TuningLL128C2C                = tuning.TuningLL128C2C
 	TuningLL128C2CMixed           = tuning.TuningLL128C2CMixed
+	TuningLL128R18                = tuning.TuningLL128R18
 	TuningNVLSPruneR22            = tuning.TuningNVLSPruneR22
 	TuningNVLSPruneArity          = tuning.TuningNVLSPruneArity
 	TuningNoAlgoR22               = tuning.TuningNoAlgoR22
