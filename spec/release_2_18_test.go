@@ -157,3 +157,44 @@ func TestNVLSAllGather2_18(t *testing.T) {
 		t.Errorf("%s AllGather: legal %v, want NVLS among them", next, ag)
 	}
 }
+
+// TestCollNetSupport2_18_1: two SHARP nodes where a head on the second
+// node refuses float32 sums. From 2.18.3 the matrix agreed at init says
+// no, so CollNet is not a candidate; 2.18.1 asks rank 0's own plugin,
+// which says yes.
+func TestCollNetSupport2_18_1(t *testing.T) {
+	for _, tc := range []struct {
+		v       Version
+		collNet bool
+	}{{V2_18_1, true}, {V2_18_3, false}, {V2_18_6, false}} {
+		sys, err := Preset("dgx-h100", PresetOptions{Nodes: 2, SHARP: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sys.Nodes {
+			for j := range sys.Nodes[i].Libs {
+				if cn := sys.Nodes[i].Libs[j].CollNet; cn != nil {
+					c := *cn
+					c.RankReduceSupport = map[int]ReduceSet{8: {"sum": {"float16"}}}
+					sys.Nodes[i].Libs[j].CollNet = &c
+				}
+			}
+		}
+		c, err := Init(MustLoad(tc.v), sys, Env{"NCCL_COLLNET_ENABLE": "1"})
+		if err != nil || c.Err != nil {
+			t.Fatal(err, c.Err)
+		}
+		if !c.CollNetSupport {
+			t.Fatalf("%s: CollNet not set up on two SHARP nodes", tc.v)
+		}
+		op, _ := OpFromBytes(AllReduce, 64<<20, Float32, Sum, 0)
+		d, _, err := c.Select(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(d.Candidates, func(ap AlgoProto) bool { return ap.Algo.IsCollNet() })
+		if got != tc.collNet {
+			t.Errorf("%s: CollNet among the candidates %v, want %v (%v)", tc.v, got, tc.collNet, d.Candidates)
+		}
+	}
+}
