@@ -17,6 +17,9 @@ type Version uint32
 const (
 	// V2_21_5 … V2_18_1 are the releases before the reference release,
 	// each a backward delta from the release after it (docs/releases.md).
+	V2_19_1 Version = 21901
+	V2_19_3 Version = 21903
+	V2_19_4 Version = 21904
 	V2_20_3 Version = 22003
 	V2_20_5 Version = 22005
 	V2_21_5 Version = 22105

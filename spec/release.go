@@ -48,6 +48,7 @@ type Release struct {
 // one entry here and its delta file.
 var releaseList = []Release{
 	// -- add older releases here (backward deltas) --
+	release2_19_4,
 	release2_20_3,
 	release2_20_5,
 	release2_21_5,

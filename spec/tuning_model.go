@@ -588,6 +588,8 @@ func (m *TuningModel) buildTables() {
 				implemented = false
 			case agrs && a != PAT && a != Ring && a != NVLS && a != CollNetDirect:
 				implemented = false
+			case agrs && a == CollNetDirect && c.CollNetAGRS == TuningCollNetAGRSNone:
+				implemented = false
 			case f == AllReduce && a == PAT:
 				implemented = false
 			}

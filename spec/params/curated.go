@@ -143,7 +143,7 @@ var Gates = []GateInfo{
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/param.cc", Func: "initEnvFunc"}},
 	{Name: "NCCL_CTA_POLICY", Gates: []GateLink{gFrom("G-SEL-CTAPOL-1", spec.V2_28_3), gFrom("G-SEL-SIDE-1", spec.V2_28_3)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
-	{Name: "NCCL_CUMEM_ENABLE", Gates: []GateLink{gFrom("G-EXEC-RTCONN-1", spec.V2_22_3), g("G-MNNVL-1")},
+	{Name: "NCCL_CUMEM_ENABLE", Gates: []GateLink{gFrom("G-EXEC-RTCONN-1", spec.V2_22_3), gFrom("G-MNNVL-1", spec.V2_20_3)},
 		Note: "runtime connect and MNNVL both need cuMem",
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/cudawrap.cc", Func: "ncclCuMemEnable"}},
 	{Name: "NCCL_DEBUG", Note: "non-gating: decides which gate log lines are printed at all (INFO needed for most evidence)",
@@ -161,7 +161,7 @@ var Gates = []GateInfo{
 	{Name: "NCCL_LL128_C2C", Gates: []GateLink{gFrom("G-TUNE-PROTO-1", spec.V2_28_3)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
 	// NCCL_MNNVL (default -2) is 2.20.x's name of the variable.
-	{Name: "NCCL_MNNVL", Gates: []GateLink{gUntil("G-MNNVL-1", spec.V2_20_5)},
+	{Name: "NCCL_MNNVL", Gates: []GateLink{{Rule: "G-MNNVL-1", From: spec.V2_20_3, Until: spec.V2_20_5}},
 		Ref: spec.Ref{Tag: "v2.20.5-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_MNNVL_ENABLE", Gates: []GateLink{gFrom("G-MNNVL-1", spec.V2_21_5)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
