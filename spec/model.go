@@ -365,6 +365,15 @@ func impl18(f Func, a Algo, p Proto) bool {
 	return impl22(f, a, p)
 }
 
+// impl19 is the modelled set before 2.20.3: 2.22.3's without CollNetDirect
+// AllGather and ReduceScatter.
+func impl19(f Func, a Algo, p Proto) bool {
+	if a == CollNetDirect && (f == AllGather || f == ReduceScatter) {
+		return false
+	}
+	return impl22(f, a, p)
+}
+
 // impl28 is the modelled set of 2.23.4+ (PAT for AllGather/ReduceScatter;
 // its Simple cell additionally needs ncclPatEnable, G-PAT-1).
 func impl28(f Func, a Algo, p Proto) bool {
@@ -471,6 +480,13 @@ func graphBwRule(ref Ref, doc string, nvlsMin int) *Rule {
 // CollNetDirect (2.27+: and NVLS) need the plugin's entry points and one
 // CollNet head per local rank; CollNet protocols other than Simple get 0.
 func collNetBwRule(ref Ref, doc string, alsoNVLS bool) *Rule {
+	return collNetBw(ref, doc, alsoNVLS, true)
+}
+
+// collNetBw is G-TUNE-BW-2; agrs is false before 2.20.3, where CollNetDirect
+// has no AllGather/ReduceScatter (G-TUNE-IMPL-1) and nothing is checked
+// for them.
+func collNetBw(ref Ref, doc string, alsoNVLS, agrs bool) *Rule {
 	return &Rule{
 		ID: "G-TUNE-BW-2", Layer: LayerModel, Cap: CapCollNet, Title: "CollNet/NVLS AllGather and ReduceScatter bandwidth",
 		Doc: doc, Ref: ref,
@@ -488,7 +504,7 @@ func collNetBwRule(ref Ref, doc string, alsoNVLS bool) *Rule {
 			}
 			ppn := c.MaxLocalRanks
 			for _, fn := range []Func{AllGather, ReduceScatter} {
-				if c.NNodes <= 1 {
+				if c.NNodes <= 1 || !agrs {
 					continue
 				}
 				entry := c.CollNetIAllGather

@@ -52,6 +52,7 @@ var releaseList = []Release{
 	release2_18_3,
 	release2_18_5,
 	release2_18_6,
+	release2_19_4,
 	release2_20_3,
 	release2_20_5,
 	release2_21_5,

@@ -208,7 +208,6 @@ func back2_18_6(rs *Ruleset) {
 	rs.Replace(pluginABI18(false), "net plugin ABI v6, v5, v4 (2.19.1: v7, v6, v5)")
 	rs.Replace(pluginABI18(true), "CollNet plugin ABI v6, v5, v4 (2.19.1: v7, v6, v5)")
 	rs.Remove("G-NET-ABI-2", ref2186("src/net.cc", "ncclNetPluginInit"), "no device offload before net v7 (2.19.1): every network is a host network")
-	rs.Remove("G-COLLNET-ABI-2", ref2186("src/net.cc", "ncclNetPluginInit"), "CollNet v6 has no iallgather or ireducescatter, and no CollNet AllGather or ReduceScatter exists")
 	rs.Replace(impl18Rule, "NVLS serves AllGather and ReduceScatter from 2.19.1; 2.18.6 Ring only")
 	rs.Replace(en18, "2.18.6 never disables Ring for a function other than AllReduce; 2.19.1 removes the exception and adds the Ring backup")
 	rs.Remove("G-TUNE-RINGRESTORE-1", ref2186("src/graph/tuning.cc", "ncclTopoTuneModel"), "ringbdw and the restore arrive in 2.19.1")

@@ -51,6 +51,7 @@ const (
 	TuningNVLSBwGraph             = tuning.TuningNVLSBwGraph
 	TuningCollNetAGRSInterpolated = tuning.TuningCollNetAGRSInterpolated
 	TuningCollNetAGRSMin          = tuning.TuningCollNetAGRSMin
+	TuningCollNetAGRSNone         = tuning.TuningCollNetAGRSNone
 	TuningLL128R22                = tuning.TuningLL128R22
 	TuningLL128C2C                = tuning.TuningLL128C2C
 	TuningLL128C2CMixed           = tuning.TuningLL128C2CMixed
@@ -63,6 +64,7 @@ const (
 	TuningOpLineR22               = tuning.TuningOpLineR22
 	TuningOpLineR23               = tuning.TuningOpLineR23
 	TuningOpLineR24               = tuning.TuningOpLineR24
+	TuningOpLineTrace             = tuning.TuningOpLineTrace
 	TuningTreeCorrections         = tuning.TuningTreeCorrections
 	SymAllGatherLL                = tuning.SymAllGatherLL
 	SymAllGatherST                = tuning.SymAllGatherST

@@ -82,7 +82,7 @@ func TestVersionOrderAndNearest(t *testing.T) {
 	if _, ok := Nearest(MakeVersion(2, 17, 1)); ok {
 		t.Error("Nearest(2.17.1) found a release older than every modelled one")
 	}
-	err := (&UnsupportedError{MakeVersion(2, 19, 3)}).Error()
+	err := (&UnsupportedError{MakeVersion(2, 17, 1)}).Error()
 	for _, v := range Releases {
 		if !strings.Contains(err, v.String()) {
 			t.Errorf("unsupported-release error %q does not list %v", err, v)

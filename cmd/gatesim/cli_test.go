@@ -38,7 +38,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		args []string
 		want string // substring of stderr
 	}{
-		{[]string{"explain", "--nccl", "2.19.3", "--system", "v100x4"}, "supported releases are " + spec.Releases[0].String() + ", "},
+		{[]string{"explain", "--nccl", "2.17.1", "--system", "v100x4"}, "supported releases are " + spec.Releases[0].String() + ", "},
 		{[]string{"explain", "--nccl", "banana", "--system", "v100x4"}, "expected"},
 		{[]string{"explain", "--system", "v100x4", "--coll", "gather"}, "unknown collective"},
 		{[]string{"explain", "--system", "v100x4", "--dtype", "float128"}, "unknown datatype"},
@@ -50,7 +50,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"explain", "--system-file", bad}, "bad.json:2:"},
 		{[]string{"explain", "--system-file", empty}, "empty system file"},
 		{[]string{"explain", "--system-file", filepath.Join(dir, "missing.json")}, "no such file"},
-		{[]string{"rules", "--nccl", "2.19.3"}, "not modelled"},
+		{[]string{"rules", "--nccl", "2.17.1"}, "not modelled"},
 		{[]string{"rules", "diff", "2.28.9", "2.22.3"}, "older and a newer"},
 		{[]string{"explain", "--no-such-flag"}, "unknown flag"},
 		{[]string{"no-such-command"}, "unknown command"},

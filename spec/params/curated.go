@@ -132,7 +132,7 @@ func gBetween(id string, from, until spec.Version) GateLink {
 
 // ringBackupFrom is the first release with the tuner plugin and the Ring
 // backup (before it, 2.18.x: no tuner, and an empty table is an error).
-const ringBackupFrom = spec.V2_20_3
+const ringBackupFrom = spec.V2_19_4
 
 // Gates maps variables to the gate rules they feed (static: which rules read
 // the variable, not whether it changes their verdict on a given system; that
@@ -151,7 +151,7 @@ var Gates = []GateInfo{
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/param.cc", Func: "initEnvFunc"}},
 	{Name: "NCCL_CTA_POLICY", Gates: []GateLink{gFrom("G-SEL-CTAPOL-1", spec.V2_28_3), gFrom("G-SEL-SIDE-1", spec.V2_28_3)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
-	{Name: "NCCL_CUMEM_ENABLE", Gates: []GateLink{gFrom("G-EXEC-RTCONN-1", spec.V2_22_3), g("G-MNNVL-1")},
+	{Name: "NCCL_CUMEM_ENABLE", Gates: []GateLink{gFrom("G-EXEC-RTCONN-1", spec.V2_22_3), gFrom("G-MNNVL-1", spec.V2_20_3)},
 		Note: "runtime connect and MNNVL both need cuMem",
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/cudawrap.cc", Func: "ncclCuMemEnable"}},
 	{Name: "NCCL_DEBUG", Note: "non-gating: decides which gate log lines are printed at all (INFO needed for most evidence)",

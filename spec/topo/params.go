@@ -203,6 +203,25 @@ type Params struct {
 	// ncclTopoSelectNets). From 2.18.5 the device number, mirrored, picks
 	// among the closest NETs and the local NETs come first.
 	LocalNetMask bool
+	// NVLinkBwSM90 is the per-link NVLink bandwidth of sm90 GPUs where a
+	// release differs from SM90_NVLINK_BW 20.6 (2.20.3+): 20.0 in 2.19.x
+	// (src/graph/topo.h); 0 (a Params built by hand) means 20.6.
+	NVLinkBwSM90 float32
+
+	// ComputeChannelsFitMax: the "4 compute channels per search channel"
+	// doubling needs 2*nChannels <= MAXCHANNELS (2.19.x
+	// src/graph/connect.cc ncclTopoPostset) instead of nChannels < 16.
+	ComputeChannelsFitMax bool
+
+	// NetPeerChannelsFixed: a remote peer gets NCCL_NCHANNELS_PER_NET_PEER
+	// (default 2) p2p channels whatever the NIC count (2.19.x
+	// src/graph/paths.cc ncclTopoGetNchannels); from 2.20.3 the default -1
+	// derives them from the NICs and the rank count.
+	NetPeerChannelsFixed bool
+
+	// ChannelLineNoCollNet: the init summary has no "collnet channels"
+	// field (2.19.x src/init.cc initTransportsRank).
+	ChannelLineNoCollNet bool
 }
 
 // Params2_22_3 is the reference release, tag v2.22.3-1.
@@ -218,6 +237,7 @@ func Params2_22_3() Params {
 		NetGUIDNeeds0x:       true,
 		NVLSRaisesChannels:   true,
 		CollNetLocalRanksCap: true,
+		NVLinkBwSM90:         20.6,
 	}
 }
 
@@ -231,6 +251,19 @@ func Apply2_18_3(p *Params) {
 // 2.22.3 and 2.28.3, each at the first tag that has it (the tag diffs of
 // src/graph and src/init.cc). Releases with no entry here (2.26.3, 2.26.5,
 // 2.26.6, 2.27.7) leave the topology stage unchanged.
+
+// Apply2_19_4 turns 2.20.3's topology stage into 2.19.4's (a backward
+// delta, tag v2.19.4-1): SM90_NVLINK_BW 20.0, ncclTopoPostset without the
+// raise to nvlsChannels and with the older doubling bound, two p2p
+// channels per network peer, and the init summary without CollNet
+// channels.
+func Apply2_19_4(p *Params) {
+	p.NVLinkBwSM90 = 20.0          // topo.h SM90_NVLINK_BW
+	p.NVLSRaisesChannels = false   // connect.cc ncclTopoPostset: no copyChannels to nvlsChannels
+	p.ComputeChannelsFitMax = true // connect.cc ncclTopoPostset: 2*nChannels <= MAXCHANNELS
+	p.NetPeerChannelsFixed = true  // paths.cc ncclTopoGetNchannels: NCHANNELS_PER_NET_PEER 2
+	p.ChannelLineNoCollNet = true  // init.cc initTransportsRank summary line
+}
 
 // Apply2_23_4 is tag v2.23.4-1.
 func Apply2_23_4(p *Params) {
@@ -392,6 +425,16 @@ func (p *Params) PathCode(t PathType) int {
 	return -1
 }
 
+// ComputeDoubleRoom says whether ncclTopoPostset's "4 compute channels
+// per search channel" doubling may double nChannels: below 16 (2.20.3+),
+// or while the double fits MAXCHANNELS (2.19.x).
+func (p *Params) ComputeDoubleRoom(nChannels int) bool {
+	if p.ComputeChannelsFitMax {
+		return 2*nChannels <= p.MaxChannels
+	}
+	return nChannels < 16
+}
+
 // NVLinkBw is ncclTopoNVLinkBw (src/graph/topo.h) under these rules: the
 // GB/s NCCL assigns one NVLink of a GPU of compute capability sm (×10).
 func (p *Params) NVLinkBw(sm int) float32 { return p.nvlinkBw(sm) }
@@ -401,6 +444,8 @@ func (p *Params) nvlinkBw(sm int) float32 {
 	switch {
 	case sm >= 100 && p.NVLinkBwSM100 > 0:
 		return p.NVLinkBwSM100
+	case sm >= 90 && p.NVLinkBwSM90 > 0:
+		return p.NVLinkBwSM90
 	case sm >= 90:
 		return 20.6
 	case sm == 86:
@@ -582,4 +627,8 @@ var paramSources = map[string][2]string{
 	"SM100SpeedsIntra":        {"src/graph/search.cc", "sm100SpeedArrayIntra"},
 	"SM100SpeedsInter":        {"src/graph/search.cc", "sm100SpeedArrayInter"},
 	"LocalNetMask":            {"src/graph/topo.cc", "ncclTopoGetLocalNet"},
+	"NVLinkBwSM90":            {"src/graph/topo.h", "ncclTopoNVLinkBw"},
+	"ComputeChannelsFitMax":   {"src/graph/connect.cc", "ncclTopoPostset"},
+	"NetPeerChannelsFixed":    {"src/graph/paths.cc", "ncclTopoGetNchannels"},
+	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 }

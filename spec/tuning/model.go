@@ -590,6 +590,8 @@ func (m *TuningModel) buildTables() {
 				implemented = false
 			case agrs && a == NVLS && !c.NVLSAGRS:
 				implemented = false
+			case agrs && a == CollNetDirect && c.CollNetAGRS == TuningCollNetAGRSNone:
+				implemented = false
 			case f == AllReduce && a == PAT:
 				implemented = false
 			}

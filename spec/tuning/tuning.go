@@ -117,10 +117,14 @@ const (
 	// TuningCollNetAGRSMin (2.27.3+): ppn × min(bwIntra, 0.9 × bwInter); the
 	// multi-node checks are the common NVLS+CollNetDirect rule (G-TUNE-BW-2).
 	TuningCollNetAGRSMin
+	// TuningCollNetAGRSNone (before 2.20.3): CollNetDirect serves AllReduce
+	// only; its AllGather and ReduceScatter cells are not modelled
+	// (ncclTopoTuneModel skips them like Tree's).
+	TuningCollNetAGRSNone
 )
 
 func (m TuningCollNetAGRS) String() string {
-	return tuningEnumName([]string{"interpolated", "min-intra-inter"}, int(m), "TuningCollNetAGRS")
+	return tuningEnumName([]string{"interpolated", "min-intra-inter", "none"}, int(m), "TuningCollNetAGRS")
 }
 
 // TuningLL128Rule selects the LL128 "auto" rule (G-TUNE-PROTO-1).
@@ -195,10 +199,14 @@ const (
 	// channel{Lo..Hi}={%d..%d}", printed by scheduleCollTasksToPlan per task
 	// with the task's own byte count.
 	TuningOpLineR24
+	// TuningOpLineTrace (before 2.20.3): the "%ld Bytes -> Algo %d proto %d
+	// time %f" line is TRACE only (its INFO is commented out in
+	// topoGetAlgoInfo), so nothing is printed at NCCL_DEBUG=INFO.
+	TuningOpLineTrace
 )
 
 func (m TuningOpLine) String() string {
-	return tuningEnumName([]string{"r22-time", "r23-func-time", "r24-channels"}, int(m), "TuningOpLine")
+	return tuningEnumName([]string{"r22-time", "r23-func-time", "r24-channels", "trace-only"}, int(m), "TuningOpLine")
 }
 
 // Tuning is one release's tuning constants and behaviour switches. Build it
