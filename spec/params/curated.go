@@ -132,7 +132,7 @@ func gBetween(id string, from, until spec.Version) GateLink {
 
 // ringBackupFrom is the first release with the tuner plugin and the Ring
 // backup (before it, 2.18.x: no tuner, and an empty table is an error).
-const ringBackupFrom = spec.V2_19_4
+const ringBackupFrom = spec.V2_19_1
 
 // Gates maps variables to the gate rules they feed (static: which rules read
 // the variable, not whether it changes their verdict on a given system; that
