@@ -13,3 +13,10 @@ func (r Ref) String() string {
 	}
 	return r.Tag + " " + r.File + " " + r.Func
 }
+
+// RuleID is a rule's stable identifier, such as G-NET-ABI-1: the name a
+// gate, a tuning-model rule and a log line share.
+type RuleID string
+
+// String lets a RuleID print itself.
+func (id RuleID) String() string { return string(id) }

@@ -2,22 +2,6 @@ package spec
 
 import "fmt"
 
-// Op is one collective call as the application makes it.
-type Op struct {
-	Func Func `json:"coll"`
-	// Count is the API's element count: sendcount for AllGather, recvcount
-	// for ReduceScatter, count otherwise.
-	Count    int64    `json:"count"`
-	DataType DataType `json:"dtype"`
-	RedOp    RedOp    `json:"redop"`
-	Root     int      `json:"root"`
-}
-
-// Bytes is Count × element size: the "N Bytes" NCCL prints in its
-// per-operation line (send bytes for AllGather, receive bytes for
-// ReduceScatter).
-func (o Op) Bytes() int64 { return o.Count * int64(o.DataType.Size()) }
-
 // OpFromBytes builds an Op for a byte size; the size must be a multiple of
 // the element size.
 func OpFromBytes(f Func, bytes int64, dt DataType, op RedOp, root int) (Op, error) {
@@ -133,3 +117,35 @@ type CellCost struct {
 
 // OK reports a decision without an error.
 func (d *Decision) OK() bool { return d.Err == nil }
+
+// fillDecision copies the tuning model's choice into the gate engine's Decision: the
+// algorithm and protocol (or the error), the usable cells as candidates in
+// index order, the deciding rule, 2.22.3's fallback, channels, threads and
+// NCCL's time estimate. Support bits, evidence and the release are the
+// engine's to set.
+func fillDecision(c *OpChoice, d *Decision) {
+	d.Op = c.Op
+	d.Algo, d.Proto = c.Algo, c.Proto
+	d.Err = c.Err
+	d.Candidates = d.Candidates[:0]
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			if x := c.Cost[a][p]; x != TuningIgnore && x >= 0 {
+				d.Candidates = append(d.Candidates, AlgoProto{Algo: Algo(a), Proto: Proto(p)})
+			}
+		}
+	}
+	if len(d.Candidates) == 0 {
+		d.Candidates = nil
+	}
+	d.DecidedBy = c.DecidedBy
+	d.Fallback = c.Backup
+	d.NChannels, d.NThreads = c.NChannels, c.NThreads
+	d.ChannelLo, d.ChannelHi = c.ChannelLo, c.ChannelHi
+	d.TimeUs = float64(c.TimeUs)
+	d.Part = nil
+	if c.Part.Hi >= c.Part.Lo && c.Part.CountLo > 0 {
+		p := c.Part
+		d.Part = &p
+	}
+}

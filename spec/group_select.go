@@ -153,7 +153,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		ctaPol := ch.DecidedBy == TuningRuleCTAPolicy
 		lone := len(all) == 1 && ch.Registered == "" && !ctaPol
 		if !lone {
-			ch.FillDecision(d)
+			fillDecision(ch, d)
 			d.Costs = nil // the lone operation's table does not apply
 			if ch.Err == nil && !ctaPol {
 				d.DecidedBy = "G-GROUP-PLAN-1"

@@ -12,52 +12,6 @@ import (
 // with company; a captured group is "persistent" and may register its
 // buffers at capture (NCCL_GRAPH_REGISTER).
 
-// Buffers says what NCCL knows about an operation's buffers.
-type Buffers int
-
-const (
-	// BuffersUser: plain cudaMalloc'ed buffers nobody registered.
-	BuffersUser Buffers = iota
-	// BuffersRegistered: both buffers registered with ncclCommRegister.
-	BuffersRegistered
-	// BuffersWindow: both buffers in windows from ncclCommWindowRegister
-	// (2.27+).
-	BuffersWindow
-	numBuffers
-)
-
-var buffersNames = [numBuffers]string{"user", "registered", "window"}
-
-func (b Buffers) String() string {
-	if b >= 0 && b < numBuffers {
-		return buffersNames[b]
-	}
-	return fmt.Sprintf("Buffers(%d)", int(b))
-}
-
-// ParseBuffers reads "user", "registered" or "window".
-func ParseBuffers(s string) (Buffers, error) {
-	for i, n := range buffersNames {
-		if strings.EqualFold(s, n) {
-			return Buffers(i), nil
-		}
-	}
-	return 0, fmt.Errorf("buffers %q: expected one of %s", s, strings.Join(buffersNames[:], ", "))
-}
-
-// MarshalText writes the name.
-func (b Buffers) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
-
-// UnmarshalText reads the name.
-func (b *Buffers) UnmarshalText(p []byte) error {
-	v, err := ParseBuffers(string(p))
-	if err != nil {
-		return err
-	}
-	*b = v
-	return nil
-}
-
 // LaunchMode is how the group's kernels are launched.
 type LaunchMode int
 
@@ -157,7 +111,7 @@ func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
 		out = append(out, ops...)
 	}
 	for i, o := range out {
-		if o.Buffers < 0 || o.Buffers >= numBuffers {
+		if o.Buffers < 0 || o.Buffers >= NumBuffers {
 			return nil, fmt.Errorf("group op %d: buffers %d: expected user, registered or window", i, int(o.Buffers))
 		}
 	}

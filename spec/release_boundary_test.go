@@ -146,15 +146,12 @@ func TestCopyEngineAllGatherSM100(t *testing.T) {
 			t.Fatal(err, c.Err)
 		}
 		o := TuningOp{Op: Op{Func: AllGather, Count: tc.count, DataType: Float32}, Buffers: BuffersWindow}
-		got := ""
-		switch {
-		case c.Model.copyEngine(o):
-			got = "copy-engine"
-		case c.Model.windowed(o):
-			got = "symmetric"
+		ch, err := ChooseOp(c.Model, o)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got != tc.want {
-			t.Errorf("%s %v count %d: %q, want %q", tc.v, tc.env, tc.count, got, tc.want)
+		if got := ch.SidePath; got != tc.want {
+			t.Errorf("%s %v count %d: %q, want %q", tc.v, tc.env, tc.count, ch.SidePath, tc.want)
 		}
 	}
 }

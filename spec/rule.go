@@ -591,9 +591,6 @@ func Holds(id RuleID, ref Ref) []Version {
 	return out
 }
 
-// String lets a RuleID print itself.
-func (id RuleID) String() string { return string(id) }
-
 // Diff returns every change of the releases after from up to and including
 // to, in chain order: the deltas a reviewer reads to go from one to the
 // other.

@@ -588,8 +588,7 @@ func (o *opRun) modelCosts() string {
 		return ""
 	}
 	ch := &o.choiceBuf
-	var t tuningTask
-	if err := m.chooseOp(TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch, &t); err != nil {
+	if err := m.ChooseInto(TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch); err != nil {
 		return "model: " + err.Error()
 	}
 	o.choice = ch
@@ -841,7 +840,11 @@ var runtimeConnect = &Rule{
 			o.emit(Verdict{Outcome: Info, Why: d.Algo.String() + runtimeConnectWhy(rt)})
 			return
 		}
-		o.emit(Verdict{Outcome: Info, Why: runtimeConnectWhys[tuningB2i(rt)][d.Algo]})
+		whys := &runtimeConnectWhys[0]
+		if rt {
+			whys = &runtimeConnectWhys[1]
+		}
+		o.emit(Verdict{Outcome: Info, Why: whys[d.Algo]})
 	},
 }
 

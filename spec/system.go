@@ -266,32 +266,6 @@ func (s ReduceSet) Validate() error {
 	return nil
 }
 
-// TunerBehaviour is what a tuner plugin does to the cost table.
-type TunerBehaviour struct {
-	Name string `json:"name"`
-	// InitError makes the tuner's init fail (communicator init fails).
-	InitError string `json:"init_error,omitempty"`
-	// Rules are applied in order per operation; the first matching one wins.
-	Rules []TunerRule `json:"rules,omitempty"`
-	// InitLog is what a loaded tuner logged during init.
-	InitLog []string `json:"init_log,omitempty"`
-	// Constants are a v5+ tuner's init edits of the tuning constants.
-	Constants []TuningConstantEdit `json:"constants,omitempty"`
-}
-
-// TunerRule sets one cost-table cell for operations of a function within a
-// size range, as the example tuner of NCCL's plugins/tuner does: cost 0.0
-// prefers the cell, -1 (IGNORE) forbids it.
-type TunerRule struct {
-	Func      string  `json:"func"`
-	MinBytes  int64   `json:"min_bytes"`
-	MaxBytes  int64   `json:"max_bytes"` // 0: no upper bound
-	Algo      string  `json:"algo"`
-	Proto     string  `json:"proto"`
-	Cost      float64 `json:"cost"`
-	NChannels int     `json:"nchannels,omitempty"`
-}
-
 // NRanks is the total GPU count.
 func (s *System) NRanks() int {
 	n := 0

@@ -162,9 +162,6 @@ func F(name string, v any) Fact {
 	return Fact{Name: name, Value: fmt.Sprint(v)}
 }
 
-// RuleID is a rule's stable identifier, such as G-NET-ABI-1.
-type RuleID string
-
 // Verdict is one gate's result in one walk down NCCL's chain.
 type Verdict struct {
 	Rule    RuleID  `json:"rule"`

@@ -11,6 +11,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // TunerTable is an operation's cost table as getCollInfo receives it:
@@ -112,7 +114,7 @@ func (c *Comm) TunerCallFor(d *Decision) (call TunerCall, ok bool) {
 	}
 	op := d.Op
 	call.ABI, call.Func = c.TunerABI, op.Func
-	call.NBytes = int64(op.DataType.Size()) * tuningMaxSendRecvCount(op.Func, c.NRanks, op.Count)
+	call.NBytes = int64(op.DataType.Size()) * tuning.MaxSendRecvCount(op.Func, c.NRanks, op.Count)
 	call.NumPipeOps = 1 // one operation per channel
 	call.NumAlgo, call.NumProto = c.Model.Tuning.NumAlgos, NumProtos
 	call.CollNetSupport, call.NVLSSupport = tunerV2Support(&call.Table)
@@ -242,66 +244,11 @@ func (o *opRun) tunedCall(e *TunerEffect) {
 }
 
 // modelEdit is what the tuning model takes of the answer: the table and
-// the channel count.
-func (e *TunerEffect) modelEdit() *TunerEffect {
+// the channel count (nil when the answer holds nothing: a fault or an
+// error return).
+func (e *TunerEffect) modelEdit() *tuning.TunerEdit {
 	if e == nil || e.Answer.Fault != "" || e.Answer.Result != 0 {
 		return nil
 	}
-	return e
-}
-
-// applyToModel writes the answer's table into the aggregate's cost table
-// (cells it changed are marked as the tuner's) and sets the channel count.
-func (e *TunerEffect) applyToModel(m *TuningModel, g *tuningAgg) {
-	for a := range min(e.Call.NumAlgo, m.Tuning.NumAlgos) {
-		for p := range NumProtos {
-			if v := e.After[a][p]; v != g.cost[a][p] && !(v != v && g.cost[a][p] != g.cost[a][p]) {
-				g.cost[a][p], g.reason[a][p] = v, TuningCostTuner
-			}
-		}
-	}
-	g.tunerNCh = e.Answer.NChannels
-}
-
-// TunerConstantsV5 lays the release's tuning constants out as
-// ncclTunerConstants_v5_t: baseLatencies[7][3], hwLatencies[3][7][3],
-// then llMaxBws, perChMaxRingLL128Bws, perChMaxTreeLL128Bws,
-// perChMaxTreeBws and perChMaxNVLSTreeBws, each [4][3] (144 doubles).
-//
-// Ref: v2.28.9-1 src/include/plugin/tuner/tuner_v5.h
-func (t *Tuning) TunerConstantsV5() []float64 {
-	out := make([]float64, 0, 144)
-	t.walkConstants(func(_ string, v float64) { out = append(out, v) })
-	return out
-}
-
-// TunerConstantEditsV5 turns the constants a v5+ tuner's init left into
-// edits of the release's constants (the cells that changed).
-func (t *Tuning) TunerConstantEditsV5(after []float64) ([]TuningConstantEdit, error) {
-	before := t.TunerConstantsV5()
-	if len(after) != len(before) {
-		return nil, fmt.Errorf("tuner constants: %d values, expected %d", len(after), len(before))
-	}
-	var edits []TuningConstantEdit
-	i := 0
-	t.walkConstants(func(path string, v float64) {
-		if w := after[i]; w != v && !(w != w && v != v) {
-			edits = append(edits, TuningConstantEdit{Path: path, Value: w})
-		}
-		i++
-	})
-	return edits, nil
-}
-
-// walkConstants visits the fields of ncclTunerConstants_v5_t in C order.
-func (t *Tuning) walkConstants(fn func(path string, v float64)) {
-	names := []string{"baseLatencies", "hwLatencies", "llMaxBws", "perChMaxRingLL128Bws", "perChMaxTreeLL128Bws", "perChMaxTreeBws", "perChMaxNVLSTreeBws"}
-	for _, name := range names {
-		t.walk(func(l tuningLeaf) bool {
-			if strings.HasPrefix(l.path, name+"[") {
-				fn(l.path, l.v.Float())
-			}
-			return true
-		})
-	}
+	return &tuning.TunerEdit{NumAlgo: e.Call.NumAlgo, After: e.After, NChannels: e.Answer.NChannels}
 }

@@ -48,7 +48,7 @@ func tuningModel(t tuningTB, in TuningInput, v Version) *TuningModel {
 
 // tuningCell prints one table cell as NCCL does ("%8.1f/%6.1f").
 func tuningCell(m *TuningModel, f Func, a Algo, p Proto) string {
-	return tuningFmtF(8, 1, float64(m.Latencies[f][a][p])) + "/" + tuningFmtF(6, 1, float64(m.Bandwidths[f][a][p]))
+	return fmt.Sprintf("%8.1f/%6.1f", m.Latencies[f][a][p], m.Bandwidths[f][a][p])
 }
 
 // TestTuningH200x2Logged checks the model against what real NCCL 2.28.9
@@ -84,13 +84,13 @@ func TestTuningH200x2Logged(t *testing.T) {
 			t.Errorf("%s: max threads %v", v, m.MaxThreads)
 		}
 		// §7 note: Tree AllReduce Simple latency 16.4 µs on 2 GPUs.
-		if got := tuningFmtF(0, 1, float64(m.Latencies[AllReduce][Tree][Simple])); got != "16.4" {
+		if got := fmt.Sprintf("%.1f", m.Latencies[AllReduce][Tree][Simple]); got != "16.4" {
 			t.Errorf("%s Tree AR Simple latency %s, logged 16.4", v, got)
 		}
 	}
 	// 2.22.3's Tree/Simple latency on the same graphs: 56 µs (nccl-tuning.md §7).
 	m := tuningModel(t, tuningH200x2Input(), V2_22_3)
-	if got := tuningFmtF(0, 1, float64(m.Latencies[AllReduce][Tree][Simple])); got != "56.0" {
+	if got := fmt.Sprintf("%.1f", m.Latencies[AllReduce][Tree][Simple]); got != "56.0" {
 		t.Errorf("2.22.3 Tree AR Simple latency %s, want 56.0", got)
 	}
 }
@@ -495,30 +495,4 @@ func TestTuningResearchPredictions(t *testing.T) {
 			t.Errorf("2 × 8 H100 %s %s/%s: %q, note %q", c.f, c.a, c.p, got, c.want)
 		}
 	}
-}
-
-// tuningLog2i is floor(log2 n) as log2i's loop computes it, −1 for n ≤ 0.
-func TestTuningLog2i(t *testing.T) {
-	loop := func(n int64) int64 {
-		if n <= 0 {
-			return -1
-		}
-		var l int64
-		for n > 1 {
-			n >>= 1
-			l++
-		}
-		return l
-	}
-	for _, n := range []int64{-5, 0, 1, 2, 3, 4, 1023, 1024, 1 << 40, 1<<62 + 7, math.MaxInt64} {
-		if got, want := tuningLog2i(n), loop(n); got != want {
-			t.Errorf("tuningLog2i(%d) = %d, want %d", n, got, want)
-		}
-	}
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.Int64().Draw(t, "n")
-		if got, want := tuningLog2i(n), loop(n); got != want {
-			t.Fatalf("tuningLog2i(%d) = %d, want %d", n, got, want)
-		}
-	})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 	"pgregory.net/rapid"
 )
 
@@ -208,20 +209,25 @@ func TestTuningTieOrder(t *testing.T) {
 	if c.Algo != Ring || c.Proto != LL || c.TimeUs != 0 {
 		t.Fatalf("tuner cost 0: %s/%s %v", c.Algo, c.Proto, c.TimeUs)
 	}
-	// Two zero cells: Tree/Simple (lower index) beats Ring/LL.
-	var g tuningAgg
-	tk := tuningTask{fn: AllReduce, count: 1 << 20, dtype: Int8}
-	m.costTable(&tk, 1<<20, 1, &g)
-	g.cost[Tree][Simple], g.cost[Ring][LL] = 0, 0
-	m.pick(&tk, 1<<20, &g, AlgoNone, ProtoNone, 0)
-	if g.algo != Tree || g.proto != Simple {
-		t.Errorf("tie: %s/%s", g.algo, g.proto)
+	// Two zero cells (a loaded tuner's table, every other cell IGNORE):
+	// Tree/Simple (lower index) beats Ring/LL; then Tree/LL beats both.
+	edit := &tuning.TunerEdit{NumAlgo: NumAlgos}
+	for a := range NumAlgos {
+		for p := range NumProtos {
+			edit.After[a][p] = TuningIgnore
+		}
 	}
-	g.cost[Tree][Simple] = 0
-	g.cost[Tree][LL] = 0
-	m.pick(&tk, 1<<20, &g, AlgoNone, ProtoNone, 0)
-	if g.algo != Tree || g.proto != LL {
-		t.Errorf("tie: %s/%s", g.algo, g.proto)
+	edit.After[Tree][Simple], edit.After[Ring][LL] = 0, 0
+	op := TuningOp{Op: Op{Func: AllReduce, Count: 1 << 20, DataType: Int8, RedOp: Sum}, Tuned: edit}
+	for _, want := range []AlgoProto{{Algo: Tree, Proto: Simple}, {Algo: Tree, Proto: LL}} {
+		edit.After[want.Algo][want.Proto] = 0
+		c, err := ChooseOp(m, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Algo != want.Algo || c.Proto != want.Proto {
+			t.Errorf("tie: %s/%s, want %s", c.Algo, c.Proto, want)
+		}
 	}
 }
 
@@ -339,21 +345,6 @@ func TestTuningGroup(t *testing.T) {
 	}
 }
 
-// TestTuningSorterBin: the sorter's size classes.
-func TestTuningSorterBin(t *testing.T) {
-	prev := 1 << 30
-	for _, sz := range []int64{0, 1023, 1024, 2048, 3072, 4096, 5120, 8 << 10, 1 << 20, 1 << 30, 1 << 40} {
-		b := tuningSorterBin(sz)
-		if b > prev || b < 0 || b > 80 {
-			t.Errorf("size %d bin %d after %d", sz, b, prev)
-		}
-		prev = b
-	}
-	if tuningSorterBin(1<<30) != tuningSorterBin(1<<40) {
-		t.Error("sizes above 1 GiB share the last bin")
-	}
-}
-
 // TestTuningChooseProperties: invariants of every choice over random
 // communicators, releases and operations.
 func TestTuningChooseProperties(t *testing.T) {
@@ -427,7 +418,7 @@ func TestTuningChooseProperties(t *testing.T) {
 		if c.ChannelLo < 0 || c.ChannelHi < c.ChannelLo || c.ChannelHi >= max(in.NChannels, in.NVLSChannels, c.NChannels) {
 			rt.Fatalf("channels %d..%d (nChannels %d, nvls %d, task %d)", c.ChannelLo, c.ChannelHi, in.NChannels, in.NVLSChannels, c.NChannels)
 		}
-		if v != V2_22_3 && c.Line != tuningOpLineR24(f, c.Bytes, c.Algo, c.Proto, c.ChannelLo, c.ChannelHi) {
+		if v != V2_22_3 && c.Line != fmt.Sprintf("%s: %d Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}", f, c.Bytes, c.Algo.LogName(), c.Proto.LogName(), c.ChannelLo, c.ChannelHi) {
 			rt.Fatalf("line %q", c.Line)
 		}
 		// Forcing the chosen algorithm alone keeps it (or its error).
@@ -532,7 +523,7 @@ func TestTuningZerosAndDecision(t *testing.T) {
 	}
 	c := tuningChoose(t, m, AllReduce, 1<<20, Float32)
 	var d Decision
-	c.FillDecision(&d)
+	fillDecision(c, &d)
 	if d.Algo != c.Algo || d.NChannels != c.NChannels || d.ChannelHi != c.ChannelHi || d.DecidedBy != TuningRuleSelPick || len(d.Candidates) != 6 {
 		t.Errorf("decision %+v", d)
 	}

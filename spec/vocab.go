@@ -1,8 +1,9 @@
 package spec
 
 // The names below moved to package nccl, the leaf package of NCCL's
-// vocabulary (release identity, source references, the enums, name
-// parsing, C number parsing, the busBw factor). They are aliases and
+// vocabulary (release identity, source references and rule IDs, the enums,
+// an operation, its buffers and NCCL's results, name parsing, C number
+// parsing, the busBw factor). They are aliases and
 // re-exports, not copies: each is defined once, in nccl, and spec keeps the
 // old spelling so that callers move over when they are next touched.
 // New code names nccl directly.
@@ -17,6 +18,13 @@ type (
 	RedOp    = nccl.RedOp
 	Ref      = nccl.Ref
 	Version  = nccl.Version
+
+	// an operation and its outcome (nccl/op.go, nccl/result.go, nccl/ref.go)
+	Op        = nccl.Op
+	Buffers   = nccl.Buffers
+	Result    = nccl.Result
+	NCCLError = nccl.NCCLError
+	RuleID    = nccl.RuleID
 )
 
 const (
@@ -64,6 +72,20 @@ const (
 	PreMulSum     = nccl.PreMulSum
 	NumRedOps     = nccl.NumRedOps
 
+	// buffers and results (nccl/op.go, nccl/result.go)
+	BuffersUser        = nccl.BuffersUser
+	BuffersRegistered  = nccl.BuffersRegistered
+	BuffersWindow      = nccl.BuffersWindow
+	NumBuffers         = nccl.NumBuffers
+	Success            = nccl.Success
+	UnhandledCudaError = nccl.UnhandledCudaError
+	SystemError        = nccl.SystemError
+	InternalError      = nccl.InternalError
+	InvalidArgument    = nccl.InvalidArgument
+	InvalidUsage       = nccl.InvalidUsage
+	RemoteError        = nccl.RemoteError
+	InProgress         = nccl.InProgress
+
 	// releases (nccl/version.go)
 	V2_19_1 = nccl.V2_19_1
 	V2_19_3 = nccl.V2_19_3
@@ -104,6 +126,8 @@ var (
 	ParseProto    = nccl.ParseProto
 	ParseDataType = nccl.ParseDataType
 	ParseRedOp    = nccl.ParseRedOp
+	ParseBuffers  = nccl.ParseBuffers
+	ParseResult   = nccl.ParseResult
 
 	// names and their parsing (nccl/names.go)
 	AllFuncs       = nccl.AllFuncs

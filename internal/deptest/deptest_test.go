@@ -5,14 +5,17 @@
 // imports nothing above it in the data flow (hw, whatif, oracle, diagnose,
 // cmd). The judges of what hardware produced (ncclog, diagnose, conformance)
 // are pure too and reach neither hw nor cgo, and hw reaches none of them but
-// conformance, the records it writes. Outside the release files no code
-// compares a version with a particular release (versions_test.go).
+// conformance, the records it writes. The tuning model (spec/tuning) imports
+// of the module only NCCL's vocabulary and spec/topo: spec consumes it, never
+// the reverse. Outside the release files no code compares a version with a
+// particular release (versions_test.go).
 package deptest
 
 import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -278,5 +281,52 @@ func TestHWReachesNoJudge(t *testing.T) {
 	}
 	if v := hwViolations(pkg{ImportPath: module + "/hw", Deps: []string{module + "/conformance", module + "/diagnose"}}); len(v) != 1 {
 		t.Errorf("hw reaching diagnose not caught: %v", v)
+	}
+}
+
+// allowedImports names, for a package, every package of the module it may
+// import directly. The tuning model is the rule engine's input, not a part
+// of it: it reads NCCL's vocabulary and the searched graphs, never spec
+// itself, so that spec consumes the model and the model stays testable and
+// reusable on its own.
+var allowedImports = map[string][]string{
+	"spec/tuning": {"nccl", "spec/topo"},
+}
+
+// allowedViolations returns the module packages p imports outside allowed.
+func allowedViolations(p pkg, allowed []string) []string {
+	var out []string
+	for _, imp := range p.Imports {
+		rel, ok := strings.CutPrefix(imp, module+"/")
+		if !ok && imp != module {
+			continue
+		}
+		if !slices.Contains(allowed, rel) {
+			out = append(out, "imports "+imp+"; allowed from the module: "+strings.Join(allowed, ", "))
+		}
+	}
+	return out
+}
+
+func TestAllowedImports(t *testing.T) {
+	for name, allowed := range allowedImports {
+		ps := list(t, "./"+name)
+		if len(ps) != 1 {
+			t.Fatalf("go list ./%s: %d packages", name, len(ps))
+		}
+		for _, v := range allowedViolations(ps[0], allowed) {
+			t.Errorf("%s %s", name, v)
+		}
+	}
+}
+
+func TestAllowedViolationsAreCaught(t *testing.T) {
+	bad := pkg{ImportPath: module + "/spec/tuning", Imports: []string{"fmt", module + "/nccl", module + "/spec", module + "/spec/topo"}}
+	if got := allowedViolations(bad, allowedImports["spec/tuning"]); len(got) != 1 || !strings.Contains(got[0], "imports "+module+"/spec;") {
+		t.Fatalf("violations: %v", got)
+	}
+	good := pkg{ImportPath: module + "/spec/tuning", Imports: []string{"fmt", module + "/nccl", module + "/spec/topo"}}
+	if got := allowedViolations(good, allowedImports["spec/tuning"]); len(got) != 0 {
+		t.Fatalf("an allowed import flagged: %v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package spec
+package tuning
 
 // EnableMatrix is NCCL's per-function enable flags for algorithms and
 // protocols (algoEnable/protoEnable of src/graph/tuning.cc) as NCCL_ALGO and

@@ -1,0 +1,104 @@
+package tuning
+
+// What the model takes of a tuner plugin: the declarative behaviour a
+// system file describes, a loaded plugin's answer for one operation, and
+// the constants a v5+ tuner may edit at init. The plugin itself runs
+// outside the core (package tuner); spec turns its answers into these
+// values (spec/tuner_answer.go).
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TunerBehaviour is what a tuner plugin does to the cost table.
+type TunerBehaviour struct {
+	Name string `json:"name"`
+	// InitError makes the tuner's init fail (communicator init fails).
+	InitError string `json:"init_error,omitempty"`
+	// Rules are applied in order per operation; the first matching one wins.
+	Rules []TunerRule `json:"rules,omitempty"`
+	// InitLog is what a loaded tuner logged during init.
+	InitLog []string `json:"init_log,omitempty"`
+	// Constants are a v5+ tuner's init edits of the tuning constants.
+	Constants []ConstantEdit `json:"constants,omitempty"`
+}
+
+// TunerRule sets one cost-table cell for operations of a function within a
+// size range, as the example tuner of NCCL's plugins/tuner does: cost 0.0
+// prefers the cell, -1 (IGNORE) forbids it.
+type TunerRule struct {
+	Func      string  `json:"func"`
+	MinBytes  int64   `json:"min_bytes"`
+	MaxBytes  int64   `json:"max_bytes"` // 0: no upper bound
+	Algo      string  `json:"algo"`
+	Proto     string  `json:"proto"`
+	Cost      float64 `json:"cost"`
+	NChannels int     `json:"nchannels,omitempty"`
+}
+
+// TunerEdit is what the model takes of a loaded tuner's answer for one
+// operation: the table after the call (getCollInfo's collCostTable, -1.0
+// for IGNORE), the number of algorithm rows NCCL passed, and the channel
+// count the tuner set (0: not set).
+type TunerEdit struct {
+	NumAlgo   int
+	After     [NumAlgos][NumProtos]float32
+	NChannels int
+}
+
+// applyToModel writes the answer's table into the aggregate's cost table
+// (cells it changed are marked as the tuner's) and sets the channel count.
+func (e *TunerEdit) applyToModel(m *Model, g *tuningAgg) {
+	for a := range min(e.NumAlgo, m.Tuning.NumAlgos) {
+		for p := range NumProtos {
+			if v := e.After[a][p]; v != g.cost[a][p] && !(v != v && g.cost[a][p] != g.cost[a][p]) {
+				g.cost[a][p], g.reason[a][p] = v, CostTuner
+			}
+		}
+	}
+	g.tunerNCh = e.NChannels
+}
+
+// TunerConstantsV5 lays the release's tuning constants out as
+// ncclTunerConstants_v5_t: baseLatencies[7][3], hwLatencies[3][7][3],
+// then llMaxBws, perChMaxRingLL128Bws, perChMaxTreeLL128Bws,
+// perChMaxTreeBws and perChMaxNVLSTreeBws, each [4][3] (144 doubles).
+//
+// Ref: v2.28.9-1 src/include/plugin/tuner/tuner_v5.h
+func (t *Consts) TunerConstantsV5() []float64 {
+	out := make([]float64, 0, 144)
+	t.walkConstants(func(_ string, v float64) { out = append(out, v) })
+	return out
+}
+
+// TunerConstantEditsV5 turns the constants a v5+ tuner's init left into
+// edits of the release's constants (the cells that changed).
+func (t *Consts) TunerConstantEditsV5(after []float64) ([]ConstantEdit, error) {
+	before := t.TunerConstantsV5()
+	if len(after) != len(before) {
+		return nil, fmt.Errorf("tuner constants: %d values, expected %d", len(after), len(before))
+	}
+	var edits []ConstantEdit
+	i := 0
+	t.walkConstants(func(path string, v float64) {
+		if w := after[i]; w != v && !(w != w && v != v) {
+			edits = append(edits, ConstantEdit{Path: path, Value: w})
+		}
+		i++
+	})
+	return edits, nil
+}
+
+// walkConstants visits the fields of ncclTunerConstants_v5_t in C order.
+func (t *Consts) walkConstants(fn func(path string, v float64)) {
+	names := []string{"baseLatencies", "hwLatencies", "llMaxBws", "perChMaxRingLL128Bws", "perChMaxTreeLL128Bws", "perChMaxTreeBws", "perChMaxNVLSTreeBws"}
+	for _, name := range names {
+		t.walk(func(l tuningLeaf) bool {
+			if strings.HasPrefix(l.path, name+"[") {
+				fn(l.path, l.v.Float())
+			}
+			return true
+		})
+	}
+}
