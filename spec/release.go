@@ -50,6 +50,7 @@ type Release struct {
 // one entry here and its delta file.
 var releaseList = []Release{
 	// -- add older releases here (backward deltas) --
+	release2_19_1,
 	release2_19_3,
 	release2_19_4,
 	release2_20_3,

@@ -47,6 +47,7 @@ type Release struct {
 // releases lists the releases that have a generated table, oldest first.
 // Every spec.Release has one.
 var releases = []Release{
+	{Version: spec.V2_19_1, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_19_3, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_19_4, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_20_3, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
