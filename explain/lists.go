@@ -43,7 +43,7 @@ func NewReleases() (Releases, error) {
 			return out, err
 		}
 		rel, _ := spec.ReleaseOf(v)
-		row := Release{Version: v.String(), Tag: v.Tag(), Code: v.Code(), Unchanged: spec.UnchangedNote(v), Delta: "forward"}
+		row := Release{Version: v.String(), Tag: v.Tag(), Code: v.Code(), Unchanged: rel.Unchanged, Delta: "forward"}
 		switch {
 		case rel.Anchor:
 			row.Delta, backward = "anchor", false

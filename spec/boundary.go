@@ -18,7 +18,7 @@ import (
 type ReleaseDelta struct {
 	Version Version
 	Tag     string
-	// Unchanged is UnchangedNote: why the release changes nothing.
+	// Unchanged is Release.Unchanged: why the delta is empty.
 	Unchanged string
 	Rules     []Change
 	Values    []Change
@@ -36,7 +36,7 @@ func RangeDeltas(from, to Version) ([]ReleaseDelta, error) {
 		if rel.Version <= from || rel.Version > to {
 			continue
 		}
-		d := ReleaseDelta{Version: rel.Version, Tag: rel.Tag, Unchanged: UnchangedNote(rel.Version)}
+		d := ReleaseDelta{Version: rel.Version, Tag: rel.Tag, Unchanged: rel.Unchanged}
 		for _, c := range changes {
 			if c.Since != rel.Version {
 				continue

@@ -35,9 +35,11 @@ type Release struct {
 	Topo func(*topo.Params)
 	// Tuning changes the tuning model's constants; nil when unchanged.
 	Tuning func(*Tuning) ([]TuningChange, error)
-	// Unchanged says, for a release whose delta is empty, what its tag
-	// changed instead and why no gate, constant or rule follows from it;
-	// empty for every release with a delta.
+	// Unchanged says, for a release whose changelog against the release
+	// before it is empty, what its tag changed instead and why no gate,
+	// constant or rule follows from it; empty for every release with a
+	// change. (A backward delta may have blocks and still an empty
+	// changelog: 2.19.4 against 2.19.3.)
 	Unchanged string
 	// Anchor marks the one release built from nothing; the releases
 	// before it in releaseList are backward deltas.
@@ -52,6 +54,8 @@ var releaseList = []Release{
 	release2_18_3,
 	release2_18_5,
 	release2_18_6,
+	release2_19_1,
+	release2_19_3,
 	release2_19_4,
 	release2_20_3,
 	release2_20_5,
@@ -100,26 +104,6 @@ func ReleaseOf(v Version) (Release, bool) {
 		}
 	}
 	return Release{}, false
-}
-
-// UnchangedNote says why the changes from the release before v to v are
-// none, or "". From the anchor on that is v's own Unchanged; before it, a
-// backward delta writes the release before v from v, so it is that
-// release's Unchanged.
-func UnchangedNote(v Version) string {
-	for i, r := range releaseList {
-		if r.Version != v {
-			continue
-		}
-		if i < anchorIndex() {
-			if i == 0 {
-				return ""
-			}
-			return releaseList[i-1].Unchanged
-		}
-		return r.Unchanged
-	}
-	return ""
 }
 
 // build turns the previous release's ruleset into this one's. Every error a

@@ -161,6 +161,10 @@ var release2_18_6 = Release{
 	Consts:  consts2_18_6,
 	Tuning:  tuningBack2_18_6,
 	Rules:   back2_18_6,
+	// What 2.18.6 changed from 2.18.5, its changelog (empty: the 2.18.5
+	// file has no block).
+	Unchanged: "2.18.6 keeps host copies of the device peer pointers (src/channel.cc initChannel, src/transport/nvls.cc ncclNvlsSetup) " +
+		"instead of copying them back from the device: a fix; no gate, constant or rule differs",
 }
 
 func consts2_18_6(rs *Ruleset) {

@@ -80,6 +80,9 @@ var release2_19_4 = Release{
 	Topo:    topo.Apply2_19_4,
 	Tuning:  tuningBack2_19_4,
 	Rules:   back2_19_4,
+	// Against 2.19.3 (a backward delta with no block) 2.19.4 changes
+	// nothing gatesim decides.
+	Unchanged: "connection setup in rounds of NCCL_CONNECT_ROUND_MAX_PEERS with NCCL_REPORT_CONNECT_PROGRESS (src/transport.cc ncclTransportP2pSetup), the p2p fusion reset inside the chunk loop (src/enqueue.cc scheduleP2pTasksToPlan) and NCCL_WARN_ENABLE_DEBUG_INFO (src/debug.cc)",
 }
 
 func consts2_19_4(rs *Ruleset) {

@@ -67,11 +67,11 @@ func TestDeltasCarryTheirTag(t *testing.T) {
 			}
 			continue
 		}
-		note := UnchangedNote(v)
-		if len(rs.Changes) == 0 && note == "" {
+		rel, _ := ReleaseOf(v)
+		if len(rs.Changes) == 0 && rel.Unchanged == "" {
 			t.Errorf("release %s has an empty delta and does not say why (Release.Unchanged)", v)
 		}
-		if len(rs.Changes) != 0 && note != "" {
+		if len(rs.Changes) != 0 && rel.Unchanged != "" {
 			t.Errorf("release %s says it is unchanged but records %d changes", v, len(rs.Changes))
 		}
 		for _, c := range rs.Changes {

@@ -862,7 +862,11 @@ var runtimeConnect = &Rule{
 			o.emit(Verdict{Outcome: Info, Why: d.Algo.String() + runtimeConnectWhy(rt)})
 			return
 		}
-		o.emit(Verdict{Outcome: Info, Why: runtimeConnectWhys[tuningB2i(rt)][d.Algo]})
+		whys := &runtimeConnectWhys[0]
+		if rt {
+			whys = &runtimeConnectWhys[1]
+		}
+		o.emit(Verdict{Outcome: Info, Why: whys[d.Algo]})
 	},
 }
 

@@ -7,114 +7,106 @@ package spec
 import "github.com/gatesim/gatesim/spec/tuning"
 
 type (
-	TuningHw           = tuning.TuningHw
-	TuningCompCap      = tuning.TuningCompCap
-	TuningScale        = tuning.TuningScale
-	TuningNVLSBw       = tuning.TuningNVLSBw
-	TuningCollNetAGRS  = tuning.TuningCollNetAGRS
-	TuningLL128Rule    = tuning.TuningLL128Rule
-	TuningNVLSPrune    = tuning.TuningNVLSPrune
-	TuningNoAlgo       = tuning.TuningNoAlgo
-	TuningOpLine       = tuning.TuningOpLine
-	Tuning             = tuning.Tuning
-	TuningChange       = tuning.TuningChange
+	TuningHw           = tuning.Hw
+	TuningCompCap      = tuning.CompCap
+	TuningScale        = tuning.Scale
+	TuningNVLSBw       = tuning.NVLSBw
+	TuningCollNetAGRS  = tuning.CollNetAGRS
+	TuningLL128Rule    = tuning.LL128Rule
+	TuningNVLSPrune    = tuning.NVLSPrune
+	TuningNoAlgo       = tuning.NoAlgo
+	TuningOpLine       = tuning.OpLine
+	Tuning             = tuning.Consts
+	TuningChange       = tuning.Change
 	CBDPart            = tuning.CBDPart
 	EnableMatrix       = tuning.EnableMatrix
 	OpChoice           = tuning.OpChoice
 	SymKernel          = tuning.SymKernel
 	TunerBehaviour     = tuning.TunerBehaviour
 	TunerRule          = tuning.TunerRule
-	TuningCPUArch      = tuning.TuningCPUArch
-	TuningCPUVendor    = tuning.TuningCPUVendor
-	TuningConstantEdit = tuning.TuningConstantEdit
-	TuningInput        = tuning.TuningInput
-	TuningModel        = tuning.TuningModel
-	TuningOp           = tuning.TuningOp
+	TuningCPUArch      = tuning.CPUArch
+	TuningCPUVendor    = tuning.CPUVendor
+	TuningConstantEdit = tuning.ConstantEdit
+	TuningInput        = tuning.Input
+	TuningModel        = tuning.Model
+	TuningOp           = tuning.Call
 )
 
 const (
-	TuningHwNVLink                = tuning.TuningHwNVLink
-	TuningHwPCI                   = tuning.TuningHwPCI
-	TuningHwNet                   = tuning.TuningHwNet
-	NumTuningHw                   = tuning.NumTuningHw
-	TuningVolta                   = tuning.TuningVolta
-	TuningAmpere                  = tuning.TuningAmpere
-	TuningHopper                  = tuning.TuningHopper
-	TuningBlackwell               = tuning.TuningBlackwell
-	NumTuningCompCaps             = tuning.NumTuningCompCaps
-	TuningN1                      = tuning.TuningN1
-	TuningN2                      = tuning.TuningN2
-	TuningN4                      = tuning.TuningN4
-	NumTuningScales               = tuning.NumTuningScales
-	TuningNVLSBwMin               = tuning.TuningNVLSBwMin
-	TuningNVLSBwEfficiency        = tuning.TuningNVLSBwEfficiency
-	TuningNVLSBwGraph             = tuning.TuningNVLSBwGraph
-	TuningCollNetAGRSInterpolated = tuning.TuningCollNetAGRSInterpolated
-	TuningCollNetAGRSMin          = tuning.TuningCollNetAGRSMin
-	TuningCollNetAGRSNone         = tuning.TuningCollNetAGRSNone
-	TuningLL128R22                = tuning.TuningLL128R22
-	TuningLL128C2C                = tuning.TuningLL128C2C
-	TuningLL128C2CMixed           = tuning.TuningLL128C2CMixed
-	TuningLL128R18                = tuning.TuningLL128R18
-	TuningNVLSPruneR22            = tuning.TuningNVLSPruneR22
-	TuningNVLSPruneArity          = tuning.TuningNVLSPruneArity
-	TuningNoAlgoR22               = tuning.TuningNoAlgoR22
-	TuningNoAlgoR24               = tuning.TuningNoAlgoR24
-	TuningNoAlgoR30               = tuning.TuningNoAlgoR30
-	TuningOpLineR22               = tuning.TuningOpLineR22
-	TuningOpLineR23               = tuning.TuningOpLineR23
-	TuningOpLineR24               = tuning.TuningOpLineR24
-	TuningOpLineTrace             = tuning.TuningOpLineTrace
-	TuningTreeCorrections         = tuning.TuningTreeCorrections
+	TuningHwNVLink                = tuning.HwNVLink
+	TuningHwPCI                   = tuning.HwPCI
+	TuningHwNet                   = tuning.HwNet
+	NumTuningHw                   = tuning.NumHw
+	TuningVolta                   = tuning.Volta
+	TuningAmpere                  = tuning.Ampere
+	TuningHopper                  = tuning.Hopper
+	TuningBlackwell               = tuning.Blackwell
+	NumTuningCompCaps             = tuning.NumCompCaps
+	TuningN1                      = tuning.N1
+	TuningN2                      = tuning.N2
+	TuningN4                      = tuning.N4
+	NumTuningScales               = tuning.NumScales
+	TuningNVLSBwMin               = tuning.NVLSBwMin
+	TuningNVLSBwEfficiency        = tuning.NVLSBwEfficiency
+	TuningNVLSBwGraph             = tuning.NVLSBwGraph
+	TuningCollNetAGRSInterpolated = tuning.CollNetAGRSInterpolated
+	TuningCollNetAGRSMin          = tuning.CollNetAGRSMin
+	TuningCollNetAGRSNone         = tuning.CollNetAGRSNone
+	TuningLL128R22                = tuning.LL128R22
+	TuningLL128C2C                = tuning.LL128C2C
+	TuningLL128C2CMixed           = tuning.LL128C2CMixed
+	TuningLL128R18                = tuning.LL128R18
+	TuningNVLSPruneR22            = tuning.NVLSPruneR22
+	TuningNVLSPruneArity          = tuning.NVLSPruneArity
+	TuningNoAlgoR22               = tuning.NoAlgoR22
+	TuningNoAlgoR24               = tuning.NoAlgoR24
+	TuningNoAlgoR30               = tuning.NoAlgoR30
+	TuningOpLineR22               = tuning.OpLineR22
+	TuningOpLineR23               = tuning.OpLineR23
+	TuningOpLineR24               = tuning.OpLineR24
+	TuningOpLineTrace             = tuning.OpLineTrace
+	TuningTreeCorrections         = tuning.TreeCorrections
 	SymAllGatherLL                = tuning.SymAllGatherLL
 	SymAllGatherST                = tuning.SymAllGatherST
 	SymAllReduceRSxLDAGxST        = tuning.SymAllReduceRSxLDAGxST
-	TuningArchARM                 = tuning.TuningArchARM
-	TuningArchMixed               = tuning.TuningArchMixed
-	TuningArchPower               = tuning.TuningArchPower
-	TuningArchX86                 = tuning.TuningArchX86
-	TuningCostBackup              = tuning.TuningCostBackup
-	TuningCostOK                  = tuning.TuningCostOK
-	TuningCostP8                  = tuning.TuningCostP8
-	TuningCostTuner               = tuning.TuningCostTuner
-	TuningIgnore                  = tuning.TuningIgnore
-	TuningRuleBwNVLS              = tuning.TuningRuleBwNVLS
-	TuningRuleCTAPolicy           = tuning.TuningRuleCTAPolicy
-	TuningRuleEnable              = tuning.TuningRuleEnable
-	TuningRuleImpl                = tuning.TuningRuleImpl
-	TuningRulePAT                 = tuning.TuningRulePAT
-	TuningRuleProto               = tuning.TuningRuleProto
-	TuningRuleSelBackup           = tuning.TuningRuleSelBackup
-	TuningRuleSelErr              = tuning.TuningRuleSelErr
-	TuningRuleSelPick             = tuning.TuningRuleSelPick
-	TuningRuleSelPrune            = tuning.TuningRuleSelPrune
-	TuningRuleTunerCall           = tuning.TuningRuleTunerCall
-	TuningVendorAMD               = tuning.TuningVendorAMD
-	TuningVendorIntel             = tuning.TuningVendorIntel
-	TuningVendorMixed             = tuning.TuningVendorMixed
-	TuningVendorOther             = tuning.TuningVendorOther
+	TuningArchARM                 = tuning.ArchARM
+	TuningArchMixed               = tuning.ArchMixed
+	TuningArchPower               = tuning.ArchPower
+	TuningArchX86                 = tuning.ArchX86
+	TuningCostBackup              = tuning.CostBackup
+	TuningCostOK                  = tuning.CostOK
+	TuningCostP8                  = tuning.CostP8
+	TuningCostTuner               = tuning.CostTuner
+	TuningIgnore                  = tuning.Ignore
+	TuningRuleBwNVLS              = tuning.RuleBwNVLS
+	TuningRuleCTAPolicy           = tuning.RuleCTAPolicy
+	TuningRuleEnable              = tuning.RuleEnable
+	TuningRuleImpl                = tuning.RuleImpl
+	TuningRulePAT                 = tuning.RulePAT
+	TuningRuleProto               = tuning.RuleProto
+	TuningRuleSelBackup           = tuning.RuleSelBackup
+	TuningRuleSelErr              = tuning.RuleSelErr
+	TuningRuleSelPick             = tuning.RuleSelPick
+	TuningRuleSelPrune            = tuning.RuleSelPrune
+	TuningRuleTunerCall           = tuning.RuleTunerCall
+	TuningVendorAMD               = tuning.VendorAMD
+	TuningVendorIntel             = tuning.VendorIntel
+	TuningVendorMixed             = tuning.VendorMixed
+	TuningVendorOther             = tuning.VendorOther
 )
 
 var (
-	BuildTuningModel            = tuning.BuildTuningModel
+	BuildTuningModel            = tuning.BuildModel
 	ChooseGroup                 = tuning.ChooseGroup
 	ChooseOp                    = tuning.ChooseOp
 	CollPartition               = tuning.CollPartition
 	DefaultEnable               = tuning.DefaultEnable
-	TuningDiff                  = tuning.TuningDiff
-	TuningGraphs                = tuning.TuningGraphs
-	TuningParseThreadThresholds = tuning.TuningParseThreadThresholds
+	TuningDiff                  = tuning.Diff
+	TuningGraphs                = tuning.Graphs
+	TuningParseThreadThresholds = tuning.ParseThreadThresholds
 )
 
-// TuningCPUOf maps spec.CPU's strings to NCCL's codes (tuning.TuningCPUOf).
+// TuningCPUOf maps spec.CPU's strings to NCCL's codes (tuning.CPUOf).
 func TuningCPUOf(c CPU) (TuningCPUArch, TuningCPUVendor) {
-	return tuning.TuningCPUOf(c.Arch, c.Vendor)
-}
-
-// tuningB2i is 1 for true, 0 for false: an index by a switch.
-func tuningB2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return tuning.CPUOf(c.Arch, c.Vendor)
 }

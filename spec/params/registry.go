@@ -52,6 +52,8 @@ var releases = []Release{
 	{Version: spec.V2_18_3, IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_18_5, IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_18_6, IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_19_1, IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_19_3, IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_19_4, IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_20_3, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_20_5, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},

@@ -1,6 +1,10 @@
 package topo
 
-import "github.com/gatesim/gatesim/nccl"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/nccl"
+)
 
 // Params holds the per-release rules of the topology model, the paths and
 // the graph search: every place where NCCL's source differs between the
@@ -222,6 +226,50 @@ type Params struct {
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
 	ChannelLineNoCollNet bool
+
+	// NVSOrder is how the search orders the next GPUs behind an NVSwitch
+	// (src/graph/search.cc ncclTopoSearchNextGpuSort, ncclTopoSearchRecNet).
+	NVSOrder NVSOrder
+
+	// DupAfterSearch: ncclTopoCompute duplicates a graph's channels at the
+	// end, after the search for more bandwidth, and that search raises
+	// only trees' bwIntra and NVLS's bwInter, never a ring's (2.19.1);
+	// from 2.19.3 ncclTopoDupChannels runs between the passes and rings
+	// try higher speeds too.
+	DupAfterSearch bool
+
+	// SM90SpeedsIntra and SM90SpeedsInter replace the sm90 speed arrays of
+	// search.go (the 2.21.5+ / 2.19.3+ values) where a release differs
+	// (src/graph/search.cc sm90SpeedArrayIntra/Inter); nil: unchanged.
+	SM90SpeedsIntra []float32
+	SM90SpeedsInter []float32
+}
+
+// NVSOrder is the NVSwitch rule of the GPU order during the search.
+type NVSOrder int
+
+const (
+	// NVSOrderOnly (2.21.5+): only the two index neighbours are tried.
+	NVSOrderOnly NVSOrder = iota
+	// NVSOrderFirst (2.19.3-2.20.5): the neighbours first, then every
+	// other GPU in score order; a NET channel does not try the PCI order
+	// first.
+	NVSOrderFirst
+	// NVSOrderNone (2.19.1): no NVSwitch rule: score order, and a NET
+	// channel tries the PCI order first as on any system.
+	NVSOrderNone
+)
+
+func (o NVSOrder) String() string {
+	switch o {
+	case NVSOrderOnly:
+		return "neighbours-only"
+	case NVSOrderFirst:
+		return "neighbours-first"
+	case NVSOrderNone:
+		return "none"
+	}
+	return fmt.Sprintf("NVSOrder(%d)", int(o))
 }
 
 // Params2_22_3 is the reference release, tag v2.22.3-1.
@@ -263,6 +311,42 @@ func Apply2_19_4(p *Params) {
 	p.ComputeChannelsFitMax = true // connect.cc ncclTopoPostset: 2*nChannels <= MAXCHANNELS
 	p.NetPeerChannelsFixed = true  // paths.cc ncclTopoGetNchannels: NCHANNELS_PER_NET_PEER 2
 	p.ChannelLineNoCollNet = true  // init.cc initTransportsRank summary line
+}
+
+// Apply2_20_5 turns 2.21.5's topology stage into 2.20.5's (a backward
+// delta, tag v2.20.5-1): behind an NVSwitch the search tries the GPU
+// neighbours first but not only them, and sm90SpeedArrayIntra has no
+// 11 GB/s step.
+func Apply2_20_5(p *Params) {
+	p.NVSOrder = NVSOrderFirst // search.cc ncclTopoSearchNextGpuSort
+	p.SM90SpeedsIntra = []float32{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0}
+}
+
+// Params2_19_4 and Params2_19_1 are the backward releases the search
+// tests compare (spec builds every release through TopoParamsFor).
+func Params2_19_4() Params {
+	p := Params2_22_3()
+	Apply2_20_5(&p)
+	Apply2_19_4(&p)
+	p.Release = nccl.V2_19_4
+	return p
+}
+
+func Params2_19_1() Params {
+	p := Params2_19_4()
+	Apply2_19_1(&p)
+	p.Release = nccl.V2_19_1
+	return p
+}
+
+// Apply2_19_1 turns 2.19.3's topology stage into 2.19.1's (a backward
+// delta, tag v2.19.1-1): no NVSwitch rule in the GPU order, channels
+// duplicated after the bandwidth search (rings never raised), and
+// sm90SpeedArrayInter without 22 GB/s.
+func Apply2_19_1(p *Params) {
+	p.NVSOrder = NVSOrderNone // search.cc ncclTopoSearchNextGpuSort, ncclTopoSearchRecNet
+	p.DupAfterSearch = true   // search.cc ncclTopoCompute
+	p.SM90SpeedsInter = []float32{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
 // Apply2_23_4 is tag v2.23.4-1.
@@ -631,4 +715,8 @@ var paramSources = map[string][2]string{
 	"ComputeChannelsFitMax":   {"src/graph/connect.cc", "ncclTopoPostset"},
 	"NetPeerChannelsFixed":    {"src/graph/paths.cc", "ncclTopoGetNchannels"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
+	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
+	"DupAfterSearch":          {"src/graph/search.cc", "ncclTopoCompute"},
+	"SM90SpeedsIntra":         {"src/graph/search.cc", "sm90SpeedArrayIntra"},
+	"SM90SpeedsInter":         {"src/graph/search.cc", "sm90SpeedArrayInter"},
 }

@@ -294,7 +294,7 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 	flag := uint64(1) << uint(g.nChannels)
 	ngpus := x.ngpus
 	paths := gpu.Paths[GPU]
-	if x.nvs {
+	if x.nvs && x.ps.p.NVSOrder == NVSOrderOnly {
 		return x.nvsNeighbours(g, gpu, flag, next), nil
 	}
 	var netPaths []Path
@@ -348,7 +348,7 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 			next = append(next, scores[i].g)
 		}
 	}
-	if x.nvs {
+	if x.nvs && x.ps.p.NVSOrder != NVSOrderNone {
 		// NVSwitches prefer a limited set of peers: try the neighbours first.
 		index := gpu.Index
 		prev := (index - 1 + ngpus) % ngpus
@@ -380,7 +380,9 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 				real++
 			}
 		}
-		count = real
+		if x.ps.p.NVSOrder == NVSOrderOnly {
+			count = real
+		}
 	}
 	return next[:count], nil
 }

@@ -20,74 +20,74 @@ import (
 	"github.com/gatesim/gatesim/spec/topo"
 )
 
-// TuningCPUArch is the CPU architecture as NCCL's topology reports it
+// CPUArch is the CPU architecture as NCCL's topology reports it
 // (NCCL_TOPO_CPU_ARCH_*; MIXED when the ranks disagree, 2.24+).
-type TuningCPUArch int
+type CPUArch int
 
 const (
-	TuningArchUnknown TuningCPUArch = 0
-	TuningArchX86     TuningCPUArch = 1
-	TuningArchPower   TuningCPUArch = 2
-	TuningArchARM     TuningCPUArch = 3
-	TuningArchMixed   TuningCPUArch = 4
+	ArchUnknown CPUArch = 0
+	ArchX86     CPUArch = 1
+	ArchPower   CPUArch = 2
+	ArchARM     CPUArch = 3
+	ArchMixed   CPUArch = 4
 )
 
-// TuningCPUVendor is the x86 vendor (NCCL_TOPO_CPU_VENDOR_*).
-type TuningCPUVendor int
+// CPUVendor is the x86 vendor (NCCL_TOPO_CPU_VENDOR_*).
+type CPUVendor int
 
 const (
-	TuningVendorOther   TuningCPUVendor = 0
-	TuningVendorIntel   TuningCPUVendor = 1
-	TuningVendorAMD     TuningCPUVendor = 2
-	TuningVendorZhaoxin TuningCPUVendor = 3
-	TuningVendorMixed   TuningCPUVendor = 4
+	VendorOther   CPUVendor = 0
+	VendorIntel   CPUVendor = 1
+	VendorAMD     CPUVendor = 2
+	VendorZhaoxin CPUVendor = 3
+	VendorMixed   CPUVendor = 4
 )
 
-// TuningCPUOf maps a CPU's strings as spec.CPU holds them (arch
+// CPUOf maps a CPU's strings as spec.CPU holds them (arch
 // x86_64/arm64/ppc64, vendor Intel/AMD/Zhaoxin) to NCCL's codes.
-func TuningCPUOf(arch, vendor string) (TuningCPUArch, TuningCPUVendor) {
-	var a TuningCPUArch
+func CPUOf(arch, vendor string) (CPUArch, CPUVendor) {
+	var a CPUArch
 	switch arch {
 	case "x86_64", "x86", "amd64":
-		a = TuningArchX86
+		a = ArchX86
 	case "ppc64", "ppc64le", "power":
-		a = TuningArchPower
+		a = ArchPower
 	case "arm64", "aarch64", "arm":
-		a = TuningArchARM
+		a = ArchARM
 	case "mixed":
-		a = TuningArchMixed
+		a = ArchMixed
 	}
-	var v TuningCPUVendor
+	var v CPUVendor
 	switch vendor {
 	case "Intel", "intel", "GenuineIntel":
-		v = TuningVendorIntel
+		v = VendorIntel
 	case "AMD", "amd", "AuthenticAMD":
-		v = TuningVendorAMD
+		v = VendorAMD
 	case "Zhaoxin", "zhaoxin", "CentaurHauls", "Shanghai":
-		v = TuningVendorZhaoxin
+		v = VendorZhaoxin
 	case "mixed", "Mixed":
-		v = TuningVendorMixed
+		v = VendorMixed
 	}
 	return a, v
 }
 
-// TuningGraphs arranges the searched graphs the way init.cc hands them to
+// Graphs arranges the searched graphs the way init.cc hands them to
 // ncclTopoTuneModel: Tree→tree, Ring→ring, CollNetDirect, CollNetChain,
 // NVLS and NVLSTree→nvls, PAT→tree. A nil graph was not searched (all
 // zero, as in NCCL).
-func TuningGraphs(ring, tree, collNetChain, collNetDirect, nvls *topo.Graph) [NumAlgos]*topo.Graph {
+func Graphs(ring, tree, collNetChain, collNetDirect, nvls *topo.Graph) [NumAlgos]*topo.Graph {
 	return [NumAlgos]*topo.Graph{
 		Tree: tree, Ring: ring, CollNetDirect: collNetDirect, CollNetChain: collNetChain,
 		NVLS: nvls, NVLSTree: nvls, PAT: tree,
 	}
 }
 
-// TuningInput is everything ncclTopoTuneModel and the per-operation
+// Input is everything ncclTopoTuneModel and the per-operation
 // selection read from the communicator and the environment. The lead's gate
 // engine fills it from the system, the graphs (spec/topo) and the parsed
 // environment; nothing here is parsed from strings except the raw values
 // NCCL itself prints or scans.
-type TuningInput struct {
+type Input struct {
 	NRanks int `json:"nRanks"`
 	NNodes int `json:"nNodes"`
 	// MaxLocalRanks is comm->maxLocalRanks (largest GPUs per node): the
@@ -95,13 +95,13 @@ type TuningInput struct {
 	MaxLocalRanks int `json:"maxLocalRanks"`
 	// LocalRanks is comm->localRanks of the rank being modelled (NVLS arity
 	// pruning, P4').
-	LocalRanks int             `json:"localRanks"`
-	MinCompCap int             `json:"minCompCap"` // e.g. 90
-	MaxCompCap int             `json:"maxCompCap"`
-	CPUArch    TuningCPUArch   `json:"cpuArch"`
-	CPUVendor  TuningCPUVendor `json:"cpuVendor"`
+	LocalRanks int       `json:"localRanks"`
+	MinCompCap int       `json:"minCompCap"` // e.g. 90
+	MaxCompCap int       `json:"maxCompCap"`
+	CPUArch    CPUArch   `json:"cpuArch"`
+	CPUVendor  CPUVendor `json:"cpuVendor"`
 
-	// Graphs per algorithm (TuningGraphs), after the cross-rank consensus
+	// Graphs per algorithm (Graphs), after the cross-rank consensus
 	// (min nChannels and bandwidths, max types).
 	Graphs [NumAlgos]*topo.Graph `json:"graphs"`
 	// MaxTreePattern is comm->maxTreePattern (max tree pattern over ranks;
@@ -145,13 +145,13 @@ type TuningInput struct {
 	// 11080 changes anything (the sm90 LL128 exception).
 	CUDARuntime int `json:"cudaRuntime"`
 	// TunerConstants are a v5 tuner's init edits (2.28+).
-	TunerConstants []TuningConstantEdit `json:"tunerConstants,omitempty"`
+	TunerConstants []ConstantEdit `json:"tunerConstants,omitempty"`
 
 	// Communicator facts the per-operation path reads.
 	NChannels    int `json:"nChannels"`    // comm->nChannels after ncclTopoPostset
 	NVLSChannels int `json:"nvlsChannels"` // comm->nvlsChannels
 	// NVLSSupport is comm->nvlsSupport after init. The model does not read
-	// it (per-operation support arrives in TuningOp.NVLSOK); it completes the
+	// it (per-operation support arrives in Call.NVLSOK); it completes the
 	// description of the communicator for callers computing NVLSOK.
 	NVLSSupport bool `json:"nvlsSupport"`
 	// CollNetDirectHeads is comm->channels[0].collnetDirect.nHeads.
@@ -199,7 +199,7 @@ type TuningInput struct {
 }
 
 // symComm is the symmetric kernels' view of the communicator.
-func (in *TuningInput) symComm(maxChannels int) *symComm {
+func (in *Input) symComm(maxChannels int) *symComm {
 	s := &symComm{nRanks: in.NRanks, nNodes: in.NNodes, compCap: in.MinCompCap, nvls: in.NVLSSupport,
 		minCTAs: 1, maxCTAs: maxChannels, userMask: symUserMask(in.SymKernel)}
 	if in.MinCTAs > 0 {
@@ -214,26 +214,26 @@ func (in *TuningInput) symComm(maxChannels int) *symComm {
 	return s
 }
 
-// TuningReason says why a bandwidth cell is 0 (or, for a restored Ring
+// Reason says why a bandwidth cell is 0 (or, for a restored Ring
 // cell, why it is not).
-type TuningReason struct {
+type Reason struct {
 	Rule RuleID `json:"rule"`
 	Why  string `json:"why"`
 }
 
-// TuningLogLine is one line ncclTopoTuneModel prints, message part only.
-type TuningLogLine struct {
+// LogLine is one line ncclTopoTuneModel prints, message part only.
+type LogLine struct {
 	Level  string `json:"level"`  // INFO or WARN
 	Subsys string `json:"subsys"` // TUNING, ENV, INIT, GRAPH, GRAPH|ENV
 	Text   string `json:"text"`
 }
 
-// TuningModel is the communicator's model as ncclTopoTuneModel leaves it.
-type TuningModel struct {
+// Model is the communicator's model as ncclTopoTuneModel leaves it.
+type Model struct {
 	// Tuning holds the constants actually used (tuner edits and the POWER
 	// patch applied).
-	Tuning *Tuning     `json:"-"`
-	In     TuningInput `json:"input"`
+	Tuning *Consts `json:"-"`
+	In     Input   `json:"input"`
 	// Bandwidths (GB/s, algorithm bandwidth) and Latencies (µs).
 	Bandwidths [NumFuncs][NumAlgos][NumProtos]float32 `json:"bandwidths"`
 	Latencies  [NumFuncs][NumAlgos][NumProtos]float32 `json:"latencies"`
@@ -241,8 +241,8 @@ type TuningModel struct {
 	Computed [NumFuncs][NumAlgos][NumProtos]bool `json:"computed"`
 	// Zeroed gives, for every cell whose bandwidth is 0, the first rule that
 	// made it so; Restored marks 2.22.3 Ring cells brought back.
-	Zeroed   [NumFuncs][NumAlgos][NumProtos]TuningReason `json:"zeroed"`
-	Restored [NumFuncs][NumProtos]bool                   `json:"restored,omitempty"`
+	Zeroed   [NumFuncs][NumAlgos][NumProtos]Reason `json:"zeroed"`
+	Restored [NumFuncs][NumProtos]bool             `json:"restored,omitempty"`
 	// RingBackupBw is 2.22.3's comm->ringbdw (Ring bandwidth before the
 	// algorithm disables), read by the Ring backup at enqueue.
 	RingBackupBw [NumFuncs][NumProtos]float32 `json:"ringBackupBw,omitempty"`
@@ -259,19 +259,19 @@ type TuningModel struct {
 	// Log holds the lines NCCL prints while building the model, in order
 	// (the table and the threadThresholds line included; rank 0 only for the
 	// rank-0 lines).
-	Log []TuningLogLine `json:"log"`
+	Log []LogLine `json:"log"`
 }
 
 // Release rule IDs of the model (nccl-gates.md §7).
 const (
-	TuningRuleImpl         RuleID = "G-TUNE-IMPL-1"
-	TuningRuleBwNVLS       RuleID = "G-TUNE-BW-1"
-	TuningRuleBwCollNet    RuleID = "G-TUNE-BW-2"
-	TuningRuleEnable       RuleID = "G-TUNE-EN-1"
-	TuningRuleProto        RuleID = "G-TUNE-PROTO-1"
-	TuningRuleRingRestore  RuleID = "G-TUNE-RINGRESTORE-1"
-	TuningRulePAT          RuleID = "G-PAT-1"
-	TuningRuleCollNetGraph RuleID = "G-COLLNET-GRAPH-1"
+	RuleImpl         RuleID = "G-TUNE-IMPL-1"
+	RuleBwNVLS       RuleID = "G-TUNE-BW-1"
+	RuleBwCollNet    RuleID = "G-TUNE-BW-2"
+	RuleEnable       RuleID = "G-TUNE-EN-1"
+	RuleProto        RuleID = "G-TUNE-PROTO-1"
+	RuleRingRestore  RuleID = "G-TUNE-RINGRESTORE-1"
+	RulePAT          RuleID = "G-PAT-1"
+	RuleCollNetGraph RuleID = "G-COLLNET-GRAPH-1"
 )
 
 // tuningCMin and tuningCMax are std::min / std::max: (b < a) ? b : a and
@@ -325,12 +325,12 @@ func tuningParam(p *int64, def int64) int64 {
 	return *p
 }
 
-// TuningPATEnable is ncclPatEnable (2.26.2+ order): no PAT below sm60;
+// PATEnable is ncclPatEnable (2.26.2+ order): no PAT below sm60;
 // NCCL_PAT_ENABLE other than 2 decides; under 2 (auto) PAT needs one GPU per
 // node and a HOST network device.
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclPatEnable
-func TuningPATEnable(in *TuningInput) (bool, string) {
+func PATEnable(in *Input) (bool, string) {
 	pat := tuningParam(in.PATEnable, 2)
 	if in.MinCompCap < 60 {
 		return false, fmt.Sprintf("minCompCap %d < 60 (PAT needs sm60 atomics)", in.MinCompCap)
@@ -352,30 +352,30 @@ func TuningPATEnable(in *TuningInput) (bool, string) {
 
 // tuningNetOverhead is getNetOverhead: NCCL_NET_OVERHEAD (ns) or the CPU's
 // default, as a float.
-func tuningNetOverhead(in *TuningInput, t *Tuning) float32 {
+func tuningNetOverhead(in *Input, t *Consts) float32 {
 	if p := tuningParam(in.NetOverhead, -2); p != -2 {
 		return float32(float64(p) * .001)
 	}
 	switch {
-	case in.CPUArch == TuningArchX86 && in.CPUVendor == TuningVendorIntel:
+	case in.CPUArch == ArchX86 && in.CPUVendor == VendorIntel:
 		return float32(t.NetOverheadIntel)
-	case in.CPUArch == TuningArchX86 && in.CPUVendor == TuningVendorAMD:
+	case in.CPUArch == ArchX86 && in.CPUVendor == VendorAMD:
 		return float32(t.NetOverheadAMD)
 	}
 	return float32(t.NetOverheadOther)
 }
 
 // tuningCompCapIndex maps the smallest compute capability to a row.
-func tuningCompCapIndex(minCC int, t *Tuning) TuningCompCap {
+func tuningCompCapIndex(minCC int, t *Consts) CompCap {
 	switch {
-	case minCC >= 100 && t.NumCompCaps > int(TuningBlackwell):
-		return TuningBlackwell
+	case minCC >= 100 && t.NumCompCaps > int(Blackwell):
+		return Blackwell
 	case minCC >= 90:
-		return TuningHopper
+		return Hopper
 	case minCC >= 80:
-		return TuningAmpere
+		return Ampere
 	}
-	return TuningVolta
+	return Volta
 }
 
 // tuningNsteps is the ring step count per function.
@@ -391,7 +391,7 @@ func tuningNsteps(f Func, nRanks int) int {
 
 var tuningZeroGraph = topo.Graph{}
 
-func (in *TuningInput) graph(a Algo) *topo.Graph {
+func (in *Input) graph(a Algo) *topo.Graph {
 	if g := in.Graphs[a]; g != nil {
 		return g
 	}
@@ -399,9 +399,9 @@ func (in *TuningInput) graph(a Algo) *topo.Graph {
 }
 
 // validate checks the input for values NCCL could never produce.
-func (in *TuningInput) validate(t *Tuning) error {
+func (in *Input) validate(t *Consts) error {
 	if t == nil {
-		return fmt.Errorf("tuning model: no Tuning constants: expected TuningForRelease(version)")
+		return fmt.Errorf("tuning model: no constants: expected a release's (spec.TuningForRelease(version))")
 	}
 	if in.NRanks < 1 {
 		return fmt.Errorf("tuning input: nRanks %d: expected at least 1", in.NRanks)
@@ -442,7 +442,7 @@ func (in *TuningInput) validate(t *Tuning) error {
 	return nil
 }
 
-// BuildTuningModel runs ncclTopoTuneModel for one communicator: thread
+// BuildModel runs ncclTopoTuneModel for one communicator: thread
 // counts, bandwidth and latency tables per function, algorithm and protocol,
 // the enable stage (with the reason for every zero), 2.22.3's Ring
 // restoration, and the thread thresholds. NCCL's refusals are not errors
@@ -451,7 +451,7 @@ func (in *TuningInput) validate(t *Tuning) error {
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoTuneModel (v2.22.3-1 for the
 // 2.22.3 switches).
-func BuildTuningModel(in TuningInput, t *Tuning) (*TuningModel, error) {
+func BuildModel(in Input, t *Consts) (*Model, error) {
 	if err := in.validate(t); err != nil {
 		return nil, err
 	}
@@ -464,7 +464,7 @@ func BuildTuningModel(in TuningInput, t *Tuning) (*TuningModel, error) {
 	} else {
 		c = t.Clone()
 	}
-	m := &TuningModel{Tuning: c, In: in}
+	m := &Model{Tuning: c, In: in}
 	m.buildThreads()
 	if in.NRanks <= 1 {
 		m.SingleRank = true
@@ -474,19 +474,19 @@ func BuildTuningModel(in TuningInput, t *Tuning) (*TuningModel, error) {
 	m.enableStage()
 	if in.Rank == 0 {
 		for _, l := range m.TableLines() {
-			m.Log = append(m.Log, TuningLogLine{Level: "INFO", Subsys: "TUNING", Text: l})
+			m.Log = append(m.Log, LogLine{Level: "INFO", Subsys: "TUNING", Text: l})
 		}
 	}
 	m.buildThresholds()
 	return m, nil
 }
 
-func (m *TuningModel) logf(level, subsys, format string, args ...any) {
-	m.Log = append(m.Log, TuningLogLine{Level: level, Subsys: subsys, Text: fmt.Sprintf(format, args...)})
+func (m *Model) logf(level, subsys, format string, args ...any) {
+	m.Log = append(m.Log, LogLine{Level: level, Subsys: subsys, Text: fmt.Sprintf(format, args...)})
 }
 
 // buildThreads sets maxThreads (the "Max NThreads" row).
-func (m *TuningModel) buildThreads() {
+func (m *Model) buildThreads() {
 	c, in := m.Tuning, &m.In
 	ring := in.graph(Ring)
 	// float bwIntra × int nChannels (float) compared with the double PCI_BW.
@@ -503,7 +503,7 @@ func (m *TuningModel) buildThreads() {
 	get := func(name string, env int32, min, max, def int) int {
 		n, msg := tuningGetNthreads(name, env, min, max, def, c.WarpSize)
 		if msg != "" {
-			m.Log = append(m.Log, TuningLogLine{Level: level, Subsys: subsys, Text: msg})
+			m.Log = append(m.Log, LogLine{Level: level, Subsys: subsys, Text: msg})
 		}
 		return n
 	}
@@ -519,26 +519,26 @@ func (m *TuningModel) buildThreads() {
 }
 
 // zero records why a cell's bandwidth is 0, keeping the first reason.
-func (m *TuningModel) zero(f Func, a Algo, p Proto, rule RuleID, why string) {
+func (m *Model) zero(f Func, a Algo, p Proto, rule RuleID, why string) {
 	if m.Zeroed[f][a][p].Rule == "" {
-		m.Zeroed[f][a][p] = TuningReason{Rule: rule, Why: why}
+		m.Zeroed[f][a][p] = Reason{Rule: rule, Why: why}
 	}
 }
 
 // buildTables computes every modelled (function, algorithm, protocol) cell.
-func (m *TuningModel) buildTables() {
+func (m *Model) buildTables() {
 	c, in := m.Tuning, &m.In
 	nNodes, nRanks := in.NNodes, in.NRanks
 	cc := tuningCompCapIndex(in.MinCompCap, c)
-	scale := TuningScale(nNodes - 1)
+	scale := Scale(nNodes - 1)
 	if nNodes > 2 {
-		scale = TuningN4
+		scale = N4
 	}
 	llRow := cc
 	if nNodes > 1 {
-		llRow = TuningVolta // row 0: Intel/other CPUs
-		if in.CPUVendor == TuningVendorAMD || (c.LLRowMixedAsAMD && in.CPUVendor == TuningVendorMixed) {
-			llRow = TuningAmpere // row 1: AMD CPUs
+		llRow = Volta // row 0: Intel/other CPUs
+		if in.CPUVendor == VendorAMD || (c.LLRowMixedAsAMD && in.CPUVendor == VendorMixed) {
+			llRow = Ampere // row 1: AMD CPUs
 		}
 	}
 	llMaxBw := c.LLMaxBw[llRow][scale]
@@ -546,24 +546,24 @@ func (m *TuningModel) buildTables() {
 	perChMaxRingLL128Bw := c.PerChMaxRingLL128Bw[cc][scale]
 	perChMaxTreeLL128Bw := c.PerChMaxTreeLL128Bw[cc][scale]
 	perChMaxNVLSTreeBw := c.PerChMaxNVLSTreeBw[cc][scale]
-	if in.CPUArch == TuningArchPower {
+	if in.CPUArch == ArchPower {
 		// De-penalize Tree/Simple latency on POWER (a write into the constants).
-		c.HwLat[TuningHwPCI][Tree][Simple] = c.HwLat[TuningHwPCI][Ring][Simple]
+		c.HwLat[HwPCI][Tree][Simple] = c.HwLat[HwPCI][Ring][Simple]
 	}
 	ppn := float32(nRanks) / float32(nNodes)
 	ppnInt := nRanks / nNodes
-	var intraHw, hw [NumAlgos]TuningHw
+	var intraHw, hw [NumAlgos]Hw
 	for a := range NumAlgos {
-		intraHw[a] = TuningHwPCI
+		intraHw[a] = HwPCI
 		if in.graph(Algo(a)).TypeIntra == topo.PathNVL { // compared with LINK_NVL (1 = PATH_NVL)
-			intraHw[a] = TuningHwNVLink
+			intraHw[a] = HwNVLink
 		}
 		hw[a] = intraHw[a]
 		if nNodes > 1 {
-			hw[a] = TuningHwNet
+			hw[a] = HwNet
 		}
 	}
-	patOn, patWhy := TuningPATEnable(in)
+	patOn, patWhy := PATEnable(in)
 	maxTreePattern := in.MaxTreePattern
 	if maxTreePattern == 0 {
 		maxTreePattern = in.graph(Tree).Pattern
@@ -572,7 +572,7 @@ func (m *TuningModel) buildTables() {
 	for _, f := range Funcs {
 		for a := c.NumAlgos; a < NumAlgos; a++ {
 			for p := range NumProtos {
-				m.zero(f, Algo(a), Proto(p), TuningRuleImpl, fmt.Sprintf("%s does not exist in this release", Algo(a)))
+				m.zero(f, Algo(a), Proto(p), RuleImpl, fmt.Sprintf("%s does not exist in this release", Algo(a)))
 			}
 		}
 	}
@@ -590,14 +590,14 @@ func (m *TuningModel) buildTables() {
 				implemented = false
 			case agrs && a == NVLS && !c.NVLSAGRS:
 				implemented = false
-			case agrs && a == CollNetDirect && c.CollNetAGRS == TuningCollNetAGRSNone:
+			case agrs && a == CollNetDirect && c.CollNetAGRS == CollNetAGRSNone:
 				implemented = false
 			case f == AllReduce && a == PAT:
 				implemented = false
 			}
 			if !implemented {
 				for p := range NumProtos {
-					m.zero(f, a, Proto(p), TuningRuleImpl, fmt.Sprintf("%s is not modelled for %s", a, f))
+					m.zero(f, a, Proto(p), RuleImpl, fmt.Sprintf("%s is not modelled for %s", a, f))
 				}
 				continue
 			}
@@ -606,16 +606,16 @@ func (m *TuningModel) buildTables() {
 			for pi := range NumProtos {
 				p := Proto(pi)
 				if (a == NVLS || a == NVLSTree) && p != Simple {
-					m.zero(f, a, p, TuningRuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
+					m.zero(f, a, p, RuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
 					continue
 				}
 				if agrs && a == PAT {
 					if p != Simple {
-						m.zero(f, a, p, TuningRuleImpl, "PAT is modelled for Simple only")
+						m.zero(f, a, p, RuleImpl, "PAT is modelled for Simple only")
 						continue
 					}
 					if !patOn {
-						m.zero(f, a, p, TuningRulePAT, "PAT disabled: "+patWhy)
+						m.zero(f, a, p, RulePAT, "PAT disabled: "+patWhy)
 						continue
 					}
 				}
@@ -626,7 +626,7 @@ func (m *TuningModel) buildTables() {
 				}
 				if a == NVLS || a == NVLSTree {
 					switch c.NVLSBw {
-					case TuningNVLSBwMin:
+					case NVLSBwMin:
 						if a == NVLS {
 							bw = tuningCMin(G.BwIntra, G.BwInter)
 						} else {
@@ -636,9 +636,9 @@ func (m *TuningModel) buildTables() {
 							}
 							bw = tuningCMin(G.BwIntra, inter)
 						}
-					case TuningNVLSBwEfficiency:
+					case NVLSBwEfficiency:
 						if nCh < 2 {
-							m.zero(f, a, p, TuningRuleBwNVLS, fmt.Sprintf("the NVLS graph has %d channel(s); %s needs at least 2", nCh, a))
+							m.zero(f, a, p, RuleBwNVLS, fmt.Sprintf("the NVLS graph has %d channel(s); %s needs at least 2", nCh, a))
 							continue
 						}
 						intraBw := G.BwIntra * c.NVLSEfficiency[cc]
@@ -666,7 +666,7 @@ func (m *TuningModel) buildTables() {
 						if capBw < bw {
 							bw = capBw
 						}
-					case TuningNVLSBwGraph:
+					case NVLSBwGraph:
 						// the graph bandwidth read above, as for Ring and Tree
 					}
 				}
@@ -715,14 +715,14 @@ func (m *TuningModel) buildTables() {
 				}
 				if collnet && p != Simple {
 					busBw = 0
-					m.zero(f, a, p, TuningRuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
+					m.zero(f, a, p, RuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
 				}
 				if a == CollNetDirect && p == Simple {
 					if agrs {
 						switch c.CollNetAGRS {
-						case TuningCollNetAGRSMin:
+						case CollNetAGRSMin:
 							busBw = ppn * tuningCMin(G.BwIntra, G.BwInter*float32(c.CollNetDirectInter))
-						case TuningCollNetAGRSInterpolated:
+						case CollNetAGRSInterpolated:
 							busBw = ppn * bw
 							if nNodes > 1 {
 								has := in.CollNetAllGather
@@ -731,7 +731,7 @@ func (m *TuningModel) buildTables() {
 								}
 								if !has || ppn > float32(in.CollNetHeads) {
 									busBw = 0
-									m.zero(f, a, p, TuningRuleBwCollNet, tuningCollNetAGRSWhy(f, has, fmt.Sprintf("ppn %g > %d CollNet heads", ppn, in.CollNetHeads)))
+									m.zero(f, a, p, RuleBwCollNet, tuningCollNetAGRSWhy(f, has, fmt.Sprintf("ppn %g > %d CollNet heads", ppn, in.CollNetHeads)))
 								}
 							}
 							w := (ppn - 1) / (8 - 1)
@@ -749,25 +749,25 @@ func (m *TuningModel) buildTables() {
 						}
 					}
 				}
-				if c.CollNetAGRS == TuningCollNetAGRSMin && (a == NVLS || a == CollNetDirect) && p == Simple && agrs && nNodes > 1 {
+				if c.CollNetAGRS == CollNetAGRSMin && (a == NVLS || a == CollNetDirect) && p == Simple && agrs && nNodes > 1 {
 					if f == AllGather && !in.CollNetAllGather {
 						busBw = 0
-						m.zero(f, a, p, TuningRuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
+						m.zero(f, a, p, RuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
 					}
 					if f == ReduceScatter && !in.CollNetReduceScatter {
 						busBw = 0
-						m.zero(f, a, p, TuningRuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
+						m.zero(f, a, p, RuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
 					}
 					nHeads := 0
 					if in.CollNetEnable {
 						nHeads = in.CollNetHeads
 					} else {
 						busBw = 0
-						m.zero(f, a, p, TuningRuleBwCollNet, fmt.Sprintf("multi-node %s %s needs CollNet, which is disabled", a, f))
+						m.zero(f, a, p, RuleBwCollNet, fmt.Sprintf("multi-node %s %s needs CollNet, which is disabled", a, f))
 					}
 					if busBw > 0 && in.MaxLocalRanks > nHeads {
 						busBw = 0
-						m.zero(f, a, p, TuningRuleBwCollNet, fmt.Sprintf("a node has %d local ranks > %d CollNet heads", in.MaxLocalRanks, nHeads))
+						m.zero(f, a, p, RuleBwCollNet, fmt.Sprintf("a node has %d local ranks > %d CollNet heads", in.MaxLocalRanks, nHeads))
 					}
 				}
 
@@ -779,9 +779,9 @@ func (m *TuningModel) buildTables() {
 				if !keepBus {
 					ratio := float32(1.0)
 					switch {
-					case a == Ring || (c.NVLSBw == TuningNVLSBwEfficiency && (a == NVLS || a == NVLSTree)):
+					case a == Ring || (c.NVLSBw == NVLSBwEfficiency && (a == NVLS || a == NVLSTree)):
 						ratio = float32(float64(ratio) * (1.0 * float64(nRanks) / float64(nsteps)))
-					case a == NVLSTree && c.NVLSBw == TuningNVLSBwGraph:
+					case a == NVLSTree && c.NVLSBw == NVLSBwGraph:
 						// .70 * nNodes / (2*(nNodes-1)) in double: +Inf on one
 						// node, where NVLSTree is disabled later anyway.
 						ratio = float32(c.NVLSTreeRatioR18 * float64(nNodes) / float64(2*(nNodes-1)))
@@ -798,12 +798,12 @@ func (m *TuningModel) buildTables() {
 				}
 				if busBw == 0 {
 					// A zero that no rule above explained comes from the inputs.
-					rule := TuningRuleImpl
+					rule := RuleImpl
 					switch {
 					case collnet:
-						rule = TuningRuleCollNetGraph
+						rule = RuleCollNetGraph
 					case a == NVLS || a == NVLSTree:
-						rule = TuningRuleBwNVLS
+						rule = RuleBwNVLS
 					}
 					why := fmt.Sprintf("the %s graph has no channel", a)
 					if nCh > 0 {
@@ -819,9 +819,9 @@ func (m *TuningModel) buildTables() {
 				// Latencies.
 				lat := float32(c.BaseLat[a][p])
 				intraLat := float32(c.HwLat[intraHw[a]][a][p])
-				interLat := float32(c.HwLat[TuningHwNet][a][p])
+				interLat := float32(c.HwLat[HwNet][a][p])
 				if c.InterLatTreeAtPPN1 && ppn == 1 {
-					interLat = float32(c.HwLat[TuningHwNet][Tree][p])
+					interLat = float32(c.HwLat[HwNet][Tree][p])
 				}
 				interLat += G.LatencyInter
 				if p == Simple {
@@ -873,7 +873,7 @@ func (m *TuningModel) buildTables() {
 				case NVLS:
 					if c.NVLSLatNetOnly {
 						if nNodes > 1 {
-							lat += float32(c.HwLat[TuningHwNet][a][p])
+							lat += float32(c.HwLat[HwNet][a][p])
 						}
 						break
 					}
@@ -883,7 +883,7 @@ func (m *TuningModel) buildTables() {
 					}
 				case NVLSTree:
 					if c.NVLSLatNetOnly {
-						lat += float32(2*(nNodes-1)) * float32(c.HwLat[TuningHwNet][a][p])
+						lat += float32(2*(nNodes-1)) * float32(c.HwLat[HwNet][a][p])
 						break
 					}
 					lat += intraLat + float32(float32(2*tuningLog2i(int64(nNodes)))*interLat)
@@ -912,7 +912,7 @@ func tuningCollNetAGRSWhy(f Func, has bool, other string) string {
 
 // enableStage applies NCCL_ALGO / NCCL_PROTO (as parsed), the support-driven
 // disables and the LL128 rule, zeroing bandwidths (never latencies).
-func (m *TuningModel) enableStage() {
+func (m *Model) enableStage() {
 	c, in := m.Tuning, &m.In
 	if in.Proto != nil {
 		m.logf("INFO", "ENV", "NCCL_PROTO set by environment to %s", *in.Proto)
@@ -921,7 +921,7 @@ func (m *TuningModel) enableStage() {
 		m.logf("INFO", "ENV", "NCCL_ALGO set by environment to %s", *in.Algo)
 	}
 	if c.EnableMatrixPrint && in.Rank == 0 && (in.Algo != nil || in.Proto != nil) {
-		m.logf("INFO", "ENV", "%s", TuningEnableMatrixMessage(c, in.Enable))
+		m.logf("INFO", "ENV", "%s", EnableMatrixMessage(c, in.Enable))
 	}
 	algoEn := in.Enable.Algo
 	protoEn := in.Enable.Proto
@@ -979,7 +979,7 @@ func (m *TuningModel) enableStage() {
 				}
 				m.ProtoEnable[f][a][p] = pEnable
 				if pEnable == 0 {
-					m.zero(f, a, p, TuningRuleProto, why)
+					m.zero(f, a, p, RuleProto, why)
 					m.Bandwidths[f][a][p] = 0
 					if a == Ring {
 						m.RingBackupBw[f][p] = 0
@@ -987,7 +987,7 @@ func (m *TuningModel) enableStage() {
 				}
 				// 2.18.x: "never disable ring for non-allreduce operations".
 				if algoEn[f][a] == 0 && !(c.RingKeptNonAllReduce && a == Ring && f != AllReduce) {
-					m.zero(f, a, p, TuningRuleEnable, algoWhy[f][a])
+					m.zero(f, a, p, RuleEnable, algoWhy[f][a])
 					m.Bandwidths[f][a][p] = 0
 				}
 			}
@@ -1010,7 +1010,7 @@ func (m *TuningModel) enableStage() {
 				m.Bandwidths[f][Ring][p] = m.RingBackupBw[f][p]
 				if m.RingBackupBw[f][p] != 0 {
 					m.Restored[f][p] = true
-					m.Zeroed[f][Ring][p] = TuningReason{}
+					m.Zeroed[f][Ring][p] = Reason{}
 				}
 			}
 		}
@@ -1021,7 +1021,7 @@ func (m *TuningModel) enableStage() {
 }
 
 // ll128Auto resolves LL128's "auto" (2) for one cell: 1 or 0 and why.
-func (m *TuningModel) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
+func (m *Model) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 	c, in := m.Tuning, &m.In
 	ok := true
 	var why string
@@ -1034,12 +1034,12 @@ func (m *TuningModel) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 	minCC, maxCC := in.MinCompCap, in.MaxCompCap
 	exception := minCC == 90 && in.CUDARuntime == 11080 && f == AllReduce && a == Ring && in.NRanks == 2
 	switch c.LL128Rule {
-	case TuningLL128R22, TuningLL128R18:
+	case LL128R22, LL128R18:
 		fail(G.TypeInter <= topo.PathPXB || (minCC >= 90 && G.TypeInter <= topo.PathPXN), func() string {
 			return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB (PXN on sm90)", a, G.TypeInter)
 		})
 		intraMax := topo.PathNVB
-		if c.LL128Rule == TuningLL128R18 {
+		if c.LL128Rule == LL128R18 {
 			intraMax = topo.PathNVL
 		}
 		fail(G.TypeIntra <= intraMax, func() string {
@@ -1064,7 +1064,7 @@ func (m *TuningModel) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 			}
 		}
 		fail(G.TypeIntra <= topo.PathNVB, func() string { return fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond NVB", a, G.TypeIntra) })
-		if c.LL128Rule == TuningLL128C2CMixed {
+		if c.LL128Rule == LL128C2CMixed {
 			fail(minCC == maxCC || minCC >= 90, func() string {
 				return fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d below sm90", minCC, maxCC)
 			})
@@ -1083,7 +1083,7 @@ func (m *TuningModel) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 
 // buildThresholds sets threadThresholds (NCCL_THREAD_THRESHOLDS applied to
 // Tree and Ring) and logs the "threadThresholds" line.
-func (m *TuningModel) buildThresholds() {
+func (m *Model) buildThresholds() {
 	c, in := m.Tuning, &m.In
 	for a := range NumAlgos {
 		m.ThreadThresholds[a][LL] = c.LLThreadThreshold
@@ -1095,7 +1095,7 @@ func (m *TuningModel) buildThresholds() {
 	m.ThreadThresholds[CollNetChain][Simple] = c.CollNetThreadThreshold
 	if in.ThreadThresholds != nil {
 		m.logf("INFO", "ENV", "NCCL_THREAD_THRESHOLDS set by environment to %s", *in.ThreadThresholds)
-		v := TuningParseThreadThresholds(*in.ThreadThresholds)
+		v := ParseThreadThresholds(*in.ThreadThresholds)
 		for a := range 2 {
 			for p := range NumProtos {
 				if v[a][p] >= 0 {
@@ -1104,11 +1104,11 @@ func (m *TuningModel) buildThresholds() {
 			}
 		}
 	}
-	m.Log = append(m.Log, TuningLogLine{Level: "INFO", Subsys: "INIT", Text: m.ThreadThresholdsLine()})
+	m.Log = append(m.Log, LogLine{Level: "INFO", Subsys: "INIT", Text: m.ThreadThresholdsLine()})
 }
 
-// TuningZero is one cell whose bandwidth the model left at 0, and why.
-type TuningZero struct {
+// Zero is one cell whose bandwidth the model left at 0, and why.
+type Zero struct {
 	Func  Func   `json:"func"`
 	Algo  Algo   `json:"algo"`
 	Proto Proto  `json:"proto"`
@@ -1121,14 +1121,14 @@ type TuningZero struct {
 // it: what the gate engine turns into model-level verdicts (a 0.0 cell is
 // the log's evidence for G-TUNE-IMPL-1, -BW-1, -BW-2, -EN-1, -PROTO-1 and
 // G-PAT-1). 2.22.3's restored Ring cells are not zero; Restored marks them.
-func (m *TuningModel) Zeros() []TuningZero {
-	var out []TuningZero
+func (m *Model) Zeros() []Zero {
+	var out []Zero
 	for _, f := range Funcs {
 		for a := 0; a < m.Tuning.NumAlgos; a++ {
 			for p := range NumProtos {
 				if m.Bandwidths[f][a][p] == 0 {
 					z := m.Zeroed[f][a][p]
-					out = append(out, TuningZero{Func: f, Algo: Algo(a), Proto: Proto(p), Rule: z.Rule, Why: z.Why})
+					out = append(out, Zero{Func: f, Algo: Algo(a), Proto: Proto(p), Rule: z.Rule, Why: z.Why})
 				}
 			}
 		}

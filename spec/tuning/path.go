@@ -1,9 +1,9 @@
 package tuning
 
-// Paths into a Tuning value: "hwLatencies[NET][Ring][Simple]",
+// Paths into a Consts value: "hwLatencies[NET][Ring][Simple]",
 // "switch.ringRestore", "treeCorrectionFactor[LL][4]". They name the cells
-// that release deltas change (TuningChange.Path), that TuningDiff lists, and
-// that a tuner plugin's init edits (TuningConstantEdit). The names are the
+// that release deltas change (Change.Path), that Diff lists, and
+// that a tuner plugin's init edits (ConstantEdit). The names are the
 // field names of ncclTunerConstants and the C identifiers where one exists.
 
 import (
@@ -33,11 +33,11 @@ func (d tuningDim) name(i int) string {
 	case tuningDimProto:
 		return Proto(i).String()
 	case tuningDimHw:
-		return TuningHw(i).String()
+		return Hw(i).String()
 	case tuningDimCC:
-		return TuningCompCap(i).String()
+		return CompCap(i).String()
 	case tuningDimScale:
-		return TuningScale(i).String()
+		return Scale(i).String()
 	}
 	return strconv.Itoa(i)
 }
@@ -62,14 +62,14 @@ func (d tuningDim) parse(s string, n int) (int, error) {
 	return 0, fmt.Errorf("unknown %s index %q: expected one of %s", d, s, strings.Join(names, ", "))
 }
 
-// tuningField is one tagged field of Tuning.
+// tuningField is one tagged field of Consts.
 type tuningField struct {
 	name  string
 	dims  []tuningDim
 	index int // struct field index
 }
 
-var tuningType = reflect.TypeOf(Tuning{})
+var tuningType = reflect.TypeOf(Consts{})
 
 // tuningFields lists the tagged fields in declaration order.
 func tuningFields() []tuningField {
@@ -96,7 +96,7 @@ type tuningLeaf struct {
 }
 
 // walk calls fn for every leaf cell of t in declaration and index order.
-func (t *Tuning) walk(fn func(l tuningLeaf) bool) {
+func (t *Consts) walk(fn func(l tuningLeaf) bool) {
 	root := reflect.ValueOf(t).Elem()
 	for _, f := range tuningFields() {
 		v := root.Field(f.index)
@@ -124,7 +124,7 @@ func tuningWalkValue(v reflect.Value, path string, dims []tuningDim, fn func(tun
 }
 
 // tuningPathOf finds the path of a pointer into t.
-func tuningPathOf(t *Tuning, p any) (string, bool) {
+func tuningPathOf(t *Consts, p any) (string, bool) {
 	target := reflect.ValueOf(p)
 	if target.Kind() != reflect.Pointer || target.IsNil() {
 		return "", false
@@ -141,15 +141,15 @@ func tuningPathOf(t *Tuning, p any) (string, bool) {
 	return found, found != ""
 }
 
-// Paths lists every cell and switch of the Tuning value.
-func (t *Tuning) Paths() []string {
+// Paths lists every cell and switch of the Consts value.
+func (t *Consts) Paths() []string {
 	var out []string
 	t.walk(func(l tuningLeaf) bool { out = append(out, l.path); return true })
 	return out
 }
 
 // lookup resolves a path such as "hwLatencies[NET][Ring][Simple]".
-func (t *Tuning) lookup(path string) (reflect.Value, error) {
+func (t *Consts) lookup(path string) (reflect.Value, error) {
 	name, idx, err := tuningSplitPath(path)
 	if err != nil {
 		return reflect.Value{}, err
@@ -217,7 +217,7 @@ func tuningSplitPath(path string) (string, []string, error) {
 }
 
 // GetPath returns the printed value of one cell or switch.
-func (t *Tuning) GetPath(path string) (string, error) {
+func (t *Consts) GetPath(path string) (string, error) {
 	v, err := t.lookup(path)
 	if err != nil {
 		return "", err
@@ -227,7 +227,7 @@ func (t *Tuning) GetPath(path string) (string, error) {
 
 // SetPath sets one cell or switch from its printed value (a number, true or
 // false, or an enum name as String prints it).
-func (t *Tuning) SetPath(path, value string) error {
+func (t *Consts) SetPath(path, value string) error {
 	v, err := t.lookup(path)
 	if err != nil {
 		return err
@@ -251,7 +251,7 @@ func (t *Tuning) SetPath(path, value string) error {
 		}
 		v.SetBool(x)
 	case reflect.Int, reflect.Int64:
-		if v.Type().PkgPath() != "" { // a named enum such as TuningNVLSBw: accept its names
+		if v.Type().PkgPath() != "" { // a named enum such as NVLSBw: accept its names
 			for k := int64(0); k < 16; k++ {
 				c := reflect.New(v.Type()).Elem()
 				c.SetInt(k)
@@ -292,10 +292,10 @@ func tuningFormatValue(x any) string {
 	return fmt.Sprint(x)
 }
 
-// TuningDiff lists the cells and switches whose values differ between two
-// Tuning values, in declaration order; Ref is empty (a diff knows values,
-// not where they come from — TuningForRelease's changes do).
-func TuningDiff(a, b *Tuning) []TuningChange {
+// Diff lists the cells and switches whose values differ between two
+// Consts values, in declaration order; Ref is empty (a diff knows values,
+// not where they come from — spec.TuningForRelease's changes do).
+func Diff(a, b *Consts) []Change {
 	va := map[string]string{}
 	var order []string
 	a.walk(func(l tuningLeaf) bool {
@@ -305,19 +305,19 @@ func TuningDiff(a, b *Tuning) []TuningChange {
 	})
 	vb := map[string]string{}
 	b.walk(func(l tuningLeaf) bool { vb[l.path] = tuningFormatValue(l.v.Interface()); return true })
-	var out []TuningChange
+	var out []Change
 	for _, p := range order {
 		if va[p] != vb[p] {
-			out = append(out, TuningChange{Path: p, Old: va[p], New: vb[p]})
+			out = append(out, Change{Path: p, Old: va[p], New: vb[p]})
 		}
 	}
 	return out
 }
 
-// TuningConstantEdit is one constant a tuner plugin's init writes (v5+:
+// ConstantEdit is one constant a tuner plugin's init writes (v5+:
 // ncclTunerConstants is passed to init before ncclTopoTuneModel runs), as a
 // path and a value, e.g. {"hwLatencies[NET][Ring][Simple]", 5}.
-type TuningConstantEdit struct {
+type ConstantEdit struct {
 	Path  string  `json:"path"`
 	Value float64 `json:"value"`
 }
@@ -331,7 +331,7 @@ var tuningConstantFields = map[string]bool{
 
 // ApplyConstantEdits applies a tuner's constant edits to a copy of t. Only
 // the fields of ncclTunerConstants may be edited.
-func (t *Tuning) ApplyConstantEdits(edits []TuningConstantEdit) (*Tuning, error) {
+func (t *Consts) ApplyConstantEdits(edits []ConstantEdit) (*Consts, error) {
 	c := t.Clone()
 	for i, e := range edits {
 		name, _, err := tuningSplitPath(e.Path)

@@ -56,7 +56,7 @@ func tuningPad(width int, s string) string {
 // shorter block. Nil when nRanks ≤ 1 (NCCL returns before printing).
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoTuneModel (v2.22.3-1 likewise).
-func (m *TuningModel) TableLines() []string {
+func (m *Model) TableLines() []string {
 	if m.SingleRank {
 		return nil
 	}
@@ -123,7 +123,7 @@ func (m *TuningModel) TableLines() []string {
 // CollNetDirect Simple, CollNetChain Simple). Empty when nRanks ≤ 1.
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoTuneModel
-func (m *TuningModel) ThreadThresholdsLine() string {
+func (m *Model) ThreadThresholdsLine() string {
 	if m.SingleRank {
 		return ""
 	}
@@ -134,14 +134,14 @@ func (m *TuningModel) ThreadThresholdsLine() string {
 		" | " + i(t[CollNetDirect][Simple]) + " | " + i(t[CollNetChain][Simple])
 }
 
-// TuningEnableMatrixMessage is the [ENV] message rank 0 prints (2.24.3+) when
+// EnableMatrixMessage is the [ENV] message rank 0 prints (2.24.3+) when
 // NCCL_ALGO or NCCL_PROTO is set: "Enabled NCCL Func/Proto/Algo Matrix:"
 // followed by a newline-separated table of the parsed flags, built in a
 // 1024-byte buffer (so at most 1023 characters after the colon survive).
 // The matrix is the user's request, before any support-driven disable.
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoTuneModel
-func TuningEnableMatrixMessage(t *Tuning, m EnableMatrix) string {
+func EnableMatrixMessage(t *Consts, m EnableMatrix) string {
 	var b strings.Builder
 	b.WriteString("\n     Function | ")
 	for p := range NumProtos {
@@ -170,7 +170,7 @@ func TuningEnableMatrixMessage(t *Tuning, m EnableMatrix) string {
 	return "Enabled NCCL Func/Proto/Algo Matrix:" + s
 }
 
-// TuningParseThreadThresholds reads NCCL_THREAD_THRESHOLDS as NCCL's
+// ParseThreadThresholds reads NCCL_THREAD_THRESHOLDS as NCCL's
 // sscanf(str, "%ld %ld %ld %ld %ld %ld") does: up to six base-10 integers
 // separated by optional white space, stopping at the first one that does
 // not convert; missing values stay −2 (meaning "keep the default"; any
@@ -178,7 +178,7 @@ func TuningEnableMatrixMessage(t *Tuning, m EnableMatrix) string {
 // strtol. Order: Tree LL, LL128, Simple, then Ring LL, LL128, Simple.
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoTuneModel
-func TuningParseThreadThresholds(s string) [2][NumProtos]int64 {
+func ParseThreadThresholds(s string) [2][NumProtos]int64 {
 	out := [2][NumProtos]int64{{-2, -2, -2}, {-2, -2, -2}}
 	i := 0
 	for k := 0; k < 6; k++ {

@@ -36,10 +36,10 @@ type OpChoice struct {
 	// Cost is the cost table the choice was made on (after the tuner), in
 	// µs per cell; a negative cell cannot be chosen. Reason says why, or
 	// that the tuner wrote the cell; Explain spells both out.
-	Cost   [NumAlgos][NumProtos]float32          `json:"cost"`
-	Reason [NumAlgos][NumProtos]TuningCostReason `json:"reason"`
-	Algo   Algo                                  `json:"algo"`
-	Proto  Proto                                 `json:"proto"`
+	Cost   [NumAlgos][NumProtos]float32    `json:"cost"`
+	Reason [NumAlgos][NumProtos]CostReason `json:"reason"`
+	Algo   Algo                            `json:"algo"`
+	Proto  Proto                           `json:"proto"`
 	// TimeUs is NCCL's own estimate of the chosen cell (µs).
 	TimeUs float32 `json:"timeUs"`
 	// Backup is 2.22.3's silent Ring backup (G-SEL-BACKUP-1).
@@ -104,7 +104,7 @@ type GroupChoice struct {
 // NCCL prints. The NCCL outcome (including "no algorithm") is in the
 // OpChoice; error is for input NCCL would not accept from the API (an
 // unknown function or datatype, a negative count).
-func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
+func ChooseOp(m *Model, op Call) (*OpChoice, error) {
 	ch := &OpChoice{}
 	var t tuningTask // stays on the stack: the one-task path keeps no pointer to it
 	if err := m.chooseOp(op, ch, &t); err != nil {
@@ -115,13 +115,13 @@ func ChooseOp(m *TuningModel, op TuningOp) (*OpChoice, error) {
 
 // ChooseInto is ChooseOp writing into ch: spec's Select keeps the choice in
 // its own per-operation state instead of allocating it.
-func (m *TuningModel) ChooseInto(op TuningOp, ch *OpChoice) error {
+func (m *Model) ChooseInto(op Call, ch *OpChoice) error {
 	var t tuningTask // stays on the stack, as in ChooseOp
 	return m.chooseOp(op, ch, &t)
 }
 
 // chooseOp is ChooseOp writing into ch, with t the task's storage.
-func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice, t *tuningTask) error {
+func (m *Model) chooseOp(op Call, ch *OpChoice, t *tuningTask) error {
 	if err := m.checkChoose(); err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (m *TuningModel) chooseOp(op TuningOp, ch *OpChoice, t *tuningTask) error {
 //
 // Ref: v2.28.9-1 src/enqueue.cc ncclPrepareTasks, scheduleCollTasksToPlan
 // (v2.22.3-1 likewise)
-func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
+func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 	if err := m.checkChoose(); err != nil {
 		return nil, err
 	}
@@ -263,7 +263,7 @@ func ChooseGroup(m *TuningModel, ops []TuningOp) (*GroupChoice, error) {
 // It returns the plans, or NCCL's error when a bin has no kernel (the WARN
 // goes to lines). The argument-space limit that can split a very large bin
 // into several picks is not modelled.
-func (m *TuningModel) symmetric(bins [][]*tuningTask, lines *[]string) (int, *NCCLError) {
+func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, *NCCLError) {
 	in := &m.In
 	s := in.symComm(m.Tuning.MaxChannels)
 	for _, bin := range bins {
@@ -327,7 +327,7 @@ func (m *TuningModel) symmetric(bins [][]*tuningTask, lines *[]string) (int, *NC
 // Ref: v2.27.3-1 src/enqueue.cc ncclPrepareTasks, ncclLaunchPrepare;
 // src/symmetric.cc ncclSymPickKernel (v2.27.5-1, v2.27.6-1 and v2.27.7-1
 // the same)
-func (m *TuningModel) symmetricAlone(t *tuningTask, lines *[]string) {
+func (m *Model) symmetricAlone(t *tuningTask, lines *[]string) {
 	in := &m.In
 	s := in.symComm(m.Tuning.MaxChannels)
 	k, est, blocks, _ := s.symPick(t.fn, t.devOp, t.dtype, t.count, t.count, 1)
@@ -347,12 +347,12 @@ func (m *TuningModel) symmetricAlone(t *tuningTask, lines *[]string) {
 }
 
 // checkChoose checks the communicator facts the enqueue path needs.
-func (m *TuningModel) checkChoose() error {
+func (m *Model) checkChoose() error {
 	if m == nil || m.Tuning == nil {
-		return fmt.Errorf("choose: no tuning model: expected BuildTuningModel's result")
+		return fmt.Errorf("choose: no tuning model: expected BuildModel's result")
 	}
 	if m.In.NRanks > 1 && m.In.NChannels < 1 {
-		return fmt.Errorf("choose: the communicator has %d channels: expected TuningInput.NChannels ≥ 1 (comm->nChannels)", m.In.NChannels)
+		return fmt.Errorf("choose: the communicator has %d channels: expected Input.NChannels ≥ 1 (comm->nChannels)", m.In.NChannels)
 	}
 	return nil
 }
@@ -361,7 +361,7 @@ func (m *TuningModel) checkChoose() error {
 // the choice's identity, handles the calls that never reach the planner
 // (count 0, one rank, fp8 reductions before sm90) and builds the task. keep
 // is false when no task is created.
-func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (keep bool, err error) {
+func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, err error) {
 	c, in := m.Tuning, &m.In
 	if (int(o.Op.Func) < 0 || int(o.Op.Func) >= NumFuncs) && o.Op.Func != AllToAll {
 		return false, fmt.Errorf("choose: op %d: function %v is not a collective of the cost table or AllToAll: expected Broadcast, Reduce, AllGather, ReduceScatter, AllReduce or AllToAll", i, o.Op.Func)
@@ -426,7 +426,7 @@ func (m *TuningModel) newTask(i int, o TuningOp, ch *OpChoice, t *tuningTask) (k
 //
 // Ref: v2.29.2-1 src/enqueue.cc collTaskAppend, ncclPrepareTasks;
 // src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
-func (m *TuningModel) allGatherV(tasks []*tuningTask) []*tuningTask {
+func (m *Model) allGatherV(tasks []*tuningTask) []*tuningTask {
 	if !m.Tuning.AllGatherV || (m.In.AllGatherVEnable != nil && *m.In.AllGatherVEnable == 0) {
 		return tasks
 	}
@@ -479,7 +479,7 @@ func tuningSorterBin(traffic int64) int {
 // the way (2.22.3's per-aggregate line, the WARN) go to lines when it is
 // not nil. It keeps no task pointer, so that ChooseOp's one task can stay
 // off the heap.
-func (m *TuningModel) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]string) *NCCLError {
+func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]string) *NCCLError {
 	c, in := m.Tuning, &m.In
 	nTasksPerChannel := (nTasks + in.NChannels - 1) / in.NChannels
 	for _, list := range binLists {
@@ -620,7 +620,7 @@ type tuningWipChannel struct {
 
 // schedule is ncclLaunchPrepare's loop over kernel plans, each filled by
 // scheduleCollTasksToPlan.
-func (m *TuningModel) schedule(queue []*tuningTask, lines *[]string) (int, error) {
+func (m *Model) schedule(queue []*tuningTask, lines *[]string) (int, error) {
 	c := m.Tuning
 	budget := tuningBudget{
 		inArgs:     int64(c.MaxKernelArgsBytes - c.KernelArgsBytes),
@@ -645,7 +645,7 @@ func (m *TuningModel) schedule(queue []*tuningTask, lines *[]string) (int, error
 // tasks the plan took.
 //
 // Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan, addWorkBatchToPlan
-func (m *TuningModel) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget, lines *[]string) (int, error) {
+func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget, lines *[]string) (int, error) {
 	c, in := m.Tuning, &m.In
 	workSize := int64(c.WorkCollBytes)
 	var trafficBytes [4]int64
@@ -754,7 +754,7 @@ func (m *TuningModel) schedulePlan(queue []*tuningTask, plan int, budget tuningB
 		planWorkBytes += workSize
 		ch := t.choice
 		ch.ChannelLo, ch.ChannelHi, ch.Plan = lo, hi, plan
-		if in.Rank == 0 && c.OpLine == TuningOpLineR24 {
+		if in.Rank == 0 && c.OpLine == OpLineR24 {
 			ch.Line = tuningOpLineR24(t.fn, t.count*elemSize, t.algo, t.proto, lo, hi)
 			if lines != nil {
 				*lines = append(*lines, ch.Line)
@@ -810,7 +810,7 @@ type tuningCursor struct {
 //
 // Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan (the !isCollnet
 // branch; v2.22.3-1 with 16-byte cells and the floor rounding)
-func (c *Tuning) cbdPlace(cur tuningCursor, fn Func, nRanks int, proto Proto, elemSize, count int64) (CBDPart, tuningCursor, error) {
+func (c *Consts) cbdPlace(cur tuningCursor, fn Func, nRanks int, proto Proto, elemSize, count int64) (CBDPart, tuningCursor, error) {
 	minTraffic := c.MinTrafficPerChannel
 	channelID, trafficPerChannel := cur.channelID, cur.trafficPerChannel
 	tpb := tuningTrafficPerByte(fn, nRanks)
@@ -902,7 +902,7 @@ func (c *Tuning) cbdPlace(cur tuningCursor, fn Func, nRanks int, proto Proto, el
 // of taskChannels channels (nMaxChannels) among kindChannels channels of
 // its kind. The schedule builders take their channel split from here; a
 // group's split comes from ChooseGroup.
-func CollPartition(c *Tuning, fn Func, nRanks int, proto Proto, elemSize, count int64, taskChannels, kindChannels int) (CBDPart, error) {
+func CollPartition(c *Consts, fn Func, nRanks int, proto Proto, elemSize, count int64, taskChannels, kindChannels int) (CBDPart, error) {
 	if c == nil {
 		return CBDPart{}, fmt.Errorf("partition: no tuning constants")
 	}
@@ -947,7 +947,7 @@ func CollPartition(c *Tuning, fn Func, nRanks int, proto Proto, elemSize, count 
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers
 // (v2.28.3-1 likewise)
-func (m *TuningModel) registerTasks(tasks []*tuningTask) {
+func (m *Model) registerTasks(tasks []*tuningTask) {
 	c, in := m.Tuning, &m.In
 	if !c.RegIPC {
 		return
@@ -981,7 +981,7 @@ func (m *TuningModel) registerTasks(tasks []*tuningTask) {
 // windowed says whether an operation's buffers are symmetric windows on a
 // communicator with symmetric support (one node, direct P2P, windows and
 // cuMem on) in a release that has the symmetric paths.
-func (m *TuningModel) windowed(o TuningOp) bool {
+func (m *Model) windowed(o Call) bool {
 	return o.Buffers == BuffersWindow && m.Tuning.Symmetric && m.In.SymmetricSupport
 }
 
@@ -997,7 +997,7 @@ func (m *TuningModel) windowed(o TuningOp) bool {
 //
 // Ref: v2.28.9-1 src/enqueue.cc taskAppend; src/ce_coll.cc
 // ncclCeImplemented (v2.28.3-1 likewise); v2.29.2-1 src/enqueue.cc taskAppend
-func (m *TuningModel) copyEngine(o TuningOp) bool {
+func (m *Model) copyEngine(o Call) bool {
 	c, in := m.Tuning, &m.In
 	if !c.CECollectives || !m.windowed(o) || !in.CEDriver || (o.Op.Func != AllGather && o.Op.Func != AllToAll) {
 		return false

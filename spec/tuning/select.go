@@ -12,21 +12,21 @@ import (
 
 // Rule IDs of the per-operation path (nccl-gates.md §8).
 const (
-	TuningRuleSelPrune  RuleID = "G-SEL-PRUNE-1"
-	TuningRuleSelPick   RuleID = "G-SEL-PICK-1"
-	TuningRuleSelBackup RuleID = "G-SEL-BACKUP-1"
-	TuningRuleSelErr    RuleID = "G-SEL-ERR-1"
-	TuningRuleTunerCall RuleID = "G-TUNER-CALL-1"
-	TuningRuleCTAPolicy RuleID = "G-SEL-CTAPOL-1"
+	RuleSelPrune  RuleID = "G-SEL-PRUNE-1"
+	RuleSelPick   RuleID = "G-SEL-PICK-1"
+	RuleSelBackup RuleID = "G-SEL-BACKUP-1"
+	RuleSelErr    RuleID = "G-SEL-ERR-1"
+	RuleTunerCall RuleID = "G-TUNER-CALL-1"
+	RuleCTAPolicy RuleID = "G-SEL-CTAPOL-1"
 )
 
-// TuningIgnore is NCCL_ALGO_PROTO_IGNORE, the cost of a cell that may not be
+// Ignore is NCCL_ALGO_PROTO_IGNORE, the cost of a cell that may not be
 // chosen.
-const TuningIgnore float32 = -1.0
+const Ignore float32 = -1.0
 
-// TuningOp is one collective call of a group, with the per-operation support
+// Call is one collective call of a group, with the per-operation support
 // bits the gate engine computes (G-SEL-OPSUP-1).
-type TuningOp struct {
+type Call struct {
 	Op Op `json:"op"`
 	// CollNetOK is getCollNetSupport's answer for the op's bin: collnet
 	// enabled and, for AllReduce/Reduce/ReduceScatter, the plugin's reduction
@@ -50,60 +50,60 @@ type TuningOp struct {
 	Tuned *TunerEdit `json:"-"`
 }
 
-// TuningCostReason says why a cost-table cell cannot be chosen (or that a
+// CostReason says why a cost-table cell cannot be chosen (or that a
 // tuner wrote it). It is a small code so that a choice costs no
 // allocation; OpChoice.Explain turns it into a rule ID and a sentence.
-type TuningCostReason uint8
+type CostReason uint8
 
 const (
-	TuningCostOK      TuningCostReason = iota // computed and usable
-	TuningCostNoAlgo                          // the algorithm does not exist in this release
-	TuningCostP1                              // CollNet not supported for the op
-	TuningCostP2                              // CollNetDirect: too many local ranks
-	TuningCostP3                              // CollNetChain: too many local ranks
-	TuningCostP4                              // NVLS not supported for the op
-	TuningCostP4Arity                         // NVLS: too many local ranks for a non-AllReduce
-	TuningCostP5                              // multi-node NVLS without CollNet
-	TuningCostP6                              // NVLS AllGather/ReduceScatter on several nodes (≤ 2.26)
-	TuningCostP7                              // PAT ReduceScatter with a scaling reduction
-	TuningCostP8                              // fp8 Ring on more than 8 ranks: time ×1024
-	TuningCostZeroBw                          // the model's bandwidth is 0 (see TuningModel.Zeroed)
-	TuningCostNaN                             // the model's bandwidth is NaN (CollNetDirect without a graph)
-	TuningCostBackup                          // 2.22.3: Ring kept aside as the backup
-	TuningCostTuner                           // the tuner plugin wrote this cell
+	CostOK      CostReason = iota // computed and usable
+	CostNoAlgo                    // the algorithm does not exist in this release
+	CostP1                        // CollNet not supported for the op
+	CostP2                        // CollNetDirect: too many local ranks
+	CostP3                        // CollNetChain: too many local ranks
+	CostP4                        // NVLS not supported for the op
+	CostP4Arity                   // NVLS: too many local ranks for a non-AllReduce
+	CostP5                        // multi-node NVLS without CollNet
+	CostP6                        // NVLS AllGather/ReduceScatter on several nodes (≤ 2.26)
+	CostP7                        // PAT ReduceScatter with a scaling reduction
+	CostP8                        // fp8 Ring on more than 8 ranks: time ×1024
+	CostZeroBw                    // the model's bandwidth is 0 (see Model.Zeroed)
+	CostNaN                       // the model's bandwidth is NaN (CollNetDirect without a graph)
+	CostBackup                    // 2.22.3: Ring kept aside as the backup
+	CostTuner                     // the tuner plugin wrote this cell
 	numTuningCostReasons
 )
 
 var tuningCostReasonNames = [numTuningCostReasons]string{"", "no-such-algo", "P1", "P2", "P3", "P4", "P4'", "P5", "P6", "P7", "P8",
 	"zero-bandwidth", "nan-bandwidth", "ring-backup", "tuner"}
 
-func (r TuningCostReason) String() string {
+func (r CostReason) String() string {
 	if r < numTuningCostReasons {
 		return tuningCostReasonNames[r]
 	}
-	return fmt.Sprintf("TuningCostReason(%d)", int(r))
+	return fmt.Sprintf("CostReason(%d)", int(r))
 }
 
 // MarshalText writes the short name.
-func (r TuningCostReason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+func (r CostReason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // UnmarshalText reads the short name.
-func (r *TuningCostReason) UnmarshalText(b []byte) error {
+func (r *CostReason) UnmarshalText(b []byte) error {
 	for i, n := range tuningCostReasonNames {
 		if n == string(b) {
-			*r = TuningCostReason(i)
+			*r = CostReason(i)
 			return nil
 		}
 	}
 	return fmt.Errorf("unknown cost reason %q", b)
 }
 
-// TuningCostCell is one cell of an operation's cost table, explained.
-type TuningCostCell struct {
-	// Time is the estimate in µs, or a negative value (TuningIgnore, or −1
+// CostCell is one cell of an operation's cost table, explained.
+type CostCell struct {
+	// Time is the estimate in µs, or a negative value (Ignore, or −1
 	// for a zero bandwidth) for a cell that cannot be chosen.
-	Time   float32          `json:"time"`
-	Reason TuningCostReason `json:"reason,omitempty"`
+	Time   float32    `json:"time"`
+	Reason CostReason `json:"reason,omitempty"`
 	// Rule and Why explain the reason: the pruning rule, the model rule that
 	// left the bandwidth at 0, the backup, the tuner.
 	Rule RuleID `json:"rule,omitempty"`
@@ -111,7 +111,7 @@ type TuningCostCell struct {
 }
 
 // Usable reports whether topoGetAlgoInfo may pick the cell.
-func (c TuningCostCell) Usable() bool { return c.Time != TuningIgnore && c.Time >= 0 }
+func (c CostCell) Usable() bool { return c.Time != Ignore && c.Time >= 0 }
 
 // tuningDevOp is ncclDevRedOp_t: Max and Min share MinMax; Avg is a
 // pre-multiplied sum for floats and a sum-then-divide for integers.
@@ -150,7 +150,7 @@ func tuningDevOpOf(op RedOp, dt DataType) tuningDevOp {
 // AllGather/Broadcast conversion to bytes.
 type tuningTask struct {
 	index   int // position in the group
-	op      TuningOp
+	op      Call
 	fn      Func
 	count   int64
 	dtype   DataType
@@ -175,7 +175,7 @@ type tuningAgg struct {
 	nBytes     int64
 	numPipeOps int
 	cost       [NumAlgos][NumProtos]float32
-	reason     [NumAlgos][NumProtos]TuningCostReason
+	reason     [NumAlgos][NumProtos]CostReason
 	algo       Algo
 	proto      Proto
 	time       float32
@@ -212,7 +212,7 @@ func tuningTrafficPerByte(f Func, nRanks int) int64 {
 // ring plateau. backup reports 2.22.3's use of the saved Ring bandwidth.
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoGetAlgoTime
-func (m *TuningModel) algoTime(f Func, a Algo, p Proto, nBytes int64, numPipeOps int) (time float32, backup bool) {
+func (m *Model) algoTime(f Func, a Algo, p Proto, nBytes int64, numPipeOps int) (time float32, backup bool) {
 	c, in := m.Tuning, &m.In
 	bw := m.Bandwidths[f][a][p]
 	lat := m.Latencies[f][a][p]
@@ -227,8 +227,8 @@ func (m *TuningModel) algoTime(f Func, a Algo, p Proto, nBytes int64, numPipeOps
 	if a == Tree && (f == AllReduce || !c.TreeCorrectionAllReduceOnly) && logSize >= 0 && logSize < int64(c.TreeCorrectionLen) {
 		bw *= c.TreeCorrection[p][logSize]
 	}
-	if c.NVLSTreeCorrection && a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < TuningTreeCorrections &&
-		in.MinCompCap >= 100 && in.CPUArch == TuningArchX86 {
+	if c.NVLSTreeCorrection && a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < TreeCorrections &&
+		in.MinCompCap >= 100 && in.CPUArch == ArchX86 {
 		bw *= c.TreeCorrection[p][logSize]
 	}
 	if a == Ring && p == Simple && in.NNodes > 1 && f == AllReduce && in.NChannels > 0 &&
@@ -251,15 +251,15 @@ func (m *TuningModel) algoTime(f Func, a Algo, p Proto, nBytes int64, numPipeOps
 // aggregate of one (function, op, datatype) bin.
 //
 // Ref: v2.28.9-1 src/enqueue.cc updateCollCostTable (v2.22.3-1 likewise)
-func (m *TuningModel) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuningAgg) (backupAlgo Algo, backupProto Proto, backupTime float32) {
+func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuningAgg) (backupAlgo Algo, backupProto Proto, backupTime float32) {
 	c, in := m.Tuning, &m.In
 	backupAlgo, backupProto, backupTime = AlgoNone, ProtoNone, c.PickMaxTime
 	for a := range NumAlgos {
 		for p := range NumProtos {
-			g.cost[a][p] = TuningIgnore
+			g.cost[a][p] = Ignore
 		}
 	}
-	prune := func(a Algo, r TuningCostReason) {
+	prune := func(a Algo, r CostReason) {
 		for p := range NumProtos {
 			g.reason[a][p] = r
 		}
@@ -269,46 +269,46 @@ func (m *TuningModel) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *
 		a := Algo(ai)
 		switch {
 		case ai >= c.NumAlgos:
-			prune(a, TuningCostNoAlgo)
+			prune(a, CostNoAlgo)
 			continue
 		case a.IsCollNet() && !t.op.CollNetOK:
-			prune(a, TuningCostP1)
+			prune(a, CostP1)
 			continue
 		case a == CollNetDirect && c.PruneCollNetArity && in.MaxLocalRanks > c.MaxDirectArity+1:
-			prune(a, TuningCostP2)
+			prune(a, CostP2)
 			continue
 		case a == CollNetChain && c.PruneCollNetChainArity && in.MaxLocalRanks > c.MaxDirectArity+1:
-			prune(a, TuningCostP3)
+			prune(a, CostP3)
 			continue
 		}
 		if a.IsNVLS() {
 			switch c.PruneNVLS {
-			case TuningNVLSPruneR22:
+			case NVLSPruneR22:
 				if !t.op.NVLSOK && f != AllGather {
-					prune(a, TuningCostP4)
+					prune(a, CostP4)
 					continue
 				}
-			case TuningNVLSPruneArity:
+			case NVLSPruneArity:
 				if !t.op.NVLSOK {
-					prune(a, TuningCostP4)
+					prune(a, CostP4)
 					continue
 				}
 				if f != AllReduce && in.LocalRanks > c.MaxNVLSArity {
-					prune(a, TuningCostP4Arity)
+					prune(a, CostP4Arity)
 					continue
 				}
 			}
 		}
 		if a == NVLS && !t.op.CollNetOK && in.NNodes > 1 {
-			prune(a, TuningCostP5)
+			prune(a, CostP5)
 			continue
 		}
 		if a == NVLS && c.PruneNVLSMultiNodeAGRS && (f == AllGather || f == ReduceScatter) && in.NNodes > 1 {
-			prune(a, TuningCostP6)
+			prune(a, CostP6)
 			continue
 		}
 		if a == PAT && c.PrunePATScaling && f == ReduceScatter && (t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv) {
-			prune(a, TuningCostP7)
+			prune(a, CostP7)
 			continue
 		}
 		for pi := range NumProtos {
@@ -318,12 +318,12 @@ func (m *TuningModel) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *
 				g.cost[a][p] = time
 				switch {
 				case time < 0:
-					g.reason[a][p] = TuningCostZeroBw
+					g.reason[a][p] = CostZeroBw
 				case time != time: // NaN: never chosen
-					g.reason[a][p] = TuningCostNaN
+					g.reason[a][p] = CostNaN
 				}
 			} else {
-				g.reason[a][p] = TuningCostBackup
+				g.reason[a][p] = CostBackup
 				if time >= 0 && time < backupTime {
 					backupAlgo, backupProto, backupTime = a, p, time
 				}
@@ -331,8 +331,8 @@ func (m *TuningModel) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *
 			if c.FP8RingPenaltyOn && t.dtype.IsFP8() && a == Ring && in.NRanks > 8 {
 				// Relegate deep fp8 reduction rings (precision loss) to last.
 				g.cost[a][p] = float32(float64(g.cost[a][p]) * c.FP8RingPenalty)
-				if g.reason[a][p] == TuningCostOK {
-					g.reason[a][p] = TuningCostP8
+				if g.reason[a][p] == CostOK {
+					g.reason[a][p] = CostP8
 				}
 			}
 		}
@@ -345,7 +345,7 @@ func (m *TuningModel) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *
 // channel count.
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo (G-TUNER-CALL-1)
-func (m *TuningModel) applyTuner(f Func, nBytes int64, g *tuningAgg) {
+func (m *Model) applyTuner(f Func, nBytes int64, g *tuningAgg) {
 	tb := m.In.Tuner
 	if tb == nil {
 		return
@@ -363,7 +363,7 @@ func (m *TuningModel) applyTuner(f Func, nBytes int64, g *tuningAgg) {
 		if err1 != nil || err2 != nil || int(a) >= m.Tuning.NumAlgos {
 			continue // out of the release's table: not applicable
 		}
-		g.cost[a][p], g.reason[a][p] = float32(r.Cost), TuningCostTuner
+		g.cost[a][p], g.reason[a][p] = float32(r.Cost), CostTuner
 		if r.NChannels > 0 {
 			g.tunerNCh = r.NChannels
 		}
@@ -376,14 +376,14 @@ func (m *TuningModel) applyTuner(f Func, nBytes int64, g *tuningAgg) {
 // the channel and thread counts.
 //
 // Ref: v2.28.9-1 src/enqueue.cc topoGetAlgoInfo (v2.22.3-1 with the backup)
-func (m *TuningModel) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo, backupProto Proto, backupTime float32) {
+func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo, backupProto Proto, backupTime float32) {
 	c, in := m.Tuning, &m.In
 	minTime := c.PickMaxTime
 	algo, proto := AlgoNone, ProtoNone
 	for a := range NumAlgos {
 		for p := range NumProtos {
 			v := g.cost[a][p]
-			if v == TuningIgnore {
+			if v == Ignore {
 				continue
 			}
 			if v >= 0.0 && v < minTime {
@@ -392,23 +392,23 @@ func (m *TuningModel) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo
 		}
 	}
 	time := minTime
-	g.decidedBy = TuningRuleSelPick
+	g.decidedBy = RuleSelPick
 	if algo == AlgoNone {
-		if c.NoAlgo == TuningNoAlgoR22 && backupAlgo != AlgoNone {
+		if c.NoAlgo == NoAlgoR22 && backupAlgo != AlgoNone {
 			algo, proto, time = backupAlgo, backupProto, backupTime
-			g.backup, g.decidedBy = true, TuningRuleSelBackup
+			g.backup, g.decidedBy = true, RuleSelBackup
 		} else {
 			g.err, g.warn = m.noAlgoError(t)
-			g.decidedBy = TuningRuleSelErr
+			g.decidedBy = RuleSelErr
 			return
 		}
 	}
 	g.algo, g.proto, g.time = algo, proto, time
 	if in.Rank == 0 {
 		switch c.OpLine {
-		case TuningOpLineR22:
+		case OpLineR22:
 			g.line = tuningOpLineR22("", nBytes, algo, proto, time)
-		case TuningOpLineR23:
+		case OpLineR23:
 			g.line = tuningOpLineR22(t.fn.String()+": ", nBytes, algo, proto, time)
 		}
 	}
@@ -478,10 +478,10 @@ func (m *TuningModel) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo
 }
 
 // noAlgoError is the WARN and result of an operation no cell can serve.
-func (m *TuningModel) noAlgoError(t *tuningTask) (*NCCLError, string) {
+func (m *Model) noAlgoError(t *tuningTask) (*NCCLError, string) {
 	in := &m.In
 	switch m.Tuning.NoAlgo {
-	case TuningNoAlgoR22:
+	case NoAlgoR22:
 		w := "Error : no algorithm/protocol available"
 		return &NCCLError{Result: InternalError, Message: w, Call: "ncclGroupEnd"}, w
 	}
@@ -493,7 +493,7 @@ func (m *TuningModel) noAlgoError(t *tuningTask) (*NCCLError, string) {
 		protoS = tuningTrunc1023(" NCCL_PROTO was set to " + *in.Proto + ".")
 	}
 	prefix := "Error : no algorithm/protocol available"
-	if m.Tuning.NoAlgo == TuningNoAlgoR30 {
+	if m.Tuning.NoAlgo == NoAlgoR30 {
 		prefix = "No algorithm/protocol available"
 	}
 	w := prefix + " for function " + t.fn.String() + " with datatype " + tuningDatatypeToString(t.dtype) + "." + algoS + protoS
@@ -525,7 +525,7 @@ func tuningDatatypeToString(d DataType) string {
 // the tuner's channel count replacing the computed one.
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo
-func (m *TuningModel) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
+func (m *Model) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
 	*g = tuningAgg{numPipeOps: numPipeOps, algo: AlgoNone, proto: ProtoNone}
 	elemSize := int64(agg.dtype.Size())
 	g.nBytes = elemSize * MaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
@@ -553,7 +553,7 @@ func (m *TuningModel) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo; src/transport/nvls.cc
 // ncclNvlsRegResourcesQuery (v2.28.3-1 likewise)
-func (m *TuningModel) ctaPolicy(agg *tuningTask, g *tuningAgg) {
+func (m *Model) ctaPolicy(agg *tuningTask, g *tuningAgg) {
 	c, in := m.Tuning, &m.In
 	o := agg.op
 	if !c.CTAPolicyNVLS || !in.CTAPolicyEfficiency || in.Algo != nil || in.Proto != nil || in.MNNVL || !o.RegBuff {
@@ -570,13 +570,13 @@ func (m *TuningModel) ctaPolicy(agg *tuningTask, g *tuningAgg) {
 		return
 	}
 	g.algo, g.proto, g.nc, g.nt = NVLS, Simple, rec, m.MaxThreads[NVLS][Simple]
-	g.decidedBy = TuningRuleCTAPolicy
+	g.decidedBy = RuleCTAPolicy
 }
 
 // nvlsRegChannels is ncclNvlsRegResourcesQuery for AllGather and
 // ReduceScatter: the blocks registered NVLS buffers want, a per-function
 // factor over the node's NVLS heads, within the config's CTA bounds.
-func (m *TuningModel) nvlsRegChannels(f Func) (int, bool) {
+func (m *Model) nvlsRegChannels(f Func) (int, bool) {
 	in := &m.In
 	if in.NVLSHeads < 1 {
 		return 0, false
@@ -643,49 +643,49 @@ func tuningOpLineR24(f Func, bytes int64, a Algo, p Proto, lo, hi int) string {
 // Explain spells out each cell of the choice's cost table: the time, and for
 // a cell that cannot be chosen (or that the tuner wrote) the rule and the
 // reason, with the facts that decided it.
-func (c *OpChoice) Explain(m *TuningModel) [NumAlgos][NumProtos]TuningCostCell {
-	var out [NumAlgos][NumProtos]TuningCostCell
+func (c *OpChoice) Explain(m *Model) [NumAlgos][NumProtos]CostCell {
+	var out [NumAlgos][NumProtos]CostCell
 	in := &m.In
 	f := c.Op.Func
 	for ai := range NumAlgos {
 		a := Algo(ai)
 		for pi := range NumProtos {
 			p := Proto(pi)
-			cell := TuningCostCell{Time: c.Cost[a][p], Reason: c.Reason[a][p]}
+			cell := CostCell{Time: c.Cost[a][p], Reason: c.Reason[a][p]}
 			switch cell.Reason {
-			case TuningCostNoAlgo:
-				cell.Rule, cell.Why = TuningRuleImpl, a.String()+" does not exist in this release"
-			case TuningCostP1:
-				cell.Rule, cell.Why = TuningRuleSelPrune, "P1: CollNet is not supported for this operation"
-			case TuningCostP2:
-				cell.Rule, cell.Why = TuningRuleSelPrune, fmt.Sprintf("P2: %d local ranks > %d (CollNetDirect arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
-			case TuningCostP3:
-				cell.Rule, cell.Why = TuningRuleSelPrune, fmt.Sprintf("P3: %d local ranks > %d (CollNetChain arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
-			case TuningCostP4:
-				cell.Rule, cell.Why = TuningRuleSelPrune, "P4: NVLS is not supported for this operation"
-			case TuningCostP4Arity:
-				cell.Rule, cell.Why = TuningRuleSelPrune, fmt.Sprintf("P4': %d local ranks > %d (NVLS arity) for %s", in.LocalRanks, m.Tuning.MaxNVLSArity, f)
-			case TuningCostP5:
-				cell.Rule, cell.Why = TuningRuleSelPrune, "P5: multi-node NVLS needs CollNet support for this operation"
-			case TuningCostP6:
-				cell.Rule, cell.Why = TuningRuleSelPrune, "P6: NVLS AllGather/ReduceScatter are single-node only"
-			case TuningCostP7:
-				cell.Rule, cell.Why = TuningRuleSelPrune, "P7: PAT ReduceScatter does not support scaling reductions (PreMulSum/SumPostDiv)"
-			case TuningCostP8:
-				cell.Rule, cell.Why = TuningRuleSelPrune, "P8: fp8 Ring on more than 8 ranks is deprioritised ×1024"
-			case TuningCostZeroBw:
+			case CostNoAlgo:
+				cell.Rule, cell.Why = RuleImpl, a.String()+" does not exist in this release"
+			case CostP1:
+				cell.Rule, cell.Why = RuleSelPrune, "P1: CollNet is not supported for this operation"
+			case CostP2:
+				cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P2: %d local ranks > %d (CollNetDirect arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
+			case CostP3:
+				cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P3: %d local ranks > %d (CollNetChain arity)", in.MaxLocalRanks, m.Tuning.MaxDirectArity+1)
+			case CostP4:
+				cell.Rule, cell.Why = RuleSelPrune, "P4: NVLS is not supported for this operation"
+			case CostP4Arity:
+				cell.Rule, cell.Why = RuleSelPrune, fmt.Sprintf("P4': %d local ranks > %d (NVLS arity) for %s", in.LocalRanks, m.Tuning.MaxNVLSArity, f)
+			case CostP5:
+				cell.Rule, cell.Why = RuleSelPrune, "P5: multi-node NVLS needs CollNet support for this operation"
+			case CostP6:
+				cell.Rule, cell.Why = RuleSelPrune, "P6: NVLS AllGather/ReduceScatter are single-node only"
+			case CostP7:
+				cell.Rule, cell.Why = RuleSelPrune, "P7: PAT ReduceScatter does not support scaling reductions (PreMulSum/SumPostDiv)"
+			case CostP8:
+				cell.Rule, cell.Why = RuleSelPrune, "P8: fp8 Ring on more than 8 ranks is deprioritised ×1024"
+			case CostZeroBw:
 				z := m.Zeroed[f][a][p]
 				cell.Rule, cell.Why = z.Rule, z.Why
-			case TuningCostNaN:
-				cell.Rule, cell.Why = TuningRuleCollNetGraph, "the model's bandwidth is NaN (the "+a.String()+" graph has no channel)"
-			case TuningCostBackup:
-				cell.Rule, cell.Why = TuningRuleSelBackup, "Ring is disabled: its time is kept aside as the backup"
-			case TuningCostTuner:
+			case CostNaN:
+				cell.Rule, cell.Why = RuleCollNetGraph, "the model's bandwidth is NaN (the "+a.String()+" graph has no channel)"
+			case CostBackup:
+				cell.Rule, cell.Why = RuleSelBackup, "Ring is disabled: its time is kept aside as the backup"
+			case CostTuner:
 				name := ""
 				if in.Tuner != nil {
 					name = in.Tuner.Name
 				}
-				cell.Rule, cell.Why = TuningRuleTunerCall, fmt.Sprintf("tuner %s set %s/%s to %g (not re-validated)", name, a, p, cell.Time)
+				cell.Rule, cell.Why = RuleTunerCall, fmt.Sprintf("tuner %s set %s/%s to %g (not re-validated)", name, a, p, cell.Time)
 			}
 			out[a][p] = cell
 		}

@@ -19,7 +19,7 @@ import (
 // same but for the multi-node mask, which a one-node communicator never
 // reaches; v2.27.3-1..v2.27.7-1 src/symmetric.cc ncclSymPickKernel has the
 // same mask and model without the network kernel, for one collective at a
-// time: Tuning.SymGrouped and symmetricAlone).
+// time: Consts.SymGrouped and symmetricAlone).
 
 // SymKernel is a symmetric kernel (ncclSymkKernelId).
 type SymKernel int

@@ -21,7 +21,7 @@ type TunerBehaviour struct {
 	// InitLog is what a loaded tuner logged during init.
 	InitLog []string `json:"init_log,omitempty"`
 	// Constants are a v5+ tuner's init edits of the tuning constants.
-	Constants []TuningConstantEdit `json:"constants,omitempty"`
+	Constants []ConstantEdit `json:"constants,omitempty"`
 }
 
 // TunerRule sets one cost-table cell for operations of a function within a
@@ -49,11 +49,11 @@ type TunerEdit struct {
 
 // applyToModel writes the answer's table into the aggregate's cost table
 // (cells it changed are marked as the tuner's) and sets the channel count.
-func (e *TunerEdit) applyToModel(m *TuningModel, g *tuningAgg) {
+func (e *TunerEdit) applyToModel(m *Model, g *tuningAgg) {
 	for a := range min(e.NumAlgo, m.Tuning.NumAlgos) {
 		for p := range NumProtos {
 			if v := e.After[a][p]; v != g.cost[a][p] && !(v != v && g.cost[a][p] != g.cost[a][p]) {
-				g.cost[a][p], g.reason[a][p] = v, TuningCostTuner
+				g.cost[a][p], g.reason[a][p] = v, CostTuner
 			}
 		}
 	}
@@ -66,7 +66,7 @@ func (e *TunerEdit) applyToModel(m *TuningModel, g *tuningAgg) {
 // perChMaxTreeBws and perChMaxNVLSTreeBws, each [4][3] (144 doubles).
 //
 // Ref: v2.28.9-1 src/include/plugin/tuner/tuner_v5.h
-func (t *Tuning) TunerConstantsV5() []float64 {
+func (t *Consts) TunerConstantsV5() []float64 {
 	out := make([]float64, 0, 144)
 	t.walkConstants(func(_ string, v float64) { out = append(out, v) })
 	return out
@@ -74,16 +74,16 @@ func (t *Tuning) TunerConstantsV5() []float64 {
 
 // TunerConstantEditsV5 turns the constants a v5+ tuner's init left into
 // edits of the release's constants (the cells that changed).
-func (t *Tuning) TunerConstantEditsV5(after []float64) ([]TuningConstantEdit, error) {
+func (t *Consts) TunerConstantEditsV5(after []float64) ([]ConstantEdit, error) {
 	before := t.TunerConstantsV5()
 	if len(after) != len(before) {
 		return nil, fmt.Errorf("tuner constants: %d values, expected %d", len(after), len(before))
 	}
-	var edits []TuningConstantEdit
+	var edits []ConstantEdit
 	i := 0
 	t.walkConstants(func(path string, v float64) {
 		if w := after[i]; w != v && !(w != w && v != v) {
-			edits = append(edits, TuningConstantEdit{Path: path, Value: w})
+			edits = append(edits, ConstantEdit{Path: path, Value: w})
 		}
 		i++
 	})
@@ -91,7 +91,7 @@ func (t *Tuning) TunerConstantEditsV5(after []float64) ([]TuningConstantEdit, er
 }
 
 // walkConstants visits the fields of ncclTunerConstants_v5_t in C order.
-func (t *Tuning) walkConstants(fn func(path string, v float64)) {
+func (t *Consts) walkConstants(fn func(path string, v float64)) {
 	names := []string{"baseLatencies", "hwLatencies", "llMaxBws", "perChMaxRingLL128Bws", "perChMaxTreeLL128Bws", "perChMaxTreeBws", "perChMaxNVLSTreeBws"}
 	for _, name := range names {
 		t.walk(func(l tuningLeaf) bool {

@@ -2,7 +2,7 @@ package tuning
 
 // NCCL's tuning model, part 1: the versioned constants and behaviour switches.
 //
-// A Tuning value holds every constant table of src/graph/tuning.cc (the
+// A Consts value holds every constant table of src/graph/tuning.cc (the
 // ncclTunerConstants of 2.24+, the static arrays of 2.22.3), the literal
 // factors of ncclTopoTuneModel / ncclTopoGetAlgoTime, the thread and channel
 // constants of src/include/device.h and comm.h, and one switch per behaviour
@@ -10,7 +10,7 @@ package tuning
 // Base2_22_3, then one delta per release (spec's release files, through
 // Set). Every delta line is a one-cell change that records its path, old
 // and new value and the NCCL source reference, so "what changed in the
-// tuning model between 2.22.3 and 2.28.9" is data (TuningDiff, and
+// tuning model between 2.22.3 and 2.28.9" is data (Diff, and
 // spec.TuningForRelease).
 //
 // The model code (model.go, select.go, sched.go) reads the switches; it
@@ -18,61 +18,61 @@ package tuning
 
 import "fmt"
 
-// TuningHw is the hardware class of the latency tables (NCCL_HW_NVLINK,
+// Hw is the hardware class of the latency tables (NCCL_HW_NVLINK,
 // NCCL_HW_PCI, NCCL_HW_NET of src/include/plugin/nccl_tuner.h).
-type TuningHw int
+type Hw int
 
 const (
-	TuningHwNVLink TuningHw = iota
-	TuningHwPCI
-	TuningHwNet
-	NumTuningHw = 3
+	HwNVLink Hw = iota
+	HwPCI
+	HwNet
+	NumHw = 3
 )
 
-var tuningHwNames = [NumTuningHw]string{"NVLINK", "PCI", "NET"}
+var tuningHwNames = [NumHw]string{"NVLINK", "PCI", "NET"}
 
-func (h TuningHw) String() string { return tuningEnumName(tuningHwNames[:], int(h), "TuningHw") }
+func (h Hw) String() string { return tuningEnumName(tuningHwNames[:], int(h), "Hw") }
 
-// TuningCompCap is the compute-capability row of the bandwidth caps
+// CompCap is the compute-capability row of the bandwidth caps
 // (NCCL_VOLTA_COMPCAP_IDX … NCCL_BLACKWELL_COMPCAP_IDX). 2.22.3 has no
-// Blackwell row: sm100 uses the Hopper row there (Tuning.NumCompCaps = 3).
-type TuningCompCap int
+// Blackwell row: sm100 uses the Hopper row there (Consts.NumCompCaps = 3).
+type CompCap int
 
 const (
-	TuningVolta TuningCompCap = iota
-	TuningAmpere
-	TuningHopper
-	TuningBlackwell
-	NumTuningCompCaps = 4
+	Volta CompCap = iota
+	Ampere
+	Hopper
+	Blackwell
+	NumCompCaps = 4
 )
 
-var tuningCCNames = [NumTuningCompCaps]string{"Volta", "Ampere", "Hopper", "Blackwell"}
+var tuningCCNames = [NumCompCaps]string{"Volta", "Ampere", "Hopper", "Blackwell"}
 
-func (c TuningCompCap) String() string {
-	return tuningEnumName(tuningCCNames[:], int(c), "TuningCompCap")
+func (c CompCap) String() string {
+	return tuningEnumName(tuningCCNames[:], int(c), "CompCap")
 }
 
-// TuningScale is the node-count column of the bandwidth caps: one node, two
+// Scale is the node-count column of the bandwidth caps: one node, two
 // nodes, four or more (index2 of ncclTopoTuneModel). For the LL cap of a
 // multi-node communicator the row is the CPU vendor instead (see LLMaxBw).
-type TuningScale int
+type Scale int
 
 const (
-	TuningN1 TuningScale = iota
-	TuningN2
-	TuningN4
-	NumTuningScales = 3
+	N1 Scale = iota
+	N2
+	N4
+	NumScales = 3
 )
 
-var tuningScaleNames = [NumTuningScales]string{"N1", "N2", "N4"}
+var tuningScaleNames = [NumScales]string{"N1", "N2", "N4"}
 
-func (s TuningScale) String() string {
-	return tuningEnumName(tuningScaleNames[:], int(s), "TuningScale")
+func (s Scale) String() string {
+	return tuningEnumName(tuningScaleNames[:], int(s), "Scale")
 }
 
-// TuningTreeCorrections is the length of the largest tree correction table
+// TreeCorrections is the length of the largest tree correction table
 // (24 entries in 2.30.7; 23 before, the 24th cell is then 0 and never read).
-const TuningTreeCorrections = 24
+const TreeCorrections = 24
 
 // tuningEnumName prints an enum value by its name, or Type(n) out of range.
 func tuningEnumName(names []string, i int, typ string) string {
@@ -82,139 +82,140 @@ func tuningEnumName(names []string, i int, typ string) string {
 	return fmt.Sprintf("%s(%d)", typ, i)
 }
 
-// TuningNVLSBw selects the NVLS / NVLSTree bandwidth formula of
+// NVLSBw selects the NVLS / NVLSTree bandwidth formula of
 // ncclTopoTuneModel.
-type TuningNVLSBw int
+type NVLSBw int
 
 const (
-	// TuningNVLSBwMin (2.22.3): bw = min(bwIntra, bwInter) (NVLSTree: bwInter/2
+	// NVLSBwMin (2.22.3): bw = min(bwIntra, bwInter) (NVLSTree: bwInter/2
 	// beyond two nodes), algorithm bandwidth ×5/6, computed even with 0 channels.
-	TuningNVLSBwMin TuningNVLSBw = iota
-	// TuningNVLSBwEfficiency (2.28.3+): bwIntra × nvlsEfficiency × (nCh−1)/nCh,
+	NVLSBwMin NVLSBw = iota
+	// NVLSBwEfficiency (2.28.3+): bwIntra × nvlsEfficiency × (nCh−1)/nCh,
 	// ×2 for AllReduce else ×(ppn−1)/ppn, capped by bwInter (×2 for NVLSTree on
 	// ≤ 2 nodes) and perChMaxNVLSTreeBw; skipped below 2 channels; ratio
 	// nRanks/nsteps.
-	TuningNVLSBwEfficiency
-	// TuningNVLSBwGraph (2.18.x): the graph bandwidth every algorithm reads
+	NVLSBwEfficiency
+	// NVLSBwGraph (2.18.x): the graph bandwidth every algorithm reads
 	// (bwIntra up to two nodes, else bwInter); algorithm bandwidth ×
 	// NVLSRatioR22 for NVLS and × NVLSTreeRatioR18·nNodes/(2(nNodes−1)) for
 	// NVLSTree.
-	TuningNVLSBwGraph
+	NVLSBwGraph
 )
 
-func (m TuningNVLSBw) String() string {
-	return tuningEnumName([]string{"min-intra-inter", "efficiency", "graph"}, int(m), "TuningNVLSBw")
+func (m NVLSBw) String() string {
+	return tuningEnumName([]string{"min-intra-inter", "efficiency", "graph"}, int(m), "NVLSBw")
 }
 
-// TuningCollNetAGRS selects the CollNetDirect AllGather/ReduceScatter formula.
-type TuningCollNetAGRS int
+// CollNetAGRS selects the CollNetDirect AllGather/ReduceScatter formula.
+type CollNetAGRS int
 
 const (
-	// TuningCollNetAGRSInterpolated (2.22.3): ppn × bwIntra × (w×0.85 + (1−w)×0.95),
+	// CollNetAGRSInterpolated (2.22.3): ppn × bwIntra × (w×0.85 + (1−w)×0.95),
 	// w = (ppn−1)/7; 0 on several nodes if the plugin lacks iallgather /
 	// ireducescatter or ppn > CollNet heads.
-	TuningCollNetAGRSInterpolated TuningCollNetAGRS = iota
-	// TuningCollNetAGRSMin (2.27.3+): ppn × min(bwIntra, 0.9 × bwInter); the
+	CollNetAGRSInterpolated CollNetAGRS = iota
+	// CollNetAGRSMin (2.27.3+): ppn × min(bwIntra, 0.9 × bwInter); the
 	// multi-node checks are the common NVLS+CollNetDirect rule (G-TUNE-BW-2).
-	TuningCollNetAGRSMin
-	// TuningCollNetAGRSNone (before 2.20.3): CollNetDirect serves AllReduce
+	CollNetAGRSMin
+	// CollNetAGRSNone (before 2.20.3): CollNetDirect serves AllReduce
 	// only; its AllGather and ReduceScatter cells are not modelled
 	// (ncclTopoTuneModel skips them like Tree's).
-	TuningCollNetAGRSNone
+	CollNetAGRSNone
 )
 
-func (m TuningCollNetAGRS) String() string {
-	return tuningEnumName([]string{"interpolated", "min-intra-inter", "none"}, int(m), "TuningCollNetAGRS")
+func (m CollNetAGRS) String() string {
+	return tuningEnumName([]string{"interpolated", "min-intra-inter", "none"}, int(m), "CollNetAGRS")
 }
 
-// TuningLL128Rule selects the LL128 "auto" rule (G-TUNE-PROTO-1).
-type TuningLL128Rule int
+// LL128Rule selects the LL128 "auto" rule (G-TUNE-PROTO-1).
+type LL128Rule int
 
 const (
-	// TuningLL128R22 (2.22.3): typeInter ≤ PXB (or ≤ PXN on sm90+), typeIntra ≤ NVB,
+	// LL128R22 (2.22.3): typeInter ≤ PXB (or ≤ PXN on sm90+), typeIntra ≤ NVB,
 	// equal compute capabilities, and the capability is exactly 70, 80 or 90.
-	TuningLL128R22 TuningLL128Rule = iota
-	// TuningLL128C2C (2.27.3+): NCCL_LL128_C2C (default 1) on sm90+ allows typeInter
+	LL128R22 LL128Rule = iota
+	// LL128C2C (2.27.3+): NCCL_LL128_C2C (default 1) on sm90+ allows typeInter
 	// ≤ PXN, else ≤ PXB; typeIntra ≤ NVB; equal capabilities; capability ≥ 70.
-	TuningLL128C2C
-	// TuningLL128C2CMixed (2.30.3+): as TuningLL128C2C, but different capabilities
+	LL128C2C
+	// LL128C2CMixed (2.30.3+): as LL128C2C, but different capabilities
 	// are allowed when the smallest is ≥ 90.
-	TuningLL128C2CMixed
-	// TuningLL128R18 (2.18.1): as TuningLL128R22 with typeIntra ≤ NVL
-	// (2.18.3 relaxed it to NVB).
-	TuningLL128R18
+	LL128C2CMixed
+	// LL128R18 (2.18.1): as LL128R22 with typeIntra ≤ NVL (2.18.3 relaxed
+	// it to NVB).
+	LL128R18
 )
 
-func (m TuningLL128Rule) String() string {
-	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper", "r18"}, int(m), "TuningLL128Rule")
+func (m LL128Rule) String() string {
+	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper", "r18"}, int(m), "LL128Rule")
 }
 
-// TuningNVLSPrune selects the per-operation NVLS pruning rule of
+// NVLSPrune selects the per-operation NVLS pruning rule of
 // updateCollCostTable (G-SEL-PRUNE-1 P4 / P4').
-type TuningNVLSPrune int
+type NVLSPrune int
 
 const (
-	// TuningNVLSPruneR22 (P4, 2.22–2.26): NVLS/NVLSTree need nvlsSupport, except
+	// NVLSPruneR22 (P4, 2.22–2.26): NVLS/NVLSTree need nvlsSupport, except
 	// AllGather, which falls through to the bandwidth.
-	TuningNVLSPruneR22 TuningNVLSPrune = iota
-	// TuningNVLSPruneArity (P4', 2.27.3+): NVLS/NVLSTree need nvlsSupport, and a
+	NVLSPruneR22 NVLSPrune = iota
+	// NVLSPruneArity (P4', 2.27.3+): NVLS/NVLSTree need nvlsSupport, and a
 	// function other than AllReduce needs localRanks ≤ NCCL_MAX_NVLS_ARITY.
-	TuningNVLSPruneArity
+	NVLSPruneArity
 )
 
-func (m TuningNVLSPrune) String() string {
-	return tuningEnumName([]string{"p4", "p4-arity"}, int(m), "TuningNVLSPrune")
+func (m NVLSPrune) String() string {
+	return tuningEnumName([]string{"p4", "p4-arity"}, int(m), "NVLSPrune")
 }
 
-// TuningNoAlgo selects what happens when no cost-table cell is usable.
-type TuningNoAlgo int
+// NoAlgo selects what happens when no cost-table cell is usable.
+type NoAlgo int
 
 const (
-	// TuningNoAlgoR22 (≤ 2.23.4): the Ring backup is used (RingBackup); without
+	// NoAlgoR22 (≤ 2.23.4): the Ring backup is used (RingBackup); without
 	// one, WARN "Error : no algorithm/protocol available" and ncclInternalError.
-	TuningNoAlgoR22 TuningNoAlgo = iota
-	// TuningNoAlgoR24 (2.24.3–2.29): WARN "Error : no algorithm/protocol available
+	NoAlgoR22 NoAlgo = iota
+	// NoAlgoR24 (2.24.3–2.29): WARN "Error : no algorithm/protocol available
 	// for function %s with datatype %s.%s%s"; ncclInvalidUsage if NCCL_ALGO or
 	// NCCL_PROTO is set, else ncclInternalError.
-	TuningNoAlgoR24
-	// TuningNoAlgoR30 (2.30.3+): as R24 with the text "No algorithm/protocol
+	NoAlgoR24
+	// NoAlgoR30 (2.30.3+): as R24 with the text "No algorithm/protocol
 	// available for function …".
-	TuningNoAlgoR30
+	NoAlgoR30
 )
 
-func (m TuningNoAlgo) String() string {
-	return tuningEnumName([]string{"r22-backup", "r24-error", "r30-error"}, int(m), "TuningNoAlgo")
+func (m NoAlgo) String() string {
+	return tuningEnumName([]string{"r22-backup", "r24-error", "r30-error"}, int(m), "NoAlgo")
 }
 
-// TuningOpLine selects the per-operation [TUNING] line NCCL prints on rank 0.
-type TuningOpLine int
+// OpLine selects the per-operation [TUNING] line NCCL prints on rank 0.
+type OpLine int
 
 const (
-	// TuningOpLineR22 (≤ 2.23.3): "%ld Bytes -> Algo %d proto %d time %f", printed
+	// OpLineR22 (≤ 2.23.3): "%ld Bytes -> Algo %d proto %d time %f", printed
 	// by topoGetAlgoInfo once per aggregate with the tuning size.
-	TuningOpLineR22 TuningOpLine = iota
-	// TuningOpLineR23 (2.23.4): as R22 with a "%s: " function prefix.
-	TuningOpLineR23
-	// TuningOpLineR24 (2.24.3+): "%s: %ld Bytes -> Algo %s proto %s
+	OpLineR22 OpLine = iota
+	// OpLineR23 (2.23.4): as R22 with a "%s: " function prefix.
+	OpLineR23
+	// OpLineR24 (2.24.3+): "%s: %ld Bytes -> Algo %s proto %s
 	// channel{Lo..Hi}={%d..%d}", printed by scheduleCollTasksToPlan per task
 	// with the task's own byte count.
-	TuningOpLineR24
-	// TuningOpLineTrace (before 2.20.3): the "%ld Bytes -> Algo %d proto %d
+	OpLineR24
+	// OpLineTrace (before 2.20.3): the "%ld Bytes -> Algo %d proto %d
 	// time %f" line is TRACE only (its INFO is commented out in
 	// topoGetAlgoInfo), so nothing is printed at NCCL_DEBUG=INFO.
-	TuningOpLineTrace
+	OpLineTrace
 )
 
-func (m TuningOpLine) String() string {
-	return tuningEnumName([]string{"r22-time", "r23-func-time", "r24-channels", "trace-only"}, int(m), "TuningOpLine")
+func (m OpLine) String() string {
+	return tuningEnumName([]string{"r22-time", "r23-func-time", "r24-channels", "trace-only"}, int(m), "OpLine")
 }
 
-// Tuning is one release's tuning constants and behaviour switches. Build it
-// with TuningForRelease (or tuningBase2_22_3 and the deltas); a tuner
+// Consts is one release's tuning constants and behaviour switches. spec
+// builds it per release (Base2_22_3 and the release files' deltas; its
+// Ruleset.Tuning, spec.TuningForRelease); a tuner
 // plugin's constant edits are applied on a copy with SetPath. Constants keep
 // the C literal as a float64 (the tuner ABI passes them as doubles); the
 // model converts to float32 where NCCL does.
-type Tuning struct {
+type Consts struct {
 	// NumAlgos is NCCL_NUM_ALGORITHMS: 6 before PAT (2.22.3), 7 from 2.23.4.
 	NumAlgos int `tuning:"numAlgorithms"`
 	// NumCompCaps is the number of compute-capability rows: 3 in 2.22.3 (sm100
@@ -224,23 +225,23 @@ type Tuning struct {
 	// BaseLat is baseLatencies (µs) per algorithm and protocol.
 	BaseLat [NumAlgos][NumProtos]float64 `tuning:"baseLatencies,algo,proto"`
 	// HwLat is hwLatencies (µs per step) per hardware class.
-	HwLat [NumTuningHw][NumAlgos][NumProtos]float64 `tuning:"hwLatencies,hw,algo,proto"`
+	HwLat [NumHw][NumAlgos][NumProtos]float64 `tuning:"hwLatencies,hw,algo,proto"`
 	// LLMaxBw is llMaxBws (GB/s). Row: the compute capability on one node; on
 	// several nodes row 0 (Intel/other CPU) or 1 (AMD CPU). Column: the scale.
-	LLMaxBw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"llMaxBws,cc,scale"`
+	LLMaxBw [NumCompCaps][NumScales]float64 `tuning:"llMaxBws,cc,scale"`
 	// PerChMaxRingLL128Bw is perChMaxRingLL128Bws (GB/s per channel).
-	PerChMaxRingLL128Bw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"perChMaxRingLL128Bws,cc,scale"`
+	PerChMaxRingLL128Bw [NumCompCaps][NumScales]float64 `tuning:"perChMaxRingLL128Bws,cc,scale"`
 	// PerChMaxTreeLL128Bw is perChMaxTreeLL128Bws (GB/s per channel).
-	PerChMaxTreeLL128Bw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"perChMaxTreeLL128Bws,cc,scale"`
+	PerChMaxTreeLL128Bw [NumCompCaps][NumScales]float64 `tuning:"perChMaxTreeLL128Bws,cc,scale"`
 	// PerChMaxTreeBw is perChMaxTreeBws (GB/s per channel).
-	PerChMaxTreeBw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"perChMaxTreeBws,cc,scale"`
+	PerChMaxTreeBw [NumCompCaps][NumScales]float64 `tuning:"perChMaxTreeBws,cc,scale"`
 	// PerChMaxNVLSTreeBw is perChMaxNVLSTreeBws (GB/s per channel; 2.28.3+).
-	PerChMaxNVLSTreeBw [NumTuningCompCaps][NumTuningScales]float64 `tuning:"perChMaxNVLSTreeBws,cc,scale"`
+	PerChMaxNVLSTreeBw [NumCompCaps][NumScales]float64 `tuning:"perChMaxNVLSTreeBws,cc,scale"`
 	// NVLSEfficiency is nvlsEfficiency per compute capability (2.28.3+, a float
 	// array in tuning.cc, not part of the tuner constants).
-	NVLSEfficiency [NumTuningCompCaps]float32 `tuning:"nvlsEfficiency,cc"`
+	NVLSEfficiency [NumCompCaps]float32 `tuning:"nvlsEfficiency,cc"`
 	// TreeCorrection is treeCorrectionFactor, indexed by log2(nBytes/64).
-	TreeCorrection [NumProtos][TuningTreeCorrections]float32 `tuning:"treeCorrectionFactor,proto,n"`
+	TreeCorrection [NumProtos][TreeCorrections]float32 `tuning:"treeCorrectionFactor,proto,n"`
 	// TreeCorrectionLen is how many entries Tree AllReduce reads (23).
 	TreeCorrectionLen int `tuning:"treeCorrectionLen"`
 	// TreeCorrectionAllReduceOnly limits the Tree correction to AllReduce
@@ -248,7 +249,7 @@ type Tuning struct {
 	// Tree bandwidth, so the two agree unless a tuner writes Tree cells).
 	TreeCorrectionAllReduceOnly bool `tuning:"treeCorrectionAllReduceOnly"`
 	// NVLSTreeCorrection (2.30.3+) also applies the table to NVLSTree AllReduce
-	// on sm100 x86 systems, over all TuningTreeCorrections entries.
+	// on sm100 x86 systems, over all TreeCorrections entries.
 	NVLSTreeCorrection bool `tuning:"nvlsTreeCorrection"`
 
 	// NetOverhead* are getNetOverhead's defaults (µs) when NCCL_NET_OVERHEAD is
@@ -304,21 +305,21 @@ type Tuning struct {
 	CollNetDirectSwitch    int     `tuning:"collNetDirectChannelSwitch"` // ncSwitch start of the CollNetDirect channel loop (16)
 
 	// Behaviour switches of ncclTopoTuneModel.
-	LLRowMixedAsAMD        bool              `tuning:"switch.llRowMixedAsAMD"`      // a MIXED CPU vendor reads the AMD LL row (2.24+)
-	TreeCapAllReduceOnly   bool              `tuning:"switch.treeCapAllReduceOnly"` // Tree 0.92 / perChMaxTreeBw only for AllReduce
-	TreePatternFromComm    bool              `tuning:"switch.treePatternFromComm"`  // the 0.85 TREE penalty reads comm->maxTreePattern (else the graph's pattern)
-	NVLSBw                 TuningNVLSBw      `tuning:"switch.nvlsBw"`
-	CollNetAGRS            TuningCollNetAGRS `tuning:"switch.collNetDirectAGRS"`
-	AGRSRatioRingOnly      bool              `tuning:"switch.agrsRatioRingOnly"`      // AG/RS keep bus bandwidth for every non-Ring algorithm (else only CollNetDirect)
-	RingARInterStepsMinus1 bool              `tuning:"switch.ringARInterStepsMinus1"` // AllReduce ring inter-node steps 2(nNodes−1) (else 2·nNodes)
-	InterLatTreeAtPPN1     bool              `tuning:"switch.interLatTreeAtPPN1"`     // with one rank per node every algorithm uses the Tree NET latency
-	HardSetCollNetRescue   bool              `tuning:"switch.hardSetCollNetRescue"`   // 2.18–2.23: collnet off and Ring/Tree/NVLS/NVLSTree all off ⇒ Ring and Tree back on
-	CollNetChainSupport    bool              `tuning:"switch.collNetChainSupport"`    // 2.30.3+: CollNetChain off when the chain heads lack CollNet
-	LL128Rule              TuningLL128Rule   `tuning:"switch.ll128Rule"`
-	RingRestore            bool              `tuning:"switch.ringRestore"`       // G-TUNE-RINGRESTORE-1 (2.19.1–2.23.4)
-	EnableMatrixPrint      bool              `tuning:"switch.enableMatrixPrint"` // print "Enabled NCCL Func/Proto/Algo Matrix" (2.24.3+)
-	NThreadsWarn           bool              `tuning:"switch.nthreadsWarn"`      // invalid NCCL_NTHREADS is a WARN (2.22.3) rather than an INFO
-	TunerConstants         bool              `tuning:"switch.tunerConstants"`    // a v5 tuner's init may edit the constants before the model runs (2.28.3+)
+	LLRowMixedAsAMD        bool        `tuning:"switch.llRowMixedAsAMD"`      // a MIXED CPU vendor reads the AMD LL row (2.24+)
+	TreeCapAllReduceOnly   bool        `tuning:"switch.treeCapAllReduceOnly"` // Tree 0.92 / perChMaxTreeBw only for AllReduce
+	TreePatternFromComm    bool        `tuning:"switch.treePatternFromComm"`  // the 0.85 TREE penalty reads comm->maxTreePattern (else the graph's pattern)
+	NVLSBw                 NVLSBw      `tuning:"switch.nvlsBw"`
+	CollNetAGRS            CollNetAGRS `tuning:"switch.collNetDirectAGRS"`
+	AGRSRatioRingOnly      bool        `tuning:"switch.agrsRatioRingOnly"`      // AG/RS keep bus bandwidth for every non-Ring algorithm (else only CollNetDirect)
+	RingARInterStepsMinus1 bool        `tuning:"switch.ringARInterStepsMinus1"` // AllReduce ring inter-node steps 2(nNodes−1) (else 2·nNodes)
+	InterLatTreeAtPPN1     bool        `tuning:"switch.interLatTreeAtPPN1"`     // with one rank per node every algorithm uses the Tree NET latency
+	HardSetCollNetRescue   bool        `tuning:"switch.hardSetCollNetRescue"`   // 2.18–2.23: collnet off and Ring/Tree/NVLS/NVLSTree all off ⇒ Ring and Tree back on
+	CollNetChainSupport    bool        `tuning:"switch.collNetChainSupport"`    // 2.30.3+: CollNetChain off when the chain heads lack CollNet
+	LL128Rule              LL128Rule   `tuning:"switch.ll128Rule"`
+	RingRestore            bool        `tuning:"switch.ringRestore"`       // G-TUNE-RINGRESTORE-1 (2.19.1–2.23.4)
+	EnableMatrixPrint      bool        `tuning:"switch.enableMatrixPrint"` // print "Enabled NCCL Func/Proto/Algo Matrix" (2.24.3+)
+	NThreadsWarn           bool        `tuning:"switch.nthreadsWarn"`      // invalid NCCL_NTHREADS is a WARN (2.22.3) rather than an INFO
+	TunerConstants         bool        `tuning:"switch.tunerConstants"`    // a v5 tuner's init may edit the constants before the model runs (2.28.3+)
 
 	// Switches of ncclTopoTuneModel whose value differs only in the 2.18 releases.
 	RingKeptNonAllReduce bool `tuning:"switch.ringKeptNonAllReduce"` // 2.18.x: NCCL_ALGO never disables Ring for a function other than AllReduce
@@ -326,18 +327,18 @@ type Tuning struct {
 	NVLSLatNetOnly       bool `tuning:"switch.nvlsLatNetOnly"`       // 2.18.x: NVLS latency baseLat (+ hwLat[NET] across nodes), NVLSTree baseLat + 2(nNodes−1)·hwLat[NET]
 
 	// Behaviour switches of the per-operation path (src/enqueue.cc).
-	RingBackup               bool            `tuning:"switch.ringBackup"`               // G-SEL-BACKUP-1 (2.19.1–2.23.4)
-	NoAlgo                   TuningNoAlgo    `tuning:"switch.noAlgo"`                   // G-SEL-ERR-1 variant
-	PruneCollNetArity        bool            `tuning:"switch.pruneCollNetDirectArity"`  // P2: CollNetDirect needs maxLocalRanks ≤ 8 (2.23.4+)
-	PruneCollNetChainArity   bool            `tuning:"switch.pruneCollNetChainArity"`   // P3: CollNetChain too (2.28.3+)
-	PruneNVLS                TuningNVLSPrune `tuning:"switch.pruneNVLS"`                // P4 / P4'
-	PruneNVLSMultiNodeAGRS   bool            `tuning:"switch.pruneNVLSMultiNodeAGRS"`   // P6: NVLS AG/RS single node only (≤ 2.26)
-	PrunePATScaling          bool            `tuning:"switch.prunePATScaling"`          // P7: PAT ReduceScatter not with PreMulSum/SumPostDiv (2.23.4+)
-	FP8RingPenaltyOn         bool            `tuning:"switch.fp8RingPenalty"`           // P8 (2.24.3+)
-	NVLSMultiNodeMinChannels bool            `tuning:"switch.nvlsMultiNodeMinChannels"` // multi-node NVLS uses min(nvlsChannels, nChannels) (2.28.3+; 2.27.7 uses nvlsChannels)
-	OpLine                   TuningOpLine    `tuning:"switch.opLine"`
-	FP8                      bool            `tuning:"switch.fp8"`  // ncclFloat8e4m3/e5m2 exist; reductions need sm90 (2.24.3+)
-	PickMaxTime              float32         `tuning:"pickMaxTime"` // topoGetAlgoInfo's starting minTime: 3600000000.0, FLT_MAX from 2.29
+	RingBackup               bool      `tuning:"switch.ringBackup"`               // G-SEL-BACKUP-1 (2.19.1–2.23.4)
+	NoAlgo                   NoAlgo    `tuning:"switch.noAlgo"`                   // G-SEL-ERR-1 variant
+	PruneCollNetArity        bool      `tuning:"switch.pruneCollNetDirectArity"`  // P2: CollNetDirect needs maxLocalRanks ≤ 8 (2.23.4+)
+	PruneCollNetChainArity   bool      `tuning:"switch.pruneCollNetChainArity"`   // P3: CollNetChain too (2.28.3+)
+	PruneNVLS                NVLSPrune `tuning:"switch.pruneNVLS"`                // P4 / P4'
+	PruneNVLSMultiNodeAGRS   bool      `tuning:"switch.pruneNVLSMultiNodeAGRS"`   // P6: NVLS AG/RS single node only (≤ 2.26)
+	PrunePATScaling          bool      `tuning:"switch.prunePATScaling"`          // P7: PAT ReduceScatter not with PreMulSum/SumPostDiv (2.23.4+)
+	FP8RingPenaltyOn         bool      `tuning:"switch.fp8RingPenalty"`           // P8 (2.24.3+)
+	NVLSMultiNodeMinChannels bool      `tuning:"switch.nvlsMultiNodeMinChannels"` // multi-node NVLS uses min(nvlsChannels, nChannels) (2.28.3+; 2.27.7 uses nvlsChannels)
+	OpLine                   OpLine    `tuning:"switch.opLine"`
+	FP8                      bool      `tuning:"switch.fp8"`  // ncclFloat8e4m3/e5m2 exist; reductions need sm90 (2.24.3+)
+	PickMaxTime              float32   `tuning:"pickMaxTime"` // topoGetAlgoInfo's starting minTime: 3600000000.0, FLT_MAX from 2.29
 
 	// Scheduler (scheduleCollTasksToPlan) switches and constants.
 	MinTrafficPerChannel   int64 `tuning:"sched.minTrafficPerChannel"`       // 512 B (2.22.3), 16 KiB (2.24+), 32 KiB (2.30)
@@ -383,16 +384,16 @@ type Tuning struct {
 	TunerChunkSize bool `tuning:"switch.tunerChunkSize"`
 }
 
-// TuningChange is one edit of a Tuning value: a constant cell or a switch,
+// Change is one edit of a Consts value: a constant cell or a switch,
 // with the NCCL source that sets it. Old and New are printed values.
-type TuningChange struct {
+type Change struct {
 	Path string `json:"path"`
 	Old  string `json:"old"`
 	New  string `json:"new"`
 	Ref  Ref    `json:"ref,omitempty"`
 }
 
-func (c TuningChange) String() string {
+func (c Change) String() string {
 	s := c.Path + ": " + c.Old + " -> " + c.New
 	if r := c.Ref.String(); r != "" {
 		s += "  (" + r + ")"
@@ -400,8 +401,8 @@ func (c TuningChange) String() string {
 	return s
 }
 
-// Clone returns an independent copy (Tuning holds only arrays and scalars).
-func (t *Tuning) Clone() *Tuning {
+// Clone returns an independent copy (Consts holds only arrays and scalars).
+func (t *Consts) Clone() *Consts {
 	c := *t
 	return &c
 }
@@ -411,8 +412,8 @@ func (t *Tuning) Clone() *Tuning {
 // perChMax*Bws and treeCorrectionFactor of src/graph/tuning.cc, the literals
 // of ncclTopoTuneModel and ncclTopoGetAlgoTime, and the constants of
 // src/include/device.h and comm.h. There is no PAT and no Blackwell row.
-func Base2_22_3() Tuning {
-	return Tuning{
+func Base2_22_3() Consts {
+	return Consts{
 		NumAlgos:    6,
 		NumCompCaps: 3,
 		// Ref: v2.22.3-1 src/graph/tuning.cc baseLat
@@ -421,8 +422,8 @@ func Base2_22_3() Tuning {
 			Ring: {LL: 6.6, LL128: 14.0, Simple: 8.4},
 		},
 		// Ref: v2.22.3-1 src/graph/tuning.cc hwLat
-		HwLat: [NumTuningHw][NumAlgos][NumProtos]float64{
-			TuningHwNVLink: {
+		HwLat: [NumHw][NumAlgos][NumProtos]float64{
+			HwNVLink: {
 				Tree:          {LL: .6, LL128: 1.25, Simple: 28},
 				Ring:          {LL: .6, LL128: 1.9, Simple: 3.4},
 				CollNetDirect: {Simple: 3.7},
@@ -430,13 +431,13 @@ func Base2_22_3() Tuning {
 				NVLS:          {Simple: 25},
 				NVLSTree:      {Simple: 25},
 			},
-			TuningHwPCI: {
+			HwPCI: {
 				Tree:          {LL: 1.0, LL128: 1.9, Simple: 28},
 				Ring:          {LL: 1.0, LL128: 2.5, Simple: 5.7},
 				CollNetDirect: {Simple: 3.7},
 				CollNetChain:  {Simple: 2.8},
 			},
-			TuningHwNet: {
+			HwNet: {
 				Tree:          {LL: 5.0, LL128: 8.5, Simple: 28},
 				Ring:          {LL: 2.7, LL128: 4.0, Simple: 14.0},
 				CollNetDirect: {Simple: 31},
@@ -446,31 +447,31 @@ func Base2_22_3() Tuning {
 			},
 		},
 		// Ref: v2.22.3-1 src/graph/tuning.cc llMaxBws
-		LLMaxBw: [NumTuningCompCaps][NumTuningScales]float64{
-			TuningVolta:  {TuningN1: 39.0, TuningN2: 39.0, TuningN4: 20.4},
-			TuningAmpere: {TuningN1: 87.7, TuningN2: 22.5, TuningN4: 19.0},
-			TuningHopper: {TuningN1: 141.0, TuningN2: 45.0, TuningN4: 35.0},
+		LLMaxBw: [NumCompCaps][NumScales]float64{
+			Volta:  {N1: 39.0, N2: 39.0, N4: 20.4},
+			Ampere: {N1: 87.7, N2: 22.5, N4: 19.0},
+			Hopper: {N1: 141.0, N2: 45.0, N4: 35.0},
 		},
 		// Ref: v2.22.3-1 src/graph/tuning.cc perChMaxRingLL128Bws
-		PerChMaxRingLL128Bw: [NumTuningCompCaps][NumTuningScales]float64{
-			TuningVolta:  {TuningN1: 20.0, TuningN2: 20.0, TuningN4: 20.0},
-			TuningAmpere: {TuningN1: 20.0, TuningN2: 20.0, TuningN4: 20.0},
-			TuningHopper: {TuningN1: 36.7, TuningN2: 36.7, TuningN4: 36.7},
+		PerChMaxRingLL128Bw: [NumCompCaps][NumScales]float64{
+			Volta:  {N1: 20.0, N2: 20.0, N4: 20.0},
+			Ampere: {N1: 20.0, N2: 20.0, N4: 20.0},
+			Hopper: {N1: 36.7, N2: 36.7, N4: 36.7},
 		},
 		// Ref: v2.22.3-1 src/graph/tuning.cc perChMaxTreeLL128Bws
-		PerChMaxTreeLL128Bw: [NumTuningCompCaps][NumTuningScales]float64{
-			TuningVolta:  {TuningN1: 20.0, TuningN2: 20.0, TuningN4: 20.0},
-			TuningAmpere: {TuningN1: 20.0, TuningN2: 20.0, TuningN4: 20.0},
-			TuningHopper: {TuningN1: 36.7, TuningN2: 36.7, TuningN4: 29.0},
+		PerChMaxTreeLL128Bw: [NumCompCaps][NumScales]float64{
+			Volta:  {N1: 20.0, N2: 20.0, N4: 20.0},
+			Ampere: {N1: 20.0, N2: 20.0, N4: 20.0},
+			Hopper: {N1: 36.7, N2: 36.7, N4: 29.0},
 		},
 		// Ref: v2.22.3-1 src/graph/tuning.cc perChMaxTreeBws
-		PerChMaxTreeBw: [NumTuningCompCaps][NumTuningScales]float64{
-			TuningVolta:  {TuningN1: 26.5, TuningN2: 18.5, TuningN4: 10.0},
-			TuningAmpere: {TuningN1: 24.0, TuningN2: 23.6, TuningN4: 17.8},
-			TuningHopper: {TuningN1: 38.7, TuningN2: 41.4, TuningN4: 36.0},
+		PerChMaxTreeBw: [NumCompCaps][NumScales]float64{
+			Volta:  {N1: 26.5, N2: 18.5, N4: 10.0},
+			Ampere: {N1: 24.0, N2: 23.6, N4: 17.8},
+			Hopper: {N1: 38.7, N2: 41.4, N4: 36.0},
 		},
 		// Ref: v2.22.3-1 src/graph/tuning.cc treeCorrectionFactor
-		TreeCorrection: [NumProtos][TuningTreeCorrections]float32{
+		TreeCorrection: [NumProtos][TreeCorrections]float32{
 			LL:     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
 			LL128:  {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
 			Simple: {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
@@ -530,14 +531,14 @@ func Base2_22_3() Tuning {
 		LLRowMixedAsAMD:        false,
 		TreeCapAllReduceOnly:   false,
 		TreePatternFromComm:    false,
-		NVLSBw:                 TuningNVLSBwMin,
-		CollNetAGRS:            TuningCollNetAGRSInterpolated,
+		NVLSBw:                 NVLSBwMin,
+		CollNetAGRS:            CollNetAGRSInterpolated,
 		AGRSRatioRingOnly:      false,
 		RingARInterStepsMinus1: false,
 		InterLatTreeAtPPN1:     false,
 		HardSetCollNetRescue:   true,
 		CollNetChainSupport:    false,
-		LL128Rule:              TuningLL128R22,
+		LL128Rule:              LL128R22,
 		RingRestore:            true,
 		RingKeptNonAllReduce:   false,
 		NVLSAGRS:               true,
@@ -548,15 +549,15 @@ func Base2_22_3() Tuning {
 
 		// Ref: v2.22.3-1 src/enqueue.cc updateCollCostTable, topoGetAlgoInfo
 		RingBackup:               true,
-		NoAlgo:                   TuningNoAlgoR22,
+		NoAlgo:                   NoAlgoR22,
 		PruneCollNetArity:        false,
 		PruneCollNetChainArity:   false,
-		PruneNVLS:                TuningNVLSPruneR22,
+		PruneNVLS:                NVLSPruneR22,
 		PruneNVLSMultiNodeAGRS:   true,
 		PrunePATScaling:          false,
 		FP8RingPenaltyOn:         false,
 		NVLSMultiNodeMinChannels: false,
-		OpLine:                   TuningOpLineR22,
+		OpLine:                   OpLineR22,
 		PickMaxTime:              3600000000.0,
 		FP8:                      false,
 
@@ -577,15 +578,15 @@ func Base2_22_3() Tuning {
 }
 
 // Set assigns *p = v inside t and returns the change with the path of p
-// (found by walking the Tuning value) and ref, where the release's source
+// (found by walking the Consts value) and ref, where the release's source
 // says it. A pointer outside t is an error: the delta names a cell the
 // model does not have.
-func Set[T comparable](t *Tuning, p *T, v T, ref Ref) (TuningChange, error) {
+func Set[T comparable](t *Consts, p *T, v T, ref Ref) (Change, error) {
 	path, ok := tuningPathOf(t, p)
 	if !ok {
-		return TuningChange{}, fmt.Errorf("tuning delta %s: a pointer outside the Tuning value (%s %s)", ref.Tag, ref.File, ref.Func)
+		return Change{}, fmt.Errorf("tuning delta %s: a pointer outside the Tuning value (%s %s)", ref.Tag, ref.File, ref.Func)
 	}
 	old := tuningFormatValue(*p)
 	*p = v
-	return TuningChange{Path: path, Old: old, New: tuningFormatValue(v), Ref: ref}, nil
+	return Change{Path: path, Old: old, New: tuningFormatValue(v), Ref: ref}, nil
 }
