@@ -89,7 +89,7 @@ func PostsetCopies(release spec.Version, p Postset) ([]int, error) {
 	if p.CollNetExtra {
 		step(min(par.MaxChannels, n+n/2))
 	}
-	if p.ComputeDouble && n < 16 {
+	if p.ComputeDouble && tp.ComputeDoubleRoom(n) {
 		step(2 * n)
 	}
 	if p.UnpackDouble && n < 16 {

@@ -113,6 +113,23 @@ func buildReleaseParams() []Params {
 	r2203 := r2205
 	r2203.Release = spec.V2_20_3
 	r2203.Ref = "v2.20.3-1 src/enqueue.cc computeCollChunkInfo, getChannnelThreadInfo (as 2.21.5)"
+	r2194 := r2203
+	r2194.Release = spec.V2_19_4
+	r2194.Ref = "v2.19.4-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.21.5)"
+	r2193 := r2194
+	r2193.Release = spec.V2_19_3
+	r2193.Ref = "v2.19.3-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.19.4)"
+	r2191 := r2193
+	r2191.Release = spec.V2_19_1
+	r2191.Ref = "v2.19.1-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.19.4)"
+	r2186 := r2191
+	r2186.Release = spec.V2_18_6
+	r2186.Ref = "v2.18.6-1 src/enqueue.cc getAlgoInfo, computeColl (channel partition as 2.21.5's); src/init.cc computeBuffSizes"
+	r2185, r2183, r2181 := r2186, r2186, r2186
+	r2185.Release, r2183.Release, r2181.Release = spec.V2_18_5, spec.V2_18_3, spec.V2_18_1
+	r2185.Ref = "v2.18.5-1 (schedule as 2.18.6)"
+	r2183.Ref = "v2.18.3-1 (schedule as 2.18.6)"
+	r2181.Ref = "v2.18.1-1 (schedule as 2.18.6)"
 	r2234 := base
 	r2234.Release = spec.V2_23_4
 	r2234.HasPAT = true
@@ -170,7 +187,7 @@ func buildReleaseParams() []Params {
 	r2307.Release = spec.V2_30_7
 	r2307.Ref = "v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (unchanged from 2.30.3)"
 	// -- add new releases here --
-	out := []Params{r2203, r2205, r2215, base, r2234, r2243, r2251, r2262, r2263, r2265, r2266, r2273, r2275, r2276, r2277, r2283, r2287, r2289, r2292, r2293, r2297, r2303, r2304, r2307}
+	out := []Params{r2181, r2183, r2185, r2186, r2191, r2193, r2194, r2203, r2205, r2215, base, r2234, r2243, r2251, r2262, r2263, r2265, r2266, r2273, r2275, r2276, r2277, r2283, r2287, r2289, r2292, r2293, r2297, r2303, r2304, r2307}
 	for i := range out {
 		tu, _, err := spec.TuningForRelease(out[i].Release)
 		if err != nil {

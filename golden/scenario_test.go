@@ -209,8 +209,9 @@ func scenarioOp(t *testing.T, d *datadriven.TestData) spec.Op {
 }
 
 // checkExpect: expect=(RULE[:outcome][@release]) requires the rule in the
-// trace with that outcome (default fail) in the named release (default:
-// every release of the scenario that has the rule; at least one must).
+// trace with that outcome (default fail) in the named release, or in every
+// release from it on when it ends in '-' (@2.19.1-) (default: every
+// release of the scenario that has the rule; at least one must).
 func checkExpect(t *testing.T, d *datadriven.TestData, releases []spec.Version, traces []spec.Trace) {
 	for _, a := range d.CmdArgs {
 		if a.Key != "expect" {
@@ -218,6 +219,14 @@ func checkExpect(t *testing.T, d *datadriven.TestData, releases []spec.Version, 
 		}
 		for _, e := range a.Vals {
 			rule, rel, _ := strings.Cut(e, "@")
+			var from spec.Version
+			if f, ok := strings.CutSuffix(rel, "-"); ok {
+				v, err := spec.ParseVersion(f)
+				if err != nil {
+					d.Fatalf(t, "expect=%s: %v", e, err)
+				}
+				from, rel = v, ""
+			}
 			id, out, hasOut := strings.Cut(rule, ":")
 			want := spec.Fail
 			if hasOut {
@@ -230,7 +239,7 @@ func checkExpect(t *testing.T, d *datadriven.TestData, releases []spec.Version, 
 			expectSeen[spec.RuleID(id)] = true
 			matched := 0
 			for i, v := range releases {
-				if rel != "" && v.String() != rel {
+				if (rel != "" && v.String() != rel) || v < from {
 					continue
 				}
 				got, ok := traces[i].Find(spec.RuleID(id))

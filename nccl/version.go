@@ -17,6 +17,13 @@ type Version uint32
 const (
 	// V2_21_5 … V2_18_1 are the releases before the reference release,
 	// each a backward delta from the release after it (docs/releases.md).
+	V2_18_1 Version = 21801
+	V2_18_3 Version = 21803
+	V2_18_5 Version = 21805
+	V2_18_6 Version = 21806
+	V2_19_1 Version = 21901
+	V2_19_3 Version = 21903
+	V2_19_4 Version = 21904
 	V2_20_3 Version = 22003
 	V2_20_5 Version = 22005
 	V2_21_5 Version = 22105

@@ -153,6 +153,11 @@ func TestOneRankSayingNoDisablesCollNet(t *testing.T) {
 		dt := rapid.SampledFrom(types).Draw(t, "dtype")
 		node := rapid.IntRange(0, nodes-1).Draw(t, "dissenting node")
 		rank := node*8 + rapid.IntRange(0, 7).Draw(t, "local rank")
+		if r, ok := ruleset(v).Rule("G-COLLNET-MATRIX-1"); ok && r.Ref.Func == "getCollNetSupport" {
+			// 2.18.1 has no matrix: each rank asks its own plugin per
+			// operation, and the gates decide for rank 0.
+			rank = 0
+		}
 		// that rank supports everything the plugin does except (op, dt)
 		set := spec.ReduceSet{}
 		for _, o := range []spec.RedOp{spec.Sum, spec.Max, spec.Min} {

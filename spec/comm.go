@@ -258,6 +258,11 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 			return nil, run.err
 		}
 	}
+	if c.NetPlugin == nil {
+		// G-MNNVL-1 fills it on the way; releases before 2.20.3 have no
+		// MNNVL rule.
+		run.netPluginInfo()
+	}
 	c.Err = run.failed
 	return c, nil
 }

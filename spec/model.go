@@ -356,6 +356,24 @@ func impl22(f Func, a Algo, p Proto) bool {
 	return true
 }
 
+// impl18 is the modelled set of 2.18.x: AllGather and ReduceScatter on
+// Ring only (NVLS serves them from 2.19.1).
+func impl18(f Func, a Algo, p Proto) bool {
+	if (f == AllGather || f == ReduceScatter) && a != Ring {
+		return false
+	}
+	return impl22(f, a, p)
+}
+
+// impl19 is the modelled set before 2.20.3: 2.22.3's without CollNetDirect
+// AllGather and ReduceScatter.
+func impl19(f Func, a Algo, p Proto) bool {
+	if a == CollNetDirect && (f == AllGather || f == ReduceScatter) {
+		return false
+	}
+	return impl22(f, a, p)
+}
+
 // impl28 is the modelled set of 2.23.4+ (PAT for AllGather/ReduceScatter;
 // its Simple cell additionally needs ncclPatEnable, G-PAT-1).
 func impl28(f Func, a Algo, p Proto) bool {
@@ -462,6 +480,13 @@ func graphBwRule(ref Ref, doc string, nvlsMin int) *Rule {
 // CollNetDirect (2.27+: and NVLS) need the plugin's entry points and one
 // CollNet head per local rank; CollNet protocols other than Simple get 0.
 func collNetBwRule(ref Ref, doc string, alsoNVLS bool) *Rule {
+	return collNetBw(ref, doc, alsoNVLS, true)
+}
+
+// collNetBw is G-TUNE-BW-2; agrs is false before 2.20.3, where CollNetDirect
+// has no AllGather/ReduceScatter (G-TUNE-IMPL-1) and nothing is checked
+// for them.
+func collNetBw(ref Ref, doc string, alsoNVLS, agrs bool) *Rule {
 	return &Rule{
 		ID: "G-TUNE-BW-2", Layer: LayerModel, Cap: CapCollNet, Title: "CollNet/NVLS AllGather and ReduceScatter bandwidth",
 		Doc: doc, Ref: ref,
@@ -479,7 +504,7 @@ func collNetBwRule(ref Ref, doc string, alsoNVLS bool) *Rule {
 			}
 			ppn := c.MaxLocalRanks
 			for _, fn := range []Func{AllGather, ReduceScatter} {
-				if c.NNodes <= 1 {
+				if c.NNodes <= 1 || !agrs {
 					continue
 				}
 				entry := c.CollNetIAllGather
@@ -522,6 +547,19 @@ func collNetBwRule(ref Ref, doc string, alsoNVLS bool) *Rule {
 // enableRule is G-TUNE-EN-1: the support-driven disables; rescue22 adds
 // 2.22.3's "hard-set CollNet" rescue; perFunction marks 2.24+.
 func enableRule(ref Ref, doc string, rescue22 bool) *Rule {
+	return enableRuleWith(ref, doc, rescue22, false)
+}
+
+// enableRule18 is G-TUNE-EN-1 of 2.18.x: the hard-set CollNet rescue (with
+// its WARN), and NCCL_ALGO never disables Ring for a function other than
+// AllReduce.
+func enableRule18(ref Ref, doc string) *Rule {
+	r := enableRuleWith(ref, doc, true, true)
+	r.Logs = []string{"CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET"}
+	return r
+}
+
+func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool) *Rule {
 	return &Rule{
 		ID: "G-TUNE-EN-1", Layer: LayerModel, Title: "algorithm enable matrix",
 		Doc: doc, Ref: ref,
@@ -561,6 +599,12 @@ func enableRule(ref Ref, doc string, rescue22 bool) *Rule {
 			var off []string
 			for f := range NumFuncs {
 				for a := range nA {
+					if ringKept && Algo(a) == Ring && Func(f) != AllReduce {
+						if en.Algo[f][a] == 0 && f == 0 {
+							notes = append(notes, "Ring stays on for every function but AllReduce")
+						}
+						continue
+					}
 					if en.Algo[f][a] == 0 {
 						for p := range NumProtos {
 							cs.zero(f, a, p, "G-TUNE-EN-1")
@@ -633,13 +677,24 @@ func protoRule(ref Ref, doc string, ll128 func(r *initRun, f Func, a Algo, g Gra
 
 // ll128Auto22 is 2.22.3's rule.
 func ll128Auto22(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
+	return ll128AutoIntra(r, f, a, g, "NVB")
+}
+
+// ll128Auto18 is 2.18.1's rule: the intra-node path at most NVL.
+func ll128Auto18(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
+	return ll128AutoIntra(r, f, a, g, "NVL")
+}
+
+// ll128AutoIntra is the rule of 2.18.1-2.26.6 with the largest intra-node
+// path type it allows.
+func ll128AutoIntra(r *initRun, f Func, a Algo, g GraphInfo, intraMax string) (bool, string) {
 	c := r.comm
 	inter, intra := pathIdx(g.TypeInter, "PIX"), pathIdx(g.TypeIntra, "LOC")
 	switch {
 	case !(inter <= pathIdx("PXB", "") || (c.MinSM >= 90 && inter <= pathIdx("PXN", ""))):
 		return false, "inter-node path " + g.TypeInter + " beyond PXB"
-	case intra > pathIdx("NVB", ""):
-		return false, "intra-node path " + g.TypeIntra + " beyond NVB"
+	case intra > pathIdx(intraMax, ""):
+		return false, "intra-node path " + g.TypeIntra + " beyond " + intraMax
 	case c.MinSM != c.MaxSM:
 		return false, "mixed compute capabilities"
 	case c.MinSM != 70 && c.MinSM != 80 && c.MinSM != 90:

@@ -312,7 +312,9 @@ func (r *initRun) netSelect(o netSelectOpts) {
 			c.why += "; name does not match NCCL_NET=" + netName
 			continue
 		}
-		if c.external != nil {
+		// netDeviceType exists from net ABI v7; an older plugin's adapter
+		// reports a host network.
+		if c.external != nil && c.abi >= 7 {
 			if ok, why := deviceVersionOK(c.external); !ok {
 				c.why += "; " + why
 				c.enabled = false

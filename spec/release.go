@@ -35,9 +35,11 @@ type Release struct {
 	Topo func(*topo.Params)
 	// Tuning changes the tuning model's constants; nil when unchanged.
 	Tuning func(*Tuning) ([]TuningChange, error)
-	// Unchanged says, for a release whose delta is empty, what its tag
-	// changed instead and why no gate, constant or rule follows from it;
-	// empty for every release with a delta.
+	// Unchanged says, for a release whose changelog against the release
+	// before it is empty, what its tag changed instead and why no gate,
+	// constant or rule follows from it; empty for every release with a
+	// change. (A backward delta may have blocks and still an empty
+	// changelog: 2.19.4 against 2.19.3.)
 	Unchanged string
 	// Anchor marks the one release built from nothing; the releases
 	// before it in releaseList are backward deltas.
@@ -48,6 +50,13 @@ type Release struct {
 // one entry here and its delta file.
 var releaseList = []Release{
 	// -- add older releases here (backward deltas) --
+	release2_18_1,
+	release2_18_3,
+	release2_18_5,
+	release2_18_6,
+	release2_19_1,
+	release2_19_3,
+	release2_19_4,
 	release2_20_3,
 	release2_20_5,
 	release2_21_5,

@@ -1,6 +1,10 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
 
 // NCCL 2.20.5 (tag v2.20.5-1, commit 48bb7fe), a backward delta from
 // 2.21.5: what 2.20.5 had where 2.21.5 differs. The tuner ABI is v1, MNNVL
@@ -13,8 +17,10 @@ import "fmt"
 // search does not know MNNVL, so gatesim keeps 2.21.5's clique rule), the
 // tuning model's MNNVL-as-one-node (ncclTopoTuneModel uses nNodes 1 and
 // disables NVLSTree for MNNVL), the PXN rewiring across MNNVL peers and
-// below PHB (ncclTopoComputePaths), sm90SpeedArrayIntra without 11 GB/s,
-// NCCL_MAX_NVLS_ARITY 8 and the NVLS chunk size before NCCL_NVLS_CHUNKSIZE.
+// below PHB (ncclTopoComputePaths), NCCL_MAX_NVLS_ARITY 8 and the NVLS
+// chunk size before NCCL_NVLS_CHUNKSIZE. The search behind an NVSwitch
+// (neighbours first, not only) and sm90SpeedArrayIntra without 11 GB/s
+// are topo.Apply2_20_5.
 
 var tag2205 = "v2.20.5-1"
 
@@ -73,6 +79,7 @@ var release2_20_5 = Release{
 	Version: V2_20_5,
 	Tag:     tag2205,
 	Consts:  consts2_20_5,
+	Topo:    topo.Apply2_20_5,
 	Tuning:  tuningBack2_20_5,
 	Rules:   back2_20_5,
 }

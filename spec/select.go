@@ -872,6 +872,28 @@ func errRule(ref Ref, prefix string) *Rule {
 	}
 }
 
+// errRule18 is G-SEL-ERR-1 before the Ring backup (2.18.x): the WARN
+// names neither the function nor the variables and the result is always
+// ncclInternalError.
+func errRule18(ref Ref) *Rule {
+	const msg = "Error : no algorithm/protocol available"
+	return &Rule{
+		ID: "G-SEL-ERR-1", Layer: LayerSelect, Title: "no algorithm: the collective fails",
+		Doc: `No backup and no restoration: if the scan finds no cell NCCL warns "Error : no algorithm/protocol available" and the collective returns ncclInternalError, whether or not NCCL_ALGO or NCCL_PROTO is set.`,
+		Ref: ref, Logs: []string{msg},
+		perOp: func(o *opRun) {
+			d := o.dec
+			if len(d.Candidates) > 0 {
+				o.emit(Verdict{Outcome: Skip, Why: "the scan found a cell"})
+				return
+			}
+			d.Err = &NCCLError{Result: InternalError, Message: msg, Call: "ncclGroupEnd"}
+			d.DecidedBy = "G-SEL-ERR-1"
+			o.emit(Verdict{Outcome: Fail, Why: "nothing eligible: the collective fails with " + InternalError.String(), Log: []string{msg}})
+		},
+	}
+}
+
 var ctaPolicyRule = &Rule{
 	ID: "G-SEL-CTAPOL-1", Layer: LayerSelect, Cap: CapNVLS, Title: "CTA policy override towards NVLS",
 	Doc: `Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, CTA policy EFFICIENCY, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,

@@ -48,11 +48,14 @@ const (
 	NumTuningScales               = tuning.NumScales
 	TuningNVLSBwMin               = tuning.NVLSBwMin
 	TuningNVLSBwEfficiency        = tuning.NVLSBwEfficiency
+	TuningNVLSBwGraph             = tuning.NVLSBwGraph
 	TuningCollNetAGRSInterpolated = tuning.CollNetAGRSInterpolated
 	TuningCollNetAGRSMin          = tuning.CollNetAGRSMin
+	TuningCollNetAGRSNone         = tuning.CollNetAGRSNone
 	TuningLL128R22                = tuning.LL128R22
 	TuningLL128C2C                = tuning.LL128C2C
 	TuningLL128C2CMixed           = tuning.LL128C2CMixed
+	TuningLL128R18                = tuning.LL128R18
 	TuningNVLSPruneR22            = tuning.NVLSPruneR22
 	TuningNVLSPruneArity          = tuning.NVLSPruneArity
 	TuningNoAlgoR22               = tuning.NoAlgoR22
@@ -61,6 +64,7 @@ const (
 	TuningOpLineR22               = tuning.OpLineR22
 	TuningOpLineR23               = tuning.OpLineR23
 	TuningOpLineR24               = tuning.OpLineR24
+	TuningOpLineTrace             = tuning.OpLineTrace
 	TuningTreeCorrections         = tuning.TreeCorrections
 	SymAllGatherLL                = tuning.SymAllGatherLL
 	SymAllGatherST                = tuning.SymAllGatherST

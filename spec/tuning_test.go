@@ -122,6 +122,20 @@ func TestTuningConstantsMatchSource(t *testing.T) {
 						}
 					}
 					continue
+				case "ll128MaxBwPerCh":
+					// Before 2.18.3 one LL128 ceiling per architecture caps
+					// Ring and Tree at every node count.
+					if len(want) != tu.NumCompCaps {
+						t.Errorf("ll128MaxBwPerCh: %d values, the release has %d compute capabilities", len(want), tu.NumCompCaps)
+					}
+					for cc := 0; cc < min(len(want), tu.NumCompCaps); cc++ {
+						for sc := range NumTuningScales {
+							if r, tr := tu.PerChMaxRingLL128Bw[cc][sc], tu.PerChMaxTreeLL128Bw[cc][sc]; r != want[cc] || tr != want[cc] {
+								t.Errorf("ll128MaxBwPerCh[%s] = %v, perChMax{Ring,Tree}LL128Bws[%s][%s] = %v, %v", TuningCompCap(cc), want[cc], TuningCompCap(cc), TuningScale(sc), r, tr)
+							}
+						}
+					}
+					continue
 				case "treeCorrectionFactor":
 					n := len(want) / NumProtos
 					for i, v := range want {
@@ -245,8 +259,8 @@ func TestTuningDiff2_28_3to2_28_9(t *testing.T) {
 }
 
 func TestTuningForReleaseUnsupported(t *testing.T) {
-	if _, _, err := TuningForRelease(MakeVersion(2, 19, 3)); err == nil {
-		t.Fatal("2.19.3 is not modelled: want an error")
+	if _, _, err := TuningForRelease(MakeVersion(2, 17, 1)); err == nil {
+		t.Fatal("2.17.1 is not modelled: want an error")
 	}
 }
 
@@ -383,14 +397,15 @@ func FuzzTuningSetPath(f *testing.F) {
 func TestTuningTimelineGolden(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# tuning cells and switches that differ between releases (generated; go test ./spec -run TuningTimeline -update)\n")
-	prev := tuningBase2_22_3()
 	type col struct {
 		v Version
 		t Tuning
 		c []TuningChange
 	}
-	cols := []col{{V2_22_3, prev, nil}}
-	for _, v := range Releases[1:] {
+	// one column per release, oldest first (the oldest is a backward
+	// delta's end, not the anchor)
+	var cols []col
+	for _, v := range Releases {
 		tu, changes, err := TuningForRelease(v)
 		if err != nil {
 			t.Fatal(err)

@@ -79,10 +79,10 @@ func TestVersionOrderAndNearest(t *testing.T) {
 	if r, ok := Nearest(MakeVersion(2, 32, 3)); !ok || r != V2_30_7 {
 		t.Errorf("Nearest(2.32.3) = %v %v, want 2.30.7", r, ok)
 	}
-	if _, ok := Nearest(MakeVersion(2, 18, 1)); ok {
-		t.Error("Nearest(2.18.1) found a release older than every modelled one")
+	if _, ok := Nearest(MakeVersion(2, 17, 1)); ok {
+		t.Error("Nearest(2.17.1) found a release older than every modelled one")
 	}
-	err := (&UnsupportedError{MakeVersion(2, 19, 3)}).Error()
+	err := (&UnsupportedError{MakeVersion(2, 17, 1)}).Error()
 	for _, v := range Releases {
 		if !strings.Contains(err, v.String()) {
 			t.Errorf("unsupported-release error %q does not list %v", err, v)

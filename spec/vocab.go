@@ -87,6 +87,13 @@ const (
 	InProgress         = nccl.InProgress
 
 	// releases (nccl/version.go)
+	V2_18_1 = nccl.V2_18_1
+	V2_18_3 = nccl.V2_18_3
+	V2_18_5 = nccl.V2_18_5
+	V2_18_6 = nccl.V2_18_6
+	V2_19_1 = nccl.V2_19_1
+	V2_19_3 = nccl.V2_19_3
+	V2_19_4 = nccl.V2_19_4
 	V2_20_3 = nccl.V2_20_3
 	V2_20_5 = nccl.V2_20_5
 	V2_21_5 = nccl.V2_21_5

@@ -56,7 +56,7 @@ func TestBadSweeps(t *testing.T) {
 	}
 	cases := map[string]func(*Sweep){
 		"no release":      func(s *Sweep) { s.NCCL = nil },
-		"unknown release": func(s *Sweep) { s.NCCL = []string{"2.19.3"} },
+		"unknown release": func(s *Sweep) { s.NCCL = []string{"2.17.1"} },
 		"no system":       func(s *Sweep) { s.Systems = nil },
 		"unknown preset":  func(s *Sweep) { s.Systems[0].Preset = "dgx-z" },
 		"empty range":     func(s *Sweep) { s.Sizes = SizeAxis{From: "1GiB", To: "1MiB"} },

@@ -38,7 +38,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		args []string
 		want string // substring of stderr
 	}{
-		{[]string{"explain", "--nccl", "2.19.3", "--system", "v100x4"}, "supported releases are " + spec.Releases[0].String() + ", "},
+		{[]string{"explain", "--nccl", "2.17.1", "--system", "v100x4"}, "supported releases are " + spec.Releases[0].String() + ", "},
 		{[]string{"explain", "--nccl", "banana", "--system", "v100x4"}, "expected"},
 		{[]string{"explain", "--system", "v100x4", "--coll", "gather"}, "unknown collective"},
 		{[]string{"explain", "--system", "v100x4", "--dtype", "float128"}, "unknown datatype"},
@@ -50,7 +50,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"explain", "--system-file", bad}, "bad.json:2:"},
 		{[]string{"explain", "--system-file", empty}, "empty system file"},
 		{[]string{"explain", "--system-file", filepath.Join(dir, "missing.json")}, "no such file"},
-		{[]string{"rules", "--nccl", "2.19.3"}, "not modelled"},
+		{[]string{"rules", "--nccl", "2.17.1"}, "not modelled"},
 		{[]string{"rules", "diff", "2.28.9", "2.22.3"}, "older and a newer"},
 		{[]string{"explain", "--no-such-flag"}, "unknown flag"},
 		{[]string{"no-such-command"}, "unknown command"},
@@ -195,5 +195,46 @@ func TestRulesAndDemo(t *testing.T) {
 	code, out, _ = runCLI(t, "demo")
 	if code != 0 || !strings.Contains(out, "NCCL_ALGO=CollNetDirect") || !strings.Contains(out, "G-SEL-ERR-1") {
 		t.Fatalf("demo: exit %d\n%s", code, out)
+	}
+}
+
+// The 2.19.x releases (backward deltas from 2.20.3) through every command
+// that takes a release: the list, a range diff, two-release tables and
+// sweeps, and a log of the exact release, which diagnose predicts with.
+func TestBackwardReleasesThroughTheCLI(t *testing.T) {
+	dir := t.TempDir()
+	log219 := writeFile(t, dir, "nccl-2.19.3.log", "NCCL version 2.19.3+cuda12.2\n"+
+		"h:1:1 [0] NCCL INFO 32 coll channels, 16 nvls channels, 32 p2p channels, 2 p2p channels per peer\n")
+	log2192 := writeFile(t, dir, "nccl-2.19.2.log", "NCCL version 2.19.2+cuda12.2\n")
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    []string
+		notWant string
+	}{
+		{"releases", []string{"releases"}, []string{"2.19.1\tv2.19.1-1", "2.19.3\tv2.19.3-1", "2.19.4\tv2.19.4-1"}, ""},
+		{"rules diff", []string{"rules", "diff", "2.19.1", "2.20.3"},
+			[]string{"3 release(s)", "NVSOrder", "nothing that decides", "G-MNNVL-1", "G-COLLNET-ABI-2"}, ""},
+		{"table of two releases", []string{"table", "--nccl", "2.19.4,2.20.3", "--system", "dgx-h100", "--nodes", "2"},
+			[]string{"32 coll channels, 16 nvls channels", "AllGather/CollNetDirect/Simple"}, ""},
+		{"whatif of two releases", []string{"whatif", "--nccl", "2.19.1,2.19.4", "--system", "dgx-h100", "--nodes", "2", "--sizes", "1M", "--no-sim"},
+			[]string{"NCCL 2.19.1 |", "NCCL 2.19.4 |"}, ""},
+		{"diagnose a 2.19.3 log", []string{"diagnose", log219}, []string{"NCCL 2.19.3+cuda12.2"}, "has no gatesim ruleset"},
+		{"diagnose a 2.19.2 log", []string{"diagnose", log2192}, []string{"nearest older one, 2.19.1"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if tc.notWant != "" && strings.Contains(out, tc.notWant) {
+				t.Errorf("output has %q:\n%s", tc.notWant, out)
+			}
+		})
 	}
 }

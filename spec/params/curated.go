@@ -126,13 +126,21 @@ func gFrom(id string, v spec.Version) GateLink {
 func gUntil(id string, v spec.Version) GateLink {
 	return GateLink{Rule: spec.RuleID(id), Until: v}
 }
+func gBetween(id string, from, until spec.Version) GateLink {
+	return GateLink{Rule: spec.RuleID(id), From: from, Until: until}
+}
+
+// ringBackupFrom is the first release with the tuner plugin and the Ring
+// backup (before it, 2.18.x: no tuner, and an empty table is an error).
+const ringBackupFrom = spec.V2_19_1
 
 // Gates maps variables to the gate rules they feed (static: which rules read
 // the variable, not whether it changes their verdict on a given system; that
 // is the GateEffect hook's job). Sorted by name.
 var Gates = []GateInfo{
 	{Name: "NCCL_ALGO", Gates: []GateLink{gUntil("G-SEL-PARSE-1", spec.V2_22_3), gFrom("G-SEL-PARSE-2", spec.V2_28_3), g("G-TUNE-EN-1"),
-		gUntil("G-TUNE-RINGRESTORE-1", spec.V2_22_3), gUntil("G-SEL-BACKUP-1", spec.V2_22_3), gFrom("G-SEL-ERR-1", spec.V2_28_3), gFrom("G-SEL-CTAPOL-1", spec.V2_28_3)},
+		gBetween("G-TUNE-RINGRESTORE-1", ringBackupFrom, spec.V2_22_3), gBetween("G-SEL-BACKUP-1", ringBackupFrom, spec.V2_22_3),
+		gUntil("G-SEL-ERR-1", spec.V2_18_6), gFrom("G-SEL-ERR-1", spec.V2_28_3), gFrom("G-SEL-CTAPOL-1", spec.V2_28_3)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
 	{Name: "NCCL_COLLNET_ENABLE", Gates: []GateLink{g("G-COLLNET-ENV-1"), g("G-COLLNET-GRAPH-1"), g("G-COLLNET-CONS-1"), g("G-TUNE-EN-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
@@ -143,7 +151,7 @@ var Gates = []GateInfo{
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/param.cc", Func: "initEnvFunc"}},
 	{Name: "NCCL_CTA_POLICY", Gates: []GateLink{gFrom("G-SEL-CTAPOL-1", spec.V2_28_3), gFrom("G-SEL-SIDE-1", spec.V2_28_3)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
-	{Name: "NCCL_CUMEM_ENABLE", Gates: []GateLink{gFrom("G-EXEC-RTCONN-1", spec.V2_22_3), g("G-MNNVL-1")},
+	{Name: "NCCL_CUMEM_ENABLE", Gates: []GateLink{gFrom("G-EXEC-RTCONN-1", spec.V2_22_3), gFrom("G-MNNVL-1", spec.V2_20_3)},
 		Note: "runtime connect and MNNVL both need cuMem",
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/cudawrap.cc", Func: "ncclCuMemEnable"}},
 	{Name: "NCCL_DEBUG", Note: "non-gating: decides which gate log lines are printed at all (INFO needed for most evidence)",
@@ -161,13 +169,13 @@ var Gates = []GateInfo{
 	{Name: "NCCL_LL128_C2C", Gates: []GateLink{gFrom("G-TUNE-PROTO-1", spec.V2_28_3)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
 	// NCCL_MNNVL (default -2) is 2.20.x's name of the variable.
-	{Name: "NCCL_MNNVL", Gates: []GateLink{gUntil("G-MNNVL-1", spec.V2_20_5)},
+	{Name: "NCCL_MNNVL", Gates: []GateLink{gBetween("G-MNNVL-1", spec.V2_20_3, spec.V2_20_5)},
 		Ref: spec.Ref{Tag: "v2.20.5-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_MNNVL_ENABLE", Gates: []GateLink{gFrom("G-MNNVL-1", spec.V2_21_5)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_NET", Gates: []GateLink{g("G-NET-SEL-1"), g("G-NET-SEL-2")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
-	{Name: "NCCL_NET_PLUGIN", Gates: []GateLink{g("G-NET-LIB-1"), g("G-NET-LIB-2"), gFrom("G-NET-LIB-3", spec.V2_28_3), g("G-TUNER-LIB-1")},
+	{Name: "NCCL_NET_PLUGIN", Gates: []GateLink{g("G-NET-LIB-1"), g("G-NET-LIB-2"), gFrom("G-NET-LIB-3", spec.V2_28_3), gFrom("G-TUNER-LIB-1", ringBackupFrom)},
 		Note: "the tuner loader falls back to the net plugin's library",
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/net.cc", Func: "initPluginLibsOnceFunc"}},
 	{Name: "NCCL_NO_CACHE", Gates: []GateLink{gFrom("G-ENV-PARAM-1", spec.V2_29_7)},
@@ -187,7 +195,8 @@ var Gates = []GateInfo{
 	{Name: "NCCL_PROFILER_PLUGIN", Gates: []GateLink{gFrom("G-PROF-1", spec.V2_28_3)},
 		Note: "non-gating for selection", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"}},
 	{Name: "NCCL_PROTO", Gates: []GateLink{gUntil("G-SEL-PARSE-1", spec.V2_22_3), gFrom("G-SEL-PARSE-2", spec.V2_28_3), g("G-TUNE-EN-1"), g("G-TUNE-PROTO-1"),
-		gUntil("G-TUNE-RINGRESTORE-1", spec.V2_22_3), gUntil("G-SEL-BACKUP-1", spec.V2_22_3), gFrom("G-SEL-ERR-1", spec.V2_28_3), gFrom("G-SEL-CTAPOL-1", spec.V2_28_3)},
+		gBetween("G-TUNE-RINGRESTORE-1", ringBackupFrom, spec.V2_22_3), gBetween("G-SEL-BACKUP-1", ringBackupFrom, spec.V2_22_3),
+		gUntil("G-SEL-ERR-1", spec.V2_18_6), gFrom("G-SEL-ERR-1", spec.V2_28_3), gFrom("G-SEL-CTAPOL-1", spec.V2_28_3)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
 	{Name: "NCCL_RUNTIME_CONNECT", Gates: []GateLink{gFrom("G-EXEC-RTCONN-1", spec.V2_22_3)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
@@ -195,7 +204,8 @@ var Gates = []GateInfo{
 		Note: "IB also needs an out-of-band IP interface from this list", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/misc/socket.cc", Func: "ncclFindInterfaces"}},
 	{Name: "NCCL_TOPO_FILE", Gates: []GateLink{g("G-NVLS-GRAPH-1"), g("G-COLLNET-GRAPH-1")},
 		Note: "replaces the detected topology every graph gate reads", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/topo.cc", Func: "ncclTopoGetSystem"}},
-	{Name: "NCCL_TUNER_PLUGIN", Gates: []GateLink{g("G-TUNER-LIB-1"), g("G-TUNER-ABI-1"), g("G-TUNER-INIT-1"), g("G-TUNER-CALL-1")},
+	{Name: "NCCL_TUNER_PLUGIN", Gates: []GateLink{gFrom("G-TUNER-LIB-1", ringBackupFrom), gFrom("G-TUNER-ABI-1", ringBackupFrom),
+		gFrom("G-TUNER-INIT-1", ringBackupFrom), gFrom("G-TUNER-CALL-1", ringBackupFrom)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}},
 }
 

@@ -38,7 +38,8 @@ type Release struct {
 	// NCCL_NVLS_ENABLE=1 (2.27.3-2.28.9, src/transport/nvls.cc
 	// nvlsAllocateMem); before and from 2.29.2 it is always fatal.
 	NVLSBindSoft bool
-	// MNNVLFile and MNNVLFunc are where the MNNVL check lives.
+	// MNNVLFile and MNNVLFunc are where the MNNVL check lives (empty
+	// before 2.20.3, which has none).
 	MNNVLFile, MNNVLFunc string
 	// IBQPFile is where ncclIbRtsQp lives (a directory from 2.29.2).
 	IBQPFile string
@@ -47,6 +48,13 @@ type Release struct {
 // releases lists the releases that have a generated table, oldest first.
 // Every spec.Release has one.
 var releases = []Release{
+	{Version: spec.V2_18_1, IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_18_3, IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_18_5, IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_18_6, IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_19_1, IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_19_3, IBQPFile: "src/transport/net_ib.cc"},
+	{Version: spec.V2_19_4, IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_20_3, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_20_5, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_21_5, MNNVLFile: "src/init.cc", MNNVLFunc: "checkMNNVL", IBQPFile: "src/transport/net_ib.cc"},

@@ -13,8 +13,19 @@ func TestReleasesAgreeWithRulesets(t *testing.T) {
 		if i > 0 && r.Version <= releases[i-1].Version {
 			t.Errorf("releases not in order: %s after %s", r.Version, releases[i-1].Version)
 		}
-		if r.MNNVLFile == "" || r.MNNVLFunc == "" || r.IBQPFile == "" {
+		if r.IBQPFile == "" {
 			t.Errorf("%s: a source location is empty: %+v", r.Version, r)
+		}
+		// The MNNVL check exists from 2.20.3 (NCCL_MNNVL, then
+		// NCCL_MNNVL_ENABLE); a release that reads either names its place.
+		reg, err := Load(r.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, old := reg.Lookup("NCCL_MNNVL")
+		_, cur := reg.Lookup("NCCL_MNNVL_ENABLE")
+		if hasMNNVL := old || cur; hasMNNVL != (r.MNNVLFile != "" && r.MNNVLFunc != "") {
+			t.Errorf("%s: reads an MNNVL parameter: %v, MNNVL source location %q %q", r.Version, hasMNNVL, r.MNNVLFile, r.MNNVLFunc)
 		}
 	}
 	for _, v := range spec.Releases {

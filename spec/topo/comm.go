@@ -648,7 +648,7 @@ func (r *Result) consensus(ps *pathState) error {
 		}
 	}
 	if ((p.ComputeChannelsSM90Plus && r.MinCompCap >= 90) || (!p.ComputeChannelsSM90Plus && r.MinCompCap == 90)) &&
-		r.NNodes > 1 && r.Graphs[GraphRing].BwIntra > 45.0 && nc < 16 {
+		r.NNodes > 1 && r.Graphs[GraphRing].BwIntra > 45.0 && p.ComputeDoubleRoom(nc) {
 		nc *= 2 // 4 compute channels per search channel
 	}
 	if o.NetDeviceUnpack && r.NNodes > 1 && nc < 16 && o.UnpackDoubleNChannels {
@@ -703,6 +703,9 @@ func (r *Result) consensus(ps *pathState) error {
 		}
 		if remote {
 			c := o.NChannelsPerNetPeer
+			if c <= 0 && p.NetPeerChannelsFixed {
+				c = 2
+			}
 			if c <= 0 {
 				c = 2
 				byBw := localNetCountByBw(s, g)
@@ -721,6 +724,10 @@ func (r *Result) consensus(ps *pathState) error {
 
 	r.Summary = fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
 		r.NChannels, r.NChannels, r.NvlsChannels, r.P2PNChannels, r.P2PNChannelsPerPeer)
+	if p.ChannelLineNoCollNet {
+		r.Summary = fmt.Sprintf("%d coll channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
+			r.NChannels, r.NvlsChannels, r.P2PNChannels, r.P2PNChannelsPerPeer)
+	}
 	r.Log = append(r.Log, r.Summary)
 	return nil
 }

@@ -86,7 +86,7 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 					return err
 				}
 			} else {
-				if g.nChannels == 0 && !x.nvs {
+				if g.nChannels == 0 && (!x.nvs || p.NVSOrder == NVSOrderNone) {
 					// The PCI order first, as a reference, with its own small budget.
 					t := pciOrderTimeout
 					if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderPCI, &t, NET, n, 0); err != nil {
@@ -125,7 +125,7 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 				}
 			}
 			if g.nChannels == 0 || g.sameChannels == 0 {
-				if g.nChannels == 0 && !x.nvs {
+				if g.nChannels == 0 && (!x.nvs || p.NVSOrder == NVSOrderNone) {
 					t := pciOrderTimeout
 					if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderPCI, &t, NET, n, 0); err != nil {
 						return err
@@ -243,6 +243,8 @@ func (x *searcher) speeds(ccMin int) []float32 {
 		return x.ps.p.SM100SpeedsIntra
 	case !x.inter && sm100:
 		return sm100SpeedArrayIntra
+	case !x.inter && ccMin >= 90 && x.ps.p.SM90SpeedsIntra != nil:
+		return x.ps.p.SM90SpeedsIntra
 	case !x.inter && ccMin >= 90:
 		return sm90SpeedArrayIntra
 	case !x.inter:
@@ -251,6 +253,8 @@ func (x *searcher) speeds(ccMin int) []float32 {
 		return x.ps.p.SM100SpeedsInter
 	case sm100:
 		return sm100SpeedArrayInter
+	case ccMin >= 90 && x.ps.p.SM90SpeedsInter != nil:
+		return x.ps.p.SM90SpeedsInter
 	case ccMin >= 90:
 		return sm90SpeedArrayInter
 	}
@@ -465,7 +469,9 @@ done:
 	// A solution: duplicate its channels and move to pass 2.
 	if pass == 1 {
 		time = -1
-		dupChannels(graph, ccMin, ngpus)
+		if !p.DupAfterSearch {
+			dupChannels(graph, ccMin, ngpus)
+		}
 		tmp.copyFrom(graph)
 		speedIndex = 0
 		for speedArray[speedIndex] > graph.bwInter && speedIndex < nspeeds-1 {
@@ -477,7 +483,23 @@ done:
 	}
 	if pass == 2 {
 		// See whether the bandwidth can go up.
-		if time != 0 && speedIndex > 0 {
+		if time != 0 && speedIndex > 0 && p.DupAfterSearch {
+			// 2.19.1: trees raise bwIntra, NVLS bwInter, rings nothing.
+			switch {
+			case graph.pattern == PatternRing:
+			case graph.pattern == PatternNVLS:
+				if tmp.bwInter == graph.bwInter && tmp.bwInter < float32(tmp.bwIntra*2) {
+					tmp.minChannels, tmp.maxChannels = graph.nChannels, graph.nChannels
+					speedIndex--
+					tmp.bwInter = speedArray[speedIndex]
+					goto search
+				}
+			case tmp.bwIntra == graph.bwIntra && tmp.bwIntra < float32(tmp.bwInter*2):
+				speedIndex--
+				tmp.bwIntra = speedArray[speedIndex]
+				goto search
+			}
+		} else if time != 0 && speedIndex > 0 {
 			if graph.pattern == PatternRing {
 				speedIndex--
 				tmp.bwIntra, tmp.bwInter = speedArray[speedIndex], speedArray[speedIndex]
@@ -507,6 +529,9 @@ done:
 		graph.bwIntra, graph.bwInter = 0.1, 0.1
 		graph.typeIntra, graph.typeInter = PathSYS, PathSYS
 		graph.nChannels = 1
+	}
+	if p.DupAfterSearch {
+		dupChannels(graph, ccMin, ngpus)
 	}
 	return nil
 }

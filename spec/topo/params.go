@@ -1,6 +1,10 @@
 package topo
 
-import "github.com/gatesim/gatesim/nccl"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/nccl"
+)
 
 // Params holds the per-release rules of the topology model, the paths and
 // the graph search: every place where NCCL's source differs between the
@@ -193,6 +197,79 @@ type Params struct {
 	// (src/graph/search.cc sm100SpeedArrayIntra/Inter); nil: unchanged.
 	SM100SpeedsIntra []float32
 	SM100SpeedsInter []float32
+
+	// LocalNetMask (2.18.1-2.18.3): a GPU's NET for a channel is a round
+	// robin over the GPUs that share its set of closest NETs (a bit mask of
+	// NET ids), a NET's local GPU is the inverse of that round robin, and
+	// ncclTopoSelectNets lists the NETs by path type only, each type's list
+	// rotated by the GPU's device number (src/graph/topo.cc
+	// ncclTopoGetLocalNet, ncclTopoGetLocalGpu; src/graph/search.cc
+	// ncclTopoSelectNets). From 2.18.5 the device number, mirrored, picks
+	// among the closest NETs and the local NETs come first.
+	LocalNetMask bool
+	// NVLinkBwSM90 is the per-link NVLink bandwidth of sm90 GPUs where a
+	// release differs from SM90_NVLINK_BW 20.6 (2.20.3+): 20.0 in 2.19.x
+	// (src/graph/topo.h); 0 (a Params built by hand) means 20.6.
+	NVLinkBwSM90 float32
+
+	// ComputeChannelsFitMax: the "4 compute channels per search channel"
+	// doubling needs 2*nChannels <= MAXCHANNELS (2.19.x
+	// src/graph/connect.cc ncclTopoPostset) instead of nChannels < 16.
+	ComputeChannelsFitMax bool
+
+	// NetPeerChannelsFixed: a remote peer gets NCCL_NCHANNELS_PER_NET_PEER
+	// (default 2) p2p channels whatever the NIC count (2.19.x
+	// src/graph/paths.cc ncclTopoGetNchannels); from 2.20.3 the default -1
+	// derives them from the NICs and the rank count.
+	NetPeerChannelsFixed bool
+
+	// ChannelLineNoCollNet: the init summary has no "collnet channels"
+	// field (2.19.x src/init.cc initTransportsRank).
+	ChannelLineNoCollNet bool
+
+	// NVSOrder is how the search orders the next GPUs behind an NVSwitch
+	// (src/graph/search.cc ncclTopoSearchNextGpuSort, ncclTopoSearchRecNet).
+	NVSOrder NVSOrder
+
+	// DupAfterSearch: ncclTopoCompute duplicates a graph's channels at the
+	// end, after the search for more bandwidth, and that search raises
+	// only trees' bwIntra and NVLS's bwInter, never a ring's (2.19.1);
+	// from 2.19.3 ncclTopoDupChannels runs between the passes and rings
+	// try higher speeds too.
+	DupAfterSearch bool
+
+	// SM90SpeedsIntra and SM90SpeedsInter replace the sm90 speed arrays of
+	// search.go (the 2.21.5+ / 2.19.3+ values) where a release differs
+	// (src/graph/search.cc sm90SpeedArrayIntra/Inter); nil: unchanged.
+	SM90SpeedsIntra []float32
+	SM90SpeedsInter []float32
+}
+
+// NVSOrder is the NVSwitch rule of the GPU order during the search.
+type NVSOrder int
+
+const (
+	// NVSOrderOnly (2.21.5+): only the two index neighbours are tried.
+	NVSOrderOnly NVSOrder = iota
+	// NVSOrderFirst (2.19.3-2.20.5): the neighbours first, then every
+	// other GPU in score order; a NET channel does not try the PCI order
+	// first.
+	NVSOrderFirst
+	// NVSOrderNone (2.19.1): no NVSwitch rule: score order, and a NET
+	// channel tries the PCI order first as on any system.
+	NVSOrderNone
+)
+
+func (o NVSOrder) String() string {
+	switch o {
+	case NVSOrderOnly:
+		return "neighbours-only"
+	case NVSOrderFirst:
+		return "neighbours-first"
+	case NVSOrderNone:
+		return "none"
+	}
+	return fmt.Sprintf("NVSOrder(%d)", int(o))
 }
 
 // Params2_22_3 is the reference release, tag v2.22.3-1.
@@ -208,13 +285,69 @@ func Params2_22_3() Params {
 		NetGUIDNeeds0x:       true,
 		NVLSRaisesChannels:   true,
 		CollNetLocalRanksCap: true,
+		NVLinkBwSM90:         20.6,
 	}
+}
+
+// Apply2_18_3 turns the rules of 2.18.5 back into those of tag v2.18.3-1
+// (a backward delta): the mask round robin of the local NETs.
+func Apply2_18_3(p *Params) {
+	p.LocalNetMask = true
 }
 
 // Apply2_23_4 … Apply2_27_6 are the topology changes of the releases between
 // 2.22.3 and 2.28.3, each at the first tag that has it (the tag diffs of
 // src/graph and src/init.cc). Releases with no entry here (2.26.3, 2.26.5,
 // 2.26.6, 2.27.7) leave the topology stage unchanged.
+
+// Apply2_19_4 turns 2.20.3's topology stage into 2.19.4's (a backward
+// delta, tag v2.19.4-1): SM90_NVLINK_BW 20.0, ncclTopoPostset without the
+// raise to nvlsChannels and with the older doubling bound, two p2p
+// channels per network peer, and the init summary without CollNet
+// channels.
+func Apply2_19_4(p *Params) {
+	p.NVLinkBwSM90 = 20.0          // topo.h SM90_NVLINK_BW
+	p.NVLSRaisesChannels = false   // connect.cc ncclTopoPostset: no copyChannels to nvlsChannels
+	p.ComputeChannelsFitMax = true // connect.cc ncclTopoPostset: 2*nChannels <= MAXCHANNELS
+	p.NetPeerChannelsFixed = true  // paths.cc ncclTopoGetNchannels: NCHANNELS_PER_NET_PEER 2
+	p.ChannelLineNoCollNet = true  // init.cc initTransportsRank summary line
+}
+
+// Apply2_20_5 turns 2.21.5's topology stage into 2.20.5's (a backward
+// delta, tag v2.20.5-1): behind an NVSwitch the search tries the GPU
+// neighbours first but not only them, and sm90SpeedArrayIntra has no
+// 11 GB/s step.
+func Apply2_20_5(p *Params) {
+	p.NVSOrder = NVSOrderFirst // search.cc ncclTopoSearchNextGpuSort
+	p.SM90SpeedsIntra = []float32{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0}
+}
+
+// Params2_19_4 and Params2_19_1 are the backward releases the search
+// tests compare (spec builds every release through TopoParamsFor).
+func Params2_19_4() Params {
+	p := Params2_22_3()
+	Apply2_20_5(&p)
+	Apply2_19_4(&p)
+	p.Release = nccl.V2_19_4
+	return p
+}
+
+func Params2_19_1() Params {
+	p := Params2_19_4()
+	Apply2_19_1(&p)
+	p.Release = nccl.V2_19_1
+	return p
+}
+
+// Apply2_19_1 turns 2.19.3's topology stage into 2.19.1's (a backward
+// delta, tag v2.19.1-1): no NVSwitch rule in the GPU order, channels
+// duplicated after the bandwidth search (rings never raised), and
+// sm90SpeedArrayInter without 22 GB/s.
+func Apply2_19_1(p *Params) {
+	p.NVSOrder = NVSOrderNone // search.cc ncclTopoSearchNextGpuSort, ncclTopoSearchRecNet
+	p.DupAfterSearch = true   // search.cc ncclTopoCompute
+	p.SM90SpeedsInter = []float32{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+}
 
 // Apply2_23_4 is tag v2.23.4-1.
 func Apply2_23_4(p *Params) {
@@ -376,6 +509,16 @@ func (p *Params) PathCode(t PathType) int {
 	return -1
 }
 
+// ComputeDoubleRoom says whether ncclTopoPostset's "4 compute channels
+// per search channel" doubling may double nChannels: below 16 (2.20.3+),
+// or while the double fits MAXCHANNELS (2.19.x).
+func (p *Params) ComputeDoubleRoom(nChannels int) bool {
+	if p.ComputeChannelsFitMax {
+		return 2*nChannels <= p.MaxChannels
+	}
+	return nChannels < 16
+}
+
 // NVLinkBw is ncclTopoNVLinkBw (src/graph/topo.h) under these rules: the
 // GB/s NCCL assigns one NVLink of a GPU of compute capability sm (×10).
 func (p *Params) NVLinkBw(sm int) float32 { return p.nvlinkBw(sm) }
@@ -385,6 +528,8 @@ func (p *Params) nvlinkBw(sm int) float32 {
 	switch {
 	case sm >= 100 && p.NVLinkBwSM100 > 0:
 		return p.NVLinkBwSM100
+	case sm >= 90 && p.NVLinkBwSM90 > 0:
+		return p.NVLinkBwSM90
 	case sm >= 90:
 		return 20.6
 	case sm == 86:
@@ -565,4 +710,13 @@ var paramSources = map[string][2]string{
 	"InterSYSBelowSM90":       {"src/graph/search.cc", "ncclTopoCompute"},
 	"SM100SpeedsIntra":        {"src/graph/search.cc", "sm100SpeedArrayIntra"},
 	"SM100SpeedsInter":        {"src/graph/search.cc", "sm100SpeedArrayInter"},
+	"LocalNetMask":            {"src/graph/topo.cc", "ncclTopoGetLocalNet"},
+	"NVLinkBwSM90":            {"src/graph/topo.h", "ncclTopoNVLinkBw"},
+	"ComputeChannelsFitMax":   {"src/graph/connect.cc", "ncclTopoPostset"},
+	"NetPeerChannelsFixed":    {"src/graph/paths.cc", "ncclTopoGetNchannels"},
+	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
+	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
+	"DupAfterSearch":          {"src/graph/search.cc", "ncclTopoCompute"},
+	"SM90SpeedsIntra":         {"src/graph/search.cc", "sm90SpeedArrayIntra"},
+	"SM90SpeedsInter":         {"src/graph/search.cc", "sm90SpeedArrayInter"},
 }

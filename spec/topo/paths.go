@@ -322,6 +322,9 @@ func mirrorBits(val, pow2 int) int {
 // device number (mirrored when the NIC count is a power of two) plus the
 // channel modulo the NICs per GPU.
 func (ps *pathState) localNet(s *System, gpu *Node, channel int) (*Node, error) {
+	if ps.p.LocalNetMask {
+		return localNetMask18(s, gpu, channel)
+	}
 	nets, _ := getLocal(s, gpu, NET)
 	if len(nets) == 0 {
 		return nil, fmt.Errorf("topology: could not find any local path from %s to a NET", gpu.Name())
@@ -357,6 +360,9 @@ func (ps *pathState) localNet(s *System, gpu *Node, channel int) (*Node, error) 
 // localGPU is ncclTopoGetLocalGpu: the first close GPU that would pick this
 // NET for some channel; -1 when none.
 func (ps *pathState) localGPU(s *System, net *Node) (int, error) {
+	if ps.p.LocalNetMask {
+		return localGPUMask18(s, net)
+	}
 	gpus, _ := getLocal(s, net, GPU)
 	for c := 0; c < ps.p.MaxChannels; c++ {
 		for _, g := range gpus {
@@ -370,6 +376,107 @@ func (ps *pathState) localGPU(s *System, net *Node) (int, error) {
 		}
 	}
 	return -1, nil
+}
+
+// netMask18 is getLocalNetMask (2.18.1-2.18.3): the ids of the NETs whose
+// path to GPU g has the most bandwidth, then the smallest type, as a bit
+// mask, and that type. A NET id of 64 or more is an internal error.
+func netMask18(s *System, g int) (uint64, PathType, error) {
+	minType := PathDIS
+	var maxBw float32
+	var mask uint64
+	for _, n := range s.Nodes[NET] {
+		p := &n.Paths[GPU][g]
+		if p.Bw > maxBw || (p.Bw == maxBw && p.Type < minType) {
+			maxBw, minType, mask = p.Bw, p.Type, 0
+		}
+		if p.Bw == maxBw && p.Type == minType {
+			if n.ID < 0 || n.ID >= 64 {
+				return 0, minType, fmt.Errorf("topology: NET id %d does not fit the local NET mask (2.18.x: ids below 64)", n.ID)
+			}
+			mask |= 1 << uint(n.ID)
+		}
+	}
+	return mask, minType, nil
+}
+
+// localNetMask18 is 2.18.3's ncclTopoGetLocalNet: the GPUs with the same
+// mask as this one take its NETs in turn, channel after channel, so local
+// GPU k of m uses the (channel·m + k)-th NET of the mask (ids ascending,
+// wrapping around).
+func localNetMask18(s *System, gpu *Node, channel int) (*Node, error) {
+	masks := make([]uint64, len(s.Nodes[GPU]))
+	for g := range s.Nodes[GPU] {
+		m, _, err := netMask18(s, g)
+		if err != nil {
+			return nil, err
+		}
+		masks[g] = m
+	}
+	mask := masks[gpu.Index]
+	if mask == 0 {
+		return nil, fmt.Errorf("topology: %s has no local NET", gpu.Name())
+	}
+	nGpus, k := 0, 0
+	for g, m := range masks {
+		if m == mask {
+			if g == gpu.Index {
+				k = nGpus
+			}
+			nGpus++
+		}
+	}
+	var ids []int64
+	for b := range 64 {
+		if mask&(1<<uint(b)) != 0 {
+			ids = append(ids, int64(b))
+		}
+	}
+	id := ids[(channel*nGpus+k)%len(ids)]
+	for _, n := range s.Nodes[NET] {
+		if n.ID == id {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("topology: no NET with id %d", id)
+}
+
+// localGPUMask18 is 2.18.3's ncclTopoGetLocalGpu: among the GPUs whose
+// closest NETs include net, those of the smallest path type share one
+// mask; the NET's position in the mask, modulo their count, picks one.
+// GPUs of that type with different masks are NCCL's internal error.
+func localGPUMask18(s *System, net *Node) (int, error) {
+	minType := PathDIS
+	var mask uint64
+	var gpus []int
+	for g := range s.Nodes[GPU] {
+		m, t, err := netMask18(s, g)
+		if err != nil {
+			return -1, err
+		}
+		if net.ID < 0 || net.ID >= 64 || m&(1<<uint(net.ID)) == 0 {
+			continue
+		}
+		if t < minType {
+			mask, minType, gpus = m, t, gpus[:0]
+		}
+		if t == minType {
+			if m != mask {
+				return -1, fmt.Errorf("topology: GPUs %d and %d both have a type of %s with net %d yet have different NET masks %x and %x", g, gpus[len(gpus)-1], minType, net.ID, m, mask)
+			}
+			gpus = append(gpus, g)
+		}
+	}
+	if mask == 0 {
+		return -1, nil
+	}
+	i := 0
+	for b := range int(net.ID) {
+		if mask&(1<<uint(b)) != 0 {
+			i++
+		}
+	}
+	return gpus[i%len(gpus)], nil
 }
 
 // computePaths is ncclTopoComputePaths: paths to every CPU, GPU, NET and

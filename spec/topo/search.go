@@ -294,7 +294,7 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 	flag := uint64(1) << uint(g.nChannels)
 	ngpus := x.ngpus
 	paths := gpu.Paths[GPU]
-	if x.nvs {
+	if x.nvs && x.ps.p.NVSOrder == NVSOrderOnly {
 		return x.nvsNeighbours(g, gpu, flag, next), nil
 	}
 	var netPaths []Path
@@ -348,7 +348,7 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 			next = append(next, scores[i].g)
 		}
 	}
-	if x.nvs {
+	if x.nvs && x.ps.p.NVSOrder != NVSOrderNone {
 		// NVSwitches prefer a limited set of peers: try the neighbours first.
 		index := gpu.Index
 		prev := (index - 1 + ngpus) % ngpus
@@ -380,7 +380,9 @@ func (x *searcher) nextGpuSort(g *sgraph, gpu *Node, sortNet int, next []int) ([
 				real++
 			}
 		}
-		count = real
+		if x.ps.p.NVSOrder == NVSOrderOnly {
+			count = real
+		}
 	}
 	return next[:count], nil
 }
@@ -685,6 +687,9 @@ func (x *searcher) selectNets(typeInter PathType, gpu int) ([]int, error) {
 }
 
 func (x *searcher) selectNetsUncached(typeInter PathType, gpu int) ([]int, error) {
+	if x.ps.p.LocalNetMask {
+		return x.selectNets18(typeInter, gpu), nil
+	}
 	var nets []int
 	var err error
 	if x.ps.p.MNNVLNets && len(x.s.HostHashes) > 1 && x.ps.o.MNNVLScatterNets {
@@ -723,6 +728,35 @@ func (x *searcher) selectNetsUncached(typeInter PathType, gpu int) ([]int, error
 		}
 	}
 	return nets, nil
+}
+
+// selectNets18 is 2.18.3's ncclTopoSelectNets: no preferred NETs; for
+// each path type up to typeInter and each GPU, the NETs of that type,
+// rotated left by the GPU's device number so that GPUs behind one PCI
+// switch with several NICs do not all start with the same one.
+func (x *searcher) selectNets18(typeInter PathType, gpu int) []int {
+	var nets []int
+	for t := PathLOC; t <= typeInter; t++ {
+		for gi, g := range x.s.Nodes[GPU] {
+			if gpu != -1 && gpu != gi {
+				continue
+			}
+			var local []int
+			for n := range x.s.Nodes[NET] {
+				if g.Paths[NET][n].Type == t {
+					local = append(local, n)
+				}
+			}
+			if len(local) == 0 {
+				continue
+			}
+			r := g.Dev % len(local)
+			for i := range local {
+				nets = appendUnique(nets, local[(i+r)%len(local)])
+			}
+		}
+	}
+	return nets
 }
 
 // netAllowed is the exit-NET rule of ncclTopoSearchRecGpu

@@ -194,6 +194,9 @@ func TestChannelCounts(t *testing.T) {
 		{"2.22.3 NVLS raises the channels", nTimes(h100, 1), Params2_22_3(), func(o *Options) { o.MaxNChannels = 2 }, 16, 16, 16, 16},
 		{"2.28 NVLS does not", nTimes(h100, 1), Params2_28_9(), func(o *Options) { o.MaxNChannels = 2 }, 2, 16, 2, 2},
 		{"P2P channels cap", nTimes(h100, 1), Params2_28_9(), func(o *Options) { o.MaxP2PNChannels = 8 }, 24, 16, 8, 8},
+		{"2.19.4 doubles 16 channels to 32", nTimes(h100, 2), Params2_19_4(), func(o *Options) {}, 32, 16, 32, 2},
+		{"2.19.4 NVLS does not raise the channels", nTimes(h100, 1), Params2_19_4(), func(o *Options) { o.MaxNChannels = 2 }, 2, 16, 2, 2},
+		{"2.19.4 two p2p channels per network peer", nTimes(h100, 2), Params2_19_4(), func(o *Options) { o.MaxNChannels = 4 }, 4, 16, 4, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -228,6 +231,32 @@ func TestComputeChannelsRule(t *testing.T) {
 		if r.NChannels != want {
 			t.Errorf("%s: %d channels, want %d", r.Release, r.NChannels, want)
 		}
+	}
+}
+
+// The GPU order behind an NVSwitch: 2.19.1 follows the score order, 2.19.3
+// to 2.20.5 try the index neighbours first, then the rest, 2.21.5 on only
+// the neighbours. On an NVSwitch host all three find the same channels at
+// the same bandwidth; 2.19.1's rings visit the GPUs in another order.
+func TestNVSOrder(t *testing.T) {
+	h100 := nTimes(mustPreset(t, "dgx-h100"), 2)
+	first := Params2_19_4() // NVSOrderFirst from Apply2_20_5
+	none := Params2_19_1()
+	only := Params2_22_3()
+	if first.NVSOrder != NVSOrderFirst || none.NVSOrder != NVSOrderNone || only.NVSOrder != NVSOrderOnly {
+		t.Fatalf("NVSOrder: 2.19.4 %v, 2.19.1 %v, 2.22.3 %v", first.NVSOrder, none.NVSOrder, only.NVSOrder)
+	}
+	var rings [3][][]int
+	for i, p := range []Params{only, first, none} {
+		r := search(t, h100, p, DefaultOptions())
+		g := r.Graphs[GraphRing]
+		if g.NChannels != 8 || g.BwIntra != 48 {
+			t.Errorf("%s (%v): ring %d channels at %v GB/s, want 8 at 48", p.Release, p.NVSOrder, g.NChannels, g.BwIntra)
+		}
+		rings[i] = g.Intra
+	}
+	if cmp.Equal(rings[1], rings[2]) {
+		t.Errorf("2.19.1 (no NVSwitch rule) and 2.19.4 (neighbours first) give the same rings %v", rings[1])
 	}
 }
 

@@ -588,6 +588,10 @@ func (m *Model) buildTables() {
 				implemented = false
 			case agrs && a != PAT && a != Ring && a != NVLS && a != CollNetDirect:
 				implemented = false
+			case agrs && a == NVLS && !c.NVLSAGRS:
+				implemented = false
+			case agrs && a == CollNetDirect && c.CollNetAGRS == CollNetAGRSNone:
+				implemented = false
 			case f == AllReduce && a == PAT:
 				implemented = false
 			}
@@ -662,6 +666,8 @@ func (m *Model) buildTables() {
 						if capBw < bw {
 							bw = capBw
 						}
+					case NVLSBwGraph:
+						// the graph bandwidth read above, as for Ring and Tree
 					}
 				}
 				m.Computed[f][a][p] = true
@@ -695,7 +701,7 @@ func (m *Model) buildTables() {
 					}
 					busBw = float32(tuningCMin(float64(busBw)*k, float64(nCh)*perChMaxTreeLL128Bw))
 				}
-				if a == Tree {
+				if a == Tree && c.TreePatternFactor != 0 {
 					pattern := G.Pattern
 					if c.TreePatternFromComm {
 						pattern = maxTreePattern
@@ -775,6 +781,10 @@ func (m *Model) buildTables() {
 					switch {
 					case a == Ring || (c.NVLSBw == NVLSBwEfficiency && (a == NVLS || a == NVLSTree)):
 						ratio = float32(float64(ratio) * (1.0 * float64(nRanks) / float64(nsteps)))
+					case a == NVLSTree && c.NVLSBw == NVLSBwGraph:
+						// .70 * nNodes / (2*(nNodes-1)) in double: +Inf on one
+						// node, where NVLSTree is disabled later anyway.
+						ratio = float32(c.NVLSTreeRatioR18 * float64(nNodes) / float64(2*(nNodes-1)))
 					case a == NVLS || a == NVLSTree:
 						ratio = float32(float64(ratio) * c.NVLSRatioR22)
 					default:
@@ -861,11 +871,21 @@ func (m *Model) buildTables() {
 				case CollNetChain:
 					lat += float32(float32(2*(ppnInt-1))*intraLat) + interLat
 				case NVLS:
+					if c.NVLSLatNetOnly {
+						if nNodes > 1 {
+							lat += float32(c.HwLat[HwNet][a][p])
+						}
+						break
+					}
 					lat = intraLat
 					if nNodes > 1 {
 						lat += interLat
 					}
 				case NVLSTree:
+					if c.NVLSLatNetOnly {
+						lat += float32(2*(nNodes-1)) * float32(c.HwLat[HwNet][a][p])
+						break
+					}
 					lat += intraLat + float32(float32(2*tuningLog2i(int64(nNodes)))*interLat)
 				case PAT:
 					if agrs {
@@ -965,7 +985,8 @@ func (m *Model) enableStage() {
 						m.RingBackupBw[f][p] = 0
 					}
 				}
-				if algoEn[f][a] == 0 {
+				// 2.18.x: "never disable ring for non-allreduce operations".
+				if algoEn[f][a] == 0 && !(c.RingKeptNonAllReduce && a == Ring && f != AllReduce) {
 					m.zero(f, a, p, RuleEnable, algoWhy[f][a])
 					m.Bandwidths[f][a][p] = 0
 				}
@@ -1013,11 +1034,17 @@ func (m *Model) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 	minCC, maxCC := in.MinCompCap, in.MaxCompCap
 	exception := minCC == 90 && in.CUDARuntime == 11080 && f == AllReduce && a == Ring && in.NRanks == 2
 	switch c.LL128Rule {
-	case LL128R22:
+	case LL128R22, LL128R18:
 		fail(G.TypeInter <= topo.PathPXB || (minCC >= 90 && G.TypeInter <= topo.PathPXN), func() string {
 			return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB (PXN on sm90)", a, G.TypeInter)
 		})
-		fail(G.TypeIntra <= topo.PathNVB, func() string { return fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond NVB", a, G.TypeIntra) })
+		intraMax := topo.PathNVB
+		if c.LL128Rule == LL128R18 {
+			intraMax = topo.PathNVL
+		}
+		fail(G.TypeIntra <= intraMax, func() string {
+			return fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond %s", a, G.TypeIntra, intraMax)
+		})
 		fail(minCC == maxCC, func() string { return fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d", minCC, maxCC) })
 		switch minCC {
 		case 70, 80:

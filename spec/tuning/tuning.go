@@ -95,10 +95,15 @@ const (
 	// ≤ 2 nodes) and perChMaxNVLSTreeBw; skipped below 2 channels; ratio
 	// nRanks/nsteps.
 	NVLSBwEfficiency
+	// NVLSBwGraph (2.18.x): the graph bandwidth every algorithm reads
+	// (bwIntra up to two nodes, else bwInter); algorithm bandwidth ×
+	// NVLSRatioR22 for NVLS and × NVLSTreeRatioR18·nNodes/(2(nNodes−1)) for
+	// NVLSTree.
+	NVLSBwGraph
 )
 
 func (m NVLSBw) String() string {
-	return tuningEnumName([]string{"min-intra-inter", "efficiency"}, int(m), "NVLSBw")
+	return tuningEnumName([]string{"min-intra-inter", "efficiency", "graph"}, int(m), "NVLSBw")
 }
 
 // CollNetAGRS selects the CollNetDirect AllGather/ReduceScatter formula.
@@ -112,10 +117,14 @@ const (
 	// CollNetAGRSMin (2.27.3+): ppn × min(bwIntra, 0.9 × bwInter); the
 	// multi-node checks are the common NVLS+CollNetDirect rule (G-TUNE-BW-2).
 	CollNetAGRSMin
+	// CollNetAGRSNone (before 2.20.3): CollNetDirect serves AllReduce
+	// only; its AllGather and ReduceScatter cells are not modelled
+	// (ncclTopoTuneModel skips them like Tree's).
+	CollNetAGRSNone
 )
 
 func (m CollNetAGRS) String() string {
-	return tuningEnumName([]string{"interpolated", "min-intra-inter"}, int(m), "CollNetAGRS")
+	return tuningEnumName([]string{"interpolated", "min-intra-inter", "none"}, int(m), "CollNetAGRS")
 }
 
 // LL128Rule selects the LL128 "auto" rule (G-TUNE-PROTO-1).
@@ -131,10 +140,13 @@ const (
 	// LL128C2CMixed (2.30.3+): as LL128C2C, but different capabilities
 	// are allowed when the smallest is ≥ 90.
 	LL128C2CMixed
+	// LL128R18 (2.18.1): as LL128R22 with typeIntra ≤ NVL (2.18.3 relaxed
+	// it to NVB).
+	LL128R18
 )
 
 func (m LL128Rule) String() string {
-	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper"}, int(m), "LL128Rule")
+	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper", "r18"}, int(m), "LL128Rule")
 }
 
 // NVLSPrune selects the per-operation NVLS pruning rule of
@@ -187,10 +199,14 @@ const (
 	// channel{Lo..Hi}={%d..%d}", printed by scheduleCollTasksToPlan per task
 	// with the task's own byte count.
 	OpLineR24
+	// OpLineTrace (before 2.20.3): the "%ld Bytes -> Algo %d proto %d
+	// time %f" line is TRACE only (its INFO is commented out in
+	// topoGetAlgoInfo), so nothing is printed at NCCL_DEBUG=INFO.
+	OpLineTrace
 )
 
 func (m OpLine) String() string {
-	return tuningEnumName([]string{"r22-time", "r23-func-time", "r24-channels"}, int(m), "OpLine")
+	return tuningEnumName([]string{"r22-time", "r23-func-time", "r24-channels", "trace-only"}, int(m), "OpLine")
 }
 
 // Consts is one release's tuning constants and behaviour switches. spec
@@ -252,13 +268,14 @@ type Consts struct {
 	TreeLLDivisor         float64 `tuning:"factor.treeLLDivisor"`        // Tree/LL busBw / 3.8
 	TreeLL128IntraFactor  float64 `tuning:"factor.treeLL128Intra"`       // Tree/LL128 × 7/9 on one node
 	TreeLL128InterFactor  float64 `tuning:"factor.treeLL128Inter"`       // Tree/LL128 × 120/128 on several nodes
-	TreePatternFactor     float64 `tuning:"factor.treePattern"`          // Tree × 0.85 for the TREE pattern
+	TreePatternFactor     float64 `tuning:"factor.treePattern"`          // Tree × 0.85 for the TREE pattern (0: no such rule, 2.18.1)
 	PATFactor             float64 `tuning:"factor.pat"`                  // PAT × 0.75
 	CollNetDirectSM90     float64 `tuning:"factor.collNetDirectSM90"`    // CollNetDirect × 0.85 on sm90+
 	CollNetDirectInter    float64 `tuning:"factor.collNetDirectInter"`   // AG/RS bwInter × 0.9 (2.27.3+)
 	CollNetDirectPPN1     float64 `tuning:"factor.collNetDirectPPN1"`    // 2.22.3 AG/RS interpolation at 1 ppn (0.95)
 	CollNetDirectPPN8     float64 `tuning:"factor.collNetDirectPPN8"`    // 2.22.3 AG/RS interpolation at 8 ppn (0.85)
 	NVLSRatioR22          float64 `tuning:"factor.nvlsRatioR22"`         // 2.22.3 NVLS algorithm bandwidth × 5/6
+	NVLSTreeRatioR18      float64 `tuning:"factor.nvlsTreeRatioR18"`     // 2.18.x NVLSTree algorithm bandwidth × 0.70·nNodes/(2(nNodes−1)) (read with NVLSBw graph)
 	NonRingRatio          float64 `tuning:"factor.nonRingRatio"`         // Tree/CollNet algorithm bandwidth × 0.5
 	CollNetArityLat       float64 `tuning:"factor.collNetArityLatency"`  // CollNetDirect 0.4 µs per extra local rank
 	PATLogLatDivisor      float64 `tuning:"factor.patLogLatencyDivisor"` // PAT interLat / 3.5
@@ -303,6 +320,11 @@ type Consts struct {
 	EnableMatrixPrint      bool        `tuning:"switch.enableMatrixPrint"` // print "Enabled NCCL Func/Proto/Algo Matrix" (2.24.3+)
 	NThreadsWarn           bool        `tuning:"switch.nthreadsWarn"`      // invalid NCCL_NTHREADS is a WARN (2.22.3) rather than an INFO
 	TunerConstants         bool        `tuning:"switch.tunerConstants"`    // a v5 tuner's init may edit the constants before the model runs (2.28.3+)
+
+	// Switches of ncclTopoTuneModel whose value differs only in the 2.18 releases.
+	RingKeptNonAllReduce bool `tuning:"switch.ringKeptNonAllReduce"` // 2.18.x: NCCL_ALGO never disables Ring for a function other than AllReduce
+	NVLSAGRS             bool `tuning:"switch.nvlsAGRS"`             // NVLS serves AllGather and ReduceScatter (2.19.1+; 2.18.x: Ring only)
+	NVLSLatNetOnly       bool `tuning:"switch.nvlsLatNetOnly"`       // 2.18.x: NVLS latency baseLat (+ hwLat[NET] across nodes), NVLSTree baseLat + 2(nNodes−1)·hwLat[NET]
 
 	// Behaviour switches of the per-operation path (src/enqueue.cc).
 	RingBackup               bool      `tuning:"switch.ringBackup"`               // G-SEL-BACKUP-1 (2.19.1–2.23.4)
@@ -518,6 +540,9 @@ func Base2_22_3() Consts {
 		CollNetChainSupport:    false,
 		LL128Rule:              LL128R22,
 		RingRestore:            true,
+		RingKeptNonAllReduce:   false,
+		NVLSAGRS:               true,
+		NVLSLatNetOnly:         false,
 		EnableMatrixPrint:      false,
 		NThreadsWarn:           true,
 		TunerConstants:         false,

@@ -1,0 +1,200 @@
+package spec
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// after2_18 is the release after 2.18.6 in the chain (the one its backward
+// delta turns into 2.18.6).
+func after2_18(t *testing.T) Version {
+	t.Helper()
+	i := slices.Index(Releases, V2_18_6)
+	if i < 0 || i+1 >= len(Releases) {
+		t.Fatal("2.18.6 is not followed by a modelled release")
+	}
+	return Releases[i+1]
+}
+
+// TestRingFallback2_18: on two GPUs (no NVLS) with NCCL_ALGO=NVLS, 2.18.6
+// keeps Ring for every function but AllReduce and fails AllReduce with
+// ncclInternalError; the release after it restores Ring for AllReduce
+// (G-TUNE-RINGRESTORE-1). With NCCL_ALGO=Tree, AllGather runs Ring under
+// 2.18.6 because Ring is never disabled for it, and as a restored Ring
+// after it.
+func TestRingFallback2_18(t *testing.T) {
+	next := after2_18(t)
+	cases := []struct {
+		v         Version
+		algo      string
+		fn        Func
+		wantAlgo  Algo
+		wantErr   Result
+		decidedBy RuleID
+	}{
+		{V2_18_6, "NVLS", AllReduce, AlgoNone, InternalError, "G-SEL-ERR-1"},
+		{V2_18_6, "NVLS", AllGather, Ring, 0, "G-SEL-PICK-1"},
+		{V2_18_6, "NVLS", Broadcast, Ring, 0, "G-SEL-PICK-1"},
+		{next, "NVLS", AllReduce, Ring, 0, "G-SEL-PICK-1"},
+		{V2_18_6, "Tree", AllReduce, Tree, 0, "G-SEL-PICK-1"},
+		{V2_18_6, "Tree", AllGather, Ring, 0, "G-SEL-PICK-1"},
+		{next, "Tree", AllGather, Ring, 0, "G-SEL-PICK-1"},
+		{V2_18_1, "NVLS", AllReduce, AlgoNone, InternalError, "G-SEL-ERR-1"},
+	}
+	for _, tc := range cases {
+		c := h200x2Comm(t, tc.v, Env{"NCCL_ALGO": tc.algo})
+		if c.Err != nil {
+			t.Fatalf("%s: init: %v", tc.v, c.Err)
+		}
+		op, err := OpFromBytes(tc.fn, 1<<20, Float32, Sum, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _, err := c.Select(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := tc.v.String() + " NCCL_ALGO=" + tc.algo + " " + tc.fn.String()
+		restored := false
+		for _, vd := range c.Trace {
+			restored = restored || (vd.Rule == "G-TUNE-RINGRESTORE-1" && vd.Outcome == Pass)
+		}
+		if want := tc.v == next; restored != want {
+			t.Errorf("%s: Ring restored at init %v, want %v", name, restored, want)
+		}
+		if d.DecidedBy != tc.decidedBy {
+			t.Errorf("%s: decided by %s, want %s", name, d.DecidedBy, tc.decidedBy)
+		}
+		if tc.wantErr != 0 {
+			if d.Err == nil || d.Err.Result != tc.wantErr || d.Err.Message != "Error : no algorithm/protocol available" {
+				t.Errorf("%s: error %+v, want %s with the 2.18 WARN", name, d.Err, tc.wantErr)
+			}
+			continue
+		}
+		if d.Err != nil || d.Algo != tc.wantAlgo {
+			t.Errorf("%s: %s/%s (err %v), want %s", name, d.Algo, d.Proto, d.Err, tc.wantAlgo)
+		}
+	}
+}
+
+// TestPlugins2_18: 2.18.6 accepts a v4-only net plugin that the release
+// after it rejects, and never loads a tuner.
+func TestPlugins2_18(t *testing.T) {
+	next := after2_18(t)
+	net := Library{Path: "/opt/old/libnccl-net.so", InLoaderPath: true, NetSymbols: []int{4}, Net: &NetBackend{Name: "Old", Devices: 1}}
+	tuner := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{1, 2, 3, 4, 5}, Tuner: &TunerBehaviour{Name: "t"}}
+	for _, tc := range []struct {
+		v         Version
+		netABI    int
+		tunerRule bool
+	}{{V2_18_6, 4, false}, {V2_18_1, 4, false}, {next, 0, true}} {
+		sys, err := Preset("dgx-h100", PresetOptions{Nodes: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sys.Nodes {
+			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, net, tuner)
+		}
+		c, err := Init(MustLoad(tc.v), sys, Env{"NCCL_TUNER_PLUGIN": tuner.Path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		if c.NetPlugin != nil {
+			got = c.NetPlugin.NetABI
+		}
+		if got != tc.netABI {
+			t.Errorf("%s: net plugin ABI %d, want %d", tc.v, got, tc.netABI)
+		}
+		tunerSeen := false
+		for _, vd := range c.Trace {
+			tunerSeen = tunerSeen || strings.HasPrefix(string(vd.Rule), "G-TUNER-")
+		}
+		if tunerSeen != tc.tunerRule || (c.TunerABI != 0) != tc.tunerRule {
+			t.Errorf("%s: tuner rules ran %v, tuner ABI %d; want tuner %v", tc.v, tunerSeen, c.TunerABI, tc.tunerRule)
+		}
+	}
+}
+
+// TestNVLSAllGather2_18: on one NVLS-capable H100 node NVLS is a legal
+// AllGather cell from 2.19.1 and never in 2.18.x; AllReduce keeps NVLS in
+// both.
+func TestNVLSAllGather2_18(t *testing.T) {
+	next := after2_18(t)
+	sys, err := Preset("dgx-h100", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legal := func(v Version, f Func) []string {
+		c, err := Init(MustLoad(v), sys, Env{})
+		if err != nil || c.Err != nil {
+			t.Fatal(err, c.Err)
+		}
+		op, _ := OpFromBytes(f, 64<<20, Float32, Sum, 0)
+		d, _, err := c.Select(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, ap := range d.Candidates {
+			out = append(out, ap.String())
+		}
+		return out
+	}
+	hasNVLS := func(cells []string) bool {
+		return slices.ContainsFunc(cells, func(s string) bool { return strings.HasPrefix(s, "NVLS/") })
+	}
+	for _, v := range []Version{V2_18_1, V2_18_6} {
+		if ag := legal(v, AllGather); hasNVLS(ag) || len(ag) == 0 {
+			t.Errorf("%s AllGather: legal %v, want Ring cells only", v, ag)
+		}
+		if ar := legal(v, AllReduce); !hasNVLS(ar) {
+			t.Errorf("%s AllReduce: legal %v, want NVLS among them", v, ar)
+		}
+	}
+	if ag := legal(next, AllGather); !hasNVLS(ag) {
+		t.Errorf("%s AllGather: legal %v, want NVLS among them", next, ag)
+	}
+}
+
+// TestCollNetSupport2_18_1: two SHARP nodes where a head on the second
+// node refuses float32 sums. From 2.18.3 the matrix agreed at init says
+// no, so CollNet is not a candidate; 2.18.1 asks rank 0's own plugin,
+// which says yes.
+func TestCollNetSupport2_18_1(t *testing.T) {
+	for _, tc := range []struct {
+		v       Version
+		collNet bool
+	}{{V2_18_1, true}, {V2_18_3, false}, {V2_18_6, false}} {
+		sys, err := Preset("dgx-h100", PresetOptions{Nodes: 2, SHARP: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sys.Nodes {
+			for j := range sys.Nodes[i].Libs {
+				if cn := sys.Nodes[i].Libs[j].CollNet; cn != nil {
+					c := *cn
+					c.RankReduceSupport = map[int]ReduceSet{8: {"sum": {"float16"}}}
+					sys.Nodes[i].Libs[j].CollNet = &c
+				}
+			}
+		}
+		c, err := Init(MustLoad(tc.v), sys, Env{"NCCL_COLLNET_ENABLE": "1"})
+		if err != nil || c.Err != nil {
+			t.Fatal(err, c.Err)
+		}
+		if !c.CollNetSupport {
+			t.Fatalf("%s: CollNet not set up on two SHARP nodes", tc.v)
+		}
+		op, _ := OpFromBytes(AllReduce, 64<<20, Float32, Sum, 0)
+		d, _, err := c.Select(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(d.Candidates, func(ap AlgoProto) bool { return ap.Algo.IsCollNet() })
+		if got != tc.collNet {
+			t.Errorf("%s: CollNet among the candidates %v, want %v (%v)", tc.v, got, tc.collNet, d.Candidates)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+package spec
+
+import "github.com/gatesim/gatesim/spec/topo"
+
+// NCCL 2.19.1 (tag v2.19.1-1, commit f9c3dc2), a backward delta from
+// 2.19.3: what 2.19.1 had where 2.19.3 differs. Only the graph search
+// changes (topo.Apply2_19_1): no NVSwitch rule in the GPU order (2.19.3
+// tries the neighbours first and skips the PCI order), the channels are
+// duplicated after the search for more bandwidth, which never raises a
+// ring's, and sm90SpeedArrayInter has no 22 GB/s step. Its tuning tables
+// equal 2.19.3's (v2.19.1-1.txt) and so does its parameter table.
+//
+// Read at the tag and not modelled here (docs/releases.md lists them): the
+// NVLS chunk size without the 32 KiB cap of multi-node NVLS below 150 GB/s
+// and the NVLSTree chunk without the 64 KiB cap from 4 nodes
+// (computeColl), the channels of a registered NVLS buffer
+// (registerIntraNodeBuffers), and P2P/direct pointers within one process
+// being off with cuMem (p2pSendSetup, p2pRecvSetup).
+
+var tag2191 = "v2.19.1-1"
+
+var release2_19_1 = Release{
+	Version: V2_19_1,
+	Tag:     tag2191,
+	Topo:    topo.Apply2_19_1,
+}

@@ -1,0 +1,111 @@
+package spec
+
+import "github.com/gatesim/gatesim/spec/topo"
+
+// NCCL 2.19.4 (tag v2.19.4-1, commit 88d44d7), a backward delta from
+// 2.20.3: what 2.19.4 had where 2.20.3 differs. There is no multi-node
+// NVLink, the net and CollNet ABI window is v7..v5 (CollNet v7 has no
+// iallgather/ireducescatter), CollNetDirect serves AllReduce only, the
+// tuner is asked in getAlgoInfo, the per-operation [TUNING] line is TRACE
+// only, and ncclTopoPostset neither raises nChannels to nvlsChannels nor
+// bounds the sm90 doubling by 16; SM90_NVLINK_BW is 20.0 and a network
+// peer gets NCCL_NCHANNELS_PER_NET_PEER (2) p2p channels. Its tuning
+// tables equal 2.20.3's (v2.19.4-1.txt).
+//
+// Read at the tag and not modelled here (docs/releases.md lists them):
+// the aggregation of consecutive same-function operations and the
+// per-operation channel and thread count (scheduleCollTasksToPlan,
+// topoGetAlgoInfo; gatesim keeps 2.22.3's partition), the WARN of the
+// hard-set CollNet rescue (a log line only), the 15 % bonus of graphs not
+// crossing NICs and the odd-channel NIC pairing of crossNic rings
+// (ncclTopoCompareGraphs, ncclTopoSearchRecGpu; gatesim keeps 2.20.3's
+// search), and the tuner library loader (2.22.3's, as for 2.20.x).
+
+var tag2194 = "v2.19.4-1"
+
+func ref2194(file, fn string) Ref { return Ref{Tag: tag2194, File: file, Func: fn} }
+
+// netABI19 and collNetABI19 probe v7, v6, v5: the same rule as 2.20.3's
+// with the window one shorter.
+var netABI19 = withLogs(ruleAt(netABI22, ref2194("src/net.cc", "ncclNetPluginLoad"),
+	`Probe ncclNetPlugin_v7, _v6, _v5 in that order; the first found is adapted to v7. v4 and older are not supported: with none of these the library is closed, only the internal networks remain, and CollNet is not probed.`),
+	"NET/Plugin: Failed to find ncclNetPlugin_v7 symbol.", "NET/Plugin: Loaded net plugin %s (v6)",
+	"NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported.")
+
+var collNetABI19 = withLogs(ruleAt(collNetABI22, ref2194("src/net.cc", "ncclNetPluginLoad"),
+	`Only after a net symbol was accepted in the same library: probe ncclCollNetPlugin_v7, _v6, _v5. Failure is not fatal: the net plugin is used without CollNet. The internal networks never provide CollNet. No CollNet ABI of this release has iallgather or ireducescatter.`),
+	"NET/Plugin: Failed to find ncclCollNetPlugin_v7 symbol.", "NET/Plugin: Loaded coll plugin %s (v6)",
+	"NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported.")
+
+// withLogs returns a copy of r with NCCL's format strings of another tag.
+func withLogs(r *Rule, logs ...string) *Rule {
+	c := *r
+	c.Logs = logs
+	return &c
+}
+
+var impl19Rule = implRule(ref2194("src/graph/tuning.cc", "ncclTopoTuneModel"),
+	`Modelled cells: Broadcast and Reduce on Ring only; AllGather and ReduceScatter on Ring and NVLS; AllReduce on every algorithm. NVLS and NVLSTree have Simple only. Anything else keeps bandwidth 0: CollNetDirect serves AllReduce only.`,
+	impl19)
+
+var bw2_19 = collNetBw(ref2194("src/graph/tuning.cc", "ncclTopoTuneModel"),
+	`CollNet protocols other than Simple get no bandwidth (CollNetDirect has no AllGather or ReduceScatter to check).`, false, false)
+
+var nvlsEarly19 = nvlsEarly(ref2194("src/transport/nvls.cc", "ncclNvlsInit"),
+	`NVLS is turned off silently when NCCL_NVLS_ENABLE is 0, the topology has 2 GPUs or fewer, or the driver entry point cuDeviceGet is missing.`,
+	func(gpus, _ int, _ bool) (bool, string) {
+		if gpus <= 2 {
+			return true, "2 GPUs or fewer in the topology"
+		}
+		return false, ""
+	})
+
+var tunerCall19 = ruleAt(tunerCall20, ref2194("src/enqueue.cc", "getAlgoInfo"),
+	`Before the model, a loaded v1 tuner's getCollInfo (no context argument) receives the function, the byte count, collNetSupport, nvlsSupport and the pipelined-op count and may set the algorithm, the protocol and nChannels. A pair it sets is used as it is (topoGetAlgoInfo runs only for what it left undefined); a set nChannels overrides the one topoGetAlgoInfo computed. A non-success return fails the collective.`)
+
+// prune19 is 2.22.3's pruning as topoGetAlgoInfo writes it: NVLS
+// AllGather is exempt from nvlsSupport (2.20.3 drops the exemption; gatesim
+// keeps it for 2.20.x, see docs/releases.md).
+var prune19 = pruneRule(ref2194("src/enqueue.cc", "topoGetAlgoInfo"),
+	pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true})
+
+var en19 = withLogs(ruleAt(en22, ref2194("src/graph/tuning.cc", "ncclTopoTuneModel"),
+	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled with a WARN on rank 0; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0.`),
+	"CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET")
+
+var release2_19_4 = Release{
+	Version: V2_19_4,
+	Tag:     tag2194,
+	Consts:  consts2_19_4,
+	Topo:    topo.Apply2_19_4,
+	Tuning:  tuningBack2_19_4,
+	Rules:   back2_19_4,
+	// Against 2.19.3 (a backward delta with no block) 2.19.4 changes
+	// nothing gatesim decides.
+	Unchanged: "connection setup in rounds of NCCL_CONNECT_ROUND_MAX_PEERS with NCCL_REPORT_CONNECT_PROGRESS (src/transport.cc ncclTransportP2pSetup), the p2p fusion reset inside the chunk loop (src/enqueue.cc scheduleP2pTasksToPlan) and NCCL_WARN_ENABLE_DEBUG_INFO (src/debug.cc)",
+}
+
+func consts2_19_4(rs *Ruleset) {
+	rs.SetConst("NetABI", []int{7, 6, 5}, ref2194("src/net.cc", "ncclNetPluginLoad"))
+	rs.DropParam("NCCL_MNNVL", ref2194("src/init.cc", "initTransportsRank"))
+}
+
+func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag2194}
+	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSNone, tuningCC, "ncclTopoTuneModel")
+	tuningSet(d, &t.OpLine, TuningOpLineTrace, enqueueCC, "topoGetAlgoInfo")
+	return d.changes, tuningJoinErrs(d.errs)
+}
+
+func back2_19_4(rs *Ruleset) {
+	rs.Remove("G-MNNVL-1", ref2194("src/init.cc", "initTransportsRank"), "multi-node NVLink (NCCL_MNNVL, the NVML fabric clique) arrives in 2.20.3")
+	rs.Remove("G-COLLNET-ABI-2", ref2194("src/net.cc", "ncclNetPluginLoad"), "CollNet v8 with iallgather/ireducescatter arrives in 2.20.3; 2.19.4's newest CollNet ABI is v7")
+	rs.Replace(netABI19, "2.19.4 probes net v7..v5; 2.20.3 v8..v5")
+	rs.Replace(collNetABI19, "2.19.4 probes CollNet v7..v5; 2.20.3 v8..v5")
+	rs.Replace(nvlsEarly19, "2.19.4 has no MNNVL exit; 2.20.3 adds one (gatesim keeps 2.21.5's clique rule there)")
+	rs.Replace(impl19Rule, "CollNetDirect AllGather/ReduceScatter arrive in 2.20.3")
+	rs.Replace(bw2_19, "2.20.3 checks the CollNet entry points and heads for multi-node CollNetDirect AllGather/ReduceScatter")
+	rs.Replace(en19, "2.19.4 WARNs when it re-enables Ring and Tree for a hard-set CollNet; 2.20.3 does it silently")
+	rs.Replace(tunerCall19, "2.19.4 asks the tuner in getAlgoInfo; 2.20.3 in getTunerInfo")
+	rs.Replace(prune19, "2.19.4 exempts NVLS AllGather from nvlsSupport in topoGetAlgoInfo; 2.20.3 does not (gatesim keeps the exemption for 2.20.x)")
+}
