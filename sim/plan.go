@@ -397,19 +397,7 @@ func (pl *planner) shapeOf(rp *rankPlan) {
 			sh = append(sh, -1-int64(g))
 		}
 		prev = st
-		f := int64(st.Prim) << 8
-		if st.PreOp {
-			f |= 1
-		}
-		if st.PostOp {
-			f |= 2
-		}
-		if st.Src.Buf != algos.BufNone {
-			f |= 4
-		}
-		if st.Dst.Buf != algos.BufNone {
-			f |= 8
-		}
+		f := int64(st.Prim)<<8 | stepFlags(st)
 		if pi := st.Pat; pi != nil {
 			f |= 16
 			if pi.Acc {
@@ -632,19 +620,7 @@ func (pl *planner) planSteps(rp rankPlan) rankPlan {
 		st := &pl.steps[i]
 		sig = mix(sig, int64(st.Prim))
 		sig = mix(sig, st.Count)
-		f := int64(0)
-		if st.PreOp {
-			f |= 1
-		}
-		if st.PostOp {
-			f |= 2
-		}
-		if st.Src.Buf != algos.BufNone {
-			f |= 4
-		}
-		if st.Dst.Buf != algos.BufNone {
-			f |= 8
-		}
+		f := stepFlags(st)
 		sig = mix(sig, f)
 		for k, peers := range [2][]algos.Peer{st.Recv, st.Send} {
 			pl.gs = pl.gs[:0]
@@ -1834,4 +1810,24 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 		a.ncolors[ci] = prev
 		a.epColor[ci] = epCol
 	}
+}
+
+// stepFlags packs what a step does besides moving data (its reduce-op
+// pre/post stages and which buffers it touches) into four bits, for the
+// shape and the signature that compare plans.
+func stepFlags(st *algos.Step) int64 {
+	f := int64(0)
+	if st.PreOp {
+		f |= 1
+	}
+	if st.PostOp {
+		f |= 2
+	}
+	if st.Src.Buf != algos.BufNone {
+		f |= 4
+	}
+	if st.Dst.Buf != algos.BufNone {
+		f |= 8
+	}
+	return f
 }
