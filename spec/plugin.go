@@ -174,36 +174,42 @@ var netABI22 = &Rule{
 	},
 }
 
-var collNetABI22 = &Rule{
-	ID: "G-COLLNET-ABI-1", Layer: LayerABI, Cap: CapCollNet, Title: "CollNet plugin ABI",
-	Doc: `Only after a net symbol was accepted in the same library: probe ncclCollNetPlugin_v8, _v7, _v6, _v5. Failure is not fatal: the net plugin is used without CollNet. The internal networks never provide CollNet.`,
-	Ref: Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclNetPluginLoad"},
-	Logs: []string{"NET/Plugin: Failed to find ncclCollNetPlugin_v8 symbol.", "NET/Plugin: Loaded collnet plugin %s (v7)",
-		"NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported."},
-	node: true,
-	init: func(r *initRun) {
-		s := r.cur
-		if s.lib == nil || s.netABI == 0 {
-			r.emit(Verdict{Outcome: Skip, Why: "no net plugin accepted: CollNet is not probed"})
-			return
-		}
-		v := probe(s.lib.CollNetSymbols, r.rs.Consts.NetABI)
-		facts := []Fact{F("exports", joinInts(s.lib.CollNetSymbols)), F("accepts", joinInts(r.rs.Consts.NetABI))}
-		var logs []string
-		if v != r.rs.Consts.NetABI[0] {
-			logs = append(logs, fmt.Sprintf("NET/Plugin: Failed to find ncclCollNetPlugin_v%d symbol.", r.rs.Consts.NetABI[0]))
-		}
-		if v == 0 {
-			logs = append(logs, "NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported.")
-			r.emit(Verdict{Outcome: Fail, Why: "no accepted ncclCollNetPlugin symbol: no CollNet", Facts: facts, Log: logs})
-			return
-		}
-		s.collNetABI = v
-		if v != r.rs.Consts.NetABI[0] {
-			logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded collnet plugin %s (v%d)", collNetNameV(s.lib, v), v))
-		}
-		r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclCollNetPlugin_v%d accepted", v), Facts: facts, Log: logs})
-	},
+var collNetABI22 = collNetABI(Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclNetPluginLoad"}, "collnet")
+
+// collNetABI is G-COLLNET-ABI-1 over the release's NetABI window; loaded is
+// the word of its "Loaded ... plugin" line ("coll" before 2.22.3).
+func collNetABI(ref Ref, loaded string) *Rule {
+	return &Rule{
+		ID: "G-COLLNET-ABI-1", Layer: LayerABI, Cap: CapCollNet, Title: "CollNet plugin ABI",
+		Doc: `Only after a net symbol was accepted in the same library: probe ncclCollNetPlugin_vN from the newest of the window down to v5 (2.22.3: v8, v7, v6, v5). Failure is not fatal: the net plugin is used without CollNet. The internal networks never provide CollNet.`,
+		Ref: ref,
+		Logs: []string{"NET/Plugin: Failed to find ncclCollNetPlugin_v8 symbol.", "NET/Plugin: Loaded " + loaded + " plugin %s (v7)",
+			"NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported."},
+		node: true,
+		init: func(r *initRun) {
+			s := r.cur
+			if s.lib == nil || s.netABI == 0 {
+				r.emit(Verdict{Outcome: Skip, Why: "no net plugin accepted: CollNet is not probed"})
+				return
+			}
+			v := probe(s.lib.CollNetSymbols, r.rs.Consts.NetABI)
+			facts := []Fact{F("exports", joinInts(s.lib.CollNetSymbols)), F("accepts", joinInts(r.rs.Consts.NetABI))}
+			var logs []string
+			if v != r.rs.Consts.NetABI[0] {
+				logs = append(logs, fmt.Sprintf("NET/Plugin: Failed to find ncclCollNetPlugin_v%d symbol.", r.rs.Consts.NetABI[0]))
+			}
+			if v == 0 {
+				logs = append(logs, "NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported.")
+				r.emit(Verdict{Outcome: Fail, Why: "no accepted ncclCollNetPlugin symbol: no CollNet", Facts: facts, Log: logs})
+				return
+			}
+			s.collNetABI = v
+			if v != r.rs.Consts.NetABI[0] {
+				logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded %s plugin %s (v%d)", loaded, collNetNameV(s.lib, v), v))
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclCollNetPlugin_v%d accepted", v), Facts: facts, Log: logs})
+		},
+	}
 }
 
 // collNetEntryPoints is G-COLLNET-ABI-2: adapters for CollNet ABIs older

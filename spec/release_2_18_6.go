@@ -31,37 +31,39 @@ var tag2186 = "v2.18.6-1"
 
 func ref2186(file, fn string) Ref { return Ref{Tag: tag2186, File: file, Func: fn} }
 
-// netLib18 is G-NET-LIB-1 of 2.18.x: one name, libnccl-net-<value>.so or
-// libnccl-net.so.
-var netLib18 = &Rule{
-	ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
-	Doc:  `If NCCL_NET_PLUGIN is set and non-empty, dlopen libnccl-net-<value>.so (the value alone is never tried); otherwise dlopen libnccl-net.so. One name, one attempt.`,
-	Ref:  ref2186("src/net.cc", "ncclNetPluginInit"),
-	Logs: []string{"Plugin name set by env to %s"},
-	node: true,
-	init: func(r *initRun) {
-		s, nd := r.cur, r.cur.node
-		val, set := r.env.Lookup("NCCL_NET_PLUGIN")
-		name := "libnccl-net.so"
-		var logs []string
-		if set && val != "" {
-			name = "libnccl-net-" + val + ".so"
-			logs = append(logs, "Plugin name set by env to "+name)
-			r.comm.Evidence.Raise(CapNetPlugin, LevelRequested)
-		}
-		facts := []Fact{F("NCCL_NET_PLUGIN", envShow(val, set)), F("tried", name)}
-		s.libTried = append(s.libTried, name)
-		lib, dlerr, enoent := nd.open(name)
-		if lib != nil {
-			s.lib, s.libName = lib, name
-			r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "dlopen(" + name + ") opened " + lib.Path, Facts: facts, Log: logs})
-			return
-		}
-		if enoent {
-			s.libMissing = append(s.libMissing, name)
-		}
-		r.emit(Verdict{Outcome: Fail, Why: "dlopen(" + name + ") failed: " + dlerr, Facts: facts, Log: logs})
-	},
+// netLibOneName is G-NET-LIB-1 up to 2.20.5 (ncclNetPluginInit): one
+// name, libnccl-net-<value>.so or libnccl-net.so.
+func netLibOneName(ref Ref) *Rule {
+	return &Rule{
+		ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
+		Doc:  `If NCCL_NET_PLUGIN is set and non-empty, dlopen libnccl-net-<value>.so (the value alone is never tried); otherwise dlopen libnccl-net.so. One name, one attempt.`,
+		Ref:  ref,
+		Logs: []string{"Plugin name set by env to %s"},
+		node: true,
+		init: func(r *initRun) {
+			s, nd := r.cur, r.cur.node
+			val, set := r.env.Lookup("NCCL_NET_PLUGIN")
+			name := "libnccl-net.so"
+			var logs []string
+			if set && val != "" {
+				name = "libnccl-net-" + val + ".so"
+				logs = append(logs, "Plugin name set by env to "+name)
+				r.comm.Evidence.Raise(CapNetPlugin, LevelRequested)
+			}
+			facts := []Fact{F("NCCL_NET_PLUGIN", envShow(val, set)), F("tried", name)}
+			s.libTried = append(s.libTried, name)
+			lib, dlerr, enoent := nd.open(name)
+			if lib != nil {
+				s.lib, s.libName = lib, name
+				r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "dlopen(" + name + ") opened " + lib.Path, Facts: facts, Log: logs})
+				return
+			}
+			if enoent {
+				s.libMissing = append(s.libMissing, name)
+			}
+			r.emit(Verdict{Outcome: Fail, Why: "dlopen(" + name + ") failed: " + dlerr, Facts: facts, Log: logs})
+		},
+	}
 }
 
 // netLibNone18 is G-NET-LIB-2 of 2.18.x and its two INFO lines.
@@ -207,8 +209,7 @@ func tuningBack2_18_6(t *Tuning) ([]TuningChange, error) {
 }
 
 func back2_18_6(rs *Ruleset) {
-	rs.Replace(netLib18, "2.18.6 opens libnccl-net-<NCCL_NET_PLUGIN>.so only")
-	rs.Replace(netLibNone18, "2.18.6 logs the dlopen errno and \"No plugin found, using internal implementation\"")
+	rs.Replace(netLibNone18, "2.18.6 logs the dlopen errno and \"No plugin found, using internal implementation\"; 2.19.1 the dlerror text and the name")
 	rs.Replace(pluginABI18(false), "net plugin ABI v6, v5, v4 (2.19.1: v7, v6, v5)")
 	rs.Replace(pluginABI18(true), "CollNet plugin ABI v6, v5, v4 (2.19.1: v7, v6, v5)")
 	rs.Remove("G-NET-ABI-2", ref2186("src/net.cc", "ncclNetPluginInit"), "no device offload before net v7 (2.19.1): every network is a host network")

@@ -19,7 +19,7 @@ import "github.com/gatesim/gatesim/spec/topo"
 // hard-set CollNet rescue (a log line only), the 15 % bonus of graphs not
 // crossing NICs and the odd-channel NIC pairing of crossNic rings
 // (ncclTopoCompareGraphs, ncclTopoSearchRecGpu; gatesim keeps 2.20.3's
-// search), and the tuner library loader (2.22.3's, as for 2.20.x).
+// search).
 
 var tag2194 = "v2.19.4-1"
 
@@ -32,7 +32,7 @@ var netABI19 = withLogs(ruleAt(netABI22, ref2194("src/net.cc", "ncclNetPluginLoa
 	"NET/Plugin: Failed to find ncclNetPlugin_v7 symbol.", "NET/Plugin: Loaded net plugin %s (v6)",
 	"NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported.")
 
-var collNetABI19 = withLogs(ruleAt(collNetABI22, ref2194("src/net.cc", "ncclNetPluginLoad"),
+var collNetABI19 = withLogs(ruleAt(collNetABI(ref2194("src/net.cc", "ncclNetPluginLoad"), "coll"), ref2194("src/net.cc", "ncclNetPluginLoad"),
 	`Only after a net symbol was accepted in the same library: probe ncclCollNetPlugin_v7, _v6, _v5. Failure is not fatal: the net plugin is used without CollNet. The internal networks never provide CollNet. No CollNet ABI of this release has iallgather or ireducescatter.`),
 	"NET/Plugin: Failed to find ncclCollNetPlugin_v7 symbol.", "NET/Plugin: Loaded coll plugin %s (v6)",
 	"NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported.")
@@ -106,6 +106,7 @@ func back2_19_4(rs *Ruleset) {
 	rs.Replace(impl19Rule, "CollNetDirect AllGather/ReduceScatter arrive in 2.20.3")
 	rs.Replace(bw2_19, "2.20.3 checks the CollNet entry points and heads for multi-node CollNetDirect AllGather/ReduceScatter")
 	rs.Replace(en19, "2.19.4 WARNs when it re-enables Ring and Tree for a hard-set CollNet; 2.20.3 does it silently")
+	rs.Replace(tunerLib19(ref2194("src/misc/tuner.cc", "ncclLoadTunerPlugin"), true), "2.19.4 reaches the failure line with NCCL_TUNER_PLUGIN unset (\"Tuner: no plugin found '(null)'\"); 2.20.3 checks the handle only when the variable is set")
 	rs.Replace(tunerCall19, "2.19.4 asks the tuner in getAlgoInfo; 2.20.3 in getTunerInfo")
 	rs.Replace(prune19, "2.19.4 exempts NVLS AllGather from nvlsSupport in topoGetAlgoInfo; 2.20.3 does not (gatesim keeps the exemption for 2.20.x)")
 }

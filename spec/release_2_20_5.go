@@ -2,13 +2,16 @@ package spec
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // NCCL 2.20.5 (tag v2.20.5-1, commit 48bb7fe), a backward delta from
 // 2.21.5: what 2.20.5 had where 2.21.5 differs. The tuner ABI is v1, MNNVL
-// is NCCL_MNNVL (auto: the whole communicator is one clique), Ring/LL is
+// is NCCL_MNNVL (auto: the whole communicator is one clique), the net
+// plugin is one library name and the tuner library only NCCL_TUNER_PLUGIN's
+// value (ncclNetPluginInit, ncclLoadTunerPlugin), Ring/LL is
 // ×1/4 or ×1/3 of the bus bandwidth,
 // and the Hopper LL ceilings and NVLS NVLink latencies are the older ones.
 //
@@ -24,14 +27,14 @@ import (
 
 var tag2205 = "v2.20.5-1"
 
-var tunerABI20 = tunerABI(Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"},
+var tunerABI20 = tunerABI(Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclLoadTunerPlugin"},
 	`Look up ncclTunerPlugin_v1 (NCCL_TUNER_PLUGIN_SYMBOL) only: init(nRanks, nNodes, logger) without a context. Missing: the library is closed and the internal tuner is used.`,
-	[]string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v1, using internal tuner instead.", "TUNER/Plugin: Using tuner plugin %s"},
-	func(name, _ string, v int, _ []int) []string {
+	[]string{"Tuner: failed to find ncclTunerPlugin_v1 in plugin (%s), using default tuner instead.", "Opened tuner: '%s'", "Using tuner plugin: '%s'"},
+	func(name, opened string, v int, _ []int) []string {
 		if v == 0 {
-			return []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v1, using internal tuner instead."}
+			return []string{"Tuner: failed to find ncclTunerPlugin_v1 in plugin (" + opened + "), using default tuner instead."}
 		}
-		return []string{"TUNER/Plugin: Using tuner plugin " + name}
+		return []string{"Opened tuner: '" + name + "'", "Using tuner plugin: '" + name + "'"}
 	})
 
 var tunerCall20 = ruleAt(tunerCall(Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "getTunerInfo"}), Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "getTunerInfo"},
@@ -85,7 +88,7 @@ var release2_20_5 = Release{
 }
 
 func consts2_20_5(rs *Ruleset) {
-	rs.SetConst("TunerABI", []int{1}, Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"})
+	rs.SetConst("TunerABI", []int{1}, Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclLoadTunerPlugin"})
 	rs.DropParam("NCCL_MNNVL_ENABLE", Ref{Tag: tag2205, File: "src/init.cc", Func: "initTransportsRank"})
 	rs.SetParamDefault("NCCL_MNNVL", -2, Ref{Tag: tag2205, File: "src/init.cc", Func: "MNNVL"})
 }
@@ -104,7 +107,85 @@ func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {
 }
 
 func back2_20_5(rs *Ruleset) {
+	rs.Replace(netLibOneName(Ref{Tag: tag2205, File: "src/net.cc", Func: "ncclNetPluginInit"}), "2.20.5 opens libnccl-net-<NCCL_NET_PLUGIN>.so only; 2.21.5 tries the value first")
+	rs.Replace(netLibNone19, "2.20.5 logs one line with dlerror's text; 2.21.5 one per failed name and a summary")
+	rs.Replace(tunerLib19(Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclLoadTunerPlugin"}, false), "2.20.5 opens NCCL_TUNER_PLUGIN's value only, nothing when unset; 2.21.5 adds libnccl-tuner names and the net plugin's library")
 	rs.Replace(tunerABI20, "2.20.5 looks up ncclTunerPlugin_v1 only; 2.21.5 v2 only (init with a context)")
 	rs.Replace(tunerCall20, "2.20.5: a v1 tuner (no context); 2.21.5: v2")
 	rs.Replace(mnnvl20, "2.20.5: NCCL_MNNVL, auto needs the whole communicator in one clique; 2.21.5: NCCL_MNNVL_ENABLE, auto needs a clique of more than one")
+}
+
+// netLibNone19 is G-NET-LIB-2 of 2.19.1–2.20.5: one INFO line with
+// dlerror's text, then the internal networks.
+var netLibNone19 = &Rule{
+	ID: "G-NET-LIB-2", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "no library: internal networks",
+	Doc:  `When the library does not open, NCCL logs dlerror's text and the name (errno ENOENT) or errno and dlerror's text (any other errno) and uses only its internal networks (IB, then Socket), for the whole process. gatesim prints errno 0 for a library that exists but does not load.`,
+	Ref:  Ref{Tag: tag2205, File: "src/net.cc", Func: "ncclNetPluginInit"},
+	Logs: []string{"NET/Plugin : dlerror=%s No plugin found (%s), using internal implementation", "NET/Plugin : Plugin load returned %d : %s."},
+	node: true,
+	init: func(r *initRun) {
+		s := r.cur
+		if s.lib != nil {
+			r.emit(Verdict{Outcome: Skip, Why: "a plugin library was opened"})
+			return
+		}
+		name := strings.Join(s.libTried, " ")
+		_, dlerr, enoent := s.node.dlopen(name)
+		log := fmt.Sprintf("NET/Plugin : Plugin load returned %d : %s.", 0, dlerr)
+		if enoent {
+			log = "NET/Plugin : dlerror=" + dlerr + " No plugin found (" + name + "), using internal implementation"
+		}
+		r.emit(Verdict{Outcome: Fail, Why: "no external network plugin: internal IB and Socket only", Log: []string{log}})
+	},
+}
+
+// tunerLib19 is G-TUNER-LIB-1 of ncclLoadTunerPlugin (2.19.1–2.20.5): only
+// NCCL_TUNER_PLUGIN's value is opened (no libnccl-tuner.so, no net plugin
+// library). unsetLog is 2.19.x's failure line with no name: the check of
+// the handle sits outside "if (name)", so an unset variable logs too.
+func tunerLib19(ref Ref, unsetLog bool) *Rule {
+	doc := `NCCL_TUNER_PLUGIN set (plain getenv, even empty): dlopen its value (RTLD_LAZY), nothing else; unset: no tuner and no library is opened. A failure is logged with the name and is sticky for the process.`
+	if unsetLog {
+		doc += ` An unset variable still reaches the failure line, with the name NULL; its errno is whatever an earlier call left, and gatesim prints the ENOENT form.`
+	}
+	return &Rule{
+		ID: "G-TUNER-LIB-1", Layer: LayerLibrary, Cap: CapTuner, Title: "tuner library",
+		Doc: doc, Ref: ref,
+		Logs: []string{"NCCL_TUNER_PLUGIN set to %s", "Tuner: no plugin found '%s', using default tuner instead.",
+			"Tuner: plugin load '%s' returned error (%d : %s), using default tuner instead."},
+		node: true,
+		init: func(r *initRun) {
+			s, nd := r.cur, r.cur.node
+			v, set := r.env.Lookup("NCCL_TUNER_PLUGIN")
+			if !set {
+				var logs []string
+				if unsetLog {
+					logs = []string{"Tuner: no plugin found '(null)', using default tuner instead."}
+				}
+				r.emit(Verdict{Outcome: Fail, Why: "NCCL_TUNER_PLUGIN unset: no tuner library is opened", Log: logs})
+				return
+			}
+			r.comm.Evidence.Raise(CapTuner, LevelRequested)
+			logs := []string{"NCCL_TUNER_PLUGIN set to " + v}
+			var lib *Library
+			var dlerr string
+			var enoent bool
+			if v == "" {
+				lib = nd.mainProgram() // dlopen("") is the main program
+			} else {
+				lib, dlerr, enoent = nd.dlopen(v)
+			}
+			if lib != nil {
+				s.tunerLib, s.tunerPath = lib, v
+				r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "dlopen(" + v + ") opened " + lib.Path, Log: logs})
+				return
+			}
+			if enoent {
+				logs = append(logs, "Tuner: no plugin found '"+v+"', using default tuner instead.")
+			} else {
+				logs = append(logs, fmt.Sprintf("Tuner: plugin load '%s' returned error (%d : %s), using default tuner instead.", v, 0, dlerr))
+			}
+			r.emit(Verdict{Outcome: Fail, Why: "dlopen(" + v + ") failed: internal tuning", Log: logs, Facts: []Fact{F("tried", v)}})
+		},
+	}
 }

@@ -1,10 +1,16 @@
 package spec
 
+import (
+	"fmt"
+	"strings"
+)
+
 // NCCL 2.21.5 (tag v2.21.5-1, commit ab2b89c), a backward delta from
 // 2.22.3: what 2.21.5 had where 2.22.3 differs. Before 2.22.3's enqueue
 // rewrite a tuner plugin (ABI v2 only) chooses the algorithm and protocol
-// before the model runs, and every algorithm is connected at communicator
-// init (no runtime connect).
+// before the model runs, every algorithm is connected at communicator init
+// (no runtime connect), and the net and tuner loaders log each failed name
+// and a summary instead of "Could not find".
 //
 // Read at the tag and not modelled here (docs/releases.md lists them): the
 // channel and thread counts of getChannnelThreadInfo (the threadThreshold
@@ -12,8 +18,7 @@ package spec
 // aggregation of consecutive same-function operations, the Ring backup's
 // saved bandwidths not zeroed for a disabled protocol (2.22.3 zeroes them
 // in ncclTopoTuneModel), the TREE-pattern CollNetDirect graph (2.22.3
-// searches a COLLNET_DIRECT pattern), the tuner library's load lines, and
-// NVLS AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
+// searches a COLLNET_DIRECT pattern), and NVLS AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
 // AllGather; the gates and the tuning model's prune share 2.22.3's P4).
 
 var tag2215 = "v2.21.5-1"
@@ -47,8 +52,150 @@ func consts2_21_5(rs *Ruleset) {
 
 func back2_21_5(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2215, File: file, Func: fn} }
+	rs.Replace(netLib21, "2.21.5 logs each failed name as it fails and never opens the main program (no STATIC_PLUGIN)")
+	rs.Replace(netLibNone21, "2.21.5 summarises the failed loads (errno, dlerror) before \"Using internal network plugin.\"; 2.22.3 lists the missing names in \"Could not find\"")
+	rs.Replace(collNetABI(ref("src/net.cc", "ncclNetPluginLoad"), "coll"), "2.21.5 logs \"Loaded coll plugin\"; 2.22.3 \"Loaded collnet plugin\"")
+	rs.Replace(tunerLib21, "2.21.5 logs each missing tuner candidate and a summary; 2.22.3 lists them in \"Could not find\"")
 	rs.Replace(tunerABI21, "2.21.5 looks up v2 only (NCCL_TUNER_PLUGIN_SYMBOL); 2.22.3 probes v3, then v2 through an adapter")
 	rs.Replace(tunerCall21, "2.21.5: a v2 tuner names algorithm and protocol before the model; 2.22.3: the tuner edits the cost table")
 	rs.Remove("G-EXEC-RTCONN-1", ref("src/init.cc", "initTransportsRank"), "runtime connect arrives in 2.22.3; 2.21.5 connects every algorithm at init")
 	rs.Remove("G-EXEC-RTCONN-2", ref("src/init.cc", "initTransportsRank"), "NCCL_RUNTIME_CONNECT (default 1) arrives in 2.22.3")
+}
+
+// netLib21 is G-NET-LIB-1 of 2.21.5: the two names of 2.22.3, but each
+// failure is logged as it happens and the main program is never opened
+// (no STATIC_PLUGIN name).
+var netLib21 = &Rule{
+	ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
+	Doc:  `If NCCL_NET_PLUGIN (plain getenv) is set and non-empty, dlopen the value, then libnccl-net-<value>.so; otherwise dlopen libnccl-net.so. The first that opens wins. Each failure is logged: "No plugin found (name)" when errno is ENOENT, otherwise errno and dlerror's text.`,
+	Ref:  Ref{Tag: tag2215, File: "src/net.cc", Func: "openNetPluginLib"},
+	Logs: []string{"NET/Plugin: Plugin name set by env to %s", "NET/Plugin: No plugin found (%s)", "NET/Plugin: Plugin load returned %d : %s when loading %s"},
+	node: true,
+	init: func(r *initRun) {
+		s, nd := r.cur, r.cur.node
+		val, set := r.env.Lookup("NCCL_NET_PLUGIN")
+		names := []string{"libnccl-net.so"}
+		if set && val != "" {
+			names = []string{val, "libnccl-net-" + val + ".so"}
+			r.comm.Evidence.Raise(CapNetPlugin, LevelRequested)
+		}
+		var logs []string
+		facts := []Fact{F("NCCL_NET_PLUGIN", envShow(val, set))}
+		for _, name := range names {
+			s.libTried = append(s.libTried, name)
+			lib, dlerr, enoent := nd.dlopen(name)
+			if lib != nil {
+				s.lib, s.libName = lib, name
+				if set && val != "" {
+					logs = append(logs, "NET/Plugin: Plugin name set by env to "+name)
+				}
+				r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "dlopen(" + name + ") opened " + lib.Path,
+					Facts: append(facts, F("tried", strings.Join(s.libTried, " "))), Log: logs})
+				return
+			}
+			if enoent {
+				s.libMissing = append(s.libMissing, name)
+				logs = append(logs, "NET/Plugin: No plugin found ("+name+")")
+			} else {
+				logs = append(logs, fmt.Sprintf("NET/Plugin: Plugin load returned %d : %s when loading %s", 0, dlerr, name))
+			}
+		}
+		r.emit(Verdict{Outcome: Fail, Why: "no candidate name opened: " + strings.Join(s.libTried, ", "),
+			Facts: append(facts, F("tried", strings.Join(s.libTried, " "))), Log: logs})
+	},
+}
+
+// netLibNone21 is G-NET-LIB-2 of 2.21.5: the summary of the failed names,
+// then the internal networks.
+var netLibNone21 = &Rule{
+	ID: "G-NET-LIB-2", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "no library: internal networks",
+	Doc:  `When no candidate opens, NCCL summarises the attempts (errno and dlerror of the last one) and uses only its internal networks (IB, then Socket), for the whole process. The last name's dlerror text was already taken when it failed other than ENOENT, so dlerror then gives NULL.`,
+	Ref:  Ref{Tag: tag2215, File: "src/net.cc", Func: "summarizeOpenNetPluginErrors"},
+	Logs: []string{"NET/Plugin: Plugin load returned %d : %s : when loading %s", "NET/Plugin: Most recent plugin load returned %d : %s. All attempts to load '%s' also failed.", "NET/Plugin: Using internal network plugin."},
+	node: true,
+	init: func(r *initRun) {
+		s := r.cur
+		if s.lib != nil {
+			r.emit(Verdict{Outcome: Skip, Why: "a plugin library was opened"})
+			return
+		}
+		logs := []string{summarizeOpenErrors21("NET/Plugin", s.node, s.libTried, true),
+			"NET/Plugin: Using internal network plugin."}
+		r.emit(Verdict{Outcome: Fail, Why: "no external network plugin: internal IB and Socket only", Log: logs})
+	},
+}
+
+// summarizeOpenErrors21 is 2.21.5's summary of failed plugin loads: it
+// drops the trailing name of a list of several (the list is cut at its last
+// separator), and prints errno and dlerror as the last dlopen left them.
+// errno is 2 after a missing file and printed as 0 otherwise; dlerror is
+// "(null)" when the loader already read it (taken is whether a non-ENOENT
+// failure reads it, as the net loader does and the tuner loader does not).
+func summarizeOpenErrors21(prefix string, nd *Node, tried []string, taken bool) string {
+	if len(tried) == 0 {
+		return ""
+	}
+	last := tried[len(tried)-1]
+	_, dlerr, enoent := nd.dlopen(last)
+	errno := 0
+	if enoent {
+		errno = 2
+	} else if taken {
+		dlerr = "(null)"
+	}
+	shown := tried
+	if len(tried) > 1 {
+		shown = tried[:len(tried)-1]
+	}
+	if len(shown) > 1 {
+		return fmt.Sprintf("%s: Most recent plugin load returned %d : %s. All attempts to load '%s' also failed.", prefix, errno, dlerr, strings.Join(shown, " "))
+	}
+	return fmt.Sprintf("%s: Plugin load returned %d : %s : when loading %s", prefix, errno, dlerr, shown[0])
+}
+
+// tunerLib21 is G-TUNER-LIB-1 of 2.21.5: 2.22.3's candidates, each missing
+// one logged as it fails, and the attempts summarised when none opens.
+var tunerLib21 = &Rule{
+	ID: "G-TUNER-LIB-1", Layer: LayerLibrary, Cap: CapTuner, Title: "tuner library",
+	Doc: `Candidates (dlopen RTLD_LAZY): NCCL_TUNER_PLUGIN's value then libnccl-tuner-<value>.so, or libnccl-tuner.so; then, since a tuner may be packed into the net plugin, NCCL_NET_PLUGIN's value then libnccl-net-<value>.so, or libnccl-net.so. The first that opens is searched for tuner symbols. A missing name is logged as it fails ("No plugin found"); when none opens, the attempts are summarised. Loaded once per process; a failure is sticky.`,
+	Ref: Ref{Tag: tag2215, File: "src/misc/tuner.cc", Func: "openTunerPluginLib"},
+	Logs: []string{"TUNER/Plugin: NCCL_TUNER_PLUGIN set to %s", "TUNER/Plugin: No plugin found (%s)", "TUNER/Plugin: Plugin name set by env to %s",
+		"TUNER/Plugin: Most recent plugin load returned %d : %s. All attempts to load '%s' also failed.", "TUNER/Plugin: Using internal tuner plugin."},
+	node: true,
+	init: func(r *initRun) {
+		s, nd := r.cur, r.cur.node
+		var logs []string
+		v, set := r.env.Lookup("NCCL_TUNER_PLUGIN")
+		tunerSet := set && v != ""
+		if tunerSet {
+			r.comm.Evidence.Raise(CapTuner, LevelRequested)
+			logs = append(logs, "TUNER/Plugin: NCCL_TUNER_PLUGIN set to "+v)
+		}
+		cands := tunerCands22(r.env)
+		nTuner := 1
+		if tunerSet {
+			nTuner = 2
+		}
+		for i, n := range cands {
+			lib, _, enoent := nd.dlopen(n)
+			if lib == nil {
+				if enoent {
+					logs = append(logs, "TUNER/Plugin: No plugin found ("+n+")")
+				}
+				continue
+			}
+			if (i < nTuner && tunerSet) || (i >= nTuner && r.env["NCCL_NET_PLUGIN"] != "") {
+				logs = append(logs, "TUNER/Plugin: Plugin name set by env to "+n)
+			}
+			s.tunerLib, s.tunerPath = lib, lib.Path
+			if i >= nTuner {
+				r.emit(Verdict{Outcome: Info, Why: "no tuner library; " + n + " (the net plugin's name) opened " + lib.Path + " and is searched for a tuner", Log: logs})
+				return
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "dlopen(" + n + ") opened " + lib.Path, Log: logs})
+			return
+		}
+		logs = append(logs, summarizeOpenErrors21("TUNER/Plugin", nd, cands, false), "TUNER/Plugin: Using internal tuner plugin.")
+		r.emit(Verdict{Outcome: Fail, Why: "no tuner library: internal tuning", Log: logs, Facts: []Fact{F("tried", strings.Join(cands, " "))}})
+	},
 }

@@ -97,7 +97,12 @@ func TestABIWindow(t *testing.T) {
 					want = []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol.", "TUNER/Plugin: Using tuner plugin " + name}
 				case v == spec.V2_22_3:
 					want = []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol.", "TUNER/Plugin: Failed to find ncclTunerPlugin_v2 symbol, using internal tuner instead."}
-				case len(accepts) == 1: // before 2.22.3: NCCL_TUNER_PLUGIN_SYMBOL only
+				case len(accepts) == 1 && accepts[0] == 1: // ncclLoadTunerPlugin (2.19.1–2.20.5)
+					want = []string{"Tuner: failed to find ncclTunerPlugin_v1 in plugin (" + l.Path + "), using default tuner instead."}
+					if ok {
+						want = []string{"Opened tuner: '" + name + "'", "Using tuner plugin: '" + name + "'"}
+					}
+				case len(accepts) == 1: // 2.21.5: NCCL_TUNER_PLUGIN_SYMBOL only
 					want = []string{fmt.Sprintf("TUNER/Plugin: Failed to find ncclTunerPlugin_v%d, using internal tuner instead.", accepts[0])}
 					if ok {
 						want = []string{"TUNER/Plugin: Using tuner plugin " + name}

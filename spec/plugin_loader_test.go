@@ -1,0 +1,150 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// loaderCase is one plugin library set-up and, per release, the outcome of
+// one loader rule and log lines it must print (whole lines, worked from
+// the loader at each tag).
+type loaderCase struct {
+	name string
+	rule RuleID
+	libs []Library // replace every node's libraries
+	env  Env
+	want map[Version]loaderWant
+}
+
+type loaderWant struct {
+	out  Outcome
+	logs []string
+}
+
+const enoentNet = "libnccl-net.so: cannot open shared object file: No such file or directory"
+
+var (
+	plainFoo   = Library{Path: "/opt/net/foo", InLoaderPath: true, NetSymbols: []int{7}, Net: &NetBackend{Name: "Foo", Devices: 1}}
+	coll7      = Library{Path: "/opt/c7/libnccl-net.so", InLoaderPath: true, NetSymbols: []int{7}, CollNetSymbols: []int{7}, Net: &NetBackend{Name: "C7", Devices: 1}, CollNet: &CollNetBackend{Name: "C7coll"}}
+	tunerDef   = Library{Path: "/opt/t/libnccl-tuner.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3}, Tuner: &TunerBehaviour{Name: "deft"}}
+	tunerNamed = Library{Path: "/opt/t/libnccl-tuner-mine.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3}, Tuner: &TunerBehaviour{Name: "mine"}}
+	tunerV1    = Library{Path: "/opt/t/libt1.so", TunerSymbols: []int{1}, Tuner: &TunerBehaviour{Name: "t1"}}
+	tunerV2    = Library{Path: "/opt/t/libt2.so", TunerSymbols: []int{2}, Tuner: &TunerBehaviour{Name: "t2"}}
+)
+
+var loaderCases = []loaderCase{
+	// The value itself is tried from 2.21.5 (openNetPluginLib); up to
+	// 2.20.5 ncclNetPluginInit opens libnccl-net-<value>.so only.
+	{name: "NCCL_NET_PLUGIN names the file", rule: "G-NET-LIB-1", libs: []Library{plainFoo}, env: Env{"NCCL_NET_PLUGIN": "foo"},
+		want: map[Version]loaderWant{
+			V2_18_6: {Fail, []string{"Plugin name set by env to libnccl-net-foo.so"}},
+			V2_19_1: {Fail, []string{"Plugin name set by env to libnccl-net-foo.so"}},
+			V2_19_4: {Fail, nil}, V2_20_3: {Fail, nil}, V2_20_5: {Fail, nil},
+			V2_21_5: {Pass, []string{"NET/Plugin: Plugin name set by env to foo"}},
+			V2_22_3: {Pass, []string{"NET/Plugin: Plugin name set by env to foo"}},
+		}},
+	{name: "no libnccl-net.so: the failure lines", rule: "G-NET-LIB-2",
+		want: map[Version]loaderWant{
+			V2_18_6: {Fail, []string{"NET/Plugin : Plugin load (libnccl-net.so) returned 2 : " + enoentNet, "NET/Plugin : No plugin found, using internal implementation"}},
+			V2_19_1: {Fail, []string{"NET/Plugin : dlerror=" + enoentNet + " No plugin found (libnccl-net.so), using internal implementation"}},
+			V2_20_5: {Fail, []string{"NET/Plugin : dlerror=" + enoentNet + " No plugin found (libnccl-net.so), using internal implementation"}},
+			// The sglang-4289 public log of 2.21.5 prints these two lines.
+			V2_21_5: {Fail, []string{"NET/Plugin: Plugin load returned 2 : " + enoentNet + " : when loading libnccl-net.so", "NET/Plugin: Using internal network plugin."}},
+			V2_22_3: {Fail, []string{"NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin."}},
+		}},
+	{name: "no libnccl-net.so: one line per name (2.21.5)", rule: "G-NET-LIB-1",
+		want: map[Version]loaderWant{V2_21_5: {Fail, []string{"NET/Plugin: No plugin found (libnccl-net.so)"}}}},
+	// summarizeOpenNetPluginErrors cuts the last name off a list of two.
+	{name: "NCCL_NET_PLUGIN=bar opens nothing", rule: "G-NET-LIB-2", env: Env{"NCCL_NET_PLUGIN": "bar"},
+		want: map[Version]loaderWant{
+			V2_20_5: {Fail, []string{"NET/Plugin : dlerror=libnccl-net-bar.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net-bar.so), using internal implementation"}},
+			V2_21_5: {Fail, []string{"NET/Plugin: Plugin load returned 2 : libnccl-net-bar.so: cannot open shared object file: No such file or directory : when loading bar"}},
+		}},
+	{name: "CollNet v7 loaded", rule: "G-COLLNET-ABI-1", libs: []Library{coll7},
+		want: map[Version]loaderWant{
+			V2_20_5: {Pass, []string{"NET/Plugin: Loaded coll plugin C7coll (v7)"}},
+			V2_21_5: {Pass, []string{"NET/Plugin: Loaded coll plugin C7coll (v7)"}},
+			V2_22_3: {Pass, []string{"NET/Plugin: Loaded collnet plugin C7coll (v7)"}},
+		}},
+	{name: "CollNet v6 loaded", rule: "G-COLLNET-ABI-1", libs: []Library{{Path: "/opt/c6/libnccl-net.so", InLoaderPath: true, NetSymbols: []int{6}, CollNetSymbols: []int{6},
+		Net: &NetBackend{Name: "C6", Devices: 1}, CollNet: &CollNetBackend{Name: "C6coll"}}},
+		want: map[Version]loaderWant{V2_19_4: {Pass, []string{"NET/Plugin: Loaded coll plugin C6coll (v6)"}}}},
+
+	// ncclLoadTunerPlugin (2.19.1–2.20.5) opens NCCL_TUNER_PLUGIN's value
+	// only; 2.21.5 adds libnccl-tuner.so and the net plugin's names.
+	{name: "tuner unset, libnccl-tuner.so present", rule: "G-TUNER-LIB-1", libs: []Library{tunerDef},
+		want: map[Version]loaderWant{
+			V2_19_1: {Fail, []string{"Tuner: no plugin found '(null)', using default tuner instead."}},
+			V2_19_4: {Fail, []string{"Tuner: no plugin found '(null)', using default tuner instead."}},
+			V2_20_3: {Fail, nil}, V2_20_5: {Fail, nil},
+			V2_21_5: {Pass, nil}, V2_22_3: {Pass, nil},
+		}},
+	{name: "NCCL_TUNER_PLUGIN=mine", rule: "G-TUNER-LIB-1", libs: []Library{tunerNamed}, env: Env{"NCCL_TUNER_PLUGIN": "mine"},
+		want: map[Version]loaderWant{
+			V2_20_5: {Fail, []string{"NCCL_TUNER_PLUGIN set to mine", "Tuner: no plugin found 'mine', using default tuner instead."}},
+			V2_21_5: {Pass, []string{"TUNER/Plugin: NCCL_TUNER_PLUGIN set to mine", "TUNER/Plugin: No plugin found (mine)", "TUNER/Plugin: Plugin name set by env to libnccl-tuner-mine.so"}},
+			V2_22_3: {Pass, []string{"TUNER/Plugin: NCCL_TUNER_PLUGIN set to mine", "TUNER/Plugin: Plugin name set by env to libnccl-tuner-mine.so"}},
+		}},
+	{name: "no tuner anywhere, one name each", rule: "G-TUNER-LIB-1",
+		want: map[Version]loaderWant{
+			V2_21_5: {Fail, []string{"TUNER/Plugin: No plugin found (libnccl-tuner.so)", "TUNER/Plugin: No plugin found (libnccl-net.so)",
+				"TUNER/Plugin: Plugin load returned 2 : " + enoentNet + " : when loading libnccl-tuner.so", "TUNER/Plugin: Using internal tuner plugin."}},
+			V2_22_3: {Fail, []string{"TUNER/Plugin: Could not find: libnccl-tuner.so libnccl-net.so. Using internal tuner plugin."}},
+		}},
+	{name: "no tuner anywhere, four names", rule: "G-TUNER-LIB-1", env: Env{"NCCL_TUNER_PLUGIN": "x", "NCCL_NET_PLUGIN": "y"},
+		want: map[Version]loaderWant{
+			V2_21_5: {Fail, []string{"TUNER/Plugin: Most recent plugin load returned 2 : libnccl-net-y.so: cannot open shared object file: No such file or directory. All attempts to load 'x libnccl-tuner-x.so y' also failed."}},
+		}},
+	{name: "v1 tuner by path", rule: "G-TUNER-ABI-1", libs: []Library{tunerV1}, env: Env{"NCCL_TUNER_PLUGIN": tunerV1.Path},
+		want: map[Version]loaderWant{
+			V2_19_4: {Pass, []string{"Opened tuner: 't1'", "Using tuner plugin: 't1'"}},
+			V2_20_5: {Pass, []string{"Opened tuner: 't1'", "Using tuner plugin: 't1'"}},
+		}},
+	{name: "v2-only tuner by path", rule: "G-TUNER-ABI-1", libs: []Library{tunerV2}, env: Env{"NCCL_TUNER_PLUGIN": tunerV2.Path},
+		want: map[Version]loaderWant{
+			V2_20_5: {Fail, []string{"Tuner: failed to find ncclTunerPlugin_v1 in plugin (/opt/t/libt2.so), using default tuner instead."}},
+			V2_21_5: {Pass, []string{"TUNER/Plugin: Using tuner plugin t2"}},
+		}},
+}
+
+// TestPluginLoadersBefore2_22 walks the net, CollNet and tuner loaders of
+// 2.18.6–2.22.3 through their lines.
+func TestPluginLoadersBefore2_22(t *testing.T) {
+	for _, c := range loaderCases {
+		for v, w := range c.want {
+			t.Run(fmt.Sprintf("%s/%s/%s", v, c.rule, c.name), func(t *testing.T) {
+				sys, err := Preset("v100x4", PresetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range sys.Nodes {
+					sys.Nodes[i].Libs = slices.Clone(c.libs)
+				}
+				comm, err := Init(MustLoad(v), sys, c.env)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got *Verdict
+				for i := range comm.Trace {
+					if comm.Trace[i].Rule == c.rule {
+						got = &comm.Trace[i]
+						break
+					}
+				}
+				if got == nil {
+					t.Fatalf("rule %s is not in the %s trace", c.rule, v)
+				}
+				if got.Outcome != w.out {
+					t.Errorf("%s: %s (%s), want %s", c.rule, got.Outcome, got.Why, w.out)
+				}
+				for _, l := range w.logs {
+					if !slices.Contains(got.Log, l) {
+						t.Errorf("%s: no line %q in\n%s", c.rule, l, strings.Join(got.Log, "\n"))
+					}
+				}
+			})
+		}
+	}
+}
