@@ -547,19 +547,20 @@ func collNetBw(ref Ref, doc string, alsoNVLS, agrs bool) *Rule {
 // enableRule is G-TUNE-EN-1: the support-driven disables; rescue22 adds
 // 2.22.3's "hard-set CollNet" rescue; perFunction marks 2.24+.
 func enableRule(ref Ref, doc string, rescue22 bool) *Rule {
-	return enableRuleWith(ref, doc, rescue22, false)
+	return enableRuleWith(ref, doc, rescue22, false, "")
 }
 
-// enableRule18 is G-TUNE-EN-1 of 2.18.x: the hard-set CollNet rescue (with
-// its WARN), and NCCL_ALGO never disables Ring for a function other than
-// AllReduce.
-func enableRule18(ref Ref, doc string) *Rule {
-	r := enableRuleWith(ref, doc, true, true)
-	r.Logs = []string{"CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET"}
+// enableRuleWarn is G-TUNE-EN-1 whose hard-set CollNet rescue WARNs on
+// rank 0 (2.18.1–2.19.4); ringKept is 2.18.x's rule that NCCL_ALGO never
+// disables Ring for a function other than AllReduce.
+func enableRuleWarn(ref Ref, doc string, ringKept bool) *Rule {
+	const warn = "CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET"
+	r := enableRuleWith(ref, doc, true, ringKept, warn)
+	r.Logs = []string{warn}
 	return r
 }
 
-func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool) *Rule {
+func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool, rescueWarn string) *Rule {
 	return &Rule{
 		ID: "G-TUNE-EN-1", Layer: LayerModel, Title: "algorithm enable matrix",
 		Doc: doc, Ref: ref,
@@ -569,7 +570,7 @@ func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool) *Rule {
 			r.ringSave()
 			nA := r.nAlgos()
 			en := c.UserEnable
-			var notes []string
+			var notes, logs []string
 			for f := range NumFuncs {
 				disable := func(a Algo, why string) {
 					if en.Algo[f][a] != 0 && f == 0 {
@@ -590,6 +591,9 @@ func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool) *Rule {
 						en.Algo[f][Ring], en.Algo[f][Tree] = 1, 1
 						if f == 0 {
 							notes = append(notes, "NCCL_ALGO left only CollNet: Ring and Tree re-enabled (hard-set CollNet is ignored)")
+						}
+						if rescueWarn != "" && len(logs) == 0 {
+							logs = append(logs, rescueWarn)
 						}
 					}
 				} else if !c.System.Nodes[0].NVSwitch {
@@ -624,7 +628,7 @@ func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool) *Rule {
 			if len(notes) > 0 {
 				why += " (" + strings.Join(notes, "; ") + ")"
 			}
-			r.emit(Verdict{Outcome: Info, Why: why})
+			r.emit(Verdict{Outcome: Info, Why: why, Log: logs})
 		},
 	}
 }

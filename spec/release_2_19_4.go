@@ -15,9 +15,8 @@ import "github.com/gatesim/gatesim/spec/topo"
 // Read at the tag and not modelled here (docs/releases.md lists them):
 // the aggregation of consecutive same-function operations and the
 // per-operation channel and thread count (scheduleCollTasksToPlan,
-// topoGetAlgoInfo; gatesim keeps 2.22.3's partition), the WARN of the
-// hard-set CollNet rescue (a log line only), the 15 % bonus of graphs not
-// crossing NICs and the odd-channel NIC pairing of crossNic rings
+// topoGetAlgoInfo; gatesim keeps 2.22.3's partition), the 15 % bonus of
+// graphs not crossing NICs and the odd-channel NIC pairing of crossNic rings
 // (ncclTopoCompareGraphs, ncclTopoSearchRecGpu; gatesim keeps 2.20.3's
 // search).
 
@@ -69,9 +68,8 @@ var tunerCall19 = ruleAt(tunerCall20, ref2194("src/enqueue.cc", "getAlgoInfo"),
 var prune19 = pruneRule(ref2194("src/enqueue.cc", "topoGetAlgoInfo"),
 	pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true})
 
-var en19 = withLogs(ruleAt(en22, ref2194("src/graph/tuning.cc", "ncclTopoTuneModel"),
-	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled with a WARN on rank 0; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0.`),
-	"CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET")
+var en19 = enableRuleWarn(ref2194("src/graph/tuning.cc", "ncclTopoTuneModel"),
+	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled with a WARN on rank 0; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0.`, false)
 
 var release2_19_4 = Release{
 	Version: V2_19_4,
