@@ -657,7 +657,7 @@ func protoRule(ref Ref, doc string, ll128 func(r *initRun, f Func, a Algo, g Gra
 						}
 						if pe == 0 {
 							cs.zero(f, a, p, "G-TUNE-PROTO-1")
-							if a == int(Ring) {
+							if a == int(Ring) && !r.rs.Tuning.RingBdwKeepsProto {
 								c.RingBackup[f][p] = false
 							}
 							if f == int(AllReduce) && a == int(Ring) {

@@ -15,10 +15,9 @@ import (
 // Read at the tag and not modelled here (docs/releases.md lists them): the
 // channel and thread counts of getChannnelThreadInfo (the threadThreshold
 // loop; gatesim keeps 2.22.3's partition of scheduleCollTasksToPlan), the
-// aggregation of consecutive same-function operations, the Ring backup's
-// saved bandwidths not zeroed for a disabled protocol (2.22.3 zeroes them
-// in ncclTopoTuneModel), the TREE-pattern CollNetDirect graph (2.22.3
-// searches a COLLNET_DIRECT pattern), and NVLS AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
+// aggregation of consecutive same-function operations, the TREE-pattern
+// CollNetDirect graph (2.22.3 searches a COLLNET_DIRECT pattern), and NVLS
+// AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
 // AllGather; the gates and the tuning model's prune share 2.22.3's P4).
 
 var tag2215 = "v2.21.5-1"
@@ -42,7 +41,18 @@ var release2_21_5 = Release{
 	Version: V2_21_5,
 	Tag:     tag2215,
 	Consts:  consts2_21_5,
+	Tuning:  tuningBack2_21_5,
 	Rules:   back2_21_5,
+}
+
+// tuningBack2_21_5: ringbdw, saved before the enable matrix, is not zeroed
+// for a protocol NCCL_PROTO or the LL128 rule disables (2.22.3 zeroes it
+// in the same loop that zeroes the bandwidth), so the restore and the Ring
+// backup may run such a protocol.
+func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag2215}
+	tuningSet(d, &t.RingBdwKeepsProto, true, tuningCC, "ncclTopoTuneModel")
+	return d.changes, tuningJoinErrs(d.errs)
 }
 
 func consts2_21_5(rs *Ruleset) {

@@ -981,7 +981,7 @@ func (m *Model) enableStage() {
 				if pEnable == 0 {
 					m.zero(f, a, p, RuleProto, why)
 					m.Bandwidths[f][a][p] = 0
-					if a == Ring {
+					if a == Ring && !c.RingBdwKeepsProto {
 						m.RingBackupBw[f][p] = 0
 					}
 				}

@@ -317,6 +317,7 @@ type Consts struct {
 	CollNetChainSupport    bool        `tuning:"switch.collNetChainSupport"`    // 2.30.3+: CollNetChain off when the chain heads lack CollNet
 	LL128Rule              LL128Rule   `tuning:"switch.ll128Rule"`
 	RingRestore            bool        `tuning:"switch.ringRestore"`       // G-TUNE-RINGRESTORE-1 (2.19.1–2.23.4)
+	RingBdwKeepsProto      bool        `tuning:"switch.ringBdwKeepsProto"` // ≤ 2.21.5: ringbdw keeps a protocol NCCL_PROTO or the LL128 rule disables
 	EnableMatrixPrint      bool        `tuning:"switch.enableMatrixPrint"` // print "Enabled NCCL Func/Proto/Algo Matrix" (2.24.3+)
 	NThreadsWarn           bool        `tuning:"switch.nthreadsWarn"`      // invalid NCCL_NTHREADS is a WARN (2.22.3) rather than an INFO
 	TunerConstants         bool        `tuning:"switch.tunerConstants"`    // a v5 tuner's init may edit the constants before the model runs (2.28.3+)
