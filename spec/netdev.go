@@ -548,6 +548,21 @@ func mnnvlClique(c *Comm) (clique string, size int, fabric bool) {
 
 // mnnvl is G-MNNVL-1.
 func mnnvlRule(ref Ref, doc string, multiNodeOnly bool) *Rule {
+	return mnnvlRuleWith(ref, doc, multiNodeOnly, false)
+}
+
+// mnnvlRuleForced is G-MNNVL-1 of checkMNNVL (2.21.5–2.24.3):
+// NCCL_MNNVL_ENABLE=1 on several hosts without a working MNNVL fails
+// communicator init with ncclSystemError.
+func mnnvlRuleForced(ref Ref, doc string) *Rule {
+	r := mnnvlRuleWith(ref, doc, true, true)
+	r.Logs = append(r.Logs, mnnvlForcedWarn)
+	return r
+}
+
+const mnnvlForcedWarn = "MNNVL is not supported on this system"
+
+func mnnvlRuleWith(ref Ref, doc string, multiNodeOnly, forcedFails bool) *Rule {
 	return &Rule{
 		ID: "G-MNNVL-1", Layer: LayerDevice, Title: "multi-node NVLink",
 		Doc: doc, Ref: ref,
@@ -566,6 +581,10 @@ func mnnvlRule(ref Ref, doc string, multiNodeOnly bool) *Rule {
 			}
 			clique, size, fabric := mnnvlClique(c)
 			switch {
+			case (!fabric || clique == "") && forcedFails && param == 1:
+				r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL_ENABLE=1 without fabric handle support, an NVSwitch fabric or an NVLink clique: communicator init fails",
+					Log: []string{mnnvlForcedWarn}})
+				r.fail(SystemError, mnnvlForcedWarn)
 			case !fabric || clique == "":
 				r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support, no NVSwitch fabric or no NVLink clique: MNNVL off"})
 			case param == 2 && size <= len(c.System.Nodes[0].GPUs):

@@ -100,7 +100,7 @@ func back2_19_4(rs *Ruleset) {
 	rs.Remove("G-COLLNET-ABI-2", ref2194("src/net.cc", "ncclNetPluginLoad"), "CollNet v8 with iallgather/ireducescatter arrives in 2.20.3; 2.19.4's newest CollNet ABI is v7")
 	rs.Replace(netABI19, "2.19.4 probes net v7..v5; 2.20.3 v8..v5")
 	rs.Replace(collNetABI19, "2.19.4 probes CollNet v7..v5; 2.20.3 v8..v5")
-	rs.Replace(nvlsEarly19, "2.19.4 has no MNNVL exit; 2.20.3 adds one (gatesim keeps 2.21.5's clique rule there)")
+	rs.Replace(nvlsEarly19, "2.19.4 has no MNNVL exit; 2.20.3 turns NVLS off on any MNNVL communicator")
 	rs.Replace(impl19Rule, "CollNetDirect AllGather/ReduceScatter arrive in 2.20.3")
 	rs.Replace(bw2_19, "2.20.3 checks the CollNet entry points and heads for multi-node CollNetDirect AllGather/ReduceScatter")
 	rs.Replace(en19, "2.19.4 WARNs when it re-enables Ring and Tree for a hard-set CollNet; 2.20.3 does it silently")

@@ -15,9 +15,7 @@ import (
 // ×1/4 or ×1/3 of the bus bandwidth,
 // and the Hopper LL ceilings and NVLS NVLink latencies are the older ones.
 //
-// Read at the tag and not modelled here (docs/releases.md lists them): NVLS
-// off on any MNNVL communicator (ncclNvlsInit; the topology stage's NVLS
-// search does not know MNNVL, so gatesim keeps 2.21.5's clique rule), the
+// Read at the tag and not modelled here (docs/releases.md lists them): the
 // tuning model's MNNVL-as-one-node (ncclTopoTuneModel uses nNodes 1 and
 // disables NVLSTree for MNNVL), the PXN rewiring across MNNVL peers and
 // below PHB (ncclTopoComputePaths), NCCL_MAX_NVLS_ARITY 8 and the NVLS
@@ -106,7 +104,24 @@ func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
+// nvlsEarly20 is G-NVLS-EARLY-1 of 2.20.x: NVLS is not supported on MNNVL
+// at all (2.21.5 only below a clique of 3 GPUs). Its nNodes > 1 test reads
+// comm->nNodes before initTransportsRank has counted the nodes (0), so it
+// never holds.
+var nvlsEarly20 = nvlsEarly(Ref{Tag: tag2205, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
+	`NVLS is turned off silently when NCCL_NVLS_ENABLE is 0, the topology has 2 GPUs or fewer, the communicator is MNNVL, or the driver entry point cuDeviceGet is missing.`,
+	func(gpus, _ int, mnnvl bool) (bool, string) {
+		if mnnvl {
+			return true, "MNNVL communicator: NVLS not supported on MNNVL"
+		}
+		if gpus <= 2 {
+			return true, "2 GPUs or fewer in the topology"
+		}
+		return false, ""
+	})
+
 func back2_20_5(rs *Ruleset) {
+	rs.Replace(nvlsEarly20, "2.20.5 turns NVLS off on any MNNVL communicator; 2.21.5 only for an MNNVL clique of 2 GPUs or fewer")
 	rs.Replace(netLibOneName(Ref{Tag: tag2205, File: "src/net.cc", Func: "ncclNetPluginInit"}), "2.20.5 opens libnccl-net-<NCCL_NET_PLUGIN>.so only; 2.21.5 tries the value first")
 	rs.Replace(netLibNone19, "2.20.5 logs one line with dlerror's text; 2.21.5 one per failed name and a summary")
 	rs.Replace(tunerLib19(Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclLoadTunerPlugin"}, false), "2.20.5 opens NCCL_TUNER_PLUGIN's value only, nothing when unset; 2.21.5 adds libnccl-tuner names and the net plugin's library")

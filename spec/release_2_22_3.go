@@ -22,8 +22,8 @@ var netChoose22 = netChoose(Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncc
 	`The communicator uses the first candidate that is usable, whose name matches NCCL_NET (case-insensitive) when set, and whose device version is accepted. None: WARN "Error: network %s not found." and ncclInvalidUsage from communicator init.`,
 	"Error: network %s not found.", false)
 
-var mnnvl22 = mnnvlRule(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "checkMNNVL"},
-	`Checked only with more than one node: needs cuMem, fabric-handle support and a complete NVLink fabric with a cluster UUID; the clique is the ranks with the same UUID and clique ID; MNNVL = (NCCL_MNNVL_ENABLE == 2) ? cliqueSize > 1 : NCCL_MNNVL_ENABLE. A clique fuses the topology of its nodes.`, true)
+var mnnvl22 = mnnvlRuleForced(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "checkMNNVL"},
+	`Checked only with more than one node: needs cuMem, fabric-handle support and a complete NVLink fabric with a cluster UUID; the clique is the ranks with the same UUID and clique ID; MNNVL = (NCCL_MNNVL_ENABLE == 2) ? cliqueSize > 1 : NCCL_MNNVL_ENABLE. A clique fuses the topology of its nodes. NCCL_MNNVL_ENABLE=1 without a working MNNVL fails communicator init (WARN "MNNVL is not supported on this system", ncclSystemError; initTransportsRank).`)
 
 var nvlsEarly22 = nvlsEarly(Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
 	`NVLS is turned off silently when (not MNNVL and the topology has 2 GPUs or fewer) or (MNNVL and the clique has 2 GPUs or fewer), or when the driver entry point cuDeviceGet is missing.`,
