@@ -412,8 +412,8 @@ var patRule = &Rule{
 			hostNet = false
 		}
 		switch {
-		case c.MinSM < 60:
-			why = "compute capability below 6.0"
+		case c.MinSM < r.rs.Tuning.PATMinCompCap:
+			why = fmt.Sprintf("compute capability below %d.%d", r.rs.Tuning.PATMinCompCap/10, r.rs.Tuning.PATMinCompCap%10)
 		case v != 2:
 			on = v != 0
 			why = fmt.Sprintf("NCCL_PAT_ENABLE=%d", v)

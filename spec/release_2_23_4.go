@@ -67,7 +67,7 @@ var impl23Rule = implRule(Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "n
 	impl28)
 
 var pat23 = ruleAt(patRule, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "ncclPatEnable"},
-	`ncclPatEnable: NCCL_PAT_ENABLE (default 2) other than 2 → its truth value (non-zero forces PAT on, even with several GPUs per node); auto → on iff one GPU per node (nNodes == nRanks) and the network device is HOST type. PAT serves AllGather and ReduceScatter, Simple only. (The compute-capability floor of 6.0 is 2.26.2's; gatesim applies it from here, where no modelled GPU is below it.)`)
+	`ncclPatEnable: NCCL_PAT_ENABLE (default 2) other than 2 → its truth value (non-zero forces PAT on, even with several GPUs per node); auto → on iff one GPU per node (nNodes == nRanks) and the network device is HOST type. PAT serves AllGather and ReduceScatter, Simple only. No compute-capability floor (2.26.2 adds sm60).`)
 
 var release2_23_4 = Release{
 	Version: V2_23_4,

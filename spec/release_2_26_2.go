@@ -31,11 +31,13 @@ func tuningApply2_26_2(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag262}
 	tuningSet(d, &t.TreePatternFromComm, true, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.LLTrafficX4, true, enqueueCC, "ncclPrepareTasks")
+	tuningSet(d, &t.PATMinCompCap, 60, tuningCC, "ncclPatEnable")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
 func apply2_26_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }
 	rs.Replace(ruleAt(tunerABI24, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ""), "per-version shims print the same lines")
+	rs.Replace(ruleAt(patRule, ref("src/graph/tuning.cc", "ncclPatEnable"), ""), "no PAT below compute capability 6.0 (CUDA atomics)")
 	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin."), "common loader (the none keyword is 2.28.3's; before it, none names a library that does not open: no tuner either way)")
 }

@@ -325,15 +325,15 @@ func tuningParam(p *int64, def int64) int64 {
 	return *p
 }
 
-// PATEnable is ncclPatEnable (2.26.2+ order): no PAT below sm60;
+// PATEnable is ncclPatEnable: no PAT below minCompCap (sm60 from 2.26.2);
 // NCCL_PAT_ENABLE other than 2 decides; under 2 (auto) PAT needs one GPU per
 // node and a HOST network device.
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclPatEnable
-func PATEnable(in *Input) (bool, string) {
+func PATEnable(in *Input, minCompCap int) (bool, string) {
 	pat := tuningParam(in.PATEnable, 2)
-	if in.MinCompCap < 60 {
-		return false, fmt.Sprintf("minCompCap %d < 60 (PAT needs sm60 atomics)", in.MinCompCap)
+	if in.MinCompCap < minCompCap {
+		return false, fmt.Sprintf("minCompCap %d < %d (PAT needs sm60 atomics)", in.MinCompCap, minCompCap)
 	}
 	if pat != 2 {
 		if pat == 0 {
@@ -563,7 +563,7 @@ func (m *Model) buildTables() {
 			hw[a] = HwNet
 		}
 	}
-	patOn, patWhy := PATEnable(in)
+	patOn, patWhy := PATEnable(in, c.PATMinCompCap)
 	maxTreePattern := in.MaxTreePattern
 	if maxTreePattern == 0 {
 		maxTreePattern = in.graph(Tree).Pattern

@@ -321,6 +321,7 @@ type Consts struct {
 	EnableMatrixPrint      bool        `tuning:"switch.enableMatrixPrint"` // print "Enabled NCCL Func/Proto/Algo Matrix" (2.24.3+)
 	NThreadsWarn           bool        `tuning:"switch.nthreadsWarn"`      // invalid NCCL_NTHREADS is a WARN (2.22.3) rather than an INFO
 	TunerConstants         bool        `tuning:"switch.tunerConstants"`    // a v5 tuner's init may edit the constants before the model runs (2.28.3+)
+	PATMinCompCap          int         `tuning:"switch.patMinCompCap"`     // ncclPatEnable: no PAT below this compute capability (60 from 2.26.2; 0: no floor)
 
 	// Switches of ncclTopoTuneModel whose value differs only in the 2.18 releases.
 	RingKeptNonAllReduce bool `tuning:"switch.ringKeptNonAllReduce"` // 2.18.x: NCCL_ALGO never disables Ring for a function other than AllReduce
