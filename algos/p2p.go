@@ -207,8 +207,14 @@ func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
 	// per operation when every rank's operations would not fit
 	g.nChMax = l.P2PNChannelsPerPeer
 	g.nChMin = g.nChMax
-	for g.nChMin*n > l.P2PNChannels && g.nChMin > 1 {
-		g.nChMin /= 2
+	if !g.p.P2PHalveOneNodeOnly || l.NNodes == 1 {
+		for g.nChMin*n > l.P2PNChannels && g.nChMin > 1 {
+			g.nChMin /= 2
+		}
+		// fewer than 8 operations per channel: the sync warp is lost past it
+		for g.p.P2PMaxHalved && g.nChMax*n > l.P2PNChannels*4 && g.nChMax > 1 {
+			g.nChMax /= 2
+		}
 	}
 	// the header's protocol: LL when every transfer of rank 0 is LL
 	g.h.Proto = spec.Simple

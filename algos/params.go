@@ -80,6 +80,14 @@ type Params struct {
 	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7 and later;
 	// src/enqueue.cc addWorkBatchToPlan).
 	P2PBatchEpoch bool
+	// P2PMaxHalved: scheduleP2pTasksToPlan also halves nChannelsMax while
+	// nChannelsMax × nRanks > p2pnChannels × 4 (up to 2.19.4); from 2.20.3
+	// only nChannelsMin is halved (src/enqueue.cc).
+	P2PMaxHalved bool
+	// P2PHalveOneNodeOnly: both halvings apply on one node only (2.18.3–
+	// 2.19.4); 2.18.1 halves on any number of nodes, as 2.20.3 does for
+	// nChannelsMin (src/enqueue.cc scheduleP2pTasksToPlan).
+	P2PHalveOneNodeOnly bool
 	// Ref names the tag the entry was read at.
 	Ref string
 }
@@ -115,7 +123,8 @@ func buildReleaseParams() []Params {
 	r2203.Ref = "v2.20.3-1 src/enqueue.cc computeCollChunkInfo, getChannnelThreadInfo (as 2.21.5)"
 	r2194 := r2203
 	r2194.Release = spec.V2_19_4
-	r2194.Ref = "v2.19.4-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.21.5)"
+	r2194.P2PMaxHalved, r2194.P2PHalveOneNodeOnly = true, true
+	r2194.Ref = "v2.19.4-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.21.5), scheduleP2pTasksToPlan (both halvings, one node only)"
 	r2193 := r2194
 	r2193.Release = spec.V2_19_3
 	r2193.Ref = "v2.19.3-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.19.4)"
@@ -129,7 +138,8 @@ func buildReleaseParams() []Params {
 	r2185.Release, r2183.Release, r2181.Release = spec.V2_18_5, spec.V2_18_3, spec.V2_18_1
 	r2185.Ref = "v2.18.5-1 (schedule as 2.18.6)"
 	r2183.Ref = "v2.18.3-1 (schedule as 2.18.6)"
-	r2181.Ref = "v2.18.1-1 (schedule as 2.18.6)"
+	r2181.P2PHalveOneNodeOnly = false
+	r2181.Ref = "v2.18.1-1 (schedule as 2.18.6; scheduleP2pTasksToPlan halves the p2p channels on several nodes too)"
 	r2234 := base
 	r2234.Release = spec.V2_23_4
 	r2234.HasPAT = true
