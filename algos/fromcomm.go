@@ -82,6 +82,13 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 			}
 		}
 	}
+	p, err := ParamsFor(c.Release)
+	if err != nil {
+		return nil, err
+	}
+	if p.SimpleBuffSizeARM > 0 && r.CPUArch == topo.ArchARM {
+		l.BuffSize[spec.Simple] = p.SimpleBuffSizeARM
+	}
 	for i, name := range [spec.NumProtos]string{"NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE", "NCCL_BUFFSIZE"} {
 		envInt(name, func(n int) {
 			if n > 0 {
@@ -93,10 +100,6 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	// (NCCL_P2P_NET_CHUNKSIZE across nodes, NCCL_P2P_NVL_CHUNKSIZE when all
 	// GPU pairs are NVLink, NCCL_P2P_PCI_CHUNKSIZE otherwise) capped by the
 	// Simple buffer (src/init.cc computeBuffSizes)
-	p, err := ParamsFor(c.Release)
-	if err != nil {
-		return nil, err
-	}
 	l.setP2PDefaults(p, r.AllNVLink)
 	l.P2PNChannels, l.P2PNChannelsPerPeer = r.P2PNChannels, r.P2PNChannelsPerPeer
 	chunkVar := "NCCL_P2P_PCI_CHUNKSIZE"

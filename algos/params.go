@@ -80,6 +80,10 @@ type Params struct {
 	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7 and later;
 	// src/enqueue.cc addWorkBatchToPlan).
 	P2PBatchEpoch bool
+	// SimpleBuffSizeARM is DEFAULT_BUFFSIZE_ARM, the Simple buffer when the
+	// CPU is ARM (1 MiB, 2.18.x; 0 from 2.19.1: the same 4 MiB everywhere)
+	// (src/init.cc computeBuffSizes).
+	SimpleBuffSizeARM int
 	// P2PMaxHalved: scheduleP2pTasksToPlan also halves nChannelsMax while
 	// nChannelsMax × nRanks > p2pnChannels × 4 (up to 2.19.4); from 2.20.3
 	// only nChannelsMin is halved (src/enqueue.cc).
@@ -133,7 +137,8 @@ func buildReleaseParams() []Params {
 	r2191.Ref = "v2.19.1-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.19.4)"
 	r2186 := r2191
 	r2186.Release = spec.V2_18_6
-	r2186.Ref = "v2.18.6-1 src/enqueue.cc getAlgoInfo, computeColl (channel partition as 2.21.5's); src/init.cc computeBuffSizes"
+	r2186.SimpleBuffSizeARM = 1 << 20
+	r2186.Ref = "v2.18.6-1 src/enqueue.cc getAlgoInfo, computeColl (channel partition as 2.21.5's); src/init.cc computeBuffSizes (DEFAULT_BUFFSIZE_ARM)"
 	r2185, r2183, r2181 := r2186, r2186, r2186
 	r2185.Release, r2183.Release, r2181.Release = spec.V2_18_5, spec.V2_18_3, spec.V2_18_1
 	r2185.Ref = "v2.18.5-1 (schedule as 2.18.6)"
