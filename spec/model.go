@@ -943,7 +943,8 @@ func (r *initRun) tuningInput() TuningInput {
 			mask := ctaPolicyMask(v)
 			in.CTAPolicyZero, in.CTAPolicyEfficiency = mask&ctaPolicyZero != 0, mask&ctaPolicyEfficiency != 0
 		}
-	} else if p := num("NCCL_CTA_POLICY"); p != nil {
+	} else if p := num("NCCL_CTA_POLICY"); p != nil && *p <= int64(r.rs.Tuning.CTAPolicyMax) {
+		// a value above the release's last policy is reset to DEFAULT
 		in.CTAPolicyZero, in.CTAPolicyEfficiency = *p == 2, *p == 1
 	}
 	// the config's CTA bounds, capped as envConfigOverride caps them

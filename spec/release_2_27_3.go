@@ -64,6 +64,7 @@ func consts2_27_3(rs *Ruleset) {
 func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag273}
 	const model = "ncclTopoTuneModel"
+	tuningSet(d, &t.CTAPolicyMax, 1, "src/init.cc", "envConfigOverride")
 	tuningSet(d, &t.CollNetDirectInter, 0.9, tuningCC, model)
 	tuningSet(d, &t.CollNetDirectPPN1, 0, tuningCC, model)
 	tuningSet(d, &t.CollNetDirectPPN8, 0, tuningCC, model)

@@ -377,6 +377,7 @@ type Consts struct {
 	CTAPolicyMask    bool  `tuning:"switch.ctaPolicyMask"`    // NCCL_CTA_POLICY is a bit mask: a digit 0/1/2 or names joined by '|' (2.29.2+); before, the integer must be 2 for ZERO
 	CEAllGatherSM100 bool  `tuning:"switch.ceAllGatherSM100"` // an AllGather into a symmetric window goes to the copy engines on sm100+ all-NVLink nodes above NCCL_SYM_CE_THRESHOLD elements without the CTA policy (2.29.2+)
 	SymCEThreshold   int64 `tuning:"NCCL_SYM_CE_THRESHOLD"`   // default of NCCL_SYM_CE_THRESHOLD (8 Mi elements; 2.29.2+)
+	CTAPolicyMax     int   `tuning:"switch.ctaPolicyMax"`     // the largest NCCL_CTA_POLICY accepted: 1 EFFICIENCY (2.27.x), 2 ZERO (2.28.3+); above it INFO and DEFAULT
 	// AllGatherV: a group's broadcasts from two roots or more run as one
 	// AllGatherV outside the cost table (2.29.2+, NCCL_ALLGATHERV_ENABLE).
 	AllGatherV bool `tuning:"switch.allGatherV"`
