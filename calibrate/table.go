@@ -94,6 +94,7 @@ func WriteMarkdown(w io.Writer, rep *Report) {
 	groupTable(w, rep.Results, "-n", func(r *Result) string { return fmt.Sprintf("%3d", max(1, r.Launch.Iters)) })
 	writeSpread(w, rep.Results)
 	writeFloorModes(w, rep.Results)
+	writeModeKnown(w, rep.Results)
 	WriteParams(w, rep)
 }
 
@@ -290,6 +291,201 @@ func WriteParams(w io.Writer, rep *Report) {
 			gen = "yes"
 		}
 		fmt.Fprintf(w, "| `%s` | %.4g | %s | %s | %d | %s |\n", ps.Name, v, ps.Unit, src, rep.Pinned[ps.Name], gen)
+	}
+	fmt.Fprintln(w)
+}
+
+// predicted is a result's held-out time, or its held-in time where the
+// calibration ran without cross-validation.
+func (r *Result) predicted() float64 {
+	if r.HeldOut > 0 {
+		return r.HeldOut
+	}
+	return r.HeldIn
+}
+
+// floorNeighbours gives every result the index of the floor row (at most
+// spreadMax) of the same file and collective measured last before it, or
+// the first after it where none is before; never the row itself, -1 where
+// there is none. It stands for the state of the process when the row ran.
+func floorNeighbours(rs []Result) []int {
+	idx := make([]int, len(rs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ra, rb := &rs[idx[a]], &rs[idx[b]]
+		if ra.File != rb.File {
+			return ra.File < rb.File
+		}
+		return ra.Line < rb.Line
+	})
+	nb := make([]int, len(rs))
+	for k, i := range idx {
+		nb[i] = -1
+		for j := k - 1; j >= 0 && rs[idx[j]].File == rs[i].File; j-- {
+			if o := &rs[idx[j]]; o.Func == rs[i].Func && o.Bytes <= spreadMax {
+				nb[i] = idx[j]
+				break
+			}
+		}
+		for j := k + 1; nb[i] < 0 && j < len(idx) && rs[idx[j]].File == rs[i].File; j++ {
+			if o := &rs[idx[j]]; o.Func == rs[i].Func && o.Bytes <= spreadMax {
+				nb[i] = idx[j]
+			}
+		}
+	}
+	return nb
+}
+
+// ModeKnown is the error below 1 MiB of one set of rows under three
+// predictions of the same profile: as the model gives it (the stream
+// floor's mode unknown), with the floor's mode known, and with the
+// process's floor at that moment known. Medians and p90 of |error|.
+type ModeKnown struct {
+	Rows                   string
+	N                      int
+	Unknown, UnknownP90    float64
+	Known, KnownP90        float64
+	FloorKnown, FloorP90   float64
+	FastOffset, SlowOffset float64 // µs, the mode's median offset (stream groups only)
+}
+
+// floorGroup is what a stream row's floor is modelled by: launch mode and
+// operations per timed batch.
+func floorGroup(r *Result) string { return fmt.Sprintf("%s, -n %d", r.Launch, max(1, r.Launch.Iters)) }
+
+// FloorModeKnown measures how much of the error below 1 MiB the stream
+// floor's mode explains. Per floor group (launch mode, -n) a floor row is
+// in the slow mode when its measured time over the model's exceeds
+// slowFloor times the group's 10th percentile; each mode's offset is the
+// median of measured − modelled over its floor rows. A row's mode is its
+// floor neighbour's (floorNeighbours: never the row itself); "mode known"
+// adds that mode's offset to the model's time, "floor known" the
+// neighbour's own offset. Rows from a CUDA graph have no host in the loop
+// and keep the model's time.
+func FloorModeKnown(rs []Result) []ModeKnown {
+	nb := floorNeighbours(rs)
+	ratios := map[string][]float64{}
+	for i := range rs {
+		r := &rs[i]
+		if !r.Launch.Graph() && r.Bytes <= spreadMax {
+			ratios[floorGroup(r)] = append(ratios[floorGroup(r)], r.TimeUs/r.predicted())
+		}
+	}
+	fast := map[string]float64{}
+	for g, xs := range ratios {
+		fast[g] = quantile(xs, 0.1)
+	}
+	slow := func(r *Result) bool { return r.TimeUs/r.predicted() > slowFloor*fast[floorGroup(r)] }
+	type gm struct {
+		g    string
+		slow bool
+	}
+	offs := map[gm][]float64{}
+	for i := range rs {
+		r := &rs[i]
+		if !r.Launch.Graph() && r.Bytes <= spreadMax {
+			offs[gm{floorGroup(r), slow(r)}] = append(offs[gm{floorGroup(r), slow(r)}], r.TimeUs-r.predicted())
+		}
+	}
+	offset := map[gm]float64{}
+	for k, xs := range offs {
+		offset[k] = quantile(xs, 0.5)
+	}
+	type errs struct{ unknown, known, floor []float64 }
+	byRows := map[string]*errs{}
+	var names []string
+	add := func(name string, u, k, f float64) {
+		e := byRows[name]
+		if e == nil {
+			e = &errs{}
+			byRows[name] = e
+			names = append(names, name)
+		}
+		e.unknown, e.known, e.floor = append(e.unknown, math.Abs(u)), append(e.known, math.Abs(k)), append(e.floor, math.Abs(f))
+	}
+	all := "all < 1 MiB"
+	byRows[all], names = &errs{}, []string{all} // first in the table
+	for i := range rs {
+		r := &rs[i]
+		if Large(r) {
+			continue
+		}
+		p := r.predicted()
+		known, floor := p, p
+		if j := nb[i]; !r.Launch.Graph() && j >= 0 {
+			n := &rs[j]
+			known += offset[gm{floorGroup(r), slow(n)}]
+			floor += n.TimeUs - n.predicted()
+		}
+		u, k, f := relErr(p, r.TimeUs), relErr(known, r.TimeUs), relErr(floor, r.TimeUs)
+		add(all, u, k, f)
+		g := "graph"
+		if !r.Launch.Graph() {
+			g = floorGroup(r)
+		}
+		add(g, u, k, f)
+	}
+	sort.Strings(names[1:])
+	var out []ModeKnown
+	for _, name := range names {
+		e := byRows[name]
+		m := ModeKnown{Rows: name, N: len(e.unknown),
+			Unknown: quantile(e.unknown, 0.5), UnknownP90: quantile(e.unknown, 0.9),
+			Known: quantile(e.known, 0.5), KnownP90: quantile(e.known, 0.9),
+			FloorKnown: quantile(e.floor, 0.5), FloorP90: quantile(e.floor, 0.9)}
+		if _, ok := fast[name]; ok {
+			m.FastOffset, m.SlowOffset = offset[gm{name, false}], offset[gm{name, true}]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// InPlaceModes counts the stream floor rows of nccl-tests outputs whose
+// in-place column, measured right after the out-of-place one, is in the
+// same floor mode (slowFloor times the file's fast floor, its 10th
+// percentile of out-of-place times).
+func InPlaceModes(rs []Result) (n, same int) {
+	times := map[string][]float64{}
+	for i := range rs {
+		r := &rs[i]
+		if r.InPlaceUs > 0 && !r.Launch.Graph() && r.Bytes <= spreadMax {
+			times[r.File] = append(times[r.File], r.TimeUs)
+		}
+	}
+	fast := map[string]float64{}
+	for f, ts := range times {
+		fast[f] = quantile(ts, 0.1)
+	}
+	for i := range rs {
+		r := &rs[i]
+		if r.InPlaceUs > 0 && !r.Launch.Graph() && r.Bytes <= spreadMax {
+			n++
+			lim := slowFloor * fast[r.File]
+			if (r.TimeUs > lim) == (r.InPlaceUs > lim) {
+				same++
+			}
+		}
+	}
+	return n, same
+}
+
+func writeModeKnown(w io.Writer, rs []Result) {
+	ms := FloorModeKnown(rs)
+	fmt.Fprintf(w, "### What the stream floor's mode explains below 1 MiB\n\n")
+	fmt.Fprintf(w, "The held-out model's rows below 1 MiB, and the same predictions told the floor's state, which no input a user gives says: a row's mode is that of the floor row (≤ %d KiB) of the same process and collective measured last before it (never the row itself); per launch mode and -n a floor row is slow above %.1f × the group's fast floor (the 10th percentile of measured / modelled), and each mode's offset is its floor rows' median measured − modelled. *Mode known* adds the row's mode's offset, *floor known* the neighbouring floor row's own offset. CUDA-graph rows keep the model's time.\n\n", spreadMax>>10, slowFloor)
+	fmt.Fprintf(w, "| rows | n | mode unknown: median | p90 | mode known: median | p90 | floor known: median | p90 | fast, slow offset (µs) |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, m := range ms {
+		off := ""
+		if m.FastOffset != 0 || m.SlowOffset != 0 {
+			off = fmt.Sprintf("%+.1f, %+.1f", m.FastOffset, m.SlowOffset)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", m.Rows, m.N, pct(m.Unknown), pct(m.UnknownP90), pct(m.Known), pct(m.KnownP90), pct(m.FloorKnown), pct(m.FloorP90), off)
+	}
+	if n, same := InPlaceModes(rs); n > 0 {
+		fmt.Fprintf(w, "\nnccl-tests' in-place column, timed right after the out-of-place one of the same row, is in the same floor mode for %d of %d stream floor rows (%s): the mode is a state of the process that outlasts a row, not a property of the row.\n", same, n, pct(float64(same)/float64(n)))
 	}
 	fmt.Fprintln(w)
 }
