@@ -365,6 +365,60 @@ func floorGroup(r *Result) string { return fmt.Sprintf("%s, -n %d", r.Launch, ma
 // neighbour's own offset. Rows from a CUDA graph have no host in the loop
 // and keep the model's time.
 func FloorModeKnown(rs []Result) []ModeKnown {
+	k := modeKnown(rs)
+	type errs struct{ unknown, known, floor []float64 }
+	byRows := map[string]*errs{}
+	all := "all < 1 MiB"
+	names := []string{all} // first in the table
+	byRows[all] = &errs{}
+	add := func(name string, i int) {
+		e := byRows[name]
+		if e == nil {
+			e = &errs{}
+			byRows[name] = e
+			names = append(names, name)
+		}
+		e.unknown = append(e.unknown, math.Abs(k.unknown[i]))
+		e.known = append(e.known, math.Abs(k.known[i]))
+		e.floor = append(e.floor, math.Abs(k.floor[i]))
+	}
+	for i := range rs {
+		r := &rs[i]
+		if Large(r) {
+			continue
+		}
+		add(all, i)
+		if r.Launch.Graph() {
+			add("graph", i)
+		} else {
+			add(floorGroup(r), i)
+		}
+	}
+	sort.Strings(names[1:])
+	var out []ModeKnown
+	for _, name := range names {
+		e := byRows[name]
+		m := ModeKnown{Rows: name, N: len(e.unknown),
+			Unknown: quantile(e.unknown, 0.5), UnknownP90: quantile(e.unknown, 0.9),
+			Known: quantile(e.known, 0.5), KnownP90: quantile(e.known, 0.9),
+			FloorKnown: quantile(e.floor, 0.5), FloorP90: quantile(e.floor, 0.9)}
+		if o, ok := k.offset[name]; ok {
+			m.FastOffset, m.SlowOffset = o[0], o[1]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// modeKnownErrs are every row's relative errors below 1 MiB (NaN at
+// 1 MiB and above) under the three predictions of FloorModeKnown, and each
+// stream floor group's fast and slow offsets, µs.
+type modeKnownErrs struct {
+	unknown, known, floor []float64
+	offset                map[string][2]float64
+}
+
+func modeKnown(rs []Result) modeKnownErrs {
 	nb := floorNeighbours(rs)
 	ratios := map[string][]float64{}
 	for i := range rs {
@@ -377,68 +431,108 @@ func FloorModeKnown(rs []Result) []ModeKnown {
 	for g, xs := range ratios {
 		fast[g] = quantile(xs, 0.1)
 	}
-	slow := func(r *Result) bool { return r.TimeUs/r.predicted() > slowFloor*fast[floorGroup(r)] }
-	type gm struct {
-		g    string
-		slow bool
+	mode := func(r *Result) int {
+		if r.TimeUs/r.predicted() > slowFloor*fast[floorGroup(r)] {
+			return 1
+		}
+		return 0
 	}
-	offs := map[gm][]float64{}
+	offs := map[string]*[2][]float64{}
 	for i := range rs {
 		r := &rs[i]
 		if !r.Launch.Graph() && r.Bytes <= spreadMax {
-			offs[gm{floorGroup(r), slow(r)}] = append(offs[gm{floorGroup(r), slow(r)}], r.TimeUs-r.predicted())
+			g := floorGroup(r)
+			if offs[g] == nil {
+				offs[g] = &[2][]float64{}
+			}
+			offs[g][mode(r)] = append(offs[g][mode(r)], r.TimeUs-r.predicted())
 		}
 	}
-	offset := map[gm]float64{}
-	for k, xs := range offs {
-		offset[k] = quantile(xs, 0.5)
+	k := modeKnownErrs{offset: map[string][2]float64{}}
+	for g, xs := range offs {
+		k.offset[g] = [2]float64{quantile(xs[0], 0.5), quantile(xs[1], 0.5)}
 	}
-	type errs struct{ unknown, known, floor []float64 }
-	byRows := map[string]*errs{}
-	var names []string
-	add := func(name string, u, k, f float64) {
-		e := byRows[name]
-		if e == nil {
-			e = &errs{}
-			byRows[name] = e
-			names = append(names, name)
-		}
-		e.unknown, e.known, e.floor = append(e.unknown, math.Abs(u)), append(e.known, math.Abs(k)), append(e.floor, math.Abs(f))
-	}
-	all := "all < 1 MiB"
-	byRows[all], names = &errs{}, []string{all} // first in the table
 	for i := range rs {
 		r := &rs[i]
-		if Large(r) {
-			continue
-		}
 		p := r.predicted()
 		known, floor := p, p
 		if j := nb[i]; !r.Launch.Graph() && j >= 0 {
 			n := &rs[j]
-			known += offset[gm{floorGroup(r), slow(n)}]
+			if o := k.offset[floorGroup(r)][mode(n)]; o == o {
+				known += o
+			}
 			floor += n.TimeUs - n.predicted()
 		}
-		u, k, f := relErr(p, r.TimeUs), relErr(known, r.TimeUs), relErr(floor, r.TimeUs)
-		add(all, u, k, f)
-		g := "graph"
-		if !r.Launch.Graph() {
-			g = floorGroup(r)
+		u, kn, f := relErr(p, r.TimeUs), relErr(known, r.TimeUs), relErr(floor, r.TimeUs)
+		if Large(r) {
+			u, kn, f = math.NaN(), math.NaN(), math.NaN()
 		}
-		add(g, u, k, f)
+		k.unknown, k.known, k.floor = append(k.unknown, u), append(k.known, kn), append(k.floor, f)
 	}
-	sort.Strings(names[1:])
-	var out []ModeKnown
-	for _, name := range names {
-		e := byRows[name]
-		m := ModeKnown{Rows: name, N: len(e.unknown),
-			Unknown: quantile(e.unknown, 0.5), UnknownP90: quantile(e.unknown, 0.9),
-			Known: quantile(e.known, 0.5), KnownP90: quantile(e.known, 0.9),
-			FloorKnown: quantile(e.floor, 0.5), FloorP90: quantile(e.floor, 0.9)}
-		if _, ok := fast[name]; ok {
-			m.FastOffset, m.SlowOffset = offset[gm{name, false}], offset[gm{name, true}]
+	return k
+}
+
+// ModeLeft is what the model misses below 1 MiB on a stream once the
+// floor's mode is known, in one group of rows: the median and p90 of
+// |error| and the median signed error.
+type ModeLeft struct {
+	Property, Value string
+	N               int
+	Median, P90     float64
+	Bias            float64
+}
+
+// FloorModeLeft groups the stream rows below 1 MiB, their floor's mode
+// known (FloorModeKnown), by the properties a timing term could depend
+// on: size, protocol, channel count, transport. A term that depends on one
+// of them shows as a bias that moves with its value.
+func FloorModeLeft(rs []Result) []ModeLeft {
+	k := modeKnown(rs)
+	props := []struct {
+		name string
+		val  func(*Result) string
+	}{
+		{"size", func(r *Result) string {
+			switch {
+			case r.Bytes <= spreadMax:
+				return "≤ 4 KiB"
+			case r.Bytes <= 64<<10:
+				return "8–64 KiB"
+			case r.Bytes <= 256<<10:
+				return "128–256 KiB"
+			}
+			return "512 KiB–1 MiB"
+		}},
+		{"protocol", func(r *Result) string { return r.Proto.String() }},
+		{"channels", func(r *Result) string { return fmt.Sprintf("%2d", r.NChannels) }},
+		{"transport", func(r *Result) string { return r.Transport }},
+	}
+	var out []ModeLeft
+	for _, p := range props {
+		errs := map[string][]float64{}
+		var vals []string
+		for i := range rs {
+			r := &rs[i]
+			if Large(r) || r.Launch.Graph() {
+				continue
+			}
+			v := p.val(r)
+			if errs[v] == nil {
+				vals = append(vals, v)
+			}
+			errs[v] = append(errs[v], k.known[i])
 		}
-		out = append(out, m)
+		if p.name != "size" {
+			sort.Strings(vals)
+		}
+		for _, v := range vals {
+			e := errs[v]
+			abs := make([]float64, len(e))
+			for j, x := range e {
+				abs[j] = math.Abs(x)
+			}
+			out = append(out, ModeLeft{Property: p.name, Value: v, N: len(e), Median: quantile(abs, 0.5), P90: quantile(abs, 0.9), Bias: quantile(e, 0.5)})
+		}
 	}
 	return out
 }
@@ -483,6 +577,11 @@ func writeModeKnown(w io.Writer, rs []Result) {
 			off = fmt.Sprintf("%+.1f, %+.1f", m.FastOffset, m.SlowOffset)
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", m.Rows, m.N, pct(m.Unknown), pct(m.UnknownP90), pct(m.Known), pct(m.KnownP90), pct(m.FloorKnown), pct(m.FloorP90), off)
+	}
+	fmt.Fprintf(w, "\nWhat the model leaves on a stream below 1 MiB once the mode is known, by what a timing term could depend on (a term that does shows as a bias moving with the value):\n\n")
+	fmt.Fprintf(w, "| property | value | rows | mode known: median | p90 | bias |\n|---|---|--:|--:|--:|--:|\n")
+	for _, m := range FloorModeLeft(rs) {
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s |\n", m.Property, m.Value, m.N, pct(m.Median), pct(m.P90), spct(m.Bias))
 	}
 	if n, same := InPlaceModes(rs); n > 0 {
 		fmt.Fprintf(w, "\nnccl-tests' in-place column, timed right after the out-of-place one of the same row, is in the same floor mode for %d of %d stream floor rows (%s): the mode is a state of the process that outlasts a row, not a property of the row.\n", same, n, pct(float64(same)/float64(n)))

@@ -170,8 +170,49 @@ func TestFloorModeExplainsSmallError(t *testing.T) {
 	if !(all.KnownP90 > 0.15) {
 		t.Errorf("p90 below 1 MiB with the mode known: %.1f %%; the docs say above 15 %%", 100*all.KnownP90)
 	}
+	// no per-channel cost is missing: with the mode known the bias does
+	// not move with the channel count
+	for _, m := range FloorModeLeft(rep.Results) {
+		if m.Property == "channels" && m.N >= 100 && math.Abs(m.Bias) > 0.05 {
+			t.Errorf("%s channels: mode-known bias %+.1f %% over %d rows: a cost moves with the channel count", m.Value, 100*m.Bias, m.N)
+		}
+	}
 	n, same := InPlaceModes(rep.Results)
 	if n < 500 || float64(same) < 0.85*float64(n) {
 		t.Errorf("in-place column in the out-of-place one's mode for %d of %d rows, want at least 85 %% of 500 or more", same, n)
+	}
+}
+
+// FloorModeLeft reports the mode-known error per value of each property,
+// stream rows below 1 MiB only: here the LL128 rows run 10 % slower than
+// modelled at the same floor, the LL rows as modelled.
+func TestFloorModeLeft(t *testing.T) {
+	var rs []Result
+	add := func(meas float64, bytes int64, p spec.Proto, graph bool) {
+		c := &Case{Row: Row{File: "f", Line: len(rs) + 1, Func: spec.AllReduce, Bytes: bytes, TimeUs: meas}, Proto: p, NChannels: 1}
+		c.Launch.Iters = 20
+		if graph {
+			c.Launch.Mode = spec.LaunchGraph
+		}
+		rs = append(rs, Result{Case: c, HeldOut: 10})
+	}
+	for range 5 {
+		add(10, 8, spec.LL, false)
+		add(11, 64<<10, spec.LL128, false)
+	}
+	add(20, 8, spec.LL, true)      // graph: left out
+	add(20, 4<<20, spec.LL, false) // 1 MiB or more: left out
+	got := map[string]ModeLeft{}
+	for _, m := range FloorModeLeft(rs) {
+		got[m.Property+"="+m.Value] = m
+	}
+	if m := got["protocol=LL"]; m.N != 5 || m.Bias != 0 {
+		t.Errorf("LL: %+v, want 5 rows, no bias", m)
+	}
+	if m := got["protocol=LL128"]; m.N != 5 || math.Abs(m.Bias+1.0/11) > 1e-9 {
+		t.Errorf("LL128: %+v, want 5 rows, bias -1/11", m)
+	}
+	if m := got["size=8–64 KiB"]; m.N != 5 {
+		t.Errorf("8–64 KiB: %+v, want 5 rows", m)
 	}
 }
