@@ -170,9 +170,9 @@ type sweepPlace struct {
 	AfterLarge, First bool
 }
 
-// sweepPlaces gives every result its place in its file's sweep, in file
-// and line order.
-func sweepPlaces(rs []Result) []sweepPlace {
+// fileOrder is the results' indices in file and line order: the order a
+// process measured them in.
+func fileOrder(rs []Result) []int {
 	idx := make([]int, len(rs))
 	for i := range idx {
 		idx[i] = i
@@ -184,6 +184,13 @@ func sweepPlaces(rs []Result) []sweepPlace {
 		}
 		return ra.Line < rb.Line
 	})
+	return idx
+}
+
+// sweepPlaces gives every result its place in its file's sweep, in file
+// and line order.
+func sweepPlaces(rs []Result) []sweepPlace {
+	idx := fileOrder(rs)
 	out := make([]sweepPlace, len(rs))
 	for k, i := range idx {
 		if k == 0 || rs[idx[k-1]].File != rs[i].File {
@@ -309,17 +316,7 @@ func (r *Result) predicted() float64 {
 // the first after it where none is before; never the row itself, -1 where
 // there is none. It stands for the state of the process when the row ran.
 func floorNeighbours(rs []Result) []int {
-	idx := make([]int, len(rs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		ra, rb := &rs[idx[a]], &rs[idx[b]]
-		if ra.File != rb.File {
-			return ra.File < rb.File
-		}
-		return ra.Line < rb.Line
-	})
+	idx := fileOrder(rs)
 	nb := make([]int, len(rs))
 	for k, i := range idx {
 		nb[i] = -1
