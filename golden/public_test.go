@@ -46,6 +46,7 @@ type publicCase struct {
 	preset   string
 	nodes    int
 	sharp    bool
+	noP2P    bool // NVML reports no P2P between the GPUs (GeForce boards)
 	env      spec.Env
 	expect   map[string]string // item -> "" (agree) or the reason of a known disagreement
 	order    []string          // items in file order, for messages
@@ -59,6 +60,7 @@ type publicCase struct {
 //	topo PATH | preset NAME      the machine: NCCL's topology XML (relative path) or a preset
 //	nodes N                      copies of the node (default 1)
 //	plugin sharp                 the HPC-X SHARP plugin (Net and CollNet v5-v8) on every node
+//	driver p2p-not-supported     NVML reports P2P between the GPUs as not supported (GeForce boards)
 //	env NAME=VALUE               one NCCL_* variable of the run
 //	agree ITEM                   the item must agree
 //	differ ITEM: REASON          a known disagreement, with its reason
@@ -118,6 +120,11 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 				return nil, bad("plugin sharp")
 			}
 			c.sharp = true
+		case "driver":
+			if rest != "p2p-not-supported" {
+				return nil, bad("driver p2p-not-supported")
+			}
+			c.noP2P = true
 		case "env":
 			k, v, ok := strings.Cut(rest, "=")
 			if !ok || !strings.HasPrefix(k, "NCCL_") {
@@ -151,7 +158,7 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			c.expect[item] = reason
 			c.order = append(c.order, item)
 		default:
-			return nil, bad("source, logged, release, topo, preset, nodes, plugin, env, agree or differ")
+			return nil, bad("source, logged, release, topo, preset, nodes, plugin, driver, env, agree or differ")
 		}
 	}
 	switch {
@@ -180,6 +187,17 @@ func (c *publicCase) expectation(key string, rel spec.Version) (string, bool) {
 // system builds the case's machine: NCCL's topology XML copied onto every
 // node, or a preset.
 func (c *publicCase) system(nodes int) (*spec.System, error) {
+	sys, err := c.machine(nodes)
+	if err != nil {
+		return nil, err
+	}
+	for i := range sys.Nodes {
+		sys.Nodes[i].Driver.P2PNotSupported = c.noP2P
+	}
+	return sys, nil
+}
+
+func (c *publicCase) machine(nodes int) (*spec.System, error) {
 	if c.preset != "" {
 		return spec.Preset(c.preset, spec.PresetOptions{Nodes: nodes, SHARP: c.sharp})
 	}
@@ -638,6 +656,8 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"no source", "logged 2.22.3\nrelease 2.22.3\npreset dgx-h100\n", "no source line"},
 		{"scoped", base + "agree channels @2.22.3\nagree channels\n", ""},
 		{"bad scope", base + "agree channels @next\n", "expected agree ITEM @X.Y.Z"},
+		{"driver fact", base + "driver p2p-not-supported\n", ""},
+		{"unknown driver fact", base + "driver fast\n", "expected driver p2p-not-supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePublicCase("d", "case", []byte(tc.text))
