@@ -41,6 +41,7 @@ type publicCase struct {
 	dir      string
 	source   string
 	logged   spec.Version   // the release the log's "NCCL version" line names
+	pin      string         // unlogged: the FILE:LINE of a WARN or TRACE the log printed, which pins the release
 	releases []spec.Version // modelled releases the check runs at
 	topo     string         // topology XML, relative to the case directory
 	preset   string
@@ -56,6 +57,8 @@ type publicCase struct {
 //
 //	source URL                   where the log was posted
 //	logged X.Y.Z                 the release the log prints (checked against its NCCL version line)
+//	unlogged FILE:LINE           the log prints no NCCL version line; a WARN or TRACE it printed at
+//	                             FILE:LINE pins the release (README: the tags with that line)
 //	release X.Y.Z [X.Y.Z...]     the modelled release(s) every expectation must hold at
 //	topo PATH | preset NAME      the machine: NCCL's topology XML (relative path) or a preset
 //	nodes N                      copies of the node (default 1)
@@ -99,6 +102,12 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			if c.logged, err = spec.ParseVersion(rest); err != nil {
 				return nil, bad("logged X.Y.Z")
 			}
+		case "unlogged":
+			file, line, ok := strings.Cut(rest, ":")
+			if n, err := strconv.Atoi(line); !ok || file == "" || strings.ContainsAny(file, " \t") || err != nil || n < 1 {
+				return nil, bad("unlogged FILE:LINE")
+			}
+			c.pin = rest
 		case "release":
 			for _, f := range strings.Fields(rest) {
 				v, err := spec.ParseVersion(f)
@@ -158,14 +167,14 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			c.expect[item] = reason
 			c.order = append(c.order, item)
 		default:
-			return nil, bad("source, logged, release, topo, preset, nodes, plugin, driver, env, agree or differ")
+			return nil, bad("source, logged, unlogged, release, topo, preset, nodes, plugin, driver, env, agree or differ")
 		}
 	}
 	switch {
 	case c.source == "":
 		return nil, fmt.Errorf("%s: no source line", path)
-	case c.logged == 0:
-		return nil, fmt.Errorf("%s: no logged line", path)
+	case (c.logged == 0) == (c.pin == ""):
+		return nil, fmt.Errorf("%s: expected exactly one of logged and unlogged", path)
 	case len(c.releases) == 0:
 		return nil, fmt.Errorf("%s: no release line", path)
 	case (c.topo == "") == (c.preset == ""):
@@ -232,6 +241,7 @@ type publicItem struct {
 type observedLog struct {
 	log  *ncclog.Log
 	msgs []string
+	srcs map[string]bool // FILE:LINE of every WARN and TRACE line
 }
 
 func readObserved(file string) (*observedLog, error) {
@@ -243,12 +253,17 @@ func readObserved(file string) (*observedLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &observedLog{log: l}
+	o := &observedLog{log: l, srcs: map[string]bool{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if ln, ok := ncclog.ParseLine(sc.Text()); ok && ln.Level == ncclog.LevelInfo {
+		ln, ok := ncclog.ParseLine(sc.Text())
+		switch {
+		case !ok:
+		case ln.Level == ncclog.LevelInfo:
 			o.msgs = append(o.msgs, ln.Msg)
+		case ln.SrcFile != "":
+			o.srcs[fmt.Sprintf("%s:%d", ln.SrcFile, ln.SrcLine)] = true
 		}
 	}
 	return o, nil
@@ -510,11 +525,19 @@ func TestPublicTruth(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if obs.log.Release != c.logged {
-				t.Fatalf("log.txt prints NCCL %q (release %s), the case file says logged %s", obs.log.Version, obs.log.Release, c.logged)
-			}
 			var report strings.Builder
-			fmt.Fprintf(&report, "source %s\nlog: NCCL %s\n", c.source, obs.log.Version)
+			switch {
+			case c.pin != "" && obs.log.Release != 0:
+				t.Fatalf("log.txt prints NCCL %q: the case file must say logged, not unlogged", obs.log.Version)
+			case c.pin != "" && !obs.srcs[c.pin]:
+				t.Fatalf("log.txt prints no WARN or TRACE at %s, which the case file says pins its release", c.pin)
+			case c.pin != "":
+				fmt.Fprintf(&report, "source %s\nlog: no NCCL version line; release pinned by %s\n", c.source, c.pin)
+			case obs.log.Release != c.logged:
+				t.Fatalf("log.txt prints NCCL %q (release %s), the case file says logged %s", obs.log.Version, obs.log.Release, c.logged)
+			default:
+				fmt.Fprintf(&report, "source %s\nlog: NCCL %s\n", c.source, obs.log.Version)
+			}
 			for _, rel := range c.releases {
 				items, err := checkPublic(c, obs, rel, c.nodes)
 				if err != nil {
@@ -654,6 +677,10 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"no machine", "source s\nlogged 2.22.3\nrelease 2.22.3\n", "expected exactly one of topo and preset"},
 		{"two machines", base + "topo x.xml\n", "expected exactly one of topo and preset"},
 		{"no source", "logged 2.22.3\nrelease 2.22.3\npreset dgx-h100\n", "no source line"},
+		{"unlogged", "source s\nunlogged enqueue.cc:1182\nrelease 2.18.3\npreset dgx-h100\n", ""},
+		{"logged and unlogged", base + "unlogged enqueue.cc:1182\n", "expected exactly one of logged and unlogged"},
+		{"neither logged nor unlogged", "source s\nrelease 2.22.3\npreset dgx-h100\n", "expected exactly one of logged and unlogged"},
+		{"bad pin", "source s\nunlogged enqueue.cc\nrelease 2.18.3\npreset dgx-h100\n", "expected unlogged FILE:LINE"},
 		{"scoped", base + "agree channels @2.22.3\nagree channels\n", ""},
 		{"bad scope", base + "agree channels @next\n", "expected agree ITEM @X.Y.Z"},
 		{"driver fact", base + "driver p2p-not-supported\n", ""},
