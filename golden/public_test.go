@@ -32,9 +32,10 @@ import (
 
 var publicTruthRoot = filepath.Join("testdata", "public")
 
-// minPublicTruthCases is the least number of public cases (8-GPU
-// NVSwitch node, multi-node, NVLS-capable system).
-const minPublicTruthCases = 3
+// minPublicTruthCases is the least number of public cases: the ones
+// committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
+// releases 2.18.1 to 2.26.2), so a lost case fails the test.
+const minPublicTruthCases = 8
 
 // publicCase is one parsed "case" file.
 type publicCase struct {
