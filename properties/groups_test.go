@@ -146,6 +146,11 @@ func TestGroupChannelsCover(t *testing.T) {
 				if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi < ch.ChannelLo || ch.ChannelHi >= ch.NChannels || ch.NThreads <= 0 {
 					t.Fatalf("%s: op %d: kernel %s on channels %d..%d of %d blocks × %d threads", c, i, ch.Kernel, ch.ChannelLo, ch.ChannelHi, ch.NChannels, ch.NThreads)
 				}
+				// its blocks together hold at least the operation's bytes
+				// (each block CTABytes), in kernel arguments NCCL can pass
+				if ch.CTABytes*int64(ch.NChannels) < ch.Bytes || ch.ArgsBytes <= 0 || ch.ArgsBytes > 4096 {
+					t.Fatalf("%s: op %d: kernel %s: %d blocks × %d bytes for %d bytes, %d bytes of arguments", c, i, ch.Kernel, ch.NChannels, ch.CTABytes, ch.Bytes, ch.ArgsBytes)
+				}
 				continue
 			}
 			if ch.Discarded || ch.OneRank || ch.Err != nil || ch.Plan < 0 {
