@@ -372,6 +372,12 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) error {
 					}
 					note += "registered over " + ch.Registered
 				}
+				if ch.Kernel != "" && ch.Err == nil {
+					if note != "" {
+						note += "; "
+					}
+					note += fmt.Sprintf("plan %d (%d ops), %s per block", ch.Plan, ch.Works, spec.FormatBytes(ch.CTABytes))
+				}
 			}
 			ap := d.Algo.String() + "/" + d.Proto.String()
 			if d.Kernel != "" {
