@@ -150,7 +150,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			continue
 		}
 		if all[i].Buffers == BuffersWindow {
-			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: c.noSymmetricPath(len(all))})
+			why := c.noSymmetricPath(len(all))
+			if ch.SymFallback != "" {
+				why = "window buffers: " + ch.SymFallback + ": NCCL falls back to the cost table"
+			}
+			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: why})
 		}
 		ctaPol := ch.DecidedBy == TuningRuleCTAPolicy
 		lone := len(all) == 1 && ch.Registered == "" && !ctaPol

@@ -25,5 +25,6 @@ func tuningApply2_29_7(t *Tuning) ([]TuningChange, error) {
 	// ncclSymkDevComm gains the GIN outbox, counter and rail inbox, the
 	// header maxDynamicSmem: 55 symmetric tasks per bin
 	tuningSet(d, &t.SymArgsBytes, 288, symKernelsH, "struct ncclSymkDevWorkArgs")
+	tuningSet(d, &t.SymLLLegacy, false, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	return d.changes, tuningJoinErrs(d.errs)
 }

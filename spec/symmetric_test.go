@@ -281,3 +281,48 @@ func TestSymmetricArgsSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestSymmetricFallback: from 2.29.2 a piece no symmetric kernel can run
+// goes back to the cost table instead of failing the group (2.28.9:
+// ncclInvalidUsage); at 2.29.2 and 2.29.3 an unforced LL kernel is kept
+// only when the cost table alone would run the operation with LL, from
+// 2.29.7 window buffers keep it.
+func TestSymmetricFallback(t *testing.T) {
+	ar := Op{Func: AllReduce, Count: 256, DataType: Float32, RedOp: Sum}
+	two := []GroupOp{{Op: ar, Buffers: BuffersWindow}, {Op: ar, Buffers: BuffersWindow}}
+	forced := Env{"NCCL_SYM_KERNEL": "AllReduce_AGxLL_R"}
+	for _, v := range []Version{V2_28_9, V2_29_2, V2_29_7, V2_30_7} {
+		d, err := h200x2Comm(t, v, forced).SelectGroup(two, Launch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fails := v < V2_29_2
+		if (d.Err != nil) != fails || (!fails && (d.Ops[0].Kernel != "" || d.Ops[0].Algo == AlgoNone || d.Choices[0].SymFallback == "")) {
+			t.Errorf("%s: a forced LL kernel on two: error %v, kernel %q, %s: want the error only before 2.29.2, the cost table after", v, d.Err, d.Ops[0].Kernel, d.Ops[0].Algo)
+		}
+	}
+	// alone, unforced, the LL kernel: the cost table's protocol decides at
+	// 2.29.2 and 2.29.3 only
+	for _, env := range []Env{nil, {"NCCL_PROTO": "Simple"}} {
+		for _, v := range []Version{V2_28_9, V2_29_2, V2_29_3, V2_29_7, V2_30_3} {
+			c := h200x2Comm(t, v, env)
+			alone, _, err := c.Select(ar)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := c.SelectGroup([]GroupOp{{Op: ar, Buffers: BuffersWindow}}, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			back := v >= V2_29_2 && v < V2_29_7 && alone.Proto != LL
+			if got := d.Ops[0].Kernel == ""; got != back {
+				t.Errorf("%s %v: kernel %q (the cost table alone picks %s/%s): want the fallback %v", v, env, d.Ops[0].Kernel, alone.Algo, alone.Proto, back)
+			}
+			if back {
+				if sv, ok := d.Traces[0].Find("G-SEL-SIDE-1"); !ok || sv.Outcome != Fail || !strings.Contains(sv.Why, "an LL kernel") {
+					t.Errorf("%s %v: G-SEL-SIDE-1 %+v", v, env, sv)
+				}
+			}
+		}
+	}
+}

@@ -66,6 +66,9 @@ type OpChoice struct {
 	// fill); empty on the copy engines.
 	SidePath string `json:"sidePath,omitempty"`
 	Kernel   string `json:"kernel,omitempty"`
+	// SymFallback says why window buffers a symmetric kernel could take
+	// went back to the cost table (2.29.2+), empty otherwise.
+	SymFallback string `json:"symFallback,omitempty"`
 	// CTABytes is the most bytes one block of the symmetric kernel
 	// works on: cellPerChannel 1 KiB cells of its plan (2.27: the even
 	// share of the buffer its blocks walk round robin). ArgsBytes is the
@@ -145,10 +148,14 @@ func (m *Model) chooseOp(op Call, ch *OpChoice, t *tuningTask) error {
 		}
 		one := [1]*tuningTask{t}
 		bins := [1][]*tuningTask{one[:]}
-		if _, err := m.symmetric(bins[:], nil); err != nil {
+		_, back, err := m.symmetric(bins[:], nil)
+		if err != nil {
 			ch.Err = err
 		}
-		return nil
+		if len(back) == 0 {
+			return nil
+		}
+		// back to the cost table, below
 	}
 	// one task is one bin, and the queue
 	tasks := [1]*tuningTask{t}
@@ -235,13 +242,14 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 		if len(symTasks) > 1 {
 			symBins = tuningBins(symTasks)
 		}
-		n, nerr := m.symmetric(symBins, &symLines)
+		n, back, nerr := m.symmetric(symBins, &symLines)
 		if nerr != nil {
 			out.Err = nerr
 			out.Lines = append(out.Lines, symLines...)
 			return out, nil
 		}
 		out.Plans, symPlans = out.Plans+n, n
+		tasks = append(tasks, back...)
 	}
 	if len(tasks) == 0 {
 		out.Lines = append(out.Lines, symLines...)
@@ -276,24 +284,60 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 // the sorter's order, cut where the kernel arguments are full
 // (symWorksPerPlan), one kernel pick per piece over its cell-aligned
 // counts, one plan per piece whose cells fill the kernel's blocks in
-// order. It returns the plans, or NCCL's error when a piece has no kernel
-// (the WARN goes to lines).
-func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, *NCCLError) {
+// order. It returns the plans and the tasks that went back to the cost
+// table (symmetricBack), or NCCL's error when a piece has no kernel (the
+// WARN goes to lines).
+func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, []*tuningTask, *NCCLError) {
 	in := &m.In
 	s := in.symComm(m.Tuning.MaxChannels)
 	per := m.symWorksPerPlan()
 	plan := 0
+	var back []*tuningTask
 	for _, whole := range bins {
 		for len(whole) > 0 {
 			bin := whole[:min(per, len(whole))]
 			whole = whole[len(bin):]
-			if err := m.symmetricPlan(s, bin, plan, lines); err != nil {
-				return 0, err
+			planned, err := m.symmetricPlan(s, bin, plan, lines)
+			if err != nil {
+				return 0, nil, err
+			}
+			if !planned {
+				back = append(back, bin...)
+				continue
 			}
 			plan++
 		}
 	}
-	return plan, nil
+	return plan, back, nil
+}
+
+// symmetricBack is 2.29.2's fallback: a piece with no kernel left, or
+// whose unforced LL kernel the cost table would not run as LL for its
+// first task alone (2.29.2–2.29.3), goes back to the cost table; why
+// says which, "" when the piece stays symmetric. One process per GPU is
+// assumed (NCCL also falls back from LL kernels when one thread drives
+// several GPUs without NCCL_SINGLE_PROC_MEM_REG_ENABLE).
+//
+// Ref: v2.29.2-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList
+// (v2.29.7-1: buffers in windows on both sides keep the LL kernel)
+func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) string {
+	if !m.Tuning.SymFallback {
+		return ""
+	}
+	if !ok {
+		return "no symmetric kernel is left for its piece"
+	}
+	if !m.Tuning.SymLLLegacy || forced || symMaskLL>>k&1 == 0 {
+		return ""
+	}
+	o := head.op
+	o.Buffers, o.RegBuff, o.Graph, o.InPlace = BuffersUser, false, false, false
+	var ch OpChoice
+	var t tuningTask
+	if err := m.chooseOp(o, &ch, &t); err != nil || ch.Err != nil || ch.Proto != LL {
+		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and the cost table alone picks %s/%s", k, ch.Algo, ch.Proto)
+	}
+	return ""
 }
 
 // symWorksPerPlan is how many tasks one symmetric plan's arguments hold:
@@ -316,7 +360,7 @@ func symRoundUp16(n int) int { return (n + 15) &^ 15 }
 // symmetricPlan picks the kernel for one piece of a bin and lays its
 // tasks' cells over the kernel's blocks (ncclSymmetricTaskScheduler):
 // cellPerChannel cells per block, tasks in order.
-func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]string) *NCCLError {
+func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]string) (bool, *NCCLError) {
 	in := &m.In
 	head := bin[0]
 	cellElts := int64(symCellBytes / head.dtype.Size())
@@ -326,6 +370,13 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 		total, most = total+c, max(most, c)
 	}
 	k, est, blocks, ok := s.symPick(head.fn, head.devOp, head.dtype, total, most, len(bin))
+	forced := in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1
+	if why := m.symmetricBack(head, k, ok, forced); why != "" {
+		for _, t := range bin {
+			t.sym, t.choice.SidePath, t.choice.SymFallback = false, "", why
+		}
+		return false, nil
+	}
 	if !ok {
 		w, res := symNoKernel(head.fn, in.SymKernel)
 		for _, t := range bin {
@@ -334,9 +385,9 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 		if lines != nil {
 			*lines = append(*lines, w)
 		}
-		return &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}
+		return false, &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}
 	}
-	if in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1 {
+	if forced {
 		est = 0 // NCCL reports no estimate for a kernel the user forced
 	}
 	var cells int64
@@ -365,7 +416,7 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 			*lines = append(*lines, line)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // symmetricAlone is 2.27's symmetric path: ncclPrepareTasks, for a group of

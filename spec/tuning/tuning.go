@@ -378,6 +378,13 @@ type Consts struct {
 	SymArgsBytes  int `tuning:"sched.symArgsBytes"`  // roundUp16(sizeof(struct ncclSymkDevWorkArgs)); 2.27: sizeof(struct ncclSymDevArgs)
 	SymWorkBytes  int `tuning:"sched.symWorkBytes"`  // sizeof(struct ncclSymkDevWork) (0: one collective per kernel)
 	SymRangeBytes int `tuning:"sched.symRangeBytes"` // sizeof(struct ncclSymkChannelWorkRange)
+	// SymFallback: a symmetric piece no kernel can run goes back to the
+	// cost table instead of failing the group (2.29.2+). SymLLLegacy: an
+	// LL kernel NCCL_SYM_KERNEL did not force is kept only when the cost
+	// table alone would run the piece's first task with LL (2.29.2,
+	// 2.29.3; from 2.29.7 buffers in windows on both sides keep it).
+	SymFallback bool `tuning:"reg.symmetricFallback"`
+	SymLLLegacy bool `tuning:"reg.symmetricLLLegacy"`
 	// CECollectives: copy-engine collectives exist (ncclCeImplemented:
 	// AllGather, AlltoAll, Gather, Scatter; 2.28.3+).
 	CECollectives bool `tuning:"reg.copyEngine"`
