@@ -250,7 +250,7 @@ func DecisionLine(d *spec.Decision) string {
 	case d.Kernel == "copy-engine":
 		return "copy-engine collective (no cost table, no channel)"
 	case d.Kernel != "":
-		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, d.TimeUs)
+		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d, at most %s per block (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, spec.FormatBytes(d.CTABytes), d.TimeUs)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		s := d.Algo.String() + "/" + d.Proto.String()
 		if d.NChannels > 0 {
@@ -371,6 +371,12 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) error {
 						note += "; "
 					}
 					note += "registered over " + ch.Registered
+				}
+				if ch.Kernel != "" && ch.Err == nil {
+					if note != "" {
+						note += "; "
+					}
+					note += fmt.Sprintf("plan %d (%d ops), %s per block", ch.Plan, ch.Works, spec.FormatBytes(ch.CTABytes))
 				}
 			}
 			ap := d.Algo.String() + "/" + d.Proto.String()

@@ -128,6 +128,11 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PruneCollNetChainArity, true, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.NVLSMultiNodeMinChannels, true, enqueueCC, "topoGetAlgoInfo")
 	tuningSet(d, &t.SymGrouped, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	// the header holds ncclSymkDevComm (an 88-byte ncclDevComm and the
+	// LL all-to-all handle) and nMaxChannels
+	tuningSet(d, &t.SymArgsBytes, 112, symKernelsH, "struct ncclSymkDevWorkArgs")
+	tuningSet(d, &t.SymWorkBytes, 64, symKernelsH, "struct ncclSymkDevWork")
+	tuningSet(d, &t.SymRangeBytes, 4, symKernelsH, "struct ncclSymkChannelWorkRange")
 	tuningSet(d, &t.CECollectives, true, "src/ce_coll.cc", "ncclCeImplemented")
 	return d.changes, tuningJoinErrs(d.errs)
 }

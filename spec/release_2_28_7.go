@@ -107,6 +107,9 @@ func consts2_28_7(rs *Ruleset) {
 func tuningApply2_28_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag287}
 	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 34.6, tuningCC, "ncclTunerConstantsDefaults")
+	// ncclDevComm gains the GIN barrier, contexts and signal fields (88 → 200
+	// bytes): a bin holds 56 symmetric tasks instead of 58
+	tuningSet(d, &t.SymArgsBytes, 224, symKernelsH, "struct ncclSymkDevWorkArgs")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

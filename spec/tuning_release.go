@@ -20,6 +20,8 @@ const (
 	tuningCC  = "src/graph/tuning.cc"
 	enqueueCC = "src/enqueue.cc"
 	deviceH   = "src/include/device.h"
+	// symKernelsH declares the symmetric kernels' argument layout.
+	symKernelsH = "src/include/sym_kernels.h"
 )
 
 // tuningDelta records the edits of one release delta.

@@ -367,6 +367,24 @@ type Consts struct {
 	// kernel, on its exact count, and falls back to the cost table when
 	// none is left.
 	SymGrouped bool `tuning:"reg.symmetricGrouped"`
+	// The symmetric kernel's arguments: a grouped plan (2.28.3+) passes a
+	// header, one work range per channel of MAXCHANNELS and one work per
+	// task in at most MaxKernelArgsBytes, so a bin holds at most
+	// (MaxKernelArgsBytes − SymArgsBytes − roundUp16(MAXCHANNELS ×
+	// SymRangeBytes)) / SymWorkBytes tasks and a longer bin is split into
+	// several picks and plans. SymArgsBytes grows with the device
+	// communicator NCCL copies into the header; 2.27's kernel takes one
+	// collective (SymWorkBytes 0) in a SymArgsBytes argument block.
+	SymArgsBytes  int `tuning:"sched.symArgsBytes"`  // roundUp16(sizeof(struct ncclSymkDevWorkArgs)); 2.27: sizeof(struct ncclSymDevArgs)
+	SymWorkBytes  int `tuning:"sched.symWorkBytes"`  // sizeof(struct ncclSymkDevWork) (0: one collective per kernel)
+	SymRangeBytes int `tuning:"sched.symRangeBytes"` // sizeof(struct ncclSymkChannelWorkRange)
+	// SymFallback: a symmetric piece no kernel can run goes back to the
+	// cost table instead of failing the group (2.29.2+). SymLLLegacy: an
+	// LL kernel NCCL_SYM_KERNEL did not force is kept only when the cost
+	// table alone would run the piece's first task with LL (2.29.2,
+	// 2.29.3; from 2.29.7 buffers in windows on both sides keep it).
+	SymFallback bool `tuning:"reg.symmetricFallback"`
+	SymLLLegacy bool `tuning:"reg.symmetricLLLegacy"`
 	// CECollectives: copy-engine collectives exist (ncclCeImplemented:
 	// AllGather, AlltoAll, Gather, Scatter; 2.28.3+).
 	CECollectives bool `tuning:"reg.copyEngine"`
