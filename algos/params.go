@@ -189,11 +189,11 @@ func buildReleaseParams() []Params {
 	// -- add new releases here --
 	out := []Params{r2181, r2183, r2185, r2186, r2191, r2193, r2194, r2203, r2205, r2215, base, r2234, r2243, r2251, r2262, r2263, r2265, r2266, r2273, r2275, r2276, r2277, r2283, r2287, r2289, r2292, r2293, r2297, r2303, r2304, r2307}
 	for i := range out {
-		tu, _, err := spec.TuningForRelease(out[i].Release)
+		rs, err := spec.Load(out[i].Release)
 		if err != nil {
 			panic(fmt.Sprintf("algos: release %s has schedule parameters but no tuning constants: %v", out[i].Release, err))
 		}
-		out[i].Sched = tu
+		out[i].Sched = rs.Tuning
 	}
 	return out
 }

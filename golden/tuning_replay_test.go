@@ -289,10 +289,11 @@ func replayTuningCapture(dir string) (*tuningReplayResult, error) {
 			return nil, fmt.Errorf("%s/tuning-capture.json: %v", dir, err)
 		}
 	}
-	tu, _, err := spec.TuningForRelease(v)
+	rs, err := spec.Load(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v (set \"release\" and \"edits\" in tuning-capture.json for an unmodelled release)", dir, err)
 	}
+	tu := rs.Tuning
 	for _, e := range cj.Edits {
 		if err := tu.SetPath(e.Path, e.Value); err != nil {
 			return nil, fmt.Errorf("%s/tuning-capture.json: %v", dir, err)
@@ -576,11 +577,7 @@ func TestTuningReplayPlumbing(t *testing.T) {
 		in.Enable.Algo[f] = [spec.NumAlgos]int8{}
 		in.Enable.Algo[f][spec.Tree] = 1
 	}
-	tu, _, err := spec.TuningForRelease(spec.V2_28_9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := spec.BuildTuningModel(in, tu)
+	m, err := spec.BuildTuningModel(in, spec.MustLoad(spec.V2_28_9).Tuning)
 	if err != nil {
 		t.Fatal(err)
 	}

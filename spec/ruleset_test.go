@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/gatesim/gatesim/internal/goldenfile"
 )
+
+// update rewrites the golden files of package spec's tests (make golden).
+var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestValidateEveryRelease(t *testing.T) {
 	for _, v := range Releases {
