@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // NCCL_STEPS, the depth of every connection FIFO, in all modelled releases.
@@ -44,7 +45,7 @@ type Params struct {
 	RingChunkSteps, RingSliceSteps [spec.NumFuncs]int
 	// Sched is spec's tuning constants of the release: the channel split of
 	// scheduleCollTasksToPlan is spec's (CollPartition), read from there.
-	Sched *spec.Tuning
+	Sched *tuning.Consts
 	// NVLSChunkSize is NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc).
 	NVLSChunkSize int
 	// HasPAT: the PAT algorithm exists (2.23.4 and later).

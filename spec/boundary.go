@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // What changes between two modelled releases, and which requests can see it.
@@ -176,7 +178,7 @@ func valueDiff(a, b *Ruleset) []string {
 			out = append(out, "topo."+name)
 		}
 	}
-	for _, c := range TuningDiff(a.Tuning, b.Tuning) {
+	for _, c := range tuning.Diff(a.Tuning, b.Tuning) {
 		out = append(out, "tuning."+c.Path)
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Rule is one gate of NCCL's chain, written as a value (x/tools' Analyzer
@@ -112,7 +113,7 @@ type Ruleset struct {
 	// tuning model's constants; the deltas change them through TopoDelta
 	// and TuningDelta, which record every changed field.
 	TopoParams topo.Params
-	Tuning     *Tuning
+	Tuning     *tuning.Consts
 	// Changes is this release's delta against the previous one (empty for
 	// the base release).
 	Changes []Change
@@ -338,7 +339,7 @@ func (rs *Ruleset) TopoDelta(apply func(*topo.Params), tag, note string) {
 // TuningDelta applies a release's change to the tuning model's constants
 // (tuningApply2_28_3, ...) and records each change as "tuning.<path>"; an
 // error of the delta fails the release's build.
-func (rs *Ruleset) TuningDelta(apply func(*Tuning) ([]TuningChange, error)) {
+func (rs *Ruleset) TuningDelta(apply func(*tuning.Consts) ([]tuning.Change, error)) {
 	changes, err := apply(rs.Tuning)
 	if err != nil {
 		rs.errs = append(rs.errs, err)

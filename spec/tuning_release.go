@@ -23,9 +23,9 @@ const (
 
 // tuningDelta records the edits of one release delta.
 type tuningDelta struct {
-	t       *Tuning
+	t       *tuning.Consts
 	tag     string
-	changes []TuningChange
+	changes []tuning.Change
 	errs    []error
 }
 

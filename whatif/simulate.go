@@ -9,6 +9,7 @@ import (
 	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Simulate is the simulated-time column: the schedule NCCL runs for the
@@ -158,7 +159,7 @@ func (cs *commSim) staticKey() (string, error) {
 		}
 		l := *cs.c.Layout
 		p.Release, l.Release = 0, 0
-		var sched spec.Tuning // by value: each release has its own copy
+		var sched tuning.Consts // by value: each release has its own copy
 		if p.Sched != nil {
 			sched, p.Sched = *p.Sched, nil
 		}
