@@ -98,6 +98,11 @@ var valueReaders = map[string][]RuleID{
 	"RingBackup":             {"G-SEL-PICK-1"},
 	"param.NCCL_PAT_ENABLE":  {"G-PAT-1"},
 	"param.NCCL_LL128_C2C":   {"G-TUNE-PROTO-1"},
+	// the schedule facts: no gate reads them (algos does)
+	"NVLSLastChunkAlign":     {},
+	"P2PChannelBaseReversed": {},
+	"P2PGroupSchedule":       {},
+	"P2PBatchEpoch":          {},
 }
 
 // costTableRules read the tuning model's cells.

@@ -152,6 +152,26 @@ type Consts struct {
 	// IntParams are the compiled defaults of the integer NCCL_PARAMs the
 	// gates read, by variable name.
 	IntParams map[string]int64
+
+	// The schedule facts no gate reads; algos builds its schedules from
+	// them (algos.Params).
+
+	// NVLSLastChunkAlign is the byte alignment of the last (shrunk) chunk
+	// of a one-node NVLS AllReduce loop: 16 in 2.22.3, 16 KiB from 2.23.4
+	// (src/device/all_reduce.h, the NVLS runWorkColl's lastChunkSize).
+	NVLSLastChunkAlign int
+	// P2PChannelBaseReversed: the channel of a p2p round's first part is
+	// the round's base with its low log2(p2pnChannels) bits reversed
+	// (2.28.3+, src/include/channel.h ncclP2pChannelBaseForRound).
+	P2PChannelBaseReversed bool
+	// P2PGroupSchedule: the p2p schedule walks groups of
+	// NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks and the channel base counts
+	// rounds in groups (2.28.7+, src/init.cc initTransportsRank p2pSchedule).
+	P2PGroupSchedule bool
+	// P2PBatchEpoch: a p2p work batch holds only rounds of one epoch of
+	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7+, src/enqueue.cc
+	// addWorkBatchToPlan).
+	P2PBatchEpoch bool
 }
 
 // Rule returns the rule with the given ID.
