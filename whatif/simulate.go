@@ -24,7 +24,7 @@ func Simulate(p Point, comm *spec.Comm, ds []*spec.Decision) (float64, error) {
 
 // SimOptions change the timing, never the decision: a machine profile in
 // place of each machine's own (nil: the machine's), the launch the timing
-// charges (the Issue's launch) and whether the operations run in place.
+// charges (sim.Launch: stream or CUDA graph, logging, batching) and whether the operations run in place.
 type SimOptions struct {
 	Profile *sim.Profile
 	Launch  sim.Launch
