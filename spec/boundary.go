@@ -103,6 +103,8 @@ var valueReaders = map[string][]RuleID{
 	"P2PChannelBaseReversed": {},
 	"P2PGroupSchedule":       {},
 	"P2PBatchEpoch":          {},
+	// read by diagnose only
+	"GDRPeermem": {},
 }
 
 // costTableRules read the tuning model's cells.

@@ -172,6 +172,12 @@ type Consts struct {
 	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7+, src/enqueue.cc
 	// addWorkBatchToPlan).
 	P2PBatchEpoch bool
+
+	// GDRPeermem: the IB transport recognises the nvidia-peermem module
+	// (/sys/module/nvidia_peermem) as well as nv_peer_mem (2.23.4+,
+	// src/transport/net_ib.cc ncclIbGdrSupport). No gate reads it; diagnose
+	// names it when GPUDirect RDMA is off.
+	GDRPeermem bool
 }
 
 // Rule returns the rule with the given ID.
