@@ -41,6 +41,23 @@ func tuningRelease(t tuningTB, v nccl.Version) *Consts {
 	return tu
 }
 
+// tuningReleaseConsts is a modelled release and its constants.
+type tuningReleaseConsts struct {
+	v  nccl.Version
+	tu *Consts
+}
+
+// tuningReleases is every modelled release with its constants, oldest
+// first.
+func tuningReleases(t *testing.T) []tuningReleaseConsts {
+	t.Helper()
+	out := make([]tuningReleaseConsts, len(Releases))
+	for i, v := range Releases {
+		out[i] = tuningReleaseConsts{v, tuningRelease(t, v)}
+	}
+	return out
+}
+
 // tuningReadConstants reads testdata/constants/<tag>.txt: one line per
 // table of src/graph/tuning.cc, "name v1 v2 ..." in C initializer order,
 // extracted from NCCL's source at the tag (see PROVENANCE.md there).
@@ -73,18 +90,10 @@ func tuningReadConstants(t *testing.T, tag string) map[string][]float64 {
 // release's Consts against the numbers extracted from src/graph/tuning.cc at
 // the release tag: a missed or wrong cell in a delta fails here.
 func TestTuningConstantsMatchSource(t *testing.T) {
-	type tuningCase struct {
-		tag string
-		tu  *Consts
-	}
 	// Every modelled release, as Load builds it.
-	var cases []tuningCase
-	for _, v := range Releases {
-		cases = append(cases, tuningCase{v.Tag(), tuningRelease(t, v)})
-	}
-	for _, tc := range cases {
-		t.Run(tc.tag, func(t *testing.T) {
-			src := tuningReadConstants(t, tc.tag)
+	for _, tc := range tuningReleases(t) {
+		t.Run(tc.v.Tag(), func(t *testing.T) {
+			src := tuningReadConstants(t, tc.v.Tag())
 			tu := tc.tu
 			var got = map[string][]float64{}
 			// C zero-fills the rows an initializer leaves out: 2.23.4-2.27.7

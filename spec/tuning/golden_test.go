@@ -141,14 +141,7 @@ func tuningScenarioOutput(t *testing.T, in Input, tu *Consts) string {
 }
 
 func TestTuningScenariosGolden(t *testing.T) {
-	type rel struct {
-		name string
-		tu   *Consts
-	}
-	var rels []rel
-	for _, v := range Releases {
-		rels = append(rels, rel{v.String(), tuningRelease(t, v)})
-	}
+	rels := tuningReleases(t)
 	for _, sc := range tuningScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			var b strings.Builder
@@ -162,9 +155,9 @@ func TestTuningScenariosGolden(t *testing.T) {
 				for j+1 < len(rels) && outs[j+1] == outs[i] {
 					j++
 				}
-				names := rels[i].name
+				names := rels[i].v.String()
 				if j > i {
-					names += " = " + rels[j].name
+					names += " = " + rels[j].v.String()
 				}
 				fmt.Fprintf(&b, "\n## %s\n%s", names, outs[i])
 				i = j + 1
