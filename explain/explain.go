@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 	"github.com/gatesim/gatesim/tuner"
 )
 
@@ -465,7 +466,7 @@ func WriteTunerEffect(w io.Writer, rep *tuner.Report, d *spec.Decision) {
 
 func tunerCell(v float32) string {
 	switch {
-	case v == spec.TuningIgnore:
+	case v == tuning.Ignore:
 		return "IGNORE"
 	case v != v:
 		return "NaN"

@@ -100,6 +100,8 @@ var release2_28_7 = Release{
 
 func consts2_28_7(rs *Ruleset) {
 	rs.SetConst("EnvABI", []int{1}, Ref{Tag: tag287, File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"})
+	rs.SetConst("P2PGroupSchedule", true, Ref{Tag: tag287, File: "src/init.cc", Func: "initTransportsRank"})
+	rs.SetConst("P2PBatchEpoch", true, Ref{Tag: tag287, File: "src/enqueue.cc", Func: "addWorkBatchToPlan"})
 }
 
 // tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow

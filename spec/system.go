@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // System is the machine as the gates see it: nodes, GPUs, NICs, the plugin
@@ -147,7 +148,7 @@ type Library struct {
 	// CollNet is what the library's CollNet answers.
 	CollNet *CollNetBackend `json:"collnet,omitempty"`
 	// Tuner is what the library's tuner does.
-	Tuner *TunerBehaviour `json:"tuner,omitempty"`
+	Tuner *tuning.TunerBehaviour `json:"tuner,omitempty"`
 }
 
 // Base is the library's file name.

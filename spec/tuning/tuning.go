@@ -10,8 +10,8 @@ package tuning
 // Base2_22_3, then one delta per release (spec's release files, through
 // Set). Every delta line is a one-cell change that records its path, old
 // and new value and the NCCL source reference, so "what changed in the
-// tuning model between 2.22.3 and 2.28.9" is data (Diff, and
-// spec.TuningForRelease).
+// tuning model between 2.22.3 and 2.28.9" is data (Diff, and the
+// "tuning." changes of spec.Load's Ruleset.Changes).
 //
 // The model code (model.go, select.go, sched.go) reads the switches; it
 // never compares versions.
@@ -211,7 +211,7 @@ func (m OpLine) String() string {
 
 // Consts is one release's tuning constants and behaviour switches. spec
 // builds it per release (Base2_22_3 and the release files' deltas; its
-// Ruleset.Tuning, spec.TuningForRelease); a tuner
+// spec.Load(v).Tuning); a tuner
 // plugin's constant edits are applied on a copy with SetPath. Constants keep
 // the C literal as a float64 (the tuner ABI passes them as doubles); the
 // model converts to float32 where NCCL does.
