@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // NCCL_STEPS, the depth of every connection FIFO, in all modelled releases.
@@ -21,9 +22,10 @@ const (
 
 // Params are the constants of one NCCL release that shape a schedule: FIFO
 // geometry, protocol grains, the channel partition of
-// scheduleCollTasksToPlan and the chunking of calcCollChunking. A release's
-// entry is the previous one plus what changed; each field says where it
-// comes from.
+// scheduleCollTasksToPlan and the chunking of calcCollChunking. The
+// geometry below is the same in every modelled release; every fact that
+// differs between releases is read from the release's spec.Release (its
+// Consts and its tuning model), so a new release needs no entry here.
 type Params struct {
 	Release spec.Version
 	// NSteps is NCCL_STEPS (src/include/device.h).
@@ -37,180 +39,95 @@ type Params struct {
 	// GrainSize is ncclProtoGrainSize: chunk sizes are multiples of it
 	// (src/include/device.h).
 	GrainSize [spec.NumProtos]int
-	// MaxChannels is MAXCHANNELS (src/include/device.h).
+	// MaxChannels is MAXCHANNELS (src/include/device.h): the release's
+	// Consts.MaxChannels.
 	MaxChannels int
 	// RingChunkSteps and RingSliceSteps are the *_CHUNKSTEPS and
 	// *_SLICESTEPS of Ring/Simple per function (src/include/collectives.h).
 	RingChunkSteps, RingSliceSteps [spec.NumFuncs]int
 	// Sched is spec's tuning constants of the release: the channel split of
 	// scheduleCollTasksToPlan is spec's (CollPartition), read from there.
-	Sched *spec.Tuning
+	Sched *tuning.Consts
 	// NVLSChunkSize is NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc).
 	NVLSChunkSize int
-	// HasPAT: the PAT algorithm exists (2.23.4 and later).
+	// HasPAT: the PAT algorithm exists (Consts.HasPAT, 2.23.4 and later).
 	HasPAT bool
-	// FP8: ncclFloat8e4m3 and ncclFloat8e5m2 exist (2.24 and later).
+	// FP8: ncclFloat8e4m3 and ncclFloat8e5m2 exist (Consts.HasFP8, 2.24
+	// and later).
 	FP8 bool
 	// NVLSNetGatherScatter: NVLS runs AllGather and ReduceScatter across
 	// nodes through CollNet (the "NVLS + IB SHARP" branches of
 	// src/device/all_gather.h and reduce_scatter.h, 2.27.3 and later;
-	// before, NVLS AllGather/ReduceScatter are single-node only).
+	// before, NVLS AllGather/ReduceScatter are single-node only). The cost
+	// table prunes them across nodes exactly while the kernels lack it:
+	// the tuning model's PruneNVLSMultiNodeAGRS, negated.
 	NVLSNetGatherScatter bool
 	// NVLSNetMinChannels: NVLS across nodes runs on min(nvlsChannels,
 	// nChannels) channels (topoGetAlgoInfo and scheduleCollTasksToPlan,
-	// 2.28.3 and later); before, on nvlsChannels.
+	// 2.28.3 and later); before, on nvlsChannels. The tuning model's
+	// NVLSMultiNodeMinChannels.
 	NVLSNetMinChannels bool
 	// NVLSLastChunkAlign is the byte alignment of the last (shrunk) chunk of
-	// a one-node NVLS AllReduce loop: 16 in 2.22.3, 16 KiB from 2.23.4
-	// (src/device/all_reduce.h, the NVLS runWorkColl's lastChunkSize).
+	// a one-node NVLS AllReduce loop (Consts.NVLSLastChunkAlign).
 	NVLSLastChunkAlign int
-	// P2PChannelBaseReversed: the channel of a p2p round's first part is
-	// the round's base with its low log2(p2pnChannels) bits reversed, so
-	// consecutive rounds start far apart (2.28.3 and later); before, the
-	// base itself (src/include/channel.h ncclP2pChannelBaseForRound).
+	// P2PChannelBaseReversed, P2PGroupSchedule and P2PBatchEpoch are the
+	// p2p schedule's facts of the release (spec.Consts says what each is).
 	P2PChannelBaseReversed bool
-	// P2PGroupSchedule: the p2p schedule walks groups of
-	// NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks (all local ranks on one node)
-	// with quadratic deltas between groups and linear ones inside, and
-	// the channel base counts rounds in groups (2.28.7 and later); before,
-	// quadratic deltas between nodes and inside each node (src/init.cc
-	// initTransportsRank p2pSchedule, src/include/channel.h).
-	P2PGroupSchedule bool
-	// P2PBatchEpoch: a p2p work batch holds only rounds of one epoch of
-	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7 and later;
-	// src/enqueue.cc addWorkBatchToPlan).
-	P2PBatchEpoch bool
-	// SimpleBuffSizeARM is DEFAULT_BUFFSIZE_ARM, the Simple buffer when the
-	// CPU is ARM (1 MiB, 2.18.x; 0 from 2.19.1: the same 4 MiB everywhere)
-	// (src/init.cc computeBuffSizes).
-	SimpleBuffSizeARM int
-	// P2PMaxHalved: scheduleP2pTasksToPlan also halves nChannelsMax while
-	// nChannelsMax × nRanks > p2pnChannels × 4 (up to 2.19.4); from 2.20.3
-	// only nChannelsMin is halved (src/enqueue.cc).
-	P2PMaxHalved bool
-	// P2PHalveOneNodeOnly: both halvings apply on one node only (2.18.3–
-	// 2.19.4); 2.18.1 halves on any number of nodes, as 2.20.3 does for
-	// nChannelsMin (src/enqueue.cc scheduleP2pTasksToPlan).
+	P2PGroupSchedule       bool
+	P2PBatchEpoch          bool
+	// P2PMaxHalved and P2PHalveOneNodeOnly: the p2p channel halvings of
+	// 2.18.1–2.19.4; SimpleBuffSizeARM: 2.18.x's Simple buffer on ARM CPUs
+	// (spec.Consts says what each is).
+	P2PMaxHalved        bool
 	P2PHalveOneNodeOnly bool
-	// Ref names the tag the entry was read at.
-	Ref string
+	SimpleBuffSizeARM   int
 }
 
-// releaseParams lists the modelled releases oldest first; each entry is
-// built from the one before it.
+// releaseParams lists the modelled releases oldest first.
 var releaseParams = buildReleaseParams()
 
+// buildReleaseParams reads each modelled release's schedule facts from the
+// release as spec.Load builds it.
 func buildReleaseParams() []Params {
-	base := Params{
-		Release:         spec.V2_22_3,
+	out := make([]Params, 0, len(spec.Releases))
+	for _, v := range spec.Releases {
+		rs, err := spec.Load(v)
+		if err != nil {
+			panic(fmt.Sprintf("algos: release %s does not build: %v", v, err))
+		}
+		out = append(out, paramsOf(rs))
+	}
+	return out
+}
+
+// paramsOf is the schedule constants of a built release.
+// Ref: src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking; src/init.cc
+// computeBuffSizes (the geometry is unchanged from 2.18.1 to 2.30.7).
+func paramsOf(rs *spec.Ruleset) Params {
+	k, tu := rs.Consts, rs.Tuning
+	return Params{
+		Release:         rs.Version,
 		NSteps:          ncclSteps,
 		DefaultBuffSize: [spec.NumProtos]int{8 * 512 * ncclSteps * 16, 120 * 640 * ncclSteps * 8, 1 << 22},
 		GrainSize:       [spec.NumProtos]int{16, 32 * 8 / ll128LineElems * ll128DataElems * 8, 512},
-		MaxChannels:     32,
+		MaxChannels:     k.MaxChannels,
 		// Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
-		RingChunkSteps:     [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
-		RingSliceSteps:     [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
-		NVLSChunkSize:      128 << 10,
-		NVLSLastChunkAlign: 16,
-		Ref:                "v2.22.3-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking; src/init.cc computeBuffSizes",
+		RingChunkSteps:         [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
+		RingSliceSteps:         [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
+		Sched:                  tu,
+		NVLSChunkSize:          128 << 10,
+		HasPAT:                 k.HasPAT,
+		FP8:                    k.HasFP8,
+		NVLSNetGatherScatter:   !tu.PruneNVLSMultiNodeAGRS,
+		NVLSNetMinChannels:     tu.NVLSMultiNodeMinChannels,
+		NVLSLastChunkAlign:     k.NVLSLastChunkAlign,
+		P2PChannelBaseReversed: k.P2PChannelBaseReversed,
+		P2PGroupSchedule:       k.P2PGroupSchedule,
+		P2PBatchEpoch:          k.P2PBatchEpoch,
+		P2PMaxHalved:           k.P2PMaxHalved,
+		P2PHalveOneNodeOnly:    k.P2PHalveOneNodeOnly,
+		SimpleBuffSizeARM:      k.SimpleBuffSizeARM,
 	}
-	// 2.21.5 (v2.21.5-1): the same FIFO and chunk geometry; its channel
-	// partition (getChannnelThreadInfo) is modelled with 2.22.3's.
-	r2215 := base
-	r2215.Release = spec.V2_21_5
-	r2215.Ref = "v2.21.5-1 src/enqueue.cc computeCollChunkInfo, getChannnelThreadInfo; src/init.cc computeBuffSizes"
-	r2205 := r2215
-	r2205.Release = spec.V2_20_5
-	r2205.Ref = "v2.20.5-1 src/enqueue.cc computeCollChunkInfo, getChannnelThreadInfo (as 2.21.5)"
-	r2203 := r2205
-	r2203.Release = spec.V2_20_3
-	r2203.Ref = "v2.20.3-1 src/enqueue.cc computeCollChunkInfo, getChannnelThreadInfo (as 2.21.5)"
-	r2194 := r2203
-	r2194.Release = spec.V2_19_4
-	r2194.P2PMaxHalved, r2194.P2PHalveOneNodeOnly = true, true
-	r2194.Ref = "v2.19.4-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.21.5), scheduleP2pTasksToPlan (both halvings, one node only)"
-	r2193 := r2194
-	r2193.Release = spec.V2_19_3
-	r2193.Ref = "v2.19.3-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.19.4)"
-	r2191 := r2193
-	r2191.Release = spec.V2_19_1
-	r2191.Ref = "v2.19.1-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.19.4)"
-	r2186 := r2191
-	r2186.Release = spec.V2_18_6
-	r2186.SimpleBuffSizeARM = 1 << 20
-	r2186.Ref = "v2.18.6-1 src/enqueue.cc getAlgoInfo, computeColl (channel partition as 2.21.5's); src/init.cc computeBuffSizes (DEFAULT_BUFFSIZE_ARM)"
-	r2185, r2183, r2181 := r2186, r2186, r2186
-	r2185.Release, r2183.Release, r2181.Release = spec.V2_18_5, spec.V2_18_3, spec.V2_18_1
-	r2185.Ref = "v2.18.5-1 (schedule as 2.18.6)"
-	r2183.Ref = "v2.18.3-1 (schedule as 2.18.6)"
-	r2181.P2PHalveOneNodeOnly = false
-	r2181.Ref = "v2.18.1-1 (schedule as 2.18.6; scheduleP2pTasksToPlan halves the p2p channels on several nodes too)"
-	r2234 := base
-	r2234.Release = spec.V2_23_4
-	r2234.HasPAT = true
-	r2234.NVLSLastChunkAlign = 16384
-	r2234.Ref = "v2.23.4-1 src/enqueue.cc scheduleCollTasksToPlan (16K cells), calcCollChunking (PAT); src/device/all_reduce.h NVLS lastChunkSize"
-	r2243 := r2234
-	r2243.Release = spec.V2_24_3
-	r2243.FP8 = true
-	r2243.Ref = "v2.24.3-1 src/enqueue.cc taskAppend (fp8)"
-	r2251 := r2243
-	r2251.Release = spec.V2_25_1
-	r2251.MaxChannels = 64
-	r2251.Ref = "v2.25.1-1 src/include/device.h MAXCHANNELS 64"
-	r2262 := r2251
-	r2262.Release = spec.V2_26_2
-	r2262.Ref = "v2.26.2-1 src/enqueue.cc scheduleCollTasksToPlan (LL traffic x4)"
-	r2263, r2265, r2266 := r2262, r2262, r2262
-	r2263.Release, r2265.Release, r2266.Release = spec.V2_26_3, spec.V2_26_5, spec.V2_26_6
-	r2273 := r2262
-	r2273.Release = spec.V2_27_3
-	r2273.NVLSNetGatherScatter = true
-	r2273.Ref = "v2.27.3-1 src/device/all_gather.h, reduce_scatter.h (NVLS across nodes through CollNet)"
-	r2275, r2276, r2277 := r2273, r2273, r2273
-	r2275.Release, r2276.Release, r2277.Release = spec.V2_27_5, spec.V2_27_6, spec.V2_27_7
-	r2283 := r2273
-	r2283.Release = spec.V2_28_3
-	r2283.NVLSNetMinChannels = true
-	r2283.P2PChannelBaseReversed = true
-	r2283.Ref = "v2.28.3-1 src/enqueue.cc scheduleCollTasksToPlan (16K cells, LL traffic x4), src/include/device.h MAXCHANNELS 64"
-	r2287 := r2283
-	r2287.Release = spec.V2_28_7
-	r2287.P2PGroupSchedule = true
-	r2287.P2PBatchEpoch = true
-	r2287.Ref = "v2.28.7-1 src/init.cc p2pSchedule groups, src/enqueue.cc addWorkBatchToPlan p2p batch epochs; scheduleCollTasksToPlan, calcCollChunking unchanged from 2.28.3"
-	r2289 := r2287
-	r2289.Release = spec.V2_28_9
-	r2289.Ref = "v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking (unchanged from 2.28.7)"
-	// 2.29.2's 32 KiB cells and traffic rounded to 16 B are spec's (Sched).
-	r2292 := r2289
-	r2292.Release = spec.V2_29_2
-	r2292.Ref = "v2.29.2-1 src/enqueue.cc scheduleCollTasksToPlan (32K cells, traffic per channel rounded to 16 B)"
-	r2293 := r2292
-	r2293.Release = spec.V2_29_3
-	r2293.Ref = "v2.29.3-1 (schedule unchanged from 2.29.2)"
-	r2297 := r2293
-	r2297.Release = spec.V2_29_7
-	r2297.Ref = "v2.29.7-1 (schedule unchanged from 2.29.2)"
-	r2303 := r2297
-	r2303.Release = spec.V2_30_3
-	r2303.Ref = "v2.30.3-1 src/enqueue.cc calcCollChunking (NVLSTree chunk min(nvlsChunkSize, nvlsTreeMaxChunkSize); the v6 tuner's chunk size)"
-	r2304 := r2303
-	r2304.Release = spec.V2_30_4
-	r2304.Ref = "v2.30.4-1 (schedule unchanged from 2.30.3)"
-	r2307 := r2304
-	r2307.Release = spec.V2_30_7
-	r2307.Ref = "v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (unchanged from 2.30.3)"
-	// -- add new releases here --
-	out := []Params{r2181, r2183, r2185, r2186, r2191, r2193, r2194, r2203, r2205, r2215, base, r2234, r2243, r2251, r2262, r2263, r2265, r2266, r2273, r2275, r2276, r2277, r2283, r2287, r2289, r2292, r2293, r2297, r2303, r2304, r2307}
-	for i := range out {
-		tu, _, err := spec.TuningForRelease(out[i].Release)
-		if err != nil {
-			panic(fmt.Sprintf("algos: release %s has schedule parameters but no tuning constants: %v", out[i].Release, err))
-		}
-		out[i].Sched = tu
-	}
-	return out
 }
 
 // ParamsFor returns the parameters of the newest modelled release that is

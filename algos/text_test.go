@@ -16,19 +16,8 @@ import (
 // TestParseErrors checks that malformed text gives an error naming the
 // input, the line and what was expected.
 func TestParseErrors(t *testing.T) {
-	good, err := os.ReadFile(filepath.Join("testdata", "golden", "ring_allreduce_simple.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(good), "\n")
-	with := func(i int, line string) string {
-		l := append([]string(nil), lines...)
-		l[i] = line
-		return strings.Join(l, "\n")
-	}
-	tests := []struct {
-		name, text, want string
-	}{
+	lines, with := goldenEdit(t, "ring_allreduce_simple.txt")
+	parseFails(t, []parseFailCase{
 		{"empty", "", "x.txt:0: empty input"},
 		{"magic", "hello\n", "x.txt:1: expected \"gatesim-schedule v1\""},
 		{"version", with(1, "nccl 3.0"), "x.txt:2: bad NCCL version"},
@@ -43,8 +32,32 @@ func TestParseErrors(t *testing.T) {
 		{"unmatched", with(8, "  0 send n=2048 src=in@6144+2048 send=r2 pre direct"), "waits for data that is never sent"},
 		{"range", with(8, "  0 send n=2048 src=in@8000+2048 send=r1 pre direct"), "outside the 8192-unit in buffer"},
 		{"patfield", with(8, "  0 send n=2048 src=in@6144+2048 send=r1 acc"), "only for patReduce and patCopy"},
+	})
+}
+
+// goldenEdit reads a schedule golden and returns its lines and a copy of
+// it with line i replaced.
+func goldenEdit(t *testing.T, name string) ([]string, func(i int, line string) string) {
+	t.Helper()
+	good, err := os.ReadFile(filepath.Join("testdata", "golden", name))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
+	lines := strings.Split(string(good), "\n")
+	return lines, func(i int, line string) string {
+		l := append([]string(nil), lines...)
+		l[i] = line
+		return strings.Join(l, "\n")
+	}
+}
+
+// parseFailCase is a schedule text Parse must refuse with an error that
+// contains want.
+type parseFailCase struct{ name, text, want string }
+
+func parseFails(t *testing.T, cases []parseFailCase) {
+	t.Helper()
+	for _, tc := range cases {
 		_, err := Parse(strings.NewReader(tc.text), "x.txt")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
@@ -58,19 +71,8 @@ func TestParseErrors(t *testing.T) {
 // that do not add up to the reduced window, a rail view that leaves the
 // rail space.
 func TestParseCollNetErrors(t *testing.T) {
-	good, err := os.ReadFile(filepath.Join("testdata", "golden", "collnetdirect_reducescatter.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(good), "\n")
-	with := func(i int, line string) string {
-		l := append([]string(nil), lines...)
-		l[i] = line
-		return strings.Join(l, "\n")
-	}
-	tests := []struct {
-		name, text, want string
-	}{
+	_, with := goldenEdit(t, "collnetdirect_reducescatter.txt")
+	parseFails(t, []parseFailCase{
 		{"rail syntax", with(12, "  0 scatter n=8192 pieces=in@lx:0+8192 send=r1/1 pre"), "x.txt:13: chunk \"in@lx:0+8192\""},
 		{"rail local", with(12, "  0 scatter n=8192 pieces=in@l2:0+8192 send=r1/1 pre"), "a rail view needs a local rank below 2"},
 		{"rail range", with(12, "  0 scatter n=8192 pieces=in@l1:6000+8192 send=r1/1 pre"), "in@l1:6000+8192 outside the 12000-unit rail view (2 nodes × 6000)"},
@@ -79,22 +81,11 @@ func TestParseCollNetErrors(t *testing.T) {
 		{"reduce instead of scatter", with(7, "endpoint c0 net0 senders=r0,r2 receivers=r0,r2"), "receives 6000 elements from net0 but r0.c0.g1.0 sent 8192"},
 		{"gather instead of scatter", with(7, "endpoint c0 net0 senders=r0,r2 receivers=r0,r2 op=allgather"), "receives 6000 elements from net0, which gathers 16384"},
 		{"slices", with(16, "  0 recv n=5999 dst=out@0+5999 recv=net0 post"), "the receivers of net0 take 8191 elements of message 0, which reduces 8192"},
-	}
-	for _, tc := range tests {
-		_, err := Parse(strings.NewReader(tc.text), "x.txt")
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
-		}
-	}
+	})
 	// only network endpoints gather or scatter
-	nv, err := os.ReadFile(filepath.Join("testdata", "golden", "nvls_sharp_allgather.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := strings.Replace(string(nv), "endpoint c0 mcast0.0 senders=r0 receivers=r0,r1", "endpoint c0 mcast0.0 senders=r0 receivers=r0,r1 op=allgather", 1)
-	if _, err := Parse(strings.NewReader(bad), "x.txt"); err == nil || !strings.Contains(err.Error(), "only a network endpoint") {
-		t.Errorf("op on a multicast endpoint: error %v", err)
-	}
+	nv, _ := goldenEdit(t, "nvls_sharp_allgather.txt")
+	bad := strings.Replace(strings.Join(nv, "\n"), "endpoint c0 mcast0.0 senders=r0 receivers=r0,r1", "endpoint c0 mcast0.0 senders=r0 receivers=r0,r1 op=allgather", 1)
+	parseFails(t, []parseFailCase{{"op on a multicast endpoint", bad, "only a network endpoint"}})
 }
 
 // TestFormatParseRoundTrip checks Format(Parse(Format(s))) == Format(s)

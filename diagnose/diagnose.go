@@ -2,12 +2,14 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Options are what the user knows beyond the log.
@@ -188,26 +190,38 @@ func (d *diag) initState() {
 	}
 }
 
-// abiRange is the net plugin ABI window of a release (nccl-gates.md
-// G-NET-ABI-1 history; v2.28.9-1 src/plugin/net.cc ncclNetPluginLoad).
-func abiRange(v spec.Version) (lo, hi int, ok bool) {
-	switch {
-	case v == 0 || v < spec.MakeVersion(2, 18, 0):
-		return 0, 0, false
-	case v < spec.MakeVersion(2, 19, 0):
-		return 4, 6, true
-	case v < spec.MakeVersion(2, 20, 0):
-		return 5, 7, true
-	case v < spec.MakeVersion(2, 24, 0):
-		return 5, 8, true
-	case v < spec.MakeVersion(2, 26, 0):
-		return 5, 9, true
-	case v < spec.MakeVersion(2, 28, 0):
-		return 6, 10, true
-	case v < spec.MakeVersion(2, 30, 0):
-		return 6, 11, true
+// releaseConsts are the constants of the release a log names: the
+// modelled release's, or for a patch gatesim does not model the nearest
+// older modelled release's; false for a release older than every modelled
+// one (or none).
+func releaseConsts(v spec.Version) (spec.Consts, bool) {
+	r, ok := spec.Nearest(v)
+	if !ok {
+		return spec.Consts{}, false
 	}
-	return 6, 12, true
+	k, err := spec.ConstsFor(r)
+	return k, err == nil
+}
+
+// abiRange is the net plugin ABI window NCCL probes at a release: the
+// release's NetABI.
+func abiRange(v spec.Version) (lo, hi int, ok bool) {
+	k, ok := releaseConsts(v)
+	if !ok || len(k.NetABI) == 0 {
+		return 0, 0, false
+	}
+	return slices.Min(k.NetABI), slices.Max(k.NetABI), true
+}
+
+// printsOpLines: the release prints the per-operation [TUNING] line at
+// NCCL_DEBUG=INFO (the tuning model's OpLine: TRACE only before 2.20.3).
+func printsOpLines(v spec.Version) bool {
+	r, ok := spec.Nearest(v)
+	if !ok {
+		return false
+	}
+	rs, err := spec.Load(r)
+	return err == nil && rs.Tuning.OpLine != tuning.OpLineTrace
 }
 
 func (d *diag) netPlugin() {
@@ -344,7 +358,7 @@ func (d *diag) gdr() {
 	ib := d.cap(spec.CapIB)
 	if c.Level < spec.LevelUsable && len(c.Blocks) > 0 && c.Blocks[0].Rule == "G-NET-GDR-1" {
 		check := []string{"nvidia-peermem (or nv_peer_mem) loaded: lsmod | grep peermem", "or DMA-BUF support (kernel >= 5.12, NCCL_DMABUF_ENABLE)"}
-		if d.l.Release != 0 && d.l.Release < spec.MakeVersion(2, 23, 4) {
+		if k, ok := releaseConsts(d.l.Release); d.l.Release != 0 && (!ok || !k.GDRPeermem) {
 			check = append(check, "NCCL "+d.l.Release.String()+" looks only for nv_peer_mem (/sys/kernel/mm/memory_peers/nv_mem*); it recognises nvidia-peermem from 2.23.4 (v2.23.4-1 src/transport/net_ib.cc ncclIbGdrSupport)")
 		}
 		sev := Warning
@@ -821,7 +835,7 @@ func (d *diag) missing() {
 	if l.Count(ncclog.KindUsingNetwork) == 0 && l.InitCompleted == 0 && l.Count(ncclog.KindChannels) == 0 {
 		*m = append(*m, "no communicator init lines (\"Using network\", \"Init COMPLETE\"): run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT")
 	}
-	if len(l.Ops) == 0 && l.Release >= spec.MakeVersion(2, 22, 0) {
+	if len(l.Ops) == 0 && printsOpLines(l.Release) {
 		*m = append(*m, "no per-operation lines: add NCCL_DEBUG_SUBSYS=TUNING (rank 0 prints \"<Func>: N Bytes -> Algo A proto P\") to see what each collective chose")
 	} else if len(l.Ops) == 0 && l.Release != 0 {
 		*m = append(*m, "no per-operation lines: NCCL "+l.Release.String()+" prints them only as TRACE (a debug build with NCCL_DEBUG=TRACE)")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 	"github.com/gatesim/gatesim/tuner"
 )
 
@@ -250,7 +251,7 @@ func DecisionLine(d *spec.Decision) string {
 	case d.Kernel == "copy-engine":
 		return "copy-engine collective (no cost table, no channel)"
 	case d.Kernel != "":
-		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, d.TimeUs)
+		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d, at most %s per block (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, spec.FormatBytes(d.CTABytes), d.TimeUs)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		s := d.Algo.String() + "/" + d.Proto.String()
 		if d.NChannels > 0 {
@@ -372,6 +373,12 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) error {
 					}
 					note += "registered over " + ch.Registered
 				}
+				if ch.Kernel != "" && ch.Err == nil {
+					if note != "" {
+						note += "; "
+					}
+					note += fmt.Sprintf("plan %d (%d ops), %s per block", ch.Plan, ch.Works, spec.FormatBytes(ch.CTABytes))
+				}
 			}
 			ap := d.Algo.String() + "/" + d.Proto.String()
 			if d.Kernel != "" {
@@ -459,7 +466,7 @@ func WriteTunerEffect(w io.Writer, rep *tuner.Report, d *spec.Decision) {
 
 func tunerCell(v float32) string {
 	switch {
-	case v == spec.TuningIgnore:
+	case v == tuning.Ignore:
 		return "IGNORE"
 	case v != v:
 		return "NaN"

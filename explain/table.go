@@ -6,6 +6,7 @@ import (
 
 	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Table is what rank 0 of a communicator logs at init (the graph
@@ -96,7 +97,7 @@ func DiffTables(a, b *spec.Comm) *TableDiff {
 	}
 	add("channel summary", a.Topo.Summary, b.Topo.Summary)
 	add("threadThresholds", a.Model.ThreadThresholdsLine(), b.Model.ThreadThresholdsLine())
-	cell := func(m *spec.TuningModel, f spec.Func, al spec.Algo, p spec.Proto) string {
+	cell := func(m *tuning.Model, f spec.Func, al spec.Algo, p spec.Proto) string {
 		if int(al) >= m.Tuning.NumAlgos {
 			return "(no " + al.String() + ")"
 		}

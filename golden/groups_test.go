@@ -69,6 +69,9 @@ func TestGroupDecisions(t *testing.T) {
 		workload{"window", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersWindow}, {Op: ag, Buffers: spec.BuffersWindow}, {Op: op(spec.AllReduce, 64<<20, spec.Int32), Buffers: spec.BuffersWindow}, {Op: ar}}, spec.Launch{}},
 		workload{"window small", []spec.GroupOp{{Op: op(spec.AllReduce, 64<<10, spec.Float32), Buffers: spec.BuffersWindow}, {Op: op(spec.AllGather, 16<<10, spec.Bfloat16), Buffers: spec.BuffersWindow}}, spec.Launch{}},
 		workload{"window -m 4", []spec.GroupOp{{Op: op(spec.AllReduce, 1<<20, spec.Bfloat16), Buffers: spec.BuffersWindow}}, spec.Launch{Agg: 4}},
+		// more window tasks of one bin than the kernel arguments hold: NCCL
+		// cuts the bin into plans (58, 56 or 55 tasks by release)
+		workload{"window -m 60", []spec.GroupOp{{Op: op(spec.AllReduce, 64<<10, spec.Float32), Buffers: spec.BuffersWindow}}, spec.Launch{Agg: 60}},
 		workload{"window alone", []spec.GroupOp{{Op: op(spec.AllGather, 16<<20, spec.Float32), Buffers: spec.BuffersWindow}}, spec.Launch{}},
 		workload{"window with AllToAll", []spec.GroupOp{{Op: op(spec.AllToAll, 1<<20, spec.Float32), Buffers: spec.BuffersWindow}, {Op: op(spec.AllReduce, 1<<20, spec.Float32), Buffers: spec.BuffersWindow}}, spec.Launch{}},
 	)
@@ -76,6 +79,7 @@ func TestGroupDecisions(t *testing.T) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# NCCL %s: each operation of a group as ncclGroupEnd plans it\n", v)
 		fmt.Fprintf(&b, "# op: func size dtype [inplace] [buffers] -> algo/proto channels lo..hi nMaxChannels nThreads [aggregate N] [registered] [by the deciding gate]\n")
+		fmt.Fprintf(&b, "# a symmetric kernel: -> kernel name lo..hi blocks nThreads cta (bytes per block) plan (0-based) args (kernel argument bytes)\n")
 		for _, m := range machines {
 			sys, err := spec.Preset(m.name, m.opt)
 			if err != nil {
@@ -96,6 +100,20 @@ func TestGroupDecisions(t *testing.T) {
 					fmt.Fprintf(&b, " ncclGroupEnd: %s", g.Err.Result)
 				}
 				b.WriteString("\n")
+				if w.launch.Agg > 8 {
+					// a long group: the [Symmetric] lines rank 0 prints
+					// and how many others, not every operation
+					other := 0
+					for _, l := range g.Lines {
+						if strings.Contains(l, "[Symmetric]") {
+							b.WriteString("  | " + l + "\n")
+						} else {
+							other++
+						}
+					}
+					fmt.Fprintf(&b, "  | and %d other line(s)\n", other)
+					continue
+				}
 				for i, d := range g.Ops {
 					o := d.Op
 					fmt.Fprintf(&b, "  %d %s %s %s", i, o.Func, spec.FormatBytes(o.Bytes()), o.DataType.Short())
@@ -115,6 +133,10 @@ func TestGroupDecisions(t *testing.T) {
 						b.WriteString(" -> p2p (send/recv tasks, outside the cost table)")
 					case d.Kernel != "" && d.NChannels > 0:
 						fmt.Fprintf(&b, " -> kernel %s %d..%d %d %d", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads)
+						if i < len(g.Choices) {
+							ch := g.Choices[i]
+							fmt.Fprintf(&b, " cta %s plan %d args %d B", spec.FormatBytes(ch.CTABytes), ch.Plan, ch.ArgsBytes)
+						}
 					case i < len(g.Choices) && g.Choices[i].SidePath != "":
 						b.WriteString(" -> " + g.Choices[i].SidePath + " (outside the cost table)")
 					default:

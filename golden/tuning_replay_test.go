@@ -33,6 +33,7 @@ import (
 	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // tuningLogFacts is what the replay takes from a log, as ncclog read it.
@@ -45,7 +46,7 @@ type tuningLogFacts struct {
 	nChannels    int
 	nvlsChannels int
 	env          map[string]string
-	matrix       *spec.EnableMatrix // the printed "Enabled NCCL Func/Proto/Algo Matrix"
+	matrix       *tuning.EnableMatrix // the printed "Enabled NCCL Func/Proto/Algo Matrix"
 	matrixAlgos  int
 	graphs       []*topo.Graph       // [GRAPH] "Pattern ..." lines, first seen first
 	table        *ncclog.TuningTable // the first printed [TUNING] table
@@ -83,7 +84,7 @@ func tuningFactsOf(l *ncclog.Log) *tuningLogFacts {
 		f.env[e.Name] = e.Value
 	}
 	if mx := l.Matrix; mx != nil {
-		f.matrix = &spec.EnableMatrix{Algo: mx.Algo, Proto: mx.Proto}
+		f.matrix = &tuning.EnableMatrix{Algo: mx.Algo, Proto: mx.Proto}
 		f.matrixAlgos = len(mx.Algos)
 	}
 	for _, g := range l.Graphs {
@@ -289,10 +290,11 @@ func replayTuningCapture(dir string) (*tuningReplayResult, error) {
 			return nil, fmt.Errorf("%s/tuning-capture.json: %v", dir, err)
 		}
 	}
-	tu, _, err := spec.TuningForRelease(v)
+	rs, err := spec.Load(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v (set \"release\" and \"edits\" in tuning-capture.json for an unmodelled release)", dir, err)
 	}
+	tu := rs.Tuning
 	for _, e := range cj.Edits {
 		if err := tu.SetPath(e.Path, e.Value); err != nil {
 			return nil, fmt.Errorf("%s/tuning-capture.json: %v", dir, err)
@@ -306,12 +308,12 @@ func replayTuningCapture(dir string) (*tuningReplayResult, error) {
 		}
 		return b
 	}
-	in := spec.TuningInput{
+	in := tuning.Input{
 		NRanks: pick(facts.nRanks, cj.NRanks), NNodes: pick(facts.nNodes, cj.NNodes),
 		LocalRanks: pick(facts.localRanks, cj.LocalRanks), MinCompCap: cj.MinCompCap, MaxCompCap: cj.MaxCompCap,
 		CUDARuntime: facts.cudaRuntime, NChannels: pick(facts.nChannels, cj.NChannels),
 		NVLSChannels: pick(facts.nvlsChannels, cj.NVLSChannels), NVSwitch: cj.NVSwitch, CollNetEnable: cj.CollNetEnable,
-		Enable: spec.DefaultEnable(),
+		Enable: tuning.DefaultEnable(),
 	}
 	in.MaxLocalRanks = in.LocalRanks
 	arch, vendor := cj.CPUArch, cj.CPUVendor
@@ -335,7 +337,7 @@ func replayTuningCapture(dir string) (*tuningReplayResult, error) {
 		}
 		in.NVSwitch = in.NVSwitch || reTuningTopoNVS.Match(topoXML)
 	}
-	in.CPUArch, in.CPUVendor = spec.TuningCPUOf(spec.CPU{Arch: arch, Vendor: vendor})
+	in.CPUArch, in.CPUVendor = tuning.CPUOf(arch, vendor)
 
 	// Graphs: the dump, else the [GRAPH] lines (ring first, then tree), else the JSON.
 	var ring, tree, chain, direct, nvls *topo.Graph
@@ -362,7 +364,7 @@ func replayTuningCapture(dir string) (*tuningReplayResult, error) {
 		}
 		ring, tree, chain, direct, nvls = get("ring"), get("tree"), get("collNetChain"), get("collNetDirect"), get("nvls")
 	}
-	in.Graphs = spec.TuningGraphs(ring, tree, chain, direct, nvls)
+	in.Graphs = tuning.Graphs(ring, tree, chain, direct, nvls)
 	if tree != nil {
 		in.MaxTreePattern = tree.Pattern
 	}
@@ -394,7 +396,7 @@ func replayTuningCapture(dir string) (*tuningReplayResult, error) {
 		in.Enable = *facts.matrix
 	}
 
-	m, err := spec.BuildTuningModel(in, tu)
+	m, err := tuning.BuildModel(in, tu)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", dir, err)
 	}
@@ -425,7 +427,7 @@ func replayTuningCapture(dir string) (*tuningReplayResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		c, err := spec.ChooseOp(m, spec.TuningOp{Op: op, NVLSOK: in.NVLSSupport, CollNetOK: in.CollNetEnable})
+		c, err := tuning.ChooseOp(m, tuning.Call{Op: op, NVLSOK: in.NVLSSupport, CollNetOK: in.CollNetEnable})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %v", dir, l, err)
 		}
@@ -451,7 +453,7 @@ func replayTuningCapture(dir string) (*tuningReplayResult, error) {
 			t = spec.Int8 // NCCL converts them to bytes before deciding
 		}
 		res.opLines += na.Count
-		c, err := spec.ChooseOp(m, spec.TuningOp{Op: spec.Op{Func: fn, Count: 1 << 18, DataType: t}, NVLSOK: in.NVLSSupport, CollNetOK: in.CollNetEnable})
+		c, err := tuning.ChooseOp(m, tuning.Call{Op: spec.Op{Func: fn, Count: 1 << 18, DataType: t}, NVLSOK: in.NVLSSupport, CollNetOK: in.CollNetEnable})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %v", dir, w, err)
 		}
@@ -567,29 +569,25 @@ func TestTuningReplayPlumbing(t *testing.T) {
 		TypeIntra: topo.PathNVL, TypeInter: topo.PathPIX, SameChannels: true}
 	tree := &topo.Graph{ID: 1, Pattern: topo.PatternBalancedTree, NChannels: 12, BwIntra: 60, BwInter: 60,
 		TypeIntra: topo.PathNVL, TypeInter: topo.PathPIX}
-	in := spec.TuningInput{NRanks: 2, NNodes: 1, MaxLocalRanks: 2, LocalRanks: 2, MinCompCap: 90, MaxCompCap: 90, NChannels: 24,
-		CPUArch: spec.TuningArchX86, CPUVendor: spec.TuningVendorIntel, Graphs: spec.TuningGraphs(ring, tree, nil, nil, nil),
-		MaxTreePattern: topo.PatternBalancedTree, NVSwitch: true, Enable: spec.DefaultEnable(), CUDARuntime: 13000}
+	in := tuning.Input{NRanks: 2, NNodes: 1, MaxLocalRanks: 2, LocalRanks: 2, MinCompCap: 90, MaxCompCap: 90, NChannels: 24,
+		CPUArch: tuning.ArchX86, CPUVendor: tuning.VendorIntel, Graphs: tuning.Graphs(ring, tree, nil, nil, nil),
+		MaxTreePattern: topo.PatternBalancedTree, NVSwitch: true, Enable: tuning.DefaultEnable(), CUDARuntime: 13000}
 	algo := "Tree"
 	in.Algo = &algo
 	for f := range spec.NumFuncs {
 		in.Enable.Algo[f] = [spec.NumAlgos]int8{}
 		in.Enable.Algo[f][spec.Tree] = 1
 	}
-	tu, _, err := spec.TuningForRelease(spec.V2_28_9)
+	m, err := tuning.BuildModel(in, spec.MustLoad(spec.V2_28_9).Tuning)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := spec.BuildTuningModel(in, tu)
-	if err != nil {
-		t.Fatal(err)
-	}
-	choose := func(f spec.Func, bytes int64) *spec.OpChoice {
+	choose := func(f spec.Func, bytes int64) *tuning.OpChoice {
 		op, err := spec.OpFromBytes(f, bytes, spec.Float32, spec.Sum, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := spec.ChooseOp(m, spec.TuningOp{Op: op})
+		c, err := tuning.ChooseOp(m, tuning.Call{Op: op})
 		if err != nil {
 			t.Fatal(err)
 		}

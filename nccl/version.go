@@ -12,8 +12,9 @@ import (
 type Version uint32
 
 // The releases gatesim knows by name. Released entries are never renumbered
-// or edited; a new release is one constant here, its delta file
-// (spec/release_2_xx_y.go) and its entry in spec's releaseList.
+// or edited. A release is modelled by its delta file (spec/release_2_xx_y.go,
+// whose Release carries the version) and its entry in spec's releaseList; a
+// constant here only names it, for code that must.
 const (
 	// V2_21_5 … V2_18_1 are the releases before the reference release,
 	// each a backward delta from the release after it (docs/releases.md).

@@ -154,6 +154,10 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 		b = append(b, `,"kernel":`...)
 		b = appendString(b, o.Kernel)
 	}
+	if o.CTABytes != 0 {
+		b = append(b, `,"cta_bytes":`...)
+		b = strconv.AppendInt(b, o.CTABytes, 10)
+	}
 	if o.Aggregate != 0 {
 		b = append(b, `,"aggregate":`...)
 		b = strconv.AppendInt(b, int64(o.Aggregate), 10)

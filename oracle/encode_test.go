@@ -19,6 +19,8 @@ func TestEncoderIsMarshal(t *testing.T) {
 		`{"id":3,"nccl":"2.22.3","system":"v100x4","op":{"coll":"sendrecv","bytes":64}}`,
 		// an AllToAll on the p2p path and one on the copy engines
 		`{"id":4,"nccl":"2.28.9","system":"h200x2","env":{"NCCL_CTA_POLICY":"2"},"group":[{"coll":"alltoall","bytes":"1MiB"},{"coll":"alltoall","bytes":"1MiB","buffers":"window"}]}`,
+		// symmetric kernels: per-block bytes
+		`{"id":5,"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":"64KiB","buffers":"window"},{"coll":"allreduce","bytes":"1MiB","buffers":"window"}]}`,
 	} {
 		lines = append(lines, []byte(g))
 	}

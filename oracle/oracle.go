@@ -105,6 +105,9 @@ type OpAnswer struct {
 	// ("AllGather_ST"; nchannels are its blocks) or "copy-engine" (a CE
 	// collective); empty on the cost-table path.
 	Kernel string `json:"kernel,omitempty"`
+	// CTABytes: with a symmetric kernel, the most bytes one of its blocks
+	// works on.
+	CTABytes int64 `json:"cta_bytes,omitempty"`
 	// Aggregate is how many operations were decided together with this one
 	// (itself included); Registered the buffer registration NCCL made.
 	Aggregate  int    `json:"aggregate,omitempty"`
@@ -733,7 +736,7 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 
 // opAnswer is one operation's entry of "ops".
 func opAnswer(d *spec.Decision) OpAnswer {
-	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Kernel: d.Kernel, P2P: d.P2P != nil}
+	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Kernel: d.Kernel, CTABytes: d.CTABytes, P2P: d.P2P != nil}
 	if d.Err != nil {
 		a.Status = "error"
 		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call}

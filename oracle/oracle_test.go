@@ -200,4 +200,19 @@ func TestGroupAnswer(t *testing.T) {
 	if e["channel_hi"] != float64(15) || e["registered"] != "IPC" {
 		t.Errorf("graph op %v", e)
 	}
+	// 60 window AllReduces of 64 KiB at 2.28.3: the kernel arguments hold
+	// 58 works, so the second piece of 2 is picked on its own (3 blocks
+	// instead of 7); cta_bytes are each piece's cells per block
+	win := `{"coll":"allreduce","bytes":"64KiB","buffers":"window"}`
+	m = decode(t, o.HandleLine([]byte(`{"nccl":"2.28.3","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0"},"group":[`+strings.TrimSuffix(strings.Repeat(win+",", 60), ",")+`]}`)))
+	ops = m["ops"].([]any)
+	for _, c := range []struct {
+		i             int
+		blocks, bytes float64
+	}{{0, 7, 531 << 10}, {57, 7, 531 << 10}, {58, 3, 43 << 10}, {59, 3, 43 << 10}} {
+		e := ops[c.i].(map[string]any)
+		if e["kernel"] != "AllReduce_RSxLD_AGxST" || e["nchannels"] != c.blocks || e["cta_bytes"] != c.bytes || e["nthreads"] != float64(512) || e["algo"] != nil {
+			t.Errorf("window op %d: %v, want %g blocks of %g bytes", c.i, e, c.blocks, c.bytes)
+		}
+	}
 }

@@ -146,6 +146,21 @@ func TestGroupChannelsCover(t *testing.T) {
 				if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi < ch.ChannelLo || ch.ChannelHi >= ch.NChannels || ch.NThreads <= 0 {
 					t.Fatalf("%s: op %d: kernel %s on channels %d..%d of %d blocks × %d threads", c, i, ch.Kernel, ch.ChannelLo, ch.ChannelHi, ch.NChannels, ch.NThreads)
 				}
+				// its plan's blocks hold the plan's bytes, one 1 KiB cell
+				// short of the fewest per block that do, and the plan's
+				// works fit the kernel arguments NCCL can pass
+				var bytes, cells int64
+				works := 0
+				for _, o := range g.Choices {
+					if o.Kernel != "" && o.Err == nil && o.Plan == ch.Plan {
+						bytes, cells, works = bytes+o.Bytes, cells+(o.Bytes+1023)/1024, works+1
+					}
+				}
+				blocks := int64(ch.NChannels)
+				if ch.CTABytes*blocks < bytes || (ch.CTABytes-1024)*blocks >= cells*1024 || ch.Works != works || ch.ArgsBytes <= 0 || ch.ArgsBytes > 4096 {
+					t.Fatalf("%s: op %d: kernel %s plan %d: %d blocks × %d bytes for %d bytes (%d cells) of %d works (recorded %d), %d bytes of arguments",
+						c, i, ch.Kernel, ch.Plan, blocks, ch.CTABytes, bytes, cells, works, ch.Works, ch.ArgsBytes)
+				}
 				continue
 			}
 			if ch.Discarded || ch.OneRank || ch.Err != nil || ch.Plan < 0 {

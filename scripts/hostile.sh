@@ -136,13 +136,13 @@ hcase() {
 }
 
 # topology and graph files
-hcase topo 2 "graph XML nchannels=65" -- topo search --xml "$CAP/topo.xml" --graph-file "$W/g65.xml"
-hcase topo 2 "graph XML nchannels=-12" -- topo search --xml "$CAP/topo.xml" --graph-file "$W/gneg.xml"
+hcase topo 2 "graph XML nchannels=65" -- topo search --topo "$CAP/topo.xml" --graph-file "$W/g65.xml"
+hcase topo 2 "graph XML nchannels=-12" -- topo search --topo "$CAP/topo.xml" --graph-file "$W/gneg.xml"
 hcase topo 2 "--nodes 2^63-1" -- topo search --preset dgx-h100 --nodes 9223372036854775807
-hcase topo 2 "topology XML with an external entity" -- topo search --xml "$W/xxe.xml"
-hcase topo 2 "topology XML billion laughs" -- topo search --xml "$W/laughs.xml"
-hcase topo 2 "topology XML nested 5000 deep" -- topo search --xml "$W/deep.xml"
-hcase topo 2 "graph file /dev/zero" -- topo search --xml "$CAP/topo.xml" --graph-file /dev/zero
+hcase topo 2 "topology XML with an external entity" -- topo search --topo "$W/xxe.xml"
+hcase topo 2 "topology XML billion laughs" -- topo search --topo "$W/laughs.xml"
+hcase topo 2 "topology XML nested 5000 deep" -- topo search --topo "$W/deep.xml"
+hcase topo 2 "graph file /dev/zero" -- topo search --topo "$CAP/topo.xml" --graph-file /dev/zero
 hcase topo 0 "--nodes 16384 (the maximum)" -- topo search --preset dgx-h100 --nodes 16384
 hcase explain 2 "NCCL_GRAPH_FILE nchannels=65" -- explain --topo "$CAP/topo.xml" --env NCCL_NVLS_ENABLE=0 --env NCCL_GRAPH_FILE="$W/g65.xml"
 hcase table 2 "NCCL_GRAPH_FILE nchannels=65" -- table --topo "$CAP/topo.xml" --env NCCL_NVLS_ENABLE=0 --env NCCL_GRAPH_FILE="$W/g65.xml"

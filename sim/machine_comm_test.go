@@ -8,7 +8,20 @@ import (
 	"github.com/gatesim/gatesim/spec"
 )
 
-func commOn(t *testing.T, preset string, nodes int, env spec.Env) (*spec.System, *spec.Comm) {
+// netSplit makes NCCL split a 2 × H200 host into two NET nodes: no P2P, no
+// SHM, and no NVLS to take the AllReduce over NVLink instead.
+var netSplit = spec.Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1", "NCCL_NVLS_ENABLE": "0"}
+
+// commCase is an NCCL 2.28.9 communicator on a preset, the machine it maps
+// onto and its layout: what every test here starts from.
+type commCase struct {
+	sys *spec.System
+	c   *spec.Comm
+	m   Machine
+	l   *algos.Layout
+}
+
+func commOn(t *testing.T, preset string, nodes int, env spec.Env) commCase {
 	t.Helper()
 	sys, err := spec.Preset(preset, spec.PresetOptions{Nodes: nodes})
 	if err != nil {
@@ -21,7 +34,50 @@ func commOn(t *testing.T, preset string, nodes int, env spec.Env) (*spec.System,
 	if c.Err != nil {
 		t.Fatalf("%s: init failed: %s", preset, c.Err.Message)
 	}
-	return sys, c
+	m, err := MachineForComm(sys, c)
+	if err != nil {
+		t.Fatalf("%s: %v", preset, err)
+	}
+	l, err := algos.LayoutFromComm(c)
+	if err != nil {
+		t.Fatalf("%s: %v", preset, err)
+	}
+	return commCase{sys, c, m, l}
+}
+
+// chosen is the schedule of NCCL's own choice for op.
+func (cc commCase) chosen(t *testing.T, op spec.Op) *algos.Schedule {
+	t.Helper()
+	d, _, err := cc.c.Select(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, sel, err := algos.FromDecision(d)
+	if err != nil {
+		t.Fatalf("%s: %v", op.Func, err)
+	}
+	return cc.build(t, o, sel)
+}
+
+func (cc commCase) build(t *testing.T, op spec.Op, sel algos.Selection) *algos.Schedule {
+	t.Helper()
+	s, err := algos.Build(op, sel, cc.l, algos.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", op.Func, err)
+	}
+	return s
+}
+
+// simulate runs s on the machine under a profile (nil: nominal).
+func (cc commCase) simulate(t *testing.T, s *algos.Schedule, prof *Profile) *Result {
+	t.Helper()
+	m := cc.m
+	m.Profile = prof
+	res, err := Simulate(s, Config{Machine: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // TestMachineForComm maps NCCL's nodes onto the machine: hosts as they are,
@@ -43,15 +99,12 @@ func TestMachineForComm(t *testing.T) {
 	}{
 		{"dgx-h100 × 2", "dgx-h100", 2, spec.Env{}, 2, 8, 8, false, true},
 		{"NVL72 rack", "gb200-nvl72", 18, spec.Env{}, 1, 72, 72, false, true},
-		{"h200x2 NET split", "h200x2", 1, spec.Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1", "NCCL_NVLS_ENABLE": "0"}, 2, 1, 1, true, true},
+		{"h200x2 NET split", "h200x2", 1, netSplit, 2, 1, 1, true, true},
 		{"h200x2 P2P level LOC", "h200x2", 1, spec.Env{"NCCL_P2P_LEVEL": "LOC", "NCCL_SHM_DISABLE": "1", "NCCL_NVLS_ENABLE": "0"}, 2, 1, 1, true, true},
 	}
 	for _, tc := range tests {
-		sys, c := commOn(t, tc.preset, tc.nodes, tc.env)
-		m, err := MachineForComm(sys, c)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		cc := commOn(t, tc.preset, tc.nodes, tc.env)
+		m, c := cc.m, cc.c
 		if m.Nodes != tc.wantNodes || m.GPUsPerNode != tc.wantGPU || m.NICs != tc.wantNICs || m.NetLoopback != tc.loopback || m.NVSwitch != tc.nvswitch {
 			t.Errorf("%s: machine %+v", tc.name, m)
 		}
@@ -61,26 +114,10 @@ func TestMachineForComm(t *testing.T) {
 		if tc.loopback && m.NICBw != GBps(1.25) {
 			t.Errorf("%s: NET at %d B/s, want NCCL's 10 Gbps default", tc.name, m.NICBw)
 		}
-		l, err := algos.LayoutFromComm(c)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
 		for _, f := range []spec.Func{spec.AllReduce, spec.SendRecv} {
-			d, _, err := c.Select(spec.Op{Func: f, Count: 1 << 20, DataType: spec.Float32, RedOp: spec.Sum})
-			if err != nil {
-				t.Fatal(err)
-			}
-			op, sel, err := algos.FromDecision(d)
-			if err != nil {
-				t.Fatalf("%s %s: %v", tc.name, f, err)
-			}
-			s, err := algos.Build(op, sel, l, algos.Options{})
-			if err != nil {
-				t.Fatalf("%s %s: %v", tc.name, f, err)
-			}
-			res, err := Simulate(s, Config{Machine: m})
-			if err != nil || res.TimeUs <= 0 {
-				t.Fatalf("%s %s: %v %v", tc.name, f, res, err)
+			res := cc.simulate(t, cc.chosen(t, spec.Op{Func: f, Count: 1 << 20, DataType: spec.Float32, RedOp: spec.Sum}), nil)
+			if res.TimeUs <= 0 {
+				t.Fatalf("%s %s: %v", tc.name, f, res)
 			}
 			if tc.loopback && res.NetBytes == 0 {
 				t.Errorf("%s %s: NCCL's NET nodes exchanged no network bytes", tc.name, f)
@@ -92,7 +129,7 @@ func TestMachineForComm(t *testing.T) {
 // TestMachineForCommRejects: NCCL nodes that do not tile the machine and a
 // fusion of hosts without MNNVL are errors.
 func TestMachineForCommRejects(t *testing.T) {
-	sys, good := commOn(t, "dgx-h100", 2, spec.Env{})
+	good := commOn(t, "dgx-h100", 2, spec.Env{})
 	for _, tc := range []struct {
 		name string
 		mut  func(c *spec.Comm)
@@ -102,12 +139,21 @@ func TestMachineForCommRejects(t *testing.T) {
 		{"wrong count", func(c *spec.Comm) { c.NNodes, c.LocalRanks, c.MaxLocalRanks = 3, []int{4, 4, 4}, 4 }, "but the machine"},
 		{"fusion without MNNVL", func(c *spec.Comm) { c.NNodes, c.LocalRanks, c.MaxLocalRanks, c.MNNVL = 1, []int{16}, 16, false }, "without an MNNVL"},
 	} {
-		c := *good
+		c := *good.c
 		tc.mut(&c)
-		if _, err := MachineForComm(sys, &c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := MachineForComm(good.sys, &c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// loopProfile is a profile that sets only the given NET loopback parameters.
+func loopProfile(params map[string]float64) *Profile {
+	p := &Profile{Schema: ProfileSchema, Name: "loop", Params: map[string]Param{}}
+	for k, v := range params {
+		p.Params[k] = Param{Value: v, Source: "nominal"}
+	}
+	return p
 }
 
 // On a host NCCL split into NET nodes, the profile's loopback rates time
@@ -117,17 +163,8 @@ func TestMachineForCommRejects(t *testing.T) {
 // rank's budget while a Broadcast (one direction) gets the per-direction
 // rate.
 func TestNetLoopbackRates(t *testing.T) {
-	sys, c := commOn(t, "h200x2", 1, spec.Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1", "NCCL_NVLS_ENABLE": "0"})
-	m, err := MachineForComm(sys, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := algos.LayoutFromComm(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof := &Profile{Schema: ProfileSchema, Name: "loop", Params: map[string]Param{
-		"transport.net.loopback.bw": {Value: 5, Source: "nominal"}, "transport.net.loopback.rank.bw": {Value: 6, Source: "nominal"}}}
+	cc := commOn(t, "h200x2", 1, netSplit)
+	prof := loopProfile(map[string]float64{"transport.net.loopback.bw": 5, "transport.net.loopback.rank.bw": 6})
 	for _, tc := range []struct {
 		f    spec.Func
 		prof *Profile
@@ -139,26 +176,8 @@ func TestNetLoopbackRates(t *testing.T) {
 		{spec.Broadcast, nil, 1.25}, // nominal: the interface speed NCCL reads
 		{spec.AllReduce, nil, 1.25},
 	} {
-		op := spec.Op{Func: tc.f, Count: 1 << 28, DataType: spec.Float32, RedOp: spec.Sum}
-		d, _, err := c.Select(op)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, sel, err := algos.FromDecision(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := algos.Build(o, sel, l, algos.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mm := m
-		mm.Profile = tc.prof
-		res, err := Simulate(s, Config{Machine: mm})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.BusBw < 0.9*tc.want || res.BusBw > tc.want {
+		s := cc.chosen(t, spec.Op{Func: tc.f, Count: 1 << 28, DataType: spec.Float32, RedOp: spec.Sum})
+		if res := cc.simulate(t, s, tc.prof); res.BusBw < 0.9*tc.want || res.BusBw > tc.want {
 			t.Errorf("%s, profile %s: busbw %.2f GB/s, want about %.2f", tc.f, tc.prof.Short(), res.BusBw, tc.want)
 		}
 	}
@@ -166,58 +185,23 @@ func TestNetLoopbackRates(t *testing.T) {
 
 // transport.net.loopback.lat adds its latency to every NET step on a host
 // split into NET nodes: an 8-byte Ring AllReduce on two such nodes crosses
-// the network twice in a row (reduce, then gather).
+// the network twice in a row (reduce, then gather). On NVLink (no split)
+// the parameter does nothing.
 func TestNetLoopbackLatency(t *testing.T) {
-	sys, c := commOn(t, "h200x2", 1, spec.Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1", "NCCL_NVLS_ENABLE": "0"})
-	m, err := MachineForComm(sys, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := algos.LayoutFromComm(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: 2, DataType: spec.Float32, RedOp: spec.Sum}, algos.Selection{Algo: spec.Ring, Proto: spec.LL, NChannels: 1}, l, algos.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var times [2]Time
-	for i, lat := range []float64{0, 10} {
-		mm := m
-		mm.Profile = &Profile{Schema: ProfileSchema, Name: "loop", Params: map[string]Param{"transport.net.loopback.lat": {Value: lat, Source: "nominal"}}}
-		res, err := Simulate(s, Config{Machine: mm})
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		env  spec.Env
+		want Time // what 10 µs per NET step adds
+	}{
+		{"two NET nodes", netSplit, FromMicros(20)},
+		{"NVLink", spec.Env{"NCCL_NVLS_ENABLE": "0"}, 0},
+	} {
+		cc := commOn(t, "h200x2", 1, tc.env)
+		s := cc.build(t, spec.Op{Func: spec.AllReduce, Count: 2, DataType: spec.Float32, RedOp: spec.Sum}, algos.Selection{Algo: spec.Ring, Proto: spec.LL, NChannels: 1})
+		t0 := cc.simulate(t, s, loopProfile(map[string]float64{"transport.net.loopback.lat": 0})).Time
+		t10 := cc.simulate(t, s, loopProfile(map[string]float64{"transport.net.loopback.lat": 10})).Time
+		if d := t10 - t0; d != tc.want {
+			t.Errorf("%s: 10 µs per NET step added %v to an 8-byte Ring AllReduce, want %v", tc.name, d, tc.want)
 		}
-		times[i] = res.Time
-	}
-	if d := times[1] - times[0]; d != FromMicros(20) {
-		t.Errorf("10 µs per NET step added %v to an 8-byte AllReduce on two NET nodes, want 20 µs (two steps)", d)
-	}
-	// on NVLink (no split) the parameter does nothing
-	sys2, c2 := commOn(t, "h200x2", 1, spec.Env{"NCCL_NVLS_ENABLE": "0"})
-	m2, err := MachineForComm(sys2, c2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l2, err := algos.LayoutFromComm(c2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: 2, DataType: spec.Float32, RedOp: spec.Sum}, algos.Selection{Algo: spec.Ring, Proto: spec.LL, NChannels: 1}, l2, algos.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, lat := range []float64{0, 10} {
-		mm := m2
-		mm.Profile = &Profile{Schema: ProfileSchema, Name: "loop", Params: map[string]Param{"transport.net.loopback.lat": {Value: lat, Source: "nominal"}}}
-		res, err := Simulate(s2, Config{Machine: mm})
-		if err != nil {
-			t.Fatal(err)
-		}
-		times[i] = res.Time
-	}
-	if times[0] != times[1] {
-		t.Errorf("the loopback latency changed an NVLink AllReduce: %v -> %v", times[0], times[1])
 	}
 }

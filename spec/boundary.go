@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // What changes between two modelled releases, and which requests can see it.
@@ -96,6 +98,16 @@ var valueReaders = map[string][]RuleID{
 	"RingBackup":             {"G-SEL-PICK-1"},
 	"param.NCCL_PAT_ENABLE":  {"G-PAT-1"},
 	"param.NCCL_LL128_C2C":   {"G-TUNE-PROTO-1"},
+	// the schedule facts: no gate reads them (algos does)
+	"NVLSLastChunkAlign":     {},
+	"P2PChannelBaseReversed": {},
+	"P2PGroupSchedule":       {},
+	"P2PBatchEpoch":          {},
+	"P2PMaxHalved":           {},
+	"P2PHalveOneNodeOnly":    {},
+	"SimpleBuffSizeARM":      {},
+	// read by diagnose only
+	"GDRPeermem": {},
 }
 
 // costTableRules read the tuning model's cells.
@@ -176,7 +188,7 @@ func valueDiff(a, b *Ruleset) []string {
 			out = append(out, "topo."+name)
 		}
 	}
-	for _, c := range TuningDiff(a.Tuning, b.Tuning) {
+	for _, c := range tuning.Diff(a.Tuning, b.Tuning) {
 		out = append(out, "tuning."+c.Path)
 	}
 	return out

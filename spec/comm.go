@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Comm is a communicator as NCCL's init leaves it: the network in use, the
@@ -56,7 +57,7 @@ type Comm struct {
 	// agreed, channel counts, the [GRAPH] lines. Nil when init failed first.
 	Topo *topo.Result `json:"-"`
 	// Model is the tuning model (G-TUNE-TABLE-1); nil when init failed.
-	Model *TuningModel `json:"-"`
+	Model *tuning.Model `json:"-"`
 
 	// Graphs are the searched graphs after the consensus across ranks.
 	Graphs Graphs
@@ -70,7 +71,7 @@ type Comm struct {
 	// UserEnable is the matrix NCCL_ALGO/NCCL_PROTO leave; Enabled is the
 	// model's final per (function, algorithm, protocol) eligibility at init
 	// (bandwidth non-zero), with the rule that zeroed each cell.
-	UserEnable EnableMatrix
+	UserEnable tuning.EnableMatrix
 	Enabled    [NumFuncs][NumAlgos][NumProtos]bool
 	ZeroedBy   [NumFuncs][NumAlgos][NumProtos]RuleID
 	// RingBackup[f][p] is 2.22.3's saved Ring availability used as a
@@ -78,7 +79,7 @@ type Comm struct {
 	RingBackup [NumFuncs][NumProtos]bool
 	PATEnable  bool
 
-	Tuner     *TunerBehaviour
+	Tuner     *tuning.TunerBehaviour
 	TunerPath string
 	TunerABI  int
 

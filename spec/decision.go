@@ -78,6 +78,9 @@ type Decision struct {
 	// (G-SEL-SIDE-1): a symmetric kernel's name (NChannels its blocks,
 	// NThreads its threads, TimeUs NCCL's estimate) or "copy-engine".
 	Kernel string `json:"kernel,omitempty"`
+	// CTABytes is the most bytes one block of the symmetric kernel works
+	// on (its plan's cells per channel; 2.27: the even share).
+	CTABytes int64 `json:"cta_bytes,omitempty"`
 	// Part is the channel split a group plan gave the operation
 	// (scheduleCollTasksToPlan beside others); nil when the operation is
 	// planned alone, or on CollNet, whose channels all walk the buffer.

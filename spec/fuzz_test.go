@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 func TestParseAlgoProtoGrammar(t *testing.T) {
@@ -11,28 +13,28 @@ func TestParseAlgoProtoGrammar(t *testing.T) {
 		algo    string
 		perFunc bool
 		warn    string // substring; "" = accepted
-		check   func(EnableMatrix) bool
+		check   func(tuning.EnableMatrix) bool
 	}{
-		{"Ring", true, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Ring] == 1 && m.Algo[AllReduce][Tree] == 0 }},
-		{"^Ring", true, "", func(m EnableMatrix) bool { return m.Algo[AllGather][Ring] == 0 && m.Algo[AllGather][NVLS] == 1 }},
-		{"allreduce:tree;allgather:ring", true, "", func(m EnableMatrix) bool {
+		{"Ring", true, "", func(m tuning.EnableMatrix) bool { return m.Algo[AllReduce][Ring] == 1 && m.Algo[AllReduce][Tree] == 0 }},
+		{"^Ring", true, "", func(m tuning.EnableMatrix) bool { return m.Algo[AllGather][Ring] == 0 && m.Algo[AllGather][NVLS] == 1 }},
+		{"allreduce:tree;allgather:ring", true, "", func(m tuning.EnableMatrix) bool {
 			return m.Algo[AllReduce][Tree] == 1 && m.Algo[AllReduce][Ring] == 0 && m.Algo[AllGather][Ring] == 1 &&
 				m.Algo[AllGather][NVLS] == 0 && m.Algo[Broadcast][NVLS] == 1
 		}},
-		{"tree;allgather:ring", true, "", func(m EnableMatrix) bool {
+		{"tree;allgather:ring", true, "", func(m tuning.EnableMatrix) bool {
 			return m.Algo[AllReduce][Tree] == 1 && m.Algo[AllGather][Ring] == 1 && m.Algo[AllGather][Tree] == 0
 		}},
-		{"allreduce:tree:ring", true, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Tree] == 1 && m.Algo[AllReduce][Ring] == 0 }},
-		{"", true, "", func(m EnableMatrix) bool { return m == DefaultEnable() }},
-		{"RING,tree", true, "", func(m EnableMatrix) bool { return m.Algo[Reduce][Ring] == 1 && m.Algo[Reduce][Tree] == 1 }},
+		{"allreduce:tree:ring", true, "", func(m tuning.EnableMatrix) bool { return m.Algo[AllReduce][Tree] == 1 && m.Algo[AllReduce][Ring] == 0 }},
+		{"", true, "", func(m tuning.EnableMatrix) bool { return m == tuning.DefaultEnable() }},
+		{"RING,tree", true, "", func(m tuning.EnableMatrix) bool { return m.Algo[Reduce][Ring] == 1 && m.Algo[Reduce][Tree] == 1 }},
 		{"Ring, Tree", true, `Unrecognized element token " Tree"`, nil},
 		{"allreduce:tree;ring", true, "All entries except the first must have a prefix", nil},
 		{";ring", true, "All entries except the first must have a prefix", nil},
 		{"sendrecv:ring", true, `Unrecognized prefix token "sendrecv"`, nil},
-		{"Ring, Tree", false, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Ring] == 1 && m.Algo[AllReduce][Tree] == 0 }},
-		{"", false, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Ring] == 0 && m.Algo[AllReduce][Tree] == 0 }},
-		{"allreduce:tree", false, "", func(m EnableMatrix) bool { return m.Algo[AllReduce][Tree] == 0 && m.Algo[AllReduce][Ring] == 0 }},
-		{"^nvls,collnetdirect", false, "", func(m EnableMatrix) bool {
+		{"Ring, Tree", false, "", func(m tuning.EnableMatrix) bool { return m.Algo[AllReduce][Ring] == 1 && m.Algo[AllReduce][Tree] == 0 }},
+		{"", false, "", func(m tuning.EnableMatrix) bool { return m.Algo[AllReduce][Ring] == 0 && m.Algo[AllReduce][Tree] == 0 }},
+		{"allreduce:tree", false, "", func(m tuning.EnableMatrix) bool { return m.Algo[AllReduce][Tree] == 0 && m.Algo[AllReduce][Ring] == 0 }},
+		{"^nvls,collnetdirect", false, "", func(m tuning.EnableMatrix) bool {
 			return m.Algo[AllReduce][NVLS] == 0 && m.Algo[AllReduce][CollNetDirect] == 0 && m.Algo[AllReduce][Ring] == 1
 		}},
 	}

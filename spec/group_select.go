@@ -131,7 +131,9 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			if ch.Kernel != "" {
 				d.Kernel = ch.Kernel
 				d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, float64(ch.TimeUs)
-				why = fmt.Sprintf("window buffers: symmetric kernel %s on %d blocks of %d threads, channels %d..%d (est. %.1f µs)", ch.Kernel, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.TimeUs)
+				d.CTABytes = ch.CTABytes
+				why = fmt.Sprintf("window buffers: symmetric kernel %s on %d blocks of %d threads, channels %d..%d, at most %d bytes per block; plan %d of %d tasks in %d bytes of kernel arguments (est. %.1f µs)",
+					ch.Kernel, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.CTABytes, ch.Plan, ch.Works, ch.ArgsBytes, ch.TimeUs)
 			}
 			if ch.Err != nil {
 				d.Err, d.Kernel, why = ch.Err, "", "window buffers: "+ch.Err.Message
@@ -148,7 +150,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			continue
 		}
 		if all[i].Buffers == BuffersWindow {
-			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: c.noSymmetricPath(len(all))})
+			why := c.noSymmetricPath(len(all))
+			if ch.SymFallback != "" {
+				why = "window buffers: " + ch.SymFallback + ": NCCL falls back to the cost table"
+			}
+			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: why})
 		}
 		ctaPol := ch.DecidedBy == TuningRuleCTAPolicy
 		lone := len(all) == 1 && ch.Registered == "" && !ctaPol

@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // The init-time model (ncclTopoTuneModel and ncclTopoInitTunerConstants):
@@ -116,8 +118,8 @@ func parseList28(str string, names []string, matrix [][]int8) error {
 // ParseAlgoProto applies NCCL_ALGO and NCCL_PROTO with a release's grammar
 // (perFunction: 2.24+) and returns the matrix, the log lines, and the WARN
 // text when the value is rejected (2.24+ only).
-func ParseAlgoProto(env Env, perFunction bool, nAlgos int) (m EnableMatrix, logs []string, warn string) {
-	m = DefaultEnable()
+func ParseAlgoProto(env Env, perFunction bool, nAlgos int) (m tuning.EnableMatrix, logs []string, warn string) {
+	m = tuning.DefaultEnable()
 	algoNames := algoNames[:nAlgos]
 	protoS, protoSet := env.Lookup("NCCL_PROTO")
 	algoS, algoSet := env.Lookup("NCCL_ALGO")
@@ -169,7 +171,7 @@ func ParseAlgoProto(env Env, perFunction bool, nAlgos int) (m EnableMatrix, logs
 
 // formatEnableMatrix prints the 2.24+ matrix as ncclTopoInitTunerConstants
 // does (the text starts with a newline and fits NCCL's 1 KiB buffer).
-func formatEnableMatrix(m EnableMatrix, nAlgos int) string {
+func formatEnableMatrix(m tuning.EnableMatrix, nAlgos int) string {
 	var b strings.Builder
 	b.WriteString("\n     Function | ")
 	for p := range NumProtos {
@@ -228,7 +230,7 @@ func algoParse(id RuleID, ref Ref, doc string, perFunction bool, logs []string) 
 }
 
 // describeEnable summarises a user matrix in one line.
-func describeEnable(m EnableMatrix, nA int) string {
+func describeEnable(m tuning.EnableMatrix, nA int) string {
 	row := func(f int) string {
 		var on []string
 		for a := range nA {
@@ -808,7 +810,7 @@ var modelDone = &Rule{
 	init: func(r *initRun) {
 		c := r.comm
 		cs := r.cells()
-		m, err := BuildTuningModel(r.tuningInput(), r.rs.Tuning)
+		m, err := tuning.BuildModel(r.tuningInput(), r.rs.Tuning)
 		if err != nil {
 			r.err = fmt.Errorf("tuning model: %w", err)
 			r.emit(Verdict{Outcome: Fail, Why: "the tuning model could not be built: " + err.Error()})
@@ -886,11 +888,11 @@ var modelDone = &Rule{
 }
 
 // tuningInput is what ncclTopoTuneModel reads of the communicator.
-func (r *initRun) tuningInput() TuningInput {
+func (r *initRun) tuningInput() tuning.Input {
 	c := r.comm
 	res := c.Topo
 	env := r.env
-	in := TuningInput{
+	in := tuning.Input{
 		NRanks: c.NRanks, NNodes: c.NNodes, MaxLocalRanks: c.MaxLocalRanks,
 		MinCompCap: res.MinCompCap, MaxCompCap: res.MaxCompCap,
 		Graphs: res.AlgoGraphs(), MaxTreePattern: res.MaxTreePattern,
@@ -909,7 +911,8 @@ func (r *initRun) tuningInput() TuningInput {
 	if c.Tuner != nil {
 		in.TunerConstants = c.Tuner.Constants
 	}
-	in.CPUArch, in.CPUVendor = TuningCPUOf(c.System.Nodes[0].CPU)
+	cpu := c.System.Nodes[0].CPU
+	in.CPUArch, in.CPUVendor = tuning.CPUOf(cpu.Arch, cpu.Vendor)
 	if ch := r.nodes[0].chosen; ch != nil && ch.external != nil && ch.external.Net != nil {
 		in.NetDeviceUnpack = ch.external.Net.DeviceType == "unpack"
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Layers 1 and 2: plugin library discovery and ABI symbol acceptance.
@@ -733,7 +735,7 @@ func tunerInit(ref Ref, doc string) *Rule {
 			}
 			t := s.tunerLib.Tuner
 			if t == nil {
-				t = &TunerBehaviour{Name: s.tunerLib.Base()}
+				t = &tuning.TunerBehaviour{Name: s.tunerLib.Base()}
 			}
 			if t.InitError != "" {
 				r.emit(Verdict{Outcome: Fail, Why: "tuner init failed (" + t.InitError + "): communicator init fails", Log: t.InitLog})

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Release is one modelled NCCL release as one value: its identity and every
@@ -34,7 +35,7 @@ type Release struct {
 	// they are unchanged.
 	Topo func(*topo.Params)
 	// Tuning changes the tuning model's constants; nil when unchanged.
-	Tuning func(*Tuning) ([]TuningChange, error)
+	Tuning func(*tuning.Consts) ([]tuning.Change, error)
 	// Unchanged says, for a release whose changelog against the release
 	// before it is empty, what its tag changed instead and why no gate,
 	// constant or rule follows from it; empty for every release with a
@@ -119,7 +120,7 @@ func (rel Release) build(prev *Ruleset, base bool) (*Ruleset, error) {
 		rel.Consts(rs)
 	}
 	if base {
-		rs.Tuning = &Tuning{}
+		rs.Tuning = &tuning.Consts{}
 		if rel.Topo != nil {
 			rel.Topo(&rs.TopoParams)
 		}

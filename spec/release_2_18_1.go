@@ -76,8 +76,15 @@ var collNetLocal181 = &Rule{
 var release2_18_1 = Release{
 	Version: V2_18_1,
 	Tag:     tag2181,
+	Consts:  consts2_18_1,
 	Tuning:  tuningBack2_18_1,
 	Rules:   back2_18_1,
+}
+
+// consts2_18_1: scheduleP2pTasksToPlan halves the p2p channels on any
+// number of nodes (2.18.3: one node only).
+func consts2_18_1(rs *Ruleset) {
+	rs.SetConst("P2PHalveOneNodeOnly", false, Ref{Tag: tag2181, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"})
 }
 
 func tuningBack2_18_1(t *Tuning) ([]TuningChange, error) {

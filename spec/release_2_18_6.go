@@ -173,6 +173,7 @@ func consts2_18_6(rs *Ruleset) {
 	rs.SetConst("NetABI", []int{6, 5, 4}, ref2186("src/net.cc", "ncclNetPluginInit"))
 	rs.SetConst("TunerABI", []int{}, ref2186("src/misc/tuner.cc", "ncclLoadTunerPlugin"))
 	rs.SetConst("RingBackup", false, ref2186("src/enqueue.cc", "getAlgoInfo"))
+	rs.SetConst("SimpleBuffSizeARM", 1<<20, ref2186("src/init.cc", "computeBuffSizes"))
 }
 
 func tuningBack2_18_6(t *Tuning) ([]TuningChange, error) {

@@ -86,6 +86,8 @@ var release2_19_4 = Release{
 func consts2_19_4(rs *Ruleset) {
 	rs.SetConst("NetABI", []int{7, 6, 5}, ref2194("src/net.cc", "ncclNetPluginLoad"))
 	rs.DropParam("NCCL_MNNVL", ref2194("src/init.cc", "initTransportsRank"))
+	rs.SetConst("P2PMaxHalved", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
+	rs.SetConst("P2PHalveOneNodeOnly", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 }
 
 func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {

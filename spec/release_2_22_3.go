@@ -91,8 +91,9 @@ func consts2_22_3(rs *Ruleset) {
 		MaxChannels:    32,
 		MaxDirectArity: 7,
 		// NVLS channels come from NCCL_NVLS_NCHANNELS (default 16).
-		NVLSChannelsSM90: 16,
-		RingBackup:       true,
+		NVLSChannelsSM90:   16,
+		RingBackup:         true,
+		NVLSLastChunkAlign: 16,
 		IntParams: map[string]int64{
 			"NCCL_NVLS_ENABLE":            2,
 			"NCCL_NVLS_NCHANNELS":         16,

@@ -80,6 +80,8 @@ var release2_23_4 = Release{
 
 func consts2_23_4(rs *Ruleset) {
 	rs.SetConst("HasPAT", true, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "ncclPatEnable"})
+	rs.SetConst("GDRPeermem", true, Ref{Tag: tag234, File: "src/transport/net_ib.cc", Func: "ncclIbGdrSupport"})
+	rs.SetConst("NVLSLastChunkAlign", 16384, Ref{Tag: tag234, File: "src/device/all_reduce.h", Func: "RunWorkColl<ncclFuncAllReduce, NCCL_ALGO_NVLS>"})
 	rs.SetParamDefault("NCCL_PAT_ENABLE", 2, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "PatEnable"})
 }
 

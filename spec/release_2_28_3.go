@@ -81,6 +81,7 @@ func consts2_28_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{11, 10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
 	rs.SetConst("TunerABI", []int{5, 4, 3, 2}, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"))
+	rs.SetConst("P2PChannelBaseReversed", true, ref("src/include/channel.h", "ncclP2pChannelBaseForRound"))
 }
 
 // tuningApply2_28_3 turns the 2.27.7 model into NCCL 2.28.3's (tag
@@ -129,6 +130,11 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PruneCollNetChainArity, true, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.NVLSMultiNodeMinChannels, true, enqueueCC, "topoGetAlgoInfo")
 	tuningSet(d, &t.SymGrouped, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	// the header holds ncclSymkDevComm (an 88-byte ncclDevComm and the
+	// LL all-to-all handle) and nMaxChannels
+	tuningSet(d, &t.SymArgsBytes, 112, symKernelsH, "struct ncclSymkDevWorkArgs")
+	tuningSet(d, &t.SymWorkBytes, 64, symKernelsH, "struct ncclSymkDevWork")
+	tuningSet(d, &t.SymRangeBytes, 4, symKernelsH, "struct ncclSymkChannelWorkRange")
 	tuningSet(d, &t.CECollectives, true, "src/ce_coll.cc", "ncclCeImplemented")
 	return d.changes, tuningJoinErrs(d.errs)
 }

@@ -100,6 +100,8 @@ var release2_28_7 = Release{
 
 func consts2_28_7(rs *Ruleset) {
 	rs.SetConst("EnvABI", []int{1}, Ref{Tag: tag287, File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"})
+	rs.SetConst("P2PGroupSchedule", true, Ref{Tag: tag287, File: "src/init.cc", Func: "initTransportsRank"})
+	rs.SetConst("P2PBatchEpoch", true, Ref{Tag: tag287, File: "src/enqueue.cc", Func: "addWorkBatchToPlan"})
 }
 
 // tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow
@@ -107,6 +109,9 @@ func consts2_28_7(rs *Ruleset) {
 func tuningApply2_28_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag287}
 	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 34.6, tuningCC, "ncclTunerConstantsDefaults")
+	// ncclDevComm gains the GIN barrier, contexts and signal fields (88 → 200
+	// bytes): a bin holds 56 symmetric tasks instead of 58
+	tuningSet(d, &t.SymArgsBytes, 224, symKernelsH, "struct ncclSymkDevWorkArgs")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

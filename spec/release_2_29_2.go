@@ -39,12 +39,14 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.CEAllGatherSM100, true, enqueueCC, "taskAppend")
 	tuningSet(d, &t.SymCEThreshold, 8<<20, enqueueCC, "SymCeThreshold")
 	tuningSet(d, &t.AllGatherV, true, enqueueCC, "ncclPrepareTasks")
+	tuningSet(d, &t.SymFallback, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	tuningSet(d, &t.SymLLLegacy, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
 var sideRule29 = &Rule{
 	ID: "G-SEL-SIDE-1", Layer: LayerSelect, Title: "paths that bypass the cost table",
-	Doc:   `Copy-engine collectives when the CTA policy has the ZERO bit and ncclCeAvailable holds (implemented for the function, one node, symmetric support, the receive buffer in a symmetric window); otherwise an AllGather into a symmetric window of more than NCCL_SYM_CE_THRESHOLD (8 Mi) elements also goes to the copy engines on an sm100+ node whose GPUs are all NVLink peers. Then symmetric kernels (buffers in symmetric windows with a kernel available). Broadcasts of one group from two roots or more (NCCL_ALLGATHERV_ENABLE, default 1) are queued per root and run as one AllGatherV (ncclScheduleBcastTasksToPlan) without the cost table; from one root they go back to the sorter. Other ordinary buffers always go through the cost table.`,
+	Doc:   `Copy-engine collectives when the CTA policy has the ZERO bit and ncclCeAvailable holds (implemented for the function, one node, symmetric support, the receive buffer in a symmetric window); otherwise an AllGather into a symmetric window of more than NCCL_SYM_CE_THRESHOLD (8 Mi) elements also goes to the copy engines on an sm100+ node whose GPUs are all NVLink peers. Then symmetric kernels (buffers in symmetric windows with a kernel available); a piece of a bin no kernel can run now goes back to the cost table instead of failing the group, and in 2.29.2 and 2.29.3 an LL kernel NCCL_SYM_KERNEL did not force is kept only when the cost table alone would run the piece's first operation with LL. Broadcasts of one group from two roots or more (NCCL_ALLGATHERV_ENABLE, default 1) are queued per root and run as one AllGatherV (ncclScheduleBcastTasksToPlan) without the cost table; from one root they go back to the sorter. Other ordinary buffers always go through the cost table.`,
 	Ref:   Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "taskAppend"},
 	Logs:  sideRule.Logs,
 	perOp: sideRule.perOp,

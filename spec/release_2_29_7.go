@@ -22,5 +22,9 @@ func tuningApply2_29_7(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN1], 40.0, tuningCC, defaults)
 	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN2], 40.0, tuningCC, defaults)
 	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN4], 40.0, tuningCC, defaults)
+	// ncclSymkDevComm gains the GIN outbox, counter and rail inbox, the
+	// header maxDynamicSmem: 55 symmetric tasks per bin
+	tuningSet(d, &t.SymArgsBytes, 288, symKernelsH, "struct ncclSymkDevWorkArgs")
+	tuningSet(d, &t.SymLLLegacy, false, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	return d.changes, tuningJoinErrs(d.errs)
 }

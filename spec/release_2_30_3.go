@@ -30,6 +30,10 @@ func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.LL128Rule, TuningLL128C2CMixed, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.NoAlgo, TuningNoAlgoR30, enqueueCC, "topoGetAlgoInfo")
 	tuningSet(d, &t.TunerChunkSize, true, enqueueCC, "calcCollChunking")
+	// ncclDevComm gains its version header and the hybrid/world GIN
+	// barriers (240 bytes); still 55 symmetric tasks per bin (2.30.4 and
+	// 2.30.7 reshape the fields at the same size)
+	tuningSet(d, &t.SymArgsBytes, 304, symKernelsH, "struct ncclSymkDevWorkArgs")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

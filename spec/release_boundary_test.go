@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // boundaryRequests is a fixed request set: the three NVLS functions over
@@ -145,8 +147,8 @@ func TestCopyEngineAllGatherSM100(t *testing.T) {
 		if err != nil || c.Err != nil || c.Model == nil {
 			t.Fatal(err, c.Err)
 		}
-		o := TuningOp{Op: Op{Func: AllGather, Count: tc.count, DataType: Float32}, Buffers: BuffersWindow}
-		ch, err := ChooseOp(c.Model, o)
+		o := tuning.Call{Op: Op{Func: AllGather, Count: tc.count, DataType: Float32}, Buffers: BuffersWindow}
+		ch, err := tuning.ChooseOp(c.Model, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Rule is one gate of NCCL's chain, written as a value (x/tools' Analyzer
@@ -112,7 +113,7 @@ type Ruleset struct {
 	// tuning model's constants; the deltas change them through TopoDelta
 	// and TuningDelta, which record every changed field.
 	TopoParams topo.Params
-	Tuning     *Tuning
+	Tuning     *tuning.Consts
 	// Changes is this release's delta against the previous one (empty for
 	// the base release).
 	Changes []Change
@@ -151,6 +152,43 @@ type Consts struct {
 	// IntParams are the compiled defaults of the integer NCCL_PARAMs the
 	// gates read, by variable name.
 	IntParams map[string]int64
+
+	// The schedule facts no gate reads; algos builds its schedules from
+	// them (algos.Params).
+
+	// NVLSLastChunkAlign is the byte alignment of the last (shrunk) chunk
+	// of a one-node NVLS AllReduce loop: 16 in 2.22.3, 16 KiB from 2.23.4
+	// (src/device/all_reduce.h, the NVLS runWorkColl's lastChunkSize).
+	NVLSLastChunkAlign int
+	// P2PChannelBaseReversed: the channel of a p2p round's first part is
+	// the round's base with its low log2(p2pnChannels) bits reversed
+	// (2.28.3+, src/include/channel.h ncclP2pChannelBaseForRound).
+	P2PChannelBaseReversed bool
+	// P2PGroupSchedule: the p2p schedule walks groups of
+	// NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks and the channel base counts
+	// rounds in groups (2.28.7+, src/init.cc initTransportsRank p2pSchedule).
+	P2PGroupSchedule bool
+	// P2PBatchEpoch: a p2p work batch holds only rounds of one epoch of
+	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7+, src/enqueue.cc
+	// addWorkBatchToPlan).
+	P2PBatchEpoch bool
+	// P2PMaxHalved: scheduleP2pTasksToPlan also halves nChannelsMax while
+	// nChannelsMax × nRanks > 4 × p2pnChannels (up to 2.19.4); from 2.20.3
+	// only nChannelsMin is halved (src/enqueue.cc).
+	P2PMaxHalved bool
+	// P2PHalveOneNodeOnly: both p2p halvings apply on one node only
+	// (2.18.3–2.19.4, src/enqueue.cc scheduleP2pTasksToPlan).
+	P2PHalveOneNodeOnly bool
+	// SimpleBuffSizeARM is DEFAULT_BUFFSIZE_ARM, the Simple buffer when the
+	// CPU is ARM (1 MiB up to 2.18.6; 0 from 2.19.1: 4 MiB everywhere)
+	// (src/init.cc computeBuffSizes).
+	SimpleBuffSizeARM int
+
+	// GDRPeermem: the IB transport recognises the nvidia-peermem module
+	// (/sys/module/nvidia_peermem) as well as nv_peer_mem (2.23.4+,
+	// src/transport/net_ib.cc ncclIbGdrSupport). No gate reads it; diagnose
+	// names it when GPUDirect RDMA is off.
+	GDRPeermem bool
 }
 
 // Rule returns the rule with the given ID.
@@ -338,7 +376,7 @@ func (rs *Ruleset) TopoDelta(apply func(*topo.Params), tag, note string) {
 // TuningDelta applies a release's change to the tuning model's constants
 // (tuningApply2_28_3, ...) and records each change as "tuning.<path>"; an
 // error of the delta fails the release's build.
-func (rs *Ruleset) TuningDelta(apply func(*Tuning) ([]TuningChange, error)) {
+func (rs *Ruleset) TuningDelta(apply func(*tuning.Consts) ([]tuning.Change, error)) {
 	changes, err := apply(rs.Tuning)
 	if err != nil {
 		rs.errs = append(rs.errs, err)

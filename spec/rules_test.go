@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // ruleCase drives one rule to one outcome: a preset (possibly changed), an
@@ -63,7 +65,7 @@ var netOnly = Library{Path: "/opt/net/libnccl-net-netonly.so", InLoaderPath: tru
 	Net: &NetBackend{Name: "NetOnly", Devices: 2}}
 
 var tunerLibrary = Library{Path: "/opt/tuner/libnccl-tuner.so", InLoaderPath: true, TunerSymbols: []int{2, 3, 4, 5},
-	Tuner: &TunerBehaviour{Name: "example", Rules: []TunerRule{{Func: "allreduce", MinBytes: 0, MaxBytes: 1 << 30, Algo: "Ring", Proto: "Simple", Cost: 0}}}}
+	Tuner: &tuning.TunerBehaviour{Name: "example", Rules: []tuning.TunerRule{{Func: "allreduce", MinBytes: 0, MaxBytes: 1 << 30, Algo: "Ring", Proto: "Simple", Cost: 0}}}}
 
 var ruleCases = []ruleCase{
 	// Layer 0.
@@ -243,15 +245,15 @@ var ruleCases = []ruleCase{
 		mutate: withLib(Library{Path: "/opt/tuner/libnccl-tuner.so", InLoaderPath: true}), want: Fail},
 	{name: "tuner init", rule: "G-TUNER-INIT-1", releases: all, preset: "v100x4", mutate: withLib(tunerLibrary), want: Pass},
 	{name: "tuner init fails", rule: "G-TUNER-INIT-1", releases: all, preset: "v100x4",
-		mutate: withLib(Library{Path: "/opt/tuner/libnccl-tuner.so", InLoaderPath: true, TunerSymbols: []int{3}, Tuner: &TunerBehaviour{Name: "broken", InitError: "no config"}}), want: Fail},
+		mutate: withLib(Library{Path: "/opt/tuner/libnccl-tuner.so", InLoaderPath: true, TunerSymbols: []int{3}, Tuner: &tuning.TunerBehaviour{Name: "broken", InitError: "no config"}}), want: Fail},
 
 	// Per operation.
 	{name: "CollNet supports float sum", rule: "G-SEL-OPSUP-1", releases: all, preset: "dgx-h100", opts: PresetOptions{SHARP: true, Nodes: 2}, env: Env{"NCCL_COLLNET_ENABLE": "1"},
 		op: arOp(1 << 20), want: Pass},
 	{name: "tuner forces a cell", rule: "G-TUNER-CALL-1", releases: all, preset: "v100x4", mutate: withLib(tunerLibrary), op: arOp(1 << 20), want: Pass},
 	{name: "tuner un-ignores a cell", rule: "G-TUNER-CALL-1", releases: all, preset: "v100x4",
-		mutate: withLib(Library{Path: "/opt/tuner/libnccl-tuner.so", InLoaderPath: true, TunerSymbols: []int{3}, Tuner: &TunerBehaviour{Name: "rogue",
-			Rules: []TunerRule{{Func: "allreduce", Algo: "NVLS", Proto: "Simple", Cost: 0}}}}), op: arOp(1 << 20), want: Fail, whyHas: "does not re-validate"},
+		mutate: withLib(Library{Path: "/opt/tuner/libnccl-tuner.so", InLoaderPath: true, TunerSymbols: []int{3}, Tuner: &tuning.TunerBehaviour{Name: "rogue",
+			Rules: []tuning.TunerRule{{Func: "allreduce", Algo: "NVLS", Proto: "Simple", Cost: 0}}}}), op: arOp(1 << 20), want: Fail, whyHas: "does not re-validate"},
 	{name: "one legal cell", rule: "G-SEL-PICK-1", releases: all, preset: "v100x4", env: Env{"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"}, op: arOp(1 << 20), want: Pass},
 	{name: "nothing to pick", rule: "G-SEL-PICK-1", releases: r28, preset: "v100x4", env: Env{"NCCL_ALGO": "NVLS"}, op: arOp(1 << 20), want: Fail},
 	{name: "Ring backup", rule: "G-SEL-BACKUP-1", releases: r22, preset: "dgx-h100", env: Env{"NCCL_ALGO": "NVLS"}, op: int8Op(1 << 20), want: Pass},

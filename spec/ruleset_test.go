@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -10,7 +11,11 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/internal/goldenfile"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
+
+// update rewrites the golden files of package spec's tests (make golden).
+var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestValidateEveryRelease(t *testing.T) {
 	for _, v := range Releases {
@@ -168,7 +173,7 @@ func TestBadDeltaFailsLoad(t *testing.T) {
 		{"wrong type", Release{Consts: func(rs *Ruleset) { rs.SetConst("MaxChannels", "64", Ref{}) }}, "MaxChannels"},
 		{"unknown rule", Release{Rules: func(rs *Ruleset) { rs.Remove("G-NO-SUCH-1", Ref{}, "") }}, "G-NO-SUCH-1"},
 		{"move after unknown", Release{Rules: func(rs *Ruleset) { rs.Move("G-SEL-PICK-1", "G-NO-SUCH-2", Ref{}, "") }}, "G-NO-SUCH-2"},
-		{"tuning", Release{Tuning: func(*Tuning) ([]TuningChange, error) { return nil, errors.New("bad tuning delta") }}, "bad tuning delta"},
+		{"tuning", Release{Tuning: func(*tuning.Consts) ([]tuning.Change, error) { return nil, errors.New("bad tuning delta") }}, "bad tuning delta"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -226,3 +226,103 @@ func TestCopyEngineAllToAll(t *testing.T) {
 		})
 	}
 }
+
+// TestSymmetricArgsSplit: a grouped symmetric plan passes one work per
+// task in 4 KiB of kernel arguments after a header that grows with the
+// device communicator, so NCCL cuts a bin of 60 window AllReduces after
+// 58 tasks (2.28.3), 56 (2.28.7–2.29.3) or 55 (2.29.7+): two plans, two
+// [Symmetric] lines, each pick on its own piece. Every block works on at
+// most CTABytes, a whole number of 1 KiB cells, and the blocks together
+// cover the piece.
+func TestSymmetricArgsSplit(t *testing.T) {
+	const n, count = 60, 16 << 10 // 64 KiB of float32 each
+	for _, c := range []struct {
+		v   Version
+		per int
+	}{
+		{V2_28_3, 58}, {V2_28_7, 56}, {V2_28_9, 56}, {V2_29_2, 56}, {V2_29_3, 56},
+		{V2_29_7, 55}, {V2_30_3, 55}, {V2_30_4, 55}, {V2_30_7, 55},
+	} {
+		t.Run(c.v.String(), func(t *testing.T) {
+			comm := h200x2Comm(t, c.v, nil)
+			g := make([]GroupOp, n)
+			for i := range g {
+				g[i] = GroupOp{Op: Op{Func: AllReduce, Count: count, DataType: Float32, RedOp: Sum}, Buffers: BuffersWindow}
+			}
+			d, err := comm.SelectGroup(g, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Err != nil || d.Plans != 2 || len(d.Lines) != 2 {
+				t.Fatalf("%d plans, lines %q, err %v: want 2 plans", d.Plans, d.Lines, d.Err)
+			}
+			if !strings.HasSuffix(d.Lines[0], fmt.Sprintf("nWorks %d", c.per)) || !strings.HasSuffix(d.Lines[1], fmt.Sprintf("nWorks %d", n-c.per)) {
+				t.Errorf("lines %q: want nWorks %d then %d", d.Lines, c.per, n-c.per)
+			}
+			for i, ch := range d.Choices {
+				plan, works := 0, c.per
+				if i >= c.per {
+					plan, works = 1, n-c.per
+				}
+				if ch.Plan != plan || ch.Works != works {
+					t.Errorf("op %d: plan %d of %d works, want plan %d of %d", i, ch.Plan, ch.Works, plan, works)
+				}
+				if d.Ops[i].CTABytes != ch.CTABytes || ch.CTABytes%1024 != 0 {
+					t.Errorf("op %d: %d bytes per block (decision %d): want whole 1 KiB cells", i, ch.CTABytes, d.Ops[i].CTABytes)
+				}
+				total := int64(works) * count * 4
+				if b := int64(ch.NChannels); ch.CTABytes*b < total || (ch.CTABytes-1024)*b >= total {
+					t.Errorf("op %d: %d blocks × %d bytes for %d bytes", i, b, ch.CTABytes, total)
+				}
+				if ch.ArgsBytes > 4096 {
+					t.Errorf("op %d: %d bytes of kernel arguments", i, ch.ArgsBytes)
+				}
+			}
+		})
+	}
+}
+
+// TestSymmetricFallback: from 2.29.2 a piece no symmetric kernel can run
+// goes back to the cost table instead of failing the group (2.28.9:
+// ncclInvalidUsage); at 2.29.2 and 2.29.3 an unforced LL kernel is kept
+// only when the cost table alone would run the operation with LL, from
+// 2.29.7 window buffers keep it.
+func TestSymmetricFallback(t *testing.T) {
+	ar := Op{Func: AllReduce, Count: 256, DataType: Float32, RedOp: Sum}
+	two := []GroupOp{{Op: ar, Buffers: BuffersWindow}, {Op: ar, Buffers: BuffersWindow}}
+	forced := Env{"NCCL_SYM_KERNEL": "AllReduce_AGxLL_R"}
+	for _, v := range []Version{V2_28_9, V2_29_2, V2_29_7, V2_30_7} {
+		d, err := h200x2Comm(t, v, forced).SelectGroup(two, Launch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fails := v < V2_29_2
+		if (d.Err != nil) != fails || (!fails && (d.Ops[0].Kernel != "" || d.Ops[0].Algo == AlgoNone || d.Choices[0].SymFallback == "")) {
+			t.Errorf("%s: a forced LL kernel on two: error %v, kernel %q, %s: want the error only before 2.29.2, the cost table after", v, d.Err, d.Ops[0].Kernel, d.Ops[0].Algo)
+		}
+	}
+	// alone, unforced, the LL kernel: the cost table's protocol decides at
+	// 2.29.2 and 2.29.3 only
+	for _, env := range []Env{nil, {"NCCL_PROTO": "Simple"}} {
+		for _, v := range []Version{V2_28_9, V2_29_2, V2_29_3, V2_29_7, V2_30_3} {
+			c := h200x2Comm(t, v, env)
+			alone, _, err := c.Select(ar)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := c.SelectGroup([]GroupOp{{Op: ar, Buffers: BuffersWindow}}, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			back := v >= V2_29_2 && v < V2_29_7 && alone.Proto != LL
+			if got := d.Ops[0].Kernel == ""; got != back {
+				t.Errorf("%s %v: kernel %q (the cost table alone picks %s/%s): want the fallback %v", v, env, d.Ops[0].Kernel, alone.Algo, alone.Proto, back)
+			}
+			if back {
+				if sv, ok := d.Traces[0].Find("G-SEL-SIDE-1"); !ok || sv.Outcome != Fail || !strings.Contains(sv.Why, "an LL kernel") {
+					t.Errorf("%s %v: G-SEL-SIDE-1 %+v", v, env, sv)
+				}
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // System is the machine as the gates see it: nodes, GPUs, NICs, the plugin
@@ -98,6 +99,10 @@ type Driver struct {
 	// NVLSBindError, when set, is the CUDA error cuMulticastBindMem returns
 	// (a Fabric Manager or NVSwitch problem).
 	NVLSBindError string `json:"nvls_bind_error,omitempty"`
+	// P2PNotSupported is true when NVML reports P2P between the node's GPUs
+	// as not supported (GeForce boards on NVIDIA's driver): NCCL then routes
+	// GPU-to-GPU paths through the CPU (topo.Options.P2PNotSupported).
+	P2PNotSupported bool `json:"p2p_not_supported,omitempty"`
 }
 
 // NIC is one verbs port.
@@ -143,7 +148,7 @@ type Library struct {
 	// CollNet is what the library's CollNet answers.
 	CollNet *CollNetBackend `json:"collnet,omitempty"`
 	// Tuner is what the library's tuner does.
-	Tuner *TunerBehaviour `json:"tuner,omitempty"`
+	Tuner *tuning.TunerBehaviour `json:"tuner,omitempty"`
 }
 
 // Base is the library's file name.

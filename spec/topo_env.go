@@ -74,7 +74,7 @@ func TopoHosts(preset string, xmlFiles []string, nodes int, read func(string) ([
 	var hosts []*topo.System
 	switch {
 	case preset != "" && len(xmlFiles) > 0:
-		return nil, fmt.Errorf("--system and --xml: give one of them")
+		return nil, fmt.Errorf("--system and --topo: give one of them")
 	case preset != "":
 		ns, ok := topo.Presets()[preset]
 		if !ok {
@@ -98,7 +98,7 @@ func TopoHosts(preset string, xmlFiles []string, nodes int, read func(string) ([
 			hosts = append(hosts, s)
 		}
 	default:
-		return nil, fmt.Errorf("no host: expected --system NAME or --xml FILE")
+		return nil, fmt.Errorf("no host: expected --system NAME or --topo FILE")
 	}
 	for _, h := range hosts {
 		if err := CheckShape(nodes, max(1, len(h.Nodes[topo.GPU]))); err != nil {

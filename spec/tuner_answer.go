@@ -106,7 +106,7 @@ func (c *Comm) TunerCallFor(d *Decision) (call TunerCall, ok bool) {
 	}
 	for a := range NumAlgos {
 		for p := range NumProtos {
-			call.Table[a][p] = TuningIgnore
+			call.Table[a][p] = tuning.Ignore
 		}
 	}
 	for _, cc := range d.Costs {
@@ -128,8 +128,8 @@ func (c *Comm) TunerCallFor(d *Decision) (call TunerCall, ok bool) {
 // Ref: v2.22.3-1 src/misc/tuner.cc hasNvlsSupport, hasCollNetSupport
 // (v2.28.9-1 src/plugin/tuner/tuner_v2.cc likewise)
 func tunerV2Support(t *TunerTable) (collNet, nvls bool) {
-	nvls = t[NVLS][Simple] != TuningIgnore || t[NVLSTree][Simple] != TuningIgnore
-	collNet = t[CollNetChain][Simple] != TuningIgnore
+	nvls = t[NVLS][Simple] != tuning.Ignore || t[NVLSTree][Simple] != tuning.Ignore
+	collNet = t[CollNetChain][Simple] != tuning.Ignore
 	return collNet, nvls
 }
 
@@ -153,7 +153,7 @@ func applyTunerAnswer(call *TunerCall, ans *TunerAnswer) (after TunerTable, edit
 		switch {
 		case a < 0 || a >= call.NumAlgo || p < 0 || p >= call.NumProto:
 			ignored = fmt.Sprintf("v2 choice algorithm %d protocol %d is outside the %d×%d table", a, p, call.NumAlgo, call.NumProto)
-		case after[a][p] == TuningIgnore:
+		case after[a][p] == tuning.Ignore:
 			ignored = fmt.Sprintf("v2 choice %s is IGNORE: the adapter leaves it", AlgoProto{Algo(a), Proto(p)})
 		default:
 			after[a][p] = 0
@@ -171,7 +171,7 @@ func applyTunerAnswer(call *TunerCall, ans *TunerAnswer) (after TunerTable, edit
 }
 
 func tunerCell(v float32) string {
-	if v == TuningIgnore {
+	if v == tuning.Ignore {
 		return "IGNORE"
 	}
 	return strconv.FormatFloat(float64(v), 'g', -1, 32)

@@ -3,6 +3,8 @@ package spec
 import (
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 func tunerTestComm(t *testing.T, v Version) *Comm {
@@ -11,7 +13,7 @@ func tunerTestComm(t *testing.T, v Version) *Comm {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{1, 2, 3, 4, 5}, Tuner: &TunerBehaviour{Name: "t"}}
+	lib := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{1, 2, 3, 4, 5}, Tuner: &tuning.TunerBehaviour{Name: "t"}}
 	for i := range sys.Nodes {
 		sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
 	}
@@ -30,7 +32,7 @@ func TestApplyTunerAnswer(t *testing.T) {
 	var before TunerTable
 	for a := range NumAlgos {
 		for p := range NumProtos {
-			before[a][p] = TuningIgnore
+			before[a][p] = tuning.Ignore
 		}
 	}
 	before[Ring][Simple], before[Tree][LL] = 100, 50
@@ -47,8 +49,8 @@ func TestApplyTunerAnswer(t *testing.T) {
 		ignored string
 	}{
 		{"v2 legal cell gets 0", 2, TunerAnswer{Algo: int(Ring), Proto: int(Simple)}, AlgoProto{Ring, Simple}, 0, 1, ""},
-		{"v2 IGNORE cell is left", 2, TunerAnswer{Algo: int(NVLS), Proto: int(Simple)}, AlgoProto{NVLS, Simple}, TuningIgnore, 0, "is IGNORE"},
-		{"v2 PAT outside a 6-algorithm table", 2, TunerAnswer{Algo: int(PAT), Proto: int(Simple)}, AlgoProto{PAT, Simple}, TuningIgnore, 0, "outside the 6×3 table"},
+		{"v2 IGNORE cell is left", 2, TunerAnswer{Algo: int(NVLS), Proto: int(Simple)}, AlgoProto{NVLS, Simple}, tuning.Ignore, 0, "is IGNORE"},
+		{"v2 PAT outside a 6-algorithm table", 2, TunerAnswer{Algo: int(PAT), Proto: int(Simple)}, AlgoProto{PAT, Simple}, tuning.Ignore, 0, "outside the 6×3 table"},
 		{"v2 no choice", 2, TunerAnswer{Algo: -1, Proto: -1}, AlgoProto{Ring, Simple}, 100, 0, ""},
 		{"v3 table as edited, IGNORE cell included", 3, TunerAnswer{Table: edited}, AlgoProto{NVLS, Simple}, 3, 2, ""},
 	} {

@@ -1,12 +1,11 @@
 package spec
 
 // The release side of the tuning model (package tuning): the recorder the
-// release files' tuning deltas write through, and the model of a release
-// as Load builds it.
+// release files' tuning deltas write through. A release's model is
+// Load(v).Tuning, its changes the "tuning." entries of Load(v).Changes.
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/gatesim/gatesim/spec/tuning"
 )
@@ -20,13 +19,15 @@ const (
 	tuningCC  = "src/graph/tuning.cc"
 	enqueueCC = "src/enqueue.cc"
 	deviceH   = "src/include/device.h"
+	// symKernelsH declares the symmetric kernels' argument layout.
+	symKernelsH = "src/include/sym_kernels.h"
 )
 
 // tuningDelta records the edits of one release delta.
 type tuningDelta struct {
-	t       *Tuning
+	t       *tuning.Consts
 	tag     string
-	changes []TuningChange
+	changes []tuning.Change
 	errs    []error
 }
 
@@ -39,31 +40,6 @@ func tuningSet[T comparable](d *tuningDelta, p *T, v T, file, fn string) {
 		return
 	}
 	d.changes = append(d.changes, c)
-}
-
-// TuningForRelease is the tuning model of a modelled release and the tuning
-// changes of every delta up to it, oldest first: a view of the ruleset Load
-// builds, so there is one chain.
-func TuningForRelease(v Version) (*Tuning, []TuningChange, error) {
-	var all []TuningChange
-	for _, r := range Releases {
-		if r > v {
-			break
-		}
-		rs, err := Load(r)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, c := range rs.Changes {
-			if p, ok := strings.CutPrefix(c.Path, "tuning."); ok && c.Kind == ChangeValue {
-				all = append(all, TuningChange{Path: p, Old: c.Old, New: c.New, Ref: c.Ref})
-			}
-		}
-		if r == v {
-			return rs.Tuning.Clone(), all, nil
-		}
-	}
-	return nil, nil, &UnsupportedError{Version: v}
 }
 
 func tuningJoinErrs(errs []error) error {

@@ -136,7 +136,6 @@ var (
 	// names and their parsing (nccl/names.go)
 	AllFuncs       = nccl.AllFuncs
 	CostTableFuncs = nccl.CostTableFuncs
-	EditDistance   = nccl.EditDistance
 	NearestName    = nccl.NearestName
 	Closest        = nccl.Closest
 	UnknownName    = nccl.UnknownName

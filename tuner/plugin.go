@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Library is a tuner .so as probed: the versioned symbols it exports and
@@ -52,8 +53,8 @@ func Load(path string, opt Options) (*Library, error) {
 }
 
 // specLibrary is the library as spec's loader gates see it.
-func (l *Library) specLibrary(name string, beh *spec.TunerBehaviour) spec.Library {
-	b := spec.TunerBehaviour{Name: name}
+func (l *Library) specLibrary(name string, beh *tuning.TunerBehaviour) spec.Library {
+	b := tuning.TunerBehaviour{Name: name}
 	if beh != nil {
 		b = *beh
 	}
@@ -87,9 +88,9 @@ type Report struct {
 	ABI  int    `json:"abi"`
 	Name string `json:"name,omitempty"`
 	// InitResult is init's ncclResult_t; InitLog what it logged.
-	InitResult int                       `json:"initResult"`
-	InitLog    []string                  `json:"initLog,omitempty"`
-	Constants  []spec.TuningConstantEdit `json:"constants,omitempty"`
+	InitResult int                   `json:"initResult"`
+	InitLog    []string              `json:"initLog,omitempty"`
+	Constants  []tuning.ConstantEdit `json:"constants,omitempty"`
 	// Finalized says finalize was called; FinalizeResult is its result.
 	Finalized      bool     `json:"finalized"`
 	FinalizeResult int      `json:"finalizeResult"`
@@ -162,7 +163,7 @@ func (l *Library) Attach(init InitFunc, rs *spec.Ruleset, sys *spec.System, env 
 		return nil, err
 	}
 	s.c = c
-	beh := spec.TunerBehaviour{Name: name}
+	beh := tuning.TunerBehaviour{Name: name}
 	r, err := c.call("open", request{Cmd: "open", Path: l.Path})
 	if err == nil && r.Err != "" {
 		err = fmt.Errorf("tuner %s: %s", l.Path, r.Err)

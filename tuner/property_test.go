@@ -47,21 +47,61 @@ func TestIdentityTunerNeverChanges(t *testing.T) {
 		rop := rapid.SampledFrom([]spec.RedOp{spec.Sum, spec.Max, spec.Avg}).Draw(rt, "redop")
 		count := rapid.Int64Range(0, 1<<28).Draw(rt, "count")
 		op := spec.Op{Func: f, Count: count, DataType: dt, RedOp: rop}
-		d, _, err := s.Select(op)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		p, _, err := plain[k].Select(op)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		got := fmt.Sprintf("%s/%s nch %d lo %d err %v", d.Algo, d.Proto, d.NChannels, d.ChannelLo, d.Err)
-		want := fmt.Sprintf("%s/%s nch %d lo %d err %v", p.Algo, p.Proto, p.NChannels, p.ChannelLo, p.Err)
-		if got != want {
-			rt.Fatalf("with the identity tuner %s, without %s", got, want)
-		}
-		if d.Tuner != nil && (len(d.Tuner.Edits) != 0 || d.Tuner.Changed(d)) {
-			rt.Fatalf("identity tuner reported edits %v or a change", d.Tuner.Edits)
+		if msg := identityAgrees(s, plain[k], op); msg != "" {
+			rt.Fatal(msg)
 		}
 	})
+}
+
+// identityAgrees is "" when the session with the identity tuner decides op
+// as the communicator without it does, else what differs.
+func identityAgrees(s *Session, plain *spec.Comm, op spec.Op) string {
+	d, _, err := s.Select(op)
+	if err != nil {
+		return err.Error()
+	}
+	p, _, err := plain.Select(op)
+	if err != nil {
+		return err.Error()
+	}
+	got := fmt.Sprintf("%s/%s nch %d lo %d err %v", d.Algo, d.Proto, d.NChannels, d.ChannelLo, d.Err)
+	want := fmt.Sprintf("%s/%s nch %d lo %d err %v", p.Algo, p.Proto, p.NChannels, p.ChannelLo, p.Err)
+	if got != want {
+		return fmt.Sprintf("with the identity tuner %s, without %s", got, want)
+	}
+	if d.Tuner != nil && (len(d.Tuner.Edits) != 0 || d.Tuner.Changed(d)) {
+		return fmt.Sprintf("identity tuner reported edits %v or a change", d.Tuner.Edits)
+	}
+	return ""
+}
+
+// TestIdentityTunerCases holds the cases the property once failed on
+// (rapid's shrunk failure files), replayed on every run.
+func TestIdentityTunerCases(t *testing.T) {
+	for _, tc := range []struct {
+		v      spec.Version
+		preset string
+		nodes  int
+		op     spec.Op
+	}{
+		// a 232-byte AllReduce on 2 × H200 under 2.29.2
+		{spec.V2_29_2, "h200x2", 1, spec.Op{Func: spec.AllReduce, Count: 58, DataType: spec.Float32, RedOp: spec.Sum}},
+	} {
+		sys, err := spec.Preset(tc.preset, spec.PresetOptions{Nodes: tc.nodes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := testLib(t, 3, "identity").Attach(topoCache.Init, spec.MustLoad(tc.v), sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		plain, err := topoCache.Init(spec.MustLoad(tc.v), sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := identityAgrees(s, plain, tc.op); msg != "" {
+			t.Errorf("%s %s %+v: %s", tc.v, tc.preset, tc.op, msg)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gatesim/gatesim/plan"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Simulate is the simulated-time column: the schedule NCCL runs for the
@@ -23,7 +24,7 @@ func Simulate(p Point, comm *spec.Comm, ds []*spec.Decision) (float64, error) {
 
 // SimOptions change the timing, never the decision: a machine profile in
 // place of each machine's own (nil: the machine's), the launch the timing
-// charges (the Issue's launch) and whether the operations run in place.
+// charges (sim.Launch: stream or CUDA graph, logging, batching) and whether the operations run in place.
 type SimOptions struct {
 	Profile *sim.Profile
 	Launch  sim.Launch
@@ -158,7 +159,7 @@ func (cs *commSim) staticKey() (string, error) {
 		}
 		l := *cs.c.Layout
 		p.Release, l.Release = 0, 0
-		var sched spec.Tuning // by value: each release has its own copy
+		var sched tuning.Consts // by value: each release has its own copy
 		if p.Sched != nil {
 			sched, p.Sched = *p.Sched, nil
 		}

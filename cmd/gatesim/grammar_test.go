@@ -25,6 +25,7 @@ var sharedFlags = map[string]struct {
 	"bytes":  {[]string{"string"}, "size"},
 	"sizes":  {[]string{"string"}, "size"},
 	"json":   {[]string{"bool"}, "JSON"},
+	"topo":   {[]string{"string", "stringArray"}, "topology XML"},
 }
 
 // printsNoJSON are the commands that print results without --json, each
@@ -55,7 +56,7 @@ func TestSharedFlags(t *testing.T) {
 	root := newRootCmd(&deps{stdout: io.Discard, stderr: io.Discard})
 	seen := map[string]int{}
 	walk(root, func(c *cobra.Command) {
-		if c.HasSubCommands() || c == root || strings.HasPrefix(c.CommandPath(), "gatesim completion") || c.Name() == "help" {
+		if !c.Runnable() || c == root || strings.HasPrefix(c.CommandPath(), "gatesim completion") || c.Name() == "help" {
 			return
 		}
 		path := c.CommandPath()
@@ -92,6 +93,8 @@ func TestHiddenAliases(t *testing.T) {
 	}{
 		{[]string{"topo", "search", "--preset", "h200x2", "--release", "2.22.3", "--set", "NCCL_NVLS_ENABLE=0"},
 			[]string{"topo", "search", "--system", "h200x2", "--nccl", "2.22.3", "--env", "NCCL_NVLS_ENABLE=0"}},
+		{[]string{"topo", "search", "--xml", capturedTopo, "--nodes", "2"},
+			[]string{"topo", "search", "--topo", capturedTopo, "--nodes", "2"}},
 		{[]string{"whatif", "--system", "h200x2", "--sizes", "1M", "--no-sim", "--format", "json"},
 			[]string{"whatif", "--system", "h200x2", "--sizes", "1M", "--no-sim", "--json"}},
 	} {
@@ -102,7 +105,7 @@ func TestHiddenAliases(t *testing.T) {
 		}
 	}
 	_, help, _ := runCLI(t, "topo", "search", "--help")
-	for _, old := range []string{"--preset", "--release", "--set "} {
+	for _, old := range []string{"--preset", "--release", "--set ", "--xml"} {
 		if strings.Contains(help, old) {
 			t.Errorf("topo search --help shows %s", old)
 		}

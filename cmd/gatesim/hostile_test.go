@@ -58,10 +58,10 @@ func TestHostileInputsRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"graph nchannels 65, topo search", []string{"topo", "search", "--xml", capturedTopo, "--graph-file", g65}, "MAXCHANNELS"},
+		{"graph nchannels 65, topo search", []string{"topo", "search", "--topo", capturedTopo, "--graph-file", g65}, "MAXCHANNELS"},
 		{"graph nchannels 65, explain", []string{"explain", "--topo", capturedTopo, "--env", "NCCL_GRAPH_FILE=" + g65, "--env", "NCCL_NVLS_ENABLE=0"}, "MAXCHANNELS"},
 		{"graph nchannels 65, sim", []string{"sim", "--topo", capturedTopo, "--env", "NCCL_GRAPH_FILE=" + g65, "--env", "NCCL_NVLS_ENABLE=0", "--bytes", "1MiB"}, "MAXCHANNELS"},
-		{"graph nchannels -12", []string{"topo", "search", "--xml", capturedTopo, "--graph-file", gneg}, "gneg.xml:2"},
+		{"graph nchannels -12", []string{"topo", "search", "--topo", capturedTopo, "--graph-file", gneg}, "gneg.xml:2"},
 		{"topo search nodes 2^63-1", []string{"topo", "search", "--preset", "dgx-h100", "--nodes", "9223372036854775807"}, "expected 1 to"},
 		{"sim nodes 131072", []string{"sim", "--system", "dgx-h100", "--nodes", "131072"}, "expected 1 to"},
 		{"sim gpus 4096", []string{"sim", "--system", "dgx-h100", "--gpus", "4096"}, "NCCL_MAX_LOCAL_RANKS"},

@@ -85,21 +85,21 @@ func newTopoSearchCmd(d *deps) *cobra.Command {
 		Use:   "search",
 		Short: "Run NCCL's graph search and channel setup and print the [GRAPH] lines and the channel summary",
 		Long: `Run NCCL's topology stage for a communicator of --nodes hosts, each a
---system preset or a topology XML (--xml, repeatable: the files are the hosts in
+--system preset or a topology XML (--topo, repeatable: the files are the hosts in
 order, repeated to --nodes). --env takes NCCL_* variables of the topology
 stage (NCCL_P2P_LEVEL, NCCL_CROSS_NIC, NCCL_MAX_NCHANNELS, ...).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runTopoSearch(d, &f) },
 	}
 	c.Flags().StringVar(&f.preset, "system", "", "host preset (see gatesim topo presets)")
-	c.Flags().StringArrayVar(&f.xmlFiles, "xml", nil, "topology XML file (NCCL_TOPO_DUMP_FILE format), repeatable")
+	c.Flags().StringArrayVar(&f.xmlFiles, "topo", nil, "NCCL's topology XML of a host (NCCL_TOPO_DUMP_FILE's output); repeatable: the hosts in order, repeated to --nodes")
 	c.Flags().IntVar(&f.nodes, "nodes", 1, "node count (hosts)")
 	c.Flags().StringVar(&f.release, "nccl", "2.28.9", "NCCL release whose rules to apply")
 	c.Flags().StringArrayVar(&f.sets, "env", nil, "NCCL_NAME=value, repeatable")
 	c.Flags().StringVar(&f.graphFile, "graph-file", "", "graph XML to load instead of searching (NCCL_GRAPH_FILE)")
 	c.Flags().BoolVar(&f.asJSON, "json", false, "print the result as JSON")
 	c.Flags().BoolVar(&f.system, "print-system", false, "also print rank 0's system and paths (ncclTopoPrint)")
-	aliases(c, map[string]string{"preset": "system", "release": "nccl", "set": "env"})
+	aliases(c, map[string]string{"preset": "system", "release": "nccl", "set": "env", "xml": "topo"})
 	c.Flags().BoolVar(&f.graphXML, "graph-xml", false, "print node 0's graphs as NCCL_GRAPH_DUMP_FILE writes them instead")
 	return c
 }

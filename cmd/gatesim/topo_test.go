@@ -66,11 +66,11 @@ func TestTopoCLIBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"topo", "dump", "dgx-z"}, `unknown preset "dgx-z"`},
-		{[]string{"topo", "search"}, "no host: expected --system NAME or --xml FILE"},
+		{[]string{"topo", "search"}, "no host: expected --system NAME or --topo FILE"},
 		{[]string{"topo", "search", "--preset", "h200x2", "--release", "2.17.1"}, "NCCL 2.17.1 is not modelled"},
 		{[]string{"topo", "search", "--preset", "h200x2", "--set", "NCCL_P2P_LEVEL=FOO"}, `NCCL_P2P_LEVEL="FOO": expected LOC`},
 		{[]string{"topo", "search", "--preset", "h200x2", "--set", "NCCL_ALGO=Ring"}, "NCCL_ALGO is not read by the topology stage"},
-		{[]string{"topo", "search", "--xml", bad}, bad + ":3: </system> closes <cpu> opened at line 2"},
+		{[]string{"topo", "search", "--topo", bad}, bad + ":3: </system> closes <cpu> opened at line 2"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runTopoCLI(t, tc.args...)

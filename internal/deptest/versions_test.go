@@ -14,7 +14,7 @@ import (
 )
 
 // versionConst matches the names of release constants (spec.V2_28_9,
-// params.V2_30_7).
+// nccl.V2_30_7).
 var versionConst = regexp.MustCompile(`^V[0-9]+_[0-9]+_[0-9]+$`)
 
 // versionCompareAllowed are files that still compare versions, each with
@@ -22,13 +22,7 @@ var versionConst = regexp.MustCompile(`^V[0-9]+_[0-9]+_[0-9]+$`)
 // live and are always allowed. Nothing else may join this list: a new fact
 // goes on the release (spec.Release, its Consts or TopoParams, or the
 // parameter registry's Release) and the code asks it.
-var versionCompareAllowed = map[string]string{
-	// diagnose reads logs of any NCCL release, modelled or not
-	// (2.18-2.30); its thresholds name releases that have no Release value
-	// yet. (The log reader keeps such boundaries as named data,
-	// ncclog.sinceRelease.)
-	"diagnose/diagnose.go": "diagnose: releases without a Release value",
-}
+var versionCompareAllowed = map[string]string{}
 
 // TestNoVersionComparisons fails when non-test code outside the release
 // files compares a Version with a particular release: a release constant

@@ -181,7 +181,7 @@ var Gates = []GateInfo{
 	{Name: "NCCL_NO_CACHE", Gates: []GateLink{gFrom("G-ENV-PARAM-1", spec.V2_29_7)},
 		Note: "2.29.7 reads it in src/misc/param.cc ncclGetEnvNoCacheOnce",
 		Ref:  spec.Ref{Tag: "v2.30.7-1", File: "src/param/param.cc", Func: "ncclParamIsCacheDisabled"}},
-	{Name: "NCCL_NVLS_ENABLE", Gates: []GateLink{g("G-NVLS-ENV-1"), g("G-NVLS-SETUP-1"), gFrom("G-NVLS-EARLY-1", V2_30_7)},
+	{Name: "NCCL_NVLS_ENABLE", Gates: []GateLink{g("G-NVLS-ENV-1"), g("G-NVLS-SETUP-1"), gFrom("G-NVLS-EARLY-1", spec.V2_30_7)},
 		Note: "1 forces NVLS on (no capability query) and makes a multicast bind failure fatal",
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"}},
 	{Name: "NCCL_NVLS_NCHANNELS", Gates: []GateLink{g("G-NVLS-CHAN-1")},

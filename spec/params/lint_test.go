@@ -61,8 +61,8 @@ func TestLintValues(t *testing.T) {
 		{spec.V2_28_9, "nccl_debug", "INFO", SevWarning, "lower-case", "ignored", "NCCL_DEBUG"},
 		{spec.V2_28_9, "NCCL_DEBUG", "info", SevOK, "", "INFO", ""},
 		{spec.V2_28_9, "NCCL_DEBUG", "verbose", SevWarning, "ignored-value", "ignored", ""},
-		{V2_30_7, "NCCL_DEBUG", "verbose", SevWarning, "ignored-value", "default", ""},
-		{V2_30_7, "NCCL_DEBUG", "Trace", SevOK, "", "TRACE", ""},
+		{spec.V2_30_7, "NCCL_DEBUG", "verbose", SevWarning, "ignored-value", "default", ""},
+		{spec.V2_30_7, "NCCL_DEBUG", "Trace", SevOK, "", "TRACE", ""},
 		{spec.V2_28_9, "NCCL_DEBUG_SUBSYS", "^INIT,BOGUS", SevWarning, "ignored-value", "", ""},
 		{spec.V2_28_9, "NCCL_P2P_LEVEL", "NVL", SevOK, "", "NVL", ""},
 		{spec.V2_28_9, "NCCL_P2P_LEVEL", "nvl", SevWarning, "ignored-value", "ignored", ""},
@@ -83,9 +83,9 @@ func TestLintValues(t *testing.T) {
 		{spec.V2_22_3, "NCCL_NET_PLUGIN", "none", SevWarning, "ignored-value", "tries", ""},
 		{spec.V2_28_9, "NCCL_NET_PLUGIN", "", SevWarning, "special-value", "no external", ""},
 		{spec.V2_28_9, "NCCL_CTA_POLICY", "5", SevWarning, "ignored-value", "0 (DEFAULT)", ""},
-		{V2_30_7, "NCCL_CTA_POLICY", "efficiency|ZERO", SevOK, "", "", ""},
-		{V2_30_7, "NCCL_CTA_POLICY", "12", SevWarning, "trailing-garbage", "EFFICIENCY", ""},
-		{V2_30_7, "NCCL_CHECK_POINTERS", "1", SevInfo, "deprecated", "1", ""},
+		{spec.V2_30_7, "NCCL_CTA_POLICY", "efficiency|ZERO", SevOK, "", "", ""},
+		{spec.V2_30_7, "NCCL_CTA_POLICY", "12", SevWarning, "trailing-garbage", "EFFICIENCY", ""},
+		{spec.V2_30_7, "NCCL_CHECK_POINTERS", "1", SevInfo, "deprecated", "1", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.v.String()+"/"+c.name+"="+c.value, func(t *testing.T) {

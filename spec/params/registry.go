@@ -13,10 +13,6 @@ import (
 //go:embed data/*.tsv
 var tables embed.FS
 
-// V2_30_7 is spec.V2_30_7, the name this package used before the rule
-// engine modelled the release.
-const V2_30_7 = spec.V2_30_7
-
 // Release is one release as the parameter registry sees it: a generated
 // table (data/<tag>.tsv) and the facts lint reads where NCCL's reading of a
 // variable changed. Code asks these facts; it never compares versions.
@@ -45,75 +41,56 @@ type Release struct {
 	IBQPFile string
 }
 
-// releases lists the releases that have a generated table, oldest first.
-// Every spec.Release has one.
-var releases = []Release{
+// factChanges lists the releases at which a fact of Release changed, oldest
+// first, each with every fact as it holds from that release on; a modelled
+// release not listed has the facts of the entry before it. A new release
+// needs an entry only when one of these facts changes.
+var factChanges = []Release{
 	{Version: spec.V2_18_1, IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_18_3, IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_18_5, IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_18_6, IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_19_1, IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_19_3, IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_19_4, IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_20_3, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_20_5, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_21_5, MNNVLFile: "src/init.cc", MNNVLFunc: "checkMNNVL", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_22_3, MNNVLFile: "src/init.cc", MNNVLFunc: "initTransportsRank", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_23_4, MNNVLFile: "src/init.cc", MNNVLFunc: "checkMNNVL", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_24_3, PerFunctionAlgo: true, MNNVLFile: "src/init.cc", MNNVLFunc: "checkMNNVL", IBQPFile: "src/transport/net_ib.cc"},
 	{Version: spec.V2_25_1, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_26_2, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_26_3, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_26_5, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_26_6, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
 	// 2.27.3 reads NCCL_COLLNET_ENABLE as an NCCL_PARAM (strtoll base 0),
 	// which parses as 2.27.5's strtol does.
 	{Version: spec.V2_27_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_27_5, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_27_6, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_27_7, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_28_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_28_7, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
-	{Version: spec.V2_28_9, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
 		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
 	// From v2.29.2-1 src/transport/nvls.cc nvlsAllocateMem: the bind failure
 	// WARNs "Disable NVLS (NCCL_NVLS_ENABLE=0)" and fails whatever the
 	// value; the IB transport is a directory (src/transport/net_ib/).
 	{Version: spec.V2_29_2, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
 		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
-	{Version: spec.V2_29_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
-	{Version: spec.V2_29_7, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
-	{Version: spec.V2_30_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
-	{Version: spec.V2_30_4, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
-	{Version: V2_30_7, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
-		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
-	// -- add new releases here --
+	// -- add an entry here only when a fact changes --
 }
 
-// Versions lists the releases that have a generated table, oldest first.
+// Versions lists the modelled releases that have a generated table
+// (data/<tag>.tsv), oldest first: every spec.Release has one.
 var Versions = func() []spec.Version {
-	out := make([]spec.Version, len(releases))
-	for i, r := range releases {
-		out[i] = r.Version
+	var out []spec.Version
+	for _, v := range spec.Releases {
+		if _, err := tables.Open("data/" + v.Tag() + ".tsv"); err == nil {
+			out = append(out, v)
+		}
 	}
 	return out
 }()
 
-// ReleaseOf returns the registry's facts of a release with a table.
+// ReleaseOf returns the registry's facts of a release with a table: those
+// of the last entry of factChanges at or before it in spec.Releases.
 func ReleaseOf(v spec.Version) (Release, bool) {
-	for _, r := range releases {
-		if r.Version == v {
-			return r, true
+	if !slices.Contains(Versions, v) {
+		return Release{}, false
+	}
+	var cur Release
+	for _, r := range spec.Releases {
+		if i := slices.IndexFunc(factChanges, func(f Release) bool { return f.Version == r }); i >= 0 {
+			cur = factChanges[i]
+		}
+		if r == v {
+			cur.Version = v
+			return cur, true
 		}
 	}
 	return Release{}, false

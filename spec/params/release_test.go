@@ -9,10 +9,23 @@ import (
 // TestReleasesAgreeWithRulesets: every modelled release has a table, and
 // the registry's facts agree with the ruleset where both know the fact.
 func TestReleasesAgreeWithRulesets(t *testing.T) {
-	for i, r := range releases {
-		if i > 0 && r.Version <= releases[i-1].Version {
-			t.Errorf("releases not in order: %s after %s", r.Version, releases[i-1].Version)
+	for i, r := range factChanges {
+		if i > 0 && r.Version <= factChanges[i-1].Version {
+			t.Errorf("factChanges not in order: %s after %s", r.Version, factChanges[i-1].Version)
 		}
+		if i > 0 {
+			prev := factChanges[i-1]
+			prev.Version = r.Version
+			if prev == r {
+				t.Errorf("factChanges: %s changes no fact of %s", r.Version, factChanges[i-1].Version)
+			}
+		}
+		if !spec.Supported(r.Version) {
+			t.Errorf("factChanges: %s is no modelled release", r.Version)
+		}
+	}
+	for _, v := range Versions {
+		r, _ := ReleaseOf(v)
 		if r.IBQPFile == "" {
 			t.Errorf("%s: a source location is empty: %+v", r.Version, r)
 		}

@@ -55,7 +55,7 @@ func TestTablesKnownFacts(t *testing.T) {
 		{v: spec.V2_28_9, name: "NCCL_COLLNET_ENABLE", via: "ncclGetEnv", def: "unset", config: "collnetEnable", read: "src/init.cc:envConfigOverride"},
 		{v: spec.V2_22_3, name: "NCCL_COLLNET_ENABLE", via: "ncclGetEnv", def: "unset", values: []string{"1"}, read: "src/init.cc:initTransportsRank"},
 		{v: spec.V2_28_9, name: "NCCL_DEBUG", via: "getEnvFunc", def: "unset", values: []string{"VERSION", "WARN", "INFO", "ABORT", "TRACE"}},
-		{v: V2_30_7, name: "NCCL_DEBUG", via: ViaTypedParam, values: []string{"VERSION", "WARN", "INFO", "ABORT", "TRACE"}},
+		{v: spec.V2_30_7, name: "NCCL_DEBUG", via: ViaTypedParam, values: []string{"VERSION", "WARN", "INFO", "ABORT", "TRACE"}},
 		{v: spec.V2_28_9, name: "NCCL_P2P_LEVEL", via: "ncclGetLevel", def: "unset", read: "src/graph/paths.cc:ncclGetUserP2pLevel"},
 		{v: spec.V2_22_3, name: "NCCL_MAX_P2P_NCHANNELS", via: ViaParam, def: "32", expr: "MAXCHANNELS"},
 		{v: spec.V2_28_9, name: "NCCL_MAX_P2P_NCHANNELS", via: ViaParam, def: "64", expr: "MAXCHANNELS"},

@@ -19,13 +19,19 @@
 // Releases are values: Base2_22_3 is the reference; every other release is
 // a delta of one-cell lines in spec's release files, each recorded through
 // Set with its path, old and new value and NCCL source reference. The model
-// reads the switches of Consts, never a version number. spec.TuningForRelease
-// gives a release's Consts and its changes; spec keeps the older Tuning*
-// names of this package as aliases (spec/tuning_alias.go).
+// reads the switches of Consts, never a version number. spec.Load(v).Tuning
+// is a release's Consts and the "tuning." entries of its Changes are its
+// delta; spec keeps the older Tuning* names of this package as aliases
+// (spec/tuning_alias.go) for the release files.
+//
+// The tests here run the model on the constants spec.Load builds for each
+// release (release_test.go hands them over: package tuning cannot import
+// spec), and check every release's tables against NCCL's source at its tag
+// (testdata/constants).
 //
 // Usage:
 //
-//	tu, _, err := spec.TuningForRelease(spec.V2_28_9)
+//	tu := spec.MustLoad(spec.V2_28_9).Tuning
 //	m, err := tuning.BuildModel(in, tu)         // in: the communicator (Input)
 //	m.TableLines()                              // the rank-0 [TUNING] table
 //	c, err := tuning.ChooseOp(m, tuning.Call{Op: op, CollNetOK: cn, NVLSOK: nv})

@@ -294,7 +294,7 @@ func tuningFormatValue(x any) string {
 
 // Diff lists the cells and switches whose values differ between two
 // Consts values, in declaration order; Ref is empty (a diff knows values,
-// not where they come from — spec.TuningForRelease's changes do).
+// not where they come from — the changes of spec.Load's Ruleset do).
 func Diff(a, b *Consts) []Change {
 	va := map[string]string{}
 	var order []string

@@ -66,6 +66,17 @@ type OpChoice struct {
 	// fill); empty on the copy engines.
 	SidePath string `json:"sidePath,omitempty"`
 	Kernel   string `json:"kernel,omitempty"`
+	// SymFallback says why window buffers a symmetric kernel could take
+	// went back to the cost table (2.29.2+), empty otherwise.
+	SymFallback string `json:"symFallback,omitempty"`
+	// CTABytes is the most bytes one block of the symmetric kernel
+	// works on: cellPerChannel 1 KiB cells of its plan (2.27: the even
+	// share of the buffer its blocks walk round robin). ArgsBytes is the
+	// plan's kernel arguments (kernelArgsSize) and Works how many tasks
+	// the plan carries: a bin larger than the arguments hold is split.
+	CTABytes  int64 `json:"ctaBytes,omitempty"`
+	ArgsBytes int   `json:"argsBytes,omitempty"`
+	Works     int   `json:"works,omitempty"`
 	// Registered names the buffer registration NCCL made for the task
 	// ("IPC"), empty when none (G-REG-IPC-1).
 	Registered string `json:"registered,omitempty"`
@@ -137,10 +148,14 @@ func (m *Model) chooseOp(op Call, ch *OpChoice, t *tuningTask) error {
 		}
 		one := [1]*tuningTask{t}
 		bins := [1][]*tuningTask{one[:]}
-		if _, err := m.symmetric(bins[:], nil); err != nil {
+		_, back, err := m.symmetric(bins[:], nil)
+		if err != nil {
 			ch.Err = err
 		}
-		return nil
+		if len(back) == 0 {
+			return nil
+		}
+		// back to the cost table, below
 	}
 	// one task is one bin, and the queue
 	tasks := [1]*tuningTask{t}
@@ -221,18 +236,20 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 	// group when a bin has no kernel); their plans come before the
 	// collectives' plans
 	var symLines []string
+	symPlans := 0
 	if len(symTasks) > 0 {
 		symBins := [][]*tuningTask{symTasks}
 		if len(symTasks) > 1 {
 			symBins = tuningBins(symTasks)
 		}
-		n, nerr := m.symmetric(symBins, &symLines)
+		n, back, nerr := m.symmetric(symBins, &symLines)
 		if nerr != nil {
 			out.Err = nerr
 			out.Lines = append(out.Lines, symLines...)
 			return out, nil
 		}
-		out.Plans += n
+		out.Plans, symPlans = out.Plans+n, n
+		tasks = append(tasks, back...)
 	}
 	if len(tasks) == 0 {
 		out.Lines = append(out.Lines, symLines...)
@@ -253,68 +270,153 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, t := range queue { // the symmetric plans launch first
+		if t.choice.Plan >= 0 {
+			t.choice.Plan += symPlans
+		}
+	}
 	out.Plans += plans
 	return out, nil
 }
 
 // symmetric is ncclMakeSymmetricTaskList and ncclSymmetricTaskScheduler for
 // the group's symmetric tasks: bins by (function, reduction, datatype) in
-// the sorter's order, one kernel pick per bin over its cell-aligned
-// counts, one plan per bin whose cells fill the kernel's blocks in order.
-// It returns the plans, or NCCL's error when a bin has no kernel (the WARN
-// goes to lines). The argument-space limit that can split a very large bin
-// into several picks is not modelled.
-func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, *NCCLError) {
+// the sorter's order, cut where the kernel arguments are full
+// (symWorksPerPlan), one kernel pick per piece over its cell-aligned
+// counts, one plan per piece whose cells fill the kernel's blocks in
+// order. It returns the plans and the tasks that went back to the cost
+// table (symmetricBack), or NCCL's error when a piece has no kernel (the
+// WARN goes to lines).
+func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, []*tuningTask, *NCCLError) {
 	in := &m.In
 	s := in.symComm(m.Tuning.MaxChannels)
-	for _, bin := range bins {
-		head := bin[0]
-		var total, most int64
-		for _, t := range bin {
-			c := symCells(t.count, t.dtype) * int64(symCellBytes/t.dtype.Size())
-			total, most = total+c, max(most, c)
-		}
-		k, est, blocks, ok := s.symPick(head.fn, head.devOp, head.dtype, total, most, len(bin))
-		if !ok {
-			w, res := symNoKernel(head.fn, in.SymKernel)
-			for _, t := range bin {
-				t.choice.Err, t.choice.Warn = &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}, w
+	per := m.symWorksPerPlan()
+	plan := 0
+	var back []*tuningTask
+	for _, whole := range bins {
+		for len(whole) > 0 {
+			bin := whole[:min(per, len(whole))]
+			whole = whole[len(bin):]
+			planned, err := m.symmetricPlan(s, bin, plan, lines)
+			if err != nil {
+				return 0, nil, err
 			}
-			if lines != nil {
-				*lines = append(*lines, w)
+			if !planned {
+				back = append(back, bin...)
+				continue
 			}
-			return 0, &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}
-		}
-		if in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1 {
-			est = 0 // NCCL reports no estimate for a kernel the user forced
-		}
-		// the plan: cellPerChannel cells per block, the tasks' cells in order
-		var cells int64
-		for _, t := range bin {
-			cells += symCells(t.count, t.dtype)
-		}
-		perChannel := ((total+int64(blocks)-1)/int64(blocks) + int64(symCellBytes/head.dtype.Size()) - 1) / int64(symCellBytes/head.dtype.Size())
-		var at, logBytes int64
-		for _, t := range bin {
-			n := symCells(t.count, t.dtype)
-			ch := t.choice
-			ch.SidePath, ch.Kernel = "symmetric", k.String()
-			ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(est)
-			ch.ChannelLo, ch.ChannelHi = int(at/perChannel), int((at+n-1)/perChannel)
-			ch.DecidedBy = "G-SEL-SIDE-1"
-			at += n
-			logBytes += t.count * int64(t.dtype.Size())
-		}
-		used := int((cells + perChannel - 1) / perChannel)
-		if in.Rank == 0 {
-			line := symLine(head.fn, logBytes, k, used, symNWarps*m.Tuning.WarpSize, len(bin))
-			bin[0].choice.Line = line
-			if lines != nil {
-				*lines = append(*lines, line)
-			}
+			plan++
 		}
 	}
-	return len(bins), nil
+	return plan, back, nil
+}
+
+// symmetricBack is 2.29.2's fallback: a piece with no kernel left, or
+// whose unforced LL kernel the cost table would not run as LL for its
+// first task alone (2.29.2–2.29.3), goes back to the cost table; why
+// says which, "" when the piece stays symmetric. One process per GPU is
+// assumed (NCCL also falls back from LL kernels when one thread drives
+// several GPUs without NCCL_SINGLE_PROC_MEM_REG_ENABLE).
+//
+// Ref: v2.29.2-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList
+// (v2.29.7-1: buffers in windows on both sides keep the LL kernel)
+func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) string {
+	if !m.Tuning.SymFallback {
+		return ""
+	}
+	if !ok {
+		return "no symmetric kernel is left for its piece"
+	}
+	if !m.Tuning.SymLLLegacy || forced || symMaskLL>>k&1 == 0 {
+		return ""
+	}
+	o := head.op
+	o.Buffers, o.RegBuff, o.Graph, o.InPlace = BuffersUser, false, false, false
+	var ch OpChoice
+	var t tuningTask
+	if err := m.chooseOp(o, &ch, &t); err != nil || ch.Err != nil || ch.Proto != LL {
+		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and the cost table alone picks %s/%s", k, ch.Algo, ch.Proto)
+	}
+	return ""
+}
+
+// symWorksPerPlan is how many tasks one symmetric plan's arguments hold:
+// ncclMakeSymmetricTaskList closes a piece when calcArgsSize(MAXCHANNELS,
+// nWorks+1) would pass the kernel argument limit.
+//
+// Ref: v2.28.3-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList;
+// src/include/sym_kernels.h ncclSymkDevWorkArgs::calcArgsSize
+func (m *Model) symWorksPerPlan() int {
+	c := m.Tuning
+	if c.SymWorkBytes <= 0 {
+		return 1
+	}
+	free := c.MaxKernelArgsBytes - c.SymArgsBytes - symRoundUp16(c.MaxChannels*c.SymRangeBytes)
+	return max(1, free/c.SymWorkBytes)
+}
+
+func symRoundUp16(n int) int { return (n + 15) &^ 15 }
+
+// symmetricPlan picks the kernel for one piece of a bin and lays its
+// tasks' cells over the kernel's blocks (ncclSymmetricTaskScheduler):
+// cellPerChannel cells per block, tasks in order.
+func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]string) (bool, *NCCLError) {
+	in := &m.In
+	head := bin[0]
+	cellElts := int64(symCellBytes / head.dtype.Size())
+	var total, most int64
+	for _, t := range bin {
+		c := symCells(t.count, t.dtype) * cellElts
+		total, most = total+c, max(most, c)
+	}
+	k, est, blocks, ok := s.symPick(head.fn, head.devOp, head.dtype, total, most, len(bin))
+	forced := in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1
+	if why := m.symmetricBack(head, k, ok, forced); why != "" {
+		for _, t := range bin {
+			t.sym, t.choice.SidePath, t.choice.SymFallback = false, "", why
+		}
+		return false, nil
+	}
+	if !ok {
+		w, res := symNoKernel(head.fn, in.SymKernel)
+		for _, t := range bin {
+			t.choice.Err, t.choice.Warn = &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}, w
+		}
+		if lines != nil {
+			*lines = append(*lines, w)
+		}
+		return false, &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}
+	}
+	if forced {
+		est = 0 // NCCL reports no estimate for a kernel the user forced
+	}
+	var cells int64
+	for _, t := range bin {
+		cells += symCells(t.count, t.dtype)
+	}
+	perChannel := ((total+int64(blocks)-1)/int64(blocks) + cellElts - 1) / cellElts
+	args := m.Tuning.SymArgsBytes + symRoundUp16(blocks*m.Tuning.SymRangeBytes) + len(bin)*m.Tuning.SymWorkBytes
+	var at, logBytes int64
+	for _, t := range bin {
+		n := symCells(t.count, t.dtype)
+		ch := t.choice
+		ch.SidePath, ch.Kernel = "symmetric", k.String()
+		ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(est)
+		ch.ChannelLo, ch.ChannelHi = int(at/perChannel), int((at+n-1)/perChannel)
+		ch.CTABytes, ch.ArgsBytes, ch.Works, ch.Plan = perChannel*symCellBytes, args, len(bin), plan
+		ch.DecidedBy = "G-SEL-SIDE-1"
+		at += n
+		logBytes += t.count * int64(t.dtype.Size())
+	}
+	used := int((cells + perChannel - 1) / perChannel)
+	if in.Rank == 0 {
+		line := symLine(head.fn, logBytes, k, used, symNWarps*m.Tuning.WarpSize, len(bin))
+		bin[0].choice.Line = line
+		if lines != nil {
+			*lines = append(*lines, line)
+		}
+	}
+	return true, nil
 }
 
 // symmetricAlone is 2.27's symmetric path: ncclPrepareTasks, for a group of
@@ -339,8 +441,10 @@ func (m *Model) symmetricAlone(t *tuningTask, lines *[]string) {
 	ch.SidePath, ch.Kernel, ch.DecidedBy = "symmetric", k.String(), "G-SEL-SIDE-1"
 	ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(est)
 	ch.ChannelLo, ch.ChannelHi, ch.Plan = 0, blocks-1, 0
+	bytes := t.count * int64(t.dtype.Size())
+	ch.CTABytes, ch.ArgsBytes, ch.Works = (bytes+int64(blocks)-1)/int64(blocks), m.Tuning.SymArgsBytes, 1
 	if in.Rank == 0 {
-		ch.Line = symLine27(t.fn, t.count*int64(t.dtype.Size()), k, blocks, ch.NThreads)
+		ch.Line = symLine27(t.fn, bytes, k, blocks, ch.NThreads)
 		if lines != nil {
 			*lines = append(*lines, ch.Line)
 		}

@@ -10,8 +10,8 @@ package tuning
 // Base2_22_3, then one delta per release (spec's release files, through
 // Set). Every delta line is a one-cell change that records its path, old
 // and new value and the NCCL source reference, so "what changed in the
-// tuning model between 2.22.3 and 2.28.9" is data (Diff, and
-// spec.TuningForRelease).
+// tuning model between 2.22.3 and 2.28.9" is data (Diff, and the
+// "tuning." changes of spec.Load's Ruleset.Changes).
 //
 // The model code (model.go, select.go, sched.go) reads the switches; it
 // never compares versions.
@@ -211,7 +211,7 @@ func (m OpLine) String() string {
 
 // Consts is one release's tuning constants and behaviour switches. spec
 // builds it per release (Base2_22_3 and the release files' deltas; its
-// Ruleset.Tuning, spec.TuningForRelease); a tuner
+// spec.Load(v).Tuning); a tuner
 // plugin's constant edits are applied on a copy with SetPath. Constants keep
 // the C literal as a float64 (the tuner ABI passes them as doubles); the
 // model converts to float32 where NCCL does.
@@ -369,6 +369,24 @@ type Consts struct {
 	// kernel, on its exact count, and falls back to the cost table when
 	// none is left.
 	SymGrouped bool `tuning:"reg.symmetricGrouped"`
+	// The symmetric kernel's arguments: a grouped plan (2.28.3+) passes a
+	// header, one work range per channel of MAXCHANNELS and one work per
+	// task in at most MaxKernelArgsBytes, so a bin holds at most
+	// (MaxKernelArgsBytes − SymArgsBytes − roundUp16(MAXCHANNELS ×
+	// SymRangeBytes)) / SymWorkBytes tasks and a longer bin is split into
+	// several picks and plans. SymArgsBytes grows with the device
+	// communicator NCCL copies into the header; 2.27's kernel takes one
+	// collective (SymWorkBytes 0) in a SymArgsBytes argument block.
+	SymArgsBytes  int `tuning:"sched.symArgsBytes"`  // roundUp16(sizeof(struct ncclSymkDevWorkArgs)); 2.27: sizeof(struct ncclSymDevArgs)
+	SymWorkBytes  int `tuning:"sched.symWorkBytes"`  // sizeof(struct ncclSymkDevWork) (0: one collective per kernel)
+	SymRangeBytes int `tuning:"sched.symRangeBytes"` // sizeof(struct ncclSymkChannelWorkRange)
+	// SymFallback: a symmetric piece no kernel can run goes back to the
+	// cost table instead of failing the group (2.29.2+). SymLLLegacy: an
+	// LL kernel NCCL_SYM_KERNEL did not force is kept only when the cost
+	// table alone would run the piece's first task with LL (2.29.2,
+	// 2.29.3; from 2.29.7 buffers in windows on both sides keep it).
+	SymFallback bool `tuning:"reg.symmetricFallback"`
+	SymLLLegacy bool `tuning:"reg.symmetricLLLegacy"`
 	// CECollectives: copy-engine collectives exist (ncclCeImplemented:
 	// AllGather, AlltoAll, Gather, Scatter; 2.28.3+).
 	CECollectives bool `tuning:"reg.copyEngine"`

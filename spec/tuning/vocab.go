@@ -66,6 +66,7 @@ const (
 	Avg       = nccl.Avg
 	NumRedOps = nccl.NumRedOps
 
+	BuffersUser       = nccl.BuffersUser
 	BuffersRegistered = nccl.BuffersRegistered
 	BuffersWindow     = nccl.BuffersWindow
 

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestExplainGroupFlags: explain's --cudagraph, --agg and --buffers reach
+// the decision. On 2 × H200 (NVLS off, 2.28.9) a captured 64 MiB
+// AllReduce is registered over IPC and runs on channels 0..15 (0..23 on
+// a stream); 60 window AllReduces of 64 KiB at 2.28.3 run as two
+// symmetric plans, the second (ops 58, 59) on its own 3 blocks of 43
+// cells each.
+func TestExplainGroupFlags(t *testing.T) {
+	type op struct {
+		Kernel    string `json:"kernel"`
+		NChannels int    `json:"nchannels"`
+		ChannelHi int    `json:"channel_hi"`
+		CTABytes  int64  `json:"cta_bytes"`
+	}
+	type answer struct {
+		Releases []struct {
+			Decision op `json:"decision"`
+			Group    *struct {
+				Launch struct {
+					Mode string `json:"mode"`
+					Agg  int    `json:"agg"`
+				} `json:"launch"`
+				Ops []op `json:"ops"`
+			} `json:"group"`
+		} `json:"releases"`
+	}
+	explain := func(args ...string) answer {
+		t.Helper()
+		code, out, errs := runSimCLI(append([]string{"explain", "--system", "h200x2", "--env", "NCCL_NVLS_ENABLE=0", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var a answer
+		if err := json.Unmarshal([]byte(out), &a); err != nil || len(a.Releases) != 1 {
+			t.Fatalf("%v: %v: %s", args, err, out)
+		}
+		return a
+	}
+	if d := explain("--nccl", "2.28.9", "--bytes", "64MiB").Releases[0].Decision; d.ChannelHi != 23 {
+		t.Errorf("on a stream: channels ..%d, want ..23", d.ChannelHi)
+	}
+	a := explain("--nccl", "2.28.9", "--bytes", "64MiB", "--cudagraph").Releases[0]
+	if a.Decision.ChannelHi != 15 || a.Group == nil || a.Group.Launch.Mode != "graph" {
+		t.Errorf("--cudagraph: channels ..%d, group %+v; want ..15 in a graph", a.Decision.ChannelHi, a.Group)
+	}
+	g := explain("--nccl", "2.28.3", "--bytes", "64KiB", "--agg", "60", "--buffers", "window").Releases[0].Group
+	if g == nil || len(g.Ops) != 60 || g.Launch.Agg != 60 {
+		t.Fatalf("--agg 60 --buffers window: group %+v", g)
+	}
+	for i, want := range map[int]op{0: {"AllReduce_RSxLD_AGxST", 7, 0, 531 << 10}, 59: {"AllReduce_RSxLD_AGxST", 3, 2, 43 << 10}} {
+		if got := g.Ops[i]; got != want {
+			t.Errorf("op %d: %+v, want %+v", i, got, want)
+		}
+	}
+}
