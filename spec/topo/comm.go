@@ -407,7 +407,10 @@ func newNodeModel(h *hostModel, domain, nRanks int, multiHost bool, ps *pathStat
 		if err := run(GraphCollNetChain, chain); err != nil {
 			return nil, err
 		}
-		if err := run(GraphCollNetDirect, direct); err != nil {
+		if p.CollNetDirectIsChain {
+			// One CollNet graph serves both algorithms (graphs[] of initTransportsRank).
+			direct = chain
+		} else if err := run(GraphCollNetDirect, direct); err != nil {
 			return nil, err
 		}
 	}
