@@ -679,6 +679,9 @@ func (r *Result) consensus(ps *pathState) error {
 			heads = appendUnique(heads, d.intra[c*n])
 		}
 		r.CollNetDirectHeads = len(heads)
+		if p.CollNetHeadsAllChannels {
+			r.CollNetDirectHeads = d.nChannels
+		}
 	}
 	r.CollNetChainHeadsOK = collNetChainHeadsOK(r0, r.NvlsSupport)
 	r.NChannels = nc

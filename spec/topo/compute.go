@@ -3,8 +3,8 @@ package topo
 import "fmt"
 
 // recNet is ncclTopoSearchRecNet: start a channel at each candidate NET
-// (rotated by the channel number) that still has bwInter, charged as an
-// integer to every port of the same NIC.
+// (rotated by the channel number; 2.18 in list order) that still has
+// bwInter, charged as an integer to every port of the same NIC.
 func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) error {
 	bw := float32(int(g.bwInter)) // const int bw = graph->bwInter
 	nets, err := x.selectNets(g.typeInter, -1)
@@ -12,7 +12,8 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 		return err
 	}
 	p := &x.ps.p
-	headSearch := g.pattern == PatternNVLS || g.pattern == PatternCollNetDirect
+	headSearch := g.pattern == PatternCollNetDirect || (g.pattern == PatternNVLS && p.NVLSHeads == NVLSHeadsUnique)
+	nvls18 := g.pattern == PatternNVLS && (p.NVLSHeads == NVLSHeadsNetLocal || p.NVLSHeads == NVLSHeadsNetIndex)
 	found := false
 	charge := func(net *Node, b float32) {
 		for _, o := range x.s.Nodes[NET] {
@@ -28,7 +29,13 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 			}
 			continue
 		}
+		if g.pattern == PatternNVLS && p.NVLSHeads == NVLSHeadsFirstNet && i > 0 {
+			break
+		}
 		n := nets[(g.nChannels+i)%len(nets)]
+		if p.RecNet18 {
+			n = nets[i]
+		}
 		net := x.s.Nodes[NET][n]
 		if g.collNet && !net.CollSupport {
 			continue
@@ -44,7 +51,29 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 		g.latencyInter = net.Latency
 		charge(net, -bw)
 
-		if headSearch {
+		switch {
+		case g.pattern == PatternNVLS && p.NVLSHeads == NVLSHeadsFirstNet:
+			// The first NET's local GPU, over the NET→GPU path; heads may repeat.
+			if g.nChannels < len(nets) && net.LocalGPU != -1 {
+				if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, NET, n, net.LocalGPU); err != nil {
+					return err
+				}
+			}
+		case nvls18:
+			// Channel c's head comes from nets[c], whatever NET carries it,
+			// and no NET→GPU path is charged.
+			if g.nChannels < len(nets) {
+				gpu := nets[g.nChannels] // 2.18.3: a NET index taken as a GPU index
+				if p.NVLSHeads == NVLSHeadsNetLocal {
+					gpu = x.s.Nodes[NET][nets[g.nChannels]].LocalGPU
+				}
+				if gpu != -1 && gpu < x.ngpus {
+					if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, -1, -1, gpu); err != nil {
+						return err
+					}
+				}
+			}
+		case headSearch:
 			// NVLS and CollNetDirect only look for NIC:GPU pairs, the heads.
 			if g.nChannels < len(nets) {
 				gpu := net.LocalGPU
@@ -76,7 +105,7 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 					found = true
 				}
 			}
-		} else if p.ReplayOnlySameChannels {
+		case p.ReplayOnlySameChannels:
 			if g.nChannels > 0 && g.sameChannels == 1 {
 				r, err := x.replayGpu(g, -1)
 				if err != nil {
@@ -114,7 +143,7 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 					}
 				}
 			}
-		} else {
+		default:
 			if g.nChannels > 0 {
 				r, err := x.replayGpu(g, -1)
 				if err != nil {

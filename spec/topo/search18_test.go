@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gatesim/gatesim/nccl"
@@ -253,33 +254,33 @@ func TestCollNetDirectIsChain(t *testing.T) {
 	}
 }
 
-// The search budget and the sm90 speed arrays of 2.18 (src/graph/search.cc
-// NCCL_SEARCH_GLOBAL_TIMEOUT, sm90SpeedArrayIntra/Inter at each tag).
-func TestSearch18Constants(t *testing.T) {
+// connectCollNet's heads: 2.18.1 takes every CollNet channel's first GPU,
+// duplicates included; 2.18.3 counts each GPU once. Eight A100s with one
+// 800G CollNet NIC behind GPU 0: the CollNet graph (as many channels as
+// the ring) has two channels, both starting at GPU 0: 2 heads in 2.18.1,
+// 1 in 2.18.3.
+func TestCollNetHeads18(t *testing.T) {
+	spec := hgxH100Like("one-800g-nic")
+	spec.NICs = spec.NICs[:1]
+	spec.NICs[0].SpeedMbps = 800000
+	spec.NICs[0].Coll = true
+	for i := range spec.GPUs {
+		spec.GPUs[i].SM, spec.GPUs[i].NVLinks = 80, 12
+	}
+	hosts := nTimes(mustSynth(t, spec), 2)
+	o := DefaultOptions()
+	o.CollNetEnable = true
 	for _, tc := range []struct {
-		p                Params
-		timeout          int64
-		intra50, inter20 bool
-	}{
-		{Params2_19_1(), 0, true, true},
-		{params2_18_6(), 5 << 16, false, true},
-		{params2_18_1(), 1 << 18, false, false},
-	} {
-		x := &searcher{ps: &pathState{p: tc.p}}
-		x.inter = false
-		has := func(a []float32, v float32) bool {
-			for _, s := range a {
-				if s == v {
-					return true
-				}
-			}
-			return false
+		p     Params
+		heads int
+	}{{params2_18_3(), 1}, {params2_18_1(), 2}} {
+		r := search(t, hosts, tc.p, o)
+		var first []int
+		for _, c := range r.Graphs[GraphCollNetDirect].Intra {
+			first = append(first, c[0])
 		}
-		intra := x.speeds(90)
-		x.inter = true
-		inter := x.speeds(90)
-		if tc.p.SearchGlobalTimeout != tc.timeout || has(intra, 50) != tc.intra50 || has(inter, 20) != tc.inter20 || has(inter, 17.5) != tc.inter20 {
-			t.Errorf("%s: timeout %d, sm90 intra %v, inter %v", tc.p.Release, tc.p.SearchGlobalTimeout, intra, inter)
+		if r.CollNetDirectHeads != tc.heads || !slices.Equal(first, []int{0, 0}) {
+			t.Errorf("%s: %d CollNetDirect heads, channels start at %v; want %d, [0 0]", tc.p.Release, r.CollNetDirectHeads, first, tc.heads)
 		}
 	}
 }
