@@ -46,6 +46,9 @@ type Row struct {
 	RedOp    spec.RedOp    `json:"-"`
 	Root     int           `json:"root"`
 	TimeUs   float64       `json:"time_us"`
+	// InPlaceUs is nccl-tests' in-place time of the same size, measured
+	// right after TimeUs (out-of-place) in the same process; 0 if none.
+	InPlaceUs float64 `json:"in_place_us,omitempty"`
 }
 
 // ConfigKey is the configuration a row belongs to: collective ×
@@ -279,8 +282,12 @@ func loadNCCLTests(path string) ([]Row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: type %q: %v", path, r.Line, r.Type, err)
 		}
-		rows = append(rows, Row{File: path, Line: r.Line, Tool: "nccl-tests", Config: cfg, Env: env, Release: rel, Launch: l,
-			Func: fn, Coll: fn.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: dt, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs})
+		row := Row{File: path, Line: r.Line, Tool: "nccl-tests", Config: cfg, Env: env, Release: rel, Launch: l,
+			Func: fn, Coll: fn.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: dt, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs}
+		if r.InPlace != nil && r.InPlace.TimeUs > 0 {
+			row.InPlaceUs = r.InPlace.TimeUs
+		}
+		rows = append(rows, row)
 	}
 	return rows, nil
 }

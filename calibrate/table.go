@@ -94,6 +94,7 @@ func WriteMarkdown(w io.Writer, rep *Report) {
 	groupTable(w, rep.Results, "-n", func(r *Result) string { return fmt.Sprintf("%3d", max(1, r.Launch.Iters)) })
 	writeSpread(w, rep.Results)
 	writeFloorModes(w, rep.Results)
+	writeModeKnown(w, rep.Results)
 	WriteParams(w, rep)
 }
 
@@ -169,9 +170,9 @@ type sweepPlace struct {
 	AfterLarge, First bool
 }
 
-// sweepPlaces gives every result its place in its file's sweep, in file
-// and line order.
-func sweepPlaces(rs []Result) []sweepPlace {
+// fileOrder is the results' indices in file and line order: the order a
+// process measured them in.
+func fileOrder(rs []Result) []int {
 	idx := make([]int, len(rs))
 	for i := range idx {
 		idx[i] = i
@@ -183,6 +184,13 @@ func sweepPlaces(rs []Result) []sweepPlace {
 		}
 		return ra.Line < rb.Line
 	})
+	return idx
+}
+
+// sweepPlaces gives every result its place in its file's sweep, in file
+// and line order.
+func sweepPlaces(rs []Result) []sweepPlace {
+	idx := fileOrder(rs)
 	out := make([]sweepPlace, len(rs))
 	for k, i := range idx {
 		if k == 0 || rs[idx[k-1]].File != rs[i].File {
@@ -290,6 +298,290 @@ func WriteParams(w io.Writer, rep *Report) {
 			gen = "yes"
 		}
 		fmt.Fprintf(w, "| `%s` | %.4g | %s | %s | %d | %s |\n", ps.Name, v, ps.Unit, src, rep.Pinned[ps.Name], gen)
+	}
+	fmt.Fprintln(w)
+}
+
+// predicted is a result's held-out time, or its held-in time where the
+// calibration ran without cross-validation.
+func (r *Result) predicted() float64 {
+	if r.HeldOut > 0 {
+		return r.HeldOut
+	}
+	return r.HeldIn
+}
+
+// floorNeighbours gives every result the index of the floor row (at most
+// spreadMax) of the same file and collective measured last before it, or
+// the first after it where none is before; never the row itself, -1 where
+// there is none. It stands for the state of the process when the row ran.
+func floorNeighbours(rs []Result) []int {
+	idx := fileOrder(rs)
+	nb := make([]int, len(rs))
+	for k, i := range idx {
+		nb[i] = -1
+		for j := k - 1; j >= 0 && rs[idx[j]].File == rs[i].File; j-- {
+			if o := &rs[idx[j]]; o.Func == rs[i].Func && o.Bytes <= spreadMax {
+				nb[i] = idx[j]
+				break
+			}
+		}
+		for j := k + 1; nb[i] < 0 && j < len(idx) && rs[idx[j]].File == rs[i].File; j++ {
+			if o := &rs[idx[j]]; o.Func == rs[i].Func && o.Bytes <= spreadMax {
+				nb[i] = idx[j]
+			}
+		}
+	}
+	return nb
+}
+
+// ModeKnown is the error below 1 MiB of one set of rows under three
+// predictions of the same profile: as the model gives it (the stream
+// floor's mode unknown), with the floor's mode known, and with the
+// process's floor at that moment known. Medians and p90 of |error|.
+type ModeKnown struct {
+	Rows                   string
+	N                      int
+	Unknown, UnknownP90    float64
+	Known, KnownP90        float64
+	FloorKnown, FloorP90   float64
+	FastOffset, SlowOffset float64 // µs, the mode's median offset (stream groups only)
+}
+
+// floorGroup is what a stream row's floor is modelled by: launch mode and
+// operations per timed batch.
+func floorGroup(r *Result) string { return fmt.Sprintf("%s, -n %d", r.Launch, max(1, r.Launch.Iters)) }
+
+// FloorModeKnown measures how much of the error below 1 MiB the stream
+// floor's mode explains. Per floor group (launch mode, -n) a floor row is
+// in the slow mode when its measured time over the model's exceeds
+// slowFloor times the group's 10th percentile; each mode's offset is the
+// median of measured − modelled over its floor rows. A row's mode is its
+// floor neighbour's (floorNeighbours: never the row itself); "mode known"
+// adds that mode's offset to the model's time, "floor known" the
+// neighbour's own offset. Rows from a CUDA graph have no host in the loop
+// and keep the model's time.
+func FloorModeKnown(rs []Result) []ModeKnown {
+	k := modeKnown(rs)
+	type errs struct{ unknown, known, floor []float64 }
+	byRows := map[string]*errs{}
+	all := "all < 1 MiB"
+	names := []string{all} // first in the table
+	byRows[all] = &errs{}
+	add := func(name string, i int) {
+		e := byRows[name]
+		if e == nil {
+			e = &errs{}
+			byRows[name] = e
+			names = append(names, name)
+		}
+		e.unknown = append(e.unknown, math.Abs(k.unknown[i]))
+		e.known = append(e.known, math.Abs(k.known[i]))
+		e.floor = append(e.floor, math.Abs(k.floor[i]))
+	}
+	for i := range rs {
+		r := &rs[i]
+		if Large(r) {
+			continue
+		}
+		add(all, i)
+		if r.Launch.Graph() {
+			add("graph", i)
+		} else {
+			add(floorGroup(r), i)
+		}
+	}
+	sort.Strings(names[1:])
+	var out []ModeKnown
+	for _, name := range names {
+		e := byRows[name]
+		m := ModeKnown{Rows: name, N: len(e.unknown),
+			Unknown: quantile(e.unknown, 0.5), UnknownP90: quantile(e.unknown, 0.9),
+			Known: quantile(e.known, 0.5), KnownP90: quantile(e.known, 0.9),
+			FloorKnown: quantile(e.floor, 0.5), FloorP90: quantile(e.floor, 0.9)}
+		if o, ok := k.offset[name]; ok {
+			m.FastOffset, m.SlowOffset = o[0], o[1]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// modeKnownErrs are every row's relative errors below 1 MiB (NaN at
+// 1 MiB and above) under the three predictions of FloorModeKnown, and each
+// stream floor group's fast and slow offsets, µs.
+type modeKnownErrs struct {
+	unknown, known, floor []float64
+	offset                map[string][2]float64
+}
+
+func modeKnown(rs []Result) modeKnownErrs {
+	nb := floorNeighbours(rs)
+	ratios := map[string][]float64{}
+	for i := range rs {
+		r := &rs[i]
+		if !r.Launch.Graph() && r.Bytes <= spreadMax {
+			ratios[floorGroup(r)] = append(ratios[floorGroup(r)], r.TimeUs/r.predicted())
+		}
+	}
+	fast := map[string]float64{}
+	for g, xs := range ratios {
+		fast[g] = quantile(xs, 0.1)
+	}
+	mode := func(r *Result) int {
+		if r.TimeUs/r.predicted() > slowFloor*fast[floorGroup(r)] {
+			return 1
+		}
+		return 0
+	}
+	offs := map[string]*[2][]float64{}
+	for i := range rs {
+		r := &rs[i]
+		if !r.Launch.Graph() && r.Bytes <= spreadMax {
+			g := floorGroup(r)
+			if offs[g] == nil {
+				offs[g] = &[2][]float64{}
+			}
+			offs[g][mode(r)] = append(offs[g][mode(r)], r.TimeUs-r.predicted())
+		}
+	}
+	k := modeKnownErrs{offset: map[string][2]float64{}}
+	for g, xs := range offs {
+		k.offset[g] = [2]float64{quantile(xs[0], 0.5), quantile(xs[1], 0.5)}
+	}
+	for i := range rs {
+		r := &rs[i]
+		p := r.predicted()
+		known, floor := p, p
+		if j := nb[i]; !r.Launch.Graph() && j >= 0 {
+			n := &rs[j]
+			if o := k.offset[floorGroup(r)][mode(n)]; o == o {
+				known += o
+			}
+			floor += n.TimeUs - n.predicted()
+		}
+		u, kn, f := relErr(p, r.TimeUs), relErr(known, r.TimeUs), relErr(floor, r.TimeUs)
+		if Large(r) {
+			u, kn, f = math.NaN(), math.NaN(), math.NaN()
+		}
+		k.unknown, k.known, k.floor = append(k.unknown, u), append(k.known, kn), append(k.floor, f)
+	}
+	return k
+}
+
+// ModeLeft is what the model misses below 1 MiB on a stream once the
+// floor's mode is known, in one group of rows: the median and p90 of
+// |error| and the median signed error.
+type ModeLeft struct {
+	Property, Value string
+	N               int
+	Median, P90     float64
+	Bias            float64
+}
+
+// FloorModeLeft groups the stream rows below 1 MiB, their floor's mode
+// known (FloorModeKnown), by the properties a timing term could depend
+// on: size, protocol, channel count, transport. A term that depends on one
+// of them shows as a bias that moves with its value.
+func FloorModeLeft(rs []Result) []ModeLeft {
+	k := modeKnown(rs)
+	props := []struct {
+		name string
+		val  func(*Result) string
+	}{
+		{"size", func(r *Result) string {
+			switch {
+			case r.Bytes <= spreadMax:
+				return "≤ 4 KiB"
+			case r.Bytes <= 64<<10:
+				return "8–64 KiB"
+			case r.Bytes <= 256<<10:
+				return "128–256 KiB"
+			}
+			return "512 KiB–1 MiB"
+		}},
+		{"protocol", func(r *Result) string { return r.Proto.String() }},
+		{"channels", func(r *Result) string { return fmt.Sprintf("%2d", r.NChannels) }},
+		{"transport", func(r *Result) string { return r.Transport }},
+	}
+	var out []ModeLeft
+	for _, p := range props {
+		errs := map[string][]float64{}
+		var vals []string
+		for i := range rs {
+			r := &rs[i]
+			if Large(r) || r.Launch.Graph() {
+				continue
+			}
+			v := p.val(r)
+			if errs[v] == nil {
+				vals = append(vals, v)
+			}
+			errs[v] = append(errs[v], k.known[i])
+		}
+		if p.name != "size" {
+			sort.Strings(vals)
+		}
+		for _, v := range vals {
+			e := errs[v]
+			abs := make([]float64, len(e))
+			for j, x := range e {
+				abs[j] = math.Abs(x)
+			}
+			out = append(out, ModeLeft{Property: p.name, Value: v, N: len(e), Median: quantile(abs, 0.5), P90: quantile(abs, 0.9), Bias: quantile(e, 0.5)})
+		}
+	}
+	return out
+}
+
+// InPlaceModes counts the stream floor rows of nccl-tests outputs whose
+// in-place column, measured right after the out-of-place one, is in the
+// same floor mode (slowFloor times the file's fast floor, its 10th
+// percentile of out-of-place times).
+func InPlaceModes(rs []Result) (n, same int) {
+	times := map[string][]float64{}
+	for i := range rs {
+		r := &rs[i]
+		if r.InPlaceUs > 0 && !r.Launch.Graph() && r.Bytes <= spreadMax {
+			times[r.File] = append(times[r.File], r.TimeUs)
+		}
+	}
+	fast := map[string]float64{}
+	for f, ts := range times {
+		fast[f] = quantile(ts, 0.1)
+	}
+	for i := range rs {
+		r := &rs[i]
+		if r.InPlaceUs > 0 && !r.Launch.Graph() && r.Bytes <= spreadMax {
+			n++
+			lim := slowFloor * fast[r.File]
+			if (r.TimeUs > lim) == (r.InPlaceUs > lim) {
+				same++
+			}
+		}
+	}
+	return n, same
+}
+
+func writeModeKnown(w io.Writer, rs []Result) {
+	ms := FloorModeKnown(rs)
+	fmt.Fprintf(w, "### What the stream floor's mode explains below 1 MiB\n\n")
+	fmt.Fprintf(w, "The held-out model's rows below 1 MiB, and the same predictions told the floor's state, which no input a user gives says: a row's mode is that of the floor row (≤ %d KiB) of the same process and collective measured last before it (never the row itself); per launch mode and -n a floor row is slow above %.1f × the group's fast floor (the 10th percentile of measured / modelled), and each mode's offset is its floor rows' median measured − modelled. *Mode known* adds the row's mode's offset, *floor known* the neighbouring floor row's own offset. CUDA-graph rows keep the model's time.\n\n", spreadMax>>10, slowFloor)
+	fmt.Fprintf(w, "| rows | n | mode unknown: median | p90 | mode known: median | p90 | floor known: median | p90 | fast, slow offset (µs) |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, m := range ms {
+		off := ""
+		if m.FastOffset != 0 || m.SlowOffset != 0 {
+			off = fmt.Sprintf("%+.1f, %+.1f", m.FastOffset, m.SlowOffset)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", m.Rows, m.N, pct(m.Unknown), pct(m.UnknownP90), pct(m.Known), pct(m.KnownP90), pct(m.FloorKnown), pct(m.FloorP90), off)
+	}
+	fmt.Fprintf(w, "\nWhat the model leaves on a stream below 1 MiB once the mode is known, by what a timing term could depend on (a term that does shows as a bias moving with the value):\n\n")
+	fmt.Fprintf(w, "| property | value | rows | mode known: median | p90 | bias |\n|---|---|--:|--:|--:|--:|\n")
+	for _, m := range FloorModeLeft(rs) {
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s |\n", m.Property, m.Value, m.N, pct(m.Median), pct(m.P90), spct(m.Bias))
+	}
+	if n, same := InPlaceModes(rs); n > 0 {
+		fmt.Fprintf(w, "\nnccl-tests' in-place column, timed right after the out-of-place one of the same row, is in the same floor mode for %d of %d stream floor rows (%s): the mode is a state of the process that outlasts a row, not a property of the row.\n", same, n, pct(float64(same)/float64(n)))
 	}
 	fmt.Fprintln(w)
 }

@@ -32,20 +32,23 @@ import (
 
 var publicTruthRoot = filepath.Join("testdata", "public")
 
-// minPublicTruthCases is the least number of public cases (8-GPU
-// NVSwitch node, multi-node, NVLS-capable system).
-const minPublicTruthCases = 3
+// minPublicTruthCases is the least number of public cases: the ones
+// committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
+// releases 2.18.1 to 2.26.2), so a lost case fails the test.
+const minPublicTruthCases = 8
 
 // publicCase is one parsed "case" file.
 type publicCase struct {
 	dir      string
 	source   string
 	logged   spec.Version   // the release the log's "NCCL version" line names
+	pin      string         // unlogged: the FILE:LINE of a WARN or TRACE the log printed, which pins the release
 	releases []spec.Version // modelled releases the check runs at
 	topo     string         // topology XML, relative to the case directory
 	preset   string
 	nodes    int
 	sharp    bool
+	noP2P    bool // NVML reports no P2P between the GPUs (GeForce boards)
 	env      spec.Env
 	expect   map[string]string // item -> "" (agree) or the reason of a known disagreement
 	order    []string          // items in file order, for messages
@@ -55,10 +58,13 @@ type publicCase struct {
 //
 //	source URL                   where the log was posted
 //	logged X.Y.Z                 the release the log prints (checked against its NCCL version line)
+//	unlogged FILE:LINE           the log prints no NCCL version line; a WARN or TRACE it printed at
+//	                             FILE:LINE pins the release (README: the tags with that line)
 //	release X.Y.Z [X.Y.Z...]     the modelled release(s) every expectation must hold at
 //	topo PATH | preset NAME      the machine: NCCL's topology XML (relative path) or a preset
 //	nodes N                      copies of the node (default 1)
 //	plugin sharp                 the HPC-X SHARP plugin (Net and CollNet v5-v8) on every node
+//	driver p2p-not-supported     NVML reports P2P between the GPUs as not supported (GeForce boards)
 //	env NAME=VALUE               one NCCL_* variable of the run
 //	agree ITEM                   the item must agree
 //	differ ITEM: REASON          a known disagreement, with its reason
@@ -97,6 +103,12 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			if c.logged, err = spec.ParseVersion(rest); err != nil {
 				return nil, bad("logged X.Y.Z")
 			}
+		case "unlogged":
+			file, line, ok := strings.Cut(rest, ":")
+			if n, err := strconv.Atoi(line); !ok || file == "" || strings.ContainsAny(file, " \t") || err != nil || n < 1 {
+				return nil, bad("unlogged FILE:LINE")
+			}
+			c.pin = rest
 		case "release":
 			for _, f := range strings.Fields(rest) {
 				v, err := spec.ParseVersion(f)
@@ -118,6 +130,11 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 				return nil, bad("plugin sharp")
 			}
 			c.sharp = true
+		case "driver":
+			if rest != "p2p-not-supported" {
+				return nil, bad("driver p2p-not-supported")
+			}
+			c.noP2P = true
 		case "env":
 			k, v, ok := strings.Cut(rest, "=")
 			if !ok || !strings.HasPrefix(k, "NCCL_") {
@@ -151,14 +168,14 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			c.expect[item] = reason
 			c.order = append(c.order, item)
 		default:
-			return nil, bad("source, logged, release, topo, preset, nodes, plugin, env, agree or differ")
+			return nil, bad("source, logged, unlogged, release, topo, preset, nodes, plugin, driver, env, agree or differ")
 		}
 	}
 	switch {
 	case c.source == "":
 		return nil, fmt.Errorf("%s: no source line", path)
-	case c.logged == 0:
-		return nil, fmt.Errorf("%s: no logged line", path)
+	case (c.logged == 0) == (c.pin == ""):
+		return nil, fmt.Errorf("%s: expected exactly one of logged and unlogged", path)
 	case len(c.releases) == 0:
 		return nil, fmt.Errorf("%s: no release line", path)
 	case (c.topo == "") == (c.preset == ""):
@@ -180,6 +197,17 @@ func (c *publicCase) expectation(key string, rel spec.Version) (string, bool) {
 // system builds the case's machine: NCCL's topology XML copied onto every
 // node, or a preset.
 func (c *publicCase) system(nodes int) (*spec.System, error) {
+	sys, err := c.machine(nodes)
+	if err != nil {
+		return nil, err
+	}
+	for i := range sys.Nodes {
+		sys.Nodes[i].Driver.P2PNotSupported = c.noP2P
+	}
+	return sys, nil
+}
+
+func (c *publicCase) machine(nodes int) (*spec.System, error) {
 	if c.preset != "" {
 		return spec.Preset(c.preset, spec.PresetOptions{Nodes: nodes, SHARP: c.sharp})
 	}
@@ -214,6 +242,7 @@ type publicItem struct {
 type observedLog struct {
 	log  *ncclog.Log
 	msgs []string
+	srcs map[string]bool // FILE:LINE of every WARN and TRACE line
 }
 
 func readObserved(file string) (*observedLog, error) {
@@ -225,12 +254,17 @@ func readObserved(file string) (*observedLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &observedLog{log: l}
+	o := &observedLog{log: l, srcs: map[string]bool{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if ln, ok := ncclog.ParseLine(sc.Text()); ok && ln.Level == ncclog.LevelInfo {
+		ln, ok := ncclog.ParseLine(sc.Text())
+		switch {
+		case !ok:
+		case ln.Level == ncclog.LevelInfo:
 			o.msgs = append(o.msgs, ln.Msg)
+		case ln.SrcFile != "":
+			o.srcs[fmt.Sprintf("%s:%d", ln.SrcFile, ln.SrcLine)] = true
 		}
 	}
 	return o, nil
@@ -357,8 +391,7 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 	}
 	if len(l.Channels) > 0 {
 		s := l.Channels[0]
-		add("channels", []string{comm.Topo.Summary}, []string{fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
-			s.Coll, s.CollNet, s.NVLS, s.P2P, s.P2PPerPeer)})
+		add("channels", []string{comm.Topo.Summary}, []string{summaryText(s)})
 	}
 	if s, ok := l.First(ncclog.KindThreadThresholds); ok {
 		add("threadThresholds", []string{comm.Model.ThreadThresholdsLine()}, []string{strings.TrimSpace(s.Msg)})
@@ -439,6 +472,22 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 	return items, nil
 }
 
+// summaryText writes an observed channel summary back in the form the
+// logging release printed it: 2.18.x-2.19.x have no collnet count
+// (v2.19.4-1 src/init.cc initTransportsRank), releases before 2.17 no
+// nvls count either, so a model that prints the old form is compared
+// with the old form.
+func summaryText(s ncclog.ChannelSummary) string {
+	out := fmt.Sprintf("%d coll channels, ", s.Coll)
+	if s.HasCollNet {
+		out += fmt.Sprintf("%d collnet channels, ", s.CollNet)
+	}
+	if s.HasNVLS {
+		out += fmt.Sprintf("%d nvls channels, ", s.NVLS)
+	}
+	return out + fmt.Sprintf("%d p2p channels, %d p2p channels per peer", s.P2P, s.P2PPerPeer)
+}
+
 // publicCaseDirs lists the case directories (those with a "case" file).
 func publicCaseDirs(t *testing.T) []string {
 	ents, err := os.ReadDir(publicTruthRoot)
@@ -477,11 +526,19 @@ func TestPublicTruth(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if obs.log.Release != c.logged {
-				t.Fatalf("log.txt prints NCCL %q (release %s), the case file says logged %s", obs.log.Version, obs.log.Release, c.logged)
-			}
 			var report strings.Builder
-			fmt.Fprintf(&report, "source %s\nlog: NCCL %s\n", c.source, obs.log.Version)
+			switch {
+			case c.pin != "" && obs.log.Release != 0:
+				t.Fatalf("log.txt prints NCCL %q: the case file must say logged, not unlogged", obs.log.Version)
+			case c.pin != "" && !obs.srcs[c.pin]:
+				t.Fatalf("log.txt prints no WARN or TRACE at %s, which the case file says pins its release", c.pin)
+			case c.pin != "":
+				fmt.Fprintf(&report, "source %s\nlog: no NCCL version line; release pinned by %s\n", c.source, c.pin)
+			case obs.log.Release != c.logged:
+				t.Fatalf("log.txt prints NCCL %q (release %s), the case file says logged %s", obs.log.Version, obs.log.Release, c.logged)
+			default:
+				fmt.Fprintf(&report, "source %s\nlog: NCCL %s\n", c.source, obs.log.Version)
+			}
 			for _, rel := range c.releases {
 				items, err := checkPublic(c, obs, rel, c.nodes)
 				if err != nil {
@@ -621,8 +678,14 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"no machine", "source s\nlogged 2.22.3\nrelease 2.22.3\n", "expected exactly one of topo and preset"},
 		{"two machines", base + "topo x.xml\n", "expected exactly one of topo and preset"},
 		{"no source", "logged 2.22.3\nrelease 2.22.3\npreset dgx-h100\n", "no source line"},
+		{"unlogged", "source s\nunlogged enqueue.cc:1182\nrelease 2.18.3\npreset dgx-h100\n", ""},
+		{"logged and unlogged", base + "unlogged enqueue.cc:1182\n", "expected exactly one of logged and unlogged"},
+		{"neither logged nor unlogged", "source s\nrelease 2.22.3\npreset dgx-h100\n", "expected exactly one of logged and unlogged"},
+		{"bad pin", "source s\nunlogged enqueue.cc\nrelease 2.18.3\npreset dgx-h100\n", "expected unlogged FILE:LINE"},
 		{"scoped", base + "agree channels @2.22.3\nagree channels\n", ""},
 		{"bad scope", base + "agree channels @next\n", "expected agree ITEM @X.Y.Z"},
+		{"driver fact", base + "driver p2p-not-supported\n", ""},
+		{"unknown driver fact", base + "driver fast\n", "expected driver p2p-not-supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePublicCase("d", "case", []byte(tc.text))
@@ -703,5 +766,26 @@ func TestPublicHarnessOnCapture(t *testing.T) {
 	}
 	if differ == 0 {
 		t.Errorf("with NCCL_PROTO=Simple the table and every operation still agree: the comparators do not constrain the model")
+	}
+}
+
+// TestSummaryText: the observed channel summary is written back in the
+// form its release printed, read by ncclog from each of the three forms.
+func TestSummaryText(t *testing.T) {
+	for _, line := range []string{
+		"24 coll channels, 24 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer",
+		"16 coll channels, 0 nvls channels, 16 p2p channels, 16 p2p channels per peer",
+		"10 coll channels, 16 p2p channels, 1 p2p channels per peer",
+	} {
+		l, err := ncclog.Parse(strings.NewReader("h:1:2 [0] NCCL INFO "+line+"\n"), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Channels) != 1 {
+			t.Fatalf("%q: ncclog read %d summaries", line, len(l.Channels))
+		}
+		if got := summaryText(l.Channels[0]); got != line {
+			t.Errorf("summaryText = %q, want %q", got, line)
+		}
 	}
 }

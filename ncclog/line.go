@@ -248,21 +248,47 @@ func parseLineGeneral(s string) (ln Line, ok bool) {
 
 // stripRepeated takes Ray's de-duplication suffix off a message:
 // "... [repeated 3x across cluster]" stands for 3 more copies of the line
-// on other workers. n is the count (0 without the suffix).
+// on other workers. n is the count (0 without the suffix). Ray colours the
+// suffix ("\x1b[32m [repeated 3x across cluster]\x1b[0m"); a paste often
+// loses the escape byte and keeps "[32m" and "[0m", so both forms of the
+// colour codes around the suffix are taken off with it.
 func stripRepeated(msg string) (string, int) {
 	const tail = "x across cluster]"
-	if !strings.HasSuffix(msg, tail) {
+	body := trimRightOf(trimSGR(msg), " \t")
+	if !strings.HasSuffix(body, tail) {
 		return msg, 0
 	}
-	i := strings.LastIndex(msg, " [repeated ")
+	i := strings.LastIndex(body, " [repeated ")
 	if i < 0 {
 		return msg, 0
 	}
-	n, err := strconv.Atoi(msg[i+len(" [repeated ") : len(msg)-len(tail)])
+	n, err := strconv.Atoi(body[i+len(" [repeated ") : len(body)-len(tail)])
 	if err != nil || n < 0 {
 		return msg, 0
 	}
-	return trimRightOf(msg[:i], " \t"), n
+	head := trimRightOf(body[:i], " \t")
+	return trimRightOf(trimSGR(head), " \t"), n
+}
+
+// trimSGR takes one trailing ANSI colour code off s: "\x1b[<n>m", or
+// "[<n>m" when the escape byte was lost.
+func trimSGR(s string) string {
+	if !strings.HasSuffix(s, "m") {
+		return s
+	}
+	j := strings.LastIndexByte(s, '[')
+	if j < 0 || j+1 == len(s)-1 {
+		return s
+	}
+	for _, c := range s[j+1 : len(s)-1] {
+		if (c < '0' || c > '9') && c != ';' {
+			return s
+		}
+	}
+	if j > 0 && s[j-1] == '\x1b' {
+		j--
+	}
+	return s[:j]
 }
 
 // lastToken returns the last space-separated token of p and what precedes it.

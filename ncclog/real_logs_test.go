@@ -71,6 +71,17 @@ func TestRealLogShapes(t *testing.T) {
 	if msg, n := stripRepeated("Connected all rings [repeated 15x across cluster]"); msg != "Connected all rings" || n != 15 {
 		t.Errorf("stripRepeated: %q %d", msg, n)
 	}
+	for _, tc := range []string{
+		"24 coll channels, 32 p2p channels per peer \x1b[32m [repeated 6x across cluster]\x1b[0m",
+		"24 coll channels, 32 p2p channels per peer [32m [repeated 6x across cluster] [0m",
+	} {
+		if msg, n := stripRepeated(tc); msg != "24 coll channels, 32 p2p channels per peer" || n != 6 {
+			t.Errorf("stripRepeated(%q) = %q %d: Ray's coloured suffix, with or without its escape bytes", tc, msg, n)
+		}
+	}
+	if msg, n := stripRepeated("threadThresholds 8/8/64 [0m"); n != 0 || msg != "threadThresholds 8/8/64 [0m" {
+		t.Errorf("a colour code without Ray's suffix was taken off: %q %d", msg, n)
+	}
 	if msg, n := stripRepeated("x [repeated many x across cluster]"); n != 0 || msg == "x" {
 		t.Errorf("a malformed suffix was taken off: %q %d", msg, n)
 	}

@@ -98,6 +98,10 @@ type Driver struct {
 	// NVLSBindError, when set, is the CUDA error cuMulticastBindMem returns
 	// (a Fabric Manager or NVSwitch problem).
 	NVLSBindError string `json:"nvls_bind_error,omitempty"`
+	// P2PNotSupported is true when NVML reports P2P between the node's GPUs
+	// as not supported (GeForce boards on NVIDIA's driver): NCCL then routes
+	// GPU-to-GPU paths through the CPU (topo.Options.P2PNotSupported).
+	P2PNotSupported bool `json:"p2p_not_supported,omitempty"`
 }
 
 // NIC is one verbs port.

@@ -476,12 +476,14 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	// CollNet in the consensus, as in NCCL.
 	collNet := false
 	multicast := true
+	p2pNotSupported := false
 	for _, g := range r.nodes {
 		for _, i := range g.nodes {
 			group[i] = g
 		}
 		collNet = collNet || g.collNetEnable
 		multicast = multicast && g.node.Driver.MulticastAPI
+		p2pNotSupported = p2pNotSupported || g.node.Driver.P2PNotSupported
 		for _, gpu := range g.node.GPUs {
 			multicast = multicast && gpu.Multicast
 		}
@@ -492,6 +494,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 		o.NvlsMulticast = topo.MulticastYes
 	}
 	o.CollNetEnable = collNet
+	o.P2PNotSupported = p2pNotSupported
 	o.GraphFile = sys.GraphFile
 	o.CollNetNodeThreshold = int(r.param("NCCL_COLLNET_NODE_THRESHOLD"))
 	if ch := r.nodes[0].chosen; ch != nil && ch.external != nil && ch.external.Net != nil {

@@ -764,6 +764,14 @@ type Options struct {
 	// P2PUseCudaMemcpy is NCCL_P2P_USE_CUDA_MEMCPY=1: P2P through an
 	// intermediate GPU is refused (src/transport/p2p.cc p2pCanConnect).
 	P2PUseCudaMemcpy bool
+	// P2PNotSupported is the device fact that NVML's P2P read/write status
+	// between the GPUs is not OK (GeForce boards on NVIDIA's driver):
+	// ncclTopoCheckP2p then turns P2P off for every pair of distinct GPUs
+	// the P2P level allows, so their paths go through the CPU
+	// (src/graph/paths.cc ncclTopoCheckP2p, ncclNvmlDevicePairs, every
+	// modelled release). NCCL fails init instead when such GPUs share
+	// NVLink; that fault is not modelled, the fact applies to PCIe paths.
+	P2PNotSupported bool
 
 	// MinNChannels / MaxNChannels are NCCL_MIN_NCHANNELS (or NCCL_MIN_NRINGS)
 	// and NCCL_MAX_NCHANNELS (or NCCL_MAX_NRINGS); -2 when unset, as NCCL's

@@ -170,7 +170,8 @@ func (ps *pathState) p2pLevel(s *System) PathType {
 }
 
 // checkP2P is ncclTopoCheckP2p between two GPUs of the system: P2P when the
-// path is no worse than the P2P level. NVML's P2P status is taken as OK.
+// path is no worse than the P2P level and NVML reports P2P between them
+// (Options.P2PNotSupported says it does not, for PCIe paths).
 // The intermediate GPU is returned when the path crosses one (NVB).
 func (ps *pathState) checkP2P(s *System, g1, g2 *Node) (p2p bool, intermediate *Node) {
 	path := &g1.Paths[GPU][g2.Index]
@@ -179,7 +180,11 @@ func (ps *pathState) checkP2P(s *System, g1, g2 *Node) (p2p bool, intermediate *
 			intermediate = n
 		}
 	}
-	return path.Type <= ps.p2pLevel(s), intermediate
+	p2p = path.Type <= ps.p2pLevel(s)
+	if p2p && g1 != g2 && ps.o.P2PNotSupported && path.Type > PathNVB {
+		p2p = false
+	}
+	return p2p, intermediate
 }
 
 // checkNet is ncclTopoCheckNet: true when both GPUs reach a NIC through

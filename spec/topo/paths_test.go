@@ -43,6 +43,10 @@ func TestPaths(t *testing.T) {
 		}
 		return s
 	}
+	pcie2 := NodeSpec{Name: "pcie2", CPUArch: "x86_64", CPUVendor: "Intel", CPUModel: "skl", Sockets: 1,
+		Switches: []SwitchSpec{{NUMA: 0, PCIGen: 4, Parent: -1}},
+		GPUs:     []GPUSpec{{Dev: 0, SM: 89, PCIGen: 4, PCIWidth: 16, Switch: 0}, {Dev: 1, SM: 89, PCIGen: 4, PCIWidth: 16, Switch: 0}}}
+	noNVMLP2P := with(func(o *Options) { o.P2PNotSupported = true })
 	h200 := PresetHGXH200()
 	tests := []struct {
 		name     string
@@ -71,6 +75,9 @@ func TestPaths(t *testing.T) {
 		{"P2P level LOC", h200, Params2_28_9(), with(func(o *Options) { o.P2PLevelSet, o.P2PLevel = true, PathLOC }), GPU, 0, GPU, 1, "4/48.0/PHB", ""},
 		{"GDR level LOC", h200, Params2_28_9(), with(func(o *Options) { o.NetGdrLevelSet, o.NetGdrLevel = true, PathLOC }), GPU, 0, NET, 0, "5/48.0/PHB", "no GDR: through the CPU"},
 		{"GDR level LOC, NIC side", h200, Params2_28_9(), with(func(o *Options) { o.NetGdrLevelSet, o.NetGdrLevel = true, PathLOC }), NET, 0, GPU, 0, "5/48.0/PHB", ""},
+		{"PCIe pair under one switch", pcie2, Params2_22_3(), def, GPU, 0, GPU, 1, "2/24.0/PIX", "P2P: PIX is within Intel's PXB level"},
+		{"NVML P2P not supported", pcie2, Params2_22_3(), noNVMLP2P, GPU, 0, GPU, 1, "4/24.0/PHB", "GeForce: through the CPU although the level allows PIX"},
+		{"NVML P2P not supported keeps NVLink", ring4(), Params2_28_9(), noNVMLP2P, GPU, 0, GPU, 1, "1/80.0/NVL", "NVLink pairs are not rerouted (NCCL fails init there)"},
 		{"V100 NV2 pair", PresetV100x4(), Params2_28_9(), def, GPU, 0, GPU, 1, "1/40.0/NVL", "2 links × 20 GB/s"},
 		{"NVB through a peer", ring4(), Params2_28_9(), def, GPU, 0, GPU, 2, "2/80.0/NVB", "GPU0-GPU1-GPU2"},
 		{"no NVB", ring4(), Params2_28_9(), with(func(o *Options) { o.NVBDisable = true }), GPU, 0, GPU, 2, "2/24.0/PIX", "PCIe switch instead"},
