@@ -296,6 +296,12 @@ type Params struct {
 	// the channel count; from 2.18.3 each head is counted once.
 	CollNetHeadsAllChannels bool
 
+	// NVMLP2PKept (2.18.x): ncclTopoCheckP2p keeps P2P between PCIe GPUs
+	// whose NVML P2P status is not OK, with an INFO (only
+	// NCCL_IGNORE_DISABLED_P2P=1, which gatesim does not read, turns it
+	// off); from 2.19.1 such a pair never uses P2P (Options.P2PNotSupported).
+	NVMLP2PKept bool
+
 	// RecNet18 (2.18.x): ncclTopoSearchRecNet takes the NETs in list order;
 	// 2.19.1 rotates the list by the channel number. (2.18 also tries a
 	// NET's closest GPUs in index order, those whose PCI link still has
@@ -494,7 +500,7 @@ func Apply2_19_1(p *Params) {
 // budget, sm90SpeedArrayIntra without 50 GB/s, NCCL_CROSS_NIC on every
 // graph, NVLS graphs ranked by their channel count alone, the NETs of
 // ncclTopoSearchRecNet in list order, and NVLS channel c headed by the
-// local GPU of NET nets[c].
+// local GPU of NET nets[c], and P2P kept where NVML reports it disabled.
 func Apply2_18_6(p *Params) {
 	p.SearchGlobalTimeout = 5 << 16 // search.cc NCCL_SEARCH_GLOBAL_TIMEOUT
 	p.SM90SpeedsIntra = []float32{60.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0}
@@ -502,6 +508,7 @@ func Apply2_18_6(p *Params) {
 	p.NVLSCompare = NVLSCompareCount // search.cc ncclTopoCompareGraphs
 	p.RecNet18 = true                // search.cc ncclTopoSearchRecNet
 	p.NVLSHeads = NVLSHeadsNetLocal  // search.cc ncclTopoSearchRecNet
+	p.NVMLP2PKept = true             // paths.cc ncclTopoCheckP2p
 }
 
 // Apply2_18_1 turns 2.18.3's topology stage into 2.18.1's (a backward
@@ -915,6 +922,7 @@ var paramSources = map[string][2]string{
 	"NVLSCompare":             {"src/graph/search.cc", "ncclTopoCompareGraphs"},
 	"CollNetDirectIsChain":    {"src/init.cc", "initTransportsRank"},
 	"RecNet18":                {"src/graph/search.cc", "ncclTopoSearchRecNet"},
+	"NVMLP2PKept":             {"src/graph/paths.cc", "ncclTopoCheckP2p"},
 	"CollNetHeadsAllChannels": {"src/graph/connect.cc", "connectCollNet"},
 	"NVLSHeads":               {"src/graph/search.cc", "ncclTopoSearchRecNet"},
 }
