@@ -16,10 +16,10 @@ import "github.com/gatesim/gatesim/spec/topo"
 // the aggregation of consecutive same-function operations and the
 // per-operation channel and thread count (scheduleCollTasksToPlan,
 // topoGetAlgoInfo; gatesim keeps 2.22.3's partition), the WARN of the
-// hard-set CollNet rescue (a log line only), the 15 % bonus of graphs not
-// crossing NICs and the odd-channel NIC pairing of crossNic rings
-// (ncclTopoCompareGraphs, ncclTopoSearchRecGpu; gatesim keeps 2.20.3's
-// search), and the tuner library loader (2.22.3's, as for 2.20.x).
+// hard-set CollNet rescue (a log line only) and the tuner library loader
+// (2.22.3's, as for 2.20.x). The search's 15 % bonus for graphs not
+// crossing NICs and crossNic rings without odd-channel NIC pairing are
+// topo.Apply2_19_4.
 
 var tag2194 = "v2.19.4-1"
 

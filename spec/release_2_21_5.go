@@ -1,18 +1,21 @@
 package spec
 
+import "github.com/gatesim/gatesim/spec/topo"
+
 // NCCL 2.21.5 (tag v2.21.5-1, commit ab2b89c), a backward delta from
 // 2.22.3: what 2.21.5 had where 2.22.3 differs. Before 2.22.3's enqueue
 // rewrite a tuner plugin (ABI v2 only) chooses the algorithm and protocol
 // before the model runs, and every algorithm is connected at communicator
-// init (no runtime connect).
+// init (no runtime connect). There is no COLLNET_DIRECT search:
+// CollNetDirect runs on the TREE-pattern CollNet graph with the ring's
+// channel count (topo.Apply2_21_5).
 //
 // Read at the tag and not modelled here (docs/releases.md lists them): the
 // channel and thread counts of getChannnelThreadInfo (the threadThreshold
 // loop; gatesim keeps 2.22.3's partition of scheduleCollTasksToPlan), the
 // aggregation of consecutive same-function operations, the Ring backup's
 // saved bandwidths not zeroed for a disabled protocol (2.22.3 zeroes them
-// in ncclTopoTuneModel), the TREE-pattern CollNetDirect graph (2.22.3
-// searches a COLLNET_DIRECT pattern), the tuner library's load lines, and
+// in ncclTopoTuneModel), the tuner library's load lines, and
 // NVLS AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
 // AllGather; the gates and the tuning model's prune share 2.22.3's P4).
 
@@ -37,6 +40,7 @@ var release2_21_5 = Release{
 	Version: V2_21_5,
 	Tag:     tag2215,
 	Consts:  consts2_21_5,
+	Topo:    topo.Apply2_21_5,
 	Rules:   back2_21_5,
 }
 
