@@ -520,7 +520,10 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 			}
 			for i, t := range list[beg:end] {
 				ch := t.choice
-				ch.NBytes, ch.NumPipeOps, ch.Cost, ch.Reason, ch.Aggregate = g.nBytes, g.numPipeOps, g.cost, g.reason, members
+				// the tables one at a time: a tuple assignment copies them twice
+				ch.Cost = g.cost
+				ch.Reason = g.reason
+				ch.NBytes, ch.NumPipeOps, ch.Aggregate = g.nBytes, g.numPipeOps, members
 				ch.DecidedBy, ch.TunerNChannels = g.decidedBy, g.tunerNCh
 				if i == 0 {
 					ch.Line = g.line

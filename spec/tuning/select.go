@@ -399,6 +399,12 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 			prune(a, CostP7)
 			continue
 		}
+		if bws[a] == ([NumProtos]float32{}) && !(a == Ring && (c.RingBackup || fp8Ring)) {
+			// no bandwidth (an algorithm the function never runs): every
+			// cell stays −1, which no scan picks
+			g.reason[a] = [NumProtos]CostReason{CostZeroBw, CostZeroBw, CostZeroBw}
+			continue
+		}
 		m.rowTimes(f, a, &bws[a], &lats[a], &terms, fp8Ring, g, &bk)
 	}
 	return bk.algo, bk.proto, bk.time
@@ -584,12 +590,13 @@ func tuningDatatypeToString(d DataType) string {
 	return d.String()
 }
 
-// algoInfo is getAlgoInfo for one aggregate: cost table, tuner, pick, and
-// the tuner's channel count replacing the computed one.
+// algoInfo is getAlgoInfo for one aggregate into g (zero): cost table,
+// tuner, pick, and the tuner's channel count replacing the computed one.
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo
 func (m *Model) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
-	*g = tuningAgg{numPipeOps: numPipeOps, algo: AlgoNone, proto: ProtoNone}
+	// g is zero (prepareTasks' fresh one): set field by field
+	g.numPipeOps, g.algo, g.proto = numPipeOps, AlgoNone, ProtoNone
 	elemSize := int64(agg.dtype.Size())
 	g.nBytes = elemSize * MaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
 	ba, bp, bt := m.costTable(agg, g.nBytes, numPipeOps, g)
