@@ -100,8 +100,9 @@ type LazyWhy struct {
 	// "; "-separated ("" for none).
 	Cells uint32
 	Notes string
-	// LazyElements: the operation's element count.
-	Count int64
+	// LazyElements: the operation's element count. LazyArity: a node's
+	// most local ranks and the limit they are within.
+	Count, Limit int64
 }
 
 // LazyKind says which sentence a LazyWhy makes.
@@ -112,6 +113,7 @@ const (
 	LazyElements          // G-SEL-APPEND-1: "N element(s): the call becomes a task"
 	LazyLegal             // G-SEL-PRUNE-1: "legal: A/P ... (pruned ...)"
 	LazyWin               // G-SEL-PICK-1: "A/P wins with time T µs (next: B/Q U µs)"
+	LazyArity             // G-COLLNET-ARITY-1: "N local ranks ≤ M"
 	numLazyKinds
 )
 
@@ -135,6 +137,10 @@ func (l *LazyWhy) String() string {
 		b = append(strconv.AppendInt(buf[:0], l.Count, 10), " element(s): the call becomes a task"...)
 	case LazyLegal:
 		b = appendLegal(buf[:0], l.Cells, l.Notes)
+	case LazyArity:
+		b = strconv.AppendInt(buf[:0], l.Count, 10)
+		b = append(b, " local ranks ≤ "...)
+		b = strconv.AppendInt(b, l.Limit, 10)
 	case LazyWin:
 		b = appendAlgoProto(buf[:0], lazyAlgoProto(l.Best))
 		b = append(b, " wins with time "...)
@@ -237,8 +243,10 @@ func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace, dc *decisionCo
 		}
 		return d, trace, nil
 	}
+	// a walk from the pool is zero (New's, or cleared before Put): the
+	// fields are set one by one rather than a whole walk copied in
 	o := opRuns.Get().(*opRun)
-	*o = opRun{rs: c.rs, comm: c, op: op, dec: d, room: dc, tunerCell: AlgoProto{AlgoNone, ProtoNone}, tuned: tuned}
+	o.rs, o.comm, o.op, o.dec, o.room, o.tunerCell, o.tuned = c.rs, c, op, d, dc, AlgoProto{AlgoNone, ProtoNone}, tuned
 	defer func() {
 		*o = opRun{} // nothing of the decision stays reachable from the pool
 		opRuns.Put(o)
@@ -500,6 +508,7 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 				}
 				note(a, why)
 			}
+			var legal uint32 // the legal cells, as LazyWhy numbers them
 			for a := range nA {
 				A := Algo(a)
 				if o.prunedBy[a][0] != "" { // an earlier per-operation rule (G-COLLNET-ARITY-1)
@@ -529,6 +538,7 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 				for p := range NumProtos {
 					if c.Enabled[f][a][p] {
 						o.cell[a][p] = true
+						legal |= 1 << (a*NumProtos + p)
 					} else {
 						o.prunedBy[a][p] = c.ZeroedBy[f][a][p]
 					}
@@ -549,13 +559,7 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 			}
 			// the sentence is written when read, from the legal cells
 			l := o.lazy(LazyLegal)
-			for a := range nA {
-				for p := range NumProtos {
-					if o.cell[a][p] {
-						l.Cells |= 1 << (a*NumProtos + p)
-					}
-				}
-			}
+			l.Cells = legal
 			if len(notes) > 0 {
 				l.Notes = string(notes)
 			}
@@ -670,7 +674,7 @@ var pickRule = &Rule{
 					by = "G-TUNER-CALL-1" // the tuner's number won
 				}
 				o.decide(best, by)
-				v := Verdict{Outcome: Pass, Lazy: o.winWhy(best, bestT)}
+				v := Verdict{Outcome: Pass, Lazy: o.winWhy(best, bestT, cands)}
 				if ch := o.choice; ch != nil {
 					if ch.Err == nil && (ch.Algo != best.Algo || ch.Proto != best.Proto) {
 						disagree = strings.TrimPrefix(disagree+"; ", "; ") + "model picks " + AlgoProto{ch.Algo, ch.Proto}.String()
@@ -751,21 +755,24 @@ func (o *opRun) modelCosts() string {
 	o.dec.Costs = costs
 	for a := range nA {
 		for p := range NumProtos {
-			c := ch.ExplainCell(m, Algo(a), Proto(p))
-			usable := c.Usable()
+			t, reason := ch.Cost[a][p], ch.Reason[a][p]
+			usable := t != TuningIgnore && t >= 0 // TuningCostCell.Usable
 			cc := &costs[n]
 			n++
-			cc.Algo, cc.Proto, cc.TimeUs, cc.Usable = Algo(a), Proto(p), float64(c.Time), usable
-			cc.Rule, cc.Why = c.Rule, c.Why
+			cc.Algo, cc.Proto, cc.TimeUs, cc.Usable = Algo(a), Proto(p), float64(t), usable
+			cc.Rule, cc.Why = "", ""
+			if reason != TuningCostOK { // a usable cell needs no reason
+				c := ch.ExplainCell(m, Algo(a), Proto(p))
+				cc.Rule, cc.Why = c.Rule, c.Why
+			}
 			if !usable && o.prunedBy[a][p] != "" {
 				cc.Rule = o.prunedBy[a][p]
 			}
-			backup := c.Reason == TuningCostBackup
-			if usable != o.cell[a][p] && !backup {
+			if usable != o.cell[a][p] && reason != TuningCostBackup {
 				disagree = append(disagree, fmt.Sprintf("%s/%s (gates %s, model %s)", Algo(a), Proto(p), onOff(o.cell[a][p]), onOff(usable)))
 			}
 			if o.cell[a][p] && usable && !o.costSet[a][p] {
-				o.cost[a][p], o.costSet[a][p] = float64(c.Time), true
+				o.cost[a][p], o.costSet[a][p] = float64(t), true
 			}
 		}
 	}
@@ -784,25 +791,19 @@ func (o *opRun) fillFromModel(ap AlgoProto) {
 	d.TimeUs = float64(ch.TimeUs)
 }
 
-// winWhy says why a cell won: its time and the runner-up's (the numbers
+// winWhy says why a cell won: its time and the runner-up's, the first
+// fastest other candidate with a time that is not negative (the numbers
 // of the sentence LazyWhy writes).
-func (o *opRun) winWhy(best AlgoProto, t float64) *LazyWhy {
-	second, st := AlgoProto{AlgoNone, ProtoNone}, 0.0
-	for a := range NumAlgos {
-		for p := range NumProtos {
-			ap := AlgoProto{Algo(a), Proto(p)}
-			if !o.cell[a][p] || ap == best || !o.costSet[a][p] || o.cost[a][p] < 0 {
-				continue
-			}
-			if c := o.cost[a][p]; second.Algo == AlgoNone || c < st {
-				second, st = ap, c
-			}
-		}
-	}
+func (o *opRun) winWhy(best AlgoProto, t float64, cands []AlgoProto) *LazyWhy {
 	l := o.lazy(LazyWin)
 	l.Best, l.BestUs = lazyCell(best), t
-	if second.Algo != AlgoNone {
-		l.Next, l.NextUs, l.HasNext = lazyCell(second), st, true
+	for _, ap := range cands {
+		if ap == best || !o.costSet[ap.Algo][ap.Proto] {
+			continue
+		}
+		if c := o.cost[ap.Algo][ap.Proto]; !(c < 0) && (!l.HasNext || c < l.NextUs) {
+			l.Next, l.NextUs, l.HasNext = lazyCell(ap), c, true
+		}
 	}
 	return l
 }
