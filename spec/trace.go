@@ -214,6 +214,10 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 	return json.Marshal(verdictFields(v))
 }
 
+// JSONFields tells schema generators that a verdict's JSON is its fields'
+// (MarshalJSON only writes a lazy sentence out).
+func (Verdict) JSONFields() {}
+
 // Trace is an ordered walk down NCCL's gates. Predictions (spec) and
 // observations (ncclog) have this same shape, so a cross-check is a diff.
 type Trace []Verdict
