@@ -508,7 +508,9 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 		ch.P2P = true
 		return false, nil
 	}
-	*t = tuningTask{index: i, op: o, fn: o.Op.Func, count: o.Op.Count, dtype: o.Op.DataType, choice: ch}
+	// t is zero (ChooseOp's and ChooseGroup's fresh storage): the fields
+	// are written one by one rather than a whole task copied
+	t.index, t.op, t.fn, t.count, t.dtype, t.choice = i, o, o.Op.Func, o.Op.Count, o.Op.DataType, ch
 	t.devOp = tuningDevOpOf(o.Op.RedOp, o.Op.DataType)
 	if t.fn == AllGather || t.fn == Broadcast {
 		// The API passes ncclSum for these; they move bytes.
@@ -593,15 +595,22 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 	for _, list := range binLists {
 		for beg := 0; beg < len(list); {
 			first := list[beg]
-			agg := *first
 			end := beg + 1
 			for end < len(list) && list[end].traffic < 4*first.traffic {
-				agg.count += list[end].count
-				agg.traffic += list[end].traffic
 				end++
 			}
+			// a task alone is its own aggregate (algoInfo only reads it)
+			agg := first
+			if end-beg > 1 {
+				sum := *first
+				for _, t := range list[beg+1 : end] {
+					sum.count += t.count
+					sum.traffic += t.traffic
+				}
+				agg = &sum
+			}
 			var g tuningAgg
-			m.algoInfo(&agg, nTasksPerChannel, &g)
+			m.algoInfo(agg, nTasksPerChannel, &g)
 			var members []int // nil: decided alone
 			if end-beg > 1 {
 				members = make([]int, 0, end-beg)
@@ -615,7 +624,10 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 			}
 			for i, t := range list[beg:end] {
 				ch := t.choice
-				ch.NBytes, ch.NumPipeOps, ch.Cost, ch.Reason, ch.Aggregate = g.nBytes, g.numPipeOps, g.cost, g.reason, members
+				// the tables one at a time: a tuple assignment copies them twice
+				ch.Cost = g.cost
+				ch.Reason = g.reason
+				ch.NBytes, ch.NumPipeOps, ch.Aggregate = g.nBytes, g.numPipeOps, members
 				ch.DecidedBy, ch.TunerNChannels = g.decidedBy, g.tunerNCh
 				if i == 0 {
 					ch.Line = g.line
