@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Layer 5: per-operation eligibility and choice (ncclPrepareTasks,
@@ -761,7 +763,7 @@ func (o *opRun) modelCosts() string {
 			n++
 			cc.Algo, cc.Proto, cc.TimeUs, cc.Usable = Algo(a), Proto(p), float64(t), usable
 			cc.Rule, cc.Why = "", ""
-			if reason != TuningCostOK { // a usable cell needs no reason
+			if reason != tuning.CostOK { // a usable cell needs no reason
 				c := ch.ExplainCell(m, Algo(a), Proto(p))
 				cc.Rule, cc.Why = c.Rule, c.Why
 			}
