@@ -45,8 +45,18 @@ type Params struct {
 	// Sched is spec's tuning constants of the release: the channel split of
 	// scheduleCollTasksToPlan is spec's (CollPartition), read from there.
 	Sched *spec.Tuning
-	// NVLSChunkSize is NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc).
+	// NVLSChunkSize is NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc),
+	// or before 2.21.5 the fixed NVLS chunk of computeColl (131072).
 	NVLSChunkSize int
+	// NVLSNetChunkCap: NVLS across nodes whose NVLS AllReduce bandwidth is
+	// below 150 GB/s moves 32 KiB chunks (2.19.3 and later).
+	NVLSNetChunkCap bool
+	// NVLSTreeChunkFromStep: NVLSTree's chunk starts from the Simple step
+	// size, not from NVLSChunkSize (2.18.1–2.20.5).
+	NVLSTreeChunkFromStep bool
+	// NVLSTreeChunkCap4Nodes: NVLSTree's chunk is at most 64 KiB from 4
+	// nodes on (2.19.3 and later).
+	NVLSTreeChunkCap4Nodes bool
 	// HasPAT: the PAT algorithm exists (2.23.4 and later).
 	HasPAT bool
 	// FP8: ncclFloat8e4m3 and ncclFloat8e5m2 exist (2.24 and later).
@@ -96,20 +106,23 @@ func buildReleaseParams() []Params {
 		GrainSize:       [spec.NumProtos]int{16, 32 * 8 / ll128LineElems * ll128DataElems * 8, 512},
 		MaxChannels:     32,
 		// Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
-		RingChunkSteps:     [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
-		RingSliceSteps:     [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
-		NVLSChunkSize:      128 << 10,
-		NVLSLastChunkAlign: 16,
-		Ref:                "v2.22.3-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking; src/init.cc computeBuffSizes",
+		RingChunkSteps:         [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
+		RingSliceSteps:         [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
+		NVLSChunkSize:          128 << 10,
+		NVLSNetChunkCap:        true,
+		NVLSTreeChunkCap4Nodes: true,
+		NVLSLastChunkAlign:     16,
+		Ref:                    "v2.22.3-1 src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking; src/init.cc computeBuffSizes",
 	}
 	// 2.21.5 (v2.21.5-1): the same FIFO and chunk geometry; its channel
-	// partition (getChannnelThreadInfo) is modelled with 2.22.3's.
+	// split (maxBytesPerChannel) is spec's, read through Sched.
 	r2215 := base
 	r2215.Release = spec.V2_21_5
 	r2215.Ref = "v2.21.5-1 src/enqueue.cc computeCollChunkInfo, getChannnelThreadInfo; src/init.cc computeBuffSizes"
 	r2205 := r2215
 	r2205.Release = spec.V2_20_5
-	r2205.Ref = "v2.20.5-1 src/enqueue.cc computeCollChunkInfo, getChannnelThreadInfo (as 2.21.5)"
+	r2205.NVLSTreeChunkFromStep = true // no nvlsChunkSize: chunkSize stays stepSize
+	r2205.Ref = "v2.20.5-1 src/enqueue.cc computeCollChunkInfo (NVLS chunk 131072, NVLSTree from the step size), getChannnelThreadInfo"
 	r2203 := r2205
 	r2203.Release = spec.V2_20_3
 	r2203.Ref = "v2.20.3-1 src/enqueue.cc computeCollChunkInfo, getChannnelThreadInfo (as 2.21.5)"
@@ -121,10 +134,11 @@ func buildReleaseParams() []Params {
 	r2193.Ref = "v2.19.3-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.19.4)"
 	r2191 := r2193
 	r2191.Release = spec.V2_19_1
-	r2191.Ref = "v2.19.1-1 src/enqueue.cc computeColl, topoGetAlgoInfo (as 2.19.4)"
+	r2191.NVLSNetChunkCap, r2191.NVLSTreeChunkCap4Nodes = false, false // computeColl has neither cap
+	r2191.Ref = "v2.19.1-1 src/enqueue.cc computeColl (NVLS without the 32 KiB cap across nodes, NVLSTree without the 64 KiB cap from 4 nodes), topoGetAlgoInfo"
 	r2186 := r2191
 	r2186.Release = spec.V2_18_6
-	r2186.Ref = "v2.18.6-1 src/enqueue.cc getAlgoInfo, computeColl (channel partition as 2.21.5's); src/init.cc computeBuffSizes"
+	r2186.Ref = "v2.18.6-1 src/enqueue.cc getAlgoInfo, computeColl; src/init.cc computeBuffSizes"
 	r2185, r2183, r2181 := r2186, r2186, r2186
 	r2185.Release, r2183.Release, r2181.Release = spec.V2_18_5, spec.V2_18_3, spec.V2_18_1
 	r2185.Ref = "v2.18.5-1 (schedule as 2.18.6)"

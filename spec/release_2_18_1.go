@@ -15,7 +15,8 @@ import "strings"
 //
 // There is no CollNet support matrix yet: each operation asks the rank's
 // own CollNet plugin whether it reduces the datatype with the operation
-// (G-COLLNET-MATRIX-1's 2.18.1 variant).
+// (G-COLLNET-MATRIX-1's 2.18.1 variant). The group's byte total that
+// sizes an aggregate member's channels is the calls' bytes (2.18.3: 0).
 //
 // Read at the tag and not modelled here (docs/releases.md lists them): the
 // graph search of 2.18.3 (search timeout 1<<18 instead of 5<<16, the
@@ -92,6 +93,9 @@ func tuningBack2_18_1(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.TreePatternFactor, 0, tuningCC, model)
 	tuningSet(d, &t.NVLSRatioR22, 0.75, tuningCC, model)
 	tuningSet(d, &t.LL128Rule, TuningLL128R18, tuningCC, model)
+	// taskAppend adds count × type size to collBytesTotal; 2.18.3 adds
+	// the info's nBytes, which nothing has set yet (0)
+	tuningSet(d, &t.AggTotalFromCount, true, enqueueCC, "taskAppend")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -53,6 +53,8 @@ const (
 	TuningOpLineR23        = tuning.OpLineR23
 	TuningOpLineR24        = tuning.OpLineR24
 	TuningOpLineTrace      = tuning.OpLineTrace
+	TuningScheduleR18      = tuning.ScheduleR18
+	TuningScheduleR20      = tuning.ScheduleR20
 	TuningTreeCorrections  = tuning.TreeCorrections
 	TuningArchARM          = tuning.ArchARM
 	TuningArchMixed        = tuning.ArchMixed

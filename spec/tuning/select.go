@@ -182,10 +182,13 @@ type tuningAgg struct {
 	backup     bool
 	tunerNCh   int
 	nc, nt     int
-	line       string // 2.22.3/2.23.4 per-aggregate line
-	err        *NCCLError
-	warn       string
-	decidedBy  RuleID
+	// presetNC is an aggregate's nChannels before 2.20.3: the channel
+	// loop starts there and the cost table scales bandwidths by it.
+	presetNC  int
+	line      string // 2.22.3/2.23.4 per-aggregate line
+	err       *NCCLError
+	warn      string
+	decidedBy RuleID
 }
 
 // MaxSendRecvCount is ncclFuncMaxSendRecvCount.
@@ -231,6 +234,10 @@ func (m *Model) algoTime(f Func, a Algo, p Proto, s *tuningSizeTerms) (time floa
 	if s.nvlsTreeCorrection && a == NVLSTree && f == AllReduce {
 		bw *= c.TreeCorrection[p][logSize]
 	}
+	if s.nChannels != 0 && m.In.NChannels > 0 {
+		// an aggregate's bandwidth on its own channels (float / int × int)
+		bw = bw / float32(m.In.NChannels) * float32(s.nChannels)
+	}
 	if a == Ring && p == Simple && s.ringPlateau {
 		lat = float32(float64(lat) * s.plateau) // plateau effect of ring
 	}
@@ -254,6 +261,8 @@ type tuningSizeTerms struct {
 	ringPlateau        bool
 	plateau            float64
 	latCountNonRing    int
+	// nChannels is the aggregate's preset channel count (0: none).
+	nChannels int
 }
 
 func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms {
@@ -295,6 +304,7 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 	}
 	f := t.fn
 	terms := m.sizeTerms(f, nBytes, numPipeOps)
+	terms.nChannels = g.presetNC
 	for ai := range NumAlgos {
 		a := Algo(ai)
 		switch {
@@ -443,6 +453,24 @@ func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo,
 	}
 
 	nc := in.NChannels
+	if g.presetNC > 0 {
+		nc = g.presetNC // an aggregate's channels before 2.20.3
+	}
+	g.nc, g.nt = m.channelThreads(algo, proto, nBytes, nc)
+}
+
+// channelThreads is the channel and thread count of topoGetAlgoInfo
+// (getChannnelThreadInfo in 2.20.3–2.21.5; one loop lowering nc, then nt,
+// in 2.18.1–2.19.4, which ends where the two loops end): from nc channels
+// and the cell's maxThreads, channels are dropped while nBytes <
+// nc × nt × threadThreshold (CollNetDirect by its ncSwitch steps, NVLS at
+// nvlsChannels), then threads are halved, and the sync warps added.
+//
+// Ref: v2.28.9-1 src/enqueue.cc topoGetAlgoInfo (v2.22.3-1 likewise;
+// v2.21.5-1 getChannnelThreadInfo and v2.19.4-1 topoGetAlgoInfo without
+// Tree's NCCL_MAX_NTHREADS)
+func (m *Model) channelThreads(algo Algo, proto Proto, nBytes int64, nc int) (int, int) {
+	c, in := m.Tuning, &m.In
 	nt := m.MaxThreads[algo][proto]
 	thr := int32(m.ThreadThresholds[algo][proto]) // ssize_t stored in an int
 	// nBytes < nc*nt*threshold: an int product compared as size_t.
@@ -500,10 +528,10 @@ func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo,
 	if nt/c.WarpSize < 3 {
 		nt = 3 * c.WarpSize
 	}
-	if algo == Tree || algo == PAT {
+	if c.TreeAllThreads && (algo == Tree || algo == PAT) {
 		nt = c.MaxNThreads // Tree and PAT always use all threads
 	}
-	g.nc, g.nt = nc, nt
+	return nc, nt
 }
 
 // noAlgoError is the WARN and result of an operation no cell can serve.
@@ -555,7 +583,13 @@ func tuningDatatypeToString(d DataType) string {
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo
 func (m *Model) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
-	*g = tuningAgg{numPipeOps: numPipeOps, algo: AlgoNone, proto: ProtoNone}
+	m.algoInfoFrom(agg, numPipeOps, 0, g)
+}
+
+// algoInfoFrom is algoInfo for an aggregate whose channel count NCCL
+// preset (presetNC > 0, before 2.20.3).
+func (m *Model) algoInfoFrom(agg *tuningTask, numPipeOps, presetNC int, g *tuningAgg) {
+	*g = tuningAgg{numPipeOps: numPipeOps, algo: AlgoNone, proto: ProtoNone, presetNC: presetNC}
 	elemSize := int64(agg.dtype.Size())
 	g.nBytes = elemSize * MaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
 	ba, bp, bt := m.costTable(agg, g.nBytes, numPipeOps, g)
