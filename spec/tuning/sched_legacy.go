@@ -309,6 +309,7 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 		for ch := range n {
 			collBytes[ch] += per
 		}
+		t.nMaxCh, t.choice.NChannels = n, n // the channels it runs on
 		t.choice.ChannelLo, t.choice.ChannelHi, t.choice.Plan = 0, n-1, 0
 	}
 	for _, t := range tuned {
