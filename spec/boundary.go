@@ -103,6 +103,9 @@ var valueReaders = map[string][]RuleID{
 	"P2PChannelBaseReversed": {},
 	"P2PGroupSchedule":       {},
 	"P2PBatchEpoch":          {},
+	"NVLSNetChunkCap":        {},
+	"NVLSTreeChunkFromStep":  {},
+	"NVLSTreeChunkCap4Nodes": {},
 	// read by diagnose only
 	"GDRPeermem": {},
 }

@@ -19,7 +19,8 @@ import (
 //
 // There is no CollNet support matrix yet: each operation asks the rank's
 // own CollNet plugin whether it reduces the datatype with the operation
-// (G-COLLNET-MATRIX-1's 2.18.1 variant).
+// (G-COLLNET-MATRIX-1's 2.18.1 variant). The group's byte total that
+// sizes an aggregate member's channels is the calls' bytes (2.18.3: 0).
 //
 // The search (topo.Apply2_18_1): a 1<<18 budget (2.18.3: 5<<16), the
 // SPLIT_TREE "simpler tree" retry where 2.18.3 retries a balanced tree as
@@ -101,6 +102,9 @@ func tuningBack2_18_1(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.TreePatternFactor, 0, tuningCC, model)
 	tuningSet(d, &t.NVLSRatioR22, 0.75, tuningCC, model)
 	tuningSet(d, &t.LL128Rule, TuningLL128R18, tuningCC, model)
+	// taskAppend adds count × type size to collBytesTotal; 2.18.3 adds
+	// the info's nBytes, which nothing has set yet (0)
+	tuningSet(d, &t.AggTotalFromCount, true, enqueueCC, "taskAppend")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

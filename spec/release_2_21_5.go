@@ -10,12 +10,14 @@ import "github.com/gatesim/gatesim/spec/topo"
 // CollNetDirect runs on the TREE-pattern CollNet graph with the ring's
 // channel count (topo.Apply2_21_5).
 //
+// Its group schedule is the one before the rewrite: a sorted queue, one
+// aggregate per run of a function, reduction and datatype, each task's
+// channels from getChannnelThreadInfo, and the plain tasks cut at
+// maxBytesPerChannel (scheduleCollTasksToPlan, addCBDCollToPlan).
+//
 // Read at the tag and not modelled here (docs/releases.md lists them): the
-// channel and thread counts of getChannnelThreadInfo (the threadThreshold
-// loop; gatesim keeps 2.22.3's partition of scheduleCollTasksToPlan), the
-// aggregation of consecutive same-function operations, the Ring backup's
-// saved bandwidths not zeroed for a disabled protocol (2.22.3 zeroes them
-// in ncclTopoTuneModel), the tuner library's load lines, and
+// Ring backup's saved bandwidths not zeroed for a disabled protocol (2.22.3
+// zeroes them in ncclTopoTuneModel), the tuner library's load lines, and
 // NVLS AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
 // AllGather; the gates and the tuning model's prune share 2.22.3's P4).
 
@@ -41,7 +43,20 @@ var release2_21_5 = Release{
 	Tag:     tag2215,
 	Consts:  consts2_21_5,
 	Topo:    topo.Apply2_21_5,
+	Tuning:  tuningBack2_21_5,
 	Rules:   back2_21_5,
+}
+
+// tuningBack2_21_5: the schedule before the enqueue rewrite (sorted
+// queue, aggregates, getChannnelThreadInfo, maxBytesPerChannel), in which
+// Tree does not always take NCCL_MAX_NTHREADS.
+func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag2215}
+	tuningSet(d, &t.Schedule, TuningScheduleR20, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.TreeAllThreads, false, enqueueCC, "getChannnelThreadInfo")
+	// an aggregate's non-Ring latency counts ceil(numPipeOps / this)
+	tuningSet(d, &t.MaxDevWorkBatchColls, 9, deviceH, "NCCL_MAX_WORK_ELEMENTS")
+	return d.changes, tuningJoinErrs(d.errs)
 }
 
 func consts2_21_5(rs *Ruleset) {

@@ -180,13 +180,16 @@ type tuningAgg struct {
 	// live has bit a×NumProtos+p set for every cell that may be chosen
 	// (a time ≥ 0, or a tuner's number): every other cell is negative
 	// or NaN, so topoGetAlgoInfo's scan visits the live cells only.
-	live      uint32
-	algo      Algo
-	proto     Proto
-	time      float32
-	backup    bool
-	tunerNCh  int
-	nc, nt    int
+	live     uint32
+	algo     Algo
+	proto    Proto
+	time     float32
+	backup   bool
+	tunerNCh int
+	nc, nt   int
+	// presetNC is an aggregate's nChannels before 2.20.3: the channel
+	// loop starts there and the cost table scales bandwidths by it.
+	presetNC  int
 	line      string // 2.22.3/2.23.4 per-aggregate line
 	err       *NCCLError
 	warn      string
@@ -252,6 +255,10 @@ func (m *Model) rowTimes(f Func, a Algo, bws, lats *[NumProtos]float32, s *tunin
 			if treeCorr {
 				bw *= c.TreeCorrection[p][logSize]
 			}
+			if s.nChannels != 0 && m.In.NChannels > 0 {
+				// an aggregate's bandwidth on its own channels (float / int × int)
+				bw = bw / float32(m.In.NChannels) * float32(s.nChannels)
+			}
 			if a == Ring && p == int(Simple) && s.ringPlateau {
 				lat = float32(float64(lat) * s.plateau) // plateau effect of ring
 			}
@@ -305,6 +312,8 @@ type tuningSizeTerms struct {
 	ringPlateau        bool
 	plateau            float64
 	latCountNonRing    int
+	// nChannels is the aggregate's preset channel count (0: none).
+	nChannels int
 }
 
 func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms {
@@ -350,6 +359,7 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 	}
 	f := t.fn
 	terms := m.sizeTerms(f, nBytes, numPipeOps)
+	terms.nChannels = g.presetNC
 	// the fp8 penalty is the same for every Ring cell of the table
 	fp8Ring := c.FP8RingPenaltyOn && t.dtype.IsFP8() && in.NRanks > 8
 	bws, lats := &m.Bandwidths[f], &m.Latencies[f]
@@ -483,6 +493,24 @@ func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo,
 	}
 
 	nc := in.NChannels
+	if g.presetNC > 0 {
+		nc = g.presetNC // an aggregate's channels before 2.20.3
+	}
+	g.nc, g.nt = m.channelThreads(algo, proto, nBytes, nc)
+}
+
+// channelThreads is the channel and thread count of topoGetAlgoInfo
+// (getChannnelThreadInfo in 2.20.3–2.21.5; one loop lowering nc, then nt,
+// in 2.18.1–2.19.4, which ends where the two loops end): from nc channels
+// and the cell's maxThreads, channels are dropped while nBytes <
+// nc × nt × threadThreshold (CollNetDirect by its ncSwitch steps, NVLS at
+// nvlsChannels), then threads are halved, and the sync warps added.
+//
+// Ref: v2.28.9-1 src/enqueue.cc topoGetAlgoInfo (v2.22.3-1 likewise;
+// v2.21.5-1 getChannnelThreadInfo and v2.19.4-1 topoGetAlgoInfo without
+// Tree's NCCL_MAX_NTHREADS)
+func (m *Model) channelThreads(algo Algo, proto Proto, nBytes int64, nc int) (int, int) {
+	c, in := m.Tuning, &m.In
 	nt := m.MaxThreads[algo][proto]
 	thr := int32(m.ThreadThresholds[algo][proto]) // ssize_t stored in an int
 	// nBytes < nc*nt*threshold: an int product compared as size_t.
@@ -540,10 +568,10 @@ func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo,
 	if nt/c.WarpSize < 3 {
 		nt = 3 * c.WarpSize
 	}
-	if algo == Tree || algo == PAT {
+	if c.TreeAllThreads && (algo == Tree || algo == PAT) {
 		nt = c.MaxNThreads // Tree and PAT always use all threads
 	}
-	g.nc, g.nt = nc, nt
+	return nc, nt
 }
 
 // noAlgoError is the WARN and result of an operation no cell can serve.
@@ -595,8 +623,14 @@ func tuningDatatypeToString(d DataType) string {
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo
 func (m *Model) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
-	// g is zero (prepareTasks' fresh one): set field by field
-	g.numPipeOps, g.algo, g.proto = numPipeOps, AlgoNone, ProtoNone
+	m.algoInfoFrom(agg, numPipeOps, 0, g)
+}
+
+// algoInfoFrom is algoInfo for an aggregate whose channel count NCCL
+// preset (presetNC > 0, before 2.20.3).
+func (m *Model) algoInfoFrom(agg *tuningTask, numPipeOps, presetNC int, g *tuningAgg) {
+	// g is zero (its caller's fresh one): set field by field
+	g.numPipeOps, g.algo, g.proto, g.presetNC = numPipeOps, AlgoNone, ProtoNone, presetNC
 	elemSize := int64(agg.dtype.Size())
 	g.nBytes = elemSize * MaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
 	ba, bp, bt := m.costTable(agg, g.nBytes, numPipeOps, g)
