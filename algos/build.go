@@ -15,6 +15,10 @@ type Selection struct {
 	// NChannels of the operation; 0 means Channels' default for the
 	// layout and size.
 	NChannels int
+	// NThreads of the operation (topoGetAlgoInfo's nThreads); 0 when
+	// unknown. Only the 2.20.3–2.21.5 split of an LL or LL128 operation
+	// reads it (its grain scales with the threads).
+	NThreads int
 	// Part is the channel split a group plan gave the operation
 	// (spec.Decision.Part): its channels and the elements of each; nil
 	// splits the operation alone over NChannels (CollPartition).
@@ -83,7 +87,7 @@ func FromDecision(d *spec.Decision) (spec.Op, Selection, error) {
 		}
 		return spec.Op{}, Selection{}, fmt.Errorf("decision is undecided: %s", why)
 	}
-	return d.Op, Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels, Part: d.Part}, nil
+	return d.Op, Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels, NThreads: d.NThreads, Part: d.Part}, nil
 }
 
 // supported lists the (function, algorithm) pairs NCCL has device code for
@@ -283,7 +287,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		part = x.chunked(*sel.Part, int64(h.Unit))
 	default:
 		var err error
-		if part, err = x.cbdPartition(count, h.Unit, nc, maxCh); err != nil {
+		if part, err = x.cbdPartition(count, h.Unit, nc, maxCh, sel.NThreads); err != nil {
 			return nil, fmt.Errorf("build: %w", err)
 		}
 	}

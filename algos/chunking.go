@@ -115,7 +115,7 @@ func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
 		}
 	case x.algo == spec.NVLS:
 		maxChunk := int64(x.l.NVLSChunkSize)
-		if x.l.NNodes > 1 && x.l.NVLSBw < 150 {
+		if x.p.NVLSNetChunkCap && x.l.NNodes > 1 && x.l.NVLSBw < 150 {
 			// NVLS with SHARP across nodes whose NVLS bandwidth the tuning
 			// model puts below 150 GB/s moves 32 KiB chunks
 			maxChunk = 32768
@@ -133,9 +133,11 @@ func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
 		}
 	case x.algo == spec.NVLSTree:
 		ops := nc * int64(max(1, len(x.l.NVLSHeads)))
-		c = int64(x.l.NVLSChunkSize)
+		if !x.p.NVLSTreeChunkFromStep {
+			c = int64(x.l.NVLSChunkSize)
+		}
 		maxChunk := c // NCCL_NVLSTREE_MAX_CHUNKSIZE unset: 64 KiB from 4 nodes
-		if x.l.NNodes >= 4 {
+		if x.p.NVLSTreeChunkCap4Nodes && x.l.NNodes >= 4 {
 			maxChunk = 65536
 		}
 		c = min(c, maxChunk)
@@ -214,12 +216,12 @@ func log2i(n int64) int {
 // channels of maxChannels for the task's kind, and each part's chunk from
 // calcCollChunking with one channel.
 // Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan.
-func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels int) (partition, error) {
+func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels, nThreads int) (partition, error) {
 	if count == 0 {
 		return partition{lo: 0, hi: -1}, nil
 	}
 	elem := int64(unit)
-	cp, err := spec.CollPartition(x.p.Sched, x.f, x.l.NRanks(), x.proto, elem, count, taskChannels, maxChannels)
+	cp, err := spec.CollPartition(x.p.Sched, x.f, x.l.NRanks(), x.proto, elem, count, taskChannels, maxChannels, nThreads)
 	if err != nil {
 		return partition{}, err
 	}

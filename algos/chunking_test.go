@@ -85,7 +85,8 @@ func TestChannels(t *testing.T) {
 // that the channel parts tile the count exactly and chunks are positive
 // multiples of the protocol grain.
 func TestPartitionCoversCount(t *testing.T) {
-	for _, rel := range []spec.Version{spec.V2_22_3, spec.V2_28_9, spec.MakeVersion(2, 30, 7)} {
+	// 2.20.3 cuts at maxBytesPerChannel, the others by traffic
+	for _, rel := range []spec.Version{spec.V2_20_3, spec.V2_22_3, spec.V2_28_9, spec.MakeVersion(2, 30, 7)} {
 		p, _ := ParamsFor(rel)
 		l, _ := DefaultLayout(rel, 1, 4, 16)
 		for _, proto := range spec.Protos {
@@ -94,7 +95,7 @@ func TestPartitionCoversCount(t *testing.T) {
 				for _, count := range []int64{1, 3, 17, 1000, 4097, 1 << 16, 1<<20 + 7} {
 					for _, nc := range []int{1, 2, 5, 16} {
 						unit := 4
-						part, err := x.cbdPartition(count, unit, nc, 16)
+						part, err := x.cbdPartition(count, unit, nc, 16, 256)
 						if err != nil {
 							t.Fatal(err)
 						}

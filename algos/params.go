@@ -50,6 +50,15 @@ type Params struct {
 	Sched *tuning.Consts
 	// NVLSChunkSize is NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc).
 	NVLSChunkSize int
+	// NVLSNetChunkCap: NVLS across nodes whose NVLS AllReduce bandwidth is
+	// below 150 GB/s moves 32 KiB chunks (Consts.NVLSNetChunkCap).
+	NVLSNetChunkCap bool
+	// NVLSTreeChunkFromStep: NVLSTree's chunk starts from the Simple step
+	// size, not from NVLSChunkSize (Consts.NVLSTreeChunkFromStep).
+	NVLSTreeChunkFromStep bool
+	// NVLSTreeChunkCap4Nodes: NVLSTree's chunk is at most 64 KiB from 4
+	// nodes on (Consts.NVLSTreeChunkCap4Nodes).
+	NVLSTreeChunkCap4Nodes bool
 	// HasPAT: the PAT algorithm exists (Consts.HasPAT, 2.23.4 and later).
 	HasPAT bool
 	// FP8: ncclFloat8e4m3 and ncclFloat8e5m2 exist (Consts.HasFP8, 2.24
@@ -127,6 +136,9 @@ func paramsOf(rs *spec.Ruleset) Params {
 		P2PMaxHalved:           k.P2PMaxHalved,
 		P2PHalveOneNodeOnly:    k.P2PHalveOneNodeOnly,
 		SimpleBuffSizeARM:      k.SimpleBuffSizeARM,
+		NVLSNetChunkCap:        k.NVLSNetChunkCap,
+		NVLSTreeChunkFromStep:  k.NVLSTreeChunkFromStep,
+		NVLSTreeChunkCap4Nodes: k.NVLSTreeChunkCap4Nodes,
 	}
 }
 

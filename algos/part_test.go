@@ -93,7 +93,7 @@ func TestBuildOnGroupPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := l.Params()
-	part, err := spec.CollPartition(p.Sched, o.Func, l.NRanks(), sel.Proto, 4, o.Count, sel.NChannels, l.NChannels)
+	part, err := spec.CollPartition(p.Sched, o.Func, l.NRanks(), sel.Proto, 4, o.Count, sel.NChannels, l.NChannels, sel.NThreads)
 	if err != nil {
 		t.Fatal(err)
 	}

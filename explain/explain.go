@@ -98,7 +98,7 @@ func WriteSummary(w io.Writer, s spec.Summary, width int) {
 	d := s.Decision
 	lines := []string{fmt.Sprintf("NCCL %s: %s", d.Release, DecisionLine(d))}
 	if s.DecidedBy.Rule != "" {
-		lines = append(lines, fmt.Sprintf("  decided by %s: %s", s.DecidedBy.Rule, strings.TrimSpace(s.DecidedBy.Why)))
+		lines = append(lines, fmt.Sprintf("  decided by %s: %s", s.DecidedBy.Rule, strings.TrimSpace(s.DecidedBy.WhyText())))
 	}
 	if d.Undecided != "" {
 		lines = append(lines, "  needs the tuning model: "+d.Undecided)
@@ -183,7 +183,7 @@ func WriteTrace(w io.Writer, e Walk, verbose bool, width int) error {
 		if v.Scope != "" && v.Scope != "op" {
 			rule += " (" + v.Scope + ")"
 		}
-		row := []string{v.Layer.String(), rule, v.Outcome.String(), v.Why, strings.Join(v.Log, "\n")}
+		row := []string{v.Layer.String(), rule, v.Outcome.String(), v.WhyText(), strings.Join(v.Log, "\n")}
 		if verbose {
 			var fs []string
 			for _, f := range v.Facts {
@@ -330,7 +330,7 @@ func WriteSideBySide(w io.Writer, runs []Walk, full bool, width int) error {
 			layer = vs[0].Layer.String()
 			var parts []string
 			for _, v := range vs {
-				parts = append(parts, v.Outcome.String()+": "+v.Why)
+				parts = append(parts, v.Outcome.String()+": "+v.WhyText())
 			}
 			row = append(row, strings.Join(parts, "\n"))
 		}

@@ -58,7 +58,7 @@ func WriteGroupScript(w io.Writer, res []spec.CallResult, tr spec.Trace, dec map
 		return err
 	}
 	for _, v := range tr {
-		fmt.Fprintf(w, "%-20s %-4s %s\n", v.Rule, v.Outcome, v.Why)
+		fmt.Fprintf(w, "%-20s %-4s %s\n", v.Rule, v.Outcome, v.WhyText())
 	}
 	return nil
 }

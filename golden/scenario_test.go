@@ -251,7 +251,7 @@ func checkExpect(t *testing.T, d *datadriven.TestData, releases []spec.Version, 
 				}
 				matched++
 				if got.Outcome != want {
-					t.Errorf("%s: expect=%s: NCCL %s gives %s (%s)", d.Pos, e, v, got.Outcome, got.Why)
+					t.Errorf("%s: expect=%s: NCCL %s gives %s (%s)", d.Pos, e, v, got.Outcome, got.WhyText())
 				}
 			}
 			if matched == 0 {
@@ -306,7 +306,7 @@ func render(cmd string, d *spec.Decision, tr spec.Trace) string {
 			continue
 		}
 		if v, stopped := tr.Stopper(c); stopped {
-			fmt.Fprintf(&b, "%s: %s, stopped by %s: %s\n", c, l, v.Rule, v.Why)
+			fmt.Fprintf(&b, "%s: %s, stopped by %s: %s\n", c, l, v.Rule, v.WhyText())
 		} else if l > spec.LevelNone {
 			fmt.Fprintf(&b, "%s: %s\n", c, l)
 		}
@@ -318,7 +318,7 @@ func render(cmd string, d *spec.Decision, tr spec.Trace) string {
 			if v.Scope != "" {
 				scope = " [" + v.Scope + "]"
 			}
-			fmt.Fprintf(&b, "  %-20s %-4s %s%s\n", v.Rule, v.Outcome, v.Why, scope)
+			fmt.Fprintf(&b, "  %-20s %-4s %s%s\n", v.Rule, v.Outcome, v.WhyText(), scope)
 		}
 	case "log":
 		for _, v := range tr {

@@ -493,7 +493,7 @@ func traceJSON(dst []byte, t spec.Trace) []byte {
 }
 
 func traceEntry(v spec.Verdict) TraceEntry {
-	return TraceEntry{Rule: string(v.Rule), Verdict: v.Outcome.String(), Why: v.Why, Log: v.Log, Scope: v.Scope}
+	return TraceEntry{Rule: string(v.Rule), Verdict: v.Outcome.String(), Why: v.WhyText(), Log: v.Log, Scope: v.Scope}
 }
 
 func invalid(id json.RawMessage, field, format string, args ...any) *Answer {

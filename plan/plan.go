@@ -65,7 +65,7 @@ func RefusedOp(release string, d *spec.Decision) error {
 func DecisiveRule(c *spec.Comm) string {
 	for i := len(c.Trace) - 1; i >= 0; i-- {
 		if v := c.Trace[i]; v.Outcome == spec.Fail {
-			return string(v.Rule) + ": " + strings.TrimSpace(v.Why)
+			return string(v.Rule) + ": " + strings.TrimSpace(v.WhyText())
 		}
 	}
 	return "no failing rule"

@@ -167,6 +167,16 @@ func TestGroupChannelsCover(t *testing.T) {
 				continue
 			}
 			kindMax := in.NChannels
+			if comm.Model.Tuning.Schedule == spec.TuningScheduleR18 {
+				// 2.18/2.19: NChannels least loaded channels of the
+				// nChannels or nvlsChannels pool, each walking the whole
+				// buffer (no split)
+				pool := max(in.NChannels, in.NVLSChannels)
+				if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi >= pool || ch.ChannelHi-ch.ChannelLo+1 < ch.NChannels || ch.Part != (spec.CBDPart{}) {
+					t.Fatalf("%s: op %d (%s/%s): %d channels on %d..%d of %d, part %+v", c, i, ch.Algo, ch.Proto, ch.NChannels, ch.ChannelLo, ch.ChannelHi, pool, ch.Part)
+				}
+				continue
+			}
 			if ch.Algo.IsNVLS() {
 				kindMax = in.NVLSChannels
 			}

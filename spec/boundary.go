@@ -106,6 +106,9 @@ var valueReaders = map[string][]RuleID{
 	"P2PMaxHalved":           {},
 	"P2PHalveOneNodeOnly":    {},
 	"SimpleBuffSizeARM":      {},
+	"NVLSNetChunkCap":        {},
+	"NVLSTreeChunkFromStep":  {},
+	"NVLSTreeChunkCap4Nodes": {},
 	// read by diagnose only
 	"GDRPeermem": {},
 }

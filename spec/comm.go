@@ -366,7 +366,7 @@ func sameVerdicts(a, b []Verdict) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Outcome != b[i].Outcome || a[i].Why != b[i].Why {
+		if a[i].Outcome != b[i].Outcome || a[i].WhyText() != b[i].WhyText() {
 			return false
 		}
 	}

@@ -1,6 +1,10 @@
 package spec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
 
 // NCCL 2.18.1 (tag v2.18.1-1, commit d97a32f), a backward delta from
 // 2.18.3, the oldest modelled release. Its tuning tables are the older
@@ -15,14 +19,19 @@ import "strings"
 //
 // There is no CollNet support matrix yet: each operation asks the rank's
 // own CollNet plugin whether it reduces the datatype with the operation
-// (G-COLLNET-MATRIX-1's 2.18.1 variant).
+// (G-COLLNET-MATRIX-1's 2.18.1 variant). The group's byte total that
+// sizes an aggregate member's channels is the calls' bytes (2.18.3: 0).
+//
+// The search (topo.Apply2_18_1): a 1<<18 budget (2.18.3: 5<<16), the
+// SPLIT_TREE "simpler tree" retry where 2.18.3 retries a balanced tree as
+// a TREE on sm90, the older channel duplication, NVLS graphs ranked as
+// rings, sm90SpeedArrayInter without 20 and 17.5.
 //
 // Read at the tag and not modelled here (docs/releases.md lists them): the
-// graph search of 2.18.3 (search timeout 1<<18 instead of 5<<16, the
-// SPLIT_TREE fallback of a balanced tree where 2.18.3 tries TREE on sm90,
-// the older channel duplication, no NVLS channel cap at the GPU count, the
-// CollNet heads of every channel counted, duplicates included) and p2p
-// channels per operation halved on several nodes too.
+// NETs' channel budget and NVLS channels started as rings in
+// ncclTopoSearchRecNet, the reverse path type of trees, the CollNet heads
+// of every channel counted, duplicates included, and p2p channels per
+// operation halved on several nodes too.
 
 var tag2181 = "v2.18.1-1"
 
@@ -77,6 +86,7 @@ var release2_18_1 = Release{
 	Version: V2_18_1,
 	Tag:     tag2181,
 	Consts:  consts2_18_1,
+	Topo:    topo.Apply2_18_1,
 	Tuning:  tuningBack2_18_1,
 	Rules:   back2_18_1,
 }
@@ -99,6 +109,9 @@ func tuningBack2_18_1(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.TreePatternFactor, 0, tuningCC, model)
 	tuningSet(d, &t.NVLSRatioR22, 0.75, tuningCC, model)
 	tuningSet(d, &t.LL128Rule, TuningLL128R18, tuningCC, model)
+	// taskAppend adds count × type size to collBytesTotal; 2.18.3 adds
+	// the info's nBytes, which nothing has set yet (0)
+	tuningSet(d, &t.AggTotalFromCount, true, enqueueCC, "taskAppend")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

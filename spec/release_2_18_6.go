@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // NCCL 2.18.6 (tag v2.18.6-1, commit 0b083e5), a backward delta from
@@ -23,9 +25,11 @@ import (
 // consecutive same-function operations (NCCL_AGG_CHANNEL_SIZE), the
 // bandwidth scaling of ncclTopoGetAlgoTime for an aggregate's nChannels,
 // the 1 MiB Simple buffer on ARM (computeBuffSizes), collNetChannels from
-// max(nChannels, nvlsChannels), and the graph search details 2.19.1
-// changed (sm90SpeedArrayIntra without 50, NVLS channels, NCCL_CROSS_NIC
-// for every pattern, GDR read below sm80).
+// max(nChannels, nvlsChannels), GDR read below sm80, and the search's
+// start of an NVLS channel and order of a channel's first GPUs
+// (ncclTopoSearchRecNet). The search budget, sm90SpeedArrayIntra without
+// 50, NCCL_CROSS_NIC on every graph and the NVLS graph ranking are
+// topo.Apply2_18_6.
 
 var tag2186 = "v2.18.6-1"
 
@@ -161,6 +165,7 @@ var release2_18_6 = Release{
 	Version: V2_18_6,
 	Tag:     tag2186,
 	Consts:  consts2_18_6,
+	Topo:    topo.Apply2_18_6,
 	Tuning:  tuningBack2_18_6,
 	Rules:   back2_18_6,
 	// What 2.18.6 changed from 2.18.5, its changelog (empty: the 2.18.5

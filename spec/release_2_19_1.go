@@ -22,5 +22,14 @@ var tag2191 = "v2.19.1-1"
 var release2_19_1 = Release{
 	Version: V2_19_1,
 	Tag:     tag2191,
+	Consts:  consts2_19_1,
 	Topo:    topo.Apply2_19_1,
+}
+
+// consts2_19_1: computeColl has neither the 32 KiB NVLS chunk across nodes
+// nor NVLSTree's 64 KiB cap from 4 nodes (both arrive in 2.19.3).
+func consts2_19_1(rs *Ruleset) {
+	ref := Ref{Tag: tag2191, File: "src/enqueue.cc", Func: "computeColl"}
+	rs.SetConst("NVLSNetChunkCap", false, ref)
+	rs.SetConst("NVLSTreeChunkCap4Nodes", false, ref)
 }

@@ -10,15 +10,12 @@ import "github.com/gatesim/gatesim/spec/topo"
 // only, and ncclTopoPostset neither raises nChannels to nvlsChannels nor
 // bounds the sm90 doubling by 16; SM90_NVLINK_BW is 20.0 and a network
 // peer gets NCCL_NCHANNELS_PER_NET_PEER (2) p2p channels. Its tuning
-// tables equal 2.20.3's (v2.19.4-1.txt).
+// tables equal 2.20.3's (v2.19.4-1.txt). Its group schedule aggregates
+// consecutive calls at NCCL_AGG_CHANNEL_SIZE and puts every task on its
+// least loaded channels (scheduleCollTasksToPlan, addCollToPlan).
 //
-// Read at the tag and not modelled here (docs/releases.md lists them):
-// the aggregation of consecutive same-function operations and the
-// per-operation channel and thread count (scheduleCollTasksToPlan,
-// topoGetAlgoInfo; gatesim keeps 2.22.3's partition), the 15 % bonus of
-// graphs not crossing NICs and the odd-channel NIC pairing of crossNic rings
-// (ncclTopoCompareGraphs, ncclTopoSearchRecGpu; gatesim keeps 2.20.3's
-// search).
+// The search's 15 % bonus for graphs not crossing NICs and crossNic rings
+// without odd-channel NIC pairing are topo.Apply2_19_4.
 
 var tag2194 = "v2.19.4-1"
 
@@ -94,6 +91,14 @@ func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2194}
 	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSNone, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.OpLine, TuningOpLineTrace, enqueueCC, "topoGetAlgoInfo")
+	// the schedule of NCCL_AGG_CHANNEL_SIZE and least loaded channels
+	tuningSet(d, &t.Schedule, TuningScheduleR18, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.AggChannelSize, 1<<21, "src/include/enqueue.h", "NCCL_AGG_CHANNEL_SIZE")
+	tuningSet(d, &t.AggCollNetBytes, 256<<10, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.MinChannelSize, 8*64, "src/include/enqueue.h", "NCCL_MIN_CHANNEL_SIZE")
+	for _, p := range []*int64{&t.SimpleAlignment, &t.LL128AlignPerWarp, &t.LLAlignPerThread, &t.BytesAlignment} {
+		tuningSet(d, p, 0, "src/include/enqueue.h", "NCCL_*_ALIGNMENT")
+	}
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -89,6 +89,8 @@ func consts2_20_5(rs *Ruleset) {
 	rs.SetConst("TunerABI", []int{1}, Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclLoadTunerPlugin"})
 	rs.DropParam("NCCL_MNNVL_ENABLE", Ref{Tag: tag2205, File: "src/init.cc", Func: "initTransportsRank"})
 	rs.SetParamDefault("NCCL_MNNVL", -2, Ref{Tag: tag2205, File: "src/init.cc", Func: "MNNVL"})
+	// no nvlsChunkSize yet: NVLSTree's chunk stays the Simple step size
+	rs.SetConst("NVLSTreeChunkFromStep", true, Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "computeCollChunkInfo"})
 }
 
 func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {

@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // NCCL 2.21.5 (tag v2.21.5-1, commit ab2b89c), a backward delta from
@@ -10,14 +12,17 @@ import (
 // rewrite a tuner plugin (ABI v2 only) chooses the algorithm and protocol
 // before the model runs, every algorithm is connected at communicator init
 // (no runtime connect), and the net and tuner loaders log each failed name
-// and a summary instead of "Could not find".
+// and a summary instead of "Could not find". There is no COLLNET_DIRECT
+// search: CollNetDirect runs on the TREE-pattern CollNet graph with the
+// ring's channel count (topo.Apply2_21_5).
 //
-// Read at the tag and not modelled here (docs/releases.md lists them): the
-// channel and thread counts of getChannnelThreadInfo (the threadThreshold
-// loop; gatesim keeps 2.22.3's partition of scheduleCollTasksToPlan), the
-// aggregation of consecutive same-function operations, the TREE-pattern
-// CollNetDirect graph (2.22.3 searches a COLLNET_DIRECT pattern), and NVLS
-// AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
+// Its group schedule is the one before the rewrite: a sorted queue, one
+// aggregate per run of a function, reduction and datatype, each task's
+// channels from getChannnelThreadInfo, and the plain tasks cut at
+// maxBytesPerChannel (scheduleCollTasksToPlan, addCBDCollToPlan).
+//
+// Read at the tag and not modelled here (docs/releases.md lists them):
+// NVLS AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
 // AllGather; the gates and the tuning model's prune share 2.22.3's P4).
 
 var tag2215 = "v2.21.5-1"
@@ -41,16 +46,23 @@ var release2_21_5 = Release{
 	Version: V2_21_5,
 	Tag:     tag2215,
 	Consts:  consts2_21_5,
+	Topo:    topo.Apply2_21_5,
 	Tuning:  tuningBack2_21_5,
 	Rules:   back2_21_5,
 }
 
-// tuningBack2_21_5: ringbdw, saved before the enable matrix, is not zeroed
-// for a protocol NCCL_PROTO or the LL128 rule disables (2.22.3 zeroes it
-// in the same loop that zeroes the bandwidth), so the restore and the Ring
-// backup may run such a protocol.
+// tuningBack2_21_5: the schedule before the enqueue rewrite (sorted
+// queue, aggregates, getChannnelThreadInfo, maxBytesPerChannel), in which
+// Tree does not always take NCCL_MAX_NTHREADS; and ringbdw, saved before
+// the enable matrix, is not zeroed for a protocol NCCL_PROTO or the LL128
+// rule disables (2.22.3 zeroes it in the loop that zeroes the bandwidth),
+// so the restore and the Ring backup may run such a protocol.
 func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2215}
+	tuningSet(d, &t.Schedule, TuningScheduleR20, enqueueCC, "scheduleCollTasksToPlan")
+	tuningSet(d, &t.TreeAllThreads, false, enqueueCC, "getChannnelThreadInfo")
+	// an aggregate's non-Ring latency counts ceil(numPipeOps / this)
+	tuningSet(d, &t.MaxDevWorkBatchColls, 9, deviceH, "NCCL_MAX_WORK_ELEMENTS")
 	tuningSet(d, &t.RingBdwKeepsProto, true, tuningCC, "ncclTopoTuneModel")
 	return d.changes, tuningJoinErrs(d.errs)
 }

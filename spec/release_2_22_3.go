@@ -94,6 +94,9 @@ func consts2_22_3(rs *Ruleset) {
 		NVLSChannelsSM90:   16,
 		RingBackup:         true,
 		NVLSLastChunkAlign: 16,
+		NVLSNetChunkCap:    true,
+		// NVLSTreeChunkFromStep false: 2.21.5 sizes NVLSTree from nvlsChunkSize
+		NVLSTreeChunkCap4Nodes: true,
 		IntParams: map[string]int64{
 			"NCCL_NVLS_ENABLE":            2,
 			"NCCL_NVLS_NCHANNELS":         16,

@@ -183,6 +183,17 @@ type Consts struct {
 	// CPU is ARM (1 MiB up to 2.18.6; 0 from 2.19.1: 4 MiB everywhere)
 	// (src/init.cc computeBuffSizes).
 	SimpleBuffSizeARM int
+	// NVLSNetChunkCap: NVLS across nodes whose NVLS AllReduce bandwidth is
+	// below 150 GB/s moves 32 KiB chunks (2.19.3+, src/enqueue.cc
+	// computeColl, later computeCollChunkInfo).
+	NVLSNetChunkCap bool
+	// NVLSTreeChunkFromStep: NVLSTree's chunk starts from the Simple step
+	// size, not from the NVLS chunk size (2.18.1-2.20.5, src/enqueue.cc
+	// computeCollChunkInfo).
+	NVLSTreeChunkFromStep bool
+	// NVLSTreeChunkCap4Nodes: NVLSTree's chunk is at most 64 KiB from 4
+	// nodes on (2.19.3+, src/enqueue.cc computeColl).
+	NVLSTreeChunkCap4Nodes bool
 
 	// GDRPeermem: the IB transport recognises the nvidia-peermem module
 	// (/sys/module/nvidia_peermem) as well as nv_peer_mem (2.23.4+,

@@ -333,10 +333,10 @@ func TestRuleCases(t *testing.T) {
 					t.Fatalf("rule %s is not in the %s trace", c.rule, v)
 				}
 				if got.Outcome != c.want {
-					t.Errorf("%s: got %s (%s), want %s", c.rule, got.Outcome, got.Why, c.want)
+					t.Errorf("%s: got %s (%s), want %s", c.rule, got.Outcome, got.WhyText(), c.want)
 				}
-				if c.whyHas != "" && !strings.Contains(got.Why, c.whyHas) {
-					t.Errorf("%s: why %q does not contain %q", c.rule, got.Why, c.whyHas)
+				if c.whyHas != "" && !strings.Contains(got.WhyText(), c.whyHas) {
+					t.Errorf("%s: why %q does not contain %q", c.rule, got.WhyText(), c.whyHas)
 				}
 				if c.logHas != "" {
 					found := false

@@ -3,10 +3,13 @@ package spec
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Layer 5: per-operation eligibility and choice (ncclPrepareTasks,
@@ -79,6 +82,109 @@ type decisionCosts struct {
 	costs [NumAlgos * NumProtos]CellCost
 	cands [NumAlgos * NumProtos]AlgoProto
 	debug [1]string
+	// lazy holds the numbers of the verdicts whose sentences are written
+	// when read: the element count, the legal cells, the winner
+	lazy [numLazyKinds - 1]LazyWhy
+}
+
+// LazyWhy is what a per-operation verdict's sentence is made from when
+// Select leaves it to be written on reading (Verdict.WhyText): most
+// answers are never printed, and these sentences format times and lists
+// of cells. Cells are numbered a×NumProtos+p.
+type LazyWhy struct {
+	Kind LazyKind
+	// LazyWin: the winning cell and its time; the runner-up and its
+	// time when HasNext.
+	Best, Next     uint8
+	HasNext        bool
+	BestUs, NextUs float64
+	// LazyLegal: the legal cells (bit per cell) and the pruning notes,
+	// "; "-separated ("" for none).
+	Cells uint32
+	Notes string
+	// LazyElements: the operation's element count. LazyArity: a node's
+	// most local ranks and the limit they are within.
+	Count, Limit int64
+}
+
+// LazyKind says which sentence a LazyWhy makes.
+type LazyKind uint8
+
+const (
+	LazyNone     LazyKind = iota
+	LazyElements          // G-SEL-APPEND-1: "N element(s): the call becomes a task"
+	LazyLegal             // G-SEL-PRUNE-1: "legal: A/P ... (pruned ...)"
+	LazyWin               // G-SEL-PICK-1: "A/P wins with time T µs (next: B/Q U µs)"
+	LazyArity             // G-COLLNET-ARITY-1: "N local ranks ≤ M"
+	numLazyKinds
+)
+
+// the cells of a cost table fit LazyWhy's bit set
+var _ [32 - NumAlgos*NumProtos]struct{}
+
+// lazyCell is cell ap's number in a LazyWhy.
+func lazyCell(ap AlgoProto) uint8 { return uint8(int(ap.Algo)*NumProtos + int(ap.Proto)) }
+
+// lazyAlgoProto is the cell of number i.
+func lazyAlgoProto(i uint8) AlgoProto {
+	return AlgoProto{Algo(int(i) / NumProtos), Proto(int(i) % NumProtos)}
+}
+
+// String writes the sentence.
+func (l *LazyWhy) String() string {
+	var buf [256]byte
+	var b []byte
+	switch l.Kind {
+	case LazyElements:
+		b = append(strconv.AppendInt(buf[:0], l.Count, 10), " element(s): the call becomes a task"...)
+	case LazyLegal:
+		b = appendLegal(buf[:0], l.Cells, l.Notes)
+	case LazyArity:
+		b = strconv.AppendInt(buf[:0], l.Count, 10)
+		b = append(b, " local ranks ≤ "...)
+		b = strconv.AppendInt(b, l.Limit, 10)
+	case LazyWin:
+		b = appendAlgoProto(buf[:0], lazyAlgoProto(l.Best))
+		b = append(b, " wins with time "...)
+		b = appendFixed2(b, l.BestUs)
+		b = append(b, " µs"...)
+		if l.HasNext {
+			b = append(b, " (next: "...)
+			b = appendAlgoProto(b, lazyAlgoProto(l.Next))
+			b = append(b, ' ')
+			b = appendFixed2(b, l.NextUs)
+			b = append(b, " µs)"...)
+		}
+	}
+	return string(b)
+}
+
+// appendLegal appends G-SEL-PRUNE-1's sentence: the legal cells in scan
+// order, or that none is left, and the pruning notes.
+func appendLegal(b []byte, cells uint32, notes string) []byte {
+	n := len(b)
+	b = append(b, "legal:"...)
+	for set := cells; set != 0; set &= set - 1 {
+		b = append(b, ' ')
+		b = appendAlgoProto(b, lazyAlgoProto(uint8(bits.TrailingZeros32(set))))
+	}
+	if cells == 0 {
+		b = append(b[:n], "no cell left"...)
+	}
+	if notes != "" {
+		b = append(b, " (pruned "...)
+		b = append(b, notes...)
+		b = append(b, ')')
+	}
+	return b
+}
+
+// lazy returns the decision's room for the numbers of a sentence of kind
+// k, filled in by the caller.
+func (o *opRun) lazy(k LazyKind) *LazyWhy {
+	l := &o.room.lazy[k-1]
+	*l = LazyWhy{Kind: k}
+	return l
 }
 
 // decisionTrace is decisionCosts with room for the operation's verdicts
@@ -139,8 +245,10 @@ func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace, dc *decisionCo
 		}
 		return d, trace, nil
 	}
+	// a walk from the pool is zero (New's, or cleared before Put): the
+	// fields are set one by one rather than a whole walk copied in
 	o := opRuns.Get().(*opRun)
-	*o = opRun{rs: c.rs, comm: c, op: op, dec: d, room: dc, tunerCell: AlgoProto{AlgoNone, ProtoNone}, tuned: tuned}
+	o.rs, o.comm, o.op, o.dec, o.room, o.tunerCell, o.tuned = c.rs, c, op, d, dc, AlgoProto{AlgoNone, ProtoNone}, tuned
 	defer func() {
 		*o = opRun{} // nothing of the decision stays reachable from the pool
 		opRuns.Put(o)
@@ -228,8 +336,9 @@ func appendRule(ref Ref, fp8 bool) *Rule {
 				d.DecidedBy, o.stop = "G-SEL-APPEND-1", true
 				o.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%s %s on sm%d: fp8 reductions need sm90: ncclInvalidArgument", op.Func, op.DataType, o.comm.MinSM), Log: []string{msg}})
 			default:
-				var buf [64]byte
-				o.emit(Verdict{Outcome: Pass, Why: string(append(strconv.AppendInt(buf[:0], op.Count, 10), " element(s): the call becomes a task"...))})
+				l := o.lazy(LazyElements)
+				l.Count = op.Count
+				o.emit(Verdict{Outcome: Pass, Lazy: l})
 			}
 		},
 	}
@@ -386,17 +495,26 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 				o.emit(Verdict{Outcome: Info, Why: "one rank: Ring/Simple with time 0"})
 				return
 			}
-			var notes []string
+			// the notes are written on the stack, "; "-separated
+			var nbuf [256]byte
+			notes := nbuf[:0]
+			note := func(a Algo, why string) {
+				if len(notes) > 0 {
+					notes = append(notes, "; "...)
+				}
+				notes = append(append(append(notes, a.String()...), ": "...), why...)
+			}
 			prune := func(a Algo, id RuleID, why string) {
 				for p := range NumProtos {
 					o.prunedBy[a][p] = id
 				}
-				notes = append(notes, a.String()+": "+why)
+				note(a, why)
 			}
+			var legal uint32 // the legal cells, as LazyWhy numbers them
 			for a := range nA {
 				A := Algo(a)
 				if o.prunedBy[a][0] != "" { // an earlier per-operation rule (G-COLLNET-ARITY-1)
-					notes = append(notes, A.String()+": "+string(o.prunedBy[a][0]))
+					note(A, string(o.prunedBy[a][0]))
 					continue
 				}
 				switch {
@@ -422,6 +540,7 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 				for p := range NumProtos {
 					if c.Enabled[f][a][p] {
 						o.cell[a][p] = true
+						legal |= 1 << (a*NumProtos + p)
 					} else {
 						o.prunedBy[a][p] = c.ZeroedBy[f][a][p]
 					}
@@ -438,33 +557,15 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 				}
 			}
 			if ps.fp8Ring && op.DataType.IsFP8() && c.NRanks > 8 {
-				notes = append(notes, "Ring: fp8 with more than 8 ranks, time ×1024 (P8)")
+				note(Ring, "fp8 with more than 8 ranks, time ×1024 (P8)")
 			}
-			// the sentence is built on the stack and made a string once
-			var buf [256]byte
-			b := append(buf[:0], "legal:"...)
-			for a := range nA {
-				for p := range NumProtos {
-					if o.cell[a][p] {
-						b = append(b, ' ')
-						b = appendAlgoProto(b, AlgoProto{Algo(a), Proto(p)})
-					}
-				}
-			}
-			if len(b) == len("legal:") {
-				b = append(b[:0], "no cell left"...)
-			}
+			// the sentence is written when read, from the legal cells
+			l := o.lazy(LazyLegal)
+			l.Cells = legal
 			if len(notes) > 0 {
-				b = append(b, " (pruned "...)
-				for i, n := range notes {
-					if i > 0 {
-						b = append(b, "; "...)
-					}
-					b = append(b, n...)
-				}
-				b = append(b, ')')
+				l.Notes = string(notes)
 			}
-			o.emit(Verdict{Outcome: Info, Why: string(b)})
+			o.emit(Verdict{Outcome: Info, Lazy: l})
 		},
 	}
 }
@@ -575,7 +676,7 @@ var pickRule = &Rule{
 					by = "G-TUNER-CALL-1" // the tuner's number won
 				}
 				o.decide(best, by)
-				v := Verdict{Outcome: Pass, Why: o.winWhy(best, bestT)}
+				v := Verdict{Outcome: Pass, Lazy: o.winWhy(best, bestT, cands)}
 				if ch := o.choice; ch != nil {
 					if ch.Err == nil && (ch.Algo != best.Algo || ch.Proto != best.Proto) {
 						disagree = strings.TrimPrefix(disagree+"; ", "; ") + "model picks " + AlgoProto{ch.Algo, ch.Proto}.String()
@@ -656,21 +757,24 @@ func (o *opRun) modelCosts() string {
 	o.dec.Costs = costs
 	for a := range nA {
 		for p := range NumProtos {
-			c := ch.ExplainCell(m, Algo(a), Proto(p))
-			usable := c.Usable()
+			t, reason := ch.Cost[a][p], ch.Reason[a][p]
+			usable := t != TuningIgnore && t >= 0 // TuningCostCell.Usable
 			cc := &costs[n]
 			n++
-			cc.Algo, cc.Proto, cc.TimeUs, cc.Usable = Algo(a), Proto(p), float64(c.Time), usable
-			cc.Rule, cc.Why = c.Rule, c.Why
+			cc.Algo, cc.Proto, cc.TimeUs, cc.Usable = Algo(a), Proto(p), float64(t), usable
+			cc.Rule, cc.Why = "", ""
+			if reason != tuning.CostOK { // a usable cell needs no reason
+				c := ch.ExplainCell(m, Algo(a), Proto(p))
+				cc.Rule, cc.Why = c.Rule, c.Why
+			}
 			if !usable && o.prunedBy[a][p] != "" {
 				cc.Rule = o.prunedBy[a][p]
 			}
-			backup := c.Reason == TuningCostBackup
-			if usable != o.cell[a][p] && !backup {
+			if usable != o.cell[a][p] && reason != TuningCostBackup {
 				disagree = append(disagree, fmt.Sprintf("%s/%s (gates %s, model %s)", Algo(a), Proto(p), onOff(o.cell[a][p]), onOff(usable)))
 			}
 			if o.cell[a][p] && usable && !o.costSet[a][p] {
-				o.cost[a][p], o.costSet[a][p] = float64(c.Time), true
+				o.cost[a][p], o.costSet[a][p] = float64(t), true
 			}
 		}
 	}
@@ -689,33 +793,21 @@ func (o *opRun) fillFromModel(ap AlgoProto) {
 	d.TimeUs = float64(ch.TimeUs)
 }
 
-// winWhy says why a cell won: its time and the runner-up's.
-func (o *opRun) winWhy(best AlgoProto, t float64) string {
-	second, st := AlgoProto{AlgoNone, ProtoNone}, 0.0
-	for a := range NumAlgos {
-		for p := range NumProtos {
-			ap := AlgoProto{Algo(a), Proto(p)}
-			if !o.cell[a][p] || ap == best || !o.costSet[a][p] || o.cost[a][p] < 0 {
-				continue
-			}
-			if c := o.cost[a][p]; second.Algo == AlgoNone || c < st {
-				second, st = ap, c
-			}
+// winWhy says why a cell won: its time and the runner-up's, the first
+// fastest other candidate with a time that is not negative (the numbers
+// of the sentence LazyWhy writes).
+func (o *opRun) winWhy(best AlgoProto, t float64, cands []AlgoProto) *LazyWhy {
+	l := o.lazy(LazyWin)
+	l.Best, l.BestUs = lazyCell(best), t
+	for _, ap := range cands {
+		if ap == best || !o.costSet[ap.Algo][ap.Proto] {
+			continue
+		}
+		if c := o.cost[ap.Algo][ap.Proto]; !(c < 0) && (!l.HasNext || c < l.NextUs) {
+			l.Next, l.NextUs, l.HasNext = lazyCell(ap), c, true
 		}
 	}
-	var buf [128]byte
-	b := appendAlgoProto(buf[:0], best)
-	b = append(b, " wins with time "...)
-	b = appendFixed2(b, t)
-	b = append(b, " µs"...)
-	if second.Algo != AlgoNone {
-		b = append(b, " (next: "...)
-		b = appendAlgoProto(b, second)
-		b = append(b, ' ')
-		b = appendFixed2(b, st)
-		b = append(b, " µs)"...)
-	}
-	return string(b)
+	return l
 }
 
 // appendAlgoProto appends AlgoProto.String's text.

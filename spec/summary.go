@@ -50,7 +50,7 @@ func (s CapabilityState) String() string {
 	if s.Stopped == nil {
 		return fmt.Sprintf("%s %s", s.Cap.Name(), s.Level)
 	}
-	return fmt.Sprintf("%s stopped at %s: %s (level %s)", s.Cap.Name(), s.Stopped.Rule, strings.TrimSpace(s.Stopped.Why), s.Level)
+	return fmt.Sprintf("%s stopped at %s: %s (level %s)", s.Cap.Name(), s.Stopped.Rule, strings.TrimSpace(s.Stopped.WhyText()), s.Level)
 }
 
 // ncclVar finds the NCCL_* names in a text.
@@ -80,7 +80,7 @@ func Summarize(d *Decision, t Trace, env Env) Summary {
 			if !strings.HasPrefix(f.Name, "NCCL_") || seen[f.Name] {
 				continue
 			}
-			if v.Layer != LayerEnv && !strings.Contains(v.Why, f.Name) && !strings.Contains(strings.Join(v.Log, " "), f.Name) {
+			if v.Layer != LayerEnv && !strings.Contains(v.WhyText(), f.Name) && !strings.Contains(strings.Join(v.Log, " "), f.Name) {
 				continue
 			}
 			seen[f.Name] = true

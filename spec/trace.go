@@ -69,8 +69,9 @@ const (
 // Capabilities lists every tracked capability in report order.
 var Capabilities = []Capability{CapNetPlugin, CapIB, CapGDR, CapCollNet, CapNVLS, CapNVLSTree, CapPAT, CapP2P, CapSHM, CapTuner}
 
-// Outcome is what a gate did.
-type Outcome int
+// Outcome is what a gate did. It and Layer are bytes, so that a Verdict
+// keeps them in one word.
+type Outcome int8
 
 const (
 	Pass Outcome = iota // the gate let the capability through
@@ -106,7 +107,7 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 }
 
 // Layer is the stage of NCCL's chain a rule belongs to (DESIGN.md).
-type Layer int
+type Layer int8
 
 const (
 	LayerEnv     Layer = iota // 0: how NCCL reads its environment
@@ -186,7 +187,36 @@ type Verdict struct {
 	// Scope says whose verdict this is when it is not the whole
 	// communicator's: "op" for a per-operation gate, "rank 3", "node 1".
 	Scope string `json:"scope,omitempty"`
+	// Lazy, when Why is empty, holds the numbers Why is made from: Select
+	// leaves a few per-operation sentences (the winner's times, the legal
+	// cells, the element count) to be written when they are read. Read
+	// the sentence with WhyText; JSON carries it as "why".
+	Lazy *LazyWhy `json:"-"`
 }
+
+// WhyText is the verdict's sentence: Why, or the one its Lazy numbers
+// make.
+func (v Verdict) WhyText() string {
+	if v.Why == "" && v.Lazy != nil {
+		return v.Lazy.String()
+	}
+	return v.Why
+}
+
+// verdictFields is Verdict without its methods: its JSON is the standard
+// encoding of the fields.
+type verdictFields Verdict
+
+// MarshalJSON writes the verdict's fields with a lazy sentence written out
+// as "why": the same bytes as when it was made eagerly.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	v.Why = v.WhyText()
+	return json.Marshal(verdictFields(v))
+}
+
+// JSONFields tells schema generators that a verdict's JSON is its fields'
+// (MarshalJSON only writes a lazy sentence out).
+func (Verdict) JSONFields() {}
 
 // Trace is an ordered walk down NCCL's gates. Predictions (spec) and
 // observations (ncclog) have this same shape, so a cross-check is a diff.

@@ -42,6 +42,8 @@ const (
 	TuningOpLineR23        = tuning.OpLineR23
 	TuningOpLineR24        = tuning.OpLineR24
 	TuningOpLineTrace      = tuning.OpLineTrace
+	TuningScheduleR18      = tuning.ScheduleR18
+	TuningScheduleR20      = tuning.ScheduleR20
 	TuningCostBackup       = tuning.CostBackup
 	TuningIgnore           = tuning.Ignore
 	TuningRuleCTAPolicy    = tuning.RuleCTAPolicy

@@ -216,7 +216,8 @@ func TestBackwardReleasesThroughTheCLI(t *testing.T) {
 		{"rules diff", []string{"rules", "diff", "2.19.1", "2.20.3"},
 			[]string{"3 release(s)", "NVSOrder", "nothing that decides", "G-MNNVL-1", "G-COLLNET-ABI-2"}, ""},
 		{"table of two releases", []string{"table", "--nccl", "2.19.4,2.20.3", "--system", "dgx-h100", "--nodes", "2"},
-			[]string{"32 coll channels, 16 nvls channels", "AllGather/CollNetDirect/Simple"}, ""},
+			// 2.19.4's two-node ring is 8 × 45 GB/s (the crossNic bonus), 2.20.3's 8 × 48.
+			[]string{"16 coll channels, 16 nvls channels", "AllGather/CollNetDirect/Simple", "456.4/360.0", "456.4/384.0"}, ""},
 		{"whatif of two releases", []string{"whatif", "--nccl", "2.19.1,2.19.4", "--system", "dgx-h100", "--nodes", "2", "--sizes", "1M", "--no-sim"},
 			[]string{"NCCL 2.19.1 |", "NCCL 2.19.4 |"}, ""},
 		{"diagnose a 2.19.3 log", []string{"diagnose", log219}, []string{"NCCL 2.19.3+cuda12.2"}, "has no gatesim ruleset"},

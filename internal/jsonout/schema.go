@@ -12,6 +12,10 @@ import (
 var (
 	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
 	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+	// fieldsJSON marks a type whose MarshalJSON writes its fields as
+	// encoding/json does (it only fills some in first): its schema is its
+	// fields'.
+	fieldsJSON = reflect.TypeFor[interface{ JSONFields() }]()
 )
 
 // Schema is the JSON Schema (draft 2020-12) of what Write prints for a
@@ -40,7 +44,7 @@ func (g *gen) of(t reflect.Type) map[string]any {
 	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
 		pt := reflect.PointerTo(t)
 		switch {
-		case t.Implements(jsonMarshaler) || pt.Implements(jsonMarshaler):
+		case (t.Implements(jsonMarshaler) || pt.Implements(jsonMarshaler)) && !t.Implements(fieldsJSON):
 			return map[string]any{} // its own encoding: any value
 		case t.Implements(textMarshaler) || pt.Implements(textMarshaler):
 			return map[string]any{"type": "string"}

@@ -407,7 +407,10 @@ func newNodeModel(h *hostModel, domain, nRanks int, multiHost bool, ps *pathStat
 		if err := run(GraphCollNetChain, chain); err != nil {
 			return nil, err
 		}
-		if err := run(GraphCollNetDirect, direct); err != nil {
+		if p.CollNetDirectIsChain {
+			// One CollNet graph serves both algorithms (graphs[] of initTransportsRank).
+			direct = chain
+		} else if err := run(GraphCollNetDirect, direct); err != nil {
 			return nil, err
 		}
 	}
@@ -676,6 +679,9 @@ func (r *Result) consensus(ps *pathState) error {
 			heads = appendUnique(heads, d.intra[c*n])
 		}
 		r.CollNetDirectHeads = len(heads)
+		if p.CollNetHeadsAllChannels {
+			r.CollNetDirectHeads = d.nChannels
+		}
 	}
 	r.CollNetChainHeadsOK = collNetChainHeadsOK(r0, r.NvlsSupport)
 	r.NChannels = nc

@@ -3,8 +3,8 @@ package topo
 import "fmt"
 
 // recNet is ncclTopoSearchRecNet: start a channel at each candidate NET
-// (rotated by the channel number) that still has bwInter, charged as an
-// integer to every port of the same NIC.
+// (rotated by the channel number; 2.18 in list order) that still has
+// bwInter, charged as an integer to every port of the same NIC.
 func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) error {
 	bw := float32(int(g.bwInter)) // const int bw = graph->bwInter
 	nets, err := x.selectNets(g.typeInter, -1)
@@ -12,7 +12,8 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 		return err
 	}
 	p := &x.ps.p
-	headSearch := g.pattern == PatternNVLS || g.pattern == PatternCollNetDirect
+	headSearch := g.pattern == PatternCollNetDirect || (g.pattern == PatternNVLS && p.NVLSHeads == NVLSHeadsUnique)
+	nvls18 := g.pattern == PatternNVLS && (p.NVLSHeads == NVLSHeadsNetLocal || p.NVLSHeads == NVLSHeadsNetIndex)
 	found := false
 	charge := func(net *Node, b float32) {
 		for _, o := range x.s.Nodes[NET] {
@@ -28,7 +29,13 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 			}
 			continue
 		}
+		if g.pattern == PatternNVLS && p.NVLSHeads == NVLSHeadsFirstNet && i > 0 {
+			break
+		}
 		n := nets[(g.nChannels+i)%len(nets)]
+		if p.RecNet18 {
+			n = nets[i]
+		}
 		net := x.s.Nodes[NET][n]
 		if g.collNet && !net.CollSupport {
 			continue
@@ -37,14 +44,36 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 			continue
 		}
 		if g.nChannels&1 != 0 && net.ID != g.inter[(g.nChannels-1)*2+1] &&
-			((p.CrossNic2 && g.pattern == PatternRing && g.crossNic == 2) || (!p.CrossNic2 && g.crossNic != 0)) {
+			((p.CrossNic2 && g.pattern == PatternRing && g.crossNic == 2) || (!p.CrossNic2 && !p.CrossNicUnpaired && g.crossNic != 0)) {
 			continue
 		}
 		g.inter[g.nChannels*2] = net.ID
 		g.latencyInter = net.Latency
 		charge(net, -bw)
 
-		if headSearch {
+		switch {
+		case g.pattern == PatternNVLS && p.NVLSHeads == NVLSHeadsFirstNet:
+			// The first NET's local GPU, over the NET→GPU path; heads may repeat.
+			if g.nChannels < len(nets) && net.LocalGPU != -1 {
+				if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, NET, n, net.LocalGPU); err != nil {
+					return err
+				}
+			}
+		case nvls18:
+			// Channel c's head comes from nets[c], whatever NET carries it,
+			// and no NET→GPU path is charged.
+			if g.nChannels < len(nets) {
+				gpu := nets[g.nChannels] // 2.18.3: a NET index taken as a GPU index
+				if p.NVLSHeads == NVLSHeadsNetLocal {
+					gpu = x.s.Nodes[NET][nets[g.nChannels]].LocalGPU
+				}
+				if gpu != -1 && gpu < x.ngpus {
+					if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, -1, -1, gpu); err != nil {
+						return err
+					}
+				}
+			}
+		case headSearch:
 			// NVLS and CollNetDirect only look for NIC:GPU pairs, the heads.
 			if g.nChannels < len(nets) {
 				gpu := net.LocalGPU
@@ -76,7 +105,7 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 					found = true
 				}
 			}
-		} else if p.ReplayOnlySameChannels {
+		case p.ReplayOnlySameChannels:
 			if g.nChannels > 0 && g.sameChannels == 1 {
 				r, err := x.replayGpu(g, -1)
 				if err != nil {
@@ -114,7 +143,7 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 					}
 				}
 			}
-		} else {
+		default:
 			if g.nChannels > 0 {
 				r, err := x.replayGpu(g, -1)
 				if err != nil {
@@ -218,12 +247,16 @@ func (x *searcher) searchRec(g *sgraph, time *int) error {
 
 // dupChannels is ncclTopoDupChannels: fast graphs get their channels doubled
 // at half the bandwidth each, except NVLS, below 25 GB/s, and (post-Ampere)
-// below 50 GB/s with more than 4 channels.
-func dupChannels(g *sgraph, ccMin, ngpus int) {
-	if g.nChannels == 0 || g.pattern == PatternNVLS || g.bwIntra < 25.0 {
+// below 50 GB/s with more than 4 channels. byBwOnly is 2.18.1's rule:
+// 25 GB/s up to sm80, 50 GB/s on sm90, never above, whatever nChannels.
+func dupChannels(g *sgraph, ccMin, ngpus int, byBwOnly bool) {
+	if byBwOnly {
+		if g.nChannels == 0 || g.pattern == PatternNVLS || !((ccMin <= 80 && g.bwIntra >= 25.0) || (ccMin <= 90 && g.bwIntra >= 50.0)) {
+			return
+		}
+	} else if g.nChannels == 0 || g.pattern == PatternNVLS || g.bwIntra < 25.0 {
 		return
-	}
-	if ccMin > 80 && g.bwIntra < 50.0 && g.nChannels > 4 {
+	} else if ccMin > 80 && g.bwIntra < 50.0 && g.nChannels > 4 {
 		return
 	}
 	dup := min(g.nChannels*2, g.maxChannels)
@@ -281,6 +314,13 @@ func (x *searcher) compute(graph *sgraph, log *[]string) error {
 	graph.crossNic = 0
 	if crossNic == 1 {
 		graph.crossNic = 1
+	}
+	if p.CrossNicAnyPattern {
+		// 2.18: the parameter itself, on every graph; 2 means "retry".
+		graph.crossNic = o.CrossNic
+		if graph.crossNic == 2 {
+			graph.crossNic = 0
+		}
 	}
 	graph.bwIntra, graph.bwInter, graph.latencyInter = 0, 0, 0
 	var minTypeIntra, minTypeInter, maxTypeIntra, maxTypeInter PathType
@@ -371,7 +411,11 @@ func (x *searcher) compute(graph *sgraph, log *[]string) error {
 		speedIndex++
 	}
 	tmp.bwIntra, tmp.bwInter = speedArray[speedIndex], speedArray[speedIndex]
-	globalTimeout := int64(searchGlobalTimeout)
+	fullTimeout := int64(searchGlobalTimeout)
+	if p.SearchGlobalTimeout != 0 {
+		fullTimeout = p.SearchGlobalTimeout
+	}
+	globalTimeout := fullTimeout
 	var time int
 
 search:
@@ -403,13 +447,13 @@ search:
 		if time != -1 {
 			globalTimeout += int64(time)
 		} else {
-			globalTimeout = searchGlobalTimeout
+			globalTimeout = fullTimeout
 		}
 		if globalTimeout < 0 && graph.nChannels != 0 {
 			goto done
 		}
-		// A simpler tree.
-		if ccMin >= 90 && tmp.pattern == PatternBalancedTree {
+		// A simpler tree (2.18.1 tries it after crossNic, for split trees).
+		if !p.SimplerTreeSplit && ccMin >= 90 && tmp.pattern == PatternBalancedTree {
 			tmp.pattern = PatternTree
 			goto search
 		}
@@ -443,13 +487,25 @@ search:
 				tmp.crossNic = 2
 				goto search
 			}
+		} else if p.CrossNicAnyPattern {
+			if crossNic != 0 && tmp.crossNic == 0 {
+				tmp.crossNic = 1
+				goto search
+			}
 		} else if crossNic == 2 && tmp.crossNic == 0 {
 			tmp.crossNic = 1
 			goto search
 		}
 		tmp.crossNic = 0
-		if crossNic == 1 {
+		if crossNic == 1 && !p.CrossNicAnyPattern {
 			tmp.crossNic = 1
+		}
+		if p.SimplerTreeSplit {
+			if tmp.pattern == PatternSplitTree {
+				tmp.pattern = PatternTree
+				goto search
+			}
+			tmp.pattern = graph.pattern
 		}
 
 		// Decrease bw until a solution appears.
@@ -470,7 +526,7 @@ done:
 	if pass == 1 {
 		time = -1
 		if !p.DupAfterSearch {
-			dupChannels(graph, ccMin, ngpus)
+			dupChannels(graph, ccMin, ngpus, p.DupByBwOnly)
 		}
 		tmp.copyFrom(graph)
 		speedIndex = 0
@@ -531,7 +587,7 @@ done:
 		graph.nChannels = 1
 	}
 	if p.DupAfterSearch {
-		dupChannels(graph, ccMin, ngpus)
+		dupChannels(graph, ccMin, ngpus, p.DupByBwOnly)
 	}
 	return nil
 }

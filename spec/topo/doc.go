@@ -17,8 +17,9 @@
 //	r.Graphs[topo.GraphRing].NChannels, r.NChannels, r.Log
 //
 // Releases are values: Params2_22_3() is the reference, Apply2_23_4 …
-// Apply2_30_3 change a copy (spec's Release values chain them and set
-// Params.Release); every field is one difference in NCCL's source,
+// Apply2_30_3 change a copy and the backward deltas Apply2_21_5 …
+// Apply2_18_1 turn it into the older releases (spec's Release values chain
+// them and set Params.Release); every field is one difference in NCCL's source,
 // documented with its tag, file and function. The code reads those fields,
 // never a version number.
 //

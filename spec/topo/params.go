@@ -11,7 +11,7 @@ import (
 // modelled releases is one field here, documented with where it lives, so the
 // search code reads a switch instead of comparing versions. Params2_22_3 is
 // the reference release; Apply2_23_4 … Apply2_30_3 turn a copy into the
-// later releases that change it.
+// later releases that change it, Apply2_21_5 … Apply2_18_1 into the older.
 type Params struct {
 	// Release is the release these rules are of. spec sets it from the
 	// Release value whose deltas built them; no Apply function names it.
@@ -243,6 +243,147 @@ type Params struct {
 	// (src/graph/search.cc sm90SpeedArrayIntra/Inter); nil: unchanged.
 	SM90SpeedsIntra []float32
 	SM90SpeedsInter []float32
+
+	// CrossNicBonus (2.19.4 and before): ncclTopoCompareGraphs gives a
+	// graph a 15 % bonus per crossNic level below the best graph's: it wins
+	// when nChannels·bwIntra > ref.nChannels·ref.bwIntra·(1 − (ref.crossNic
+	// − crossNic)·0.15), so a crossNic ring must beat the best one by 15 %
+	// and a graph without crossNic may be 15 % slower. 2.20.3 compares
+	// nChannels·bwIntra alone.
+	CrossNicBonus bool
+
+	// CrossNicUnpaired (2.19.4 and before): a crossNic ring's odd channel is
+	// not pinned to the NETs of the channel before it, neither where it
+	// starts (ncclTopoSearchRecNet) nor where it ends (ncclTopoSearchRecGpu);
+	// 2.20.3 pairs them.
+	CrossNicUnpaired bool
+
+	// SearchGlobalTimeout is NCCL_SEARCH_GLOBAL_TIMEOUT where a release
+	// differs from 1<<19 (2.19.1+): 1<<18 in 2.18.1, 5<<16 in 2.18.3–2.18.6
+	// (src/graph/search.cc); 0 means 1<<19.
+	SearchGlobalTimeout int64
+
+	// SimplerTreeSplit (2.18.1): the "simpler tree" retry of ncclTopoCompute
+	// turns a SPLIT_TREE into a TREE after the crossNic retry, so a balanced
+	// tree is never retried as a TREE; from 2.18.3 a balanced tree on sm90+
+	// is retried as a TREE before typeIntra is relaxed.
+	SimplerTreeSplit bool
+
+	// DupByBwOnly (2.18.1): ncclTopoCompute duplicates the channels of a
+	// non-NVLS graph when ccMin <= 80 and bwIntra >= 25, or ccMin <= 90 and
+	// bwIntra >= 50, whatever nChannels; from 2.18.3 (ncclTopoDupChannels)
+	// any ccMin with bwIntra >= 25, except ccMin > 80 with bwIntra < 50 and
+	// more than 4 channels.
+	DupByBwOnly bool
+
+	// CrossNicAnyPattern (2.18.x): NCCL_CROSS_NIC=1 sets crossNic 1 on
+	// every graph (trees, CollNet and NVLS included, a single NIC too) and
+	// the crossNic retry, taken only for rings and trees, sets it back to 0
+	// after the path types have been relaxed, so the lower speeds search
+	// without crossNic (ncclTopoCompute). From 2.19.1 NCCL_CROSS_NIC applies
+	// to rings and trees across several NICs only and 1 stays 1.
+	CrossNicAnyPattern bool
+
+	// NVLSCompare is how ncclTopoCompareGraphs ranks NVLS graphs: 2.19.1+
+	// keeps more channels (up to the GPU count) or more channels × bwInter,
+	// 2.18.3–2.18.6 more channels only (so a higher bandwidth at the same
+	// channel count is never kept), 2.18.1 ranks them as rings and trees
+	// (channels × bwIntra).
+	NVLSCompare NVLSCompare
+
+	// CollNetHeadsAllChannels (2.18.1): connectCollNet takes the first GPU
+	// of every CollNet channel as a head, duplicates included, so nHeads is
+	// the channel count; from 2.18.3 each head is counted once.
+	CollNetHeadsAllChannels bool
+
+	// NVMLP2PKept (2.18.x): ncclTopoCheckP2p keeps P2P between PCIe GPUs
+	// whose NVML P2P status is not OK, with an INFO (only
+	// NCCL_IGNORE_DISABLED_P2P=1, which gatesim does not read, turns it
+	// off); from 2.19.1 such a pair never uses P2P (Options.P2PNotSupported).
+	NVMLP2PKept bool
+
+	// RecNet18 (2.18.x): ncclTopoSearchRecNet takes the NETs in list order;
+	// 2.19.1 rotates the list by the channel number. (2.18 also tries a
+	// NET's closest GPUs in index order, those whose PCI link still has
+	// bandwidth first, where 2.19.1 rotates them; no host tried decides
+	// differently by it, so gatesim rotates them for every release.)
+	RecNet18 bool
+
+	// NVLSHeads is where ncclTopoSearchRecNet starts an NVLS channel
+	// across nodes.
+	NVLSHeads NVLSHeads
+
+	// CollNetDirectIsChain (2.21.5 and before): there is no COLLNET_DIRECT
+	// search; CollNetDirect runs on the one CollNet graph, the TREE-pattern
+	// graph with the ring's channel count (src/init.cc initTransportsRank
+	// graphs[]), so its heads are that graph's first GPUs.
+	CollNetDirectIsChain bool
+}
+
+// NVLSCompare is the NVLS rule of ncclTopoCompareGraphs.
+type NVLSCompare int
+
+const (
+	// NVLSCompareBw (2.19.1+): more channels up to the GPU count, or more
+	// channels × bwInter.
+	NVLSCompareBw NVLSCompare = iota
+	// NVLSCompareCount (2.18.3–2.18.6): more channels up to the GPU count.
+	NVLSCompareCount
+	// NVLSCompareIntra (2.18.1): channels × bwIntra, as rings and trees.
+	NVLSCompareIntra
+)
+
+func (c NVLSCompare) String() string {
+	switch c {
+	case NVLSCompareBw:
+		return "channels-or-bwInter"
+	case NVLSCompareCount:
+		return "channels"
+	case NVLSCompareIntra:
+		return "bwIntra"
+	}
+	return fmt.Sprintf("NVLSCompare(%d)", int(c))
+}
+
+// NVLSHeads is the NVLS rule of ncclTopoSearchRecNet: which GPU, the
+// head, an NVLS channel starts from.
+type NVLSHeads int
+
+const (
+	// NVLSHeadsUnique (2.22.3+): the NETs in rotated order until one
+	// channel is found, each NET's local GPU over the NET→GPU path, a NET
+	// whose local GPU already heads a channel skipped.
+	NVLSHeadsUnique NVLSHeads = iota
+	// NVLSHeadsFirstNet (2.19.1–2.21.5): the first NET of the rotated list
+	// only, its local GPU over the NET→GPU path; heads may repeat.
+	NVLSHeadsFirstNet
+	// NVLSHeadsNetLocal (2.18.5–2.18.6): every NET with bandwidth left
+	// carries channel c in turn, whose head is the local GPU of NET
+	// nets[c], reached without a path.
+	NVLSHeadsNetLocal
+	// NVLSHeadsNetIndex (2.18.3): as NetLocal, the head being GPU index
+	// nets[c] (a NET index taken as a GPU index).
+	NVLSHeadsNetIndex
+	// NVLSHeadsAsRing (2.18.1): no NVLS rule; an NVLS channel starts as a
+	// ring's does, goes back to a NET from its first GPU, then tries the
+	// NVSwitch.
+	NVLSHeadsAsRing
+)
+
+func (h NVLSHeads) String() string {
+	switch h {
+	case NVLSHeadsUnique:
+		return "unique-local-gpu"
+	case NVLSHeadsFirstNet:
+		return "first-net-local-gpu"
+	case NVLSHeadsNetLocal:
+		return "nets[c]-local-gpu"
+	case NVLSHeadsNetIndex:
+		return "gpu-nets[c]"
+	case NVLSHeadsAsRing:
+		return "as-ring"
+	}
+	return fmt.Sprintf("NVLSHeads(%d)", int(h))
 }
 
 // NVSOrder is the NVSwitch rule of the GPU order during the search.
@@ -290,9 +431,11 @@ func Params2_22_3() Params {
 }
 
 // Apply2_18_3 turns the rules of 2.18.5 back into those of tag v2.18.3-1
-// (a backward delta): the mask round robin of the local NETs.
+// (a backward delta): the mask round robin of the local NETs, and NVLS
+// channel c headed by GPU index nets[c].
 func Apply2_18_3(p *Params) {
 	p.LocalNetMask = true
+	p.NVLSHeads = NVLSHeadsNetIndex // search.cc ncclTopoSearchRecNet
 }
 
 // Apply2_23_4 … Apply2_27_6 are the topology changes of the releases between
@@ -306,6 +449,8 @@ func Apply2_18_3(p *Params) {
 // channels per network peer, and the init summary without CollNet
 // channels.
 func Apply2_19_4(p *Params) {
+	p.CrossNicBonus = true         // search.cc ncclTopoCompareGraphs: the 15 % crossNic target
+	p.CrossNicUnpaired = true      // search.cc ncclTopoSearchRecGpu, ncclTopoSearchRecNet: no odd-channel pairing
 	p.NVLinkBwSM90 = 20.0          // topo.h SM90_NVLINK_BW
 	p.NVLSRaisesChannels = false   // connect.cc ncclTopoPostset: no copyChannels to nvlsChannels
 	p.ComputeChannelsFitMax = true // connect.cc ncclTopoPostset: 2*nChannels <= MAXCHANNELS
@@ -326,6 +471,7 @@ func Apply2_20_5(p *Params) {
 // tests compare (spec builds every release through TopoParamsFor).
 func Params2_19_4() Params {
 	p := Params2_22_3()
+	Apply2_21_5(&p)
 	Apply2_20_5(&p)
 	Apply2_19_4(&p)
 	p.Release = nccl.V2_19_4
@@ -347,6 +493,46 @@ func Apply2_19_1(p *Params) {
 	p.NVSOrder = NVSOrderNone // search.cc ncclTopoSearchNextGpuSort, ncclTopoSearchRecNet
 	p.DupAfterSearch = true   // search.cc ncclTopoCompute
 	p.SM90SpeedsInter = []float32{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+}
+
+// Apply2_18_6 turns 2.19.1's topology stage into 2.18.6's (a backward
+// delta, tag v2.18.6-1; 2.18.5's search is the same): the 5<<16 search
+// budget, sm90SpeedArrayIntra without 50 GB/s, NCCL_CROSS_NIC on every
+// graph, NVLS graphs ranked by their channel count alone, the NETs of
+// ncclTopoSearchRecNet in list order, and NVLS channel c headed by the
+// local GPU of NET nets[c], and P2P kept where NVML reports it disabled.
+func Apply2_18_6(p *Params) {
+	p.SearchGlobalTimeout = 5 << 16 // search.cc NCCL_SEARCH_GLOBAL_TIMEOUT
+	p.SM90SpeedsIntra = []float32{60.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0}
+	p.CrossNicAnyPattern = true      // search.cc ncclTopoCompute
+	p.NVLSCompare = NVLSCompareCount // search.cc ncclTopoCompareGraphs
+	p.RecNet18 = true                // search.cc ncclTopoSearchRecNet
+	p.NVLSHeads = NVLSHeadsNetLocal  // search.cc ncclTopoSearchRecNet
+	p.NVMLP2PKept = true             // paths.cc ncclTopoCheckP2p
+}
+
+// Apply2_18_1 turns 2.18.3's topology stage into 2.18.1's (a backward
+// delta, tag v2.18.1-1): the 1<<18 search budget, sm90SpeedArrayInter
+// without 20 and 17.5 GB/s, the SPLIT_TREE "simpler tree" retry, the
+// older channel duplication rule, NVLS graphs ranked and started as
+// rings, and a CollNet head per channel.
+func Apply2_18_1(p *Params) {
+	p.SearchGlobalTimeout = 1 << 18 // search.cc NCCL_SEARCH_GLOBAL_TIMEOUT
+	p.SM90SpeedsInter = []float32{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+	p.SimplerTreeSplit = true        // search.cc ncclTopoCompute
+	p.DupByBwOnly = true             // search.cc ncclTopoCompute
+	p.NVLSCompare = NVLSCompareIntra // search.cc ncclTopoCompareGraphs
+	p.NVLSHeads = NVLSHeadsAsRing    // search.cc ncclTopoSearchRecNet
+	p.CollNetHeadsAllChannels = true // connect.cc connectCollNet
+}
+
+// Apply2_21_5 turns 2.22.3's topology stage into 2.21.5's (a backward
+// delta, tag v2.21.5-1): CollNetDirect runs on the TREE-pattern CollNet
+// graph (there is no COLLNET_DIRECT search), and an NVLS channel tries
+// only the first NET of the rotated list, heads may repeat.
+func Apply2_21_5(p *Params) {
+	p.CollNetDirectIsChain = true   // init.cc initTransportsRank
+	p.NVLSHeads = NVLSHeadsFirstNet // search.cc ncclTopoSearchRecNet
 }
 
 // Apply2_23_4 is tag v2.23.4-1.
@@ -727,4 +913,16 @@ var paramSources = map[string][2]string{
 	"DupAfterSearch":          {"src/graph/search.cc", "ncclTopoCompute"},
 	"SM90SpeedsIntra":         {"src/graph/search.cc", "sm90SpeedArrayIntra"},
 	"SM90SpeedsInter":         {"src/graph/search.cc", "sm90SpeedArrayInter"},
+	"CrossNicBonus":           {"src/graph/search.cc", "ncclTopoCompareGraphs"},
+	"CrossNicUnpaired":        {"src/graph/search.cc", "ncclTopoSearchRecNet"},
+	"SearchGlobalTimeout":     {"src/graph/search.cc", "NCCL_SEARCH_GLOBAL_TIMEOUT"},
+	"SimplerTreeSplit":        {"src/graph/search.cc", "ncclTopoCompute"},
+	"DupByBwOnly":             {"src/graph/search.cc", "ncclTopoCompute"},
+	"CrossNicAnyPattern":      {"src/graph/search.cc", "ncclTopoCompute"},
+	"NVLSCompare":             {"src/graph/search.cc", "ncclTopoCompareGraphs"},
+	"CollNetDirectIsChain":    {"src/init.cc", "initTransportsRank"},
+	"RecNet18":                {"src/graph/search.cc", "ncclTopoSearchRecNet"},
+	"NVMLP2PKept":             {"src/graph/paths.cc", "ncclTopoCheckP2p"},
+	"CollNetHeadsAllChannels": {"src/graph/connect.cc", "connectCollNet"},
+	"NVLSHeads":               {"src/graph/search.cc", "ncclTopoSearchRecNet"},
 }

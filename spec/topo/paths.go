@@ -171,7 +171,8 @@ func (ps *pathState) p2pLevel(s *System) PathType {
 
 // checkP2P is ncclTopoCheckP2p between two GPUs of the system: P2P when the
 // path is no worse than the P2P level and NVML reports P2P between them
-// (Options.P2PNotSupported says it does not, for PCIe paths).
+// (Options.P2PNotSupported says it does not, for PCIe paths; 2.18 keeps
+// P2P there).
 // The intermediate GPU is returned when the path crosses one (NVB).
 func (ps *pathState) checkP2P(s *System, g1, g2 *Node) (p2p bool, intermediate *Node) {
 	path := &g1.Paths[GPU][g2.Index]
@@ -181,7 +182,7 @@ func (ps *pathState) checkP2P(s *System, g1, g2 *Node) (p2p bool, intermediate *
 		}
 	}
 	p2p = path.Type <= ps.p2pLevel(s)
-	if p2p && g1 != g2 && ps.o.P2PNotSupported && path.Type > PathNVB {
+	if p2p && g1 != g2 && ps.o.P2PNotSupported && path.Type > PathNVB && !ps.p.NVMLP2PKept {
 		p2p = false
 	}
 	return p2p, intermediate

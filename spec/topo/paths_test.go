@@ -77,6 +77,7 @@ func TestPaths(t *testing.T) {
 		{"GDR level LOC, NIC side", h200, Params2_28_9(), with(func(o *Options) { o.NetGdrLevelSet, o.NetGdrLevel = true, PathLOC }), NET, 0, GPU, 0, "5/48.0/PHB", ""},
 		{"PCIe pair under one switch", pcie2, Params2_22_3(), def, GPU, 0, GPU, 1, "2/24.0/PIX", "P2P: PIX is within Intel's PXB level"},
 		{"NVML P2P not supported", pcie2, Params2_22_3(), noNVMLP2P, GPU, 0, GPU, 1, "4/24.0/PHB", "GeForce: through the CPU although the level allows PIX"},
+		{"2.18 keeps P2P NVML reports disabled", pcie2, params2_18_6(), noNVMLP2P, GPU, 0, GPU, 1, "2/24.0/PIX", "v2.18.6-1 ncclTopoCheckP2p: an INFO, P2P stays"},
 		{"NVML P2P not supported keeps NVLink", ring4(), Params2_28_9(), noNVMLP2P, GPU, 0, GPU, 1, "1/80.0/NVL", "NVLink pairs are not rerouted (NCCL fails init there)"},
 		{"V100 NV2 pair", PresetV100x4(), Params2_28_9(), def, GPU, 0, GPU, 1, "1/40.0/NVL", "2 links × 20 GB/s"},
 		{"NVB through a peer", ring4(), Params2_28_9(), def, GPU, 0, GPU, 2, "2/80.0/NVB", "GPU0-GPU1-GPU2"},

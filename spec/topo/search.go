@@ -576,18 +576,31 @@ func (x *searcher) tryNvls(g *sgraph, gi int, time *int) error {
 // better is ncclTopoCompareGraphs: keep g over ref when it has at least
 // minChannels and more channels × bandwidth (NVLS: more channels up to the
 // GPU count, or more channels × bwInter), or as much with fewer hops.
+//
+// 2.18.3–2.18.6 rank NVLS graphs by their channel count alone and 2.18.1 as
+// rings; up to 2.19.4 a graph with a lower crossNic than ref wins by 15 %
+// per level, one with a higher crossNic must win by as much.
 func (x *searcher) better(g, ref *sgraph) bool {
 	if g.nChannels < g.minChannels {
 		return false
 	}
-	if g.pattern == PatternNVLS {
+	p := &x.ps.p
+	if g.pattern == PatternNVLS && p.NVLSCompare != NVLSCompareIntra {
 		if g.nChannels > ref.nChannels && g.nChannels <= len(x.s.Nodes[GPU]) {
 			return true
+		}
+		if p.NVLSCompare == NVLSCompareCount {
+			return false
 		}
 		return float32(float32(g.nChannels)*g.bwInter) > float32(float32(ref.nChannels)*ref.bwInter)
 	}
 	a := float32(float32(g.nChannels) * g.bwIntra)
 	b := float32(float32(ref.nChannels) * ref.bwIntra)
+	if p.CrossNicBonus {
+		// float target = 1.0 - (ref->crossNic - graph->crossNic) * .15
+		target := float32(1.0 - float64(ref.crossNic-g.crossNic)*0.15)
+		b = float32(b * target)
+	}
 	if a > b {
 		return true
 	}
@@ -786,7 +799,7 @@ func (x *searcher) netAllowed(g *sgraph, start, net *Node, step int) bool {
 		if g.crossNic != 1 && (net.Asic != start.Asic || net.Port != start.Port) {
 			return false
 		}
-		if g.crossNic != 0 && g.nChannels&1 != 0 && net.ID != g.inter[(g.nChannels-1)*2] {
+		if g.crossNic != 0 && !x.ps.p.CrossNicUnpaired && g.nChannels&1 != 0 && net.ID != g.inter[(g.nChannels-1)*2] {
 			return false
 		}
 	}

@@ -194,7 +194,10 @@ func TestChannelCounts(t *testing.T) {
 		{"2.22.3 NVLS raises the channels", nTimes(h100, 1), Params2_22_3(), func(o *Options) { o.MaxNChannels = 2 }, 16, 16, 16, 16},
 		{"2.28 NVLS does not", nTimes(h100, 1), Params2_28_9(), func(o *Options) { o.MaxNChannels = 2 }, 2, 16, 2, 2},
 		{"P2P channels cap", nTimes(h100, 1), Params2_28_9(), func(o *Options) { o.MaxP2PNChannels = 8 }, 24, 16, 8, 8},
-		{"2.19.4 doubles 16 channels to 32", nTimes(h100, 2), Params2_19_4(), func(o *Options) {}, 32, 16, 32, 2},
+		// By default 2.19.4's two-node ring is 8 × 45 GB/s (the crossNic
+		// bonus of TestCrossNicBonus), not above 45: no doubling.
+		{"2.19.4 two nodes", nTimes(h100, 2), Params2_19_4(), func(o *Options) {}, 16, 16, 16, 2},
+		{"2.19.4 doubles 16 channels to 32", nTimes(h100, 2), Params2_19_4(), func(o *Options) { o.CrossNic = 1 }, 32, 16, 32, 2},
 		{"2.19.4 NVLS does not raise the channels", nTimes(h100, 1), Params2_19_4(), func(o *Options) { o.MaxNChannels = 2 }, 2, 16, 2, 2},
 		{"2.19.4 two p2p channels per network peer", nTimes(h100, 2), Params2_19_4(), func(o *Options) { o.MaxNChannels = 4 }, 4, 16, 4, 2},
 	}
@@ -238,6 +241,7 @@ func TestComputeChannelsRule(t *testing.T) {
 // to 2.20.5 try the index neighbours first, then the rest, 2.21.5 on only
 // the neighbours. On an NVSwitch host all three find the same channels at
 // the same bandwidth; 2.19.1's rings visit the GPUs in another order.
+// NCCL_CROSS_NIC=1 keeps the crossNic bonus of 2.19.x out of the way.
 func TestNVSOrder(t *testing.T) {
 	h100 := nTimes(mustPreset(t, "dgx-h100"), 2)
 	first := Params2_19_4() // NVSOrderFirst from Apply2_20_5
@@ -248,7 +252,9 @@ func TestNVSOrder(t *testing.T) {
 	}
 	var rings [3][][]int
 	for i, p := range []Params{only, first, none} {
-		r := search(t, h100, p, DefaultOptions())
+		o := DefaultOptions()
+		o.CrossNic = 1
+		r := search(t, h100, p, o)
 		g := r.Graphs[GraphRing]
 		if g.NChannels != 8 || g.BwIntra != 48 {
 			t.Errorf("%s (%v): ring %d channels at %v GB/s, want 8 at 48", p.Release, p.NVSOrder, g.NChannels, g.BwIntra)

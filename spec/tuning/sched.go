@@ -159,6 +159,10 @@ func (m *Model) chooseOp(op Call, ch *OpChoice, t *tuningTask) error {
 	}
 	// one task is one bin, and the queue
 	tasks := [1]*tuningTask{t}
+	if m.Tuning.Schedule != ScheduleR22 {
+		m.scheduleLegacy(tasks[:], nil) // an error is in the choice
+		return nil
+	}
 	bins := [1][]*tuningTask{tasks[:]}
 	if nerr := m.prepareTasks(bins[:], 1, nil); nerr != nil {
 		return nil
@@ -253,6 +257,15 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 	}
 	if len(tasks) == 0 {
 		out.Lines = append(out.Lines, symLines...)
+		return out, nil
+	}
+	if m.Tuning.Schedule != ScheduleR22 {
+		plans, nerr := m.scheduleLegacy(tasks, &out.Lines)
+		if nerr != nil {
+			out.Err = nerr
+			return out, nil
+		}
+		out.Plans += plans
 		return out, nil
 	}
 	binLists := [][]*tuningTask{tasks}
@@ -508,7 +521,9 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 		ch.P2P = true
 		return false, nil
 	}
-	*t = tuningTask{index: i, op: o, fn: o.Op.Func, count: o.Op.Count, dtype: o.Op.DataType, choice: ch}
+	// t is zero (ChooseOp's and ChooseGroup's fresh storage): the fields
+	// are written one by one rather than a whole task copied
+	t.index, t.op, t.fn, t.count, t.dtype, t.choice = i, o, o.Op.Func, o.Op.Count, o.Op.DataType, ch
 	t.devOp = tuningDevOpOf(o.Op.RedOp, o.Op.DataType)
 	if t.fn == AllGather || t.fn == Broadcast {
 		// The API passes ncclSum for these; they move bytes.
@@ -593,15 +608,22 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 	for _, list := range binLists {
 		for beg := 0; beg < len(list); {
 			first := list[beg]
-			agg := *first
 			end := beg + 1
 			for end < len(list) && list[end].traffic < 4*first.traffic {
-				agg.count += list[end].count
-				agg.traffic += list[end].traffic
 				end++
 			}
+			// a task alone is its own aggregate (algoInfo only reads it)
+			agg := first
+			if end-beg > 1 {
+				sum := *first
+				for _, t := range list[beg+1 : end] {
+					sum.count += t.count
+					sum.traffic += t.traffic
+				}
+				agg = &sum
+			}
 			var g tuningAgg
-			m.algoInfo(&agg, nTasksPerChannel, &g)
+			m.algoInfo(agg, nTasksPerChannel, &g)
 			var members []int // nil: decided alone
 			if end-beg > 1 {
 				members = make([]int, 0, end-beg)
@@ -615,7 +637,10 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 			}
 			for i, t := range list[beg:end] {
 				ch := t.choice
-				ch.NBytes, ch.NumPipeOps, ch.Cost, ch.Reason, ch.Aggregate = g.nBytes, g.numPipeOps, g.cost, g.reason, members
+				// the tables one at a time: a tuple assignment copies them twice
+				ch.Cost = g.cost
+				ch.Reason = g.reason
+				ch.NBytes, ch.NumPipeOps, ch.Aggregate = g.nBytes, g.numPipeOps, members
 				ch.DecidedBy, ch.TunerNChannels = g.decidedBy, g.tunerNCh
 				if i == 0 {
 					ch.Line = g.line
@@ -1006,11 +1031,16 @@ func (c *Consts) cbdPlace(cur tuningCursor, fn Func, nRanks int, proto Proto, el
 
 // CollPartition is scheduleCollTasksToPlan for one collective alone in its
 // plan: count elements of elemSize bytes (AllGather and Broadcast: bytes,
-// elemSize 1) of function fn on nRanks ranks with protocol proto, a task
-// of taskChannels channels (nMaxChannels) among kindChannels channels of
-// its kind. The schedule builders take their channel split from here; a
-// group's split comes from ChooseGroup.
-func CollPartition(c *Consts, fn Func, nRanks int, proto Proto, elemSize, count int64, taskChannels, kindChannels int) (CBDPart, error) {
+// elemSize 1) of function fn on nRanks ranks with protocol proto and
+// nThreads threads, a task of taskChannels channels (nMaxChannels) among
+// kindChannels channels of its kind. The schedule builders take their
+// channel split from here; a group's split comes from ChooseGroup. Before
+// 2.22.3 (ScheduleR20) the task is cut at maxBytesPerChannel over
+// min(kindChannels, taskChannels) channels, in multiples of the
+// protocol's grain, which for LL and LL128 scales with nThreads;
+// ScheduleR18 has no channel split (each channel walks the whole buffer):
+// it answers 2.22.3's.
+func CollPartition(c *Consts, fn Func, nRanks int, proto Proto, elemSize, count int64, taskChannels, kindChannels, nThreads int) (CBDPart, error) {
 	if c == nil {
 		return CBDPart{}, fmt.Errorf("partition: no tuning constants")
 	}
@@ -1019,6 +1049,19 @@ func CollPartition(c *Consts, fn Func, nRanks int, proto Proto, elemSize, count 
 	}
 	if count < 0 || taskChannels < 1 || kindChannels < 1 || nRanks < 1 {
 		return CBDPart{}, fmt.Errorf("partition: count %d, %d task channels of %d, %d ranks: expected count ≥ 0 and positive channels and ranks", count, taskChannels, kindChannels, nRanks)
+	}
+	if c.Schedule == ScheduleR20 {
+		if proto != Simple && nThreads < c.WarpSize {
+			return CBDPart{}, fmt.Errorf("partition: the %s split of this release needs the task's thread count, have %d", proto, nThreads)
+		}
+		usable := min(kindChannels, taskChannels)
+		align := max(1, c.BytesAlignment)
+		maxBytes := (count*elemSize+int64(usable)-1)/int64(usable) + align - 1
+		part, err := c.maxBytesPlace(make([]int64, usable), maxBytes/align*align, usable, proto, elemSize, count, nThreads)
+		if err != nil {
+			return CBDPart{}, fmt.Errorf("partition: %w", err)
+		}
+		return part, nil
 	}
 	traffic := count * elemSize * tuningTrafficPerByte(fn, nRanks)
 	if proto == LL && c.LLTrafficX4 {

@@ -7,6 +7,7 @@ package tuning
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -176,17 +177,30 @@ type tuningAgg struct {
 	numPipeOps int
 	cost       [NumAlgos][NumProtos]float32
 	reason     [NumAlgos][NumProtos]CostReason
-	algo       Algo
-	proto      Proto
-	time       float32
-	backup     bool
-	tunerNCh   int
-	nc, nt     int
-	line       string // 2.22.3/2.23.4 per-aggregate line
-	err        *NCCLError
-	warn       string
-	decidedBy  RuleID
+	// live has bit a×NumProtos+p set for every cell that may be chosen
+	// (a time ≥ 0, or a tuner's number): every other cell is negative
+	// or NaN, so topoGetAlgoInfo's scan visits the live cells only.
+	live     uint32
+	algo     Algo
+	proto    Proto
+	time     float32
+	backup   bool
+	tunerNCh int
+	nc, nt   int
+	// presetNC is an aggregate's nChannels before 2.20.3: the channel
+	// loop starts there and the cost table scales bandwidths by it.
+	presetNC  int
+	line      string // 2.22.3/2.23.4 per-aggregate line
+	err       *NCCLError
+	warn      string
+	decidedBy RuleID
 }
+
+// the live bits of a cost table fit a uint32
+var _ [32 - NumAlgos*NumProtos]struct{}
+
+// setLive marks cell (a, p) as one the scan must look at.
+func (g *tuningAgg) setLive(a Algo, p Proto) { g.live |= 1 << (int(a)*NumProtos + int(p)) }
 
 // MaxSendRecvCount is ncclFuncMaxSendRecvCount.
 func MaxSendRecvCount(f Func, nRanks int, count int64) int64 {
@@ -207,39 +221,82 @@ func tuningTrafficPerByte(f Func, nRanks int) int64 {
 	return 1
 }
 
-// algoTime is ncclTopoGetAlgoTime: −1 for a zero bandwidth, else
+// rowTimes is ncclTopoGetAlgoTime for algorithm a's three cells, written
+// into g's cost table with their reasons: −1 for a zero bandwidth, else
 // lat × latCount + nBytes / (1000 × bw) with the Tree correction and the
-// ring plateau. backup reports 2.22.3's use of the saved Ring bandwidth.
-// s holds what the cells of one size share (tuningSizeTerms).
+// ring plateau; 2.22.3's Ring cells without bandwidth are timed with the
+// saved Ring bandwidth and kept aside as the backup (bk, the fastest), and
+// an fp8 Ring is penalised (fp8Ring). s holds what the cells of one size
+// share (tuningSizeTerms); what one row shares (its latency count, which
+// corrections apply) is settled once for its three protocols.
 //
-// Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoGetAlgoTime
-func (m *Model) algoTime(f Func, a Algo, p Proto, s *tuningSizeTerms) (time float32, backup bool) {
+// Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoGetAlgoTime; src/enqueue.cc
+// updateCollCostTable
+func (m *Model) rowTimes(f Func, a Algo, bws, lats *[NumProtos]float32, s *tuningSizeTerms, fp8Ring bool, g *tuningAgg, bk *tuningBackup) {
 	c := m.Tuning
-	bw := m.Bandwidths[f][a][p]
-	lat := m.Latencies[f][a][p]
-	if c.RingBackup && a == Ring && bw == 0.0 {
-		bw = m.RingBackupBw[f][p]
-		backup = true
-	}
-	if bw == 0 {
-		return -1.0, backup
-	}
+	cost, reason := &g.cost[a], &g.reason[a]
 	logSize := s.logSize
-	if a == Tree && (f == AllReduce || !c.TreeCorrectionAllReduceOnly) && logSize >= 0 && logSize < int64(c.TreeCorrectionLen) {
-		bw *= c.TreeCorrection[p][logSize]
-	}
-	if s.nvlsTreeCorrection && a == NVLSTree && f == AllReduce {
-		bw *= c.TreeCorrection[p][logSize]
-	}
-	if a == Ring && p == Simple && s.ringPlateau {
-		lat = float32(float64(lat) * s.plateau) // plateau effect of ring
-	}
-	latCount := s.numPipeOps
+	treeCorr := a == Tree && (f == AllReduce || !c.TreeCorrectionAllReduceOnly) && logSize >= 0 && logSize < int64(c.TreeCorrectionLen) ||
+		s.nvlsTreeCorrection && a == NVLSTree && f == AllReduce
+	ringBackup := c.RingBackup && a == Ring
+	latCount := float32(s.numPipeOps)
 	if a != Ring {
-		latCount = s.latCountNonRing
+		latCount = float32(s.latCountNonRing)
 	}
-	// float lat × int, plus size_t / float: nBytes is converted to float.
-	return float32(lat*float32(latCount)) + float32(uint64(s.nBytes))/(1000*bw), backup
+	for p := range NumProtos {
+		bw, lat := bws[p], lats[p]
+		backup := false
+		if ringBackup && bw == 0.0 {
+			bw = m.RingBackupBw[f][p]
+			backup = true
+		}
+		time := float32(-1.0)
+		if bw != 0 {
+			if treeCorr {
+				bw *= c.TreeCorrection[p][logSize]
+			}
+			if s.nChannels != 0 && m.In.NChannels > 0 {
+				// an aggregate's bandwidth on its own channels (float / int × int)
+				bw = bw / float32(m.In.NChannels) * float32(s.nChannels)
+			}
+			if a == Ring && p == int(Simple) && s.ringPlateau {
+				lat = float32(float64(lat) * s.plateau) // plateau effect of ring
+			}
+			// float lat × int, plus size_t / float: nBytes is converted to float.
+			time = float32(lat*latCount) + s.nBytesF/(1000*bw)
+		}
+		if !backup {
+			cost[p] = time
+			switch {
+			case time < 0:
+				reason[p] = CostZeroBw
+			case time != time: // NaN: never chosen
+				reason[p] = CostNaN
+			}
+		} else {
+			reason[p] = CostBackup
+			if time >= 0 && time < bk.time {
+				bk.algo, bk.proto, bk.time = a, Proto(p), time
+			}
+		}
+		if fp8Ring && a == Ring {
+			// Relegate deep fp8 reduction rings (precision loss) to last.
+			cost[p] = float32(float64(cost[p]) * c.FP8RingPenalty)
+			if reason[p] == CostOK {
+				reason[p] = CostP8
+			}
+		}
+		if cost[p] >= 0 {
+			g.setLive(a, Proto(p))
+		}
+	}
+}
+
+// tuningBackup is 2.22.3's Ring backup cell and its time.
+type tuningBackup struct {
+	algo  Algo
+	proto Proto
+	time  float32
 }
 
 // tuningSizeTerms is what ncclTopoGetAlgoTime computes alike for every cell
@@ -248,17 +305,20 @@ func (m *Model) algoTime(f Func, a Algo, p Proto, s *tuningSizeTerms) (time floa
 // latency count of the algorithms other than Ring.
 type tuningSizeTerms struct {
 	nBytes             int64
+	nBytesF            float32 // float(nBytes), as NCCL converts the size_t
 	numPipeOps         int
 	logSize            int64
 	nvlsTreeCorrection bool
 	ringPlateau        bool
 	plateau            float64
 	latCountNonRing    int
+	// nChannels is the aggregate's preset channel count (0: none).
+	nChannels int
 }
 
 func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms {
 	c, in := m.Tuning, &m.In
-	s := tuningSizeTerms{nBytes: nBytes, numPipeOps: numPipeOps, logSize: tuningLog2i(nBytes >> 6)}
+	s := tuningSizeTerms{nBytes: nBytes, nBytesF: float32(uint64(nBytes)), numPipeOps: numPipeOps, logSize: tuningLog2i(nBytes >> 6)}
 	s.nvlsTreeCorrection = c.NVLSTreeCorrection && s.logSize >= 0 && s.logSize < TreeCorrections &&
 		in.MinCompCap >= 100 && in.CPUArch == ArchX86
 	s.ringPlateau = in.NNodes > 1 && f == AllReduce && in.NChannels > 0 &&
@@ -274,27 +334,35 @@ func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms 
 	return s
 }
 
+// ignoreTable is a cost table whose every cell is IGNORE, where
+// updateCollCostTable starts.
+var ignoreTable = func() (t [NumAlgos][NumProtos]float32) {
+	for a := range t {
+		for p := range t[a] {
+			t[a][p] = Ignore
+		}
+	}
+	return t
+}()
+
 // costTable is updateCollCostTable (with 2.22.3's Ring backup) for an
-// aggregate of one (function, op, datatype) bin.
+// aggregate of one (function, op, datatype) bin. g's reasons are zero
+// (CostOK) on entry.
 //
 // Ref: v2.28.9-1 src/enqueue.cc updateCollCostTable (v2.22.3-1 likewise)
 func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuningAgg) (backupAlgo Algo, backupProto Proto, backupTime float32) {
 	c, in := m.Tuning, &m.In
-	backupAlgo, backupProto, backupTime = AlgoNone, ProtoNone, c.PickMaxTime
-	for a := range g.cost {
-		row := &g.cost[a]
-		for p := range row {
-			row[p] = Ignore
-		}
-	}
+	bk := tuningBackup{AlgoNone, ProtoNone, c.PickMaxTime}
+	g.cost = ignoreTable
 	prune := func(a Algo, r CostReason) {
-		row := &g.reason[a]
-		for p := range row {
-			row[p] = r
-		}
+		g.reason[a] = [NumProtos]CostReason{r, r, r}
 	}
 	f := t.fn
 	terms := m.sizeTerms(f, nBytes, numPipeOps)
+	terms.nChannels = g.presetNC
+	// the fp8 penalty is the same for every Ring cell of the table
+	fp8Ring := c.FP8RingPenaltyOn && t.dtype.IsFP8() && in.NRanks > 8
+	bws, lats := &m.Bandwidths[f], &m.Latencies[f]
 	for ai := range NumAlgos {
 		a := Algo(ai)
 		switch {
@@ -341,33 +409,15 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 			prune(a, CostP7)
 			continue
 		}
-		for pi := range NumProtos {
-			p := Proto(pi)
-			time, backup := m.algoTime(f, a, p, &terms)
-			if !backup {
-				g.cost[a][p] = time
-				switch {
-				case time < 0:
-					g.reason[a][p] = CostZeroBw
-				case time != time: // NaN: never chosen
-					g.reason[a][p] = CostNaN
-				}
-			} else {
-				g.reason[a][p] = CostBackup
-				if time >= 0 && time < backupTime {
-					backupAlgo, backupProto, backupTime = a, p, time
-				}
-			}
-			if c.FP8RingPenaltyOn && t.dtype.IsFP8() && a == Ring && in.NRanks > 8 {
-				// Relegate deep fp8 reduction rings (precision loss) to last.
-				g.cost[a][p] = float32(float64(g.cost[a][p]) * c.FP8RingPenalty)
-				if g.reason[a][p] == CostOK {
-					g.reason[a][p] = CostP8
-				}
-			}
+		if bws[a] == ([NumProtos]float32{}) && !(a == Ring && (c.RingBackup || fp8Ring)) {
+			// no bandwidth (an algorithm the function never runs): every
+			// cell stays −1, which no scan picks
+			g.reason[a] = [NumProtos]CostReason{CostZeroBw, CostZeroBw, CostZeroBw}
+			continue
 		}
+		m.rowTimes(f, a, &bws[a], &lats[a], &terms, fp8Ring, g, &bk)
 	}
-	return backupAlgo, backupProto, backupTime
+	return bk.algo, bk.proto, bk.time
 }
 
 // applyTuner is the tuner plugin's getCollInfo: the first matching rule
@@ -394,6 +444,7 @@ func (m *Model) applyTuner(f Func, nBytes int64, g *tuningAgg) {
 			continue // out of the release's table: not applicable
 		}
 		g.cost[a][p], g.reason[a][p] = float32(r.Cost), CostTuner
+		g.setLive(a, p)
 		if r.NChannels > 0 {
 			g.tunerNCh = r.NChannels
 		}
@@ -410,14 +461,13 @@ func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo,
 	c, in := m.Tuning, &m.In
 	minTime := c.PickMaxTime
 	algo, proto := AlgoNone, ProtoNone
-	for a := range g.cost {
-		for p, v := range &g.cost[a] {
-			if v == Ignore {
-				continue
-			}
-			if v >= 0.0 && v < minTime {
-				algo, proto, minTime = Algo(a), Proto(p), v
-			}
+	// the live cells in scan order (algorithm, then protocol); IGNORE and
+	// the other cells left out are negative or NaN, which the test skips
+	for live := g.live; live != 0; live &= live - 1 {
+		i := bits.TrailingZeros32(live)
+		a, p := i/NumProtos, i%NumProtos
+		if v := g.cost[a][p]; v >= 0.0 && v < minTime {
+			algo, proto, minTime = Algo(a), Proto(p), v
 		}
 	}
 	time := minTime
@@ -443,6 +493,24 @@ func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo,
 	}
 
 	nc := in.NChannels
+	if g.presetNC > 0 {
+		nc = g.presetNC // an aggregate's channels before 2.20.3
+	}
+	g.nc, g.nt = m.channelThreads(algo, proto, nBytes, nc)
+}
+
+// channelThreads is the channel and thread count of topoGetAlgoInfo
+// (getChannnelThreadInfo in 2.20.3–2.21.5; one loop lowering nc, then nt,
+// in 2.18.1–2.19.4, which ends where the two loops end): from nc channels
+// and the cell's maxThreads, channels are dropped while nBytes <
+// nc × nt × threadThreshold (CollNetDirect by its ncSwitch steps, NVLS at
+// nvlsChannels), then threads are halved, and the sync warps added.
+//
+// Ref: v2.28.9-1 src/enqueue.cc topoGetAlgoInfo (v2.22.3-1 likewise;
+// v2.21.5-1 getChannnelThreadInfo and v2.19.4-1 topoGetAlgoInfo without
+// Tree's NCCL_MAX_NTHREADS)
+func (m *Model) channelThreads(algo Algo, proto Proto, nBytes int64, nc int) (int, int) {
+	c, in := m.Tuning, &m.In
 	nt := m.MaxThreads[algo][proto]
 	thr := int32(m.ThreadThresholds[algo][proto]) // ssize_t stored in an int
 	// nBytes < nc*nt*threshold: an int product compared as size_t.
@@ -500,10 +568,10 @@ func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo,
 	if nt/c.WarpSize < 3 {
 		nt = 3 * c.WarpSize
 	}
-	if algo == Tree || algo == PAT {
+	if c.TreeAllThreads && (algo == Tree || algo == PAT) {
 		nt = c.MaxNThreads // Tree and PAT always use all threads
 	}
-	g.nc, g.nt = nc, nt
+	return nc, nt
 }
 
 // noAlgoError is the WARN and result of an operation no cell can serve.
@@ -550,12 +618,19 @@ func tuningDatatypeToString(d DataType) string {
 	return d.String()
 }
 
-// algoInfo is getAlgoInfo for one aggregate: cost table, tuner, pick, and
-// the tuner's channel count replacing the computed one.
+// algoInfo is getAlgoInfo for one aggregate into g (zero): cost table,
+// tuner, pick, and the tuner's channel count replacing the computed one.
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo
 func (m *Model) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
-	*g = tuningAgg{numPipeOps: numPipeOps, algo: AlgoNone, proto: ProtoNone}
+	m.algoInfoFrom(agg, numPipeOps, 0, g)
+}
+
+// algoInfoFrom is algoInfo for an aggregate whose channel count NCCL
+// preset (presetNC > 0, before 2.20.3).
+func (m *Model) algoInfoFrom(agg *tuningTask, numPipeOps, presetNC int, g *tuningAgg) {
+	// g is zero (its caller's fresh one): set field by field
+	g.numPipeOps, g.algo, g.proto, g.presetNC = numPipeOps, AlgoNone, ProtoNone, presetNC
 	elemSize := int64(agg.dtype.Size())
 	g.nBytes = elemSize * MaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
 	ba, bp, bt := m.costTable(agg, g.nBytes, numPipeOps, g)
@@ -656,17 +731,40 @@ func tuningOpLineR24(f Func, bytes int64, a Algo, p Proto, lo, hi int) string {
 	var buf [128]byte
 	b := append(buf[:0], f.String()...)
 	b = append(b, ": "...)
-	b = strconv.AppendInt(b, bytes, 10)
+	b = appendDecimal(b, bytes)
 	if a >= 0 && a < NumAlgos && p >= 0 && p < NumProtos {
 		b = append(b, tuningOpLineMid[a][p]...)
 	} else {
 		b = append(b, tuningOpLineMidText(a, p)...)
 	}
-	b = strconv.AppendInt(b, int64(lo), 10)
+	b = appendDecimal(b, int64(lo))
 	b = append(b, ".."...)
-	b = strconv.AppendInt(b, int64(hi), 10)
+	b = appendDecimal(b, int64(hi))
 	b = append(b, '}')
 	return string(b)
+}
+
+// appendDecimal is strconv.AppendInt(b, v, 10) with a short path for the
+// non-negative numbers of a [TUNING] line (the same digits).
+func appendDecimal(b []byte, v int64) []byte {
+	if v < 0 {
+		return strconv.AppendInt(b, v, 10)
+	}
+	u := uint64(v)
+	if u < 10 {
+		return append(b, byte('0'+u))
+	}
+	var d [20]byte
+	i := len(d)
+	for u >= 10 {
+		q := u / 10
+		i--
+		d[i] = byte('0' + u - q*10)
+		u = q
+	}
+	i--
+	d[i] = byte('0' + u)
+	return append(b, d[i:]...)
 }
 
 // tuningOpLineMidText is the 2.24+ line's text between the byte count and

@@ -54,6 +54,7 @@ func (e *TunerEdit) applyToModel(m *Model, g *tuningAgg) {
 		for p := range NumProtos {
 			if v := e.After[a][p]; v != g.cost[a][p] && !(v != v && g.cost[a][p] != g.cost[a][p]) {
 				g.cost[a][p], g.reason[a][p] = v, CostTuner
+				g.setLive(Algo(a), Proto(p))
 			}
 		}
 	}

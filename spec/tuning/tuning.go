@@ -209,6 +209,36 @@ func (m OpLine) String() string {
 	return tuningEnumName([]string{"r22-time", "r23-func-time", "r24-channels", "trace-only"}, int(m), "OpLine")
 }
 
+// Schedule selects how an operation's channels and threads are counted
+// and how the tasks of a group are aggregated and spread over channels.
+type Schedule int
+
+const (
+	// ScheduleR22 (2.22.3+): ncclPrepareTasks bins and aggregates tasks
+	// within 4× of each other; scheduleCollTasksToPlan spreads each task's
+	// traffic over its kind's channels (CBDPart).
+	ScheduleR22 Schedule = iota
+	// ScheduleR20 (2.20.3–2.21.5): the queue is sorted by function,
+	// datatype, reduction and count, and every run of one function,
+	// reduction and datatype is one aggregate decided with numPipeOps 1;
+	// getChannnelThreadInfo counts each task's channels from collChannels;
+	// the plain tasks are cut at maxBytesPerChannel over the usable
+	// channels, CollNet tasks take channels 0..n-1 and a tuner-set task
+	// the least loaded.
+	ScheduleR20
+	// ScheduleR18 (2.18.1–2.19.4): consecutive calls of one function,
+	// reduction and datatype are aggregated; the aggregate starts its
+	// channel loop from the channels its members want at
+	// NCCL_AGG_CHANNEL_SIZE each and scales its bandwidth by them;
+	// every task runs on its nChannels least loaded channels, each
+	// walking the whole buffer.
+	ScheduleR18
+)
+
+func (m Schedule) String() string {
+	return tuningEnumName([]string{"r22-traffic", "r20-maxbytes", "r18-least-loaded"}, int(m), "Schedule")
+}
+
 // Consts is one release's tuning constants and behaviour switches. spec
 // builds it per release (Base2_22_3 and the release files' deltas; its
 // spec.Load(v).Tuning); a tuner
@@ -355,6 +385,17 @@ type Consts struct {
 	MaxKernelArgsBytes     int   `tuning:"sched.maxKernelArgsBytes"`         // ncclMaxKernelArgsSize (4 KiB)
 	MaxDevWorkBatchBytes   int   `tuning:"sched.maxDevWorkBatchBytes"`       // NCCL_MAX_DEV_WORK_BATCH_BYTES
 	WorkFifoBytes          int64 `tuning:"sched.workFifoBytes"`              // NCCL_WORK_FIFO_BYTES default
+	// The schedules before 2.22.3 (Schedule R18 and R20).
+	Schedule          Schedule `tuning:"sched.schedule"`
+	TreeAllThreads    bool     `tuning:"sched.treeAllThreads"`    // Tree (and PAT) always run NCCL_MAX_NTHREADS threads (2.22.3+)
+	AggChannelSize    int64    `tuning:"NCCL_AGG_CHANNEL_SIZE"`   // R18: bytes per channel of an aggregate member (2 MiB × min(16, nRanks))
+	AggCollNetBytes   int64    `tuning:"sched.aggCollNetBytes"`   // R18: bytes per channel when CollNet supports the bin (256 KiB)
+	MinChannelSize    int64    `tuning:"NCCL_MIN_CHANNEL_SIZE"`   // R18: the halving of the bytes per channel stops at this (512)
+	AggTotalFromCount bool     `tuning:"sched.aggTotalFromCount"` // R18: the group's byte total is count × type size (2.18.1); else 0 (2.18.3–2.19.4 sum an unset nBytes)
+	SimpleAlignment   int64    `tuning:"NCCL_SIMPLE_ALIGNMENT"`   // R20: a Simple channel's bytes are a multiple of this
+	LL128AlignPerWarp int64    `tuning:"NCCL_LL128_ALIGNMENT_PER_WARP"`
+	LLAlignPerThread  int64    `tuning:"NCCL_LL_ALIGNMENT_PER_THREAD"`
+	BytesAlignment    int64    `tuning:"NCCL_BYTES_ALIGNMENT"` // R20: maxBytesPerChannel is a multiple of this
 
 	// Buffer registration between the choice and the scheduler
 	// (ncclRegisterCollBuffers, src/register/coll_reg.cc).
@@ -595,6 +636,16 @@ func Base2_22_3() Consts {
 		MaxKernelArgsBytes:     4096,
 		MaxDevWorkBatchBytes:   1024,
 		WorkFifoBytes:          1 << 20,
+		// Ref: v2.22.3-1 src/enqueue.cc topoGetAlgoInfo ("Tree now uses all
+		// threads always"); the older schedules' constants are the deltas'.
+		Schedule:       ScheduleR22,
+		TreeAllThreads: true,
+		// Ref: v2.22.3-1 src/include/enqueue.h (2.20.3 and 2.21.5 cut their
+		// channels with them)
+		SimpleAlignment:   32 * 8 * 16,
+		LL128AlignPerWarp: 480,
+		LLAlignPerThread:  8,
+		BytesAlignment:    16,
 	}
 }
 

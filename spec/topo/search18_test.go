@@ -1,0 +1,286 @@
+package topo
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gatesim/gatesim/nccl"
+)
+
+// The topology parameters of the releases before 2.20.3, chained backward
+// from 2.22.3 as spec's Release values chain them.
+func params2_21_5() Params {
+	p := Params2_22_3()
+	Apply2_21_5(&p)
+	p.Release = nccl.V2_21_5
+	return p
+}
+
+func params2_20_5() Params {
+	p := params2_21_5()
+	Apply2_20_5(&p)
+	p.Release = nccl.V2_20_5
+	return p
+}
+
+func params2_18_6() Params {
+	p := Params2_19_1()
+	Apply2_18_6(&p)
+	p.Release = nccl.V2_18_6
+	return p
+}
+
+func params2_18_3() Params {
+	p := params2_18_6()
+	Apply2_18_3(&p)
+	p.Release = nccl.V2_18_3
+	return p
+}
+
+func params2_18_1() Params {
+	p := params2_18_3()
+	Apply2_18_1(&p)
+	p.Release = nccl.V2_18_1
+	return p
+}
+
+// ncclTopoCompareGraphs up to 2.19.4: target = 1 − (ref.crossNic −
+// crossNic)·0.15 multiplies the best graph's nChannels·bwIntra. Worked by
+// hand from v2.19.4-1 src/graph/search.cc.
+func TestCrossNicBonusCompare(t *testing.T) {
+	tests := []struct {
+		name           string
+		g, ref         sgraph
+		bonus, noBonus bool
+	}{
+		// 8·48 = 384 against 7·48·1.15 = 386.4: the crossNic ring loses.
+		{"crossNic ring must win by 15 %", sgraph{nChannels: 8, bwIntra: 48, crossNic: 1}, sgraph{nChannels: 7, bwIntra: 48}, false, true},
+		// 8·48 = 384 against 6·48·1.15 = 331.2.
+		{"crossNic ring 33 % better", sgraph{nChannels: 8, bwIntra: 48, crossNic: 1}, sgraph{nChannels: 6, bwIntra: 48}, true, true},
+		// 6·48 = 288 against 7·48·0.85 = 285.6: the graph without crossNic wins.
+		{"no crossNic may be 15 % slower", sgraph{nChannels: 6, bwIntra: 48}, sgraph{nChannels: 7, bwIntra: 48, crossNic: 1}, true, false},
+		// 5·48 = 240 against 285.6.
+		{"no crossNic 29 % slower", sgraph{nChannels: 5, bwIntra: 48}, sgraph{nChannels: 7, bwIntra: 48, crossNic: 1}, false, false},
+		// Same crossNic: target 1.
+		{"same crossNic", sgraph{nChannels: 8, bwIntra: 45}, sgraph{nChannels: 7, bwIntra: 48}, true, true},
+	}
+	x := &searcher{s: &System{}, ps: &pathState{}}
+	for _, tc := range tests {
+		for _, bonus := range []bool{true, false} {
+			x.ps.p = Params2_22_3()
+			x.ps.p.CrossNicBonus = bonus
+			tc.g.minChannels = 1
+			want := tc.noBonus
+			if bonus {
+				want = tc.bonus
+			}
+			if got := x.better(&tc.g, &tc.ref); got != want {
+				t.Errorf("%s (bonus %v): better = %v, want %v", tc.name, bonus, got, want)
+			}
+		}
+	}
+}
+
+// Two DGX H100s: at 48 GB/s the ring search without crossNic finds 7
+// channels (type PXN); the crossNic retry finds 8 at 48, which 2.20.3
+// keeps (384 > 336) and 2.19.4 does not (384 < 386.4); 2.19.4 then finds
+// 8 channels at 45 GB/s without crossNic (360 > 336), so its ring is not
+// above 45 GB/s and ncclTopoPostset does not double its 16 channels.
+func TestCrossNicBonusSearch(t *testing.T) {
+	h100 := nTimes(mustPreset(t, "dgx-h100"), 2)
+	tests := []struct {
+		p          Params
+		nChannels  int
+		bw         float32
+		crossNic   int
+		typeInter  PathType
+		nChannelsC int
+	}{
+		{params2_20_5(), 8, 48, 1, PathPIX, 16},
+		{Params2_19_4(), 8, 45, 0, PathPXN, 16},
+	}
+	for _, tc := range tests {
+		r := search(t, h100, tc.p, DefaultOptions())
+		g := r.Graphs[GraphRing]
+		if g.NChannels != tc.nChannels || g.BwIntra != tc.bw || g.CrossNic != tc.crossNic || g.TypeInter != tc.typeInter || r.NChannels != tc.nChannelsC {
+			t.Errorf("%s: ring %d × %v GB/s crossNic %d typeInter %v, %d channels; want %d × %v crossNic %d %v, %d",
+				tc.p.Release, g.NChannels, g.BwIntra, g.CrossNic, g.TypeInter, r.NChannels, tc.nChannels, tc.bw, tc.crossNic, tc.typeInter, tc.nChannelsC)
+		}
+	}
+}
+
+// The exit NET of a crossNic ring's odd channel: from 2.20.3 it must be
+// the NET the previous channel started from; up to 2.19.4 any NET
+// (v2.19.4-1 ncclTopoSearchRecGpu has only the asic/port test).
+func TestCrossNicUnpaired(t *testing.T) {
+	netA := &Node{Type: NET, ID: 0x10, Asic: 1}
+	netB := &Node{Type: NET, ID: 0x20, Asic: 2}
+	g := &sgraph{pattern: PatternRing, crossNic: 1, nChannels: 1, inter: []int64{0x10, 0x10, 0x20, 0}}
+	for _, tc := range []struct {
+		unpaired bool
+		net      *Node
+		want     bool
+	}{
+		{false, netA, true}, {false, netB, false},
+		{true, netA, true}, {true, netB, true},
+	} {
+		x := &searcher{ps: &pathState{p: Params2_22_3()}}
+		x.ps.p.CrossNicUnpaired = tc.unpaired
+		if got := x.netAllowed(g, netB, tc.net, 7); got != tc.want {
+			t.Errorf("unpaired %v, exit NET %#x after a channel that started at %#x: allowed %v, want %v", tc.unpaired, tc.net.ID, g.inter[0], got, tc.want)
+		}
+	}
+}
+
+// ncclTopoDupChannels (2.18.3+) against 2.18.1's rule in ncclTopoCompute.
+func TestDupRule18(t *testing.T) {
+	tests := []struct {
+		ccMin     int
+		bw        float32
+		nChannels int
+		dup, dup1 bool // 2.18.3+, 2.18.1
+	}{
+		{90, 40, 4, true, false}, // 2.18.1 needs 50 GB/s on sm90
+		{90, 60, 8, true, true},
+		{90, 45, 8, false, false}, // > 4 channels under 50 GB/s
+		{80, 40, 8, true, true},
+		{80, 20, 2, false, false},
+		{100, 60, 2, true, false}, // 2.18.1 never duplicates above sm90
+	}
+	for _, tc := range tests {
+		for _, old := range []bool{false, true} {
+			g := &sgraph{pattern: PatternRing, nChannels: tc.nChannels, maxChannels: 16, bwIntra: tc.bw, bwInter: tc.bw,
+				intra: make([]int, 16*2), inter: make([]int64, 32)}
+			dupChannels(g, tc.ccMin, 2, old)
+			want := tc.dup
+			if old {
+				want = tc.dup1
+			}
+			if got := g.nChannels == 2*tc.nChannels; got != want {
+				t.Errorf("sm%d %v GB/s × %d (2.18.1 rule %v): %d channels, duplicated %v, want %v", tc.ccMin, tc.bw, tc.nChannels, old, g.nChannels, got, want)
+			}
+		}
+	}
+}
+
+// The graphs of two DGX H100s where the releases before 2.19.1 search
+// differently. The tree: 2.18.3+ retries a balanced tree as a TREE on sm90
+// and keeps 8 channels at 48 GB/s; 2.18.1 has only the SPLIT_TREE retry
+// and relaxes the path types instead. NVLS: 2.19.1 raises bwInter in a
+// third pass, 2.18 tries bwIntra as for trees (and fails) instead.
+func TestSearch18Graphs(t *testing.T) {
+	h100 := nTimes(mustPreset(t, "dgx-h100"), 2)
+	type want struct {
+		pattern          Pattern
+		nChannels        int
+		bwInter, bwIntra float32
+		typeInter        PathType
+	}
+	tests := []struct {
+		p          Params
+		tree, nvls want
+	}{
+		{Params2_19_1(), want{PatternTree, 8, 48, 48, PathPIX}, want{PatternNVLS, 8, 48, 40, PathPIX}},
+		{params2_18_6(), want{PatternTree, 8, 48, 48, PathPIX}, want{PatternNVLS, 8, 40, 40, PathPIX}},
+		{params2_18_1(), want{PatternBalancedTree, 8, 42, 42, PathPHB}, want{PatternNVLS, 8, 40, 40, PathPIX}},
+	}
+	for _, tc := range tests {
+		r := search(t, h100, tc.p, DefaultOptions())
+		for _, c := range []struct {
+			name string
+			g    Graph
+			w    want
+		}{{"tree", r.Graphs[GraphTree], tc.tree}, {"nvls", r.Graphs[GraphNVLS], tc.nvls}} {
+			got := want{c.g.Pattern, c.g.NChannels, c.g.BwInter, c.g.BwIntra, c.g.TypeInter}
+			if got != c.w {
+				t.Errorf("%s %s: %+v, want %+v", tc.p.Release, c.name, got, c.w)
+			}
+		}
+	}
+}
+
+// NCCL_CROSS_NIC=1 in 2.18 sets crossNic 1 on every graph, on one node
+// (no NET) too; from 2.19.1 only rings and trees across several NICs get
+// it. Across nodes 2.18 drops it again once the speed goes down: the NVLS
+// graph, found at 40 GB/s, has crossNic 0 in both.
+func TestCrossNicAnyPattern(t *testing.T) {
+	h100 := mustPreset(t, "dgx-h100")
+	o := DefaultOptions()
+	o.CrossNic = 1
+	for _, tc := range []struct {
+		p                Params
+		nodes            int
+		ring, tree, nvls int
+	}{
+		{Params2_19_1(), 1, 0, 0, 0},
+		{params2_18_6(), 1, 1, 1, 1},
+		{Params2_19_1(), 2, 1, 1, 0},
+		{params2_18_6(), 2, 1, 1, 0},
+	} {
+		r := search(t, nTimes(h100, tc.nodes), tc.p, o)
+		g := r.Graphs
+		if g[GraphRing].CrossNic != tc.ring || g[GraphTree].CrossNic != tc.tree || g[GraphNVLS].CrossNic != tc.nvls {
+			t.Errorf("%s on %d node(s): crossNic ring %d tree %d NVLS %d, want %d %d %d", tc.p.Release, tc.nodes,
+				g[GraphRing].CrossNic, g[GraphTree].CrossNic, g[GraphNVLS].CrossNic, tc.ring, tc.tree, tc.nvls)
+		}
+	}
+}
+
+// Before 2.22.3 there is no COLLNET_DIRECT search: CollNetDirect runs on
+// the TREE-pattern CollNet graph with the ring's channels, so its heads
+// are that graph's first GPUs.
+func TestCollNetDirectIsChain(t *testing.T) {
+	spec := PresetDGXH100()
+	for i := range spec.NICs {
+		spec.NICs[i].Coll = true
+	}
+	hosts := nTimes(mustSynth(t, spec), 2)
+	o := DefaultOptions()
+	o.CollNetEnable = true
+	for _, tc := range []struct {
+		p           Params
+		pattern     Pattern
+		sameAsChain bool
+	}{{Params2_22_3(), PatternCollNetDirect, false}, {params2_21_5(), PatternTree, true}} {
+		r := search(t, hosts, tc.p, o)
+		d, c := r.Graphs[GraphCollNetDirect], r.Graphs[GraphCollNetChain]
+		if d.Pattern != tc.pattern || (d.NChannels == c.NChannels && d.Pattern == c.Pattern && d.BwIntra == c.BwIntra) != tc.sameAsChain {
+			t.Errorf("%s: CollNetDirect pattern %d, %d channels at %v/%v; CollNetChain pattern %d, %d at %v/%v",
+				tc.p.Release, d.Pattern, d.NChannels, d.BwInter, d.BwIntra, c.Pattern, c.NChannels, c.BwInter, c.BwIntra)
+		}
+		if d.NChannels == 0 {
+			t.Errorf("%s: no CollNetDirect channels", tc.p.Release)
+		}
+	}
+}
+
+// connectCollNet's heads: 2.18.1 takes every CollNet channel's first GPU,
+// duplicates included; 2.18.3 counts each GPU once. Eight A100s with one
+// 800G CollNet NIC behind GPU 0: the CollNet graph (as many channels as
+// the ring) has two channels, both starting at GPU 0: 2 heads in 2.18.1,
+// 1 in 2.18.3.
+func TestCollNetHeads18(t *testing.T) {
+	spec := hgxH100Like("one-800g-nic")
+	spec.NICs = spec.NICs[:1]
+	spec.NICs[0].SpeedMbps = 800000
+	spec.NICs[0].Coll = true
+	for i := range spec.GPUs {
+		spec.GPUs[i].SM, spec.GPUs[i].NVLinks = 80, 12
+	}
+	hosts := nTimes(mustSynth(t, spec), 2)
+	o := DefaultOptions()
+	o.CollNetEnable = true
+	for _, tc := range []struct {
+		p     Params
+		heads int
+	}{{params2_18_3(), 1}, {params2_18_1(), 2}} {
+		r := search(t, hosts, tc.p, o)
+		var first []int
+		for _, c := range r.Graphs[GraphCollNetDirect].Intra {
+			first = append(first, c[0])
+		}
+		if r.CollNetDirectHeads != tc.heads || !slices.Equal(first, []int{0, 0}) {
+			t.Errorf("%s: %d CollNetDirect heads, channels start at %v; want %d, [0 0]", tc.p.Release, r.CollNetDirectHeads, first, tc.heads)
+		}
+	}
+}
