@@ -1,0 +1,144 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gatesim/gatesim/ncclog"
+	"github.com/gatesim/gatesim/spec"
+)
+
+// ReleaseGuess is the release diagnose assumes for a log that prints no
+// "NCCL version" line and was given none, and why.
+type ReleaseGuess struct {
+	// Assumed is the release predictions use: the newest candidate, or the
+	// newest modelled release when no candidate is left.
+	Assumed spec.Version `json:"assumed"`
+	// Candidates are the modelled releases consistent with every clue,
+	// oldest first; empty when the clues contradict each other.
+	Candidates []spec.Version `json:"candidates"`
+	// Clues are the log's lines that narrowed the candidates (or, on a
+	// contradiction, every line that took part), in log order.
+	Clues []ReleaseClue `json:"clues,omitempty"`
+}
+
+// ReleaseClue is one log line whose NCCL source location only some
+// modelled releases print.
+type ReleaseClue struct {
+	At       ncclog.Loc     `json:"at"`
+	Msg      string         `json:"msg"`
+	Source   string         `json:"source"`   // "enqueue.cc:1182", as the line prints it
+	Releases []spec.Version `json:"releases"` // modelled releases at which that source line prints its location
+}
+
+// Contradiction reports that no modelled release prints every clue.
+func (g *ReleaseGuess) Contradiction() bool { return len(g.Candidates) == 0 }
+
+// InferRelease narrows the modelled releases to those whose source prints
+// every NCCL source location the log shows (WARN lines' "file.cc:LINE"
+// prefix and the "file.cc:LINE -> N" error returns), from the table
+// tools/gensrclines generates at each tag. A location in a file NCCL does
+// not have (a plugin's) says nothing and is skipped.
+func InferRelease(l *ncclog.Log) (*ReleaseGuess, error) {
+	table, err := ncclog.LoadSourceLines()
+	if err != nil {
+		return nil, err
+	}
+	all := spec.Releases
+	in := make(map[spec.Version]bool, len(all))
+	for _, v := range all {
+		in[v] = true
+	}
+	g := &ReleaseGuess{}
+	var clues []ReleaseClue
+	seen := map[string]bool{}
+	for _, e := range l.Errors {
+		file, line, ok := e.PrintedAt()
+		if !ok {
+			continue
+		}
+		src := fmt.Sprintf("%s:%d", file, line)
+		if seen[src] {
+			continue
+		}
+		seen[src] = true
+		rels, known := table.Releases(file, line)
+		if !known || len(rels) == len(all) {
+			continue
+		}
+		clues = append(clues, ReleaseClue{At: e.First.At, Msg: e.First.Msg, Source: src, Releases: rels})
+		keep := map[spec.Version]bool{}
+		for _, v := range rels {
+			if in[v] {
+				keep[v] = true
+			}
+		}
+		in = keep
+	}
+	for _, v := range all {
+		if in[v] {
+			g.Candidates = append(g.Candidates, v)
+		}
+	}
+	g.Clues = clues
+	g.Assumed = all[len(all)-1]
+	if n := len(g.Candidates); n > 0 {
+		g.Assumed = g.Candidates[n-1]
+	}
+	return g, nil
+}
+
+// releaseSet writes releases compactly: runs of four or more consecutive
+// modelled releases as "A to B".
+func releaseSet(rels []spec.Version) string {
+	if len(rels) == 0 {
+		return "no modelled release"
+	}
+	idx := map[spec.Version]int{}
+	for i, v := range spec.Releases {
+		idx[v] = i
+	}
+	var parts []string
+	for i := 0; i < len(rels); {
+		j := i
+		for j+1 < len(rels) && idx[rels[j+1]] == idx[rels[j]]+1 {
+			j++
+		}
+		switch {
+		case j-i >= 3:
+			parts = append(parts, rels[i].String()+" to "+rels[j].String())
+		default:
+			for _, v := range rels[i : j+1] {
+				parts = append(parts, v.String())
+			}
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// releaseFinding says which release the report and predictions assume, the
+// candidates, and the lines that narrowed them.
+func releaseFinding(g *ReleaseGuess) Finding {
+	all := spec.Releases
+	span := fmt.Sprintf("%d modelled releases (%s to %s)", len(all), all[0], all[len(all)-1])
+	f := Finding{ID: "release.assumed", Severity: Info,
+		Check: []string{"pass --nccl X.Y.Z to predict with another release (the \"NCCL version\" line that NCCL_DEBUG=VERSION or INFO prints, or ncclGetVersion)"}}
+	for _, c := range g.Clues {
+		why := c.Source + " prints its location at " + releaseSet(c.Releases)
+		f.Evidence = append(f.Evidence, ncclog.Proof{At: c.At, Msg: c.Msg + "  [" + why + "]", Why: why})
+	}
+	switch {
+	case len(g.Clues) == 0:
+		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the newest modelled release; nothing in the log narrowed it (no WARN or error-return line prints an NCCL source location that only some of the %s print)", g.Assumed, span)
+	case g.Contradiction():
+		f.Severity = Warning
+		f.Title = fmt.Sprintf("no NCCL version line, and the NCCL source locations the log prints contradict each other: no modelled release prints them all; assumed NCCL %s, the newest modelled release", g.Assumed)
+		f.Check = append(f.Check, "the log may mix ranks of different releases, come from a release outside the "+span+", or from a patched build")
+	case len(g.Candidates) == 1:
+		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the only one of the %s that prints every NCCL source location the log shows", g.Assumed, span)
+	default:
+		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the newest of the modelled releases that print every NCCL source location the log shows (%s)", g.Assumed, releaseSet(g.Candidates))
+	}
+	return f
+}
