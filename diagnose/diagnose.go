@@ -835,7 +835,7 @@ func (d *diag) missing() {
 		}
 	}
 	if l.Version == "" && l.Release == 0 {
-		*m = append(*m, "no \"NCCL version\" line: the release is unknown (pass --nccl)")
+		*m = append(*m, "no \"NCCL version\" line: the release is assumed, not known (finding release.assumed; pass --nccl)")
 	}
 	if l.Count(ncclog.KindUsingNetwork) == 0 && l.InitCompleted == 0 && l.Count(ncclog.KindChannels) == 0 {
 		*m = append(*m, "no communicator init lines (\"Using network\", \"Init COMPLETE\"): run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT")

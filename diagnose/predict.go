@@ -53,7 +53,7 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	if err != nil {
 		return nil, err
 	}
-	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}}
+	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}, Release: rel}
 	for cp, l := range comm.Evidence {
 		p.Evidence[cp] = l
 	}

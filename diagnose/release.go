@@ -13,22 +13,22 @@ import (
 type ReleaseGuess struct {
 	// Assumed is the release predictions use: the newest candidate, or the
 	// newest modelled release when no candidate is left.
-	Assumed spec.Version `json:"assumed"`
+	Assumed spec.Version
 	// Candidates are the modelled releases consistent with every clue,
 	// oldest first; empty when the clues contradict each other.
-	Candidates []spec.Version `json:"candidates"`
+	Candidates []spec.Version
 	// Clues are the log's lines that narrowed the candidates (or, on a
 	// contradiction, every line that took part), in log order.
-	Clues []ReleaseClue `json:"clues,omitempty"`
+	Clues []ReleaseClue
 }
 
 // ReleaseClue is one log line whose NCCL source location only some
 // modelled releases print.
 type ReleaseClue struct {
-	At       ncclog.Loc     `json:"at"`
-	Msg      string         `json:"msg"`
-	Source   string         `json:"source"`   // "enqueue.cc:1182", as the line prints it
-	Releases []spec.Version `json:"releases"` // modelled releases at which that source line prints its location
+	At       ncclog.Loc
+	Msg      string
+	Source   string         // "enqueue.cc:1182", as the line prints it
+	Releases []spec.Version // modelled releases at which that source line prints its location
 }
 
 // Contradiction reports that no modelled release prints every clue.
@@ -133,7 +133,7 @@ func releaseFinding(g *ReleaseGuess) Finding {
 		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the newest modelled release; nothing in the log narrowed it (no WARN or error-return line prints an NCCL source location that only some of the %s print)", g.Assumed, span)
 	case g.Contradiction():
 		f.Severity = Warning
-		f.Title = fmt.Sprintf("no NCCL version line, and the NCCL source locations the log prints contradict each other: no modelled release prints them all; assumed NCCL %s, the newest modelled release", g.Assumed)
+		f.Title = fmt.Sprintf("no NCCL version line, and no modelled release prints every NCCL source location the log shows (the lines below contradict each other or point outside the modelled releases): assumed NCCL %s, the newest modelled release", g.Assumed)
 		f.Check = append(f.Check, "the log may mix ranks of different releases, come from a release outside the "+span+", or from a patched build")
 	case len(g.Candidates) == 1:
 		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the only one of the %s that prints every NCCL source location the log shows", g.Assumed, span)
@@ -141,4 +141,39 @@ func releaseFinding(g *ReleaseGuess) Finding {
 		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the newest of the modelled releases that print every NCCL source location the log shows (%s)", g.Assumed, releaseSet(g.Candidates))
 	}
 	return f
+}
+
+// JSONReleaseGuess is ReleaseGuess in --json, releases as "2.18.6".
+type JSONReleaseGuess struct {
+	Assumed    string            `json:"assumed"`
+	Candidates []string          `json:"candidates"`
+	Clues      []JSONReleaseClue `json:"clues"`
+}
+
+// JSONReleaseClue is one ReleaseClue in --json.
+type JSONReleaseClue struct {
+	At       string   `json:"at"`
+	Msg      string   `json:"msg"`
+	Source   string   `json:"source"`
+	Releases []string `json:"releases"`
+}
+
+func versionStrings(vs []spec.Version) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return out
+}
+
+// JSON returns g for --json; nil for nil.
+func (g *ReleaseGuess) JSON() *JSONReleaseGuess {
+	if g == nil {
+		return nil
+	}
+	j := &JSONReleaseGuess{Assumed: g.Assumed.String(), Candidates: versionStrings(g.Candidates), Clues: []JSONReleaseClue{}}
+	for _, c := range g.Clues {
+		j.Clues = append(j.Clues, JSONReleaseClue{At: c.At.String(), Msg: c.Msg, Source: c.Source, Releases: versionStrings(c.Releases)})
+	}
+	return j
 }

@@ -261,7 +261,7 @@ type JSONReport struct {
 	Release     string `json:"release,omitempty"`
 	// AssumedRelease is the release inferred for a log without a version
 	// line that was given none (the finding release.assumed).
-	AssumedRelease *ReleaseGuess           `json:"assumed_release,omitempty"`
+	AssumedRelease *JSONReleaseGuess       `json:"assumed_release,omitempty"`
 	Sources        []ncclog.Source         `json:"sources"`
 	Lines          int                     `json:"lines"`
 	NCCLLines      int                     `json:"nccl_lines"`
@@ -375,7 +375,7 @@ func (r *Report) JSON() JSONReport {
 	if l.Release != 0 {
 		j.Release = l.Release.String()
 	}
-	j.AssumedRelease = r.Assumed
+	j.AssumedRelease = r.Assumed.JSON()
 	np := o.Cap(spec.CapNetPlugin)
 	j.NetPlugin = JSONPlugin{Path: l.Plugin.Path, Found: np.Level >= spec.LevelDiscovered, Name: l.Plugin.Name, ABI: l.Plugin.ABI,
 		Accepted: np.Level >= spec.LevelAccepted, NotFound: l.Plugin.NotFound, Errors: l.Plugin.LoadErrors,
