@@ -185,3 +185,48 @@ func TestReleaseSet(t *testing.T) {
 		}
 	}
 }
+
+// Over every committed log that prints a modelled release, the inference
+// (which reads only the source locations, never the version line) keeps
+// that release among its candidates: the table never excludes the truth.
+func TestInferReleaseKeepsTheLoggedRelease(t *testing.T) {
+	root := filepath.Join("..", "golden", "testdata")
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if name := d.Name(); name != "log.txt" && !strings.HasSuffix(name, ".log") {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		l, err := ncclog.Parse(f, path)
+		if err != nil || l.Release == 0 || !spec.Supported(l.Release) || len(l.Versions) > 1 {
+			return nil
+		}
+		g, err := InferRelease(l)
+		if err != nil {
+			return err
+		}
+		checked++
+		if !slices.Contains(g.Candidates, l.Release) {
+			var why []string
+			for _, c := range g.Clues {
+				why = append(why, c.At.String()+" "+c.Source+": "+releaseSet(c.Releases))
+			}
+			t.Errorf("%s prints NCCL %s, inferred %v from:\n  %s", path, l.Release, g.Candidates, strings.Join(why, "\n  "))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 10 {
+		t.Fatalf("only %d logs with a modelled release under %s", checked, root)
+	}
+	t.Logf("%d logs", checked)
+}
