@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/gatesim/gatesim/ncclog"
@@ -27,7 +28,8 @@ type ReleaseGuess struct {
 type ReleaseClue struct {
 	At       ncclog.Loc
 	Msg      string
-	Source   string         // "enqueue.cc:1182", as the line prints it
+	Source   string         // "enqueue.cc:1182", as the line prints it; empty for a form
+	Form     string         // the catalogue form (ncclog.Form.ID) whose release range narrowed; empty for a source location
 	Releases []spec.Version // modelled releases at which that source line prints its location
 }
 
@@ -37,8 +39,10 @@ func (g *ReleaseGuess) Contradiction() bool { return len(g.Candidates) == 0 }
 // InferRelease narrows the modelled releases to those whose source prints
 // every NCCL source location the log shows (WARN lines' "file.cc:LINE"
 // prefix and the "file.cc:LINE -> N" error returns), from the table
-// tools/gensrclines generates at each tag. A location in a file NCCL does
-// not have (a plugin's) says nothing and is skipped.
+// tools/gensrclines generates at each tag, and every line form the log
+// shows whose catalogue entry bounds the releases that print it
+// (ncclog.Form's Since and Until). A location in a file NCCL does not have
+// (a plugin's) and a plugin's form say nothing and are skipped.
 func InferRelease(l *ncclog.Log) (*ReleaseGuess, error) {
 	table, err := ncclog.LoadSourceLines()
 	if err != nil {
@@ -75,6 +79,45 @@ func InferRelease(l *ncclog.Log) (*ReleaseGuess, error) {
 		}
 		in = keep
 	}
+	// the line forms the catalogue knows only some releases to print
+	kinds := make([]string, 0, len(l.Samples))
+	for k := range l.Samples {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		for _, smp := range l.Samples[k] {
+			f, _, ok := ncclog.Match(smp.Msg)
+			if !ok || f.Since == 0 || seen["form "+f.ID] {
+				continue
+			}
+			seen["form "+f.ID] = true
+			var rels []spec.Version
+			for _, v := range all {
+				if v >= f.Since && (f.Until == 0 || v <= f.Until) {
+					rels = append(rels, v)
+				}
+			}
+			if len(rels) == len(all) {
+				continue
+			}
+			clues = append(clues, ReleaseClue{At: smp.At, Msg: smp.Msg, Form: f.ID, Releases: rels})
+			keep := map[spec.Version]bool{}
+			for _, v := range rels {
+				if in[v] {
+					keep[v] = true
+				}
+			}
+			in = keep
+		}
+	}
+	sort.SliceStable(clues, func(i, j int) bool {
+		a, b := clues[i].At, clues[j].At
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
 	for _, v := range all {
 		if in[v] {
 			g.Candidates = append(g.Candidates, v)
@@ -126,19 +169,22 @@ func releaseFinding(g *ReleaseGuess) Finding {
 		Check: []string{"pass --nccl X.Y.Z to predict with another release (the \"NCCL version\" line that NCCL_DEBUG=VERSION or INFO prints, or ncclGetVersion)"}}
 	for _, c := range g.Clues {
 		why := c.Source + " prints its location at " + releaseSet(c.Releases)
+		if c.Form != "" {
+			why = "the form " + c.Form + " is printed at " + releaseSet(c.Releases)
+		}
 		f.Evidence = append(f.Evidence, ncclog.Proof{At: c.At, Msg: c.Msg + "  [" + why + "]", Why: why})
 	}
 	switch {
 	case len(g.Clues) == 0:
-		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the newest modelled release; nothing in the log narrowed it (no WARN or error-return line prints an NCCL source location that only some of the %s print)", g.Assumed, span)
+		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the newest modelled release; nothing in the log narrowed it (no WARN or error-return line prints an NCCL source location, and no line has a form, that only some of the %s print)", g.Assumed, span)
 	case g.Contradiction():
 		f.Severity = Warning
-		f.Title = fmt.Sprintf("no NCCL version line, and no modelled release prints every NCCL source location the log shows (the lines below contradict each other or point outside the modelled releases): assumed NCCL %s, the newest modelled release", g.Assumed)
+		f.Title = fmt.Sprintf("no NCCL version line, and no modelled release prints every NCCL source location and line form the log shows (the lines below contradict each other or point outside the modelled releases): assumed NCCL %s, the newest modelled release", g.Assumed)
 		f.Check = append(f.Check, "the log may mix ranks of different releases, come from a release outside the "+span+", or from a patched build")
 	case len(g.Candidates) == 1:
-		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the only one of the %s that prints every NCCL source location the log shows", g.Assumed, span)
+		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the only one of the %s that prints every NCCL source location and line form the log shows", g.Assumed, span)
 	default:
-		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the newest of the modelled releases that print every NCCL source location the log shows (%s)", g.Assumed, releaseSet(g.Candidates))
+		f.Title = fmt.Sprintf("no NCCL version line: assumed NCCL %s, the newest of the modelled releases that print every NCCL source location and line form the log shows (%s)", g.Assumed, releaseSet(g.Candidates))
 	}
 	return f
 }
@@ -154,7 +200,8 @@ type JSONReleaseGuess struct {
 type JSONReleaseClue struct {
 	At       string   `json:"at"`
 	Msg      string   `json:"msg"`
-	Source   string   `json:"source"`
+	Source   string   `json:"source,omitempty"`
+	Form     string   `json:"form,omitempty"`
 	Releases []string `json:"releases"`
 }
 
@@ -173,7 +220,7 @@ func (g *ReleaseGuess) JSON() *JSONReleaseGuess {
 	}
 	j := &JSONReleaseGuess{Assumed: g.Assumed.String(), Candidates: versionStrings(g.Candidates), Clues: []JSONReleaseClue{}}
 	for _, c := range g.Clues {
-		j.Clues = append(j.Clues, JSONReleaseClue{At: c.At.String(), Msg: c.Msg, Source: c.Source, Releases: versionStrings(c.Releases)})
+		j.Clues = append(j.Clues, JSONReleaseClue{At: c.At.String(), Msg: c.Msg, Source: c.Source, Form: c.Form, Releases: versionStrings(c.Releases)})
 	}
 	return j
 }

@@ -50,14 +50,19 @@ func TestInferRelease(t *testing.T) {
 		title      string
 	}{
 		{"one WARN", warn1182, []spec.Version{v2_18_3, v2_18_5, v2_18_6}, v2_18_6,
-			[]string{"enqueue.cc:1182"}, Info, "assumed NCCL 2.18.6, the newest of the modelled releases that print every NCCL source location the log shows (2.18.3, 2.18.5, 2.18.6)"},
+			[]string{"enqueue.cc:1182"}, Info, "assumed NCCL 2.18.6, the newest of the modelled releases that print every NCCL source location and line form the log shows (2.18.3, 2.18.5, 2.18.6)"},
 		{"no location", "h:1:1 [0] NCCL INFO Using network IB\n", nil, newest,
 			nil, Info, "assumed NCCL " + newest.String() + ", the newest modelled release; nothing in the log narrowed it"},
 		// init.cc:185 is an NCCLCHECK of ncclGetUniqueId only at 2.30.7.
 		{"contradiction", warn1182 + "h:1:1 [3] NCCL INFO init.cc:185 -> 3\n", []spec.Version{}, newest,
-			[]string{"enqueue.cc:1182", "init.cc:185"}, Warning, "no modelled release prints every NCCL source location the log shows"},
+			[]string{"enqueue.cc:1182", "init.cc:185"}, Warning, "no modelled release prints every NCCL source location and line form the log shows"},
 		{"only 2.30.7", "h:1:1 [3] NCCL INFO init.cc:185 -> 3\n", []spec.Version{newest}, newest,
 			[]string{"init.cc:185"}, Info, "assumed NCCL 2.30.7, the only one of the 31 modelled releases"},
+		// a line form the catalogue bounds: "Initialized NET plugin" from 2.27.3
+		{"form", "h:1:1 [0] NCCL INFO Initialized NET plugin IB\n", spec.Releases[18:], newest,
+			[]string{"net.plugin.initialized"}, Info, "(2.27.3 to 2.30.7)"},
+		{"form against location", warn1182 + "h:1:1 [0] NCCL INFO Initialized NET plugin IB\n", []spec.Version{}, newest,
+			[]string{"enqueue.cc:1182", "net.plugin.initialized"}, Warning, "no modelled release prints every"},
 		// a plugin's file says nothing about NCCL's release
 		{"plugin file", "h:1:1 [0] nccl_ofi_net.c:1182 NCCL WARN NET/OFI failed\n", nil, newest,
 			nil, Info, "nothing in the log narrowed it"},
@@ -84,7 +89,7 @@ func TestInferRelease(t *testing.T) {
 			}
 			var srcs []string
 			for _, c := range g.Clues {
-				srcs = append(srcs, c.Source)
+				srcs = append(srcs, c.Source+c.Form)
 				if c.At.File != "x.log" || c.At.Line < 1 {
 					t.Errorf("clue %s at %v: want a line of x.log", c.Source, c.At)
 				}

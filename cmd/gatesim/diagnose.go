@@ -38,7 +38,8 @@ LOG may be a file, a directory (its files are read in name order) or - for stdin
 --env adds variables you set that NCCL did not print. Without an "NCCL version" line
 the release is inferred: of the modelled releases, those whose source prints every NCCL
 source location the log shows (a WARN's "enqueue.cc:1182", an error return's
-"group.cc:130 -> 3"); the newest of them is assumed, and the finding release.assumed
+"group.cc:130 -> 3") and every line form it shows that only some releases print; the
+newest of them is assumed, and the finding release.assumed
 names it, the candidates and the lines that narrowed them. --nccl gives the release
 instead. --predicted puts a prediction (spec's Trace and
 Decisions as JSON) beside the observation and exits 1 on a disagreement. With a
