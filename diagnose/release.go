@@ -71,13 +71,7 @@ func InferRelease(l *ncclog.Log) (*ReleaseGuess, error) {
 			continue
 		}
 		clues = append(clues, ReleaseClue{At: e.First.At, Msg: e.First.Msg, Source: src, Releases: rels})
-		keep := map[spec.Version]bool{}
-		for _, v := range rels {
-			if in[v] {
-				keep[v] = true
-			}
-		}
-		in = keep
+		in = narrow(in, rels)
 	}
 	// the line forms the catalogue knows only some releases to print
 	kinds := make([]string, 0, len(l.Samples))
@@ -102,13 +96,7 @@ func InferRelease(l *ncclog.Log) (*ReleaseGuess, error) {
 				continue
 			}
 			clues = append(clues, ReleaseClue{At: smp.At, Msg: smp.Msg, Form: f.ID, Releases: rels})
-			keep := map[spec.Version]bool{}
-			for _, v := range rels {
-				if in[v] {
-					keep[v] = true
-				}
-			}
-			in = keep
+			in = narrow(in, rels)
 		}
 	}
 	sort.SliceStable(clues, func(i, j int) bool {
@@ -129,6 +117,17 @@ func InferRelease(l *ncclog.Log) (*ReleaseGuess, error) {
 		g.Assumed = g.Candidates[n-1]
 	}
 	return g, nil
+}
+
+// narrow keeps the releases of in that rels holds.
+func narrow(in map[spec.Version]bool, rels []spec.Version) map[spec.Version]bool {
+	keep := map[spec.Version]bool{}
+	for _, v := range rels {
+		if in[v] {
+			keep[v] = true
+		}
+	}
+	return keep
 }
 
 // releaseSet writes releases compactly: runs of four or more consecutive
