@@ -22,6 +22,9 @@ type Prediction struct {
 	// Evidence is the communicator's own capability levels (what init
 	// proves, the same whether or not the log printed operations).
 	Evidence spec.Evidence `json:"evidence,omitempty"`
+	// Release is the release predicted with (the log's, the given one, or
+	// the one InferRelease assumed).
+	Release spec.Version `json:"-"`
 }
 
 // ReadPrediction decodes a Prediction; name is used in errors.

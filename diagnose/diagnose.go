@@ -65,9 +65,12 @@ type Finding struct {
 
 // Report is the whole diagnosis of one set of logs.
 type Report struct {
-	Log      *ncclog.Log
-	Obs      *ncclog.Observation
-	Release  spec.Version
+	Log     *ncclog.Log
+	Obs     *ncclog.Observation
+	Release spec.Version
+	// Assumed is the release inferred for a log without a version line,
+	// given none; nil otherwise.
+	Assumed  *ReleaseGuess
 	Findings []Finding
 	// Missing lists what the log does not show and why that limits the answer.
 	Missing []string
@@ -84,6 +87,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	r := &Report{Log: l, Obs: obs, Release: l.Release}
 	d := diag{l: l, o: obs, r: r}
 	d.versions()
+	d.assumeRelease()
 	d.initState()
 	d.mnnvl()
 	d.netPlugin()
@@ -123,6 +127,21 @@ func (d *diag) first(k ncclog.Kind, why string) []ncclog.Proof {
 }
 
 func (d *diag) envSet(name string) (string, bool) { return d.o.Env.Lookup(name) }
+
+// assumeRelease infers the release of a log that names none and was given
+// none: the one predictions use, said as a finding.
+func (d *diag) assumeRelease() {
+	if d.l.Release != 0 || d.l.Version != "" {
+		return
+	}
+	g, err := InferRelease(d.l)
+	if err != nil {
+		d.r.Missing = append(d.r.Missing, "the release could not be inferred: "+err.Error())
+		return
+	}
+	d.r.Assumed = g
+	d.add(releaseFinding(g))
+}
 
 func (d *diag) versions() {
 	if len(d.l.Versions) > 1 {
@@ -830,7 +849,7 @@ func (d *diag) missing() {
 		}
 	}
 	if l.Version == "" && l.Release == 0 {
-		*m = append(*m, "no \"NCCL version\" line: the release is unknown (pass --nccl)")
+		*m = append(*m, "no \"NCCL version\" line: the release is assumed, not known (finding release.assumed; pass --nccl)")
 	}
 	if l.Count(ncclog.KindUsingNetwork) == 0 && l.InitCompleted == 0 && l.Count(ncclog.KindChannels) == 0 {
 		*m = append(*m, "no communicator init lines (\"Using network\", \"Init COMPLETE\"): run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT")

@@ -43,6 +43,8 @@ func (r *Report) WriteHTML(w io.Writer, command string) error {
 		data.Release = r.Log.Version
 	case r.Release != 0:
 		data.Release = r.Release.String() + " (given, not in the log)"
+	case r.Assumed != nil:
+		data.Release = r.Assumed.Assumed.String() + " (assumed, not in the log: see release.assumed)"
 	}
 	for _, c := range r.Obs.Caps {
 		cp := capPage{Cap: c.Cap, Level: c.Level.String(), Blocks: c.Blocks, Off: c.Off, Next: c.Next}

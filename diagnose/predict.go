@@ -9,7 +9,7 @@ import (
 
 // Predict runs spec on the machine a log came from, for the same release,
 // environment and operations: the release the log names (rel when it names
-// none), the NCCL_* variables the log reports reading with extra on top,
+// none; InferRelease's assumption when rel is 0 too), the NCCL_* variables the log reports reading with extra on top,
 // and every distinct operation line it printed (the datatype from the
 // operation's call line when the log has one, else float32). The result is
 // Compare's input. cache may be nil.
@@ -29,7 +29,11 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 		rel = l.Release
 	}
 	if rel == 0 {
-		return nil, fmt.Errorf("the log names no NCCL release: give one (--nccl)")
+		g, err := InferRelease(l)
+		if err != nil {
+			return nil, err
+		}
+		rel = g.Assumed
 	}
 	rs, err := spec.Load(rel)
 	if err != nil {
@@ -49,7 +53,7 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	if err != nil {
 		return nil, err
 	}
-	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}}
+	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}, Release: rel}
 	for cp, l := range comm.Evidence {
 		p.Evidence[cp] = l
 	}

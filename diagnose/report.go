@@ -61,6 +61,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		rel = "NCCL " + l.Version
 	case r.Release != 0:
 		rel = "NCCL " + r.Release.String() + " (given, not in the log)"
+	case r.Assumed != nil:
+		rel = "NCCL " + r.Assumed.Assumed.String() + " (assumed, not in the log: see release.assumed)"
 	}
 	fmt.Fprintf(b, "%s — %d line(s) in %s, %d NCCL line(s)\n", rel, l.Lines, strings.Join(files, ", "), l.NCCLLines)
 	fmt.Fprintf(b, "ranks %d, nodes %s, processes %d, network %s\n", l.Ranks(), unknownInt(l.NNodes()), len(l.Procs), unknownStr(l.Network()))
@@ -255,33 +257,36 @@ func unknownStr(s string) string {
 
 // JSONReport is the --json output. Field names are stable.
 type JSONReport struct {
-	NCCLVersion string                  `json:"nccl_version"`
-	Release     string                  `json:"release,omitempty"`
-	Sources     []ncclog.Source         `json:"sources"`
-	Lines       int                     `json:"lines"`
-	NCCLLines   int                     `json:"nccl_lines"`
-	Ranks       int                     `json:"ranks"`
-	Nodes       int                     `json:"nodes"`
-	Processes   int                     `json:"processes"`
-	Net         string                  `json:"net"`
-	Networks    []ncclog.NameCount      `json:"networks,omitempty"`
-	NetPlugin   JSONPlugin              `json:"net_plugin"`
-	IBDevices   JSONIB                  `json:"ib_devices"`
-	GDR         JSONCap                 `json:"gdr"`
-	Transports  []JSONTransport         `json:"transports"`
-	CollNet     JSONCap                 `json:"collnet"`
-	NVLS        JSONCap                 `json:"nvls"`
-	Caps        []JSONCap               `json:"capabilities"`
-	Env         map[string]string       `json:"env"`
-	Decisions   []JSONDecision          `json:"decisions"`
-	Errors      []JSONError             `json:"errors"`
-	Findings    []Finding               `json:"findings"`
-	Missing     []string                `json:"missing,omitempty"`
-	Unparsed    int                     `json:"unparsed"`
-	Unknown     int                     `json:"unknown_nccl_lines"`
-	Kinds       map[string]int          `json:"kinds"`
-	Trace       spec.Trace              `json:"trace"`
-	Channels    []ncclog.ChannelSummary `json:"channels,omitempty"`
+	NCCLVersion string `json:"nccl_version"`
+	Release     string `json:"release,omitempty"`
+	// AssumedRelease is the release inferred for a log without a version
+	// line that was given none (the finding release.assumed).
+	AssumedRelease *JSONReleaseGuess       `json:"assumed_release,omitempty"`
+	Sources        []ncclog.Source         `json:"sources"`
+	Lines          int                     `json:"lines"`
+	NCCLLines      int                     `json:"nccl_lines"`
+	Ranks          int                     `json:"ranks"`
+	Nodes          int                     `json:"nodes"`
+	Processes      int                     `json:"processes"`
+	Net            string                  `json:"net"`
+	Networks       []ncclog.NameCount      `json:"networks,omitempty"`
+	NetPlugin      JSONPlugin              `json:"net_plugin"`
+	IBDevices      JSONIB                  `json:"ib_devices"`
+	GDR            JSONCap                 `json:"gdr"`
+	Transports     []JSONTransport         `json:"transports"`
+	CollNet        JSONCap                 `json:"collnet"`
+	NVLS           JSONCap                 `json:"nvls"`
+	Caps           []JSONCap               `json:"capabilities"`
+	Env            map[string]string       `json:"env"`
+	Decisions      []JSONDecision          `json:"decisions"`
+	Errors         []JSONError             `json:"errors"`
+	Findings       []Finding               `json:"findings"`
+	Missing        []string                `json:"missing,omitempty"`
+	Unparsed       int                     `json:"unparsed"`
+	Unknown        int                     `json:"unknown_nccl_lines"`
+	Kinds          map[string]int          `json:"kinds"`
+	Trace          spec.Trace              `json:"trace"`
+	Channels       []ncclog.ChannelSummary `json:"channels,omitempty"`
 }
 
 // JSONPlugin is the net plugin part.
@@ -370,6 +375,7 @@ func (r *Report) JSON() JSONReport {
 	if l.Release != 0 {
 		j.Release = l.Release.String()
 	}
+	j.AssumedRelease = r.Assumed.JSON()
 	np := o.Cap(spec.CapNetPlugin)
 	j.NetPlugin = JSONPlugin{Path: l.Plugin.Path, Found: np.Level >= spec.LevelDiscovered, Name: l.Plugin.Name, ABI: l.Plugin.ABI,
 		Accepted: np.Level >= spec.LevelAccepted, NotFound: l.Plugin.NotFound, Errors: l.Plugin.LoadErrors,

@@ -533,6 +533,15 @@ func TestPublicTruth(t *testing.T) {
 			case c.pin != "" && !obs.srcs[c.pin]:
 				t.Fatalf("log.txt prints no WARN or TRACE at %s, which the case file says pins its release", c.pin)
 			case c.pin != "":
+				// diagnose's own inference must reach the releases the case
+				// file states from the same log
+				g, err := diagnose.InferRelease(obs.log)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(g.Candidates, c.releases) {
+					t.Errorf("diagnose infers releases %v from log.txt, the case file says %v", g.Candidates, c.releases)
+				}
 				fmt.Fprintf(&report, "source %s\nlog: no NCCL version line; release pinned by %s\n", c.source, c.pin)
 			case obs.log.Release != c.logged:
 				t.Fatalf("log.txt prints NCCL %q (release %s), the case file says logged %s", obs.log.Version, obs.log.Release, c.logged)

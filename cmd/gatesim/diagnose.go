@@ -35,8 +35,13 @@ never promoted to "used". Each finding names the gate (spec rule ID), the lines 
 prove it (file:line) and what is missing for the next level.
 
 LOG may be a file, a directory (its files are read in name order) or - for stdin.
---env adds variables you set that NCCL did not print; --nccl gives the release when
-the log lacks the version line; --predicted puts a prediction (spec's Trace and
+--env adds variables you set that NCCL did not print. Without an "NCCL version" line
+the release is inferred: of the modelled releases, those whose source prints every NCCL
+source location the log shows (a WARN's "enqueue.cc:1182", an error return's
+"group.cc:130 -> 3") and every line form it shows that only some releases print; the
+newest of them is assumed, and the finding release.assumed
+names it, the candidates and the lines that narrowed them. --nccl gives the release
+instead. --predicted puts a prediction (spec's Trace and
 Decisions as JSON) beside the observation and exits 1 on a disagreement. With a
 machine (--system PRESET, --topo TOPO.XML or --system-file FILE) gatesim makes that
 prediction itself: the log's release, the variables the log reports plus --env, and
@@ -137,7 +142,7 @@ every operation line the log printed, each compared with the operations of its g
 	cmd.Flags().StringVar(&htmlOut, "html", "", "also write the report as one self-contained HTML page to this file")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON instead of the human report")
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
-	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9)")
+	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9); without it the release is inferred from the log")
 	cmd.Flags().StringVar(&predicted, "predicted", "", "JSON file with a predicted {\"trace\", \"decisions\"} to compare with the log")
 	cmd.Flags().IntVar(&agg, "agg", 1, "operations of one size per NCCL group in the logged program (nccl-tests -m), for the prediction")
 	cmd.Flags().BoolVar(&cudagraph, "cudagraph", false, "the logged program captured its operations into CUDA graphs (nccl-tests -G), for the prediction")

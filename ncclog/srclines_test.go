@@ -1,0 +1,98 @@
+package ncclog
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// The embedded table covers exactly the modelled releases and answers the
+// locations the public TensorRT-LLM #953 log prints (its README checks
+// them against the tags by hand).
+func TestSourceLines(t *testing.T) {
+	s, err := LoadSourceLines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := spec.MakeVersion
+	r2_18 := []spec.Version{v(2, 18, 3), v(2, 18, 5), v(2, 18, 6)}
+	for _, tc := range []struct {
+		file  string
+		line  int
+		want  []spec.Version
+		known bool
+	}{
+		{"enqueue.cc", 1182, r2_18, true},
+		{"enqueue.cc", 1283, r2_18, true},
+		{"group.cc", 130, r2_18, true},
+		{"enqueue.cc", 569, append([]spec.Version{v(2, 18, 1)}, r2_18...), true},
+		{"src/enqueue.cc", 1182, r2_18, true},
+		{"/opt/nccl/src/enqueue.cc", 1182, r2_18, true},
+		{"enqueue.cc", 1, nil, true}, // the licence header
+		{"nccl_ofi_net.c", 10, nil, false},
+		// a file under a directory, by its path and by its base name
+		{"transport/net.cc", 0, nil, true},
+		{"net.cc", 0, nil, true},
+	} {
+		got, known := s.Releases(tc.file, tc.line)
+		if known != tc.known || !slices.Equal(got, tc.want) {
+			t.Errorf("Releases(%s, %d) = %v, %v; want %v, %v", tc.file, tc.line, got, known, tc.want, tc.known)
+		}
+	}
+}
+
+// PrintedAt reads the location of a WARN and of an error return, and none
+// of any other line.
+func TestPrintedAt(t *testing.T) {
+	l, err := Parse(strings.NewReader(
+		"h:1:1 [3] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion with error 12\n"+
+			"h:1:1 [3] NCCL INFO transport/net.cc:1008 -> 6\n"+
+			"h:1:1 [3] NCCL INFO group.cc:65 -> 3 [Async thread]\n"+
+			"h:1:1 [0] NCCL INFO Using network IB\n"), "x.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range l.Errors {
+		if f, n, ok := e.PrintedAt(); ok {
+			got = append(got, f+":"+strconv.Itoa(n))
+		}
+	}
+	want := []string{"transport/net_ib.cc:1295", "transport/net.cc:1008", "group.cc:65"}
+	if !slices.Equal(got, want) {
+		t.Errorf("PrintedAt: %v, want %v", got, want)
+	}
+}
+
+func TestParseSourceLinesErrors(t *testing.T) {
+	rels := []spec.Version{spec.MakeVersion(2, 18, 1), spec.MakeVersion(2, 18, 3)}
+	head := "tags\tv2.18.1-1\tv2.18.3-1\n"
+	for _, tc := range []struct{ name, data, err string }{
+		{"no tags", "# x\n", "no tags row"},
+		{"file first", "a.cc\t1:1\n" + head, "before the tags row"},
+		{"fewer tags", "tags\tv2.18.1-1\n", "1 tags, 2 modelled releases"},
+		{"other tag", "tags\tv2.18.1-1\tv2.18.5-1\n", "tag 1 is 2.18.5"},
+		{"bad tag", "tags\tv2.18.1-1\t2.18.3\n", "bad tag"},
+		{"bad step", head + "a.cc\t0:1\n", "bad line step"},
+		{"bad mask", head + "a.cc\t3:4\n", "bad release mask"},
+		{"no first mask", head + "a.cc\t3\n", "first entry without a mask"},
+		{"file twice", head + "a.cc\t3:1\na.cc\t4:1\n", "expected a new file name"},
+	} {
+		_, err := parseSourceLines(tc.data, rels)
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.err)
+		}
+	}
+	s, err := parseSourceLines(head+"a.cc\t3:2\t4\t2:3\n", rels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[int]int{3: 1, 7: 1, 9: 2, 8: 0} {
+		if got, _ := s.Releases("a.cc", line); len(got) != want {
+			t.Errorf("a.cc:%d: %v, want %d release(s)", line, got, want)
+		}
+	}
+}
