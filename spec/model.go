@@ -908,6 +908,13 @@ func (r *initRun) tuningInput() tuning.Input {
 	if len(res.LocalRanks) > 0 {
 		in.LocalRanks = res.LocalRanks[0]
 	}
+	if !c.NVLSSupport {
+		// initTransportsRank searches the NVLS graph only with nvlsSupport:
+		// without it the model reads an empty one, whatever the topology
+		// stage found (a gate such as 2.20.x's MNNVL exit may have turned
+		// NVLS off after the search).
+		in.Graphs[NVLS], in.Graphs[NVLSTree] = nil, nil
+	}
 	if c.Tuner != nil {
 		in.TunerConstants = c.Tuner.Constants
 	}

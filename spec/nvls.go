@@ -204,6 +204,17 @@ func nvlsGraph(ref Ref, maxCh func(nGPUs int) int) *Rule {
 				return
 			}
 			s.graphs.NVLS = graphInfo(nr.Graphs()[topo.GraphNVLS], true)
+			// A host split into several NCCL nodes (P2P off between its
+			// CPUs) searches once per NCCL node, and the search may differ
+			// between them (2.18.3 starts NVLS channels at a NET index
+			// taken as a GPU index): the host has the fewest channels of its
+			// NCCL nodes, as the consensus sees them.
+			host := r.hostOf[s.nodes[0]]
+			for i := range r.comm.Topo.Nodes {
+				if n := &r.comm.Topo.Nodes[i]; n.Host == host {
+					s.graphs.NVLS.NChannels = min(s.graphs.NVLS.NChannels, n.Graphs()[topo.GraphNVLS].NChannels)
+				}
+			}
 			minSM := 1 << 30
 			for _, g := range s.node.GPUs {
 				minSM = min(minSM, g.SM)

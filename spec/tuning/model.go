@@ -401,7 +401,7 @@ func (in *Input) graph(a Algo) *topo.Graph {
 // validate checks the input for values NCCL could never produce.
 func (in *Input) validate(t *Consts) error {
 	if t == nil {
-		return fmt.Errorf("tuning model: no constants: expected a release's (spec.TuningForRelease(version))")
+		return fmt.Errorf("tuning model: no constants: expected a release's (spec.Load(version).Tuning)")
 	}
 	if in.NRanks < 1 {
 		return fmt.Errorf("tuning input: nRanks %d: expected at least 1", in.NRanks)
