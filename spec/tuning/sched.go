@@ -146,21 +146,35 @@ func (m *Model) chooseOp(op Call, ch *OpChoice, t *tuningTask) error {
 			m.symmetricAlone(t, nil)
 			return nil
 		}
-		one := [1]*tuningTask{t}
-		bins := [1][]*tuningTask{one[:]}
-		_, back, err := m.symmetric(bins[:], nil)
-		if err != nil {
-			ch.Err = err
-		}
-		if len(back) == 0 {
-			return nil
-		}
-		// back to the cost table, below
+		return m.chooseOpSym(ch, *t)
 	}
+	return m.chooseRest(t)
+}
+
+// chooseOpSym is chooseOp's symmetric path from 2.28.3, on a copy of the
+// task: the symmetric planner keeps its tasks, and passing the caller's
+// would move every ChooseOp's task to the heap.
+func (m *Model) chooseOpSym(ch *OpChoice, task tuningTask) error {
+	t := new(tuningTask)
+	*t = task
+	one := [1]*tuningTask{t}
+	bins := [1][]*tuningTask{one[:]}
+	_, back, err := m.symmetric(bins[:], nil)
+	if err != nil {
+		ch.Err = err
+	}
+	if len(back) == 0 {
+		return nil
+	}
+	return m.chooseRest(t) // back to the cost table
+}
+
+// chooseRest is chooseOp's cost-table path for its one task.
+func (m *Model) chooseRest(t *tuningTask) error {
 	// one task is one bin, and the queue
 	tasks := [1]*tuningTask{t}
 	if m.Tuning.Schedule != ScheduleR22 {
-		m.scheduleLegacy(tasks[:], nil) // an error is in the choice
+		m.scheduleLegacyOne(*t) // an error is in the choice
 		return nil
 	}
 	bins := [1][]*tuningTask{tasks[:]}
@@ -168,8 +182,17 @@ func (m *Model) chooseOp(op Call, ch *OpChoice, t *tuningTask) error {
 		return nil
 	}
 	m.registerTasks(tasks[:])
-	_, err = m.schedule(tasks[:], nil)
+	_, err := m.schedule(tasks[:], nil)
 	return err
+}
+
+// scheduleLegacyOne schedules one task before 2.22.3 on a copy of it:
+// scheduleLegacy keeps its tasks, and passing the caller's would move
+// every ChooseOp's task to the heap, for the releases after 2.22.3 too.
+func (m *Model) scheduleLegacyOne(t tuningTask) {
+	h := new(tuningTask)
+	*h = t
+	m.scheduleLegacy([]*tuningTask{h}, nil)
 }
 
 // ChooseGroup decides a group of collectives as ncclGroupEnd does:
