@@ -26,21 +26,19 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec/params"
+
+	"github.com/gatesim/gatesim/tools/internal/gittree"
 )
 
 func main() {
@@ -122,62 +120,15 @@ func wanted(path string) bool {
 	return false
 }
 
-// readGit reads src/ at a tag with git ls-tree and git cat-file --batch.
+// readGit reads src/ at a tag (the files wanted accepts).
 func readGit(gitDir, tag string) ([]srcFile, error) {
-	if strings.HasPrefix(tag, "-") {
-		return nil, fmt.Errorf("bad tag %q", tag)
-	}
-	ls := exec.Command("git", "--git-dir", gitDir, "ls-tree", "-r", "-z", "--name-only", tag+"^{tree}", "--", "src")
-	var lsOut, lsErr bytes.Buffer
-	ls.Stdout, ls.Stderr = &lsOut, &lsErr
-	if err := ls.Run(); err != nil {
-		return nil, fmt.Errorf("git ls-tree %s in %s: %v: %s", tag, gitDir, err, strings.TrimSpace(lsErr.String()))
-	}
-	var paths []string
-	for _, p := range strings.Split(lsOut.String(), "\x00") {
-		if wanted(p) {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
-	cat := exec.Command("git", "--git-dir", gitDir, "cat-file", "--batch")
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(tag + ":" + p + "\n")
-	}
-	cat.Stdin = &in
-	var catErr bytes.Buffer
-	cat.Stderr = &catErr
-	outPipe, err := cat.StdoutPipe()
+	got, err := gittree.ReadSrc(gitDir, tag, wanted)
 	if err != nil {
 		return nil, err
 	}
-	if err := cat.Start(); err != nil {
-		return nil, fmt.Errorf("git cat-file: %v", err)
-	}
-	br := bufio.NewReader(outPipe)
-	files := make([]srcFile, 0, len(paths))
-	for _, p := range paths {
-		hdr, err := br.ReadString('\n')
-		if err != nil {
-			return nil, fmt.Errorf("git cat-file %s: %v", p, err)
-		}
-		f := strings.Fields(hdr)
-		if len(f) != 3 || f[1] != "blob" {
-			return nil, fmt.Errorf("git cat-file %s:%s: unexpected answer %q", tag, p, strings.TrimSpace(hdr))
-		}
-		size, err := strconv.Atoi(f[2])
-		if err != nil {
-			return nil, fmt.Errorf("git cat-file %s: bad size %q", p, f[2])
-		}
-		data := make([]byte, size+1) // content plus the trailing newline
-		if _, err := io.ReadFull(br, data); err != nil {
-			return nil, fmt.Errorf("git cat-file %s: %v", p, err)
-		}
-		files = append(files, srcFile{Path: p, Data: data[:size]})
-	}
-	if err := cat.Wait(); err != nil {
-		return nil, fmt.Errorf("git cat-file: %v: %s", err, strings.TrimSpace(catErr.String()))
+	files := make([]srcFile, len(got))
+	for i, f := range got {
+		files[i] = srcFile(f)
 	}
 	return files, nil
 }
