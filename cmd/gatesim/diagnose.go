@@ -34,20 +34,17 @@ requested, discovered, accepted, usable, candidate, selected, executed. "Availab
 never promoted to "used". Each finding names the gate (spec rule ID), the lines that
 prove it (file:line) and what is missing for the next level.
 
-LOG may be a file, a directory (its files are read in name order) or - for stdin.
---env adds variables you set that NCCL did not print. Without an "NCCL version" line
-the release is inferred: of the modelled releases, those whose source prints every NCCL
-source location the log shows (a WARN's "enqueue.cc:1182", an error return's
-"group.cc:130 -> 3") and every line form it shows that only some releases print; the
-newest of them is assumed, and the finding release.assumed
-names it, the candidates and the lines that narrowed them. --nccl gives the release
-instead. --predicted puts a prediction (spec's Trace and
-Decisions as JSON) beside the observation and exits 1 on a disagreement. With a
-machine (--system PRESET, --topo TOPO.XML or --system-file FILE) gatesim makes that
-prediction itself: the log's release, the variables the log reports plus --env, and
-every operation line the log printed, each compared with the operations of its group:
---agg N when the program issued N operations of a size per group (nccl-tests -m N),
---cudagraph when it captured them into CUDA graphs (nccl-tests -G).`,
+LOG may be a file, a directory (its files are read in name order) or - for stdin. --env adds
+variables you set that NCCL did not print. Without an "NCCL version" line the newest modelled
+release whose source prints every source location the log shows (a WARN's "enqueue.cc:1182",
+an error return's "group.cc:130 -> 3") and every release-specific line form is assumed;
+finding release.assumed names it, the candidates and the lines that narrowed them (--nccl
+gives the release instead). --predicted puts a prediction (spec's Trace and Decisions as
+JSON) beside the observation and exits 1 on a disagreement. With a machine (--system PRESET,
+--topo TOPO.XML or --system-file FILE) gatesim makes that prediction itself: the log's
+release, the variables the log reports plus --env, and every operation line the log printed,
+each compared with the operations of its group: --agg N when the program issued N operations
+of a size per group (nccl-tests -m N), --cudagraph when it captured them into CUDA graphs.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			env, err := spec.ParseAssignments(envList)

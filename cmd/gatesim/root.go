@@ -64,8 +64,7 @@ type deps struct {
 	stdin          io.Reader
 }
 
-// newRootCmd builds a fresh command tree on every call, so tests can run
-// commands side by side.
+// newRootCmd builds a fresh command tree per call, so tests run commands side by side.
 func newRootCmd(d *deps) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "gatesim",
