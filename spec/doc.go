@@ -4,7 +4,7 @@
 // as named rules with a stable ID, the releases they hold for and their
 // NCCL source reference.
 //
-// Place in DESIGN.md's data flow:
+// Place in gatesim's data flow (README "Layout"):
 //
 //	System (preset | topology XML | file) ─┐
 //	Env (NCCL_* assignments)               ├─> Init ──> Comm (plugins, graphs, support bits, tuning model) + Trace
