@@ -618,6 +618,55 @@ func tuningSorterBin(traffic int64) int {
 	return binCount - 1 - int(uint32(exponent)<<bitsPerPow2|mantissa)
 }
 
+// decideBin is getAlgoInfo for tasks taken as one aggregate: counts and
+// traffic summed (a task alone is read as it is: algoInfo only reads it),
+// the choice into g, and its cost table, line and error copied to every
+// member. presetNC > 0 is an aggregate's channel count before 2.20.3.
+func (m *Model) decideBin(tasks []*tuningTask, numPipeOps, presetNC int, g *tuningAgg, lines *[]string) *NCCLError {
+	agg := tasks[0]
+	if len(tasks) > 1 {
+		sum := *tasks[0]
+		for _, t := range tasks[1:] {
+			sum.count += t.count
+			sum.traffic += t.traffic
+		}
+		agg = &sum
+	}
+	m.algoInfoFrom(agg, numPipeOps, presetNC, g)
+	var members []int // nil: decided alone
+	if len(tasks) > 1 {
+		members = make([]int, 0, len(tasks))
+		for _, t := range tasks {
+			members = append(members, t.index)
+		}
+		sort.Ints(members)
+	}
+	if g.line != "" && lines != nil {
+		*lines = append(*lines, g.line)
+	}
+	for i, t := range tasks {
+		ch := t.choice
+		// the tables one at a time: a tuple assignment copies them twice
+		ch.Cost = g.cost
+		ch.Reason = g.reason
+		ch.NBytes, ch.NumPipeOps, ch.Aggregate = g.nBytes, g.numPipeOps, members
+		ch.DecidedBy, ch.TunerNChannels = g.decidedBy, g.tunerNCh
+		if i == 0 {
+			ch.Line = g.line
+		}
+		if g.err != nil {
+			ch.Err, ch.Warn = g.err, g.warn
+		}
+	}
+	if g.err != nil {
+		if lines != nil {
+			*lines = append(*lines, g.warn)
+		}
+		return g.err
+	}
+	return nil
+}
+
 // prepareTasks is ncclPrepareTasks after the sort and the binning
 // (tuningBins): aggregate and decide the nTasks tasks of binLists. It
 // returns the error of the first bin without an algorithm (the group
@@ -635,48 +684,9 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 			for end < len(list) && list[end].traffic < 4*first.traffic {
 				end++
 			}
-			// a task alone is its own aggregate (algoInfo only reads it)
-			agg := first
-			if end-beg > 1 {
-				sum := *first
-				for _, t := range list[beg+1 : end] {
-					sum.count += t.count
-					sum.traffic += t.traffic
-				}
-				agg = &sum
-			}
 			var g tuningAgg
-			m.algoInfo(agg, nTasksPerChannel, &g)
-			var members []int // nil: decided alone
-			if end-beg > 1 {
-				members = make([]int, 0, end-beg)
-				for _, t := range list[beg:end] {
-					members = append(members, t.index)
-				}
-				sort.Ints(members)
-			}
-			if g.line != "" && lines != nil {
-				*lines = append(*lines, g.line)
-			}
-			for i, t := range list[beg:end] {
-				ch := t.choice
-				// the tables one at a time: a tuple assignment copies them twice
-				ch.Cost = g.cost
-				ch.Reason = g.reason
-				ch.NBytes, ch.NumPipeOps, ch.Aggregate = g.nBytes, g.numPipeOps, members
-				ch.DecidedBy, ch.TunerNChannels = g.decidedBy, g.tunerNCh
-				if i == 0 {
-					ch.Line = g.line
-				}
-				if g.err != nil {
-					ch.Err, ch.Warn = g.err, g.warn
-				}
-			}
-			if g.err != nil {
-				if lines != nil {
-					*lines = append(*lines, g.warn)
-				}
-				return g.err
+			if err := m.decideBin(list[beg:end], nTasksPerChannel, 0, &g, lines); err != nil {
+				return err
 			}
 			isCollnet, isNvls := 0, 0
 			switch g.algo {

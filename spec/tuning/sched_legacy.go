@@ -40,44 +40,15 @@ func (m *Model) legacyNBytes(t *tuningTask) int64 {
 // as one operation: counts summed, the choice, its cost table and line
 // copied to every member. The channel counts are the schedule's.
 func (m *Model) decideAggregate(members []*tuningTask, numPipeOps, presetNC int, lines *[]string) (tuningAgg, *NCCLError) {
-	agg := *members[0]
-	for _, t := range members[1:] {
-		agg.count += t.count
-		agg.traffic += t.traffic
-	}
 	var g tuningAgg
-	m.algoInfoFrom(&agg, numPipeOps, presetNC, &g)
-	var idx []int
-	if len(members) > 1 {
-		idx = make([]int, 0, len(members))
-		for _, t := range members {
-			idx = append(idx, t.index)
-		}
-		sort.Ints(idx)
+	if err := m.decideBin(members, numPipeOps, presetNC, &g, lines); err != nil {
+		return g, err
 	}
-	if g.line != "" && lines != nil {
-		*lines = append(*lines, g.line)
-	}
-	for i, t := range members {
-		ch := t.choice
-		ch.NBytes, ch.NumPipeOps, ch.Cost, ch.Reason, ch.Aggregate = g.nBytes, g.numPipeOps, g.cost, g.reason, idx
-		ch.DecidedBy, ch.TunerNChannels = g.decidedBy, g.tunerNCh
-		if i == 0 {
-			ch.Line = g.line
-		}
-		if g.err != nil {
-			ch.Err, ch.Warn = g.err, g.warn
-			continue
-		}
+	for _, t := range members {
 		t.algo, t.proto, t.nWarps = g.algo, g.proto, g.nt/m.Tuning.WarpSize
+		ch := t.choice
 		ch.Algo, ch.Proto, ch.TimeUs, ch.Backup = g.algo, g.proto, g.time, g.backup
 		ch.NThreads = g.nt
-	}
-	if g.err != nil {
-		if lines != nil {
-			*lines = append(*lines, g.warn)
-		}
-		return g, g.err
 	}
 	return g, nil
 }
