@@ -96,8 +96,17 @@ func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.AggChannelSize, 1<<21, "src/include/enqueue.h", "NCCL_AGG_CHANNEL_SIZE")
 	tuningSet(d, &t.AggCollNetBytes, 256<<10, enqueueCC, "scheduleCollTasksToPlan")
 	tuningSet(d, &t.MinChannelSize, 8*64, "src/include/enqueue.h", "NCCL_MIN_CHANNEL_SIZE")
-	for _, p := range []*int64{&t.SimpleAlignment, &t.LL128AlignPerWarp, &t.LLAlignPerThread, &t.BytesAlignment} {
-		tuningSet(d, p, 0, "src/include/enqueue.h", "NCCL_*_ALIGNMENT")
+	// the alignment macros of the channel split arrive with it in 2.20.3
+	for _, a := range []struct {
+		p     *int64
+		macro string
+	}{
+		{&t.SimpleAlignment, "NCCL_SIMPLE_ALIGNMENT"},
+		{&t.LL128AlignPerWarp, "NCCL_LL128_ALIGNMENT_PER_WARP"},
+		{&t.LLAlignPerThread, "NCCL_LL_ALIGNMENT_PER_THREAD"},
+		{&t.BytesAlignment, "NCCL_BYTES_ALIGNMENT"},
+	} {
+		tuningSet(d, a.p, 0, "src/include/enqueue.h", a.macro)
 	}
 	return d.changes, tuningJoinErrs(d.errs)
 }
