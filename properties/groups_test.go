@@ -177,7 +177,14 @@ func TestGroupChannelsCover(t *testing.T) {
 				}
 				continue
 			}
-			if ch.Algo.IsNVLS() {
+			switch {
+			case comm.Model.Tuning.Schedule == spec.TuningScheduleR20:
+				// 2.20/2.21 cut every plain task over the group's usable
+				// channels, the largest pool of its algorithms, NVLS
+				// included (v2.20.3-1 src/enqueue.cc
+				// scheduleCollTasksToPlan, addCBDCollToPlan)
+				kindMax = max(in.NChannels, in.NVLSChannels)
+			case ch.Algo.IsNVLS():
 				kindMax = in.NVLSChannels
 			}
 			if ch.ChannelHi < ch.ChannelLo || ch.ChannelLo < 0 || ch.ChannelHi >= kindMax {
