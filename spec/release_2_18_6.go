@@ -211,6 +211,10 @@ func tuningBack2_18_6(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.RingRestore, false, tuningCC, model)
 	tuningSet(d, &t.RingKeptNonAllReduce, true, tuningCC, model)
 	tuningSet(d, &t.RingBackup, false, tuningCC, "ncclTopoGetAlgoTime")
+	// comm->channelSize is a size_t until 2.19.1 (ssize_t): the unset
+	// NCCL_AGG_CHANNEL_SIZE (-2) passes scheduleCollTasksToPlan's
+	// "channelSize > 0" as a user size of 2^64 - 2
+	tuningSet(d, &t.AggChannelSizeUnsigned, true, "src/include/comm.h", "ncclComm.channelSize")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -64,6 +64,11 @@ func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
 	// an aggregate's non-Ring latency counts ceil(numPipeOps / this)
 	tuningSet(d, &t.MaxDevWorkBatchColls, 9, deviceH, "NCCL_MAX_WORK_ELEMENTS")
 	tuningSet(d, &t.RingBdwKeepsProto, true, tuningCC, "ncclTopoTuneModel")
+	// the kernel-plan budget before NCCL_WORK_FIFO_BYTES: half of
+	// NCCL_WORK_FIFO_DEPTH's ncclWork structs per plan, a new plan when
+	// the next task's channels do not fit (ncclLaunchPrepare,
+	// scheduleCollTasksToPlan)
+	tuningSet(d, &t.WorkFifoDepth, 64<<10, "src/init.cc", "devCommSetup")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
