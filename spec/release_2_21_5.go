@@ -19,7 +19,9 @@ import (
 // Its group schedule is the one before the rewrite: a sorted queue, one
 // aggregate per run of a function, reduction and datatype, each task's
 // channels from getChannnelThreadInfo, and the plain tasks cut at
-// maxBytesPerChannel (scheduleCollTasksToPlan, addCBDCollToPlan).
+// maxBytesPerChannel (scheduleCollTasksToPlan, addCBDCollToPlan); a kernel
+// plan holds half of NCCL_WORK_FIFO_DEPTH's ncclWork structs, and a larger
+// group goes on in another plan (ncclLaunchPrepare).
 //
 // Read at the tag and not modelled here (docs/releases.md lists them):
 // NVLS AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
