@@ -363,3 +363,23 @@ func TestTuningLegacyPersistentPlan(t *testing.T) {
 		t.Errorf("%d plans, want 1", g.Plans)
 	}
 }
+
+// A call alone whose channels do not fit an empty plan fails as the group
+// of one does.
+func TestTuningLegacyOpFifoTooSmall(t *testing.T) {
+	in := tuningScenarioInput(t, "hgx-h100x8")
+	depth := int64(8)
+	in.WorkFifoDepth = &depth
+	for _, v := range []nccl.Version{nccl.V2_19_4, nccl.V2_21_5} {
+		m := tuningModel(t, in, v)
+		// 64 MiB: every channel, more than the 4 works of the plan
+		ch, err := ChooseOp(m, Call{Op: nccl.Op{Func: AllReduce, Count: 16 << 20, DataType: Float32}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "ncclInvalidUsage: 'NCCL_WORK_FIFO_DEPTH=8' is too small. Minimum value is 64"
+		if ch.Err == nil || ch.Err.String() != want {
+			t.Errorf("%s: error %v, want %q", v, ch.Err, want)
+		}
+	}
+}
