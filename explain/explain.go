@@ -158,7 +158,7 @@ func Decide(lib *tuner.Library, rs *spec.Ruleset, sys *spec.System, env spec.Env
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		return comm, d, tr, nil, nil
+		return comm, d, tr.Trace(), nil, nil
 	}
 	s, err := lib.Attach(spec.Init, rs, sys, env)
 	if err != nil {
@@ -169,7 +169,7 @@ func Decide(lib *tuner.Library, rs *spec.Ruleset, sys *spec.System, env spec.Env
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	return s.Comm, d, tr, s.Report, nil
+	return s.Comm, d, tr.Trace(), s.Report, nil
 }
 
 func WriteTrace(w io.Writer, e Walk, verbose bool, width int) error {

@@ -127,7 +127,8 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			d.Fatalf(t, "%v", err)
 		}
-		dec, tr, err := comm.Select(op)
+		dec, sel, err := comm.Select(op)
+		tr := sel.Trace()
 		if !is.Alone() && err == nil {
 			var g *spec.GroupDecision
 			if g, err = comm.SelectIssue(op, is); err == nil {

@@ -21,7 +21,7 @@ import (
 
 // SelectFunc decides one operation on the communicator: Comm.Select, or
 // the same through a tuner plugin.
-type SelectFunc func(spec.Op) (*spec.Decision, spec.Trace, error)
+type SelectFunc func(spec.Op) (*spec.Decision, spec.SelectTrace, error)
 
 // Init builds the communicator NCCL would build and the way it decides an
 // operation: spec.Init and Comm.Select, or a tuner plugin's session.
@@ -112,7 +112,7 @@ func New(sys *spec.System, comm *spec.Comm) (*Comm, error) {
 }
 
 // Decide is NCCL's decision for op (through the tuner plugin, if any).
-func (c *Comm) Decide(op spec.Op) (*spec.Decision, spec.Trace, error) {
+func (c *Comm) Decide(op spec.Op) (*spec.Decision, spec.SelectTrace, error) {
 	if c.Select != nil {
 		return c.Select(op)
 	}

@@ -26,7 +26,7 @@ func decide(t fataler, c Case) (*spec.Decision, spec.Trace) {
 	if err != nil {
 		t.Fatalf("%s: select: %v", c, err)
 	}
-	return d, tr
+	return d, tr.Trace()
 }
 
 // Every decision is consistent with its trace and ruleset.

@@ -36,7 +36,7 @@ func TestPropUntouchedBoundaryAgrees(t *testing.T) {
 			if err != nil {
 				t.Skip(err)
 			}
-			sig[i], tr[i] = spec.Signature(d), trace
+			sig[i], tr[i] = spec.Signature(d), trace.Trace()
 		}
 		if bd.Touches(tr[0], tr[1]) {
 			return

@@ -364,7 +364,7 @@ func AnswerProbes(v Version) ([]ProbeAnswer, error) {
 			if err != nil {
 				return nil, fmt.Errorf("probe %s %s: %w", p.Name, po.Func, err)
 			}
-			out = append(out, ProbeAnswer{Probe: p.Name, Op: po, Signature: Signature(d), Trace: tr})
+			out = append(out, ProbeAnswer{Probe: p.Name, Op: po, Signature: Signature(d), Trace: tr.Trace()})
 		}
 	}
 	return out, nil

@@ -9,7 +9,7 @@
 //	System (preset | topology XML | file) ─┐
 //	Env (NCCL_* assignments)               ├─> Init ──> Comm (plugins, graphs, support bits, tuning model) + Trace
 //	Ruleset (Load(release))               ─┘    │
-//	                              Op ───────────┴─> Comm.Select ──> Decision (algo, proto, channels | NCCL's error) + Trace
+//	                              Op ───────────┴─> Comm.Select ──> Decision (algo, proto, channels | NCCL's error) + SelectTrace (Comm's Trace, shared, + the operation's)
 //
 // A release is one value: each release file (release_2_XX_Y.go) holds a
 // Release, the delta against the release before it, with its rule changes

@@ -22,10 +22,10 @@ func EffectOf(rs *Ruleset, sys *System, env Env, name string, op Op) (string, er
 	}
 	var changes []string
 	before := map[string]Verdict{}
-	for _, v := range tWithout {
+	for _, v := range tWithout.All() {
 		before[string(v.Rule)+"|"+v.Scope] = v
 	}
-	for _, v := range tWith {
+	for _, v := range tWith.All() {
 		b, ok := before[string(v.Rule)+"|"+v.Scope]
 		switch {
 		case !ok:
@@ -69,10 +69,10 @@ func EffectOf(rs *Ruleset, sys *System, env Env, name string, op Op) (string, er
 	return out + strings.Join(changes, ", "), nil
 }
 
-func decideOnce(rs *Ruleset, sys *System, env Env, op Op) (*Decision, Trace, error) {
+func decideOnce(rs *Ruleset, sys *System, env Env, op Op) (*Decision, SelectTrace, error) {
 	c, err := Init(rs, sys, env)
 	if err != nil {
-		return nil, nil, err
+		return nil, SelectTrace{}, err
 	}
 	return c.Select(op)
 }

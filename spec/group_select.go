@@ -91,7 +91,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		if err != nil {
 			return nil, fmt.Errorf("group op %d: %w", i, err)
 		}
-		out.Ops[i], out.Traces[i] = d, tr
+		out.Ops[i], out.Traces[i] = d, tr.Trace() // owned: a group rewrites its verdicts
 	}
 	if c.Err != nil || c.Model == nil {
 		return out, nil

@@ -314,7 +314,7 @@ func runCase(t *testing.T, v Version, c ruleCase) (*Comm, Trace) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return comm, tr
+	return comm, tr.Trace()
 }
 
 func TestRuleCases(t *testing.T) {

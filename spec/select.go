@@ -196,9 +196,20 @@ type decisionTrace struct {
 }
 
 // Select walks the per-operation rules for one operation and returns NCCL's
-// decision and the full trace (init verdicts, then this operation's).
-func (c *Comm) Select(op Op) (*Decision, Trace, error) {
-	return c.selectInto(op, nil, c.initTrace(), new(decisionCosts))
+// decision and the full trace (init verdicts, then this operation's); the
+// trace shares the init verdicts with the communicator.
+func (c *Comm) Select(op Op) (*Decision, SelectTrace, error) {
+	d, tr, err := c.selectOp(op, nil)
+	return d, c.selectTrace(tr, err), err
+}
+
+// selectTrace is the SelectTrace of an operation's verdicts op (none when
+// err is set).
+func (c *Comm) selectTrace(op Trace, err error) SelectTrace {
+	if err != nil {
+		return SelectTrace{}
+	}
+	return SelectTrace{init: c.Trace[:len(c.Trace):len(c.Trace)], op: op}
 }
 
 // SelectOp is Select returning only this operation's verdicts: the full
@@ -206,14 +217,6 @@ func (c *Comm) Select(op Op) (*Decision, Trace, error) {
 // on one communicator (the oracle) share the init verdicts instead of
 // copying them for every operation.
 func (c *Comm) SelectOp(op Op) (*Decision, Trace, error) { return c.selectOp(op, nil) }
-
-// initTrace is a copy of the init verdicts with room for an operation's
-// after them: Select's trace is built in it, in one allocation.
-func (c *Comm) initTrace() Trace {
-	trace := make(Trace, len(c.Trace), len(c.Trace)+len(c.opRules))
-	copy(trace, c.Trace)
-	return trace
-}
 
 // selectOp decides one operation, with a tuner's answer when tuned is set,
 // and returns the operation's verdicts only. Every per-operation rule

@@ -40,7 +40,7 @@ func TestSummarize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := Summarize(d, tr, c.env)
+		s := Summarize(d, tr.Trace(), c.env)
 		if !strings.HasPrefix(s.Network, c.network) {
 			t.Errorf("%s: network %q, want %q…", c.name, s.Network, c.network)
 		}

@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -243,6 +244,77 @@ func (t Trace) Stopper(c Capability) (Verdict, bool) {
 	}
 	return Verdict{}, false
 }
+
+// SelectTrace is Select's trace: the communicator's init verdicts followed
+// by the operation's own. The init part is the communicator's Trace itself,
+// shared by every operation's SelectTrace rather than copied for each: it is
+// reachable only through methods that hand out copies (At, All, Trace), so
+// nothing holding a SelectTrace can write into it. Op is the operation's
+// part, which belongs to this result alone.
+type SelectTrace struct {
+	init Trace // the communicator's init verdicts: shared, read only
+	op   Trace
+}
+
+// Len is the number of verdicts, init and operation.
+func (t SelectTrace) Len() int { return len(t.init) + len(t.op) }
+
+// At is verdict i of the whole trace.
+func (t SelectTrace) At(i int) Verdict {
+	if i < len(t.init) {
+		return t.init[i]
+	}
+	return t.op[i-len(t.init)]
+}
+
+// All yields the verdicts in order with their index in the whole trace.
+func (t SelectTrace) All() iter.Seq2[int, Verdict] {
+	return func(yield func(int, Verdict) bool) {
+		for i, v := range t.init {
+			if !yield(i, v) {
+				return
+			}
+		}
+		for i, v := range t.op {
+			if !yield(len(t.init)+i, v) {
+				return
+			}
+		}
+	}
+}
+
+// Op is the operation's verdicts (the part after the init verdicts).
+func (t SelectTrace) Op() Trace { return t.op }
+
+// Trace is the whole trace as a Trace the caller owns (a copy: the init
+// verdicts are the communicator's).
+func (t SelectTrace) Trace() Trace {
+	if t.Len() == 0 {
+		return nil
+	}
+	out := make(Trace, 0, t.Len())
+	return append(append(out, t.init...), t.op...)
+}
+
+// Find returns the first verdict of a rule (Trace.Find).
+func (t SelectTrace) Find(id RuleID) (Verdict, bool) {
+	if v, ok := t.init.Find(id); ok {
+		return v, true
+	}
+	return t.op.Find(id)
+}
+
+// Stopper returns the first failing verdict for a capability
+// (Trace.Stopper).
+func (t SelectTrace) Stopper(c Capability) (Verdict, bool) {
+	if v, ok := t.init.Stopper(c); ok {
+		return v, true
+	}
+	return t.op.Stopper(c)
+}
+
+// MarshalJSON writes the trace as the Trace of its verdicts.
+func (t SelectTrace) MarshalJSON() ([]byte, error) { return json.Marshal(t.Trace()) }
 
 // Evidence is the highest level reached per capability.
 type Evidence map[Capability]Level

@@ -179,9 +179,9 @@ func tunerCell(v float32) string {
 
 // SelectTuned is Select with a loaded tuner's answer for this operation:
 // call is what NCCL passed (TunerCallFor), ans what came back.
-func (c *Comm) SelectTuned(op Op, call TunerCall, ans TunerAnswer) (*Decision, Trace, error) {
+func (c *Comm) SelectTuned(op Op, call TunerCall, ans TunerAnswer) (*Decision, SelectTrace, error) {
 	if call.NumAlgo <= 0 || call.NumAlgo > NumAlgos || call.NumProto != NumProtos || call.ABI < 1 {
-		return nil, nil, fmt.Errorf("tuner call with a %d×%d table and ABI %d: expected the table of TunerCallFor", call.NumAlgo, call.NumProto, call.ABI)
+		return nil, SelectTrace{}, fmt.Errorf("tuner call with a %d×%d table and ABI %d: expected the table of TunerCallFor", call.NumAlgo, call.NumProto, call.ABI)
 	}
 	e := &TunerEffect{Call: call, Answer: ans}
 	if ans.Fault == "" {
@@ -189,11 +189,11 @@ func (c *Comm) SelectTuned(op Op, call TunerCall, ans TunerAnswer) (*Decision, T
 	} else {
 		e.After = call.Table
 	}
-	d, tr, err := c.selectInto(op, e, c.initTrace(), new(decisionCosts))
+	d, tr, err := c.selectOp(op, e)
 	if d != nil {
 		d.Tuner = e
 	}
-	return d, tr, err
+	return d, c.selectTrace(tr, err), err
 }
 
 // tunedCall is G-TUNER-CALL-1 with a real tuner's answer: the cells take

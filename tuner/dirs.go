@@ -62,6 +62,6 @@ func UnderDirs(dirs []string, timeout time.Duration) (func(path string, rs *spec
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		return d, tr, s.Report, nil
+		return d, tr.Trace(), s.Report, nil
 	}, nil
 }

@@ -243,7 +243,7 @@ func (s *Session) Communicator() *spec.Comm { return s.Comm }
 // the plugin, then the plugin's getCollInfo on that cost table, then the
 // choice with its answer. Without a call (no tuner accepted, init failed,
 // nothing to tune) it is plain Select.
-func (s *Session) Select(op spec.Op) (*spec.Decision, spec.Trace, error) {
+func (s *Session) Select(op spec.Op) (*spec.Decision, spec.SelectTrace, error) {
 	d0, tr0, err := s.Comm.Select(op)
 	if err != nil || s.c == nil || !s.inited || s.Report.Fault != "" {
 		return d0, tr0, err
@@ -255,7 +255,7 @@ func (s *Session) Select(op spec.Op) (*spec.Decision, spec.Trace, error) {
 	ans := s.getCollInfo(call)
 	d, tr, err := s.Comm.SelectTuned(op, call, ans)
 	if err != nil {
-		return nil, nil, err
+		return nil, spec.SelectTrace{}, err
 	}
 	d.Tuner.Without, d.Tuner.WithoutErr, d.Tuner.WithoutNChannels = spec.AlgoProto{Algo: d0.Algo, Proto: d0.Proto}, d0.Err, d0.NChannels
 	return d, tr, nil

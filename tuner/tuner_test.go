@@ -86,7 +86,7 @@ func TestABIWindow(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				out, log := gateLog(tr, "G-TUNER-ABI-1")
+				out, log := gateLog(tr.Trace(), "G-TUNER-ABI-1")
 				name := fmt.Sprintf("gatesim-test-v%d", abi)
 				var want []string
 				ok := slices.Contains(accepts, abi)
@@ -189,7 +189,7 @@ func TestInitFail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, log := gateLog(tr, "G-TUNER-INIT-1")
+		out, log := gateLog(tr.Trace(), "G-TUNER-INIT-1")
 		if out != spec.Fail || d.Err == nil || !slices.Contains(log, "gatesim test tuner: init refuses (mode initfail)") {
 			t.Errorf("v%d: G-TUNER-INIT-1 %s %q, decision error %v: want a failed init with the tuner's message", abi, out, log, d.Err)
 		}

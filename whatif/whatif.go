@@ -444,7 +444,7 @@ type TunerHost interface {
 // TunedComm is a communicator with a tuner plugin loaded.
 type TunedComm interface {
 	Communicator() *spec.Comm
-	Select(op spec.Op) (*spec.Decision, spec.Trace, error)
+	Select(op spec.Op) (*spec.Decision, spec.SelectTrace, error)
 	Close()
 }
 
@@ -570,9 +570,15 @@ func (e *Evaluator) evaluateTuned(p Point, rs *spec.Ruleset, env spec.Env, k com
 	return e.fill(p, tc.Communicator(), []*spec.Decision{d}, tr, r)
 }
 
+// stopper is a trace that names the gate keeping a capability out: a
+// group's Trace or Select's SelectTrace.
+type stopper interface {
+	Stopper(spec.Capability) (spec.Verdict, bool)
+}
+
 // fill is the result of a decision at a point: the first of ds (the
 // operation, or the first of its group), simulated with all of them.
-func (e *Evaluator) fill(p Point, comm *spec.Comm, ds []*spec.Decision, tr spec.Trace, r Result) Result {
+func (e *Evaluator) fill(p Point, comm *spec.Comm, ds []*spec.Decision, tr stopper, r Result) Result {
 	d := ds[0]
 	r.Algo, r.Proto, r.Err, r.NChannels, r.ModelUs = d.Algo, d.Proto, d.Err, d.NChannels, d.TimeUs
 	switch {
