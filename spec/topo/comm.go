@@ -244,10 +244,7 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 			hostModelIdx[i] = k
 			continue
 		}
-		key := h.fingerprint
-		if key == "" {
-			key = h.Source.String()
-		}
+		key := h.Fingerprint()
 		if k, ok := byXML[key]; ok {
 			byPtr[h] = k
 			hostModelIdx[i] = k
