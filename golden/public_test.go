@@ -34,8 +34,8 @@ var publicTruthRoot = filepath.Join("testdata", "public")
 
 // minPublicTruthCases is the least number of public cases: the ones
 // committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
-// releases 2.18.1 to 2.27.5), so a lost case fails the test.
-const minPublicTruthCases = 10
+// releases 2.18.1 to 2.27.5, 2.20.x argued), so a lost case fails the test.
+const minPublicTruthCases = 11
 
 // publicCase is one parsed "case" file.
 type publicCase struct {
@@ -44,6 +44,7 @@ type publicCase struct {
 	logged   spec.Version   // the release the log's "NCCL version" line names
 	pin      string         // unlogged: the FILE:LINE of a WARN or TRACE the log printed, which pins the release, or "forms"
 	stated   spec.Version   // the release the post states in its text (the excerpt prints no version line)
+	argued   []spec.Version // the releases the README argues from what the lines print (no version line, none stated)
 	opFunc   spec.Func      // the collective of operation lines that do not name it (-1: none given)
 	releases []spec.Version // modelled releases the check runs at
 	topo     string         // topology XML, relative to the case directory
@@ -66,6 +67,9 @@ type publicCase struct {
 //	                             the release (diagnose's inference must give exactly the releases)
 //	stated X.Y.Z                 the log prints no NCCL version line; the post states the release in
 //	                             its text (diagnose's inference from the lines must allow it)
+//	argued X.Y.Z [X.Y.Z...]     the log prints no NCCL version line and the post states none; the
+//	                             README argues the release from values only these releases print
+//	                             (diagnose's inference from the lines must allow each)
 //	func NAME                    the collective of operation lines that do not name it (2.20-2.22
 //	                             print only the bytes): the one collective the run called
 //	release X.Y.Z [X.Y.Z...]     the modelled release(s) every expectation must hold at
@@ -120,6 +124,17 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 		case "stated":
 			if c.stated, err = spec.ParseVersion(rest); err != nil {
 				return nil, bad("stated X.Y.Z")
+			}
+		case "argued":
+			for _, f := range strings.Fields(rest) {
+				v, err := spec.ParseVersion(f)
+				if err != nil {
+					return nil, bad("argued X.Y.Z [X.Y.Z...]")
+				}
+				c.argued = append(c.argued, v)
+			}
+			if len(c.argued) == 0 {
+				return nil, bad("argued X.Y.Z [X.Y.Z...]")
 			}
 		case "func":
 			f, err := spec.ParseFunc(rest)
@@ -186,16 +201,18 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			c.expect[item] = reason
 			c.order = append(c.order, item)
 		default:
-			return nil, bad("source, logged, unlogged, stated, release, topo, preset, nodes, plugin, driver, env, func, agree or differ")
+			return nil, bad("source, logged, unlogged, stated, argued, release, topo, preset, nodes, plugin, driver, env, func, agree or differ")
 		}
 	}
 	switch {
 	case c.source == "":
 		return nil, fmt.Errorf("%s: no source line", path)
-	case btoi(c.logged != 0)+btoi(c.pin != "")+btoi(c.stated != 0) != 1:
-		return nil, fmt.Errorf("%s: expected exactly one of logged, unlogged and stated", path)
+	case btoi(c.logged != 0)+btoi(c.pin != "")+btoi(c.stated != 0)+btoi(len(c.argued) > 0) != 1:
+		return nil, fmt.Errorf("%s: expected exactly one of logged, unlogged, stated and argued", path)
 	case c.stated != 0 && !slices.Contains(c.releases, c.stated):
 		return nil, fmt.Errorf("%s: stated %s must be one of the releases", path, c.stated)
+	case len(c.argued) > 0 && slices.ContainsFunc(c.argued, func(v spec.Version) bool { return !slices.Contains(c.releases, v) }):
+		return nil, fmt.Errorf("%s: every argued release must be one of the releases", path)
 	case len(c.releases) == 0:
 		return nil, fmt.Errorf("%s: no release line", path)
 	case (c.topo == "") == (c.preset == ""):
@@ -566,7 +583,7 @@ func TestPublicTruth(t *testing.T) {
 			}
 			var report strings.Builder
 			switch {
-			case (c.pin != "" || c.stated != 0) && obs.log.Release != 0:
+			case (c.pin != "" || c.stated != 0 || len(c.argued) > 0) && obs.log.Release != 0:
 				t.Fatalf("log.txt prints NCCL %q: the case file must say logged", obs.log.Version)
 			case c.stated != 0:
 				// the post's word, checked against what the lines' wording allows
@@ -578,6 +595,17 @@ func TestPublicTruth(t *testing.T) {
 					t.Errorf("the post states NCCL %s, but diagnose infers %v from log.txt", c.stated, g.Candidates)
 				}
 				fmt.Fprintf(&report, "source %s\nlog: no NCCL version line; the post states %s (the lines allow %s)\n", c.source, c.stated, releaseSpan(g.Candidates))
+			case len(c.argued) > 0:
+				g, err := diagnose.InferRelease(obs.log)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range c.argued {
+					if !slices.Contains(g.Candidates, v) {
+						t.Errorf("the README argues NCCL %s, but diagnose infers %v from log.txt", v, g.Candidates)
+					}
+				}
+				fmt.Fprintf(&report, "source %s\nlog: no NCCL version line; the README argues %v (the lines allow %s)\n", c.source, c.argued, releaseSpan(g.Candidates))
 			case c.pin != "" && c.pin != "forms" && !obs.srcs[c.pin]:
 				t.Fatalf("log.txt prints no WARN or TRACE at %s, which the case file says pins its release", c.pin)
 			case c.pin != "":
@@ -748,15 +776,18 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"two machines", base + "topo x.xml\n", "expected exactly one of topo and preset"},
 		{"no source", "logged 2.22.3\nrelease 2.22.3\npreset dgx-h100\n", "no source line"},
 		{"unlogged", "source s\nunlogged enqueue.cc:1182\nrelease 2.18.3\npreset dgx-h100\n", ""},
-		{"logged and unlogged", base + "unlogged enqueue.cc:1182\n", "expected exactly one of logged, unlogged and stated"},
-		{"neither logged nor unlogged", "source s\nrelease 2.22.3\npreset dgx-h100\n", "expected exactly one of logged, unlogged and stated"},
+		{"logged and unlogged", base + "unlogged enqueue.cc:1182\n", "expected exactly one of logged, unlogged, stated and argued"},
+		{"neither logged nor unlogged", "source s\nrelease 2.22.3\npreset dgx-h100\n", "expected exactly one of logged, unlogged, stated and argued"},
 		{"bad pin", "source s\nunlogged enqueue.cc\nrelease 2.18.3\npreset dgx-h100\n", "expected unlogged FILE:LINE"},
 		{"pinned by forms", "source s\nunlogged forms\nrelease 2.22.3\npreset dgx-h100\n", ""},
 		{"stated", "source s\nstated 2.27.5\nrelease 2.27.5\npreset dgx-h100\n", ""},
-		{"stated and logged", base + "stated 2.22.3\n", "expected exactly one of logged, unlogged and stated"},
+		{"stated and logged", base + "stated 2.22.3\n", "expected exactly one of logged, unlogged, stated and argued"},
 		{"stated not modelled here", "source s\nstated 2.27.5\nrelease 2.27.3\npreset dgx-h100\n", "stated 2.27.5 must be one of the releases"},
 		{"bad stated", "source s\nstated soon\nrelease 2.27.5\npreset dgx-h100\n", "expected stated X.Y.Z"},
 		{"func", base + "func AllReduce\n", ""},
+		{"argued", "source s\nargued 2.20.3 2.20.5\nrelease 2.20.3 2.20.5 2.21.5\npreset dgx-h100\n", ""},
+		{"argued outside the releases", "source s\nargued 2.20.3\nrelease 2.20.5\npreset dgx-h100\n", "every argued release must be one of the releases"},
+		{"argued nothing", "source s\nargued\nrelease 2.20.5\npreset dgx-h100\n", "expected argued X.Y.Z"},
 		{"bad func", base + "func Gather\n", "expected func NAME"},
 		{"scoped", base + "agree channels @2.22.3\nagree channels\n", ""},
 		{"bad scope", base + "agree channels @next\n", "expected agree ITEM @X.Y.Z"},
