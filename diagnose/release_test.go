@@ -63,6 +63,20 @@ func TestInferRelease(t *testing.T) {
 			[]string{"net.plugin.initialized"}, Info, "(2.27.3 to 2.30.7)"},
 		{"form against location", warn1182 + "h:1:1 [0] NCCL INFO Initialized NET plugin IB\n", []spec.Version{}, newest,
 			[]string{"enqueue.cc:1182", "net.plugin.initialized"}, Warning, "no modelled release prints every"},
+		// the confidential-compute line and the init timings changed
+		// wording at 2.23.4 and 2.24.3: together they leave 2.22.3
+		{"cc and timings", "h:1:1 [0] NCCL INFO CC Off, Multi-GPU CC Off, workFifoBytes 1048576\n" +
+			"h:1:1 [0] NCCL INFO Init timings: rank 0 nranks 24 total 3.45 (kernels 0.33, bootstrap 2.75, allgathers 0.10, topo 0.03, graphs 0.12, connections 0.12, rest 0.00)\n",
+			[]spec.Version{spec.MakeVersion(2, 22, 3)}, spec.MakeVersion(2, 22, 3),
+			[]string{"init.cc.multigpu", "init.timings.old"}, Info, "the only one of the 31 modelled releases"},
+		{"cc from 2.24.3", "h:1:1 [0] NCCL INFO CC Off, workFifoBytes 1048576\n", spec.Releases[12:], newest,
+			[]string{"init.cc"}, Info, "(2.24.3 to 2.30.7)"},
+		// the per-operation line named its collective at 2.23.4 only; the
+		// unnamed one is also a TRACE line of every release
+		{"named choice", "h:1:1 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo 0 proto 0 time 25.874907\n",
+			[]spec.Version{spec.MakeVersion(2, 23, 4)}, spec.MakeVersion(2, 23, 4), []string{"op.choice.num.named"}, Info, "the only one"},
+		{"unnamed choice", "h:1:1 [0] NCCL INFO 4096 Bytes -> Algo 0 proto 0 time 25.874907\n", nil, newest,
+			nil, Info, "nothing in the log narrowed it"},
 		// a plugin's file says nothing about NCCL's release
 		{"plugin file", "h:1:1 [0] nccl_ofi_net.c:1182 NCCL WARN NET/OFI failed\n", nil, newest,
 			nil, Info, "nothing in the log narrowed it"},

@@ -34,15 +34,18 @@ var publicTruthRoot = filepath.Join("testdata", "public")
 
 // minPublicTruthCases is the least number of public cases: the ones
 // committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
-// releases 2.18.1 to 2.26.2), so a lost case fails the test.
-const minPublicTruthCases = 8
+// releases 2.18.1 to 2.27.5, 2.20.x argued), so a lost case fails the test.
+const minPublicTruthCases = 11
 
 // publicCase is one parsed "case" file.
 type publicCase struct {
 	dir      string
 	source   string
 	logged   spec.Version   // the release the log's "NCCL version" line names
-	pin      string         // unlogged: the FILE:LINE of a WARN or TRACE the log printed, which pins the release
+	pin      string         // unlogged: the FILE:LINE of a WARN or TRACE the log printed, which pins the release, or "forms"
+	stated   spec.Version   // the release the post states in its text (the excerpt prints no version line)
+	argued   []spec.Version // the releases the README argues from what the lines print (no version line, none stated)
+	opFunc   spec.Func      // the collective of operation lines that do not name it (-1: none given)
 	releases []spec.Version // modelled releases the check runs at
 	topo     string         // topology XML, relative to the case directory
 	preset   string
@@ -60,6 +63,15 @@ type publicCase struct {
 //	logged X.Y.Z                 the release the log prints (checked against its NCCL version line)
 //	unlogged FILE:LINE           the log prints no NCCL version line; a WARN or TRACE it printed at
 //	                             FILE:LINE pins the release (README: the tags with that line)
+//	unlogged forms               the log prints no NCCL version line; the wording of its lines pins
+//	                             the release (diagnose's inference must give exactly the releases)
+//	stated X.Y.Z                 the log prints no NCCL version line; the post states the release in
+//	                             its text (diagnose's inference from the lines must allow it)
+//	argued X.Y.Z [X.Y.Z...]     the log prints no NCCL version line and the post states none; the
+//	                             README argues the release from values only these releases print
+//	                             (diagnose's inference from the lines must allow each)
+//	func NAME                    the collective of operation lines that do not name it (2.20-2.22
+//	                             print only the bytes): the one collective the run called
 //	release X.Y.Z [X.Y.Z...]     the modelled release(s) every expectation must hold at
 //	topo PATH | preset NAME      the machine: NCCL's topology XML (relative path) or a preset
 //	nodes N                      copies of the node (default 1)
@@ -86,7 +98,7 @@ func readPublicCase(dir string) (*publicCase, error) {
 // parsePublicCase reads a case file's text; path names it in errors.
 func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 	var err error
-	c := &publicCase{dir: dir, nodes: 1, env: spec.Env{}, expect: map[string]string{}}
+	c := &publicCase{dir: dir, nodes: 1, env: spec.Env{}, expect: map[string]string{}, opFunc: -1}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -105,10 +117,31 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			}
 		case "unlogged":
 			file, line, ok := strings.Cut(rest, ":")
-			if n, err := strconv.Atoi(line); !ok || file == "" || strings.ContainsAny(file, " \t") || err != nil || n < 1 {
-				return nil, bad("unlogged FILE:LINE")
+			if n, err := strconv.Atoi(line); rest != "forms" && (!ok || file == "" || strings.ContainsAny(file, " \t") || err != nil || n < 1) {
+				return nil, bad("unlogged FILE:LINE or unlogged forms")
 			}
 			c.pin = rest
+		case "stated":
+			if c.stated, err = spec.ParseVersion(rest); err != nil {
+				return nil, bad("stated X.Y.Z")
+			}
+		case "argued":
+			for _, f := range strings.Fields(rest) {
+				v, err := spec.ParseVersion(f)
+				if err != nil {
+					return nil, bad("argued X.Y.Z [X.Y.Z...]")
+				}
+				c.argued = append(c.argued, v)
+			}
+			if len(c.argued) == 0 {
+				return nil, bad("argued X.Y.Z [X.Y.Z...]")
+			}
+		case "func":
+			f, err := spec.ParseFunc(rest)
+			if err != nil {
+				return nil, bad("func NAME (a collective)")
+			}
+			c.opFunc = f
 		case "release":
 			for _, f := range strings.Fields(rest) {
 				v, err := spec.ParseVersion(f)
@@ -168,20 +201,31 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			c.expect[item] = reason
 			c.order = append(c.order, item)
 		default:
-			return nil, bad("source, logged, unlogged, release, topo, preset, nodes, plugin, driver, env, agree or differ")
+			return nil, bad("source, logged, unlogged, stated, argued, release, topo, preset, nodes, plugin, driver, env, func, agree or differ")
 		}
 	}
 	switch {
 	case c.source == "":
 		return nil, fmt.Errorf("%s: no source line", path)
-	case (c.logged == 0) == (c.pin == ""):
-		return nil, fmt.Errorf("%s: expected exactly one of logged and unlogged", path)
+	case btoi(c.logged != 0)+btoi(c.pin != "")+btoi(c.stated != 0)+btoi(len(c.argued) > 0) != 1:
+		return nil, fmt.Errorf("%s: expected exactly one of logged, unlogged, stated and argued", path)
+	case c.stated != 0 && !slices.Contains(c.releases, c.stated):
+		return nil, fmt.Errorf("%s: stated %s must be one of the releases", path, c.stated)
+	case len(c.argued) > 0 && slices.ContainsFunc(c.argued, func(v spec.Version) bool { return !slices.Contains(c.releases, v) }):
+		return nil, fmt.Errorf("%s: every argued release must be one of the releases", path)
 	case len(c.releases) == 0:
 		return nil, fmt.Errorf("%s: no release line", path)
 	case (c.topo == "") == (c.preset == ""):
 		return nil, fmt.Errorf("%s: expected exactly one of topo and preset", path)
 	}
 	return c, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // expectation is the expected outcome of an item at a release: the reason
@@ -447,27 +491,38 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 			agreeCount: fmt.Sprintf("%d of %d cells", agree, total)})
 	}
 	for _, o := range l.Ops {
+		fn := o.Func
 		if !o.FuncKnown {
-			return nil, fmt.Errorf("%s: operation line %q names no collective: expected one the model can replay", c.dir, o.First.Msg)
+			if c.opFunc < 0 {
+				return nil, fmt.Errorf("%s: operation line %q names no collective: expected a func line in the case file", c.dir, o.First.Msg)
+			}
+			fn = c.opFunc
 		}
 		dt := spec.Float32
 		if o.DTypeKnow {
 			dt = o.DType
 		}
-		op, err := spec.OpFromBytes(o.Func, o.Bytes, dt, spec.Sum, 0)
+		op, err := spec.OpFromBytes(fn, o.Bytes, dt, spec.Sum, 0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.dir, o.Func, o.Bytes, err)
+			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.dir, fn, o.Bytes, err)
 		}
 		d, _, err := comm.Select(op)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.dir, o.Func, o.Bytes, err)
+			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.dir, fn, o.Bytes, err)
 		}
 		withRange := o.ChannelLo >= 0
 		pred := diagnose.OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, withRange)
 		if d.Err != nil {
 			pred = "error " + d.Err.Result.String()
 		}
-		add(fmt.Sprintf("op %s %d", o.Func, o.Bytes), []string{pred}, []string{diagnose.OpString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, withRange)})
+		got := diagnose.OpString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, withRange)
+		if o.TimeUs > 0 && d.Err == nil {
+			// 2.20-2.23 print the cost model's estimate with the choice;
+			// compared at two decimals (NCCL computes it in float)
+			pred += fmt.Sprintf(" time %.2f", d.TimeUs)
+			got += fmt.Sprintf(" time %.2f", o.TimeUs)
+		}
+		add(fmt.Sprintf("op %s %d", fn, o.Bytes), []string{pred}, []string{got})
 	}
 	return items, nil
 }
@@ -528,9 +583,30 @@ func TestPublicTruth(t *testing.T) {
 			}
 			var report strings.Builder
 			switch {
-			case c.pin != "" && obs.log.Release != 0:
-				t.Fatalf("log.txt prints NCCL %q: the case file must say logged, not unlogged", obs.log.Version)
-			case c.pin != "" && !obs.srcs[c.pin]:
+			case (c.pin != "" || c.stated != 0 || len(c.argued) > 0) && obs.log.Release != 0:
+				t.Fatalf("log.txt prints NCCL %q: the case file must say logged", obs.log.Version)
+			case c.stated != 0:
+				// the post's word, checked against what the lines' wording allows
+				g, err := diagnose.InferRelease(obs.log)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Contains(g.Candidates, c.stated) {
+					t.Errorf("the post states NCCL %s, but diagnose infers %v from log.txt", c.stated, g.Candidates)
+				}
+				fmt.Fprintf(&report, "source %s\nlog: no NCCL version line; the post states %s (the lines allow %s)\n", c.source, c.stated, releaseSpan(g.Candidates))
+			case len(c.argued) > 0:
+				g, err := diagnose.InferRelease(obs.log)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range c.argued {
+					if !slices.Contains(g.Candidates, v) {
+						t.Errorf("the README argues NCCL %s, but diagnose infers %v from log.txt", v, g.Candidates)
+					}
+				}
+				fmt.Fprintf(&report, "source %s\nlog: no NCCL version line; the README argues %v (the lines allow %s)\n", c.source, c.argued, releaseSpan(g.Candidates))
+			case c.pin != "" && c.pin != "forms" && !obs.srcs[c.pin]:
 				t.Fatalf("log.txt prints no WARN or TRACE at %s, which the case file says pins its release", c.pin)
 			case c.pin != "":
 				// diagnose's own inference must reach the releases the case
@@ -542,7 +618,11 @@ func TestPublicTruth(t *testing.T) {
 				if !slices.Equal(g.Candidates, c.releases) {
 					t.Errorf("diagnose infers releases %v from log.txt, the case file says %v", g.Candidates, c.releases)
 				}
-				fmt.Fprintf(&report, "source %s\nlog: no NCCL version line; release pinned by %s\n", c.source, c.pin)
+				by := c.pin
+				if by == "forms" {
+					by = "the wording of its lines"
+				}
+				fmt.Fprintf(&report, "source %s\nlog: no NCCL version line; release pinned by %s\n", c.source, by)
 			case obs.log.Release != c.logged:
 				t.Fatalf("log.txt prints NCCL %q (release %s), the case file says logged %s", obs.log.Version, obs.log.Release, c.logged)
 			default:
@@ -617,6 +697,14 @@ func TestPublicTruthDetectsChange(t *testing.T) {
 	}
 }
 
+// releaseSpan writes a sorted list of releases as "first to last (n)".
+func releaseSpan(vs []spec.Version) string {
+	if len(vs) == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%s to %s, %d releases", vs[0], vs[len(vs)-1], len(vs))
+}
+
 func verdict(agree bool) string {
 	if agree {
 		return "agrees"
@@ -688,9 +776,19 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"two machines", base + "topo x.xml\n", "expected exactly one of topo and preset"},
 		{"no source", "logged 2.22.3\nrelease 2.22.3\npreset dgx-h100\n", "no source line"},
 		{"unlogged", "source s\nunlogged enqueue.cc:1182\nrelease 2.18.3\npreset dgx-h100\n", ""},
-		{"logged and unlogged", base + "unlogged enqueue.cc:1182\n", "expected exactly one of logged and unlogged"},
-		{"neither logged nor unlogged", "source s\nrelease 2.22.3\npreset dgx-h100\n", "expected exactly one of logged and unlogged"},
+		{"logged and unlogged", base + "unlogged enqueue.cc:1182\n", "expected exactly one of logged, unlogged, stated and argued"},
+		{"neither logged nor unlogged", "source s\nrelease 2.22.3\npreset dgx-h100\n", "expected exactly one of logged, unlogged, stated and argued"},
 		{"bad pin", "source s\nunlogged enqueue.cc\nrelease 2.18.3\npreset dgx-h100\n", "expected unlogged FILE:LINE"},
+		{"pinned by forms", "source s\nunlogged forms\nrelease 2.22.3\npreset dgx-h100\n", ""},
+		{"stated", "source s\nstated 2.27.5\nrelease 2.27.5\npreset dgx-h100\n", ""},
+		{"stated and logged", base + "stated 2.22.3\n", "expected exactly one of logged, unlogged, stated and argued"},
+		{"stated not modelled here", "source s\nstated 2.27.5\nrelease 2.27.3\npreset dgx-h100\n", "stated 2.27.5 must be one of the releases"},
+		{"bad stated", "source s\nstated soon\nrelease 2.27.5\npreset dgx-h100\n", "expected stated X.Y.Z"},
+		{"func", base + "func AllReduce\n", ""},
+		{"argued", "source s\nargued 2.20.3 2.20.5\nrelease 2.20.3 2.20.5 2.21.5\npreset dgx-h100\n", ""},
+		{"argued outside the releases", "source s\nargued 2.20.3\nrelease 2.20.5\npreset dgx-h100\n", "every argued release must be one of the releases"},
+		{"argued nothing", "source s\nargued\nrelease 2.20.5\npreset dgx-h100\n", "expected argued X.Y.Z"},
+		{"bad func", base + "func Gather\n", "expected func NAME"},
 		{"scoped", base + "agree channels @2.22.3\nagree channels\n", ""},
 		{"bad scope", base + "agree channels @next\n", "expected agree ITEM @X.Y.Z"},
 		{"driver fact", base + "driver p2p-not-supported\n", ""},

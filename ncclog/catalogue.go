@@ -109,6 +109,8 @@ const (
 	KindLastError
 	KindPluginOpenError
 	KindWarn
+	KindCCStatus
+	KindInitTimings
 	numKinds
 )
 
@@ -462,6 +464,22 @@ var Catalogue = []Form{
 		Since: v(2, 18, 3), Ref: ref(t2289, "src/init.cc", "ncclCommInitRankFunc"), Bare: true,
 		Example: "ncclCommInitRankConfig comm 0xaaaaad564770 rank 7 nranks 8 cudaDev 3 nvmlDev 3 busId 1901000 commId 0x2f24707b1170cb7f - Init START",
 		lit:     "Init START", re: rx(`comm (\S+) rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev (\d+))?(?: busId ([0-9a-fA-F]+))?.*Init START$`)},
+	// The confidential-compute status and the init timings change wording
+	// between releases, which dates a log that lost its version line.
+	{Kind: KindCCStatus, ID: "init.cc.multigpu", Format: `CC %s, Multi-GPU CC %s, workFifoBytes %d`,
+		Since: v(2, 22, 3), Until: v(2, 23, 4), Ref: ref("v2.23.4-1", "src/init.cc", "devCommSetup"), Bare: true,
+		Example: "CC Off, Multi-GPU CC Off, workFifoBytes 1048576", lit: "CC ", re: rx(`^CC (On|Off), Multi-GPU CC (On|Off), workFifoBytes (\d+)`)},
+	{Kind: KindCCStatus, ID: "init.cc", Format: `CC %s, workFifoBytes %d`,
+		Since: v(2, 24, 3), Ref: ref(t2230, "src/init.cc", "devCommSetup"), Bare: true,
+		Example: "CC Off, workFifoBytes 1048576", lit: "CC ", re: rx(`^CC (On|Off), workFifoBytes (\d+)`)},
+	{Kind: KindInitTimings, ID: "init.timings.old", Format: `Init timings: rank %d nranks %d total %.2f (kernels %.2f, bootstrap %.2f, ...)`,
+		Since: v(2, 22, 3), Until: v(2, 22, 3), Ref: ref("v2.22.3-1", "src/init.cc", "ncclCommInitRankFunc"), Bare: true,
+		Example: "Init timings: rank 0 nranks 24 total 3.45 (kernels 0.33, bootstrap 2.75, allgathers 0.10, topo 0.03, graphs 0.12, connections 0.12, rest 0.00)",
+		lit:     "Init timings: ", re: rx(`^Init timings: rank (\d+) nranks (\d+) total`)},
+	{Kind: KindInitTimings, ID: "init.timings", Format: `Init timings - %s: rank %d nranks %d total %.2f (kernels %.2f, alloc %.2f, ...)`,
+		Since: v(2, 23, 4), Ref: ref(t2230, "src/init.cc", "ncclCommInitRankFunc"), Bare: true,
+		Example: "Init timings - ncclCommInitRank: rank 0 nranks 2 total 0.52 (kernels 0.21, alloc 0.01, bootstrap 0.05, allgathers 0.00, topo 0.17, graphs 0.00, connections 0.07, rest 0.01)",
+		lit:     "Init timings - ", re: rx(`^Init timings - (\w+): rank (\d+) nranks (\d+) total`)},
 	{Kind: KindInitComplete, ID: "init.complete", Format: `%s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init COMPLETE`,
 		Since: v(2, 4, 2), Ref: ref(t2289, "src/init.cc", "ncclCommInitRankFunc"), Bare: true,
 		Example: "comm 0x55e4ee26b070 rank 3 nranks 4 cudaDev 3 nvmlDev 3 busId 61000 commId 0x7849b58874b511a0 - Init COMPLETE",
@@ -505,10 +523,19 @@ var Catalogue = []Form{
 		Ref: ref(t2289, "src/enqueue.cc", "scheduleCollTasksToPlan"), Bare: true,
 		Example: "AllReduce: 4194304 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}", lit: " Bytes -> Algo ",
 		re: rx(`^(\w+): (\d+) Bytes -> Algo ([A-Za-z_]+) proto ([A-Za-z0-9_]+) channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\}`)},
-	{Kind: KindOpChoiceNum, ID: "op.choice.num", Format: `%ld Bytes -> Algo %d proto %d time %f` + " | " + `%s: %ld Bytes -> Algo %d proto %d time %f`,
+	// The unnamed form is rank 0's INFO at 2.20.3-2.22.3 (commented out
+	// before) and a TRACE line (debug builds) at every release, so it pins
+	// no range; 2.23.4 alone prefixes the INFO with the collective
+	// (v2.23.4-1 src/enqueue.cc topoGetAlgoInfo), 2.24.3 replaces it with
+	// op.choice.
+	{Kind: KindOpChoiceNum, ID: "op.choice.num", Format: `%ld Bytes -> Algo %d proto %d time %f`,
 		Since: v(2, 5, 6), Ref: ref("v2.22.3-1", "src/enqueue.cc", "topoGetAlgoInfo"), Bare: true,
 		Example: "805306368 Bytes -> Algo 1 proto 2 time 3970.683594", lit: " Bytes -> Algo ",
-		re: rx(`^(?:(\w+): )?(\d+) Bytes -> Algo (\d+) proto (\d+) time (-?[\d.]+)`)},
+		re: rx(`^()(\d+) Bytes -> Algo (\d+) proto (\d+) time (-?[\d.]+)`)},
+	{Kind: KindOpChoiceNum, ID: "op.choice.num.named", Format: `%s: %ld Bytes -> Algo %d proto %d time %f`,
+		Since: v(2, 23, 4), Until: v(2, 23, 4), Ref: ref("v2.23.4-1", "src/enqueue.cc", "topoGetAlgoInfo"), Bare: true,
+		Example: "AllReduce: 4096 Bytes -> Algo 0 proto 0 time 25.874907", lit: " Bytes -> Algo ",
+		re: rx(`^(\w+): (\d+) Bytes -> Algo (\d+) proto (\d+) time (-?[\d.]+)`)},
 	{Kind: KindOpSymmetric, ID: "op.symmetric", Format: `%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d`, Since: v(2, 27, 3),
 		Ref: ref(t2289, "src/enqueue.cc", "ncclMakeSymmetricTaskList"), Bare: true,
 		Example: "AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLL_R nchannels 8 nthreads 512 nWorks 1", lit: "[Symmetric]",

@@ -543,7 +543,9 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 		if !ok {
 			h = &host{}
 			if nd.Topo != nil {
-				h.xml, h.key = nd.Topo, fmt.Sprintf("xml%p", nd.Topo)
+				// by content, not by address: a freed topology's address
+				// is reused by the next one loaded
+				h.xml, h.key = nd.Topo, "xml"+nd.Topo.Name+"|"+nd.Topo.Fingerprint()
 			} else {
 				h.ns = nd.layout()
 				topoNICs(&h.ns, nd, r.env, g.chosen, coll)

@@ -244,10 +244,7 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 			hostModelIdx[i] = k
 			continue
 		}
-		key := h.fingerprint
-		if key == "" {
-			key = h.Source.String()
-		}
+		key := h.Fingerprint()
 		if k, ok := byXML[key]; ok {
 			byPtr[h] = k
 			hostModelIdx[i] = k
@@ -728,8 +725,12 @@ func (r *Result) consensus(ps *pathState) error {
 	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
 	r.P2PNChannelsPerPeer = min(r.P2PNChannelsPerPeer, r.P2PNChannels)
 
+	collNetChannels := r.NChannels
+	if p.ChannelLineCollNetSetUp && !r.CollNetSupport {
+		collNetChannels = 0
+	}
 	r.Summary = fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
-		r.NChannels, r.NChannels, r.NvlsChannels, r.P2PNChannels, r.P2PNChannelsPerPeer)
+		r.NChannels, collNetChannels, r.NvlsChannels, r.P2PNChannels, r.P2PNChannelsPerPeer)
 	if p.ChannelLineNoCollNet {
 		r.Summary = fmt.Sprintf("%d coll channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
 			r.NChannels, r.NvlsChannels, r.P2PNChannels, r.P2PNChannelsPerPeer)

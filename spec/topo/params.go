@@ -227,6 +227,12 @@ type Params struct {
 	// field (2.19.x src/init.cc initTransportsRank).
 	ChannelLineNoCollNet bool
 
+	// ChannelLineCollNetSetUp: the summary's collnet field is
+	// comm->collNetChannels, which only CollNet's setup sets (to
+	// nChannels), so a communicator without CollNet prints 0 (2.20.x
+	// src/init.cc initTransportsRank); 2.21.5 prints nChannels twice.
+	ChannelLineCollNetSetUp bool
+
 	// NVSOrder is how the search orders the next GPUs behind an NVSwitch
 	// (src/graph/search.cc ncclTopoSearchNextGpuSort, ncclTopoSearchRecNet).
 	NVSOrder NVSOrder
@@ -463,7 +469,8 @@ func Apply2_19_4(p *Params) {
 // neighbours first but not only them, and sm90SpeedArrayIntra has no
 // 11 GB/s step.
 func Apply2_20_5(p *Params) {
-	p.NVSOrder = NVSOrderFirst // search.cc ncclTopoSearchNextGpuSort
+	p.NVSOrder = NVSOrderFirst       // search.cc ncclTopoSearchNextGpuSort
+	p.ChannelLineCollNetSetUp = true // init.cc initTransportsRank summary line
 	p.SM90SpeedsIntra = []float32{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0}
 }
 
@@ -909,6 +916,7 @@ var paramSources = map[string][2]string{
 	"ComputeChannelsFitMax":   {"src/graph/connect.cc", "ncclTopoPostset"},
 	"NetPeerChannelsFixed":    {"src/graph/paths.cc", "ncclTopoGetNchannels"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
+	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
 	"DupAfterSearch":          {"src/graph/search.cc", "ncclTopoCompute"},
 	"SM90SpeedsIntra":         {"src/graph/search.cc", "sm90SpeedArrayIntra"},

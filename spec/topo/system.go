@@ -232,6 +232,15 @@ type System struct {
 	fingerprint string
 }
 
+// Fingerprint is the host's identity for caches: the text of the <system>
+// element it was built from (read-only after building).
+func (s *System) Fingerprint() string {
+	if s.fingerprint != "" || s.Source == nil {
+		return s.fingerprint
+	}
+	return s.Source.String()
+}
+
 // GPUs is the GPU node list.
 func (s *System) GPUs() []*Node { return s.Nodes[GPU] }
 
