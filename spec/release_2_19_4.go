@@ -9,7 +9,10 @@ import "github.com/gatesim/gatesim/spec/topo"
 // tuner is asked in getAlgoInfo, the per-operation [TUNING] line is TRACE
 // only, and ncclTopoPostset neither raises nChannels to nvlsChannels nor
 // bounds the sm90 doubling by 16; SM90_NVLINK_BW is 20.0 and a network
-// peer gets NCCL_NCHANNELS_PER_NET_PEER (2) p2p channels. Its tuning
+// peer gets NCCL_NCHANNELS_PER_NET_PEER (2) p2p channels, a negative value
+// (-1 included, which 2.20.3 reads as its NIC rule) leaving the peer out
+// of the minimum (src/graph/paths.cc ncclTopoGetNchannels,
+// ncclTopoComputeP2pChannels; topo.NetPeerChannelsFixed). Its tuning
 // tables equal 2.20.3's (v2.19.4-1.txt). Its group schedule aggregates
 // consecutive calls at NCCL_AGG_CHANNEL_SIZE and puts every task on its
 // least loaded channels (scheduleCollTasksToPlan, addCollToPlan).

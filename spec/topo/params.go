@@ -218,10 +218,19 @@ type Params struct {
 	ComputeChannelsFitMax bool
 
 	// NetPeerChannelsFixed: a remote peer gets NCCL_NCHANNELS_PER_NET_PEER
-	// (default 2) p2p channels whatever the NIC count (2.19.x
-	// src/graph/paths.cc ncclTopoGetNchannels); from 2.20.3 the default -1
-	// derives them from the NICs and the rank count.
+	// (default 2) p2p channels whatever the NIC count, and a negative value
+	// (-1 included) leaves the peer out of the minimum (2.18.x, 2.19.x
+	// src/graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannels);
+	// from 2.20.3 the default and an explicit -1 derive them from the NICs
+	// and the rank count.
 	NetPeerChannelsFixed bool
+
+	// NetPeerEnvPositiveOnly: NCCL_NCHANNELS_PER_NET_PEER <= 0 is ignored
+	// ("is too low", the NIC rule stays) as the variable only overrides
+	// the communicator config's nChannelsPerNetPeer (2.28.3+ src/init.cc
+	// envConfigOverride); before, 0 made the minimum 0 (one channel per
+	// peer) and a value below -1 left the peer out.
+	NetPeerEnvPositiveOnly bool
 
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
@@ -454,7 +463,7 @@ func Apply2_19_4(p *Params) {
 	p.NVLinkBwSM90 = 20.0          // topo.h SM90_NVLINK_BW
 	p.NVLSRaisesChannels = false   // connect.cc ncclTopoPostset: no copyChannels to nvlsChannels
 	p.ComputeChannelsFitMax = true // connect.cc ncclTopoPostset: 2*nChannels <= MAXCHANNELS
-	p.NetPeerChannelsFixed = true  // paths.cc ncclTopoGetNchannels: NCHANNELS_PER_NET_PEER 2
+	p.NetPeerChannelsFixed = true  // paths.cc ncclTopoGetNchannels: NCHANNELS_PER_NET_PEER 2, a negative one skipped
 	p.ChannelLineNoCollNet = true  // init.cc initTransportsRank summary line
 }
 
@@ -603,6 +612,7 @@ func Apply2_28_3(p *Params) {
 	p.PCIClassDataDirect = true
 	p.NetDevsPolicy = true
 	p.NVLSRaisesChannels = false
+	p.NetPeerEnvPositiveOnly = true // init.cc envConfigOverride: NCCL_NCHANNELS_PER_NET_PEER <= 0 "is too low"
 }
 
 // Apply2_28_7 turns 2.28.3 rules into those of tag v2.28.7-1; 2.28.9
@@ -807,8 +817,11 @@ type Options struct {
 	// NetDevsPolicy / NetDevsMax are NCCL_NETDEVS_POLICY (AUTO, ALL, MAX:n).
 	NetDevsPolicy NetDevsPolicyKind
 	NetDevsMax    int
-	// NChannelsPerNetPeer is NCCL_NCHANNELS_PER_NET_PEER; -1 when unset.
-	NChannelsPerNetPeer int
+	// NChannelsPerNetPeer is NCCL_NCHANNELS_PER_NET_PEER as read when
+	// NChannelsPerNetPeerSet; -1 when unset (each release gives its own
+	// default meaning, see Params.NetPeerChannelsFixed).
+	NChannelsPerNetPeer    int
+	NChannelsPerNetPeerSet bool
 	// MinP2PNChannels / MaxP2PNChannels are NCCL_MIN_P2P_NCHANNELS (1) and
 	// NCCL_MAX_P2P_NCHANNELS (MAXCHANNELS when 0).
 	MinP2PNChannels, MaxP2PNChannels int
@@ -908,6 +921,7 @@ var paramSources = map[string][2]string{
 	"NVLinkBwSM90":            {"src/graph/topo.h", "ncclTopoNVLinkBw"},
 	"ComputeChannelsFitMax":   {"src/graph/connect.cc", "ncclTopoPostset"},
 	"NetPeerChannelsFixed":    {"src/graph/paths.cc", "ncclTopoGetNchannels"},
+	"NetPeerEnvPositiveOnly":  {"src/init.cc", "envConfigOverride"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
 	"DupAfterSearch":          {"src/graph/search.cc", "ncclTopoCompute"},
