@@ -247,6 +247,17 @@ type Params struct {
 	// try higher speeds too.
 	DupAfterSearch bool
 
+	// NVLSRaisesIntra: with DupAfterSearch, pass 2 raises an NVLS graph's
+	// bwIntra as a tree's, its channel count not pinned, where 2.19.1 raises
+	// its bwInter (2.18.x src/graph/search.cc ncclTopoCompute). Only
+	// 2.18.1's ranking as rings can keep the raise.
+	NVLSRaisesIntra bool
+
+	// NVLSUncapped: across nodes an NVLS graph is searched up to
+	// MAXCHANNELS channels, not the GPU count (2.18.x src/graph/search.cc
+	// ncclTopoCompute, src/init.cc initTransportsRank).
+	NVLSUncapped bool
+
 	// SM90SpeedsIntra and SM90SpeedsInter replace the sm90 speed arrays of
 	// search.go (the 2.21.5+ / 2.19.3+ values) where a release differs
 	// (src/graph/search.cc sm90SpeedArrayIntra/Inter); nil: unchanged.
@@ -509,7 +520,9 @@ func Apply2_19_1(p *Params) {
 // budget, sm90SpeedArrayIntra without 50 GB/s, NCCL_CROSS_NIC on every
 // graph, NVLS graphs ranked by their channel count alone, the NETs of
 // ncclTopoSearchRecNet in list order, and NVLS channel c headed by the
-// local GPU of NET nets[c], and P2P kept where NVML reports it disabled.
+// local GPU of NET nets[c], P2P kept where NVML reports it disabled, and
+// NVLS graphs across nodes searched up to MAXCHANNELS channels with pass 2
+// raising their bwIntra.
 func Apply2_18_6(p *Params) {
 	p.SearchGlobalTimeout = 5 << 16 // search.cc NCCL_SEARCH_GLOBAL_TIMEOUT
 	p.SM90SpeedsIntra = []float32{60.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0}
@@ -518,6 +531,8 @@ func Apply2_18_6(p *Params) {
 	p.RecNet18 = true                // search.cc ncclTopoSearchRecNet
 	p.NVLSHeads = NVLSHeadsNetLocal  // search.cc ncclTopoSearchRecNet
 	p.NVMLP2PKept = true             // paths.cc ncclTopoCheckP2p
+	p.NVLSRaisesIntra = true         // search.cc ncclTopoCompute: pass 2 raises NVLS bwIntra
+	p.NVLSUncapped = true            // search.cc ncclTopoCompute: NVLS up to MAXCHANNELS across nodes
 }
 
 // Apply2_18_1 turns 2.18.3's topology stage into 2.18.1's (a backward
@@ -922,6 +937,8 @@ var paramSources = map[string][2]string{
 	"ComputeChannelsFitMax":   {"src/graph/connect.cc", "ncclTopoPostset"},
 	"NetPeerChannelsFixed":    {"src/graph/paths.cc", "ncclTopoGetNchannels"},
 	"NetPeerEnvPositiveOnly":  {"src/init.cc", "envConfigOverride"},
+	"NVLSRaisesIntra":         {"src/graph/search.cc", "ncclTopoCompute"},
+	"NVLSUncapped":            {"src/graph/search.cc", "ncclTopoCompute"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
 	"DupAfterSearch":          {"src/graph/search.cc", "ncclTopoCompute"},
