@@ -19,11 +19,13 @@ import (
 // Its group schedule is the one before the rewrite: a sorted queue, one
 // aggregate per run of a function, reduction and datatype, each task's
 // channels from getChannnelThreadInfo, and the plain tasks cut at
-// maxBytesPerChannel (scheduleCollTasksToPlan, addCBDCollToPlan).
+// maxBytesPerChannel (scheduleCollTasksToPlan, addCBDCollToPlan); a kernel
+// plan holds half of NCCL_WORK_FIFO_DEPTH's ncclWork structs, and a larger
+// group goes on in another plan (ncclLaunchPrepare).
 //
 // An AllGather is an NVLS candidate only when nvlsSupport holds for the
-// ncclSum ncclAllGather enqueues with and its datatype (int8, uint8 and
-// fp8-free types outside ncclNvlsSupported are not): nvlsSupport does not
+// ncclSum ncclAllGather enqueues with and its datatype (not for int8 or
+// uint8, which ncclNvlsSupported refuses): nvlsSupport does not
 // count AllGather in (scheduleCollTasksToPlan) and topoGetAlgoInfo prunes
 // NVLS without it, AllGather included; 2.22.3 does both the other way.
 
@@ -76,6 +78,11 @@ func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.RingBdwKeepsProto, true, tuningCC, "ncclTopoTuneModel")
 	// P4 without the AllGather exemption
 	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneR20, enqueueCC, "topoGetAlgoInfo")
+	// the kernel-plan budget before NCCL_WORK_FIFO_BYTES: half of
+	// NCCL_WORK_FIFO_DEPTH's ncclWork structs per plan, a new plan when
+	// the next task's channels do not fit (ncclLaunchPrepare,
+	// scheduleCollTasksToPlan)
+	tuningSet(d, &t.WorkFifoDepth, 64<<10, "src/init.cc", "devCommSetup")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
