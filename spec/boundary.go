@@ -96,6 +96,7 @@ var valueReaders = map[string][]RuleID{
 	"NetNameAtLoad":          {"G-NET-ABI-1"},
 	"HasFP8":                 {"G-SEL-APPEND-1"},
 	"RingBackup":             {"G-SEL-PICK-1"},
+	"NVLSSupportAllGather":   {"G-SEL-OPSUP-1"},
 	"param.NCCL_PAT_ENABLE":  {"G-PAT-1"},
 	"param.NCCL_LL128_C2C":   {"G-TUNE-PROTO-1"},
 	// the schedule facts: no gate reads them (algos does)

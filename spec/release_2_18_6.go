@@ -26,10 +26,12 @@ import (
 // consecutive same-function operations (the schedule 2.19.4's delta sets), the
 // bandwidth scaling of ncclTopoGetAlgoTime for an aggregate's nChannels,
 // the 1 MiB Simple buffer on ARM (computeBuffSizes), collNetChannels from
-// max(nChannels, nvlsChannels), GDR read below sm80, and the search's
-// start of an NVLS channel and order of a channel's first GPUs
+// max(nChannels, nvlsChannels) and GDR reads without an NVLink peer on
+// every architecture (neither changes anything gatesim outputs), and the
+// search's start of an NVLS channel and order of a channel's first GPUs
 // (ncclTopoSearchRecNet). The search budget, sm90SpeedArrayIntra without
-// 50, NCCL_CROSS_NIC on every graph and the NVLS graph ranking are
+// 50, NCCL_CROSS_NIC on every graph, the NVLS graph ranking, the NVLS
+// channels uncapped across nodes and pass 2 raising NVLS bwIntra are
 // topo.Apply2_18_6.
 
 var tag2186 = "v2.18.6-1"

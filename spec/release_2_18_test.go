@@ -1,9 +1,12 @@
 package spec
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // after2_18 is the release after 2.18.6 in the chain (the one its backward
@@ -195,6 +198,39 @@ func TestCollNetSupport2_18_1(t *testing.T) {
 		got := slices.ContainsFunc(d.Candidates, func(ap AlgoProto) bool { return ap.Algo.IsCollNet() })
 		if got != tc.collNet {
 			t.Errorf("%s: CollNet among the candidates %v, want %v (%v)", tc.v, got, tc.collNet, d.Candidates)
+		}
+	}
+}
+
+// TestNVLSGraph2_18_1: on two DGX H100 nodes with 200 Gb/s NICs, 2.18.1
+// keeps its pass-2 raise of the NVLS graph's bwIntra (30 GB/s, topo's
+// TestNVLSPass2_18), and 2.18's NVLSTree bandwidth comes from the graph
+// (8 channels × bwIntra × 0.70·2/(2·1)): 168 GB/s at 2.18.1, 134.4 at
+// 2.18.3, whose graph stays at 24.
+func TestNVLSGraph2_18_1(t *testing.T) {
+	sys, err := Preset("dgx-h100", PresetOptions{Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sys.Nodes {
+		nics := slices.Clone(sys.Nodes[i].NICs)
+		for j := range nics {
+			nics[j].SpeedMbps = 200000
+		}
+		sys.Nodes[i].NICs = nics
+	}
+	for _, tc := range []struct {
+		v           Version
+		bwIntra, bw float32
+	}{{V2_18_1, 30, 168}, {V2_18_3, 24, 134.4}} {
+		c, err := Init(MustLoad(tc.v), sys, Env{})
+		if err != nil || c.Err != nil || c.Model == nil {
+			t.Fatal(tc.v, err, c.Err)
+		}
+		g := c.Topo.Graphs[topo.GraphNVLS]
+		bw := c.Model.Bandwidths[AllReduce][NVLSTree][Simple]
+		if g.BwIntra != tc.bwIntra || math.Abs(float64(bw-tc.bw)) > 1e-3 {
+			t.Errorf("%s: NVLS graph bwIntra %v, NVLSTree AllReduce %v GB/s; want %v, %v", tc.v, g.BwIntra, bw, tc.bwIntra, tc.bw)
 		}
 	}
 }

@@ -9,7 +9,10 @@ import "github.com/gatesim/gatesim/spec/topo"
 // tuner is asked in getAlgoInfo, the per-operation [TUNING] line is TRACE
 // only, and ncclTopoPostset neither raises nChannels to nvlsChannels nor
 // bounds the sm90 doubling by 16; SM90_NVLINK_BW is 20.0 and a network
-// peer gets NCCL_NCHANNELS_PER_NET_PEER (2) p2p channels. Its tuning
+// peer gets NCCL_NCHANNELS_PER_NET_PEER (2) p2p channels, a negative value
+// (-1 included, which 2.20.3 reads as its NIC rule) leaving the peer out
+// of the minimum (src/graph/paths.cc ncclTopoGetNchannels,
+// ncclTopoComputeP2pChannels; topo.NetPeerChannelsFixed). Its tuning
 // tables equal 2.20.3's (v2.19.4-1.txt). Its group schedule aggregates
 // consecutive calls at NCCL_AGG_CHANNEL_SIZE and puts every task on its
 // least loaded channels (scheduleCollTasksToPlan, addCollToPlan).
@@ -60,8 +63,9 @@ var tunerCall19 = ruleAt(tunerCall20, ref2194("src/enqueue.cc", "getAlgoInfo"),
 	`Before the model, a loaded v1 tuner's getCollInfo (no context argument) receives the function, the byte count, collNetSupport, nvlsSupport and the pipelined-op count and may set the algorithm, the protocol and nChannels. A pair it sets is used as it is (topoGetAlgoInfo runs only for what it left undefined); a set nChannels overrides the one topoGetAlgoInfo computed. A non-success return fails the collective.`)
 
 // prune19 is 2.22.3's pruning as topoGetAlgoInfo writes it: NVLS
-// AllGather is exempt from nvlsSupport (2.20.3 drops the exemption; gatesim
-// keeps it for 2.20.x, see docs/releases.md).
+// AllGather is exempt from nvlsSupport (2.20.3 drops the exemption). Its
+// nvlsSupport is 2.20.3's (an NVLS type for AllGather's ncclSum too), so
+// the exemption decides an int8 AllGather.
 var prune19 = pruneRule(ref2194("src/enqueue.cc", "topoGetAlgoInfo"),
 	pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true})
 
@@ -91,6 +95,8 @@ func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2194}
 	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSNone, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.OpLine, TuningOpLineTrace, enqueueCC, "topoGetAlgoInfo")
+	// NVLS AllGather exempt from nvlsSupport (P4 as 2.22.3 has it)
+	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneR22, enqueueCC, "topoGetAlgoInfo")
 	// the schedule of NCCL_AGG_CHANNEL_SIZE and least loaded channels
 	tuningSet(d, &t.Schedule, TuningScheduleR18, enqueueCC, "scheduleCollTasksToPlan")
 	tuningSet(d, &t.AggChannelSize, 1<<21, "src/include/enqueue.h", "NCCL_AGG_CHANNEL_SIZE")
@@ -126,5 +132,5 @@ func back2_19_4(rs *Ruleset) {
 	rs.Replace(en19, "2.19.4 WARNs when it re-enables Ring and Tree for a hard-set CollNet; 2.20.3 does it silently")
 	rs.Replace(tunerLib19(ref2194("src/misc/tuner.cc", "ncclLoadTunerPlugin"), true), "2.19.4 reaches the failure line with NCCL_TUNER_PLUGIN unset (\"Tuner: no plugin found '(null)'\"); 2.20.3 checks the handle only when the variable is set")
 	rs.Replace(tunerCall19, "2.19.4 asks the tuner in getAlgoInfo; 2.20.3 in getTunerInfo")
-	rs.Replace(prune19, "2.19.4 exempts NVLS AllGather from nvlsSupport in topoGetAlgoInfo; 2.20.3 does not (gatesim keeps the exemption for 2.20.x)")
+	rs.Replace(prune19, "2.19.4 exempts NVLS AllGather from nvlsSupport in topoGetAlgoInfo; 2.20.3 does not")
 }

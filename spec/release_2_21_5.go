@@ -23,9 +23,11 @@ import (
 // plan holds half of NCCL_WORK_FIFO_DEPTH's ncclWork structs, and a larger
 // group goes on in another plan (ncclLaunchPrepare).
 //
-// Read at the tag and not modelled here (docs/releases.md lists them):
-// NVLS AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
-// AllGather; the gates and the tuning model's prune share 2.22.3's P4).
+// An AllGather is an NVLS candidate only when nvlsSupport holds for the
+// ncclSum ncclAllGather enqueues with and its datatype (not for int8 or
+// uint8, which ncclNvlsSupported refuses): nvlsSupport does not
+// count AllGather in (scheduleCollTasksToPlan) and topoGetAlgoInfo prunes
+// NVLS without it, AllGather included; 2.22.3 does both the other way.
 
 var tag2215 = "v2.21.5-1"
 
@@ -43,6 +45,14 @@ var tunerABI21 = tunerABI(Ref{Tag: tag2215, File: "src/misc/tuner.cc", Func: "nc
 
 var tunerCall21 = ruleAt(tunerCall(Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "getTunerInfo"}), Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "getTunerInfo"},
 	`Before the model, a loaded v2 tuner's getCollInfo receives the function, the byte count, collNetSupport, nvlsSupport and the pipelined-op count and may set the algorithm, the protocol and nChannels. A pair it sets is used as it is (topoGetAlgoInfo runs only for what it left undefined), so a pair NCCL would have ruled out is selected; a set nChannels is kept. A non-success return fails the collective.`)
+
+// opSup21 and prune21: nvlsSupport from the type alone, AllGather's
+// ncclSum included, and no AllGather exemption in the prune (P4).
+var opSup21 = ruleAt(opSup22, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleCollTasksToPlan"},
+	`collNetOK = the communicator's CollNet support and, for AllReduce, Reduce and ReduceScatter, the gathered matrix at (netOp, datatype), where Avg and PreMulSum look up Sum. nvlsOK = the communicator's NVLS support and ncclNvlsSupported(op, type): int32/uint32/int64/uint64/half/bfloat16 with Sum, Min or Max; float/double with Sum only. AllGather is checked with the ncclSum it is enqueued with, so an int8 or uint8 AllGather has no NVLS.`)
+
+var prune21 = pruneRule(Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "topoGetAlgoInfo"},
+	pruneSet{nvlsAGRSOneNode: true})
 
 var release2_21_5 = Release{
 	Version: V2_21_5,
@@ -66,6 +76,8 @@ func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
 	// an aggregate's non-Ring latency counts ceil(numPipeOps / this)
 	tuningSet(d, &t.MaxDevWorkBatchColls, 9, deviceH, "NCCL_MAX_WORK_ELEMENTS")
 	tuningSet(d, &t.RingBdwKeepsProto, true, tuningCC, "ncclTopoTuneModel")
+	// P4 without the AllGather exemption
+	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneR20, enqueueCC, "topoGetAlgoInfo")
 	// the kernel-plan budget before NCCL_WORK_FIFO_BYTES: half of
 	// NCCL_WORK_FIFO_DEPTH's ncclWork structs per plan, a new plan when
 	// the next task's channels do not fit (ncclLaunchPrepare,
@@ -77,6 +89,7 @@ func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
 func consts2_21_5(rs *Ruleset) {
 	rs.SetConst("TunerABI", []int{2}, Ref{Tag: tag2215, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"})
 	rs.DropParam("NCCL_RUNTIME_CONNECT", Ref{Tag: tag2215, File: "src/init.cc", Func: "initTransportsRank"})
+	rs.SetConst("NVLSSupportAllGather", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleCollTasksToPlan"})
 }
 
 func back2_21_5(rs *Ruleset) {
@@ -87,6 +100,8 @@ func back2_21_5(rs *Ruleset) {
 	rs.Replace(tunerLib21, "2.21.5 logs each missing tuner candidate and a summary; 2.22.3 lists them in \"Could not find\"")
 	rs.Replace(tunerABI21, "2.21.5 looks up v2 only (NCCL_TUNER_PLUGIN_SYMBOL); 2.22.3 probes v3, then v2 through an adapter")
 	rs.Replace(tunerCall21, "2.21.5: a v2 tuner names algorithm and protocol before the model; 2.22.3: the tuner edits the cost table")
+	rs.Replace(opSup21, "2.21.5's nvlsSupport needs an NVLS type for AllGather too (ncclSum and the datatype); 2.22.3 counts AllGather in")
+	rs.Replace(prune21, "2.21.5 prunes NVLS without nvlsSupport, AllGather included; 2.22.3 exempts AllGather")
 	rs.Remove("G-EXEC-RTCONN-1", ref("src/init.cc", "initTransportsRank"), "runtime connect arrives in 2.22.3; 2.21.5 connects every algorithm at init")
 	rs.Remove("G-EXEC-RTCONN-2", ref("src/init.cc", "initTransportsRank"), "NCCL_RUNTIME_CONNECT (default 1) arrives in 2.22.3")
 }

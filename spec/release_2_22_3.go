@@ -91,10 +91,12 @@ func consts2_22_3(rs *Ruleset) {
 		MaxChannels:    32,
 		MaxDirectArity: 7,
 		// NVLS channels come from NCCL_NVLS_NCHANNELS (default 16).
-		NVLSChannelsSM90:   16,
-		RingBackup:         true,
-		NVLSLastChunkAlign: 16,
-		NVLSNetChunkCap:    true,
+		NVLSChannelsSM90: 16,
+		RingBackup:       true,
+		// nvlsSupport counts AllGather in (scheduleCollTasksToPlan)
+		NVLSSupportAllGather: true,
+		NVLSLastChunkAlign:   16,
+		NVLSNetChunkCap:      true,
 		// NVLSTreeChunkFromStep false: 2.21.5 sizes NVLSTree from nvlsChunkSize
 		NVLSTreeChunkCap4Nodes: true,
 		IntParams: map[string]int64{

@@ -149,6 +149,11 @@ type Consts struct {
 	HasFP8 bool
 	// RingBackup is 2.19.1-2.23.4's per-operation Ring backup.
 	RingBackup bool
+	// NVLSSupportAllGather: an AllGather's nvlsSupport is the
+	// communicator's whatever its datatype (2.22.3+, src/enqueue.cc
+	// scheduleCollTasksToPlan); before, it also needs ncclNvlsSupported of
+	// the ncclSum ncclAllGather passes and its datatype.
+	NVLSSupportAllGather bool
 	// IntParams are the compiled defaults of the integer NCCL_PARAMs the
 	// gates read, by variable name.
 	IntParams map[string]int64

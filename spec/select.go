@@ -451,7 +451,11 @@ func (c *Comm) opSupport(op Op) (collNetOK, nvlsOK bool) {
 		netOp := op.RedOp.NetOp()
 		collNetOK = netOp <= Min && c.CollNetMatrix[netOp][op.DataType]
 	}
-	nvlsOK = c.NVLSSupport && (op.Func == AllGather || nvlsSupported(op.RedOp, op.DataType))
+	nvlsOp := op.RedOp
+	if op.Func == AllGather {
+		nvlsOp = Sum // ncclAllGather enqueues with ncclSum
+	}
+	nvlsOK = c.NVLSSupport && ((op.Func == AllGather && c.rs.Consts.NVLSSupportAllGather) || nvlsSupported(nvlsOp, op.DataType))
 	return collNetOK, nvlsOK
 }
 

@@ -64,3 +64,25 @@ func TestTopoHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestNChannelsPerNetPeerEnv: NCCL_NCHANNELS_PER_NET_PEER reaches the
+// topology stage as written, -1 and 0 included, so each release can give
+// them its own meaning (topo's TestChannelCounts has the counts).
+func TestNChannelsPerNetPeerEnv(t *testing.T) {
+	for _, tc := range []struct {
+		env Env
+		n   int
+		set bool
+	}{
+		{Env{}, -1, false},
+		{Env{"NCCL_NCHANNELS_PER_NET_PEER": "-1"}, -1, true},
+		{Env{"NCCL_NCHANNELS_PER_NET_PEER": "0"}, 0, true},
+		{Env{"NCCL_NCHANNELS_PER_NET_PEER": "4"}, 4, true},
+		{Env{"NCCL_NCHANNELS_PER_NET_PEER": "4294967295"}, -1, true}, // stored in an int
+	} {
+		o, err := CheckedTopoOptions(tc.env)
+		if err != nil || o.NChannelsPerNetPeer != tc.n || o.NChannelsPerNetPeerSet != tc.set {
+			t.Errorf("%v: %d set %v (%v), want %d set %v", tc.env, o.NChannelsPerNetPeer, o.NChannelsPerNetPeerSet, err, tc.n, tc.set)
+		}
+	}
+}

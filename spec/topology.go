@@ -387,9 +387,8 @@ func TopoOptions(env Env) topo.Options {
 	})
 	set("NCCL_COLLNET_NODE_THRESHOLD", func(n int) { o.CollNetNodeThreshold = n })
 	set("NCCL_NCHANNELS_PER_NET_PEER", func(n int) {
-		if n > 0 {
-			o.NChannelsPerNetPeer = n
-		}
+		// NCCL stores the int64 parameter in an int
+		o.NChannelsPerNetPeer, o.NChannelsPerNetPeerSet = int(int32(n)), true
 	})
 	set("NCCL_MIN_P2P_NCHANNELS", func(n int) { o.MinP2PNChannels = n })
 	set("NCCL_MAX_P2P_NCHANNELS", func(n int) { o.MaxP2PNChannels = n })

@@ -37,6 +37,8 @@ const (
 	TuningLL128C2CMixed    = tuning.LL128C2CMixed
 	TuningLL128R18         = tuning.LL128R18
 	TuningNVLSPruneArity   = tuning.NVLSPruneArity
+	TuningNVLSPruneR20     = tuning.NVLSPruneR20
+	TuningNVLSPruneR22     = tuning.NVLSPruneR22
 	TuningNoAlgoR24        = tuning.NoAlgoR24
 	TuningNoAlgoR30        = tuning.NoAlgoR30
 	TuningOpLineR23        = tuning.OpLineR23

@@ -705,11 +705,8 @@ func (r *Result) consensus(ps *pathState) error {
 			minCh = min(minCh, c)
 		}
 		if remote {
-			c := o.NChannelsPerNetPeer
-			if c <= 0 && p.NetPeerChannelsFixed {
-				c = 2
-			}
-			if c <= 0 {
+			c, nicRule := netPeerChannels(p, o)
+			if nicRule {
 				c = 2
 				byBw := localNetCountByBw(s, g)
 				maxC := c
@@ -718,7 +715,9 @@ func (r *Result) consensus(ps *pathState) error {
 				}
 				c = max(byBw, maxC)
 			}
-			minCh = min(minCh, c)
+			if c >= 0 { // a negative count leaves the peer out
+				minCh = min(minCh, c)
+			}
 		}
 	}
 	r.P2PNChannelsPerPeer = Pow2Up(minCh)
@@ -737,6 +736,25 @@ func (r *Result) consensus(ps *pathState) error {
 	}
 	r.Log = append(r.Log, r.Summary)
 	return nil
+}
+
+// netPeerChannels is what ncclTopoGetNchannels answers for a remote peer
+// from NCCL_NCHANNELS_PER_NET_PEER, or nicRule when the NIC count and the
+// rank count decide. 2.18.x/2.19.x default to 2 and have no NIC rule; from
+// 2.20.3 unset and -1 mean the NIC rule; from 2.28.3 any value <= 0 is
+// ignored as too low.
+func netPeerChannels(p *Params, o *Options) (c int, nicRule bool) {
+	c, set := o.NChannelsPerNetPeer, o.NChannelsPerNetPeerSet
+	switch {
+	case p.NetPeerChannelsFixed:
+		if !set {
+			c = 2
+		}
+		return c, false
+	case p.NetPeerEnvPositiveOnly:
+		return c, !set || c <= 0
+	}
+	return c, !set || c == -1
 }
 
 // maxNChannels is ncclMaxNchannels: NCCL_MAX_NCHANNELS capped to [1, MAXCHANNELS].

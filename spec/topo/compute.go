@@ -376,7 +376,7 @@ func (x *searcher) compute(graph *sgraph, log *[]string) error {
 		if graph.pattern == PatternCollNetDirect {
 			graph.maxChannels = min(maxDirectArity+1, len(s.Nodes[GPU]))
 		}
-	} else if graph.pattern == PatternNVLS || graph.pattern == PatternCollNetDirect {
+	} else if (graph.pattern == PatternNVLS && !p.NVLSUncapped) || graph.pattern == PatternCollNetDirect {
 		graph.maxChannels = len(s.Nodes[GPU])
 	}
 	if ngpus == 1 && graph.pattern != PatternRing {
@@ -540,10 +540,11 @@ done:
 	if pass == 2 {
 		// See whether the bandwidth can go up.
 		if time != 0 && speedIndex > 0 && p.DupAfterSearch {
-			// 2.19.1: trees raise bwIntra, NVLS bwInter, rings nothing.
+			// 2.19.1: trees raise bwIntra, NVLS bwInter, rings nothing;
+			// 2.18.x: NVLS bwIntra as the trees.
 			switch {
 			case graph.pattern == PatternRing:
-			case graph.pattern == PatternNVLS:
+			case graph.pattern == PatternNVLS && !p.NVLSRaisesIntra:
 				if tmp.bwInter == graph.bwInter && tmp.bwInter < float32(tmp.bwIntra*2) {
 					tmp.minChannels, tmp.maxChannels = graph.nChannels, graph.nChannels
 					speedIndex--

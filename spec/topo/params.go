@@ -218,10 +218,19 @@ type Params struct {
 	ComputeChannelsFitMax bool
 
 	// NetPeerChannelsFixed: a remote peer gets NCCL_NCHANNELS_PER_NET_PEER
-	// (default 2) p2p channels whatever the NIC count (2.19.x
-	// src/graph/paths.cc ncclTopoGetNchannels); from 2.20.3 the default -1
-	// derives them from the NICs and the rank count.
+	// (default 2) p2p channels whatever the NIC count, and a negative value
+	// (-1 included) leaves the peer out of the minimum (2.18.x, 2.19.x
+	// src/graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannels);
+	// from 2.20.3 the default and an explicit -1 derive them from the NICs
+	// and the rank count.
 	NetPeerChannelsFixed bool
+
+	// NetPeerEnvPositiveOnly: NCCL_NCHANNELS_PER_NET_PEER <= 0 is ignored
+	// ("is too low", the NIC rule stays) as the variable only overrides
+	// the communicator config's nChannelsPerNetPeer (2.28.3+ src/init.cc
+	// envConfigOverride); before, 0 made the minimum 0 (one channel per
+	// peer) and a value below -1 left the peer out.
+	NetPeerEnvPositiveOnly bool
 
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
@@ -243,6 +252,17 @@ type Params struct {
 	// from 2.19.3 ncclTopoDupChannels runs between the passes and rings
 	// try higher speeds too.
 	DupAfterSearch bool
+
+	// NVLSRaisesIntra: with DupAfterSearch, pass 2 raises an NVLS graph's
+	// bwIntra as a tree's, its channel count not pinned, where 2.19.1 raises
+	// its bwInter (2.18.x src/graph/search.cc ncclTopoCompute). Only
+	// 2.18.1's ranking as rings can keep the raise.
+	NVLSRaisesIntra bool
+
+	// NVLSUncapped: across nodes an NVLS graph is searched up to
+	// MAXCHANNELS channels, not the GPU count (2.18.x src/graph/search.cc
+	// ncclTopoCompute, src/init.cc initTransportsRank).
+	NVLSUncapped bool
 
 	// SM90SpeedsIntra and SM90SpeedsInter replace the sm90 speed arrays of
 	// search.go (the 2.21.5+ / 2.19.3+ values) where a release differs
@@ -460,7 +480,7 @@ func Apply2_19_4(p *Params) {
 	p.NVLinkBwSM90 = 20.0          // topo.h SM90_NVLINK_BW
 	p.NVLSRaisesChannels = false   // connect.cc ncclTopoPostset: no copyChannels to nvlsChannels
 	p.ComputeChannelsFitMax = true // connect.cc ncclTopoPostset: 2*nChannels <= MAXCHANNELS
-	p.NetPeerChannelsFixed = true  // paths.cc ncclTopoGetNchannels: NCHANNELS_PER_NET_PEER 2
+	p.NetPeerChannelsFixed = true  // paths.cc ncclTopoGetNchannels: NCHANNELS_PER_NET_PEER 2, a negative one skipped
 	p.ChannelLineNoCollNet = true  // init.cc initTransportsRank summary line
 }
 
@@ -507,7 +527,9 @@ func Apply2_19_1(p *Params) {
 // budget, sm90SpeedArrayIntra without 50 GB/s, NCCL_CROSS_NIC on every
 // graph, NVLS graphs ranked by their channel count alone, the NETs of
 // ncclTopoSearchRecNet in list order, and NVLS channel c headed by the
-// local GPU of NET nets[c], and P2P kept where NVML reports it disabled.
+// local GPU of NET nets[c], P2P kept where NVML reports it disabled, and
+// NVLS graphs across nodes searched up to MAXCHANNELS channels with pass 2
+// raising their bwIntra.
 func Apply2_18_6(p *Params) {
 	p.SearchGlobalTimeout = 5 << 16 // search.cc NCCL_SEARCH_GLOBAL_TIMEOUT
 	p.SM90SpeedsIntra = []float32{60.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0}
@@ -516,6 +538,8 @@ func Apply2_18_6(p *Params) {
 	p.RecNet18 = true                // search.cc ncclTopoSearchRecNet
 	p.NVLSHeads = NVLSHeadsNetLocal  // search.cc ncclTopoSearchRecNet
 	p.NVMLP2PKept = true             // paths.cc ncclTopoCheckP2p
+	p.NVLSRaisesIntra = true         // search.cc ncclTopoCompute: pass 2 raises NVLS bwIntra
+	p.NVLSUncapped = true            // search.cc ncclTopoCompute: NVLS up to MAXCHANNELS across nodes
 }
 
 // Apply2_18_1 turns 2.18.3's topology stage into 2.18.1's (a backward
@@ -610,6 +634,7 @@ func Apply2_28_3(p *Params) {
 	p.PCIClassDataDirect = true
 	p.NetDevsPolicy = true
 	p.NVLSRaisesChannels = false
+	p.NetPeerEnvPositiveOnly = true // init.cc envConfigOverride: NCCL_NCHANNELS_PER_NET_PEER <= 0 "is too low"
 }
 
 // Apply2_28_7 turns 2.28.3 rules into those of tag v2.28.7-1; 2.28.9
@@ -814,8 +839,11 @@ type Options struct {
 	// NetDevsPolicy / NetDevsMax are NCCL_NETDEVS_POLICY (AUTO, ALL, MAX:n).
 	NetDevsPolicy NetDevsPolicyKind
 	NetDevsMax    int
-	// NChannelsPerNetPeer is NCCL_NCHANNELS_PER_NET_PEER; -1 when unset.
-	NChannelsPerNetPeer int
+	// NChannelsPerNetPeer is NCCL_NCHANNELS_PER_NET_PEER as read when
+	// NChannelsPerNetPeerSet; -1 when unset (each release gives its own
+	// default meaning, see Params.NetPeerChannelsFixed).
+	NChannelsPerNetPeer    int
+	NChannelsPerNetPeerSet bool
 	// MinP2PNChannels / MaxP2PNChannels are NCCL_MIN_P2P_NCHANNELS (1) and
 	// NCCL_MAX_P2P_NCHANNELS (MAXCHANNELS when 0).
 	MinP2PNChannels, MaxP2PNChannels int
@@ -915,6 +943,9 @@ var paramSources = map[string][2]string{
 	"NVLinkBwSM90":            {"src/graph/topo.h", "ncclTopoNVLinkBw"},
 	"ComputeChannelsFitMax":   {"src/graph/connect.cc", "ncclTopoPostset"},
 	"NetPeerChannelsFixed":    {"src/graph/paths.cc", "ncclTopoGetNchannels"},
+	"NetPeerEnvPositiveOnly":  {"src/init.cc", "envConfigOverride"},
+	"NVLSRaisesIntra":         {"src/graph/search.cc", "ncclTopoCompute"},
+	"NVLSUncapped":            {"src/graph/search.cc", "ncclTopoCompute"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},

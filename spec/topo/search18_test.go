@@ -284,3 +284,34 @@ func TestCollNetHeads18(t *testing.T) {
 		}
 	}
 }
+
+// On two DGX H100 nodes with 200 Gb/s NICs the NVLS graph is found at
+// 24 GB/s. 2.18's pass 2 raises its bwIntra (2.19.1 its bwInter, which
+// stays at 24), and only 2.18.1's ranking as rings keeps a raise (2.18.3-
+// 2.18.6 rank NVLS graphs by channel count). 2.18 searches up to
+// MAXCHANNELS NVLS channels across nodes, not the GPU count: the search
+// never stops early for having every channel, so the budget runs out
+// after 30 GB/s where a cap at 8 would reach 40.
+func TestNVLSPass2_18(t *testing.T) {
+	spec := PresetDGXH100()
+	for i := range spec.NICs {
+		spec.NICs[i].SpeedMbps = 200000
+	}
+	hosts := nTimes(mustSynth(t, spec), 2)
+	capped := params2_18_1()
+	capped.NVLSUncapped = false
+	for _, tc := range []struct {
+		p                Params
+		bwInter, bwIntra float32
+	}{
+		{Params2_19_1(), 24, 24},
+		{params2_18_6(), 24, 24},
+		{params2_18_1(), 24, 30},
+		{capped, 24, 40},
+	} {
+		g := search(t, hosts, tc.p, DefaultOptions()).Graphs[GraphNVLS]
+		if g.NChannels != 8 || g.BwInter != tc.bwInter || g.BwIntra != tc.bwIntra {
+			t.Errorf("%s (uncapped %v): NVLS %d × %v/%v, want 8 × %v/%v", tc.p.Release, tc.p.NVLSUncapped, g.NChannels, g.BwInter, g.BwIntra, tc.bwInter, tc.bwIntra)
+		}
+	}
+}

@@ -200,6 +200,20 @@ func TestChannelCounts(t *testing.T) {
 		{"2.19.4 doubles 16 channels to 32", nTimes(h100, 2), Params2_19_4(), func(o *Options) { o.CrossNic = 1 }, 32, 16, 32, 2},
 		{"2.19.4 NVLS does not raise the channels", nTimes(h100, 1), Params2_19_4(), func(o *Options) { o.MaxNChannels = 2 }, 2, 16, 2, 2},
 		{"2.19.4 two p2p channels per network peer", nTimes(h100, 2), Params2_19_4(), func(o *Options) { o.MaxNChannels = 4 }, 4, 16, 4, 2},
+		// NCCL_NCHANNELS_PER_NET_PEER as each release reads it: 2.19.4
+		// leaves a peer with a negative count out of the minimum (the
+		// NVLink peers' 36 leave the 16 p2p channels), 2.20.3 to 2.27.7
+		// take -1 as the NIC rule and 0 as a minimum of 0, 2.28.3 ignores
+		// any value <= 0.
+		{"2.19.4 -1 leaves the network peers out", nTimes(h100, 2), Params2_19_4(), netPeer(-1), 16, 16, 16, 16},
+		{"2.19.4 0 is one channel per peer", nTimes(h100, 2), Params2_19_4(), netPeer(0), 16, 16, 16, 1},
+		{"2.19.4 4 per network peer", nTimes(h100, 2), Params2_19_4(), netPeer(4), 16, 16, 16, 4},
+		{"2.22.3 -1 is the NIC rule", nTimes(h100, 2), Params2_22_3(), netPeer(-1), 16, 16, 16, 2},
+		{"2.22.3 -2 leaves the network peers out", nTimes(h100, 2), Params2_22_3(), netPeer(-2), 16, 16, 16, 16},
+		{"2.22.3 0 is one channel per peer", nTimes(h100, 2), Params2_22_3(), netPeer(0), 16, 16, 16, 1},
+		{"2.28.9 0 is too low: the NIC rule", nTimes(h100, 2), Params2_28_9(), netPeer(0), 16, 16, 16, 2},
+		{"2.28.9 -2 is too low: the NIC rule", nTimes(h100, 2), Params2_28_9(), netPeer(-2), 16, 16, 16, 2},
+		{"2.28.9 4 per network peer", nTimes(h100, 2), Params2_28_9(), netPeer(4), 16, 16, 16, 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,6 +225,11 @@ func TestChannelCounts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// netPeer sets NCCL_NCHANNELS_PER_NET_PEER.
+func netPeer(n int) func(*Options) {
+	return func(o *Options) { o.NChannelsPerNetPeer, o.NChannelsPerNetPeerSet = n, true }
 }
 
 // The "4 compute channels per search channel" doubling of ncclTopoPostset:

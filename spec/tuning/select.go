@@ -386,6 +386,11 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 					prune(a, CostP4)
 					continue
 				}
+			case NVLSPruneR20:
+				if !t.op.NVLSOK {
+					prune(a, CostP4)
+					continue
+				}
 			case NVLSPruneArity:
 				if !t.op.NVLSOK {
 					prune(a, CostP4)

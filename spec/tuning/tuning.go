@@ -160,10 +160,13 @@ const (
 	// NVLSPruneArity (P4', 2.27.3+): NVLS/NVLSTree need nvlsSupport, and a
 	// function other than AllReduce needs localRanks ≤ NCCL_MAX_NVLS_ARITY.
 	NVLSPruneArity
+	// NVLSPruneR20 (P4, 2.20.3–2.21.5): NVLS/NVLSTree need nvlsSupport,
+	// AllGather included (topoGetAlgoInfo has no AllGather exemption).
+	NVLSPruneR20
 )
 
 func (m NVLSPrune) String() string {
-	return tuningEnumName([]string{"p4", "p4-arity"}, int(m), "NVLSPrune")
+	return tuningEnumName([]string{"p4", "p4-arity", "p4-r20"}, int(m), "NVLSPrune")
 }
 
 // NoAlgo selects what happens when no cost-table cell is usable.
