@@ -718,16 +718,38 @@ func ll128AutoIntra(r *initRun, f Func, a Algo, g GraphInfo, intraMax string, bl
 	return true, ""
 }
 
-// ll128Auto28 is 2.27.3+'s rule with NCCL_LL128_C2C.
+// ll128Auto28 is 2.27.5+'s rule with NCCL_LL128_C2C.
 func ll128Auto28(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
+	return ll128AutoC2C(r, f, a, g, false)
+}
+
+// ll128Auto273 is 2.27.3's: its PATH_P2C is numbered above PXN, so sm90+
+// allows PXN with or without NCCL_LL128_C2C and P2C only with it.
+func ll128Auto273(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
+	return ll128AutoC2C(r, f, a, g, true)
+}
+
+// ll128AutoC2C is the rule of 2.27.3+ with NCCL_LL128_C2C; p2cAbovePXN is
+// 2.27.3's path numbering.
+func ll128AutoC2C(r *initRun, f Func, a Algo, g GraphInfo, p2cAbovePXN bool) (bool, string) {
 	c := r.comm
 	inter, intra := pathIdx(g.TypeInter, "PIX"), pathIdx(g.TypeIntra, "LOC")
+	c2c := r.param("NCCL_LL128_C2C") != 0
 	limit := "PXB"
-	if r.param("NCCL_LL128_C2C") != 0 && c.MinSM >= 90 {
+	beyond := inter > pathIdx(limit, "")
+	switch {
+	case c.MinSM >= 90 && p2cAbovePXN:
+		limit = "PXB, PXN"
+		if c2c {
+			limit += " or P2C"
+		}
+		beyond = beyond && g.TypeInter != "PXN" && !(c2c && g.TypeInter == "P2C")
+	case c.MinSM >= 90 && c2c:
 		limit = "PXN"
+		beyond = inter > pathIdx(limit, "")
 	}
 	switch {
-	case inter > pathIdx(limit, ""):
+	case beyond:
 		return false, "inter-node path " + g.TypeInter + " beyond " + limit
 	case intra > pathIdx("NVB", ""):
 		return false, "intra-node path " + g.TypeIntra + " beyond NVB"

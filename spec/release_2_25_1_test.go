@@ -89,3 +89,32 @@ func TestLL128BlackwellBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestLL128P2COrderBoundary: 2.27.3 numbers PATH_P2C (7) above PATH_PXN (6)
+// and bounds LL128's typeInter on sm90+ by PXN without NCCL_LL128_C2C;
+// 2.27.5 moves P2C below PXN and bounds it by PXB then (ncclTopoTuneModel).
+// Two DGX B200s run their ring over PXN: with NCCL_LL128_C2C=0 Ring/LL128
+// stays on at 2.27.3 and goes off at 2.27.5, in the gates and the model.
+func TestLL128P2COrderBoundary(t *testing.T) {
+	for _, tc := range []struct {
+		v   Version
+		env Env
+		on  bool
+	}{
+		{V2_27_3, Env{"NCCL_LL128_C2C": "0"}, true},
+		{V2_27_5, Env{"NCCL_LL128_C2C": "0"}, false},
+		{V2_27_3, Env{}, true},
+		{V2_27_5, Env{}, true},
+	} {
+		c := initPreset(t, tc.v, "dgx-b200", 2, tc.env)
+		if c.Graphs.Ring.TypeInter != "PXN" {
+			t.Fatalf("%s dgx-b200 x2: ring typeInter %s, want PXN", tc.v, c.Graphs.Ring.TypeInter)
+		}
+		if got := c.Model.Bandwidths[AllReduce][Ring][LL128] > 0; got != tc.on {
+			t.Errorf("%s %v: the model's Ring/LL128 bandwidth > 0 is %v, want %v", tc.v, tc.env, got, tc.on)
+		}
+		if got := c.Enabled[AllReduce][Ring][LL128]; got != tc.on {
+			t.Errorf("%s %v: the gates' Ring/LL128 enabled is %v, want %v", tc.v, tc.env, got, tc.on)
+		}
+	}
+}

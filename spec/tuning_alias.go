@@ -37,6 +37,7 @@ const (
 	TuningLL128C2CMixed    = tuning.LL128C2CMixed
 	TuningLL128R18         = tuning.LL128R18
 	TuningLL128R25         = tuning.LL128R25
+	TuningLL128C2CPXN      = tuning.LL128C2CPXN
 	TuningNVLSPruneArity   = tuning.NVLSPruneArity
 	TuningNoAlgoR24        = tuning.NoAlgoR24
 	TuningNoAlgoR30        = tuning.NoAlgoR30

@@ -1060,7 +1060,12 @@ func (m *Model) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 		}
 	default:
 		c2c := tuningParam(in.LL128C2C, 1)
-		if c2c != 0 && minCC >= 90 {
+		if c.LL128Rule == LL128C2CPXN {
+			ok := G.TypeInter <= topo.PathPXB || (minCC >= 90 && (G.TypeInter == topo.PathPXN || c2c != 0 && G.TypeInter == topo.PathP2C))
+			fail(ok, func() string {
+				return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB (sm90: PXN, P2C with NCCL_LL128_C2C)", a, G.TypeInter)
+			})
+		} else if c2c != 0 && minCC >= 90 {
 			fail(G.TypeInter <= topo.PathPXN, func() string { return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXN", a, G.TypeInter) })
 		} else {
 			fail(G.TypeInter <= topo.PathPXB, func() string { return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB", a, G.TypeInter) })

@@ -146,10 +146,14 @@ const (
 	// LL128R25 (2.25.1–2.26.6): as LL128R22, and the capability may also be
 	// 100 or 120 (Blackwell).
 	LL128R25
+	// LL128C2CPXN (2.27.3): as LL128C2C, but 2.27.3 numbers PATH_P2C above
+	// PATH_PXN and bounds typeInter on sm90+ by P2C with NCCL_LL128_C2C and
+	// by PXN without it: PXN is allowed either way, P2C only with it.
+	LL128C2CPXN
 )
 
 func (m LL128Rule) String() string {
-	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper", "r18", "r25"}, int(m), "LL128Rule")
+	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper", "r18", "r25", "c2c-pxn"}, int(m), "LL128Rule")
 }
 
 // NVLSPrune selects the per-operation NVLS pruning rule of
