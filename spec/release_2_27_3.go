@@ -61,6 +61,8 @@ func consts2_27_3(rs *Ruleset) {
 	rs.SetConst("NVLSChannelsSM100", 24, ref("src/transport/nvls.cc", "ncclNvlsInit"))
 	rs.SetParamDefault("NCCL_NVLS_NCHANNELS", UndefInt, ref("src/init.cc", "NvlsChannels"))
 	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
+	rs.SetParamDefault("NCCL_NET_GDR_C2C", 1, ref("src/graph/paths.cc", "NetGdrC2c"))
+	rs.SetParamDefault("NCCL_PXN_C2C", 0, ref("src/graph/paths.cc", "PxnC2c"))
 }
 
 func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {

@@ -72,3 +72,35 @@ func TestGraphPrintIDsPerRelease(t *testing.T) {
 		t.Errorf("2.27.5 dgx-h100 x2 ring channel 0: %q, want GPU ids", ch0)
 	}
 }
+
+// TestP2CPathsFrom2273: PATH_P2C exists from 2.27.3 (src/graph/paths.cc
+// ncclTopoComputePaths); before, a GB200 GPU reaches the NICs behind its
+// Grace CPU at PHB, which is beyond LL128's PXN bound, so two NVL72
+// cliques run without LL128 at 2.26.6 and with it at 2.27.3. NCCL_PXN_C2C
+// defaults to 0 until 2.27.7 and 1 from 2.28.3; it changes the tree
+// graph's pattern on such a system.
+func TestP2CPathsFrom2273(t *testing.T) {
+	for _, tc := range []struct {
+		v       Version
+		env     Env
+		inter   string
+		ll128   bool
+		pattern int
+	}{
+		{V2_26_6, nil, "PHB", false, int(topo.PatternBalancedTree)},
+		{V2_27_3, nil, "P2C", true, int(topo.PatternBalancedTree)},
+		{V2_27_3, Env{"NCCL_PXN_C2C": "1"}, "P2C", true, int(topo.PatternTree)},
+		{V2_27_7, Env{"NCCL_PXN_C2C": "0"}, "P2C", true, int(topo.PatternBalancedTree)},
+	} {
+		c := initPreset(t, tc.v, "gb200-nvl72", 20, tc.env)
+		if got := c.Graphs.Ring.TypeInter; got != tc.inter {
+			t.Errorf("%s %v gb200-nvl72 x20: ring typeInter %s, want %s", tc.v, tc.env, got, tc.inter)
+		}
+		if got := c.Enabled[AllReduce][Ring][LL128]; got != tc.ll128 {
+			t.Errorf("%s %v gb200-nvl72 x20: Ring/LL128 enabled %v, want %v", tc.v, tc.env, got, tc.ll128)
+		}
+		if got := c.Graphs.Tree.Pattern; got != tc.pattern {
+			t.Errorf("%s %v gb200-nvl72 x20: tree pattern %d, want %d", tc.v, tc.env, got, tc.pattern)
+		}
+	}
+}

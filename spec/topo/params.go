@@ -71,10 +71,14 @@ type Params struct {
 	// and Zhaoxin CPUs.
 	P2PLevelAMDPairs bool
 
-	// C2CPaths enables the C2C/P2C path rules: the GPU→NIC P2C shortcut
-	// through a C2C-attached CPU, PXN through a P2C peer (NCCL_PXN_C2C) and
-	// GDR over C2C (NCCL_NET_GDR_C2C) (2.24+ src/graph/paths.cc).
+	// C2CPaths enables GDR over C2C (NCCL_NET_GDR_C2C): a GPU whose CPU is
+	// C2C-attached reaches a NIC behind that CPU at C2C distance (2.26.2+
+	// src/graph/paths.cc ncclTopoCheckGdr; before 2.27.3 the NIC path is
+	// PHB). P2CPaths adds PATH_P2C (2.27.3+): the GPU→NIC P2C shortcut
+	// through a C2C-attached CPU and PXN through a P2C peer (NCCL_PXN_C2C,
+	// default 0 until 2.27.7, 1 from 2.28.3).
 	C2CPaths bool
+	P2CPaths bool
 
 	// PXNAvoidsPXN: PXN is used when the GPU's own path is worse than PXN
 	// (2.28 ncclTopoComputePaths condition (4)); 2.22.3 tests "worse than PXB".
@@ -601,6 +605,7 @@ func Apply2_27_3(p *Params) {
 	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
 		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
 	p.LinkTypeP2C = true
+	p.P2CPaths = true
 	p.FollowPathSkipsDIS = true
 	// sm100: 18 GB/s last within a node (search.go's array from here), 47.9
 	// first across nodes.
@@ -906,7 +911,8 @@ var paramSources = map[string][2]string{
 	"SelfPathsDIS":            {"src/graph/paths.cc", "ncclTopoSetPaths"},
 	"LocalCPUNeedsHops":       {"src/graph/paths.cc", "ncclGetLocalCpu"},
 	"P2PLevelAMDPairs":        {"src/graph/paths.cc", "ncclTopoCheckP2p"},
-	"C2CPaths":                {"src/graph/paths.cc", "ncclTopoComputePaths"},
+	"C2CPaths":                {"src/graph/paths.cc", "ncclTopoCheckGdr"},
+	"P2CPaths":                {"src/graph/paths.cc", "ncclTopoComputePaths"},
 	"PXNAvoidsPXN":            {"src/graph/paths.cc", "ncclTopoComputePaths"},
 	"InterFlag":               {"src/graph/paths.cc", "ncclTopoTrimSystem"},
 	"PathBasedTypes":          {"src/graph/search.cc", "ncclTopoCompute"},
