@@ -683,17 +683,22 @@ func protoRule(ref Ref, doc string, ll128 func(r *initRun, f Func, a Algo, g Gra
 
 // ll128Auto22 is 2.22.3's rule.
 func ll128Auto22(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
-	return ll128AutoIntra(r, f, a, g, "NVB")
+	return ll128AutoIntra(r, f, a, g, "NVB", false)
 }
 
 // ll128Auto18 is 2.18.1's rule: the intra-node path at most NVL.
 func ll128Auto18(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
-	return ll128AutoIntra(r, f, a, g, "NVL")
+	return ll128AutoIntra(r, f, a, g, "NVL", false)
+}
+
+// ll128Auto25 is 2.25.1's rule: 2.22.3's, with sm100 and sm120 allowed.
+func ll128Auto25(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
+	return ll128AutoIntra(r, f, a, g, "NVB", true)
 }
 
 // ll128AutoIntra is the rule of 2.18.1-2.26.6 with the largest intra-node
-// path type it allows.
-func ll128AutoIntra(r *initRun, f Func, a Algo, g GraphInfo, intraMax string) (bool, string) {
+// path type it allows and whether Blackwell (sm100, sm120) is on the list.
+func ll128AutoIntra(r *initRun, f Func, a Algo, g GraphInfo, intraMax string, blackwell bool) (bool, string) {
 	c := r.comm
 	inter, intra := pathIdx(g.TypeInter, "PIX"), pathIdx(g.TypeIntra, "LOC")
 	switch {
@@ -703,7 +708,9 @@ func ll128AutoIntra(r *initRun, f Func, a Algo, g GraphInfo, intraMax string) (b
 		return false, "intra-node path " + g.TypeIntra + " beyond " + intraMax
 	case c.MinSM != c.MaxSM:
 		return false, "mixed compute capabilities"
-	case c.MinSM != 70 && c.MinSM != 80 && c.MinSM != 90:
+	case blackwell && c.MinSM != 70 && c.MinSM != 80 && c.MinSM != 90 && c.MinSM != 100 && c.MinSM != 120:
+		return false, fmt.Sprintf("sm%d is not 70, 80, 90, 100 or 120", c.MinSM)
+	case !blackwell && c.MinSM != 70 && c.MinSM != 80 && c.MinSM != 90:
 		return false, fmt.Sprintf("sm%d is not 70, 80 or 90", c.MinSM)
 	case c.MinSM == 90 && cuda(r) == 11080 && f == AllReduce && a == Ring && c.NRanks == 2:
 		return false, "CUDA 11.8 sm90 two-rank Ring AllReduce"
@@ -711,16 +718,38 @@ func ll128AutoIntra(r *initRun, f Func, a Algo, g GraphInfo, intraMax string) (b
 	return true, ""
 }
 
-// ll128Auto28 is 2.27.3+'s rule with NCCL_LL128_C2C.
+// ll128Auto28 is 2.27.5+'s rule with NCCL_LL128_C2C.
 func ll128Auto28(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
+	return ll128AutoC2C(r, f, a, g, false)
+}
+
+// ll128Auto273 is 2.27.3's: its PATH_P2C is numbered above PXN, so sm90+
+// allows PXN with or without NCCL_LL128_C2C and P2C only with it.
+func ll128Auto273(r *initRun, f Func, a Algo, g GraphInfo) (bool, string) {
+	return ll128AutoC2C(r, f, a, g, true)
+}
+
+// ll128AutoC2C is the rule of 2.27.3+ with NCCL_LL128_C2C; p2cAbovePXN is
+// 2.27.3's path numbering.
+func ll128AutoC2C(r *initRun, f Func, a Algo, g GraphInfo, p2cAbovePXN bool) (bool, string) {
 	c := r.comm
 	inter, intra := pathIdx(g.TypeInter, "PIX"), pathIdx(g.TypeIntra, "LOC")
+	c2c := r.param("NCCL_LL128_C2C") != 0
 	limit := "PXB"
-	if r.param("NCCL_LL128_C2C") != 0 && c.MinSM >= 90 {
+	beyond := inter > pathIdx(limit, "")
+	switch {
+	case c.MinSM >= 90 && p2cAbovePXN:
+		limit = "PXB, PXN"
+		if c2c {
+			limit += " or P2C"
+		}
+		beyond = beyond && g.TypeInter != "PXN" && !(c2c && g.TypeInter == "P2C")
+	case c.MinSM >= 90 && c2c:
 		limit = "PXN"
+		beyond = inter > pathIdx(limit, "")
 	}
 	switch {
-	case inter > pathIdx(limit, ""):
+	case beyond:
 		return false, "inter-node path " + g.TypeInter + " beyond " + limit
 	case intra > pathIdx("NVB", ""):
 		return false, "intra-node path " + g.TypeIntra + " beyond NVB"

@@ -1,6 +1,10 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
 
 // NCCL 2.24.3 (tag v2.24.3-1), a delta against 2.23.4: the per-function
 // NCCL_ALGO/NCCL_PROTO grammar with hard parse errors, the end of the Ring
@@ -41,6 +45,7 @@ var release2_24_3 = Release{
 	Version: V2_24_3,
 	Tag:     tag243,
 	Consts:  consts2_24_3,
+	Topo:    topo.Apply2_24_3,
 	Tuning:  tuningApply2_24_3,
 	Rules:   apply2_24_3,
 }

@@ -9,7 +9,8 @@ import "github.com/gatesim/gatesim/spec/topo"
 // (topo.Params.PathBasedTypes).
 // Also: 64 channels, the Blackwell rows, per-architecture NVLS channels,
 // NVLS and CollNetDirect channel caps, ncclMnnvlCheck and the NVLS early
-// exit without the MNNVL clique form.
+// exit without the MNNVL clique form, LL128 by default on sm100/sm120, and
+// NVLS AllGather/ReduceScatter only up to NCCL_MAX_NVLS_ARITY ranks.
 
 var tag251 = "v2.25.1-1"
 
@@ -20,6 +21,8 @@ var nvlsEarly251 = nvlsEarly(Ref{Tag: tag251, File: "src/transport/nvls.cc", Fun
 		}
 		return false, ""
 	})
+
+const proto251Doc = `Protocols default to LL 1, LL128 2 (auto), Simple 1; a value set by NCCL_PROTO is 0/1 and bypasses the auto rule. LL128 auto is on when the graph's inter-node path is at most PXB (or PXN on sm90+), its intra-node path at most NVB, every GPU has the same compute capability and it is 7.0, 8.0, 9.0, 10.0 or 12.0 (not for a two-rank sm90 Ring AllReduce built with CUDA 11.8).`
 
 var release2_25_1 = Release{
 	Version: V2_25_1,
@@ -55,6 +58,8 @@ func tuningApply2_25_1(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PerChMaxTreeBw[TuningBlackwell][TuningN2], 2*41.4, tuningCC, "perChMaxTreeBws")
 	tuningSet(d, &t.PerChMaxTreeBw[TuningBlackwell][TuningN4], 2*36.0, tuningCC, "perChMaxTreeBws")
 	tuningSet(d, &t.MaxChannels, 64, deviceH, "MAXCHANNELS")
+	tuningSet(d, &t.LL128Rule, TuningLL128R25, tuningCC, "ncclTopoTuneModel")
+	tuningSet(d, &t.PruneNVLSAGRSRanks, true, enqueueCC, "updateCollCostTable")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
@@ -66,4 +71,7 @@ func apply2_25_1(rs *Ruleset) {
 	rs.Replace(collNetGraph(ref("src/graph/search.cc", "ncclTopoCompute"), func(n int) int { return min(8, n) }), "CollNetDirect ≤ min(8, #GPUs)")
 	rs.Replace(nvlsGraph(ref("src/graph/search.cc", "ncclTopoCompute"), func(n int) int { return min(32, n) }), "NVLS ≤ 32 channels")
 	rs.Replace(graphSearch.withRef(ref("src/graph/search.cc", "ncclTopoCompute")), "typeIntra/typeInter bounded by the system's GPU-GPU and GPU-NET paths (ncclTopoGetGpuMaxPath)")
+	rs.Replace(protoRule(ref("src/graph/tuning.cc", "ncclTopoTuneModel"), proto251Doc, ll128Auto25), "LL128 auto also on sm100 and sm120")
+	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),
+		pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true, nvlsAGRSRanks: true, patScaling: true, fp8Ring: true}), "P6: NVLS AllGather/ReduceScatter also need nRanks ≤ NCCL_MAX_NVLS_ARITY")
 }

@@ -25,6 +25,7 @@ func consts2_26_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
 	rs.SetConst("NetNameAtLoad", true, ref("src/plugin/net/net_v8.cc", "getNcclNet_v8"))
+	rs.SetParamDefault("NCCL_NET_GDR_C2C", 0, ref("src/graph/paths.cc", "NetGdrC2c"))
 }
 
 func tuningApply2_26_2(t *Tuning) ([]TuningChange, error) {

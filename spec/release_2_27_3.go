@@ -45,6 +45,8 @@ var side273 = ruleAt(sideRule, Ref{Tag: tag273, File: "src/enqueue.cc", Func: "n
 
 var ctaPolicy273 = ruleAt(ctaPolicyRule, Ref{Tag: tag273, File: "src/enqueue.cc", Func: "getAlgoInfo"}, "")
 
+const proto273Doc = `Protocols default to LL 1, LL128 2 (auto), Simple 1; a value set by NCCL_PROTO is 0/1 and bypasses the auto rule. LL128 auto is on when the graph's inter-node path is at most PXB, or on sm90+ at most P2C with NCCL_LL128_C2C (default 1) and at most PXN without it (2.27.3 numbers PATH_P2C 7 above PATH_PXN 6: PXN passes either way, P2C only with NCCL_LL128_C2C), its intra-node path at most NVB, every GPU has the same compute capability, at least 7.0 (not for a two-rank sm90 Ring AllReduce built with CUDA 11.8).`
+
 var release2_27_3 = Release{
 	Version: V2_27_3,
 	Tag:     tag273,
@@ -59,6 +61,8 @@ func consts2_27_3(rs *Ruleset) {
 	rs.SetConst("NVLSChannelsSM100", 24, ref("src/transport/nvls.cc", "ncclNvlsInit"))
 	rs.SetParamDefault("NCCL_NVLS_NCHANNELS", UndefInt, ref("src/init.cc", "NvlsChannels"))
 	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
+	rs.SetParamDefault("NCCL_NET_GDR_C2C", 1, ref("src/graph/paths.cc", "NetGdrC2c"))
+	rs.SetParamDefault("NCCL_PXN_C2C", 0, ref("src/graph/paths.cc", "PxnC2c"))
 }
 
 func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
@@ -69,10 +73,11 @@ func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.CollNetDirectPPN1, 0, tuningCC, model)
 	tuningSet(d, &t.CollNetDirectPPN8, 0, tuningCC, model)
 	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSMin, tuningCC, model)
-	tuningSet(d, &t.LL128Rule, TuningLL128C2C, tuningCC, model)
+	tuningSet(d, &t.LL128Rule, TuningLL128C2CPXN, tuningCC, model)
 	tuningSet(d, &t.NThreadsWarn, false, tuningCC, "getNthreads")
 	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneArity, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.PruneNVLSMultiNodeAGRS, false, enqueueCC, "updateCollCostTable")
+	tuningSet(d, &t.PruneNVLSAGRSRanks, false, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.WorkCollBytes, 96, deviceH, "struct ncclDevWorkColl")
 	tuningSet(d, &t.MaxDevWorkBatchColls, 10, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
 	tuningSet(d, &t.Symmetric, true, enqueueCC, "ncclPrepareTasks")
@@ -101,7 +106,7 @@ func apply2_27_3(rs *Ruleset) {
 	rs.Replace(collNetCons.withRef(ref("src/init.cc", "initTransportsRank")), "config.collnetEnable")
 	rs.Replace(nvlsSetup(ref("src/transport/nvls.cc", "nvlsAllocateMem"), true), "bind failure soft unless NCCL_NVLS_ENABLE=1")
 	rs.Replace(collNetBwRule(ref("src/graph/tuning.cc", "ncclTopoTuneModel"), bw2_28.Doc, true), "NVLS and CollNetDirect share the multi-node AllGather/ReduceScatter rule")
-	rs.Replace(protoRule(ref("src/graph/tuning.cc", "ncclTopoTuneModel"), proto28.Doc, ll128Auto28), "NCCL_LL128_C2C, any compute capability ≥ 7.0 (2.27.3's P2C bound is modelled with 2.27.5's order: PXN)")
+	rs.Replace(protoRule(ref("src/graph/tuning.cc", "ncclTopoTuneModel"), proto273Doc, ll128Auto273), "NCCL_LL128_C2C, any compute capability ≥ 7.0; PXN on sm90+ with or without it (P2C numbered above PXN)")
 	rs.Add(side273, "G-SEL-APPEND-1", "symmetric kernels bypass the table")
 	rs.Replace(opSupport(ref("src/enqueue.cc", "getCollNetSupport"), false), "NVLS AllGather needs nvlsSupport too")
 	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),

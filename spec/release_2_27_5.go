@@ -5,7 +5,8 @@ import "github.com/gatesim/gatesim/spec/topo"
 // NCCL 2.27.5 (tag v2.27.5-1), a delta against 2.27.3: NCCL_COLLNET_ENABLE is
 // read again as a string for every communicator ((int)strtol), PATH_P2C
 // moves below PXN, NETs record their local GPU and MNNVL scatters NETs GPU
-// by GPU, SM100_NVLINK_BW 40.1.
+// by GPU, SM100_NVLINK_BW 40.1; with P2C below PXN, LL128 without
+// NCCL_LL128_C2C stops at PXB (2.27.3 allowed PXN).
 
 var tag275 = "v2.27.5-1"
 
@@ -13,9 +14,17 @@ var release2_27_5 = Release{
 	Version: V2_27_5,
 	Tag:     tag275,
 	Topo:    topo.Apply2_27_5,
+	Tuning:  tuningApply2_27_5,
 	Rules:   apply2_27_5,
+}
+
+func tuningApply2_27_5(t *Tuning) ([]TuningChange, error) {
+	d := &tuningDelta{t: t, tag: tag275}
+	tuningSet(d, &t.LL128Rule, TuningLL128C2C, tuningCC, "ncclTopoTuneModel")
+	return d.changes, tuningJoinErrs(d.errs)
 }
 
 func apply2_27_5(rs *Ruleset) {
 	rs.Replace(collNetEnv28.withRef(Ref{Tag: tag275, File: "src/init.cc", Func: "envConfigOverride"}), "ncclGetEnv and strtol into config.collnetEnable for every communicator")
+	rs.Replace(protoRule(Ref{Tag: tag275, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}, proto28.Doc, ll128Auto28), "PATH_P2C below PXN: sm90+ allows PXN only with NCCL_LL128_C2C, else PXB")
 }

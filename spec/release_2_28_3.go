@@ -82,6 +82,7 @@ func consts2_28_3(rs *Ruleset) {
 	rs.SetConst("NetABI", []int{11, 10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
 	rs.SetConst("TunerABI", []int{5, 4, 3, 2}, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"))
 	rs.SetConst("P2PChannelBaseReversed", true, ref("src/include/channel.h", "ncclP2pChannelBaseForRound"))
+	rs.SetParamDefault("NCCL_PXN_C2C", 1, ref("src/graph/paths.cc", "PxnC2c"))
 }
 
 // tuningApply2_28_3 turns the 2.27.7 model into NCCL 2.28.3's (tag

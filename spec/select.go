@@ -480,6 +480,7 @@ type pruneSet struct {
 	nvlsAGExempt    bool // P4 (2.22): NVLS AllGather skips the nvlsOK check
 	nvlsArity       bool // P4': non-AllReduce NVLS needs localRanks <= 32 (2.27.3+)
 	nvlsAGRSOneNode bool // P6 (2.22): NVLS AllGather/ReduceScatter single node only
+	nvlsAGRSRanks   bool // P6 (2.25.1–2.26.6): and at most NCCL_MAX_NVLS_ARITY ranks
 	patScaling      bool // P7: PAT ReduceScatter not with PreMulSum/SumPostDiv
 	fp8Ring         bool // P8: fp8 Ring with nRanks > 8 deprioritised
 }
@@ -487,7 +488,7 @@ type pruneSet struct {
 func pruneRule(ref Ref, ps pruneSet) *Rule {
 	return &Rule{
 		ID: "G-SEL-PRUNE-1", Layer: LayerSelect, Title: "cost-table pruning",
-		Doc: `Every cell starts IGNORE; with one rank only Ring/Simple is used. Otherwise an algorithm stays IGNORE when: it is CollNet and collNetOK is false (P1); it is CollNetDirect (2.23.4+) or CollNetChain (2.28.3+) and a node has more than 8 local ranks (P2, P3); it is NVLS/NVLSTree and nvlsOK is false (2.22: AllGather exempt) or, from 2.27.3, the function is not AllReduce with more than 32 local ranks (P4); it is NVLS across nodes without collNetOK (P5); it is NVLS AllGather/ReduceScatter across nodes (2.22, P6); it is PAT ReduceScatter with a scaling reduction such as Avg (P7). fp8 Ring with more than 8 ranks is deprioritised (time ×1024), not removed (P8). The remaining cells take the model's time; a cell with bandwidth 0 stays unusable.`,
+		Doc: `Every cell starts IGNORE; with one rank only Ring/Simple is used. Otherwise an algorithm stays IGNORE when: it is CollNet and collNetOK is false (P1); it is CollNetDirect (2.23.4+) or CollNetChain (2.28.3+) and a node has more than 8 local ranks (P2, P3); it is NVLS/NVLSTree and nvlsOK is false (2.22: AllGather exempt) or, from 2.27.3, the function is not AllReduce with more than 32 local ranks (P4); it is NVLS across nodes without collNetOK (P5); it is NVLS AllGather/ReduceScatter across nodes (2.22, P6) or, 2.25.1–2.26.6, on more than 32 ranks; it is PAT ReduceScatter with a scaling reduction such as Avg (P7). fp8 Ring with more than 8 ranks is deprioritised (time ×1024), not removed (P8). The remaining cells take the model's time; a cell with bandwidth 0 stays unusable.`,
 		Ref: ref,
 		perOp: func(o *opRun) {
 			c, op := o.comm, o.op
@@ -539,6 +540,9 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 					continue
 				case A == NVLS && ps.nvlsAGRSOneNode && (op.Func == AllGather || op.Func == ReduceScatter) && c.NNodes > 1:
 					prune(A, "G-SEL-PRUNE-1", "NVLS AllGather/ReduceScatter is single-node only (P6)")
+					continue
+				case A == NVLS && ps.nvlsAGRSRanks && (op.Func == AllGather || op.Func == ReduceScatter) && c.NRanks > o.rs.Consts.MaxNVLSArity:
+					prune(A, "G-SEL-PRUNE-1", fmt.Sprintf("NVLS AllGather/ReduceScatter on %d ranks > %d (P6)", c.NRanks, o.rs.Consts.MaxNVLSArity))
 					continue
 				case A == PAT && ps.patScaling && op.Func == ReduceScatter && (op.RedOp == Avg || op.RedOp == PreMulSum):
 					prune(A, "G-SEL-PRUNE-1", "PAT ReduceScatter cannot scale (P7)")

@@ -488,6 +488,13 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 		}
 	}
 	o := TopoOptions(r.env)
+	// the release's defaults of the C2C switches (TopoOptions has the newest)
+	for name, f := range map[string]*bool{"NCCL_PXN_C2C": &o.PXNC2C, "NCCL_NET_GDR_C2C": &o.NetGdrC2C} {
+		if def, ok := r.rs.Consts.IntParams[name]; ok {
+			v, _, _ := intParam(r.env, name, def)
+			*f = v != 0
+		}
+	}
 	o.NvlsMulticast = topo.MulticastNo
 	if multicast {
 		o.NvlsMulticast = topo.MulticastYes

@@ -36,6 +36,8 @@ const (
 	TuningLL128C2C         = tuning.LL128C2C
 	TuningLL128C2CMixed    = tuning.LL128C2CMixed
 	TuningLL128R18         = tuning.LL128R18
+	TuningLL128R25         = tuning.LL128R25
+	TuningLL128C2CPXN      = tuning.LL128C2CPXN
 	TuningNVLSPruneArity   = tuning.NVLSPruneArity
 	TuningNVLSPruneR20     = tuning.NVLSPruneR20
 	TuningNVLSPruneR22     = tuning.NVLSPruneR22

@@ -517,17 +517,17 @@ func (nm *nodeModel) graphLines(g *sgraph, rankBase int) []string {
 	s := nm.sys
 	ngpus := len(s.Nodes[GPU])
 	inter := nm.ps.inter(s)
-	netName := func(id int64) string {
-		if p.GraphPrintIDs {
-			return fmt.Sprintf(" NET/%x-%x", id>>56, id&topoLocalIDMask)
+	netName := func(sysID, localID int64) string {
+		if p.NetPrintIDs {
+			return fmt.Sprintf(" NET/%x-%x", sysID>>56, localID&topoLocalIDMask)
 		}
-		return fmt.Sprintf(" NET/%x", id)
+		return fmt.Sprintf(" NET/%x", sysID)
 	}
 	for c := 0; c < g.nChannels; c++ {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%2d :", c)
 		if inter {
-			b.WriteString(netName(g.inter[2*c]))
+			b.WriteString(netName(g.inter[2*c], g.inter[2*c]))
 		}
 		for i := 0; i < ngpus; i++ {
 			rank := g.intra[ngpus*c+i]
@@ -550,7 +550,11 @@ func (nm *nodeModel) graphLines(g *sgraph, rankBase int) []string {
 			}
 		}
 		if inter {
-			b.WriteString(netName(g.inter[2*c+1]))
+			local := g.inter[2*c+1]
+			if p.GraphNetMixedID {
+				local = g.inter[2*c]
+			}
+			b.WriteString(netName(g.inter[2*c+1], local))
 		}
 		out = append(out, b.String())
 	}

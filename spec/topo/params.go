@@ -71,10 +71,14 @@ type Params struct {
 	// and Zhaoxin CPUs.
 	P2PLevelAMDPairs bool
 
-	// C2CPaths enables the C2C/P2C path rules: the GPU→NIC P2C shortcut
-	// through a C2C-attached CPU, PXN through a P2C peer (NCCL_PXN_C2C) and
-	// GDR over C2C (NCCL_NET_GDR_C2C) (2.24+ src/graph/paths.cc).
+	// C2CPaths enables GDR over C2C (NCCL_NET_GDR_C2C): a GPU whose CPU is
+	// C2C-attached reaches a NIC behind that CPU at C2C distance (2.26.2+
+	// src/graph/paths.cc ncclTopoCheckGdr; before 2.27.3 the NIC path is
+	// PHB). P2CPaths adds PATH_P2C (2.27.3+): the GPU→NIC P2C shortcut
+	// through a C2C-attached CPU and PXN through a P2C peer (NCCL_PXN_C2C,
+	// default 0 until 2.27.7, 1 from 2.28.3).
 	C2CPaths bool
+	P2CPaths bool
 
 	// PXNAvoidsPXN: PXN is used when the GPU's own path is worse than PXN
 	// (2.28 ncclTopoComputePaths condition (4)); 2.22.3 tests "worse than PXB".
@@ -139,9 +143,20 @@ type Params struct {
 	NetDevsPolicySelect bool
 	NetDevsPolicy       bool
 
-	// GraphPrintIDs prints GPU and NET as "GPU/0-18000" "NET/0-3" and the
-	// NVLS graph with its head only (2.24+ ncclTopoPrintGraph); 2.22.3 prints
-	// "GPU/<rank>" and "NET/<id>" and every GPU slot.
+	// NetPrintIDs prints ncclTopoPrint's link targets, the paths header and
+	// a graph channel's NETs as "NET/0-3" (2.23.4+ src/graph/topo.cc
+	// ncclTopoPrintRec, paths.cc printNodePaths, search.cc
+	// ncclTopoPrintGraph); 2.22.3 prints the raw id "NET/3".
+	// NetPrintColl adds collSupport to ncclTopoPrint's NET line (2.24.3+).
+	// GraphNetMixedID: 2.23.4 prints a channel's second NET with the first
+	// NET's local id (ncclTopoPrintGraph).
+	NetPrintIDs     bool
+	NetPrintColl    bool
+	GraphNetMixedID bool
+
+	// GraphPrintIDs prints a graph channel's GPUs as "GPU/0-18000" and the
+	// NVLS graph with its head only (2.27.5+ ncclTopoPrintGraph); before,
+	// "GPU/<rank>" and every GPU slot.
 	GraphPrintIDs bool
 
 	// CollNetDirectGraphID is the id of the CollNetDirect graph: 2 in 2.22.3
@@ -192,9 +207,10 @@ type Params struct {
 	// need it, 2.25.1–2.28.9 fall back to one channel in simple order).
 	InterSYSBelowSM90 bool
 
-	// SM100SpeedsIntra and SM100SpeedsInter replace the sm100 speed arrays
-	// of search.go (the 2.27.6–2.28.9 values) where a release changed them
-	// (src/graph/search.cc sm100SpeedArrayIntra/Inter); nil: unchanged.
+	// SM100SpeedsIntra and SM100SpeedsInter are the sm100 speed arrays of
+	// the release (src/graph/search.cc sm100SpeedArrayIntra/Inter; every
+	// release from 2.25.1 sets them); nil: search.go's (the 2.27.6–2.28.9
+	// values).
 	SM100SpeedsIntra []float32
 	SM100SpeedsInter []float32
 
@@ -576,6 +592,15 @@ func Apply2_23_4(p *Params) {
 	p.LocalCPUNeedsHops = true     // paths.cc ncclGetLocalCpu
 	p.NICIDPerNUMA = true          // topo.cc NCCL_TOPO_LOCAL_NIC_ID
 	p.HeadFoundBreak = true        // search.cc ncclTopoSearchRecNet "break"
+	p.NetPrintIDs = true           // topo.cc ncclTopoPrintRec, search.cc ncclTopoPrintGraph
+	p.GraphNetMixedID = true       // search.cc ncclTopoPrintGraph
+}
+
+// Apply2_24_3 is tag v2.24.3-1: ncclTopoPrint's NET line shows collSupport
+// and a graph's second NET its own local id.
+func Apply2_24_3(p *Params) {
+	p.NetPrintColl = true
+	p.GraphNetMixedID = false
 }
 
 // Apply2_25_1 is tag v2.25.1-1: the search bounded by the system's paths
@@ -586,6 +611,8 @@ func Apply2_25_1(p *Params) {
 	p.PathBasedTypes = true
 	p.ArityCaps = true
 	p.SM100Speeds = true
+	p.SM100SpeedsIntra = []float32{90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0}
+	p.SM100SpeedsInter = []float32{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 	p.NVLinkBwSM100 = 40.0
 	p.ComputeChannelsSM90Plus = true
 	p.NVLSChannelsBySM = true
@@ -609,7 +636,12 @@ func Apply2_27_3(p *Params) {
 	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
 		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
 	p.LinkTypeP2C = true
+	p.P2CPaths = true
 	p.FollowPathSkipsDIS = true
+	// sm100: 18 GB/s last within a node (search.go's array from here), 47.9
+	// first across nodes.
+	p.SM100SpeedsIntra = sm100SpeedArrayIntra
+	p.SM100SpeedsInter = []float32{47.9, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
 // Apply2_27_5 is tag v2.27.5-1: NETs record their local GPU, RecNet's
@@ -620,12 +652,14 @@ func Apply2_27_5(p *Params) {
 	p.ReplayOnlySameChannels = true
 	p.LocalGPUStart = true
 	p.GraphPrintIDs = true
+	p.SM100SpeedsInter = []float32{48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
 // Apply2_27_6 is tag v2.27.6-1: PXN when the GPU's own path is worse than
 // PATH_PXN.
 func Apply2_27_6(p *Params) {
 	p.PXNAvoidsPXN = true
+	p.SM100SpeedsInter = sm100SpeedArrayInter // 96 GB/s first across nodes
 }
 
 // Apply2_28_3 turns 2.27.7 rules into those of tag v2.28.3-1 (the system
@@ -675,7 +709,7 @@ func Apply2_30_3(p *Params) {
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
 func Params2_28_3() Params {
 	p := Params2_22_3()
-	for _, apply := range []func(*Params){Apply2_23_4, Apply2_25_1, Apply2_26_2,
+	for _, apply := range []func(*Params){Apply2_23_4, Apply2_24_3, Apply2_25_1, Apply2_26_2,
 		Apply2_27_3, Apply2_27_5, Apply2_27_6, Apply2_28_3} {
 		apply(&p)
 	}
@@ -912,7 +946,8 @@ var paramSources = map[string][2]string{
 	"SelfPathsDIS":            {"src/graph/paths.cc", "ncclTopoSetPaths"},
 	"LocalCPUNeedsHops":       {"src/graph/paths.cc", "ncclGetLocalCpu"},
 	"P2PLevelAMDPairs":        {"src/graph/paths.cc", "ncclTopoCheckP2p"},
-	"C2CPaths":                {"src/graph/paths.cc", "ncclTopoComputePaths"},
+	"C2CPaths":                {"src/graph/paths.cc", "ncclTopoCheckGdr"},
+	"P2CPaths":                {"src/graph/paths.cc", "ncclTopoComputePaths"},
 	"PXNAvoidsPXN":            {"src/graph/paths.cc", "ncclTopoComputePaths"},
 	"InterFlag":               {"src/graph/paths.cc", "ncclTopoTrimSystem"},
 	"PathBasedTypes":          {"src/graph/search.cc", "ncclTopoCompute"},
@@ -927,6 +962,9 @@ var paramSources = map[string][2]string{
 	"NetDevsPolicySelect":     {"src/graph/search.cc", "ncclTopoSelectNets"},
 	"NetDevsPolicy":           {"src/graph/topo.cc", "ncclTopoGetLocalNet"},
 	"GraphPrintIDs":           {"src/graph/search.cc", "ncclTopoPrintGraph"},
+	"NetPrintIDs":             {"src/graph/topo.cc", "ncclTopoPrintRec"},
+	"NetPrintColl":            {"src/graph/topo.cc", "ncclTopoPrintRec"},
+	"GraphNetMixedID":         {"src/graph/search.cc", "ncclTopoPrintGraph"},
 	"CollNetDirectGraphID":    {"src/init.cc", "initTransportsRank"},
 	"NVLSMinGPUs":             {"src/transport/nvls.cc", "ncclNvlsInit"},
 	"NVLSChannelsBySM":        {"src/transport/nvls.cc", "ncclNvlsInit"},

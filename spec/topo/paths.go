@@ -117,10 +117,10 @@ func (ps *pathState) localCPU(s *System, g *Node) (*Node, error) {
 	return best, nil
 }
 
-// mergePathType is mergePathType (2.24+): PHB after C2C is P2C.
+// mergePathType is mergePathType (2.27+): PHB after C2C is P2C.
 func (ps *pathState) mergePathType(a, b PathType) PathType {
 	hi, lo := max(a, b), min(a, b)
-	if ps.p.C2CPaths && hi == PathPHB && lo == PathC2C {
+	if ps.p.P2CPaths && hi == PathPHB && lo == PathC2C {
 		return PathP2C
 	}
 	return hi
@@ -271,15 +271,22 @@ func (ps *pathState) checkGDR(s *System, gpu, net *Node) (bool, error) {
 	}
 	level := ps.gdrLevel()
 	distance := gpu.Paths[NET][net.Index].Type
+	from := gpu
 	if distance == PathPXN {
 		relay, err := intermediateGPU(gpu, net)
 		if err != nil {
 			return false, err
 		}
-		distance = relay.Paths[NET][net.Index].Type
+		from, distance = relay, relay.Paths[NET][net.Index].Type
 	}
-	if ps.p.C2CPaths && ps.o.NetGdrC2C && distance == PathP2C {
+	switch {
+	case ps.p.P2CPaths && ps.o.NetGdrC2C && distance == PathP2C:
 		distance = PathC2C
+	case ps.p.C2CPaths && !ps.p.P2CPaths && ps.o.NetGdrC2C && distance == PathPHB:
+		// 2.26: a NIC behind the GPU's own C2C-attached CPU
+		if cpu, err := ps.localCPU(s, from); err == nil && from.Paths[CPU][cpu.Index].Type == PathC2C {
+			distance = PathC2C
+		}
 	}
 	return distance <= level, nil
 }
@@ -523,7 +530,7 @@ func (ps *pathState) computePaths(s *System) error {
 			}
 		}
 	}
-	if ps.p.C2CPaths {
+	if ps.p.P2CPaths {
 		for _, net := range s.Nodes[NET] {
 			for _, g := range gpus {
 				cpu, err := ps.localCPU(s, g)
@@ -547,7 +554,7 @@ func (ps *pathState) computePaths(s *System) error {
 				if lg != g.Index && lg != -1 {
 					peer := gpus[lg]
 					pxnType := PathPXB
-					if ps.p.C2CPaths && ps.o.PXNC2C {
+					if ps.p.P2CPaths && ps.o.PXNC2C {
 						pxnType = PathP2C
 					}
 					worse := PathPXB

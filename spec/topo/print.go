@@ -40,7 +40,7 @@ func (s *System) printRec(n, prev *Node, prefix string, out *[]string) {
 	}
 	*out = append(*out, line)
 	indent := strings.Repeat(" ", len(prefix))
-	raw := !s.Params.GraphPrintIDs
+	raw := !s.Params.NetPrintIDs
 	target := func(r *Node) string {
 		if raw {
 			return fmt.Sprintf("%s/%X", r.Type, r.ID)
@@ -63,7 +63,7 @@ func (s *System) printRec(n, prev *Node, prefix string, out *[]string) {
 				if r.CollSupport {
 					coll = 1
 				}
-				if raw {
+				if !s.Params.NetPrintColl {
 					*out = append(*out, head+fmt.Sprintf("%s (%x/%d/%f)", target(r), r.Asic, r.Port, float64(r.Bw)))
 				} else {
 					*out = append(*out, head+fmt.Sprintf("%s (%d/%x/%d/%f)", target(r), coll, r.Asic, r.Port, float64(r.Bw)))
@@ -79,7 +79,7 @@ func (s *System) printRec(n, prev *Node, prefix string, out *[]string) {
 // as "TYPE/sys-id (hops/bw/type) ".
 func (s *System) pathLine(n *Node) string {
 	var b strings.Builder
-	if s.Params.GraphPrintIDs {
+	if s.Params.NetPrintIDs {
 		fmt.Fprintf(&b, "%s :", idName(n))
 	} else {
 		fmt.Fprintf(&b, "%s/%X :", n.Type, n.ID)

@@ -1039,7 +1039,7 @@ func (m *Model) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 	minCC, maxCC := in.MinCompCap, in.MaxCompCap
 	exception := minCC == 90 && in.CUDARuntime == 11080 && f == AllReduce && a == Ring && in.NRanks == 2
 	switch c.LL128Rule {
-	case LL128R22, LL128R18:
+	case LL128R22, LL128R18, LL128R25:
 		fail(G.TypeInter <= topo.PathPXB || (minCC >= 90 && G.TypeInter <= topo.PathPXN), func() string {
 			return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB (PXN on sm90)", a, G.TypeInter)
 		})
@@ -1051,16 +1051,26 @@ func (m *Model) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 			return fmt.Sprintf("LL128 auto: %s graph typeIntra %s is beyond %s", a, G.TypeIntra, intraMax)
 		})
 		fail(minCC == maxCC, func() string { return fmt.Sprintf("LL128 auto: mixed compute capabilities %d/%d", minCC, maxCC) })
-		switch minCC {
-		case 70, 80:
-		case 90:
+		switch {
+		case minCC == 70 || minCC == 80:
+		case minCC == 90:
 			fail(!exception, func() string { return "LL128 auto: CUDA 11.8 sm90 Ring AllReduce on 2 ranks" })
+		case c.LL128Rule == LL128R25 && (minCC == 100 || minCC == 120):
+		case c.LL128Rule == LL128R25:
+			fail(false, func() string {
+				return fmt.Sprintf("LL128 auto: compute capability %d is not 70, 80, 90, 100 or 120", minCC)
+			})
 		default:
 			fail(false, func() string { return fmt.Sprintf("LL128 auto: compute capability %d is not 70, 80 or 90", minCC) })
 		}
 	default:
 		c2c := tuningParam(in.LL128C2C, 1)
-		if c2c != 0 && minCC >= 90 {
+		if c.LL128Rule == LL128C2CPXN {
+			ok := G.TypeInter <= topo.PathPXB || (minCC >= 90 && (G.TypeInter == topo.PathPXN || c2c != 0 && G.TypeInter == topo.PathP2C))
+			fail(ok, func() string {
+				return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB (sm90: PXN, P2C with NCCL_LL128_C2C)", a, G.TypeInter)
+			})
+		} else if c2c != 0 && minCC >= 90 {
 			fail(G.TypeInter <= topo.PathPXN, func() string { return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXN", a, G.TypeInter) })
 		} else {
 			fail(G.TypeInter <= topo.PathPXB, func() string { return fmt.Sprintf("LL128 auto: %s graph typeInter %s is beyond PXB", a, G.TypeInter) })

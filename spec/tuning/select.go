@@ -406,7 +406,8 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 			prune(a, CostP5)
 			continue
 		}
-		if a == NVLS && c.PruneNVLSMultiNodeAGRS && (f == AllGather || f == ReduceScatter) && in.NNodes > 1 {
+		if a == NVLS && c.PruneNVLSMultiNodeAGRS && (f == AllGather || f == ReduceScatter) &&
+			(in.NNodes > 1 || c.PruneNVLSAGRSRanks && in.NRanks > c.MaxNVLSArity) {
 			prune(a, CostP6)
 			continue
 		}
@@ -825,6 +826,9 @@ func (c *OpChoice) ExplainCell(m *Model, a Algo, p Proto) CostCell {
 		cell.Rule, cell.Why = RuleSelPrune, "P5: multi-node NVLS needs CollNet support for this operation"
 	case CostP6:
 		cell.Rule, cell.Why = RuleSelPrune, "P6: NVLS AllGather/ReduceScatter are single-node only"
+		if in.NNodes == 1 {
+			cell.Why = fmt.Sprintf("P6: NVLS AllGather/ReduceScatter need at most %d ranks (%d)", m.Tuning.MaxNVLSArity, in.NRanks)
+		}
 	case CostP7:
 		cell.Rule, cell.Why = RuleSelPrune, "P7: PAT ReduceScatter does not support scaling reductions (PreMulSum/SumPostDiv)"
 	case CostP8:

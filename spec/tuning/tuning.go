@@ -143,10 +143,17 @@ const (
 	// LL128R18 (2.18.1): as LL128R22 with typeIntra ≤ NVL (2.18.3 relaxed
 	// it to NVB).
 	LL128R18
+	// LL128R25 (2.25.1–2.26.6): as LL128R22, and the capability may also be
+	// 100 or 120 (Blackwell).
+	LL128R25
+	// LL128C2CPXN (2.27.3): as LL128C2C, but 2.27.3 numbers PATH_P2C above
+	// PATH_PXN and bounds typeInter on sm90+ by P2C with NCCL_LL128_C2C and
+	// by PXN without it: PXN is allowed either way, P2C only with it.
+	LL128C2CPXN
 )
 
 func (m LL128Rule) String() string {
-	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper", "r18"}, int(m), "LL128Rule")
+	return tuningEnumName([]string{"r22", "c2c", "c2c-mixed-hopper", "r18", "r25", "c2c-pxn"}, int(m), "LL128Rule")
 }
 
 // NVLSPrune selects the per-operation NVLS pruning rule of
@@ -368,6 +375,7 @@ type Consts struct {
 	PruneCollNetChainArity   bool      `tuning:"switch.pruneCollNetChainArity"`   // P3: CollNetChain too (2.28.3+)
 	PruneNVLS                NVLSPrune `tuning:"switch.pruneNVLS"`                // P4 / P4'
 	PruneNVLSMultiNodeAGRS   bool      `tuning:"switch.pruneNVLSMultiNodeAGRS"`   // P6: NVLS AG/RS single node only (≤ 2.26)
+	PruneNVLSAGRSRanks       bool      `tuning:"switch.pruneNVLSAGRSRanks"`       // P6 also with nRanks > NCCL_MAX_NVLS_ARITY (2.25.1–2.26.6)
 	PrunePATScaling          bool      `tuning:"switch.prunePATScaling"`          // P7: PAT ReduceScatter not with PreMulSum/SumPostDiv (2.23.4+)
 	FP8RingPenaltyOn         bool      `tuning:"switch.fp8RingPenalty"`           // P8 (2.24.3+)
 	NVLSMultiNodeMinChannels bool      `tuning:"switch.nvlsMultiNodeMinChannels"` // multi-node NVLS uses min(nvlsChannels, nChannels) (2.28.3+; 2.27.7 uses nvlsChannels)

@@ -1,0 +1,106 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// graphLine is the first channel line of a graph pattern in node 0's
+// [GRAPH] log, and the "Pattern" line above it.
+func graphLine(t *testing.T, c *Comm, pattern int) (head, ch0 string) {
+	t.Helper()
+	log := c.Topo.Nodes[0].Log()
+	for i, l := range log {
+		if strings.HasPrefix(l, "Pattern "+string(rune('0'+pattern))+",") && i+1 < len(log) {
+			return l, log[i+1]
+		}
+	}
+	t.Fatalf("%s: no Pattern %d in the graph log", c.rs.Version, pattern)
+	return "", ""
+}
+
+// TestSM100SpeedArraysPerRelease: the sm100 inter-node speed array starts at
+// 48.0 in 2.25.1–2.26.6, 47.9 in 2.27.3, 48.0/45.1 in 2.27.5 and 96.0 from
+// 2.27.6 (src/graph/search.cc sm100SpeedArrayInter). On two DGX B200s the
+// ring at 47.9 GB/s (8 × 47.9) loses to 16 channels at 24 GB/s
+// (ncclTopoCompareGraphs compares nChannels × bw), where 8 × 48 ties and
+// keeps the first; from 2.27.6 the tree's intra speed reaches 96.
+func TestSM100SpeedArraysPerRelease(t *testing.T) {
+	for _, tc := range []struct {
+		v          Version
+		ring, tree string
+	}{
+		{V2_25_1, "nChannels 8, bw 48.000000/48.000000", "nChannels 8, bw 48.000000/48.000000"},
+		{V2_26_6, "nChannels 8, bw 48.000000/48.000000", "nChannels 8, bw 48.000000/48.000000"},
+		{V2_27_3, "nChannels 16, bw 24.000000/24.000000", "nChannels 16, bw 47.900002/24.000000"},
+		{V2_27_5, "nChannels 8, bw 48.000000/48.000000", "nChannels 8, bw 48.000000/48.000000"},
+		{V2_27_6, "nChannels 8, bw 48.000000/48.000000", "nChannels 8, bw 96.000000/48.000000"},
+	} {
+		c := initPreset(t, tc.v, "dgx-b200", 2, nil)
+		if head, _ := graphLine(t, c, int(topo.PatternRing)); !strings.Contains(head, tc.ring) {
+			t.Errorf("%s dgx-b200 x2 ring graph: %q, want %q", tc.v, head, tc.ring)
+		}
+		if head, _ := graphLine(t, c, int(topo.PatternTree)); !strings.Contains(head, tc.tree) {
+			t.Errorf("%s dgx-b200 x2 tree graph: %q, want %q", tc.v, head, tc.tree)
+		}
+	}
+}
+
+// TestGraphPrintIDsPerRelease: ncclTopoPrintGraph prints NETs as
+// "NET/<sys>-<local>" from 2.23.4 (2.23.4 with the first NET's local id
+// for the second, fixed in 2.24.3) and GPUs as "GPU/<sys>-<local>" from
+// 2.27.5; before, the raw NET id and the rank.
+func TestGraphPrintIDsPerRelease(t *testing.T) {
+	for _, tc := range []struct {
+		v   Version
+		ch0 string
+	}{
+		{V2_22_3, " 0 : NET/0 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/1"},
+		{V2_23_4, " 0 : NET/0-0 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/0-0"},
+		{V2_24_3, " 0 : NET/0-0 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/0-1"},
+		{V2_27_3, " 0 : NET/0-0 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/0-1"},
+	} {
+		c := initPreset(t, tc.v, "dgx-h100", 2, nil)
+		if _, ch0 := graphLine(t, c, int(topo.PatternRing)); ch0 != tc.ch0 {
+			t.Errorf("%s dgx-h100 x2 ring channel 0:\n got %q\nwant %q", tc.v, ch0, tc.ch0)
+		}
+	}
+	c := initPreset(t, V2_27_5, "dgx-h100", 2, nil)
+	if _, ch0 := graphLine(t, c, int(topo.PatternRing)); !strings.HasPrefix(ch0, " 0 : NET/0-0 GPU/0-") {
+		t.Errorf("2.27.5 dgx-h100 x2 ring channel 0: %q, want GPU ids", ch0)
+	}
+}
+
+// TestP2CPathsFrom2273: PATH_P2C exists from 2.27.3 (src/graph/paths.cc
+// ncclTopoComputePaths); before, a GB200 GPU reaches the NICs behind its
+// Grace CPU at PHB, which is beyond LL128's PXN bound, so two NVL72
+// cliques run without LL128 at 2.26.6 and with it at 2.27.3. NCCL_PXN_C2C
+// defaults to 0 until 2.27.7 and 1 from 2.28.3; it changes the tree
+// graph's pattern on such a system.
+func TestP2CPathsFrom2273(t *testing.T) {
+	for _, tc := range []struct {
+		v       Version
+		env     Env
+		inter   string
+		ll128   bool
+		pattern int
+	}{
+		{V2_26_6, nil, "PHB", false, int(topo.PatternBalancedTree)},
+		{V2_27_3, nil, "P2C", true, int(topo.PatternBalancedTree)},
+		{V2_27_3, Env{"NCCL_PXN_C2C": "1"}, "P2C", true, int(topo.PatternTree)},
+		{V2_27_7, Env{"NCCL_PXN_C2C": "0"}, "P2C", true, int(topo.PatternBalancedTree)},
+	} {
+		c := initPreset(t, tc.v, "gb200-nvl72", 20, tc.env)
+		if got := c.Graphs.Ring.TypeInter; got != tc.inter {
+			t.Errorf("%s %v gb200-nvl72 x20: ring typeInter %s, want %s", tc.v, tc.env, got, tc.inter)
+		}
+		if got := c.Enabled[AllReduce][Ring][LL128]; got != tc.ll128 {
+			t.Errorf("%s %v gb200-nvl72 x20: Ring/LL128 enabled %v, want %v", tc.v, tc.env, got, tc.ll128)
+		}
+		if got := c.Graphs.Tree.Pattern; got != tc.pattern {
+			t.Errorf("%s %v gb200-nvl72 x20: tree pattern %d, want %d", tc.v, tc.env, got, tc.pattern)
+		}
+	}
+}
