@@ -76,7 +76,7 @@ func TestNVLSAllGatherType2_20(t *testing.T) {
 		if got != tc.nvls {
 			t.Errorf("%s %s AllGather: NVLS candidate %v, want %v (%v)", tc.v, tc.dt, got, tc.nvls, d.Candidates)
 		}
-		for _, vd := range tr {
+		for _, vd := range tr.All() {
 			for _, f := range vd.Facts {
 				if f.Name == "model_disagrees" {
 					t.Errorf("%s %s AllGather: %s: %v", tc.v, tc.dt, vd.Rule, f.Value)
