@@ -158,6 +158,10 @@ func (m *Model) scheduleR18(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 				}
 				nc = max(1, int(min(int64(maxCh), (nBytes+bpc[cs]-1)/bpc[cs])))
 			}
+			// registerIntraNodeBuffers, before addCollToPlan
+			if n, kind := m.userBufferChannels(t, g.algo); kind != "" {
+				nc, t.choice.Registered = n, kind
+			}
 			// addCollToPlan's channel pool: nvlsChannels for NVLS, or for
 			// the members of an NVLSTree aggregate (a call alone reads
 			// the empty aggregate's algorithm, which is never NVLSTree)
@@ -232,6 +236,10 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 			nc := g.tunerNCh
 			if nc == 0 {
 				nc, _ = m.channelThreads(g.algo, g.proto, m.legacyNBytes(t), in.NChannels)
+			}
+			// registerIntraNodeBuffers, before the channels are summed
+			if n, kind := m.userBufferChannels(t, g.algo); kind != "" {
+				nc, t.choice.Registered = n, kind
 			}
 			t.nMaxCh = nc
 			t.choice.NChannels = nc
