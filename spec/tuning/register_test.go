@@ -103,7 +103,7 @@ func TestTuningNVLSRegChannels(t *testing.T) {
 		{v: nccl.V2_26_2, nodes: 4, cc: 100, f: AllGather, want: 7, ok: true},
 		{v: nccl.V2_26_2, nodes: 1, cc: 90, f: AllReduce, want: 4, ok: true},
 		// 2.27.3+: ⌈factor / 8 heads⌉
-		{v: nccl.V2_28_9, nodes: 1, cc: 100, f: AllReduce, want: 8, ok: true},   // 64/8
+		{v: nccl.V2_28_9, nodes: 1, cc: 100, f: AllReduce, want: 8, ok: true},    // 64/8
 		{v: nccl.V2_28_9, nodes: 1, cc: 90, f: ReduceScatter, want: 5, ok: true}, // 40/8
 		{v: nccl.V2_28_9, nodes: 4, cc: 100, f: AllReduce, want: 7, ok: true},    // 56/8
 		{v: nccl.V2_28_9, nodes: 4, cc: 90, f: AllGather, want: 6, ok: true},     // 48/8
