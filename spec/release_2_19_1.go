@@ -3,11 +3,12 @@ package spec
 import "github.com/gatesim/gatesim/spec/topo"
 
 // NCCL 2.19.1 (tag v2.19.1-1, commit f9c3dc2), a backward delta from
-// 2.19.3: what 2.19.1 had where 2.19.3 differs. Only the graph search
-// changes (topo.Apply2_19_1): no NVSwitch rule in the GPU order (2.19.3
-// tries the neighbours first and skips the PCI order), the channels are
-// duplicated after the search for more bandwidth, which never raises a
-// ring's, and sm90SpeedArrayInter has no 22 GB/s step. Its tuning tables
+// 2.19.3: what 2.19.1 had where 2.19.3 differs. The graph search
+// (topo.Apply2_19_1): no NVSwitch rule in the GPU order (2.19.3 tries the
+// neighbours first and skips the PCI order), the channels are duplicated
+// after the search for more bandwidth, which never raises a ring's, and
+// sm90SpeedArrayInter has no 22 GB/s step; and a registered NVLS buffer's
+// channels bounded by the CTA limits (tuningBack2_19_1). Its tuning tables
 // equal 2.19.3's (v2.19.1-1.txt) and so does its parameter table.
 //
 // Read at the tag and not modelled here (docs/releases.md lists them): the
