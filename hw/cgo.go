@@ -392,13 +392,16 @@ func (s *Session) Close() error {
 	if s.loc == nil {
 		return nil
 	}
+	// Registrations and windows belong to their communicator: release them
+	// while it lives (after ncclCommDestroy the comm is gone and NCCL
+	// answers ncclInvalidArgument).
+	ferr := s.freeBuffers()
 	for l := 0; l < int(s.loc.n); l++ {
 		if s.loc.comm[l] != nil {
 			C.gs_comm_destroy(s.loc.comm[l])
 			s.loc.comm[l] = nil
 		}
 	}
-	s.freeBuffers()
 	for l := 0; l < int(s.loc.n); l++ {
 		C.gs_set_device(s.loc.dev[l])
 		if l < len(s.wrong) {
@@ -420,25 +423,33 @@ func (s *Session) Close() error {
 	C.free(unsafe.Pointer(s.loc))
 	s.loc = nil
 	runtime.UnlockOSThread()
-	return nil
+	return ferr
 }
 
-func (s *Session) freeBuffers() {
+// freeBuffers releases the buffers, deregistering them first; it returns
+// the first deregistration NCCL refused and frees the memory regardless.
+func (s *Session) freeBuffers() error {
 	n := int(s.loc.n)
+	var err error
+	fail := func(op string, r C.int) {
+		if r != 0 && err == nil {
+			err = &Error{Op: op, Result: Result(r)}
+		}
+	}
 	for i, h := range s.regs {
 		if h != nil {
-			C.gs_comm_deregister(s.loc.comm[i/2], h)
+			fail("ncclCommDeregister", C.gs_comm_deregister(s.loc.comm[i/2], h))
 		}
 	}
 	s.regs = nil
 	if len(s.wins) > 0 {
-		C.gs_group_start()
+		fail("ncclGroupStart", C.gs_group_start())
 		for i, w := range s.wins {
 			if w != nil {
-				C.gs_window_deregister(s.loc.comm[i/2], w)
+				fail("ncclCommWindowDeregister", C.gs_window_deregister(s.loc.comm[i/2], w))
 			}
 		}
-		C.gs_group_end()
+		fail("ncclGroupEnd", C.gs_group_end())
 	}
 	window := s.wins != nil
 	s.wins = nil
@@ -456,13 +467,16 @@ func (s *Session) freeBuffers() {
 		}
 	}
 	s.sendB, s.recvB = 0, 0
+	return err
 }
 
 func (s *Session) Alloc(sendBytes, recvBytes uint64) error {
 	if sendBytes <= s.sendB && recvBytes <= s.recvB {
 		return nil
 	}
-	s.freeBuffers()
+	if err := s.freeBuffers(); err != nil {
+		return err
+	}
 	window := s.opts.Buffers == spec.BuffersWindow
 	if window && C.gs_has_windows() == 0 {
 		return fmt.Errorf("window buffers: this NCCL has no ncclMemAlloc/ncclCommWindowRegister (2.27 and later)")

@@ -51,7 +51,7 @@ func (e *JobError) Unwrap() error { return e.Err }
 // Run runs the job. It returns the result rank 0 reports (nil on other
 // ranks) and the run's error, a *JobError where the job could not run;
 // an error writing the capture or OutJSON is returned as is.
-func (j *Job) Run() (*conformance.RunResult, error) {
+func (j *Job) Run() (_ *conformance.RunResult, jobErr error) {
 	if j.Capture != "" {
 		if err := os.MkdirAll(j.Capture, 0o755); err != nil {
 			return nil, err
@@ -80,7 +80,12 @@ func (j *Job) Run() (*conformance.RunResult, error) {
 	if err != nil {
 		return nil, &JobError{Err: err}
 	}
-	defer s.Close()
+	defer func() {
+		// a deregistration NCCL refused is a failed run too
+		if cerr := s.Close(); cerr != nil && jobErr == nil {
+			jobErr = &JobError{Err: cerr}
+		}
+	}()
 	if err := j.Plan.Validate(s.NRanks()); err != nil {
 		return nil, &JobError{Err: err, Plan: true}
 	}

@@ -1,6 +1,8 @@
 package properties
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gatesim/gatesim/spec"
@@ -208,6 +210,63 @@ func TestGroupChannelsCover(t *testing.T) {
 			}
 			if p.Lo != ch.ChannelLo || p.Hi != ch.ChannelHi || total != count || p.CountLo <= 0 {
 				t.Fatalf("%s: op %d: part %+v covers %d of %d on channels %d..%d", c, i, p, total, count, ch.ChannelLo, ch.ChannelHi)
+			}
+		}
+	})
+}
+
+// Before 2.22.3 a kernel plan holds half of NCCL_WORK_FIFO_DEPTH in
+// ncclWork structs (ncclLaunchPrepare). With a smaller FIFO a group either
+// fails as NCCL does ("is too small") or every operation lands in one of
+// its plans on channels of the communicator; a group that still takes one
+// plan decides exactly as with the default FIFO.
+func TestLegacyGroupPlans(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c, comm, ops, l := groupCase(t)
+		if comm.Err != nil || comm.Model == nil || comm.Model.Tuning.WorkFifoDepth == 0 {
+			return // 2.22.3+: the byte budget of the kernel arguments
+		}
+		base, err := comm.SelectGroup(ops, l)
+		if err != nil || base.Err != nil {
+			return
+		}
+		if base.Plans > 1 {
+			t.Fatalf("%s: %d plans with the default FIFO of %d works", c, base.Plans, comm.Model.Tuning.WorkFifoDepth)
+		}
+		depth := 1 << rapid.IntRange(2, 7).Draw(t, "log2Depth")
+		env := spec.Env{"NCCL_WORK_FIFO_DEPTH": strconv.Itoa(depth)}
+		for k, v := range c.Env {
+			env[k] = v
+		}
+		small, err := topoCache.Init(ruleset(c.Release), c.System, env)
+		if err != nil {
+			t.Fatalf("%s: init with NCCL_WORK_FIFO_DEPTH=%d: %v", c, depth, err)
+		}
+		g, err := small.SelectGroup(ops, l)
+		if err != nil {
+			t.Fatalf("%s: group: %v", c, err)
+		}
+		if g.Err != nil {
+			if g.Err.Result != spec.InvalidUsage || !strings.Contains(g.Err.Message, "is too small") {
+				t.Fatalf("%s: NCCL_WORK_FIFO_DEPTH=%d: group error %v", c, depth, g.Err)
+			}
+			return
+		}
+		if g.Plans < base.Plans {
+			t.Fatalf("%s: NCCL_WORK_FIFO_DEPTH=%d: %d plans, fewer than the default's %d", c, depth, g.Plans, base.Plans)
+		}
+		pool := max(small.Model.In.NChannels, small.Model.In.NVLSChannels)
+		for i, ch := range g.Choices {
+			if ch.Discarded || ch.OneRank || ch.P2P || ch.Err != nil {
+				continue
+			}
+			if ch.Plan < 0 || ch.Plan >= g.Plans || ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi < ch.ChannelLo || ch.ChannelHi >= pool {
+				t.Fatalf("%s: NCCL_WORK_FIFO_DEPTH=%d: op %d in plan %d of %d, %d channels on %d..%d of %d", c, depth, i, ch.Plan, g.Plans, ch.NChannels, ch.ChannelLo, ch.ChannelHi, pool)
+			}
+		}
+		if g.Plans == 1 {
+			if diff := cmp.Diff(base.Choices, g.Choices); diff != "" {
+				t.Fatalf("%s: NCCL_WORK_FIFO_DEPTH=%d: one plan, but the group decides differently:\n%s", c, depth, diff)
 			}
 		}
 	})

@@ -971,6 +971,7 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.SymKernel, in.SymCTAs = str("NCCL_SYM_KERNEL"), num("NCCL_SYM_CTAS")
 	in.NVLSHeads, in.MNNVL = res.NvlsHeads, c.MNNVL
 	in.SymCEThreshold, in.AllGatherVEnable = num("NCCL_SYM_CE_THRESHOLD"), num("NCCL_ALLGATHERV_ENABLE")
+	in.AggChannelSize, in.WorkFifoDepth = num("NCCL_AGG_CHANNEL_SIZE"), num("NCCL_WORK_FIFO_DEPTH")
 	in.AllDirectNVLink = res.AllNVLink
 	in.CEDriver = c.System.Nodes[0].Driver.CUDA >= 12050
 	return in

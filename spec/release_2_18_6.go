@@ -18,11 +18,12 @@ import (
 // function other than AllReduce instead, and an empty table is an
 // ncclInternalError), AllGather and ReduceScatter on Ring only, the NVLS
 // and NVLSTree bandwidth and latency of the graph and the network alone,
-// and the older CollNet and NVLS latency constants.
+// and the older CollNet and NVLS latency constants. comm->channelSize is a
+// size_t, so an unset NCCL_AGG_CHANNEL_SIZE (-2) is a user size.
 //
 // Read at the tag and not modelled here (docs/releases.md lists them): the
 // channel and thread counts of getAlgoInfo and the aggregation of
-// consecutive same-function operations (NCCL_AGG_CHANNEL_SIZE), the
+// consecutive same-function operations (the schedule 2.19.4's delta sets), the
 // bandwidth scaling of ncclTopoGetAlgoTime for an aggregate's nChannels,
 // the 1 MiB Simple buffer on ARM (computeBuffSizes), collNetChannels from
 // max(nChannels, nvlsChannels), GDR read below sm80, and the search's
@@ -213,6 +214,10 @@ func tuningBack2_18_6(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.RingRestore, false, tuningCC, model)
 	tuningSet(d, &t.RingKeptNonAllReduce, true, tuningCC, model)
 	tuningSet(d, &t.RingBackup, false, tuningCC, "ncclTopoGetAlgoTime")
+	// comm->channelSize is a size_t until 2.19.1 (ssize_t): the unset
+	// NCCL_AGG_CHANNEL_SIZE (-2) passes scheduleCollTasksToPlan's
+	// "channelSize > 0" as a user size of 2^64 - 2
+	tuningSet(d, &t.AggChannelSizeUnsigned, true, "src/include/comm.h", "ncclComm.channelSize")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -99,6 +99,10 @@ func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.AggChannelSize, 1<<21, "src/include/enqueue.h", "NCCL_AGG_CHANNEL_SIZE")
 	tuningSet(d, &t.AggCollNetBytes, 256<<10, enqueueCC, "scheduleCollTasksToPlan")
 	tuningSet(d, &t.MinChannelSize, 8*64, "src/include/enqueue.h", "NCCL_MIN_CHANNEL_SIZE")
+	// NCCL_PARAM(AggChannelSize, "AGG_CHANNEL_SIZE", -2), read into
+	// comm->channelSize by commAlloc; a positive value replaces both
+	// bytes per channel of scheduleCollTasksToPlan
+	tuningSet(d, &t.AggChannelSizeDefault, -2, "src/init.cc", "commAlloc")
 	// the alignment macros of the channel split arrive with it in 2.20.3
 	for _, a := range []struct {
 		p     *int64

@@ -19,7 +19,9 @@ import (
 // Its group schedule is the one before the rewrite: a sorted queue, one
 // aggregate per run of a function, reduction and datatype, each task's
 // channels from getChannnelThreadInfo, and the plain tasks cut at
-// maxBytesPerChannel (scheduleCollTasksToPlan, addCBDCollToPlan).
+// maxBytesPerChannel (scheduleCollTasksToPlan, addCBDCollToPlan); a kernel
+// plan holds half of NCCL_WORK_FIFO_DEPTH's ncclWork structs, and a larger
+// group goes on in another plan (ncclLaunchPrepare).
 //
 // Read at the tag and not modelled here (docs/releases.md lists them):
 // NVLS AllGather needing nvlsSupport with an NVLS Sum type (2.22.3 exempts
@@ -64,6 +66,11 @@ func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
 	// an aggregate's non-Ring latency counts ceil(numPipeOps / this)
 	tuningSet(d, &t.MaxDevWorkBatchColls, 9, deviceH, "NCCL_MAX_WORK_ELEMENTS")
 	tuningSet(d, &t.RingBdwKeepsProto, true, tuningCC, "ncclTopoTuneModel")
+	// the kernel-plan budget before NCCL_WORK_FIFO_BYTES: half of
+	// NCCL_WORK_FIFO_DEPTH's ncclWork structs per plan, a new plan when
+	// the next task's channels do not fit (ncclLaunchPrepare,
+	// scheduleCollTasksToPlan)
+	tuningSet(d, &t.WorkFifoDepth, 64<<10, "src/init.cc", "devCommSetup")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -138,6 +138,9 @@ const ringBackupFrom = spec.V2_19_1
 // the variable, not whether it changes their verdict on a given system; that
 // is the GateEffect hook's job). Sorted by name.
 var Gates = []GateInfo{
+	{Name: "NCCL_AGG_CHANNEL_SIZE", Gates: []GateLink{gUntil("G-GROUP-PLAN-1", spec.V2_19_4)},
+		Note: "the bytes per channel of an aggregate; 2.18.x keeps it unsigned, so unset (-2) or negative it is a size of 2^64 minus its magnitude",
+		Ref:  spec.Ref{Tag: "v2.19.4-1", File: "src/enqueue.cc", Func: "scheduleCollTasksToPlan"}},
 	{Name: "NCCL_ALGO", Gates: []GateLink{gUntil("G-SEL-PARSE-1", spec.V2_22_3), gFrom("G-SEL-PARSE-2", spec.V2_28_3), g("G-TUNE-EN-1"),
 		gBetween("G-TUNE-RINGRESTORE-1", ringBackupFrom, spec.V2_22_3), gBetween("G-SEL-BACKUP-1", ringBackupFrom, spec.V2_22_3),
 		gUntil("G-SEL-ERR-1", spec.V2_18_6), gFrom("G-SEL-ERR-1", spec.V2_28_3), gFrom("G-SEL-CTAPOL-1", spec.V2_28_3)},
@@ -207,6 +210,9 @@ var Gates = []GateInfo{
 	{Name: "NCCL_TUNER_PLUGIN", Gates: []GateLink{gFrom("G-TUNER-LIB-1", ringBackupFrom), gFrom("G-TUNER-ABI-1", ringBackupFrom),
 		gFrom("G-TUNER-INIT-1", ringBackupFrom), gFrom("G-TUNER-CALL-1", ringBackupFrom)},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}},
+	{Name: "NCCL_WORK_FIFO_DEPTH", Gates: []GateLink{gUntil("G-GROUP-PLAN-1", spec.V2_21_5)},
+		Note: "a kernel plan takes at most half of it in ncclWork structs (a power of 2, else ignored); a larger group is split into several plans",
+		Ref:  spec.Ref{Tag: "v2.21.5-1", File: "src/enqueue.cc", Func: "ncclLaunchPrepare"}},
 }
 
 // GatesFor returns the gate rules a variable feeds at a release.

@@ -1,6 +1,7 @@
 package params
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gatesim/gatesim/spec"
@@ -51,6 +52,43 @@ func TestReleasesAgreeWithRulesets(t *testing.T) {
 		_, perFunc := rs.Rule("G-SEL-PARSE-2")
 		if r.PerFunctionAlgo != perFunc {
 			t.Errorf("%s: PerFunctionAlgo %v, ruleset has G-SEL-PARSE-2: %v", v, r.PerFunctionAlgo, perFunc)
+		}
+	}
+}
+
+// TestScheduleParamsAgreeWithTuning: the parameters the schedules before
+// 2.22.3 read exist exactly where the release's tuning constants use them,
+// with the registry's default: NCCL_AGG_CHANNEL_SIZE (2.18.1–2.19.4, the
+// aggregation's bytes per channel) and NCCL_WORK_FIFO_DEPTH (2.18.1–2.21.5,
+// the kernel plan's work budget).
+func TestScheduleParamsAgreeWithTuning(t *testing.T) {
+	for _, v := range spec.Releases {
+		reg, err := Load(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := spec.MustLoad(v).Tuning
+		for _, p := range []struct {
+			name   string
+			used   bool
+			def    int64
+			reader string
+		}{
+			{"NCCL_AGG_CHANNEL_SIZE", c.Schedule == spec.TuningScheduleR18, c.AggChannelSizeDefault, "ncclParamAggChannelSize"},
+			{"NCCL_WORK_FIFO_DEPTH", c.WorkFifoDepth != 0, c.WorkFifoDepth, "ncclParamWorkFifoDepth"},
+		} {
+			param, ok := reg.Lookup(p.name)
+			if ok != p.used {
+				t.Errorf("%s: the registry has %s: %v; the schedule reads it: %v", v, p.name, ok, p.used)
+				continue
+			}
+			if !ok {
+				continue
+			}
+			row, isInt := param.IntParam()
+			if !isInt || row.Symbol != p.reader || row.Default != fmt.Sprint(p.def) {
+				t.Errorf("%s: %s is %+v, want NCCL_PARAM %s with default %d", v, p.name, row, p.reader, p.def)
+			}
 		}
 	}
 }

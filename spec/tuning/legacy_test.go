@@ -44,6 +44,9 @@ func TestTuningLegacySchedules(t *testing.T) {
 		v    nccl.Version
 		ops  []Call
 		want []legacyWant
+		// NCCL_AGG_CHANNEL_SIZE when aggSet
+		agg    int64
+		aggSet bool
 	}{
 		{
 			// getChannnelThreadInfo: Ring/LL threshold 8 × 8 ranks = 64;
@@ -101,10 +104,57 @@ func TestTuningLegacySchedules(t *testing.T) {
 			},
 		},
 		{
-			// 2.18.1 counts the real total, 16384 B: 16 MiB halves while
-			// 16384 < bpc·24 and bpc > 512: at 1024 (24576 > 16384) once
-			// more, to 512, where the loop stops. Same channels as 2.19.4.
+			// 2.18.1 counts the real total, 16384 B, but comm->channelSize
+			// is a size_t: the unset NCCL_AGG_CHANNEL_SIZE (-2) is a user
+			// size of 2^64-2, halved to 2^63-1, 2^62-1 … while 16384 <
+			// bpc·24 (size_t) and bpc > 512: the loop stops at 511. The
+			// follower wants min(24, ceil(12288/511) = 25); the members
+			// ceil(4096/511) = 9 and 24 channels.
 			name: "2.18.1 group of AllReduce 1K and 3K floats on 8 H100", in: h100x8, v: nccl.V2_18_1,
+			ops: []Call{ar(1 << 10), ar(3 << 10)},
+			want: []legacyWant{
+				{algo: Ring, proto: LL, nc: 9, nt: 256, lo: 0, hi: 8, aggregate: []int{0, 1}},
+				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+			},
+		},
+		{
+			// 2.18.3 sums an unset nBytes (0): the halving of 2^64-2 also
+			// ends at 511, one byte short of 2.19.4's 512 (9 channels
+			// instead of 8).
+			name: "2.18.3 group of AllReduce 1K and 3K floats on 8 H100", in: h100x8, v: nccl.V2_18_3,
+			ops: []Call{ar(1 << 10), ar(3 << 10)},
+			want: []legacyWant{
+				{algo: Ring, proto: LL, nc: 9, nt: 256, lo: 0, hi: 8, aggregate: []int{0, 1}},
+				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+			},
+		},
+		{
+			// NCCL_AGG_CHANNEL_SIZE=0 is the one 2.18.x value that keeps
+			// the defaults (16 MiB halved to 512): 2.19.4's channels.
+			name: "2.18.3 NCCL_AGG_CHANNEL_SIZE=0 group of AllReduce 1K and 3K floats on 8 H100", in: h100x8, v: nccl.V2_18_3,
+			agg: 0, aggSet: true,
+			ops: []Call{ar(1 << 10), ar(3 << 10)},
+			want: []legacyWant{
+				{algo: Ring, proto: LL, nc: 8, nt: 256, lo: 0, hi: 7, aggregate: []int{0, 1}},
+				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+			},
+		},
+		{
+			// 2.19.4: a positive NCCL_AGG_CHANNEL_SIZE is both bytes per
+			// channel; 256 is not above 512, so it is not halved: the
+			// members want ceil(4096/256) = 16 and min(24, 48) channels.
+			name: "2.19.4 NCCL_AGG_CHANNEL_SIZE=256 group of AllReduce 1K and 3K floats on 8 H100", in: h100x8, v: nccl.V2_19_4,
+			agg: 256, aggSet: true,
+			ops: []Call{ar(1 << 10), ar(3 << 10)},
+			want: []legacyWant{
+				{algo: Ring, proto: LL, nc: 16, nt: 256, lo: 0, hi: 15, aggregate: []int{0, 1}},
+				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+			},
+		},
+		{
+			// 2.19.4's channelSize is signed: -1 keeps the defaults (512).
+			name: "2.19.4 NCCL_AGG_CHANNEL_SIZE=-1 group of AllReduce 1K and 3K floats on 8 H100", in: h100x8, v: nccl.V2_19_4,
+			agg: -1, aggSet: true,
 			ops: []Call{ar(1 << 10), ar(3 << 10)},
 			want: []legacyWant{
 				{algo: Ring, proto: LL, nc: 8, nt: 256, lo: 0, hi: 7, aggregate: []int{0, 1}},
@@ -113,15 +163,16 @@ func TestTuningLegacySchedules(t *testing.T) {
 		},
 		{
 			// Two AllReduce of 16 MiB: 2.18.1's total of 32 MiB stops the
-			// halving at 1 MiB (1 MiB × 24 ≤ 32 MiB), so the follower wants
-			// 16 channels: the aggregate starts at 16 (Simple: 544
-			// threads) and each member runs on 16 — the first on 0..15,
-			// the second on the 8 empty channels 16..23 and 8..15.
+			// halving of 2^64-2 at 2^20-1 ((2^20-1)·24 ≤ 32 MiB), so the
+			// follower wants ceil(16 MiB / (2^20-1)) = 17 channels: the
+			// aggregate starts at 17 (Simple: 544 threads) and each
+			// member runs on 17 — the first on 0..16, the second on the 7
+			// empty channels 17..23 and 7..16.
 			name: "2.18.1 group of AllReduce 16 MiB twice on 8 H100", in: h100x8, v: nccl.V2_18_1,
 			ops: []Call{ar(4 << 20), ar(4 << 20)},
 			want: []legacyWant{
-				{algo: Ring, proto: Simple, nc: 16, nt: 544, lo: 0, hi: 15, aggregate: []int{0, 1}},
-				{algo: Ring, proto: Simple, nc: 16, nt: 544, lo: 8, hi: 23, aggregate: []int{0, 1}},
+				{algo: Ring, proto: Simple, nc: 17, nt: 544, lo: 0, hi: 16, aggregate: []int{0, 1}},
+				{algo: Ring, proto: Simple, nc: 17, nt: 544, lo: 7, hi: 23, aggregate: []int{0, 1}},
 			},
 		},
 		{
@@ -137,7 +188,11 @@ func TestTuningLegacySchedules(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := tuningModel(t, tc.in, tc.v)
+			in := tc.in
+			if tc.aggSet {
+				in.AggChannelSize = &tc.agg
+			}
+			m := tuningModel(t, in, tc.v)
 			g, err := ChooseGroup(m, tc.ops)
 			if err != nil {
 				t.Fatal(err)
@@ -159,5 +214,172 @@ func TestTuningLegacySchedules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// legacyPlanWant is one task's plan and channels in a group that may need
+// several kernel plans.
+type legacyPlanWant struct {
+	plan, nc, lo, hi int
+	aggregate        []int
+}
+
+func TestTuningLegacyPlans(t *testing.T) {
+	h100x8 := tuningScenarioInput(t, "hgx-h100x8") // nChannels 24, MAXCHANNELS 32
+	ars := func(n int, count int64) []Call {
+		ops := make([]Call, n)
+		for i := range ops {
+			ops[i] = Call{Op: nccl.Op{Func: AllReduce, Count: count, DataType: Float32}}
+		}
+		return ops
+	}
+	four := []int{0, 1, 2, 3}
+	for _, tc := range []struct {
+		name    string
+		v       nccl.Version
+		depth   int64 // NCCL_WORK_FIFO_DEPTH (0: unset)
+		ops     []Call
+		plans   int
+		want    []legacyPlanWant
+		wantErr string
+	}{
+		{
+			// 512 bytes per channel: each 4 KiB member on 8 channels, the
+			// least loaded ones; 24 ncclWork structs, the fourth task's
+			// elements join the works of channels 0..7 (same kernel and
+			// warps, fewer than 9 elements). The default budget is 32768.
+			name: "2.19.4 four AllReduce 4 KiB", v: nccl.V2_19_4,
+			ops: ars(4, 1024), plans: 1,
+			want: []legacyPlanWant{{0, 8, 0, 7, four}, {0, 8, 8, 15, four}, {0, 8, 16, 23, four}, {0, 8, 0, 7, four}},
+		},
+		{
+			// NCCL_WORK_FIFO_DEPTH=32: 16 works per plan. The first two
+			// members take 16; the third wants 8 more, so a second plan
+			// starts with it. There the byte total has wrapped round
+			// (0 minus the first plan's 8 KiB in size_t): no halving, 16
+			// MiB per channel, and the rest, aggregated again, run on one
+			// channel each.
+			name: "2.19.4 four AllReduce 4 KiB, NCCL_WORK_FIFO_DEPTH=32", v: nccl.V2_19_4,
+			depth: 32, ops: ars(4, 1024), plans: 2,
+			want: []legacyPlanWant{{0, 8, 0, 7, four}, {0, 8, 8, 15, four}, {1, 1, 0, 0, []int{2, 3}}, {1, 1, 1, 1, []int{2, 3}}},
+		},
+		{
+			// not a power of 2: ignored, the default depth stays
+			name: "2.19.4 four AllReduce 4 KiB, NCCL_WORK_FIFO_DEPTH=48", v: nccl.V2_19_4,
+			depth: 48, ops: ars(4, 1024), plans: 1,
+			want: []legacyPlanWant{{0, 8, 0, 7, four}, {0, 8, 8, 15, four}, {0, 8, 16, 23, four}, {0, 8, 0, 7, four}},
+		},
+		{
+			// 4 works per plan: the first task's 8 channels never fit.
+			name: "2.19.4 four AllReduce 4 KiB, NCCL_WORK_FIFO_DEPTH=8", v: nccl.V2_19_4,
+			depth: 8, ops: ars(4, 1024),
+			wantErr: "ncclInvalidUsage: 'NCCL_WORK_FIFO_DEPTH=8' is too small. Minimum value is 64",
+		},
+		{
+			// 2.20.3: 400 × 4 KiB over 24 usable channels, maxBytesPerChannel
+			// roundUp16(1638400 / 24) = 68272, the LL grain (8 B × 512
+			// threads) a whole task: 17 tasks per channel, two works each
+			// (9 + 8 elements). With NCCL_WORK_FIFO_DEPTH=64 (32 works)
+			// the first plan holds 15 channels and 10 tasks of the 16th:
+			// 265 tasks of the sorted queue (a later call first, so calls
+			// 135..399). The second plan cuts the other 135 (552960 B) at
+			// 23040 B: 6 tasks per channel, the last (call 0) on channel 22.
+			name: "2.20.3 400 AllReduce 4 KiB, NCCL_WORK_FIFO_DEPTH=64", v: nccl.V2_20_3,
+			depth: 64, ops: ars(400, 1024), plans: 2,
+		},
+		{
+			// 12 MiB cut at 524288 B: each task wants DIVUP(4 MiB × 24,
+			// 12 MiB) = 8 channels; 16 works hold two tasks. The second
+			// plan cuts the last 4 MiB over all 24 channels, more than its
+			// 16 works: NCCL fails the group.
+			name: "2.20.3 three AllReduce 4 MiB, NCCL_WORK_FIFO_DEPTH=32", v: nccl.V2_20_3,
+			depth: 32, ops: ars(3, 1<<20),
+			wantErr: "ncclInvalidUsage: 'NCCL_WORK_FIFO_DEPTH=32' is too small. Minimum value is 64",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := h100x8
+			if tc.depth != 0 {
+				in.WorkFifoDepth = &tc.depth
+			}
+			m := tuningModel(t, in, tc.v)
+			g, err := ChooseGroup(m, tc.ops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantErr != "" {
+				if g.Err == nil || g.Err.String() != tc.wantErr {
+					t.Fatalf("group error %v, want %q", g.Err, tc.wantErr)
+				}
+				return
+			}
+			if g.Err != nil {
+				t.Fatalf("group error %v", g.Err)
+			}
+			if g.Plans != tc.plans {
+				t.Errorf("%d plans, want %d", g.Plans, tc.plans)
+			}
+			for i, w := range tc.want {
+				c := g.Ops[i]
+				got := legacyPlanWant{c.Plan, c.NChannels, c.ChannelLo, c.ChannelHi, c.Aggregate}
+				if got.plan != w.plan || got.nc != w.nc || got.lo != w.lo || got.hi != w.hi || !slices.Equal(got.aggregate, w.aggregate) {
+					t.Errorf("op %d: got %+v, want %+v", i, got, w)
+				}
+			}
+			if tc.v == nccl.V2_20_3 {
+				for i, c := range g.Ops {
+					wantPlan, wantCh := 0, -1
+					if i < 135 {
+						wantPlan = 1
+						if i == 0 {
+							wantCh = 22
+						}
+					}
+					if c.Plan != wantPlan || (wantCh >= 0 && (c.ChannelLo != wantCh || c.ChannelHi != wantCh)) {
+						t.Errorf("op %d: plan %d channels %d..%d, want plan %d", i, c.Plan, c.ChannelLo, c.ChannelHi, wantPlan)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A group captured into a CUDA graph has a persistent plan, whose budget
+// is INT_MAX: NCCL_WORK_FIFO_DEPTH does not split it.
+func TestTuningLegacyPersistentPlan(t *testing.T) {
+	in := tuningScenarioInput(t, "hgx-h100x8")
+	depth := int64(32)
+	in.WorkFifoDepth = &depth
+	m := tuningModel(t, in, nccl.V2_19_4)
+	ops := make([]Call, 4)
+	for i := range ops {
+		ops[i] = Call{Op: nccl.Op{Func: AllReduce, Count: 1024, DataType: Float32}, Graph: true}
+	}
+	g, err := ChooseGroup(m, ops)
+	if err != nil || g.Err != nil {
+		t.Fatal(err, g.Err)
+	}
+	if g.Plans != 1 {
+		t.Errorf("%d plans, want 1", g.Plans)
+	}
+}
+
+// A call alone whose channels do not fit an empty plan fails as the group
+// of one does.
+func TestTuningLegacyOpFifoTooSmall(t *testing.T) {
+	in := tuningScenarioInput(t, "hgx-h100x8")
+	depth := int64(8)
+	in.WorkFifoDepth = &depth
+	for _, v := range []nccl.Version{nccl.V2_19_4, nccl.V2_21_5} {
+		m := tuningModel(t, in, v)
+		// 64 MiB: every channel, more than the 4 works of the plan
+		ch, err := ChooseOp(m, Call{Op: nccl.Op{Func: AllReduce, Count: 16 << 20, DataType: Float32}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "ncclInvalidUsage: 'NCCL_WORK_FIFO_DEPTH=8' is too small. Minimum value is 64"
+		if ch.Err == nil || ch.Err.String() != want {
+			t.Errorf("%s: error %v, want %q", v, ch.Err, want)
+		}
 	}
 }

@@ -196,6 +196,11 @@ type Input struct {
 	SymCEThreshold  *int64 `json:"NCCL_SYM_CE_THRESHOLD,omitempty"`
 	// AllGatherVEnable is NCCL_ALLGATHERV_ENABLE, nil when unset.
 	AllGatherVEnable *int64 `json:"NCCL_ALLGATHERV_ENABLE,omitempty"`
+	// AggChannelSize and WorkFifoDepth are NCCL_AGG_CHANNEL_SIZE and
+	// NCCL_WORK_FIFO_DEPTH (NCCL_PARAM), nil when unset; only the
+	// schedules before 2.22.3 read them.
+	AggChannelSize *int64 `json:"NCCL_AGG_CHANNEL_SIZE,omitempty"`
+	WorkFifoDepth  *int64 `json:"NCCL_WORK_FIFO_DEPTH,omitempty"`
 }
 
 // symComm is the symmetric kernels' view of the communicator.

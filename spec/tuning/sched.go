@@ -192,7 +192,11 @@ func (m *Model) chooseRest(t *tuningTask) error {
 func (m *Model) scheduleLegacyOne(t tuningTask) {
 	h := new(tuningTask)
 	*h = t
-	m.scheduleLegacy([]*tuningTask{h}, nil)
+	// a decision's error is in the choice already; a work FIFO too small
+	// for the task is the call's error too
+	if _, err := m.scheduleLegacy([]*tuningTask{h}, nil); err != nil && h.choice.Err == nil {
+		h.choice.Err = err
+	}
 }
 
 // ChooseGroup decides a group of collectives as ncclGroupEnd does:

@@ -10,18 +10,79 @@ package tuning
 
 import (
 	"fmt"
+	"math"
 	"sort"
 )
 
 // scheduleLegacy decides and places the group's tasks (call order) with
-// the release's pre-2.22.3 schedule. It returns the kernel plans (one: the
-// work budget that can split a large group is not modelled) or the error
-// of the first aggregate without an algorithm.
+// the release's pre-2.22.3 schedule. It returns the kernel plans the group
+// filled or NCCL's error: the first aggregate without an algorithm, or a
+// work FIFO too small for one task.
 func (m *Model) scheduleLegacy(tasks []*tuningTask, lines *[]string) (int, *NCCLError) {
 	if m.Tuning.Schedule == ScheduleR18 {
 		return m.scheduleR18(tasks, lines)
 	}
 	return m.scheduleR20(tasks, lines)
+}
+
+// legacyWorkBudget is a plan's nWorkBudget in ncclLaunchPrepare: half of
+// the work FIFO's ncclWork structs, or INT_MAX for a persistent plan (the
+// group is captured into a CUDA graph); NCCL_WORK_FIFO_DEPTH replaces the
+// depth when it is a power of 2 (NCCL keeps it in an int), otherwise the
+// default stays.
+//
+// Ref: v2.21.5-1 src/enqueue.cc ncclLaunchPrepare; src/init.cc
+// devCommSetup (v2.18.1-1 … v2.20.5-1 likewise)
+func (m *Model) legacyWorkBudget(tasks []*tuningTask) (depth, budget int) {
+	depth = int(int32(m.Tuning.WorkFifoDepth))
+	if p := m.In.WorkFifoDepth; p != nil {
+		if d := int(int32(*p)); d&(d-1) == 0 {
+			depth = d
+		}
+	}
+	if len(tasks) > 0 && tasks[0].op.Graph {
+		return depth, math.MaxInt32
+	}
+	return depth, depth / 2
+}
+
+// legacyFifoTooSmall is ncclLaunchPrepare's error when an empty plan takes
+// no task.
+func (m *Model) legacyFifoTooSmall(depth int) *NCCLError {
+	return &NCCLError{Result: InvalidUsage, Call: "ncclGroupEnd",
+		Message: fmt.Sprintf("'NCCL_WORK_FIFO_DEPTH=%d' is too small. Minimum value is %d", depth, 2*m.Tuning.MaxChannels)}
+}
+
+// legacyWorks counts a plan's ncclWork structs as appendWorkElemColl
+// fills them: a channel's last work takes one more element of the same
+// kernel function and warp count until it holds NCCL_MAX_WORK_ELEMENTS;
+// otherwise the element opens a new work, one unit of the plan's budget.
+type legacyWorks struct {
+	key      [][5]int
+	nWarps   []int
+	nElem    []int
+	maxElems int
+	budget   int
+}
+
+func (m *Model) newLegacyWorks(budget int) *legacyWorks {
+	n := m.Tuning.MaxChannels
+	return &legacyWorks{key: make([][5]int, n), nWarps: make([]int, n), nElem: make([]int, n),
+		maxElems: max(1, m.Tuning.MaxDevWorkBatchColls), budget: budget}
+}
+
+// add puts one element of t on channel ch.
+func (w *legacyWorks) add(ch int, t *tuningTask) {
+	if ch < 0 || ch >= len(w.nElem) {
+		return
+	}
+	key := tuningFuncKey(t)
+	if w.nElem[ch] > 0 && w.key[ch] == key && w.nWarps[ch] == t.nWarps && w.nElem[ch] < w.maxElems {
+		w.nElem[ch]++
+		return
+	}
+	w.key[ch], w.nWarps[ch], w.nElem[ch] = key, t.nWarps, 1
+	w.budget--
 }
 
 // legacySameBin: NCCL aggregates tasks of one function, device reduction
@@ -93,37 +154,93 @@ func channelSpan(ch *OpChoice, chans []int) {
 	ch.ChannelLo, ch.ChannelHi, ch.Plan = lo, hi, 0
 }
 
-// scheduleR18 is scheduleCollTasksToPlan of 2.18.1–2.19.4: the bytes per
-// channel of an aggregate member (NCCL_AGG_CHANNEL_SIZE × min(16, nRanks),
-// 256 KiB when CollNet supports the bin) halved while the group's byte
-// total does not fill every channel; each run of consecutive calls of one
-// function, reduction and datatype is an aggregate whose channel loop
-// starts at min(nChannels, the channels its members after the first want)
-// with that many pipelined operations per channel; every member then runs
-// on ceil(nBytes / bytes per channel) channels with the aggregate's
-// algorithm, protocol and threads. A call alone is decided alone. Each task
-// takes its nChannels least loaded channels; every channel walks the
-// whole buffer, so the task has no channel split (Part).
+// scheduleR18 is ncclLaunchPrepare's loop over kernel plans with
+// scheduleCollTasksToPlan of 2.18.1–2.19.4: each plan takes tasks in call
+// order until the next one's channels do not fit its work budget
+// (legacyWorkBudget); the next plan starts again from that task, with the
+// bytes per channel computed again from what is left of the byte total.
 //
-// Ref: v2.19.4-1 src/enqueue.cc scheduleCollTasksToPlan, addCollToPlan,
-// topoGetAlgoInfo (v2.18.1-1 … v2.19.3-1 likewise; the byte total is
-// count × type size in 2.18.1 and an nBytes taskAppend never sets, 0,
-// from 2.18.3)
+// Ref: v2.19.4-1 src/enqueue.cc ncclLaunchPrepare, scheduleCollTasksToPlan
+// (v2.18.1-1 … v2.19.3-1 likewise)
 func (m *Model) scheduleR18(tasks []*tuningTask, lines *[]string) (int, *NCCLError) {
-	c, in := m.Tuning, &m.In
-	bpc := [2]int64{c.AggChannelSize * int64(min(16, in.NRanks)), c.AggCollNetBytes}
-	var total int64
-	if c.AggTotalFromCount {
+	// collBytesTotal: count × type size in 2.18.1, an nBytes taskAppend
+	// never sets (0) from 2.18.3; each scheduled task takes its nBytes
+	// off in size_t arithmetic, so the rest may wrap round
+	var total uint64
+	if m.Tuning.AggTotalFromCount {
 		for _, t := range tasks {
-			total += t.count * int64(t.dtype.Size())
+			total += uint64(t.count) * uint64(t.dtype.Size())
 		}
 	}
+	depth, budget := m.legacyWorkBudget(tasks)
+	plans := 0
+	for ; len(tasks) > 0; plans++ {
+		n, err := m.scheduleR18Plan(tasks, plans, &total, budget, lines)
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, m.legacyFifoTooSmall(depth)
+		}
+		tasks = tasks[n:]
+	}
+	return plans, nil
+}
+
+// aggBytesPerChannel is scheduleCollTasksToPlan's bytePerChannel of
+// 2.18.1–2.19.4 (without CollNet support, with it): a positive
+// comm->channelSize (NCCL_AGG_CHANNEL_SIZE; in 2.18.x any value but 0, the
+// field being unsigned) for both, else NCCL_AGG_CHANNEL_SIZE × min(16,
+// nRanks) and 256 KiB; each halved while the byte total is below it ×
+// nChannels (size_t arithmetic) and it is above NCCL_MIN_CHANNEL_SIZE.
+func (m *Model) aggBytesPerChannel(total uint64) [2]uint64 {
+	c, in := m.Tuning, &m.In
+	size := c.AggChannelSizeDefault
+	if in.AggChannelSize != nil {
+		size = *in.AggChannelSize
+	}
+	set := size > 0
+	if c.AggChannelSizeUnsigned {
+		set = size != 0
+	}
+	bpc := [2]uint64{uint64(c.AggChannelSize) * uint64(min(16, in.NRanks)), uint64(c.AggCollNetBytes)}
+	if set {
+		bpc = [2]uint64{uint64(size), uint64(size)}
+	}
 	for k := range bpc {
-		for total < bpc[k]*int64(in.NChannels) && bpc[k] > c.MinChannelSize {
+		for total < bpc[k]*uint64(in.NChannels) && bpc[k] > uint64(c.MinChannelSize) {
 			bpc[k] /= 2
 		}
 	}
-	collBytes := make([]int64, c.MaxChannels)
+	return bpc
+}
+
+// aggChannels is max(1, min(DIVUP(bytes, bpc), maxCh)) with DIVUP in
+// size_t and its result kept in an int, as scheduleCollTasksToPlan does.
+func aggChannels(bytes, bpc uint64, maxCh int) int {
+	nc := int(int32((bytes + bpc - 1) / max(bpc, 1)))
+	return max(1, min(nc, maxCh))
+}
+
+// scheduleR18Plan is scheduleCollTasksToPlan of 2.18.1–2.19.4 for one
+// plan: the bytes per channel (aggBytesPerChannel); each run of
+// consecutive calls of one function, reduction and datatype is an
+// aggregate whose channel loop starts at min(nChannels, the channels its
+// members after the first want) with that many pipelined operations per
+// channel; every member then runs on ceil(nBytes / bytes per channel)
+// channels with the aggregate's algorithm, protocol and threads. A call
+// alone is decided alone. Each task takes its nChannels least loaded
+// channels; every channel walks the whole buffer, so the task has no
+// channel split (Part). It returns how many tasks the plan took: it stops
+// before a task whose channels exceed the budget left.
+//
+// Ref: v2.19.4-1 src/enqueue.cc scheduleCollTasksToPlan, addCollToPlan,
+// appendWorkElemColl, topoGetAlgoInfo (v2.18.1-1 … v2.19.3-1 likewise)
+func (m *Model) scheduleR18Plan(tasks []*tuningTask, plan int, total *uint64, budget int, lines *[]string) (int, *NCCLError) {
+	in := &m.In
+	bpc := m.aggBytesPerChannel(*total)
+	collBytes := make([]int64, m.Tuning.MaxChannels)
+	works := m.newLegacyWorks(budget)
 	for beg := 0; beg < len(tasks); {
 		head := tasks[beg]
 		cs := 0
@@ -132,8 +249,7 @@ func (m *Model) scheduleR18(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 		}
 		end, nAggChannels := beg+1, 0
 		for end < len(tasks) && legacySameBin(tasks[end], head) {
-			nc := int(min(int64(in.NChannels), (tasks[end].count*int64(tasks[end].dtype.Size())+bpc[cs]-1)/bpc[cs]))
-			nAggChannels += max(1, nc)
+			nAggChannels += aggChannels(uint64(tasks[end].count)*uint64(tasks[end].dtype.Size()), bpc[cs], in.NChannels)
 			end++
 		}
 		members := tasks[beg:end]
@@ -148,7 +264,7 @@ func (m *Model) scheduleR18(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 		if err != nil {
 			return 0, err
 		}
-		for _, t := range members {
+		for i, t := range members {
 			nBytes := m.legacyNBytes(t)
 			nc := g.nc
 			if len(members) > 1 {
@@ -156,7 +272,11 @@ func (m *Model) scheduleR18(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 				if g.algo == NVLS || g.algo == NVLSTree {
 					maxCh = in.NVLSChannels
 				}
-				nc = max(1, int(min(int64(maxCh), (nBytes+bpc[cs]-1)/bpc[cs])))
+				nc = aggChannels(uint64(nBytes), bpc[cs], maxCh)
+			}
+			if works.budget < nc {
+				// the plan is full: the rest start the next one
+				return beg + i, nil
 			}
 			// registerIntraNodeBuffers, before addCollToPlan
 			if n, kind := m.userBufferChannels(t, g.algo); kind != "" {
@@ -172,14 +292,17 @@ func (m *Model) scheduleR18(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 			least := leastLoaded(collBytes, nc, nColl)
 			for _, ch := range least {
 				collBytes[ch] += nBytes / int64(len(least))
+				works.add(ch, t)
 			}
+			*total -= uint64(nBytes)
 			t.nMaxCh = nc
 			t.choice.NChannels = nc
 			channelSpan(t.choice, least)
+			t.choice.Plan = plan
 		}
 		beg = end
 	}
-	return 1, nil
+	return len(tasks), nil
 }
 
 // scheduleR20 is scheduleCollTasksToPlan of 2.20.3–2.21.5. The queue is
@@ -193,11 +316,16 @@ func (m *Model) scheduleR18(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 // nodes) run on channels 0..n-1 walking the whole buffer, a task whose
 // channels a tuner set on its n least loaded channels, and the others are
 // cut, in queue order, at maxBytesPerChannel (their bytes over the usable
-// channels, a multiple of 16) aligned up to the protocol's grain.
+// channels, a multiple of 16) aligned up to the protocol's grain. The
+// decisions are made once, in the first plan; a plan takes the cut tasks,
+// then the CollNet ones, then the tuned ones until the next task's
+// channels exceed its work budget (legacyWorkBudget), and the next plan
+// cuts what is left at its own maxBytesPerChannel from channel 0.
 //
 // Ref: v2.21.5-1 src/enqueue.cc scheduleCollTasksToPlan,
 // getChannnelThreadInfo, addCBDCollToPlan, addCollnetCollToPlan,
-// addTunedCollToPlan, computeCollAlignCount, collCmp (v2.20.3-1 and
+// addTunedCollToPlan, computeCollAlignCount, collCmp, appendWorkElemColl,
+// ncclLaunchPrepare (v2.20.3-1 and
 // v2.20.5-1 likewise)
 func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLError) {
 	c, in := m.Tuning, &m.In
@@ -266,32 +394,79 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 		beg = end
 	}
 	usable = max(1, min(usable, acc))
-	align := int64(c.BytesAlignment)
-	if align <= 0 {
+	if c.BytesAlignment <= 0 {
 		return 0, &NCCLError{Result: InternalError, Message: "the 2.20 schedule needs NCCL_BYTES_ALIGNMENT", Call: "ncclGroupEnd"}
 	}
-	maxBytesPerChannel := ((totalCBD+int64(usable)-1)/int64(usable) + align - 1) / align * align
+	depth, budget := m.legacyWorkBudget(queue)
+	plans := 0
+	for ; len(cbd)+len(collnet)+len(tuned) > 0; plans++ {
+		n, err := m.scheduleR20Plan(&cbd, &collnet, &tuned, plans, usable, &totalCBD, budget)
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, m.legacyFifoTooSmall(depth)
+		}
+	}
+	return plans, nil
+}
+
+// scheduleR20Plan fills one plan of the 2.20 schedule from the three
+// queues, taking what it places off them and the cut tasks' bytes off
+// totalCBD; it returns how many tasks it took.
+func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable int, totalCBD *int64, budget int) (int, *NCCLError) {
+	c := m.Tuning
+	align := int64(c.BytesAlignment)
+	// the plan's total: the channels of the budget check and
+	// maxBytesPerChannel read it as the plan began
+	planTotal := *totalCBD
+	maxBytesPerChannel := ((planTotal+int64(usable)-1)/int64(usable) + align - 1) / align * align
 	collBytes := make([]int64, max(c.MaxChannels, usable))
-	for _, t := range cbd {
+	works := m.newLegacyWorks(budget)
+	taken := 0
+	for len(*cbd) > 0 {
+		t := (*cbd)[0]
+		bytes := t.count * int64(t.dtype.Size())
+		// the channels the budget check assumes, before the cut
+		if nc := (bytes*int64(usable) + planTotal - 1) / max(planTotal, 1); int64(works.budget) < nc {
+			return taken, nil
+		}
 		part, err := c.maxBytesPlace(collBytes, maxBytesPerChannel, usable, t.proto, int64(t.dtype.Size()), t.count, t.nWarps*c.WarpSize)
 		if err != nil {
 			e := &NCCLError{Result: InternalError, Message: fmt.Sprintf("task %d: %v", t.index, err), Call: "ncclGroupEnd"}
 			t.choice.Err = e
 			return 0, e
 		}
+		for ch := part.Lo; ch <= part.Hi; ch++ {
+			works.add(ch, t)
+		}
 		t.choice.Part = part
-		t.choice.ChannelLo, t.choice.ChannelHi, t.choice.Plan = part.Lo, part.Hi, 0
+		t.choice.ChannelLo, t.choice.ChannelHi, t.choice.Plan = part.Lo, part.Hi, plan
+		*totalCBD -= bytes
+		*cbd = (*cbd)[1:]
+		taken++
 	}
-	for _, t := range collnet {
+	for len(*collnet) > 0 {
+		t := (*collnet)[0]
+		if works.budget < t.nMaxCh {
+			return taken, nil
+		}
 		n := max(1, min(t.nMaxCh, usable))
 		per := (t.count + int64(n) - 1) / int64(n) * int64(t.dtype.Size())
 		for ch := range n {
 			collBytes[ch] += per
+			works.add(ch, t)
 		}
 		t.nMaxCh, t.choice.NChannels = n, n // the channels it runs on
-		t.choice.ChannelLo, t.choice.ChannelHi, t.choice.Plan = 0, n-1, 0
+		t.choice.ChannelLo, t.choice.ChannelHi, t.choice.Plan = 0, n-1, plan
+		*collnet = (*collnet)[1:]
+		taken++
 	}
-	for _, t := range tuned {
+	for len(*tuned) > 0 {
+		t := (*tuned)[0]
+		if works.budget < t.nMaxCh {
+			return taken, nil
+		}
 		size := int64(t.dtype.Size())
 		n := max(1, min(t.nMaxCh, usable))
 		a := c.alignCount(t.proto, size, t.nWarps*c.WarpSize)
@@ -302,11 +477,15 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 		for _, ch := range least {
 			w := min(per, rem)
 			collBytes[ch] += w * size
+			works.add(ch, t)
 			rem -= w
 		}
 		channelSpan(t.choice, least)
+		t.choice.Plan = plan
+		*tuned = (*tuned)[1:]
+		taken++
 	}
-	return 1, nil
+	return taken, nil
 }
 
 // alignCount is computeCollAlignCount: the element multiple of a channel's

@@ -440,10 +440,22 @@ type Consts struct {
 	AggCollNetBytes   int64    `tuning:"sched.aggCollNetBytes"`   // R18: bytes per channel when CollNet supports the bin (256 KiB)
 	MinChannelSize    int64    `tuning:"NCCL_MIN_CHANNEL_SIZE"`   // R18: the halving of the bytes per channel stops at this (512)
 	AggTotalFromCount bool     `tuning:"sched.aggTotalFromCount"` // R18: the group's byte total is count × type size (2.18.1); else 0 (2.18.3–2.19.4 sum an unset nBytes)
-	SimpleAlignment   int64    `tuning:"NCCL_SIMPLE_ALIGNMENT"`   // R20: a Simple channel's bytes are a multiple of this
-	LL128AlignPerWarp int64    `tuning:"NCCL_LL128_ALIGNMENT_PER_WARP"`
-	LLAlignPerThread  int64    `tuning:"NCCL_LL_ALIGNMENT_PER_THREAD"`
-	BytesAlignment    int64    `tuning:"NCCL_BYTES_ALIGNMENT"` // R20: maxBytesPerChannel is a multiple of this
+	// R18: NCCL_AGG_CHANNEL_SIZE (comm->channelSize) unset reads as the
+	// parameter's default; a positive value replaces both bytes per
+	// channel. In 2.18.x channelSize is unsigned, so the default −2 and
+	// any negative value are a set size of 2^64 − |v| (only 0 keeps the
+	// defaults); from 2.19.1 it is signed.
+	AggChannelSizeDefault  int64 `tuning:"sched.aggChannelSizeDefault"`
+	AggChannelSizeUnsigned bool  `tuning:"sched.aggChannelSizeUnsigned"`
+	// R18/R20: NCCL_WORK_FIFO_DEPTH's default (ncclWork structs of the
+	// work FIFO, a power of 2); a plan that is not persistent takes at
+	// most half of them, and a group needing more is split into several
+	// plans (ncclLaunchPrepare). 0: the 2.22.3+ byte budget instead.
+	WorkFifoDepth     int64 `tuning:"sched.workFifoDepth"`
+	SimpleAlignment   int64 `tuning:"NCCL_SIMPLE_ALIGNMENT"` // R20: a Simple channel's bytes are a multiple of this
+	LL128AlignPerWarp int64 `tuning:"NCCL_LL128_ALIGNMENT_PER_WARP"`
+	LLAlignPerThread  int64 `tuning:"NCCL_LL_ALIGNMENT_PER_THREAD"`
+	BytesAlignment    int64 `tuning:"NCCL_BYTES_ALIGNMENT"` // R20: maxBytesPerChannel is a multiple of this
 
 	// Buffer registration between the choice and the scheduler
 	// (ncclRegisterCollBuffers, src/register/coll_reg.cc).
