@@ -239,6 +239,37 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 		}
 		rep.Add("op", fmt.Sprintf("%s %s", o.Func, spec.FormatBytes(o.Bytes)), strings.Join(preds, " | "), obs)
 	}
+	// [Symmetric] lines: the kernel predicted for the same task on
+	// window buffers, on the same number of blocks
+	for _, so := range LoggedSymOps(l, dtypes) {
+		o := so.Line
+		g, err := comm.SelectGroup([]spec.GroupOp{{Op: so.Op, Buffers: spec.BuffersWindow}}, launch)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s [Symmetric] %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
+		}
+		obs := SymString(o.Kernel, o.NChannels)
+		var preds []string
+		found := false
+		for _, d := range g.Ops {
+			pred := OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, true)
+			switch {
+			case d.Err != nil:
+				pred = "error " + d.Err.Result.String()
+			case d.Kernel != "":
+				pred = SymString(d.Kernel, d.NChannels)
+			}
+			found = found || pred == obs
+			if len(preds) == 0 || preds[len(preds)-1] != pred {
+				preds = append(preds, pred)
+			}
+		}
+		rep.Ops.Total++
+		if found {
+			rep.Ops.Agree++
+			continue
+		}
+		rep.Add("op", fmt.Sprintf("%s [Symmetric] %s", o.Func, spec.FormatBytes(so.Op.Bytes())), strings.Join(preds, " | "), obs)
+	}
 	rep.AddTally("op", "per-operation lines", rep.Ops, "")
 
 	// operations that returned an error
@@ -302,6 +333,12 @@ func CheckCaptures(caps []*conformance.Capture) ([]*conformance.CheckReport, err
 		reps = append(reps, rep)
 	}
 	return reps, nil
+}
+
+// SymString is a symmetric kernel's choice as a [Symmetric] line states
+// it: the kernel and its blocks.
+func SymString(kernel string, nChannels int) string {
+	return fmt.Sprintf("kernel %s nchannels %d", kernel, nChannels)
 }
 
 // OpString is how a per-operation choice reads in a check: Algo/Proto,

@@ -274,12 +274,18 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 	}
 	matched := make([]bool, len(pred.Decisions))
 	observed, agreed := map[opk]bool{}, map[opk]bool{}
-	for i, od := range obs.Decisions {
+	// the cost table's lines, then the symmetric kernels' lines
+	obsDecs := append(obs.Decisions[:len(obs.Decisions):len(obs.Decisions)], obs.SymDecisions...)
+	obsAt := append(obs.DecisionsAt[:len(obs.DecisionsAt):len(obs.DecisionsAt)], obs.SymDecisionsAt...)
+	if len(obs.DecisionsAt) != len(obs.Decisions) {
+		obsAt = nil // no locations rather than the wrong ones
+	}
+	for i, od := range obsDecs {
 		k := opk{od.Op.Func, od.Op.Bytes()}
 		observed[k] = true
 		row := OpRow{Coll: od.Op.Func, Bytes: od.Op.Bytes(), Observed: decisionText(od)}
-		if i < len(obs.DecisionsAt) && obs.DecisionsAt[i].File != "" {
-			row.At = obs.DecisionsAt[i].String()
+		if i < len(obsAt) && obsAt[i].File != "" {
+			row.At = obsAt[i].String()
 		}
 		idx := predOps[k]
 		if len(idx) == 0 {
@@ -373,6 +379,13 @@ func undecided(d spec.Decision) bool {
 // ("consistent") when the observed choice is among its candidates and
 // matches whatever half (algorithm or protocol) it did fix.
 func opAgreement(p, o spec.Decision) Agreement {
+	if p.Err == nil && o.Err == nil && (p.Kernel != "" || o.Kernel != "") {
+		// a symmetric kernel: the same kernel on the same blocks
+		if p.Kernel == o.Kernel && (p.NChannels == 0 || o.NChannels == 0 || p.NChannels == o.NChannels) {
+			return Agree
+		}
+		return Differ
+	}
 	if !undecided(p) || o.Err != nil {
 		if sameChoice(p, o) {
 			return Agree
@@ -396,6 +409,9 @@ func opAgreement(p, o spec.Decision) Agreement {
 func decisionText(d spec.Decision) string {
 	if d.Err != nil {
 		return "error " + d.Err.Result.String()
+	}
+	if d.Kernel != "" {
+		return SymString(d.Kernel, d.NChannels)
 	}
 	if undecided(d) && len(d.Candidates) > 0 {
 		names := make([]string, len(d.Candidates))

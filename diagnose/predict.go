@@ -80,7 +80,68 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 			}
 		}
 	}
+	// a [Symmetric] line is a task on window buffers: predicted as the
+	// same operation with buffers in symmetric windows
+	seenSym := map[spec.Op]bool{}
+	for _, so := range LoggedSymOps(l, nil) {
+		if seenSym[so.Op] {
+			continue
+		}
+		seenSym[so.Op] = true
+		g, err := comm.SelectGroup([]spec.GroupOp{{Op: so.Op, Buffers: spec.BuffersWindow}}, launch)
+		if err != nil {
+			return nil, fmt.Errorf("%s [Symmetric] of %d bytes: %w", so.Op.Func, so.Line.Bytes, err)
+		}
+		for _, d := range g.Ops {
+			p.Decisions = append(p.Decisions, *d)
+		}
+	}
 	return p, nil
+}
+
+// LoggedSymOp is one distinct [Symmetric] line of a log and the operation
+// of one of its tasks.
+type LoggedSymOp struct {
+	Op   spec.Op
+	Line ncclog.SymOp
+}
+
+// LoggedSymOps turns the log's [Symmetric] lines into operations, one task
+// each: the line's bytes over its nWorks when they divide (the line sums
+// its tasks' bytes), the datatype dtypes[function], else the log's first
+// call line of that function, else float32; sum, root 0. Lines that name
+// no collective, or whose bytes are no whole number of elements, are left
+// out.
+func LoggedSymOps(l *ncclog.Log, dtypes map[spec.Func]spec.DataType) []LoggedSymOp {
+	callType := map[spec.Func]spec.DataType{}
+	for _, c := range l.Calls {
+		if _, ok := callType[c.Func]; !ok {
+			callType[c.Func] = c.DType
+		}
+	}
+	var out []LoggedSymOp
+	for _, s := range l.SymOps {
+		if !s.FuncKnown || s.Func < 0 || s.Func >= spec.NumFuncs {
+			continue
+		}
+		dt, ok := dtypes[s.Func]
+		if !ok {
+			dt, ok = callType[s.Func]
+		}
+		if !ok {
+			dt = spec.Float32
+		}
+		bytes := s.Bytes
+		if s.NWorks > 1 && bytes%int64(s.NWorks) == 0 {
+			bytes /= int64(s.NWorks)
+		}
+		op, err := spec.OpFromBytes(s.Func, bytes, dt, spec.Sum, 0)
+		if err != nil {
+			continue
+		}
+		out = append(out, LoggedSymOp{Op: op, Line: s})
+	}
+	return out
 }
 
 // LoggedOp is one distinct per-operation line of a log and the operation

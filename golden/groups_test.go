@@ -15,7 +15,8 @@ import (
 // h200x2, dgx-h100 and dgx-h100 × 4 with SHARP: each operation's
 // algorithm, protocol, channel range, nMaxChannels, the aggregate it was
 // decided in and the registration (spec.Comm.SelectGroup, derived from
-// NCCL's ncclPrepareTasks, ncclRegisterCollBuffers and
+// NCCL's ncclPrepareTasks, registerIntraNodeBuffers, ncclRegisterCollBuffers,
+// ncclRegisterCollNvlsBuffers and
 // scheduleCollTasksToPlan at each tag). Regenerate with
 // go test ./golden -run TestGroupDecisions -update and review the diff.
 func TestGroupDecisions(t *testing.T) {
@@ -66,6 +67,9 @@ func TestGroupDecisions(t *testing.T) {
 		workload{"graph", []spec.GroupOp{{Op: ar}, {Op: ar, InPlace: true}, {Op: ag}, {Op: op(spec.ReduceScatter, 16<<20, spec.Float32)}}, spec.Launch{Mode: spec.LaunchGraph}},
 		workload{"graph -m 4", []spec.GroupOp{{Op: ar}}, spec.Launch{Mode: spec.LaunchGraph, Agg: 4}},
 		workload{"registered", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersRegistered}, {Op: ag, Buffers: spec.BuffersRegistered}}, spec.Launch{}},
+		// NVLS registers ReduceScatter's send and AllGather's receive
+		// buffer and runs them on its own channel count (G-REG-UB-1)
+		workload{"registered AllGather ReduceScatter", []spec.GroupOp{{Op: ag, Buffers: spec.BuffersRegistered}, {Op: op(spec.ReduceScatter, 16<<20, spec.Float32), Buffers: spec.BuffersRegistered}}, spec.Launch{}},
 		workload{"window", []spec.GroupOp{{Op: ar, Buffers: spec.BuffersWindow}, {Op: ag, Buffers: spec.BuffersWindow}, {Op: op(spec.AllReduce, 64<<20, spec.Int32), Buffers: spec.BuffersWindow}, {Op: ar}}, spec.Launch{}},
 		workload{"window small", []spec.GroupOp{{Op: op(spec.AllReduce, 64<<10, spec.Float32), Buffers: spec.BuffersWindow}, {Op: op(spec.AllGather, 16<<10, spec.Bfloat16), Buffers: spec.BuffersWindow}}, spec.Launch{}},
 		workload{"window -m 4", []spec.GroupOp{{Op: op(spec.AllReduce, 1<<20, spec.Bfloat16), Buffers: spec.BuffersWindow}}, spec.Launch{Agg: 4}},

@@ -93,3 +93,49 @@ func TestCheckOneRankCaptures(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckComparesSymmetricLines: hw check compares a [Symmetric] line
+// with the kernel predicted for the same task on window buffers. The
+// repository holds no capture with such a line: one built from NCCL's
+// format string (v2.28.9-1 src/scheduler/symmetric_sched.cc
+// ncclSymmetricTaskScheduler) is appended to the 2.28.9 baseline's log;
+// AllGather of 16 MiB float on this host runs AllGather_ST on 9 blocks
+// (golden/testdata/groups/2.28.9.txt, "window alone").
+func TestCheckComparesSymmetricLines(t *testing.T) {
+	for _, tc := range []struct {
+		kernel string
+		agree  bool
+	}{{"AllGather_ST", true}, {"AllGather_LL", false}} {
+		c, err := ReadCapture(filepath.Join("..", "golden", "testdata", "captured", "h200x2-2.28.9", "baseline"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := diagnose.CheckCapture(c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := c.LogNames()[0]
+		line := "vm:1:1 [0] NCCL INFO AllGather [Symmetric]: 16777216 Bytes -> Kernel " + tc.kernel + " nchannels 9 nthreads 512 nWorks 1\n"
+		c.Logs[name] = append(append([]byte(nil), c.Logs[name]...), line...)
+		rep, err := diagnose.CheckCapture(c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Ops.Total != before.Ops.Total+1 {
+			t.Fatalf("%s: %d lines compared, want %d", tc.kernel, rep.Ops.Total, before.Ops.Total+1)
+		}
+		agreed := rep.Ops.Agree == before.Ops.Agree+1
+		if agreed != tc.agree {
+			t.Errorf("%s: agree %d of %d (before %d of %d), want the line to agree: %v", tc.kernel, rep.Ops.Agree, rep.Ops.Total, before.Ops.Agree, before.Ops.Total, tc.agree)
+		}
+		found := false
+		for _, r := range rep.Rows {
+			if strings.Contains(r.What, "[Symmetric]") {
+				found = !r.Agree && r.Observed == "kernel AllGather_LL nchannels 9" && r.Predicted == "kernel AllGather_ST nchannels 9"
+			}
+		}
+		if found == tc.agree {
+			t.Errorf("%s: rows %+v", tc.kernel, rep.Rows)
+		}
+	}
+}

@@ -536,10 +536,13 @@ var Catalogue = []Form{
 		Since: v(2, 23, 4), Until: v(2, 23, 4), Ref: ref("v2.23.4-1", "src/enqueue.cc", "topoGetAlgoInfo"), Bare: true,
 		Example: "AllReduce: 4096 Bytes -> Algo 0 proto 0 time 25.874907", lit: " Bytes -> Algo ",
 		re: rx(`^(\w+): (\d+) Bytes -> Algo (\d+) proto (\d+) time (-?[\d.]+)`)},
-	{Kind: KindOpSymmetric, ID: "op.symmetric", Format: `%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d`, Since: v(2, 27, 3),
-		Ref: ref(t2289, "src/enqueue.cc", "ncclMakeSymmetricTaskList"), Bare: true,
+	// 2.27.x prints one collective without nWorks (src/enqueue.cc
+	// ncclPrepareTasks); 2.28.3+ one line per plan with its tasks.
+	{Kind: KindOpSymmetric, ID: "op.symmetric", Format: `%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d` + " | " +
+		`%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d`, Since: v(2, 27, 3),
+		Ref: ref(t2289, "src/scheduler/symmetric_sched.cc", "ncclSymmetricTaskScheduler"), Bare: true,
 		Example: "AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLL_R nchannels 8 nthreads 512 nWorks 1", lit: "[Symmetric]",
-		re: rx(`^(\w+) \[Symmetric\]: (\d+) Bytes -> Kernel (\S+) nchannels (\d+)`)},
+		re: rx(`^(\w+) \[Symmetric\]: (\d{1,19}) Bytes -> Kernel (\w{1,64}) nchannels (\d{1,6}) nthreads (\d{1,6})(?: nWorks (\d{1,6}))?\s*$`)},
 	{Kind: KindCollCall, ID: "coll.call", Format: `%s: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root %d comm %p [nranks=%d] stream %p`,
 		Since: v(2, 4, 2), Ref: ref(t2289, "src/enqueue.cc", "ncclEnqueueCheck"), Bare: true,
 		Example: "AllReduce: opCount 0 sendbuff 0x7f757de00400 recvbuff 0x7f757de00400 count 1 datatype 7 op 0 root 0 comm 0x55a0be47d620 [nranks=16] stream 0x55a0c85fa4a0",

@@ -20,6 +20,11 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("238: [rank238]: Last error:\n238: [rank238]: Error : no algorithm/protocol available for function AllGather with datatype ncclInt8.\n"))
 	f.Add([]byte("h:1:1 [0] NCCL INFO   Algorithm   |   Tree  |\nh:1:1 [0] NCCL INFO     AllReduce |  1.0/ 2.0 | 3/4 |\n"))
 	f.Add([]byte{0, 1, 2})
+	// the two [Symmetric] shapes (2.27 without nWorks, 2.28+ with) and
+	// lines just past their bounds
+	f.Add([]byte("h:1:1 [0] NCCL INFO AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLL_R nchannels 8 nthreads 512\n"))
+	f.Add([]byte("h:1:1 [0] NCCL INFO AllGather [Symmetric]: 16777216 Bytes -> Kernel AllGather_STMC nchannels 16 nthreads 512 nWorks 4\n"))
+	f.Add([]byte("h:1:1 [0] NCCL INFO AllReduce [Symmetric]: 99999999999999999999 Bytes -> Kernel K nchannels 1234567 nthreads 1 nWorks 1\n"))
 	// a garbage line naming a release before the real one (diagnose used to
 	// take 9.99.99 from it)
 	f.Add([]byte("junk NCCL version 9.99.99\nNCCL version 2.99.1\nh:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda12.9\n"))

@@ -15,6 +15,7 @@ const (
 	maxProcs          = 4096
 	maxComms          = 4096
 	maxDistinctOps    = 2048
+	maxDistinctSymOps = 1024
 	maxDistinctCalls  = 1024
 	maxDistinctErrors = 512
 	maxDistinctSmall  = 256
@@ -283,6 +284,24 @@ type OpChoice struct {
 	First     Sample        `json:"first"`
 }
 
+// SymOp is one distinct [Symmetric] line: a plan of window-buffer
+// collectives a symmetric kernel ran, as rank 0 prints it (2.27.3+).
+type SymOp struct {
+	Func      spec.Func `json:"coll"`
+	FuncKnown bool      `json:"func_known"`
+	// Bytes is the plan's bytes (2.28+: its largest task's, the line's
+	// count over cells).
+	Bytes     int64  `json:"bytes"`
+	Kernel    string `json:"kernel"`
+	NChannels int    `json:"nchannels"`
+	NThreads  int    `json:"nthreads"`
+	// NWorks is the tasks of the plan (2.28.3+); -1 on 2.27's line, which
+	// has one collective and does not say.
+	NWorks int    `json:"nworks"`
+	Count  int    `json:"count"`
+	First  Sample `json:"first"`
+}
+
 // CollCall is one distinct collective call line ([COLL] "opCount").
 type CollCall struct {
 	Func   spec.Func     `json:"coll"`
@@ -376,13 +395,16 @@ type Log struct {
 	Tables     []TuningTable    `json:"tables,omitempty"`
 	Matrix     *Matrix          `json:"matrix,omitempty"`
 
-	Ops         []OpChoice `json:"ops,omitempty"`
-	OpsDropped  int        `json:"ops_dropped,omitempty"`
-	Calls       []CollCall `json:"calls,omitempty"`
-	CallsDrop   int        `json:"calls_dropped,omitempty"`
-	NoAlgo      []NoAlgo   `json:"no_algo,omitempty"`
-	Errors      []LogError `json:"errors,omitempty"`
-	ErrsDropped int        `json:"errors_dropped,omitempty"`
+	Ops        []OpChoice `json:"ops,omitempty"`
+	OpsDropped int        `json:"ops_dropped,omitempty"`
+	// SymOps are the distinct [Symmetric] lines (symmetric kernels).
+	SymOps        []SymOp    `json:"sym_ops,omitempty"`
+	SymOpsDropped int        `json:"sym_ops_dropped,omitempty"`
+	Calls         []CollCall `json:"calls,omitempty"`
+	CallsDrop     int        `json:"calls_dropped,omitempty"`
+	NoAlgo        []NoAlgo   `json:"no_algo,omitempty"`
+	Errors        []LogError `json:"errors,omitempty"`
+	ErrsDropped   int        `json:"errors_dropped,omitempty"`
 
 	InitStarted   int `json:"init_started"`
 	InitCompleted int `json:"init_completed"`

@@ -67,9 +67,14 @@ type Observation struct {
 	// UnnamedOps counts decision lines that name no collective (2.22 INFO
 	// lines without a [COLL] call line before them); they are in Log.Ops but
 	// not in Decisions.
-	UnnamedOps int           `json:"unnamed_ops,omitempty"`
-	Evidence   spec.Evidence `json:"evidence"`
-	Caps       []CapEvidence `json:"caps"`
+	UnnamedOps int `json:"unnamed_ops,omitempty"`
+	// SymDecisions are the symmetric kernels the [Symmetric] lines name,
+	// one per task (Kernel, NChannels blocks on channels 0..NChannels-1,
+	// NThreads; no algorithm or protocol), and SymDecisionsAt their lines.
+	SymDecisions   []spec.Decision `json:"sym_decisions,omitempty"`
+	SymDecisionsAt []Loc           `json:"sym_decisions_at,omitempty"`
+	Evidence       spec.Evidence   `json:"evidence"`
+	Caps           []CapEvidence   `json:"caps"`
 	// Algo and Proto are NCCL_ALGO and NCCL_PROTO as this release reads
 	// them, when set.
 	Algo     *AlgoRequest  `json:"-"`
@@ -136,6 +141,7 @@ func ObserveWith(l *Log, extra spec.Env) *Observation {
 		o.Evidence[c.Cap] = c.Level
 	}
 	o.Decisions, o.DecisionsAt, o.UnnamedOps = ob.decisions()
+	o.SymDecisions, o.SymDecisionsAt = ob.symDecisions()
 	o.Trace = ob.trace()
 	return o
 }
@@ -300,6 +306,33 @@ func (ob *observer) tableHas(as []spec.Algo, funcs []spec.Func) (bw bool, presen
 		}
 	}
 	return false, present, at
+}
+
+// symDecisions turns [Symmetric] lines into spec.Decisions, one per task:
+// a line of nWorks tasks (2.28.3+) prints their bytes summed, so a task's
+// operation is the line's bytes over nWorks when they divide (a group of
+// equal operations, as nccl-tests -m issues), else the whole line's.
+func (ob *observer) symDecisions() ([]spec.Decision, []Loc) {
+	var out []spec.Decision
+	var at []Loc
+	for _, s := range ob.l.SymOps {
+		if !s.FuncKnown {
+			continue
+		}
+		bytes := s.Bytes
+		if s.NWorks > 1 && bytes%int64(s.NWorks) == 0 {
+			bytes /= int64(s.NWorks)
+		}
+		o, err := spec.OpFromBytes(s.Func, bytes, spec.Int8, spec.Sum, 0)
+		if err != nil {
+			continue
+		}
+		d := spec.Decision{Release: ob.l.Release, Op: o, Algo: spec.AlgoNone, Proto: spec.ProtoNone, DecidedBy: "G-SEL-SIDE-1",
+			Kernel: s.Kernel, NChannels: s.NChannels, NThreads: s.NThreads, ChannelLo: 0, ChannelHi: s.NChannels - 1, Evidence: ob.o.Evidence}
+		out = append(out, d)
+		at = append(at, s.First.At)
+	}
+	return out, at
 }
 
 // decisions turns per-operation lines into spec.Decisions.

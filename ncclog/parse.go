@@ -60,6 +60,7 @@ type Parser struct {
 	comms    *distinct[string, Comm]
 	names    map[string]*distinct[string, NameCount] // list name -> its aggregator
 	ops      *distinct[opKey, OpChoice]
+	symOps   *distinct[symKey, SymOp]
 	calls    *distinct[callKey, CollCall]
 	errs     *distinct[errorKey, LogError]
 	noalgo   *distinct[string, NoAlgo]
@@ -125,6 +126,7 @@ func NewParser() *Parser {
 	p.procs = newDistinct[procID](&l.Procs, maxProcs, nil)
 	p.comms = newDistinct[string](&l.Comms, maxComms, nil)
 	p.ops = newDistinct[opKey](&l.Ops, maxDistinctOps, &l.OpsDropped)
+	p.symOps = newDistinct[symKey](&l.SymOps, maxDistinctSymOps, &l.SymOpsDropped)
 	p.calls = newDistinct[callKey](&l.Calls, maxDistinctCalls, &l.CallsDrop)
 	p.errs = newDistinct[errorKey](&l.Errors, maxDistinctErrors, &l.ErrsDropped)
 	p.noalgo = newDistinct[string](&l.NoAlgo, maxDistinctSmall, nil)
@@ -1085,6 +1087,8 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		p.addOpResolved(ln, o.f, o.fKnown, o.bytes, o.a, o.pr, o.lo, o.hi, -1)
 	case KindOpChoiceNum:
 		p.addOpNum(ln, sub)
+	case KindOpSymmetric:
+		p.addSymOp(ln, sub)
 	case KindCollCall:
 		p.addCall(ln, sub)
 	case KindNoAlgo:
@@ -1274,6 +1278,41 @@ type callKey struct {
 	op     spec.RedOp
 	root   int
 	nranks int
+}
+
+// symKey is what makes a [Symmetric] line distinct: all it prints.
+type symKey struct {
+	f                        spec.Func
+	known                    bool
+	bytes                    int64
+	kernel                   string
+	nChannels, nThreads, nWs int
+}
+
+// addSymOp records a [Symmetric] line. The expression bounds every field
+// (a kernel name of at most 64 word characters, where NCCL's longest has
+// about 30, counts of at
+// most 6 digits, bytes of at most 19), so the values fit their types; a
+// byte count past int64 does not match (strconv fails) and is left out.
+func (p *Parser) addSymOp(ln *Line, sub []string) {
+	bytes, err := strconv.ParseInt(sub[2], 10, 64)
+	if err != nil {
+		return
+	}
+	k := symKey{bytes: bytes, kernel: sub[3], nChannels: atoi(sub[4]), nThreads: atoi(sub[5]), nWs: -1}
+	if sub[6] != "" {
+		k.nWs = atoi(sub[6])
+	}
+	k.f, k.known = readFunc(sub[1], true)
+	r, isNew := p.symOps.add(k)
+	if r == nil {
+		return
+	}
+	if isNew {
+		k.kernel = strings.Clone(k.kernel)
+		*r = SymOp{Func: k.f, FuncKnown: k.known, Bytes: bytes, Kernel: k.kernel, NChannels: k.nChannels, NThreads: k.nThreads, NWorks: k.nWs, First: firstSample(ln)}
+	}
+	r.Count++
 }
 
 type opKey struct {

@@ -50,11 +50,26 @@ var regIPCRule = &Rule{
 	Doc: `From 2.28.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`,
 	Ref: Ref{Tag: "v2.28.3-1", File: "src/register/coll_reg.cc", Func: "ncclRegisterCollBuffers"},
 	group: func(g *groupRun) {
-		if r := g.choice.Registered; r != "" {
-			g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("buffers registered over %s: %d channels", r, g.choice.NChannels)})
+		if g.choice.Registered == "IPC" {
+			g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("buffers registered over IPC: %d channels", g.choice.NChannels)})
 			return
 		}
-		g.emit(Verdict{Outcome: Skip, Why: "buffers not registered"})
+		g.emit(Verdict{Outcome: Skip, Why: "buffers not registered over IPC"})
+	},
+}
+
+// regUBRule is G-REG-UB-1, the user-buffer paths of NVLS and CollNet; the
+// tuning model counts the channels (RegNVLS, RegCollNet).
+var regUBRule = &Rule{
+	ID: "G-REG-UB-1", Layer: LayerGroup, Title: "NVLS and CollNet user buffers registered",
+	Doc: `An NVLS or NVLSTree task whose buffers are registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) or captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1), on a communicator with nvlsRegSupport (no MNNVL, one process per GPU), runs on fewer channels: 2.19.1 5 for ReduceScatter, else 4, within NCCL_MIN_CTAS..NCCL_MAX_CTAS; 2.19.3–2.19.4 the same at most nvlsChannels; 2.20.3–2.24.3 one node 5 or 4, several nodes 6, within the CTA bounds; 2.25.1–2.26.x on sm100+ 6 or 8, several nodes 7; from 2.27.3 ncclNvlsRegResourcesQuery's blocks over the node's NVLS heads. From 2.21.5 a CollNetDirect or CollNetChain task registered with the CollNet plugin on a communicator of one rank per node (not PreMulSum or SumPostDiv) runs on one channel (2.21.5–2.23.4 within the CTA bounds). 2.18.x registers neither.`,
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "registerIntraNodeBuffers"},
+	group: func(g *groupRun) {
+		if r := g.choice.Registered; r == "NVLS" || r == "CollNet" {
+			g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("buffers registered with %s: %s on %d channel(s)", r, g.choice.Algo, g.choice.NChannels)})
+			return
+		}
+		g.emit(Verdict{Outcome: Skip, Why: "no NVLS or CollNet task with registered or graph-captured buffers"})
 	},
 }
 

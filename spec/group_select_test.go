@@ -130,11 +130,11 @@ func TestSelectGroupVerdicts(t *testing.T) {
 	}
 	for i, tr := range g.Traces {
 		n := len(tr)
-		if n < 1 || tr[n-1].Rule != "G-GROUP-PLAN-1" || tr[n-1].Ref.Tag != "v2.22.3-1" {
+		if n < 2 || tr[n-2].Rule != "G-GROUP-PLAN-1" || tr[n-2].Ref.Tag != "v2.22.3-1" || tr[n-1].Rule != "G-REG-UB-1" || tr[n-1].Outcome != Skip {
 			t.Fatalf("2.22.3 op %d: trace ends %v", i, tr[max(0, n-2):])
 		}
-		if i == 0 && (len(tr[n-1].Log) != 1 || !strings.Contains(tr[n-1].Log[0], " time ")) {
-			t.Errorf("2.22.3 op %d: plan verdict logs %q, want the aggregate's time line", i, tr[n-1].Log)
+		if i == 0 && (len(tr[n-2].Log) != 1 || !strings.Contains(tr[n-2].Log[0], " time ")) {
+			t.Errorf("2.22.3 op %d: plan verdict logs %q, want the aggregate's time line", i, tr[n-2].Log)
 		}
 	}
 	c := h200x2Comm(t, V2_28_9, nil)
@@ -149,11 +149,11 @@ func TestSelectGroupVerdicts(t *testing.T) {
 		}
 		for i, tr := range g.Traces {
 			n := len(tr)
-			if n < 2 || tr[n-2].Rule != "G-GROUP-PLAN-1" || tr[n-1].Rule != "G-REG-IPC-1" || tr[n-1].Outcome != tc.reg {
-				t.Fatalf("%v op %d: trace ends %v", tc.launch, i, tr[max(0, n-2):])
+			if n < 3 || tr[n-3].Rule != "G-GROUP-PLAN-1" || tr[n-2].Rule != "G-REG-UB-1" || tr[n-2].Outcome != Skip || tr[n-1].Rule != "G-REG-IPC-1" || tr[n-1].Outcome != tc.reg {
+				t.Fatalf("%v op %d: trace ends %v", tc.launch, i, tr[max(0, n-3):])
 			}
-			if len(tr[n-2].Log) != 1 || !strings.Contains(tr[n-2].Log[0], "channel{Lo..Hi}") {
-				t.Errorf("%v op %d: plan verdict logs %q, want the per-operation line", tc.launch, i, tr[n-2].Log)
+			if len(tr[n-3].Log) != 1 || !strings.Contains(tr[n-3].Log[0], "channel{Lo..Hi}") {
+				t.Errorf("%v op %d: plan verdict logs %q, want the per-operation line", tc.launch, i, tr[n-3].Log)
 			}
 		}
 	}
@@ -234,5 +234,63 @@ func TestSelectGroupWindows(t *testing.T) {
 	}
 	if p, _ := side(g, 0); p != "" || g.Ops[0].Algo == AlgoNone {
 		t.Errorf("2.22.3 window: %q %s, want the cost table", p, g.Ops[0].Algo)
+	}
+}
+
+// TestSelectGroupNVLSUserBuffers: an NVLS operation on registered or
+// graph-captured buffers runs on the channels NVLS registration asks for
+// (G-REG-UB-1), per release and machine, where plain buffers keep
+// nvlsChannels (16 on DGX H100 and B200). Worked out from each tag's
+// source: v2.19.1-1 and v2.22.3-1 src/enqueue.cc registerIntraNodeBuffers,
+// v2.25.1-1 src/register/coll_reg.cc ncclRegisterCollNvlsBuffers,
+// v2.28.9-1 src/transport/nvls.cc ncclNvlsRegResourcesQuery.
+func TestSelectGroupNVLSUserBuffers(t *testing.T) {
+	ar := Op{Func: AllReduce, Count: 64 << 20, DataType: Float32, RedOp: Sum}
+	for _, tc := range []struct {
+		v      Version
+		system string
+		nodes  int
+		env    Env
+		g      GroupOp
+		launch Launch
+		want   string // algo/proto lo..hi and the verdict of G-REG-UB-1
+	}{
+		{V2_28_9, "dgx-h100", 1, nil, GroupOp{Op: ar}, Launch{}, "NVLS/Simple 0..15 skip"},
+		{V2_28_9, "dgx-h100", 1, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..3 pass"},
+		{V2_28_9, "dgx-h100", 1, nil, GroupOp{Op: ar}, Launch{Mode: LaunchGraph}, "NVLS/Simple 0..3 pass"},
+		{V2_28_9, "dgx-h100", 1, Env{"NCCL_GRAPH_REGISTER": "0"}, GroupOp{Op: ar}, Launch{Mode: LaunchGraph}, "NVLS/Simple 0..15 skip"},
+		{V2_28_9, "dgx-h100", 1, Env{"NCCL_LOCAL_REGISTER": "0"}, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..15 skip"},
+		{V2_22_3, "dgx-h100", 1, Env{"NCCL_MIN_CTAS": "8"}, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..7 pass"},
+		{V2_19_4, "dgx-h100", 1, Env{"NCCL_MIN_CTAS": "8"}, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..3 pass"},
+		{V2_24_3, "dgx-b200", 1, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..3 pass"},
+		{V2_25_1, "dgx-b200", 1, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..7 pass"},
+		{V2_28_9, "dgx-h100", 4, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLSTree/Simple 0..5 pass"},
+		{V2_19_4, "dgx-h100", 4, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLSTree/Simple 0..3 pass"},
+	} {
+		sys, err := Preset(tc.system, PresetOptions{Nodes: tc.nodes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := tc.env
+		if env == nil {
+			env = Env{}
+		}
+		c, err := Init(MustLoad(tc.v), sys, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := c.SelectGroup([]GroupOp{tc.g}, tc.launch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, reg := g.Ops[0], "none"
+		for _, v := range g.Traces[0] {
+			if v.Rule == "G-REG-UB-1" {
+				reg = v.Outcome.String()
+			}
+		}
+		if got := fmt.Sprintf("%s/%s %d..%d %s", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, reg); got != tc.want {
+			t.Errorf("%s %s×%d %v buffers %s launch %s: got %s, want %s", tc.v, tc.system, tc.nodes, tc.env, tc.g.Buffers, tc.launch.Mode, got, tc.want)
+		}
 	}
 }

@@ -186,6 +186,8 @@ func consts2_18_6(rs *Ruleset) {
 
 func tuningBack2_18_6(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2186}
+	// registerIntraNodeBuffers registers CollNetDirect IPC buffers only
+	tuningSet(d, &t.RegNVLS, TuningRegNVLSNone, enqueueCC, "registerIntraNodeBuffers")
 	const model = "ncclTopoTuneModel"
 	for _, a := range []Algo{CollNetDirect, CollNetChain} {
 		tuningSet(d, &t.BaseLat[a][LL], 6.8, tuningCC, "baseLat")
@@ -230,6 +232,7 @@ func back2_18_6(rs *Ruleset) {
 	rs.Replace(en18, "2.18.6 never disables Ring for a function other than AllReduce; 2.19.1 removes the exception and adds the Ring backup")
 	rs.Remove("G-TUNE-RINGRESTORE-1", ref2186("src/graph/tuning.cc", "ncclTopoTuneModel"), "ringbdw and the restore arrive in 2.19.1")
 	rs.Remove("G-SEL-BACKUP-1", ref2186("src/enqueue.cc", "getAlgoInfo"), "the Ring backup arrives in 2.19.1")
+	rs.Remove("G-REG-UB-1", ref2186("src/enqueue.cc", "registerIntraNodeBuffers"), "NVLS user-buffer registration arrives in 2.19.1")
 	rs.Add(errRule18(ref2186("src/enqueue.cc", "getAlgoInfo")), "G-SEL-PICK-1", "2.18.6 fails an operation with an empty table (WARN, ncclInternalError); 2.19.1 runs the Ring backup")
 	for _, id := range []RuleID{"G-TUNER-LIB-1", "G-TUNER-ABI-1", "G-TUNER-INIT-1", "G-TUNER-CALL-1"} {
 		rs.Remove(id, ref2186("src/init.cc", "initTransportsRank"), "the tuner plugin arrives in 2.19.1 (NCCL_TUNER_PLUGIN, ncclTunerPlugin_v1)")

@@ -93,6 +93,9 @@ func consts2_19_4(rs *Ruleset) {
 
 func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2194}
+	// a registered NVLS buffer: 5 or 4 channels, at most nvlsChannels, on
+	// any number of nodes
+	tuningSet(d, &t.RegNVLS, TuningRegNVLSPool, enqueueCC, "registerIntraNodeBuffers")
 	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSNone, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.OpLine, TuningOpLineTrace, enqueueCC, "topoGetAlgoInfo")
 	// NVLS AllGather exempt from nvlsSupport (P4 as 2.22.3 has it)

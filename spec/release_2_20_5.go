@@ -95,6 +95,8 @@ func consts2_20_5(rs *Ruleset) {
 
 func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2205}
+	// no collNetRegSupport: CollNet buffers are not registered
+	tuningSet(d, &t.RegCollNet, TuningRegCollNetNone, enqueueCC, "registerIntraNodeBuffers")
 	const model = "ncclTopoTuneModel"
 	tuningSet(d, &t.HwLat[TuningHwNVLink][NVLS][Simple], 23, tuningCC, "hwLat")
 	tuningSet(d, &t.HwLat[TuningHwNVLink][NVLSTree][Simple], 23, tuningCC, "hwLat")

@@ -138,8 +138,8 @@ func base2_22_3(rs *Ruleset) {
 		rs.Op = append(rs.Op, r.ID)
 	}
 	groupPlan := groupPlanRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f")
-	rs.rules[groupPlan.ID] = groupPlan
-	rs.Group = append(rs.Group, groupPlan.ID)
+	rs.rules[groupPlan.ID], rs.rules[regUBRule.ID] = groupPlan, regUBRule
+	rs.Group = append(rs.Group, groupPlan.ID, regUBRule.ID)
 	for _, r := range groupCallRules22 {
 		rs.rules[r.ID] = r
 		rs.Call = append(rs.Call, r.ID)

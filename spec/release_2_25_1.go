@@ -44,6 +44,7 @@ func consts2_25_1(rs *Ruleset) {
 
 func tuningApply2_25_1(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag251}
+	tuningSet(d, &t.RegNVLS, TuningRegNVLSCompCap, "src/register/coll_reg.cc", "ncclRegisterCollNvlsBuffers")
 	tuningSet(d, &t.NumCompCaps, 4, tuningCC, "BLACKWELL_COMPCAP_IDX")
 	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN1], 2*141.0, tuningCC, "llMaxBws")
 	tuningSet(d, &t.LLMaxBw[TuningBlackwell][TuningN2], 2*45.0, tuningCC, "llMaxBws")

@@ -67,6 +67,7 @@ func consts2_27_3(rs *Ruleset) {
 
 func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag273}
+	tuningSet(d, &t.RegNVLS, TuningRegNVLSHeads, "src/transport/nvls.cc", "ncclNvlsRegResourcesQuery")
 	const model = "ncclTopoTuneModel"
 	tuningSet(d, &t.CTAPolicyMax, 1, "src/init.cc", "envConfigOverride")
 	tuningSet(d, &t.CollNetDirectInter, 0.9, tuningCC, model)

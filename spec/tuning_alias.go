@@ -48,6 +48,13 @@ const (
 	TuningOpLineTrace      = tuning.OpLineTrace
 	TuningScheduleR18      = tuning.ScheduleR18
 	TuningScheduleR20      = tuning.ScheduleR20
+	TuningRegNVLSCompCap   = tuning.RegNVLSCompCap
+	TuningRegNVLSHeads     = tuning.RegNVLSHeads
+	TuningRegNVLSPool      = tuning.RegNVLSPool
+	TuningRegNVLSCTAs      = tuning.RegNVLSCTAs
+	TuningRegNVLSNone      = tuning.RegNVLSNone
+	TuningRegCollNetOne    = tuning.RegCollNetOne
+	TuningRegCollNetNone   = tuning.RegCollNetNone
 	TuningCostBackup       = tuning.CostBackup
 	TuningIgnore           = tuning.Ignore
 	TuningRuleCTAPolicy    = tuning.RuleCTAPolicy

@@ -1121,31 +1121,28 @@ func CollPartition(c *Consts, fn Func, nRanks int, proto Proto, elemSize, count 
 	return part, nil
 }
 
-// registerTasks is ncclRegisterCollBuffers for the tasks the cost table
-// decided, before they are scheduled (G-REG-IPC-1, 2.28.3 and 2.28.9):
-// a Ring or Tree task on Simple whose buffers NCCL may register — captured
-// into a CUDA graph with NCCL_GRAPH_REGISTER on (the default), or
-// registered with ncclCommRegister with NCCL_LOCAL_REGISTER on (the
-// default) — and whose node peers are direct P2P gets its receive buffer
-// (Ring: both) registered over IPC, except ReduceScatter, Reduce on Ring,
-// in-place AllReduce on Ring and in-place Tree. On one node an
-// IPC-registered task with 16 < nMaxChannels ≤ 24 then runs on 16
-// channels. 2.22.3 registers only NVLS and CollNet buffers (not modelled
-// here: NVLS and CollNet registration, network registration).
+// registerTasks registers the buffers of the tasks the cost table decided,
+// before they are scheduled. NVLS and CollNet tasks go through
+// userBufferChannels (every release that registers them). Then G-REG-IPC-1
+// (RegIPC, ncclRegisterCollBuffers from 2.24.3): a Ring or Tree task on
+// Simple whose buffers NCCL may register (regAsked) and whose node peers
+// are direct P2P gets its receive buffer (Ring: both) registered over IPC,
+// except ReduceScatter, Reduce on Ring, in-place AllReduce on Ring and
+// in-place Tree. On one node an IPC-registered task with 16 < nMaxChannels
+// ≤ 24 then runs on 16 channels. Network registration (Ring on one rank
+// per node with GDR) is not modelled.
 //
-// Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers
-// (v2.28.3-1 likewise)
+// Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers,
+// ncclRegisterCollNvlsBuffers (v2.28.3-1 likewise)
 func (m *Model) registerTasks(tasks []*tuningTask) {
 	c, in := m.Tuning, &m.In
-	if !c.RegIPC {
-		return
-	}
-	on := func(p *int64) bool { return p == nil || *p != 0 }
-	local, graphReg := on(in.LocalRegister), on(in.GraphRegister)
 	for _, t := range tasks {
-		graph := t.op.Graph && graphReg
-		registered := t.op.Buffers == BuffersRegistered && local
-		if !(graph || registered) || t.proto != Simple || !in.DirectP2P {
+		if n, kind := m.userBufferChannels(t, t.algo); kind != "" {
+			t.choice.Registered = kind
+			t.nMaxCh, t.choice.NChannels = n, n
+			continue
+		}
+		if !c.RegIPC || !m.regAsked(t.op) || t.proto != Simple || !in.DirectP2P {
 			continue
 		}
 		switch {
@@ -1164,6 +1161,54 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 			t.choice.NChannels = t.nMaxCh
 		}
 	}
+}
+
+// regAsked says whether NCCL tries to register an operation's buffers:
+// registered with ncclCommRegister under NCCL_LOCAL_REGISTER, or captured
+// into a CUDA graph under NCCL_GRAPH_REGISTER (both default 1 at every
+// modelled tag).
+func (m *Model) regAsked(o Call) bool {
+	on := func(p *int64) bool { return p == nil || *p != 0 }
+	return (o.Buffers == BuffersRegistered && on(m.In.LocalRegister)) || (o.Graph && on(m.In.GraphRegister))
+}
+
+// userBufferChannels is the user-buffer path of NVLS and CollNet
+// (G-REG-UB-1): the channels a task on algorithm a runs on once NVLS or
+// CollNet registered its buffers, and which ("NVLS", "CollNet"; "" when
+// nothing is registered). NVLS and NVLSTree register on a communicator with
+// nvlsRegSupport (no MNNVL; gatesim models one process per GPU, where
+// NCCL's check of ranks sharing a process passes) and run on
+// nvlsRegChannels; CollNetDirect and CollNetChain register only with one
+// rank per node (collNetRegSupport, isOneRPN) and not for PreMulSum or
+// SumPostDiv, and run on one channel (RegCollNet).
+//
+// Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollNvlsBuffers,
+// ncclRegisterCollBuffers; v2.22.3-1 src/enqueue.cc registerIntraNodeBuffers
+// (v2.21.5-1 likewise; v2.20.3-1 and v2.19.1-1 NVLS only)
+func (m *Model) userBufferChannels(t *tuningTask, a Algo) (int, string) {
+	c, in := m.Tuning, &m.In
+	if !m.regAsked(t.op) {
+		return 0, ""
+	}
+	switch a {
+	case NVLS, NVLSTree:
+		if in.MNNVL {
+			return 0, ""
+		}
+		if n, ok := m.nvlsRegChannels(t.fn); ok {
+			return n, "NVLS"
+		}
+	case CollNetDirect, CollNetChain:
+		if c.RegCollNet == RegCollNetNone || in.MaxLocalRanks != 1 || t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv {
+			return 0, ""
+		}
+		if c.RegCollNet == RegCollNetCTAs {
+			s := in.symComm(c.MaxChannels)
+			return max(s.minCTAs, min(s.maxCTAs, 1)), "CollNet"
+		}
+		return 1, "CollNet"
+	}
+	return 0, ""
 }
 
 // windowed says whether an operation's buffers are symmetric windows on a

@@ -278,6 +278,10 @@ func (m *Model) scheduleR18Plan(tasks []*tuningTask, plan int, total *uint64, bu
 				// the plan is full: the rest start the next one
 				return beg + i, nil
 			}
+			// registerIntraNodeBuffers, before addCollToPlan
+			if n, kind := m.userBufferChannels(t, g.algo); kind != "" {
+				nc, t.choice.Registered = n, kind
+			}
 			// addCollToPlan's channel pool: nvlsChannels for NVLS, or for
 			// the members of an NVLSTree aggregate (a call alone reads
 			// the empty aggregate's algorithm, which is never NVLSTree)
@@ -360,6 +364,10 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 			nc := g.tunerNCh
 			if nc == 0 {
 				nc, _ = m.channelThreads(g.algo, g.proto, m.legacyNBytes(t), in.NChannels)
+			}
+			// registerIntraNodeBuffers, before the channels are summed
+			if n, kind := m.userBufferChannels(t, g.algo); kind != "" {
+				nc, t.choice.Registered = n, kind
 			}
 			t.nMaxCh = nc
 			t.choice.NChannels = nc

@@ -683,33 +683,72 @@ func (m *Model) ctaPolicy(agg *tuningTask, g *tuningAgg) {
 	g.decidedBy = RuleCTAPolicy
 }
 
-// nvlsRegChannels is ncclNvlsRegResourcesQuery for AllGather and
-// ReduceScatter: the blocks registered NVLS buffers want, a per-function
-// factor over the node's NVLS heads, within the config's CTA bounds.
+// nvlsRegChannels is the channels an NVLS or NVLSTree task of function f
+// runs on once NVLS registered its buffers, as the release counts them
+// (RegNVLS): a fixed 4 (5 for ReduceScatter, 6 across nodes, more on
+// sm100+) before 2.27.3, then ncclNvlsRegResourcesQuery's blocks, a
+// per-function factor over the node's NVLS heads; within the config's CTA
+// bounds, or (2.19.3–2.19.4) at most nvlsChannels. ok is false where the
+// release registers no NVLS buffer or the query fails (not AllReduce,
+// AllGather or ReduceScatter, or no NVLS head).
+//
+// Ref: v2.28.9-1 src/transport/nvls.cc ncclNvlsRegResourcesQuery (v2.27.3-1
+// likewise); v2.26.2-1 and v2.24.3-1 src/register/coll_reg.cc
+// ncclRegisterCollNvlsBuffers; v2.22.3-1, v2.20.3-1, v2.19.3-1 and
+// v2.19.1-1 src/enqueue.cc registerIntraNodeBuffers
 func (m *Model) nvlsRegChannels(f Func) (int, bool) {
-	in := &m.In
+	c, in := m.Tuning, &m.In
+	s := in.symComm(c.MaxChannels)
+	ctas := func(n int) int { return max(s.minCTAs, min(s.maxCTAs, n)) }
+	rs, oneNode, cc100 := f == ReduceScatter, in.NNodes == 1, in.MinCompCap >= 100
+	pick := func(a, b int, first bool) int {
+		if first {
+			return a
+		}
+		return b
+	}
+	switch c.RegNVLS {
+	case RegNVLSNone:
+		return 0, false
+	case RegNVLSCTAs:
+		return ctas(pick(5, 4, rs)), true
+	case RegNVLSPool:
+		return min(pick(5, 4, rs), in.NVLSChannels), true
+	case RegNVLSNodes:
+		if !oneNode {
+			return ctas(6), true
+		}
+		return ctas(pick(5, 4, rs)), true
+	case RegNVLSCompCap:
+		switch {
+		case !oneNode:
+			return ctas(pick(7, 6, cc100)), true
+		case rs:
+			return ctas(pick(6, 5, cc100)), true
+		}
+		return ctas(pick(8, 4, cc100)), true
+	}
 	if in.NVLSHeads < 1 {
 		return 0, false
 	}
 	var factor int
 	switch {
-	case in.NNodes == 1 && f == ReduceScatter && in.MinCompCap >= 100:
-		factor = 6 * 8
-	case in.NNodes == 1 && f == ReduceScatter:
-		factor = 5 * 8
-	case in.NNodes == 1 && f == AllGather:
+	case oneNode && rs:
+		factor = pick(6, 5, cc100) * 8
+	case oneNode && f == AllGather:
 		factor = 4 * 8
-	case f == ReduceScatter && m.Bandwidths[ReduceScatter][NVLS][Simple] > 400:
-		factor = 7 * 8
-	case f == ReduceScatter:
-		factor = 6 * 8
+	case oneNode && f == AllReduce:
+		factor = pick(8, 4, cc100) * 8
+	case rs:
+		factor = pick(7, 6, m.Bandwidths[ReduceScatter][NVLS][Simple] > 400) * 8
 	case f == AllGather:
 		factor = 6 * 8
+	case f == AllReduce:
+		factor = pick(7, 6, cc100) * 8
 	default:
 		return 0, false
 	}
-	s := in.symComm(m.Tuning.MaxChannels)
-	return max(s.minCTAs, min(s.maxCTAs, (factor+in.NVLSHeads-1)/in.NVLSHeads)), true
+	return ctas((factor + in.NVLSHeads - 1) / in.NVLSHeads), true
 }
 
 // tuningOpLineR22 is the 2.22 per-task [TUNING] line "%ld Bytes -> Algo

@@ -127,6 +127,54 @@ func (m CollNetAGRS) String() string {
 	return tuningEnumName([]string{"interpolated", "min-intra-inter", "none"}, int(m), "CollNetAGRS")
 }
 
+// RegNVLS selects how many channels an NVLS or NVLSTree task runs on once
+// NVLS registered its user buffers (ncclCommRegister'ed, or captured into
+// a CUDA graph): "4/5 channels saturate the bandwidth".
+type RegNVLS int
+
+const (
+	// RegNVLSNodes (2.20.3–2.24.3): one node 5 for ReduceScatter, else 4;
+	// several nodes 6; within the config's CTA bounds.
+	RegNVLSNodes RegNVLS = iota
+	// RegNVLSCompCap (2.25.1–2.26.x): as RegNVLSNodes, and on sm100+ one
+	// node 6 for ReduceScatter, else 8; several nodes 7.
+	RegNVLSCompCap
+	// RegNVLSHeads (2.27.3+): ncclNvlsRegResourcesQuery, a per-function
+	// block count over the node's NVLS heads, within the CTA bounds.
+	RegNVLSHeads
+	// RegNVLSPool (2.19.3–2.19.4): 5 for ReduceScatter, else 4, at most
+	// nvlsChannels, on any number of nodes.
+	RegNVLSPool
+	// RegNVLSCTAs (2.19.1): 5 for ReduceScatter, else 4, within the CTA
+	// bounds, on any number of nodes.
+	RegNVLSCTAs
+	// RegNVLSNone (2.18.x): NCCL registers no NVLS buffer.
+	RegNVLSNone
+)
+
+func (m RegNVLS) String() string {
+	return tuningEnumName([]string{"nodes", "compcap", "heads", "nvls-channels", "ctas", "none"}, int(m), "RegNVLS")
+}
+
+// RegCollNet selects what CollNet's registration of user buffers does to a
+// CollNetDirect or CollNetChain task: only on a communicator of one rank
+// per node (collNetRegSupport, isOneRPN) it runs on one channel.
+type RegCollNet int
+
+const (
+	// RegCollNetCTAs (2.21.5–2.23.4): one channel within the config's CTA
+	// bounds (registerIntraNodeBuffers).
+	RegCollNetCTAs RegCollNet = iota
+	// RegCollNetOne (2.24.3+): one channel (ncclRegisterCollBuffers).
+	RegCollNetOne
+	// RegCollNetNone (before 2.21.5): CollNet buffers are not registered.
+	RegCollNetNone
+)
+
+func (m RegCollNet) String() string {
+	return tuningEnumName([]string{"ctas", "one", "none"}, int(m), "RegCollNet")
+}
+
 // LL128Rule selects the LL128 "auto" rule (G-TUNE-PROTO-1).
 type LL128Rule int
 
@@ -422,10 +470,12 @@ type Consts struct {
 
 	// Buffer registration between the choice and the scheduler
 	// (ncclRegisterCollBuffers, src/register/coll_reg.cc).
-	RegIPC         bool `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (graph capture or ncclCommRegister; 2.28.3+, 2.22.3 registers NVLS and CollNet only)
-	RegIPCChannels int  `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
-	Symmetric      bool `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel (2.27.3+)
-	CTAPolicyNVLS  bool `tuning:"reg.ctaPolicyNVLS"`  // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.27.3+)
+	RegIPC         bool       `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (graph capture or ncclCommRegister; 2.28.3+, 2.22.3 registers NVLS and CollNet only)
+	RegIPCChannels int        `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
+	RegNVLS        RegNVLS    `tuning:"reg.nvlsChannels"`   // the channels of an NVLS/NVLSTree task on NVLS-registered buffers
+	RegCollNet     RegCollNet `tuning:"reg.collNet"`        // a CollNet task on CollNet-registered buffers, one rank per node
+	Symmetric      bool       `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel (2.27.3+)
+	CTAPolicyNVLS  bool       `tuning:"reg.ctaPolicyNVLS"`  // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.27.3+)
 	// SymGrouped: the symmetric tasks of any group are taken out and binned
 	// (ncclMakeSymmetricTaskList), picked on cell-aligned counts, and a bin
 	// without a kernel fails the group (2.28.3+). Before (2.27.x) only a
@@ -661,7 +711,10 @@ func Base2_22_3() Consts {
 		WorkFifoBytes:          1 << 20,
 		// Ref: v2.22.3-1 src/enqueue.cc topoGetAlgoInfo ("Tree now uses all
 		// threads always"); the older schedules' constants are the deltas'.
-		Schedule:       ScheduleR22,
+		Schedule: ScheduleR22,
+		// Ref: v2.22.3-1 src/enqueue.cc registerIntraNodeBuffers
+		RegNVLS:        RegNVLSNodes,
+		RegCollNet:     RegCollNetCTAs,
 		TreeAllThreads: true,
 		// Ref: v2.22.3-1 src/include/enqueue.h (2.20.3 and 2.21.5 cut their
 		// channels with them)

@@ -1,0 +1,121 @@
+package tuning
+
+import (
+	"testing"
+
+	"github.com/gatesim/gatesim/nccl"
+)
+
+// TestTuningCollNetUserBuffers: a CollNetDirect or CollNetChain task whose
+// buffers NCCL registers with the CollNet plugin runs on one channel, only
+// with one rank per node and only from 2.21.5 (collNetRegSupport;
+// v2.22.3-1 src/enqueue.cc registerIntraNodeBuffers, v2.28.9-1
+// src/register/coll_reg.cc ncclRegisterCollBuffers). Avg (PreMulSum on
+// floats) keeps its channels, and so do plain buffers.
+func TestTuningCollNetUserBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		v       nccl.Version
+		algo    Algo
+		ppn     int
+		bufs    Buffers
+		graph   bool
+		redOp   RedOp
+		env     func(*Input)
+		wantReg string
+		wantNC  int // 0: the unregistered choice's channels, which must differ from 1
+	}{
+		{v: nccl.V2_22_3, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_22_3, algo: CollNetChain, ppn: 1, bufs: BuffersRegistered, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_28_9, algo: CollNetChain, ppn: 1, graph: true, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_21_5, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, wantReg: "CollNet", wantNC: 1},
+		// 2.21.5–2.23.4 bound the one channel by NCCL_MIN_CTAS; 2.24.3 does not
+		{v: nccl.V2_22_3, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 2},
+		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 1},
+		// not registered: before 2.21.5, several ranks per node, plain
+		// buffers, NCCL_LOCAL_REGISTER=0, PreMulSum
+		{v: nccl.V2_20_5, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered},
+		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 8, bufs: BuffersRegistered},
+		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1},
+		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { off := int64(0); in.LocalRegister = &off }},
+		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, redOp: nccl.PreMulSum},
+	} {
+		in := tuningMultiNodeInput(4, tc.ppn)
+		tuningForceAlgo(&in, tc.algo)
+		if tc.env != nil {
+			tc.env(&in)
+		}
+		m := tuningModel(t, in, tc.v)
+		op := opOfBytes(t, AllReduce, 64<<20, Float32)
+		if tc.redOp != Sum {
+			op.RedOp = tc.redOp
+		}
+		ch, err := ChooseOp(m, Call{Op: op, CollNetOK: true, Buffers: tc.bufs, Graph: tc.graph})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := tc.v.String() + " " + tc.algo.String()
+		if ch.Err != nil || ch.Algo != tc.algo {
+			t.Fatalf("%s ppn %d: got %s (err %v), want the forced algorithm", name, tc.ppn, ch.Algo, ch.Err)
+		}
+		if ch.Registered != tc.wantReg {
+			t.Errorf("%s ppn %d buffers %s graph %v: registered %q, want %q", name, tc.ppn, tc.bufs, tc.graph, ch.Registered, tc.wantReg)
+		}
+		switch {
+		case tc.wantNC != 0 && ch.NChannels != tc.wantNC:
+			t.Errorf("%s ppn %d: %d channels, want %d", name, tc.ppn, ch.NChannels, tc.wantNC)
+		case tc.wantNC == 0 && ch.NChannels <= 1:
+			t.Errorf("%s ppn %d: %d channels, want the unregistered count", name, tc.ppn, ch.NChannels)
+		}
+	}
+}
+
+// TestTuningNVLSRegChannels: the channels of a task on NVLS-registered
+// buffers per release, worked out from each tag's source by hand (one node
+// with 8 NVLS heads unless said; CTA bounds 1..MAXCHANNELS unless said).
+func TestTuningNVLSRegChannels(t *testing.T) {
+	for _, tc := range []struct {
+		v      nccl.Version
+		nodes  int
+		cc     int
+		minCTA int
+		maxCTA int
+		f      Func
+		want   int
+		ok     bool
+	}{
+		// 2.18.x registers no NVLS buffer
+		{v: nccl.V2_18_6, nodes: 1, cc: 90, f: AllReduce},
+		// 2.19.1: 5 or 4 within the CTA bounds, any node count
+		{v: nccl.V2_19_1, nodes: 1, cc: 90, f: ReduceScatter, want: 5, ok: true},
+		{v: nccl.V2_19_1, nodes: 4, cc: 90, f: AllReduce, want: 4, ok: true},
+		{v: nccl.V2_19_1, nodes: 1, cc: 90, maxCTA: 2, f: AllReduce, want: 2, ok: true},
+		// 2.19.3–2.19.4: at most nvlsChannels (16), not the CTA bounds
+		{v: nccl.V2_19_4, nodes: 1, cc: 90, maxCTA: 2, f: AllReduce, want: 4, ok: true},
+		{v: nccl.V2_19_4, nodes: 4, cc: 90, f: AllReduce, want: 4, ok: true},
+		// 2.20.3–2.24.3: several nodes 6
+		{v: nccl.V2_22_3, nodes: 4, cc: 90, f: AllReduce, want: 6, ok: true},
+		{v: nccl.V2_22_3, nodes: 1, cc: 90, minCTA: 8, f: AllGather, want: 8, ok: true},
+		{v: nccl.V2_24_3, nodes: 1, cc: 100, f: AllReduce, want: 4, ok: true},
+		// 2.25.1–2.26.x: sm100 8 (AllReduce, AllGather), 6 (ReduceScatter), 7 across nodes
+		{v: nccl.V2_25_1, nodes: 1, cc: 100, f: AllReduce, want: 8, ok: true},
+		{v: nccl.V2_26_2, nodes: 1, cc: 100, f: ReduceScatter, want: 6, ok: true},
+		{v: nccl.V2_26_2, nodes: 4, cc: 100, f: AllGather, want: 7, ok: true},
+		{v: nccl.V2_26_2, nodes: 1, cc: 90, f: AllReduce, want: 4, ok: true},
+		// 2.27.3+: ⌈factor / 8 heads⌉
+		{v: nccl.V2_28_9, nodes: 1, cc: 100, f: AllReduce, want: 8, ok: true},    // 64/8
+		{v: nccl.V2_28_9, nodes: 1, cc: 90, f: ReduceScatter, want: 5, ok: true}, // 40/8
+		{v: nccl.V2_28_9, nodes: 4, cc: 100, f: AllReduce, want: 7, ok: true},    // 56/8
+		{v: nccl.V2_28_9, nodes: 4, cc: 90, f: AllGather, want: 6, ok: true},     // 48/8
+		{v: nccl.V2_28_9, nodes: 1, cc: 90, f: Broadcast},
+	} {
+		in := tuningMultiNodeInput(tc.nodes, 8)
+		in.MinCompCap, in.MaxCompCap = tc.cc, tc.cc
+		in.NVLSHeads, in.MinCTAs, in.MaxCTAs = 8, tc.minCTA, tc.maxCTA
+		m := tuningModel(t, in, tc.v)
+		got, ok := m.nvlsRegChannels(tc.f)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("%s %d node(s) sm%d CTAs %d..%d %s: %d %v, want %d %v", tc.v, tc.nodes, tc.cc, tc.minCTA, tc.maxCTA, tc.f, got, ok, tc.want, tc.ok)
+		}
+	}
+}
