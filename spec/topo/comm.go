@@ -692,9 +692,16 @@ func (r *Result) consensus(ps *pathState) error {
 		maxP2P = p.MaxChannels
 	}
 	p2p := max(min(nc, maxP2P), o.MinP2PNChannels)
-	minCh := p2p
 	s := r0.System
 	remote := r.NRanks > len(r0.Ranks)
+	if p.P2PChannelsByNetBw {
+		if err := r.p2pChannelsByNetBw(ps, s, p2p, remote); err != nil {
+			return err
+		}
+		r.Log = append(r.Log, r.channelSummary(p))
+		return nil
+	}
+	minCh := p2p
 	for _, g := range s.Nodes[GPU] {
 		for _, peer := range s.Nodes[GPU] {
 			if peer == g {
@@ -727,15 +734,114 @@ func (r *Result) consensus(ps *pathState) error {
 	r.P2PNChannelsPerPeer = Pow2Up(minCh)
 	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
 	r.P2PNChannelsPerPeer = min(r.P2PNChannelsPerPeer, r.P2PNChannels)
+	r.Log = append(r.Log, r.channelSummary(p))
+	return nil
+}
 
+// channelSummary sets and returns the init line of the channel counts.
+func (r *Result) channelSummary(p *Params) string {
 	r.Summary = fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
 		r.NChannels, r.NChannels, r.NvlsChannels, r.P2PNChannels, r.P2PNChannelsPerPeer)
 	if p.ChannelLineNoCollNet {
 		r.Summary = fmt.Sprintf("%d coll channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
 			r.NChannels, r.NvlsChannels, r.P2PNChannels, r.P2PNChannelsPerPeer)
 	}
-	r.Log = append(r.Log, r.Summary)
+	return r.Summary
+}
+
+// maxDevWorkP2PPerBatch is NCCL_MAX_DEV_WORK_P2P_PER_BATCH: the p2p
+// operations one work batch (one round on a channel) holds.
+const maxDevWorkP2PPerBatch = 8
+
+// p2pChannelsByNetBw is 2.29.2's ncclTopoComputeP2pChannelsPerPeer (each
+// rank's own GPU against every rank, the minimum taken over all ranks) and
+// ncclTopoComputeP2pChannels, for the identical GPUs of node 0: an NVLink
+// peer gets 2 channels per NVLink's worth of path bandwidth, another local
+// peer 2, a remote peer NCCL_NCHANNELS_PER_NET_PEER or, unset, one channel
+// per NIC its channels use and at least one per NCCL_P2P_PER_CHANNEL_NET_BW
+// GB/s of their bandwidth. Across nodes with the count unset the per-peer
+// channels halve until nRanks/8 rounds of peers fit the p2p channels.
+// Ref: v2.29.2-1 src/graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannelsPerPeer, ncclTopoComputeP2pChannels
+func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bool) error {
+	p, o := &ps.p, &ps.o
+	perChannelBw := o.P2PPerChannelNetBw
+	if remote && o.NChannelsPerNetPeer <= 0 && perChannelBw == 0 {
+		// NCCL divides by it: a zero is a floating-point exception at init
+		return fmt.Errorf("NCCL_P2P_PER_CHANNEL_NET_BW=0: NCCL divides the NICs' bandwidth by it (an integer division by zero at init); expected a non-zero GB/s value")
+	}
+	minCh := p.MaxChannels
+	for _, g := range s.Nodes[GPU] {
+		for _, peer := range s.Nodes[GPU] {
+			if peer == g {
+				continue
+			}
+			path := &peer.Paths[GPU][g.Index]
+			c := 2
+			if path.Type == PathNVL {
+				c = 2 * max(1, int(float32(path.Bw/p.nvlinkBw(g.SM))))
+			}
+			minCh = min(minCh, c)
+		}
+		if !remote {
+			continue
+		}
+		c := o.NChannelsPerNetPeer
+		if c <= 0 {
+			count, bw, err := ps.netCountByBw(s, g)
+			if err != nil {
+				return err
+			}
+			c = 2
+			if count > 0 {
+				c = max(count, divUp(int(bw), perChannelBw))
+			}
+		}
+		minCh = min(minCh, c)
+	}
+	perPeer := Pow2Up(minCh)
+	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
+	if r.NNodes > 1 && o.NChannelsPerNetPeer <= 0 {
+		for perPeer*divUp(r.NRanks, maxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
+			perPeer /= 2
+		}
+	} else {
+		perPeer = min(perPeer, r.P2PNChannels)
+	}
+	r.P2PNChannelsPerPeer = perPeer
 	return nil
+}
+
+// netCountByBw is 2.29.2's getLocalNetCountByBw: the NETs the GPU's
+// channels use in turn (ncclTopoGetLocalNet for channel 0, 1, … until the
+// first comes back), taken until their path bandwidth reaches that of the
+// GPU's path to its local CPU; it returns their count and bandwidth.
+// Ref: v2.29.2-1 src/graph/topo.cc getLocalNetCountByBw
+func (ps *pathState) netCountByBw(s *System, g *Node) (int, float32, error) {
+	cpu, err := ps.localCPU(s, g)
+	if err != nil {
+		return 0, 0, err
+	}
+	gpuBw := g.Paths[CPU][cpu.Index].Bw
+	var first *Node
+	var total float32
+	count := 0
+	for c := 0; c < ps.p.MaxChannels; c++ {
+		net, err := ps.localNet(s, g, c)
+		if err != nil {
+			return 0, 0, err
+		}
+		if c == 0 {
+			first = net
+		} else if net == first {
+			break
+		}
+		total = float32(total + g.Paths[NET][net.Index].Bw)
+		count++
+		if total >= gpuBw {
+			break
+		}
+	}
+	return count, total, nil
 }
 
 // maxNChannels is ncclMaxNchannels: NCCL_MAX_NCHANNELS capped to [1, MAXCHANNELS].

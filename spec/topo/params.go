@@ -223,6 +223,19 @@ type Params struct {
 	// derives them from the NICs and the rank count.
 	NetPeerChannelsFixed bool
 
+	// P2PChannelsByNetBw (2.29.2): a remote peer gets one p2p channel per
+	// NCCL_P2P_PER_CHANNEL_NET_BW GB/s of the NICs its GPU's channels use
+	// (at least one per NIC), each rank counts only its own GPU, and
+	// across nodes the per-peer count is halved until a round of
+	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH peers per channel fits the p2p
+	// channels, instead of the rank-count halving per remote peer.
+	P2PChannelsByNetBw bool
+
+	// SimpleOrderNets (2.29.2): the simple-order fallback graph names the
+	// first preferred NET of its first and last GPU (before: NET id 0),
+	// and has no inter-node bandwidth (PATH_DIS) when one has none.
+	SimpleOrderNets bool
+
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
 	ChannelLineNoCollNet bool
@@ -624,6 +637,8 @@ func Apply2_28_7(p *Params) {
 // Apply2_29_2 turns 2.28.9 rules into those of tag v2.29.2-1.
 func Apply2_29_2(p *Params) {
 	p.InterSYSBelowSM90 = true
+	p.P2PChannelsByNetBw = true
+	p.SimpleOrderNets = true
 	// 45 between 50 and 40.
 	p.SM100SpeedsIntra = []float32{90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}
 }
@@ -809,6 +824,9 @@ type Options struct {
 	NetDevsMax    int
 	// NChannelsPerNetPeer is NCCL_NCHANNELS_PER_NET_PEER; -1 when unset.
 	NChannelsPerNetPeer int
+	// P2PPerChannelNetBw is NCCL_P2P_PER_CHANNEL_NET_BW (GB/s, default 14;
+	// read from 2.29.2).
+	P2PPerChannelNetBw int
 	// MinP2PNChannels / MaxP2PNChannels are NCCL_MIN_P2P_NCHANNELS (1) and
 	// NCCL_MAX_P2P_NCHANNELS (MAXCHANNELS when 0).
 	MinP2PNChannels, MaxP2PNChannels int
@@ -847,6 +865,7 @@ func DefaultOptions() Options {
 		NvlsEnable:            2,
 		CollNetNodeThreshold:  2,
 		NChannelsPerNetPeer:   -1,
+		P2PPerChannelNetBw:    14,
 		MinP2PNChannels:       1,
 		UnpackDoubleNChannels: true,
 		MNNVLScatterNets:      true,
@@ -908,6 +927,8 @@ var paramSources = map[string][2]string{
 	"NVLinkBwSM90":            {"src/graph/topo.h", "ncclTopoNVLinkBw"},
 	"ComputeChannelsFitMax":   {"src/graph/connect.cc", "ncclTopoPostset"},
 	"NetPeerChannelsFixed":    {"src/graph/paths.cc", "ncclTopoGetNchannels"},
+	"P2PChannelsByNetBw":      {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
+	"SimpleOrderNets":         {"src/graph/search.cc", "ncclTopoCompute"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
 	"DupAfterSearch":          {"src/graph/search.cc", "ncclTopoCompute"},
