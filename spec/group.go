@@ -323,7 +323,7 @@ func uniq(s []string) []string {
 //
 //	groupStart | groupEnd
 //	init COMM [nonblocking]
-//	COLL COMM SIZE [DTYPE] [REDOP]        (allreduce c0 1MiB float32 sum)
+//	COLL COMM SIZE [DTYPE] [REDOP] [root=N] (allreduce c0 1MiB float32 sum)
 //	sync COMM | asyncError COMM | finalize COMM
 //
 // '#' starts a comment. name is used in errors.
