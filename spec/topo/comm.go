@@ -131,6 +131,10 @@ type Result struct {
 	// CollNet head (the CollNetDirect heads, the NVLS heads when NVLS is
 	// supported), so CollNetChain has CollNet resources.
 	CollNetChainHeadsOK bool `json:"collNetChainHeadsOK"`
+	// NvlsTuned: ncclNvlsTuning (2.30.3+) set NvlsChannels for an sm100
+	// communicator of several nodes; the NVLS gates take it over the
+	// per-node default.
+	NvlsTuned           bool `json:"nvlsTuned,omitempty"`
 	CollNetSupport      bool `json:"collNetSupport"`
 	NvlsSupport         bool `json:"nvlsSupport"`
 	NvlsChannels        int  `json:"nvlsChannels"`
@@ -454,6 +458,12 @@ func nvlsChannels(p *Params, o *Options, s *System, multiHost bool) int {
 			}
 		}
 	}
+	return nvlsChannelsFrom(p, o, ch)
+}
+
+// nvlsChannelsFrom is a default NVLS channel count ch with the user's
+// NCCL_NVLS_NCHANNELS (config.nvlsCTAs) over it, clamped to the CTA limits.
+func nvlsChannelsFrom(p *Params, o *Options, ch int) int {
 	if o.NvlsChannels > 0 {
 		ch = o.NvlsChannels
 	}
@@ -633,6 +643,15 @@ func (r *Result) consensus(ps *pathState) error {
 	r.NvlsChannels = r0.NvlsChannels
 	if r.Graphs[GraphNVLS].NChannels == 0 {
 		r.NvlsSupport, r.NvlsChannels = false, 0
+	}
+	if p.NVLSTuningSM100 && r.NvlsSupport && r.MinCompCap >= 100 && r.NNodes > 1 {
+		nicBw, err := minNetBw(ps, r0.System)
+		if err != nil {
+			return err
+		}
+		if ch := nvlsTreeSM100Channels(r.NNodes, r.MinLocalRanks, nicBw); ch > 0 {
+			r.NvlsChannels, r.NvlsTuned = nvlsChannelsFrom(p, o, ch), true
+		}
 	}
 	if collnet && r.NNodes < o.CollNetNodeThreshold {
 		collnet = false
@@ -842,6 +861,57 @@ func (ps *pathState) netCountByBw(s *System, g *Node) (int, float32, error) {
 		}
 	}
 	return count, total, nil
+}
+
+// minNetBw is ncclTopoGetMinNetBw, the least over ranks (node 0's GPUs
+// stand for every node's): the smallest path bandwidth from a GPU to the
+// NETs its channels use (ncclTopoGetLocalNet for channel 0, 1, … until
+// the first comes back); 0 without a NET.
+// Ref: v2.30.3-1 src/graph/topo.cc ncclTopoGetMinNetBw; src/init.cc initTransportsRank
+func minNetBw(ps *pathState, s *System) (float32, error) {
+	if len(s.Nodes[NET]) == 0 {
+		return 0, nil
+	}
+	best := float32(-1)
+	for _, g := range s.Nodes[GPU] {
+		var first *Node
+		for c := 0; c < ps.p.MaxChannels; c++ {
+			net, err := ps.localNet(s, g, c)
+			if err != nil {
+				return 0, err
+			}
+			if c == 0 {
+				first = net
+			} else if net == first {
+				break
+			}
+			if bw := g.Paths[NET][net.Index].Bw; best < 0 || bw < best {
+				best = bw
+			}
+		}
+	}
+	return max(best, 0), nil
+}
+
+// nvlsTreeSM100Channels is the channel count ncclNvlsTreeSm100Tuning gives
+// an sm100 communicator of several nodes, 0 where it keeps the default
+// (32): 32 on two nodes with NICs of 48 GB/s or more; from 96 GB/s 24 with
+// at most 8 GPUs per node, 32 above; from 48 GB/s 24. Its NVLS chunk and
+// NVLSTree chunk caps (which also read the NVLS graph's GPU-to-NIC path
+// type) are not modelled.
+// Ref: v2.30.3-1 src/transport/nvls.cc ncclNvlsTreeSm100Tuning
+func nvlsTreeSM100Channels(nNodes, ppn int, nicBw float32) int {
+	switch {
+	case nNodes == 2 && nicBw >= 48:
+		return 32
+	case nicBw >= 96 && ppn <= 8:
+		return 24
+	case nicBw >= 96:
+		return 32
+	case nicBw >= 48:
+		return 24
+	}
+	return 0
 }
 
 // maxNChannels is ncclMaxNchannels: NCCL_MAX_NCHANNELS capped to [1, MAXCHANNELS].

@@ -236,6 +236,11 @@ type Params struct {
 	// and has no inter-node bandwidth (PATH_DIS) when one has none.
 	SimpleOrderNets bool
 
+	// NVLSTuningSM100 (2.30.3): ncclNvlsTuning sets the NVLS channels of
+	// an sm100 communicator of several nodes from the node count, the GPUs
+	// per node and the slowest NIC path (ncclNvlsTreeSm100Tuning).
+	NVLSTuningSM100 bool
+
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
 	ChannelLineNoCollNet bool
@@ -652,6 +657,7 @@ func Apply2_29_7(p *Params) {
 // Apply2_30_3 turns 2.29.7 rules into those of tag v2.30.3-1: 86 GB/s
 // between 96 and 80 across nodes on sm100.
 func Apply2_30_3(p *Params) {
+	p.NVLSTuningSM100 = true
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
@@ -929,6 +935,7 @@ var paramSources = map[string][2]string{
 	"NetPeerChannelsFixed":    {"src/graph/paths.cc", "ncclTopoGetNchannels"},
 	"P2PChannelsByNetBw":      {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
 	"SimpleOrderNets":         {"src/graph/search.cc", "ncclTopoCompute"},
+	"NVLSTuningSM100":         {"src/transport/nvls.cc", "ncclNvlsTuning"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
 	"DupAfterSearch":          {"src/graph/search.cc", "ncclTopoCompute"},
