@@ -634,9 +634,9 @@ func maxDevWorkBatchBytes(compCap int) int {
 // ⌈bytes/nParts⌉ each with 256-byte aligned bounds, part p on channel p,
 // so a broadcast spans channels 0 up to its last non-empty part (with
 // gaps where the rounding leaves a part empty: NChannels counts the parts
-// that carry bytes). The
-// kernel arguments budget is not modelled (a plan of AllGatherV work is
-// at most a few hundred 48-byte works). It returns the plans it filled.
+// that carry bytes). The kernel arguments budget is not modelled (a plan
+// of AllGatherV work is at most a few hundred 48-byte works). It returns
+// the plans it filled.
 //
 // Ref: v2.29.2-1 src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
 func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) int {
@@ -663,6 +663,9 @@ func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) int {
 			}
 			plan = append(plan, queues[r][0])
 			queues[r] = queues[r][1:]
+		}
+		if len(plan) == 0 {
+			break // a batch too small for one broadcast
 		}
 		left -= len(plan)
 		if m.bcastPlan(plan, firstPlan+plans) {
