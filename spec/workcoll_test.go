@@ -67,3 +67,42 @@ func TestWorkCollSize(t *testing.T) {
 		t.Fatalf("%d releases from 2.22.3 on, want 21", n)
 	}
 }
+
+// TestWorkCollBatchDecision: the latency of every algorithm but Ring
+// counts ⌈numPipeOps / NCCL_MAX_DEV_WORK_BATCH_COLLS⌉ work batches, and
+// ncclPrepareTasks gives an aggregate numPipeOps = ⌈nTasks / nChannels⌉.
+// 176 AllReduces of 512 KiB in one group on two DGX A100 nodes (16
+// channels) have numPipeOps 11: 2.26.6's 96-byte work struct (10 per
+// batch) counts Tree's latency twice and picks Tree/LL128; with 2.22.3's
+// 64-byte struct (16 per batch) it counts once and Simple wins.
+func TestWorkCollBatchDecision(t *testing.T) {
+	sys, err := Preset("dgx-a100", PresetOptions{Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := GroupOp{Op: Op{Func: AllReduce, Count: 128 << 10, DataType: Float32, RedOp: Sum}}
+	for _, tc := range []struct {
+		colls int
+		want  string
+	}{{10, "Tree/LL128"}, {16, "Tree/Simple"}} {
+		rs := MustLoad(V2_26_6).clone(V2_26_6)
+		if tc.colls == 16 {
+			rs.Tuning.WorkCollBytes, rs.Tuning.MaxDevWorkBatchColls = 64, 16
+		} else if rs.Tuning.MaxDevWorkBatchColls != tc.colls {
+			t.Fatalf("2.26.6: NCCL_MAX_DEV_WORK_BATCH_COLLS %d, want %d", rs.Tuning.MaxDevWorkBatchColls, tc.colls)
+		}
+		c, err := Init(rs, sys, Env{})
+		if err != nil || c.Err != nil {
+			t.Fatalf("init: %v %v", err, c.Err)
+		}
+		g, err := c.SelectGroup([]GroupOp{op}, Launch{Agg: 176})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range g.Ops {
+			if got := d.Algo.String() + "/" + d.Proto.String(); got != tc.want {
+				t.Fatalf("%d per batch: op %d %s, want %s (numPipeOps %d)", tc.colls, i, got, tc.want, g.Choices[i].NumPipeOps)
+			}
+		}
+	}
+}
