@@ -134,7 +134,7 @@ type Result struct {
 	// NvlsTuned: ncclNvlsTuning (2.30.3+) set NvlsChannels for an sm100
 	// communicator of several nodes; the NVLS gates take it over the
 	// per-node default.
-	NvlsTuned           bool `json:"nvlsTuned,omitempty"`
+	NvlsTuned           bool `json:"-"`
 	CollNetSupport      bool `json:"collNetSupport"`
 	NvlsSupport         bool `json:"nvlsSupport"`
 	NvlsChannels        int  `json:"nvlsChannels"`
