@@ -168,6 +168,14 @@ func TestGroupChannelsCover(t *testing.T) {
 			if ch.Discarded || ch.OneRank || ch.Err != nil || ch.Plan < 0 {
 				continue
 			}
+			if ch.SidePath == "allgatherv" {
+				// ncclScheduleBcastTasksToPlan: the broadcast's parts on
+				// channels 0..hi of the AllGather pick's, Ring, some empty
+				if ch.Op.Bytes() > 0 && (ch.Algo != spec.Ring || ch.NChannels < 1 || ch.ChannelLo != 0 || ch.ChannelHi >= in.NChannels || ch.NChannels > ch.ChannelHi+1) {
+					t.Fatalf("%s: op %d: AllGatherV broadcast %s/%s, %d channels on %d..%d of %d", c, i, ch.Algo, ch.Proto, ch.NChannels, ch.ChannelLo, ch.ChannelHi, in.NChannels)
+				}
+				continue
+			}
 			kindMax := in.NChannels
 			if comm.Model.Tuning.Schedule == spec.TuningScheduleR18 {
 				// 2.18/2.19: NChannels least loaded channels of the

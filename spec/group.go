@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -322,12 +323,15 @@ func uniq(s []string) []string {
 //
 //	groupStart | groupEnd
 //	init COMM [nonblocking]
-//	COLL COMM SIZE [DTYPE] [REDOP]        (allreduce c0 1MiB float32 sum)
+//	COLL COMM SIZE [DTYPE] [REDOP] [root=N] (allreduce c0 1MiB float32 sum)
 //	sync COMM | asyncError COMM | finalize COMM
 //
 // '#' starts a comment. name is used in errors.
 // maxCommName bounds a communicator name of a call script.
 const maxCommName = 256
+
+// maxRoot bounds a call's root=N: no communicator has more ranks.
+const maxRoot = MaxRanks - 1
 
 func ParseCalls(name string, data []byte) ([]Call, error) {
 	var out []Call
@@ -396,11 +400,24 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 				return nil, bad("unknown call %q: expected groupStart, groupEnd, init, sync, asyncError, finalize or a collective", f[0])
 			}
 			if len(f) < 3 {
-				return nil, bad("%s needs a communicator and a size: expected %s COMM SIZE [DTYPE] [REDOP]", f[0], f[0])
+				return nil, bad("%s needs a communicator and a size: expected %s COMM SIZE [DTYPE] [REDOP] [root=N]", f[0], f[0])
 			}
 			size, err := ParseBytes(f[2])
 			if err != nil {
 				return nil, bad("%v", err)
+			}
+			// root=N (Broadcast, Reduce) may follow the size anywhere
+			root := 0
+			for k := 3; k < len(f); k++ {
+				v, ok := strings.CutPrefix(strings.ToLower(f[k]), "root=")
+				if !ok {
+					continue
+				}
+				if root, err = strconv.Atoi(v); err != nil || root < 0 || root > maxRoot {
+					return nil, bad("%q: expected root=N with 0 <= N <= %d", f[k], maxRoot)
+				}
+				f = append(f[:k:k], f[k+1:]...)
+				break
 			}
 			dt, rop := Float32, Sum
 			if len(f) > 3 {
@@ -413,7 +430,7 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 					return nil, bad("%v", err)
 				}
 			}
-			op, err := OpFromBytes(fn, size, dt, rop, 0)
+			op, err := OpFromBytes(fn, size, dt, rop, root)
 			if err != nil {
 				return nil, bad("%v", err)
 			}

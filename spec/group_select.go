@@ -133,9 +133,17 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			d.Algo, d.Proto, d.Candidates, d.Costs, d.Part = AlgoNone, ProtoNone, nil, nil, nil
 			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
 			if ch.SidePath == "allgatherv" {
-				d.DecidedBy, d.Kernel = "G-SEL-SIDE-1", ""
-				d.Undecided = "broadcasts from several roots in one group: one AllGatherV outside the cost table (its channels are not modelled)"
-				out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: "the group's broadcasts come from several roots: NCCL runs them as one AllGatherV; the cost table is not consulted"})
+				d.DecidedBy, d.Kernel, d.Undecided = "G-SEL-SIDE-1", "", ""
+				why := "the group's broadcasts come from several roots: NCCL runs them as one AllGatherV outside the cost table; this broadcast is empty, on no channel"
+				if ch.NChannels > 0 {
+					d.Algo, d.Proto, d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi = ch.Algo, ch.Proto, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi
+					why = fmt.Sprintf("the group's broadcasts come from several roots: NCCL runs them as one AllGatherV outside the cost table, Ring/%s as an AllGather of the plan's largest broadcast would run, %d threads; this broadcast's parts fill channels %d..%d (plan %d)",
+						ch.Proto, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.Plan)
+				}
+				if ch.Err != nil {
+					d.Err = ch.Err
+				}
+				out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: why})
 				continue
 			}
 			d.DecidedBy, d.Kernel, d.P2P = "G-SEL-SIDE-1", ch.SidePath, nil

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -103,7 +104,8 @@ func TestCheckGroupNeedsTheRules(t *testing.T) {
 }
 
 func TestParseCallsErrors(t *testing.T) {
-	for _, s := range []string{"", "init", "allreduce c0", "allreduce c0 3 float32", "gather c0 1MiB", "init c0 sometimes", "sync"} {
+	for _, s := range []string{"", "init", "allreduce c0", "allreduce c0 3 float32", "gather c0 1MiB", "init c0 sometimes", "sync",
+		"broadcast c0 1MiB root=-1", "broadcast c0 1MiB root=x", "broadcast c0 1MiB int8 root=131072"} {
 		if _, err := ParseCalls("calls.txt", []byte(s)); err == nil {
 			t.Errorf("%q accepted", s)
 		} else if !strings.HasPrefix(err.Error(), "calls.txt") {
@@ -112,7 +114,23 @@ func TestParseCallsErrors(t *testing.T) {
 	}
 }
 
+// TestParseCallsRoot: root=N may follow a collective's size, before or
+// after the datatype; without it the root is 0.
+func TestParseCallsRoot(t *testing.T) {
+	calls, err := ParseCalls("calls.txt", []byte("broadcast c0 1MiB root=3\nbroadcast c0 1MiB int8 ROOT=5\nreduce c0 1KiB root=1 int8 max\nbroadcast c0 1MiB\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"3 ncclFloat32 ncclSum", "5 ncclInt8 ncclSum", "1 ncclInt8 ncclMax", "0 ncclFloat32 ncclSum"}
+	for i, c := range calls {
+		if got := fmt.Sprintf("%d %s %s", c.Op.Root, c.Op.DataType, c.Op.RedOp); got != want[i] {
+			t.Errorf("call %d: root, datatype, redop %s, want %s", i, got, want[i])
+		}
+	}
+}
+
 func FuzzParseCalls(f *testing.F) {
+	f.Add("init c0\ngroupStart\nbroadcast c0 1MiB int8 root=1\nbroadcast c0 1MiB root=0\ngroupEnd\n")
 	f.Add("groupStart\ninit c0 nonblocking\nallreduce c0 1MiB bf16 max\ngroupEnd\nsync c0\n")
 	f.Add("groupEnd\n# nothing\n")
 	// hostile inputs: nesting past the limit, a long communicator name, an

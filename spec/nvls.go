@@ -158,7 +158,7 @@ func (r *initRun) ctaBounds() (lo, hi int) {
 
 var nvlsChan = &Rule{
 	ID: "G-NVLS-CHAN-1", Layer: LayerDevice, Cap: CapNVLS, Title: "NVLS channel count",
-	Doc:  `When supported: nvlsChannels = clamp(NCCL_NVLS_NCHANNELS, minCTAs, maxCTAs) (2.22: default 16; 2.28: sm90 16, sm100 24 in one node or NVL domain and 32 across nodes, NCCL_NVLS_NCHANNELS overriding when > 0). 0 channels skips the NVLS setup.`,
+	Doc:  `When supported: nvlsChannels = clamp(NCCL_NVLS_NCHANNELS, minCTAs, maxCTAs) (2.22: default 16; 2.28: sm90 16, sm100 24 in one node or NVL domain and 32 across nodes, NCCL_NVLS_NCHANNELS overriding when > 0; 2.30.3: after the all-gather ncclNvlsTuning sets an sm100 communicator of several nodes to 32 on two nodes with NICs of 48 GB/s or more, otherwise 24 with NICs of 48 GB/s or more (96 GB/s or more and over 8 GPUs per node: 32), before NCCL_NVLS_NCHANNELS and the CTA limits). 0 channels skips the NVLS setup.`,
 	Ref:  Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
 	node: true,
 	init: func(r *initRun) {
@@ -275,6 +275,10 @@ var nvlsCons = &Rule{
 		}
 		c.NVLSSupport = true
 		c.NVLSChannels = minNv
+		if c.Topo != nil && c.Topo.NvlsTuned {
+			// 2.30.3+: ncclNvlsTuning after the all-gather (sm100, several nodes)
+			c.NVLSChannels = c.Topo.NvlsChannels
+		}
 		c.Graphs.NVLS = r.nodes[0].graphs.NVLS
 		c.Graphs.NVLS.NChannels = minCh
 		r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("every rank has NVLS channels: %d NVLS graph channel(s), %d nvls channel(s)", minCh, minNv)})

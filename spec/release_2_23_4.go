@@ -108,6 +108,13 @@ func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.CellFromMinTraffic, true, enqueueCC, "scheduleCollTasksToPlan")
 	tuningSet(d, &t.TaskTrafficFloor, true, enqueueCC, "scheduleCollTasksToPlan")
 	tuningSet(d, &t.CellsLoRoundUp, true, enqueueCC, "scheduleCollTasksToPlan")
+	// ncclDevWorkColl gains sendbuffOffset, recvbuffOffset and the two
+	// remote-address pointers: 4+4 (bit fields, root) + 2×8 (buffers) +
+	// 4×8 + 32 (the cbd union) + 8 (redOpArg) = 96 bytes, a multiple of its
+	// 16-byte alignment, so a 1 KiB batch holds 1024/96 = 10 collectives
+	// (2.24.3 and 2.26.3 only rename bits inside the first word)
+	tuningSet(d, &t.WorkCollBytes, 96, deviceH, "struct ncclDevWorkColl")
+	tuningSet(d, &t.MaxDevWorkBatchColls, 10, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -79,8 +79,6 @@ func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneArity, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.PruneNVLSMultiNodeAGRS, false, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.PruneNVLSAGRSRanks, false, enqueueCC, "updateCollCostTable")
-	tuningSet(d, &t.WorkCollBytes, 96, deviceH, "struct ncclDevWorkColl")
-	tuningSet(d, &t.MaxDevWorkBatchColls, 10, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
 	tuningSet(d, &t.Symmetric, true, enqueueCC, "ncclPrepareTasks")
 	tuningSet(d, &t.SymArgsBytes, 80, "src/include/symmetric.h", "struct ncclSymDevArgs")
 	tuningSet(d, &t.CTAPolicyNVLS, true, enqueueCC, "getAlgoInfo")

@@ -39,6 +39,9 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.CEAllGatherSM100, true, enqueueCC, "taskAppend")
 	tuningSet(d, &t.SymCEThreshold, 8<<20, enqueueCC, "SymCeThreshold")
 	tuningSet(d, &t.AllGatherV, true, enqueueCC, "ncclPrepareTasks")
+	// ringDepth, chunkSize, sendbuff, recvbuff, bytes, bytes_done and
+	// pad[8]: 4+4+4×8+8 = 48 bytes, a multiple of its 16-byte alignment
+	tuningSet(d, &t.BcastWorkBytes, 48, deviceH, "struct ncclDevWorkBcast")
 	tuningSet(d, &t.SymFallback, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymLLLegacy, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	return d.changes, tuningJoinErrs(d.errs)

@@ -34,6 +34,11 @@ func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	// barriers (240 bytes); still 55 symmetric tasks per bin (2.30.4 and
 	// 2.30.7 reshape the fields at the same size)
 	tuningSet(d, &t.SymArgsBytes, 304, symKernelsH, "struct ncclSymkDevWorkArgs")
+	// ncclDevWorkColl is padded for 16-byte loads: 12 bytes after root
+	// (then 4 of alignment before recvbuff), 8 after sendbuff and 8 at
+	// the end: 8+12+4+16+8+32+32+8+8 = 128 bytes, 1024/128 = 8 per batch
+	tuningSet(d, &t.WorkCollBytes, 128, deviceH, "struct ncclDevWorkColl")
+	tuningSet(d, &t.MaxDevWorkBatchColls, 8, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

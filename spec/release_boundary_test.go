@@ -189,8 +189,8 @@ func TestAllGatherVGrouping(t *testing.T) {
 		for i, d := range g.Ops {
 			if g.Choices[i].SidePath == "allgatherv" {
 				n++
-				if d.Algo != AlgoNone || d.DecidedBy != "G-SEL-SIDE-1" || tc.ops[i].Op.Func != Broadcast {
-					t.Errorf("%s op %d: %s/%s by %s: want an AllGatherV broadcast outside the cost table", tc.v, i, d.Algo, d.Proto, d.DecidedBy)
+				if d.Algo != Ring || d.DecidedBy != "G-SEL-SIDE-1" || tc.ops[i].Op.Func != Broadcast || len(d.Candidates) != 0 {
+					t.Errorf("%s op %d: %s/%s by %s: want an AllGatherV broadcast on Ring outside the cost table", tc.v, i, d.Algo, d.Proto, d.DecidedBy)
 				}
 			} else if d.Algo == AlgoNone || d.Err != nil {
 				t.Errorf("%s op %d: no cost-table decision (%v)", tc.v, i, d.Err)
@@ -199,5 +199,62 @@ func TestAllGatherVGrouping(t *testing.T) {
 		if n != tc.grouped {
 			t.Errorf("%s %v: %d broadcasts grouped into AllGatherV, want %d", tc.v, tc.env, n, tc.grouped)
 		}
+	}
+}
+
+// TestAllGatherVChannels: ncclScheduleBcastTasksToPlan runs the group's
+// broadcasts with the protocol and channel count getAlgoInfo picks for an
+// AllGather (int8, no CollNet, no NVLS) of the plan's largest broadcast,
+// each broadcast cut into that many 256-byte aligned parts, part p on
+// channel p; a plan takes one broadcast per root, so a root's second
+// broadcast goes into a second plan.
+func TestAllGatherVChannels(t *testing.T) {
+	bc := func(root int, bytes int64) GroupOp {
+		return GroupOp{Op: Op{Func: Broadcast, Count: bytes, DataType: Int8, Root: root}}
+	}
+	c := h200x2Comm(t, V2_29_2, nil)
+	ag, _, err := c.Select(Op{Func: AllGather, Count: 4 << 20, DataType: Int8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// what a lone 2 × 4 MiB AllGather runs on two H200s
+	if ag.Algo != Ring || ag.Proto != Simple || ag.NChannels != 24 {
+		t.Fatalf("lone AllGather: %s/%s on %d channels, want Ring/Simple on 24", ag.Algo, ag.Proto, ag.NChannels)
+	}
+	small, _, err := c.Select(Op{Func: AllGather, Count: 4 << 10, DataType: Int8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.SelectGroup([]GroupOp{bc(0, 4<<20), bc(1, 256), bc(1, 4<<10), bc(0, 0)}, Launch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 KiB over small.NChannels parts of ceil(4096/n) bytes, 256-aligned
+	n := int64(small.NChannels)
+	var nonEmpty, last int64
+	for p := int64(0); p < n; p++ {
+		pb := (4096 + n - 1) / n
+		lo, hi := min((p*pb+255)/256*256, 4096), min(((p+1)*pb+255)/256*256, 4096)
+		if hi > lo {
+			nonEmpty, last = nonEmpty+1, p
+		}
+	}
+	want := []string{
+		"Ring/Simple 0..23 on 24, plan 0",
+		"Ring/Simple 0..0 on 1, plan 0",
+		fmt.Sprintf("Ring/%s 0..%d on %d, plan 1", small.Proto, last, nonEmpty),
+		"no channel",
+	}
+	for i, d := range g.Ops {
+		got := "no channel"
+		if d.NChannels > 0 {
+			got = fmt.Sprintf("%s/%s %d..%d on %d, plan %d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, d.NChannels, g.Choices[i].Plan)
+		}
+		if got != want[i] || d.Err != nil {
+			t.Errorf("broadcast %d: %s (%v), want %s", i, got, d.Err, want[i])
+		}
+	}
+	if g.Plans != 2 {
+		t.Errorf("%d plans, want 2 AllGatherV plans", g.Plans)
 	}
 }

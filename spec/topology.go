@@ -390,6 +390,8 @@ func TopoOptions(env Env) topo.Options {
 		// NCCL stores the int64 parameter in an int
 		o.NChannelsPerNetPeer, o.NChannelsPerNetPeerSet = int(int32(n)), true
 	})
+	// ncclTopoGetNchannels casts the int64 parameter to int
+	set("NCCL_P2P_PER_CHANNEL_NET_BW", func(n int) { o.P2PPerChannelNetBw = int(int32(n)) })
 	set("NCCL_MIN_P2P_NCHANNELS", func(n int) { o.MinP2PNChannels = n })
 	set("NCCL_MAX_P2P_NCHANNELS", func(n int) { o.MaxP2PNChannels = n })
 	set("NCCL_UNPACK_DOUBLE_NCHANNELS", func(n int) { o.UnpackDoubleNChannels = n != 0 })

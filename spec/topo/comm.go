@@ -131,6 +131,10 @@ type Result struct {
 	// CollNet head (the CollNetDirect heads, the NVLS heads when NVLS is
 	// supported), so CollNetChain has CollNet resources.
 	CollNetChainHeadsOK bool `json:"collNetChainHeadsOK"`
+	// NvlsTuned: ncclNvlsTuning (2.30.3+) set NvlsChannels for an sm100
+	// communicator of several nodes; the NVLS gates take it over the
+	// per-node default.
+	NvlsTuned           bool `json:"-"`
 	CollNetSupport      bool `json:"collNetSupport"`
 	NvlsSupport         bool `json:"nvlsSupport"`
 	NvlsChannels        int  `json:"nvlsChannels"`
@@ -451,6 +455,12 @@ func nvlsChannels(p *Params, o *Options, s *System, multiHost bool) int {
 			}
 		}
 	}
+	return nvlsChannelsFrom(p, o, ch)
+}
+
+// nvlsChannelsFrom is a default NVLS channel count ch with the user's
+// NCCL_NVLS_NCHANNELS (config.nvlsCTAs) over it, clamped to the CTA limits.
+func nvlsChannelsFrom(p *Params, o *Options, ch int) int {
 	if o.NvlsChannels > 0 {
 		ch = o.NvlsChannels
 	}
@@ -635,6 +645,15 @@ func (r *Result) consensus(ps *pathState) error {
 	if r.Graphs[GraphNVLS].NChannels == 0 {
 		r.NvlsSupport, r.NvlsChannels = false, 0
 	}
+	if p.NVLSTuningSM100 && r.NvlsSupport && r.MinCompCap >= 100 && r.NNodes > 1 {
+		nicBw, err := minNetBw(ps, r0.System)
+		if err != nil {
+			return err
+		}
+		if ch := nvlsTreeSM100Channels(r.NNodes, r.MinLocalRanks, nicBw); ch > 0 {
+			r.NvlsChannels, r.NvlsTuned = nvlsChannelsFrom(p, o, ch), true
+		}
+	}
 	if collnet && r.NNodes < o.CollNetNodeThreshold {
 		collnet = false
 	}
@@ -693,9 +712,16 @@ func (r *Result) consensus(ps *pathState) error {
 		maxP2P = p.MaxChannels
 	}
 	p2p := max(min(nc, maxP2P), o.MinP2PNChannels)
-	minCh := p2p
 	s := r0.System
 	remote := r.NRanks > len(r0.Ranks)
+	if p.P2PChannelsByNetBw {
+		if err := r.p2pChannelsByNetBw(ps, s, p2p, remote); err != nil {
+			return err
+		}
+		r.Log = append(r.Log, r.channelSummary(p))
+		return nil
+	}
+	minCh := p2p
 	for _, g := range s.Nodes[GPU] {
 		for _, peer := range s.Nodes[GPU] {
 			if peer == g {
@@ -727,7 +753,12 @@ func (r *Result) consensus(ps *pathState) error {
 	r.P2PNChannelsPerPeer = Pow2Up(minCh)
 	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
 	r.P2PNChannelsPerPeer = min(r.P2PNChannelsPerPeer, r.P2PNChannels)
+	r.Log = append(r.Log, r.channelSummary(p))
+	return nil
+}
 
+// channelSummary sets and returns the init line of the channel counts.
+func (r *Result) channelSummary(p *Params) string {
 	collNetChannels := r.NChannels
 	if p.ChannelLineCollNetSetUp && !r.CollNetSupport {
 		collNetChannels = 0
@@ -738,7 +769,69 @@ func (r *Result) consensus(ps *pathState) error {
 		r.Summary = fmt.Sprintf("%d coll channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
 			r.NChannels, r.NvlsChannels, r.P2PNChannels, r.P2PNChannelsPerPeer)
 	}
-	r.Log = append(r.Log, r.Summary)
+	return r.Summary
+}
+
+// maxDevWorkP2PPerBatch is NCCL_MAX_DEV_WORK_P2P_PER_BATCH: the p2p
+// operations one work batch (one round on a channel) holds.
+const maxDevWorkP2PPerBatch = 8
+
+// p2pChannelsByNetBw is 2.29.2's ncclTopoComputeP2pChannelsPerPeer (each
+// rank's own GPU against every rank, the minimum taken over all ranks) and
+// ncclTopoComputeP2pChannels, for the identical GPUs of node 0: an NVLink
+// peer gets 2 channels per NVLink's worth of path bandwidth, another local
+// peer 2, a remote peer NCCL_NCHANNELS_PER_NET_PEER or, unset, one channel
+// per NIC its channels use and at least one per NCCL_P2P_PER_CHANNEL_NET_BW
+// GB/s of their bandwidth. Across nodes with the count unset the per-peer
+// channels halve until nRanks/8 rounds of peers fit the p2p channels.
+// Ref: v2.29.2-1 src/graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannelsPerPeer, ncclTopoComputeP2pChannels
+func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bool) error {
+	p, o := &ps.p, &ps.o
+	perChannelBw := o.P2PPerChannelNetBw
+	userCh, nicRule := netPeerChannels(p, o)
+	if remote && nicRule && perChannelBw == 0 {
+		// NCCL divides by it: a zero is a floating-point exception at init
+		return fmt.Errorf("NCCL_P2P_PER_CHANNEL_NET_BW=0: NCCL divides the NICs' bandwidth by it (an integer division by zero at init); expected a non-zero GB/s value")
+	}
+	minCh := p.MaxChannels
+	for _, g := range s.Nodes[GPU] {
+		for _, peer := range s.Nodes[GPU] {
+			if peer == g {
+				continue
+			}
+			path := &peer.Paths[GPU][g.Index]
+			c := 2
+			if path.Type == PathNVL {
+				c = 2 * max(1, int(float32(path.Bw/p.nvlinkBw(g.SM))))
+			}
+			minCh = min(minCh, c)
+		}
+		if !remote {
+			continue
+		}
+		c := userCh
+		if nicRule {
+			count, bw, err := ps.netCountByBw(s, g)
+			if err != nil {
+				return err
+			}
+			c = 2
+			if count > 0 {
+				c = max(count, divUp(int(bw), perChannelBw))
+			}
+		}
+		minCh = min(minCh, c)
+	}
+	perPeer := Pow2Up(minCh)
+	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
+	if r.NNodes > 1 && nicRule {
+		for perPeer*divUp(r.NRanks, maxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
+			perPeer /= 2
+		}
+	} else {
+		perPeer = min(perPeer, r.P2PNChannels)
+	}
+	r.P2PNChannelsPerPeer = perPeer
 	return nil
 }
 
@@ -759,6 +852,90 @@ func netPeerChannels(p *Params, o *Options) (c int, nicRule bool) {
 		return c, !set || c <= 0
 	}
 	return c, !set || c == -1
+}
+
+// netCountByBw is 2.29.2's getLocalNetCountByBw: the NETs the GPU's
+// channels use in turn (ncclTopoGetLocalNet for channel 0, 1, … until the
+// first comes back), taken until their path bandwidth reaches that of the
+// GPU's path to its local CPU; it returns their count and bandwidth.
+// Ref: v2.29.2-1 src/graph/topo.cc getLocalNetCountByBw
+func (ps *pathState) netCountByBw(s *System, g *Node) (int, float32, error) {
+	cpu, err := ps.localCPU(s, g)
+	if err != nil {
+		return 0, 0, err
+	}
+	gpuBw := g.Paths[CPU][cpu.Index].Bw
+	var first *Node
+	var total float32
+	count := 0
+	for c := 0; c < ps.p.MaxChannels; c++ {
+		net, err := ps.localNet(s, g, c)
+		if err != nil {
+			return 0, 0, err
+		}
+		if c == 0 {
+			first = net
+		} else if net == first {
+			break
+		}
+		total = float32(total + g.Paths[NET][net.Index].Bw)
+		count++
+		if total >= gpuBw {
+			break
+		}
+	}
+	return count, total, nil
+}
+
+// minNetBw is ncclTopoGetMinNetBw, the least over ranks (node 0's GPUs
+// stand for every node's): the smallest path bandwidth from a GPU to the
+// NETs its channels use (ncclTopoGetLocalNet for channel 0, 1, … until
+// the first comes back); 0 without a NET.
+// Ref: v2.30.3-1 src/graph/topo.cc ncclTopoGetMinNetBw; src/init.cc initTransportsRank
+func minNetBw(ps *pathState, s *System) (float32, error) {
+	if len(s.Nodes[NET]) == 0 {
+		return 0, nil
+	}
+	best := float32(-1)
+	for _, g := range s.Nodes[GPU] {
+		var first *Node
+		for c := 0; c < ps.p.MaxChannels; c++ {
+			net, err := ps.localNet(s, g, c)
+			if err != nil {
+				return 0, err
+			}
+			if c == 0 {
+				first = net
+			} else if net == first {
+				break
+			}
+			if bw := g.Paths[NET][net.Index].Bw; best < 0 || bw < best {
+				best = bw
+			}
+		}
+	}
+	return max(best, 0), nil
+}
+
+// nvlsTreeSM100Channels is the channel count ncclNvlsTreeSm100Tuning gives
+// an sm100 communicator of several nodes, 0 where it keeps the default
+// (32): 32 on two nodes with NICs of 48 GB/s or more; from 96 GB/s 24 with
+// at most 8 GPUs per node, 32 above; from 48 GB/s 24. Its NVLS chunk and
+// NVLSTree chunk caps (which also read the NVLS graph's GPU-to-NIC path
+// type) are not modelled.
+// Ref: v2.30.3-1 src/transport/nvls.cc ncclNvlsTreeSm100Tuning
+func nvlsTreeSM100Channels(nNodes, ppn int, nicBw float32) int {
+	switch {
+	case nNodes == 2 && nicBw >= 48:
+		return 32
+	case nicBw >= 96 && ppn <= 8:
+		return 24
+	case nicBw >= 96:
+		return 32
+	case nicBw >= 48:
+		return 24
+	}
+	return 0
 }
 
 // maxNChannels is ncclMaxNchannels: NCCL_MAX_NCHANNELS capped to [1, MAXCHANNELS].

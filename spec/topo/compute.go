@@ -585,10 +585,37 @@ done:
 		graph.inter[0], graph.inter[1] = 0, 0
 		graph.bwIntra, graph.bwInter = 0.1, 0.1
 		graph.typeIntra, graph.typeInter = PathSYS, PathSYS
+		if p.SimpleOrderNets {
+			if err := x.simpleOrderNets(graph); err != nil {
+				return err
+			}
+		}
 		graph.nChannels = 1
 	}
 	if p.DupAfterSearch {
 		dupChannels(graph, ccMin, ngpus, p.DupByBwOnly)
+	}
+	return nil
+}
+
+// simpleOrderNets gives the simple-order fallback channel real NETs: the
+// first preferred NET of the first GPU and of the last (ncclTopoSelectNets
+// with no path type beyond the preferred ones); without both, no NET, no
+// inter-node bandwidth and PATH_DIS.
+// Ref: v2.29.2-1 src/graph/search.cc ncclTopoCompute
+func (x *searcher) simpleOrderNets(graph *sgraph) error {
+	ends := [2]int{0, x.ngpus - 1}
+	for i, g := range ends {
+		nets, err := x.selectNets(PathType(-1), g)
+		if err != nil {
+			return err
+		}
+		if len(nets) == 0 {
+			graph.inter[0], graph.inter[1] = -1, -1
+			graph.bwInter, graph.typeInter = 0, PathDIS
+			return nil
+		}
+		graph.inter[i] = x.s.Nodes[NET][nets[0]].ID
 	}
 	return nil
 }

@@ -247,6 +247,23 @@ type Params struct {
 	// envConfigOverride); before, 0 made the minimum 0 (one channel per
 	// peer) and a value below -1 left the peer out.
 	NetPeerEnvPositiveOnly bool
+	// P2PChannelsByNetBw (2.29.2): a remote peer gets one p2p channel per
+	// NCCL_P2P_PER_CHANNEL_NET_BW GB/s of the NICs its GPU's channels use
+	// (at least one per NIC), each rank counts only its own GPU, and
+	// across nodes the per-peer count is halved until a round of
+	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH peers per channel fits the p2p
+	// channels, instead of the rank-count halving per remote peer.
+	P2PChannelsByNetBw bool
+
+	// SimpleOrderNets (2.29.2): the simple-order fallback graph names the
+	// first preferred NET of its first and last GPU (before: NET id 0),
+	// and has no inter-node bandwidth (PATH_DIS) when one has none.
+	SimpleOrderNets bool
+
+	// NVLSTuningSM100 (2.30.3): ncclNvlsTuning sets the NVLS channels of
+	// an sm100 communicator of several nodes from the node count, the GPUs
+	// per node and the slowest NIC path (ncclNvlsTreeSm100Tuning).
+	NVLSTuningSM100 bool
 
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
@@ -690,6 +707,8 @@ func Apply2_28_7(p *Params) {
 // Apply2_29_2 turns 2.28.9 rules into those of tag v2.29.2-1.
 func Apply2_29_2(p *Params) {
 	p.InterSYSBelowSM90 = true
+	p.P2PChannelsByNetBw = true
+	p.SimpleOrderNets = true
 	// 45 between 50 and 40.
 	p.SM100SpeedsIntra = []float32{90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}
 }
@@ -703,6 +722,7 @@ func Apply2_29_7(p *Params) {
 // Apply2_30_3 turns 2.29.7 rules into those of tag v2.30.3-1: 86 GB/s
 // between 96 and 80 across nodes on sm100.
 func Apply2_30_3(p *Params) {
+	p.NVLSTuningSM100 = true
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
@@ -878,6 +898,9 @@ type Options struct {
 	// default meaning, see Params.NetPeerChannelsFixed).
 	NChannelsPerNetPeer    int
 	NChannelsPerNetPeerSet bool
+	// P2PPerChannelNetBw is NCCL_P2P_PER_CHANNEL_NET_BW (GB/s, default 14;
+	// read from 2.29.2).
+	P2PPerChannelNetBw int
 	// MinP2PNChannels / MaxP2PNChannels are NCCL_MIN_P2P_NCHANNELS (1) and
 	// NCCL_MAX_P2P_NCHANNELS (MAXCHANNELS when 0).
 	MinP2PNChannels, MaxP2PNChannels int
@@ -916,6 +939,7 @@ func DefaultOptions() Options {
 		NvlsEnable:            2,
 		CollNetNodeThreshold:  2,
 		NChannelsPerNetPeer:   -1,
+		P2PPerChannelNetBw:    14,
 		MinP2PNChannels:       1,
 		UnpackDoubleNChannels: true,
 		MNNVLScatterNets:      true,
@@ -984,6 +1008,9 @@ var paramSources = map[string][2]string{
 	"NetPeerEnvPositiveOnly":  {"src/init.cc", "envConfigOverride"},
 	"NVLSRaisesIntra":         {"src/graph/search.cc", "ncclTopoCompute"},
 	"NVLSUncapped":            {"src/graph/search.cc", "ncclTopoCompute"},
+	"P2PChannelsByNetBw":      {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
+	"SimpleOrderNets":         {"src/graph/search.cc", "ncclTopoCompute"},
+	"NVLSTuningSM100":         {"src/transport/nvls.cc", "ncclNvlsTuning"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},

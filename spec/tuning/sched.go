@@ -7,6 +7,7 @@ package tuning
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -59,7 +60,10 @@ type OpChoice struct {
 	// SidePath is set when the operation leaves the cost table: "symmetric"
 	// (a symmetric kernel on window buffers) a "copy-engine" (a CE
 	// collective) or "allgatherv" (2.29.2+: broadcasts of a group from
-	// several roots run as one AllGatherV, whose channels are not modelled)
+	// several roots run as one AllGatherV: Algo Ring, the protocol, threads
+	// and ChannelLo..ChannelHi of ncclScheduleBcastTasksToPlan, NChannels
+	// the channels in that range a part of the broadcast fills, Plan its
+	// plan)
 	// (G-SEL-SIDE-1). Kernel is the symmetric kernel NCCL
 	// picked (NChannels its blocks, NThreads its threads, TimeUs its
 	// estimate, ChannelLo..ChannelHi the channels the operation's cells
@@ -236,7 +240,16 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 			nP2P++
 		}
 	}
-	tasks = m.allGatherV(tasks)
+	var bcasts []*tuningTask
+	tasks, bcasts = m.allGatherV(tasks)
+	if len(bcasts) > 0 {
+		// the AllGatherV plans follow every collective plan
+		defer func() {
+			if out.Err == nil {
+				out.Plans += m.scheduleBcast(bcasts, out.Plans)
+			}
+		}()
+	}
 	if out.Err != nil || len(tasks)+len(symTasks) == 0 {
 		return out, nil
 	}
@@ -576,9 +589,9 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 //
 // Ref: v2.29.2-1 src/enqueue.cc collTaskAppend, ncclPrepareTasks;
 // src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
-func (m *Model) allGatherV(tasks []*tuningTask) []*tuningTask {
+func (m *Model) allGatherV(tasks []*tuningTask) (kept, bcasts []*tuningTask) {
 	if !m.Tuning.AllGatherV || (m.In.AllGatherVEnable != nil && *m.In.AllGatherVEnable == 0) {
-		return tasks
+		return tasks, nil
 	}
 	roots := map[int]bool{}
 	for _, t := range tasks {
@@ -587,18 +600,129 @@ func (m *Model) allGatherV(tasks []*tuningTask) []*tuningTask {
 		}
 	}
 	if len(roots) < 2 {
-		return tasks
+		return tasks, nil
 	}
-	kept := tasks[:0]
+	kept = tasks[:0]
 	for _, t := range tasks {
 		if t.fn == Broadcast {
 			t.choice.SidePath = "allgatherv"
+			bcasts = append(bcasts, t)
 			continue
 		}
 		kept = append(kept, t)
 	}
-	return kept
+	return kept, bcasts
 }
+
+// maxDevWorkBatchBytes is ncclMaxDevWorkBatchBytes(cudaArch): the work
+// storage of one batch, 1 KiB below sm80, 8 KiB below sm90, 16 KiB from
+// sm90.
+// Ref: v2.29.2-1 src/include/device.h ncclMaxDevWorkBatchBytes
+func maxDevWorkBatchBytes(compCap int) int {
+	switch {
+	case compCap < 80:
+		return 1 << 10
+	case compCap < 90:
+		return 8 << 10
+	}
+	return 16 << 10
+}
+
+// scheduleBcast is ncclScheduleBcastTasksToPlan for the group's broadcasts
+// (bcasts in call order), plan after plan from plan firstPlan: a plan
+// takes the first queued broadcast of every root, lowest root first, fewer
+// than ncclMaxDevWorkBatchBytes / sizeof(ncclDevWorkBcast) of them. Its
+// protocol and channel count are those getAlgoInfo picks for an AllGather
+// of the plan's largest broadcast in bytes (int8, neither CollNet nor
+// NVLS, numPipeOps 1); every broadcast is cut into that many parts,
+// ⌈bytes/nParts⌉ each with 256-byte aligned bounds, part p on channel p,
+// so a broadcast spans channels 0 up to its last non-empty part (with
+// gaps where the rounding leaves a part empty: NChannels counts the parts
+// that carry bytes). The kernel arguments budget is not modelled (a plan
+// of AllGatherV work is at most a few hundred 48-byte works). It returns
+// the plans it filled.
+//
+// Ref: v2.29.2-1 src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
+func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) int {
+	queues := map[int][]*tuningTask{}
+	var roots []int
+	for _, t := range bcasts {
+		r := t.op.Op.Root
+		if _, ok := queues[r]; !ok {
+			roots = append(roots, r)
+		}
+		queues[r] = append(queues[r], t)
+	}
+	slices.Sort(roots)
+	maxItems := maxDevWorkBatchBytes(m.In.MinCompCap) / max(1, m.Tuning.BcastWorkBytes)
+	plans := 0
+	for left := len(bcasts); left > 0; {
+		var plan []*tuningTask
+		for _, r := range roots {
+			if len(queues[r]) == 0 {
+				continue
+			}
+			if len(plan)+1 >= maxItems {
+				break
+			}
+			plan = append(plan, queues[r][0])
+			queues[r] = queues[r][1:]
+		}
+		if len(plan) == 0 {
+			break // a batch too small for one broadcast
+		}
+		left -= len(plan)
+		if m.bcastPlan(plan, firstPlan+plans) {
+			plans++
+		}
+	}
+	return plans
+}
+
+// bcastPlan gives one AllGatherV plan's broadcasts their protocol, threads
+// and channels; it reports whether the plan carries any work.
+func (m *Model) bcastPlan(plan []*tuningTask, index int) bool {
+	var maxBytes int64
+	for _, t := range plan {
+		maxBytes = max(maxBytes, t.op.Op.Bytes())
+	}
+	if maxBytes == 0 {
+		return false // every part is empty: no work, no plan
+	}
+	var ag OpChoice
+	var agTask tuningTask
+	if err := m.chooseOp(Call{Op: Op{Func: AllGather, Count: maxBytes, DataType: Int8}}, &ag, &agTask); err != nil || ag.Err != nil || ag.NChannels < 1 {
+		for _, t := range plan {
+			if err == nil {
+				t.choice.Err = ag.Err
+			}
+		}
+		return false
+	}
+	nParts := int64(ag.NChannels)
+	// threadPerBlock: the pick's warps, at least what the batch loader needs
+	threads := max(ag.NThreads, 64*m.Tuning.BcastWorkBytes/16+3*m.Tuning.WarpSize)
+	for _, t := range plan {
+		bytes := t.op.Op.Bytes()
+		partBytes := (bytes + nParts - 1) / nParts
+		hi, n := -1, 0
+		for p := int64(0); p < nParts; p++ {
+			lo := min(alignUp256(p*partBytes), bytes)
+			if min(alignUp256((p+1)*partBytes), bytes) > lo {
+				hi, n = int(p), n+1
+			}
+		}
+		ch := t.choice
+		ch.Algo, ch.Proto, ch.NThreads, ch.Plan = Ring, ag.Proto, threads, index
+		if n > 0 {
+			// part 0 is never empty; the rounding may leave gaps above it
+			ch.NChannels, ch.ChannelLo, ch.ChannelHi = n, 0, hi
+		}
+	}
+	return true
+}
+
+func alignUp256(x int64) int64 { return (x + 255) &^ 255 }
 
 // tuningSorterBin is ncclTaskCollSorterInsert's bin: sizes in 1 KiB units,
 // encoded with two mantissa bits per power of two, descending.

@@ -513,6 +513,9 @@ type Consts struct {
 	// AllGatherV: a group's broadcasts from two roots or more run as one
 	// AllGatherV outside the cost table (2.29.2+, NCCL_ALLGATHERV_ENABLE).
 	AllGatherV bool `tuning:"switch.allGatherV"`
+	// BcastWorkBytes is sizeof(struct ncclDevWorkBcast), one broadcast's
+	// work in an AllGatherV batch (2.29.2+).
+	BcastWorkBytes int `tuning:"sched.bcastWorkBytes"`
 
 	// TunerChunkSize: a v6 tuner's getChunkSize may override the chunk
 	// size calcCollChunking computed, clamped to the buffer's (2.30.3+).
