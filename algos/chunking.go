@@ -48,11 +48,6 @@ func (p *partition) total() int64 {
 	return p.countLo + int64(max(0, p.hi-p.lo-1))*p.countMid + p.countHi
 }
 
-func divUp(a, b int64) int64 { return (a + b - 1) / b }
-func alignUp(a, b int64) int64 {
-	return divUp(a, b) * b
-}
-
 // maxSendRecvCount is ncclFuncMaxSendRecvCount (src/include/enqueue.h).
 func maxSendRecvCount(f spec.Func, nRanks int, count int64) int64 {
 	if f == spec.AllGather || f == spec.ReduceScatter {

@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // Rule IDs of the per-operation path (nccl-gates.md §8).
@@ -329,7 +331,7 @@ func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms 
 	}
 	s.latCountNonRing = numPipeOps
 	if c.MaxDevWorkBatchColls > 0 {
-		s.latCountNonRing = (numPipeOps + c.MaxDevWorkBatchColls - 1) / c.MaxDevWorkBatchColls
+		s.latCountNonRing = nccl.DivUp(numPipeOps, c.MaxDevWorkBatchColls)
 	}
 	return s
 }
