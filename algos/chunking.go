@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // partition is how one collective's elements are spread over channels: the
@@ -216,7 +217,7 @@ func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels
 		return partition{lo: 0, hi: -1}, nil
 	}
 	elem := int64(unit)
-	cp, err := spec.CollPartition(x.p.Sched, x.f, x.l.NRanks(), x.proto, elem, count, taskChannels, maxChannels, nThreads)
+	cp, err := tuning.CollPartition(x.p.Sched, x.f, x.l.NRanks(), x.proto, elem, count, taskChannels, maxChannels, nThreads)
 	if err != nil {
 		return partition{}, err
 	}
@@ -225,7 +226,7 @@ func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels
 
 // chunked fills a channel split's chunks (calcCollChunking per part, one
 // channel each, on global bytes: AllReduce's are not doubled).
-func (x *chunkCtx) chunked(cp spec.CBDPart, elem int64) partition {
+func (x *chunkCtx) chunked(cp tuning.CBDPart, elem int64) partition {
 	out := partition{lo: cp.Lo, hi: cp.Hi, countLo: cp.CountLo, countMid: cp.CountMid, countHi: cp.CountHi}
 	global := elem * maxSendRecvCount(x.f, x.l.NRanks(), 1)
 	g := int64(x.p.GrainSize[x.proto])

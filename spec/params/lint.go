@@ -367,7 +367,7 @@ func typoDistance(name string) int { return max(2, len(name)/4) }
 // Nearest returns the candidate closest to name by optimal-string-alignment
 // distance (ties: the first in sorted order) and the distance.
 func Nearest(name string, candidates []string) (string, int) {
-	return spec.NearestName(name, candidates)
+	return nccl.NearestName(name, candidates)
 }
 
 // ---------------------------------------------------------------------------

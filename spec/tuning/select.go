@@ -439,15 +439,15 @@ func (m *Model) applyTuner(f Func, nBytes int64, g *tuningAgg) {
 		return
 	}
 	for _, r := range tb.Rules {
-		rf, err := ParseFunc(r.Func)
+		rf, err := nccl.ParseFunc(r.Func)
 		if err != nil || rf != f {
 			continue
 		}
 		if nBytes < r.MinBytes || (r.MaxBytes != 0 && nBytes > r.MaxBytes) {
 			continue
 		}
-		a, err1 := ParseAlgo(r.Algo)
-		p, err2 := ParseProto(r.Proto)
+		a, err1 := nccl.ParseAlgo(r.Algo)
+		p, err2 := nccl.ParseProto(r.Proto)
 		if err1 != nil || err2 != nil || int(a) >= m.Tuning.NumAlgos {
 			continue // out of the release's table: not applicable
 		}
