@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Selection is what runs: the algorithm and protocol a Decision chose and
@@ -22,7 +23,7 @@ type Selection struct {
 	// Part is the channel split a group plan gave the operation
 	// (spec.Decision.Part): its channels and the elements of each; nil
 	// splits the operation alone over NChannels (CollPartition).
-	Part *spec.CBDPart
+	Part *tuning.CBDPart
 }
 
 func (s Selection) String() string {
@@ -335,7 +336,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 
 // checkPart checks a group plan's channel split against the operation:
 // inside the kind's channels and covering count elements exactly.
-func checkPart(p spec.CBDPart, count int64, maxCh int) error {
+func checkPart(p tuning.CBDPart, count int64, maxCh int) error {
 	if p.Lo < 0 || p.Hi < p.Lo || p.Hi >= maxCh {
 		return fmt.Errorf("channel split %d..%d: expected 0 ≤ lo ≤ hi < %d", p.Lo, p.Hi, maxCh)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // partition is how one collective's elements are spread over channels: the
@@ -46,11 +47,6 @@ func (p *partition) total() int64 {
 		return 0
 	}
 	return p.countLo + int64(max(0, p.hi-p.lo-1))*p.countMid + p.countHi
-}
-
-func divUp(a, b int64) int64 { return (a + b - 1) / b }
-func alignUp(a, b int64) int64 {
-	return divUp(a, b) * b
 }
 
 // maxSendRecvCount is ncclFuncMaxSendRecvCount (src/include/enqueue.h).
@@ -221,7 +217,7 @@ func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels
 		return partition{lo: 0, hi: -1}, nil
 	}
 	elem := int64(unit)
-	cp, err := spec.CollPartition(x.p.Sched, x.f, x.l.NRanks(), x.proto, elem, count, taskChannels, maxChannels, nThreads)
+	cp, err := tuning.CollPartition(x.p.Sched, x.f, x.l.NRanks(), x.proto, elem, count, taskChannels, maxChannels, nThreads)
 	if err != nil {
 		return partition{}, err
 	}
@@ -230,7 +226,7 @@ func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels
 
 // chunked fills a channel split's chunks (calcCollChunking per part, one
 // channel each, on global bytes: AllReduce's are not doubled).
-func (x *chunkCtx) chunked(cp spec.CBDPart, elem int64) partition {
+func (x *chunkCtx) chunked(cp tuning.CBDPart, elem int64) partition {
 	out := partition{lo: cp.Lo, hi: cp.Hi, countLo: cp.CountLo, countMid: cp.CountMid, countHi: cp.CountHi}
 	global := elem * maxSendRecvCount(x.f, x.l.NRanks(), 1)
 	g := int64(x.p.GrainSize[x.proto])

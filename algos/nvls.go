@@ -3,6 +3,7 @@ package algos
 import (
 	"fmt"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -106,8 +107,8 @@ func newNVLSShared(b base, lastAlign int64) *nvlsShared {
 				continue
 			}
 			loop := int64(nHeads) * chunk
-			last := alignUp(divUp(chanCount%loop, int64(nHeads)), lastAlign)
-			ps := make([]Chunk, 0, int(divUp(chanCount, loop))*nHeads)
+			last := nccl.RoundUp(nccl.DivUp(chanCount%loop, int64(nHeads)), lastAlign)
+			ps := make([]Chunk, 0, int(nccl.DivUp(chanCount, loop))*nHeads)
 			for elemOff := int64(0); elemOff < chanCount; elemOff += loop {
 				if chanCount-elemOff < loop {
 					chunk = last
@@ -166,7 +167,7 @@ func (g *nvlsGen) program(rank, ch, grp int, dst []Step) []Step {
 	switch g.h.Func {
 	case spec.AllReduce:
 		loop := int64(nHeads) * chunk
-		last := alignUp(divUp(chanCount%loop, int64(nHeads)), g.lastAlign)
+		last := nccl.RoundUp(nccl.DivUp(chanCount%loop, int64(nHeads)), g.lastAlign)
 		for i, elemOff := 0, int64(0); elemOff < chanCount; i, elemOff = i+1, elemOff+loop {
 			if chanCount-elemOff < loop {
 				chunk = last
@@ -285,7 +286,7 @@ func (g *nvlsTreeGen) program(rank, ch, grp int, dst []Step) []Step {
 		}
 	}
 	loop := int64(nHeads) * chunk
-	last := alignUp(divUp(chanCount%loop, int64(nHeads)), 16/int64(g.h.Unit))
+	last := nccl.RoundUp(nccl.DivUp(chanCount%loop, int64(nHeads)), 16/int64(g.h.Unit))
 	for i, elemOff := 0, int64(0); elemOff < chanCount; i, elemOff = i+1, elemOff+loop {
 		if chanCount-elemOff < loop {
 			chunk = last

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
 )
@@ -111,9 +112,9 @@ func (g *p2pGen) channelBase(round int) int {
 	case l.NNodes <= 1:
 		base = round
 	case g.p.P2PGroupSchedule:
-		base = round/g.groupSize*int(divUp(int64(g.groupSize), maxDevWorkP2PPerBatch)) + round%g.groupSize/maxDevWorkP2PPerBatch
+		base = round/g.groupSize*int(nccl.DivUp(int64(g.groupSize), maxDevWorkP2PPerBatch)) + round%g.groupSize/maxDevWorkP2PPerBatch
 	default:
-		base = round/l.LocalRanks*int(divUp(int64(l.LocalRanks), maxDevWorkP2PPerBatch)) + round%l.LocalRanks/maxDevWorkP2PPerBatch
+		base = round/l.LocalRanks*int(nccl.DivUp(int64(l.LocalRanks), maxDevWorkP2PPerBatch)) + round%l.LocalRanks/maxDevWorkP2PPerBatch
 	}
 	if g.p.P2PChannelBaseReversed {
 		nb := log2Up(l.P2PNChannels)
@@ -327,11 +328,11 @@ func (g *p2pGen) planDir(d *p2pDir, self, network bool) {
 			minPart, maxPart = step/2, step
 		}
 		minPart = max(1, minPart)
-		nc := int(min(int64(g.nChMin), divUp(d.bytes, minPart)))
-		part := max(minPart, divUp(d.bytes, int64(nc)))
+		nc := int(min(int64(g.nChMin), nccl.DivUp(d.bytes, minPart)))
+		part := max(minPart, nccl.DivUp(d.bytes, int64(nc)))
 		for part > maxPart && nc <= g.nChMax/2 {
 			nc *= 2
-			part = divUp(d.bytes, int64(nc))
+			part = nccl.DivUp(d.bytes, int64(nc))
 		}
 		d.nChannels = nc
 	}
@@ -339,7 +340,7 @@ func (g *p2pGen) planDir(d *p2pDir, self, network bool) {
 
 // partBounds is ncclP2pPartBounds.
 func partBounds(nParts, part int, bytes int64) (beg, end int64) {
-	pb := alignUp(divUp(bytes, int64(nParts)), p2pPartAlign)
+	pb := nccl.RoundUp(nccl.DivUp(bytes, int64(nParts)), p2pPartAlign)
 	return min(int64(part)*pb, bytes), min(int64(part+1)*pb, bytes)
 }
 

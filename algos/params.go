@@ -149,7 +149,7 @@ func ParamsFor(v spec.Version) (Params, error) {
 	var out Params
 	found := false
 	for _, p := range releaseParams {
-		if p.Release <= v {
+		if v.Within(p.Release, 0) {
 			out, found = p, true
 		}
 	}

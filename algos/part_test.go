@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // An operation of a group builds on the channel split NCCL's group plan
@@ -93,7 +94,7 @@ func TestBuildOnGroupPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := l.Params()
-	part, err := spec.CollPartition(p.Sched, o.Func, l.NRanks(), sel.Proto, 4, o.Count, sel.NChannels, l.NChannels, sel.NThreads)
+	part, err := tuning.CollPartition(p.Sched, o.Func, l.NRanks(), sel.Proto, 4, o.Count, sel.NChannels, l.NChannels, sel.NThreads)
 	if err != nil {
 		t.Fatal(err)
 	}

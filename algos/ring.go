@@ -3,6 +3,7 @@ package algos
 import (
 	"fmt"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -204,7 +205,7 @@ func (g *ringGen) ringLoops(ch int) []RingLoop {
 	for elemOff := int64(0); elemOff < chanCount; elemOff += loopCount {
 		rem := chanCount - elemOff
 		if rem < loopCount {
-			chunkCount = alignUp(divUp(rem, n), align)
+			chunkCount = nccl.RoundUp(nccl.DivUp(rem, n), align)
 		}
 		loops = append(loops, RingLoop{Off: elemOff, Chunk: chunkCount, Rem: rem})
 	}

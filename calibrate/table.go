@@ -161,6 +161,10 @@ func writeSpread(w io.Writer, rs []Result) {
 // the rows). The comparison runs' modes sit near 12.5 and 18 µs.
 const slowFloor = 1.2
 
+// slowLimit is the time above which a floor row of ts is in the slow mode:
+// slowFloor times the fast floor, the 10th percentile of ts.
+func slowLimit(ts []float64) float64 { return slowFloor * quantile(ts, 0.1) }
+
 // sweepPlace is where a row stands in its file's sweep over sizes: Pass
 // counts the passes before it (nccl-tests -N repeats the sweep; a pass
 // starts where the size falls), AfterLarge says the operation before it in
@@ -231,7 +235,7 @@ func FloorModes(rs []Result) []FloorMode {
 	if len(sel) == 0 {
 		return nil
 	}
-	fast := quantile(ts, 0.1)
+	lim := slowLimit(ts)
 	props := []struct {
 		name string
 		val  func(*Result, sweepPlace) string
@@ -257,7 +261,7 @@ func FloorModes(rs []Result) []FloorMode {
 				vals = append(vals, v)
 			}
 			m.Rows++
-			if rs[i].TimeUs > slowFloor*fast {
+			if rs[i].TimeUs > lim {
 				m.Slow++
 			}
 		}
@@ -424,12 +428,12 @@ func modeKnown(rs []Result) modeKnownErrs {
 			ratios[floorGroup(r)] = append(ratios[floorGroup(r)], r.TimeUs/r.predicted())
 		}
 	}
-	fast := map[string]float64{}
+	lim := map[string]float64{}
 	for g, xs := range ratios {
-		fast[g] = quantile(xs, 0.1)
+		lim[g] = slowLimit(xs)
 	}
 	mode := func(r *Result) int {
-		if r.TimeUs/r.predicted() > slowFloor*fast[floorGroup(r)] {
+		if r.TimeUs/r.predicted() > lim[floorGroup(r)] {
 			return 1
 		}
 		return 0
@@ -546,16 +550,15 @@ func InPlaceModes(rs []Result) (n, same int) {
 			times[r.File] = append(times[r.File], r.TimeUs)
 		}
 	}
-	fast := map[string]float64{}
+	lim := map[string]float64{}
 	for f, ts := range times {
-		fast[f] = quantile(ts, 0.1)
+		lim[f] = slowLimit(ts)
 	}
 	for i := range rs {
 		r := &rs[i]
 		if r.InPlaceUs > 0 && !r.Launch.Graph() && r.Bytes <= spreadMax {
 			n++
-			lim := slowFloor * fast[r.File]
-			if (r.TimeUs > lim) == (r.InPlaceUs > lim) {
+			if (r.TimeUs > lim[r.File]) == (r.InPlaceUs > lim[r.File]) {
 				same++
 			}
 		}

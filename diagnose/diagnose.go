@@ -149,7 +149,7 @@ func (d *diag) versions() {
 			Evidence: d.first(ncclog.KindVersion, "first version line"),
 			Check:    []string{"every rank must load the same libnccl (LD_LIBRARY_PATH, the framework's bundled NCCL); NCCL checks versions at init (\"Mismatched NCCL version\")"}})
 	}
-	if d.l.Release != 0 && d.l.Release < oldestRead {
+	if d.l.Release != 0 && !d.l.Release.Within(oldestRead, 0) {
 		d.add(Finding{ID: "version.too-old", Severity: Warning,
 			Title:    fmt.Sprintf("NCCL %s is older than %s, the oldest release this reader knows: its lines are read where they match later forms, levels may be missing", d.l.Release, oldestRead),
 			Evidence: d.first(ncclog.KindVersion, "the version line"),

@@ -88,7 +88,7 @@ func InferRelease(l *ncclog.Log) (*ReleaseGuess, error) {
 			seen["form "+f.ID] = true
 			var rels []spec.Version
 			for _, v := range all {
-				if v >= f.Since && (f.Until == 0 || v <= f.Until) {
+				if v.Within(f.Since, f.Until) {
 					rels = append(rels, v)
 				}
 			}

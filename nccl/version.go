@@ -66,6 +66,13 @@ func (v Version) Major() int { return int(v) / 10000 }
 func (v Version) Minor() int { return int(v) / 100 % 100 }
 func (v Version) Patch() int { return int(v) % 100 }
 
+// Within reports whether v lies in the window [from, until] of releases,
+// either end 0 for open: the one place a window of releases (a log form's,
+// a table's first release) is tested.
+func (v Version) Within(from, until Version) bool {
+	return (from == 0 || v >= from) && (until == 0 || v <= until)
+}
+
 // Code is NCCL_VERSION_CODE.
 func (v Version) Code() int { return int(v) }
 

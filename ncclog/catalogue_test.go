@@ -1,11 +1,11 @@
 package ncclog
 
 import (
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/internal/ncclmirror"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -82,19 +82,9 @@ func TestCatalogueNonMatches(t *testing.T) {
 
 // TestCatalogueRefsAtTags checks each NCCL reference against the source:
 // the file exists at the tag and contains the function. It needs the NVIDIA
-// NCCL git mirror (NCCL_MIRROR, default /work/.mirror/NVIDIA+nccl/repo) and
-// git; CI has neither and skips.
+// NCCL git mirror (ncclmirror.ForTest) and git; CI has neither and skips.
 func TestCatalogueRefsAtTags(t *testing.T) {
-	repo := os.Getenv("NCCL_MIRROR")
-	if repo == "" {
-		repo = "/work/.mirror/NVIDIA+nccl/repo"
-	}
-	if _, err := os.Stat(repo); err != nil {
-		t.Skipf("NCCL source mirror not present at %s (set NCCL_MIRROR): the references are checked where it is", repo)
-	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	repo := ncclmirror.ForTest(t)
 	cache := map[string]string{}
 	check := func(id string, r spec.Ref) {
 		if r.Tag == "" {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -1107,7 +1108,7 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 			p.setVersion(ln, sub[3])
 		}
 	case KindResultName:
-		if r, err := spec.ParseResult(sub[1]); err == nil {
+		if r, err := nccl.ParseResult(sub[1]); err == nil {
 			p.addError(ln, f.ID, r, true)
 		}
 	case KindLastError:
@@ -1134,7 +1135,7 @@ func frameworkResult(s string) spec.Result {
 	case "invalid usage":
 		return spec.InvalidUsage
 	case "remote process exited or there was a network error":
-		return spec.RemoteError
+		return nccl.RemoteError
 	case "NCCL operation in progress":
 		return spec.InProgress
 	}

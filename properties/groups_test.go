@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -177,18 +178,18 @@ func TestGroupChannelsCover(t *testing.T) {
 				continue
 			}
 			kindMax := in.NChannels
-			if comm.Model.Tuning.Schedule == spec.TuningScheduleR18 {
+			if comm.Model.Tuning.Schedule == tuning.ScheduleR18 {
 				// 2.18/2.19: NChannels least loaded channels of the
 				// nChannels or nvlsChannels pool, each walking the whole
 				// buffer (no split)
 				pool := max(in.NChannels, in.NVLSChannels)
-				if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi >= pool || ch.ChannelHi-ch.ChannelLo+1 < ch.NChannels || ch.Part != (spec.CBDPart{}) {
+				if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi >= pool || ch.ChannelHi-ch.ChannelLo+1 < ch.NChannels || ch.Part != (tuning.CBDPart{}) {
 					t.Fatalf("%s: op %d (%s/%s): %d channels on %d..%d of %d, part %+v", c, i, ch.Algo, ch.Proto, ch.NChannels, ch.ChannelLo, ch.ChannelHi, pool, ch.Part)
 				}
 				continue
 			}
 			switch {
-			case comm.Model.Tuning.Schedule == spec.TuningScheduleR20:
+			case comm.Model.Tuning.Schedule == tuning.ScheduleR20:
 				// 2.20/2.21 cut every plain task over the group's usable
 				// channels, the largest pool of its algorithms, NVLS
 				// included (v2.20.3-1 src/enqueue.cc

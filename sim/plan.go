@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -53,7 +54,7 @@ func sliceSizes(h *algos.Header, n int64, dst []int64) []int64 {
 		return append(dst, n)
 	}
 	stepElems := int64(h.StepBytes / max(1, h.Unit))
-	size := max(divUp64(n, 16*spc)*16, stepElems*int64(h.StepPerSlice)/32)
+	size := max(nccl.DivUp(n, 16*spc)*16, stepElems*int64(h.StepPerSlice)/32)
 	off := int64(0)
 	for j := int64(0); j < spc; j++ {
 		s := max(0, min(size, n-off))
@@ -63,8 +64,6 @@ func sliceSizes(h *algos.Header, n int64, dst []int64) []int64 {
 	return dst
 }
 
-func divUp64(a, b int64) int64 { return (a + b - 1) / b }
-
 // wireBytes is what a message of data bytes occupies on the wire: LL lines
 // carry 8 data bytes in 16 (two 4-byte words, each with a 4-byte flag),
 // LL128 lines 120 data bytes in 128, Simple the data alone.
@@ -72,9 +71,9 @@ func divUp64(a, b int64) int64 { return (a + b - 1) / b }
 func wireBytes(p spec.Proto, data int64) int64 {
 	switch p {
 	case spec.LL:
-		return divUp64(data, 8) * 16
+		return nccl.DivUp(data, 8) * 16
 	case spec.LL128:
-		return divUp64(data, 120) * 128
+		return nccl.DivUp(data, 120) * 128
 	}
 	return data
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/algos/algostest"
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
 	"pgregory.net/rapid"
 )
@@ -95,7 +96,7 @@ func TestPropResultIsCorrect(t *testing.T) {
 		inPlace := rapid.Bool().Draw(t, "inplace") && (!f.IsP2P() || nodes*local == 1)
 		count := drawCount(t, nodes*local)
 		if f == spec.AllToAll {
-			count = divUp64(count, int64(nodes*local)) // per peer: the buffers hold count × ranks
+			count = nccl.DivUp(count, int64(nodes*local)) // per peer: the buffers hold count × ranks
 		}
 		s, err := algos.Build(spec.Op{Func: f, Count: count, DataType: dt, RedOp: op, Root: rapid.IntRange(0, nodes*local-1).Draw(t, "root")},
 			algos.Selection{Algo: a, Proto: proto, NChannels: ch}, l, algos.Options{InPlace: inPlace})

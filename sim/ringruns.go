@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/gatesim/gatesim/algos"
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // An uneven Ring AllReduce channel (the last loop's nRanks chunks do not
@@ -438,11 +439,14 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 	return end, int64(an.ncolors[ci]) * int64(E), true
 }
 
+// ceilDiv is the ceiling of a / b for b > 0 and any a: DIVUP for a > 0,
+// and rounding toward +inf (not DIVUP's toward zero) when a run starts
+// before r0 and a is negative.
 func ceilDiv(a, b int) int {
 	if a <= 0 {
 		return -(-a / b)
 	}
-	return (a + b - 1) / b
+	return nccl.DivUp(a, b)
 }
 
 // sortPieces sorts a handful of duration pieces by start.

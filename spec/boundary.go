@@ -35,7 +35,7 @@ func RangeDeltas(from, to Version) ([]ReleaseDelta, error) {
 	}
 	var out []ReleaseDelta
 	for _, rel := range releaseList {
-		if rel.Version <= from || rel.Version > to {
+		if rel.Version == from || !rel.Version.Within(from, to) {
 			continue
 		}
 		d := ReleaseDelta{Version: rel.Version, Tag: rel.Tag, Unchanged: rel.Unchanged}

@@ -1,6 +1,10 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec/tuning"
+)
 
 // OpFromBytes builds an Op for a byte size; the size must be a multiple of
 // the element size.
@@ -85,7 +89,7 @@ type Decision struct {
 	// (scheduleCollTasksToPlan beside others); nil when the operation is
 	// planned alone, or on CollNet, whose channels all walk the buffer.
 	// The schedule builders read it; ChannelLo..ChannelHi print it.
-	Part *CBDPart `json:"-"`
+	Part *tuning.CBDPart `json:"-"`
 
 	// Evidence is shared by the decisions of one communicator that
 	// raised the same levels: read only.
@@ -128,14 +132,14 @@ func (d *Decision) OK() bool { return d.Err == nil }
 // index order, the deciding rule, 2.22.3's fallback, channels, threads and
 // NCCL's time estimate. Support bits, evidence and the release are the
 // engine's to set.
-func fillDecision(c *OpChoice, d *Decision) {
+func fillDecision(c *tuning.OpChoice, d *Decision) {
 	d.Op = c.Op
 	d.Algo, d.Proto = c.Algo, c.Proto
 	d.Err = c.Err
 	d.Candidates = d.Candidates[:0]
 	for a := range NumAlgos {
 		for p := range NumProtos {
-			if x := c.Cost[a][p]; x != TuningIgnore && x >= 0 {
+			if x := c.Cost[a][p]; x != tuning.Ignore && x >= 0 {
 				d.Candidates = append(d.Candidates, AlgoProto{Algo: Algo(a), Proto: Proto(p)})
 			}
 		}

@@ -1,6 +1,10 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec/tuning"
+)
 
 // Decisions of a whole group: every operation goes through the
 // per-operation gates (Select), then the group is planned as ncclGroupEnd
@@ -15,7 +19,7 @@ import "fmt"
 type groupRun struct {
 	i, n   int
 	op     GroupOp
-	choice *OpChoice
+	choice *tuning.OpChoice
 	dec    *Decision
 	out    []Verdict
 }
@@ -80,7 +84,7 @@ type GroupDecision struct {
 	Ops []*Decision `json:"ops"`
 	// Choices are the tuning model's per-operation plans (channel ranges,
 	// aggregates, registration), nil when the model did not run.
-	Choices []OpChoice `json:"choices,omitempty"`
+	Choices []tuning.OpChoice `json:"choices,omitempty"`
 	// Lines are the per-operation lines rank 0 prints, in order.
 	Lines []string `json:"lines,omitempty"`
 	// Err is what ncclGroupEnd returns (the first bin without an
@@ -111,15 +115,15 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	if c.Err != nil || c.Model == nil {
 		return out, nil
 	}
-	tops := make([]TuningOp, len(all))
+	tops := make([]tuning.Call, len(all))
 	graph := launch.Mode == LaunchGraph
 	for i, g := range all {
 		cn, nv := c.opSupport(g.Op)
 		graphReg := c.Model.In.GraphRegister == nil || *c.Model.In.GraphRegister != 0
-		tops[i] = TuningOp{Op: g.Op, CollNetOK: cn, NVLSOK: nv, InPlace: g.InPlace, Buffers: g.Buffers, Graph: graph,
+		tops[i] = tuning.Call{Op: g.Op, CollNetOK: cn, NVLSOK: nv, InPlace: g.InPlace, Buffers: g.Buffers, Graph: graph,
 			RegBuff: g.Buffers == BuffersRegistered || (graph && graphReg)}
 	}
-	gc, err := ChooseGroup(c.Model, tops)
+	gc, err := tuning.ChooseGroup(c.Model, tops)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +183,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			}
 			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: why})
 		}
-		ctaPol := ch.DecidedBy == TuningRuleCTAPolicy
+		ctaPol := ch.DecidedBy == tuning.RuleCTAPolicy
 		lone := len(all) == 1 && ch.Registered == "" && !ctaPol
 		if !lone {
 			fillDecision(ch, d)

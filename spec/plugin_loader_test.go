@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // loaderCase is one plugin library set-up and, per release, the outcome of
@@ -28,10 +30,10 @@ const enoentNet = "libnccl-net.so: cannot open shared object file: No such file 
 var (
 	plainFoo   = Library{Path: "/opt/net/foo", InLoaderPath: true, NetSymbols: []int{7}, Net: &NetBackend{Name: "Foo", Devices: 1}}
 	coll7      = Library{Path: "/opt/c7/libnccl-net.so", InLoaderPath: true, NetSymbols: []int{7}, CollNetSymbols: []int{7}, Net: &NetBackend{Name: "C7", Devices: 1}, CollNet: &CollNetBackend{Name: "C7coll"}}
-	tunerDef   = Library{Path: "/opt/t/libnccl-tuner.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3}, Tuner: &TunerBehaviour{Name: "deft"}}
-	tunerNamed = Library{Path: "/opt/t/libnccl-tuner-mine.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3}, Tuner: &TunerBehaviour{Name: "mine"}}
-	tunerV1    = Library{Path: "/opt/t/libt1.so", TunerSymbols: []int{1}, Tuner: &TunerBehaviour{Name: "t1"}}
-	tunerV2    = Library{Path: "/opt/t/libt2.so", TunerSymbols: []int{2}, Tuner: &TunerBehaviour{Name: "t2"}}
+	tunerDef   = Library{Path: "/opt/t/libnccl-tuner.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3}, Tuner: &tuning.TunerBehaviour{Name: "deft"}}
+	tunerNamed = Library{Path: "/opt/t/libnccl-tuner-mine.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3}, Tuner: &tuning.TunerBehaviour{Name: "mine"}}
+	tunerV1    = Library{Path: "/opt/t/libt1.so", TunerSymbols: []int{1}, Tuner: &tuning.TunerBehaviour{Name: "t1"}}
+	tunerV2    = Library{Path: "/opt/t/libt2.so", TunerSymbols: []int{2}, Tuner: &tuning.TunerBehaviour{Name: "t2"}}
 )
 
 var loaderCases = []loaderCase{

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // after2_18 is the release after 2.18.6 in the chain (the one its backward
@@ -86,7 +87,7 @@ func TestRingFallback2_18(t *testing.T) {
 func TestPlugins2_18(t *testing.T) {
 	next := after2_18(t)
 	net := Library{Path: "/opt/old/libnccl-net.so", InLoaderPath: true, NetSymbols: []int{4}, Net: &NetBackend{Name: "Old", Devices: 1}}
-	tuner := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{1, 2, 3, 4, 5}, Tuner: &TunerBehaviour{Name: "t"}}
+	tuner := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{1, 2, 3, 4, 5}, Tuner: &tuning.TunerBehaviour{Name: "t"}}
 	for _, tc := range []struct {
 		v         Version
 		netABI    int

@@ -43,8 +43,8 @@ type opRun struct {
 	stop bool
 	// choice is the tuning model's decision for the operation (ChooseOp),
 	// nil when the communicator has no model; it points at choiceBuf.
-	choice    *OpChoice
-	choiceBuf OpChoice
+	choice    *tuning.OpChoice
+	choiceBuf tuning.OpChoice
 	// tuned is a loaded tuner's answer for this operation (SelectTuned).
 	tuned *TunerEffect
 	// id and rule are the rule being walked: emit completes its verdicts.
@@ -746,7 +746,7 @@ func (o *opRun) modelCosts() string {
 		return ""
 	}
 	ch := &o.choiceBuf
-	if err := m.ChooseInto(TuningOp{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch); err != nil {
+	if err := m.ChooseInto(tuning.Call{Op: o.op, CollNetOK: o.collNetOK, NVLSOK: o.nvlsOK, Tuned: o.tuned.modelEdit()}, ch); err != nil {
 		return "model: " + err.Error()
 	}
 	o.choice = ch
@@ -769,7 +769,7 @@ func (o *opRun) modelCosts() string {
 	for a := range nA {
 		for p := range NumProtos {
 			t, reason := ch.Cost[a][p], ch.Reason[a][p]
-			usable := t != TuningIgnore && t >= 0 // TuningCostCell.Usable
+			usable := t != tuning.Ignore && t >= 0 // TuningCostCell.Usable
 			cc := &costs[n]
 			n++
 			cc.Algo, cc.Proto, cc.TimeUs, cc.Usable = Algo(a), Proto(p), float64(t), usable
@@ -781,7 +781,7 @@ func (o *opRun) modelCosts() string {
 			if !usable && o.prunedBy[a][p] != "" {
 				cc.Rule = o.prunedBy[a][p]
 			}
-			if usable != o.cell[a][p] && reason != TuningCostBackup {
+			if usable != o.cell[a][p] && reason != tuning.CostBackup {
 				disagree = append(disagree, fmt.Sprintf("%s/%s (gates %s, model %s)", Algo(a), Proto(p), onOff(o.cell[a][p]), onOff(usable)))
 			}
 			if o.cell[a][p] && usable && !o.costSet[a][p] {

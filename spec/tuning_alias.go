@@ -1,20 +1,16 @@
 package spec
 
 // The tuning model is package tuning (spec/tuning). The names below keep
-// its old spelling in spec for the files that still use it: the release
-// files' tuning deltas, the selection files (select.go, decision.go,
-// group_select.go) and algos' chunking. Aliases, not copies; every other
-// caller names package tuning.
+// its old spelling in spec for the release files' tuning deltas only
+// (thirty files, written against these names). Aliases, not copies; every
+// other caller, the selection files and algos included, names package
+// tuning.
 
 import "github.com/gatesim/gatesim/spec/tuning"
 
 type (
-	Tuning         = tuning.Consts
-	TuningChange   = tuning.Change
-	CBDPart        = tuning.CBDPart
-	OpChoice       = tuning.OpChoice
-	TunerBehaviour = tuning.TunerBehaviour
-	TuningOp       = tuning.Call
+	Tuning       = tuning.Consts
+	TuningChange = tuning.Change
 )
 
 const (
@@ -55,12 +51,4 @@ const (
 	TuningRegNVLSNone      = tuning.RegNVLSNone
 	TuningRegCollNetOne    = tuning.RegCollNetOne
 	TuningRegCollNetNone   = tuning.RegCollNetNone
-	TuningCostBackup       = tuning.CostBackup
-	TuningIgnore           = tuning.Ignore
-	TuningRuleCTAPolicy    = tuning.RuleCTAPolicy
-)
-
-var (
-	ChooseGroup   = tuning.ChooseGroup
-	CollPartition = tuning.CollPartition
 )

@@ -83,7 +83,6 @@ const (
 	InternalError      = nccl.InternalError
 	InvalidArgument    = nccl.InvalidArgument
 	InvalidUsage       = nccl.InvalidUsage
-	RemoteError        = nccl.RemoteError
 	InProgress         = nccl.InProgress
 
 	// releases (nccl/version.go)
@@ -131,12 +130,10 @@ var (
 	ParseDataType = nccl.ParseDataType
 	ParseRedOp    = nccl.ParseRedOp
 	ParseBuffers  = nccl.ParseBuffers
-	ParseResult   = nccl.ParseResult
 
 	// names and their parsing (nccl/names.go)
 	AllFuncs       = nccl.AllFuncs
 	CostTableFuncs = nccl.CostTableFuncs
-	NearestName    = nccl.NearestName
 	Closest        = nccl.Closest
 	UnknownName    = nccl.UnknownName
 	FuncNames      = nccl.FuncNames

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -26,9 +27,11 @@ var versionCompareAllowed = map[string]string{}
 
 // TestNoVersionComparisons fails when non-test code outside the release
 // files compares a Version with a particular release: a release constant
-// (V2_28_3) or a MakeVersion literal, in a comparison or a switch case.
-// Such code asks the release for a named fact instead, so a new release
-// cannot fall silently down the wrong branch.
+// (V2_28_3) or a MakeVersion literal, in a comparison or a switch case; a
+// release held in a field, ordered (v >= link.From); or a version's parts
+// (v.Minor() >= 24). Such code asks the release for a named fact instead,
+// so a new release cannot fall silently down the wrong branch; a window
+// kept as data is tested by nccl.Version.Within alone.
 func TestNoVersionComparisons(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var bad []string
@@ -85,7 +88,9 @@ func TestNoVersionComparisons(t *testing.T) {
 }
 
 // versionComparisons returns the positions of comparisons and switch cases
-// whose operand names a particular release.
+// whose operand names a particular release, of orderings of a release
+// held in a field (v >= link.From, rs.Version < v), and of comparisons of a
+// version's parts (v.Minor() >= 24, r.Minor > 27).
 func versionComparisons(f *ast.File) []token.Pos {
 	var out []token.Pos
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -93,9 +98,18 @@ func versionComparisons(f *ast.File) []token.Pos {
 		case *ast.BinaryExpr:
 			switch n.Op {
 			case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
-				if namesRelease(n.X) || namesRelease(n.Y) {
+				ordering := n.Op != token.EQL && n.Op != token.NEQ
+				if namesRelease(n.X) || namesRelease(n.Y) ||
+					ordering && (versionField(n.X) || versionField(n.Y)) && !sortKey(n.X, n.Y) ||
+					versionPart(n.X) || versionPart(n.Y) {
 					out = append(out, n.Pos())
 				}
+			}
+		case *ast.CallExpr:
+			// Version.Within is the one window test; its ends come from
+			// data (a form's Since, a table's Release), never a literal
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Within" && slices.ContainsFunc(n.Args, namesRelease) {
+				out = append(out, n.Pos())
 			}
 		case *ast.CaseClause:
 			for _, e := range n.List {
@@ -130,6 +144,59 @@ func namesRelease(e ast.Expr) bool {
 	return false
 }
 
+// versionFields are the field names that hold a release (a window's ends,
+// a ruleset's or a change's version): ordering one asks the version where
+// the release value should be asked for a named fact.
+var versionFields = map[string]bool{"Version": true, "From": true, "Until": true, "Since": true, "Release": true}
+
+// versionParts are a version's parts, as Version's methods or as the
+// fields of a struct that spells a release out.
+var versionParts = map[string]bool{"Major": true, "Minor": true, "Patch": true, "Code": true}
+
+// versionField reports whether e is a field that holds a release
+// (x.From, rs.Version), possibly parenthesised or converted.
+func versionField(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return versionField(e.X)
+	case *ast.SelectorExpr:
+		return versionFields[e.Sel.Name]
+	case *ast.CallExpr:
+		if len(e.Args) == 1 {
+			return versionField(e.Args[0])
+		}
+	}
+	return false
+}
+
+// sortKey reports whether x and y are the same field of two values
+// (a.Release < b.Release): an ordering of records, which asks nothing of
+// a particular release.
+func sortKey(x, y ast.Expr) bool {
+	a, ok1 := x.(*ast.SelectorExpr)
+	b, ok2 := y.(*ast.SelectorExpr)
+	return ok1 && ok2 && a.Sel.Name == b.Sel.Name
+}
+
+// versionPart reports whether e is a part of a version: a call of
+// Major/Minor/Patch/Code without arguments or a field of that name.
+func versionPart(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return versionPart(e.X)
+	case *ast.SelectorExpr:
+		return versionParts[e.Sel.Name]
+	case *ast.CallExpr:
+		if sel, ok := e.Fun.(*ast.SelectorExpr); ok && len(e.Args) == 0 {
+			return versionParts[sel.Sel.Name]
+		}
+		if len(e.Args) == 1 {
+			return versionPart(e.Args[0])
+		}
+	}
+	return false
+}
+
 // TestVersionComparisonsDetected keeps the scan honest: it must flag the
 // forms it exists to forbid and pass the forms that ask a release.
 func TestVersionComparisonsDetected(t *testing.T) {
@@ -142,7 +209,17 @@ func TestVersionComparisonsDetected(t *testing.T) {
 		{`package p; func f(v Version) bool { return (V2_22_3) != v }`, 1},
 		{`package p; func f(v Version) int { switch v { case V2_22_3: return 1 }; return 0 }`, 1},
 		{`package p; func f(rs *spec.Ruleset) bool { return rs.Consts.HasFP8 }`, 0},
-		{`package p; func f(p Params, v spec.Version) bool { return p.Release <= v }`, 0},
+		// a release held in a field, ordered: the window belongs on the
+		// release value or in Version.Within
+		{`package p; func f(p Params, v spec.Version) bool { return p.Release <= v }`, 1},
+		{`package p; func f(g GateLink, v spec.Version) bool { return (g.From == 0 || v >= g.From) && (g.Until == 0 || v <= g.Until) }`, 2},
+		{`package p; func f(rs *spec.Ruleset) bool { return rs.Version.Minor() >= 24 }`, 1},
+		{`package p; func f(r Rel) bool { return r.Minor > 27 }`, 1},
+		{`package p; func f(v Version) bool { return v.Major() == 2 && v.Code() < 22703 }`, 2},
+		{`package p; func f(v spec.Version) bool { return v.Within(spec.V2_24_3, 0) }`, 1},
+		{`package p; func f(v spec.Version, f Form) bool { return v.Within(f.Since, f.Until) }`, 0},
+		{`package p; func less(a, b Capture) bool { return a.Release < b.Release }`, 0},
+		{`package p; func f(g GateLink) bool { return g.From == 0 }`, 0},
 		{`package p; var x = spec.MakeVersion(2, 30, 7)`, 0},
 	}
 	for _, tc := range tests {

@@ -17,9 +17,9 @@ import (
 type Deprecation struct {
 	Name string
 	// Replacement is the variable to use instead ("" when there is none).
+	// An entry with one holds where the release's table reads it: the old
+	// name is deprecated once the new one exists.
 	Replacement string
-	// From is the first modelled release the entry applies to (0: all).
-	From spec.Version
 	// Note explains how the two interact.
 	Note string
 	Ref  spec.Ref
@@ -30,7 +30,7 @@ var Deprecations = []Deprecation{
 	{Name: "NCCL_CHECKS_DISABLE", Replacement: "NCCL_CHECK_POINTERS",
 		Note: "documented as deprecated in 2.2.12 and absent from every tagged source since 2.3; NCCL_CHECK_POINTERS has the opposite sense: 1 enables the checks",
 		Ref:  spec.Ref{Tag: "master@bbc3d605", File: "docs/userguide/source/env.rst", Func: "NCCL_CHECKS_DISABLE"}},
-	{Name: "NCCL_CHECK_POINTERS", Replacement: "NCCL_CHECK_MODE", From: spec.V2_29_7,
+	{Name: "NCCL_CHECK_POINTERS", Replacement: "NCCL_CHECK_MODE",
 		Note: "deprecated in 2.29.7: NCCL_CHECK_MODE=DEBUG_LOCAL replaces NCCL_CHECK_POINTERS=1; both are still read in envConfigOverride",
 		Ref:  spec.Ref{Tag: "v2.29.7-1", File: "src/init.cc", Func: "envConfigOverride"}},
 	{Name: "NCCL_IB_CUDA_SUPPORT", Replacement: "NCCL_NET_GDR_LEVEL",
@@ -98,16 +98,18 @@ var Foreigns = []Foreign{
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/nccl.h.in", Func: "NCCL_VERSION"}},
 }
 
-// GateLink says that a variable feeds a gate rule of spec's registry at the
-// releases [From, Until] (0: open).
+// GateLink says that a variable feeds a gate rule of spec's registry. The
+// releases a link holds for are not kept here: it holds wherever the
+// release's ruleset has the rule (spec's release deltas own that) and the
+// release's table reads the variable (the generated table owns that).
 type GateLink struct {
-	Rule  spec.RuleID
-	From  spec.Version
-	Until spec.Version
-}
-
-func (g GateLink) applies(v spec.Version) bool {
-	return (g.From == 0 || v >= g.From) && (g.Until == 0 || v <= g.Until)
+	Rule spec.RuleID
+	// Outside marks a rule the gate engine does not evaluate (a research
+	// ID, non-gating for selection): only the table's read decides.
+	Outside bool
+	// When, if set, is the registry's release fact under which the rule
+	// reads the variable (nil: wherever the rule is).
+	When func(Release) bool
 }
 
 // GateInfo lists the gates a variable affects, with the read that feeds
@@ -120,48 +122,44 @@ type GateInfo struct {
 }
 
 func g(id string) GateLink { return GateLink{Rule: spec.RuleID(id)} }
-func gFrom(id string, v spec.Version) GateLink {
-	return GateLink{Rule: spec.RuleID(id), From: v}
-}
-func gUntil(id string, v spec.Version) GateLink {
-	return GateLink{Rule: spec.RuleID(id), Until: v}
-}
-func gBetween(id string, from, until spec.Version) GateLink {
-	return GateLink{Rule: spec.RuleID(id), From: from, Until: until}
+
+// gWhen links a rule that reads the variable only under a release fact.
+func gWhen(id string, when func(Release) bool) GateLink {
+	return GateLink{Rule: spec.RuleID(id), When: when}
 }
 
-// ringBackupFrom is the first release with the tuner plugin and the Ring
-// backup (before it, 2.18.x: no tuner, and an empty table is an error).
-const ringBackupFrom = spec.V2_19_1
+// gOutside links a rule the gate engine does not evaluate.
+func gOutside(id string) GateLink { return GateLink{Rule: spec.RuleID(id), Outside: true} }
+
+func mnnvlUserP2P(r Release) bool { return r.MNNVLUserP2P }
 
 // Gates maps variables to the gate rules they feed (static: which rules read
 // the variable, not whether it changes their verdict on a given system; that
 // is the GateEffect hook's job). Sorted by name.
 var Gates = []GateInfo{
-	{Name: "NCCL_AGG_CHANNEL_SIZE", Gates: []GateLink{gUntil("G-GROUP-PLAN-1", spec.V2_19_4)},
+	{Name: "NCCL_AGG_CHANNEL_SIZE", Gates: []GateLink{g("G-GROUP-PLAN-1")},
 		Note: "the bytes per channel of an aggregate; 2.18.x keeps it unsigned, so unset (-2) or negative it is a size of 2^64 minus its magnitude",
 		Ref:  spec.Ref{Tag: "v2.19.4-1", File: "src/enqueue.cc", Func: "scheduleCollTasksToPlan"}},
-	{Name: "NCCL_ALGO", Gates: []GateLink{gUntil("G-SEL-PARSE-1", spec.V2_22_3), gFrom("G-SEL-PARSE-2", spec.V2_28_3), g("G-TUNE-EN-1"),
-		gBetween("G-TUNE-RINGRESTORE-1", ringBackupFrom, spec.V2_22_3), gBetween("G-SEL-BACKUP-1", ringBackupFrom, spec.V2_22_3),
-		gUntil("G-SEL-ERR-1", spec.V2_18_6), gFrom("G-SEL-ERR-1", spec.V2_28_3), gFrom("G-SEL-CTAPOL-1", spec.V2_28_3)},
+	{Name: "NCCL_ALGO", Gates: []GateLink{g("G-SEL-PARSE-1"), g("G-SEL-PARSE-2"), g("G-TUNE-EN-1"),
+		g("G-TUNE-RINGRESTORE-1"), g("G-SEL-BACKUP-1"), g("G-SEL-ERR-1"), g("G-SEL-CTAPOL-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
 	{Name: "NCCL_COLLNET_ENABLE", Gates: []GateLink{g("G-COLLNET-ENV-1"), g("G-COLLNET-GRAPH-1"), g("G-COLLNET-CONS-1"), g("G-TUNE-EN-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
 	{Name: "NCCL_COLLNET_NODE_THRESHOLD", Gates: []GateLink{g("G-COLLNET-THRESH-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
-	{Name: "NCCL_CONF_FILE", Gates: []GateLink{gFrom("G-ENV-SRC-1", spec.V2_28_3)},
+	{Name: "NCCL_CONF_FILE", Gates: []GateLink{g("G-ENV-SRC-1")},
 		Note: "names the user config file read before /etc/nccl.conf (since 2.23.4)",
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/param.cc", Func: "initEnvFunc"}},
-	{Name: "NCCL_CTA_POLICY", Gates: []GateLink{gFrom("G-SEL-CTAPOL-1", spec.V2_28_3), gFrom("G-SEL-SIDE-1", spec.V2_28_3)},
+	{Name: "NCCL_CTA_POLICY", Gates: []GateLink{g("G-SEL-CTAPOL-1"), g("G-SEL-SIDE-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
-	{Name: "NCCL_CUMEM_ENABLE", Gates: []GateLink{gFrom("G-EXEC-RTCONN-1", spec.V2_22_3), gFrom("G-MNNVL-1", spec.V2_20_3)},
+	{Name: "NCCL_CUMEM_ENABLE", Gates: []GateLink{g("G-EXEC-RTCONN-1"), g("G-MNNVL-1")},
 		Note: "runtime connect and MNNVL both need cuMem",
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/misc/cudawrap.cc", Func: "ncclCuMemEnable"}},
 	{Name: "NCCL_DEBUG", Note: "non-gating: decides which gate log lines are printed at all (INFO needed for most evidence)",
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/debug.cc", Func: "ncclDebugInit"}},
 	{Name: "NCCL_DEBUG_SUBSYS", Note: "non-gating: INFO lines tagged NET, GRAPH, TUNING, NVLS or REG need their subsystem here",
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/debug.cc", Func: "ncclDebugInit"}},
-	{Name: "NCCL_ENV_PLUGIN", Gates: []GateLink{gFrom("G-ENV-PLUGIN-1", spec.V2_28_9)},
+	{Name: "NCCL_ENV_PLUGIN", Gates: []GateLink{g("G-ENV-PLUGIN-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"}},
 	{Name: "NCCL_GRAPH_FILE", Gates: []GateLink{g("G-NVLS-GRAPH-1"), g("G-COLLNET-GRAPH-1")},
 		Note: "a loaded graph replaces the search", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/search.cc", Func: "ncclTopoCompute"}},
@@ -169,67 +167,77 @@ var Gates = []GateInfo{
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/transport/net_ib.cc", Func: "ncclIbInitDevices"}},
 	{Name: "NCCL_IB_HCA", Gates: []GateLink{g("G-NET-IB-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/transport/net_ib.cc", Func: "ncclIbInitDevices"}},
-	{Name: "NCCL_LL128_C2C", Gates: []GateLink{gFrom("G-TUNE-PROTO-1", spec.V2_28_3)},
+	{Name: "NCCL_LL128_C2C", Gates: []GateLink{g("G-TUNE-PROTO-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
 	// NCCL_MNNVL (default -2) is 2.20.x's name of the variable.
-	{Name: "NCCL_MNNVL", Gates: []GateLink{gBetween("G-MNNVL-1", spec.V2_20_3, spec.V2_20_5)},
+	{Name: "NCCL_MNNVL", Gates: []GateLink{g("G-MNNVL-1")},
 		Ref: spec.Ref{Tag: "v2.20.5-1", File: "src/init.cc", Func: "initTransportsRank"}},
-	{Name: "NCCL_MNNVL_ENABLE", Gates: []GateLink{gFrom("G-MNNVL-1", spec.V2_21_5)},
+	{Name: "NCCL_MNNVL_ENABLE", Gates: []GateLink{g("G-MNNVL-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_NET", Gates: []GateLink{g("G-NET-SEL-1"), g("G-NET-SEL-2")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
-	{Name: "NCCL_NET_PLUGIN", Gates: []GateLink{g("G-NET-LIB-1"), g("G-NET-LIB-2"), gFrom("G-NET-LIB-3", spec.V2_28_3), gFrom("G-TUNER-LIB-1", ringBackupFrom)},
+	{Name: "NCCL_NET_PLUGIN", Gates: []GateLink{g("G-NET-LIB-1"), g("G-NET-LIB-2"), g("G-NET-LIB-3"), g("G-TUNER-LIB-1")},
 		Note: "the tuner loader falls back to the net plugin's library",
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/net.cc", Func: "initPluginLibsOnceFunc"}},
-	{Name: "NCCL_NO_CACHE", Gates: []GateLink{gFrom("G-ENV-PARAM-1", spec.V2_29_7)},
+	{Name: "NCCL_NO_CACHE", Gates: []GateLink{g("G-ENV-PARAM-1")},
 		Note: "2.29.7 reads it in src/misc/param.cc ncclGetEnvNoCacheOnce",
 		Ref:  spec.Ref{Tag: "v2.30.7-1", File: "src/param/param.cc", Func: "ncclParamIsCacheDisabled"}},
-	{Name: "NCCL_NVLS_ENABLE", Gates: []GateLink{g("G-NVLS-ENV-1"), g("G-NVLS-SETUP-1"), gFrom("G-NVLS-EARLY-1", spec.V2_30_7)},
+	{Name: "NCCL_NVLS_ENABLE", Gates: []GateLink{g("G-NVLS-ENV-1"), g("G-NVLS-SETUP-1"), g("G-NVLS-EARLY-1")},
 		Note: "1 forces NVLS on (no capability query) and makes a multicast bind failure fatal",
 		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"}},
 	{Name: "NCCL_NVLS_NCHANNELS", Gates: []GateLink{g("G-NVLS-CHAN-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "envConfigOverride"}},
-	{Name: "NCCL_P2P_DISABLE", Gates: []GateLink{gFrom("G-MNNVL-1", spec.V2_28_3)},
-		Note: "the user P2P level gates the MNNVL check since 2.25", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/paths.cc", Func: "ncclGetUserP2pLevel"}},
-	{Name: "NCCL_P2P_LEVEL", Gates: []GateLink{gFrom("G-MNNVL-1", spec.V2_28_3)},
-		Note: "the user P2P level gates the MNNVL check since 2.25", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/paths.cc", Func: "ncclGetUserP2pLevel"}},
-	{Name: "NCCL_PAT_ENABLE", Gates: []GateLink{gFrom("G-PAT-1", spec.V2_28_3)},
+	{Name: "NCCL_P2P_DISABLE", Gates: []GateLink{gWhen("G-MNNVL-1", mnnvlUserP2P)},
+		Note: "the user P2P level gates the MNNVL check since 2.27.3", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/paths.cc", Func: "ncclGetUserP2pLevel"}},
+	{Name: "NCCL_P2P_LEVEL", Gates: []GateLink{gWhen("G-MNNVL-1", mnnvlUserP2P)},
+		Note: "the user P2P level gates the MNNVL check since 2.27.3", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/paths.cc", Func: "ncclGetUserP2pLevel"}},
+	{Name: "NCCL_PAT_ENABLE", Gates: []GateLink{g("G-PAT-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclPatEnable"}},
-	{Name: "NCCL_PROFILER_PLUGIN", Gates: []GateLink{gFrom("G-PROF-1", spec.V2_28_3)},
+	{Name: "NCCL_PROFILER_PLUGIN", Gates: []GateLink{gOutside("G-PROF-1")},
 		Note: "non-gating for selection", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"}},
-	{Name: "NCCL_PROTO", Gates: []GateLink{gUntil("G-SEL-PARSE-1", spec.V2_22_3), gFrom("G-SEL-PARSE-2", spec.V2_28_3), g("G-TUNE-EN-1"), g("G-TUNE-PROTO-1"),
-		gBetween("G-TUNE-RINGRESTORE-1", ringBackupFrom, spec.V2_22_3), gBetween("G-SEL-BACKUP-1", ringBackupFrom, spec.V2_22_3),
-		gUntil("G-SEL-ERR-1", spec.V2_18_6), gFrom("G-SEL-ERR-1", spec.V2_28_3), gFrom("G-SEL-CTAPOL-1", spec.V2_28_3)},
+	{Name: "NCCL_PROTO", Gates: []GateLink{g("G-SEL-PARSE-1"), g("G-SEL-PARSE-2"), g("G-TUNE-EN-1"), g("G-TUNE-PROTO-1"),
+		g("G-TUNE-RINGRESTORE-1"), g("G-SEL-BACKUP-1"), g("G-SEL-ERR-1"), g("G-SEL-CTAPOL-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
-	{Name: "NCCL_RUNTIME_CONNECT", Gates: []GateLink{gFrom("G-EXEC-RTCONN-1", spec.V2_22_3)},
+	{Name: "NCCL_RUNTIME_CONNECT", Gates: []GateLink{g("G-EXEC-RTCONN-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_SOCKET_IFNAME", Gates: []GateLink{g("G-NET-SOCK-1"), g("G-NET-IB-1")},
 		Note: "IB also needs an out-of-band IP interface from this list", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/misc/socket.cc", Func: "ncclFindInterfaces"}},
 	{Name: "NCCL_TOPO_FILE", Gates: []GateLink{g("G-NVLS-GRAPH-1"), g("G-COLLNET-GRAPH-1")},
 		Note: "replaces the detected topology every graph gate reads", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/topo.cc", Func: "ncclTopoGetSystem"}},
-	{Name: "NCCL_TUNER_PLUGIN", Gates: []GateLink{gFrom("G-TUNER-LIB-1", ringBackupFrom), gFrom("G-TUNER-ABI-1", ringBackupFrom),
-		gFrom("G-TUNER-INIT-1", ringBackupFrom), gFrom("G-TUNER-CALL-1", ringBackupFrom)},
+	{Name: "NCCL_TUNER_PLUGIN", Gates: []GateLink{g("G-TUNER-LIB-1"), g("G-TUNER-ABI-1"), g("G-TUNER-INIT-1"), g("G-TUNER-CALL-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}},
-	{Name: "NCCL_WORK_FIFO_DEPTH", Gates: []GateLink{gUntil("G-GROUP-PLAN-1", spec.V2_21_5)},
+	{Name: "NCCL_WORK_FIFO_DEPTH", Gates: []GateLink{g("G-GROUP-PLAN-1")},
 		Note: "a kernel plan takes at most half of it in ncclWork structs (a power of 2, else ignored); a larger group is split into several plans",
 		Ref:  spec.Ref{Tag: "v2.21.5-1", File: "src/enqueue.cc", Func: "ncclLaunchPrepare"}},
 }
 
-// GatesFor returns the gate rules a variable feeds at a release.
-func GatesFor(name string, v spec.Version) []spec.RuleID {
-	for _, gi := range Gates {
-		if gi.Name != name {
+// GatesFor returns the gate rules a variable feeds at the registry's
+// release: the links whose rule the release's ruleset has, where the
+// release's table reads the variable.
+func (r *Registry) GatesFor(name string) []spec.RuleID {
+	p, ok := r.Lookup(name)
+	if !ok || !p.Read() {
+		return nil
+	}
+	gi, ok := gateInfo(name)
+	if !ok {
+		return nil
+	}
+	rs, err := spec.Load(r.Version)
+	if err != nil {
+		return nil
+	}
+	rel, _ := ReleaseOf(r.Version)
+	var out []spec.RuleID
+	for _, l := range gi.Gates {
+		if l.When != nil && !l.When(rel) {
 			continue
 		}
-		var out []spec.RuleID
-		for _, l := range gi.Gates {
-			if l.applies(v) {
-				out = append(out, l.Rule)
-			}
+		if _, has := rs.Rule(l.Rule); has || l.Outside {
+			out = append(out, l.Rule)
 		}
-		return out
 	}
-	return nil
+	return out
 }
 
 func gateInfo(name string) (GateInfo, bool) {
@@ -241,9 +249,11 @@ func gateInfo(name string) (GateInfo, bool) {
 	return GateInfo{}, false
 }
 
-func deprecation(name string, v spec.Version) (Deprecation, bool) {
+// deprecation returns the entry of a name at the registry's release: one
+// with a replacement holds where the release reads the replacement.
+func (r *Registry) deprecation(name string) (Deprecation, bool) {
 	for _, d := range Deprecations {
-		if d.Name == name && (d.From == 0 || v >= d.From) {
+		if d.Name == name && (d.Replacement == "" || r.reads(d.Replacement)) {
 			return d, true
 		}
 	}

@@ -258,7 +258,7 @@ func (l *linter) lintVar(a Assignment) Var {
 	}
 	vr.Known = true
 	vr.Reads = p.Sites()
-	vr.Gates = GatesFor(a.Name, l.v)
+	vr.Gates = l.reg.GatesFor(a.Name)
 	row := p.Rows[0]
 	if r, ok := p.IntParam(); ok {
 		row = r
@@ -266,7 +266,7 @@ func (l *linter) lintVar(a Assignment) Var {
 		row = r
 	}
 	vr.Type, vr.Default = row.Type, row.Default
-	if d, ok := deprecation(a.Name, l.v); ok {
+	if d, ok := l.reg.deprecation(a.Name); ok {
 		msg := "deprecated: " + d.Note
 		if d.Replacement != "" {
 			msg = "deprecated, use " + d.Replacement + ": " + d.Note
@@ -319,7 +319,7 @@ func (l *linter) unknown(vr *Var) {
 			return
 		}
 	}
-	if d, ok := deprecation(name, l.v); ok {
+	if d, ok := l.reg.deprecation(name); ok {
 		msg := fmt.Sprintf("not read by NCCL %s: %s", l.v, d.Note)
 		if d.Replacement != "" {
 			msg = fmt.Sprintf("not read by NCCL %s, use %s: %s", l.v, d.Replacement, d.Note)
@@ -367,7 +367,7 @@ func typoDistance(name string) int { return max(2, len(name)/4) }
 // Nearest returns the candidate closest to name by optimal-string-alignment
 // distance (ties: the first in sorted order) and the distance.
 func Nearest(name string, candidates []string) (string, int) {
-	return spec.NearestName(name, candidates)
+	return nccl.NearestName(name, candidates)
 }
 
 // ---------------------------------------------------------------------------

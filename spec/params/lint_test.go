@@ -86,6 +86,7 @@ func TestLintValues(t *testing.T) {
 		{spec.V2_30_7, "NCCL_CTA_POLICY", "efficiency|ZERO", SevOK, "", "", ""},
 		{spec.V2_30_7, "NCCL_CTA_POLICY", "12", SevWarning, "trailing-garbage", "EFFICIENCY", ""},
 		{spec.V2_30_7, "NCCL_CHECK_POINTERS", "1", SevInfo, "deprecated", "1", ""},
+		{spec.V2_29_3, "NCCL_CHECK_POINTERS", "1", SevOK, "", "1", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.v.String()+"/"+c.name+"="+c.value, func(t *testing.T) {
@@ -171,6 +172,55 @@ func TestLintHooks(t *testing.T) {
 	}
 }
 
+// TestGatesFor pins the releases a gate link holds for: they come from
+// the release's ruleset and table, so a rule the delta adds, replaces or
+// removes moves the link with it.
+func TestGatesFor(t *testing.T) {
+	tests := []struct {
+		v    spec.Version
+		name string
+		want string
+	}{
+		{spec.V2_18_6, "NCCL_ALGO", "G-SEL-PARSE-1 G-TUNE-EN-1 G-SEL-ERR-1"},
+		{spec.V2_19_1, "NCCL_ALGO", "G-SEL-PARSE-1 G-TUNE-EN-1 G-TUNE-RINGRESTORE-1 G-SEL-BACKUP-1"},
+		// 2.23.4 still has the Ring backup (its last release)
+		{spec.V2_23_4, "NCCL_ALGO", "G-SEL-PARSE-1 G-TUNE-EN-1 G-TUNE-RINGRESTORE-1 G-SEL-BACKUP-1"},
+		{spec.V2_24_3, "NCCL_ALGO", "G-SEL-PARSE-2 G-TUNE-EN-1 G-SEL-ERR-1"},
+		{spec.V2_28_9, "NCCL_ALGO", "G-SEL-PARSE-2 G-TUNE-EN-1 G-SEL-ERR-1 G-SEL-CTAPOL-1"},
+		{spec.V2_18_6, "NCCL_TUNER_PLUGIN", ""},
+		{spec.V2_19_1, "NCCL_TUNER_PLUGIN", "G-TUNER-LIB-1 G-TUNER-ABI-1 G-TUNER-INIT-1 G-TUNER-CALL-1"},
+		{spec.V2_20_3, "NCCL_MNNVL", "G-MNNVL-1"},
+		{spec.V2_21_5, "NCCL_MNNVL", ""},
+		{spec.V2_21_5, "NCCL_MNNVL_ENABLE", "G-MNNVL-1"},
+		{spec.V2_22_3, "NCCL_PROFILER_PLUGIN", ""},
+		{spec.V2_23_4, "NCCL_PROFILER_PLUGIN", "G-PROF-1"},
+		{spec.V2_29_3, "NCCL_NO_CACHE", ""},
+		{spec.V2_29_7, "NCCL_NO_CACHE", "G-ENV-PARAM-1"},
+		{spec.V2_28_9, "NCCL_IB_HCA", "G-NET-IB-1"},
+		{spec.V2_19_4, "NCCL_AGG_CHANNEL_SIZE", "G-GROUP-PLAN-1"},
+		{spec.V2_20_3, "NCCL_AGG_CHANNEL_SIZE", ""},
+		{spec.V2_21_5, "NCCL_WORK_FIFO_DEPTH", "G-GROUP-PLAN-1"},
+		{spec.V2_22_3, "NCCL_WORK_FIFO_DEPTH", ""},
+		{spec.V2_26_6, "NCCL_P2P_LEVEL", ""},
+		{spec.V2_27_3, "NCCL_P2P_LEVEL", "G-MNNVL-1"},
+		{spec.V2_22_3, "NCCL_NVLS_ENABLE", "G-NVLS-ENV-1 G-NVLS-SETUP-1 G-NVLS-EARLY-1"},
+		{spec.V2_28_9, "NCCL_NOT_A_VARIABLE", ""},
+	}
+	for _, tc := range tests {
+		reg, err := Load(tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, id := range reg.GatesFor(tc.name) {
+			got = append(got, string(id))
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s at %s: gates %q, want %q", tc.name, tc.v, g, tc.want)
+		}
+	}
+}
+
 // TestCuratedAgainstTables keeps the hand-written layer honest against the
 // generated one.
 func TestCuratedAgainstTables(t *testing.T) {
@@ -193,7 +243,7 @@ func TestCuratedAgainstTables(t *testing.T) {
 			t.Errorf("%s: incomplete entry", d.Name)
 		}
 		for _, v := range Versions {
-			if d.From != 0 && v < d.From {
+			if _, ok := regs[v].deprecation(d.Name); !ok {
 				continue
 			}
 			if removed[d.Name] && readAt(d.Name, v) {
@@ -202,9 +252,19 @@ func TestCuratedAgainstTables(t *testing.T) {
 			if !removed[d.Name] && !readAt(d.Name, v) {
 				t.Errorf("%s is said to be still read but %s does not read it", d.Name, v)
 			}
-			if d.Replacement != "" && !readAt(d.Replacement, v) && d.Replacement != "NCCL_CHECK_POINTERS" {
-				t.Errorf("%s: replacement %s is not read by %s", d.Name, d.Replacement, v)
+		}
+		// once a replacement exists the old name stays deprecated: the
+		// releases an entry holds for are the newest ones, never a gap
+		held := false
+		for _, v := range Versions {
+			_, ok := regs[v].deprecation(d.Name)
+			if held && !ok {
+				t.Errorf("%s: deprecated before %s but not at it", d.Name, v)
 			}
+			held = held || ok
+		}
+		if !held {
+			t.Errorf("%s: deprecated at no release", d.Name)
 		}
 	}
 	for _, f := range Foreigns {
@@ -249,7 +309,7 @@ func TestCuratedAgainstTables(t *testing.T) {
 				continue
 			}
 			rs := spec.MustLoad(v)
-			for _, id := range GatesFor(gi.Name, v) {
+			for _, id := range regs[v].GatesFor(gi.Name) {
 				if _, ok := rs.Rule(id); !ok && !gateOutsideEngine[id] {
 					t.Errorf("%s at %s: links %s, which the %s ruleset does not have", gi.Name, v, id, v)
 				}
@@ -257,7 +317,7 @@ func TestCuratedAgainstTables(t *testing.T) {
 		}
 		// the variable must be read wherever a gate link applies
 		for _, v := range Versions {
-			if len(GatesFor(gi.Name, v)) > 0 && !readAt(gi.Name, v) {
+			if len(regs[v].GatesFor(gi.Name)) > 0 && !readAt(gi.Name, v) {
 				t.Errorf("%s: gates at %s, which does not read it", gi.Name, v)
 			}
 		}

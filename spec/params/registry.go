@@ -39,6 +39,10 @@ type Release struct {
 	MNNVLFile, MNNVLFunc string
 	// IBQPFile is where ncclIbRtsQp lives (a directory from 2.29.2).
 	IBQPFile string
+	// MNNVLUserP2P: NCCL_P2P_DISABLE and NCCL_P2P_LEVEL (level 0) skip the
+	// multi-node MNNVL check (2.27.3+, src/init.cc initTransportsRank
+	// ncclGetUserP2pLevel before ncclMnnvlCheck).
+	MNNVLUserP2P bool
 }
 
 // factChanges lists the releases at which a fact of Release changed, oldest
@@ -55,12 +59,12 @@ var factChanges = []Release{
 	{Version: spec.V2_25_1, PerFunctionAlgo: true, MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
 	// 2.27.3 reads NCCL_COLLNET_ENABLE as an NCCL_PARAM (strtoll base 0),
 	// which parses as 2.27.5's strtol does.
-	{Version: spec.V2_27_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true,
+	{Version: spec.V2_27_3, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, NVLSBindSoft: true, MNNVLUserP2P: true,
 		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib.cc"},
 	// From v2.29.2-1 src/transport/nvls.cc nvlsAllocateMem: the bind failure
 	// WARNs "Disable NVLS (NCCL_NVLS_ENABLE=0)" and fails whatever the
 	// value; the IB transport is a directory (src/transport/net_ib/).
-	{Version: spec.V2_29_2, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true,
+	{Version: spec.V2_29_2, PerFunctionAlgo: true, PluginList: true, CollNetEnableStrtol: true, MNNVLUserP2P: true,
 		MNNVLFile: "src/mnnvl.cc", MNNVLFunc: "ncclMnnvlCheck", IBQPFile: "src/transport/net_ib"},
 	// -- add an entry here only when a fact changes --
 }
@@ -206,6 +210,12 @@ func NewRegistry(v spec.Version, t *Table) *Registry {
 func (r *Registry) Lookup(name string) (*Param, bool) {
 	p, ok := r.byName[name]
 	return p, ok
+}
+
+// reads reports whether the release reads the variable.
+func (r *Registry) reads(name string) bool {
+	p, ok := r.Lookup(name)
+	return ok && p.Read()
 }
 
 // Names returns every variable name of the release, sorted.

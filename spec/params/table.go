@@ -346,7 +346,7 @@ func Check(t *Table) error {
 		errs = append(errs, "no tag")
 	}
 	for i, r := range t.Rows {
-		if !strings.HasPrefix(r.Name, "NCCL_") || !isEnvName(r.Name) {
+		if !strings.HasPrefix(r.Name, "NCCL_") || !IsEnvName(r.Name) {
 			add(i, "name is not an NCCL_ variable name")
 		}
 		if r.Via == "" || strings.ContainsAny(string(r.Via), " \t") {
@@ -430,7 +430,10 @@ func SortRows(rows []Row) {
 	})
 }
 
-func isEnvName(s string) bool {
+// IsEnvName reports whether s looks like an environment variable name in
+// NCCL's style: upper-case letters, digits (not first) and underscores. The
+// table's check and genparams' scan of NCCL's source both ask it.
+func IsEnvName(s string) bool {
 	if s == "" {
 		return false
 	}

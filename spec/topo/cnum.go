@@ -136,5 +136,3 @@ func Pow2Down(x int) int {
 	}
 	return y
 }
-
-func divUp(a, b int) int { return (a + b - 1) / b }

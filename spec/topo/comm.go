@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gatesim/gatesim/internal/lru"
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // GraphIndex names the five graphs NCCL searches.
@@ -817,7 +818,7 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 			}
 			c = 2
 			if count > 0 {
-				c = max(count, divUp(int(bw), perChannelBw))
+				c = max(count, nccl.DivUp(int(bw), perChannelBw))
 			}
 		}
 		minCh = min(minCh, c)
@@ -825,7 +826,7 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	perPeer := Pow2Up(minCh)
 	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
 	if r.NNodes > 1 && nicRule {
-		for perPeer*divUp(r.NRanks, maxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
+		for perPeer*nccl.DivUp(r.NRanks, maxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
 			perPeer /= 2
 		}
 	} else {

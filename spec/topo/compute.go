@@ -1,6 +1,10 @@
 package topo
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/nccl"
+)
 
 // recNet is ncclTopoSearchRecNet: start a channel at each candidate NET
 // (rotated by the channel number; 2.18 in list order) that still has
@@ -262,7 +266,7 @@ func dupChannels(g *sgraph, ccMin, ngpus int, byBwOnly bool) {
 	dup := min(g.nChannels*2, g.maxChannels)
 	copy(g.intra[g.nChannels*ngpus:], g.intra[:(dup-g.nChannels)*ngpus])
 	copy(g.inter[g.nChannels*2:], g.inter[:(dup-g.nChannels)*2])
-	d := float32(divUp(dup, g.nChannels))
+	d := float32(nccl.DivUp(dup, g.nChannels))
 	g.bwIntra = float32(g.bwIntra / d)
 	g.bwInter = float32(g.bwInter / d)
 	g.nChannels = dup

@@ -1,6 +1,10 @@
 package topo
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/nccl"
+)
 
 // pathState carries what the path rules read besides the system: the
 // release and the options.
@@ -360,7 +364,7 @@ func (ps *pathState) localNet(s *System, gpu *Node, channel int) (*Node, error) 
 		if len(gpus) == 0 {
 			return nil, fmt.Errorf("topology: %s reaches no GPU", s.Nodes[NET][nets[0]].Name())
 		}
-		netsPerGpu = divUp(len(nets), len(gpus))
+		netsPerGpu = nccl.DivUp(len(nets), len(gpus))
 	}
 	net := gpu.Dev
 	if isPow2(len(nets)) {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // OpChoice is NCCL's decision for one collective of a group.
@@ -404,11 +406,9 @@ func (m *Model) symWorksPerPlan() int {
 	if c.SymWorkBytes <= 0 {
 		return 1
 	}
-	free := c.MaxKernelArgsBytes - c.SymArgsBytes - symRoundUp16(c.MaxChannels*c.SymRangeBytes)
+	free := c.MaxKernelArgsBytes - c.SymArgsBytes - nccl.RoundUp(c.MaxChannels*c.SymRangeBytes, 16)
 	return max(1, free/c.SymWorkBytes)
 }
-
-func symRoundUp16(n int) int { return (n + 15) &^ 15 }
 
 // symmetricPlan picks the kernel for one piece of a bin and lays its
 // tasks' cells over the kernel's blocks (ncclSymmetricTaskScheduler):
@@ -448,7 +448,7 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 		cells += symCells(t.count, t.dtype)
 	}
 	perChannel := ((total+int64(blocks)-1)/int64(blocks) + cellElts - 1) / cellElts
-	args := m.Tuning.SymArgsBytes + symRoundUp16(blocks*m.Tuning.SymRangeBytes) + len(bin)*m.Tuning.SymWorkBytes
+	args := m.Tuning.SymArgsBytes + nccl.RoundUp(blocks*m.Tuning.SymRangeBytes, 16) + len(bin)*m.Tuning.SymWorkBytes
 	var at, logBytes int64
 	for _, t := range bin {
 		n := symCells(t.count, t.dtype)
@@ -461,7 +461,7 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 		at += n
 		logBytes += t.count * int64(t.dtype.Size())
 	}
-	used := int((cells + perChannel - 1) / perChannel)
+	used := int(nccl.DivUp(cells, perChannel))
 	if in.Rank == 0 {
 		line := symLine(head.fn, logBytes, k, used, symNWarps*m.Tuning.WarpSize, len(bin))
 		bin[0].choice.Line = line
@@ -804,7 +804,7 @@ func (m *Model) decideBin(tasks []*tuningTask, numPipeOps, presetNC int, g *tuni
 // off the heap.
 func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]string) *NCCLError {
 	c, in := m.Tuning, &m.In
-	nTasksPerChannel := (nTasks + in.NChannels - 1) / in.NChannels
+	nTasksPerChannel := nccl.DivUp(nTasks, in.NChannels)
 	for _, list := range binLists {
 		for beg := 0; beg < len(list); {
 			first := list[beg]

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // scheduleLegacy decides and places the group's tasks (call order) with
@@ -471,7 +473,7 @@ func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable
 		n := max(1, min(t.nMaxCh, usable))
 		a := c.alignCount(t.proto, size, t.nWarps*c.WarpSize)
 		per := ((t.count+int64(n)-1)/int64(n) + a - 1) / a * a
-		n = int((t.count + per - 1) / per)
+		n = int(nccl.DivUp(t.count, per))
 		least := leastLoaded(collBytes, n, usable)
 		rem := t.count
 		for _, ch := range least {

@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // Rule IDs of the per-operation path (nccl-gates.md §8).
@@ -329,7 +331,7 @@ func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms 
 	}
 	s.latCountNonRing = numPipeOps
 	if c.MaxDevWorkBatchColls > 0 {
-		s.latCountNonRing = (numPipeOps + c.MaxDevWorkBatchColls - 1) / c.MaxDevWorkBatchColls
+		s.latCountNonRing = nccl.DivUp(numPipeOps, c.MaxDevWorkBatchColls)
 	}
 	return s
 }
@@ -437,15 +439,15 @@ func (m *Model) applyTuner(f Func, nBytes int64, g *tuningAgg) {
 		return
 	}
 	for _, r := range tb.Rules {
-		rf, err := ParseFunc(r.Func)
+		rf, err := nccl.ParseFunc(r.Func)
 		if err != nil || rf != f {
 			continue
 		}
 		if nBytes < r.MinBytes || (r.MaxBytes != 0 && nBytes > r.MaxBytes) {
 			continue
 		}
-		a, err1 := ParseAlgo(r.Algo)
-		p, err2 := ParseProto(r.Proto)
+		a, err1 := nccl.ParseAlgo(r.Algo)
+		p, err2 := nccl.ParseProto(r.Proto)
 		if err1 != nil || err2 != nil || int(a) >= m.Tuning.NumAlgos {
 			continue // out of the release's table: not applicable
 		}

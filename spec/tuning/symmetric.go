@@ -3,6 +3,8 @@ package tuning
 import (
 	"fmt"
 	"math"
+
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // NCCL's symmetric kernels (2.27.3+): collectives on buffers registered as
@@ -213,7 +215,7 @@ func (s *symComm) symQuery(k SymKernel, nBytes int64) (timeUs float64, nBlocks i
 	if s.compCap >= 100 {
 		arch = 32
 	}
-	maxBlocksNVLS := (arch + s.nRanks - 1) / s.nRanks
+	maxBlocksNVLS := nccl.DivUp(arch, s.nRanks)
 	busBytes, mult := math.Ldexp(1, 50), 1.0
 	switch k {
 	case SymAllReduceAGxLLR, SymAllGatherLL, SymReduceScatterLL:
@@ -304,7 +306,7 @@ func (s *symComm) symPick(f Func, op tuningDevOp, dt DataType, countTotal, count
 // symCells is the number of 1 KiB cells count elements of dt fill.
 func symCells(count int64, dt DataType) int64 {
 	cell := int64(symCellBytes / dt.Size())
-	return (count + cell - 1) / cell
+	return nccl.DivUp(count, cell)
 }
 
 // symLine is the [Symmetric] line rank 0 prints for one plan.

@@ -76,8 +76,5 @@ const (
 )
 
 var (
-	Funcs      = nccl.Funcs
-	ParseFunc  = nccl.ParseFunc
-	ParseAlgo  = nccl.ParseAlgo
-	ParseProto = nccl.ParseProto
+	Funcs = nccl.Funcs
 )

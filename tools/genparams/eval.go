@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gatesim/gatesim/tools/internal/clex"
 )
 
 // consts resolves identifiers in default expressions: object-like macros,
@@ -14,15 +16,15 @@ import (
 // is ambiguous and does not resolve (the registry then says "unresolved"
 // rather than guess which #if branch the build takes).
 type consts struct {
-	defs      map[string][]token
+	defs      map[string][]clex.Token
 	ambiguous map[string]bool
 }
 
 func newConsts() *consts {
-	return &consts{defs: map[string][]token{}, ambiguous: map[string]bool{}}
+	return &consts{defs: map[string][]clex.Token{}, ambiguous: map[string]bool{}}
 }
 
-func (c *consts) add(name string, body []token) {
+func (c *consts) add(name string, body []clex.Token) {
 	if old, ok := c.defs[name]; ok {
 		if tokText(old) != tokText(body) {
 			c.ambiguous[name] = true
@@ -47,7 +49,7 @@ var limits = map[string]int64{
 var errUnresolved = errors.New("unresolved")
 
 // eval computes an integer constant expression.
-func (c *consts) eval(toks []token) (int64, error) {
+func (c *consts) eval(toks []clex.Token) (int64, error) {
 	p := &evalParser{c: c, toks: toks}
 	v, err := p.expr(0)
 	if err != nil {
@@ -61,7 +63,7 @@ func (c *consts) eval(toks []token) (int64, error) {
 
 type evalParser struct {
 	c     *consts
-	toks  []token
+	toks  []clex.Token
 	pos   int
 	depth int
 }
@@ -252,13 +254,13 @@ func (p *evalParser) unary() (int64, error) {
 	tok := p.toks[p.pos]
 	p.pos++
 	switch tok.Kind {
-	case tNumber:
+	case clex.Number:
 		return parseCInt(tok.Text)
-	case tChar:
+	case clex.Char:
 		if len(tok.Text) == 1 {
 			return int64(tok.Text[0]), nil
 		}
-	case tIdent:
+	case clex.Ident:
 		if v, ok := limits[tok.Text]; ok {
 			return v, nil
 		}
@@ -301,14 +303,14 @@ func parseCInt(s string) (int64, error) {
 
 // tokText joins tokens into readable C: spaces around binary operators,
 // none inside parentheses or around ::, ., ->.
-func tokText(toks []token) string {
+func tokText(toks []clex.Token) string {
 	var b strings.Builder
 	for i, t := range toks {
 		text := t.Text
 		switch t.Kind {
-		case tString:
+		case clex.String:
 			text = strconv.Quote(t.Text)
-		case tChar:
+		case clex.Char:
 			text = "'" + strings.Trim(strconv.Quote(t.Text), "\"") + "'"
 		}
 		if i > 0 && needSpace(toks[i-1], t, i, toks) {
@@ -319,26 +321,26 @@ func tokText(toks []token) string {
 	return b.String()
 }
 
-func needSpace(prev, cur token, i int, toks []token) bool {
+func needSpace(prev, cur clex.Token, i int, toks []clex.Token) bool {
 	tight := map[string]bool{"(": true, "[": true, "::": true, ".": true, "->": true, "~": true, "!": true}
-	if prev.Kind == tPunct && tight[prev.Text] {
+	if prev.Kind == clex.Punct && tight[prev.Text] {
 		return false
 	}
-	if cur.Kind == tPunct {
+	if cur.Kind == clex.Punct {
 		switch cur.Text {
 		case ")", "]", ",", ";", "::", ".", "->":
 			return false
 		case "(", "[":
-			return prev.Kind == tPunct && prev.Text != ")"
+			return prev.Kind == clex.Punct && prev.Text != ")"
 		}
 	}
 	// unary minus/plus directly after an operator or at the start
-	if prev.Kind == tPunct && (prev.Text == "-" || prev.Text == "+") {
+	if prev.Kind == clex.Punct && (prev.Text == "-" || prev.Text == "+") {
 		if i < 2 {
 			return false
 		}
 		pp := toks[i-2]
-		if pp.Kind == tPunct && pp.Text != ")" && pp.Text != "]" {
+		if pp.Kind == clex.Punct && pp.Text != ")" && pp.Text != "]" {
 			return false
 		}
 	}

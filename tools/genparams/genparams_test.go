@@ -9,29 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/internal/ncclmirror"
 	"github.com/gatesim/gatesim/spec/params"
+	"github.com/gatesim/gatesim/tools/internal/clex"
 )
-
-// ncclGit is the NCCL mirror the checked-in tables were generated from;
-// GATESIM_NCCL_GIT overrides it.
-func ncclGit() string {
-	if d := os.Getenv("GATESIM_NCCL_GIT"); d != "" {
-		return d
-	}
-	return "/work/.mirror/NVIDIA+nccl/repo"
-}
 
 // TestCheckedInTablesMatchGenerator regenerates every table from NCCL's
 // source at its tag and compares the bytes with spec/params/data. CI has
 // only Go, so without the mirror the test skips and says why.
 func TestCheckedInTablesMatchGenerator(t *testing.T) {
-	dir := ncclGit()
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("NCCL git mirror not found at %s (set GATESIM_NCCL_GIT): cannot regenerate the tables here", dir)
-	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	dir := ncclmirror.ForTest(t)
 	for _, v := range params.Versions {
 		tag := v.Tag()
 		files, err := readGit(dir, tag)
@@ -54,10 +41,7 @@ func TestCheckedInTablesMatchGenerator(t *testing.T) {
 
 // TestGitAndDirAgree: the two ways of reading the source give the same bytes.
 func TestGitAndDirAgree(t *testing.T) {
-	dir := ncclGit()
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("NCCL git mirror not found at %s", dir)
-	}
+	dir := ncclmirror.ForTest(t)
 	tag := "v2.28.9-1"
 	out := t.TempDir()
 	arch := exec.Command("sh", "-c", "git --git-dir \"$0\" archive \"$1\" src | tar -x -C \"$2\"", dir, tag, out)
@@ -187,10 +171,10 @@ func keys(m map[string]params.Row) []string {
 
 func TestEval(t *testing.T) {
 	c := newConsts()
-	c.add("A", lex([]byte("(1 << 4)")).Toks)
-	c.add("B", lex([]byte("A * 2 + 1")).Toks)
-	c.add("AMB", lex([]byte("1")).Toks)
-	c.add("AMB", lex([]byte("2")).Toks)
+	c.add("A", clex.Lex([]byte("(1 << 4)")).Toks)
+	c.add("B", clex.Lex([]byte("A * 2 + 1")).Toks)
+	c.add("AMB", clex.Lex([]byte("1")).Toks)
+	c.add("AMB", clex.Lex([]byte("2")).Toks)
 	cases := []struct {
 		expr string
 		want int64
@@ -201,28 +185,10 @@ func TestEval(t *testing.T) {
 		{"128 * 1024", 131072, true}, {"AMB", 0, false}, {"foo()", 0, false}, {"1 /", 0, false}, {"1u << NCCL_X", 0, false},
 	}
 	for _, cs := range cases {
-		got, err := c.eval(lex([]byte(cs.expr)).Toks)
+		got, err := c.eval(clex.Lex([]byte(cs.expr)).Toks)
 		if (err == nil) != cs.ok || (cs.ok && got != cs.want) {
 			t.Errorf("eval(%q) = %d, %v; want %d ok=%v", cs.expr, got, err, cs.want, cs.ok)
 		}
-	}
-}
-
-func TestLex(t *testing.T) {
-	lx := lex([]byte("#define X \\\n  (1+2)\nint a = R\"x(ncclGetEnv(\"NCCL_RAW\"))x\"; // c\n/* \n */ char b = '\\'';\n"))
-	if len(lx.Defines) != 1 || lx.Defines[0].Name != "X" || tokText(lx.Defines[0].Body) != "(1 + 2)" {
-		t.Errorf("defines %+v", lx.Defines)
-	}
-	var texts []string
-	for _, tk := range lx.Toks {
-		texts = append(texts, tk.Text)
-	}
-	want := []string{"int", "a", "=", `ncclGetEnv("NCCL_RAW")`, ";", "char", "b", "=", "'", ";"}
-	if !slices.Equal(texts, want) {
-		t.Errorf("tokens %q, want %q", texts, want)
-	}
-	if lx.Toks[5].Line != 5 {
-		t.Errorf("line of char: %d", lx.Toks[5].Line)
 	}
 }
 
@@ -251,10 +217,7 @@ func FuzzLex(f *testing.F) {
 }
 
 func BenchmarkGenerate(b *testing.B) {
-	dir := ncclGit()
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("NCCL git mirror not found at %s", dir)
-	}
+	dir := ncclmirror.ForTest(b)
 	files, err := readGit(dir, "v2.28.9-1")
 	if err != nil {
 		b.Fatal(err)

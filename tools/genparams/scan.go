@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/spec/params"
+	"github.com/gatesim/gatesim/tools/internal/clex"
 )
 
 // srcFile is one file of NCCL's source tree, path relative to the repository
@@ -26,8 +27,8 @@ type funcSpan struct {
 
 type fileInfo struct {
 	path  string
-	lx    *lexed
-	toks  []token
+	lx    *clex.File
+	toks  []clex.Token
 	funcs []funcSpan
 	// inFunc[i] is the index into funcs of the function whose body holds
 	// token i, or -1 at file, namespace or class scope.
@@ -73,7 +74,7 @@ type rowAcc struct {
 	checks   map[string]bool
 	config   map[string]bool
 	reads    map[params.Site]bool
-	defTok   []token // default expression
+	defTok   []clex.Token // default expression
 }
 
 func (a *analysis) acc(name string, via params.Via) *rowAcc {
@@ -107,14 +108,19 @@ func analyze(files []srcFile) ([]params.Row, []string) {
 	a := &analysis{consts: newConsts(), rows: map[rowKey]*rowAcc{}, forwarders: map[string]map[int]bool{},
 		fwdSites: map[string]map[int][]fwdSite{}, strArrays: map[string][]string{}}
 	for _, f := range files {
-		lx := lex(f.Data)
+		lx := clex.Lex(f.Data)
 		fi := &fileInfo{path: f.Path, lx: lx, toks: lx.Toks}
 		fi.findFuncs()
 		a.files = append(a.files, fi)
 		for _, d := range lx.Defines {
 			a.consts.add(d.Name, d.Body)
 		}
-		for _, t := range lx.MacroLiterals {
+		// an NCCL_ name inside a macro body is not analysed: report it,
+		// so that a read hidden in a macro is never lost silently
+		for _, t := range lx.MacroStrings {
+			if len(t.Text) <= len("NCCL_") || !strings.HasPrefix(t.Text, "NCCL_") || !params.IsEnvName(t.Text) {
+				continue
+			}
 			a.warnings = append(a.warnings, f.Path+":"+strconv.Itoa(t.Line)+": "+strconv.Quote(t.Text)+
 				" appears inside a #define body, which genparams does not analyse")
 		}
@@ -160,7 +166,7 @@ func (fi *fileInfo) findFuncs() {
 	cur := -1
 	for i, t := range toks {
 		fi.inFunc[i] = cur
-		if t.Kind != tPunct {
+		if t.Kind != clex.Punct {
 			continue
 		}
 		switch t.Text {
@@ -202,10 +208,10 @@ func (fi *fileInfo) findFuncs() {
 }
 
 // matchBack returns the index of the '(' matching the ')' at toks[j].
-func matchBack(toks []token, j int, open, close string) int {
+func matchBack(toks []clex.Token, j int, open, close string) int {
 	depth := 0
 	for k := j; k >= 0; k-- {
-		if toks[k].Kind != tPunct {
+		if toks[k].Kind != clex.Punct {
 			continue
 		}
 		switch toks[k].Text {
@@ -222,10 +228,10 @@ func matchBack(toks []token, j int, open, close string) int {
 }
 
 // matchFwd returns the index of the closer matching the opener at toks[j].
-func matchFwd(toks []token, j int, open, close string) int {
+func matchFwd(toks []clex.Token, j int, open, close string) int {
 	depth := 0
 	for k := j; k < len(toks); k++ {
-		if toks[k].Kind != tPunct {
+		if toks[k].Kind != clex.Punct {
 			continue
 		}
 		switch toks[k].Text {
@@ -243,15 +249,15 @@ func matchFwd(toks []token, j int, open, close string) int {
 
 // funcHeader decides whether the '{' at toks[i] opens a function body and
 // returns the function's (possibly qualified) name and parameter names.
-func funcHeader(toks []token, i int) (string, []string, bool) {
+func funcHeader(toks []clex.Token, i int) (string, []string, bool) {
 	j := i - 1
 	// skip qualifiers and a trailing return type
 	for steps := 0; j >= 0 && steps < 16; steps++ {
 		t := toks[j]
-		if t.Kind == tPunct && t.Text == ")" {
+		if t.Kind == clex.Punct && t.Text == ")" {
 			break
 		}
-		if postQualifiers[t.Text] || t.Text == "->" || t.Text == "::" || t.Text == "*" || t.Kind == tIdent ||
+		if postQualifiers[t.Text] || t.Text == "->" || t.Text == "::" || t.Text == "*" || t.Kind == clex.Ident ||
 			t.Text == "<" || t.Text == ">" {
 			j--
 			continue
@@ -268,8 +274,8 @@ func funcHeader(toks []token, i int) (string, []string, bool) {
 		}
 		nameIdx := open - 1
 		nt := toks[nameIdx]
-		if nt.Kind != tIdent || nonFuncCallees[nt.Text] {
-			if nt.Kind == tIdent && (nt.Text == "noexcept" || nt.Text == "throw" || nt.Text == "__attribute__") {
+		if nt.Kind != clex.Ident || nonFuncCallees[nt.Text] {
+			if nt.Kind == clex.Ident && (nt.Text == "noexcept" || nt.Text == "throw" || nt.Text == "__attribute__") {
 				j = nameIdx - 1
 				if j >= 0 && toks[j].Text == ")" {
 					continue
@@ -287,7 +293,7 @@ func funcHeader(toks []token, i int) (string, []string, bool) {
 			if toks[nameIdx-1].Text == "," && k >= 0 && toks[k].Text == "}" {
 				// member initialised with braces: skip to before its '{'
 				ob := matchBack(toks, k, "{", "}")
-				if ob > 1 && toks[ob-1].Kind == tIdent {
+				if ob > 1 && toks[ob-1].Kind == clex.Ident {
 					k = ob - 2
 					if k >= 0 && (toks[k].Text == "," || toks[k].Text == ":") {
 						if k-1 >= 0 && toks[k-1].Text == ")" {
@@ -305,14 +311,14 @@ func funcHeader(toks []token, i int) (string, []string, bool) {
 			q := toks[k-1]
 			if q.Text == ">" {
 				lt := matchBack(toks, k-1, "<", ">")
-				if lt > 0 && toks[lt-1].Kind == tIdent {
+				if lt > 0 && toks[lt-1].Kind == clex.Ident {
 					name = toks[lt-1].Text + "::" + name
 					k = lt - 2
 					continue
 				}
 				break
 			}
-			if q.Kind != tIdent {
+			if q.Kind != clex.Ident {
 				break
 			}
 			name = q.Text + "::" + name
@@ -327,13 +333,13 @@ func funcHeader(toks []token, i int) (string, []string, bool) {
 }
 
 // paramNames returns the last identifier of each top-level parameter.
-func paramNames(toks []token) []string {
+func paramNames(toks []clex.Token) []string {
 	var out []string
 	depth := 0
 	last := ""
 	inDefault := false
 	for _, t := range toks {
-		if t.Kind == tPunct {
+		if t.Kind == clex.Punct {
 			switch t.Text {
 			case "(", "[", "{", "<":
 				depth++
@@ -351,7 +357,7 @@ func paramNames(toks []token) []string {
 			}
 			continue
 		}
-		if t.Kind == tIdent && depth == 0 && !inDefault {
+		if t.Kind == clex.Ident && depth == 0 && !inDefault {
 			last = t.Text
 		}
 	}
@@ -375,7 +381,7 @@ func (fi *fileInfo) collectConsts(c *consts) {
 	toks := fi.toks
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if t.Kind != tIdent {
+		if t.Kind != clex.Ident {
 			continue
 		}
 		switch t.Text {
@@ -395,13 +401,13 @@ func (fi *fileInfo) collectConsts(c *consts) {
 			var prev string
 			k := j + 1
 			for k < end {
-				if toks[k].Kind != tIdent {
+				if toks[k].Kind != clex.Ident {
 					k++
 					continue
 				}
 				name := toks[k].Text
 				k++
-				var body []token
+				var body []clex.Token
 				if k < end && toks[k].Text == "=" {
 					s := k + 1
 					depth := 0
@@ -417,10 +423,10 @@ func (fi *fileInfo) collectConsts(c *consts) {
 					}
 					body = toks[s:k]
 				} else if prev == "" {
-					body = []token{{Kind: tNumber, Text: "0"}}
+					body = []clex.Token{{Kind: clex.Number, Text: "0"}}
 				} else {
-					body = []token{{Kind: tPunct, Text: "("}, {Kind: tIdent, Text: prev}, {Kind: tPunct, Text: ")"},
-						{Kind: tPunct, Text: "+"}, {Kind: tNumber, Text: "1"}}
+					body = []clex.Token{{Kind: clex.Punct, Text: "("}, {Kind: clex.Ident, Text: prev}, {Kind: clex.Punct, Text: ")"},
+						{Kind: clex.Punct, Text: "+"}, {Kind: clex.Number, Text: "1"}}
 				}
 				c.add(name, body)
 				prev = name
@@ -437,10 +443,10 @@ func (fi *fileInfo) collectConsts(c *consts) {
 			}
 			// const|constexpr [type words] NAME = expr ;
 			j := i + 1
-			for j < len(toks) && j-i < 6 && toks[j].Kind == tIdent && castTypes[toks[j].Text] {
+			for j < len(toks) && j-i < 6 && toks[j].Kind == clex.Ident && castTypes[toks[j].Text] {
 				j++
 			}
-			if j == i+1 || j+1 >= len(toks) || toks[j].Kind != tIdent || toks[j+1].Text != "=" {
+			if j == i+1 || j+1 >= len(toks) || toks[j].Kind != clex.Ident || toks[j+1].Text != "=" {
 				continue
 			}
 			s := j + 2
@@ -460,7 +466,7 @@ func (fi *fileInfo) collectConsts(c *consts) {
 func (fi *fileInfo) collectStringArrays(out map[string][]string) {
 	toks := fi.toks
 	for i := 0; i+3 < len(toks); i++ {
-		if toks[i].Kind != tIdent || toks[i+1].Text != "[" || fi.inFunc[i] >= 0 {
+		if toks[i].Kind != clex.Ident || toks[i+1].Text != "[" || fi.inFunc[i] >= 0 {
 			continue
 		}
 		cl := matchFwd(toks, i+1, "[", "]")
@@ -475,7 +481,7 @@ func (fi *fileInfo) collectStringArrays(out map[string][]string) {
 		ok := true
 		for k := cl + 3; k < end; k++ {
 			switch {
-			case toks[k].Kind == tString:
+			case toks[k].Kind == clex.String:
 				vals = append(vals, toks[k].Text)
 			case toks[k].Text == ",":
 			default:
@@ -505,12 +511,12 @@ func isReaderName(name string) bool {
 
 // calleeAt returns the callee name of a call whose '(' is toks[open], with
 // a std:: qualifier kept ("std::getenv").
-func calleeAt(toks []token, open int) string {
-	if open < 1 || toks[open-1].Kind != tIdent {
+func calleeAt(toks []clex.Token, open int) string {
+	if open < 1 || toks[open-1].Kind != clex.Ident {
 		return ""
 	}
 	name := toks[open-1].Text
-	if open >= 3 && toks[open-2].Text == "::" && toks[open-3].Kind == tIdent {
+	if open >= 3 && toks[open-2].Text == "::" && toks[open-3].Kind == clex.Ident {
 		name = toks[open-3].Text + "::" + name
 	}
 	// a member call (obj.getenv) is not a reader
@@ -522,9 +528,9 @@ func calleeAt(toks []token, open int) string {
 
 // calleeStart returns the index of the first token of the callee of the
 // call whose '(' is toks[open] (the "std" of std::getenv).
-func calleeStart(toks []token, open int) int {
+func calleeStart(toks []clex.Token, open int) int {
 	s := open - 1
-	if s >= 2 && toks[s-1].Text == "::" && toks[s-2].Kind == tIdent {
+	if s >= 2 && toks[s-1].Text == "::" && toks[s-2].Kind == clex.Ident {
 		s -= 2
 	}
 	return s
@@ -532,13 +538,13 @@ func calleeStart(toks []token, open int) int {
 
 // callArgs splits the arguments of the call whose '(' is toks[open] and
 // returns their token ranges and the index of the closing ')'.
-func callArgs(toks []token, open int) ([][2]int, int) {
+func callArgs(toks []clex.Token, open int) ([][2]int, int) {
 	var args [][2]int
 	depth := 0
 	start := open + 1
 	for k := open; k < len(toks); k++ {
 		t := toks[k]
-		if t.Kind != tPunct {
+		if t.Kind != clex.Punct {
 			continue
 		}
 		switch t.Text {
@@ -564,13 +570,13 @@ func callArgs(toks []token, open int) ([][2]int, int) {
 
 // literalArg returns the string value of an argument that is one string
 // literal or several adjacent ones.
-func literalArg(toks []token, r [2]int) (string, bool) {
+func literalArg(toks []clex.Token, r [2]int) (string, bool) {
 	if r[1] <= r[0] {
 		return "", false
 	}
 	var b strings.Builder
 	for k := r[0]; k < r[1]; k++ {
-		if toks[k].Kind != tString {
+		if toks[k].Kind != clex.String {
 			return "", false
 		}
 		b.WriteString(toks[k].Text)
@@ -607,7 +613,7 @@ func (a *analysis) findForwarders() {
 							continue
 						}
 						arg := fi.toks[args[x][0]]
-						if arg.Kind != tIdent {
+						if arg.Kind != clex.Ident {
 							continue
 						}
 						for p, name := range fn.Params {
@@ -639,7 +645,7 @@ func (a *analysis) findForwarders() {
 func (a *analysis) scanStringReads(fi *fileInfo) {
 	toks := fi.toks
 	for k := 1; k < len(toks); k++ {
-		if toks[k].Text != "(" || toks[k].Kind != tPunct {
+		if toks[k].Text != "(" || toks[k].Kind != clex.Punct {
 			continue
 		}
 		callee := calleeAt(toks, k)
@@ -672,7 +678,7 @@ func (a *analysis) scanStringReads(fi *fileInfo) {
 				continue
 			}
 			name, ok := literalArg(toks, args[x])
-			if !ok || !strings.HasPrefix(name, "NCCL_") || !isEnvName(name) {
+			if !ok || !strings.HasPrefix(name, "NCCL_") || !params.IsEnvName(name) {
 				continue
 			}
 			r := a.acc(name, params.Via(callee))
@@ -717,7 +723,7 @@ func (a *analysis) scanParamDefs(fi *fileInfo) {
 	toks := fi.toks
 	for k := 0; k+1 < len(toks); k++ {
 		t := toks[k]
-		if t.Kind != tIdent || toks[k+1].Text != "(" {
+		if t.Kind != clex.Ident || toks[k+1].Text != "(" {
 			continue
 		}
 		switch t.Text {
@@ -755,7 +761,7 @@ func (a *analysis) scanParamDefs(fi *fileInfo) {
 			p := toks[args[5][0]:args[5][1]]
 			parser := "default"
 			for _, pt := range p {
-				if pt.Kind == tIdent {
+				if pt.Kind == clex.Ident {
 					if pt.Text != "NCCL_PARAM_DEFAULT" {
 						parser = pt.Text
 					}
@@ -765,7 +771,7 @@ func (a *analysis) scanParamDefs(fi *fileInfo) {
 			r.addParse(parser)
 			// option names: makeOption("NAME", ...)
 			for q := args[5][0]; q+2 < args[5][1]; q++ {
-				if p := toks[q]; p.Kind == tIdent && p.Text == "makeOption" && toks[q+1].Text == "(" && toks[q+2].Kind == tString {
+				if p := toks[q]; p.Kind == clex.Ident && p.Text == "makeOption" && toks[q+1].Text == "(" && toks[q+2].Kind == clex.String {
 					r.addValue(toks[q+2].Text)
 				}
 			}
@@ -784,7 +790,7 @@ func (a *analysis) scanParamUses() {
 	// macros whose body calls an accessor, directly or through another
 	// macro (RAS_KEEPALIVE_INTERVAL calls ncclParamRasTimeoutFactor())
 	viaMacro := map[string]map[*rowAcc]bool{}
-	var macros []define
+	var macros []clex.Define
 	for _, fi := range a.files {
 		macros = append(macros, fi.lx.Macros...)
 	}
@@ -792,7 +798,7 @@ func (a *analysis) scanParamUses() {
 		changed = false
 		for _, m := range macros {
 			for _, bt := range m.Body {
-				if bt.Kind != tIdent || bt.Text == m.Name {
+				if bt.Kind != clex.Ident || bt.Text == m.Name {
 					continue
 				}
 				var add []*rowAcc
@@ -817,7 +823,7 @@ func (a *analysis) scanParamUses() {
 	for _, fi := range a.files {
 		toks := fi.toks
 		for k := 0; k < len(toks); k++ {
-			if rs, ok := viaMacro[toks[k].Text]; ok && toks[k].Kind == tIdent && fi.inFunc[k] >= 0 {
+			if rs, ok := viaMacro[toks[k].Text]; ok && toks[k].Kind == clex.Ident && fi.inFunc[k] >= 0 {
 				for r := range rs {
 					r.reads[params.Site{File: fi.path, Func: fi.funcName(k)}] = true
 				}
@@ -825,7 +831,7 @@ func (a *analysis) scanParamUses() {
 		}
 		for k := 0; k+2 < len(toks); k++ {
 			t := toks[k]
-			if t.Kind != tIdent || toks[k+1].Text != "(" || toks[k+2].Text != ")" {
+			if t.Kind != clex.Ident || toks[k+1].Text != "(" || toks[k+2].Text != ")" {
 				continue
 			}
 			r, ok := bySym[t.Text]
@@ -891,7 +897,7 @@ func (a *analysis) followDepth(fi *fileInfo, s, e int, r *rowAcc, isString bool,
 		return
 	}
 	target := toks[lhs-1]
-	if target.Kind != tIdent {
+	if target.Kind != clex.Ident {
 		return
 	}
 	if lhs >= 3 && (toks[lhs-2].Text == "." || toks[lhs-2].Text == "->") {
@@ -908,7 +914,7 @@ func (a *analysis) followDepth(fi *fileInfo, s, e int, r *rowAcc, isString bool,
 	end := blockEnd(toks, s, fi.funcs[fnIdx].End)
 	for k := e; k < end; k++ {
 		t := toks[k]
-		if t.Kind != tIdent || t.Text != target.Text {
+		if t.Kind != clex.Ident || t.Text != target.Text {
 			continue
 		}
 		if k > 0 && (toks[k-1].Text == "." || toks[k-1].Text == "->" || toks[k-1].Text == "::") {
@@ -922,7 +928,7 @@ func (a *analysis) followDepth(fi *fileInfo, s, e int, r *rowAcc, isString bool,
 }
 
 // blockEnd returns the index of the '}' closing the block that holds toks[s].
-func blockEnd(toks []token, s, limit int) int {
+func blockEnd(toks []clex.Token, s, limit int) int {
 	depth := 0
 	for k := s; k < limit; k++ {
 		switch toks[k].Text {
@@ -938,7 +944,7 @@ func blockEnd(toks []token, s, limit int) int {
 	return limit
 }
 
-func isCast(toks []token) bool {
+func isCast(toks []clex.Token) bool {
 	if len(toks) == 0 {
 		return false
 	}
@@ -952,18 +958,18 @@ func isCast(toks []token) bool {
 
 // constOperand reads a constant operand starting at toks[k] (forward) and
 // returns its text.
-func constOperand(toks []token, k, limit int) (string, bool) {
+func constOperand(toks []clex.Token, k, limit int) (string, bool) {
 	if k >= limit {
 		return "", false
 	}
 	t := toks[k]
-	if t.Text == "-" && k+1 < limit && toks[k+1].Kind == tNumber {
+	if t.Text == "-" && k+1 < limit && toks[k+1].Kind == clex.Number {
 		return "-" + toks[k+1].Text, true
 	}
-	if t.Kind == tNumber {
+	if t.Kind == clex.Number {
 		return t.Text, true
 	}
-	if t.Kind == tIdent && isConstName(t.Text) {
+	if t.Kind == clex.Ident && isConstName(t.Text) {
 		// not a call or a member
 		if k+1 < limit && (toks[k+1].Text == "(" || toks[k+1].Text == "." || toks[k+1].Text == "->" || toks[k+1].Text == "[") {
 			return "", false
@@ -974,18 +980,18 @@ func constOperand(toks []token, k, limit int) (string, bool) {
 }
 
 // constBefore reads a constant operand that ends at toks[k] (backward).
-func constBefore(toks []token, k int) (string, bool) {
+func constBefore(toks []clex.Token, k int) (string, bool) {
 	if k < 0 {
 		return "", false
 	}
 	t := toks[k]
-	if t.Kind == tNumber {
-		if k >= 1 && toks[k-1].Text == "-" && (k < 2 || toks[k-2].Kind == tPunct && toks[k-2].Text != ")") {
+	if t.Kind == clex.Number {
+		if k >= 1 && toks[k-1].Text == "-" && (k < 2 || toks[k-2].Kind == clex.Punct && toks[k-2].Text != ")") {
 			return "-" + t.Text, true
 		}
 		return t.Text, true
 	}
-	if t.Kind == tIdent && isConstName(t.Text) {
+	if t.Kind == clex.Ident && isConstName(t.Text) {
 		if k >= 1 && (toks[k-1].Text == "." || toks[k-1].Text == "->" || toks[k-1].Text == "::") {
 			return "", false
 		}
@@ -1099,7 +1105,7 @@ func (a *analysis) stringUse(fi *fileInfo, s, e int, r *rowAcc, depth int) {
 				r.addParse(strings.TrimPrefix(callee, "std::"))
 			}
 			// name[i]: an element of a string array
-			if ar[1]-ar[0] >= 3 && toks[ar[0]].Kind == tIdent && toks[ar[0]+1].Text == "[" && toks[ar[1]-1].Text == "]" {
+			if ar[1]-ar[0] >= 3 && toks[ar[0]].Kind == clex.Ident && toks[ar[0]+1].Text == "[" && toks[ar[1]-1].Text == "]" {
 				if vals := a.strArrays[toks[ar[0]].Text]; len(vals) > 0 {
 					for _, v := range vals {
 						r.addValue(v)
@@ -1160,10 +1166,10 @@ func (a *analysis) finish() []params.Row {
 }
 
 // resolveDefault fills Default, Expr and Computed of a parameter row.
-func (a *analysis) resolveDefault(row *params.Row, def []token) {
+func (a *analysis) resolveDefault(row *params.Row, def []clex.Token) {
 	text := tokText(def)
 	switch {
-	case len(def) == 1 && def[0].Kind == tString:
+	case len(def) == 1 && def[0].Kind == clex.String:
 		row.Default = strconv.Quote(def[0].Text)
 		return
 	case len(def) == 1 && (def[0].Text == "nullptr" || def[0].Text == "NULL"):
@@ -1187,7 +1193,7 @@ func (a *analysis) resolveDefault(row *params.Row, def []token) {
 	// default as "not set": NCCL computes the value then.
 	for _, c := range row.Checks {
 		op, operand := splitCheck(c)
-		cv, err := a.consts.eval(lex([]byte(operand)).Toks)
+		cv, err := a.consts.eval(clex.Lex([]byte(operand)).Toks)
 		if err != nil {
 			continue
 		}

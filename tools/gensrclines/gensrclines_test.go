@@ -3,23 +3,14 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
 
+	"github.com/gatesim/gatesim/internal/ncclmirror"
 	"github.com/gatesim/gatesim/spec"
 )
-
-// ncclGit is the NCCL mirror the checked-in table was generated from;
-// GATESIM_NCCL_GIT overrides it.
-func ncclGit() string {
-	if d := os.Getenv("GATESIM_NCCL_GIT"); d != "" {
-		return d
-	}
-	return "/work/.mirror/NVIDIA+nccl/repo"
-}
 
 // TestCheckedInTableMatchesGenerator regenerates the table from NCCL's
 // source at every modelled tag and compares the bytes with
@@ -27,13 +18,7 @@ func ncclGit() string {
 // skips and says why (ncclog's own tests check the table against the
 // modelled releases either way).
 func TestCheckedInTableMatchesGenerator(t *testing.T) {
-	dir := ncclGit()
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("NCCL git mirror not found at %s (set GATESIM_NCCL_GIT): cannot regenerate the table here", dir)
-	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	dir := ncclmirror.ForTest(t)
 	tags := make([]string, len(spec.Releases))
 	for i, v := range spec.Releases {
 		tags[i] = v.Tag()

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/tools/internal/clex"
 	"github.com/gatesim/gatesim/tools/internal/gittree"
 )
 
@@ -132,12 +133,13 @@ func generate(tags []string, read func(tag string) ([]srcFile, error)) ([]byte, 
 
 // locLines returns the lines of files that print their location.
 func locLines(files []srcFile) map[key]bool {
-	lexed := make([][]tok, len(files))
-	defs := map[string][]tok{}
+	lexed := make([]*clex.File, len(files))
+	defs := map[string][]clex.Token{}
 	for i, f := range files {
-		lexed[i] = lex(f.Data)
-		for name, body := range macroDefs(lexed[i]) {
-			defs[name] = append(defs[name], body...)
+		lexed[i] = clex.Lex(f.Data)
+		// every definition of a name, for a name defined differently under #if
+		for _, m := range lexed[i].Macros {
+			defs[m.Name] = append(defs[m.Name], m.Body...)
 		}
 	}
 	// locating macros: a body names __FILE__, or calls a locating macro.
@@ -149,7 +151,7 @@ func locLines(files []srcFile) map[key]bool {
 				continue
 			}
 			for _, t := range body {
-				if t.text == "__FILE__" || loc[t.text] && t.text != name {
+				if t.Kind == clex.Ident && (t.Text == "__FILE__" || loc[t.Text] && t.Text != name) {
 					loc[name], changed = true, true
 					break
 				}
@@ -158,147 +160,41 @@ func locLines(files []srcFile) map[key]bool {
 	}
 	out := map[key]bool{}
 	for i, f := range files {
-		ts := lexed[i]
+		ts := lexed[i].Toks
 		for j := 0; j < len(ts); j++ {
 			t := ts[j]
-			if t.define != 0 {
+			if t.Kind != clex.Ident {
 				continue
 			}
-			if t.text == "__LINE__" {
-				out[key{f.Path, t.line}] = true
+			if t.Text == "__LINE__" {
+				out[key{f.Path, t.Line}] = true
 				continue
 			}
-			if !loc[t.text] || j+1 >= len(ts) || ts[j+1].text != "(" {
+			if !loc[t.Text] || j+1 >= len(ts) || ts[j+1].Kind != clex.Punct || ts[j+1].Text != "(" {
 				continue
 			}
-			end := t.line
+			end := t.Line
 			depth := 0
 			for k := j + 1; k < len(ts); k++ {
-				if ts[k].text == "(" {
+				if ts[k].Kind != clex.Punct {
+					continue
+				}
+				if ts[k].Text == "(" {
 					depth++
-				} else if ts[k].text == ")" {
+				} else if ts[k].Text == ")" {
 					depth--
 					if depth == 0 {
-						end = ts[k].line
+						end = ts[k].Line
 						break
 					}
 				}
 			}
-			for l := t.line; l <= end; l++ {
+			for l := t.Line; l <= end; l++ {
 				out[key{f.Path, l}] = true
 			}
 		}
 	}
 	return out
-}
-
-// tok is an identifier or one punctuation byte, with its line; literals
-// and comments are dropped.
-type tok struct {
-	text   string
-	line   int
-	define int // which #define of the file it belongs to (its name or body); 0 for none
-}
-
-func isIdent(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// lex splits C/C++ source into tokens, marking those of #define lines
-// (with their continuations).
-func lex(src []byte) []tok {
-	var out []tok
-	line := 1
-	define, defines := 0, 0
-	lineStart := true // only blanks so far on this line
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '\n':
-			if i == 0 || src[i-1] != '\\' {
-				define = 0
-			}
-			line++
-			lineStart = true
-			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == '\\':
-			i++
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			i += 2
-			for i < len(src) && !(src[i] == '*' && i+1 < len(src) && src[i+1] == '/') {
-				if src[i] == '\n' {
-					line++
-				}
-				i++
-			}
-			i += 2
-		case c == '"' || c == '\'':
-			i++
-			for i < len(src) && src[i] != c && src[i] != '\n' {
-				if src[i] == '\\' && i+1 < len(src) {
-					if src[i+1] == '\n' {
-						line++
-					}
-					i++
-				}
-				i++
-			}
-			i++
-			lineStart = false
-		case c == '#' && lineStart:
-			j := i + 1
-			for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
-				j++
-			}
-			k := j
-			for k < len(src) && isIdent(src[k]) {
-				k++
-			}
-			if string(src[j:k]) == "define" {
-				defines++
-				define = defines
-			}
-			i = k
-			lineStart = false
-		case isIdent(c):
-			j := i
-			for j < len(src) && isIdent(src[j]) {
-				j++
-			}
-			out = append(out, tok{string(src[i:j]), line, define})
-			i = j
-			lineStart = false
-		default:
-			out = append(out, tok{string(c), line, define})
-			i++
-			lineStart = false
-		}
-	}
-	return out
-}
-
-// macroDefs returns each macro's body tokens by name (every definition of
-// a name, for a name defined differently under #if).
-func macroDefs(ts []tok) map[string][]tok {
-	defs := map[string][]tok{}
-	for j := 0; j < len(ts); {
-		id := ts[j].define
-		if id == 0 {
-			j++
-			continue
-		}
-		k := j + 1
-		for k < len(ts) && ts[k].define == id {
-			k++
-		}
-		defs[ts[j].text] = append(defs[ts[j].text], ts[j+1:k]...)
-		j = k
-	}
-	return defs
 }
 
 // readGit reads src/'s C, C++ and CUDA files at a tag, their paths

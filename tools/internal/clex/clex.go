@@ -1,48 +1,52 @@
-package main
+// Package clex is the one C/C++ lexer of the generators under tools/
+// (genparams, gensrclines), which read NCCL's source at each tag. It is
+// deliberately small: it knows enough C++ to find calls, string literals,
+// braces and #define lines, and nothing about types or templates.
+package clex
 
 import (
 	"strings"
 )
 
-// tokKind classifies a C/C++ token. The lexer is deliberately small: it
-// knows enough C++ to find calls, string literals, braces and #define lines
-// in NCCL's source, and nothing about types or templates.
-type tokKind int
+// Kind classifies a C/C++ token.
+type Kind int
 
 const (
-	tIdent tokKind = iota
-	tNumber
-	tString // a string literal; Text is the decoded value (adjacent literals are not joined here)
-	tChar
-	tPunct
+	Ident Kind = iota
+	Number
+	String // a string literal; Text is the decoded value (adjacent literals are not joined here)
+	Char
+	Punct
 )
 
-// token is one lexed token with the 1-based line it starts on.
-type token struct {
-	Kind tokKind
+// Token is one lexed token with the 1-based line it starts on.
+type Token struct {
+	Kind Kind
 	Text string
 	Line int
 }
 
-// define is an object-like #define NAME body from a preprocessor line.
-type define struct {
+// Define is a #define NAME body from a preprocessor line; every token of
+// an object-like one carries the directive's line.
+type Define struct {
 	Name string
-	Body []token
+	Body []Token
 	Line int
 }
 
-// lexed is the token stream of one file plus its object-like macros.
-type lexed struct {
-	Toks    []token
-	Defines []define
+// File is the token stream of one file (preprocessor lines left out) plus
+// its macros.
+type File struct {
+	Toks []Token
+	// Defines are the object-like macros (the constants).
+	Defines []Define
 	// Macros are every #define (object-like and function-like) with its
-	// body, so a parameter accessor called inside a macro is found where
-	// the macro is used.
-	Macros []define
-	// MacroLiterals are "NCCL_..." string literals found inside #define
-	// bodies, which the scanner does not analyse; main reports them so a
-	// read hidden in a macro is never lost silently.
-	MacroLiterals []token
+	// body (a function-like one's after its parameter list), so a call
+	// inside a macro is found where the macro is used.
+	Macros []Define
+	// MacroStrings are the string literals of every #define line, each
+	// with the directive's line.
+	MacroStrings []Token
 }
 
 // puncts lists multi-character punctuators, longest first.
@@ -52,12 +56,12 @@ var puncts = []string{
 	"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##", ".*",
 }
 
-// lex tokenizes C/C++ source. It never fails: unterminated literals and
+// Lex tokenizes C/C++ source. It never fails: unterminated literals and
 // comments end at the end of the file, which is what a reader of possibly
 // odd files (generated headers, CUDA) needs.
-func lex(src []byte) *lexed {
+func Lex(src []byte) *File {
 	s := string(src)
-	out := &lexed{}
+	out := &File{}
 	line := 1
 	i := 0
 	atLineStart := true
@@ -87,14 +91,9 @@ func lex(src []byte) *lexed {
 			}
 			continue
 		case c == '/' && i+1 < n && s[i+1] == '*':
-			i += 2
-			for i < n && !(s[i] == '*' && i+1 < n && s[i+1] == '/') {
-				if s[i] == '\n' {
-					line++
-				}
-				i++
-			}
-			i += 2
+			var lines int
+			i, lines = blockComment(s, i)
+			line += lines
 			continue
 		case c == '#' && atLineStart:
 			// A preprocessor directive runs to the end of the line,
@@ -114,14 +113,9 @@ func lex(src []byte) *lexed {
 				}
 				// comments inside a directive may span lines
 				if s[i] == '/' && i+1 < n && s[i+1] == '*' {
-					i += 2
-					for i < n && !(s[i] == '*' && i+1 < n && s[i+1] == '/') {
-						if s[i] == '\n' {
-							line++
-						}
-						i++
-					}
-					i += 2
+					var lines int
+					i, lines = blockComment(s, i)
+					line += lines
 					continue
 				}
 				i++
@@ -141,9 +135,23 @@ func lex(src []byte) *lexed {
 	return out
 }
 
+// blockComment skips the /* comment at s[i]: the offset after it (past
+// the end when it is unterminated) and the newlines it holds.
+func blockComment(s string, i int) (next, lines int) {
+	n := len(s)
+	i += 2
+	for i < n && !(s[i] == '*' && i+1 < n && s[i+1] == '/') {
+		if s[i] == '\n' {
+			lines++
+		}
+		i++
+	}
+	return i + 2, lines
+}
+
 // lexOne reads the token at s[i] (which is not space, comment or directive).
 // It returns the token, the next offset and the number of newlines consumed.
-func lexOne(s string, i, line int) (token, int, int) {
+func lexOne(s string, i, line int) (Token, int, int) {
 	n := len(s)
 	c := s[i]
 	// raw string literal R"delim( ... )delim", with optional prefix
@@ -163,7 +171,7 @@ func lexOne(s string, i, line int) (token, int, int) {
 			} else {
 				body, next = s[d+1:d+1+end], d+1+end+len(delim)
 			}
-			return token{Kind: tString, Text: body, Line: line}, next, strings.Count(s[i:next], "\n")
+			return Token{Kind: String, Text: body, Line: line}, next, strings.Count(s[i:next], "\n")
 		}
 	}
 	if isIdentStart(c) {
@@ -179,7 +187,7 @@ func lexOne(s string, i, line int) (token, int, int) {
 				return t, next, lines
 			}
 		}
-		return token{Kind: tIdent, Text: s[i:j], Line: line}, j, 0
+		return Token{Kind: Ident, Text: s[i:j], Line: line}, j, 0
 	}
 	if isDigit(c) || (c == '.' && i+1 < n && isDigit(s[i+1])) {
 		j := i
@@ -196,17 +204,17 @@ func lexOne(s string, i, line int) (token, int, int) {
 			}
 			break
 		}
-		return token{Kind: tNumber, Text: s[i:j], Line: line}, j, 0
+		return Token{Kind: Number, Text: s[i:j], Line: line}, j, 0
 	}
 	if c == '"' || c == '\'' {
 		return lexQuoted(s, i, line)
 	}
 	for _, p := range puncts {
 		if strings.HasPrefix(s[i:], p) {
-			return token{Kind: tPunct, Text: p, Line: line}, i + len(p), 0
+			return Token{Kind: Punct, Text: p, Line: line}, i + len(p), 0
 		}
 	}
-	return token{Kind: tPunct, Text: s[i : i+1], Line: line}, i + 1, 0
+	return Token{Kind: Punct, Text: s[i : i+1], Line: line}, i + 1, 0
 }
 
 // rawStringStart reports whether a raw string literal starts at s[i] and
@@ -226,11 +234,11 @@ func rawStringStart(s string, i int) (int, bool) {
 // lexQuoted reads a string or character literal starting at the quote s[i]
 // and decodes the simple escapes (the registry only needs the text of
 // environment variable names and option words).
-func lexQuoted(s string, i, line int) (token, int, int) {
+func lexQuoted(s string, i, line int) (Token, int, int) {
 	q := s[i]
-	kind := tString
+	kind := String
 	if q == '\'' {
-		kind = tChar
+		kind = Char
 	}
 	var b strings.Builder
 	j := i + 1
@@ -265,12 +273,13 @@ func lexQuoted(s string, i, line int) (token, int, int) {
 	if j < n && s[j] == q {
 		j++
 	}
-	return token{Kind: kind, Text: b.String(), Line: line}, j, lines
+	return Token{Kind: kind, Text: b.String(), Line: line}, j, lines
 }
 
-// directive records an object-like #define (function-like macros are not
-// constants) and any NCCL_ literal in a macro body.
-func (l *lexed) directive(text string, line int) {
+// directive records a #define: every one in Macros, an object-like one in
+// Defines too (function-like macros are not constants), and the string
+// literals of its line.
+func (l *File) directive(text string, line int) {
 	body := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "#"))
 	if !strings.HasPrefix(body, "define") {
 		return
@@ -288,11 +297,11 @@ func (l *lexed) directive(text string, line int) {
 		return
 	}
 	name := rest[:j]
-	inner := lex([]byte(strings.ReplaceAll(strings.ReplaceAll(rest[j:], "\\\r\n", " "), "\\\n", " ")))
+	inner := Lex([]byte(strings.ReplaceAll(strings.ReplaceAll(rest[j:], "\\\r\n", " "), "\\\n", " ")))
 	for _, t := range inner.Toks {
 		t.Line = line
-		if t.Kind == tString && len(t.Text) > len("NCCL_") && strings.HasPrefix(t.Text, "NCCL_") && isEnvName(t.Text) {
-			l.MacroLiterals = append(l.MacroLiterals, t)
+		if t.Kind == String {
+			l.MacroStrings = append(l.MacroStrings, t)
 		}
 	}
 	mbody := inner.Toks
@@ -312,15 +321,15 @@ func (l *lexed) directive(text string, line int) {
 			}
 			k++
 		}
-		l.Macros = append(l.Macros, define{Name: name, Body: mbody[min(k, len(mbody)):], Line: line})
+		l.Macros = append(l.Macros, Define{Name: name, Body: mbody[min(k, len(mbody)):], Line: line})
 		return // not a constant
 	}
-	l.Macros = append(l.Macros, define{Name: name, Body: mbody, Line: line})
+	l.Macros = append(l.Macros, Define{Name: name, Body: mbody, Line: line})
 	toks := inner.Toks
 	for k := range toks {
 		toks[k].Line = line
 	}
-	l.Defines = append(l.Defines, define{Name: name, Body: toks, Line: line})
+	l.Defines = append(l.Defines, Define{Name: name, Body: toks, Line: line})
 }
 
 func isIdentStart(c byte) bool {
@@ -330,18 +339,3 @@ func isIdentStart(c byte) bool {
 func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// isEnvName reports whether s looks like an environment variable name in
-// NCCL's style: upper-case letters, digits and underscores.
-func isEnvName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9' && i > 0)) {
-			return false
-		}
-	}
-	return true
-}
