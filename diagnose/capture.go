@@ -218,20 +218,9 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
 		}
 		obs := OpString(o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, o.ChannelLo >= 0)
-		var preds []string
-		found := false
-		for _, d := range g.Ops {
-			pred := OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, o.ChannelLo >= 0)
-			if d.Err != nil {
-				pred = "error " + d.Err.Result.String()
-			}
-			if pred == obs {
-				found = true
-			}
-			if len(preds) == 0 || preds[len(preds)-1] != pred {
-				preds = append(preds, pred)
-			}
-		}
+		found, preds := matchPredictions(g.Ops, obs, func(d *spec.Decision) string {
+			return OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, o.ChannelLo >= 0)
+		})
 		rep.Ops.Total++
 		if found {
 			rep.Ops.Agree++
@@ -248,21 +237,12 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 			return nil, fmt.Errorf("%s: %s [Symmetric] %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
 		}
 		obs := SymString(o.Kernel, o.NChannels)
-		var preds []string
-		found := false
-		for _, d := range g.Ops {
-			pred := OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, true)
-			switch {
-			case d.Err != nil:
-				pred = "error " + d.Err.Result.String()
-			case d.Kernel != "":
-				pred = SymString(d.Kernel, d.NChannels)
+		found, preds := matchPredictions(g.Ops, obs, func(d *spec.Decision) string {
+			if d.Kernel != "" {
+				return SymString(d.Kernel, d.NChannels)
 			}
-			found = found || pred == obs
-			if len(preds) == 0 || preds[len(preds)-1] != pred {
-				preds = append(preds, pred)
-			}
-		}
+			return OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, true)
+		})
 		rep.Ops.Total++
 		if found {
 			rep.Ops.Agree++
@@ -349,4 +329,25 @@ func OpString(a spec.Algo, p spec.Proto, lo, hi int, withRange bool) string {
 		s += fmt.Sprintf(" channels %d..%d", lo, hi)
 	}
 	return s
+}
+
+// matchPredictions says whether one of a group's predictions, each written
+// by show (an error as "error <result>"), reads as the logged obs, and
+// lists them without repeats in a row for the report.
+func matchPredictions(ops []*spec.Decision, obs string, show func(*spec.Decision) string) (bool, []string) {
+	var preds []string
+	found := false
+	for _, d := range ops {
+		pred := "error "
+		if d.Err != nil {
+			pred += d.Err.Result.String()
+		} else {
+			pred = show(d)
+		}
+		found = found || pred == obs
+		if len(preds) == 0 || preds[len(preds)-1] != pred {
+			preds = append(preds, pred)
+		}
+	}
+	return found, preds
 }

@@ -99,6 +99,28 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	return p, nil
 }
 
+// logDataTypes answers the datatype of a function's logged operation
+// where the line does not say: dtypes[function] (what the caller knows,
+// such as a capture's results), else the log's first call line of that
+// function, else float32.
+func logDataTypes(l *ncclog.Log, dtypes map[spec.Func]spec.DataType) func(spec.Func) spec.DataType {
+	callType := map[spec.Func]spec.DataType{}
+	for _, c := range l.Calls {
+		if _, ok := callType[c.Func]; !ok {
+			callType[c.Func] = c.DType
+		}
+	}
+	return func(f spec.Func) spec.DataType {
+		if dt, ok := dtypes[f]; ok {
+			return dt
+		}
+		if dt, ok := callType[f]; ok {
+			return dt
+		}
+		return spec.Float32
+	}
+}
+
 // LoggedSymOp is one distinct [Symmetric] line of a log and the operation
 // of one of its tasks.
 type LoggedSymOp struct {
@@ -113,24 +135,13 @@ type LoggedSymOp struct {
 // no collective, or whose bytes are no whole number of elements, are left
 // out.
 func LoggedSymOps(l *ncclog.Log, dtypes map[spec.Func]spec.DataType) []LoggedSymOp {
-	callType := map[spec.Func]spec.DataType{}
-	for _, c := range l.Calls {
-		if _, ok := callType[c.Func]; !ok {
-			callType[c.Func] = c.DType
-		}
-	}
+	dtypeOf := logDataTypes(l, dtypes)
 	var out []LoggedSymOp
 	for _, s := range l.SymOps {
 		if !s.FuncKnown || s.Func < 0 || s.Func >= spec.NumFuncs {
 			continue
 		}
-		dt, ok := dtypes[s.Func]
-		if !ok {
-			dt, ok = callType[s.Func]
-		}
-		if !ok {
-			dt = spec.Float32
-		}
+		dt := dtypeOf(s.Func)
 		bytes := s.Bytes
 		if s.NWorks > 1 && bytes%int64(s.NWorks) == 0 {
 			bytes /= int64(s.NWorks)
@@ -158,26 +169,15 @@ type LoggedOp struct {
 // collective of the cost table, or whose byte count is no whole number of
 // elements, are left out.
 func LoggedOps(l *ncclog.Log, dtypes map[spec.Func]spec.DataType) []LoggedOp {
-	callType := map[spec.Func]spec.DataType{}
-	for _, c := range l.Calls {
-		if _, ok := callType[c.Func]; !ok {
-			callType[c.Func] = c.DType
-		}
-	}
+	dtypeOf := logDataTypes(l, dtypes)
 	var out []LoggedOp
 	for _, o := range l.Ops {
 		if !o.FuncKnown || o.Func < 0 || o.Func >= spec.NumFuncs {
 			continue
 		}
-		dt, ok := dtypes[o.Func]
-		if !ok {
-			dt, ok = callType[o.Func]
-		}
+		dt := dtypeOf(o.Func)
 		if o.DTypeKnow {
-			dt, ok = o.DType, true
-		}
-		if !ok {
-			dt = spec.Float32
+			dt = o.DType
 		}
 		op, err := spec.OpFromBytes(o.Func, o.Bytes, dt, spec.Sum, 0)
 		if err != nil {

@@ -724,17 +724,7 @@ func (r *Result) consensus(ps *pathState) error {
 	}
 	minCh := p2p
 	for _, g := range s.Nodes[GPU] {
-		for _, peer := range s.Nodes[GPU] {
-			if peer == g {
-				continue
-			}
-			path := &peer.Paths[GPU][g.Index]
-			c := 2
-			if path.Type == PathNVL {
-				c = 2 * max(1, int(float32(path.Bw/p.nvlinkBw(g.SM))))
-			}
-			minCh = min(minCh, c)
-		}
+		minCh = localPeerChannels(p, s, g, minCh)
 		if remote {
 			c, nicRule := netPeerChannels(p, o)
 			if nicRule {
@@ -796,17 +786,7 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	}
 	minCh := p.MaxChannels
 	for _, g := range s.Nodes[GPU] {
-		for _, peer := range s.Nodes[GPU] {
-			if peer == g {
-				continue
-			}
-			path := &peer.Paths[GPU][g.Index]
-			c := 2
-			if path.Type == PathNVL {
-				c = 2 * max(1, int(float32(path.Bw/p.nvlinkBw(g.SM))))
-			}
-			minCh = min(minCh, c)
-		}
+		minCh = localPeerChannels(p, s, g, minCh)
 		if !remote {
 			continue
 		}
@@ -834,6 +814,25 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	}
 	r.P2PNChannelsPerPeer = perPeer
 	return nil
+}
+
+// localPeerChannels lowers minCh to the fewest channels
+// ncclTopoGetNchannels gives g toward a peer GPU of its node: 2 per
+// NVLink's worth of path bandwidth over NVLink, 2 otherwise.
+// Ref: v2.28.9-1 src/graph/paths.cc ncclTopoGetNchannels
+func localPeerChannels(p *Params, s *System, g *Node, minCh int) int {
+	for _, peer := range s.Nodes[GPU] {
+		if peer == g {
+			continue
+		}
+		path := &peer.Paths[GPU][g.Index]
+		c := 2
+		if path.Type == PathNVL {
+			c = 2 * max(1, int(float32(path.Bw/p.nvlinkBw(g.SM))))
+		}
+		minCh = min(minCh, c)
+	}
+	return minCh
 }
 
 // netPeerChannels is what ncclTopoGetNchannels answers for a remote peer
