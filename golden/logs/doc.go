@@ -2,7 +2,8 @@
 //
 // Place in DESIGN.md's data flow: recorded truth for the observe side.
 // testdata/logs/public/<case>/ keeps a few lines of a log posted in a public
-// issue thread, a README.md with the thread's URL, what the thread
+// issue thread (or a log.ref naming the excerpt testdata/public already
+// keeps), a README.md with the thread's URL, what the thread
 // established and the expected answer, an expect file of machine-checked
 // assertions (the answer, independent of the golden text) and
 // diagnose.golden, the report (rewritten with go test -update). Every
