@@ -168,8 +168,8 @@ func TestInferReleaseTRTLLM953(t *testing.T) {
 	for _, c := range g.Clues {
 		at = append(at, c.At.Line)
 	}
-	if !slices.Equal(at, []int{8, 9, 10, 11}) {
-		t.Errorf("clues at lines %v, want 8-11 (the WARN and the three error returns)", at)
+	if !slices.Equal(at, []int{2, 8, 9, 10, 11}) {
+		t.Errorf("clues at lines %v, want 2 (the channel line's 2.17.1-2.19.4 wording) and 8-11 (the WARN and the three error returns)", at)
 	}
 	xml, err := os.ReadFile(filepath.Join(dir, "..", "machines", "dgx-h100-4gpu", "topo.xml"))
 	if err != nil {

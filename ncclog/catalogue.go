@@ -422,11 +422,21 @@ var Catalogue = []Form{
 		Example: "Could not find NIC for rank 3 in NVLS graph", lit: "in NVLS graph", re: rx(`^Could not find NIC for rank (\d+) in NVLS graph`)},
 
 	// --- graphs, channels, communicator
-	{Kind: KindChannels, ID: "channels", Format: `%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer` +
-		" | " + `%d coll channels, %d nvls channels, %d p2p channels, %d p2p channels per peer` + " | " + `%d coll channels, %d p2p channels, %d p2p channels per peer`,
-		Since: v(2, 7, 3), Ref: ref(t2289, "src/init.cc", "initTransportsRank"), Bare: true,
+	// The wording dates the line: three counts until 2.16.5 (printed by
+	// ncclTopoComputeP2pChannels), nvls channels from 2.17.1, collnet
+	// channels from 2.20.3. Empty groups keep the submatch positions.
+	{Kind: KindChannels, ID: "channels.p2p", Format: `%d coll channels, %d p2p channels, %d p2p channels per peer`,
+		Since: v(2, 7, 3), Until: v(2, 16, 5), Ref: ref("v2.16.5-1", "src/graph/paths.cc", "ncclTopoComputeP2pChannels"), Bare: true,
+		Example: "16 coll channels, 32 p2p channels, 32 p2p channels per peer", lit: " coll channels, ",
+		re: rx(`^(\d+) coll channels, ()()(\d+) p2p channels, (\d+) p2p channels per peer`)},
+	{Kind: KindChannels, ID: "channels.nvls", Format: `%d coll channels, %d nvls channels, %d p2p channels, %d p2p channels per peer`,
+		Since: v(2, 17, 1), Until: v(2, 19, 4), Ref: ref("v2.19.4-1", "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "24 coll channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer", lit: " coll channels, ",
+		re: rx(`^(\d+) coll channels, ()(\d+) nvls channels, (\d+) p2p channels, (\d+) p2p channels per peer`)},
+	{Kind: KindChannels, ID: "channels", Format: `%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer`,
+		Since: v(2, 20, 3), Ref: ref(t2289, "src/init.cc", "initTransportsRank"), Bare: true,
 		Example: "24 coll channels, 24 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer", lit: " coll channels, ",
-		re: rx(`^(\d+) coll channels, (?:(\d+) collnet channels, )?(?:(\d+) nvls channels, )?(\d+) p2p channels, (\d+) p2p channels per peer`)},
+		re: rx(`^(\d+) coll channels, (\d+) collnet channels, (\d+) nvls channels, (\d+) p2p channels, (\d+) p2p channels per peer`)},
 	{Kind: KindRingOrder, ID: "ring.order", Format: `Channel %02d/%02d : ` + "+ ranks" + " | " + `Ring %02d : ` + "+ ranks", Since: v(2, 4, 2),
 		Ref: ref("v2.22.3-1", "src/graph/rings.cc", "ncclBuildRings"), Bare: true,
 		Example: "Channel 00/02 :    0   1   2   3   4   5   6   7", lit: " :", re: rx(`^(?:Channel|Ring) (\d+)(?:/(\d+))? :((?:\s+\d+)+)\s*$`)},
