@@ -248,9 +248,12 @@ func (t Trace) Stopper(c Capability) (Verdict, bool) {
 // SelectTrace is Select's trace: the communicator's init verdicts followed
 // by the operation's own. The init part is the communicator's Trace itself,
 // shared by every operation's SelectTrace rather than copied for each: it is
-// reachable only through methods that hand out copies (At, All, Trace), so
-// nothing holding a SelectTrace can write into it. Op is the operation's
-// part, which belongs to this result alone.
+// reachable only through methods that hand out Verdict values (At, All,
+// Trace), so no holder can replace or reorder it. Those copies are
+// shallow: a verdict's Facts, Log and Debug slices and its Lazy why are
+// still the communicator's (as a Trace copied by append always shared
+// them), so they are read only by convention, as everywhere in spec. Op is
+// the operation's part, which belongs to this result alone.
 type SelectTrace struct {
 	init Trace // the communicator's init verdicts: shared, read only
 	op   Trace
