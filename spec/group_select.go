@@ -141,13 +141,15 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 				why := "the group's broadcasts come from several roots: NCCL runs them as one AllGatherV outside the cost table; this broadcast is empty, on no channel"
 				if ch.NChannels > 0 {
 					d.Algo, d.Proto, d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi = ch.Algo, ch.Proto, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi
-					why = fmt.Sprintf("the group's broadcasts come from several roots: NCCL runs them as one AllGatherV outside the cost table, Ring/%s as an AllGather of the plan's largest broadcast would run, %d threads; this broadcast's parts fill channels %d..%d (plan %d)",
-						ch.Proto, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.Plan)
+					why = fmt.Sprintf("the group's broadcasts come from several roots: NCCL runs them as one AllGatherV outside the cost table, %s/%s as an AllGather of the plan's largest broadcast would run, %d threads; this broadcast's parts fill channels %d..%d (plan %d)",
+						ch.Algo, ch.Proto, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.Plan)
 				}
+				outcome := Pass
 				if ch.Err != nil {
-					d.Err = ch.Err
+					d.Err, outcome = ch.Err, Fail
+					why = "the group's broadcasts come from several roots: NCCL runs them as one AllGatherV outside the cost table, and the AllGather pick for its plan fails: " + ch.Err.String()
 				}
-				out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Pass, Why: why})
+				out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: outcome, Why: why})
 				continue
 			}
 			d.DecidedBy, d.Kernel, d.P2P = "G-SEL-SIDE-1", ch.SidePath, nil

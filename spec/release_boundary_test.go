@@ -258,3 +258,31 @@ func TestAllGatherVChannels(t *testing.T) {
 		t.Errorf("%d plans, want 2 AllGatherV plans", g.Plans)
 	}
 }
+
+// TestAllGatherVPickFails: when the AllGather pick of an AllGatherV plan
+// fails, NCCL fails the whole group (ncclPrepareTasks' NCCLCHECKGOTO on
+// ncclScheduleBcastTasksToPlan): the group's error, each broadcast's error
+// and a failing G-SEL-SIDE-1 verdict, not an empty success.
+// Ref: v2.29.2-1 src/enqueue.cc ncclPrepareTasks; src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
+func TestAllGatherVPickFails(t *testing.T) {
+	c := h200x2Comm(t, V2_29_2, Env{"NCCL_ALGO": "allgather:tree"})
+	ops := []GroupOp{
+		{Op: Op{Func: Broadcast, Count: 1 << 20, DataType: Float32, Root: 0}},
+		{Op: Op{Func: Broadcast, Count: 1 << 20, DataType: Float32, Root: 1}},
+	}
+	g, err := c.SelectGroup(ops, Launch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Err == nil || g.Err.Result != InvalidUsage {
+		t.Fatalf("group error %v, want ncclInvalidUsage from the AllGather pick (AllGather on Tree only: none runs)", g.Err)
+	}
+	for i, d := range g.Ops {
+		if g.Choices[i].SidePath != "allgatherv" || d.Err == nil {
+			t.Errorf("op %d: side path %q, error %v: want an AllGatherV broadcast carrying the pick's error", i, g.Choices[i].SidePath, d.Err)
+		}
+		if v, ok := g.Traces[i].Find("G-SEL-SIDE-1"); !ok || v.Outcome != Fail {
+			t.Errorf("op %d: G-SEL-SIDE-1 %v (found %v), want Fail", i, v.Outcome, ok)
+		}
+	}
+}

@@ -248,7 +248,9 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 		// the AllGatherV plans follow every collective plan
 		defer func() {
 			if out.Err == nil {
-				out.Plans += m.scheduleBcast(bcasts, out.Plans)
+				n, err := m.scheduleBcast(bcasts, out.Plans)
+				out.Plans += n
+				out.Err = err // NCCL fails the whole group (NCCLCHECKGOTO)
 			}
 		}()
 	}
@@ -640,10 +642,12 @@ func maxDevWorkBatchBytes(compCap int) int {
 // gaps where the rounding leaves a part empty: NChannels counts the parts
 // that carry bytes). The kernel arguments budget is not modelled (a plan
 // of AllGatherV work is at most a few hundred 48-byte works). It returns
-// the plans it filled.
+// the plans it filled and, where a plan's AllGather pick fails, that
+// error, which ncclGroupEnd returns (ncclPrepareTasks' NCCLCHECKGOTO).
+// Ref: v2.29.2-1 src/enqueue.cc ncclPrepareTasks
 //
 // Ref: v2.29.2-1 src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
-func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) int {
+func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) (int, *NCCLError) {
 	queues := map[int][]*tuningTask{}
 	var roots []int
 	for _, t := range bcasts {
@@ -672,43 +676,54 @@ func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) int {
 			break // a batch too small for one broadcast
 		}
 		left -= len(plan)
-		if m.bcastPlan(plan, firstPlan+plans) {
+		used, err := m.bcastPlan(plan, firstPlan+plans)
+		if err != nil {
+			return plans, err
+		}
+		if used {
 			plans++
 		}
 	}
-	return plans
+	return plans, nil
 }
 
 // bcastPlan gives one AllGatherV plan's broadcasts their protocol, threads
-// and channels; it reports whether the plan carries any work.
-func (m *Model) bcastPlan(plan []*tuningTask, index int) bool {
+// and channels; it reports whether the plan carries any work, or the error
+// of its AllGather pick, which every broadcast of the plan carries too.
+func (m *Model) bcastPlan(plan []*tuningTask, index int) (bool, *NCCLError) {
 	var maxBytes int64
 	for _, t := range plan {
 		maxBytes = max(maxBytes, t.op.Op.Bytes())
 	}
 	if maxBytes == 0 {
-		return false // every part is empty: no work, no plan
+		return false, nil // every part is empty: no work, no plan
 	}
 	var ag OpChoice
 	var agTask tuningTask
-	if err := m.chooseOp(Call{Op: Op{Func: AllGather, Count: maxBytes, DataType: Int8}}, &ag, &agTask); err != nil || ag.Err != nil || ag.NChannels < 1 {
+	err := m.chooseOp(Call{Op: Op{Func: AllGather, Count: maxBytes, DataType: Int8}}, &ag, &agTask)
+	nerr := ag.Err
+	switch {
+	case err != nil:
+		nerr = &NCCLError{Result: InternalError, Message: fmt.Sprintf("AllGatherV pick: %v", err), Call: "ncclGroupEnd"}
+	case nerr == nil && ag.NChannels < 1:
+		nerr = &NCCLError{Result: InternalError, Message: "AllGatherV pick has no channel", Call: "ncclGroupEnd"}
+	}
+	if nerr != nil {
 		for _, t := range plan {
-			if err == nil {
-				t.choice.Err = ag.Err
-			}
+			t.choice.Err = nerr
 		}
-		return false
+		return false, nerr
 	}
 	nParts := int64(ag.NChannels)
 	// threadPerBlock: the pick's warps, at least what the batch loader needs
 	threads := max(ag.NThreads, 64*m.Tuning.BcastWorkBytes/16+3*m.Tuning.WarpSize)
 	for _, t := range plan {
 		bytes := t.op.Op.Bytes()
-		partBytes := (bytes + nParts - 1) / nParts
+		partBytes := nccl.DivUp(bytes, nParts)
 		hi, n := -1, 0
 		for p := int64(0); p < nParts; p++ {
-			lo := min(alignUp256(p*partBytes), bytes)
-			if min(alignUp256((p+1)*partBytes), bytes) > lo {
+			lo := min(nccl.RoundUp(p*partBytes, 256), bytes)
+			if min(nccl.RoundUp((p+1)*partBytes, 256), bytes) > lo {
 				hi, n = int(p), n+1
 			}
 		}
@@ -719,10 +734,8 @@ func (m *Model) bcastPlan(plan []*tuningTask, index int) bool {
 			ch.NChannels, ch.ChannelLo, ch.ChannelHi = n, 0, hi
 		}
 	}
-	return true
+	return true, nil
 }
-
-func alignUp256(x int64) int64 { return (x + 255) &^ 255 }
 
 // tuningSorterBin is ncclTaskCollSorterInsert's bin: sizes in 1 KiB units,
 // encoded with two mantissa bits per power of two, descending.
