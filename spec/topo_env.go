@@ -148,6 +148,11 @@ func (q TopoSearch) Run(read func(string) ([]byte, error)) (*topo.Result, error)
 	if err != nil {
 		return nil, err
 	}
+	rs, err := Load(v)
+	if err != nil {
+		return nil, err
+	}
+	releaseTopoOptions(rs, env, &o) // as Init's search reads them
 	if q.GraphFile != "" {
 		data, err := read(q.GraphFile)
 		if err != nil {

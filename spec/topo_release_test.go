@@ -104,3 +104,29 @@ func TestP2CPathsFrom2273(t *testing.T) {
 		}
 	}
 }
+
+// TestTopoSearchReleaseDefaults: gatesim topo search reads the release's
+// NCCL_PXN_C2C default as Init does (0 until 2.27.7, 1 from 2.28.3), so
+// leaving it unset searches as setting the default explicitly, and the two
+// values search 20 GB200 trays differently (tree pattern).
+func TestTopoSearchReleaseDefaults(t *testing.T) {
+	pattern := func(v Version, env ...string) int {
+		res, err := TopoSearch{Release: v.String(), Preset: "gb200", Nodes: 20, Env: env}.Run(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(res.Graphs[topo.GraphTree].Pattern)
+	}
+	for _, tc := range []struct {
+		v   Version
+		def string
+	}{{V2_27_3, "0"}, {V2_28_9, "1"}} {
+		unset, def := pattern(tc.v), pattern(tc.v, "NCCL_PXN_C2C="+tc.def)
+		if unset != def {
+			t.Errorf("%s: tree pattern %d unset, %d with NCCL_PXN_C2C=%s (the release's default)", tc.v, unset, def, tc.def)
+		}
+	}
+	if p0, p1 := pattern(V2_27_3, "NCCL_PXN_C2C=0"), pattern(V2_27_3, "NCCL_PXN_C2C=1"); p0 == p1 {
+		t.Errorf("2.27.3: NCCL_PXN_C2C 0 and 1 both give tree pattern %d: the case shows nothing", p0)
+	}
+}

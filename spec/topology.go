@@ -490,13 +490,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 		}
 	}
 	o := TopoOptions(r.env)
-	// the release's defaults of the C2C switches (TopoOptions has the newest)
-	for name, f := range map[string]*bool{"NCCL_PXN_C2C": &o.PXNC2C, "NCCL_NET_GDR_C2C": &o.NetGdrC2C} {
-		if def, ok := r.rs.Consts.IntParams[name]; ok {
-			v, _, _ := intParam(r.env, name, def)
-			*f = v != 0
-		}
-	}
+	releaseTopoOptions(r.rs, r.env, &o)
 	o.NvlsMulticast = topo.MulticastNo
 	if multicast {
 		o.NvlsMulticast = topo.MulticastYes
@@ -844,4 +838,16 @@ func SystemFromTopology(file string, data []byte, nodes int) (*System, error) {
 		sys.Nodes = append(sys.Nodes, nd)
 	}
 	return sys, nil
+}
+
+// releaseTopoOptions sets the options whose defaults differ by release from
+// the newest ones TopoOptions carries: the C2C switches NCCL_PXN_C2C and
+// NCCL_NET_GDR_C2C, with the user's value over the release's default.
+func releaseTopoOptions(rs *Ruleset, env Env, o *topo.Options) {
+	for name, f := range map[string]*bool{"NCCL_PXN_C2C": &o.PXNC2C, "NCCL_NET_GDR_C2C": &o.NetGdrC2C} {
+		if def, ok := rs.Consts.IntParams[name]; ok {
+			v, _, _ := intParam(env, name, def)
+			*f = v != 0
+		}
+	}
 }
