@@ -228,18 +228,23 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 		}
 		rep.Add("op", fmt.Sprintf("%s %s", o.Func, spec.FormatBytes(o.Bytes)), strings.Join(preds, " | "), obs)
 	}
-	// [Symmetric] lines: the kernel predicted for the same task on
-	// window buffers, on the same number of blocks
+	// [Symmetric] lines: the kernel predicted for the line's group
+	// (symLaunch) on window buffers, filling the same channels
+	var uneven []string
 	for _, so := range LoggedSymOps(l, dtypes) {
 		o := so.Line
-		g, err := comm.SelectGroup([]spec.GroupOp{{Op: so.Op, Buffers: spec.BuffersWindow}}, launch)
+		obs := SymString(o.Kernel, o.NChannels)
+		if !so.Even {
+			uneven = append(uneven, fmt.Sprintf("%s [Symmetric] %d bytes over %d tasks name no one task's size: not comparable", o.Func, o.Bytes, o.NWorks))
+			continue
+		}
+		g, err := comm.SelectGroup([]spec.GroupOp{{Op: so.Op, Buffers: spec.BuffersWindow}}, symLaunch(launch, o))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s [Symmetric] %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
 		}
-		obs := SymString(o.Kernel, o.NChannels)
 		found, preds := matchPredictions(g.Ops, obs, func(d *spec.Decision) string {
 			if d.Kernel != "" {
-				return SymString(d.Kernel, d.NChannels)
+				return SymString(d.Kernel, d.SymChannels)
 			}
 			return OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, true)
 		})
@@ -250,7 +255,7 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 		}
 		rep.Add("op", fmt.Sprintf("%s [Symmetric] %s", o.Func, spec.FormatBytes(so.Op.Bytes())), strings.Join(preds, " | "), obs)
 	}
-	rep.AddTally("op", "per-operation lines", rep.Ops, "")
+	rep.AddTally("op", "per-operation lines", rep.Ops, strings.Join(uneven, "; "))
 
 	// operations that returned an error
 	refused := 0
@@ -316,7 +321,7 @@ func CheckCaptures(caps []*conformance.Capture) ([]*conformance.CheckReport, err
 }
 
 // SymString is a symmetric kernel's choice as a [Symmetric] line states
-// it: the kernel and its blocks.
+// it: the kernel and its nchannels (2.28.3+: the channels its plan fills).
 func SymString(kernel string, nChannels int) string {
 	return fmt.Sprintf("kernel %s nchannels %d", kernel, nChannels)
 }

@@ -287,6 +287,12 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 		if i < len(obsAt) && obsAt[i].File != "" {
 			row.At = obsAt[i].String()
 		}
+		if od.Kernel != "" && od.Undecided != "" {
+			// a [Symmetric] line that names no task's size
+			row.Predicted, row.Agreement = od.Undecided, NotPredicted
+			c.Ops = append(c.Ops, row)
+			continue
+		}
 		idx := predOps[k]
 		if len(idx) == 0 {
 			row.Predicted, row.Agreement = "-", NotPredicted
@@ -380,8 +386,9 @@ func undecided(d spec.Decision) bool {
 // matches whatever half (algorithm or protocol) it did fix.
 func opAgreement(p, o spec.Decision) Agreement {
 	if p.Err == nil && o.Err == nil && (p.Kernel != "" || o.Kernel != "") {
-		// a symmetric kernel: the same kernel on the same blocks
-		if p.Kernel == o.Kernel && (p.NChannels == 0 || o.NChannels == 0 || p.NChannels == o.NChannels) {
+		// a symmetric kernel: the same kernel filling the same channels
+		// (a prediction without a count leaves the channels unchecked)
+		if p.Kernel == o.Kernel && (p.SymChannels == 0 || p.SymChannels == o.SymChannels) {
 			return Agree
 		}
 		return Differ
@@ -411,7 +418,7 @@ func decisionText(d spec.Decision) string {
 		return "error " + d.Err.Result.String()
 	}
 	if d.Kernel != "" {
-		return SymString(d.Kernel, d.NChannels)
+		return SymString(d.Kernel, d.SymChannels)
 	}
 	if undecided(d) && len(d.Candidates) > 0 {
 		names := make([]string, len(d.Candidates))

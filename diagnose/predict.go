@@ -80,15 +80,15 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 			}
 		}
 	}
-	// a [Symmetric] line is a task on window buffers: predicted as the
-	// same operation with buffers in symmetric windows
-	seenSym := map[spec.Op]bool{}
+	// a [Symmetric] line is a plan of nWorks tasks on window buffers:
+	// predicted as its group (symLaunch), each task the same operation
+	seenSym := map[ncclog.SymOp]bool{}
 	for _, so := range LoggedSymOps(l, nil) {
-		if seenSym[so.Op] {
-			continue
+		if !so.Even || seenSym[symKey(so.Line)] {
+			continue // a line that names no task's size is not comparable
 		}
-		seenSym[so.Op] = true
-		g, err := comm.SelectGroup([]spec.GroupOp{{Op: so.Op, Buffers: spec.BuffersWindow}}, launch)
+		seenSym[symKey(so.Line)] = true
+		g, err := comm.SelectGroup([]spec.GroupOp{{Op: so.Op, Buffers: spec.BuffersWindow}}, symLaunch(launch, so.Line))
 		if err != nil {
 			return nil, fmt.Errorf("%s [Symmetric] of %d bytes: %w", so.Op.Func, so.Line.Bytes, err)
 		}
@@ -99,41 +99,50 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	return p, nil
 }
 
+// symKey is a [Symmetric] line's operation and group, what its
+// prediction depends on: the same bytes over a different nWorks is
+// another group.
+func symKey(s ncclog.SymOp) ncclog.SymOp {
+	return ncclog.SymOp{Func: s.Func, FuncKnown: s.FuncKnown, Bytes: s.Bytes, NWorks: s.NWorks}
+}
+
+// symLaunch is the launch a [Symmetric] line's plan came from: the
+// caller's, whose Agg is the group when it names one (--agg, a capture's
+// -m), else a group of the line's nWorks tasks, since the kernel and its
+// channels depend on the whole group.
+func symLaunch(launch spec.Launch, s ncclog.SymOp) spec.Launch {
+	if launch.Agg <= 1 {
+		launch.Agg = s.Tasks()
+	}
+	return launch
+}
+
 // logDataTypes answers the datatype of a function's logged operation
 // where the line does not say: dtypes[function] (what the caller knows,
-// such as a capture's results), else the log's first call line of that
-// function, else float32.
+// such as a capture's results), else the log's FuncDataType.
 func logDataTypes(l *ncclog.Log, dtypes map[spec.Func]spec.DataType) func(spec.Func) spec.DataType {
-	callType := map[spec.Func]spec.DataType{}
-	for _, c := range l.Calls {
-		if _, ok := callType[c.Func]; !ok {
-			callType[c.Func] = c.DType
-		}
-	}
 	return func(f spec.Func) spec.DataType {
 		if dt, ok := dtypes[f]; ok {
 			return dt
 		}
-		if dt, ok := callType[f]; ok {
-			return dt
-		}
-		return spec.Float32
+		return l.FuncDataType(f)
 	}
 }
 
 // LoggedSymOp is one distinct [Symmetric] line of a log and the operation
-// of one of its tasks.
+// of one of its tasks. Even is false when the line's nWorks tasks' bytes
+// do not divide evenly: it names no task's size, Op is the zero Op, and
+// the line is not comparable.
 type LoggedSymOp struct {
 	Op   spec.Op
 	Line ncclog.SymOp
+	Even bool
 }
 
 // LoggedSymOps turns the log's [Symmetric] lines into operations, one task
-// each: the line's bytes over its nWorks when they divide (the line sums
-// its tasks' bytes), the datatype dtypes[function], else the log's first
-// call line of that function, else float32; sum, root 0. Lines that name
-// no collective, or whose bytes are no whole number of elements, are left
-// out.
+// each: the line's SymOp.TaskBytes, the datatype dtypes[function], else the
+// log's FuncDataType; sum, root 0. Lines that name no collective, or whose
+// task bytes are no whole number of elements, are left out.
 func LoggedSymOps(l *ncclog.Log, dtypes map[spec.Func]spec.DataType) []LoggedSymOp {
 	dtypeOf := logDataTypes(l, dtypes)
 	var out []LoggedSymOp
@@ -141,16 +150,16 @@ func LoggedSymOps(l *ncclog.Log, dtypes map[spec.Func]spec.DataType) []LoggedSym
 		if !s.FuncKnown || s.Func < 0 || s.Func >= spec.NumFuncs {
 			continue
 		}
-		dt := dtypeOf(s.Func)
-		bytes := s.Bytes
-		if s.NWorks > 1 && bytes%int64(s.NWorks) == 0 {
-			bytes /= int64(s.NWorks)
+		bytes, even := s.TaskBytes()
+		if !even {
+			out = append(out, LoggedSymOp{Line: s})
+			continue
 		}
-		op, err := spec.OpFromBytes(s.Func, bytes, dt, spec.Sum, 0)
+		op, err := spec.OpFromBytes(s.Func, bytes, dtypeOf(s.Func), spec.Sum, 0)
 		if err != nil {
 			continue
 		}
-		out = append(out, LoggedSymOp{Op: op, Line: s})
+		out = append(out, LoggedSymOp{Op: op, Line: s, Even: true})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,17 +96,31 @@ func TestCheckOneRankCaptures(t *testing.T) {
 }
 
 // TestCheckComparesSymmetricLines: hw check compares a [Symmetric] line
-// with the kernel predicted for the same task on window buffers. The
-// repository holds no capture with such a line: one built from NCCL's
-// format string (v2.28.9-1 src/scheduler/symmetric_sched.cc
-// ncclSymmetricTaskScheduler) is appended to the 2.28.9 baseline's log;
+// with the kernel predicted for its group (nWorks tasks of the line's
+// bytes over nWorks) on window buffers, filling the channels the line
+// prints. The repository holds no capture with such a line: one built
+// from NCCL's format string (v2.28.9-1 src/scheduler/symmetric_sched.cc
+// ncclSymmetricTaskScheduler) is appended to the 2.28.9 baseline's log.
 // AllGather of 16 MiB float on this host runs AllGather_ST on 9 blocks
-// (golden/testdata/groups/2.28.9.txt, "window alone").
+// (golden/testdata/groups/2.28.9.txt, "window alone"); 4 KiB fills 2
+// channels of AllGather_LL's 3 blocks; three of them in one group run
+// AllGather_ST on one channel. A line whose bytes do not divide by its
+// nWorks is not compared.
 func TestCheckComparesSymmetricLines(t *testing.T) {
+	const ag = "vm:1:1 [0] NCCL INFO AllGather [Symmetric]: %d Bytes -> Kernel %s nchannels %d nthreads 512 nWorks %d\n"
 	for _, tc := range []struct {
-		kernel string
-		agree  bool
-	}{{"AllGather_ST", true}, {"AllGather_LL", false}} {
+		line     string
+		compared bool
+		agree    bool
+		pred     string
+	}{
+		{fmt.Sprintf(ag, 16<<20, "AllGather_ST", 9, 1), true, true, ""},
+		{fmt.Sprintf(ag, 16<<20, "AllGather_LL", 9, 1), true, false, "kernel AllGather_ST nchannels 9"},
+		{fmt.Sprintf(ag, 4<<10, "AllGather_LL", 2, 1), true, true, ""},
+		{fmt.Sprintf(ag, 4<<10, "AllGather_LL", 3, 1), true, false, "kernel AllGather_LL nchannels 2"},
+		{fmt.Sprintf(ag, 12<<10, "AllGather_ST", 1, 3), true, true, ""},
+		{fmt.Sprintf(ag, 12<<10+8, "AllGather_ST", 1, 3), false, false, ""},
+	} {
 		c, err := ReadCapture(filepath.Join("..", "golden", "testdata", "captured", "h200x2-2.28.9", "baseline"))
 		if err != nil {
 			t.Fatal(err)
@@ -115,27 +130,35 @@ func TestCheckComparesSymmetricLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := c.LogNames()[0]
-		line := "vm:1:1 [0] NCCL INFO AllGather [Symmetric]: 16777216 Bytes -> Kernel " + tc.kernel + " nchannels 9 nthreads 512 nWorks 1\n"
-		c.Logs[name] = append(append([]byte(nil), c.Logs[name]...), line...)
+		c.Logs[name] = append(append([]byte(nil), c.Logs[name]...), tc.line...)
 		rep, err := diagnose.CheckCapture(c, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !tc.compared {
+			if rep.Ops.Total != before.Ops.Total || rep.Disagreements() != before.Disagreements() {
+				t.Errorf("%q: compared (%d lines, %d differ; before %d, %d)", tc.line, rep.Ops.Total, rep.Disagreements(), before.Ops.Total, before.Disagreements())
+			}
+			noted := false
+			for _, r := range rep.Rows {
+				noted = noted || strings.Contains(r.Note, "not comparable")
+			}
+			if !noted {
+				t.Errorf("%q: no row says the line is not comparable: %+v", tc.line, rep.Rows)
+			}
+			continue
+		}
 		if rep.Ops.Total != before.Ops.Total+1 {
-			t.Fatalf("%s: %d lines compared, want %d", tc.kernel, rep.Ops.Total, before.Ops.Total+1)
+			t.Fatalf("%q: %d lines compared, want %d", tc.line, rep.Ops.Total, before.Ops.Total+1)
 		}
 		agreed := rep.Ops.Agree == before.Ops.Agree+1
 		if agreed != tc.agree {
-			t.Errorf("%s: agree %d of %d (before %d of %d), want the line to agree: %v", tc.kernel, rep.Ops.Agree, rep.Ops.Total, before.Ops.Agree, before.Ops.Total, tc.agree)
+			t.Errorf("%q: agree %d of %d (before %d of %d), want the line to agree: %v", tc.line, rep.Ops.Agree, rep.Ops.Total, before.Ops.Agree, before.Ops.Total, tc.agree)
 		}
-		found := false
 		for _, r := range rep.Rows {
-			if strings.Contains(r.What, "[Symmetric]") {
-				found = !r.Agree && r.Observed == "kernel AllGather_LL nchannels 9" && r.Predicted == "kernel AllGather_ST nchannels 9"
+			if strings.Contains(r.What, "[Symmetric]") && (tc.agree || r.Agree || r.Predicted != tc.pred) {
+				t.Errorf("%q: row %+v, want predicted %q", tc.line, r, tc.pred)
 			}
-		}
-		if found == tc.agree {
-			t.Errorf("%s: rows %+v", tc.kernel, rep.Rows)
 		}
 	}
 }

@@ -289,8 +289,8 @@ type OpChoice struct {
 type SymOp struct {
 	Func      spec.Func `json:"coll"`
 	FuncKnown bool      `json:"func_known"`
-	// Bytes is the plan's bytes (2.28+: its largest task's, the line's
-	// count over cells).
+	// Bytes is the plan's bytes: NCCL prints logCount times the type
+	// size, the sum of its tasks' bytes (2.28.3+; 2.27's one task's).
 	Bytes     int64  `json:"bytes"`
 	Kernel    string `json:"kernel"`
 	NChannels int    `json:"nchannels"`
@@ -301,6 +301,24 @@ type SymOp struct {
 	Count  int    `json:"count"`
 	First  Sample `json:"first"`
 }
+
+// TaskBytes is the bytes of one of the line's tasks: the line sums its
+// nWorks tasks' bytes, and a group of equal operations (nccl-tests -m)
+// divides them evenly. ok is false when nWorks does not divide them: the
+// tasks differ and the line names no one task's size.
+func (s SymOp) TaskBytes() (bytes int64, ok bool) {
+	if s.NWorks <= 1 {
+		return s.Bytes, true
+	}
+	if s.Bytes%int64(s.NWorks) != 0 {
+		return 0, false
+	}
+	return s.Bytes / int64(s.NWorks), true
+}
+
+// Tasks is how many tasks the line's plan holds: nWorks, or one on
+// 2.27's line, which has a single collective and does not say.
+func (s SymOp) Tasks() int { return max(1, s.NWorks) }
 
 // CollCall is one distinct collective call line ([COLL] "opCount").
 type CollCall struct {
@@ -454,6 +472,18 @@ func (l *Log) Truncated() bool {
 		}
 	}
 	return false
+}
+
+// FuncDataType is the datatype of a function's operation where its line
+// does not say: the log's first call line of that function, else float32
+// (nccl-tests' default).
+func (l *Log) FuncDataType(f spec.Func) spec.DataType {
+	for _, c := range l.Calls {
+		if c.Func == f {
+			return c.DType
+		}
+	}
+	return spec.Float32
 }
 
 // Ranks is the number of ranks the log shows: the largest nranks of a

@@ -308,10 +308,11 @@ func (ob *observer) tableHas(as []spec.Algo, funcs []spec.Func) (bw bool, presen
 	return false, present, at
 }
 
-// symDecisions turns [Symmetric] lines into spec.Decisions, one per task:
-// a line of nWorks tasks (2.28.3+) prints their bytes summed, so a task's
-// operation is the line's bytes over nWorks when they divide (a group of
-// equal operations, as nccl-tests -m issues), else the whole line's.
+// symDecisions turns [Symmetric] lines into spec.Decisions, one per task
+// (SymOp.TaskBytes of the function's FuncDataType). A line whose nWorks
+// tasks' bytes do not divide evenly names no task's size: its decision
+// carries the line's whole bytes and says in Undecided that it is not
+// comparable.
 func (ob *observer) symDecisions() ([]spec.Decision, []Loc) {
 	var out []spec.Decision
 	var at []Loc
@@ -319,16 +320,17 @@ func (ob *observer) symDecisions() ([]spec.Decision, []Loc) {
 		if !s.FuncKnown {
 			continue
 		}
-		bytes := s.Bytes
-		if s.NWorks > 1 && bytes%int64(s.NWorks) == 0 {
-			bytes /= int64(s.NWorks)
+		bytes, even := s.TaskBytes()
+		dt, why := ob.l.FuncDataType(s.Func), ""
+		if !even {
+			bytes, dt, why = s.Bytes, spec.Int8, fmt.Sprintf("not comparable: %d bytes over %d tasks name no one task's size", s.Bytes, s.NWorks)
 		}
-		o, err := spec.OpFromBytes(s.Func, bytes, spec.Int8, spec.Sum, 0)
+		o, err := spec.OpFromBytes(s.Func, bytes, dt, spec.Sum, 0)
 		if err != nil {
 			continue
 		}
-		d := spec.Decision{Release: ob.l.Release, Op: o, Algo: spec.AlgoNone, Proto: spec.ProtoNone, DecidedBy: "G-SEL-SIDE-1",
-			Kernel: s.Kernel, NChannels: s.NChannels, NThreads: s.NThreads, ChannelLo: 0, ChannelHi: s.NChannels - 1, Evidence: ob.o.Evidence}
+		d := spec.Decision{Release: ob.l.Release, Op: o, Algo: spec.AlgoNone, Proto: spec.ProtoNone, DecidedBy: "G-SEL-SIDE-1", Undecided: why,
+			Kernel: s.Kernel, NChannels: s.NChannels, SymChannels: s.NChannels, NThreads: s.NThreads, ChannelLo: 0, ChannelHi: s.NChannels - 1, Evidence: ob.o.Evidence}
 		out = append(out, d)
 		at = append(at, s.First.At)
 	}

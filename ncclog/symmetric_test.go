@@ -101,10 +101,36 @@ func TestSymDecisions(t *testing.T) {
 		d.NThreads != 512 || d.Algo != spec.AlgoNone || d.DecidedBy != "G-SEL-SIDE-1" {
 		t.Errorf("AllReduce: %+v", d)
 	}
-	if d := o.SymDecisions[1]; d.Op.Bytes() != 3000 {
-		t.Errorf("bytes not divisible by nWorks stay the line's: %d", d.Op.Bytes())
+	if d.SymChannels != 8 {
+		t.Errorf("AllReduce: the line's nchannels is the channels filled: %d", d.SymChannels)
+	}
+	if d := o.SymDecisions[1]; d.Op.Bytes() != 3000 || !strings.Contains(d.Undecided, "not comparable") {
+		t.Errorf("bytes not divisible by nWorks name no task, not comparable: %d %q", d.Op.Bytes(), d.Undecided)
 	}
 	if len(o.Decisions) != 0 {
 		t.Errorf("a [Symmetric] line is no cost-table decision: %+v", o.Decisions)
+	}
+}
+
+// TestSymOpTaskBytes: a line sums its tasks' bytes; one task's bytes are
+// the sum over nWorks when it divides, and none otherwise.
+func TestSymOpTaskBytes(t *testing.T) {
+	for _, tc := range []struct {
+		bytes       int64
+		nWorks      int
+		want, tasks int
+		ok          bool
+	}{
+		{4096, -1, 4096, 1, true}, // 2.27: one task, not printed
+		{4096, 1, 4096, 1, true},
+		{12288, 3, 4096, 3, true},
+		{12296, 3, 0, 3, false},
+		{0, 4, 0, 4, true},
+	} {
+		s := SymOp{Bytes: tc.bytes, NWorks: tc.nWorks}
+		got, ok := s.TaskBytes()
+		if got != int64(tc.want) || ok != tc.ok || s.Tasks() != tc.tasks {
+			t.Errorf("%d bytes, nWorks %d: %d %v %d tasks, want %d %v %d", tc.bytes, tc.nWorks, got, ok, s.Tasks(), tc.want, tc.ok, tc.tasks)
+		}
 	}
 }

@@ -82,6 +82,10 @@ type Decision struct {
 	// (G-SEL-SIDE-1): a symmetric kernel's name (NChannels its blocks,
 	// NThreads its threads, TimeUs NCCL's estimate) or "copy-engine".
 	Kernel string `json:"kernel,omitempty"`
+	// SymChannels is the nchannels the kernel's [Symmetric] line prints:
+	// 2.28.3+ the channels its plan's cells fill, which can be fewer than
+	// NChannels; 2.27 NChannels.
+	SymChannels int `json:"sym_nchannels,omitempty"`
 	// CTABytes is the most bytes one block of the symmetric kernel works
 	// on (its plan's cells per channel; 2.27: the even share).
 	CTABytes int64 `json:"cta_bytes,omitempty"`

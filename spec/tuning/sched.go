@@ -83,6 +83,10 @@ type OpChoice struct {
 	CTABytes  int64 `json:"ctaBytes,omitempty"`
 	ArgsBytes int   `json:"argsBytes,omitempty"`
 	Works     int   `json:"works,omitempty"`
+	// SymChannels is the nchannels the plan's [Symmetric] line prints:
+	// 2.28.3+ curChannel, the channels its cells fill (fewer than its
+	// blocks when the cells run out); 2.27 its blocks.
+	SymChannels int `json:"symChannels,omitempty"`
 	// Registered names the buffer registration NCCL made for the task
 	// ("IPC"), empty when none (G-REG-IPC-1).
 	Registered string `json:"registered,omitempty"`
@@ -464,6 +468,9 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 		logBytes += t.count * int64(t.dtype.Size())
 	}
 	used := int(nccl.DivUp(cells, perChannel))
+	for _, t := range bin {
+		t.choice.SymChannels = used
+	}
 	if in.Rank == 0 {
 		line := symLine(head.fn, logBytes, k, used, symNWarps*m.Tuning.WarpSize, len(bin))
 		bin[0].choice.Line = line
@@ -495,7 +502,7 @@ func (m *Model) symmetricAlone(t *tuningTask, lines *[]string) {
 	ch := t.choice
 	ch.SidePath, ch.Kernel, ch.DecidedBy = "symmetric", k.String(), "G-SEL-SIDE-1"
 	ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(est)
-	ch.ChannelLo, ch.ChannelHi, ch.Plan = 0, blocks-1, 0
+	ch.ChannelLo, ch.ChannelHi, ch.Plan, ch.SymChannels = 0, blocks-1, 0, blocks
 	bytes := t.count * int64(t.dtype.Size())
 	ch.CTABytes, ch.ArgsBytes, ch.Works = (bytes+int64(blocks)-1)/int64(blocks), m.Tuning.SymArgsBytes, 1
 	if in.Rank == 0 {
