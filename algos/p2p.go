@@ -38,9 +38,8 @@ import (
 // LL inside the node, Simple over the network) the schedule is timed as
 // Simple.
 
-// maxDevWorkP2PPerBatch is NCCL_MAX_DEV_WORK_P2P_PER_BATCH
-// (src/include/device.h), in every modelled release.
-const maxDevWorkP2PPerBatch = 8
+// maxDevWorkP2PPerBatch is nccl.MaxDevWorkP2PPerBatch.
+const maxDevWorkP2PPerBatch = nccl.MaxDevWorkP2PPerBatch
 
 // p2pPartAlign is the alignment of a p2p part (ncclP2pPartBounds).
 const p2pPartAlign = 4 << 10

@@ -763,10 +763,6 @@ func (r *Result) channelSummary(p *Params) string {
 	return r.Summary
 }
 
-// maxDevWorkP2PPerBatch is NCCL_MAX_DEV_WORK_P2P_PER_BATCH: the p2p
-// operations one work batch (one round on a channel) holds.
-const maxDevWorkP2PPerBatch = 8
-
 // p2pChannelsByNetBw is 2.29.2's ncclTopoComputeP2pChannelsPerPeer (each
 // rank's own GPU against every rank, the minimum taken over all ranks) and
 // ncclTopoComputeP2pChannels, for the identical GPUs of node 0: an NVLink
@@ -806,7 +802,7 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	perPeer := Pow2Up(minCh)
 	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
 	if r.NNodes > 1 && nicRule {
-		for perPeer*nccl.DivUp(r.NRanks, maxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
+		for perPeer*nccl.DivUp(r.NRanks, nccl.MaxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
 			perPeer /= 2
 		}
 	} else {

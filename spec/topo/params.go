@@ -939,7 +939,7 @@ func DefaultOptions() Options {
 		NvlsEnable:            2,
 		CollNetNodeThreshold:  2,
 		NChannelsPerNetPeer:   -1,
-		P2PPerChannelNetBw:    14,
+		P2PPerChannelNetBw:    14, // NCCL_PARAM(P2pPerChannelNetBw, ..., 14), v2.29.2-1 src/graph/paths.cc
 		MinP2PNChannels:       1,
 		UnpackDoubleNChannels: true,
 		MNNVLScatterNets:      true,

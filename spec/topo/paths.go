@@ -287,8 +287,13 @@ func (ps *pathState) checkGDR(s *System, gpu, net *Node) (bool, error) {
 	case ps.p.P2CPaths && ps.o.NetGdrC2C && distance == PathP2C:
 		distance = PathC2C
 	case ps.p.C2CPaths && !ps.p.P2CPaths && ps.o.NetGdrC2C && distance == PathPHB:
-		// 2.26: a NIC behind the GPU's own C2C-attached CPU
-		if cpu, err := ps.localCPU(s, from); err == nil && from.Paths[CPU][cpu.Index].Type == PathC2C {
+		// 2.26: a NIC behind the GPU's own C2C-attached CPU (NCCL asks
+		// ncclGetLocalCpu with NCCLCHECK: its failure is the call's)
+		cpu, err := ps.localCPU(s, from)
+		if err != nil {
+			return false, err
+		}
+		if from.Paths[CPU][cpu.Index].Type == PathC2C {
 			distance = PathC2C
 		}
 	}

@@ -422,7 +422,7 @@ func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable
 	// the plan's total: the channels of the budget check and
 	// maxBytesPerChannel read it as the plan began
 	planTotal := *totalCBD
-	maxBytesPerChannel := ((planTotal+int64(usable)-1)/int64(usable) + align - 1) / align * align
+	maxBytesPerChannel := nccl.RoundUp(nccl.DivUp(planTotal, int64(usable)), align)
 	collBytes := make([]int64, max(c.MaxChannels, usable))
 	works := m.newLegacyWorks(budget)
 	taken := 0
