@@ -298,10 +298,11 @@ func (l *File) directive(text string, line int) {
 	}
 	name := rest[:j]
 	inner := Lex([]byte(strings.ReplaceAll(strings.ReplaceAll(rest[j:], "\\\r\n", " "), "\\\n", " ")))
-	for _, t := range inner.Toks {
-		t.Line = line
-		if t.Kind == String {
-			l.MacroStrings = append(l.MacroStrings, t)
+	for k := range inner.Toks {
+		// every token of the directive is on its first line
+		inner.Toks[k].Line = line
+		if inner.Toks[k].Kind == String {
+			l.MacroStrings = append(l.MacroStrings, inner.Toks[k])
 		}
 	}
 	mbody := inner.Toks
@@ -325,11 +326,7 @@ func (l *File) directive(text string, line int) {
 		return // not a constant
 	}
 	l.Macros = append(l.Macros, Define{Name: name, Body: mbody, Line: line})
-	toks := inner.Toks
-	for k := range toks {
-		toks[k].Line = line
-	}
-	l.Defines = append(l.Defines, Define{Name: name, Body: toks, Line: line})
+	l.Defines = append(l.Defines, Define{Name: name, Body: inner.Toks, Line: line})
 }
 
 func isIdentStart(c byte) bool {

@@ -34,6 +34,9 @@ func TestLex(t *testing.T) {
 	if len(lx.Macros) != 2 || lx.Macros[1].Name != "F" || !slices.Equal(texts(lx.Macros[1].Body), []string{"WARN", "(", "NCCL_IN_MACRO", ",", "y", ")"}) {
 		t.Errorf("macros %+v", lx.Macros)
 	}
+	if b := lx.Macros[1].Body; b[0].Line != 6 {
+		t.Errorf("a function-like macro's tokens carry its line: %+v", b)
+	}
 	if len(lx.MacroStrings) != 1 || lx.MacroStrings[0].Text != "NCCL_IN_MACRO" || lx.MacroStrings[0].Line != 6 {
 		t.Errorf("macro strings %+v", lx.MacroStrings)
 	}
