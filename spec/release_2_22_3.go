@@ -67,7 +67,7 @@ var proto22 = protoRule(Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func:
 var tunerInit22 = tunerInit(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommInitRankFunc"},
 	`The tuner's init(nRanks, nNodes, logger, &context) runs after initTransportsRank, i.e. after the model was built, so a tuner cannot change the model's constants. An init error fails communicator init.`)
 
-var opSup22 = opSupport(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "getCollNetSupport"}, true)
+var opSup22 = opSupport(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "getCollNetSupport"})
 
 var prune22 = pruneRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "updateCollCostTable"},
 	pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true})

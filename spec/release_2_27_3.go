@@ -107,7 +107,7 @@ func apply2_27_3(rs *Ruleset) {
 	rs.Replace(collNetBwRule(ref("src/graph/tuning.cc", "ncclTopoTuneModel"), bw2_28.Doc, true), "NVLS and CollNetDirect share the multi-node AllGather/ReduceScatter rule")
 	rs.Replace(protoRule(ref("src/graph/tuning.cc", "ncclTopoTuneModel"), proto273Doc, ll128Auto273), "NCCL_LL128_C2C, any compute capability ≥ 7.0; PXN on sm90+ with or without it (P2C numbered above PXN)")
 	rs.Add(side273, "G-SEL-APPEND-1", "symmetric kernels bypass the table")
-	rs.Replace(opSupport(ref("src/enqueue.cc", "getCollNetSupport"), false), "NVLS AllGather needs nvlsSupport too")
+	rs.Replace(opSupport(ref("src/enqueue.cc", "getCollNetSupport")), "new tag; AllGather loses its NVLS exemption in the prune (G-SEL-PRUNE-1)")
 	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),
 		pruneSet{nvlsArity: true, patScaling: true, fp8Ring: true}), "P4': local ranks above NCCL_MAX_NVLS_ARITY; P6 removed")
 	rs.Add(ctaPolicy273, "G-SEL-PICK-1", "CTA policy")

@@ -195,7 +195,7 @@ func apply2_28_3(rs *Ruleset) {
 
 	rs.Replace(appendRule(ref("src/enqueue.cc", "taskAppend"), true), "taskAppend split into p2p, collective and copy-engine appends")
 	rs.Replace(sideRule, "copy-engine collectives and grouped symmetric kernels")
-	rs.Replace(opSupport(ref("src/enqueue.cc", "getCollNetSupport"), false), "new tag")
+	rs.Replace(opSupport(ref("src/enqueue.cc", "getCollNetSupport")), "new tag")
 	rs.Replace(collNetArity28, "CollNetChain too")
 	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),
 		pruneSet{nvlsArity: true, patScaling: true, fp8Ring: true}), "new tag")

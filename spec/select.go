@@ -386,10 +386,10 @@ var sideRule = &Rule{
 }
 
 // opSupport is G-SEL-OPSUP-1: CollNet's and NVLS's per-operation support.
-func opSupport(ref Ref, nvlsAGExempt bool) *Rule {
+func opSupport(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-SEL-OPSUP-1", Layer: LayerSelect, Title: "per-operation CollNet and NVLS support",
-		Doc: `collNetOK = the communicator's CollNet support and, for AllReduce, Reduce and ReduceScatter, the gathered matrix at (netOp, datatype), where Avg and PreMulSum look up Sum. nvlsOK = the communicator's NVLS support and (AllGather, or ncclNvlsSupported(op, type): int32/uint32/int64/uint64/half/bfloat16 with Sum, Min or Max; float/double with Sum only).`,
+		Doc: `collNetOK = the communicator's CollNet support and, for AllReduce, Reduce and ReduceScatter, the gathered matrix at (netOp, datatype), where Avg and PreMulSum look up Sum. nvlsOK = the communicator's NVLS support and (AllGather where the release takes its support whatever the datatype, Consts.NVLSSupportAllGather: 2.22.3 and later; or ncclNvlsSupported(op, type), an AllGather with the ncclSum it enqueues: int32/uint32/int64/uint64/half/bfloat16 with Sum, Min or Max; float/double with Sum only).`,
 		Ref: ref,
 		perOp: func(o *opRun) {
 			c, op := o.comm, o.op
@@ -405,7 +405,7 @@ func opSupport(ref Ref, nvlsAGExempt bool) *Rule {
 			if !c.NVLSSupport {
 				nvls = "NVLS: not supported by the communicator"
 			} else if !o.nvlsOK {
-				nvls = "NVLS: " + op.RedOp.Short() + "/" + op.DataType.Short() + " is not an NVLS reduction"
+				nvls = "NVLS: " + nvlsRedOp(op).Short() + "/" + op.DataType.Short() + " is not an NVLS reduction"
 			}
 			switch {
 			case why != "" && nvls != "":
@@ -451,12 +451,17 @@ func (c *Comm) opSupport(op Op) (collNetOK, nvlsOK bool) {
 		netOp := op.RedOp.NetOp()
 		collNetOK = netOp <= Min && c.CollNetMatrix[netOp][op.DataType]
 	}
-	nvlsOp := op.RedOp
-	if op.Func == AllGather {
-		nvlsOp = Sum // ncclAllGather enqueues with ncclSum
-	}
-	nvlsOK = c.NVLSSupport && ((op.Func == AllGather && c.rs.Consts.NVLSSupportAllGather) || nvlsSupported(nvlsOp, op.DataType))
+	nvlsOK = c.NVLSSupport && ((op.Func == AllGather && c.rs.Consts.NVLSSupportAllGather) || nvlsSupported(nvlsRedOp(op), op.DataType))
 	return collNetOK, nvlsOK
+}
+
+// nvlsRedOp is the reduction ncclNvlsSupported is asked about: an
+// AllGather's is the ncclSum ncclAllGather enqueues with.
+func nvlsRedOp(op Op) RedOp {
+	if op.Func == AllGather {
+		return Sum
+	}
+	return op.RedOp
 }
 
 // nvlsSupported is ncclNvlsSupported (src/include/device.h).
