@@ -97,14 +97,7 @@ func TestPredictGroupSize(t *testing.T) {
 // agree and differ.
 func agreeOnH200x2(t *testing.T, log string, lines int, launch spec.Launch) (agree, differ int, ops []OpRow) {
 	t.Helper()
-	l, err := ncclog.Parse(strings.NewReader(log), "test.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, sys := parseOnH200x2(t, log)
 	obs := Diagnose(l, Options{}).Obs
 	if len(obs.Decisions) != lines {
 		t.Fatalf("%d distinct lines read, want %d", len(obs.Decisions), lines)
@@ -210,4 +203,19 @@ func TestPredictGraphLines(t *testing.T) {
 			t.Errorf("%+v: %d lines agree, %d differ, want %d and %d: %+v", c.launch, agree, differ, c.agree, c.differ, ops)
 		}
 	}
+}
+
+// parseOnH200x2 reads log and returns it with the 2 × H200 system the
+// tests predict it on.
+func parseOnH200x2(t *testing.T, log string) (*ncclog.Log, *spec.System) {
+	t.Helper()
+	l, err := ncclog.Parse(strings.NewReader(log), "test.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, sys
 }

@@ -34,14 +34,7 @@ func TestCompareSymmetricKernels(t *testing.T) {
 		{"2.27.3", fmt.Sprintf(ag, "AllGather_STMC", 2), Differ},
 	} {
 		log := "vm:1:1 [0] NCCL INFO NCCL version " + tc.release + "+cuda12.9\n" + "vm:1:1 [0] NCCL INFO " + tc.line + "\n"
-		l, err := ncclog.Parse(strings.NewReader(log), "sym.log")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sys, err := spec.Preset("h200x2", spec.PresetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, sys := parseOnH200x2(t, log)
 		obs := Diagnose(l, Options{}).Obs
 		p, err := Predict(l, 0, sys, spec.Env{"NCCL_NVLS_ENABLE": "0"}, nil)
 		if err != nil {
@@ -151,14 +144,7 @@ func TestSymmetricLinesRoundTrip(t *testing.T) {
 func TestSymmetricLineUnevenTasks(t *testing.T) {
 	log := "vm:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda12.9\n" +
 		"vm:1:1 [0] NCCL INFO AllGather [Symmetric]: 12296 Bytes -> Kernel AllGather_LL nchannels 2 nthreads 512 nWorks 3\n"
-	l, err := ncclog.Parse(strings.NewReader(log), "sym.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, sys := parseOnH200x2(t, log)
 	p, err := Predict(l, 0, sys, spec.Env{"NCCL_NVLS_ENABLE": "0"}, nil)
 	if err != nil {
 		t.Fatal(err)

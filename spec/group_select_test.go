@@ -267,18 +267,7 @@ func TestSelectGroupNVLSUserBuffers(t *testing.T) {
 		{V2_28_9, "dgx-h100", 4, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLSTree/Simple 0..5 pass"},
 		{V2_19_4, "dgx-h100", 4, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLSTree/Simple 0..3 pass"},
 	} {
-		sys, err := Preset(tc.system, PresetOptions{Nodes: tc.nodes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		env := tc.env
-		if env == nil {
-			env = Env{}
-		}
-		c, err := Init(MustLoad(tc.v), sys, env)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := initPreset(t, tc.v, tc.system, tc.nodes, tc.env)
 		g, err := c.SelectGroup([]GroupOp{tc.g}, tc.launch)
 		if err != nil {
 			t.Fatal(err)

@@ -27,18 +27,7 @@ func TestNVLSTuningSM100(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sys, err := Preset("dgx-b200", PresetOptions{Nodes: tc.nodes})
-			if err != nil {
-				t.Fatal(err)
-			}
-			env := tc.env
-			if env == nil {
-				env = Env{}
-			}
-			c, err := Init(MustLoad(tc.v), sys, env)
-			if err != nil || c.Err != nil {
-				t.Fatalf("init: %v %v", err, c.Err)
-			}
+			c := initPreset(t, tc.v, "dgx-b200", tc.nodes, tc.env)
 			if c.NVLSChannels != tc.nvls || c.Topo.NvlsChannels != tc.nvls {
 				t.Errorf("nvlsChannels %d (topology line %d), want %d", c.NVLSChannels, c.Topo.NvlsChannels, tc.nvls)
 			}
