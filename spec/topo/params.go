@@ -178,6 +178,11 @@ type Params struct {
 	// nvlsChannels (2.22.3 src/graph/connect.cc); gone in 2.28.
 	NVLSRaisesChannels bool
 
+	// UnpackDouble: ncclTopoPostset doubles the channels of an UNPACK
+	// network device across nodes, below 16 channels, unless
+	// NCCL_UNPACK_DOUBLE_NCHANNELS=0 (2.22.3+ src/graph/connect.cc).
+	UnpackDouble bool
+
 	// ComputeChannelsSM90Plus: the "4 compute channels per search channel"
 	// doubling applies to minCompCap >= 90 (2.28 ncclTopoPostset); 2.22.3
 	// tests minCompCap == 90.
@@ -484,6 +489,7 @@ func Params2_22_3() Params {
 		NVLSMinGPUs:          3,
 		NetGUIDNeeds0x:       true,
 		NVLSRaisesChannels:   true,
+		UnpackDouble:         true,
 		CollNetLocalRanksCap: true,
 		NVLinkBwSM90:         20.6,
 	}
@@ -593,10 +599,12 @@ func Apply2_18_1(p *Params) {
 // Apply2_21_5 turns 2.22.3's topology stage into 2.21.5's (a backward
 // delta, tag v2.21.5-1): CollNetDirect runs on the TREE-pattern CollNet
 // graph (there is no COLLNET_DIRECT search), and an NVLS channel tries
-// only the first NET of the rotated list, heads may repeat.
+// only the first NET of the rotated list, heads may repeat; an UNPACK
+// network's channels are not doubled.
 func Apply2_21_5(p *Params) {
 	p.CollNetDirectIsChain = true   // init.cc initTransportsRank
 	p.NVLSHeads = NVLSHeadsFirstNet // search.cc ncclTopoSearchRecNet
+	p.UnpackDouble = false          // connect.cc ncclTopoPostset
 }
 
 // Apply2_23_4 is tag v2.23.4-1.
@@ -994,6 +1002,7 @@ var paramSources = map[string][2]string{
 	"NVLSChannelsBySM":        {"src/transport/nvls.cc", "ncclNvlsInit"},
 	"NVLSRaisesChannels":      {"src/graph/connect.cc", "ncclTopoPostset"},
 	"ComputeChannelsSM90Plus": {"src/graph/connect.cc", "ncclTopoPostset"},
+	"UnpackDouble":            {"src/graph/connect.cc", "ncclTopoPostset"},
 	"LinkTypeP2C":             {"src/graph/search.cc", "kvDictLinkType"},
 	"CollNetLocalRanksCap":    {"src/init.cc", "initTransportsRank"},
 	"MNNVLRailPerHost":        {"src/graph/search.cc", "ncclTopoSearchCheckNet"},
