@@ -675,7 +675,7 @@ func (r *Result) consensus(ps *pathState) error {
 		r.NNodes > 1 && r.Graphs[GraphRing].BwIntra > 45.0 && p.ComputeDoubleRoom(nc) {
 		nc *= 2 // 4 compute channels per search channel
 	}
-	if o.NetDeviceUnpack && r.NNodes > 1 && nc < 16 && o.UnpackDoubleNChannels {
+	if p.UnpackDouble && o.NetDeviceUnpack && r.NNodes > 1 && nc < 16 && o.UnpackDoubleNChannels {
 		nc *= 2
 	}
 	minCTAs, maxCTAs := ctaLimits(p, o)
