@@ -44,3 +44,36 @@ func TestNVLSTuningSM100(t *testing.T) {
 		})
 	}
 }
+
+// TestP2PMaxPeers: from 2.30.3 the per-peer p2p channels across nodes
+// halve until rounds of 8 out of p2pMaxPeers peers fit the p2p channels,
+// p2pMaxPeers being NCCL_P2P_MAX_PEERS capped to nRanks (nRanks unset, a
+// value <= 0 ignored). Eight DGX H100 nodes (64 ranks, 16 p2p channels,
+// 4 channels per NIC peer by bandwidth): 8 rounds halve to 2 per peer; 16
+// peers are 2 rounds and keep 4; 2.29.7 reads no such variable.
+// Ref: v2.30.3-1 src/graph/paths.cc ncclTopoComputeP2pChannelsPerPeer, ncclTopoComputeP2pChannels; src/init.cc envConfigOverride
+func TestP2PMaxPeers(t *testing.T) {
+	cases := []struct {
+		name string
+		v    Version
+		env  Env
+		want int // p2pnChannelsPerPeer
+	}{
+		{"2.29.7 NCCL_P2P_MAX_PEERS=16 not read", V2_29_7, Env{"NCCL_P2P_MAX_PEERS": "16"}, 2},
+		{"2.30.3 unset: nRanks", V2_30_3, nil, 2},
+		{"2.30.3 16 peers", V2_30_3, Env{"NCCL_P2P_MAX_PEERS": "16"}, 4},
+		{"2.30.7 16 peers", V2_30_7, Env{"NCCL_P2P_MAX_PEERS": "16"}, 4},
+		{"2.30.3 one peer", V2_30_3, Env{"NCCL_P2P_MAX_PEERS": "1"}, 4},
+		{"2.30.3 0 ignored", V2_30_3, Env{"NCCL_P2P_MAX_PEERS": "0"}, 2},
+		{"2.30.3 above nRanks capped", V2_30_3, Env{"NCCL_P2P_MAX_PEERS": "1000"}, 2},
+		{"2.30.3 set per net peer: no halving", V2_30_3, Env{"NCCL_P2P_MAX_PEERS": "64", "NCCL_NCHANNELS_PER_NET_PEER": "8"}, 8},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := initPreset(t, tc.v, "dgx-h100", 8, tc.env)
+			if c.Topo.P2PNChannels != 16 || c.Topo.P2PNChannelsPerPeer != tc.want {
+				t.Errorf("%d p2p channels, %d per peer; want 16, %d (%s)", c.Topo.P2PNChannels, c.Topo.P2PNChannelsPerPeer, tc.want, c.Topo.Summary)
+			}
+		})
+	}
+}

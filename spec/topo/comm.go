@@ -770,7 +770,8 @@ func (r *Result) channelSummary(p *Params) string {
 // peer 2, a remote peer NCCL_NCHANNELS_PER_NET_PEER or, unset, one channel
 // per NIC its channels use and at least one per NCCL_P2P_PER_CHANNEL_NET_BW
 // GB/s of their bandwidth. Across nodes with the count unset the per-peer
-// channels halve until nRanks/8 rounds of peers fit the p2p channels.
+// channels halve until nRanks/8 rounds of peers fit the p2p channels
+// (2.30.3: p2pMaxPeers/8 rounds).
 // Ref: v2.29.2-1 src/graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannelsPerPeer, ncclTopoComputeP2pChannels
 func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bool) error {
 	p, o := &ps.p, &ps.o
@@ -802,7 +803,8 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	perPeer := Pow2Up(minCh)
 	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
 	if r.NNodes > 1 && nicRule {
-		for perPeer*nccl.DivUp(r.NRanks, nccl.MaxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
+		peers := r.p2pMaxPeers(p, o)
+		for perPeer*nccl.DivUp(peers, nccl.MaxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
 			perPeer /= 2
 		}
 	} else {
@@ -810,6 +812,17 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	}
 	r.P2PNChannelsPerPeer = perPeer
 	return nil
+}
+
+// p2pMaxPeers is comm->p2pMaxPeers, the peers the p2p channel halving
+// plans rounds for: NCCL_P2P_MAX_PEERS capped to nRanks at init (2.30.3+),
+// otherwise nRanks.
+// Ref: v2.30.3-1 src/graph/paths.cc ncclTopoComputeP2pChannelsPerPeer; src/init.cc initTransportsRank, envConfigOverride
+func (r *Result) p2pMaxPeers(p *Params, o *Options) int {
+	if p.P2PMaxPeers && o.P2PMaxPeers > 0 {
+		return min(o.P2PMaxPeers, r.NRanks)
+	}
+	return r.NRanks
 }
 
 // localPeerChannels lowers minCh to the fewest channels

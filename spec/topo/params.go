@@ -260,6 +260,13 @@ type Params struct {
 	// and has no inter-node bandwidth (PATH_DIS) when one has none.
 	SimpleOrderNets bool
 
+	// P2PMaxPeers (2.30.3): across nodes the per-peer p2p channels halve
+	// until rounds of NCCL_MAX_DEV_WORK_P2P_PER_BATCH out of p2pMaxPeers
+	// peers fit the p2p channels, p2pMaxPeers being NCCL_P2P_MAX_PEERS
+	// (config maxP2pPeers) capped to nRanks, nRanks when unset; before,
+	// always nRanks.
+	P2PMaxPeers bool
+
 	// NVLSTuningSM100 (2.30.3): ncclNvlsTuning sets the NVLS channels of
 	// an sm100 communicator of several nodes from the node count, the GPUs
 	// per node and the slowest NIC path (ncclNvlsTreeSm100Tuning).
@@ -723,6 +730,7 @@ func Apply2_29_7(p *Params) {
 // between 96 and 80 across nodes on sm100.
 func Apply2_30_3(p *Params) {
 	p.NVLSTuningSM100 = true
+	p.P2PMaxPeers = true
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
@@ -901,6 +909,9 @@ type Options struct {
 	// P2PPerChannelNetBw is NCCL_P2P_PER_CHANNEL_NET_BW (GB/s, default 14;
 	// read from 2.29.2).
 	P2PPerChannelNetBw int
+	// P2PMaxPeers is NCCL_P2P_MAX_PEERS (config maxP2pPeers, read from
+	// 2.30.3); 0 when unset or too low (<= 0, ignored with an INFO).
+	P2PMaxPeers int
 	// MinP2PNChannels / MaxP2PNChannels are NCCL_MIN_P2P_NCHANNELS (1) and
 	// NCCL_MAX_P2P_NCHANNELS (MAXCHANNELS when 0).
 	MinP2PNChannels, MaxP2PNChannels int
@@ -1011,6 +1022,7 @@ var paramSources = map[string][2]string{
 	"P2PChannelsByNetBw":      {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
 	"SimpleOrderNets":         {"src/graph/search.cc", "ncclTopoCompute"},
 	"NVLSTuningSM100":         {"src/transport/nvls.cc", "ncclNvlsTuning"},
+	"P2PMaxPeers":             {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
