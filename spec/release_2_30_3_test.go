@@ -10,26 +10,36 @@ import (
 // 24 NVLS channels instead of 32; two nodes keep 32, one node its 24 of
 // one NVLink domain, and NCCL_NVLS_NCHANNELS still overrides. On four DGX
 // B200 nodes a 64 MiB AllReduce runs NVLSTree/Simple on those channels.
+// It also sets the NVLS chunk (128 KiB on these 48 GB/s NICs) and the
+// NVLSTree cap: 64 KiB across nodes (the GPUs' NICs sit behind their PCIe
+// switches), the chunk on one node; before 2.30.3 the schedule's release
+// rule sizes them (0 here).
 func TestNVLSTuningSM100(t *testing.T) {
+	const k = 1 << 10
 	cases := []struct {
-		name   string
-		v      Version
-		nodes  int
-		env    Env
-		nvls   int
-		arAlgo string // the 64 MiB AllReduce, "" when not checked
+		name           string
+		v              Version
+		nodes          int
+		env            Env
+		nvls           int
+		chunk, treeMax int
+		arAlgo         string // the 64 MiB AllReduce, "" when not checked
 	}{
-		{"2.29.7 four nodes", V2_29_7, 4, nil, 32, ""},
-		{"2.30.3 four nodes", V2_30_3, 4, nil, 24, "NVLSTree/Simple 24"},
-		{"2.30.3 two nodes", V2_30_3, 2, nil, 32, ""},
-		{"2.30.3 one node", V2_30_3, 1, nil, 24, ""},
-		{"2.30.3 four nodes NCCL_NVLS_NCHANNELS=16", V2_30_3, 4, Env{"NCCL_NVLS_NCHANNELS": "16"}, 16, "NVLSTree/Simple 16"},
+		{"2.29.7 four nodes", V2_29_7, 4, nil, 32, 0, 0, ""},
+		{"2.30.3 four nodes", V2_30_3, 4, nil, 24, 128 * k, 64 * k, "NVLSTree/Simple 24"},
+		{"2.30.3 two nodes", V2_30_3, 2, nil, 32, 128 * k, 64 * k, ""},
+		{"2.30.3 one node", V2_30_3, 1, nil, 24, 128 * k, 128 * k, ""},
+		{"2.30.7 two nodes", V2_30_7, 2, nil, 32, 128 * k, 64 * k, ""},
+		{"2.30.3 four nodes NCCL_NVLS_NCHANNELS=16", V2_30_3, 4, Env{"NCCL_NVLS_NCHANNELS": "16"}, 16, 128 * k, 64 * k, "NVLSTree/Simple 16"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := initPreset(t, tc.v, "dgx-b200", tc.nodes, tc.env)
 			if c.NVLSChannels != tc.nvls || c.Topo.NvlsChannels != tc.nvls {
 				t.Errorf("nvlsChannels %d (topology line %d), want %d", c.NVLSChannels, c.Topo.NvlsChannels, tc.nvls)
+			}
+			if c.Topo.NvlsChunkSize != tc.chunk || c.Topo.NvlsTreeMaxChunkSize != tc.treeMax {
+				t.Errorf("nvlsChunkSize %d, nvlsTreeMaxChunkSize %d; want %d, %d", c.Topo.NvlsChunkSize, c.Topo.NvlsTreeMaxChunkSize, tc.chunk, tc.treeMax)
 			}
 			if tc.arAlgo == "" {
 				return

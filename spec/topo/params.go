@@ -267,9 +267,11 @@ type Params struct {
 	// always nRanks.
 	P2PMaxPeers bool
 
-	// NVLSTuningSM100 (2.30.3): ncclNvlsTuning sets the NVLS channels of
-	// an sm100 communicator of several nodes from the node count, the GPUs
-	// per node and the slowest NIC path (ncclNvlsTreeSm100Tuning).
+	// NVLSTuningSM100 (2.30.3): ncclNvlsTuning sets the NVLS channels, the
+	// NVLS chunk and the NVLSTree chunk cap of an sm100 communicator of
+	// several nodes from the node count, the GPUs per node, the slowest NIC
+	// path and its path type (ncclNvlsTreeSm100Tuning), and the chunk and
+	// cap of every other communicator with NVLS at init.
 	NVLSTuningSM100 bool
 
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
