@@ -274,6 +274,14 @@ type Params struct {
 	// cap of every other communicator with NVLS at init.
 	NVLSTuningSM100 bool
 
+	// MLOPartAttr (2.30.7): a <gpu>'s mlopart attribute (the CUDA device
+	// name's "MLOPart<n>", written into the topology by ncclTopoGetSystem)
+	// splits the GPU into DEV nodes joined at MLOPART_LOC_BW, turns GDR off
+	// for it and decides GIN and buffer registration. gatesim does not model
+	// the split: a <gpu> with mlopart other than -1 is refused at this
+	// release and later; before, NCCL reads no such attribute.
+	MLOPartAttr bool
+
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
 	ChannelLineNoCollNet bool
@@ -736,6 +744,12 @@ func Apply2_30_3(p *Params) {
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
+// Apply2_30_7 turns 2.30.4 rules into those of tag v2.30.7-1: MLOPart
+// partitions in the topology.
+func Apply2_30_7(p *Params) {
+	p.MLOPartAttr = true
+}
+
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
 func Params2_28_3() Params {
 	p := Params2_22_3()
@@ -1025,6 +1039,7 @@ var paramSources = map[string][2]string{
 	"SimpleOrderNets":         {"src/graph/search.cc", "ncclTopoCompute"},
 	"NVLSTuningSM100":         {"src/transport/nvls.cc", "ncclNvlsTuning"},
 	"P2PMaxPeers":             {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
+	"MLOPartAttr":             {"src/graph/topo.cc", "ncclTopoAddGpuSub"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
