@@ -265,10 +265,27 @@ type Params struct {
 	// and has no inter-node bandwidth (PATH_DIS) when one has none.
 	SimpleOrderNets bool
 
-	// NVLSTuningSM100 (2.30.3): ncclNvlsTuning sets the NVLS channels of
-	// an sm100 communicator of several nodes from the node count, the GPUs
-	// per node and the slowest NIC path (ncclNvlsTreeSm100Tuning).
+	// P2PMaxPeers (2.30.3): across nodes the per-peer p2p channels halve
+	// until rounds of NCCL_MAX_DEV_WORK_P2P_PER_BATCH out of p2pMaxPeers
+	// peers fit the p2p channels, p2pMaxPeers being NCCL_P2P_MAX_PEERS
+	// (config maxP2pPeers) capped to nRanks, nRanks when unset; before,
+	// always nRanks.
+	P2PMaxPeers bool
+
+	// NVLSTuningSM100 (2.30.3): ncclNvlsTuning sets the NVLS channels, the
+	// NVLS chunk and the NVLSTree chunk cap of an sm100 communicator of
+	// several nodes from the node count, the GPUs per node, the slowest NIC
+	// path and its path type (ncclNvlsTreeSm100Tuning), and the chunk and
+	// cap of every other communicator with NVLS at init.
 	NVLSTuningSM100 bool
+
+	// MLOPartAttr (2.30.7): a <gpu>'s mlopart attribute (the CUDA device
+	// name's "MLOPart<n>", written into the topology by ncclTopoGetSystem)
+	// splits the GPU into DEV nodes joined at MLOPART_LOC_BW, turns GDR off
+	// for it and decides GIN and buffer registration. gatesim does not model
+	// the split: a <gpu> with mlopart other than -1 is refused at this
+	// release and later; before, NCCL reads no such attribute.
+	MLOPartAttr bool
 
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
@@ -743,7 +760,14 @@ func Apply2_29_7(p *Params) {
 // between 96 and 80 across nodes on sm100.
 func Apply2_30_3(p *Params) {
 	p.NVLSTuningSM100 = true
+	p.P2PMaxPeers = true
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+}
+
+// Apply2_30_7 turns 2.30.4 rules into those of tag v2.30.7-1: MLOPart
+// partitions in the topology.
+func Apply2_30_7(p *Params) {
+	p.MLOPartAttr = true
 }
 
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
@@ -921,6 +945,9 @@ type Options struct {
 	// P2PPerChannelNetBw is NCCL_P2P_PER_CHANNEL_NET_BW (GB/s, default 14;
 	// read from 2.29.2).
 	P2PPerChannelNetBw int
+	// P2PMaxPeers is NCCL_P2P_MAX_PEERS (config maxP2pPeers, read from
+	// 2.30.3); 0 when unset or too low (<= 0, ignored with an INFO).
+	P2PMaxPeers int
 	// MinP2PNChannels / MaxP2PNChannels are NCCL_MIN_P2P_NCHANNELS (1) and
 	// NCCL_MAX_P2P_NCHANNELS (MAXCHANNELS when 0).
 	MinP2PNChannels, MaxP2PNChannels int
@@ -1032,6 +1059,8 @@ var paramSources = map[string][2]string{
 	"P2PChannelsByNetBw":      {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
 	"SimpleOrderNets":         {"src/graph/search.cc", "ncclTopoCompute"},
 	"NVLSTuningSM100":         {"src/transport/nvls.cc", "ncclNvlsTuning"},
+	"P2PMaxPeers":             {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
+	"MLOPartAttr":             {"src/graph/topo.cc", "ncclTopoAddGpuSub"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
