@@ -62,18 +62,19 @@ var regIPCRule = &Rule{
 	},
 }
 
-// regUBRule is G-REG-UB-1, the user-buffer paths of NVLS and CollNet; the
-// tuning model counts the channels (RegNVLS, RegCollNet).
+// regUBRule is G-REG-UB-1, the user-buffer paths of NVLS, CollNet and
+// Ring's network peers; the tuning model counts the channels (RegNVLS,
+// RegCollNet, RegNetRing).
 var regUBRule = &Rule{
 	ID: "G-REG-UB-1", Layer: LayerGroup, Title: "NVLS and CollNet user buffers registered",
-	Doc: `An NVLS or NVLSTree task whose buffers are registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) or captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1), on a communicator with nvlsRegSupport (no MNNVL, one process per GPU), runs on fewer channels: 2.19.1 5 for ReduceScatter, else 4, within NCCL_MIN_CTAS..NCCL_MAX_CTAS; 2.19.3–2.19.4 the same at most nvlsChannels; 2.20.3–2.24.3 one node 5 or 4, several nodes 6, within the CTA bounds; 2.25.1–2.26.x on sm100+ 6 or 8, several nodes 7; from 2.27.3 ncclNvlsRegResourcesQuery's blocks over the node's NVLS heads. From 2.21.5 a CollNetDirect or CollNetChain task registered with the CollNet plugin on a communicator of one rank per node (not PreMulSum or SumPostDiv) runs on one channel (2.21.5–2.23.4 within the CTA bounds). 2.18.x registers neither.`,
+	Doc: `An NVLS or NVLSTree task whose buffers are registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) or captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1), on a communicator with nvlsRegSupport (no MNNVL, one process per GPU), runs on fewer channels: 2.19.1 5 for ReduceScatter, else 4, within NCCL_MIN_CTAS..NCCL_MAX_CTAS; 2.19.3–2.19.4 the same at most nvlsChannels; 2.20.3–2.24.3 one node 5 or 4, several nodes 6, within the CTA bounds; 2.25.1–2.26.x on sm100+ 6 or 8, several nodes 7; from 2.27.3 ncclNvlsRegResourcesQuery's blocks over the node's NVLS heads. From 2.21.5 a CollNetDirect or CollNetChain task registered with the CollNet plugin on a communicator of one rank per node (not PreMulSum or SumPostDiv) runs on one channel (2.21.5–2.23.4 within the CTA bounds). From 2.24.3 a Ring/Simple AllGather or Broadcast registered with the network on a communicator of one rank per node, of several nodes, whose ring connections all use GPU Direct RDMA (not an UNPACK network) runs on one channel; from 2.30.7 on comm->minNetCount channels (the NICs a rank takes to match its GPU's bandwidth) within the CTA bounds. 2.18.x registers neither.`,
 	Ref: Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "registerIntraNodeBuffers"},
 	group: func(g *groupRun) {
-		if r := g.choice.Registered; r == "NVLS" || r == "CollNet" {
+		if r := g.choice.Registered; r == "NVLS" || r == "CollNet" || r == "NET" {
 			g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("buffers registered with %s: %s on %d channel(s)", r, g.choice.Algo, g.choice.NChannels)})
 			return
 		}
-		g.emit(Verdict{Outcome: Skip, Why: "no NVLS or CollNet task with registered or graph-captured buffers"})
+		g.emit(Verdict{Outcome: Skip, Why: "no NVLS, CollNet or network-registered Ring task with registered or graph-captured buffers"})
 	},
 }
 

@@ -2,8 +2,9 @@ package spec
 
 // NCCL 2.30.7 (tag v2.30.7-1) as a delta against 2.30.4: CollNetChain only
 // when its heads have CollNet resources, NVLS off when ranks share a GPU,
-// the environment plugin ABI v2, and the typed parameter registry
-// (spec/params).
+// a network-registered Ring AllGather/Broadcast on comm->minNetCount
+// channels, the environment plugin ABI v2, and the typed parameter
+// registry (spec/params).
 
 var tag2307 = "v2.30.7-1"
 
@@ -22,6 +23,7 @@ func consts2_30_7(rs *Ruleset) {
 func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2307}
 	tuningSet(d, &t.CollNetChainSupport, true, tuningCC, "ncclTopoTuneModel")
+	tuningSet(d, &t.RegNetRing, TuningRegNetRingNICs, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
