@@ -22,6 +22,9 @@ type groupRun struct {
 	choice *tuning.OpChoice
 	dec    *Decision
 	out    []Verdict
+	// planErr is the group's plan failure no operation's own decision
+	// explains (a work FIFO too small for the group), nil when none.
+	planErr *NCCLError
 }
 
 func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
@@ -35,6 +38,12 @@ func groupPlanRule(ref Ref, logLine string) *Rule {
 		Ref: ref, Logs: []string{logLine},
 		group: func(g *groupRun) {
 			ch := g.choice
+			if g.planErr != nil {
+				g.dec.Err, g.dec.DecidedBy = g.planErr, "G-GROUP-PLAN-1"
+				g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("op %d of %d: %s/%s, and the group's tasks fit no kernel plan: ncclGroupEnd fails with %s", g.i, g.n, ch.Algo, ch.Proto, g.planErr),
+					Log: []string{g.planErr.Message}})
+				return
+			}
 			why := fmt.Sprintf("op %d of %d: %s/%s on channels %d..%d", g.i, g.n, ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi)
 			if len(ch.Aggregate) > 1 {
 				why += fmt.Sprintf(", decided with ops %v on %d bytes (numPipeOps %d)", ch.Aggregate, ch.NBytes, ch.NumPipeOps)
@@ -129,6 +138,17 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		return nil, err
 	}
 	out.Choices, out.Lines, out.Err, out.Plans = gc.Ops, gc.Lines, gc.Err, gc.Plans
+	planErr := out.Err
+	for i := range all {
+		ch, d := &gc.Ops[i], out.Ops[i]
+		if d.DecidedBy == "G-GROUP-PLAN-1" && (len(all) > 1 || ch.Registered != "" || ch.DecidedBy == tuning.RuleCTAPolicy || ch.SidePath != "") {
+			// its plan failed alone (Select); in this group the group's plan decides
+			d.Err, out.Traces[i] = nil, dropVerdict(out.Traces[i], "G-GROUP-PLAN-1")
+		}
+		if d.Err != nil || ch.Err != nil {
+			planErr = nil // an operation's own failure fails the group
+		}
+	}
 	for i := range all {
 		ch, d := &gc.Ops[i], out.Ops[i]
 		if d.Err != nil || d.Discarded || ch.Discarded || ch.OneRank || ch.P2P {
@@ -204,7 +224,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Fail,
 				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)"})
 		}
-		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d}
+		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d, planErr: planErr}
 		for _, id := range c.rs.Group {
 			rule := c.rs.rules[id]
 			gr.out = gr.out[:0]
@@ -292,6 +312,17 @@ func (c *Comm) sideVerdictOrAdd(tr Trace, v Verdict) Trace {
 // sideVerdict replaces the operation's G-SEL-SIDE-1 verdict (Select knows
 // no buffers and answers "skip") with what the group's buffers decide.
 func sideVerdict(tr Trace, v Verdict) Trace { return replaceVerdict(tr, "G-SEL-SIDE-1", v) }
+
+// dropVerdict removes the operation's verdicts of rule id.
+func dropVerdict(tr Trace, id RuleID) Trace {
+	out := tr[:0]
+	for _, v := range tr {
+		if v.Rule != id || v.Scope != "op" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
 
 // replaceVerdict replaces the operation's verdict of rule id with v.
 func replaceVerdict(tr Trace, id RuleID, v Verdict) Trace {

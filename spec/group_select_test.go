@@ -361,3 +361,63 @@ func TestSelectGroupRingNetUserBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanFailureAloneAndGrouped: before 2.22.3 a kernel plan takes at most
+// half of NCCL_WORK_FIFO_DEPTH in works; a 64 MiB AllReduce on every
+// channel of a DGX H100 does not fit a depth of 8, and ncclGroupEnd fails
+// (G-GROUP-PLAN-1) for the call alone (its implicit group), its group of
+// one and a group of two alike. A depth that fits, and 2.22.3 (which no
+// longer reads the variable), decide without an error.
+func TestPlanFailureAloneAndGrouped(t *testing.T) {
+	op := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	const want = "ncclInvalidUsage: 'NCCL_WORK_FIFO_DEPTH=8' is too small. Minimum value is 64"
+	planVerdict := func(tr Trace) string {
+		for _, v := range tr {
+			if v.Rule == "G-GROUP-PLAN-1" {
+				return v.Outcome.String()
+			}
+		}
+		return "none"
+	}
+	errText := func(d *Decision) string {
+		if d.Err == nil {
+			return "ok"
+		}
+		return d.Err.String()
+	}
+	for _, tc := range []struct {
+		v     Version
+		depth string
+		want  string
+	}{
+		{V2_21_5, "8", want},
+		{V2_19_4, "8", want},
+		{V2_21_5, "65536", "ok"},
+		{V2_22_3, "8", "ok"},
+	} {
+		c := initPreset(t, tc.v, "dgx-h100", 1, Env{"NCCL_WORK_FIFO_DEPTH": tc.depth, "NCCL_NVLS_ENABLE": "0"})
+		d, tr, err := c.Select(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantVerdict := map[bool]string{true: "fail", false: "none"}[tc.want != "ok"]
+		if got := errText(d); got != tc.want || planVerdict(tr.Op()) != wantVerdict || (tc.want != "ok") != (d.DecidedBy == "G-GROUP-PLAN-1") {
+			t.Errorf("%s depth %s alone: %s decided by %s, G-GROUP-PLAN-1 %s; want %s", tc.v, tc.depth, got, d.DecidedBy, planVerdict(tr.Op()), tc.want)
+		}
+		for _, agg := range []int{1, 2} {
+			g, err := c.SelectGroup([]GroupOp{{Op: op}}, Launch{Agg: agg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, d := range g.Ops {
+				if got := errText(d); got != tc.want {
+					t.Errorf("%s depth %s group of %d, op %d: %s, want %s", tc.v, tc.depth, agg, i, got, tc.want)
+				}
+				gv := planVerdict(g.Traces[i])
+				if tc.want != "ok" && gv != "fail" {
+					t.Errorf("%s depth %s group of %d, op %d: G-GROUP-PLAN-1 %s, want fail", tc.v, tc.depth, agg, i, gv)
+				}
+			}
+		}
+	}
+}
