@@ -137,9 +137,10 @@ type Result struct {
 	// RDMA (ringNetGDR). MinNetCount is comm->minNetCount (2.30.7): the
 	// fewest NICs a rank's channels take to match its GPU's bandwidth
 	// (ncclTopoGetLocalNetCountByBw), over node 0's GPUs; 0 without one.
-	// Ring's network registration of user buffers reads both.
-	RingNetGDR  bool `json:"ringNetGdr,omitempty"`
-	MinNetCount int  `json:"minNetCount,omitempty"`
+	// Ring's network registration of user buffers reads both; like
+	// NvlsTuned they are not part of the topology report.
+	RingNetGDR  bool `json:"-"`
+	MinNetCount int  `json:"-"`
 	// NvlsTuned: ncclNvlsTuning (2.30.3+) set NvlsChannels for an sm100
 	// communicator of several nodes; the NVLS gates take it over the
 	// per-node default.
