@@ -162,10 +162,11 @@ func (m RegNVLS) String() string {
 type RegCollNet int
 
 const (
-	// RegCollNetCTAs (2.21.5–2.23.4): one channel within the config's CTA
+	// RegCollNetCTAs (2.21.5–2.22.3): one channel within the config's CTA
 	// bounds (registerIntraNodeBuffers).
 	RegCollNetCTAs RegCollNet = iota
-	// RegCollNetOne (2.24.3+): one channel (ncclRegisterCollBuffers).
+	// RegCollNetOne (2.23.4+): one channel (2.23.4 registerCollBuffers,
+	// from 2.24.3 ncclRegisterCollBuffers).
 	RegCollNetOne
 	// RegCollNetNone (before 2.21.5): CollNet buffers are not registered.
 	RegCollNetNone
