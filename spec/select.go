@@ -266,9 +266,30 @@ func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace, dc *decisionCo
 		o.id, o.rule = rule.ID, rule
 		rule.perOp(o)
 	}
+	if v, ok := c.planFailure(d, o.choice, 1); ok {
+		o.out = append(o.out, v)
+	}
 	trace, o.out = o.out, nil
 	d.Evidence = c.evidenceWith(o.raised, o.odd)
 	return d, trace, nil
+}
+
+// planFailure is G-GROUP-PLAN-1 failing a decision the gates let pass:
+// the tuning model picked the same cell, then the group's kernel plan
+// could not take the task (before 2.22.3 an NCCL_WORK_FIFO_DEPTH too
+// small for its channels), so ncclGroupEnd returns the error, for a call
+// outside a group its implicit group's. It sets d's error and returns the
+// verdict; false when ch has no such failure.
+//
+// Ref: v2.21.5-1 src/enqueue.cc ncclLaunchPrepare (v2.18.1-1 likewise)
+func (c *Comm) planFailure(d *Decision, ch *tuning.OpChoice, n int) (Verdict, bool) {
+	r, ok := c.rs.rules["G-GROUP-PLAN-1"]
+	if !ok || ch == nil || d.Err != nil || ch.Err == nil || ch.Algo != d.Algo || ch.Proto != d.Proto {
+		return Verdict{}, false
+	}
+	d.Err, d.DecidedBy = ch.Err, r.ID
+	why := fmt.Sprintf("the %s/%s task fits no kernel plan: ncclGroupEnd of its group of %d fails with %s", d.Algo, d.Proto, n, ch.Err)
+	return Verdict{Rule: r.ID, Layer: r.Layer, Ref: r.Ref, Scope: "op", Outcome: Fail, Why: why, Log: []string{ch.Err.Message}}, true
 }
 
 // checkOp rejects operations NCCL's API would reject before any gate.

@@ -354,6 +354,7 @@ func TopoOptions(env Env) topo.Options {
 	}
 	set("NCCL_SHM_DISABLE", func(n int) { o.SHMDisable = n == 1 })
 	set("NCCL_NET_GDR_C2C", func(n int) { o.NetGdrC2C = n != 0 })
+	set("NCCL_NET_GDR_READ", func(n int) { o.NetGdrRead, o.NetGdrReadSet = n, true })
 	set("NCCL_PXN_DISABLE", func(n int) { o.PXNDisable = n == 1 })
 	set("NCCL_PXN_C2C", func(n int) { o.PXNC2C = n != 0 })
 	set("NCCL_NVB_DISABLE", func(n int) { o.NVBDisable = n != 0 })

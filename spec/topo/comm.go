@@ -133,6 +133,15 @@ type Result struct {
 	// CollNet head (the CollNetDirect heads, the NVLS heads when NVLS is
 	// supported), so CollNetChain has CollNet resources.
 	CollNetChainHeadsOK bool `json:"collNetChainHeadsOK"`
+	// RingNetGDR is comm->useGdr after ncclTransportRingConnect on several
+	// nodes: every ring connection through the network uses GPU Direct
+	// RDMA (ringNetGDR). MinNetCount is comm->minNetCount (2.30.7): the
+	// fewest NICs a rank's channels take to match its GPU's bandwidth
+	// (ncclTopoGetLocalNetCountByBw), over node 0's GPUs; 0 without one.
+	// Ring's network registration of user buffers reads both; like
+	// NvlsTuned they are not part of the topology report.
+	RingNetGDR  bool `json:"-"`
+	MinNetCount int  `json:"-"`
 	// NvlsTuned: ncclNvlsTuning (2.30.3+) set NvlsChannels for an sm100
 	// communicator of several nodes; the NVLS gates take it over the
 	// per-node default.
@@ -658,6 +667,13 @@ func (r *Result) consensus(ps *pathState) error {
 			return err
 		}
 	}
+	if r.NNodes > 1 {
+		gdr, err := ringNetGDR(ps, r0)
+		if err != nil {
+			return err
+		}
+		r.RingNetGDR, r.MinNetCount = gdr, minNetCount(ps, r0.System)
+	}
 	if collnet && r.NNodes < o.CollNetNodeThreshold {
 		collnet = false
 	}
@@ -959,6 +975,101 @@ func (r *Result) nvlsTuning(ps *pathState, s *System) error {
 		r.NvlsTreeMaxChunkSize = r.NvlsChunkSize
 		if r.NNodes >= 4 {
 			r.NvlsTreeMaxChunkSize = 64 << 10
+		}
+	}
+	return nil
+}
+
+// ringNetGDR is comm->useGdr after ncclTransportRingConnect: whether
+// every ring connection through the network uses GPU Direct RDMA, the
+// receiving GPU (the first of a channel's node order, the graph's entry
+// NET) for writes and the sending one (the last, the exit NET; the same
+// GPU and NET with one GPU per node) for reads, as ncclTopoGetNetDev
+// names the NET; node 0 stands for every node.
+//
+// Ref: v2.24.3-1 src/transport/generic.cc ncclTransportRingConnect;
+// src/transport/net.cc sendSetup, recvSetup; src/graph/paths.cc
+// ncclTopoCheckGdr (v2.30.7-1 likewise)
+func ringNetGDR(ps *pathState, n *NodeResult) (bool, error) {
+	s, g := n.System, n.model.graphs[GraphRing]
+	ngpus := len(s.Nodes[GPU])
+	if g == nil || g.nChannels == 0 || ngpus == 0 || !ps.inter(s) {
+		return false, nil
+	}
+	for c := 0; c < g.nChannels; c++ {
+		for _, end := range [2]int{0, ngpus - 1} {
+			gpu, net := gpuOfRank(s, g.intra[c*ngpus+end]), netOfID(s, g.inter[2*c+min(end, 1)])
+			if gpu == nil || net == nil {
+				return false, nil
+			}
+			gdr, err := ps.checkGDR(s, gpu, net)
+			if err != nil || !gdr {
+				return false, err
+			}
+			if end == ngpus-1 && !ps.gdrRead(s, gpu) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// gdrRead is ncclTopoCheckGdr's condition for reads (sends): not with
+// NCCL_NET_GDR_READ=0; unset, a GPU before sm80 reads over GDR only when
+// it is alone or has an NVLink peer.
+func (ps *pathState) gdrRead(s *System, gpu *Node) bool {
+	if ps.o.NetGdrReadSet && ps.o.NetGdrRead >= 0 {
+		return ps.o.NetGdrRead != 0
+	}
+	if gpu.SM >= 80 || len(s.Nodes[GPU]) == 1 {
+		return true
+	}
+	for _, peer := range s.Nodes[GPU] {
+		if peer != gpu && gpu.Paths[GPU][peer.Index].Type == PathNVL {
+			return true
+		}
+	}
+	return false
+}
+
+// minNetCount is comm->minNetCount: the least over node 0's GPUs of
+// ncclTopoGetLocalNetCountByBw's count; 0 without a NET, or where the
+// count cannot be had (no local CPU).
+//
+// Ref: v2.30.7-1 src/init.cc initTransportsRank; src/graph/topo.cc
+// ncclTopoGetLocalNetCountByBw
+func minNetCount(ps *pathState, s *System) int {
+	if len(s.Nodes[NET]) == 0 {
+		return 0
+	}
+	best := 0
+	for i, g := range s.Nodes[GPU] {
+		n, _, err := ps.netCountByBw(s, g)
+		if err != nil {
+			return 0
+		}
+		if i == 0 || n < best {
+			best = n
+		}
+	}
+	return best
+}
+
+// gpuOfRank is the GPU of a node-local rank, nil when none has it.
+func gpuOfRank(s *System, rank int) *Node {
+	for _, g := range s.Nodes[GPU] {
+		if g.Rank == rank {
+			return g
+		}
+	}
+	return nil
+}
+
+// netOfID is the NET with NCCL's id, nil when none has it.
+func netOfID(s *System, id int64) *Node {
+	for _, n := range s.Nodes[NET] {
+		if n.ID == id {
+			return n
 		}
 	}
 	return nil

@@ -888,6 +888,10 @@ type Options struct {
 	NetGdrLevelSet bool
 	// NetGdrC2C is NCCL_NET_GDR_C2C (default 1, 2.24+).
 	NetGdrC2C bool
+	// NetGdrRead is NCCL_NET_GDR_READ when NetGdrReadSet (default -2: GDR
+	// reads on sm80+, before that only beside an NVLink peer).
+	NetGdrRead    int
+	NetGdrReadSet bool
 	// PXNDisable is NCCL_PXN_DISABLE=1 (or a v4 net plugin).
 	PXNDisable bool
 	// PXNC2C is NCCL_PXN_C2C (default 1, 2.24+).

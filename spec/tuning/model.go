@@ -164,6 +164,13 @@ type Input struct {
 	// peers connected over P2P read/write: what IPC registration of user
 	// buffers needs (ncclRegisterCollBuffers).
 	DirectP2P bool `json:"directP2P,omitempty"`
+	// RingNetGDR is comm->useGdr after the rings connected: every ring
+	// connection through the network uses GPU Direct RDMA (with one rank
+	// per node none goes through a PXN peer, so useNetPXN is 0).
+	// MinNetCount is comm->minNetCount (2.30.7). Ring's network
+	// registration of user buffers reads both (netRingChannels).
+	RingNetGDR  bool `json:"ringNetGdr,omitempty"`
+	MinNetCount int  `json:"minNetCount,omitempty"`
 	// GraphRegister and LocalRegister are NCCL_GRAPH_REGISTER and
 	// NCCL_LOCAL_REGISTER (NCCL_PARAM, default 1), nil when unset.
 	GraphRegister *int64 `json:"NCCL_GRAPH_REGISTER,omitempty"`
