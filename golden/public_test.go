@@ -34,8 +34,8 @@ var publicTruthRoot = filepath.Join("testdata", "public")
 
 // minPublicTruthCases is the least number of public cases: the ones
 // committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
-// releases 2.18.1 to 2.27.5, 2.20.x argued), so a lost case fails the test.
-const minPublicTruthCases = 11
+// releases 2.18.1 to 2.30.4, 2.20.x argued), so a lost case fails the test.
+const minPublicTruthCases = 14
 
 // publicCase is one parsed "case" file.
 type publicCase struct {
@@ -51,6 +51,7 @@ type publicCase struct {
 	preset   string
 	nodes    int
 	sharp    bool
+	rdmaV6   bool // nccl-rdma-sharp-plugins built with the v6 net ABI only and no CollNet
 	noP2P    bool // NVML reports no P2P between the GPUs (GeForce boards)
 	env      spec.Env
 	expect   map[string]string // item -> "" (agree) or the reason of a known disagreement
@@ -76,6 +77,8 @@ type publicCase struct {
 //	topo PATH | preset NAME      the machine: NCCL's topology XML (relative path) or a preset
 //	nodes N                      copies of the node (default 1)
 //	plugin sharp                 the HPC-X SHARP plugin (Net and CollNet v5-v8) on every node
+//	plugin rdma-v6               a build of the same plugin with only ncclNetPlugin_v6 and no
+//	                             CollNet (a cloud vendor's, nccl-tests#321), on every node (topo only)
 //	driver p2p-not-supported     NVML reports P2P between the GPUs as not supported (GeForce boards)
 //	env NAME=VALUE               one NCCL_* variable of the run
 //	agree ITEM                   the item must agree
@@ -159,10 +162,14 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 				return nil, bad("nodes N (N >= 1)")
 			}
 		case "plugin":
-			if rest != "sharp" {
-				return nil, bad("plugin sharp")
+			switch rest {
+			case "sharp":
+				c.sharp = true
+			case "rdma-v6":
+				c.rdmaV6 = true
+			default:
+				return nil, bad("plugin sharp or plugin rdma-v6")
 			}
-			c.sharp = true
 		case "driver":
 			if rest != "p2p-not-supported" {
 				return nil, bad("driver p2p-not-supported")
@@ -217,6 +224,8 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 		return nil, fmt.Errorf("%s: no release line", path)
 	case (c.topo == "") == (c.preset == ""):
 		return nil, fmt.Errorf("%s: expected exactly one of topo and preset", path)
+	case c.rdmaV6 && (c.sharp || c.preset != ""):
+		return nil, fmt.Errorf("%s: plugin rdma-v6 goes with a topo and without plugin sharp", path)
 	}
 	return c, nil
 }
@@ -264,12 +273,31 @@ func (c *publicCase) machine(nodes int) (*spec.System, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.sharp {
-		for i := range sys.Nodes {
+	for i := range sys.Nodes {
+		switch {
+		case c.sharp:
 			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, spec.SHARPPlugin())
+		case c.rdmaV6:
+			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, rdmaV6Plugin())
 		}
 	}
 	return sys, nil
+}
+
+// rdmaV6Plugin is nccl-rdma-sharp-plugins as a cloud vendor builds it
+// (nccl-tests#321: "Plugin version : 1.2@Tencent Cloud"): NCCL finds
+// ncclNetPlugin_v6 only and no ncclCollNetPlugin symbol, and the plugin's v6
+// init installs the IB struct it names "IBext" ("P2P plugin IBext"); the
+// exported struct's name, "NCCL RDMA Plugin v6", is what NCCL prints at load.
+func rdmaV6Plugin() spec.Library {
+	lib := spec.SHARPPlugin()
+	lib.Path = "/usr/local/lib/libnccl-net.so"
+	lib.NetSymbols = []int{6}
+	lib.CollNetSymbols, lib.CollNet = nil, nil
+	net := *lib.Net
+	net.Name = "IBext"
+	lib.Net = &net
+	return lib
 }
 
 // publicItem is one compared item.
@@ -796,6 +824,9 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"bad scope", base + "agree channels @next\n", "expected agree ITEM @X.Y.Z"},
 		{"driver fact", base + "driver p2p-not-supported\n", ""},
 		{"unknown driver fact", base + "driver fast\n", "expected driver p2p-not-supported"},
+		{"rdma-v6 plugin", "source s\nlogged 2.26.5\nrelease 2.26.5\ntopo t.xml\nplugin rdma-v6\n", ""},
+		{"rdma-v6 with a preset", base + "plugin rdma-v6\n", "plugin rdma-v6 goes with a topo"},
+		{"unknown plugin", base + "plugin nccom\n", "expected plugin sharp or plugin rdma-v6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePublicCase("d", "case", []byte(tc.text))
