@@ -35,7 +35,7 @@ var publicTruthRoot = filepath.Join("testdata", "public")
 // minPublicTruthCases is the least number of public cases: the ones
 // committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
 // releases 2.18.1 to 2.30.4, 2.20.x argued), so a lost case fails the test.
-const minPublicTruthCases = 14
+const minPublicTruthCases = 15
 
 // publicCase is one parsed "case" file.
 type publicCase struct {
@@ -87,8 +87,8 @@ type publicCase struct {
 // "ITEM @X.Y.Z" (agree network @2.28.3) scopes an expectation to one of
 // the releases; it takes precedence over the unscoped one.
 //
-// Items: network, system, graph ring|tree|nvls|collnet, channels, threadThresholds,
-// matrix, table, op FUNC BYTES.
+// Items: network, system, fallback (the search's simple-order WARNs), graph
+// ring|tree|nvls|collnet, channels, threadThresholds, matrix, table, op FUNC BYTES.
 func readPublicCase(dir string) (*publicCase, error) {
 	path := filepath.Join(dir, "case")
 	data, err := os.ReadFile(path)
@@ -312,9 +312,10 @@ type publicItem struct {
 // raw message lines for the blocks ncclog aggregates away (the [GRAPH]
 // system print and the channel rows of each graph).
 type observedLog struct {
-	log  *ncclog.Log
-	msgs []string
-	srcs map[string]bool // FILE:LINE of every WARN and TRACE line
+	log       *ncclog.Log
+	msgs      []string
+	srcs      map[string]bool // FILE:LINE of every WARN and TRACE line
+	fallbacks []string        // the search's "Could not find a path for pattern N" WARNs, in order
 }
 
 func readObserved(file string) (*observedLog, error) {
@@ -337,6 +338,9 @@ func readObserved(file string) (*observedLog, error) {
 			o.msgs = append(o.msgs, ln.Msg)
 		case ln.SrcFile != "":
 			o.srcs[fmt.Sprintf("%s:%d", ln.SrcFile, ln.SrcLine)] = true
+			if ln.Level == ncclog.LevelWarn && fallbackRe.MatchString(ln.Msg) {
+				o.fallbacks = append(o.fallbacks, strings.TrimSpace(ln.Msg))
+			}
 		}
 	}
 	return o, nil
@@ -346,6 +350,9 @@ var (
 	patternRe  = regexp.MustCompile(`^Pattern (\d+), crossNic`)
 	graphRowRe = regexp.MustCompile(`^ ?\d+ : `)
 	pathLineRe = regexp.MustCompile(`^(GPU|NET|NVS|CPU|NIC)/[0-9A-Fa-f-]+ :`)
+	// fallbackRe is the WARN of a search that found no graph (every
+	// release's src/graph/search.cc ncclTopoCompute).
+	fallbackRe = regexp.MustCompile(`^Could not find a path for pattern \d+, falling back to simple order$`)
 )
 
 // graphKind names a search pattern (v2.28.9-1 src/graph/graph.h
@@ -455,6 +462,15 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 
 	if sysObs := systemBlock(obs.msgs); sysObs != nil {
 		add("system", node.System.SystemLines(), sysObs)
+	}
+	if len(obs.fallbacks) > 0 {
+		var pred []string
+		for _, m := range node.Log() {
+			if fallbackRe.MatchString(m) {
+				pred = append(pred, m)
+			}
+		}
+		add("fallback", pred, obs.fallbacks)
 	}
 	predGraphs, _ := graphBlocks(node.Log())
 	obsGraphs, order := graphBlocks(obs.msgs)
