@@ -35,7 +35,7 @@ var publicTruthRoot = filepath.Join("testdata", "public")
 // minPublicTruthCases is the least number of public cases: the ones
 // committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
 // releases 2.18.1 to 2.30.4, 2.20.x argued), so a lost case fails the test.
-const minPublicTruthCases = 16
+const minPublicTruthCases = 17
 
 // publicCase is one parsed "case" file.
 type publicCase struct {
@@ -50,9 +50,9 @@ type publicCase struct {
 	topo     string         // topology XML, relative to the case directory
 	preset   string
 	nodes    int
-	sharp    bool
-	rdmaV6   bool // nccl-rdma-sharp-plugins built with the v6 net ABI only and no CollNet
-	noP2P    bool // NVML reports no P2P between the GPUs (GeForce boards)
+	sharp    bool   // the HPC-X SHARP plugin, net and CollNet v5-v8
+	plugin   string // another build of that plugin: "sharp-v6" or "rdma-v6" (see v6Plugin)
+	noP2P    bool   // NVML reports no P2P between the GPUs (GeForce boards)
 	env      spec.Env
 	expect   map[string]string // item -> "" (agree) or the reason of a known disagreement
 	order    []string          // items in file order, for messages
@@ -77,6 +77,8 @@ type publicCase struct {
 //	topo PATH | preset NAME      the machine: NCCL's topology XML (relative path) or a preset
 //	nodes N                      copies of the node (default 1)
 //	plugin sharp                 the HPC-X SHARP plugin (Net and CollNet v5-v8) on every node
+//	plugin sharp-v6              an older build of the same plugin: net and CollNet v6 only
+//	                             (nccl-tests#329), on every node (topo only)
 //	plugin rdma-v6               a build of the same plugin with only ncclNetPlugin_v6 and no
 //	                             CollNet (a cloud vendor's, nccl-tests#321), on every node (topo only)
 //	driver p2p-not-supported     NVML reports P2P between the GPUs as not supported (GeForce boards)
@@ -165,10 +167,10 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			switch rest {
 			case "sharp":
 				c.sharp = true
-			case "rdma-v6":
-				c.rdmaV6 = true
+			case "sharp-v6", "rdma-v6":
+				c.plugin = rest
 			default:
-				return nil, bad("plugin sharp or plugin rdma-v6")
+				return nil, bad("plugin sharp, plugin sharp-v6 or plugin rdma-v6")
 			}
 		case "driver":
 			if rest != "p2p-not-supported" {
@@ -224,8 +226,8 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 		return nil, fmt.Errorf("%s: no release line", path)
 	case (c.topo == "") == (c.preset == ""):
 		return nil, fmt.Errorf("%s: expected exactly one of topo and preset", path)
-	case c.rdmaV6 && (c.sharp || c.preset != ""):
-		return nil, fmt.Errorf("%s: plugin rdma-v6 goes with a topo and without plugin sharp", path)
+	case c.plugin != "" && (c.sharp || c.preset != ""):
+		return nil, fmt.Errorf("%s: plugin %s goes with a topo and without plugin sharp", path, c.plugin)
 	}
 	return c, nil
 }
@@ -277,23 +279,28 @@ func (c *publicCase) machine(nodes int) (*spec.System, error) {
 		switch {
 		case c.sharp:
 			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, spec.SHARPPlugin())
-		case c.rdmaV6:
-			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, rdmaV6Plugin())
+		case c.plugin != "":
+			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, v6Plugin(c.plugin == "sharp-v6"))
 		}
 	}
 	return sys, nil
 }
 
-// rdmaV6Plugin is nccl-rdma-sharp-plugins as a cloud vendor builds it
-// (nccl-tests#321: "Plugin version : 1.2@Tencent Cloud"): NCCL finds
-// ncclNetPlugin_v6 only and no ncclCollNetPlugin symbol, and the plugin's v6
-// init installs the IB struct it names "IBext" ("P2P plugin IBext"); the
-// exported struct's name, "NCCL RDMA Plugin v6", is what NCCL prints at load.
-func rdmaV6Plugin() spec.Library {
+// v6Plugin is nccl-rdma-sharp-plugins built with the v6 net ABI at most:
+// NCCL finds ncclNetPlugin_v6 and no newer, the plugin's v6 init installs
+// the IB struct it names "IBext" ("P2P plugin IBext"), and the exported
+// struct's name, "NCCL RDMA Plugin v6", is what NCCL prints at load. With
+// collNet (an older HPC-X, nccl-tests#329: "Loaded coll plugin SHARP
+// (v6)") it has ncclCollNetPlugin_v6 too; without (a cloud vendor's build,
+// nccl-tests#321: "Plugin version : 1.2@Tencent Cloud") no CollNet symbol.
+func v6Plugin(collNet bool) spec.Library {
 	lib := spec.SHARPPlugin()
-	lib.Path = "/usr/local/lib/libnccl-net.so"
 	lib.NetSymbols = []int{6}
-	lib.CollNetSymbols, lib.CollNet = nil, nil
+	lib.CollNetSymbols = []int{6}
+	if !collNet {
+		lib.Path = "/usr/local/lib/libnccl-net.so"
+		lib.CollNetSymbols, lib.CollNet = nil, nil
+	}
 	net := *lib.Net
 	net.Name = "IBext"
 	lib.Net = &net
@@ -842,7 +849,8 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"unknown driver fact", base + "driver fast\n", "expected driver p2p-not-supported"},
 		{"rdma-v6 plugin", "source s\nlogged 2.26.5\nrelease 2.26.5\ntopo t.xml\nplugin rdma-v6\n", ""},
 		{"rdma-v6 with a preset", base + "plugin rdma-v6\n", "plugin rdma-v6 goes with a topo"},
-		{"unknown plugin", base + "plugin nccom\n", "expected plugin sharp or plugin rdma-v6"},
+		{"sharp-v6 plugin", "source s\nlogged 2.19.3\nrelease 2.19.3\ntopo t.xml\nplugin sharp-v6\n", ""},
+		{"unknown plugin", base + "plugin nccom\n", "expected plugin sharp, plugin sharp-v6 or plugin rdma-v6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePublicCase("d", "case", []byte(tc.text))
