@@ -155,7 +155,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			continue
 		}
 		if ch.SidePath != "" {
-			d.Algo, d.Proto, d.Candidates, d.Costs, d.Part = AlgoNone, ProtoNone, nil, nil, nil
+			d.Algo, d.Proto, d.Candidates, d.Costs, d.Lazy, d.Part = AlgoNone, ProtoNone, nil, nil, nil, nil
 			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
 			if ch.SidePath == "allgatherv" {
 				d.DecidedBy, d.Kernel, d.Undecided = "G-SEL-SIDE-1", "", ""
@@ -210,7 +210,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		lone := len(all) == 1 && ch.Registered == "" && !ctaPol
 		if !lone {
 			fillDecision(ch, d)
-			d.Costs = nil // the lone operation's table does not apply
+			d.Costs, d.Lazy = nil, nil // the lone operation's table does not apply
 			if ch.Err == nil && !ctaPol {
 				d.DecidedBy = "G-GROUP-PLAN-1"
 			}

@@ -62,6 +62,12 @@ func (n *NodeResult) Graphs() [NumGraphs]Graph {
 	return out
 }
 
+// Graph is one of the node's own search results, with global ranks
+// (Graphs()[g] without publishing the others).
+func (n *NodeResult) Graph(g GraphIndex) Graph {
+	return n.model.publish(n.model.graphs[g], n.rankBase)
+}
+
 // Log are the lines the node's ranks print during the search (NCCL's
 // [GRAPH] subsystem), in order.
 func (n *NodeResult) Log() []string {
@@ -224,11 +230,14 @@ type NodeCache struct {
 	// with paths, and its NCCL nodes): read-only once built, it depends on
 	// the host, the parameters and the options only.
 	hosts *lru.Cache[string, *hostModel]
+	// names names the hosts' topologies (their text, kilobytes) in the
+	// keys of both.
+	names *lru.Names
 }
 
 // NewNodeCache returns a cache of at most n searched nodes (and n hosts).
 func NewNodeCache(n int) *NodeCache {
-	return &NodeCache{m: lru.New[string, *nodeModel](n), hosts: lru.New[string, *hostModel](n)}
+	return &NodeCache{m: lru.New[string, *nodeModel](n), hosts: lru.New[string, *hostModel](n), names: lru.NewNames(n, "host")}
 }
 
 // SearchCached is Search reusing and filling nc (nil: no cache).
@@ -265,15 +274,17 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 			hostModelIdx[i] = k
 			continue
 		}
-		key := h.Fingerprint()
-		if k, ok := byXML[key]; ok {
+		fp := h.Fingerprint()
+		if k, ok := byXML[fp]; ok {
 			byPtr[h] = k
 			hostModelIdx[i] = k
 			continue
 		}
 		var m *hostModel
 		var ok bool
+		key := fp
 		if nc != nil {
+			key = nc.names.Name(fp)
 			m, ok = nc.hosts.Get(setting + "|" + h.Name + "|" + key)
 		}
 		if !ok {
@@ -288,7 +299,7 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 		models = append(models, m)
 		modelKeys = append(modelKeys, key)
 		byPtr[h] = len(models) - 1
-		byXML[key] = len(models) - 1
+		byXML[fp] = len(models) - 1
 		hostModelIdx[i] = len(models) - 1
 	}
 	nRanks := 0
@@ -296,6 +307,7 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 		nRanks += len(models[hostModelIdx[i]].sys.Nodes[GPU])
 	}
 
+	ranks := make([]int, 0, nRanks)
 	type nodeKey struct{ model, domain int }
 	nodes := map[nodeKey]*nodeModel{}
 	multiHost := "|single"
@@ -326,7 +338,16 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 				}
 				nodes[k] = nm
 			}
-			r.Nodes = append(r.Nodes, nm.result(i, base))
+			nr := nm.result(i, base)
+			// the nodes' ranks share one array
+			at := len(ranks)
+			for _, lr := range nm.local {
+				ranks = append(ranks, lr+base)
+			}
+			if len(ranks) > at {
+				nr.Ranks = ranks[at:len(ranks):len(ranks)]
+			}
+			r.Nodes = append(r.Nodes, nr)
 		}
 		base += len(m.sys.Nodes[GPU])
 	}
@@ -530,9 +551,6 @@ func (nm *nodeModel) publish(g *sgraph, rankBase int) Graph {
 func (nm *nodeModel) result(host, rankBase int) NodeResult {
 	nr := NodeResult{Host: host, System: nm.sys, Searched: nm.searched,
 		NvlsSupport: nm.nvls, NvlsChannels: nm.nvlsCh, NvlsHeads: nm.heads, model: nm, rankBase: rankBase}
-	for _, r := range nm.local {
-		nr.Ranks = append(nr.Ranks, r+rankBase)
-	}
 	return nr
 }
 
