@@ -52,6 +52,12 @@ const proto273Doc = `Protocols default to LL 1, LL128 2 (auto), Simple 1; a valu
 // 2.27.3: the auto case also needs a user P2P level other than LOC.
 var mnnvl273 = mnnvlRuleUserP2P(Ref{Tag: tag273, File: "src/init.cc", Func: "initTransportsRank"}, mnnvl28.Doc)
 
+// netLib273 is G-NET-LIB-1 of 2.27.3: the list of plugins, each entry
+// under one name by its form, and no "none" keyword.
+var netLib273 = netLibList(Ref{Tag: tag273, File: "src/plugin/plugin_open.cc", Func: "openPluginLib"},
+	`NCCL_NET_PLUGIN unset: one entry, libnccl-net.so. Set: logged; a comma-separated list (empty items skipped, at most 14 entries, names of 255+ characters ignored; "none" is an entry like any other). For each entry dlopen the name itself when it is of the form lib*.so (7 characters or more), otherwise only libnccl-net-<name>.so, so a path that does not start with "lib" is never opened. A non-ENOENT failure is logged with the name and dlerror's text; the ENOENT names are listed in "Could not find".`,
+	netLibOpts{oneNameByForm: true})
+
 var release2_27_3 = Release{
 	Version: V2_27_3,
 	Tag:     tag273,
@@ -95,7 +101,7 @@ func apply2_27_3(rs *Ruleset) {
 	rs.Remove("G-COLLNET-ENV-1", ref("src/init.cc", "envConfigOverride"), "read at config time instead (below)")
 	rs.Replace(mnnvl273, "ncclMnnvlCheck only with a user P2P level other than LOC (ncclGetUserP2pLevel), unless NCCL_MNNVL_ENABLE=1")
 	rs.Add(collNetEnv273, "G-ENV-PARAM-1", "NCCL_PARAM into config.collnetEnable for every communicator")
-	rs.Replace(ruleAt(netLib28, ref("src/plugin/net.cc", "ncclNetPluginLoad"), ""), "comma list of plugins (the none keyword and the conditional prefixed name are modelled from here; 2.27.5 and 2.28.3 refine them)")
+	rs.Replace(netLib273, "comma list of plugins; each entry opened under one name chosen by its form (a path not starting with lib is never opened)")
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe through the 2.26 per-version adapters, one log per accepted version")
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe, silent when absent")
 	rs.Replace(collNetEntryPoints(ref("src/plugin/net/net_v7.cc", "getNcclCollNet_v7"), 8), "adapters in src/plugin/net/ (2.26.2)")

@@ -146,7 +146,7 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(envSource23, "new tag")
 	rs.Replace(intParamRule(ref("src/misc/param.cc", "ncclLoadParam")), "same parse; file unchanged, new tag")
 	rs.Replace(collNetEnv28, "new tag")
-	rs.Replace(netLib28, "none keyword, conditional prefixed name")
+	rs.Replace(netLib28, `"none" names no plugin`)
 	rs.Replace(netLibNone28, "new tag")
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v11-v6")
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v11-v6")
