@@ -44,7 +44,9 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	env := spec.Env{}
 	for _, e := range l.Env {
 		switch e.How {
-		case "env", "set", "invalid", "config": // "Comm config collnetEnable reset to NCCL_COLLNET_ENABLE=1" (2.28)
+		// "config": "Comm config collnetEnable reset to NCCL_COLLNET_ENABLE=1"
+		// (2.28); "ignored": "... is too low", which spec derives again
+		case "env", "set", "invalid", "config", "ignored":
 			env[e.Name] = e.Value
 		}
 	}

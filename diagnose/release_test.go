@@ -71,6 +71,10 @@ func TestInferRelease(t *testing.T) {
 			[]string{"init.cc.multigpu", "init.timings.old"}, Info, "the only one of the 31 modelled releases"},
 		{"cc from 2.24.3", "h:1:1 [0] NCCL INFO CC Off, workFifoBytes 1048576\n", spec.Releases[12:], newest,
 			[]string{"init.cc"}, Info, "(2.24.3 to 2.30.7)"},
+		// envConfigOverride ignores NCCL_NCHANNELS_PER_NET_PEER <= 0 with
+		// this line from 2.28.3 (2.20.3-2.27.7 give 0 one channel)
+		{"too low", "h:1:1 [0] NCCL INFO NCCL_NCHANNELS_PER_NET_PEER 0 is too low, leaving it set at -2147483648\n",
+			spec.Releases[slices.Index(spec.Releases, spec.V2_28_3):], newest, []string{"env.toolow.netpeer"}, Info, "(2.28.3 to 2.30.7)"},
 		// the per-operation line named its collective at 2.23.4 only; the
 		// unnamed one is also a TRACE line of every release
 		{"named choice", "h:1:1 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo 0 proto 0 time 25.874907\n",

@@ -111,6 +111,7 @@ const (
 	KindWarn
 	KindCCStatus
 	KindInitTimings
+	KindEnvTooLow
 	numKinds
 )
 
@@ -186,6 +187,25 @@ var Catalogue = []Form{
 		Since: v(2, 27, 3), Ref: ref(t2289, "src/init.cc", "envConfigOverride"),
 		Example: "collnetEnable 2 is not a valid value 0/1, set it to 0", lit: "collnetEnable ",
 		re: rx(`^collnetEnable (-?\d+) is not a valid value 0/1, set it to 0$`)},
+	// envConfigOverride ignores an NCCL_PARAM of these config fields below
+	// its bound and keeps the config value (one form per first release, so
+	// the line dates the log).
+	{Kind: KindEnvTooLow, ID: "env.toolow.ctas", Format: `NCCL_MIN_CTAS %d is too low, leaving it set at %d` + " | " + `NCCL_MAX_CTAS %d is too low, leaving it set at %d`,
+		Since: v(2, 25, 1), Ref: ref("v2.25.1-1", "src/init.cc", "envConfigOverride"),
+		Example: "NCCL_MAX_CTAS 0 is too low, leaving it set at -2147483648", lit: " is too low, leaving it set at ",
+		re: rx(`^(NCCL_M(?:IN|AX)_CTAS) (-?\d+) is too low, leaving it set at (-?\d+)$`)},
+	{Kind: KindEnvTooLow, ID: "env.toolow.netpeer", Format: `NCCL_NCHANNELS_PER_NET_PEER %d is too low, leaving it set at %d`,
+		Since: v(2, 28, 3), Ref: ref("v2.28.3-1", "src/init.cc", "envConfigOverride"),
+		Example: "NCCL_NCHANNELS_PER_NET_PEER 0 is too low, leaving it set at -2147483648", lit: " is too low, leaving it set at ",
+		re: rx(`^(NCCL_NCHANNELS_PER_NET_PEER) (-?\d+) is too low, leaving it set at (-?\d+)$`)},
+	{Kind: KindEnvTooLow, ID: "env.toolow.rmactx", Format: `NCCL_NUM_RMA_CTX %d is too low, leaving it set at %d`,
+		Since: v(2, 29, 2), Ref: ref("v2.29.2-1", "src/init.cc", "envConfigOverride"),
+		Example: "NCCL_NUM_RMA_CTX -1 is too low, leaving it set at -2147483648", lit: " is too low, leaving it set at ",
+		re: rx(`^(NCCL_NUM_RMA_CTX) (-?\d+) is too low, leaving it set at (-?\d+)$`)},
+	{Kind: KindEnvTooLow, ID: "env.toolow.p2ppeers", Format: `NCCL_MAX_P2P_PEERS %d is too low, leaving it set at %d`,
+		Since: v(2, 30, 3), Ref: ref("v2.30.3-1", "src/init.cc", "envConfigOverride"),
+		Example: "NCCL_MAX_P2P_PEERS 0 is too low, leaving it set at -2147483648", lit: " is too low, leaving it set at ",
+		re: rx(`^(NCCL_MAX_P2P_PEERS) (-?\d+) is too low, leaving it set at (-?\d+)$`)},
 
 	// --- net plugin library (G-NET-LIB-1/2) and ABI (G-NET-ABI-1)
 	{Kind: KindPluginNotFound, ID: "net.plugin.notfound", Format: `NET/Plugin : No plugin found (libnccl-net.so).` + " | " +

@@ -53,7 +53,8 @@ type EnvVar struct {
 	Value string `json:"value"`
 	// How says which line reported it: "env" (set by environment), "set"
 	// (NCCL_IB_HCA set to), "config" (Comm config reset), "invalid"
-	// (Invalid value, default used).
+	// (Invalid value, default used), "ignored" (read, then "is too low,
+	// leaving it set at": the config field keeps its value).
 	How string `json:"how"`
 	At  Loc    `json:"at"`
 	// Others are different values reported for the same name (ranks

@@ -469,12 +469,15 @@ func (ob *observer) trace() spec.Trace {
 	}
 	for _, e := range ob.l.Env {
 		r, _ := RuleByID("G-ENV-PARAM-1")
-		out := spec.Info
-		if e.How == "invalid" {
+		out, why := spec.Info, "NCCL reported reading "+e.Name
+		switch e.How {
+		case "invalid":
 			out = spec.Fail
+		case "ignored":
+			out, why = spec.Fail, "NCCL reported "+e.Name+"="+e.Value+" too low and kept the config value"
 		}
 		t = append(t, spec.Verdict{Rule: "G-ENV-PARAM-1", Layer: r.Layer, Outcome: out, Facts: []spec.Fact{spec.F(e.Name, e.Value), spec.F("at", e.At)},
-			Log: []string{e.Name + " set by environment to " + e.Value}, Ref: r.Ref, Why: "NCCL reported reading " + e.Name})
+			Log: []string{e.Name + " set by environment to " + e.Value}, Ref: r.Ref, Why: why})
 	}
 	for _, c := range ob.o.Caps {
 		for _, p := range c.Proofs {

@@ -675,6 +675,11 @@ func (p *Parser) setEnv(name, value, how string, at Loc) {
 	case isNew:
 		*e = EnvVar{Name: name, Value: value, How: how, At: at}
 		return
+	case e.Value == value && how == "ignored":
+		// "is too low" follows the "set by environment" line of the same
+		// value: NCCL read it, then left the config field as it was.
+		e.How = how
+		return
 	case e.Value == value || len(e.Others) >= 4:
 		return
 	}
@@ -852,6 +857,8 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		p.setEnv(sub[2], sub[1], "invalid", ln.Loc)
 	case KindEnvConfigReset:
 		p.setEnv(sub[2], sub[3], "config", ln.Loc)
+	case KindEnvTooLow:
+		p.setEnv(sub[1], sub[2], "ignored", ln.Loc)
 	case KindPluginNotFound:
 		names := ""
 		switch f.ID {

@@ -383,3 +383,42 @@ func TestLogNamesAgreeWithSpec(t *testing.T) {
 		t.Errorf("tables too small: %d %d %d", len(logFuncs), len(logAlgos), len(logProtos))
 	}
 }
+
+// TestParseEnvTooLow: envConfigOverride's "is too low, leaving it set at"
+// (NCCL_MIN_CTAS/NCCL_MAX_CTAS from 2.25.1, NCCL_NCHANNELS_PER_NET_PEER
+// from 2.28.3) marks the variable ignored, after the "set by environment"
+// line of the same value or alone; the observed G-ENV-PARAM-1 verdict
+// fails, and the value still reaches the environment spec replays.
+func TestParseEnvTooLow(t *testing.T) {
+	const low = "h:1:1 [0] NCCL INFO NCCL_NCHANNELS_PER_NET_PEER 0 is too low, leaving it set at -2147483648\n"
+	for _, tc := range []struct {
+		name, log, value, how string
+	}{
+		{"after the param line", "h:1:1 [0] NCCL INFO NCCL_NCHANNELS_PER_NET_PEER set by environment to 0.\n" + low, "0", "ignored"},
+		{"alone", low, "0", "ignored"},
+		{"ctas", "h:1:1 [0] NCCL INFO NCCL_MAX_CTAS -4 is too low, leaving it set at 32\n", "-4", "ignored"},
+		{"read, not ignored", "h:1:1 [0] NCCL INFO NCCL_NCHANNELS_PER_NET_PEER set by environment to 4.\n", "4", "env"},
+	} {
+		l := mustParse(t, tc.log)
+		if len(l.Env) != 1 {
+			t.Fatalf("%s: %d env records, want 1: %+v", tc.name, len(l.Env), l.Env)
+		}
+		e := l.Env[0]
+		if e.Value != tc.value || e.How != tc.how {
+			t.Errorf("%s: %s=%q how %q, want %q how %q", tc.name, e.Name, e.Value, e.How, tc.value, tc.how)
+		}
+		o := Observe(l)
+		if v, _ := o.Env.Lookup(e.Name); v != tc.value {
+			t.Errorf("%s: observed env %s=%q, want %q", tc.name, e.Name, v, tc.value)
+		}
+		var got *spec.Verdict
+		for i := range o.Trace {
+			if o.Trace[i].Rule == "G-ENV-PARAM-1" {
+				got = &o.Trace[i]
+			}
+		}
+		if want := map[bool]spec.Outcome{true: spec.Fail, false: spec.Info}[tc.how == "ignored"]; got == nil || got.Outcome != want {
+			t.Errorf("%s: G-ENV-PARAM-1 %+v, want %s", tc.name, got, want)
+		}
+	}
+}

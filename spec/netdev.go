@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // Layer 3: which networks initialise, which one the communicator uses, and
@@ -548,21 +550,51 @@ func mnnvlClique(c *Comm) (clique string, size int, fabric bool) {
 
 // mnnvl is G-MNNVL-1.
 func mnnvlRule(ref Ref, doc string, multiNodeOnly bool) *Rule {
-	return mnnvlRuleWith(ref, doc, multiNodeOnly, false)
+	return mnnvlRuleWith(ref, doc, mnnvlOpts{multiNodeOnly: multiNodeOnly})
+}
+
+// mnnvlRuleUserP2P is G-MNNVL-1 of initTransportsRank from 2.27.3: with
+// NCCL_MNNVL_ENABLE auto (not 1), a user P2P level of LOC
+// (ncclGetUserP2pLevel: NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or 0) skips
+// ncclMnnvlCheck, so MNNVL stays off.
+func mnnvlRuleUserP2P(ref Ref, doc string) *Rule {
+	return mnnvlRuleWith(ref, doc, mnnvlOpts{userP2P: true})
+}
+
+// mnnvlOpts are the release switches of G-MNNVL-1.
+type mnnvlOpts struct {
+	multiNodeOnly bool // one node is never checked, NCCL_MNNVL_ENABLE=1 included
+	forcedFails   bool // NCCL_MNNVL_ENABLE=1 without MNNVL fails init
+	userP2P       bool // a user P2P level of LOC skips the auto check
+}
+
+// userP2PLevelLOC is ncclGetUserP2pLevel returning 0 (PATH_LOC): the level
+// NCCL_P2P_DISABLE=1 sets, or NCCL_P2P_LEVEL=LOC (or old-style 0).
+func userP2PLevelLOC(env Env) (bool, []Fact) {
+	o := TopoOptions(env)
+	level := "unset"
+	switch {
+	case o.P2PDisable:
+		level = "LOC (NCCL_P2P_DISABLE=1)"
+	case o.P2PLevelSet:
+		level = o.P2PLevel.String()
+	}
+	loc := o.P2PDisable || (o.P2PLevelSet && o.P2PLevel == topo.PathLOC)
+	return loc, []Fact{F("user_p2p_level", level)}
 }
 
 // mnnvlRuleForced is G-MNNVL-1 of checkMNNVL (2.21.5–2.24.3):
 // NCCL_MNNVL_ENABLE=1 on several hosts without a working MNNVL fails
 // communicator init with ncclSystemError.
 func mnnvlRuleForced(ref Ref, doc string) *Rule {
-	r := mnnvlRuleWith(ref, doc, true, true)
+	r := mnnvlRuleWith(ref, doc, mnnvlOpts{multiNodeOnly: true, forcedFails: true})
 	r.Logs = append(r.Logs, mnnvlForcedWarn)
 	return r
 }
 
 const mnnvlForcedWarn = "MNNVL is not supported on this system"
 
-func mnnvlRuleWith(ref Ref, doc string, multiNodeOnly, forcedFails bool) *Rule {
+func mnnvlRuleWith(ref Ref, doc string, o mnnvlOpts) *Rule {
 	return &Rule{
 		ID: "G-MNNVL-1", Layer: LayerDevice, Title: "multi-node NVLink",
 		Doc: doc, Ref: ref,
@@ -571,7 +603,7 @@ func mnnvlRuleWith(ref Ref, doc string, multiNodeOnly, forcedFails bool) *Rule {
 			c := r.comm
 			r.netPluginInfo()
 			param := r.param("NCCL_MNNVL_ENABLE")
-			if c.NNodes == 1 && (multiNodeOnly || param != 1) {
+			if c.NNodes == 1 && (o.multiNodeOnly || param != 1) {
 				r.emit(Verdict{Outcome: Skip, Why: "single node: MNNVL is not checked", Facts: []Fact{F("nNodes", 1)}})
 				return
 			}
@@ -579,9 +611,15 @@ func mnnvlRuleWith(ref Ref, doc string, multiNodeOnly, forcedFails bool) *Rule {
 				r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL_ENABLE=0"})
 				return
 			}
+			if o.userP2P && param != 1 {
+				if loc, facts := userP2PLevelLOC(r.env); loc {
+					r.emit(Verdict{Outcome: Fail, Why: "the user P2P level is LOC and NCCL_MNNVL_ENABLE is not 1: MNNVL is not checked (off)", Facts: facts})
+					return
+				}
+			}
 			clique, size, fabric := mnnvlClique(c)
 			switch {
-			case (!fabric || clique == "") && forcedFails && param == 1:
+			case (!fabric || clique == "") && o.forcedFails && param == 1:
 				r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL_ENABLE=1 without fabric handle support, an NVSwitch fabric or an NVLink clique: communicator init fails",
 					Log: []string{mnnvlForcedWarn}})
 				r.fail(SystemError, mnnvlForcedWarn)

@@ -321,102 +321,134 @@ func envShow(v string, set bool) string {
 // ---------------------------------------------------------------------------
 // 2.28: a comma list of plugins, "none", the common loader.
 
-var netLib28 = &Rule{
-	ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
-	Doc: `NCCL_NET_PLUGIN unset: one entry, libnccl-net.so. Set: logged; "none" (any case) gives no external entry; otherwise a comma-separated list (empty items skipped, at most 14 entries, names of 255+ characters ignored). An empty value also gives no external entry. For each entry dlopen the name; then, only if it has no '/' and is not of the form lib*.so, dlopen libnccl-net-<name>.so. A non-ENOENT failure is logged with the name and dlerror's text; the ENOENT names are listed in "Could not find".`,
-	Ref: Ref{Tag: "v2.28.3-1", File: "src/plugin/plugin_open.cc", Func: "openPluginLib"},
-	Logs: []string{"NCCL_NET_PLUGIN set by environment to %s", "NET/Plugin: %s: %s", "NET/Plugin: Could not find:%s",
-		"NCCL_NET_PLUGIN list contains more than %d plugins, ignoring the rest"},
-	node: true,
-	init: func(r *initRun) {
-		s, nd := r.cur, r.cur.node
-		val, set := r.env.Lookup("NCCL_NET_PLUGIN")
-		var logs []string
-		var entries []string
-		if !set {
-			entries = []string{"libnccl-net.so"}
-		} else {
-			logs = append(logs, "NCCL_NET_PLUGIN set by environment to "+val)
-			r.comm.Evidence.Raise(CapNetPlugin, LevelRequested)
-			if !strings.EqualFold(val, "none") {
-				for _, e := range strings.Split(val, ",") {
-					if e == "" {
-						continue
-					}
-					if len(entries) >= 14 {
-						logs = append(logs, "NCCL_NET_PLUGIN list contains more than 13 plugins, ignoring the rest")
-						break
-					}
-					if len(e)+1 > 255 {
-						logs = append(logs, fmt.Sprintf("NCCL_NET_PLUGIN list contains a plugin name %s longer than 255 characters, ignoring it.", e))
-						continue
-					}
-					entries = append(entries, e)
+var netLib28 = netLibList(Ref{Tag: "v2.28.3-1", File: "src/plugin/plugin_open.cc", Func: "openPluginLib"},
+	`NCCL_NET_PLUGIN unset: one entry, libnccl-net.so. Set: logged; "none" (any case) gives no external entry; otherwise a comma-separated list (empty items skipped, at most 14 entries, names of 255+ characters ignored). An empty value also gives no external entry. For each entry dlopen the name; then, only if it has no '/' and is not of the form lib*.so, dlopen libnccl-net-<name>.so. A non-ENOENT failure is logged with the name and dlerror's text; the ENOENT names are listed in "Could not find".`,
+	netLibOpts{noneKeyword: true})
+
+// netLibOpts are the release switches of G-NET-LIB-1's plugin list.
+type netLibOpts struct {
+	// noneKeyword: "none" names no plugin (2.28.3+); before it is an
+	// entry like any other.
+	noneKeyword bool
+	// oneNameByForm: openPluginLib of 2.27.3 opens a name of the form
+	// lib*.so (7 characters or more) as given and any other name only as
+	// libnccl-net-<name>.so, so a path not starting with "lib" is never
+	// opened; 2.27.5 opens every name as given first.
+	oneNameByForm bool
+}
+
+// netLibNames are the file names openPluginLib tries for one entry.
+func (o netLibOpts) netLibNames(name string) []string {
+	libSO := strings.HasPrefix(name, "lib") && strings.HasSuffix(name, ".so")
+	prefixed := "libnccl-net-" + name + ".so"
+	switch {
+	case o.oneNameByForm && libSO && len(name) >= len("libX.so"):
+		return []string{name}
+	case o.oneNameByForm:
+		return []string{prefixed}
+	case !strings.Contains(name, "/") && !libSO:
+		return []string{name, prefixed}
+	}
+	return []string{name}
+}
+
+// netLibList is G-NET-LIB-1 from 2.27.3: a list of plugin entries, each
+// opened by openPluginLib.
+func netLibList(ref Ref, doc string, o netLibOpts) *Rule {
+	return &Rule{
+		ID: "G-NET-LIB-1", Layer: LayerLibrary, Cap: CapNetPlugin, Title: "net plugin library names",
+		Doc: doc, Ref: ref,
+		Logs: []string{"NCCL_NET_PLUGIN set by environment to %s", "NET/Plugin: %s: %s", "NET/Plugin: Could not find:%s",
+			"NCCL_NET_PLUGIN list contains more than %d plugins, ignoring the rest"},
+		node: true,
+		init: func(r *initRun) { netLibListInit(r, o) },
+	}
+}
+
+func netLibListInit(r *initRun, o netLibOpts) {
+	s, nd := r.cur, r.cur.node
+	val, set := r.env.Lookup("NCCL_NET_PLUGIN")
+	var logs []string
+	var entries []string
+	if !set {
+		entries = []string{"libnccl-net.so"}
+	} else {
+		logs = append(logs, "NCCL_NET_PLUGIN set by environment to "+val)
+		r.comm.Evidence.Raise(CapNetPlugin, LevelRequested)
+		if !o.noneKeyword || !strings.EqualFold(val, "none") {
+			for _, e := range strings.Split(val, ",") {
+				if e == "" {
+					continue
 				}
-			}
-		}
-		facts := []Fact{F("NCCL_NET_PLUGIN", envShow(val, set))}
-		if len(entries) == 0 {
-			r.emit(Verdict{Outcome: Fail, Why: "NCCL_NET_PLUGIN names no external plugin", Facts: facts, Log: logs})
-			return
-		}
-		// Entries are opened lazily by ncclNetInit; the first entry is
-		// opened here, later ones only if earlier ones are not assigned
-		// (G-NET-STATE-1 continues the walk).
-		for _, e := range entries {
-			s.libs = append(s.libs, &pluginEntry{name: e})
-		}
-		opened := 0
-		for _, pe := range s.libs {
-			var missing []string
-			try := []string{pe.name}
-			if !strings.Contains(pe.name, "/") && !(strings.HasPrefix(pe.name, "lib") && strings.HasSuffix(pe.name, ".so")) {
-				try = append(try, "libnccl-net-"+pe.name+".so")
-			}
-			for _, name := range try {
-				s.libTried = append(s.libTried, name)
-				lib, dlerr, enoent := nd.open(name)
-				if lib != nil {
-					pe.lib, pe.opened = lib, name
+				if len(entries) >= 14 {
+					logs = append(logs, "NCCL_NET_PLUGIN list contains more than 13 plugins, ignoring the rest")
 					break
 				}
-				if enoent {
-					missing = append(missing, name)
-				} else {
-					logs = append(logs, "NET/Plugin: "+name+": "+dlerr)
+				if len(e)+1 > 255 {
+					logs = append(logs, fmt.Sprintf("NCCL_NET_PLUGIN list contains a plugin name %s longer than 255 characters, ignoring it.", e))
+					continue
 				}
+				entries = append(entries, e)
 			}
-			if pe.lib == nil {
-				pe.state = "loadFailed"
-				if len(missing) > 0 {
-					logs = append(logs, "NET/Plugin: Could not find: "+strings.Join(missing, " "))
-				}
-				s.libMissing = append(s.libMissing, missing...)
-				continue
-			}
-			opened++
-			// ncclNetInit loads entries lazily and stops at the first one
-			// assigned to the communicator; an entry with an accepted net
-			// symbol is (almost always) that one, so later entries are
-			// never opened.
-			if probe(pe.lib.NetSymbols, r.rs.Consts.NetABI) != 0 {
+		}
+	}
+	facts := []Fact{F("NCCL_NET_PLUGIN", envShow(val, set))}
+	if len(entries) == 0 {
+		r.emit(Verdict{Outcome: Fail, Why: "NCCL_NET_PLUGIN names no external plugin", Facts: facts, Log: logs})
+		return
+	}
+	// Entries are opened lazily by ncclNetInit; the first entry is
+	// opened here, later ones only if earlier ones are not assigned
+	// (G-NET-STATE-1 continues the walk).
+	for _, e := range entries {
+		s.libs = append(s.libs, &pluginEntry{name: e})
+	}
+	opened := 0
+	for _, pe := range s.libs {
+		var missing []string
+		for _, name := range o.netLibNames(pe.name) {
+			s.libTried = append(s.libTried, name)
+			lib, dlerr, enoent := nd.open(name)
+			if lib != nil {
+				pe.lib, pe.opened = lib, name
 				break
 			}
-		}
-		facts = append(facts, F("entries", strings.Join(entries, ",")), F("tried", strings.Join(s.libTried, " ")))
-		if opened == 0 {
-			r.emit(Verdict{Outcome: Fail, Why: "no entry opened: " + strings.Join(s.libTried, ", "), Facts: facts, Log: logs})
-			return
-		}
-		var got []string
-		for _, pe := range s.libs {
-			if pe.lib != nil {
-				got = append(got, pe.opened+" → "+pe.lib.Path)
+			if enoent {
+				missing = append(missing, name)
+			} else {
+				logs = append(logs, "NET/Plugin: "+name+": "+dlerr)
 			}
 		}
-		s.lib, s.libName = s.firstOpened()
-		r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "opened " + strings.Join(got, "; "), Facts: facts, Log: logs})
-	},
+		if pe.lib == nil {
+			pe.state = "loadFailed"
+			if len(missing) > 0 {
+				logs = append(logs, "NET/Plugin: Could not find: "+strings.Join(missing, " "))
+			}
+			s.libMissing = append(s.libMissing, missing...)
+			continue
+		}
+		opened++
+		// ncclNetInit loads entries lazily and stops at the first one
+		// assigned to the communicator; an entry with an accepted net
+		// symbol is (almost always) that one, so later entries are
+		// never opened.
+		if probe(pe.lib.NetSymbols, r.rs.Consts.NetABI) != 0 {
+			break
+		}
+	}
+	facts = append(facts, F("entries", strings.Join(entries, ",")), F("tried", strings.Join(s.libTried, " ")))
+	if opened == 0 {
+		r.emit(Verdict{Outcome: Fail, Why: "no entry opened: " + strings.Join(s.libTried, ", "), Facts: facts, Log: logs})
+		return
+	}
+	var got []string
+	for _, pe := range s.libs {
+		if pe.lib != nil {
+			got = append(got, pe.opened+" → "+pe.lib.Path)
+		}
+	}
+	s.lib, s.libName = s.firstOpened()
+	r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "opened " + strings.Join(got, "; "), Facts: facts, Log: logs})
 }
 
 func (s *nodeState) firstOpened() (*Library, string) {

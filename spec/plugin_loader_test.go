@@ -29,6 +29,8 @@ const enoentNet = "libnccl-net.so: cannot open shared object file: No such file 
 
 var (
 	plainFoo   = Library{Path: "/opt/net/foo", InLoaderPath: true, NetSymbols: []int{7}, Net: &NetBackend{Name: "Foo", Devices: 1}}
+	ofiAt      = Library{Path: "/opt/aws-ofi-nccl/lib/libnccl-net.so", NetSymbols: []int{8}, Net: &NetBackend{Name: "AWS Libfabric", Devices: 1}}
+	ofiInPath  = Library{Path: "/usr/lib/libnccl-net-ofi.so", InLoaderPath: true, NetSymbols: []int{8}, Net: &NetBackend{Name: "AWS Libfabric", Devices: 1}}
 	coll7      = Library{Path: "/opt/c7/libnccl-net.so", InLoaderPath: true, NetSymbols: []int{7}, CollNetSymbols: []int{7}, Net: &NetBackend{Name: "C7", Devices: 1}, CollNet: &CollNetBackend{Name: "C7coll"}}
 	tunerDef   = Library{Path: "/opt/t/libnccl-tuner.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3}, Tuner: &tuning.TunerBehaviour{Name: "deft"}}
 	tunerNamed = Library{Path: "/opt/t/libnccl-tuner-mine.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3}, Tuner: &tuning.TunerBehaviour{Name: "mine"}}
@@ -47,6 +49,22 @@ var loaderCases = []loaderCase{
 			V2_21_5: {Pass, []string{"NET/Plugin: Plugin name set by env to foo"}},
 			V2_22_3: {Pass, []string{"NET/Plugin: Plugin name set by env to foo"}},
 		}},
+	// openPluginLib of 2.27.3 tries one name by the entry's form: "foo"
+	// only as libnccl-net-foo.so, and a path not starting with "lib" only
+	// prefixed, so neither opens; 2.26.6 (the value, then the prefixed
+	// name) and 2.27.5 (the value first) open both. "libnccl-net-ofi.so"
+	// is opened as given everywhere.
+	{name: "NCCL_NET_PLUGIN names the file (2.27.3: prefixed only)", rule: "G-NET-LIB-1", libs: []Library{plainFoo}, env: Env{"NCCL_NET_PLUGIN": "foo"},
+		want: map[Version]loaderWant{V2_26_6: {Pass, nil}, V2_27_3: {Fail, nil}, V2_27_5: {Pass, nil}, V2_28_9: {Pass, nil}}},
+	{name: "NCCL_NET_PLUGIN is a path", rule: "G-NET-LIB-1", libs: []Library{ofiAt}, env: Env{"NCCL_NET_PLUGIN": ofiAt.Path},
+		want: map[Version]loaderWant{V2_26_6: {Pass, nil}, V2_27_3: {Fail, nil}, V2_27_5: {Pass, nil}, V2_28_9: {Pass, nil}}},
+	{name: "NCCL_NET_PLUGIN is a lib*.so name", rule: "G-NET-LIB-1", libs: []Library{ofiInPath}, env: Env{"NCCL_NET_PLUGIN": "libnccl-net-ofi.so"},
+		want: map[Version]loaderWant{V2_26_6: {Pass, nil}, V2_27_3: {Pass, nil}, V2_27_5: {Pass, nil}, V2_28_9: {Pass, nil}}},
+	// "none" names no plugin from 2.28.3; before it is an entry, which
+	// opens nothing here either but is tried.
+	{name: "NCCL_NET_PLUGIN=none", rule: "G-NET-LIB-1", libs: []Library{coll7}, env: Env{"NCCL_NET_PLUGIN": "none"},
+		want: map[Version]loaderWant{V2_27_3: {Fail, []string{"NET/Plugin: Could not find: libnccl-net-none.so"}},
+			V2_27_5: {Fail, []string{"NET/Plugin: Could not find: none libnccl-net-none.so"}}, V2_28_9: {Fail, nil}}},
 	{name: "no libnccl-net.so: the failure lines", rule: "G-NET-LIB-2",
 		want: map[Version]loaderWant{
 			V2_18_6: {Fail, []string{"NET/Plugin : Plugin load (libnccl-net.so) returned 2 : " + enoentNet, "NET/Plugin : No plugin found, using internal implementation"}},

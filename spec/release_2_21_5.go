@@ -75,6 +75,9 @@ func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.TreeAllThreads, false, enqueueCC, "getChannnelThreadInfo")
 	// an aggregate's non-Ring latency counts ceil(numPipeOps / this)
 	tuningSet(d, &t.MaxDevWorkBatchColls, 9, deviceH, "NCCL_MAX_WORK_ELEMENTS")
+	// a registered collective's ncclWork holds 2 ncclWorkElemReg
+	// (appendWorkElemColl), so registered groups use more of the budget
+	tuningSet(d, &t.MaxWorkElementsReg, 2, deviceH, "NCCL_MAX_WORK_ELEMENTS_REG")
 	tuningSet(d, &t.RingBdwKeepsProto, true, tuningCC, "ncclTopoTuneModel")
 	// P4 without the AllGather exemption
 	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneR20, enqueueCC, "topoGetAlgoInfo")

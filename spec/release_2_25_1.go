@@ -64,9 +64,13 @@ func tuningApply2_25_1(t *Tuning) ([]TuningChange, error) {
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
+// mnnvl251Doc is G-MNNVL-1 as initTransportsRank calls ncclMnnvlCheck
+// (2.25.1–2.26.6); 2.27.3 adds the user P2P level to the auto case.
+const mnnvl251Doc = `Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0, or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank, a clique of more than one; failures are silent (MNNVL off). A clique fuses the topology of its nodes.`
+
 func apply2_25_1(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag251, File: file, Func: fn} }
-	rs.Replace(mnnvlRule(ref("src/mnnvl.cc", "ncclMnnvlCheck"), mnnvl28.Doc, false), "ncclMnnvlCheck: also with NCCL_MNNVL_ENABLE=1 on one node")
+	rs.Replace(mnnvlRule(ref("src/mnnvl.cc", "ncclMnnvlCheck"), mnnvl251Doc, false), "ncclMnnvlCheck: also with NCCL_MNNVL_ENABLE=1 on one node")
 	rs.Replace(nvlsEarly251, "GPU count ≤ 2, no MNNVL clique form")
 	rs.Replace(nvlsChan.withRef(ref("src/transport/nvls.cc", "ncclNvlsInit")), "per-architecture default: sm90 16, sm100 32")
 	rs.Replace(collNetGraph(ref("src/graph/search.cc", "ncclTopoCompute"), func(n int) int { return min(8, n) }), "CollNetDirect ≤ min(8, #GPUs)")

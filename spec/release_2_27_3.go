@@ -10,7 +10,8 @@ import (
 // per-plugin state machine; NCCL_COLLNET_ENABLE as a config field
 // (an NCCL_PARAM here, a string read per communicator from 2.27.5); the
 // CollNet/NVLS AllGather/ReduceScatter bandwidth rule; LL128 with
-// NCCL_LL128_C2C; the soft NVLS bind failure; PATH_P2C.
+// NCCL_LL128_C2C; the soft NVLS bind failure; PATH_P2C; no MNNVL check under a
+// user P2P level of LOC.
 
 var tag273 = "v2.27.3-1"
 
@@ -46,6 +47,16 @@ var side273 = ruleAt(sideRule, Ref{Tag: tag273, File: "src/enqueue.cc", Func: "n
 var ctaPolicy273 = ruleAt(ctaPolicyRule, Ref{Tag: tag273, File: "src/enqueue.cc", Func: "getAlgoInfo"}, "")
 
 const proto273Doc = `Protocols default to LL 1, LL128 2 (auto), Simple 1; a value set by NCCL_PROTO is 0/1 and bypasses the auto rule. LL128 auto is on when the graph's inter-node path is at most PXB, or on sm90+ at most P2C with NCCL_LL128_C2C (default 1) and at most PXN without it (2.27.3 numbers PATH_P2C 7 above PATH_PXN 6: PXN passes either way, P2C only with NCCL_LL128_C2C), its intra-node path at most NVB, every GPU has the same compute capability, at least 7.0 (not for a two-rank sm90 Ring AllReduce built with CUDA 11.8).`
+
+// mnnvl273 is G-MNNVL-1 as initTransportsRank gates ncclMnnvlCheck from
+// 2.27.3: the auto case also needs a user P2P level other than LOC.
+var mnnvl273 = mnnvlRuleUserP2P(Ref{Tag: tag273, File: "src/init.cc", Func: "initTransportsRank"}, mnnvl28.Doc)
+
+// netLib273 is G-NET-LIB-1 of 2.27.3: the list of plugins, each entry
+// under one name by its form, and no "none" keyword.
+var netLib273 = netLibList(Ref{Tag: tag273, File: "src/plugin/plugin_open.cc", Func: "openPluginLib"},
+	`NCCL_NET_PLUGIN unset: one entry, libnccl-net.so. Set: logged; a comma-separated list (empty items skipped, at most 14 entries, names of 255+ characters ignored; "none" is an entry like any other). For each entry dlopen the name itself when it is of the form lib*.so (7 characters or more), otherwise only libnccl-net-<name>.so, so a path that does not start with "lib" is never opened. A non-ENOENT failure is logged with the name and dlerror's text; the ENOENT names are listed in "Could not find".`,
+	netLibOpts{oneNameByForm: true})
 
 var release2_27_3 = Release{
 	Version: V2_27_3,
@@ -88,8 +99,9 @@ func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 func apply2_27_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag273, File: file, Func: fn} }
 	rs.Remove("G-COLLNET-ENV-1", ref("src/init.cc", "envConfigOverride"), "read at config time instead (below)")
+	rs.Replace(mnnvl273, "ncclMnnvlCheck only with a user P2P level other than LOC (ncclGetUserP2pLevel), unless NCCL_MNNVL_ENABLE=1")
 	rs.Add(collNetEnv273, "G-ENV-PARAM-1", "NCCL_PARAM into config.collnetEnable for every communicator")
-	rs.Replace(ruleAt(netLib28, ref("src/plugin/net.cc", "ncclNetPluginLoad"), ""), "comma list of plugins (the none keyword and the conditional prefixed name are modelled from here; 2.27.5 and 2.28.3 refine them)")
+	rs.Replace(netLib273, "comma list of plugins; each entry opened under one name chosen by its form (a path not starting with lib is never opened)")
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe through the 2.26 per-version adapters, one log per accepted version")
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe, silent when absent")
 	rs.Replace(collNetEntryPoints(ref("src/plugin/net/net_v7.cc", "getNcclCollNet_v7"), 8), "adapters in src/plugin/net/ (2.26.2)")

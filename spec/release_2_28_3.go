@@ -22,8 +22,8 @@ var netChoose28 = netChoose(Ref{Tag: tag283, File: "src/plugin/net.cc", Func: "n
 	`The communicator is assigned the first candidate that initialises with devices, whose name matches NCCL_NET (case-insensitive) when set, and whose device version is accepted; other external plugins are then disabled for the process. None: WARN "Failed to initialize any NET plugin" and ncclInvalidUsage from communicator init.`,
 	"Failed to initialize any NET plugin", true)
 
-var mnnvl28 = mnnvlRule(Ref{Tag: tag283, File: "src/mnnvl.cc", Func: "ncclMnnvlCheck"},
-	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 (and the P2P level is not 0), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank, a clique of more than one; failures are silent (MNNVL off). A clique fuses the topology of its nodes.`, false)
+var mnnvl28 = mnnvlRuleUserP2P(Ref{Tag: tag283, File: "src/mnnvl.cc", Func: "ncclMnnvlCheck"},
+	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 and the user P2P level is not LOC (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or 0 make it LOC), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank, a clique of more than one; failures are silent (MNNVL off). A clique fuses the topology of its nodes.`)
 
 var nvlsEarly283 = nvlsEarly(Ref{Tag: tag283, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
 	`NVLS is turned off silently when the topology has 2 GPUs or fewer (2.25.1-2.28.3), or when the driver entry point cuDeviceGet is missing.`,
@@ -146,7 +146,7 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(envSource23, "new tag")
 	rs.Replace(intParamRule(ref("src/misc/param.cc", "ncclLoadParam")), "same parse; file unchanged, new tag")
 	rs.Replace(collNetEnv28, "new tag")
-	rs.Replace(netLib28, "none keyword, conditional prefixed name")
+	rs.Replace(netLib28, `"none" names no plugin`)
 	rs.Replace(netLibNone28, "new tag")
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v11-v6")
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v11-v6")

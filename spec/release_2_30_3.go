@@ -48,8 +48,8 @@ var tunerABI30 = tunerABI(Ref{Tag: tag2303, File: "src/plugin/tuner.cc", Func: "
 	`Probe ncclTunerPlugin_v6, _v5, _v4, _v3, _v2 (newest first); v6 is used as it is (its getChunkSize may override calcCollChunking's chunk, clamped to the buffer's), older versions are adapted with no getChunkSize. None: "External tuner plugin %s is unsupported" (only for a library opened as a tuner, not for the net plugin's library).`,
 	tunerABILogs28, tunerABILog28)
 
-var mnnvl30 = mnnvlRule(Ref{Tag: tag2303, File: "src/mnnvl.cc", Func: "ncclMnnvlCheck"},
-	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 (and the P2P level is not 0), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank, a clique of more than one; failures are silent (MNNVL off). A clique fuses the topology of its nodes. With NCCL_MNNVL_CROSS_CLIQUE=1 (default 0) a peer of the same cluster UUID in another clique is an MNNVL peer reached over CUDA P2P (ncclTopoCheckMNNVL returns -1, ncclTopoCheckP2p forces P2P) and symmetric kernels are not used; the modelled systems name one clique per cluster, so that path is not taken.`, false)
+var mnnvl30 = mnnvlRuleUserP2P(Ref{Tag: tag2303, File: "src/mnnvl.cc", Func: "ncclMnnvlCheck"},
+	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 and the user P2P level is not LOC (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or 0 make it LOC), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank, a clique of more than one; failures are silent (MNNVL off). A clique fuses the topology of its nodes. With NCCL_MNNVL_CROSS_CLIQUE=1 (default 0) a peer of the same cluster UUID in another clique is an MNNVL peer reached over CUDA P2P (ncclTopoCheckMNNVL returns -1, ncclTopoCheckP2p forces P2P) and symmetric kernels are not used; the modelled systems name one clique per cluster, so that path is not taken.`)
 
 func apply2_30_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2303, File: file, Func: fn} }

@@ -79,6 +79,14 @@ func TestGraphPrintIDsPerRelease(t *testing.T) {
 // cliques run without LL128 at 2.26.6 and with it at 2.27.3. NCCL_PXN_C2C
 // defaults to 0 until 2.27.7 and 1 from 2.28.3; it changes the tree
 // graph's pattern on such a system.
+//
+// 2.27.3's own forms: without GDR (NCCL_NET_GDR_C2C=0 leaves the P2C
+// distance above PXB) addInterStep routes GPU→NET through the CPU and keeps
+// the larger type, PHB, where 2.27.5's mergePathType gives P2C, so LL128 is
+// off at 2.27.3 only. With NCCL_PXN_C2C=1 condition (4) of PXN tests the
+// GPU's own P2C path against PXB at 2.27.3 (PXN to the other NIC of its
+// Grace) and against P2C at 2.27.5 (no PXN there): the tree pattern of
+// 2.27.3 differs from 2.27.5's, which is 2.27.6's.
 func TestP2CPathsFrom2273(t *testing.T) {
 	for _, tc := range []struct {
 		v       Version
@@ -91,6 +99,10 @@ func TestP2CPathsFrom2273(t *testing.T) {
 		{V2_27_3, nil, "P2C", true, int(topo.PatternBalancedTree)},
 		{V2_27_3, Env{"NCCL_PXN_C2C": "1"}, "P2C", true, int(topo.PatternTree)},
 		{V2_27_7, Env{"NCCL_PXN_C2C": "0"}, "P2C", true, int(topo.PatternBalancedTree)},
+		{V2_27_3, Env{"NCCL_NET_GDR_C2C": "0"}, "PHB", false, int(topo.PatternBalancedTree)},
+		{V2_27_5, Env{"NCCL_NET_GDR_C2C": "0"}, "P2C", true, int(topo.PatternBalancedTree)},
+		{V2_27_5, Env{"NCCL_PXN_C2C": "1"}, "P2C", true, int(topo.PatternBalancedTree)},
+		{V2_27_6, Env{"NCCL_PXN_C2C": "1"}, "P2C", true, int(topo.PatternBalancedTree)},
 	} {
 		c := initPreset(t, tc.v, "gb200-nvl72", 20, tc.env)
 		if got := c.Graphs.Ring.TypeInter; got != tc.inter {

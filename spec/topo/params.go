@@ -83,6 +83,16 @@ type Params struct {
 	// PXNAvoidsPXN: PXN is used when the GPU's own path is worse than PXN
 	// (2.28 ncclTopoComputePaths condition (4)); 2.22.3 tests "worse than PXB".
 	PXNAvoidsPXN bool
+	// PXNOwnAbovePXNType: condition (4) of 2.27.5 alone tests the GPU's own
+	// path against the PXN type of condition (1), P2C with NCCL_PXN_C2C and
+	// PXB without (2.27.3 "worse than PXB", 2.27.6 PXNAvoidsPXN).
+	PXNOwnAbovePXNType bool
+	// P2CMerge: mergePathType (2.27.5+). addInterStep gives PHB after C2C
+	// type P2C, and the P2C shortcut tests the GPU's and the NET's paths to
+	// the GPU's CPU (C2C and PHB); 2.27.3 takes the larger type in
+	// addInterStep and gives P2C to a GPU→NET path of PHB whose GPU
+	// reaches its CPU over C2C.
+	P2CMerge bool
 
 	// InterFlag: a communicator spanning several hosts is marked by
 	// system->inter and the NET nodes are kept for single-host communicators
@@ -720,9 +730,12 @@ func Apply2_27_3(p *Params) {
 }
 
 // Apply2_27_5 is tag v2.27.5-1: NETs record their local GPU, RecNet's
-// replay only with sameChannels, MNNVL NET scattering, SM100_NVLINK_BW 40.1.
+// replay only with sameChannels, MNNVL NET scattering, SM100_NVLINK_BW 40.1,
+// mergePathType, and PXN's own-path test against the PXN type.
 func Apply2_27_5(p *Params) {
 	p.NVLinkBwSM100 = 40.1
+	p.P2CMerge = true
+	p.PXNOwnAbovePXNType = true
 	p.MNNVLNets = true
 	p.ReplayOnlySameChannels = true
 	p.LocalGPUStart = true
@@ -734,6 +747,7 @@ func Apply2_27_5(p *Params) {
 // PATH_PXN.
 func Apply2_27_6(p *Params) {
 	p.PXNAvoidsPXN = true
+	p.PXNOwnAbovePXNType = false
 	p.SM100SpeedsInter = sm100SpeedArrayInter // 96 GB/s first across nodes
 }
 
@@ -1045,6 +1059,8 @@ var paramSources = map[string][2]string{
 	"C2CPaths":                {"src/graph/paths.cc", "ncclTopoCheckGdr"},
 	"P2CPaths":                {"src/graph/paths.cc", "ncclTopoComputePaths"},
 	"PXNAvoidsPXN":            {"src/graph/paths.cc", "ncclTopoComputePaths"},
+	"PXNOwnAbovePXNType":      {"src/graph/paths.cc", "ncclTopoComputePaths"},
+	"P2CMerge":                {"src/graph/paths.cc", "mergePathType"},
 	"InterFlag":               {"src/graph/paths.cc", "ncclTopoTrimSystem"},
 	"PathBasedTypes":          {"src/graph/search.cc", "ncclTopoCompute"},
 	"SM100Speeds":             {"src/graph/search.cc", "sm100SpeedArrayIntra"},

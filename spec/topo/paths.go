@@ -121,10 +121,11 @@ func (ps *pathState) localCPU(s *System, g *Node) (*Node, error) {
 	return best, nil
 }
 
-// mergePathType is mergePathType (2.27+): PHB after C2C is P2C.
+// mergePathType is mergePathType (2.27.5+): PHB after C2C is P2C; before,
+// addInterStep keeps the larger type.
 func (ps *pathState) mergePathType(a, b PathType) PathType {
 	hi, lo := max(a, b), min(a, b)
-	if ps.p.P2CPaths && hi == PathPHB && lo == PathC2C {
+	if ps.p.P2CMerge && hi == PathPHB && lo == PathC2C {
 		return PathP2C
 	}
 	return hi
@@ -546,9 +547,16 @@ func (ps *pathState) computePaths(s *System) error {
 				if err != nil {
 					continue
 				}
-				if ps.mergePathType(g.Paths[CPU][cpu.Index].Type, net.Paths[CPU][cpu.Index].Type) == PathP2C {
-					g.Paths[NET][net.Index].Type = min(PathP2C, g.Paths[NET][net.Index].Type)
-					net.Paths[GPU][g.Index].Type = min(PathP2C, net.Paths[GPU][g.Index].Type)
+				switch {
+				case ps.p.P2CMerge:
+					if ps.mergePathType(g.Paths[CPU][cpu.Index].Type, net.Paths[CPU][cpu.Index].Type) == PathP2C {
+						g.Paths[NET][net.Index].Type = min(PathP2C, g.Paths[NET][net.Index].Type)
+						net.Paths[GPU][g.Index].Type = min(PathP2C, net.Paths[GPU][g.Index].Type)
+					}
+				case g.Paths[NET][net.Index].Type == PathPHB && g.Paths[CPU][cpu.Index].Type == PathC2C:
+					// 2.27.3's form of the shortcut
+					g.Paths[NET][net.Index].Type = PathP2C
+					net.Paths[GPU][g.Index].Type = PathP2C
 				}
 			}
 		}
@@ -567,8 +575,11 @@ func (ps *pathState) computePaths(s *System) error {
 						pxnType = PathP2C
 					}
 					worse := PathPXB
-					if ps.p.PXNAvoidsPXN {
+					switch {
+					case ps.p.PXNAvoidsPXN:
 						worse = PathPXN
+					case ps.p.PXNOwnAbovePXNType:
+						worse = pxnType
 					}
 					own := &g.Paths[NET][net.Index]
 					pp := &peer.Paths[NET][net.Index]

@@ -383,3 +383,74 @@ func TestTuningLegacyOpFifoTooSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestTuningLegacyRegisteredWorks: before 2.22.3 an ncclWork of registered
+// elements (ncclWorkTypeRegColl) holds NCCL_MAX_WORK_ELEMENTS_REG (2) of
+// them, not NCCL_MAX_WORK_ELEMENTS (9), and never mixes with plain ones
+// (v2.19.4-1 src/enqueue.cc appendWorkElemColl; src/include/device.h).
+//
+// 2.19.4, one node of 8 with 8 NVLS heads, 12 AllReduce of 1 MiB on
+// NVLS-registered buffers, NCCL_WORK_FIFO_DEPTH=64 (32 works per plan).
+// The byte total is 0 (2.18.3+), so the bytes per channel halve to 512 and
+// every member asks for min(2048, nvlsChannels) = 16 channels at the budget
+// check; registration then runs it on 4. Members 0..3 open 16 works on
+// channels 0..15 (budget 16), members 4..7 join them as second elements,
+// member 8 opens 4 more (budget 12) and member 9's 16 do not fit: a second
+// plan, whose wrapped byte total leaves 16 MiB per channel. With 9 per
+// work every member fits the first plan.
+func TestTuningLegacyRegisteredWorks(t *testing.T) {
+	nvlsReg := func(n int) []Call {
+		ops := make([]Call, n)
+		for i := range ops {
+			ops[i] = Call{Op: nccl.Op{Func: AllReduce, Count: 1 << 18, DataType: Float32}, Buffers: BuffersRegistered, NVLSOK: true}
+		}
+		return ops
+	}
+	group := func(v nccl.Version, n int, regMax int) *GroupChoice {
+		in := tuningMultiNodeInput(1, 8)
+		in.NVLSHeads = 8
+		tuningForceAlgo(&in, NVLS)
+		depth := int64(64)
+		in.WorkFifoDepth = &depth
+		m := tuningModel(t, in, v)
+		if regMax != 0 {
+			m.Tuning.MaxWorkElementsReg = regMax
+		}
+		g, err := ChooseGroup(m, nvlsReg(n))
+		if err != nil || g.Err != nil {
+			t.Fatal(v, err, g.Err)
+		}
+		return g
+	}
+	for _, v := range []nccl.Version{nccl.V2_18_3, nccl.V2_19_4, nccl.V2_20_5, nccl.V2_21_5} {
+		if got := tuningRelease(t, v).MaxWorkElementsReg; got != 2 {
+			t.Errorf("%s: NCCL_MAX_WORK_ELEMENTS_REG %d, want 2", v, got)
+		}
+	}
+	if got := tuningRelease(t, nccl.V2_22_3).MaxWorkElementsReg; got != 0 {
+		t.Errorf("2.22.3: NCCL_MAX_WORK_ELEMENTS_REG %d, want 0 (ncclDevWorkColl batches)", got)
+	}
+
+	g := group(nccl.V2_19_4, 12, 0)
+	if g.Plans != 2 {
+		t.Errorf("2.19.4: %d plans, want 2", g.Plans)
+	}
+	for i, c := range g.Ops {
+		want := legacyPlanWant{plan: 0, nc: 4, lo: 4 * (i % 4), hi: 4*(i%4) + 3}
+		if i >= 9 {
+			want = legacyPlanWant{plan: 1, nc: 4, lo: 4 * (i - 9), hi: 4*(i-9) + 3}
+		}
+		if c.Registered != "NVLS" || c.Plan != want.plan || c.NChannels != want.nc || c.ChannelLo != want.lo || c.ChannelHi != want.hi {
+			t.Errorf("2.19.4 op %d: %s plan %d, %d channels %d..%d; want NVLS plan %d, %d channels %d..%d",
+				i, c.Registered, c.Plan, c.NChannels, c.ChannelLo, c.ChannelHi, want.plan, want.nc, want.lo, want.hi)
+		}
+	}
+	if g := group(nccl.V2_19_4, 12, 9); g.Plans != 1 {
+		t.Errorf("2.19.4 with 9 registered elements per work: %d plans, want 1", g.Plans)
+	}
+	// 2.21.5's cut schedule: 64 members fill one plan at 9 elements per
+	// work and need a second at 2.
+	if reg, plain := group(nccl.V2_21_5, 64, 0), group(nccl.V2_21_5, 64, 9); reg.Plans != 2 || plain.Plans != 1 {
+		t.Errorf("2.21.5 64 registered members: %d plans (2 per work) and %d (9 per work), want 2 and 1", reg.Plans, plain.Plans)
+	}
+}

@@ -57,33 +57,46 @@ func (m *Model) legacyFifoTooSmall(depth int) *NCCLError {
 
 // legacyWorks counts a plan's ncclWork structs as appendWorkElemColl
 // fills them: a channel's last work takes one more element of the same
-// kernel function and warp count until it holds NCCL_MAX_WORK_ELEMENTS;
-// otherwise the element opens a new work, one unit of the plan's budget.
+// kernel function, warp count and work type until it holds
+// NCCL_MAX_WORK_ELEMENTS (a registered element, ncclWorkTypeRegColl:
+// NCCL_MAX_WORK_ELEMENTS_REG); otherwise the element opens a new work, one
+// unit of the plan's budget.
+//
+// Ref: v2.21.5-1 src/enqueue.cc appendWorkElemColl (both overloads),
+// src/include/device.h NCCL_MAX_WORK_ELEMENTS_REG (v2.18.1-1
+// src/include/devcomm.h … v2.20.5-1 likewise)
 type legacyWorks struct {
-	key      [][5]int
-	nWarps   []int
-	nElem    []int
-	maxElems int
-	budget   int
+	key         [][5]int
+	nWarps      []int
+	nElem       []int
+	reg         []bool
+	maxElems    int
+	maxElemsReg int
+	budget      int
 }
 
 func (m *Model) newLegacyWorks(budget int) *legacyWorks {
 	n := m.Tuning.MaxChannels
-	return &legacyWorks{key: make([][5]int, n), nWarps: make([]int, n), nElem: make([]int, n),
-		maxElems: max(1, m.Tuning.MaxDevWorkBatchColls), budget: budget}
+	return &legacyWorks{key: make([][5]int, n), nWarps: make([]int, n), nElem: make([]int, n), reg: make([]bool, n),
+		maxElems: max(1, m.Tuning.MaxDevWorkBatchColls), maxElemsReg: max(1, m.Tuning.MaxWorkElementsReg), budget: budget}
 }
 
-// add puts one element of t on channel ch.
+// add puts one element of t on channel ch: a registered one when the
+// scheduler registered t's buffers (t.choice.Registered).
 func (w *legacyWorks) add(ch int, t *tuningTask) {
 	if ch < 0 || ch >= len(w.nElem) {
 		return
 	}
-	key := tuningFuncKey(t)
-	if w.nElem[ch] > 0 && w.key[ch] == key && w.nWarps[ch] == t.nWarps && w.nElem[ch] < w.maxElems {
+	key, reg := tuningFuncKey(t), t.choice.Registered != ""
+	limit := w.maxElems
+	if reg {
+		limit = w.maxElemsReg
+	}
+	if w.nElem[ch] > 0 && w.key[ch] == key && w.nWarps[ch] == t.nWarps && w.reg[ch] == reg && w.nElem[ch] < limit {
 		w.nElem[ch]++
 		return
 	}
-	w.key[ch], w.nWarps[ch], w.nElem[ch] = key, t.nWarps, 1
+	w.key[ch], w.nWarps[ch], w.nElem[ch], w.reg[ch] = key, t.nWarps, 1, reg
 	w.budget--
 }
 

@@ -486,11 +486,16 @@ type Consts struct {
 	// work FIFO, a power of 2); a plan that is not persistent takes at
 	// most half of them, and a group needing more is split into several
 	// plans (ncclLaunchPrepare). 0: the 2.22.3+ byte budget instead.
-	WorkFifoDepth     int64 `tuning:"sched.workFifoDepth"`
-	SimpleAlignment   int64 `tuning:"NCCL_SIMPLE_ALIGNMENT"` // R20: a Simple channel's bytes are a multiple of this
-	LL128AlignPerWarp int64 `tuning:"NCCL_LL128_ALIGNMENT_PER_WARP"`
-	LLAlignPerThread  int64 `tuning:"NCCL_LL_ALIGNMENT_PER_THREAD"`
-	BytesAlignment    int64 `tuning:"NCCL_BYTES_ALIGNMENT"` // R20: maxBytesPerChannel is a multiple of this
+	WorkFifoDepth int64 `tuning:"sched.workFifoDepth"`
+	// R18/R20: a registered collective (ncclWorkElemReg, its buffers
+	// registered for NVLS or CollNet) fills an ncclWork of its own kind
+	// with at most this many elements (2), where a plain one takes
+	// NCCL_MAX_WORK_ELEMENTS (9, MaxDevWorkBatchColls); 0: 2.22.3+.
+	MaxWorkElementsReg int   `tuning:"NCCL_MAX_WORK_ELEMENTS_REG"`
+	SimpleAlignment    int64 `tuning:"NCCL_SIMPLE_ALIGNMENT"` // R20: a Simple channel's bytes are a multiple of this
+	LL128AlignPerWarp  int64 `tuning:"NCCL_LL128_ALIGNMENT_PER_WARP"`
+	LLAlignPerThread   int64 `tuning:"NCCL_LL_ALIGNMENT_PER_THREAD"`
+	BytesAlignment     int64 `tuning:"NCCL_BYTES_ALIGNMENT"` // R20: maxBytesPerChannel is a multiple of this
 
 	// Buffer registration between the choice and the scheduler
 	// (ncclRegisterCollBuffers, src/register/coll_reg.cc).
