@@ -135,7 +135,7 @@ func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
 		maxChunk := c // NCCL_NVLSTREE_MAX_CHUNKSIZE unset: 64 KiB from 4 nodes
 		switch {
 		case x.l.NVLSTreeMaxChunkSize > 0:
-			// 2.30.3+: ncclNvlsTuning's cap, chunk = min(nvlsChunkSize, cap)
+			// the variable (2.20.3+) or 2.30.3's ncclNvlsTuning cap
 			maxChunk = int64(x.l.NVLSTreeMaxChunkSize)
 		case x.p.NVLSTreeChunkCap4Nodes && x.l.NNodes >= 4:
 			maxChunk = 65536

@@ -12,7 +12,9 @@ import (
 // channel copies ncclTopoPostset made, NVLS and CollNet as the gates left
 // them, the tuning model's NVLS bandwidth (NVLSBw, which sets the chunk of
 // NVLS across nodes), the NVLS chunk and NVLSTree cap of 2.30.3's
-// ncclNvlsTuning, and the buffer sizes of NCCL_BUFFSIZE,
+// ncclNvlsTuning or, before, of NCCL_NVLS_CHUNKSIZE and
+// NCCL_NVLSTREE_MAX_CHUNKSIZE where the release reads them, and the
+// buffer sizes of NCCL_BUFFSIZE,
 // NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE. It fails when init failed or the nodes differ in
 // size (Layout has one order per channel for all nodes).
 func LayoutFromComm(c *spec.Comm) (*Layout, error) {
@@ -72,10 +74,6 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	if c.Model != nil {
 		l.NVLSBw = float64(c.Model.Bandwidths[spec.AllReduce][spec.NVLS][spec.Simple])
 	}
-	if c.NVLSSupport && r.NvlsChunkSize > 0 {
-		// 2.30.3+: the chunk and NVLSTree cap ncclNvlsTuning set
-		l.NVLSChunkSize, l.NVLSTreeMaxChunkSize = r.NvlsChunkSize, r.NvlsTreeMaxChunkSize
-	}
 	if l.NChannels != c.NChannels {
 		return nil, fmt.Errorf("the layout has %d channels where the communicator has %d: ncclTopoPostset's copies are off", l.NChannels, c.NChannels)
 	}
@@ -90,6 +88,21 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	p, err := ParamsFor(c.Release)
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case c.NVLSSupport && r.NvlsChunkSize > 0:
+		// 2.30.3+: the chunk and NVLSTree cap ncclNvlsTuning set, the
+		// user's variables included
+		l.NVLSChunkSize, l.NVLSTreeMaxChunkSize = r.NvlsChunkSize, r.NvlsTreeMaxChunkSize
+	case c.NVLSSupport:
+		// before: ncclNvlsSetup reads NCCL_NVLS_CHUNKSIZE, calcCollChunking
+		// NCCL_NVLSTREE_MAX_CHUNKSIZE, where the release has them
+		if p.NVLSChunkSizeEnv && o.NvlsChunkSize > 0 {
+			l.NVLSChunkSize = o.NvlsChunkSize
+		}
+		if p.NVLSTreeMaxChunkSizeEnv && o.NvlsTreeMaxChunkSize > 0 {
+			l.NVLSTreeMaxChunkSize = o.NvlsTreeMaxChunkSize
+		}
 	}
 	if p.SimpleBuffSizeARM > 0 && r.CPUArch == topo.ArchARM {
 		l.BuffSize[spec.Simple] = p.SimpleBuffSizeARM

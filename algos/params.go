@@ -59,6 +59,10 @@ type Params struct {
 	// NVLSTreeChunkCap4Nodes: NVLSTree's chunk is at most 64 KiB from 4
 	// nodes on (Consts.NVLSTreeChunkCap4Nodes).
 	NVLSTreeChunkCap4Nodes bool
+	// NVLSChunkSizeEnv and NVLSTreeMaxChunkSizeEnv: the release reads
+	// NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE
+	// (Consts.NVLSChunkSizeEnv, Consts.NVLSTreeMaxChunkSizeEnv).
+	NVLSChunkSizeEnv, NVLSTreeMaxChunkSizeEnv bool
 	// HasPAT: the PAT algorithm exists (Consts.HasPAT, 2.23.4 and later).
 	HasPAT bool
 	// FP8: ncclFloat8e4m3 and ncclFloat8e5m2 exist (Consts.HasFP8, 2.24
@@ -121,24 +125,26 @@ func paramsOf(rs *spec.Ruleset) Params {
 		GrainSize:       [spec.NumProtos]int{16, 32 * 8 / ll128LineElems * ll128DataElems * 8, 512},
 		MaxChannels:     k.MaxChannels,
 		// Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
-		RingChunkSteps:         [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
-		RingSliceSteps:         [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
-		Sched:                  tu,
-		NVLSChunkSize:          topo.NvlsChunkSizeDefault,
-		HasPAT:                 k.HasPAT,
-		FP8:                    k.HasFP8,
-		NVLSNetGatherScatter:   !tu.PruneNVLSMultiNodeAGRS,
-		NVLSNetMinChannels:     tu.NVLSMultiNodeMinChannels,
-		NVLSLastChunkAlign:     k.NVLSLastChunkAlign,
-		P2PChannelBaseReversed: k.P2PChannelBaseReversed,
-		P2PGroupSchedule:       k.P2PGroupSchedule,
-		P2PBatchEpoch:          k.P2PBatchEpoch,
-		P2PMaxHalved:           k.P2PMaxHalved,
-		P2PHalveOneNodeOnly:    k.P2PHalveOneNodeOnly,
-		SimpleBuffSizeARM:      k.SimpleBuffSizeARM,
-		NVLSNetChunkCap:        k.NVLSNetChunkCap,
-		NVLSTreeChunkFromStep:  k.NVLSTreeChunkFromStep,
-		NVLSTreeChunkCap4Nodes: k.NVLSTreeChunkCap4Nodes,
+		RingChunkSteps:          [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
+		RingSliceSteps:          [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
+		Sched:                   tu,
+		NVLSChunkSize:           topo.NvlsChunkSizeDefault,
+		HasPAT:                  k.HasPAT,
+		FP8:                     k.HasFP8,
+		NVLSNetGatherScatter:    !tu.PruneNVLSMultiNodeAGRS,
+		NVLSNetMinChannels:      tu.NVLSMultiNodeMinChannels,
+		NVLSLastChunkAlign:      k.NVLSLastChunkAlign,
+		P2PChannelBaseReversed:  k.P2PChannelBaseReversed,
+		P2PGroupSchedule:        k.P2PGroupSchedule,
+		P2PBatchEpoch:           k.P2PBatchEpoch,
+		P2PMaxHalved:            k.P2PMaxHalved,
+		P2PHalveOneNodeOnly:     k.P2PHalveOneNodeOnly,
+		SimpleBuffSizeARM:       k.SimpleBuffSizeARM,
+		NVLSNetChunkCap:         k.NVLSNetChunkCap,
+		NVLSTreeChunkFromStep:   k.NVLSTreeChunkFromStep,
+		NVLSTreeChunkCap4Nodes:  k.NVLSTreeChunkCap4Nodes,
+		NVLSChunkSizeEnv:        k.NVLSChunkSizeEnv,
+		NVLSTreeMaxChunkSizeEnv: k.NVLSTreeMaxChunkSizeEnv,
 	}
 }
 

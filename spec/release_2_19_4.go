@@ -89,6 +89,8 @@ func consts2_19_4(rs *Ruleset) {
 	rs.DropParam("NCCL_MNNVL", ref2194("src/init.cc", "initTransportsRank"))
 	rs.SetConst("P2PMaxHalved", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 	rs.SetConst("P2PHalveOneNodeOnly", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
+	// NCCL_NVLSTREE_MAX_CHUNKSIZE arrives in 2.20.3: computeColl's cap is fixed
+	rs.SetConst("NVLSTreeMaxChunkSizeEnv", false, ref2194("src/enqueue.cc", "computeColl"))
 }
 
 func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {

@@ -95,6 +95,8 @@ func consts2_20_5(rs *Ruleset) {
 	rs.SetParamDefault("NCCL_MNNVL", -2, Ref{Tag: tag2205, File: "src/init.cc", Func: "MNNVL"})
 	// no nvlsChunkSize yet: NVLSTree's chunk stays the Simple step size
 	rs.SetConst("NVLSTreeChunkFromStep", true, Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "computeCollChunkInfo"})
+	// nor NCCL_NVLS_CHUNKSIZE: NVLS's largest chunk is computeCollChunkInfo's 128 KiB
+	rs.SetConst("NVLSChunkSizeEnv", false, Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "computeCollChunkInfo"})
 }
 
 func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {

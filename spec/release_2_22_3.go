@@ -99,6 +99,10 @@ func consts2_22_3(rs *Ruleset) {
 		NVLSNetChunkCap:      true,
 		// NVLSTreeChunkFromStep false: 2.21.5 sizes NVLSTree from nvlsChunkSize
 		NVLSTreeChunkCap4Nodes: true,
+		// NCCL_NVLS_CHUNKSIZE (ncclNvlsSetup) and NCCL_NVLSTREE_MAX_CHUNKSIZE
+		// (calcCollChunking) size the NVLS chunks
+		NVLSChunkSizeEnv:        true,
+		NVLSTreeMaxChunkSizeEnv: true,
 		IntParams: map[string]int64{
 			"NCCL_NVLS_ENABLE":            2,
 			"NCCL_NVLS_NCHANNELS":         16,

@@ -13,7 +13,8 @@ import (
 // It also sets the NVLS chunk (128 KiB on these 48 GB/s NICs) and the
 // NVLSTree cap: 64 KiB across nodes (the GPUs' NICs sit behind their PCIe
 // switches), the chunk on one node; before 2.30.3 the schedule's release
-// rule sizes them (0 here).
+// rule sizes them (0 here). A set NCCL_NVLS_CHUNKSIZE or
+// NCCL_NVLSTREE_MAX_CHUNKSIZE wins over the tuning.
 func TestNVLSTuningSM100(t *testing.T) {
 	const k = 1 << 10
 	cases := []struct {
@@ -31,6 +32,13 @@ func TestNVLSTuningSM100(t *testing.T) {
 		{"2.30.3 one node", V2_30_3, 1, nil, 24, 128 * k, 128 * k, ""},
 		{"2.30.7 two nodes", V2_30_7, 2, nil, 32, 128 * k, 64 * k, ""},
 		{"2.30.3 four nodes NCCL_NVLS_NCHANNELS=16", V2_30_3, 4, Env{"NCCL_NVLS_NCHANNELS": "16"}, 16, 128 * k, 64 * k, "NVLSTree/Simple 16"},
+		// a set NCCL_NVLS_CHUNKSIZE replaces the tuned chunk; the tuned cap
+		// stays, and where the tuning set none the cap follows the user's
+		// chunk; NCCL_NVLSTREE_MAX_CHUNKSIZE replaces the cap
+		{"2.30.3 two nodes NCCL_NVLS_CHUNKSIZE", V2_30_3, 2, Env{"NCCL_NVLS_CHUNKSIZE": "262144"}, 32, 256 * k, 64 * k, ""},
+		{"2.30.3 one node NCCL_NVLS_CHUNKSIZE", V2_30_3, 1, Env{"NCCL_NVLS_CHUNKSIZE": "65536"}, 24, 64 * k, 64 * k, ""},
+		{"2.30.7 two nodes NCCL_NVLSTREE_MAX_CHUNKSIZE", V2_30_7, 2, Env{"NCCL_NVLSTREE_MAX_CHUNKSIZE": "32768"}, 32, 128 * k, 32 * k, ""},
+		{"2.29.7 two nodes NCCL_NVLS_CHUNKSIZE (no ncclNvlsTuning)", V2_29_7, 2, Env{"NCCL_NVLS_CHUNKSIZE": "262144"}, 32, 0, 0, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

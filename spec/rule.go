@@ -199,6 +199,16 @@ type Consts struct {
 	// NVLSTreeChunkCap4Nodes: NVLSTree's chunk is at most 64 KiB from 4
 	// nodes on (2.19.3+, src/enqueue.cc computeColl).
 	NVLSTreeChunkCap4Nodes bool
+	// NVLSChunkSizeEnv: NCCL_NVLS_CHUNKSIZE (an int64 parameter, default
+	// 128 KiB) sets comm->nvlsChunkSize, NVLS's largest chunk and
+	// NVLSTree's first (2.21.5+, src/transport/nvls.cc ncclNvlsSetup;
+	// ncclNvlsTuning from 2.30.3); before, NVLS's 128 KiB is a constant.
+	NVLSChunkSizeEnv bool
+	// NVLSTreeMaxChunkSizeEnv: NCCL_NVLSTREE_MAX_CHUNKSIZE (default -2)
+	// caps NVLSTree's chunk when set (2.20.3+, src/enqueue.cc
+	// computeCollChunkInfo, later calcCollChunking; ncclNvlsTuning from
+	// 2.30.3).
+	NVLSTreeMaxChunkSizeEnv bool
 
 	// GDRPeermem: the IB transport recognises the nvidia-peermem module
 	// (/sys/module/nvidia_peermem) as well as nv_peer_mem (2.23.4+,

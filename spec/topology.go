@@ -386,6 +386,9 @@ func TopoOptions(env Env) topo.Options {
 			o.NvlsChannels = n
 		}
 	})
+	// int64 parameters NCCL stores in an int
+	set("NCCL_NVLS_CHUNKSIZE", func(n int) { o.NvlsChunkSize = max(0, int(int32(n))) })
+	set("NCCL_NVLSTREE_MAX_CHUNKSIZE", func(n int) { o.NvlsTreeMaxChunkSize = max(0, int(int32(n))) })
 	set("NCCL_COLLNET_NODE_THRESHOLD", func(n int) { o.CollNetNodeThreshold = n })
 	set("NCCL_NCHANNELS_PER_NET_PEER", func(n int) {
 		// NCCL stores the int64 parameter in an int

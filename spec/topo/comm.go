@@ -972,7 +972,9 @@ const NvlsChunkSizeDefault = 128 << 10
 // is supported): an sm100 communicator of several nodes takes the
 // channels and chunks of ncclNvlsTreeSm100Tuning; the chunk is otherwise
 // NCCL_NVLS_CHUNKSIZE's default, and the NVLSTree cap, where the tuning
-// set none, 64 KiB from 4 nodes and the chunk below. NCCL_NVLS_NCHANNELS
+// set none, 64 KiB from 4 nodes and the chunk below. A set
+// NCCL_NVLS_CHUNKSIZE or NCCL_NVLSTREE_MAX_CHUNKSIZE wins over the tuning
+// (the cap's fallback then follows the user's chunk). NCCL_NVLS_NCHANNELS
 // and the CTA limits still bound the channels.
 // Ref: v2.30.3-1 src/transport/nvls.cc ncclNvlsTuning (v2.30.7-1 likewise)
 func (r *Result) nvlsTuning(ps *pathState, s *System) error {
@@ -987,9 +989,11 @@ func (r *Result) nvlsTuning(ps *pathState, s *System) error {
 			r.NvlsChannels, r.NvlsTuned = nvlsChannelsFrom(&ps.p, &ps.o, t.nChannels), true
 		}
 	}
-	r.NvlsChunkSize = cmp.Or(t.chunk, NvlsChunkSizeDefault)
-	r.NvlsTreeMaxChunkSize = t.treeMax
-	if t.treeMax == 0 {
+	// a set NCCL_NVLS_CHUNKSIZE replaces the tuned chunk, a set
+	// NCCL_NVLSTREE_MAX_CHUNKSIZE the tuned cap
+	r.NvlsChunkSize = cmp.Or(ps.o.NvlsChunkSize, t.chunk, NvlsChunkSizeDefault)
+	r.NvlsTreeMaxChunkSize = cmp.Or(ps.o.NvlsTreeMaxChunkSize, t.treeMax)
+	if r.NvlsTreeMaxChunkSize == 0 {
 		r.NvlsTreeMaxChunkSize = r.NvlsChunkSize
 		if r.NNodes >= 4 {
 			r.NvlsTreeMaxChunkSize = 64 << 10

@@ -967,6 +967,11 @@ type Options struct {
 	NvlsMulticast Multicast
 	// NvlsChannels is NCCL_NVLS_NCHANNELS (config nvlsCTAs); 0 = default.
 	NvlsChannels int
+	// NvlsChunkSize is NCCL_NVLS_CHUNKSIZE and NvlsTreeMaxChunkSize
+	// NCCL_NVLSTREE_MAX_CHUNKSIZE; 0 = unset (a value <= 0 would leave
+	// the chunk loops without a chunk, so only positive values are kept).
+	// The release decides whether NCCL reads them.
+	NvlsChunkSize, NvlsTreeMaxChunkSize int
 	// CollNetEnable is collNetSupport(comm) at init: a CollNet plugin was
 	// loaded and NCCL_COLLNET_ENABLE=1.
 	CollNetEnable bool
