@@ -623,20 +623,6 @@ func (m *Model) allGatherV(tasks []*tuningTask) (kept, bcasts []*tuningTask) {
 	return kept, bcasts
 }
 
-// maxDevWorkBatchBytes is ncclMaxDevWorkBatchBytes(cudaArch): the work
-// storage of one batch, 1 KiB below sm80, 8 KiB below sm90, 16 KiB from
-// sm90.
-// Ref: v2.29.2-1 src/include/device.h ncclMaxDevWorkBatchBytes
-func maxDevWorkBatchBytes(compCap int) int {
-	switch {
-	case compCap < 80:
-		return 1 << 10
-	case compCap < 90:
-		return 8 << 10
-	}
-	return 16 << 10
-}
-
 // scheduleBcast is ncclScheduleBcastTasksToPlan for the group's broadcasts
 // (bcasts in call order), plan after plan from plan firstPlan: a plan
 // takes the first queued broadcast of every root, lowest root first, fewer
@@ -666,7 +652,8 @@ func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) (int, *nccl.N
 		queues[r] = append(queues[r], t)
 	}
 	slices.Sort(roots)
-	maxItems := maxDevWorkBatchBytes(m.In.MinCompCap) / max(1, m.Tuning.BcastWorkBytes)
+	// at least one broadcast a plan, whatever a release's table holds
+	maxItems := max(2, m.Tuning.MaxDevWorkBatchBytesCC[tuningCompCapIndex(m.In.MinCompCap, m.Tuning)]/max(1, m.Tuning.BcastWorkBytes))
 	plans := 0
 	for left := len(bcasts); left > 0; {
 		var plan []*tuningTask

@@ -542,6 +542,11 @@ type Consts struct {
 	// BcastWorkBytes is sizeof(struct ncclDevWorkBcast), one broadcast's
 	// work in an AllGatherV batch (2.29.2+).
 	BcastWorkBytes int `tuning:"sched.bcastWorkBytes"`
+	// MaxDevWorkBatchBytesCC is ncclMaxDevWorkBatchBytes(cudaArch) per
+	// compute-capability row (the same sm80 and sm90 bounds): the work
+	// storage of one batch, which caps an AllGatherV plan's broadcasts at
+	// this / BcastWorkBytes (2.29.2+; 0 before, where nothing reads it).
+	MaxDevWorkBatchBytesCC [NumCompCaps]int `tuning:"ncclMaxDevWorkBatchBytes,cc"`
 
 	// TunerChunkSize: a v6 tuner's getChunkSize may override the chunk
 	// size calcCollChunking computed, clamped to the buffer's (2.30.3+).
