@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/gatesim/gatesim/spec"
-	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // Release is one modelled NCCL release as gatesim releases lists it.
@@ -85,11 +84,12 @@ type HostPresets struct {
 	Presets []HostPreset `json:"presets"`
 }
 
-// NewHostPresets is every host preset of spec/topo.
+// NewHostPresets is every preset's host layout, by the names every
+// command takes (spec.PresetNames).
 func NewHostPresets() HostPresets {
 	var out HostPresets
-	for _, name := range topo.PresetNames() {
-		p := topo.Presets()[name]
+	for _, name := range spec.PresetNames() {
+		p, _ := spec.PresetLayout(name) // a listed name always resolves
 		out.Presets = append(out.Presets, HostPreset{Name: name, GPUs: len(p.GPUs), SM: p.GPUs[0].SM, NICs: len(p.NICs), Sockets: p.Sockets, CPUArch: p.CPUArch})
 	}
 	return out

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -30,8 +31,12 @@ type PresetOptions struct {
 }
 
 type presetDef struct {
-	doc  string
-	node func() Node
+	doc string
+	// layout is the host's hardware as spec/topo synthesizes it (the
+	// topology stage alone runs on it: gatesim topo search and dump).
+	layout func() topo.NodeSpec
+	// node adds the driver-side facts to the layout.
+	node func(topo.NodeSpec) Node
 	// sharpByDefault: the preset's own description includes the SHARP
 	// library (v100x4, the design chapter's machine).
 	sharpByDefault bool
@@ -40,38 +45,49 @@ type presetDef struct {
 var presets = map[string]presetDef{
 	"v100x4": {
 		doc:            "4 × V100 (sm70) joined by NVLink without an NVSwitch, multicast attribute 0, the HPC-X SHARP library (Net and CollNet v5–v8) in the loader path, no verbs device: the design chapter's machine",
+		layout:         topo.PresetV100x4,
 		node:           v100x4Node,
 		sharpByDefault: true,
 	},
 	"h200x2": {
-		doc:  "2 × H200 (sm90) joined by NV18 through an NVSwitch, Socket network only, multicast-capable (run it with NCCL_NVLS_ENABLE=0 as the project's GPU machine is)",
-		node: h200x2Node,
+		doc:    "2 × H200 (sm90) joined by NV18 through an NVSwitch, Socket network only, multicast-capable (run it with NCCL_NVLS_ENABLE=0 as the project's GPU machine is)",
+		layout: topo.PresetH200x2,
+		node:   h200x2Node,
 	},
 	"dgx-a100": {
-		doc:  "DGX A100: 8 × A100 (sm80), 12 NVLinks each to NVSwitches, 8 × 200G HDR InfiniBand NICs (one per GPU, on the GPU's PCIe switch), 2 AMD Rome sockets",
-		node: dgxA100Node,
+		doc:    "DGX A100: 8 × A100 (sm80), 12 NVLinks each to NVSwitches, 8 × 200G HDR InfiniBand NICs (one per GPU, on the GPU's PCIe switch), 2 AMD Rome sockets",
+		layout: topo.PresetDGXA100,
+		node:   dgxA100Node,
 	},
 	"dgx-h100": {
-		doc:  "DGX H100: 8 × H100 (sm90), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs (one per GPU, on the GPU's PCIe switch), 2 Intel Sapphire Rapids sockets, multicast-capable",
-		node: func() Node { return hopperNode("H100") },
+		doc:    "DGX H100: 8 × H100 (sm90), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs (one per GPU, on the GPU's PCIe switch), 2 Intel Sapphire Rapids sockets, multicast-capable",
+		layout: topo.PresetDGXH100,
+		node:   sxmNode("H100"),
 	},
 	"hgx-h200": {
-		doc:  "HGX H200: 8 × H200 (sm90), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs, 2 Intel Sapphire Rapids sockets, multicast-capable",
-		node: func() Node { return hopperNode("H200") },
+		doc:    "HGX H200: 8 × H200 (sm90), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs, 2 Intel Sapphire Rapids sockets, multicast-capable",
+		layout: topo.PresetHGXH200,
+		node:   sxmNode("H200"),
 	},
 	"dgx-b200": {
-		doc: "DGX B200: 8 × B200 (sm100), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs (one per GPU, on the GPU's PCIe switch), 2 Intel sockets, multicast-capable (AWS P6-B200's NVLink domain; P6 has 8 × 400G EFA instead)",
-		node: func() Node {
-			return fromLayout(topo.PresetDGXB200(), "NVIDIA B200", true, Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true}, "eth0")
-		},
+		doc:    "DGX B200: 8 × B200 (sm100), 18 NVLinks each to NVSwitches, 8 × 400G NDR InfiniBand NICs (one per GPU, on the GPU's PCIe switch), 2 Intel sockets, multicast-capable (AWS P6-B200's NVLink domain; P6 has 8 × 400G EFA instead)",
+		layout: topo.PresetDGXB200,
+		node:   sxmNode("B200"),
 	},
 	"gb200-nvl72": {
-		doc:  "GB200 NVL72 compute tray: 4 × B200 (sm100) with 18 NVLinks each into the rack's NVSwitches, 2 Grace (arm64) CPUs over C2C, 4 × 400G NDR NICs; trays of one rack (up to 18) share one multi-node NVLink clique",
-		node: gb200Node,
+		doc:    "GB200 NVL72 compute tray: 4 × B200 (sm100) with 18 NVLinks each into the rack's NVSwitches, 2 Grace (arm64) CPUs over C2C, 4 × 400G NDR NICs; trays of one rack (up to 18) share one multi-node NVLink clique",
+		layout: topo.PresetGB200,
+		node:   gb200Node,
 	},
 }
 
-// PresetNames lists the presets in sorted order.
+// presetAliases are older names of presets that the documentation gave
+// and that every command still takes: the topology stage called the
+// GB200 tray gb200 (docs/topo.md).
+var presetAliases = map[string]string{"gb200": "gb200-nvl72"}
+
+// PresetNames lists the presets in sorted order: every command that names
+// a machine takes these (and the aliases PresetAliases lists).
 func PresetNames() []string {
 	out := make([]string, 0, len(presets))
 	for k := range presets {
@@ -81,24 +97,56 @@ func PresetNames() []string {
 	return out
 }
 
-// IsPreset reports whether s names a preset, in any case.
-func IsPreset(s string) bool {
-	for p := range presets {
-		if strings.EqualFold(p, s) {
-			return true
-		}
+// PresetAliases are the older preset names still taken, each with the
+// preset it names.
+func PresetAliases() map[string]string { return maps.Clone(presetAliases) }
+
+// presetDefOf finds a preset by name or alias, in any case; the error
+// lists the presets.
+func presetDefOf(name string) (string, presetDef, error) {
+	key, def, ok := lookupPreset(name)
+	if !ok {
+		return "", presetDef{}, UnknownName("system preset", name, PresetNames())
 	}
-	return false
+	return key, def, nil
+}
+
+func lookupPreset(name string) (string, presetDef, bool) {
+	key := strings.ToLower(name)
+	if a, ok := presetAliases[key]; ok {
+		key = a
+	}
+	def, ok := presets[key]
+	return key, def, ok
+}
+
+// IsPreset reports whether s names a preset or an alias, in any case.
+func IsPreset(s string) bool {
+	_, _, ok := lookupPreset(s)
+	return ok
 }
 
 // PresetDoc describes a preset.
-func PresetDoc(name string) string { return presets[name].doc }
+func PresetDoc(name string) string {
+	_, def, _ := presetDefOf(name)
+	return def.doc
+}
+
+// PresetLayout is the hardware layout of one host of a preset, for the
+// topology stage alone.
+func PresetLayout(name string) (topo.NodeSpec, error) {
+	_, def, err := presetDefOf(name)
+	if err != nil {
+		return topo.NodeSpec{}, err
+	}
+	return def.layout(), nil
+}
 
 // Preset builds a preset system.
 func Preset(name string, o PresetOptions) (*System, error) {
-	def, ok := presets[strings.ToLower(name)]
-	if !ok {
-		return nil, UnknownName("system preset", name, PresetNames())
+	key, def, err := presetDefOf(name)
+	if err != nil {
+		return nil, err
 	}
 	n := o.Nodes
 	if n == 0 {
@@ -108,7 +156,7 @@ func Preset(name string, o PresetOptions) (*System, error) {
 		return nil, fmt.Errorf("--nodes %d: expected 1 to %d (gatesim's limit)", n, MaxNodes)
 	}
 	build := func() Node {
-		nd := def.node()
+		nd := def.node(def.layout())
 		if (o.SHARP || def.sharpByDefault) && !hasLib(nd, "libnccl-net.so") {
 			nd.Libs = append(nd.Libs, SHARPPlugin())
 		}
@@ -118,7 +166,7 @@ func Preset(name string, o PresetOptions) (*System, error) {
 	if err := CheckShape(n, len(first.GPUs)); err != nil {
 		return nil, fmt.Errorf("--nodes %d: %v", n, err)
 	}
-	sys := &System{Name: strings.ToLower(name), Nodes: make([]Node, 0, n)}
+	sys := &System{Name: key, Nodes: make([]Node, 0, n)}
 	if n > 1 {
 		sys.Name = fmt.Sprintf("%s×%d", sys.Name, n)
 	}
@@ -180,32 +228,32 @@ func fromLayout(ns topo.NodeSpec, gpuName string, multicast bool, drv Driver, ip
 	return n
 }
 
-func v100x4Node() Node {
-	n := fromLayout(topo.PresetV100x4(), "Tesla V100-SXM2-32GB", false, Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true}, "eth0")
+func v100x4Node(ns topo.NodeSpec) Node {
+	n := fromLayout(ns, "Tesla V100-SXM2-32GB", false, Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true}, "eth0")
 	n.Libs = []Library{{Path: LibmPath, InLoaderPath: true}}
 	return n
 }
 
 // h200x2Node is the project's GPU machine as NCCL dumped it: the layout is
 // spec/topo's, reproduced from the captured topology.
-func h200x2Node() Node {
-	return fromLayout(topo.PresetH200x2(), "NVIDIA H200", true, Driver{MulticastAPI: true, CUDA: 13000, CuMem: true, Verbs: true}, "eth0:192.0.2.2")
+func h200x2Node(ns topo.NodeSpec) Node {
+	return fromLayout(ns, "NVIDIA H200", true, Driver{MulticastAPI: true, CUDA: 13000, CuMem: true, Verbs: true}, "eth0:192.0.2.2")
 }
 
-func dgxA100Node() Node {
-	return fromLayout(topo.PresetDGXA100(), "NVIDIA A100-SXM4-80GB", false, Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true}, "eth0")
+func dgxA100Node(ns topo.NodeSpec) Node {
+	return fromLayout(ns, "NVIDIA A100-SXM4-80GB", false, Driver{MulticastAPI: true, CUDA: 12040, CuMem: true, Verbs: true}, "eth0")
 }
 
-func hopperNode(name string) Node {
-	ns := topo.PresetDGXH100()
-	if name == "H200" {
-		ns = topo.PresetHGXH200()
+// sxmNode is an 8-GPU NVSwitch board of multicast-capable GPUs (H100,
+// H200, B200) with a CUDA 12.8 driver.
+func sxmNode(gpu string) func(topo.NodeSpec) Node {
+	return func(ns topo.NodeSpec) Node {
+		return fromLayout(ns, "NVIDIA "+gpu, true, Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true}, "eth0")
 	}
-	return fromLayout(ns, "NVIDIA "+name, true, Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true}, "eth0")
 }
 
-func gb200Node() Node {
-	n := fromLayout(topo.PresetGB200(), "NVIDIA GB200", true, Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true}, "eth0")
+func gb200Node(ns topo.NodeSpec) Node {
+	n := fromLayout(ns, "NVIDIA GB200", true, Driver{MulticastAPI: true, CUDA: 12080, CuMem: true, Verbs: true}, "eth0")
 	for i := range n.GPUs {
 		n.GPUs[i].FabricHandle = true
 	}

@@ -42,6 +42,13 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	// ringDepth, chunkSize, sendbuff, recvbuff, bytes, bytes_done and
 	// pad[8]: 4+4+4×8+8 = 48 bytes, a multiple of its 16-byte alignment
 	tuningSet(d, &t.BcastWorkBytes, 48, deviceH, "struct ncclDevWorkBcast")
+	// ncclMaxDevWorkBatchBytes(cudaArch): 1 KiB below sm80, 8 KiB below
+	// sm90, 16 KiB from sm90 (allgatherv_sched.cc divides it by the above)
+	batch := t.MaxDevWorkBatchBytesCC
+	batch[TuningVolta], batch[TuningAmpere], batch[TuningHopper], batch[TuningBlackwell] = 1<<10, 8<<10, 16<<10, 16<<10
+	for cc := range batch {
+		tuningSet(d, &t.MaxDevWorkBatchBytesCC[cc], batch[cc], deviceH, "ncclMaxDevWorkBatchBytes")
+	}
 	tuningSet(d, &t.SymFallback, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymLLLegacy, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	return d.changes, tuningJoinErrs(d.errs)

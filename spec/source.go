@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -144,13 +145,21 @@ func (f OpSource) Op() (Op, error) {
 	return op, nil
 }
 
-// Ops are the operations of a source whose Coll and Bytes are comma
-// separated lists: every collective at every size (defaultSizes when Bytes
-// is empty; the one Count when CountSet).
+// Ops are the operations of a source whose Coll is a comma separated list
+// and whose Bytes are sizes as ParseSizes reads them (a list or a range):
+// every collective at every size (defaultSizes when Bytes is empty; the
+// one Count when CountSet).
 func (f OpSource) Ops(defaultSizes []string) ([]Op, error) {
 	sizes := defaultSizes
 	if f.Bytes != "" {
-		sizes = strings.Split(f.Bytes, ",")
+		ns, err := ParseSizes(f.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("--sizes %v", err)
+		}
+		sizes = make([]string, len(ns))
+		for i, n := range ns {
+			sizes[i] = strconv.FormatInt(n, 10)
+		}
 	}
 	if f.CountSet {
 		sizes = []string{""}

@@ -65,7 +65,8 @@ func isInt(s string) bool {
 }
 
 // TopoHosts are the hosts of a communicator of nodes hosts for the
-// topology stage alone (gatesim topo search): a host preset, or topology
+// topology stage alone (gatesim topo search): a host preset (its layout,
+// one host each: the trays of gb200-nvl72 stay hosts of 4 GPUs), or topology
 // XML files (read with read) taken in order and repeated to nodes.
 func TopoHosts(preset string, xmlFiles []string, nodes int, read func(string) ([]byte, error)) ([]*topo.System, error) {
 	if nodes < 1 || nodes > MaxNodes {
@@ -76,9 +77,9 @@ func TopoHosts(preset string, xmlFiles []string, nodes int, read func(string) ([
 	case preset != "" && len(xmlFiles) > 0:
 		return nil, fmt.Errorf("--system and --topo: give one of them")
 	case preset != "":
-		ns, ok := topo.Presets()[preset]
-		if !ok {
-			return nil, fmt.Errorf("unknown preset %q: expected one of %s", preset, strings.Join(topo.PresetNames(), ", "))
+		ns, err := PresetLayout(preset)
+		if err != nil {
+			return nil, err
 		}
 		s, err := topo.Synthesize(ns)
 		if err != nil {

@@ -48,7 +48,10 @@ func TestTopoHosts(t *testing.T) {
 		{"h200x2", nil, 3, ""},
 		{"h200x2", []string{"a.xml"}, 1, "give one"},
 		{"", nil, 1, "no host"},
-		{"nope", nil, 1, "unknown preset"},
+		{"nope", nil, 1, "unknown system preset \"nope\": expected one of dgx-a100, dgx-b200, dgx-h100, gb200-nvl72, h200x2, hgx-h200, v100x4"},
+		{"gb200", nil, 2, ""},       // the topology stage's old name, an alias
+		{"GB200-NVL72", nil, 2, ""}, // the name every other command takes
+		{"dgx-b200", nil, 1, ""},    // a preset the topology stage lacked
 		{"h200x2", nil, 0, "expected 1 to"},
 		{"", []string{"a.xml"}, 1, "no such file"},
 	} {

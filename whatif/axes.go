@@ -9,7 +9,7 @@ import (
 )
 
 // Axes are a sweep's axes as gatesim whatif's flags give them: lists comma
-// separated, sizes FROM:TO[:xFACTOR] or a list, environments NAME=VALUE
+// separated, sizes FROM:TO[:xFACTOR] (spec.SizeRange) or a list, environments NAME=VALUE
 // for every point and named sets NAME:A=1,B=2.
 type Axes struct {
 	NCCL, Systems                       []string
@@ -95,18 +95,11 @@ func (a Axes) Apply(sw *Sweep) error {
 	}
 	if a.Sizes != "" {
 		if strings.Contains(a.Sizes, ":") {
-			parts := strings.Split(a.Sizes, ":")
-			if len(parts) < 2 || len(parts) > 3 {
-				return fmt.Errorf("--sizes %q: expected FROM:TO[:xFACTOR]", a.Sizes)
+			r, err := spec.SplitSizeRange(a.Sizes)
+			if err != nil {
+				return fmt.Errorf("--sizes %v", err)
 			}
-			sw.Sizes = SizeAxis{From: parts[0], To: parts[1]}
-			if len(parts) == 3 {
-				f, err := strconv.Atoi(strings.TrimPrefix(parts[2], "x"))
-				if err != nil {
-					return fmt.Errorf("--sizes %q: factor %q: expected x2, x4, ...", a.Sizes, parts[2])
-				}
-				sw.Sizes.Factor = f
-			}
+			sw.Sizes = SizeAxis{From: r.From, To: r.To, Factor: r.Factor}
 		} else {
 			sw.Sizes = SizeAxis{List: strings.Split(a.Sizes, ",")}
 		}

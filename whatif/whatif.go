@@ -255,34 +255,9 @@ func expandSizes(a SizeAxis) ([]int64, error) {
 	if a.From == "" || a.To == "" {
 		return nil, fmt.Errorf("sweep: sizes: expected a list or from, to (and factor), such as 4KiB:16GiB:x2")
 	}
-	from, err := spec.ParseBytes(a.From)
+	out, err := spec.SizeRange{From: a.From, To: a.To, Factor: a.Factor}.Sizes()
 	if err != nil {
 		return nil, fmt.Errorf("sweep: sizes: %v", err)
-	}
-	to, err := spec.ParseBytes(a.To)
-	if err != nil {
-		return nil, fmt.Errorf("sweep: sizes: %v", err)
-	}
-	f := a.Factor
-	if f == 0 {
-		f = 2
-	}
-	switch {
-	case from <= 0:
-		return nil, fmt.Errorf("sweep: sizes: from must be at least 1 byte")
-	case to < from:
-		return nil, fmt.Errorf("sweep: sizes: empty range %s..%s", a.From, a.To)
-	case f < 2:
-		return nil, fmt.Errorf("sweep: sizes: factor %d: expected 2 or more", f)
-	case to > spec.MaxOpBytes:
-		return nil, fmt.Errorf("sweep: sizes: to %s: expected at most %s (gatesim's limit)", a.To, spec.FormatBytes(spec.MaxOpBytes))
-	}
-	for s := from; s <= to; {
-		out = append(out, s)
-		if s > math.MaxInt64/int64(f) {
-			break
-		}
-		s *= int64(f)
 	}
 	return out, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// envDefaultSizes are the sizes env judges at when --bytes is not given: a
+// envDefaultSizes are the sizes env judges at when --sizes is not given: a
 // small one (latency-bound: LL, Tree) and a large one (bandwidth-bound:
 // Simple, NVLS, Ring).
 var envDefaultSizes = []string{"4KiB", "1GiB"}
@@ -107,8 +107,9 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	c.Flags().BoolVar(&strict, "strict", false, "exit 1 on warnings too")
 	sysf.add(c)
+	aliases(c, map[string]string{"bytes": "sizes"}) // a list is --sizes in every command; --bytes was env's name for it
 	opf.add(c)
-	c.Flags().Lookup("bytes").Usage = "sizes to judge gate effects at, comma separated (default " + strings.Join(envDefaultSizes, ",") + ")"
+	c.Flags().Lookup("sizes").Usage = "sizes to judge gate effects at: a list or FROM:TO[:xFACTOR] (default " + strings.Join(envDefaultSizes, ",") + ")"
 	c.Flags().Lookup("coll").Usage = "collectives to judge gate effects at, comma separated: " + strings.Join(spec.FuncNames(spec.SelectFuncs), ", ")
 	return c
 }

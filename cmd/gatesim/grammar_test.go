@@ -114,3 +114,33 @@ func TestHiddenAliases(t *testing.T) {
 		t.Errorf("--json with --format csv: exit %d, %s", code, errs)
 	}
 }
+
+// TestSizeRangeGrammar: every flag that takes a range of sizes reads it
+// with one parser (spec.ParseSizeRange): the factor written 4 or x4 alike,
+// and a bad one refused with exit 2 in every command.
+func TestSizeRangeGrammar(t *testing.T) {
+	for name, args := range map[string][]string{
+		"sim --sweep":    {"sim", "--system", "h200x2", "--env", "NCCL_NVLS_ENABLE=0", "--algo", "ring", "--proto", "simple", "--sweep"},
+		"whatif --sizes": {"whatif", "--system", "h200x2", "--no-sim", "--json", "--sizes"},
+		"env --sizes":    {"env", "--nccl", "2.28.9", "--system", "h200x2", "NCCL_ALGO=Tree", "--sizes"},
+		"env --bytes":    {"env", "--nccl", "2.28.9", "--system", "h200x2", "NCCL_ALGO=Tree", "--bytes"},
+	} {
+		c1, o1, e1 := runCLI(t, append(args, "4KiB:64KiB:4")...)
+		c2, o2, e2 := runCLI(t, append(args, "4KiB:64KiB:x4")...)
+		if c1 != 0 || c2 != 0 || o1 != o2 || o1 == "" {
+			t.Errorf("%s: 4KiB:64KiB:4 (exit %d, %s) and :x4 (exit %d, %s) differ", name, c1, e1, c2, e2)
+		}
+		if c, _, e := runCLI(t, append(args, "4KiB:64KiB:1")...); c != exitBadInput || !strings.Contains(e, "at least 2") {
+			t.Errorf("%s 4KiB:64KiB:1: exit %d, %s", name, c, e)
+		}
+	}
+	// hw replay's own default, its help's example and a list parse (no GPU here: exit 3, never 2)
+	for _, sizes := range []string{"1MiB:256MiB:x4", "1MiB:256MiB:4", "1MiB,4MiB"} {
+		if c, _, e := runCLI(t, "hw", "replay", "--system", "h200x2", "--sizes", sizes, "--cudart-lib", "/nonexistent"); c == exitBadInput {
+			t.Errorf("hw replay --sizes %s: exit 2: %s", sizes, e)
+		}
+	}
+	if c, _, e := runCLI(t, "hw", "replay", "--system", "h200x2", "--sizes", "1MiB:2MiB:x1"); c != exitBadInput || !strings.Contains(e, "--sizes") {
+		t.Errorf("hw replay --sizes 1MiB:2MiB:x1: exit %d, %s", c, e)
+	}
+}

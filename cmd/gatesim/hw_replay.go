@@ -49,9 +49,9 @@ the schedule's from above. One process must drive every GPU of the communicator.
 			if err != nil {
 				return err
 			}
-			szs, err := spec.ParseSizeRange(sizes)
+			szs, err := spec.ParseSizes(sizes)
 			if err != nil {
-				return err
+				return badInputf("--sizes %v", err)
 			}
 			dt, err := spec.ParseDataType(dtype)
 			if err != nil {
@@ -101,7 +101,7 @@ the schedule's from above. One process must drive every GPU of the communicator.
 	ef.add(c)
 	c.Flags().StringVar(&algoList, "algo", "ring,tree", "algorithms (Ring, Tree, or a list)")
 	c.Flags().StringVar(&protoList, "proto", "simple", "protocols (their chunking shapes the schedule)")
-	c.Flags().StringVar(&sizes, "sizes", "1MiB:256MiB:4", "FROM:TO[:FACTOR] nccl-tests sizes")
+	c.Flags().StringVar(&sizes, "sizes", "1MiB:256MiB:x4", "nccl-tests sizes: a list or FROM:TO[:xFACTOR]")
 	c.Flags().StringVar(&dtype, "dtype", "float32", "datatype: int8 … uint64, float32, float64")
 	c.Flags().StringVar(&redop, "redop", "sum", "reduction: sum, prod, max, min")
 	c.Flags().StringVar(&ptxFile, "ptx", "", "replay kernel PTX (default: the embedded one)")

@@ -21,8 +21,10 @@ type systemFlags struct {
 	plugins []string
 }
 
+var presetUsage = "system preset: " + strings.Join(spec.PresetNames(), ", ") // --system's help everywhere
+
 func (f *systemFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&f.preset, "system", "", "system preset: "+strings.Join(spec.PresetNames(), ", "))
+	c.Flags().StringVar(&f.preset, "system", "", presetUsage)
 	c.Flags().StringVar(&f.file, "system-file", "", "system description (JSON or YAML; see the README)")
 	c.Flags().StringVar(&f.topo, "topo", "", "NCCL's topology XML of one host (NCCL_TOPO_DUMP_FILE's output); --nodes copies it")
 	c.Flags().IntVar(&f.nodes, "nodes", 0, "node count for a preset or --topo (default 1)")

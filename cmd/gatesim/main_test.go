@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"testing"
 
@@ -17,4 +18,9 @@ func TestMain(m *testing.M) {
 		return
 	}
 	os.Exit(m.Run())
+}
+
+// run runs one command line without standard input, as the tests do.
+func run(args []string, stdout, stderr io.Writer) int {
+	return runWithInput(args, nil, stdout, stderr)
 }

@@ -174,10 +174,6 @@ var subcommands = []func(*deps) *cobra.Command{
 	newCalibrateCmd,
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	return runWithInput(args, nil, stdout, stderr)
-}
-
 // runWithInput runs one command line. A panic is a bug in gatesim, never
 // the user's: it is reported as an internal error with the command line
 // that caused it, and exit code exitInternal.

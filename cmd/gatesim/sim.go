@@ -45,13 +45,13 @@ the whole send buffer (count per peer × ranks) for AllToAll. SendRecv and AllTo
 take NCCL's point-to-point path (no cost table, no --algo/--proto).
 Units: B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T (powers of 1024, as nccl-tests reads them).
 
---sweep FROM:TO[:FACTOR] prints a Markdown table instead: NCCL's choice per size,
+--sweep FROM:TO[:xFACTOR] prints a Markdown table instead: NCCL's choice per size,
 then for each algorithm × protocol (--algo and --proto take comma-separated lists or
 "all") the simulated time and NCCL's cost-model time per size; the combinations
 that do not run on the machine are listed with the reason.`,
 		Example: `  gatesim sim --system dgx-h100 --nodes 2 --coll allreduce --bytes 256MiB
   gatesim sim --system h200x2 --env NCCL_NVLS_ENABLE=0 --algo ring --proto ll --bytes 64KiB --verify
-  gatesim sim --system dgx-h100 --sweep 4KiB:4GiB:4`,
+  gatesim sim --system dgx-h100 --sweep 4KiB:4GiB:x4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fl.gpusSet = cmd.Flags().Changed("gpus")
@@ -69,14 +69,14 @@ that do not run on the machine are listed with the reason.`,
 	f.IntVar(&fl.channels, "channels", 0, "channels of the operation (default: NCCL's)")
 	f.IntVar(&fl.gpus, "gpus", 0, "GPUs per node (reshapes the machine)")
 	f.StringVar(&fl.dtype, "dtype", "float32", "datatype: "+strings.Join(spec.DataTypeNames(), ", "))
-	f.StringVar(&fl.redop, "redop", "sum", "reduction: sum, prod, max, min, avg, premulsum")
+	f.StringVar(&fl.redop, "redop", "sum", "reduction: "+strings.Join(spec.RedOpNames(), ", "))
 	f.IntVar(&fl.root, "root", 0, "root rank of Broadcast and Reduce")
 	f.BoolVar(&fl.verify, "verify", false, "run the data plane on random data and check every element against the reference")
 	f.StringVar(&fl.trace, "trace", "", "write the timeline as Chrome trace JSON to this file")
 	f.StringVar(&fl.traceRanks, "trace-ranks", "", "with --trace: all or N (ranks 0..N-1) for one lane per rank and channel (default: the simulated representatives)")
 	f.BoolVar(&fl.jsonOut, "json", false, "print JSON")
 	fl.tuner.add(c)
-	f.StringVar(&fl.sweep, "sweep", "", "FROM:TO[:FACTOR]: a Markdown table of simulated and NCCL-model times over sizes, algorithms and protocols")
+	f.StringVar(&fl.sweep, "sweep", "", "sizes FROM:TO[:xFACTOR]: a Markdown table of simulated and NCCL-model times over sizes, algorithms and protocols")
 	addProfileFlag(f, &fl.profile)
 	fl.launch.add(c)
 	return c
@@ -225,7 +225,7 @@ func runSweep(d *deps, fl *simFlags) error {
 	defer x.Close()
 	sizes, err := spec.ParseSizeRange(fl.sweep)
 	if err != nil {
-		return err
+		return badInputf("--sweep %v", err)
 	}
 	allAlgos := []spec.Algo{spec.Ring, spec.Tree, spec.CollNetDirect, spec.CollNetChain, spec.NVLS, spec.NVLSTree, spec.PAT}
 	as, err := parseList(fl.algo, "algo", allAlgos, spec.ParseAlgo)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/spec"
@@ -46,16 +45,15 @@ func newTopoDumpCmd(d *deps) *cobra.Command {
 		Short: "Print a preset as NCCL topology XML (what NCCL_TOPO_FILE reads)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			spec, ok := topo.Presets()[args[0]]
-			if !ok {
-				return badInputf("unknown preset %q: expected one of %s", args[0], strings.Join(topo.PresetNames(), ", "))
+			ns, err := spec.PresetLayout(args[0])
+			if err != nil {
+				return badInput(err)
 			}
 			var s *topo.System
-			var err error
 			if trays > 1 {
-				s, err = topo.SynthesizeMNNVL(spec, trays)
+				s, err = topo.SynthesizeMNNVL(ns, trays)
 			} else {
-				s, err = topo.Synthesize(spec)
+				s, err = topo.Synthesize(ns)
 			}
 			if err != nil {
 				return badInput(err)
@@ -72,7 +70,7 @@ type topoSearchFlags struct {
 	xmlFiles  []string
 	nodes     int
 	release   string
-	sets      []string
+	env       envFlags
 	graphFile string
 	asJSON    bool
 	system    bool
@@ -91,11 +89,11 @@ stage (NCCL_P2P_LEVEL, NCCL_CROSS_NIC, NCCL_MAX_NCHANNELS, ...).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runTopoSearch(d, &f) },
 	}
-	c.Flags().StringVar(&f.preset, "system", "", "host preset (see gatesim topo presets)")
+	c.Flags().StringVar(&f.preset, "system", "", presetUsage)
 	c.Flags().StringArrayVar(&f.xmlFiles, "topo", nil, "NCCL's topology XML of a host (NCCL_TOPO_DUMP_FILE's output); repeatable: the hosts in order, repeated to --nodes")
 	c.Flags().IntVar(&f.nodes, "nodes", 1, "node count (hosts)")
-	c.Flags().StringVar(&f.release, "nccl", "2.28.9", "NCCL release whose rules to apply")
-	c.Flags().StringArrayVar(&f.sets, "env", nil, "NCCL_NAME=value, repeatable")
+	c.Flags().StringVar(&f.release, "nccl", "2.28.9", "NCCL release")
+	f.env.add(c)
 	c.Flags().StringVar(&f.graphFile, "graph-file", "", "graph XML to load instead of searching (NCCL_GRAPH_FILE)")
 	c.Flags().BoolVar(&f.asJSON, "json", false, "print the result as JSON")
 	c.Flags().BoolVar(&f.system, "print-system", false, "also print rank 0's system and paths (ncclTopoPrint)")
@@ -105,7 +103,7 @@ stage (NCCL_P2P_LEVEL, NCCL_CROSS_NIC, NCCL_MAX_NCHANNELS, ...).`,
 }
 
 func runTopoSearch(d *deps, f *topoSearchFlags) error {
-	q := spec.TopoSearch{Release: f.release, Preset: f.preset, XMLFiles: f.xmlFiles, Nodes: f.nodes, Env: f.sets, GraphFile: f.graphFile}
+	q := spec.TopoSearch{Release: f.release, Preset: f.preset, XMLFiles: f.xmlFiles, Nodes: f.nodes, Env: f.env.list, GraphFile: f.graphFile}
 	r, err := q.Run(readInput)
 	if err != nil {
 		return badInput(err)

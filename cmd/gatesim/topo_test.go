@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatesim/gatesim/spec"
 )
 
 func runTopoCLI(t *testing.T, args ...string) (int, string, string) {
@@ -65,7 +67,8 @@ func TestTopoCLIBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"topo", "dump", "dgx-z"}, `unknown preset "dgx-z"`},
+		{[]string{"topo", "dump", "dgx-z"}, `unknown system preset "dgx-z"`},
+		{[]string{"topo", "search", "--system", "gb2000"}, "expected one of " + strings.Join(spec.PresetNames(), ", ")},
 		{[]string{"topo", "search"}, "no host: expected --system NAME or --topo FILE"},
 		{[]string{"topo", "search", "--preset", "h200x2", "--release", "2.17.1"}, "NCCL 2.17.1 is not modelled"},
 		{[]string{"topo", "search", "--preset", "h200x2", "--set", "NCCL_P2P_LEVEL=FOO"}, `NCCL_P2P_LEVEL="FOO": expected LOC`},
@@ -77,5 +80,37 @@ func TestTopoCLIBadInput(t *testing.T) {
 		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestPresetNamesEveryCommand: every command that names a machine takes the
+// same names (spec.PresetNames) and the old gb200 as gb200-nvl72, and
+// refuses another name with exit 2 and the list.
+func TestPresetNamesEveryCommand(t *testing.T) {
+	names := append(spec.PresetNames(), "gb200")
+	cmds := map[string]func(string) []string{
+		"topo dump":   func(n string) []string { return []string{"topo", "dump", n} },
+		"topo search": func(n string) []string { return []string{"topo", "search", "--system", n, "--nccl", "2.28.9"} },
+		"table":       func(n string) []string { return []string{"table", "--system", n} },
+		"explain":     func(n string) []string { return []string{"explain", "--system", n, "--env", "NCCL_ALGO=Ring"} },
+		"whatif": func(n string) []string {
+			return []string{"whatif", "--system", n, "--sizes", "1MiB", "--no-sim", "--json"}
+		},
+	}
+	for cmd, args := range cmds {
+		for _, n := range names {
+			if code, _, stderr := runTopoCLI(t, args(n)...); code != 0 {
+				t.Errorf("%s %s: exit %d: %s", cmd, n, code, stderr)
+			}
+		}
+		code, _, stderr := runTopoCLI(t, args("gb300")...)
+		if code != exitBadInput || !strings.Contains(stderr, strings.Join(spec.PresetNames(), ", ")) {
+			t.Errorf("%s gb300: exit %d, %q; want 2 and the presets", cmd, code, stderr)
+		}
+	}
+	_, a, _ := runTopoCLI(t, "topo", "search", "--system", "gb200", "--nodes", "2")
+	_, b, _ := runTopoCLI(t, "topo", "search", "--system", "gb200-nvl72", "--nodes", "2")
+	if a != b || a == "" {
+		t.Error("topo search: gb200 and gb200-nvl72 differ")
 	}
 }

@@ -33,31 +33,11 @@ var versionCompareAllowed = map[string]string{}
 // so a new release cannot fall silently down the wrong branch; a window
 // kept as data is tested by nccl.Version.Within alone.
 func TestNoVersionComparisons(t *testing.T) {
-	root := filepath.Join("..", "..")
 	var bad []string
 	seen := map[string]bool{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "bin") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
+	walkGoFiles(t, false, func(rel string, fset *token.FileSet, f *ast.File) {
 		if m, _ := filepath.Match("spec/release_*.go", rel); m {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+			return
 		}
 		found := versionComparisons(f)
 		if _, ok := versionCompareAllowed[rel]; ok {
@@ -65,17 +45,13 @@ func TestNoVersionComparisons(t *testing.T) {
 				t.Errorf("%s compares no version any more: drop it from versionCompareAllowed", rel)
 			}
 			seen[rel] = true
-			return nil
+			return
 		}
 		for _, pos := range found {
 			p := fset.Position(pos)
 			bad = append(bad, fmt.Sprintf("%s:%d", rel, p.Line))
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sort.Strings(bad)
 	for _, b := range bad {
 		t.Errorf("%s: compares a version with a particular release; ask the release for a named fact", b)
@@ -230,5 +206,39 @@ func TestVersionComparisonsDetected(t *testing.T) {
 		if got := len(versionComparisons(f)); got != tc.want {
 			t.Errorf("%s: %d comparisons found, want %d", tc.src, got, tc.want)
 		}
+	}
+}
+
+// walkGoFiles parses every Go file of the module (test files too with
+// withTests), leaving out hidden folders, testdata and bin, and calls fn
+// with its path from the module root.
+func walkGoFiles(t *testing.T, withTests bool, fn func(rel string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || (!withTests && strings.HasSuffix(rel, "_test.go")) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		fn(rel, fset, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,8 @@
 package params
 
 import (
+	"slices"
+
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -220,40 +222,42 @@ var Gates = []GateInfo{
 
 // GatesFor returns the gate rules a variable feeds at the registry's
 // release: the links whose rule the release's ruleset has, where the
-// release's table reads the variable.
+// release's table reads the variable. The first call derives every
+// variable's links from one load of the ruleset (gateTable); later calls
+// look them up.
 func (r *Registry) GatesFor(name string) []spec.RuleID {
-	p, ok := r.Lookup(name)
-	if !ok || !p.Read() {
-		return nil
-	}
-	gi, ok := gateInfo(name)
-	if !ok {
-		return nil
-	}
-	rs, err := spec.Load(r.Version)
-	if err != nil {
-		return nil
-	}
-	rel, _ := ReleaseOf(r.Version)
-	var out []spec.RuleID
-	for _, l := range gi.Gates {
-		if l.When != nil && !l.When(rel) {
-			continue
-		}
-		if _, has := rs.Rule(l.Rule); has || l.Outside {
-			out = append(out, l.Rule)
-		}
-	}
-	return out
+	r.gatesOnce.Do(func() { r.gates = r.gateTable() })
+	return slices.Clone(r.gates[name])
 }
 
-func gateInfo(name string) (GateInfo, bool) {
-	for _, gi := range Gates {
-		if gi.Name == name {
-			return gi, true
-		}
+// gateTable is the links of every variable of Gates the release reads
+// (none where gatesim has no ruleset for the release).
+func (r *Registry) gateTable() map[string][]spec.RuleID {
+	out := map[string][]spec.RuleID{}
+	rs, err := spec.Load(r.Version)
+	if err != nil {
+		return out
 	}
-	return GateInfo{}, false
+	rel, _ := ReleaseOf(r.Version)
+	for _, gi := range Gates {
+		if _, seen := out[gi.Name]; seen {
+			continue // a name's first entry holds its links
+		}
+		if p, ok := r.Lookup(gi.Name); !ok || !p.Read() {
+			continue
+		}
+		var ids []spec.RuleID
+		for _, l := range gi.Gates {
+			if l.When != nil && !l.When(rel) {
+				continue
+			}
+			if _, has := rs.Rule(l.Rule); has || l.Outside {
+				ids = append(ids, l.Rule)
+			}
+		}
+		out[gi.Name] = ids
+	}
+	return out
 }
 
 // deprecation returns the entry of a name at the registry's release: one

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gatesim/gatesim/spec"
 )
@@ -157,6 +158,11 @@ type Registry struct {
 	Table   *Table
 	byName  map[string]*Param
 	names   []string
+	// gates are the gate links of Gates at this release, by variable,
+	// derived on the first GatesFor from one load of the release's
+	// ruleset.
+	gatesOnce sync.Once
+	gates     map[string][]spec.RuleID
 }
 
 // Load returns the generated registry of a release. Each call parses the

@@ -62,7 +62,7 @@ func RenderReport(rep *Report, file string) string {
 	}
 	b.WriteString("\nGate effect on a system: ")
 	if rep.EffectWired {
-		fmt.Fprintf(&b, "from the gate engine, at %s (--coll, --bytes: comma lists)\n", rep.EffectAt)
+		fmt.Fprintf(&b, "from the gate engine, at %s (--coll: a list; --sizes: a list or a range)\n", rep.EffectAt)
 		for _, v := range rep.Vars {
 			if v.Effect != "" {
 				fmt.Fprintf(&b, "  %s: %s\n", v.Name, v.Effect)

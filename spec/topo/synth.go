@@ -351,24 +351,11 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 	return root, nil
 }
 
-// Presets are the hosts the project knows by name. Each call returns fresh
-// values; the sources of each layout are in docs/topo.md and
+// The Preset* functions are the layouts of the hosts the project knows;
+// spec's presets name them (spec.PresetNames, one list for every command)
+// and add the driver-side facts. Each call returns fresh values; the
+// sources of each layout are in docs/topo.md and
 // testdata/public/PROVENANCE.md.
-func Presets() map[string]NodeSpec {
-	return map[string]NodeSpec{
-		"v100x4":   PresetV100x4(),
-		"dgx-a100": PresetDGXA100(),
-		"dgx-h100": PresetDGXH100(),
-		"hgx-h200": PresetHGXH200(),
-		"h200x2":   PresetH200x2(),
-		"gb200":    PresetGB200(),
-	}
-}
-
-// PresetNames lists the presets in a stable order.
-func PresetNames() []string {
-	return []string{"v100x4", "dgx-a100", "dgx-h100", "hgx-h200", "h200x2", "gb200"}
-}
 
 // PresetV100x4 is a DGX Station-like host: 4 V100 (sm70) all-to-all with two
 // NVLinks per pair (NV2), no NVSwitch, PCIe Gen3 behind two switches on one

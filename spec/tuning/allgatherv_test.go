@@ -33,7 +33,7 @@ func TestAllGatherVBudget(t *testing.T) {
 		m := tuningModel(t, in, tc.v)
 		ops := make([]Call, tc.roots)
 		for r := range ops {
-			ops[r] = Call{Op: Op{Func: Broadcast, Count: 1 << 20, DataType: Int8, Root: r}}
+			ops[r] = Call{Op: nccl.Op{Func: nccl.Broadcast, Count: 1 << 20, DataType: nccl.Int8, Root: r}}
 		}
 		g, err := ChooseGroup(m, ops)
 		if err != nil {

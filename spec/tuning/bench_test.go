@@ -12,7 +12,7 @@ import (
 // (target ≤ 1 µs).
 func BenchmarkTuningChooseOp(b *testing.B) {
 	m := tuningModel(b, tuningH200x2Input(), nccl.V2_28_9)
-	op := Call{Op: Op{Func: AllReduce, Count: 1 << 18, DataType: Float32}}
+	op := Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 1 << 18, DataType: nccl.Float32}}
 	b.ReportAllocs()
 	var cpu benchcpu.Timer
 	cpu.Start()
@@ -59,11 +59,11 @@ func BenchmarkTuningChooseGroup8(b *testing.B) {
 	m := tuningModel(b, tuningH200x2Input(), nccl.V2_28_9)
 	var ops []Call
 	for i := range 8 {
-		dt := Float32
+		dt := nccl.Float32
 		if i%2 == 1 {
-			dt = Bfloat16
+			dt = nccl.Bfloat16
 		}
-		ops = append(ops, Call{Op: Op{Func: AllReduce, Count: int64(1024) << (2 * i), DataType: dt}})
+		ops = append(ops, Call{Op: nccl.Op{Func: nccl.AllReduce, Count: int64(1024) << (2 * i), DataType: dt}})
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -29,9 +29,9 @@ func tuningH200x2Input() Input {
 
 // tuningForceAlgo is NCCL_ALGO=<a> as the gate engine parses it: only a
 // enabled, for every function, and the variable set.
-func tuningForceAlgo(in *Input, a Algo) {
-	for f := range NumFuncs {
-		in.Enable.Algo[f] = [NumAlgos]int8{}
+func tuningForceAlgo(in *Input, a nccl.Algo) {
+	for f := range nccl.NumFuncs {
+		in.Enable.Algo[f] = [nccl.NumAlgos]int8{}
 		in.Enable.Algo[f][a] = 1
 	}
 	s := a.String()
@@ -48,7 +48,7 @@ func tuningModel(t tuningTB, in Input, v nccl.Version) *Model {
 }
 
 // tuningCell prints one table cell as NCCL does ("%8.1f/%6.1f").
-func tuningCell(m *Model, f Func, a Algo, p Proto) string {
+func tuningCell(m *Model, f nccl.Func, a nccl.Algo, p nccl.Proto) string {
 	return fmt.Sprintf("%8.1f/%6.1f", m.Latencies[f][a][p], m.Bandwidths[f][a][p])
 }
 
@@ -58,20 +58,20 @@ func TestTuningH200x2Logged(t *testing.T) {
 	for _, v := range []nccl.Version{nccl.V2_28_3, nccl.V2_28_9} {
 		m := tuningModel(t, tuningH200x2Input(), v)
 		// §3.4: CollNetDirect AG/RS/AR cells print their latency with bandwidth 0.
-		for _, f := range []Func{AllGather, ReduceScatter, AllReduce} {
-			got := tuningCell(m, f, CollNetDirect, LL) + "|" + tuningCell(m, f, CollNetDirect, LL128) + "|" + tuningCell(m, f, CollNetDirect, Simple)
+		for _, f := range []nccl.Func{nccl.AllGather, nccl.ReduceScatter, nccl.AllReduce} {
+			got := tuningCell(m, f, nccl.CollNetDirect, nccl.LL) + "|" + tuningCell(m, f, nccl.CollNetDirect, nccl.LL128) + "|" + tuningCell(m, f, nccl.CollNetDirect, nccl.Simple)
 			if want := "     0.8/   0.0|     0.8/   0.0|    39.2/   0.0"; got != want {
 				t.Errorf("%s %s CollNetDirect: %q, logged %q", v, f, got, want)
 			}
 		}
-		got := tuningCell(m, AllReduce, CollNetChain, LL) + "|" + tuningCell(m, AllReduce, CollNetChain, LL128) + "|" + tuningCell(m, AllReduce, CollNetChain, Simple)
+		got := tuningCell(m, nccl.AllReduce, nccl.CollNetChain, nccl.LL) + "|" + tuningCell(m, nccl.AllReduce, nccl.CollNetChain, nccl.LL128) + "|" + tuningCell(m, nccl.AllReduce, nccl.CollNetChain, nccl.Simple)
 		if want := "     0.0/   0.0|     0.0/   0.0|    35.6/   0.0"; got != want {
 			t.Errorf("%s AllReduce CollNetChain: %q, logged %q", v, got, want)
 		}
 		// §3.4: NVLS and NVLSTree are all 0.0/0.0 (the NVLS graph has no channel).
-		for _, f := range Funcs {
-			for _, a := range []Algo{NVLS, NVLSTree} {
-				if c := tuningCell(m, f, a, Simple); c != "     0.0/   0.0" {
+		for _, f := range nccl.Funcs {
+			for _, a := range []nccl.Algo{nccl.NVLS, nccl.NVLSTree} {
+				if c := tuningCell(m, f, a, nccl.Simple); c != "     0.0/   0.0" {
 					t.Errorf("%s %s %s: %q", v, f, a, c)
 				}
 			}
@@ -81,17 +81,17 @@ func TestTuningH200x2Logged(t *testing.T) {
 			t.Errorf("%s: %q", v, got)
 		}
 		// §3.1: every config but net_socket prints 512 for Ring/Simple.
-		if m.MaxThreads[Ring][Simple] != 512 || m.MaxThreads[Tree][LL128] != 640 {
+		if m.MaxThreads[nccl.Ring][nccl.Simple] != 512 || m.MaxThreads[nccl.Tree][nccl.LL128] != 640 {
 			t.Errorf("%s: max threads %v", v, m.MaxThreads)
 		}
 		// §7 note: Tree AllReduce Simple latency 16.4 µs on 2 GPUs.
-		if got := fmt.Sprintf("%.1f", m.Latencies[AllReduce][Tree][Simple]); got != "16.4" {
+		if got := fmt.Sprintf("%.1f", m.Latencies[nccl.AllReduce][nccl.Tree][nccl.Simple]); got != "16.4" {
 			t.Errorf("%s Tree AR Simple latency %s, logged 16.4", v, got)
 		}
 	}
 	// 2.22.3's Tree/Simple latency on the same graphs: 56 µs (nccl-tuning.md §7).
 	m := tuningModel(t, tuningH200x2Input(), nccl.V2_22_3)
-	if got := fmt.Sprintf("%.1f", m.Latencies[AllReduce][Tree][Simple]); got != "56.0" {
+	if got := fmt.Sprintf("%.1f", m.Latencies[nccl.AllReduce][nccl.Tree][nccl.Simple]); got != "56.0" {
 		t.Errorf("2.22.3 Tree AR Simple latency %s, want 56.0", got)
 	}
 }
@@ -102,22 +102,22 @@ func TestTuningH200x2Variants(t *testing.T) {
 	// the socket network, 1 channel × 1.2 GB/s, typeInter PHB: Ring/Simple
 	// prints 256 threads and LL128 is off everywhere (§3.1, §3.7 [LOG]).
 	in := tuningH200x2Input()
-	ring := *in.Graphs[Ring]
+	ring := *in.Graphs[nccl.Ring]
 	ring.NChannels, ring.BwIntra, ring.BwInter, ring.TypeIntra, ring.TypeInter = 1, 1.2, 1.2, topo.PathPHB, topo.PathPHB
-	tree := *in.Graphs[Tree]
+	tree := *in.Graphs[nccl.Tree]
 	tree.NChannels, tree.BwIntra, tree.BwInter, tree.TypeIntra, tree.TypeInter = 1, 1.2, 1.2, topo.PathPHB, topo.PathPHB
 	in.Graphs = Graphs(&ring, &tree, nil, nil, nil)
 	in.NChannels = 2
 	m := tuningModel(t, in, nccl.V2_28_9)
-	if m.MaxThreads[Ring][Simple] != 256 {
-		t.Errorf("net_socket Ring/Simple threads %d, logged 256", m.MaxThreads[Ring][Simple])
+	if m.MaxThreads[nccl.Ring][nccl.Simple] != 256 {
+		t.Errorf("net_socket Ring/Simple threads %d, logged 256", m.MaxThreads[nccl.Ring][nccl.Simple])
 	}
-	for _, f := range Funcs {
-		for _, a := range []Algo{Tree, Ring} {
-			if m.Bandwidths[f][a][LL128] != 0 {
-				t.Errorf("net_socket %s %s LL128 bandwidth %v, logged 0", f, a, m.Bandwidths[f][a][LL128])
+	for _, f := range nccl.Funcs {
+		for _, a := range []nccl.Algo{nccl.Tree, nccl.Ring} {
+			if m.Bandwidths[f][a][nccl.LL128] != 0 {
+				t.Errorf("net_socket %s %s LL128 bandwidth %v, logged 0", f, a, m.Bandwidths[f][a][nccl.LL128])
 			}
-			if z := m.Zeroed[f][a][LL128]; f == AllReduce || a == Ring {
+			if z := m.Zeroed[f][a][nccl.LL128]; f == nccl.AllReduce || a == nccl.Ring {
 				if z.Rule != RuleProto {
 					t.Errorf("net_socket %s %s LL128: reason %v, want %s", f, a, z, RuleProto)
 				}
@@ -134,7 +134,7 @@ func TestTuningH200x2Variants(t *testing.T) {
 	if strings.Join(base.TableLines(), "\n") != strings.Join(m2.TableLines(), "\n") {
 		t.Error("NCCL_MAX_NCHANNELS changed the table")
 	}
-	op, err := ChooseOp(m2, Call{Op: Op{Func: AllReduce, Count: 1 << 20, DataType: Float32}})
+	op, err := ChooseOp(m2, Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 1 << 20, DataType: nccl.Float32}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,12 +147,12 @@ func TestTuningH200x2Variants(t *testing.T) {
 func TestTuningSingleRank(t *testing.T) {
 	in := tuningH200x2Input()
 	in.NRanks, in.MaxLocalRanks, in.LocalRanks = 1, 1, 1
-	in.Graphs = [NumAlgos]*topo.Graph{}
+	in.Graphs = [nccl.NumAlgos]*topo.Graph{}
 	m := tuningModel(t, in, nccl.V2_28_9)
 	if !m.SingleRank || m.TableLines() != nil || m.ThreadThresholdsLine() != "" {
 		t.Fatal("nRanks 1 must not print")
 	}
-	op, err := ChooseOp(m, Call{Op: Op{Func: AllReduce, Count: 10, DataType: Float32}})
+	op, err := ChooseOp(m, Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 10, DataType: nccl.Float32}})
 	if err != nil || !op.OneRank || op.Line != "" {
 		t.Fatalf("nRanks 1: %+v %v", op, err)
 	}
@@ -164,15 +164,19 @@ func TestTuningInputErrors(t *testing.T) {
 		"ranks":   func(in *Input) { in.NRanks = 0 },
 		"nodes":   func(in *Input) { in.NNodes = 3 },
 		"cc":      func(in *Input) { in.MaxCompCap = 80 },
-		"no ring": func(in *Input) { in.Graphs[Ring] = nil },
+		"no ring": func(in *Input) { in.Graphs[nccl.Ring] = nil },
 		"empty tree": func(in *Input) {
-			g := *in.Graphs[Tree]
+			g := *in.Graphs[nccl.Tree]
 			g.NChannels = 0
-			in.Graphs[Tree] = &g
-			in.Graphs[PAT] = &g
+			in.Graphs[nccl.Tree] = &g
+			in.Graphs[nccl.PAT] = &g
 		},
 		"channels": func(in *Input) { in.NChannels = 65 },
-		"bw":       func(in *Input) { g := *in.Graphs[Ring]; g.BwIntra = float32(math.NaN()); in.Graphs[Ring] = &g },
+		"bw": func(in *Input) {
+			g := *in.Graphs[nccl.Ring]
+			g.BwIntra = float32(math.NaN())
+			in.Graphs[nccl.Ring] = &g
+		},
 	} {
 		in := tuningH200x2Input()
 		mod(&in)
@@ -197,16 +201,16 @@ func TestTuningInputErrors(t *testing.T) {
 func TestTuningEnableAndProto(t *testing.T) {
 	in := tuningH200x2Input()
 	// NCCL_ALGO=Tree (every function): Ring off everywhere.
-	tuningForceAlgo(&in, Tree)
+	tuningForceAlgo(&in, nccl.Tree)
 	m := tuningModel(t, in, nccl.V2_28_9)
-	for _, f := range Funcs {
-		for p := range NumProtos {
-			if m.Bandwidths[f][Ring][p] != 0 || m.Zeroed[f][Ring][p].Rule != RuleEnable {
-				t.Errorf("%s Ring/%s: %v %v", f, Proto(p), m.Bandwidths[f][Ring][p], m.Zeroed[f][Ring][p])
+	for _, f := range nccl.Funcs {
+		for p := range nccl.NumProtos {
+			if m.Bandwidths[f][nccl.Ring][p] != 0 || m.Zeroed[f][nccl.Ring][p].Rule != RuleEnable {
+				t.Errorf("%s Ring/%s: %v %v", f, nccl.Proto(p), m.Bandwidths[f][nccl.Ring][p], m.Zeroed[f][nccl.Ring][p])
 			}
 		}
 	}
-	if m.Bandwidths[AllReduce][Tree][Simple] == 0 {
+	if m.Bandwidths[nccl.AllReduce][nccl.Tree][nccl.Simple] == 0 {
 		t.Error("Tree AllReduce disabled")
 	}
 	// The matrix is printed (user intent, before support disables).
@@ -221,39 +225,39 @@ func TestTuningEnableAndProto(t *testing.T) {
 	}
 	// 2.22.3 restores Ring for functions left with nothing (G-TUNE-RINGRESTORE-1).
 	m22 := tuningModel(t, in, nccl.V2_22_3)
-	for _, f := range []Func{Broadcast, Reduce, AllGather, ReduceScatter} {
-		if m22.Bandwidths[f][Ring][Simple] == 0 || !m22.Restored[f][Simple] {
+	for _, f := range []nccl.Func{nccl.Broadcast, nccl.Reduce, nccl.AllGather, nccl.ReduceScatter} {
+		if m22.Bandwidths[f][nccl.Ring][nccl.Simple] == 0 || !m22.Restored[f][nccl.Simple] {
 			t.Errorf("2.22.3 %s Ring/Simple not restored", f)
 		}
 	}
-	if m22.Restored[AllReduce][Simple] || m22.Bandwidths[AllReduce][Ring][Simple] != 0 {
+	if m22.Restored[nccl.AllReduce][nccl.Simple] || m22.Bandwidths[nccl.AllReduce][nccl.Ring][nccl.Simple] != 0 {
 		t.Error("2.22.3 AllReduce has Tree, Ring must stay off")
 	}
 
 	// NCCL_PROTO=LL128 forced on (1) bypasses the LL128 rule even on PHB.
 	in = tuningH200x2Input()
-	g := *in.Graphs[Ring]
+	g := *in.Graphs[nccl.Ring]
 	g.TypeIntra = topo.PathPHB
-	in.Graphs[Ring] = &g
+	in.Graphs[nccl.Ring] = &g
 	m = tuningModel(t, in, nccl.V2_28_9)
-	if m.Bandwidths[AllReduce][Ring][LL128] != 0 {
+	if m.Bandwidths[nccl.AllReduce][nccl.Ring][nccl.LL128] != 0 {
 		t.Error("LL128 auto must be off over PHB")
 	}
-	for f := range NumFuncs {
-		in.Enable.Proto[f][LL128] = 1
+	for f := range nccl.NumFuncs {
+		in.Enable.Proto[f][nccl.LL128] = 1
 	}
 	m = tuningModel(t, in, nccl.V2_28_9)
-	if m.Bandwidths[AllReduce][Ring][LL128] == 0 {
+	if m.Bandwidths[nccl.AllReduce][nccl.Ring][nccl.LL128] == 0 {
 		t.Error("LL128 forced on must bypass the auto rule")
 	}
 
 	// Mixed compute capabilities: LL128 auto off in 2.28.9, on in 2.30.7 if ≥ sm90.
 	in = tuningH200x2Input()
 	in.MaxCompCap = 100
-	if m := tuningModel(t, in, nccl.V2_28_9); m.Bandwidths[AllReduce][Ring][LL128] != 0 {
+	if m := tuningModel(t, in, nccl.V2_28_9); m.Bandwidths[nccl.AllReduce][nccl.Ring][nccl.LL128] != 0 {
 		t.Error("2.28.9 LL128 with mixed sm90/sm100 must be off")
 	}
-	if m, err := BuildModel(in, tuningRelease(t, nccl.V2_30_7)); err != nil || m.Bandwidths[AllReduce][Ring][LL128] == 0 {
+	if m, err := BuildModel(in, tuningRelease(t, nccl.V2_30_7)); err != nil || m.Bandwidths[nccl.AllReduce][nccl.Ring][nccl.LL128] == 0 {
 		t.Error("2.30.7 LL128 with mixed sm90/sm100 must be on")
 	}
 
@@ -261,19 +265,19 @@ func TestTuningEnableAndProto(t *testing.T) {
 	in = tuningH200x2Input()
 	in.CUDARuntime = 11080
 	m = tuningModel(t, in, nccl.V2_28_9)
-	if m.Bandwidths[AllReduce][Ring][LL128] != 0 || m.Bandwidths[AllGather][Ring][LL128] == 0 {
+	if m.Bandwidths[nccl.AllReduce][nccl.Ring][nccl.LL128] != 0 || m.Bandwidths[nccl.AllGather][nccl.Ring][nccl.LL128] == 0 {
 		t.Error("CUDA 11.8 exception")
 	}
 
 	// NCCL_LL128_C2C=0 on sm90: PXN no longer allowed, and NCCL says so.
 	in = tuningH200x2Input()
-	g = *in.Graphs[Ring]
+	g = *in.Graphs[nccl.Ring]
 	g.TypeInter = topo.PathPXN
-	in.Graphs[Ring] = &g
+	in.Graphs[nccl.Ring] = &g
 	zero := int64(0)
 	in.LL128C2C = &zero
 	m = tuningModel(t, in, nccl.V2_28_9)
-	if m.Bandwidths[AllReduce][Ring][LL128] != 0 {
+	if m.Bandwidths[nccl.AllReduce][nccl.Ring][nccl.LL128] != 0 {
 		t.Error("LL128_C2C=0 must disable LL128 over PXN")
 	}
 	n := 0
@@ -282,8 +286,8 @@ func TestTuningEnableAndProto(t *testing.T) {
 			n++
 		}
 	}
-	if n != NumFuncs*NumAlgos {
-		t.Errorf("LL128_C2C message printed %d times, NCCL prints it once per (function, algorithm): %d", n, NumFuncs*NumAlgos)
+	if n != nccl.NumFuncs*nccl.NumAlgos {
+		t.Errorf("LL128_C2C message printed %d times, NCCL prints it once per (function, algorithm): %d", n, nccl.NumFuncs*nccl.NumAlgos)
 	}
 }
 
@@ -303,7 +307,7 @@ func TestTuningNThreadsMessages(t *testing.T) {
 	if strings.Join(got, "\n")+"\n" != want {
 		t.Errorf("messages %q", got)
 	}
-	if m.MaxThreads[Ring][Simple] != 512 || m.MaxThreads[Ring][LL] != 512 {
+	if m.MaxThreads[nccl.Ring][nccl.Simple] != 512 || m.MaxThreads[nccl.Ring][nccl.LL] != 512 {
 		t.Errorf("threads %v", m.MaxThreads)
 	}
 	m = tuningModel(t, in, nccl.V2_22_3)
@@ -312,8 +316,8 @@ func TestTuningNThreadsMessages(t *testing.T) {
 	}
 	n = 32
 	m = tuningModel(t, in, nccl.V2_28_9)
-	if m.MaxThreads[Ring][Simple] != 64 || !strings.Contains(m.Log[0].Text, "(minimum 64).") {
-		t.Errorf("32 threads: %v %v", m.MaxThreads[Ring][Simple], m.Log[0])
+	if m.MaxThreads[nccl.Ring][nccl.Simple] != 64 || !strings.Contains(m.Log[0].Text, "(minimum 64).") {
+		t.Errorf("32 threads: %v %v", m.MaxThreads[nccl.Ring][nccl.Simple], m.Log[0])
 	}
 	th := "1 2 3 4 5"
 	in = tuningH200x2Input()
@@ -378,13 +382,13 @@ func tuningRandomInput(t *rapid.T) Input {
 		NChannels: rapid.IntRange(1, 32).Draw(t, "nChannels"), NVLSChannels: nvlsChannels,
 		NVLSSupport: nvls != nil, CollNetDirectHeads: rapid.IntRange(1, 8).Draw(t, "directHeads"),
 	}
-	for f := range NumFuncs {
-		for a := range NumAlgos {
+	for f := range nccl.NumFuncs {
+		for a := range nccl.NumAlgos {
 			if rapid.IntRange(0, 5).Draw(t, fmt.Sprintf("algoOff%d%d", f, a)) == 0 {
 				in.Enable.Algo[f][a] = 0
 			}
 		}
-		for p := range NumProtos {
+		for p := range nccl.NumProtos {
 			in.Enable.Proto[f][p] = int8(rapid.SampledFrom([]int{0, 1, 1, 1, 2}).Draw(t, fmt.Sprintf("proto%d%d", f, p)))
 		}
 	}
@@ -403,28 +407,28 @@ func TestTuningModelProperties(t *testing.T) {
 		if err != nil {
 			rt.Fatalf("valid input rejected: %v", err)
 		}
-		for _, f := range Funcs {
-			for a := range NumAlgos {
-				for p := range NumProtos {
+		for _, f := range nccl.Funcs {
+			for a := range nccl.NumAlgos {
+				for p := range nccl.NumProtos {
 					bw, lat := m.Bandwidths[f][a][p], m.Latencies[f][a][p]
 					if !m.Computed[f][a][p] && (bw != 0 || lat != 0) {
-						rt.Fatalf("%s %s/%s not computed but %v/%v", f, Algo(a), Proto(p), lat, bw)
+						rt.Fatalf("%s %s/%s not computed but %v/%v", f, nccl.Algo(a), nccl.Proto(p), lat, bw)
 					}
 					if bw < 0 || lat < 0 {
-						rt.Fatalf("%s %s/%s negative %v/%v", f, Algo(a), Proto(p), lat, bw)
+						rt.Fatalf("%s %s/%s negative %v/%v", f, nccl.Algo(a), nccl.Proto(p), lat, bw)
 					}
 					if bw == 0 && m.Zeroed[f][a][p].Rule == "" {
-						rt.Fatalf("%s %s/%s: bandwidth 0 without a reason", f, Algo(a), Proto(p))
+						rt.Fatalf("%s %s/%s: bandwidth 0 without a reason", f, nccl.Algo(a), nccl.Proto(p))
 					}
 					if bw != 0 && m.Zeroed[f][a][p].Rule != "" {
-						rt.Fatalf("%s %s/%s: bandwidth %v with zero reason %v", f, Algo(a), Proto(p), bw, m.Zeroed[f][a][p])
+						rt.Fatalf("%s %s/%s: bandwidth %v with zero reason %v", f, nccl.Algo(a), nccl.Proto(p), bw, m.Zeroed[f][a][p])
 					}
-					if math.IsNaN(float64(bw)) && Algo(a) != CollNetDirect {
-						rt.Fatalf("%s %s/%s NaN", f, Algo(a), Proto(p))
+					if math.IsNaN(float64(bw)) && nccl.Algo(a) != nccl.CollNetDirect {
+						rt.Fatalf("%s %s/%s NaN", f, nccl.Algo(a), nccl.Proto(p))
 					}
 					// G-TUNE-IMPL-1: Tree only for AllReduce, PAT never for AllReduce.
-					if bw != 0 && ((a == int(Tree) && f != AllReduce) || (a == int(PAT) && f == AllReduce) || (a != int(Ring) && (f == Broadcast || f == Reduce))) {
-						rt.Fatalf("%s %s has bandwidth", f, Algo(a))
+					if bw != 0 && ((a == int(nccl.Tree) && f != nccl.AllReduce) || (a == int(nccl.PAT) && f == nccl.AllReduce) || (a != int(nccl.Ring) && (f == nccl.Broadcast || f == nccl.Reduce))) {
+						rt.Fatalf("%s %s has bandwidth", f, nccl.Algo(a))
 					}
 				}
 			}
@@ -435,19 +439,19 @@ func TestTuningModelProperties(t *testing.T) {
 		// Turning one more algorithm off never raises a bandwidth (2.28:
 		// exactly; in 2.22.3 the hard-set CollNet rescue may bring Ring and
 		// Tree back, and the Ring restoration Ring).
-		f := rapid.IntRange(0, NumFuncs-1).Draw(rt, "offF")
-		a := rapid.IntRange(0, NumAlgos-1).Draw(rt, "offA")
+		f := rapid.IntRange(0, nccl.NumFuncs-1).Draw(rt, "offF")
+		a := rapid.IntRange(0, nccl.NumAlgos-1).Draw(rt, "offA")
 		in2 := in
 		in2.Enable.Algo[f][a] = 0
 		m2, err := BuildModel(in2, tuningRelease(rt, v))
 		if err != nil {
 			rt.Fatal(err)
 		}
-		for g := range NumFuncs {
-			for b := range NumAlgos {
-				for p := range NumProtos {
-					if m2.Bandwidths[g][b][p] > m.Bandwidths[g][b][p] && !(v == nccl.V2_22_3 && (b == int(Ring) || b == int(Tree))) {
-						rt.Fatalf("disabling %s for %s raised %s %s/%s from %v to %v", Algo(a), Func(f), Func(g), Algo(b), Proto(p), m.Bandwidths[g][b][p], m2.Bandwidths[g][b][p])
+		for g := range nccl.NumFuncs {
+			for b := range nccl.NumAlgos {
+				for p := range nccl.NumProtos {
+					if m2.Bandwidths[g][b][p] > m.Bandwidths[g][b][p] && !(v == nccl.V2_22_3 && (b == int(nccl.Ring) || b == int(nccl.Tree))) {
+						rt.Fatalf("disabling %s for %s raised %s %s/%s from %v to %v", nccl.Algo(a), nccl.Func(f), nccl.Func(g), nccl.Algo(b), nccl.Proto(p), m.Bandwidths[g][b][p], m2.Bandwidths[g][b][p])
 					}
 				}
 			}
@@ -467,30 +471,30 @@ func TestTuningResearchPredictions(t *testing.T) {
 	}
 	m := tuningModel(t, hgx, nccl.V2_28_9)
 	for _, c := range []struct {
-		a    Algo
-		p    Proto
+		a    nccl.Algo
+		p    nccl.Proto
 		want string
 	}{
-		{Ring, Simple, "    56.0/ 205.7"}, {Ring, LL, "    15.0/  80.6"}, {Ring, LL128, "    40.6/ 189.3"},
-		{Tree, Simple, "    64.4/ 165.6"}, {NVLS, Simple, "    25.0/ 272.0"},
+		{nccl.Ring, nccl.Simple, "    56.0/ 205.7"}, {nccl.Ring, nccl.LL, "    15.0/  80.6"}, {nccl.Ring, nccl.LL128, "    40.6/ 189.3"},
+		{nccl.Tree, nccl.Simple, "    64.4/ 165.6"}, {nccl.NVLS, nccl.Simple, "    25.0/ 272.0"},
 	} {
-		if got := tuningCell(m, AllReduce, c.a, c.p); got != c.want {
+		if got := tuningCell(m, nccl.AllReduce, c.a, c.p); got != c.want {
 			t.Errorf("8 × H100 AllReduce %s/%s: %q, note %q", c.a, c.p, got, c.want)
 		}
 	}
 	in := tuningMultiNodeInput(2, 8)
 	in.CollNetEnable = false
-	in.Graphs = Graphs(in.Graphs[Ring], in.Graphs[Tree], nil, nil, nil)
+	in.Graphs = Graphs(in.Graphs[nccl.Ring], in.Graphs[nccl.Tree], nil, nil, nil)
 	m = tuningModel(t, in, nccl.V2_28_9)
 	for _, c := range []struct {
-		f    Func
-		a    Algo
-		p    Proto
+		f    nccl.Func
+		a    nccl.Algo
+		p    nccl.Proto
 		want string
 	}{
-		{AllReduce, Ring, LL, "    40.0/  20.8"}, {AllReduce, Ring, LL128, "    75.2/ 156.6"}, {AllReduce, Ring, Simple, "   131.6/ 204.8"},
-		{AllReduce, Tree, LL, "    25.2/  16.6"}, {AllReduce, Tree, LL128, "    48.5/ 124.8"}, {AllReduce, Tree, Simple, "    92.4/ 140.8"},
-		{AllGather, Ring, Simple, "    70.0/ 409.6"}, {ReduceScatter, Ring, Simple, "    70.0/ 409.6"},
+		{nccl.AllReduce, nccl.Ring, nccl.LL, "    40.0/  20.8"}, {nccl.AllReduce, nccl.Ring, nccl.LL128, "    75.2/ 156.6"}, {nccl.AllReduce, nccl.Ring, nccl.Simple, "   131.6/ 204.8"},
+		{nccl.AllReduce, nccl.Tree, nccl.LL, "    25.2/  16.6"}, {nccl.AllReduce, nccl.Tree, nccl.LL128, "    48.5/ 124.8"}, {nccl.AllReduce, nccl.Tree, nccl.Simple, "    92.4/ 140.8"},
+		{nccl.AllGather, nccl.Ring, nccl.Simple, "    70.0/ 409.6"}, {nccl.ReduceScatter, nccl.Ring, nccl.Simple, "    70.0/ 409.6"},
 	} {
 		if got := tuningCell(m, c.f, c.a, c.p); got != c.want {
 			t.Errorf("2 × 8 H100 %s %s/%s: %q, note %q", c.f, c.a, c.p, got, c.want)
@@ -509,8 +513,8 @@ func TestTuningMNNVLOneNode(t *testing.T) {
 		i.NRanks, i.NNodes, i.MNNVL = 4, nNodes, mnnvl
 		return i
 	}
-	cost := func(m *Model) [NumAlgos][NumProtos]float32 {
-		op, err := ChooseOp(m, Call{Op: Op{Func: AllReduce, Count: 64 << 20, DataType: Float32}})
+	cost := func(m *Model) [nccl.NumAlgos][nccl.NumProtos]float32 {
+		op, err := ChooseOp(m, Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 64 << 20, DataType: nccl.Float32}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -527,11 +531,11 @@ func TestTuningMNNVLOneNode(t *testing.T) {
 			t.Errorf("%s: two MNNVL nodes tuned as one: %v, want %v", tc.v, same, tc.oneNode)
 		}
 		// NVLSTree on two nodes: off only for MNNVL
-		if off := two.AlgoEnable[AllReduce][NVLSTree] == 0; off != tc.oneNode {
+		if off := two.AlgoEnable[nccl.AllReduce][nccl.NVLSTree] == 0; off != tc.oneNode {
 			t.Errorf("%s: NVLSTree disabled on two MNNVL nodes: %v, want %v", tc.v, off, tc.oneNode)
 		}
 		// NVLS on one node: kept without MNNVL, off for MNNVL at 2.20.x
-		if off := one.AlgoEnable[AllReduce][NVLS] == 0; off != tc.oneNode {
+		if off := one.AlgoEnable[nccl.AllReduce][nccl.NVLS] == 0; off != tc.oneNode {
 			t.Errorf("%s: NVLS disabled on one MNNVL node: %v, want %v", tc.v, off, tc.oneNode)
 		}
 		// without MNNVL the two nodes are two nodes at every release

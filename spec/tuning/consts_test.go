@@ -98,23 +98,23 @@ func TestTuningConstantsMatchSource(t *testing.T) {
 			var got = map[string][]float64{}
 			// C zero-fills the rows an initializer leaves out: 2.23.4-2.27.7
 			// list 6 algorithms' latencies for 7, so PAT's rows must be 0.
-			srcAlgos := min(tu.NumAlgos, len(src["baseLatencies"])/NumProtos)
+			srcAlgos := min(tu.NumAlgos, len(src["baseLatencies"])/nccl.NumProtos)
 			for a := 0; a < tu.NumAlgos; a++ {
-				for p := range NumProtos {
+				for p := range nccl.NumProtos {
 					if a < srcAlgos {
 						got["baseLatencies"] = append(got["baseLatencies"], tu.BaseLat[a][p])
 					} else if tu.BaseLat[a][p] != 0 {
-						t.Errorf("baseLatencies[%s][%s] = %v, not in the source's initializer (0)", Algo(a), Proto(p), tu.BaseLat[a][p])
+						t.Errorf("baseLatencies[%s][%s] = %v, not in the source's initializer (0)", nccl.Algo(a), nccl.Proto(p), tu.BaseLat[a][p])
 					}
 				}
 			}
 			for h := range NumHw {
 				for a := 0; a < tu.NumAlgos; a++ {
-					for p := range NumProtos {
+					for p := range nccl.NumProtos {
 						if a < srcAlgos {
 							got["hwLatencies"] = append(got["hwLatencies"], tu.HwLat[h][a][p])
 						} else if tu.HwLat[h][a][p] != 0 {
-							t.Errorf("hwLatencies[%s][%s][%s] = %v, not in the source's initializer (0)", Hw(h), Algo(a), Proto(p), tu.HwLat[h][a][p])
+							t.Errorf("hwLatencies[%s][%s][%s] = %v, not in the source's initializer (0)", Hw(h), nccl.Algo(a), nccl.Proto(p), tu.HwLat[h][a][p])
 						}
 					}
 				}
@@ -155,16 +155,16 @@ func TestTuningConstantsMatchSource(t *testing.T) {
 					}
 					continue
 				case "treeCorrectionFactor":
-					n := len(want) / NumProtos
+					n := len(want) / nccl.NumProtos
 					for i, v := range want {
 						if c := tu.TreeCorrection[i/n][i%n]; c != float32(v) {
-							t.Errorf("treeCorrectionFactor[%s][%d] = %v, source %v", Proto(i/n), i%n, c, v)
+							t.Errorf("treeCorrectionFactor[%s][%d] = %v, source %v", nccl.Proto(i/n), i%n, c, v)
 						}
 					}
-					for p := range NumProtos {
+					for p := range nccl.NumProtos {
 						for i := n; i < TreeCorrections; i++ {
 							if tu.TreeCorrection[p][i] != 0 {
-								t.Errorf("treeCorrectionFactor[%s][%d] = %v beyond the source's %d entries", Proto(p), i, tu.TreeCorrection[p][i], n)
+								t.Errorf("treeCorrectionFactor[%s][%d] = %v beyond the source's %d entries", nccl.Proto(p), i, tu.TreeCorrection[p][i], n)
 							}
 						}
 					}
@@ -268,8 +268,8 @@ func TestTuningConstantEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.HwLat[HwNet][Ring][Simple] != 5 || tu.HwLat[HwNet][Ring][Simple] != 14 {
-		t.Errorf("edit applied %v, original %v", c.HwLat[HwNet][Ring][Simple], tu.HwLat[HwNet][Ring][Simple])
+	if c.HwLat[HwNet][nccl.Ring][nccl.Simple] != 5 || tu.HwLat[HwNet][nccl.Ring][nccl.Simple] != 14 {
+		t.Errorf("edit applied %v, original %v", c.HwLat[HwNet][nccl.Ring][nccl.Simple], tu.HwLat[HwNet][nccl.Ring][nccl.Simple])
 	}
 	if _, err := tu.ApplyConstantEdits([]ConstantEdit{{Path: "switch.ringRestore", Value: 1}}); err == nil {
 		t.Error("a tuner may not edit a switch")
@@ -282,7 +282,7 @@ func TestTuningConstantEdits(t *testing.T) {
 func TestTuningParseThreadThresholds(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want [2][NumProtos]int64
+		want [2][nccl.NumProtos]int64
 	}{
 		{"", [2][3]int64{{-2, -2, -2}, {-2, -2, -2}}},
 		{"1 2 3 4 5 6", [2][3]int64{{1, 2, 3}, {4, 5, 6}}},

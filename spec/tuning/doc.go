@@ -13,8 +13,9 @@
 // bits) fill an Input → BuildModel → Model; a Call per collective →
 // ChooseOp / ChooseGroup → OpChoice, which spec copies into its Decision and
 // algos and sim schedule and time. spec consumes this package, never the
-// reverse: it imports only NCCL's vocabulary (nccl, spoken unqualified
-// through vocab.go) and spec/topo (internal/deptest holds that).
+// reverse: it imports only NCCL's vocabulary (nccl, named as nccl.Ring:
+// spec/vocab.go is the one list of re-exported names) and spec/topo
+// (internal/deptest holds that).
 //
 // Releases are values: Base2_22_3 is the reference; every other release is
 // a delta of one-cell lines in spec's release files, each recorded through

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec/topo"
 )
 
@@ -32,8 +33,8 @@ func tuningScenarios() []tuningScenario {
 	add("h200x2", "2 × H200 through NVSwitch, NVLS off (the project's machine; graphs as logged)", tuningH200x2Input())
 
 	in := tuningH200x2Input()
-	in.Graphs[NVLS] = tuningG(topo.PatternNVLS, 2, 60, 60, topo.PathNVL, topo.PathPIX, false)
-	in.Graphs[NVLSTree] = in.Graphs[NVLS]
+	in.Graphs[nccl.NVLS] = tuningG(topo.PatternNVLS, 2, 60, 60, topo.PathNVL, topo.PathPIX, false)
+	in.Graphs[nccl.NVLSTree] = in.Graphs[nccl.NVLS]
 	in.NVLSSupport, in.NVLSChannels = true, 16
 	add("h200x2-nvls", "2 × H200 with NVLS allowed: NVLS graph 2 × 60/60, 16 NVLS channels (predicted, not logged)", in)
 
@@ -54,7 +55,7 @@ func tuningScenarios() []tuningScenario {
 
 	in = tuningMultiNodeInput(2, 8)
 	in.CollNetEnable, in.NVLSSupport, in.NVLSChannels = false, false, 0
-	in.Graphs = Graphs(in.Graphs[Ring], in.Graphs[Tree], nil, nil, nil)
+	in.Graphs = Graphs(in.Graphs[nccl.Ring], in.Graphs[nccl.Tree], nil, nil, nil)
 	add("h100-2x8", "2 nodes × 8 H100, 8 × 400G IB, Intel: ring 8 × 48 crossNic 2, tree pattern 3 (§6.8 prediction)", in)
 
 	in = tuningMultiNodeInput(16, 8)
@@ -84,10 +85,10 @@ func tuningScenarios() []tuningScenario {
 	add("power-v100x4", "4 × V100 on POWER over PCIe host bridges: the POWER Tree/Simple latency patch, no LL128", in)
 
 	in = tuningH200x2Input()
-	for f := range NumFuncs {
-		in.Enable.Algo[f] = [NumAlgos]int8{}
-		in.Enable.Algo[f][Tree] = 1
-		in.Enable.Proto[f][LL128] = 0
+	for f := range nccl.NumFuncs {
+		in.Enable.Algo[f] = [nccl.NumAlgos]int8{}
+		in.Enable.Algo[f][nccl.Tree] = 1
+		in.Enable.Proto[f][nccl.LL128] = 0
 	}
 	algo, proto, nt, th := "Tree", "^LL128", int64(256), "4 4 32 4 4 32"
 	in.Algo, in.Proto, in.NThreads, in.ThreadThresholds = &algo, &proto, &nt, &th
@@ -105,9 +106,9 @@ func tuningScenarioOutput(t *testing.T, in Input, tu *Consts) string {
 	for _, l := range m.Log {
 		fmt.Fprintf(&b, "%s %s %s\n", l.Level, l.Subsys, strings.ReplaceAll(l.Text, "\n", "\n    "))
 	}
-	for _, f := range Funcs {
+	for _, f := range nccl.Funcs {
 		for _, sz := range []int64{8, 4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20} {
-			op := opOfBytes(t, f, sz, Float32)
+			op := opOfBytes(t, f, sz, nccl.Float32)
 			c, err := ChooseOp(m, Call{Op: op, NVLSOK: in.NVLSSupport, CollNetOK: in.CollNetEnable})
 			if err != nil {
 				fmt.Fprintf(&b, "%s %d: error: %v\n", f, sz, err)
@@ -121,10 +122,10 @@ func tuningScenarioOutput(t *testing.T, in Input, tu *Consts) string {
 		}
 	}
 	g, err := ChooseGroup(m, []Call{
-		{Op: Op{Func: AllReduce, Count: 1 << 10, DataType: Float32}},
-		{Op: Op{Func: AllReduce, Count: 3 << 10, DataType: Float32}},
-		{Op: Op{Func: AllGather, Count: 1 << 16, DataType: Bfloat16}},
-		{Op: Op{Func: ReduceScatter, Count: 1 << 20, DataType: Float32}},
+		{Op: nccl.Op{Func: nccl.AllReduce, Count: 1 << 10, DataType: nccl.Float32}},
+		{Op: nccl.Op{Func: nccl.AllReduce, Count: 3 << 10, DataType: nccl.Float32}},
+		{Op: nccl.Op{Func: nccl.AllGather, Count: 1 << 16, DataType: nccl.Bfloat16}},
+		{Op: nccl.Op{Func: nccl.ReduceScatter, Count: 1 << 20, DataType: nccl.Float32}},
 	})
 	if err != nil {
 		fmt.Fprintf(&b, "group: error: %v\n", err)

@@ -26,8 +26,8 @@ func tuningScenarioInput(t *testing.T, name string) Input {
 
 // legacyWant is one task's channels and threads as the tag computes them.
 type legacyWant struct {
-	algo      Algo
-	proto     Proto
+	algo      nccl.Algo
+	proto     nccl.Proto
 	nc, nt    int
 	lo, hi    int
 	part      CBDPart // zero: no channel split (2.18/2.19 walk the whole buffer)
@@ -37,7 +37,9 @@ type legacyWant struct {
 func TestTuningLegacySchedules(t *testing.T) {
 	h100x8 := tuningScenarioInput(t, "hgx-h100x8") // 8 ranks, nChannels 24, nvlsChannels 16
 	h100x2x8 := tuningScenarioInput(t, "h100-2x8") // 16 ranks on 2 nodes, nChannels 16
-	ar := func(count int64) Call { return Call{Op: nccl.Op{Func: AllReduce, Count: count, DataType: Float32}} }
+	ar := func(count int64) Call {
+		return Call{Op: nccl.Op{Func: nccl.AllReduce, Count: count, DataType: nccl.Float32}}
+	}
 	for _, tc := range []struct {
 		name string
 		in   Input
@@ -56,7 +58,7 @@ func TestTuningLegacySchedules(t *testing.T) {
 			// LL grain 8/4 × 96 = 192 floats rounds 1024 up, capped at 1024.
 			name: "2.20.3 AllReduce 4 KiB on 8 H100", in: h100x8, v: nccl.V2_20_3,
 			ops:  []Call{ar(1024)},
-			want: []legacyWant{{algo: Ring, proto: LL, nc: 1, nt: 96, lo: 0, hi: 0, part: CBDPart{Lo: 0, Hi: 0, CountLo: 1024}}},
+			want: []legacyWant{{algo: nccl.Ring, proto: nccl.LL, nc: 1, nt: 96, lo: 0, hi: 0, part: CBDPart{Lo: 0, Hi: 0, CountLo: 1024}}},
 		},
 		{
 			// The queue is sorted by count, descending: 3K floats, then 1K;
@@ -69,8 +71,8 @@ func TestTuningLegacySchedules(t *testing.T) {
 			name: "2.20.3 group of AllReduce 1K and 3K floats on 8 H100", in: h100x8, v: nccl.V2_20_3,
 			ops: []Call{ar(1 << 10), ar(3 << 10)},
 			want: []legacyWant{
-				{algo: Ring, proto: LL, nc: 1, nt: 256, lo: 1, hi: 1, part: CBDPart{Lo: 1, Hi: 1, CountLo: 1024}, aggregate: []int{0, 1}},
-				{algo: Ring, proto: LL, nc: 1, nt: 256, lo: 0, hi: 1, part: CBDPart{Lo: 0, Hi: 1, CountLo: 2048, CountHi: 1024}, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 1, nt: 256, lo: 1, hi: 1, part: CBDPart{Lo: 1, Hi: 1, CountLo: 1024}, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 1, nt: 256, lo: 0, hi: 1, part: CBDPart{Lo: 0, Hi: 1, CountLo: 2048, CountHi: 1024}, aggregate: []int{0, 1}},
 			},
 		},
 		{
@@ -79,14 +81,14 @@ func TestTuningLegacySchedules(t *testing.T) {
 			// not take NCCL_MAX_NTHREADS (640) before 2.22.3.
 			name: "2.21.5 Tree AllReduce 4 KiB on 2×8 H100", in: h100x2x8, v: nccl.V2_21_5,
 			ops:  []Call{ar(1024)},
-			want: []legacyWant{{algo: Tree, proto: LL, nc: 1, nt: 512, lo: 0, hi: 0, part: CBDPart{Lo: 0, Hi: 0, CountLo: 1024}}},
+			want: []legacyWant{{algo: nccl.Tree, proto: nccl.LL, nc: 1, nt: 512, lo: 0, hi: 0, part: CBDPart{Lo: 0, Hi: 0, CountLo: 1024}}},
 		},
 		{
 			// A call alone: topoGetAlgoInfo from nChannels 24, as 2.20.3;
 			// addCollToPlan puts it on its 1 least loaded channel (0).
 			name: "2.19.4 AllReduce 4 KiB on 8 H100", in: h100x8, v: nccl.V2_19_4,
 			ops:  []Call{ar(1024)},
-			want: []legacyWant{{algo: Ring, proto: LL, nc: 1, nt: 96, lo: 0, hi: 0}},
+			want: []legacyWant{{algo: nccl.Ring, proto: nccl.LL, nc: 1, nt: 96, lo: 0, hi: 0}},
 		},
 		{
 			// collBytesTotal is 0 (taskAppend adds an unset nBytes), so the
@@ -99,8 +101,8 @@ func TestTuningLegacySchedules(t *testing.T) {
 			name: "2.19.4 group of AllReduce 1K and 3K floats on 8 H100", in: h100x8, v: nccl.V2_19_4,
 			ops: []Call{ar(1 << 10), ar(3 << 10)},
 			want: []legacyWant{
-				{algo: Ring, proto: LL, nc: 8, nt: 256, lo: 0, hi: 7, aggregate: []int{0, 1}},
-				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 8, nt: 256, lo: 0, hi: 7, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
 			},
 		},
 		{
@@ -113,8 +115,8 @@ func TestTuningLegacySchedules(t *testing.T) {
 			name: "2.18.1 group of AllReduce 1K and 3K floats on 8 H100", in: h100x8, v: nccl.V2_18_1,
 			ops: []Call{ar(1 << 10), ar(3 << 10)},
 			want: []legacyWant{
-				{algo: Ring, proto: LL, nc: 9, nt: 256, lo: 0, hi: 8, aggregate: []int{0, 1}},
-				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 9, nt: 256, lo: 0, hi: 8, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
 			},
 		},
 		{
@@ -124,8 +126,8 @@ func TestTuningLegacySchedules(t *testing.T) {
 			name: "2.18.3 group of AllReduce 1K and 3K floats on 8 H100", in: h100x8, v: nccl.V2_18_3,
 			ops: []Call{ar(1 << 10), ar(3 << 10)},
 			want: []legacyWant{
-				{algo: Ring, proto: LL, nc: 9, nt: 256, lo: 0, hi: 8, aggregate: []int{0, 1}},
-				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 9, nt: 256, lo: 0, hi: 8, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
 			},
 		},
 		{
@@ -135,8 +137,8 @@ func TestTuningLegacySchedules(t *testing.T) {
 			agg: 0, aggSet: true,
 			ops: []Call{ar(1 << 10), ar(3 << 10)},
 			want: []legacyWant{
-				{algo: Ring, proto: LL, nc: 8, nt: 256, lo: 0, hi: 7, aggregate: []int{0, 1}},
-				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 8, nt: 256, lo: 0, hi: 7, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
 			},
 		},
 		{
@@ -147,8 +149,8 @@ func TestTuningLegacySchedules(t *testing.T) {
 			agg: 256, aggSet: true,
 			ops: []Call{ar(1 << 10), ar(3 << 10)},
 			want: []legacyWant{
-				{algo: Ring, proto: LL, nc: 16, nt: 256, lo: 0, hi: 15, aggregate: []int{0, 1}},
-				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 16, nt: 256, lo: 0, hi: 15, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
 			},
 		},
 		{
@@ -157,8 +159,8 @@ func TestTuningLegacySchedules(t *testing.T) {
 			agg: -1, aggSet: true,
 			ops: []Call{ar(1 << 10), ar(3 << 10)},
 			want: []legacyWant{
-				{algo: Ring, proto: LL, nc: 8, nt: 256, lo: 0, hi: 7, aggregate: []int{0, 1}},
-				{algo: Ring, proto: LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 8, nt: 256, lo: 0, hi: 7, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL, nc: 24, nt: 256, lo: 0, hi: 23, aggregate: []int{0, 1}},
 			},
 		},
 		{
@@ -171,8 +173,8 @@ func TestTuningLegacySchedules(t *testing.T) {
 			name: "2.18.1 group of AllReduce 16 MiB twice on 8 H100", in: h100x8, v: nccl.V2_18_1,
 			ops: []Call{ar(4 << 20), ar(4 << 20)},
 			want: []legacyWant{
-				{algo: Ring, proto: Simple, nc: 17, nt: 544, lo: 0, hi: 16, aggregate: []int{0, 1}},
-				{algo: Ring, proto: Simple, nc: 17, nt: 544, lo: 7, hi: 23, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.Simple, nc: 17, nt: 544, lo: 0, hi: 16, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.Simple, nc: 17, nt: 544, lo: 7, hi: 23, aggregate: []int{0, 1}},
 			},
 		},
 		{
@@ -182,8 +184,8 @@ func TestTuningLegacySchedules(t *testing.T) {
 			name: "2.19.4 group of AllReduce 16 MiB twice on 8 H100", in: h100x8, v: nccl.V2_19_4,
 			ops: []Call{ar(4 << 20), ar(4 << 20)},
 			want: []legacyWant{
-				{algo: Ring, proto: LL128, nc: 24, nt: 640, lo: 0, hi: 23, aggregate: []int{0, 1}},
-				{algo: Ring, proto: LL128, nc: 24, nt: 640, lo: 0, hi: 23, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL128, nc: 24, nt: 640, lo: 0, hi: 23, aggregate: []int{0, 1}},
+				{algo: nccl.Ring, proto: nccl.LL128, nc: 24, nt: 640, lo: 0, hi: 23, aggregate: []int{0, 1}},
 			},
 		},
 	} {
@@ -208,7 +210,7 @@ func TestTuningLegacySchedules(t *testing.T) {
 				}
 			}
 			if len(tc.ops) == 1 {
-				one := tuningChoose(t, m, AllReduce, tc.ops[0].Op.Bytes(), Float32)
+				one := tuningChoose(t, m, nccl.AllReduce, tc.ops[0].Op.Bytes(), nccl.Float32)
 				if one.NChannels != g.Ops[0].NChannels || one.NThreads != g.Ops[0].NThreads || one.ChannelHi != g.Ops[0].ChannelHi || one.Part != g.Ops[0].Part {
 					t.Errorf("ChooseOp %+v differs from the group of one %+v", *one, g.Ops[0])
 				}
@@ -229,7 +231,7 @@ func TestTuningLegacyPlans(t *testing.T) {
 	ars := func(n int, count int64) []Call {
 		ops := make([]Call, n)
 		for i := range ops {
-			ops[i] = Call{Op: nccl.Op{Func: AllReduce, Count: count, DataType: Float32}}
+			ops[i] = Call{Op: nccl.Op{Func: nccl.AllReduce, Count: count, DataType: nccl.Float32}}
 		}
 		return ops
 	}
@@ -353,7 +355,7 @@ func TestTuningLegacyPersistentPlan(t *testing.T) {
 	m := tuningModel(t, in, nccl.V2_19_4)
 	ops := make([]Call, 4)
 	for i := range ops {
-		ops[i] = Call{Op: nccl.Op{Func: AllReduce, Count: 1024, DataType: Float32}, Graph: true}
+		ops[i] = Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 1024, DataType: nccl.Float32}, Graph: true}
 	}
 	g, err := ChooseGroup(m, ops)
 	if err != nil || g.Err != nil {
@@ -373,7 +375,7 @@ func TestTuningLegacyOpFifoTooSmall(t *testing.T) {
 	for _, v := range []nccl.Version{nccl.V2_19_4, nccl.V2_21_5} {
 		m := tuningModel(t, in, v)
 		// 64 MiB: every channel, more than the 4 works of the plan
-		ch, err := ChooseOp(m, Call{Op: nccl.Op{Func: AllReduce, Count: 16 << 20, DataType: Float32}})
+		ch, err := ChooseOp(m, Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 16 << 20, DataType: nccl.Float32}})
 		if err != nil {
 			t.Fatal(err)
 		}

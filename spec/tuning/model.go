@@ -17,6 +17,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec/topo"
 )
 
@@ -75,10 +76,10 @@ func CPUOf(arch, vendor string) (CPUArch, CPUVendor) {
 // ncclTopoTuneModel: Tree→tree, Ring→ring, CollNetDirect, CollNetChain,
 // NVLS and NVLSTree→nvls, PAT→tree. A nil graph was not searched (all
 // zero, as in NCCL).
-func Graphs(ring, tree, collNetChain, collNetDirect, nvls *topo.Graph) [NumAlgos]*topo.Graph {
-	return [NumAlgos]*topo.Graph{
-		Tree: tree, Ring: ring, CollNetDirect: collNetDirect, CollNetChain: collNetChain,
-		NVLS: nvls, NVLSTree: nvls, PAT: tree,
+func Graphs(ring, tree, collNetChain, collNetDirect, nvls *topo.Graph) [nccl.NumAlgos]*topo.Graph {
+	return [nccl.NumAlgos]*topo.Graph{
+		nccl.Tree: tree, nccl.Ring: ring, nccl.CollNetDirect: collNetDirect, nccl.CollNetChain: collNetChain,
+		nccl.NVLS: nvls, nccl.NVLSTree: nvls, nccl.PAT: tree,
 	}
 }
 
@@ -103,7 +104,7 @@ type Input struct {
 
 	// Graphs per algorithm (Graphs), after the cross-rank consensus
 	// (min nChannels and bandwidths, max types).
-	Graphs [NumAlgos]*topo.Graph `json:"graphs"`
+	Graphs [nccl.NumAlgos]*topo.Graph `json:"graphs"`
 	// MaxTreePattern is comm->maxTreePattern (max tree pattern over ranks;
 	// 2.24+). Zero means "the tree graph's pattern".
 	MaxTreePattern topo.Pattern `json:"maxTreePattern,omitempty"`
@@ -229,8 +230,8 @@ func (in *Input) symComm(maxChannels int) *symComm {
 // Reason says why a bandwidth cell is 0 (or, for a restored Ring
 // cell, why it is not).
 type Reason struct {
-	Rule RuleID `json:"rule"`
-	Why  string `json:"why"`
+	Rule nccl.RuleID `json:"rule"`
+	Why  string      `json:"why"`
 }
 
 // LogLine is one line ncclTopoTuneModel prints, message part only.
@@ -247,25 +248,25 @@ type Model struct {
 	Tuning *Consts `json:"-"`
 	In     Input   `json:"input"`
 	// Bandwidths (GB/s, algorithm bandwidth) and Latencies (µs).
-	Bandwidths [NumFuncs][NumAlgos][NumProtos]float32 `json:"bandwidths"`
-	Latencies  [NumFuncs][NumAlgos][NumProtos]float32 `json:"latencies"`
+	Bandwidths [nccl.NumFuncs][nccl.NumAlgos][nccl.NumProtos]float32 `json:"bandwidths"`
+	Latencies  [nccl.NumFuncs][nccl.NumAlgos][nccl.NumProtos]float32 `json:"latencies"`
 	// Computed marks the cells the model wrote (others print 0.0/0.0).
-	Computed [NumFuncs][NumAlgos][NumProtos]bool `json:"computed"`
+	Computed [nccl.NumFuncs][nccl.NumAlgos][nccl.NumProtos]bool `json:"computed"`
 	// Zeroed gives, for every cell whose bandwidth is 0, the first rule that
 	// made it so; Restored marks 2.22.3 Ring cells brought back.
-	Zeroed   [NumFuncs][NumAlgos][NumProtos]Reason `json:"zeroed"`
-	Restored [NumFuncs][NumProtos]bool             `json:"restored,omitempty"`
+	Zeroed   [nccl.NumFuncs][nccl.NumAlgos][nccl.NumProtos]Reason `json:"zeroed"`
+	Restored [nccl.NumFuncs][nccl.NumProtos]bool                  `json:"restored,omitempty"`
 	// RingBackupBw is 2.22.3's comm->ringbdw (Ring bandwidth before the
 	// algorithm disables), read by the Ring backup at enqueue.
-	RingBackupBw [NumFuncs][NumProtos]float32 `json:"ringBackupBw,omitempty"`
+	RingBackupBw [nccl.NumFuncs][nccl.NumProtos]float32 `json:"ringBackupBw,omitempty"`
 	// AlgoEnable and ProtoEnable are the final flags (support disables and
 	// the LL128 rule applied).
-	AlgoEnable  [NumFuncs][NumAlgos]int8            `json:"algoEnable"`
-	ProtoEnable [NumFuncs][NumAlgos][NumProtos]int8 `json:"protoEnable"`
-	MaxThreads  [NumAlgos][NumProtos]int            `json:"maxThreads"`
+	AlgoEnable  [nccl.NumFuncs][nccl.NumAlgos]int8                 `json:"algoEnable"`
+	ProtoEnable [nccl.NumFuncs][nccl.NumAlgos][nccl.NumProtos]int8 `json:"protoEnable"`
+	MaxThreads  [nccl.NumAlgos][nccl.NumProtos]int                 `json:"maxThreads"`
 	// ThreadThresholds are comm->threadThresholds (zero when nRanks ≤ 1,
 	// where NCCL returns before setting them).
-	ThreadThresholds [NumAlgos][NumProtos]int64 `json:"threadThresholds"`
+	ThreadThresholds [nccl.NumAlgos][nccl.NumProtos]int64 `json:"threadThresholds"`
 	// SingleRank is true when nRanks ≤ 1: NCCL stops after the thread counts.
 	SingleRank bool `json:"singleRank,omitempty"`
 	// Log holds the lines NCCL prints while building the model, in order
@@ -276,14 +277,14 @@ type Model struct {
 
 // Release rule IDs of the model (nccl-gates.md §7).
 const (
-	RuleImpl         RuleID = "G-TUNE-IMPL-1"
-	RuleBwNVLS       RuleID = "G-TUNE-BW-1"
-	RuleBwCollNet    RuleID = "G-TUNE-BW-2"
-	RuleEnable       RuleID = "G-TUNE-EN-1"
-	RuleProto        RuleID = "G-TUNE-PROTO-1"
-	RuleRingRestore  RuleID = "G-TUNE-RINGRESTORE-1"
-	RulePAT          RuleID = "G-PAT-1"
-	RuleCollNetGraph RuleID = "G-COLLNET-GRAPH-1"
+	RuleImpl         nccl.RuleID = "G-TUNE-IMPL-1"
+	RuleBwNVLS       nccl.RuleID = "G-TUNE-BW-1"
+	RuleBwCollNet    nccl.RuleID = "G-TUNE-BW-2"
+	RuleEnable       nccl.RuleID = "G-TUNE-EN-1"
+	RuleProto        nccl.RuleID = "G-TUNE-PROTO-1"
+	RuleRingRestore  nccl.RuleID = "G-TUNE-RINGRESTORE-1"
+	RulePAT          nccl.RuleID = "G-PAT-1"
+	RuleCollNetGraph nccl.RuleID = "G-COLLNET-GRAPH-1"
 )
 
 // tuningCMin and tuningCMax are std::min / std::max: (b < a) ? b : a and
@@ -391,11 +392,11 @@ func tuningCompCapIndex(minCC int, t *Consts) CompCap {
 }
 
 // tuningNsteps is the ring step count per function.
-func tuningNsteps(f Func, nRanks int) int {
+func tuningNsteps(f nccl.Func, nRanks int) int {
 	switch f {
-	case AllReduce:
+	case nccl.AllReduce:
 		return 2 * (nRanks - 1)
-	case AllGather, ReduceScatter:
+	case nccl.AllGather, nccl.ReduceScatter:
 		return nRanks - 1
 	}
 	return nRanks
@@ -403,7 +404,7 @@ func tuningNsteps(f Func, nRanks int) int {
 
 var tuningZeroGraph = topo.Graph{}
 
-func (in *Input) graph(a Algo) *topo.Graph {
+func (in *Input) graph(a nccl.Algo) *topo.Graph {
 	if g := in.Graphs[a]; g != nil {
 		return g
 	}
@@ -425,20 +426,20 @@ func (in *Input) validate(t *Consts) error {
 		return fmt.Errorf("tuning input: compute capabilities min %d max %d: expected 0 < min ≤ max, e.g. 90/90", in.MinCompCap, in.MaxCompCap)
 	}
 	if in.NRanks > 1 {
-		for _, a := range []Algo{Ring, Tree} {
+		for _, a := range []nccl.Algo{nccl.Ring, nccl.Tree} {
 			g := in.Graphs[a]
 			if g == nil || g.NChannels < 1 {
 				return fmt.Errorf("tuning input: the %s graph has no channel: expected nChannels ≥ 1 (NCCL's search always returns at least one when nRanks > 1)", a)
 			}
 		}
 	}
-	for a := range NumAlgos {
+	for a := range nccl.NumAlgos {
 		if g := in.Graphs[a]; g != nil {
 			if g.NChannels < 0 || g.NChannels > t.MaxChannels {
-				return fmt.Errorf("tuning input: %s graph nChannels %d: expected 0..%d (MAXCHANNELS)", Algo(a), g.NChannels, t.MaxChannels)
+				return fmt.Errorf("tuning input: %s graph nChannels %d: expected 0..%d (MAXCHANNELS)", nccl.Algo(a), g.NChannels, t.MaxChannels)
 			}
 			if g.BwIntra < 0 || g.BwInter < 0 || math.IsNaN(float64(g.BwIntra)) || math.IsNaN(float64(g.BwInter)) {
-				return fmt.Errorf("tuning input: %s graph bandwidth %v/%v: expected non-negative numbers", Algo(a), g.BwIntra, g.BwInter)
+				return fmt.Errorf("tuning input: %s graph bandwidth %v/%v: expected non-negative numbers", nccl.Algo(a), g.BwIntra, g.BwInter)
 			}
 		}
 	}
@@ -500,7 +501,7 @@ func (m *Model) logf(level, subsys, format string, args ...any) {
 // buildThreads sets maxThreads (the "Max NThreads" row).
 func (m *Model) buildThreads() {
 	c, in := m.Tuning, &m.In
-	ring := in.graph(Ring)
+	ring := in.graph(nccl.Ring)
 	// float bwIntra × int nChannels (float) compared with the double PCI_BW.
 	simpleDef := c.SimpleMaxNThreads
 	if float64(ring.BwIntra*float32(ring.NChannels)) <= c.PCIBw {
@@ -519,15 +520,15 @@ func (m *Model) buildThreads() {
 		}
 		return n
 	}
-	m.MaxThreads[Ring][Simple] = get("NCCL_NTHREADS", nthreads, 2*c.WarpSize, c.SimpleMaxNThreads, simpleDef)
-	m.MaxThreads[Tree][Simple] = get("NCCL_NTHREADS", nthreads, 2*c.WarpSize, c.SimpleMaxNThreads, c.SimpleMaxNThreads)
-	for _, a := range []Algo{CollNetDirect, CollNetChain, NVLS, NVLSTree} {
-		m.MaxThreads[a][Simple] = c.MaxNThreads
+	m.MaxThreads[nccl.Ring][nccl.Simple] = get("NCCL_NTHREADS", nthreads, 2*c.WarpSize, c.SimpleMaxNThreads, simpleDef)
+	m.MaxThreads[nccl.Tree][nccl.Simple] = get("NCCL_NTHREADS", nthreads, 2*c.WarpSize, c.SimpleMaxNThreads, c.SimpleMaxNThreads)
+	for _, a := range []nccl.Algo{nccl.CollNetDirect, nccl.CollNetChain, nccl.NVLS, nccl.NVLSTree} {
+		m.MaxThreads[a][nccl.Simple] = c.MaxNThreads
 	}
 	ll := get("NCCL_NTHREADS", nthreads, 2*c.WarpSize, c.LLMaxNThreads, c.LLMaxNThreads)
-	m.MaxThreads[Ring][LL], m.MaxThreads[Tree][LL] = ll, ll
+	m.MaxThreads[nccl.Ring][nccl.LL], m.MaxThreads[nccl.Tree][nccl.LL] = ll, ll
 	l128 := get("NCCL_LL128_NTHREADS", ll128, c.LL128MaxNThreads/4, c.LL128MaxNThreads, c.LL128MaxNThreads)
-	m.MaxThreads[Ring][LL128], m.MaxThreads[Tree][LL128] = l128, l128
+	m.MaxThreads[nccl.Ring][nccl.LL128], m.MaxThreads[nccl.Tree][nccl.LL128] = l128, l128
 }
 
 // zero records why a cell's bandwidth is 0, keeping the first reason.
@@ -535,14 +536,14 @@ func (m *Model) buildThreads() {
 // and function, made once rather than for every model: a new machine
 // builds a model, and these were a tenth of its cost.
 var fixedWhys = func() (w struct {
-	notModelled [NumAlgos][NumFuncs]string // "A is not modelled for F"
-	simpleOnly  [NumAlgos]string           // "A is modelled for Simple only"
-	noChannel   [NumAlgos]string           // "the A graph has no channel"
+	notModelled [nccl.NumAlgos][nccl.NumFuncs]string // "A is not modelled for F"
+	simpleOnly  [nccl.NumAlgos]string                // "A is modelled for Simple only"
+	noChannel   [nccl.NumAlgos]string                // "the A graph has no channel"
 }) {
-	for a := range NumAlgos {
-		A := Algo(a)
-		for f := range NumFuncs {
-			w.notModelled[a][f] = fmt.Sprintf("%s is not modelled for %s", A, Func(f))
+	for a := range nccl.NumAlgos {
+		A := nccl.Algo(a)
+		for f := range nccl.NumFuncs {
+			w.notModelled[a][f] = fmt.Sprintf("%s is not modelled for %s", A, nccl.Func(f))
 		}
 		w.simpleOnly[a] = fmt.Sprintf("%s is modelled for Simple only", A)
 		w.noChannel[a] = fmt.Sprintf("the %s graph has no channel", A)
@@ -550,7 +551,7 @@ var fixedWhys = func() (w struct {
 	return w
 }()
 
-func (m *Model) zero(f Func, a Algo, p Proto, rule RuleID, why string) {
+func (m *Model) zero(f nccl.Func, a nccl.Algo, p nccl.Proto, rule nccl.RuleID, why string) {
 	if m.Zeroed[f][a][p].Rule == "" {
 		m.Zeroed[f][a][p] = Reason{Rule: rule, Why: why}
 	}
@@ -583,14 +584,14 @@ func (m *Model) buildTables() {
 	perChMaxNVLSTreeBw := c.PerChMaxNVLSTreeBw[cc][scale]
 	if in.CPUArch == ArchPower {
 		// De-penalize Tree/Simple latency on POWER (a write into the constants).
-		c.HwLat[HwPCI][Tree][Simple] = c.HwLat[HwPCI][Ring][Simple]
+		c.HwLat[HwPCI][nccl.Tree][nccl.Simple] = c.HwLat[HwPCI][nccl.Ring][nccl.Simple]
 	}
 	ppn := float32(nRanks) / float32(nNodes)
 	ppnInt := nRanks / nNodes
-	var intraHw, hw [NumAlgos]Hw
-	for a := range NumAlgos {
+	var intraHw, hw [nccl.NumAlgos]Hw
+	for a := range nccl.NumAlgos {
 		intraHw[a] = HwPCI
-		if in.graph(Algo(a)).TypeIntra == topo.PathNVL { // compared with LINK_NVL (1 = PATH_NVL)
+		if in.graph(nccl.Algo(a)).TypeIntra == topo.PathNVL { // compared with LINK_NVL (1 = PATH_NVL)
 			intraHw[a] = HwNVLink
 		}
 		hw[a] = intraHw[a]
@@ -601,51 +602,51 @@ func (m *Model) buildTables() {
 	patOn, patWhy := PATEnable(in, c.PATMinCompCap)
 	maxTreePattern := in.MaxTreePattern
 	if maxTreePattern == 0 {
-		maxTreePattern = in.graph(Tree).Pattern
+		maxTreePattern = in.graph(nccl.Tree).Pattern
 	}
 
-	for _, f := range Funcs {
-		for a := c.NumAlgos; a < NumAlgos; a++ {
-			for p := range NumProtos {
-				m.zero(f, Algo(a), Proto(p), RuleImpl, fmt.Sprintf("%s does not exist in this release", Algo(a)))
+	for _, f := range nccl.Funcs {
+		for a := c.NumAlgos; a < nccl.NumAlgos; a++ {
+			for p := range nccl.NumProtos {
+				m.zero(f, nccl.Algo(a), nccl.Proto(p), RuleImpl, fmt.Sprintf("%s does not exist in this release", nccl.Algo(a)))
 			}
 		}
 	}
-	for _, f := range Funcs {
+	for _, f := range nccl.Funcs {
 		nsteps := tuningNsteps(f, nRanks)
-		agrs := f == AllGather || f == ReduceScatter
+		agrs := f == nccl.AllGather || f == nccl.ReduceScatter
 		for ai := range c.NumAlgos {
-			a := Algo(ai)
+			a := nccl.Algo(ai)
 			// G-TUNE-IMPL-1: which (function, algorithm) pairs are modelled.
 			implemented := true
 			switch {
-			case (f == Broadcast || f == Reduce) && a != Ring:
+			case (f == nccl.Broadcast || f == nccl.Reduce) && a != nccl.Ring:
 				implemented = false
-			case agrs && a != PAT && a != Ring && a != NVLS && a != CollNetDirect:
+			case agrs && a != nccl.PAT && a != nccl.Ring && a != nccl.NVLS && a != nccl.CollNetDirect:
 				implemented = false
-			case agrs && a == NVLS && !c.NVLSAGRS:
+			case agrs && a == nccl.NVLS && !c.NVLSAGRS:
 				implemented = false
-			case agrs && a == CollNetDirect && c.CollNetAGRS == CollNetAGRSNone:
+			case agrs && a == nccl.CollNetDirect && c.CollNetAGRS == CollNetAGRSNone:
 				implemented = false
-			case f == AllReduce && a == PAT:
+			case f == nccl.AllReduce && a == nccl.PAT:
 				implemented = false
 			}
 			if !implemented {
-				for p := range NumProtos {
-					m.zero(f, a, Proto(p), RuleImpl, fixedWhys.notModelled[a][f])
+				for p := range nccl.NumProtos {
+					m.zero(f, a, nccl.Proto(p), RuleImpl, fixedWhys.notModelled[a][f])
 				}
 				continue
 			}
 			G := in.graph(a)
 			nCh := G.NChannels
-			for pi := range NumProtos {
-				p := Proto(pi)
-				if (a == NVLS || a == NVLSTree) && p != Simple {
+			for pi := range nccl.NumProtos {
+				p := nccl.Proto(pi)
+				if (a == nccl.NVLS || a == nccl.NVLSTree) && p != nccl.Simple {
 					m.zero(f, a, p, RuleImpl, fixedWhys.simpleOnly[a])
 					continue
 				}
-				if agrs && a == PAT {
-					if p != Simple {
+				if agrs && a == nccl.PAT {
+					if p != nccl.Simple {
 						m.zero(f, a, p, RuleImpl, "PAT is modelled for Simple only")
 						continue
 					}
@@ -654,15 +655,15 @@ func (m *Model) buildTables() {
 						continue
 					}
 				}
-				collnet := a == CollNetDirect || a == CollNetChain
+				collnet := a == nccl.CollNetDirect || a == nccl.CollNetChain
 				bw := G.BwInter
 				if nNodes <= 2 || collnet {
 					bw = G.BwIntra
 				}
-				if a == NVLS || a == NVLSTree {
+				if a == nccl.NVLS || a == nccl.NVLSTree {
 					switch c.NVLSBw {
 					case NVLSBwMin:
-						if a == NVLS {
+						if a == nccl.NVLS {
 							bw = tuningCMin(G.BwIntra, G.BwInter)
 						} else {
 							inter := G.BwInter
@@ -679,18 +680,18 @@ func (m *Model) buildTables() {
 						intraBw := G.BwIntra * c.NVLSEfficiency[cc]
 						intraBw = intraBw * float32(nCh-1)
 						intraBw = intraBw / float32(nCh)
-						if f == AllReduce {
+						if f == nccl.AllReduce {
 							intraBw *= 2.0
 						} else {
 							intraBw = intraBw * ((ppn - 1) / ppn)
 						}
 						k := float32(1)
-						if nNodes <= 2 && a == NVLSTree {
+						if nNodes <= 2 && a == nccl.NVLSTree {
 							k = 2
 						}
 						interBw := G.BwInter * k
 						capBw := float32(math.MaxFloat32)
-						if a == NVLSTree {
+						if a == nccl.NVLSTree {
 							capBw = float32(perChMaxNVLSTreeBw)
 						}
 						// std::min({a, b, c}) keeps the first smallest.
@@ -709,34 +710,34 @@ func (m *Model) buildTables() {
 				busBw := float32(nCh) * bw
 
 				// Model refinements, in NCCL's order.
-				if a == Ring && p == LL {
+				if a == nccl.Ring && p == nccl.LL {
 					k := c.RingLLFactor
-					if c.RingLLQuarter != 0 && (nNodes > 1 || Func(f) == AllReduce || Func(f) == Reduce) {
+					if c.RingLLQuarter != 0 && (nNodes > 1 || nccl.Func(f) == nccl.AllReduce || nccl.Func(f) == nccl.Reduce) {
 						k = c.RingLLQuarter
 					}
 					busBw = float32(tuningCMin(llMaxBw, float64(busBw)*k))
 				}
-				if a == Ring && p == LL128 {
+				if a == nccl.Ring && p == nccl.LL128 {
 					k := c.RingLL128Factor
 					if c.RingLL128LowPPNFactor != 0 && ppn < 2 {
 						k = c.RingLL128LowPPNFactor
 					}
 					busBw = float32(tuningCMin(float64(busBw)*k, float64(nCh)*perChMaxRingLL128Bw))
 				}
-				if a == Tree && (f == AllReduce || !c.TreeCapAllReduceOnly) {
+				if a == nccl.Tree && (f == nccl.AllReduce || !c.TreeCapAllReduceOnly) {
 					busBw = float32(tuningCMin(float64(busBw)*c.TreeFactor, float64(nCh)*perChMaxTreeBw))
 				}
-				if a == Tree && p == LL {
+				if a == nccl.Tree && p == nccl.LL {
 					busBw = float32(tuningCMin(float64(busBw)*1.0/c.TreeLLDivisor, llMaxBw))
 				}
-				if a == Tree && p == LL128 {
+				if a == nccl.Tree && p == nccl.LL128 {
 					k := c.TreeLL128InterFactor
 					if nNodes == 1 {
 						k = c.TreeLL128IntraFactor
 					}
 					busBw = float32(tuningCMin(float64(busBw)*k, float64(nCh)*perChMaxTreeLL128Bw))
 				}
-				if a == Tree && c.TreePatternFactor != 0 {
+				if a == nccl.Tree && c.TreePatternFactor != 0 {
 					pattern := G.Pattern
 					if c.TreePatternFromComm {
 						pattern = maxTreePattern
@@ -745,14 +746,14 @@ func (m *Model) buildTables() {
 						busBw = float32(float64(busBw) * c.TreePatternFactor)
 					}
 				}
-				if a == PAT {
+				if a == nccl.PAT {
 					busBw = float32(float64(busBw) * c.PATFactor)
 				}
-				if collnet && p != Simple {
+				if collnet && p != nccl.Simple {
 					busBw = 0
 					m.zero(f, a, p, RuleImpl, fixedWhys.simpleOnly[a])
 				}
-				if a == CollNetDirect && p == Simple {
+				if a == nccl.CollNetDirect && p == nccl.Simple {
 					if agrs {
 						switch c.CollNetAGRS {
 						case CollNetAGRSMin:
@@ -761,7 +762,7 @@ func (m *Model) buildTables() {
 							busBw = ppn * bw
 							if in.NNodes > 1 { // comm->nNodes, not the MNNVL one-node view
 								has := in.CollNetAllGather
-								if f == ReduceScatter {
+								if f == nccl.ReduceScatter {
 									has = in.CollNetReduceScatter
 								}
 								if !has || ppn > float32(in.CollNetHeads) {
@@ -784,12 +785,12 @@ func (m *Model) buildTables() {
 						}
 					}
 				}
-				if c.CollNetAGRS == CollNetAGRSMin && (a == NVLS || a == CollNetDirect) && p == Simple && agrs && nNodes > 1 {
-					if f == AllGather && !in.CollNetAllGather {
+				if c.CollNetAGRS == CollNetAGRSMin && (a == nccl.NVLS || a == nccl.CollNetDirect) && p == nccl.Simple && agrs && nNodes > 1 {
+					if f == nccl.AllGather && !in.CollNetAllGather {
 						busBw = 0
 						m.zero(f, a, p, RuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
 					}
-					if f == ReduceScatter && !in.CollNetReduceScatter {
+					if f == nccl.ReduceScatter && !in.CollNetReduceScatter {
 						busBw = 0
 						m.zero(f, a, p, RuleBwCollNet, tuningCollNetAGRSWhy(f, false, ""))
 					}
@@ -807,20 +808,20 @@ func (m *Model) buildTables() {
 				}
 
 				// Bus bandwidth to algorithm bandwidth.
-				keepBus := agrs && a == CollNetDirect
+				keepBus := agrs && a == nccl.CollNetDirect
 				if c.AGRSRatioRingOnly {
-					keepBus = agrs && a != Ring
+					keepBus = agrs && a != nccl.Ring
 				}
 				if !keepBus {
 					ratio := float32(1.0)
 					switch {
-					case a == Ring || (c.NVLSBw == NVLSBwEfficiency && (a == NVLS || a == NVLSTree)):
+					case a == nccl.Ring || (c.NVLSBw == NVLSBwEfficiency && (a == nccl.NVLS || a == nccl.NVLSTree)):
 						ratio = float32(float64(ratio) * (1.0 * float64(nRanks) / float64(nsteps)))
-					case a == NVLSTree && c.NVLSBw == NVLSBwGraph:
+					case a == nccl.NVLSTree && c.NVLSBw == NVLSBwGraph:
 						// .70 * nNodes / (2*(nNodes-1)) in double: +Inf on one
 						// node, where NVLSTree is disabled later anyway.
 						ratio = float32(c.NVLSTreeRatioR18 * float64(nNodes) / float64(2*(nNodes-1)))
-					case a == NVLS || a == NVLSTree:
+					case a == nccl.NVLS || a == nccl.NVLSTree:
 						ratio = float32(float64(ratio) * c.NVLSRatioR22)
 					default:
 						ratio = float32(float64(ratio) * c.NonRingRatio)
@@ -828,7 +829,7 @@ func (m *Model) buildTables() {
 					busBw *= ratio
 				}
 				m.Bandwidths[f][a][p] = busBw
-				if a == Ring {
+				if a == nccl.Ring {
 					m.RingBackupBw[f][p] = busBw
 				}
 				if busBw == 0 {
@@ -837,13 +838,13 @@ func (m *Model) buildTables() {
 					switch {
 					case collnet:
 						rule = RuleCollNetGraph
-					case a == NVLS || a == NVLSTree:
+					case a == nccl.NVLS || a == nccl.NVLSTree:
 						rule = RuleBwNVLS
 					}
 					why := fixedWhys.noChannel[a]
 					if nCh > 0 {
 						why = fmt.Sprintf("the model gives 0 GB/s (%s graph %d × %v/%v GB/s", a, nCh, G.BwIntra, G.BwInter)
-						if a == NVLS || a == NVLSTree {
+						if a == nccl.NVLS || a == nccl.NVLSTree {
 							why += fmt.Sprintf(", nvlsEfficiency %v for %s", c.NVLSEfficiency[cc], cc)
 						}
 						why += ")"
@@ -856,21 +857,21 @@ func (m *Model) buildTables() {
 				intraLat := float32(c.HwLat[intraHw[a]][a][p])
 				interLat := float32(c.HwLat[HwNet][a][p])
 				if c.InterLatTreeAtPPN1 && ppn == 1 {
-					interLat = float32(c.HwLat[HwNet][Tree][p])
+					interLat = float32(c.HwLat[HwNet][nccl.Tree][p])
 				}
 				interLat += G.LatencyInter
-				if p == Simple {
+				if p == nccl.Simple {
 					interLat += G.LatencyInter // flush
 				}
 				switch a {
-				case Ring:
+				case nccl.Ring:
 					l := float32(c.HwLat[hw[a]][a][p])
-					if f == Reduce || f == Broadcast {
+					if f == nccl.Reduce || f == nccl.Broadcast {
 						if G.SameChannels {
 							lat += l
 						} else {
-							if p == Simple {
-								l = float32(c.HwLat[hw[a]][Tree][p])
+							if p == nccl.Simple {
+								l = float32(c.HwLat[hw[a]][nccl.Tree][p])
 							}
 							lat += float32(nsteps) * l
 						}
@@ -878,7 +879,7 @@ func (m *Model) buildTables() {
 						netOverhead := float32(0.0)
 						if nNodes > 1 {
 							netOverhead = tuningNetOverhead(in, c)
-							if p == Simple {
+							if p == nccl.Simple {
 								netOverhead = netOverhead * float32(c.NetOverheadSimple)
 							}
 						}
@@ -886,9 +887,9 @@ func (m *Model) buildTables() {
 						nInter := 0
 						if nNodes > 1 {
 							switch {
-							case f == AllReduce && c.RingARInterStepsMinus1:
+							case f == nccl.AllReduce && c.RingARInterStepsMinus1:
 								nInter = 2 * (nNodes - 1)
-							case f == AllReduce:
+							case f == nccl.AllReduce:
 								nInter = 2 * nNodes
 							default:
 								nInter = nNodes - 1
@@ -896,16 +897,16 @@ func (m *Model) buildTables() {
 						}
 						lat += float32(float32(nsteps-nInter)*intraLat) + float32(float32(nInter)*interLat)
 					}
-				case Tree:
-					if f == AllReduce {
+				case nccl.Tree:
+					if f == nccl.AllReduce {
 						lat += 2 * (float32(float32(ppnInt-1)*intraLat) + float32(float32(tuningLog2i(int64(nNodes)))*interLat))
 					}
-				case CollNetDirect:
+				case nccl.CollNetDirect:
 					x := float64(float32(min(1, ppnInt-1))*intraLat) + float64(float64(ppnInt-1)*c.CollNetArityLat)
 					lat = float32(float64(lat) + (float64(2*x) + float64(interLat)))
-				case CollNetChain:
+				case nccl.CollNetChain:
 					lat += float32(float32(2*(ppnInt-1))*intraLat) + interLat
-				case NVLS:
+				case nccl.NVLS:
 					if c.NVLSLatNetOnly {
 						if nNodes > 1 {
 							lat += float32(c.HwLat[HwNet][a][p])
@@ -916,13 +917,13 @@ func (m *Model) buildTables() {
 					if nNodes > 1 {
 						lat += interLat
 					}
-				case NVLSTree:
+				case nccl.NVLSTree:
 					if c.NVLSLatNetOnly {
 						lat += float32(2*(nNodes-1)) * float32(c.HwLat[HwNet][a][p])
 						break
 					}
 					lat += intraLat + float32(float32(2*tuningLog2i(int64(nNodes)))*interLat)
-				case PAT:
+				case nccl.PAT:
 					if agrs {
 						x := float64(c.PATBaseLat+float64(float64(tuningLog2i(int64(nNodes)))*(float64(interLat)/c.PATLogLatDivisor))) + float64(float64(nRanks)*c.PATLinearLat)
 						lat = float32(float64(lat) + x)
@@ -934,9 +935,9 @@ func (m *Model) buildTables() {
 	}
 }
 
-func tuningCollNetAGRSWhy(f Func, has bool, other string) string {
+func tuningCollNetAGRSWhy(f nccl.Func, has bool, other string) string {
 	entry := "iallgather"
-	if f == ReduceScatter {
+	if f == nccl.ReduceScatter {
 		entry = "ireducescatter"
 	}
 	if !has {
@@ -960,16 +961,16 @@ func (m *Model) enableStage() {
 	}
 	algoEn := in.Enable.Algo
 	protoEn := in.Enable.Proto
-	var algoWhy [NumFuncs][NumAlgos]string
-	for f := range NumFuncs {
-		for a := range NumAlgos {
+	var algoWhy [nccl.NumFuncs][nccl.NumAlgos]string
+	for f := range nccl.NumFuncs {
+		for a := range nccl.NumAlgos {
 			if algoEn[f][a] == 0 {
-				algoWhy[f][a] = "NCCL_ALGO disables " + Algo(a).String()
+				algoWhy[f][a] = "NCCL_ALGO disables " + nccl.Algo(a).String()
 			}
 		}
 	}
-	for f := range NumFuncs {
-		off := func(a Algo, why string) {
+	for f := range nccl.NumFuncs {
+		off := func(a nccl.Algo, why string) {
 			if algoEn[f][a] != 0 {
 				algoEn[f][a] = 0
 				algoWhy[f][a] = why
@@ -977,44 +978,44 @@ func (m *Model) enableStage() {
 		}
 		mnnvl := c.MNNVLOneNode && in.MNNVL
 		if in.NNodes == 1 {
-			off(NVLSTree, "NVLSTree is disabled on a single node")
+			off(nccl.NVLSTree, "NVLSTree is disabled on a single node")
 		}
 		if mnnvl {
-			off(NVLSTree, "NVLSTree is not supported on MNNVL")
+			off(nccl.NVLSTree, "NVLSTree is not supported on MNNVL")
 		}
 		if !in.CollNetEnable {
-			off(CollNetDirect, "CollNet is disabled")
-			off(CollNetChain, "CollNet is disabled")
+			off(nccl.CollNetDirect, "CollNet is disabled")
+			off(nccl.CollNetChain, "CollNet is disabled")
 			if in.NNodes > 1 {
-				off(NVLS, "multi-node NVLS needs CollNet, which is disabled")
+				off(nccl.NVLS, "multi-node NVLS needs CollNet, which is disabled")
 			}
 			if mnnvl {
-				off(NVLS, "NVLS is not supported on MNNVL (CollNet disabled)")
+				off(nccl.NVLS, "NVLS is not supported on MNNVL (CollNet disabled)")
 			}
-			if c.HardSetCollNetRescue && algoEn[f][Ring] == 0 && algoEn[f][Tree] == 0 && algoEn[f][NVLS] == 0 && algoEn[f][NVLSTree] == 0 {
+			if c.HardSetCollNetRescue && algoEn[f][nccl.Ring] == 0 && algoEn[f][nccl.Tree] == 0 && algoEn[f][nccl.NVLS] == 0 && algoEn[f][nccl.NVLSTree] == 0 {
 				// "If user has hard set NCCL_ALGO=COLLNET, ignore it."
-				algoEn[f][Ring], algoEn[f][Tree] = 1, 1
-				algoWhy[f][Ring], algoWhy[f][Tree] = "", ""
+				algoEn[f][nccl.Ring], algoEn[f][nccl.Tree] = 1, 1
+				algoWhy[f][nccl.Ring], algoWhy[f][nccl.Tree] = "", ""
 			}
 		} else if c.CollNetChainSupport && !in.CollNetChainSupport {
-			off(CollNetChain, "no CollNet chain head has CollNet resources")
+			off(nccl.CollNetChain, "no CollNet chain head has CollNet resources")
 		}
 		if !in.NVSwitch {
-			off(CollNetDirect, "CollNetDirect needs an NVSwitch")
+			off(nccl.CollNetDirect, "CollNetDirect needs an NVSwitch")
 		}
 	}
 	m.AlgoEnable = algoEn
 
-	for fi := range NumFuncs {
-		f := Func(fi)
-		for ai := range NumAlgos {
-			a := Algo(ai)
+	for fi := range nccl.NumFuncs {
+		f := nccl.Func(fi)
+		for ai := range nccl.NumAlgos {
+			a := nccl.Algo(ai)
 			G := in.graph(a)
-			for pi := range NumProtos {
-				p := Proto(pi)
+			for pi := range nccl.NumProtos {
+				p := nccl.Proto(pi)
 				pEnable := protoEn[f][p]
 				why := "" // said only for a cell it disables
-				if pEnable == 2 && p == LL128 {
+				if pEnable == 2 && p == nccl.LL128 {
 					pEnable, why = m.ll128Auto(f, a, G)
 				} else if pEnable == 0 {
 					why = "NCCL_PROTO disables " + p.String()
@@ -1023,12 +1024,12 @@ func (m *Model) enableStage() {
 				if pEnable == 0 {
 					m.zero(f, a, p, RuleProto, why)
 					m.Bandwidths[f][a][p] = 0
-					if a == Ring && !c.RingBdwKeepsProto {
+					if a == nccl.Ring && !c.RingBdwKeepsProto {
 						m.RingBackupBw[f][p] = 0
 					}
 				}
 				// 2.18.x: "never disable ring for non-allreduce operations".
-				if algoEn[f][a] == 0 && !(c.RingKeptNonAllReduce && a == Ring && f != AllReduce) {
+				if algoEn[f][a] == 0 && !(c.RingKeptNonAllReduce && a == nccl.Ring && f != nccl.AllReduce) {
 					m.zero(f, a, p, RuleEnable, algoWhy[f][a])
 					m.Bandwidths[f][a][p] = 0
 				}
@@ -1036,10 +1037,10 @@ func (m *Model) enableStage() {
 		}
 	}
 	if c.RingRestore {
-		for _, f := range Funcs {
+		for _, f := range nccl.Funcs {
 			available := false
-			for a := range NumAlgos {
-				for p := range NumProtos {
+			for a := range nccl.NumAlgos {
+				for p := range nccl.NumProtos {
 					if m.Bandwidths[f][a][p] != 0 {
 						available = true
 					}
@@ -1048,22 +1049,22 @@ func (m *Model) enableStage() {
 			if available {
 				continue
 			}
-			for p := range NumProtos {
-				m.Bandwidths[f][Ring][p] = m.RingBackupBw[f][p]
+			for p := range nccl.NumProtos {
+				m.Bandwidths[f][nccl.Ring][p] = m.RingBackupBw[f][p]
 				if m.RingBackupBw[f][p] != 0 {
 					m.Restored[f][p] = true
-					m.Zeroed[f][Ring][p] = Reason{}
+					m.Zeroed[f][nccl.Ring][p] = Reason{}
 				}
 			}
 		}
 	}
 	if !c.RingRestore && !c.RingBackup {
-		m.RingBackupBw = [NumFuncs][NumProtos]float32{}
+		m.RingBackupBw = [nccl.NumFuncs][nccl.NumProtos]float32{}
 	}
 }
 
 // ll128Auto resolves LL128's "auto" (2) for one cell: 1 or 0 and why.
-func (m *Model) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
+func (m *Model) ll128Auto(f nccl.Func, a nccl.Algo, G *topo.Graph) (int8, string) {
 	c, in := m.Tuning, &m.In
 	ok := true
 	var why string
@@ -1074,7 +1075,7 @@ func (m *Model) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 		}
 	}
 	minCC, maxCC := in.MinCompCap, in.MaxCompCap
-	exception := minCC == 90 && in.CUDARuntime == 11080 && f == AllReduce && a == Ring && in.NRanks == 2
+	exception := minCC == 90 && in.CUDARuntime == 11080 && f == nccl.AllReduce && a == nccl.Ring && in.NRanks == 2
 	switch c.LL128Rule {
 	case LL128R22, LL128R18, LL128R25:
 		fail(G.TypeInter <= topo.PathPXB || (minCC >= 90 && G.TypeInter <= topo.PathPXN), func() string {
@@ -1137,19 +1138,19 @@ func (m *Model) ll128Auto(f Func, a Algo, G *topo.Graph) (int8, string) {
 // Tree and Ring) and logs the "threadThresholds" line.
 func (m *Model) buildThresholds() {
 	c, in := m.Tuning, &m.In
-	for a := range NumAlgos {
-		m.ThreadThresholds[a][LL] = c.LLThreadThreshold
-		m.ThreadThresholds[a][LL128] = c.LL128ThreadThreshold
-		m.ThreadThresholds[a][Simple] = c.SimpleThreadThreshold
+	for a := range nccl.NumAlgos {
+		m.ThreadThresholds[a][nccl.LL] = c.LLThreadThreshold
+		m.ThreadThresholds[a][nccl.LL128] = c.LL128ThreadThreshold
+		m.ThreadThresholds[a][nccl.Simple] = c.SimpleThreadThreshold
 	}
-	m.ThreadThresholds[Ring][LL] *= int64(in.NRanks)
-	m.ThreadThresholds[CollNetDirect][Simple] = c.CollNetThreadThreshold
-	m.ThreadThresholds[CollNetChain][Simple] = c.CollNetThreadThreshold
+	m.ThreadThresholds[nccl.Ring][nccl.LL] *= int64(in.NRanks)
+	m.ThreadThresholds[nccl.CollNetDirect][nccl.Simple] = c.CollNetThreadThreshold
+	m.ThreadThresholds[nccl.CollNetChain][nccl.Simple] = c.CollNetThreadThreshold
 	if in.ThreadThresholds != nil {
 		m.logf("INFO", "ENV", "NCCL_THREAD_THRESHOLDS set by environment to %s", *in.ThreadThresholds)
 		v := ParseThreadThresholds(*in.ThreadThresholds)
 		for a := range 2 {
-			for p := range NumProtos {
+			for p := range nccl.NumProtos {
 				if v[a][p] >= 0 {
 					m.ThreadThresholds[a][p] = v[a][p]
 				}
@@ -1161,11 +1162,11 @@ func (m *Model) buildThresholds() {
 
 // Zero is one cell whose bandwidth the model left at 0, and why.
 type Zero struct {
-	Func  Func   `json:"func"`
-	Algo  Algo   `json:"algo"`
-	Proto Proto  `json:"proto"`
-	Rule  RuleID `json:"rule"`
-	Why   string `json:"why"`
+	Func  nccl.Func   `json:"func"`
+	Algo  nccl.Algo   `json:"algo"`
+	Proto nccl.Proto  `json:"proto"`
+	Rule  nccl.RuleID `json:"rule"`
+	Why   string      `json:"why"`
 }
 
 // Zeros lists every zero-bandwidth cell of the release's algorithms in
@@ -1175,12 +1176,12 @@ type Zero struct {
 // G-PAT-1). 2.22.3's restored Ring cells are not zero; Restored marks them.
 func (m *Model) Zeros() []Zero {
 	var out []Zero
-	for _, f := range Funcs {
+	for _, f := range nccl.Funcs {
 		for a := 0; a < m.Tuning.NumAlgos; a++ {
-			for p := range NumProtos {
+			for p := range nccl.NumProtos {
 				if m.Bandwidths[f][a][p] == 0 {
 					z := m.Zeroed[f][a][p]
-					out = append(out, Zero{Func: f, Algo: Algo(a), Proto: Proto(p), Rule: z.Rule, Why: z.Why})
+					out = append(out, Zero{Func: f, Algo: nccl.Algo(a), Proto: nccl.Proto(p), Rule: z.Rule, Why: z.Why})
 				}
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // tuningDim is one array dimension of a tagged field: how its indices are
@@ -29,9 +31,9 @@ const (
 func (d tuningDim) name(i int) string {
 	switch d {
 	case tuningDimAlgo:
-		return Algo(i).String()
+		return nccl.Algo(i).String()
 	case tuningDimProto:
-		return Proto(i).String()
+		return nccl.Proto(i).String()
 	case tuningDimHw:
 		return Hw(i).String()
 	case tuningDimCC:

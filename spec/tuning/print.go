@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // tuningFmtF is C's "%<width>.<prec>f" for a double: Go's %f except for
@@ -61,11 +63,11 @@ func (m *Model) TableLines() []string {
 		return nil
 	}
 	n := m.Tuning.NumAlgos
-	out := make([]string, 0, (n+2)/3*(3+len(Funcs)))
+	out := make([]string, 0, (n+2)/3*(3+len(nccl.Funcs)))
 	var b strings.Builder
 	var row []byte
 	for block := 0; block < (n+2)/3; block++ {
-		if n <= NumAlgos {
+		if n <= nccl.NumAlgos {
 			out = append(out, tableHeads.algo[n][block], tableHeads.proto)
 		} else {
 			out = append(out, tableAlgoRow(n, block), tableHeads.proto)
@@ -77,12 +79,12 @@ func (m *Model) TableLines() []string {
 			if a >= n {
 				continue
 			}
-			for p := range NumProtos {
+			for p := range nccl.NumProtos {
 				b.WriteString(" " + tuningPad(14, strconv.Itoa(m.MaxThreads[a][p])) + " |")
 			}
 		}
 		out = append(out, b.String())
-		for _, f := range Funcs {
+		for _, f := range nccl.Funcs {
 			b.Reset()
 			b.WriteString(tuningPad(13, f.String()) + " |")
 			for ba := 0; ba < 3; ba++ {
@@ -90,7 +92,7 @@ func (m *Model) TableLines() []string {
 				if a >= n {
 					continue
 				}
-				for p := range NumProtos {
+				for p := range nccl.NumProtos {
 					row = tuningAppendF(row, 8, 1, float64(m.Latencies[f][a][p]))
 					row = append(row, '/')
 					row = tuningAppendF(row, 6, 1, float64(m.Bandwidths[f][a][p]))
@@ -115,7 +117,7 @@ func tableAlgoRow(n, block int) string {
 		if a >= n {
 			continue
 		}
-		b.WriteString(" " + tuningPad(14, "") + "   " + tuningPad(14, Algo(a).String()) + "   " + tuningPad(14, "") + " |")
+		b.WriteString(" " + tuningPad(14, "") + "   " + tuningPad(14, nccl.Algo(a).String()) + "   " + tuningPad(14, "") + " |")
 	}
 	return b.String()
 }
@@ -124,10 +126,10 @@ func tableAlgoRow(n, block int) string {
 // protocols, for every count of algorithms, made once rather than for
 // every model (a new machine builds one).
 var tableHeads = func() (t struct {
-	algo  [NumAlgos + 1][(NumAlgos + 2) / 3]string
+	algo  [nccl.NumAlgos + 1][(nccl.NumAlgos + 2) / 3]string
 	proto string
 }) {
-	for n := range NumAlgos + 1 {
+	for n := range nccl.NumAlgos + 1 {
 		for block := 0; block < (n+2)/3; block++ {
 			t.algo[n][block] = tableAlgoRow(n, block)
 		}
@@ -135,8 +137,8 @@ var tableHeads = func() (t struct {
 	var b strings.Builder
 	b.WriteString("  Protocol    |")
 	for range 3 {
-		for p := range NumProtos {
-			b.WriteString(" " + tuningPad(14, Proto(p).String()) + " |")
+		for p := range nccl.NumProtos {
+			b.WriteString(" " + tuningPad(14, nccl.Proto(p).String()) + " |")
 		}
 	}
 	t.proto = b.String()
@@ -154,9 +156,9 @@ func (m *Model) ThreadThresholdsLine() string {
 	}
 	t := &m.ThreadThresholds
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	return "threadThresholds " + i(t[Tree][LL]) + "/" + i(t[Tree][LL128]) + "/" + i(t[Tree][Simple]) +
-		" | " + i(t[Ring][LL]) + "/" + i(t[Ring][LL128]) + "/" + i(t[Ring][Simple]) +
-		" | " + i(t[CollNetDirect][Simple]) + " | " + i(t[CollNetChain][Simple])
+	return "threadThresholds " + i(t[nccl.Tree][nccl.LL]) + "/" + i(t[nccl.Tree][nccl.LL128]) + "/" + i(t[nccl.Tree][nccl.Simple]) +
+		" | " + i(t[nccl.Ring][nccl.LL]) + "/" + i(t[nccl.Ring][nccl.LL128]) + "/" + i(t[nccl.Ring][nccl.Simple]) +
+		" | " + i(t[nccl.CollNetDirect][nccl.Simple]) + " | " + i(t[nccl.CollNetChain][nccl.Simple])
 }
 
 // EnableMatrixMessage is the [ENV] message rank 0 prints (2.24.3+) when
@@ -169,17 +171,17 @@ func (m *Model) ThreadThresholdsLine() string {
 func EnableMatrixMessage(t *Consts, m EnableMatrix) string {
 	var b strings.Builder
 	b.WriteString("\n     Function | ")
-	for p := range NumProtos {
-		b.WriteString(tuningPad(8, Proto(p).String()) + "  ")
+	for p := range nccl.NumProtos {
+		b.WriteString(tuningPad(8, nccl.Proto(p).String()) + "  ")
 	}
 	b.WriteString(" | ")
 	for a := 0; a < t.NumAlgos; a++ {
-		b.WriteString(tuningPad(13, Algo(a).String()) + "  ")
+		b.WriteString(tuningPad(13, nccl.Algo(a).String()) + "  ")
 	}
 	b.WriteString("\n")
-	for _, f := range Funcs {
+	for _, f := range nccl.Funcs {
 		b.WriteString(tuningPad(13, f.String()) + " | ")
-		for p := range NumProtos {
+		for p := range nccl.NumProtos {
 			b.WriteString(tuningPad(8, strconv.Itoa(int(m.Proto[f][p]))) + "  ")
 		}
 		b.WriteString(" | ")
@@ -203,8 +205,8 @@ func EnableMatrixMessage(t *Consts, m EnableMatrix) string {
 // strtol. Order: Tree LL, LL128, Simple, then Ring LL, LL128, Simple.
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoTuneModel
-func ParseThreadThresholds(s string) [2][NumProtos]int64 {
-	out := [2][NumProtos]int64{{-2, -2, -2}, {-2, -2, -2}}
+func ParseThreadThresholds(s string) [2][nccl.NumProtos]int64 {
+	out := [2][nccl.NumProtos]int64{{-2, -2, -2}, {-2, -2, -2}}
 	i := 0
 	for k := 0; k < 6; k++ {
 		for i < len(s) && tuningIsSpace(s[i]) {

@@ -15,32 +15,32 @@ import (
 func TestTuningCollNetUserBuffers(t *testing.T) {
 	for _, tc := range []struct {
 		v       nccl.Version
-		algo    Algo
+		algo    nccl.Algo
 		ppn     int
-		bufs    Buffers
+		bufs    nccl.Buffers
 		graph   bool
-		redOp   RedOp
+		redOp   nccl.RedOp
 		env     func(*Input)
 		wantReg string
 		wantNC  int // 0: the unregistered choice's channels, which must differ from 1
 	}{
-		{v: nccl.V2_22_3, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, wantReg: "CollNet", wantNC: 1},
-		{v: nccl.V2_22_3, algo: CollNetChain, ppn: 1, bufs: BuffersRegistered, wantReg: "CollNet", wantNC: 1},
-		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, wantReg: "CollNet", wantNC: 1},
-		{v: nccl.V2_28_9, algo: CollNetChain, ppn: 1, graph: true, wantReg: "CollNet", wantNC: 1},
-		{v: nccl.V2_21_5, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_22_3, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_22_3, algo: nccl.CollNetChain, ppn: 1, bufs: nccl.BuffersRegistered, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_28_9, algo: nccl.CollNetChain, ppn: 1, graph: true, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_21_5, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, wantReg: "CollNet", wantNC: 1},
 		// 2.21.5–2.23.4 bound the one channel by NCCL_MIN_CTAS; 2.24.3 does not
-		{v: nccl.V2_22_3, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 2},
-		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_22_3, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 2},
+		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 1},
 		// 2.23.4's registerCollBuffers already sets one channel, without the CTA bounds
-		{v: nccl.V2_23_4, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 1},
+		{v: nccl.V2_23_4, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 1},
 		// not registered: before 2.21.5, several ranks per node, plain
 		// buffers, NCCL_LOCAL_REGISTER=0, PreMulSum
-		{v: nccl.V2_20_5, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered},
-		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 8, bufs: BuffersRegistered},
-		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1},
-		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { off := int64(0); in.LocalRegister = &off }},
-		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, redOp: nccl.PreMulSum},
+		{v: nccl.V2_20_5, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered},
+		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 8, bufs: nccl.BuffersRegistered},
+		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 1},
+		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, env: func(in *Input) { off := int64(0); in.LocalRegister = &off }},
+		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, redOp: nccl.PreMulSum},
 	} {
 		in := tuningMultiNodeInput(4, tc.ppn)
 		tuningForceAlgo(&in, tc.algo)
@@ -48,8 +48,8 @@ func TestTuningCollNetUserBuffers(t *testing.T) {
 			tc.env(&in)
 		}
 		m := tuningModel(t, in, tc.v)
-		op := opOfBytes(t, AllReduce, 64<<20, Float32)
-		if tc.redOp != Sum {
+		op := opOfBytes(t, nccl.AllReduce, 64<<20, nccl.Float32)
+		if tc.redOp != nccl.Sum {
 			op.RedOp = tc.redOp
 		}
 		ch, err := ChooseOp(m, Call{Op: op, CollNetOK: true, Buffers: tc.bufs, Graph: tc.graph})
@@ -82,34 +82,34 @@ func TestTuningNVLSRegChannels(t *testing.T) {
 		cc     int
 		minCTA int
 		maxCTA int
-		f      Func
+		f      nccl.Func
 		want   int
 		ok     bool
 	}{
 		// 2.18.x registers no NVLS buffer
-		{v: nccl.V2_18_6, nodes: 1, cc: 90, f: AllReduce},
+		{v: nccl.V2_18_6, nodes: 1, cc: 90, f: nccl.AllReduce},
 		// 2.19.1: 5 or 4 within the CTA bounds, any node count
-		{v: nccl.V2_19_1, nodes: 1, cc: 90, f: ReduceScatter, want: 5, ok: true},
-		{v: nccl.V2_19_1, nodes: 4, cc: 90, f: AllReduce, want: 4, ok: true},
-		{v: nccl.V2_19_1, nodes: 1, cc: 90, maxCTA: 2, f: AllReduce, want: 2, ok: true},
+		{v: nccl.V2_19_1, nodes: 1, cc: 90, f: nccl.ReduceScatter, want: 5, ok: true},
+		{v: nccl.V2_19_1, nodes: 4, cc: 90, f: nccl.AllReduce, want: 4, ok: true},
+		{v: nccl.V2_19_1, nodes: 1, cc: 90, maxCTA: 2, f: nccl.AllReduce, want: 2, ok: true},
 		// 2.19.3–2.19.4: at most nvlsChannels (16), not the CTA bounds
-		{v: nccl.V2_19_4, nodes: 1, cc: 90, maxCTA: 2, f: AllReduce, want: 4, ok: true},
-		{v: nccl.V2_19_4, nodes: 4, cc: 90, f: AllReduce, want: 4, ok: true},
+		{v: nccl.V2_19_4, nodes: 1, cc: 90, maxCTA: 2, f: nccl.AllReduce, want: 4, ok: true},
+		{v: nccl.V2_19_4, nodes: 4, cc: 90, f: nccl.AllReduce, want: 4, ok: true},
 		// 2.20.3–2.24.3: several nodes 6
-		{v: nccl.V2_22_3, nodes: 4, cc: 90, f: AllReduce, want: 6, ok: true},
-		{v: nccl.V2_22_3, nodes: 1, cc: 90, minCTA: 8, f: AllGather, want: 8, ok: true},
-		{v: nccl.V2_24_3, nodes: 1, cc: 100, f: AllReduce, want: 4, ok: true},
+		{v: nccl.V2_22_3, nodes: 4, cc: 90, f: nccl.AllReduce, want: 6, ok: true},
+		{v: nccl.V2_22_3, nodes: 1, cc: 90, minCTA: 8, f: nccl.AllGather, want: 8, ok: true},
+		{v: nccl.V2_24_3, nodes: 1, cc: 100, f: nccl.AllReduce, want: 4, ok: true},
 		// 2.25.1–2.26.x: sm100 8 (AllReduce, AllGather), 6 (ReduceScatter), 7 across nodes
-		{v: nccl.V2_25_1, nodes: 1, cc: 100, f: AllReduce, want: 8, ok: true},
-		{v: nccl.V2_26_2, nodes: 1, cc: 100, f: ReduceScatter, want: 6, ok: true},
-		{v: nccl.V2_26_2, nodes: 4, cc: 100, f: AllGather, want: 7, ok: true},
-		{v: nccl.V2_26_2, nodes: 1, cc: 90, f: AllReduce, want: 4, ok: true},
+		{v: nccl.V2_25_1, nodes: 1, cc: 100, f: nccl.AllReduce, want: 8, ok: true},
+		{v: nccl.V2_26_2, nodes: 1, cc: 100, f: nccl.ReduceScatter, want: 6, ok: true},
+		{v: nccl.V2_26_2, nodes: 4, cc: 100, f: nccl.AllGather, want: 7, ok: true},
+		{v: nccl.V2_26_2, nodes: 1, cc: 90, f: nccl.AllReduce, want: 4, ok: true},
 		// 2.27.3+: ⌈factor / 8 heads⌉
-		{v: nccl.V2_28_9, nodes: 1, cc: 100, f: AllReduce, want: 8, ok: true},    // 64/8
-		{v: nccl.V2_28_9, nodes: 1, cc: 90, f: ReduceScatter, want: 5, ok: true}, // 40/8
-		{v: nccl.V2_28_9, nodes: 4, cc: 100, f: AllReduce, want: 7, ok: true},    // 56/8
-		{v: nccl.V2_28_9, nodes: 4, cc: 90, f: AllGather, want: 6, ok: true},     // 48/8
-		{v: nccl.V2_28_9, nodes: 1, cc: 90, f: Broadcast},
+		{v: nccl.V2_28_9, nodes: 1, cc: 100, f: nccl.AllReduce, want: 8, ok: true},    // 64/8
+		{v: nccl.V2_28_9, nodes: 1, cc: 90, f: nccl.ReduceScatter, want: 5, ok: true}, // 40/8
+		{v: nccl.V2_28_9, nodes: 4, cc: 100, f: nccl.AllReduce, want: 7, ok: true},    // 56/8
+		{v: nccl.V2_28_9, nodes: 4, cc: 90, f: nccl.AllGather, want: 6, ok: true},     // 48/8
+		{v: nccl.V2_28_9, nodes: 1, cc: 90, f: nccl.Broadcast},
 	} {
 		in := tuningMultiNodeInput(tc.nodes, 8)
 		in.MinCompCap, in.MaxCompCap = tc.cc, tc.cc

@@ -15,7 +15,7 @@ import (
 
 // OpChoice is NCCL's decision for one collective of a group.
 type OpChoice struct {
-	Op Op `json:"op"`
+	Op nccl.Op `json:"op"`
 	// Index is the operation's position in the group.
 	Index int `json:"index"`
 	// Discarded: count 0, NCCL drops the operation (no task, no line).
@@ -39,10 +39,10 @@ type OpChoice struct {
 	// Cost is the cost table the choice was made on (after the tuner), in
 	// µs per cell; a negative cell cannot be chosen. Reason says why, or
 	// that the tuner wrote the cell; Explain spells both out.
-	Cost   [NumAlgos][NumProtos]float32    `json:"cost"`
-	Reason [NumAlgos][NumProtos]CostReason `json:"reason"`
-	Algo   Algo                            `json:"algo"`
-	Proto  Proto                           `json:"proto"`
+	Cost   [nccl.NumAlgos][nccl.NumProtos]float32    `json:"cost"`
+	Reason [nccl.NumAlgos][nccl.NumProtos]CostReason `json:"reason"`
+	Algo   nccl.Algo                                 `json:"algo"`
+	Proto  nccl.Proto                                `json:"proto"`
 	// TimeUs is NCCL's own estimate of the chosen cell (µs).
 	TimeUs float32 `json:"timeUs"`
 	// Backup is 2.22.3's silent Ring backup (G-SEL-BACKUP-1).
@@ -99,9 +99,9 @@ type OpChoice struct {
 	// Err is the error the call returns: no algorithm available for its bin
 	// (the whole group fails), or an fp8 reduction below sm90; Warn is
 	// NCCL's WARN text.
-	Err       *NCCLError `json:"error,omitempty"`
-	Warn      string     `json:"warn,omitempty"`
-	DecidedBy RuleID     `json:"decidedBy,omitempty"`
+	Err       *nccl.NCCLError `json:"error,omitempty"`
+	Warn      string          `json:"warn,omitempty"`
+	DecidedBy nccl.RuleID     `json:"decidedBy,omitempty"`
 }
 
 // GroupChoice is the outcome of one ncclGroupStart/End of collectives.
@@ -115,7 +115,7 @@ type GroupChoice struct {
 	// algorithm fails the whole group; an API error of one of the calls (an
 	// fp8 reduction below sm90) is reported and nothing is decided (NCCL
 	// records it as the group's error and abandons the group).
-	Err *NCCLError `json:"error,omitempty"`
+	Err *nccl.NCCLError `json:"error,omitempty"`
 	// Plans is the number of kernel plans the collectives filled.
 	Plans int `json:"plans"`
 }
@@ -348,7 +348,7 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 // order. It returns the plans and the tasks that went back to the cost
 // table (symmetricBack), or NCCL's error when a piece has no kernel (the
 // WARN goes to lines).
-func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, []*tuningTask, *NCCLError) {
+func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, []*tuningTask, *nccl.NCCLError) {
 	in := &m.In
 	s := in.symComm(m.Tuning.MaxChannels)
 	per := m.symWorksPerPlan()
@@ -392,10 +392,10 @@ func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) st
 		return ""
 	}
 	o := head.op
-	o.Buffers, o.RegBuff, o.Graph, o.InPlace = BuffersUser, false, false, false
+	o.Buffers, o.RegBuff, o.Graph, o.InPlace = nccl.BuffersUser, false, false, false
 	var ch OpChoice
 	var t tuningTask
-	if err := m.chooseOp(o, &ch, &t); err != nil || ch.Err != nil || ch.Proto != LL {
+	if err := m.chooseOp(o, &ch, &t); err != nil || ch.Err != nil || ch.Proto != nccl.LL {
 		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and the cost table alone picks %s/%s", k, ch.Algo, ch.Proto)
 	}
 	return ""
@@ -419,7 +419,7 @@ func (m *Model) symWorksPerPlan() int {
 // symmetricPlan picks the kernel for one piece of a bin and lays its
 // tasks' cells over the kernel's blocks (ncclSymmetricTaskScheduler):
 // cellPerChannel cells per block, tasks in order.
-func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]string) (bool, *NCCLError) {
+func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]string) (bool, *nccl.NCCLError) {
 	in := &m.In
 	head := bin[0]
 	cellElts := int64(symCellBytes / head.dtype.Size())
@@ -439,12 +439,12 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 	if !ok {
 		w, res := symNoKernel(head.fn, in.SymKernel)
 		for _, t := range bin {
-			t.choice.Err, t.choice.Warn = &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}, w
+			t.choice.Err, t.choice.Warn = &nccl.NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}, w
 		}
 		if lines != nil {
 			*lines = append(*lines, w)
 		}
-		return false, &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}
+		return false, &nccl.NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}
 	}
 	if forced {
 		est = 0 // NCCL reports no estimate for a kernel the user forced
@@ -530,13 +530,13 @@ func (m *Model) checkChoose() error {
 // is false when no task is created.
 func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, err error) {
 	c, in := m.Tuning, &m.In
-	if (int(o.Op.Func) < 0 || int(o.Op.Func) >= NumFuncs) && o.Op.Func != AllToAll {
+	if (int(o.Op.Func) < 0 || int(o.Op.Func) >= nccl.NumFuncs) && o.Op.Func != nccl.AllToAll {
 		return false, fmt.Errorf("choose: op %d: function %v is not a collective of the cost table or AllToAll: expected Broadcast, Reduce, AllGather, ReduceScatter, AllReduce or AllToAll", i, o.Op.Func)
 	}
-	if o.Op.DataType < 0 || o.Op.DataType >= NumDataTypes || (!c.FP8 && o.Op.DataType.IsFP8()) {
+	if o.Op.DataType < 0 || o.Op.DataType >= nccl.NumDataTypes || (!c.FP8 && o.Op.DataType.IsFP8()) {
 		return false, fmt.Errorf("choose: op %d: datatype %v does not exist in this release", i, o.Op.DataType)
 	}
-	if o.Op.RedOp < 0 || o.Op.RedOp >= NumRedOps {
+	if o.Op.RedOp < 0 || o.Op.RedOp >= nccl.NumRedOps {
 		return false, fmt.Errorf("choose: op %d: unknown reduction %v: expected sum, prod, max, min, avg or premulsum", i, o.Op.RedOp)
 	}
 	if o.Op.Count < 0 {
@@ -545,14 +545,14 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 	// ch is zero (ChooseOp and ChooseGroup allocate it, ChooseInto
 	// clears it): the fields are written one by one rather than the whole
 	// struct copied
-	ch.Op, ch.Index, ch.Bytes, ch.Algo, ch.Proto, ch.Plan = o.Op, i, o.Op.Bytes(), AlgoNone, ProtoNone, -1
+	ch.Op, ch.Index, ch.Bytes, ch.Algo, ch.Proto, ch.Plan = o.Op, i, o.Op.Bytes(), nccl.AlgoNone, nccl.ProtoNone, -1
 	if o.Op.Count == 0 {
 		ch.Discarded = true // "Empty collectives can be discarded."
 		return false, nil
 	}
-	if c.FP8 && o.Op.DataType.IsFP8() && in.MinCompCap < 90 && o.Op.Func != AllGather && o.Op.Func != Broadcast && o.Op.Func != AllToAll {
+	if c.FP8 && o.Op.DataType.IsFP8() && in.MinCompCap < 90 && o.Op.Func != nccl.AllGather && o.Op.Func != nccl.Broadcast && o.Op.Func != nccl.AllToAll {
 		w := "FP8 reduction support begins with sm90 capable devices."
-		ch.Err = &NCCLError{Result: InvalidArgument, Message: w, Call: "nccl" + o.Op.Func.String()}
+		ch.Err = &nccl.NCCLError{Result: nccl.InvalidArgument, Message: w, Call: "nccl" + o.Op.Func.String()}
 		ch.Warn = w
 		return false, nil
 	}
@@ -564,7 +564,7 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 		ch.SidePath = "copy-engine"
 		return false, nil
 	}
-	if o.Op.Func == AllToAll {
+	if o.Op.Func == nccl.AllToAll {
 		// one send and one receive per peer (ncclAlltoAll, 2.28.3+), or
 		// the application's grouped ncclSend/ncclRecv before
 		ch.P2P = true
@@ -574,11 +574,11 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 	// are written one by one rather than a whole task copied
 	t.index, t.op, t.fn, t.count, t.dtype, t.choice = i, o, o.Op.Func, o.Op.Count, o.Op.DataType, ch
 	t.devOp = tuningDevOpOf(o.Op.RedOp, o.Op.DataType)
-	if t.fn == AllGather || t.fn == Broadcast {
+	if t.fn == nccl.AllGather || t.fn == nccl.Broadcast {
 		// The API passes ncclSum for these; they move bytes.
 		t.devOp = tuningDevSum
 		t.count *= int64(t.dtype.Size())
-		t.dtype = Int8
+		t.dtype = nccl.Int8
 	}
 	t.traffic = t.count * int64(t.dtype.Size()) * tuningTrafficPerByte(t.fn, in.NRanks)
 	t.sym = m.windowed(o) && in.symComm(c.MaxChannels).symAvailable(t.fn, t.devOp, t.dtype, t.count)
@@ -604,7 +604,7 @@ func (m *Model) allGatherV(tasks []*tuningTask) (kept, bcasts []*tuningTask) {
 	}
 	roots := map[int]bool{}
 	for _, t := range tasks {
-		if t.fn == Broadcast {
+		if t.fn == nccl.Broadcast {
 			roots[t.op.Op.Root] = true
 		}
 	}
@@ -613,7 +613,7 @@ func (m *Model) allGatherV(tasks []*tuningTask) (kept, bcasts []*tuningTask) {
 	}
 	kept = tasks[:0]
 	for _, t := range tasks {
-		if t.fn == Broadcast {
+		if t.fn == nccl.Broadcast {
 			t.choice.SidePath = "allgatherv"
 			bcasts = append(bcasts, t)
 			continue
@@ -621,20 +621,6 @@ func (m *Model) allGatherV(tasks []*tuningTask) (kept, bcasts []*tuningTask) {
 		kept = append(kept, t)
 	}
 	return kept, bcasts
-}
-
-// maxDevWorkBatchBytes is ncclMaxDevWorkBatchBytes(cudaArch): the work
-// storage of one batch, 1 KiB below sm80, 8 KiB below sm90, 16 KiB from
-// sm90.
-// Ref: v2.29.2-1 src/include/device.h ncclMaxDevWorkBatchBytes
-func maxDevWorkBatchBytes(compCap int) int {
-	switch {
-	case compCap < 80:
-		return 1 << 10
-	case compCap < 90:
-		return 8 << 10
-	}
-	return 16 << 10
 }
 
 // scheduleBcast is ncclScheduleBcastTasksToPlan for the group's broadcasts
@@ -655,7 +641,7 @@ func maxDevWorkBatchBytes(compCap int) int {
 // Ref: v2.29.2-1 src/enqueue.cc ncclPrepareTasks
 //
 // Ref: v2.29.2-1 src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
-func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) (int, *NCCLError) {
+func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) (int, *nccl.NCCLError) {
 	queues := map[int][]*tuningTask{}
 	var roots []int
 	for _, t := range bcasts {
@@ -666,7 +652,8 @@ func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) (int, *NCCLEr
 		queues[r] = append(queues[r], t)
 	}
 	slices.Sort(roots)
-	maxItems := maxDevWorkBatchBytes(m.In.MinCompCap) / max(1, m.Tuning.BcastWorkBytes)
+	// at least one broadcast a plan, whatever a release's table holds
+	maxItems := max(2, m.Tuning.MaxDevWorkBatchBytesCC[tuningCompCapIndex(m.In.MinCompCap, m.Tuning)]/max(1, m.Tuning.BcastWorkBytes))
 	plans := 0
 	for left := len(bcasts); left > 0; {
 		var plan []*tuningTask
@@ -713,7 +700,7 @@ func (m *Model) bcastBudgetOK(n int) bool {
 // bcastPlan gives one AllGatherV plan's broadcasts their protocol, threads
 // and channels; it reports whether the plan carries any work, or the error
 // of its AllGather pick, which every broadcast of the plan carries too.
-func (m *Model) bcastPlan(plan []*tuningTask, index int) (bool, *NCCLError) {
+func (m *Model) bcastPlan(plan []*tuningTask, index int) (bool, *nccl.NCCLError) {
 	var maxBytes int64
 	for _, t := range plan {
 		maxBytes = max(maxBytes, t.op.Op.Bytes())
@@ -723,13 +710,13 @@ func (m *Model) bcastPlan(plan []*tuningTask, index int) (bool, *NCCLError) {
 	}
 	var ag OpChoice
 	var agTask tuningTask
-	err := m.chooseOp(Call{Op: Op{Func: AllGather, Count: maxBytes, DataType: Int8}}, &ag, &agTask)
+	err := m.chooseOp(Call{Op: nccl.Op{Func: nccl.AllGather, Count: maxBytes, DataType: nccl.Int8}}, &ag, &agTask)
 	nerr := ag.Err
 	switch {
 	case err != nil:
-		nerr = &NCCLError{Result: InternalError, Message: fmt.Sprintf("AllGatherV pick: %v", err), Call: "ncclGroupEnd"}
+		nerr = &nccl.NCCLError{Result: nccl.InternalError, Message: fmt.Sprintf("AllGatherV pick: %v", err), Call: "ncclGroupEnd"}
 	case nerr == nil && ag.NChannels < 1:
-		nerr = &NCCLError{Result: InternalError, Message: "AllGatherV pick has no channel", Call: "ncclGroupEnd"}
+		nerr = &nccl.NCCLError{Result: nccl.InternalError, Message: "AllGatherV pick has no channel", Call: "ncclGroupEnd"}
 	}
 	if nerr != nil {
 		for _, t := range plan {
@@ -751,7 +738,7 @@ func (m *Model) bcastPlan(plan []*tuningTask, index int) (bool, *NCCLError) {
 			}
 		}
 		ch := t.choice
-		ch.Algo, ch.Proto, ch.NThreads, ch.Plan = Ring, ag.Proto, threads, index
+		ch.Algo, ch.Proto, ch.NThreads, ch.Plan = nccl.Ring, ag.Proto, threads, index
 		if n > 0 {
 			// part 0 is never empty; the rounding may leave gaps above it
 			ch.NChannels, ch.ChannelLo, ch.ChannelHi = n, 0, hi
@@ -786,7 +773,7 @@ func tuningSorterBin(traffic int64) int {
 // traffic summed (a task alone is read as it is: algoInfo only reads it),
 // the choice into g, and its cost table, line and error copied to every
 // member. presetNC > 0 is an aggregate's channel count before 2.20.3.
-func (m *Model) decideBin(tasks []*tuningTask, numPipeOps, presetNC int, g *tuningAgg, lines *[]string) *NCCLError {
+func (m *Model) decideBin(tasks []*tuningTask, numPipeOps, presetNC int, g *tuningAgg, lines *[]string) *nccl.NCCLError {
 	agg := tasks[0]
 	if len(tasks) > 1 {
 		sum := *tasks[0]
@@ -838,7 +825,7 @@ func (m *Model) decideBin(tasks []*tuningTask, numPipeOps, presetNC int, g *tuni
 // the way (2.22.3's per-aggregate line, the WARN) go to lines when it is
 // not nil. It keeps no task pointer, so that ChooseOp's one task can stay
 // off the heap.
-func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]string) *NCCLError {
+func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]string) *nccl.NCCLError {
 	c, in := m.Tuning, &m.In
 	nTasksPerChannel := nccl.DivUp(nTasks, in.NChannels)
 	for _, list := range binLists {
@@ -854,17 +841,17 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 			}
 			isCollnet, isNvls := 0, 0
 			switch g.algo {
-			case NVLS, NVLSTree:
+			case nccl.NVLS, nccl.NVLSTree:
 				isNvls = 1
-				if g.algo == NVLS && in.NNodes > 1 {
+				if g.algo == nccl.NVLS && in.NNodes > 1 {
 					isCollnet = 1
 				}
-			case CollNetChain, CollNetDirect:
+			case nccl.CollNetChain, nccl.CollNetDirect:
 				isCollnet = 1
 			}
 			for _, t := range list[beg:end] {
 				t.algo, t.proto, t.nMaxCh, t.nWarps = g.algo, g.proto, g.nc, g.nt/c.WarpSize
-				if t.proto == LL && c.LLTrafficX4 {
+				if t.proto == nccl.LL && c.LLTrafficX4 {
 					t.traffic *= 4
 				}
 				t.collnet, t.nvls = isCollnet == 1, isNvls == 1
@@ -912,9 +899,9 @@ func tuningBins(tasks []*tuningTask) [][]*tuningTask {
 		return sorted[i].sortSeq > sorted[j].sortSeq
 	})
 	type binKey struct {
-		fn Func
+		fn nccl.Func
 		op tuningDevOp
-		dt DataType
+		dt nccl.DataType
 	}
 	var order []binKey
 	bins := map[binKey][]*tuningTask{}
@@ -1107,7 +1094,7 @@ func tuningKind(t *tuningTask) int { return 2*tuningB2i(t.collnet) + tuningB2i(t
 // tuningFuncKey stands for ncclDevFuncId: the kernel function of a task.
 // AllGather and Broadcast kernels do not depend on the reduction or type.
 func tuningFuncKey(t *tuningTask) [5]int {
-	if t.fn == AllGather || t.fn == Broadcast {
+	if t.fn == nccl.AllGather || t.fn == nccl.Broadcast {
 		return [5]int{int(t.fn), -1, -1, int(t.algo), int(t.proto)}
 	}
 	return [5]int{int(t.fn), int(t.devOp), int(t.dtype), int(t.algo), int(t.proto)}
@@ -1147,11 +1134,11 @@ type tuningCursor struct {
 //
 // Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan (the !isCollnet
 // branch; v2.22.3-1 with 16-byte cells and the floor rounding)
-func (c *Consts) cbdPlace(cur tuningCursor, fn Func, nRanks int, proto Proto, elemSize, count int64) (CBDPart, tuningCursor, error) {
+func (c *Consts) cbdPlace(cur tuningCursor, fn nccl.Func, nRanks int, proto nccl.Proto, elemSize, count int64) (CBDPart, tuningCursor, error) {
 	minTraffic := c.MinTrafficPerChannel
 	channelID, trafficPerChannel := cur.channelID, cur.trafficPerChannel
 	tpb := tuningTrafficPerByte(fn, nRanks)
-	if proto == LL && c.LLTrafficX4 {
+	if proto == nccl.LL && c.LLTrafficX4 {
 		tpb *= 4
 	}
 	cellSize := int64(16)
@@ -1244,7 +1231,7 @@ func (c *Consts) cbdPlace(cur tuningCursor, fn Func, nRanks int, proto Proto, el
 // protocol's grain, which for LL and LL128 scales with nThreads;
 // ScheduleR18 has no channel split (each channel walks the whole buffer):
 // it answers 2.22.3's.
-func CollPartition(c *Consts, fn Func, nRanks int, proto Proto, elemSize, count int64, taskChannels, kindChannels, nThreads int) (CBDPart, error) {
+func CollPartition(c *Consts, fn nccl.Func, nRanks int, proto nccl.Proto, elemSize, count int64, taskChannels, kindChannels, nThreads int) (CBDPart, error) {
 	if c == nil {
 		return CBDPart{}, fmt.Errorf("partition: no tuning constants")
 	}
@@ -1255,7 +1242,7 @@ func CollPartition(c *Consts, fn Func, nRanks int, proto Proto, elemSize, count 
 		return CBDPart{}, fmt.Errorf("partition: count %d, %d task channels of %d, %d ranks: expected count ≥ 0 and positive channels and ranks", count, taskChannels, kindChannels, nRanks)
 	}
 	if c.Schedule == ScheduleR20 {
-		if proto != Simple && nThreads < c.WarpSize {
+		if proto != nccl.Simple && nThreads < c.WarpSize {
 			return CBDPart{}, fmt.Errorf("partition: the %s split of this release needs the task's thread count, have %d", proto, nThreads)
 		}
 		usable := min(kindChannels, taskChannels)
@@ -1268,7 +1255,7 @@ func CollPartition(c *Consts, fn Func, nRanks int, proto Proto, elemSize, count 
 		return part, nil
 	}
 	traffic := count * elemSize * tuningTrafficPerByte(fn, nRanks)
-	if proto == LL && c.LLTrafficX4 {
+	if proto == nccl.LL && c.LLTrafficX4 {
 		traffic *= 4
 	}
 	if c.TaskTrafficFloor {
@@ -1314,17 +1301,17 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 			t.nMaxCh, t.choice.NChannels = n, n
 			continue
 		}
-		if !c.RegIPC || !m.regAsked(t.op) || t.proto != Simple || !in.DirectP2P {
+		if !c.RegIPC || !m.regAsked(t.op) || t.proto != nccl.Simple || !in.DirectP2P {
 			continue
 		}
 		switch {
-		case t.fn == ReduceScatter:
+		case t.fn == nccl.ReduceScatter:
 			continue
-		case t.algo == Ring && ((t.fn == AllReduce && t.op.InPlace) || t.fn == Reduce):
+		case t.algo == nccl.Ring && ((t.fn == nccl.AllReduce && t.op.InPlace) || t.fn == nccl.Reduce):
 			continue
-		case t.algo == Tree && t.op.InPlace:
+		case t.algo == nccl.Tree && t.op.InPlace:
 			continue
-		case t.algo != Ring && t.algo != Tree:
+		case t.algo != nccl.Ring && t.algo != nccl.Tree:
 			continue
 		}
 		t.choice.Registered = "IPC"
@@ -1341,7 +1328,7 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 // modelled tag).
 func (m *Model) regAsked(o Call) bool {
 	on := func(p *int64) bool { return p == nil || *p != 0 }
-	return (o.Buffers == BuffersRegistered && on(m.In.LocalRegister)) || (o.Graph && on(m.In.GraphRegister))
+	return (o.Buffers == nccl.BuffersRegistered && on(m.In.LocalRegister)) || (o.Graph && on(m.In.GraphRegister))
 }
 
 // userBufferChannels is the user-buffer path of NVLS and CollNet
@@ -1357,20 +1344,20 @@ func (m *Model) regAsked(o Call) bool {
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollNvlsBuffers,
 // ncclRegisterCollBuffers; v2.22.3-1 src/enqueue.cc registerIntraNodeBuffers
 // (v2.21.5-1 likewise; v2.20.3-1 and v2.19.1-1 NVLS only)
-func (m *Model) userBufferChannels(t *tuningTask, a Algo) (int, string) {
+func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 	c, in := m.Tuning, &m.In
 	if !m.regAsked(t.op) {
 		return 0, ""
 	}
 	switch a {
-	case NVLS, NVLSTree:
+	case nccl.NVLS, nccl.NVLSTree:
 		if in.MNNVL {
 			return 0, ""
 		}
 		if n, ok := m.nvlsRegChannels(t.fn); ok {
 			return n, "NVLS"
 		}
-	case CollNetDirect, CollNetChain:
+	case nccl.CollNetDirect, nccl.CollNetChain:
 		if c.RegCollNet == RegCollNetNone || in.MaxLocalRanks != 1 || t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv {
 			return 0, ""
 		}
@@ -1399,7 +1386,7 @@ func (m *Model) userBufferChannels(t *tuningTask, a Algo) (int, string) {
 // (v2.28.9-1 likewise; v2.30.7-1 comm->minNetCount channels)
 func (m *Model) netRingChannels(t *tuningTask) (int, bool) {
 	c, in := m.Tuning, &m.In
-	if c.RegNetRing == RegNetRingNone || t.algo != Ring || t.proto != Simple || (t.fn != AllGather && t.fn != Broadcast) ||
+	if c.RegNetRing == RegNetRingNone || t.algo != nccl.Ring || t.proto != nccl.Simple || (t.fn != nccl.AllGather && t.fn != nccl.Broadcast) ||
 		!m.regAsked(t.op) || in.MaxLocalRanks != 1 || in.NNodes < 2 || !in.RingNetGDR || in.NetDeviceUnpack {
 		return 0, false
 	}
@@ -1414,7 +1401,7 @@ func (m *Model) netRingChannels(t *tuningTask) (int, bool) {
 // communicator with symmetric support (one node, direct P2P, windows and
 // cuMem on) in a release that has the symmetric paths.
 func (m *Model) windowed(o Call) bool {
-	return o.Buffers == BuffersWindow && m.Tuning.Symmetric && m.In.SymmetricSupport
+	return o.Buffers == nccl.BuffersWindow && m.Tuning.Symmetric && m.In.SymmetricSupport
 }
 
 // copyEngine says whether taskAppend sends the operation to the copy
@@ -1431,13 +1418,13 @@ func (m *Model) windowed(o Call) bool {
 // ncclCeImplemented (v2.28.3-1 likewise); v2.29.2-1 src/enqueue.cc taskAppend
 func (m *Model) copyEngine(o Call) bool {
 	c, in := m.Tuning, &m.In
-	if !c.CECollectives || !m.windowed(o) || !in.CEDriver || (o.Op.Func != AllGather && o.Op.Func != AllToAll) {
+	if !c.CECollectives || !m.windowed(o) || !in.CEDriver || (o.Op.Func != nccl.AllGather && o.Op.Func != nccl.AllToAll) {
 		return false
 	}
 	if in.CTAPolicyZero {
 		return true
 	}
-	if o.Op.Func != AllGather {
+	if o.Op.Func != nccl.AllGather {
 		return false
 	}
 	if !c.CEAllGatherSM100 || in.MinCompCap < 100 || !in.AllDirectNVLink {

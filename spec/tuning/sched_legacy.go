@@ -20,7 +20,7 @@ import (
 // the release's pre-2.22.3 schedule. It returns the kernel plans the group
 // filled or NCCL's error: the first aggregate without an algorithm, or a
 // work FIFO too small for one task.
-func (m *Model) scheduleLegacy(tasks []*tuningTask, lines *[]string) (int, *NCCLError) {
+func (m *Model) scheduleLegacy(tasks []*tuningTask, lines *[]string) (int, *nccl.NCCLError) {
 	if m.Tuning.Schedule == ScheduleR18 {
 		return m.scheduleR18(tasks, lines)
 	}
@@ -50,8 +50,8 @@ func (m *Model) legacyWorkBudget(tasks []*tuningTask) (depth, budget int) {
 
 // legacyFifoTooSmall is ncclLaunchPrepare's error when an empty plan takes
 // no task.
-func (m *Model) legacyFifoTooSmall(depth int) *NCCLError {
-	return &NCCLError{Result: InvalidUsage, Call: "ncclGroupEnd",
+func (m *Model) legacyFifoTooSmall(depth int) *nccl.NCCLError {
+	return &nccl.NCCLError{Result: nccl.InvalidUsage, Call: "ncclGroupEnd",
 		Message: fmt.Sprintf("'NCCL_WORK_FIFO_DEPTH=%d' is too small. Minimum value is %d", depth, 2*m.Tuning.MaxChannels)}
 }
 
@@ -115,7 +115,7 @@ func (m *Model) legacyNBytes(t *tuningTask) int64 {
 // decideAggregate is getAlgoInfo (topoGetAlgoInfo) for the members taken
 // as one operation: counts summed, the choice, its cost table and line
 // copied to every member. The channel counts are the schedule's.
-func (m *Model) decideAggregate(members []*tuningTask, numPipeOps, presetNC int, lines *[]string) (tuningAgg, *NCCLError) {
+func (m *Model) decideAggregate(members []*tuningTask, numPipeOps, presetNC int, lines *[]string) (tuningAgg, *nccl.NCCLError) {
 	var g tuningAgg
 	if err := m.decideBin(members, numPipeOps, presetNC, &g, lines); err != nil {
 		return g, err
@@ -177,7 +177,7 @@ func channelSpan(ch *OpChoice, chans []int) {
 //
 // Ref: v2.19.4-1 src/enqueue.cc ncclLaunchPrepare, scheduleCollTasksToPlan
 // (v2.18.1-1 … v2.19.3-1 likewise)
-func (m *Model) scheduleR18(tasks []*tuningTask, lines *[]string) (int, *NCCLError) {
+func (m *Model) scheduleR18(tasks []*tuningTask, lines *[]string) (int, *nccl.NCCLError) {
 	// collBytesTotal: count × type size in 2.18.1, an nBytes taskAppend
 	// never sets (0) from 2.18.3; each scheduled task takes its nBytes
 	// off in size_t arithmetic, so the rest may wrap round
@@ -251,7 +251,7 @@ func aggChannels(bytes, bpc uint64, maxCh int) int {
 //
 // Ref: v2.19.4-1 src/enqueue.cc scheduleCollTasksToPlan, addCollToPlan,
 // appendWorkElemColl, topoGetAlgoInfo (v2.18.1-1 … v2.19.3-1 likewise)
-func (m *Model) scheduleR18Plan(tasks []*tuningTask, plan int, total *uint64, budget int, lines *[]string) (int, *NCCLError) {
+func (m *Model) scheduleR18Plan(tasks []*tuningTask, plan int, total *uint64, budget int, lines *[]string) (int, *nccl.NCCLError) {
 	in := &m.In
 	bpc := m.aggBytesPerChannel(*total)
 	collBytes := make([]int64, m.Tuning.MaxChannels)
@@ -269,7 +269,7 @@ func (m *Model) scheduleR18Plan(tasks []*tuningTask, plan int, total *uint64, bu
 		}
 		members := tasks[beg:end]
 		var g tuningAgg
-		var err *NCCLError
+		var err *nccl.NCCLError
 		if len(members) > 1 {
 			aggNC := min(in.NChannels, nAggChannels)
 			g, err = m.decideAggregate(members, (nAggChannels+aggNC-1)/aggNC, aggNC, lines)
@@ -284,7 +284,7 @@ func (m *Model) scheduleR18Plan(tasks []*tuningTask, plan int, total *uint64, bu
 			nc := g.nc
 			if len(members) > 1 {
 				maxCh := in.NChannels
-				if g.algo == NVLS || g.algo == NVLSTree {
+				if g.algo == nccl.NVLS || g.algo == nccl.NVLSTree {
 					maxCh = in.NVLSChannels
 				}
 				nc = aggChannels(uint64(nBytes), bpc[cs], maxCh)
@@ -301,7 +301,7 @@ func (m *Model) scheduleR18Plan(tasks []*tuningTask, plan int, total *uint64, bu
 			// the members of an NVLSTree aggregate (a call alone reads
 			// the empty aggregate's algorithm, which is never NVLSTree)
 			nColl := in.NChannels
-			if g.algo == NVLS || (len(members) > 1 && g.algo == NVLSTree) {
+			if g.algo == nccl.NVLS || (len(members) > 1 && g.algo == nccl.NVLSTree) {
 				nColl = in.NVLSChannels
 			}
 			least := leastLoaded(collBytes, nc, nColl)
@@ -342,7 +342,7 @@ func (m *Model) scheduleR18Plan(tasks []*tuningTask, plan int, total *uint64, bu
 // addTunedCollToPlan, computeCollAlignCount, collCmp, appendWorkElemColl,
 // ncclLaunchPrepare (v2.20.3-1 and
 // v2.20.5-1 likewise)
-func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLError) {
+func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *nccl.NCCLError) {
 	c, in := m.Tuning, &m.In
 	queue := append([]*tuningTask(nil), tasks...)
 	sort.SliceStable(queue, func(i, j int) bool {
@@ -390,12 +390,12 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 		}
 		for _, t := range members {
 			pool := in.NChannels
-			if g.algo == NVLS || g.algo == NVLSTree {
+			if g.algo == nccl.NVLS || g.algo == nccl.NVLSTree {
 				pool = in.NVLSChannels
 			}
 			usable = max(usable, pool)
 			switch {
-			case g.algo == CollNetDirect || g.algo == CollNetChain || (g.algo == NVLS && in.NNodes > 1):
+			case g.algo == nccl.CollNetDirect || g.algo == nccl.CollNetChain || (g.algo == nccl.NVLS && in.NNodes > 1):
 				t.collnet = true
 				collnet = append(collnet, t)
 				totalCBD -= t.count * int64(t.dtype.Size())
@@ -410,7 +410,7 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 	}
 	usable = max(1, min(usable, acc))
 	if c.BytesAlignment <= 0 {
-		return 0, &NCCLError{Result: InternalError, Message: "the 2.20 schedule needs NCCL_BYTES_ALIGNMENT", Call: "ncclGroupEnd"}
+		return 0, &nccl.NCCLError{Result: nccl.InternalError, Message: "the 2.20 schedule needs NCCL_BYTES_ALIGNMENT", Call: "ncclGroupEnd"}
 	}
 	depth, budget := m.legacyWorkBudget(queue)
 	plans := 0
@@ -429,7 +429,7 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *NCCLErr
 // scheduleR20Plan fills one plan of the 2.20 schedule from the three
 // queues, taking what it places off them and the cut tasks' bytes off
 // totalCBD; it returns how many tasks it took.
-func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable int, totalCBD *int64, budget int) (int, *NCCLError) {
+func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable int, totalCBD *int64, budget int) (int, *nccl.NCCLError) {
 	c := m.Tuning
 	align := int64(c.BytesAlignment)
 	// the plan's total: the channels of the budget check and
@@ -448,7 +448,7 @@ func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable
 		}
 		part, err := c.maxBytesPlace(collBytes, maxBytesPerChannel, usable, t.proto, int64(t.dtype.Size()), t.count, t.nWarps*c.WarpSize)
 		if err != nil {
-			e := &NCCLError{Result: InternalError, Message: fmt.Sprintf("task %d: %v", t.index, err), Call: "ncclGroupEnd"}
+			e := &nccl.NCCLError{Result: nccl.InternalError, Message: fmt.Sprintf("task %d: %v", t.index, err), Call: "ncclGroupEnd"}
 			t.choice.Err = e
 			return 0, e
 		}
@@ -506,12 +506,12 @@ func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable
 // alignCount is computeCollAlignCount: the element multiple of a channel's
 // share (Simple: NCCL_SIMPLE_ALIGNMENT bytes; LL128: 480 bytes per warp;
 // LL: 8 bytes per thread).
-func (c *Consts) alignCount(proto Proto, size int64, nThreads int) int64 {
+func (c *Consts) alignCount(proto nccl.Proto, size int64, nThreads int) int64 {
 	var a int64
 	switch proto {
-	case Simple:
+	case nccl.Simple:
 		a = c.SimpleAlignment / size
-	case LL128:
+	case nccl.LL128:
 		a = c.LL128AlignPerWarp / size * int64(nThreads/c.WarpSize)
 	default:
 		a = c.LLAlignPerThread / size * int64(nThreads)
@@ -523,7 +523,7 @@ func (c *Consts) alignCount(proto Proto, size int64, nThreads int) int64 {
 // below maxBytesPerChannel takes what it has room for (the rest of the
 // task at most), rounded up to the protocol's element multiple. count is
 // in elements of size bytes.
-func (c *Consts) maxBytesPlace(collBytes []int64, maxBytesPerChannel int64, usable int, proto Proto, size, count int64, nThreads int) (CBDPart, error) {
+func (c *Consts) maxBytesPlace(collBytes []int64, maxBytesPerChannel int64, usable int, proto nccl.Proto, size, count int64, nThreads int) (CBDPart, error) {
 	a := c.alignCount(proto, size, nThreads)
 	remBytes, remCount := count*size, count
 	var chans []int

@@ -15,12 +15,12 @@ import (
 
 // Rule IDs of the per-operation path (nccl-gates.md §8).
 const (
-	RuleSelPrune  RuleID = "G-SEL-PRUNE-1"
-	RuleSelPick   RuleID = "G-SEL-PICK-1"
-	RuleSelBackup RuleID = "G-SEL-BACKUP-1"
-	RuleSelErr    RuleID = "G-SEL-ERR-1"
-	RuleTunerCall RuleID = "G-TUNER-CALL-1"
-	RuleCTAPolicy RuleID = "G-SEL-CTAPOL-1"
+	RuleSelPrune  nccl.RuleID = "G-SEL-PRUNE-1"
+	RuleSelPick   nccl.RuleID = "G-SEL-PICK-1"
+	RuleSelBackup nccl.RuleID = "G-SEL-BACKUP-1"
+	RuleSelErr    nccl.RuleID = "G-SEL-ERR-1"
+	RuleTunerCall nccl.RuleID = "G-TUNER-CALL-1"
+	RuleCTAPolicy nccl.RuleID = "G-SEL-CTAPOL-1"
 )
 
 // Ignore is NCCL_ALGO_PROTO_IGNORE, the cost of a cell that may not be
@@ -30,7 +30,7 @@ const Ignore float32 = -1.0
 // Call is one collective call of a group, with the per-operation support
 // bits the gate engine computes (G-SEL-OPSUP-1).
 type Call struct {
-	Op Op `json:"op"`
+	Op nccl.Op `json:"op"`
 	// CollNetOK is getCollNetSupport's answer for the op's bin: collnet
 	// enabled and, for AllReduce/Reduce/ReduceScatter, the plugin's reduction
 	// matrix supports (netOp, datatype).
@@ -45,9 +45,9 @@ type Call struct {
 	// them; Graph that the call is captured into a CUDA graph
 	// (planner->persistent). All three matter only to the buffer
 	// registration after the choice (G-REG-IPC-1).
-	InPlace bool    `json:"inPlace,omitempty"`
-	Buffers Buffers `json:"buffers,omitempty"`
-	Graph   bool    `json:"graph,omitempty"`
+	InPlace bool         `json:"inPlace,omitempty"`
+	Buffers nccl.Buffers `json:"buffers,omitempty"`
+	Graph   bool         `json:"graph,omitempty"`
 	// Tuned is a loaded tuner's answer for this operation (it replaces
 	// the declarative TunerBehaviour's rules).
 	Tuned *TunerEdit `json:"-"`
@@ -109,8 +109,8 @@ type CostCell struct {
 	Reason CostReason `json:"reason,omitempty"`
 	// Rule and Why explain the reason: the pruning rule, the model rule that
 	// left the bandwidth at 0, the backup, the tuner.
-	Rule RuleID `json:"rule,omitempty"`
-	Why  string `json:"why,omitempty"`
+	Rule nccl.RuleID `json:"rule,omitempty"`
+	Why  string      `json:"why,omitempty"`
 }
 
 // Usable reports whether topoGetAlgoInfo may pick the cell.
@@ -131,17 +131,17 @@ const (
 
 // tuningDevOpOf is hostToDevRedOp's mapping (the reduction NCCL bins and
 // prunes by).
-func tuningDevOpOf(op RedOp, dt DataType) tuningDevOp {
+func tuningDevOpOf(op nccl.RedOp, dt nccl.DataType) tuningDevOp {
 	switch op {
-	case Sum:
+	case nccl.Sum:
 		return tuningDevSum
-	case Prod:
+	case nccl.Prod:
 		return tuningDevProd
-	case Max, Min:
+	case nccl.Max, nccl.Min:
 		return tuningDevMinMax
-	case Avg:
+	case nccl.Avg:
 		switch dt {
-		case Int8, Int32, Int64, Uint8, Uint32, Uint64:
+		case nccl.Int8, nccl.Int32, nccl.Int64, nccl.Uint8, nccl.Uint32, nccl.Uint64:
 			return tuningDevSumPostDiv
 		}
 		return tuningDevPreMulSum
@@ -154,13 +154,13 @@ func tuningDevOpOf(op RedOp, dt DataType) tuningDevOp {
 type tuningTask struct {
 	index   int // position in the group
 	op      Call
-	fn      Func
+	fn      nccl.Func
 	count   int64
-	dtype   DataType
+	dtype   nccl.DataType
 	devOp   tuningDevOp
 	traffic int64
-	algo    Algo
-	proto   Proto
+	algo    nccl.Algo
+	proto   nccl.Proto
 	nMaxCh  int
 	nWarps  int
 	collnet bool
@@ -177,14 +177,14 @@ type tuningTask struct {
 type tuningAgg struct {
 	nBytes     int64
 	numPipeOps int
-	cost       [NumAlgos][NumProtos]float32
-	reason     [NumAlgos][NumProtos]CostReason
+	cost       [nccl.NumAlgos][nccl.NumProtos]float32
+	reason     [nccl.NumAlgos][nccl.NumProtos]CostReason
 	// live has bit a×NumProtos+p set for every cell that may be chosen
 	// (a time ≥ 0, or a tuner's number): every other cell is negative
 	// or NaN, so topoGetAlgoInfo's scan visits the live cells only.
 	live     uint32
-	algo     Algo
-	proto    Proto
+	algo     nccl.Algo
+	proto    nccl.Proto
 	time     float32
 	backup   bool
 	tunerNCh int
@@ -193,31 +193,33 @@ type tuningAgg struct {
 	// loop starts there and the cost table scales bandwidths by it.
 	presetNC  int
 	line      string // 2.22.3/2.23.4 per-aggregate line
-	err       *NCCLError
+	err       *nccl.NCCLError
 	warn      string
-	decidedBy RuleID
+	decidedBy nccl.RuleID
 }
 
 // the live bits of a cost table fit a uint32
-var _ [32 - NumAlgos*NumProtos]struct{}
+var _ [32 - nccl.NumAlgos*nccl.NumProtos]struct{}
 
 // setLive marks cell (a, p) as one the scan must look at.
-func (g *tuningAgg) setLive(a Algo, p Proto) { g.live |= 1 << (int(a)*NumProtos + int(p)) }
+func (g *tuningAgg) setLive(a nccl.Algo, p nccl.Proto) {
+	g.live |= 1 << (int(a)*nccl.NumProtos + int(p))
+}
 
 // MaxSendRecvCount is ncclFuncMaxSendRecvCount.
-func MaxSendRecvCount(f Func, nRanks int, count int64) int64 {
-	if f == AllGather || f == ReduceScatter {
+func MaxSendRecvCount(f nccl.Func, nRanks int, count int64) int64 {
+	if f == nccl.AllGather || f == nccl.ReduceScatter {
 		return int64(nRanks) * count
 	}
 	return count
 }
 
 // tuningTrafficPerByte is ncclFuncTrafficPerByte.
-func tuningTrafficPerByte(f Func, nRanks int) int64 {
+func tuningTrafficPerByte(f nccl.Func, nRanks int) int64 {
 	switch f {
-	case AllReduce:
+	case nccl.AllReduce:
 		return 2
-	case AllGather, ReduceScatter:
+	case nccl.AllGather, nccl.ReduceScatter:
 		return int64(nRanks)
 	}
 	return 1
@@ -234,18 +236,18 @@ func tuningTrafficPerByte(f Func, nRanks int) int64 {
 //
 // Ref: v2.28.9-1 src/graph/tuning.cc ncclTopoGetAlgoTime; src/enqueue.cc
 // updateCollCostTable
-func (m *Model) rowTimes(f Func, a Algo, bws, lats *[NumProtos]float32, s *tuningSizeTerms, fp8Ring bool, g *tuningAgg, bk *tuningBackup) {
+func (m *Model) rowTimes(f nccl.Func, a nccl.Algo, bws, lats *[nccl.NumProtos]float32, s *tuningSizeTerms, fp8Ring bool, g *tuningAgg, bk *tuningBackup) {
 	c := m.Tuning
 	cost, reason := &g.cost[a], &g.reason[a]
 	logSize := s.logSize
-	treeCorr := a == Tree && (f == AllReduce || !c.TreeCorrectionAllReduceOnly) && logSize >= 0 && logSize < int64(c.TreeCorrectionLen) ||
-		s.nvlsTreeCorrection && a == NVLSTree && f == AllReduce
-	ringBackup := c.RingBackup && a == Ring
+	treeCorr := a == nccl.Tree && (f == nccl.AllReduce || !c.TreeCorrectionAllReduceOnly) && logSize >= 0 && logSize < int64(c.TreeCorrectionLen) ||
+		s.nvlsTreeCorrection && a == nccl.NVLSTree && f == nccl.AllReduce
+	ringBackup := c.RingBackup && a == nccl.Ring
 	latCount := float32(s.numPipeOps)
-	if a != Ring {
+	if a != nccl.Ring {
 		latCount = float32(s.latCountNonRing)
 	}
-	for p := range NumProtos {
+	for p := range nccl.NumProtos {
 		bw, lat := bws[p], lats[p]
 		backup := false
 		if ringBackup && bw == 0.0 {
@@ -261,7 +263,7 @@ func (m *Model) rowTimes(f Func, a Algo, bws, lats *[NumProtos]float32, s *tunin
 				// an aggregate's bandwidth on its own channels (float / int × int)
 				bw = bw / float32(m.In.NChannels) * float32(s.nChannels)
 			}
-			if a == Ring && p == int(Simple) && s.ringPlateau {
+			if a == nccl.Ring && p == int(nccl.Simple) && s.ringPlateau {
 				lat = float32(float64(lat) * s.plateau) // plateau effect of ring
 			}
 			// float lat × int, plus size_t / float: nBytes is converted to float.
@@ -278,10 +280,10 @@ func (m *Model) rowTimes(f Func, a Algo, bws, lats *[NumProtos]float32, s *tunin
 		} else {
 			reason[p] = CostBackup
 			if time >= 0 && time < bk.time {
-				bk.algo, bk.proto, bk.time = a, Proto(p), time
+				bk.algo, bk.proto, bk.time = a, nccl.Proto(p), time
 			}
 		}
-		if fp8Ring && a == Ring {
+		if fp8Ring && a == nccl.Ring {
 			// Relegate deep fp8 reduction rings (precision loss) to last.
 			cost[p] = float32(float64(cost[p]) * c.FP8RingPenalty)
 			if reason[p] == CostOK {
@@ -289,15 +291,15 @@ func (m *Model) rowTimes(f Func, a Algo, bws, lats *[NumProtos]float32, s *tunin
 			}
 		}
 		if cost[p] >= 0 {
-			g.setLive(a, Proto(p))
+			g.setLive(a, nccl.Proto(p))
 		}
 	}
 }
 
 // tuningBackup is 2.22.3's Ring backup cell and its time.
 type tuningBackup struct {
-	algo  Algo
-	proto Proto
+	algo  nccl.Algo
+	proto nccl.Proto
 	time  float32
 }
 
@@ -318,12 +320,12 @@ type tuningSizeTerms struct {
 	nChannels int
 }
 
-func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms {
+func (m *Model) sizeTerms(f nccl.Func, nBytes int64, numPipeOps int) tuningSizeTerms {
 	c, in := m.Tuning, &m.In
 	s := tuningSizeTerms{nBytes: nBytes, nBytesF: float32(uint64(nBytes)), numPipeOps: numPipeOps, logSize: tuningLog2i(nBytes >> 6)}
 	s.nvlsTreeCorrection = c.NVLSTreeCorrection && s.logSize >= 0 && s.logSize < TreeCorrections &&
 		in.MinCompCap >= 100 && in.CPUArch == ArchX86
-	s.ringPlateau = in.NNodes > 1 && !(c.MNNVLOneNode && in.MNNVL) && f == AllReduce && in.NChannels > 0 &&
+	s.ringPlateau = in.NNodes > 1 && !(c.MNNVLOneNode && in.MNNVL) && f == nccl.AllReduce && in.NChannels > 0 &&
 		uint64(nBytes)/uint64(in.NChannels*in.NRanks) >= 64
 	s.plateau = c.RingPlateau
 	if in.MinCompCap < 80 {
@@ -338,7 +340,7 @@ func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms 
 
 // ignoreTable is a cost table whose every cell is IGNORE, where
 // updateCollCostTable starts.
-var ignoreTable = func() (t [NumAlgos][NumProtos]float32) {
+var ignoreTable = func() (t [nccl.NumAlgos][nccl.NumProtos]float32) {
 	for a := range t {
 		for p := range t[a] {
 			t[a][p] = Ignore
@@ -352,12 +354,12 @@ var ignoreTable = func() (t [NumAlgos][NumProtos]float32) {
 // (CostOK) on entry.
 //
 // Ref: v2.28.9-1 src/enqueue.cc updateCollCostTable (v2.22.3-1 likewise)
-func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuningAgg) (backupAlgo Algo, backupProto Proto, backupTime float32) {
+func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuningAgg) (backupAlgo nccl.Algo, backupProto nccl.Proto, backupTime float32) {
 	c, in := m.Tuning, &m.In
-	bk := tuningBackup{AlgoNone, ProtoNone, c.PickMaxTime}
+	bk := tuningBackup{nccl.AlgoNone, nccl.ProtoNone, c.PickMaxTime}
 	g.cost = ignoreTable
-	prune := func(a Algo, r CostReason) {
-		g.reason[a] = [NumProtos]CostReason{r, r, r}
+	prune := func(a nccl.Algo, r CostReason) {
+		g.reason[a] = [nccl.NumProtos]CostReason{r, r, r}
 	}
 	f := t.fn
 	terms := m.sizeTerms(f, nBytes, numPipeOps)
@@ -365,8 +367,8 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 	// the fp8 penalty is the same for every Ring cell of the table
 	fp8Ring := c.FP8RingPenaltyOn && t.dtype.IsFP8() && in.NRanks > 8
 	bws, lats := &m.Bandwidths[f], &m.Latencies[f]
-	for ai := range NumAlgos {
-		a := Algo(ai)
+	for ai := range nccl.NumAlgos {
+		a := nccl.Algo(ai)
 		switch {
 		case ai >= c.NumAlgos:
 			prune(a, CostNoAlgo)
@@ -374,17 +376,17 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 		case a.IsCollNet() && !t.op.CollNetOK:
 			prune(a, CostP1)
 			continue
-		case a == CollNetDirect && c.PruneCollNetArity && in.MaxLocalRanks > c.MaxDirectArity+1:
+		case a == nccl.CollNetDirect && c.PruneCollNetArity && in.MaxLocalRanks > c.MaxDirectArity+1:
 			prune(a, CostP2)
 			continue
-		case a == CollNetChain && c.PruneCollNetChainArity && in.MaxLocalRanks > c.MaxDirectArity+1:
+		case a == nccl.CollNetChain && c.PruneCollNetChainArity && in.MaxLocalRanks > c.MaxDirectArity+1:
 			prune(a, CostP3)
 			continue
 		}
 		if a.IsNVLS() {
 			switch c.PruneNVLS {
 			case NVLSPruneR22:
-				if !t.op.NVLSOK && f != AllGather {
+				if !t.op.NVLSOK && f != nccl.AllGather {
 					prune(a, CostP4)
 					continue
 				}
@@ -398,29 +400,29 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 					prune(a, CostP4)
 					continue
 				}
-				if f != AllReduce && in.LocalRanks > c.MaxNVLSArity {
+				if f != nccl.AllReduce && in.LocalRanks > c.MaxNVLSArity {
 					prune(a, CostP4Arity)
 					continue
 				}
 			}
 		}
-		if a == NVLS && !t.op.CollNetOK && in.NNodes > 1 {
+		if a == nccl.NVLS && !t.op.CollNetOK && in.NNodes > 1 {
 			prune(a, CostP5)
 			continue
 		}
-		if a == NVLS && c.PruneNVLSMultiNodeAGRS && (f == AllGather || f == ReduceScatter) &&
+		if a == nccl.NVLS && c.PruneNVLSMultiNodeAGRS && (f == nccl.AllGather || f == nccl.ReduceScatter) &&
 			(in.NNodes > 1 || c.PruneNVLSAGRSRanks && in.NRanks > c.MaxNVLSArity) {
 			prune(a, CostP6)
 			continue
 		}
-		if a == PAT && c.PrunePATScaling && f == ReduceScatter && (t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv) {
+		if a == nccl.PAT && c.PrunePATScaling && f == nccl.ReduceScatter && (t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv) {
 			prune(a, CostP7)
 			continue
 		}
-		if bws[a] == ([NumProtos]float32{}) && !(a == Ring && (c.RingBackup || fp8Ring)) {
+		if bws[a] == ([nccl.NumProtos]float32{}) && !(a == nccl.Ring && (c.RingBackup || fp8Ring)) {
 			// no bandwidth (an algorithm the function never runs): every
 			// cell stays −1, which no scan picks
-			g.reason[a] = [NumProtos]CostReason{CostZeroBw, CostZeroBw, CostZeroBw}
+			g.reason[a] = [nccl.NumProtos]CostReason{CostZeroBw, CostZeroBw, CostZeroBw}
 			continue
 		}
 		m.rowTimes(f, a, &bws[a], &lats[a], &terms, fp8Ring, g, &bk)
@@ -433,7 +435,7 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 // channel count.
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo (G-TUNER-CALL-1)
-func (m *Model) applyTuner(f Func, nBytes int64, g *tuningAgg) {
+func (m *Model) applyTuner(f nccl.Func, nBytes int64, g *tuningAgg) {
 	tb := m.In.Tuner
 	if tb == nil {
 		return
@@ -465,23 +467,23 @@ func (m *Model) applyTuner(f Func, nBytes int64, g *tuningAgg) {
 // the channel and thread counts.
 //
 // Ref: v2.28.9-1 src/enqueue.cc topoGetAlgoInfo (v2.22.3-1 with the backup)
-func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo, backupProto Proto, backupTime float32) {
+func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo nccl.Algo, backupProto nccl.Proto, backupTime float32) {
 	c, in := m.Tuning, &m.In
 	minTime := c.PickMaxTime
-	algo, proto := AlgoNone, ProtoNone
+	algo, proto := nccl.AlgoNone, nccl.ProtoNone
 	// the live cells in scan order (algorithm, then protocol); IGNORE and
 	// the other cells left out are negative or NaN, which the test skips
 	for live := g.live; live != 0; live &= live - 1 {
 		i := bits.TrailingZeros32(live)
-		a, p := i/NumProtos, i%NumProtos
+		a, p := i/nccl.NumProtos, i%nccl.NumProtos
 		if v := g.cost[a][p]; v >= 0.0 && v < minTime {
-			algo, proto, minTime = Algo(a), Proto(p), v
+			algo, proto, minTime = nccl.Algo(a), nccl.Proto(p), v
 		}
 	}
 	time := minTime
 	g.decidedBy = RuleSelPick
-	if algo == AlgoNone {
-		if c.NoAlgo == NoAlgoR22 && backupAlgo != AlgoNone {
+	if algo == nccl.AlgoNone {
+		if c.NoAlgo == NoAlgoR22 && backupAlgo != nccl.AlgoNone {
 			algo, proto, time = backupAlgo, backupProto, backupTime
 			g.backup, g.decidedBy = true, RuleSelBackup
 		} else {
@@ -517,14 +519,14 @@ func (m *Model) pick(t *tuningTask, nBytes int64, g *tuningAgg, backupAlgo Algo,
 // Ref: v2.28.9-1 src/enqueue.cc topoGetAlgoInfo (v2.22.3-1 likewise;
 // v2.21.5-1 getChannnelThreadInfo and v2.19.4-1 topoGetAlgoInfo without
 // Tree's NCCL_MAX_NTHREADS)
-func (m *Model) channelThreads(algo Algo, proto Proto, nBytes int64, nc int) (int, int) {
+func (m *Model) channelThreads(algo nccl.Algo, proto nccl.Proto, nBytes int64, nc int) (int, int) {
 	c, in := m.Tuning, &m.In
 	nt := m.MaxThreads[algo][proto]
 	thr := int32(m.ThreadThresholds[algo][proto]) // ssize_t stored in an int
 	// nBytes < nc*nt*threshold: an int product compared as size_t.
 	less := func(prod int32) bool { return uint64(nBytes) < uint64(int64(prod)) }
 	switch {
-	case algo == CollNetDirect:
+	case algo == nccl.CollNetDirect:
 		ncSwitch := int32(c.CollNetDirectSwitch)
 		flag := true
 		heads := int32(in.CollNetDirectHeads)
@@ -541,8 +543,8 @@ func (m *Model) channelThreads(algo Algo, proto Proto, nBytes int64, nc int) (in
 			}
 			ncSwitch /= 2
 		}
-	case algo == NVLS || algo == NVLSTree:
-		if c.NVLSMultiNodeMinChannels && in.NNodes > 1 && algo == NVLS {
+	case algo == nccl.NVLS || algo == nccl.NVLSTree:
+		if c.NVLSMultiNodeMinChannels && in.NNodes > 1 && algo == nccl.NVLS {
 			nc = min(in.NVLSChannels, in.NChannels)
 		} else {
 			nc = in.NVLSChannels
@@ -556,7 +558,7 @@ func (m *Model) channelThreads(algo Algo, proto Proto, nBytes int64, nc int) (in
 			}
 		}
 	}
-	if algo != NVLS && algo != NVLSTree && algo != CollNetDirect {
+	if algo != nccl.NVLS && algo != nccl.NVLSTree && algo != nccl.CollNetDirect {
 		for less(int32(nc) * int32(nt) * thr) {
 			if nt%128 == 0 {
 				nt /= 2
@@ -565,30 +567,30 @@ func (m *Model) channelThreads(algo Algo, proto Proto, nBytes int64, nc int) (in
 			}
 		}
 	}
-	if proto == Simple {
-		if algo == Ring {
+	if proto == nccl.Simple {
+		if algo == nccl.Ring {
 			nt += c.WarpSize // extra warp for sync
 		}
-		if algo == Tree {
+		if algo == nccl.Tree {
 			nt += 4 * c.WarpSize // split thread model
 		}
 	}
 	if nt/c.WarpSize < 3 {
 		nt = 3 * c.WarpSize
 	}
-	if c.TreeAllThreads && (algo == Tree || algo == PAT) {
+	if c.TreeAllThreads && (algo == nccl.Tree || algo == nccl.PAT) {
 		nt = c.MaxNThreads // Tree and PAT always use all threads
 	}
 	return nc, nt
 }
 
 // noAlgoError is the WARN and result of an operation no cell can serve.
-func (m *Model) noAlgoError(t *tuningTask) (*NCCLError, string) {
+func (m *Model) noAlgoError(t *tuningTask) (*nccl.NCCLError, string) {
 	in := &m.In
 	switch m.Tuning.NoAlgo {
 	case NoAlgoR22:
 		w := "Error : no algorithm/protocol available"
-		return &NCCLError{Result: InternalError, Message: w, Call: "ncclGroupEnd"}, w
+		return &nccl.NCCLError{Result: nccl.InternalError, Message: w, Call: "ncclGroupEnd"}, w
 	}
 	var algoS, protoS string
 	if in.Algo != nil {
@@ -602,11 +604,11 @@ func (m *Model) noAlgoError(t *tuningTask) (*NCCLError, string) {
 		prefix = "No algorithm/protocol available"
 	}
 	w := prefix + " for function " + t.fn.String() + " with datatype " + tuningDatatypeToString(t.dtype) + "." + algoS + protoS
-	res := InternalError
+	res := nccl.InternalError
 	if in.Algo != nil || in.Proto != nil {
-		res = InvalidUsage
+		res = nccl.InvalidUsage
 	}
-	return &NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}, w
+	return &nccl.NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}, w
 }
 
 // tuningTrunc1023 is snprintf(buf, 1023, ...): at most 1022 characters.
@@ -619,8 +621,8 @@ func tuningTrunc1023(s string) string {
 
 // tuningDatatypeToString is ncclDatatypeToString of src/collectives.cc,
 // which has no case for ncclUint8 ("Unknown").
-func tuningDatatypeToString(d DataType) string {
-	if d == Uint8 || d < 0 || d >= NumDataTypes {
+func tuningDatatypeToString(d nccl.DataType) string {
+	if d == nccl.Uint8 || d < 0 || d >= nccl.NumDataTypes {
 		return "Unknown"
 	}
 	return d.String()
@@ -638,7 +640,7 @@ func (m *Model) algoInfo(agg *tuningTask, numPipeOps int, g *tuningAgg) {
 // preset (presetNC > 0, before 2.20.3).
 func (m *Model) algoInfoFrom(agg *tuningTask, numPipeOps, presetNC int, g *tuningAgg) {
 	// g is zero (its caller's fresh one): set field by field
-	g.numPipeOps, g.algo, g.proto, g.presetNC = numPipeOps, AlgoNone, ProtoNone, presetNC
+	g.numPipeOps, g.algo, g.proto, g.presetNC = numPipeOps, nccl.AlgoNone, nccl.ProtoNone, presetNC
 	elemSize := int64(agg.dtype.Size())
 	g.nBytes = elemSize * MaxSendRecvCount(agg.fn, m.In.NRanks, agg.count)
 	ba, bp, bt := m.costTable(agg, g.nBytes, numPipeOps, g)
@@ -671,7 +673,7 @@ func (m *Model) ctaPolicy(agg *tuningTask, g *tuningAgg) {
 	if !c.CTAPolicyNVLS || !in.CTAPolicyEfficiency || in.Algo != nil || in.Proto != nil || in.MNNVL || !o.RegBuff {
 		return
 	}
-	if agg.fn != AllGather && agg.fn != ReduceScatter {
+	if agg.fn != nccl.AllGather && agg.fn != nccl.ReduceScatter {
 		return
 	}
 	if !(in.NNodes > 1 && o.CollNetOK && o.NVLSOK) && !(in.NNodes == 1 && o.NVLSOK) {
@@ -681,7 +683,7 @@ func (m *Model) ctaPolicy(agg *tuningTask, g *tuningAgg) {
 	if !ok || rec > g.nc {
 		return
 	}
-	g.algo, g.proto, g.nc, g.nt = NVLS, Simple, rec, m.MaxThreads[NVLS][Simple]
+	g.algo, g.proto, g.nc, g.nt = nccl.NVLS, nccl.Simple, rec, m.MaxThreads[nccl.NVLS][nccl.Simple]
 	g.decidedBy = RuleCTAPolicy
 }
 
@@ -698,11 +700,11 @@ func (m *Model) ctaPolicy(agg *tuningTask, g *tuningAgg) {
 // likewise); v2.26.2-1 and v2.24.3-1 src/register/coll_reg.cc
 // ncclRegisterCollNvlsBuffers; v2.22.3-1, v2.20.3-1, v2.19.3-1 and
 // v2.19.1-1 src/enqueue.cc registerIntraNodeBuffers
-func (m *Model) nvlsRegChannels(f Func) (int, bool) {
+func (m *Model) nvlsRegChannels(f nccl.Func) (int, bool) {
 	c, in := m.Tuning, &m.In
 	s := in.symComm(c.MaxChannels)
 	ctas := func(n int) int { return max(s.minCTAs, min(s.maxCTAs, n)) }
-	rs, oneNode, cc100 := f == ReduceScatter, in.NNodes == 1, in.MinCompCap >= 100
+	rs, oneNode, cc100 := f == nccl.ReduceScatter, in.NNodes == 1, in.MinCompCap >= 100
 	pick := func(a, b int, first bool) int {
 		if first {
 			return a
@@ -737,15 +739,15 @@ func (m *Model) nvlsRegChannels(f Func) (int, bool) {
 	switch {
 	case oneNode && rs:
 		factor = pick(6, 5, cc100) * 8
-	case oneNode && f == AllGather:
+	case oneNode && f == nccl.AllGather:
 		factor = 4 * 8
-	case oneNode && f == AllReduce:
+	case oneNode && f == nccl.AllReduce:
 		factor = pick(8, 4, cc100) * 8
 	case rs:
-		factor = pick(7, 6, m.Bandwidths[ReduceScatter][NVLS][Simple] > 400) * 8
-	case f == AllGather:
+		factor = pick(7, 6, m.Bandwidths[nccl.ReduceScatter][nccl.NVLS][nccl.Simple] > 400) * 8
+	case f == nccl.AllGather:
 		factor = 6 * 8
-	case f == AllReduce:
+	case f == nccl.AllReduce:
 		factor = pick(7, 6, cc100) * 8
 	default:
 		return 0, false
@@ -755,7 +757,7 @@ func (m *Model) nvlsRegChannels(f Func) (int, bool) {
 
 // tuningOpLineR22 is the 2.22 per-task [TUNING] line "%ld Bytes -> Algo
 // %d proto %d time %f" (2.23 puts the function name and ": " in front).
-func tuningOpLineR22(prefix string, bytes int64, a Algo, p Proto, t float32) string {
+func tuningOpLineR22(prefix string, bytes int64, a nccl.Algo, p nccl.Proto, t float32) string {
 	var buf [128]byte
 	b := append(buf[:0], prefix...)
 	b = strconv.AppendInt(b, bytes, 10)
@@ -774,12 +776,12 @@ func tuningOpLineR22(prefix string, bytes int64, a Algo, p Proto, t float32) str
 
 // tuningOpLineR24 is the 2.24+ per-task [TUNING] line
 // "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}".
-func tuningOpLineR24(f Func, bytes int64, a Algo, p Proto, lo, hi int) string {
+func tuningOpLineR24(f nccl.Func, bytes int64, a nccl.Algo, p nccl.Proto, lo, hi int) string {
 	var buf [128]byte
 	b := append(buf[:0], f.String()...)
 	b = append(b, ": "...)
 	b = appendDecimal(b, bytes)
-	if a >= 0 && a < NumAlgos && p >= 0 && p < NumProtos {
+	if a >= 0 && a < nccl.NumAlgos && p >= 0 && p < nccl.NumProtos {
 		b = append(b, tuningOpLineMid[a][p]...)
 	} else {
 		b = append(b, tuningOpLineMidText(a, p)...)
@@ -816,14 +818,14 @@ func appendDecimal(b []byte, v int64) []byte {
 
 // tuningOpLineMidText is the 2.24+ line's text between the byte count and
 // the channel range; tuningOpLineMid holds it for every cell, made once.
-func tuningOpLineMidText(a Algo, p Proto) string {
+func tuningOpLineMidText(a nccl.Algo, p nccl.Proto) string {
 	return " Bytes -> Algo " + a.LogName() + " proto " + p.LogName() + " channel{Lo..Hi}={"
 }
 
-var tuningOpLineMid = func() (m [NumAlgos][NumProtos]string) {
-	for a := range NumAlgos {
-		for p := range NumProtos {
-			m[a][p] = tuningOpLineMidText(Algo(a), Proto(p))
+var tuningOpLineMid = func() (m [nccl.NumAlgos][nccl.NumProtos]string) {
+	for a := range nccl.NumAlgos {
+		for p := range nccl.NumProtos {
+			m[a][p] = tuningOpLineMidText(nccl.Algo(a), nccl.Proto(p))
 		}
 	}
 	return m
@@ -832,18 +834,18 @@ var tuningOpLineMid = func() (m [NumAlgos][NumProtos]string) {
 // Explain spells out each cell of the choice's cost table: the time, and for
 // a cell that cannot be chosen (or that the tuner wrote) the rule and the
 // reason, with the facts that decided it.
-func (c *OpChoice) Explain(m *Model) [NumAlgos][NumProtos]CostCell {
-	var out [NumAlgos][NumProtos]CostCell
-	for a := range NumAlgos {
-		for p := range NumProtos {
-			out[a][p] = c.ExplainCell(m, Algo(a), Proto(p))
+func (c *OpChoice) Explain(m *Model) [nccl.NumAlgos][nccl.NumProtos]CostCell {
+	var out [nccl.NumAlgos][nccl.NumProtos]CostCell
+	for a := range nccl.NumAlgos {
+		for p := range nccl.NumProtos {
+			out[a][p] = c.ExplainCell(m, nccl.Algo(a), nccl.Proto(p))
 		}
 	}
 	return out
 }
 
 // ExplainCell is Explain for one cell (a and p in range).
-func (c *OpChoice) ExplainCell(m *Model, a Algo, p Proto) CostCell {
+func (c *OpChoice) ExplainCell(m *Model, a nccl.Algo, p nccl.Proto) CostCell {
 	cell := CostCell{Time: c.Cost[a][p], Reason: c.Reason[a][p]}
 	if cell.Reason == CostOK {
 		return cell // a usable cell needs no reason

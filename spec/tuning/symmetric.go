@@ -124,13 +124,13 @@ func symUserMask(v *string) uint32 {
 
 // symImplemented is ncclSymkImplemented: AllGather of anything; AllReduce
 // and ReduceScatter summing a float type other than double.
-func symImplemented(f Func, op tuningDevOp, dt DataType) bool {
+func symImplemented(f nccl.Func, op tuningDevOp, dt nccl.DataType) bool {
 	switch f {
-	case AllGather:
+	case nccl.AllGather:
 		return true
-	case AllReduce, ReduceScatter:
+	case nccl.AllReduce, nccl.ReduceScatter:
 		switch dt {
-		case Float32, Float16, Bfloat16, Float8e4m3, Float8e5m2:
+		case nccl.Float32, nccl.Float16, nccl.Bfloat16, nccl.Float8e4m3, nccl.Float8e5m2:
 			return op == tuningDevSum
 		}
 	}
@@ -138,25 +138,25 @@ func symImplemented(f Func, op tuningDevOp, dt DataType) bool {
 }
 
 // symMask is ncclSymkMask: the kernels that can run the operation.
-func (s *symComm) symMask(f Func, op tuningDevOp, dt DataType, nElts int64) uint32 {
+func (s *symComm) symMask(f nccl.Func, op tuningDevOp, dt nccl.DataType, nElts int64) uint32 {
 	var m uint32
 	switch f {
-	case AllGather:
+	case nccl.AllGather:
 		m = symMaskAG
-	case AllReduce:
+	case nccl.AllReduce:
 		m = symMaskAR
-	case ReduceScatter:
+	case nccl.ReduceScatter:
 		m = symMaskRS
 	}
 	m &= s.userMask
 	ldmc := false
 	if s.nvls {
 		switch dt {
-		case Int32, Uint32, Int64, Uint64, Float16, Bfloat16:
+		case nccl.Int32, nccl.Uint32, nccl.Int64, nccl.Uint64, nccl.Float16, nccl.Bfloat16:
 			ldmc = op == tuningDevSum || op == tuningDevMinMax
-		case Float8e4m3, Float8e5m2:
+		case nccl.Float8e4m3, nccl.Float8e5m2:
 			ldmc = (op == tuningDevSum || op == tuningDevMinMax) && s.compCap >= 100
-		case Float32, Float64:
+		case nccl.Float32, nccl.Float64:
 			ldmc = op == tuningDevSum
 		}
 	}
@@ -167,7 +167,7 @@ func (s *symComm) symMask(f Func, op tuningDevOp, dt DataType, nElts int64) uint
 		m &^= symMaskLDMC
 	}
 	bus := nElts * int64(dt.Size())
-	if f != AllReduce {
+	if f != nccl.AllReduce {
 		bus *= int64(s.nRanks)
 	}
 	if bus >= 2<<30 { // LL kernels count elements in 32 bits
@@ -183,7 +183,7 @@ func (s *symComm) symMask(f Func, op tuningDevOp, dt DataType, nElts int64) uint
 }
 
 // symAvailable is ncclSymkAvailable.
-func (s *symComm) symAvailable(f Func, op tuningDevOp, dt DataType, nElts int64) bool {
+func (s *symComm) symAvailable(f nccl.Func, op tuningDevOp, dt nccl.DataType, nElts int64) bool {
 	return symImplemented(f, op, dt) && s.symMask(f, op, dt, nElts) != 0
 }
 
@@ -282,7 +282,7 @@ func (s *symComm) symQuery(k SymKernel, nBytes int64) (timeUs float64, nBlocks i
 // cell-aligned counts add up to countTotal (the largest countMax): the
 // kernel, NCCL's time estimate and the blocks. ok is false when no kernel
 // is left (NCCL's "no symmetric kernel available" error).
-func (s *symComm) symPick(f Func, op tuningDevOp, dt DataType, countTotal, countMax int64, nWorks int) (k SymKernel, timeUs float64, nBlocks int, ok bool) {
+func (s *symComm) symPick(f nccl.Func, op tuningDevOp, dt nccl.DataType, countTotal, countMax int64, nWorks int) (k SymKernel, timeUs float64, nBlocks int, ok bool) {
 	m := s.symMask(f, op, dt, countMax)
 	if nWorks > 1 { // grouped LL kernels are not supported
 		m &^= symMaskLL
@@ -304,26 +304,26 @@ func (s *symComm) symPick(f Func, op tuningDevOp, dt DataType, countTotal, count
 }
 
 // symCells is the number of 1 KiB cells count elements of dt fill.
-func symCells(count int64, dt DataType) int64 {
+func symCells(count int64, dt nccl.DataType) int64 {
 	cell := int64(symCellBytes / dt.Size())
 	return nccl.DivUp(count, cell)
 }
 
 // symLine is the [Symmetric] line rank 0 prints for one plan.
-func symLine(f Func, bytes int64, k SymKernel, nChannels, nThreads, nWorks int) string {
+func symLine(f nccl.Func, bytes int64, k SymKernel, nChannels, nThreads, nWorks int) string {
 	return fmt.Sprintf("%s [Symmetric]: %d Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d", f, bytes, k, nChannels, nThreads, nWorks)
 }
 
 // symLine27 is 2.27's [Symmetric] line: one collective, no nWorks.
-func symLine27(f Func, bytes int64, k SymKernel, nChannels, nThreads int) string {
+func symLine27(f nccl.Func, bytes int64, k SymKernel, nChannels, nThreads int) string {
 	return fmt.Sprintf("%s [Symmetric]: %d Bytes -> Kernel %s nchannels %d nthreads %d", f, bytes, k, nChannels, nThreads)
 }
 
 // symNoKernel is the WARN and error when a bin has no kernel left.
-func symNoKernel(f Func, userKernel *string) (string, Result) {
+func symNoKernel(f nccl.Func, userKernel *string) (string, nccl.Result) {
 	w := "Error: no symmetric kernel available for function " + f.String() + "."
 	if userKernel != nil {
-		return w + " NCCL_SYM_KERNEL was set to " + *userKernel, InvalidUsage
+		return w + " NCCL_SYM_KERNEL was set to " + *userKernel, nccl.InvalidUsage
 	}
-	return w, InternalError
+	return w, nccl.InternalError
 }

@@ -1,5 +1,6 @@
 package tuning
 
+import "github.com/gatesim/gatesim/nccl"
 import "testing"
 
 // The kernel mask: LL kernels stop at 2 GiB of bus bytes, every kernel at
@@ -7,26 +8,26 @@ import "testing"
 // the model's blocks stay within the CTA bounds.
 func TestSymmetricMask(t *testing.T) {
 	s := &symComm{nRanks: 8, nNodes: 1, compCap: 90, minCTAs: 1, maxCTAs: 64, userMask: symUserMask(nil)}
-	if m := s.symMask(AllGather, tuningDevSum, Int8, 1<<20); m&symMaskLL == 0 || m&symMaskSTMC != 0 {
+	if m := s.symMask(nccl.AllGather, tuningDevSum, nccl.Int8, 1<<20); m&symMaskLL == 0 || m&symMaskSTMC != 0 {
 		t.Errorf("1 MiB AllGather without NVLS: mask %b", m)
 	}
-	if m := s.symMask(AllGather, tuningDevSum, Int8, 512<<20); m&symMaskLL != 0 || m == 0 {
+	if m := s.symMask(nccl.AllGather, tuningDevSum, nccl.Int8, 512<<20); m&symMaskLL != 0 || m == 0 {
 		t.Errorf("4 GiB of AllGather bus bytes: mask %b, want no LL kernel", m)
 	}
-	if m := s.symMask(AllGather, tuningDevSum, Int8, 8<<30); m != 0 {
+	if m := s.symMask(nccl.AllGather, tuningDevSum, nccl.Int8, 8<<30); m != 0 {
 		t.Errorf("64 GiB of bus bytes: mask %b, want none", m)
 	}
 	s.nvls = true
-	if m := s.symMask(AllReduce, tuningDevSum, Float32, 1<<20); m&symMaskLDMC == 0 || m&symMaskSTMC == 0 {
+	if m := s.symMask(nccl.AllReduce, tuningDevSum, nccl.Float32, 1<<20); m&symMaskLDMC == 0 || m&symMaskSTMC == 0 {
 		t.Errorf("float sum with NVLS: mask %b", m)
 	}
-	if m := s.symMask(AllReduce, tuningDevSum, Float8e4m3, 1<<20); m&symMaskLDMC != 0 {
+	if m := s.symMask(nccl.AllReduce, tuningDevSum, nccl.Float8e4m3, 1<<20); m&symMaskLDMC != 0 {
 		t.Errorf("fp8 on sm90: mask %b, want no multimem reduction", m)
 	}
-	if symImplemented(AllReduce, tuningDevSum, Float64) || symImplemented(AllReduce, tuningDevMinMax, Float32) || !symImplemented(AllGather, tuningDevSum, Int8) {
+	if symImplemented(nccl.AllReduce, tuningDevSum, nccl.Float64) || symImplemented(nccl.AllReduce, tuningDevMinMax, nccl.Float32) || !symImplemented(nccl.AllGather, tuningDevSum, nccl.Int8) {
 		t.Error("symImplemented: double and min/max have no kernel; AllGather of anything has")
 	}
-	if _, _, _, ok := s.symPick(AllReduce, tuningDevSum, Float32, 1<<10, 1<<10, 2); !ok {
+	if _, _, _, ok := s.symPick(nccl.AllReduce, tuningDevSum, nccl.Float32, 1<<10, 1<<10, 2); !ok {
 		t.Error("a bin of two small AllReduces has a kernel")
 	}
 	for _, k := range []SymKernel{SymAllReduceRSxLDAGxST, SymAllGatherST, SymAllGatherLL} {

@@ -9,6 +9,8 @@ package tuning
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gatesim/gatesim/nccl"
 )
 
 // TunerBehaviour is what a tuner plugin does to the cost table.
@@ -43,7 +45,7 @@ type TunerRule struct {
 // count the tuner set (0: not set).
 type TunerEdit struct {
 	NumAlgo   int
-	After     [NumAlgos][NumProtos]float32
+	After     [nccl.NumAlgos][nccl.NumProtos]float32
 	NChannels int
 }
 
@@ -51,10 +53,10 @@ type TunerEdit struct {
 // (cells it changed are marked as the tuner's) and sets the channel count.
 func (e *TunerEdit) applyToModel(m *Model, g *tuningAgg) {
 	for a := range min(e.NumAlgo, m.Tuning.NumAlgos) {
-		for p := range NumProtos {
+		for p := range nccl.NumProtos {
 			if v := e.After[a][p]; v != g.cost[a][p] && !(v != v && g.cost[a][p] != g.cost[a][p]) {
 				g.cost[a][p], g.reason[a][p] = v, CostTuner
-				g.setLive(Algo(a), Proto(p))
+				g.setLive(nccl.Algo(a), nccl.Proto(p))
 			}
 		}
 	}

@@ -16,6 +16,7 @@ package tuning
 // The model code (model.go, select.go, sched.go) reads the switches; it
 // never compares versions.
 
+import "github.com/gatesim/gatesim/nccl"
 import "fmt"
 
 // Hw is the hardware class of the latency tables (NCCL_HW_NVLINK,
@@ -334,9 +335,9 @@ type Consts struct {
 	NumCompCaps int `tuning:"numCompCaps"`
 
 	// BaseLat is baseLatencies (µs) per algorithm and protocol.
-	BaseLat [NumAlgos][NumProtos]float64 `tuning:"baseLatencies,algo,proto"`
+	BaseLat [nccl.NumAlgos][nccl.NumProtos]float64 `tuning:"baseLatencies,algo,proto"`
 	// HwLat is hwLatencies (µs per step) per hardware class.
-	HwLat [NumHw][NumAlgos][NumProtos]float64 `tuning:"hwLatencies,hw,algo,proto"`
+	HwLat [NumHw][nccl.NumAlgos][nccl.NumProtos]float64 `tuning:"hwLatencies,hw,algo,proto"`
 	// LLMaxBw is llMaxBws (GB/s). Row: the compute capability on one node; on
 	// several nodes row 0 (Intel/other CPU) or 1 (AMD CPU). Column: the scale.
 	LLMaxBw [NumCompCaps][NumScales]float64 `tuning:"llMaxBws,cc,scale"`
@@ -352,7 +353,7 @@ type Consts struct {
 	// array in tuning.cc, not part of the tuner constants).
 	NVLSEfficiency [NumCompCaps]float32 `tuning:"nvlsEfficiency,cc"`
 	// TreeCorrection is treeCorrectionFactor, indexed by log2(nBytes/64).
-	TreeCorrection [NumProtos][TreeCorrections]float32 `tuning:"treeCorrectionFactor,proto,n"`
+	TreeCorrection [nccl.NumProtos][TreeCorrections]float32 `tuning:"treeCorrectionFactor,proto,n"`
 	// TreeCorrectionLen is how many entries Tree AllReduce reads (23).
 	TreeCorrectionLen int `tuning:"treeCorrectionLen"`
 	// TreeCorrectionAllReduceOnly limits the Tree correction to AllReduce
@@ -546,6 +547,11 @@ type Consts struct {
 	// BcastWorkBytes is sizeof(struct ncclDevWorkBcast), one broadcast's
 	// work in an AllGatherV batch (2.29.2+).
 	BcastWorkBytes int `tuning:"sched.bcastWorkBytes"`
+	// MaxDevWorkBatchBytesCC is ncclMaxDevWorkBatchBytes(cudaArch) per
+	// compute-capability row (the same sm80 and sm90 bounds): the work
+	// storage of one batch, which caps an AllGatherV plan's broadcasts at
+	// this / BcastWorkBytes (2.29.2+; 0 before, where nothing reads it).
+	MaxDevWorkBatchBytesCC [NumCompCaps]int `tuning:"ncclMaxDevWorkBatchBytes,cc"`
 
 	// TunerChunkSize: a v6 tuner's getChunkSize may override the chunk
 	// size calcCollChunking computed, clamped to the buffer's (2.30.3+).
@@ -555,10 +561,10 @@ type Consts struct {
 // Change is one edit of a Consts value: a constant cell or a switch,
 // with the NCCL source that sets it. Old and New are printed values.
 type Change struct {
-	Path string `json:"path"`
-	Old  string `json:"old"`
-	New  string `json:"new"`
-	Ref  Ref    `json:"ref,omitempty"`
+	Path string   `json:"path"`
+	Old  string   `json:"old"`
+	New  string   `json:"new"`
+	Ref  nccl.Ref `json:"ref,omitempty"`
 }
 
 func (c Change) String() string {
@@ -585,33 +591,33 @@ func Base2_22_3() Consts {
 		NumAlgos:    6,
 		NumCompCaps: 3,
 		// Ref: v2.22.3-1 src/graph/tuning.cc baseLat
-		BaseLat: [NumAlgos][NumProtos]float64{
-			Tree: {LL: 6.8, LL128: 14.0, Simple: 0},
-			Ring: {LL: 6.6, LL128: 14.0, Simple: 8.4},
+		BaseLat: [nccl.NumAlgos][nccl.NumProtos]float64{
+			nccl.Tree: {nccl.LL: 6.8, nccl.LL128: 14.0, nccl.Simple: 0},
+			nccl.Ring: {nccl.LL: 6.6, nccl.LL128: 14.0, nccl.Simple: 8.4},
 		},
 		// Ref: v2.22.3-1 src/graph/tuning.cc hwLat
-		HwLat: [NumHw][NumAlgos][NumProtos]float64{
+		HwLat: [NumHw][nccl.NumAlgos][nccl.NumProtos]float64{
 			HwNVLink: {
-				Tree:          {LL: .6, LL128: 1.25, Simple: 28},
-				Ring:          {LL: .6, LL128: 1.9, Simple: 3.4},
-				CollNetDirect: {Simple: 3.7},
-				CollNetChain:  {Simple: 2.8},
-				NVLS:          {Simple: 25},
-				NVLSTree:      {Simple: 25},
+				nccl.Tree:          {nccl.LL: .6, nccl.LL128: 1.25, nccl.Simple: 28},
+				nccl.Ring:          {nccl.LL: .6, nccl.LL128: 1.9, nccl.Simple: 3.4},
+				nccl.CollNetDirect: {nccl.Simple: 3.7},
+				nccl.CollNetChain:  {nccl.Simple: 2.8},
+				nccl.NVLS:          {nccl.Simple: 25},
+				nccl.NVLSTree:      {nccl.Simple: 25},
 			},
 			HwPCI: {
-				Tree:          {LL: 1.0, LL128: 1.9, Simple: 28},
-				Ring:          {LL: 1.0, LL128: 2.5, Simple: 5.7},
-				CollNetDirect: {Simple: 3.7},
-				CollNetChain:  {Simple: 2.8},
+				nccl.Tree:          {nccl.LL: 1.0, nccl.LL128: 1.9, nccl.Simple: 28},
+				nccl.Ring:          {nccl.LL: 1.0, nccl.LL128: 2.5, nccl.Simple: 5.7},
+				nccl.CollNetDirect: {nccl.Simple: 3.7},
+				nccl.CollNetChain:  {nccl.Simple: 2.8},
 			},
 			HwNet: {
-				Tree:          {LL: 5.0, LL128: 8.5, Simple: 28},
-				Ring:          {LL: 2.7, LL128: 4.0, Simple: 14.0},
-				CollNetDirect: {Simple: 31},
-				CollNetChain:  {Simple: 30},
-				NVLS:          {Simple: 18},
-				NVLSTree:      {Simple: 14},
+				nccl.Tree:          {nccl.LL: 5.0, nccl.LL128: 8.5, nccl.Simple: 28},
+				nccl.Ring:          {nccl.LL: 2.7, nccl.LL128: 4.0, nccl.Simple: 14.0},
+				nccl.CollNetDirect: {nccl.Simple: 31},
+				nccl.CollNetChain:  {nccl.Simple: 30},
+				nccl.NVLS:          {nccl.Simple: 18},
+				nccl.NVLSTree:      {nccl.Simple: 14},
 			},
 		},
 		// Ref: v2.22.3-1 src/graph/tuning.cc llMaxBws
@@ -639,10 +645,10 @@ func Base2_22_3() Consts {
 			Hopper: {N1: 38.7, N2: 41.4, N4: 36.0},
 		},
 		// Ref: v2.22.3-1 src/graph/tuning.cc treeCorrectionFactor
-		TreeCorrection: [NumProtos][TreeCorrections]float32{
-			LL:     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
-			LL128:  {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-			Simple: {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+		TreeCorrection: [nccl.NumProtos][TreeCorrections]float32{
+			nccl.LL:     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+			nccl.LL128:  {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+			nccl.Simple: {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
 		},
 		TreeCorrectionLen: 23,
 		// Ref: v2.22.3-1 src/graph/tuning.cc ncclTopoGetAlgoTime
@@ -763,7 +769,7 @@ func Base2_22_3() Consts {
 // (found by walking the Consts value) and ref, where the release's source
 // says it. A pointer outside t is an error: the delta names a cell the
 // model does not have.
-func Set[T comparable](t *Consts, p *T, v T, ref Ref) (Change, error) {
+func Set[T comparable](t *Consts, p *T, v T, ref nccl.Ref) (Change, error) {
 	path, ok := tuningPathOf(t, p)
 	if !ok {
 		return Change{}, fmt.Errorf("tuning delta %s: a pointer outside the Tuning value (%s %s)", ref.Tag, ref.File, ref.Func)
