@@ -404,14 +404,14 @@ func TestTuningLegacyRegisteredWorks(t *testing.T) {
 	nvlsReg := func(n int) []Call {
 		ops := make([]Call, n)
 		for i := range ops {
-			ops[i] = Call{Op: nccl.Op{Func: AllReduce, Count: 1 << 18, DataType: Float32}, Buffers: BuffersRegistered, NVLSOK: true}
+			ops[i] = Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 1 << 18, DataType: nccl.Float32}, Buffers: nccl.BuffersRegistered, NVLSOK: true}
 		}
 		return ops
 	}
 	group := func(v nccl.Version, n int, regMax int) *GroupChoice {
 		in := tuningMultiNodeInput(1, 8)
 		in.NVLSHeads = 8
-		tuningForceAlgo(&in, NVLS)
+		tuningForceAlgo(&in, nccl.NVLS)
 		depth := int64(64)
 		in.WorkFifoDepth = &depth
 		m := tuningModel(t, in, v)
