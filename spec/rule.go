@@ -131,6 +131,9 @@ type Consts struct {
 	// EnvABI lists the ncclEnvPlugin_vN versions probed, newest first
 	// (empty before the environment plugin, 2.28.7).
 	EnvABI []int
+	// ProfilerABI lists the ncclProfiler_vN versions probed, newest first
+	// (empty before the profiler plugin, 2.23.4).
+	ProfilerABI []int
 	// MaxChannels is MAXCHANNELS.
 	MaxChannels int
 	// NVLSChannelsSM90, NVLSChannelsSM100 (single node / NVL) and
@@ -243,6 +246,7 @@ func (rs *Ruleset) clone(v Version) *Ruleset {
 	out.Consts.NetABI = slices.Clone(rs.Consts.NetABI)
 	out.Consts.TunerABI = slices.Clone(rs.Consts.TunerABI)
 	out.Consts.EnvABI = slices.Clone(rs.Consts.EnvABI)
+	out.Consts.ProfilerABI = slices.Clone(rs.Consts.ProfilerABI)
 	out.Consts.IntParams = make(map[string]int64, len(rs.Consts.IntParams))
 	for k, v := range rs.Consts.IntParams {
 		out.Consts.IntParams[k] = v

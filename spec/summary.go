@@ -22,6 +22,33 @@ type Summary struct {
 	// Changes are what would change the outcome: the runner-up of the cost
 	// table and the NCCL_* variables the deciding and stopping gates read.
 	Changes []string
+	// Plugins are the verdicts of the loaders of plugins that decide
+	// nothing gatesim models (the profiler), when a library was found or
+	// a variable asked for one: what loaded, and what init did without.
+	Plugins []PluginState
+}
+
+// PluginState is one such loader's verdict under the plugin's name.
+type PluginState struct {
+	Name    string
+	Verdict Verdict
+}
+
+// reportedPlugins are the loaders a summary reports, by the plugin's name.
+var reportedPlugins = map[RuleID]string{"G-PROF-1": "profiler plugin"}
+
+// pluginReported says a loader's verdict is worth a summary line: it
+// found something, or the user's variable asked for a plugin.
+func pluginReported(v Verdict) bool {
+	if v.Outcome != Skip {
+		return true
+	}
+	for _, f := range v.Facts {
+		if strings.HasPrefix(f.Name, "NCCL_") && f.Value != "(unset)" {
+			return true
+		}
+	}
+	return false
 }
 
 // CapabilityState is one capability's level and, when a gate stopped it,
@@ -108,6 +135,11 @@ func Summarize(d *Decision, t Trace, env Env) Summary {
 				seen[name] = true
 				s.Changes = append(s.Changes, fmt.Sprintf("%s (now %s): makes NCCL return %s at %s", name, val, d.Err.Result, s.DecidedBy.Rule))
 			}
+		}
+	}
+	for _, v := range t {
+		if name, ok := reportedPlugins[v.Rule]; ok && v.Scope == "" && pluginReported(v) {
+			s.Plugins = append(s.Plugins, PluginState{Name: name, Verdict: v})
 		}
 	}
 	if ru, ok := d.RunnerUp(); ok {

@@ -301,7 +301,7 @@ func TestCuratedAgainstTables(t *testing.T) {
 			}
 		}
 		// GatesFor answers a link only where the release's ruleset has the
-		// rule (or it is marked Outside) and the release reads the
+		// rule and the release reads the
 		// variable, so a link no release answers is dead
 		for _, l := range gi.Gates {
 			live := false
