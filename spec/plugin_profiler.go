@@ -105,10 +105,7 @@ func (o profilerOpts) nameList(val string, set bool) []string {
 		}
 		return []string{prefixed}
 	}
-	if strings.Contains(val, "/") || libSo {
-		return []string{val}
-	}
-	return []string{val, prefixed}
+	return commonLoaderNames("libnccl-profiler", val)
 }
 
 // profilerSymbolLines are the INFO lines of the symbol look-ups over
@@ -205,10 +202,14 @@ func profilerLoad(r *initRun, o profilerOpts) {
 	logs = append(logs, o.symbolLines(r.rs.Consts.ProfilerABI, v, name)...)
 	facts = append(facts, F("exports", joinInts(lib.ProfilerSymbols)))
 	if v == 0 {
-		if o.common && path != "" {
+		if path == "" { // the net plugin's library, searched in passing
+			r.emit(Verdict{Outcome: Info, Why: "the net plugin's library " + lib.Path + " has no profiler: no profiler, init continues", Facts: facts, Log: logs})
+			return
+		}
+		if o.common {
 			logs = append(logs, "External profiler plugin "+path+" is unsupported")
 		}
-		r.emit(Verdict{Outcome: Fail, Why: lib.Path + " exports no ncclProfiler_v" + joinInts(r.rs.Consts.ProfilerABI) + ": no profiler, init continues", Facts: facts, Log: logs})
+		r.emit(Verdict{Outcome: Fail, Why: lib.Path + " exports no ncclProfiler symbol of " + joinInts(r.rs.Consts.ProfilerABI) + ": no profiler, init continues", Facts: facts, Log: logs})
 		return
 	}
 	if o.common && path != "" {
@@ -231,12 +232,10 @@ func profilerLoad(r *initRun, o profilerOpts) {
 		// errno's text follows the code; gatesim cannot know it
 		logs = append(logs, fmt.Sprintf("Profiler init failed with error '%d': …. Continue without profiler.", initErr))
 		why := fmt.Sprintf("ncclProfiler_v%d init failed (%d): the plugin is unloaded, init continues", v, initErr)
-		out := Fail
 		if o.initFail == profInitInfoKept {
 			why = fmt.Sprintf("ncclProfiler_v%d init failed (%d), yet the plugin stays loaded and receives events; init continues", v, initErr)
-			out = Info
 		}
-		r.emit(Verdict{Outcome: out, Why: why, Facts: facts, Log: logs})
+		r.emit(Verdict{Outcome: Fail, Why: why, Facts: facts, Log: logs})
 		return
 	}
 	via := ""

@@ -54,28 +54,39 @@ func TestProfilerWindows(t *testing.T) {
 	}
 }
 
-// TestProfilerWindowsAtTags reads every ncclProfiler_vN literal of the
-// profiler loader at each tag (NCCL's git mirror; skipped without it).
-func TestProfilerWindowsAtTags(t *testing.T) {
+// TestPluginWindowsAtTags reads every "<symbol>N" literal of the
+// profiler, GIN and RMA loaders at each tag (NCCL's git mirror; skipped
+// without it): the release's window is exactly those versions.
+func TestPluginWindowsAtTags(t *testing.T) {
 	repo := ncclmirror.ForTest(t)
-	sym := regexp.MustCompile(`"ncclProfiler_v([0-9]+)"`)
-	for _, v := range Releases {
-		var found []int
-		for _, path := range []string{"src/misc/profiler.cc", "src/plugin/profiler.cc", "src/plugin/profiler"} {
-			out, err := exec.Command("git", "-C", repo, "grep", "-h", "ncclProfiler_v", v.Tag(), "--", path).Output()
-			if err != nil {
-				continue // git grep exits 1 when nothing matches
-			}
-			for _, m := range sym.FindAllStringSubmatch(string(out), -1) {
-				n, _ := strconv.Atoi(m[1])
-				if !slices.Contains(found, n) {
-					found = append(found, n)
+	for _, c := range []struct {
+		symbol string
+		paths  []string
+		window func(Consts) []int
+	}{
+		{"ncclProfiler_v", []string{"src/misc/profiler.cc", "src/plugin/profiler.cc", "src/plugin/profiler"}, func(c Consts) []int { return c.ProfilerABI }},
+		{"ncclGinPlugin_v", []string{"src/plugin"}, func(c Consts) []int { return c.GinABI }},
+		{"ncclRmaPlugin_v", []string{"src/plugin"}, func(c Consts) []int { return c.RmaABI }},
+	} {
+		sym := regexp.MustCompile(`"` + c.symbol + `([0-9]+)"`)
+		for _, v := range Releases {
+			var found []int
+			for _, path := range c.paths {
+				out, err := exec.Command("git", "-C", repo, "grep", "-h", c.symbol, v.Tag(), "--", path).Output()
+				if err != nil {
+					continue // git grep exits 1 when nothing matches
+				}
+				for _, m := range sym.FindAllStringSubmatch(string(out), -1) {
+					n, _ := strconv.Atoi(m[1])
+					if !slices.Contains(found, n) {
+						found = append(found, n)
+					}
 				}
 			}
-		}
-		sort.Sort(sort.Reverse(sort.IntSlice(found)))
-		if got := MustLoad(v).Consts.ProfilerABI; !slices.Equal(got, found) && !(len(got) == 0 && len(found) == 0) {
-			t.Errorf("%s: ProfilerABI %v, the source at %s names %v", v, got, v.Tag(), found)
+			sort.Sort(sort.Reverse(sort.IntSlice(found)))
+			if got := c.window(MustLoad(v).Consts); !slices.Equal(got, found) && !(len(got) == 0 && len(found) == 0) {
+				t.Errorf("%s: %sN window %v, the source at %s names %v", v, c.symbol, got, v.Tag(), found)
+			}
 		}
 	}
 }
@@ -155,8 +166,8 @@ var profilerCases = []profilerCase{
 		want: map[Version]loaderWant{
 			V2_24_3: {Fail, []string{"Profiler init failed with error (3). Continue without profiler."}},
 			V2_27_7: {Fail, []string{"Profiler init failed with error (3). Continue without profiler."}},
-			V2_28_3: {Info, []string{"Profiler init failed with error '3': …. Continue without profiler."}},
-			V2_29_7: {Info, nil},
+			V2_28_3: {Fail, []string{"Profiler init failed with error '3': …. Continue without profiler."}},
+			V2_29_7: {Fail, nil},
 			V2_30_3: {Fail, []string{"Profiler init failed with error '3': …. Continue without profiler."}},
 		}},
 	// the v1-as-v2 adapter of 2.24.3–2.25.1 drops v1's init result

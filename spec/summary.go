@@ -35,12 +35,13 @@ type PluginState struct {
 }
 
 // reportedPlugins are the loaders a summary reports, by the plugin's name.
-var reportedPlugins = map[RuleID]string{"G-PROF-1": "profiler plugin"}
+var reportedPlugins = map[RuleID]string{"G-PROF-1": "profiler plugin", "G-GIN-1": "GIN plugin", "G-RMA-1": "RMA plugin"}
 
 // pluginReported says a loader's verdict is worth a summary line: it
-// found something, or the user's variable asked for a plugin.
+// accepted or refused a library, or the user's variable asked for a
+// plugin (a loader that found nothing to load is not news).
 func pluginReported(v Verdict) bool {
-	if v.Outcome != Skip {
+	if v.Outcome == Pass || v.Outcome == Fail {
 		return true
 	}
 	for _, f := range v.Facts {
