@@ -23,8 +23,8 @@ type Summary struct {
 	// table and the NCCL_* variables the deciding and stopping gates read.
 	Changes []string
 	// Plugins are the verdicts of the loaders of plugins that decide
-	// nothing gatesim models (the profiler), when a library was found or
-	// a variable asked for one: what loaded, and what init did without.
+	// nothing gatesim models (profiler, GIN, RMA), when one accepted or
+	// refused a library or a variable asked for a plugin.
 	Plugins []PluginState
 }
 
