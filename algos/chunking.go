@@ -133,7 +133,11 @@ func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
 			c = int64(x.l.NVLSChunkSize)
 		}
 		maxChunk := c // NCCL_NVLSTREE_MAX_CHUNKSIZE unset: 64 KiB from 4 nodes
-		if x.p.NVLSTreeChunkCap4Nodes && x.l.NNodes >= 4 {
+		switch {
+		case x.l.NVLSTreeMaxChunkSize > 0:
+			// 2.30.3+: ncclNvlsTuning's cap, chunk = min(nvlsChunkSize, cap)
+			maxChunk = int64(x.l.NVLSTreeMaxChunkSize)
+		case x.p.NVLSTreeChunkCap4Nodes && x.l.NNodes >= 4:
 			maxChunk = 65536
 		}
 		c = min(c, maxChunk)

@@ -11,7 +11,8 @@ import (
 // search's graphs (the orders of node 0, the agreed channel counts), the
 // channel copies ncclTopoPostset made, NVLS and CollNet as the gates left
 // them, the tuning model's NVLS bandwidth (NVLSBw, which sets the chunk of
-// NVLS across nodes), and the buffer sizes of NCCL_BUFFSIZE,
+// NVLS across nodes), the NVLS chunk and NVLSTree cap of 2.30.3's
+// ncclNvlsTuning, and the buffer sizes of NCCL_BUFFSIZE,
 // NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE. It fails when init failed or the nodes differ in
 // size (Layout has one order per channel for all nodes).
 func LayoutFromComm(c *spec.Comm) (*Layout, error) {
@@ -70,6 +71,10 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	}
 	if c.Model != nil {
 		l.NVLSBw = float64(c.Model.Bandwidths[spec.AllReduce][spec.NVLS][spec.Simple])
+	}
+	if c.NVLSSupport && r.NvlsChunkSize > 0 {
+		// 2.30.3+: the chunk and NVLSTree cap ncclNvlsTuning set
+		l.NVLSChunkSize, l.NVLSTreeMaxChunkSize = r.NvlsChunkSize, r.NvlsTreeMaxChunkSize
 	}
 	if l.NChannels != c.NChannels {
 		return nil, fmt.Errorf("the layout has %d channels where the communicator has %d: ncclTopoPostset's copies are off", l.NChannels, c.NChannels)

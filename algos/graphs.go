@@ -51,7 +51,8 @@ type Postset struct {
 	// search channel", when fewer than 16 channels.
 	ComputeDouble bool
 	// UnpackDouble: the network is NCCL_NET_DEVICE_UNPACK, more than one
-	// node and NCCL_UNPACK_DOUBLE_NCHANNELS: doubled when fewer than 16.
+	// node and NCCL_UNPACK_DOUBLE_NCHANNELS: doubled when fewer than 16, in
+	// a release that has the doubling (topo.Params.UnpackDouble, 2.22.3+).
 	UnpackDouble bool
 	// MaxNChannels is min(NCCL_MAX_NCHANNELS, maxCTAs) and MinNChannels
 	// max(NCCL_MIN_NCHANNELS, minCTAs); zero means unset.
@@ -92,7 +93,7 @@ func PostsetCopies(release spec.Version, p Postset) ([]int, error) {
 	if p.ComputeDouble && tp.ComputeDoubleRoom(n) {
 		step(2 * n)
 	}
-	if p.UnpackDouble && n < 16 {
+	if p.UnpackDouble && tp.UnpackDouble && n < 16 {
 		step(2 * n)
 	}
 	if p.MaxNChannels > 0 {

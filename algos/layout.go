@@ -49,6 +49,10 @@ type Layout struct {
 	// send/recv (NCCL_P2P_NET_CHUNKSIZE / NVL / PCI by path).
 	NVLSChunkSize int
 	P2PChunkSize  int
+	// NVLSTreeMaxChunkSize is comm->nvlsTreeMaxChunkSize, NVLSTree's chunk
+	// cap as 2.30.3's ncclNvlsTuning sets it; 0 leaves the release's rule
+	// (NCCL_NVLSTREE_MAX_CHUNKSIZE unset: 64 KiB from 4 nodes).
+	NVLSTreeMaxChunkSize int
 	// P2PNChannels and P2PNChannelsPerPeer are comm->p2pnChannels and
 	// comm->p2pnChannelsPerPeer (ncclTopoComputeP2pChannels, powers of
 	// two): the channels point-to-point work spreads over, and at most how
@@ -302,7 +306,7 @@ func (l *Layout) Validate() error {
 			return fmt.Errorf("layout: %s buffer of %d bytes: expected at least %d", spec.Proto(p), b, ncclSteps*64)
 		}
 	}
-	if l.NVLSChannels < 0 || l.NVLSChunkSize < 0 || l.P2PChunkSize < 0 {
+	if l.NVLSChannels < 0 || l.NVLSChunkSize < 0 || l.NVLSTreeMaxChunkSize < 0 || l.P2PChunkSize < 0 {
 		return fmt.Errorf("layout: negative NVLS channels or chunk sizes")
 	}
 	pow2 := func(n int) bool { return n > 0 && n&(n-1) == 0 }

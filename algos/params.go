@@ -124,7 +124,7 @@ func paramsOf(rs *spec.Ruleset) Params {
 		RingChunkSteps:         [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
 		RingSliceSteps:         [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
 		Sched:                  tu,
-		NVLSChunkSize:          128 << 10,
+		NVLSChunkSize:          topo.NvlsChunkSizeDefault,
 		HasPAT:                 k.HasPAT,
 		FP8:                    k.HasFP8,
 		NVLSNetGatherScatter:   !tu.PruneNVLSMultiNodeAGRS,

@@ -580,14 +580,21 @@ func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool, rescueWarn str
 					}
 					en.Algo[f][a] = 0
 				}
+				mnnvl := r.rs.Tuning.MNNVLOneNode && c.MNNVL
 				if c.NNodes == 1 {
 					disable(NVLSTree, "single node")
+				}
+				if mnnvl {
+					disable(NVLSTree, "not supported on MNNVL")
 				}
 				if !c.CollNetSupport {
 					disable(CollNetDirect, "CollNet not supported")
 					disable(CollNetChain, "CollNet not supported")
 					if c.NNodes > 1 {
 						disable(NVLS, "multi-node NVLS needs CollNet")
+					}
+					if mnnvl {
+						disable(NVLS, "not supported on MNNVL")
 					}
 					if rescue22 && en.Algo[f][Ring] == 0 && en.Algo[f][Tree] == 0 && en.Algo[f][NVLS] == 0 && en.Algo[f][NVLSTree] == 0 {
 						en.Algo[f][Ring], en.Algo[f][Tree] = 1, 1

@@ -25,11 +25,12 @@ import (
 // The search (topo.Apply2_18_1): a 1<<18 budget (2.18.3: 5<<16), the
 // SPLIT_TREE "simpler tree" retry where 2.18.3 retries a balanced tree as
 // a TREE on sm90, the older channel duplication, NVLS graphs ranked as
-// rings, sm90SpeedArrayInter without 20 and 17.5.
+// rings, sm90SpeedArrayInter without 20 and 17.5, trees that check only
+// the forward path's type (ncclTopoFollowPath).
 //
 // Read at the tag and not modelled here (docs/releases.md lists them): the
 // NETs' channel budget and NVLS channels started as rings in
-// ncclTopoSearchRecNet, the reverse path type of trees, the CollNet heads
+// ncclTopoSearchRecNet, the CollNet heads
 // of every channel counted, duplicates included, and p2p channels per
 // operation halved on several nodes too.
 

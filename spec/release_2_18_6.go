@@ -28,9 +28,10 @@ import (
 // the 1 MiB Simple buffer on ARM (computeBuffSizes), collNetChannels from
 // max(nChannels, nvlsChannels) and GDR reads without an NVLink peer on
 // every architecture (neither changes anything gatesim outputs), and the
-// search's start of an NVLS channel and order of a channel's first GPUs
-// (ncclTopoSearchRecNet). The search budget, sm90SpeedArrayIntra without
-// 50, NCCL_CROSS_NIC on every graph, the NVLS graph ranking, the NVLS
+// search's start of an NVLS channel (ncclTopoSearchRecNet). The search
+// budget, sm90SpeedArrayIntra without 50, NCCL_CROSS_NIC on every graph,
+// the NETs and a NET's closest GPUs of ncclTopoSearchRecNet in list and
+// index order, the NVLS graph ranking, the NVLS
 // channels uncapped across nodes and pass 2 raising NVLS bwIntra are
 // topo.Apply2_18_6.
 

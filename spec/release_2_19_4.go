@@ -97,6 +97,8 @@ func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
 	// any number of nodes
 	tuningSet(d, &t.RegNVLS, TuningRegNVLSPool, enqueueCC, "registerIntraNodeBuffers")
 	tuningSet(d, &t.CollNetAGRS, TuningCollNetAGRSNone, tuningCC, "ncclTopoTuneModel")
+	// no MNNVL in the model (no comm->MNNVL yet)
+	tuningSet(d, &t.MNNVLOneNode, false, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.OpLine, TuningOpLineTrace, enqueueCC, "topoGetAlgoInfo")
 	// NVLS AllGather exempt from nvlsSupport (P4 as 2.22.3 has it)
 	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneR22, enqueueCC, "topoGetAlgoInfo")

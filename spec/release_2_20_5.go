@@ -15,9 +15,12 @@ import (
 // ×1/4 or ×1/3 of the bus bandwidth,
 // and the Hopper LL ceilings and NVLS NVLink latencies are the older ones.
 //
+// The tuning model takes an MNNVL communicator as one node and disables
+// NVLSTree, and NVLS without CollNet, for it (ncclTopoTuneModel,
+// switch.mnnvlOneNode, G-TUNE-EN-1).
+//
 // Read at the tag and not modelled here (docs/releases.md lists them): the
-// tuning model's MNNVL-as-one-node (ncclTopoTuneModel uses nNodes 1 and
-// disables NVLSTree for MNNVL), the PXN rewiring across MNNVL peers and
+// PXN rewiring across MNNVL peers and
 // below PHB (ncclTopoComputePaths), NCCL_MAX_NVLS_ARITY 8 and the NVLS
 // chunk size before NCCL_NVLS_CHUNKSIZE. The search behind an NVSwitch
 // (neighbours first, not only) and sm90SpeedArrayIntra without 11 GB/s
@@ -105,8 +108,17 @@ func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.LLMaxBw[TuningHopper][TuningN4], 19.0, tuningCC, "llMaxBws")
 	tuningSet(d, &t.RingLLFactor, 1.0/3.0, tuningCC, model)
 	tuningSet(d, &t.RingLLQuarter, 1.0/4.0, tuningCC, model)
+	// an MNNVL communicator is one node to the model, without NVLSTree
+	// and (CollNet off) NVLS; ncclTopoGetAlgoTime gives its Ring/Simple
+	// AllReduce no plateau
+	tuningSet(d, &t.MNNVLOneNode, true, tuningCC, model)
 	return d.changes, tuningJoinErrs(d.errs)
 }
+
+// en20 is G-TUNE-EN-1 of 2.20.x: NVLSTree, and NVLS without CollNet, are
+// also off on an MNNVL communicator (the switch MNNVLOneNode).
+var en20 = enableRule(Ref{Tag: tag2205, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
+	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node or on an MNNVL communicator; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes or on an MNNVL communicator, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request, or NCCL_ALGO=NVLS on MNNVL) Ring and Tree are re-enabled; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0. The bandwidths and latencies take an MNNVL communicator as one node.`, true)
 
 // nvlsEarly20 is G-NVLS-EARLY-1 of 2.20.x: NVLS is not supported on MNNVL
 // at all (2.21.5 only below a clique of 3 GPUs). Its nNodes > 1 test reads
@@ -131,6 +143,7 @@ func back2_20_5(rs *Ruleset) {
 	rs.Replace(tunerLib19(Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclLoadTunerPlugin"}, false), "2.20.5 opens NCCL_TUNER_PLUGIN's value only, nothing when unset; 2.21.5 adds libnccl-tuner names and the net plugin's library")
 	rs.Replace(tunerABI20, "2.20.5 looks up ncclTunerPlugin_v1 only; 2.21.5 v2 only (init with a context)")
 	rs.Replace(tunerCall20, "2.20.5: a v1 tuner (no context); 2.21.5: v2")
+	rs.Replace(en20, "2.20.5 disables NVLSTree, and NVLS without CollNet, on an MNNVL communicator and tunes it as one node; 2.21.5 reads nNodes alone")
 	rs.Replace(mnnvl20, "2.20.5: NCCL_MNNVL, auto needs the whole communicator in one clique; 2.21.5: NCCL_MNNVL_ENABLE, auto needs a clique of more than one")
 }
 

@@ -116,3 +116,35 @@ func TestSimpleOrderNets(t *testing.T) {
 		})
 	}
 }
+
+// TestAllGatherVBudgetComm: on 25 DGX H100 nodes with NCCL_MIN_NCHANNELS=64
+// (200 ranks, 64 channels) a group broadcasting from every rank runs as
+// two AllGatherV plans: roots 0–191 fill the first, whose 64 × 3 work
+// batches are all the kernel arguments hold, and roots 192–199 the second.
+// Ref: v2.29.2-1 src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan; src/enqueue.cc ncclTestBudget
+func TestAllGatherVBudgetComm(t *testing.T) {
+	c := initPreset(t, V2_29_2, "dgx-h100", 25, Env{"NCCL_MIN_NCHANNELS": "64"})
+	if c.NChannels != 64 || c.NRanks != 200 {
+		t.Fatalf("%d ranks on %d channels, want 200 on 64", c.NRanks, c.NChannels)
+	}
+	ops := make([]GroupOp, 200)
+	for r := range ops {
+		ops[r] = GroupOp{Op: Op{Func: Broadcast, Count: 1 << 20, DataType: Int8, Root: r}}
+	}
+	g, err := c.SelectGroup(ops, Launch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Err != nil || g.Plans != 2 {
+		t.Fatalf("%d plans (error %v), want 2 AllGatherV plans", g.Plans, g.Err)
+	}
+	for r, ch := range g.Choices {
+		want := 0
+		if r >= 192 {
+			want = 1
+		}
+		if ch.SidePath != "allgatherv" || ch.Plan != want {
+			t.Errorf("root %d: side path %q in plan %d, want allgatherv in plan %d", r, ch.SidePath, ch.Plan, want)
+		}
+	}
+}

@@ -5,8 +5,10 @@ import "github.com/gatesim/gatesim/spec/topo"
 // NCCL 2.30.3 (tag v2.30.3-1) as a delta against 2.29.7: tuner ABI v6 (an
 // optional getChunkSize), net and CollNet ABI v12, LL128 for mixed sm90+
 // GPUs, the "No algorithm/protocol available" text, MNNVL across cliques of
-// one fabric cluster (NCCL_MNNVL_CROSS_CLIQUE), and the Blackwell
-// NVLSTree cap on four or more nodes.
+// one fabric cluster (NCCL_MNNVL_CROSS_CLIQUE), the Blackwell NVLSTree
+// cap on four or more nodes, and in the topology stage (topo.Apply2_30_3)
+// ncclNvlsTuning's channels and chunks and the p2p halving over
+// NCCL_P2P_MAX_PEERS peers.
 
 var tag2303 = "v2.30.3-1"
 

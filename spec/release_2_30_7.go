@@ -1,9 +1,12 @@
 package spec
 
+import "github.com/gatesim/gatesim/spec/topo"
+
 // NCCL 2.30.7 (tag v2.30.7-1) as a delta against 2.30.4: CollNetChain only
 // when its heads have CollNet resources, NVLS off when ranks share a GPU,
-// the environment plugin ABI v2, and the typed parameter registry
-// (spec/params).
+// the environment plugin ABI v2, the typed parameter registry
+// (spec/params), and MLOPart partitions in the topology, which gatesim
+// refuses (topo.MLOPartAttr).
 
 var tag2307 = "v2.30.7-1"
 
@@ -11,6 +14,7 @@ var release2_30_7 = Release{
 	Version: V2_30_7,
 	Tag:     tag2307,
 	Consts:  consts2_30_7,
+	Topo:    topo.Apply2_30_7,
 	Tuning:  tuningApply2_30_7,
 	Rules:   apply2_30_7,
 }

@@ -392,6 +392,8 @@ func TopoOptions(env Env) topo.Options {
 	})
 	// ncclTopoGetNchannels casts the int64 parameter to int
 	set("NCCL_P2P_PER_CHANNEL_NET_BW", func(n int) { o.P2PPerChannelNetBw = int(int32(n)) })
+	// an int64 parameter stored in an int; <= 0 is left unset (INFO)
+	set("NCCL_P2P_MAX_PEERS", func(n int) { o.P2PMaxPeers = max(0, int(int32(n))) })
 	set("NCCL_MIN_P2P_NCHANNELS", func(n int) { o.MinP2PNChannels = n })
 	set("NCCL_MAX_P2P_NCHANNELS", func(n int) { o.MaxP2PNChannels = n })
 	set("NCCL_UNPACK_DOUBLE_NCHANNELS", func(n int) { o.UnpackDoubleNChannels = n != 0 })

@@ -360,6 +360,16 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 			return err
 		}
 		node.GDR = gdr != 0
+		if b.p.MLOPartAttr {
+			// v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub: -1 is NCCL_TOPO_UNDEF
+			part, err := b.attrIntDefault(xg, "mlopart", -1)
+			if err != nil {
+				return err
+			}
+			if part != -1 {
+				return b.errf(xg, "<gpu mlopart=%d>: an MLOPart partition, which NCCL 2.30.7 splits into DEV nodes (ncclTopoAddGpuSub) and runs without GPU Direct RDMA (ncclTopoCheckGdr): not modelled; expected mlopart=\"-1\" or none", part)
+			}
+		}
 		if node.SM < 10 || node.SM > 1000 {
 			return b.errf(xg, "<gpu sm=%d>: expected a compute capability times ten such as 70, 80, 90, 100", node.SM)
 		}

@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -135,12 +136,18 @@ type Result struct {
 	// NvlsTuned: ncclNvlsTuning (2.30.3+) set NvlsChannels for an sm100
 	// communicator of several nodes; the NVLS gates take it over the
 	// per-node default.
-	NvlsTuned           bool `json:"-"`
-	CollNetSupport      bool `json:"collNetSupport"`
-	NvlsSupport         bool `json:"nvlsSupport"`
-	NvlsChannels        int  `json:"nvlsChannels"`
-	P2PNChannels        int  `json:"p2pNChannels"`
-	P2PNChannelsPerPeer int  `json:"p2pNChannelsPerPeer"`
+	NvlsTuned bool `json:"-"`
+	// NvlsChunkSize and NvlsTreeMaxChunkSize are comm->nvlsChunkSize and
+	// comm->nvlsTreeMaxChunkSize as ncclNvlsTuning (2.30.3+) sets them on
+	// a communicator with NVLS; 0 where it does not run (the schedule's
+	// release rule then sizes NVLS and NVLSTree chunks).
+	NvlsChunkSize        int  `json:"-"`
+	NvlsTreeMaxChunkSize int  `json:"-"`
+	CollNetSupport       bool `json:"collNetSupport"`
+	NvlsSupport          bool `json:"nvlsSupport"`
+	NvlsChannels         int  `json:"nvlsChannels"`
+	P2PNChannels         int  `json:"p2pNChannels"`
+	P2PNChannelsPerPeer  int  `json:"p2pNChannelsPerPeer"`
 
 	// Log are rank 0's [GRAPH] lines from the search, then the [INIT]
 	// channel summary (Summary).
@@ -646,13 +653,9 @@ func (r *Result) consensus(ps *pathState) error {
 	if r.Graphs[GraphNVLS].NChannels == 0 {
 		r.NvlsSupport, r.NvlsChannels = false, 0
 	}
-	if p.NVLSTuningSM100 && r.NvlsSupport && r.MinCompCap >= 100 && r.NNodes > 1 {
-		nicBw, err := minNetBw(ps, r0.System)
-		if err != nil {
+	if p.NVLSTuningSM100 && r.NvlsSupport {
+		if err := r.nvlsTuning(ps, r0.System); err != nil {
 			return err
-		}
-		if ch := nvlsTreeSM100Channels(r.NNodes, r.MinLocalRanks, nicBw); ch > 0 {
-			r.NvlsChannels, r.NvlsTuned = nvlsChannelsFrom(p, o, ch), true
 		}
 	}
 	if collnet && r.NNodes < o.CollNetNodeThreshold {
@@ -675,7 +678,7 @@ func (r *Result) consensus(ps *pathState) error {
 		r.NNodes > 1 && r.Graphs[GraphRing].BwIntra > 45.0 && p.ComputeDoubleRoom(nc) {
 		nc *= 2 // 4 compute channels per search channel
 	}
-	if o.NetDeviceUnpack && r.NNodes > 1 && nc < 16 && o.UnpackDoubleNChannels {
+	if p.UnpackDouble && o.NetDeviceUnpack && r.NNodes > 1 && nc < 16 && o.UnpackDoubleNChannels {
 		nc *= 2
 	}
 	minCTAs, maxCTAs := ctaLimits(p, o)
@@ -770,7 +773,8 @@ func (r *Result) channelSummary(p *Params) string {
 // peer 2, a remote peer NCCL_NCHANNELS_PER_NET_PEER or, unset, one channel
 // per NIC its channels use and at least one per NCCL_P2P_PER_CHANNEL_NET_BW
 // GB/s of their bandwidth. Across nodes with the count unset the per-peer
-// channels halve until nRanks/8 rounds of peers fit the p2p channels.
+// channels halve until nRanks/8 rounds of peers fit the p2p channels
+// (2.30.3: p2pMaxPeers/8 rounds).
 // Ref: v2.29.2-1 src/graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannelsPerPeer, ncclTopoComputeP2pChannels
 func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bool) error {
 	p, o := &ps.p, &ps.o
@@ -802,7 +806,8 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	perPeer := Pow2Up(minCh)
 	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
 	if r.NNodes > 1 && nicRule {
-		for perPeer*nccl.DivUp(r.NRanks, nccl.MaxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
+		peers := r.p2pMaxPeers(p, o)
+		for perPeer*nccl.DivUp(peers, nccl.MaxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
 			perPeer /= 2
 		}
 	} else {
@@ -810,6 +815,17 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	}
 	r.P2PNChannelsPerPeer = perPeer
 	return nil
+}
+
+// p2pMaxPeers is comm->p2pMaxPeers, the peers the p2p channel halving
+// plans rounds for: NCCL_P2P_MAX_PEERS capped to nRanks at init (2.30.3+),
+// otherwise nRanks.
+// Ref: v2.30.3-1 src/graph/paths.cc ncclTopoComputeP2pChannelsPerPeer; src/init.cc initTransportsRank, envConfigOverride
+func (r *Result) p2pMaxPeers(p *Params, o *Options) int {
+	if p.P2PMaxPeers && o.P2PMaxPeers > 0 {
+		return min(o.P2PMaxPeers, r.NRanks)
+	}
+	return r.NRanks
 }
 
 // localPeerChannels lowers minCh to the fewest channels
@@ -913,25 +929,80 @@ func minNetBw(ps *pathState, s *System) (float32, error) {
 	return max(best, 0), nil
 }
 
-// nvlsTreeSM100Channels is the channel count ncclNvlsTreeSm100Tuning gives
-// an sm100 communicator of several nodes, 0 where it keeps the default
-// (32): 32 on two nodes with NICs of 48 GB/s or more; from 96 GB/s 24 with
-// at most 8 GPUs per node, 32 above; from 48 GB/s 24. Its NVLS chunk and
-// NVLSTree chunk caps (which also read the NVLS graph's GPU-to-NIC path
-// type) are not modelled.
+// NvlsChunkSizeDefault is NCCL_NVLS_CHUNKSIZE's default, the NVLS chunk
+// of every release (a constant of computeColl until 2.20.5).
+// Ref: v2.30.3-1 src/transport/nvls.cc NCCL_PARAM(NvlsChunkSize)
+const NvlsChunkSizeDefault = 128 << 10
+
+// nvlsTuning is ncclNvlsTuning after the ranks agreed (2.30.3+, when NVLS
+// is supported): an sm100 communicator of several nodes takes the
+// channels and chunks of ncclNvlsTreeSm100Tuning; the chunk is otherwise
+// NCCL_NVLS_CHUNKSIZE's default, and the NVLSTree cap, where the tuning
+// set none, 64 KiB from 4 nodes and the chunk below. NCCL_NVLS_NCHANNELS
+// and the CTA limits still bound the channels.
+// Ref: v2.30.3-1 src/transport/nvls.cc ncclNvlsTuning (v2.30.7-1 likewise)
+func (r *Result) nvlsTuning(ps *pathState, s *System) error {
+	var t nvlsSM100Tuning
+	if r.MinCompCap >= 100 && r.NNodes > 1 {
+		nicBw, err := minNetBw(ps, s)
+		if err != nil {
+			return err
+		}
+		t = nvlsTreeSM100Tuning(r.NNodes, r.MinLocalRanks, nicBw, r.Graphs[GraphNVLS].TypeInter)
+		if t.nChannels > 0 {
+			r.NvlsChannels, r.NvlsTuned = nvlsChannelsFrom(&ps.p, &ps.o, t.nChannels), true
+		}
+	}
+	r.NvlsChunkSize = cmp.Or(t.chunk, NvlsChunkSizeDefault)
+	r.NvlsTreeMaxChunkSize = t.treeMax
+	if t.treeMax == 0 {
+		r.NvlsTreeMaxChunkSize = r.NvlsChunkSize
+		if r.NNodes >= 4 {
+			r.NvlsTreeMaxChunkSize = 64 << 10
+		}
+	}
+	return nil
+}
+
+// nvlsSM100Tuning is what ncclNvlsTreeSm100Tuning sets; 0 keeps a value.
+type nvlsSM100Tuning struct{ nChannels, chunk, treeMax int }
+
+// nvlsTreeSM100Tuning is ncclNvlsTreeSm100Tuning for an sm100 communicator
+// of several nodes, from the node count, the GPUs per node, the slowest
+// GPU-to-NIC bandwidth and the NVLS graph's GPU-to-NIC path type. The
+// chunk is 128 KiB unless raised to 256 KiB. With NICs of 48 GB/s or
+// more two nodes get 32 channels and an NVLSTree cap of 128 KiB (256 KiB
+// chunk and cap with at most 4 GPUs per node; 64 KiB with 16 GPUs or more,
+// or with at most 8 behind a PCIe switch (PXB or closer) below 96 GB/s);
+// more nodes from 96 GB/s get 24 channels and 256 KiB chunk and cap with
+// at most 8 GPUs per node, else 32 channels and a cap of 128 KiB (64 KiB
+// from 32 GPUs); from 48 GB/s 24 channels and a cap of 128 KiB (64 KiB
+// behind a PCIe switch). Slower NICs keep the defaults.
 // Ref: v2.30.3-1 src/transport/nvls.cc ncclNvlsTreeSm100Tuning
-func nvlsTreeSM100Channels(nNodes, ppn int, nicBw float32) int {
+func nvlsTreeSM100Tuning(nNodes, ppn int, nicBw float32, gpuToNic PathType) nvlsSM100Tuning {
+	t := nvlsSM100Tuning{chunk: 128 << 10}
 	switch {
 	case nNodes == 2 && nicBw >= 48:
-		return 32
+		t.nChannels, t.treeMax = 32, 128<<10
+		if ppn <= 4 {
+			t.chunk, t.treeMax = 256<<10, 256<<10
+		} else if ppn >= 16 || (ppn <= 8 && gpuToNic <= PathPXB && nicBw < 96) {
+			t.treeMax = 64 << 10
+		}
 	case nicBw >= 96 && ppn <= 8:
-		return 24
+		t.nChannels, t.chunk, t.treeMax = 24, 256<<10, 256<<10
 	case nicBw >= 96:
-		return 32
+		t.nChannels, t.treeMax = 32, 128<<10
+		if ppn >= 32 {
+			t.treeMax = 64 << 10
+		}
 	case nicBw >= 48:
-		return 24
+		t.nChannels, t.treeMax = 24, 128<<10
+		if gpuToNic <= PathPXB {
+			t.treeMax = 64 << 10
+		}
 	}
-	return 0
+	return t
 }
 
 // maxNChannels is ncclMaxNchannels: NCCL_MAX_NCHANNELS capped to [1, MAXCHANNELS].

@@ -178,7 +178,19 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 						minHops = paths[gi].Count()
 					}
 				}
-				if maxBw >= bw {
+				if maxBw >= bw && p.RecNetGpuOrder18 {
+					// GPUs whose PCI link has bandwidth left first, so that
+					// a GPU does not send and receive for different channels.
+					for used := range 2 {
+						for gi, gpu := range x.s.Nodes[GPU] {
+							if paths[gi].Bw == maxBw && paths[gi].Count() == minHops && (gpuPciBw(gpu) <= 0) == (used == 1) {
+								if err := x.tryGpu(g, 0, backToNet, backToFirstRank, orderFree, time, NET, n, gi); err != nil {
+									return err
+								}
+							}
+						}
+					}
+				} else if maxBw >= bw {
 					for i := 0; i < x.ngpus; i++ {
 						gi := (g.nChannels + i) % x.ngpus
 						if paths[gi].Bw == maxBw && paths[gi].Count() == minHops {

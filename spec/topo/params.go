@@ -178,6 +178,11 @@ type Params struct {
 	// nvlsChannels (2.22.3 src/graph/connect.cc); gone in 2.28.
 	NVLSRaisesChannels bool
 
+	// UnpackDouble: ncclTopoPostset doubles the channels of an UNPACK
+	// network device across nodes, below 16 channels, unless
+	// NCCL_UNPACK_DOUBLE_NCHANNELS=0 (2.22.3+ src/graph/connect.cc).
+	UnpackDouble bool
+
 	// ComputeChannelsSM90Plus: the "4 compute channels per search channel"
 	// doubling applies to minCompCap >= 90 (2.28 ncclTopoPostset); 2.22.3
 	// tests minCompCap == 90.
@@ -260,10 +265,27 @@ type Params struct {
 	// and has no inter-node bandwidth (PATH_DIS) when one has none.
 	SimpleOrderNets bool
 
-	// NVLSTuningSM100 (2.30.3): ncclNvlsTuning sets the NVLS channels of
-	// an sm100 communicator of several nodes from the node count, the GPUs
-	// per node and the slowest NIC path (ncclNvlsTreeSm100Tuning).
+	// P2PMaxPeers (2.30.3): across nodes the per-peer p2p channels halve
+	// until rounds of NCCL_MAX_DEV_WORK_P2P_PER_BATCH out of p2pMaxPeers
+	// peers fit the p2p channels, p2pMaxPeers being NCCL_P2P_MAX_PEERS
+	// (config maxP2pPeers) capped to nRanks, nRanks when unset; before,
+	// always nRanks.
+	P2PMaxPeers bool
+
+	// NVLSTuningSM100 (2.30.3): ncclNvlsTuning sets the NVLS channels, the
+	// NVLS chunk and the NVLSTree chunk cap of an sm100 communicator of
+	// several nodes from the node count, the GPUs per node, the slowest NIC
+	// path and its path type (ncclNvlsTreeSm100Tuning), and the chunk and
+	// cap of every other communicator with NVLS at init.
 	NVLSTuningSM100 bool
+
+	// MLOPartAttr (2.30.7): a <gpu>'s mlopart attribute (the CUDA device
+	// name's "MLOPart<n>", written into the topology by ncclTopoGetSystem)
+	// splits the GPU into DEV nodes joined at MLOPART_LOC_BW, turns GDR off
+	// for it and decides GIN and buffer registration. gatesim does not model
+	// the split: a <gpu> with mlopart other than -1 is refused at this
+	// release and later; before, NCCL reads no such attribute.
+	MLOPartAttr bool
 
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
@@ -362,11 +384,19 @@ type Params struct {
 	NVMLP2PKept bool
 
 	// RecNet18 (2.18.x): ncclTopoSearchRecNet takes the NETs in list order;
-	// 2.19.1 rotates the list by the channel number. (2.18 also tries a
-	// NET's closest GPUs in index order, those whose PCI link still has
-	// bandwidth first, where 2.19.1 rotates them; no host tried decides
-	// differently by it, so gatesim rotates them for every release.)
+	// 2.19.1 rotates the list by the channel number.
 	RecNet18 bool
+
+	// RecNetGpuOrder18 (2.18.x): ncclTopoSearchRecNet tries a NET's
+	// closest GPUs in index order, first those whose PCI link still has
+	// bandwidth (gpuPciBw > 0), then the others; 2.19.1 tries them once,
+	// rotated by the channel number.
+	RecNetGpuOrder18 bool
+
+	// TreeRevPathUnchecked (2.18.1): ncclTopoFollowPath checks only the
+	// forward path's type; from 2.18.3 trees also need the reverse path
+	// within the graph's type.
+	TreeRevPathUnchecked bool
 
 	// NVLSHeads is where ncclTopoSearchRecNet starts an NVLS channel
 	// across nodes.
@@ -484,6 +514,7 @@ func Params2_22_3() Params {
 		NVLSMinGPUs:          3,
 		NetGUIDNeeds0x:       true,
 		NVLSRaisesChannels:   true,
+		UnpackDouble:         true,
 		CollNetLocalRanksCap: true,
 		NVLinkBwSM90:         20.6,
 	}
@@ -559,7 +590,8 @@ func Apply2_19_1(p *Params) {
 // delta, tag v2.18.6-1; 2.18.5's search is the same): the 5<<16 search
 // budget, sm90SpeedArrayIntra without 50 GB/s, NCCL_CROSS_NIC on every
 // graph, NVLS graphs ranked by their channel count alone, the NETs of
-// ncclTopoSearchRecNet in list order, and NVLS channel c headed by the
+// ncclTopoSearchRecNet in list order and a NET's closest GPUs in index
+// order (those with PCI bandwidth left first), and NVLS channel c headed by the
 // local GPU of NET nets[c], P2P kept where NVML reports it disabled, and
 // NVLS graphs across nodes searched up to MAXCHANNELS channels with pass 2
 // raising their bwIntra.
@@ -569,6 +601,7 @@ func Apply2_18_6(p *Params) {
 	p.CrossNicAnyPattern = true      // search.cc ncclTopoCompute
 	p.NVLSCompare = NVLSCompareCount // search.cc ncclTopoCompareGraphs
 	p.RecNet18 = true                // search.cc ncclTopoSearchRecNet
+	p.RecNetGpuOrder18 = true        // search.cc ncclTopoSearchRecNet
 	p.NVLSHeads = NVLSHeadsNetLocal  // search.cc ncclTopoSearchRecNet
 	p.NVMLP2PKept = true             // paths.cc ncclTopoCheckP2p
 	p.NVLSRaisesIntra = true         // search.cc ncclTopoCompute: pass 2 raises NVLS bwIntra
@@ -579,7 +612,8 @@ func Apply2_18_6(p *Params) {
 // delta, tag v2.18.1-1): the 1<<18 search budget, sm90SpeedArrayInter
 // without 20 and 17.5 GB/s, the SPLIT_TREE "simpler tree" retry, the
 // older channel duplication rule, NVLS graphs ranked and started as
-// rings, and a CollNet head per channel.
+// rings, a CollNet head per channel, and trees that do not check the
+// reverse path's type.
 func Apply2_18_1(p *Params) {
 	p.SearchGlobalTimeout = 1 << 18 // search.cc NCCL_SEARCH_GLOBAL_TIMEOUT
 	p.SM90SpeedsInter = []float32{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
@@ -588,15 +622,18 @@ func Apply2_18_1(p *Params) {
 	p.NVLSCompare = NVLSCompareIntra // search.cc ncclTopoCompareGraphs
 	p.NVLSHeads = NVLSHeadsAsRing    // search.cc ncclTopoSearchRecNet
 	p.CollNetHeadsAllChannels = true // connect.cc connectCollNet
+	p.TreeRevPathUnchecked = true    // search.cc ncclTopoFollowPath
 }
 
 // Apply2_21_5 turns 2.22.3's topology stage into 2.21.5's (a backward
 // delta, tag v2.21.5-1): CollNetDirect runs on the TREE-pattern CollNet
 // graph (there is no COLLNET_DIRECT search), and an NVLS channel tries
-// only the first NET of the rotated list, heads may repeat.
+// only the first NET of the rotated list, heads may repeat; an UNPACK
+// network's channels are not doubled.
 func Apply2_21_5(p *Params) {
 	p.CollNetDirectIsChain = true   // init.cc initTransportsRank
 	p.NVLSHeads = NVLSHeadsFirstNet // search.cc ncclTopoSearchRecNet
+	p.UnpackDouble = false          // connect.cc ncclTopoPostset
 }
 
 // Apply2_23_4 is tag v2.23.4-1.
@@ -723,7 +760,14 @@ func Apply2_29_7(p *Params) {
 // between 96 and 80 across nodes on sm100.
 func Apply2_30_3(p *Params) {
 	p.NVLSTuningSM100 = true
+	p.P2PMaxPeers = true
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+}
+
+// Apply2_30_7 turns 2.30.4 rules into those of tag v2.30.7-1: MLOPart
+// partitions in the topology.
+func Apply2_30_7(p *Params) {
+	p.MLOPartAttr = true
 }
 
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
@@ -901,6 +945,9 @@ type Options struct {
 	// P2PPerChannelNetBw is NCCL_P2P_PER_CHANNEL_NET_BW (GB/s, default 14;
 	// read from 2.29.2).
 	P2PPerChannelNetBw int
+	// P2PMaxPeers is NCCL_P2P_MAX_PEERS (config maxP2pPeers, read from
+	// 2.30.3); 0 when unset or too low (<= 0, ignored with an INFO).
+	P2PMaxPeers int
 	// MinP2PNChannels / MaxP2PNChannels are NCCL_MIN_P2P_NCHANNELS (1) and
 	// NCCL_MAX_P2P_NCHANNELS (MAXCHANNELS when 0).
 	MinP2PNChannels, MaxP2PNChannels int
@@ -994,6 +1041,7 @@ var paramSources = map[string][2]string{
 	"NVLSChannelsBySM":        {"src/transport/nvls.cc", "ncclNvlsInit"},
 	"NVLSRaisesChannels":      {"src/graph/connect.cc", "ncclTopoPostset"},
 	"ComputeChannelsSM90Plus": {"src/graph/connect.cc", "ncclTopoPostset"},
+	"UnpackDouble":            {"src/graph/connect.cc", "ncclTopoPostset"},
 	"LinkTypeP2C":             {"src/graph/search.cc", "kvDictLinkType"},
 	"CollNetLocalRanksCap":    {"src/init.cc", "initTransportsRank"},
 	"MNNVLRailPerHost":        {"src/graph/search.cc", "ncclTopoSearchCheckNet"},
@@ -1011,6 +1059,8 @@ var paramSources = map[string][2]string{
 	"P2PChannelsByNetBw":      {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
 	"SimpleOrderNets":         {"src/graph/search.cc", "ncclTopoCompute"},
 	"NVLSTuningSM100":         {"src/transport/nvls.cc", "ncclNvlsTuning"},
+	"P2PMaxPeers":             {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
+	"MLOPartAttr":             {"src/graph/topo.cc", "ncclTopoAddGpuSub"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
@@ -1026,6 +1076,8 @@ var paramSources = map[string][2]string{
 	"NVLSCompare":             {"src/graph/search.cc", "ncclTopoCompareGraphs"},
 	"CollNetDirectIsChain":    {"src/init.cc", "initTransportsRank"},
 	"RecNet18":                {"src/graph/search.cc", "ncclTopoSearchRecNet"},
+	"RecNetGpuOrder18":        {"src/graph/search.cc", "ncclTopoSearchRecNet"},
+	"TreeRevPathUnchecked":    {"src/graph/search.cc", "ncclTopoFollowPath"},
 	"NVMLP2PKept":             {"src/graph/paths.cc", "ncclTopoCheckP2p"},
 	"CollNetHeadsAllChannels": {"src/graph/connect.cc", "connectCollNet"},
 	"NVLSHeads":               {"src/graph/search.cc", "ncclTopoSearchRecNet"},

@@ -228,7 +228,7 @@ func (x *searcher) followPathTo(g *sgraph, t1 NodeType, i1 int, t2 NodeType, i2 
 	if mult == 1 && path.Type > typ {
 		return nil, nil
 	}
-	if mult == 1 && (g.pattern == PatternBalancedTree || g.pattern == PatternTree || g.pattern == PatternSplitTree) && rev.Type > typ {
+	if mult == 1 && !x.ps.p.TreeRevPathUnchecked && (g.pattern == PatternBalancedTree || g.pattern == PatternTree || g.pattern == PatternSplitTree) && rev.Type > typ {
 		return nil, nil
 	}
 	bw = float32(bw * mult)

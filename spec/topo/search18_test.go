@@ -182,7 +182,7 @@ func TestSearch18Graphs(t *testing.T) {
 	}{
 		{Params2_19_1(), want{PatternTree, 8, 48, 48, PathPIX}, want{PatternNVLS, 8, 48, 40, PathPIX}},
 		{params2_18_6(), want{PatternTree, 8, 48, 48, PathPIX}, want{PatternNVLS, 8, 40, 40, PathPIX}},
-		{params2_18_1(), want{PatternBalancedTree, 8, 42, 42, PathPHB}, want{PatternNVLS, 8, 40, 40, PathPIX}},
+		{params2_18_1(), want{PatternBalancedTree, 8, 42, 42, PathPXN}, want{PatternNVLS, 8, 40, 40, PathPIX}},
 	}
 	for _, tc := range tests {
 		r := search(t, h100, tc.p, DefaultOptions())
@@ -312,6 +312,57 @@ func TestNVLSPass2_18(t *testing.T) {
 		g := search(t, hosts, tc.p, DefaultOptions()).Graphs[GraphNVLS]
 		if g.NChannels != 8 || g.BwInter != tc.bwInter || g.BwIntra != tc.bwIntra {
 			t.Errorf("%s (uncapped %v): NVLS %d × %v/%v, want 8 × %v/%v", tc.p.Release, tc.p.NVLSUncapped, g.NChannels, g.BwInter, g.BwIntra, tc.bwInter, tc.bwIntra)
+		}
+	}
+}
+
+// 2.18.1's ncclTopoFollowPath checks the forward path's type only: on two
+// DGX H100s the balanced tree's second GPU reaches its NET over PXN
+// (through the first GPU's PCIe switch) while the NET comes back over PHB,
+// so 2.18.1 keeps typeInter PXN where the reverse check relaxes it to PHB
+// (TreeRevPathUnchecked; 2.18.3 retries the tree as a TREE at PIX first).
+func TestTreeRevPath18(t *testing.T) {
+	h100 := nTimes(mustPreset(t, "dgx-h100"), 2)
+	checked := params2_18_1()
+	checked.TreeRevPathUnchecked = false
+	for _, tc := range []struct {
+		p    Params
+		name string
+		want PathType
+	}{
+		{params2_18_1(), "2.18.1", PathPXN},
+		{checked, "2.18.1 with the reverse check", PathPHB},
+	} {
+		g := search(t, h100, tc.p, DefaultOptions()).Graphs[GraphTree]
+		if g.Pattern != PatternBalancedTree || g.TypeInter != tc.want {
+			t.Errorf("%s: tree %s typeInter %s, want BALANCED_TREE %s", tc.name, g.Pattern, g.TypeInter, tc.want)
+		}
+	}
+}
+
+// 2.18's ncclTopoSearchRecNet tries a NET's closest GPUs in index order,
+// those whose PCI link has bandwidth left first; 2.19.1 rotates them by
+// the channel number (RecNetGpuOrder18). On two DGX A100s with
+// NCCL_CROSS_NIC=1 ring channel 2 starts at GPU 3 in 2.18.x and at GPU 2
+// with the rotation.
+func TestRecNetGpuOrder18(t *testing.T) {
+	a100 := nTimes(mustPreset(t, "dgx-a100"), 2)
+	o := DefaultOptions()
+	o.CrossNic = 1
+	rotated := params2_18_6()
+	rotated.RecNetGpuOrder18 = false
+	for _, tc := range []struct {
+		p    Params
+		name string
+		want []int
+	}{
+		{params2_18_6(), "2.18.6", []int{3, 7, 6, 5, 4, 1, 2, 0}},
+		{params2_18_1(), "2.18.1", []int{3, 7, 6, 5, 4, 1, 2, 0}},
+		{rotated, "2.18.6 with the rotation", []int{2, 7, 6, 5, 4, 1, 0, 3}},
+	} {
+		g := search(t, a100, tc.p, o).Graphs[GraphRing]
+		if g.NChannels < 3 || !slices.Equal(g.Intra[2], tc.want) {
+			t.Errorf("%s: ring channel 2 %v, want %v", tc.name, g.Intra, tc.want)
 		}
 	}
 }

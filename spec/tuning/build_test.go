@@ -497,3 +497,46 @@ func TestTuningResearchPredictions(t *testing.T) {
 		}
 	}
 }
+
+// TestTuningMNNVLOneNode: 2.20.x tunes an MNNVL communicator as one node
+// (switch.mnnvlOneNode): four ranks on two NCCL nodes with MNNVL get the
+// one-node table and cost (no NET latencies, no Ring/Simple plateau), and
+// NVLSTree and NVLS (CollNet off) are disabled for MNNVL whatever the node
+// count; 2.21.5 tunes the two nodes and keeps one node's NVLS.
+func TestTuningMNNVLOneNode(t *testing.T) {
+	in := func(nNodes int, mnnvl bool) Input {
+		i := tuningH200x2Input()
+		i.NRanks, i.NNodes, i.MNNVL = 4, nNodes, mnnvl
+		return i
+	}
+	cost := func(m *Model) [NumAlgos][NumProtos]float32 {
+		op, err := ChooseOp(m, Call{Op: Op{Func: AllReduce, Count: 64 << 20, DataType: Float32}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return op.Cost
+	}
+	for _, tc := range []struct {
+		v       nccl.Version
+		oneNode bool
+	}{{nccl.V2_20_3, true}, {nccl.V2_20_5, true}, {nccl.V2_21_5, false}, {nccl.V2_22_3, false}} {
+		two := tuningModel(t, in(2, true), tc.v)
+		one := tuningModel(t, in(1, true), tc.v)
+		same := strings.Join(two.TableLines(), "\n") == strings.Join(one.TableLines(), "\n") && cost(two) == cost(one)
+		if same != tc.oneNode {
+			t.Errorf("%s: two MNNVL nodes tuned as one: %v, want %v", tc.v, same, tc.oneNode)
+		}
+		// NVLSTree on two nodes: off only for MNNVL
+		if off := two.AlgoEnable[AllReduce][NVLSTree] == 0; off != tc.oneNode {
+			t.Errorf("%s: NVLSTree disabled on two MNNVL nodes: %v, want %v", tc.v, off, tc.oneNode)
+		}
+		// NVLS on one node: kept without MNNVL, off for MNNVL at 2.20.x
+		if off := one.AlgoEnable[AllReduce][NVLS] == 0; off != tc.oneNode {
+			t.Errorf("%s: NVLS disabled on one MNNVL node: %v, want %v", tc.v, off, tc.oneNode)
+		}
+		// without MNNVL the two nodes are two nodes at every release
+		if plain := tuningModel(t, in(2, false), tc.v); strings.Join(plain.TableLines(), "\n") == strings.Join(one.TableLines(), "\n") {
+			t.Errorf("%s: two nodes without MNNVL tuned as one", tc.v)
+		}
+	}
+}

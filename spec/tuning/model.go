@@ -534,6 +534,10 @@ func (m *Model) zero(f Func, a Algo, p Proto, rule RuleID, why string) {
 func (m *Model) buildTables() {
 	c, in := m.Tuning, &m.In
 	nNodes, nRanks := in.NNodes, in.NRanks
+	if c.MNNVLOneNode && in.MNNVL {
+		// 2.20.x: an MNNVL communicator is one NVLink node to the model
+		nNodes = 1
+	}
 	cc := tuningCompCapIndex(in.MinCompCap, c)
 	scale := Scale(nNodes - 1)
 	if nNodes > 2 {
@@ -729,7 +733,7 @@ func (m *Model) buildTables() {
 							busBw = ppn * tuningCMin(G.BwIntra, G.BwInter*float32(c.CollNetDirectInter))
 						case CollNetAGRSInterpolated:
 							busBw = ppn * bw
-							if nNodes > 1 {
+							if in.NNodes > 1 { // comm->nNodes, not the MNNVL one-node view
 								has := in.CollNetAllGather
 								if f == ReduceScatter {
 									has = in.CollNetReduceScatter
@@ -945,14 +949,21 @@ func (m *Model) enableStage() {
 				algoWhy[f][a] = why
 			}
 		}
+		mnnvl := c.MNNVLOneNode && in.MNNVL
 		if in.NNodes == 1 {
 			off(NVLSTree, "NVLSTree is disabled on a single node")
+		}
+		if mnnvl {
+			off(NVLSTree, "NVLSTree is not supported on MNNVL")
 		}
 		if !in.CollNetEnable {
 			off(CollNetDirect, "CollNet is disabled")
 			off(CollNetChain, "CollNet is disabled")
 			if in.NNodes > 1 {
 				off(NVLS, "multi-node NVLS needs CollNet, which is disabled")
+			}
+			if mnnvl {
+				off(NVLS, "NVLS is not supported on MNNVL (CollNet disabled)")
 			}
 			if c.HardSetCollNetRescue && algoEn[f][Ring] == 0 && algoEn[f][Tree] == 0 && algoEn[f][NVLS] == 0 && algoEn[f][NVLSTree] == 0 {
 				// "If user has hard set NCCL_ALGO=COLLNET, ignore it."

@@ -647,10 +647,11 @@ func maxDevWorkBatchBytes(compCap int) int {
 // ⌈bytes/nParts⌉ each with 256-byte aligned bounds, part p on channel p,
 // so a broadcast spans channels 0 up to its last non-empty part (with
 // gaps where the rounding leaves a part empty: NChannels counts the parts
-// that carry bytes). The kernel arguments budget is not modelled (a plan
-// of AllGatherV work is at most a few hundred 48-byte works). It returns
-// the plans it filled and, where a plan's AllGather pick fails, that
-// error, which ncclGroupEnd returns (ncclPrepareTasks' NCCLCHECKGOTO).
+// that carry bytes). A plan also takes a broadcast only while the kernel
+// arguments fit it (bcastBudgetOK), so a group of many roots on many
+// channels splits into several plans. It returns the plans it filled and,
+// where a plan's AllGather pick fails, that error, which ncclGroupEnd
+// returns (ncclPrepareTasks' NCCLCHECKGOTO).
 // Ref: v2.29.2-1 src/enqueue.cc ncclPrepareTasks
 //
 // Ref: v2.29.2-1 src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan
@@ -673,7 +674,7 @@ func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) (int, *NCCLEr
 			if len(queues[r]) == 0 {
 				continue
 			}
-			if len(plan)+1 >= maxItems {
+			if !m.bcastBudgetOK(len(plan)+1) || len(plan)+1 >= maxItems {
 				break
 			}
 			plan = append(plan, queues[r][0])
@@ -692,6 +693,21 @@ func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) (int, *NCCLEr
 		}
 	}
 	return plans, nil
+}
+
+// bcastsPerBatch is how many broadcast works one ncclDevWorkBatch of an
+// AllGatherV plan covers before the next batch extends it.
+// Ref: v2.29.2-1 src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan (v2.30.7-1 likewise)
+const bcastsPerBatch = 64
+
+// bcastBudgetOK is the budget test of an AllGatherV plan of n broadcasts:
+// nChannels × ⌈n/64⌉ work batches (comm->nChannels, every channel a batch
+// per 64 broadcasts) in the kernel arguments, n works in the arguments or
+// the FIFO's half (testBudget). With 4 KiB of arguments 64 channels hold
+// 192 broadcasts, 32 channels 448 (above the batch storage's 340 on sm90).
+// Ref: v2.29.2-1 src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan; src/enqueue.cc ncclTestBudget
+func (m *Model) bcastBudgetOK(n int) bool {
+	return m.Tuning.planBudget().ok(m.In.NChannels*nccl.DivUp(n, bcastsPerBatch), int64(n*m.Tuning.BcastWorkBytes))
 }
 
 // bcastPlan gives one AllGatherV plan's broadcasts their protocol, threads
@@ -723,7 +739,7 @@ func (m *Model) bcastPlan(plan []*tuningTask, index int) (bool, *NCCLError) {
 	}
 	nParts := int64(ag.NChannels)
 	// threadPerBlock: the pick's warps, at least what the batch loader needs
-	threads := max(ag.NThreads, 64*m.Tuning.BcastWorkBytes/16+3*m.Tuning.WarpSize)
+	threads := max(ag.NThreads, bcastsPerBatch*m.Tuning.BcastWorkBytes/16+3*m.Tuning.WarpSize)
 	for _, t := range plan {
 		bytes := t.op.Op.Bytes()
 		partBytes := nccl.DivUp(bytes, nParts)
@@ -919,6 +935,17 @@ func tuningBins(tasks []*tuningTask) [][]*tuningTask {
 // tuningBudget is ncclKernelPlanBudget with testBudget.
 type tuningBudget struct{ inArgs, outArgs, batchBytes int64 }
 
+// planBudget is a non-persistent plan's budget: the kernel arguments less
+// ncclDevKernelArgs, half the work FIFO.
+// Ref: v2.22.3-1 src/enqueue.cc ncclLaunchPrepare
+func (c *Consts) planBudget() tuningBudget {
+	return tuningBudget{
+		inArgs:     int64(c.MaxKernelArgsBytes - c.KernelArgsBytes),
+		outArgs:    c.WorkFifoBytes / 2,
+		batchBytes: int64(c.WorkBatchBytes),
+	}
+}
+
 func (b tuningBudget) ok(nWorkBatches int, workBytes int64) bool {
 	batch := int64(nWorkBatches) * b.batchBytes
 	return batch+workBytes <= b.inArgs || (batch <= b.inArgs && workBytes <= b.outArgs)
@@ -936,11 +963,7 @@ type tuningWipChannel struct {
 // scheduleCollTasksToPlan.
 func (m *Model) schedule(queue []*tuningTask, lines *[]string) (int, error) {
 	c := m.Tuning
-	budget := tuningBudget{
-		inArgs:     int64(c.MaxKernelArgsBytes - c.KernelArgsBytes),
-		outArgs:    c.WorkFifoBytes / 2,
-		batchBytes: int64(c.WorkBatchBytes),
-	}
+	budget := c.planBudget()
 	plans := 0
 	for ; len(queue) > 0; plans++ {
 		n, err := m.schedulePlan(queue, plans, budget, lines)

@@ -323,7 +323,7 @@ func (m *Model) sizeTerms(f Func, nBytes int64, numPipeOps int) tuningSizeTerms 
 	s := tuningSizeTerms{nBytes: nBytes, nBytesF: float32(uint64(nBytes)), numPipeOps: numPipeOps, logSize: tuningLog2i(nBytes >> 6)}
 	s.nvlsTreeCorrection = c.NVLSTreeCorrection && s.logSize >= 0 && s.logSize < TreeCorrections &&
 		in.MinCompCap >= 100 && in.CPUArch == ArchX86
-	s.ringPlateau = in.NNodes > 1 && f == AllReduce && in.NChannels > 0 &&
+	s.ringPlateau = in.NNodes > 1 && !(c.MNNVLOneNode && in.MNNVL) && f == AllReduce && in.NChannels > 0 &&
 		uint64(nBytes)/uint64(in.NChannels*in.NRanks) >= 64
 	s.plateau = c.RingPlateau
 	if in.MinCompCap < 80 {

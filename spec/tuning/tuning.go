@@ -402,6 +402,7 @@ type Consts struct {
 	RingARInterStepsMinus1 bool        `tuning:"switch.ringARInterStepsMinus1"` // AllReduce ring inter-node steps 2(nNodes−1) (else 2·nNodes)
 	InterLatTreeAtPPN1     bool        `tuning:"switch.interLatTreeAtPPN1"`     // with one rank per node every algorithm uses the Tree NET latency
 	HardSetCollNetRescue   bool        `tuning:"switch.hardSetCollNetRescue"`   // 2.18–2.23: collnet off and Ring/Tree/NVLS/NVLSTree all off ⇒ Ring and Tree back on
+	MNNVLOneNode           bool        `tuning:"switch.mnnvlOneNode"`           // 2.20.x: an MNNVL communicator is one node to the model, NVLSTree and (CollNet off) NVLS are disabled for it, and its Ring/Simple has no plateau
 	CollNetChainSupport    bool        `tuning:"switch.collNetChainSupport"`    // 2.30.3+: CollNetChain off when the chain heads lack CollNet
 	LL128Rule              LL128Rule   `tuning:"switch.ll128Rule"`
 	RingRestore            bool        `tuning:"switch.ringRestore"`       // G-TUNE-RINGRESTORE-1 (2.19.1–2.23.4)
@@ -675,6 +676,7 @@ func Base2_22_3() Consts {
 		RingARInterStepsMinus1: false,
 		InterLatTreeAtPPN1:     false,
 		HardSetCollNetRescue:   true,
+		MNNVLOneNode:           false,
 		CollNetChainSupport:    false,
 		LL128Rule:              LL128R22,
 		RingRestore:            true,
