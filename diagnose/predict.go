@@ -18,7 +18,9 @@ func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, 
 }
 
 // PredictLaunch is Predict for operations issued as launch says: each
-// logged size repeated launch.Agg times in one group (nccl-tests -m),
+// logged size repeated launch.Agg times in one group (nccl-tests -m; 0
+// when the caller does not know, which decides as 1 but lets a
+// [Symmetric] line name its group),
 // captured into a CUDA graph or not. Every operation of the group is a
 // decision, so each line the group prints (one per operation, each on its
 // channel range) is predicted. Captured, a size is predicted both out of
@@ -108,10 +110,11 @@ func symKey(s ncclog.SymOp) ncclog.SymOp {
 
 // symLaunch is the launch a [Symmetric] line's plan came from: the
 // caller's, whose Agg is the group when it names one (--agg, a capture's
-// -m), else a group of the line's nWorks tasks, since the kernel and its
-// channels depend on the whole group.
+// -m; an explicit 1 too), else (Agg 0: not given) a group of the line's
+// nWorks tasks, since the kernel and its channels depend on the whole
+// group.
 func symLaunch(launch spec.Launch, s ncclog.SymOp) spec.Launch {
-	if launch.Agg <= 1 {
+	if launch.Agg == 0 {
 		launch.Agg = s.Tasks()
 	}
 	return launch

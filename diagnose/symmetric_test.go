@@ -210,3 +210,46 @@ func TestSymmetricAgreementNeedsCount(t *testing.T) {
 		}
 	}
 }
+
+// TestSymmetricLineExplicitAgg: a [Symmetric] line of nWorks 4 is
+// predicted as a group of its 4 tasks when the group is not given (Agg 0,
+// diagnose without --agg), and as the group the caller names otherwise:
+// an explicit --agg 1 is a group of one, not the line's count.
+func TestSymmetricLineExplicitAgg(t *testing.T) {
+	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := spec.Env{"NCCL_NVLS_ENABLE": "0"}
+	comm, err := spec.Init(spec.MustLoad(spec.V2_28_9), sys, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := spec.Op{Func: spec.AllReduce, Count: 16 << 10, DataType: spec.Float32, RedOp: spec.Sum}
+	g, err := comm.SelectGroup([]spec.GroupOp{{Op: op, Buffers: spec.BuffersWindow}}, spec.Launch{Agg: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := "vm:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda12.9\n"
+	for _, line := range g.Lines {
+		if strings.Contains(line, "[Symmetric]") && strings.Contains(line, "nWorks 4") {
+			log += "vm:1:1 [0] NCCL INFO " + line + "\n"
+		}
+	}
+	l, err := ncclog.Parse(strings.NewReader(log), "sym.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(LoggedSymOps(l, nil)) != 1 {
+		t.Fatalf("want one [Symmetric] line of 4 tasks in %q", log)
+	}
+	for _, tc := range []struct{ agg, want int }{{0, 4}, {1, 1}, {2, 2}} {
+		p, err := PredictLaunch(l, 0, sys, env, nil, spec.Launch{Agg: tc.agg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Decisions) != tc.want {
+			t.Errorf("--agg %d: %d decisions for the line, want a group of %d", tc.agg, len(p.Decisions), tc.want)
+		}
+	}
+}

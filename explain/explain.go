@@ -206,14 +206,15 @@ func WriteTrace(w io.Writer, e Walk, verbose bool, width int) error {
 // WriteCosts prints the operation's cost table, one row per algorithm: the
 // time of each protocol or why it cannot be chosen, the winner marked.
 func WriteCosts(w io.Writer, d *spec.Decision) {
-	if len(d.Costs) == 0 {
+	costs := d.CostTable()
+	if len(costs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "  cost table for %s of %s (µs; * marks the choice):\n", d.Op.Func, spec.FormatBytes(d.Op.Bytes()))
 	var rows [][]string
 	row := map[spec.Algo]int{}
 	var why []string
-	for _, c := range d.Costs {
+	for _, c := range costs {
 		i, ok := row[c.Algo]
 		if !ok {
 			i = len(rows)

@@ -34,8 +34,8 @@ var publicTruthRoot = filepath.Join("testdata", "public")
 
 // minPublicTruthCases is the least number of public cases: the ones
 // committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
-// releases 2.18.1 to 2.27.5, 2.20.x argued), so a lost case fails the test.
-const minPublicTruthCases = 11
+// releases 2.18.1 to 2.30.4, 2.20.x argued), so a lost case fails the test.
+const minPublicTruthCases = 17
 
 // publicCase is one parsed "case" file.
 type publicCase struct {
@@ -50,8 +50,9 @@ type publicCase struct {
 	topo     string         // topology XML, relative to the case directory
 	preset   string
 	nodes    int
-	sharp    bool
-	noP2P    bool // NVML reports no P2P between the GPUs (GeForce boards)
+	sharp    bool   // the HPC-X SHARP plugin, net and CollNet v5-v8
+	plugin   string // another build of that plugin: "sharp-v6" or "rdma-v6" (see v6Plugin)
+	noP2P    bool   // NVML reports no P2P between the GPUs (GeForce boards)
 	env      spec.Env
 	expect   map[string]string // item -> "" (agree) or the reason of a known disagreement
 	order    []string          // items in file order, for messages
@@ -76,6 +77,10 @@ type publicCase struct {
 //	topo PATH | preset NAME      the machine: NCCL's topology XML (relative path) or a preset
 //	nodes N                      copies of the node (default 1)
 //	plugin sharp                 the HPC-X SHARP plugin (Net and CollNet v5-v8) on every node
+//	plugin sharp-v6              an older build of the same plugin: net and CollNet v6 only
+//	                             (nccl-tests#329), on every node (topo only)
+//	plugin rdma-v6               a build of the same plugin with only ncclNetPlugin_v6 and no
+//	                             CollNet (a cloud vendor's, nccl-tests#321), on every node (topo only)
 //	driver p2p-not-supported     NVML reports P2P between the GPUs as not supported (GeForce boards)
 //	env NAME=VALUE               one NCCL_* variable of the run
 //	agree ITEM                   the item must agree
@@ -84,8 +89,8 @@ type publicCase struct {
 // "ITEM @X.Y.Z" (agree network @2.28.3) scopes an expectation to one of
 // the releases; it takes precedence over the unscoped one.
 //
-// Items: network, system, graph ring|tree|nvls|collnet, channels, threadThresholds,
-// matrix, table, op FUNC BYTES.
+// Items: network, system, fallback (the search's simple-order WARNs), graph
+// ring|tree|nvls|collnet, channels, threadThresholds, matrix, table, op FUNC BYTES.
 func readPublicCase(dir string) (*publicCase, error) {
 	path := filepath.Join(dir, "case")
 	data, err := os.ReadFile(path)
@@ -159,10 +164,14 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 				return nil, bad("nodes N (N >= 1)")
 			}
 		case "plugin":
-			if rest != "sharp" {
-				return nil, bad("plugin sharp")
+			switch rest {
+			case "sharp":
+				c.sharp = true
+			case "sharp-v6", "rdma-v6":
+				c.plugin = rest
+			default:
+				return nil, bad("plugin sharp, plugin sharp-v6 or plugin rdma-v6")
 			}
-			c.sharp = true
 		case "driver":
 			if rest != "p2p-not-supported" {
 				return nil, bad("driver p2p-not-supported")
@@ -217,6 +226,8 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 		return nil, fmt.Errorf("%s: no release line", path)
 	case (c.topo == "") == (c.preset == ""):
 		return nil, fmt.Errorf("%s: expected exactly one of topo and preset", path)
+	case c.plugin != "" && (c.sharp || c.preset != ""):
+		return nil, fmt.Errorf("%s: plugin %s goes with a topo and without plugin sharp", path, c.plugin)
 	}
 	return c, nil
 }
@@ -264,12 +275,36 @@ func (c *publicCase) machine(nodes int) (*spec.System, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.sharp {
-		for i := range sys.Nodes {
+	for i := range sys.Nodes {
+		switch {
+		case c.sharp:
 			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, spec.SHARPPlugin())
+		case c.plugin != "":
+			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, v6Plugin(c.plugin == "sharp-v6"))
 		}
 	}
 	return sys, nil
+}
+
+// v6Plugin is nccl-rdma-sharp-plugins built with the v6 net ABI at most:
+// NCCL finds ncclNetPlugin_v6 and no newer, the plugin's v6 init installs
+// the IB struct it names "IBext" ("P2P plugin IBext"), and the exported
+// struct's name, "NCCL RDMA Plugin v6", is what NCCL prints at load. With
+// collNet (an older HPC-X, nccl-tests#329: "Loaded coll plugin SHARP
+// (v6)") it has ncclCollNetPlugin_v6 too; without (a cloud vendor's build,
+// nccl-tests#321: "Plugin version : 1.2@Tencent Cloud") no CollNet symbol.
+func v6Plugin(collNet bool) spec.Library {
+	lib := spec.SHARPPlugin()
+	lib.NetSymbols = []int{6}
+	lib.CollNetSymbols = []int{6}
+	if !collNet {
+		lib.Path = "/usr/local/lib/libnccl-net.so"
+		lib.CollNetSymbols, lib.CollNet = nil, nil
+	}
+	net := *lib.Net
+	net.Name = "IBext"
+	lib.Net = &net
+	return lib
 }
 
 // publicItem is one compared item.
@@ -284,9 +319,10 @@ type publicItem struct {
 // raw message lines for the blocks ncclog aggregates away (the [GRAPH]
 // system print and the channel rows of each graph).
 type observedLog struct {
-	log  *ncclog.Log
-	msgs []string
-	srcs map[string]bool // FILE:LINE of every WARN and TRACE line
+	log       *ncclog.Log
+	msgs      []string
+	srcs      map[string]bool // FILE:LINE of every WARN and TRACE line
+	fallbacks []string        // the search's "Could not find a path for pattern N" WARNs, in order
 }
 
 func readObserved(file string) (*observedLog, error) {
@@ -309,6 +345,9 @@ func readObserved(file string) (*observedLog, error) {
 			o.msgs = append(o.msgs, ln.Msg)
 		case ln.SrcFile != "":
 			o.srcs[fmt.Sprintf("%s:%d", ln.SrcFile, ln.SrcLine)] = true
+			if ln.Level == ncclog.LevelWarn && fallbackRe.MatchString(ln.Msg) {
+				o.fallbacks = append(o.fallbacks, strings.TrimSpace(ln.Msg))
+			}
 		}
 	}
 	return o, nil
@@ -318,6 +357,9 @@ var (
 	patternRe  = regexp.MustCompile(`^Pattern (\d+), crossNic`)
 	graphRowRe = regexp.MustCompile(`^ ?\d+ : `)
 	pathLineRe = regexp.MustCompile(`^(GPU|NET|NVS|CPU|NIC)/[0-9A-Fa-f-]+ :`)
+	// fallbackRe is the WARN of a search that found no graph (every
+	// release's src/graph/search.cc ncclTopoCompute).
+	fallbackRe = regexp.MustCompile(`^Could not find a path for pattern \d+, falling back to simple order$`)
 )
 
 // graphKind names a search pattern (v2.28.9-1 src/graph/graph.h
@@ -427,6 +469,15 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 
 	if sysObs := systemBlock(obs.msgs); sysObs != nil {
 		add("system", node.System.SystemLines(), sysObs)
+	}
+	if len(obs.fallbacks) > 0 {
+		var pred []string
+		for _, m := range node.Log() {
+			if fallbackRe.MatchString(m) {
+				pred = append(pred, m)
+			}
+		}
+		add("fallback", pred, obs.fallbacks)
 	}
 	predGraphs, _ := graphBlocks(node.Log())
 	obsGraphs, order := graphBlocks(obs.msgs)
@@ -796,6 +847,10 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"bad scope", base + "agree channels @next\n", "expected agree ITEM @X.Y.Z"},
 		{"driver fact", base + "driver p2p-not-supported\n", ""},
 		{"unknown driver fact", base + "driver fast\n", "expected driver p2p-not-supported"},
+		{"rdma-v6 plugin", "source s\nlogged 2.26.5\nrelease 2.26.5\ntopo t.xml\nplugin rdma-v6\n", ""},
+		{"rdma-v6 with a preset", base + "plugin rdma-v6\n", "plugin rdma-v6 goes with a topo"},
+		{"sharp-v6 plugin", "source s\nlogged 2.19.3\nrelease 2.19.3\ntopo t.xml\nplugin sharp-v6\n", ""},
+		{"unknown plugin", base + "plugin nccom\n", "expected plugin sharp, plugin sharp-v6 or plugin rdma-v6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePublicCase("d", "case", []byte(tc.text))

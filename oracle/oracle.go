@@ -563,7 +563,7 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 	if !plain {
 		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil, key != ""
 	}
-	d, trace, err := ce.comm.SelectOp(gops[0].Op)
+	d, trace, err := ce.comm.SelectOp(gops[0].Op, o.Trace)
 	if err != nil {
 		return invalid(req.ID, "op", "%v", err), nil, nil, false
 	}

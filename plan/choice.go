@@ -98,7 +98,7 @@ func (c *Comm) Choose(op spec.Op, algo, proto string, channels int, describe fun
 // decision d; when NCCL would not run the cell, why says so (empty: the
 // decision has no such cell).
 func ModelTime(d *spec.Decision, a spec.Algo, p spec.Proto) (us float64, why string, ok bool) {
-	for _, c := range d.Costs {
+	for _, c := range d.CostTable() {
 		if c.Algo != a || c.Proto != p {
 			continue
 		}

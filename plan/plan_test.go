@@ -225,3 +225,54 @@ func TestVerify(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRegisteredChannels: where registration changes an operation's
+// channels (G-REG-UB-1), sim runs the schedule on the registered count:
+// an AllGather on two one-GPU nodes, registered with the network of its
+// ring, runs on one channel instead of the cost table's four, and a
+// registered NVLS AllReduce on one DGX H100 on 4 channels instead of 16;
+// the simulated time changes with the count.
+func TestRunRegisteredChannels(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		nodes, gpus int // gpus 0: the preset's 8
+		f           spec.Func
+		user, regd  int
+	}{
+		{"Ring network registration, one rank per node", 2, 1, spec.AllGather, 4, 1},
+		{"NVLS registration", 1, 0, spec.AllReduce, 16, 4},
+	} {
+		var got [2]*sim.Result
+		for i, bufs := range []spec.Buffers{spec.BuffersUser, spec.BuffersRegistered} {
+			sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: tc.nodes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n := range sys.Nodes {
+				if tc.gpus > 0 {
+					sys.Nodes[n].Reshape(tc.gpus, 0, 0, 0)
+				}
+			}
+			c, err := Build(spec.MustLoad(spec.V2_28_9), sys, spec.Env{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Issue = spec.Issue{Buffers: bufs}
+			op, err := c.Op(tc.f, spec.Float32, spec.Sum, 256<<20, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _, err := c.Run(op, RunOptions{Release: "2.28.9", Size: 256 << 20, Describe: func(*spec.Decision) string { return "" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = rep.Result
+		}
+		if got[0].Channels != tc.user || got[1].Channels != tc.regd {
+			t.Errorf("%s: simulated on %d (user) and %d (registered) channels, want %d and %d", tc.name, got[0].Channels, got[1].Channels, tc.user, tc.regd)
+		}
+		if got[0].TimeUs == got[1].TimeUs {
+			t.Errorf("%s: the same simulated time %.2f µs on %d and %d channels", tc.name, got[0].TimeUs, got[0].Channels, got[1].Channels)
+		}
+	}
+}

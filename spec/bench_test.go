@@ -97,9 +97,16 @@ func mustPreset(name string, o PresetOptions) *System {
 	return s
 }
 
-// BenchmarkSelectOp is Select without the copy of the init trace (the
-// oracle's path: the init verdicts are shared).
-func BenchmarkSelectOp(b *testing.B) {
+// BenchmarkSelectOp is Select without the init trace: the oracle's path
+// with its traces off, deciding only (the operation's verdicts and its
+// cost table are made when read, and this reads neither).
+func BenchmarkSelectOp(b *testing.B) { benchSelectOp(b, false) }
+
+// BenchmarkSelectOpTraced is SelectOp recording the operation's verdicts
+// in the one walk: the oracle's path with its traces on (its default).
+func BenchmarkSelectOpTraced(b *testing.B) { benchSelectOp(b, true) }
+
+func benchSelectOp(b *testing.B, withTrace bool) {
 	rs := MustLoad(V2_28_9)
 	comm, _ := Init(rs, mustPreset("dgx-h100", PresetOptions{Nodes: 2, SHARP: true}), Env{"NCCL_COLLNET_ENABLE": "1"})
 	op, _ := OpFromBytes(AllReduce, 1<<20, Bfloat16, Sum, 0)
@@ -107,7 +114,7 @@ func BenchmarkSelectOp(b *testing.B) {
 	var cpu benchcpu.Timer
 	cpu.Start()
 	for b.Loop() {
-		if _, _, err := comm.SelectOp(op); err != nil {
+		if _, _, err := comm.SelectOp(op, withTrace); err != nil {
 			b.Fatal(err)
 		}
 	}

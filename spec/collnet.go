@@ -139,9 +139,8 @@ func collNetGraph(ref Ref, directCap func(nGPUs int) int) *Rule {
 				r.emit(Verdict{Outcome: Fail, Why: "CollNet is enabled here but not on every node: no CollNet graph searched, the consensus is 0 channels"})
 				return
 			}
-			g := nr.Graphs()
-			s.graphs.CollNetChain = graphInfo(g[topo.GraphCollNetChain], true)
-			s.graphs.CollNetDirect = graphInfo(g[topo.GraphCollNetDirect], true)
+			s.graphs.CollNetChain = graphInfo(nr.Graph(topo.GraphCollNetChain), true)
+			s.graphs.CollNetDirect = graphInfo(nr.Graph(topo.GraphCollNetDirect), true)
 			out := Pass
 			if s.graphs.CollNetChain.NChannels == 0 {
 				out = Fail

@@ -248,9 +248,16 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 	for i, id := range rs.Op {
 		c.opRules[i] = rs.rules[id]
 	}
-	c.Trace = make(Trace, 0, len(rs.Init)+len(rs.Init)/2) // most rules emit one verdict
 	run := &initRun{rs: rs, comm: c, env: c.Env, cache: cache}
 	run.groupNodes()
+	// most rules emit one verdict, a node rule one per kind of node
+	n := len(rs.Init)
+	for _, id := range rs.Init {
+		if rs.rules[id].node {
+			n += len(run.nodes) - 1
+		}
+	}
+	c.Trace = make(Trace, 0, n)
 	for _, id := range rs.Init {
 		rule := rs.rules[id]
 		if run.failed != nil {
@@ -323,9 +330,11 @@ func (r *initRun) evalInit(rule *Rule) {
 		}
 		return vs
 	}
+	// r.out is reused rule after rule: its verdicts are copied into the
+	// trace
 	if !rule.node {
 		r.cur = r.nodes[0]
-		r.out = nil
+		r.out = r.out[:0]
 		rule.init(r)
 		c.Trace = append(c.Trace, fill(r.out)...)
 		r.raise(r.out)
@@ -334,12 +343,12 @@ func (r *initRun) evalInit(rule *Rule) {
 	var first []Verdict
 	for gi, g := range r.nodes {
 		r.cur = g
-		r.out = nil
+		r.out = r.out[:0]
 		rule.init(r)
 		vs := fill(r.out)
 		if gi == 0 {
-			first = vs
 			c.Trace = append(c.Trace, vs...)
+			first = c.Trace[len(c.Trace)-len(vs):]
 			r.raise(vs)
 			continue
 		}

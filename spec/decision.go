@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/gatesim/gatesim/spec/tuning"
@@ -70,7 +71,12 @@ type Decision struct {
 
 	// Costs is the operation's cost table after pruning and the tuner: one
 	// entry per cell of the release's algorithms, in NCCL's scan order.
+	// Select leaves it nil and Lazy makes it when read: read it with
+	// CostTable (JSON carries it as "costs").
 	Costs []CellCost `json:"costs,omitempty"`
+	// Lazy, when Costs is nil, makes the cost table (and the operation's
+	// verdicts) when first read; nil where there is no table to make.
+	Lazy *LazyOp `json:"-"`
 
 	// From the tuning model (zero when it did not run).
 	NChannels int     `json:"nchannels,omitempty"`
@@ -127,6 +133,30 @@ type CellCost struct {
 	Rule   RuleID  `json:"rule,omitempty"`
 	Why    string  `json:"why,omitempty"`
 }
+
+// CostTable is the operation's cost table: Costs, or the one Lazy makes
+// (shared: read only).
+func (d *Decision) CostTable() []CellCost {
+	if d.Costs == nil && d.Lazy != nil {
+		return d.Lazy.Costs()
+	}
+	return d.Costs
+}
+
+// decisionFields is Decision without its methods: its JSON is the
+// standard encoding of the fields.
+type decisionFields Decision
+
+// MarshalJSON writes the decision's fields with a lazy cost table written
+// out as "costs": the same bytes as when it was made eagerly.
+func (d Decision) MarshalJSON() ([]byte, error) {
+	d.Costs = d.CostTable()
+	return json.Marshal(decisionFields(d))
+}
+
+// JSONFields tells schema generators that a decision's JSON is its
+// fields' (MarshalJSON only writes a lazy cost table out).
+func (Decision) JSONFields() {}
 
 // OK reports a decision without an error.
 func (d *Decision) OK() bool { return d.Err == nil }

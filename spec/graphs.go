@@ -24,9 +24,9 @@ var graphSearch = &Rule{
 			r.emit(Verdict{Outcome: Skip, Why: "no topology search"})
 			return
 		}
-		g := nr.Graphs()
-		s.graphs.Ring = graphInfo(g[topo.GraphRing], true)
-		s.graphs.Tree = graphInfo(g[topo.GraphTree], true)
+		ring := nr.Graph(topo.GraphRing)
+		s.graphs.Ring = graphInfo(ring, true)
+		s.graphs.Tree = graphInfo(nr.Graph(topo.GraphTree), true)
 		why := fmt.Sprintf("ring %d channel(s) %s/%s, tree %d channel(s) (pattern %d) over %d GPU(s)",
 			s.graphs.Ring.NChannels, s.graphs.Ring.TypeIntra, s.graphs.Ring.TypeInter,
 			s.graphs.Tree.NChannels, s.graphs.Tree.Pattern, len(nr.Ranks))
@@ -34,7 +34,7 @@ var graphSearch = &Rule{
 			why += fmt.Sprintf(" (this host splits into %d NCCL nodes)", split)
 		}
 		r.emit(Verdict{Outcome: Info, Why: why, Debug: nr.Log(),
-			Facts: []Fact{F("gpus", len(nr.Ranks)), F("bwIntra", g[topo.GraphRing].BwIntra), F("bwInter", g[topo.GraphRing].BwInter)}})
+			Facts: []Fact{F("gpus", len(nr.Ranks)), F("bwIntra", ring.BwIntra), F("bwInter", ring.BwInter)}})
 	},
 }
 

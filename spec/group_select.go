@@ -22,6 +22,9 @@ type groupRun struct {
 	choice *tuning.OpChoice
 	dec    *Decision
 	out    []Verdict
+	// planErr is the group's plan failure no operation's own decision
+	// explains (a work FIFO too small for the group), nil when none.
+	planErr *NCCLError
 }
 
 func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
@@ -35,6 +38,12 @@ func groupPlanRule(ref Ref, logLine string) *Rule {
 		Ref: ref, Logs: []string{logLine},
 		group: func(g *groupRun) {
 			ch := g.choice
+			if g.planErr != nil {
+				g.dec.Err, g.dec.DecidedBy = g.planErr, "G-GROUP-PLAN-1"
+				g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("op %d of %d: %s/%s, and the group's tasks fit no kernel plan: ncclGroupEnd fails with %s", g.i, g.n, ch.Algo, ch.Proto, g.planErr),
+					Log: []string{g.planErr.Message}})
+				return
+			}
 			why := fmt.Sprintf("op %d of %d: %s/%s on channels %d..%d", g.i, g.n, ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi)
 			if len(ch.Aggregate) > 1 {
 				why += fmt.Sprintf(", decided with ops %v on %d bytes (numPipeOps %d)", ch.Aggregate, ch.NBytes, ch.NumPipeOps)
@@ -62,18 +71,19 @@ var regIPCRule = &Rule{
 	},
 }
 
-// regUBRule is G-REG-UB-1, the user-buffer paths of NVLS and CollNet; the
-// tuning model counts the channels (RegNVLS, RegCollNet).
+// regUBRule is G-REG-UB-1, the user-buffer paths of NVLS, CollNet and
+// Ring's network peers; the tuning model counts the channels (RegNVLS,
+// RegCollNet, RegNetRing).
 var regUBRule = &Rule{
 	ID: "G-REG-UB-1", Layer: LayerGroup, Title: "NVLS and CollNet user buffers registered",
-	Doc: `An NVLS or NVLSTree task whose buffers are registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) or captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1), on a communicator with nvlsRegSupport (no MNNVL, one process per GPU), runs on fewer channels: 2.19.1 5 for ReduceScatter, else 4, within NCCL_MIN_CTAS..NCCL_MAX_CTAS; 2.19.3–2.19.4 the same at most nvlsChannels; 2.20.3–2.24.3 one node 5 or 4, several nodes 6, within the CTA bounds; 2.25.1–2.26.x on sm100+ 6 or 8, several nodes 7; from 2.27.3 ncclNvlsRegResourcesQuery's blocks over the node's NVLS heads. From 2.21.5 a CollNetDirect or CollNetChain task registered with the CollNet plugin on a communicator of one rank per node (not PreMulSum or SumPostDiv) runs on one channel (2.21.5–2.23.4 within the CTA bounds). 2.18.x registers neither.`,
+	Doc: `An NVLS or NVLSTree task whose buffers are registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) or captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1), on a communicator with nvlsRegSupport (no MNNVL, one process per GPU), runs on fewer channels: 2.19.1 5 for ReduceScatter, else 4, within NCCL_MIN_CTAS..NCCL_MAX_CTAS; 2.19.3–2.19.4 the same at most nvlsChannels; 2.20.3–2.24.3 one node 5 or 4, several nodes 6, within the CTA bounds; 2.25.1–2.26.x on sm100+ 6 or 8, several nodes 7; from 2.27.3 ncclNvlsRegResourcesQuery's blocks over the node's NVLS heads. From 2.21.5 a CollNetDirect or CollNetChain task registered with the CollNet plugin on a communicator of one rank per node (not PreMulSum or SumPostDiv) runs on one channel (2.21.5–2.22.3 within the CTA bounds). From 2.24.3 a Ring/Simple AllGather or Broadcast registered with the network on a communicator of one rank per node, of several nodes, whose ring connections all use GPU Direct RDMA (not an UNPACK network) runs on one channel; from 2.30.7 on comm->minNetCount channels (the NICs a rank takes to match its GPU's bandwidth) within the CTA bounds. 2.18.x registers neither.`,
 	Ref: Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "registerIntraNodeBuffers"},
 	group: func(g *groupRun) {
-		if r := g.choice.Registered; r == "NVLS" || r == "CollNet" {
+		if r := g.choice.Registered; r == "NVLS" || r == "CollNet" || r == "NET" {
 			g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("buffers registered with %s: %s on %d channel(s)", r, g.choice.Algo, g.choice.NChannels)})
 			return
 		}
-		g.emit(Verdict{Outcome: Skip, Why: "no NVLS or CollNet task with registered or graph-captured buffers"})
+		g.emit(Verdict{Outcome: Skip, Why: "no NVLS, CollNet or network-registered Ring task with registered or graph-captured buffers"})
 	},
 }
 
@@ -128,13 +138,24 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		return nil, err
 	}
 	out.Choices, out.Lines, out.Err, out.Plans = gc.Ops, gc.Lines, gc.Err, gc.Plans
+	planErr := out.Err
+	for i := range all {
+		ch, d := &gc.Ops[i], out.Ops[i]
+		if d.DecidedBy == "G-GROUP-PLAN-1" && (len(all) > 1 || ch.Registered != "" || ch.DecidedBy == tuning.RuleCTAPolicy || ch.SidePath != "") {
+			// its plan failed alone (Select); in this group the group's plan decides
+			d.Err, out.Traces[i] = nil, dropVerdict(out.Traces[i], "G-GROUP-PLAN-1")
+		}
+		if d.Err != nil || ch.Err != nil {
+			planErr = nil // an operation's own failure fails the group
+		}
+	}
 	for i := range all {
 		ch, d := &gc.Ops[i], out.Ops[i]
 		if d.Err != nil || d.Discarded || ch.Discarded || ch.OneRank || ch.P2P {
 			continue
 		}
 		if ch.SidePath != "" {
-			d.Algo, d.Proto, d.Candidates, d.Costs, d.Part = AlgoNone, ProtoNone, nil, nil, nil
+			d.Algo, d.Proto, d.Candidates, d.Costs, d.Lazy, d.Part = AlgoNone, ProtoNone, nil, nil, nil, nil
 			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
 			if ch.SidePath == "allgatherv" {
 				d.DecidedBy, d.Kernel, d.Undecided = "G-SEL-SIDE-1", "", ""
@@ -189,7 +210,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		lone := len(all) == 1 && ch.Registered == "" && !ctaPol
 		if !lone {
 			fillDecision(ch, d)
-			d.Costs = nil // the lone operation's table does not apply
+			d.Costs, d.Lazy = nil, nil // the lone operation's table does not apply
 			if ch.Err == nil && !ctaPol {
 				d.DecidedBy = "G-GROUP-PLAN-1"
 			}
@@ -203,7 +224,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Fail,
 				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)"})
 		}
-		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d}
+		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d, planErr: planErr}
 		for _, id := range c.rs.Group {
 			rule := c.rs.rules[id]
 			gr.out = gr.out[:0]
@@ -291,6 +312,17 @@ func (c *Comm) sideVerdictOrAdd(tr Trace, v Verdict) Trace {
 // sideVerdict replaces the operation's G-SEL-SIDE-1 verdict (Select knows
 // no buffers and answers "skip") with what the group's buffers decide.
 func sideVerdict(tr Trace, v Verdict) Trace { return replaceVerdict(tr, "G-SEL-SIDE-1", v) }
+
+// dropVerdict removes the operation's verdicts of rule id.
+func dropVerdict(tr Trace, id RuleID) Trace {
+	out := tr[:0]
+	for _, v := range tr {
+		if v.Rule != id || v.Scope != "op" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
 
 // replaceVerdict replaces the operation's verdict of rule id with v.
 func replaceVerdict(tr Trace, id RuleID, v Verdict) Trace {

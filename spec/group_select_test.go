@@ -260,6 +260,10 @@ func TestSelectGroupNVLSUserBuffers(t *testing.T) {
 		{V2_28_9, "dgx-h100", 1, nil, GroupOp{Op: ar}, Launch{Mode: LaunchGraph}, "NVLS/Simple 0..3 pass"},
 		{V2_28_9, "dgx-h100", 1, Env{"NCCL_GRAPH_REGISTER": "0"}, GroupOp{Op: ar}, Launch{Mode: LaunchGraph}, "NVLS/Simple 0..15 skip"},
 		{V2_28_9, "dgx-h100", 1, Env{"NCCL_LOCAL_REGISTER": "0"}, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..15 skip"},
+		// ranks sharing a process are not modelled: with one process per
+		// GPU nvlsRegSupport is 1 whatever the variable says
+		{V2_28_9, "dgx-h100", 1, Env{"NCCL_SINGLE_PROC_MEM_REG_ENABLE": "0"}, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..3 pass"},
+		{V2_28_9, "dgx-h100", 1, Env{"NCCL_SINGLE_PROC_MEM_REG_ENABLE": "1"}, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..3 pass"},
 		{V2_22_3, "dgx-h100", 1, Env{"NCCL_MIN_CTAS": "8"}, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..7 pass"},
 		{V2_19_4, "dgx-h100", 1, Env{"NCCL_MIN_CTAS": "8"}, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..3 pass"},
 		{V2_24_3, "dgx-b200", 1, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLS/Simple 0..3 pass"},
@@ -280,6 +284,140 @@ func TestSelectGroupNVLSUserBuffers(t *testing.T) {
 		}
 		if got := fmt.Sprintf("%s/%s %d..%d %s", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, reg); got != tc.want {
 			t.Errorf("%s %s×%d %v buffers %s launch %s: got %s, want %s", tc.v, tc.system, tc.nodes, tc.env, tc.g.Buffers, tc.launch.Mode, got, tc.want)
+		}
+	}
+}
+
+// onePerNode is a communicator of nodes dgx-h100 nodes cut to gpus GPUs
+// each (one rank per node with gpus 1).
+func onePerNode(t *testing.T, v Version, nodes, gpus int, env Env) *Comm {
+	t.Helper()
+	sys, err := Preset("dgx-h100", PresetOptions{Nodes: nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sys.Nodes {
+		sys.Nodes[i].Reshape(gpus, 0, 0, 0)
+	}
+	if env == nil {
+		env = Env{}
+	}
+	c, err := Init(MustLoad(v), sys, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Err != nil || c.Model == nil {
+		t.Fatalf("%s: init failed: %v", v, c.Err)
+	}
+	return c
+}
+
+// TestSelectGroupRingNetUserBuffers: from 2.24.3 NCCL registers a Ring
+// task's buffers with the network peers of its ring (ncclRegisterCollBuffers);
+// with one rank per node and GPU Direct RDMA on every ring connection an
+// AllGather or a Broadcast then runs on one channel, from 2.30.7 on
+// comm->minNetCount within the CTA bounds. Other functions, user buffers,
+// two ranks per node, no GDR (NCCL_NET_GDR_LEVEL=LOC, NCCL_NET_GDR_READ=0)
+// or NCCL_LOCAL_REGISTER=0 keep the cost table's channels.
+func TestSelectGroupRingNetUserBuffers(t *testing.T) {
+	op := func(f Func) Op { return Op{Func: f, Count: 64 << 20, DataType: Float32, RedOp: Sum} }
+	ag, bc, ar := op(AllGather), op(Broadcast), op(AllReduce)
+	for _, tc := range []struct {
+		v      Version
+		gpus   int
+		env    Env
+		g      GroupOp
+		launch Launch
+		want   string // algo/proto lo..hi and the verdict of G-REG-UB-1
+	}{
+		{V2_28_9, 1, nil, GroupOp{Op: ag}, Launch{}, "Ring/Simple 0..3 skip"},
+		{V2_28_9, 1, nil, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..0 pass"},
+		{V2_28_9, 1, nil, GroupOp{Op: bc}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..0 pass"},
+		{V2_24_3, 1, nil, GroupOp{Op: bc, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..0 pass"},
+		{V2_23_4, 1, nil, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..3 skip"},
+		{V2_28_9, 1, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..3 skip"},
+		{V2_28_9, 2, nil, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..7 skip"},
+		{V2_28_9, 1, Env{"NCCL_NET_GDR_LEVEL": "LOC"}, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..3 skip"},
+		{V2_28_9, 1, Env{"NCCL_NET_GDR_READ": "0"}, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..3 skip"},
+		{V2_28_9, 1, Env{"NCCL_LOCAL_REGISTER": "0"}, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..3 skip"},
+		{V2_28_9, 1, Env{"NCCL_LOCAL_REGISTER": "0"}, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{Mode: LaunchGraph}, "Ring/Simple 0..0 pass"},
+		{V2_30_3, 1, Env{"NCCL_MIN_CTAS": "2"}, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..0 pass"},
+		{V2_30_7, 1, nil, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..0 pass"},
+		{V2_30_7, 1, Env{"NCCL_MIN_CTAS": "2"}, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..1 pass"},
+	} {
+		c := onePerNode(t, tc.v, 2, tc.gpus, tc.env)
+		g, err := c.SelectGroup([]GroupOp{tc.g}, tc.launch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, reg := g.Ops[0], "none"
+		for _, v := range g.Traces[0] {
+			if v.Rule == "G-REG-UB-1" {
+				reg = v.Outcome.String()
+			}
+		}
+		if got := fmt.Sprintf("%s/%s %d..%d %s", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, reg); got != tc.want {
+			t.Errorf("%s %d GPU(s)/node %v %s buffers %s launch %s: got %s, want %s", tc.v, tc.gpus, tc.env, tc.g.Op.Func, tc.g.Buffers, tc.launch.Mode, got, tc.want)
+		}
+	}
+}
+
+// TestPlanFailureAloneAndGrouped: before 2.22.3 a kernel plan takes at most
+// half of NCCL_WORK_FIFO_DEPTH in works; a 64 MiB AllReduce on every
+// channel of a DGX H100 does not fit a depth of 8, and ncclGroupEnd fails
+// (G-GROUP-PLAN-1) for the call alone (its implicit group), its group of
+// one and a group of two alike. A depth that fits, and 2.22.3 (which no
+// longer reads the variable), decide without an error.
+func TestPlanFailureAloneAndGrouped(t *testing.T) {
+	op := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	const want = "ncclInvalidUsage: 'NCCL_WORK_FIFO_DEPTH=8' is too small. Minimum value is 64"
+	planVerdict := func(tr Trace) string {
+		for _, v := range tr {
+			if v.Rule == "G-GROUP-PLAN-1" {
+				return v.Outcome.String()
+			}
+		}
+		return "none"
+	}
+	errText := func(d *Decision) string {
+		if d.Err == nil {
+			return "ok"
+		}
+		return d.Err.String()
+	}
+	for _, tc := range []struct {
+		v     Version
+		depth string
+		want  string
+	}{
+		{V2_21_5, "8", want},
+		{V2_19_4, "8", want},
+		{V2_21_5, "65536", "ok"},
+		{V2_22_3, "8", "ok"},
+	} {
+		c := initPreset(t, tc.v, "dgx-h100", 1, Env{"NCCL_WORK_FIFO_DEPTH": tc.depth, "NCCL_NVLS_ENABLE": "0"})
+		d, tr, err := c.Select(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantVerdict := map[bool]string{true: "fail", false: "none"}[tc.want != "ok"]
+		if got := errText(d); got != tc.want || planVerdict(tr.Op()) != wantVerdict || (tc.want != "ok") != (d.DecidedBy == "G-GROUP-PLAN-1") {
+			t.Errorf("%s depth %s alone: %s decided by %s, G-GROUP-PLAN-1 %s; want %s", tc.v, tc.depth, got, d.DecidedBy, planVerdict(tr.Op()), tc.want)
+		}
+		for _, agg := range []int{1, 2} {
+			g, err := c.SelectGroup([]GroupOp{{Op: op}}, Launch{Agg: agg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, d := range g.Ops {
+				if got := errText(d); got != tc.want {
+					t.Errorf("%s depth %s group of %d, op %d: %s, want %s", tc.v, tc.depth, agg, i, got, tc.want)
+				}
+				gv := planVerdict(g.Traces[i])
+				if tc.want != "ok" && gv != "fail" {
+					t.Errorf("%s depth %s group of %d, op %d: G-GROUP-PLAN-1 %s, want fail", tc.v, tc.depth, agg, i, gv)
+				}
+			}
 		}
 	}
 }

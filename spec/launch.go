@@ -86,7 +86,8 @@ type GroupOp struct {
 type Launch struct {
 	Mode LaunchMode `json:"mode"`
 	// Agg repeats the operation list Agg times in one group, in order
-	// (0 and 1 mean once).
+	// (0 and 1 mean once; 0 also says the group was not given, where a
+	// log line may name it: diagnose's [Symmetric] lines).
 	Agg int `json:"agg,omitempty"`
 }
 

@@ -57,7 +57,7 @@ func TestSelectLazyVerdictsMarshal(t *testing.T) {
 	lazy := 0
 	for _, f := range []Func{AllReduce, AllGather, ReduceScatter, Broadcast} {
 		op, _ := OpFromBytes(f, 1<<20, Float32, Sum, 0)
-		_, tr, err := comm.SelectOp(op)
+		_, tr, err := comm.SelectOp(op, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -982,6 +982,7 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.LL128C2C, in.PATEnable = num("NCCL_LL128_C2C"), num("NCCL_PAT_ENABLE")
 	in.GraphRegister, in.LocalRegister = num("NCCL_GRAPH_REGISTER"), num("NCCL_LOCAL_REGISTER")
 	in.DirectP2P = c.IntraTransport == "P2P" && in.LocalRanks > 1
+	in.RingNetGDR, in.MinNetCount = res.RingNetGDR, res.MinNetCount
 	off := func(p *int64) bool { return p != nil && *p == 0 }
 	in.SymmetricSupport = in.DirectP2P && c.NNodes == 1 && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
 	if r.rs.Tuning.CTAPolicyMask {

@@ -203,7 +203,7 @@ func nvlsGraph(ref Ref, maxCh func(nGPUs int) int) *Rule {
 				r.emit(Verdict{Outcome: Fail, Why: "the topology stage searched no NVLS graph: another node of the communicator lacks multicast support, so the consensus would be 0 anyway"})
 				return
 			}
-			s.graphs.NVLS = graphInfo(nr.Graphs()[topo.GraphNVLS], true)
+			s.graphs.NVLS = graphInfo(nr.Graph(topo.GraphNVLS), true)
 			// A host split into several NCCL nodes (P2P off between its
 			// CPUs) searches once per NCCL node, and the search may differ
 			// between them (2.18.3 starts NVLS channels at a NET index
@@ -212,7 +212,7 @@ func nvlsGraph(ref Ref, maxCh func(nGPUs int) int) *Rule {
 			host := r.hostOf[s.nodes[0]]
 			for i := range r.comm.Topo.Nodes {
 				if n := &r.comm.Topo.Nodes[i]; n.Host == host {
-					s.graphs.NVLS.NChannels = min(s.graphs.NVLS.NChannels, n.Graphs()[topo.GraphNVLS].NChannels)
+					s.graphs.NVLS.NChannels = min(s.graphs.NVLS.NChannels, n.Graph(topo.GraphNVLS).NChannels)
 				}
 			}
 			minSM := 1 << 30

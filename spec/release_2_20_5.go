@@ -23,8 +23,9 @@ import (
 // PXN rewiring across MNNVL peers and
 // below PHB (ncclTopoComputePaths), NCCL_MAX_NVLS_ARITY 8 and the NVLS
 // chunk size before NCCL_NVLS_CHUNKSIZE. The search behind an NVSwitch
-// (neighbours first, not only) and sm90SpeedArrayIntra without 11 GB/s
-// are topo.Apply2_20_5.
+// (neighbours first, not only), sm90SpeedArrayIntra without 11 GB/s, a
+// lone GPU's totalBw of 0 and the system print by raw ids are
+// topo.Apply2_20_5.
 
 var tag2205 = "v2.20.5-1"
 

@@ -103,6 +103,9 @@ func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PATBaseLat, 8, tuningCC, model)
 	tuningSet(d, &t.PATLogLatDivisor, 3.5, tuningCC, model)
 	tuningSet(d, &t.PATLinearLat, 2.8, tuningCC, model)
+	// registerCollBuffers: a registered CollNet task of one rank per node
+	// takes nMaxChannels = 1, no longer within the CTA bounds
+	tuningSet(d, &t.RegCollNet, TuningRegCollNetOne, enqueueCC, "registerCollBuffers")
 	tuningSet(d, &t.TreeCapAllReduceOnly, true, tuningCC, model)
 	tuningSet(d, &t.TreeCorrectionAllReduceOnly, true, tuningCC, "ncclTopoGetAlgoTime")
 	tuningSet(d, &t.AGRSRatioRingOnly, true, tuningCC, model)

@@ -80,7 +80,7 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.FP8, true, enqueueCC, "taskAppend")
 	tuningSet(d, &t.RegIPC, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegIPCChannels, 16, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
-	tuningSet(d, &t.RegCollNet, TuningRegCollNetOne, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.RegNetRing, TuningRegNetRingOne, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -4,7 +4,8 @@ import "github.com/gatesim/gatesim/spec/topo"
 
 // NCCL 2.30.7 (tag v2.30.7-1) as a delta against 2.30.4: CollNetChain only
 // when its heads have CollNet resources, NVLS off when ranks share a GPU,
-// the environment plugin ABI v2, the typed parameter registry
+// a network-registered Ring AllGather/Broadcast on comm->minNetCount
+// channels, the environment plugin ABI v2, the typed parameter registry
 // (spec/params), and MLOPart partitions in the topology, which gatesim
 // refuses (topo.MLOPartAttr).
 
@@ -36,6 +37,7 @@ var rma307 = rmaLoader(Ref{Tag: tag2307, File: "src/plugin/rma.cc", Func: "ncclR
 func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2307}
 	tuningSet(d, &t.CollNetChainSupport, true, tuningCC, "ncclTopoTuneModel")
+	tuningSet(d, &t.RegNetRing, TuningRegNetRingNICs, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

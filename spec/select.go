@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,9 +34,15 @@ type opRun struct {
 	costSet [NumAlgos][NumProtos]bool
 	backup  []AlgoProto // 2.22.3's Ring backup candidates
 	dec     *Decision
-	// room holds dec and the room for its slices (cost table,
-	// candidates, the pick's debug line), allocated together.
-	room *decisionCosts
+	// record is set when the walk writes its verdicts (a reader asked for
+	// them), costs when it writes the cost table; without them the walk
+	// only decides.
+	record, costs bool
+	// room is where the walk writes the decision's slices and what it
+	// records, in the decision's allocation.
+	room opRoom
+	// scratch takes a lazy sentence's numbers when nothing is recorded.
+	scratch LazyWhy
 	// tunerCell is the cell the tuner wrote a time into (AlgoNone: none).
 	tunerCell AlgoProto
 	// stop is set by a rule that ends the call before the cost table (an
@@ -61,13 +68,16 @@ type opRun struct {
 // reference, scope, the rule's capability) before it is copied into the
 // trace, and raises the evidence it proves.
 func (o *opRun) emit(v Verdict) {
-	v.Rule, v.Layer, v.Ref, v.Scope = o.id, o.rule.Layer, o.rule.Ref, "op"
 	if v.Cap == "" {
 		v.Cap = o.rule.Cap
 	}
 	if v.Outcome == Pass && v.Cap != "" && v.Level > 0 {
 		o.raise(v.Cap, v.Level)
 	}
+	if !o.record {
+		return
+	}
+	v.Rule, v.Layer, v.Ref, v.Scope = o.id, o.rule.Layer, o.rule.Ref, "op"
 	o.out = append(o.out, v)
 }
 
@@ -75,16 +85,55 @@ func (o *opRun) emit(v Verdict) {
 // batch of operations makes one each.
 var opRuns = sync.Pool{New: func() any { return new(opRun) }}
 
-// decisionCosts is a decision with room for its cost table, its
-// candidates and the pick's debug line, allocated together.
+// opRoom is where a walk writes the decision's candidates and what it
+// records, inside the allocation of the decision.
+type opRoom struct {
+	cands *[NumAlgos * NumProtos]AlgoProto
+	// whys holds the numbers of the verdicts whose sentences are written
+	// when read (the element count, the legal cells, the winner, the
+	// arity) and debug the pick's debug line: nil when the walk records
+	// no verdicts
+	whys  *[numLazyKinds - 1]LazyWhy
+	debug *[1]string
+	// costs is the room for the cost table: nil when the walk writes none
+	costs *[NumAlgos * NumProtos]CellCost
+}
+
+// verdictRoom is the room for a recording walk's verdicts: their sentences'
+// numbers, the pick's debug line, and the verdicts themselves (one per
+// rule, and no release has more than 12 per-operation rules).
+type verdictRoom struct {
+	whys  [numLazyKinds - 1]LazyWhy
+	debug [1]string
+	trace [12]Verdict
+}
+
+// rooms are r's rooms for a recording walk, with n rules.
+func (r *verdictRoom) rooms(cands *[NumAlgos * NumProtos]AlgoProto, n int) (opRoom, Trace) {
+	room := opRoom{cands: cands, whys: &r.whys, debug: &r.debug}
+	if n > len(r.trace) {
+		return room, make(Trace, 0, n)
+	}
+	return room, r.trace[:0:n]
+}
+
+// decisionCosts is a decision with its candidates, cost table and
+// verdicts (the walk LazyOp makes), allocated together.
 type decisionCosts struct {
 	d     Decision
-	costs [NumAlgos * NumProtos]CellCost
 	cands [NumAlgos * NumProtos]AlgoProto
-	debug [1]string
-	// lazy holds the numbers of the verdicts whose sentences are written
-	// when read: the element count, the legal cells, the winner
-	lazy [numLazyKinds - 1]LazyWhy
+	costs [NumAlgos * NumProtos]CellCost
+	v     verdictRoom
+}
+
+// decisionTrace is a decision with its candidates and verdicts (SelectOp's
+// with its trace), and what its cost table is made from, allocated
+// together.
+type decisionTrace struct {
+	d     Decision
+	cands [NumAlgos * NumProtos]AlgoProto
+	lazy  LazyOp
+	v     verdictRoom
 }
 
 // LazyWhy is what a per-operation verdict's sentence is made from when
@@ -180,78 +229,163 @@ func appendLegal(b []byte, cells uint32, notes string) []byte {
 }
 
 // lazy returns the decision's room for the numbers of a sentence of kind
-// k, filled in by the caller.
+// k, filled in by the caller (scratch when the walk records nothing).
 func (o *opRun) lazy(k LazyKind) *LazyWhy {
-	l := &o.room.lazy[k-1]
+	l := &o.scratch
+	if o.record {
+		l = &o.room.whys[k-1]
+	}
 	*l = LazyWhy{Kind: k}
 	return l
 }
 
-// decisionTrace is decisionCosts with room for the operation's verdicts
-// (SelectOp's trace: one per rule, and no release has more than 12
-// per-operation rules), allocated together.
-type decisionTrace struct {
-	dc    decisionCosts
-	trace [12]Verdict
+// decisionOnly is the decision of a walk that records nothing, with the
+// room for its candidates and what its verdicts and cost table are made
+// from when read, allocated together: a few hundred bytes, where the
+// recorded verdicts and cells are five kilobytes of pointers that the
+// collector would scan for every operation.
+type decisionOnly struct {
+	d     Decision
+	cands [NumAlgos * NumProtos]AlgoProto
+	lazy  LazyOp
+}
+
+// LazyOp is the part of a Select that is written only when read: the
+// operation's verdicts and its cost table. Select walks the per-operation
+// rules deciding only; the first reader walks them again, recording. The
+// walk is a function of the communicator (read only after init), the
+// operation and the tuner's answer, so the verdicts and cells are those
+// the first walk would have recorded. It is safe for concurrent readers.
+type LazyOp struct {
+	comm  *Comm
+	op    Op
+	tuned *TunerEffect
+	once  sync.Once
+	trace Trace
+	costs []CellCost
+}
+
+// walk records the operation's verdicts and cost table, once.
+func (l *LazyOp) walk() {
+	l.once.Do(func() {
+		d, tr := l.comm.recordOp(l.op, l.tuned, true)
+		l.trace, l.costs = tr, d.Costs
+	})
+}
+
+// Trace is the operation's verdicts (shared by every reader: read only).
+func (l *LazyOp) Trace() Trace {
+	l.walk()
+	return l.trace
+}
+
+// Costs is the operation's cost table (shared by every reader: read
+// only; nil where the tuning model made none).
+func (l *LazyOp) Costs() []CellCost {
+	l.walk()
+	return l.costs
+}
+
+// Equal reports whether two lazy parts make the same verdicts and cost
+// table (what comparing two decisions compares of them).
+func (l *LazyOp) Equal(m *LazyOp) bool {
+	if l == nil || m == nil {
+		return l == m
+	}
+	return reflect.DeepEqual(l.Trace(), m.Trace()) && slices.Equal(l.Costs(), m.Costs())
 }
 
 // Select walks the per-operation rules for one operation and returns NCCL's
 // decision and the full trace (init verdicts, then this operation's); the
-// trace shares the init verdicts with the communicator.
+// trace shares the init verdicts with the communicator. The operation's
+// verdicts and the decision's cost table are written when first read
+// (LazyOp).
 func (c *Comm) Select(op Op) (*Decision, SelectTrace, error) {
-	d, tr, err := c.selectOp(op, nil)
-	return d, c.selectTrace(tr, err), err
-}
-
-// selectTrace is the SelectTrace of an operation's verdicts op (none when
-// err is set).
-func (c *Comm) selectTrace(op Trace, err error) SelectTrace {
+	d, err := c.decideOp(op, nil)
 	if err != nil {
-		return SelectTrace{}
+		return nil, SelectTrace{}, err
 	}
-	return SelectTrace{init: c.Trace[:len(c.Trace):len(c.Trace)], op: op}
+	return d, c.lazyTrace(d.Lazy), nil
 }
 
-// SelectOp is Select returning only this operation's verdicts: the full
-// trace is c.Trace followed by them. Callers that answer many operations
+// lazyTrace is the SelectTrace of an operation whose verdicts l makes.
+func (c *Comm) lazyTrace(l *LazyOp) SelectTrace {
+	return SelectTrace{init: c.Trace[:len(c.Trace):len(c.Trace)], lazy: l}
+}
+
+// SelectOp is Select returning only this operation's verdicts (the full
+// trace is c.Trace followed by them), recorded in the one walk when
+// withTrace is set and nil otherwise: callers that answer many operations
 // on one communicator (the oracle) share the init verdicts instead of
-// copying them for every operation.
-func (c *Comm) SelectOp(op Op) (*Decision, Trace, error) { return c.selectOp(op, nil) }
-
-// selectOp decides one operation, with a tuner's answer when tuned is set,
-// and returns the operation's verdicts only. Every per-operation rule
-// emits one verdict on the common paths, so the room is one per rule.
-func (c *Comm) selectOp(op Op, tuned *TunerEffect) (*Decision, Trace, error) {
-	n := len(c.opRules)
-	if n > len(decisionTrace{}.trace) {
-		return c.selectInto(op, tuned, make(Trace, 0, n), new(decisionCosts))
+// copying them for every operation. The cost table is made when read
+// (Decision.CostTable).
+func (c *Comm) SelectOp(op Op, withTrace bool) (*Decision, Trace, error) {
+	if !withTrace {
+		d, err := c.decideOp(op, nil)
+		return d, nil, err
 	}
-	b := new(decisionTrace)
-	return c.selectInto(op, tuned, b.trace[:0:n], &b.dc)
-}
-
-// selectInto is selectOp appending the operation's verdicts to trace, with
-// the decision in dc (fresh).
-func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace, dc *decisionCosts) (*Decision, Trace, error) {
 	if err := c.checkOp(op); err != nil {
 		return nil, nil, err
 	}
-	d := &dc.d
+	d, tr := c.recordOp(op, nil, false)
+	return d, tr, nil
+}
+
+// decideOp decides one operation, with a tuner's answer when tuned is
+// set, recording nothing: the decision's Lazy makes its verdicts and cost
+// table when read.
+func (c *Comm) decideOp(op Op, tuned *TunerEffect) (*Decision, error) {
+	if err := c.checkOp(op); err != nil {
+		return nil, err
+	}
+	b := new(decisionOnly)
+	b.lazy.comm, b.lazy.op, b.lazy.tuned = c, op, tuned
+	d := &b.d
+	d.Lazy = &b.lazy
+	c.walkOp(op, tuned, d, opRoom{cands: &b.cands}, nil)
+	return d, nil
+}
+
+// recordOp decides a checked operation recording its verdicts, and its
+// cost table with costs (without, the decision's Lazy makes the table
+// when read).
+func (c *Comm) recordOp(op Op, tuned *TunerEffect, costs bool) (*Decision, Trace) {
+	if costs {
+		b := new(decisionCosts)
+		room, tr := b.v.rooms(&b.cands, len(c.opRules))
+		room.costs = &b.costs
+		return &b.d, c.walkOp(op, tuned, &b.d, room, tr)
+	}
+	b := new(decisionTrace)
+	b.lazy.comm, b.lazy.op, b.lazy.tuned = c, op, tuned
+	b.d.Lazy = &b.lazy
+	room, tr := b.v.rooms(&b.cands, len(c.opRules))
+	return &b.d, c.walkOp(op, tuned, &b.d, room, tr)
+}
+
+// walkOp walks the per-operation rules for a checked operation into d
+// (fresh), writing its slices into room: with room.whys it records the
+// verdicts, appended to trace, and with room.costs the cost table.
+func (c *Comm) walkOp(op Op, tuned *TunerEffect, d *Decision, room opRoom, trace Trace) Trace {
+	record := room.whys != nil
 	d.Release, d.Op, d.Algo, d.Proto = c.Release, op, AlgoNone, ProtoNone
 	d.Net, d.NetVia, d.Transport, d.CollNetSupport, d.NVLSSupport = c.Net, c.NetVia, c.IntraTransport, c.CollNetSupport, c.NVLSSupport
 	if c.Err != nil {
 		d.Evidence = c.evidenceWith(0, nil)
 		d.Err = c.Err
 		d.DecidedBy = decisiveInit(c.Trace)
-		for _, r := range c.opRules {
-			trace = append(trace, Verdict{Rule: r.ID, Layer: r.Layer, Outcome: Skip, Scope: "op", Why: "not reached: communicator init failed", Ref: r.Ref})
+		if record {
+			for _, r := range c.opRules {
+				trace = append(trace, Verdict{Rule: r.ID, Layer: r.Layer, Outcome: Skip, Scope: "op", Why: "not reached: communicator init failed", Ref: r.Ref})
+			}
 		}
-		return d, trace, nil
+		return trace
 	}
 	// a walk from the pool is zero (New's, or cleared before Put): the
 	// fields are set one by one rather than a whole walk copied in
 	o := opRuns.Get().(*opRun)
-	o.rs, o.comm, o.op, o.dec, o.room, o.tunerCell, o.tuned = c.rs, c, op, d, dc, AlgoProto{AlgoNone, ProtoNone}, tuned
+	o.rs, o.comm, o.op, o.dec, o.room, o.tunerCell, o.tuned = c.rs, c, op, d, room, AlgoProto{AlgoNone, ProtoNone}, tuned
+	o.record, o.costs = record, room.costs != nil
 	defer func() {
 		*o = opRun{} // nothing of the decision stays reachable from the pool
 		opRuns.Put(o)
@@ -260,15 +394,38 @@ func (c *Comm) selectInto(op Op, tuned *TunerEffect, trace Trace, dc *decisionCo
 	o.out = trace
 	for _, rule := range c.opRules {
 		if o.stop {
-			o.out = append(o.out, Verdict{Rule: rule.ID, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
+			if record {
+				o.out = append(o.out, Verdict{Rule: rule.ID, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
+			}
 			continue
 		}
 		o.id, o.rule = rule.ID, rule
 		rule.perOp(o)
 	}
+	if v, ok := c.planFailure(d, o.choice, 1); ok {
+		o.out = append(o.out, v)
+	}
 	trace, o.out = o.out, nil
 	d.Evidence = c.evidenceWith(o.raised, o.odd)
-	return d, trace, nil
+	return trace
+}
+
+// planFailure is G-GROUP-PLAN-1 failing a decision the gates let pass:
+// the tuning model picked the same cell, then the group's kernel plan
+// could not take the task (before 2.22.3 an NCCL_WORK_FIFO_DEPTH too
+// small for its channels), so ncclGroupEnd returns the error, for a call
+// outside a group its implicit group's. It sets d's error and returns the
+// verdict; false when ch has no such failure.
+//
+// Ref: v2.21.5-1 src/enqueue.cc ncclLaunchPrepare (v2.18.1-1 likewise)
+func (c *Comm) planFailure(d *Decision, ch *tuning.OpChoice, n int) (Verdict, bool) {
+	r, ok := c.rs.rules["G-GROUP-PLAN-1"]
+	if !ok || ch == nil || d.Err != nil || ch.Err == nil || ch.Algo != d.Algo || ch.Proto != d.Proto {
+		return Verdict{}, false
+	}
+	d.Err, d.DecidedBy = ch.Err, r.ID
+	why := fmt.Sprintf("the %s/%s task fits no kernel plan: ncclGroupEnd of its group of %d fails with %s", d.Algo, d.Proto, n, ch.Err)
+	return Verdict{Rule: r.ID, Layer: r.Layer, Ref: r.Ref, Scope: "op", Outcome: Fail, Why: why, Log: []string{ch.Err.Message}}, true
 }
 
 // checkOp rejects operations NCCL's API would reject before any gate.
@@ -578,7 +735,7 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 			// the sentence is written when read, from the legal cells
 			l := o.lazy(LazyLegal)
 			l.Cells = legal
-			if len(notes) > 0 {
+			if len(notes) > 0 && o.record {
 				l.Notes = string(notes)
 			}
 			o.emit(Verdict{Outcome: Info, Lazy: l})
@@ -698,7 +855,7 @@ var pickRule = &Rule{
 						disagree = strings.TrimPrefix(disagree+"; ", "; ") + "model picks " + AlgoProto{ch.Algo, ch.Proto}.String()
 					}
 					o.fillFromModel(best)
-					if ch.Line != "" {
+					if ch.Line != "" && o.record {
 						o.room.debug[0] = ch.Line
 						v.Debug = o.room.debug[:]
 					}
@@ -741,10 +898,11 @@ var pickRule = &Rule{
 	},
 }
 
-// modelCosts runs the tuning model's choice for the operation, takes its
-// times for the candidate cells (where no tuner wrote one) and fills the
-// decision's cost table. It returns the cells where the model and the
-// per-operation gates disagree on usability ("" when they agree).
+// modelCosts runs the tuning model's choice for the operation and takes its
+// times for the candidate cells (where no tuner wrote one). A recording
+// walk also fills the decision's cost table (with costs) and returns the
+// cells where the model and the per-operation gates disagree on usability
+// ("" when they agree).
 func (o *opRun) modelCosts() string {
 	m := o.comm.Model
 	if m == nil {
@@ -758,33 +916,49 @@ func (o *opRun) modelCosts() string {
 	if ch.OneRank || ch.Discarded {
 		return ""
 	}
-	var disagree []string
 	nA := NumAlgos
 	if !o.rs.Consts.HasPAT {
 		nA = int(PAT)
 	}
-	// the cells are written in place, field by field
-	costs := o.dec.Costs
-	if costs == nil {
-		costs = o.room.costs[:0]
+	if !o.record {
+		for a := range nA {
+			for p := range NumProtos {
+				if t := ch.Cost[a][p]; o.cell[a][p] && t != tuning.Ignore && t >= 0 && !o.costSet[a][p] {
+					o.cost[a][p], o.costSet[a][p] = float64(t), true
+				}
+			}
+		}
+		return ""
 	}
-	n := len(costs)
-	costs = slices.Grow(costs, nA*NumProtos)[:n+nA*NumProtos]
-	o.dec.Costs = costs
+	var disagree []string
+	// the cells are written in place, field by field
+	var costs []CellCost
+	n := 0
+	if o.costs {
+		costs = o.dec.Costs
+		if costs == nil {
+			costs = o.room.costs[:0]
+		}
+		n = len(costs)
+		costs = slices.Grow(costs, nA*NumProtos)[:n+nA*NumProtos]
+		o.dec.Costs = costs
+	}
 	for a := range nA {
 		for p := range NumProtos {
 			t, reason := ch.Cost[a][p], ch.Reason[a][p]
 			usable := t != tuning.Ignore && t >= 0 // TuningCostCell.Usable
-			cc := &costs[n]
-			n++
-			cc.Algo, cc.Proto, cc.TimeUs, cc.Usable = Algo(a), Proto(p), float64(t), usable
-			cc.Rule, cc.Why = "", ""
-			if reason != tuning.CostOK { // a usable cell needs no reason
-				c := ch.ExplainCell(m, Algo(a), Proto(p))
-				cc.Rule, cc.Why = c.Rule, c.Why
-			}
-			if !usable && o.prunedBy[a][p] != "" {
-				cc.Rule = o.prunedBy[a][p]
+			if o.costs {
+				cc := &costs[n]
+				n++
+				cc.Algo, cc.Proto, cc.TimeUs, cc.Usable = Algo(a), Proto(p), float64(t), usable
+				cc.Rule, cc.Why = "", ""
+				if reason != tuning.CostOK { // a usable cell needs no reason
+					c := ch.ExplainCell(m, Algo(a), Proto(p))
+					cc.Rule, cc.Why = c.Rule, c.Why
+				}
+				if !usable && o.prunedBy[a][p] != "" {
+					cc.Rule = o.prunedBy[a][p]
+				}
 			}
 			if usable != o.cell[a][p] && reason != tuning.CostBackup {
 				disagree = append(disagree, fmt.Sprintf("%s/%s (gates %s, model %s)", Algo(a), Proto(p), onOff(o.cell[a][p]), onOff(usable)))
@@ -815,6 +989,9 @@ func (o *opRun) fillFromModel(ap AlgoProto) {
 func (o *opRun) winWhy(best AlgoProto, t float64, cands []AlgoProto) *LazyWhy {
 	l := o.lazy(LazyWin)
 	l.Best, l.BestUs = lazyCell(best), t
+	if !o.record {
+		return l
+	}
 	for _, ap := range cands {
 		if ap == best || !o.costSet[ap.Algo][ap.Proto] {
 			continue

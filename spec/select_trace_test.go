@@ -26,7 +26,7 @@ func TestSelectTraceShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, aOp, err := comm.SelectOp(ar)
+	_, aOp, err := comm.SelectOp(ar, true)
 	if err != nil {
 		t.Fatal(err)
 	}

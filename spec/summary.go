@@ -153,7 +153,7 @@ func Summarize(d *Decision, t Trace, env Env) Summary {
 // RunnerUp is the cheapest usable cell other than the choice.
 func (d *Decision) RunnerUp() (CellCost, bool) {
 	var cells []CellCost
-	for _, c := range d.Costs {
+	for _, c := range d.CostTable() {
 		if c.Usable && !(c.Algo == d.Algo && c.Proto == d.Proto) {
 			cells = append(cells, c)
 		}

@@ -354,6 +354,7 @@ func TopoOptions(env Env) topo.Options {
 	}
 	set("NCCL_SHM_DISABLE", func(n int) { o.SHMDisable = n == 1 })
 	set("NCCL_NET_GDR_C2C", func(n int) { o.NetGdrC2C = n != 0 })
+	set("NCCL_NET_GDR_READ", func(n int) { o.NetGdrRead, o.NetGdrReadSet = n, true })
 	set("NCCL_PXN_DISABLE", func(n int) { o.PXNDisable = n == 1 })
 	set("NCCL_PXN_C2C", func(n int) { o.PXNC2C = n != 0 })
 	set("NCCL_NVB_DISABLE", func(n int) { o.NVBDisable = n != 0 })
@@ -567,7 +568,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	var key, setting string
 	if r.cache != nil {
 		// each distinct host once, then the hosts' order by index
-		setting = r.cache.paramsKey(r.rs) + "|" + fmt.Sprintf("%+v", o)
+		setting = r.cache.settings.Name(r.cache.paramsKey(r.rs) + "|" + fmt.Sprintf("%+v", o))
 		var b strings.Builder
 		b.WriteString(setting)
 		idx := map[*host]int{}
@@ -652,6 +653,9 @@ type Cache struct {
 	// params keeps each ruleset's topology parameters written out (the
 	// search keys start with them; a ruleset is not changed once loaded).
 	params *lru.Cache[*Ruleset, string]
+	// settings names each search setting (the parameters and options
+	// written out: kilobytes), which every search key starts with.
+	settings *lru.Names
 }
 
 // paramsKey is rs's topology parameters as the search keys write them.
@@ -671,7 +675,7 @@ func NewCache(n int) *Cache {
 		n = 256
 	}
 	return &Cache{m: lru.New[string, *topo.Result](n), nodes: topo.NewNodeCache(n), hosts: lru.New[string, *topo.System](n),
-		params: lru.New[*Ruleset, string](16)}
+		params: lru.New[*Ruleset, string](16), settings: lru.NewNames(n, "setting")}
 }
 
 func (k *Cache) get(key string) (*topo.Result, bool) { return k.m.Get(key) }

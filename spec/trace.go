@@ -253,21 +253,30 @@ func (t Trace) Stopper(c Capability) (Verdict, bool) {
 // shallow: a verdict's Facts, Log and Debug slices and its Lazy why are
 // still the communicator's (as a Trace copied by append always shared
 // them), so they are read only by convention, as everywhere in spec. Op is
-// the operation's part, which belongs to this result alone.
+// the operation's part, which belongs to this result alone: its decision's
+// LazyOp writes it when it is first read.
 type SelectTrace struct {
-	init Trace // the communicator's init verdicts: shared, read only
-	op   Trace
+	init Trace   // the communicator's init verdicts: shared, read only
+	lazy *LazyOp // makes the operation's verdicts
+}
+
+// ops is the operation's verdicts.
+func (t SelectTrace) ops() Trace {
+	if t.lazy == nil {
+		return nil
+	}
+	return t.lazy.Trace()
 }
 
 // Len is the number of verdicts, init and operation.
-func (t SelectTrace) Len() int { return len(t.init) + len(t.op) }
+func (t SelectTrace) Len() int { return len(t.init) + len(t.ops()) }
 
 // At is verdict i of the whole trace.
 func (t SelectTrace) At(i int) Verdict {
 	if i < len(t.init) {
 		return t.init[i]
 	}
-	return t.op[i-len(t.init)]
+	return t.ops()[i-len(t.init)]
 }
 
 // All yields the verdicts in order with their index in the whole trace.
@@ -278,7 +287,7 @@ func (t SelectTrace) All() iter.Seq2[int, Verdict] {
 				return
 			}
 		}
-		for i, v := range t.op {
+		for i, v := range t.ops() {
 			if !yield(len(t.init)+i, v) {
 				return
 			}
@@ -286,8 +295,9 @@ func (t SelectTrace) All() iter.Seq2[int, Verdict] {
 	}
 }
 
-// Op is the operation's verdicts (the part after the init verdicts).
-func (t SelectTrace) Op() Trace { return t.op }
+// Op is the operation's verdicts (the part after the init verdicts): this
+// result's alone.
+func (t SelectTrace) Op() Trace { return t.ops() }
 
 // Trace is the whole trace as a Trace the caller owns (a copy: the init
 // verdicts are the communicator's).
@@ -296,7 +306,7 @@ func (t SelectTrace) Trace() Trace {
 		return nil
 	}
 	out := make(Trace, 0, t.Len())
-	return append(append(out, t.init...), t.op...)
+	return append(append(out, t.init...), t.ops()...)
 }
 
 // Find returns the first verdict of a rule (Trace.Find).
@@ -304,7 +314,7 @@ func (t SelectTrace) Find(id RuleID) (Verdict, bool) {
 	if v, ok := t.init.Find(id); ok {
 		return v, true
 	}
-	return t.op.Find(id)
+	return t.ops().Find(id)
 }
 
 // Stopper returns the first failing verdict for a capability
@@ -313,7 +323,7 @@ func (t SelectTrace) Stopper(c Capability) (Verdict, bool) {
 	if v, ok := t.init.Stopper(c); ok {
 		return v, true
 	}
-	return t.op.Stopper(c)
+	return t.ops().Stopper(c)
 }
 
 // MarshalJSON writes the trace as the Trace of its verdicts.

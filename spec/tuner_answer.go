@@ -101,7 +101,7 @@ func (e *TunerEffect) Changed(d *Decision) bool {
 // false when NCCL makes no call (no tuner accepted, init failed, a
 // discarded or one-rank call, no tuning model).
 func (c *Comm) TunerCallFor(d *Decision) (call TunerCall, ok bool) {
-	if c.TunerABI == 0 || c.Err != nil || c.Model == nil || d.Discarded || c.NRanks == 1 || len(d.Costs) == 0 {
+	if c.TunerABI == 0 || c.Err != nil || c.Model == nil || d.Discarded || c.NRanks == 1 || len(d.CostTable()) == 0 {
 		return call, false
 	}
 	for a := range NumAlgos {
@@ -109,7 +109,7 @@ func (c *Comm) TunerCallFor(d *Decision) (call TunerCall, ok bool) {
 			call.Table[a][p] = tuning.Ignore
 		}
 	}
-	for _, cc := range d.Costs {
+	for _, cc := range d.CostTable() {
 		call.Table[cc.Algo][cc.Proto] = float32(cc.TimeUs)
 	}
 	op := d.Op
@@ -189,11 +189,12 @@ func (c *Comm) SelectTuned(op Op, call TunerCall, ans TunerAnswer) (*Decision, S
 	} else {
 		e.After = call.Table
 	}
-	d, tr, err := c.selectOp(op, e)
-	if d != nil {
-		d.Tuner = e
+	d, err := c.decideOp(op, e)
+	if err != nil {
+		return nil, SelectTrace{}, err
 	}
-	return d, c.selectTrace(tr, err), err
+	d.Tuner = e
+	return d, c.lazyTrace(d.Lazy), nil
 }
 
 // tunedCall is G-TUNER-CALL-1 with a real tuner's answer: the cells take

@@ -51,4 +51,6 @@ const (
 	TuningRegNVLSNone      = tuning.RegNVLSNone
 	TuningRegCollNetOne    = tuning.RegCollNetOne
 	TuningRegCollNetNone   = tuning.RegCollNetNone
+	TuningRegNetRingOne    = tuning.RegNetRingOne
+	TuningRegNetRingNICs   = tuning.RegNetRingNICs
 )

@@ -81,7 +81,7 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 				if err != nil {
 					return err
 				}
-				if agg < 1 || agg > spec.MaxGroupOps {
+				if c.Flags().Changed("agg") && agg < 1 || agg > spec.MaxGroupOps {
 					return badInputf("--agg %d: expected 1..%d", agg, spec.MaxGroupOps)
 				}
 				pr, err := diagnose.PredictLaunch(l, rel, sys, env, nil, spec.Launch{Agg: agg, Mode: spec.LaunchModeOf(cudagraph)})
@@ -141,7 +141,7 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
 	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9); without it the release is inferred from the log")
 	cmd.Flags().StringVar(&predicted, "predicted", "", "JSON file with a predicted {\"trace\", \"decisions\"} to compare with the log")
-	cmd.Flags().IntVar(&agg, "agg", 1, "operations of one size per NCCL group in the logged program (nccl-tests -m), for the prediction")
+	cmd.Flags().IntVar(&agg, "agg", 0, "operations of one size per NCCL group in the logged program (nccl-tests -m), for the prediction (default: one, and a [Symmetric] line's nWorks)")
 	cmd.Flags().BoolVar(&cudagraph, "cudagraph", false, "the logged program captured its operations into CUDA graphs (nccl-tests -G), for the prediction")
 	sf.add(cmd)
 	return cmd

@@ -62,6 +62,12 @@ func (n *NodeResult) Graphs() [NumGraphs]Graph {
 	return out
 }
 
+// Graph is one of the node's own search results, with global ranks
+// (Graphs()[g] without publishing the others).
+func (n *NodeResult) Graph(g GraphIndex) Graph {
+	return n.model.publish(n.model.graphs[g], n.rankBase)
+}
+
 // Log are the lines the node's ranks print during the search (NCCL's
 // [GRAPH] subsystem), in order.
 func (n *NodeResult) Log() []string {
@@ -133,6 +139,15 @@ type Result struct {
 	// CollNet head (the CollNetDirect heads, the NVLS heads when NVLS is
 	// supported), so CollNetChain has CollNet resources.
 	CollNetChainHeadsOK bool `json:"collNetChainHeadsOK"`
+	// RingNetGDR is comm->useGdr after ncclTransportRingConnect on several
+	// nodes: every ring connection through the network uses GPU Direct
+	// RDMA (ringNetGDR). MinNetCount is comm->minNetCount (2.30.7): the
+	// fewest NICs a rank's channels take to match its GPU's bandwidth
+	// (ncclTopoGetLocalNetCountByBw), over node 0's GPUs; 0 without one.
+	// Ring's network registration of user buffers reads both; like
+	// NvlsTuned they are not part of the topology report.
+	RingNetGDR  bool `json:"-"`
+	MinNetCount int  `json:"-"`
 	// NvlsTuned: ncclNvlsTuning (2.30.3+) set NvlsChannels for an sm100
 	// communicator of several nodes; the NVLS gates take it over the
 	// per-node default.
@@ -215,11 +230,14 @@ type NodeCache struct {
 	// with paths, and its NCCL nodes): read-only once built, it depends on
 	// the host, the parameters and the options only.
 	hosts *lru.Cache[string, *hostModel]
+	// names names the hosts' topologies (their text, kilobytes) in the
+	// keys of both.
+	names *lru.Names
 }
 
 // NewNodeCache returns a cache of at most n searched nodes (and n hosts).
 func NewNodeCache(n int) *NodeCache {
-	return &NodeCache{m: lru.New[string, *nodeModel](n), hosts: lru.New[string, *hostModel](n)}
+	return &NodeCache{m: lru.New[string, *nodeModel](n), hosts: lru.New[string, *hostModel](n), names: lru.NewNames(n, "host")}
 }
 
 // SearchCached is Search reusing and filling nc (nil: no cache).
@@ -256,15 +274,17 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 			hostModelIdx[i] = k
 			continue
 		}
-		key := h.Fingerprint()
-		if k, ok := byXML[key]; ok {
+		fp := h.Fingerprint()
+		if k, ok := byXML[fp]; ok {
 			byPtr[h] = k
 			hostModelIdx[i] = k
 			continue
 		}
 		var m *hostModel
 		var ok bool
+		key := fp
 		if nc != nil {
+			key = nc.names.Name(fp)
 			m, ok = nc.hosts.Get(setting + "|" + h.Name + "|" + key)
 		}
 		if !ok {
@@ -279,7 +299,7 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 		models = append(models, m)
 		modelKeys = append(modelKeys, key)
 		byPtr[h] = len(models) - 1
-		byXML[key] = len(models) - 1
+		byXML[fp] = len(models) - 1
 		hostModelIdx[i] = len(models) - 1
 	}
 	nRanks := 0
@@ -287,6 +307,7 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 		nRanks += len(models[hostModelIdx[i]].sys.Nodes[GPU])
 	}
 
+	ranks := make([]int, 0, nRanks)
 	type nodeKey struct{ model, domain int }
 	nodes := map[nodeKey]*nodeModel{}
 	multiHost := "|single"
@@ -317,7 +338,16 @@ func SearchKeyed(hosts []*System, p Params, o Options, nc *NodeCache, setting st
 				}
 				nodes[k] = nm
 			}
-			r.Nodes = append(r.Nodes, nm.result(i, base))
+			nr := nm.result(i, base)
+			// the nodes' ranks share one array
+			at := len(ranks)
+			for _, lr := range nm.local {
+				ranks = append(ranks, lr+base)
+			}
+			if len(ranks) > at {
+				nr.Ranks = ranks[at:len(ranks):len(ranks)]
+			}
+			r.Nodes = append(r.Nodes, nr)
 		}
 		base += len(m.sys.Nodes[GPU])
 	}
@@ -521,9 +551,6 @@ func (nm *nodeModel) publish(g *sgraph, rankBase int) Graph {
 func (nm *nodeModel) result(host, rankBase int) NodeResult {
 	nr := NodeResult{Host: host, System: nm.sys, Searched: nm.searched,
 		NvlsSupport: nm.nvls, NvlsChannels: nm.nvlsCh, NvlsHeads: nm.heads, model: nm, rankBase: rankBase}
-	for _, r := range nm.local {
-		nr.Ranks = append(nr.Ranks, r+rankBase)
-	}
 	return nr
 }
 
@@ -657,6 +684,13 @@ func (r *Result) consensus(ps *pathState) error {
 		if err := r.nvlsTuning(ps, r0.System); err != nil {
 			return err
 		}
+	}
+	if r.NNodes > 1 {
+		gdr, err := ringNetGDR(ps, r0)
+		if err != nil {
+			return err
+		}
+		r.RingNetGDR, r.MinNetCount = gdr, minNetCount(ps, r0.System)
 	}
 	if collnet && r.NNodes < o.CollNetNodeThreshold {
 		collnet = false
@@ -959,6 +993,101 @@ func (r *Result) nvlsTuning(ps *pathState, s *System) error {
 		r.NvlsTreeMaxChunkSize = r.NvlsChunkSize
 		if r.NNodes >= 4 {
 			r.NvlsTreeMaxChunkSize = 64 << 10
+		}
+	}
+	return nil
+}
+
+// ringNetGDR is comm->useGdr after ncclTransportRingConnect: whether
+// every ring connection through the network uses GPU Direct RDMA, the
+// receiving GPU (the first of a channel's node order, the graph's entry
+// NET) for writes and the sending one (the last, the exit NET; the same
+// GPU and NET with one GPU per node) for reads, as ncclTopoGetNetDev
+// names the NET; node 0 stands for every node.
+//
+// Ref: v2.24.3-1 src/transport/generic.cc ncclTransportRingConnect;
+// src/transport/net.cc sendSetup, recvSetup; src/graph/paths.cc
+// ncclTopoCheckGdr (v2.30.7-1 likewise)
+func ringNetGDR(ps *pathState, n *NodeResult) (bool, error) {
+	s, g := n.System, n.model.graphs[GraphRing]
+	ngpus := len(s.Nodes[GPU])
+	if g == nil || g.nChannels == 0 || ngpus == 0 || !ps.inter(s) {
+		return false, nil
+	}
+	for c := 0; c < g.nChannels; c++ {
+		for _, end := range [2]int{0, ngpus - 1} {
+			gpu, net := gpuOfRank(s, g.intra[c*ngpus+end]), netOfID(s, g.inter[2*c+min(end, 1)])
+			if gpu == nil || net == nil {
+				return false, nil
+			}
+			gdr, err := ps.checkGDR(s, gpu, net)
+			if err != nil || !gdr {
+				return false, err
+			}
+			if end == ngpus-1 && !ps.gdrRead(s, gpu) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// gdrRead is ncclTopoCheckGdr's condition for reads (sends): not with
+// NCCL_NET_GDR_READ=0; unset, a GPU before sm80 reads over GDR only when
+// it is alone or has an NVLink peer.
+func (ps *pathState) gdrRead(s *System, gpu *Node) bool {
+	if ps.o.NetGdrReadSet && ps.o.NetGdrRead >= 0 {
+		return ps.o.NetGdrRead != 0
+	}
+	if gpu.SM >= 80 || len(s.Nodes[GPU]) == 1 {
+		return true
+	}
+	for _, peer := range s.Nodes[GPU] {
+		if peer != gpu && gpu.Paths[GPU][peer.Index].Type == PathNVL {
+			return true
+		}
+	}
+	return false
+}
+
+// minNetCount is comm->minNetCount: the least over node 0's GPUs of
+// ncclTopoGetLocalNetCountByBw's count; 0 without a NET, or where the
+// count cannot be had (no local CPU).
+//
+// Ref: v2.30.7-1 src/init.cc initTransportsRank; src/graph/topo.cc
+// ncclTopoGetLocalNetCountByBw
+func minNetCount(ps *pathState, s *System) int {
+	if len(s.Nodes[NET]) == 0 {
+		return 0
+	}
+	best := 0
+	for i, g := range s.Nodes[GPU] {
+		n, _, err := ps.netCountByBw(s, g)
+		if err != nil {
+			return 0
+		}
+		if i == 0 || n < best {
+			best = n
+		}
+	}
+	return best
+}
+
+// gpuOfRank is the GPU of a node-local rank, nil when none has it.
+func gpuOfRank(s *System, rank int) *Node {
+	for _, g := range s.Nodes[GPU] {
+		if g.Rank == rank {
+			return g
+		}
+	}
+	return nil
+}
+
+// netOfID is the NET with NCCL's id, nil when none has it.
+func netOfID(s *System, id int64) *Node {
+	for _, n := range s.Nodes[NET] {
+		if n.ID == id {
+			return n
 		}
 	}
 	return nil

@@ -420,7 +420,13 @@ func (x *searcher) compute(graph *sgraph, log *[]string) error {
 	speedIndex := 0
 	maxBw := s.MaxBw
 	totalBw := s.TotalBw
-	if ngpus > 1 && graph.pattern != PatternRing {
+	scale := ngpus > 1 && graph.pattern != PatternRing
+	if p.TotalBwScaleOneGPU {
+		scale = ngpus == 1 || graph.pattern != PatternRing
+	}
+	if scale {
+		// one GPU divides by zero: +Inf, or NaN from a zero totalBw, and
+		// the comparisons below are false, as in C
 		totalBw = f32(float64(totalBw) * (float64(ngpus) * 1.0 / float64(ngpus-1)))
 	}
 	for (speedArray[speedIndex] > maxBw || float32(speedArray[speedIndex]*float32(graph.minChannels)) > totalBw) && speedIndex < nspeeds-1 {

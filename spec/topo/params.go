@@ -297,6 +297,23 @@ type Params struct {
 	// src/init.cc initTransportsRank); 2.21.5 prints nChannels twice.
 	ChannelLineCollNetSetUp bool
 
+	// SystemPrintRaw: ncclTopoPrint names every node and path target by
+	// its raw id, "%s/%lX" ("CPU/1", "GPU/D8000"), and prints a path's
+	// bandwidth with "%f" (2.19.x-2.20.x src/graph/topo.cc
+	// ncclTopoPrintRec, paths.cc printNodePaths); 2.21.5 prints
+	// "%s/%lx-%lx" and "%.1f".
+	SystemPrintRaw bool
+
+	// LoneGPUTotalBwZero: a system of one GPU and no NET keeps totalBw 0
+	// (2.19.x-2.20.x src/graph/search.cc ncclTopoSearchInit; 2.21.5 sets it
+	// to LOC_BW), so the search stops after its first graph (nChannels*bw
+	// >= 0). TotalBwScaleOneGPU: ncclTopoCompute scales totalBw by
+	// ngpus/(ngpus-1) for one GPU too, making it +Inf (NaN from 0), so no
+	// speed is skipped for exceeding it (2.19.x-2.20.x; 2.21.5 scales only
+	// for ngpus > 1).
+	LoneGPUTotalBwZero bool
+	TotalBwScaleOneGPU bool
+
 	// NVSOrder is how the search orders the next GPUs behind an NVSwitch
 	// (src/graph/search.cc ncclTopoSearchNextGpuSort, ncclTopoSearchRecNet).
 	NVSOrder NVSOrder
@@ -550,11 +567,15 @@ func Apply2_19_4(p *Params) {
 
 // Apply2_20_5 turns 2.21.5's topology stage into 2.20.5's (a backward
 // delta, tag v2.20.5-1): behind an NVSwitch the search tries the GPU
-// neighbours first but not only them, and sm90SpeedArrayIntra has no
-// 11 GB/s step.
+// neighbours first but not only them, sm90SpeedArrayIntra has no
+// 11 GB/s step, a lone GPU's totalBw is 0 and one GPU's is scaled to
+// +Inf, and the system print names nodes by their raw id.
 func Apply2_20_5(p *Params) {
 	p.NVSOrder = NVSOrderFirst       // search.cc ncclTopoSearchNextGpuSort
 	p.ChannelLineCollNetSetUp = true // init.cc initTransportsRank summary line
+	p.SystemPrintRaw = true          // topo.cc ncclTopoPrintRec, paths.cc printNodePaths
+	p.LoneGPUTotalBwZero = true      // search.cc ncclTopoSearchInit
+	p.TotalBwScaleOneGPU = true      // search.cc ncclTopoCompute
 	p.SM90SpeedsIntra = []float32{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0}
 }
 
@@ -888,6 +909,10 @@ type Options struct {
 	NetGdrLevelSet bool
 	// NetGdrC2C is NCCL_NET_GDR_C2C (default 1, 2.24+).
 	NetGdrC2C bool
+	// NetGdrRead is NCCL_NET_GDR_READ when NetGdrReadSet (default -2: GDR
+	// reads on sm80+, before that only beside an NVLink peer).
+	NetGdrRead    int
+	NetGdrReadSet bool
 	// PXNDisable is NCCL_PXN_DISABLE=1 (or a v4 net plugin).
 	PXNDisable bool
 	// PXNC2C is NCCL_PXN_C2C (default 1, 2.24+).
@@ -1063,6 +1088,9 @@ var paramSources = map[string][2]string{
 	"MLOPartAttr":             {"src/graph/topo.cc", "ncclTopoAddGpuSub"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
+	"SystemPrintRaw":          {"src/graph/topo.cc", "ncclTopoPrintRec"},
+	"LoneGPUTotalBwZero":      {"src/graph/search.cc", "ncclTopoSearchInit"},
+	"TotalBwScaleOneGPU":      {"src/graph/search.cc", "ncclTopoCompute"},
 	"NVSOrder":                {"src/graph/search.cc", "ncclTopoSearchNextGpuSort"},
 	"DupAfterSearch":          {"src/graph/search.cc", "ncclTopoCompute"},
 	"SM90SpeedsIntra":         {"src/graph/search.cc", "sm90SpeedArrayIntra"},

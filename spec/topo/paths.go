@@ -665,6 +665,9 @@ func (ps *pathState) searchInit(s *System) {
 	inter := ps.inter(s)
 	if !inter && len(s.Nodes[GPU]) == 1 {
 		s.MaxBw, s.TotalBw = locBw, locBw
+		if ps.p.LoneGPUTotalBwZero {
+			s.TotalBw = 0
+		}
 		return
 	}
 	t := GPU

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -199,5 +200,67 @@ func TestSystemLines(t *testing.T) {
 		if lines[i] != w {
 			t.Errorf("line %d\n got %q\nwant %q", i, lines[i], w)
 		}
+	}
+}
+
+// TestSystemLinesLoneGPU: one GPU without a NET (a one-rank communicator),
+// printed as 2.19.x-2.20.x print it (raw ids, "%f" path bandwidths, totalBw
+// 0: the [GRAPH] lines of NVIDIA/nccl-tests#329 at 2.19.3) and as 2.21.5+
+// do; the search finds the same 16 channels either way.
+func TestSystemLinesLoneGPU(t *testing.T) {
+	const x = `<system version="1">
+  <cpu numaid="1" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
+    <pci busid="0000:af:00.0" class="0x020000" vendor="0x15b3" device="0x1019" link_speed="8.0 GT/s PCIe" link_width="16">
+      <nic><net name="roce0" dev="0" speed="100000" port="1" guid="0x1" maxconn="262144" gdr="0"/></nic>
+    </pci>
+    <pci busid="0000:d8:00.0" class="0x030000" vendor="0x10de" device="0x1fb1" link_speed="8.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="75" rank="0" gdr="1"/>
+    </pci>
+  </cpu>
+</system>`
+	for _, tc := range []struct {
+		name string
+		p    Params
+		want []string
+	}{
+		{"2.19.4", Params2_19_4(), []string{
+			"=== System : maxBw 5000.0 totalBw 0.0 ===",
+			"CPU/1 (1/1/2)",
+			"+ PCI[12.0] - NIC/AF000",
+			"+ PCI[12.0] - GPU/D8000 (0)",
+			"==========================================",
+			"GPU/D8000 :GPU/D8000 (0/5000.000000/LOC) CPU/1 (1/12.000000/PHB) ",
+		}},
+		{"2.22.3", Params2_22_3(), []string{
+			"=== System : maxBw 5000.0 totalBw 5000.0 ===",
+			"CPU/0-1 (1/1/2)",
+			"+ PCI[12.0] - NIC/0-af000",
+			"+ PCI[12.0] - GPU/0-d8000 (0)",
+			"==========================================",
+			"GPU/D8000 :GPU/0-d8000 (0/5000.0/LOC) CPU/0-1 (1/12.0/PHB) ",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sys, err := LoadSystem("t.xml", []byte(x))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Search([]*System{sys}, tc.p, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := r.Nodes[0].System.SystemLines()
+			if len(lines) != len(tc.want) {
+				t.Fatalf("%d lines, want %d:\n%s", len(lines), len(tc.want), strings.Join(lines, "\n"))
+			}
+			for i, w := range tc.want {
+				if lines[i] != w {
+					t.Errorf("line %d\n got %q\nwant %q", i, lines[i], w)
+				}
+			}
+			if got := r.Nodes[0].Log(); len(got) == 0 || !strings.HasPrefix(got[0], "Pattern 4, crossNic 0, nChannels 16, bw 40.000000/40.000000, type LOC/PIX") {
+				t.Errorf("ring graph %q", got)
+			}
+		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 // header, the tree of every CPU with its links, and the paths from every GPU
 // and NET (v2.28.9-1 src/graph/topo.cc ncclTopoPrintRec, src/graph/paths.cc
 // printNodePaths). 2.22.3 names link targets by their raw id ("NVS/0").
+// 2.19.x-2.20.x name every node by its raw id and print path bandwidths
+// with "%f" (Params.SystemPrintRaw).
 func (s *System) SystemLines() []string {
 	out := []string{fmt.Sprintf("=== System : maxBw %2.1f totalBw %2.1f ===", float64(s.MaxBw), float64(s.TotalBw))}
 	for _, c := range s.Nodes[CPU] {
@@ -28,8 +30,20 @@ func idName(n *Node) string {
 	return fmt.Sprintf("%s/%x-%x", n.Type, n.SystemID(), n.LocalID())
 }
 
+func rawName(n *Node) string {
+	return fmt.Sprintf("%s/%X", n.Type, n.ID)
+}
+
+// nodeName is how the system print names a node at this release.
+func (s *System) nodeName(n *Node) string {
+	if s.Params.SystemPrintRaw {
+		return rawName(n)
+	}
+	return idName(n)
+}
+
 func (s *System) printRec(n, prev *Node, prefix string, out *[]string) {
-	line := prefix + idName(n)
+	line := prefix + s.nodeName(n)
 	switch n.Type {
 	case GPU:
 		line += fmt.Sprintf(" (%d)", n.Rank)
@@ -43,7 +57,7 @@ func (s *System) printRec(n, prev *Node, prefix string, out *[]string) {
 	raw := !s.Params.NetPrintIDs
 	target := func(r *Node) string {
 		if raw {
-			return fmt.Sprintf("%s/%X", r.Type, r.ID)
+			return rawName(r)
 		}
 		return idName(r)
 	}
@@ -82,7 +96,7 @@ func (s *System) pathLine(n *Node) string {
 	if s.Params.NetPrintIDs {
 		fmt.Fprintf(&b, "%s :", idName(n))
 	} else {
-		fmt.Fprintf(&b, "%s/%X :", n.Type, n.ID)
+		fmt.Fprintf(&b, "%s :", rawName(n))
 	}
 	for t := range s.Nodes {
 		if n.Paths[t] == nil {
@@ -90,6 +104,10 @@ func (s *System) pathLine(n *Node) string {
 		}
 		for i, m := range s.Nodes[t] {
 			p := &n.Paths[t][i]
+			if s.Params.SystemPrintRaw {
+				fmt.Fprintf(&b, "%s (%d/%f/%s) ", rawName(m), p.Count(), float64(p.Bw), p.Type)
+				continue
+			}
 			fmt.Fprintf(&b, "%s (%d/%.1f/%s) ", idName(m), p.Count(), float64(p.Bw), p.Type)
 		}
 	}

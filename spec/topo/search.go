@@ -125,19 +125,15 @@ func (x *searcher) localNet(g *Node, c int) (*Node, error) {
 }
 
 func (x *searcher) net(id int64) (*Node, error) {
-	for _, n := range x.s.Nodes[NET] {
-		if n.ID == id {
-			return n, nil
-		}
+	if n := netOfID(x.s, id); n != nil {
+		return n, nil
 	}
 	return nil, fmt.Errorf("topology search: could not find net id %x", id)
 }
 
 func (x *searcher) gpuByRank(rank int) (*Node, error) {
-	for _, g := range x.s.Nodes[GPU] {
-		if g.Rank == rank {
-			return g, nil
-		}
+	if g := gpuOfRank(x.s, rank); g != nil {
+		return g, nil
 	}
 	return nil, fmt.Errorf("topology search: could not find GPU rank %d", rank)
 }

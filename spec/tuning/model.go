@@ -164,6 +164,13 @@ type Input struct {
 	// peers connected over P2P read/write: what IPC registration of user
 	// buffers needs (ncclRegisterCollBuffers).
 	DirectP2P bool `json:"directP2P,omitempty"`
+	// RingNetGDR is comm->useGdr after the rings connected: every ring
+	// connection through the network uses GPU Direct RDMA (with one rank
+	// per node none goes through a PXN peer, so useNetPXN is 0).
+	// MinNetCount is comm->minNetCount (2.30.7). Ring's network
+	// registration of user buffers reads both (netRingChannels).
+	RingNetGDR  bool `json:"ringNetGdr,omitempty"`
+	MinNetCount int  `json:"minNetCount,omitempty"`
 	// GraphRegister and LocalRegister are NCCL_GRAPH_REGISTER and
 	// NCCL_LOCAL_REGISTER (NCCL_PARAM, default 1), nil when unset.
 	GraphRegister *int64 `json:"NCCL_GRAPH_REGISTER,omitempty"`
@@ -524,6 +531,25 @@ func (m *Model) buildThreads() {
 }
 
 // zero records why a cell's bandwidth is 0, keeping the first reason.
+// fixedWhys are buildTables' sentences that name only a cell's algorithm
+// and function, made once rather than for every model: a new machine
+// builds a model, and these were a tenth of its cost.
+var fixedWhys = func() (w struct {
+	notModelled [NumAlgos][NumFuncs]string // "A is not modelled for F"
+	simpleOnly  [NumAlgos]string           // "A is modelled for Simple only"
+	noChannel   [NumAlgos]string           // "the A graph has no channel"
+}) {
+	for a := range NumAlgos {
+		A := Algo(a)
+		for f := range NumFuncs {
+			w.notModelled[a][f] = fmt.Sprintf("%s is not modelled for %s", A, Func(f))
+		}
+		w.simpleOnly[a] = fmt.Sprintf("%s is modelled for Simple only", A)
+		w.noChannel[a] = fmt.Sprintf("the %s graph has no channel", A)
+	}
+	return w
+}()
+
 func (m *Model) zero(f Func, a Algo, p Proto, rule RuleID, why string) {
 	if m.Zeroed[f][a][p].Rule == "" {
 		m.Zeroed[f][a][p] = Reason{Rule: rule, Why: why}
@@ -606,7 +632,7 @@ func (m *Model) buildTables() {
 			}
 			if !implemented {
 				for p := range NumProtos {
-					m.zero(f, a, Proto(p), RuleImpl, fmt.Sprintf("%s is not modelled for %s", a, f))
+					m.zero(f, a, Proto(p), RuleImpl, fixedWhys.notModelled[a][f])
 				}
 				continue
 			}
@@ -615,7 +641,7 @@ func (m *Model) buildTables() {
 			for pi := range NumProtos {
 				p := Proto(pi)
 				if (a == NVLS || a == NVLSTree) && p != Simple {
-					m.zero(f, a, p, RuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
+					m.zero(f, a, p, RuleImpl, fixedWhys.simpleOnly[a])
 					continue
 				}
 				if agrs && a == PAT {
@@ -724,7 +750,7 @@ func (m *Model) buildTables() {
 				}
 				if collnet && p != Simple {
 					busBw = 0
-					m.zero(f, a, p, RuleImpl, fmt.Sprintf("%s is modelled for Simple only", a))
+					m.zero(f, a, p, RuleImpl, fixedWhys.simpleOnly[a])
 				}
 				if a == CollNetDirect && p == Simple {
 					if agrs {
@@ -814,7 +840,7 @@ func (m *Model) buildTables() {
 					case a == NVLS || a == NVLSTree:
 						rule = RuleBwNVLS
 					}
-					why := fmt.Sprintf("the %s graph has no channel", a)
+					why := fixedWhys.noChannel[a]
 					if nCh > 0 {
 						why = fmt.Sprintf("the model gives 0 GB/s (%s graph %d × %v/%v GB/s", a, nCh, G.BwIntra, G.BwInter)
 						if a == NVLS || a == NVLSTree {

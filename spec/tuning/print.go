@@ -61,28 +61,15 @@ func (m *Model) TableLines() []string {
 		return nil
 	}
 	n := m.Tuning.NumAlgos
-	var out []string
+	out := make([]string, 0, (n+2)/3*(3+len(Funcs)))
 	var b strings.Builder
 	var row []byte
 	for block := 0; block < (n+2)/3; block++ {
-		b.Reset()
-		b.WriteString("  Algorithm   |")
-		for ba := 0; ba < 3; ba++ {
-			a := block*3 + ba
-			if a >= n {
-				continue
-			}
-			b.WriteString(" " + tuningPad(14, "") + "   " + tuningPad(14, Algo(a).String()) + "   " + tuningPad(14, "") + " |")
+		if n <= NumAlgos {
+			out = append(out, tableHeads.algo[n][block], tableHeads.proto)
+		} else {
+			out = append(out, tableAlgoRow(n, block), tableHeads.proto)
 		}
-		out = append(out, b.String())
-		b.Reset()
-		b.WriteString("  Protocol    |")
-		for ba := 0; ba < 3; ba++ {
-			for p := range NumProtos {
-				b.WriteString(" " + tuningPad(14, Proto(p).String()) + " |")
-			}
-		}
-		out = append(out, b.String())
 		b.Reset()
 		b.WriteString(" Max NThreads |")
 		for ba := 0; ba < 3; ba++ {
@@ -117,6 +104,44 @@ func (m *Model) TableLines() []string {
 	}
 	return out
 }
+
+// tableAlgoRow is the table's "Algorithm" row of a block with n
+// algorithms in all.
+func tableAlgoRow(n, block int) string {
+	var b strings.Builder
+	b.WriteString("  Algorithm   |")
+	for ba := 0; ba < 3; ba++ {
+		a := block*3 + ba
+		if a >= n {
+			continue
+		}
+		b.WriteString(" " + tuningPad(14, "") + "   " + tuningPad(14, Algo(a).String()) + "   " + tuningPad(14, "") + " |")
+	}
+	return b.String()
+}
+
+// tableHeads are the table's rows that name only algorithms and
+// protocols, for every count of algorithms, made once rather than for
+// every model (a new machine builds one).
+var tableHeads = func() (t struct {
+	algo  [NumAlgos + 1][(NumAlgos + 2) / 3]string
+	proto string
+}) {
+	for n := range NumAlgos + 1 {
+		for block := 0; block < (n+2)/3; block++ {
+			t.algo[n][block] = tableAlgoRow(n, block)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("  Protocol    |")
+	for range 3 {
+		for p := range NumProtos {
+			b.WriteString(" " + tuningPad(14, Proto(p).String()) + " |")
+		}
+	}
+	t.proto = b.String()
+	return t
+}()
 
 // ThreadThresholdsLine is the [INIT] line "threadThresholds %ld/%ld/%ld |
 // %ld/%ld/%ld | %ld | %ld" (Tree LL/LL128/Simple, Ring LL/LL128/Simple,

@@ -32,6 +32,8 @@ func TestTuningCollNetUserBuffers(t *testing.T) {
 		// 2.21.5–2.23.4 bound the one channel by NCCL_MIN_CTAS; 2.24.3 does not
 		{v: nccl.V2_22_3, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 2},
 		{v: nccl.V2_28_9, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 1},
+		// 2.23.4's registerCollBuffers already sets one channel, without the CTA bounds
+		{v: nccl.V2_23_4, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered, env: func(in *Input) { in.MinCTAs = 2 }, wantReg: "CollNet", wantNC: 1},
 		// not registered: before 2.21.5, several ranks per node, plain
 		// buffers, NCCL_LOCAL_REGISTER=0, PreMulSum
 		{v: nccl.V2_20_5, algo: CollNetDirect, ppn: 1, bufs: BuffersRegistered},

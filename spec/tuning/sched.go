@@ -1296,8 +1296,8 @@ func CollPartition(c *Consts, fn Func, nRanks int, proto Proto, elemSize, count 
 // are direct P2P gets its receive buffer (Ring: both) registered over IPC,
 // except ReduceScatter, Reduce on Ring, in-place AllReduce on Ring and
 // in-place Tree. On one node an IPC-registered task with 16 < nMaxChannels
-// ≤ 24 then runs on 16 channels. Network registration (Ring on one rank
-// per node with GDR) is not modelled.
+// ≤ 24 then runs on 16 channels. A Ring AllGather or Broadcast registered
+// with the network runs on netRingChannels.
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers,
 // ncclRegisterCollNvlsBuffers (v2.28.3-1 likewise)
@@ -1306,6 +1306,11 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 	for _, t := range tasks {
 		if n, kind := m.userBufferChannels(t, t.algo); kind != "" {
 			t.choice.Registered = kind
+			t.nMaxCh, t.choice.NChannels = n, n
+			continue
+		}
+		if n, ok := m.netRingChannels(t); ok {
+			t.choice.Registered = "NET"
 			t.nMaxCh, t.choice.NChannels = n, n
 			continue
 		}
@@ -1376,6 +1381,33 @@ func (m *Model) userBufferChannels(t *tuningTask, a Algo) (int, string) {
 		return 1, "CollNet"
 	}
 	return 0, ""
+}
+
+// netRingChannels is Ring's network registration (G-REG-UB-1, RegNetRing):
+// a Ring/Simple AllGather or Broadcast whose buffers NCCL may register, on
+// a communicator of one rank per node (isOneRPN) whose ring connections
+// through the network all use GPU Direct RDMA (useGdr, no PXN) on a
+// network that is not UNPACK, runs on one channel; from 2.30.7 on
+// minNetCount within the CTA bounds. NCCL registers the network buffers
+// of the other Ring tasks too (not ReduceScatter, Reduce or in-place
+// AllReduce; from 2.30.3 not AllReduce with PreMulSum or SumPostDiv)
+// without changing their channels, so they are left as they are.
+// IPC registration comes first in NCCL, but one rank per node has no
+// P2P peer to register with.
+//
+// Ref: v2.24.3-1 src/register/coll_reg.cc ncclRegisterCollBuffers
+// (v2.28.9-1 likewise; v2.30.7-1 comm->minNetCount channels)
+func (m *Model) netRingChannels(t *tuningTask) (int, bool) {
+	c, in := m.Tuning, &m.In
+	if c.RegNetRing == RegNetRingNone || t.algo != Ring || t.proto != Simple || (t.fn != AllGather && t.fn != Broadcast) ||
+		!m.regAsked(t.op) || in.MaxLocalRanks != 1 || in.NNodes < 2 || !in.RingNetGDR || in.NetDeviceUnpack {
+		return 0, false
+	}
+	if c.RegNetRing == RegNetRingNICs {
+		s := in.symComm(c.MaxChannels)
+		return max(s.minCTAs, min(s.maxCTAs, in.MinNetCount)), true
+	}
+	return 1, true
 }
 
 // windowed says whether an operation's buffers are symmetric windows on a

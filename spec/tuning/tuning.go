@@ -162,10 +162,11 @@ func (m RegNVLS) String() string {
 type RegCollNet int
 
 const (
-	// RegCollNetCTAs (2.21.5–2.23.4): one channel within the config's CTA
+	// RegCollNetCTAs (2.21.5–2.22.3): one channel within the config's CTA
 	// bounds (registerIntraNodeBuffers).
 	RegCollNetCTAs RegCollNet = iota
-	// RegCollNetOne (2.24.3+): one channel (ncclRegisterCollBuffers).
+	// RegCollNetOne (2.23.4+): one channel (2.23.4 registerCollBuffers,
+	// from 2.24.3 ncclRegisterCollBuffers).
 	RegCollNetOne
 	// RegCollNetNone (before 2.21.5): CollNet buffers are not registered.
 	RegCollNetNone
@@ -173,6 +174,28 @@ const (
 
 func (m RegCollNet) String() string {
 	return tuningEnumName([]string{"ctas", "one", "none"}, int(m), "RegCollNet")
+}
+
+// RegNetRing selects what the network registration of user buffers does
+// to a Ring task on Simple (ncclRegisterCollBuffers): on a communicator of
+// one rank per node whose ring connections use GPU Direct RDMA, an
+// AllGather or a Broadcast runs on fewer channels.
+type RegNetRing int
+
+const (
+	// RegNetRingNone (before 2.24.3): Ring's network peers are not
+	// registered.
+	RegNetRingNone RegNetRing = iota
+	// RegNetRingOne (2.24.3–2.30.3): one channel.
+	RegNetRingOne
+	// RegNetRingNICs (2.30.7+): comm->minNetCount channels (the NICs a
+	// rank takes to match its GPU's bandwidth), within the config's CTA
+	// bounds.
+	RegNetRingNICs
+)
+
+func (m RegNetRing) String() string {
+	return tuningEnumName([]string{"none", "one", "nics"}, int(m), "RegNetRing")
 }
 
 // LL128Rule selects the LL128 "auto" rule (G-TUNE-PROTO-1).
@@ -475,6 +498,7 @@ type Consts struct {
 	RegIPCChannels int        `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
 	RegNVLS        RegNVLS    `tuning:"reg.nvlsChannels"`   // the channels of an NVLS/NVLSTree task on NVLS-registered buffers
 	RegCollNet     RegCollNet `tuning:"reg.collNet"`        // a CollNet task on CollNet-registered buffers, one rank per node
+	RegNetRing     RegNetRing `tuning:"reg.netRing"`        // a Ring AllGather/Broadcast on network-registered buffers, one rank per node with GDR
 	Symmetric      bool       `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel (2.27.3+)
 	CTAPolicyNVLS  bool       `tuning:"reg.ctaPolicyNVLS"`  // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.27.3+)
 	// SymGrouped: the symmetric tasks of any group are taken out and binned
