@@ -106,6 +106,9 @@ func WriteSummary(w io.Writer, s spec.Summary, width int) {
 	if s.Network != "" {
 		lines = append(lines, fmt.Sprintf("  network: %s; within a node: %s", s.Network, d.Transport))
 	}
+	for _, p := range s.Plugins {
+		lines = append(lines, fmt.Sprintf("  %s: %s at %s: %s", p.Name, p.Verdict.Outcome, p.Verdict.Rule, strings.TrimSpace(p.Verdict.WhyText())))
+	}
 	var reached []string
 	for _, c := range s.Offloads {
 		if c.Stopped == nil {

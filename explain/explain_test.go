@@ -95,3 +95,51 @@ func TestWriteDemo(t *testing.T) {
 		t.Errorf("demo lacks a release:\n%s", buf.String())
 	}
 }
+
+// TestSummaryNamesPlugins: a profiler NCCL_PROFILER_PLUGIN asked for is
+// named in the summary, accepted or refused, per release; with neither a
+// library nor the variable the summary says nothing of it.
+func TestSummaryNamesPlugins(t *testing.T) {
+	op, err := spec.OpFromBytes(spec.AllReduce, 1<<20, spec.Float32, spec.Sum, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := spec.Library{Path: "/opt/p/libnccl-profiler-inspector.so", InLoaderPath: true, ProfilerSymbols: []int{5},
+		Profiler: &spec.ProfilerBackend{Name: "Inspector"}}
+	for _, tc := range []struct {
+		v    spec.Version
+		lib  bool
+		env  []string
+		want string // "" : no profiler line
+	}{
+		{spec.V2_28_9, true, []string{"NCCL_PROFILER_PLUGIN=inspector"}, `profiler plugin: pass at G-PROF-1: ncclProfiler_v5 "Inspector" accepted`},
+		{spec.V2_26_2, true, []string{"NCCL_PROFILER_PLUGIN=inspector"}, `profiler plugin: fail at G-PROF-1: /opt/p/libnccl-profiler-inspector.so exports no ncclProfiler symbol of v3,v2,v1`},
+		{spec.V2_28_9, false, []string{"NCCL_PROFILER_PLUGIN=inspector"}, "profiler plugin: skip at G-PROF-1: no profiler plugin library"},
+		{spec.V2_28_9, false, nil, ""},
+		{spec.V2_22_3, true, []string{"NCCL_PROFILER_PLUGIN=inspector"}, ""},
+	} {
+		sys, err := spec.Preset("h200x2", spec.PresetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.lib {
+			for i := range sys.Nodes {
+				sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, prof)
+			}
+		}
+		env, err := spec.ParseAssignments(tc.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := One(tc.v, sys, env, op, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		WriteSummary(&buf, spec.Summarize(w.Decision, w.Trace, env), 200)
+		got := buf.String()
+		if tc.want == "" && strings.Contains(got, "profiler plugin") || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s %v lib %v: want %q in\n%s", tc.v, tc.env, tc.lib, tc.want, got)
+		}
+	}
+}

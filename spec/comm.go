@@ -175,6 +175,10 @@ type nodeState struct {
 	tunerLib  *Library
 	tunerPath string
 	tunerABI  int
+
+	// the external GIN plugin's library and accepted version (2.28.7+)
+	ginLib *Library
+	ginABI int
 }
 
 type pluginEntry struct {

@@ -67,6 +67,12 @@ var impl23Rule = implRule(Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "n
 var pat23 = ruleAt(patRule, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "ncclPatEnable"},
 	`ncclPatEnable: NCCL_PAT_ENABLE (default 2) other than 2 → its truth value (non-zero forces PAT on, even with several GPUs per node); auto → on iff one GPU per node (nNodes == nRanks) and the network device is HOST type. PAT serves AllGather and ReduceScatter, Simple only. No compute-capability floor (2.26.2 adds sm60).`)
 
+// profiler23 is the first profiler plugin loader: one symbol,
+// ncclProfiler_v1, loaded in commAlloc right after the network.
+var profiler23 = profilerPlugin(Ref{Tag: tag234, File: "src/misc/profiler.cc", Func: "ncclProfilerPluginLoad"},
+	`NCCL_PROFILER_PLUGIN (plain getenv) set and non-empty: dlopen the value, then the same value again (the name buffer is never rewritten); otherwise libnccl-profiler.so. The library must export ncclProfiler_v1 (ProfilerABI). Loaded once per process in commAlloc, after the network; a missing library, a missing symbol or an init error (WARN "Profiler init failed with error (%d). Continue without profiler.") leaves the process without a profiler and communicator init goes on. The profiler decides nothing gatesim models.`,
+	profilerOpts{names: profNamesTwice, setByEnvLine: true, notFoundEnd: ".", symLines: profSymV1Only, initFail: profInitWarnOff})
+
 var release2_23_4 = Release{
 	Version: V2_23_4,
 	Tag:     tag234,
@@ -81,6 +87,7 @@ func consts2_23_4(rs *Ruleset) {
 	rs.SetConst("GDRPeermem", true, Ref{Tag: tag234, File: "src/transport/net_ib.cc", Func: "ncclIbGdrSupport"})
 	rs.SetConst("NVLSLastChunkAlign", 16384, Ref{Tag: tag234, File: "src/device/all_reduce.h", Func: "RunWorkColl<ncclFuncAllReduce, NCCL_ALGO_NVLS>"})
 	rs.SetParamDefault("NCCL_PAT_ENABLE", 2, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "PatEnable"})
+	rs.SetConst("ProfilerABI", []int{1}, Ref{Tag: tag234, File: "src/misc/profiler.cc", Func: "ncclProfilerPluginLoad"})
 }
 
 func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {
@@ -132,4 +139,5 @@ func apply2_23_4(rs *Ruleset) {
 	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),
 		pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true, patScaling: true}), "P7: PAT ReduceScatter without scaling")
 	rs.Replace(runtimeConnect.withRef(ref("src/group.cc", "ncclCollPreconnect")), "PAT too")
+	rs.Add(profiler23, "G-NET-SEL-1", "profiler plugin, ncclProfiler_v1 (commAlloc, after ncclNetInit)")
 }

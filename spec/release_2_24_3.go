@@ -50,10 +50,16 @@ var release2_24_3 = Release{
 	Rules:   apply2_24_3,
 }
 
+// profiler24 probes ncclProfiler_v2, then v1.
+var profiler24 = profilerPlugin(Ref{Tag: tag243, File: "src/misc/profiler.cc", Func: "ncclProfilerPluginLoad"},
+	`2.23.4's names (the NCCL_PROFILER_PLUGIN value twice, or libnccl-profiler.so); probe ncclProfiler_v2, then ncclProfiler_v1 (ProfilerABI), logging "failed to find ncclProfiler_vN." per miss and "loaded ncclProfiler_vN." for the one found. The v1 adapter's init drops the v1 init's result, so a v1 profiler whose init fails stays. None found, or an init error of a v2 profiler: no profiler, communicator init goes on.`,
+	profilerOpts{names: profNamesTwice, setByEnvLine: true, notFoundEnd: ".", symLines: profSymVersion, v1InitIgnored: true, initFail: profInitWarnOff})
+
 func consts2_24_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag243, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{9, 8, 7, 6, 5}, ref("src/net.cc", "ncclNetPluginLoad"))
 	rs.SetConst("TunerABI", []int{4, 3, 2}, ref("src/misc/tuner.cc", "ncclTunerPluginLoad"))
+	rs.SetConst("ProfilerABI", []int{2, 1}, ref("src/misc/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
 	rs.SetConst("RingBackup", false, ref("src/enqueue.cc", "topoGetAlgoInfo"))
 }
@@ -81,6 +87,7 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 func apply2_24_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag243, File: file, Func: fn} }
 	rs.Replace(tunerABI24, "window v4-v2")
+	rs.Replace(profiler24, "ncclProfiler_v2, then v1 through an adapter that ignores v1's init result")
 	rs.Remove("G-SEL-PARSE-1", ref("src/graph/tuning.cc", "parseList"), "per-function grammar replaces it")
 	rs.Add(parse24, "G-TUNE-BW-2", "per-function grammar with hard errors")
 	rs.Replace(en24, "per function, no hard-set rescue")

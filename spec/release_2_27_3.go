@@ -74,7 +74,14 @@ func consts2_27_3(rs *Ruleset) {
 	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
 	rs.SetParamDefault("NCCL_NET_GDR_C2C", 1, ref("src/graph/paths.cc", "NetGdrC2c"))
 	rs.SetParamDefault("NCCL_PXN_C2C", 0, ref("src/graph/paths.cc", "PxnC2c"))
+	rs.SetConst("ProfilerABI", []int{4, 3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
 }
+
+// profiler273 opens one name: a lib*.so value as it is, any other value
+// only as libnccl-profiler-<value>.so (a path too).
+var profiler273 = profilerPlugin(Ref{Tag: tag273, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"},
+	`The common loader opens one name: NCCL_PROFILER_PLUGIN's value when it has the form lib*.so (7 characters or more), any other non-empty value only as libnccl-profiler-<value>.so (so a path is never opened as given); unset or empty, libnccl-profiler.so. Probe ncclProfiler_v4, _v3, _v2, _v1 (ProfilerABI) through per-version shims. No library, no symbol or a failed init (WARN, the profiler is dropped): no profiler, communicator init goes on.`,
+	profilerOpts{names: profNamesOne, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
 
 func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag273}
@@ -100,6 +107,7 @@ func apply2_27_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag273, File: file, Func: fn} }
 	rs.Remove("G-COLLNET-ENV-1", ref("src/init.cc", "envConfigOverride"), "read at config time instead (below)")
 	rs.Replace(mnnvl273, "ncclMnnvlCheck only with a user P2P level other than LOC (ncclGetUserP2pLevel), unless NCCL_MNNVL_ENABLE=1")
+	rs.Replace(profiler273, "window v4-v1; one name: a lib*.so value, else libnccl-profiler-<value>.so")
 	rs.Add(collNetEnv273, "G-ENV-PARAM-1", "NCCL_PARAM into config.collnetEnable for every communicator")
 	rs.Replace(netLib273, "comma list of plugins; each entry opened under one name chosen by its form (a path not starting with lib is never opened)")
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe through the 2.26 per-version adapters, one log per accepted version")

@@ -77,10 +77,18 @@ var release2_28_3 = Release{
 	Rules:   apply2_28_3,
 }
 
+// profiler28 is the profiler under 2.28.3's common loader: the "none"
+// keyword, the net plugin's library as a fallback, and init inside
+// initTransportsRank.
+var profiler28 = profilerPlugin(Ref{Tag: tag283, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"},
+	`NCCL_PROFILER_PLUGIN set: logged; "none" (any case) means no profiler. Otherwise the common loader opens the value (then libnccl-profiler-<value>.so unless it has a '/' or is lib*.so), or libnccl-profiler.so when unset or empty; when nothing opens, the net plugin's library is searched. Probe ncclProfiler_vN over ProfilerABI, newest first (v5–v1; v6–v1 from 2.29.2); the accepted shim logs "PROFILER/Plugin: Loaded %s (vN)". None: "External profiler plugin %s is unsupported" (not for the net plugin's library). Init runs in initTransportsRank before the proxy thread; an init error is an INFO line and the plugin is not dropped. Nothing here fails communicator init.`,
+	profilerOpts{names: profNamesCond, notFoundEnd: "", common: true, symLines: profSymLoaded, initFail: profInitInfoKept})
+
 func consts2_28_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{11, 10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
 	rs.SetConst("TunerABI", []int{5, 4, 3, 2}, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"))
+	rs.SetConst("ProfilerABI", []int{5, 4, 3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetConst("P2PChannelBaseReversed", true, ref("src/include/channel.h", "ncclP2pChannelBaseForRound"))
 	rs.SetParamDefault("NCCL_PXN_C2C", 1, ref("src/graph/paths.cc", "PxnC2c"))
 }
@@ -147,6 +155,8 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(intParamRule(ref("src/misc/param.cc", "ncclLoadParam")), "same parse; file unchanged, new tag")
 	rs.Replace(collNetEnv28, "new tag")
 	rs.Replace(netLib28, `"none" names no plugin`)
+	rs.Replace(profiler28, `window v5-v1, "none", the net plugin's library, "Loaded %s (vN)", init failure kept`)
+	rs.Move("G-PROF-1", "G-COLLNET-THRESH-1", ref("src/init.cc", "initTransportsRank"), "profiler init moves from commAlloc into initTransportsRank, before the proxy thread")
 	rs.Replace(netLibNone28, "new tag")
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v11-v6")
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v11-v6")

@@ -70,7 +70,7 @@ var envPlugin = &Rule{
 		v := probe(lib.EnvSymbols, r.rs.Consts.EnvABI)
 		if v == 0 {
 			logs = append(logs, "External env plugin "+lib.Path+" is unsupported")
-			r.emit(Verdict{Outcome: Fail, Why: lib.Path + " exports no ncclEnvPlugin_v" + joinInts(r.rs.Consts.EnvABI) + ": the process environment is read directly", Log: logs})
+			r.emit(Verdict{Outcome: Fail, Why: lib.Path + " exports no ncclEnvPlugin symbol of " + joinInts(r.rs.Consts.EnvABI) + ": the process environment is read directly", Log: logs})
 			return
 		}
 		logs = append(logs, fmt.Sprintf("ENV/Plugin: Using %s (v%d)", lib.Path, v), "Successfully loaded external env plugin "+lib.Path)
@@ -100,6 +100,7 @@ var release2_28_7 = Release{
 
 func consts2_28_7(rs *Ruleset) {
 	rs.SetConst("EnvABI", []int{1}, Ref{Tag: tag287, File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"})
+	rs.SetConst("GinABI", []int{11}, Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"})
 	rs.SetConst("P2PGroupSchedule", true, Ref{Tag: tag287, File: "src/init.cc", Func: "initTransportsRank"})
 	rs.SetConst("P2PBatchEpoch", true, Ref{Tag: tag287, File: "src/enqueue.cc", Func: "addWorkBatchToPlan"})
 }
@@ -117,6 +118,7 @@ func tuningApply2_28_7(t *Tuning) ([]TuningChange, error) {
 
 func apply2_28_7(rs *Ruleset) {
 	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
+	rs.Add(ginInNet(Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"}), "G-COLLNET-ABI-1", "ncclGinPlugin_v11 in the net plugin's library (2.28.7)")
 	rs.Replace(nvlsEarly287, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")
 	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, ""), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)

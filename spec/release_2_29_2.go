@@ -18,6 +18,7 @@ var tag2292 = "v2.29.2-1"
 var release2_29_2 = Release{
 	Version: V2_29_2,
 	Tag:     tag2292,
+	Consts:  consts2_29_2,
 	Topo:    topo.Apply2_29_2,
 	Tuning:  tuningApply2_29_2,
 	Rules:   apply2_29_2,
@@ -73,6 +74,10 @@ var ctaPolicyRule29 = &Rule{
 // nvlsBindHard29 is the bind failure's WARN from 2.29.2: fatal again
 // whatever NCCL_NVLS_ENABLE says.
 const nvlsBindHard29 = "Failed to bind NVLink SHARP (NVLS) Multicast memory of size ? : CUDA error %d '%s'.\nThis is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\nDisable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future."
+
+func consts2_29_2(rs *Ruleset) {
+	rs.SetConst("ProfilerABI", []int{6, 5, 4, 3, 2, 1}, Ref{Tag: tag2292, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"})
+}
 
 func apply2_29_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2292, File: file, Func: fn} }

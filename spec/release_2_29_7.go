@@ -4,16 +4,33 @@ import "github.com/gatesim/gatesim/spec/topo"
 
 // NCCL 2.29.7 (tag v2.29.7-1) as a delta against 2.29.3: Blackwell
 // Ring/LL128 per-channel caps to 40 GB/s and 80 GB/s in the sm100
-// inter-node speeds. The GIN plugin ABI (v12, v11) and the GIN topology
-// node are outside the gates.
+// inter-node speeds, and the GIN plugin's own loader (ABI v12, v11). The
+// GIN topology node is outside the gates.
 
 var tag2297 = "v2.29.7-1"
 
 var release2_29_7 = Release{
 	Version: V2_29_7,
 	Tag:     tag2297,
+	Consts:  consts2_29_7,
 	Topo:    topo.Apply2_29_7,
 	Tuning:  tuningApply2_29_7,
+	Rules:   apply2_29_7,
+}
+
+// gin297 is the GIN plugin's own loader (src/plugin/gin.cc), ncclGinInit
+// right after ncclNetInit.
+var gin297 = ginLoader(Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclGinInit"},
+	`NCCL_GIN_PLUGIN set: logged; "none" (any case) gives no external entry, otherwise a comma list (empty items skipped, at most 15 entries, names of 255+ characters ignored); unset: libnccl-gin.so. Each entry is opened by the common loader (the name, then libnccl-gin-<name>.so unless it has a '/' or is lib*.so) and probed for ncclGinPlugin_vN over GinABI, newest first ("NET/Plugin: Loaded gin plugin %s (vN)"; "Successfully loaded external gin plugin %s" for every opened entry, symbol or not); then the net plugin's library; then the internal IB GIN. The first entry whose GIN initialises is assigned (init and devices() are taken to succeed). GIN decides nothing gatesim models.`,
+	listPluginAt(ginKind, 15, 14, "NET/Plugin: Loaded gin plugin %s (v%d)", false))
+
+func consts2_29_7(rs *Ruleset) {
+	rs.SetConst("GinABI", []int{12, 11}, Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
+}
+
+func apply2_29_7(rs *Ruleset) {
+	rs.Replace(gin297, "the GIN plugin's own loader: NCCL_GIN_PLUGIN, libnccl-gin.so, then the net plugin's library (2.29.7)")
+	rs.Move("G-GIN-1", "G-NET-LIB-3", Ref{Tag: tag2297, File: "src/init.cc", Func: "commAlloc"}, "ncclGinInit runs after ncclNetInit")
 }
 
 func tuningApply2_29_7(t *Tuning) ([]TuningChange, error) {

@@ -24,7 +24,14 @@ var release2_30_3 = Release{
 func consts2_30_3(rs *Ruleset) {
 	rs.SetConst("NetABI", []int{12, 11, 10, 9, 8, 7, 6}, Ref{Tag: tag2303, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"})
 	rs.SetConst("TunerABI", []int{6, 5, 4, 3, 2}, Ref{Tag: tag2303, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"})
+	rs.SetConst("GinABI", []int{13, 12, 11}, Ref{Tag: tag2303, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
+	rs.SetConst("RmaABI", []int{13}, Ref{Tag: tag2303, File: "src/plugin/gin/gin_v13.cc", Func: "getNcclRma_v13"})
 }
+
+// profiler30 unloads a profiler whose init failed.
+var profiler30 = profilerPlugin(Ref{Tag: tag2303, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginInit"},
+	`2.28.3's loader (NCCL_PROFILER_PLUGIN logged, "none", the common loader's names, the net plugin's library as a fallback, ncclProfiler_v6–_v1, "Loaded %s (vN)", "External profiler plugin %s is unsupported"); an init error is an INFO line ("Profiler init failed with error '%d': %s. Continue without profiler.") and the plugin is unloaded (ncclProfilerPluginUnload). Nothing here fails communicator init.`,
+	profilerOpts{names: profNamesCond, notFoundEnd: "", common: true, symLines: profSymLoaded, initFail: profInitInfoUnload})
 
 func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2303}
@@ -56,6 +63,9 @@ func apply2_30_3(rs *Ruleset) {
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
 	rs.Replace(tunerABI30, "window v6-v2 (2.30.3)")
+	rs.Replace(profiler30, "a profiler whose init fails is unloaded (2.30.3)")
+	rs.Replace(ruleAt(gin297, ref("src/plugin/gin.cc", "ncclGinInit"), ""), "window v13-v11 (2.30.3)")
+	rs.Add(rmaInGin(ref("src/plugin/gin.cc", "ncclGinPluginLoad")), "G-GIN-1", "ncclRmaPlugin_v13 beside the GIN plugin (2.30.3)")
 	rs.Replace(mnnvl30, "NCCL_MNNVL_CROSS_CLIQUE (2.30.3)")
 	rs.Replace(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "No algorithm/protocol available"), `WARN text "No algorithm/protocol available ..." (2.30.3)`)
 }

@@ -22,7 +22,17 @@ var release2_30_7 = Release{
 
 func consts2_30_7(rs *Ruleset) {
 	rs.SetConst("EnvABI", []int{2, 1}, Ref{Tag: tag2307, File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"})
+	rs.SetConst("GinABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
+	rs.SetConst("RmaABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/rma.cc", Func: "ncclRmaPluginLoad"})
 }
+
+var gin307 = ginLoader(Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "ncclGinInit"},
+	`2.29.7's loader (NCCL_GIN_PLUGIN or libnccl-gin.so, then the net plugin's library, then the internal IB GIN, GDAKI before the proxy) with at most 13 list entries, GinABI v14, v13, and per-entry lines "GIN/Plugin: Loaded gin plugin %s (vN)" and "GIN/Plugin: Successfully loaded external plugin %s", or "GIN/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclGin: %p". It runs after the RMA loader. GIN decides nothing gatesim models.`,
+	listPluginAt(ginKind, 13, 13, "GIN/Plugin: Loaded gin plugin %s (v%d)", true))
+
+var rma307 = rmaLoader(Ref{Tag: tag2307, File: "src/plugin/rma.cc", Func: "ncclRmaInit"},
+	`The RMA plugin's own loader, run between ncclNetInit and ncclGinInit: NCCL_RMA_PLUGIN set: logged; "none" gives no external entry, otherwise a comma list (at most 13 entries); unset: libnccl-rma.so. Each entry is opened by the common loader and probed for ncclRmaPlugin_vN over RmaABI (v14, v13; "RMA/Plugin: Loaded rma plugin %s (vN)", then "RMA/Plugin: Successfully loaded external plugin %s" or "RMA/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclRma: %p"); then the GIN plugin's library (not open yet on a process's first communicator), the net plugin's library, and the internal IB proxy RMA. RMA decides nothing gatesim models.`,
+	listPluginAt(rmaKind, 13, 13, "RMA/Plugin: Loaded rma plugin %s (v%d)", true))
 
 func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2307}
@@ -39,4 +49,7 @@ func apply2_30_7(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2307, File: file, Func: fn} }
 	rs.Replace(envPlugin.withRef(ref("src/plugin/env.cc", "ncclEnvPluginLoad")), "ncclEnvPlugin_v2, then v1 (2.30.7)")
 	rs.Replace(nvlsEarly307, "ranks sharing a GPU turn NVLS off (2.30.7)")
+	rs.Replace(gin307, "window v14, v13; GIN/Plugin lines (2.30.7)")
+	rs.Replace(rma307, "the RMA plugin's own loader: NCCL_RMA_PLUGIN, libnccl-rma.so, then the net plugin's library (2.30.7)")
+	rs.Move("G-RMA-1", "G-NET-LIB-3", ref("src/init.cc", "commAlloc"), "ncclRmaInit runs between ncclNetInit and ncclGinInit")
 }

@@ -131,6 +131,13 @@ type Consts struct {
 	// EnvABI lists the ncclEnvPlugin_vN versions probed, newest first
 	// (empty before the environment plugin, 2.28.7).
 	EnvABI []int
+	// ProfilerABI lists the ncclProfiler_vN versions probed, newest first
+	// (empty before the profiler plugin, 2.23.4).
+	ProfilerABI []int
+	// GinABI lists the ncclGinPlugin_vN versions probed, newest first
+	// (empty before GIN, 2.28.7); RmaABI the ncclRmaPlugin_vN versions
+	// (empty before 2.30.3).
+	GinABI, RmaABI []int
 	// MaxChannels is MAXCHANNELS.
 	MaxChannels int
 	// NVLSChannelsSM90, NVLSChannelsSM100 (single node / NVL) and
@@ -253,6 +260,9 @@ func (rs *Ruleset) clone(v Version) *Ruleset {
 	out.Consts.NetABI = slices.Clone(rs.Consts.NetABI)
 	out.Consts.TunerABI = slices.Clone(rs.Consts.TunerABI)
 	out.Consts.EnvABI = slices.Clone(rs.Consts.EnvABI)
+	out.Consts.ProfilerABI = slices.Clone(rs.Consts.ProfilerABI)
+	out.Consts.GinABI = slices.Clone(rs.Consts.GinABI)
+	out.Consts.RmaABI = slices.Clone(rs.Consts.RmaABI)
 	out.Consts.IntParams = make(map[string]int64, len(rs.Consts.IntParams))
 	for k, v := range rs.Consts.IntParams {
 		out.Consts.IntParams[k] = v

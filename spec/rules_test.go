@@ -88,6 +88,18 @@ var ruleCases = []ruleCase{
 		logHas: "Invalid value 99999999999999999999 for NCCL_NVLS_ENABLE, using default 2."},
 
 	// Layer 1: library discovery.
+	{name: "profiler plugin accepted", rule: "G-PROF-1", releases: r28, preset: "v100x4",
+		mutate: withLib(Library{Path: "/opt/p/libnccl-profiler.so", InLoaderPath: true, ProfilerSymbols: []int{2}}), want: Pass, logHas: "PROFILER/Plugin: Loaded libnccl-profiler.so (v2)"},
+	{name: "profiler init fails, init goes on", rule: "G-PROF-1", releases: r28, preset: "v100x4",
+		mutate: withLib(Library{Path: "/opt/p/libnccl-profiler.so", InLoaderPath: true, ProfilerSymbols: []int{2}, Profiler: &ProfilerBackend{InitError: 2}}), want: Fail, whyHas: "init continues"},
+	{name: "no profiler library", rule: "G-PROF-1", releases: r28, preset: "dgx-h100", want: Skip, logHas: "PROFILER/Plugin: Could not find: libnccl-profiler.so"},
+	{name: "the net plugin's library has no profiler", rule: "G-PROF-1", releases: r28, preset: "v100x4", want: Info, whyHas: "the net plugin's library"},
+	{name: "GIN in the net plugin", rule: "G-GIN-1", releases: r2889, preset: "v100x4",
+		mutate: withLib(Library{Path: "/opt/net/libnccl-net.so", InLoaderPath: true, NetSymbols: []int{8}, Net: &NetBackend{Name: "N", Devices: 1}, GinSymbols: []int{11}}), want: Pass},
+	{name: "net plugin without GIN", rule: "G-GIN-1", releases: r2889, preset: "v100x4", mutate: withLib(netOnly), want: Info},
+	{name: "GIN plugin v13 and its RMA", rule: "G-RMA-1", releases: []Version{V2_30_3}, preset: "v100x4",
+		mutate: withLib(Library{Path: "/opt/g/libnccl-gin.so", InLoaderPath: true, GinSymbols: []int{13}, RmaSymbols: []int{13}}), want: Pass, logHas: "NET/Plugin: Loaded rma plugin"},
+	{name: "no RMA plugin", rule: "G-RMA-1", releases: []Version{V2_30_7}, preset: "v100x4", want: Info, logHas: "RMA/Plugin: Could not find: libnccl-rma.so"},
 	{name: "default libnccl-net.so", rule: "G-NET-LIB-1", releases: all, preset: "v100x4", want: Pass},
 	{name: "NCCL_NET_PLUGIN=foo missing", rule: "G-NET-LIB-1", releases: all, preset: "v100x4", env: Env{"NCCL_NET_PLUGIN": "foo"}, want: Fail,
 		whyHas: "foo, libnccl-net-foo.so"},

@@ -22,6 +22,34 @@ type Summary struct {
 	// Changes are what would change the outcome: the runner-up of the cost
 	// table and the NCCL_* variables the deciding and stopping gates read.
 	Changes []string
+	// Plugins are the verdicts of the loaders of plugins that decide
+	// nothing gatesim models (profiler, GIN, RMA), when one accepted or
+	// refused a library or a variable asked for a plugin.
+	Plugins []PluginState
+}
+
+// PluginState is one such loader's verdict under the plugin's name.
+type PluginState struct {
+	Name    string
+	Verdict Verdict
+}
+
+// reportedPlugins are the loaders a summary reports, by the plugin's name.
+var reportedPlugins = map[RuleID]string{"G-PROF-1": "profiler plugin", "G-GIN-1": "GIN plugin", "G-RMA-1": "RMA plugin"}
+
+// pluginReported says a loader's verdict is worth a summary line: it
+// accepted or refused a library, or the user's variable asked for a
+// plugin (a loader that found nothing to load is not news).
+func pluginReported(v Verdict) bool {
+	if v.Outcome == Pass || v.Outcome == Fail {
+		return true
+	}
+	for _, f := range v.Facts {
+		if strings.HasPrefix(f.Name, "NCCL_") && f.Value != "(unset)" {
+			return true
+		}
+	}
+	return false
 }
 
 // CapabilityState is one capability's level and, when a gate stopped it,
@@ -108,6 +136,11 @@ func Summarize(d *Decision, t Trace, env Env) Summary {
 				seen[name] = true
 				s.Changes = append(s.Changes, fmt.Sprintf("%s (now %s): makes NCCL return %s at %s", name, val, d.Err.Result, s.DecidedBy.Rule))
 			}
+		}
+	}
+	for _, v := range t {
+		if name, ok := reportedPlugins[v.Rule]; ok && v.Scope == "" && pluginReported(v) {
+			s.Plugins = append(s.Plugins, PluginState{Name: name, Verdict: v})
 		}
 	}
 	if ru, ok := d.RunnerUp(); ok {

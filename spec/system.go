@@ -143,12 +143,34 @@ type Library struct {
 	EnvVars Env `json:"env_vars,omitempty"`
 	// EnvInitError makes an env plugin's init fail.
 	EnvInitError string `json:"env_init_error,omitempty"`
+	// ProfilerSymbols lists N for every exported ncclProfiler_vN symbol
+	// (2.23.4+).
+	ProfilerSymbols []int `json:"profiler_symbols,omitempty"`
+	// Profiler is what the library's profiler answers.
+	Profiler *ProfilerBackend `json:"profiler,omitempty"`
+	// GinSymbols lists N for every exported ncclGinPlugin_vN symbol
+	// (2.28.7+), GinName the name its struct carries.
+	GinSymbols []int  `json:"gin_symbols,omitempty"`
+	GinName    string `json:"gin_name,omitempty"`
+	// RmaSymbols lists N for every exported ncclRmaPlugin_vN symbol
+	// (2.30.3+), RmaName the name its struct carries.
+	RmaSymbols []int  `json:"rma_symbols,omitempty"`
+	RmaName    string `json:"rma_name,omitempty"`
 	// Net is what the library's network answers; nil means it has none.
 	Net *NetBackend `json:"net,omitempty"`
 	// CollNet is what the library's CollNet answers.
 	CollNet *CollNetBackend `json:"collnet,omitempty"`
 	// Tuner is what the library's tuner does.
 	Tuner *tuning.TunerBehaviour `json:"tuner,omitempty"`
+}
+
+// ProfilerBackend is what a profiler plugin's ncclProfiler_vN struct
+// answers.
+type ProfilerBackend struct {
+	// Name is the struct's name, printed in "PROFILER/Plugin: Loaded %s".
+	Name string `json:"name,omitempty"`
+	// InitError, when not 0, is the error the plugin's init returns.
+	InitError int `json:"init_error,omitempty"`
 }
 
 // Base is the library's file name.
@@ -364,7 +386,7 @@ func (s *System) Validate() error {
 			if l.Path == "" {
 				return fmt.Errorf("%s: lib %d: empty path", where, j)
 			}
-			for _, v := range append(append(append(append([]int{}, l.NetSymbols...), l.CollNetSymbols...), l.TunerSymbols...), l.EnvSymbols...) {
+			for _, v := range append(append(append(append(append(append(append([]int{}, l.NetSymbols...), l.CollNetSymbols...), l.TunerSymbols...), l.EnvSymbols...), l.ProfilerSymbols...), l.GinSymbols...), l.RmaSymbols...) {
 				if v < 1 || v > 99 {
 					return fmt.Errorf("%s: lib %s: symbol version %d: expected 1-99", where, l.Path, v)
 				}

@@ -106,9 +106,6 @@ var Foreigns = []Foreign{
 // release's table reads the variable (the generated table owns that).
 type GateLink struct {
 	Rule spec.RuleID
-	// Outside marks a rule the gate engine does not evaluate (a research
-	// ID, non-gating for selection): only the table's read decides.
-	Outside bool
 	// When, if set, is the registry's release fact under which the rule
 	// reads the variable (nil: wherever the rule is).
 	When func(Release) bool
@@ -129,9 +126,6 @@ func g(id string) GateLink { return GateLink{Rule: spec.RuleID(id)} }
 func gWhen(id string, when func(Release) bool) GateLink {
 	return GateLink{Rule: spec.RuleID(id), When: when}
 }
-
-// gOutside links a rule the gate engine does not evaluate.
-func gOutside(id string) GateLink { return GateLink{Rule: spec.RuleID(id), Outside: true} }
 
 func mnnvlUserP2P(r Release) bool { return r.MNNVLUserP2P }
 
@@ -163,6 +157,9 @@ var Gates = []GateInfo{
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/debug.cc", Func: "ncclDebugInit"}},
 	{Name: "NCCL_ENV_PLUGIN", Gates: []GateLink{g("G-ENV-PLUGIN-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"}},
+	{Name: "NCCL_GIN_PLUGIN", Gates: []GateLink{g("G-GIN-1")},
+		Note: "non-gating for selection: GIN serves the device API and the symmetric GIN kernels",
+		Ref:  spec.Ref{Tag: "v2.30.7-1", File: "src/plugin/gin.cc", Func: "initPluginLibsOnceFunc"}},
 	{Name: "NCCL_GRAPH_FILE", Gates: []GateLink{g("G-NVLS-GRAPH-1"), g("G-COLLNET-GRAPH-1")},
 		Note: "a loaded graph replaces the search", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/search.cc", Func: "ncclTopoCompute"}},
 	{Name: "NCCL_IB_DISABLE", Gates: []GateLink{g("G-NET-IB-1"), g("G-NET-SEL-1")},
@@ -199,11 +196,13 @@ var Gates = []GateInfo{
 		Note: "the user P2P level gates the MNNVL check since 2.27.3", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/paths.cc", Func: "ncclGetUserP2pLevel"}},
 	{Name: "NCCL_PAT_ENABLE", Gates: []GateLink{g("G-PAT-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclPatEnable"}},
-	{Name: "NCCL_PROFILER_PLUGIN", Gates: []GateLink{gOutside("G-PROF-1")},
-		Note: "non-gating for selection", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"}},
+	{Name: "NCCL_PROFILER_PLUGIN", Gates: []GateLink{g("G-PROF-1")},
+		Note: "non-gating for selection: a profiler that fails to load or init leaves init going", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"}},
 	{Name: "NCCL_PROTO", Gates: []GateLink{g("G-SEL-PARSE-1"), g("G-SEL-PARSE-2"), g("G-TUNE-EN-1"), g("G-TUNE-PROTO-1"),
 		g("G-TUNE-RINGRESTORE-1"), g("G-SEL-BACKUP-1"), g("G-SEL-ERR-1"), g("G-SEL-CTAPOL-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
+	{Name: "NCCL_RMA_PLUGIN", Gates: []GateLink{g("G-RMA-1")},
+		Note: "non-gating for selection", Ref: spec.Ref{Tag: "v2.30.7-1", File: "src/plugin/rma.cc", Func: "initPluginLibsOnceFunc"}},
 	{Name: "NCCL_RUNTIME_CONNECT", Gates: []GateLink{g("G-EXEC-RTCONN-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_SINGLE_PROC_MEM_REG_ENABLE", Gates: []GateLink{g("G-REG-UB-1")},
@@ -251,7 +250,7 @@ func (r *Registry) gateTable() map[string][]spec.RuleID {
 			if l.When != nil && !l.When(rel) {
 				continue
 			}
-			if _, has := rs.Rule(l.Rule); has || l.Outside {
+			if _, has := rs.Rule(l.Rule); has {
 				ids = append(ids, l.Rule)
 			}
 		}

@@ -529,10 +529,12 @@ var valueRules = map[string]valueRule{
 	"NCCL_MAX_NRINGS":      ruleChannels(1),
 	"NCCL_MIN_NCHANNELS":   ruleChannels(0),
 	"NCCL_MIN_NRINGS":      ruleChannels(0),
-	"NCCL_NET_PLUGIN":      rulePlugin("net", "libnccl-net"),
-	"NCCL_TUNER_PLUGIN":    rulePlugin("tuner", "libnccl-tuner"),
-	"NCCL_PROFILER_PLUGIN": rulePlugin("profiler", "libnccl-profiler"),
-	"NCCL_ENV_PLUGIN":      rulePlugin("env", "libnccl-env"),
+	"NCCL_NET_PLUGIN":      rulePlugin("net", "libnccl-net", true),
+	"NCCL_TUNER_PLUGIN":    rulePlugin("tuner", "libnccl-tuner", false),
+	"NCCL_PROFILER_PLUGIN": rulePlugin("profiler", "libnccl-profiler", false),
+	"NCCL_ENV_PLUGIN":      rulePlugin("env", "libnccl-env", false),
+	"NCCL_GIN_PLUGIN":      rulePlugin("gin", "libnccl-gin", true),
+	"NCCL_RMA_PLUGIN":      rulePlugin("rma", "libnccl-rma", true),
 	"NCCL_CTA_POLICY":      ruleCtaPolicy,
 	"NCCL_MNNVL_ENABLE":    ruleMnnvl,
 }
@@ -853,8 +855,11 @@ func ruleChannels(lo int64) valueRule {
 	}
 }
 
-// rulePlugin: library names and the "none" keyword (G-NET-LIB-1).
-func rulePlugin(kind, prefix string) valueRule {
+// rulePlugin: library names and the "none" keyword (G-NET-LIB-1). list
+// marks a plugin whose variable is a comma list (net from 2.27, GIN, RMA),
+// where an empty value names no plugin; the others open the default name
+// for an empty value (G-TUNER-LIB-1, G-PROF-1, G-ENV-PLUGIN-1).
+func rulePlugin(kind, prefix string, list bool) valueRule {
 	return func(l *linter, vr *Var, p *Param) {
 		r, _ := firstRead(p)
 		rf := l.siteRef(r)
@@ -863,7 +868,7 @@ func rulePlugin(kind, prefix string) valueRule {
 		case hasNone && strings.EqualFold(vr.Value, "none"):
 			vr.Uses = "no external " + kind + " plugin"
 		case vr.Value == "":
-			if !l.rel.PluginList {
+			if !list || !l.rel.PluginList {
 				vr.Uses = prefix + ".so (the default name)"
 			} else {
 				vr.Uses = "no external " + kind + " plugin"

@@ -82,6 +82,12 @@ func TestLintValues(t *testing.T) {
 		{spec.V2_28_9, "NCCL_NET_PLUGIN", "none", SevOK, "", "no external net plugin", ""},
 		{spec.V2_22_3, "NCCL_NET_PLUGIN", "none", SevWarning, "ignored-value", "tries", ""},
 		{spec.V2_28_9, "NCCL_NET_PLUGIN", "", SevWarning, "special-value", "no external", ""},
+		// the profiler's empty value opens the default name (G-PROF-1)
+		{spec.V2_28_9, "NCCL_PROFILER_PLUGIN", "", SevOK, "", "libnccl-profiler.so (the default name)", ""},
+		{spec.V2_28_9, "NCCL_PROFILER_PLUGIN", "none", SevOK, "", "no external profiler plugin", ""},
+		{spec.V2_27_7, "NCCL_PROFILER_PLUGIN", "none", SevWarning, "ignored-value", "tries", ""},
+		{spec.V2_30_7, "NCCL_GIN_PLUGIN", "", SevWarning, "special-value", "no external", ""},
+		{spec.V2_30_7, "NCCL_RMA_PLUGIN", "none", SevOK, "", "no external rma plugin", ""},
 		{spec.V2_28_9, "NCCL_CTA_POLICY", "5", SevWarning, "ignored-value", "0 (DEFAULT)", ""},
 		{spec.V2_30_7, "NCCL_CTA_POLICY", "efficiency|ZERO", SevOK, "", "", ""},
 		{spec.V2_30_7, "NCCL_CTA_POLICY", "12", SevWarning, "trailing-garbage", "EFFICIENCY", ""},
@@ -278,7 +284,7 @@ func TestCuratedAgainstTables(t *testing.T) {
 	}
 	knownRules := strings.Fields(`G-COLLNET-ABI-1 G-COLLNET-ABI-2 G-COLLNET-ARITY-1 G-COLLNET-CHAINHEADS-1 G-COLLNET-CONS-1 G-COLLNET-ENV-1
 		G-COLLNET-GRAPH-1 G-COLLNET-MATRIX-1 G-COLLNET-PLUGIN-1 G-COLLNET-SETUP-1 G-COLLNET-THRESH-1 G-ENV-PARAM-1 G-ENV-PLUGIN-1
-		G-ENV-SRC-1 G-EXEC-ERR-1 G-EXEC-RTCONN-1 G-GROUP-PLAN-1 G-MNNVL-1 G-NET-ABI-1 G-NET-ABI-2 G-NET-IB-1 G-NET-LIB-1 G-NET-LIB-2 G-NET-LIB-3
+		G-ENV-SRC-1 G-EXEC-ERR-1 G-GIN-1 G-RMA-1 G-EXEC-RTCONN-1 G-GROUP-PLAN-1 G-MNNVL-1 G-NET-ABI-1 G-NET-ABI-2 G-NET-IB-1 G-NET-LIB-1 G-NET-LIB-2 G-NET-LIB-3
 		G-NET-SEL-1 G-NET-SEL-2 G-NET-SOCK-1 G-NET-STATE-1 G-NVLS-CAP-1 G-NVLS-CHAN-1 G-NVLS-CONS-1 G-NVLS-EARLY-1 G-NVLS-ENV-1
 		G-NVLS-GRAPH-1 G-NVLS-SETUP-1 G-NVLSTREE-1 G-PAT-1 G-PROF-1 G-REG-UB-1 G-SEL-BACKUP-1 G-SEL-CTAPOL-1 G-SEL-ERR-1 G-SEL-OPSUP-1
 		G-SEL-PARSE-1 G-SEL-PARSE-2 G-SEL-PICK-1 G-SEL-PRUNE-1 G-SEL-SIDE-1 G-TUNE-BW-1 G-TUNE-BW-2 G-TUNE-EN-1 G-TUNE-IMPL-1
@@ -303,7 +309,7 @@ func TestCuratedAgainstTables(t *testing.T) {
 			}
 		}
 		// GatesFor answers a link only where the release's ruleset has the
-		// rule (or it is marked Outside) and the release reads the
+		// rule and the release reads the
 		// variable, so a link no release answers is dead
 		for _, l := range gi.Gates {
 			live := false

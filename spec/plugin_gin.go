@@ -1,0 +1,267 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// GIN (GPU-initiated networking, 2.28.7+) and RMA (2.30.3+) plugins. They
+// serve the device API and the symmetric GIN kernels, which decide no
+// algorithm, protocol or channel count gatesim models; their loaders are
+// modelled as far as "a library exists and exports an accepted symbol".
+// Init, devices() and the internal IB GIN's type (proxy or GDAKI,
+// NCCL_GIN_TYPE) are not.
+
+// commonLoaderNames is the common plugin loader's names for an entry
+// (src/plugin/plugin_open.cc openPluginLib, 2.27.5+): the entry itself,
+// then <prefix>-<entry>.so unless the entry has a '/' or is lib*.so.
+func commonLoaderNames(prefix, entry string) []string {
+	if strings.Contains(entry, "/") || (strings.HasPrefix(entry, "lib") && strings.HasSuffix(entry, ".so")) {
+		return []string{entry}
+	}
+	return []string{entry, prefix + "-" + entry + ".so"}
+}
+
+// ginInNet is G-GIN-1 of 2.28.7–2.29.3: ncclGinPlugin_vN is looked up in
+// the net plugin's library, after its CollNet symbol.
+func ginInNet(ref Ref) *Rule {
+	return &Rule{
+		ID: "G-GIN-1", Layer: LayerABI, Title: "GIN plugin",
+		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). GIN decides nothing gatesim models.`,
+		Ref:  ref,
+		Logs: []string{"NET/Plugin: Loaded gin plugin %s (v%d)"},
+		node: true,
+		init: func(r *initRun) {
+			s := r.cur
+			if s.lib == nil || s.netABI == 0 {
+				r.emit(Verdict{Outcome: Skip, Why: "no external net plugin accepted: GIN is the internal IB transport's"})
+				return
+			}
+			facts := []Fact{F("exports", joinInts(s.lib.GinSymbols)), F("accepts", joinInts(r.rs.Consts.GinABI))}
+			v := probe(s.lib.GinSymbols, r.rs.Consts.GinABI)
+			if v == 0 {
+				r.emit(Verdict{Outcome: Info, Why: "the net plugin's library exports no ncclGinPlugin symbol of " + joinInts(r.rs.Consts.GinABI) + ": GIN is the internal IB transport's", Facts: facts})
+				return
+			}
+			s.ginLib, s.ginABI = s.lib, v
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library", v), Facts: facts,
+				Log: []string{fmt.Sprintf("NET/Plugin: Loaded gin plugin %s (v%d)", ginName(s.lib), v)}})
+		},
+	}
+}
+
+func ginName(l *Library) string {
+	if l.GinName != "" {
+		return l.GinName
+	}
+	return l.Base()
+}
+
+func rmaName(l *Library) string {
+	if l.RmaName != "" {
+		return l.RmaName
+	}
+	return l.Base()
+}
+
+// listPlugin is a loader of the GIN (2.29.7+) or RMA (2.30.7) kind: a
+// comma list in a variable (or one default library), then libraries
+// other plugins opened, then NCCL's internal IB one.
+type listPlugin struct {
+	env, def, prefix, kind string // NCCL_GIN_PLUGIN, libnccl-gin.so, libnccl-gin, GIN
+	// maxEntries is how many list entries are kept; limitShown is the
+	// number the "more than %d plugins" line prints.
+	maxEntries, limitShown int
+	syms                   func(*Library) []int
+	name                   func(*Library) string
+	window                 func(*Consts) []int
+	// loaded is the accepted symbol's line, e.g. "NET/Plugin: Loaded gin
+	// plugin %s (v%d)".
+	loaded string
+	// kindLines: "<KIND>/Plugin: Successfully loaded external plugin %s"
+	// or "... Failed to load external plugin %s, dlHandle: %p, ncclGin:
+	// %p" per entry (2.30.7); otherwise "Successfully loaded external gin
+	// plugin %s" for every opened entry, symbol or not.
+	kindLines bool
+	// reuse lists the libraries of other plugins tried after the list.
+	reuse func(*nodeState) []*Library
+}
+
+// walk loads the entries in order and stops at the first whose symbol is
+// accepted (NCCL loads lazily and assigns the first that initialises;
+// init and devices() are taken to succeed).
+func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts []Fact) {
+	s, nd := r.cur, r.cur.node
+	val, set := r.env.Lookup(p.env)
+	facts = []Fact{F(p.env, envShow(val, set)), F("accepts", joinInts(p.window(&r.rs.Consts)))}
+	var entries []string
+	if !set {
+		entries = []string{p.def}
+	} else {
+		logs = append(logs, p.env+" set by environment to "+val)
+		if !strings.EqualFold(val, "none") {
+			for _, e := range strings.Split(val, ",") {
+				if e == "" {
+					continue
+				}
+				if len(entries) >= p.maxEntries {
+					logs = append(logs, fmt.Sprintf("%s list contains more than %d plugins, ignoring the rest", p.env, p.limitShown))
+					break
+				}
+				if len(e)+1 > 255 {
+					logs = append(logs, fmt.Sprintf("%s list contains a plugin name %s longer than 255 characters, ignoring it.", p.env, e))
+					continue
+				}
+				entries = append(entries, e)
+			}
+		}
+	}
+	accept := func(l *Library, path string) int {
+		v := probe(p.syms(l), p.window(&r.rs.Consts))
+		if v != 0 {
+			logs = append(logs, fmt.Sprintf(p.loaded, p.name(l), v))
+		}
+		switch {
+		case !p.kindLines:
+			logs = append(logs, "Successfully loaded external "+strings.ToLower(p.kind)+" plugin "+path)
+		case v != 0:
+			logs = append(logs, p.kind+"/Plugin: Successfully loaded external plugin "+path)
+		default:
+			logs = append(logs, p.kind+"/Plugin: Failed to load external plugin "+path+", dlHandle: 0x…, nccl"+titleKind(p.kind)+": (nil)")
+		}
+		return v
+	}
+	var tried []string
+	for _, e := range entries {
+		var missing []string
+		var opened *Library
+		for _, n := range commonLoaderNames(p.prefix, e) {
+			tried = append(tried, n)
+			l, dlerr, enoent := nd.open(n)
+			if l != nil {
+				opened = l
+				break
+			}
+			if enoent {
+				missing = append(missing, n)
+			} else {
+				logs = append(logs, p.kind+"/Plugin: "+n+": "+dlerr)
+			}
+		}
+		if opened == nil {
+			if len(missing) > 0 {
+				logs = append(logs, p.kind+"/Plugin: Could not find: "+strings.Join(missing, " "))
+			}
+			if p.kindLines {
+				logs = append(logs, p.kind+"/Plugin: Failed to load external plugin "+e+", dlHandle: (nil), nccl"+titleKind(p.kind)+": (nil)")
+			}
+			continue
+		}
+		if v := accept(opened, opened.Path); v != 0 {
+			return opened, v, logs, append(facts, F("tried", strings.Join(tried, " ")))
+		}
+	}
+	if p.reuse != nil {
+		for _, l := range p.reuse(s) {
+			tried = append(tried, l.Path)
+			if v := accept(l, l.Path); v != 0 {
+				return l, v, logs, append(facts, F("tried", strings.Join(tried, " ")))
+			}
+		}
+	}
+	return nil, 0, logs, append(facts, F("tried", strings.Join(tried, " ")))
+}
+
+func titleKind(kind string) string {
+	return kind[:1] + strings.ToLower(kind[1:])
+}
+
+// listPluginAt is kind p with one release's list limit and lines.
+func listPluginAt(p listPlugin, maxEntries, limitShown int, loaded string, kindLines bool) listPlugin {
+	p.maxEntries, p.limitShown, p.loaded, p.kindLines = maxEntries, limitShown, loaded, kindLines
+	return p
+}
+
+var ginKind = listPlugin{env: "NCCL_GIN_PLUGIN", def: "libnccl-gin.so", prefix: "libnccl-gin", kind: "GIN",
+	syms: func(l *Library) []int { return l.GinSymbols }, name: ginName, window: func(c *Consts) []int { return c.GinABI },
+	reuse: func(s *nodeState) []*Library {
+		if s.lib != nil && s.netABI > 0 {
+			return []*Library{s.lib}
+		}
+		return nil
+	}}
+
+// ginLoader is G-GIN-1 from 2.29.7: the GIN plugin's own loader.
+func ginLoader(ref Ref, doc string, p listPlugin) *Rule {
+	return &Rule{
+		ID: "G-GIN-1", Layer: LayerLibrary, Title: "GIN plugin", Doc: doc, Ref: ref, node: true,
+		Logs: []string{"NCCL_GIN_PLUGIN set by environment to %s", "GIN/Plugin: Could not find:%s", p.loaded},
+		init: func(r *initRun) {
+			s := r.cur
+			lib, v, logs, facts := p.walk(r)
+			if lib == nil {
+				r.emit(Verdict{Outcome: Info, Why: "no external GIN plugin: the internal IB GIN is tried", Facts: facts, Log: logs})
+				return
+			}
+			s.ginLib, s.ginABI = lib, v
+			via := ""
+			if lib == s.lib {
+				via = " (the net plugin's library)"
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclGinPlugin_v%d in %s%s", v, lib.Path, via), Facts: facts, Log: logs})
+		},
+	}
+}
+
+// rmaInGin is G-RMA-1 of 2.30.3–2.30.4: the RMA object comes with the GIN
+// plugin's symbol of the same version.
+func rmaInGin(ref Ref) *Rule {
+	return &Rule{
+		ID: "G-RMA-1", Layer: LayerABI, Title: "RMA plugin",
+		Doc:  `No RMA plugin of its own: with the GIN plugin's accepted version, ncclGinPluginLoad takes that version's RMA object: ncclRmaPlugin_v13 beside ncclGinPlugin_v13 (RmaABI; "NET/Plugin: Loaded rma plugin %s (v13)"), the GIN struct itself for v12 and v11. Without an external GIN plugin, RMA is the internal IB proxy's. RMA decides nothing gatesim models.`,
+		Ref:  ref,
+		Logs: []string{"NET/Plugin: Loaded rma plugin %s (v%d)"},
+		node: true,
+		init: func(r *initRun) {
+			s := r.cur
+			if s.ginLib == nil {
+				r.emit(Verdict{Outcome: Skip, Why: "no external GIN plugin: RMA is the internal IB proxy's"})
+				return
+			}
+			facts := []Fact{F("gin_abi", s.ginABI), F("exports", joinInts(s.ginLib.RmaSymbols)), F("accepts", joinInts(r.rs.Consts.RmaABI))}
+			if probe([]int{s.ginABI}, r.rs.Consts.RmaABI) == 0 {
+				r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("ncclGinPlugin_v%d: its GIN struct serves as RMA", s.ginABI), Facts: facts})
+				return
+			}
+			if probe(s.ginLib.RmaSymbols, []int{s.ginABI}) == 0 {
+				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("%s exports no ncclRmaPlugin_v%d: RMA is the internal IB proxy's", s.ginLib.Path, s.ginABI), Facts: facts})
+				return
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclRmaPlugin_v%d beside the GIN plugin", s.ginABI), Facts: facts,
+				Log: []string{fmt.Sprintf("NET/Plugin: Loaded rma plugin %s (v%d)", rmaName(s.ginLib), s.ginABI)}})
+		},
+	}
+}
+
+// rmaLoader is G-RMA-1 from 2.30.7: the RMA plugin's own loader, which
+// runs before the GIN loader (so the GIN plugin's library is not open yet
+// on a process's first communicator and only the net plugin's is reused).
+func rmaLoader(ref Ref, doc string, p listPlugin) *Rule {
+	return &Rule{
+		ID: "G-RMA-1", Layer: LayerLibrary, Title: "RMA plugin", Doc: doc, Ref: ref, node: true,
+		Logs: []string{"NCCL_RMA_PLUGIN set by environment to %s", "RMA/Plugin: Could not find:%s", p.loaded,
+			"RMA/Plugin: Successfully loaded external plugin %s", "RMA/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclRma: %p"},
+		init: func(r *initRun) {
+			lib, v, logs, facts := p.walk(r)
+			if lib == nil {
+				r.emit(Verdict{Outcome: Info, Why: "no external RMA plugin: the internal IB proxy RMA is tried", Facts: facts, Log: logs})
+				return
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclRmaPlugin_v%d in %s", v, lib.Path), Facts: facts, Log: logs})
+		},
+	}
+}
+
+var rmaKind = listPlugin{env: "NCCL_RMA_PLUGIN", def: "libnccl-rma.so", prefix: "libnccl-rma", kind: "RMA",
+	syms: func(l *Library) []int { return l.RmaSymbols }, name: rmaName, window: func(c *Consts) []int { return c.RmaABI },
+	reuse: ginKind.reuse}

@@ -1,0 +1,156 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGinRmaWindows checks the GIN and RMA windows per release and where
+// their rules run: GIN in the net loader (2.28.7–2.29.3), its own loader
+// after the network (2.29.7+); RMA beside GIN (2.30.3–2.30.4), its own
+// loader before GIN (2.30.7).
+func TestGinRmaWindows(t *testing.T) {
+	for _, c := range []struct {
+		v             Version
+		gin, rma      []int
+		ginAfter      RuleID
+		rmaAfter      RuleID
+		ginRef, rmaFn string
+	}{
+		{v: V2_28_3},
+		{v: V2_28_7, gin: []int{11}, ginAfter: "G-COLLNET-ABI-1", ginRef: "ncclNetPluginLoad"},
+		{v: V2_29_3, gin: []int{11}, ginAfter: "G-COLLNET-ABI-1", ginRef: "ncclNetPluginLoad"},
+		{v: V2_29_7, gin: []int{12, 11}, ginAfter: "G-NET-LIB-3", ginRef: "ncclGinInit"},
+		{v: V2_30_3, gin: []int{13, 12, 11}, rma: []int{13}, ginAfter: "G-NET-LIB-3", rmaAfter: "G-GIN-1", ginRef: "ncclGinInit", rmaFn: "ncclGinPluginLoad"},
+		{v: V2_30_4, gin: []int{13, 12, 11}, rma: []int{13}, ginAfter: "G-NET-LIB-3", rmaAfter: "G-GIN-1", ginRef: "ncclGinInit", rmaFn: "ncclGinPluginLoad"},
+		{v: V2_30_7, gin: []int{14, 13}, rma: []int{14, 13}, ginAfter: "G-RMA-1", rmaAfter: "G-NET-LIB-3", ginRef: "ncclGinInit", rmaFn: "ncclRmaInit"},
+	} {
+		rs := MustLoad(c.v)
+		if !slices.Equal(rs.Consts.GinABI, c.gin) || !slices.Equal(rs.Consts.RmaABI, c.rma) {
+			t.Errorf("%s: GinABI %v RmaABI %v, want %v %v", c.v, rs.Consts.GinABI, rs.Consts.RmaABI, c.gin, c.rma)
+		}
+		for _, w := range []struct {
+			id    RuleID
+			after RuleID
+			fn    string
+		}{{"G-GIN-1", c.ginAfter, c.ginRef}, {"G-RMA-1", c.rmaAfter, c.rmaFn}} {
+			i := slices.Index(rs.Init, w.id)
+			if (i >= 0) != (w.after != "") {
+				t.Errorf("%s: %s at %d, want after %q", c.v, w.id, i, w.after)
+				continue
+			}
+			if i < 0 {
+				continue
+			}
+			if rs.Init[i-1] != w.after {
+				t.Errorf("%s: %s after %s, want after %s", c.v, w.id, rs.Init[i-1], w.after)
+			}
+			if r, _ := rs.Rule(w.id); r.Ref.Func != w.fn {
+				t.Errorf("%s: %s cites %s, want %s", c.v, w.id, r.Ref, w.fn)
+			}
+		}
+	}
+}
+
+var (
+	netGin   = Library{Path: "/opt/net/libnccl-net.so", InLoaderPath: true, NetSymbols: []int{8}, Net: &NetBackend{Name: "N8", Devices: 1}, GinSymbols: []int{11}, GinName: "NetGin"}
+	ginLib13 = Library{Path: "/opt/g/libnccl-gin.so", InLoaderPath: true, GinSymbols: []int{13}, GinName: "G13", RmaSymbols: []int{13}, RmaName: "R13"}
+	ginLib12 = Library{Path: "/opt/g/libnccl-gin-x.so", InLoaderPath: true, GinSymbols: []int{12}, GinName: "G12"}
+	rmaLib   = Library{Path: "/opt/r/libnccl-rma.so", InLoaderPath: true, RmaSymbols: []int{14}, RmaName: "R14"}
+	noSyms   = Library{Path: "/opt/g/libnccl-gin.so", InLoaderPath: true}
+)
+
+type ginCase struct {
+	name string
+	rule RuleID
+	libs []Library
+	env  Env
+	want map[Version]loaderWant
+}
+
+var ginCases = []ginCase{
+	{name: "GIN in the net plugin", rule: "G-GIN-1", libs: []Library{netGin},
+		want: map[Version]loaderWant{
+			V2_28_7: {Pass, []string{"NET/Plugin: Loaded gin plugin NetGin (v11)"}},
+			V2_29_7: {Pass, []string{"NET/Plugin: Loaded gin plugin NetGin (v11)", "Successfully loaded external gin plugin /opt/net/libnccl-net.so"}},
+			// v11 is out of 2.30.7's window
+			V2_30_7: {Info, []string{"GIN/Plugin: Could not find: libnccl-gin.so", "GIN/Plugin: Failed to load external plugin libnccl-gin.so, dlHandle: (nil), ncclGin: (nil)"}},
+		}},
+	{name: "no plugin at all", rule: "G-GIN-1",
+		want: map[Version]loaderWant{
+			V2_28_7: {Skip, nil},
+			V2_29_7: {Info, []string{"GIN/Plugin: Could not find: libnccl-gin.so"}},
+		}},
+	{name: "libnccl-gin.so v13 with RMA", rule: "G-GIN-1", libs: []Library{ginLib13},
+		want: map[Version]loaderWant{
+			V2_29_7: {Info, []string{"Successfully loaded external gin plugin /opt/g/libnccl-gin.so"}},
+			V2_30_3: {Pass, []string{"NET/Plugin: Loaded gin plugin G13 (v13)", "Successfully loaded external gin plugin /opt/g/libnccl-gin.so"}},
+			V2_30_7: {Pass, []string{"GIN/Plugin: Loaded gin plugin G13 (v13)", "GIN/Plugin: Successfully loaded external plugin /opt/g/libnccl-gin.so"}},
+		}},
+	{name: "RMA beside a v13 GIN", rule: "G-RMA-1", libs: []Library{ginLib13},
+		want: map[Version]loaderWant{
+			V2_30_3: {Pass, []string{"NET/Plugin: Loaded rma plugin R13 (v13)"}},
+			// 2.30.7's RMA loader looks for libnccl-rma.so, not the GIN library
+			V2_30_7: {Info, []string{"RMA/Plugin: Could not find: libnccl-rma.so"}},
+		}},
+	{name: "NCCL_GIN_PLUGIN=x, a v12 GIN", rule: "G-GIN-1", libs: []Library{ginLib12}, env: Env{"NCCL_GIN_PLUGIN": "x"},
+		want: map[Version]loaderWant{
+			V2_28_9: {Skip, nil},
+			V2_29_7: {Pass, []string{"NCCL_GIN_PLUGIN set by environment to x", "NET/Plugin: Loaded gin plugin G12 (v12)"}},
+		}},
+	{name: "v12 GIN is its own RMA", rule: "G-RMA-1", libs: []Library{ginLib12}, env: Env{"NCCL_GIN_PLUGIN": "x"},
+		want: map[Version]loaderWant{V2_30_3: {Pass, nil}}},
+	{name: "NCCL_GIN_PLUGIN=none", rule: "G-GIN-1", libs: []Library{ginLib13}, env: Env{"NCCL_GIN_PLUGIN": "none"},
+		want: map[Version]loaderWant{V2_30_3: {Info, []string{"NCCL_GIN_PLUGIN set by environment to none"}}}},
+	{name: "a GIN library without symbols", rule: "G-GIN-1", libs: []Library{noSyms},
+		want: map[Version]loaderWant{
+			// the success line is printed whatever the symbol look-up found
+			V2_29_7: {Info, []string{"Successfully loaded external gin plugin /opt/g/libnccl-gin.so"}},
+			V2_30_7: {Info, []string{"GIN/Plugin: Failed to load external plugin /opt/g/libnccl-gin.so, dlHandle: 0x…, ncclGin: (nil)"}},
+		}},
+	{name: "libnccl-rma.so v14", rule: "G-RMA-1", libs: []Library{rmaLib},
+		want: map[Version]loaderWant{
+			V2_30_3: {Skip, nil},
+			V2_30_7: {Pass, []string{"RMA/Plugin: Loaded rma plugin R14 (v14)", "RMA/Plugin: Successfully loaded external plugin /opt/r/libnccl-rma.so"}},
+		}},
+}
+
+// TestGinRmaLoaders walks G-GIN-1 and G-RMA-1 through their lines per
+// release; neither ever fails communicator init.
+func TestGinRmaLoaders(t *testing.T) {
+	for _, c := range ginCases {
+		for v, w := range c.want {
+			t.Run(fmt.Sprintf("%s/%s/%s", v, c.rule, c.name), func(t *testing.T) {
+				sys, err := Preset("v100x4", PresetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range sys.Nodes {
+					sys.Nodes[i].Libs = slices.Clone(c.libs)
+				}
+				comm, err := Init(MustLoad(v), sys, c.env)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if comm.Err != nil {
+					t.Fatalf("communicator init failed: %v", comm.Err)
+				}
+				i := slices.IndexFunc(comm.Trace, func(x Verdict) bool { return x.Rule == c.rule })
+				if i < 0 {
+					t.Fatalf("%s is not in the %s trace", c.rule, v)
+				}
+				got := comm.Trace[i]
+				if got.Outcome != w.out {
+					t.Errorf("%s (%s), want %s", got.Outcome, got.Why, w.out)
+				}
+				for _, l := range w.logs {
+					if !slices.Contains(got.Log, l) {
+						t.Errorf("no line %q in\n%s", l, strings.Join(got.Log, "\n"))
+					}
+				}
+			})
+		}
+	}
+}
