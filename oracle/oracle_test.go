@@ -216,3 +216,36 @@ func TestGroupAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestOracleIPCRegisterReleases: a 64 MiB AllReduce on 2 × H200 is
+// registered over IPC (16 channels, not 24) from 2.23.4 when its buffers
+// are ncclCommRegister'ed, and from 2.24.3 when it is only captured into a
+// CUDA graph.
+func TestOracleIPCRegisterReleases(t *testing.T) {
+	o := New(nil)
+	o.Trace = false
+	for _, tc := range []struct {
+		nccl, launch, buffers string
+		hi                    float64
+		reg                   any
+	}{
+		{"2.22.3", "graph", "registered", 23, nil},
+		{"2.23.4", "stream", "registered", 15, "IPC"},
+		{"2.23.4", "graph", "user", 23, nil},
+		{"2.24.3", "graph", "user", 15, "IPC"},
+		{"2.27.7", "graph", "user", 15, "IPC"},
+		{"2.28.3", "stream", "registered", 15, "IPC"},
+		{"2.28.9", "stream", "user", 23, nil},
+	} {
+		req := fmt.Sprintf(`{"nccl":%q,"system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0"},"launch":%q,"op":{"coll":"allreduce","bytes":"64MiB","buffers":%q}}`, tc.nccl, tc.launch, tc.buffers)
+		m := decode(t, o.HandleLine([]byte(req)))
+		ops, ok := m["ops"].([]any)
+		if m["status"] != "ok" || !ok || len(ops) != 1 {
+			t.Fatalf("%s: answer %v", req, m)
+		}
+		e := ops[0].(map[string]any)
+		if e["channel_hi"] != tc.hi || e["registered"] != tc.reg {
+			t.Errorf("%s %s %s: channel_hi %v registered %v, want %v %v", tc.nccl, tc.launch, tc.buffers, e["channel_hi"], e["registered"], tc.hi, tc.reg)
+		}
+	}
+}

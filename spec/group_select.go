@@ -60,8 +60,8 @@ func groupPlanRule(ref Ref, logLine string) *Rule {
 // regIPCRule is G-REG-IPC-1.
 var regIPCRule = &Rule{
 	ID: "G-REG-IPC-1", Layer: LayerGroup, Title: "user buffers registered over IPC",
-	Doc: `From 2.28.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`,
-	Ref: Ref{Tag: "v2.28.3-1", File: "src/register/coll_reg.cc", Func: "ncclRegisterCollBuffers"},
+	Doc: `From 2.24.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`,
+	Ref: Ref{Tag: "v2.24.3-1", File: "src/register/coll_reg.cc", Func: "ncclRegisterCollBuffers"},
 	group: func(g *groupRun) {
 		if g.choice.Registered == "IPC" {
 			g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("buffers registered over IPC: %d channels", g.choice.NChannels)})

@@ -421,3 +421,52 @@ func TestPlanFailureAloneAndGrouped(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectGroupIPCRegisterReleases: IPC registration of Ring/Tree user
+// buffers (G-REG-IPC-1) starts at 2.23.4 for buffers registered with
+// ncclCommRegister only (registerCollBuffers finds no record for a buffer
+// just captured into a CUDA graph); from 2.24.3 graph-captured buffers
+// register too. A registered one-node AllReduce on 24 channels runs on 16.
+func TestSelectGroupIPCRegisterReleases(t *testing.T) {
+	op := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	regd := GroupOp{Op: op, Buffers: BuffersRegistered}
+	graph := Launch{Mode: LaunchGraph}
+	const full, cut = "Ring/Simple 0..23", "Ring/Simple 0..15"
+	for _, tc := range []struct {
+		v      Version
+		g      GroupOp
+		launch Launch
+		want   string
+		rule   bool    // G-REG-IPC-1 in the trace
+		reg    Outcome // its verdict
+	}{
+		{V2_22_3, regd, Launch{}, full, false, Skip},
+		{V2_22_3, GroupOp{Op: op}, graph, full, false, Skip},
+		{V2_23_4, regd, Launch{}, cut, true, Pass},
+		{V2_23_4, regd, graph, cut, true, Pass},
+		{V2_23_4, GroupOp{Op: op}, graph, full, true, Skip},
+		{V2_23_4, GroupOp{Op: op}, Launch{}, full, true, Skip},
+		{V2_24_3, regd, Launch{}, cut, true, Pass},
+		{V2_24_3, GroupOp{Op: op}, graph, cut, true, Pass},
+		{V2_27_7, GroupOp{Op: op}, graph, cut, true, Pass},
+		{V2_27_7, regd, Launch{}, cut, true, Pass},
+		{V2_28_3, GroupOp{Op: op}, graph, cut, true, Pass},
+		{V2_28_9, regd, Launch{}, cut, true, Pass},
+		{V2_28_9, GroupOp{Op: op}, Launch{}, full, true, Skip},
+	} {
+		name := fmt.Sprintf("%v/%v/%v", tc.v, tc.g.Buffers, tc.launch.Mode)
+		c := h200x2Comm(t, tc.v, nil)
+		g, err := c.SelectGroup([]GroupOp{tc.g}, tc.launch)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := groupRanges(g); got != tc.want {
+			t.Errorf("%s: got %s, want %s", name, got, tc.want)
+		}
+		tr := g.Traces[0]
+		last := tr[len(tr)-1]
+		if has := last.Rule == "G-REG-IPC-1"; has != tc.rule || (has && last.Outcome != tc.reg) {
+			t.Errorf("%s: trace ends %v %v, want G-REG-IPC-1 %v (%v)", name, last.Rule, last.Outcome, tc.rule, tc.reg)
+		}
+	}
+}

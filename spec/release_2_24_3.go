@@ -78,8 +78,7 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.FP8RingPenaltyOn, true, enqueueCC, "updateCollCostTable")
 	tuningSet(d, &t.OpLine, TuningOpLineR24, enqueueCC, "scheduleCollTasksToPlan")
 	tuningSet(d, &t.FP8, true, enqueueCC, "taskAppend")
-	tuningSet(d, &t.RegIPC, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
-	tuningSet(d, &t.RegIPCChannels, 16, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.RegIPCGraph, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegNetRing, TuningRegNetRingOne, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	return d.changes, tuningJoinErrs(d.errs)
 }
@@ -97,4 +96,5 @@ func apply2_24_3(rs *Ruleset) {
 		pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true, patScaling: true, fp8Ring: true}), "P8: fp8 Ring with more than 8 ranks deprioritised")
 	rs.Remove("G-SEL-BACKUP-1", ref("src/enqueue.cc", "topoGetAlgoInfo"), "no Ring backup")
 	rs.Add(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "Error : no algorithm/protocol available"), "G-SEL-PICK-1", "hard error")
+	rs.Replace(regIPCRule, "buffers only captured into a CUDA graph registered over IPC too")
 }

@@ -216,5 +216,4 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(runtimeConnect.withRef(ref("src/group.cc", "ncclCollPreconnect")), "new tag")
 	rs.Replace(execErr.withRef(ref("src/proxy.cc", "progressOps")), "new tag")
 	rs.Replace(groupPlanRule(ref("src/enqueue.cc", "ncclPrepareTasks, scheduleCollTasksToPlan"), "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"), "one line per task with its channel range (2.24.3)")
-	rs.Add(regIPCRule, "G-REG-UB-1", "graph-captured and ncclCommRegister'ed buffers registered over IPC")
 }

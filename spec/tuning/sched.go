@@ -1278,8 +1278,9 @@ func CollPartition(c *Consts, fn nccl.Func, nRanks int, proto nccl.Proto, elemSi
 // registerTasks registers the buffers of the tasks the cost table decided,
 // before they are scheduled. NVLS and CollNet tasks go through
 // userBufferChannels (every release that registers them). Then G-REG-IPC-1
-// (RegIPC, ncclRegisterCollBuffers from 2.24.3): a Ring or Tree task on
-// Simple whose buffers NCCL may register (regAsked) and whose node peers
+// (RegIPC, from 2.23.4): a Ring or Tree task on Simple whose buffers NCCL
+// may register (regAsked) and have a ncclCommRegister record (not needed
+// for a graph capture under RegIPCGraph, 2.24.3+) and whose node peers
 // are direct P2P gets its receive buffer (Ring: both) registered over IPC,
 // except ReduceScatter, Reduce on Ring, in-place AllReduce on Ring and
 // in-place Tree. On one node an IPC-registered task with 16 < nMaxChannels
@@ -1287,7 +1288,8 @@ func CollPartition(c *Consts, fn nccl.Func, nRanks int, proto nccl.Proto, elemSi
 // with the network runs on netRingChannels.
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers,
-// ncclRegisterCollNvlsBuffers (v2.28.3-1 likewise)
+// ncclRegisterCollNvlsBuffers (v2.24.3-1 likewise); v2.23.4-1 src/enqueue.cc
+// registerCollBuffers (ncclRegFind before the IPC registration)
 func (m *Model) registerTasks(tasks []*tuningTask) {
 	c, in := m.Tuning, &m.In
 	for _, t := range tasks {
@@ -1301,7 +1303,7 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 			t.nMaxCh, t.choice.NChannels = n, n
 			continue
 		}
-		if !c.RegIPC || !m.regAsked(t.op) || t.proto != nccl.Simple || !in.DirectP2P {
+		if !c.RegIPC || !m.regAsked(t.op) || (t.op.Buffers != nccl.BuffersRegistered && !c.RegIPCGraph) || t.proto != nccl.Simple || !in.DirectP2P {
 			continue
 		}
 		switch {

@@ -500,7 +500,8 @@ type Consts struct {
 
 	// Buffer registration between the choice and the scheduler
 	// (ncclRegisterCollBuffers, src/register/coll_reg.cc).
-	RegIPC         bool       `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (graph capture or ncclCommRegister; 2.28.3+, 2.22.3 registers NVLS and CollNet only)
+	RegIPC         bool       `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (2.23.4+; 2.22.3 registers NVLS and CollNet only)
+	RegIPCGraph    bool       `tuning:"reg.ipcGraph"`       // RegIPC also for buffers only captured into a CUDA graph (2.24.3+; 2.23.4 needs a ncclCommRegister record)
 	RegIPCChannels int        `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
 	RegNVLS        RegNVLS    `tuning:"reg.nvlsChannels"`   // the channels of an NVLS/NVLSTree task on NVLS-registered buffers
 	RegCollNet     RegCollNet `tuning:"reg.collNet"`        // a CollNet task on CollNet-registered buffers, one rank per node
