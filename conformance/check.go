@@ -9,10 +9,12 @@ import (
 	"github.com/gatesim/gatesim/spec"
 )
 
-// CaptureLaunch is how a capture's operations were issued: Agg per group,
-// captured into CUDA graphs when the run timed graphs.
+// CaptureLaunch is how a capture's operations were issued: Agg per group
+// (0 where the result does not record it, which decides as 1 but lets a
+// [Symmetric] line name its group), captured into CUDA graphs when the run
+// timed graphs.
 func CaptureLaunch(r *RunResult) spec.Launch {
-	l := spec.Launch{Agg: max(1, r.Agg)}
+	l := spec.Launch{Agg: r.Agg}
 	if r.Timing == "graph" {
 		l.Mode = spec.LaunchGraph
 	}
