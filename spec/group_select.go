@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gatesim/gatesim/spec/tuning"
 )
@@ -116,11 +117,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	}
 	out := &GroupDecision{Launch: launch, Ops: make([]*Decision, len(all)), Traces: make([]Trace, len(all))}
 	for i, g := range all {
-		d, tr, err := c.Select(g.Op)
+		d, opTr, err := c.SelectOp(g.Op, true) // one recording walk: the group reads every trace
 		if err != nil {
 			return nil, fmt.Errorf("group op %d: %w", i, err)
 		}
-		out.Ops[i], out.Traces[i] = d, tr.Trace() // owned: a group rewrites its verdicts
+		out.Ops[i], out.Traces[i] = d, append(slices.Clip(c.Trace), opTr...) // owned: a group rewrites its verdicts
 	}
 	if c.Err != nil || c.Model == nil {
 		return out, nil
