@@ -120,6 +120,14 @@ func lookupPreset(name string) (string, presetDef, bool) {
 	return key, def, ok
 }
 
+// PresetKey is the preset's own name for a name or alias given in any
+// case (gb200, GB200: gb200-nvl72), so that outputs name one machine one
+// way; false when none has it.
+func PresetKey(name string) (string, bool) {
+	key, _, ok := lookupPreset(name)
+	return key, ok
+}
+
 // IsPreset reports whether s names a preset or an alias, in any case.
 func IsPreset(s string) bool {
 	_, _, ok := lookupPreset(s)

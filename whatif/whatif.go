@@ -352,6 +352,9 @@ func orOne(l []int) []int {
 }
 
 func buildMachine(axis int, preset string, nodes int, sharp bool, gpus, nics, gbps, nvlinks int) (*Machine, error) {
+	if key, ok := spec.PresetKey(preset); ok {
+		preset = key // labels name the preset, not the spelling typed
+	}
 	sys, err := spec.Preset(preset, spec.PresetOptions{Nodes: nodes, SHARP: sharp})
 	if err != nil {
 		return nil, err

@@ -73,7 +73,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 			}
 			var sys *spec.System
 			var ops []spec.Op
-			if sysf.preset != "" || sysf.file != "" {
+			if sysf.preset != "" || sysf.file != "" || sysf.topo != "" {
 				if !spec.Supported(v) {
 					return badInputf("--system: the gate engine does not model NCCL %s yet", v)
 				}
@@ -110,6 +110,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 	aliases(c, map[string]string{"bytes": "sizes"}) // a list is --sizes in every command; --bytes was env's name for it
 	opf.add(c)
 	c.Flags().Lookup("sizes").Usage = "sizes to judge gate effects at: a list or FROM:TO[:xFACTOR] (default " + strings.Join(envDefaultSizes, ",") + ")"
+	c.Flags().Lookup("count").Usage = "element count instead of --sizes"
 	c.Flags().Lookup("coll").Usage = "collectives to judge gate effects at, comma separated: " + strings.Join(spec.FuncNames(spec.SelectFuncs), ", ")
 	return c
 }
