@@ -28,11 +28,12 @@ import (
 // rings, sm90SpeedArrayInter without 20 and 17.5, trees that check only
 // the forward path's type (ncclTopoFollowPath).
 //
-// Read at the tag and not modelled here (docs/releases.md lists them): the
-// NETs' channel budget and NVLS channels started as rings in
-// ncclTopoSearchRecNet, the CollNet heads
-// of every channel counted, duplicates included, and p2p channels per
-// operation halved on several nodes too.
+// Read at the tag and not modelled (docs/releases.md says why): the NETs'
+// channel budget. NVLS channels started as rings in ncclTopoSearchRecNet,
+// the CollNet heads of every channel counted, duplicates included, and p2p
+// channels per operation halved on several nodes too are the topology
+// stage's 2.18.1 values (topo.NVLSHeadsAsRing, CollNetHeadsAllChannels)
+// and P2PHalveOneNodeOnly below.
 
 var tag2181 = "v2.18.1-1"
 

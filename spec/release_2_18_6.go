@@ -25,10 +25,12 @@ import (
 // channel and thread counts of getAlgoInfo and the aggregation of
 // consecutive same-function operations (the schedule 2.19.4's delta sets), the
 // bandwidth scaling of ncclTopoGetAlgoTime for an aggregate's nChannels,
-// the 1 MiB Simple buffer on ARM (computeBuffSizes), collNetChannels from
+// collNetChannels from
 // max(nChannels, nvlsChannels) and GDR reads without an NVLink peer on
-// every architecture (neither changes anything gatesim outputs), and the
-// search's start of an NVLS channel (ncclTopoSearchRecNet). The search
+// every architecture (neither changes anything gatesim outputs). The 1 MiB
+// Simple buffer on ARM (computeBuffSizes, SimpleBuffSizeARM below) and the
+// search's start of an NVLS channel (ncclTopoSearchRecNet, the topology
+// stage's NVLSHeads) are modelled. The search
 // budget, sm90SpeedArrayIntra without 50, NCCL_CROSS_NIC on every graph,
 // the NETs and a NET's closest GPUs of ncclTopoSearchRecNet in list and
 // index order, the NVLS graph ranking, the NVLS

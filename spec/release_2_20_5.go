@@ -21,8 +21,7 @@ import (
 //
 // Read at the tag and not modelled here (docs/releases.md lists them): the
 // PXN rewiring across MNNVL peers and
-// below PHB (ncclTopoComputePaths), NCCL_MAX_NVLS_ARITY 8 and the NVLS
-// chunk size before NCCL_NVLS_CHUNKSIZE. The search behind an NVSwitch
+// below PHB (ncclTopoComputePaths) and NCCL_MAX_NVLS_ARITY 8. The search behind an NVSwitch
 // (neighbours first, not only), sm90SpeedArrayIntra without 11 GB/s, a
 // lone GPU's totalBw of 0 and the system print by raw ids are
 // topo.Apply2_20_5.
