@@ -85,7 +85,7 @@ type profilerOpts struct {
 	initFail      profilerInitFail
 }
 
-// profilerNameList is the names one release dlopens for val (set: the
+// nameList is the names one release dlopens for val (set: the
 // variable exists).
 func (o profilerOpts) nameList(val string, set bool) []string {
 	const def = "libnccl-profiler.so"

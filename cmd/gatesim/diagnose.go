@@ -81,7 +81,7 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 				if err != nil {
 					return err
 				}
-				if c.Flags().Changed("agg") && agg < 1 || agg > spec.MaxGroupOps {
+				if (c.Flags().Changed("agg") && agg < 1) || agg > spec.MaxGroupOps {
 					return badInputf("--agg %d: expected 1..%d", agg, spec.MaxGroupOps)
 				}
 				pr, err := diagnose.PredictLaunch(l, rel, sys, env, nil, spec.Launch{Agg: agg, Mode: spec.LaunchModeOf(cudagraph)})

@@ -205,7 +205,7 @@ func TestSystemLines(t *testing.T) {
 
 // TestSystemLinesLoneGPU: one GPU without a NET (a one-rank communicator),
 // printed as 2.19.x-2.20.x print it (raw ids, "%f" path bandwidths, totalBw
-// 0: the [GRAPH] lines of NVIDIA/nccl-tests#329 at 2.19.3) and as 2.21.5+
+// 0: the [GRAPH] lines of the public 2.19.3 one-rank case in golden/testdata/public) and as 2.21.5+
 // do; the search finds the same 16 channels either way.
 func TestSystemLinesLoneGPU(t *testing.T) {
 	const x = `<system version="1">
