@@ -129,23 +129,31 @@ var loaderCases = []loaderCase{
 		}},
 }
 
+// initWithLibs initialises release v on a v100x4 whose every node holds
+// libs, under env.
+func initWithLibs(t *testing.T, v Version, libs []Library, env Env) *Comm {
+	t.Helper()
+	sys, err := Preset("v100x4", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sys.Nodes {
+		sys.Nodes[i].Libs = slices.Clone(libs)
+	}
+	comm, err := Init(MustLoad(v), sys, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return comm
+}
+
 // TestPluginLoadersBefore2_22 walks the net, CollNet and tuner loaders of
 // 2.18.6–2.22.3 through their lines.
 func TestPluginLoadersBefore2_22(t *testing.T) {
 	for _, c := range loaderCases {
 		for v, w := range c.want {
 			t.Run(fmt.Sprintf("%s/%s/%s", v, c.rule, c.name), func(t *testing.T) {
-				sys, err := Preset("v100x4", PresetOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range sys.Nodes {
-					sys.Nodes[i].Libs = slices.Clone(c.libs)
-				}
-				comm, err := Init(MustLoad(v), sys, c.env)
-				if err != nil {
-					t.Fatal(err)
-				}
+				comm := initWithLibs(t, v, c.libs, c.env)
 				var got *Verdict
 				for i := range comm.Trace {
 					if comm.Trace[i].Rule == c.rule {

@@ -199,17 +199,7 @@ func TestProfilerLoader(t *testing.T) {
 	for _, c := range profilerCases {
 		for v, w := range c.want {
 			t.Run(fmt.Sprintf("%s/%s", v, c.name), func(t *testing.T) {
-				sys, err := Preset("v100x4", PresetOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range sys.Nodes {
-					sys.Nodes[i].Libs = slices.Clone(c.libs)
-				}
-				comm, err := Init(MustLoad(v), sys, c.env)
-				if err != nil {
-					t.Fatal(err)
-				}
+				comm := initWithLibs(t, v, c.libs, c.env)
 				if comm.Err != nil {
 					t.Fatalf("communicator init failed: %v", comm.Err)
 				}
