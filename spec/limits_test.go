@@ -70,6 +70,16 @@ func TestValidateRefusesNonsense(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	for field, lib := range map[string]Library{
+		"profiler_symbols: version 0":          {Path: "libnccl-profiler.so", ProfilerSymbols: []int{0}},
+		"gin_symbols: version 11 listed twice": {Path: "libnccl-net.so", GinSymbols: []int{11, 12, 11}},
+		"rma_symbols: version 100":             {Path: "libnccl-rma.so", RmaSymbols: []int{100}},
+	} {
+		sys := System{Nodes: []Node{{GPUs: []GPU{{SM: 90}}, Libs: []Library{lib}}}}
+		if err := sys.Validate(); err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: got %v, want an error naming it", field, err)
+		}
+	}
 	ok := System{Nodes: []Node{{GPUs: []GPU{{SM: 90}}, NICs: []NIC{{Name: "eth0", SpeedMbps: -1}}}}}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("speed -1 (unknown, as NICs report it): %v", err)

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -386,9 +387,18 @@ func (s *System) Validate() error {
 			if l.Path == "" {
 				return fmt.Errorf("%s: lib %d: empty path", where, j)
 			}
-			for _, v := range append(append(append(append(append(append(append([]int{}, l.NetSymbols...), l.CollNetSymbols...), l.TunerSymbols...), l.EnvSymbols...), l.ProfilerSymbols...), l.GinSymbols...), l.RmaSymbols...) {
-				if v < 1 || v > 99 {
-					return fmt.Errorf("%s: lib %s: symbol version %d: expected 1-99", where, l.Path, v)
+			for _, f := range []struct {
+				field string
+				vs    []int
+			}{{"net_symbols", l.NetSymbols}, {"collnet_symbols", l.CollNetSymbols}, {"tuner_symbols", l.TunerSymbols},
+				{"env_symbols", l.EnvSymbols}, {"profiler_symbols", l.ProfilerSymbols}, {"gin_symbols", l.GinSymbols}, {"rma_symbols", l.RmaSymbols}} {
+				for k, v := range f.vs {
+					if v < 1 || v > 99 {
+						return fmt.Errorf("%s: lib %s: %s: version %d: expected 1-99", where, l.Path, f.field, v)
+					}
+					if slices.Contains(f.vs[:k], v) {
+						return fmt.Errorf("%s: lib %s: %s: version %d listed twice: expected each version once", where, l.Path, f.field, v)
+					}
 				}
 			}
 			if l.CollNet != nil {
