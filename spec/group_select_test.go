@@ -272,17 +272,7 @@ func TestSelectGroupNVLSUserBuffers(t *testing.T) {
 		{V2_19_4, "dgx-h100", 4, nil, GroupOp{Op: ar, Buffers: BuffersRegistered}, Launch{}, "NVLSTree/Simple 0..3 pass"},
 	} {
 		c := initPreset(t, tc.v, tc.system, tc.nodes, tc.env)
-		g, err := c.SelectGroup([]GroupOp{tc.g}, tc.launch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, reg := g.Ops[0], "none"
-		for _, v := range g.Traces[0] {
-			if v.Rule == "G-REG-UB-1" {
-				reg = v.Outcome.String()
-			}
-		}
-		if got := fmt.Sprintf("%s/%s %d..%d %s", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, reg); got != tc.want {
+		if got := regSummary(t, c, tc.g, tc.launch); got != tc.want {
 			t.Errorf("%s %s×%d %v buffers %s launch %s: got %s, want %s", tc.v, tc.system, tc.nodes, tc.env, tc.g.Buffers, tc.launch.Mode, got, tc.want)
 		}
 	}
@@ -346,17 +336,7 @@ func TestSelectGroupRingNetUserBuffers(t *testing.T) {
 		{V2_30_7, 1, Env{"NCCL_MIN_CTAS": "2"}, GroupOp{Op: ag, Buffers: BuffersRegistered}, Launch{}, "Ring/Simple 0..1 pass"},
 	} {
 		c := onePerNode(t, tc.v, 2, tc.gpus, tc.env)
-		g, err := c.SelectGroup([]GroupOp{tc.g}, tc.launch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, reg := g.Ops[0], "none"
-		for _, v := range g.Traces[0] {
-			if v.Rule == "G-REG-UB-1" {
-				reg = v.Outcome.String()
-			}
-		}
-		if got := fmt.Sprintf("%s/%s %d..%d %s", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, reg); got != tc.want {
+		if got := regSummary(t, c, tc.g, tc.launch); got != tc.want {
 			t.Errorf("%s %d GPU(s)/node %v %s buffers %s launch %s: got %s, want %s", tc.v, tc.gpus, tc.env, tc.g.Op.Func, tc.g.Buffers, tc.launch.Mode, got, tc.want)
 		}
 	}
@@ -469,4 +449,22 @@ func TestSelectGroupIPCRegisterReleases(t *testing.T) {
 			t.Errorf("%s: trace ends %v %v, want G-REG-IPC-1 %v (%v)", name, last.Rule, last.Outcome, tc.rule, tc.reg)
 		}
 	}
+}
+
+// regSummary is one operation's decision in its group of one, with
+// G-REG-UB-1's outcome ("none" where the rule did not speak): "Algo/Proto
+// lo..hi outcome".
+func regSummary(t *testing.T, c *Comm, op GroupOp, launch Launch) string {
+	t.Helper()
+	g, err := c.SelectGroup([]GroupOp{op}, launch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, reg := g.Ops[0], "none"
+	for _, v := range g.Traces[0] {
+		if v.Rule == "G-REG-UB-1" {
+			reg = v.Outcome.String()
+		}
+	}
+	return fmt.Sprintf("%s/%s %d..%d %s", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, reg)
 }
