@@ -950,6 +950,11 @@ func (ob *observer) nvls() CapEvidence {
 			why:  "runtime connect (2.22+, NCCL_RUNTIME_CONNECT=1 with cuMem) sets NVLS up only when an operation chooses NVLS or NVLSTree",
 			when: (*observer).runtimeConnect},
 		ob.selectedRung(kinds(KindNVLSComm, KindNVLSGroup), "operations chose NVLS and its multicast buffers exist", spec.NVLS),
+		// NCCL registers an operation's buffers with NVLS only once the
+		// operation chose NVLS or NVLSTree, so even a failed registration
+		// proves the selection.
+		{level: spec.LevelSelected, rule: "G-REG-UB-1", kinds: kinds(KindNVLSRegFail),
+			why: "NCCL tries to register an operation's buffers with NVLS only when the operation chose NVLS or NVLSTree"},
 		// Blocks.
 		{below: spec.LevelUsable, when: func(*observer) bool { return l.NVLS.UnavailableDevs > 0 }, do: func(ob *observer, c *CapEvidence) {
 			if s, ok := ob.sampleWhere(KindNVLSSupport, func(m string) bool { return !available(m) }); ok {
@@ -988,7 +993,12 @@ func (ob *observer) nvls() CapEvidence {
 			{k: KindNVLSBindFail, why: "binding multicast memory failed (Fabric Manager / NVSwitch state); communicator init fails"},
 			{k: KindNVLSNoNIC, why: "no NIC for a rank in the NVLS graph"},
 		}},
-		{when: func(*observer) bool { return l.NVLS.CudaFailures > 0 }, do: func(ob *observer, c *CapEvidence) {
+		// A failed CUDA call of an operation's buffer registration is followed
+		// by "failed to NVLS register" and is not fatal (v2.24.3-1
+		// src/transport/nvls.cc nvlsRegisterBuffer returns ncclSuccess with
+		// regBufUsed 0): only failures the registration lines do not account
+		// for block the setup.
+		{when: func(*observer) bool { return l.NVLS.CudaFailures > l.NVLS.RegFailures }, do: func(ob *observer, c *CapEvidence) {
 			for _, e := range l.Errors {
 				if e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
 					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-SETUP-1", At: e.First.At, Msg: e.Msg,
