@@ -32,7 +32,8 @@ func fusionErr(r nccl.Result, format string, args ...any) error {
 // ncclIbMakeVDeviceInternal). A topology dump lists the physical ports only
 // (the dump is written from the physical pass), so the model fuses the XML it
 // is given, as NCCL does on NCCL_TOPO_FILE. Params.NetFusion and the
-// NetFusion* switches carry the release's variant.
+// NetFusion* switches carry the release's variant; Params.NetIBPortMerge the
+// IB network's own merge of 2.20.3–2.23.4 (ibPorts).
 
 // NetFusion is which NET groups a release turns into virtual NICs.
 type NetFusion int
@@ -176,7 +177,7 @@ func FuseNets(src *XMLNode, p Params, o Options) (*XMLNode, error) {
 	if len(f.vnics) == 0 {
 		return src, nil
 	}
-	if err := f.populate(placed); err != nil {
+	if err := f.populate(); err != nil {
 		return nil, err
 	}
 	return f.x, nil
@@ -533,7 +534,7 @@ func (f *fusion) firstPCIParent(n *XMLNode) *XMLNode {
 
 // populate is ncclTopoPopulateNics for the virtual devices and the trim of
 // the physical ports they took (keep="0", removed by ncclTopoTrimXml).
-func (f *fusion) populate(placed []bool) error {
+func (f *fusion) populate() error {
 	base := len(f.phys)
 	for _, n := range f.phys {
 		base = max(base, int(netDevAttr(n))+1)

@@ -13,11 +13,19 @@ import (
 // (outside tests a release's parameters come from its spec.Release).
 func paramsAt(t *testing.T, release string) Params {
 	t.Helper()
+	p, ok := chainParams(release)
+	if !ok {
+		t.Fatalf("no topology delta named %s", release)
+	}
+	return p
+}
+
+func chainParams(release string) (Params, bool) {
 	switch release {
 	case "2.19.4":
-		return Params2_19_4()
+		return Params2_19_4(), true
 	case "2.22.3":
-		return Params2_22_3()
+		return Params2_22_3(), true
 	}
 	p := Params2_22_3()
 	steps := []struct {
@@ -30,11 +38,10 @@ func paramsAt(t *testing.T, release string) Params {
 	for _, s := range steps {
 		s.apply(&p)
 		if s.v == release {
-			return p
+			return p, true
 		}
 	}
-	t.Fatalf("no topology delta named %s", release)
-	return p
+	return p, false
 }
 
 // fusedNets fuses x for release p and lists the built system's NETs as
@@ -340,4 +347,50 @@ func TestSynthesizeDualPortNIC(t *testing.T) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.err)
 		}
 	}
+}
+
+// FuzzFuseNets: any topology NCCL's grammar accepts fuses, or fails with
+// an error, under every fusion variant and merge setting; the input stays
+// as it was and the result builds or fails cleanly.
+func FuzzFuseNets(f *testing.F) {
+	for _, x := range fusionXML {
+		f.Add([]byte(x), uint8(0))
+	}
+	data, err := os.ReadFile("../../golden/testdata/public/machines/a100-pcie-2gpu-cx6dx/topo.xml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data, uint8(7))
+	var releases []Params
+	for _, v := range []string{"2.19.4", "2.22.3", "2.24.3", "2.26.2", "2.27.3", "2.28.3", "2.30.7"} {
+		p, _ := chainParams(v)
+		releases = append(releases, p)
+	}
+	levels := []string{"", "LOC", "PORT", "PIX", "PXB", "P2C", "PHB", "SYS"}
+	f.Fuzz(func(t *testing.T, data []byte, knob uint8) {
+		x, err := ParseTopologyXML("fuzz.xml", data)
+		if err != nil {
+			return
+		}
+		before := x.String()
+		o := Options{NetVNics: true, IBMergeNicsOff: knob&0x80 != 0, NetMergeRail: knob&0x40 != 0}
+		if l := levels[int(knob)%len(levels)]; l != "" {
+			o.NetMergeLevel, o.NetMergeLevelSet = l, true
+		}
+		if knob&0x20 != 0 {
+			o.NetForceMerge = "mlx5_0,mlx5_1"
+		}
+		for _, p := range releases {
+			fx, err := FuseNets(x, p, o)
+			if x.String() != before {
+				t.Fatalf("FuseNets changed its input")
+			}
+			if err != nil {
+				continue
+			}
+			if _, err := BuildSystem("fuzz.xml", fx, p); err != nil && !strings.HasPrefix(err.Error(), "fuzz.xml") {
+				t.Fatalf("build error without file name: %v", err)
+			}
+		}
+	})
 }
