@@ -458,7 +458,7 @@ func (ob *observer) trace() spec.Trace {
 		if p.Count > 1 {
 			facts = append(facts, spec.F("count", p.Count))
 		}
-		v := spec.Verdict{Rule: p.Rule, Layer: r.Layer, Outcome: out, Cap: cp, Facts: facts, Why: p.Why, Ref: r.Ref}
+		v := spec.Verdict{Rule: p.Rule, Layer: r.Layer, Outcome: out, Cap: cp, Facts: facts, Why: p.Why, Ref: ruleRef(r)}
 		if out == spec.Pass {
 			v.Level = p.Level
 		}
@@ -477,7 +477,7 @@ func (ob *observer) trace() spec.Trace {
 			out, why = spec.Fail, "NCCL reported "+e.Name+"="+e.Value+" too low and kept the config value"
 		}
 		t = append(t, spec.Verdict{Rule: "G-ENV-PARAM-1", Layer: r.Layer, Outcome: out, Facts: []spec.Fact{spec.F(e.Name, e.Value), spec.F("at", e.At)},
-			Log: []string{e.Name + " set by environment to " + e.Value}, Ref: r.Ref, Why: why})
+			Log: []string{e.Name + " set by environment to " + e.Value}, Ref: ruleRef(r), Why: why})
 	}
 	for _, c := range ob.o.Caps {
 		for _, p := range c.Proofs {
@@ -492,16 +492,16 @@ func (ob *observer) trace() spec.Trace {
 	}
 	if ob.o.AlgoErr != "" && ob.o.Algo != nil {
 		r, _ := RuleByID(ob.o.Algo.Rule)
-		t = append(t, spec.Verdict{Rule: ob.o.Algo.Rule, Layer: r.Layer, Outcome: spec.Fail, Why: ob.o.AlgoErr, Ref: r.Ref})
+		t = append(t, spec.Verdict{Rule: ob.o.Algo.Rule, Layer: r.Layer, Outcome: spec.Fail, Why: ob.o.AlgoErr, Ref: ruleRef(r)})
 	}
 	if s, ok := ob.l.First(KindAlgoParseError); ok {
 		r, _ := RuleByID("G-SEL-PARSE-2")
 		t = append(t, spec.Verdict{Rule: "G-SEL-PARSE-2", Layer: r.Layer, Outcome: spec.Fail, Facts: []spec.Fact{spec.F("at", s.At)},
-			Log: []string{s.Msg}, Why: "NCCL rejected NCCL_ALGO/NCCL_PROTO: communicator init fails", Ref: r.Ref})
+			Log: []string{s.Msg}, Why: "NCCL rejected NCCL_ALGO/NCCL_PROTO: communicator init fails", Ref: ruleRef(r)})
 	}
 	for i, d := range ob.o.Decisions {
 		r, _ := RuleByID(d.DecidedBy)
-		v := spec.Verdict{Rule: d.DecidedBy, Layer: r.Layer, Outcome: spec.Pass, Scope: "op", Ref: r.Ref,
+		v := spec.Verdict{Rule: d.DecidedBy, Layer: r.Layer, Outcome: spec.Pass, Scope: "op", Ref: ruleRef(r),
 			Facts: []spec.Fact{spec.F("coll", d.Op.Func), spec.F("bytes", d.Op.Bytes()), spec.F("at", ob.o.DecisionsAt[i])}}
 		if d.Err != nil {
 			v.Outcome = spec.Fail
@@ -1162,4 +1162,11 @@ func (ob *observer) selectedRung(conns []Kind, why string, as ...spec.Algo) rung
 			}
 		}
 	}}
+}
+
+// ruleRef is a copy of the rule's source reference for a verdict (the
+// verdict points at it).
+func ruleRef(r Rule) *spec.Ref {
+	ref := r.Ref
+	return &ref
 }
