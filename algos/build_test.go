@@ -118,6 +118,83 @@ func TestRingAllReduceMovesTwiceNMinusOneOverN(t *testing.T) {
 	}
 }
 
+// TestRingChain checks what RingChain reports of Ring Broadcast and
+// Reduce channels against every rank's programs: the chain indices are a
+// permutation, the rank at index 0 only sends and the last only receives,
+// every other receives from its previous and sends to its next ring
+// neighbour in every step, and all run the same steps with the same
+// counts; Ring's other collectives are not chains.
+func TestRingChain(t *testing.T) {
+	for _, c := range []struct {
+		nodes, gpus, root int
+		f                 spec.Func
+		inPlace           bool
+		count             int64
+	}{
+		{1, 2, 1, spec.Broadcast, false, 1 << 20},
+		{1, 8, 3, spec.Reduce, true, 100003},
+		{3, 8, 13, spec.Broadcast, true, 5<<20 + 7},
+		{3, 8, 0, spec.Reduce, false, 1 << 10},
+		{4, 1, 2, spec.Broadcast, false, 3 << 20},
+	} {
+		l, err := DefaultLayout(spec.V2_28_9, c.nodes, c.gpus, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := spec.Op{Func: c.f, Count: c.count, DataType: spec.Float32, Root: c.root}
+		s, err := Build(op, Selection{Algo: spec.Ring, Proto: spec.Simple, NChannels: 4}, l, Options{InPlace: c.inPlace})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := s.NRanks
+		for ch := 0; ch < s.NChannels; ch++ {
+			index, nb, ok := s.RingChain(ch)
+			if !ok {
+				t.Fatalf("%+v channel %d: not a chain", c, ch)
+			}
+			seen := make([]bool, n)
+			var counts []int64
+			for r := 0; r < n; r++ {
+				i := index(r)
+				if i < 0 || i >= n || seen[i] {
+					t.Fatalf("%+v channel %d: rank %d has chain index %d, taken or out of range", c, ch, r, i)
+				}
+				seen[i] = true
+				prev, next := nb(r)
+				if prev != l.RingPrev(ch, r) || next != l.RingNext(ch, r) {
+					t.Fatalf("%+v channel %d rank %d: neighbours %d, %d", c, ch, r, prev, next)
+				}
+				prog := s.Program(r, ch, 0)
+				if r == 0 {
+					for _, st := range prog {
+						counts = append(counts, st.Count)
+					}
+				}
+				if len(prog) != len(counts) || len(prog) == 0 {
+					t.Fatalf("%+v channel %d rank %d: %d steps, rank 0 %d", c, ch, r, len(prog), len(counts))
+				}
+				for k, st := range prog {
+					recv := (i == 0 && len(st.Recv) == 0) || (i > 0 && len(st.Recv) == 1 && st.Recv[0] == RankPeer(prev))
+					send := (i == n-1 && len(st.Send) == 0) || (i < n-1 && len(st.Send) == 1 && st.Send[0] == RankPeer(next))
+					if st.Count != counts[k] || !recv || !send {
+						t.Fatalf("%+v channel %d rank %d (chain index %d) step %d: %+v", c, ch, r, i, k, st)
+					}
+				}
+			}
+		}
+	}
+	l, _ := DefaultLayout(spec.V2_28_9, 2, 8, 4)
+	for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter} {
+		s, err := Build(spec.Op{Func: f, Count: 1 << 20, DataType: spec.Float32}, Selection{Algo: spec.Ring, Proto: spec.Simple, NChannels: 4}, l, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok := s.RingChain(0); ok {
+			t.Errorf("Ring %v is a chain", f)
+		}
+	}
+}
+
 func TestParamsFor(t *testing.T) {
 	old := spec.Releases[0] - 1
 	if _, err := ParamsFor(old); err == nil {

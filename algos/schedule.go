@@ -400,6 +400,29 @@ func (s *Schedule) RingAllReduce(ch int) (loops []RingLoop, index func(rank int)
 		func(rank int) (int, int) { return g.ringNeighbours(ch, rank) }, true
 }
 
+// RingChain reports whether channel ch is a Ring Broadcast or Reduce
+// channel (one thread group), and if so gives each rank's index along the
+// chain its data takes, from the rank that only sends (Broadcast: the
+// root; Reduce: the rank after it) to the rank that only receives (the
+// rank before the root; the root), and the ranks' ring neighbours. Every
+// rank runs the same steps with the same counts; the others receive from
+// RingPrev and send to RingNext in each, and run one program up to their
+// neighbours and buffer offsets. A timing model can then plan three ranks
+// of the channel for all and solve the chain rank by rank.
+func (s *Schedule) RingChain(ch int) (index func(rank int) int, neighbours func(rank int) (prev, next int), ok bool) {
+	g, isRing := s.gen.(*ringGen)
+	if !isRing || ch < 0 || ch >= s.NChannels || s.NGroups != 1 || s.NRanks < 2 || (s.Func != spec.Broadcast && s.Func != spec.Reduce) {
+		return nil, nil, false
+	}
+	first := s.Root
+	if s.Func == spec.Reduce {
+		first = g.l.RingNext(ch, s.Root)
+	}
+	n, at := s.NRanks, g.l.RingIndex(ch, first)
+	return func(rank int) int { return (g.l.RingIndex(ch, rank) - at + n) % n },
+		func(rank int) (int, int) { return g.ringNeighbours(ch, rank) }, true
+}
+
 // Circulant reports whether every rank's programs on channel ch are rank
 // 0's with each rank peer p replaced by (p + rank) mod NRanks (the same
 // steps, primitives, counts and flags, buffer offsets aside): the channel

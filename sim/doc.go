@@ -24,8 +24,9 @@
 // channels; hops carry NCCL's own per-step latencies; FIFOs have NCCL's
 // depth, so flow control and pipelining emerge from the schedule. Ranks and
 // channels that the schedule makes identical are simulated once (see
-// plan.go), and uneven rings are solved in runs of ranks (ringruns.go),
-// which is how 100,000 ranks fit in seconds.
+// plan.go), uneven rings are solved in runs of ranks (ringruns.go) and
+// chains (Ring Broadcast and Reduce) rank by rank (chain.go), which is how
+// 100,000 ranks fit in seconds.
 //
 // Pure: no files, no clocks, no goroutines, no mutable package state.
 package sim

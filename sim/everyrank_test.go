@@ -89,8 +89,10 @@ func TestEveryRankMatchesReduced(t *testing.T) {
 // 24 nodes of one GPU (powers of two and not). Ranks of the other
 // algorithms planned from a template of their program's shape get the plan
 // planning them alone gives too: Tree, CollNet and NVLS on 3 to 9 nodes.
+// So do Ring Broadcast and Reduce, planned from the chain's ends and its
+// second rank.
 func TestUniformRingPlans(t *testing.T) {
-	uniform, circulant, templated, uneven := 0, 0, 0, 0
+	uniform, circulant, templated, uneven, chains := 0, 0, 0, 0, 0
 	type shape struct {
 		algo        spec.Algo
 		nodes, gpus int
@@ -108,7 +110,7 @@ func TestUniformRingPlans(t *testing.T) {
 		}
 	}
 	for _, sh := range shapes {
-		for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast} {
+		for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast, spec.Reduce} {
 			if sh.algo == spec.PAT && f != spec.AllGather && f != spec.ReduceScatter {
 				continue
 			}
@@ -137,10 +139,13 @@ func TestUniformRingPlans(t *testing.T) {
 					if s.Circulant(ch) {
 						circulant++
 					}
-					full, _, _, _ := planChannel(&planner{s: s}, ch, false)
+					full, _, _, _, _ := planChannel(&planner{s: s}, ch, false)
 					pl := &planner{s: s}
-					fast, circ, _, ring := planChannel(pl, ch, true)
+					fast, circ, _, ring, chain := planChannel(pl, ch, true)
 					templated += pl.hits
+					if chain != nil {
+						chains++
+					}
 					if circ {
 						for r := 1; r < len(full); r++ {
 							fast = append(fast, shiftPlan(&fast[0], int32(r), int32(len(full))))
@@ -175,8 +180,8 @@ func TestUniformRingPlans(t *testing.T) {
 			}
 		}
 	}
-	if uniform == 0 || circulant == 0 || templated == 0 || uneven == 0 {
-		t.Fatalf("%d uniform ring, %d circulant and %d uneven ring channels, %d ranks planned from a template: a shortcut was never taken", uniform, circulant, uneven, templated)
+	if uniform == 0 || circulant == 0 || templated == 0 || uneven == 0 || chains == 0 {
+		t.Fatalf("%d uniform ring, %d circulant, %d uneven ring and %d chain channels, %d ranks planned from a template: a shortcut was never taken", uniform, circulant, uneven, chains, templated)
 	}
 }
 
@@ -293,43 +298,9 @@ func TestUnevenRingRuns(t *testing.T) {
 	} {
 		name := fmt.Sprintf("%dx%d %v %d ch %d B", c.nodes, c.gpus, c.proto, c.nch, c.bytes)
 		t.Run(name, func(t *testing.T) {
-			m := dgxCluster(c.nodes)
-			m.GPUsPerNode = c.gpus
-			if c.gpus < m.NICs {
-				m.NICs = c.gpus
-			}
-			l, err := algos.DefaultLayout(spec.V2_28_9, c.nodes, c.gpus, c.nch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: c.bytes / 4, DataType: spec.Float32}, algos.Selection{Algo: spec.Ring, Proto: c.proto, NChannels: c.nch}, l, algos.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			x, err := New(s, Config{Machine: m})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !x.solved {
+			s, m := ringOn(t, c.nodes, c.gpus, c.nch, spec.Op{Func: spec.AllReduce, Count: c.bytes / 4, DataType: spec.Float32}, c.proto, false)
+			if !solvedRun(t, s, m, true) {
 				t.Fatalf("no channel was solved in runs")
-			}
-			runs, err := x.Run()
-			if err != nil {
-				t.Fatal(err)
-			}
-			loop, err := Simulate(s, Config{Machine: m, noRingRuns: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			every, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(loop, runs); diff != "" {
-				t.Fatalf("runs against the event loop's reduced run (-loop +runs):\n%s", diff)
-			}
-			if runs.Time != every.Time || !maps.Equal(runs.LinkBytes, every.LinkBytes) || !maps.Equal(runs.MaxLinkBytes, every.MaxLinkBytes) || runs.NetBytes != every.NetBytes {
-				t.Fatalf("runs: %v, %v; every rank: %v, %v", runs.Time, runs.LinkBytes, every.Time, every.LinkBytes)
 			}
 		})
 	}
@@ -349,45 +320,128 @@ func TestPropUnevenRingRuns(t *testing.T) {
 		nch := rapid.IntRange(1, 4).Draw(t, "channels")
 		proto := rapid.SampledFrom([]spec.Proto{spec.Simple, spec.LL, spec.LL128}).Draw(t, "proto")
 		count := rapid.Int64Range(1, 3<<20).Draw(t, "count")
-		m := dgxCluster(nodes)
-		m.GPUsPerNode = gpus
-		if gpus < m.NICs {
-			m.NICs = gpus
-		}
-		l, err := algos.DefaultLayout(spec.V2_28_9, nodes, gpus, nch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := algos.Build(spec.Op{Func: spec.AllReduce, Count: count, DataType: spec.Float32}, algos.Selection{Algo: spec.Ring, Proto: proto, NChannels: nch}, l, algos.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, err := New(s, Config{Machine: m})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs, err := x.Run()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !x.solved {
+		s, m := ringOn(t, nodes, gpus, nch, spec.Op{Func: spec.AllReduce, Count: count, DataType: spec.Float32}, proto, false)
+		if !solvedRun(t, s, m, nodes*gpus <= 16) {
 			t.Skip("every channel's chunks are even")
 		}
-		loop, err := Simulate(s, Config{Machine: m, noRingRuns: true})
+	})
+}
+
+// TestChainRuns: Ring Broadcast and Reduce channels solved as chains
+// (solveChain) give the event loop's reduced run exactly (time, link and
+// network bytes, events, representatives), and their time is every
+// rank's: 16 × 8 GPUs with the root mid-node, one GPU per node, chains of
+// two, LL operations whose senders run a FIFO's depth ahead of the
+// credits coming back; and, drawn, chains of 2 to 48 GPUs (one to eight per node), any
+// root, in place or not, 1 to 4 channels, every protocol and element
+// counts from 1 to a few million.
+func TestChainRuns(t *testing.T) {
+	for _, c := range []chainCase{
+		{16, 8, spec.Broadcast, 13, false, 4, spec.Simple, 64 << 20},
+		{16, 8, spec.Reduce, 13, true, 4, spec.LL, 8 << 20},
+		{4, 8, spec.Broadcast, 0, true, 2, spec.LL128, 32 << 20},
+		{4, 8, spec.Reduce, 31, false, 1, spec.Simple, 48<<20 + 4},
+		{6, 1, spec.Broadcast, 2, false, 2, spec.LL, 4 << 20},
+		{2, 1, spec.Reduce, 1, false, 1, spec.Simple, 16 << 20},
+		{1, 2, spec.Broadcast, 0, false, 1, spec.LL, 256<<10 + 4},
+		{1, 8, spec.Reduce, 5, false, 2, spec.LL, 1 << 20},
+		{3, 8, spec.Broadcast, 9, true, 2, spec.LL128, 2 << 20},
+	} {
+		t.Run(fmt.Sprintf("%+v", c), func(t *testing.T) { checkChain(t, c) })
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		c := chainCase{
+			gpus:  rapid.SampledFrom([]int{1, 2, 4, 8}).Draw(t, "gpus"),
+			nodes: rapid.IntRange(1, 6).Draw(t, "nodes"),
+		}
+		if c.nodes*c.gpus < 2 {
+			c.nodes = 2
+		}
+		c.f = rapid.SampledFrom([]spec.Func{spec.Broadcast, spec.Reduce}).Draw(t, "func")
+		c.root = rapid.IntRange(0, c.nodes*c.gpus-1).Draw(t, "root")
+		c.inPlace = rapid.Bool().Draw(t, "in place")
+		c.nch = rapid.IntRange(1, 4).Draw(t, "channels")
+		c.proto = rapid.SampledFrom([]spec.Proto{spec.Simple, spec.LL, spec.LL128}).Draw(t, "proto")
+		c.bytes = 4 * rapid.Int64Range(1, 3<<20).Draw(t, "count")
+		checkChain(t, c)
+	})
+}
+
+type chainCase struct {
+	nodes, gpus int
+	f           spec.Func
+	root        int
+	inPlace     bool
+	nch         int
+	proto       spec.Proto
+	bytes       int64
+}
+
+// checkChain is TestChainRuns' comparison of one chain.
+func checkChain(t fataler, c chainCase) {
+	t.Helper()
+	s, m := ringOn(t, c.nodes, c.gpus, c.nch, spec.Op{Func: c.f, Count: c.bytes / 4, DataType: spec.Float32, Root: c.root}, c.proto, c.inPlace)
+	if !solvedRun(t, s, m, c.nodes*c.gpus <= 16) {
+		t.Fatalf("no channel was solved as a chain")
+	}
+}
+
+// ringOn builds op's Ring schedule on nch channels of nodes DGX nodes of
+// gpus GPUs each (as many NICs as GPUs, up to the node's), and the machine.
+func ringOn(t fataler, nodes, gpus, nch int, op spec.Op, proto spec.Proto, inPlace bool) (*algos.Schedule, Machine) {
+	t.Helper()
+	m := dgxCluster(nodes)
+	m.GPUsPerNode = gpus
+	if gpus < m.NICs {
+		m.NICs = gpus
+	}
+	l, err := algos.DefaultLayout(spec.V2_28_9, nodes, gpus, nch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := algos.Build(op, algos.Selection{Algo: spec.Ring, Proto: proto, NChannels: nch}, l, algos.Options{InPlace: inPlace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, m
+}
+
+type fataler interface {
+	Helper()
+	Fatal(...any)
+	Fatalf(string, ...any)
+}
+
+// solvedRun simulates s on m with uneven rings and chains solved
+// (solveRing, solveChain), checks that the result is the event loop's
+// reduced run exactly and, with every set, that simulating every rank
+// gives its time, link and network bytes, and reports whether a channel
+// was solved.
+func solvedRun(t fataler, s *algos.Schedule, m Machine, every bool) bool {
+	t.Helper()
+	x, err := New(s, Config{Machine: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	solved, err := x.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop, err := Simulate(s, Config{Machine: m, noRingRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(loop, solved); diff != "" {
+		t.Fatalf("solved against the event loop's reduced run (-loop +solved):\n%s", diff)
+	}
+	if every {
+		all, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(loop, runs); diff != "" {
-			t.Fatalf("runs against the event loop's reduced run (-loop +runs):\n%s", diff)
+		if solved.Time != all.Time || !maps.Equal(solved.LinkBytes, all.LinkBytes) || !maps.Equal(solved.MaxLinkBytes, all.MaxLinkBytes) || solved.NetBytes != all.NetBytes {
+			t.Fatalf("solved: %v, %v; every rank: %v, %v", solved.Time, solved.LinkBytes, all.Time, all.LinkBytes)
 		}
-		if nodes*gpus <= 16 {
-			every, err := Simulate(s, Config{Machine: m, NoSymmetry: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if every.Time != runs.Time {
-				t.Fatalf("runs %v, every rank %v", runs.Time, every.Time)
-			}
-		}
-	})
+	}
+	return x.solved
 }

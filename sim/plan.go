@@ -34,7 +34,8 @@ import (
 //  4. the event simulation runs one representative per colour, and each
 //     connection between colours once; an uneven Ring AllReduce channel,
 //     whose ranks are all told apart, is solved in runs of ranks instead
-//     (ringruns.go).
+//     (ringruns.go), and a Ring Broadcast or Reduce chain rank by rank
+//     (chain.go).
 //
 // Passes 3 and 4 are exact: a representative's times are those of every
 // rank it stands for. The static link shares of pass 2 are the model's
@@ -120,6 +121,8 @@ type keyPlan struct {
 	// ring: an uneven Ring AllReduce channel, one program up to its
 	// neighbours and chunk sizes (solveRing)
 	ring *ringRuns
+	// chain: a Ring Broadcast or Reduce channel (solveChain)
+	chain *chainRuns
 }
 
 // slotCount is the number of slots of all n ranks of the plan.
@@ -665,10 +668,15 @@ func (pl *planner) planSteps(rp rankPlan) rankPlan {
 // with its slots pointing at its own neighbours: planning grows linearly
 // with the ranks instead of with their square (a ring program has 2(n-1)
 // steps per loop).
-func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, shared bool, ring *ringRuns) {
+//
+// A Ring Broadcast or Reduce channel (Schedule.RingChain) is planned from
+// the chain's two ends and its second rank, whose plan is every other
+// rank's with the rank's own neighbours, and reported as the chain
+// solveChain solves.
+func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, shared bool, ring *ringRuns, chain *chainRuns) {
 	s := pl.s
 	if uniform && s.Circulant(ch) {
-		return []rankPlan{pl.planRank(0, ch)}, true, true, nil
+		return []rankPlan{pl.planRank(0, ch)}, true, true, nil, nil
 	}
 	ranks = make([]rankPlan, s.NRanks)
 	nb, ok := s.UniformRing(ch)
@@ -676,6 +684,11 @@ func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, sha
 	var loops []algos.RingLoop
 	var index func(int) int
 	if uniform && !ok {
+		if cindex, cnb, isChain := s.RingChain(ch); isChain {
+			if chain = pl.planChain(ranks, ch, cindex, cnb); chain != nil {
+				return ranks, false, false, nil, chain
+			}
+		}
 		// an uneven Ring AllReduce: one program up to its neighbours and
 		// the sizes of the chunks it moves
 		loops, index, nb, ok = s.RingAllReduce(ch)
@@ -684,7 +697,7 @@ func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, sha
 		for r := range ranks {
 			ranks[r] = pl.planRank(r, ch)
 		}
-		return ranks, false, false, nil
+		return ranks, false, false, nil, nil
 	}
 	p0 := pl.planRank(0, ch)
 	prev0, next0 := nb(0)
@@ -696,30 +709,19 @@ func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, sha
 			for r := 1; r < len(ranks); r++ {
 				ranks[r] = pl.planRank(r, ch)
 			}
-			return ranks, false, false, nil
+			return ranks, false, false, nil, nil
 		}
 		sent = pl.ringSent(loops)
 	}
 	for r := 1; r < len(ranks); r++ {
 		prev, next := nb(r)
-		rp := p0
-		rp.slots = slices.Clone(p0.slots)
-		for i := range rp.slots {
-			sp := &rp.slots[i]
-			if sp.peer.Kind != algos.PeerRank {
-				continue
-			}
-			switch int(sp.peer.ID) {
-			case next0:
-				sp.peer.ID = int32(next)
-			case prev0:
-				sp.peer.ID = int32(prev)
-			}
-			if sent != nil && sp.sends {
-				sp.sendBytes = sent(index(r))
-			}
-		}
+		rp := pl.withNeighbours(&p0, prev0, next0, prev, next)
 		if sent != nil {
+			for i := range rp.slots {
+				if sp := &rp.slots[i]; sp.peer.Kind == algos.PeerRank && sp.sends {
+					sp.sendBytes = sent(index(r))
+				}
+			}
 			// ranks of an uneven ring move different chunk sizes in
 			// different steps: no two run one program (ringSent), and
 			// the signature tells every rank apart
@@ -727,7 +729,65 @@ func planChannel(pl *planner, ch int, uniform bool) (ranks []rankPlan, circ, sha
 		}
 		ranks[r] = rp
 	}
-	return ranks, false, loops == nil, ring
+	return ranks, false, loops == nil, ring, nil
+}
+
+// withNeighbours is p0, the plan of a rank whose ring neighbours are prev0
+// and next0, as the plan of a rank running the same program with
+// neighbours prev and next (its slots copied into the planner's slabs).
+func (pl *planner) withNeighbours(p0 *rankPlan, prev0, next0, prev, next int) rankPlan {
+	rp := *p0
+	rp.slots = pl.keep(p0.slots)
+	for i := range rp.slots {
+		sp := &rp.slots[i]
+		if sp.peer.Kind != algos.PeerRank {
+			continue
+		}
+		switch int(sp.peer.ID) {
+		case next0:
+			sp.peer.ID = int32(next)
+		case prev0:
+			sp.peer.ID = int32(prev)
+		}
+	}
+	return rp
+}
+
+// planChain plans a Ring Broadcast or Reduce channel whose ranks' chain
+// indices are index and ring neighbours nb (Schedule.RingChain) into
+// ranks: the chain's ends and its second rank are planned, and every other
+// rank's plan is the second rank's with its own neighbours. It returns nil
+// where a planned program is not the plain chain solveChain solves (the
+// caller then plans every rank).
+func (pl *planner) planChain(ranks []rankPlan, ch int, index func(int) int, nb func(int) (int, int)) *chainRuns {
+	n := pl.s.NRanks
+	pos := orderOf(n, index) // the rank at each chain index
+	if pos == nil {
+		return nil
+	}
+	cr := &chainRuns{index: index}
+	planned := []int{0, n - 1}
+	if n > 2 {
+		planned = append(planned, 1)
+	}
+	for _, i := range planned {
+		r := int(pos[i])
+		ranks[r] = pl.planRank(r, ch)
+		prev, next := nb(r)
+		if !cr.program(pl.steps, i > 0, i < n-1, prev, next) {
+			return nil
+		}
+	}
+	if n > 2 {
+		r1 := int(pos[1])
+		prev1, next1 := nb(r1)
+		for i := 2; i < n-1; i++ {
+			r := int(pos[i])
+			prev, next := nb(r)
+			ranks[r] = pl.withNeighbours(&ranks[r1], prev1, next1, prev, next)
+		}
+	}
+	return cr
 }
 
 // ringSent is, for an uneven Ring AllReduce channel of these loops, the
@@ -775,7 +835,7 @@ func planKeys(s *algos.Schedule) []*chanClass {
 	pl := &planner{s: s}
 	for _, k := range order {
 		kp := byKey[k]
-		kp.ranks, kp.circ, kp.shared, kp.ring = planChannel(pl, kp.rep, true)
+		kp.ranks, kp.circ, kp.shared, kp.ring, kp.chain = planChannel(pl, kp.rep, true)
 	}
 	type ck struct {
 		key       string

@@ -37,8 +37,9 @@ type Result struct {
 	NetBytes        int64   `json:"net_bytes"`
 	NetBytesPerNode float64 `json:"net_bytes_per_node"`
 	// Events is the number of simulated FIFO slices (an uneven ring
-	// solved in runs counts its representatives' slices, which the
-	// solution times as the event loop would); Representatives the
+	// solved in runs, or a chain solved rank by rank, counts its
+	// representatives' slices, which the solution times as the event
+	// loop would); Representatives the
 	// ranks simulated per channel class (the symmetry classes), each
 	// standing for the ranks of its class; ChannelClasses the distinct
 	// channels simulated.

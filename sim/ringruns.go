@@ -227,16 +227,9 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 		return 0, 0, false
 	}
 	// ring order: pos[i] is the class's rank at ring index i
-	pos := make([]int32, n)
-	for i := range pos {
-		pos[i] = -1
-	}
-	for r := 0; r < n; r++ {
-		i := rr.index(cc.planIndex(r))
-		if i < 0 || i >= n || pos[i] >= 0 {
-			return 0, 0, false
-		}
-		pos[i] = int32(r)
+	pos := orderOf(n, func(r int) int { return rr.index(cc.planIndex(r)) })
+	if pos == nil {
+		return 0, 0, false
 	}
 	lat := make([]Time, n)
 	rate := make([]int64, n)
@@ -437,6 +430,23 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 		}
 	}
 	return end, int64(an.ncolors[ci]) * int64(E), true
+}
+
+// orderOf is the rank at each index of an order of n ranks, where index
+// is each rank's; nil where index is not a permutation.
+func orderOf(n int, index func(rank int) int) []int32 {
+	pos := make([]int32, n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for r := 0; r < n; r++ {
+		i := index(r)
+		if i < 0 || i >= n || pos[i] >= 0 {
+			return nil
+		}
+		pos[i] = int32(r)
+	}
+	return pos
 }
 
 // ceilDiv is the ceiling of a / b for b > 0 and any a: DIVUP for a > 0,

@@ -37,7 +37,8 @@ type Config struct {
 	// profile's SHM bandwidth.
 	Transport string
 
-	// noRingRuns runs uneven rings in the event loop (tests compare)
+	// noRingRuns runs uneven rings and chains in the event loop (tests
+	// compare)
 	noRingRuns bool
 }
 
@@ -292,7 +293,7 @@ type Sim struct {
 	host  Time
 	batch int
 	// solved: some channel class ran as an uneven ring in runs
-	// (solveRing), ending at solvedEnd
+	// (solveRing) or as a chain (solveChain), ending at solvedEnd
 	solved    bool
 	solvedEnd Time
 }
@@ -392,7 +393,11 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 			x.repOf[ci][r] = id
 		}
 		if !cfg.NoSymmetry && !cfg.Trace && !cfg.noRingRuns && (cfg.RateTolerance == 0 || an.ncolors[ci] == s.NRanks) {
-			if end, events, ok := x.solveRing(ci, launch); ok {
+			solve := x.solveRing
+			if cc.kp.chain != nil {
+				solve = x.solveChain
+			}
+			if end, events, ok := solve(ci, launch); ok {
 				x.solved = true
 				x.solvedEnd = max(x.solvedEnd, end)
 				x.events += events
