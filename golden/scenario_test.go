@@ -32,7 +32,7 @@ var expectSeen = map[spec.RuleID]bool{}
 
 // TestScenarios runs testdata/scenarios/*.txt. Directives:
 //
-//	explain system=PRESET [nodes=N] [gpus=N] [sharp] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [inplace] [expect=(RULE[:outcome][@release],...)]
+//	explain system=PRESET [nodes=N] [cliques=N] [gpus=N] [sharp] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [inplace] [expect=(RULE[:outcome][@release],...)]
 //
 // agg, cudagraph, buffers and inplace issue the operation in a group
 // (spec.Issue); the output is the group's first operation.
@@ -61,6 +61,9 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 	opts := spec.PresetOptions{}
 	if d.HasArg("nodes") {
 		d.ScanArgs(t, "nodes", &opts.Nodes)
+	}
+	if d.HasArg("cliques") { // PresetOptions.Cliques: MNNVL cliques per rack
+		d.ScanArgs(t, "cliques", &opts.Cliques)
 	}
 	opts.SHARP = d.HasArg("sharp")
 	sys, err := spec.Preset(preset, opts)

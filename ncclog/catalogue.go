@@ -74,6 +74,7 @@ const (
 	KindNVLSGroup
 	KindNVLSNoNIC
 	KindChannels
+	KindP2PMaxPeers
 	KindRingOrder
 	KindRing
 	KindTrees
@@ -82,6 +83,7 @@ const (
 	KindConnectedTrees
 	KindCommInfo
 	KindMNNVL
+	KindMNNVLCrossClique
 	KindMNNVLFabric
 	KindInitStart
 	KindInitComplete
@@ -454,6 +456,15 @@ var Catalogue = []Form{
 	// The wording dates the line: three counts until 2.16.5 (printed by
 	// ncclTopoComputeP2pChannels), nvls channels from 2.17.1, collnet
 	// channels from 2.20.3. Empty groups keep the submatch positions.
+	// ncclTopoComputeP2pChannels across nodes with NCCL_NCHANNELS_PER_NET_PEER unset
+	{Kind: KindP2PMaxPeers, ID: "p2p.maxpeers", Format: `Tuning P2P operations with maxP2pPeers = %d`, Since: v(2, 30, 3),
+		Ref: ref(t2230, "src/graph/paths.cc", "ncclTopoComputeP2pChannels"), Bare: true,
+		Example: "Tuning P2P operations with maxP2pPeers = 64", lit: "Tuning P2P operations",
+		re: rx(`^Tuning P2P operations with maxP2pPeers = (-?\d+)`)},
+	{Kind: KindP2PMaxPeers, ID: "p2p.maxpeers.capped", Format: `Max P2P Peers %d is too high, capping to communicator size %d`, Since: v(2, 30, 3),
+		Ref: ref(t2230, "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Max P2P Peers 128 is too high, capping to communicator size 16", lit: "Max P2P Peers ",
+		re: rx(`^Max P2P Peers (-?\d+) is too high, capping to communicator size (\d+)`)},
 	{Kind: KindChannels, ID: "channels.p2p", Format: `%d coll channels, %d p2p channels, %d p2p channels per peer`,
 		Since: v(2, 7, 3), Until: v(2, 16, 5), Ref: ref("v2.16.5-1", "src/graph/paths.cc", "ncclTopoComputeP2pChannels"), Bare: true,
 		Example: "16 coll channels, 32 p2p channels, 32 p2p channels per peer", lit: " coll channels, ",
@@ -489,9 +500,19 @@ var Catalogue = []Form{
 		Ref: ref(t2289, "src/init.cc", "initTransportsRank"), Bare: true,
 		Example: "comm 0x6426550 rank 2 nRanks 8 nNodes 4 localRanks 2 localRank 0 MNNVL 0", lit: " nNodes ",
 		re: rx(`^comm (\S+) rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank (\d+) MNNVL (\d+)`)},
-	{Kind: KindMNNVL, ID: "mnnvl", Format: `MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d`, Since: v(2, 21, 5),
+	{Kind: KindMNNVL, ID: "mnnvl", Format: `MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d`, Since: v(2, 21, 5), Until: v(2, 29, 7),
 		Ref: ref(t2289, "src/mnnvl.cc", "ncclMnnvlCheck"), Bare: true,
-		Example: "MNNVL 1 cliqueId 7ff cliqueSize 72 cliqueRank 3", lit: "MNNVL ", re: rx(`^MNNVL (\d+) cliqueId \S+ cliqueSize (\d+)`)},
+		Example: "MNNVL 1 cliqueId 7ff cliqueSize 72 cliqueRank 3", lit: "MNNVL ", re: rx(`^MNNVL (\d+) cliqueId \S+ cliqueSize (\d+) cliqueRank -?\d+\s*$()`)},
+	// 2.30.3 appends the NVL domain (the ranks of the cluster UUID, every
+	// clique): one form per first release
+	{Kind: KindMNNVL, ID: "mnnvl.domain", Format: `MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d nvlDomainSize %d`, Since: v(2, 30, 3),
+		Ref: ref(t2230, "src/mnnvl.cc", "ncclMnnvlCheck"), Bare: true,
+		Example: "MNNVL 1 cliqueId 7ff cliqueSize 36 cliqueRank 3 nvlDomainSize 72", lit: " nvlDomainSize ",
+		re: rx(`^MNNVL (\d+) cliqueId \S+ cliqueSize (\d+) cliqueRank -?\d+ nvlDomainSize (\d+)`)},
+	{Kind: KindMNNVLCrossClique, ID: "mnnvl.crossclique", Format: `Cross-clique P2P enabled: nvlDomainSize=%d cliqueSize=%d`, Since: v(2, 30, 3),
+		Ref: ref(t2230, "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Cross-clique P2P enabled: nvlDomainSize=16 cliqueSize=8", lit: "Cross-clique P2P enabled",
+		re: rx(`^Cross-clique P2P enabled: nvlDomainSize=(\d+) cliqueSize=(\d+)`)},
 	{Kind: KindMNNVLFabric, ID: "mnnvl.fabric", Format: `MNNVL busId 0x%lx fabric UUID %lx.%lx cliqueId 0x%x state %d healthMask 0x%x`, Since: v(2, 21, 5),
 		Ref: ref(t2289, "src/init.cc", "fillInfo"), Bare: true,
 		Example: "MNNVL busId 0x1b000 fabric UUID 2c1fa6a2d12e4b5e.9f0e5c3b7d1a2b3c cliqueId 0x7ff state 3 healthMask 0x0", lit: "MNNVL busId ",

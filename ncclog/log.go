@@ -174,10 +174,15 @@ type MNNVLLog struct {
 	// reported ("MNNVL busId ... fabric UUID ... state %d healthMask").
 	Fabric []MNNVLFabric `json:"fabric,omitempty"`
 	// Enabled and Disabled count "MNNVL 1 cliqueId ..." and "MNNVL 0 ..."
-	// lines; CliqueSize is the largest clique printed.
-	Enabled    int `json:"enabled,omitempty"`
-	Disabled   int `json:"disabled,omitempty"`
-	CliqueSize int `json:"clique_size,omitempty"`
+	// lines; CliqueSize is the largest clique printed, NVLDomainSize the
+	// largest NVL domain (2.30.3+: the ranks of the cluster UUID, every
+	// clique). CrossClique counts "Cross-clique P2P enabled" lines
+	// (NCCL_MNNVL_CROSS_CLIQUE on a domain larger than the clique).
+	Enabled       int `json:"enabled,omitempty"`
+	Disabled      int `json:"disabled,omitempty"`
+	CliqueSize    int `json:"clique_size,omitempty"`
+	NVLDomainSize int `json:"nvl_domain_size,omitempty"`
+	CrossClique   int `json:"cross_clique,omitempty"`
 }
 
 // MNNVLFabric is one GPU fabric report. State is nvmlGpuFabricState_t: 0
@@ -414,9 +419,12 @@ type Log struct {
 
 	Transports []TransportUse   `json:"transports,omitempty"`
 	Channels   []ChannelSummary `json:"channels,omitempty"`
-	Graphs     []GraphLine      `json:"graphs,omitempty"`
-	Tables     []TuningTable    `json:"tables,omitempty"`
-	Matrix     *Matrix          `json:"matrix,omitempty"`
+	// P2PMaxPeers is the largest comm->p2pMaxPeers a "Tuning P2P
+	// operations with maxP2pPeers" line printed (2.30.3+, several nodes).
+	P2PMaxPeers int           `json:"p2p_max_peers,omitempty"`
+	Graphs      []GraphLine   `json:"graphs,omitempty"`
+	Tables      []TuningTable `json:"tables,omitempty"`
+	Matrix      *Matrix       `json:"matrix,omitempty"`
 
 	Ops        []OpChoice `json:"ops,omitempty"`
 	OpsDropped int        `json:"ops_dropped,omitempty"`

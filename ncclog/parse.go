@@ -1037,6 +1037,10 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 			}
 			r.Count++
 		}
+	case KindP2PMaxPeers:
+		if f.ID == "p2p.maxpeers" {
+			p.log.P2PMaxPeers = max(p.log.P2PMaxPeers, atoi(sub[1]))
+		}
 	case KindGraph:
 		g := GraphLine{Pattern: atoi(sub[1]), CrossNic: atoi(sub[2]), NChannels: atoi(sub[3]), BwIntra: atof(sub[4]),
 			BwInter: atof(sub[5]), TypeIntra: sub[6], TypeInter: sub[7], SameChannels: atoi(sub[8])}
@@ -1053,6 +1057,11 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		} else {
 			p.log.MNNVL.Disabled++
 		}
+		p.log.MNNVL.CliqueSize = max(p.log.MNNVL.CliqueSize, atoi(sub[2]))
+		p.log.MNNVL.NVLDomainSize = max(p.log.MNNVL.NVLDomainSize, atoi(sub[3]))
+	case KindMNNVLCrossClique:
+		p.log.MNNVL.CrossClique++
+		p.log.MNNVL.NVLDomainSize = max(p.log.MNNVL.NVLDomainSize, atoi(sub[1]))
 		p.log.MNNVL.CliqueSize = max(p.log.MNNVL.CliqueSize, atoi(sub[2]))
 	case KindMNNVLFabric:
 		f := MNNVLFabric{UUID: sub[2], CliqueID: sub[3], State: atoi(sub[4]), HealthMask: sub[5]}

@@ -1,6 +1,7 @@
 package ncclog
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -48,6 +49,32 @@ func TestRealLogShapes(t *testing.T) {
 				m := l.MNNVL
 				if len(m.Fabric) != 1 || !m.Fabric[0].Ready() || m.Enabled != 1 || m.CliqueSize != 72 {
 					return "mnnvl not read"
+				}
+				return ""
+			}},
+		{"gb200 cross-clique (2.30.3)", "h:1:1 [0] NCCL INFO MNNVL 1 cliqueId 1 cliqueSize 8 cliqueRank 3 nvlDomainSize 16\n" +
+			"h:1:1 [0] NCCL INFO comm 0x55d0 rank 3 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 1\n" +
+			"h:1:1 [0] NCCL INFO Cross-clique P2P enabled: nvlDomainSize=16 cliqueSize=8\n",
+			func(l *Log) string {
+				m := l.MNNVL
+				if m.Enabled != 1 || m.CliqueSize != 8 || m.NVLDomainSize != 16 || m.CrossClique != 1 {
+					return fmt.Sprintf("mnnvl read as %+v", m)
+				}
+				return ""
+			}},
+		{"gb200 clique (2.29.7) has no domain", "h:1:1 [0] NCCL INFO MNNVL 1 cliqueId 7ff cliqueSize 72 cliqueRank 3 \n",
+			func(l *Log) string {
+				if m := l.MNNVL; m.Enabled != 1 || m.CliqueSize != 72 || m.NVLDomainSize != 0 {
+					return fmt.Sprintf("mnnvl read as %+v", m)
+				}
+				return ""
+			}},
+		{"p2p max peers (2.30.3)", "h:1:1 [0] NCCL INFO Max P2P Peers 128 is too high, capping to communicator size 16\n" +
+			"h:1:1 [0] NCCL INFO Tuning P2P operations with maxP2pPeers = 16\n" +
+			"h:1:1 [0] NCCL INFO 16 coll channels, 16 collnet channels, 0 nvls channels, 16 p2p channels, 2 p2p channels per peer\n",
+			func(l *Log) string {
+				if l.P2PMaxPeers != 16 || len(l.Channels) != 1 {
+					return fmt.Sprintf("p2pMaxPeers %d, %d channel line(s)", l.P2PMaxPeers, len(l.Channels))
 				}
 				return ""
 			}},

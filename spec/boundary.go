@@ -270,10 +270,12 @@ type Probe struct {
 	// GPUs and NICs keep the first n of each node's (0: all); a trimmed
 	// node is built from its facts, without the preset's layout.
 	GPUs, NICs int
-	// SHARP adds the SHARP plugin (PresetOptions.SHARP).
-	SHARP bool
-	Env   Env
-	Ops   []ProbeOp
+	// SHARP adds the SHARP plugin (PresetOptions.SHARP); Cliques splits
+	// an NVLink fabric's racks (PresetOptions.Cliques).
+	SHARP   bool
+	Cliques int
+	Env     Env
+	Ops     []ProbeOp
 }
 
 // ProbeOp is one collective of a probe.
@@ -284,7 +286,7 @@ type ProbeOp struct {
 
 // System builds the probe's machine.
 func (p Probe) System() (*System, error) {
-	sys, err := Preset(p.Preset, PresetOptions{Nodes: p.Nodes, SHARP: p.SHARP})
+	sys, err := Preset(p.Preset, PresetOptions{Nodes: p.Nodes, SHARP: p.SHARP, Cliques: p.Cliques})
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,15 @@ type Comm struct {
 	NVLSSupport  bool
 	NVLSChannels int
 	MNNVL        bool
+	// NVLDomainSize is comm->nvlDomainSize (2.30.3+): the ranks of rank
+	// 0's fabric cluster, its clique's and the other cliques'; 0 without
+	// MNNVL or before 2.30.3. CrossClique is comm->p2pCrossClique:
+	// NCCL_MNNVL_CROSS_CLIQUE on an MNNVL communicator whose NVL domain
+	// holds more than its clique. Ranks of other cliques of the cluster
+	// are then MNNVL peers reached over CUDA P2P, and symmetric kernels
+	// are not used.
+	NVLDomainSize int
+	CrossClique   bool
 
 	// Topo is the topology stage's outcome (G-TOPO-1): graphs per node and
 	// agreed, channel counts, the [GRAPH] lines. Nil when init failed first.

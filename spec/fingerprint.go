@@ -106,7 +106,7 @@ func compareBytes(a, b []byte) int {
 // when one is added and not compared).
 func sharesNode(a, b *Node) bool {
 	return a.CPU == b.CPU && a.NVSwitch == b.NVSwitch && a.Driver == b.Driver &&
-		a.MNNVLClique == b.MNNVLClique && a.Layout == b.Layout && a.Topo == b.Topo &&
+		a.MNNVLClique == b.MNNVLClique && a.MNNVLCliqueID == b.MNNVLCliqueID && a.Layout == b.Layout && a.Topo == b.Topo &&
 		sameSlice(a.GPUs, b.GPUs) && sameSlice(a.NICs, b.NICs) &&
 		sameSlice(a.IPInterfaces, b.IPInterfaces) && sameSlice(a.Libs, b.Libs)
 }

@@ -104,7 +104,7 @@ func TestFingerprintIsDeepEquality(t *testing.T) {
 func TestSharedPresetIsThePreset(t *testing.T) {
 	rs := MustLoad(V2_28_9)
 	for _, name := range PresetNames() {
-		for _, o := range []PresetOptions{{Nodes: 1}, {Nodes: 3, SHARP: true}, {Nodes: 19}} {
+		for _, o := range []PresetOptions{{Nodes: 1}, {Nodes: 3, SHARP: true}, {Nodes: 19}, {Nodes: 4, Cliques: 2}} {
 			deep, err := Preset(name, o)
 			if err != nil {
 				continue // a shape the preset does not allow
@@ -118,7 +118,7 @@ func TestSharedPresetIsThePreset(t *testing.T) {
 				t.Fatalf("%s %+v: the shared preset differs from the one built node by node", name, o)
 			}
 			for i := 1; i < len(shared.Nodes); i++ {
-				sameRack := shared.Nodes[i-1].MNNVLClique == shared.Nodes[i].MNNVLClique
+				sameRack := shared.Nodes[i-1].mnnvlClique() == shared.Nodes[i].mnnvlClique()
 				if sharesNode(&shared.Nodes[i-1], &shared.Nodes[i]) != sameRack {
 					t.Fatalf("%s %+v: node %d shares node %d's facts: %v, expected %v (same MNNVL clique)", name, o, i, i-1, !sameRack, sameRack)
 				}
@@ -137,7 +137,7 @@ func TestSharedPresetIsThePreset(t *testing.T) {
 			fields = append(fields, v.Type().Field(i).Name)
 		}
 		// sharesNode compares these: a new field must be compared there too
-		if want := "Host CPU GPUs NVSwitch Driver NICs IPInterfaces Libs MNNVLClique Layout Topo"; strings.Join(fields, " ") != want {
+		if want := "Host CPU GPUs NVSwitch Driver NICs IPInterfaces Libs MNNVLClique MNNVLCliqueID Layout Topo"; strings.Join(fields, " ") != want {
 			t.Fatalf("Node's fields are %v, sharesNode compares %s: compare the new one", fields, want)
 		}
 		for i := range v.NumField() {
@@ -162,6 +162,8 @@ func changeOne(v reflect.Value) bool {
 		v.SetBool(!v.Bool())
 	case reflect.Int:
 		v.SetInt(v.Int() + 1)
+	case reflect.Uint32:
+		v.SetUint(v.Uint() + 1)
 	case reflect.String:
 		v.SetString(v.String() + "x")
 	case reflect.Slice:

@@ -40,9 +40,10 @@ var graphSearch = &Rule{
 
 var graphConsensus = &Rule{
 	ID: "G-GRAPH-CHANNELS-1", Layer: LayerGraph, Title: "channels the ranks agree on",
-	Doc:  `After AllGather3: each graph takes the minimum nChannels over ranks (ring and tree the smaller of the two); nNodes counts the distinct nodes; ncclTopoPostset doubles the channels (at most MAXCHANNELS), adds half again for CollNet when intra-node bandwidth exceeds inter-node, doubles again on sm90 across nodes when the ring's intra bandwidth exceeds 45 GB/s and fewer than 16 channels remain, then NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS and the CTA limits bound it.`,
-	Ref:  Ref{Tag: "v2.22.3-1", File: "src/graph/connect.cc", Func: "ncclTopoPostset"},
-	Logs: []string{"%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer"},
+	Doc: `After AllGather3: each graph takes the minimum nChannels over ranks (ring and tree the smaller of the two); nNodes counts the distinct nodes; ncclTopoPostset doubles the channels (at most MAXCHANNELS), adds half again for CollNet when intra-node bandwidth exceeds inter-node, doubles again on sm90 across nodes when the ring's intra bandwidth exceeds 45 GB/s and fewer than 16 channels remain, then NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS and the CTA limits bound it. From 2.30.3 the summary line follows "NVLS tuning: ..." (with NVLS) and, across nodes with NCCL_NCHANNELS_PER_NET_PEER unset, "Tuning P2P operations with maxP2pPeers = %d".`,
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/graph/connect.cc", Func: "ncclTopoPostset"},
+	Logs: []string{"%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
+		"NVLS tuning: nChannels %d chunkSize %d treeMaxChunkSize %d", "Tuning P2P operations with maxP2pPeers = %d"},
 	init: func(r *initRun) {
 		c := r.comm
 		res := c.Topo
@@ -56,7 +57,7 @@ var graphConsensus = &Rule{
 		c.NChannels = res.NChannels
 		facts := []Fact{F("nNodes", res.NNodes), F("nChannels", res.NChannels), F("searched", res.NChannelsSearched)}
 		r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ring and tree agree on %d channel(s); %d communicator channel(s) after ncclTopoPostset; %d node(s)",
-			res.NChannelsSearched, res.NChannels, res.NNodes), Facts: facts, Log: []string{res.Summary}})
+			res.NChannelsSearched, res.NChannels, res.NNodes), Facts: facts, Log: append(slices.Clone(res.InitLog), res.Summary)})
 	},
 }
 
@@ -64,7 +65,7 @@ var graphConsensus = &Rule{
 // (src/transport.cc selectTransport tries P2P, then SHM, then NET).
 var transportRule = &Rule{
 	ID: "G-TRANSPORT-1", Layer: LayerGraph, Cap: CapP2P, Title: "intra-node transport",
-	Doc:  `Between ranks of one node selectTransport tries P2P (same host, path type within the P2P level: NCCL_P2P_DISABLE=1 sets the level to LOC, NCCL_P2P_LEVEL names it, default PXB on Intel/ARM/Zhaoxin CPUs and SYS elsewhere; NVLink paths always qualify), then SHM (unless NCCL_SHM_DISABLE=1), then the network. Ranks on different nodes always use the network.`,
+	Doc:  `Between ranks of one node selectTransport tries P2P (same host, path type within the P2P level: NCCL_P2P_DISABLE=1 sets the level to LOC, NCCL_P2P_LEVEL names it, default PXB on Intel/ARM/Zhaoxin CPUs and SYS elsewhere; NVLink paths always qualify), then SHM (unless NCCL_SHM_DISABLE=1), then the network. Ranks on different nodes use the network, except (2.30.3+) with cross-clique MNNVL (comm->p2pCrossClique), where ncclTopoCheckP2p forces CUDA P2P to the ranks of the other cliques of the NVL domain.`,
 	Ref:  Ref{Tag: "v2.22.3-1", File: "src/transport/p2p.cc", Func: "p2pCanConnect"},
 	Logs: []string{"Channel %02d/%d : %d[%d] -> %d[%d] via P2P/IPC", "Channel %02d/%d : %d[%d] -> %d[%d] via SHM/direct/direct", "Channel %02d/%d : %d[%d] -> %d[%d] [send] via NET/%s/%d"},
 	init: func(r *initRun) {
@@ -103,7 +104,12 @@ var transportRule = &Rule{
 		}
 		if !p2pOff && pathWithin(path, level) {
 			c.IntraTransport = "P2P"
-			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: fmt.Sprintf("path %s within P2P level %s: P2P", path, level), Facts: facts})
+			why := fmt.Sprintf("path %s within P2P level %s: P2P", path, level)
+			if c.CrossClique {
+				_, size, domain, _ := mnnvlClique(c)
+				why += fmt.Sprintf("; cross-clique MNNVL: the %d ranks of the other cliques of the NVL domain are reached over P2P too, not NET", domain-size)
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: why, Facts: facts})
 			return
 		}
 		if !shmOff {

@@ -984,7 +984,8 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.DirectP2P = c.IntraTransport == "P2P" && in.LocalRanks > 1
 	in.RingNetGDR, in.MinNetCount = res.RingNetGDR, res.MinNetCount
 	off := func(p *int64) bool { return p != nil && *p == 0 }
-	in.SymmetricSupport = in.DirectP2P && c.NNodes == 1 && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
+	in.MNNVL, in.CrossClique, in.NVLDomainSize = c.MNNVL, c.CrossClique, c.NVLDomainSize
+	in.SymmetricSupport = in.DirectP2P && in.OneLSATeam() && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
 	if r.rs.Tuning.CTAPolicyMask {
 		if v, ok := env.Lookup("NCCL_CTA_POLICY"); ok {
 			mask := ctaPolicyMask(v)
@@ -1006,7 +1007,7 @@ func (r *initRun) tuningInput() tuning.Input {
 		in.MinCTAs = in.MaxCTAs
 	}
 	in.SymKernel, in.SymCTAs = str("NCCL_SYM_KERNEL"), num("NCCL_SYM_CTAS")
-	in.NVLSHeads, in.MNNVL = res.NvlsHeads, c.MNNVL
+	in.NVLSHeads = res.NvlsHeads
 	in.SymCEThreshold, in.AllGatherVEnable = num("NCCL_SYM_CE_THRESHOLD"), num("NCCL_ALLGATHERV_ENABLE")
 	in.AggChannelSize, in.WorkFifoDepth = num("NCCL_AGG_CHANNEL_SIZE"), num("NCCL_WORK_FIFO_DEPTH")
 	in.AllDirectNVLink = res.AllNVLink

@@ -494,12 +494,19 @@ func firstOpenedEntry(s *nodeState) *Library {
 }
 
 // mnnvlClique is what G-MNNVL-1 reads of the fabric: the first node's
-// NVLink clique, the GPUs of the nodes in it, and whether the fabric state
-// is complete (cuMem, fabric handles on every GPU, and an NVSwitch fabric).
-func mnnvlClique(c *Comm) (clique string, size int, fabric bool) {
-	clique = c.System.Nodes[0].MNNVLClique
-	for _, nd := range c.System.Nodes {
-		if clique != "" && nd.MNNVLClique == clique {
+// NVLink clique, the GPUs of the nodes in it (clique.size), the GPUs of
+// the nodes in its fabric cluster (nvlDomainSize, every clique of the
+// cluster), and whether the fabric state is complete (cuMem, fabric
+// handles on every GPU, and an NVSwitch fabric).
+func mnnvlClique(c *Comm) (clique mnnvlCliqueOf, size, domain int, fabric bool) {
+	clique = c.System.Nodes[0].mnnvlClique()
+	for i := range c.System.Nodes {
+		nd := &c.System.Nodes[i]
+		if clique.cluster == "" || nd.MNNVLClique != clique.cluster {
+			continue
+		}
+		domain += len(nd.GPUs)
+		if nd.MNNVLCliqueID == clique.id {
 			size += len(nd.GPUs)
 		}
 	}
@@ -507,7 +514,7 @@ func mnnvlClique(c *Comm) (clique string, size int, fabric bool) {
 	for _, g := range c.System.Nodes[0].GPUs {
 		fabric = fabric && g.FabricHandle
 	}
-	return clique, size, fabric
+	return clique, size, domain, fabric
 }
 
 // mnnvl is G-MNNVL-1.
@@ -523,11 +530,29 @@ func mnnvlRuleUserP2P(ref Ref, doc string) *Rule {
 	return mnnvlRuleWith(ref, doc, mnnvlOpts{userP2P: true})
 }
 
+// mnnvlRuleCrossClique is G-MNNVL-1 from 2.30.3: ncclMnnvlCheck also
+// counts the NVL domain (the ranks of the cluster UUID, every clique) and
+// enables MNNVL when either the clique or the domain holds more than one
+// rank; initTransportsRank then turns p2pCrossClique on with
+// NCCL_MNNVL_CROSS_CLIQUE when the domain holds more than the clique.
+func mnnvlRuleCrossClique(ref Ref, doc string) *Rule {
+	r := mnnvlRuleWith(ref, doc, mnnvlOpts{userP2P: true, crossClique: true})
+	r.Logs = []string{"MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d nvlDomainSize %d",
+		"comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d",
+		crossCliqueLine}
+	return r
+}
+
+// crossCliqueLine is initTransportsRank's INFO when p2pCrossClique is on.
+// Ref: v2.30.3-1 src/init.cc initTransportsRank (v2.30.7-1 likewise)
+const crossCliqueLine = "Cross-clique P2P enabled: nvlDomainSize=%d cliqueSize=%d"
+
 // mnnvlOpts are the release switches of G-MNNVL-1.
 type mnnvlOpts struct {
 	multiNodeOnly bool // one node is never checked, NCCL_MNNVL_ENABLE=1 included
 	forcedFails   bool // NCCL_MNNVL_ENABLE=1 without MNNVL fails init
 	userP2P       bool // a user P2P level of LOC skips the auto check
+	crossClique   bool // nvlDomainSize and NCCL_MNNVL_CROSS_CLIQUE (2.30.3+)
 }
 
 // userP2PLevelLOC is ncclGetUserP2pLevel returning 0 (PATH_LOC): the level
@@ -579,20 +604,54 @@ func mnnvlRuleWith(ref Ref, doc string, o mnnvlOpts) *Rule {
 					return
 				}
 			}
-			clique, size, fabric := mnnvlClique(c)
+			clique, size, domain, fabric := mnnvlClique(c)
+			if !o.crossClique {
+				domain = size // before 2.30.3 only the clique is counted
+			}
+			facts := []Fact{F("cliqueSize", size)}
+			if o.crossClique {
+				facts = append(facts, F("nvlDomainSize", domain))
+			}
 			switch {
-			case (!fabric || clique == "") && o.forcedFails && param == 1:
+			case (!fabric || clique.cluster == "") && o.forcedFails && param == 1:
 				r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL_ENABLE=1 without fabric handle support, an NVSwitch fabric or an NVLink clique: communicator init fails",
 					Log: []string{mnnvlForcedWarn}})
 				r.fail(SystemError, mnnvlForcedWarn)
-			case !fabric || clique == "":
+			case !fabric || clique.cluster == "":
 				r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support, no NVSwitch fabric or no NVLink clique: MNNVL off"})
-			case param == 2 && size <= len(c.System.Nodes[0].GPUs):
-				r.emit(Verdict{Outcome: Fail, Why: "the clique holds one node only: MNNVL off"})
+			case size <= 1 && domain <= 1 && (param == 2 || !o.forcedFails):
+				// checkMNNVL (2.21.5–2.24.3) takes NCCL_MNNVL_ENABLE=1 as
+				// it is; ncclMnnvlCheck (2.25.1+) returns before enabling
+				why := "the clique holds one rank only: MNNVL off"
+				if o.crossClique {
+					why = "the clique and the NVL domain hold one rank only: MNNVL off"
+				}
+				r.emit(Verdict{Outcome: Fail, Why: why, Facts: facts})
 			default:
 				c.MNNVL = true
-				r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("NVLink clique %s of %d GPUs: MNNVL on", clique, size),
-					Log: []string{fmt.Sprintf("MNNVL 1 cliqueId %s cliqueSize %d cliqueRank 0", clique, size)}})
+				line := fmt.Sprintf("MNNVL 1 cliqueId %s cliqueSize %d cliqueRank 0", clique, size)
+				why := fmt.Sprintf("NVLink clique %s of %d GPUs: MNNVL on", clique, size)
+				var logs []string
+				if o.crossClique {
+					c.NVLDomainSize = domain
+					line += fmt.Sprintf(" nvlDomainSize %d", domain)
+					logs = append(logs, line)
+					cross := r.param("NCCL_MNNVL_CROSS_CLIQUE")
+					facts = append(facts, F("NCCL_MNNVL_CROSS_CLIQUE", cross))
+					switch {
+					case domain <= size:
+						why += fmt.Sprintf("; the NVL domain is the clique (%d ranks): no cross-clique P2P", domain)
+					case cross == 0:
+						why += fmt.Sprintf("; the NVL domain holds %d ranks in other cliques, separate nodes over the network (NCCL_MNNVL_CROSS_CLIQUE=0)", domain-size)
+					default:
+						c.CrossClique = true
+						why += fmt.Sprintf("; cross-clique P2P: the %d ranks of the other cliques of the NVL domain are MNNVL peers over CUDA P2P, still separate nodes, and symmetric kernels are not used", domain-size)
+						logs = append(logs, fmt.Sprintf(crossCliqueLine, domain, size))
+					}
+				} else {
+					logs = append(logs, line)
+				}
+				r.emit(Verdict{Outcome: Pass, Why: why, Facts: facts, Log: logs})
 			}
 		},
 	}

@@ -28,6 +28,12 @@ type PresetOptions struct {
 	// groups such nodes without encoding each one; changing one node's
 	// GPUs in place would change every node's.
 	Shared bool
+	// Cliques splits the trays of each NVL72 rack of a preset with an
+	// NVLink fabric into that many cliques of consecutive trays (NVML
+	// cliqueId 0..Cliques-1) of the rack's one fabric cluster, as a fabric
+	// partition or NCCL_MNNVL_CLIQUE_ID does; 0 or 1 keeps one clique per
+	// rack. At most the trays of the first rack.
+	Cliques int
 }
 
 type presetDef struct {
@@ -174,6 +180,15 @@ func Preset(name string, o PresetOptions) (*System, error) {
 	if err := CheckShape(n, len(first.GPUs)); err != nil {
 		return nil, fmt.Errorf("--nodes %d: %v", n, err)
 	}
+	if c := o.Cliques; c != 0 && c != 1 {
+		trays := min(n, nvl72Trays)
+		switch {
+		case first.MNNVLClique == "":
+			return nil, fmt.Errorf("mnnvl_cliques %d: %s has no NVLink fabric: expected a preset whose trays share a fabric cluster (gb200-nvl72)", c, key)
+		case c < 0 || c > trays:
+			return nil, fmt.Errorf("mnnvl_cliques %d: expected 1 to %d (the trays of the first rack on %d node(s))", c, trays, n)
+		}
+	}
 	sys := &System{Name: key, Nodes: make([]Node, 0, n)}
 	if n > 1 {
 		sys.Name = fmt.Sprintf("%s×%d", sys.Name, n)
@@ -185,8 +200,14 @@ func Preset(name string, o PresetOptions) (*System, error) {
 		}
 		nd.Host = fmt.Sprintf("node%03d", i)
 		if nd.MNNVLClique != "" {
-			// an NVL72 rack holds 18 trays; the next trays form the next clique
-			nd.MNNVLClique = fmt.Sprintf("%s-rack%d", nd.MNNVLClique, i/18)
+			// an NVL72 rack holds 18 trays, one fabric cluster; the next
+			// trays form the next one
+			rack := i / nvl72Trays
+			nd.MNNVLClique = fmt.Sprintf("%s-rack%d", nd.MNNVLClique, rack)
+			if o.Cliques > 1 {
+				inRack := min(n-rack*nvl72Trays, nvl72Trays)
+				nd.MNNVLCliqueID = uint32(i % nvl72Trays * o.Cliques / inRack)
+			}
 		}
 		sys.Nodes = append(sys.Nodes, nd)
 	}
@@ -195,6 +216,9 @@ func Preset(name string, o PresetOptions) (*System, error) {
 	}
 	return sys, nil
 }
+
+// nvl72Trays is the compute trays of a GB200 NVL72 rack.
+const nvl72Trays = 18
 
 func hasLib(n Node, base string) bool {
 	for _, l := range n.Libs {

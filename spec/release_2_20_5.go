@@ -65,9 +65,9 @@ func mnnvlParam20(ref Ref, doc string, multiHost bool) *Rule {
 				r.emit(Verdict{Outcome: Fail, Why: "NCCL_MNNVL=0"})
 				return
 			}
-			clique, size, fabric := mnnvlClique(c)
+			clique, size, _, fabric := mnnvlClique(c)
 			switch {
-			case !fabric || clique == "":
+			case !fabric || clique.cluster == "":
 				r.emit(Verdict{Outcome: Fail, Why: "no fabric handle support, no NVSwitch fabric or no NVLink clique: MNNVL off"})
 			case param < 0 && size != c.System.NRanks():
 				r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("the clique holds %d of %d ranks: MNNVL off (auto needs the whole communicator)", size, c.System.NRanks())})

@@ -26,6 +26,7 @@ func consts2_30_3(rs *Ruleset) {
 	rs.SetConst("TunerABI", []int{6, 5, 4, 3, 2}, Ref{Tag: tag2303, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"})
 	rs.SetConst("GinABI", []int{13, 12, 11}, Ref{Tag: tag2303, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
 	rs.SetConst("RmaABI", []int{13}, Ref{Tag: tag2303, File: "src/plugin/gin/gin_v13.cc", Func: "getNcclRma_v13"})
+	rs.SetParamDefault("NCCL_MNNVL_CROSS_CLIQUE", 0, Ref{Tag: tag2303, File: "src/init.cc", Func: "MNNVLCrossClique"})
 }
 
 // profiler30 unloads a profiler whose init failed.
@@ -55,8 +56,8 @@ var tunerABI30 = tunerABI(Ref{Tag: tag2303, File: "src/plugin/tuner.cc", Func: "
 	`Probe ncclTunerPlugin_v6, _v5, _v4, _v3, _v2 (newest first); v6 is used as it is (its getChunkSize may override calcCollChunking's chunk, clamped to the buffer's), older versions are adapted with no getChunkSize. None: "External tuner plugin %s is unsupported" (only for a library opened as a tuner, not for the net plugin's library).`,
 	tunerABILogs28, tunerABILog28)
 
-var mnnvl30 = mnnvlRuleUserP2P(Ref{Tag: tag2303, File: "src/mnnvl.cc", Func: "ncclMnnvlCheck"},
-	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 and the user P2P level is not LOC (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or 0 make it LOC), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank, a clique of more than one; failures are silent (MNNVL off). A clique fuses the topology of its nodes. With NCCL_MNNVL_CROSS_CLIQUE=1 (default 0) a peer of the same cluster UUID in another clique is an MNNVL peer reached over CUDA P2P (ncclTopoCheckMNNVL returns -1, ncclTopoCheckP2p forces P2P) and symmetric kernels are not used; the modelled systems name one clique per cluster, so that path is not taken.`)
+var mnnvl30 = mnnvlRuleCrossClique(Ref{Tag: tag2303, File: "src/mnnvl.cc", Func: "ncclMnnvlCheck"},
+	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 and the user P2P level is not LOC (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or 0 make it LOC), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank; the clique is the ranks of the same cluster UUID and clique id, the NVL domain (nvlDomainSize) those of the same cluster UUID, every clique; MNNVL needs a clique or a domain of more than one rank; failures are silent (MNNVL off). A clique fuses the topology of its nodes; the other cliques of the domain stay separate nodes. After nNodes is known, NCCL_MNNVL_CROSS_CLIQUE (default 0) other than 0 on an MNNVL communicator whose domain holds more than its clique turns p2pCrossClique on (INFO "Cross-clique P2P enabled"): a peer of the same cluster UUID in another clique is an MNNVL peer (ncclTopoCheckMNNVL returns -1) and ncclTopoCheckP2p forces CUDA P2P to it, so the transports between those nodes are P2P rather than NET, while the graphs, nNodes and the cost table are unchanged; ncclPrepareTasks then makes no symmetric task list.`)
 
 func apply2_30_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2303, File: file, Func: fn} }
@@ -67,5 +68,6 @@ func apply2_30_3(rs *Ruleset) {
 	rs.Replace(ruleAt(gin297, ref("src/plugin/gin.cc", "ncclGinInit"), ""), "window v13-v11 (2.30.3)")
 	rs.Add(rmaInGin(ref("src/plugin/gin.cc", "ncclGinPluginLoad")), "G-GIN-1", "ncclRmaPlugin_v13 beside the GIN plugin (2.30.3)")
 	rs.Replace(mnnvl30, "NCCL_MNNVL_CROSS_CLIQUE (2.30.3)")
+	rs.Replace(nvlsCap(ref("src/transport/nvls.cc", "ncclNvlsInit"), false), `log drops (NVLS_NCHANNELS %d): "NVLS tuning" prints the channels (2.30.3)`)
 	rs.Replace(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "No algorithm/protocol available"), `WARN text "No algorithm/protocol available ..." (2.30.3)`)
 }

@@ -44,10 +44,15 @@ type Node struct {
 	IPInterfaces []string `json:"ip_interfaces,omitempty"`
 	// Libs are the shared objects on this node that NCCL may dlopen.
 	Libs []Library `json:"libs,omitempty"`
-	// MNNVLClique names the multi-node NVLink clique (NVML cluster UUID and
-	// clique ID) the node belongs to when its fabric state is complete;
-	// empty when it has none (GB200 NVL72 trays share one).
-	MNNVLClique string `json:"mnnvl_clique,omitempty"`
+	// MNNVLClique names the NVLink fabric cluster (the NVML cluster UUID,
+	// one NVL domain) the node belongs to when its fabric state is
+	// complete; empty when it has none (GB200 NVL72 trays share one).
+	// MNNVLCliqueID is the NVML cliqueId inside that cluster: trays of one
+	// cluster with the same id form one clique, with different ids
+	// several cliques of one NVL domain (what NCCL_MNNVL_CROSS_CLIQUE
+	// reaches across from 2.30.3).
+	MNNVLClique   string `json:"mnnvl_clique,omitempty"`
+	MNNVLCliqueID uint32 `json:"mnnvl_clique_id,omitempty"`
 	// Layout is the hardware layout (CPU sockets, PCIe switches, NVLink
 	// wiring, NICs with their placement) from which spec/topo synthesizes
 	// the topology NCCL detects. Presets set it; when nil it is derived from
@@ -56,6 +61,29 @@ type Node struct {
 	// Topo is a detailed topology read from NCCL's own XML dump; when set
 	// it is used as it is (its NICs are the ones NCCL saw).
 	Topo *topo.System `json:"-"`
+}
+
+// mnnvlCliqueOf is the clique a node belongs to: its fabric cluster and
+// cliqueId; the zero value without a cluster.
+type mnnvlCliqueOf struct {
+	cluster string
+	id      uint32
+}
+
+func (n *Node) mnnvlClique() mnnvlCliqueOf {
+	if n.MNNVLClique == "" {
+		return mnnvlCliqueOf{}
+	}
+	return mnnvlCliqueOf{n.MNNVLClique, n.MNNVLCliqueID}
+}
+
+// String is what the MNNVL line shows for cliqueId: the cluster's name,
+// and the id when it is not 0.
+func (c mnnvlCliqueOf) String() string {
+	if c.id == 0 {
+		return c.cluster
+	}
+	return fmt.Sprintf("%s/%x", c.cluster, c.id)
 }
 
 // CPU is the host processor as NCCL's topology names it.
@@ -366,6 +394,9 @@ func (s *System) Validate() error {
 		}
 		if ranks += len(nd.GPUs); ranks > MaxRanks {
 			return fmt.Errorf("system %s: more than %d ranks (gatesim's limit)", s.Name, MaxRanks)
+		}
+		if nd.MNNVLCliqueID != 0 && nd.MNNVLClique == "" {
+			return fmt.Errorf("%s: mnnvl_clique_id %d without mnnvl_clique: expected the fabric cluster the clique belongs to", where, nd.MNNVLCliqueID)
 		}
 		if i > 0 && sharesNode(&s.Nodes[i-1], &s.Nodes[i]) {
 			continue // the same facts as the node before, which passed

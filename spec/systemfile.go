@@ -15,9 +15,11 @@ import (
 // ParseSystem reads a system description in JSON or YAML (the format of
 // System's json tags, documented in the README). name is used in errors.
 // A document with a top-level "preset" key names a preset and may override
-// its "nodes" and "sharp" options and add "libs" to every node:
+// its "nodes", "sharp" and "mnnvl_cliques" options and add "libs" to every
+// node:
 //
 //	{"preset": "dgx-h100", "nodes": 4, "sharp": true}
+//	{"preset": "gb200-nvl72", "nodes": 4, "mnnvl_cliques": 2}
 func ParseSystem(name string, data []byte) (*System, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -44,18 +46,19 @@ func ParseSystem(name string, data []byte) (*System, error) {
 			return nil, fmt.Errorf("%s: \"preset\" must be a string naming one of %s", name, strings.Join(PresetNames(), ", "))
 		}
 		var opts struct {
-			Preset string    `json:"preset"`
-			Nodes  int       `json:"nodes"`
-			SHARP  bool      `json:"sharp"`
-			Libs   []Library `json:"libs"`
-			Conf   ConfFiles `json:"conf"`
+			Preset  string    `json:"preset"`
+			Nodes   int       `json:"nodes"`
+			SHARP   bool      `json:"sharp"`
+			Cliques int       `json:"mnnvl_cliques"` // PresetOptions.Cliques
+			Libs    []Library `json:"libs"`
+			Conf    ConfFiles `json:"conf"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(js))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&opts); err != nil {
-			return nil, jsonErr(name, js, err, `"preset", "nodes", "sharp", "libs" and "conf" with a preset`)
+			return nil, jsonErr(name, js, err, `"preset", "nodes", "sharp", "mnnvl_cliques", "libs" and "conf" with a preset`)
 		}
-		sys, err := Preset(opts.Preset, PresetOptions{Nodes: opts.Nodes, SHARP: opts.SHARP})
+		sys, err := Preset(opts.Preset, PresetOptions{Nodes: opts.Nodes, SHARP: opts.SHARP, Cliques: opts.Cliques})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}

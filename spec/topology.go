@@ -548,21 +548,23 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	}
 	var hosts []*host
 	byGroup := map[*nodeState]*host{}
-	byClique := map[string]int{}
+	byClique := map[mnnvlCliqueOf]int{}
 	r.hostOf = make([]int, len(sys.Nodes))
 	order := make([]*host, 0, len(sys.Nodes))
 	for i := range sys.Nodes {
 		g := group[i]
 		nd := &sys.Nodes[i]
 		coll := g.collNetEnable && g.collNetOK && g.collNetDevs > 0
-		if cl := nd.MNNVLClique; c.MNNVL && cl != "" && nd.Topo == nil {
+		if cl := nd.mnnvlClique(); c.MNNVL && cl.cluster != "" && nd.Topo == nil {
 			if h, ok := byClique[cl]; ok {
 				r.hostOf[i] = h
 				continue
 			}
+			// the clique's trays only: the other cliques of its cluster
+			// are other nodes, cross-clique or not
 			trays := 0
 			for j := range sys.Nodes {
-				if sys.Nodes[j].MNNVLClique == cl {
+				if sys.Nodes[j].mnnvlClique() == cl {
 					trays++
 				}
 			}

@@ -171,6 +171,9 @@ var Gates = []GateInfo{
 	// NCCL_MNNVL (default -2) is 2.20.x's name of the variable.
 	{Name: "NCCL_MNNVL", Gates: []GateLink{g("G-MNNVL-1")},
 		Ref: spec.Ref{Tag: "v2.20.5-1", File: "src/init.cc", Func: "initTransportsRank"}},
+	// from 2.30.3: cross-clique P2P on an MNNVL communicator whose NVL domain holds several cliques
+	{Name: "NCCL_MNNVL_CROSS_CLIQUE", Gates: []GateLink{g("G-MNNVL-1")},
+		Ref: spec.Ref{Tag: "v2.30.3-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_MNNVL_ENABLE", Gates: []GateLink{g("G-MNNVL-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_NET", Gates: []GateLink{g("G-NET-SEL-1"), g("G-NET-SEL-2")},

@@ -165,8 +165,11 @@ type Result struct {
 	P2PNChannelsPerPeer  int  `json:"p2pNChannelsPerPeer"`
 
 	// Log are rank 0's [GRAPH] lines from the search, then the [INIT]
-	// channel summary (Summary).
+	// channel summary (Summary). InitLog are the [INIT] lines of the
+	// channel setup before the summary (2.30.3+: "NVLS tuning: ..." and
+	// "Tuning P2P operations with maxP2pPeers = ..."), also in Log.
 	Log     []string `json:"log"`
+	InitLog []string `json:"-"`
 	Summary string   `json:"summary"`
 }
 
@@ -691,6 +694,7 @@ func (r *Result) consensus(ps *pathState) error {
 		if err := r.nvlsTuning(ps, r0.System); err != nil {
 			return err
 		}
+		r.initLine(fmt.Sprintf("NVLS tuning: nChannels %d chunkSize %d treeMaxChunkSize %d", r.NvlsChannels, r.NvlsChunkSize, r.NvlsTreeMaxChunkSize))
 	}
 	if r.NNodes > 1 {
 		gdr, err := ringNetGDR(ps, r0)
@@ -792,6 +796,12 @@ func (r *Result) consensus(ps *pathState) error {
 	return nil
 }
 
+// initLine adds an [INIT] line of the channel setup before the summary.
+func (r *Result) initLine(l string) {
+	r.InitLog = append(r.InitLog, l)
+	r.Log = append(r.Log, l)
+}
+
 // channelSummary sets and returns the init line of the channel counts.
 func (r *Result) channelSummary(p *Params) string {
 	collNetChannels := r.NChannels
@@ -848,6 +858,9 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
 	if r.NNodes > 1 && nicRule {
 		peers := r.p2pMaxPeers(p, o)
+		if p.P2PMaxPeers {
+			r.initLine(fmt.Sprintf("Tuning P2P operations with maxP2pPeers = %d", peers))
+		}
 		for perPeer*nccl.DivUp(peers, nccl.MaxDevWorkP2PPerBatch) > r.P2PNChannels && perPeer > 1 {
 			perPeer /= 2
 		}

@@ -176,10 +176,11 @@ type Input struct {
 	// NCCL_LOCAL_REGISTER (NCCL_PARAM, default 1), nil when unset.
 	GraphRegister *int64 `json:"NCCL_GRAPH_REGISTER,omitempty"`
 	LocalRegister *int64 `json:"NCCL_LOCAL_REGISTER,omitempty"`
-	// SymmetricSupport is comm->symmetricSupport: one node, direct P2P
-	// between its GPUs, NCCL_WIN_ENABLE and cuMem on. CTAPolicyZero is CTA
-	// policy ZERO (NCCL_CTA_POLICY=2); CEDriver a CUDA 12.5+ driver (the
-	// copy-engine collectives need it).
+	// SymmetricSupport is comm->symmetricSupport: one node (or, 2.30.3+,
+	// cross-clique MNNVL over an NVL domain of every rank: one LSA team),
+	// direct P2P between its GPUs, NCCL_WIN_ENABLE and cuMem on.
+	// CTAPolicyZero is CTA policy ZERO (NCCL_CTA_POLICY=2); CEDriver a
+	// CUDA 12.5+ driver (the copy-engine collectives need it).
 	SymmetricSupport bool `json:"symmetricSupport,omitempty"`
 	CTAPolicyZero    bool `json:"ctaPolicyZero,omitempty"`
 	CEDriver         bool `json:"ceDriver,omitempty"`
@@ -194,9 +195,12 @@ type Input struct {
 	SymKernel *string `json:"NCCL_SYM_KERNEL,omitempty"`
 	SymCTAs   *int64  `json:"NCCL_SYM_CTAS,omitempty"`
 	// NVLSHeads is nvlsResources->nHeads (the NVLS heads of a node); MNNVL
-	// comm->MNNVL.
-	NVLSHeads int  `json:"nvlsHeads,omitempty"`
-	MNNVL     bool `json:"mnnvl,omitempty"`
+	// comm->MNNVL; CrossClique comm->p2pCrossClique (2.30.3+: ncclPrepareTasks
+	// makes no symmetric task list) and NVLDomainSize comm->nvlDomainSize.
+	NVLSHeads     int  `json:"nvlsHeads,omitempty"`
+	MNNVL         bool `json:"mnnvl,omitempty"`
+	CrossClique   bool `json:"crossClique,omitempty"`
+	NVLDomainSize int  `json:"nvlDomainSize,omitempty"`
 	// AllDirectNVLink: every GPU pair of the node is an NVLink path
 	// (comm->isAllDirectNvlink, read as ncclTopoPathAllNVLink's answer).
 	// SymCEThreshold is NCCL_SYM_CE_THRESHOLD, nil when unset.
@@ -213,7 +217,7 @@ type Input struct {
 
 // symComm is the symmetric kernels' view of the communicator.
 func (in *Input) symComm(maxChannels int) *symComm {
-	s := &symComm{nRanks: in.NRanks, nNodes: in.NNodes, compCap: in.MinCompCap, nvls: in.NVLSSupport,
+	s := &symComm{nRanks: in.NRanks, oneLsa: in.OneLSATeam(), compCap: in.MinCompCap, nvls: in.NVLSSupport,
 		minCTAs: 1, maxCTAs: maxChannels, userMask: symUserMask(in.SymKernel)}
 	if in.MinCTAs > 0 {
 		s.minCTAs = in.MinCTAs
@@ -225,6 +229,17 @@ func (in *Input) symComm(maxChannels int) *symComm {
 		s.symCTAs = *in.SymCTAs
 	}
 	return s
+}
+
+// OneLSATeam says ncclTeamLsa spans every rank: one node, or (2.30.3+)
+// cross-clique MNNVL over an NVL domain that is the whole communicator.
+// comm->symmetricSupport needs it (no GIN is modelled), and ncclSymkMask
+// keeps the LSA kernels only then.
+//
+// Ref: v2.30.3-1 src/dev_runtime.cc computeLsaSize; src/init.cc
+// initTransportsRank; src/sym_kernels.cc ncclSymkMask
+func (in *Input) OneLSATeam() bool {
+	return in.NNodes == 1 || in.CrossClique && in.NVLDomainSize == in.NRanks
 }
 
 // Reason says why a bandwidth cell is 0 (or, for a restored Ring

@@ -608,7 +608,8 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 		t.dtype = nccl.Int8
 	}
 	t.traffic = t.count * int64(t.dtype.Size()) * tuningTrafficPerByte(t.fn, in.NRanks)
-	t.sym = m.windowed(o) && in.symComm(c.MaxChannels).symAvailable(t.fn, t.devOp, t.dtype, t.count)
+	// ncclPrepareTasks (2.30.3+) skips the symmetric task list across cliques
+	t.sym = m.windowed(o) && !in.CrossClique && in.symComm(c.MaxChannels).symAvailable(t.fn, t.devOp, t.dtype, t.count)
 	if t.sym {
 		ch.SidePath = "symmetric"
 	}

@@ -96,9 +96,11 @@ const (
 
 // symComm is what the symmetric kernels read of the communicator.
 type symComm struct {
-	nRanks, nNodes int
-	compCap        int // the smallest compute capability, 90 for sm90
-	nvls           bool
+	nRanks int
+	// oneLsa: the LSA team is every rank (Input.OneLSATeam)
+	oneLsa  bool
+	compCap int // the smallest compute capability, 90 for sm90
+	nvls    bool
 	// minCTAs, maxCTAs: the communicator config after NCCL_MIN_CTAS and
 	// NCCL_MAX_CTAS (1 and MAXCHANNELS by default).
 	minCTAs, maxCTAs int
@@ -176,7 +178,8 @@ func (s *symComm) symMask(f nccl.Func, op tuningDevOp, dt nccl.DataType, nElts i
 	if bus >= 32*(2<<30) {
 		m = 0
 	}
-	if s.nNodes > 1 {
+	if !s.oneLsa {
+		// ncclSymkMask then needs the GIN kernels (not modelled)
 		m &^= symMaskLSA
 	}
 	return m

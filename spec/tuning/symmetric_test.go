@@ -7,7 +7,7 @@ import "testing"
 // 64 GiB; multimem kernels need NVLS, fp8 multimem reductions sm100; and
 // the model's blocks stay within the CTA bounds.
 func TestSymmetricMask(t *testing.T) {
-	s := &symComm{nRanks: 8, nNodes: 1, compCap: 90, minCTAs: 1, maxCTAs: 64, userMask: symUserMask(nil)}
+	s := &symComm{nRanks: 8, oneLsa: true, compCap: 90, minCTAs: 1, maxCTAs: 64, userMask: symUserMask(nil)}
 	if m := s.symMask(nccl.AllGather, tuningDevSum, nccl.Int8, 1<<20); m&symMaskLL == 0 || m&symMaskSTMC != 0 {
 		t.Errorf("1 MiB AllGather without NVLS: mask %b", m)
 	}
