@@ -176,3 +176,52 @@ func TestPluginLoadersBefore2_22(t *testing.T) {
 		}
 	}
 }
+
+// TestLibNameForms holds each loader form's file names, worked from
+// openPluginLib (openProfilerPluginLib for namesTwice) at its tags.
+func TestLibNameForms(t *testing.T) {
+	for _, c := range []struct {
+		form       libNameForm
+		name, want string
+	}{
+		{namesCond, "", "libnccl-net.so"},
+		{namesCond, "ofi", "ofi libnccl-net-ofi.so"},
+		{namesCond, "libfoo.so", "libfoo.so"},
+		{namesCond, "lib.so", "lib.so"},
+		{namesCond, "/opt/foo", "/opt/foo"},
+		{namesCond, "libso", "libso libnccl-net-libso.so"},
+		{namesOne, "libfoo.so", "libfoo.so"},
+		{namesOne, "lib.so", "libnccl-net-lib.so.so"},
+		{namesOne, "/opt/libfoo.so", "libnccl-net-/opt/libfoo.so.so"},
+		{namesOne, "ofi", "libnccl-net-ofi.so"},
+		{namesBoth, "/opt/foo", "/opt/foo libnccl-net-/opt/foo.so"},
+		{namesBoth, "libfoo.so", "libfoo.so libnccl-net-libfoo.so.so"},
+		{namesTwice, "ofi", "ofi ofi"},
+		{namesTwice, "", "libnccl-net.so"},
+	} {
+		if got := strings.Join(c.form.libNames("libnccl-net", c.name), " "); got != c.want {
+			t.Errorf("form %d, %q: got %q, want %q", c.form, c.name, got, c.want)
+		}
+	}
+}
+
+func TestPluginList(t *testing.T) {
+	long := strings.Repeat("x", 255)
+	for _, c := range []struct {
+		val, entries, logs string
+	}{
+		{"a,,b", "a b", ""},
+		{",", "", ""},
+		{"a," + long + ",b", "a b", "NCCL_X list contains a plugin name " + long + " longer than 255 characters, ignoring it."},
+		{"a," + long[1:], "a " + long[1:], ""},
+		{"a,b,c,d", "a b", "NCCL_X list contains more than 1 plugins, ignoring the rest"},
+	} {
+		entries, logs := pluginList("NCCL_X", c.val, 2, 1)
+		if got := strings.Join(entries, " "); got != c.entries {
+			t.Errorf("%q: entries %q, want %q", c.val, got, c.entries)
+		}
+		if got := strings.Join(logs, "|"); got != c.logs {
+			t.Errorf("%q: logs %q, want %q", c.val, got, c.logs)
+		}
+	}
+}

@@ -25,7 +25,7 @@ var release2_26_2 = Release{
 // libnccl-profiler-<value>.so; per-version shims log the look-ups.
 var profiler26 = profilerPlugin(Ref{Tag: tag262, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"},
 	`The common loader (src/plugin/plugin_open.cc openPluginLib): NCCL_PROFILER_PLUGIN set and non-empty opens the value, then libnccl-profiler-<value>.so; otherwise libnccl-profiler.so; the missing names end in "Could not find:%s. " (an empty fallback sentence). Probe ncclProfiler_v3, _v2, _v1 (ProfilerABI) through per-version shims ("failed to find ncclProfiler_vN", "loaded <name>"); the v1 adapter now returns v1's init error. No library, no symbol or a failed init (WARN, the profiler is dropped): no profiler, communicator init goes on.`,
-	profilerOpts{names: profNamesBoth, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
+	profilerOpts{names: namesBoth, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
 
 func consts2_26_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }

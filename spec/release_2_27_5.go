@@ -36,7 +36,7 @@ var netLib275 = netLibList(Ref{Tag: tag275, File: "src/plugin/plugin_open.cc", F
 // the value is a path or a lib*.so name.
 var profiler275 = profilerPlugin(Ref{Tag: tag275, File: "src/plugin/plugin_open.cc", Func: "openPluginLib"},
 	`The common loader opens NCCL_PROFILER_PLUGIN's value, then libnccl-profiler-<value>.so unless the value has a '/' or is lib*.so; unset or empty, libnccl-profiler.so. Probe ncclProfiler_v4, _v3, _v2, _v1 (ProfilerABI) through per-version shims. No library, no symbol or a failed init (WARN, the profiler is dropped): no profiler, communicator init goes on.`,
-	profilerOpts{names: profNamesCond, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
+	profilerOpts{names: namesCond, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
 
 func apply2_27_5(rs *Ruleset) {
 	rs.Replace(netLib275, "each entry opened as given first, then prefixed only when it is neither a path nor lib*.so")

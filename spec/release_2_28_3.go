@@ -82,7 +82,7 @@ var release2_28_3 = Release{
 // initTransportsRank.
 var profiler28 = profilerPlugin(Ref{Tag: tag283, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"},
 	`NCCL_PROFILER_PLUGIN set: logged; "none" (any case) means no profiler. Otherwise the common loader opens the value (then libnccl-profiler-<value>.so unless it has a '/' or is lib*.so), or libnccl-profiler.so when unset or empty; when nothing opens, the net plugin's library is searched. Probe ncclProfiler_vN over ProfilerABI, newest first (v5–v1; v6–v1 from 2.29.2); the accepted shim logs "PROFILER/Plugin: Loaded %s (vN)". None: "External profiler plugin %s is unsupported" (not for the net plugin's library). Init runs in initTransportsRank before the proxy thread; an init error is an INFO line and the plugin is not dropped. Nothing here fails communicator init.`,
-	profilerOpts{names: profNamesCond, notFoundEnd: "", common: true, symLines: profSymLoaded, initFail: profInitInfoKept})
+	profilerOpts{names: namesCond, notFoundEnd: "", common: true, symLines: profSymLoaded, initFail: profInitInfoKept})
 
 func consts2_28_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
