@@ -379,6 +379,19 @@ func (f libNameForm) libNames(prefix, name string) []string {
 	return []string{name, prefixed}
 }
 
+// describe says in words what libNames opens for a value.
+func (f libNameForm) describe(prefix string) string {
+	switch f {
+	case namesTwice:
+		return "the value, twice"
+	case namesBoth:
+		return "the value, then " + prefix + "-<value>.so"
+	case namesOne:
+		return "a value of the form lib*.so as given, any other only as " + prefix + "-<value>.so"
+	}
+	return "the value (then " + prefix + "-<value>.so unless it has a '/' or is lib*.so)"
+}
+
 // pluginList is the entries of a comma list of plugin names in variable
 // env (2.27.3+ net, 2.29.7+ GIN, 2.30.7 RMA): empty items skipped, at
 // most maxEntries kept (the dropped rest logged with limitShown), a name
@@ -667,11 +680,12 @@ var tunerLib22 = &Rule{
 }
 
 // tunerLib28 is the 2.26+ loader; fallbackText is 2.28.3's ". Using
-// internal tuner plugin." (empty from 2.28.7).
-func tunerLib28(ref Ref, fallbackText string) *Rule {
+// internal tuner plugin." (empty from 2.28.7); form is the release's
+// openPluginLib names.
+func tunerLib28(ref Ref, fallbackText string, form libNameForm) *Rule {
 	return &Rule{
 		ID: "G-TUNER-LIB-1", Layer: LayerLibrary, Cap: CapTuner, Title: "tuner library",
-		Doc:  `NCCL_TUNER_PLUGIN=none: no tuner. Otherwise the common loader opens the value (then libnccl-tuner-<value>.so unless it has a '/' or is lib*.so), or libnccl-tuner.so when unset; if nothing opens, the external net plugin's library is reused when one is open. A failure is sticky for the process.`,
+		Doc:  `NCCL_TUNER_PLUGIN=none: no tuner. Otherwise the common loader opens ` + form.describe("libnccl-tuner") + `, or libnccl-tuner.so when unset; if nothing opens, the external net plugin's library is reused when one is open. A failure is sticky for the process.`,
 		Ref:  ref,
 		Logs: []string{"NCCL_TUNER_PLUGIN set by environment to %s", "TUNER/Plugin: Could not find:%s" + fallbackText, "TUNER/Plugin: %s: %s"},
 		node: true,
@@ -689,7 +703,7 @@ func tunerLib28(ref Ref, fallbackText string) *Rule {
 					r.comm.Evidence.Raise(CapTuner, LevelRequested)
 				}
 			}
-			names := namesCond.libNames("libnccl-tuner", v)
+			names := form.libNames("libnccl-tuner", v)
 			for _, n := range names {
 				lib, dlerr, enoent := nd.open(n)
 				if lib != nil {

@@ -117,6 +117,17 @@ var loaderCases = []loaderCase{
 		want: map[Version]loaderWant{
 			V2_21_5: {Fail, []string{"TUNER/Plugin: Most recent plugin load returned 2 : libnccl-net-y.so: cannot open shared object file: No such file or directory. All attempts to load 'x libnccl-tuner-x.so y' also failed."}},
 		}},
+	// The tuner goes through the same openPluginLib as the net plugin:
+	// 2.27.3 opens a path not starting with "lib" only prefixed, 2.26.6
+	// tries the prefixed name even after a lib*.so path.
+	{name: "NCCL_TUNER_PLUGIN is a path", rule: "G-TUNER-LIB-1", libs: []Library{tunerV1}, env: Env{"NCCL_TUNER_PLUGIN": tunerV1.Path},
+		want: map[Version]loaderWant{V2_26_6: {Pass, nil}, V2_27_3: {Fail, []string{"TUNER/Plugin: Could not find: libnccl-tuner-/opt/t/libt1.so.so. Using internal tuner plugin."}},
+			V2_27_5: {Pass, nil}, V2_28_9: {Pass, nil}}},
+	{name: "NCCL_TUNER_PLUGIN is a missing lib*.so path", rule: "G-TUNER-LIB-1", env: Env{"NCCL_TUNER_PLUGIN": "/opt/t/libnone.so"},
+		want: map[Version]loaderWant{
+			V2_26_6: {Fail, []string{"TUNER/Plugin: Could not find: /opt/t/libnone.so libnccl-tuner-/opt/t/libnone.so.so. Using internal tuner plugin."}},
+			V2_27_5: {Fail, []string{"TUNER/Plugin: Could not find: /opt/t/libnone.so. Using internal tuner plugin."}},
+			V2_28_9: {Fail, []string{"TUNER/Plugin: Could not find: /opt/t/libnone.so"}}}},
 	{name: "v1 tuner by path", rule: "G-TUNER-ABI-1", libs: []Library{tunerV1}, env: Env{"NCCL_TUNER_PLUGIN": tunerV1.Path},
 		want: map[Version]loaderWant{
 			V2_19_4: {Pass, []string{"Opened tuner: 't1'", "Using tuner plugin: 't1'"}},
