@@ -16,7 +16,7 @@ var tag243 = "v2.24.3-1"
 var parse24 = algoParse("G-SEL-PARSE-2", Ref{Tag: tag243, File: "src/graph/tuning.cc", Func: "parseList"}, parse28.Doc, true, parse28.Logs)
 
 var en24 = enableRule(Ref{Tag: tag243, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
-	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`, false)
+	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`)
 
 // tunerABI24 probes the window newest first (v4, v3, v2), one INFO per
 // symbol not found; 2.26.2's per-version shims print the same lines.

@@ -55,7 +55,7 @@ var parse28 = algoParse("G-SEL-PARSE-2", Ref{Tag: tag283, File: "src/graph/tunin
 		`All entries except the first must have a prefix: "%s"`, `Unrecognized prefix token "%s" when parsing "%s"`, `Unrecognized element token "%s" when parsing "%s"`})
 
 var en28 = enableRule(Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
-	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; with config.collnetEnable 0, CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`, false)
+	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; with config.collnetEnable 0, CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`)
 
 var proto28 = protoRule(Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Protocols default to LL 1, LL128 2 (auto), Simple 1; a value set by NCCL_PROTO bypasses the auto rule. LL128 auto needs: inter-node path at most PXN when NCCL_LL128_C2C (default 1) and compute capability 9.0+, else at most PXB; intra-node path at most NVB; one compute capability on every GPU, at least 7.0; not a two-rank sm90 Ring AllReduce built with CUDA 11.8.`,
