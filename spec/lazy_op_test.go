@@ -67,3 +67,23 @@ func TestDecideOnlyDecidesAsRecorded(t *testing.T) {
 		t.Fatalf("%d of %d decisions have a cost table: the sample misses a path", recorded, checked)
 	}
 }
+
+// TestDecideOnlyPlanFailure: a kernel plan failure (G-GROUP-PLAN-1, a
+// NCCL_WORK_FIFO_DEPTH too small before 2.22.3) decides the decide-only
+// walk as the recording one, and only the recording walk writes its
+// verdict.
+func TestDecideOnlyPlanFailure(t *testing.T) {
+	c := initPreset(t, V2_21_5, "dgx-h100", 1, Env{"NCCL_WORK_FIFO_DEPTH": "8", "NCCL_NVLS_ENABLE": "0"})
+	op := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	var b decisionOnly
+	if tr := c.walkOp(op, nil, &b.d, opRoom{cands: &b.cands}, nil); len(tr) != 0 {
+		t.Errorf("the decide-only walk wrote %d verdict(s): %v", len(tr), tr)
+	}
+	if b.d.Err == nil || b.d.DecidedBy != "G-GROUP-PLAN-1" {
+		t.Fatalf("decide-only: %v decided by %s, want G-GROUP-PLAN-1's error", b.d.Err, b.d.DecidedBy)
+	}
+	want, tr := c.recordOp(op, nil, true)
+	if want.DecidedBy != "G-GROUP-PLAN-1" || tr[len(tr)-1].Rule != "G-GROUP-PLAN-1" || tr[len(tr)-1].Outcome != Fail {
+		t.Errorf("recording walk: decided by %s, last verdict %s %s", want.DecidedBy, tr[len(tr)-1].Rule, tr[len(tr)-1].Outcome)
+	}
+}

@@ -402,7 +402,9 @@ func (c *Comm) walkOp(op Op, tuned *TunerEffect, d *Decision, room opRoom, trace
 		o.id, o.rule = rule.ID, rule
 		rule.perOp(o)
 	}
-	if v, ok := c.planFailure(d, o.choice, 1); ok {
+	// the plan failure decides in both walks; its verdict is the
+	// recording walk's, like every other
+	if v, ok := c.planFailure(d, o.choice, 1); ok && record {
 		o.out = append(o.out, v)
 	}
 	trace, o.out = o.out, nil
