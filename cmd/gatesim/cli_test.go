@@ -188,6 +188,11 @@ func TestRulesAndDemo(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "G-SEL-BACKUP-1") || !strings.Contains(out, "src/enqueue.cc") {
 		t.Fatalf("rules: exit %d\n%s", code, out)
 	}
+	// without --nccl, the release every command defaults to
+	code, out, _ = runCLI(t, "rules")
+	if code != 0 || !strings.HasPrefix(out, "NCCL "+spec.DefaultRelease.String()+":") {
+		t.Fatalf("rules without --nccl: exit %d\n%.200s", code, out)
+	}
 	code, out, _ = runCLI(t, "rules", "diff", "2.22.3", "2.28.9")
 	if code != 0 || !strings.Contains(out, "G-SEL-ERR-1") || !strings.Contains(out, "2.28.9") {
 		t.Fatalf("rules diff: exit %d\n%s", code, out)
