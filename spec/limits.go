@@ -41,6 +41,15 @@ const (
 	MaxEnvName    = 256
 )
 
+// checkNodes refuses a node count given as --nodes (or a preset's
+// nodes) outside 1..MaxNodes, in the one message every command prints.
+func checkNodes(n int) error {
+	if n < 1 || n > MaxNodes {
+		return fmt.Errorf("--nodes %d: expected 1 to %d (gatesim's limit)", n, MaxNodes)
+	}
+	return nil
+}
+
 // CheckShape refuses a machine beyond the limits: nodes and GPUs per node
 // as given, before anything is built for them.
 func CheckShape(nodes, gpusPerNode int) error {

@@ -51,6 +51,11 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"explain", "--system-file", empty}, "empty system file"},
 		{[]string{"explain", "--system-file", filepath.Join(dir, "missing.json")}, "no such file"},
 		{[]string{"rules", "--nccl", "2.17.1"}, "not modelled"},
+		// --nodes 0 is refused alike wherever --nodes is taken
+		{[]string{"explain", "--system", "dgx-h100", "--nodes", "0"}, "--nodes 0: expected 1 to 16384 (gatesim's limit)"},
+		{[]string{"sim", "--system", "dgx-h100", "--nodes", "0"}, "--nodes 0: expected 1 to 16384 (gatesim's limit)"},
+		{[]string{"topo", "search", "--system", "dgx-h100", "--nodes", "0"}, "--nodes 0: expected 1 to 16384 (gatesim's limit)"},
+		{[]string{"explain", "--topo", filepath.Join("..", "..", "examples", "topo.xml"), "--nodes", "-1"}, "--nodes -1: expected 1 to 16384 (gatesim's limit)"},
 		{[]string{"rules", "diff", "2.28.9", "2.22.3"}, "older and a newer"},
 		{[]string{"explain", "--no-such-flag"}, "unknown flag"},
 		{[]string{"no-such-command"}, "unknown command"},
