@@ -95,6 +95,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d.gdr()
 	d.collnet()
 	d.nvls()
+	d.nvlsRegister()
 	d.algo()
 	d.proto()
 	d.contradictions()
@@ -458,6 +459,35 @@ func (d *diag) collnet() {
 	}
 }
 
+// nvlsRegister reports NVLS user buffers NCCL could not register (CUDA-graph
+// capture with NCCL_GRAPH_REGISTER, or NCCL_LOCAL_REGISTER): not an error,
+// the operation ran on NCCL's own NVLS buffers, on the communicator's NVLS
+// channels rather than the few a registered buffer needs.
+//
+// Ref: v2.24.3-1 src/transport/nvls.cc nvlsRegisterBuffer, src/register/coll_reg.cc
+// ncclRegisterCollNvlsBuffers
+func (d *diag) nvlsRegister() {
+	l := d.l
+	if l.NVLS.RegFailures == 0 {
+		return
+	}
+	var ev []ncclog.Proof
+	for _, e := range l.Errors {
+		if e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") && l.NVLS.CudaFailures <= l.NVLS.RegFailures {
+			ev = append(ev, ncclog.Proof{At: e.First.At, Msg: e.First.Msg, Why: "the failed CUDA call of the registration", Count: e.Count})
+		}
+	}
+	if s, ok := l.First(ncclog.KindNVLSRegFail); ok {
+		ev = append(ev, ncclog.Proof{At: s.At, Msg: s.Msg, Why: "registration failed: the operation runs on NCCL's own NVLS buffers", Count: l.NVLS.RegFailures})
+	}
+	d.add(Finding{ID: "nvls.register-failed", Severity: Warning, Cap: spec.CapNVLS, Level: d.cap(spec.CapNVLS).Level,
+		Title: "NVLS could not register a user buffer (CUDA-graph capture or NCCL_LOCAL_REGISTER): not fatal, the operation ran on NCCL's own NVLS buffers and its channel count",
+		Rule:  "G-REG-UB-1", Evidence: ev,
+		Check: []string{"NVLS registers buffers allocated through the cuMem* API (ncclMemAlloc, or PyTorch's NCCL memory pool); cudaMalloc'ed memory cannot be bound to the multicast object",
+			"NCCL_DEBUG_SUBSYS=REG (NVLS before 2.24.3) shows each registration",
+			"NCCL_GRAPH_REGISTER=0 stops the attempt under CUDA graphs"}})
+}
+
 func (d *diag) nvls() {
 	c := d.cap(spec.CapNVLS)
 	if c.Off != nil && c.Level <= spec.LevelRequested {
@@ -818,7 +848,7 @@ func (d *diag) contradictions() {
 func (d *diag) errors() {
 	n := 0
 	for _, e := range d.l.Errors {
-		if e.Kind == "op.noalgo" || e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
+		if e.Kind == "op.noalgo" || e.Kind == "nvls.register.failed" || e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
 			continue // reported by their own findings
 		}
 		if e.Level != ncclog.LevelWarn && e.Kind != "framework.error" && e.Kind != "framework.lasterror" {

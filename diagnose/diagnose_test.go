@@ -77,6 +77,22 @@ h:1:1 [0] NCCL INFO AllReduce: 4 Bytes -> Algo RING proto LL channel{Lo..Hi}={0.
 h:1:1 [0] NCCL INFO NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)
 h:1:1 [0] NCCL INFO Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'. Proceeding without NVLS support.
 `, Options{}, map[string]spec.RuleID{"nvls.setup-failed": "G-NVLS-SETUP-1"}, nil},
+		{"nvls registration failed under a CUDA graph (2.24.3)", `NCCL version 2.24.3+cuda12.2
+h:1:1 [0] NCCL INFO NVLS multicast support is available on dev 0
+h:1:1 [0] transport/nvls.cc:580 NCCL WARN Cuda failure 1 'invalid argument'
+h:1:1 [0] transport/nvls.cc:703 NCCL WARN rank 0 failed to NVLS register sendbuff 0x7800 sendbuffSize 1073741824 recvbuff 0x7800 recvbuffSize 1073741824
+`, Options{}, map[string]spec.RuleID{"nvls.register-failed": "G-REG-UB-1"}, []string{"nvls.setup-failed", "nccl.error"}},
+		{"nvls registration failed, REG subsystem (2.26.2)", `NCCL version 2.26.2+cuda12.8
+h:1:1 [0] NCCL INFO NVLS multicast support is available on dev 0
+h:1:1 [0] transport/nvls.cc:598 NCCL WARN Cuda failure 1 'invalid argument'
+h:1:1 [0] NCCL INFO rank 0 failed to NVLS register sendbuff 0x7800 sendbuffSize 4096 recvbuff 0x7800 recvbuffSize 4096
+`, Options{}, map[string]spec.RuleID{"nvls.register-failed": "G-REG-UB-1"}, []string{"nvls.setup-failed"}},
+		{"nvls setup failed beside a failed registration", `NCCL version 2.24.3+cuda12.2
+h:1:1 [0] NCCL INFO NVLS multicast support is available on dev 0
+h:1:1 [0] transport/nvls.cc:245 NCCL WARN Cuda failure 401 'the operation cannot be performed in the present state'
+h:1:2 [1] transport/nvls.cc:580 NCCL WARN Cuda failure 1 'invalid argument'
+h:1:2 [1] transport/nvls.cc:703 NCCL WARN rank 1 failed to NVLS register sendbuff 0x7800 sendbuffSize 4096 recvbuff 0x7800 recvbuffSize 4096
+`, Options{}, map[string]spec.RuleID{"nvls.setup-failed": "G-NVLS-SETUP-1", "nvls.register-failed": "G-REG-UB-1"}, nil},
 		{"nvls zero channels", `h:1:1 [0] NCCL INFO NVLS multicast support is available on dev 0
 h:1:1 [0] NCCL INFO 16 coll channels, 16 collnet channels, 0 nvls channels, 16 p2p channels, 16 p2p channels per peer
 `, Options{}, map[string]spec.RuleID{"nvls.no-channels": "G-NVLS-CONS-1"}, nil},

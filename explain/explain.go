@@ -192,7 +192,7 @@ func WriteTrace(w io.Writer, e Walk, verbose bool, width int) error {
 			for _, f := range v.Facts {
 				fs = append(fs, f.String())
 			}
-			row = append(row, strings.Join(fs, " "), v.Ref.String())
+			row = append(row, strings.Join(fs, " "), v.RefText())
 		}
 		rows = append(rows, row)
 	}

@@ -591,7 +591,7 @@ func TestTuningReplayPlumbing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return c
+		return &c
 	}
 	p := "host:1:2 [0] NCCL INFO "
 	var log strings.Builder

@@ -67,6 +67,7 @@ const (
 	KindNVLSComm
 	KindNVLSBindSoft
 	KindNVLSBindFail
+	KindNVLSRegFail
 	KindNVLSTreeConnected
 	KindNVLSTrees
 	KindNVLSTuning
@@ -423,6 +424,14 @@ var Catalogue = []Form{
 		Since: v(2, 27, 3), Ref: ref(t2289, "src/transport/nvls.cc", "nvlsAllocateMem"), Bare: true,
 		Example: "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.",
 		lit:     "Failed to bind NVLink SHARP", re: rx(`^Failed to bind NVLink SHARP \(NVLS\) Multicast memory of size (\d+) : CUDA error (\d+) '([^']*)'`)},
+	// The user-buffer registration of one NVLS operation failed (CUDA-graph
+	// capture or NCCL_LOCAL_REGISTER): a WARN at 2.24.3-2.25.1, an INFO of
+	// the REG subsystem from 2.26.2. Not fatal: the operation runs on NCCL's
+	// own NVLS buffers (the function returns ncclSuccess with regBufUsed 0).
+	{Kind: KindNVLSRegFail, ID: "nvls.register.failed", Format: `rank %d failed to NVLS register sendbuff %p sendbuffSize %ld recvbuff %p recvbuffSize %ld`,
+		Since: v(2, 24, 3), Ref: ref(t2289, "src/transport/nvls.cc", "nvlsRegisterBuffer"), Bare: true,
+		Example: "rank 0 failed to NVLS register sendbuff 0x78c800000000 sendbuffSize 1073741824 recvbuff 0x78c800000000 recvbuffSize 1073741824",
+		lit:     "failed to NVLS register", re: rx(`^rank (\d+) failed to NVLS register sendbuff (\S+) sendbuffSize (\d+) recvbuff (\S+) recvbuffSize (\d+)`)},
 	{Kind: KindNVLSTreeConnected, ID: "nvls.tree.connected", Format: `Connected NVLS tree`, Since: v(2, 18, 1),
 		Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsTreeConnect"), Bare: true,
 		Example: "Connected NVLS tree", lit: "Connected NVLS tree", re: rx(`^Connected NVLS tree$`)},

@@ -163,6 +163,10 @@ type NVLSLog struct {
 	NChannels int `json:"nchannels,omitempty"`
 	// CudaFailures counts WARN "Cuda failure" lines printed from nvls.cc.
 	CudaFailures int `json:"cuda_failures,omitempty"`
+	// RegFailures counts "rank %d failed to NVLS register ..." lines: an
+	// operation's user buffer that NVLS could not register (each such
+	// failure follows at most one failed CUDA call of the registration).
+	RegFailures int `json:"register_failures,omitempty"`
 }
 
 // MNNVLLog is what a multi-node NVLink (GB200-class) node says about its

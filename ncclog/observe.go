@@ -458,7 +458,7 @@ func (ob *observer) trace() spec.Trace {
 		if p.Count > 1 {
 			facts = append(facts, spec.F("count", p.Count))
 		}
-		v := spec.Verdict{Rule: p.Rule, Layer: r.Layer, Outcome: out, Cap: cp, Facts: facts, Why: p.Why, Ref: r.Ref}
+		v := spec.Verdict{Rule: p.Rule, Layer: r.Layer, Outcome: out, Cap: cp, Facts: facts, Why: p.Why, Ref: ruleRef(r)}
 		if out == spec.Pass {
 			v.Level = p.Level
 		}
@@ -479,7 +479,7 @@ func (ob *observer) trace() spec.Trace {
 			line = e.Name + " " + e.Value + " is too low, leaving it set at " + e.Kept
 		}
 		t = append(t, spec.Verdict{Rule: "G-ENV-PARAM-1", Layer: r.Layer, Outcome: out, Facts: []spec.Fact{spec.F(e.Name, e.Value), spec.F("at", e.At)},
-			Log: []string{line}, Ref: r.Ref, Why: why})
+			Log: []string{line}, Ref: ruleRef(r), Why: why})
 	}
 	for _, c := range ob.o.Caps {
 		for _, p := range c.Proofs {
@@ -494,16 +494,16 @@ func (ob *observer) trace() spec.Trace {
 	}
 	if ob.o.AlgoErr != "" && ob.o.Algo != nil {
 		r, _ := RuleByID(ob.o.Algo.Rule)
-		t = append(t, spec.Verdict{Rule: ob.o.Algo.Rule, Layer: r.Layer, Outcome: spec.Fail, Why: ob.o.AlgoErr, Ref: r.Ref})
+		t = append(t, spec.Verdict{Rule: ob.o.Algo.Rule, Layer: r.Layer, Outcome: spec.Fail, Why: ob.o.AlgoErr, Ref: ruleRef(r)})
 	}
 	if s, ok := ob.l.First(KindAlgoParseError); ok {
 		r, _ := RuleByID("G-SEL-PARSE-2")
 		t = append(t, spec.Verdict{Rule: "G-SEL-PARSE-2", Layer: r.Layer, Outcome: spec.Fail, Facts: []spec.Fact{spec.F("at", s.At)},
-			Log: []string{s.Msg}, Why: "NCCL rejected NCCL_ALGO/NCCL_PROTO: communicator init fails", Ref: r.Ref})
+			Log: []string{s.Msg}, Why: "NCCL rejected NCCL_ALGO/NCCL_PROTO: communicator init fails", Ref: ruleRef(r)})
 	}
 	for i, d := range ob.o.Decisions {
 		r, _ := RuleByID(d.DecidedBy)
-		v := spec.Verdict{Rule: d.DecidedBy, Layer: r.Layer, Outcome: spec.Pass, Scope: "op", Ref: r.Ref,
+		v := spec.Verdict{Rule: d.DecidedBy, Layer: r.Layer, Outcome: spec.Pass, Scope: "op", Ref: ruleRef(r),
 			Facts: []spec.Fact{spec.F("coll", d.Op.Func), spec.F("bytes", d.Op.Bytes()), spec.F("at", ob.o.DecisionsAt[i])}}
 		if d.Err != nil {
 			v.Outcome = spec.Fail
@@ -952,6 +952,11 @@ func (ob *observer) nvls() CapEvidence {
 			why:  "runtime connect (2.22+, NCCL_RUNTIME_CONNECT=1 with cuMem) sets NVLS up only when an operation chooses NVLS or NVLSTree",
 			when: (*observer).runtimeConnect},
 		ob.selectedRung(kinds(KindNVLSComm, KindNVLSGroup), "operations chose NVLS and its multicast buffers exist", spec.NVLS),
+		// NCCL registers an operation's buffers with NVLS only once the
+		// operation chose NVLS or NVLSTree, so even a failed registration
+		// proves the selection.
+		{level: spec.LevelSelected, rule: "G-REG-UB-1", kinds: kinds(KindNVLSRegFail),
+			why: "NCCL tries to register an operation's buffers with NVLS only when the operation chose NVLS or NVLSTree"},
 		// Blocks.
 		{below: spec.LevelUsable, when: func(*observer) bool { return l.NVLS.UnavailableDevs > 0 }, do: func(ob *observer, c *CapEvidence) {
 			if s, ok := ob.sampleWhere(KindNVLSSupport, func(m string) bool { return !available(m) }); ok {
@@ -990,7 +995,12 @@ func (ob *observer) nvls() CapEvidence {
 			{k: KindNVLSBindFail, why: "binding multicast memory failed (Fabric Manager / NVSwitch state); communicator init fails"},
 			{k: KindNVLSNoNIC, why: "no NIC for a rank in the NVLS graph"},
 		}},
-		{when: func(*observer) bool { return l.NVLS.CudaFailures > 0 }, do: func(ob *observer, c *CapEvidence) {
+		// A failed CUDA call of an operation's buffer registration is followed
+		// by "failed to NVLS register" and is not fatal (v2.24.3-1
+		// src/transport/nvls.cc nvlsRegisterBuffer returns ncclSuccess with
+		// regBufUsed 0): only failures the registration lines do not account
+		// for block the setup.
+		{when: func(*observer) bool { return l.NVLS.CudaFailures > l.NVLS.RegFailures }, do: func(ob *observer, c *CapEvidence) {
 			for _, e := range l.Errors {
 				if e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
 					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-SETUP-1", At: e.First.At, Msg: e.Msg,
@@ -1154,4 +1164,11 @@ func (ob *observer) selectedRung(conns []Kind, why string, as ...spec.Algo) rung
 			}
 		}
 	}}
+}
+
+// ruleRef is a copy of the rule's source reference for a verdict (the
+// verdict points at it).
+func ruleRef(r Rule) *spec.Ref {
+	ref := r.Ref
+	return &ref
 }

@@ -1019,6 +1019,8 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		if sub[3] != "" {
 			p.log.NVLS.NChannels = atoi(sub[3])
 		}
+	case KindNVLSRegFail:
+		p.log.NVLS.RegFailures++
 	case KindCudaFailure:
 		if strings.Contains(ln.SrcFile, "nvls") {
 			p.log.NVLS.CudaFailures++

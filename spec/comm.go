@@ -265,7 +265,7 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		rule := rs.rules[id]
 		if run.failed != nil {
 			c.Trace = append(c.Trace, Verdict{Rule: id, Layer: rule.Layer, Cap: rule.Cap, Outcome: Skip,
-				Why: "not reached: communicator init already failed", Ref: rule.Ref})
+				Why: "not reached: communicator init already failed", Ref: &rule.Ref})
 			continue
 		}
 		run.evalInit(rule)
@@ -329,7 +329,7 @@ func (r *initRun) evalInit(rule *Rule) {
 			if vs[i].Cap == "" {
 				vs[i].Cap = rule.Cap
 			}
-			vs[i].Ref = rule.Ref
+			vs[i].Ref = &rule.Ref
 		}
 		return vs
 	}

@@ -112,7 +112,7 @@ func CheckGroup(rs *Ruleset, calls []Call) ([]CallResult, Trace, error) {
 	var tr Trace
 	verdict := func(id RuleID, out Outcome, why string, log ...string) {
 		r := rs.rules[id]
-		tr = append(tr, Verdict{Rule: id, Layer: r.Layer, Outcome: out, Why: why, Log: log, Ref: r.Ref})
+		tr = append(tr, Verdict{Rule: id, Layer: r.Layer, Outcome: out, Why: why, Log: log, Ref: &r.Ref})
 	}
 	type commState struct {
 		nonblocking bool

@@ -231,7 +231,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			gr.out = gr.out[:0]
 			rule.group(gr)
 			for _, v := range gr.out {
-				v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, rule.Ref, "op"
+				v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
 				out.Traces[i] = append(out.Traces[i], v)
 			}
 		}
@@ -306,7 +306,7 @@ func (c *Comm) sideVerdictOrAdd(tr Trace, v Verdict) Trace {
 	if !ok {
 		return tr
 	}
-	v.Rule, v.Layer, v.Ref, v.Scope = r.ID, r.Layer, r.Ref, "op"
+	v.Rule, v.Layer, v.Ref, v.Scope = r.ID, r.Layer, &r.Ref, "op"
 	return append(tr, v)
 }
 

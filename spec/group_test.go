@@ -37,7 +37,7 @@ func TestGroupSemantics(t *testing.T) {
 			}
 			found := false
 			for _, v := range tr {
-				if r, ok := rs.Rule(v.Rule); !ok || !r.AtCall() || v.Ref != r.Ref || v.Ref.Func == "" {
+				if r, ok := rs.Rule(v.Rule); !ok || !r.AtCall() || v.Ref == nil || *v.Ref != r.Ref || v.Ref.Func == "" {
 					t.Errorf("verdict %s cites %v: want its group-call rule's reference in the release", v.Rule, v.Ref)
 				}
 				if v.Rule == c.rule && v.Outcome == c.want {

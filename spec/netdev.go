@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec/topo"
@@ -10,43 +9,6 @@ import (
 
 // Layer 3: which networks initialise, which one the communicator uses, and
 // whether a CollNet object comes with it.
-
-// ifEntry is one item of an NCCL interface list (NCCL_SOCKET_IFNAME,
-// NCCL_IB_HCA): a name prefix and an optional port.
-type ifEntry struct {
-	prefix string
-	port   int
-}
-
-// parseIfList is parseStringList (src/misc/utils.cc): items separated by
-// ',', an optional ":port" per item; a leading '^' (exclude) or '=' (exact)
-// is stripped by the caller.
-func parseIfList(s string) []ifEntry {
-	var out []ifEntry
-	for _, item := range strings.Split(s, ",") {
-		port := -1
-		if i := strings.IndexByte(item, ':'); i >= 0 {
-			p, _ := strconv.Atoi(leadingInt(item[i+1:]))
-			port = p
-			item = item[:i]
-		}
-		if item != "" {
-			out = append(out, ifEntry{item, port})
-		}
-	}
-	return out
-}
-
-func leadingInt(s string) string {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return "0"
-	}
-	return s[:i]
-}
 
 // ifListMatch is matchIfList with NCCL's '^' and '=' prefixes handled.
 func ifListMatch(list, name string, port int) bool {
@@ -61,17 +23,17 @@ func ifListMatch(list, name string, port int) bool {
 	if exact {
 		list = list[1:]
 	}
-	entries := parseIfList(list)
+	entries := topo.ParseIfList(list)
 	if len(entries) == 0 {
 		return !exclude
 	}
 	match := false
 	for _, e := range entries {
-		nameOK := strings.HasPrefix(name, e.prefix)
+		nameOK := strings.HasPrefix(name, e.Name)
 		if exact {
-			nameOK = name == e.prefix
+			nameOK = name == e.Name
 		}
-		if nameOK && (e.port == -1 || port == -1 || e.port == port) {
+		if nameOK && (e.Port == -1 || port == -1 || e.Port == port) {
 			match = true
 			break
 		}

@@ -77,8 +77,18 @@ func (o *opRun) emit(v Verdict) {
 	if !o.record {
 		return
 	}
-	v.Rule, v.Layer, v.Ref, v.Scope = o.id, o.rule.Layer, o.rule.Ref, "op"
-	o.out = append(o.out, v)
+	// the verdict is written into its slot field by field rather than
+	// appended whole, which copies it once more (through the write
+	// barrier's bulk path while the collector runs)
+	n := len(o.out)
+	if n == cap(o.out) {
+		o.out = append(o.out, Verdict{})
+	} else {
+		o.out = o.out[:n+1]
+	}
+	p := &o.out[n]
+	p.Rule, p.Layer, p.Outcome, p.Cap, p.Level, p.Ref, p.Scope = o.id, o.rule.Layer, v.Outcome, v.Cap, v.Level, &o.rule.Ref, "op"
+	p.Facts, p.Why, p.Log, p.Debug, p.Lazy = v.Facts, v.Why, v.Log, v.Debug, v.Lazy
 }
 
 // opRuns keeps walks for reuse: a walk is a kilobyte and a half, and a
@@ -140,17 +150,20 @@ type decisionTrace struct {
 // Select leaves it to be written on reading (Verdict.WhyText): most
 // answers are never printed, and these sentences format times and lists
 // of cells. Cells are numbered a×NumProtos+p.
+//
+// The small fields come first, packed: a recording walk keeps one of each
+// kind in its decision's allocation.
 type LazyWhy struct {
 	Kind LazyKind
 	// LazyWin: the winning cell and its time; the runner-up and its
 	// time when HasNext.
-	Best, Next     uint8
-	HasNext        bool
-	BestUs, NextUs float64
+	Best, Next uint8
+	HasNext    bool
 	// LazyLegal: the legal cells (bit per cell) and the pruning notes,
 	// "; "-separated ("" for none).
-	Cells uint32
-	Notes string
+	Cells          uint32
+	BestUs, NextUs float64
+	Notes          string
 	// LazyElements: the operation's element count. LazyArity: a node's
 	// most local ranks and the limit they are within.
 	Count, Limit int64
@@ -392,7 +405,7 @@ func (c *Comm) walkOp(op Op, tuned *TunerEffect, d *Decision, room opRoom, trace
 		d.DecidedBy = decisiveInit(c.Trace)
 		if record {
 			for _, r := range c.opRules {
-				trace = append(trace, Verdict{Rule: r.ID, Layer: r.Layer, Outcome: Skip, Scope: "op", Why: "not reached: communicator init failed", Ref: r.Ref})
+				trace = append(trace, Verdict{Rule: r.ID, Layer: r.Layer, Outcome: Skip, Scope: "op", Why: "not reached: communicator init failed", Ref: &r.Ref})
 			}
 		}
 		return trace
@@ -411,7 +424,7 @@ func (c *Comm) walkOp(op Op, tuned *TunerEffect, d *Decision, room opRoom, trace
 	for _, rule := range c.opRules {
 		if o.stop {
 			if record {
-				o.out = append(o.out, Verdict{Rule: rule.ID, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: rule.Ref})
+				o.out = append(o.out, Verdict{Rule: rule.ID, Layer: rule.Layer, Outcome: Skip, Scope: "op", Why: "not reached: the call ended at " + string(d.DecidedBy), Ref: &rule.Ref})
 			}
 			continue
 		}
@@ -443,7 +456,7 @@ func (c *Comm) planFailure(d *Decision, ch *tuning.OpChoice, n int) (Verdict, bo
 	}
 	d.Err, d.DecidedBy = ch.Err, r.ID
 	why := fmt.Sprintf("the %s/%s task fits no kernel plan: ncclGroupEnd of its group of %d fails with %s", d.Algo, d.Proto, n, ch.Err)
-	return Verdict{Rule: r.ID, Layer: r.Layer, Ref: r.Ref, Scope: "op", Outcome: Fail, Why: why, Log: []string{ch.Err.Message}}, true
+	return Verdict{Rule: r.ID, Layer: r.Layer, Ref: &r.Ref, Scope: "op", Outcome: Fail, Why: why, Log: []string{ch.Err.Message}}, true
 }
 
 // checkOp rejects operations NCCL's API would reject before any gate.

@@ -93,3 +93,36 @@ func TestSelectTraceShared(t *testing.T) {
 }
 
 func slicesCloneTrace(t Trace) Trace { return append(Trace(nil), t...) }
+
+// TestEmitCopiesEveryField: a walk writes each verdict into its slot field
+// by field, so a Verdict field emit does not copy would be lost from every
+// recorded per-operation verdict; and JSON writes a verdict without a
+// reference as it always did.
+func TestEmitCopiesEveryField(t *testing.T) {
+	if n := reflect.TypeFor[Verdict]().NumField(); n != 12 {
+		t.Fatalf("Verdict has %d fields: emit copies 12; copy the new ones there and count them here", n)
+	}
+	rule := &Rule{ID: "G-SEL-PICK-1", Layer: LayerSelect, Cap: "rule-cap", Ref: Ref{Tag: "v2.28.9-1", File: "src/enqueue.cc", Func: "topoGetAlgoInfo"}}
+	o := &opRun{record: true, id: rule.ID, rule: rule, out: make(Trace, 0, 1)}
+	v := Verdict{Outcome: Info, Cap: "verdict-cap", Level: 2, Facts: []Fact{F("a", 1)}, Why: "why", Log: []string{"log"},
+		Debug: []string{"debug"}, Lazy: &LazyWhy{Kind: LazyWin}}
+	o.emit(v)
+	want := v
+	want.Rule, want.Layer, want.Ref, want.Scope = rule.ID, rule.Layer, &rule.Ref, "op"
+	if len(o.out) != 1 {
+		t.Fatalf("emit wrote %d verdicts, want 1", len(o.out))
+	}
+	gv, wv := reflect.ValueOf(o.out[0]), reflect.ValueOf(want)
+	for i := range gv.NumField() {
+		if !reflect.DeepEqual(gv.Field(i).Interface(), wv.Field(i).Interface()) {
+			t.Errorf("emit wrote %s %v, want %v", gv.Type().Field(i).Name, gv.Field(i), wv.Field(i))
+		}
+	}
+	got, err := json.Marshal(Verdict{Rule: "G-X-1", Outcome: Pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := `{"rule":"G-X-1","layer":"env","verdict":"pass","ref":{"tag":"","file":"","func":""}}`; string(got) != w {
+		t.Errorf("a verdict without a reference writes %s, want %s", got, w)
+	}
+}

@@ -118,6 +118,11 @@ type NIC struct {
 	// NearGPU is the local GPU index sharing this NIC's PCIe switch (-1: none).
 	NearGPU int `json:"near_gpu"`
 	NUMA    int `json:"numa,omitempty"`
+	// BusID is the PCI address of the port's function ("0000:16:00.1");
+	// ports whose addresses differ only in the function are one multi-port
+	// NIC (a dual-port ConnectX), which NCCL fuses (G-TOPO-VNIC-1). Empty:
+	// a NIC of its own.
+	BusID string `json:"bus_id,omitempty"`
 }
 
 // Library is a shared object on a node and what NCCL finds in it.
@@ -378,9 +383,27 @@ func (s *System) Validate() error {
 				return fmt.Errorf("%s: gpu %d: nvlinks %d: expected 0 or more", where, j, g.NVLinks)
 			}
 		}
+		devices := map[string]int{}
 		for j, n := range nd.NICs {
 			if n.SpeedMbps < -1 || n.Port < 0 {
 				return fmt.Errorf("%s: nic %d (%s): speed_mbps %d, port %d: expected a speed of 0 or more (-1: unknown, as some NICs report) and a port of 0 or more", where, j, n.Name, n.SpeedMbps, n.Port)
+			}
+			if n.BusID == "" {
+				continue
+			}
+			dev, err := topo.NICDevice(n.BusID)
+			if err != nil {
+				return fmt.Errorf("%s: nic %d (%s): bus_id: %v", where, j, n.Name, err)
+			}
+			for k, o := range nd.NICs[:j] {
+				if strings.EqualFold(o.BusID, n.BusID) {
+					return fmt.Errorf("%s: nic %d (%s): bus_id %q is nic %d's too: expected one address per port", where, j, n.Name, n.BusID, k)
+				}
+			}
+			if k, ok := devices[dev]; ok && (nd.NICs[k].NearGPU != n.NearGPU || nd.NICs[k].NUMA != n.NUMA) {
+				return fmt.Errorf("%s: nic %d (%s): bus_id %q is a port of nic %d's device: expected its near_gpu %d and numa %d", where, j, n.Name, n.BusID, k, nd.NICs[k].NearGPU, nd.NICs[k].NUMA)
+			} else if !ok {
+				devices[dev] = j
 			}
 		}
 		for j, l := range nd.Libs {

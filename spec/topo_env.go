@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -9,10 +10,11 @@ import (
 )
 
 // topoStageVars are the variables CheckedTopoOptions reads, sorted.
-var topoStageVars = []string{"NCCL_COLLNET_ENABLE", "NCCL_COLLNET_NODE_THRESHOLD", "NCCL_CROSS_NIC", "NCCL_MAX_CTAS",
+var topoStageVars = []string{"NCCL_COLLNET_ENABLE", "NCCL_COLLNET_NODE_THRESHOLD", "NCCL_CROSS_NIC", "NCCL_IB_MERGE_NICS", "NCCL_MAX_CTAS",
 	"NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS", "NCCL_MAX_P2P_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MIN_NCHANNELS",
 	"NCCL_MIN_NRINGS", "NCCL_MIN_P2P_NCHANNELS", "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_NETDEVS_POLICY",
-	"NCCL_NET_DISABLE_INTRA", "NCCL_NET_GDR_C2C", "NCCL_NET_GDR_LEVEL", "NCCL_NVB_DISABLE", "NCCL_NVLS_ENABLE",
+	"NCCL_NET_DISABLE_INTRA", "NCCL_NET_FORCE_MERGE", "NCCL_NET_GDR_C2C", "NCCL_NET_GDR_LEVEL", "NCCL_NET_MERGE_LEVEL",
+	"NCCL_NET_MERGE_POLICY", "NCCL_NVB_DISABLE", "NCCL_NVLS_ENABLE",
 	"NCCL_NVLS_NCHANNELS", "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_P2P_MAX_PEERS", "NCCL_P2P_USE_CUDA_MEMCPY", "NCCL_PXN_C2C",
 	"NCCL_PXN_DISABLE", "NCCL_SHM_DISABLE"}
 
@@ -38,6 +40,20 @@ func CheckedTopoOptions(env Env) (topo.Options, error) {
 		case "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL":
 			if _, ok := pathLevel(v); !ok || (v[0] >= '0' && v[0] <= '9' && !isInt(v)) {
 				return topo.DefaultOptions(), fmt.Errorf("%s=%q: expected LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS or a number 0-5", name, v)
+			}
+		case "NCCL_NET_MERGE_LEVEL":
+			if !slices.Contains([]string{"LOC", "PORT", "PIX", "PXB", "PXN", "P2C", "PHB", "SYS"}, v) {
+				return topo.DefaultOptions(), fmt.Errorf("%s=%q: expected LOC, PORT, PIX, PXB, PXN, P2C, PHB or SYS", name, v)
+			}
+		case "NCCL_NET_FORCE_MERGE":
+			for _, g := range strings.Split(v, ";") {
+				if g != "" && len(topo.ParseIfList(g)) == 0 {
+					return topo.DefaultOptions(), fmt.Errorf("%s=%q: group %q names no device: expected name[:port] items separated by ',', groups by ';'", name, v, g)
+				}
+			}
+		case "NCCL_NET_MERGE_POLICY":
+			if !strings.EqualFold(v, "ALL") && !strings.EqualFold(v, "RAIL") {
+				return topo.DefaultOptions(), fmt.Errorf("%s=%q: expected ALL or RAIL", name, v)
 			}
 		case "NCCL_NETDEVS_POLICY":
 			u := strings.ToUpper(v)
@@ -154,6 +170,15 @@ func (q TopoSearch) Run(read func(string) ([]byte, error)) (*topo.Result, error)
 		return nil, err
 	}
 	releaseTopoOptions(rs, env, &o) // as Init's search reads them
+	// The stage alone has no network: NETs that are all IB ports (port 1
+	// and up; Socket reports 0) are taken as the internal IB's, which
+	// fuses them (G-TOPO-VNIC-1).
+	o.NetVNics = true
+	for _, h := range hosts {
+		for _, n := range h.NETs() {
+			o.NetVNics = o.NetVNics && n.Port != 0
+		}
+	}
 	if q.GraphFile != "" {
 		data, err := read(q.GraphFile)
 		if err != nil {

@@ -51,7 +51,9 @@ func TestSM100SpeedArraysPerRelease(t *testing.T) {
 // TestGraphPrintIDsPerRelease: ncclTopoPrintGraph prints NETs as
 // "NET/<sys>-<local>" from 2.23.4 (2.23.4 with the first NET's local id
 // for the second, fixed in 2.24.3) and GPUs as "GPU/<sys>-<local>" from
-// 2.27.5; before, the raw NET id and the rank.
+// 2.27.5; before, the raw NET id and the rank. From 2.24.3 to 2.26.6 the
+// internal IB's eight ports are virtual NICs of one, numbered 8 to 15
+// after the physical devices (G-TOPO-VNIC-1); 2.27.3 keeps the ports.
 func TestGraphPrintIDsPerRelease(t *testing.T) {
 	for _, tc := range []struct {
 		v   Version
@@ -59,7 +61,8 @@ func TestGraphPrintIDsPerRelease(t *testing.T) {
 	}{
 		{V2_22_3, " 0 : NET/0 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/1"},
 		{V2_23_4, " 0 : NET/0-0 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/0-0"},
-		{V2_24_3, " 0 : NET/0-0 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/0-1"},
+		{V2_24_3, " 0 : NET/0-8 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/0-9"},
+		{V2_26_6, " 0 : NET/0-8 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/0-9"},
 		{V2_27_3, " 0 : NET/0-0 GPU/0 GPU/7 GPU/6 GPU/5 GPU/4 GPU/3 GPU/2 GPU/1 NET/0-1"},
 	} {
 		c := initPreset(t, tc.v, "dgx-h100", 2, nil)

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -102,6 +103,9 @@ func (n *Node) layout() topo.NodeSpec {
 			}
 		}
 		spec.SpeedMbps, spec.GDR, spec.Port = nic.SpeedMbps, nic.GDR, max(1, nic.Port)
+		if nic.BusID != "" {
+			spec.BusID = nic.BusID
+		}
 		ns.NICs = append(ns.NICs, spec)
 	}
 	ns.NICs = append(ns.NICs, sock...)
@@ -171,7 +175,7 @@ func nodeFromLayout(n *Node, ns topo.NodeSpec) {
 				break
 			}
 		}
-		n.NICs = append(n.NICs, NIC{Name: nic.Name, Port: max(1, nic.Port), LinkLayer: "IB", SpeedMbps: nic.SpeedMbps, Active: true, GDR: nic.GDR, NearGPU: near, NUMA: nic.NUMA})
+		n.NICs = append(n.NICs, NIC{Name: nic.Name, Port: max(1, nic.Port), LinkLayer: "IB", SpeedMbps: nic.SpeedMbps, Active: true, GDR: nic.GDR, NearGPU: near, NUMA: nic.NUMA, BusID: nic.BusID})
 	}
 }
 
@@ -237,6 +241,9 @@ func (n *Node) Reshape(gpus, nics, nicGbps, nvlinks int) {
 		for k := range nics {
 			nic := ib[k%len(ib)]
 			nic.Name = fmt.Sprintf("mlx5_%d", k)
+			if k >= len(ib) {
+				nic.BusID = "" // a copy is a NIC of its own
+			}
 			if g := k * len(ns.GPUs) / nics; g < len(ns.GPUs) {
 				nic.Switch, nic.NUMA = ns.GPUs[g].Switch, ns.GPUs[g].NUMA
 			}
@@ -403,6 +410,14 @@ func TopoOptions(env Env) topo.Options {
 	set("NCCL_UNPACK_DOUBLE_NCHANNELS", func(n int) { o.UnpackDoubleNChannels = n != 0 })
 	set("NCCL_MNNVL_SCATTER_NETS_ENABLE", func(n int) { o.MNNVLScatterNets = n != 0 })
 	set("NCCL_MNNVL_RAIL_PER_HOST", func(n int) { o.MNNVLRailPerHost = n != 0 })
+	// NIC fusion (G-TOPO-VNIC-1): read with ncclGetEnv, so a value set
+	// empty counts as set; the release decides what reads them.
+	if v, ok := env.Lookup("NCCL_NET_MERGE_LEVEL"); ok {
+		o.NetMergeLevel, o.NetMergeLevelSet = v, true
+	}
+	o.NetForceMerge = env["NCCL_NET_FORCE_MERGE"]
+	set("NCCL_IB_MERGE_NICS", func(n int) { o.IBMergeNicsOff = n == 0 })
+	o.NetMergeRail = strings.EqualFold(env["NCCL_NET_MERGE_POLICY"], "RAIL")
 	if v, ok := env.Lookup("NCCL_NETDEVS_POLICY"); ok {
 		switch u := strings.ToUpper(v); {
 		case u == "ALL":
@@ -440,6 +455,12 @@ func topoRule(ref Ref) *Rule {
 		Ref: ref,
 		init: func(r *initRun) {
 			res, err := r.searchTopology()
+			if fe := (*topo.FusionError)(nil); errors.As(err, &fe) {
+				// NCCL fails init while it fuses the NICs (G-TOPO-VNIC-1)
+				r.fail(fe.Result, fe.Msg)
+				r.emit(Verdict{Outcome: Fail, Why: "NIC fusion failed: " + fe.Msg, Facts: []Fact{F("result", fe.Result.String())}})
+				return
+			}
 			if err != nil {
 				r.err = fmt.Errorf("topology stage: %w", err)
 				r.emit(Verdict{Outcome: Fail, Why: "the topology search failed: " + err.Error()})
@@ -508,6 +529,13 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	if ch := r.nodes[0].chosen; ch != nil && ch.external != nil && ch.external.Net != nil {
 		o.NetDeviceUnpack = ch.external.Net.DeviceType == "unpack"
 	}
+	// Of the networks the model knows only the internal IB makes virtual
+	// devices (ncclIbMakeVDevice); Socket has none, and an external
+	// plugin's makeVDevice (net v9+) is not among the facts gatesim has,
+	// so its ports are taken as they are listed.
+	if ch := r.nodes[0].chosen; ch != nil && ch.external == nil && ch.name == "IB" {
+		o.NetVNics = true
+	}
 
 	// The hosts Search sees: a layout (with the chosen network's NICs) per
 	// kind of node, a clique's layout fused over its trays, or the node's
@@ -540,6 +568,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 			}
 			h := &host{ns: nd.layout(), trays: trays}
 			topoNICs(&h.ns, nd, r.env, g.chosen, coll)
+			h.ns.NICFunctions = r.rs.TopoParams.NetPCIFunction
 			h.key = string(encodeValue(fmt.Appendf(nil, "mnnvl%d:", trays), reflect.ValueOf(&h.ns).Elem()))
 			byClique[cl] = len(order)
 			r.hostOf[i] = len(order)
@@ -557,6 +586,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 			} else {
 				h.ns = nd.layout()
 				topoNICs(&h.ns, nd, r.env, g.chosen, coll)
+				h.ns.NICFunctions = r.rs.TopoParams.NetPCIFunction
 				if h.ns.Name == "" {
 					h.ns.Name = nd.Host
 				}

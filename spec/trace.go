@@ -184,7 +184,10 @@ type Verdict struct {
 	// graphs channel by channel and the tuning table. The default subsystems
 	// (INIT, BOOTSTRAP, ENV) print Log only.
 	Debug []string `json:"debug,omitempty"`
-	Ref   Ref      `json:"ref"`
+	// Ref is the rule's source reference: it points at the rule's own
+	// (read only), so a verdict carries one word rather than three
+	// strings. JSON writes nil as an empty reference.
+	Ref *Ref `json:"ref" schema:"nonnull"`
 	// Scope says whose verdict this is when it is not the whole
 	// communicator's: "op" for a per-operation gate, "rank 3", "node 1".
 	Scope string `json:"scope,omitempty"`
@@ -209,10 +212,22 @@ func (v Verdict) WhyText() string {
 type verdictFields Verdict
 
 // MarshalJSON writes the verdict's fields with a lazy sentence written out
-// as "why": the same bytes as when it was made eagerly.
+// as "why" (the same bytes as when it was made eagerly) and a nil Ref as
+// an empty one.
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	v.Why = v.WhyText()
+	if v.Ref == nil {
+		v.Ref = &Ref{}
+	}
 	return json.Marshal(verdictFields(v))
+}
+
+// RefText is the verdict's source reference as text ("" for none).
+func (v Verdict) RefText() string {
+	if v.Ref == nil {
+		return ""
+	}
+	return v.Ref.String()
 }
 
 // JSONFields tells schema generators that a verdict's JSON is its fields'

@@ -85,7 +85,7 @@ func TestFillDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d Decision
-	fillDecision(ch, &d)
+	fillDecision(&ch, &d)
 	n := 0
 	for a := range NumAlgos {
 		for p := range NumProtos {

@@ -55,25 +55,27 @@ func TestSchemaAndValidate(t *testing.T) {
 		Items []inner           `json:"items"`
 		Ptr   *inner            `json:"ptr"`
 		Env   map[string]string `json:"env,omitempty"`
+		Set   *inner            `json:"set" schema:"nonnull"`
 	}
 	s := Schema("t", 2, reflect.TypeFor[out]())
 	b, _ := json.Marshal(s)
 	var back map[string]any
 	json.Unmarshal(b, &back)
 	var good bytes.Buffer
-	Write(&good, 2, out{Name: "x", Items: []inner{{NHops: 3, Bw: 1.5}}, Env: map[string]string{"NCCL_ALGO": "Ring"}})
+	Write(&good, 2, out{Name: "x", Items: []inner{{NHops: 3, Bw: 1.5}}, Env: map[string]string{"NCCL_ALGO": "Ring"}, Set: &inner{NHops: 1}})
 	var doc any
 	json.Unmarshal(good.Bytes(), &doc)
 	if errs := Validate(back, doc); len(errs) > 0 {
 		t.Errorf("a written output fails its schema: %v", errs)
 	}
 	cases := map[string]string{
-		"extra field":      `{"schema":2,"name":"x","items":[],"ptr":null,"other":1}`,
-		"missing required": `{"schema":2,"items":[],"ptr":null}`,
-		"wrong type":       `{"schema":2,"name":"x","items":[{"n_hops":1.5}],"ptr":null}`,
-		"camelCase key":    `{"schema":2,"name":"x","items":[{"nHops":1}],"ptr":null}`,
-		"wrong version":    `{"schema":1,"name":"x","items":[],"ptr":null}`,
-		"bad pointer":      `{"schema":2,"name":"x","items":[],"ptr":"p"}`,
+		"extra field":      `{"schema":2,"name":"x","items":[],"ptr":null,"set":{"n_hops":1},"other":1}`,
+		"missing required": `{"schema":2,"items":[],"ptr":null,"set":{"n_hops":1}}`,
+		"wrong type":       `{"schema":2,"name":"x","items":[{"n_hops":1.5}],"ptr":null,"set":{"n_hops":1}}`,
+		"camelCase key":    `{"schema":2,"name":"x","items":[{"nHops":1}],"ptr":null,"set":{"n_hops":1}}`,
+		"wrong version":    `{"schema":1,"name":"x","items":[],"ptr":null,"set":{"n_hops":1}}`,
+		"bad pointer":      `{"schema":2,"name":"x","items":[],"ptr":"p","set":{"n_hops":1}}`,
+		"null nonnull":     `{"schema":2,"name":"x","items":[],"ptr":null,"set":null}`,
 	}
 	for name, js := range cases {
 		var d any

@@ -21,6 +21,8 @@ var (
 // Schema is the JSON Schema (draft 2020-12) of what Write prints for a
 // value of type t: an object with "schema": version first, the type's
 // fields under their Key names, required unless omitempty, and no others.
+// A pointer field is its element or null, unless tagged schema:"nonnull"
+// (its type's MarshalJSON never writes null there).
 func Schema(title string, version int, t reflect.Type) map[string]any {
 	g := &gen{visiting: map[reflect.Type]bool{}}
 	s := g.of(t)
@@ -116,6 +118,9 @@ func (g *gen) fields(t reflect.Type, props map[string]any, req *[]string) {
 		}
 		name = Key(name)
 		s := g.of(f.Type)
+		if f.Type.Kind() == reflect.Pointer && f.Tag.Get("schema") == "nonnull" {
+			s = g.of(f.Type.Elem()) // its MarshalJSON writes nil as a value
+		}
 		if strings.Contains(opts, "string") {
 			s = map[string]any{"type": "string"}
 		}

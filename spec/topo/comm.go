@@ -374,7 +374,14 @@ func minInt(v []int) int {
 }
 
 func newHostModel(h *System, ps *pathState) (*hostModel, error) {
-	s, err := BuildSystem(h.Name, h.Source, ps.p)
+	// the network's virtual NICs replace the ports they fuse before the
+	// system is built (ncclTopoProcessNet runs before
+	// ncclTopoGetSystemFromXml)
+	src, err := FuseNets(h.Source, ps.p, ps.o)
+	if err != nil {
+		return nil, err
+	}
+	s, err := BuildSystem(h.Name, src, ps.p)
 	if err != nil {
 		return nil, err
 	}

@@ -434,6 +434,40 @@ type Params struct {
 	// graph with the ring's channel count (src/init.cc initTransportsRank
 	// graphs[]), so its heads are that graph's first GPUs.
 	CollNetDirectIsChain bool
+
+	// NetIBPortMerge: the internal IB merges the ports of one PCI device
+	// with one guid, two at most, into one device (G-TOPO-VNIC-1,
+	// vnic.go; 2.20.3–2.23.4, src/transport/net_ib.cc ncclIbInit,
+	// ncclIbFindMatchingDev).
+	NetIBPortMerge bool
+	// NetFusion is which NET groups become virtual NICs (G-TOPO-VNIC-1,
+	// vnic.go): none up to 2.23.4; from 2.24.3 every group (a port alone
+	// too, renumbered) until 2.26.6, fused groups only from 2.27.3
+	// (src/graph/topo.cc ncclTopoMakeVNics, ncclTopoMakeVnic).
+	NetFusion NetFusion
+	// NetPCIFunction: the IB network's PCI path keeps the function, so a
+	// multi-port NIC is discovered as one PCI device per function
+	// (2.24.3–2.26.6, src/transport/net_ib.cc ncclIbGetPciPath; the other
+	// releases zero the function: one device, its ports in one <nic>).
+	// Synthesized layouts follow it (NodeSpec.NICFunctions).
+	NetPCIFunction bool
+	// NetFusionRetry: a group the network refuses goes back apart and the
+	// merge goes on (2.26.2+, ncclTopoAutoMerge); before, init fails.
+	NetFusionRetry bool
+	// NetFusionPCIParent: the virtual NIC's parent is the first PCI element
+	// at or above the ports' common one (ncclFindFirstPciParent), and only
+	// a PCI switch gets a made-up PCI device (2.27.3+,
+	// ncclTopoGetVNicParent).
+	NetFusionPCIParent bool
+	// NetFusionCPUParent: a CPU parent gets a made-up PCI device, and a
+	// PIX/PXB/PHB group widens the PCI links to the ports' summed width
+	// (2.28.3+, ncclTopoGetVNicParent, ncclTopoWidenLinks).
+	NetFusionCPUParent bool
+	// NetFusionAggregate: the summed width goes to the made-up device and
+	// the parents up to the common one only, a group across CPUs is an
+	// error, and NCCL_NET_MERGE_POLICY=RAIL is read (2.30.7,
+	// ncclTopoGetVNicParent, ncclTopoGetMergePolicy).
+	NetFusionAggregate bool
 }
 
 // NVLSCompare is the NVLS rule of ncclTopoCompareGraphs.
@@ -544,6 +578,7 @@ func Params2_22_3() Params {
 		UnpackDouble:         true,
 		CollNetLocalRanksCap: true,
 		NVLinkBwSM90:         20.6,
+		NetIBPortMerge:       true,
 	}
 }
 
@@ -573,6 +608,7 @@ func Apply2_19_4(p *Params) {
 	p.ComputeChannelsFitMax = true // connect.cc ncclTopoPostset: 2*nChannels <= MAXCHANNELS
 	p.NetPeerChannelsFixed = true  // paths.cc ncclTopoGetNchannels: NCHANNELS_PER_NET_PEER 2, a negative one skipped
 	p.ChannelLineNoCollNet = true  // init.cc initTransportsRank summary line
+	p.NetIBPortMerge = false       // net_ib.cc ncclIbInit: one device per port
 }
 
 // Apply2_20_5 turns 2.21.5's topology stage into 2.20.5's (a backward
@@ -682,8 +718,11 @@ func Apply2_23_4(p *Params) {
 }
 
 // Apply2_24_3 is tag v2.24.3-1: ncclTopoPrint's NET line shows collSupport
-// and a graph's second NET its own local id.
+// and a graph's second NET its own local id; NIC port fusion.
 func Apply2_24_3(p *Params) {
+	p.NetFusion = NetFusionAll
+	p.NetIBPortMerge = false
+	p.NetPCIFunction = true
 	p.NetPrintColl = true
 	p.GraphNetMixedID = false
 }
@@ -704,8 +743,10 @@ func Apply2_25_1(p *Params) {
 }
 
 // Apply2_26_2 is tag v2.26.2-1: C2C links and paths, Sapphire/Emerald
-// Rapids, the two-island NVLink split.
+// Rapids, the two-island NVLink split; a refused NIC fusion no longer fails
+// init.
 func Apply2_26_2(p *Params) {
+	p.NetFusionRetry = true
 	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
 		PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
 	p.C2CLink = LinkC2C
@@ -714,10 +755,14 @@ func Apply2_26_2(p *Params) {
 	p.SplitNVLinkMin2 = true
 }
 
-// Apply2_27_3 is tag v2.27.3-1: PATH_P2C. 2.27.3 numbers P2C above PXN and
+// Apply2_27_3 is tag v2.27.3-1: PATH_P2C; only fused NIC groups become
+// virtual NICs, placed under the ports' PCI device. 2.27.3 numbers P2C above PXN and
 // 2.27.5 below it; gatesim's path types have one order, 2.27.5's, so the
 // P2C list is written in that order from here.
 func Apply2_27_3(p *Params) {
+	p.NetFusion = NetFusionMerged
+	p.NetFusionPCIParent = true
+	p.NetPCIFunction = false
 	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
 		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
 	p.LinkTypeP2C = true
@@ -754,6 +799,7 @@ func Apply2_27_6(p *Params) {
 // Apply2_28_3 turns 2.27.7 rules into those of tag v2.28.3-1 (the system
 // library on the project's GPU machine).
 func Apply2_28_3(p *Params) {
+	p.NetFusionCPUParent = true
 	p.PCIClassDataDirect = true
 	p.NetDevsPolicy = true
 	p.NVLSRaisesChannels = false
@@ -800,9 +846,11 @@ func Apply2_30_3(p *Params) {
 }
 
 // Apply2_30_7 turns 2.30.4 rules into those of tag v2.30.7-1: MLOPart
-// partitions in the topology.
+// partitions in the topology; NIC fusion's aggregate link width and merge
+// policy.
 func Apply2_30_7(p *Params) {
 	p.MLOPartAttr = true
+	p.NetFusionAggregate = true
 }
 
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
@@ -1004,6 +1052,22 @@ type Options struct {
 	MNNVLScatterNets bool
 	MNNVLRailPerHost bool
 
+	// NetVNics says the communicator's network fuses ports: the internal
+	// IB (its own port merge 2.20.3–2.23.4, its makeVDevice from 2.24.3;
+	// Socket and plugins below net v9 have no makeVDevice), so the
+	// release's Params.NetFusion applies (src/graph/topo.cc
+	// ncclTopoProcessNet). NetMergeLevel is
+	// NCCL_NET_MERGE_LEVEL when NetMergeLevelSet (default PORT),
+	// NetForceMerge NCCL_NET_FORCE_MERGE ("" unset), IBMergeNicsOff
+	// NCCL_IB_MERGE_NICS=0 (the IB network refuses a virtual device of
+	// several ports) and NetMergeRail NCCL_NET_MERGE_POLICY=RAIL (2.30.7).
+	NetVNics         bool
+	NetMergeLevel    string
+	NetMergeLevelSet bool
+	NetForceMerge    string
+	IBMergeNicsOff   bool
+	NetMergeRail     bool
+
 	// GraphFile is the content of NCCL_GRAPH_FILE, already parsed with
 	// ParseGraphXML: a graph whose id matches replaces that search.
 	GraphFile []Graph
@@ -1107,6 +1171,13 @@ var paramSources = map[string][2]string{
 	"NVLSTuningSM100":         {"src/transport/nvls.cc", "ncclNvlsTuning"},
 	"P2PMaxPeers":             {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
 	"MLOPartAttr":             {"src/graph/topo.cc", "ncclTopoAddGpuSub"},
+	"NetFusion":               {"src/graph/topo.cc", "ncclTopoMakeVNics"},
+	"NetIBPortMerge":          {"src/transport/net_ib.cc", "ncclIbFindMatchingDev"},
+	"NetFusionRetry":          {"src/graph/topo.cc", "ncclTopoAutoMerge"},
+	"NetPCIFunction":          {"src/transport/net_ib.cc", "ncclIbGetPciPath"},
+	"NetFusionPCIParent":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
+	"NetFusionCPUParent":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
+	"NetFusionAggregate":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"SystemPrintRaw":          {"src/graph/topo.cc", "ncclTopoPrintRec"},

@@ -3,9 +3,11 @@ package topo
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Synthesize writes the topology XML NCCL would dump for a host described
@@ -136,7 +138,29 @@ func (spec NodeSpec) Validate() error {
 			}
 		}
 	}
+	gpuBuses := maps.Clone(buses)
+	devices := map[string]int{}
 	for i, n := range spec.NICs {
+		if n.BusID != "" {
+			dev, err := NICDevice(n.BusID)
+			if err != nil {
+				return fmt.Errorf("%s: NIC %d: %v", where, i, err)
+			}
+			id, _ := busIDToInt64(n.BusID)
+			devID, _ := busIDToInt64(dev)
+			if buses[id] || gpuBuses[devID] {
+				return fmt.Errorf("%s: NIC %d: BusID %q used twice (a GPU's or another port's address)", where, i, n.BusID)
+			}
+			buses[id] = true
+			if n.NoPCI || n.Socket {
+				return fmt.Errorf("%s: NIC %d: BusID %q on a NIC without a PCI device (NoPCI, Socket): expected no BusID", where, i, n.BusID)
+			}
+			if j, ok := devices[dev]; ok && (spec.NICs[j].NUMA != n.NUMA || spec.NICs[j].Switch != n.Switch) {
+				return fmt.Errorf("%s: NIC %d: BusID %q is a port of NIC %d's device, on NUMA %d switch %d: expected the same NUMA and switch as that port", where, i, n.BusID, j, spec.NICs[j].NUMA, spec.NICs[j].Switch)
+			} else if !ok {
+				devices[dev] = i
+			}
+		}
 		if n.NUMA < 0 || n.NUMA >= spec.Sockets {
 			return fmt.Errorf("%s: NIC %d: NUMA %d: expected 0..%d", where, i, n.NUMA, spec.Sockets-1)
 		}
@@ -162,6 +186,15 @@ func (spec NodeSpec) Validate() error {
 }
 
 var pciBusID = regexp.MustCompile(`^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$`)
+
+// NICDevice is the PCI device of a NIC port's function address: the
+// address with function 0, lower case.
+func NICDevice(busID string) (string, error) {
+	if !pciBusID.MatchString(busID) {
+		return "", fmt.Errorf("BusID %q: expected a PCI function address such as 0000:16:00.1", busID)
+	}
+	return strings.ToLower(busID[:len(busID)-1]) + "0", nil
+}
 
 func (spec NodeSpec) hasDev(d int) bool {
 	for _, g := range spec.GPUs {
@@ -199,6 +232,22 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 			usedBus[id] = true
 		}
 	}
+	for _, n := range spec.NICs {
+		if n.BusID != "" {
+			dev, _ := NICDevice(n.BusID)
+			for _, b := range []string{n.BusID, dev} {
+				id, _ := busIDToInt64(b)
+				usedBus[id] = true
+			}
+		}
+	}
+	// a multi-port NIC's device: its <nic>, first GUID and ports so far
+	type nicDevice struct {
+		nic   *XMLNode
+		guid  uint64
+		ports int
+	}
+	nicDevices := map[string]*nicDevice{}
 	bus := 0x10
 	nextBus := func() string {
 		for {
@@ -328,13 +377,39 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 			guid, port, maxConn = uint64(i), 0, 65536
 		}
 		var nic *XMLNode
-		if n.NoPCI {
+		var dev *nicDevice
+		if n.BusID != "" {
+			key, _ := NICDevice(n.BusID)
+			if dev = nicDevices[key]; dev == nil {
+				dev = &nicDevice{guid: guid}
+				nicDevices[key] = dev
+			} else {
+				guid, port = dev.guid, port+dev.ports
+				if !spec.NICFunctions {
+					nic = dev.nic
+				}
+			}
+			dev.ports++
+		}
+		switch {
+		case nic != nil:
+		case n.NoPCI:
 			nic = cpus[n.NUMA].Add("nic")
-		} else {
-			p := parentOf(n.NUMA, n.Switch).Add("pci", XMLAttr{"busid", nextBus()}, XMLAttr{"class", "0x020000"},
+		default:
+			bus := nextBus()
+			if dev != nil {
+				bus, _ = NICDevice(n.BusID)
+				if spec.NICFunctions {
+					bus = strings.ToLower(n.BusID)
+				}
+			}
+			p := parentOf(n.NUMA, n.Switch).Add("pci", XMLAttr{"busid", bus}, XMLAttr{"class", "0x020000"},
 				XMLAttr{"vendor", "0x15b3"}, XMLAttr{"device", "0x1021"})
 			link(p, defInt(n.PCIGen, 5), defInt(n.PCIWidth, 16))
 			nic = p.Add("nic")
+			if dev != nil && dev.nic == nil {
+				dev.nic = nic
+			}
 		}
 		gdr := "0"
 		if n.GDR {

@@ -288,6 +288,10 @@ type NodeSpec struct {
 	// otherwise NVLinks connect GPU pairs as listed in GPUSpec.Peers.
 	NVSwitch bool
 	NICs     []NICSpec
+	// NICFunctions writes each function of a multi-port NIC (NICSpec.BusID)
+	// as a PCI device of its own, as 2.24.3–2.26.6 discover it
+	// (Params.NetPCIFunction).
+	NICFunctions bool
 	// Switches lists the PCIe switches GPUs and NICs hang off, by index
 	// (GPUSpec.Switch, NICSpec.Switch). Missing entries default to a Gen of
 	// the first GPU behind it and width 16 on socket 0.
@@ -336,6 +340,16 @@ type NICSpec struct {
 	// interfaces (guid = device index, port 0, maxconn 65536) instead of an
 	// InfiniBand HCA's; GUID and Port are then ignored.
 	Socket bool
+	// BusID is the PCI address of the port's function ("0000:16:00.1");
+	// "" gives the port a PCI device of its own. Ports whose addresses
+	// differ only in the function are one multi-port NIC (a dual-port
+	// ConnectX): one <pci> at function 0 whose <nic> lists them, the
+	// device's first GUID, ports numbered 1, 2, … (the IB network zeroes
+	// the function of its PCI path and counts the ports before:
+	// src/transport/net_ib.cc ncclIbGetPciPath), or one <pci> per function
+	// with NodeSpec.NICFunctions. Switch, NUMA, PCIGen and PCIWidth are
+	// the device's first port's.
+	BusID string
 }
 
 // SwitchSpec is one PCIe switch of a NodeSpec.

@@ -536,16 +536,16 @@ func (m *Model) buildThreads() {
 // and function, made once rather than for every model: a new machine
 // builds a model, and these were a tenth of its cost.
 var fixedWhys = func() (w struct {
-	notModelled [nccl.NumAlgos][nccl.NumFuncs]string // "A is not modelled for F"
-	simpleOnly  [nccl.NumAlgos]string                // "A is modelled for Simple only"
+	notModelled [nccl.NumAlgos][nccl.NumFuncs]string // "F has no A algorithm in this release"
+	simpleOnly  [nccl.NumAlgos]string                // "NCCL runs A with Simple only"
 	noChannel   [nccl.NumAlgos]string                // "the A graph has no channel"
 }) {
 	for a := range nccl.NumAlgos {
 		A := nccl.Algo(a)
 		for f := range nccl.NumFuncs {
-			w.notModelled[a][f] = fmt.Sprintf("%s is not modelled for %s", A, nccl.Func(f))
+			w.notModelled[a][f] = fmt.Sprintf("%s has no %s algorithm in this release", nccl.Func(f), A)
 		}
-		w.simpleOnly[a] = fmt.Sprintf("%s is modelled for Simple only", A)
+		w.simpleOnly[a] = fmt.Sprintf("NCCL runs %s with Simple only", A)
 		w.noChannel[a] = fmt.Sprintf("the %s graph has no channel", A)
 	}
 	return w
@@ -617,7 +617,7 @@ func (m *Model) buildTables() {
 		agrs := f == nccl.AllGather || f == nccl.ReduceScatter
 		for ai := range c.NumAlgos {
 			a := nccl.Algo(ai)
-			// G-TUNE-IMPL-1: which (function, algorithm) pairs are modelled.
+			// G-TUNE-IMPL-1: which (function, algorithm) pairs NCCL implements.
 			implemented := true
 			switch {
 			case (f == nccl.Broadcast || f == nccl.Reduce) && a != nccl.Ring:
@@ -647,7 +647,7 @@ func (m *Model) buildTables() {
 				}
 				if agrs && a == nccl.PAT {
 					if p != nccl.Simple {
-						m.zero(f, a, p, RuleImpl, "PAT is modelled for Simple only")
+						m.zero(f, a, p, RuleImpl, "NCCL runs PAT with Simple only")
 						continue
 					}
 					if !patOn {

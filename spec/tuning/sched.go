@@ -124,69 +124,93 @@ type GroupChoice struct {
 // table, the choice, channels and threads, the channel range and the line
 // NCCL prints. The NCCL outcome (including "no algorithm") is in the
 // OpChoice; error is for input NCCL would not accept from the API (an
-// unknown function or datatype, a negative count).
-func ChooseOp(m *Model, op Call) (*OpChoice, error) {
-	ch := &OpChoice{}
-	var t tuningTask // stays on the stack: the one-task path keeps no pointer to it
-	if err := m.chooseOp(op, ch, &t); err != nil {
-		return nil, err
+// unknown function or datatype, a negative count). The choice is a value,
+// made on the caller's stack: a choice allocates only its line.
+func ChooseOp(m *Model, op Call) (OpChoice, error) {
+	var ch OpChoice
+	// the task and the choice stay on the stack: the choice is tied to the
+	// task here (a store through a pointer would move it to the heap), and
+	// chooseOp keeps no pointer to either
+	t := tuningTask{choice: &ch}
+	if err := m.chooseOp(op, &t); err != nil {
+		return OpChoice{}, err
 	}
 	return ch, nil
 }
 
 // ChooseInto is ChooseOp writing into ch: spec's Select keeps the choice in
-// its own per-operation state instead of allocating it.
+// its own per-operation state.
 func (m *Model) ChooseInto(op Call, ch *OpChoice) error {
 	*ch = OpChoice{} // newTask fills a zero choice
-	var t tuningTask // stays on the stack, as in ChooseOp
-	return m.chooseOp(op, ch, &t)
+	t := tuningTask{choice: ch}
+	return m.chooseOp(op, &t)
 }
 
-// chooseOp is ChooseOp writing into ch, with t the task's storage.
-func (m *Model) chooseOp(op Call, ch *OpChoice, t *tuningTask) error {
+// chooseOp is ChooseOp for a zero task t whose choice (zero) is set. It
+// keeps no pointer to either: the planners that keep their tasks run on a
+// task and a choice of their own (chooseKept).
+func (m *Model) chooseOp(op Call, t *tuningTask) error {
 	if err := m.checkChoose(); err != nil {
 		return err
 	}
-	keep, err := m.newTask(0, op, ch, t)
+	keep, err := m.newTask(0, op, t.choice, t)
 	if err != nil || !keep {
 		return err
 	}
-	if t.sym {
-		if !m.Tuning.SymGrouped {
-			m.symmetricAlone(t, nil)
-			return nil
-		}
-		return m.chooseOpSym(ch, *t)
+	switch {
+	case t.sym && !m.Tuning.SymGrouped:
+		m.symmetricAlone(t, nil)
+		return nil
+	case t.sym || m.Tuning.Schedule != ScheduleR22:
+		return m.chooseKept(op, t.choice)
 	}
 	return m.chooseRest(t)
 }
 
-// chooseOpSym is chooseOp's symmetric path from 2.28.3, on a copy of the
-// task: the symmetric planner keeps its tasks, and passing the caller's
-// would move every ChooseOp's task to the heap.
-func (m *Model) chooseOpSym(ch *OpChoice, task tuningTask) error {
-	t := new(tuningTask)
-	*t = task
+// chooseKept is chooseOp for the planners that keep their tasks (the
+// symmetric planner from 2.28.3, the schedule before 2.22.3), on a task
+// and a choice on the heap made again from op, as chooseOp made the
+// caller's; the choice is copied into ch at the end.
+func (m *Model) chooseKept(op Call, ch *OpChoice) error {
+	h := new(OpChoice)
+	t := &tuningTask{choice: h}
+	if _, err := m.newTask(0, op, h, t); err != nil {
+		return err
+	}
+	var err error
+	if t.sym {
+		err = m.chooseOpSym(t)
+	} else {
+		m.scheduleLegacyOne(t)
+	}
+	*ch = *h
+	return err
+}
+
+// chooseOpSym is chooseOp's symmetric path from 2.28.3 for its one task,
+// which goes back to the cost table when no symmetric kernel takes it.
+func (m *Model) chooseOpSym(t *tuningTask) error {
 	one := [1]*tuningTask{t}
 	bins := [1][]*tuningTask{one[:]}
 	_, back, err := m.symmetric(bins[:], nil)
 	if err != nil {
-		ch.Err = err
+		t.choice.Err = err
 	}
 	if len(back) == 0 {
+		return nil
+	}
+	if m.Tuning.Schedule != ScheduleR22 {
+		m.scheduleLegacyOne(t)
 		return nil
 	}
 	return m.chooseRest(t) // back to the cost table
 }
 
-// chooseRest is chooseOp's cost-table path for its one task.
+// chooseRest is chooseOp's cost-table path for its one task from 2.22.3.
+// It keeps no pointer to the task or its choice.
 func (m *Model) chooseRest(t *tuningTask) error {
 	// one task is one bin, and the queue
 	tasks := [1]*tuningTask{t}
-	if m.Tuning.Schedule != ScheduleR22 {
-		m.scheduleLegacyOne(*t) // an error is in the choice
-		return nil
-	}
 	bins := [1][]*tuningTask{tasks[:]}
 	if nerr := m.prepareTasks(bins[:], 1, nil); nerr != nil {
 		return nil
@@ -196,16 +220,13 @@ func (m *Model) chooseRest(t *tuningTask) error {
 	return err
 }
 
-// scheduleLegacyOne schedules one task before 2.22.3 on a copy of it:
-// scheduleLegacy keeps its tasks, and passing the caller's would move
-// every ChooseOp's task to the heap, for the releases after 2.22.3 too.
-func (m *Model) scheduleLegacyOne(t tuningTask) {
-	h := new(tuningTask)
-	*h = t
+// scheduleLegacyOne schedules one task before 2.22.3 (scheduleLegacy keeps
+// its tasks).
+func (m *Model) scheduleLegacyOne(t *tuningTask) {
 	// a decision's error is in the choice already; a work FIFO too small
 	// for the task is the call's error too
-	if _, err := m.scheduleLegacy([]*tuningTask{h}, nil); err != nil && h.choice.Err == nil {
-		h.choice.Err = err
+	if _, err := m.scheduleLegacy([]*tuningTask{t}, nil); err != nil && t.choice.Err == nil {
+		t.choice.Err = err
 	}
 }
 
@@ -231,6 +252,9 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 		keep, err := m.newTask(i, o, ch, &store[i])
 		if err != nil {
 			return nil, err
+		}
+		if keep {
+			store[i].choice = ch
 		}
 		if ch.Err != nil && out.Err == nil {
 			out.Err = ch.Err
@@ -394,8 +418,8 @@ func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) st
 	o := head.op
 	o.Buffers, o.RegBuff, o.Graph, o.InPlace = nccl.BuffersUser, false, false, false
 	var ch OpChoice
-	var t tuningTask
-	if err := m.chooseOp(o, &ch, &t); err != nil || ch.Err != nil || ch.Proto != nccl.LL {
+	t := tuningTask{choice: &ch}
+	if err := m.chooseOp(o, &t); err != nil || ch.Err != nil || ch.Proto != nccl.LL {
 		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and the cost table alone picks %s/%s", k, ch.Algo, ch.Proto)
 	}
 	return ""
@@ -527,7 +551,9 @@ func (m *Model) checkChoose() error {
 // newTask is collTaskAppend for one API call: it validates the call, fills
 // the choice's identity, handles the calls that never reach the planner
 // (count 0, one rank, fp8 reductions before sm90) and builds the task. keep
-// is false when no task is created.
+// is false when no task is created. The caller ties a kept task to ch
+// (t.choice): a store of ch through t would move every ChooseOp's choice
+// to the heap.
 func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, err error) {
 	c, in := m.Tuning, &m.In
 	if (int(o.Op.Func) < 0 || int(o.Op.Func) >= nccl.NumFuncs) && o.Op.Func != nccl.AllToAll {
@@ -570,9 +596,10 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 		ch.P2P = true
 		return false, nil
 	}
-	// t is zero (ChooseOp's and ChooseGroup's fresh storage): the fields
-	// are written one by one rather than a whole task copied
-	t.index, t.op, t.fn, t.count, t.dtype, t.choice = i, o, o.Op.Func, o.Op.Count, o.Op.DataType, ch
+	// t is zero but for its choice (ChooseOp's and ChooseGroup's fresh
+	// storage): the fields are written one by one rather than a whole
+	// task copied
+	t.index, t.op, t.fn, t.count, t.dtype = i, o, o.Op.Func, o.Op.Count, o.Op.DataType
 	t.devOp = tuningDevOpOf(o.Op.RedOp, o.Op.DataType)
 	if t.fn == nccl.AllGather || t.fn == nccl.Broadcast {
 		// The API passes ncclSum for these; they move bytes.
@@ -709,8 +736,8 @@ func (m *Model) bcastPlan(plan []*tuningTask, index int) (bool, *nccl.NCCLError)
 		return false, nil // every part is empty: no work, no plan
 	}
 	var ag OpChoice
-	var agTask tuningTask
-	err := m.chooseOp(Call{Op: nccl.Op{Func: nccl.AllGather, Count: maxBytes, DataType: nccl.Int8}}, &ag, &agTask)
+	agTask := tuningTask{choice: &ag}
+	err := m.chooseOp(Call{Op: nccl.Op{Func: nccl.AllGather, Count: maxBytes, DataType: nccl.Int8}}, &agTask)
 	nerr := ag.Err
 	switch {
 	case err != nil:

@@ -27,7 +27,7 @@ func tuningChoose(t testing.TB, m *Model, f nccl.Func, bytes int64, dt nccl.Data
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return &c
 }
 
 // TestTuningH200x2ChannelRanges: the per-operation lines real NCCL 2.28.9
