@@ -29,38 +29,8 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 		return nil, fmt.Errorf("nodes of %d to %d GPUs: the schedules need nodes of one size", r.MinLocalRanks, r.MaxLocalRanks)
 	}
 	o := spec.TopoOptions(c.Env)
-	ps := Postset{
-		Searched:      r.NChannelsSearched,
-		ComputeDouble: r.NNodes > 1 && r.Graphs[topo.GraphRing].BwIntra > 45,
-		UnpackDouble:  o.NetDeviceUnpack && o.UnpackDoubleNChannels && r.NNodes > 1,
-		NVLSChannels:  r.NvlsChannels,
-	}
-	tp, err := releaseTopo(c.Release)
-	if err != nil {
-		return nil, err
-	}
-	if tp.ComputeChannelsSM90Plus {
-		ps.ComputeDouble = ps.ComputeDouble && r.MinCompCap >= 90
-	} else {
-		ps.ComputeDouble = ps.ComputeDouble && r.MinCompCap == 90
-	}
-	if ch := r.Graphs[topo.GraphCollNetChain]; r.CollNetSupport {
-		ps.CollNetExtra = ch.BwIntra > ch.BwInter && r.NRanks > r.NNodes
-	}
-	maxCh, minCh := o.MaxNChannels, o.MinNChannels
-	if o.MaxCTAs > 0 && (maxCh <= 0 || o.MaxCTAs < maxCh) {
-		maxCh = o.MaxCTAs
-	}
-	if o.MinCTAs > 0 && o.MinCTAs > minCh {
-		minCh = o.MinCTAs
-	}
-	ps.MaxNChannels, ps.MinNChannels = max(0, maxCh), max(0, minCh)
-	copies, err := PostsetCopies(c.Release, ps)
-	if err != nil {
-		return nil, err
-	}
 	g := Graphs{Ring: &r.Graphs[topo.GraphRing], Tree: &r.Graphs[topo.GraphTree], RankBase: r.Nodes[0].Ranks[0],
-		Copies: copies, MinCompCap: r.MinCompCap}
+		Copies: r.ChannelCopies, MinCompCap: r.MinCompCap}
 	if c.CollNetSupport {
 		g.CollNetChain, g.CollNetDirect = &r.Graphs[topo.GraphCollNetChain], &r.Graphs[topo.GraphCollNetDirect]
 	}

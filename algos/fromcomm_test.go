@@ -21,6 +21,9 @@ func TestLayoutFromComm(t *testing.T) {
 		{"dgx-h100", 2, true, spec.Env{"NCCL_COLLNET_ENABLE": "1"}},
 		{"dgx-a100", 4, false, spec.Env{"NCCL_MAX_NCHANNELS": "8"}},
 		{"v100x4", 1, false, spec.Env{"NCCL_BUFFSIZE": "1048576"}},
+		// ncclMaxNchannels raises 0 to 1: the layout reads the count the
+		// search made, not a second reading of the variable
+		{"dgx-h100", 1, false, spec.Env{"NCCL_MAX_NCHANNELS": "0"}},
 	} {
 		for _, v := range spec.Releases {
 			sys, err := spec.Preset(c.preset, spec.PresetOptions{Nodes: c.nodes, SHARP: c.sharp})

@@ -16,9 +16,8 @@ import (
 // With spec/topo's Search this is: Ring, Tree, CollNetChain, CollNetDirect
 // and NVLS = &r.Graphs[topo.GraphRing] ... (node 0's orders cut to the
 // agreed counts), RankBase = r.Nodes[0].Ranks[0] (0), Copies =
-// PostsetCopies(...) with r.NChannelsSearched and the conditions of
-// ncclTopoPostset, whose last count equals r.NChannels, NVLSChannels =
-// r.NvlsChannels and MinCompCap = r.MinCompCap.
+// r.ChannelCopies (ncclTopoPostset's counts, the last r.NChannels),
+// NVLSChannels = r.NvlsChannels and MinCompCap = r.MinCompCap.
 type Graphs struct {
 	// Ring and Tree are required; CollNetChain, CollNetDirect and NVLS may
 	// be nil or empty when the communicator has no such support.
@@ -29,83 +28,12 @@ type Graphs struct {
 	// Copies are comm->nChannels after each step of ncclTopoPostset that
 	// calls copyChannels or cuts the count, starting with the doubling
 	// (min(MAXCHANNELS, 2×searched channels)); the last is the
-	// communicator's channel count. PostsetCopies computes them.
+	// communicator's channel count (topo.Result.ChannelCopies).
 	Copies []int
 	// NVLSChannels is comm->nvlsChannels (0 without NVLS).
 	NVLSChannels int
 	// MinCompCap is the smallest compute capability × 10 (90 for sm90).
 	MinCompCap int
-}
-
-// Postset are the facts ncclTopoPostset's channel copies depend on.
-// Ref: v2.28.9-1 src/graph/connect.cc ncclTopoPostset; v2.22.3-1 likewise.
-type Postset struct {
-	// Searched is comm->nChannels before ncclTopoPostset: the smaller of the
-	// ring and tree graphs' agreed channel counts (init.cc).
-	Searched int
-	// CollNetExtra: CollNet is enabled, the CollNet chain graph's bwIntra
-	// exceeds its bwInter and nRanks > nNodes: channels grow by half.
-	CollNetExtra bool
-	// ComputeDouble: minCompCap ≥ 90 (== 90 in 2.22.3), more than one
-	// node and the ring graph's bwIntra > 45 GB/s: "4 compute channels per
-	// search channel", when fewer than 16 channels.
-	ComputeDouble bool
-	// UnpackDouble: the network is NCCL_NET_DEVICE_UNPACK, more than one
-	// node and NCCL_UNPACK_DOUBLE_NCHANNELS: doubled when fewer than 16, in
-	// a release that has the doubling (topo.Params.UnpackDouble, 2.22.3+).
-	UnpackDouble bool
-	// MaxNChannels is min(NCCL_MAX_NCHANNELS, maxCTAs) and MinNChannels
-	// max(NCCL_MIN_NCHANNELS, minCTAs); zero means unset.
-	MaxNChannels, MinNChannels int
-	// NVLSChannels is comm->nvlsChannels: 2.22.3 raises nChannels to it
-	// (connect.cc, after the MIN/MAX step); 2.28 does not.
-	NVLSChannels int
-}
-
-// PostsetCopies returns the successive channel counts of ncclTopoPostset
-// for the release: doubling, the CollNet half, the sm90 doubling, the
-// unpack doubling, NCCL_MAX/MIN_NCHANNELS and (2.22.3) the NVLS raise.
-// Ref: v2.28.9-1 src/graph/connect.cc ncclTopoPostset, copyChannels;
-// v2.22.3-1 src/graph/connect.cc ncclTopoPostset (nvlsChannels raise).
-func PostsetCopies(release spec.Version, p Postset) ([]int, error) {
-	par, err := ParamsFor(release)
-	if err != nil {
-		return nil, err
-	}
-	tp, err := releaseTopo(release)
-	if err != nil {
-		return nil, err
-	}
-	if p.Searched <= 0 || p.Searched > par.MaxChannels {
-		return nil, fmt.Errorf("postset: %d searched channels: expected 1 to %d", p.Searched, par.MaxChannels)
-	}
-	n := min(par.MaxChannels, 2*p.Searched)
-	out := []int{n}
-	step := func(m int) {
-		if m != n {
-			n = m
-			out = append(out, n)
-		}
-	}
-	if p.CollNetExtra {
-		step(min(par.MaxChannels, n+n/2))
-	}
-	if p.ComputeDouble && tp.ComputeDoubleRoom(n) {
-		step(2 * n)
-	}
-	if p.UnpackDouble && tp.UnpackDouble && n < 16 {
-		step(2 * n)
-	}
-	if p.MaxNChannels > 0 {
-		step(min(n, p.MaxNChannels))
-	}
-	if p.MinNChannels > 0 {
-		step(max(n, min(p.MinNChannels, par.MaxChannels)))
-	}
-	if tp.NVLSRaisesChannels && n < p.NVLSChannels {
-		step(min(p.NVLSChannels, par.MaxChannels))
-	}
-	return out, nil
 }
 
 // channelSources returns, for each final channel, the graph channel it was

@@ -93,43 +93,6 @@ func TestChannelSources(t *testing.T) {
 	}
 }
 
-// TestPostsetCopies: ncclTopoPostset's counts per release.
-func TestPostsetCopies(t *testing.T) {
-	for _, tc := range []struct {
-		release spec.Version
-		p       Postset
-		want    []int
-	}{
-		{spec.V2_28_9, Postset{Searched: 8}, []int{16}},
-		{spec.V2_28_9, Postset{Searched: 4, ComputeDouble: true}, []int{8, 16}},
-		{spec.V2_28_9, Postset{Searched: 8, ComputeDouble: true}, []int{16}},
-		{spec.V2_28_9, Postset{Searched: 2, CollNetExtra: true, ComputeDouble: true}, []int{4, 6, 12}},
-		{spec.V2_28_9, Postset{Searched: 2, ComputeDouble: true, UnpackDouble: true}, []int{4, 8, 16}},
-		{spec.V2_22_3, Postset{Searched: 2, UnpackDouble: true}, []int{4, 8}},
-		{spec.V2_21_5, Postset{Searched: 2, UnpackDouble: true}, []int{4}},
-		{spec.V2_18_1, Postset{Searched: 2, UnpackDouble: true}, []int{4}},
-		{spec.V2_28_9, Postset{Searched: 24}, []int{48}},
-		{spec.V2_28_9, Postset{Searched: 40}, []int{64}},
-		{spec.V2_28_9, Postset{Searched: 32, CollNetExtra: true}, []int{64}},
-		{spec.V2_28_9, Postset{Searched: 16, CollNetExtra: true}, []int{32, 48}},
-		{spec.V2_22_3, Postset{Searched: 24}, []int{32}},
-		{spec.V2_28_9, Postset{Searched: 8, MaxNChannels: 4, MinNChannels: 6}, []int{16, 4, 6}},
-		{spec.V2_28_9, Postset{Searched: 2, NVLSChannels: 16}, []int{4}},
-		{spec.V2_22_3, Postset{Searched: 2, NVLSChannels: 16}, []int{4, 16}},
-	} {
-		got, err := PostsetCopies(tc.release, tc.p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s %+v: %v, want %v", tc.release, tc.p, got, tc.want)
-		}
-	}
-	if _, err := PostsetCopies(spec.V2_28_9, Postset{}); err == nil {
-		t.Error("zero searched channels: expected an error")
-	}
-}
-
 // TestFromGraphsOrders: a search's own orders (not rotations), global
 // ranks of node 1, the tree pattern and the heads carry over, and every
 // algorithm builds valid schedules on them.

@@ -56,7 +56,10 @@ type EnvVar struct {
 	// (Invalid value, default used), "ignored" (read, then "is too low,
 	// leaving it set at": the config field keeps its value).
 	How string `json:"how"`
-	At  Loc    `json:"at"`
+	// Kept is the config value an "ignored" variable left in place (the
+	// line's "leaving it set at %d").
+	Kept string `json:"kept,omitempty"`
+	At   Loc    `json:"at"`
 	// Others are different values reported for the same name (ranks
 	// launched with different environments), at most a few.
 	Others []string `json:"others,omitempty"`

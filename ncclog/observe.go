@@ -470,14 +470,16 @@ func (ob *observer) trace() spec.Trace {
 	for _, e := range ob.l.Env {
 		r, _ := RuleByID("G-ENV-PARAM-1")
 		out, why := spec.Info, "NCCL reported reading "+e.Name
+		line := e.Name + " set by environment to " + e.Value
 		switch e.How {
 		case "invalid":
 			out = spec.Fail
 		case "ignored":
 			out, why = spec.Fail, "NCCL reported "+e.Name+"="+e.Value+" too low and kept the config value"
+			line = e.Name + " " + e.Value + " is too low, leaving it set at " + e.Kept
 		}
 		t = append(t, spec.Verdict{Rule: "G-ENV-PARAM-1", Layer: r.Layer, Outcome: out, Facts: []spec.Fact{spec.F(e.Name, e.Value), spec.F("at", e.At)},
-			Log: []string{e.Name + " set by environment to " + e.Value}, Ref: ruleRef(r), Why: why})
+			Log: []string{line}, Ref: ruleRef(r), Why: why})
 	}
 	for _, c := range ob.o.Caps {
 		for _, p := range c.Proofs {

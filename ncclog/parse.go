@@ -667,28 +667,31 @@ func (p *Parser) addName(list *[]NameCount, key, name string, at Loc) {
 	r.Count++
 }
 
-func (p *Parser) setEnv(name, value, how string, at Loc) {
+// setEnv records a variable NCCL reported; it returns the variable's
+// record (nil when the table is full).
+func (p *Parser) setEnv(name, value, how string, at Loc) *EnvVar {
 	e, isNew := p.env.add(name)
 	switch {
 	case e == nil:
-		return
+		return nil
 	case isNew:
 		*e = EnvVar{Name: name, Value: value, How: how, At: at}
-		return
+		return e
 	case e.Value == value && how == "ignored":
 		// "is too low" follows the "set by environment" line of the same
 		// value: NCCL read it, then left the config field as it was.
 		e.How = how
-		return
+		return e
 	case e.Value == value || len(e.Others) >= 4:
-		return
+		return e
 	}
 	for _, o := range e.Others {
 		if o == value {
-			return
+			return e
 		}
 	}
 	e.Others = append(e.Others, value)
+	return e
 }
 
 // errKey is msg with every 0x<hex digits> and <digits> replaced by "#"
@@ -858,7 +861,9 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 	case KindEnvConfigReset:
 		p.setEnv(sub[2], sub[3], "config", ln.Loc)
 	case KindEnvTooLow:
-		p.setEnv(sub[1], sub[2], "ignored", ln.Loc)
+		if e := p.setEnv(sub[1], sub[2], "ignored", ln.Loc); e != nil && e.How == "ignored" {
+			e.Kept = sub[3]
+		}
 	case KindPluginNotFound:
 		names := ""
 		switch f.ID {

@@ -390,14 +390,15 @@ func TestLogNamesAgreeWithSpec(t *testing.T) {
 // line of the same value or alone; the observed G-ENV-PARAM-1 verdict
 // fails, and the value still reaches the environment spec replays.
 func TestParseEnvTooLow(t *testing.T) {
-	const low = "h:1:1 [0] NCCL INFO NCCL_NCHANNELS_PER_NET_PEER 0 is too low, leaving it set at -2147483648\n"
+	const lowLine = "NCCL_NCHANNELS_PER_NET_PEER 0 is too low, leaving it set at -2147483648"
+	const low = "h:1:1 [0] NCCL INFO " + lowLine + "\n"
 	for _, tc := range []struct {
-		name, log, value, how string
+		name, log, value, how, line string
 	}{
-		{"after the param line", "h:1:1 [0] NCCL INFO NCCL_NCHANNELS_PER_NET_PEER set by environment to 0.\n" + low, "0", "ignored"},
-		{"alone", low, "0", "ignored"},
-		{"ctas", "h:1:1 [0] NCCL INFO NCCL_MAX_CTAS -4 is too low, leaving it set at 32\n", "-4", "ignored"},
-		{"read, not ignored", "h:1:1 [0] NCCL INFO NCCL_NCHANNELS_PER_NET_PEER set by environment to 4.\n", "4", "env"},
+		{"after the param line", "h:1:1 [0] NCCL INFO NCCL_NCHANNELS_PER_NET_PEER set by environment to 0.\n" + low, "0", "ignored", lowLine},
+		{"alone", low, "0", "ignored", lowLine},
+		{"ctas", "h:1:1 [0] NCCL INFO NCCL_MAX_CTAS -4 is too low, leaving it set at 32\n", "-4", "ignored", "NCCL_MAX_CTAS -4 is too low, leaving it set at 32"},
+		{"read, not ignored", "h:1:1 [0] NCCL INFO NCCL_NCHANNELS_PER_NET_PEER set by environment to 4.\n", "4", "env", "NCCL_NCHANNELS_PER_NET_PEER set by environment to 4"},
 	} {
 		l := mustParse(t, tc.log)
 		if len(l.Env) != 1 {
@@ -419,6 +420,10 @@ func TestParseEnvTooLow(t *testing.T) {
 		}
 		if want := map[bool]spec.Outcome{true: spec.Fail, false: spec.Info}[tc.how == "ignored"]; got == nil || got.Outcome != want {
 			t.Errorf("%s: G-ENV-PARAM-1 %+v, want %s", tc.name, got, want)
+		}
+		// the verdict's log line is the one that says so, as NCCL printed it
+		if got != nil && (len(got.Log) != 1 || got.Log[0] != tc.line) {
+			t.Errorf("%s: G-ENV-PARAM-1 log %q, want %q", tc.name, got.Log, tc.line)
 		}
 	}
 }

@@ -234,6 +234,9 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 	if err := sys.Validate(); err != nil {
 		return nil, err
 	}
+	if err := CheckSizeEnv(rs, env); err != nil {
+		return nil, err
+	}
 	c := &Comm{
 		Release:  rs.Version,
 		System:   sys,

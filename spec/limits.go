@@ -41,6 +41,15 @@ const (
 	MaxEnvName    = 256
 )
 
+// checkNodes refuses a node count given as --nodes (or a preset's
+// nodes) outside 1..MaxNodes, in the one message every command prints.
+func checkNodes(n int) error {
+	if n < 1 || n > MaxNodes {
+		return fmt.Errorf("--nodes %d: expected 1 to %d (gatesim's limit)", n, MaxNodes)
+	}
+	return nil
+}
+
 // CheckShape refuses a machine beyond the limits: nodes and GPUs per node
 // as given, before anything is built for them.
 func CheckShape(nodes, gpusPerNode int) error {
@@ -65,6 +74,48 @@ func CheckCount(count int64, dt DataType) error {
 	hi, lo := bits.Mul64(uint64(count), uint64(dt.Size()))
 	if hi != 0 || lo > uint64(MaxOpBytes) {
 		return fmt.Errorf("count %d × %d bytes (%s) exceeds %s per operation (gatesim's limit)", count, dt.Size(), dt, FormatBytes(MaxOpBytes))
+	}
+	return nil
+}
+
+// sizeVars are the byte sizes NCCL cuts a communicator's buffers and
+// chunks by. NCCL takes a set value as strtoll reads it, truncated to an
+// int, with no range check: buffSizes (src/init.cc computeBuffSizes, -2
+// is NCCL_PARAM's unset), p2pChunkSize (the same function), nvlsChunkSize
+// (src/transport/nvls.cc ncclNvlsSetup, ncclNvlsTuning from 2.30.3) and
+// NVLSTree's cap (src/enqueue.cc, -2 unset). A zero or negative size
+// leaves a buffer or a chunk without bytes, which NCCL divides by or fails
+// to allocate: gatesim refuses it rather than model a crash.
+var sizeVars = []struct {
+	name  string
+	unset int64 // NCCL_PARAM's unset value, 0 where the default is a size
+	reads func(*Consts) bool
+}{
+	{"NCCL_BUFFSIZE", -2, nil}, {"NCCL_LL_BUFFSIZE", -2, nil}, {"NCCL_LL128_BUFFSIZE", -2, nil},
+	{"NCCL_P2P_NET_CHUNKSIZE", 0, nil}, {"NCCL_P2P_NVL_CHUNKSIZE", 0, nil}, {"NCCL_P2P_PCI_CHUNKSIZE", 0, nil},
+	{"NCCL_NVLS_CHUNKSIZE", 0, func(c *Consts) bool { return c.NVLSChunkSizeEnv }},
+	{"NCCL_NVLSTREE_MAX_CHUNKSIZE", -2, func(c *Consts) bool { return c.NVLSTreeMaxChunkSizeEnv }},
+}
+
+// CheckSizeEnv refuses a buffer or chunk size variable the release reads
+// whose value NCCL would take as zero or negative bytes.
+func CheckSizeEnv(rs *Ruleset, env Env) error {
+	for _, sv := range sizeVars {
+		v, ok := env.Lookup(sv.name)
+		if !ok || v == "" || (sv.reads != nil && !sv.reads(&rs.Consts)) {
+			continue
+		}
+		n, overflow := strtoll(v)
+		if overflow || (sv.unset != 0 && n == sv.unset) {
+			continue // NCCL keeps the default
+		}
+		if b := int32(n); b <= 0 {
+			want := "1 to 2147483647 bytes"
+			if sv.unset != 0 {
+				want += fmt.Sprintf(", or %d (unset)", sv.unset)
+			}
+			return fmt.Errorf("%s=%q: NCCL takes it as %d bytes, a buffer or chunk NCCL cannot use (gatesim does not model the failure); expected %s", sv.name, v, b, want)
+		}
 	}
 	return nil
 }

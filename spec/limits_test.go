@@ -105,3 +105,40 @@ func TestAssignmentsBounded(t *testing.T) {
 		t.Errorf("groupStart nested beyond MaxGroupDepth: %v", err)
 	}
 }
+
+// TestCheckSizeEnv: a buffer or chunk size NCCL would take as zero or
+// negative bytes is refused by name and range where the release reads it;
+// NCCL_PARAM's unset (-2), an empty value and an overflow keep the default.
+func TestCheckSizeEnv(t *testing.T) {
+	sys, err := Preset("dgx-h100", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		v    Version
+		env  Env
+		want string // "" = Init succeeds
+	}{
+		{V2_28_9, Env{"NCCL_BUFFSIZE": "0"}, `NCCL_BUFFSIZE="0": NCCL takes it as 0 bytes`},
+		{V2_28_9, Env{"NCCL_BUFFSIZE": "-2"}, ""},
+		{V2_28_9, Env{"NCCL_LL_BUFFSIZE": "-1"}, "expected 1 to 2147483647 bytes, or -2 (unset)"},
+		{V2_28_9, Env{"NCCL_LL128_BUFFSIZE": "4294967296"}, "NCCL takes it as 0 bytes"},
+		{V2_28_9, Env{"NCCL_P2P_NVL_CHUNKSIZE": "abc"}, `NCCL_P2P_NVL_CHUNKSIZE="abc": NCCL takes it as 0 bytes`},
+		{V2_28_9, Env{"NCCL_P2P_NET_CHUNKSIZE": ""}, ""},
+		{V2_28_9, Env{"NCCL_P2P_PCI_CHUNKSIZE": "99999999999999999999"}, ""},
+		{V2_28_9, Env{"NCCL_NVLS_CHUNKSIZE": "0"}, "NCCL_NVLS_CHUNKSIZE=\"0\": NCCL takes it as 0 bytes, a buffer or chunk NCCL cannot use (gatesim does not model the failure); expected 1 to 2147483647 bytes"},
+		{V2_20_5, Env{"NCCL_NVLS_CHUNKSIZE": "0"}, ""}, // read from 2.21.5
+		{V2_30_7, Env{"NCCL_NVLSTREE_MAX_CHUNKSIZE": "-2"}, ""},
+		{V2_30_7, Env{"NCCL_NVLSTREE_MAX_CHUNKSIZE": "0"}, "NCCL_NVLSTREE_MAX_CHUNKSIZE"},
+		{V2_19_4, Env{"NCCL_NVLSTREE_MAX_CHUNKSIZE": "0"}, ""}, // read from 2.20.3
+		{V2_28_9, Env{"NCCL_NVLS_CHUNKSIZE": "65536"}, ""},
+	} {
+		_, err := Init(MustLoad(c.v), sys, c.env)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %v: %v", c.v, c.env, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s %v: error %v, want one with %q", c.v, c.env, err, c.want)
+		}
+	}
+}

@@ -106,7 +106,7 @@ func TestMNNVLTuning2_20(t *testing.T) {
 		for _, vd := range c.Trace {
 			restored = restored || (vd.Rule == "G-TUNE-RINGRESTORE-1" && vd.Outcome == Pass)
 			if vd.Rule == "G-TUNE-EN-1" {
-				rescued = strings.Contains(vd.Why, "NVLS: not supported on MNNVL") && strings.Contains(vd.Why, "Ring and Tree re-enabled")
+				rescued = strings.Contains(vd.Why, "NVLS: NVLS is not supported on MNNVL") && strings.Contains(vd.Why, "Ring and Tree re-enabled")
 			}
 		}
 		if restored != tc.restored || rescued == tc.restored {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec/tuning"
@@ -546,23 +547,22 @@ func collNetBw(ref Ref, doc string, alsoNVLS, agrs bool) *Rule {
 	}
 }
 
-// enableRule is G-TUNE-EN-1: the support-driven disables; rescue22 adds
-// 2.22.3's "hard-set CollNet" rescue; perFunction marks 2.24+.
-func enableRule(ref Ref, doc string, rescue22 bool) *Rule {
-	return enableRuleWith(ref, doc, rescue22, false, "")
+// enableRule is G-TUNE-EN-1: the support-driven disables and the
+// release's rescues, as the tuning model computes them (its AlgoEnable).
+func enableRule(ref Ref, doc string) *Rule {
+	return enableRuleWith(ref, doc, "")
 }
 
 // enableRuleWarn is G-TUNE-EN-1 whose hard-set CollNet rescue WARNs on
-// rank 0 (2.18.1–2.19.4); ringKept is 2.18.x's rule that NCCL_ALGO never
-// disables Ring for a function other than AllReduce.
-func enableRuleWarn(ref Ref, doc string, ringKept bool) *Rule {
+// rank 0 (2.18.1–2.19.4).
+func enableRuleWarn(ref Ref, doc string) *Rule {
 	const warn = "CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET"
-	r := enableRuleWith(ref, doc, true, ringKept, warn)
+	r := enableRuleWith(ref, doc, warn)
 	r.Logs = []string{warn}
 	return r
 }
 
-func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool, rescueWarn string) *Rule {
+func enableRuleWith(ref Ref, doc string, rescueWarn string) *Rule {
 	return &Rule{
 		ID: "G-TUNE-EN-1", Layer: LayerModel, Title: "algorithm enable matrix",
 		Doc: doc, Ref: ref,
@@ -571,57 +571,31 @@ func enableRuleWith(ref Ref, doc string, rescue22, ringKept bool, rescueWarn str
 			cs := r.cells()
 			r.ringSave()
 			nA := r.nAlgos()
-			en := c.UserEnable
+			in := r.tuningInput()
+			en := r.rs.Tuning.AlgoEnable(&in)
 			var notes, logs []string
-			for f := range NumFuncs {
-				disable := func(a Algo, why string) {
-					if en.Algo[f][a] != 0 && f == 0 {
-						notes = append(notes, a.String()+": "+why)
-					}
-					en.Algo[f][a] = 0
+			for a := range nA {
+				if c.UserEnable.Algo[0][a] != 0 && en.Algo[0][a] == 0 {
+					notes = append(notes, Algo(a).String()+": "+en.Why[0][a])
 				}
-				mnnvl := r.rs.Tuning.MNNVLOneNode && c.MNNVL
-				if c.NNodes == 1 {
-					disable(NVLSTree, "single node")
-				}
-				if mnnvl {
-					disable(NVLSTree, "not supported on MNNVL")
-				}
-				if !c.CollNetSupport {
-					disable(CollNetDirect, "CollNet not supported")
-					disable(CollNetChain, "CollNet not supported")
-					if c.NNodes > 1 {
-						disable(NVLS, "multi-node NVLS needs CollNet")
-					}
-					if mnnvl {
-						disable(NVLS, "not supported on MNNVL")
-					}
-					if rescue22 && en.Algo[f][Ring] == 0 && en.Algo[f][Tree] == 0 && en.Algo[f][NVLS] == 0 && en.Algo[f][NVLSTree] == 0 {
-						en.Algo[f][Ring], en.Algo[f][Tree] = 1, 1
-						if f == 0 {
-							notes = append(notes, "NCCL_ALGO left only CollNet: Ring and Tree re-enabled (hard-set CollNet is ignored)")
-						}
-						if rescueWarn != "" && len(logs) == 0 {
-							logs = append(logs, rescueWarn)
-						}
-					}
-				} else if !c.System.Nodes[0].NVSwitch {
-					disable(CollNetDirect, "no NVSwitch")
-				}
+			}
+			if en.Rescued[0] {
+				notes = append(notes, "NCCL_ALGO left only CollNet: Ring and Tree re-enabled (hard-set CollNet is ignored)")
+			}
+			if rescueWarn != "" && slices.Contains(en.Rescued[:], true) {
+				logs = append(logs, rescueWarn)
 			}
 			var off []string
 			for f := range NumFuncs {
 				for a := range nA {
-					if ringKept && Algo(a) == Ring && Func(f) != AllReduce {
+					if !en.CellsOff(Func(f), Algo(a)) {
 						if en.Algo[f][a] == 0 && f == 0 {
 							notes = append(notes, "Ring stays on for every function but AllReduce")
 						}
 						continue
 					}
-					if en.Algo[f][a] == 0 {
-						for p := range NumProtos {
-							cs.zero(f, a, p, "G-TUNE-EN-1")
-						}
+					for p := range NumProtos {
+						cs.zero(f, a, p, "G-TUNE-EN-1")
 					}
 				}
 			}

@@ -330,26 +330,88 @@ type netLibOpts struct {
 	// noneKeyword: "none" names no plugin (2.28.3+); before it is an
 	// entry like any other.
 	noneKeyword bool
-	// oneNameByForm: openPluginLib of 2.27.3 opens a name of the form
-	// lib*.so (7 characters or more) as given and any other name only as
-	// libnccl-net-<name>.so, so a path not starting with "lib" is never
-	// opened; 2.27.5 opens every name as given first.
-	oneNameByForm bool
+	// form is how openPluginLib turns an entry into file names.
+	form libNameForm
 }
 
-// netLibNames are the file names openPluginLib tries for one entry.
-func (o netLibOpts) netLibNames(name string) []string {
-	libSO := strings.HasPrefix(name, "lib") && strings.HasSuffix(name, ".so")
-	prefixed := "libnccl-net-" + name + ".so"
-	switch {
-	case o.oneNameByForm && libSO && len(name) >= len("libX.so"):
-		return []string{name}
-	case o.oneNameByForm:
-		return []string{prefixed}
-	case !strings.Contains(name, "/") && !libSO:
-		return []string{name, prefixed}
+// libNameForm is how a release's plugin loader turns one plugin name into
+// the file names it dlopens, in order.
+type libNameForm int8
+
+const (
+	// namesCond: the name, then <prefix>-<name>.so unless the name has a
+	// '/' or is lib*.so (2.27.5+ openPluginLib).
+	namesCond libNameForm = iota
+	// namesOne: a name of the form lib*.so (7 characters or more) as
+	// given, any other name only as <prefix>-<name>.so, so a path not
+	// starting with "lib" is never opened (2.27.3 openPluginLib).
+	namesOne
+	// namesBoth: the name, then <prefix>-<name>.so (2.26.2–2.26.6
+	// openPluginLib).
+	namesBoth
+	// namesTwice: the name, then the name again (2.23.4–2.25.1
+	// openProfilerPluginLib never rewrites its buffer between the tries).
+	namesTwice
+)
+
+// libNames are the file names form's loader dlopens for name; an empty
+// name is the plugin kind's default, <prefix>.so.
+func (f libNameForm) libNames(prefix, name string) []string {
+	if name == "" {
+		return []string{prefix + ".so"}
 	}
-	return []string{name}
+	libSO := strings.HasPrefix(name, "lib") && strings.HasSuffix(name, ".so")
+	prefixed := prefix + "-" + name + ".so"
+	switch f {
+	case namesTwice:
+		return []string{name, name}
+	case namesBoth:
+		return []string{name, prefixed}
+	case namesOne:
+		if libSO && len(name) >= len("libX.so") {
+			return []string{name}
+		}
+		return []string{prefixed}
+	}
+	if strings.Contains(name, "/") || libSO {
+		return []string{name}
+	}
+	return []string{name, prefixed}
+}
+
+// describe says in words what libNames opens for a value.
+func (f libNameForm) describe(prefix string) string {
+	switch f {
+	case namesTwice:
+		return "the value, twice"
+	case namesBoth:
+		return "the value, then " + prefix + "-<value>.so"
+	case namesOne:
+		return "a value of the form lib*.so as given, any other only as " + prefix + "-<value>.so"
+	}
+	return "the value (then " + prefix + "-<value>.so unless it has a '/' or is lib*.so)"
+}
+
+// pluginList is the entries of a comma list of plugin names in variable
+// env (2.27.3+ net, 2.29.7+ GIN, 2.30.7 RMA): empty items skipped, at
+// most maxEntries kept (the dropped rest logged with limitShown), a name
+// of 255 characters or more ignored.
+func pluginList(env, val string, maxEntries, limitShown int) (entries, logs []string) {
+	for _, e := range strings.Split(val, ",") {
+		if e == "" {
+			continue
+		}
+		if len(entries) >= maxEntries {
+			logs = append(logs, fmt.Sprintf("%s list contains more than %d plugins, ignoring the rest", env, limitShown))
+			break
+		}
+		if len(e)+1 > 255 {
+			logs = append(logs, fmt.Sprintf("%s list contains a plugin name %s longer than 255 characters, ignoring it.", env, e))
+			continue
+		}
+		entries = append(entries, e)
+	}
+	return entries, logs
 }
 
 // netLibList is G-NET-LIB-1 from 2.27.3: a list of plugin entries, each
@@ -376,20 +438,9 @@ func netLibListInit(r *initRun, o netLibOpts) {
 		logs = append(logs, "NCCL_NET_PLUGIN set by environment to "+val)
 		r.comm.Evidence.Raise(CapNetPlugin, LevelRequested)
 		if !o.noneKeyword || !strings.EqualFold(val, "none") {
-			for _, e := range strings.Split(val, ",") {
-				if e == "" {
-					continue
-				}
-				if len(entries) >= 14 {
-					logs = append(logs, "NCCL_NET_PLUGIN list contains more than 13 plugins, ignoring the rest")
-					break
-				}
-				if len(e)+1 > 255 {
-					logs = append(logs, fmt.Sprintf("NCCL_NET_PLUGIN list contains a plugin name %s longer than 255 characters, ignoring it.", e))
-					continue
-				}
-				entries = append(entries, e)
-			}
+			var more []string
+			entries, more = pluginList("NCCL_NET_PLUGIN", val, 14, 13)
+			logs = append(logs, more...)
 		}
 	}
 	facts := []Fact{F("NCCL_NET_PLUGIN", envShow(val, set))}
@@ -406,7 +457,7 @@ func netLibListInit(r *initRun, o netLibOpts) {
 	opened := 0
 	for _, pe := range s.libs {
 		var missing []string
-		for _, name := range o.netLibNames(pe.name) {
+		for _, name := range o.form.libNames("libnccl-net", pe.name) {
 			s.libTried = append(s.libTried, name)
 			lib, dlerr, enoent := nd.open(name)
 			if lib != nil {
@@ -629,11 +680,12 @@ var tunerLib22 = &Rule{
 }
 
 // tunerLib28 is the 2.26+ loader; fallbackText is 2.28.3's ". Using
-// internal tuner plugin." (empty from 2.28.7).
-func tunerLib28(ref Ref, fallbackText string) *Rule {
+// internal tuner plugin." (empty from 2.28.7); form is the release's
+// openPluginLib names.
+func tunerLib28(ref Ref, fallbackText string, form libNameForm) *Rule {
 	return &Rule{
 		ID: "G-TUNER-LIB-1", Layer: LayerLibrary, Cap: CapTuner, Title: "tuner library",
-		Doc:  `NCCL_TUNER_PLUGIN=none: no tuner. Otherwise the common loader opens the value (then libnccl-tuner-<value>.so unless it has a '/' or is lib*.so), or libnccl-tuner.so when unset; if nothing opens, the external net plugin's library is reused when one is open. A failure is sticky for the process.`,
+		Doc:  `NCCL_TUNER_PLUGIN=none: no tuner. Otherwise the common loader opens ` + form.describe("libnccl-tuner") + `, or libnccl-tuner.so when unset; if nothing opens, the external net plugin's library is reused when one is open. A failure is sticky for the process.`,
 		Ref:  ref,
 		Logs: []string{"NCCL_TUNER_PLUGIN set by environment to %s", "TUNER/Plugin: Could not find:%s" + fallbackText, "TUNER/Plugin: %s: %s"},
 		node: true,
@@ -651,13 +703,7 @@ func tunerLib28(ref Ref, fallbackText string) *Rule {
 					r.comm.Evidence.Raise(CapTuner, LevelRequested)
 				}
 			}
-			names := []string{"libnccl-tuner.so"}
-			if set && v != "" {
-				names = []string{v}
-				if !strings.Contains(v, "/") && !(strings.HasPrefix(v, "lib") && strings.HasSuffix(v, ".so")) {
-					names = append(names, "libnccl-tuner-"+v+".so")
-				}
-			}
+			names := form.libNames("libnccl-tuner", v)
 			for _, n := range names {
 				lib, dlerr, enoent := nd.open(n)
 				if lib != nil {

@@ -12,16 +12,6 @@ import (
 // Init, devices() and the internal IB GIN's type (proxy or GDAKI,
 // NCCL_GIN_TYPE) are not.
 
-// commonLoaderNames is the common plugin loader's names for an entry
-// (src/plugin/plugin_open.cc openPluginLib, 2.27.5+): the entry itself,
-// then <prefix>-<entry>.so unless the entry has a '/' or is lib*.so.
-func commonLoaderNames(prefix, entry string) []string {
-	if strings.Contains(entry, "/") || (strings.HasPrefix(entry, "lib") && strings.HasSuffix(entry, ".so")) {
-		return []string{entry}
-	}
-	return []string{entry, prefix + "-" + entry + ".so"}
-}
-
 // ginInNet is G-GIN-1 of 2.28.7–2.29.3: ncclGinPlugin_vN is looked up in
 // the net plugin's library, after its CollNet symbol.
 func ginInNet(ref Ref) *Rule {
@@ -100,20 +90,9 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 	} else {
 		logs = append(logs, p.env+" set by environment to "+val)
 		if !strings.EqualFold(val, "none") {
-			for _, e := range strings.Split(val, ",") {
-				if e == "" {
-					continue
-				}
-				if len(entries) >= p.maxEntries {
-					logs = append(logs, fmt.Sprintf("%s list contains more than %d plugins, ignoring the rest", p.env, p.limitShown))
-					break
-				}
-				if len(e)+1 > 255 {
-					logs = append(logs, fmt.Sprintf("%s list contains a plugin name %s longer than 255 characters, ignoring it.", p.env, e))
-					continue
-				}
-				entries = append(entries, e)
-			}
+			var more []string
+			entries, more = pluginList(p.env, val, p.maxEntries, p.limitShown)
+			logs = append(logs, more...)
 		}
 	}
 	accept := func(l *Library, path string) int {
@@ -135,7 +114,7 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 	for _, e := range entries {
 		var missing []string
 		var opened *Library
-		for _, n := range commonLoaderNames(p.prefix, e) {
+		for _, n := range namesCond.libNames(p.prefix, e) {
 			tried = append(tried, n)
 			l, dlerr, enoent := nd.open(n)
 			if l != nil {

@@ -117,6 +117,17 @@ var loaderCases = []loaderCase{
 		want: map[Version]loaderWant{
 			V2_21_5: {Fail, []string{"TUNER/Plugin: Most recent plugin load returned 2 : libnccl-net-y.so: cannot open shared object file: No such file or directory. All attempts to load 'x libnccl-tuner-x.so y' also failed."}},
 		}},
+	// The tuner goes through the same openPluginLib as the net plugin:
+	// 2.27.3 opens a path not starting with "lib" only prefixed, 2.26.6
+	// tries the prefixed name even after a lib*.so path.
+	{name: "NCCL_TUNER_PLUGIN is a path", rule: "G-TUNER-LIB-1", libs: []Library{tunerV1}, env: Env{"NCCL_TUNER_PLUGIN": tunerV1.Path},
+		want: map[Version]loaderWant{V2_26_6: {Pass, nil}, V2_27_3: {Fail, []string{"TUNER/Plugin: Could not find: libnccl-tuner-/opt/t/libt1.so.so. Using internal tuner plugin."}},
+			V2_27_5: {Pass, nil}, V2_28_9: {Pass, nil}}},
+	{name: "NCCL_TUNER_PLUGIN is a missing lib*.so path", rule: "G-TUNER-LIB-1", env: Env{"NCCL_TUNER_PLUGIN": "/opt/t/libnone.so"},
+		want: map[Version]loaderWant{
+			V2_26_6: {Fail, []string{"TUNER/Plugin: Could not find: /opt/t/libnone.so libnccl-tuner-/opt/t/libnone.so.so. Using internal tuner plugin."}},
+			V2_27_5: {Fail, []string{"TUNER/Plugin: Could not find: /opt/t/libnone.so. Using internal tuner plugin."}},
+			V2_28_9: {Fail, []string{"TUNER/Plugin: Could not find: /opt/t/libnone.so"}}}},
 	{name: "v1 tuner by path", rule: "G-TUNER-ABI-1", libs: []Library{tunerV1}, env: Env{"NCCL_TUNER_PLUGIN": tunerV1.Path},
 		want: map[Version]loaderWant{
 			V2_19_4: {Pass, []string{"Opened tuner: 't1'", "Using tuner plugin: 't1'"}},
@@ -173,6 +184,55 @@ func TestPluginLoadersBefore2_22(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestLibNameForms holds each loader form's file names, worked from
+// openPluginLib (openProfilerPluginLib for namesTwice) at its tags.
+func TestLibNameForms(t *testing.T) {
+	for _, c := range []struct {
+		form       libNameForm
+		name, want string
+	}{
+		{namesCond, "", "libnccl-net.so"},
+		{namesCond, "ofi", "ofi libnccl-net-ofi.so"},
+		{namesCond, "libfoo.so", "libfoo.so"},
+		{namesCond, "lib.so", "lib.so"},
+		{namesCond, "/opt/foo", "/opt/foo"},
+		{namesCond, "libso", "libso libnccl-net-libso.so"},
+		{namesOne, "libfoo.so", "libfoo.so"},
+		{namesOne, "lib.so", "libnccl-net-lib.so.so"},
+		{namesOne, "/opt/libfoo.so", "libnccl-net-/opt/libfoo.so.so"},
+		{namesOne, "ofi", "libnccl-net-ofi.so"},
+		{namesBoth, "/opt/foo", "/opt/foo libnccl-net-/opt/foo.so"},
+		{namesBoth, "libfoo.so", "libfoo.so libnccl-net-libfoo.so.so"},
+		{namesTwice, "ofi", "ofi ofi"},
+		{namesTwice, "", "libnccl-net.so"},
+	} {
+		if got := strings.Join(c.form.libNames("libnccl-net", c.name), " "); got != c.want {
+			t.Errorf("form %d, %q: got %q, want %q", c.form, c.name, got, c.want)
+		}
+	}
+}
+
+func TestPluginList(t *testing.T) {
+	long := strings.Repeat("x", 255)
+	for _, c := range []struct {
+		val, entries, logs string
+	}{
+		{"a,,b", "a b", ""},
+		{",", "", ""},
+		{"a," + long + ",b", "a b", "NCCL_X list contains a plugin name " + long + " longer than 255 characters, ignoring it."},
+		{"a," + long[1:], "a " + long[1:], ""},
+		{"a,b,c,d", "a b", "NCCL_X list contains more than 1 plugins, ignoring the rest"},
+	} {
+		entries, logs := pluginList("NCCL_X", c.val, 2, 1)
+		if got := strings.Join(entries, " "); got != c.entries {
+			t.Errorf("%q: entries %q, want %q", c.val, got, c.entries)
+		}
+		if got := strings.Join(logs, "|"); got != c.logs {
+			t.Errorf("%q: logs %q, want %q", c.val, got, c.logs)
 		}
 	}
 }

@@ -11,25 +11,6 @@ import (
 // leaves the communicator without a profiler and init goes on. Each
 // release's loader is one profilerOpts value, chosen in its release file.
 
-// profilerNames is how a release turns NCCL_PROFILER_PLUGIN into the names
-// it dlopens.
-type profilerNames int8
-
-const (
-	// profNamesTwice: the value, then the value again (2.23.4–2.25.1
-	// openProfilerPluginLib never rewrites its buffer between the tries).
-	profNamesTwice profilerNames = iota
-	// profNamesBoth: the value, then libnccl-profiler-<value>.so
-	// (2.26.2–2.26.6 openPluginLib).
-	profNamesBoth
-	// profNamesOne: a value of the form lib*.so (7+ characters) alone,
-	// any other value only as libnccl-profiler-<value>.so (2.27.3).
-	profNamesOne
-	// profNamesCond: the value, then libnccl-profiler-<value>.so unless the
-	// value has a '/' or is lib*.so (2.27.5+).
-	profNamesCond
-)
-
 // profilerSymLines is how a release logs its symbol look-ups.
 type profilerSymLines int8
 
@@ -65,7 +46,7 @@ const (
 )
 
 type profilerOpts struct {
-	names profilerNames
+	names libNameForm
 	// setByEnvLine: "PROFILER/Plugin: Plugin name set by env to %s" when a
 	// name from NCCL_PROFILER_PLUGIN opens (up to 2.27.7).
 	setByEnvLine bool
@@ -83,29 +64,6 @@ type profilerOpts struct {
 	// (2.24.3–2.25.1 ncclProfiler_v1_as_v2_init).
 	v1InitIgnored bool
 	initFail      profilerInitFail
-}
-
-// nameList is the names one release dlopens for val (set: the
-// variable exists).
-func (o profilerOpts) nameList(val string, set bool) []string {
-	const def = "libnccl-profiler.so"
-	if !set || val == "" {
-		return []string{def}
-	}
-	libSo := strings.HasPrefix(val, "lib") && strings.HasSuffix(val, ".so")
-	prefixed := "libnccl-profiler-" + val + ".so"
-	switch o.names {
-	case profNamesTwice:
-		return []string{val, val}
-	case profNamesBoth:
-		return []string{val, prefixed}
-	case profNamesOne:
-		if libSo && len(val) >= len("libX.so") {
-			return []string{val}
-		}
-		return []string{prefixed}
-	}
-	return commonLoaderNames("libnccl-profiler", val)
 }
 
 // profilerSymbolLines are the INFO lines of the symbol look-ups over
@@ -160,7 +118,7 @@ func profilerLoad(r *initRun, o profilerOpts) {
 			return
 		}
 	}
-	names := o.nameList(val, set)
+	names := o.names.libNames("libnccl-profiler", val)
 	var lib *Library
 	path := "" // what "External profiler plugin %s" names: the opened file
 	for _, n := range names {

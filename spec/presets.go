@@ -166,8 +166,8 @@ func Preset(name string, o PresetOptions) (*System, error) {
 	if n == 0 {
 		n = 1
 	}
-	if n < 1 || n > MaxNodes {
-		return nil, fmt.Errorf("--nodes %d: expected 1 to %d (gatesim's limit)", n, MaxNodes)
+	if err := checkNodes(n); err != nil {
+		return nil, err
 	}
 	build := func() Node {
 		nd := def.node(def.layout())

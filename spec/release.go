@@ -85,6 +85,11 @@ var releaseList = []Release{
 	// -- add new releases here --
 }
 
+// DefaultRelease is the release a command reads when none is named: what
+// the project's GPUs run (PyTorch's wheel), the newest release gatesim
+// holds captured runs of, rather than the newest modelled from source alone.
+const DefaultRelease = V2_28_9
+
 // Releases lists the modelled releases, oldest first. Each one's ruleset is
 // built from the previous one plus its delta.
 var Releases = releaseVersions(releaseList)

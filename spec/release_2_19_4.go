@@ -70,7 +70,7 @@ var prune19 = pruneRule(ref2194("src/enqueue.cc", "topoGetAlgoInfo"),
 	pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true})
 
 var en19 = enableRuleWarn(ref2194("src/graph/tuning.cc", "ncclTopoTuneModel"),
-	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled with a WARN on rank 0; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0.`, false)
+	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled with a WARN on rank 0; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0.`)
 
 var release2_19_4 = Release{
 	Version: V2_19_4,

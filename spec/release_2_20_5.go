@@ -120,7 +120,7 @@ func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {
 // en20 is G-TUNE-EN-1 of 2.20.x: NVLSTree, and NVLS without CollNet, are
 // also off on an MNNVL communicator (the switch MNNVLOneNode).
 var en20 = enableRule(Ref{Tag: tag2205, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
-	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node or on an MNNVL communicator; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes or on an MNNVL communicator, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request, or NCCL_ALGO=NVLS on MNNVL) Ring and Tree are re-enabled; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0. The bandwidths and latencies take an MNNVL communicator as one node.`, true)
+	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node or on an MNNVL communicator; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes or on an MNNVL communicator, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request, or NCCL_ALGO=NVLS on MNNVL) Ring and Tree are re-enabled; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0. The bandwidths and latencies take an MNNVL communicator as one node.`)
 
 // nvlsEarly20 is G-NVLS-EARLY-1 of 2.20.x: NVLS is not supported on MNNVL
 // at all (2.21.5 only below a clique of 3 GPUs). Its nNodes > 1 test reads

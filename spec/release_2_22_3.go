@@ -58,7 +58,7 @@ var parse22 = algoParse("G-SEL-PARSE-1", Ref{Tag: "v2.22.3-1", File: "src/graph/
 	false, []string{"NCCL_PROTO set by environment to %s", "NCCL_ALGO set by environment to %s"})
 
 var en22 = enableRule(Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
-	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0.`, true)
+	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0.`)
 
 var proto22 = protoRule(Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Protocols default to LL 1, LL128 2 (auto), Simple 1; a value set by NCCL_PROTO is 0/1 and bypasses the auto rule. LL128 auto is on when the graph's inter-node path is at most PXB (or PXN on sm90), its intra-node path at most NVB, every GPU has the same compute capability and it is 7.0, 8.0 or 9.0 (not for a two-rank sm90 Ring AllReduce built with CUDA 11.8).`,

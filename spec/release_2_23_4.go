@@ -71,7 +71,7 @@ var pat23 = ruleAt(patRule, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: 
 // ncclProfiler_v1, loaded in commAlloc right after the network.
 var profiler23 = profilerPlugin(Ref{Tag: tag234, File: "src/misc/profiler.cc", Func: "ncclProfilerPluginLoad"},
 	`NCCL_PROFILER_PLUGIN (plain getenv) set and non-empty: dlopen the value, then the same value again (the name buffer is never rewritten); otherwise libnccl-profiler.so. The library must export ncclProfiler_v1 (ProfilerABI). Loaded once per process in commAlloc, after the network; a missing library, a missing symbol or an init error (WARN "Profiler init failed with error (%d). Continue without profiler.") leaves the process without a profiler and communicator init goes on. The profiler decides nothing gatesim models.`,
-	profilerOpts{names: profNamesTwice, setByEnvLine: true, notFoundEnd: ".", symLines: profSymV1Only, initFail: profInitWarnOff})
+	profilerOpts{names: namesTwice, setByEnvLine: true, notFoundEnd: ".", symLines: profSymV1Only, initFail: profInitWarnOff})
 
 var release2_23_4 = Release{
 	Version: V2_23_4,

@@ -16,7 +16,7 @@ var tag243 = "v2.24.3-1"
 var parse24 = algoParse("G-SEL-PARSE-2", Ref{Tag: tag243, File: "src/graph/tuning.cc", Func: "parseList"}, parse28.Doc, true, parse28.Logs)
 
 var en24 = enableRule(Ref{Tag: tag243, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
-	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`, false)
+	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`)
 
 // tunerABI24 probes the window newest first (v4, v3, v2), one INFO per
 // symbol not found; 2.26.2's per-version shims print the same lines.
@@ -53,7 +53,7 @@ var release2_24_3 = Release{
 // profiler24 probes ncclProfiler_v2, then v1.
 var profiler24 = profilerPlugin(Ref{Tag: tag243, File: "src/misc/profiler.cc", Func: "ncclProfilerPluginLoad"},
 	`2.23.4's names (the NCCL_PROFILER_PLUGIN value twice, or libnccl-profiler.so); probe ncclProfiler_v2, then ncclProfiler_v1 (ProfilerABI), logging "failed to find ncclProfiler_vN." per miss and "loaded ncclProfiler_vN." for the one found. The v1 adapter's init drops the v1 init's result, so a v1 profiler whose init fails stays. None found, or an init error of a v2 profiler: no profiler, communicator init goes on.`,
-	profilerOpts{names: profNamesTwice, setByEnvLine: true, notFoundEnd: ".", symLines: profSymVersion, v1InitIgnored: true, initFail: profInitWarnOff})
+	profilerOpts{names: namesTwice, setByEnvLine: true, notFoundEnd: ".", symLines: profSymVersion, v1InitIgnored: true, initFail: profInitWarnOff})
 
 func consts2_24_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag243, File: file, Func: fn} }

@@ -25,7 +25,7 @@ var release2_26_2 = Release{
 // libnccl-profiler-<value>.so; per-version shims log the look-ups.
 var profiler26 = profilerPlugin(Ref{Tag: tag262, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"},
 	`The common loader (src/plugin/plugin_open.cc openPluginLib): NCCL_PROFILER_PLUGIN set and non-empty opens the value, then libnccl-profiler-<value>.so; otherwise libnccl-profiler.so; the missing names end in "Could not find:%s. " (an empty fallback sentence). Probe ncclProfiler_v3, _v2, _v1 (ProfilerABI) through per-version shims ("failed to find ncclProfiler_vN", "loaded <name>"); the v1 adapter now returns v1's init error. No library, no symbol or a failed init (WARN, the profiler is dropped): no profiler, communicator init goes on.`,
-	profilerOpts{names: profNamesBoth, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
+	profilerOpts{names: namesBoth, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
 
 func consts2_26_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }
@@ -48,5 +48,5 @@ func apply2_26_2(rs *Ruleset) {
 	rs.Replace(ruleAt(tunerABI24, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ""), "per-version shims print the same lines")
 	rs.Replace(ruleAt(patRule, ref("src/graph/tuning.cc", "ncclPatEnable"), ""), "no PAT below compute capability 6.0 (CUDA atomics)")
 	rs.Replace(profiler26, "common loader (value, then libnccl-profiler-<value>.so), window v3-v1, per-version shims")
-	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin."), "common loader (the none keyword is 2.28.3's; before it, none names a library that does not open: no tuner either way)")
+	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin.", namesBoth), "common loader (the none keyword is 2.28.3's; before it, none names a library that does not open: no tuner either way)")
 }

@@ -56,7 +56,7 @@ var mnnvl273 = mnnvlRuleUserP2P(Ref{Tag: tag273, File: "src/init.cc", Func: "ini
 // under one name by its form, and no "none" keyword.
 var netLib273 = netLibList(Ref{Tag: tag273, File: "src/plugin/plugin_open.cc", Func: "openPluginLib"},
 	`NCCL_NET_PLUGIN unset: one entry, libnccl-net.so. Set: logged; a comma-separated list (empty items skipped, at most 14 entries, names of 255+ characters ignored; "none" is an entry like any other). For each entry dlopen the name itself when it is of the form lib*.so (7 characters or more), otherwise only libnccl-net-<name>.so, so a path that does not start with "lib" is never opened. A non-ENOENT failure is logged with the name and dlerror's text; the ENOENT names are listed in "Could not find".`,
-	netLibOpts{oneNameByForm: true})
+	netLibOpts{form: namesOne})
 
 var release2_27_3 = Release{
 	Version: V2_27_3,
@@ -81,7 +81,7 @@ func consts2_27_3(rs *Ruleset) {
 // only as libnccl-profiler-<value>.so (a path too).
 var profiler273 = profilerPlugin(Ref{Tag: tag273, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"},
 	`The common loader opens one name: NCCL_PROFILER_PLUGIN's value when it has the form lib*.so (7 characters or more), any other non-empty value only as libnccl-profiler-<value>.so (so a path is never opened as given); unset or empty, libnccl-profiler.so. Probe ncclProfiler_v4, _v3, _v2, _v1 (ProfilerABI) through per-version shims. No library, no symbol or a failed init (WARN, the profiler is dropped): no profiler, communicator init goes on.`,
-	profilerOpts{names: profNamesOne, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
+	profilerOpts{names: namesOne, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
 
 func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag273}
@@ -109,6 +109,7 @@ func apply2_27_3(rs *Ruleset) {
 	rs.Replace(mnnvl273, "ncclMnnvlCheck only with a user P2P level other than LOC (ncclGetUserP2pLevel), unless NCCL_MNNVL_ENABLE=1")
 	rs.Replace(profiler273, "window v4-v1; one name: a lib*.so value, else libnccl-profiler-<value>.so")
 	rs.Add(collNetEnv273, "G-ENV-PARAM-1", "NCCL_PARAM into config.collnetEnable for every communicator")
+	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin.", namesOne), "one name: a lib*.so value, else libnccl-tuner-<value>.so")
 	rs.Replace(netLib273, "comma list of plugins; each entry opened under one name chosen by its form (a path not starting with lib is never opened)")
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe through the 2.26 per-version adapters, one log per accepted version")
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe, silent when absent")

@@ -36,10 +36,11 @@ var netLib275 = netLibList(Ref{Tag: tag275, File: "src/plugin/plugin_open.cc", F
 // the value is a path or a lib*.so name.
 var profiler275 = profilerPlugin(Ref{Tag: tag275, File: "src/plugin/plugin_open.cc", Func: "openPluginLib"},
 	`The common loader opens NCCL_PROFILER_PLUGIN's value, then libnccl-profiler-<value>.so unless the value has a '/' or is lib*.so; unset or empty, libnccl-profiler.so. Probe ncclProfiler_v4, _v3, _v2, _v1 (ProfilerABI) through per-version shims. No library, no symbol or a failed init (WARN, the profiler is dropped): no profiler, communicator init goes on.`,
-	profilerOpts{names: profNamesCond, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
+	profilerOpts{names: namesCond, setByEnvLine: true, notFoundEnd: ". ", symLines: profSymName, initFail: profInitWarnOff})
 
 func apply2_27_5(rs *Ruleset) {
 	rs.Replace(netLib275, "each entry opened as given first, then prefixed only when it is neither a path nor lib*.so")
+	rs.Replace(tunerLib28(Ref{Tag: tag275, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, ". Using internal tuner plugin.", namesCond), "the value as given, then the prefixed name unless a path or lib*.so")
 	rs.Replace(profiler275, "the value as given, then the prefixed name unless a path or lib*.so")
 	rs.Replace(collNetEnv28.withRef(Ref{Tag: tag275, File: "src/init.cc", Func: "envConfigOverride"}), "ncclGetEnv and strtol into config.collnetEnable for every communicator")
 	rs.Replace(protoRule(Ref{Tag: tag275, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}, proto28.Doc, ll128Auto28), "PATH_P2C below PXN: sm90+ allows PXN only with NCCL_LL128_C2C, else PXB")

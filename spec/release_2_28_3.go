@@ -55,7 +55,7 @@ var parse28 = algoParse("G-SEL-PARSE-2", Ref{Tag: tag283, File: "src/graph/tunin
 		`All entries except the first must have a prefix: "%s"`, `Unrecognized prefix token "%s" when parsing "%s"`, `Unrecognized element token "%s" when parsing "%s"`})
 
 var en28 = enableRule(Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
-	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; with config.collnetEnable 0, CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`, false)
+	`Per function, after NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; with config.collnetEnable 0, CollNetDirect, CollNetChain and multi-node NVLS off; CollNetDirect off without an NVSwitch. No rescue: a function left with nothing fails at enqueue (G-SEL-ERR-1).`)
 
 var proto28 = protoRule(Ref{Tag: tag283, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Protocols default to LL 1, LL128 2 (auto), Simple 1; a value set by NCCL_PROTO bypasses the auto rule. LL128 auto needs: inter-node path at most PXN when NCCL_LL128_C2C (default 1) and compute capability 9.0+, else at most PXB; intra-node path at most NVB; one compute capability on every GPU, at least 7.0; not a two-rank sm90 Ring AllReduce built with CUDA 11.8.`,
@@ -82,7 +82,7 @@ var release2_28_3 = Release{
 // initTransportsRank.
 var profiler28 = profilerPlugin(Ref{Tag: tag283, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"},
 	`NCCL_PROFILER_PLUGIN set: logged; "none" (any case) means no profiler. Otherwise the common loader opens the value (then libnccl-profiler-<value>.so unless it has a '/' or is lib*.so), or libnccl-profiler.so when unset or empty; when nothing opens, the net plugin's library is searched. Probe ncclProfiler_vN over ProfilerABI, newest first (v5–v1; v6–v1 from 2.29.2); the accepted shim logs "PROFILER/Plugin: Loaded %s (vN)". None: "External profiler plugin %s is unsupported" (not for the net plugin's library). Init runs in initTransportsRank before the proxy thread; an init error is an INFO line and the plugin is not dropped. Nothing here fails communicator init.`,
-	profilerOpts{names: profNamesCond, notFoundEnd: "", common: true, symLines: profSymLoaded, initFail: profInitInfoKept})
+	profilerOpts{names: namesCond, notFoundEnd: "", common: true, symLines: profSymLoaded, initFail: profInitInfoKept})
 
 func consts2_28_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
@@ -188,7 +188,7 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(collNetSetup(ref("src/transport/coll_net.cc", "ncclCollNetSetup"), true), "heads from NVLS when NVLS is supported")
 	rs.Replace(collNetMatrix.withRef(ref("src/transport/coll_net.cc", "ncclCollNetSetup")), "new tag")
 	// The tuner loads and initialises before the model in 2.28.
-	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin."), "none keyword")
+	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin.", namesCond), "none keyword")
 	rs.Replace(tunerABI28, "window v5-v2")
 	rs.Replace(tunerInit28, "init before ncclTopoTuneModel with editable constants")
 	rs.Move("G-TUNER-LIB-1", "G-COLLNET-MATRIX-1", ref("src/init.cc", "initTransportsRank"), "tuner before the model")

@@ -40,21 +40,16 @@ var envPlugin = &Rule{
 		nd := r.nodes[0].node
 		val, set := r.env.Lookup("NCCL_ENV_PLUGIN")
 		var logs []string
-		name := "libnccl-env.so"
+		name := "" // the default, libnccl-env.so
 		if set {
 			logs = append(logs, "NCCL_ENV_PLUGIN set by environment to "+val)
 			if strings.EqualFold(val, "none") {
 				r.emit(Verdict{Outcome: Skip, Why: "NCCL_ENV_PLUGIN=none: the process environment is read directly", Log: logs})
 				return
 			}
-			if val != "" {
-				name = val
-			}
+			name = val
 		}
-		try := []string{name}
-		if !strings.Contains(name, "/") && !(strings.HasPrefix(name, "lib") && strings.HasSuffix(name, ".so")) {
-			try = append(try, "libnccl-env-"+name+".so")
-		}
+		try := namesCond.libNames("libnccl-env", name)
 		var lib *Library
 		for _, n := range try {
 			if l, _, _ := nd.open(n); l != nil {
@@ -121,5 +116,5 @@ func apply2_28_7(rs *Ruleset) {
 	rs.Add(ginInNet(Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"}), "G-COLLNET-ABI-1", "ncclGinPlugin_v11 in the net plugin's library (2.28.7)")
 	rs.Replace(nvlsEarly287, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")
-	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, ""), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
+	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, "", namesCond), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
 }

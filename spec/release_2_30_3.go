@@ -32,7 +32,7 @@ func consts2_30_3(rs *Ruleset) {
 // profiler30 unloads a profiler whose init failed.
 var profiler30 = profilerPlugin(Ref{Tag: tag2303, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginInit"},
 	`2.28.3's loader (NCCL_PROFILER_PLUGIN logged, "none", the common loader's names, the net plugin's library as a fallback, ncclProfiler_v6–_v1, "Loaded %s (vN)", "External profiler plugin %s is unsupported"); an init error is an INFO line ("Profiler init failed with error '%d': %s. Continue without profiler.") and the plugin is unloaded (ncclProfilerPluginUnload). Nothing here fails communicator init.`,
-	profilerOpts{names: profNamesCond, notFoundEnd: "", common: true, symLines: profSymLoaded, initFail: profInitInfoUnload})
+	profilerOpts{names: namesCond, notFoundEnd: "", common: true, symLines: profSymLoaded, initFail: profInitInfoUnload})
 
 func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2303}

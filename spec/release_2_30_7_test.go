@@ -43,7 +43,7 @@ func TestMLOPartRefused(t *testing.T) {
 		part string
 		err  string
 	}{
-		{V2_30_7, "0", `<gpu mlopart=0>: an MLOPart partition`},
+		{V2_30_7, "0", `<gpu mlopart=0>: an MLOPart partition, which NCCL 2.30.7 splits`},
 		{V2_30_7, "1", `<gpu mlopart=1>: an MLOPart partition`},
 		{V2_30_7, "-1", ""},
 		{V2_30_4, "0", ""},
@@ -59,5 +59,15 @@ func TestMLOPartRefused(t *testing.T) {
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%s mlopart=%s: error %v, want one naming %q", tc.v, tc.part, err, tc.err)
 		}
+	}
+	// the message names the release the rules are of, not a constant: a
+	// later release that keeps the rule inherits it
+	p, err := TopoParamsFor(V2_30_7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Release = V2_30_4 // any other value
+	if _, err := topo.BuildSystem("topo.xml", withPart("0"), p); err == nil || !strings.Contains(err.Error(), "NCCL 2.30.4 splits") {
+		t.Errorf("rules of release 2.30.4: %v", err)
 	}
 }

@@ -270,18 +270,34 @@ type decisionOnly struct {
 // operation and the tuner's answer, so the verdicts and cells are those
 // the first walk would have recorded. It is safe for concurrent readers.
 type LazyOp struct {
-	comm  *Comm
-	op    Op
-	tuned *TunerEffect
-	once  sync.Once
-	trace Trace
-	costs []CellCost
+	comm *Comm
+	op   Op
+	// tuned is a copy of the tuner's answer the decision was made with
+	// (hasTuned: there was one), so that a caller changing the
+	// decision's Tuner afterwards cannot change what is recorded.
+	tuned    TunerEffect
+	hasTuned bool
+	once     sync.Once
+	trace    Trace
+	costs    []CellCost
+}
+
+// set makes l the lazy part of operation op of c, decided with tuned.
+func (l *LazyOp) set(c *Comm, op Op, tuned *TunerEffect) {
+	l.comm, l.op = c, op
+	if tuned != nil {
+		l.tuned, l.hasTuned = tuned.clone(), true
+	}
 }
 
 // walk records the operation's verdicts and cost table, once.
 func (l *LazyOp) walk() {
 	l.once.Do(func() {
-		d, tr := l.comm.recordOp(l.op, l.tuned, true)
+		var e *TunerEffect
+		if l.hasTuned {
+			e = &l.tuned
+		}
+		d, tr := l.comm.recordOp(l.op, e, true)
 		l.trace, l.costs = tr, d.Costs
 	})
 }
@@ -352,7 +368,7 @@ func (c *Comm) decideOp(op Op, tuned *TunerEffect) (*Decision, error) {
 		return nil, err
 	}
 	b := new(decisionOnly)
-	b.lazy.comm, b.lazy.op, b.lazy.tuned = c, op, tuned
+	b.lazy.set(c, op, tuned)
 	d := &b.d
 	d.Lazy = &b.lazy
 	c.walkOp(op, tuned, d, opRoom{cands: &b.cands}, nil)
@@ -370,7 +386,7 @@ func (c *Comm) recordOp(op Op, tuned *TunerEffect, costs bool) (*Decision, Trace
 		return &b.d, c.walkOp(op, tuned, &b.d, room, tr)
 	}
 	b := new(decisionTrace)
-	b.lazy.comm, b.lazy.op, b.lazy.tuned = c, op, tuned
+	b.lazy.set(c, op, tuned)
 	b.d.Lazy = &b.lazy
 	room, tr := b.v.rooms(&b.cands, len(c.opRules))
 	return &b.d, c.walkOp(op, tuned, &b.d, room, tr)
@@ -415,7 +431,9 @@ func (c *Comm) walkOp(op Op, tuned *TunerEffect, d *Decision, room opRoom, trace
 		o.id, o.rule = rule.ID, rule
 		rule.perOp(o)
 	}
-	if v, ok := c.planFailure(d, o.choice, 1); ok {
+	// the plan failure decides in both walks; its verdict is the
+	// recording walk's, like every other
+	if v, ok := c.planFailure(d, o.choice, 1); ok && record {
 		o.out = append(o.out, v)
 	}
 	trace, o.out = o.out, nil

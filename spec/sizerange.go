@@ -89,11 +89,17 @@ func ParseSizes(s string) ([]int64, error) {
 	if strings.Contains(s, ":") {
 		return ParseSizeRange(s)
 	}
-	list := strings.Split(s, ",")
-	if len(list) > maxRangeSizes {
-		return nil, fmt.Errorf("%d sizes: expected at most %d", len(list), maxRangeSizes)
+	return ParseSizeList(strings.Split(s, ","), maxRangeSizes)
+}
+
+// ParseSizeList reads a list of at most max sizes, each in ParseBytes'
+// grammar and at most MaxOpBytes: a comma list's items, or a sweep file's
+// (whatif bounds those by its points rather than by a range's 64).
+func ParseSizeList(list []string, max int) ([]int64, error) {
+	if len(list) > max {
+		return nil, fmt.Errorf("%d sizes: expected at most %d", len(list), max)
 	}
-	var out []int64
+	out := make([]int64, 0, len(list))
 	for _, p := range list {
 		n, err := ParseBytes(p)
 		if err != nil {

@@ -81,3 +81,27 @@ func TestParseSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSizeList: one grammar for every list of sizes, bounded by its
+// caller (64 for a --sizes flag, whatif's points for a sweep).
+func TestParseSizeList(t *testing.T) {
+	if got, err := ParseSizeList([]string{"1KiB", "4096"}, 2); err != nil || len(got) != 2 || got[0] != 1024 || got[1] != 4096 {
+		t.Errorf("1KiB,4096: %v %v", got, err)
+	}
+	for _, c := range []struct {
+		list []string
+		max  int
+		want string
+	}{
+		{[]string{"1", "2", "3"}, 2, "3 sizes: expected at most 2"},
+		{[]string{"2TiB"}, 2, "2TiB: expected at most 1 TiB"},
+		{[]string{"x"}, 2, "x"},
+	} {
+		if _, err := ParseSizeList(c.list, c.max); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error with %q", c.list, err, c.want)
+		}
+	}
+	if _, err := ParseSizes(strings.Repeat("1,", 64) + "1"); err == nil {
+		t.Error("65 sizes: expected an error")
+	}
+}

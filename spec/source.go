@@ -12,9 +12,12 @@ import (
 // descriptions added to every node.
 type SystemSource struct {
 	Preset, File, Topo string
-	Nodes              int
-	SHARP              bool
-	Plugins            []string
+	// Nodes is --nodes when NodesSet (given): 1 to MaxNodes, for a preset
+	// or a topology only; unset, one node.
+	Nodes    int
+	NodesSet bool
+	SHARP    bool
+	Plugins  []string
 }
 
 // Load builds the System, reading every file it names with read (the
@@ -26,6 +29,11 @@ func (f SystemSource) Load(read func(string) ([]byte, error)) (*System, error) {
 	for _, s := range []string{f.Preset, f.File, f.Topo} {
 		if s != "" {
 			named++
+		}
+	}
+	if f.NodesSet {
+		if err := checkNodes(f.Nodes); err != nil {
+			return nil, err
 		}
 	}
 	switch {
@@ -46,7 +54,7 @@ func (f SystemSource) Load(read func(string) ([]byte, error)) (*System, error) {
 			return nil, rerr
 		}
 		sys, err = ParseSystem(f.File, data)
-		if err == nil && (f.Nodes != 0 || f.SHARP) {
+		if err == nil && (f.NodesSet || f.SHARP) {
 			return nil, fmt.Errorf("--nodes and --sharp apply to presets; write them in %s instead", f.File)
 		}
 	case f.Preset != "":

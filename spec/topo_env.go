@@ -85,8 +85,8 @@ func isInt(s string) bool {
 // one host each: the trays of gb200-nvl72 stay hosts of 4 GPUs), or topology
 // XML files (read with read) taken in order and repeated to nodes.
 func TopoHosts(preset string, xmlFiles []string, nodes int, read func(string) ([]byte, error)) ([]*topo.System, error) {
-	if nodes < 1 || nodes > MaxNodes {
-		return nil, fmt.Errorf("--nodes %d: expected 1 to %d (gatesim's limit)", nodes, MaxNodes)
+	if err := checkNodes(nodes); err != nil {
+		return nil, err
 	}
 	var hosts []*topo.System
 	switch {

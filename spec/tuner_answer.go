@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,6 +89,18 @@ type TunerEffect struct {
 	WithoutErr *NCCLError `json:"withoutError,omitempty"`
 	// WithoutNChannels is the channel count without the answer.
 	WithoutNChannels int `json:"withoutNChannels,omitempty"`
+}
+
+// clone is a copy of e that shares no slice or pointer with it.
+func (e *TunerEffect) clone() TunerEffect {
+	c := *e
+	c.Edits = slices.Clone(e.Edits)
+	c.Answer.Log = slices.Clone(e.Answer.Log)
+	if e.WithoutErr != nil {
+		w := *e.WithoutErr
+		c.WithoutErr = &w
+	}
+	return c
 }
 
 // Changed reports whether the plugin changed NCCL's choice (algorithm,

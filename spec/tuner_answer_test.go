@@ -13,11 +13,13 @@ func tunerTestComm(t *testing.T, v Version) *Comm {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib := Library{Path: "/opt/t/libnccl-tuner-t.so", TunerSymbols: []int{1, 2, 3, 4, 5}, Tuner: &tuning.TunerBehaviour{Name: "t"}}
+	// named as lib*.so in the loader's path: 2.27.3 opens a path not
+	// starting with "lib" only under the libnccl-tuner- prefix
+	lib := Library{Path: "/opt/t/libnccl-tuner-t.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5}, Tuner: &tuning.TunerBehaviour{Name: "t"}}
 	for i := range sys.Nodes {
 		sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
 	}
-	c, err := Init(MustLoad(v), sys, Env{"NCCL_TUNER_PLUGIN": lib.Path})
+	c, err := Init(MustLoad(v), sys, Env{"NCCL_TUNER_PLUGIN": lib.Base()})
 	if err != nil {
 		t.Fatal(err)
 	}

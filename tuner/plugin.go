@@ -14,6 +14,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/spec"
@@ -58,11 +59,14 @@ func (l *Library) specLibrary(name string, beh *tuning.TunerBehaviour) spec.Libr
 	if beh != nil {
 		b = *beh
 	}
-	return spec.Library{Path: l.Path, TunerSymbols: slices.Clone(l.Symbols), Tuner: &b}
+	return spec.Library{Path: l.Path, InLoaderPath: true, TunerSymbols: slices.Clone(l.Symbols), Tuner: &b}
 }
 
 // WithLibrary returns sys with the tuner library on every node and env
-// with NCCL_TUNER_PLUGIN naming it, as a job that loads the plugin has.
+// with NCCL_TUNER_PLUGIN naming it, as a job that loads the plugin has:
+// the library's directory in the loader's path and its file name, which
+// every release opens when it is lib*.so (2.27.3 opens any other name,
+// and a path, only as libnccl-tuner-<name>.so), else its path.
 func (l *Library) withLibrary(sys *spec.System, env spec.Env, lib spec.Library) (*spec.System, spec.Env) {
 	s := *sys
 	s.Nodes = slices.Clone(sys.Nodes)
@@ -74,6 +78,9 @@ func (l *Library) withLibrary(sys *spec.System, env spec.Env, lib spec.Library) 
 		e = spec.Env{}
 	}
 	e["NCCL_TUNER_PLUGIN"] = l.Path
+	if b := lib.Base(); strings.HasPrefix(b, "lib") && strings.HasSuffix(b, ".so") && len(b) >= len("libX.so") {
+		e["NCCL_TUNER_PLUGIN"] = b
+	}
 	return &s, e
 }
 

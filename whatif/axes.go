@@ -29,7 +29,7 @@ type Axes struct {
 func (a Axes) Apply(sw *Sweep) error {
 	sw.NCCL = append(sw.NCCL, a.NCCL...)
 	if len(sw.NCCL) == 0 {
-		sw.NCCL = []string{spec.V2_28_9.String()}
+		sw.NCCL = []string{spec.DefaultRelease.String()}
 	}
 	var sharps []bool
 	switch a.SHARP {

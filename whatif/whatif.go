@@ -232,23 +232,13 @@ func opFor(f spec.Func, size int64, nRanks int, dt spec.DataType, rop spec.RedOp
 }
 
 func expandSizes(a SizeAxis) ([]int64, error) {
-	var out []int64
 	if len(a.List) > 0 {
 		if a.From != "" || a.To != "" {
 			return nil, fmt.Errorf("sweep: sizes: give a list or a from/to range, not both")
 		}
-		if len(a.List) > MaxPoints {
-			return nil, fmt.Errorf("sweep: sizes: %d sizes: more than %d points", len(a.List), MaxPoints)
-		}
-		for _, s := range a.List {
-			n, err := spec.ParseBytes(s)
-			if err != nil {
-				return nil, fmt.Errorf("sweep: sizes: %v", err)
-			}
-			if n > spec.MaxOpBytes {
-				return nil, fmt.Errorf("sweep: sizes: %s: expected at most %s (gatesim's limit)", s, spec.FormatBytes(spec.MaxOpBytes))
-			}
-			out = append(out, n)
+		out, err := spec.ParseSizeList(a.List, MaxPoints)
+		if err != nil {
+			return nil, fmt.Errorf("sweep: sizes: %v", err)
 		}
 		return out, nil
 	}

@@ -51,6 +51,11 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"explain", "--system-file", empty}, "empty system file"},
 		{[]string{"explain", "--system-file", filepath.Join(dir, "missing.json")}, "no such file"},
 		{[]string{"rules", "--nccl", "2.17.1"}, "not modelled"},
+		// --nodes 0 is refused alike wherever --nodes is taken
+		{[]string{"explain", "--system", "dgx-h100", "--nodes", "0"}, "--nodes 0: expected 1 to 16384 (gatesim's limit)"},
+		{[]string{"sim", "--system", "dgx-h100", "--nodes", "0"}, "--nodes 0: expected 1 to 16384 (gatesim's limit)"},
+		{[]string{"topo", "search", "--system", "dgx-h100", "--nodes", "0"}, "--nodes 0: expected 1 to 16384 (gatesim's limit)"},
+		{[]string{"explain", "--topo", filepath.Join("..", "..", "examples", "topo.xml"), "--nodes", "-1"}, "--nodes -1: expected 1 to 16384 (gatesim's limit)"},
 		{[]string{"rules", "diff", "2.28.9", "2.22.3"}, "older and a newer"},
 		{[]string{"explain", "--no-such-flag"}, "unknown flag"},
 		{[]string{"no-such-command"}, "unknown command"},
@@ -187,6 +192,11 @@ func TestRulesAndDemo(t *testing.T) {
 	code, out, _ := runCLI(t, "rules", "--nccl", "2.22.3")
 	if code != 0 || !strings.Contains(out, "G-SEL-BACKUP-1") || !strings.Contains(out, "src/enqueue.cc") {
 		t.Fatalf("rules: exit %d\n%s", code, out)
+	}
+	// without --nccl, the release every command defaults to
+	code, out, _ = runCLI(t, "rules")
+	if code != 0 || !strings.HasPrefix(out, "NCCL "+spec.DefaultRelease.String()+":") {
+		t.Fatalf("rules without --nccl: exit %d\n%.200s", code, out)
 	}
 	code, out, _ = runCLI(t, "rules", "diff", "2.22.3", "2.28.9")
 	if code != 0 || !strings.Contains(out, "G-SEL-ERR-1") || !strings.Contains(out, "2.28.9") {

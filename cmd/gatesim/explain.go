@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/internal/texttable"
+	"github.com/gatesim/gatesim/spec"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +39,7 @@ Exit 1 when NCCL returns an error (for any release listed).`,
 			return runExplain(d, o)
 		},
 	}
-	c.Flags().StringVar(&o.nccl, "nccl", "2.28.9", "NCCL release(s), comma separated")
+	c.Flags().StringVar(&o.nccl, "nccl", spec.DefaultRelease.String(), "NCCL release(s), comma separated")
 	o.sys.add(c)
 	o.env.add(c)
 	o.op.add(c)

@@ -78,7 +78,7 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
-	c.Flags().StringVar(&nccl, "nccl", "2.28.9", "NCCL release of the group rules and of the decisions")
+	c.Flags().StringVar(&nccl, "nccl", spec.DefaultRelease.String(), "NCCL release of the group rules and of the decisions")
 	c.Flags().BoolVar(&cudagraph, "cudagraph", false, "every launch is captured into a CUDA graph")
 	sysf.add(c)
 	envf.add(c)

@@ -13,6 +13,7 @@ import (
 // systemFlags select the machine: a preset, a system file, or NCCL's
 // topology XML, plus extra plugin libraries.
 type systemFlags struct {
+	cmd     *cobra.Command // whether --nodes was given
 	preset  string
 	file    string
 	topo    string
@@ -24,6 +25,7 @@ type systemFlags struct {
 var presetUsage = "system preset: " + strings.Join(spec.PresetNames(), ", ") // --system's help everywhere
 
 func (f *systemFlags) add(c *cobra.Command) {
+	f.cmd = c
 	c.Flags().StringVar(&f.preset, "system", "", presetUsage)
 	c.Flags().StringVar(&f.file, "system-file", "", "system description (JSON or YAML; see the README)")
 	c.Flags().StringVar(&f.topo, "topo", "", "NCCL's topology XML of one host (NCCL_TOPO_DUMP_FILE's output); --nodes copies it")
@@ -34,21 +36,15 @@ func (f *systemFlags) add(c *cobra.Command) {
 
 // load builds the System; errors are the user's.
 func (f *systemFlags) load() (*spec.System, error) {
-	src := spec.SystemSource{Preset: f.preset, File: f.file, Topo: f.topo, Nodes: f.nodes, SHARP: f.sharp, Plugins: f.plugins}
+	src := spec.SystemSource{Preset: f.preset, File: f.file, Topo: f.topo, Nodes: f.nodes, NodesSet: f.cmd.Flags().Changed("nodes"), SHARP: f.sharp, Plugins: f.plugins}
 	sys, err := src.Load(readInput)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return sys, nil
+	return sys, badInput(err)
 }
 
 // parseReleases reads --nccl: one release or a comma list.
 func parseReleases(s string) ([]spec.Version, error) {
 	vs, err := spec.ParseReleases(s)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return vs, nil
+	return vs, badInput(err)
 }
 
 // loadOneRelease is the ruleset of the one release --nccl names; one

@@ -28,7 +28,7 @@ func newRulesCmd(d *deps) *cobra.Command {
 			return out.WriteText(d.stdout, rs, long)
 		},
 	}
-	c.Flags().StringVar(&nccl, "nccl", spec.Releases[len(spec.Releases)-1].String(), "NCCL release")
+	c.Flags().StringVar(&nccl, "nccl", spec.DefaultRelease.String(), "NCCL release")
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
 	c.Flags().BoolVarP(&long, "long", "l", false, "include each rule's documentation")
 	c.AddCommand(newRulesDiffCmd(d))

@@ -61,7 +61,7 @@ that do not run on the machine are listed with the reason.`,
 	fl.sf.add(c)
 	fl.ef.add(c)
 	f := c.Flags()
-	f.StringVar(&fl.nccl, "nccl", "2.28.9", "NCCL release")
+	f.StringVar(&fl.nccl, "nccl", spec.DefaultRelease.String(), "NCCL release")
 	f.StringVar(&fl.coll, "coll", "allreduce", "collective: "+strings.Join(spec.FuncNames(spec.SelectFuncs), ", "))
 	f.StringVar(&fl.bytes, "bytes", "256MiB", "nccl-tests size of the operation")
 	f.StringVar(&fl.algo, "algo", "", "force the algorithm: Ring, Tree, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT (default: NCCL's choice)")

@@ -92,7 +92,7 @@ stage (NCCL_P2P_LEVEL, NCCL_CROSS_NIC, NCCL_MAX_NCHANNELS, ...).`,
 	c.Flags().StringVar(&f.preset, "system", "", presetUsage)
 	c.Flags().StringArrayVar(&f.xmlFiles, "topo", nil, "NCCL's topology XML of a host (NCCL_TOPO_DUMP_FILE's output); repeatable: the hosts in order, repeated to --nodes")
 	c.Flags().IntVar(&f.nodes, "nodes", 1, "node count (hosts)")
-	c.Flags().StringVar(&f.release, "nccl", "2.28.9", "NCCL release")
+	c.Flags().StringVar(&f.release, "nccl", spec.DefaultRelease.String(), "NCCL release")
 	f.env.add(c)
 	c.Flags().StringVar(&f.graphFile, "graph-file", "", "graph XML to load instead of searching (NCCL_GRAPH_FILE)")
 	c.Flags().BoolVar(&f.asJSON, "json", false, "print the result as JSON")

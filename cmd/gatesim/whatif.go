@@ -55,7 +55,7 @@ time-nodes.png/.svg.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.file, "file", "", "sweep file (YAML or JSON); flags add to it")
-	f.StringSliceVar(&o.nccl, "nccl", nil, "releases (default 2.28.9)")
+	f.StringSliceVar(&o.nccl, "nccl", nil, "releases (default "+spec.DefaultRelease.String()+")")
 	f.StringArrayVar(&o.systems, "system", nil, presetUsage+"; repeatable")
 	f.StringVar(&o.nodes, "nodes", "", "node counts, such as 1,2,4,16")
 	f.StringVar(&o.gpus, "gpus", "", "GPUs per node")

@@ -367,7 +367,7 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 				return err
 			}
 			if part != -1 {
-				return b.errf(xg, "<gpu mlopart=%d>: an MLOPart partition, which NCCL 2.30.7 splits into DEV nodes (ncclTopoAddGpuSub) and runs without GPU Direct RDMA (ncclTopoCheckGdr): not modelled; expected mlopart=\"-1\" or none", part)
+				return b.errf(xg, "<gpu mlopart=%d>: an MLOPart partition, which NCCL %s splits into DEV nodes (ncclTopoAddGpuSub) and runs without GPU Direct RDMA (ncclTopoCheckGdr): not modelled; expected mlopart=\"-1\" or none", part, b.p.Release)
 			}
 		}
 		if node.SM < 10 || node.SM > 1000 {

@@ -130,6 +130,12 @@ type Result struct {
 	// NChannels is comm->nChannels after ncclTopoPostset: doubling, CollNet,
 	// the sm90 multi-node rule, unpack, NCCL_MIN/MAX_NCHANNELS.
 	NChannels int `json:"nChannels"`
+	// ChannelCopies are comm->nChannels after each step of ncclTopoPostset
+	// that calls copyChannels or cuts the count, starting with the
+	// doubling (min(MAXCHANNELS, 2×NChannelsSearched)); the last is
+	// NChannels. Channel c of a later step is a copy of channel c-n of the
+	// step before, n its count.
+	ChannelCopies []int `json:"channelCopies"`
 	// NvlsHeads is the smallest number of distinct NVLS heads of a node
 	// (ncclTopoPostset minHeadNum); CollNetDirectHeads the distinct heads of
 	// rank 0's CollNetDirect graph (connectCollNet).
@@ -712,26 +718,19 @@ func (r *Result) consensus(ps *pathState) error {
 	r.CollNetSupport = collnet
 
 	// ncclTopoPostset (src/graph/connect.cc).
-	nc := min(p.MaxChannels, nChannels*2)
-	if collnet {
-		ch := &r.Graphs[GraphCollNetChain]
-		if ch.BwIntra > ch.BwInter && r.NRanks > r.NNodes {
-			nc = max(nc, min(p.MaxChannels, nc+nc/2))
-		}
-	}
-	if ((p.ComputeChannelsSM90Plus && r.MinCompCap >= 90) || (!p.ComputeChannelsSM90Plus && r.MinCompCap == 90)) &&
-		r.NNodes > 1 && r.Graphs[GraphRing].BwIntra > 45.0 && p.ComputeDoubleRoom(nc) {
-		nc *= 2 // 4 compute channels per search channel
-	}
-	if p.UnpackDouble && o.NetDeviceUnpack && r.NNodes > 1 && nc < 16 && o.UnpackDoubleNChannels {
-		nc *= 2
-	}
 	minCTAs, maxCTAs := ctaLimits(p, o)
-	nc = min(min(maxNChannels(p, o), nc), maxCTAs)
-	nc = max(nc, max(minNChannels(p, o), minCTAs))
-	if p.NVLSRaisesChannels && nc < r.NvlsChannels {
-		nc = r.NvlsChannels
-	}
+	ch := &r.Graphs[GraphCollNetChain]
+	r.ChannelCopies = p.postsetCopies(postsetIn{
+		searched:     nChannels,
+		collNetExtra: collnet && ch.BwIntra > ch.BwInter && r.NRanks > r.NNodes,
+		computeDouble: ((p.ComputeChannelsSM90Plus && r.MinCompCap >= 90) || (!p.ComputeChannelsSM90Plus && r.MinCompCap == 90)) &&
+			r.NNodes > 1 && r.Graphs[GraphRing].BwIntra > 45.0,
+		unpackDouble: o.NetDeviceUnpack && r.NNodes > 1 && o.UnpackDoubleNChannels,
+		maxChannels:  min(maxNChannels(p, o), maxCTAs),
+		minChannels:  max(minNChannels(p, o), minCTAs),
+		nvlsChannels: r.NvlsChannels,
+	})
+	nc := r.ChannelCopies[len(r.ChannelCopies)-1]
 	// connectNvls: no head on some node, no NVLS channels.
 	minHeads := 1 << 30
 	for _, n := range r.Nodes {
@@ -800,6 +799,56 @@ func (r *Result) consensus(ps *pathState) error {
 func (r *Result) initLine(l string) {
 	r.InitLog = append(r.InitLog, l)
 	r.Log = append(r.Log, l)
+}
+
+// postsetIn are the facts ncclTopoPostset's channel counts depend on.
+type postsetIn struct {
+	// searched is comm->nChannels before: the smaller of the ring and tree
+	// graphs' agreed channel counts.
+	searched int
+	// collNetExtra: CollNet is supported, the CollNet chain graph's
+	// bwIntra exceeds its bwInter and nRanks > nNodes.
+	collNetExtra bool
+	// computeDouble: the release's compute capability test, more than one
+	// node and the ring graph's bwIntra > 45 GB/s (the room left is the
+	// release's ComputeDoubleRoom).
+	computeDouble bool
+	// unpackDouble: NCCL_NET_DEVICE_UNPACK, more than one node and
+	// NCCL_UNPACK_DOUBLE_NCHANNELS.
+	unpackDouble bool
+	// maxChannels is min(ncclMaxNchannels, maxCTAs) and minChannels
+	// max(ncclMinNchannels, minCTAs).
+	maxChannels, minChannels int
+	// nvlsChannels is comm->nvlsChannels.
+	nvlsChannels int
+}
+
+// postsetCopies are comm->nChannels after each step of ncclTopoPostset
+// that calls copyChannels or cuts the count, starting with the doubling.
+func (p *Params) postsetCopies(in postsetIn) []int {
+	nc := min(p.MaxChannels, in.searched*2)
+	out := []int{nc}
+	step := func(m int) {
+		if m != nc {
+			nc = m
+			out = append(out, m)
+		}
+	}
+	if in.collNetExtra {
+		step(min(p.MaxChannels, nc+nc/2))
+	}
+	if in.computeDouble && p.ComputeDoubleRoom(nc) {
+		step(2 * nc) // 4 compute channels per search channel
+	}
+	if p.UnpackDouble && in.unpackDouble && nc < 16 {
+		step(2 * nc)
+	}
+	step(min(nc, in.maxChannels))
+	step(max(nc, in.minChannels)) // copyChannels never cuts
+	if p.NVLSRaisesChannels && nc < in.nvlsChannels {
+		step(in.nvlsChannels)
+	}
+	return out
 }
 
 // channelSummary sets and returns the init line of the channel counts.

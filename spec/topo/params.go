@@ -1016,8 +1016,8 @@ type Options struct {
 	// NvlsChannels is NCCL_NVLS_NCHANNELS (config nvlsCTAs); 0 = default.
 	NvlsChannels int
 	// NvlsChunkSize is NCCL_NVLS_CHUNKSIZE and NvlsTreeMaxChunkSize
-	// NCCL_NVLSTREE_MAX_CHUNKSIZE; 0 = unset (a value <= 0 would leave
-	// the chunk loops without a chunk, so only positive values are kept).
+	// NCCL_NVLSTREE_MAX_CHUNKSIZE; 0 = unset (spec.CheckSizeEnv refuses
+	// a value NCCL would take as <= 0 bytes, -2 being the cap's unset).
 	// The release decides whether NCCL reads them.
 	NvlsChunkSize, NvlsTreeMaxChunkSize int
 	// CollNetEnable is collNetSupport(comm) at init: a CollNet plugin was

@@ -1,7 +1,14 @@
 package topo
 
+import (
+	"maps"
+	"slices"
+)
+
 // Presets are the layouts this package's tests run on, by the names their
-// golden cases carry (spec owns the names commands take: spec.PresetNames).
+// golden cases carry; spec owns the names commands take and the layout
+// each names (spec.PresetLayout), and TestPresetsAreSpecs holds these to
+// them.
 func Presets() map[string]NodeSpec {
 	return map[string]NodeSpec{
 		"v100x4":   PresetV100x4(),
@@ -13,7 +20,7 @@ func Presets() map[string]NodeSpec {
 	}
 }
 
-// PresetNames lists Presets in a stable order.
+// PresetNames lists Presets in a stable (sorted) order.
 func PresetNames() []string {
-	return []string{"v100x4", "dgx-a100", "dgx-h100", "hgx-h200", "h200x2", "gb200"}
+	return slices.Sorted(maps.Keys(Presets()))
 }

@@ -974,52 +974,9 @@ func (m *Model) enableStage() {
 	if c.EnableMatrixPrint && in.Rank == 0 && (in.Algo != nil || in.Proto != nil) {
 		m.logf("INFO", "ENV", "%s", EnableMatrixMessage(c, in.Enable))
 	}
-	algoEn := in.Enable.Algo
+	en := c.AlgoEnable(in)
 	protoEn := in.Enable.Proto
-	var algoWhy [nccl.NumFuncs][nccl.NumAlgos]string
-	for f := range nccl.NumFuncs {
-		for a := range nccl.NumAlgos {
-			if algoEn[f][a] == 0 {
-				algoWhy[f][a] = "NCCL_ALGO disables " + nccl.Algo(a).String()
-			}
-		}
-	}
-	for f := range nccl.NumFuncs {
-		off := func(a nccl.Algo, why string) {
-			if algoEn[f][a] != 0 {
-				algoEn[f][a] = 0
-				algoWhy[f][a] = why
-			}
-		}
-		mnnvl := c.MNNVLOneNode && in.MNNVL
-		if in.NNodes == 1 {
-			off(nccl.NVLSTree, "NVLSTree is disabled on a single node")
-		}
-		if mnnvl {
-			off(nccl.NVLSTree, "NVLSTree is not supported on MNNVL")
-		}
-		if !in.CollNetEnable {
-			off(nccl.CollNetDirect, "CollNet is disabled")
-			off(nccl.CollNetChain, "CollNet is disabled")
-			if in.NNodes > 1 {
-				off(nccl.NVLS, "multi-node NVLS needs CollNet, which is disabled")
-			}
-			if mnnvl {
-				off(nccl.NVLS, "NVLS is not supported on MNNVL (CollNet disabled)")
-			}
-			if c.HardSetCollNetRescue && algoEn[f][nccl.Ring] == 0 && algoEn[f][nccl.Tree] == 0 && algoEn[f][nccl.NVLS] == 0 && algoEn[f][nccl.NVLSTree] == 0 {
-				// "If user has hard set NCCL_ALGO=COLLNET, ignore it."
-				algoEn[f][nccl.Ring], algoEn[f][nccl.Tree] = 1, 1
-				algoWhy[f][nccl.Ring], algoWhy[f][nccl.Tree] = "", ""
-			}
-		} else if c.CollNetChainSupport && !in.CollNetChainSupport {
-			off(nccl.CollNetChain, "no CollNet chain head has CollNet resources")
-		}
-		if !in.NVSwitch {
-			off(nccl.CollNetDirect, "CollNetDirect needs an NVSwitch")
-		}
-	}
-	m.AlgoEnable = algoEn
+	m.AlgoEnable = en.Algo
 
 	for fi := range nccl.NumFuncs {
 		f := nccl.Func(fi)
@@ -1043,9 +1000,8 @@ func (m *Model) enableStage() {
 						m.RingBackupBw[f][p] = 0
 					}
 				}
-				// 2.18.x: "never disable ring for non-allreduce operations".
-				if algoEn[f][a] == 0 && !(c.RingKeptNonAllReduce && a == nccl.Ring && f != nccl.AllReduce) {
-					m.zero(f, a, p, RuleEnable, algoWhy[f][a])
+				if en.CellsOff(f, a) {
+					m.zero(f, a, p, RuleEnable, en.Why[f][a])
 					m.Bandwidths[f][a][p] = 0
 				}
 			}
