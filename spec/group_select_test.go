@@ -468,3 +468,96 @@ func regSummary(t *testing.T, c *Comm, op GroupOp, launch Launch) string {
 	}
 	return fmt.Sprintf("%s/%s %d..%d %s", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, reg)
 }
+
+// TestSelectGroupRingNetMixedNodes: comm->useGdr and comm->minNetCount are
+// combined over every rank (v2.30.7-1 src/transport/generic.cc
+// ncclTransportRingConnect and-s useGdr, src/init.cc initTransportsRank
+// takes the least localNetDeviceBw), so a machine of two node kinds
+// registers a Ring AllGather with the network only when every node's ring
+// connections use GPU Direct RDMA, and runs it on the fewest NICs any
+// rank needs. Each node is one GPU of a DGX H100; "nogdr" clears the
+// GPU's GDR support, "4x100" gives it four 100 Gb/s NICs (4 NICs to match
+// its bandwidth, where the stock node needs 1).
+func TestSelectGroupRingNetMixedNodes(t *testing.T) {
+	ag := GroupOp{Op: Op{Func: AllGather, Count: 64 << 20, DataType: Float32, RedOp: Sum}, Buffers: BuffersRegistered}
+	for _, tc := range []struct {
+		node0, node1 string
+		gdr          bool
+		minNetCount  int
+		want         string // algo/proto lo..hi and the verdict of G-REG-UB-1
+	}{
+		{"stock", "stock", true, 1, "Ring/Simple 0..0 pass"},
+		{"stock", "nogdr", false, 1, "Ring/Simple 0..3 skip"},
+		{"nogdr", "stock", false, 1, "Ring/Simple 0..3 skip"},
+		{"4x100", "4x100", true, 4, "Ring/Simple 0..3 pass"},
+		{"4x100", "stock", true, 1, "Ring/Simple 0..0 pass"},
+		{"stock", "4x100", true, 1, "Ring/Simple 0..0 pass"},
+	} {
+		sys, err := Preset("dgx-h100", PresetOptions{Nodes: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, kind := range []string{tc.node0, tc.node1} {
+			n := &sys.Nodes[i]
+			switch kind {
+			case "stock":
+				n.Reshape(1, 0, 0, 0)
+			case "nogdr":
+				n.Reshape(1, 0, 0, 0)
+				n.Layout.GPUs[0].NoGDR = true
+			case "4x100":
+				n.Reshape(1, 4, 100, 0)
+			}
+		}
+		c, err := Init(MustLoad(V2_30_7), sys, Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Err != nil || c.Model == nil {
+			t.Fatalf("%s+%s: init failed: %v", tc.node0, tc.node1, c.Err)
+		}
+		name := tc.node0 + "+" + tc.node1
+		if c.Topo.RingNetGDR != tc.gdr || c.Topo.MinNetCount != tc.minNetCount {
+			t.Errorf("%s: useGdr %v minNetCount %d, want %v %d", name, c.Topo.RingNetGDR, c.Topo.MinNetCount, tc.gdr, tc.minNetCount)
+		}
+		if got := regSummary(t, c, ag, Launch{}); got != tc.want {
+			t.Errorf("%s: got %s, want %s", name, got, tc.want)
+		}
+	}
+}
+
+// TestNvlsTuningMixedNodes: 2.30.3's ncclNvlsTuning reads comm->minNetBw,
+// the least over every rank (v2.30.3-1 src/init.cc initTransportsRank), so
+// two DGX B200 nodes of which one has 200 Gb/s NICs (24 GB/s, below the
+// table's 48 GB/s row) keep the default NVLS channels, whichever node it
+// is, where two stock nodes take the tuned 32.
+func TestNvlsTuningMixedNodes(t *testing.T) {
+	for _, tc := range []struct {
+		slow0, slow1 bool
+		tuned        bool
+	}{
+		{false, false, true},
+		{false, true, false},
+		{true, false, false},
+	} {
+		sys, err := Preset("dgx-b200", PresetOptions{Nodes: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, slow := range []bool{tc.slow0, tc.slow1} {
+			if slow {
+				sys.Nodes[i].Reshape(0, 0, 200, 0)
+			}
+		}
+		c, err := Init(MustLoad(V2_30_3), sys, Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Err != nil {
+			t.Fatalf("slow NICs %v %v: init failed: %v", tc.slow0, tc.slow1, c.Err)
+		}
+		if c.Topo.NvlsTuned != tc.tuned {
+			t.Errorf("slow NICs %v %v: NVLS tuned %v (%d channels), want %v", tc.slow0, tc.slow1, c.Topo.NvlsTuned, c.Topo.NvlsChannels, tc.tuned)
+		}
+	}
+}
