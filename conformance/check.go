@@ -21,6 +21,18 @@ func CaptureLaunch(r *RunResult) spec.Launch {
 	return l
 }
 
+// CaptureBuffers is how a capture's buffers reached NCCL and how they were
+// allocated: gatesim's hw run allocates user and registered buffers with
+// cudaMalloc and window buffers with ncclMemAlloc (cuMem), which decides
+// what NCCL can register (G-REG-SKIP-1).
+func CaptureBuffers(r *RunResult) (spec.Buffers, spec.Alloc, error) {
+	alloc := "cudamalloc"
+	if r.Buffers == spec.BuffersWindow.String() {
+		alloc = "cumem"
+	}
+	return spec.ParseBuffersAlloc(r.Buffers, alloc)
+}
+
 // NCCLEnv is the environment NCCL read: the run's variables without the
 // ones that only steer logging and dumps.
 func NCCLEnv(e spec.Env) spec.Env {

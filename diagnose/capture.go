@@ -205,15 +205,13 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 	// size (a graph capture registers the buffers): it agrees when one of
 	// the group's operations prints it.
 	launch := conformance.CaptureLaunch(c.Result)
-	var bufs spec.Buffers
-	if c.Result.Buffers != "" {
-		if bufs, err = spec.ParseBuffers(c.Result.Buffers); err != nil {
-			return nil, fmt.Errorf("%s: results.json: %w", c.Dir, err)
-		}
+	bufs, alloc, err := conformance.CaptureBuffers(c.Result)
+	if err != nil {
+		return nil, fmt.Errorf("%s: results.json: %w", c.Dir, err)
 	}
 	for _, lo := range ops {
 		o := lo.Line
-		g, err := comm.SelectGroup([]spec.GroupOp{{Op: lo.Op, Buffers: bufs}}, launch)
+		g, err := comm.SelectGroup([]spec.GroupOp{{Op: lo.Op, Buffers: bufs, Alloc: alloc}}, launch)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.Dir, o.Func, o.Bytes, err)
 		}

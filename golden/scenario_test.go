@@ -32,9 +32,9 @@ var expectSeen = map[spec.RuleID]bool{}
 
 // TestScenarios runs testdata/scenarios/*.txt. Directives:
 //
-//	explain system=PRESET [nodes=N] [cliques=N] [gpus=N] [sharp] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [inplace] [expect=(RULE[:outcome][@release],...)]
+//	explain system=PRESET [nodes=N] [cliques=N] [gpus=N] [sharp] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [expect=(RULE[:outcome][@release],...)]
 //
-// agg, cudagraph, buffers and inplace issue the operation in a group
+// agg, cudagraph, buffers, alloc and inplace issue the operation in a group
 // (spec.Issue); the output is the group's first operation.
 //
 //	trace   (same arguments): also every verdict
@@ -148,7 +148,7 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 	return mergeReleases(releases, outs)
 }
 
-// scenarioIssue reads agg=N, cudagraph, buffers=B and inplace.
+// scenarioIssue reads agg=N, cudagraph, buffers=B, alloc=A and inplace.
 func scenarioIssue(t *testing.T, d *datadriven.TestData) spec.Issue {
 	var is spec.Issue
 	for _, a := range d.CmdArgs {
@@ -167,7 +167,16 @@ func scenarioIssue(t *testing.T, d *datadriven.TestData) spec.Issue {
 				d.Fatalf(t, "%v", err)
 			}
 			is.Buffers = b
+		case "alloc":
+			al, err := spec.ParseAlloc(a.Vals[0])
+			if err != nil {
+				d.Fatalf(t, "%v", err)
+			}
+			is.Alloc = al
 		}
+	}
+	if err := is.Check(); err != nil {
+		d.Fatalf(t, "%v", err)
 	}
 	return is
 }

@@ -26,8 +26,9 @@ type Options struct {
 	// Timeout bounds every wait for the GPUs (default 10 minutes).
 	Timeout time.Duration
 	// Buffers says how the run's buffers reach NCCL: plain cudaMalloc
-	// (user), registered with ncclCommRegister, or ncclMemAlloc'ed and
-	// registered as symmetric windows (ncclCommWindowRegister, 2.27+).
+	// (user), cudaMalloc registered with ncclCommRegister, or ncclMemAlloc'ed
+	// and registered as symmetric windows (ncclCommWindowRegister, 2.27+);
+	// conformance.CaptureBuffers predicts with the same allocation.
 	Buffers spec.Buffers
 }
 

@@ -25,7 +25,8 @@ func (o Op) Bytes() int64 { return o.Count * int64(o.DataType.Size()) }
 type Buffers int
 
 const (
-	// BuffersUser: plain cudaMalloc'ed buffers nobody registered.
+	// BuffersUser: buffers nobody registered (how they were allocated is
+	// Alloc's).
 	BuffersUser Buffers = iota
 	// BuffersRegistered: both buffers registered with ncclCommRegister.
 	BuffersRegistered
@@ -38,21 +39,11 @@ const (
 
 var buffersNames = [NumBuffers]string{"user", "registered", "window"}
 
-func (b Buffers) String() string {
-	if b >= 0 && b < NumBuffers {
-		return buffersNames[b]
-	}
-	return fmt.Sprintf("Buffers(%d)", int(b))
-}
+func (b Buffers) String() string { return enumName("Buffers", b, buffersNames[:]) }
 
 // ParseBuffers reads "user", "registered" or "window".
 func ParseBuffers(s string) (Buffers, error) {
-	for i, n := range buffersNames {
-		if strings.EqualFold(s, n) {
-			return Buffers(i), nil
-		}
-	}
-	return 0, fmt.Errorf("buffers %q: expected one of %s", s, strings.Join(buffersNames[:], ", "))
+	return parseEnum[Buffers]("buffers", s, buffersNames[:])
 }
 
 // MarshalText writes the name.
@@ -60,10 +51,62 @@ func (b Buffers) MarshalText() ([]byte, error) { return []byte(b.String()), nil 
 
 // UnmarshalText reads the name.
 func (b *Buffers) UnmarshalText(p []byte) error {
-	v, err := ParseBuffers(string(p))
+	return unmarshalEnum(b, "buffers", p, buffersNames[:])
+}
+
+// Alloc says how an operation's buffers were allocated, which decides
+// whether NCCL can register them over IPC or NVLS.
+type Alloc int
+
+const (
+	// AllocCuMem: cuMem (VMM) memory with NCCL's shareable handle type, as
+	// ncclMemAlloc gives it (nccl-tests from NCCL 2.19, PyTorch's NCCL
+	// memory pool); window buffers are always this.
+	AllocCuMem Alloc = iota
+	// AllocCudaMalloc: cudaMalloc memory, exported only over legacy CUDA
+	// IPC (PyTorch's default caching allocator).
+	AllocCudaMalloc
+	// NumAllocs is the number of kinds of allocation (for range checks).
+	NumAllocs
+)
+
+var allocNames = [NumAllocs]string{"cumem", "cudamalloc"}
+
+func (a Alloc) String() string { return enumName("Alloc", a, allocNames[:]) }
+
+// ParseAlloc reads "cumem" or "cudamalloc".
+func ParseAlloc(s string) (Alloc, error) { return parseEnum[Alloc]("alloc", s, allocNames[:]) }
+
+// MarshalText writes the name.
+func (a Alloc) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText reads the name.
+func (a *Alloc) UnmarshalText(p []byte) error { return unmarshalEnum(a, "alloc", p, allocNames[:]) }
+
+// enumName is the name of v, or Type(v) out of range.
+func enumName[T ~int](typ string, v T, names []string) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, int(v))
+}
+
+// parseEnum reads one of names in any case; the error names the kind.
+func parseEnum[T ~int](kind, s string, names []string) (T, error) {
+	for i, n := range names {
+		if strings.EqualFold(s, n) {
+			return T(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%s %q: expected one of %s", kind, s, strings.Join(names, ", "))
+}
+
+// unmarshalEnum sets *v from its name.
+func unmarshalEnum[T ~int](v *T, kind string, p []byte, names []string) error {
+	x, err := parseEnum[T](kind, string(p), names)
 	if err != nil {
 		return err
 	}
-	*b = v
+	*v = x
 	return nil
 }

@@ -38,7 +38,8 @@ import (
 //	   each op may set "inplace" and "buffers" ("user", "registered",
 //	   "window"), and the request may set "launch" ("stream", "graph");
 //	   every answer carries "ops", one entry per operation in order (the
-//	   top-level decision fields describe the first).
+//	   top-level decision fields describe the first). Added since, without
+//	   a bump: an op's "alloc" ("cumem", the default, or "cudamalloc").
 const SchemaVersion = 2
 
 // Request is one line of input.
@@ -81,9 +82,13 @@ type OpRequest struct {
 	Root  int             `json:"root,omitempty"`
 	// InPlace: the receive buffer is the send buffer. Buffers: "user"
 	// (default), "registered" (ncclCommRegister) or "window"
-	// (ncclCommWindowRegister).
+	// (ncclCommWindowRegister). Alloc: how the buffers were allocated,
+	// "cumem" (default: ncclMemAlloc, as nccl-tests does) or "cudamalloc",
+	// which NCCL registers neither with NVLS nor, from 2.24.3 unless
+	// NCCL_LEGACY_CUDA_REGISTER=1, over IPC; windows are always cumem.
 	InPlace bool   `json:"inplace,omitempty"`
 	Buffers string `json:"buffers,omitempty"`
+	Alloc   string `json:"alloc,omitempty"`
 }
 
 // OpAnswer is one operation's decision in a group, in call order.
@@ -618,6 +623,17 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 					at = "op."
 				}
 				return nil, launch, false, invalid(req.ID, at+"buffers", "%v", err)
+			}
+		}
+		if r.Alloc != "" {
+			if prefix == "" {
+				at = "op."
+			}
+			if gops[i].Alloc, err = spec.ParseAlloc(r.Alloc); err == nil {
+				err = spec.Issue{Buffers: gops[i].Buffers, Alloc: gops[i].Alloc}.Check()
+			}
+			if err != nil {
+				return nil, launch, false, invalid(req.ID, at+"alloc", "%v", err)
 			}
 		}
 		if r.InPlace || gops[i].Buffers != spec.BuffersUser {

@@ -42,22 +42,24 @@ func TestAnswerShape(t *testing.T) {
 func TestInvalidNamesTheField(t *testing.T) {
 	o := New(nil)
 	cases := map[string]string{
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"gather","bytes":4}}`:                                             "op.coll",
-		`{"nccl":"1.0","system":"v100x4","op":{"coll":"allreduce","bytes":4}}`:                                             "nccl",
-		`{"nccl":"2.28.9","op":{"coll":"allreduce","bytes":4}}`:                                                            "system",
-		`{"nccl":"2.28.9","system":"v100x4"}`:                                                                              "op",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce"}}`:                                                    "op.bytes",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"count":1}}`:                                "op.bytes",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","count":-1}}`:                                         "op.count",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"redop":"xor"}}`:                            "op.redop",
-		`{"nccl":"2.28.9","system":"v100x4","nodes":"two","op":{"coll":"allreduce","bytes":4}}`:                            "nodes",
-		`{"nccl":"2.28.9","system":{"nodes":[]},"op":{"coll":"allreduce","bytes":4}}`:                                      "system",
-		`{"nccl":"2.28.9","system":"./nope.json","op":{"coll":"allreduce","bytes":4}}`:                                     "system",
-		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4},{"coll":"gather","bytes":4}]}`:         "group[1].coll",
-		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4,"buffers":"pinned"}]}`:                  "group[0].buffers",
-		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4,"buffers":"pinned"}}`:                       "op.buffers",
-		`{"nccl":"2.28.9","system":"h200x2","launch":"eager","op":{"coll":"allreduce","bytes":4}}`:                         "launch",
-		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4},"group":[{"coll":"allreduce","bytes":4}]}`: "group",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"gather","bytes":4}}`:                                                 "op.coll",
+		`{"nccl":"1.0","system":"v100x4","op":{"coll":"allreduce","bytes":4}}`:                                                 "nccl",
+		`{"nccl":"2.28.9","op":{"coll":"allreduce","bytes":4}}`:                                                                "system",
+		`{"nccl":"2.28.9","system":"v100x4"}`:                                                                                  "op",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce"}}`:                                                        "op.bytes",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"count":1}}`:                                    "op.bytes",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","count":-1}}`:                                             "op.count",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"redop":"xor"}}`:                                "op.redop",
+		`{"nccl":"2.28.9","system":"v100x4","nodes":"two","op":{"coll":"allreduce","bytes":4}}`:                                "nodes",
+		`{"nccl":"2.28.9","system":{"nodes":[]},"op":{"coll":"allreduce","bytes":4}}`:                                          "system",
+		`{"nccl":"2.28.9","system":"./nope.json","op":{"coll":"allreduce","bytes":4}}`:                                         "system",
+		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4},{"coll":"gather","bytes":4}]}`:             "group[1].coll",
+		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4,"buffers":"pinned"}]}`:                      "group[0].buffers",
+		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4,"buffers":"pinned"}}`:                           "op.buffers",
+		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4,"alloc":"pinned"}}`:                             "op.alloc",
+		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allgather","bytes":4,"buffers":"window","alloc":"cudamalloc"}]}`: "group[0].alloc",
+		`{"nccl":"2.28.9","system":"h200x2","launch":"eager","op":{"coll":"allreduce","bytes":4}}`:                             "launch",
+		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4},"group":[{"coll":"allreduce","bytes":4}]}`:     "group",
 	}
 	for in, field := range cases {
 		m := decode(t, o.HandleLine([]byte(in)))
@@ -220,24 +222,29 @@ func TestGroupAnswer(t *testing.T) {
 // TestOracleIPCRegisterReleases: a 64 MiB AllReduce on 2 × H200 is
 // registered over IPC (16 channels, not 24) from 2.23.4 when its buffers
 // are ncclCommRegister'ed, and from 2.24.3 when it is only captured into a
-// CUDA graph.
+// CUDA graph; cudaMalloc buffers ("alloc") only at 2.23.4, where NCCL
+// exports them over legacy CUDA IPC without NCCL_LEGACY_CUDA_REGISTER.
 func TestOracleIPCRegisterReleases(t *testing.T) {
 	o := New(nil)
 	o.Trace = false
 	for _, tc := range []struct {
-		nccl, launch, buffers string
-		hi                    float64
-		reg                   any
+		nccl, launch, buffers, alloc string
+		hi                           float64
+		reg                          any
 	}{
-		{"2.22.3", "graph", "registered", 23, nil},
-		{"2.23.4", "stream", "registered", 15, "IPC"},
-		{"2.23.4", "graph", "user", 23, nil},
-		{"2.24.3", "graph", "user", 15, "IPC"},
-		{"2.27.7", "graph", "user", 15, "IPC"},
-		{"2.28.3", "stream", "registered", 15, "IPC"},
-		{"2.28.9", "stream", "user", 23, nil},
+		{"2.22.3", "graph", "registered", "", 23, nil},
+		{"2.23.4", "stream", "registered", "", 15, "IPC"},
+		{"2.23.4", "graph", "user", "", 23, nil},
+		{"2.24.3", "graph", "user", "", 15, "IPC"},
+		{"2.27.7", "graph", "user", "", 15, "IPC"},
+		{"2.28.3", "stream", "registered", "", 15, "IPC"},
+		{"2.28.9", "stream", "user", "", 23, nil},
+		{"2.28.9", "graph", "user", "cumem", 15, "IPC"},
+		{"2.28.9", "graph", "user", "cudamalloc", 23, nil},
+		{"2.24.3", "stream", "registered", "cudamalloc", 23, nil},
+		{"2.23.4", "stream", "registered", "cudamalloc", 15, "IPC"},
 	} {
-		req := fmt.Sprintf(`{"nccl":%q,"system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0"},"launch":%q,"op":{"coll":"allreduce","bytes":"64MiB","buffers":%q}}`, tc.nccl, tc.launch, tc.buffers)
+		req := fmt.Sprintf(`{"nccl":%q,"system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0"},"launch":%q,"op":{"coll":"allreduce","bytes":"64MiB","buffers":%q,"alloc":%q}}`, tc.nccl, tc.launch, tc.buffers, tc.alloc)
 		m := decode(t, o.HandleLine([]byte(req)))
 		ops, ok := m["ops"].([]any)
 		if m["status"] != "ok" || !ok || len(ops) != 1 {
@@ -245,7 +252,7 @@ func TestOracleIPCRegisterReleases(t *testing.T) {
 		}
 		e := ops[0].(map[string]any)
 		if e["channel_hi"] != tc.hi || e["registered"] != tc.reg {
-			t.Errorf("%s %s %s: channel_hi %v registered %v, want %v %v", tc.nccl, tc.launch, tc.buffers, e["channel_hi"], e["registered"], tc.hi, tc.reg)
+			t.Errorf("%s %s %s %s: channel_hi %v registered %v, want %v %v", tc.nccl, tc.launch, tc.buffers, tc.alloc, e["channel_hi"], e["registered"], tc.hi, tc.reg)
 		}
 	}
 }

@@ -88,6 +88,26 @@ var regUBRule = &Rule{
 	},
 }
 
+// regSkipDoc22 is G-REG-SKIP-1 from 2.19.1 to 2.22.3, where NVLS and
+// CollNet register.
+const regSkipDoc22 = `Registration NCCL tries (G-REG-UB-1) and that fails leaves the task unregistered, on the channels of its unregistered decision. 2.19.1–2.22.3: an NVLS or NVLSTree task on cudaMalloc buffers (alloc cudamalloc) keeps its channels: binding them to the NVLS multicast object fails (it takes cuMem memory of NCCL's handle type, as ncclMemAlloc gives) and NCCL falls back. CollNet registers either kind.`
+
+// regSkipRule is G-REG-SKIP-1: registration NCCL tries that fails, for
+// how the buffers were allocated or the environment; the tuning model
+// says why (OpChoice.RegRefused).
+var regSkipRule = &Rule{
+	ID: "G-REG-SKIP-1", Layer: LayerGroup, Title: "user-buffer registration falls back",
+	Doc: regSkipDoc22,
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "tryRegisterBuffer"},
+	group: func(g *groupRun) {
+		if why := g.choice.RegRefused; why != "" {
+			g.emit(Verdict{Outcome: Fail, Why: "registration fails: " + why + "; the task runs unregistered"})
+			return
+		}
+		g.emit(Verdict{Outcome: Skip, Why: "no registration NCCL tried failed"})
+	},
+}
+
 // GroupDecision is NCCL's decision for every operation of one group.
 type GroupDecision struct {
 	Launch Launch `json:"launch"`
@@ -130,9 +150,8 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	graph := launch.Mode == LaunchGraph
 	for i, g := range all {
 		cn, nv := c.opSupport(g.Op)
-		graphReg := c.Model.In.GraphRegister == nil || *c.Model.In.GraphRegister != 0
-		tops[i] = tuning.Call{Op: g.Op, CollNetOK: cn, NVLSOK: nv, InPlace: g.InPlace, Buffers: g.Buffers, Graph: graph,
-			RegBuff: g.Buffers == BuffersRegistered || (graph && graphReg)}
+		tops[i] = tuning.Call{Op: g.Op, CollNetOK: cn, NVLSOK: nv, InPlace: g.InPlace, Buffers: g.Buffers, Graph: graph, Alloc: g.Alloc}
+		tops[i].RegBuff = c.Model.RegBuff(tops[i])
 	}
 	gc, err := tuning.ChooseGroup(c.Model, tops)
 	if err != nil {

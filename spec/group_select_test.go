@@ -119,7 +119,7 @@ func TestSelectGroupRegisterOff(t *testing.T) {
 
 // TestSelectGroupVerdicts: each planned operation's trace ends with the
 // group's plan (with the line NCCL prints for it) and the registration
-// verdict.
+// verdicts, G-REG-SKIP-1's last.
 func TestSelectGroupVerdicts(t *testing.T) {
 	// 2.22.3 has the plan but no IPC registration of graph buffers, and
 	// prints one time line per aggregate
@@ -130,11 +130,12 @@ func TestSelectGroupVerdicts(t *testing.T) {
 	}
 	for i, tr := range g.Traces {
 		n := len(tr)
-		if n < 2 || tr[n-2].Rule != "G-GROUP-PLAN-1" || tr[n-2].Ref.Tag != "v2.22.3-1" || tr[n-1].Rule != "G-REG-UB-1" || tr[n-1].Outcome != Skip {
-			t.Fatalf("2.22.3 op %d: trace ends %v", i, tr[max(0, n-2):])
+		if n < 3 || tr[n-3].Rule != "G-GROUP-PLAN-1" || tr[n-3].Ref.Tag != "v2.22.3-1" || tr[n-2].Rule != "G-REG-UB-1" || tr[n-2].Outcome != Skip ||
+			tr[n-1].Rule != "G-REG-SKIP-1" || tr[n-1].Outcome != Skip {
+			t.Fatalf("2.22.3 op %d: trace ends %v", i, tr[max(0, n-3):])
 		}
-		if i == 0 && (len(tr[n-2].Log) != 1 || !strings.Contains(tr[n-2].Log[0], " time ")) {
-			t.Errorf("2.22.3 op %d: plan verdict logs %q, want the aggregate's time line", i, tr[n-2].Log)
+		if i == 0 && (len(tr[n-3].Log) != 1 || !strings.Contains(tr[n-3].Log[0], " time ")) {
+			t.Errorf("2.22.3 op %d: plan verdict logs %q, want the aggregate's time line", i, tr[n-3].Log)
 		}
 	}
 	c := h200x2Comm(t, V2_28_9, nil)
@@ -149,11 +150,12 @@ func TestSelectGroupVerdicts(t *testing.T) {
 		}
 		for i, tr := range g.Traces {
 			n := len(tr)
-			if n < 3 || tr[n-3].Rule != "G-GROUP-PLAN-1" || tr[n-2].Rule != "G-REG-UB-1" || tr[n-2].Outcome != Skip || tr[n-1].Rule != "G-REG-IPC-1" || tr[n-1].Outcome != tc.reg {
-				t.Fatalf("%v op %d: trace ends %v", tc.launch, i, tr[max(0, n-3):])
+			if n < 4 || tr[n-4].Rule != "G-GROUP-PLAN-1" || tr[n-3].Rule != "G-REG-UB-1" || tr[n-3].Outcome != Skip || tr[n-2].Rule != "G-REG-IPC-1" || tr[n-2].Outcome != tc.reg ||
+				tr[n-1].Rule != "G-REG-SKIP-1" || tr[n-1].Outcome != Skip {
+				t.Fatalf("%v op %d: trace ends %v", tc.launch, i, tr[max(0, n-4):])
 			}
-			if len(tr[n-3].Log) != 1 || !strings.Contains(tr[n-3].Log[0], "channel{Lo..Hi}") {
-				t.Errorf("%v op %d: plan verdict logs %q, want the per-operation line", tc.launch, i, tr[n-3].Log)
+			if len(tr[n-4].Log) != 1 || !strings.Contains(tr[n-4].Log[0], "channel{Lo..Hi}") {
+				t.Errorf("%v op %d: plan verdict logs %q, want the per-operation line", tc.launch, i, tr[n-4].Log)
 			}
 		}
 	}
@@ -443,10 +445,14 @@ func TestSelectGroupIPCRegisterReleases(t *testing.T) {
 		if got := groupRanges(g); got != tc.want {
 			t.Errorf("%s: got %s, want %s", name, got, tc.want)
 		}
-		tr := g.Traces[0]
-		last := tr[len(tr)-1]
-		if has := last.Rule == "G-REG-IPC-1"; has != tc.rule || (has && last.Outcome != tc.reg) {
-			t.Errorf("%s: trace ends %v %v, want G-REG-IPC-1 %v (%v)", name, last.Rule, last.Outcome, tc.rule, tc.reg)
+		has, out := false, Skip
+		for _, v := range g.Traces[0] {
+			if v.Rule == "G-REG-IPC-1" {
+				has, out = true, v.Outcome
+			}
+		}
+		if has != tc.rule || (has && out != tc.reg) {
+			t.Errorf("%s: G-REG-IPC-1 in the trace %v (%v), want %v (%v)", name, has, out, tc.rule, tc.reg)
 		}
 	}
 }
@@ -456,15 +462,210 @@ func TestSelectGroupIPCRegisterReleases(t *testing.T) {
 // lo..hi outcome".
 func regSummary(t *testing.T, c *Comm, op GroupOp, launch Launch) string {
 	t.Helper()
+	return ruleSummary(t, c, op, launch, "G-REG-UB-1")
+}
+
+// ruleSummary is regSummary with the outcome of rule.
+func ruleSummary(t *testing.T, c *Comm, op GroupOp, launch Launch, rule RuleID) string {
+	t.Helper()
 	g, err := c.SelectGroup([]GroupOp{op}, launch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d, reg := g.Ops[0], "none"
 	for _, v := range g.Traces[0] {
-		if v.Rule == "G-REG-UB-1" {
+		if v.Rule == rule {
 			reg = v.Outcome.String()
 		}
 	}
 	return fmt.Sprintf("%s/%s %d..%d %s", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, reg)
+}
+
+// TestSelectGroupRingNetMixedNodes: comm->useGdr and comm->minNetCount are
+// combined over every rank (v2.30.7-1 src/transport/generic.cc
+// ncclTransportRingConnect and-s useGdr, src/init.cc initTransportsRank
+// takes the least localNetDeviceBw), so a machine of two node kinds
+// registers a Ring AllGather with the network only when every node's ring
+// connections use GPU Direct RDMA, and runs it on the fewest NICs any
+// rank needs. Each node is one GPU of a DGX H100; "nogdr" clears the
+// GPU's GDR support, "4x100" gives it four 100 Gb/s NICs (4 NICs to match
+// its bandwidth, where the stock node needs 1).
+func TestSelectGroupRingNetMixedNodes(t *testing.T) {
+	ag := GroupOp{Op: Op{Func: AllGather, Count: 64 << 20, DataType: Float32, RedOp: Sum}, Buffers: BuffersRegistered}
+	for _, tc := range []struct {
+		node0, node1 string
+		gdr          bool
+		minNetCount  int
+		want         string // algo/proto lo..hi and the verdict of G-REG-UB-1
+	}{
+		{"stock", "stock", true, 1, "Ring/Simple 0..0 pass"},
+		{"stock", "nogdr", false, 1, "Ring/Simple 0..3 skip"},
+		{"nogdr", "stock", false, 1, "Ring/Simple 0..3 skip"},
+		{"4x100", "4x100", true, 4, "Ring/Simple 0..3 pass"},
+		{"4x100", "stock", true, 1, "Ring/Simple 0..0 pass"},
+		{"stock", "4x100", true, 1, "Ring/Simple 0..0 pass"},
+	} {
+		sys, err := Preset("dgx-h100", PresetOptions{Nodes: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, kind := range []string{tc.node0, tc.node1} {
+			n := &sys.Nodes[i]
+			switch kind {
+			case "stock":
+				n.Reshape(1, 0, 0, 0)
+			case "nogdr":
+				n.Reshape(1, 0, 0, 0)
+				n.Layout.GPUs[0].NoGDR = true
+			case "4x100":
+				n.Reshape(1, 4, 100, 0)
+			}
+		}
+		c, err := Init(MustLoad(V2_30_7), sys, Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Err != nil || c.Model == nil {
+			t.Fatalf("%s+%s: init failed: %v", tc.node0, tc.node1, c.Err)
+		}
+		name := tc.node0 + "+" + tc.node1
+		if c.Topo.RingNetGDR != tc.gdr || c.Topo.MinNetCount != tc.minNetCount {
+			t.Errorf("%s: useGdr %v minNetCount %d, want %v %d", name, c.Topo.RingNetGDR, c.Topo.MinNetCount, tc.gdr, tc.minNetCount)
+		}
+		if got := regSummary(t, c, ag, Launch{}); got != tc.want {
+			t.Errorf("%s: got %s, want %s", name, got, tc.want)
+		}
+	}
+}
+
+// TestNvlsTuningMixedNodes: 2.30.3's ncclNvlsTuning reads comm->minNetBw,
+// the least over every rank (v2.30.3-1 src/init.cc initTransportsRank), so
+// two DGX B200 nodes of which one has 200 Gb/s NICs (24 GB/s, below the
+// table's 48 GB/s row) keep the default NVLS channels, whichever node it
+// is, where two stock nodes take the tuned 32.
+func TestNvlsTuningMixedNodes(t *testing.T) {
+	for _, tc := range []struct {
+		slow0, slow1 bool
+		tuned        bool
+	}{
+		{false, false, true},
+		{false, true, false},
+		{true, false, false},
+	} {
+		sys, err := Preset("dgx-b200", PresetOptions{Nodes: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, slow := range []bool{tc.slow0, tc.slow1} {
+			if slow {
+				sys.Nodes[i].Reshape(0, 0, 200, 0)
+			}
+		}
+		c, err := Init(MustLoad(V2_30_3), sys, Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Err != nil {
+			t.Fatalf("slow NICs %v %v: init failed: %v", tc.slow0, tc.slow1, c.Err)
+		}
+		if c.Topo.NvlsTuned != tc.tuned {
+			t.Errorf("slow NICs %v %v: NVLS tuned %v (%d channels), want %v", tc.slow0, tc.slow1, c.Topo.NvlsTuned, c.Topo.NvlsChannels, tc.tuned)
+		}
+	}
+}
+
+// TestSelectGroupRegisterFallback: registration NCCL tries can fail, and
+// the task then runs as unregistered (G-REG-SKIP-1 fails): cudaMalloc
+// buffers are never NVLS-registered (the multicast bind takes cuMem
+// memory; v2.28.9-1 src/transport/nvls.cc nvlsRegisterBuffer, v2.22.3-1
+// tryRegisterBuffer) and from 2.24.3 go over legacy CUDA IPC only under
+// NCCL_LEGACY_CUDA_REGISTER=1 (v2.24.3-1 src/transport/p2p.cc
+// ipcRegisterBuffer; 2.23.4 exports them always); cuMem buffers need
+// NCCL's cuMem on for IPC; from 2.28.9 NCCL_P2P_USE_CUDA_MEMCPY=1 keeps
+// every registration record away (src/register/register.cc
+// ncclCommRegister, ncclCommGraphRegister). The network registers
+// cudaMalloc buffers as it does cuMem ones. The CTA policy reads regBuff,
+// which follows ncclCommRegister's record (src/enqueue.cc getAlgoInfo).
+func TestSelectGroupRegisterFallback(t *testing.T) {
+	ar := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	ag := Op{Func: AllGather, Count: 64 << 20, DataType: Float32, RedOp: Sum}
+	ag16 := Op{Func: AllGather, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	reg := func(o Op, a Alloc) GroupOp { return GroupOp{Op: o, Buffers: BuffersRegistered, Alloc: a} }
+	user := func(o Op, a Alloc) GroupOp { return GroupOp{Op: o, Alloc: a} }
+	graph := Launch{Mode: LaunchGraph}
+	const cm, cu = AllocCudaMalloc, AllocCuMem
+	for _, tc := range []struct {
+		v      Version
+		system string // h200x2, dgx-h100, or net: two one-GPU DGX H100 nodes
+		env    Env
+		g      GroupOp
+		launch Launch
+		want   string // algo/proto lo..hi and G-REG-SKIP-1's verdict
+	}{
+		// IPC on 2 × H200: registered, a 64 MiB AllReduce runs on 16 channels of 24
+		{V2_28_9, "h200x2", nil, reg(ar, cu), Launch{}, "Ring/Simple 0..15 skip"},
+		{V2_28_9, "h200x2", nil, reg(ar, cm), Launch{}, "Ring/Simple 0..23 fail"},
+		{V2_28_9, "h200x2", Env{"NCCL_LEGACY_CUDA_REGISTER": "1"}, reg(ar, cm), Launch{}, "Ring/Simple 0..15 skip"},
+		{V2_28_9, "h200x2", nil, user(ar, cm), graph, "Ring/Simple 0..23 fail"},
+		{V2_28_9, "h200x2", nil, user(ar, cu), graph, "Ring/Simple 0..15 skip"},
+		{V2_24_3, "h200x2", nil, reg(ar, cm), Launch{}, "Ring/Simple 0..23 fail"},
+		{V2_23_4, "h200x2", nil, reg(ar, cm), Launch{}, "Ring/Simple 0..15 skip"},
+		{V2_28_9, "h200x2", Env{"NCCL_CUMEM_ENABLE": "0"}, reg(ar, cu), Launch{}, "Ring/Simple 0..23 fail"},
+		{V2_28_9, "h200x2", Env{"NCCL_CUMEM_ENABLE": "0", "NCCL_LEGACY_CUDA_REGISTER": "1"}, reg(ar, cm), Launch{}, "Ring/Simple 0..15 skip"},
+		{V2_28_9, "h200x2", Env{"NCCL_P2P_USE_CUDA_MEMCPY": "1"}, reg(ar, cu), Launch{}, "Ring/Simple 0..23 fail"},
+		{V2_28_9, "h200x2", Env{"NCCL_P2P_USE_CUDA_MEMCPY": "1"}, user(ar, cu), graph, "Ring/Simple 0..23 fail"},
+		{V2_28_7, "h200x2", Env{"NCCL_P2P_USE_CUDA_MEMCPY": "1"}, reg(ar, cu), Launch{}, "Ring/Simple 0..15 skip"},
+		// nothing asked, nothing fails
+		{V2_28_9, "h200x2", nil, user(ar, cm), Launch{}, "Ring/Simple 0..23 skip"},
+		// NVLS on one DGX H100: registered, 4 channels of 16
+		{V2_28_9, "dgx-h100", nil, reg(ar, cu), Launch{}, "NVLS/Simple 0..3 skip"},
+		{V2_28_9, "dgx-h100", nil, reg(ar, cm), Launch{}, "NVLS/Simple 0..15 fail"},
+		{V2_28_9, "dgx-h100", Env{"NCCL_LEGACY_CUDA_REGISTER": "1"}, reg(ar, cm), Launch{}, "NVLS/Simple 0..15 fail"},
+		{V2_22_3, "dgx-h100", nil, user(ar, cm), graph, "NVLS/Simple 0..15 fail"},
+		{V2_19_1, "dgx-h100", nil, reg(ar, cm), Launch{}, "NVLS/Simple 0..15 fail"},
+		{V2_28_9, "dgx-h100", Env{"NCCL_P2P_USE_CUDA_MEMCPY": "1"}, reg(ar, cu), Launch{}, "NVLS/Simple 0..15 fail"},
+		// CTA policy EFFICIENCY moves a registered AllGather to NVLS only
+		// when getAlgoInfo's regBuff holds: ncclCommRegister kept a record
+		// (none under NCCL_LOCAL_REGISTER=0 from 2.24.3, nor under
+		// NCCL_P2P_USE_CUDA_MEMCPY=1 from 2.28.9) or the call is captured;
+		// on cudaMalloc buffers it still moves (regBuff reads the record)
+		// and the NVLS registration then fails, on the policy's channels
+		{V2_28_9, "dgx-h100", Env{"NCCL_CTA_POLICY": "1"}, reg(ag16, cu), Launch{}, "NVLS/Simple 0..3 skip"},
+		{V2_28_9, "dgx-h100", Env{"NCCL_CTA_POLICY": "1", "NCCL_LOCAL_REGISTER": "0"}, reg(ag16, cu), Launch{}, "Ring/Simple 0..23 skip"},
+		{V2_28_9, "dgx-h100", Env{"NCCL_CTA_POLICY": "1", "NCCL_LOCAL_REGISTER": "0"}, user(ag16, cu), graph, "NVLS/Simple 0..3 skip"},
+		{V2_28_9, "dgx-h100", Env{"NCCL_CTA_POLICY": "1", "NCCL_P2P_USE_CUDA_MEMCPY": "1"}, reg(ag16, cu), Launch{}, "Ring/Simple 0..23 fail"},
+		{V2_28_9, "dgx-h100", Env{"NCCL_CTA_POLICY": "1"}, reg(ag16, cm), Launch{}, "NVLS/Simple 0..3 fail"},
+		// the network: one rank per node, GPU Direct RDMA
+		{V2_28_9, "net", nil, reg(ag, cm), Launch{}, "Ring/Simple 0..0 skip"},
+		{V2_28_9, "net", Env{"NCCL_P2P_USE_CUDA_MEMCPY": "1"}, reg(ag, cu), Launch{}, "Ring/Simple 0..3 fail"},
+	} {
+		var c *Comm
+		switch tc.system {
+		case "h200x2":
+			c = h200x2Comm(t, tc.v, tc.env)
+		case "net":
+			c = onePerNode(t, tc.v, 2, 1, tc.env)
+		default:
+			c = initPreset(t, tc.v, tc.system, 1, tc.env)
+		}
+		if got := ruleSummary(t, c, tc.g, tc.launch, "G-REG-SKIP-1"); got != tc.want {
+			t.Errorf("%s %s %v %s buffers %s alloc %s launch %s: got %s, want %s", tc.v, tc.system, tc.env, tc.g.Op.Func, tc.g.Buffers, tc.g.Alloc, tc.launch.Mode, got, tc.want)
+		}
+	}
+}
+
+// TestWindowAllocRefused: window buffers are ncclMemAlloc'ed cuMem memory,
+// so a window of cudaMalloc memory is refused before any gate, and an
+// allocation out of range likewise.
+func TestWindowAllocRefused(t *testing.T) {
+	op := Op{Func: AllGather, Count: 1 << 20, DataType: Float32, RedOp: Sum}
+	c := h200x2Comm(t, V2_28_9, nil)
+	for _, g := range []GroupOp{{Op: op, Buffers: BuffersWindow, Alloc: AllocCudaMalloc}, {Op: op, Alloc: NumAllocs}, {Op: op, Alloc: -1}} {
+		if _, err := c.SelectGroup([]GroupOp{g}, Launch{}); err == nil {
+			t.Errorf("buffers %s alloc %d: no error", g.Buffers, int(g.Alloc))
+		}
+	}
+	if _, err := c.SelectGroup([]GroupOp{{Op: op, Buffers: BuffersWindow}}, Launch{}); err != nil {
+		t.Errorf("window buffers of cuMem memory: %v", err)
+	}
 }

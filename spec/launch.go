@@ -73,10 +73,14 @@ const MaxAgg = 1024
 const MaxGroupOps = 4096
 
 // GroupOp is one operation of a group as the application calls it.
+// Alloc says how its buffers were allocated (cuMem, the zero value, or
+// cudaMalloc), which decides whether NCCL can register them
+// (G-REG-SKIP-1); window buffers are always cuMem.
 type GroupOp struct {
 	Op      Op      `json:"op"`
 	InPlace bool    `json:"inPlace,omitempty"`
 	Buffers Buffers `json:"buffers,omitempty"`
+	Alloc   Alloc   `json:"alloc,omitempty"`
 }
 
 // Launch describes how a group of operations is issued: the launch mode and
@@ -115,6 +119,9 @@ func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
 		if o.Buffers < 0 || o.Buffers >= NumBuffers {
 			return nil, fmt.Errorf("group op %d: buffers %d: expected user, registered or window", i, int(o.Buffers))
 		}
+		if err := checkAlloc(o.Buffers, o.Alloc); err != nil {
+			return nil, fmt.Errorf("group op %d: %w", i, err)
+		}
 	}
 	return out, nil
 }
@@ -128,17 +135,56 @@ func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
 type Issue struct {
 	Launch  Launch  `json:"launch"`
 	Buffers Buffers `json:"buffers,omitempty"`
+	Alloc   Alloc   `json:"alloc,omitempty"`
 	InPlace bool    `json:"inplace,omitempty"`
 }
 
+// checkAlloc refuses an allocation the buffers cannot have: windows
+// (ncclCommWindowRegister) are ncclMemAlloc'ed cuMem memory.
+func checkAlloc(b Buffers, a Alloc) error {
+	if a < 0 || a >= NumAllocs {
+		return fmt.Errorf("alloc %d: expected cumem or cudamalloc", int(a))
+	}
+	if b == BuffersWindow && a != AllocCuMem {
+		return fmt.Errorf("alloc %s with window buffers: a window is ncclMemAlloc'ed cuMem memory; expected alloc cumem", a)
+	}
+	return nil
+}
+
+// Check refuses an issue whose buffers cannot have its allocation.
+func (is Issue) Check() error { return checkAlloc(is.Buffers, is.Alloc) }
+
+// ParseBuffersAlloc reads how an operation's buffers reach NCCL and how
+// they were allocated ("user", "registered" or "window"; "cumem" or
+// "cudamalloc"; "" keeps the default), refusing a pair they cannot be;
+// the error names the field ("buffers" or "alloc").
+func ParseBuffersAlloc(buffers, alloc string) (Buffers, Alloc, error) {
+	var b Buffers
+	var a Alloc
+	var err error
+	if buffers != "" {
+		if b, err = ParseBuffers(buffers); err != nil {
+			return 0, 0, err
+		}
+	}
+	if alloc != "" {
+		if a, err = ParseAlloc(alloc); err != nil {
+			return 0, 0, err
+		}
+	}
+	return b, a, checkAlloc(b, a)
+}
+
 // Alone reports the zero issue: one operation, stream, user buffers, out
-// of place.
+// of place (however allocated: nothing registers them).
 func (is Issue) Alone() bool {
 	return is.Launch.Mode == LaunchStream && is.Launch.Agg <= 1 && is.Buffers == BuffersUser && !is.InPlace
 }
 
 // Op is the group operation of op issued this way.
-func (is Issue) Op(op Op) GroupOp { return GroupOp{Op: op, InPlace: is.InPlace, Buffers: is.Buffers} }
+func (is Issue) Op(op Op) GroupOp {
+	return GroupOp{Op: op, InPlace: is.InPlace, Buffers: is.Buffers, Alloc: is.Alloc}
+}
 
 // SelectIssue decides op issued as is says: the whole group planned
 // together (SelectGroup), every repetition an operation of it.

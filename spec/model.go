@@ -955,6 +955,11 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.NThreads, in.LL128NThreads, in.NetOverhead = num("NCCL_NTHREADS"), num("NCCL_LL128_NTHREADS"), num("NCCL_NET_OVERHEAD")
 	in.LL128C2C, in.PATEnable = num("NCCL_LL128_C2C"), num("NCCL_PAT_ENABLE")
 	in.GraphRegister, in.LocalRegister = num("NCCL_GRAPH_REGISTER"), num("NCCL_LOCAL_REGISTER")
+	in.LegacyCudaRegister = num("NCCL_LEGACY_CUDA_REGISTER")
+	in.CuMem = r.cuMemEnable()
+	if p := num("NCCL_P2P_USE_CUDA_MEMCPY"); p != nil { // default 0 at every modelled tag
+		in.P2PUseMemcpy = *p != 0
+	}
 	in.DirectP2P = c.IntraTransport == "P2P" && in.LocalRanks > 1
 	in.RingNetGDR, in.MinNetCount = res.RingNetGDR, res.MinNetCount
 	off := func(p *int64) bool { return p != nil && *p == 0 }
@@ -987,6 +992,26 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.AllDirectNVLink = res.AllNVLink
 	in.CEDriver = c.System.Nodes[0].Driver.CUDA >= 12050
 	return in
+}
+
+// cuMemEnable is ncclCuMemEnable(): NCCL_CUMEM_ENABLE when it is 0 or
+// more, else (the auto-detect -2, 2.19.1's default) whether cuMem works on
+// every node's driver; any other negative value is off.
+// Ref: v2.28.9-1 src/misc/cudawrap.cc ncclCuMemEnable
+func (r *initRun) cuMemEnable() bool {
+	p := r.param("NCCL_CUMEM_ENABLE")
+	if p >= 0 {
+		return p != 0
+	}
+	if p != -2 {
+		return false
+	}
+	for _, nd := range r.comm.System.Nodes {
+		if !nd.Driver.CuMem {
+			return false
+		}
+	}
+	return true
 }
 
 // The CTA policy bits (src/nccl.h.in NCCL_CTA_POLICY_*).

@@ -181,6 +181,7 @@ var release2_18_6 = Release{
 }
 
 func consts2_18_6(rs *Ruleset) {
+	rs.SetParamDefault("NCCL_CUMEM_ENABLE", 0, ref2186("src/misc/cudawrap.cc", "CuMemEnable"))
 	rs.SetConst("NetABI", []int{6, 5, 4}, ref2186("src/net.cc", "ncclNetPluginInit"))
 	rs.SetConst("TunerABI", []int{}, ref2186("src/misc/tuner.cc", "ncclLoadTunerPlugin"))
 	rs.SetConst("RingBackup", false, ref2186("src/enqueue.cc", "getAlgoInfo"))
@@ -236,6 +237,7 @@ func back2_18_6(rs *Ruleset) {
 	rs.Remove("G-TUNE-RINGRESTORE-1", ref2186("src/graph/tuning.cc", "ncclTopoTuneModel"), "ringbdw and the restore arrive in 2.19.1")
 	rs.Remove("G-SEL-BACKUP-1", ref2186("src/enqueue.cc", "getAlgoInfo"), "the Ring backup arrives in 2.19.1")
 	rs.Remove("G-REG-UB-1", ref2186("src/enqueue.cc", "registerIntraNodeBuffers"), "NVLS user-buffer registration arrives in 2.19.1")
+	rs.Remove("G-REG-SKIP-1", ref2186("src/enqueue.cc", "registerIntraNodeBuffers"), "nothing is registered before 2.19.1, so nothing falls back")
 	rs.Add(errRule18(ref2186("src/enqueue.cc", "getAlgoInfo")), "G-SEL-PICK-1", "2.18.6 fails an operation with an empty table (WARN, ncclInternalError); 2.19.1 runs the Ring backup")
 	for _, id := range []RuleID{"G-TUNER-LIB-1", "G-TUNER-ABI-1", "G-TUNER-INIT-1", "G-TUNER-CALL-1"} {
 		rs.Remove(id, ref2186("src/init.cc", "initTransportsRank"), "the tuner plugin arrives in 2.19.1 (NCCL_TUNER_PLUGIN, ncclTunerPlugin_v1)")

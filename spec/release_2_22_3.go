@@ -111,6 +111,7 @@ func consts2_22_3(rs *Ruleset) {
 			"NCCL_IB_DISABLE":             0,
 			"NCCL_SHM_DISABLE":            0,
 			"NCCL_RUNTIME_CONNECT":        1,
+			"NCCL_CUMEM_ENABLE":           -2,
 			"NCCL_MIN_NCHANNELS":          -2,
 			"NCCL_MAX_NCHANNELS":          -2,
 			"NCCL_MIN_CTAS":               -2147483648,
@@ -142,8 +143,8 @@ func base2_22_3(rs *Ruleset) {
 		rs.Op = append(rs.Op, r.ID)
 	}
 	groupPlan := groupPlanRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f")
-	rs.rules[groupPlan.ID], rs.rules[regUBRule.ID] = groupPlan, regUBRule
-	rs.Group = append(rs.Group, groupPlan.ID, regUBRule.ID)
+	rs.rules[groupPlan.ID], rs.rules[regUBRule.ID], rs.rules[regSkipRule.ID] = groupPlan, regUBRule, regSkipRule
+	rs.Group = append(rs.Group, groupPlan.ID, regUBRule.ID, regSkipRule.ID)
 	for _, r := range groupCallRules22 {
 		rs.rules[r.ID] = r
 		rs.Call = append(rs.Call, r.ID)

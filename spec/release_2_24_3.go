@@ -80,6 +80,8 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.FP8, true, enqueueCC, "taskAppend")
 	tuningSet(d, &t.RegIPCGraph, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegNetRing, TuningRegNetRingOne, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.RegIPCLegacyParam, true, "src/transport/p2p.cc", "ipcRegisterBuffer")
+	tuningSet(d, &t.RegRecordLocalParam, true, "src/register/register.cc", "ncclCommRegister")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
@@ -97,4 +99,9 @@ func apply2_24_3(rs *Ruleset) {
 	rs.Remove("G-SEL-BACKUP-1", ref("src/enqueue.cc", "topoGetAlgoInfo"), "no Ring backup")
 	rs.Add(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "Error : no algorithm/protocol available"), "G-SEL-PICK-1", "hard error")
 	rs.Replace(regIPCRule, "buffers only captured into a CUDA graph registered over IPC too")
+	rs.Replace(ruleAt(regSkipRule, ref("src/transport/p2p.cc", "ipcRegisterBuffer"), regSkipDoc24),
+		"cudaMalloc buffers go over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1; ncclCommRegister keeps no record under NCCL_LOCAL_REGISTER=0")
 }
+
+// regSkipDoc24 is G-REG-SKIP-1 from 2.24.3 to 2.28.7.
+const regSkipDoc24 = `Registration NCCL tries (G-REG-UB-1, G-REG-IPC-1) and that fails leaves the task unregistered, on the channels of its unregistered decision. NVLS: cudaMalloc buffers (alloc cudamalloc) cannot be bound to the multicast object (it takes cuMem memory of NCCL's handle type, as ncclMemAlloc gives; 2.28.7 checks the handle types before binding). IPC: a cuMem buffer's handle is exported only with NCCL's cuMem on (NCCL_CUMEM_ENABLE, default: the driver's support); a cudaMalloc buffer goes over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1 (default 0; one process per GPU: never in directMode). The network and CollNet register either kind. Under NCCL_LOCAL_REGISTER=0 ncclCommRegister keeps no record, so registered buffers are plain to regBuff (the tuner's and the CTA policy's).`

@@ -22,6 +22,7 @@ type (
 	// an operation and its outcome (nccl/op.go, nccl/result.go, nccl/ref.go)
 	Op        = nccl.Op
 	Buffers   = nccl.Buffers
+	Alloc     = nccl.Alloc
 	Result    = nccl.Result
 	NCCLError = nccl.NCCLError
 	RuleID    = nccl.RuleID
@@ -77,6 +78,9 @@ const (
 	BuffersRegistered  = nccl.BuffersRegistered
 	BuffersWindow      = nccl.BuffersWindow
 	NumBuffers         = nccl.NumBuffers
+	AllocCuMem         = nccl.AllocCuMem
+	AllocCudaMalloc    = nccl.AllocCudaMalloc
+	NumAllocs          = nccl.NumAllocs
 	Success            = nccl.Success
 	UnhandledCudaError = nccl.UnhandledCudaError
 	SystemError        = nccl.SystemError
@@ -130,6 +134,7 @@ var (
 	ParseDataType = nccl.ParseDataType
 	ParseRedOp    = nccl.ParseRedOp
 	ParseBuffers  = nccl.ParseBuffers
+	ParseAlloc    = nccl.ParseAlloc
 
 	// names and their parsing (nccl/names.go)
 	AllFuncs       = nccl.AllFuncs

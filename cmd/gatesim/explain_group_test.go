@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestExplainGroupFlags: explain's --cudagraph, --agg and --buffers reach
-// the decision. On 2 × H200 (NVLS off, 2.28.9) a captured 64 MiB
-// AllReduce is registered over IPC and runs on channels 0..15 (0..23 on
-// a stream); 60 window AllReduces of 64 KiB at 2.28.3 run as two
+// TestExplainGroupFlags: explain's --cudagraph, --agg, --buffers and
+// --alloc reach the decision. On 2 × H200 (NVLS off, 2.28.9) a captured
+// 64 MiB AllReduce is registered over IPC and runs on channels 0..15
+// (0..23 on a stream, or on cudaMalloc buffers); 60 window AllReduces of 64 KiB at 2.28.3 run as two
 // symmetric plans, the second (ops 58, 59) on its own 3 blocks of 43
 // cells each.
 func TestExplainGroupFlags(t *testing.T) {
@@ -48,6 +48,10 @@ func TestExplainGroupFlags(t *testing.T) {
 	a := explain("--nccl", "2.28.9", "--bytes", "64MiB", "--cudagraph").Releases[0]
 	if a.Decision.ChannelHi != 15 || a.Group == nil || a.Group.Launch.Mode != "graph" {
 		t.Errorf("--cudagraph: channels ..%d, group %+v; want ..15 in a graph", a.Decision.ChannelHi, a.Group)
+	}
+	// cudaMalloc buffers go over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1
+	if d := explain("--nccl", "2.28.9", "--bytes", "64MiB", "--cudagraph", "--alloc", "cudamalloc").Releases[0].Decision; d.ChannelHi != 23 {
+		t.Errorf("--cudagraph --alloc cudamalloc: channels ..%d, want ..23", d.ChannelHi)
 	}
 	g := explain("--nccl", "2.28.3", "--bytes", "64KiB", "--agg", "60", "--buffers", "window").Releases[0].Group
 	if g == nil || len(g.Ops) != 60 || g.Launch.Agg != 60 {

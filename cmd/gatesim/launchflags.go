@@ -14,6 +14,7 @@ type launchFlags struct {
 	agg       int
 	cudagraph bool
 	buffers   string
+	alloc     string
 	inplace   bool
 }
 
@@ -21,6 +22,7 @@ func (f *launchFlags) add(c *cobra.Command) {
 	c.Flags().IntVar(&f.agg, "agg", 1, fmt.Sprintf("operations in one group: the collective repeated N times between ncclGroupStart/End, as nccl-tests -m (1..%d)", spec.MaxAgg))
 	c.Flags().BoolVar(&f.cudagraph, "cudagraph", false, "the group is captured into a CUDA graph (NCCL_GRAPH_REGISTER may register its buffers)")
 	c.Flags().StringVar(&f.buffers, "buffers", "user", "buffers: user, registered (ncclCommRegister) or window (ncclCommWindowRegister)")
+	c.Flags().StringVar(&f.alloc, "alloc", "cumem", "how the buffers were allocated: cumem (ncclMemAlloc, as nccl-tests) or cudamalloc (NCCL registers it neither with NVLS nor, from 2.24.3, over IPC)")
 	c.Flags().BoolVar(&f.inplace, "inplace", false, "in-place operation (receive buffer = send buffer)")
 }
 
@@ -28,12 +30,12 @@ func (f *launchFlags) add(c *cobra.Command) {
 // the decision and the timing read); Alone when every flag keeps its
 // default (the operation alone on a stream, as Select decides it).
 func (f *launchFlags) issue() (spec.Issue, error) {
-	b, err := spec.ParseBuffers(f.buffers)
+	b, a, err := spec.ParseBuffersAlloc(f.buffers, f.alloc)
 	if err != nil {
-		return spec.Issue{}, badInput(fmt.Errorf("--buffers: %w", err))
+		return spec.Issue{}, badInput(fmt.Errorf("--buffers, --alloc: %w", err))
 	}
 	if f.agg < 1 || f.agg > spec.MaxAgg {
 		return spec.Issue{}, badInputf("--agg %d: expected 1..%d", f.agg, spec.MaxAgg)
 	}
-	return spec.Issue{Launch: spec.Launch{Mode: spec.LaunchModeOf(f.cudagraph), Agg: f.agg}, Buffers: b, InPlace: f.inplace}, nil
+	return spec.Issue{Launch: spec.Launch{Mode: spec.LaunchModeOf(f.cudagraph), Agg: f.agg}, Buffers: b, Alloc: a, InPlace: f.inplace}, nil
 }

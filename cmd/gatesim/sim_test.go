@@ -230,6 +230,8 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"sim", "--system", "h200x2", "--agg", "8", "--algo", "ring", "--proto", "ll"}, "NCCL's plan decides each operation"},
 		{[]string{"sim", "--system", "h200x2", "--agg", "0"}, "--agg 0"},
 		{[]string{"sim", "--system", "h200x2", "--buffers", "pinned"}, "--buffers"},
+		{[]string{"sim", "--system", "h200x2", "--alloc", "pinned"}, "--alloc"},
+		{[]string{"sim", "--system", "h200x2", "--buffers", "window", "--alloc", "cudamalloc"}, "expected alloc cumem"},
 		{[]string{"sim", "--system", "h200x2", "--coll", "sendrecv", "--agg", "2"}, "point-to-point plan in a group"},
 	}
 	for _, tc := range tests {

@@ -166,6 +166,9 @@ var Gates = []GateInfo{
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/transport/net_ib.cc", Func: "ncclIbInitDevices"}},
 	{Name: "NCCL_IB_HCA", Gates: []GateLink{g("G-NET-IB-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/transport/net_ib.cc", Func: "ncclIbInitDevices"}},
+	{Name: "NCCL_LEGACY_CUDA_REGISTER", Gates: []GateLink{g("G-REG-SKIP-1")},
+		Note: "1 lets IPC registration export cudaMalloc buffers over legacy CUDA IPC (default 0: their registration fails and the operation runs unregistered)",
+		Ref:  spec.Ref{Tag: "v2.28.9-1", File: "src/transport/p2p.cc", Func: "ipcRegisterBuffer"}},
 	{Name: "NCCL_LL128_C2C", Gates: []GateLink{g("G-TUNE-PROTO-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}},
 	// NCCL_MNNVL (default -2) is 2.20.x's name of the variable.

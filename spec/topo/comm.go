@@ -149,7 +149,7 @@ type Result struct {
 	// nodes: every ring connection through the network uses GPU Direct
 	// RDMA (ringNetGDR). MinNetCount is comm->minNetCount (2.30.7): the
 	// fewest NICs a rank's channels take to match its GPU's bandwidth
-	// (ncclTopoGetLocalNetCountByBw), over node 0's GPUs; 0 without one.
+	// (ncclTopoGetLocalNetCountByBw), least over every rank; 0 without one.
 	// Ring's network registration of user buffers reads both; like
 	// NvlsTuned they are not part of the topology report.
 	RingNetGDR  bool `json:"-"`
@@ -697,17 +697,26 @@ func (r *Result) consensus(ps *pathState) error {
 		r.NvlsSupport, r.NvlsChannels = false, 0
 	}
 	if p.NVLSTuningSM100 && r.NvlsSupport {
-		if err := r.nvlsTuning(ps, r0.System); err != nil {
+		if err := r.nvlsTuning(ps); err != nil {
 			return err
 		}
 		r.initLine(fmt.Sprintf("NVLS tuning: nChannels %d chunkSize %d treeMaxChunkSize %d", r.NvlsChannels, r.NvlsChunkSize, r.NvlsTreeMaxChunkSize))
 	}
 	if r.NNodes > 1 {
-		gdr, err := ringNetGDR(ps, r0)
-		if err != nil {
-			return err
+		// every rank's ring connections and NICs, combined as the ranks'
+		// exchange does: useGdr and-ed, minNetCount the least
+		r.RingNetGDR, r.MinNetCount = true, 0
+		for i := range r.Nodes {
+			n := &r.Nodes[i]
+			gdr, err := ringNetGDR(ps, n, nChannels)
+			if err != nil {
+				return err
+			}
+			r.RingNetGDR = r.RingNetGDR && gdr
+			if c := minNetCount(ps, n.System); i == 0 || c < r.MinNetCount {
+				r.MinNetCount = c
+			}
 		}
-		r.RingNetGDR, r.MinNetCount = gdr, minNetCount(ps, r0.System)
 	}
 	if collnet && r.NNodes < o.CollNetNodeThreshold {
 		collnet = false
@@ -1002,12 +1011,27 @@ func (ps *pathState) netCountByBw(s *System, g *Node) (int, float32, error) {
 	return count, total, nil
 }
 
-// minNetBw is ncclTopoGetMinNetBw, the least over ranks (node 0's GPUs
-// stand for every node's): the smallest path bandwidth from a GPU to the
-// NETs its channels use (ncclTopoGetLocalNet for channel 0, 1, … until
-// the first comes back); 0 without a NET.
+// minNetBw is comm->minNetBw, ncclTopoGetMinNetBw's answer taken least
+// over every rank of every node: the smallest path bandwidth from a GPU to
+// the NETs its channels use (ncclTopoGetLocalNet for channel 0, 1, …
+// until the first comes back); a rank without a NET answers 0.
 // Ref: v2.30.3-1 src/graph/topo.cc ncclTopoGetMinNetBw; src/init.cc initTransportsRank
-func minNetBw(ps *pathState, s *System) (float32, error) {
+func (r *Result) minNetBw(ps *pathState) (float32, error) {
+	best := float32(-1)
+	for i := range r.Nodes {
+		bw, err := nodeMinNetBw(ps, r.Nodes[i].System)
+		if err != nil {
+			return 0, err
+		}
+		if best < 0 || bw < best {
+			best = bw
+		}
+	}
+	return max(best, 0), nil
+}
+
+// nodeMinNetBw is ncclTopoGetMinNetBw least over one node's ranks.
+func nodeMinNetBw(ps *pathState, s *System) (float32, error) {
 	if len(s.Nodes[NET]) == 0 {
 		return 0, nil
 	}
@@ -1046,10 +1070,10 @@ const NvlsChunkSizeDefault = 128 << 10
 // (the cap's fallback then follows the user's chunk). NCCL_NVLS_NCHANNELS
 // and the CTA limits still bound the channels.
 // Ref: v2.30.3-1 src/transport/nvls.cc ncclNvlsTuning (v2.30.7-1 likewise)
-func (r *Result) nvlsTuning(ps *pathState, s *System) error {
+func (r *Result) nvlsTuning(ps *pathState) error {
 	var t nvlsSM100Tuning
 	if r.MinCompCap >= 100 && r.NNodes > 1 {
-		nicBw, err := minNetBw(ps, s)
+		nicBw, err := r.minNetBw(ps)
 		if err != nil {
 			return err
 		}
@@ -1076,18 +1100,20 @@ func (r *Result) nvlsTuning(ps *pathState, s *System) error {
 // receiving GPU (the first of a channel's node order, the graph's entry
 // NET) for writes and the sending one (the last, the exit NET; the same
 // GPU and NET with one GPU per node) for reads, as ncclTopoGetNetDev
-// names the NET; node 0 stands for every node.
+// names the NET, for the ranks of one node over the ring's first
+// nChannels channels (the count the ranks agreed; the channels past it
+// repeat them).
 //
 // Ref: v2.24.3-1 src/transport/generic.cc ncclTransportRingConnect;
 // src/transport/net.cc sendSetup, recvSetup; src/graph/paths.cc
 // ncclTopoCheckGdr (v2.30.7-1 likewise)
-func ringNetGDR(ps *pathState, n *NodeResult) (bool, error) {
+func ringNetGDR(ps *pathState, n *NodeResult, nChannels int) (bool, error) {
 	s, g := n.System, n.model.graphs[GraphRing]
 	ngpus := len(s.Nodes[GPU])
 	if g == nil || g.nChannels == 0 || ngpus == 0 || !ps.inter(s) {
 		return false, nil
 	}
-	for c := 0; c < g.nChannels; c++ {
+	for c := 0; c < min(g.nChannels, nChannels); c++ {
 		for _, end := range [2]int{0, ngpus - 1} {
 			gpu, net := gpuOfRank(s, g.intra[c*ngpus+end]), netOfID(s, g.inter[2*c+min(end, 1)])
 			if gpu == nil || net == nil {
@@ -1123,9 +1149,9 @@ func (ps *pathState) gdrRead(s *System, gpu *Node) bool {
 	return false
 }
 
-// minNetCount is comm->minNetCount: the least over node 0's GPUs of
-// ncclTopoGetLocalNetCountByBw's count; 0 without a NET, or where the
-// count cannot be had (no local CPU).
+// minNetCount is ncclTopoGetLocalNetCountByBw's count least over one
+// node's GPUs (comm->minNetCount is the least over every node's); 0
+// without a NET, or where the count cannot be had (no local CPU).
 //
 // Ref: v2.30.7-1 src/init.cc initTransportsRank; src/graph/topo.cc
 // ncclTopoGetLocalNetCountByBw

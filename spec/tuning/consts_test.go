@@ -203,6 +203,7 @@ func TestTuningDiff2_28_3to2_28_9(t *testing.T) {
 		"hwLatencies[NET][NVLSTree][Simple]: 14 -> 20.9",
 		"perChMaxRingLL128Bws[Blackwell][N2]: 73.4 -> 34.6",
 		"perChMaxNVLSTreeBws[Blackwell][N4]: 43.1 -> 43.8",
+		"reg.noneP2PMemcpy: false -> true",
 		"sched.symArgsBytes: 112 -> 224",
 	}
 	var s []string

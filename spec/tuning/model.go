@@ -176,6 +176,13 @@ type Input struct {
 	// NCCL_LOCAL_REGISTER (NCCL_PARAM, default 1), nil when unset.
 	GraphRegister *int64 `json:"NCCL_GRAPH_REGISTER,omitempty"`
 	LocalRegister *int64 `json:"NCCL_LOCAL_REGISTER,omitempty"`
+	// LegacyCudaRegister is NCCL_LEGACY_CUDA_REGISTER (NCCL_PARAM, default
+	// 0, 2.24.3+), nil when unset. CuMem is ncclCuMemEnable()
+	// (NCCL_CUMEM_ENABLE, or the driver's support when it is -2);
+	// P2PUseMemcpy is NCCL_P2P_USE_CUDA_MEMCPY set non-zero.
+	LegacyCudaRegister *int64 `json:"NCCL_LEGACY_CUDA_REGISTER,omitempty"`
+	CuMem              bool   `json:"cuMem,omitempty"`
+	P2PUseMemcpy       bool   `json:"p2pUseMemcpy,omitempty"`
 	// SymmetricSupport is comm->symmetricSupport: one node (or, 2.30.3+,
 	// cross-clique MNNVL over an NVL domain of every rank: one LSA team),
 	// direct P2P between its GPUs, NCCL_WIN_ENABLE and cuMem on.

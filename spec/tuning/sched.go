@@ -88,8 +88,11 @@ type OpChoice struct {
 	// blocks when the cells run out); 2.27 its blocks.
 	SymChannels int `json:"symChannels,omitempty"`
 	// Registered names the buffer registration NCCL made for the task
-	// ("IPC"), empty when none (G-REG-IPC-1).
+	// ("IPC"), empty when none (G-REG-IPC-1). RegRefused says why NCCL
+	// did not register buffers it tried to (G-REG-SKIP-1): the task keeps
+	// the unregistered decision.
 	Registered string `json:"registered,omitempty"`
+	RegRefused string `json:"regRefused,omitempty"`
 	// Plan is the kernel plan (0-based) the task went into.
 	Plan int `json:"plan"`
 	// Line is the per-operation [TUNING] line rank 0 prints for this task
@@ -1313,7 +1316,9 @@ func CollPartition(c *Consts, fn nccl.Func, nRanks int, proto nccl.Proto, elemSi
 // except ReduceScatter, Reduce on Ring, in-place AllReduce on Ring and
 // in-place Tree. On one node an IPC-registered task with 16 < nMaxChannels
 // ≤ 24 then runs on 16 channels. A Ring AllGather or Broadcast registered
-// with the network runs on netRingChannels.
+// with the network runs on netRingChannels. Where the registration itself
+// fails (regRefused: how the buffers were allocated, the environment) the
+// task keeps its unregistered channels.
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers,
 // ncclRegisterCollNvlsBuffers (v2.24.3-1 likewise); v2.23.4-1 src/enqueue.cc
@@ -1344,6 +1349,10 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 		case t.algo != nccl.Ring && t.algo != nccl.Tree:
 			continue
 		}
+		if why := m.regRefused(t.op, "IPC"); why != "" {
+			t.choice.RegRefused = why
+			continue
+		}
 		t.choice.Registered = "IPC"
 		if in.NNodes == 1 && c.RegIPCChannels > 0 && c.RegIPCChannels < t.nMaxCh && t.nMaxCh <= 24 {
 			t.nMaxCh = c.RegIPCChannels
@@ -1357,8 +1366,63 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 // into a CUDA graph under NCCL_GRAPH_REGISTER (both default 1 at every
 // modelled tag).
 func (m *Model) regAsked(o Call) bool {
-	on := func(p *int64) bool { return p == nil || *p != 0 }
-	return (o.Buffers == nccl.BuffersRegistered && on(m.In.LocalRegister)) || (o.Graph && on(m.In.GraphRegister))
+	return (o.Buffers == nccl.BuffersRegistered && paramOn(m.In.LocalRegister)) || (o.Graph && paramOn(m.In.GraphRegister))
+}
+
+// paramOn reads a set-or-nil NCCL_PARAM whose default is 1.
+func paramOn(p *int64) bool { return p == nil || *p != 0 }
+
+// RegBuff is getAlgoInfo's regBuff, what a tuner and the CTA policy read:
+// both buffers have a ncclCommRegister record, or the call is captured
+// into a CUDA graph under NCCL_GRAPH_REGISTER. ncclCommRegister keeps no
+// record under NCCL_LOCAL_REGISTER=0 (RegRecordLocalParam, 2.24.3+) nor
+// under NCCL_P2P_USE_CUDA_MEMCPY=1 (RegNoneP2PMemcpy, 2.28.9+).
+//
+// Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo; src/register/register.cc
+// ncclCommRegister (v2.24.3-1 likewise without the memcpy check)
+func (m *Model) RegBuff(o Call) bool {
+	c, in := m.Tuning, &m.In
+	record := o.Buffers == nccl.BuffersRegistered &&
+		!(c.RegRecordLocalParam && !paramOn(in.LocalRegister)) && !(c.RegNoneP2PMemcpy && in.P2PUseMemcpy)
+	return record || (o.Graph && paramOn(in.GraphRegister))
+}
+
+// regRefused says why NCCL's registration of a task's buffers with kind
+// ("NVLS", "IPC", "CollNet", "NET") fails where its path would register
+// them, "" when nothing stops it (G-REG-SKIP-1); NCCL then runs the task
+// as unregistered. Under NCCL_P2P_USE_CUDA_MEMCPY=1 (2.28.9+) nothing has
+// a registration record. NVLS binds the buffers to its multicast object,
+// which takes only cuMem memory of NCCL's handle type (2.28.7+ checks the
+// handle types first; before, the bind fails and NCCL falls back). IPC
+// exports a cuMem buffer's handle only with NCCL's cuMem on, and a
+// cudaMalloc buffer over legacy CUDA IPC (from 2.24.3 only under
+// NCCL_LEGACY_CUDA_REGISTER=1; with one process per GPU, never in
+// directMode). The network and CollNet register either kind.
+//
+// Ref: v2.28.9-1 src/register/register.cc ncclCommRegister,
+// ncclCommGraphRegister; src/transport/p2p.cc ipcRegisterBuffer;
+// src/transport/nvls.cc nvlsRegisterBuffer (v2.24.3-1 p2p.cc
+// ipcRegisterBuffer; v2.23.4-1 p2p.cc ncclIpcLocalRegisterBuffer without
+// the parameter; v2.22.3-1 nvls.cc tryRegisterBuffer)
+func (m *Model) regRefused(o Call, kind string) string {
+	c, in := m.Tuning, &m.In
+	if c.RegNoneP2PMemcpy && in.P2PUseMemcpy {
+		return "NCCL_P2P_USE_CUDA_MEMCPY=1: ncclCommRegister and ncclCommGraphRegister keep no record, so nothing is registered"
+	}
+	switch kind {
+	case "NVLS":
+		if o.Alloc == nccl.AllocCudaMalloc {
+			return "cudaMalloc buffers cannot be bound to the NVLS multicast object (it takes cuMem memory of NCCL's handle type)"
+		}
+	case "IPC":
+		switch {
+		case o.Alloc == nccl.AllocCuMem && !in.CuMem:
+			return "cuMem buffers, but NCCL's cuMem is off (NCCL_CUMEM_ENABLE=0 or no driver support): no handle to export"
+		case o.Alloc == nccl.AllocCudaMalloc && c.RegIPCLegacyParam && (in.LegacyCudaRegister == nil || *in.LegacyCudaRegister == 0):
+			return "cudaMalloc buffers are exported over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1"
+		}
+	}
+	return ""
 }
 
 // userBufferChannels is the user-buffer path of NVLS and CollNet
@@ -1369,7 +1433,8 @@ func (m *Model) regAsked(o Call) bool {
 // NCCL's check of ranks sharing a process passes) and run on
 // nvlsRegChannels; CollNetDirect and CollNetChain register only with one
 // rank per node (collNetRegSupport, isOneRPN) and not for PreMulSum or
-// SumPostDiv, and run on one channel (RegCollNet).
+// SumPostDiv, and run on one channel (RegCollNet). A registration that
+// fails (regRefused) leaves nothing registered and says why.
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollNvlsBuffers,
 // ncclRegisterCollBuffers; v2.22.3-1 src/enqueue.cc registerIntraNodeBuffers
@@ -1385,10 +1450,18 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 			return 0, ""
 		}
 		if n, ok := m.nvlsRegChannels(t.fn); ok {
+			if why := m.regRefused(t.op, "NVLS"); why != "" {
+				t.choice.RegRefused = why
+				return 0, ""
+			}
 			return n, "NVLS"
 		}
 	case nccl.CollNetDirect, nccl.CollNetChain:
 		if c.RegCollNet == RegCollNetNone || in.MaxLocalRanks != 1 || t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv {
+			return 0, ""
+		}
+		if why := m.regRefused(t.op, "CollNet"); why != "" {
+			t.choice.RegRefused = why
 			return 0, ""
 		}
 		if c.RegCollNet == RegCollNetCTAs {
@@ -1418,6 +1491,10 @@ func (m *Model) netRingChannels(t *tuningTask) (int, bool) {
 	c, in := m.Tuning, &m.In
 	if c.RegNetRing == RegNetRingNone || t.algo != nccl.Ring || t.proto != nccl.Simple || (t.fn != nccl.AllGather && t.fn != nccl.Broadcast) ||
 		!m.regAsked(t.op) || in.MaxLocalRanks != 1 || in.NNodes < 2 || !in.RingNetGDR || in.NetDeviceUnpack {
+		return 0, false
+	}
+	if why := m.regRefused(t.op, "NET"); why != "" {
+		t.choice.RegRefused = why
 		return 0, false
 	}
 	if c.RegNetRing == RegNetRingNICs {

@@ -48,6 +48,10 @@ type Call struct {
 	InPlace bool         `json:"inPlace,omitempty"`
 	Buffers nccl.Buffers `json:"buffers,omitempty"`
 	Graph   bool         `json:"graph,omitempty"`
+	// Alloc is how the buffers were allocated: cudaMalloc memory is
+	// registered neither with NVLS nor (2.24.3+ by default) over IPC
+	// (G-REG-SKIP-1).
+	Alloc nccl.Alloc `json:"alloc,omitempty"`
 	// Tuned is a loaded tuner's answer for this operation (it replaces
 	// the declarative TunerBehaviour's rules).
 	Tuned *TunerEdit `json:"-"`

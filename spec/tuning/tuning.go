@@ -500,14 +500,26 @@ type Consts struct {
 
 	// Buffer registration between the choice and the scheduler
 	// (ncclRegisterCollBuffers, src/register/coll_reg.cc).
-	RegIPC         bool       `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (2.23.4+; 2.22.3 registers NVLS and CollNet only)
-	RegIPCGraph    bool       `tuning:"reg.ipcGraph"`       // RegIPC also for buffers only captured into a CUDA graph (2.24.3+; 2.23.4 needs a ncclCommRegister record)
-	RegIPCChannels int        `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
-	RegNVLS        RegNVLS    `tuning:"reg.nvlsChannels"`   // the channels of an NVLS/NVLSTree task on NVLS-registered buffers
-	RegCollNet     RegCollNet `tuning:"reg.collNet"`        // a CollNet task on CollNet-registered buffers, one rank per node
-	RegNetRing     RegNetRing `tuning:"reg.netRing"`        // a Ring AllGather/Broadcast on network-registered buffers, one rank per node with GDR
-	Symmetric      bool       `tuning:"reg.symmetric"`      // window buffers may leave the cost table for a symmetric kernel (2.27.3+)
-	CTAPolicyNVLS  bool       `tuning:"reg.ctaPolicyNVLS"`  // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.27.3+)
+	RegIPC         bool `tuning:"reg.ipcRingTree"`    // Ring/Tree Simple user buffers registered over IPC (2.23.4+; 2.22.3 registers NVLS and CollNet only)
+	RegIPCGraph    bool `tuning:"reg.ipcGraph"`       // RegIPC also for buffers only captured into a CUDA graph (2.24.3+; 2.23.4 needs a ncclCommRegister record)
+	RegIPCChannels int  `tuning:"reg.ipcMaxChannels"` // a one-node IPC-registered task with 16 < nMaxChannels ≤ 24 runs on this many (16; 0: no cap)
+	// RegIPCLegacyParam: cudaMalloc buffers are exported over legacy CUDA
+	// IPC only under NCCL_LEGACY_CUDA_REGISTER=1 (2.24.3+; 2.23.4 always
+	// does, one process per GPU).
+	RegIPCLegacyParam bool `tuning:"reg.ipcLegacyParam"`
+	// RegRecordLocalParam: ncclCommRegister keeps no record under
+	// NCCL_LOCAL_REGISTER=0, so the registered buffers count as plain for
+	// regBuff (2.24.3+).
+	RegRecordLocalParam bool `tuning:"reg.recordLocalParam"`
+	// RegNoneP2PMemcpy: under NCCL_P2P_USE_CUDA_MEMCPY=1 ncclCommRegister
+	// and ncclCommGraphRegister keep no record (ncclP2pUsesMemcpy), so
+	// nothing is registered (2.28.9+).
+	RegNoneP2PMemcpy bool       `tuning:"reg.noneP2PMemcpy"`
+	RegNVLS          RegNVLS    `tuning:"reg.nvlsChannels"`  // the channels of an NVLS/NVLSTree task on NVLS-registered buffers
+	RegCollNet       RegCollNet `tuning:"reg.collNet"`       // a CollNet task on CollNet-registered buffers, one rank per node
+	RegNetRing       RegNetRing `tuning:"reg.netRing"`       // a Ring AllGather/Broadcast on network-registered buffers, one rank per node with GDR
+	Symmetric        bool       `tuning:"reg.symmetric"`     // window buffers may leave the cost table for a symmetric kernel (2.27.3+)
+	CTAPolicyNVLS    bool       `tuning:"reg.ctaPolicyNVLS"` // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.27.3+)
 	// SymGrouped: the symmetric tasks of any group are taken out and binned
 	// (ncclMakeSymmetricTaskList), picked on cell-aligned counts, and a bin
 	// without a kernel fails the group (2.28.3+). Before (2.27.x) only a
