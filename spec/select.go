@@ -272,32 +272,31 @@ type decisionOnly struct {
 type LazyOp struct {
 	comm *Comm
 	op   Op
-	// tuned is a copy of the tuner's answer the decision was made with
-	// (hasTuned: there was one), so that a caller changing the
-	// decision's Tuner afterwards cannot change what is recorded.
-	tuned    TunerEffect
-	hasTuned bool
-	once     sync.Once
-	trace    Trace
-	costs    []CellCost
+	// tuned is a private copy of the tuner's answer the decision was made
+	// with (nil: there was none), so that a caller changing the
+	// decision's Tuner afterwards cannot change what is recorded. A
+	// pointer, not a value: every Decision holds a LazyOp, and most have
+	// no tuner.
+	tuned *TunerEffect
+	once  sync.Once
+	trace Trace
+	costs []CellCost
 }
 
 // set makes l the lazy part of operation op of c, decided with tuned.
 func (l *LazyOp) set(c *Comm, op Op, tuned *TunerEffect) {
 	l.comm, l.op = c, op
+	l.tuned = nil
 	if tuned != nil {
-		l.tuned, l.hasTuned = tuned.clone(), true
+		t := tuned.clone()
+		l.tuned = &t
 	}
 }
 
 // walk records the operation's verdicts and cost table, once.
 func (l *LazyOp) walk() {
 	l.once.Do(func() {
-		var e *TunerEffect
-		if l.hasTuned {
-			e = &l.tuned
-		}
-		d, tr := l.comm.recordOp(l.op, e, true)
+		d, tr := l.comm.recordOp(l.op, l.tuned, true)
 		l.trace, l.costs = tr, d.Costs
 	})
 }

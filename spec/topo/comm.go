@@ -705,9 +705,15 @@ func (r *Result) consensus(ps *pathState) error {
 	if r.NNodes > 1 {
 		// every rank's ring connections and NICs, combined as the ranks'
 		// exchange does: useGdr and-ed, minNetCount the least
+		// (identical nodes share their model: each is worked out once)
 		r.RingNetGDR, r.MinNetCount = true, 0
+		seen := make(map[*nodeModel]bool, 1)
 		for i := range r.Nodes {
 			n := &r.Nodes[i]
+			if seen[n.model] {
+				continue
+			}
+			seen[n.model] = true
 			gdr, err := ringNetGDR(ps, n, nChannels)
 			if err != nil {
 				return err
@@ -1018,7 +1024,12 @@ func (ps *pathState) netCountByBw(s *System, g *Node) (int, float32, error) {
 // Ref: v2.30.3-1 src/graph/topo.cc ncclTopoGetMinNetBw; src/init.cc initTransportsRank
 func (r *Result) minNetBw(ps *pathState) (float32, error) {
 	best := float32(-1)
+	seen := make(map[*System]bool, 1)
 	for i := range r.Nodes {
+		if seen[r.Nodes[i].System] {
+			continue // identical nodes share their System
+		}
+		seen[r.Nodes[i].System] = true
 		bw, err := nodeMinNetBw(ps, r.Nodes[i].System)
 		if err != nil {
 			return 0, err
