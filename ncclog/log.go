@@ -189,8 +189,9 @@ type MNNVLLog struct {
 
 // MNNVLFabric is one GPU fabric report. State is nvmlGpuFabricState_t: 0
 // not supported, 1 not started, 2 in progress, 3 completed. HealthMask is
-// NVML's health bit fields as printed (two bits each, 2 meaning "healthy":
-// 0xaa on a sound GB200 tray); NCCL prints it and never reads it.
+// NVML's health fields as printed (the low two bits are the degraded-bandwidth
+// field, 2 meaning false; a sound GB200 tray prints 0xaa); NCCL prints it and
+// never reads it.
 type MNNVLFabric struct {
 	UUID       string `json:"uuid"`
 	CliqueID   string `json:"clique_id"`
