@@ -468,12 +468,15 @@ func (d *diag) collnet() {
 // ncclRegisterCollNvlsBuffers
 func (d *diag) nvlsRegister() {
 	l := d.l
-	if l.NVLS.RegFailures == 0 {
+	if l.NVLS.RegFailures == 0 && len(d.o.NVLSRegCuda) == 0 {
 		return
 	}
 	var ev []ncclog.Proof
 	for _, e := range l.Errors {
-		if e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") && l.NVLS.CudaFailures <= l.NVLS.RegFailures {
+		switch {
+		case d.o.NVLSRegCudaWarn(e):
+			ev = append(ev, ncclog.Proof{At: e.First.At, Msg: e.First.Msg, Why: "the failed CUDA call of the registration (its source line is in tryRegisterBuffer at the log's release)", Count: e.Count})
+		case e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") && l.NVLS.CudaFailures <= l.NVLS.RegFailures:
 			ev = append(ev, ncclog.Proof{At: e.First.At, Msg: e.First.Msg, Why: "the failed CUDA call of the registration", Count: e.Count})
 		}
 	}

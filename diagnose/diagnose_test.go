@@ -298,18 +298,21 @@ func TestWriteHTML(t *testing.T) {
 }
 
 // TestOldAndFabricFindings: NCCL older than 2.4 is said to be out of range;
-// a GB200 GPU whose fabric is not completed is a finding.
+// a GB200 GPU whose fabric is not completed is a finding; a completed one is
+// not, whatever its health mask (NCCL's MNNVL check reads only the state).
 func TestOldAndFabricFindings(t *testing.T) {
 	r := diagLog(t, "h:1:1 [0] NCCL INFO NCCL version 2.3.7+cuda10.0\nh:1:1 [0] NCCL INFO Using internal Network Socket\n", Options{})
 	if _, ok := findingRules(r)["version.too-old"]; !ok {
 		t.Errorf("2.3.7: no version.too-old finding: %+v", r.Findings)
 	}
-	r = diagLog(t, "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO MNNVL busId 0x1b000 fabric UUID 2c1f.9f0e cliqueId 0x7ff state 3 healthMask 0x4\n", Options{})
+	r = diagLog(t, "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO MNNVL busId 0x1b000 fabric UUID 2c1f.9f0e cliqueId 0x7ff state 2 healthMask 0x0\n", Options{})
 	if _, ok := findingRules(r)["mnnvl.fabric-not-ready"]; !ok {
-		t.Errorf("degraded fabric: no finding: %+v", r.Findings)
+		t.Errorf("fabric in progress: no finding: %+v", r.Findings)
 	}
-	r = diagLog(t, "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO MNNVL busId 0x1b000 fabric UUID 2c1f.9f0e cliqueId 0x7ff state 3 healthMask 0x0\n", Options{})
-	if _, ok := findingRules(r)["mnnvl.fabric-not-ready"]; ok {
-		t.Errorf("a ready fabric is a finding: %+v", r.Findings)
+	for _, mask := range []string{"0x0", "0xaa", "0x4"} {
+		r = diagLog(t, "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO MNNVL busId 0x1b000 fabric UUID 2c1f.9f0e cliqueId 0x7ff state 3 healthMask "+mask+"\n", Options{})
+		if _, ok := findingRules(r)["mnnvl.fabric-not-ready"]; ok {
+			t.Errorf("a completed fabric with healthMask %s is a finding: %+v", mask, r.Findings)
+		}
 	}
 }

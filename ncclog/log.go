@@ -2,7 +2,6 @@ package ncclog
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/gatesim/gatesim/spec"
 )
@@ -189,8 +188,10 @@ type MNNVLLog struct {
 }
 
 // MNNVLFabric is one GPU fabric report. State is nvmlGpuFabricState_t: 0
-// not supported, 1 not started, 2 in progress, 3 completed; a non-zero
-// HealthMask flags a degraded fabric.
+// not supported, 1 not started, 2 in progress, 3 completed. HealthMask is
+// NVML's health fields as printed (the low two bits are the degraded-bandwidth
+// field, 2 meaning false; a sound GB200 tray prints 0xaa); NCCL prints it and
+// never reads it.
 type MNNVLFabric struct {
 	UUID       string `json:"uuid"`
 	CliqueID   string `json:"clique_id"`
@@ -200,10 +201,12 @@ type MNNVLFabric struct {
 	At         Loc    `json:"at"`
 }
 
-// Ready reports a completed fabric with no health flag.
-func (f MNNVLFabric) Ready() bool {
-	return f.State == 3 && strings.Trim(strings.TrimPrefix(f.HealthMask, "0x"), "0") == ""
-}
+// Ready reports a completed fabric registration, the one fabric fact NCCL's
+// MNNVL check reads: every rank's state must be
+// NVML_GPU_FABRIC_STATE_COMPLETED, whatever the health mask says
+// (G-MNNVL-1; v2.21.5-1 src/init.cc, v2.26.2-1 to v2.30.7-1 src/mnnvl.cc
+// ncclMnnvlCheck).
+func (f MNNVLFabric) Ready() bool { return f.State == 3 }
 
 // TransportUse is one kind of connector seen on channel setup lines.
 type TransportUse struct {

@@ -73,8 +73,12 @@ type Observation struct {
 	// NThreads; no algorithm or protocol), and SymDecisionsAt their lines.
 	SymDecisions   []spec.Decision `json:"sym_decisions,omitempty"`
 	SymDecisionsAt []Loc           `json:"sym_decisions_at,omitempty"`
-	Evidence       spec.Evidence   `json:"evidence"`
-	Caps           []CapEvidence   `json:"caps"`
+	// NVLSRegCuda are the "Cuda failure" WARNs whose source line is a CUDA
+	// call of an NVLS user-buffer registration (tryRegisterBuffer) at the
+	// log's release(s): not a setup failure (G-REG-UB-1).
+	NVLSRegCuda []LogError    `json:"nvls_register_cuda_failures,omitempty"`
+	Evidence    spec.Evidence `json:"evidence"`
+	Caps        []CapEvidence `json:"caps"`
 	// Algo and Proto are NCCL_ALGO and NCCL_PROTO as this release reads
 	// them, when set.
 	Algo     *AlgoRequest  `json:"-"`
@@ -123,6 +127,7 @@ func ObserveWith(l *Log, extra spec.Env) *Observation {
 			o.ProtoErr = err.Error()
 		}
 	}
+	o.NVLSRegCuda = nvlsRegCudaFailures(l)
 	ob := observer{l: l, o: o}
 	o.Caps = []CapEvidence{
 		ob.netPlugin(), ob.ib(), ob.gdr(), ob.collnet(), ob.nvls(), ob.nvlsTree(), ob.pat(),
@@ -957,6 +962,13 @@ func (ob *observer) nvls() CapEvidence {
 		// proves the selection.
 		{level: spec.LevelSelected, rule: "G-REG-UB-1", kinds: kinds(KindNVLSRegFail),
 			why: "NCCL tries to register an operation's buffers with NVLS only when the operation chose NVLS or NVLSTree"},
+		// Without the REG subsystem (2.26.2+) the registration's failed CUDA
+		// call is the only line of the attempt, told by its source line.
+		{when: func(ob *observer) bool { return len(ob.o.NVLSRegCuda) > 0 && l.NVLS.RegFailures == 0 }, do: func(ob *observer, c *CapEvidence) {
+			e := ob.o.NVLSRegCuda[0]
+			c.Proofs = append(c.Proofs, Proof{Level: spec.LevelSelected, Rule: "G-REG-UB-1", At: e.First.At, Msg: e.Msg, Count: e.Count,
+				Why: "a CUDA call of the NVLS user-buffer registration (" + e.SrcFile + " tryRegisterBuffer) failed: NCCL registers only for an operation that chose NVLS or NVLSTree"})
+		}},
 		// Blocks.
 		{below: spec.LevelUsable, when: func(*observer) bool { return l.NVLS.UnavailableDevs > 0 }, do: func(ob *observer, c *CapEvidence) {
 			if s, ok := ob.sampleWhere(KindNVLSSupport, func(m string) bool { return !available(m) }); ok {
@@ -995,14 +1007,15 @@ func (ob *observer) nvls() CapEvidence {
 			{k: KindNVLSBindFail, why: "binding multicast memory failed (Fabric Manager / NVSwitch state); communicator init fails"},
 			{k: KindNVLSNoNIC, why: "no NIC for a rank in the NVLS graph"},
 		}},
-		// A failed CUDA call of an operation's buffer registration is followed
-		// by "failed to NVLS register" and is not fatal (v2.24.3-1
+		// A failed CUDA call of an operation's buffer registration (its
+		// source line, or a "failed to NVLS register" line after it) is not
+		// fatal (v2.24.3-1
 		// src/transport/nvls.cc nvlsRegisterBuffer returns ncclSuccess with
 		// regBufUsed 0): only failures the registration lines do not account
 		// for block the setup.
-		{when: func(*observer) bool { return l.NVLS.CudaFailures > l.NVLS.RegFailures }, do: func(ob *observer, c *CapEvidence) {
+		{when: func(ob *observer) bool { return l.NVLS.CudaFailures > max(l.NVLS.RegFailures, ob.o.nvlsRegCudaCount()) }, do: func(ob *observer, c *CapEvidence) {
 			for _, e := range l.Errors {
-				if e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
+				if e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") && !ob.o.NVLSRegCudaWarn(e) {
 					c.Blocks = append(c.Blocks, Proof{Level: spec.LevelCandidate, Rule: "G-NVLS-SETUP-1", At: e.First.At, Msg: e.Msg,
 						Why: "a CUDA multicast call failed in " + e.SrcFile + " (the multicast object could not be created or bound): init fails", Count: e.Count})
 					break
