@@ -59,6 +59,11 @@ type Machine struct {
 	// the NIC links stand for that path at the interface speed NCCL reads
 	// (nominal) or the profile's transport.net.loopback.bw.
 	NetLoopback bool `json:"net_loopback,omitempty"`
+	// NVLDomainNodes is how many consecutive nodes share one NVLink domain
+	// whose GPUs reach each other's over NVLink although NCCL keeps them
+	// apart as nodes (cross-clique MNNVL, MachineForComm); 0 or 1: nodes
+	// meet only over the network.
+	NVLDomainNodes int `json:"nvl_domain_nodes,omitempty"`
 	// Profile is the machine's performance profile (nil: nominal, NCCL's
 	// constants alone).
 	Profile *Profile `json:"-"`
@@ -86,6 +91,9 @@ func (m *Machine) Validate() error {
 		if err := m.Profile.Validate(); err != nil {
 			return fmt.Errorf("machine %s: profile: %v", m.Name, err)
 		}
+	}
+	if m.NVLDomainNodes < 0 || m.NVLDomainNodes > 1 && !m.NVSwitch {
+		return fmt.Errorf("machine %s: an NVLink domain of %d nodes: expected 0, or nodes whose GPUs have an NVSwitch", m.Name, m.NVLDomainNodes)
 	}
 	if m.NICs > m.GPUsPerNode*8 {
 		return fmt.Errorf("machine %s: %d NICs per node: at most 8 per GPU", m.Name, m.NICs)
@@ -484,7 +492,12 @@ func (f *fabric) path(dst []int32, src, to, nd int) ([]int32, int) {
 	if src == to {
 		return append(dst, f.gpuLink(src, 4)), hopNVLink
 	}
-	if src/f.m.GPUsPerNode == to/f.m.GPUsPerNode {
+	sn, tn := src/f.m.GPUsPerNode, to/f.m.GPUsPerNode
+	if d := f.m.NVLDomainNodes; sn != tn && d > 1 && sn/d == tn/d {
+		// cross-clique MNNVL: CUDA P2P through the domain's NVSwitches
+		return append(dst, f.gpuLink(src, 0), f.gpuLink(to, 1)), hopNVLink
+	}
+	if sn == tn {
 		if f.t.shm {
 			// SHM goes through host memory: the sender writes it, the
 			// receiver reads it, both over their PCIe lanes to the host;
