@@ -226,6 +226,13 @@ func (m *Machine) HopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	}
 	switch hop {
 	case hopNVLink:
+		if a == spec.NVLS || a == spec.NVLSTree {
+			// a rank-to-rank step of NVLSTree's tree over NVLink (cross-
+			// clique MNNVL): NCCL's NVLink figure for these algorithms is
+			// the NVLS round trip through the switch (hopNVLS), so the
+			// step costs what a Tree step over NVLink does
+			a = spec.Tree
+		}
 		return FromMicros(ncclHwLat[0][a][proto])
 	case hopPCI:
 		return FromMicros(ncclHwLat[1][a][proto])
@@ -325,15 +332,12 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 	m := &cfg.Machine
 	p := m.Profile
 	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
-		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
+		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: m.NVLSEfficiency(), sharpEff: p.Value("sharp.eff"),
 		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
 	if m.NetLoopback {
 		t.loopBw = GBps(p.Value("transport.net.loopback.bw"))
 		t.loopRankBw = GBps(p.Value("transport.net.loopback.rank.bw"))
 		t.loopLat = FromMicros(p.Value("transport.net.loopback.lat"))
-	}
-	if t.nvlsEff <= 0 {
-		t.nvlsEff = ncclNVLSEfficiency(m.SM)
 	}
 	if c := p.Value(capName(s.Algo, s.Proto)) * p.Value(funcName(s.Func)); c > 0 {
 		if cfg.NThreads > 0 && cfg.DefaultNThreads > 0 && cfg.NThreads != cfg.DefaultNThreads {
@@ -345,6 +349,16 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 		t.capRate = c
 	}
 	return t
+}
+
+// NVLSEfficiency is the fraction of the NVLink bandwidth NVLS traffic
+// achieves on the machine: its profile's nvls.eff, or NCCL's own figure
+// for the GPU generation when the profile has none.
+func (m *Machine) NVLSEfficiency() float64 {
+	if e := m.Profile.Value("nvls.eff"); e > 0 {
+		return e
+	}
+	return ncclNVLSEfficiency(m.SM)
 }
 
 // ncclNVLSEfficiency is NCCL's nvlsEfficiency by GPU generation: the

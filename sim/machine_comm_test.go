@@ -211,10 +211,9 @@ func TestNetLoopbackLatency(t *testing.T) {
 // cliques stay two NCCL nodes, and up to 2.29.7 (or with
 // NCCL_MNNVL_CROSS_CLIQUE unset) their ranks meet over the network. With
 // cross-clique P2P (2.30.3+) NCCL connects them over CUDA P2P on the
-// fabric, so the simulated bytes cross the GPUs' NVLinks, none a NIC, and
-// Ring and p2p traffic, which the NICs bound, is faster (NVLSTree's tree
-// between the nodes then shares the heads' NVLinks with NVLS, so it need
-// not be); the trays as cliques of one tray each (NCCL's nodes are the
+// fabric, so the simulated bytes cross the GPUs' NVLinks, none a NIC, at
+// NVLink latency (a Tree step's for NVLSTree's tree), and the operation is
+// faster; the trays as cliques of one tray each (NCCL's nodes are the
 // hosts) alike.
 func TestMachineForCommCrossClique(t *testing.T) {
 	on := spec.Env{"NCCL_MNNVL_CROSS_CLIQUE": "1"}
@@ -268,8 +267,8 @@ func TestMachineForCommCrossClique(t *testing.T) {
 				t.Errorf("%s %s: cross-clique traffic crossed the network: %d B injected, links %v", tc.name, f, res.NetBytes, res.LinkBytes)
 			}
 			// (PXN already takes some network bytes over NVLink first)
-			if res.LinkBytes["nvlink"] < net.LinkBytes["nvlink"] || f != spec.AllReduce && res.TimeUs >= net.TimeUs {
-				t.Errorf("%s %s: over the fabric %.1f µs, %d NVLink bytes; over the network %.1f µs, %d: want at least as many NVLink bytes, less time (Ring, p2p)",
+			if res.LinkBytes["nvlink"] < net.LinkBytes["nvlink"] || res.TimeUs >= net.TimeUs {
+				t.Errorf("%s %s: over the fabric %.1f µs, %d NVLink bytes; over the network %.1f µs, %d: want at least as many NVLink bytes, less time",
 					tc.name, f, res.TimeUs, res.LinkBytes["nvlink"], net.TimeUs, net.LinkBytes["nvlink"])
 			}
 		}
@@ -310,5 +309,22 @@ func TestCrossCliquePath(t *testing.T) {
 	bad.NVSwitch = false
 	if err := bad.Validate(); err == nil {
 		t.Error("an NVL domain without an NVSwitch validated")
+	}
+}
+
+// TestNVLinkStepLatency: a rank-to-rank step over NVLink costs NCCL's
+// NVLink latency of its algorithm, except for NVLS and NVLSTree, whose
+// NVLink figure is the round trip through the switch's multicast engine:
+// their rank-to-rank steps (NVLSTree's tree across cliques) cost a Tree
+// step's.
+func TestNVLinkStepLatency(t *testing.T) {
+	var m Machine
+	for _, a := range []spec.Algo{spec.NVLS, spec.NVLSTree} {
+		if got, want := m.HopLatency(hopNVLink, a, spec.Simple), m.HopLatency(hopNVLink, spec.Tree, spec.Simple); got != want {
+			t.Errorf("%s over NVLink: %v, want Tree's %v", a, got, want)
+		}
+	}
+	if got := m.HopLatency(hopNVLink, spec.CollNetChain, spec.Simple); got != FromMicros(2.8) {
+		t.Errorf("CollNetChain over NVLink: %v, want NCCL's 2.8 µs", got)
 	}
 }
