@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +63,10 @@ func TestCalibrationDoc(t *testing.T) {
 	b.WriteString("\n\n## Simulated against measured, cross-validated\n\nProduced by `" + Command(DocsOptions) + "`.\n\n")
 	WriteMarkdown(&b, rep)
 	b.WriteString("## Published figures\n\n")
-	WriteFigures(&b, CompareFigures(spec.V2_22_3, rep.Profile), spec.V2_22_3)
+	figs := CompareFigures(spec.V2_22_3, rep.Profile)
+	WriteFigures(&b, figs, spec.V2_22_3)
+	b.WriteString("### What bounds the NVLS figures\n\n")
+	WriteNVLSBounds(&b, figs)
 	goldenfile.Check(t, doc, b.String(), *update)
 	y, err := ProfileYAML(rep, Command(DocsOptions))
 	if err != nil {
@@ -167,5 +171,35 @@ func TestPublishedFigures(t *testing.T) {
 		default:
 			t.Logf("%s: simulated %.0f GB/s, measured %.0f: %+.1f %%", r.Name, r.Sim, r.BusBw, 100*(r.Sim-r.BusBw)/r.BusBw)
 		}
+	}
+	checkNVLSBounds(t, rows)
+}
+
+// checkNVLSBounds holds what docs/calibration.md says bounds the NVLS
+// figures: NCCL's heads (one per NVLS channel of the search, at most
+// NCCL_MAX_NVLS_ARITY = 32), each GPU's busiest NVLink direction carrying
+// S·(1 + 1/heads), and the simulated time within 3 % above that
+// direction's time at NVLink bandwidth × NVLS efficiency.
+func checkNVLSBounds(t *testing.T, rows []FigureRow) {
+	t.Helper()
+	n := 0
+	for _, r := range rows {
+		b := r.Bound
+		if b == nil {
+			continue
+		}
+		n++
+		if want := min(b.Ranks, 32); b.Heads != want {
+			t.Errorf("%s: %d NVLS heads of %d ranks, want %d", r.Name, b.Heads, b.Ranks, want)
+		}
+		if got, want := float64(b.Busiest)/float64(r.Bytes), 1+1/float64(b.Heads); math.Abs(got-want) > 1e-3*want {
+			t.Errorf("%s: busiest NVLink direction %.4f × S, want 1 + 1/%d = %.4f", r.Name, got, b.Heads, want)
+		}
+		if b.SimUs < b.LinkUs || b.SimUs > 1.03*b.LinkUs {
+			t.Errorf("%s: simulated %.0f µs against %.0f µs on the busiest NVLink: not link-bound", r.Name, b.SimUs, b.LinkUs)
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d single-node NVLS figures with a bound, want 8", n)
 	}
 }

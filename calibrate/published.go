@@ -85,22 +85,48 @@ func Figures() []Figure {
 // with prof's generation parameters when prof is set and of the machine's
 // generation, and returns its busbw and what ran.
 func SimulateFigure(f Figure, v spec.Version, prof *sim.Profile) (busBw float64, ran string, err error) {
-	busBw, ran, _, err = simulateFigure(f, v, prof)
-	return busBw, ran, err
+	r := FigureRow{Figure: f}
+	err = r.simulate(v, prof)
+	return r.Sim, r.Ran, err
 }
 
-// simulateFigure is SimulateFigure, also naming the profile it used.
-func simulateFigure(f Figure, v spec.Version, prof *sim.Profile) (busBw float64, ran, profile string, err error) {
+// NVLSBound is what bounds a simulated single-node NVLS figure: every
+// GPU's NVLink direction carrying the most NVLS bytes, at the NVLink
+// rate NVLS achieves (the machine's NVLink bandwidth × its NVLS
+// efficiency). Each GPU moves its S bytes into the switch and out of it,
+// and a head also its 1/heads share of the reduced result, so the
+// busiest direction carries S·(1 + 1/heads).
+type NVLSBound struct {
+	Ranks, Heads int
+	// Busiest is the busiest NVLink direction's bytes; Rate its rate
+	// (bytes/s) and Eff the NVLS efficiency in it.
+	Busiest int64
+	Rate    float64
+	Eff     float64
+	// LinkUs is Busiest at Rate; SimUs the simulated time of one
+	// operation (the rest is latency, pipeline fill and launch).
+	LinkUs, SimUs float64
+}
+
+// LinkBusBw is the busbw of the link bound alone (GB/s).
+func (b *NVLSBound) LinkBusBw(bytes int64) float64 {
+	return float64(bytes) / (b.LinkUs * 1e3) * spec.AllReduce.BusFactor(b.Ranks)
+}
+
+// simulate simulates the row's figure into r: its busbw, what ran, the
+// profile and, for NVLS, its bound.
+func (r *FigureRow) simulate(v spec.Version, prof *sim.Profile) error {
+	f := r.Figure
 	if f.Release != 0 {
 		v = f.Release
 	}
 	rs, err := spec.Load(v)
 	if err != nil {
-		return 0, "", "", err
+		return err
 	}
 	sys, err := spec.Preset(f.System, spec.PresetOptions{Nodes: f.Nodes, SHARP: f.SHARP})
 	if err != nil {
-		return 0, "", "", err
+		return err
 	}
 	if f.GPUs > 0 {
 		for i := range sys.Nodes {
@@ -109,19 +135,19 @@ func simulateFigure(f Figure, v spec.Version, prof *sim.Profile) (busBw float64,
 	}
 	pc, err := plan.Build(rs, sys, f.Env, nil)
 	if err != nil {
-		return 0, "", "", err
+		return err
 	}
 	op := spec.Op{Func: f.Func, Count: f.Bytes / 4, DataType: spec.Float32, RedOp: spec.Sum}
 	d, _, err := pc.Decide(op)
 	if err != nil {
-		return 0, "", "", err
+		return err
 	}
 	if d.Err != nil {
-		return 0, "", "", fmt.Errorf("NCCL returns %s", d.Err.Message)
+		return fmt.Errorf("NCCL returns %s", d.Err.Message)
 	}
 	o, sel, cfg, err := pc.Decided(d)
 	if err != nil {
-		return 0, "", "", err
+		return err
 	}
 	if prof != nil && prof.SM == cfg.Machine.SM {
 		// a generation's parameters transfer to machines of that
@@ -130,17 +156,26 @@ func simulateFigure(f Figure, v spec.Version, prof *sim.Profile) (busBw float64,
 	}
 	s, err := algos.Build(o, sel, pc.Layout, algos.Options{})
 	if err != nil {
-		return 0, "", "", err
+		return err
 	}
 	res, err := sim.Simulate(s, cfg)
 	if err != nil {
-		return 0, "", "", err
+		return err
 	}
-	ran = fmt.Sprintf("%s/%s, %d channels", d.Algo, d.Proto, d.NChannels)
+	r.Sim, r.Profile = res.BusBw, cfg.Machine.Profile.Short()
+	r.Ran = fmt.Sprintf("%s/%s, %d channels", d.Algo, d.Proto, d.NChannels)
 	if f.Release != 0 {
-		ran = fmt.Sprintf("%s (NCCL %s)", ran, f.Release)
+		r.Ran = fmt.Sprintf("%s (NCCL %s)", r.Ran, f.Release)
 	}
-	return res.BusBw, ran, cfg.Machine.Profile.Short(), nil
+	if d.Algo == spec.NVLS && cfg.Machine.Nodes == 1 {
+		m := &cfg.Machine
+		b := &NVLSBound{Ranks: s.NRanks, Heads: len(pc.Layout.NVLSHeads), Busiest: res.MaxLinkBytes[sim.LinkNVLink.String()],
+			Eff: m.NVLSEfficiency(), SimUs: res.TimeUs}
+		b.Rate = float64(m.NVLinkBw) * b.Eff
+		b.LinkUs = float64(b.Busiest) / b.Rate * 1e6
+		r.Bound = b
+	}
+	return nil
 }
 
 // FigureRow is one compared figure.
@@ -150,6 +185,8 @@ type FigureRow struct {
 	Ran     string
 	Profile string
 	Err     error
+	// Bound is what bounds a single-node NVLS figure (nil otherwise).
+	Bound *NVLSBound
 }
 
 // CompareFigures simulates every figure (prof: as in SimulateFigure).
@@ -158,7 +195,7 @@ func CompareFigures(v spec.Version, prof *sim.Profile) []FigureRow {
 	for _, f := range Figures() {
 		r := FigureRow{Figure: f}
 		if f.Pending == "" {
-			r.Sim, r.Ran, r.Profile, r.Err = simulateFigure(f, v, prof)
+			r.Err = r.simulate(v, prof)
 		}
 		out = append(out, r)
 	}
@@ -185,4 +222,24 @@ func WriteFigures(w io.Writer, rows []FigureRow, v spec.Version) {
 // Within reports whether a simulated figure is within tol of the measured.
 func (r FigureRow) Within(tol float64) bool {
 	return r.Err == nil && r.Pending == "" && math.Abs(r.Sim-r.BusBw) <= tol*r.BusBw
+}
+
+// WriteNVLSBounds writes, for each single-node NVLS figure, what bounds its
+// simulated time, and the NVLS efficiency its measured busbw implies at the
+// same bound (the simulated rest held).
+func WriteNVLSBounds(w io.Writer, rows []FigureRow) {
+	fmt.Fprintf(w, "The single-node NVLS figures, simulated: each GPU's busiest NVLink direction carries S·(1 + 1/heads) for S bytes at NVLink bandwidth × NVLS efficiency; the rest is latency, pipeline fill and launch. *Implied efficiency* is the NVLS efficiency at which the model, its rest held, would give the measured busbw.\n\n")
+	fmt.Fprintf(w, "| figure | ranks | heads | busiest / S | NVLS rate (GB/s) | link-bound time (µs) | simulated (µs) | rest (µs) | link-bound busbw | simulated busbw | measured busbw | efficiency | implied efficiency |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, r := range rows {
+		b := r.Bound
+		if b == nil || r.Err != nil {
+			continue
+		}
+		rest := b.SimUs - b.LinkUs
+		measUs := float64(r.Bytes) / (r.BusBw / r.Func.BusFactor(b.Ranks) * 1e3)
+		fmt.Fprintf(w, "| %s | %d | %d | %.4f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |\n",
+			r.Name, b.Ranks, b.Heads, float64(b.Busiest)/float64(r.Bytes), b.Rate/1e9, b.LinkUs, b.SimUs, rest,
+			b.LinkBusBw(r.Bytes), r.Sim, r.BusBw, b.Eff, b.Eff*b.LinkUs/(measUs-rest))
+	}
+	fmt.Fprintln(w)
 }

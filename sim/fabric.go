@@ -59,6 +59,11 @@ type Machine struct {
 	// the NIC links stand for that path at the interface speed NCCL reads
 	// (nominal) or the profile's transport.net.loopback.bw.
 	NetLoopback bool `json:"net_loopback,omitempty"`
+	// NVLDomainNodes is how many consecutive nodes share one NVLink domain
+	// whose GPUs reach each other's over NVLink although NCCL keeps them
+	// apart as nodes (cross-clique MNNVL, MachineForComm); 0 or 1: nodes
+	// meet only over the network.
+	NVLDomainNodes int `json:"nvl_domain_nodes,omitempty"`
 	// Profile is the machine's performance profile (nil: nominal, NCCL's
 	// constants alone).
 	Profile *Profile `json:"-"`
@@ -86,6 +91,9 @@ func (m *Machine) Validate() error {
 		if err := m.Profile.Validate(); err != nil {
 			return fmt.Errorf("machine %s: profile: %v", m.Name, err)
 		}
+	}
+	if m.NVLDomainNodes < 0 || m.NVLDomainNodes > 1 && !m.NVSwitch {
+		return fmt.Errorf("machine %s: an NVLink domain of %d nodes: expected 0, or nodes whose GPUs have an NVSwitch", m.Name, m.NVLDomainNodes)
 	}
 	if m.NICs > m.GPUsPerNode*8 {
 		return fmt.Errorf("machine %s: %d NICs per node: at most 8 per GPU", m.Name, m.NICs)
@@ -218,6 +226,13 @@ func (m *Machine) HopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	}
 	switch hop {
 	case hopNVLink:
+		if a == spec.NVLS || a == spec.NVLSTree {
+			// a rank-to-rank step of NVLSTree's tree over NVLink (cross-
+			// clique MNNVL): NCCL's NVLink figure for these algorithms is
+			// the NVLS round trip through the switch (hopNVLS), so the
+			// step costs what a Tree step over NVLink does
+			a = spec.Tree
+		}
 		return FromMicros(ncclHwLat[0][a][proto])
 	case hopPCI:
 		return FromMicros(ncclHwLat[1][a][proto])
@@ -317,15 +332,12 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 	m := &cfg.Machine
 	p := m.Profile
 	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
-		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: p.Value("nvls.eff"), sharpEff: p.Value("sharp.eff"),
+		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: m.NVLSEfficiency(), sharpEff: p.Value("sharp.eff"),
 		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
 	if m.NetLoopback {
 		t.loopBw = GBps(p.Value("transport.net.loopback.bw"))
 		t.loopRankBw = GBps(p.Value("transport.net.loopback.rank.bw"))
 		t.loopLat = FromMicros(p.Value("transport.net.loopback.lat"))
-	}
-	if t.nvlsEff <= 0 {
-		t.nvlsEff = ncclNVLSEfficiency(m.SM)
 	}
 	if c := p.Value(capName(s.Algo, s.Proto)) * p.Value(funcName(s.Func)); c > 0 {
 		if cfg.NThreads > 0 && cfg.DefaultNThreads > 0 && cfg.NThreads != cfg.DefaultNThreads {
@@ -337,6 +349,16 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 		t.capRate = c
 	}
 	return t
+}
+
+// NVLSEfficiency is the fraction of the NVLink bandwidth NVLS traffic
+// achieves on the machine: its profile's nvls.eff, or NCCL's own figure
+// for the GPU generation when the profile has none.
+func (m *Machine) NVLSEfficiency() float64 {
+	if e := m.Profile.Value("nvls.eff"); e > 0 {
+		return e
+	}
+	return ncclNVLSEfficiency(m.SM)
 }
 
 // ncclNVLSEfficiency is NCCL's nvlsEfficiency by GPU generation: the
@@ -484,7 +506,12 @@ func (f *fabric) path(dst []int32, src, to, nd int) ([]int32, int) {
 	if src == to {
 		return append(dst, f.gpuLink(src, 4)), hopNVLink
 	}
-	if src/f.m.GPUsPerNode == to/f.m.GPUsPerNode {
+	sn, tn := src/f.m.GPUsPerNode, to/f.m.GPUsPerNode
+	if d := f.m.NVLDomainNodes; sn != tn && d > 1 && sn/d == tn/d {
+		// cross-clique MNNVL: CUDA P2P through the domain's NVSwitches
+		return append(dst, f.gpuLink(src, 0), f.gpuLink(to, 1)), hopNVLink
+	}
+	if sn == tn {
 		if f.t.shm {
 			// SHM goes through host memory: the sender writes it, the
 			// receiver reads it, both over their PCIe lanes to the host;

@@ -20,7 +20,12 @@ import (
 //     into several NCCL nodes that reach each other over NET (nNodes 2 on
 //     2 GPUs): the machine's nodes are those pieces, each with its share
 //     of the host's NICs (at least one), and NetLoopback says the network
-//     between them is the host itself.
+//     between them is the host itself;
+//   - with cross-clique MNNVL (2.30.3+, NCCL_MNNVL_CROSS_CLIQUE) the
+//     cliques of one fabric cluster stay separate NCCL nodes, but
+//     ncclTopoCheckP2p forces CUDA P2P between them, so their ranks meet
+//     over the domain's NVLink, not the NICs: NVLDomainNodes says which
+//     nodes share a domain.
 //
 // Ranks stay node-major in NCCL's numbering, as the schedules number them.
 func MachineForComm(sys *spec.System, c *spec.Comm) (Machine, error) {
@@ -31,6 +36,9 @@ func MachineForComm(sys *spec.System, c *spec.Comm) (Machine, error) {
 	m.SHARP, m.NVLS = c.CollNetSupport, c.NVLSSupport
 	hosts, perHost := m.Nodes, m.GPUsPerNode
 	if c.NNodes == hosts || c.NNodes <= 0 {
+		if err := crossClique(&m, c); err != nil {
+			return Machine{}, err
+		}
 		return m, nil
 	}
 	local := c.MaxLocalRanks
@@ -52,6 +60,9 @@ func MachineForComm(sys *spec.System, c *spec.Comm) (Machine, error) {
 		k := local / perHost
 		m.Name = fmt.Sprintf("%s as %d MNNVL node(s)", m.Name, c.NNodes)
 		m.Nodes, m.GPUsPerNode, m.NICs = c.NNodes, local, m.NICs*k
+		if err := crossClique(&m, c); err != nil {
+			return Machine{}, err
+		}
 	default:
 		// NCCL split hosts into nodes, which always reach each other over
 		// NET (selectTransport tries P2P and SHM only within a node)
@@ -75,4 +86,28 @@ func MachineForComm(sys *spec.System, c *spec.Comm) (Machine, error) {
 		m.NetLoopback = true
 	}
 	return m, m.Validate()
+}
+
+// crossClique sets the NVLink domain of a cross-clique MNNVL communicator
+// (comm->p2pCrossClique): a rank of another clique of the same fabric
+// cluster is an MNNVL peer (ncclTopoCheckMNNVL returns -1), for which
+// ncclTopoCheckP2p turns P2P on without reading the topology (no NET
+// check, no intermediate GPU, P2P write), so p2pCanConnect connects it
+// over CUDA P2P on the fabric: the GPUs' NVLinks through the rack's
+// NVSwitches. The domain is rank 0's cluster (nvlDomainSize ranks); the
+// machine's nodes are alike, so every domain holds as many.
+//
+// Ref: v2.30.3-1 (to v2.30.7-1) src/graph/paths.cc ncclTopoCheckP2p,
+// ncclTopoCheckMNNVL; src/transport/p2p.cc p2pCanConnect; src/init.cc
+// initTransportsRank (p2pCrossClique).
+func crossClique(m *Machine, c *spec.Comm) error {
+	if !c.CrossClique {
+		return nil
+	}
+	if !m.NVSwitch || c.NVLDomainSize <= 0 || c.NVLDomainSize%m.GPUsPerNode != 0 {
+		return fmt.Errorf("sim: cross-clique P2P over an NVL domain of %d ranks on nodes of %d GPUs: expected a domain of whole nodes with an NVSwitch", c.NVLDomainSize, m.GPUsPerNode)
+	}
+	m.NVLDomainNodes = c.NVLDomainSize / m.GPUsPerNode
+	m.Name = fmt.Sprintf("%s, cross-clique P2P in NVL domains of %d node(s)", m.Name, m.NVLDomainNodes)
+	return nil
 }

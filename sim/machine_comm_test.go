@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,5 +204,127 @@ func TestNetLoopbackLatency(t *testing.T) {
 		if d := t10 - t0; d != tc.want {
 			t.Errorf("%s: 10 µs per NET step added %v to an 8-byte Ring AllReduce, want %v", tc.name, d, tc.want)
 		}
+	}
+}
+
+// TestMachineForCommCrossClique: GB200 trays of one NVL72 rack in two
+// cliques stay two NCCL nodes, and up to 2.29.7 (or with
+// NCCL_MNNVL_CROSS_CLIQUE unset) their ranks meet over the network. With
+// cross-clique P2P (2.30.3+) NCCL connects them over CUDA P2P on the
+// fabric, so the simulated bytes cross the GPUs' NVLinks, none a NIC, at
+// NVLink latency (a Tree step's for NVLSTree's tree), and the operation is
+// faster; the trays as cliques of one tray each (NCCL's nodes are the
+// hosts) alike.
+func TestMachineForCommCrossClique(t *testing.T) {
+	on := spec.Env{"NCCL_MNNVL_CROSS_CLIQUE": "1"}
+	for _, tc := range []struct {
+		name           string
+		v              spec.Version
+		trays, cliques int
+		env            spec.Env
+		domain         int // NVLDomainNodes
+		nodes, gpus    int
+	}{
+		{"2.29.7, the parameter does not exist", spec.V2_29_7, 4, 2, on, 0, 2, 8},
+		{"2.30.3 unset", spec.V2_30_3, 4, 2, spec.Env{}, 0, 2, 8},
+		{"2.30.3 cross-clique", spec.V2_30_3, 4, 2, on, 2, 2, 8},
+		{"2.30.3 cross-clique, cliques of one tray", spec.V2_30_3, 2, 2, on, 2, 2, 4},
+	} {
+		sys, err := spec.Preset("gb200-nvl72", spec.PresetOptions{Nodes: tc.trays, Cliques: tc.cliques})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := spec.Init(spec.MustLoad(tc.v), sys, tc.env)
+		if err != nil || c.Err != nil {
+			t.Fatalf("%s: init: %v %v", tc.name, err, c.Err)
+		}
+		m, err := MachineForComm(sys, c)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if m.Nodes != tc.nodes || m.GPUsPerNode != tc.gpus || m.NVLDomainNodes != tc.domain {
+			t.Errorf("%s: %d node(s) × %d GPUs in NVL domains of %d node(s), want %d × %d in %d", tc.name, m.Nodes, m.GPUsPerNode, m.NVLDomainNodes, tc.nodes, tc.gpus, tc.domain)
+		}
+		l, err := algos.LayoutFromComm(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := commCase{sys, c, m, l}
+		for _, f := range []spec.Func{spec.AllReduce, spec.AllGather, spec.SendRecv} {
+			op := spec.Op{Func: f, Count: 1 << 20, DataType: spec.Float32, RedOp: spec.Sum}
+			s := cc.chosen(t, op)
+			res := cc.simulate(t, s, nil)
+			m0 := m
+			m0.NVLDomainNodes = 0
+			net := commCase{sys, c, m0, l}.simulate(t, s, nil)
+			if tc.domain == 0 {
+				if res.NetBytes == 0 || res.LinkBytes["nic"] == 0 {
+					t.Errorf("%s %s: nodes without cross-clique P2P exchanged no network bytes", tc.name, f)
+				}
+				continue
+			}
+			if res.NetBytes != 0 || res.LinkBytes["nic"] != 0 || res.LinkBytes["pcie"] != 0 {
+				t.Errorf("%s %s: cross-clique traffic crossed the network: %d B injected, links %v", tc.name, f, res.NetBytes, res.LinkBytes)
+			}
+			// (PXN already takes some network bytes over NVLink first)
+			if res.LinkBytes["nvlink"] < net.LinkBytes["nvlink"] || res.TimeUs >= net.TimeUs {
+				t.Errorf("%s %s: over the fabric %.1f µs, %d NVLink bytes; over the network %.1f µs, %d: want at least as many NVLink bytes, less time",
+					tc.name, f, res.TimeUs, res.LinkBytes["nvlink"], net.TimeUs, net.LinkBytes["nvlink"])
+			}
+		}
+	}
+}
+
+// TestCrossCliquePath: a rank-to-rank message between nodes of one NVL
+// domain crosses the two GPUs' NVLinks at NVLink latency; between nodes
+// of different domains it still crosses the NICs.
+func TestCrossCliquePath(t *testing.T) {
+	m := Machine{Name: "two domains of two nodes", Nodes: 4, GPUsPerNode: 4, SM: 100, NVSwitch: true,
+		NVLinkBw: GBps(720), PCIeBw: GBps(64), HBMBw: GBps(3350), NICs: 4, NICBw: GBps(50), NVLDomainNodes: 2}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f := newFabric(&m, timing{})
+	for _, tc := range []struct {
+		src, to int
+		hop     int
+		class   LinkClass
+	}{
+		{0, 1, hopNVLink, LinkNVLink},  // one node
+		{0, 5, hopNVLink, LinkNVLink},  // nodes 0 and 1: one domain
+		{9, 14, hopNVLink, LinkNVLink}, // nodes 2 and 3: one domain
+		{0, 9, hopNet, LinkNIC},        // nodes 0 and 2: two domains
+		{7, 8, hopNet, LinkNIC},        // nodes 1 and 2: two domains
+	} {
+		path, hop := f.path(nil, tc.src, tc.to, -1)
+		hasClass := slices.ContainsFunc(path, func(l int32) bool { return f.class[l] == tc.class })
+		if hop != tc.hop || !hasClass {
+			t.Errorf("%d → %d: hop %d over %v, want hop %d through a %v link", tc.src, tc.to, hop, path, tc.hop, tc.class)
+		}
+		if tc.hop == hopNVLink && len(path) != 2 {
+			t.Errorf("%d → %d: %d links, want the sender's NVLink out and the receiver's in", tc.src, tc.to, len(path))
+		}
+	}
+	bad := m
+	bad.NVSwitch = false
+	if err := bad.Validate(); err == nil {
+		t.Error("an NVL domain without an NVSwitch validated")
+	}
+}
+
+// TestNVLinkStepLatency: a rank-to-rank step over NVLink costs NCCL's
+// NVLink latency of its algorithm, except for NVLS and NVLSTree, whose
+// NVLink figure is the round trip through the switch's multicast engine:
+// their rank-to-rank steps (NVLSTree's tree across cliques) cost a Tree
+// step's.
+func TestNVLinkStepLatency(t *testing.T) {
+	var m Machine
+	for _, a := range []spec.Algo{spec.NVLS, spec.NVLSTree} {
+		if got, want := m.HopLatency(hopNVLink, a, spec.Simple), m.HopLatency(hopNVLink, spec.Tree, spec.Simple); got != want {
+			t.Errorf("%s over NVLink: %v, want Tree's %v", a, got, want)
+		}
+	}
+	if got := m.HopLatency(hopNVLink, spec.CollNetChain, spec.Simple); got != FromMicros(2.8) {
+		t.Errorf("CollNetChain over NVLink: %v, want NCCL's 2.8 µs", got)
 	}
 }

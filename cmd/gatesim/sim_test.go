@@ -289,3 +289,26 @@ func TestSimPointToPoint(t *testing.T) {
 		t.Errorf("alltoall of 12 bytes on 2 ranks of float: exit %d %s", code, errs)
 	}
 }
+
+// TestSimCrossClique: four GB200 trays of one NVL72 rack in two cliques
+// are two NCCL nodes; NCCL 2.30.3 with NCCL_MNNVL_CROSS_CLIQUE=1 connects
+// the two cliques over CUDA P2P on the rack's NVLink, so a Ring AllGather
+// injects nothing into the network and runs faster than with the variable
+// unset (the cliques over InfiniBand). Both reports are held as a golden
+// file.
+func TestSimCrossClique(t *testing.T) {
+	var all strings.Builder
+	for _, cross := range []string{"0", "1"} {
+		code, out, errs := runSimCLI("sim", "--system-file", filepath.Join("testdata", "gb200-2cliques.json"), "--nccl", "2.30.3",
+			"--env", "NCCL_MNNVL_CROSS_CLIQUE="+cross, "--coll", "allgather", "--algo", "ring", "--proto", "simple", "--bytes", "256MiB")
+		if code != 0 {
+			t.Fatalf("NCCL_MNNVL_CROSS_CLIQUE=%s: exit %d: %s", cross, code, errs)
+		}
+		injected := !strings.Contains(out, "network injected 0 B")
+		if injected != (cross == "0") {
+			t.Errorf("NCCL_MNNVL_CROSS_CLIQUE=%s: network bytes %v, want %v:\n%s", cross, injected, cross == "0", out)
+		}
+		all.WriteString("$ NCCL_MNNVL_CROSS_CLIQUE=" + cross + "\n" + out)
+	}
+	goldenfile.Check(t, filepath.Join("testdata", "sim-crossclique.txt"), all.String(), *update)
+}
