@@ -1340,6 +1340,9 @@ func localNetCountByBw(s *System, g *Node) int {
 // the node's own NVLS channels, before the ranks agree).
 // Ref: v2.30.7-1 src/transport/coll_net.cc isCollNetChainHeadsSubset, ncclCollNetSetup; src/graph/connect.cc ncclTopoPreset
 func (r *Result) collNetChainHeadsOK(r0 *NodeResult) bool {
+	if r.Graphs[GraphCollNetChain].NChannels == 0 {
+		return true // no chain channel, no head to look for
+	}
 	heads := graphHeads(r0, GraphCollNetDirect, r.Graphs[GraphCollNetDirect].NChannels, -1)
 	if r.NvlsSupport {
 		heads = graphHeads(r0, GraphNVLS, r0.model.graphs[GraphNVLS].nChannels, r.NvlsHeads)
