@@ -3,6 +3,7 @@ package topo
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -728,13 +729,7 @@ func (r *Result) consensus(ps *pathState) error {
 		// exchange does: useGdr and-ed, minNetCount the least
 		// (identical nodes share their model: each is worked out once)
 		r.RingNetGDR, r.MinNetCount = true, 0
-		seen := make(map[*nodeModel]bool, 1)
-		for i := range r.Nodes {
-			n := &r.Nodes[i]
-			if seen[n.model] {
-				continue
-			}
-			seen[n.model] = true
+		for i, n := range r.distinctNodes() {
 			gdr, err := ringNetGDR(ps, n, nChannels)
 			if err != nil {
 				return err
@@ -914,13 +909,7 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, p2p int) error {
 	p, o := &ps.p, &ps.o
 	_, nicRule := netPeerChannels(p, o)
 	minCh := p.MaxChannels
-	seen := make(map[*nodeModel]bool, 1)
-	for i := range r.Nodes {
-		n := &r.Nodes[i]
-		if seen[n.model] {
-			continue
-		}
-		seen[n.model] = true
+	for _, n := range r.distinctNodes() {
 		c, err := ps.nodeP2PChannelsPerPeer(n.System, r.NRanks > len(n.Ranks))
 		if err != nil {
 			return err
@@ -1066,13 +1055,8 @@ func (ps *pathState) netCountByBw(s *System, g *Node) (int, float32, error) {
 // Ref: v2.30.3-1 src/graph/topo.cc ncclTopoGetMinNetBw; src/init.cc initTransportsRank
 func (r *Result) minNetBw(ps *pathState) (float32, error) {
 	best := float32(-1)
-	seen := make(map[*System]bool, 1)
-	for i := range r.Nodes {
-		if seen[r.Nodes[i].System] {
-			continue // identical nodes share their System
-		}
-		seen[r.Nodes[i].System] = true
-		bw, err := nodeMinNetBw(ps, r.Nodes[i].System)
+	for _, n := range r.distinctNodes() {
+		bw, err := nodeMinNetBw(ps, n.System)
 		if err != nil {
 			return 0, err
 		}
@@ -1370,18 +1354,31 @@ func graphHeads(n *NodeResult, g GraphIndex, nChannels, limit int) []int {
 	return heads
 }
 
+// distinctNodes yields one node of each model, the first in node order
+// (node 0 first), with its index: identical nodes share their model, so
+// what depends on the node alone is worked out once per kind of node.
+func (r *Result) distinctNodes() iter.Seq2[int, *NodeResult] {
+	return func(yield func(int, *NodeResult) bool) {
+		seen := make(map[*nodeModel]bool, 1)
+		for i := range r.Nodes {
+			n := &r.Nodes[i]
+			if seen[n.model] {
+				continue
+			}
+			seen[n.model] = true
+			if !yield(i, n) {
+				return
+			}
+		}
+	}
+}
+
 // allNVLinkAgreed is comm->isAllNvlink from 2.30.7: ncclTopoPathAllNVLink
 // and-ed over every rank of every node (identical nodes share their model:
 // each is looked at once).
 // Ref: v2.30.7-1 src/init.cc initTransportsRank; src/graph/paths.cc ncclTopoPathAllNVLink
 func (r *Result) allNVLinkAgreed() bool {
-	seen := make(map[*nodeModel]bool, 1)
-	for i := range r.Nodes {
-		n := &r.Nodes[i]
-		if seen[n.model] {
-			continue
-		}
-		seen[n.model] = true
+	for _, n := range r.distinctNodes() {
 		if _, hi := gpuMinMaxPath(n.System, GPU); hi >= PathPIX {
 			return false
 		}
