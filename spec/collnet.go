@@ -248,7 +248,7 @@ var collNetArity22 = &Rule{
 func collNetSetup(ref Ref, headsFromNVLS bool) *Rule {
 	return &Rule{
 		ID: "G-COLLNET-SETUP-1", Layer: LayerGraph, Cap: CapCollNet, Title: "CollNet setup",
-		Doc:  `ncclCollNetSetup runs when CollNet is still enabled; its result is ignored by the caller, so a failure only disables CollNet. Heads are the unique local GPUs at index 0 of each CollNetDirect channel (2.28.3+: the NVLS heads when NVLS is supported). Each head connects the CollNet send and receive transports per channel; after channel 0 and at the end the nodes exchange failure flags, and any failure disables CollNet with a WARN.`,
+		Doc:  `ncclCollNetSetup runs when CollNet is still enabled; its result is ignored by the caller, so a failure only disables CollNet. Heads are the unique local GPUs at index 0 of each CollNetDirect channel the ranks agreed on (2.28.3+: the NVLS heads when NVLS is supported), each rank its own node's (the count is rank 0's). Each head connects the CollNet send and receive transports per channel; after channel 0 and at the end the nodes exchange failure flags, and any failure disables CollNet with a WARN.`,
 		Ref:  ref,
 		Logs: []string{"Cannot initialize CollNet, using point-to-point network instead", "rank %d Connected CollNet", "Connected Collnet Chains %s"},
 		init: func(r *initRun) {

@@ -219,7 +219,8 @@ func nvlsGraph(ref Ref, maxCh func(nGPUs int) int) *Rule {
 			for _, g := range s.node.GPUs {
 				minSM = min(minSM, g.SM)
 			}
-			nvs := r.comm.Topo.NVSCount > 0
+			// the node's own NVSwitches: the search ran on its system
+			nvs := len(nr.System.Nodes[topo.NVS]) > 0
 			facts := []Fact{F("nvswitch", nvs), F("minSM", minSM), F("gpus", len(nr.Ranks)), F("cap", maxCh(len(nr.Ranks)))}
 			if s.graphs.NVLS.NChannels == 0 {
 				var why []string

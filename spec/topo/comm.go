@@ -3,6 +3,7 @@ package topo
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -120,10 +121,19 @@ type Result struct {
 	// MaxTreePattern is the largest tree pattern over the ranks (2.24+
 	// comm->maxTreePattern; 2.22.3's tuning reads the tree graph's pattern).
 	MaxTreePattern Pattern `json:"maxTreePattern"`
-	// NVSCount is the number of NVSwitch nodes of rank 0's system and
-	// AllNVLink whether all its GPU pairs are NVLink (ncclTopoPathAllNVLink).
-	NVSCount  int  `json:"nvsCount"`
-	AllNVLink bool `json:"allNvlink"`
+	// NVSCount is the number of NVSwitch nodes of rank 0's system
+	// (ncclTopoGetNvsCount on comm->topo: every rank reads its own node's,
+	// at every release, so a machine of two node kinds can decide
+	// CollNetDirect differently per rank; the model is rank 0's).
+	// AllNVLink is comm->isAllNvlink, every GPU pair NVLink or C2C
+	// (ncclTopoPathAllNVLink): rank 0's own node's until 2.30.6, and-ed over
+	// every rank from 2.30.7 (Params.AllNVLinkAgreed). AllDirectNVLink is
+	// comm->isAllDirectNvlink, every GPU pair one NVLink hop
+	// (ncclTopoPathAllDirectNVLink), rank 0's own node's at every release.
+	// Like RingNetGDR, AllDirectNVLink is not part of the topology report.
+	NVSCount        int  `json:"nvsCount"`
+	AllNVLink       bool `json:"allNvlink"`
+	AllDirectNVLink bool `json:"-"`
 
 	// NChannelsSearched is comm->nChannels before ncclTopoPostset.
 	NChannelsSearched int `json:"nChannelsSearched"`
@@ -138,12 +148,15 @@ type Result struct {
 	ChannelCopies []int `json:"channelCopies"`
 	// NvlsHeads is the smallest number of distinct NVLS heads of a node
 	// (ncclTopoPostset minHeadNum); CollNetDirectHeads the distinct heads of
-	// rank 0's CollNetDirect graph (connectCollNet).
+	// rank 0's CollNetDirect graph over the channel count the ranks agreed
+	// (connectCollNet; 2.18.x: that count). Each rank takes its own node's
+	// heads, so the count can differ by rank; the model is rank 0's.
 	NvlsHeads          int `json:"nvlsHeads"`
 	CollNetDirectHeads int `json:"collNetDirectHeads"`
-	// CollNetChainHeadsOK: every head of rank 0's CollNetChain graph is a
-	// CollNet head (the CollNetDirect heads, the NVLS heads when NVLS is
-	// supported), so CollNetChain has CollNet resources.
+	// CollNetChainHeadsOK: every head of rank 0's CollNetChain graph (over
+	// the agreed channels) is a CollNet head (the CollNetDirect heads, or
+	// the first NvlsHeads NVLS heads when NVLS is supported), so
+	// CollNetChain has CollNet resources; rank 0's answer, as heads are.
 	CollNetChainHeadsOK bool `json:"collNetChainHeadsOK"`
 	// RingNetGDR is comm->useGdr after ncclTransportRingConnect on several
 	// nodes: every ring connection through the network uses GPU Direct
@@ -167,8 +180,14 @@ type Result struct {
 	CollNetSupport       bool `json:"collNetSupport"`
 	NvlsSupport          bool `json:"nvlsSupport"`
 	NvlsChannels         int  `json:"nvlsChannels"`
-	P2PNChannels         int  `json:"p2pNChannels"`
-	P2PNChannelsPerPeer  int  `json:"p2pNChannelsPerPeer"`
+	// P2PNChannels and P2PNChannelsPerPeer are comm->p2pnChannels and
+	// comm->p2pnChannelsPerPeer. Until 2.28.9 every rank works the per-peer
+	// count out over its own node's GPUs and keeps it (no exchange), so
+	// nodes of two kinds may disagree; the model is rank 0's. From 2.29.2
+	// (Params.P2PChannelsByNetBw) each rank's count is all-gathered and the
+	// least taken: one count for every rank.
+	P2PNChannels        int `json:"p2pNChannels"`
+	P2PNChannelsPerPeer int `json:"p2pNChannelsPerPeer"`
 
 	// Log are rank 0's [GRAPH] lines from the search, then the [INIT]
 	// channel summary (Summary). InitLog are the [INIT] lines of the
@@ -680,7 +699,10 @@ func (r *Result) consensus(ps *pathState) error {
 	r0 := &r.Nodes[0]
 	r.NVSCount = len(r0.System.Nodes[NVS])
 	_, hi := gpuMinMaxPath(r0.System, GPU)
-	r.AllNVLink = hi < PathPIX
+	r.AllNVLink, r.AllDirectNVLink = hi < PathPIX, hi <= PathNVL
+	if p.AllNVLinkAgreed {
+		r.AllNVLink = r.allNVLinkAgreed()
+	}
 	r.Log = append(r.Log, r0.Log()...)
 
 	nChannels := min(r.Graphs[GraphTree].NChannels, r.Graphs[GraphRing].NChannels)
@@ -707,13 +729,7 @@ func (r *Result) consensus(ps *pathState) error {
 		// exchange does: useGdr and-ed, minNetCount the least
 		// (identical nodes share their model: each is worked out once)
 		r.RingNetGDR, r.MinNetCount = true, 0
-		seen := make(map[*nodeModel]bool, 1)
-		for i := range r.Nodes {
-			n := &r.Nodes[i]
-			if seen[n.model] {
-				continue
-			}
-			seen[n.model] = true
+		for i, n := range r.distinctNodes() {
 			gdr, err := ringNetGDR(ps, n, nChannels)
 			if err != nil {
 				return err
@@ -755,35 +771,32 @@ func (r *Result) consensus(ps *pathState) error {
 		r.NvlsChannels = 0
 	}
 	r.NvlsHeads = minHeads
-	if d := r0.model.graphs[GraphCollNetDirect]; d.nChannels > 0 {
-		var heads []int
-		n := len(r0.System.Nodes[GPU])
-		for c := 0; c < d.nChannels; c++ {
-			heads = appendUnique(heads, d.intra[c*n])
-		}
-		r.CollNetDirectHeads = len(heads)
-		if p.CollNetHeadsAllChannels {
-			r.CollNetDirectHeads = d.nChannels
-		}
+	// connectCollNet: rank 0's own heads over the agreed channels
+	agreedDirect := r.Graphs[GraphCollNetDirect].NChannels
+	if p.CollNetHeadsAllChannels {
+		r.CollNetDirectHeads = agreedDirect
+	} else {
+		r.CollNetDirectHeads = len(graphHeads(r0, GraphCollNetDirect, agreedDirect, -1))
 	}
-	r.CollNetChainHeadsOK = collNetChainHeadsOK(r0, r.NvlsSupport)
+	r.CollNetChainHeadsOK = r.collNetChainHeadsOK(r0)
 	r.NChannels = nc
 
-	// ncclTopoComputeP2pChannels (src/graph/paths.cc) for rank 0.
+	// ncclTopoComputeP2pChannels (src/graph/paths.cc): until 2.28.9 rank
+	// 0's own count; from 2.29.2 the least over every rank.
 	maxP2P := o.MaxP2PNChannels
 	if maxP2P <= 0 {
 		maxP2P = p.MaxChannels
 	}
 	p2p := max(min(nc, maxP2P), o.MinP2PNChannels)
-	s := r0.System
-	remote := r.NRanks > len(r0.Ranks)
 	if p.P2PChannelsByNetBw {
-		if err := r.p2pChannelsByNetBw(ps, s, p2p, remote); err != nil {
+		if err := r.p2pChannelsByNetBw(ps, p2p); err != nil {
 			return err
 		}
 		r.Log = append(r.Log, r.channelSummary(p))
 		return nil
 	}
+	s := r0.System
+	remote := r.NRanks > len(r0.Ranks)
 	minCh := p2p
 	for _, g := range s.Nodes[GPU] {
 		minCh = localPeerChannels(p, s, g, minCh)
@@ -882,39 +895,24 @@ func (r *Result) channelSummary(p *Params) string {
 }
 
 // p2pChannelsByNetBw is 2.29.2's ncclTopoComputeP2pChannelsPerPeer (each
-// rank's own GPU against every rank, the minimum taken over all ranks) and
-// ncclTopoComputeP2pChannels, for the identical GPUs of node 0: an NVLink
+// rank's own GPU against every rank) with initTransportsRank taking the
+// least over every rank of every node (identical nodes share their model:
+// each is worked out once), then ncclTopoComputeP2pChannels: an NVLink
 // peer gets 2 channels per NVLink's worth of path bandwidth, another local
 // peer 2, a remote peer NCCL_NCHANNELS_PER_NET_PEER or, unset, one channel
 // per NIC its channels use and at least one per NCCL_P2P_PER_CHANNEL_NET_BW
 // GB/s of their bandwidth. Across nodes with the count unset the per-peer
 // channels halve until nRanks/8 rounds of peers fit the p2p channels
 // (2.30.3: p2pMaxPeers/8 rounds).
-// Ref: v2.29.2-1 src/graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannelsPerPeer, ncclTopoComputeP2pChannels
-func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bool) error {
+// Ref: v2.29.2-1 src/graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannelsPerPeer, ncclTopoComputeP2pChannels; src/init.cc initTransportsRank
+func (r *Result) p2pChannelsByNetBw(ps *pathState, p2p int) error {
 	p, o := &ps.p, &ps.o
-	perChannelBw := o.P2PPerChannelNetBw
-	userCh, nicRule := netPeerChannels(p, o)
-	if remote && nicRule && perChannelBw == 0 {
-		// NCCL divides by it: a zero is a floating-point exception at init
-		return fmt.Errorf("NCCL_P2P_PER_CHANNEL_NET_BW=0: NCCL divides the NICs' bandwidth by it (an integer division by zero at init); expected a non-zero GB/s value")
-	}
+	_, nicRule := netPeerChannels(p, o)
 	minCh := p.MaxChannels
-	for _, g := range s.Nodes[GPU] {
-		minCh = localPeerChannels(p, s, g, minCh)
-		if !remote {
-			continue
-		}
-		c := userCh
-		if nicRule {
-			count, bw, err := ps.netCountByBw(s, g)
-			if err != nil {
-				return err
-			}
-			c = 2
-			if count > 0 {
-				c = max(count, nccl.DivUp(int(bw), perChannelBw))
-			}
+	for _, n := range r.distinctNodes() {
+		c, err := ps.nodeP2PChannelsPerPeer(n.System, r.NRanks > len(n.Ranks))
+		if err != nil {
+			return err
 		}
 		minCh = min(minCh, c)
 	}
@@ -933,6 +931,39 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, s *System, p2p int, remote bo
 	}
 	r.P2PNChannelsPerPeer = perPeer
 	return nil
+}
+
+// nodeP2PChannelsPerPeer is 2.29.2's ncclTopoComputeP2pChannelsPerPeer
+// least over the ranks of one node: remote tells whether some rank is on
+// another node.
+func (ps *pathState) nodeP2PChannelsPerPeer(s *System, remote bool) (int, error) {
+	p, o := &ps.p, &ps.o
+	perChannelBw := o.P2PPerChannelNetBw
+	userCh, nicRule := netPeerChannels(p, o)
+	if remote && nicRule && perChannelBw == 0 {
+		// NCCL divides by it: a zero is a floating-point exception at init
+		return 0, fmt.Errorf("NCCL_P2P_PER_CHANNEL_NET_BW=0: NCCL divides the NICs' bandwidth by it (an integer division by zero at init); expected a non-zero GB/s value")
+	}
+	minCh := p.MaxChannels
+	for _, g := range s.Nodes[GPU] {
+		minCh = localPeerChannels(p, s, g, minCh)
+		if !remote {
+			continue
+		}
+		c := userCh
+		if nicRule {
+			count, bw, err := ps.netCountByBw(s, g)
+			if err != nil {
+				return 0, err
+			}
+			c = 2
+			if count > 0 {
+				c = max(count, nccl.DivUp(int(bw), perChannelBw))
+			}
+		}
+		minCh = min(minCh, c)
+	}
+	return minCh, nil
 }
 
 // p2pMaxPeers is comm->p2pMaxPeers, the peers the p2p channel halving
@@ -1024,13 +1055,8 @@ func (ps *pathState) netCountByBw(s *System, g *Node) (int, float32, error) {
 // Ref: v2.30.3-1 src/graph/topo.cc ncclTopoGetMinNetBw; src/init.cc initTransportsRank
 func (r *Result) minNetBw(ps *pathState) (float32, error) {
 	best := float32(-1)
-	seen := make(map[*System]bool, 1)
-	for i := range r.Nodes {
-		if seen[r.Nodes[i].System] {
-			continue // identical nodes share their System
-		}
-		seen[r.Nodes[i].System] = true
-		bw, err := nodeMinNetBw(ps, r.Nodes[i].System)
+	for _, n := range r.distinctNodes() {
+		bw, err := nodeMinNetBw(ps, n.System)
 		if err != nil {
 			return 0, err
 		}
@@ -1290,25 +1316,70 @@ func localNetCountByBw(s *System, g *Node) int {
 	return count
 }
 
-// collNetChainHeadsOK is isCollNetChainHeadsSubset: the first GPU of every
-// CollNetChain channel must be among the heads ncclCollNetSetup sets
-// CollNet up for, the first GPUs of the CollNetDirect channels, or of the
-// NVLS channels when NVLS is supported.
-// Ref: v2.30.7-1 src/transport/coll_net.cc isCollNetChainHeadsSubset, ncclCollNetSetup
-func collNetChainHeadsOK(r0 *NodeResult, nvls bool) bool {
-	g := r0.model.graphs
-	src := g[GraphCollNetDirect]
-	if nvls {
-		src = g[GraphNVLS]
+// collNetChainHeadsOK is isCollNetChainHeadsSubset for rank 0: the first
+// GPU of every CollNetChain channel the ranks agreed on must be among the
+// heads ncclCollNetSetup sets CollNet up for: the first GPUs of the agreed
+// CollNetDirect channels, or, when NVLS is supported, the first
+// minHeadNum of the node's NVLS heads (ncclTopoPreset collects them over
+// the node's own NVLS channels, before the ranks agree).
+// Ref: v2.30.7-1 src/transport/coll_net.cc isCollNetChainHeadsSubset, ncclCollNetSetup; src/graph/connect.cc ncclTopoPreset
+func (r *Result) collNetChainHeadsOK(r0 *NodeResult) bool {
+	if r.Graphs[GraphCollNetChain].NChannels == 0 {
+		return true // no chain channel, no head to look for
 	}
+	heads := graphHeads(r0, GraphCollNetDirect, r.Graphs[GraphCollNetDirect].NChannels, -1)
+	if r.NvlsSupport {
+		heads = graphHeads(r0, GraphNVLS, r0.model.graphs[GraphNVLS].nChannels, r.NvlsHeads)
+	}
+	chain := r0.model.graphs[GraphCollNetChain]
 	n := len(r0.System.Nodes[GPU])
-	heads := map[int]bool{}
-	for c := 0; c < src.nChannels; c++ {
-		heads[src.intra[c*n]] = true
+	for c := 0; c < r.Graphs[GraphCollNetChain].NChannels; c++ {
+		if !slices.Contains(heads, chain.intra[c*n]) {
+			return false
+		}
 	}
-	chain := g[GraphCollNetChain]
-	for c := 0; c < chain.nChannels; c++ {
-		if !heads[chain.intra[c*n]] {
+	return true
+}
+
+// graphHeads are the distinct first GPUs (node-local ranks) of the node's
+// first nChannels channels of graph g, in channel order, at most limit of
+// them (limit < 0: all).
+func graphHeads(n *NodeResult, g GraphIndex, nChannels, limit int) []int {
+	sg := n.model.graphs[g]
+	w := len(n.System.Nodes[GPU])
+	var heads []int
+	for c := 0; c < min(nChannels, sg.nChannels) && limit != len(heads); c++ {
+		heads = appendUnique(heads, sg.intra[c*w])
+	}
+	return heads
+}
+
+// distinctNodes yields one node of each model, the first in node order
+// (node 0 first), with its index: identical nodes share their model, so
+// what depends on the node alone is worked out once per kind of node.
+func (r *Result) distinctNodes() iter.Seq2[int, *NodeResult] {
+	return func(yield func(int, *NodeResult) bool) {
+		seen := make(map[*nodeModel]bool, 1)
+		for i := range r.Nodes {
+			n := &r.Nodes[i]
+			if seen[n.model] {
+				continue
+			}
+			seen[n.model] = true
+			if !yield(i, n) {
+				return
+			}
+		}
+	}
+}
+
+// allNVLinkAgreed is comm->isAllNvlink from 2.30.7: ncclTopoPathAllNVLink
+// and-ed over every rank of every node (identical nodes share their model:
+// each is looked at once).
+// Ref: v2.30.7-1 src/init.cc initTransportsRank; src/graph/paths.cc ncclTopoPathAllNVLink
+func (r *Result) allNVLinkAgreed() bool {
+	for _, n := range r.distinctNodes() {
+		if _, hi := gpuMinMaxPath(n.System, GPU); hi >= PathPIX {
 			return false
 		}
 	}

@@ -267,7 +267,9 @@ type Params struct {
 	// (at least one per NIC), each rank counts only its own GPU, and
 	// across nodes the per-peer count is halved until a round of
 	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH peers per channel fits the p2p
-	// channels, instead of the rank-count halving per remote peer.
+	// channels, instead of the rank-count halving per remote peer. The
+	// ranks all-gather their per-peer counts and take the least (before,
+	// each rank kept its own node's).
 	P2PChannelsByNetBw bool
 
 	// SimpleOrderNets (2.29.2): the simple-order fallback graph names the
@@ -296,6 +298,11 @@ type Params struct {
 	// the split: a <gpu> with mlopart other than -1 is refused at this
 	// release and later; before, NCCL reads no such attribute.
 	MLOPartAttr bool
+
+	// AllNVLinkAgreed (2.30.7): comm->isAllNvlink is and-ed over every
+	// rank after the third all-gather (src/init.cc initTransportsRank);
+	// before, each rank keeps its own node's ncclTopoPathAllNVLink.
+	AllNVLinkAgreed bool
 
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
@@ -847,10 +854,11 @@ func Apply2_30_3(p *Params) {
 
 // Apply2_30_7 turns 2.30.4 rules into those of tag v2.30.7-1: MLOPart
 // partitions in the topology; NIC fusion's aggregate link width and merge
-// policy.
+// policy; isAllNvlink agreed over every rank.
 func Apply2_30_7(p *Params) {
 	p.MLOPartAttr = true
 	p.NetFusionAggregate = true
+	p.AllNVLinkAgreed = true
 }
 
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
@@ -1171,6 +1179,7 @@ var paramSources = map[string][2]string{
 	"NVLSTuningSM100":         {"src/transport/nvls.cc", "ncclNvlsTuning"},
 	"P2PMaxPeers":             {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
 	"MLOPartAttr":             {"src/graph/topo.cc", "ncclTopoAddGpuSub"},
+	"AllNVLinkAgreed":         {"src/init.cc", "initTransportsRank"},
 	"NetFusion":               {"src/graph/topo.cc", "ncclTopoMakeVNics"},
 	"NetIBPortMerge":          {"src/transport/net_ib.cc", "ncclIbFindMatchingDev"},
 	"NetFusionRetry":          {"src/graph/topo.cc", "ncclTopoAutoMerge"},

@@ -208,8 +208,9 @@ type Input struct {
 	MNNVL         bool `json:"mnnvl,omitempty"`
 	CrossClique   bool `json:"crossClique,omitempty"`
 	NVLDomainSize int  `json:"nvlDomainSize,omitempty"`
-	// AllDirectNVLink: every GPU pair of the node is an NVLink path
-	// (comm->isAllDirectNvlink, read as ncclTopoPathAllNVLink's answer).
+	// AllDirectNVLink: every GPU pair of the node is one NVLink hop
+	// (comm->isAllDirectNvlink, ncclTopoPathAllDirectNVLink on the rank's
+	// own node: no NVB or C2C path).
 	// SymCEThreshold is NCCL_SYM_CE_THRESHOLD, nil when unset.
 	AllDirectNVLink bool   `json:"allDirectNvlink,omitempty"`
 	SymCEThreshold  *int64 `json:"NCCL_SYM_CE_THRESHOLD,omitempty"`
