@@ -468,6 +468,11 @@ type Params struct {
 	// error, and NCCL_NET_MERGE_POLICY=RAIL is read (2.30.7,
 	// ncclTopoGetVNicParent, ncclTopoGetMergePolicy).
 	NetFusionAggregate bool
+	// NetFusionPluginTags: a fused port is marked net="0" or coll="0" by
+	// the pass that fused it and leaves the topology only when no plugin
+	// lists it; ncclTopoAddNic makes NETs of net="1" nodes only (2.30.7,
+	// ncclTopoUpdateVNics; before, ncclTopoMakeVnic clears keep).
+	NetFusionPluginTags bool
 }
 
 // NVLSCompare is the NVLS rule of ncclTopoCompareGraphs.
@@ -846,11 +851,12 @@ func Apply2_30_3(p *Params) {
 }
 
 // Apply2_30_7 turns 2.30.4 rules into those of tag v2.30.7-1: MLOPart
-// partitions in the topology; NIC fusion's aggregate link width and merge
-// policy.
+// partitions in the topology; NIC fusion's aggregate link width, merge
+// policy and per-plugin tags.
 func Apply2_30_7(p *Params) {
 	p.MLOPartAttr = true
 	p.NetFusionAggregate = true
+	p.NetFusionPluginTags = true
 }
 
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
@@ -1063,6 +1069,10 @@ type Options struct {
 	// several ports) and NetMergeRail NCCL_NET_MERGE_POLICY=RAIL (2.30.7).
 	NetVNics         bool
 	NetMergeLevel    string
+	// CollNetVNics says the CollNet plugin's pass fuses its devices too
+	// (G-TOPO-VNIC-2): CollNet is enabled and the plugin's makeVDevice is
+	// set (collnet v9+; NCCL leaves it NULL for older plugins).
+	CollNetVNics bool
 	NetMergeLevelSet bool
 	NetForceMerge    string
 	IBMergeNicsOff   bool
