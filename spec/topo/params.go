@@ -1067,16 +1067,16 @@ type Options struct {
 	// NetForceMerge NCCL_NET_FORCE_MERGE ("" unset), IBMergeNicsOff
 	// NCCL_IB_MERGE_NICS=0 (the IB network refuses a virtual device of
 	// several ports) and NetMergeRail NCCL_NET_MERGE_POLICY=RAIL (2.30.7).
-	NetVNics      bool
-	NetMergeLevel string
-	// CollNetVNics says the CollNet plugin's pass fuses its devices too
-	// (G-TOPO-VNIC-2): CollNet is enabled and the plugin's makeVDevice is
-	// set (collnet v9+; NCCL leaves it NULL for older plugins).
-	CollNetVNics     bool
+	NetVNics         bool
+	NetMergeLevel    string
 	NetMergeLevelSet bool
 	NetForceMerge    string
 	IBMergeNicsOff   bool
 	NetMergeRail     bool
+	// CollNetVNics says the CollNet plugin's pass fuses its devices too
+	// (G-TOPO-VNIC-2): CollNet is enabled and the plugin's makeVDevice is
+	// set (collnet v9+; NCCL leaves it NULL for older plugins).
+	CollNetVNics bool
 
 	// GraphFile is the content of NCCL_GRAPH_FILE, already parsed with
 	// ParseGraphXML: a graph whose id matches replaces that search.
