@@ -485,9 +485,9 @@ func topoRule(ref Ref) *Rule {
 				}
 				why += ")"
 			}
-			if vs := res.Nodes[0].VNics(); len(vs) > 0 {
-				why += "; NIC fusion: " + vnicSummary(vs)
-				facts = append(facts, F("vnics", len(vs)))
+			if sum, n := vnicSummary(res.Nodes[0].VNics()); n > 0 {
+				why += "; NIC fusion: " + sum
+				facts = append(facts, F("fused_vnics", n))
 			}
 			switch _, named := r.env.Lookup("NCCL_GRAPH_FILE"); {
 			case len(c.System.GraphFile) > 0:
@@ -500,17 +500,23 @@ func topoRule(ref Ref) *Rule {
 	}
 }
 
-// vnicSummary says which ports each virtual NIC took, per plugin pass
-// (G-TOPO-VNIC-1, G-TOPO-VNIC-2).
-func vnicSummary(vs []topo.VNic) string {
+// vnicSummary says which ports each virtual NIC of several took, per
+// plugin pass (G-TOPO-VNIC-1, G-TOPO-VNIC-2), and how many there are; a
+// port alone (a vNic of one, 2.24.3–2.26.6) only changes its number.
+func vnicSummary(vs []topo.VNic) (string, int) {
 	var b strings.Builder
-	for i, v := range vs {
-		if i > 0 {
+	n := 0
+	for _, v := range vs {
+		if len(v.Ports) < 2 {
+			continue
+		}
+		if n > 0 {
 			b.WriteString(", ")
 		}
+		n++
 		fmt.Fprintf(&b, "%s vNic %d = %s", v.Plugin, v.Dev, v.Name())
 	}
-	return b.String()
+	return b.String(), n
 }
 
 // searchTopology builds one topology per kind of node (one per MNNVL clique
