@@ -1059,8 +1059,9 @@ type Options struct {
 	MNNVLRailPerHost bool
 
 	// NetVNics says the communicator's network fuses ports: the internal
-	// IB (its own port merge 2.20.3–2.23.4, its makeVDevice from 2.24.3;
-	// Socket and plugins below net v9 have no makeVDevice), so the
+	// IB (its own port merge 2.20.3–2.23.4, its makeVDevice from 2.24.3)
+	// or a net v9+ plugin whose makeVDevice is set (Socket and older
+	// plugins have none), so the
 	// release's Params.NetFusion applies (src/graph/topo.cc
 	// ncclTopoProcessNet). NetMergeLevel is
 	// NCCL_NET_MERGE_LEVEL when NetMergeLevelSet (default PORT),
@@ -1188,6 +1189,7 @@ var paramSources = map[string][2]string{
 	"NetFusionPCIParent":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
 	"NetFusionCPUParent":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
 	"NetFusionAggregate":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
+	"NetFusionPluginTags":     {"src/graph/topo.cc", "ncclTopoUpdateVNics"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"SystemPrintRaw":          {"src/graph/topo.cc", "ncclTopoPrintRec"},
