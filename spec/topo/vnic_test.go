@@ -58,21 +58,7 @@ func fusedNets(t *testing.T, x *XMLNode, p Params, o Options) ([]string, error) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[int]string{}
-	var walk func(*XMLNode)
-	walk = func(n *XMLNode) {
-		if n.Name == "net" {
-			d, _ := n.Attr("dev")
-			name, _ := n.Attr("name")
-			var dev int
-			fmt.Sscan(d, &dev)
-			names[dev] = name
-		}
-		for _, c := range n.Subs {
-			walk(c)
-		}
-	}
-	walk(fx)
+	names := netNamesByDev(fx)
 	out := []string{}
 	for _, n := range s.NETs() {
 		up := float32(0)
@@ -396,6 +382,22 @@ func FuzzFuseNets(f *testing.F) {
 	})
 }
 
+// netNamesByDev maps each <net>'s dev attribute to its name.
+func netNamesByDev(x *XMLNode) map[int]string {
+	names := map[int]string{}
+	var walk func(*XMLNode)
+	walk = func(n *XMLNode) {
+		if n.Name == "net" {
+			names[int(netDevAttr(n))], _ = n.Attr("name")
+		}
+		for _, c := range n.Subs {
+			walk(c)
+		}
+	}
+	walk(x)
+	return names
+}
+
 // collNets lists the built system's NETs as "name dev=D" with " coll"
 // where the NET has CollNet support.
 func collNets(t *testing.T, x *XMLNode, p Params, o Options) ([]string, []string) {
@@ -408,17 +410,7 @@ func collNets(t *testing.T, x *XMLNode, p Params, o Options) ([]string, []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[int]string{}
-	var walk func(*XMLNode)
-	walk = func(n *XMLNode) {
-		if n.Name == "net" {
-			names[int(netDevAttr(n))], _ = n.Attr("name")
-		}
-		for _, c := range n.Subs {
-			walk(c)
-		}
-	}
-	walk(fx)
+	names := netNamesByDev(fx)
 	nets := []string{}
 	for _, n := range s.NETs() {
 		l := fmt.Sprintf("%s dev=%d", names[n.NetDev], n.NetDev)
