@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -40,8 +41,9 @@ var expectSeen = map[spec.RuleID]bool{}
 //	trace   (same arguments): also every verdict
 //	log     (same arguments): the predicted NCCL log lines
 //
-// The input holds NAME=VALUE environment lines, and "lib {json}" lines
-// adding a plugin library to every node.
+// The input holds NAME=VALUE environment lines, "lib {json}" lines
+// adding a plugin library to every node, and a "nics [json]" line
+// replacing every node's NICs.
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, filepath.Join("testdata", "scenarios"), func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
@@ -87,6 +89,14 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 		line = strings.TrimSpace(line)
 		switch {
 		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "nics "):
+			var nics []spec.NIC
+			if err := json.Unmarshal([]byte(line[5:]), &nics); err != nil {
+				d.Fatalf(t, "nics: %v", err)
+			}
+			for i := range sys.Nodes {
+				sys.Nodes[i].NICs = slices.Clone(nics)
+			}
 		case strings.HasPrefix(line, "lib "):
 			var l spec.Library
 			if err := json.Unmarshal([]byte(line[4:]), &l); err != nil {

@@ -63,6 +63,8 @@ const (
 	KindCollNetAlgoIgnored
 	KindCollNetChild
 	KindNetDevices
+	KindVNicMade
+	KindIBVirtualDevice
 	KindNVLSSupport
 	KindNVLSComm
 	KindNVLSBindSoft
@@ -407,6 +409,18 @@ var Catalogue = []Form{
 	{Kind: KindNetDevices, ID: "net.devices", Format: `Rank %d: %d Net devices` + " | " + `Rank %d: %d CollNet devices`,
 		Since: v(2, 30, 3), Ref: ref(t2230, "src/init.cc", "initTransportsRank"), Bare: true,
 		Example: "Rank 0: 8 CollNet devices", lit: "Rank ", re: rx(`^Rank (\d+): (\d+) (Net|CollNet) devices$`)},
+
+	// --- NIC fusion (G-TOPO-VNIC-1, G-TOPO-VNIC-2): each plugin pass's vNic,
+	// and the IB's own line for a device it fused (NET subsystem; 2.30.7
+	// adds the rail and plane)
+	{Kind: KindVNicMade, ID: "topo.vnic.made", Format: `TOPO/NET : Made vNic %d`, Since: v(2, 24, 3),
+		Ref: ref(t2289, "src/graph/topo.cc", "ncclTopoMakeVnic"), Bare: true,
+		Example: "TOPO/NET : Made vNic 2", lit: "TOPO/NET : Made vNic ", re: rx(`^TOPO/NET : Made vNic (\d+)$`)},
+	{Kind: KindIBVirtualDevice, ID: "net.ib.vdevice", Format: `NET/IB : Made virtual device [%d] name=%s speed=%d ndevs=%d` + " | " +
+		`NET/IB : Made virtual device [%d] name=%s speed=%d ndevs=%d rail=%d plane=%d`, Since: v(2, 24, 3),
+		Ref: ref(t2289, "src/transport/net_ib.cc", "ncclIbMakeVDeviceInternal"), Bare: true,
+		Example: "NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2", lit: "NET/IB : Made virtual device",
+		re: rx(`^NET/IB : Made virtual device \[(\d+)\] name=(\S+) speed=(-?\d+) ndevs=(\d+)(?: rail=-?\d+ plane=-?\d+)?$`)},
 
 	// --- NVLS (G-NVLS-*)
 	{Kind: KindNVLSSupport, ID: "nvls.support", Format: `NVLS multicast support is %savailable on dev %d` + " | " +

@@ -141,6 +141,12 @@ type IBLog struct {
 	NoIP         int      `json:"no_ip,omitempty"`
 	VerbsMissing int      `json:"verbs_missing,omitempty"`
 	DataErrors   int      `json:"data_errors,omitempty"`
+	// VirtualDevices are the devices the IB fused ports into ("NET/IB :
+	// Made virtual device"), as "[dev] name ndevs=N", first seen first.
+	VirtualDevices []string `json:"virtual_devices,omitempty"`
+	// VNicsMade are the device numbers of "TOPO/NET : Made vNic" lines,
+	// one per plugin pass and vNic (CollNet's pass prints them too).
+	VNicsMade []int `json:"vnics_made,omitempty"`
 }
 
 // GDRLog counts GPUDirect RDMA verdicts.

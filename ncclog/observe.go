@@ -686,6 +686,26 @@ func (ob *observer) ib() CapEvidence {
 				c.Proofs = append(c.Proofs, p)
 			}
 		}},
+		// NIC fusion: the ports NCCL fused into one device (which ports the
+		// IB's line names; "Made vNic" alone gives the device numbers)
+		{when: func(ob *observer) bool { return len(l.IB.VirtualDevices)+len(l.IB.VNicsMade) > 0 }, do: func(ob *observer, c *CapEvidence) {
+			const fusion = spec.RuleID("G-TOPO-VNIC-1")
+			if len(l.IB.VirtualDevices) > 0 {
+				why := fmt.Sprintf("NCCL fused NIC ports into %d virtual device(s): %s", len(l.IB.VirtualDevices), strings.Join(firstN(l.IB.VirtualDevices, 8), ", "))
+				if p, ok := ob.proof(KindIBVirtualDevice, spec.LevelUsable, fusion, why); ok {
+					c.Proofs = append(c.Proofs, p)
+				}
+				return
+			}
+			devs := make([]string, 0, len(l.IB.VNicsMade))
+			for _, d := range l.IB.VNicsMade[:min(len(l.IB.VNicsMade), 8)] {
+				devs = append(devs, strconv.Itoa(d))
+			}
+			why := fmt.Sprintf("NCCL made %d virtual NIC(s) (device %s); the NET subsystem's \"Made virtual device\" lines name their ports", len(l.IB.VNicsMade), strings.Join(devs, ", "))
+			if p, ok := ob.proof(KindVNicMade, spec.LevelUsable, fusion, why); ok {
+				c.Proofs = append(c.Proofs, p)
+			}
+		}},
 		{do: func(ob *observer, c *CapEvidence) {
 			for _, n := range l.Networks {
 				if ob.isIBNet(n.Name) {

@@ -1,6 +1,7 @@
 package ncclog
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -228,4 +229,43 @@ func TestMoreLinesNeverLower(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestObserveNICFusion: the lines NIC fusion prints are evidence of it
+// (G-TOPO-VNIC-1): the IB's "Made virtual device" names the ports it
+// fused, "TOPO/NET : Made vNic" (GRAPH) gives the device numbers of each
+// plugin pass, printed once per pass and deduplicated.
+func TestObserveNICFusion(t *testing.T) {
+	using := "h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:2/IB [RO]; OOB ib0:10.0.0.1<0>\n"
+	vdev := "h:1:1 [0] NCCL INFO NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2\n"
+	vdev2307 := "h:1:1 [0] NCCL INFO NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2 rail=-1 plane=-2147483645\n"
+	made := "h:1:1 [0] NCCL INFO TOPO/NET : Made vNic 2\n"
+	for _, tc := range []struct {
+		name, log string
+		vdevs     []string
+		vnics     []int
+		why       string
+	}{
+		{"IB and GRAPH lines", using + vdev + made + made, []string{"[2] mlx5_0+mlx5_1 ndevs=2"}, []int{2}, "fused NIC ports into 1 virtual device(s): [2] mlx5_0+mlx5_1 ndevs=2"},
+		{"2.30.7's rail and plane", using + vdev2307 + made, []string{"[2] mlx5_0+mlx5_1 ndevs=2"}, []int{2}, "[2] mlx5_0+mlx5_1"},
+		{"GRAPH line alone", using + made, nil, []int{2}, "made 1 virtual NIC(s) (device 2)"},
+		{"no fusion", using, nil, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustParse(t, tc.log)
+			if !slices.Equal(l.IB.VirtualDevices, tc.vdevs) || !slices.Equal(l.IB.VNicsMade, tc.vnics) {
+				t.Fatalf("virtual devices %q, vNics %v; want %q, %v", l.IB.VirtualDevices, l.IB.VNicsMade, tc.vdevs, tc.vnics)
+			}
+			c := ObserveWith(l, nil).Cap(spec.CapIB)
+			var got string
+			for _, p := range c.Proofs {
+				if p.Rule == "G-TOPO-VNIC-1" {
+					got = p.Why
+				}
+			}
+			if (tc.why == "") != (got == "") || !strings.Contains(got, tc.why) {
+				t.Errorf("G-TOPO-VNIC-1 proof %q, want one containing %q", got, tc.why)
+			}
+		})
+	}
 }

@@ -952,6 +952,15 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 				}
 			}
 		}
+	case KindIBVirtualDevice:
+		d := "[" + sub[1] + "] " + sub[2] + " ndevs=" + sub[4]
+		if p.ibDevs.first("vdev " + d) {
+			p.log.IB.VirtualDevices = append(p.log.IB.VirtualDevices, d)
+		}
+	case KindVNicMade:
+		if len(p.log.IB.VNicsMade) < maxDistinctSmall && !slices.Contains(p.log.IB.VNicsMade, atoi(sub[1])) {
+			p.log.IB.VNicsMade = append(p.log.IB.VNicsMade, atoi(sub[1]))
+		}
 	case KindIBNoDevice:
 		p.log.IB.NoDevice++
 	case KindIBNoIP:

@@ -33,6 +33,7 @@ var Rules = []Rule{
 	{ID: "G-NET-GDR-2", Layer: spec.LayerGraph, Title: "GPU-NIC path close enough for GPUDirect RDMA (NCCL_NET_GDR_LEVEL)", Ref: ref(t2289, "src/graph/paths.cc", "ncclTopoCheckGdr"), Proposed: true},
 	{ID: "G-MNNVL-1", Layer: spec.LayerDevice, Title: "multi-node NVLink", Ref: ref(t2289, "src/mnnvl.cc", "ncclMnnvlCheck")},
 	{ID: "G-COLLNET-PLUGIN-1", Layer: spec.LayerDevice, Title: "a CollNet object is attached", Ref: ref(t2289, "src/init.cc", "initTransportsRank")},
+	{ID: "G-TOPO-VNIC-1", Layer: spec.LayerGraph, Title: "NIC ports fused into virtual NICs", Ref: ref(t2289, "src/graph/topo.cc", "ncclTopoMakeVNics"), Proposed: true},
 	{ID: "G-NVLS-ENV-1", Layer: spec.LayerDevice, Title: "NCCL_NVLS_ENABLE", Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsInit")},
 	{ID: "G-NVLS-CAP-1", Layer: spec.LayerDevice, Title: "multicast capability of the device", Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsInit")},
 	{ID: "G-NVLS-CHAN-1", Layer: spec.LayerDevice, Title: "NVLS channel count (0 skips the NVLS setup)", Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsInit")},

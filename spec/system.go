@@ -242,6 +242,11 @@ type NetBackend struct {
 	// IBBased is true for plugins that wrap verbs (the SHARP plugin's
 	// "IBext"): their devices come from the node's NICs when Devices is -1.
 	IBBased bool `json:"ib_based,omitempty"`
+	// MakeVDevice says the plugin's makeVDevice is set (net v9+; NCCL
+	// leaves it NULL for older plugins): NCCL fuses its ports into
+	// virtual NICs as it does the internal IB's (G-TOPO-VNIC-1), an
+	// NCCL_IB_MERGE_NICS=0 refusal taken as the IB's.
+	MakeVDevice bool `json:"make_vdevice,omitempty"`
 }
 
 // CollNetBackend is a CollNet plugin's behaviour.
@@ -264,6 +269,10 @@ type CollNetBackend struct {
 	// ConnectError makes the CollNet transport setup fail (a SHARP
 	// resource or subnet-manager problem): NCCL disables CollNet.
 	ConnectError string `json:"connect_error,omitempty"`
+	// MakeVDevice says the plugin's makeVDevice is set (collnet v9+; NCCL
+	// leaves it NULL for older plugins): NCCL's CollNet pass fuses its
+	// devices too (G-TOPO-VNIC-2), so a fused NIC keeps CollNet.
+	MakeVDevice bool `json:"make_vdevice,omitempty"`
 }
 
 // ReduceSet is a set of (redop, datatype) pairs a CollNet plugin supports,

@@ -445,6 +445,11 @@ func pathLevel(v string) (topo.PathType, bool) {
 	return 0, false
 }
 
+// vnicABI is the first net and collnet plugin ABI with makeVDevice
+// (ncclNet_v9_t, ncclCollNet_v9_t; NCCL's adaptors of older ones leave
+// it NULL: v2.24.3-1 src/net.cc, v2.28.3-1 src/plugin/net/net_v8.cc).
+const vnicABI = 9
+
 // topoRule is G-TOPO-1: the topology stage, run once for the communicator
 // by spec/topo. The graph rules after it read its per-node and agreed
 // results; the NVLS and CollNet gates before the searches set its inputs.
@@ -480,6 +485,10 @@ func topoRule(ref Ref) *Rule {
 				}
 				why += ")"
 			}
+			if sum, n := vnicSummary(res.Nodes[0].VNics()); n > 0 {
+				why += "; NIC fusion: " + sum
+				facts = append(facts, F("fused_vnics", n))
+			}
 			switch _, named := r.env.Lookup("NCCL_GRAPH_FILE"); {
 			case len(c.System.GraphFile) > 0:
 				why += fmt.Sprintf("; %d graph(s) from NCCL_GRAPH_FILE replace the searches with their ids", len(c.System.GraphFile))
@@ -489,6 +498,25 @@ func topoRule(ref Ref) *Rule {
 			r.emit(Verdict{Outcome: Info, Why: why, Facts: facts})
 		},
 	}
+}
+
+// vnicSummary says which ports each virtual NIC of several took, per
+// plugin pass (G-TOPO-VNIC-1, G-TOPO-VNIC-2), and how many there are; a
+// port alone (a vNic of one, 2.24.3–2.26.6) only changes its number.
+func vnicSummary(vs []topo.VNic) (string, int) {
+	var b strings.Builder
+	n := 0
+	for _, v := range vs {
+		if len(v.Ports) < 2 {
+			continue
+		}
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		n++
+		fmt.Fprintf(&b, "%s vNic %d = %s", v.Plugin, v.Dev, v.Name())
+	}
+	return b.String(), n
 }
 
 // searchTopology builds one topology per kind of node (one per MNNVL clique
@@ -529,12 +557,17 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	if ch := r.nodes[0].chosen; ch != nil && ch.external != nil && ch.external.Net != nil {
 		o.NetDeviceUnpack = ch.external.Net.DeviceType == "unpack"
 	}
-	// Of the networks the model knows only the internal IB makes virtual
-	// devices (ncclIbMakeVDevice); Socket has none, and an external
-	// plugin's makeVDevice (net v9+) is not among the facts gatesim has,
-	// so its ports are taken as they are listed.
-	if ch := r.nodes[0].chosen; ch != nil && ch.external == nil && ch.name == "IB" {
+	// The internal IB makes virtual devices (ncclIbMakeVDevice), Socket
+	// none, an external plugin when its makeVDevice is set (net v9+); the
+	// CollNet plugin's pass fuses too when its is (G-TOPO-VNIC-2).
+	g0 := r.nodes[0]
+	if ch := g0.chosen; ch != nil && ch.external == nil && ch.name == "IB" {
 		o.NetVNics = true
+	}
+	if ch := g0.chosen; ch != nil && ch.external != nil {
+		l := ch.external
+		o.NetVNics = ch.abi >= vnicABI && l.Net != nil && l.Net.MakeVDevice
+		o.CollNetVNics = g0.collNetEnable && g0.collNetOK && g0.collNetABI >= vnicABI && l.CollNet != nil && l.CollNet.MakeVDevice
 	}
 
 	// The hosts Search sees: a layout (with the chosen network's NICs) per

@@ -119,3 +119,66 @@ func TestNICBusIDLimits(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// sharpV9 is the SHARP plugin library exporting the v9 ABIs, its network
+// and CollNet making virtual devices as the flags say.
+func sharpV9(netVDev, collVDev bool) Library {
+	l := SHARPPlugin()
+	l.NetSymbols, l.CollNetSymbols = []int{9}, []int{9}
+	n, c := *l.Net, *l.CollNet
+	n.MakeVDevice, c.MakeVDevice = netVDev, collVDev
+	l.Net, l.CollNet = &n, &c
+	return l
+}
+
+// TestCollNetFusionDecision (G-TOPO-VNIC-2): two hosts whose one NIC has
+// two ports, a v9 SHARP plugin whose network fuses them. A CollNet plugin
+// that makes virtual devices too keeps CollNet on the fused NIC in every
+// release; one that does not keeps it 2.24.3–2.26.6 through the ports
+// left beside the vNic, and loses it from 2.27.3: the CollNet graph finds
+// no CollNet NET and CollNet is not chosen.
+func TestCollNetFusionDecision(t *testing.T) {
+	env := Env{"NCCL_COLLNET_ENABLE": "1"}
+	for _, tc := range []struct {
+		v        Version
+		collVDev bool
+		graph    Outcome
+		vnics    string
+	}{
+		{V2_25_1, false, Pass, "net vNic 2 = mlx5_0+mlx5_1"},
+		{V2_25_1, true, Pass, "collnet vNic 2 = mlx5_0+mlx5_1, net vNic 2 = mlx5_0+mlx5_1"},
+		{V2_27_3, false, Fail, "net vNic 2 = mlx5_0+mlx5_1"},
+		{V2_27_3, true, Pass, "collnet vNic 2 = mlx5_0+mlx5_1, net vNic 2 = mlx5_0+mlx5_1"},
+		{V2_28_9, false, Fail, "net vNic 2 = mlx5_0+mlx5_1"},
+		{V2_28_9, true, Pass, "collnet vNic 2 = mlx5_0+mlx5_1, net vNic 2 = mlx5_0+mlx5_1"},
+		{V2_30_7, false, Fail, "net vNic 2 = mlx5_0+mlx5_1"},
+		{V2_30_7, true, Pass, "collnet vNic 2 = mlx5_0+mlx5_1, net vNic 2 = mlx5_0+mlx5_1"},
+	} {
+		sys := dualPortSystem("0000:16:00.0", "0000:16:00.1")
+		for i := range sys.Nodes {
+			sys.Nodes[i].NICs[0].LinkLayer, sys.Nodes[i].NICs[1].LinkLayer = "IB", "IB"
+			sys.Nodes[i].Libs = []Library{sharpV9(true, tc.collVDev)}
+		}
+		c, err := Init(MustLoad(tc.v), sys, env)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.v, err)
+		}
+		if c.Err != nil {
+			t.Fatalf("%s: %v", tc.v, c.Err)
+		}
+
+		name := fmt.Sprintf("%s collnet makeVDevice=%v", tc.v, tc.collVDev)
+		graph, _ := c.Trace.Find("G-COLLNET-GRAPH-1")
+		topoV, _ := c.Trace.Find("G-TOPO-1")
+		if graph.Outcome != tc.graph {
+			t.Errorf("%s: G-COLLNET-GRAPH-1 %v (%s), want %v", name, graph.Outcome, graph.WhyText(), tc.graph)
+		}
+		if !strings.Contains(topoV.WhyText(), "NIC fusion: "+tc.vnics) {
+			t.Errorf("%s: G-TOPO-1 %q, want NIC fusion: %s", name, topoV.WhyText(), tc.vnics)
+		}
+		lines := strings.Join(c.Topo.Nodes[0].Log(), "\n")
+		if !strings.Contains(lines, "TOPO/NET : Made vNic 2") {
+			t.Errorf("%s: the node's GRAPH lines lack \"TOPO/NET : Made vNic 2\"", name)
+		}
+	}
+}

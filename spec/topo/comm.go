@@ -82,6 +82,10 @@ func (n *NodeResult) Log() []string {
 	return slices.Clone(m.log0)
 }
 
+// VNics are the virtual NICs the node's host made (NIC fusion), in the
+// order NCCL makes them: read only.
+func (n *NodeResult) VNics() []VNic { return n.model.vnics }
+
 // lines renders the node's [GRAPH] lines for ranks starting at rankBase.
 func (m *nodeModel) lines(rankBase int) []string {
 	var out []string
@@ -210,6 +214,7 @@ func (r *Result) AlgoGraphs() [7]*Graph {
 type hostModel struct {
 	sys     *System // built for the release, ranks 0..n-1 by dev
 	domains [][]int // GPU indexes of each NCCL node, ordered by first GPU
+	vnics   []VNic  // the virtual NICs NIC fusion made, in NCCL's order
 }
 
 // nodeModel is one distinct NCCL node, computed once per Search.
@@ -219,6 +224,7 @@ type nodeModel struct {
 	graphs   [NumGraphs]*sgraph
 	searched [NumGraphs]bool
 	log      []logItem
+	vnics    []VNic
 	nvls     bool
 	nvlsCh   int
 	heads    int
@@ -399,7 +405,7 @@ func newHostModel(h *System, ps *pathState) (*hostModel, error) {
 	// the network's virtual NICs replace the ports they fuse before the
 	// system is built (ncclTopoProcessNet runs before
 	// ncclTopoGetSystemFromXml)
-	src, err := FuseNets(h.Source, ps.p, ps.o)
+	src, vnics, err := FuseNetsLog(h.Source, ps.p, ps.o)
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +428,7 @@ func newHostModel(h *System, ps *pathState) (*hostModel, error) {
 		}
 		groups[k] = append(groups[k], g)
 	}
-	return &hostModel{sys: s, domains: groups}, nil
+	return &hostModel{sys: s, domains: groups, vnics: vnics}, nil
 }
 
 // newNodeModel is what every rank of one NCCL node computes: its trimmed
@@ -441,7 +447,12 @@ func newNodeModel(h *hostModel, domain, nRanks int, multiHost bool, ps *pathStat
 		return nil, err
 	}
 	ps.searchInit(s)
-	nm := &nodeModel{sys: s, ps: ps}
+	nm := &nodeModel{sys: s, ps: ps, vnics: h.vnics}
+	// every rank fuses its host's NICs in ncclTopoGetSystem, before the
+	// searches (G-TOPO-VNIC-1, G-TOPO-VNIC-2)
+	for _, v := range h.vnics {
+		nm.log = append(nm.log, logItem{text: v.Log(), graph: -1})
+	}
 	for _, g := range s.Nodes[GPU] {
 		nm.local = append(nm.local, g.Rank)
 	}

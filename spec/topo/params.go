@@ -475,6 +475,11 @@ type Params struct {
 	// error, and NCCL_NET_MERGE_POLICY=RAIL is read (2.30.7,
 	// ncclTopoGetVNicParent, ncclTopoGetMergePolicy).
 	NetFusionAggregate bool
+	// NetFusionPluginTags: a fused port is marked net="0" or coll="0" by
+	// the pass that fused it and leaves the topology only when no plugin
+	// lists it; ncclTopoAddNic makes NETs of net="1" nodes only (2.30.7,
+	// ncclTopoUpdateVNics; before, ncclTopoMakeVnic clears keep).
+	NetFusionPluginTags bool
 }
 
 // NVLSCompare is the NVLS rule of ncclTopoCompareGraphs.
@@ -853,11 +858,12 @@ func Apply2_30_3(p *Params) {
 }
 
 // Apply2_30_7 turns 2.30.4 rules into those of tag v2.30.7-1: MLOPart
-// partitions in the topology; NIC fusion's aggregate link width and merge
-// policy; isAllNvlink agreed over every rank.
+// partitions in the topology; NIC fusion's aggregate link width, merge
+// policy and per-plugin tags; isAllNvlink agreed over every rank.
 func Apply2_30_7(p *Params) {
 	p.MLOPartAttr = true
 	p.NetFusionAggregate = true
+	p.NetFusionPluginTags = true
 	p.AllNVLinkAgreed = true
 }
 
@@ -1061,8 +1067,9 @@ type Options struct {
 	MNNVLRailPerHost bool
 
 	// NetVNics says the communicator's network fuses ports: the internal
-	// IB (its own port merge 2.20.3–2.23.4, its makeVDevice from 2.24.3;
-	// Socket and plugins below net v9 have no makeVDevice), so the
+	// IB (its own port merge 2.20.3–2.23.4, its makeVDevice from 2.24.3)
+	// or a net v9+ plugin whose makeVDevice is set (Socket and older
+	// plugins have none), so the
 	// release's Params.NetFusion applies (src/graph/topo.cc
 	// ncclTopoProcessNet). NetMergeLevel is
 	// NCCL_NET_MERGE_LEVEL when NetMergeLevelSet (default PORT),
@@ -1075,6 +1082,10 @@ type Options struct {
 	NetForceMerge    string
 	IBMergeNicsOff   bool
 	NetMergeRail     bool
+	// CollNetVNics says the CollNet plugin's pass fuses its devices too
+	// (G-TOPO-VNIC-2): CollNet is enabled and the plugin's makeVDevice is
+	// set (collnet v9+; NCCL leaves it NULL for older plugins).
+	CollNetVNics bool
 
 	// GraphFile is the content of NCCL_GRAPH_FILE, already parsed with
 	// ParseGraphXML: a graph whose id matches replaces that search.
@@ -1187,6 +1198,7 @@ var paramSources = map[string][2]string{
 	"NetFusionPCIParent":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
 	"NetFusionCPUParent":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
 	"NetFusionAggregate":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
+	"NetFusionPluginTags":     {"src/graph/topo.cc", "ncclTopoUpdateVNics"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"SystemPrintRaw":          {"src/graph/topo.cc", "ncclTopoPrintRec"},

@@ -142,7 +142,27 @@ type fusion struct {
 	vnics [][]int
 	// merged are the physical devices a virtual NIC of several took.
 	merged []bool
+	// ib: the pass's network is the internal IB, whose makeVDevice
+	// refuses several devices under NCCL_IB_MERGE_NICS=0; a CollNet
+	// plugin's is taken to accept every group.
+	ib bool
 }
+
+// VNic is one virtual device a fusion pass made, as its "TOPO/NET : Made
+// vNic %d" line reports it (src/graph/topo.cc ncclTopoMakeVnic): the
+// plugin ("net", or "collnet" for the CollNet plugin's pass), the device
+// index the plugin gave it and the ports it took.
+type VNic struct {
+	Plugin string
+	Dev    int
+	Ports  []string
+}
+
+// Name is the device's name, its ports' joined by '+'.
+func (v VNic) Name() string { return strings.Join(v.Ports, "+") }
+
+// Log is the line ncclTopoMakeVnic prints for it (INFO, GRAPH).
+func (v VNic) Log() string { return fmt.Sprintf("TOPO/NET : Made vNic %d", v.Dev) }
 
 // FuseNets returns the XML NCCL builds a host's system from once the
 // network's virtual NICs are made (see NetFusion): src itself when the
@@ -152,35 +172,83 @@ type fusion struct {
 // renumbered where the release does so. Errors are NCCL's init failures
 // (a force-merge group that does not match, a failed merge before 2.26.2).
 func FuseNets(src *XMLNode, p Params, o Options) (*XMLNode, error) {
-	if (p.NetFusion == NetFusionNone && !p.NetIBPortMerge) || !o.NetVNics || src == nil {
-		return src, nil
+	x, _, err := FuseNetsLog(src, p, o)
+	return x, err
+}
+
+// FuseNetsLog is FuseNets that also lists the virtual devices made, in
+// the order NCCL makes them: the CollNet plugin's pass first, then the
+// network's (ncclTopoGetSystem imports CollNet first so that it has
+// precedence).
+//
+// The CollNet pass (G-TOPO-VNIC-2): with CollNet enabled NCCL runs
+// ncclTopoProcessNet for the CollNet plugin too, over its own devices
+// (the XML's coll="1" ports), with its makeVDevice (collnet v9+; NULL
+// below, and a v9+ plugin may leave it NULL: Options.CollNetVNics).
+// Both passes name a vNic by its ports, so a group both make is one
+// <net> node, with coll="1". A vNic only the network made has no coll:
+// ncclTopoPopulateNics sets it for the CollNet pass alone. What becomes
+// of a CollNet port the network fused depends on the release
+// (Params.NetFusion, NetFusionPluginTags): see populate.
+func FuseNetsLog(src *XMLNode, p Params, o Options) (*XMLNode, []VNic, error) {
+	if p.NetFusion == NetFusionNone && p.NetIBPortMerge && o.NetVNics && src != nil {
+		f := &fusion{p: p, o: o, x: src.Clone(), ib: true}
+		f.collect(f.x)
+		sort.SliceStable(f.phys, func(i, j int) bool { return netDevAttr(f.phys[i]) < netDevAttr(f.phys[j]) })
+		x, err := f.ibPorts(src)
+		return x, nil, err
 	}
-	f := &fusion{p: p, o: o, x: src.Clone()}
+	if p.NetFusion == NetFusionNone || (!o.NetVNics && !o.CollNetVNics) || src == nil {
+		return src, nil, nil
+	}
+	f := &fusion{p: p, o: o, x: src.Clone(), ib: true}
 	f.collect(f.x)
 	if len(f.phys) == 0 {
-		return src, nil
+		return src, nil, nil
 	}
 	sort.SliceStable(f.phys, func(i, j int) bool { return netDevAttr(f.phys[i]) < netDevAttr(f.phys[j]) })
-	if p.NetFusion == NetFusionNone {
-		return f.ibPorts(src)
+	var coll *fusion
+	if o.CollNetVNics {
+		coll = &fusion{p: p, o: o, x: f.x}
+		for _, n := range f.phys {
+			if n.attrIs("coll", "1") {
+				coll.phys = append(coll.phys, n)
+			}
+		}
+		if err := coll.merge(); err != nil {
+			return nil, nil, err
+		}
+	}
+	f.merged = make([]bool, len(f.phys))
+	if o.NetVNics {
+		if err := f.merge(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(f.vnics) == 0 && (coll == nil || len(coll.vnics) == 0) {
+		return src, nil, nil
+	}
+	made, err := f.populate(coll)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f.x, made, nil
+}
+
+// merge is ncclTopoMakeVNics for one plugin's devices: NCCL_NET_FORCE_MERGE
+// groups, then the automatic merge.
+func (f *fusion) merge() error {
+	if len(f.phys) == 0 {
+		return nil
 	}
 	f.merged = make([]bool, len(f.phys))
 	placed := make([]bool, len(f.phys))
-	if o.NetForceMerge != "" {
+	if f.o.NetForceMerge != "" {
 		if err := f.forceMerge(placed); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := f.autoMerge(placed); err != nil {
-		return nil, err
-	}
-	if len(f.vnics) == 0 {
-		return src, nil
-	}
-	if err := f.populate(); err != nil {
-		return nil, err
-	}
-	return f.x, nil
+	return f.autoMerge(placed)
 }
 
 // ibMaxDevsPerNic is NCCL_IB_MAX_DEVS_PER_NIC in 2.20.3–2.23.4.
@@ -223,7 +291,11 @@ func (f *fusion) ibPorts(src *XMLNode) (*XMLNode, error) {
 			f.phys[devs[0]].SetAttr("dev", fmt.Sprint(k))
 			continue
 		}
-		f.addFused(f.phys[devs[0]].parent, devs, k)
+		net := f.addFused(f.phys[devs[0]].parent, devs, k)
+		if c, ok := f.phys[devs[0]].Attr("coll"); ok {
+			// the merged device is the only one the IB lists, to every plugin
+			net.SetAttr("coll", c)
+		}
 		for _, d := range devs {
 			trimNode(f.phys[d])
 		}
@@ -232,8 +304,9 @@ func (f *fusion) ibPorts(src *XMLNode) (*XMLNode, error) {
 }
 
 // addFused writes the fused device of devs into nic: "a+b", the summed
-// speed, the other properties the first port's (ncclIbGetProperties).
-func (f *fusion) addFused(nic *XMLNode, devs []int, dev int) {
+// speed, the other properties the first port's (ncclIbGetProperties); no
+// coll, which only the CollNet plugin's pass sets (ncclTopoPopulateNics).
+func (f *fusion) addFused(nic *XMLNode, devs []int, dev int) *XMLNode {
 	var names []string
 	speed := int64(0)
 	for _, d := range devs {
@@ -244,12 +317,13 @@ func (f *fusion) addFused(nic *XMLNode, devs []int, dev int) {
 	net := nic.Add("net", XMLAttr{"name", strings.Join(names, "+")}, XMLAttr{"dev", fmt.Sprint(dev)})
 	for _, a := range f.phys[devs[0]].Attrs {
 		switch a.Key {
-		case "name", "dev", "keep":
+		case "name", "dev", "keep", "coll":
 		default:
 			net.SetAttr(a.Key, a.Value)
 		}
 	}
 	net.SetAttr("speed", fmt.Sprint(speed))
+	return net
 }
 
 // collect lists the <net> elements with a dev attribute (the ones
@@ -306,7 +380,7 @@ func (f *fusion) makeVnic(devs []int) (bool, error) {
 	if len(devs) > netMaxDevsPerNic {
 		return false, fusionErr(nccl.InternalError, "TOPO/NET : Tried to merge too many NICs. %d > %d", len(devs), netMaxDevsPerNic)
 	}
-	if f.o.IBMergeNicsOff && len(devs) > 1 {
+	if f.ib && f.o.IBMergeNicsOff && len(devs) > 1 {
 		if !f.p.NetFusionRetry {
 			return false, fusionErr(nccl.InvalidUsage, "TOPO/NET : Tried merging multiple devices together and failed. Try setting NCCL_NET_MERGE_LEVEL=LOC (NET/IB : Trying to merge multiple devices together when NCCL_IB_MERGE_NICS=0)")
 		}
@@ -532,43 +606,132 @@ func (f *fusion) firstPCIParent(n *XMLNode) *XMLNode {
 	return n
 }
 
-// populate is ncclTopoPopulateNics for the virtual devices and the trim of
-// the physical ports they took (keep="0", removed by ncclTopoTrimXml).
-func (f *fusion) populate() error {
+// populate is ncclTopoPopulateNics for the virtual devices of both passes
+// (coll, the CollNet plugin's, may be nil) and the trim of the physical
+// ports they took (keep="0", removed by ncclTopoTrimXml). It returns the
+// vNics made, CollNet's first. What a CollNet port (coll="1") becomes
+// when the network fuses it:
+//   - 2.24.3–2.26.6: it keeps its node. The network's pass clears keep on
+//     its ports, but ncclTopoPopulateNics leaves keep alone on a port
+//     tagged coll when the pass is not CollNet's, so the port stays a
+//     NET with CollNet support beside the network's vNic (which has none)
+//     unless the CollNet pass fused it itself.
+//   - 2.27.3–2.30.4: ncclTopoMakeVnic clears keep on every port it fuses
+//     and each pass sets keep on its ports again first, so a port is kept
+//     iff the network did not fuse it; every CollNet vNic is kept.
+//   - 2.30.7 (NetFusionPluginTags): ncclTopoUpdateVNics marks a fused port
+//     net="0" or coll="0" per pass and clears keep only when no plugin
+//     lists it; ncclTopoAddNic makes a NET of net="1" nodes only. So a port
+//     the network fused is no NET (trimmed here: nothing else reads it), a
+//     port only CollNet fused is a NET without CollNet, and a CollNet vNic
+//     the network did not make too is no NET.
+func (f *fusion) populate(coll *fusion) ([]VNic, error) {
 	base := len(f.phys)
 	for _, n := range f.phys {
 		base = max(base, int(netDevAttr(n))+1)
 	}
-	// 2.24.3–2.26.6: with any virtual device, every physical port loses
-	// keep; a group of one gets it back through its own node.
+	idx := make(map[*XMLNode]int, len(f.phys))
+	for i, n := range f.phys {
+		idx[n] = i
+	}
+	var made []VNic
+	// collGroup names each group of several ports the CollNet pass made,
+	// by its ports' names, with its device number.
+	collGroup := map[string]int{}
+	collMerged := make([]bool, len(f.phys))
+	collFused := coll != nil && len(coll.vnics) > 0
+	if coll != nil {
+		for k, devs := range coll.vnics {
+			v := VNic{Plugin: "collnet", Dev: len(coll.phys) + k}
+			for _, d := range devs {
+				name, _ := coll.phys[d].Attr("name")
+				v.Ports = append(v.Ports, name)
+				if len(devs) > 1 {
+					collMerged[idx[coll.phys[d]]] = true
+				}
+			}
+			made = append(made, v)
+			if len(devs) > 1 {
+				collGroup[v.Name()] = k
+			}
+		}
+	}
+	tagged := make([]bool, len(f.phys))
+	for i, n := range f.phys {
+		tagged[i] = n.attrIs("coll", "1")
+	}
 	keep := make([]bool, len(f.phys))
 	for i := range keep {
-		keep[i] = f.p.NetFusion == NetFusionMerged && !f.merged[i]
+		switch {
+		case f.p.NetFusion == NetFusionAll && tagged[i]:
+			// only the CollNet pass moves a CollNet port's keep; a port
+			// it left alone in a group of one keeps its node
+			keep[i] = !collFused || !collMerged[i]
+		case f.p.NetFusion == NetFusionAll:
+			keep[i] = len(f.vnics) == 0
+		default:
+			keep[i] = !f.merged[i]
+		}
+		if f.p.NetFusionPluginTags && collMerged[i] {
+			f.phys[i].SetAttr("coll", "0")
+		}
 	}
+	netMade := map[string]bool{}
 	for k, devs := range f.vnics {
+		v := VNic{Plugin: "net", Dev: base + k}
+		for _, d := range devs {
+			name, _ := f.phys[d].Attr("name")
+			v.Ports = append(v.Ports, name)
+		}
+		made = append(made, v)
 		if len(devs) == 1 {
 			f.phys[devs[0]].SetAttr("dev", fmt.Sprint(base+k))
-			keep[devs[0]] = true
+			keep[devs[0]] = keep[devs[0]] || !tagged[devs[0]]
 			continue
 		}
-		parent, err := f.vnicParent(devs)
+		netMade[v.Name()] = true
+		net, err := f.addVNic(devs, base+k)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		nic := parent.Sub("nic")
-		if nic == nil {
-			nic = parent.Add("nic")
+		if _, ok := collGroup[v.Name()]; ok {
+			// the CollNet pass made this node first (ncclTopoFillNet
+			// finds it by name)
+			net.SetAttr("coll", "1")
 		}
-		f.addFused(nic, devs, base+k)
 	}
-	// 2.30.7 keeps a port another plugin (GIN, CollNet) lists, with net="0"
-	// (ncclTopoUpdateVNics): not a NET either way.
+	if coll != nil {
+		for k, devs := range coll.vnics {
+			name := made[k].Name()
+			if len(devs) == 1 || netMade[name] || f.p.NetFusionPluginTags {
+				continue
+			}
+			net, err := coll.addVNic(devs, len(coll.phys)+k)
+			if err != nil {
+				return nil, err
+			}
+			net.SetAttr("coll", "1")
+		}
+	}
 	for i, n := range f.phys {
 		if !keep[i] {
 			trimNode(n)
 		}
 	}
-	return nil
+	return made, nil
+}
+
+// addVNic writes the vNic of devs where ncclTopoGetVNicParent puts it.
+func (f *fusion) addVNic(devs []int, dev int) (*XMLNode, error) {
+	parent, err := f.vnicParent(devs)
+	if err != nil {
+		return nil, err
+	}
+	nic := parent.Sub("nic")
+	if nic == nil {
+		nic = parent.Add("nic")
+	}
+	return f.addFused(nic, devs, dev), nil
 }
 
 func (n *XMLNode) attrIs(key, v string) bool {

@@ -3,6 +3,7 @@ package topo
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,21 +58,7 @@ func fusedNets(t *testing.T, x *XMLNode, p Params, o Options) ([]string, error) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[int]string{}
-	var walk func(*XMLNode)
-	walk = func(n *XMLNode) {
-		if n.Name == "net" {
-			d, _ := n.Attr("dev")
-			name, _ := n.Attr("name")
-			var dev int
-			fmt.Sscan(d, &dev)
-			names[dev] = name
-		}
-		for _, c := range n.Subs {
-			walk(c)
-		}
-	}
-	walk(fx)
+	names := netNamesByDev(fx)
 	out := []string{}
 	for _, n := range s.NETs() {
 		up := float32(0)
@@ -393,4 +380,105 @@ func FuzzFuseNets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// netNamesByDev maps each <net>'s dev attribute to its name.
+func netNamesByDev(x *XMLNode) map[int]string {
+	names := map[int]string{}
+	var walk func(*XMLNode)
+	walk = func(n *XMLNode) {
+		if n.Name == "net" {
+			names[int(netDevAttr(n))], _ = n.Attr("name")
+		}
+		for _, c := range n.Subs {
+			walk(c)
+		}
+	}
+	walk(x)
+	return names
+}
+
+// collNets lists the built system's NETs as "name dev=D" with " coll"
+// where the NET has CollNet support.
+func collNets(t *testing.T, x *XMLNode, p Params, o Options) ([]string, []string) {
+	t.Helper()
+	fx, made, err := FuseNetsLog(x, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := BuildSystem("fused.xml", fx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := netNamesByDev(fx)
+	nets := []string{}
+	for _, n := range s.NETs() {
+		l := fmt.Sprintf("%s dev=%d", names[n.NetDev], n.NetDev)
+		if n.CollSupport {
+			l += " coll"
+		}
+		nets = append(nets, l)
+	}
+	lines := []string{}
+	for _, v := range made {
+		lines = append(lines, v.Plugin+" "+v.Name()+": "+v.Log())
+	}
+	return nets, lines
+}
+
+// TestCollNetFusion (G-TOPO-VNIC-2): with CollNet enabled NCCL runs the
+// fusion pass for the CollNet plugin's devices first, with the plugin's
+// makeVDevice, then the network's. A vNic both make is one node with
+// CollNet; one only the network made has none, and what becomes of the
+// CollNet ports the network fused is the release's: kept beside the vNic
+// 2.24.3–2.26.6 (ncclTopoPopulateNics leaves a coll port's keep alone),
+// gone from 2.27.3 (ncclTopoMakeVnic; 2.30.7 ncclTopoUpdateVNics marks
+// them net="0", no NET), so the CollNet graph has no NET on that NIC.
+func TestCollNetFusion(t *testing.T) {
+	coll := func(s string) string { return strings.ReplaceAll(s, `gdr="0"/>`, `gdr="0" coll="1"/>`) }
+	both := Options{NetVNics: true, CollNetVNics: true}
+	netOnly := Options{NetVNics: true}
+	collOnly := Options{CollNetVNics: true}
+	ports := []string{"mlx5_0 dev=0 coll", "mlx5_1 dev=1 coll"}
+	cases := []struct {
+		name, machine, release string
+		o                      Options
+		want, made             []string
+	}{
+		{"2.23.4: the IB's own merge keeps coll", "one-nic", "2.23.4", netOnly, []string{"mlx5_0+mlx5_1 dev=0 coll"}, []string{}},
+		{"2.24.3, CollNet without makeVDevice", "two-functions", "2.24.3", netOnly,
+			append(slices.Clone(ports), "mlx5_0+mlx5_1 dev=2"), []string{"net mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.26.2, CollNet without makeVDevice", "two-functions", "2.26.2", netOnly,
+			append(slices.Clone(ports), "mlx5_0+mlx5_1 dev=2"), []string{"net mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.24.3, CollNet with makeVDevice", "two-functions", "2.24.3", both, []string{"mlx5_0+mlx5_1 dev=2 coll"},
+			[]string{"collnet mlx5_0+mlx5_1: TOPO/NET : Made vNic 2", "net mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.24.3, CollNet alone fuses", "two-functions", "2.24.3", collOnly, []string{"mlx5_0+mlx5_1 dev=2 coll"},
+			[]string{"collnet mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.24.3, separate NICs: vNics of one", "switch", "2.24.3", both, []string{"mlx5_0 dev=2 coll", "mlx5_1 dev=3 coll"},
+			[]string{"collnet mlx5_0: TOPO/NET : Made vNic 2", "collnet mlx5_1: TOPO/NET : Made vNic 3", "net mlx5_0: TOPO/NET : Made vNic 2", "net mlx5_1: TOPO/NET : Made vNic 3"}},
+		{"2.27.3, CollNet without makeVDevice", "one-nic", "2.27.3", netOnly, []string{"mlx5_0+mlx5_1 dev=2"}, []string{"net mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.28.3, CollNet without makeVDevice", "two-functions", "2.28.3", netOnly, []string{"mlx5_0+mlx5_1 dev=2"}, []string{"net mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.27.3, CollNet with makeVDevice", "one-nic", "2.27.3", both, []string{"mlx5_0+mlx5_1 dev=2 coll"},
+			[]string{"collnet mlx5_0+mlx5_1: TOPO/NET : Made vNic 2", "net mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.27.3, CollNet alone fuses: ports and vNic", "one-nic", "2.27.3", collOnly,
+			append(slices.Clone(ports), "mlx5_0+mlx5_1 dev=2 coll"), []string{"collnet mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.30.3, CollNet without makeVDevice", "one-nic", "2.30.3", netOnly, []string{"mlx5_0+mlx5_1 dev=2"}, []string{"net mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.30.7, CollNet without makeVDevice", "one-nic", "2.30.7", netOnly, []string{"mlx5_0+mlx5_1 dev=2"}, []string{"net mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.30.7, CollNet with makeVDevice", "one-nic", "2.30.7", both, []string{"mlx5_0+mlx5_1 dev=2 coll"},
+			[]string{"collnet mlx5_0+mlx5_1: TOPO/NET : Made vNic 2", "net mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+		{"2.30.7, CollNet alone fuses: ports without CollNet", "one-nic", "2.30.7", collOnly,
+			[]string{"mlx5_0 dev=0", "mlx5_1 dev=1"}, []string{"collnet mlx5_0+mlx5_1: TOPO/NET : Made vNic 2"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			x := mustXML(t, coll(fusionXML[tc.machine]))
+			got, made := collNets(t, x, paramsAt(t, tc.release), tc.o)
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("NETs (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.made, made); d != "" {
+				t.Errorf("vNics made (-want +got):\n%s", d)
+			}
+		})
+	}
 }
