@@ -525,16 +525,17 @@ func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) err
 		if b.getNode(GPU, topoID(sid, id)) != nil {
 			return b.errf(xg, "<gpu>: a second <gpu> on the device of bus id 0x%x (several ranks on one GPU, or partition %d twice): not modelled; expected one <gpu> per device or MLOPart partition", busID, part)
 		}
-		sibs := b.mloPartSiblings(topoID(sid, id))
 		node, err := b.addGPU(xg, id, sid, part)
 		if err != nil {
 			return err
 		}
 		connect(node, parent, LinkPCI, bw)
 		connect(parent, node, LinkPCI, bw)
-		for _, sib := range sibs {
-			connect(node, sib, LinkLOC, mloPartLocBw)
-			connect(sib, node, LinkLOC, mloPartLocBw)
+		for _, sib := range b.sys.Nodes[GPU] {
+			if sib != node && mloPartBase(sib.ID) == mloPartBase(node.ID) {
+				connect(node, sib, LinkLOC, mloPartLocBw)
+				connect(sib, node, LinkLOC, mloPartLocBw)
+			}
 		}
 	}
 	return nil
@@ -556,16 +557,16 @@ func (b *builder) mloPart(xg *XMLNode) (int, error) {
 	return part, nil
 }
 
-// mloPartSiblings is ncclTopoGetDevNodes: the GPU nodes (DEVs) of the
+// mloPartDevs is ncclTopoGetDevNodes' count: the GPU nodes (DEVs) of the
 // physical GPU of id, partitions or the whole GPU.
-func (b *builder) mloPartSiblings(id int64) []*Node {
-	var out []*Node
+func (b *builder) mloPartDevs(id int64) int {
+	n := 0
 	for _, g := range b.sys.Nodes[GPU] {
 		if mloPartBase(g.ID) == mloPartBase(id) {
-			out = append(out, g)
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 // addNIC is ncclTopoAddNic: every <net> with a dev attribute becomes a NET.
@@ -750,7 +751,7 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 		// both ends (localDevsCount, remDevsCount)
 		nLocal := 1
 		if b.p.MLOPartAttr {
-			nLocal = len(b.mloPartSiblings(gpu.ID))
+			nLocal = b.mloPartDevs(gpu.ID)
 		}
 		count, err := b.attrInt(x, "count", `count="N" (number of links)`)
 		if err != nil {
@@ -775,10 +776,14 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 				return b.errf(x, "<nvlink target=%q>: %v", target, err)
 			}
 			if b.p.MLOPartAttr {
-				rems := b.mloPartSiblings(topoID(sid, tid))
-				bw := float32(float32(float32(count)*b.p.nvlinkBw(gpu.SM)) / float32(len(rems)) / float32(nLocal))
-				for _, r := range rems {
-					connect(gpu, r, LinkNVL, bw)
+				rem := topoID(sid, tid)
+				if n := b.mloPartDevs(rem); n > 0 {
+					bw := float32(float32(float32(count)*b.p.nvlinkBw(gpu.SM)) / float32(n) / float32(nLocal))
+					for _, r := range b.sys.Nodes[GPU] {
+						if mloPartBase(r.ID) == mloPartBase(rem) {
+							connect(gpu, r, LinkNVL, bw)
+						}
+					}
 				}
 				return nil
 			}
@@ -827,7 +832,7 @@ func (b *builder) addC2C(x *XMLNode, parentBus string, sid int) error {
 		if cpu == nil {
 			return nil
 		}
-		if b.p.MLOPartAttr && len(b.mloPartSiblings(gpu.ID)) > 1 {
+		if b.p.MLOPartAttr && b.mloPartDevs(gpu.ID) > 1 {
 			// 2.30.7: the partitions share the C2C bandwidth through one
 			// bridge node (CXB) between them and the CPU
 			id := mloPartBase(gpu.ID)
