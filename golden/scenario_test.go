@@ -33,7 +33,7 @@ var expectSeen = map[spec.RuleID]bool{}
 
 // TestScenarios runs testdata/scenarios/*.txt. Directives:
 //
-//	explain system=PRESET [nodes=N] [cliques=N] [gpus=N] [sharp] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [expect=(RULE[:outcome][@release],...)]
+//	explain system=PRESET [nodes=N] [cliques=N] [gpus=N] [sharp] [mlopart] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [expect=(RULE[:outcome][@release],...)]
 //
 // agg, cudagraph, buffers, alloc and inplace issue the operation in a group
 // (spec.Issue); the output is the group's first operation.
@@ -68,6 +68,7 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 		d.ScanArgs(t, "cliques", &opts.Cliques)
 	}
 	opts.SHARP = d.HasArg("sharp")
+	opts.MLOPart = d.HasArg("mlopart") // every GPU split into two MLOPart partitions
 	sys, err := spec.Preset(preset, opts)
 	if err != nil {
 		d.Fatalf(t, "%v", err)

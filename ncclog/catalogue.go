@@ -117,6 +117,8 @@ const (
 	KindCCStatus
 	KindInitTimings
 	KindEnvTooLow
+	KindNVLSMultiRank
+	KindMLOPart
 	numKinds
 )
 
@@ -428,6 +430,10 @@ var Catalogue = []Form{
 		Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsInit"), Bare: true,
 		Example: "NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)", lit: "NVLS multicast support is",
 		re: rx(`^NVLS multicast support is (not )?available on dev (\d+)(?: \(NVLS_NCHANNELS (\d+)\))?$`)},
+	{Kind: KindNVLSMultiRank, ID: "nvls.multirank", Format: `NCCL_NVLS_ENABLE has been set to "1" and communicator has multiple ranks using the same NVML device. This is not compatible with NCCL_NVLS_ENABLE=1.`,
+		Since: v(2, 30, 7), Ref: ref(t2230, "src/transport/nvls.cc", "ncclNvlsInit"), Bare: true,
+		Example: `NCCL_NVLS_ENABLE has been set to "1" and communicator has multiple ranks using the same NVML device. This is not compatible with NCCL_NVLS_ENABLE=1.`,
+		lit:     "multiple ranks using the same NVML device", re: rx(`^NCCL_NVLS_ENABLE has been set to "1" and communicator has multiple ranks using the same NVML device`)},
 	{Kind: KindNVLSComm, ID: "nvls.comm", Format: `NVLS comm %p headRank %d nHeads %d nvlsRanks %d buffSize %zu nvlsPerRankSize %zu nvlsTotalSize %zu`,
 		Since: v(2, 17, 1), Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsBufferSetup"), Bare: true,
 		Example: "NVLS comm 0x55c8e8d0 headRank 0 nHeads 8 nvlsRanks 8 buffSize 1048576 nvlsPerRankSize 201326592 nvlsTotalSize 1610612736",
@@ -523,6 +529,15 @@ var Catalogue = []Form{
 		Ref: ref(t2230, "src/mnnvl.cc", "ncclMnnvlCheck"), Bare: true,
 		Example: "MNNVL 1 cliqueId 7ff cliqueSize 36 cliqueRank 3 nvlDomainSize 72", lit: " nvlDomainSize ",
 		re: rx(`^MNNVL (\d+) cliqueId \S+ cliqueSize (\d+) cliqueRank -?\d+ nvlDomainSize (\d+)`)},
+	// --- MLOPart partitions in the topology (G-TOPO-MLOPART-1)
+	{Kind: KindMLOPart, ID: "topo.mlopart.index", Format: `MLOPart index %d out of range (max %d)`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/graph/topo.cc", "ncclTopoAddGpuSub"), Bare: true,
+		Example: "MLOPart index 2 out of range (max 1)", lit: "MLOPart index ",
+		re: rx(`^MLOPart index (-?\d+) out of range \(max (\d+)\)`)},
+	{Kind: KindMLOPart, ID: "topo.mlopart.busid", Format: `BusId 0x%lx has non-zero bits in MLOPart mask 0x%llx, cannot encode MLOPart partition index without collision`,
+		Since: v(2, 30, 7), Ref: ref(t2230, "src/graph/topo.cc", "ncclTopoCheckMloPartBusId"), Bare: true,
+		Example: "BusId 0x90001 has non-zero bits in MLOPart mask 0x3, cannot encode MLOPart partition index without collision",
+		lit:     "has non-zero bits in MLOPart mask", re: rx(`^BusId 0x([0-9a-f]+) has non-zero bits in MLOPart mask 0x([0-9a-f]+)`)},
 	{Kind: KindMNNVLCrossClique, ID: "mnnvl.crossclique", Format: `Cross-clique P2P enabled: nvlDomainSize=%d cliqueSize=%d`, Since: v(2, 30, 3),
 		Ref: ref(t2230, "src/init.cc", "initTransportsRank"), Bare: true,
 		Example: "Cross-clique P2P enabled: nvlDomainSize=16 cliqueSize=8", lit: "Cross-clique P2P enabled",

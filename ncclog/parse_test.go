@@ -427,3 +427,23 @@ func TestParseEnvTooLow(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMLOPartWarns: 2.30.7's MLOPart WARNs are recognised forms
+// (ncclNvlsInit's multi-rank NVLS refusal, ncclTopoAddGpuSub's index and
+// ncclTopoCheckMloPartBusId's bus id check), each an error of its own
+// kind rather than an unknown WARN.
+func TestParseMLOPartWarns(t *testing.T) {
+	for _, tc := range []struct{ line, kind string }{
+		{`node1:1:2 [0] NCCL WARN NCCL_NVLS_ENABLE has been set to "1" and communicator has multiple ranks using the same NVML device. This is not compatible with NCCL_NVLS_ENABLE=1.`, "nvls.multirank"},
+		{`node1:1:2 [0] NCCL WARN MLOPart index 2 out of range (max 1)`, "topo.mlopart.index"},
+		{`node1:1:2 [0] NCCL WARN BusId 0x90001 has non-zero bits in MLOPart mask 0x3, cannot encode MLOPart partition index without collision`, "topo.mlopart.busid"},
+	} {
+		l, err := Parse(strings.NewReader(tc.line+"\n"), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Errors) != 1 || l.Errors[0].Kind != tc.kind || len(l.UnknownSamples) != 0 {
+			t.Errorf("%s: errors %+v, unknown %v: want one error of kind %s", tc.kind, l.Errors, l.UnknownSamples, tc.kind)
+		}
+	}
+}

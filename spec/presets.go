@@ -34,6 +34,10 @@ type PresetOptions struct {
 	// partition or NCCL_MNNVL_CLIQUE_ID does; 0 or 1 keeps one clique per
 	// rack. At most the trays of the first rack.
 	Cliques int
+	// MLOPart splits every GPU of the preset into the two partitions of an
+	// MLOPart GPU, each a CUDA device and a rank of its own (the GPU's
+	// NVML dev, bus id and links shared): twice the ranks per node.
+	MLOPart bool
 }
 
 type presetDef struct {
@@ -170,7 +174,13 @@ func Preset(name string, o PresetOptions) (*System, error) {
 		return nil, err
 	}
 	build := func() Node {
-		nd := def.node(def.layout())
+		ns := def.layout()
+		if o.MLOPart {
+			for i := range ns.GPUs {
+				ns.GPUs[i].MLOParts = 2
+			}
+		}
+		nd := def.node(ns)
 		if (o.SHARP || def.sharpByDefault) && !hasLib(nd, "libnccl-net.so") {
 			nd.Libs = append(nd.Libs, SHARPPlugin())
 		}
@@ -213,6 +223,9 @@ func Preset(name string, o PresetOptions) (*System, error) {
 	}
 	if o.SHARP || def.sharpByDefault {
 		sys.Name += "+sharp"
+	}
+	if o.MLOPart {
+		sys.Name += "+mlopart"
 	}
 	return sys, nil
 }

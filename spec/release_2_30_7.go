@@ -1,13 +1,18 @@
 package spec
 
-import "github.com/gatesim/gatesim/spec/topo"
+import (
+	"fmt"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
 
 // NCCL 2.30.7 (tag v2.30.7-1) as a delta against 2.30.4: CollNetChain only
 // when its heads have CollNet resources, NVLS off when ranks share a GPU,
 // a network-registered Ring AllGather/Broadcast on comm->minNetCount
 // channels, the environment plugin ABI v2, the typed parameter registry
-// (spec/params), and MLOPart partitions in the topology, which gatesim
-// refuses (topo.MLOPartAttr).
+// (spec/params), and MLOPart partitions in the topology (topo.MLOPartAttr:
+// each partition its own device; no GDR; NVLS off when the last two ranks
+// are partitions of one GPU).
 
 var tag2307 = "v2.30.7-1"
 
@@ -41,9 +46,52 @@ func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
-var nvlsEarly307 = nvlsEarly(Ref{Tag: tag2307, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
-	`NVLS is turned off when several ranks of the communicator share one GPU (hasMultiRankNvml; with NCCL_NVLS_ENABLE=1 a WARN and ncclInvalidUsage; modelled systems have one rank per GPU), then silently when the topology has fewer than 2 GPUs, or when the driver entry point cuDeviceGet is missing.`,
-	nvlsOffBelow2)
+var nvlsEarly307 = nvlsEarlyMultiRank(nvlsEarly(Ref{Tag: tag2307, File: "src/transport/nvls.cc", Func: "ncclNvlsInit"},
+	`NVLS is turned off when several ranks of the communicator share one NVML device (hasMultiRankNvml; with NCCL_NVLS_ENABLE=1 a WARN and ncclInvalidUsage), then silently when the topology has fewer than 2 GPUs, or when the driver entry point cuDeviceGet is missing. initRankTransports sets hasMultiRankNvml inside its loop over rank pairs, so the value kept is that of the last pair: the last two ranks on one host with one NVML dev. Of modelled systems, only the two partitions of an MLOPart GPU share a dev (the NVML device is the physical GPU's).`,
+	nvlsOffBelow2))
+
+// nvlsMultiRankWarn is ncclNvlsInit's WARN for NCCL_NVLS_ENABLE=1 with
+// ranks sharing an NVML device.
+const nvlsMultiRankWarn = `NCCL_NVLS_ENABLE has been set to "1" and communicator has multiple ranks using the same NVML device. This is not compatible with NCCL_NVLS_ENABLE=1.`
+
+// nvlsEarlyMultiRank is 2.30.7's G-NVLS-EARLY-1: hasMultiRankNvml first,
+// then the release's other early exits (rule's).
+//
+// Ref: v2.30.7-1 src/init.cc initTransportsRank (hasMultiRankNvml);
+// src/transport/nvls.cc ncclNvlsInit
+func nvlsEarlyMultiRank(rule *Rule) *Rule {
+	rest := rule.init
+	out := *rule
+	out.init = func(r *initRun) {
+		dev, ok := lastRanksShareNvml(r.comm.System)
+		if !ok || r.param("NCCL_NVLS_ENABLE") == 0 {
+			rest(r)
+			return
+		}
+		facts := []Fact{F("hasMultiRankNvml", true), F("nvmlDev", dev)}
+		if r.param("NCCL_NVLS_ENABLE") == 1 {
+			r.fail(InvalidUsage, nvlsMultiRankWarn)
+			r.emit(Verdict{Outcome: Fail, Why: "NCCL_NVLS_ENABLE=1 with ranks sharing an NVML device: ncclInvalidUsage", Facts: facts, Log: []string{nvlsMultiRankWarn}})
+			return
+		}
+		r.cur.nvlsEarlyOff = "ranks sharing an NVML device"
+		r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("the last two ranks share NVML device %d (hasMultiRankNvml): NVLS off (no log line)", dev), Facts: facts})
+	}
+	return &out
+}
+
+// lastRanksShareNvml: the communicator's last two ranks are GPUs of one
+// node with one dev (the last pair initTransportsRank compares).
+func lastRanksShareNvml(sys *System) (int, bool) {
+	if sys == nil || len(sys.Nodes) == 0 {
+		return 0, false
+	}
+	g := sys.Nodes[len(sys.Nodes)-1].GPUs
+	if len(g) < 2 || g[len(g)-1].Dev != g[len(g)-2].Dev {
+		return 0, false
+	}
+	return g[len(g)-1].Dev, true
+}
 
 func apply2_30_7(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2307, File: file, Func: fn} }

@@ -3,71 +3,98 @@ package spec
 import (
 	"strings"
 	"testing"
-
-	"github.com/gatesim/gatesim/spec/topo"
 )
 
-// TestMLOPartRefused: from 2.30.7 NCCL reads a <gpu>'s mlopart attribute
-// (the "MLOPart<n>" of an MLOPart-partitioned GPU's CUDA name) and splits
-// the GPU into DEV nodes; gatesim does not model the split, so such a
-// topology is refused at 2.30.7 and accepted, as NCCL ignores the
-// attribute, at 2.30.4. mlopart="-1", what 2.30.7 writes for every other
-// GPU, is accepted.
-// Ref: v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub, ncclTopoGetSystem; src/init.cc fillInfo
-func TestMLOPartRefused(t *testing.T) {
-	s, err := topo.Synthesize(topo.PresetDGXB200())
-	if err != nil {
-		t.Fatal(err)
-	}
-	withPart := func(part string) *topo.XMLNode {
-		x := s.Source.Clone()
-		var gpu *topo.XMLNode
-		var walk func(n *topo.XMLNode)
-		walk = func(n *topo.XMLNode) {
-			for _, c := range n.Subs {
-				if c.Name == "gpu" && gpu == nil {
-					gpu = c
-				}
-				walk(c)
-			}
-		}
-		walk(x)
-		if gpu == nil {
-			t.Fatal("the DGX B200 topology has no <gpu>")
-		}
-		gpu.SetAttr("mlopart", part)
-		return x
-	}
+// TestMLOPartPreset: an MLOPart preset has two ranks per GPU; 2.30.4,
+// which reads no mlopart, refuses it (two <gpu> on one device are ranks
+// sharing a GPU, not modelled); 2.30.7 splits each GPU, and NVLS is off
+// because the last two ranks share an NVML device (hasMultiRankNvml),
+// NCCL_NVLS_ENABLE=1 then being ncclInvalidUsage; a whole-GPU preset
+// keeps NVLS.
+// Ref: v2.30.7-1 src/init.cc initTransportsRank; src/transport/nvls.cc
+// ncclNvlsInit; src/graph/topo.cc ncclTopoAddGpuSub
+func TestMLOPartPreset(t *testing.T) {
 	for _, tc := range []struct {
-		v    Version
-		part string
-		err  string
+		v       Version
+		mlopart bool
+		env     Env
+		err     string // Init's error
+		nvls    Outcome
+		commErr string
 	}{
-		{V2_30_7, "0", `<gpu mlopart=0>: an MLOPart partition, which NCCL 2.30.7 splits`},
-		{V2_30_7, "1", `<gpu mlopart=1>: an MLOPart partition`},
-		{V2_30_7, "-1", ""},
-		{V2_30_4, "0", ""},
+		{V2_30_4, true, Env{}, "with 2 <gpu> elements: NCCL 2.30.4 puts them on one DEV node", 0, ""},
+		{V2_30_7, true, Env{}, "", Fail, ""},
+		{V2_30_7, true, Env{"NCCL_NVLS_ENABLE": "1"}, "", Fail, "multiple ranks using the same NVML device"},
+		{V2_30_7, true, Env{"NCCL_NVLS_ENABLE": "0"}, "", Skip, ""},
+		{V2_30_7, false, Env{}, "", Pass, ""},
 	} {
-		p, err := TopoParamsFor(tc.v)
+		sys, err := Preset("dgx-b200", PresetOptions{MLOPart: tc.mlopart})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = topo.BuildSystem("topo.xml", withPart(tc.part), p)
+		if want := map[bool]int{false: 8, true: 16}[tc.mlopart]; len(sys.Nodes[0].GPUs) != want {
+			t.Fatalf("mlopart %v: %d ranks, want %d", tc.mlopart, len(sys.Nodes[0].GPUs), want)
+		}
+		comm, err := Init(MustLoad(tc.v), sys, tc.env)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want one naming %q", tc.v, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s mlopart %v: %v", tc.v, tc.mlopart, err)
+		}
+		var got Outcome = -1
+		for _, vd := range comm.Trace {
+			if vd.Rule == "G-NVLS-EARLY-1" {
+				got = vd.Outcome
+				break
+			}
+		}
+		if got != tc.nvls {
+			t.Errorf("%s mlopart %v %v: G-NVLS-EARLY-1 %v, want %v", tc.v, tc.mlopart, tc.env, got, tc.nvls)
+		}
 		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("%s mlopart=%s: %v, want the topology built", tc.v, tc.part, err)
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("%s mlopart=%s: error %v, want one naming %q", tc.v, tc.part, err, tc.err)
+		case tc.commErr == "" && comm.Err != nil:
+			t.Errorf("%s %v: communicator error %v", tc.v, tc.env, comm.Err)
+		case tc.commErr != "" && (comm.Err == nil || !strings.Contains(comm.Err.Message, tc.commErr)):
+			t.Errorf("%s %v: communicator error %v, want one naming %q", tc.v, tc.env, comm.Err, tc.commErr)
 		}
 	}
-	// the message names the release the rules are of, not a constant: a
-	// later release that keeps the rule inherits it
-	p, err := TopoParamsFor(V2_30_7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Release = V2_30_4 // any other value
-	if _, err := topo.BuildSystem("topo.xml", withPart("0"), p); err == nil || !strings.Contains(err.Error(), "NCCL 2.30.4 splits") {
-		t.Errorf("rules of release 2.30.4: %v", err)
+}
+
+// TestMLOPartSystemFile: a system file states MLOPart GPUs as the preset
+// option "mlopart" or as partitions 0 and 1 of one dev in a node's gpus;
+// a partition alone, a bad index or a dev twice without partitions is
+// refused with the field at fault.
+func TestMLOPartSystemFile(t *testing.T) {
+	for _, tc := range []struct{ doc, err string }{
+		{`{"preset": "dgx-b200", "mlopart": true}`, ""},
+		{`{"nodes": [{"gpus": [{"dev": 0, "sm": 100, "mlopart": 0}, {"dev": 0, "sm": 100, "mlopart": 1}, {"dev": 1, "sm": 100}]}]}`, ""},
+		{`{"nodes": [{"gpus": [{"dev": 0, "sm": 100, "mlopart": 0}, {"dev": 1, "sm": 100}]}]}`, "mlopart 0 of dev 0 alone"},
+		{`{"nodes": [{"gpus": [{"dev": 0, "sm": 100, "mlopart": 2}, {"dev": 0, "sm": 100, "mlopart": 1}]}]}`, "mlopart 2: expected 0 or 1"},
+		{`{"nodes": [{"gpus": [{"dev": 0, "sm": 100, "mlopart": 0}, {"dev": 0, "sm": 100, "mlopart": 0}]}]}`, "mlopart 0 of dev 0 alone"},
+		{`{"nodes": [{"gpus": [{"dev": 0, "sm": 100}, {"dev": 0, "sm": 100}]}]}`, "dev 0 appears twice"},
+	} {
+		sys, err := ParseSystem("sys.json", []byte(tc.doc))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want one naming %q", tc.doc, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.doc, err)
+			continue
+		}
+		comm, err := Init(MustLoad(V2_30_7), sys, Env{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.doc, err)
+			continue
+		}
+		if n := len(sys.Nodes[0].GPUs); comm.NRanks != n {
+			t.Errorf("%s: %d ranks, want %d", tc.doc, comm.NRanks, n)
+		}
 	}
 }

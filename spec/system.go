@@ -113,6 +113,10 @@ type GPU struct {
 	PCIWidth int `json:"pci_width,omitempty"`
 	// NUMA is the CPU socket the GPU hangs off.
 	NUMA int `json:"numa,omitempty"`
+	// MLOPart is the partition index (0 or 1) of an MLOPart GPU's
+	// partition, the "MLOPart<n>" of its CUDA device name; nil for a whole
+	// GPU. The partitions of one GPU share its dev (NVML device).
+	MLOPart *int `json:"mlopart,omitempty"`
 }
 
 // Driver holds what the CUDA driver and runtime offer.
@@ -415,8 +419,14 @@ func (s *System) Validate() error {
 			if g.SM < 30 || g.SM > 200 {
 				return fmt.Errorf("%s: gpu %d: sm %d: expected a compute capability times ten such as 70, 80, 90, 100", where, j, g.SM)
 			}
-			if devs[g.Dev] {
-				return fmt.Errorf("%s: gpu %d: dev %d appears twice: expected one GPU per CUDA device index", where, j, g.Dev)
+			if g.MLOPart != nil && (*g.MLOPart < 0 || *g.MLOPart > 1) {
+				return fmt.Errorf("%s: gpu %d: mlopart %d: expected 0 or 1 (an MLOPart GPU's partitions) or none", where, j, *g.MLOPart)
+			}
+			if g.MLOPart != nil && nd.Topo == nil && !mloPartPaired(nd.GPUs, j) {
+				return fmt.Errorf("%s: gpu %d: mlopart %d of dev %d alone: expected the partitions 0 and 1 of an MLOPart GPU listed one after the other, partition 0 first", where, j, *g.MLOPart, g.Dev)
+			}
+			if devs[g.Dev] && !mloPartSibling(nd.GPUs[:j], g) {
+				return fmt.Errorf("%s: gpu %d: dev %d appears twice: expected one GPU per CUDA device index (or the partitions 0 and 1 of an MLOPart GPU)", where, j, g.Dev)
 			}
 			devs[g.Dev] = true
 			if g.NVLinks < 0 {
@@ -505,3 +515,27 @@ type lazyWhere struct {
 }
 
 func (w lazyWhere) String() string { return fmt.Sprintf("system %s: node %d", w.system, w.node) }
+
+// mloPartSibling: g is an MLOPart partition and the GPUs before it hold
+// only the other partition of its device under its dev.
+func mloPartSibling(before []GPU, g GPU) bool {
+	if g.MLOPart == nil {
+		return false
+	}
+	for _, o := range before {
+		if o.Dev == g.Dev && (o.MLOPart == nil || *o.MLOPart == *g.MLOPart) {
+			return false
+		}
+	}
+	return true
+}
+
+// mloPartPaired: GPU j is partition 0 followed by partition 1 of its dev,
+// or partition 1 after partition 0.
+func mloPartPaired(gpus []GPU, j int) bool {
+	pair := func(a, b int) bool {
+		return a >= 0 && b < len(gpus) && gpus[a].Dev == gpus[b].Dev &&
+			gpus[a].MLOPart != nil && *gpus[a].MLOPart == 0 && gpus[b].MLOPart != nil && *gpus[b].MLOPart == 1
+	}
+	return pair(j, j+1) || pair(j-1, j)
+}

@@ -20,6 +20,7 @@ import (
 //
 //	{"preset": "dgx-h100", "nodes": 4, "sharp": true}
 //	{"preset": "gb200-nvl72", "nodes": 4, "mnnvl_cliques": 2}
+//	{"preset": "dgx-b200", "mlopart": true}
 func ParseSystem(name string, data []byte) (*System, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -50,15 +51,16 @@ func ParseSystem(name string, data []byte) (*System, error) {
 			Nodes   int       `json:"nodes"`
 			SHARP   bool      `json:"sharp"`
 			Cliques int       `json:"mnnvl_cliques"` // PresetOptions.Cliques
+			MLOPart bool      `json:"mlopart"`       // PresetOptions.MLOPart
 			Libs    []Library `json:"libs"`
 			Conf    ConfFiles `json:"conf"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(js))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&opts); err != nil {
-			return nil, jsonErr(name, js, err, `"preset", "nodes", "sharp", "mnnvl_cliques", "libs" and "conf" with a preset`)
+			return nil, jsonErr(name, js, err, `"preset", "nodes", "sharp", "mnnvl_cliques", "mlopart", "libs" and "conf" with a preset`)
 		}
-		sys, err := Preset(opts.Preset, PresetOptions{Nodes: opts.Nodes, SHARP: opts.SHARP, Cliques: opts.Cliques})
+		sys, err := Preset(opts.Preset, PresetOptions{Nodes: opts.Nodes, SHARP: opts.SHARP, Cliques: opts.Cliques, MLOPart: opts.MLOPart})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}

@@ -33,11 +33,26 @@ func (n *Node) layout() topo.NodeSpec {
 	if n.CPU.Arch != "" {
 		ns.CPUArch, ns.CPUVendor, ns.CPUModel = n.CPU.Arch, n.CPU.Vendor, n.CPU.Model
 	}
-	meshBefore := n.Layout != nil && !n.Layout.NVSwitch && len(n.Layout.GPUs) == len(n.GPUs)
+	// the layout's GPUs are devices: an MLOPart GPU's two partitions are
+	// one device of MLOParts 2
+	gpus, parts := n.GPUs, []int(nil)
+	for i, g := range n.GPUs {
+		if g.MLOPart != nil && *g.MLOPart == 1 && i > 0 {
+			if parts == nil {
+				gpus, parts = append([]GPU(nil), n.GPUs[:i]...), make([]int, i)
+			}
+			parts[len(parts)-1] = 2
+			continue
+		}
+		if parts != nil {
+			gpus, parts = append(gpus, g), append(parts, 0)
+		}
+	}
+	meshBefore := n.Layout != nil && !n.Layout.NVSwitch && len(n.Layout.GPUs) == len(gpus)
 	ns.NVSwitch = n.NVSwitch
 	old := ns.GPUs
-	ns.GPUs = make([]topo.GPUSpec, len(n.GPUs))
-	for i, g := range n.GPUs {
+	ns.GPUs = make([]topo.GPUSpec, len(gpus))
+	for i, g := range gpus {
 		gs := topo.GPUSpec{Switch: -1}
 		switch {
 		case i < len(old):
@@ -62,9 +77,13 @@ func (n *Node) layout() topo.NodeSpec {
 		if gs.Switch >= len(ns.Switches) {
 			ns.Switches = append(ns.Switches, topo.SwitchSpec{NUMA: gs.NUMA, PCIGen: gs.PCIGen, PCIWidth: 16, Parent: -1})
 		}
+		gs.MLOParts = 0
+		if parts != nil {
+			gs.MLOParts = parts[i]
+		}
 		ns.GPUs[i] = gs
 	}
-	for i, g := range n.GPUs {
+	for i, g := range gpus {
 		gs := &ns.GPUs[i]
 		switch {
 		case n.NVSwitch:
@@ -73,11 +92,11 @@ func (n *Node) layout() topo.NodeSpec {
 			// the layout's own wiring (a hybrid cube mesh is no full mesh)
 		default:
 			gs.NVLinks, gs.Peers = 0, nil
-			if g.NVLinks > 0 && len(n.GPUs) > 1 {
+			if g.NVLinks > 0 && len(gpus) > 1 {
 				gs.Peers = map[int]int{}
-				for _, p := range n.GPUs {
+				for _, p := range gpus {
 					if p.Dev != g.Dev {
-						gs.Peers[p.Dev] = max(1, g.NVLinks/(len(n.GPUs)-1))
+						gs.Peers[p.Dev] = max(1, g.NVLinks/(len(gpus)-1))
 					}
 				}
 			}
@@ -161,7 +180,15 @@ func nodeFromLayout(n *Node, ns topo.NodeSpec) {
 		} else if len(old) > 0 {
 			gpu.Name, gpu.Multicast, gpu.FabricHandle = old[0].Name, old[0].Multicast, old[0].FabricHandle
 		}
-		n.GPUs = append(n.GPUs, gpu)
+		if g.MLOParts == 0 {
+			n.GPUs = append(n.GPUs, gpu)
+			continue
+		}
+		// each partition is a CUDA device and a rank of its own
+		for part := range g.MLOParts {
+			gpu.MLOPart = &part
+			n.GPUs = append(n.GPUs, gpu)
+		}
 	}
 	n.NICs = nil
 	for _, nic := range ns.NICs {
@@ -361,6 +388,7 @@ func TopoOptions(env Env) topo.Options {
 	}
 	set("NCCL_SHM_DISABLE", func(n int) { o.SHMDisable = n == 1 })
 	set("NCCL_NET_GDR_C2C", func(n int) { o.NetGdrC2C = n != 0 })
+	set("NCCL_NET_GDR_MLOPART", func(n int) { o.NetGdrMLOPart = n != 0 })
 	set("NCCL_NET_GDR_READ", func(n int) { o.NetGdrRead, o.NetGdrReadSet = n, true })
 	set("NCCL_PXN_DISABLE", func(n int) { o.PXNDisable = n == 1 })
 	set("NCCL_PXN_C2C", func(n int) { o.PXNC2C = n != 0 })
@@ -847,8 +875,12 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 				links += max(1, int(l.Bw/s.Params.NVLinkBw(g.SM)+0.5))
 			}
 		}
-		n.GPUs = append(n.GPUs, GPU{Name: fmt.Sprintf("sm%d GPU", g.SM), Dev: g.Dev, SM: g.SM, NVLinks: links,
-			Multicast: g.SM >= 90 && n.NVSwitch, BusID: busIDString(g.LocalID())})
+		gpu := GPU{Name: fmt.Sprintf("sm%d GPU", g.SM), Dev: g.Dev, SM: g.SM, NVLinks: links,
+			Multicast: g.SM >= 90 && n.NVSwitch, BusID: busIDString(g.DeviceID())}
+		if g.MLOPart != -1 {
+			gpu.MLOPart = &g.MLOPart
+		}
+		n.GPUs = append(n.GPUs, gpu)
 	}
 	for _, net := range s.NETs() {
 		x := netXML(s.Source, net.NetDev)

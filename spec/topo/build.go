@@ -156,7 +156,7 @@ func (b *builder) attrIntDefault(n *XMLNode, key string, def int) (int, error) {
 
 func (b *builder) createNode(t NodeType, id int64) *Node {
 	s := b.sys
-	n := &Node{Type: t, ID: id, Index: len(s.Nodes[t]), Dev: -1, Rank: -1, SM: -1,
+	n := &Node{Type: t, ID: id, Index: len(s.Nodes[t]), Dev: -1, Rank: -1, SM: -1, MLOPart: -1,
 		Arch: ArchUndef, Vendor: VendorUndef, Model: ModelUndef, Port: -1, LocalGPU: -1}
 	s.Nodes[t] = append(s.Nodes[t], n)
 	return n
@@ -345,48 +345,15 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 	var node *Node
 	if xg := x.Sub("gpu"); xg != nil {
 		t = GPU
-		node = b.createNode(GPU, topoID(sid, busID))
-		if node.SM, err = b.attrInt(xg, "sm", `sm="90" (compute capability times ten)`); err != nil {
-			return err
-		}
-		if node.Dev, err = b.attrInt(xg, "dev", `dev="N" (the CUDA/NVML device index)`); err != nil {
-			return err
-		}
-		if node.Rank, err = b.attrIntDefault(xg, "rank", -1); err != nil {
-			return err
-		}
-		gdr, err := b.attrIntDefault(xg, "gdr", 1)
-		if err != nil {
-			return err
-		}
-		node.GDR = gdr != 0
-		if b.p.MLOPartAttr {
-			// v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub: -1 is NCCL_TOPO_UNDEF
-			part, err := b.attrIntDefault(xg, "mlopart", -1)
-			if err != nil {
+		if !b.p.MLOPartAttr {
+			if n := countSubs(x, "gpu"); b.p.GPUSubs && n > 1 {
+				return b.errf(xg, "<pci busid=%q> with %d <gpu> elements: NCCL %s puts them on one DEV node as ranks sharing one GPU (it reads no mlopart attribute, so MLOPart partitions are not split): not modelled; expected one <gpu> per <pci>", bus, n, b.p.Release)
+			}
+			if node, err = b.addGPU(xg, busID, sid, -1); err != nil {
 				return err
 			}
-			if part != -1 {
-				return b.errf(xg, "<gpu mlopart=%d>: an MLOPart partition, which NCCL %s splits into DEV nodes (ncclTopoAddGpuSub) and runs without GPU Direct RDMA (ncclTopoCheckGdr): not modelled; expected mlopart=\"-1\" or none", part, b.p.Release)
-			}
-		}
-		if node.SM < 10 || node.SM > 1000 {
-			return b.errf(xg, "<gpu sm=%d>: expected a compute capability times ten such as 70, 80, 90, 100", node.SM)
-		}
-		if node.Dev < 0 {
-			return b.errf(xg, "<gpu dev=%d>: expected a CUDA device index of 0 or more", node.Dev)
-		}
-		onHost := 1
-		for _, o := range b.sys.Nodes[GPU][:len(b.sys.Nodes[GPU])-1] {
-			if o.ID>>56 != node.ID>>56 {
-				continue
-			}
-			if onHost++; o.Dev == node.Dev {
-				return b.errf(xg, "<gpu dev=%d>: a second GPU with this dev on the host: expected one <gpu> per CUDA device", node.Dev)
-			}
-		}
-		if onHost > maxGPUsPerHost {
-			return b.errf(xg, "<gpu>: %d GPUs on one host: expected at most %d (NCCL_MAX_LOCAL_RANKS)", onHost, maxGPUsPerHost)
+		} else if err := b.addGPUSubs(x, parent, busID, sid); err != nil {
+			return err
 		}
 	}
 	if xn := x.Sub("nic"); xn != nil {
@@ -424,26 +391,182 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 		}
 	}
 	if node != nil {
-		width, err := b.attrInt(x, "link_width", `link_width="16"`)
+		bw, err := b.pciBw(x)
 		if err != nil {
 			return err
 		}
-		speed, err := b.attr(x, "link_speed", `link_speed="32.0 GT/s PCIe"`)
-		if err != nil {
-			return err
-		}
-		if width < 0 || width > 32 {
-			return b.errf(x, "<%s link_width=%d>: expected 0 (taken as 16) to 32 PCIe lanes", x.Name, width)
-		}
-		if width == 0 {
-			width = 16
-		}
-		gen := kvPrefix(speed, kvPciGen, 60)
-		bw := f32(float64(width*gen) / 80.0)
 		connect(node, parent, LinkPCI, bw)
 		connect(parent, node, LinkPCI, bw)
 	}
 	return nil
+}
+
+func countSubs(x *XMLNode, name string) int {
+	n := 0
+	for _, c := range x.Subs {
+		if c.Name == name {
+			n++
+		}
+	}
+	return n
+}
+
+// pciBw is the bandwidth of a <pci>'s link to its parent: link_width
+// (0 taken as 16) × the per-lane rate of link_speed / 80.
+func (b *builder) pciBw(x *XMLNode) (float32, error) {
+	width, err := b.attrInt(x, "link_width", `link_width="16"`)
+	if err != nil {
+		return 0, err
+	}
+	speed, err := b.attr(x, "link_speed", `link_speed="32.0 GT/s PCIe"`)
+	if err != nil {
+		return 0, err
+	}
+	if width < 0 || width > 32 {
+		return 0, b.errf(x, "<%s link_width=%d>: expected 0 (taken as 16) to 32 PCIe lanes", x.Name, width)
+	}
+	if width == 0 {
+		width = 16
+	}
+	gen := kvPrefix(speed, kvPciGen, 60)
+	return f32(float64(width*gen) / 80.0), nil
+}
+
+// addGPU is ncclTopoAddGpu: the GPU node of one <gpu>, with the node id
+// id (the bus id, with an MLOPart partition's bits from 2.30.7) and
+// partition part (-1 for a whole GPU).
+func (b *builder) addGPU(xg *XMLNode, id int64, sid, part int) (*Node, error) {
+	node := b.createNode(GPU, topoID(sid, id))
+	node.MLOPart = part
+	var err error
+	if node.SM, err = b.attrInt(xg, "sm", `sm="90" (compute capability times ten)`); err != nil {
+		return nil, err
+	}
+	if node.Dev, err = b.attrInt(xg, "dev", `dev="N" (the CUDA/NVML device index)`); err != nil {
+		return nil, err
+	}
+	if node.Rank, err = b.attrIntDefault(xg, "rank", -1); err != nil {
+		return nil, err
+	}
+	gdr, err := b.attrIntDefault(xg, "gdr", 1)
+	if err != nil {
+		return nil, err
+	}
+	node.GDR = gdr != 0
+	if node.SM < 10 || node.SM > 1000 {
+		return nil, b.errf(xg, "<gpu sm=%d>: expected a compute capability times ten such as 70, 80, 90, 100", node.SM)
+	}
+	if node.Dev < 0 {
+		return nil, b.errf(xg, "<gpu dev=%d>: expected a CUDA device index of 0 or more", node.Dev)
+	}
+	onHost := 1
+	for _, o := range b.sys.Nodes[GPU][:len(b.sys.Nodes[GPU])-1] {
+		if o.ID>>56 != node.ID>>56 {
+			continue
+		}
+		// the partitions of one MLOPart GPU share its NVML device (its dev)
+		if onHost++; o.Dev == node.Dev && !(part != -1 && o.MLOPart != -1 && mloPartBase(o.ID) == mloPartBase(node.ID)) {
+			return nil, b.errf(xg, "<gpu dev=%d>: a second GPU with this dev on the host: expected one <gpu> per CUDA device", node.Dev)
+		}
+	}
+	if onHost > maxGPUsPerHost {
+		return nil, b.errf(xg, "<gpu>: %d GPUs on one host: expected at most %d (NCCL_MAX_LOCAL_RANKS)", onHost, maxGPUsPerHost)
+	}
+	return node, nil
+}
+
+// MLOPart ids (v2.30.7-1 src/graph/topo.h NCCL_TOPO_MLOPART_MASK,
+// NCCL_TOPO_MLOPART_DEV_MAX, NCCL_TOPO_MLOPART_BUSID): a partition's DEV
+// (here its GPU node) is the bus id with bit 0 set and the partition
+// index in bit 1; at most two partitions per physical GPU.
+const (
+	mloPartMask   = 0x3
+	mloPartDevMax = 2
+	// mloPartLocBw is MLOPART_LOC_BW, the LOC link between two partitions.
+	mloPartLocBw = 2618.0
+)
+
+// mloPartBusID is NCCL_TOPO_MLOPART_BUSID.
+func mloPartBusID(busID int64, part int) int64 {
+	if part == -1 {
+		return busID
+	}
+	return busID | (int64(part)<<1|1)&mloPartMask
+}
+
+// mloPartBase is an id with its partition bits cleared: the physical GPU.
+func mloPartBase(id int64) int64 { return id &^ mloPartMask }
+
+// addGPUSubs is 2.30.7's loop of ncclTopoAddPci over every <gpu> of the
+// <pci> with ncclTopoAddGpuSub (rule G-TOPO-MLOPART-1): the bus id must
+// leave the partition bits clear; a <gpu mlopart=n> (n 0 or 1) is its own
+// device, joined to the parent like a whole GPU and to the partitions of
+// the same GPU already built by LINK_LOC at MLOPART_LOC_BW both ways.
+// gatesim's GPU node stands for NCCL's DEV node and its one GPU: a second
+// <gpu> on one device (several ranks on one GPU) is not modelled.
+func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) error {
+	bw, err := b.pciBw(x)
+	if err != nil {
+		return err
+	}
+	for _, xg := range x.Subs {
+		if xg.Name != "gpu" {
+			continue
+		}
+		if busID&mloPartMask != 0 {
+			// ncclTopoCheckMloPartBusId, for every GPU
+			return b.errf(x, "BusId 0x%x has non-zero bits in MLOPart mask 0x%x, cannot encode MLOPart partition index without collision: expected a GPU bus id whose function is 0 or 4", busID, mloPartMask)
+		}
+		part, err := b.mloPart(xg)
+		if err != nil {
+			return err
+		}
+		id := mloPartBusID(busID, part)
+		if b.getNode(GPU, topoID(sid, id)) != nil {
+			return b.errf(xg, "<gpu>: a second <gpu> on the device of bus id 0x%x (several ranks on one GPU, or partition %d twice): not modelled; expected one <gpu> per device or MLOPart partition", busID, part)
+		}
+		node, err := b.addGPU(xg, id, sid, part)
+		if err != nil {
+			return err
+		}
+		connect(node, parent, LinkPCI, bw)
+		connect(parent, node, LinkPCI, bw)
+		for _, sib := range b.sys.Nodes[GPU] {
+			if sib != node && mloPartBase(sib.ID) == mloPartBase(node.ID) {
+				connect(node, sib, LinkLOC, mloPartLocBw)
+				connect(sib, node, LinkLOC, mloPartLocBw)
+			}
+		}
+	}
+	return nil
+}
+
+// mloPart is a <gpu>'s mlopart attribute (-1, NCCL_TOPO_UNDEF, when
+// absent), bounded as ncclTopoAddGpuSub bounds it.
+func (b *builder) mloPart(xg *XMLNode) (int, error) {
+	part, err := b.attrIntDefault(xg, "mlopart", -1)
+	if err != nil {
+		return 0, err
+	}
+	if part >= mloPartDevMax {
+		return 0, b.errf(xg, "MLOPart index %d out of range (max %d): expected mlopart=\"-1\", \"0\" or \"1\"", part, mloPartDevMax-1)
+	}
+	if part < -1 {
+		return 0, b.errf(xg, "<gpu mlopart=%d>: expected -1 (a whole GPU), 0 or 1 (an MLOPart partition)", part)
+	}
+	return part, nil
+}
+
+// mloPartDevs is ncclTopoGetDevNodes' count: the GPU nodes (DEVs) of the
+// physical GPU of id, partitions or the whole GPU.
+func (b *builder) mloPartDevs(id int64) int {
+	n := 0
+	for _, g := range b.sys.Nodes[GPU] {
+		if mloPartBase(g.ID) == mloPartBase(id) {
+			n++
+		}
+	}
+	return n
 }
 
 // addNIC is ncclTopoAddNic: every <net> with a dev attribute becomes a NET.
@@ -555,6 +678,10 @@ func findLocalCPU(n, from *Node) *Node {
 	return nil
 }
 
+// From 2.30.7 the GPU is the device of the <gpu> the element is in
+// (ncclTopoGetGpuDevNode), and only the first <gpu> of that device in
+// file order adds links (ncclTopoXmlIsPrimaryGpuForDev): for a later one
+// gpuOf returns no node and no error.
 func (b *builder) gpuOf(x *XMLNode, parentBus string, sid int) (*Node, error) {
 	if parentBus == "" {
 		return nil, b.errf(x, "<%s> outside a <pci busid=...> element", x.Name)
@@ -562,6 +689,24 @@ func (b *builder) gpuOf(x *XMLNode, parentBus string, sid int) (*Node, error) {
 	id, err := busIDToInt64(parentBus)
 	if err != nil {
 		return nil, b.errf(x, "%v", err)
+	}
+	if xg := x.Parent(); b.p.MLOPartAttr && xg != nil && xg.Name == "gpu" && xg.Parent() != nil {
+		part, err := b.mloPart(xg)
+		if err != nil {
+			return nil, err
+		}
+		for _, sib := range xg.Parent().Subs {
+			if sib == xg {
+				break
+			}
+			if sib.Name != "gpu" {
+				continue
+			}
+			if p, err := b.mloPart(sib); err == nil && p == part {
+				return nil, nil
+			}
+		}
+		id = mloPartBusID(id, part)
 	}
 	g := b.getNode(GPU, topoID(sid, id))
 	if g == nil {
@@ -599,8 +744,14 @@ func (b *builder) walk(x *XMLNode, parentBus string, sid int, name string, f fun
 func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 	return b.walk(x, parentBus, sid, "nvlink", func(x *XMLNode, bus string, sid int) error {
 		gpu, err := b.gpuOf(x, bus, sid)
-		if err != nil {
+		if err != nil || gpu == nil {
 			return err
+		}
+		// 2.30.7: the links are split evenly between the partitions of
+		// both ends (localDevsCount, remDevsCount)
+		nLocal := 1
+		if b.p.MLOPartAttr {
+			nLocal = b.mloPartDevs(gpu.ID)
 		}
 		count, err := b.attrInt(x, "count", `count="N" (number of links)`)
 		if err != nil {
@@ -624,6 +775,18 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 			if err != nil {
 				return b.errf(x, "<nvlink target=%q>: %v", target, err)
 			}
+			if b.p.MLOPartAttr {
+				rem := topoID(sid, tid)
+				if n := b.mloPartDevs(rem); n > 0 {
+					bw := float32(float32(float32(count)*b.p.nvlinkBw(gpu.SM)) / float32(n) / float32(nLocal))
+					for _, r := range b.sys.Nodes[GPU] {
+						if mloPartBase(r.ID) == mloPartBase(rem) {
+							connect(gpu, r, LinkNVL, bw)
+						}
+					}
+				}
+				return nil
+			}
 			remote = b.getNode(GPU, topoID(sid, tid))
 		case CPU:
 			remote = findLocalCPU(gpu, nil)
@@ -635,7 +798,7 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 			}
 		}
 		if remote != nil {
-			bw := float32(float32(count) * b.p.nvlinkBw(gpu.SM))
+			bw := float32(float32(float32(count)*b.p.nvlinkBw(gpu.SM)) / float32(nLocal))
 			connect(gpu, remote, LinkNVL, bw)
 			if remote.Type != GPU {
 				connect(remote, gpu, LinkNVL, bw)
@@ -650,7 +813,7 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 func (b *builder) addC2C(x *XMLNode, parentBus string, sid int) error {
 	return b.walk(x, parentBus, sid, "c2c", func(x *XMLNode, bus string, sid int) error {
 		gpu, err := b.gpuOf(x, bus, sid)
-		if err != nil {
+		if err != nil || gpu == nil {
 			return err
 		}
 		count, err := b.attrInt(x, "count", `count="N"`)
@@ -667,6 +830,20 @@ func (b *builder) addC2C(x *XMLNode, parentBus string, sid int) error {
 		cbw := f32(float64(bw*count) / 1000.0)
 		cpu := findLocalCPU(gpu, nil)
 		if cpu == nil {
+			return nil
+		}
+		if b.p.MLOPartAttr && b.mloPartDevs(gpu.ID) > 1 {
+			// 2.30.7: the partitions share the C2C bandwidth through one
+			// bridge node (CXB) between them and the CPU
+			id := mloPartBase(gpu.ID)
+			cxb := b.getNode(CXB, id)
+			if cxb == nil {
+				cxb = b.createNode(CXB, id)
+				connect(cxb, cpu, b.p.C2CLink, cbw)
+				connect(cpu, cxb, b.p.C2CLink, cbw)
+			}
+			connect(gpu, cxb, b.p.C2CLink, cbw)
+			connect(cxb, gpu, b.p.C2CLink, cbw)
 			return nil
 		}
 		connect(gpu, cpu, b.p.C2CLink, cbw)

@@ -291,12 +291,21 @@ type Params struct {
 	// cap of every other communicator with NVLS at init.
 	NVLSTuningSM100 bool
 
+	// GPUSubs (2.30.3): ncclTopoAddPci builds every <gpu> of a <pci>
+	// (ncclTopoAddGpuSub, each GPU under the device's DEV node); before,
+	// only the first. Several <gpu> on one device are several ranks on one
+	// GPU, which gatesim does not model: refused unless they are MLOPart
+	// partitions at a release with MLOPartAttr.
+	GPUSubs bool
+
 	// MLOPartAttr (2.30.7): a <gpu>'s mlopart attribute (the CUDA device
 	// name's "MLOPart<n>", written into the topology by ncclTopoGetSystem)
-	// splits the GPU into DEV nodes joined at MLOPART_LOC_BW, turns GDR off
-	// for it and decides GIN and buffer registration. gatesim does not model
-	// the split: a <gpu> with mlopart other than -1 is refused at this
-	// release and later; before, NCCL reads no such attribute.
+	// makes the GPU a partition with its own DEV node: LOC links at
+	// MLOPART_LOC_BW to the other partitions, NVLink and C2C bandwidth
+	// shared between them (a CXB bridge for C2C), no GPU Direct RDMA
+	// unless NCCL_NET_GDR_MLOPART=1 (G-TOPO-MLOPART-1, -2); every GPU bus
+	// id must leave the two partition bits clear. Before, the attribute
+	// is not read.
 	MLOPartAttr bool
 
 	// AllNVLinkAgreed (2.30.7): comm->isAllNvlink is and-ed over every
@@ -854,6 +863,7 @@ func Apply2_29_7(p *Params) {
 func Apply2_30_3(p *Params) {
 	p.NVLSTuningSM100 = true
 	p.P2PMaxPeers = true
+	p.GPUSubs = true
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
@@ -985,6 +995,10 @@ type Options struct {
 	NetGdrLevelSet bool
 	// NetGdrC2C is NCCL_NET_GDR_C2C (default 1, 2.24+).
 	NetGdrC2C bool
+	// NetGdrMLOPart is NCCL_NET_GDR_MLOPART=1 (2.30.7, default 0): GPU
+	// Direct RDMA for an MLOPart partition (src/graph/paths.cc
+	// ncclTopoCheckGdr).
+	NetGdrMLOPart bool
 	// NetGdrRead is NCCL_NET_GDR_READ when NetGdrReadSet (default -2: GDR
 	// reads on sm80+, before that only beside an NVLink peer).
 	NetGdrRead    int
@@ -1191,6 +1205,7 @@ var paramSources = map[string][2]string{
 	"P2PMaxPeers":             {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
 	"MLOPartAttr":             {"src/graph/topo.cc", "ncclTopoAddGpuSub"},
 	"AllNVLinkAgreed":         {"src/init.cc", "initTransportsRank"},
+	"GPUSubs":                 {"src/graph/topo.cc", "ncclTopoAddPci"},
 	"NetFusion":               {"src/graph/topo.cc", "ncclTopoMakeVNics"},
 	"NetIBPortMerge":          {"src/transport/net_ib.cc", "ncclIbFindMatchingDev"},
 	"NetFusionRetry":          {"src/graph/topo.cc", "ncclTopoAutoMerge"},

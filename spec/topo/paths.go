@@ -274,6 +274,11 @@ func (ps *pathState) checkGDR(s *System, gpu, net *Node) (bool, error) {
 	if !net.GDR || !gpu.GDR {
 		return false, nil
 	}
+	// G-TOPO-MLOPART-2 (2.30.7): no GPU Direct RDMA from an MLOPart
+	// partition unless NCCL_NET_GDR_MLOPART=1; a whole GPU has -1
+	if gpu.MLOPart != -1 && !ps.o.NetGdrMLOPart {
+		return false, nil
+	}
 	level := ps.gdrLevel()
 	distance := gpu.Paths[NET][net.Index].Type
 	from := gpu

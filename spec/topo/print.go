@@ -47,6 +47,10 @@ func (s *System) printRec(n, prev *Node, prefix string, out *[]string) {
 	switch n.Type {
 	case GPU:
 		line += fmt.Sprintf(" (%d)", n.Rank)
+		if n.MLOPart != -1 {
+			// v2.30.7-1 src/graph/topo.cc ncclTopoPrintRec
+			line += fmt.Sprintf(" [MLOPart %d]", n.MLOPart)
+		}
 	case CPU:
 		line += fmt.Sprintf(" (%d/%d/%d)", int(n.Arch), int(n.Vendor), int(n.Model))
 	case PCI:

@@ -116,6 +116,9 @@ func (spec NodeSpec) Validate() error {
 		if g.SM < 30 || g.SM > 200 {
 			return fmt.Errorf("%s: GPU %d: SM %d: expected a compute capability times ten such as 70, 80, 90, 100", where, i, g.SM)
 		}
+		if g.MLOParts != 0 && g.MLOParts != mloPartDevMax {
+			return fmt.Errorf("%s: GPU %d: MLOParts %d: expected 0 (a whole GPU) or %d (an MLOPart GPU's partitions)", where, i, g.MLOParts, mloPartDevMax)
+		}
 		if devs[g.Dev] {
 			return fmt.Errorf("%s: GPU %d: dev %d used twice", where, i, g.Dev)
 		}
@@ -317,7 +320,11 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 	gpus := append([]GPUSpec(nil), spec.GPUs...)
 	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].Dev < gpus[j].Dev })
 	busOf := map[int]string{}
-	gpuNodes := map[int]*XMLNode{}
+	gpuNodes := map[int][]*XMLNode{}
+	rank, anyParts := 0, false
+	for _, g := range gpus {
+		anyParts = anyParts || g.MLOParts > 0
+	}
 	for _, g := range gpus {
 		b := g.BusID
 		if b == "" {
@@ -331,8 +338,23 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 		if g.NoGDR {
 			gdr = "0"
 		}
-		gpuNodes[g.Dev] = n.Add("gpu", XMLAttr{"dev", strconv.Itoa(g.Dev)}, XMLAttr{"sm", strconv.Itoa(g.SM)},
-			XMLAttr{"rank", strconv.Itoa(g.Dev)}, XMLAttr{"gdr", gdr})
+		if g.MLOParts == 0 {
+			r := g.Dev
+			if anyParts {
+				r = rank
+			}
+			gpuNodes[g.Dev] = []*XMLNode{n.Add("gpu", XMLAttr{"dev", strconv.Itoa(g.Dev)}, XMLAttr{"sm", strconv.Itoa(g.SM)},
+				XMLAttr{"rank", strconv.Itoa(r)}, XMLAttr{"gdr", gdr})}
+			rank++
+			continue
+		}
+		// ranks in order with the partitions' own: ncclTopoGetSystem writes
+		// each partition's rank and mlopart on its <gpu>
+		for part := range g.MLOParts {
+			gpuNodes[g.Dev] = append(gpuNodes[g.Dev], n.Add("gpu", XMLAttr{"dev", strconv.Itoa(g.Dev)}, XMLAttr{"sm", strconv.Itoa(g.SM)},
+				XMLAttr{"rank", strconv.Itoa(rank)}, XMLAttr{"gdr", gdr}, XMLAttr{"mlopart", strconv.Itoa(part)}))
+			rank++
+		}
 	}
 	// Both ends of a GPU-GPU NVLink list it (NCCL links GPU peers one way
 	// per <nvlink>): a pair named on one side only is mirrored.
@@ -348,20 +370,8 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 		}
 	}
 	for _, g := range gpus {
-		gn := gpuNodes[g.Dev]
-		if spec.NVSwitch && g.NVLinks > 0 {
-			gn.Add("nvlink", XMLAttr{"target", "fffffff:ff:ff.0"}, XMLAttr{"count", strconv.Itoa(g.NVLinks)}, XMLAttr{"tclass", "0x068000"})
-		}
-		peers := make([]int, 0, len(peerLinks[g.Dev]))
-		for p := range peerLinks[g.Dev] {
-			peers = append(peers, p)
-		}
-		sort.Ints(peers)
-		for _, p := range peers {
-			gn.Add("nvlink", XMLAttr{"target", busOf[p]}, XMLAttr{"count", strconv.Itoa(peerLinks[g.Dev][p])}, XMLAttr{"tclass", "0x030200"})
-		}
-		if g.C2C > 0 {
-			gn.Add("c2c", XMLAttr{"bw", strconv.Itoa(g.C2CBw)}, XMLAttr{"count", strconv.Itoa(g.C2C)})
+		for _, gn := range gpuNodes[g.Dev] {
+			addGPULinks(gn, g, spec.NVSwitch, peerLinks[g.Dev], busOf)
 		}
 	}
 	for i, n := range spec.NICs {
@@ -539,4 +549,24 @@ func PresetGB200() NodeSpec {
 		s.NICs = append(s.NICs, NICSpec{Name: fmt.Sprintf("mlx5_%d", i), SpeedMbps: 400000, NUMA: numa, Switch: -1, GDR: true, PCIGen: 5})
 	}
 	return s
+}
+
+// addGPULinks writes a <gpu>'s <nvlink> and <c2c> elements: the NVSwitch
+// links, the peer links in peer dev order, the C2C links. The partitions of
+// an MLOPart GPU each list the device's links, as NVML reports them.
+func addGPULinks(gn *XMLNode, g GPUSpec, nvswitch bool, peerLinks map[int]int, busOf map[int]string) {
+	if nvswitch && g.NVLinks > 0 {
+		gn.Add("nvlink", XMLAttr{"target", "fffffff:ff:ff.0"}, XMLAttr{"count", strconv.Itoa(g.NVLinks)}, XMLAttr{"tclass", "0x068000"})
+	}
+	peers := make([]int, 0, len(peerLinks))
+	for p := range peerLinks {
+		peers = append(peers, p)
+	}
+	sort.Ints(peers)
+	for _, p := range peers {
+		gn.Add("nvlink", XMLAttr{"target", busOf[p]}, XMLAttr{"count", strconv.Itoa(peerLinks[p])}, XMLAttr{"tclass", "0x030200"})
+	}
+	if g.C2C > 0 {
+		gn.Add("c2c", XMLAttr{"bw", strconv.Itoa(g.C2CBw)}, XMLAttr{"count", strconv.Itoa(g.C2C)})
+	}
 }

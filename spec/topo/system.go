@@ -3,7 +3,9 @@ package topo
 import "fmt"
 
 // NodeType is a topology node kind, in NCCL's order
-// (v2.28.9-1 src/graph/topo.h GPU … NET).
+// (v2.28.9-1 src/graph/topo.h GPU … NET), then CXB, the C2C bridge that
+// the partitions of an MLOPart GPU share (v2.30.7-1 src/graph/topo.h CXB;
+// NCCL numbers it after GIN, RMA and DEV, which gatesim has no node for).
 type NodeType int
 
 const (
@@ -13,10 +15,11 @@ const (
 	CPU
 	NIC
 	NET
+	CXB
 	NumNodeTypes
 )
 
-var nodeTypeNames = [NumNodeTypes]string{"GPU", "PCI", "NVS", "CPU", "NIC", "NET"}
+var nodeTypeNames = [NumNodeTypes]string{"GPU", "PCI", "NVS", "CPU", "NIC", "NET", "CXB"}
 
 // String is NCCL's topoNodeTypeStr.
 func (t NodeType) String() string {
@@ -166,6 +169,9 @@ type Node struct {
 	// GPU attributes (gpu.dev, rank, cudaCompCap, gdrSupport).
 	Dev, Rank, SM int
 	GDR           bool
+	// MLOPart is gpu.mloPart: the partition index of an MLOPart GPU, -1
+	// (NCCL_TOPO_UNDEF) for a whole GPU.
+	MLOPart int
 
 	// CPU attributes.
 	Arch   CPUArch
@@ -194,6 +200,15 @@ func (n *Node) SystemID() int64 { return n.ID >> 56 }
 
 // LocalID is the id without the host index.
 func (n *Node) LocalID() int64 { return n.ID & topoLocalIDMask }
+
+// DeviceID is the local id of the PCI device: an MLOPart partition's
+// LocalID without its partition bits.
+func (n *Node) DeviceID() int64 {
+	if n.MLOPart != -1 {
+		return mloPartBase(n.LocalID())
+	}
+	return n.LocalID()
+}
 
 // Name is how NCCL 2.24+ logs a node: GPU/0-18000.
 func (n *Node) Name() string {
@@ -314,6 +329,10 @@ type GPUSpec struct {
 	C2CBw int
 	// NoGDR clears the gdr attribute (GPU Direct RDMA not supported).
 	NoGDR bool
+	// MLOParts is 2 for an MLOPart GPU: two partitions, each its own CUDA
+	// device and rank (a <gpu mlopart="0"> and a <gpu mlopart="1"> on the
+	// one PCI device, the NVML dev and links shared); 0 for a whole GPU.
+	MLOParts int
 	// BusID is the GPU's PCI address ("0000:00:06.0"); "" picks one. It
 	// shows in NCCL's log as the GPU's id (GPU/0-60) and orders nothing.
 	BusID string
