@@ -496,7 +496,7 @@ search:
 		}
 		tmp.typeIntra = minTypeIntra
 
-		if x.inter && tmp.typeInter < maxTypeInter && (graph.nChannels == 0 || tmp.typeInter < graph.typeInter || tmp.typeInter < PathPXN) {
+		if x.inter && tmp.typeInter < maxTypeInter && (graph.nChannels == 0 || tmp.typeInter < graph.typeInter || p.pathAbove(PathPXN, tmp.typeInter)) {
 			tmp.typeInter = p.nextPath(tmp.typeInter)
 			if !p.PathBasedTypes || tmp.typeInter < PathDIS {
 				goto search

@@ -756,15 +756,15 @@ func Apply2_26_2(p *Params) {
 }
 
 // Apply2_27_3 is tag v2.27.3-1: PATH_P2C; only fused NIC groups become
-// virtual NICs, placed under the ports' PCI device. 2.27.3 numbers P2C above PXN and
-// 2.27.5 below it; gatesim's path types have one order, 2.27.5's, so the
-// P2C list is written in that order from here.
+// virtual NICs, placed under the ports' PCI device. 2.27.3 numbers P2C (7)
+// above PXN (6); 2.27.5 swaps them. PathType's Go order is 2.27.5's, so
+// the comparisons where the numbering decides ask PathCode (pathAbove).
 func Apply2_27_3(p *Params) {
 	p.NetFusion = NetFusionMerged
 	p.NetFusionPCIParent = true
 	p.NetPCIFunction = false
 	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
-		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
+		PathPXN, PathP2C, PathPHB, PathSYS, PathNET, PathDIS}
 	p.LinkTypeP2C = true
 	p.P2CPaths = true
 	p.FollowPathSkipsDIS = true
@@ -776,8 +776,11 @@ func Apply2_27_3(p *Params) {
 
 // Apply2_27_5 is tag v2.27.5-1: NETs record their local GPU, RecNet's
 // replay only with sameChannels, MNNVL NET scattering, SM100_NVLINK_BW 40.1,
-// mergePathType, and PXN's own-path test against the PXN type.
+// mergePathType, PXN's own-path test against the PXN type, and PATH_P2C
+// (6) below PATH_PXN (7).
 func Apply2_27_5(p *Params) {
+	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
+		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
 	p.NVLinkBwSM100 = 40.1
 	p.P2CMerge = true
 	p.PXNOwnAbovePXNType = true
@@ -906,6 +909,15 @@ func (p *Params) PathCode(t PathType) int {
 		}
 	}
 	return -1
+}
+
+// pathAbove is NCCL's "a > b" on two path types by this release's numbers
+// (2.27.3 numbers P2C above PXN, PathType's Go order below it).
+func (p *Params) pathAbove(a, b PathType) bool {
+	if (a == PathP2C && b == PathPXN) || (a == PathPXN && b == PathP2C) {
+		return p.PathCode(a) > p.PathCode(b)
+	}
+	return a > b
 }
 
 // ComputeDoubleRoom says whether ncclTopoPostset's "4 compute channels
