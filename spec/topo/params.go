@@ -410,6 +410,10 @@ type Params struct {
 	// off); from 2.19.1 such a pair never uses P2P (Options.P2PNotSupported).
 	NVMLP2PKept bool
 
+	// NetChannelBudget (2.18.1): ncclTopoSearchRecNet skips a NET whose
+	// channel budget (net.maxChannels, the XML's maxconn: the plugin's
+	// maxComms) is spent, and each channel started at a NET takes one.
+	NetChannelBudget bool
 	// RecNet18 (2.18.x): ncclTopoSearchRecNet takes the NETs in list order;
 	// 2.19.1 rotates the list by the channel number.
 	RecNet18 bool
@@ -690,6 +694,7 @@ func Apply2_18_1(p *Params) {
 	p.NVLSHeads = NVLSHeadsAsRing    // search.cc ncclTopoSearchRecNet
 	p.CollNetHeadsAllChannels = true // connect.cc connectCollNet
 	p.TreeRevPathUnchecked = true    // search.cc ncclTopoFollowPath
+	p.NetChannelBudget = true        // search.cc ncclTopoSearchRecNet
 }
 
 // Apply2_21_5 turns 2.22.3's topology stage into 2.21.5's (a backward
@@ -1208,6 +1213,7 @@ var paramSources = map[string][2]string{
 	"NVLSCompare":             {"src/graph/search.cc", "ncclTopoCompareGraphs"},
 	"CollNetDirectIsChain":    {"src/init.cc", "initTransportsRank"},
 	"RecNet18":                {"src/graph/search.cc", "ncclTopoSearchRecNet"},
+	"NetChannelBudget":        {"src/graph/search.cc", "ncclTopoSearchRecNet"},
 	"RecNetGpuOrder18":        {"src/graph/search.cc", "ncclTopoSearchRecNet"},
 	"TreeRevPathUnchecked":    {"src/graph/search.cc", "ncclTopoFollowPath"},
 	"NVMLP2PKept":             {"src/graph/paths.cc", "ncclTopoCheckP2p"},
