@@ -119,6 +119,8 @@ const (
 	KindEnvTooLow
 	KindNVLSMultiRank
 	KindMLOPart
+	KindTunerOpened
+	KindTunerOpenError
 	numKinds
 )
 
@@ -654,15 +656,25 @@ var Catalogue = []Form{
 		Ref: ref(t2289, "src/include/checks.h", "CUDACHECK"), Bare: true,
 		Example: "Cuda failure 401 'the operation cannot be performed in the present state'", lit: "Cuda failure ",
 		re: rx(`^(?:\S+:\d+ )?Cuda failure (?:(\d+) )?'([^']*)'`)},
+	// Before tuner.using, which would take "Using internal tuner plugin."
+	// (2.22.3–2.28.3) for a tuner's name.
+	{Kind: KindTunerNotFound, ID: "tuner.notfound", Format: `TUNER/Plugin: Could not find:%s` + " | " + `TUNER/Plugin: Using internal tuner plugin.`,
+		Since: v(2, 21, 5), Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
+		Example: "TUNER/Plugin: Could not find: libnccl-tuner.so. Using internal tuner plugin.", lit: "TUNER/Plugin: ",
+		re: rx(`^TUNER/Plugin: (?:Could not find:|Using internal tuner plugin|Failed to find ncclTunerPlugin)`)},
 	{Kind: KindTunerUsing, ID: "tuner.using", Format: `TUNER/Plugin: Using %s (v%d)` + " | " + `TUNER/Plugin: Using tuner plugin %s` +
 		" | " + `Successfully loaded external tuner plugin %s`, Since: v(2, 21, 5),
 		Ref: ref(t2289, "src/plugin/tuner.cc", "ncclTunerPluginLoad"), Bare: true,
 		Example: "TUNER/Plugin: Using nccl_ofi_tuner (v2)", lit: "",
 		re: rx(`^(?:TUNER/Plugin: Using (?:tuner plugin )?(.+?)(?: \(v(\d+)\))?|Successfully loaded external tuner plugin (.+))$`)},
-	{Kind: KindTunerNotFound, ID: "tuner.notfound", Format: `TUNER/Plugin: Could not find:%s` + " | " + `TUNER/Plugin: Using internal tuner plugin.`,
-		Since: v(2, 21, 5), Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
-		Example: "TUNER/Plugin: Could not find: libnccl-tuner.so. Using internal tuner plugin.", lit: "TUNER/Plugin: ",
-		re: rx(`^TUNER/Plugin: (?:Could not find:|Using internal tuner plugin|Failed to find ncclTunerPlugin)`)},
+	{Kind: KindTunerOpened, ID: "tuner.plugin.nameenv", Format: `TUNER/Plugin: Plugin name set by env to %s`,
+		Since: v(2, 21, 5), Until: v(2, 27, 7), Ref: ref("v2.27.7-1", "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
+		Example: "TUNER/Plugin: Plugin name set by env to libnccl-tuner-example.so", lit: "TUNER/Plugin: Plugin name set by env",
+		re: rx(`^TUNER/Plugin: Plugin name set by env to (\S+)$`)},
+	{Kind: KindTunerOpenError, ID: "tuner.plugin.openerror", Format: `TUNER/Plugin: %s` + " (dlerror, 2.22-2.27) | " + `%s/Plugin: %s: %s` + " (name, dlerror, 2.28+)",
+		Since: v(2, 22, 3), Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
+		Example: "TUNER/Plugin: libnccl-tuner.so: undefined symbol: ncclDebugLog", lit: "TUNER/Plugin: ",
+		re: rx(`^TUNER/Plugin: (\S+?): (.+)$`)},
 	{Kind: KindProfilerNotFound, ID: "profiler.notfound", Format: `PROFILER/Plugin: Could not find:%s`, Since: v(2, 23, 4),
 		Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib"), Bare: true,
 		Example: "PROFILER/Plugin: Could not find: libnccl-profiler.so.", lit: "PROFILER/Plugin:", re: rx(`^PROFILER/Plugin: `)},

@@ -72,6 +72,7 @@ func TestCatalogueNonMatches(t *testing.T) {
 		"P2P Chunksize set to 131072":                                                            "env.set.to",
 		"NCCL_IB_DISABLE set by environment to 0.":                                               "env.set.to",
 		"Error : no algorithm/protocol available for function AllGather with datatype ncclInt8.": "env.set",
+		"TUNER/Plugin: Using internal tuner plugin.":                                             "tuner.using",
 	} {
 		f, _, ok := Match(msg)
 		if ok && f.ID == notID {

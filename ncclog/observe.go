@@ -1150,10 +1150,14 @@ func (ob *observer) tuner() CapEvidence {
 			ob.envOffOrRequest(c, "NCCL_TUNER_PLUGIN", "G-TUNER-LIB-1", func(v string) bool { return strings.EqualFold(v, "none") },
 				"NCCL_TUNER_PLUGIN=none", "the user names a tuner plugin")
 		}},
+		{level: spec.LevelDiscovered, rule: "G-TUNER-LIB-1", kinds: kinds(KindTunerOpened), why: "the library NCCL_TUNER_PLUGIN names was opened"},
 		{level: spec.LevelAccepted, rule: "G-TUNER-ABI-1", kinds: kinds(KindTunerUsing), why: "a tuner plugin was loaded and its symbol accepted"},
 		{below: spec.LevelDiscovered, do: func(ob *observer, c *CapEvidence) {
 			if s, ok := ob.sampleWhere(KindTunerNotFound, func(m string) bool { return strings.Contains(m, "Could not find") }); ok {
 				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelDiscovered, Rule: "G-TUNER-LIB-1", At: s.At, Msg: s.Msg, Why: "no tuner plugin library found: the internal model decides"})
+			}
+			if s, ok := ob.sampleWhere(KindTunerOpenError, func(string) bool { return true }); ok {
+				c.Blocks = append(c.Blocks, Proof{Level: spec.LevelDiscovered, Rule: "G-TUNER-LIB-1", At: s.At, Msg: s.Msg, Why: "a tuner library exists but dlopen failed"})
 			}
 		}},
 	}, hints: []hint{

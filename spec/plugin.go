@@ -679,46 +679,85 @@ var tunerLib22 = &Rule{
 	},
 }
 
-// tunerLib28 is the 2.26+ loader; fallbackText is 2.28.3's ". Using
-// internal tuner plugin." (empty from 2.28.7); form is the release's
-// openPluginLib names.
-func tunerLib28(ref Ref, fallbackText string, form libNameForm) *Rule {
+// tunerLibOpts are the release switches of the 2.26+ tuner loader
+// (ncclTunerPluginLoad through openPluginLib).
+type tunerLibOpts struct {
+	form libNameForm
+	// fallback is openPluginLib's pluginFallback sentence for the tuner:
+	// "Using internal tuner plugin." up to 2.28.3, "" from 2.28.7. It ends
+	// "Could not find:%s", and stands alone when every name failed with
+	// an error other than ENOENT.
+	fallback string
+	// common is 2.28.3's loader: NCCL_TUNER_PLUGIN logged, "none" names no
+	// tuner, a dlerror line names the file and no line says which name
+	// opened. Before it (2.26.2–2.27.7) "none" is a name like any other,
+	// a dlerror line is dlerror's text alone and a name NCCL_TUNER_PLUGIN
+	// gave that opens is logged "Plugin name set by env to %s".
+	common bool
+}
+
+// tunerLib28 is G-TUNER-LIB-1 of the common loader (2.26.2+).
+func tunerLib28(ref Ref, o tunerLibOpts) *Rule {
+	notFound := "TUNER/Plugin: Could not find:%s"
+	if o.fallback != "" {
+		notFound += ". " + o.fallback
+	}
+	logs := []string{notFound, "TUNER/Plugin: Plugin name set by env to %s", "TUNER/Plugin: %s"}
+	none := ""
+	if o.common {
+		logs = []string{"NCCL_TUNER_PLUGIN set by environment to %s", notFound, "TUNER/Plugin: %s: %s"}
+		none = `NCCL_TUNER_PLUGIN=none: no tuner. Otherwise the`
+	} else {
+		none = `The`
+	}
+	if o.fallback != "" {
+		logs = append(logs, "TUNER/Plugin: "+o.fallback)
+	}
 	return &Rule{
 		ID: "G-TUNER-LIB-1", Layer: LayerLibrary, Cap: CapTuner, Title: "tuner library",
-		Doc:  `NCCL_TUNER_PLUGIN=none: no tuner. Otherwise the common loader opens ` + form.describe("libnccl-tuner") + `, or libnccl-tuner.so when unset; if nothing opens, the external net plugin's library is reused when one is open. A failure is sticky for the process.`,
+		Doc:  none + ` common loader opens ` + o.form.describe("libnccl-tuner") + `, or libnccl-tuner.so when unset; if nothing opens, the external net plugin's library is reused when one is open. A failure is sticky for the process.`,
 		Ref:  ref,
-		Logs: []string{"NCCL_TUNER_PLUGIN set by environment to %s", "TUNER/Plugin: Could not find:%s" + fallbackText, "TUNER/Plugin: %s: %s"},
+		Logs: logs,
 		node: true,
 		init: func(r *initRun) {
 			s, nd := r.cur, r.cur.node
 			var logs, missing []string
 			v, set := r.env.Lookup("NCCL_TUNER_PLUGIN")
-			if set {
+			if set && o.common {
 				logs = append(logs, "NCCL_TUNER_PLUGIN set by environment to "+v)
 				if strings.EqualFold(v, "none") {
 					r.emit(Verdict{Outcome: Fail, Why: "NCCL_TUNER_PLUGIN=none: no tuner", Log: logs})
 					return
 				}
-				if v != "" {
-					r.comm.Evidence.Raise(CapTuner, LevelRequested)
-				}
 			}
-			names := form.libNames("libnccl-tuner", v)
+			if set && v != "" {
+				r.comm.Evidence.Raise(CapTuner, LevelRequested)
+			}
+			names := o.form.libNames("libnccl-tuner", v)
 			for _, n := range names {
 				lib, dlerr, enoent := nd.open(n)
 				if lib != nil {
+					if !o.common && v != "" {
+						logs = append(logs, "TUNER/Plugin: Plugin name set by env to "+n)
+					}
 					s.tunerLib, s.tunerPath = lib, lib.Path
 					r.emit(Verdict{Outcome: Pass, Level: LevelDiscovered, Why: "dlopen(" + n + ") opened " + lib.Path, Log: logs})
 					return
 				}
-				if enoent {
+				switch {
+				case enoent:
 					missing = append(missing, n)
-				} else {
+				case o.common:
 					logs = append(logs, "TUNER/Plugin: "+n+": "+dlerr)
+				default:
+					logs = append(logs, "TUNER/Plugin: "+dlerr)
 				}
 			}
-			if len(missing) > 0 {
-				logs = append(logs, "TUNER/Plugin: Could not find: "+strings.Join(missing, " ")+fallbackText)
+			switch {
+			case len(missing) > 0:
+				logs = append(logs, fmt.Sprintf(notFound, " "+strings.Join(missing, " ")))
+			case o.fallback != "":
+				logs = append(logs, "TUNER/Plugin: "+o.fallback)
 			}
 			if s.lib != nil && s.netABI > 0 {
 				s.tunerLib, s.tunerPath = s.lib, ""

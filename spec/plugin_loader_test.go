@@ -236,3 +236,77 @@ func TestPluginList(t *testing.T) {
 		}
 	}
 }
+
+// TestTunerLoaderLines2_26 holds the tuner loader's whole log, line for
+// line, at every tag of the common loader before 2.28.3 (openPluginLib's
+// "Plugin name set by env", dlerror alone, the lone fallback sentence,
+// "none" as a name), with 2.28.3 and 2.28.9 beside them.
+func TestTunerLoaderLines2_26(t *testing.T) {
+	badDef := Library{Path: "/opt/t/libnccl-tuner.so", InLoaderPath: true, LoadError: "libnccl-tuner.so: undefined symbol: ncclDebugLog"}
+	netTuner := Library{Path: "/opt/n/libnccl-net.so", InLoaderPath: true, NetSymbols: []int{8}, TunerSymbols: []int{2},
+		Net: &NetBackend{Name: "N", Devices: 1}, Tuner: &tuning.TunerBehaviour{Name: "nt"}}
+	pre28 := []Version{V2_26_2, V2_26_3, V2_26_5, V2_26_6, V2_27_3, V2_27_5, V2_27_6, V2_27_7}
+	type want struct {
+		lib    Outcome
+		libLog []string
+		abiLog []string // nil: G-TUNER-ABI-1 not checked
+	}
+	each := func(w want, extra map[Version]want) map[Version]want {
+		m := map[Version]want{}
+		for _, v := range pre28 {
+			m[v] = w
+		}
+		for v, x := range extra {
+			m[v] = x
+		}
+		return m
+	}
+	named := []string{"TUNER/Plugin: Plugin name set by env to libnccl-tuner-mine.so"}
+	v4v3 := []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v4 symbol.", "TUNER/Plugin: Failed to find ncclTunerPlugin_v3 symbol."}
+	for _, c := range []struct {
+		name string
+		libs []Library
+		env  Env
+		want map[Version]want
+	}{
+		{"NCCL_TUNER_PLUGIN=mine opens the prefixed name", []Library{tunerNamed}, Env{"NCCL_TUNER_PLUGIN": "mine"},
+			each(want{Pass, named, []string{"TUNER/Plugin: Failed to find ncclTunerPlugin_v4 symbol.", "TUNER/Plugin: Using tuner plugin mine"}},
+				map[Version]want{V2_28_3: {Pass, []string{"NCCL_TUNER_PLUGIN set by environment to mine"}, nil}})},
+		{"libnccl-tuner.so does not load", []Library{badDef}, nil,
+			each(want{Fail, []string{"TUNER/Plugin: " + badDef.LoadError, "TUNER/Plugin: Using internal tuner plugin."}, nil},
+				map[Version]want{V2_28_3: {Fail, []string{"TUNER/Plugin: libnccl-tuner.so: " + badDef.LoadError, "TUNER/Plugin: Using internal tuner plugin."}, nil},
+					V2_28_9: {Fail, []string{"TUNER/Plugin: libnccl-tuner.so: " + badDef.LoadError}, nil}})},
+		// "none" is a keyword from 2.28.3; before it the net plugin's
+		// library is still searched and its tuner loads.
+		{"NCCL_TUNER_PLUGIN=none beside a net plugin with a tuner", []Library{netTuner}, Env{"NCCL_TUNER_PLUGIN": "none"},
+			each(want{Info, []string{"TUNER/Plugin: Could not find: none libnccl-tuner-none.so. Using internal tuner plugin."}, append(v4v3, "TUNER/Plugin: Using tuner plugin nt")},
+				map[Version]want{V2_27_3: {Info, []string{"TUNER/Plugin: Could not find: libnccl-tuner-none.so. Using internal tuner plugin."}, append(v4v3, "TUNER/Plugin: Using tuner plugin nt")},
+					V2_28_3: {Fail, []string{"NCCL_TUNER_PLUGIN set by environment to none"}, nil}})},
+	} {
+		for v, w := range c.want {
+			t.Run(fmt.Sprintf("%s/%s", v, c.name), func(t *testing.T) {
+				comm := initWithLibs(t, v, c.libs, c.env)
+				lib, abi := traceVerdict(comm, "G-TUNER-LIB-1"), traceVerdict(comm, "G-TUNER-ABI-1")
+				if lib == nil || abi == nil {
+					t.Fatalf("G-TUNER-LIB-1 or G-TUNER-ABI-1 is not in the %s trace", v)
+				}
+				if lib.Outcome != w.lib || !slices.Equal(lib.Log, w.libLog) {
+					t.Errorf("G-TUNER-LIB-1: %s %q (%s), want %s %q", lib.Outcome, lib.Log, lib.Why, w.lib, w.libLog)
+				}
+				if w.abiLog != nil && !slices.Equal(abi.Log, w.abiLog) {
+					t.Errorf("G-TUNER-ABI-1: %q, want %q", abi.Log, w.abiLog)
+				}
+			})
+		}
+	}
+}
+
+// traceVerdict is rule's first verdict in comm's trace, nil without one.
+func traceVerdict(comm *Comm, rule RuleID) *Verdict {
+	for i := range comm.Trace {
+		if comm.Trace[i].Rule == rule {
+			return &comm.Trace[i]
+		}
+	}
+	return nil
+}

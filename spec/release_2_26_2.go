@@ -48,5 +48,5 @@ func apply2_26_2(rs *Ruleset) {
 	rs.Replace(ruleAt(tunerABI24, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ""), "per-version shims print the same lines")
 	rs.Replace(ruleAt(patRule, ref("src/graph/tuning.cc", "ncclPatEnable"), ""), "no PAT below compute capability 6.0 (CUDA atomics)")
 	rs.Replace(profiler26, "common loader (value, then libnccl-profiler-<value>.so), window v3-v1, per-version shims")
-	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin.", namesBoth), "common loader (the none keyword is 2.28.3's; before it, none names a library that does not open: no tuner either way)")
+	rs.Replace(tunerLib28(ref("src/plugin/plugin_open.cc", "openPluginLib"), tunerLibOpts{form: namesBoth, fallback: "Using internal tuner plugin."}), "common loader: the value, then libnccl-tuner-<value>.so; none is a name like any other, after which the net plugin's library is still searched")
 }

@@ -40,7 +40,7 @@ var profiler275 = profilerPlugin(Ref{Tag: tag275, File: "src/plugin/plugin_open.
 
 func apply2_27_5(rs *Ruleset) {
 	rs.Replace(netLib275, "each entry opened as given first, then prefixed only when it is neither a path nor lib*.so")
-	rs.Replace(tunerLib28(Ref{Tag: tag275, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, ". Using internal tuner plugin.", namesCond), "the value as given, then the prefixed name unless a path or lib*.so")
+	rs.Replace(tunerLib28(Ref{Tag: tag275, File: "src/plugin/plugin_open.cc", Func: "openPluginLib"}, tunerLibOpts{form: namesCond, fallback: "Using internal tuner plugin."}), "the value as given, then the prefixed name unless a path or lib*.so")
 	rs.Replace(profiler275, "the value as given, then the prefixed name unless a path or lib*.so")
 	rs.Replace(collNetEnv28.withRef(Ref{Tag: tag275, File: "src/init.cc", Func: "envConfigOverride"}), "ncclGetEnv and strtol into config.collnetEnable for every communicator")
 	rs.Replace(protoRule(Ref{Tag: tag275, File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"}, proto28.Doc, ll128Auto28), "PATH_P2C below PXN: sm90+ allows PXN only with NCCL_LL128_C2C, else PXB")

@@ -188,7 +188,7 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(collNetSetup(ref("src/transport/coll_net.cc", "ncclCollNetSetup"), true), "heads from NVLS when NVLS is supported")
 	rs.Replace(collNetMatrix.withRef(ref("src/transport/coll_net.cc", "ncclCollNetSetup")), "new tag")
 	// The tuner loads and initialises before the model in 2.28.
-	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin.", namesCond), "none keyword")
+	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), tunerLibOpts{form: namesCond, fallback: "Using internal tuner plugin.", common: true}), "NCCL_TUNER_PLUGIN logged, none keyword, dlerror lines name the file, no \"Plugin name set by env\" line")
 	rs.Replace(tunerABI28, "window v5-v2")
 	rs.Replace(tunerInit28, "init before ncclTopoTuneModel with editable constants")
 	rs.Move("G-TUNER-LIB-1", "G-COLLNET-MATRIX-1", ref("src/init.cc", "initTransportsRank"), "tuner before the model")

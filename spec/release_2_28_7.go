@@ -116,5 +116,5 @@ func apply2_28_7(rs *Ruleset) {
 	rs.Add(ginInNet(Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"}), "G-COLLNET-ABI-1", "ncclGinPlugin_v11 in the net plugin's library (2.28.7)")
 	rs.Replace(nvlsEarly287, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")
-	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, "", namesCond), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
+	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, tunerLibOpts{form: namesCond, common: true}), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
 }

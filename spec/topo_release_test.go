@@ -104,6 +104,12 @@ func TestP2CPathsFrom2273(t *testing.T) {
 		{V2_27_7, Env{"NCCL_PXN_C2C": "0"}, "P2C", true, int(topo.PatternBalancedTree)},
 		{V2_27_3, Env{"NCCL_NET_GDR_C2C": "0"}, "PHB", false, int(topo.PatternBalancedTree)},
 		{V2_27_5, Env{"NCCL_NET_GDR_C2C": "0"}, "P2C", true, int(topo.PatternBalancedTree)},
+		// 2.27.3 numbers P2C (7) above PXN (6): GDR to a P2C NIC is off
+		// under NCCL_NET_GDR_LEVEL=PXN (without the C2C rewrite), so the
+		// NIC is reached through the CPU; 2.27.5 numbers P2C below PXN.
+		{V2_27_3, Env{"NCCL_NET_GDR_C2C": "0", "NCCL_NET_GDR_LEVEL": "PXN"}, "PHB", false, int(topo.PatternBalancedTree)},
+		{V2_27_5, Env{"NCCL_NET_GDR_C2C": "0", "NCCL_NET_GDR_LEVEL": "PXN"}, "P2C", true, int(topo.PatternBalancedTree)},
+		{V2_27_3, Env{"NCCL_NET_GDR_C2C": "0", "NCCL_NET_GDR_LEVEL": "P2C"}, "P2C", true, int(topo.PatternBalancedTree)},
 		{V2_27_5, Env{"NCCL_PXN_C2C": "1"}, "P2C", true, int(topo.PatternBalancedTree)},
 		{V2_27_6, Env{"NCCL_PXN_C2C": "1"}, "P2C", true, int(topo.PatternBalancedTree)},
 	} {

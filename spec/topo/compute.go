@@ -47,6 +47,9 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 		if net.Bw < bw {
 			continue
 		}
+		if p.NetChannelBudget && net.MaxChannels == 0 {
+			continue
+		}
 		if g.nChannels&1 != 0 && net.ID != g.inter[(g.nChannels-1)*2+1] &&
 			((p.CrossNic2 && g.pattern == PatternRing && g.crossNic == 2) || (!p.CrossNic2 && !p.CrossNicUnpaired && g.crossNic != 0)) {
 			continue
@@ -54,6 +57,9 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 		g.inter[g.nChannels*2] = net.ID
 		g.latencyInter = net.Latency
 		charge(net, -bw)
+		if p.NetChannelBudget {
+			net.MaxChannels--
+		}
 
 		switch {
 		case g.pattern == PatternNVLS && p.NVLSHeads == NVLSHeadsFirstNet:
@@ -201,6 +207,9 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 					}
 				}
 			}
+		}
+		if p.NetChannelBudget {
+			net.MaxChannels++
 		}
 		charge(net, bw)
 	}
@@ -496,7 +505,7 @@ search:
 		}
 		tmp.typeIntra = minTypeIntra
 
-		if x.inter && tmp.typeInter < maxTypeInter && (graph.nChannels == 0 || tmp.typeInter < graph.typeInter || tmp.typeInter < PathPXN) {
+		if x.inter && tmp.typeInter < maxTypeInter && (graph.nChannels == 0 || tmp.typeInter < graph.typeInter || p.pathAbove(PathPXN, tmp.typeInter)) {
 			tmp.typeInter = p.nextPath(tmp.typeInter)
 			if !p.PathBasedTypes || tmp.typeInter < PathDIS {
 				goto search

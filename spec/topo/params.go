@@ -426,6 +426,10 @@ type Params struct {
 	// off); from 2.19.1 such a pair never uses P2P (Options.P2PNotSupported).
 	NVMLP2PKept bool
 
+	// NetChannelBudget (2.18.1): ncclTopoSearchRecNet skips a NET whose
+	// channel budget (net.maxChannels, the XML's maxconn: the plugin's
+	// maxComms) is spent, and each channel started at a NET takes one.
+	NetChannelBudget bool
 	// RecNet18 (2.18.x): ncclTopoSearchRecNet takes the NETs in list order;
 	// 2.19.1 rotates the list by the channel number.
 	RecNet18 bool
@@ -711,6 +715,7 @@ func Apply2_18_1(p *Params) {
 	p.NVLSHeads = NVLSHeadsAsRing    // search.cc ncclTopoSearchRecNet
 	p.CollNetHeadsAllChannels = true // connect.cc connectCollNet
 	p.TreeRevPathUnchecked = true    // search.cc ncclTopoFollowPath
+	p.NetChannelBudget = true        // search.cc ncclTopoSearchRecNet
 }
 
 // Apply2_21_5 turns 2.22.3's topology stage into 2.21.5's (a backward
@@ -777,15 +782,15 @@ func Apply2_26_2(p *Params) {
 }
 
 // Apply2_27_3 is tag v2.27.3-1: PATH_P2C; only fused NIC groups become
-// virtual NICs, placed under the ports' PCI device. 2.27.3 numbers P2C above PXN and
-// 2.27.5 below it; gatesim's path types have one order, 2.27.5's, so the
-// P2C list is written in that order from here.
+// virtual NICs, placed under the ports' PCI device. 2.27.3 numbers P2C (7)
+// above PXN (6); 2.27.5 swaps them. PathType's Go order is 2.27.5's, so
+// the comparisons where the numbering decides ask PathCode (pathAbove).
 func Apply2_27_3(p *Params) {
 	p.NetFusion = NetFusionMerged
 	p.NetFusionPCIParent = true
 	p.NetPCIFunction = false
 	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
-		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
+		PathPXN, PathP2C, PathPHB, PathSYS, PathNET, PathDIS}
 	p.LinkTypeP2C = true
 	p.P2CPaths = true
 	p.FollowPathSkipsDIS = true
@@ -797,8 +802,11 @@ func Apply2_27_3(p *Params) {
 
 // Apply2_27_5 is tag v2.27.5-1: NETs record their local GPU, RecNet's
 // replay only with sameChannels, MNNVL NET scattering, SM100_NVLINK_BW 40.1,
-// mergePathType, and PXN's own-path test against the PXN type.
+// mergePathType, PXN's own-path test against the PXN type, and PATH_P2C
+// (6) below PATH_PXN (7).
 func Apply2_27_5(p *Params) {
+	p.PathOrder = []PathType{PathLOC, PathNVL, PathNVB, PathC2C, PathPIX, PathPXB,
+		PathP2C, PathPXN, PathPHB, PathSYS, PathNET, PathDIS}
 	p.NVLinkBwSM100 = 40.1
 	p.P2CMerge = true
 	p.PXNOwnAbovePXNType = true
@@ -930,6 +938,15 @@ func (p *Params) PathCode(t PathType) int {
 		}
 	}
 	return -1
+}
+
+// pathAbove is NCCL's "a > b" on two path types by this release's numbers
+// (2.27.3 numbers P2C above PXN, PathType's Go order below it).
+func (p *Params) pathAbove(a, b PathType) bool {
+	if (a == PathP2C && b == PathPXN) || (a == PathPXN && b == PathP2C) {
+		return p.PathCode(a) > p.PathCode(b)
+	}
+	return a > b
 }
 
 // ComputeDoubleRoom says whether ncclTopoPostset's "4 compute channels
@@ -1232,6 +1249,7 @@ var paramSources = map[string][2]string{
 	"NVLSCompare":             {"src/graph/search.cc", "ncclTopoCompareGraphs"},
 	"CollNetDirectIsChain":    {"src/init.cc", "initTransportsRank"},
 	"RecNet18":                {"src/graph/search.cc", "ncclTopoSearchRecNet"},
+	"NetChannelBudget":        {"src/graph/search.cc", "ncclTopoSearchRecNet"},
 	"RecNetGpuOrder18":        {"src/graph/search.cc", "ncclTopoSearchRecNet"},
 	"TreeRevPathUnchecked":    {"src/graph/search.cc", "ncclTopoFollowPath"},
 	"NVMLP2PKept":             {"src/graph/paths.cc", "ncclTopoCheckP2p"},

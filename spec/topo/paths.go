@@ -303,7 +303,7 @@ func (ps *pathState) checkGDR(s *System, gpu, net *Node) (bool, error) {
 			distance = PathC2C
 		}
 	}
-	return distance <= level, nil
+	return !ps.p.pathAbove(distance, level), nil
 }
 
 // getLocal is ncclTopoGetLocal: the nodes of resultType with the best path

@@ -1,7 +1,9 @@
 package topo
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gatesim/gatesim/nccl"
@@ -363,6 +365,40 @@ func TestRecNetGpuOrder18(t *testing.T) {
 		g := search(t, a100, tc.p, o).Graphs[GraphRing]
 		if g.NChannels < 3 || !slices.Equal(g.Intra[2], tc.want) {
 			t.Errorf("%s: ring channel 2 %v, want %v", tc.name, g.Intra, tc.want)
+		}
+	}
+}
+
+// 2.18.1's per-NET channel budget (ncclTopoSearchRecNet: a NET whose
+// net.maxChannels, the XML's maxconn, is spent is skipped, and each channel
+// started at it takes one). testdata/netbudget-a100-1nic.xml is the
+// dgx-a100 preset cut to one NIC, an 800 Gb/s port on a Gen5 x32 link
+// (room for two 24 GB/s channels), with maxconn="1": two such nodes run
+// one ring channel at 2.18.1 and two at 2.18.3, and the same host with
+// its plugin's maxconn (131072) runs two at both.
+func TestNetChannelBudget18(t *testing.T) {
+	data, err := os.ReadFile("testdata/netbudget-a100-1nic.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		maxconn     string
+		p           Params
+		ring, total int
+	}{
+		{`maxconn="1"`, params2_18_1(), 1, 2},
+		{`maxconn="1"`, params2_18_3(), 2, 4},
+		{`maxconn="131072"`, params2_18_1(), 2, 4},
+	} {
+		src := strings.ReplaceAll(string(data), `maxconn="1"`, tc.maxconn)
+		s, err := LoadSystem("netbudget-a100-1nic.xml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := search(t, nTimes(s, 2), tc.p, DefaultOptions())
+		ring := r.Graphs[GraphRing]
+		if ring.NChannels != tc.ring || r.NChannels != tc.total {
+			t.Errorf("%s %s: ring %d channels (%d in all), want %d (%d)", tc.p.Release, tc.maxconn, ring.NChannels, r.NChannels, tc.ring, tc.total)
 		}
 	}
 }
