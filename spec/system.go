@@ -24,6 +24,10 @@ type System struct {
 	GraphFile []topo.Graph `json:"-"`
 	// Conf are NCCL's configuration files (same on every node).
 	Conf ConfFiles `json:"conf,omitempty"`
+	// CommConfig is the ncclConfig_t the job passes to
+	// ncclCommInitRankConfig (nil: ncclCommInitRank); the caller sets it
+	// from its request, as it parses GraphFile.
+	CommConfig *Config `json:"-"`
 }
 
 // Node is one host. Ranks are one per GPU, in GPU order, nodes in order:
