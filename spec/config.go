@@ -461,7 +461,14 @@ func configInvalid(rs *Ruleset, cfg *Config) (string, []Fact) {
 			continue
 		}
 		if v, ok := cfg.Int(n); ok && !f.valid(rs, v) {
-			return fmt.Sprintf("Invalid config %s attribute value %d", n, v), []Fact{F(n, v), F("expected", f.want)}
+			word := n
+			switch n {
+			case "CTAPolicy":
+				word = "policy" // NCCL's WARN says so
+			case "graphUsageMode":
+				return fmt.Sprintf("Invalig config graphUsageMode attribute value %d", v), []Fact{F(n, v), F("expected", f.want)} // sic
+			}
+			return fmt.Sprintf("Invalid config %s attribute value %d", word, v), []Fact{F(n, v), F("expected", f.want)}
 		}
 	}
 	return "", nil

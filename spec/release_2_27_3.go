@@ -110,7 +110,7 @@ func apply2_27_3(rs *Ruleset) {
 	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains commName, collnetEnable, CTAPolicy, shrinkShare, nvlsCTAs")
 	rs.Replace(mnnvl273, "ncclMnnvlCheck only with a user P2P level other than LOC (ncclGetUserP2pLevel), unless NCCL_MNNVL_ENABLE=1")
 	rs.Replace(profiler273, "window v4-v1; one name: a lib*.so value, else libnccl-profiler-<value>.so")
-	rs.Add(collNetEnv273, "G-ENV-PARAM-1", "NCCL_PARAM into config.collnetEnable for every communicator")
+	rs.Add(collNetEnv273, "G-ENV-CONFIG-1", "NCCL_PARAM into config.collnetEnable for every communicator")
 	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ". Using internal tuner plugin.", namesOne), "one name: a lib*.so value, else libnccl-tuner-<value>.so")
 	rs.Replace(netLib273, "comma list of plugins; each entry opened under one name chosen by its form (a path not starting with lib is never opened)")
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "per-entry probe through the 2.26 per-version adapters, one log per accepted version")

@@ -500,3 +500,23 @@ type lazyWhere struct {
 }
 
 func (w lazyWhere) String() string { return fmt.Sprintf("system %s: node %d", w.system, w.node) }
+
+// LoadGraphFile gives s the graphs of the XML NCCL_GRAPH_FILE names, as
+// every rank reads it; read reads the file (spec reads none). Unset or
+// empty: nothing.
+func (s *System) LoadGraphFile(env Env, read func(string) ([]byte, error)) error {
+	path, ok := env.Lookup("NCCL_GRAPH_FILE")
+	if !ok || path == "" {
+		return nil
+	}
+	data, err := read(path)
+	if err != nil {
+		return fmt.Errorf("NCCL_GRAPH_FILE: %v", err)
+	}
+	graphs, err := topo.ParseGraphXML(path, data)
+	if err != nil {
+		return err
+	}
+	s.GraphFile = graphs
+	return nil
+}
