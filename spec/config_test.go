@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -195,3 +196,61 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestConfigAsVariable: a config field the gates read, with its variable
+// unset, builds the communicator its variable would (comm->config is one
+// value whichever way it was set).
+func TestConfigAsVariable(t *testing.T) {
+	for _, tc := range []struct {
+		v          Version
+		nodes      int
+		cfg, name  string
+		value      string
+		sharp      bool
+		extraField string // set in both (maxCTAs for minCTAs)
+	}{
+		{V2_28_9, 1, "maxCTAs=6", "NCCL_MAX_CTAS", "6", false, ""},
+		{V2_28_9, 1, "minCTAs=30,maxCTAs=30", "NCCL_MIN_CTAS", "30", false, "NCCL_MAX_CTAS=30"},
+		{V2_28_9, 1, "nvlsCTAs=4", "NCCL_NVLS_NCHANNELS", "4", false, ""},
+		{V2_30_7, 8, "maxP2pPeers=16", "NCCL_P2P_MAX_PEERS", "16", false, ""},
+		{V2_30_7, 8, "nChannelsPerNetPeer=8", "NCCL_NCHANNELS_PER_NET_PEER", "8", false, ""},
+		{V2_28_9, 2, "collnetEnable=1", "NCCL_COLLNET_ENABLE", "1", true, ""},
+		{V2_28_9, 2, "netName=Socket", "NCCL_NET", "Socket", false, ""},
+		{V2_28_9, 1, "CTAPolicy=2", "NCCL_CTA_POLICY", "2", false, ""},
+		{V2_30_7, 1, "CTAPolicy=1", "NCCL_CTA_POLICY", "EFFICIENCY", false, ""},
+	} {
+		t.Run(tc.v.String()+" "+tc.cfg, func(t *testing.T) {
+			fromCfg, err := initConfig(t, tc.v, "dgx-h100", tc.nodes, tc.sharp, tc.cfg, nil)
+			if err != nil || fromCfg.Err != nil {
+				t.Fatal(err, fromCfg.Err)
+			}
+			env := Env{tc.name: tc.value}
+			if tc.extraField != "" {
+				k, v, _ := strings.Cut(tc.extraField, "=")
+				env[k] = v
+			}
+			fromEnv, err := initConfig(t, tc.v, "dgx-h100", tc.nodes, tc.sharp, "", env)
+			if err != nil || fromEnv.Err != nil {
+				t.Fatal(err, fromEnv.Err)
+			}
+			shape := func(c *Comm) string {
+				in := c.Model.In
+				return strings.Join([]string{c.Net, c.Topo.Summary, strings.TrimSpace(strings.Repeat("collnet ", b2i(c.CollNetSupport))),
+					strings.Repeat("zero ", b2i(in.CTAPolicyZero)) + strings.Repeat("eff ", b2i(in.CTAPolicyEfficiency)),
+					itoa(c.NChannels), itoa(c.NVLSChannels), itoa(c.Topo.P2PNChannelsPerPeer), itoa(in.MinCTAs), itoa(in.MaxCTAs)}, "|")
+			}
+			if a, b := shape(fromCfg), shape(fromEnv); a != b {
+				t.Errorf("config %s: %s\nvariable %s=%s: %s", tc.cfg, a, tc.name, tc.value, b)
+			}
+		})
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
