@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -309,12 +310,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("expected an object of ncclConfig_t fields: %v", err)
 	}
 	*c = Config{}
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
 		f, ok := fieldOf(name)
 		if !ok {
 			return unknownField(name)
