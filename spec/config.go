@@ -60,8 +60,9 @@ var configFields = []configField{
 	}},
 	{name: "CTAPolicy", env: "NCCL_CTA_POLICY", model: true, valid: func(rs *Ruleset, v int) bool { return v >= 0 && v <= ctaPolicyMaxOf(rs) },
 		want: "a policy the release has", envWins: func(rs *Ruleset, env Env, name string) bool {
-			if rs.Tuning.CTAPolicyMask { // getEnvCtaPolicyOnce: any set value
-				return envSet(rs, env, name)
+			if rs.Tuning.CTAPolicyMask {
+				v, ok := env.Lookup(name)
+				return ok && ctaPolicyEnvSet(v)
 			}
 			return paramSet(rs, env, name)
 		}},
@@ -122,6 +123,24 @@ func ctaEnvWins(rs *Ruleset, env Env, name string) bool {
 		return paramIn(1, maxInt)(rs, env, name)
 	}
 	return paramSet(rs, env, name)
+}
+
+// ctaPolicyEnvSet: getEnvCtaPolicyOnce (2.29.2+) sets a policy from v: a
+// leading digit 0, 1 or 2, or at least one known name among those joined
+// by '|'; anything else ("3", "", unknown names) leaves it unset and the
+// config's CTAPolicy stands.
+// Ref: v2.30.7-1 src/init.cc getEnvCtaPolicyOnce
+func ctaPolicyEnvSet(v string) bool {
+	if v != "" && v[0] >= '0' && v[0] <= '9' {
+		return v[0] <= '2'
+	}
+	for _, tok := range strings.Split(v, "|") {
+		switch strings.ToUpper(tok) {
+		case "DEFAULT", "EFFICIENCY", "ZERO":
+			return true
+		}
+	}
+	return false
 }
 
 func ctaPolicyMaxOf(rs *Ruleset) int {

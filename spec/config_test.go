@@ -87,6 +87,9 @@ func TestConfigDecides(t *testing.T) {
 		{name: "CTAPolicy=2 refused at 2.27.7", v: V2_27_7, preset: "dgx-h100", nodes: 1, cfg: "CTAPolicy=2", ncclEr: "Invalid config policy attribute value 2"},
 		{name: "CTAPolicy=3 keeps ZERO at 2.29.2", v: V2_29_2, preset: "dgx-h100", nodes: 1, cfg: "CTAPolicy=3", got: zero, want: 1},
 		{name: "NCCL_CTA_POLICY wins over CTAPolicy", v: V2_29_2, preset: "dgx-h100", nodes: 1, cfg: "CTAPolicy=2", env: Env{"NCCL_CTA_POLICY": "EFFICIENCY"}, got: zero, want: 2},
+		{name: "NCCL_CTA_POLICY=3 sets no policy from 2.29.2: config kept", v: V2_30_7, preset: "dgx-h100", nodes: 1, cfg: "CTAPolicy=2", env: Env{"NCCL_CTA_POLICY": "3"}, got: zero, want: 1},
+		{name: "NCCL_CTA_POLICY=bogus sets no policy: config kept", v: V2_30_7, preset: "dgx-h100", nodes: 1, cfg: "CTAPolicy=1", env: Env{"NCCL_CTA_POLICY": "bogus"}, got: zero, want: 2},
+		{name: "NCCL_CTA_POLICY=3 overrides before 2.29.2 (then DEFAULT)", v: V2_28_9, preset: "dgx-h100", nodes: 1, cfg: "CTAPolicy=2", env: Env{"NCCL_CTA_POLICY": "3"}, got: zero, want: 0},
 
 		{name: "no config: CollNet off", v: V2_28_9, preset: "dgx-h100", nodes: 2, sharp: true, got: collnet, want: 0},
 		{name: "collnetEnable=1", v: V2_28_9, preset: "dgx-h100", nodes: 2, sharp: true, cfg: "collnetEnable=1", got: collnet, want: 1},
