@@ -417,7 +417,8 @@ func configRule(ref Ref) *Rule {
 		init: func(r *initRun) {
 			cfg := r.comm.System.CommConfig
 			if cfg.Len() == 0 {
-				return // ncclCommInitRank: no verdict, the trace is as before
+				r.emit(Verdict{Outcome: Info, Why: "no ncclConfig_t (ncclCommInitRank): every field from its variable or NCCL's default"})
+				return
 			}
 			if msg, facts := configInvalid(r.rs, cfg); msg != "" {
 				r.fail(InvalidArgument, msg)
