@@ -56,8 +56,12 @@ type TextOptions struct {
 // releases side by side.
 func WriteText(w io.Writer, sys *spec.System, env spec.Env, op spec.Op, runs []Walk, o TextOptions) error {
 	width := o.Width
-	fmt.Fprintln(w, texttable.Wrap(fmt.Sprintf("%s %s (%d × %s, %s, root %d) on %s (%d node(s), %d rank(s)); env: %s", op.Func, spec.FormatBytes(op.Bytes()),
-		op.Count, op.DataType, op.RedOp.Short(), op.Root, sys.Name, sys.NNodes(), sys.NRanks(), env.Line()), width, "  "))
+	cfg := ""
+	if sys.CommConfig.Len() > 0 {
+		cfg = "; config: " + sys.CommConfig.String()
+	}
+	fmt.Fprintln(w, texttable.Wrap(fmt.Sprintf("%s %s (%d × %s, %s, root %d) on %s (%d node(s), %d rank(s)); env: %s%s", op.Func, spec.FormatBytes(op.Bytes()),
+		op.Count, op.DataType, op.RedOp.Short(), op.Root, sys.Name, sys.NNodes(), sys.NRanks(), env.Line(), cfg), width, "  "))
 	for _, r := range runs {
 		WriteSummary(w, spec.Summarize(r.Decision, r.Trace, r.env), width)
 		WriteTunerEffect(w, r.Tuner, r.Decision)

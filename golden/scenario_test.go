@@ -42,8 +42,9 @@ var expectSeen = map[spec.RuleID]bool{}
 //	log     (same arguments): the predicted NCCL log lines
 //
 // The input holds NAME=VALUE environment lines, "lib {json}" lines
-// adding a plugin library to every node, and a "nics [json]" line
-// replacing every node's NICs.
+// adding a plugin library to every node, a "nics [json]" line replacing
+// every node's NICs, and a "config name=value,..." line: the
+// communicator's ncclConfig_t.
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, filepath.Join("testdata", "scenarios"), func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
@@ -98,6 +99,12 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 			for i := range sys.Nodes {
 				sys.Nodes[i].NICs = slices.Clone(nics)
 			}
+		case strings.HasPrefix(line, "config "):
+			c, err := spec.ParseConfig(line[len("config "):])
+			if err != nil {
+				d.Fatalf(t, "config: %v", err)
+			}
+			sys.CommConfig = c
 		case strings.HasPrefix(line, "lib "):
 			var l spec.Library
 			if err := json.Unmarshal([]byte(line[4:]), &l); err != nil {
@@ -137,6 +144,10 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 	outs := make([]string, len(releases))
 	traces := make([]spec.Trace, len(releases))
 	for i, v := range releases {
+		if err := spec.MustLoad(v).CheckConfig(sys.CommConfig); err != nil {
+			outs[i] = "error: " + err.Error() + "\n"
+			continue
+		}
 		comm, err := topoCache.Init(spec.MustLoad(v), sys, env)
 		if err != nil {
 			d.Fatalf(t, "%v", err)

@@ -59,7 +59,10 @@ type Request struct {
 	Plugins []spec.Library `json:"plugins,omitempty"`
 	// Env are NCCL_* variables; a value may be "" (set but empty).
 	Env map[string]string `json:"env,omitempty"`
-	Op  *OpRequest        `json:"op"`
+	// Config is the communicator's ncclConfig_t (ncclCommInitRankConfig):
+	// NCCL's field names, a number or (netName, commName) a string each.
+	Config json.RawMessage `json:"config,omitempty"`
+	Op     *OpRequest      `json:"op"`
 	// Group lists the operations of one ncclGroupStart/End in call order
 	// (instead of Op); Launch is "stream" (default) or "graph" (captured
 	// into a CUDA graph).
@@ -316,6 +319,12 @@ func (o *Oracle) prepare(req *Request) (*spec.System, spec.Env, string, error) {
 	if err := o.checkMemory(sys.NRanks(), 1); err != nil {
 		return nil, nil, "system", err
 	}
+	if len(req.Config) > 0 {
+		sys.CommConfig = &spec.Config{}
+		if err := json.Unmarshal(req.Config, sys.CommConfig); err != nil {
+			return nil, nil, "config", err
+		}
+	}
 	if path, ok := env.Lookup("NCCL_GRAPH_FILE"); ok && path != "" {
 		if o.readFile == nil {
 			return nil, nil, "env.NCCL_GRAPH_FILE", fmt.Errorf("this oracle reads no files: give the system inline, or ask the operator for --allow-dir")
@@ -334,6 +343,9 @@ func (o *Oracle) prepare(req *Request) (*spec.System, spec.Env, string, error) {
 // build makes the communicator of a request.
 func (o *Oracle) build(rs *spec.Ruleset, req *Request) *commEntry {
 	sys, env, field, err := o.prepare(req)
+	if err == nil {
+		field, err = "config", rs.CheckConfig(sys.CommConfig)
+	}
 	if err != nil {
 		return &commEntry{field: field, err: err, beforeOp: true}
 	}
@@ -376,6 +388,8 @@ func commKey(v spec.Version, req *Request) string {
 		}
 		b.Write(p)
 	}
+	b.WriteByte(0)
+	b.Write(req.Config)
 	keys := make([]string, 0, len(req.Env))
 	for k := range req.Env {
 		keys = append(keys, k)
@@ -682,6 +696,9 @@ func (o *Oracle) answerTuned(rs *spec.Ruleset, req *Request) *Answer {
 		return invalid(req.ID, "tuner", "this oracle loads no tuner plugins: start it with --tuner-dir DIR")
 	}
 	sys, env, field, err := o.prepare(req)
+	if err == nil {
+		field, err = "config", rs.CheckConfig(sys.CommConfig)
+	}
 	if err != nil {
 		return refuse(req.ID, field, err)
 	}

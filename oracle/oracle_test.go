@@ -60,6 +60,9 @@ func TestInvalidNamesTheField(t *testing.T) {
 		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allgather","bytes":4,"buffers":"window","alloc":"cudamalloc"}]}`: "group[0].alloc",
 		`{"nccl":"2.28.9","system":"h200x2","launch":"eager","op":{"coll":"allreduce","bytes":4}}`:                             "launch",
 		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4},"group":[{"coll":"allreduce","bytes":4}]}`:     "group",
+		`{"nccl":"2.28.9","system":"h200x2","config":{"maxPeers":4},"op":{"coll":"allreduce","bytes":4}}`:                      "config",
+		`{"nccl":"2.28.9","system":"h200x2","config":{"maxCTAs":"4"},"op":{"coll":"allreduce","bytes":4}}`:                     "config",
+		`{"nccl":"2.28.9","system":"h200x2","config":{"maxP2pPeers":4},"op":{"coll":"allreduce","bytes":4}}`:                   "config",
 	}
 	for in, field := range cases {
 		m := decode(t, o.HandleLine([]byte(in)))
@@ -162,6 +165,31 @@ func TestTopologyXMLSystem(t *testing.T) {
 // SendRecv and AllToAll answer with NCCL's p2p path: no algorithm or
 // protocol, the communicator's p2p channels (the 2 × H200 logs "32 p2p
 // channels, 32 p2p channels per peer").
+// TestOracleConfig: the request's ncclConfig_t changes the communicator
+// (maxCTAs=2 leaves 2 channels), a variable set wins over it, NCCL's
+// refusal of a config is an "error" answer, and requests differing only
+// in their config never share a communicator.
+func TestOracleConfig(t *testing.T) {
+	o := New(nil)
+	ask := func(extra string) *Answer {
+		a, _, _, _ := o.answer([]byte(`{"nccl":"2.28.9","system":"h200x2",` + extra + `"op":{"coll":"allreduce","bytes":"1MiB"}}`))
+		return a
+	}
+	for _, tc := range []struct {
+		extra string
+		want  int
+	}{
+		{``, 24}, {`"config":{"maxCTAs":2},`, 2}, {`"config":{"maxCTAs":2},"env":{"NCCL_MAX_CTAS":"4"},`, 4}, {``, 24}, {`"config":{"maxCTAs":2},`, 2},
+	} {
+		if a := ask(tc.extra); a.Status != "ok" || a.NChannels == nil || *a.NChannels != tc.want {
+			t.Errorf("%s: %s, %v channels, want %d", tc.extra, a.Status, a.NChannels, tc.want)
+		}
+	}
+	if a := ask(`"config":{"minCTAs":2},`); a.Status != "error" || a.Error == nil || a.Error.Message != "Invalid config min/max channels attribute value 2/-2147483648" {
+		t.Errorf("minCTAs alone: %+v", a)
+	}
+}
+
 func TestOracleP2P(t *testing.T) {
 	o := New(nil)
 	for _, coll := range []string{"sendrecv", "alltoall"} {

@@ -70,7 +70,11 @@ var collNetEnv28 = &Rule{
 			return
 		}
 		n := strtolInt(v)
-		collNetEnableValue(r, v, int64(n), facts, []string{fmt.Sprintf("NCCL_COLLNET_ENABLE set by environment to %d.", n)})
+		var logs []string
+		if !r.fromConfig["NCCL_COLLNET_ENABLE"] { // config.collnetEnable: no line
+			logs = []string{fmt.Sprintf("NCCL_COLLNET_ENABLE set by environment to %d.", n)}
+		}
+		collNetEnableValue(r, v, int64(n), facts, logs)
 	},
 }
 

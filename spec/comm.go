@@ -150,8 +150,11 @@ type initRun struct {
 	// hostOf[i] is the topology host (spec/topo Search input) of node i.
 	hostOf []int
 	cache  *Cache
-	out    []Verdict  // verdicts emitted by the rule being evaluated
-	cs     *cellState // the model's cell eligibility
+	out    []Verdict // verdicts emitted by the rule being evaluated
+	// fromConfig names the variables G-ENV-CONFIG-1 wrote from the
+	// communicator config (NCCL prints no "set by environment" for them).
+	fromConfig map[string]bool
+	cs         *cellState // the model's cell eligibility
 }
 
 // nodeState is what the per-node rules compute for one (kind of) node.
@@ -235,6 +238,9 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		return nil, err
 	}
 	if err := CheckSizeEnv(rs, env); err != nil {
+		return nil, err
+	}
+	if err := rs.CheckConfig(sys.CommConfig); err != nil {
 		return nil, err
 	}
 	c := &Comm{

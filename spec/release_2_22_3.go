@@ -103,6 +103,8 @@ func consts2_22_3(rs *Ruleset) {
 		// (calcCollChunking) size the NVLS chunks
 		NVLSChunkSizeEnv:        true,
 		NVLSTreeMaxChunkSizeEnv: true,
+		// src/nccl.h.in ncclConfig_t (the same struct from 2.17)
+		ConfigFields: configFieldsThrough("splitShare"),
 		IntParams: map[string]int64{
 			"NCCL_NVLS_ENABLE":            2,
 			"NCCL_NVLS_NCHANNELS":         16,
@@ -123,6 +125,7 @@ func consts2_22_3(rs *Ruleset) {
 func base2_22_3(rs *Ruleset) {
 	for _, r := range []*Rule{
 		envSource22, intParamRule(Ref{Tag: "v2.22.3-1", File: "src/misc/param.cc", Func: "ncclLoadParam"}),
+		configRule(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "parseCommConfig, envConfigOverride"}),
 		netLib22, netLibNone22, netABI22, collNetABI22,
 		collNetEntryPoints(Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclCollNet_v7_as_v8_init"}, 8),
 		netState22, ib22, socket22, netChoose22, netDevVersion, collNetAttach,

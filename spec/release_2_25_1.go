@@ -36,6 +36,7 @@ var release2_25_1 = Release{
 func consts2_25_1(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag251, File: file, Func: fn} }
 	rs.SetConst("MaxChannels", 64, ref("src/include/device.h", "MAXCHANNELS"))
+	rs.SetConst("ConfigCTAEnvPositive", true, ref("src/init.cc", "envConfigOverride"))
 	rs.SetConst("NVLSChannelsSM100", 32, ref("src/transport/nvls.cc", "ncclNvlsInit"))
 	rs.SetConst("NVLSChannelsSM100Multi", 32, ref("src/transport/nvls.cc", "ncclNvlsInit"))
 	rs.SetConst("MaxNVLSArity", 32, ref("src/graph/search.cc", "ncclTopoCompute"))
@@ -71,6 +72,7 @@ const mnnvl251Doc = `Checked when there is more than one node and NCCL_MNNVL_ENA
 func apply2_25_1(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag251, File: file, Func: fn} }
 	rs.Replace(mnnvlRule(ref("src/mnnvl.cc", "ncclMnnvlCheck"), mnnvl251Doc, false), "ncclMnnvlCheck: also with NCCL_MNNVL_ENABLE=1 on one node")
+	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "NCCL_MIN_CTAS/NCCL_MAX_CTAS override the config only when positive")
 	rs.Replace(nvlsEarly251, "GPU count ≤ 2, no MNNVL clique form")
 	rs.Replace(nvlsChan.withRef(ref("src/transport/nvls.cc", "ncclNvlsInit")), "per-architecture default: sm90 16, sm100 32")
 	rs.Replace(collNetGraph(ref("src/graph/search.cc", "ncclTopoCompute"), func(n int) int { return min(8, n) }), "CollNetDirect ≤ min(8, #GPUs)")

@@ -31,6 +31,7 @@ func consts2_26_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
 	rs.SetConst("NetNameAtLoad", true, ref("src/plugin/net/net_v8.cc", "getNcclNet_v8"))
+	rs.SetConst("ConfigFields", configFieldsThrough("trafficClass"), ref("src/nccl.h.in", "ncclConfig_t"))
 	rs.SetConst("ProfilerABI", []int{3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetParamDefault("NCCL_NET_GDR_C2C", 0, ref("src/graph/paths.cc", "NetGdrC2c"))
 }
@@ -46,6 +47,7 @@ func tuningApply2_26_2(t *Tuning) ([]TuningChange, error) {
 func apply2_26_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }
 	rs.Replace(ruleAt(tunerABI24, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ""), "per-version shims print the same lines")
+	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains trafficClass")
 	rs.Replace(ruleAt(patRule, ref("src/graph/tuning.cc", "ncclPatEnable"), ""), "no PAT below compute capability 6.0 (CUDA atomics)")
 	rs.Replace(profiler26, "common loader (value, then libnccl-profiler-<value>.so), window v3-v1, per-version shims")
 	rs.Replace(tunerLib28(ref("src/plugin/plugin_open.cc", "openPluginLib"), tunerLibOpts{form: namesBoth, fallback: "Using internal tuner plugin."}), "common loader: the value, then libnccl-tuner-<value>.so; none is a name like any other, after which the net plugin's library is still searched")

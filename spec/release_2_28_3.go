@@ -87,6 +87,7 @@ var profiler28 = profilerPlugin(Ref{Tag: tag283, File: "src/plugin/profiler.cc",
 func consts2_28_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{11, 10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
+	rs.SetConst("ConfigFields", configFieldsThrough("nvlinkCentricSched"), ref("src/nccl.h.in", "ncclConfig_t"))
 	rs.SetConst("TunerABI", []int{5, 4, 3, 2}, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"))
 	rs.SetConst("ProfilerABI", []int{5, 4, 3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetConst("P2PChannelBaseReversed", true, ref("src/include/channel.h", "ncclP2pChannelBaseForRound"))
@@ -152,6 +153,7 @@ func apply2_28_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
 	rs.Replace(topoRule(ref("src/init.cc", "initTransportsRank")), "new tag")
 	rs.Replace(envSource23, "new tag")
+	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains nChannelsPerNetPeer, nvlinkCentricSched; CTAPolicy up to ZERO")
 	rs.Replace(intParamRule(ref("src/misc/param.cc", "ncclLoadParam")), "same parse; file unchanged, new tag")
 	rs.Replace(collNetEnv28, "new tag")
 	rs.Replace(netLib28, `"none" names no plugin`)

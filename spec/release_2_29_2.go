@@ -77,11 +77,14 @@ const nvlsBindHard29 = "Failed to bind NVLink SHARP (NVLS) Multicast memory of s
 
 func consts2_29_2(rs *Ruleset) {
 	rs.SetConst("ProfilerABI", []int{6, 5, 4, 3, 2, 1}, Ref{Tag: tag2292, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"})
+	rs.SetConst("ConfigFields", configFieldsThrough("numRmaCtx"), Ref{Tag: tag2292, File: "src/nccl.h.in", Func: "ncclConfig_t"})
+	rs.SetConst("ConfigRmaCtxEnvMin", 1, Ref{Tag: tag2292, File: "src/init.cc", Func: "envConfigOverride"})
 }
 
 func apply2_29_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2292, File: file, Func: fn} }
 	rs.Replace(graphSearch.withRef(ref("src/graph/search.cc", "ncclTopoCompute")), "sm80 inter-node type may reach SYS again; the simple-order fallback picks real NETs (2.29.2)")
+	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains graphUsageMode, numRmaCtx; CTAPolicy a mask")
 	rs.Replace(nvlsSetupText(ref("src/transport/nvls.cc", "nvlsAllocateMem"), false, nvlsBindHard29), "a multicast bind failure fails init again whatever NCCL_NVLS_ENABLE (2.29.2)")
 	rs.Replace(sideRule29, "copy-engine AllGather on Blackwell above NCCL_SYM_CE_THRESHOLD; CTA policy tested as a bit (2.29.2)")
 	rs.Replace(ctaPolicyRule29, "NCCL_CTA_POLICY bit mask, EFFICIENCY bit (2.29.2)")

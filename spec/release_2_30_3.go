@@ -23,6 +23,7 @@ var release2_30_3 = Release{
 
 func consts2_30_3(rs *Ruleset) {
 	rs.SetConst("NetABI", []int{12, 11, 10, 9, 8, 7, 6}, Ref{Tag: tag2303, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"})
+	rs.SetConst("ConfigFields", configFieldsThrough("maxP2pPeers"), Ref{Tag: tag2303, File: "src/nccl.h.in", Func: "ncclConfig_t"})
 	rs.SetConst("TunerABI", []int{6, 5, 4, 3, 2}, Ref{Tag: tag2303, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"})
 	rs.SetConst("GinABI", []int{13, 12, 11}, Ref{Tag: tag2303, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
 	rs.SetConst("RmaABI", []int{13}, Ref{Tag: tag2303, File: "src/plugin/gin/gin_v13.cc", Func: "getNcclRma_v13"})
@@ -62,6 +63,7 @@ var mnnvl30 = mnnvlRuleCrossClique(Ref{Tag: tag2303, File: "src/mnnvl.cc", Func:
 func apply2_30_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2303, File: file, Func: fn} }
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
+	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains maxP2pPeers")
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
 	rs.Replace(tunerABI30, "window v6-v2 (2.30.3)")
 	rs.Replace(profiler30, "a profiler whose init fails is unloaded (2.30.3)")

@@ -27,6 +27,8 @@ var release2_30_7 = Release{
 
 func consts2_30_7(rs *Ruleset) {
 	rs.SetConst("EnvABI", []int{2, 1}, Ref{Tag: tag2307, File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"})
+	rs.SetConst("ConfigFields", configFieldsThrough("graphStreamOrdering"), Ref{Tag: tag2307, File: "src/nccl.h.in", Func: "ncclConfig_t"})
+	rs.SetConst("ConfigRmaCtxEnvMin", 0, Ref{Tag: tag2307, File: "src/init.cc", Func: "envConfigOverride"})
 	rs.SetConst("GinABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
 	rs.SetConst("RmaABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/rma.cc", Func: "ncclRmaPluginLoad"})
 }
@@ -96,6 +98,7 @@ func lastRanksShareNvml(sys *System) (int, bool) {
 func apply2_30_7(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2307, File: file, Func: fn} }
 	rs.Replace(envPlugin.withRef(ref("src/plugin/env.cc", "ncclEnvPluginLoad")), "ncclEnvPlugin_v2, then v1 (2.30.7)")
+	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains graphStreamOrdering; NCCL_NUM_RMA_CTX=0 overrides")
 	rs.Replace(nvlsEarly307, "ranks sharing a GPU turn NVLS off (2.30.7)")
 	rs.Replace(gin307, "window v14, v13; GIN/Plugin lines (2.30.7)")
 	rs.Replace(rma307, "the RMA plugin's own loader: NCCL_RMA_PLUGIN, libnccl-rma.so, then the net plugin's library (2.30.7)")

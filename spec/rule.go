@@ -164,6 +164,16 @@ type Consts struct {
 	// IntParams are the compiled defaults of the integer NCCL_PARAMs the
 	// gates read, by variable name.
 	IntParams map[string]int64
+	// ConfigFields are the ncclConfig_t fields the release's nccl.h
+	// declares, in the struct's order (G-ENV-CONFIG-1).
+	ConfigFields []string
+	// ConfigCTAEnvPositive: envConfigOverride lets NCCL_MIN_CTAS and
+	// NCCL_MAX_CTAS override the config only when positive (2.25.1+);
+	// before, any value set overrides it.
+	ConfigCTAEnvPositive bool
+	// ConfigRmaCtxEnvMin is the least NCCL_NUM_RMA_CTX that overrides
+	// config.numRmaCtx (1 from 2.29.2, 0 from 2.30.7).
+	ConfigRmaCtxEnvMin int
 
 	// The schedule facts no gate reads; algos builds its schedules from
 	// them (algos.Params).

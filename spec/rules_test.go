@@ -49,6 +49,16 @@ func withLib(l Library) func(*System) {
 	}
 }
 
+func withConfig(s string) func(*System) {
+	return func(sys *System) {
+		c, err := ParseConfig(s)
+		if err != nil {
+			panic(err)
+		}
+		sys.CommConfig = c
+	}
+}
+
 func noSHARPOnNode(n int) func(*System) {
 	return func(s *System) {
 		var keep []Library
@@ -86,6 +96,11 @@ var ruleCases = []ruleCase{
 	{name: "hex integer", rule: "G-ENV-PARAM-1", releases: all, preset: "v100x4", env: Env{"NCCL_NVLS_ENABLE": "0x0"}, want: Pass, logHas: "NCCL_NVLS_ENABLE set by environment to 0."},
 	{name: "overflowing integer", rule: "G-ENV-PARAM-1", releases: all, preset: "v100x4", env: Env{"NCCL_NVLS_ENABLE": "99999999999999999999"}, want: Fail,
 		logHas: "Invalid value 99999999999999999999 for NCCL_NVLS_ENABLE, using default 2."},
+	{name: "config kept", rule: "G-ENV-CONFIG-1", releases: all, preset: "v100x4", mutate: withConfig("maxCTAs=4"), want: Pass, whyHas: "config maxCTAs kept"},
+	{name: "config overridden", rule: "G-ENV-CONFIG-1", releases: all, preset: "v100x4", mutate: withConfig("maxCTAs=4"),
+		env: Env{"NCCL_MAX_CTAS": "8"}, want: Pass, whyHas: "the environment overrides maxCTAs"},
+	{name: "config minCTAs alone", rule: "G-ENV-CONFIG-1", releases: all, preset: "v100x4", mutate: withConfig("minCTAs=2"), want: Fail,
+		logHas: "Invalid config min/max channels attribute value 2/-2147483648"},
 
 	// Layer 1: library discovery.
 	{name: "profiler plugin accepted", rule: "G-PROF-1", releases: r28, preset: "v100x4",

@@ -24,6 +24,10 @@ type System struct {
 	GraphFile []topo.Graph `json:"-"`
 	// Conf are NCCL's configuration files (same on every node).
 	Conf ConfFiles `json:"conf,omitempty"`
+	// CommConfig is the ncclConfig_t the job passes to
+	// ncclCommInitRankConfig (nil: ncclCommInitRank); the caller sets it
+	// from its request, as it parses GraphFile.
+	CommConfig *Config `json:"-"`
 }
 
 // Node is one host. Ranks are one per GPU, in GPU order, nodes in order:
@@ -538,4 +542,24 @@ func mloPartPaired(gpus []GPU, j int) bool {
 			gpus[a].MLOPart != nil && *gpus[a].MLOPart == 0 && gpus[b].MLOPart != nil && *gpus[b].MLOPart == 1
 	}
 	return pair(j, j+1) || pair(j-1, j)
+}
+
+// LoadGraphFile gives s the graphs of the XML NCCL_GRAPH_FILE names, as
+// every rank reads it; read reads the file (spec reads none). Unset or
+// empty: nothing.
+func (s *System) LoadGraphFile(env Env, read func(string) ([]byte, error)) error {
+	path, ok := env.Lookup("NCCL_GRAPH_FILE")
+	if !ok || path == "" {
+		return nil
+	}
+	data, err := read(path)
+	if err != nil {
+		return fmt.Errorf("NCCL_GRAPH_FILE: %v", err)
+	}
+	graphs, err := topo.ParseGraphXML(path, data)
+	if err != nil {
+		return err
+	}
+	s.GraphFile = graphs
+	return nil
 }

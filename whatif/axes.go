@@ -19,6 +19,8 @@ type Axes struct {
 	Env, EnvSets []string
 	Colls, Sizes string
 	DType, RedOp string
+	// Config is the communicator config, name=value items (spec.ParseConfig).
+	Config string
 	// FromFile says the sweep came from a file, whose collectives the
 	// default --coll does not replace.
 	FromFile bool
@@ -27,6 +29,13 @@ type Axes struct {
 // Apply adds the axes to sw (a sweep file's, or empty) and fills the
 // defaults: release 2.28.9, sizes 4KiB to 16GiB by 4.
 func (a Axes) Apply(sw *Sweep) error {
+	if a.Config != "" {
+		c, err := spec.ParseConfig(a.Config)
+		if err != nil {
+			return fmt.Errorf("--config: %v", err)
+		}
+		sw.Config = c
+	}
 	sw.NCCL = append(sw.NCCL, a.NCCL...)
 	if len(sw.NCCL) == 0 {
 		sw.NCCL = []string{spec.DefaultRelease.String()}

@@ -40,6 +40,9 @@ type Sweep struct {
 	Sizes SizeAxis `json:"sizes"`
 	DType string   `json:"dtype,omitempty"` // default float32
 	RedOp string   `json:"redop,omitempty"` // default sum
+	// Config is the communicator's ncclConfig_t at every point (NCCL's
+	// field names); nil: ncclCommInitRank.
+	Config *spec.Config `json:"config,omitempty"`
 }
 
 // SystemAxis varies one preset.
@@ -193,9 +196,15 @@ func Expand(sw Sweep) ([]Point, error) {
 		return nil, fmt.Errorf("sweep: %d points: more than %d; narrow a range", total, MaxPoints)
 	}
 	pts := make([]Point, 0, total)
+	for _, m := range machines {
+		m.Sys.CommConfig = sw.Config // each Expand builds its own machines
+	}
 	for _, v := range rels {
 		if dt.IsFP8() && !spec.MustLoad(v).Consts.HasFP8 {
 			return nil, fmt.Errorf("sweep: dtype %s does not exist in NCCL %s", dt, v)
+		}
+		if err := spec.MustLoad(v).CheckConfig(sw.Config); err != nil {
+			return nil, fmt.Errorf("sweep: %v", err)
 		}
 		for _, m := range machines {
 			n := m.Sys.NRanks()

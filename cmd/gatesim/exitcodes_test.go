@@ -58,6 +58,17 @@ func TestExitCodes(t *testing.T) {
 		{"sim unknown collective", []string{"sim", "--system", "v100x4", "--coll", "gather"}, exitBadInput},
 		{"whatif unknown collective", []string{"whatif", "--system", "v100x4", "--coll", "gather"}, exitBadInput},
 		{"group missing file", []string{"group", filepath.Join(dir, "none.txt")}, exitBadInput},
+		// the communicator config: a field NCCL refuses is NCCL's no; an
+		// unknown field, a wrong type or a field the release lacks is bad input
+		{"explain config refused by NCCL", []string{"explain", "--system", "v100x4", "--config", "minCTAs=2"}, exitNo},
+		{"explain config ok", []string{"explain", "--system", "v100x4", "--config", "maxCTAs=2,minCTAs=2"}, exitOK},
+		{"explain config unknown field", []string{"explain", "--system", "v100x4", "--config", "maxPeers=4"}, exitBadInput},
+		{"explain config wrong type", []string{"explain", "--system", "v100x4", "--config", "maxCTAs=IB"}, exitBadInput},
+		{"explain config field after the release", []string{"explain", "--nccl", "2.29.7", "--system", "v100x4", "--config", "maxP2pPeers=4"}, exitBadInput},
+		{"sim config field after the release", []string{"sim", "--nccl", "2.29.7", "--system", "v100x4", "--config", "maxP2pPeers=4"}, exitBadInput},
+		{"table config unknown field", []string{"table", "--system", "v100x4", "--config", "maxPeers=4"}, exitBadInput},
+		{"whatif config field after the release", []string{"whatif", "--nccl", "2.29.7", "--system", "v100x4", "--sizes", "1MiB", "--no-sim", "--config", "maxP2pPeers=4"}, exitBadInput},
+		{"whatif config unknown field", []string{"whatif", "--system", "v100x4", "--sizes", "1MiB", "--no-sim", "--config", "maxPeers=4"}, exitBadInput},
 		{"diagnose missing file", []string{"diagnose", filepath.Join(dir, "none.log")}, exitBadInput},
 		{"topo unknown preset", []string{"topo", "search", "--preset", "dgx-z"}, exitBadInput},
 		{"hw check missing folder", []string{"hw", "check", "--from", filepath.Join(dir, "none")}, exitBadInput},

@@ -42,6 +42,7 @@ Exit 1 when NCCL returns an error (for any release listed).`,
 	c.Flags().StringVar(&o.nccl, "nccl", spec.DefaultRelease.String(), "NCCL release(s), comma separated")
 	o.sys.add(c)
 	o.env.add(c)
+	o.env.addConfig(c)
 	o.op.add(c)
 	c.Flags().BoolVar(&o.json, "json", false, "JSON output")
 	c.Flags().BoolVar(&o.full, "full", false, "after the summary, print the whole gate table (as wide as the terminal, $COLUMNS)")

@@ -82,5 +82,6 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 	c.Flags().BoolVar(&cudagraph, "cudagraph", false, "every launch is captured into a CUDA graph")
 	sysf.add(c)
 	envf.add(c)
+	envf.addConfig(c)
 	return c
 }

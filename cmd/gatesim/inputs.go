@@ -6,7 +6,6 @@ import (
 
 	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
-	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/spf13/cobra"
 )
 
@@ -95,8 +94,18 @@ func (f *opFlags) build() (spec.Op, error) {
 	return op, nil
 }
 
-// envFlags are --env NAME=VALUE assignments.
-type envFlags struct{ list []string }
+// envFlags are --env NAME=VALUE assignments and, where added, --config.
+type envFlags struct {
+	list   []string
+	config string
+}
+
+// configUsage is --config's help everywhere.
+const configUsage = "the communicator's ncclConfig_t: name=value,... in NCCL's field names (maxCTAs=4,netName=IB); a variable set wins as envConfigOverride lets it"
+
+func (f *envFlags) addConfig(c *cobra.Command) {
+	c.Flags().StringVar(&f.config, "config", "", configUsage)
+}
 
 func (f *envFlags) add(c *cobra.Command) {
 	c.Flags().StringArrayVar(&f.list, "env", nil, "NCCL_* assignment NAME=VALUE; repeatable (NAME= sets it empty)")
@@ -118,25 +127,6 @@ func readInput(path string) ([]byte, error) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// loadGraphFile reads the graph XML NCCL_GRAPH_FILE names, as every rank
-// would, and gives its graphs to the model (spec reads no files).
-func loadGraphFile(sys *spec.System, env spec.Env) error {
-	path, ok := env.Lookup("NCCL_GRAPH_FILE")
-	if !ok || path == "" {
-		return nil
-	}
-	data, err := readInput(path)
-	if err != nil {
-		return badInputf("NCCL_GRAPH_FILE: %v", err)
-	}
-	graphs, err := topo.ParseGraphXML(path, data)
-	if err != nil {
-		return badInput(err)
-	}
-	sys.GraphFile = graphs
-	return nil
-}
-
 // loadMachine builds the System of sf and the environment of ef, with the
 // graphs NCCL_GRAPH_FILE names; every error is the user's.
 func loadMachine(sf *systemFlags, ef *envFlags) (*spec.System, spec.Env, error) {
@@ -148,5 +138,8 @@ func loadMachine(sf *systemFlags, ef *envFlags) (*spec.System, spec.Env, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return sys, env, loadGraphFile(sys, env)
+	if sys.CommConfig, err = spec.ParseConfig(ef.config); err != nil {
+		return nil, nil, badInputf("--config: %v", err)
+	}
+	return sys, env, badInput(sys.LoadGraphFile(env, readInput))
 }

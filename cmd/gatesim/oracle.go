@@ -25,11 +25,12 @@ func newOracleCmd(d *deps) *cobra.Command {
 		Use:   "oracle",
 		Short: "Answer JSON-lines requests on stdin, one JSON answer per line on stdout",
 		Long: `oracle reads one JSON request per line on stdin: {"id", "nccl", "system", "nodes",
-"sharp", "plugins", "env", "tuner", "op": {"coll", "bytes" | "count", "dtype", "redop",
-"root", "inplace", "buffers"}} or, for a group, "group": [op, ...] in call order with
+"sharp", "plugins", "env", "config", "tuner", "op": {"coll", "bytes" | "count", "dtype",
+"redop", "root", "inplace", "buffers"}} or, for a group, "group": [op, ...] in call order with
 "launch": "stream" | "graph", and writes one JSON answer per line (schema
 version ` + itoa(oracle.SchemaVersion) + `, documented in the README). A malformed request gets an answer
 with status "invalid" naming the field, and the stream goes on. Blank lines and lines starting with # are skipped.
+"config" is the communicator's ncclConfig_t, NCCL's field names: {"maxCTAs": 4, "netName": "IB"}.
 A request may name a tuner plugin ("tuner": "path/to/plugin.so") under a
 directory given with --tuner-dir; the plugin runs in a child process, and a
 plugin that crashes or hangs gets an answer with status "error" and result

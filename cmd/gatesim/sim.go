@@ -60,6 +60,7 @@ that do not run on the machine are listed with the reason.`,
 	}
 	fl.sf.add(c)
 	fl.ef.add(c)
+	fl.ef.addConfig(c)
 	f := c.Flags()
 	f.StringVar(&fl.nccl, "nccl", spec.DefaultRelease.String(), "NCCL release")
 	f.StringVar(&fl.coll, "coll", "allreduce", "collective: "+strings.Join(spec.FuncNames(spec.SelectFuncs), ", "))

@@ -55,6 +55,7 @@ cells, thresholds and channel counts that differ between them on the same machin
 	}
 	sf.add(c)
 	ef.add(c)
+	ef.addConfig(c)
 	c.Flags().StringVar(&nccl, "nccl", spec.DefaultRelease.String(), "NCCL release")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON (the lines and the whole model)")
 	c.Flags().BoolVar(&graphs, "graphs", false, "also print rank 0's graph searches ([GRAPH] lines)")

@@ -22,7 +22,7 @@ type whatifOpts struct {
 	sharp                               string
 	envs                                []string
 	envSets                             []string
-	colls, sizes, dtype, redop          string
+	colls, sizes, dtype, redop, config  string
 	format, out                         string
 	json                                bool
 	workers                             int
@@ -64,6 +64,7 @@ time-nodes.png/.svg.`,
 	f.StringVar(&o.nvlinks, "nvlinks", "", "NVLink links per GPU")
 	f.StringVar(&o.sharp, "sharp", "off", "SHARP plugin/switch: off, on or both")
 	f.StringArrayVar(&o.envs, "env", nil, "NAME=VALUE for every point; repeatable")
+	f.StringVar(&o.config, "config", "", configUsage)
 	f.StringArrayVar(&o.envSets, "env-set", nil, "NAME:A=1,B=2 a named environment set; repeatable (NAME: alone is the empty set)")
 	f.StringVar(&o.colls, "coll", "allreduce", "collectives, comma separated: "+strings.Join(spec.FuncNames(spec.SelectFuncs), ", "))
 	f.StringVar(&o.sizes, "sizes", "", "sizes: FROM:TO[:xFACTOR] (4KiB:16GiB:x2) or a list (1MiB,1GiB)")
@@ -93,7 +94,7 @@ func (o *whatifOpts) sweep() (whatif.Sweep, error) {
 		}
 	}
 	a := whatif.Axes{NCCL: o.nccl, Systems: o.systems, Nodes: o.nodes, GPUs: o.gpus, NICs: o.nics, NICGbps: o.nicGbps, NVLinks: o.nvlinks,
-		SHARP: o.sharp, Env: o.envs, EnvSets: o.envSets, Colls: o.colls, Sizes: o.sizes, DType: o.dtype, RedOp: o.redop, FromFile: o.file != ""}
+		SHARP: o.sharp, Env: o.envs, EnvSets: o.envSets, Config: o.config, Colls: o.colls, Sizes: o.sizes, DType: o.dtype, RedOp: o.redop, FromFile: o.file != ""}
 	if err := a.Apply(&sw); err != nil {
 		return sw, badInput(err)
 	}
