@@ -108,6 +108,7 @@ func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.RegCollNet, TuningRegCollNetOne, enqueueCC, "registerCollBuffers")
 	tuningSet(d, &t.RegIPC, true, enqueueCC, "registerCollBuffers")
 	tuningSet(d, &t.RegIPCChannels, 16, enqueueCC, "registerCollBuffers")
+	tuningSet(d, &t.RegIPCDirectMode, true, "src/transport/p2p.cc", "ncclIpcLocalRegisterBuffer")
 	tuningSet(d, &t.TreeCapAllReduceOnly, true, tuningCC, model)
 	tuningSet(d, &t.TreeCorrectionAllReduceOnly, true, tuningCC, "ncclTopoGetAlgoTime")
 	tuningSet(d, &t.AGRSRatioRingOnly, true, tuningCC, model)

@@ -62,6 +62,7 @@ func consts2_24_3(rs *Ruleset) {
 	rs.SetConst("ProfilerABI", []int{2, 1}, ref("src/misc/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
 	rs.SetConst("RingBackup", false, ref("src/enqueue.cc", "topoGetAlgoInfo"))
+	rs.SetConst("P2PTypeLog", 1, ref("src/transport.cc", "ncclTransportCheckP2pType"))
 }
 
 func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {

@@ -24,6 +24,11 @@ type System struct {
 	GraphFile []topo.Graph `json:"-"`
 	// Conf are NCCL's configuration files (same on every node).
 	Conf ConfFiles `json:"conf,omitempty"`
+	// Procs is how the ranks are spread over processes: one per GPU (the
+	// zero value) or one process per node driving all its GPUs. It is
+	// how the job was launched, not what the machine is, so the request
+	// sets it (oracle "procs", the CLI's --procs), never a system file.
+	Procs Procs `json:"-"`
 }
 
 // Node is one host. Ranks are one per GPU, in GPU order, nodes in order:
@@ -382,6 +387,9 @@ func (s *System) Validate() error {
 	}
 	if len(s.Nodes) > MaxNodes {
 		return fmt.Errorf("system %s: %d nodes: expected at most %d (gatesim's limit)", s.Name, len(s.Nodes), MaxNodes)
+	}
+	if s.Procs < 0 || s.Procs >= NumProcs {
+		return fmt.Errorf("system %s: procs %d: expected per-gpu or per-node", s.Name, int(s.Procs))
 	}
 	ranks := 0
 	for i, nd := range s.Nodes {
