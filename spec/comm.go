@@ -81,7 +81,7 @@ type Comm struct {
 	SharedProcess bool
 	// P2PConn is the path of the intra-node P2P connections' lines
 	// ("P2P/direct pointer", "P2P/CUMEM/read"; G-TRANSPORT-CONN-1).
-	P2PConn string
+	P2PConn        string
 	RuntimeConnect bool
 
 	// UserEnable is the matrix NCCL_ALGO/NCCL_PROTO leave; Enabled is the

@@ -19,6 +19,8 @@ type Axes struct {
 	Env, EnvSets []string
 	Colls, Sizes string
 	DType, RedOp string
+	// Procs is --procs: per-gpu or per-node ("" keeps the file's).
+	Procs string
 	// FromFile says the sweep came from a file, whose collectives the
 	// default --coll does not replace.
 	FromFile bool
@@ -28,6 +30,9 @@ type Axes struct {
 // defaults: release 2.28.9, sizes 4KiB to 16GiB by 4.
 func (a Axes) Apply(sw *Sweep) error {
 	sw.NCCL = append(sw.NCCL, a.NCCL...)
+	if a.Procs != "" {
+		sw.Procs = a.Procs
+	}
 	if len(sw.NCCL) == 0 {
 		sw.NCCL = []string{spec.DefaultRelease.String()}
 	}

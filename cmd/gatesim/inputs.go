@@ -6,7 +6,6 @@ import (
 
 	"github.com/gatesim/gatesim/internal/inputfile"
 	"github.com/gatesim/gatesim/spec"
-	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +19,7 @@ type systemFlags struct {
 	nodes   int
 	sharp   bool
 	plugins []string
+	procs   string
 }
 
 var presetUsage = "system preset: " + strings.Join(spec.PresetNames(), ", ") // --system's help everywhere
@@ -32,11 +32,12 @@ func (f *systemFlags) add(c *cobra.Command) {
 	c.Flags().IntVar(&f.nodes, "nodes", 0, "node count for a preset or --topo (default 1)")
 	c.Flags().BoolVar(&f.sharp, "sharp", false, "add the HPC-X SHARP plugin (Net and CollNet v5-v8) to every node of a preset")
 	c.Flags().StringArrayVar(&f.plugins, "plugin", nil, "plugin library description (JSON or YAML) added to every node; repeatable")
+	c.Flags().StringVar(&f.procs, "procs", "", "ranks per process: per-gpu (default; mpirun, torchrun) or per-node (one process drives a node's GPUs)")
 }
 
 // load builds the System; errors are the user's.
 func (f *systemFlags) load() (*spec.System, error) {
-	src := spec.SystemSource{Preset: f.preset, File: f.file, Topo: f.topo, Nodes: f.nodes, NodesSet: f.cmd.Flags().Changed("nodes"), SHARP: f.sharp, Plugins: f.plugins}
+	src := spec.SystemSource{Preset: f.preset, File: f.file, Topo: f.topo, Nodes: f.nodes, NodesSet: f.cmd.Flags().Changed("nodes"), SHARP: f.sharp, Plugins: f.plugins, Procs: f.procs}
 	sys, err := src.Load(readInput)
 	return sys, badInput(err)
 }
@@ -118,25 +119,6 @@ func readInput(path string) ([]byte, error) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// loadGraphFile reads the graph XML NCCL_GRAPH_FILE names, as every rank
-// would, and gives its graphs to the model (spec reads no files).
-func loadGraphFile(sys *spec.System, env spec.Env) error {
-	path, ok := env.Lookup("NCCL_GRAPH_FILE")
-	if !ok || path == "" {
-		return nil
-	}
-	data, err := readInput(path)
-	if err != nil {
-		return badInputf("NCCL_GRAPH_FILE: %v", err)
-	}
-	graphs, err := topo.ParseGraphXML(path, data)
-	if err != nil {
-		return badInput(err)
-	}
-	sys.GraphFile = graphs
-	return nil
-}
-
 // loadMachine builds the System of sf and the environment of ef, with the
 // graphs NCCL_GRAPH_FILE names; every error is the user's.
 func loadMachine(sf *systemFlags, ef *envFlags) (*spec.System, spec.Env, error) {
@@ -148,5 +130,5 @@ func loadMachine(sf *systemFlags, ef *envFlags) (*spec.System, spec.Env, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return sys, env, loadGraphFile(sys, env)
+	return sys, env, badInput(spec.ReadGraphFile(sys, env, readInput))
 }
