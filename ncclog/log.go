@@ -452,13 +452,13 @@ type Log struct {
 	Channels   []ChannelSummary `json:"channels,omitempty"`
 	// P2PMaxPeers is the largest comm->p2pMaxPeers a "Tuning P2P
 	// operations with maxP2pPeers" line printed (2.30.3+, several nodes).
-	P2PMaxPeers int           `json:"p2p_max_peers,omitempty"`
+	P2PMaxPeers int `json:"p2p_max_peers,omitempty"`
 	// P2PType is the first "Check P2P Type" line, or the first whose
 	// directMode is 1 (2.24.3+).
-	P2PType *P2PTypeLine `json:"p2p_type,omitempty"`
-	Graphs      []GraphLine   `json:"graphs,omitempty"`
-	Tables      []TuningTable `json:"tables,omitempty"`
-	Matrix      *Matrix       `json:"matrix,omitempty"`
+	P2PType *P2PTypeLine  `json:"p2p_type,omitempty"`
+	Graphs  []GraphLine   `json:"graphs,omitempty"`
+	Tables  []TuningTable `json:"tables,omitempty"`
+	Matrix  *Matrix       `json:"matrix,omitempty"`
 
 	Ops        []OpChoice `json:"ops,omitempty"`
 	OpsDropped int        `json:"ops_dropped,omitempty"`
