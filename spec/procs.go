@@ -157,19 +157,28 @@ func (r *initRun) connLines(nr *topo.NodeResult, gpus []*topo.Node, path string)
 		return nil
 	}
 	order := ring.Intra[0]
-	byRank := make(map[int]*topo.Node, len(gpus))
-	for _, g := range gpus {
-		byRank[g.Rank] = g
+	// a GPU's name: its NVML index, up to 2.18.6 its bus id (the CUMEM
+	// line its CUDA device) in hex
+	format := "Channel 00/0 : %d[%d] -> %d[%d] via %s"
+	if r.rs.Consts.P2PLogBusID {
+		format = "Channel 00/0 : %d[%x] -> %d[%x] via %s"
 	}
-	shm := strings.HasPrefix(path, "SHM/")
-	name := func(g *topo.Node) string {
-		switch {
-		case !r.rs.Consts.P2PLogBusID:
-			return fmt.Sprintf("%d[%d]", g.Rank, g.Dev)
-		case path == "P2P/CUMEM" || strings.HasPrefix(path, "P2P/CUMEM/"):
-			return fmt.Sprintf("%d[%x]", g.Rank, g.Dev)
+	if strings.HasPrefix(path, "SHM/") {
+		format = strings.Replace(format, "00/0", "00", 1)
+	}
+	id := func(g *topo.Node) int64 {
+		if r.rs.Consts.P2PLogBusID && path != "P2P/CUMEM" && !strings.HasPrefix(path, "P2P/CUMEM/") {
+			return g.LocalID()
 		}
-		return fmt.Sprintf("%d[%x]", g.Rank, g.LocalID())
+		return int64(g.Dev)
+	}
+	gpu := func(rank int) *topo.Node {
+		for _, g := range gpus {
+			if g.Rank == rank {
+				return g
+			}
+		}
+		return nil
 	}
 	n := len(order)
 	if r.comm.NNodes > 1 {
@@ -177,15 +186,11 @@ func (r *initRun) connLines(nr *topo.NodeResult, gpus []*topo.Node, path string)
 	}
 	lines := make([]string, 0, n)
 	for i := 0; i < n; i++ {
-		from, to := byRank[order[i]], byRank[order[(i+1)%len(order)]]
+		from, to := gpu(order[i]), gpu(order[(i+1)%len(order)])
 		if from == nil || to == nil {
 			continue
 		}
-		if shm {
-			lines = append(lines, fmt.Sprintf("Channel 00 : %s -> %s via %s", name(from), name(to), path))
-		} else {
-			lines = append(lines, fmt.Sprintf("Channel 00/0 : %s -> %s via %s", name(from), name(to), path))
-		}
+		lines = append(lines, fmt.Sprintf(format, from.Rank, id(from), to.Rank, id(to), path))
 	}
 	return lines
 }
