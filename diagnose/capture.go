@@ -46,11 +46,6 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 	if n := len(sys.Nodes[0].GPUs); n != c.Result.NRanks {
 		return nil, fmt.Errorf("%s: the topology dump has %d GPUs, the run %d ranks: expected one process group on one host", c.Dir, n, c.Result.NRanks)
 	}
-	rep.Env = conformance.NCCLEnv(c.Result.Env)
-	comm, err := cache.Init(rs, sys, rep.Env)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Dir, err)
-	}
 	var logs bytes.Buffer
 	for _, name := range c.LogNames() {
 		logs.Write(c.Logs[name])
@@ -64,6 +59,14 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 		l = ncclog.NewParser().Finish()
 	case err != nil:
 		return nil, err
+	}
+
+	// gatesim hw run drives every GPU from one process, under mpirun one
+	// each: the log says which (G-PROC-1)
+	rep.Env = conformance.NCCLEnv(c.Result.Env)
+	comm, err := cache.Init(rs, procsOf(l, sys), rep.Env)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Dir, err)
 	}
 
 	// init error

@@ -53,7 +53,7 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	for k, v := range extra {
 		env[k] = v
 	}
-	comm, err := cache.Init(rs, sys, env)
+	comm, err := cache.Init(rs, procsOf(l, sys), env)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +101,24 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 		}
 	}
 	return p, nil
+}
+
+// procsOf is sys with the process layout the log shows (G-PROC-1): one
+// process per node when ranks share a process (directMode, or a P2P
+// connection by direct pointer), one per GPU when a "Check P2P Type" line
+// says no two do; sys itself when the log does not say.
+func procsOf(l *ncclog.Log, sys *spec.System) *spec.System {
+	shared, _, known := l.SharedProcess()
+	procs := spec.ProcsPerGPU
+	if shared {
+		procs = spec.ProcsPerNode
+	}
+	if !known || sys == nil || sys.Procs == procs {
+		return sys
+	}
+	s := *sys
+	s.Procs = procs
+	return &s
 }
 
 // symKey is a [Symmetric] line's operation and group, what its

@@ -66,6 +66,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(b, "%s — %d line(s) in %s, %d NCCL line(s)\n", rel, l.Lines, strings.Join(files, ", "), l.NCCLLines)
 	fmt.Fprintf(b, "ranks %d, nodes %s, processes %d, network %s\n", l.Ranks(), unknownInt(l.NNodes()), len(l.Procs), unknownStr(l.Network()))
+	if shared, at, known := l.SharedProcess(); known {
+		fmt.Fprintf(b, "ranks sharing a process (directMode): %s [%s]\n", map[bool]string{true: "yes, predicted as one process per node", false: "no"}[shared], at)
+	}
 	b.WriteString("\nCapabilities (level reached; why not higher)\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, c := range r.Obs.Caps {
@@ -261,32 +264,35 @@ type JSONReport struct {
 	Release     string `json:"release,omitempty"`
 	// AssumedRelease is the release inferred for a log without a version
 	// line that was given none (the finding release.assumed).
-	AssumedRelease *JSONReleaseGuess       `json:"assumed_release,omitempty"`
-	Sources        []ncclog.Source         `json:"sources"`
-	Lines          int                     `json:"lines"`
-	NCCLLines      int                     `json:"nccl_lines"`
-	Ranks          int                     `json:"ranks"`
-	Nodes          int                     `json:"nodes"`
-	Processes      int                     `json:"processes"`
-	Net            string                  `json:"net"`
-	Networks       []ncclog.NameCount      `json:"networks,omitempty"`
-	NetPlugin      JSONPlugin              `json:"net_plugin"`
-	IBDevices      JSONIB                  `json:"ib_devices"`
-	GDR            JSONCap                 `json:"gdr"`
-	Transports     []JSONTransport         `json:"transports"`
-	CollNet        JSONCap                 `json:"collnet"`
-	NVLS           JSONCap                 `json:"nvls"`
-	Caps           []JSONCap               `json:"capabilities"`
-	Env            map[string]string       `json:"env"`
-	Decisions      []JSONDecision          `json:"decisions"`
-	Errors         []JSONError             `json:"errors"`
-	Findings       []Finding               `json:"findings"`
-	Missing        []string                `json:"missing,omitempty"`
-	Unparsed       int                     `json:"unparsed"`
-	Unknown        int                     `json:"unknown_nccl_lines"`
-	Kinds          map[string]int          `json:"kinds"`
-	Trace          spec.Trace              `json:"trace"`
-	Channels       []ncclog.ChannelSummary `json:"channels,omitempty"`
+	AssumedRelease *JSONReleaseGuess `json:"assumed_release,omitempty"`
+	Sources        []ncclog.Source   `json:"sources"`
+	Lines          int               `json:"lines"`
+	NCCLLines      int               `json:"nccl_lines"`
+	Ranks          int               `json:"ranks"`
+	Nodes          int               `json:"nodes"`
+	Processes      int               `json:"processes"`
+	// SharedProcess is what the log shows of ranks sharing a process
+	// (ncclog.Log.SharedProcess); absent when it does not say.
+	SharedProcess *bool                   `json:"shared_process,omitempty"`
+	Net           string                  `json:"net"`
+	Networks      []ncclog.NameCount      `json:"networks,omitempty"`
+	NetPlugin     JSONPlugin              `json:"net_plugin"`
+	IBDevices     JSONIB                  `json:"ib_devices"`
+	GDR           JSONCap                 `json:"gdr"`
+	Transports    []JSONTransport         `json:"transports"`
+	CollNet       JSONCap                 `json:"collnet"`
+	NVLS          JSONCap                 `json:"nvls"`
+	Caps          []JSONCap               `json:"capabilities"`
+	Env           map[string]string       `json:"env"`
+	Decisions     []JSONDecision          `json:"decisions"`
+	Errors        []JSONError             `json:"errors"`
+	Findings      []Finding               `json:"findings"`
+	Missing       []string                `json:"missing,omitempty"`
+	Unparsed      int                     `json:"unparsed"`
+	Unknown       int                     `json:"unknown_nccl_lines"`
+	Kinds         map[string]int          `json:"kinds"`
+	Trace         spec.Trace              `json:"trace"`
+	Channels      []ncclog.ChannelSummary `json:"channels,omitempty"`
 }
 
 // JSONPlugin is the net plugin part.
@@ -371,6 +377,9 @@ func (r *Report) JSON() JSONReport {
 		Trace: o.Trace, Channels: l.Channels, Transports: []JSONTransport{}, Decisions: []JSONDecision{}, Errors: []JSONError{}}
 	if j.Findings == nil {
 		j.Findings = []Finding{}
+	}
+	if shared, _, known := l.SharedProcess(); known {
+		j.SharedProcess = &shared
 	}
 	if l.Release != 0 {
 		j.Release = l.Release.String()

@@ -74,6 +74,13 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 	if err != nil {
 		d.Fatalf(t, "%v", err)
 	}
+	if d.HasArg("procs") { // System.Procs: per-gpu or per-node
+		var p string
+		d.ScanArgs(t, "procs", &p)
+		if sys.Procs, err = spec.ParseProcs(p); err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+	}
 	if d.HasArg("gpus") { // GPUs per node, copies of GPU 0
 		var n int
 		d.ScanArgs(t, "gpus", &n)

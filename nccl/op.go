@@ -110,3 +110,33 @@ func unmarshalEnum[T ~int](v *T, kind string, p []byte, names []string) error {
 	*v = x
 	return nil
 }
+
+// Procs is how the ranks of a communicator are spread over processes:
+// NCCL compares peers' hostHash and pidHash (initTransportsRank,
+// ncclTransportCheckP2pType) and, for ranks of one process, connects
+// P2P by direct pointer, keeps no NVLS registration and refuses legacy
+// CUDA IPC registration (directMode).
+type Procs int
+
+const (
+	// ProcsPerGPU: one process per GPU (mpirun, srun, torchrun).
+	ProcsPerGPU Procs = iota
+	// ProcsPerNode: one process drives every GPU of its node
+	// (ncclCommInitAll, or ncclCommInitRank in a group per GPU).
+	ProcsPerNode
+	// NumProcs is the number of layouts (for range checks).
+	NumProcs
+)
+
+var procsNames = [NumProcs]string{"per-gpu", "per-node"}
+
+func (p Procs) String() string { return enumName("Procs", p, procsNames[:]) }
+
+// ParseProcs reads "per-gpu" or "per-node".
+func ParseProcs(s string) (Procs, error) { return parseEnum[Procs]("procs", s, procsNames[:]) }
+
+// MarshalText writes the name.
+func (p Procs) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText reads the name.
+func (p *Procs) UnmarshalText(b []byte) error { return unmarshalEnum(p, "procs", b, procsNames[:]) }

@@ -77,6 +77,7 @@ const (
 	KindNVLSNoNIC
 	KindChannels
 	KindP2PMaxPeers
+	KindP2PType
 	KindRingOrder
 	KindRing
 	KindTrees
@@ -483,6 +484,12 @@ var Catalogue = []Form{
 		Ref: ref(t2230, "src/graph/paths.cc", "ncclTopoComputeP2pChannels"), Bare: true,
 		Example: "Tuning P2P operations with maxP2pPeers = 64", lit: "Tuning P2P operations",
 		re: rx(`^Tuning P2P operations with maxP2pPeers = (-?\d+)`)},
+	// ncclTransportCheckP2pType: rank 0 only until 2.28.3, every rank from
+	// 2.28.7; the first count was named intraNodeP2pSupport until 2.26.6
+	{Kind: KindP2PType, ID: "p2p.type", Format: `Check P2P Type isAllDirectP2p %d directMode %d isAllCudaP2p %d`, Since: v(2, 24, 3),
+		Ref: ref(t2289, "src/transport.cc", "ncclTransportCheckP2pType"), Bare: true,
+		Example: "Check P2P Type isAllDirectP2p 1 directMode 1 isAllCudaP2p 1", lit: "Check P2P Type ",
+		re: rx(`^Check P2P Type (?:intraNodeP2pSupport|isAllDirectP2p) (\d+) directMode (\d+)`)},
 	{Kind: KindP2PMaxPeers, ID: "p2p.maxpeers.capped", Format: `Max P2P Peers %d is too high, capping to communicator size %d`, Since: v(2, 30, 3),
 		Ref: ref(t2230, "src/init.cc", "initTransportsRank"), Bare: true,
 		Example: "Max P2P Peers 128 is too high, capping to communicator size 16", lit: "Max P2P Peers ",

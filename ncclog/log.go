@@ -2,6 +2,7 @@ package ncclog
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/gatesim/gatesim/spec"
 )
@@ -227,6 +228,34 @@ type TransportUse struct {
 	First Sample `json:"first"`
 }
 
+// P2PTypeLine is a "Check P2P Type isAllDirectP2p %d directMode %d"
+// line: every local pair connects over direct P2P, and some two local
+// ranks share a process.
+type P2PTypeLine struct {
+	AllDirectP2P bool `json:"all_direct_p2p"`
+	DirectMode   bool `json:"direct_mode"`
+	At           Loc  `json:"at"`
+}
+
+// SharedProcess says whether ranks of the log's communicator share a
+// process, and the line that shows it: a "Check P2P Type" line's
+// directMode (2.24.3+), else a connection "via P2P/direct pointer",
+// which p2pSendSetup prints only between ranks of one process. known is
+// false when the log shows neither (other P2P paths do not rule it out:
+// NCCL_P2P_DIRECT_DISABLE, and cuMem up to 2.19.1, keep such ranks off
+// direct pointers).
+func (l *Log) SharedProcess() (shared bool, at Loc, known bool) {
+	if t := l.P2PType; t != nil {
+		return t.DirectMode, t.At, true
+	}
+	for _, t := range l.Transports {
+		if strings.HasPrefix(t.Detail, "P2P/direct pointer") {
+			return true, t.First.At, true
+		}
+	}
+	return false, Loc{}, false
+}
+
 // ChannelSummary is one "%d coll channels, ..." line (distinct values).
 type ChannelSummary struct {
 	Coll       int  `json:"coll"`
@@ -433,10 +462,13 @@ type Log struct {
 	Channels   []ChannelSummary `json:"channels,omitempty"`
 	// P2PMaxPeers is the largest comm->p2pMaxPeers a "Tuning P2P
 	// operations with maxP2pPeers" line printed (2.30.3+, several nodes).
-	P2PMaxPeers int           `json:"p2p_max_peers,omitempty"`
-	Graphs      []GraphLine   `json:"graphs,omitempty"`
-	Tables      []TuningTable `json:"tables,omitempty"`
-	Matrix      *Matrix       `json:"matrix,omitempty"`
+	P2PMaxPeers int `json:"p2p_max_peers,omitempty"`
+	// P2PType is the first "Check P2P Type" line, or the first whose
+	// directMode is 1 (2.24.3+).
+	P2PType *P2PTypeLine  `json:"p2p_type,omitempty"`
+	Graphs  []GraphLine   `json:"graphs,omitempty"`
+	Tables  []TuningTable `json:"tables,omitempty"`
+	Matrix  *Matrix       `json:"matrix,omitempty"`
 
 	Ops        []OpChoice `json:"ops,omitempty"`
 	OpsDropped int        `json:"ops_dropped,omitempty"`

@@ -1051,6 +1051,11 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 			}
 			r.Count++
 		}
+	case KindP2PType:
+		// keep the first line, or the first that shows directMode
+		if t := (P2PTypeLine{AllDirectP2P: sub[1] != "0", DirectMode: sub[2] != "0", At: ln.Loc}); p.log.P2PType == nil || t.DirectMode && !p.log.P2PType.DirectMode {
+			p.log.P2PType = &t
+		}
 	case KindP2PMaxPeers:
 		if f.ID == "p2p.maxpeers" {
 			p.log.P2PMaxPeers = max(p.log.P2PMaxPeers, atoi(sub[1]))

@@ -25,7 +25,6 @@ import (
 	"github.com/gatesim/gatesim/internal/jsonout"
 	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec"
-	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // SchemaVersion is the version of the request and answer format. It changes
@@ -39,7 +38,8 @@ import (
 //	   "window"), and the request may set "launch" ("stream", "graph");
 //	   every answer carries "ops", one entry per operation in order (the
 //	   top-level decision fields describe the first). Added since, without
-//	   a bump: an op's "alloc" ("cumem", the default, or "cudamalloc").
+//	   a bump: an op's "alloc" ("cumem", the default, or "cudamalloc");
+//	   the request's "procs" ("per-gpu", the default, or "per-node").
 const SchemaVersion = 2
 
 // Request is one line of input.
@@ -55,6 +55,10 @@ type Request struct {
 	// Nodes and SHARP vary a preset (Nodes also copies a topology XML).
 	Nodes int  `json:"nodes,omitempty"`
 	SHARP bool `json:"sharp,omitempty"`
+	// Procs is how the ranks are spread over processes: "per-gpu" (the
+	// default: mpirun, srun, torchrun) or "per-node" (one process drives
+	// every GPU of its node: ncclCommInitAll).
+	Procs string `json:"procs,omitempty"`
 	// Plugins are libraries added to every node (spec.Library objects).
 	Plugins []spec.Library `json:"plugins,omitempty"`
 	// Env are NCCL_* variables; a value may be "" (set but empty).
@@ -303,6 +307,11 @@ func (o *Oracle) prepare(req *Request) (*spec.System, spec.Env, string, error) {
 	if err != nil {
 		return nil, nil, field, err
 	}
+	if req.Procs != "" {
+		if sys.Procs, err = spec.ParseProcs(req.Procs); err != nil {
+			return nil, nil, "procs", err
+		}
+	}
 	if len(req.Env) > spec.MaxEnvVars {
 		return nil, nil, "env", fmt.Errorf("%d variables: expected at most %d (gatesim's limit)", len(req.Env), spec.MaxEnvVars)
 	}
@@ -329,11 +338,7 @@ func (o *Oracle) prepare(req *Request) (*spec.System, spec.Env, string, error) {
 		if o.readFile == nil {
 			return nil, nil, "env.NCCL_GRAPH_FILE", fmt.Errorf("this oracle reads no files: give the system inline, or ask the operator for --allow-dir")
 		}
-		data, err := o.readFile(path)
-		if err != nil {
-			return nil, nil, "env.NCCL_GRAPH_FILE", err
-		}
-		if sys.GraphFile, err = topo.ParseGraphXML(path, data); err != nil {
+		if err := spec.ReadGraphFile(sys, env, o.readFile); err != nil {
 			return nil, nil, "env.NCCL_GRAPH_FILE", err
 		}
 	}
@@ -359,7 +364,7 @@ func (o *Oracle) build(rs *spec.Ruleset, req *Request) *commEntry {
 // commKey names a request's communicator without building its system:
 // the release, the system as written (preset name or inline object; a
 // file's contents may change, so file systems and graph files are not
-// kept), nodes, SHARP, plugins and the environment in name order. "" when
+// kept), nodes, SHARP, procs, plugins and the environment in name order. "" when
 // it cannot be kept (a tuner plugin's communicator is its own).
 func commKey(v spec.Version, req *Request) string {
 	raw := bytes.TrimSpace(req.System)
@@ -380,6 +385,8 @@ func commKey(v spec.Version, req *Request) string {
 	b.WriteString(strconv.Itoa(req.Nodes))
 	b.WriteByte(0)
 	b.WriteString(strconv.FormatBool(req.SHARP))
+	b.WriteByte(0)
+	b.WriteString(req.Procs)
 	b.WriteByte(0)
 	if len(req.Plugins) > 0 {
 		p, err := json.Marshal(req.Plugins)

@@ -284,3 +284,38 @@ func TestOracleIPCRegisterReleases(t *testing.T) {
 		}
 	}
 }
+
+// TestOracleProcs: "procs" spreads the ranks over processes. One process
+// per node registers no NVLS buffer (nvlsRegSupport 0), the same request
+// per GPU does; the communicator cache keeps the two apart, and a layout
+// gatesim does not know is invalid, naming the field.
+func TestOracleProcs(t *testing.T) {
+	o := New(nil)
+	o.Trace = false
+	for _, tc := range []struct {
+		procs string
+		hi    float64
+		reg   any
+	}{
+		{"", 3, "NVLS"},
+		{"per-node", 15, nil},
+		{"per-gpu", 3, "NVLS"},
+		{"per-node", 15, nil},
+	} {
+		req := fmt.Sprintf(`{"nccl":"2.28.9","system":"dgx-h100","procs":%q,"op":{"coll":"allreduce","bytes":"64MiB","buffers":"registered"}}`, tc.procs)
+		m := decode(t, o.HandleLine([]byte(req)))
+		ops, ok := m["ops"].([]any)
+		if m["status"] != "ok" || !ok || len(ops) != 1 {
+			t.Fatalf("%s: answer %v", req, m)
+		}
+		e := ops[0].(map[string]any)
+		if e["channel_hi"] != tc.hi || e["registered"] != tc.reg {
+			t.Errorf("procs %q: channel_hi %v registered %v, want %v %v", tc.procs, e["channel_hi"], e["registered"], tc.hi, tc.reg)
+		}
+	}
+	m := decode(t, o.HandleLine([]byte(`{"nccl":"2.28.9","system":"dgx-h100","procs":"per-rack","op":{"coll":"allreduce","bytes":1024}}`)))
+	inv, _ := m["invalid"].(map[string]any)
+	if m["status"] != "invalid" || inv["field"] != "procs" || !strings.Contains(fmt.Sprint(inv["message"]), "per-gpu, per-node") {
+		t.Errorf("bad procs: answer %v", m)
+	}
+}

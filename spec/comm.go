@@ -75,6 +75,13 @@ type Comm struct {
 
 	// IntraTransport is how ranks of one node talk: "P2P", "SHM" or "NET".
 	IntraTransport string
+	// SharedProcess: two ranks of one host run in one process (the
+	// system's Procs is per-node and a host has several GPUs): NCCL's
+	// directMode, intraRanks > 1 (G-PROC-1).
+	SharedProcess bool
+	// P2PConn is the path of the intra-node P2P connections' lines
+	// ("P2P/direct pointer", "P2P/CUMEM/read"; G-TRANSPORT-CONN-1).
+	P2PConn        string
 	RuntimeConnect bool
 
 	// UserEnable is the matrix NCCL_ALGO/NCCL_PROTO leave; Enabled is the
@@ -256,6 +263,7 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		c.LocalRanks = append(c.LocalRanks, len(nd.GPUs))
 	}
 	c.MaxLocalRanks = sys.MaxLocalRanks()
+	c.SharedProcess = sys.Procs == ProcsPerNode && c.MaxLocalRanks > 1
 	c.MinSM, c.MaxSM = sys.MinMaxSM()
 	c.Env = env.Clone()
 	if c.Env == nil {

@@ -961,6 +961,10 @@ func (r *initRun) tuningInput() tuning.Input {
 		in.P2PUseMemcpy = *p != 0
 	}
 	in.DirectP2P = c.IntraTransport == "P2P" && in.LocalRanks > 1
+	in.SharedProcess = c.SharedProcess
+	if p := num("NCCL_SINGLE_PROC_MEM_REG_ENABLE"); p != nil { // default 0 where read (2.28.3+)
+		in.SingleProcMemReg = *p != 0
+	}
 	in.RingNetGDR, in.MinNetCount = res.RingNetGDR, res.MinNetCount
 	off := func(p *int64) bool { return p != nil && *p == 0 }
 	in.MNNVL, in.CrossClique, in.NVLDomainSize = c.MNNVL, c.CrossClique, c.NVLDomainSize

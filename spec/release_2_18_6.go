@@ -186,6 +186,7 @@ func consts2_18_6(rs *Ruleset) {
 	rs.SetConst("TunerABI", []int{}, ref2186("src/misc/tuner.cc", "ncclLoadTunerPlugin"))
 	rs.SetConst("RingBackup", false, ref2186("src/enqueue.cc", "getAlgoInfo"))
 	rs.SetConst("SimpleBuffSizeARM", 1<<20, ref2186("src/init.cc", "computeBuffSizes"))
+	rs.SetConst("P2PLogBusID", true, ref2186("src/transport/p2p.cc", "p2pSendSetup"))
 }
 
 func tuningBack2_18_6(t *Tuning) ([]TuningChange, error) {

@@ -42,4 +42,5 @@ func consts2_19_1(rs *Ruleset) {
 	ref := Ref{Tag: tag2191, File: "src/enqueue.cc", Func: "computeColl"}
 	rs.SetConst("NVLSNetChunkCap", false, ref)
 	rs.SetConst("NVLSTreeChunkCap4Nodes", false, ref)
+	rs.SetConst("P2PDirectCuMem", false, Ref{Tag: tag2191, File: "src/transport/p2p.cc", Func: "p2pSendSetup"})
 }

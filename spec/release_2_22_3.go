@@ -104,7 +104,8 @@ func consts2_22_3(rs *Ruleset) {
 		NVLSChunkSizeEnv:        true,
 		NVLSTreeMaxChunkSizeEnv: true,
 		// src/nccl.h.in ncclConfig_t (the same struct from 2.17)
-		ConfigFields: configFieldsThrough("splitShare"),
+		ConfigFields:   configFieldsThrough("splitShare"),
+		P2PDirectCuMem: true,
 		IntParams: map[string]int64{
 			"NCCL_NVLS_ENABLE":            2,
 			"NCCL_NVLS_NCHANNELS":         16,
@@ -133,7 +134,7 @@ func base2_22_3(rs *Ruleset) {
 		nvlsEnv, nvlsEarly22, nvlsCap(Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"}, false), nvlsChan,
 		graphSearch, collNetGraph22, nvlsGraph22, graphConsensus,
 		collNetCons, nvlsCons, collNetThreshold, collNetArity22,
-		transportRule, runtimeConnectInit,
+		transportRule, procRule, connRule, runtimeConnectInit,
 		nvlsSetup22, nvlsTree, collNetSetup22, collNetMatrix,
 		impl22Rule, bw1_22, bw2_22, parse22, en22, proto22, ringRestore, modelDone,
 		tunerLib22, tunerABI22, tunerInit22,

@@ -62,6 +62,7 @@ func consts2_24_3(rs *Ruleset) {
 	rs.SetConst("ProfilerABI", []int{2, 1}, ref("src/misc/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
 	rs.SetConst("RingBackup", false, ref("src/enqueue.cc", "topoGetAlgoInfo"))
+	rs.SetConst("P2PTypeLog", 1, ref("src/transport.cc", "ncclTransportCheckP2pType"))
 }
 
 func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
@@ -104,4 +105,4 @@ func apply2_24_3(rs *Ruleset) {
 }
 
 // regSkipDoc24 is G-REG-SKIP-1 from 2.24.3 to 2.28.7.
-const regSkipDoc24 = `Registration NCCL tries (G-REG-UB-1, G-REG-IPC-1) and that fails leaves the task unregistered, on the channels of its unregistered decision. NVLS: cudaMalloc buffers (alloc cudamalloc) cannot be bound to the multicast object (it takes cuMem memory of NCCL's handle type, as ncclMemAlloc gives; 2.28.7 checks the handle types before binding). IPC: a cuMem buffer's handle is exported only with NCCL's cuMem on (NCCL_CUMEM_ENABLE, default: the driver's support); a cudaMalloc buffer goes over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1 (default 0; one process per GPU: never in directMode). The network and CollNet register either kind. Under NCCL_LOCAL_REGISTER=0 ncclCommRegister keeps no record, so registered buffers are plain to regBuff (the tuner's and the CTA policy's).`
+const regSkipDoc24 = `Registration NCCL tries (G-REG-UB-1, G-REG-IPC-1) and that fails leaves the task unregistered, on the channels of its unregistered decision. NVLS: cudaMalloc buffers (alloc cudamalloc) cannot be bound to the multicast object (it takes cuMem memory of NCCL's handle type, as ncclMemAlloc gives; 2.28.7 checks the handle types before binding). IPC: a cuMem buffer's handle is exported only with NCCL's cuMem on (NCCL_CUMEM_ENABLE, default: the driver's support); a cudaMalloc buffer goes over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1 (default 0), never in directMode (ranks sharing a process, G-PROC-1). The network and CollNet register either kind. Under NCCL_LOCAL_REGISTER=0 ncclCommRegister keeps no record, so registered buffers are plain to regBuff (the tuner's and the CTA policy's).`

@@ -71,6 +71,7 @@ func consts2_27_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag273, File: file, Func: fn} }
 	rs.SetConst("NVLSChannelsSM100", 24, ref("src/transport/nvls.cc", "ncclNvlsInit"))
 	rs.SetConst("ConfigFields", configFieldsThrough("nvlsCTAs"), ref("src/nccl.h.in", "ncclConfig_t"))
+	rs.SetConst("P2PTypeLog", 2, ref("src/transport.cc", "ncclTransportCheckP2pType"))
 	rs.SetParamDefault("NCCL_NVLS_NCHANNELS", UndefInt, ref("src/init.cc", "NvlsChannels"))
 	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
 	rs.SetParamDefault("NCCL_NET_GDR_C2C", 1, ref("src/graph/paths.cc", "NetGdrC2c"))

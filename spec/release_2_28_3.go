@@ -106,6 +106,7 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	const defaults = "ncclTunerConstantsDefaults"
 	const model = "ncclTopoTuneModel"
 	tuningSet(d, &t.CTAPolicyMax, 2, "src/init.cc", "envConfigOverride")
+	tuningSet(d, &t.RegSingleProcParam, true, "src/init.cc", "initTransportsRank")
 
 	tuningSet(d, &t.BaseLat[PAT][LL], 8.0, tuningCC, defaults)
 	tuningSet(d, &t.BaseLat[PAT][LL128], 8.0, tuningCC, defaults)

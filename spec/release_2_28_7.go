@@ -97,6 +97,7 @@ func consts2_28_7(rs *Ruleset) {
 	rs.SetConst("EnvABI", []int{1}, Ref{Tag: tag287, File: "src/plugin/env.cc", Func: "ncclEnvPluginLoad"})
 	rs.SetConst("GinABI", []int{11}, Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"})
 	rs.SetConst("P2PGroupSchedule", true, Ref{Tag: tag287, File: "src/init.cc", Func: "initTransportsRank"})
+	rs.SetConst("P2PTypeLog", 3, Ref{Tag: tag287, File: "src/transport.cc", Func: "ncclTransportCheckP2pType"})
 	rs.SetConst("P2PBatchEpoch", true, Ref{Tag: tag287, File: "src/enqueue.cc", Func: "addWorkBatchToPlan"})
 }
 

@@ -227,6 +227,25 @@ type Consts struct {
 	// 2.30.3).
 	NVLSTreeMaxChunkSizeEnv bool
 
+	// P2PDirectCuMem: two ranks of one process connect P2P by direct
+	// pointer with NCCL's cuMem on too (2.19.3+, src/transport/p2p.cc
+	// p2pSendSetup); up to 2.19.1 cuMem makes them export a handle.
+	P2PDirectCuMem bool
+	// P2PLogBusID: a P2P connection line names each GPU by its bus id
+	// ("%d[%lx]", up to 2.18.6), not its NVML index (src/transport/p2p.cc
+	// p2pSendSetup).
+	P2PLogBusID bool
+	// P2PTypeLog is the "Check P2P Type" line ncclTransportCheckP2pType
+	// prints (src/transport.cc): 0 none (up to 2.23.4), 1
+	// "intraNodeP2pSupport %d directMode %d" (2.24.3), 2 "isAllDirectP2p
+	// %d directMode %d" (2.27.3), 3 the same with "isAllCudaP2p %d"
+	// (2.28.7+, every rank prints it; before, rank 0 only).
+	P2PTypeLog int
+	// SHMDirectOnly: the SHM connection line is "via SHM/direct", the
+	// copy-engine SHM variables gone (2.30.7+, src/transport/shm.cc
+	// shmSendSetup).
+	SHMDirectOnly bool
+
 	// GDRPeermem: the IB transport recognises the nvidia-peermem module
 	// (/sys/module/nvidia_peermem) as well as nv_peer_mem (2.23.4+,
 	// src/transport/net_ib.cc ncclIbGdrSupport). No gate reads it; diagnose

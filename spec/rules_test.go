@@ -247,6 +247,12 @@ var ruleCases = []ruleCase{
 	{name: "fp8 reduction on sm90", rule: "G-SEL-APPEND-1", releases: r28, preset: "dgx-h100", op: &Op{Func: Reduce, Count: 4, DataType: Float8e4m3}, want: Pass},
 	{name: "intra-node P2P", rule: "G-TRANSPORT-1", releases: all, preset: "dgx-h100", want: Pass},
 	{name: "P2P and SHM off: NET", rule: "G-TRANSPORT-1", releases: all, preset: "v100x4", env: Env{"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"}, want: Fail, whyHas: "NET/Socket"},
+	{name: "one process per GPU", rule: "G-PROC-1", releases: r28, preset: "dgx-h100", want: Info, logHas: "Check P2P Type isAllDirectP2p 1 directMode 0"},
+	{name: "one process per node", rule: "G-PROC-1", releases: r28, preset: "dgx-h100", mutate: func(s *System) { s.Procs = ProcsPerNode }, want: Info,
+		whyHas: "nvlsRegSupport 0", logHas: "Check P2P Type isAllDirectP2p 1 directMode 1"},
+	{name: "P2P connections of one process", rule: "G-TRANSPORT-CONN-1", releases: all, preset: "dgx-h100", mutate: func(s *System) { s.Procs = ProcsPerNode }, want: Info,
+		whyHas: "via P2P/direct pointer"},
+	{name: "no intra-node connection", rule: "G-TRANSPORT-CONN-1", releases: all, preset: "dgx-h100", mutate: oneGPU, want: Skip},
 	{name: "P2P level LOC and SHM off: the host splits, NET", rule: "G-TRANSPORT-1", releases: all, preset: "h200x2", env: Env{"NCCL_P2P_LEVEL": "LOC", "NCCL_SHM_DISABLE": "1", "NCCL_NVLS_ENABLE": "0"}, want: Fail, whyHas: "2 NCCL nodes and reach each other through NET/Socket"},
 
 	// The model.

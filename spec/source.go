@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // SystemSource names a machine as gatesim's commands take it: a preset
@@ -18,6 +20,8 @@ type SystemSource struct {
 	NodesSet bool
 	SHARP    bool
 	Plugins  []string
+	// Procs is --procs: "per-gpu" or "per-node" ("": per-gpu).
+	Procs string
 }
 
 // Load builds the System, reading every file it names with read (the
@@ -65,6 +69,11 @@ func (f SystemSource) Load(read func(string) ([]byte, error)) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.Procs != "" {
+		if sys.Procs, err = ParseProcs(f.Procs); err != nil {
+			return nil, fmt.Errorf("--procs: %v", err)
+		}
+	}
 	for _, p := range f.Plugins {
 		data, rerr := read(p)
 		if rerr != nil {
@@ -79,6 +88,23 @@ func (f SystemSource) Load(read func(string) ([]byte, error)) (*System, error) {
 		}
 	}
 	return sys, nil
+}
+
+// ReadGraphFile gives sys the graphs of the graph XML NCCL_GRAPH_FILE
+// names in env, as every rank reads it, with read (the caller's bounded
+// reader: spec reads no files); nothing when the variable is unset or
+// empty.
+func ReadGraphFile(sys *System, env Env, read func(string) ([]byte, error)) error {
+	path, ok := env.Lookup("NCCL_GRAPH_FILE")
+	if !ok || path == "" {
+		return nil
+	}
+	data, err := read(path)
+	if err != nil {
+		return fmt.Errorf("NCCL_GRAPH_FILE: %v", err)
+	}
+	sys.GraphFile, err = topo.ParseGraphXML(path, data)
+	return err
 }
 
 // ParseReleases reads one release or a comma list of them (--nccl),

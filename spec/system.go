@@ -28,6 +28,11 @@ type System struct {
 	// ncclCommInitRankConfig (nil: ncclCommInitRank); the caller sets it
 	// from its request, as it parses GraphFile.
 	CommConfig *Config `json:"-"`
+	// Procs is how the ranks are spread over processes: one per GPU (the
+	// zero value) or one process per node driving all its GPUs. It is
+	// how the job was launched, not what the machine is, so the request
+	// sets it (oracle "procs", the CLI's --procs), never a system file.
+	Procs Procs `json:"-"`
 }
 
 // Node is one host. Ranks are one per GPU, in GPU order, nodes in order:
@@ -400,6 +405,9 @@ func (s *System) Validate() error {
 	if len(s.Nodes) > MaxNodes {
 		return fmt.Errorf("system %s: %d nodes: expected at most %d (gatesim's limit)", s.Name, len(s.Nodes), MaxNodes)
 	}
+	if s.Procs < 0 || s.Procs >= NumProcs {
+		return fmt.Errorf("system %s: procs %d: expected per-gpu or per-node", s.Name, int(s.Procs))
+	}
 	ranks := 0
 	for i, nd := range s.Nodes {
 		where := lazyWhere{s.Name, i}
@@ -542,24 +550,4 @@ func mloPartPaired(gpus []GPU, j int) bool {
 			gpus[a].MLOPart != nil && *gpus[a].MLOPart == 0 && gpus[b].MLOPart != nil && *gpus[b].MLOPart == 1
 	}
 	return pair(j, j+1) || pair(j-1, j)
-}
-
-// LoadGraphFile gives s the graphs of the XML NCCL_GRAPH_FILE names, as
-// every rank reads it; read reads the file (spec reads none). Unset or
-// empty: nothing.
-func (s *System) LoadGraphFile(env Env, read func(string) ([]byte, error)) error {
-	path, ok := env.Lookup("NCCL_GRAPH_FILE")
-	if !ok || path == "" {
-		return nil
-	}
-	data, err := read(path)
-	if err != nil {
-		return fmt.Errorf("NCCL_GRAPH_FILE: %v", err)
-	}
-	graphs, err := topo.ParseGraphXML(path, data)
-	if err != nil {
-		return err
-	}
-	s.GraphFile = graphs
-	return nil
 }

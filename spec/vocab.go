@@ -23,6 +23,7 @@ type (
 	Op        = nccl.Op
 	Buffers   = nccl.Buffers
 	Alloc     = nccl.Alloc
+	Procs     = nccl.Procs
 	Result    = nccl.Result
 	NCCLError = nccl.NCCLError
 	RuleID    = nccl.RuleID
@@ -81,6 +82,9 @@ const (
 	AllocCuMem         = nccl.AllocCuMem
 	AllocCudaMalloc    = nccl.AllocCudaMalloc
 	NumAllocs          = nccl.NumAllocs
+	ProcsPerGPU        = nccl.ProcsPerGPU
+	ProcsPerNode       = nccl.ProcsPerNode
+	NumProcs           = nccl.NumProcs
 	Success            = nccl.Success
 	UnhandledCudaError = nccl.UnhandledCudaError
 	SystemError        = nccl.SystemError
@@ -135,6 +139,7 @@ var (
 	ParseRedOp    = nccl.ParseRedOp
 	ParseBuffers  = nccl.ParseBuffers
 	ParseAlloc    = nccl.ParseAlloc
+	ParseProcs    = nccl.ParseProcs
 
 	// names and their parsing (nccl/names.go)
 	AllFuncs       = nccl.AllFuncs

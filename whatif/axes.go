@@ -21,6 +21,8 @@ type Axes struct {
 	DType, RedOp string
 	// Config is the communicator config, name=value items (spec.ParseConfig).
 	Config string
+	// Procs is --procs: per-gpu or per-node ("" keeps the file's).
+	Procs string
 	// FromFile says the sweep came from a file, whose collectives the
 	// default --coll does not replace.
 	FromFile bool
@@ -37,6 +39,9 @@ func (a Axes) Apply(sw *Sweep) error {
 		sw.Config = c
 	}
 	sw.NCCL = append(sw.NCCL, a.NCCL...)
+	if a.Procs != "" {
+		sw.Procs = a.Procs
+	}
 	if len(sw.NCCL) == 0 {
 		sw.NCCL = []string{spec.DefaultRelease.String()}
 	}

@@ -43,6 +43,9 @@ type Sweep struct {
 	// Config is the communicator's ncclConfig_t at every point (NCCL's
 	// field names); nil: ncclCommInitRank.
 	Config *spec.Config `json:"config,omitempty"`
+	// Procs spreads every machine's ranks over processes: "per-gpu" (the
+	// default) or "per-node" (one process drives a node's GPUs).
+	Procs string `json:"procs,omitempty"`
 }
 
 // SystemAxis varies one preset.
@@ -125,6 +128,14 @@ func Expand(sw Sweep) ([]Point, error) {
 	if len(sw.Systems) == 0 {
 		return nil, fmt.Errorf("sweep: no system: expected systems: [{preset: dgx-h100, nodes: [1, 2]}]")
 	}
+	procs := spec.ProcsPerGPU
+	if sw.Procs != "" {
+		p, err := spec.ParseProcs(sw.Procs)
+		if err != nil {
+			return nil, fmt.Errorf("sweep: %v", err)
+		}
+		procs = p
+	}
 	// The product saturates at MaxPoints+1 so that long axis lists cannot
 	// overflow it.
 	mul := func(a, b int) int {
@@ -152,7 +163,7 @@ func Expand(sw Sweep) ([]Point, error) {
 	if n > MaxPoints {
 		return nil, fmt.Errorf("sweep: more than %d points; narrow a range", MaxPoints)
 	}
-	machines, err := expandMachines(sw.Systems)
+	machines, err := expandMachines(sw.Systems, procs)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +276,7 @@ func expandSizes(a SizeAxis) ([]int64, error) {
 // machine is built in memory before the first point is evaluated.
 const MaxSweepNodes = 4 * spec.MaxNodes
 
-func expandMachines(axes []SystemAxis) ([]*Machine, error) {
+func expandMachines(axes []SystemAxis, procs spec.Procs) ([]*Machine, error) {
 	var out []*Machine
 	total := 0
 	for ai, a := range axes {
@@ -321,7 +332,7 @@ func expandMachines(axes []SystemAxis) ([]*Machine, error) {
 					for _, nic := range orZero(a.NICs) {
 						for _, gbps := range orZero(a.NICGbps) {
 							for _, nvl := range orZero(a.NVLinks) {
-								m, err := buildMachine(ai, a.Preset, n, sharp, g, nic, gbps, nvl)
+								m, err := buildMachine(ai, a.Preset, n, sharp, g, nic, gbps, nvl, procs)
 								if err != nil {
 									return nil, err
 								}
@@ -350,7 +361,7 @@ func orOne(l []int) []int {
 	return l
 }
 
-func buildMachine(axis int, preset string, nodes int, sharp bool, gpus, nics, gbps, nvlinks int) (*Machine, error) {
+func buildMachine(axis int, preset string, nodes int, sharp bool, gpus, nics, gbps, nvlinks int, procs spec.Procs) (*Machine, error) {
 	if key, ok := spec.PresetKey(preset); ok {
 		preset = key // labels name the preset, not the spelling typed
 	}
@@ -358,6 +369,7 @@ func buildMachine(axis int, preset string, nodes int, sharp bool, gpus, nics, gb
 	if err != nil {
 		return nil, err
 	}
+	sys.Procs = procs
 	// Reshape changes the hardware layout and the gate facts together, so
 	// the topology search sees the machine the gates see.
 	for i := range sys.Nodes {
@@ -376,6 +388,9 @@ func buildMachine(axis int, preset string, nodes int, sharp bool, gpus, nics, gb
 	}
 	if sharp {
 		parts = append(parts, "SHARP")
+	}
+	if procs != spec.ProcsPerGPU {
+		parts = append(parts, "procs "+procs.String())
 	}
 	m.Label = strings.Join(parts, " ")
 	m.Family = strings.Join(append([]string{fmt.Sprintf("%s ×%d", preset, m.GPUs)}, parts[1:]...), " ")

@@ -19,6 +19,7 @@ type systemFlags struct {
 	nodes   int
 	sharp   bool
 	plugins []string
+	procs   string
 }
 
 var presetUsage = "system preset: " + strings.Join(spec.PresetNames(), ", ") // --system's help everywhere
@@ -31,11 +32,12 @@ func (f *systemFlags) add(c *cobra.Command) {
 	c.Flags().IntVar(&f.nodes, "nodes", 0, "node count for a preset or --topo (default 1)")
 	c.Flags().BoolVar(&f.sharp, "sharp", false, "add the HPC-X SHARP plugin (Net and CollNet v5-v8) to every node of a preset")
 	c.Flags().StringArrayVar(&f.plugins, "plugin", nil, "plugin library description (JSON or YAML) added to every node; repeatable")
+	c.Flags().StringVar(&f.procs, "procs", "", "ranks per process: per-gpu (default; mpirun, torchrun) or per-node (one process drives a node's GPUs)")
 }
 
 // load builds the System; errors are the user's.
 func (f *systemFlags) load() (*spec.System, error) {
-	src := spec.SystemSource{Preset: f.preset, File: f.file, Topo: f.topo, Nodes: f.nodes, NodesSet: f.cmd.Flags().Changed("nodes"), SHARP: f.sharp, Plugins: f.plugins}
+	src := spec.SystemSource{Preset: f.preset, File: f.file, Topo: f.topo, Nodes: f.nodes, NodesSet: f.cmd.Flags().Changed("nodes"), SHARP: f.sharp, Plugins: f.plugins, Procs: f.procs}
 	sys, err := src.Load(readInput)
 	return sys, badInput(err)
 }
@@ -141,5 +143,5 @@ func loadMachine(sf *systemFlags, ef *envFlags) (*spec.System, spec.Env, error) 
 	if sys.CommConfig, err = spec.ParseConfig(ef.config); err != nil {
 		return nil, nil, badInputf("--config: %v", err)
 	}
-	return sys, env, badInput(sys.LoadGraphFile(env, readInput))
+	return sys, env, badInput(spec.ReadGraphFile(sys, env, readInput))
 }

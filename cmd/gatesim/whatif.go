@@ -19,7 +19,7 @@ type whatifOpts struct {
 	file                                string
 	nccl, systems                       []string
 	nodes, gpus, nics, nicGbps, nvlinks string
-	sharp                               string
+	sharp, procs                        string
 	envs                                []string
 	envSets                             []string
 	colls, sizes, dtype, redop, config  string
@@ -63,6 +63,7 @@ time-nodes.png/.svg.`,
 	f.StringVar(&o.nicGbps, "nic-gbps", "", "NIC speeds in Gb/s, such as 200,400")
 	f.StringVar(&o.nvlinks, "nvlinks", "", "NVLink links per GPU")
 	f.StringVar(&o.sharp, "sharp", "off", "SHARP plugin/switch: off, on or both")
+	f.StringVar(&o.procs, "procs", "", "ranks per process for every machine: per-gpu (default) or per-node")
 	f.StringArrayVar(&o.envs, "env", nil, "NAME=VALUE for every point; repeatable")
 	f.StringVar(&o.config, "config", "", configUsage)
 	f.StringArrayVar(&o.envSets, "env-set", nil, "NAME:A=1,B=2 a named environment set; repeatable (NAME: alone is the empty set)")
@@ -94,7 +95,7 @@ func (o *whatifOpts) sweep() (whatif.Sweep, error) {
 		}
 	}
 	a := whatif.Axes{NCCL: o.nccl, Systems: o.systems, Nodes: o.nodes, GPUs: o.gpus, NICs: o.nics, NICGbps: o.nicGbps, NVLinks: o.nvlinks,
-		SHARP: o.sharp, Env: o.envs, EnvSets: o.envSets, Config: o.config, Colls: o.colls, Sizes: o.sizes, DType: o.dtype, RedOp: o.redop, FromFile: o.file != ""}
+		SHARP: o.sharp, Env: o.envs, EnvSets: o.envSets, Config: o.config, Colls: o.colls, Sizes: o.sizes, DType: o.dtype, RedOp: o.redop, Procs: o.procs, FromFile: o.file != ""}
 	if err := a.Apply(&sw); err != nil {
 		return sw, badInput(err)
 	}

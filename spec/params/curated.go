@@ -212,7 +212,7 @@ var Gates = []GateInfo{
 	{Name: "NCCL_RUNTIME_CONNECT", Gates: []GateLink{g("G-EXEC-RTCONN-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_SINGLE_PROC_MEM_REG_ENABLE", Gates: []GateLink{g("G-REG-UB-1")},
-		Note: "keeps NVLS buffer registration (nvlsRegSupport) for ranks sharing a process; with one process per GPU, as gatesim models, registration is on whatever it says",
+		Note: "keeps NVLS buffer registration (nvlsRegSupport) and the symmetric LL kernels (2.29.2+) for ranks sharing a process (--procs per-node); with one process per GPU registration is on whatever it says",
 		Ref:  spec.Ref{Tag: "v2.28.3-1", File: "src/init.cc", Func: "initTransportsRank"}},
 	{Name: "NCCL_SOCKET_IFNAME", Gates: []GateLink{g("G-NET-SOCK-1"), g("G-NET-IB-1")},
 		Note: "IB also needs an out-of-band IP interface from this list", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/misc/socket.cc", Func: "ncclFindInterfaces"}},

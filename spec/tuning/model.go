@@ -183,6 +183,12 @@ type Input struct {
 	LegacyCudaRegister *int64 `json:"NCCL_LEGACY_CUDA_REGISTER,omitempty"`
 	CuMem              bool   `json:"cuMem,omitempty"`
 	P2PUseMemcpy       bool   `json:"p2pUseMemcpy,omitempty"`
+	// SharedProcess: two ranks of one node run in one process (hostHash
+	// and pidHash equal; comm->directMode from 2.23.4, what turns
+	// nvlsRegSupport off from 2.19.1, comm->intraRanks > 1).
+	// SingleProcMemReg is NCCL_SINGLE_PROC_MEM_REG_ENABLE set non-zero.
+	SharedProcess    bool `json:"sharedProcess,omitempty"`
+	SingleProcMemReg bool `json:"singleProcMemReg,omitempty"`
 	// SymmetricSupport is comm->symmetricSupport: one node (or, 2.30.3+,
 	// cross-clique MNNVL over an NVL domain of every rank: one LSA team),
 	// direct P2P between its GPUs, NCCL_WIN_ENABLE and cuMem on.

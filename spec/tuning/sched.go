@@ -402,9 +402,10 @@ func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, []*tuning
 // symmetricBack is 2.29.2's fallback: a piece with no kernel left, or
 // whose unforced LL kernel the cost table would not run as LL for its
 // first task alone (2.29.2–2.29.3), goes back to the cost table; why
-// says which, "" when the piece stays symmetric. One process per GPU is
-// assumed (NCCL also falls back from LL kernels when one thread drives
-// several GPUs without NCCL_SINGLE_PROC_MEM_REG_ENABLE).
+// says which, "" when the piece stays symmetric. An LL kernel also falls
+// back when one thread drives several GPUs (comm->intraRanks > 1) without
+// NCCL_SINGLE_PROC_MEM_REG_ENABLE: on buffers outside windows always,
+// and 2.29.2–2.29.3 unforced on windows too.
 //
 // Ref: v2.29.2-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList
 // (v2.29.7-1: buffers in windows on both sides keep the LL kernel)
@@ -414,6 +415,10 @@ func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) st
 	}
 	if !ok {
 		return "no symmetric kernel is left for its piece"
+	}
+	if in := &m.In; symMaskLL>>k&1 != 0 && in.SharedProcess && !in.SingleProcMemReg &&
+		(head.op.Buffers != nccl.BuffersWindow || (m.Tuning.SymLLLegacy && !forced)) {
+		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and one thread drives several GPUs (isOneThreadMultiGpus)", k) + m.singleProcHint()
 	}
 	if !m.Tuning.SymLLLegacy || forced || symMaskLL>>k&1 == 0 {
 		return ""
@@ -1396,8 +1401,8 @@ func (m *Model) RegBuff(o Call) bool {
 // handle types first; before, the bind fails and NCCL falls back). IPC
 // exports a cuMem buffer's handle only with NCCL's cuMem on, and a
 // cudaMalloc buffer over legacy CUDA IPC (from 2.24.3 only under
-// NCCL_LEGACY_CUDA_REGISTER=1; with one process per GPU, never in
-// directMode). The network and CollNet register either kind.
+// NCCL_LEGACY_CUDA_REGISTER=1; from 2.23.4 never when ranks share a
+// process, comm->directMode). The network and CollNet register either kind.
 //
 // Ref: v2.28.9-1 src/register/register.cc ncclCommRegister,
 // ncclCommGraphRegister; src/transport/p2p.cc ipcRegisterBuffer;
@@ -1418,6 +1423,8 @@ func (m *Model) regRefused(o Call, kind string) string {
 		switch {
 		case o.Alloc == nccl.AllocCuMem && !in.CuMem:
 			return "cuMem buffers, but NCCL's cuMem is off (NCCL_CUMEM_ENABLE=0 or no driver support): no handle to export"
+		case o.Alloc == nccl.AllocCudaMalloc && c.RegIPCDirectMode && in.SharedProcess:
+			return "cudaMalloc buffers go over legacy CUDA IPC, which NCCL refuses when ranks share a process (directMode)"
 		case o.Alloc == nccl.AllocCudaMalloc && c.RegIPCLegacyParam && (in.LegacyCudaRegister == nil || *in.LegacyCudaRegister == 0):
 			return "cudaMalloc buffers are exported over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1"
 		}
@@ -1429,9 +1436,8 @@ func (m *Model) regRefused(o Call, kind string) string {
 // (G-REG-UB-1): the channels a task on algorithm a runs on once NVLS or
 // CollNet registered its buffers, and which ("NVLS", "CollNet"; "" when
 // nothing is registered). NVLS and NVLSTree register on a communicator with
-// nvlsRegSupport (no MNNVL; gatesim models one process per GPU, where
-// NCCL's check of ranks sharing a process passes) and run on
-// nvlsRegChannels; CollNetDirect and CollNetChain register only with one
+// nvlsRegSupport (no MNNVL, and no two ranks in one process unless
+// NCCL_SINGLE_PROC_MEM_REG_ENABLE, 2.28.3+) and run on nvlsRegChannels; CollNetDirect and CollNetChain register only with one
 // rank per node (collNetRegSupport, isOneRPN) and not for PreMulSum or
 // SumPostDiv, and run on one channel (RegCollNet). A registration that
 // fails (regRefused) leaves nothing registered and says why.
@@ -1450,6 +1456,10 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 			return 0, ""
 		}
 		if n, ok := m.nvlsRegChannels(t.fn); ok {
+			if in.SharedProcess && !(c.RegSingleProcParam && in.SingleProcMemReg) {
+				t.choice.RegRefused = "ranks share a process: nvlsRegSupport is 0, so NVLS registers nothing" + m.singleProcHint()
+				return 0, ""
+			}
 			if why := m.regRefused(t.op, "NVLS"); why != "" {
 				t.choice.RegRefused = why
 				return 0, ""
@@ -1542,4 +1552,13 @@ func (m *Model) copyEngine(o Call) bool {
 		th = *in.SymCEThreshold
 	}
 	return o.Op.Count > th
+}
+
+// singleProcHint names the variable that keeps registration for ranks
+// sharing a process, where the release reads it.
+func (m *Model) singleProcHint() string {
+	if !m.Tuning.RegSingleProcParam {
+		return ""
+	}
+	return " (NCCL_SINGLE_PROC_MEM_REG_ENABLE=1 keeps it)"
 }

@@ -507,6 +507,14 @@ type Consts struct {
 	// IPC only under NCCL_LEGACY_CUDA_REGISTER=1 (2.24.3+; 2.23.4 always
 	// does, one process per GPU).
 	RegIPCLegacyParam bool `tuning:"reg.ipcLegacyParam"`
+	// RegIPCDirectMode: with ranks sharing a process (comm->directMode) a
+	// buffer that only legacy CUDA IPC could export is not registered
+	// (2.23.4+).
+	RegIPCDirectMode bool `tuning:"reg.ipcDirectMode"`
+	// RegSingleProcParam: NCCL_SINGLE_PROC_MEM_REG_ENABLE keeps NVLS
+	// registration (nvlsRegSupport) for ranks sharing a process (2.28.3+;
+	// 2.29.2+ also keeps the symmetric LL kernels for them).
+	RegSingleProcParam bool `tuning:"reg.singleProcMemReg"`
 	// RegRecordLocalParam: ncclCommRegister keeps no record under
 	// NCCL_LOCAL_REGISTER=0, so the registered buffers count as plain for
 	// regBuff (2.24.3+).
