@@ -18,7 +18,7 @@ import (
 func ginInNet(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-GIN-1", Layer: LayerABI, Title: "GIN plugin",
-		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). GIN decides nothing gatesim models.`,
+		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). If the GIN object's init fails or its devices() fails or reports 0 (Library.gin), ncclNetPluginInit disables it without a line and the communicator has no GIN. GIN decides nothing gatesim models.`,
 		Ref:  ref,
 		Logs: []string{"NET/Plugin: Loaded gin plugin %s (v%d)"},
 		node: true,
@@ -230,7 +230,7 @@ func ginLoader(ref Ref, doc string, p listPlugin) *Rule {
 func rmaInGin(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-RMA-1", Layer: LayerABI, Title: "RMA plugin",
-		Doc:  `No RMA plugin of its own: with the GIN plugin's accepted version, ncclGinPluginLoad takes that version's RMA object: ncclRmaPlugin_v13 beside ncclGinPlugin_v13 (RmaABI; "NET/Plugin: Loaded rma plugin %s (v13)"), the GIN struct itself for v12 and v11. Without an external GIN plugin, RMA is the internal IB proxy's. RMA decides nothing gatesim models.`,
+		Doc:  `No RMA plugin of its own: with the GIN plugin's accepted version, ncclGinPluginLoad takes that version's RMA object: ncclRmaPlugin_v13 beside ncclGinPlugin_v13 (RmaABI; "NET/Plugin: Loaded rma plugin %s (v13)"), the GIN struct itself for v12 and v11. Without an external GIN plugin, RMA is the internal IB proxy's. An RMA object whose init or devices() fails, or reports 0 (Library.rma), is disabled without a line; the GIN plugin is still assigned, so the communicator has no RMA. RMA decides nothing gatesim models.`,
 		Ref:  ref,
 		Logs: []string{"NET/Plugin: Loaded rma plugin %s (v%d)"},
 		node: true,
