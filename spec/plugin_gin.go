@@ -38,6 +38,7 @@ func ginInNet(ref Ref) *Rule {
 			// ncclNetPluginInit disables the GIN object quietly and still
 			// assigns the net plugin, so the communicator has no GIN.
 			if ok, why := s.lib.Gin.usable(); !ok {
+				facts = append(facts, F("disabled", s.lib.Path+": "+why))
 				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library: %s, so GIN is disabled and the communicator has none", v, why), Facts: facts, Log: loaded})
 				return
 			}
@@ -253,6 +254,7 @@ func rmaInGin(ref Ref) *Rule {
 			// ncclGinPluginInit disables the RMA object quietly; the GIN
 			// plugin is still assigned, so no other library's RMA is tried.
 			if ok, why := s.ginLib.Rma.usable(); !ok {
+				facts = append(facts, F("disabled", s.ginLib.Path+": "+why))
 				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ncclRmaPlugin_v%d beside the GIN plugin: %s, so RMA is disabled and the communicator has none", s.ginABI, why), Facts: facts, Log: loaded})
 				return
 			}

@@ -199,6 +199,9 @@ func TestGinRmaInitFails(t *testing.T) {
 			if got.Outcome != c.out || !strings.Contains(got.Why, c.why) {
 				t.Errorf("%s (%s), want %s (%s)", got.Outcome, got.Why, c.out, c.why)
 			}
+			if c.out == Info && !pluginReported(got) {
+				t.Errorf("a disabled %s is not in explain's summary: %v", c.rule, got.Facts)
+			}
 			if !slices.Equal(got.Log, c.logs) {
 				t.Errorf("lines\n%s\nwant\n%s", strings.Join(got.Log, "\n"), strings.Join(c.logs, "\n"))
 			}
