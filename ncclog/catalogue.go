@@ -122,6 +122,8 @@ const (
 	KindMLOPart
 	KindTunerOpened
 	KindTunerOpenError
+	KindGinAnyFail
+	KindRmaAnyFail
 	numKinds
 )
 
@@ -308,6 +310,18 @@ var Catalogue = []Form{
 		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetInit"), Bare: true,
 		Example: "Failed to initialize any NET plugin", lit: "Failed to initialize any NET plugin",
 		re: rx(`^Failed to initialize any NET plugin`)},
+	{Kind: KindGinAnyFail, ID: "gin.anyfail", Format: `Failed to initialize any GIN plugin`, Since: v(2, 29, 7), Until: v(2, 30, 4),
+		Ref: ref("v2.29.7-1", "src/plugin/gin.cc", "ncclGinInit"), Bare: true,
+		Example: "Failed to initialize any GIN plugin", lit: "Failed to initialize any GIN plugin",
+		re: rx(`^Failed to initialize any GIN plugin`)},
+	{Kind: KindGinAnyFail, ID: "gin.anyfail.2307", Format: `GIN/Plugin: Failed to initialize any GIN plugin`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/plugin/gin.cc", "ncclGinInit"), Bare: true,
+		Example: "GIN/Plugin: Failed to initialize any GIN plugin", lit: "GIN/Plugin: Failed to initialize any GIN plugin",
+		re: rx(`^GIN/Plugin: Failed to initialize any GIN plugin`)},
+	{Kind: KindRmaAnyFail, ID: "rma.anyfail", Format: `RMA/Plugin: Failed to initialize any plugin`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/plugin/rma.cc", "ncclRmaInit"), Bare: true,
+		Example: "RMA/Plugin: Failed to initialize any plugin", lit: "RMA/Plugin: Failed to initialize any plugin",
+		re: rx(`^RMA/Plugin: Failed to initialize any plugin`)},
 	{Kind: KindNetNotFound, ID: "net.notfound", Format: `Error: network %s not found.`, Since: v(2, 10, 3), Until: v(2, 26, 6),
 		Ref: ref("v2.22.3-1", "src/net.cc", "ncclNetInit"), Bare: true,
 		Example: "Error: network Foo not found.", lit: "Error: network ", re: rx(`^Error: network (.+) not found\.?$`)},

@@ -506,6 +506,20 @@ func (ob *observer) trace() spec.Trace {
 		t = append(t, spec.Verdict{Rule: "G-SEL-PARSE-2", Layer: r.Layer, Outcome: spec.Fail, Facts: []spec.Fact{spec.F("at", s.At)},
 			Log: []string{s.Msg}, Why: "NCCL rejected NCCL_ALGO/NCCL_PROTO: communicator init fails", Ref: ruleRef(r)})
 	}
+	// No GIN or RMA plugin initialising, the internal IB one included,
+	// leaves the communicator without it; init still succeeds.
+	for _, x := range []struct {
+		k    Kind
+		rule spec.RuleID
+		why  string
+	}{{KindGinAnyFail, "G-GIN-1", "no GIN plugin initialised, the internal IB GIN included: the communicator has no GIN"},
+		{KindRmaAnyFail, "G-RMA-1", "no RMA plugin initialised, the internal IB proxy RMA included: the communicator has no RMA"}} {
+		if s, ok := ob.l.First(x.k); ok {
+			r, _ := RuleByID(x.rule)
+			t = append(t, spec.Verdict{Rule: x.rule, Layer: r.Layer, Outcome: spec.Info, Facts: []spec.Fact{spec.F("at", s.At)},
+				Log: []string{s.Msg}, Why: x.why, Ref: ruleRef(r)})
+		}
+	}
 	for i, d := range ob.o.Decisions {
 		r, _ := RuleByID(d.DecidedBy)
 		v := spec.Verdict{Rule: d.DecidedBy, Layer: r.Layer, Outcome: spec.Pass, Scope: "op", Ref: ruleRef(r),

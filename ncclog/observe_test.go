@@ -269,3 +269,30 @@ func TestObserveNICFusion(t *testing.T) {
 		})
 	}
 }
+
+// TestObserveGinRmaAnyFail: NCCL's lines for no GIN or RMA plugin
+// initialising, at each release that prints them, are G-GIN-1 and
+// G-RMA-1 verdicts of the observed trace.
+func TestObserveGinRmaAnyFail(t *testing.T) {
+	for _, c := range []struct {
+		version, line string
+		rule          spec.RuleID
+	}{
+		{"2.29.7", "Failed to initialize any GIN plugin", "G-GIN-1"},
+		{"2.30.3", "Failed to initialize any GIN plugin", "G-GIN-1"},
+		{"2.30.7", "GIN/Plugin: Failed to initialize any GIN plugin", "G-GIN-1"},
+		{"2.30.7", "RMA/Plugin: Failed to initialize any plugin", "G-RMA-1"},
+	} {
+		t.Run(c.version+"/"+c.line, func(t *testing.T) {
+			log := "h:1:1 [0] NCCL INFO NCCL version " + c.version + "+cuda13.0\nh:1:1 [0] NCCL INFO " + c.line + "\n"
+			o := observe(t, log, nil)
+			i := slices.IndexFunc(o.Trace, func(v spec.Verdict) bool { return v.Rule == c.rule })
+			if i < 0 {
+				t.Fatalf("no %s verdict in the observed trace", c.rule)
+			}
+			if v := o.Trace[i]; v.Outcome != spec.Info || !slices.Equal(v.Log, []string{c.line}) || !strings.Contains(v.Why, "the communicator has no") {
+				t.Errorf("%s %s %q %v, want Info naming the line", v.Rule, v.Outcome, v.Why, v.Log)
+			}
+		})
+	}
+}

@@ -74,6 +74,8 @@ func TestValidateRefusesNonsense(t *testing.T) {
 		"profiler_symbols: version 0":          {Path: "libnccl-profiler.so", ProfilerSymbols: []int{0}},
 		"gin_symbols: version 11 listed twice": {Path: "libnccl-net.so", GinSymbols: []int{11, 12, 11}},
 		"rma_symbols: version 100":             {Path: "libnccl-rma.so", RmaSymbols: []int{100}},
+		"gin: devices -1":                      {Path: "libnccl-gin.so", GinSymbols: []int{13}, Gin: &GinBackend{Devices: -1}},
+		"rma: devices 1025":                    {Path: "libnccl-rma.so", RmaSymbols: []int{14}, Rma: &GinBackend{Devices: 1025}},
 	} {
 		sys := System{Nodes: []Node{{GPUs: []GPU{{SM: 90}}, Libs: []Library{lib}}}}
 		if err := sys.Validate(); err == nil || !strings.Contains(err.Error(), field) {

@@ -8,8 +8,9 @@ import (
 // GIN (GPU-initiated networking, 2.28.7+) and RMA (2.30.3+) plugins. They
 // serve the device API and the symmetric GIN kernels, which decide no
 // algorithm, protocol or channel count gatesim models; their loaders are
-// modelled as far as "a library exists and exports an accepted symbol".
-// Init, devices() and the internal IB GIN's type (proxy or GDAKI,
+// modelled from "a library exists and exports an accepted symbol" to its
+// init and devices() (Library.Gin, Library.Rma). The internal IB GIN's
+// init (IB devices and GPUDirect RDMA) and type (proxy or GDAKI,
 // NCCL_GIN_TYPE) are not.
 
 // ginInNet is G-GIN-1 of 2.28.7–2.29.3: ncclGinPlugin_vN is looked up in
@@ -17,7 +18,7 @@ import (
 func ginInNet(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-GIN-1", Layer: LayerABI, Title: "GIN plugin",
-		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). GIN decides nothing gatesim models.`,
+		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). If the GIN object's init fails or its devices() fails or reports 0 (Library.gin), ncclNetPluginInit disables it without a line and the communicator has no GIN. GIN decides nothing gatesim models.`,
 		Ref:  ref,
 		Logs: []string{"NET/Plugin: Loaded gin plugin %s (v%d)"},
 		node: true,
@@ -33,9 +34,16 @@ func ginInNet(ref Ref) *Rule {
 				r.emit(Verdict{Outcome: Info, Why: "the net plugin's library exports no ncclGinPlugin symbol of " + joinInts(r.rs.Consts.GinABI) + ": GIN is the internal IB transport's", Facts: facts})
 				return
 			}
+			loaded := []string{fmt.Sprintf("NET/Plugin: Loaded gin plugin %s (v%d)", ginName(s.lib), v)}
+			// ncclNetPluginInit disables the GIN object quietly and still
+			// assigns the net plugin, so the communicator has no GIN.
+			if ok, why := s.lib.Gin.usable(); !ok {
+				facts = append(facts, F("disabled", s.lib.Path+": "+why))
+				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library: %s, so GIN is disabled and the communicator has none", v, why), Facts: facts, Log: loaded})
+				return
+			}
 			s.ginLib, s.ginABI = s.lib, v
-			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library", v), Facts: facts,
-				Log: []string{fmt.Sprintf("NET/Plugin: Loaded gin plugin %s (v%d)", ginName(s.lib), v)}})
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library", v), Facts: facts, Log: loaded})
 		},
 	}
 }
@@ -64,7 +72,9 @@ type listPlugin struct {
 	maxEntries, limitShown int
 	syms                   func(*Library) []int
 	name                   func(*Library) string
-	window                 func(*Consts) []int
+	// backend is what the library's struct of this kind answers at init.
+	backend func(*Library) *GinBackend
+	window  func(*Consts) []int
 	// loaded is the accepted symbol's line, e.g. "NET/Plugin: Loaded gin
 	// plugin %s (v%d)".
 	loaded string
@@ -78,9 +88,10 @@ type listPlugin struct {
 }
 
 // walk loads the entries in order and stops at the first whose symbol is
-// accepted (NCCL loads lazily and assigns the first that initialises;
-// init and devices() are taken to succeed).
-func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts []Fact) {
+// accepted and whose init and devices() succeed (NCCL loads lazily and
+// assigns the first that initialises; one that does not is disabled
+// without a line). disabled says which were, and why.
+func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts []Fact, disabled []string) {
 	s, nd := r.cur, r.cur.node
 	val, set := r.env.Lookup(p.env)
 	facts = []Fact{F(p.env, envShow(val, set)), F("accepts", joinInts(p.window(&r.rs.Consts)))}
@@ -108,7 +119,21 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 		default:
 			logs = append(logs, p.kind+"/Plugin: Failed to load external plugin "+path+", dlHandle: 0x…, nccl"+titleKind(p.kind)+": (nil)")
 		}
+		if v == 0 {
+			return 0
+		}
+		if ok, why := p.backend(l).usable(); !ok {
+			disabled = append(disabled, path+": "+why)
+			return 0
+		}
 		return v
+	}
+	done := func(l *Library, v int, tried []string) (*Library, int, []string, []Fact, []string) {
+		facts = append(facts, F("tried", strings.Join(tried, " ")))
+		if len(disabled) > 0 {
+			facts = append(facts, F("disabled", strings.Join(disabled, "; ")))
+		}
+		return l, v, logs, facts, disabled
 	}
 	var tried []string
 	for _, e := range entries {
@@ -137,18 +162,26 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 			continue
 		}
 		if v := accept(opened, opened.Path); v != 0 {
-			return opened, v, logs, append(facts, F("tried", strings.Join(tried, " ")))
+			return done(opened, v, tried)
 		}
 	}
 	if p.reuse != nil {
 		for _, l := range p.reuse(s) {
 			tried = append(tried, l.Path)
 			if v := accept(l, l.Path); v != 0 {
-				return l, v, logs, append(facts, F("tried", strings.Join(tried, " ")))
+				return done(l, v, tried)
 			}
 		}
 	}
-	return nil, 0, logs, append(facts, F("tried", strings.Join(tried, " ")))
+	return done(nil, 0, tried)
+}
+
+// noExternal is the verdict of a loader that assigned no external plugin.
+func noExternal(kind, internal string, disabled []string) string {
+	if len(disabled) == 0 {
+		return "no external " + kind + " plugin: " + internal + " is tried"
+	}
+	return "no external " + kind + " plugin initialises (" + strings.Join(disabled, "; ") + "; each is disabled): " + internal + " is tried; its init is not modelled"
 }
 
 func titleKind(kind string) string {
@@ -163,6 +196,7 @@ func listPluginAt(p listPlugin, maxEntries, limitShown int, loaded string, kindL
 
 var ginKind = listPlugin{env: "NCCL_GIN_PLUGIN", def: "libnccl-gin.so", prefix: "libnccl-gin", kind: "GIN",
 	syms: func(l *Library) []int { return l.GinSymbols }, name: ginName, window: func(c *Consts) []int { return c.GinABI },
+	backend: func(l *Library) *GinBackend { return l.Gin },
 	reuse: func(s *nodeState) []*Library {
 		if s.lib != nil && s.netABI > 0 {
 			return []*Library{s.lib}
@@ -177,9 +211,9 @@ func ginLoader(ref Ref, doc string, p listPlugin) *Rule {
 		Logs: []string{"NCCL_GIN_PLUGIN set by environment to %s", "GIN/Plugin: Could not find:%s", p.loaded},
 		init: func(r *initRun) {
 			s := r.cur
-			lib, v, logs, facts := p.walk(r)
+			lib, v, logs, facts, disabled := p.walk(r)
 			if lib == nil {
-				r.emit(Verdict{Outcome: Info, Why: "no external GIN plugin: the internal IB GIN is tried", Facts: facts, Log: logs})
+				r.emit(Verdict{Outcome: Info, Why: noExternal("GIN", "the internal IB GIN", disabled), Facts: facts, Log: logs})
 				return
 			}
 			s.ginLib, s.ginABI = lib, v
@@ -197,7 +231,7 @@ func ginLoader(ref Ref, doc string, p listPlugin) *Rule {
 func rmaInGin(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-RMA-1", Layer: LayerABI, Title: "RMA plugin",
-		Doc:  `No RMA plugin of its own: with the GIN plugin's accepted version, ncclGinPluginLoad takes that version's RMA object: ncclRmaPlugin_v13 beside ncclGinPlugin_v13 (RmaABI; "NET/Plugin: Loaded rma plugin %s (v13)"), the GIN struct itself for v12 and v11. Without an external GIN plugin, RMA is the internal IB proxy's. RMA decides nothing gatesim models.`,
+		Doc:  `No RMA plugin of its own: with the GIN plugin's accepted version, ncclGinPluginLoad takes that version's RMA object: ncclRmaPlugin_v13 beside ncclGinPlugin_v13 (RmaABI; "NET/Plugin: Loaded rma plugin %s (v13)"), the GIN struct itself for v12 and v11. Without an external GIN plugin, RMA is the internal IB proxy's. An RMA object whose init or devices() fails, or reports 0 (Library.rma), is disabled without a line; the GIN plugin is still assigned, so the communicator has no RMA. RMA decides nothing gatesim models.`,
 		Ref:  ref,
 		Logs: []string{"NET/Plugin: Loaded rma plugin %s (v%d)"},
 		node: true,
@@ -216,8 +250,15 @@ func rmaInGin(ref Ref) *Rule {
 				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("%s exports no ncclRmaPlugin_v%d: RMA is the internal IB proxy's", s.ginLib.Path, s.ginABI), Facts: facts})
 				return
 			}
-			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclRmaPlugin_v%d beside the GIN plugin", s.ginABI), Facts: facts,
-				Log: []string{fmt.Sprintf("NET/Plugin: Loaded rma plugin %s (v%d)", rmaName(s.ginLib), s.ginABI)}})
+			loaded := []string{fmt.Sprintf("NET/Plugin: Loaded rma plugin %s (v%d)", rmaName(s.ginLib), s.ginABI)}
+			// ncclGinPluginInit disables the RMA object quietly; the GIN
+			// plugin is still assigned, so no other library's RMA is tried.
+			if ok, why := s.ginLib.Rma.usable(); !ok {
+				facts = append(facts, F("disabled", s.ginLib.Path+": "+why))
+				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ncclRmaPlugin_v%d beside the GIN plugin: %s, so RMA is disabled and the communicator has none", s.ginABI, why), Facts: facts, Log: loaded})
+				return
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclRmaPlugin_v%d beside the GIN plugin", s.ginABI), Facts: facts, Log: loaded})
 		},
 	}
 }
@@ -231,9 +272,9 @@ func rmaLoader(ref Ref, doc string, p listPlugin) *Rule {
 		Logs: []string{"NCCL_RMA_PLUGIN set by environment to %s", "RMA/Plugin: Could not find:%s", p.loaded,
 			"RMA/Plugin: Successfully loaded external plugin %s", "RMA/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclRma: %p"},
 		init: func(r *initRun) {
-			lib, v, logs, facts := p.walk(r)
+			lib, v, logs, facts, disabled := p.walk(r)
 			if lib == nil {
-				r.emit(Verdict{Outcome: Info, Why: "no external RMA plugin: the internal IB proxy RMA is tried", Facts: facts, Log: logs})
+				r.emit(Verdict{Outcome: Info, Why: noExternal("RMA", "the internal IB proxy RMA", disabled), Facts: facts, Log: logs})
 				return
 			}
 			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclRmaPlugin_v%d in %s", v, lib.Path), Facts: facts, Log: logs})
@@ -243,4 +284,5 @@ func rmaLoader(ref Ref, doc string, p listPlugin) *Rule {
 
 var rmaKind = listPlugin{env: "NCCL_RMA_PLUGIN", def: "libnccl-rma.so", prefix: "libnccl-rma", kind: "RMA",
 	syms: func(l *Library) []int { return l.RmaSymbols }, name: rmaName, window: func(c *Consts) []int { return c.RmaABI },
-	reuse: ginKind.reuse}
+	backend: func(l *Library) *GinBackend { return l.Rma },
+	reuse:   ginKind.reuse}

@@ -144,3 +144,67 @@ func TestGinRmaLoaders(t *testing.T) {
 		}
 	}
 }
+
+// TestGinRmaInitFails: a GIN or RMA plugin whose init fails or whose
+// devices() reports 0 is disabled without a line of its own, the next
+// library is tried, and communicator init still succeeds.
+func TestGinRmaInitFails(t *testing.T) {
+	initFails := &GinBackend{InitError: "ncclSystemError"}
+	noDevices := &GinBackend{Devices: 0}
+	withGin := func(l Library, b *GinBackend) Library { l.Gin = b; return l }
+	withRma := func(l Library, b *GinBackend) Library { l.Rma = b; return l }
+	netGin13 := netGin
+	netGin13.Path, netGin13.GinSymbols, netGin13.GinName = "/opt/net/libnccl-net.so", []int{13}, "NetGin13"
+	cases := []struct {
+		name string
+		v    Version
+		rule RuleID
+		libs []Library
+		out  Outcome
+		why  string
+		logs []string
+	}{
+		{name: "GIN in the net plugin, init fails", v: V2_28_7, rule: "G-GIN-1", libs: []Library{withGin(netGin, initFails)}, out: Info,
+			why: "init() fails: ncclSystemError, so GIN is disabled", logs: []string{"NET/Plugin: Loaded gin plugin NetGin (v11)"}},
+		{name: "GIN in the net plugin, no devices", v: V2_29_2, rule: "G-GIN-1", libs: []Library{withGin(netGin, noDevices)}, out: Info,
+			why: "devices() reports 0, so GIN is disabled", logs: []string{"NET/Plugin: Loaded gin plugin NetGin (v11)"}},
+		{name: "the net plugin's GIN, init fails", v: V2_29_7, rule: "G-GIN-1", libs: []Library{withGin(netGin, initFails)}, out: Info,
+			why:  "no external GIN plugin initialises (/opt/net/libnccl-net.so: init() fails: ncclSystemError; each is disabled): the internal IB GIN is tried",
+			logs: []string{"GIN/Plugin: Could not find: libnccl-gin.so", "NET/Plugin: Loaded gin plugin NetGin (v11)", "Successfully loaded external gin plugin /opt/net/libnccl-net.so"}},
+		{name: "libnccl-gin.so without devices, the net plugin's GIN next", v: V2_30_3, rule: "G-GIN-1", libs: []Library{withGin(ginLib13, noDevices), netGin}, out: Pass,
+			why: "ncclGinPlugin_v11 in /opt/net/libnccl-net.so (the net plugin's library)",
+			logs: []string{"NET/Plugin: Loaded gin plugin G13 (v13)", "Successfully loaded external gin plugin /opt/g/libnccl-gin.so",
+				"NET/Plugin: Loaded gin plugin NetGin (v11)", "Successfully loaded external gin plugin /opt/net/libnccl-net.so"}},
+		{name: "RMA beside a v13 GIN, init fails", v: V2_30_3, rule: "G-RMA-1", libs: []Library{withRma(ginLib13, initFails)}, out: Info,
+			why: "ncclRmaPlugin_v13 beside the GIN plugin: init() fails: ncclSystemError, so RMA is disabled", logs: []string{"NET/Plugin: Loaded rma plugin R13 (v13)"}},
+		{name: "libnccl-gin.so and the net plugin's GIN both fail", v: V2_30_7, rule: "G-GIN-1", libs: []Library{withGin(ginLib13, initFails), withGin(netGin13, noDevices)}, out: Info,
+			why: "(/opt/g/libnccl-gin.so: init() fails: ncclSystemError; /opt/net/libnccl-net.so: devices() reports 0; each is disabled)",
+			logs: []string{"GIN/Plugin: Loaded gin plugin G13 (v13)", "GIN/Plugin: Successfully loaded external plugin /opt/g/libnccl-gin.so",
+				"GIN/Plugin: Loaded gin plugin NetGin13 (v13)", "GIN/Plugin: Successfully loaded external plugin /opt/net/libnccl-net.so"}},
+		{name: "libnccl-rma.so, init fails", v: V2_30_7, rule: "G-RMA-1", libs: []Library{withRma(rmaLib, initFails)}, out: Info,
+			why:  "no external RMA plugin initialises (/opt/r/libnccl-rma.so: init() fails: ncclSystemError; each is disabled): the internal IB proxy RMA is tried",
+			logs: []string{"RMA/Plugin: Loaded rma plugin R14 (v14)", "RMA/Plugin: Successfully loaded external plugin /opt/r/libnccl-rma.so"}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%s", c.v, c.name), func(t *testing.T) {
+			comm := initWithLibs(t, c.v, c.libs, nil)
+			if comm.Err != nil {
+				t.Fatalf("communicator init failed: %v", comm.Err)
+			}
+			i := slices.IndexFunc(comm.Trace, func(x Verdict) bool { return x.Rule == c.rule })
+			if i < 0 {
+				t.Fatalf("%s is not in the %s trace", c.rule, c.v)
+			}
+			got := comm.Trace[i]
+			if got.Outcome != c.out || !strings.Contains(got.Why, c.why) {
+				t.Errorf("%s (%s), want %s (%s)", got.Outcome, got.Why, c.out, c.why)
+			}
+			if c.out == Info && !pluginReported(got) {
+				t.Errorf("a disabled %s is not in explain's summary: %v", c.rule, got.Facts)
+			}
+			if !slices.Equal(got.Log, c.logs) {
+				t.Errorf("lines\n%s\nwant\n%s", strings.Join(got.Log, "\n"), strings.Join(c.logs, "\n"))
+			}
+		})
+	}
+}

@@ -38,14 +38,14 @@ type PluginState struct {
 var reportedPlugins = map[RuleID]string{"G-PROF-1": "profiler plugin", "G-GIN-1": "GIN plugin", "G-RMA-1": "RMA plugin"}
 
 // pluginReported says a loader's verdict is worth a summary line: it
-// accepted or refused a library, or the user's variable asked for a
-// plugin (a loader that found nothing to load is not news).
+// accepted, refused or disabled a library, or the user's variable asked
+// for a plugin (a loader that found nothing to load is not news).
 func pluginReported(v Verdict) bool {
 	if v.Outcome == Pass || v.Outcome == Fail {
 		return true
 	}
 	for _, f := range v.Facts {
-		if strings.HasPrefix(f.Name, "NCCL_") && f.Value != "(unset)" {
+		if f.Name == "disabled" || strings.HasPrefix(f.Name, "NCCL_") && f.Value != "(unset)" {
 			return true
 		}
 	}

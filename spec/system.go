@@ -199,10 +199,15 @@ type Library struct {
 	// (2.28.7+), GinName the name its struct carries.
 	GinSymbols []int  `json:"gin_symbols,omitempty"`
 	GinName    string `json:"gin_name,omitempty"`
+	// Gin is what the accepted GIN struct's init and devices() answer;
+	// nil: init succeeds with devices.
+	Gin *GinBackend `json:"gin,omitempty"`
 	// RmaSymbols lists N for every exported ncclRmaPlugin_vN symbol
 	// (2.30.3+), RmaName the name its struct carries.
 	RmaSymbols []int  `json:"rma_symbols,omitempty"`
 	RmaName    string `json:"rma_name,omitempty"`
+	// Rma is what the accepted RMA struct (an ncclGin_t too) answers.
+	Rma *GinBackend `json:"rma,omitempty"`
 	// Net is what the library's network answers; nil means it has none.
 	Net *NetBackend `json:"net,omitempty"`
 	// CollNet is what the library's CollNet answers.
@@ -218,6 +223,33 @@ type ProfilerBackend struct {
 	Name string `json:"name,omitempty"`
 	// InitError, when not 0, is the error the plugin's init returns.
 	InitError int `json:"init_error,omitempty"`
+}
+
+// GinBackend is what a GIN or RMA plugin's init and devices() answer, as
+// NetBackend's InitError and Devices do for a net plugin.
+type GinBackend struct {
+	// InitError, when non-empty, makes init() fail.
+	InitError string `json:"init_error,omitempty"`
+	// Devices is what devices() reports; 0 stands for none as well as for
+	// devices() failing, which NCCL treats alike.
+	Devices int `json:"devices"`
+}
+
+// maxGinDevices bounds a GIN or RMA plugin's devices().
+const maxGinDevices = 1024
+
+// usable is NCCL's test of a GIN or RMA plugin after init: init
+// succeeds and devices() reports more than 0.
+func (b *GinBackend) usable() (bool, string) {
+	switch {
+	case b == nil:
+		return true, ""
+	case b.InitError != "":
+		return false, "init() fails: " + b.InitError
+	case b.Devices <= 0:
+		return false, "devices() reports 0"
+	}
+	return true, ""
 }
 
 // Base is the library's file name.
@@ -484,6 +516,14 @@ func (s *System) Validate() error {
 					if slices.Contains(f.vs[:k], v) {
 						return fmt.Errorf("%s: lib %s: %s: version %d listed twice: expected each version once", where, l.Path, f.field, v)
 					}
+				}
+			}
+			for _, b := range []struct {
+				field string
+				g     *GinBackend
+			}{{"gin", l.Gin}, {"rma", l.Rma}} {
+				if b.g != nil && (b.g.Devices < 0 || b.g.Devices > maxGinDevices) {
+					return fmt.Errorf("%s: lib %s: %s: devices %d: expected 0-%d (0: none or devices() fails)", where, l.Path, b.field, b.g.Devices, maxGinDevices)
 				}
 			}
 			if l.CollNet != nil {
