@@ -313,6 +313,13 @@ type Params struct {
 	// before, each rank keeps its own node's ncclTopoPathAllNVLink.
 	AllNVLinkAgreed bool
 
+	// PathTypeFirst (2.30.7): ncclTopoSetPaths replaces a node's path to the
+	// base by a better path type, then by a higher bandwidth at the same
+	// type, then by fewer hops at the same type and bandwidth, however many
+	// hops the new path has. Before, it replaces only by a strictly higher
+	// bandwidth over no more hops, and the type follows whichever path won.
+	PathTypeFirst bool
+
 	// ChannelLineNoCollNet: the init summary has no "collnet channels"
 	// field (2.19.x src/init.cc initTransportsRank).
 	ChannelLineNoCollNet bool
@@ -877,12 +884,14 @@ func Apply2_30_3(p *Params) {
 
 // Apply2_30_7 turns 2.30.4 rules into those of tag v2.30.7-1: MLOPart
 // partitions in the topology; NIC fusion's aggregate link width, merge
-// policy and per-plugin tags; isAllNvlink agreed over every rank.
+// policy and per-plugin tags; isAllNvlink agreed over every rank; the
+// paths BFS prefers the better path type.
 func Apply2_30_7(p *Params) {
 	p.MLOPartAttr = true
 	p.NetFusionAggregate = true
 	p.NetFusionPluginTags = true
 	p.AllNVLinkAgreed = true
+	p.PathTypeFirst = true // paths.cc ncclTopoSetPaths
 }
 
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
@@ -1222,6 +1231,7 @@ var paramSources = map[string][2]string{
 	"P2PMaxPeers":             {"src/graph/paths.cc", "ncclTopoComputeP2pChannels"},
 	"MLOPartAttr":             {"src/graph/topo.cc", "ncclTopoAddGpuSub"},
 	"AllNVLinkAgreed":         {"src/init.cc", "initTransportsRank"},
+	"PathTypeFirst":           {"src/graph/paths.cc", "ncclTopoSetPaths"},
 	"GPUSubs":                 {"src/graph/topo.cc", "ncclTopoAddPci"},
 	"NetFusion":               {"src/graph/topo.cc", "ncclTopoMakeVNics"},
 	"NetIBPortMerge":          {"src/transport/net_ib.cc", "ncclIbFindMatchingDev"},

@@ -15,9 +15,9 @@ type pathState struct {
 
 // setPaths is ncclTopoSetPaths: a breadth-first search from base that sets,
 // in every node reached, the path to base (v2.28.9-1 src/graph/paths.cc).
-// The path bandwidth is the smallest link on the way; on ties the first
-// shortest path found wins. A GPU is crossed only as a single NVLink hop
-// between two GPUs (NVB), unless NCCL_NVB_DISABLE.
+// The path bandwidth is the smallest link on the way; which candidate
+// replaces a node's path is betterPath. A GPU is crossed only as a single
+// NVLink hop between two GPUs (NVB), unless NCCL_NVB_DISABLE.
 func (ps *pathState) setPaths(s *System, base *Node) error {
 	bt := base.Type
 	n := len(s.Nodes[bt])
@@ -52,54 +52,74 @@ func (ps *pathState) setPaths(s *System, base *Node) error {
 					(ps.o.NVBDisable || link.Type != LinkNVL || rem.Type != GPU || path.Count() > 1) {
 					continue
 				}
-				if (remPath.Bw == 0 || remPath.Count() > path.Count()) && remPath.Bw < bw {
-					var rev *Link
-					for _, rl := range rem.Links {
-						if rl.Remote == node && rl.Type == link.Type {
-							rev = rl
-							break
-						}
+				// Path type starts as the link type; NET links count as LOC
+				// since only the NIC→GPU part matters.
+				t := PathType(link.Type)
+				if link.Type == LinkNET {
+					t = PathLOC
+				}
+				if node.Type == PCI && rem.Type == PCI {
+					t = PathPXB // several PCI switches
+				}
+				if link.Type == LinkPCI && (node.Type == CPU || rem.Type == CPU) {
+					t = PathPHB // through the CPU
+				}
+				if node.Type == GPU && path.Type == PathNVL && t == PathNVL && path.Count() >= 1 {
+					t = PathNVB // NVLink through an intermediate GPU
+				}
+				t = max(path.Type, t)
+				if !ps.betterPath(remPath, t, bw, path.Count()+1) {
+					continue
+				}
+				var rev *Link
+				for _, rl := range rem.Links {
+					if rl.Remote == node && rl.Type == link.Type {
+						rev = rl
+						break
 					}
-					if rev == nil {
-						return fmt.Errorf("topology: no reverse link from %s to %s", rem.Name(), node.Name())
+				}
+				if rev == nil {
+					return fmt.Errorf("topology: no reverse link from %s to %s", rem.Name(), node.Name())
+				}
+				links := make([]*Link, 0, path.Count()+1)
+				links = append(links, rev)
+				links = append(links, path.Links...)
+				remPath.Links = links
+				remPath.Bw = bw
+				remPath.Type = t
+				found := false
+				for _, x := range next {
+					if x == rem {
+						found = true
+						break
 					}
-					links := make([]*Link, 0, path.Count()+1)
-					links = append(links, rev)
-					links = append(links, path.Links...)
-					remPath.Links = links
-					remPath.Bw = bw
-					// Path type starts as the link type; NET links count as LOC
-					// since only the NIC→GPU part matters.
-					t := PathType(link.Type)
-					if link.Type == LinkNET {
-						t = PathLOC
-					}
-					if node.Type == PCI && rem.Type == PCI {
-						t = PathPXB // several PCI switches
-					}
-					if link.Type == LinkPCI && (node.Type == CPU || rem.Type == CPU) {
-						t = PathPHB // through the CPU
-					}
-					if node.Type == GPU && path.Type == PathNVL && t == PathNVL && remPath.Count() > 1 {
-						t = PathNVB // NVLink through an intermediate GPU
-					}
-					remPath.Type = max(path.Type, t)
-					found := false
-					for _, x := range next {
-						if x == rem {
-							found = true
-							break
-						}
-					}
-					if !found {
-						next = append(next, rem)
-					}
+				}
+				if !found {
+					next = append(next, rem)
 				}
 			}
 		}
 		list = next
 	}
 	return nil
+}
+
+// betterPath says whether a candidate path of type t, bandwidth bw and hops
+// hops replaces cur in ncclTopoSetPaths (G-TOPO-PATHS-1). Up to 2.30.4 only
+// a strictly higher bandwidth over no more hops replaces it (or any path
+// where none is set), so on ties the first shortest path found wins and
+// the type follows the winner. From 2.30.7 (PathTypeFirst) a better type
+// wins whatever its bandwidth and length, then a higher bandwidth at the
+// same type, then strictly fewer hops at the same type and bandwidth.
+// Ref: v2.28.9-1, v2.30.7-1 src/graph/paths.cc ncclTopoSetPaths.
+func (ps *pathState) betterPath(cur *Path, t PathType, bw float32, hops int) bool {
+	if !ps.p.PathTypeFirst {
+		return (cur.Bw == 0 || cur.Count() >= hops) && cur.Bw < bw
+	}
+	if t != cur.Type {
+		return ps.p.pathAbove(cur.Type, t)
+	}
+	return cur.Bw < bw || (cur.Bw == bw && cur.Count() > hops)
 }
 
 // localCPU is ncclGetLocalCpu: the CPU with the fewest hops from the GPU.

@@ -264,3 +264,108 @@ func TestSystemLinesLoneGPU(t *testing.T) {
 		})
 	}
 }
+
+// betterPath's two rules (G-TOPO-PATHS-1) on one node's current path
+// "2 hops, 24 GB/s, PIX": up to 2.30.4 only a strictly faster path over no
+// more hops replaces it; from 2.30.7 a better type replaces it whatever its
+// bandwidth and length, a same-type one by bandwidth, then by fewer hops.
+// Ref: v2.28.9-1, v2.30.4-1, v2.30.7-1 src/graph/paths.cc ncclTopoSetPaths.
+func TestBetterPath(t *testing.T) {
+	cur := Path{Links: make([]*Link, 2), Bw: 24, Type: PathPIX}
+	for _, tc := range []struct {
+		name         string
+		t            PathType
+		bw           float32
+		hops         int
+		old, type1st bool
+	}{
+		{"better type, slower", PathNVB, 20, 2, false, true},
+		{"better type, slower, longer", PathNVL, 20, 5, false, true},
+		{"worse type, faster", PathPHB, 48, 2, true, false},
+		{"worse type, faster, fewer hops", PathPHB, 48, 1, true, false},
+		{"same type, faster, longer", PathPIX, 48, 3, false, true},
+		{"same type, faster, fewer hops", PathPIX, 48, 1, true, true},
+		{"same type and bw, fewer hops", PathPIX, 24, 1, false, true},
+		{"same type and bw, same hops", PathPIX, 24, 2, false, false},
+		{"same type, slower, fewer hops", PathPIX, 12, 1, false, false},
+	} {
+		for _, typeFirst := range []bool{false, true} {
+			ps := &pathState{p: Params{PathTypeFirst: typeFirst}}
+			want := tc.old
+			if typeFirst {
+				want = tc.type1st
+			}
+			if got := ps.betterPath(&cur, tc.t, tc.bw, tc.hops); got != want {
+				t.Errorf("%s (PathTypeFirst %v): %v, want %v", tc.name, typeFirst, got, want)
+			}
+		}
+	}
+	// A node not reached yet (PATH_DIS, no bandwidth) takes any path.
+	for _, typeFirst := range []bool{false, true} {
+		ps := &pathState{p: Params{PathTypeFirst: typeFirst}}
+		if !ps.betterPath(&Path{Type: PathDIS}, PathSYS, 1, 7) {
+			t.Errorf("PathTypeFirst %v: an unset path is not replaced", typeFirst)
+		}
+	}
+}
+
+// TestPathTypeFirst: four V100s in an NVLink ring of one link each (20 GB/s)
+// under one PCIe 4.0 switch (24 GB/s). Between opposite GPUs the switch
+// (2 hops, PIX, 24) and the peer GPU (2 hops, NVB, 20) tie on hops; up to
+// 2.30.4 the faster PIX path stays, from 2.30.7 the better NVB type wins.
+// No preset has such a tie, so none of their paths changes at 2.30.7.
+// Ref: v2.30.4-1, v2.30.7-1 src/graph/paths.cc ncclTopoSetPaths.
+func TestPathTypeFirst(t *testing.T) {
+	ring := NodeSpec{Name: "ring4-v100", CPUArch: "x86_64", CPUVendor: "AMD", Sockets: 1,
+		Switches: []SwitchSpec{{NUMA: 0, PCIGen: 4, Parent: -1}}}
+	for d := 0; d < 4; d++ {
+		ring.GPUs = append(ring.GPUs, GPUSpec{Dev: d, SM: 70, PCIGen: 4, PCIWidth: 16, Switch: 0, Peers: map[int]int{(d + 1) % 4: 1}})
+	}
+	p2304, _ := chainParams("2.30.3") // 2.30.4 changes nothing in the topology stage
+	p2304.Release = mustVersion(t, "2.30.4")
+	p2307, _ := chainParams("2.30.7")
+	p2307.Release = mustVersion(t, "2.30.7")
+	noNVB := DefaultOptions()
+	noNVB.NVBDisable = true
+	for _, tc := range []struct {
+		name string
+		p    Params
+		o    Options
+		want string
+	}{
+		{"2.30.4 keeps the faster PCIe path", p2304, DefaultOptions(), "2/24.0/PIX"},
+		{"2.30.7 takes the better type", p2307, DefaultOptions(), "2/20.0/NVB"},
+		{"2.30.7 with NCCL_NVB_DISABLE=1", p2307, noNVB, "2/24.0/PIX"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := pathsOf(t, ring, tc.p, tc.o)
+			for _, g := range [][2]int{{0, 2}, {2, 0}, {1, 3}, {3, 1}} {
+				if got := pathSummary(s, GPU, g[0], GPU, g[1]); got != tc.want {
+					t.Errorf("GPU%d -> GPU%d: %s, want %s", g[0], g[1], got, tc.want)
+				}
+			}
+			if got := pathSummary(s, GPU, 0, GPU, 1); got != "1/20.0/NVL" {
+				t.Errorf("GPU0 -> GPU1: %s, want the NVLink 1/20.0/NVL", got)
+			}
+		})
+	}
+	// The presets: every path the same under both rules at 2.30.7.
+	before := p2307
+	before.PathTypeFirst = false
+	for _, name := range PresetNames() {
+		a := pathsOf(t, Presets()[name], p2307, DefaultOptions())
+		b := pathsOf(t, Presets()[name], before, DefaultOptions())
+		for ft := range a.Nodes {
+			for i, n := range a.Nodes[ft] {
+				for tt := range n.Paths {
+					for j := range n.Paths[tt] {
+						x := pathSummary(a, NodeType(ft), i, NodeType(tt), j)
+						if y := pathSummary(b, NodeType(ft), i, NodeType(tt), j); x != y {
+							t.Errorf("%s: %s %d -> %s %d is %s at 2.30.7, %s by the older rule", name, NodeType(ft), i, NodeType(tt), j, x, y)
+						}
+					}
+				}
+			}
+		}
+	}
+}
