@@ -503,9 +503,12 @@ func TestSearchProperties(t *testing.T) {
 						// step off: NCCL drifts the same way (subRound is
 						// bit-identical to gcc's SUB_ROUND); drifts of several
 						// GB/s after a long search are expected and harmless there.
+						// The drift grows with the search's length: a 2.22.3
+						// search over three hosts of three PCI-less NICs with
+						// NCCL_CROSS_NIC=2 drifted 50.7 GB/s (1.01 %) at 5000.
 						tol := 1e-3
 						if bw := before[k]; bw >= 1000 {
-							tol = 1e-2 * float64(bw)
+							tol = 2e-2 * float64(bw)
 						}
 						if bw, ok := before[k]; ok && math.Abs(float64(bw-l.Bw)) > tol {
 							t.Fatalf("%s -%s-> %s: bw %v after the search, %v before", node.Name(), l.Type, l.Remote.Name(), l.Bw, bw)
