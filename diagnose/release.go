@@ -30,7 +30,7 @@ type ReleaseClue struct {
 	Msg      string
 	Source   string         // "enqueue.cc:1182", as the line prints it; empty for a form
 	Form     string         // the catalogue form (ncclog.Form.ID) whose release range narrowed; empty for a source location
-	Releases []spec.Version // modelled releases at which that source line prints its location
+	Releases []spec.Version // modelled releases at which that source line prints its location as the line shows it (with or without 2.30.7's function)
 }
 
 // Contradiction reports that no modelled release prints every clue.
@@ -38,7 +38,8 @@ func (g *ReleaseGuess) Contradiction() bool { return len(g.Candidates) == 0 }
 
 // InferRelease narrows the modelled releases to those whose source prints
 // every NCCL source location the log shows (WARN lines' "file.cc:LINE"
-// prefix and the "file.cc:LINE -> N" error returns), from the table
+// prefix and the "file.cc:LINE -> N" error returns, with the function
+// after file:line from 2.30.7 and without it before), from the table
 // tools/gensrclines generates at each tag, and every line form the log
 // shows whose catalogue entry bounds the releases that print it
 // (ncclog.Form's Since and Until). A location in a file NCCL does not have
@@ -66,7 +67,7 @@ func InferRelease(l *ncclog.Log) (*ReleaseGuess, error) {
 			continue
 		}
 		seen[src] = true
-		rels, known := table.Releases(file, line)
+		rels, known, _ := table.Printing(e)
 		if !known || len(rels) == len(all) {
 			continue
 		}

@@ -53,11 +53,19 @@ func TestInferRelease(t *testing.T) {
 			[]string{"enqueue.cc:1182"}, Info, "assumed NCCL 2.18.6, the newest of the modelled releases that print every NCCL source location and line form the log shows (2.18.3, 2.18.5, 2.18.6)"},
 		{"no location", "h:1:1 [0] NCCL INFO Using network IB\n", nil, newest,
 			nil, Info, "assumed NCCL " + newest.String() + ", the newest modelled release; nothing in the log narrowed it"},
-		// init.cc:185 is an NCCLCHECK of ncclGetUniqueId only at 2.30.7.
-		{"contradiction", warn1182 + "h:1:1 [3] NCCL INFO init.cc:185 -> 3\n", []spec.Version{}, newest,
-			[]string{"enqueue.cc:1182", "init.cc:185"}, Warning, "no modelled release prints every NCCL source location and line form the log shows"},
-		{"only 2.30.7", "h:1:1 [3] NCCL INFO init.cc:185 -> 3\n", []spec.Version{newest}, newest,
-			[]string{"init.cc:185"}, Info, "assumed NCCL 2.30.7, the only one of the 31 modelled releases"},
+		// init.cc:185 is an NCCLCHECK of ncclGetUniqueId only at 2.30.7,
+		// which prints the function after file:line
+		{"contradiction", warn1182 + "h:1:1 [3] NCCL INFO init.cc:185 (ncclGetUniqueId) -> 3\n", []spec.Version{}, newest,
+			[]string{"enqueue.cc:1182", "init.cc:185", "err.trace.func"}, Warning, "no modelled release prints every NCCL source location and line form the log shows"},
+		{"only 2.30.7", "h:1:1 [3] NCCL INFO init.cc:185 (ncclGetUniqueId) -> 3\n", []spec.Version{newest}, newest,
+			[]string{"init.cc:185", "err.trace.func"}, Info, "assumed NCCL 2.30.7, the only one of the 31 modelled releases"},
+		{"2.30.7 location without the function", "h:1:1 [3] NCCL INFO init.cc:185 -> 3\n", []spec.Version{}, newest,
+			[]string{"init.cc:185"}, Warning, "no modelled release prints every NCCL source location and line form the log shows"},
+		// NVIDIA/nccl#2332 as posted: register.cc:42 prints at 2.29.7 too,
+		// but there without a function
+		{"2.30.7 registration", "[1] nccl/src/register/register.cc:42 (ncclRegister) NCCL WARN Cuda failure 500 'named symbol not found'\n" +
+			"[1] NCCL INFO nccl/src/register/register.cc:161 (ncclCommRegister) -> 1\n", []spec.Version{newest}, newest,
+			[]string{"nccl/src/register/register.cc:42", "nccl/src/register/register.cc:161", "err.trace.func"}, Info, "the only one of the 31 modelled releases"},
 		// a line form the catalogue bounds: "Initialized NET plugin" from 2.27.3
 		{"form", "h:1:1 [0] NCCL INFO Initialized NET plugin IB\n", spec.Releases[18:], newest,
 			[]string{"net.plugin.initialized"}, Info, "(2.27.3 to 2.30.7)"},

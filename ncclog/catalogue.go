@@ -673,10 +673,19 @@ var Catalogue = []Form{
 		Ref: ref(t2289, "src/include/checks.h", "NCCLCHECK"), Bare: true,
 		Example: "transport/net.cc:1008 -> 6", lit: " -> ",
 		re: rx(`^(\S+\.(?:cc|c|h|cu|cpp|hpp)):(\d+) -> (\d+)(?: \(([^)]*)\))?(?: \[([^\]]+)\])?\s*$`)},
+	// 2.30.7 prints every NCCLCHECK return through INFO_LOC, which puts the
+	// function after file:line; a net plugin's own "-> N" traces (through
+	// ncclDebugLog) still print none, so err.trace keeps no Until.
+	{Kind: KindErrTrace, ID: "err.trace.func", Format: `%s:%d (%s) -> %d` + " | " + `%s:%d (%s) -> %d (%s)`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/include/debug.h", "INFO_LOC_FN"), Bare: true,
+		Example: "nccl/src/register/register.cc:161 (ncclCommRegister) -> 1", lit: ") -> ",
+		re: rx(`^(\S+\.(?:cc|c|h|cu|cpp|hpp)):(\d+) \(\w+\) -> (\d+)(?: \(([^)]*)\))?(?: \[([^\]]+)\])?\s*$`)},
+	// The INFO forms print file:line first, and from 2.30.7 (INFO_LOC) the
+	// function after it.
 	{Kind: KindCudaFailure, ID: "cuda.failure", Format: `Cuda failure %d '%s'` + " | " + `Cuda failure '%s'`, Since: v(2, 4, 2),
 		Ref: ref(t2289, "src/include/checks.h", "CUDACHECK"), Bare: true,
 		Example: "Cuda failure 401 'the operation cannot be performed in the present state'", lit: "Cuda failure ",
-		re: rx(`^(?:\S+:\d+ )?Cuda failure (?:(\d+) )?'([^']*)'`)},
+		re: rx(`^(?:\S+:\d+ (?:\(\w+\) )?)?Cuda failure (?:(\d+) )?'([^']*)'`)},
 	// Before tuner.using, which would take "Using internal tuner plugin."
 	// (2.22.3–2.28.3) for a tuner's name.
 	{Kind: KindTunerNotFound, ID: "tuner.notfound", Format: `TUNER/Plugin: Could not find:%s` + " | " + `TUNER/Plugin: Using internal tuner plugin.`,

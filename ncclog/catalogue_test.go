@@ -114,3 +114,19 @@ func TestCatalogueRefsAtTags(t *testing.T) {
 		check(string(r.ID), r.Ref)
 	}
 }
+
+// The INFO forms of a CUDA failure print file:line first, and from 2.30.7
+// (INFO_LOC, v2.30.7-1 src/include/cudawrap.h CUCHECK) the function after
+// it.
+func TestCudaFailureInfoForms(t *testing.T) {
+	for _, msg := range []string{
+		"Cuda failure 1 'invalid argument'",
+		"transport/nvls.cc:598 Cuda failure 1 'invalid argument'",
+		"transport/nvls.cc:598 (tryRegisterBuffer) Cuda failure 1 'invalid argument'",
+		"misc/strongstream.cc:424 (ncclStrongStreamSynchronize) Cuda failure 'unspecified launch failure'",
+	} {
+		if f, _, ok := Match(msg); !ok || f.ID != "cuda.failure" {
+			t.Errorf("%q: matched %q (%v), want cuda.failure", msg, f.ID, ok)
+		}
+	}
+}

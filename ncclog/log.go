@@ -391,6 +391,8 @@ type LogError struct {
 	// SrcFile:SrcLine is where NCCL printed it (WARN) or returned (trace).
 	SrcFile string `json:"src_file,omitempty"`
 	SrcLine int    `json:"src_line,omitempty"`
+	// SrcFunc is the function a 2.30.7+ WARN prints after file:line.
+	SrcFunc string `json:"src_func,omitempty"`
 	// Result is the ncclResult_t the line carries, when it carries one.
 	Result    spec.Result `json:"result"`
 	HasResult bool        `json:"has_result"`

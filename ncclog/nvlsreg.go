@@ -81,7 +81,7 @@ func nvlsRegCudaFailures(l *Log) []LogError {
 				table = t
 			}
 			var known bool
-			if rels, known = table.Releases(file, line); !known {
+			if rels, known, _ = table.Printing(e); !known {
 				continue
 			}
 		}

@@ -753,7 +753,7 @@ func (p *Parser) addError(ln *Line, kind string, res spec.Result, hasRes bool) {
 func (p *Parser) addErrorMemo(ln *Line, kind string, m *memoMatch, res spec.Result, hasRes bool) {
 	key := errorKey{kind, ln.Msg}
 	switch {
-	case kind == "err.trace":
+	case kind == errTraceKind:
 	case m != nil:
 		key.msg = m.errKey
 	default:
@@ -768,7 +768,7 @@ func (p *Parser) addErrorMemo(ln *Line, kind string, m *memoMatch, res spec.Resu
 		}
 		if isNew {
 			*e = LogError{Kind: kind, Level: ln.Level, Msg: clip(ln.Msg), SrcFile: strings.Clone(ln.SrcFile),
-				SrcLine: ln.SrcLine, Result: res, HasResult: hasRes, First: firstSample(ln)}
+				SrcLine: ln.SrcLine, SrcFunc: strings.Clone(ln.SrcFunc), Result: res, HasResult: hasRes, First: firstSample(ln)}
 		}
 	}
 	e.Count++
@@ -1132,11 +1132,13 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 	case KindNoAlgo:
 		p.addNoAlgo(ln, sub)
 	case KindErrTrace:
+		// One error kind for both forms (with and without 2.30.7's
+		// function): each line is its own error, keyed by the whole message.
 		r := atoi(sub[3])
 		if r > 0 && r < 8 {
-			p.addError(ln, f.ID, spec.Result(r), true)
+			p.addError(ln, errTraceKind, spec.Result(r), true)
 		} else {
-			p.addError(ln, f.ID, 0, false)
+			p.addError(ln, errTraceKind, 0, false)
 		}
 	case KindFrameworkError:
 		res := frameworkResult(sub[2])

@@ -126,20 +126,66 @@ func (s *SourceLines) Releases(file string, line int) (rels []spec.Version, know
 	return rels, known
 }
 
+// errTraceKind is the LogError kind of an NCCLCHECK error-return trace, in
+// either of its forms (err.trace, err.trace.func).
+const errTraceKind = "err.trace"
+
 // PrintedAt returns the NCCL source location e's line printed: a WARN's
 // "file.cc:LINE" prefix, or the "file.cc:LINE" of an error-return trace
-// ("enqueue.cc:1283 -> 3"). TRACE lines print a function, not a file, and
-// give none.
+// ("enqueue.cc:1283 -> 3", from 2.30.7 "enqueue.cc:1283 (func) -> 3").
+// TRACE lines print a function, not a file, and give none.
 func (e LogError) PrintedAt() (file string, line int, ok bool) {
+	file, line, _, ok = e.printedAt()
+	return file, line, ok
+}
+
+// printedAt is PrintedAt with whether the line printed a function after
+// file:line.
+func (e LogError) printedAt() (file string, line int, withFunc, ok bool) {
 	if e.Level == LevelWarn && e.SrcFile != "" {
-		return e.SrcFile, e.SrcLine, true
+		return e.SrcFile, e.SrcLine, e.SrcFunc != "", true
 	}
-	if e.Kind != "err.trace" {
-		return "", 0, false
+	if e.Kind != errTraceKind {
+		return "", 0, false, false
 	}
 	head, _, found := strings.Cut(e.Msg, " -> ")
 	if !found {
-		return "", 0, false
+		return "", 0, false, false
 	}
-	return fileLine(strings.TrimSpace(head))
+	loc, fn, _ := strings.Cut(strings.TrimSpace(head), " ")
+	file, line, ok = fileLine(loc)
+	return file, line, fn != "", ok
 }
+
+// Printing returns the modelled releases at which e's line is printed as it
+// is: those that print its location (Releases), kept to the releases whose
+// NCCL prints a function after file:line when e's line carries one, and to
+// the others when it does not. From 2.30.7 every WARN and NCCLCHECK trace
+// of NCCL itself carries it (v2.30.7-1 src/debug.cc ncclDebugLogV,
+// src/include/debug.h INFO_LOC_FN; the err.trace.func form's range), while a
+// net plugin's lines, through ncclDebugLog, never do. ok is false when e
+// printed no location; known as for Releases.
+func (s *SourceLines) Printing(e LogError) (rels []spec.Version, known, ok bool) {
+	file, line, withFunc, ok := e.printedAt()
+	if !ok {
+		return nil, false, false
+	}
+	all, known := s.Releases(file, line)
+	for _, v := range all {
+		if v.Within(funcPrefix.Since, funcPrefix.Until) == withFunc {
+			rels = append(rels, v)
+		}
+	}
+	return rels, known, true
+}
+
+// funcPrefix is the catalogue form whose release range is that of the
+// function NCCL prints after file:line (TestFuncPrefixForm holds it there).
+var funcPrefix = func() Form {
+	for _, f := range Catalogue {
+		if f.ID == "err.trace.func" {
+			return f
+		}
+	}
+	return Form{}
+}()

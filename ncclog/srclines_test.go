@@ -67,6 +67,68 @@ func TestPrintedAt(t *testing.T) {
 	}
 }
 
+// From 2.30.7 NCCL prints the function after file:line on its WARN and
+// NCCLCHECK lines (NVIDIA/nccl#2332's two lines, as posted): both are read,
+// and a location then counts only at the releases that print it in that
+// shape (v2.30.7-1 src/debug.cc ncclDebugLogV, src/include/debug.h
+// INFO_LOC_FN).
+func TestPrintingWithFunc(t *testing.T) {
+	s, err := LoadSourceLines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2_29_7, v2_30_7 := spec.MakeVersion(2, 29, 7), spec.MakeVersion(2, 30, 7)
+	for _, tc := range []struct {
+		name, log string
+		loc       string
+		res       spec.Result
+		want      []spec.Version
+	}{
+		{"WARN with its function", "[1] nccl/src/register/register.cc:42 (ncclRegister) NCCL WARN Cuda failure 500 'named symbol not found'\n",
+			"nccl/src/register/register.cc:42", spec.UnhandledCudaError, []spec.Version{v2_30_7}},
+		{"trace with its function", "[1] NCCL INFO nccl/src/register/register.cc:161 (ncclCommRegister) -> 1\n",
+			"nccl/src/register/register.cc:161", spec.UnhandledCudaError, []spec.Version{v2_30_7}},
+		{"async trace", "h:1:1 [0] NCCL INFO group.cc:79 (ncclAsyncJobMain) -> 3 [Async thread]\n",
+			"group.cc:79", spec.InternalError, []spec.Version{v2_30_7}},
+		// register.cc:42 prints at 2.29.7 too, without a function there
+		{"WARN without one", "h:1:1 [1] register/register.cc:42 NCCL WARN Cuda failure 500 'named symbol not found'\n",
+			"register/register.cc:42", spec.UnhandledCudaError, []spec.Version{v2_29_7}},
+		// init.cc:185 is an NCCLCHECK at 2.30.7 only, which prints it with
+		// ncclGetUniqueId: without the function no release prints it
+		{"2.30.7 location without the function", "h:1:1 [3] NCCL INFO init.cc:185 -> 3\n",
+			"init.cc:185", spec.InternalError, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := Parse(strings.NewReader(tc.log), "x.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Errors) != 1 || len(l.UnknownSamples) != 0 {
+				t.Fatalf("errors %+v, unknown %v: want the one line read as an error", l.Errors, l.UnknownSamples)
+			}
+			e := l.Errors[0]
+			if f, n, ok := e.PrintedAt(); !ok || f+":"+strconv.Itoa(n) != tc.loc {
+				t.Errorf("PrintedAt %s:%d %v, want %s", f, n, ok, tc.loc)
+			}
+			if !e.HasResult || e.Result != tc.res {
+				t.Errorf("result %v (%v), want %v", e.Result, e.HasResult, tc.res)
+			}
+			rels, known, ok := s.Printing(e)
+			if !ok || !known || !slices.Equal(rels, tc.want) {
+				t.Errorf("Printing = %v, %v, %v; want %v", rels, known, ok, tc.want)
+			}
+		})
+	}
+}
+
+// funcPrefix is the catalogue's 2.30.7 form, the release range Printing
+// reads.
+func TestFuncPrefixForm(t *testing.T) {
+	if funcPrefix.ID != "err.trace.func" || funcPrefix.Since != spec.MakeVersion(2, 30, 7) || funcPrefix.Until != 0 {
+		t.Errorf("funcPrefix %s %v..%v, want err.trace.func from 2.30.7", funcPrefix.ID, funcPrefix.Since, funcPrefix.Until)
+	}
+}
+
 func TestParseSourceLinesErrors(t *testing.T) {
 	rels := []spec.Version{spec.MakeVersion(2, 18, 1), spec.MakeVersion(2, 18, 3)}
 	head := "tags\tv2.18.1-1\tv2.18.3-1\n"

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func capturedDir() string {
 
 // minPublicCases is the least number of logs from public threads the
 // corpus must hold, so that deleting logs fails the test.
-const minPublicCases = 41
+const minPublicCases = 45
 
 // logRef reads dir's log.ref, the path (relative to dir) of an excerpt
 // the public-truth corpus already keeps, so one excerpt has one copy; ""
@@ -341,6 +342,18 @@ func (e *expectations) check(t *testing.T, rep *diagnose.Report) {
 		case "release":
 			if need(2) && l.Release.String() != w[1] && rep.Release.String() != w[1] {
 				fail("release %v", rep.Release)
+			}
+		case "candidates":
+			// candidates V...: the releases a log without a version line
+			// narrows to (diagnose.InferRelease)
+			var got []string
+			if rep.Assumed != nil {
+				for _, v := range rep.Assumed.Candidates {
+					got = append(got, v.String())
+				}
+			}
+			if !slices.Equal(got, w[1:]) {
+				fail("candidates %v", got)
 			}
 		case "net":
 			if want := strings.Join(w[1:], " "); l.Network() != want {

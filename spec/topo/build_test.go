@@ -288,3 +288,36 @@ func TestPresetsBuild(t *testing.T) {
 		}
 	}
 }
+
+// Intel Granite Rapids (family 6, model 0xAD) is newer than Emerald Rapids
+// but has a lower model id, so 2.30.3's ncclTopoAddCpu takes it for
+// Sapphire Rapids and ncclTopoGetInterCpuBw gives SRP_QPI_BW: the reporter
+// of NVIDIA/nccl#2107 saw `SYS[22.0]` between the two sockets at 2.30.3.
+// 2.22.3 knew BDW and SKL only: any model from 0x55 is SKL, SKL_QPI_BW 10
+// (v2.22.3-1 src/graph/topo.cc ncclTopoAddCpu).
+func TestInterCPUBwGraniteRapids(t *testing.T) {
+	const in = `<system version="1">
+  <cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="173">
+    <pci busid="0000:18:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>
+  </cpu>
+  <cpu numaid="1" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="173">
+    <pci busid="0000:98:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="1" sm="90" rank="1" gdr="1"/></pci>
+  </cpu>
+</system>`
+	for _, tc := range []struct {
+		release string
+		want    float32
+	}{{"2.30.3", srpQpiBw}, {"2.30.7", srpQpiBw}, {"2.22.3", sklQpiBw}} {
+		x, err := ParseTopologyXML("t.xml", []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := BuildSystem("t.xml", x, paramsAt(t, tc.release))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := linkBw(s, CPU, LinkSYS, CPU); got != tc.want {
+			t.Errorf("%s: CPU-SYS->CPU %v, want %v", tc.release, got, tc.want)
+		}
+	}
+}
