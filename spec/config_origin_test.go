@@ -161,3 +161,36 @@ func TestConfigOriginSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigOriginSelectAllocs: citing where the CTA policy came from
+// costs the per-operation path nothing: a communicator whose policy came
+// from the config decides with as many allocations as one whose policy
+// came from the variable (the cited facts are made at init).
+func TestConfigOriginSelectAllocs(t *testing.T) {
+	fromCfg, err := initConfig(t, V2_30_7, "dgx-h100", 1, false, "CTAPolicy=1,maxCTAs=16", nil)
+	if err != nil || fromCfg.Err != nil {
+		t.Fatal(err, fromCfg.Err)
+	}
+	fromEnv, err := initConfig(t, V2_30_7, "dgx-h100", 1, false, "", Env{"NCCL_CTA_POLICY": "1", "NCCL_MAX_CTAS": "16"})
+	if err != nil || fromEnv.Err != nil {
+		t.Fatal(err, fromEnv.Err)
+	}
+	op := Op{Func: AllGather, Count: 1 << 20, DataType: Float32, RedOp: Sum}
+	allocs := func(c *Comm) float64 {
+		return testing.AllocsPerRun(20, func() {
+			if _, _, err := c.SelectOp(op, true); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if a, b := allocs(fromCfg), allocs(fromEnv); a != b {
+		t.Errorf("SelectOp allocates %.0f times with the config, %.0f with the variables", a, b)
+	}
+	_, tr, err := fromCfg.SelectOp(op, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := tr.Find("G-SEL-CTAPOL-1"); !ok || !slices.Contains(v.Facts, Fact{Name: "config CTAPolicy", Value: "1"}) {
+		t.Errorf("G-SEL-CTAPOL-1 of the traced SelectOp: %v, want it to cite config CTAPolicy=1", v)
+	}
+}
