@@ -539,10 +539,10 @@ func (c *Comm) settingsSet(dst []Fact, names ...string) []Fact {
 	return dst
 }
 
-// ConfigVar is the variable a cited config field stands for: the fact
+// configVar is the variable a cited config field stands for: the fact
 // name "config collnetEnable" gives "NCCL_COLLNET_ENABLE", the variable
 // that would override it; false for any other name.
-func ConfigVar(factName string) (string, bool) {
+func configVar(factName string) (string, bool) {
 	name, ok := strings.CutPrefix(factName, "config ")
 	if !ok {
 		return "", false

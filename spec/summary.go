@@ -102,14 +102,13 @@ func Summarize(d *Decision, t Trace, env Env) Summary {
 	seen := map[string]bool{}
 	// a variable the gate read is named when the gate is the environment's
 	// own or its reason names the variable: reading it is not enough (PAT's
-	// gate reads NCCL_PAT_ENABLE and stops on the GPUs per node)
-	// A config field the gate cites ("config collnetEnable=0") is changed
-	// through the variable that overrides it, named with the field as its
-	// present value.
+	// gate reads NCCL_PAT_ENABLE and stops on the GPUs per node); a config
+	// field the gate cites ("config collnetEnable=0") is changed through
+	// the variable that overrides it, named with the field as its value
 	addVars := func(v Verdict, what string) {
 		for _, f := range v.Facts {
 			name, val := f.Name, f.Value
-			if env, ok := ConfigVar(f.Name); ok {
+			if env, ok := configVar(f.Name); ok {
 				name, val = env, f.String()
 			} else if !strings.HasPrefix(f.Name, "NCCL_") {
 				continue
