@@ -64,14 +64,14 @@ var collNetEnv28 = &Rule{
 	Logs: []string{"NCCL_COLLNET_ENABLE set by environment to %d.", "collnetEnable %d is not a valid value 0/1, set it to 0"},
 	init: func(r *initRun) {
 		v, set := r.env.Lookup("NCCL_COLLNET_ENABLE")
-		facts := []Fact{F("NCCL_COLLNET_ENABLE", envShow(v, set))}
+		facts := []Fact{r.comm.setting("NCCL_COLLNET_ENABLE")}
 		if !set {
 			r.emit(Verdict{Outcome: Fail, Why: "NCCL_COLLNET_ENABLE unset: config.collnetEnable stays 0", Facts: facts})
 			return
 		}
 		n := strtolInt(v)
 		var logs []string
-		if !r.fromConfig["NCCL_COLLNET_ENABLE"] { // config.collnetEnable: no line
+		if !r.comm.fromConfigVar("NCCL_COLLNET_ENABLE") { // config.collnetEnable: no line
 			logs = []string{fmt.Sprintf("NCCL_COLLNET_ENABLE set by environment to %d.", n)}
 		}
 		collNetEnableValue(r, v, int64(n), facts, logs)
@@ -83,17 +83,23 @@ var collNetEnv28 = &Rule{
 // else is logged and set to 0; 1 enables CollNet on every node. logs are
 // the lines NCCL printed reading it.
 func collNetEnableValue(r *initRun, v string, n int64, facts []Fact, logs []string) {
+	// a value the config set was parsed by no one: the sentence cites the
+	// field (parseCommConfig already refused anything but 0 and 1)
+	read := fmt.Sprintf("%q reads as %d", v, n)
+	if r.comm.fromConfigVar("NCCL_COLLNET_ENABLE") {
+		read = facts[0].String() + " kept"
+	}
 	if n != 0 && n != 1 {
 		logs = append(logs, fmt.Sprintf("collnetEnable %d is not a valid value 0/1, set it to 0", int32(n)))
-		r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as %d, not 0/1: set to 0", v, n), Facts: facts, Log: logs})
+		r.emit(Verdict{Outcome: Fail, Why: read + ", not 0/1: set to 0", Facts: facts, Log: logs})
 		return
 	}
 	if n == 0 {
-		r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%q reads as 0: CollNet disabled", v), Facts: facts, Log: logs})
+		r.emit(Verdict{Outcome: Fail, Why: read + ": CollNet disabled", Facts: facts, Log: logs})
 		return
 	}
 	r.allNodes(func(s *nodeState) { s.collNetEnable = true })
-	r.emit(Verdict{Outcome: Pass, Level: LevelRequested, Why: fmt.Sprintf("%q reads as 1: config.collnetEnable = 1", v), Facts: facts, Log: logs})
+	r.emit(Verdict{Outcome: Pass, Level: LevelRequested, Why: read + ": config.collnetEnable = 1", Facts: facts, Log: logs})
 }
 
 var collNetPlugin28 = &Rule{

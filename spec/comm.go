@@ -20,7 +20,9 @@ type Comm struct {
 	Release Version
 	System  *System
 	// Env is the effective environment: the request's variables, then the
-	// values of NCCL's config files for variables left unset.
+	// values of NCCL's config files for variables left unset, then the
+	// ncclConfig_t fields the gates read that stood, under their variables
+	// (fromConfig names those).
 	Env Env
 
 	NRanks, NNodes int
@@ -104,6 +106,15 @@ type Comm struct {
 	Evidence Evidence
 
 	rs *Ruleset
+	// fromConfig holds, for each variable G-ENV-CONFIG-1 wrote from the
+	// communicator's ncclConfig_t, the fact a gate cites for it ("config
+	// netName"="Socket"): the value came from the config, not from the
+	// environment. Nil when no config field stood.
+	fromConfig map[string]Fact
+	// ctaPolicy cites where the CTA policy came from (nil when
+	// NCCL_CTA_POLICY and config CTAPolicy are unset), made at init so
+	// that the per-operation verdicts share it.
+	ctaPolicy []Fact
 	// opRules are the ruleset's per-operation rules in order (rs.Op
 	// resolved once, for Select); evMemo keeps the evidence maps the
 	// decisions share.
@@ -157,11 +168,8 @@ type initRun struct {
 	// hostOf[i] is the topology host (spec/topo Search input) of node i.
 	hostOf []int
 	cache  *Cache
-	out    []Verdict // verdicts emitted by the rule being evaluated
-	// fromConfig names the variables G-ENV-CONFIG-1 wrote from the
-	// communicator config (NCCL prints no "set by environment" for them).
-	fromConfig map[string]bool
-	cs         *cellState // the model's cell eligibility
+	out    []Verdict  // verdicts emitted by the rule being evaluated
+	cs     *cellState // the model's cell eligibility
 }
 
 // nodeState is what the per-node rules compute for one (kind of) node.

@@ -407,11 +407,12 @@ func (rs *Ruleset) CheckConfig(c *Config) error {
 // as parseCommConfig checks it, then envConfigOverride, where a set
 // variable wins over the config field it stands for. The fields the gates
 // read are written into the effective environment under that variable, so
-// every later gate reads comm->config as NCCL does.
+// every later gate reads comm->config as NCCL does, and recorded in
+// Comm.fromConfig, so the gates that cite the value cite the field.
 func configRule(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-ENV-CONFIG-1", Layer: LayerEnv, Title: "communicator config (ncclConfig_t)",
-		Doc:  `ncclCommInitRankConfig's ncclConfig_t: parseCommConfig refuses a set field out of range with "Invalid config <field> attribute value" and ncclInvalidArgument (minCTAs and maxCTAs as "min/max channels": a set minCTAs above maxCTAs, NCCL_CONFIG_UNDEF_INT (INT_MIN) when unset, is refused too); then envConfigOverride lets a set variable override its field: NCCL_MIN_CTAS/NCCL_MAX_CTAS (only when positive from 2.25.1), NCCL_NET (set, even empty), NCCL_COLLNET_ENABLE, NCCL_CTA_POLICY, NCCL_NVLS_NCHANNELS, NCCL_NCHANNELS_PER_NET_PEER (positive), NCCL_P2P_MAX_PEERS (positive) and the rest of the fields' variables. A field the gates read (minCTAs, maxCTAs, netName, collnetEnable, CTAPolicy, nvlsCTAs, nChannelsPerNetPeer, maxP2pPeers) then stands for its variable; the others are checked and reported only.`,
+		Doc:  `ncclCommInitRankConfig's ncclConfig_t: parseCommConfig refuses a set field out of range with "Invalid config <field> attribute value" and ncclInvalidArgument (minCTAs and maxCTAs as "min/max channels": a set minCTAs above maxCTAs, NCCL_CONFIG_UNDEF_INT (INT_MIN) when unset, is refused too); then envConfigOverride lets a set variable override its field: NCCL_MIN_CTAS/NCCL_MAX_CTAS (only when positive from 2.25.1), NCCL_NET (set, even empty), NCCL_COLLNET_ENABLE, NCCL_CTA_POLICY, NCCL_NVLS_NCHANNELS, NCCL_NCHANNELS_PER_NET_PEER (positive), NCCL_P2P_MAX_PEERS (positive) and the rest of the fields' variables. A field the gates read (minCTAs, maxCTAs, netName, collnetEnable, CTAPolicy, nvlsCTAs, nChannelsPerNetPeer, maxP2pPeers) then stands for its variable, and the gates that read it cite the field ("config netName=Socket"), not the variable; the others are checked and reported only.`,
 		Ref:  ref,
 		Logs: []string{"Invalid config %s attribute value %d", "Invalid config min/max channels attribute value %d/%d"},
 		init: func(r *initRun) {
@@ -438,10 +439,11 @@ func configRule(ref Ref) *Rule {
 				kept = append(kept, n)
 				if f.model {
 					r.env[f.env] = configEnvText(r.rs, cfg, f)
-					if r.fromConfig == nil {
-						r.fromConfig = map[string]bool{}
+					c := r.comm
+					if c.fromConfig == nil {
+						c.fromConfig = map[string]Fact{}
 					}
-					r.fromConfig[f.env] = true
+					c.fromConfig[f.env] = F("config "+n, cfg.text(n))
 				}
 			}
 			why := "config " + strings.Join(kept, ", ") + " kept"
@@ -505,4 +507,49 @@ func configEnvText(rs *Ruleset, cfg *Config, f *configField) string {
 		return "EFFICIENCY"
 	}
 	return "DEFAULT"
+}
+
+// setting is the fact a gate cites for the effective value of variable
+// name: the ncclConfig_t field when the communicator's config set it
+// ("config netName=Socket"; NCCL's "set by environment" is not printed for
+// it), else the variable as the environment has it, "(unset)" where
+// NCCL's default stands.
+func (c *Comm) setting(name string) Fact {
+	if f, ok := c.fromConfig[name]; ok {
+		return f
+	}
+	return F(name, envShow(c.Env.Lookup(name)))
+}
+
+// fromConfigVar says whether G-ENV-CONFIG-1 wrote name from the config.
+func (c *Comm) fromConfigVar(name string) bool {
+	_, ok := c.fromConfig[name]
+	return ok
+}
+
+// settingsSet appends the settings of the variables among names that are
+// set, by the environment or the config: a gate that reads a bound cites
+// where it came from only when it is not NCCL's default.
+func (c *Comm) settingsSet(dst []Fact, names ...string) []Fact {
+	for _, n := range names {
+		if _, ok := c.Env.Lookup(n); ok {
+			dst = append(dst, c.setting(n))
+		}
+	}
+	return dst
+}
+
+// configVar is the variable a cited config field stands for: the fact
+// name "config collnetEnable" gives "NCCL_COLLNET_ENABLE", the variable
+// that would override it; false for any other name.
+func configVar(factName string) (string, bool) {
+	name, ok := strings.CutPrefix(factName, "config ")
+	if !ok {
+		return "", false
+	}
+	f, ok := fieldOf(name)
+	if !ok || f.env == "" {
+		return "", false
+	}
+	return f.env, true
 }

@@ -56,6 +56,9 @@ var graphConsensus = &Rule{
 		c.NNodes, c.LocalRanks, c.MaxLocalRanks = res.NNodes, slices.Clone(res.LocalRanks), res.MaxLocalRanks
 		c.NChannels = res.NChannels
 		facts := []Fact{F("nNodes", res.NNodes), F("nChannels", res.NChannels), F("searched", res.NChannelsSearched)}
+		// the CTA limits bound the channels and the p2p settings the
+		// channels per peer: where each that is set came from
+		facts = c.settingsSet(facts, "NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_P2P_MAX_PEERS")
 		r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ring and tree agree on %d channel(s); %d communicator channel(s) after ncclTopoPostset; %d node(s)",
 			res.NChannelsSearched, res.NChannels, res.NNodes), Facts: facts, Log: append(slices.Clone(res.InitLog), res.Summary)})
 	},

@@ -195,7 +195,9 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			}
 			d.DecidedBy, d.Kernel, d.P2P = "G-SEL-SIDE-1", ch.SidePath, nil
 			why := "window buffers: NCCL copies with the copy engines (CTA policy ZERO); no kernel, no channel"
+			facts := c.ctaPolicy
 			if !c.Model.In.CTAPolicyZero {
+				facts = nil
 				why = "window buffers: NCCL copies with the copy engines (an AllGather above NCCL_SYM_CE_THRESHOLD elements on an sm100+ all-NVLink node); no kernel, no channel"
 			}
 			if ch.Kernel != "" {
@@ -208,8 +210,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			if ch.Err != nil {
 				d.Err, d.Kernel, why = ch.Err, "", "window buffers: "+ch.Err.Message
 			}
+			if ch.Kernel != "" || ch.Err != nil {
+				facts = nil
+			}
 			d.Undecided = ""
-			v := Verdict{Outcome: Pass, Why: why}
+			v := Verdict{Outcome: Pass, Why: why, Facts: facts}
 			if ch.Err != nil {
 				v.Outcome = Fail
 			}
@@ -239,10 +244,10 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		}
 		if ctaPol {
 			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Pass,
-				Why: fmt.Sprintf("CTA policy EFFICIENCY with registered buffers: NVLS/Simple on the %d channels its registered NVLS resources need", ch.NChannels)})
+				Why: fmt.Sprintf("CTA policy EFFICIENCY with registered buffers: NVLS/Simple on the %d channels its registered NVLS resources need", ch.NChannels), Facts: c.ctaPolicy})
 		} else if c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == AllGather || c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == ReduceScatter {
 			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Fail,
-				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)"})
+				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)", Facts: c.ctaPolicy})
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d, planErr: planErr}
 		for _, id := range c.rs.Group {

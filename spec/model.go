@@ -969,6 +969,9 @@ func (r *initRun) tuningInput() tuning.Input {
 	off := func(p *int64) bool { return p != nil && *p == 0 }
 	in.MNNVL, in.CrossClique, in.NVLDomainSize = c.MNNVL, c.CrossClique, c.NVLDomainSize
 	in.SymmetricSupport = in.DirectP2P && in.OneLSATeam() && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
+	// the per-operation verdicts that read the policy cite where it came
+	// from (the variable or config CTAPolicy)
+	c.ctaPolicy = c.settingsSet(nil, "NCCL_CTA_POLICY")
 	if r.rs.Tuning.CTAPolicyMask {
 		if v, ok := env.Lookup("NCCL_CTA_POLICY"); ok {
 			mask := ctaPolicyMask(v)

@@ -219,6 +219,10 @@ type netSelectOpts struct {
 func (r *initRun) netSelect(o netSelectOpts) {
 	s := r.cur
 	netName, hasName := r.env.Lookup("NCCL_NET")
+	var cited string // "NCCL_NET=IB" or "config netName=IB"
+	if hasName {
+		cited = r.comm.setting("NCCL_NET").String()
+	}
 	var cands []*netCand
 	for _, pe := range s.libs {
 		if pe.lib != nil && pe.netABI > 0 {
@@ -233,7 +237,7 @@ func (r *initRun) netSelect(o netSelectOpts) {
 	for _, c := range cands {
 		matches := !hasName || strings.EqualFold(netName, c.name)
 		if o.filterBeforeInit && !matches {
-			c.why = "name does not match NCCL_NET=" + netName + ": not initialised"
+			c.why = "name does not match " + cited + ": not initialised"
 			s.nets = append(s.nets, c)
 			continue
 		}
@@ -273,7 +277,7 @@ func (r *initRun) netSelect(o netSelectOpts) {
 			continue
 		}
 		if !matches {
-			c.why += "; name does not match NCCL_NET=" + netName
+			c.why += "; name does not match " + cited
 			continue
 		}
 		// netDeviceType exists from net ABI v7; an older plugin's adapter
@@ -373,11 +377,11 @@ func netChoose(ref Ref, doc string, failLog string, assignLog bool) *Rule {
 		Logs: []string{"Using network %s", "Assigned NET plugin %s to comm", failLog},
 		init: func(r *initRun) {
 			s := r.cur
-			facts := []Fact{F("NCCL_NET", envShow(r.env.Lookup("NCCL_NET")))}
+			facts := []Fact{r.comm.setting("NCCL_NET")}
 			if s.chosen == nil {
 				name := r.env["NCCL_NET"]
 				msg := strings.Replace(failLog, "%s", name, 1)
-				r.emit(Verdict{Outcome: Fail, Why: "no network initialised with devices and matched NCCL_NET: communicator init fails with ncclInvalidUsage",
+				r.emit(Verdict{Outcome: Fail, Why: "no network initialised with devices and matched " + facts[0].Name + ": communicator init fails with ncclInvalidUsage",
 					Facts: facts, Log: []string{msg}})
 				r.fail(InvalidUsage, msg)
 				return

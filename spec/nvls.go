@@ -173,7 +173,10 @@ var nvlsChan = &Rule{
 		if s.nvlsChannels == 0 {
 			out = Fail
 		}
-		r.emit(Verdict{Outcome: out, Why: fmt.Sprintf("%d NVLS channel(s)", s.nvlsChannels), Facts: []Fact{F("minCTAs", lo), F("maxCTAs", hi)}})
+		// the bounds and the count as NCCL holds them, then where each that
+		// is not NCCL's default came from (the variable or the config)
+		facts := r.comm.settingsSet([]Fact{F("minCTAs", lo), F("maxCTAs", hi)}, "NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_NVLS_NCHANNELS")
+		r.emit(Verdict{Outcome: out, Why: fmt.Sprintf("%d NVLS channel(s)", s.nvlsChannels), Facts: facts})
 	},
 }
 

@@ -23,14 +23,17 @@ var collNetEnv273 = &Rule{
 	Ref:  Ref{Tag: tag273, File: "src/init.cc", Func: "envConfigOverride"},
 	Logs: []string{"NCCL_COLLNET_ENABLE set by environment to %lld.", "collnetEnable %d is not a valid value 0/1, set it to 0"},
 	init: func(r *initRun) {
-		v, set := r.env.Lookup("NCCL_COLLNET_ENABLE")
-		facts := []Fact{F("NCCL_COLLNET_ENABLE", envShow(v, set))}
+		v := r.env["NCCL_COLLNET_ENABLE"]
+		facts := []Fact{r.comm.setting("NCCL_COLLNET_ENABLE")}
 		n, set, log := intParam(r.env, "NCCL_COLLNET_ENABLE", UndefInt)
+		if r.comm.fromConfigVar("NCCL_COLLNET_ENABLE") {
+			log = "" // config.collnetEnable: NCCL_PARAM read nothing
+		}
 		if !set || n == UndefInt {
 			r.emit(Verdict{Outcome: Fail, Why: "NCCL_COLLNET_ENABLE unset: config.collnetEnable stays 0", Facts: facts, Log: nonEmpty(log)})
 			return
 		}
-		collNetEnableValue(r, v, n, facts, []string{log})
+		collNetEnableValue(r, v, n, facts, nonEmpty(log))
 	},
 }
 

@@ -1224,11 +1224,11 @@ var ctaPolicyRule = &Rule{
 func ctaPolicyAlone(o *opRun) {
 	switch m := o.comm.Model; {
 	case m == nil || !m.In.CTAPolicyEfficiency:
-		o.emit(Verdict{Outcome: Skip, Why: "the CTA policy is not EFFICIENCY: the override does not apply"})
+		o.emit(Verdict{Outcome: Skip, Why: "the CTA policy is not EFFICIENCY: the override does not apply", Facts: o.comm.ctaPolicy})
 	case o.op.Func != AllGather && o.op.Func != ReduceScatter:
-		o.emit(Verdict{Outcome: Skip, Why: "CTA policy EFFICIENCY moves only AllGather and ReduceScatter: " + o.op.Func.String() + " keeps its pick"})
+		o.emit(Verdict{Outcome: Skip, Why: "CTA policy EFFICIENCY moves only AllGather and ReduceScatter: " + o.op.Func.String() + " keeps its pick", Facts: o.comm.ctaPolicy})
 	default:
-		o.emit(Verdict{Outcome: Fail, Why: "CTA policy EFFICIENCY, but the buffers are not registered (nor captured with NCCL_GRAPH_REGISTER): the override does not apply"})
+		o.emit(Verdict{Outcome: Fail, Why: "CTA policy EFFICIENCY, but the buffers are not registered (nor captured with NCCL_GRAPH_REGISTER): the override does not apply", Facts: o.comm.ctaPolicy})
 	}
 }
 

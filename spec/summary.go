@@ -102,21 +102,28 @@ func Summarize(d *Decision, t Trace, env Env) Summary {
 	seen := map[string]bool{}
 	// a variable the gate read is named when the gate is the environment's
 	// own or its reason names the variable: reading it is not enough (PAT's
-	// gate reads NCCL_PAT_ENABLE and stops on the GPUs per node)
+	// gate reads NCCL_PAT_ENABLE and stops on the GPUs per node); a config
+	// field the gate cites ("config collnetEnable=0") is changed through
+	// the variable that overrides it, named with the field as its value
 	addVars := func(v Verdict, what string) {
 		for _, f := range v.Facts {
-			if !strings.HasPrefix(f.Name, "NCCL_") || seen[f.Name] {
+			name, val := f.Name, f.Value
+			if env, ok := configVar(f.Name); ok {
+				name, val = env, f.String()
+			} else if !strings.HasPrefix(f.Name, "NCCL_") {
+				continue
+			}
+			if seen[name] {
 				continue
 			}
 			if v.Layer != LayerEnv && !strings.Contains(v.WhyText(), f.Name) && !strings.Contains(strings.Join(v.Log, " "), f.Name) {
 				continue
 			}
-			seen[f.Name] = true
-			val := f.Value
+			seen[name] = true
 			if val == "(unset)" || val == "" {
 				val = "unset"
 			}
-			s.Changes = append(s.Changes, fmt.Sprintf("%s (now %s): %s at %s", f.Name, val, what, v.Rule))
+			s.Changes = append(s.Changes, fmt.Sprintf("%s (now %s): %s at %s", name, val, what, v.Rule))
 		}
 	}
 	for _, c := range []Capability{CapCollNet, CapNVLS, CapNVLSTree, CapPAT} {
