@@ -20,16 +20,24 @@ import (
 // computeBuffSizes (p2pChunkSize); src/device/sendrecv.h (runSend,
 // runRecv, the self copy).
 //
+// The schedule of rounds, the channel base, the part-to-channel map and
+// each direction's protocol, chunk and channel count are tuning.P2PComm's,
+// the planner spec's group decisions use (G-SCHED-P2P-1, G-SCHED-P2P-2).
+//
 // Modelled: the schedule of rounds per release, nChannelsMin/Max from
-// p2pnChannelsPerPeer, LL below nChannelsMax × NCCL_P2P_LL_THRESHOLD on
-// connections with LL buffers (not over the network's shared p2p
-// buffers), the network chunk tuning, the u32fp8 rounding of the chunk,
-// the per-direction channel counts, 4 KiB-aligned parts, one channel per
-// part from the round's base, the batches of up to
+// p2pnChannelsPerPeer, LL by NCCL_P2P_LL_THRESHOLD (× nChannelsMax before
+// 2.29.2, × the direction's channels from 2.29.2) on connections with LL
+// buffers (not over the network's shared p2p buffers), the network chunk
+// tuning, the u32fp8 rounding of the chunk, the per-direction channel
+// counts, 4 KiB-aligned parts, part k on ncclP2pChannelForPart from the
+// round's base, the batches of up to
 // NCCL_MAX_DEV_WORK_P2P_PER_BATCH works per channel (and 2.28.7's round
 // epochs), the send and receive warps of one work running concurrently.
 //
-// Not modelled: buffer registration (NCCL_*_REG, large chunks), the plan
+// Not modelled: 2.18.1–2.21.5's chunks on ncclChannelCompute's channels
+// (spec's group decisions place them; these schedules keep the rounds of
+// 2.22.3 for those releases), buffer registration (NCCL_*_REG, large
+// chunks), the plan
 // budget that splits very large groups into several kernels, the extra
 // barrier between consecutive batches on a channel (a later work waits only
 // for the work of the same slot before it), and a Header has one protocol:
