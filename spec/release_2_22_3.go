@@ -101,7 +101,7 @@ func consts2_22_3(rs *Ruleset) {
 		// addP2pToPlan)
 		P2PRoundSchedule:      true,
 		P2PMinPartHalfStepNet: true,
-		NVLSNetChunkCap:      true,
+		NVLSNetChunkCap:       true,
 		// NVLSTreeChunkFromStep false: 2.21.5 sizes NVLSTree from nvlsChunkSize
 		NVLSTreeChunkCap4Nodes: true,
 		// NCCL_NVLS_CHUNKSIZE (ncclNvlsSetup) and NCCL_NVLSTREE_MAX_CHUNKSIZE
