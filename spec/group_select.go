@@ -253,18 +253,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)", Facts: c.ctaPolicy})
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d, planErr: planErr}
-		for _, id := range c.rs.Group {
-			rule := c.rs.rules[id]
-			if rule.p2p {
-				continue
-			}
-			gr.out = gr.out[:0]
-			rule.group(gr)
-			for _, v := range gr.out {
-				v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
-				out.Traces[i] = append(out.Traces[i], v)
-			}
-		}
+		out.Traces[i] = c.runGroupRules(gr, false, out.Traces[i])
 	}
 	if gc.Err == nil {
 		c.decideP2P(all, gc.Ops, out)
@@ -288,19 +277,27 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 			d.P2P = &pp
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: &choices[i], dec: d, p2pWhy: why}
-		for _, id := range c.rs.Group {
-			rule := c.rs.rules[id]
-			if !rule.p2p {
-				continue
-			}
-			gr.out = gr.out[:0]
-			rule.group(gr)
-			for _, v := range gr.out {
-				v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
-				out.Traces[i] = append(out.Traces[i], v)
-			}
+		out.Traces[i] = c.runGroupRules(gr, true, out.Traces[i])
+	}
+}
+
+// runGroupRules appends to tr the verdicts of the release's group rules
+// for one operation: the send/recv rules for a p2p operation, the others
+// for a collective.
+func (c *Comm) runGroupRules(gr *groupRun, p2p bool, tr Trace) Trace {
+	for _, id := range c.rs.Group {
+		rule := c.rs.rules[id]
+		if rule.p2p != p2p {
+			continue
+		}
+		gr.out = gr.out[:0]
+		rule.group(gr)
+		for _, v := range gr.out {
+			v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
+			tr = append(tr, v)
 		}
 	}
+	return tr
 }
 
 // DecideCalls decides every collective a call script launches (CheckGroup's
