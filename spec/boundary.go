@@ -103,6 +103,7 @@ var valueReaders = map[string][]RuleID{
 	"P2PRoundSchedule":       {"G-SCHED-P2P-1", "G-SCHED-P2P-2"},
 	"P2PChannelBaseReversed": {"G-SCHED-P2P-1"},
 	"P2PGroupSchedule":       {"G-SCHED-P2P-1"},
+	"P2PGroupWholeNode":      {"G-SCHED-P2P-1"},
 	"P2PMaxHalved":           {"G-SCHED-P2P-2"},
 	"P2PHalveOneNodeOnly":    {"G-SCHED-P2P-2"},
 	"P2PMinPartHalfStepNet":  {"G-SCHED-P2P-2"},

@@ -194,6 +194,10 @@ type Consts struct {
 	// NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks and the channel base counts
 	// rounds in groups (2.28.7+, src/init.cc initTransportsRank p2pSchedule).
 	P2PGroupSchedule bool
+	// P2PGroupWholeNode: on one node the p2p schedule's group is all local
+	// ranks, NCCL_P2P_SCHEDULE_GROUP_SIZE only across nodes (2.28.9+,
+	// src/init.cc ncclP2pSchedule).
+	P2PGroupWholeNode bool
 	// P2PBatchEpoch: a p2p work batch holds only rounds of one epoch of
 	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7+, src/enqueue.cc
 	// addWorkBatchToPlan).

@@ -52,6 +52,9 @@ type P2PRules struct {
 	// NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks and the base counts rounds
 	// in groups.
 	GroupSchedule bool
+	// GroupWholeNode (2.28.9+): on one node the group is all local ranks
+	// (NCCL_P2P_SCHEDULE_GROUP_SIZE only across nodes).
+	GroupWholeNode bool
 	// MaxHalved (2.18.1–2.19.4): nChannelsMax is halved too while
 	// nChannelsMax × nRanks > 4 × p2pnChannels; HalveOneNodeOnly
 	// (2.18.3–2.19.4): both halvings on one node only.
@@ -132,10 +135,11 @@ func (p *P2PComm) Validate() error {
 }
 
 // SchedGroupSize is comm->p2pSchedGroupSize (2.28.7+): NCCL_P2P_SCHEDULE_GROUP_SIZE
-// cut to its gcd with the local ranks when it does not divide them.
-// Before 2.28.7 the schedule's unit is the node: LocalRanks.
+// (from 2.28.9 only across nodes; on one node all local ranks) cut to its
+// gcd with the local ranks when it does not divide them. Before 2.28.7 the
+// schedule's unit is the node: LocalRanks.
 func (p *P2PComm) SchedGroupSize() int {
-	if !p.Rules.GroupSchedule {
+	if !p.Rules.GroupSchedule || p.Rules.GroupWholeNode && p.NNodes == 1 {
 		return p.LocalRanks
 	}
 	gs := max(1, p.GroupSize)
