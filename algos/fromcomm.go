@@ -47,14 +47,6 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	if l.NChannels != c.NChannels {
 		return nil, fmt.Errorf("the layout has %d channels where the communicator has %d: ncclTopoPostset's copies are off", l.NChannels, c.NChannels)
 	}
-	envInt := func(name string, set func(int)) {
-		if v, ok := c.Env.Lookup(name); ok {
-			var n int
-			if _, err := fmt.Sscan(v, &n); err == nil && n >= 0 {
-				set(n)
-			}
-		}
-	}
 	p, err := ParamsFor(c.Release)
 	if err != nil {
 		return nil, err
@@ -74,37 +66,14 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 			l.NVLSTreeMaxChunkSize = o.NvlsTreeMaxChunkSize
 		}
 	}
-	if p.SimpleBuffSizeARM > 0 && r.CPUArch == topo.ArchARM {
-		l.BuffSize[spec.Simple] = p.SimpleBuffSizeARM
+	// the buffers (computeBuffSizes) and the p2p path as NCCL's send/recv
+	// planner reads them: spec owns both
+	l.BuffSize = c.BuffSizes()
+	pc, err := c.P2PComm()
+	if err != nil {
+		return nil, err
 	}
-	for i, name := range [spec.NumProtos]string{"NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE", "NCCL_BUFFSIZE"} {
-		envInt(name, func(n int) {
-			if n > 0 {
-				l.BuffSize[i] = n
-			}
-		})
-	}
-	// the p2p path: the communicator's p2p channels; the chunk by path
-	// (NCCL_P2P_NET_CHUNKSIZE across nodes, NCCL_P2P_NVL_CHUNKSIZE when all
-	// GPU pairs are NVLink, NCCL_P2P_PCI_CHUNKSIZE otherwise) capped by the
-	// Simple buffer (src/init.cc computeBuffSizes)
-	l.setP2PDefaults(p, r.AllNVLink)
-	l.P2PNChannels, l.P2PNChannelsPerPeer = r.P2PNChannels, r.P2PNChannelsPerPeer
-	chunkVar := "NCCL_P2P_PCI_CHUNKSIZE"
-	switch {
-	case r.NNodes > 1:
-		chunkVar = "NCCL_P2P_NET_CHUNKSIZE"
-	case r.AllNVLink:
-		chunkVar = "NCCL_P2P_NVL_CHUNKSIZE"
-	}
-	envInt(chunkVar, func(n int) {
-		if n > 0 {
-			l.P2PChunkSize = min(n, l.BuffSize[spec.Simple]/p.NSteps)
-		}
-	})
-	envInt("NCCL_P2P_LL_THRESHOLD", func(n int) { l.P2PLLThreshold = n })
-	envInt("NCCL_CHUNK_SIZE", func(n int) { l.P2PChunkParam = n })
-	envInt("NCCL_P2P_SCHEDULE_GROUP_SIZE", func(n int) { l.P2PGroupSize = max(1, n) })
-	envInt("NCCL_NET_SHARED_BUFFERS", func(n int) { l.P2PNetLL = n == 0 })
+	l.P2PNChannels, l.P2PNChannelsPerPeer, l.P2PChunkSize = pc.NChannels, pc.NChannelsPerPeer, pc.ChunkSize
+	l.P2PLLThreshold, l.P2PChunkParam, l.P2PGroupSize, l.P2PNetLL = pc.LLThreshold, pc.ChunkParam, pc.GroupSize, pc.NetLL
 	return l, l.Validate()
 }

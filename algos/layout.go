@@ -6,6 +6,7 @@ import (
 
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Layout is what the schedule builders need from a communicator: its shape,
@@ -221,11 +222,7 @@ func (l *Layout) setP2PDefaults(p Params, allNVLink bool) {
 		}
 		l.P2PNChannelsPerPeer = min(l.P2PNChannels, c)
 	}
-	l.P2PChunkSize = 1 << 17
-	if l.NNodes == 1 && allNVLink {
-		l.P2PChunkSize = 1 << 19
-	}
-	l.P2PChunkSize = min(l.P2PChunkSize, l.BuffSize[spec.Simple]/p.NSteps)
+	l.P2PChunkSize = tuning.P2PChunkSizeDefault(l.NNodes, allNVLink, l.BuffSize[spec.Simple])
 	l.P2PLLThreshold = 16384
 	l.P2PGroupSize = maxDevWorkP2PPerBatch
 }

@@ -2,11 +2,10 @@ package algos
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
-	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Point-to-point work (SendRecv and AllToAll as nccl-tests runs them: one
@@ -21,16 +20,24 @@ import (
 // computeBuffSizes (p2pChunkSize); src/device/sendrecv.h (runSend,
 // runRecv, the self copy).
 //
+// The schedule of rounds, the channel base, the part-to-channel map and
+// each direction's protocol, chunk and channel count are tuning.P2PComm's,
+// the planner spec's group decisions use (G-SCHED-P2P-1, G-SCHED-P2P-2).
+//
 // Modelled: the schedule of rounds per release, nChannelsMin/Max from
-// p2pnChannelsPerPeer, LL below nChannelsMax × NCCL_P2P_LL_THRESHOLD on
-// connections with LL buffers (not over the network's shared p2p
-// buffers), the network chunk tuning, the u32fp8 rounding of the chunk,
-// the per-direction channel counts, 4 KiB-aligned parts, one channel per
-// part from the round's base, the batches of up to
+// p2pnChannelsPerPeer, LL by NCCL_P2P_LL_THRESHOLD (× nChannelsMax before
+// 2.29.2, × the direction's channels from 2.29.2) on connections with LL
+// buffers (not over the network's shared p2p buffers), the network chunk
+// tuning, the u32fp8 rounding of the chunk, the per-direction channel
+// counts, 4 KiB-aligned parts, part k on ncclP2pChannelForPart from the
+// round's base, the batches of up to
 // NCCL_MAX_DEV_WORK_P2P_PER_BATCH works per channel (and 2.28.7's round
 // epochs), the send and receive warps of one work running concurrently.
 //
-// Not modelled: buffer registration (NCCL_*_REG, large chunks), the plan
+// Not modelled: 2.18.1–2.21.5's chunks on ncclChannelCompute's channels
+// (spec's group decisions place them; these schedules keep the rounds of
+// 2.22.3 for those releases), buffer registration (NCCL_*_REG, large
+// chunks), the plan
 // budget that splits very large groups into several kernels, the extra
 // barrier between consecutive batches on a channel (a later work waits only
 // for the work of the same slot before it), and a Header has one protocol:
@@ -47,100 +54,8 @@ const p2pPartAlign = 4 << 10
 // maxP2PRanks bounds p2p schedules: every rank's plan walks all rounds.
 const maxP2PRanks = 1024
 
-// p2pRound is one round of a rank's p2p schedule: the peer it sends to
-// and the one it receives from.
-type p2pRound struct{ send, recv int }
-
-// p2pScheduleOf is comm->p2pSchedule of rank (src/init.cc
-// initTransportsRank): before 2.28.7, node deltas and local deltas both
-// follow the quadratic sequence (x*x+x)/2 mod pow2Up(n); from 2.28.7 the
-// local ranks are cut into groups of NCCL_P2P_SCHEDULE_GROUP_SIZE (all
-// local ranks on one node), group deltas follow the quadratic sequence
-// and deltas inside a group run 0, 1, 2, ...
-func (g *p2pGen) scheduleOf(rank int) []p2pRound {
-	l := g.l
-	nNodes, nLocals := l.NNodes, l.LocalRanks
-	node, local := l.Node(rank), l.Local(rank)
-	out := make([]p2pRound, 0, l.NRanks())
-	if !g.p.P2PGroupSchedule {
-		nNodesPow2, nLocalsPow2 := topo.Pow2Up(nNodes), topo.Pow2Up(nLocals)
-		nodeDelta := 0
-		for nodeRound := 1; nodeRound <= nNodesPow2; nodeRound++ {
-			if nodeDelta < nNodes {
-				sendNode, recvNode := (node+nodeDelta)%nNodes, (node-nodeDelta+nNodes)%nNodes
-				localDelta := 0
-				for localRound := 1; localRound <= nLocalsPow2; localRound++ {
-					if localDelta < nLocals {
-						out = append(out, p2pRound{
-							send: l.Rank(sendNode, (local+localDelta)%nLocals),
-							recv: l.Rank(recvNode, (local-localDelta+nLocals)%nLocals),
-						})
-					}
-					localDelta = (localDelta + localRound) & (nLocalsPow2 - 1)
-				}
-			}
-			nodeDelta = (nodeDelta + nodeRound) & (nNodesPow2 - 1)
-		}
-		return out
-	}
-	gs := g.groupSize
-	perNode := nLocals / gs
-	group, lg := node*perNode+local/gs, local%gs
-	nGroups := l.NRanks() / gs
-	nGroupsPow2 := topo.Pow2Up(nGroups)
-	at := func(gr, delta int) int { return l.Rank(gr/perNode, (gr%perNode)*gs+delta) }
-	groupDelta := 0
-	for groupRound := 1; groupRound <= nGroupsPow2; groupRound++ {
-		if groupDelta < nGroups {
-			sendGroup, recvGroup := (group+groupDelta)%nGroups, (group-groupDelta+nGroups)%nGroups
-			for delta := 0; delta < gs; delta++ {
-				out = append(out, p2pRound{send: at(sendGroup, (lg+delta)%gs), recv: at(recvGroup, (lg-delta+gs)%gs)})
-			}
-		}
-		groupDelta = (groupDelta + groupRound) & (nGroupsPow2 - 1)
-	}
-	return out
-}
-
-// channelBase is ncclP2pChannelBaseForRound: the p2p channel of a round's
-// first part.
-func (g *p2pGen) channelBase(round int) int {
-	l := g.l
-	var base int
-	switch {
-	case l.NNodes <= 1:
-		base = round
-	case g.p.P2PGroupSchedule:
-		base = round/g.groupSize*int(nccl.DivUp(int64(g.groupSize), maxDevWorkP2PPerBatch)) + round%g.groupSize/maxDevWorkP2PPerBatch
-	default:
-		base = round/l.LocalRanks*int(nccl.DivUp(int64(l.LocalRanks), maxDevWorkP2PPerBatch)) + round%l.LocalRanks/maxDevWorkP2PPerBatch
-	}
-	if g.p.P2PChannelBaseReversed {
-		nb := log2Up(l.P2PNChannels)
-		if nb == 0 {
-			return 0
-		}
-		return int(bits.Reverse64(uint64(base)) >> (64 - nb))
-	}
-	return base & 0xff
-}
-
-// u32fp8 rounds x down to the 8-bit float NCCL stores chunk sizes in
-// (u32fp8Encode then u32fp8Decode, src/include/bitops.h): the leading bit
-// and the three bits beneath it.
-func u32fp8(x int64) int64 {
-	if x <= 0 {
-		return 0
-	}
-	lg := bits.Len64(uint64(x)) - 1
-	if lg < 3 {
-		return x
-	}
-	return x >> (lg - 3) << (lg - 3)
-}
-
 // p2pDir is one direction (send or receive) of one work as addP2pToPlan
-// plans it.
+// plans it (tuning.P2PComm.Dir).
 type p2pDir struct {
 	peer      int
 	bytes     int64 // -1: no operation in this direction
@@ -162,15 +77,28 @@ type p2pWork struct {
 }
 
 type p2pGen struct {
-	h         Header
-	l         *Layout
-	p         Params
-	bytes     int64 // per peer
-	groupSize int
-	nChMin    int
-	nChMax    int
-	alltoall  bool
-	slots     int
+	h Header
+	l *Layout
+	p Params
+	// pc is the planner spec's group decisions use: schedule, channel
+	// base, parts and per-direction counts.
+	pc       tuning.P2PComm
+	bytes    int64 // per peer
+	nChMin   int
+	nChMax   int
+	alltoall bool
+	slots    int
+}
+
+// p2pComm is the layout's communicator as NCCL's send/recv planner reads
+// it.
+func (l *Layout) p2pComm(p Params) tuning.P2PComm {
+	return tuning.P2PComm{
+		Rules: p.P2P, NNodes: l.NNodes, LocalRanks: l.LocalRanks,
+		NChannels: l.P2PNChannels, NChannelsPerPeer: l.P2PNChannelsPerPeer, GroupSize: l.P2PGroupSize,
+		ChunkSize: l.P2PChunkSize, LLStepSize: l.BuffSize[spec.LL] / p.NSteps,
+		LLThreshold: l.P2PLLThreshold, ChunkParam: l.P2PChunkParam, NetLL: l.P2PNetLL,
+	}
 }
 
 func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
@@ -186,7 +114,10 @@ func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
 		// the same bytes: NCCL's result then depends on timing
 		return nil, fmt.Errorf("build: %s in place on %d ranks: NCCL's sends and receives on one buffer race (a receive may overwrite bytes a later send still reads); run it out of place", op.Func, n)
 	}
-	g := &p2pGen{l: l, p: p, bytes: op.Count * int64(op.DataType.Size()), alltoall: op.Func == spec.AllToAll}
+	g := &p2pGen{l: l, p: p, pc: l.p2pComm(p), bytes: op.Count * int64(op.DataType.Size()), alltoall: op.Func == spec.AllToAll}
+	if err := g.pc.Validate(); err != nil {
+		return nil, fmt.Errorf("build: %v", err)
+	}
 	g.h = Header{
 		Release: l.Release, Func: op.Func, Algo: spec.Ring, Proto: spec.Simple,
 		DataType: op.DataType, RedOp: op.RedOp, Count: op.Count,
@@ -194,28 +125,9 @@ func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
 		NChannels: l.P2PNChannels, InPlace: opt.InPlace, NSteps: p.NSteps, Unit: 1,
 		SlicePerChunk: 1, StepPerSlice: 1,
 	}
-	// p2pSchedGroupSize: NCCL_P2P_SCHEDULE_GROUP_SIZE across nodes, all
-	// local ranks on one node, cut to a divisor of the local ranks
-	g.groupSize = l.LocalRanks
-	if l.NNodes > 1 {
-		g.groupSize = max(1, l.P2PGroupSize)
-		if l.LocalRanks%g.groupSize != 0 || l.LocalRanks < g.groupSize {
-			g.groupSize = gcd(g.groupSize, l.LocalRanks)
-		}
-	}
 	// scheduleP2pTasksToPlan: all channels per peer at most, and one channel
 	// per operation when every rank's operations would not fit
-	g.nChMax = l.P2PNChannelsPerPeer
-	g.nChMin = g.nChMax
-	if !g.p.P2PHalveOneNodeOnly || l.NNodes == 1 {
-		for g.nChMin*n > l.P2PNChannels && g.nChMin > 1 {
-			g.nChMin /= 2
-		}
-		// fewer than 8 operations per channel: the sync warp is lost past it
-		for g.p.P2PMaxHalved && g.nChMax*n > l.P2PNChannels*4 && g.nChMax > 1 {
-			g.nChMax /= 2
-		}
-	}
+	g.nChMin, g.nChMax = g.pc.ChannelsMinMax()
 	// the header's protocol: LL when every transfer of rank 0 is LL
 	g.h.Proto = spec.Simple
 	if op.Count > 0 {
@@ -249,31 +161,24 @@ func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
 	return &Schedule{Header: g.h, gen: g}, nil
 }
 
-func gcd(a, b int) int {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
 // works returns rank's works in round order.
 func (g *p2pGen) works(rank int) []p2pWork {
 	l := g.l
 	n := l.NRanks()
-	sched := g.scheduleOf(rank)
+	sched := g.pc.Schedule(rank)
 	var out []p2pWork
 	for round, pr := range sched {
-		w := p2pWork{round: round, self: pr.send == rank, base: g.channelBase(round)}
-		w.dir[0] = p2pDir{peer: pr.recv, bytes: -1}
-		w.dir[1] = p2pDir{peer: pr.send, bytes: -1}
+		w := p2pWork{round: round, self: pr.Send == rank, base: g.pc.ChannelBase(round)}
+		w.dir[0] = p2pDir{peer: pr.Recv, bytes: -1}
+		w.dir[1] = p2pDir{peer: pr.Send, bytes: -1}
 		if g.alltoall {
-			w.dir[0].bytes, w.recvOff = g.bytes, int64(pr.recv)*g.bytes
-			w.dir[1].bytes, w.sendOff = g.bytes, int64(pr.send)*g.bytes
+			w.dir[0].bytes, w.recvOff = g.bytes, int64(pr.Recv)*g.bytes
+			w.dir[1].bytes, w.sendOff = g.bytes, int64(pr.Send)*g.bytes
 		} else {
-			if pr.recv == (rank-1+n)%n {
+			if pr.Recv == (rank-1+n)%n {
 				w.dir[0].bytes = g.bytes
 			}
-			if pr.send == (rank+1)%n {
+			if pr.Send == (rank+1)%n {
 				w.dir[1].bytes = g.bytes
 			}
 		}
@@ -294,47 +199,10 @@ func (g *p2pGen) works(rank int) []p2pWork {
 }
 
 // planDir is addP2pToPlan for one direction: protocol, chunk and channel
-// count.
+// count (tuning.P2PComm.Dir).
 func (g *p2pGen) planDir(d *p2pDir, self, network bool) {
-	l := g.l
-	d.ll = !self && (!network || l.P2PNetLL) && (d.bytes == -1 || d.bytes <= int64(g.nChMax)*int64(l.P2PLLThreshold))
-	step := int64(l.P2PChunkSize)
-	if d.ll {
-		step = int64(l.BuffSize[spec.LL] / g.p.NSteps)
-	}
-	chunk := step
-	if l.P2PChunkParam != 0 {
-		chunk = int64(l.P2PChunkParam)
-	} else if network {
-		if !d.ll && d.bytes < step {
-			chunk /= 4
-		} else if d.bytes < 8*step {
-			chunk /= 2
-		}
-	}
-	if d.ll {
-		chunk /= 2
-	}
-	d.chunk = max(1, u32fp8(chunk))
-	switch {
-	case d.bytes == -1:
-		d.nChannels = 0
-	case d.bytes == 0:
-		d.nChannels = 1
-	default:
-		minPart, maxPart := step/8, step*32
-		if l.NNodes > 1 {
-			minPart, maxPart = step/2, step
-		}
-		minPart = max(1, minPart)
-		nc := int(min(int64(g.nChMin), nccl.DivUp(d.bytes, minPart)))
-		part := max(minPart, nccl.DivUp(d.bytes, int64(nc)))
-		for part > maxPart && nc <= g.nChMax/2 {
-			nc *= 2
-			part = nccl.DivUp(d.bytes, int64(nc))
-		}
-		d.nChannels = nc
-	}
+	r := g.pc.Dir(d.bytes, self, network, g.nChMin, g.nChMax)
+	d.ll, d.chunk, d.nChannels = r.LL, r.Chunk, r.NChannels
 }
 
 // partBounds is ncclP2pPartBounds.
@@ -355,7 +223,7 @@ func (g *p2pGen) endpoint(int, Peer) Endpoint { return Endpoint{} }
 func (g *p2pGen) program(rank, ch, grp int, dst []Step) []Step {
 	slot, epoch := -1, -1
 	for _, w := range g.works(rank) {
-		part := (ch - w.base) & (g.l.P2PNChannels - 1)
+		part := g.pc.PartForChannel(w.base, ch)
 		if part >= w.nParts {
 			continue
 		}

@@ -54,13 +54,10 @@ func TestP2PSchedule(t *testing.T) {
 			t.Fatal(err)
 		}
 		p, _ := l.Params()
-		g := &p2pGen{l: l, p: p, groupSize: local}
-		if nodes > 1 {
-			g.groupSize = gcd(8, local)
-		}
+		pc := l.p2pComm(p)
 		var out []int
-		for _, r := range g.scheduleOf(rank) {
-			out = append(out, r.send)
+		for _, r := range pc.Schedule(rank) {
+			out = append(out, r.Send)
 		}
 		return out
 	}
@@ -90,10 +87,10 @@ func TestP2PSchedule(t *testing.T) {
 		}
 		l, _ := DefaultLayout(tc.v, tc.nodes, tc.local, tc.p2pChannels)
 		p, _ := l.Params()
-		g := &p2pGen{l: l, p: p, groupSize: tc.local}
+		pc := l.p2pComm(p)
 		var bases []int
 		for r := 0; r < tc.rounds; r++ {
-			bases = append(bases, g.channelBase(r))
+			bases = append(bases, pc.ChannelBase(r))
 		}
 		if !slices.Equal(bases, tc.wantBase) {
 			t.Errorf("%s: channel bases %v, want %v", tc.v, bases, tc.wantBase)
@@ -159,14 +156,6 @@ func TestP2PPlan(t *testing.T) {
 		}
 		if err := s.Validate(); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
-		}
-	}
-}
-
-func TestU32fp8(t *testing.T) {
-	for _, c := range []struct{ in, want int64 }{{0, 0}, {7, 7}, {8, 8}, {9, 9}, {17, 16}, {131072, 131072}, {100000, 98304}, {3 << 20, 3 << 20}} {
-		if got := u32fp8(c.in); got != c.want {
-			t.Errorf("u32fp8(%d) = %d, want %d", c.in, got, c.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package algos
 import (
 	"fmt"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/gatesim/gatesim/spec/tuning"
@@ -10,7 +11,7 @@ import (
 
 // NCCL_STEPS, the depth of every connection FIFO, in all modelled releases.
 // Ref: v2.28.9-1 src/include/device.h NCCL_STEPS.
-const ncclSteps = 8
+const ncclSteps = nccl.Steps
 
 // LL128 line geometry: a 128-byte line is 16 eight-byte words of which 15
 // carry data and one carries the flag. Ref: v2.28.9-1 src/include/device.h
@@ -83,17 +84,12 @@ type Params struct {
 	// NVLSLastChunkAlign is the byte alignment of the last (shrunk) chunk of
 	// a one-node NVLS AllReduce loop (Consts.NVLSLastChunkAlign).
 	NVLSLastChunkAlign int
-	// P2PChannelBaseReversed, P2PGroupSchedule and P2PBatchEpoch are the
-	// p2p schedule's facts of the release (spec.Consts says what each is).
-	P2PChannelBaseReversed bool
-	P2PGroupSchedule       bool
-	P2PBatchEpoch          bool
-	// P2PMaxHalved and P2PHalveOneNodeOnly: the p2p channel halvings of
-	// 2.18.1–2.19.4; SimpleBuffSizeARM: 2.18.x's Simple buffer on ARM CPUs
-	// (spec.Consts says what each is).
-	P2PMaxHalved        bool
-	P2PHalveOneNodeOnly bool
-	SimpleBuffSizeARM   int
+	// P2P is the release's send/recv planner facts (spec.Consts.P2PRules)
+	// and P2PBatchEpoch the p2p batches' epochs; SimpleBuffSizeARM:
+	// 2.18.x's Simple buffer on ARM CPUs (spec.Consts says what each is).
+	P2P               tuning.P2PRules
+	P2PBatchEpoch     bool
+	SimpleBuffSizeARM int
 }
 
 // releaseParams lists the modelled releases oldest first.
@@ -121,7 +117,7 @@ func paramsOf(rs *spec.Ruleset) Params {
 	return Params{
 		Release:         rs.Version,
 		NSteps:          ncclSteps,
-		DefaultBuffSize: [spec.NumProtos]int{8 * 512 * ncclSteps * 16, 120 * 640 * ncclSteps * 8, 1 << 22},
+		DefaultBuffSize: nccl.DefaultBuffSize(),
 		GrainSize:       [spec.NumProtos]int{16, 32 * 8 / ll128LineElems * ll128DataElems * 8, 512},
 		MaxChannels:     k.MaxChannels,
 		// Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
@@ -134,11 +130,8 @@ func paramsOf(rs *spec.Ruleset) Params {
 		NVLSNetGatherScatter:    !tu.PruneNVLSMultiNodeAGRS,
 		NVLSNetMinChannels:      tu.NVLSMultiNodeMinChannels,
 		NVLSLastChunkAlign:      k.NVLSLastChunkAlign,
-		P2PChannelBaseReversed:  k.P2PChannelBaseReversed,
-		P2PGroupSchedule:        k.P2PGroupSchedule,
+		P2P:                     k.P2PRules(),
 		P2PBatchEpoch:           k.P2PBatchEpoch,
-		P2PMaxHalved:            k.P2PMaxHalved,
-		P2PHalveOneNodeOnly:     k.P2PHalveOneNodeOnly,
 		SimpleBuffSizeARM:       k.SimpleBuffSizeARM,
 		NVLSNetChunkCap:         k.NVLSNetChunkCap,
 		NVLSTreeChunkFromStep:   k.NVLSTreeChunkFromStep,

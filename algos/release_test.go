@@ -42,8 +42,8 @@ func TestScheduleFactsArrive(t *testing.T) {
 		{"MAXCHANNELS", spec.V2_24_3, spec.V2_25_1, func(p Params) any { return p.MaxChannels }, 32, 64},
 		{"NVLS AllGather/ReduceScatter across nodes", spec.V2_26_6, spec.V2_27_3, func(p Params) any { return p.NVLSNetGatherScatter }, false, true},
 		{"NVLS across nodes on min(nvlsChannels, nChannels)", spec.V2_27_7, spec.V2_28_3, func(p Params) any { return p.NVLSNetMinChannels }, false, true},
-		{"p2p channel base reversed", spec.V2_27_7, spec.V2_28_3, func(p Params) any { return p.P2PChannelBaseReversed }, false, true},
-		{"p2p schedule groups", spec.V2_28_3, spec.V2_28_7, func(p Params) any { return p.P2PGroupSchedule }, false, true},
+		{"p2p channel base reversed", spec.V2_27_7, spec.V2_28_3, func(p Params) any { return p.P2P.BaseReversed }, false, true},
+		{"p2p schedule groups", spec.V2_28_3, spec.V2_28_7, func(p Params) any { return p.P2P.GroupSchedule }, false, true},
 		{"p2p batch epochs", spec.V2_28_3, spec.V2_28_7, func(p Params) any { return p.P2PBatchEpoch }, false, true},
 	} {
 		for _, side := range []struct {

@@ -593,6 +593,8 @@ func DecisionCell(d *spec.Decision) string {
 		return d.Err.String()
 	case d.Discarded:
 		return "discarded (count 0)"
+	case d.P2P != nil && len(d.P2P.Tasks) > 0:
+		return fmt.Sprintf("p2p plan %d: %s", d.P2P.Tasks[0].Plan, spec.FormatP2PTasks(d.P2P.Tasks, 2))
 	}
 	return fmt.Sprintf("%s/%s channels %d..%d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi)
 }

@@ -16,8 +16,9 @@ import (
 // algorithm, protocol, channel range, nMaxChannels, the aggregate it was
 // decided in and the registration (spec.Comm.SelectGroup, derived from
 // NCCL's ncclPrepareTasks, registerIntraNodeBuffers, ncclRegisterCollBuffers,
-// ncclRegisterCollNvlsBuffers and
-// scheduleCollTasksToPlan at each tag). Regenerate with
+// ncclRegisterCollNvlsBuffers,
+// scheduleCollTasksToPlan and, for send/recv, scheduleP2pTasksToPlan and
+// addP2pToPlan at each tag). Regenerate with
 // go test ./golden -run TestGroupDecisions -update and review the diff.
 func TestGroupDecisions(t *testing.T) {
 	type machine struct {
@@ -78,12 +79,18 @@ func TestGroupDecisions(t *testing.T) {
 		workload{"window -m 60", []spec.GroupOp{{Op: op(spec.AllReduce, 64<<10, spec.Float32), Buffers: spec.BuffersWindow}}, spec.Launch{Agg: 60}},
 		workload{"window alone", []spec.GroupOp{{Op: op(spec.AllGather, 16<<20, spec.Float32), Buffers: spec.BuffersWindow}}, spec.Launch{}},
 		workload{"window with AllToAll", []spec.GroupOp{{Op: op(spec.AllToAll, 1<<20, spec.Float32), Buffers: spec.BuffersWindow}, {Op: op(spec.AllReduce, 1<<20, spec.Float32), Buffers: spec.BuffersWindow}}, spec.Launch{}},
+		// send/recv tasks: rank 0's sends and receives on the p2p
+		// channels, after the collectives and in their last plan
+		workload{"sendrecv", []spec.GroupOp{{Op: op(spec.SendRecv, 8<<10, spec.Float32)}, {Op: op(spec.SendRecv, 64<<20, spec.Float32)}}, spec.Launch{}},
+		workload{"alltoall", []spec.GroupOp{{Op: op(spec.AllToAll, 1<<20, spec.Float32)}}, spec.Launch{}},
+		workload{"collectives then p2p", []spec.GroupOp{{Op: op(spec.SendRecv, 1<<20, spec.Bfloat16)}, {Op: ar}, {Op: op(spec.AllToAll, 64<<10, spec.Float32)}, {Op: ag}}, spec.Launch{}},
 	)
 	for _, v := range spec.Releases {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# NCCL %s: each operation of a group as ncclGroupEnd plans it\n", v)
 		fmt.Fprintf(&b, "# op: func size dtype [inplace] [buffers] -> algo/proto channels lo..hi nMaxChannels nThreads [aggregate N] [registered] [by the deciding gate]\n")
 		fmt.Fprintf(&b, "# a symmetric kernel: -> kernel name lo..hi blocks nThreads cta (bytes per block) plan (0-based) args (kernel argument bytes)\n")
+		fmt.Fprintf(&b, "# send/recv (rank 0's tasks): -> p2p plan P: dir peer proto channels in part order (round of comm->p2pSchedule)\n")
 		for _, m := range machines {
 			sys, err := spec.Preset(m.name, m.opt)
 			if err != nil {
@@ -133,8 +140,10 @@ func TestGroupDecisions(t *testing.T) {
 						fmt.Fprintf(&b, " -> %s", d.Err.Result)
 					case d.Discarded:
 						b.WriteString(" -> discarded")
+					case d.P2P != nil && len(d.P2P.Tasks) > 0:
+						fmt.Fprintf(&b, " -> p2p plan %d: %s", d.P2P.Tasks[0].Plan, spec.FormatP2PTasks(d.P2P.Tasks, 0))
 					case d.P2P != nil:
-						b.WriteString(" -> p2p (send/recv tasks, outside the cost table)")
+						b.WriteString(" -> p2p (send/recv tasks not placed)")
 					case d.Kernel != "" && d.NChannels > 0:
 						fmt.Fprintf(&b, " -> kernel %s %d..%d %d %d", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads)
 						if i < len(g.Choices) {

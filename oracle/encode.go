@@ -169,6 +169,16 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 	if o.P2P {
 		b = append(b, `,"p2p":true`...)
 	}
+	if len(o.P2PTasks) > 0 {
+		b = append(b, `,"p2p_tasks":[`...)
+		for k := range o.P2PTasks {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = appendP2PTask(b, &o.P2PTasks[k])
+		}
+		b = append(b, ']')
+	}
 	if o.DecidedBy != "" {
 		b = append(b, `,"decided_by":`...)
 		b = appendString(b, o.DecidedBy)
@@ -326,4 +336,35 @@ func appendString[S ~string](b []byte, s S) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+func appendP2PTask(b []byte, t *P2PTaskAnswer) []byte {
+	b = append(b, `{"peer":`...)
+	b = strconv.AppendInt(b, int64(t.Peer), 10)
+	b = append(b, `,"dir":`...)
+	b = appendString(b, t.Dir)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, t.Bytes, 10)
+	b = append(b, `,"proto":`...)
+	b = appendString(b, t.Proto)
+	b = append(b, `,"round":`...)
+	b = strconv.AppendInt(b, int64(t.Round), 10)
+	b = append(b, `,"nchannels":`...)
+	b = strconv.AppendInt(b, int64(t.NChannels), 10)
+	b = append(b, `,"channels":`...)
+	if t.Channels == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for k, ch := range t.Channels {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(ch), 10)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"plan":`...)
+	b = strconv.AppendInt(b, int64(t.Plan), 10)
+	return append(b, '}')
 }

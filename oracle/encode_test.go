@@ -21,6 +21,8 @@ func TestEncoderIsMarshal(t *testing.T) {
 		`{"id":4,"nccl":"2.28.9","system":"h200x2","env":{"NCCL_CTA_POLICY":"2"},"group":[{"coll":"alltoall","bytes":"1MiB"},{"coll":"alltoall","bytes":"1MiB","buffers":"window"}]}`,
 		// symmetric kernels: per-block bytes
 		`{"id":5,"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":"64KiB","buffers":"window"},{"coll":"allreduce","bytes":"1MiB","buffers":"window"}]}`,
+		// send/recv tasks after a collective, their channels spread by bit reversal (2.22.3)
+		`{"id":6,"nccl":"2.22.3","system":"dgx-h100","group":[{"coll":"allreduce","bytes":"1MiB"},{"coll":"sendrecv","bytes":"64MiB"}]}`,
 	} {
 		lines = append(lines, []byte(g))
 	}

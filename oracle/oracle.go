@@ -124,10 +124,31 @@ type OpAnswer struct {
 	// (itself included); Registered the buffer registration NCCL made.
 	Aggregate  int    `json:"aggregate,omitempty"`
 	Registered string `json:"registered,omitempty"`
-	// P2P: the operation (an AllToAll) runs as send/recv tasks on NCCL's
-	// point-to-point channels, outside the cost table.
-	P2P       bool   `json:"p2p,omitempty"`
-	DecidedBy string `json:"decided_by,omitempty"`
+	// P2P: the operation (a SendRecv or an AllToAll) runs as send/recv
+	// tasks on NCCL's point-to-point channels, outside the cost table.
+	// P2PTasks are rank 0's tasks as the group's plan placed them
+	// (G-SCHED-P2P-1); nchannels, channel_lo and channel_hi then give the
+	// distinct channels the tasks use and the lowest and highest of them
+	// (a task's own channels need not be a range: see its channels).
+	P2P       bool            `json:"p2p,omitempty"`
+	P2PTasks  []P2PTaskAnswer `json:"p2p_tasks,omitempty"`
+	DecidedBy string          `json:"decided_by,omitempty"`
+}
+
+// P2PTaskAnswer is one ncclSend or ncclRecv of rank 0: its peer,
+// direction ("send" or "recv"), bytes, protocol, round of
+// comm->p2pSchedule (-1 before 2.22.3), channel count, channels in part
+// order (a run up modulo p2pnChannels from 2.28.3, spread by bit reversal
+// before) and plan.
+type P2PTaskAnswer struct {
+	Peer      int    `json:"peer"`
+	Dir       string `json:"dir"`
+	Bytes     int64  `json:"bytes"`
+	Proto     string `json:"proto"`
+	Round     int    `json:"round"`
+	NChannels int    `json:"nchannels"`
+	Channels  []int  `json:"channels"`
+	Plan      int    `json:"plan"`
 }
 
 // Answer is one line of output.
@@ -764,7 +785,7 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 	op := opAnswer(d)
 	a := &Answer{Schema: SchemaVersion, ID: id, Status: op.Status, NCCL: d.Release.String(),
 		Undecided: d.Undecided, Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Fallback: d.Fallback,
-		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence, P2P: d.P2P,
+		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence, P2P: p2pChannels(d.P2P),
 		Error: op.Error, Algo: op.Algo, Proto: op.Proto,
 		NChannels: op.NChannels, ChannelLo: op.ChannelLo, ChannelHi: op.ChannelHi, NThreads: op.NThreads, TimeUs: op.TimeUs}
 	for _, c := range d.Candidates {
@@ -772,6 +793,15 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 	}
 	a.Ops = []OpAnswer{op}
 	return a
+}
+
+// p2pChannels is the top level's "p2p": the communicator's p2p channels;
+// the operation's send/recv tasks are in its "ops" entry.
+func p2pChannels(p *spec.P2PPath) *spec.P2PPath {
+	if p == nil || p.Tasks == nil {
+		return p
+	}
+	return &spec.P2PPath{NChannels: p.NChannels, NChannelsPerPeer: p.NChannelsPerPeer}
 }
 
 // opAnswer is one operation's entry of "ops".
@@ -788,6 +818,14 @@ func opAnswer(d *spec.Decision) OpAnswer {
 	if d.Proto != spec.ProtoNone {
 		s := d.Proto.String()
 		a.Proto = &s
+	}
+	if d.P2P != nil && len(d.P2P.Tasks) > 0 {
+		n, lo, hi := d.P2P.P2PHull()
+		a.NChannels, a.ChannelLo, a.ChannelHi = &n, &lo, &hi
+		a.P2PTasks = make([]P2PTaskAnswer, len(d.P2P.Tasks))
+		for k, t := range d.P2P.Tasks {
+			a.P2PTasks[k] = P2PTaskAnswer{Peer: t.Peer, Dir: t.Dir, Bytes: t.Bytes, Proto: t.Proto.String(), Round: t.Round, NChannels: t.NChannels, Channels: t.Channels, Plan: t.Plan}
+		}
 	}
 	if d.NChannels > 0 {
 		// NCCL's float32 arithmetic: keep the digits that mean something

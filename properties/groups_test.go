@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -276,6 +277,60 @@ func TestLegacyGroupPlans(t *testing.T) {
 		if g.Plans == 1 {
 			if diff := cmp.Diff(base.Choices, g.Choices); diff != "" {
 				t.Fatalf("%s: NCCL_WORK_FIFO_DEPTH=%d: one plan, but the group decides differently:\n%s", c, depth, diff)
+			}
+		}
+	})
+}
+
+// Every send/recv task of a group gets at least one channel, all of them
+// among the communicator's p2p channels and at most p2pnChannelsPerPeer
+// of them, in one of the group's plans; and a p2p operation's tasks are
+// placed as in a group of that operation alone (the plan aside).
+func TestGroupP2PTasks(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c, comm, ops, l := groupCase(t)
+		p2p := rapid.SampledFrom([]spec.Func{spec.SendRecv, spec.AllToAll})
+		for range rapid.IntRange(1, 3).Draw(t, "nP2P") {
+			o := spec.Op{Func: p2p.Draw(t, "p2p"), Count: rapid.Int64Range(0, 1<<26).Draw(t, "p2pCount"), DataType: spec.Int8}
+			at := rapid.IntRange(0, len(ops)).Draw(t, "at")
+			ops = append(ops[:at:at], append([]spec.GroupOp{{Op: o}}, ops[at:]...)...)
+		}
+		l.Agg = 1 // a p2p operation repeated is the same tasks again
+		pc, err := comm.P2PComm()
+		g, gerr := comm.SelectGroup(ops, l)
+		if err != nil || gerr != nil || g.Err != nil || comm.Model == nil || pc.NRanks() > tuning.MaxP2PRanks {
+			return
+		}
+		for i, d := range g.Ops {
+			if !ops[i].Op.Func.IsP2P() || d.Err != nil || d.Discarded || comm.Model.In.NRanks == 1 {
+				continue
+			}
+			if d.P2P == nil || len(d.P2P.Tasks) == 0 {
+				t.Fatalf("%s: p2p op %d (%s) has no placed task", c, i, ops[i].Op.Func)
+			}
+			for _, tk := range d.P2P.Tasks {
+				if len(tk.Channels) < 1 || tk.NChannels != len(tk.Channels) || len(tk.Channels) > pc.NChannelsPerPeer || tk.Plan < 0 || tk.Plan >= g.Plans {
+					t.Fatalf("%s: op %d: %s %d on channels %v (nchannels %d) plan %d of %d; p2p channels %d, %d per peer", c, i, tk.Dir, tk.Peer, tk.Channels, tk.NChannels, tk.Plan, g.Plans, pc.NChannels, pc.NChannelsPerPeer)
+				}
+				for _, ch := range tk.Channels {
+					if ch < 0 || ch >= pc.NChannels {
+						t.Fatalf("%s: op %d: %s %d on channel %d outside the %d p2p channels", c, i, tk.Dir, tk.Peer, ch, pc.NChannels)
+					}
+				}
+			}
+			alone, err := comm.SelectGroup([]spec.GroupOp{ops[i]}, spec.Launch{Mode: l.Mode})
+			if err != nil || alone.Err != nil || alone.Ops[0].P2P == nil {
+				t.Fatalf("%s: op %d alone: %v %v", c, i, err, alone)
+			}
+			strip := func(ts []tuning.P2PPlaced) []tuning.P2PPlaced {
+				out := slices.Clone(ts)
+				for k := range out {
+					out[k].Plan = 0
+				}
+				return out
+			}
+			if diff := cmp.Diff(strip(alone.Ops[0].P2P.Tasks), strip(d.P2P.Tasks)); diff != "" {
+				t.Fatalf("%s: op %d's tasks in the group differ from the op alone:\n%s", c, i, diff)
 			}
 		}
 	})

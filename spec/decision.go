@@ -121,6 +121,10 @@ type Decision struct {
 type P2PPath struct {
 	NChannels        int `json:"p2p_nchannels"`
 	NChannelsPerPeer int `json:"p2p_nchannels_per_peer"`
+	// Tasks are rank 0's send/recv tasks of the operation as its group's
+	// plan placed them (SelectGroup, G-SCHED-P2P-1): peer, direction,
+	// protocol, channels in part order and plan; nil outside a group.
+	Tasks []tuning.P2PPlaced `json:"tasks,omitempty"`
 }
 
 // CellCost is one cell of an operation's cost table: NCCL's time estimate,

@@ -26,6 +26,9 @@ type groupRun struct {
 	// planErr is the group's plan failure no operation's own decision
 	// explains (a work FIFO too small for the group), nil when none.
 	planErr *NCCLError
+	// p2pWhy says why a p2p operation's send/recv tasks were not placed
+	// (a communicator beyond the planner), empty otherwise.
+	p2pWhy string
 }
 
 func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
@@ -250,17 +253,51 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)", Facts: c.ctaPolicy})
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d, planErr: planErr}
-		for _, id := range c.rs.Group {
-			rule := c.rs.rules[id]
-			gr.out = gr.out[:0]
-			rule.group(gr)
-			for _, v := range gr.out {
-				v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
-				out.Traces[i] = append(out.Traces[i], v)
-			}
-		}
+		out.Traces[i] = c.runGroupRules(gr, false, out.Traces[i])
+	}
+	if gc.Err == nil {
+		c.decideP2P(all, gc.Ops, out)
 	}
 	return out, nil
+}
+
+// decideP2P places the group's send/recv tasks after its collectives and
+// runs the send/recv group rules on every p2p operation.
+func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDecision) {
+	placed, added, why := c.placeP2P(all, choices, out.Plans)
+	out.Plans += added
+	for i := range all {
+		d := out.Ops[i]
+		if !choices[i].P2P || d.Err != nil || d.P2P == nil {
+			continue
+		}
+		if placed != nil {
+			pp := *d.P2P // the decision's path may be shared: copy before adding the tasks
+			pp.Tasks = placed[i]
+			d.P2P = &pp
+		}
+		gr := &groupRun{i: i, n: len(all), op: all[i], choice: &choices[i], dec: d, p2pWhy: why}
+		out.Traces[i] = c.runGroupRules(gr, true, out.Traces[i])
+	}
+}
+
+// runGroupRules appends to tr the verdicts of the release's group rules
+// for one operation: the send/recv rules for a p2p operation, the others
+// for a collective.
+func (c *Comm) runGroupRules(gr *groupRun, p2p bool, tr Trace) Trace {
+	for _, id := range c.rs.Group {
+		rule := c.rs.rules[id]
+		if rule.p2p != p2p {
+			continue
+		}
+		gr.out = gr.out[:0]
+		rule.group(gr)
+		for _, v := range gr.out {
+			v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
+			tr = append(tr, v)
+		}
+	}
+	return tr
 }
 
 // DecideCalls decides every collective a call script launches (CheckGroup's

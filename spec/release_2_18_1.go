@@ -119,5 +119,6 @@ func tuningBack2_18_1(t *Tuning) ([]TuningChange, error) {
 
 func back2_18_1(rs *Ruleset) {
 	rs.Replace(proto181, "2.18.1: LL128 auto needs an intra-node path at most NVL; 2.18.3: at most NVB")
+	rs.Replace(p2pCountRule(Ref{Tag: tag2181, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"}, p2pCountDoc18), "2.18.1 halves the p2p channels on any number of nodes; 2.18.3 on one node only")
 	rs.Replace(collNetLocal181, "2.18.1 asks each rank's own plugin per operation; 2.18.3 agrees a support matrix across the CollNet heads at init")
 }

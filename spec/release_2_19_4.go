@@ -89,6 +89,7 @@ func consts2_19_4(rs *Ruleset) {
 	rs.DropParam("NCCL_MNNVL", ref2194("src/init.cc", "initTransportsRank"))
 	rs.SetConst("P2PMaxHalved", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 	rs.SetConst("P2PHalveOneNodeOnly", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
+	rs.SetConst("P2PMinPartHalfStepNet", false, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 	// NCCL_NVLSTREE_MAX_CHUNKSIZE arrives in 2.20.3: computeColl's cap is fixed
 	rs.SetConst("NVLSTreeMaxChunkSizeEnv", false, ref2194("src/enqueue.cc", "computeColl"))
 }
@@ -140,4 +141,5 @@ func back2_19_4(rs *Ruleset) {
 	rs.Replace(tunerLib19(ref2194("src/misc/tuner.cc", "ncclLoadTunerPlugin"), true), "2.19.4 reaches the failure line with NCCL_TUNER_PLUGIN unset (\"Tuner: no plugin found '(null)'\"); 2.20.3 checks the handle only when the variable is set")
 	rs.Replace(tunerCall19, "2.19.4 asks the tuner in getAlgoInfo; 2.20.3 in getTunerInfo")
 	rs.Replace(prune19, "2.19.4 exempts NVLS AllGather from nvlsSupport in topoGetAlgoInfo; 2.20.3 does not")
+	rs.Replace(p2pCountRule(ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan, calcP2pChunkSize"), p2pCountDoc183), "2.19.4 halves nChannelsMin and nChannelsMax on one node only and keeps chunks of p2pChunkSize/8 across nodes; 2.20.3 halves nChannelsMin only, everywhere, and cuts chunks of half a step across nodes")
 }

@@ -93,6 +93,7 @@ func consts2_21_5(rs *Ruleset) {
 	rs.SetConst("TunerABI", []int{2}, Ref{Tag: tag2215, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"})
 	rs.DropParam("NCCL_RUNTIME_CONNECT", Ref{Tag: tag2215, File: "src/init.cc", Func: "initTransportsRank"})
 	rs.SetConst("NVLSSupportAllGather", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleCollTasksToPlan"})
+	rs.SetConst("P2PRoundSchedule", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"})
 }
 
 func back2_21_5(rs *Ruleset) {
@@ -105,6 +106,8 @@ func back2_21_5(rs *Ruleset) {
 	rs.Replace(tunerCall21, "2.21.5: a v2 tuner names algorithm and protocol before the model; 2.22.3: the tuner edits the cost table")
 	rs.Replace(opSup21, "2.21.5's nvlsSupport needs an NVLS type for AllGather too (ncclSum and the datatype); 2.22.3 counts AllGather in")
 	rs.Replace(prune21, "2.21.5 prunes NVLS without nvlsSupport, AllGather included; 2.22.3 exempts AllGather")
+	rs.Replace(p2pSchedRule(ref("src/enqueue.cc", "scheduleP2pTasksToPlan; src/include/channel.h ncclChannelCompute"), p2pSchedDoc18), "2.21.5 cuts a peer's bytes into chunks on ncclChannelCompute's mirrored channels; 2.22.3 plans one work per round of comm->p2pSchedule on ncclP2pChannelForPart")
+	rs.Replace(p2pCountRule(ref("src/enqueue.cc", "scheduleP2pTasksToPlan, calcP2pChunkSize"), p2pCountDoc20), "2.21.5 sizes chunks with calcP2pChunkSize on p2pChunkSize and picks LL per chunk; 2.22.3 counts parts per direction on the protocol's step")
 	rs.Remove("G-EXEC-RTCONN-1", ref("src/init.cc", "initTransportsRank"), "runtime connect arrives in 2.22.3; 2.21.5 connects every algorithm at init")
 	rs.Remove("G-EXEC-RTCONN-2", ref("src/init.cc", "initTransportsRank"), "NCCL_RUNTIME_CONNECT (default 1) arrives in 2.22.3")
 }

@@ -96,7 +96,12 @@ func consts2_22_3(rs *Ruleset) {
 		// nvlsSupport counts AllGather in (scheduleCollTasksToPlan)
 		NVLSSupportAllGather: true,
 		NVLSLastChunkAlign:   16,
-		NVLSNetChunkCap:      true,
+		// send/recv: one work per round of comm->p2pSchedule, parts of at
+		// least half a step across nodes (scheduleP2pTasksToPlan,
+		// addP2pToPlan)
+		P2PRoundSchedule:      true,
+		P2PMinPartHalfStepNet: true,
+		NVLSNetChunkCap:       true,
 		// NVLSTreeChunkFromStep false: 2.21.5 sizes NVLSTree from nvlsChunkSize
 		NVLSTreeChunkCap4Nodes: true,
 		// NCCL_NVLS_CHUNKSIZE (ncclNvlsSetup) and NCCL_NVLSTREE_MAX_CHUNKSIZE
@@ -149,6 +154,10 @@ func base2_22_3(rs *Ruleset) {
 	groupPlan := groupPlanRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f")
 	rs.rules[groupPlan.ID], rs.rules[regUBRule.ID], rs.rules[regSkipRule.ID] = groupPlan, regUBRule, regSkipRule
 	rs.Group = append(rs.Group, groupPlan.ID, regUBRule.ID, regSkipRule.ID)
+	p2pSched := p2pSchedRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pSchedDoc22)
+	p2pCount := p2pCountRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pCountDoc22)
+	rs.rules[p2pSched.ID], rs.rules[p2pCount.ID] = p2pSched, p2pCount
+	rs.Group = append(rs.Group, p2pSched.ID, p2pCount.ID)
 	for _, r := range groupCallRules22 {
 		rs.rules[r.ID] = r
 		rs.Call = append(rs.Call, r.ID)

@@ -2,9 +2,9 @@ package spec
 
 // NCCL 2.28.9 (tag v2.28.9-1), the library in PyTorch's wheel on the
 // project's GPU machine, as a delta against 2.28.7: two tuner constants,
-// and no registration under NCCL_P2P_USE_CUDA_MEMCPY=1. Its other change
-// (the one-node p2p schedule group is maxLocalRanks, src/init.cc
-// ncclP2pSchedule) is not a gate.
+// no registration under NCCL_P2P_USE_CUDA_MEMCPY=1, and the one-node p2p
+// schedule group of all local ranks (src/init.cc ncclP2pSchedule,
+// G-SCHED-P2P-1).
 
 var tag289 = "v2.28.9-1"
 
@@ -13,6 +13,11 @@ var release2_28_9 = Release{
 	Tag:     tag289,
 	Rules:   apply2_28_9,
 	Tuning:  tuningApply2_28_9,
+	Consts:  consts2_28_9,
+}
+
+func consts2_28_9(rs *Ruleset) {
+	rs.SetConst("P2PGroupWholeNode", true, Ref{Tag: tag289, File: "src/init.cc", Func: "ncclP2pSchedule"})
 }
 
 // tuningApply2_28_9: hwLatencies[NET][NVLSTree][Simple],

@@ -79,6 +79,7 @@ func consts2_29_2(rs *Ruleset) {
 	rs.SetConst("ProfilerABI", []int{6, 5, 4, 3, 2, 1}, Ref{Tag: tag2292, File: "src/plugin/profiler.cc", Func: "ncclProfilerPluginLoad"})
 	rs.SetConst("ConfigFields", configFieldsThrough("numRmaCtx"), Ref{Tag: tag2292, File: "src/nccl.h.in", Func: "ncclConfig_t"})
 	rs.SetConst("ConfigRmaCtxEnvMin", 1, Ref{Tag: tag2292, File: "src/init.cc", Func: "envConfigOverride"})
+	rs.SetConst("P2PChannelsBeforeProto", true, Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "addP2pToPlan"})
 }
 
 func apply2_29_2(rs *Ruleset) {
@@ -88,4 +89,5 @@ func apply2_29_2(rs *Ruleset) {
 	rs.Replace(nvlsSetupText(ref("src/transport/nvls.cc", "nvlsAllocateMem"), false, nvlsBindHard29), "a multicast bind failure fails init again whatever NCCL_NVLS_ENABLE (2.29.2)")
 	rs.Replace(sideRule29, "copy-engine AllGather on Blackwell above NCCL_SYM_CE_THRESHOLD; CTA policy tested as a bit (2.29.2)")
 	rs.Replace(ctaPolicyRule29, "NCCL_CTA_POLICY bit mask, EFFICIENCY bit (2.29.2)")
+	rs.Replace(p2pCountRule(ref("src/enqueue.cc", "addP2pToPlan"), p2pCountDoc29), "a direction's channels are counted on the Simple step, then LL by bytes per channel (2.29.2)")
 }

@@ -44,6 +44,10 @@ type Rule struct {
 	perOp     func(*opRun)
 	group     func(*groupRun)
 	groupCall bool
+	// p2p marks a group rule of the send/recv tasks: SelectGroup runs it
+	// for the group's p2p operations only, the other group rules for its
+	// collectives only.
+	p2p bool
 	// node marks an init rule that every rank evaluates on its own node's
 	// facts (before the ranks exchange anything); the others run once.
 	node bool
@@ -190,6 +194,10 @@ type Consts struct {
 	// NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks and the channel base counts
 	// rounds in groups (2.28.7+, src/init.cc initTransportsRank p2pSchedule).
 	P2PGroupSchedule bool
+	// P2PGroupWholeNode: on one node the p2p schedule's group is all local
+	// ranks, NCCL_P2P_SCHEDULE_GROUP_SIZE only across nodes (2.28.9+,
+	// src/init.cc ncclP2pSchedule).
+	P2PGroupWholeNode bool
 	// P2PBatchEpoch: a p2p work batch holds only rounds of one epoch of
 	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7+, src/enqueue.cc
 	// addWorkBatchToPlan).
@@ -201,6 +209,19 @@ type Consts struct {
 	// P2PHalveOneNodeOnly: both p2p halvings apply on one node only
 	// (2.18.3–2.19.4, src/enqueue.cc scheduleP2pTasksToPlan).
 	P2PHalveOneNodeOnly bool
+	// P2PRoundSchedule: send/recv tasks are planned one work per round of
+	// comm->p2pSchedule on ncclP2pChannelForPart (2.22.3+); before, a
+	// peer's bytes are cut into chunks on ncclChannelCompute's channels
+	// (src/enqueue.cc scheduleP2pTasksToPlan, G-SCHED-P2P-1).
+	P2PRoundSchedule bool
+	// P2PMinPartHalfStepNet: across nodes a p2p part (a chunk before
+	// 2.22.3) is at least half a step, not an eighth (2.20.3+,
+	// src/enqueue.cc scheduleP2pTasksToPlan, G-SCHED-P2P-2).
+	P2PMinPartHalfStepNet bool
+	// P2PChannelsBeforeProto: addP2pToPlan counts a direction's channels
+	// on the Simple step, then picks LL by bytes per channel (2.29.2+,
+	// src/enqueue.cc addP2pToPlan, G-SCHED-P2P-2).
+	P2PChannelsBeforeProto bool
 	// SimpleBuffSizeARM is DEFAULT_BUFFSIZE_ARM, the Simple buffer when the
 	// CPU is ARM (1 MiB up to 2.18.6; 0 from 2.19.1: 4 MiB everywhere)
 	// (src/init.cc computeBuffSizes).

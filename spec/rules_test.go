@@ -447,7 +447,9 @@ func TestEveryRuleHasACase(t *testing.T) {
 		// the group-planning rules: TestSelectGroupVerdicts, per release
 		"G-GROUP-PLAN-1": true, "G-REG-IPC-1": true, "G-REG-UB-1": true,
 		// TestSelectGroupRegisterFallback, per release
-		"G-REG-SKIP-1": true}
+		"G-REG-SKIP-1": true,
+		// the send/recv planner: TestSelectGroupP2P, per release
+		"G-SCHED-P2P-1": true, "G-SCHED-P2P-2": true}
 	for _, v := range Releases {
 		for _, r := range MustLoad(v).Rules() {
 			// the group-call rules: TestGroupSemantics and

@@ -23,8 +23,9 @@ type OpChoice struct {
 	// OneRank: nRanks == 1, NCCL copies the buffer (ncclLaunchOneRank)
 	// without a cost table.
 	OneRank bool `json:"oneRank,omitempty"`
-	// P2P: an AllToAll that became send/recv tasks (taskAppend), planned
-	// on the p2p channels after the collectives, outside the cost table.
+	// P2P: a SendRecv or an AllToAll that became send/recv tasks
+	// (taskAppend), planned on the p2p channels after the collectives,
+	// outside the cost table (spec places them with tuning.P2PComm).
 	P2P bool `json:"p2p,omitempty"`
 	// Bytes is count × datatype size, the number the 2.24+ line prints.
 	Bytes int64 `json:"bytes"`
@@ -237,7 +238,8 @@ func (m *Model) scheduleLegacyOne(t *tuningTask) {
 // collTaskAppend, the size sorter, ncclPrepareTasks (bins by function,
 // device reduction and datatype; aggregation within 4×), getAlgoInfo per
 // aggregate, and scheduleCollTasksToPlan (channel packing, kernel-plan
-// budget). Send/recv in the same group are not modelled.
+// budget). Its send/recv operations are marked P2P; spec places their
+// tasks after the collectives (tuning.P2PComm.PlaceP2P).
 //
 // Ref: v2.28.9-1 src/enqueue.cc ncclPrepareTasks, scheduleCollTasksToPlan
 // (v2.22.3-1 likewise)
@@ -564,8 +566,8 @@ func (m *Model) checkChoose() error {
 // to the heap.
 func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, err error) {
 	c, in := m.Tuning, &m.In
-	if (int(o.Op.Func) < 0 || int(o.Op.Func) >= nccl.NumFuncs) && o.Op.Func != nccl.AllToAll {
-		return false, fmt.Errorf("choose: op %d: function %v is not a collective of the cost table or AllToAll: expected Broadcast, Reduce, AllGather, ReduceScatter, AllReduce or AllToAll", i, o.Op.Func)
+	if (int(o.Op.Func) < 0 || int(o.Op.Func) >= nccl.NumFuncs) && !o.Op.Func.IsP2P() {
+		return false, fmt.Errorf("choose: op %d: function %v is not a collective of the cost table, SendRecv or AllToAll: expected Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, SendRecv or AllToAll", i, o.Op.Func)
 	}
 	if o.Op.DataType < 0 || o.Op.DataType >= nccl.NumDataTypes || (!c.FP8 && o.Op.DataType.IsFP8()) {
 		return false, fmt.Errorf("choose: op %d: datatype %v does not exist in this release", i, o.Op.DataType)
@@ -580,11 +582,17 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 	// clears it): the fields are written one by one rather than the whole
 	// struct copied
 	ch.Op, ch.Index, ch.Bytes, ch.Algo, ch.Proto, ch.Plan = o.Op, i, o.Op.Bytes(), nccl.AlgoNone, nccl.ProtoNone, -1
+	if o.Op.Count == 0 && o.Op.Func.IsP2P() && in.NRanks > 1 {
+		// p2pTaskAppend queues empty sends and receives: syncs on one
+		// channel each
+		ch.P2P = true
+		return false, nil
+	}
 	if o.Op.Count == 0 {
 		ch.Discarded = true // "Empty collectives can be discarded."
 		return false, nil
 	}
-	if c.FP8 && o.Op.DataType.IsFP8() && in.MinCompCap < 90 && o.Op.Func != nccl.AllGather && o.Op.Func != nccl.Broadcast && o.Op.Func != nccl.AllToAll {
+	if c.FP8 && o.Op.DataType.IsFP8() && in.MinCompCap < 90 && o.Op.Func != nccl.AllGather && o.Op.Func != nccl.Broadcast && !o.Op.Func.IsP2P() {
 		w := "FP8 reduction support begins with sm90 capable devices."
 		ch.Err = &nccl.NCCLError{Result: nccl.InvalidArgument, Message: w, Call: "nccl" + o.Op.Func.String()}
 		ch.Warn = w
@@ -598,9 +606,10 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 		ch.SidePath = "copy-engine"
 		return false, nil
 	}
-	if o.Op.Func == nccl.AllToAll {
-		// one send and one receive per peer (ncclAlltoAll, 2.28.3+), or
-		// the application's grouped ncclSend/ncclRecv before
+	if o.Op.Func.IsP2P() {
+		// send/recv tasks: one send and one receive per peer for an
+		// AllToAll (ncclAlltoAll, 2.28.3+, or the application's grouped
+		// ncclSend/ncclRecv before); spec places them (tuning.P2PComm)
 		ch.P2P = true
 		return false, nil
 	}

@@ -337,10 +337,17 @@ func TestTuningGroup(t *testing.T) {
 		t.Errorf("count 0: %+v %v", g.Ops[0], err)
 	}
 	// Bad calls are Go errors.
-	for _, bad := range []nccl.Op{{Func: nccl.SendRecv, Count: 1, DataType: nccl.Float32}, {Func: nccl.AllReduce, Count: -1, DataType: nccl.Float32},
+	for _, bad := range []nccl.Op{{Func: nccl.Func(42), Count: 1, DataType: nccl.Float32}, {Func: nccl.AllReduce, Count: -1, DataType: nccl.Float32},
 		{Func: nccl.AllReduce, Count: 1, DataType: 99}, {Func: nccl.AllReduce, Count: 1, DataType: nccl.Float32, RedOp: 42}} {
 		if _, err := ChooseOp(m, Call{Op: bad}); err == nil {
 			t.Errorf("%+v accepted", bad)
+		}
+	}
+	// SendRecv and AllToAll, empty ones included, are send/recv tasks
+	// (spec places them), outside the cost table
+	for _, p2p := range []nccl.Op{{Func: nccl.SendRecv, Count: 1, DataType: nccl.Float32}, {Func: nccl.AllToAll, Count: 0, DataType: nccl.Float32}} {
+		if c, err := ChooseOp(m, Call{Op: p2p}); err != nil || !c.P2P || c.Discarded || c.Line != "" {
+			t.Errorf("%+v: %+v %v, want a p2p task", p2p, c, err)
 		}
 	}
 	if _, err := ChooseOp(tuningModel(t, tuningH200x2Input(), nccl.V2_22_3), Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 1, DataType: nccl.Float8e4m3}}); err == nil {

@@ -1,0 +1,291 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gatesim/gatesim/nccl"
+	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
+)
+
+// The send/recv tasks of a group: SendRecv (nccl-tests' ring: a send to the
+// next rank, a receive from the previous one) and AllToAll (a send to and a
+// receive from every rank, itself included, as nccl-tests and PyTorch issue
+// it) become rank 0's ncclSend/ncclRecv tasks, which tuning.P2PComm places
+// on the p2p channels after the group's collectives.
+
+// P2PRules is the release's send/recv planner facts for tuning.P2PComm.
+func (k *Consts) P2PRules() tuning.P2PRules {
+	return tuning.P2PRules{
+		RoundSchedule:       k.P2PRoundSchedule,
+		BaseReversed:        k.P2PChannelBaseReversed,
+		GroupSchedule:       k.P2PGroupSchedule,
+		GroupWholeNode:      k.P2PGroupWholeNode,
+		MaxHalved:           k.P2PMaxHalved,
+		HalveOneNodeOnly:    k.P2PHalveOneNodeOnly,
+		MinPartHalfStepNet:  k.P2PMinPartHalfStepNet,
+		ChannelsBeforeProto: k.P2PChannelsBeforeProto,
+	}
+}
+
+// BuffSizes is comm->buffSizes of LL, LL128 and Simple: NCCL_LL_BUFFSIZE,
+// NCCL_LL128_BUFFSIZE and NCCL_BUFFSIZE when positive, else the defaults
+// (the Simple one of ARM CPUs where the release has it).
+// Ref: v2.22.3-1 src/init.cc computeBuffSizes
+func (c *Comm) BuffSizes() [NumProtos]int {
+	b := nccl.DefaultBuffSize()
+	if arm := c.rs.Consts.SimpleBuffSizeARM; arm > 0 && c.Topo != nil && c.Topo.CPUArch == topo.ArchARM {
+		b[Simple] = arm
+	}
+	for p, name := range [NumProtos]string{"NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE", "NCCL_BUFFSIZE"} {
+		if v, set, _ := intParam(c.Env, name, -2); set && v > 0 && v <= 1<<40 {
+			b[p] = int(v)
+		}
+	}
+	return b
+}
+
+// P2PComm is what NCCL's send/recv planner reads of the communicator: its
+// shape, p2pnChannels and p2pnChannelsPerPeer, comm->p2pChunkSize
+// (NCCL_P2P_NET_CHUNKSIZE across nodes, NCCL_P2P_NVL_CHUNKSIZE when every
+// GPU pair is NVLink, NCCL_P2P_PCI_CHUNKSIZE otherwise, capped by the
+// Simple step), the LL step, NCCL_P2P_LL_THRESHOLD, NCCL_CHUNK_SIZE,
+// NCCL_P2P_SCHEDULE_GROUP_SIZE and NCCL_NET_SHARED_BUFFERS. It fails when
+// init failed or the nodes differ in size.
+// Ref: v2.22.3-1 src/init.cc computeBuffSizes; src/enqueue.cc
+// (NCCL_P2P_LL_THRESHOLD, NCCL_CHUNK_SIZE); v2.28.7-1 src/init.cc
+// ncclP2pSchedule (NCCL_P2P_SCHEDULE_GROUP_SIZE)
+func (c *Comm) P2PComm() (tuning.P2PComm, error) {
+	r := c.Topo
+	switch {
+	case c.Err != nil:
+		return tuning.P2PComm{}, fmt.Errorf("communicator init failed: %s", c.Err.Message)
+	case r == nil:
+		return tuning.P2PComm{}, fmt.Errorf("the communicator has no topology search")
+	case r.MinLocalRanks != r.MaxLocalRanks:
+		return tuning.P2PComm{}, fmt.Errorf("nodes of %d to %d GPUs: send/recv tasks are planned on nodes of one size", r.MinLocalRanks, r.MaxLocalRanks)
+	}
+	buff := c.BuffSizes()
+	p := tuning.P2PComm{
+		Rules: c.rs.Consts.P2PRules(), NNodes: r.NNodes, LocalRanks: r.MaxLocalRanks,
+		NChannels: r.P2PNChannels, NChannelsPerPeer: r.P2PNChannelsPerPeer,
+		GroupSize:  nccl.MaxDevWorkP2PPerBatch,
+		ChunkSize:  tuning.P2PChunkSizeDefault(r.NNodes, r.AllNVLink, buff[Simple]),
+		LLStepSize: buff[LL] / nccl.Steps, LLThreshold: 16384,
+	}
+	chunkVar := "NCCL_P2P_PCI_CHUNKSIZE"
+	switch {
+	case r.NNodes > 1:
+		chunkVar = "NCCL_P2P_NET_CHUNKSIZE"
+	case r.AllNVLink:
+		chunkVar = "NCCL_P2P_NVL_CHUNKSIZE"
+	}
+	param := func(name string) (int, bool) {
+		v, set, _ := intParam(c.Env, name, 0)
+		return int(min(max(v, -1), 1<<40)), set
+	}
+	if v, set := param(chunkVar); set && v > 0 {
+		p.ChunkSize = min(v, buff[Simple]/nccl.Steps)
+	}
+	if v, set := param("NCCL_P2P_LL_THRESHOLD"); set && v >= 0 {
+		p.LLThreshold = v
+	}
+	if v, set := param("NCCL_CHUNK_SIZE"); set && v >= 0 {
+		p.ChunkParam = v
+	}
+	if v, set := param("NCCL_P2P_SCHEDULE_GROUP_SIZE"); set {
+		p.GroupSize = max(1, v)
+	}
+	if v, set := param("NCCL_NET_SHARED_BUFFERS"); set {
+		p.NetLL = v == 0
+	}
+	return p, nil
+}
+
+// p2pTasks are rank 0's send/recv tasks of a p2p operation: SendRecv sends
+// to rank 1 and receives from the last rank; AllToAll sends to and
+// receives from every rank, its bytes per peer.
+func p2pTasks(op Op, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
+	b := op.Bytes()
+	if op.Func == SendRecv {
+		return append(dst, tuning.P2PTask{Peer: 1 % nRanks, Send: true, Bytes: b}, tuning.P2PTask{Peer: nRanks - 1, Bytes: b})
+	}
+	for peer := range nRanks {
+		dst = append(dst, tuning.P2PTask{Peer: peer, Send: true, Bytes: b}, tuning.P2PTask{Peer: peer, Bytes: b})
+	}
+	return dst
+}
+
+// placeP2P places the send/recv tasks of a group's p2p operations after
+// its collectives: in the plan of the last collectives when there are
+// some, else in a plan of their own (scheduleP2pTasksToPlan runs once the
+// collectives are drained). It returns the tasks per operation (nil for
+// the others), the plans added, and why nothing was placed when the
+// communicator is beyond the planner.
+func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, plans int) ([][]tuning.P2PPlaced, int, string) {
+	var idx []int
+	lastColl := -1
+	for i := range choices {
+		ch := &choices[i]
+		switch {
+		case ch.P2P:
+			idx = append(idx, i)
+		case ch.Plan >= 0 && ch.Err == nil && (ch.SidePath == "" || ch.SidePath == "allgatherv"):
+			lastColl = max(lastColl, ch.Plan)
+		}
+	}
+	if len(idx) == 0 {
+		return nil, 0, ""
+	}
+	pc, err := c.P2PComm()
+	if err == nil {
+		err = pc.Validate()
+	}
+	if err != nil {
+		return nil, 0, err.Error()
+	}
+	plan, added := lastColl, 0
+	if plan < 0 {
+		plan, added = plans, 1
+	}
+	out := make([][]tuning.P2PPlaced, len(all))
+	var tasks []tuning.P2PTask
+	for _, i := range idx {
+		tasks = p2pTasks(all[i].Op, pc.NRanks(), tasks[:0])
+		placed, err := pc.PlaceP2P(0, tasks, plan)
+		if err != nil {
+			return nil, 0, err.Error()
+		}
+		out[i] = placed
+	}
+	return out, added, ""
+}
+
+// P2PHull is the channels a p2p operation's tasks use: how many distinct
+// ones, the lowest and the highest (0, 0, 0 when none).
+func (p *P2PPath) P2PHull() (n, lo, hi int) {
+	if p == nil {
+		return 0, 0, 0
+	}
+	var seen uint64
+	lo = -1
+	for _, t := range p.Tasks {
+		for _, ch := range t.Channels {
+			if ch < 0 || ch >= 64 {
+				continue
+			}
+			if seen&(1<<ch) == 0 {
+				seen |= 1 << ch
+				n++
+			}
+			if lo < 0 || ch < lo {
+				lo = ch
+			}
+			hi = max(hi, ch)
+		}
+	}
+	return n, max(lo, 0), hi
+}
+
+// FormatP2PChannels writes a task's channels as NCCL walks its parts:
+// a range "a..b" when they run up without a gap, the list otherwise.
+func FormatP2PChannels(chs []int) string {
+	if len(chs) == 0 {
+		return "none"
+	}
+	run := true
+	for k := 1; k < len(chs); k++ {
+		run = run && chs[k] == chs[k-1]+1
+	}
+	if run {
+		return fmt.Sprintf("%d..%d", chs[0], chs[len(chs)-1])
+	}
+	s := make([]string, len(chs))
+	for k, ch := range chs {
+		s[k] = fmt.Sprint(ch)
+	}
+	return strings.Join(s, ",")
+}
+
+// FormatP2PTasks writes up to most tasks (all when most ≤ 0) as "send 1
+// LL 0..15 (round 1)", then how many more there are.
+func FormatP2PTasks(tasks []tuning.P2PPlaced, most int) string {
+	var b strings.Builder
+	for k, t := range tasks {
+		if most > 0 && k == most && len(tasks) > most+1 {
+			fmt.Fprintf(&b, "; … %d more", len(tasks)-most)
+			break
+		}
+		if k > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s %d %s %s", t.Dir, t.Peer, t.Proto, FormatP2PChannels(t.Channels))
+		if t.Round >= 0 {
+			fmt.Fprintf(&b, " (round %d)", t.Round)
+		}
+	}
+	return b.String()
+}
+
+// p2pSchedRule is G-SCHED-P2P-1: which p2p channels each send/recv task
+// of a group runs on, and the plan it lands in.
+func p2pSchedRule(ref Ref, doc string) *Rule {
+	return &Rule{
+		ID: "G-SCHED-P2P-1", Layer: LayerGroup, Title: "send/recv tasks placed on the p2p channels",
+		Doc: doc, Ref: ref, p2p: true,
+		group: func(g *groupRun) {
+			p := g.dec.P2P
+			if g.p2pWhy != "" {
+				g.emit(Verdict{Outcome: Info, Why: "send/recv tasks not placed: " + g.p2pWhy})
+				return
+			}
+			if p == nil || len(p.Tasks) == 0 {
+				return
+			}
+			n, lo, hi := p.P2PHull()
+			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: %d send/recv task(s) of rank 0 in plan %d on %d p2p channel(s) in %d..%d: %s",
+				g.i, g.n, len(p.Tasks), p.Tasks[0].Plan, n, lo, hi, FormatP2PTasks(p.Tasks, 4))})
+		},
+	}
+}
+
+// p2pCountRule is G-SCHED-P2P-2: how many channels and which protocol
+// each direction of a send/recv work takes.
+func p2pCountRule(ref Ref, doc string) *Rule {
+	return &Rule{
+		ID: "G-SCHED-P2P-2", Layer: LayerGroup, Title: "send/recv channel count and protocol",
+		Doc: doc, Ref: ref, p2p: true,
+		group: func(g *groupRun) {
+			p := g.dec.P2P
+			if p == nil || len(p.Tasks) == 0 {
+				return
+			}
+			var ll, simple, most int
+			for _, t := range p.Tasks {
+				if t.Proto == LL {
+					ll++
+				} else {
+					simple++
+				}
+				most = max(most, t.NChannels)
+			}
+			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("%d B per task: %d task(s) LL, %d Simple; at most %d channel(s) per task of p2pnChannelsPerPeer %d",
+				p.Tasks[0].Bytes, ll, simple, most, p.NChannelsPerPeer)})
+		},
+	}
+}
+
+// The rule text per release range.
+const (
+	p2pSchedDoc18  = `2.18.1–2.21.5: scheduleP2pTasksToPlan walks the peers in delta order (p2pSendOrder/p2pRecvOrder) and cuts each peer's bytes into chunks of calcP2pChunkSize (nChannelsMin parts of at least p2pChunkSize/8, doubled up to nChannelsMax while a part exceeds p2pChunkSize, ×32 on one node; rounded up to the smallest part); chunk k of a send (receive) runs on ncclChannelCompute: p2pChannels[base] + k mod p2pnChannelsPerPeer, where base is the peer's local delta (across nodes the node delta plus the local delta over NCCL_MAX_WORK_ELEMENTS_P2P/2) and p2pChannels mirrors the bits of the channel index. The tasks follow the group's collectives, in the plan of the last of them.`
+	p2pSchedDoc22  = `2.22.3–2.27.7: scheduleP2pTasksToPlan walks comm->p2pSchedule round by round (quadratic node and local deltas) and puts each round's send and receive in one work; part k of a direction runs on ncclP2pChannelForPart: the round's base (ncclP2pChannelBaseForRound: the round on one node; across nodes node delta × ⌈localRanks/8⌉ + local delta / 8) plus k with its log2(p2pnChannels) bits reversed, so a peer's channels spread over p2pnChannels rather than run up. The tasks follow the group's collectives, in the plan of the last of them.`
+	p2pSchedDoc283 = `2.28.3: as 2.22.3, but ncclP2pChannelBaseForRound reverses the base's bits and ncclP2pChannelForPart adds part k unreversed: a peer's channels run up from the base, modulo p2pnChannels. The tasks follow the group's collectives, in the plan of the last of them.`
+	p2pSchedDoc287 = `From 2.28.7: as 2.28.3, with comm->p2pSchedule built over groups of NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks (default 8, cut to its gcd with the local ranks; from 2.28.9 on one node all local ranks): quadratic deltas between groups, 0, 1, 2, … inside one; across nodes the base counts group deltas × ⌈groupSize/8⌉ plus the local delta / 8. The tasks follow the group's collectives, in the plan of the last of them.`
+
+	p2pCountDoc18  = `2.18.1: nChannelsMax = p2pnChannelsPerPeer and nChannelsMin halved while nChannelsMin × nRanks > p2pnChannels; nChannelsMax halved while nChannelsMax × nRanks > 4 × p2pnChannels. A chunk goes LL when its connection has LL buffers and it is at most NCCL_P2P_LL_THRESHOLD bytes.`
+	p2pCountDoc183 = `2.18.3–2.19.4: as 2.18.1, but both halvings only on one node.`
+	p2pCountDoc20  = `2.20.3–2.21.5: nChannelsMax = p2pnChannelsPerPeer, and only nChannelsMin is halved (while nChannelsMin × nRanks > p2pnChannels), on any number of nodes; across nodes a chunk is at least half of p2pChunkSize. A chunk goes LL when its connection has LL buffers and it is at most NCCL_P2P_LL_THRESHOLD bytes.`
+	p2pCountDoc22  = `2.22.3–2.28.9: addP2pToPlan takes LL for a direction whose connection has LL buffers (not over the network's shared buffers, not to itself) and whose bytes are at most nChannelsMax × NCCL_P2P_LL_THRESHOLD; its channels are nChannelsMin parts of at least the protocol's step/8 (step/2 across nodes), doubled up to nChannelsMax while a part exceeds step × 32 (step across nodes); 0 bytes take one channel.`
+	p2pCountDoc29  = `From 2.29.2: addP2pToPlan counts a direction's channels on the Simple step (p2pChunkSize) first, then takes LL when the connection has LL buffers and its bytes are at most nChannels × NCCL_P2P_LL_THRESHOLD.`
+)

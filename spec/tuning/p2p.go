@@ -1,0 +1,507 @@
+package tuning
+
+// NCCL's send/recv planner: how ncclGroupEnd places the point-to-point
+// tasks of a group (ncclSend, ncclRecv, and an AllToAll as the send/recv
+// pairs nccl-tests and PyTorch issue) on the communicator's p2p channels,
+// after its collectives. One implementation for spec's group decisions and
+// algos' schedules.
+//
+// Ref: v2.22.3-1 … v2.30.7-1 src/enqueue.cc scheduleP2pTasksToPlan,
+// addP2pToPlan; src/include/channel.h ncclP2pChannelBaseForRound;
+// src/include/device.h ncclP2pChannelForPart; src/init.cc
+// initTransportsRank / ncclP2pSchedule (comm->p2pSchedule). v2.18.1-1 …
+// v2.21.5-1 src/enqueue.cc scheduleP2pTasksToPlan, calcP2pChunkSize,
+// addP2pToPlan; src/include/channel.h ncclChannelComputeBase,
+// ncclChannelComputeFromBase; src/graph/paths.cc
+// ncclTopoComputeP2pChannels (comm->p2pChannels, mirrorBits).
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/gatesim/gatesim/nccl"
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// MaxP2PRanks bounds the communicators whose send/recv tasks are planned
+// one by one: every rank's plan walks all rounds of its schedule.
+const MaxP2PRanks = 1024
+
+// maxP2PChannels bounds p2pnChannels (MAXCHANNELS is 64 at most).
+const maxP2PChannels = 64
+
+// legacyP2PGroup is NCCL_MAX_WORK_ELEMENTS_P2P/2 (16/2 at every tag up to
+// v2.21.5-1): the steps of ncclChannelComputeBase's node groups.
+const legacyP2PGroup = 8
+
+// P2PRules are the facts of a release's send/recv planner; spec's release
+// files own them (Consts.P2P*), spec and algos pass them in.
+type P2PRules struct {
+	// RoundSchedule (2.22.3+, G-SCHED-P2P-1): one work per round of
+	// comm->p2pSchedule, its parts on ncclP2pChannelForPart from
+	// ncclP2pChannelBaseForRound. Before, a peer's bytes are cut into
+	// chunks (calcP2pChunkSize) and chunk k runs on ncclChannelCompute:
+	// the peer's base mirrored in p2pnChannels, plus k mod
+	// p2pnChannelsPerPeer.
+	RoundSchedule bool
+	// BaseReversed (2.28.3+): the round's base is bit-reversed and the
+	// parts follow it contiguously; before, the base is the round's and
+	// part k lands at the bit-reversed k from it.
+	BaseReversed bool
+	// GroupSchedule (2.28.7+): the schedule walks groups of
+	// NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks and the base counts rounds
+	// in groups.
+	GroupSchedule bool
+	// GroupWholeNode (2.28.9+): on one node the group is all local ranks
+	// (NCCL_P2P_SCHEDULE_GROUP_SIZE only across nodes).
+	GroupWholeNode bool
+	// MaxHalved (2.18.1–2.19.4): nChannelsMax is halved too while
+	// nChannelsMax × nRanks > 4 × p2pnChannels; HalveOneNodeOnly
+	// (2.18.3–2.19.4): both halvings on one node only.
+	MaxHalved        bool
+	HalveOneNodeOnly bool
+	// MinPartHalfStepNet (2.20.3+): across nodes a part is at least half a
+	// step; before, an eighth as on one node.
+	MinPartHalfStepNet bool
+	// ChannelsBeforeProto (2.29.2+, G-SCHED-P2P-2): a direction's channels
+	// are counted on the Simple step, then LL is taken when its bytes are
+	// at most nChannels × NCCL_P2P_LL_THRESHOLD; before, LL is taken up to
+	// nChannelsMax × NCCL_P2P_LL_THRESHOLD and the channels are counted on
+	// the protocol's step.
+	ChannelsBeforeProto bool
+}
+
+// P2PComm is what the send/recv planner reads of a communicator of
+// NNodes identical nodes of LocalRanks ranks, numbered node-major.
+type P2PComm struct {
+	Rules      P2PRules `json:"-"`
+	NNodes     int      `json:"nNodes"`
+	LocalRanks int      `json:"localRanks"`
+	// NChannels and NChannelsPerPeer are comm->p2pnChannels and
+	// comm->p2pnChannelsPerPeer (ncclTopoComputeP2pChannels, powers of two).
+	NChannels        int `json:"p2pNChannels"`
+	NChannelsPerPeer int `json:"p2pNChannelsPerPeer"`
+	// GroupSize is NCCL_P2P_SCHEDULE_GROUP_SIZE (8).
+	GroupSize int `json:"groupSize"`
+	// ChunkSize is comm->p2pChunkSize (the Simple step), LLStepSize the LL
+	// buffer over NCCL_STEPS.
+	ChunkSize  int `json:"chunkSize"`
+	LLStepSize int `json:"llStepSize"`
+	// LLThreshold is NCCL_P2P_LL_THRESHOLD (16384), ChunkParam
+	// NCCL_CHUNK_SIZE (0: unset).
+	LLThreshold int `json:"llThreshold"`
+	ChunkParam  int `json:"chunkParam,omitempty"`
+	// NetLL: connections over the network have LL buffers
+	// (NCCL_NET_SHARED_BUFFERS=0).
+	NetLL bool `json:"netLL,omitempty"`
+}
+
+// P2PChunkSizeDefault is comm->p2pChunkSize without NCCL_P2P_*_CHUNKSIZE:
+// 128 KiB across nodes and over PCIe, 512 KiB when every GPU pair is
+// NVLink, capped by the Simple buffer's step.
+// Ref: v2.22.3-1 src/init.cc computeBuffSizes
+func P2PChunkSizeDefault(nNodes int, allNVLink bool, simpleBuff int) int {
+	c := 1 << 17
+	if nNodes == 1 && allNVLink {
+		c = 1 << 19
+	}
+	return min(c, simpleBuff/nccl.Steps)
+}
+
+// NRanks is NNodes × LocalRanks.
+func (p *P2PComm) NRanks() int { return p.NNodes * p.LocalRanks }
+
+func (p *P2PComm) node(rank int) int        { return rank / p.LocalRanks }
+func (p *P2PComm) local(rank int) int       { return rank % p.LocalRanks }
+func (p *P2PComm) rank(node, local int) int { return node*p.LocalRanks + local }
+
+// Validate checks the shape and the counts the planner divides by.
+func (p *P2PComm) Validate() error {
+	switch {
+	case p.NNodes < 1 || p.LocalRanks < 1:
+		return fmt.Errorf("p2p: %d node(s) of %d rank(s): expected at least one of each", p.NNodes, p.LocalRanks)
+	case p.NRanks() > MaxP2PRanks:
+		return fmt.Errorf("p2p: %d ranks: send/recv tasks are planned for at most %d ranks", p.NRanks(), MaxP2PRanks)
+	case p.NChannels < 1 || p.NChannels > maxP2PChannels || p.NChannels&(p.NChannels-1) != 0:
+		return fmt.Errorf("p2p: p2pnChannels %d: expected a power of two in 1..%d", p.NChannels, maxP2PChannels)
+	case p.NChannelsPerPeer < 1 || p.NChannelsPerPeer > p.NChannels || p.NChannelsPerPeer&(p.NChannelsPerPeer-1) != 0:
+		return fmt.Errorf("p2p: p2pnChannelsPerPeer %d: expected a power of two in 1..p2pnChannels (%d)", p.NChannelsPerPeer, p.NChannels)
+	case p.ChunkSize < 8 || p.LLStepSize < 8:
+		return fmt.Errorf("p2p: step sizes %d (Simple) and %d (LL): expected at least 8 bytes", p.ChunkSize, p.LLStepSize)
+	case p.LLThreshold < 0 || p.ChunkParam < 0 || p.GroupSize < 0:
+		return fmt.Errorf("p2p: NCCL_P2P_LL_THRESHOLD %d, NCCL_CHUNK_SIZE %d, NCCL_P2P_SCHEDULE_GROUP_SIZE %d: expected ≥ 0", p.LLThreshold, p.ChunkParam, p.GroupSize)
+	}
+	return nil
+}
+
+// SchedGroupSize is comm->p2pSchedGroupSize (2.28.7+): NCCL_P2P_SCHEDULE_GROUP_SIZE
+// (from 2.28.9 only across nodes; on one node all local ranks) cut to its
+// gcd with the local ranks when it does not divide them. Before 2.28.7 the
+// schedule's unit is the node: LocalRanks.
+func (p *P2PComm) SchedGroupSize() int {
+	if !p.Rules.GroupSchedule || p.Rules.GroupWholeNode && p.NNodes == 1 {
+		return p.LocalRanks
+	}
+	gs := max(1, p.GroupSize)
+	if p.LocalRanks%gs != 0 || p.LocalRanks < gs {
+		a, b := gs, p.LocalRanks
+		for b != 0 {
+			a, b = b, a%b
+		}
+		gs = a
+	}
+	return gs
+}
+
+// P2PRound is one round of a rank's p2p schedule: the peer it sends to
+// and the one it receives from.
+type P2PRound struct{ Send, Recv int }
+
+// Schedule is comm->p2pSchedule of rank (2.22.3+): node deltas and local
+// deltas follow the quadratic sequence (x*x+x)/2 mod pow2Up(n); from
+// 2.28.7 the local ranks are cut into groups of SchedGroupSize, group
+// deltas follow the quadratic sequence and deltas inside a group run 0,
+// 1, 2, ...
+func (p *P2PComm) Schedule(rank int) []P2PRound {
+	nNodes, nLocals := p.NNodes, p.LocalRanks
+	node, local := p.node(rank), p.local(rank)
+	out := make([]P2PRound, 0, p.NRanks())
+	if !p.Rules.GroupSchedule {
+		nNodesPow2, nLocalsPow2 := topo.Pow2Up(nNodes), topo.Pow2Up(nLocals)
+		nodeDelta := 0
+		for nodeRound := 1; nodeRound <= nNodesPow2; nodeRound++ {
+			if nodeDelta < nNodes {
+				sendNode, recvNode := (node+nodeDelta)%nNodes, (node-nodeDelta+nNodes)%nNodes
+				localDelta := 0
+				for localRound := 1; localRound <= nLocalsPow2; localRound++ {
+					if localDelta < nLocals {
+						out = append(out, P2PRound{
+							Send: p.rank(sendNode, (local+localDelta)%nLocals),
+							Recv: p.rank(recvNode, (local-localDelta+nLocals)%nLocals),
+						})
+					}
+					localDelta = (localDelta + localRound) & (nLocalsPow2 - 1)
+				}
+			}
+			nodeDelta = (nodeDelta + nodeRound) & (nNodesPow2 - 1)
+		}
+		return out
+	}
+	gs := p.SchedGroupSize()
+	perNode := nLocals / gs
+	group, lg := node*perNode+local/gs, local%gs
+	nGroups := p.NRanks() / gs
+	nGroupsPow2 := topo.Pow2Up(nGroups)
+	at := func(gr, delta int) int { return p.rank(gr/perNode, (gr%perNode)*gs+delta) }
+	groupDelta := 0
+	for groupRound := 1; groupRound <= nGroupsPow2; groupRound++ {
+		if groupDelta < nGroups {
+			sendGroup, recvGroup := (group+groupDelta)%nGroups, (group-groupDelta+nGroups)%nGroups
+			for delta := 0; delta < gs; delta++ {
+				out = append(out, P2PRound{Send: at(sendGroup, (lg+delta)%gs), Recv: at(recvGroup, (lg-delta+gs)%gs)})
+			}
+		}
+		groupDelta = (groupDelta + groupRound) & (nGroupsPow2 - 1)
+	}
+	return out
+}
+
+// ChannelBase is ncclP2pChannelBaseForRound: the p2p channel of a
+// round's first part.
+func (p *P2PComm) ChannelBase(round int) int {
+	var base int
+	switch {
+	case p.NNodes <= 1:
+		base = round
+	default:
+		unit := p.LocalRanks
+		if p.Rules.GroupSchedule {
+			unit = p.SchedGroupSize()
+		}
+		base = round/unit*nccl.DivUp(unit, nccl.MaxDevWorkP2PPerBatch) + round%unit/nccl.MaxDevWorkP2PPerBatch
+	}
+	if p.Rules.BaseReversed {
+		return reverseLow(base, p.NChannels)
+	}
+	return base & 0xff
+}
+
+// reverseLow is reverseBits(x, log2Up(n)) for a power of two n: x's low
+// log2(n) bits in reverse order (mirrorBits before 2.22.3).
+func reverseLow(x, n int) int {
+	nb := bits.Len(uint(n - 1))
+	if nb == 0 {
+		return 0
+	}
+	return int(bits.Reverse64(uint64(x)&(1<<nb-1)) >> (64 - nb))
+}
+
+// ChannelForPart is ncclP2pChannelForPart: the channel of part part of a
+// work whose base is base.
+func (p *P2PComm) ChannelForPart(base, part int) int {
+	if p.Rules.BaseReversed {
+		return (base + part) & (p.NChannels - 1)
+	}
+	return (base + reverseLow(part, p.NChannels)) & (p.NChannels - 1)
+}
+
+// PartForChannel is ncclP2pChannelToPart, ChannelForPart's inverse.
+func (p *P2PComm) PartForChannel(base, ch int) int {
+	d := (ch - base) & (p.NChannels - 1)
+	if p.Rules.BaseReversed {
+		return d
+	}
+	return reverseLow(d, p.NChannels)
+}
+
+// ChannelsMinMax is scheduleP2pTasksToPlan's nChannelsMin and
+// nChannelsMax: all channels of a peer at most, halved towards one
+// channel per operation while every rank's operations would not fit
+// p2pnChannels (and, up to 2.19.4, nChannelsMax halved while a channel
+// would carry 8 operations or more).
+func (p *P2PComm) ChannelsMinMax() (lo, hi int) {
+	n := p.NRanks()
+	hi = p.NChannelsPerPeer
+	lo = hi
+	if p.Rules.HalveOneNodeOnly && p.NNodes > 1 {
+		return lo, hi
+	}
+	for lo*n > p.NChannels && lo > 1 {
+		lo /= 2
+	}
+	for p.Rules.MaxHalved && hi*n > p.NChannels*4 && hi > 1 {
+		hi /= 2
+	}
+	return lo, hi
+}
+
+// P2PDir is one direction (send or receive) of a work as addP2pToPlan
+// plans it.
+type P2PDir struct {
+	LL bool
+	// Chunk is the data bytes per primitive call (u32fp8-rounded).
+	Chunk int64
+	// NChannels is how many parts (channels) the direction's bytes take.
+	NChannels int
+}
+
+// Dir is addP2pToPlan for one direction of bytes (-1: none) to a peer
+// over the network or not, or to the rank itself (2.22.3+): protocol,
+// chunk and channel count, for nChannelsMin lo and nChannelsMax hi.
+func (p *P2PComm) Dir(bytes int64, self, network bool, lo, hi int) P2PDir {
+	var d P2PDir
+	llOK := !self && (!network || p.NetLL)
+	if p.Rules.ChannelsBeforeProto {
+		d.NChannels = p.partCount(bytes, int64(p.ChunkSize), lo, hi)
+		d.LL = llOK && (bytes == -1 || bytes <= int64(d.NChannels)*int64(p.LLThreshold))
+	} else {
+		d.LL = llOK && (bytes == -1 || bytes <= int64(hi)*int64(p.LLThreshold))
+	}
+	step := int64(p.ChunkSize)
+	if d.LL {
+		step = int64(p.LLStepSize)
+	}
+	if !p.Rules.ChannelsBeforeProto {
+		d.NChannels = p.partCount(bytes, step, lo, hi)
+	}
+	chunk := step
+	if p.ChunkParam != 0 {
+		chunk = int64(p.ChunkParam)
+	} else if network {
+		if !d.LL && bytes < step {
+			chunk /= 4
+		} else if bytes < 8*step {
+			chunk /= 2
+		}
+	}
+	if d.LL {
+		chunk /= 2
+	}
+	d.Chunk = max(1, U32FP8(chunk))
+	return d
+}
+
+// partCount is addP2pToPlan's channel count of one direction on a step:
+// nChannelsMin parts of at least minPartSize, doubled up to nChannelsMax
+// while a part exceeds maxPartSize.
+func (p *P2PComm) partCount(bytes, step int64, lo, hi int) int {
+	switch {
+	case bytes == -1:
+		return 0
+	case bytes == 0:
+		return 1
+	}
+	minPart, maxPart := p.minPart(step), step*32
+	if p.NNodes > 1 {
+		maxPart = step
+	}
+	nc := int(min(int64(lo), nccl.DivUp(bytes, minPart)))
+	part := max(minPart, nccl.DivUp(bytes, int64(nc)))
+	for part > maxPart && nc <= hi/2 {
+		nc *= 2
+		part = nccl.DivUp(bytes, int64(nc))
+	}
+	return nc
+}
+
+// minPart is the smallest part of a step: an eighth, half across nodes
+// from 2.20.3.
+func (p *P2PComm) minPart(step int64) int64 {
+	if p.NNodes > 1 && p.Rules.MinPartHalfStepNet {
+		return max(1, step/2)
+	}
+	return max(1, step/8)
+}
+
+// U32FP8 rounds x down to the 8-bit float NCCL stores p2p chunk sizes in
+// (u32fp8Encode then u32fp8Decode, src/include/bitops.h): the leading bit
+// and the three bits beneath it.
+func U32FP8(x int64) int64 {
+	if x <= 0 {
+		return 0
+	}
+	lg := bits.Len64(uint64(x)) - 1
+	if lg < 3 {
+		return x
+	}
+	return x >> (lg - 3) << (lg - 3)
+}
+
+// legacyChunks is 2.18.1–2.21.5's calcP2pChunkSize and the chunk loop of
+// scheduleP2pTasksToPlan: how many chunks (works, one channel each) a
+// peer's bytes take. The step is comm->p2pChunkSize whatever the
+// protocol.
+func (p *P2PComm) legacyChunks(bytes int64, lo, hi int) int {
+	if bytes <= 0 {
+		return 1 // a zero-byte send/recv is one sync work
+	}
+	step := int64(p.ChunkSize)
+	minSize, maxSize := p.minPart(step), step*32
+	if p.NNodes > 1 {
+		maxSize = step
+	}
+	size := max(minSize, nccl.DivUp(bytes, int64(lo)))
+	for nc := lo; size > maxSize && nc <= hi/2; {
+		nc *= 2
+		size = nccl.DivUp(bytes, int64(nc))
+	}
+	size = nccl.RoundUp(size, minSize)
+	return int(nccl.DivUp(bytes, size))
+}
+
+// legacyBase is ncclChannelComputeBase for rank's send to (or receive
+// from) peer: the peer's local step, across nodes the node delta plus the
+// step's group of NCCL_MAX_WORK_ELEMENTS_P2P/2.
+func (p *P2PComm) legacyBase(rank, peer int, send bool) int {
+	nsteps, nNodes := p.LocalRanks, p.NNodes
+	step := (nsteps + p.local(peer) - p.local(rank)) % nsteps
+	delta := (nNodes + p.node(peer) - p.node(rank)) % nNodes
+	if !send {
+		step = (nsteps + p.local(rank) - p.local(peer)) % nsteps
+		delta = (nNodes + p.node(rank) - p.node(peer)) % nNodes
+	}
+	if nNodes > 1 {
+		return delta + step/legacyP2PGroup
+	}
+	return step
+}
+
+// P2PTask is one ncclSend or ncclRecv of the modelled rank.
+type P2PTask struct {
+	Peer  int
+	Send  bool
+	Bytes int64
+}
+
+// P2PPlaced is a send/recv task as the planner placed it.
+type P2PPlaced struct {
+	Peer  int    `json:"peer"`
+	Dir   string `json:"dir"` // "send" or "recv"
+	Bytes int64  `json:"bytes"`
+	// Round is the task's round in comm->p2pSchedule (-1 before 2.22.3,
+	// whose order is by peer delta).
+	Round int `json:"round"`
+	// Proto is the protocol of its connection and size (LL or Simple).
+	Proto nccl.Proto `json:"proto"`
+	// NChannels is how many p2p channels the task's parts (chunks before
+	// 2.22.3) run on, Channels those channels in part order: contiguous
+	// modulo p2pnChannels from 2.28.3, spread by bit reversal before.
+	NChannels int   `json:"nchannels"`
+	Channels  []int `json:"channels"`
+	// Plan is the kernel plan (0-based) the task lands in.
+	Plan int `json:"plan"`
+}
+
+// PlaceP2P places rank's send/recv tasks of one group on the p2p
+// channels, in the given plan: NCCL drains a group's collectives first
+// and only then its p2p tasks, into the plan the last collectives went
+// to (or a plan of its own).
+//
+// The plan budget (testBudget with nChannelsMax more batches and one
+// ncclDevWorkP2p per work) is not applied: every task lands in plan.
+func (p *P2PComm) PlaceP2P(rank int, tasks []P2PTask, plan int) ([]P2PPlaced, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	n := p.NRanks()
+	if rank < 0 || rank >= n {
+		return nil, fmt.Errorf("p2p: rank %d: expected 0..%d", rank, n-1)
+	}
+	lo, hi := p.ChannelsMinMax()
+	var sendRound, recvRound []int
+	if p.Rules.RoundSchedule {
+		sendRound, recvRound = make([]int, n), make([]int, n)
+		for r, pr := range p.Schedule(rank) {
+			sendRound[pr.Send], recvRound[pr.Recv] = r, r
+		}
+	}
+	out := make([]P2PPlaced, len(tasks))
+	for i, t := range tasks {
+		if t.Peer < 0 || t.Peer >= n {
+			return nil, fmt.Errorf("p2p: task %d: peer %d: expected 0..%d", i, t.Peer, n-1)
+		}
+		if t.Bytes < 0 {
+			return nil, fmt.Errorf("p2p: task %d: %d bytes: expected ≥ 0", i, t.Bytes)
+		}
+		pl := P2PPlaced{Peer: t.Peer, Dir: "recv", Bytes: t.Bytes, Round: -1, Proto: nccl.Simple, Plan: plan}
+		if t.Send {
+			pl.Dir = "send"
+		}
+		self, network := t.Peer == rank, p.node(t.Peer) != p.node(rank)
+		if p.Rules.RoundSchedule {
+			pl.Round = recvRound[t.Peer]
+			if t.Send {
+				pl.Round = sendRound[t.Peer]
+			}
+			d := p.Dir(t.Bytes, self, network, lo, hi)
+			if d.LL {
+				pl.Proto = nccl.LL
+			}
+			base := p.ChannelBase(pl.Round)
+			pl.NChannels = d.NChannels
+			pl.Channels = make([]int, d.NChannels)
+			for part := range pl.Channels {
+				pl.Channels[part] = p.ChannelForPart(base, part)
+			}
+		} else {
+			// addP2pToPlan: LL when the connection has LL buffers and the
+			// chunk is at most NCCL_P2P_LL_THRESHOLD
+			if !self && (!network || p.NetLL) && t.Bytes <= int64(p.LLThreshold) {
+				pl.Proto = nccl.LL
+			}
+			k := p.legacyChunks(t.Bytes, lo, hi)
+			first := reverseLow(p.legacyBase(rank, t.Peer, t.Send)%p.NChannels, p.NChannels)
+			seen := uint64(0)
+			for c := range k {
+				ch := (first + c%p.NChannelsPerPeer) % p.NChannels
+				if seen&(1<<ch) == 0 {
+					seen |= 1 << ch
+					pl.Channels = append(pl.Channels, ch)
+				}
+			}
+			pl.NChannels = len(pl.Channels)
+		}
+		out[i] = pl
+	}
+	return out, nil
+}
