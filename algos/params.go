@@ -8,17 +8,9 @@ import (
 	"github.com/gatesim/gatesim/spec/tuning"
 )
 
-// NCCL_STEPS, the depth of every connection FIFO, in all modelled releases.
-// Ref: v2.28.9-1 src/include/device.h NCCL_STEPS.
-const ncclSteps = 8
-
-// LL128 line geometry: a 128-byte line is 16 eight-byte words of which 15
-// carry data and one carries the flag. Ref: v2.28.9-1 src/include/device.h
-// NCCL_LL128_LINEELEMS, NCCL_LL128_DATAELEMS.
-const (
-	ll128LineElems = 16
-	ll128DataElems = 15
-)
+// ncclSteps is NCCL_STEPS, spec/tuning's (the owner of calcCollChunking's
+// geometry).
+const ncclSteps = tuning.NSteps
 
 // Params are the constants of one NCCL release that shape a schedule: FIFO
 // geometry, protocol grains, the channel partition of
@@ -119,14 +111,13 @@ func buildReleaseParams() []Params {
 func paramsOf(rs *spec.Ruleset) Params {
 	k, tu := rs.Consts, rs.Tuning
 	return Params{
-		Release:         rs.Version,
-		NSteps:          ncclSteps,
-		DefaultBuffSize: [spec.NumProtos]int{8 * 512 * ncclSteps * 16, 120 * 640 * ncclSteps * 8, 1 << 22},
-		GrainSize:       [spec.NumProtos]int{16, 32 * 8 / ll128LineElems * ll128DataElems * 8, 512},
-		MaxChannels:     k.MaxChannels,
-		// Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
-		RingChunkSteps:          [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
-		RingSliceSteps:          [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
+		Release:                 rs.Version,
+		NSteps:                  ncclSteps,
+		DefaultBuffSize:         tuning.DefaultBuffSize,
+		GrainSize:               tuning.GrainSize,
+		MaxChannels:             k.MaxChannels,
+		RingChunkSteps:          tuning.RingChunkSteps,
+		RingSliceSteps:          tuning.RingSliceSteps,
 		Sched:                   tu,
 		NVLSChunkSize:           topo.NvlsChunkSizeDefault,
 		HasPAT:                  k.HasPAT,
@@ -176,23 +167,11 @@ func releaseTopo(v spec.Version) (topo.Params, error) {
 	return spec.TopoParamsFor(r)
 }
 
-// ChunkBytes is the Ring/Simple chunk of a function, or the one-step chunk
-// of other algorithms and protocols, before calcCollChunking's
-// algorithm-specific shrinking: stepSize × chunkSteps, halved for LL (half
-// of every line is flags), 15/16 for LL128.
-// Ref: v2.28.9-1 src/enqueue.cc calcCollChunking.
+// chunkBase is calcCollChunking's start (tuning.ChunkComm.ChunkGeometry
+// on the layout's buffers): the chunk before the algorithm's shrinking and
+// the chunk and slice steps.
 func (p Params) chunkBase(f spec.Func, a spec.Algo, proto spec.Proto, buff [spec.NumProtos]int) (chunk, chunkSteps, sliceSteps int) {
-	stepSize := buff[proto] / p.NSteps
-	chunkSteps, sliceSteps = 1, 1
-	if proto == spec.Simple && a == spec.Ring && f >= 0 && int(f) < spec.NumFuncs {
-		chunkSteps, sliceSteps = p.RingChunkSteps[f], p.RingSliceSteps[f]
-	}
-	chunk = stepSize * chunkSteps
-	switch proto {
-	case spec.LL:
-		chunk /= 2
-	case spec.LL128:
-		chunk = chunk / ll128LineElems * ll128DataElems
-	}
+	cc := tuning.ChunkComm{BuffSize: buff}
+	_, chunkSteps, sliceSteps, chunk = cc.ChunkGeometry(f, a, proto)
 	return chunk, chunkSteps, sliceSteps
 }
