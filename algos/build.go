@@ -271,7 +271,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		if err := checkPart(*sel.Part, count, maxCh); err != nil {
 			return nil, fmt.Errorf("build: %s %s: %w", sel.Algo, op.Func, err)
 		}
-		part = x.chunked(*sel.Part, int64(h.Unit))
+		part = x.chunked(*sel.Part, int64(h.Unit), nc)
 	default:
 		var err error
 		if part, err = x.cbdPartition(count, h.Unit, nc, maxCh, sel.NThreads); err != nil {

@@ -77,8 +77,7 @@ func (x *chunkCtx) chunkComm() *tuning.ChunkComm {
 			BuffSize: x.l.BuffSize, NRanks: x.l.NRanks(), NNodes: x.l.NNodes,
 			NVLSHeads: len(x.l.NVLSHeads), CollNetHeads: len(x.l.CollNetHeads), CollNetDepth: x.collnetDepth,
 			NVLSChunkSize: x.l.NVLSChunkSize, NVLSTreeMaxChunkSize: x.l.NVLSTreeMaxChunkSize, NVLSBw: x.l.NVLSBw,
-			Rules: tuning.ChunkRules{NVLSNetChunkCap: x.p.NVLSNetChunkCap, NVLSTreeChunkFromStep: x.p.NVLSTreeChunkFromStep,
-				NVLSTreeChunkCap4Nodes: x.p.NVLSTreeChunkCap4Nodes},
+			Rules: x.p.ChunkRules,
 		}
 	}
 	return x.cc
@@ -114,26 +113,39 @@ func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels
 	if err != nil {
 		return partition{}, err
 	}
-	return x.chunked(cp, elem), nil
+	return x.chunked(cp, elem, taskChannels), nil
 }
 
 // chunked fills a channel split's chunks (calcCollChunking per part, one
-// channel each, on global bytes: AllReduce's are not doubled).
-func (x *chunkCtx) chunked(cp tuning.CBDPart, elem int64) partition {
+// channel each, on global bytes: AllReduce's are not doubled). Before
+// 2.22.3 one chunk sized on the whole task serves every channel: 2.18/2.19's
+// computeColl over the task's taskChannels channels, 2.20/2.21's
+// computeCollChunkInfo over the channels the split fills (spec's
+// tuning.Model.OpChunk reports the same).
+func (x *chunkCtx) chunked(cp tuning.CBDPart, elem int64, taskChannels int) partition {
 	out := partition{lo: cp.Lo, hi: cp.Hi, countLo: cp.CountLo, countMid: cp.CountMid, countHi: cp.CountHi}
 	global := elem * maxSendRecvCount(x.f, x.l.NRanks(), 1)
 	g := int64(x.p.GrainSize[x.proto])
 	eltPerGrain := g / elem
-	chunk := func(n int64) int64 {
+	chunk := func(nc int, n int64) int64 {
 		if n == 0 {
 			return 0
 		}
-		return x.calcChunk(1, global*n) / g * eltPerGrain
+		return x.calcChunk(nc, global*n) / g * eltPerGrain
 	}
-	out.chunkLo = chunk(out.countLo)
-	out.chunkHi = chunk(out.countHi)
+	if s := x.p.Sched.Schedule; s != tuning.ScheduleR22 {
+		nc := taskChannels
+		if s == tuning.ScheduleR20 {
+			nc = cp.Hi - cp.Lo + 1
+		}
+		c := chunk(max(1, nc), out.total())
+		out.chunkLo, out.chunkMid, out.chunkHi = c, c, c
+		return out
+	}
+	out.chunkLo = chunk(1, out.countLo)
+	out.chunkHi = chunk(1, out.countHi)
 	if cp.Hi-cp.Lo > 1 {
-		out.chunkMid = chunk(out.countMid)
+		out.chunkMid = chunk(1, out.countMid)
 	}
 	return out
 }

@@ -42,19 +42,10 @@ type Params struct {
 	Sched *tuning.Consts
 	// NVLSChunkSize is NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc).
 	NVLSChunkSize int
-	// NVLSNetChunkCap: NVLS across nodes whose NVLS AllReduce bandwidth is
-	// below 150 GB/s moves 32 KiB chunks (Consts.NVLSNetChunkCap).
-	NVLSNetChunkCap bool
-	// NVLSTreeChunkFromStep: NVLSTree's chunk starts from the Simple step
-	// size, not from NVLSChunkSize (Consts.NVLSTreeChunkFromStep).
-	NVLSTreeChunkFromStep bool
-	// NVLSTreeChunkCap4Nodes: NVLSTree's chunk is at most 64 KiB from 4
-	// nodes on (Consts.NVLSTreeChunkCap4Nodes).
-	NVLSTreeChunkCap4Nodes bool
-	// NVLSChunkSizeEnv and NVLSTreeMaxChunkSizeEnv: the release reads
-	// NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE
-	// (Consts.NVLSChunkSizeEnv, Consts.NVLSTreeMaxChunkSizeEnv).
-	NVLSChunkSizeEnv, NVLSTreeMaxChunkSizeEnv bool
+	// ChunkRules are calcCollChunking's switches of the release
+	// (spec.Consts.ChunkRules: the NVLS caps, NVLSTree's start, 2.18/2.19's
+	// Tree/Simple depth halving).
+	ChunkRules tuning.ChunkRules
 	// HasPAT: the PAT algorithm exists (Consts.HasPAT, 2.23.4 and later).
 	HasPAT bool
 	// FP8: ncclFloat8e4m3 and ncclFloat8e5m2 exist (Consts.HasFP8, 2.24
@@ -111,31 +102,27 @@ func buildReleaseParams() []Params {
 func paramsOf(rs *spec.Ruleset) Params {
 	k, tu := rs.Consts, rs.Tuning
 	return Params{
-		Release:                 rs.Version,
-		NSteps:                  ncclSteps,
-		DefaultBuffSize:         tuning.DefaultBuffSize,
-		GrainSize:               tuning.GrainSize,
-		MaxChannels:             k.MaxChannels,
-		RingChunkSteps:          tuning.RingChunkSteps,
-		RingSliceSteps:          tuning.RingSliceSteps,
-		Sched:                   tu,
-		NVLSChunkSize:           topo.NvlsChunkSizeDefault,
-		HasPAT:                  k.HasPAT,
-		FP8:                     k.HasFP8,
-		NVLSNetGatherScatter:    !tu.PruneNVLSMultiNodeAGRS,
-		NVLSNetMinChannels:      tu.NVLSMultiNodeMinChannels,
-		NVLSLastChunkAlign:      k.NVLSLastChunkAlign,
-		P2PChannelBaseReversed:  k.P2PChannelBaseReversed,
-		P2PGroupSchedule:        k.P2PGroupSchedule,
-		P2PBatchEpoch:           k.P2PBatchEpoch,
-		P2PMaxHalved:            k.P2PMaxHalved,
-		P2PHalveOneNodeOnly:     k.P2PHalveOneNodeOnly,
-		SimpleBuffSizeARM:       k.SimpleBuffSizeARM,
-		NVLSNetChunkCap:         k.NVLSNetChunkCap,
-		NVLSTreeChunkFromStep:   k.NVLSTreeChunkFromStep,
-		NVLSTreeChunkCap4Nodes:  k.NVLSTreeChunkCap4Nodes,
-		NVLSChunkSizeEnv:        k.NVLSChunkSizeEnv,
-		NVLSTreeMaxChunkSizeEnv: k.NVLSTreeMaxChunkSizeEnv,
+		Release:                rs.Version,
+		NSteps:                 ncclSteps,
+		DefaultBuffSize:        tuning.DefaultBuffSize,
+		GrainSize:              tuning.GrainSize,
+		MaxChannels:            k.MaxChannels,
+		RingChunkSteps:         tuning.RingChunkSteps,
+		RingSliceSteps:         tuning.RingSliceSteps,
+		Sched:                  tu,
+		NVLSChunkSize:          topo.NvlsChunkSizeDefault,
+		HasPAT:                 k.HasPAT,
+		FP8:                    k.HasFP8,
+		NVLSNetGatherScatter:   !tu.PruneNVLSMultiNodeAGRS,
+		NVLSNetMinChannels:     tu.NVLSMultiNodeMinChannels,
+		NVLSLastChunkAlign:     k.NVLSLastChunkAlign,
+		P2PChannelBaseReversed: k.P2PChannelBaseReversed,
+		P2PGroupSchedule:       k.P2PGroupSchedule,
+		P2PBatchEpoch:          k.P2PBatchEpoch,
+		P2PMaxHalved:           k.P2PMaxHalved,
+		P2PHalveOneNodeOnly:    k.P2PHalveOneNodeOnly,
+		SimpleBuffSizeARM:      k.SimpleBuffSizeARM,
+		ChunkRules:             k.ChunkRules(),
 	}
 }
 

@@ -107,6 +107,9 @@ func WriteSummary(w io.Writer, s spec.Summary, width int) {
 	if d.Undecided != "" {
 		lines = append(lines, "  needs the tuning model: "+d.Undecided)
 	}
+	if d.Chunk.Set() {
+		lines = append(lines, "  chunk (G-SEL-CHUNK-1, calcCollChunking): "+d.Chunk.String())
+	}
 	if s.Network != "" {
 		lines = append(lines, fmt.Sprintf("  network: %s; within a node: %s", s.Network, d.Transport))
 	}

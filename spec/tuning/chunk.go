@@ -69,6 +69,7 @@ type chunkStep struct{ Mul, Above int64 }
 var (
 	collNetDirectHalving = [...]chunkStep{{64, 131072}, {8, 65536}, {8, 32768}}
 	collNetChainHalving  = [...]chunkStep{{64, 131072}, {8, 65536}, {1, 32768}}
+	treeSimpleHalving    = [...]chunkStep{{8, 131072}, {4, 65536}, {1, 32768}}
 	nvlsCaps             = [...]chunkStep{{64, 65536}, {8, 32768}, {2, 16384}}
 	nvlsTreeCaps         = [...]chunkStep{{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}}
 	treeLL128Halving     = [...]chunkStep{{64, 131072}, {16, 32768}}
@@ -99,6 +100,10 @@ type ChunkRules struct {
 	// NVLSTreeChunkCap4Nodes: NVLSTree's 64 KiB cap from 4 nodes (2.19.3+,
 	// where nothing else sets the cap).
 	NVLSTreeChunkCap4Nodes bool `json:"nvlsTreeChunkCap4Nodes,omitempty"`
+	// TreeSimpleDepth: a Tree/Simple AllReduce (ncclPatternTreeUpDown)
+	// halves its chunk by the tree depth nRanks/nNodes − 1 +
+	// log2(nNodes) (2.18.1–2.19.4, computeColl).
+	TreeSimpleDepth bool `json:"treeSimpleDepth,omitempty"`
 }
 
 // ChunkComm is what calcCollChunking reads of the communicator.
@@ -123,6 +128,9 @@ type ChunkComm struct {
 	// NVLSBw is comm->bandwidths[AllReduce][NVLS][Simple] (GB/s).
 	NVLSBw float64    `json:"nvlsBw,omitempty"`
 	Rules  ChunkRules `json:"rules,omitzero"`
+	// TunerGetChunkSize: the loaded tuner has getChunkSize (a v6 tuner at
+	// a release that calls it, 2.30.3+; older ABIs are adapted with none).
+	TunerGetChunkSize bool `json:"tunerGetChunkSize,omitempty"`
 }
 
 // nvlsChunkSizeDefault is NCCL_NVLS_CHUNKSIZE's default (and the constant
@@ -201,6 +209,15 @@ func (cc *ChunkComm) CollChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, nChannels
 	c, bufferMax := int64(step), int64(step)
 	nc := int64(nChannels)
 	switch {
+	case a == nccl.Tree && p == nccl.Simple && f == nccl.AllReduce && cc.Rules.TreeSimpleDepth:
+		// connectTrees: "not an exact value but a good approximation"
+		nNodes := int64(max(1, cc.NNodes))
+		depth := int64(cc.NRanks)/nNodes - 1 + int64(log2i(nNodes))
+		for _, s := range treeSimpleHalving {
+			for nBytes/(nc*c) < depth*s.Mul && c > s.Above {
+				c /= 2
+			}
+		}
 	case a == nccl.CollNetDirect:
 		heads, depth := int64(max(1, cc.CollNetHeads)), int64(max(1, cc.CollNetDepth))
 		for _, s := range collNetDirectHalving {
@@ -354,7 +371,7 @@ func (cc *ChunkComm) CollNetWhole(a nccl.Algo) bool {
 // ReduceScatter (AllReduce's are not doubled).
 //
 // Ref: v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (G-SEL-CHUNK-1)
-func (cc *ChunkComm) OpChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, elemSize int64, count int64, part CBDPart, nChannels int, sizer ChunkSizer) (OpChunk, error) {
+func (cc *ChunkComm) OpChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, elemSize int64, count int64, part CBDPart, nChannels int, perTask bool, sizer ChunkSizer) (OpChunk, error) {
 	var o OpChunk
 	var bm int
 	o.StepSize, o.ChunkSteps, o.SliceSteps, bm = cc.ChunkGeometry(f, a, p)
@@ -375,7 +392,7 @@ func (cc *ChunkComm) OpChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, elemSize in
 		o.Tuned = o.Tuned || t
 		return c
 	}
-	if cc.CollNetWhole(a) {
+	if perTask || cc.CollNetWhole(a) {
 		o.Lo = size(max(1, nChannels), count)
 		return o, err
 	}
@@ -386,4 +403,46 @@ func (cc *ChunkComm) OpChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, elemSize in
 		o.Mid = size(1, part.CountMid)
 	}
 	return o, err
+}
+
+// ChunkComm is the communicator calcCollChunking reads: the input's chunk
+// facts (Input.Chunk) with the model's ranks, nodes, heads and NVLS
+// AllReduce bandwidth.
+func (m *Model) ChunkComm() ChunkComm {
+	cc := m.In.Chunk
+	cc.NRanks, cc.NNodes = m.In.NRanks, m.In.NNodes
+	cc.NVLSHeads, cc.CollNetHeads = m.In.NVLSHeads, m.In.CollNetDirectHeads
+	cc.NVLSBw = float64(m.Bandwidths[nccl.AllReduce][nccl.NVLS][nccl.Simple])
+	if cc.CollNetDepth == 0 {
+		cc.CollNetDepth = 2
+	}
+	return cc
+}
+
+// OpChunk is calcCollChunking's chunks for a choice the cost table made
+// (zero for a discarded, one-rank, p2p, symmetric or copy-engine
+// operation and for an error), with the declarative tuner's getChunkSize
+// where the release calls it (TunerChunkSize, 2.30.3+).
+func (m *Model) OpChunk(ch *OpChoice) (OpChunk, error) {
+	if ch == nil || ch.Err != nil || ch.Discarded || ch.OneRank || ch.P2P || ch.SidePath != "" ||
+		ch.Algo < 0 || int(ch.Algo) >= nccl.NumAlgos || ch.Proto < 0 || int(ch.Proto) >= nccl.NumProtos {
+		return OpChunk{}, nil
+	}
+	cc := m.ChunkComm()
+	f, count, elem := ch.Op.Func, ch.Op.Count, int64(ch.Op.DataType.Size())
+	if f == nccl.AllGather || f == nccl.Broadcast {
+		count, elem = count*elem, 1 // the tasks move bytes
+	}
+	var sizer ChunkSizer
+	if m.Tuning.TunerChunkSize && cc.TunerGetChunkSize && m.In.Tuner.HasChunkRules() {
+		sizer = m.In.Tuner
+	}
+	// before 2.22.3 one chunk is sized on the whole task: 2.18/2.19's
+	// computeColl over the task's channels, 2.20/2.21's
+	// computeCollChunkInfo over the channels its count fills
+	nc, perTask := ch.NChannels, m.Tuning.Schedule != ScheduleR22
+	if m.Tuning.Schedule == ScheduleR20 && !cc.CollNetWhole(ch.Algo) && ch.Part.Hi >= ch.Part.Lo {
+		nc = ch.Part.Hi - ch.Part.Lo + 1
+	}
+	return cc.OpChunk(f, ch.Algo, ch.Proto, elem, count, ch.Part, nc, perTask, sizer)
 }
