@@ -66,21 +66,23 @@ type chunkCtx struct {
 	// (the collective fails).
 	sizer ChunkSizer
 	err   error
-	cc    *tuning.ChunkComm
+	cc    tuning.ChunkComm // filled on first use (ccSet)
+	ccSet bool
 }
 
 // chunkComm is what calcCollChunking reads of the layout, for the model
 // in spec/tuning (the one owner of the chunk rules).
 func (x *chunkCtx) chunkComm() *tuning.ChunkComm {
-	if x.cc == nil {
-		x.cc = &tuning.ChunkComm{
+	if !x.ccSet {
+		x.ccSet = true
+		x.cc = tuning.ChunkComm{
 			BuffSize: x.l.BuffSize, NRanks: x.l.NRanks(), NNodes: x.l.NNodes,
 			NVLSHeads: len(x.l.NVLSHeads), CollNetHeads: len(x.l.CollNetHeads), CollNetDepth: x.collnetDepth,
 			NVLSChunkSize: x.l.NVLSChunkSize, NVLSTreeMaxChunkSize: x.l.NVLSTreeMaxChunkSize, NVLSBw: x.l.NVLSBw,
 			Rules: x.p.ChunkRules,
 		}
 	}
-	return x.cc
+	return &x.cc
 }
 
 // calcChunk is calcCollChunking's chunk size in bytes for nBytes spread
