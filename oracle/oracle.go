@@ -138,8 +138,9 @@ type OpAnswer struct {
 // absent on one channel); a CollNet task, and NVLS across nodes, has one
 // chunk (lo) for all its channels. step_bytes is the protocol's FIFO step
 // (buffer / NCCL_STEPS); chunk_steps and slice_steps the steps per chunk
-// and per slice (Ring/Simple: the function's, otherwise 1); tuner: a v6
-// tuner's getChunkSize set the chunk.
+// and per slice (Ring/Simple: the function's, otherwise 1); tuner: a
+// declarative v6 tuner rule's chunk_size set the chunk (a loaded plugin's
+// getChunkSize is not asked for the answer).
 type ChunkAnswer struct {
 	Lo         int64 `json:"lo"`
 	Mid        int64 `json:"mid,omitempty"`
