@@ -43,26 +43,12 @@ type Options struct {
 	ChunkSize ChunkSizer
 }
 
-// ChunkSizer is a tuner's getChunkSize: given the function, the bytes of
-// the calcCollChunking call, the chosen algorithm and protocol, the
-// channels and NCCL's chunk in bytes, it returns the chunk the tuner wants
-// (NCCL clamps it to BufferMax and aligns it to the protocol's grain) or
-// the error that fails the collective. BufferMax is NCCL's ceiling, not
-// part of what the plugin is passed.
-type ChunkSizer interface {
-	ChunkSize(c ChunkCall) (uint64, error)
-}
-
-// ChunkCall is one getChunkSize call.
-type ChunkCall struct {
-	Func      spec.Func
-	NBytes    int64
-	Algo      spec.Algo
-	Proto     spec.Proto
-	NChannels int
-	Chunk     int64 // NCCL's chunk before the plugin (not yet aligned)
-	BufferMax int64 // the step-sized chunk of the protocol's buffer
-}
+// ChunkSizer is a v6 tuner's getChunkSize and ChunkCall one call of it
+// (spec/tuning owns calcCollChunking, which asks it).
+type (
+	ChunkSizer = tuning.ChunkSizer
+	ChunkCall  = tuning.ChunkCall
+)
 
 // FromDecision extracts the operation and the selection of a successful
 // Decision. The Decision's NChannels is the tuning model's channel count;
@@ -285,7 +271,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		if err := checkPart(*sel.Part, count, maxCh); err != nil {
 			return nil, fmt.Errorf("build: %s %s: %w", sel.Algo, op.Func, err)
 		}
-		part = x.chunked(*sel.Part, int64(h.Unit))
+		part = x.chunked(*sel.Part, int64(h.Unit), nc)
 	default:
 		var err error
 		if part, err = x.cbdPartition(count, h.Unit, nc, maxCh, sel.NThreads); err != nil {

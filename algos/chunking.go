@@ -1,9 +1,6 @@
 package algos
 
 import (
-	"fmt"
-	"math/bits"
-
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/tuning"
 )
@@ -69,146 +66,39 @@ type chunkCtx struct {
 	// (the collective fails).
 	sizer ChunkSizer
 	err   error
+	cc    tuning.ChunkComm // filled on first use (ccSet)
+	ccSet bool
+}
+
+// chunkComm is what calcCollChunking reads of the layout, for the model
+// in spec/tuning (the one owner of the chunk rules).
+func (x *chunkCtx) chunkComm() *tuning.ChunkComm {
+	if !x.ccSet {
+		x.ccSet = true
+		x.cc = tuning.ChunkComm{
+			BuffSize: x.l.BuffSize, NRanks: x.l.NRanks(), NNodes: x.l.NNodes,
+			NVLSHeads: len(x.l.NVLSHeads), CollNetHeads: len(x.l.CollNetHeads), CollNetDepth: x.collnetDepth,
+			NVLSChunkSize: x.l.NVLSChunkSize, NVLSTreeMaxChunkSize: x.l.NVLSTreeMaxChunkSize, NVLSBw: x.l.NVLSBw,
+			Rules: x.p.ChunkRules,
+		}
+	}
+	return &x.cc
 }
 
 // calcChunk is calcCollChunking's chunk size in bytes for nBytes spread
-// over nChannels: the protocol's step-sized chunk, shrunk for small
-// operations by the algorithm's rules, and aligned down to the protocol
-// grain.
-// Ref: v2.28.9-1 src/enqueue.cc calcCollChunking (identical in 2.22.3 for
-// the algorithms 2.22.3 has).
+// over nChannels (tuning.ChunkComm.CollChunk, with the v6 tuner's
+// getChunkSize when one is loaded; its first error fails the collective).
 func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
-	chunk, _, _ := x.p.chunkBase(x.f, x.algo, x.proto, x.l.BuffSize)
-	c := int64(chunk)
-	bufferMax := c
-	nc := int64(nChannels)
-	ppn := int64(x.l.LocalRanks)
-	switch {
-	case x.algo == spec.CollNetDirect:
-		nHeads := int64(max(1, len(x.l.CollNetHeads)))
-		depth := int64(x.collnetDepth)
-		for nBytes/(nc*nHeads*c) < depth*64 && c > 131072 {
-			c /= 2
-		}
-		for nBytes/(nc*nHeads*c) < depth*8 && c > 65536 {
-			c /= 2
-		}
-		for nBytes/(nc*nHeads*c) < depth*8 && c > 32768 {
-			c /= 2
-		}
-	case x.algo == spec.CollNetChain:
-		stepSize := int64(x.l.BuffSize[spec.Simple] / x.p.NSteps)
-		c = min(256*1024, stepSize)
-		depth := ppn // collnetChain.depth = nRanks/nNodes (ncclTopoPostset)
-		for nBytes/(nc*c) < depth*64 && c > 131072 {
-			c /= 2
-		}
-		for nBytes/(nc*c) < depth*8 && c > 65536 {
-			c /= 2
-		}
-		for nBytes/(nc*c) < depth && c > 32768 {
-			c /= 2
-		}
-	case x.algo == spec.NVLS:
-		maxChunk := int64(x.l.NVLSChunkSize)
-		if x.p.NVLSNetChunkCap && x.l.NNodes > 1 && x.l.NVLSBw < 150 {
-			// NVLS with SHARP across nodes whose NVLS bandwidth the tuning
-			// model puts below 150 GB/s moves 32 KiB chunks
-			maxChunk = 32768
-		}
-		c = min(c, maxChunk)
-		ops := nc * int64(max(1, len(x.l.NVLSHeads)))
-		if nBytes < 64*ops*c && c > 65536 {
-			c = 65536
-		}
-		if nBytes < 8*ops*c && c > 32768 {
-			c = 32768
-		}
-		if nBytes < 2*ops*c && c > 16384 {
-			c = 16384
-		}
-	case x.algo == spec.NVLSTree:
-		ops := nc * int64(max(1, len(x.l.NVLSHeads)))
-		if !x.p.NVLSTreeChunkFromStep {
-			c = int64(x.l.NVLSChunkSize)
-		}
-		maxChunk := c // NCCL_NVLSTREE_MAX_CHUNKSIZE unset: 64 KiB from 4 nodes
-		switch {
-		case x.l.NVLSTreeMaxChunkSize > 0:
-			// the variable (2.20.3+) or 2.30.3's ncclNvlsTuning cap
-			maxChunk = int64(x.l.NVLSTreeMaxChunkSize)
-		case x.p.NVLSTreeChunkCap4Nodes && x.l.NNodes >= 4:
-			maxChunk = 65536
-		}
-		c = min(c, maxChunk)
-		if nBytes < 32*ops*c && c > 262144 {
-			c = 262144
-		}
-		if nBytes < 16*ops*c && c > 131072 {
-			c = 131072
-		}
-		if nBytes < 4*ops*c && c > 65536 {
-			c = 65536
-		}
-		if nBytes < 1*ops*c && c > 32768 {
-			c = 32768
-		}
-	case x.algo == spec.Tree && x.proto == spec.LL128:
-		// float ppn; float nstepsLL128 = 1+log2i(nNodes) + 0.1*ppn (the sum
-		// is computed in double and stored as float)
-		nNodes := x.l.NNodes
-		ppnF := float32(x.l.NRanks()) / float32(nNodes)
-		nstepsLL128 := float32(float64(1+log2i(int64(nNodes))) + 0.1*float64(ppnF))
-		for float32(nBytes/(nc*c)) < nstepsLL128*64/ppnF && c > 131072 {
-			c /= 2
-		}
-		for float32(nBytes/(nc*c)) < nstepsLL128*16/ppnF && c > 32768 {
-			c /= 2
-		}
-	case x.f == spec.AllGather && x.algo == spec.PAT:
-		for c*nc*32 > nBytes && c > 65536 {
-			c /= 2
-		}
-	case x.f == spec.ReduceScatter && x.algo == spec.PAT:
-		for c*nc*16 > nBytes && c > 65536 {
-			c /= 2
-		}
+	sizer := x.sizer
+	if x.err != nil {
+		sizer = nil
 	}
-	g := int64(x.p.GrainSize[x.proto])
-	if x.sizer != nil && x.err == nil {
-		c = x.tunerChunk(nChannels, nBytes, c, bufferMax, g)
-	}
-	return c / g * g
-}
-
-// tunerChunk is the v6 tuner's override of calcCollChunking's chunk: the
-// answer replaces the chunk, clamped to the buffer's step-sized chunk
-// (with an INFO line in NCCL); a non-success return fails the collective.
-// An answer below the protocol's grain aligns to 0, on which NCCL's loop
-// count divides by zero: gatesim refuses it.
-// Ref: v2.30.3-1 src/enqueue.cc calcCollChunking (v2.30.7-1 likewise)
-func (x *chunkCtx) tunerChunk(nChannels int, nBytes, c, bufferMax, grain int64) int64 {
-	asked, err := x.sizer.ChunkSize(ChunkCall{Func: x.f, NBytes: nBytes, Algo: x.algo, Proto: x.proto,
-		NChannels: nChannels, Chunk: c, BufferMax: bufferMax})
+	c, _, err := x.chunkComm().CollChunk(x.f, x.algo, x.proto, nChannels, nBytes, sizer)
 	if err != nil {
 		x.err = err
-		return c
+		c, _, _ = x.chunkComm().CollChunk(x.f, x.algo, x.proto, nChannels, nBytes, nil)
 	}
-	if asked > uint64(bufferMax) {
-		asked = uint64(bufferMax)
-	}
-	if int64(asked) < grain {
-		x.err = fmt.Errorf("the tuner's chunk size %d is below the %s grain of %d bytes: NCCL's loop count would divide by zero", asked, x.proto, grain)
-		return c
-	}
-	return int64(asked)
-}
-
-func log2i(n int64) int {
-	if n <= 0 {
-		return -1
-	}
-	return 63 - bits.LeadingZeros64(uint64(n))
+	return c
 }
 
 // cbdPartition is one collective alone in its plan: spec's channel split
@@ -225,26 +115,39 @@ func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels
 	if err != nil {
 		return partition{}, err
 	}
-	return x.chunked(cp, elem), nil
+	return x.chunked(cp, elem, taskChannels), nil
 }
 
 // chunked fills a channel split's chunks (calcCollChunking per part, one
-// channel each, on global bytes: AllReduce's are not doubled).
-func (x *chunkCtx) chunked(cp tuning.CBDPart, elem int64) partition {
+// channel each, on global bytes: AllReduce's are not doubled). Before
+// 2.22.3 one chunk sized on the whole task serves every channel: 2.18/2.19's
+// computeColl over the task's taskChannels channels, 2.20/2.21's
+// computeCollChunkInfo over the channels the split fills (spec's
+// tuning.Model.OpChunk reports the same).
+func (x *chunkCtx) chunked(cp tuning.CBDPart, elem int64, taskChannels int) partition {
 	out := partition{lo: cp.Lo, hi: cp.Hi, countLo: cp.CountLo, countMid: cp.CountMid, countHi: cp.CountHi}
 	global := elem * maxSendRecvCount(x.f, x.l.NRanks(), 1)
 	g := int64(x.p.GrainSize[x.proto])
 	eltPerGrain := g / elem
-	chunk := func(n int64) int64 {
+	chunk := func(nc int, n int64) int64 {
 		if n == 0 {
 			return 0
 		}
-		return x.calcChunk(1, global*n) / g * eltPerGrain
+		return x.calcChunk(nc, global*n) / g * eltPerGrain
 	}
-	out.chunkLo = chunk(out.countLo)
-	out.chunkHi = chunk(out.countHi)
+	if s := x.p.Sched.Schedule; s != tuning.ScheduleR22 {
+		nc := taskChannels
+		if s == tuning.ScheduleR20 {
+			nc = cp.Hi - cp.Lo + 1
+		}
+		c := chunk(max(1, nc), out.total())
+		out.chunkLo, out.chunkMid, out.chunkHi = c, c, c
+		return out
+	}
+	out.chunkLo = chunk(1, out.countLo)
+	out.chunkHi = chunk(1, out.countHi)
 	if cp.Hi-cp.Lo > 1 {
-		out.chunkMid = chunk(out.countMid)
+		out.chunkMid = chunk(1, out.countMid)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package algos
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/gatesim/gatesim/spec"
@@ -28,7 +29,6 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	if r.MinLocalRanks != r.MaxLocalRanks {
 		return nil, fmt.Errorf("nodes of %d to %d GPUs: the schedules need nodes of one size", r.MinLocalRanks, r.MaxLocalRanks)
 	}
-	o := spec.TopoOptions(c.Env)
 	g := Graphs{Ring: &r.Graphs[topo.GraphRing], Tree: &r.Graphs[topo.GraphTree], RankBase: r.Nodes[0].Ranks[0],
 		Copies: r.ChannelCopies, MinCompCap: r.MinCompCap}
 	if c.CollNetSupport {
@@ -41,34 +41,22 @@ func LayoutFromComm(c *spec.Comm) (*Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Model != nil {
-		l.NVLSBw = float64(c.Model.Bandwidths[spec.AllReduce][spec.NVLS][spec.Simple])
-	}
 	if l.NChannels != c.NChannels {
 		return nil, fmt.Errorf("the layout has %d channels where the communicator has %d: ncclTopoPostset's copies are off", l.NChannels, c.NChannels)
 	}
-	p, err := ParamsFor(c.Release)
-	if err != nil {
-		return nil, err
+	// calcCollChunking's facts are spec's (the tuning model's input):
+	// buffers of NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE
+	// (2.18's ARM Simple buffer), the NVLS chunk and NVLSTree cap
+	if c.Model == nil {
+		return nil, fmt.Errorf("the communicator has no tuning model")
 	}
-	switch {
-	case c.NVLSSupport && r.NvlsChunkSize > 0:
-		// 2.30.3+: the chunk and NVLSTree cap ncclNvlsTuning set, the
-		// user's variables included
-		l.NVLSChunkSize, l.NVLSTreeMaxChunkSize = r.NvlsChunkSize, r.NvlsTreeMaxChunkSize
-	case c.NVLSSupport:
-		// before: ncclNvlsSetup reads NCCL_NVLS_CHUNKSIZE, calcCollChunking
-		// NCCL_NVLSTREE_MAX_CHUNKSIZE, where the release has them
-		if p.NVLSChunkSizeEnv && o.NvlsChunkSize > 0 {
-			l.NVLSChunkSize = o.NvlsChunkSize
-		}
-		if p.NVLSTreeMaxChunkSizeEnv && o.NvlsTreeMaxChunkSize > 0 {
-			l.NVLSTreeMaxChunkSize = o.NvlsTreeMaxChunkSize
-		}
+	cc := c.Model.ChunkComm()
+	l.BuffSize, l.NVLSBw = cc.BuffSize, cc.NVLSBw
+	if c.NVLSSupport {
+		l.NVLSChunkSize = cmp.Or(cc.NVLSChunkSize, l.NVLSChunkSize)
+		l.NVLSTreeMaxChunkSize = cc.NVLSTreeMaxChunkSize
 	}
-	// the buffers (computeBuffSizes) and the p2p path as NCCL's send/recv
-	// planner reads them: spec owns both
-	l.BuffSize = c.BuffSizes()
+	// the p2p path as NCCL's send/recv planner reads it: spec owns it
 	pc, err := c.P2PComm()
 	if err != nil {
 		return nil, err

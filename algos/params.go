@@ -3,23 +3,14 @@ package algos
 import (
 	"fmt"
 
-	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/gatesim/gatesim/spec/tuning"
 )
 
-// NCCL_STEPS, the depth of every connection FIFO, in all modelled releases.
-// Ref: v2.28.9-1 src/include/device.h NCCL_STEPS.
-const ncclSteps = nccl.Steps
-
-// LL128 line geometry: a 128-byte line is 16 eight-byte words of which 15
-// carry data and one carries the flag. Ref: v2.28.9-1 src/include/device.h
-// NCCL_LL128_LINEELEMS, NCCL_LL128_DATAELEMS.
-const (
-	ll128LineElems = 16
-	ll128DataElems = 15
-)
+// ncclSteps is NCCL_STEPS, spec/tuning's (the owner of calcCollChunking's
+// geometry).
+const ncclSteps = tuning.NSteps
 
 // Params are the constants of one NCCL release that shape a schedule: FIFO
 // geometry, protocol grains, the channel partition of
@@ -51,19 +42,10 @@ type Params struct {
 	Sched *tuning.Consts
 	// NVLSChunkSize is NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc).
 	NVLSChunkSize int
-	// NVLSNetChunkCap: NVLS across nodes whose NVLS AllReduce bandwidth is
-	// below 150 GB/s moves 32 KiB chunks (Consts.NVLSNetChunkCap).
-	NVLSNetChunkCap bool
-	// NVLSTreeChunkFromStep: NVLSTree's chunk starts from the Simple step
-	// size, not from NVLSChunkSize (Consts.NVLSTreeChunkFromStep).
-	NVLSTreeChunkFromStep bool
-	// NVLSTreeChunkCap4Nodes: NVLSTree's chunk is at most 64 KiB from 4
-	// nodes on (Consts.NVLSTreeChunkCap4Nodes).
-	NVLSTreeChunkCap4Nodes bool
-	// NVLSChunkSizeEnv and NVLSTreeMaxChunkSizeEnv: the release reads
-	// NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE
-	// (Consts.NVLSChunkSizeEnv, Consts.NVLSTreeMaxChunkSizeEnv).
-	NVLSChunkSizeEnv, NVLSTreeMaxChunkSizeEnv bool
+	// ChunkRules are calcCollChunking's switches of the release
+	// (spec.Consts.ChunkRules: the NVLS caps, NVLSTree's start, 2.18/2.19's
+	// Tree/Simple depth halving).
+	ChunkRules tuning.ChunkRules
 	// HasPAT: the PAT algorithm exists (Consts.HasPAT, 2.23.4 and later).
 	HasPAT bool
 	// FP8: ncclFloat8e4m3 and ncclFloat8e5m2 exist (Consts.HasFP8, 2.24
@@ -115,29 +97,24 @@ func buildReleaseParams() []Params {
 func paramsOf(rs *spec.Ruleset) Params {
 	k, tu := rs.Consts, rs.Tuning
 	return Params{
-		Release:         rs.Version,
-		NSteps:          ncclSteps,
-		DefaultBuffSize: nccl.DefaultBuffSize(),
-		GrainSize:       [spec.NumProtos]int{16, 32 * 8 / ll128LineElems * ll128DataElems * 8, 512},
-		MaxChannels:     k.MaxChannels,
-		// Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
-		RingChunkSteps:          [spec.NumFuncs]int{1, 1, ncclSteps / 2, ncclSteps / 2, ncclSteps / 2},
-		RingSliceSteps:          [spec.NumFuncs]int{1, 1, ncclSteps / 4, ncclSteps / 4, ncclSteps / 4},
-		Sched:                   tu,
-		NVLSChunkSize:           topo.NvlsChunkSizeDefault,
-		HasPAT:                  k.HasPAT,
-		FP8:                     k.HasFP8,
-		NVLSNetGatherScatter:    !tu.PruneNVLSMultiNodeAGRS,
-		NVLSNetMinChannels:      tu.NVLSMultiNodeMinChannels,
-		NVLSLastChunkAlign:      k.NVLSLastChunkAlign,
-		P2P:                     k.P2PRules(),
-		P2PBatchEpoch:           k.P2PBatchEpoch,
-		SimpleBuffSizeARM:       k.SimpleBuffSizeARM,
-		NVLSNetChunkCap:         k.NVLSNetChunkCap,
-		NVLSTreeChunkFromStep:   k.NVLSTreeChunkFromStep,
-		NVLSTreeChunkCap4Nodes:  k.NVLSTreeChunkCap4Nodes,
-		NVLSChunkSizeEnv:        k.NVLSChunkSizeEnv,
-		NVLSTreeMaxChunkSizeEnv: k.NVLSTreeMaxChunkSizeEnv,
+		Release:              rs.Version,
+		NSteps:               ncclSteps,
+		DefaultBuffSize:      tuning.DefaultBuffSize,
+		GrainSize:            tuning.GrainSize,
+		MaxChannels:          k.MaxChannels,
+		RingChunkSteps:       tuning.RingChunkSteps,
+		RingSliceSteps:       tuning.RingSliceSteps,
+		Sched:                tu,
+		NVLSChunkSize:        topo.NvlsChunkSizeDefault,
+		HasPAT:               k.HasPAT,
+		FP8:                  k.HasFP8,
+		NVLSNetGatherScatter: !tu.PruneNVLSMultiNodeAGRS,
+		NVLSNetMinChannels:   tu.NVLSMultiNodeMinChannels,
+		NVLSLastChunkAlign:   k.NVLSLastChunkAlign,
+		P2P:                  k.P2PRules(),
+		P2PBatchEpoch:        k.P2PBatchEpoch,
+		SimpleBuffSizeARM:    k.SimpleBuffSizeARM,
+		ChunkRules:           k.ChunkRules(),
 	}
 }
 
@@ -169,23 +146,11 @@ func releaseTopo(v spec.Version) (topo.Params, error) {
 	return spec.TopoParamsFor(r)
 }
 
-// ChunkBytes is the Ring/Simple chunk of a function, or the one-step chunk
-// of other algorithms and protocols, before calcCollChunking's
-// algorithm-specific shrinking: stepSize × chunkSteps, halved for LL (half
-// of every line is flags), 15/16 for LL128.
-// Ref: v2.28.9-1 src/enqueue.cc calcCollChunking.
+// chunkBase is calcCollChunking's start (tuning.ChunkComm.ChunkGeometry
+// on the layout's buffers): the chunk before the algorithm's shrinking and
+// the chunk and slice steps.
 func (p Params) chunkBase(f spec.Func, a spec.Algo, proto spec.Proto, buff [spec.NumProtos]int) (chunk, chunkSteps, sliceSteps int) {
-	stepSize := buff[proto] / p.NSteps
-	chunkSteps, sliceSteps = 1, 1
-	if proto == spec.Simple && a == spec.Ring && f >= 0 && int(f) < spec.NumFuncs {
-		chunkSteps, sliceSteps = p.RingChunkSteps[f], p.RingSliceSteps[f]
-	}
-	chunk = stepSize * chunkSteps
-	switch proto {
-	case spec.LL:
-		chunk /= 2
-	case spec.LL128:
-		chunk = chunk / ll128LineElems * ll128DataElems
-	}
+	cc := tuning.ChunkComm{BuffSize: buff}
+	_, chunkSteps, sliceSteps, chunk = cc.ChunkGeometry(f, a, proto)
 	return chunk, chunkSteps, sliceSteps
 }

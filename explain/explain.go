@@ -107,6 +107,15 @@ func WriteSummary(w io.Writer, s spec.Summary, width int) {
 	if d.Undecided != "" {
 		lines = append(lines, "  needs the tuning model: "+d.Undecided)
 	}
+	if d.Chunk.Set() {
+		// on the decision's line: the summary stays within its line budget
+		c := d.Chunk
+		if c.Mid == 0 && c.Hi == 0 || c.Mid == c.Lo && c.Hi == c.Lo {
+			lines[0] += fmt.Sprintf("; chunk %d B [G-SEL-CHUNK-1]", c.Lo)
+		} else {
+			lines[0] += fmt.Sprintf("; chunk lo/mid/hi %d/%d/%d B [G-SEL-CHUNK-1]", c.Lo, c.Mid, c.Hi)
+		}
+	}
 	if s.Network != "" {
 		lines = append(lines, fmt.Sprintf("  network: %s; within a node: %s", s.Network, d.Transport))
 	}

@@ -143,3 +143,42 @@ func TestSummaryNamesPlugins(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryChunk: the summary names calcCollChunking's chunk
+// (G-SEL-CHUNK-1): a Ring/Simple AllReduce moves stepSize × 4 = 2 MiB
+// chunks on every channel, an NCCL_BUFFSIZE of 1 MiB a quarter of that; a
+// discarded operation has none.
+func TestSummaryChunk(t *testing.T) {
+	for _, tc := range []struct {
+		env   []string
+		bytes int64
+		want  string
+	}{
+		{[]string{"NCCL_ALGO=Ring", "NCCL_PROTO=Simple"}, 1 << 30, "; chunk 2097152 B [G-SEL-CHUNK-1]"},
+		{[]string{"NCCL_ALGO=Ring", "NCCL_PROTO=Simple", "NCCL_BUFFSIZE=1048576"}, 1 << 30, "; chunk 524288 B [G-SEL-CHUNK-1]"},
+		{nil, 0, ""},
+	} {
+		sys, err := spec.Preset("dgx-h100", spec.PresetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := spec.ParseAssignments(tc.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op, err := spec.OpFromBytes(spec.AllReduce, tc.bytes, spec.Float32, spec.Sum, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := One(spec.V2_28_9, sys, env, op, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		WriteSummary(&buf, spec.Summarize(w.Decision, w.Trace, env), 200)
+		got := buf.String()
+		if tc.want == "" && strings.Contains(got, "G-SEL-CHUNK-1") || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%v %d: want %q in\n%s", tc.env, tc.bytes, tc.want, got)
+		}
+	}
+}

@@ -150,6 +150,9 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 		b = append(b, `,"time_us":`...)
 		b = appendFloat(b, *o.TimeUs)
 	}
+	if o.Chunk != (ChunkAnswer{}) {
+		b = appendChunk(b, &o.Chunk)
+	}
 	if o.Kernel != "" {
 		b = append(b, `,"kernel":`...)
 		b = appendString(b, o.Kernel)
@@ -182,6 +185,29 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 	if o.DecidedBy != "" {
 		b = append(b, `,"decided_by":`...)
 		b = appendString(b, o.DecidedBy)
+	}
+	return append(b, '}')
+}
+
+func appendChunk(b []byte, c *ChunkAnswer) []byte {
+	b = append(b, `,"chunk":{"lo":`...)
+	b = strconv.AppendInt(b, c.Lo, 10)
+	if c.Mid != 0 {
+		b = append(b, `,"mid":`...)
+		b = strconv.AppendInt(b, c.Mid, 10)
+	}
+	if c.Hi != 0 {
+		b = append(b, `,"hi":`...)
+		b = strconv.AppendInt(b, c.Hi, 10)
+	}
+	b = append(b, `,"step_bytes":`...)
+	b = strconv.AppendInt(b, int64(c.StepBytes), 10)
+	b = append(b, `,"chunk_steps":`...)
+	b = strconv.AppendInt(b, int64(c.ChunkSteps), 10)
+	b = append(b, `,"slice_steps":`...)
+	b = strconv.AppendInt(b, int64(c.SliceSteps), 10)
+	if c.Tuner {
+		b = append(b, `,"tuner":true`...)
 	}
 	return append(b, '}')
 }

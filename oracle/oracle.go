@@ -112,6 +112,9 @@ type OpAnswer struct {
 	ChannelHi *int         `json:"channel_hi,omitempty"`
 	NThreads  *int         `json:"nthreads,omitempty"`
 	TimeUs    *float64     `json:"time_us,omitempty"`
+	// Chunk is calcCollChunking's chunk of the operation's channels
+	// (G-SEL-CHUNK-1); absent where no cost-table collective runs.
+	Chunk ChunkAnswer `json:"chunk,omitzero"`
 	// Kernel names the path outside the cost table that runs the
 	// operation: the symmetric kernel NCCL picked on window buffers
 	// ("AllGather_ST"; nchannels are its blocks) or "copy-engine" (a CE
@@ -149,6 +152,24 @@ type P2PTaskAnswer struct {
 	NChannels int    `json:"nchannels"`
 	Channels  []int  `json:"channels"`
 	Plan      int    `json:"plan"`
+}
+
+// ChunkAnswer is the chunk in bytes of the task's first channel (lo), of
+// each channel between (mid, absent without one) and of its last (hi,
+// absent on one channel); a CollNet task, and NVLS across nodes, has one
+// chunk (lo) for all its channels. step_bytes is the protocol's FIFO step
+// (buffer / NCCL_STEPS); chunk_steps and slice_steps the steps per chunk
+// and per slice (Ring/Simple: the function's, otherwise 1); tuner: a
+// declarative v6 tuner rule's chunk_size set the chunk (a loaded plugin's
+// getChunkSize is not asked for the answer).
+type ChunkAnswer struct {
+	Lo         int64 `json:"lo"`
+	Mid        int64 `json:"mid,omitempty"`
+	Hi         int64 `json:"hi,omitempty"`
+	StepBytes  int   `json:"step_bytes"`
+	ChunkSteps int   `json:"chunk_steps"`
+	SliceSteps int   `json:"slice_steps"`
+	Tuner      bool  `json:"tuner,omitempty"`
 }
 
 // Answer is one line of output.
@@ -831,6 +852,9 @@ func opAnswer(d *spec.Decision) OpAnswer {
 		// NCCL's float32 arithmetic: keep the digits that mean something
 		nc, lo, hi, nt, t := d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, jsonout.Round(d.TimeUs)
 		a.NChannels, a.ChannelLo, a.ChannelHi, a.NThreads, a.TimeUs = &nc, &lo, &hi, &nt, &t
+	}
+	if c := d.Chunk; c.Set() {
+		a.Chunk = ChunkAnswer{Lo: c.Lo, Mid: c.Mid, Hi: c.Hi, StepBytes: c.StepSize, ChunkSteps: c.ChunkSteps, SliceSteps: c.SliceSteps, Tuner: c.Tuned}
 	}
 	return a
 }

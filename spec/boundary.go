@@ -117,6 +117,7 @@ var valueReaders = map[string][]RuleID{
 	"NVLSTreeChunkCap4Nodes":  {},
 	"NVLSChunkSizeEnv":        {},
 	"NVLSTreeMaxChunkSizeEnv": {},
+	"TreeSimpleChunkByDepth":  {},
 	// read by diagnose only
 	"GDRPeermem": {},
 }

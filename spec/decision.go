@@ -100,6 +100,11 @@ type Decision struct {
 	// planned alone, or on CollNet, whose channels all walk the buffer.
 	// The schedule builders read it; ChannelLo..ChannelHi print it.
 	Part *tuning.CBDPart `json:"-"`
+	// Chunk is calcCollChunking's chunk of each channel part
+	// (G-SEL-CHUNK-1), with a declarative v6 tuner's getChunkSize; zero
+	// where no cost-table collective runs. It is not part of the JSON
+	// decision: explain prints it, the oracle answers it per operation.
+	Chunk tuning.OpChunk `json:"-"`
 
 	// Evidence is shared by the decisions of one communicator that
 	// raised the same levels: read only.

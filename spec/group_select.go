@@ -245,6 +245,10 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		} else {
 			d.ChannelLo, d.ChannelHi = ch.ChannelLo, ch.ChannelHi
 		}
+		d.Chunk = tuning.OpChunk{}
+		if d.OK() && d.Algo == ch.Algo && d.Proto == ch.Proto {
+			d.Chunk, _ = c.Model.OpChunk(ch)
+		}
 		if ctaPol {
 			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Pass,
 				Why: fmt.Sprintf("CTA policy EFFICIENCY with registered buffers: NVLS/Simple on the %d channels its registered NVLS resources need", ch.NChannels), Facts: c.ctaPolicy})

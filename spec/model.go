@@ -928,6 +928,7 @@ func (r *initRun) tuningInput() tuning.Input {
 	if c.Tuner != nil {
 		in.TunerConstants = c.Tuner.Constants
 	}
+	in.Chunk = r.chunkComm()
 	cpu := c.System.Nodes[0].CPU
 	in.CPUArch, in.CPUVendor = tuning.CPUOf(cpu.Arch, cpu.Vendor)
 	if ch := r.nodes[0].chosen; ch != nil && ch.external != nil && ch.external.Net != nil {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/nccl"
-	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/gatesim/gatesim/spec/tuning"
 )
 
@@ -29,22 +28,8 @@ func (k *Consts) P2PRules() tuning.P2PRules {
 	}
 }
 
-// BuffSizes is comm->buffSizes of LL, LL128 and Simple: NCCL_LL_BUFFSIZE,
-// NCCL_LL128_BUFFSIZE and NCCL_BUFFSIZE when positive, else the defaults
-// (the Simple one of ARM CPUs where the release has it).
-// Ref: v2.22.3-1 src/init.cc computeBuffSizes
-func (c *Comm) BuffSizes() [NumProtos]int {
-	b := nccl.DefaultBuffSize()
-	if arm := c.rs.Consts.SimpleBuffSizeARM; arm > 0 && c.Topo != nil && c.Topo.CPUArch == topo.ArchARM {
-		b[Simple] = arm
-	}
-	for p, name := range [NumProtos]string{"NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE", "NCCL_BUFFSIZE"} {
-		if v, set, _ := intParam(c.Env, name, -2); set && v > 0 && v <= 1<<40 {
-			b[p] = int(v)
-		}
-	}
-	return b
-}
+// BuffSizes is comm->buffSizes of LL, LL128 and Simple (buffSizes).
+func (c *Comm) BuffSizes() [NumProtos]int { return buffSizes(&c.rs.Consts, c.Topo, c.Env) }
 
 // P2PComm is what NCCL's send/recv planner reads of the communicator: its
 // shape, p2pnChannels and p2pnChannelsPerPeer, comm->p2pChunkSize
@@ -72,7 +57,7 @@ func (c *Comm) P2PComm() (tuning.P2PComm, error) {
 		NChannels: r.P2PNChannels, NChannelsPerPeer: r.P2PNChannelsPerPeer,
 		GroupSize:  nccl.MaxDevWorkP2PPerBatch,
 		ChunkSize:  tuning.P2PChunkSizeDefault(r.NNodes, r.AllNVLink, buff[Simple]),
-		LLStepSize: buff[LL] / nccl.Steps, LLThreshold: 16384,
+		LLStepSize: buff[LL] / tuning.NSteps, LLThreshold: 16384,
 	}
 	chunkVar := "NCCL_P2P_PCI_CHUNKSIZE"
 	switch {
@@ -86,7 +71,7 @@ func (c *Comm) P2PComm() (tuning.P2PComm, error) {
 		return int(min(max(v, -1), 1<<40)), set
 	}
 	if v, set := param(chunkVar); set && v > 0 {
-		p.ChunkSize = min(v, buff[Simple]/nccl.Steps)
+		p.ChunkSize = min(v, buff[Simple]/tuning.NSteps)
 	}
 	if v, set := param("NCCL_P2P_LL_THRESHOLD"); set && v >= 0 {
 		p.LLThreshold = v

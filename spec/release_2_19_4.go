@@ -92,6 +92,8 @@ func consts2_19_4(rs *Ruleset) {
 	rs.SetConst("P2PMinPartHalfStepNet", false, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 	// NCCL_NVLSTREE_MAX_CHUNKSIZE arrives in 2.20.3: computeColl's cap is fixed
 	rs.SetConst("NVLSTreeMaxChunkSizeEnv", false, ref2194("src/enqueue.cc", "computeColl"))
+	// computeCollChunkInfo (2.20.3) drops the Tree/Simple depth halving
+	rs.SetConst("TreeSimpleChunkByDepth", true, ref2194("src/enqueue.cc", "computeColl"))
 }
 
 func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {

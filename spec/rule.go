@@ -247,6 +247,11 @@ type Consts struct {
 	// computeCollChunkInfo, later calcCollChunking; ncclNvlsTuning from
 	// 2.30.3).
 	NVLSTreeMaxChunkSizeEnv bool
+	// TreeSimpleChunkByDepth: a Tree/Simple AllReduce halves its chunk
+	// while the bytes per channel and chunk fall below 8, 4 and 1 times
+	// the tree depth (2.18.1–2.19.4, src/enqueue.cc computeColl; gone with
+	// computeCollChunkInfo in 2.20.3).
+	TreeSimpleChunkByDepth bool
 
 	// P2PDirectCuMem: two ranks of one process connect P2P by direct
 	// pointer with NCCL's cuMem on too (2.19.3+, src/transport/p2p.cc

@@ -792,7 +792,7 @@ func tunerCall(ref Ref) *Rule {
 			bytes := o.tuneBytes()
 			for _, tr := range t.Rules {
 				fn, _ := ParseFunc(tr.Func)
-				if fn != o.op.Func || bytes < tr.MinBytes || (tr.MaxBytes > 0 && bytes > tr.MaxBytes) {
+				if tr.ChunkSize > 0 || fn != o.op.Func || bytes < tr.MinBytes || (tr.MaxBytes > 0 && bytes > tr.MaxBytes) {
 					continue
 				}
 				a, _ := ParseAlgo(tr.Algo)
@@ -1011,6 +1011,7 @@ func (o *opRun) fillFromModel(ap AlgoProto) {
 	d.NChannels, d.NThreads = ch.NChannels, ch.NThreads
 	d.ChannelLo, d.ChannelHi = ch.ChannelLo, ch.ChannelHi
 	d.TimeUs = float64(ch.TimeUs)
+	d.Chunk, _ = o.comm.Model.OpChunk(ch) // a tuner rule's chunk is at least its grain (validate): no error
 }
 
 // winWhy says why a cell won: its time and the runner-up's, the first

@@ -544,8 +544,13 @@ func (s *System) Validate() error {
 					if _, err := ParseAlgo(r.Algo); err != nil {
 						return fmt.Errorf("%s: lib %s: tuner rule %d: %v", where, l.Path, k, err)
 					}
-					if _, err := ParseProto(r.Proto); err != nil {
+					p, err := ParseProto(r.Proto)
+					if err != nil {
 						return fmt.Errorf("%s: lib %s: tuner rule %d: %v", where, l.Path, k, err)
+					}
+					if g := int64(tuning.GrainSize[p]); r.ChunkSize != 0 && (r.ChunkSize < g || r.ChunkSize > tuning.MaxTunerChunkSize) {
+						// below the grain NCCL aligns the chunk to 0 and divides by it
+						return fmt.Errorf("%s: lib %s: tuner rule %d: chunk_size %d: expected 0 (the rule sets the cost table) or %d-%d bytes (the %s grain up)", where, l.Path, k, r.ChunkSize, g, tuning.MaxTunerChunkSize, p)
 					}
 				}
 			}

@@ -115,6 +115,11 @@ func tuningScenarioOutput(t *testing.T, in Input, tu *Consts) string {
 				continue
 			}
 			fmt.Fprintf(&b, "%-13s %10d  %s/%s nc %d nt %d time %.3f  %s", f, sz, c.Algo, c.Proto, c.NChannels, c.NThreads, c.TimeUs, c.Line)
+			if ck, err := m.OpChunk(&c); err != nil {
+				fmt.Fprintf(&b, " chunk error: %v", err)
+			} else if ck.Set() {
+				fmt.Fprintf(&b, " chunk %d/%d/%d", ck.Lo, ck.Mid, ck.Hi)
+			}
 			if c.Err != nil {
 				fmt.Fprintf(&b, "WARN %s -> %s", c.Warn, c.Err.Result)
 			}

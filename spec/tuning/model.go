@@ -159,6 +159,10 @@ type Input struct {
 	CollNetDirectHeads int `json:"collNetDirectHeads,omitempty"`
 	// Tuner is the tuner plugin's per-operation behaviour, nil without one.
 	Tuner *TunerBehaviour `json:"tuner,omitempty"`
+	// Chunk is what calcCollChunking reads of the communicator beyond the
+	// fields above (buffers, NVLS chunk and cap, CollNetDirect depth, the
+	// release's chunk switches); zero: NCCL's defaults (Model.ChunkComm).
+	Chunk ChunkComm `json:"chunk,omitzero"`
 	// Rank is the modelled rank; only rank 0 prints the table and per-op lines.
 	Rank int `json:"rank"`
 	// DirectP2P is comm->isAllDirectP2p with the node's ring and tree

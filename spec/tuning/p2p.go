@@ -105,7 +105,7 @@ func P2PChunkSizeDefault(nNodes int, allNVLink bool, simpleBuff int) int {
 	if nNodes == 1 && allNVLink {
 		c = 1 << 19
 	}
-	return min(c, simpleBuff/nccl.Steps)
+	return min(c, simpleBuff/NSteps)
 }
 
 // NRanks is NNodes × LocalRanks.

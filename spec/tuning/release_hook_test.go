@@ -14,3 +14,7 @@ var (
 	// changes of its own delta, as its changelog records them.
 	LoadRelease func(v nccl.Version) (*Consts, []Change, error)
 )
+
+// ReleaseChunkRules is spec.Load(v).Consts.ChunkRules(): calcCollChunking's
+// switches of the release, which spec's constants hold.
+var ReleaseChunkRules func(v nccl.Version) (ChunkRules, error)

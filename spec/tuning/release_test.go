@@ -25,4 +25,11 @@ func init() {
 		}
 		return rs.Tuning, changes, nil
 	}
+	tuning.ReleaseChunkRules = func(v nccl.Version) (tuning.ChunkRules, error) {
+		rs, err := spec.Load(v)
+		if err != nil {
+			return tuning.ChunkRules{}, err
+		}
+		return rs.Consts.ChunkRules(), nil
+	}
 }

@@ -446,7 +446,7 @@ func (m *Model) applyTuner(f nccl.Func, nBytes int64, g *tuningAgg) {
 	}
 	for _, r := range tb.Rules {
 		rf, err := nccl.ParseFunc(r.Func)
-		if err != nil || rf != f {
+		if err != nil || rf != f || r.ChunkSize > 0 { // a chunk rule answers getChunkSize only
 			continue
 		}
 		if nBytes < r.MinBytes || (r.MaxBytes != 0 && nBytes > r.MaxBytes) {

@@ -28,7 +28,11 @@ type TunerBehaviour struct {
 
 // TunerRule sets one cost-table cell for operations of a function within a
 // size range, as the example tuner of NCCL's plugins/tuner does: cost 0.0
-// prefers the cell, -1 (IGNORE) forbids it.
+// prefers the cell, -1 (IGNORE) forbids it. ChunkSize (v6, 2.30.3+) is
+// the rule's getChunkSize answer for calcCollChunking calls of the same
+// function, algorithm and protocol whose bytes are in the range (each
+// channel part is one call, on its own bytes); such a rule answers
+// getChunkSize only and leaves the cost table (getCollInfo) alone.
 type TunerRule struct {
 	Func      string  `json:"func"`
 	MinBytes  int64   `json:"min_bytes"`
@@ -37,6 +41,51 @@ type TunerRule struct {
 	Proto     string  `json:"proto"`
 	Cost      float64 `json:"cost"`
 	NChannels int     `json:"nchannels,omitempty"`
+	ChunkSize int64   `json:"chunk_size,omitempty"`
+}
+
+// MaxTunerChunkSize bounds a rule's chunk_size: NCCL keeps the answer in
+// a size_t and clamps it to the protocol's step-sized chunk, an int.
+const MaxTunerChunkSize = 1<<31 - 1
+
+// HasChunkRules reports whether a rule answers getChunkSize (the tuner is
+// a v6 one with the callback; nil: no tuner).
+func (b *TunerBehaviour) HasChunkRules() bool {
+	if b == nil {
+		return false
+	}
+	for _, r := range b.Rules {
+		if r.ChunkSize > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ChunkSize is the declarative tuner's getChunkSize: the first rule with a
+// chunk size whose function, algorithm, protocol and byte range match the
+// call sets the chunk; otherwise NCCL's stays. NCCL then clamps the
+// answer to the buffer's chunk and aligns it to the protocol's grain.
+//
+// Ref: v2.30.3-1 src/include/plugin/tuner/tuner_v6.h getChunkSize;
+// src/enqueue.cc calcCollChunking (G-TUNER-CHUNK-1; v2.30.7-1 likewise)
+func (b *TunerBehaviour) ChunkSize(c ChunkCall) (uint64, error) {
+	for _, r := range b.Rules {
+		if r.ChunkSize <= 0 || c.NBytes < r.MinBytes || (r.MaxBytes != 0 && c.NBytes > r.MaxBytes) {
+			continue
+		}
+		f, err := nccl.ParseFunc(r.Func)
+		if err != nil || f != c.Func {
+			continue
+		}
+		a, err1 := nccl.ParseAlgo(r.Algo)
+		p, err2 := nccl.ParseProto(r.Proto)
+		if err1 != nil || err2 != nil || a != c.Algo || p != c.Proto {
+			continue
+		}
+		return uint64(r.ChunkSize), nil
+	}
+	return uint64(max(0, c.Chunk)), nil
 }
 
 // TunerEdit is what the model takes of a loaded tuner's answer for one
