@@ -43,5 +43,6 @@ func tuningApply2_29_7(t *Tuning) ([]TuningChange, error) {
 	// header maxDynamicSmem: 55 symmetric tasks per bin
 	tuningSet(d, &t.SymArgsBytes, 288, symKernelsH, "struct ncclSymkDevWorkArgs")
 	tuningSet(d, &t.SymLLLegacy, false, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	tuningSet(d, &t.SymMultimemRanks, 2, "src/sym_kernels.cc", "ncclSymkInitOnce")
 	return d.changes, tuningJoinErrs(d.errs)
 }
