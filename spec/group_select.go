@@ -342,6 +342,21 @@ func (c *Comm) SymmetricOutsideWindows() bool {
 	return in.SymForced() || (in.SymNoWinEnable != nil && *in.SymNoWinEnable != 0)
 }
 
+// IssuedAlone says Select alone decides op issued as is on this
+// communicator: is.Alone, unless op is a collective a symmetric kernel
+// may run on buffers outside windows (SymmetricOutsideWindows), whose
+// decision is its group's plan (SelectIssue).
+func (c *Comm) IssuedAlone(op Op, is Issue) bool {
+	if !is.Alone() {
+		return false
+	}
+	switch op.Func {
+	case AllReduce, AllGather, ReduceScatter:
+		return !c.SymmetricOutsideWindows()
+	}
+	return true
+}
+
 // sideVerdictOrAdd is sideVerdict for a trace that may lack the verdict:
 // an AllToAll's (Select plans it on the p2p path without the per-operation
 // gates) gets G-SEL-SIDE-1 appended when the copy engines take it.
