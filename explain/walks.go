@@ -16,7 +16,7 @@ func Walks(vs []spec.Version, sys *spec.System, env spec.Env, op spec.Op, lib *t
 		if err != nil {
 			return nil, err
 		}
-		if !issue.Alone() {
+		if !e.Comm().IssuedAlone(op, issue) {
 			g, err := e.Comm().SelectIssue(op, issue)
 			if err != nil {
 				return nil, err

@@ -161,7 +161,7 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 		}
 		dec, sel, err := comm.Select(op)
 		tr := sel.Trace()
-		if !is.Alone() && err == nil {
+		if !comm.IssuedAlone(op, is) && err == nil {
 			var g *spec.GroupDecision
 			if g, err = comm.SelectIssue(op, is); err == nil {
 				dec, tr = g.Ops[0], g.Traces[0]

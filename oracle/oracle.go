@@ -628,7 +628,7 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 		}
 		return refuse(req.ID, field, err), nil, nil, false
 	}
-	if !plain {
+	if !plain || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
 		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil, key != ""
 	}
 	d, trace, err := ce.comm.SelectOp(gops[0].Op, o.Trace)

@@ -319,3 +319,37 @@ func TestOracleProcs(t *testing.T) {
 		t.Errorf("bad procs: answer %v", m)
 	}
 }
+
+// TestOracleSymmetricKernels: the per-operation answer names the symmetric
+// kernel of each new choice. A plain request (one op, user buffers) under
+// NCCL_SYM_NOWIN_ENABLE=1 is planned as its group from 2.29.2 and takes
+// the LL kernel where the cost table alone picks LL; 2.28.9 answers with
+// the cost table. A window AllReduce on 8 × B200 under
+// NCCL_SYM_TMA_ENABLE=1 takes the TMA kernel from 2.30.3.
+func TestOracleSymmetricKernels(t *testing.T) {
+	o := New(nil)
+	o.Trace = false
+	for _, c := range []struct {
+		req, kernel string
+	}{
+		{`{"nccl":"2.29.2","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0","NCCL_SYM_NOWIN_ENABLE":"1"},"op":{"coll":"allreduce","bytes":"4KiB"}}`, "AllReduce_AGxLL_R"},
+		{`{"nccl":"2.30.7","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0","NCCL_SYM_NOWIN_ENABLE":"1"},"op":{"coll":"allreduce","bytes":"4KiB"}}`, "AllReduce_AGxLL_R"},
+		{`{"nccl":"2.28.9","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0","NCCL_SYM_NOWIN_ENABLE":"1"},"op":{"coll":"allreduce","bytes":"4KiB"}}`, ""},
+		{`{"nccl":"2.30.7","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0","NCCL_SYM_KERNEL":"AllReduce_AGxLL_R"},"op":{"coll":"allreduce","bytes":"16MiB"}}`, "AllReduce_AGxLL_R"},
+		{`{"nccl":"2.30.7","system":"dgx-b200","env":{"NCCL_NVLS_ENABLE":"0","NCCL_SYM_TMA_ENABLE":"1"},"op":{"coll":"allreduce","bytes":"64MiB","buffers":"window"}}`, "AllReduce_RSxTmaLD_AGxTmaST"},
+		{`{"nccl":"2.29.7","system":"dgx-b200","env":{"NCCL_NVLS_ENABLE":"0","NCCL_SYM_TMA_ENABLE":"1"},"op":{"coll":"allreduce","bytes":"64MiB","buffers":"window"}}`, "AllReduce_RSxLD_AGxST"},
+	} {
+		m := decode(t, o.HandleLine([]byte(c.req)))
+		ops, ok := m["ops"].([]any)
+		if m["status"] != "ok" || !ok || len(ops) != 1 {
+			t.Fatalf("%s: answer %v", c.req, m)
+		}
+		e := ops[0].(map[string]any)
+		if k, _ := e["kernel"].(string); k != c.kernel {
+			t.Errorf("%s: kernel %q, want %q", c.req, k, c.kernel)
+		}
+		if c.kernel == "" && e["algo"] == nil {
+			t.Errorf("%s: no algorithm: want the cost table's", c.req)
+		}
+	}
+}

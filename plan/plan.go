@@ -123,7 +123,7 @@ func (c *Comm) Decide(op spec.Op) (*spec.Decision, spec.SelectTrace, error) {
 // (Decide), or planned with its group, whose first operation it returns
 // with the group's plan.
 func (c *Comm) DecideIssued(op spec.Op) (*spec.Decision, *spec.GroupDecision, error) {
-	if c.Issue.Alone() {
+	if c.Comm.IssuedAlone(op, c.Issue) {
 		d, _, err := c.Decide(op)
 		return d, nil, err
 	}

@@ -207,11 +207,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 				d.Kernel = ch.Kernel
 				d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, float64(ch.TimeUs)
 				d.CTABytes, d.SymChannels = ch.CTABytes, ch.SymChannels
-				why = fmt.Sprintf("window buffers: symmetric kernel %s on %d blocks of %d threads, channels %d..%d, at most %d bytes per block; plan %d of %d tasks in %d bytes of kernel arguments (est. %.1f µs)",
-					ch.Kernel, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.CTABytes, ch.Plan, ch.Works, ch.ArgsBytes, ch.TimeUs)
+				why = fmt.Sprintf("%s: symmetric kernel %s on %d blocks of %d threads, channels %d..%d, at most %d bytes per block; plan %d of %d tasks in %d bytes of kernel arguments (est. %.1f µs)",
+					symBuffers(all[i].Buffers), ch.Kernel, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.CTABytes, ch.Plan, ch.Works, ch.ArgsBytes, ch.TimeUs)
 			}
 			if ch.Err != nil {
-				d.Err, d.Kernel, why = ch.Err, "", "window buffers: "+ch.Err.Message
+				d.Err, d.Kernel, why = ch.Err, "", symBuffers(all[i].Buffers)+": "+ch.Err.Message
 			}
 			if ch.Kernel != "" || ch.Err != nil {
 				facts = nil
@@ -227,10 +227,10 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			out.Traces[i] = c.sideVerdictOrAdd(out.Traces[i], v)
 			continue
 		}
-		if all[i].Buffers == BuffersWindow {
+		if all[i].Buffers == BuffersWindow || ch.SymFallback != "" {
 			why := c.noSymmetricPath(len(all))
 			if ch.SymFallback != "" {
-				why = "window buffers: " + ch.SymFallback + ": NCCL falls back to the cost table"
+				why = symBuffers(all[i].Buffers) + ": " + ch.SymFallback + ": NCCL falls back to the cost table"
 			}
 			out.Traces[i] = sideVerdict(out.Traces[i], Verdict{Outcome: Fail, Why: why})
 		}
@@ -357,7 +357,50 @@ func (c *Comm) noSymmetricPath(n int) string {
 	case !t.SymGrouped && n > 1:
 		return fmt.Sprintf("window buffers in a group of %d operations: this release tries a symmetric kernel only for a group of exactly one collective and no p2p: the cost table decides", n)
 	}
-	return "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter, NCCL_SYM_KERNEL allowing): the cost table decides"
+	nvlink := ""
+	if t.SymAllNVLink {
+		nvlink = ", and every GPU pair of the node one NVLink hop"
+	}
+	return "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter, NCCL_SYM_KERNEL allowing" + nvlink + "): the cost table decides"
+}
+
+// symBuffers names an operation's buffers in a G-SEL-SIDE-1 verdict.
+func symBuffers(b Buffers) string {
+	if b == BuffersWindow {
+		return "window buffers"
+	}
+	return "buffers outside windows"
+}
+
+// SymmetricOutsideWindows says an operation on buffers outside symmetric
+// windows may still run a symmetric kernel on this communicator (2.29.2+:
+// NCCL_SYM_NOWIN_ENABLE=1 or a kernel forced by NCCL_SYM_KERNEL, with
+// symmetric support): its decision is its group's plan (SelectGroup), not
+// the lone cost table Select answers.
+func (c *Comm) SymmetricOutsideWindows() bool {
+	if c.Model == nil {
+		return false
+	}
+	t, in := c.Model.Tuning, &c.Model.In
+	if !t.SymNoWin || !t.Symmetric || !in.SymmetricSupport || in.CrossClique {
+		return false
+	}
+	return in.SymForced() || (in.SymNoWinEnable != nil && *in.SymNoWinEnable != 0)
+}
+
+// IssuedAlone says Select alone decides op issued as is on this
+// communicator: is.Alone, unless op is a collective a symmetric kernel
+// may run on buffers outside windows (SymmetricOutsideWindows), whose
+// decision is its group's plan (SelectIssue).
+func (c *Comm) IssuedAlone(op Op, is Issue) bool {
+	if !is.Alone() {
+		return false
+	}
+	switch op.Func {
+	case AllReduce, AllGather, ReduceScatter:
+		return !c.SymmetricOutsideWindows()
+	}
+	return true
 }
 
 // sideVerdictOrAdd is sideVerdict for a trace that may lack the verdict:

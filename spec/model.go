@@ -994,6 +994,7 @@ func (r *initRun) tuningInput() tuning.Input {
 		in.MinCTAs = in.MaxCTAs
 	}
 	in.SymKernel, in.SymCTAs = str("NCCL_SYM_KERNEL"), num("NCCL_SYM_CTAS")
+	in.SymNoWinEnable, in.SymTMAEnable = num("NCCL_SYM_NOWIN_ENABLE"), num("NCCL_SYM_TMA_ENABLE")
 	in.NVLSHeads = res.NvlsHeads
 	in.SymCEThreshold, in.AllGatherVEnable = num("NCCL_SYM_CE_THRESHOLD"), num("NCCL_ALLGATHERV_ENABLE")
 	in.AggChannelSize, in.WorkFifoDepth = num("NCCL_AGG_CHANNEL_SIZE"), num("NCCL_WORK_FIFO_DEPTH")

@@ -52,12 +52,18 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	}
 	tuningSet(d, &t.SymFallback, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymLLLegacy, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	tuningSet(d, &t.SymNoWin, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	tuningSet(d, &t.SymAllNVLink, true, "src/sym_kernels.cc", "ncclSymkAvailable")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
+// sideDoc29 is G-SEL-SIDE-1's text from 2.29.2; later releases append
+// what they add to the symmetric kernels.
+const sideDoc29 = `Copy-engine collectives when the CTA policy has the ZERO bit and ncclCeAvailable holds (implemented for the function, one node, symmetric support, the receive buffer in a symmetric window); otherwise an AllGather into a symmetric window of more than NCCL_SYM_CE_THRESHOLD (8 Mi) elements also goes to the copy engines on an sm100+ node whose GPUs are all NVLink peers. Then symmetric kernels: ncclSymkAvailable now also wants every GPU pair of the node one NVLink hop (isAllDirectNvlink), and every task it allows is listed whatever its buffers, binned by (function, reduction, type, registration); buffers outside symmetric windows leave only the LL kernels, and such a kernel stays when NCCL_SYM_KERNEL forced it, or under NCCL_SYM_NOWIN_ENABLE=1 (default 0) when the cost table alone would run the piece's first operation with LL, never when one thread drives several GPUs. A piece of a bin no kernel can run now goes back to the cost table instead of failing the group, and in 2.29.2 and 2.29.3 an LL kernel NCCL_SYM_KERNEL did not force is kept on windows only when the cost table alone would run the piece's first operation with LL. Broadcasts of one group from two roots or more (NCCL_ALLGATHERV_ENABLE, default 1) are queued per root and run as one AllGatherV (ncclScheduleBcastTasksToPlan) without the cost table; from one root they go back to the sorter. Other ordinary buffers go through the cost table.`
+
 var sideRule29 = &Rule{
 	ID: "G-SEL-SIDE-1", Layer: LayerSelect, Title: "paths that bypass the cost table",
-	Doc:   `Copy-engine collectives when the CTA policy has the ZERO bit and ncclCeAvailable holds (implemented for the function, one node, symmetric support, the receive buffer in a symmetric window); otherwise an AllGather into a symmetric window of more than NCCL_SYM_CE_THRESHOLD (8 Mi) elements also goes to the copy engines on an sm100+ node whose GPUs are all NVLink peers. Then symmetric kernels (buffers in symmetric windows with a kernel available); a piece of a bin no kernel can run now goes back to the cost table instead of failing the group, and in 2.29.2 and 2.29.3 an LL kernel NCCL_SYM_KERNEL did not force is kept only when the cost table alone would run the piece's first operation with LL. Broadcasts of one group from two roots or more (NCCL_ALLGATHERV_ENABLE, default 1) are queued per root and run as one AllGatherV (ncclScheduleBcastTasksToPlan) without the cost table; from one root they go back to the sorter. Other ordinary buffers always go through the cost table.`,
+	Doc:   sideDoc29,
 	Ref:   Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "taskAppend"},
 	Logs:  sideRule.Logs,
 	perOp: sideRule.perOp,

@@ -31,7 +31,11 @@ func consts2_29_7(rs *Ruleset) {
 func apply2_29_7(rs *Ruleset) {
 	rs.Replace(gin297, "the GIN plugin's own loader: NCCL_GIN_PLUGIN, libnccl-gin.so, then the net plugin's library (2.29.7)")
 	rs.Move("G-GIN-1", "G-NET-LIB-3", Ref{Tag: tag2297, File: "src/init.cc", Func: "commAlloc"}, "ncclGinInit runs after ncclNetInit")
+	rs.Replace(ruleAt(sideRule29, Ref{Tag: tag2297, File: "src/sym_kernels.cc", Func: "ncclSymkMask"}, sideDoc297), "the multimem symmetric kernels need more than 2 LSA ranks (2.29.7)")
 }
+
+// sideDoc297: the multimem kernels read symkState.hasLsaMultimem.
+const sideDoc297 = sideDoc29 + ` From 2.29.7 the multimem kernels (LLMC, STMC, LDMC) need NVLS support and an LSA team of more than 2 ranks (ncclSymkInitOnce's hasLsaMultimem).`
 
 func tuningApply2_29_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2297}
@@ -43,5 +47,6 @@ func tuningApply2_29_7(t *Tuning) ([]TuningChange, error) {
 	// header maxDynamicSmem: 55 symmetric tasks per bin
 	tuningSet(d, &t.SymArgsBytes, 288, symKernelsH, "struct ncclSymkDevWorkArgs")
 	tuningSet(d, &t.SymLLLegacy, false, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	tuningSet(d, &t.SymMultimemRanks, 2, "src/sym_kernels.cc", "ncclSymkInitOnce")
 	return d.changes, tuningJoinErrs(d.errs)
 }

@@ -38,6 +38,7 @@ var profiler30 = profilerPlugin(Ref{Tag: tag2303, File: "src/plugin/profiler.cc"
 func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2303}
 	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 80.0, tuningCC, "ncclTunerConstantsDefaults")
+	tuningSet(d, &t.SymTMA, true, "src/sym_kernels.cc", "ncclSymkMask")
 	tuningSet(d, &t.LL128Rule, TuningLL128C2CMixed, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.NoAlgo, TuningNoAlgoR30, enqueueCC, "topoGetAlgoInfo")
 	tuningSet(d, &t.TunerChunkSize, true, enqueueCC, "calcCollChunking")
@@ -67,6 +68,7 @@ func apply2_30_3(rs *Ruleset) {
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
 	rs.Replace(tunerABI30, "window v6-v2 (2.30.3)")
 	rs.Replace(profiler30, "a profiler whose init fails is unloaded (2.30.3)")
+	rs.Replace(ruleAt(sideRule29, ref("src/sym_kernels.cc", "ncclSymkMask"), sideDoc297+` From 2.30.3 the TMA kernels (AllReduce_RSxTmaLD_AGxTmaST, AllGather_TmaST, AllGather_TmaSTMC, ReduceScatter_TmaLD) are available on sm100+ under NCCL_SYM_TMA_ENABLE=1 (default 0); each shares the model of its store or load kernel and comes before it, so it takes that kernel's place; a communicator across cliques makes no symmetric task list.`), "TMA symmetric kernels on sm100 (NCCL_SYM_TMA_ENABLE, 2.30.3)")
 	rs.Replace(ruleAt(gin297, ref("src/plugin/gin.cc", "ncclGinInit"), ""), "window v13-v11 (2.30.3)")
 	rs.Add(rmaInGin(ref("src/plugin/gin.cc", "ncclGinPluginLoad")), "G-GIN-1", "ncclRmaPlugin_v13 beside the GIN plugin (2.30.3)")
 	rs.Replace(mnnvl30, "NCCL_MNNVL_CROSS_CLIQUE (2.30.3)")

@@ -208,9 +208,13 @@ type Input struct {
 	// NCCL_MIN_CTAS and NCCL_MAX_CTAS (0: the defaults 1 and MAXCHANNELS).
 	MinCTAs int `json:"minCTAs,omitempty"`
 	MaxCTAs int `json:"maxCTAs,omitempty"`
-	// SymKernel is NCCL_SYM_KERNEL (nil: unset), SymCTAs NCCL_SYM_CTAS.
-	SymKernel *string `json:"NCCL_SYM_KERNEL,omitempty"`
-	SymCTAs   *int64  `json:"NCCL_SYM_CTAS,omitempty"`
+	// SymKernel is NCCL_SYM_KERNEL (nil: unset), SymCTAs NCCL_SYM_CTAS,
+	// SymNoWinEnable NCCL_SYM_NOWIN_ENABLE and SymTMAEnable
+	// NCCL_SYM_TMA_ENABLE (nil: unset, default 0 where read).
+	SymKernel      *string `json:"NCCL_SYM_KERNEL,omitempty"`
+	SymCTAs        *int64  `json:"NCCL_SYM_CTAS,omitempty"`
+	SymNoWinEnable *int64  `json:"NCCL_SYM_NOWIN_ENABLE,omitempty"`
+	SymTMAEnable   *int64  `json:"NCCL_SYM_TMA_ENABLE,omitempty"`
 	// NVLSHeads is nvlsResources->nHeads (the NVLS heads of a node); MNNVL
 	// comm->MNNVL; CrossClique comm->p2pCrossClique (2.30.3+: ncclPrepareTasks
 	// makes no symmetric task list) and NVLDomainSize comm->nvlDomainSize.

@@ -260,6 +260,7 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 		}
 		if keep {
 			store[i].choice = ch
+			m.symOutsideWindow(&store[i])
 		}
 		if ch.Err != nil && out.Err == nil {
 			out.Err = ch.Err
@@ -378,8 +379,7 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 // table (symmetricBack), or NCCL's error when a piece has no kernel (the
 // WARN goes to lines).
 func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, []*tuningTask, *nccl.NCCLError) {
-	in := &m.In
-	s := in.symComm(m.Tuning.MaxChannels)
+	s := m.symk()
 	per := m.symWorksPerPlan()
 	plan := 0
 	var back []*tuningTask
@@ -403,11 +403,13 @@ func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, []*tuning
 
 // symmetricBack is 2.29.2's fallback: a piece with no kernel left, or
 // whose unforced LL kernel the cost table would not run as LL for its
-// first task alone (2.29.2–2.29.3), goes back to the cost table; why
+// first task alone (2.29.2–2.29.3 on windows; buffers outside windows
+// in every release that lists them), goes back to the cost table; why
 // says which, "" when the piece stays symmetric. An LL kernel also falls
 // back when one thread drives several GPUs (comm->intraRanks > 1) without
 // NCCL_SINGLE_PROC_MEM_REG_ENABLE: on buffers outside windows always,
-// and 2.29.2–2.29.3 unforced on windows too.
+// and 2.29.2–2.29.3 unforced on windows too; on buffers outside windows
+// an unforced one without NCCL_SYM_NOWIN_ENABLE=1.
 //
 // Ref: v2.29.2-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList
 // (v2.29.7-1: buffers in windows on both sides keep the LL kernel)
@@ -415,21 +417,24 @@ func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) st
 	if !m.Tuning.SymFallback {
 		return ""
 	}
+	in, win := &m.In, head.op.Buffers == nccl.BuffersWindow
 	if !ok {
+		if !win {
+			return "buffers outside windows take only the LL kernels, and none is left for its piece"
+		}
 		return "no symmetric kernel is left for its piece"
 	}
-	if in := &m.In; symMaskLL>>k&1 != 0 && in.SharedProcess && !in.SingleProcMemReg &&
-		(head.op.Buffers != nccl.BuffersWindow || (m.Tuning.SymLLLegacy && !forced)) {
+	ll := symMaskLL>>k&1 != 0
+	if ll && in.SharedProcess && !in.SingleProcMemReg && (!win || (m.Tuning.SymLLLegacy && !forced)) {
 		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and one thread drives several GPUs (isOneThreadMultiGpus)", k) + m.singleProcHint()
 	}
-	if !m.Tuning.SymLLLegacy || forced || symMaskLL>>k&1 == 0 {
+	if !win && !forced && (in.SymNoWinEnable == nil || *in.SymNoWinEnable == 0) {
+		return fmt.Sprintf("the symmetric kernel would be %s on buffers outside windows, which needs NCCL_SYM_NOWIN_ENABLE=1 or NCCL_SYM_KERNEL", k)
+	}
+	if forced || !ll || (win && !m.Tuning.SymLLLegacy) {
 		return ""
 	}
-	o := head.op
-	o.Buffers, o.RegBuff, o.Graph, o.InPlace = nccl.BuffersUser, false, false, false
-	var ch OpChoice
-	t := tuningTask{choice: &ch}
-	if err := m.chooseOp(o, &t); err != nil || ch.Err != nil || ch.Proto != nccl.LL {
+	if ch := m.symLegacyChoice(head.op); ch.Err != nil || ch.Proto != nccl.LL {
 		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and the cost table alone picks %s/%s", k, ch.Algo, ch.Proto)
 	}
 	return ""
@@ -462,7 +467,7 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 		c := symCells(t.count, t.dtype) * cellElts
 		total, most = total+c, max(most, c)
 	}
-	k, est, blocks, ok := s.symPick(head.fn, head.devOp, head.dtype, total, most, len(bin))
+	k, est, blocks, ok := s.symPick(head.fn, head.devOp, head.dtype, total, most, len(bin), head.op.Buffers == nccl.BuffersWindow)
 	forced := in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1
 	if why := m.symmetricBack(head, k, ok, forced); why != "" {
 		for _, t := range bin {
@@ -528,8 +533,8 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 // the same)
 func (m *Model) symmetricAlone(t *tuningTask, lines *[]string) {
 	in := &m.In
-	s := in.symComm(m.Tuning.MaxChannels)
-	k, est, blocks, _ := s.symPick(t.fn, t.devOp, t.dtype, t.count, t.count, 1)
+	s := m.symk()
+	k, est, blocks, _ := s.symPick(t.fn, t.devOp, t.dtype, t.count, t.count, 1, true)
 	if in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1 {
 		est = 0 // NCCL reports no estimate for a kernel the user forced
 	}
@@ -626,7 +631,7 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 	}
 	t.traffic = t.count * int64(t.dtype.Size()) * tuningTrafficPerByte(t.fn, in.NRanks)
 	// ncclPrepareTasks (2.30.3+) skips the symmetric task list across cliques
-	t.sym = m.windowed(o) && !in.CrossClique && in.symComm(c.MaxChannels).symAvailable(t.fn, t.devOp, t.dtype, t.count)
+	t.sym = m.windowed(o) && !in.CrossClique && m.symk().symAvailable(t.fn, t.devOp, t.dtype, t.count)
 	if t.sym {
 		ch.SidePath = "symmetric"
 	}
@@ -947,11 +952,13 @@ func tuningBins(tasks []*tuningTask) [][]*tuningTask {
 		fn nccl.Func
 		op tuningDevOp
 		dt nccl.DataType
+		// nowin: a symmetric task outside windows (2.29.2+ bins by winRegType)
+		nowin bool
 	}
 	var order []binKey
 	bins := map[binKey][]*tuningTask{}
 	for _, t := range sorted {
-		k := binKey{t.fn, t.devOp, t.dtype}
+		k := binKey{t.fn, t.devOp, t.dtype, t.sym && t.op.Buffers != nccl.BuffersWindow}
 		if _, ok := bins[k]; !ok {
 			order = append(order, k)
 		}

@@ -23,20 +23,28 @@ import (
 // same mask and model without the network kernel, for one collective at a
 // time: Consts.SymGrouped and symmetricAlone).
 
-// SymKernel is a symmetric kernel (ncclSymkKernelId).
+// SymKernel is a symmetric kernel (ncclSymkKernelId). The pick walks the
+// kernels in this order and keeps the first of equal cost: 2.30.3 put each
+// TMA kernel before the kernel whose model it shares, so it wins where it
+// is available; the other kernels keep their relative order in every
+// release (a kernel a release lacks is never in its masks).
 type SymKernel int
 
 const (
 	SymAllReduceAGxLLR SymKernel = iota
 	SymAllReduceAGxLLMCR
+	SymAllReduceRSxTmaLDAGxTmaST
 	SymAllReduceRSxLDAGxST
 	SymAllReduceRSxLDMCAGxSTMC
 	SymAllReduceRSxNetARxMCAGxNet
 	SymAllGatherLL
 	SymAllGatherLLMC
+	SymAllGatherTmaST
 	SymAllGatherST
+	SymAllGatherTmaSTMC
 	SymAllGatherSTMC
 	SymReduceScatterLL
+	SymReduceScatterTmaLD
 	SymReduceScatterLD
 	SymReduceScatterLDMC
 	NumSymKernels
@@ -50,6 +58,8 @@ func (k SymKernel) String() string {
 		return "AllReduce_AGxLL_R"
 	case SymAllReduceAGxLLMCR:
 		return "AllReduce_AGxLLMC_R"
+	case SymAllReduceRSxTmaLDAGxTmaST:
+		return "AllReduce_RSxTmaLD_AGxTmaST"
 	case SymAllReduceRSxLDAGxST:
 		return "AllReduce_RSxLD_AGxST"
 	case SymAllReduceRSxLDMCAGxSTMC:
@@ -60,12 +70,18 @@ func (k SymKernel) String() string {
 		return "AllGather_LL"
 	case SymAllGatherLLMC:
 		return "AllGather_LLMC"
+	case SymAllGatherTmaST:
+		return "AllGather_TmaST"
 	case SymAllGatherST:
 		return "AllGather_ST"
+	case SymAllGatherTmaSTMC:
+		return "AllGather_TmaSTMC"
 	case SymAllGatherSTMC:
 		return "AllGather_STMC"
 	case SymReduceScatterLL:
 		return "ReduceScatter_LL"
+	case SymReduceScatterTmaLD:
+		return "ReduceScatter_TmaLD"
 	case SymReduceScatterLD:
 		return "ReduceScatter_LD"
 	case SymReduceScatterLDMC:
@@ -76,12 +92,15 @@ func (k SymKernel) String() string {
 
 // The kernel masks of sym_kernels.cc (kernelMask_STMC, ...).
 const (
-	symMaskSTMC uint32 = 1<<SymAllGatherLLMC | 1<<SymAllGatherSTMC | 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC
+	symMaskSTMC uint32 = 1<<SymAllGatherLLMC | 1<<SymAllGatherSTMC | 1<<SymAllGatherTmaSTMC | 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC
 	symMaskLDMC uint32 = 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC
 	symMaskLL   uint32 = 1<<SymAllReduceAGxLLR | 1<<SymAllReduceAGxLLMCR | 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymReduceScatterLL
-	symMaskAG   uint32 = 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymAllGatherST | 1<<SymAllGatherSTMC
-	symMaskAR   uint32 = 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceAGxLLR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymAllReduceRSxLDAGxST
-	symMaskRS   uint32 = 1<<SymReduceScatterLD | 1<<SymReduceScatterLDMC | 1<<SymReduceScatterLL
+	symMaskAG   uint32 = 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymAllGatherTmaST | 1<<SymAllGatherST | 1<<SymAllGatherTmaSTMC | 1<<SymAllGatherSTMC
+	symMaskAR   uint32 = 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceAGxLLR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymAllReduceRSxLDAGxST | 1<<SymAllReduceRSxTmaLDAGxTmaST
+	symMaskRS   uint32 = 1<<SymReduceScatterLD | 1<<SymReduceScatterTmaLD | 1<<SymReduceScatterLDMC | 1<<SymReduceScatterLL
+	// symMaskTMA: the TMA kernels (kernelMask_Tma, 2.30.3+), which need
+	// sm100 and NCCL_SYM_TMA_ENABLE=1.
+	symMaskTMA uint32 = 1<<SymAllGatherTmaST | 1<<SymAllGatherTmaSTMC | 1<<SymAllReduceRSxTmaLDAGxTmaST | 1<<SymReduceScatterTmaLD
 	// symMaskLSA: every kernel that stays inside the NVLink domain (all
 	// but the network AllReduce, which no function mask includes).
 	symMaskLSA = symMaskAG | symMaskAR | symMaskRS
@@ -108,6 +127,11 @@ type symComm struct {
 	// NCCL_SYM_KERNEL allows (every kernel when unset or "^").
 	symCTAs  int64
 	userMask uint32
+	// tma: the TMA kernels are available (Consts.SymTMA, sm100+,
+	// NCCL_SYM_TMA_ENABLE=1); noNVLink: the release needs every GPU pair
+	// one NVLink hop for any kernel (Consts.SymAllNVLink) and the node
+	// has another path.
+	tma, noNVLink bool
 }
 
 // symUserMask reads NCCL_SYM_KERNEL: one kernel's exact name, "^" or unset
@@ -178,6 +202,9 @@ func (s *symComm) symMask(f nccl.Func, op tuningDevOp, dt nccl.DataType, nElts i
 	if bus >= 32*(2<<30) {
 		m = 0
 	}
+	if !s.tma {
+		m &^= symMaskTMA
+	}
 	if !s.oneLsa {
 		// ncclSymkMask then needs the GIN kernels (not modelled)
 		m &^= symMaskLSA
@@ -187,7 +214,23 @@ func (s *symComm) symMask(f nccl.Func, op tuningDevOp, dt nccl.DataType, nElts i
 
 // symAvailable is ncclSymkAvailable.
 func (s *symComm) symAvailable(f nccl.Func, op tuningDevOp, dt nccl.DataType, nElts int64) bool {
-	return symImplemented(f, op, dt) && s.symMask(f, op, dt, nElts) != 0
+	return !s.noNVLink && symImplemented(f, op, dt) && s.symMask(f, op, dt, nElts) != 0
+}
+
+// symModelOf is the kernel whose model a TMA kernel shares (queryModel_lsa
+// gives both the same bus bytes, multiplier and blocks).
+func symModelOf(k SymKernel) SymKernel {
+	switch k {
+	case SymAllReduceRSxTmaLDAGxTmaST:
+		return SymAllReduceRSxLDAGxST
+	case SymAllGatherTmaST:
+		return SymAllGatherST
+	case SymAllGatherTmaSTMC:
+		return SymAllGatherSTMC
+	case SymReduceScatterTmaLD:
+		return SymReduceScatterLD
+	}
+	return k
 }
 
 func symSoftmin(x, ceiling, softness float64) float64 {
@@ -211,6 +254,7 @@ func symModel(busBytes, baseLat float64, nSMs int, smBw, busMult, peakBw float64
 // within 2.5 % of its time on the most.
 func (s *symComm) symQuery(k SymKernel, nBytes int64) (timeUs float64, nBlocks int) {
 	const llBusFactor = 9
+	k = symModelOf(k)
 	n := float64(s.nRanks)
 	b := float64(nBytes)
 	maxBlocks := symMaxBlocks
@@ -283,12 +327,18 @@ func (s *symComm) symQuery(k SymKernel, nBytes int64) (timeUs float64, nBlocks i
 
 // symPick is ncclSymkPickKernel for nWorks operations of one bin whose
 // cell-aligned counts add up to countTotal (the largest countMax): the
-// kernel, NCCL's time estimate and the blocks. ok is false when no kernel
-// is left (NCCL's "no symmetric kernel available" error).
-func (s *symComm) symPick(f nccl.Func, op tuningDevOp, dt nccl.DataType, countTotal, countMax int64, nWorks int) (k SymKernel, timeUs float64, nBlocks int, ok bool) {
+// kernel, NCCL's time estimate and the blocks. win says both buffers are
+// in symmetric windows (ncclSymSendRegRecvReg); buffers outside windows
+// (ncclSymSendNonregRecvNonreg, 2.29.2+) leave only the LL kernels. ok is
+// false when no kernel is left (NCCL's "no symmetric kernel available"
+// error).
+func (s *symComm) symPick(f nccl.Func, op tuningDevOp, dt nccl.DataType, countTotal, countMax int64, nWorks int, win bool) (k SymKernel, timeUs float64, nBlocks int, ok bool) {
 	m := s.symMask(f, op, dt, countMax)
 	if nWorks > 1 { // grouped LL kernels are not supported
 		m &^= symMaskLL
+	}
+	if !win {
+		m &= symMaskLL
 	}
 	const smPenalty = 0.025
 	best, bestTime, bestBlocks := NumSymKernels, float32(1e30), 999
@@ -329,4 +379,68 @@ func symNoKernel(f nccl.Func, userKernel *string) (string, nccl.Result) {
 		return w + " NCCL_SYM_KERNEL was set to " + *userKernel, nccl.InvalidUsage
 	}
 	return w, nccl.InternalError
+}
+
+// symk is the symmetric kernels' view of the communicator with the
+// release's facts: the TMA kernels, the all-NVLink condition and the
+// multimem kernels' smallest LSA team. The multimem condition is
+// symkState.hasLsaMultimem once ncclSymkInitOnce ran (the first window
+// registered with NCCL_WIN_COLL_SYMMETRIC, or the first LL kernel kept on
+// buffers outside windows): a process's very first pick on buffers
+// outside windows sees no multimem kernel from 2.29.7.
+//
+// Ref: v2.30.3-1 src/sym_kernels.cc ncclSymkMask, ncclSymkAvailable,
+// ncclSymkInitOnce (v2.29.2-1 ncclSymkAvailable checks
+// comm->isAllDirectNvlink; v2.29.7-1 hasLsaMultimem needs more than 2 LSA
+// ranks)
+func (m *Model) symk() *symComm {
+	c, in := m.Tuning, &m.In
+	s := in.symComm(c.MaxChannels)
+	s.tma = c.SymTMA && in.MinCompCap >= 100 && in.SymTMAEnable != nil && *in.SymTMAEnable != 0
+	s.noNVLink = c.SymAllNVLink && !in.AllDirectNVLink
+	if c.SymMultimemRanks > 0 && in.NRanks <= c.SymMultimemRanks {
+		s.nvls = false
+	}
+	return s
+}
+
+// SymForced says NCCL_SYM_KERNEL names one kernel (ncclSymkPickKernel's
+// forced: the user mask is not every kernel).
+func (in *Input) SymForced() bool {
+	return in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1
+}
+
+// symOutsideWindow sends a group's task whose buffers are not in symmetric
+// windows to the symmetric task list where the release does (2.29.2+) and
+// a kernel could keep it: NCCL_SYM_KERNEL forces one, or
+// NCCL_SYM_NOWIN_ENABLE=1. Otherwise NCCL still lists the task, finds only
+// LL kernels for unregistered buffers and sends it straight back to the
+// cost table (symmetricBack), so the decision is the cost table's.
+//
+// Ref: v2.29.2-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList
+// (v2.29.7-1, v2.30.3-1 and v2.30.7-1 the same for these buffers)
+func (m *Model) symOutsideWindow(t *tuningTask) {
+	in := &m.In
+	if t.sym || !m.Tuning.SymNoWin || !m.Tuning.Symmetric || !in.SymmetricSupport || in.CrossClique || t.op.Buffers == nccl.BuffersWindow {
+		return
+	}
+	if !in.SymForced() && (in.SymNoWinEnable == nil || *in.SymNoWinEnable == 0) {
+		return
+	}
+	if m.symk().symAvailable(t.fn, t.devOp, t.dtype, t.count) {
+		t.sym, t.choice.SidePath = true, "symmetric"
+	}
+}
+
+// symLegacyChoice is the cost table's choice for op alone on unregistered
+// buffers, as ncclMakeSymmetricTaskList asks ncclGetAlgoInfo before it
+// keeps an LL kernel; it never takes a symmetric path itself.
+func (m *Model) symLegacyChoice(o Call) OpChoice {
+	o.Buffers, o.RegBuff, o.Graph, o.InPlace = nccl.BuffersUser, false, false, false
+	var ch OpChoice
+	t := tuningTask{choice: &ch}
+	if err := m.chooseOp(o, &t); err != nil && ch.Err == nil {
+		ch.Err = &nccl.NCCLError{Result: nccl.InternalError, Message: err.Error()}
+	}
+	return ch
 }

@@ -27,7 +27,7 @@ func TestSymmetricMask(t *testing.T) {
 	if symImplemented(nccl.AllReduce, tuningDevSum, nccl.Float64) || symImplemented(nccl.AllReduce, tuningDevMinMax, nccl.Float32) || !symImplemented(nccl.AllGather, tuningDevSum, nccl.Int8) {
 		t.Error("symImplemented: double and min/max have no kernel; AllGather of anything has")
 	}
-	if _, _, _, ok := s.symPick(nccl.AllReduce, tuningDevSum, nccl.Float32, 1<<10, 1<<10, 2); !ok {
+	if _, _, _, ok := s.symPick(nccl.AllReduce, tuningDevSum, nccl.Float32, 1<<10, 1<<10, 2, true); !ok {
 		t.Error("a bin of two small AllReduces has a kernel")
 	}
 	for _, k := range []SymKernel{SymAllReduceRSxLDAGxST, SymAllGatherST, SymAllGatherLL} {

@@ -553,6 +553,24 @@ type Consts struct {
 	// 2.29.3; from 2.29.7 buffers in windows on both sides keep it).
 	SymFallback bool `tuning:"reg.symmetricFallback"`
 	SymLLLegacy bool `tuning:"reg.symmetricLLLegacy"`
+	// SymNoWin: a task whose buffers are not in symmetric windows enters
+	// ncclMakeSymmetricTaskList too (ncclSymkAvailable alone decides), is
+	// binned apart from window tasks (winRegType) and may take only an LL
+	// kernel; the kernel stays when NCCL_SYM_KERNEL forced it, or under
+	// NCCL_SYM_NOWIN_ENABLE=1 when the cost table alone would run the task
+	// with LL, and never when one thread drives several GPUs (2.29.2+).
+	SymNoWin bool `tuning:"reg.symmetricNoWin"`
+	// SymAllNVLink: ncclSymkAvailable needs every GPU pair of the node one
+	// NVLink hop (comm->isAllDirectNvlink, 2.29.2+).
+	SymAllNVLink bool `tuning:"reg.symmetricAllNvlink"`
+	// SymMultimemRanks: the multimem kernels need an LSA team of more
+	// ranks than this (symkState.hasLsaMultimem: 2 from 2.29.7; 0 before,
+	// where NVLS support alone decides).
+	SymMultimemRanks int `tuning:"reg.symmetricMultimemRanks"`
+	// SymTMA: the TMA kernels exist (AllReduce_RSxTmaLD_AGxTmaST,
+	// AllGather_TmaST, AllGather_TmaSTMC, ReduceScatter_TmaLD; 2.30.3+),
+	// available on sm100+ under NCCL_SYM_TMA_ENABLE=1.
+	SymTMA bool `tuning:"reg.symmetricTMA"`
 	// CECollectives: copy-engine collectives exist (ncclCeImplemented:
 	// AllGather, AlltoAll, Gather, Scatter; 2.28.3+).
 	CECollectives bool `tuning:"reg.copyEngine"`
