@@ -381,6 +381,12 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) error {
 					}
 					note += "registered over " + ch.Registered
 				}
+				if ch.WorkStorage != "" && len(g.Budget) > 1 {
+					if note != "" {
+						note += "; "
+					}
+					note += fmt.Sprintf("plan %d", ch.Plan)
+				}
 				if ch.Kernel != "" && ch.Err == nil {
 					if note != "" {
 						note += "; "
