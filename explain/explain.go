@@ -390,6 +390,12 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) error {
 					}
 					note += "registered over " + ch.Registered
 				}
+				if ch.WorkStorage != "" && len(g.Budget) > 1 {
+					if note != "" {
+						note += "; "
+					}
+					note += fmt.Sprintf("plan %d", ch.Plan)
+				}
 				if ch.Kernel != "" && ch.Err == nil {
 					if note != "" {
 						note += "; "
@@ -406,6 +412,10 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) error {
 		rows = append(rows, row)
 	}
 	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
+	for _, u := range g.Budget {
+		fmt.Fprintf(w, "  plan %d: %d collective(s), %d work bytes in %s, %d work batches, %d bytes of kernel arguments (budget: %d bytes in the arguments, %d outside)\n",
+			u.Plan, u.Works, u.WorkBytes, u.Storage, u.Batches, u.ArgsBytes, u.InArgs, u.OutArgs)
+	}
 	return texttable.Write(w, []string{"op", "coll", "size", "algo/proto or kernel", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
 }
 

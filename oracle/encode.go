@@ -111,6 +111,10 @@ func appendAnswer(b []byte, a *Answer) (_ []byte, ok bool) {
 		}
 		b = append(b, ']')
 	}
+	if a.Plans != 0 {
+		b = append(b, `,"plans":`...)
+		b = strconv.AppendInt(b, int64(a.Plans), 10)
+	}
 	if len(a.Trace) > 0 {
 		b = append(b, `,"trace":[`...)
 		for i := range a.Trace {
@@ -168,6 +172,11 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 	if o.Registered != "" {
 		b = append(b, `,"registered":`...)
 		b = appendString(b, o.Registered)
+	}
+	b = appendIntPtr(b, `,"plan":`, o.Plan)
+	if o.ArgsBytes != 0 {
+		b = append(b, `,"args_bytes":`...)
+		b = strconv.AppendInt(b, int64(o.ArgsBytes), 10)
 	}
 	if o.P2P {
 		b = append(b, `,"p2p":true`...)

@@ -127,6 +127,12 @@ type OpAnswer struct {
 	// (itself included); Registered the buffer registration NCCL made.
 	Aggregate  int    `json:"aggregate,omitempty"`
 	Registered string `json:"registered,omitempty"`
+	// Plan is the kernel plan (0-based launch) of the group that runs the
+	// operation and ArgsBytes that plan's kernel argument bytes
+	// (G-SCHED-BUDGET-1 from 2.22.3; a symmetric kernel's plan from
+	// 2.28.3); absent where the model gives none.
+	Plan      *int `json:"plan,omitempty"`
+	ArgsBytes int  `json:"args_bytes,omitempty"`
 	// P2P: the operation (a SendRecv or an AllToAll) runs as send/recv
 	// tasks on NCCL's point-to-point channels, outside the cost table.
 	// P2PTasks are rank 0's tasks as the group's plan placed them
@@ -214,6 +220,9 @@ type Answer struct {
 	// Ops is every operation's decision in call order (one entry for a
 	// lone "op").
 	Ops []OpAnswer `json:"ops,omitempty"`
+	// Plans is how many kernels a group (or a captured or registered
+	// operation) launches: the kernel plans its collectives filled.
+	Plans int `json:"plans,omitempty"`
 
 	// Tuner is what a request's tuner plugin did.
 	Tuner *TunerReport `json:"tuner,omitempty"`
@@ -724,14 +733,19 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 		a.Status = "error"
 		a.Error = &AnswerError{Result: g.Err.Result.String(), Message: g.Err.Message, Call: "ncclGroupEnd"}
 	}
-	a.Ops = a.Ops[:0]
+	a.Ops, a.Plans = a.Ops[:0], g.Plans
 	for i, d := range g.Ops {
 		oa := opAnswer(d)
 		if i < len(g.Choices) {
 			if n := len(g.Choices[i].Aggregate); n > 1 {
 				oa.Aggregate = n
 			}
-			oa.Registered = g.Choices[i].Registered
+			ch := &g.Choices[i]
+			oa.Registered = ch.Registered
+			if ch.WorkStorage != "" || (ch.Kernel != "" && ch.ArgsBytes > 0) {
+				p := ch.Plan
+				oa.Plan, oa.ArgsBytes = &p, ch.ArgsBytes
+			}
 		}
 		a.Ops = append(a.Ops, oa)
 	}

@@ -61,6 +61,23 @@ func groupPlanRule(ref Ref, logLine string) *Rule {
 	}
 }
 
+// schedBudgetRule is G-SCHED-BUDGET-1, the kernel-plan budget of the
+// 2.22.3 enqueue rewrite; the tuning model fills the plans (schedule,
+// PlanUse) and the verdict reports the operation's plan.
+var schedBudgetRule = &Rule{
+	ID: "G-SCHED-BUDGET-1", Layer: LayerGroup, Title: "a group's collectives fill kernel plans within a budget",
+	Doc: `From 2.22.3 ncclLaunchPrepare fills kernel plans one after another, each with as many of the queued collectives as its budget holds (scheduleCollTasksToPlan, testBudget): the work batches (16 bytes per channel and batch) must fit comm->workArgsBytes less the 32-byte ncclDevKernelArgs header, and the tasks' work structs either fit there with them or outside the arguments, in half the work FIFO (NCCL_WORK_FIFO_BYTES, default 1 MiB, a power of 2, else the default with a WARN; at most 1 GiB) or, for a group captured into a CUDA graph (a persistent plan), in 1 GiB. comm->workArgsBytes is NCCL_WORK_ARGS_BYTES (unset: unlimited) at most ncclMaxKernelArgsSize, 4 KiB at every tag. A task's work is an ncclDevWorkColl (64 bytes in 2.22.3, 96 from 2.23.4, 128 from 2.30.3), or an ncclDevWorkCollReg (256, 288, 320) when NVLS registered its buffers; a batch holds work of one type and kernel function, up to 1 KiB. finishPlan keeps the work in the kernel arguments when header, batches and work fit comm->workArgsBytes, else in the FIFO (persistent: a buffer of the graph's own). A group whose tasks do not fit one plan launches several kernels. 2.18.1–2.21.5 count ncclWork structs against NCCL_WORK_FIFO_DEPTH instead (G-GROUP-PLAN-1).`,
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclLaunchPrepare, scheduleCollTasksToPlan, finishPlan"},
+	group: func(g *groupRun) {
+		ch := g.choice
+		if ch.WorkStorage == "" || ch.SidePath != "" {
+			g.emit(Verdict{Outcome: Skip, Why: "not in a plan of the cost table's collectives"})
+			return
+		}
+		g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("plan %d of %d task(s), this one's work %d bytes; work in %s, kernel arguments %d bytes", ch.Plan, ch.Works, ch.WorkBytes, ch.WorkStorage, ch.ArgsBytes)})
+	},
+}
+
 // regIPCRule is G-REG-IPC-1.
 var regIPCRule = &Rule{
 	ID: "G-REG-IPC-1", Layer: LayerGroup, Title: "user buffers registered over IPC",
@@ -126,6 +143,9 @@ type GroupDecision struct {
 	Err *NCCLError `json:"error,omitempty"`
 	// Plans is the number of kernel plans the collectives filled.
 	Plans int `json:"plans"`
+	// Budget is what each plan of the cost table's collectives took of its
+	// kernel-plan budget (G-SCHED-BUDGET-1, 2.22.3+), in launch order.
+	Budget []tuning.PlanUse `json:"budget,omitempty"`
 	// Traces holds each operation's gate trace (Select's) followed by the
 	// group verdicts.
 	Traces []Trace `json:"-"`
@@ -160,7 +180,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	if err != nil {
 		return nil, err
 	}
-	out.Choices, out.Lines, out.Err, out.Plans = gc.Ops, gc.Lines, gc.Err, gc.Plans
+	out.Choices, out.Lines, out.Err, out.Plans, out.Budget = gc.Ops, gc.Lines, gc.Err, gc.Plans, gc.Budget
 	planErr := out.Err
 	for i := range all {
 		ch, d := &gc.Ops[i], out.Ops[i]

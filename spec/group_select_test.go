@@ -118,8 +118,9 @@ func TestSelectGroupRegisterOff(t *testing.T) {
 }
 
 // TestSelectGroupVerdicts: each planned operation's trace ends with the
-// group's plan (with the line NCCL prints for it) and the registration
-// verdicts, G-REG-SKIP-1's last.
+// group's plan (with the line NCCL prints for it), its kernel plan's
+// budget (G-SCHED-BUDGET-1) and the registration verdicts, G-REG-SKIP-1's
+// last.
 func TestSelectGroupVerdicts(t *testing.T) {
 	// 2.22.3 has the plan but no IPC registration of graph buffers, and
 	// prints one time line per aggregate
@@ -130,12 +131,12 @@ func TestSelectGroupVerdicts(t *testing.T) {
 	}
 	for i, tr := range g.Traces {
 		n := len(tr)
-		if n < 3 || tr[n-3].Rule != "G-GROUP-PLAN-1" || tr[n-3].Ref.Tag != "v2.22.3-1" || tr[n-2].Rule != "G-REG-UB-1" || tr[n-2].Outcome != Skip ||
-			tr[n-1].Rule != "G-REG-SKIP-1" || tr[n-1].Outcome != Skip {
-			t.Fatalf("2.22.3 op %d: trace ends %v", i, tr[max(0, n-3):])
+		if n < 4 || tr[n-4].Rule != "G-GROUP-PLAN-1" || tr[n-4].Ref.Tag != "v2.22.3-1" || tr[n-3].Rule != "G-SCHED-BUDGET-1" || tr[n-3].Outcome != Info ||
+			tr[n-2].Rule != "G-REG-UB-1" || tr[n-2].Outcome != Skip || tr[n-1].Rule != "G-REG-SKIP-1" || tr[n-1].Outcome != Skip {
+			t.Fatalf("2.22.3 op %d: trace ends %v", i, tr[max(0, n-4):])
 		}
-		if i == 0 && (len(tr[n-3].Log) != 1 || !strings.Contains(tr[n-3].Log[0], " time ")) {
-			t.Errorf("2.22.3 op %d: plan verdict logs %q, want the aggregate's time line", i, tr[n-3].Log)
+		if i == 0 && (len(tr[n-4].Log) != 1 || !strings.Contains(tr[n-4].Log[0], " time ")) {
+			t.Errorf("2.22.3 op %d: plan verdict logs %q, want the aggregate's time line", i, tr[n-4].Log)
 		}
 	}
 	c := h200x2Comm(t, V2_28_9, nil)
@@ -150,12 +151,13 @@ func TestSelectGroupVerdicts(t *testing.T) {
 		}
 		for i, tr := range g.Traces {
 			n := len(tr)
-			if n < 4 || tr[n-4].Rule != "G-GROUP-PLAN-1" || tr[n-3].Rule != "G-REG-UB-1" || tr[n-3].Outcome != Skip || tr[n-2].Rule != "G-REG-IPC-1" || tr[n-2].Outcome != tc.reg ||
+			if n < 5 || tr[n-5].Rule != "G-GROUP-PLAN-1" || tr[n-4].Rule != "G-SCHED-BUDGET-1" || tr[n-4].Outcome != Info ||
+				tr[n-3].Rule != "G-REG-UB-1" || tr[n-3].Outcome != Skip || tr[n-2].Rule != "G-REG-IPC-1" || tr[n-2].Outcome != tc.reg ||
 				tr[n-1].Rule != "G-REG-SKIP-1" || tr[n-1].Outcome != Skip {
-				t.Fatalf("%v op %d: trace ends %v", tc.launch, i, tr[max(0, n-4):])
+				t.Fatalf("%v op %d: trace ends %v", tc.launch, i, tr[max(0, n-5):])
 			}
-			if len(tr[n-4].Log) != 1 || !strings.Contains(tr[n-4].Log[0], "channel{Lo..Hi}") {
-				t.Errorf("%v op %d: plan verdict logs %q, want the per-operation line", tc.launch, i, tr[n-4].Log)
+			if len(tr[n-5].Log) != 1 || !strings.Contains(tr[n-5].Log[0], "channel{Lo..Hi}") {
+				t.Errorf("%v op %d: plan verdict logs %q, want the per-operation line", tc.launch, i, tr[n-5].Log)
 			}
 		}
 	}

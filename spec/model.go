@@ -998,6 +998,7 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.NVLSHeads = res.NvlsHeads
 	in.SymCEThreshold, in.AllGatherVEnable = num("NCCL_SYM_CE_THRESHOLD"), num("NCCL_ALLGATHERV_ENABLE")
 	in.AggChannelSize, in.WorkFifoDepth = num("NCCL_AGG_CHANNEL_SIZE"), num("NCCL_WORK_FIFO_DEPTH")
+	in.WorkArgsBytes, in.WorkFifoBytes = num("NCCL_WORK_ARGS_BYTES"), num("NCCL_WORK_FIFO_BYTES")
 	in.AllDirectNVLink = res.AllDirectNVLink
 	in.CEDriver = c.System.Nodes[0].Driver.CUDA >= 12050
 	return in

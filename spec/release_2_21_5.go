@@ -92,6 +92,8 @@ func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
 func consts2_21_5(rs *Ruleset) {
 	rs.SetConst("TunerABI", []int{2}, Ref{Tag: tag2215, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"})
 	rs.DropParam("NCCL_RUNTIME_CONNECT", Ref{Tag: tag2215, File: "src/init.cc", Func: "initTransportsRank"})
+	rs.DropParam("NCCL_WORK_ARGS_BYTES", Ref{Tag: tag2215, File: "src/init.cc", Func: "devCommSetup"})
+	rs.DropParam("NCCL_WORK_FIFO_BYTES", Ref{Tag: tag2215, File: "src/init.cc", Func: "devCommSetup"})
 	rs.SetConst("NVLSSupportAllGather", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleCollTasksToPlan"})
 	rs.SetConst("P2PRoundSchedule", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"})
 }
@@ -110,6 +112,7 @@ func back2_21_5(rs *Ruleset) {
 	rs.Replace(p2pCountRule(ref("src/enqueue.cc", "scheduleP2pTasksToPlan, calcP2pChunkSize"), p2pCountDoc20), "2.21.5 sizes chunks with calcP2pChunkSize on p2pChunkSize and picks LL per chunk; 2.22.3 counts parts per direction on the protocol's step")
 	rs.Remove("G-EXEC-RTCONN-1", ref("src/init.cc", "initTransportsRank"), "runtime connect arrives in 2.22.3; 2.21.5 connects every algorithm at init")
 	rs.Remove("G-EXEC-RTCONN-2", ref("src/init.cc", "initTransportsRank"), "NCCL_RUNTIME_CONNECT (default 1) arrives in 2.22.3")
+	rs.Remove("G-SCHED-BUDGET-1", ref("src/enqueue.cc", "ncclLaunchPrepare"), "the byte budget of the kernel arguments and the work FIFO arrives with 2.22.3's enqueue rewrite; 2.21.5 counts ncclWork structs against NCCL_WORK_FIFO_DEPTH (G-GROUP-PLAN-1)")
 }
 
 // netLib21 is G-NET-LIB-1 of 2.21.5: the two names of 2.22.3, but each

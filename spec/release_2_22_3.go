@@ -1,6 +1,10 @@
 package spec
 
-import "github.com/gatesim/gatesim/spec/topo"
+import (
+	"math"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
 
 // NCCL 2.22.3 (tag v2.22.3-1, commit 178b6b7), the reference release of
 // the design material and the base of the chain: every rule in evaluation
@@ -122,6 +126,8 @@ func consts2_22_3(rs *Ruleset) {
 			"NCCL_CUMEM_ENABLE":           -2,
 			"NCCL_MIN_NCHANNELS":          -2,
 			"NCCL_MAX_NCHANNELS":          -2,
+			"NCCL_WORK_ARGS_BYTES":        math.MaxInt64,
+			"NCCL_WORK_FIFO_BYTES":        1 << 20,
 			"NCCL_MIN_CTAS":               -2147483648,
 			"NCCL_MAX_CTAS":               -2147483648,
 		},
@@ -153,7 +159,8 @@ func base2_22_3(rs *Ruleset) {
 	}
 	groupPlan := groupPlanRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f")
 	rs.rules[groupPlan.ID], rs.rules[regUBRule.ID], rs.rules[regSkipRule.ID] = groupPlan, regUBRule, regSkipRule
-	rs.Group = append(rs.Group, groupPlan.ID, regUBRule.ID, regSkipRule.ID)
+	rs.rules[schedBudgetRule.ID] = schedBudgetRule
+	rs.Group = append(rs.Group, groupPlan.ID, schedBudgetRule.ID, regUBRule.ID, regSkipRule.ID)
 	p2pSched := p2pSchedRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pSchedDoc22)
 	p2pCount := p2pCountRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pCountDoc22)
 	rs.rules[p2pSched.ID], rs.rules[p2pCount.ID] = p2pSched, p2pCount

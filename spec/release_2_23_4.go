@@ -128,6 +128,8 @@ func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {
 	// (2.24.3 and 2.26.3 only rename bits inside the first word)
 	tuningSet(d, &t.WorkCollBytes, 96, deviceH, "struct ncclDevWorkColl")
 	tuningSet(d, &t.MaxDevWorkBatchColls, 10, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
+	// ncclDevWorkCollReg embeds it: 96 + 3 × 8 pointers = 288 bytes
+	tuningSet(d, &t.WorkCollRegBytes, 288, deviceH, "struct ncclDevWorkCollReg")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -51,6 +51,9 @@ func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	// the end: 8+12+4+16+8+32+32+8+8 = 128 bytes, 1024/128 = 8 per batch
 	tuningSet(d, &t.WorkCollBytes, 128, deviceH, "struct ncclDevWorkColl")
 	tuningSet(d, &t.MaxDevWorkBatchColls, 8, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
+	// ncclDevWorkCollReg is that work and three arrays of
+	// NCCL_MAX_DIRECT_ARITY+1 pointers: 128 + 192 = 320 bytes
+	tuningSet(d, &t.WorkCollRegBytes, 320, deviceH, "struct ncclDevWorkCollReg")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -446,6 +446,8 @@ func TestEveryRuleHasACase(t *testing.T) {
 		"G-SEL-SIDE-1": true, "G-SEL-PRUNE-1": true, "G-SEL-CTAPOL-1": true, "G-EXEC-RTCONN-1": true, "G-EXEC-ERR-1": true,
 		// the group-planning rules: TestSelectGroupVerdicts, per release
 		"G-GROUP-PLAN-1": true, "G-REG-IPC-1": true, "G-REG-UB-1": true,
+		// and TestPlanBudgetSplitsGroups
+		"G-SCHED-BUDGET-1": true,
 		// TestSelectGroupRegisterFallback, per release
 		"G-REG-SKIP-1": true,
 		// the send/recv planner: TestSelectGroupP2P, per release

@@ -948,8 +948,13 @@ func SystemFromTopology(file string, data []byte, nodes int) (*System, error) {
 
 // releaseTopoOptions sets the options whose defaults differ by release from
 // the newest ones TopoOptions carries: the C2C switches NCCL_PXN_C2C and
-// NCCL_NET_GDR_C2C, with the user's value over the release's default.
+// NCCL_NET_GDR_C2C, with the user's value over the release's default, and
+// the channel bound of NCCL_WORK_ARGS_BYTES where the release reads it.
 func releaseTopoOptions(rs *Ruleset, env Env, o *topo.Options) {
+	if def, ok := rs.Consts.IntParams["NCCL_WORK_ARGS_BYTES"]; ok && rs.Tuning != nil {
+		v, _, _ := intParam(env, "NCCL_WORK_ARGS_BYTES", def)
+		o.WorkArgsChannels, o.WorkArgsChannelsSet = rs.Tuning.MaxChannelsForArgsBytes(v, rs.Consts.MaxChannels), true
+	}
 	for name, f := range map[string]*bool{"NCCL_PXN_C2C": &o.PXNC2C, "NCCL_NET_GDR_C2C": &o.NetGdrC2C} {
 		if def, ok := rs.Consts.IntParams[name]; ok {
 			v, _, _ := intParam(env, name, def)

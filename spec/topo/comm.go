@@ -828,7 +828,7 @@ func (r *Result) consensus(ps *pathState) error {
 		}
 	}
 	r.P2PNChannelsPerPeer = Pow2Up(minCh)
-	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
+	r.P2PNChannels = min(Pow2Up(p2p), p2pChannelsCap(p, o))
 	r.P2PNChannelsPerPeer = min(r.P2PNChannelsPerPeer, r.P2PNChannels)
 	r.Log = append(r.Log, r.channelSummary(p))
 	return nil
@@ -928,7 +928,7 @@ func (r *Result) p2pChannelsByNetBw(ps *pathState, p2p int) error {
 		minCh = min(minCh, c)
 	}
 	perPeer := Pow2Up(minCh)
-	r.P2PNChannels = min(Pow2Up(p2p), Pow2Down(p.MaxChannels))
+	r.P2PNChannels = min(Pow2Up(p2p), p2pChannelsCap(p, o))
 	if r.NNodes > 1 && nicRule {
 		peers := r.p2pMaxPeers(p, o)
 		if p.P2PMaxPeers {
@@ -1287,11 +1287,24 @@ func maxNChannels(p *Params, o *Options) int {
 	if o.MaxNChannels != -2 {
 		m = o.MaxNChannels
 	}
+	if o.WorkArgsChannelsSet {
+		m = min(m, o.WorkArgsChannels)
+	}
 	m = min(m, p.MaxChannels)
 	if m < 1 {
 		m = 1
 	}
 	return m
+}
+
+// p2pChannelsCap is the bound of comm->p2pnChannels:
+// pow2Down(ncclDevMaxChannelsForArgsBytes(NCCL_WORK_ARGS_BYTES)), which is
+// MAXCHANNELS's where the release does not read the variable.
+func p2pChannelsCap(p *Params, o *Options) int {
+	if o.WorkArgsChannelsSet {
+		return Pow2Down(min(p.MaxChannels, o.WorkArgsChannels))
+	}
+	return Pow2Down(p.MaxChannels)
 }
 
 // minNChannels is ncclMinNchannels: NCCL_MIN_NCHANNELS capped to [0, MAXCHANNELS].

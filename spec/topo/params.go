@@ -1056,6 +1056,14 @@ type Options struct {
 	// parameters (src/graph/connect.cc ncclMinNchannels, ncclMaxNchannels).
 	MinNChannels int
 	MaxNChannels int
+	// WorkArgsChannels is the channels NCCL_WORK_ARGS_BYTES leaves room
+	// for in the kernel arguments (ncclDevMaxChannelsForArgsBytes), where
+	// the release reads the variable (WorkArgsChannelsSet, 2.22.3+): it
+	// bounds ncclMaxNchannels, and its power of 2 below bounds the p2p
+	// channels (src/graph/connect.cc ncclMaxNchannels, src/graph/paths.cc
+	// ncclTopoComputeP2pChannels).
+	WorkArgsChannels    int
+	WorkArgsChannelsSet bool
 	// MinCTAs / MaxCTAs are the communicator config (NCCL_MIN_CTAS,
 	// NCCL_MAX_CTAS); 0 means the defaults 1 and MAXCHANNELS.
 	MinCTAs, MaxCTAs int

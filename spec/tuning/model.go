@@ -235,6 +235,11 @@ type Input struct {
 	// schedules before 2.22.3 read them.
 	AggChannelSize *int64 `json:"NCCL_AGG_CHANNEL_SIZE,omitempty"`
 	WorkFifoDepth  *int64 `json:"NCCL_WORK_FIFO_DEPTH,omitempty"`
+	// WorkArgsBytes and WorkFifoBytes are NCCL_WORK_ARGS_BYTES and
+	// NCCL_WORK_FIFO_BYTES (NCCL_PARAM), nil when unset: the kernel-plan
+	// budget of 2.22.3+ (G-SCHED-BUDGET-1).
+	WorkArgsBytes *int64 `json:"NCCL_WORK_ARGS_BYTES,omitempty"`
+	WorkFifoBytes *int64 `json:"NCCL_WORK_FIFO_BYTES,omitempty"`
 }
 
 // symComm is the symmetric kernels' view of the communicator.

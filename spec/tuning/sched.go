@@ -80,10 +80,17 @@ type OpChoice struct {
 	// works on: cellPerChannel 1 KiB cells of its plan (2.27: the even
 	// share of the buffer its blocks walk round robin). ArgsBytes is the
 	// plan's kernel arguments (kernelArgsSize) and Works how many tasks
-	// the plan carries: a bin larger than the arguments hold is split.
-	CTABytes  int64 `json:"ctaBytes,omitempty"`
-	ArgsBytes int   `json:"argsBytes,omitempty"`
-	Works     int   `json:"works,omitempty"`
+	// the plan carries: a symmetric bin larger than the arguments hold is
+	// split, and a cost-table plan takes tasks while its budget lasts
+	// (G-SCHED-BUDGET-1, 2.22.3+). There WorkBytes is the task's work
+	// struct (an NVLS-registered task's ncclDevWorkCollReg is larger) and
+	// WorkStorage where its plan's work went: "args", "fifo" or
+	// "persistent".
+	CTABytes    int64  `json:"ctaBytes,omitempty"`
+	ArgsBytes   int    `json:"argsBytes,omitempty"`
+	Works       int    `json:"works,omitempty"`
+	WorkBytes   int    `json:"workBytes,omitempty"`
+	WorkStorage string `json:"workStorage,omitempty"`
 	// SymChannels is the nchannels the plan's [Symmetric] line prints:
 	// 2.28.3+ curChannel, the channels its cells fill (fewer than its
 	// blocks when the cells run out); 2.27 its blocks.
@@ -122,6 +129,10 @@ type GroupChoice struct {
 	Err *nccl.NCCLError `json:"error,omitempty"`
 	// Plans is the number of kernel plans the collectives filled.
 	Plans int `json:"plans"`
+	// Budget is what each plan of the cost-table collectives took of its
+	// kernel-plan budget, in launch order (2.22.3+; the symmetric, copy-engine
+	// and AllGatherV plans are not listed).
+	Budget []PlanUse `json:"budget,omitempty"`
 }
 
 // ChooseOp is one collective alone in its group (numPipeOps 1): the cost
@@ -220,7 +231,7 @@ func (m *Model) chooseRest(t *tuningTask) error {
 		return nil
 	}
 	m.registerTasks(tasks[:])
-	_, err := m.schedule(tasks[:], nil)
+	_, err := m.schedule(tasks[:], nil, nil)
 	return err
 }
 
@@ -357,7 +368,7 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 	queue := tuningQueue(binLists, len(tasks))
 	out.Lines = append(out.Lines, symLines...)
 	m.registerTasks(queue)
-	plans, err := m.schedule(queue, &out.Lines)
+	plans, err := m.schedule(queue, &out.Lines, &out.Budget)
 	if err != nil {
 		return nil, err
 	}
@@ -365,6 +376,9 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 		if t.choice.Plan >= 0 {
 			t.choice.Plan += symPlans
 		}
+	}
+	for i := range out.Budget {
+		out.Budget[i].Plan += symPlans
 	}
 	out.Plans += plans
 	return out, nil
@@ -442,7 +456,8 @@ func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) st
 
 // symWorksPerPlan is how many tasks one symmetric plan's arguments hold:
 // ncclMakeSymmetricTaskList closes a piece when calcArgsSize(MAXCHANNELS,
-// nWorks+1) would pass the kernel argument limit.
+// nWorks+1) would pass comm->workArgsBytes (workArgsBytes: the kernel
+// argument limit, or NCCL_WORK_ARGS_BYTES below it).
 //
 // Ref: v2.28.3-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList;
 // src/include/sym_kernels.h ncclSymkDevWorkArgs::calcArgsSize
@@ -451,7 +466,7 @@ func (m *Model) symWorksPerPlan() int {
 	if c.SymWorkBytes <= 0 {
 		return 1
 	}
-	free := c.MaxKernelArgsBytes - c.SymArgsBytes - nccl.RoundUp(c.MaxChannels*c.SymRangeBytes, 16)
+	free := int(m.workArgsBytes()) - c.SymArgsBytes - nccl.RoundUp(c.MaxChannels*c.SymRangeBytes, 16)
 	return max(1, free/c.SymWorkBytes)
 }
 
@@ -711,7 +726,7 @@ func (m *Model) scheduleBcast(bcasts []*tuningTask, firstPlan int) (int, *nccl.N
 			if len(queues[r]) == 0 {
 				continue
 			}
-			if !m.bcastBudgetOK(len(plan)+1) || len(plan)+1 >= maxItems {
+			if !m.bcastBudgetOK(len(plan)+1, queues[r][0].op.Graph) || len(plan)+1 >= maxItems {
 				break
 			}
 			plan = append(plan, queues[r][0])
@@ -743,8 +758,8 @@ const bcastsPerBatch = 64
 // the FIFO's half (testBudget). With 4 KiB of arguments 64 channels hold
 // 192 broadcasts, 32 channels 448 (above the batch storage's 340 on sm90).
 // Ref: v2.29.2-1 src/scheduler/allgatherv_sched.cc ncclScheduleBcastTasksToPlan; src/enqueue.cc ncclTestBudget
-func (m *Model) bcastBudgetOK(n int) bool {
-	return m.Tuning.planBudget().ok(m.In.NChannels*nccl.DivUp(n, bcastsPerBatch), int64(n*m.Tuning.BcastWorkBytes))
+func (m *Model) bcastBudgetOK(n int, persistent bool) bool {
+	return m.planBudget(persistent).ok(m.In.NChannels*nccl.DivUp(n, bcastsPerBatch), int64(n*m.Tuning.BcastWorkBytes))
 }
 
 // bcastPlan gives one AllGatherV plan's broadcasts their protocol, threads
@@ -971,18 +986,90 @@ func tuningBins(tasks []*tuningTask) [][]*tuningTask {
 	return out
 }
 
-// tuningBudget is ncclKernelPlanBudget with testBudget.
+// tuningBudget is ncclKernelPlanBudget with testBudget: the bytes of the
+// kernel arguments left for work batches (and work), and the work bytes a
+// plan may keep outside them.
 type tuningBudget struct{ inArgs, outArgs, batchBytes int64 }
 
-// planBudget is a non-persistent plan's budget: the kernel arguments less
-// ncclDevKernelArgs, half the work FIFO.
-// Ref: v2.22.3-1 src/enqueue.cc ncclLaunchPrepare
-func (c *Consts) planBudget() tuningBudget {
-	return tuningBudget{
-		inArgs:     int64(c.MaxKernelArgsBytes - c.KernelArgsBytes),
-		outArgs:    c.WorkFifoBytes / 2,
-		batchBytes: int64(c.WorkBatchBytes),
+// planBudget is one plan's budget (G-SCHED-BUDGET-1): comm->workArgsBytes
+// less the ncclDevKernelArgs header inside the kernel arguments, and
+// outside them half the work FIFO, or, for a persistent plan (a group
+// captured into a CUDA graph, whose work NCCL copies into a buffer of its
+// own), PersistentWorkBytes.
+//
+// Ref: v2.22.3-1 src/enqueue.cc ncclLaunchPrepare (v2.28.9-1, v2.30.7-1 likewise)
+func (m *Model) planBudget(persistent bool) tuningBudget {
+	c := m.Tuning
+	out := m.workFifoBytes() / 2
+	if persistent {
+		out = c.PersistentWorkBytes
 	}
+	return tuningBudget{inArgs: m.workArgsBytes() - int64(c.KernelArgsBytes), outArgs: out, batchBytes: int64(c.WorkBatchBytes)}
+}
+
+// workArgsBytes is comm->workArgsBytes: NCCL_WORK_ARGS_BYTES (unset:
+// INT64_MAX) taken as a size_t, at most ncclMaxKernelArgsSize (a negative
+// value is a huge size_t, so the limit).
+//
+// Ref: v2.22.3-1 src/init.cc devCommSetup (v2.30.7-1 likewise)
+func (m *Model) workArgsBytes() int64 {
+	limit := int64(m.Tuning.MaxKernelArgsBytes)
+	if p := m.In.WorkArgsBytes; p != nil && *p >= 0 && *p < limit {
+		return *p
+	}
+	return limit
+}
+
+// workFifoBytes is comm->workFifoBytes: NCCL_WORK_FIFO_BYTES kept in a
+// uint32, the default when that is not a power of 2 (NCCL WARNs it is
+// ignored; 0 passes the test), at most MaxWorkFifoBytes. Confidential
+// computing's FIFO of 0 bytes is not modelled.
+//
+// Ref: v2.22.3-1 src/init.cc devCommSetup (v2.30.7-1 likewise)
+func (m *Model) workFifoBytes() int64 {
+	c := m.Tuning
+	p := m.In.WorkFifoBytes
+	if p == nil {
+		return c.WorkFifoBytes
+	}
+	u := uint32(*p)
+	if u&(u-1) != 0 {
+		u = uint32(c.WorkFifoBytes)
+	}
+	return min(int64(u), c.MaxWorkFifoBytes)
+}
+
+// MaxChannelsForArgsBytes is ncclDevMaxChannelsForArgsBytes: how many
+// channels' first work batches fit argsBytes of kernel arguments after
+// the ncclDevKernelArgs header, at most maxChannels (MAXCHANNELS).
+// NCCL_WORK_ARGS_BYTES bounds the communicator's channels and its p2p
+// channels so (2.22.3+); argsBytes is a size_t there, so a value below the
+// header wraps round to no bound.
+//
+// Ref: v2.22.3-1 src/include/device.h ncclDevMaxChannelsForArgsBytes;
+// src/graph/connect.cc ncclMaxNchannels; src/graph/paths.cc
+// ncclTopoComputeP2pChannels (v2.30.7-1 likewise)
+func (c *Consts) MaxChannelsForArgsBytes(argsBytes int64, maxChannels int) int {
+	u, header := uint64(argsBytes), uint64(c.KernelArgsBytes)
+	if u < header || c.WorkBatchBytes <= 0 {
+		return maxChannels
+	}
+	return int(min(uint64(maxChannels), (u-header)/uint64(c.WorkBatchBytes)))
+}
+
+// taskWork is the work struct ncclPrepareTasks queues for a task: an
+// ncclDevWorkCollReg when NVLS registered its buffers (regBufType NVLS),
+// else an ncclDevWorkColl (CollNet and network registration keep the plain
+// struct; 2.22.3's IPC case is compiled out). Work of the two types never
+// shares a batch.
+//
+// Ref: v2.22.3-1 src/enqueue.cc ncclPrepareTasks; v2.24.3-1 (v2.30.7-1
+// likewise) the NCCL_NVLS_REG_BUFFER bit
+func (m *Model) taskWork(t *tuningTask) (reg bool, bytes int64) {
+	if t.choice.Registered == "NVLS" {
+		return true, int64(m.Tuning.WorkCollRegBytes)
+	}
+	return false, int64(m.Tuning.WorkCollBytes)
 }
 
 func (b tuningBudget) ok(nWorkBatches int, workBytes int64) bool {
@@ -990,27 +1077,75 @@ func (b tuningBudget) ok(nWorkBatches int, workBytes int64) bool {
 	return batch+workBytes <= b.inArgs || (batch <= b.inArgs && workBytes <= b.outArgs)
 }
 
+// PlanUse is what one kernel plan of a group's collectives took of its
+// budget (G-SCHED-BUDGET-1): its tasks, their work bytes and the work
+// batches its channels need, the budget it was filled against, where
+// finishPlan put the work ("args" when header, batches and work fit
+// comm->workArgsBytes, else "fifo", or "persistent" for a plan captured
+// into a CUDA graph) and its kernel arguments (kernelArgsSize: header,
+// batches and, in "args", the work, rounded up to 16 bytes).
+type PlanUse struct {
+	Plan      int    `json:"plan"`
+	Works     int    `json:"works"`
+	WorkBytes int64  `json:"workBytes"`
+	Batches   int    `json:"batches"`
+	InArgs    int64  `json:"inArgsBytes"`
+	OutArgs   int64  `json:"outArgsBytes"`
+	Storage   string `json:"storage"`
+	ArgsBytes int    `json:"argsBytes"`
+}
+
+// finish is finishPlan's choice of work storage and kernel argument size.
+//
+// Ref: v2.22.3-1 src/enqueue.cc finishPlan (v2.30.7-1 likewise)
+func (m *Model) finish(u *PlanUse, persistent bool) {
+	c := m.Tuning
+	batchBytes := int64(u.Batches * c.WorkBatchBytes)
+	args := int64(c.KernelArgsBytes) + batchBytes
+	switch {
+	case args+u.WorkBytes <= m.workArgsBytes():
+		u.Storage, args = "args", args+u.WorkBytes
+	case persistent:
+		u.Storage = "persistent"
+	default:
+		u.Storage = "fifo"
+	}
+	u.ArgsBytes = int(nccl.RoundUp(args, 16))
+}
+
 // tuningWipChannel is one channel's open work batch (addWorkBatchToPlan).
 type tuningWipChannel struct {
 	open       bool
+	reg        bool // the batch's work type: ncclDevWorkTypeCollReg
 	funcKey    [5]int
 	offsetBase int64
-	workBytes  int
+	workBytes  int64
 }
 
 // schedule is ncclLaunchPrepare's loop over kernel plans, each filled by
-// scheduleCollTasksToPlan.
-func (m *Model) schedule(queue []*tuningTask, lines *[]string) (int, error) {
-	c := m.Tuning
-	budget := c.planBudget()
+// scheduleCollTasksToPlan against its budget; uses, when not nil, gets
+// each plan's PlanUse. NCCL loops without end when no task fits an empty
+// plan (a kernel argument space too small for one task's batches); that is
+// an error here.
+func (m *Model) schedule(queue []*tuningTask, lines *[]string, uses *[]PlanUse) (int, error) {
+	persistent := len(queue) > 0 && queue[0].op.Graph
+	budget := m.planBudget(persistent)
 	plans := 0
 	for ; len(queue) > 0; plans++ {
-		n, err := m.schedulePlan(queue, plans, budget, lines)
+		n, use, err := m.schedulePlan(queue, plans, budget, lines)
 		if err != nil {
 			return 0, err
 		}
 		if n == 0 {
-			return 0, fmt.Errorf("choose: a collective does not fit an empty kernel plan (%d bytes of arguments): not modelled", budget.inArgs)
+			return 0, fmt.Errorf("choose: no collective fits an empty kernel plan (%d bytes of kernel arguments for work batches, %d outside them): NCCL's ncclLaunchPrepare would loop without end", budget.inArgs, budget.outArgs)
+		}
+		use.InArgs, use.OutArgs = budget.inArgs, budget.outArgs
+		m.finish(&use, persistent)
+		for _, t := range queue[:n] {
+			t.choice.ArgsBytes, t.choice.Works, t.choice.WorkStorage = use.ArgsBytes, n, use.Storage
+		}
+		if uses != nil {
+			*uses = append(*uses, use)
 		}
 		queue = queue[n:]
 	}
@@ -1018,12 +1153,12 @@ func (m *Model) schedule(queue []*tuningTask, lines *[]string) (int, error) {
 }
 
 // schedulePlan is scheduleCollTasksToPlan for one plan; it returns how many
-// tasks the plan took.
+// tasks the plan took and their work (PlanUse without the budget and the
+// storage).
 //
 // Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan, addWorkBatchToPlan
-func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget, lines *[]string) (int, error) {
+func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget, lines *[]string) (int, PlanUse, error) {
 	c, in := m.Tuning, &m.In
-	workSize := int64(c.WorkCollBytes)
 	var trafficBytes [4]int64
 	var nChannels [4]int
 	nvlsCollnetMax := in.NVLSChannels
@@ -1032,12 +1167,14 @@ func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget,
 	}
 	nMaxChannels := [4]int{in.NChannels, in.NVLSChannels, in.NChannels, nvlsCollnetMax}
 	minTraffic := c.MinTrafficPerChannel
+	use := PlanUse{Plan: plan}
 
 	// Estimate how many tasks fit this plan.
 	nPlanColls := 0
 	var workBytes int64
 	for _, t := range queue {
 		nBatches := (nPlanColls + 3) / 4 // rough guess: 4 colls per batch
+		_, workSize := m.taskWork(t)
 		if !budget.ok(nBatches, workBytes+workSize) {
 			break
 		}
@@ -1052,49 +1189,48 @@ func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget,
 		nChannels[kind] = min(nChannels[kind]+t.nMaxCh, nMaxChannels[kind])
 	}
 
-	// Work batches are only counted when the budget could run out: with at
-	// most one batch per channel per task, nPlanColls × MAXCHANNELS batches
-	// and nPlanColls work structs bound what testBudget sees.
+	// One task alone opens one batch on each of its channels; with more,
+	// each channel's open batch decides whether the next work joins it.
 	var wip []tuningWipChannel
-	if !budget.ok(nPlanColls*c.MaxChannels, int64(nPlanColls)*workSize) {
+	if nPlanColls > 1 {
 		wip = make([]tuningWipChannel, c.MaxChannels)
 	}
-	var planWorkBytes int64
 	nWorkBatches := 0
-	addWork := func(ch int, key [5]int) {
-		if wip == nil {
+	addWork := func(ch int, reg bool, key [5]int, workSize int64) {
+		if wip == nil || ch >= len(wip) {
+			nWorkBatches++
 			return
 		}
 		w := &wip[ch]
-		newBatch := !w.open || w.funcKey != key || int64(c.MaxDevWorkBatchBytes) < int64(w.workBytes)+workSize
+		newBatch := !w.open || w.reg != reg || w.funcKey != key || int64(c.MaxDevWorkBatchBytes) < w.workBytes+workSize
 		var offset int64
 		if !newBatch {
-			offset = planWorkBytes - w.offsetBase
+			offset = use.WorkBytes - w.offsetBase
 		}
 		extend := 63*workSize < offset || offset%workSize != 0
 		if newBatch || extend {
-			w.open, w.funcKey, w.offsetBase = true, key, planWorkBytes
+			w.open, w.reg, w.funcKey, w.offsetBase = true, reg, key, use.WorkBytes
 			if newBatch {
 				w.workBytes = 0
 			}
 			nWorkBatches++
 		}
-		w.workBytes += int(workSize)
+		w.workBytes += workSize
 	}
 
 	kindPrev := -1
 	var trafficPerChannel, currentTraffic int64
 	channelId := 0
-	taken := 0
 	for _, t := range queue {
-		if taken == nPlanColls {
+		if use.Works == nPlanColls {
 			break
 		}
 		elemSize := int64(t.dtype.Size())
+		reg, workSize := m.taskWork(t)
 		kind := tuningKind(t)
 		if kind != kindPrev {
 			if nChannels[kind] == 0 {
-				return 0, fmt.Errorf("choose: %s was chosen but the communicator has no channel for it (nvlsChannels %d, nChannels %d): NCCL would divide by zero here; expected nvlsChannels > 0 when NVLS can be chosen", t.algo, in.NVLSChannels, in.NChannels)
+				return 0, use, fmt.Errorf("choose: %s was chosen but the communicator has no channel for it (nvlsChannels %d, nChannels %d): NCCL would divide by zero here; expected nvlsChannels > 0 when NVLS can be chosen", t.algo, in.NVLSChannels, in.NChannels)
 			}
 			if c.TrafficPerChannelRound {
 				trafficPerChannel = (trafficBytes[kind]/int64(nChannels[kind]) + 15) / 16 * 16
@@ -1106,7 +1242,7 @@ func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget,
 		var lo, hi int
 		if t.collnet {
 			n := t.nMaxCh
-			if !budget.ok(nWorkBatches+n, planWorkBytes+workSize) {
+			if !budget.ok(nWorkBatches+n, use.WorkBytes+workSize) {
 				break
 			}
 			lo, hi = 0, n-1
@@ -1114,9 +1250,9 @@ func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget,
 			cur := tuningCursor{channelID: channelId, currentTraffic: currentTraffic, trafficPerChannel: trafficPerChannel, nMax: nMaxChannels[kind]}
 			part, next, err := c.cbdPlace(cur, t.fn, in.NRanks, t.proto, elemSize, t.count)
 			if err != nil {
-				return 0, fmt.Errorf("choose: task %d: %w", t.index, err)
+				return 0, use, fmt.Errorf("choose: task %d: %w", t.index, err)
 			}
-			if !budget.ok(nWorkBatches+part.Hi-part.Lo+1, planWorkBytes+workSize) {
+			if !budget.ok(nWorkBatches+part.Hi-part.Lo+1, use.WorkBytes+workSize) {
 				break
 			}
 			lo, hi = part.Lo, part.Hi
@@ -1124,21 +1260,23 @@ func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget,
 			t.choice.Part = part
 		}
 		key := tuningFuncKey(t)
-		for ch := lo; ch <= hi && wip != nil && ch < len(wip); ch++ {
-			addWork(ch, key)
+		for ch := lo; ch <= hi; ch++ {
+			addWork(ch, reg, key, workSize)
 		}
-		planWorkBytes += workSize
+		use.WorkBytes += workSize
 		ch := t.choice
 		ch.ChannelLo, ch.ChannelHi, ch.Plan = lo, hi, plan
+		ch.WorkBytes = int(workSize)
 		if in.Rank == 0 && c.OpLine == OpLineR24 {
 			ch.Line = tuningOpLineR24(t.fn, t.count*elemSize, t.algo, t.proto, lo, hi)
 			if lines != nil {
 				*lines = append(*lines, ch.Line)
 			}
 		}
-		taken++
+		use.Works++
 	}
-	return taken, nil
+	use.Batches = nWorkBatches
+	return use.Works, use, nil
 }
 
 func tuningKind(t *tuningTask) int { return 2*tuningB2i(t.collnet) + tuningB2i(t.nvls) }

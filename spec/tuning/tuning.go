@@ -469,6 +469,15 @@ type Consts struct {
 	MaxKernelArgsBytes     int   `tuning:"sched.maxKernelArgsBytes"`         // ncclMaxKernelArgsSize (4 KiB)
 	MaxDevWorkBatchBytes   int   `tuning:"sched.maxDevWorkBatchBytes"`       // NCCL_MAX_DEV_WORK_BATCH_BYTES
 	WorkFifoBytes          int64 `tuning:"sched.workFifoBytes"`              // NCCL_WORK_FIFO_BYTES default
+	// The kernel-plan budget (G-SCHED-BUDGET-1, 2.22.3+): a task whose
+	// buffers NVLS registered carries an ncclDevWorkCollReg (the
+	// peers' buffer pointers after the ncclDevWorkColl) of
+	// WorkCollRegBytes; a persistent plan (captured into a CUDA graph)
+	// may hold PersistentWorkBytes of work outside its arguments; NCCL
+	// clamps NCCL_WORK_FIFO_BYTES to MaxWorkFifoBytes.
+	WorkCollRegBytes    int   `tuning:"sched.workCollRegBytes"`    // sizeof(struct ncclDevWorkCollReg)
+	PersistentWorkBytes int64 `tuning:"sched.persistentWorkBytes"` // budget.outArgsBytes of a persistent plan (1 GiB)
+	MaxWorkFifoBytes    int64 `tuning:"sched.maxWorkFifoBytes"`    // the clamp of comm->workFifoBytes (1 GiB)
 	// The schedules before 2.22.3 (Schedule R18 and R20).
 	Schedule          Schedule `tuning:"sched.schedule"`
 	TreeAllThreads    bool     `tuning:"sched.treeAllThreads"`    // Tree (and PAT) always run NCCL_MAX_NTHREADS threads (2.22.3+)
@@ -788,6 +797,9 @@ func Base2_22_3() Consts {
 		MaxKernelArgsBytes:     4096,
 		MaxDevWorkBatchBytes:   1024,
 		WorkFifoBytes:          1 << 20,
+		WorkCollRegBytes:       256,
+		PersistentWorkBytes:    1 << 30,
+		MaxWorkFifoBytes:       1 << 30,
 		// Ref: v2.22.3-1 src/enqueue.cc topoGetAlgoInfo ("Tree now uses all
 		// threads always"); the older schedules' constants are the deltas'.
 		Schedule: ScheduleR22,
