@@ -33,7 +33,7 @@ var expectSeen = map[spec.RuleID]bool{}
 
 // TestScenarios runs testdata/scenarios/*.txt. Directives:
 //
-//	explain system=PRESET [nodes=N] [cliques=N] [gpus=N] [sharp] [mlopart] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [expect=(RULE[:outcome][@release],...)]
+//	explain system=PRESET|file=NAME [nodes=N] [cliques=N] [gpus=N] [sharp] [mlopart] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [expect=(RULE[:outcome][@release],...)]
 //
 // agg, cudagraph, buffers, alloc and inplace issue the operation in a group
 // (spec.Issue); the output is the group's first operation.
@@ -41,6 +41,8 @@ var expectSeen = map[spec.RuleID]bool{}
 //	trace   (same arguments): also every verdict
 //	log     (same arguments): the predicted NCCL log lines
 //
+// file=NAME reads the system file testdata/systems/NAME (spec.ParseSystem)
+// instead of a preset; nodes, cliques, sharp and mlopart are the preset's.
 // The input holds NAME=VALUE environment lines, "lib {json}" lines
 // adding a plugin library to every node, a "nics [json]" line replacing
 // every node's NICs, and a "config name=value,..." line: the
@@ -59,6 +61,19 @@ func TestScenarios(t *testing.T) {
 }
 
 func runScenario(t *testing.T, d *datadriven.TestData) string {
+	if d.HasArg("file") { // a system file of testdata/systems, in place of a preset
+		var name string
+		d.ScanArgs(t, "file", &name)
+		data, err := os.ReadFile(filepath.Join("testdata", "systems", name))
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		sys, err := spec.ParseSystem(name, data)
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		return runScenarioOn(t, d, sys)
+	}
 	var preset string
 	d.ScanArgs(t, "system", &preset)
 	opts := spec.PresetOptions{}
@@ -74,6 +89,12 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 	if err != nil {
 		d.Fatalf(t, "%v", err)
 	}
+	return runScenarioOn(t, d, sys)
+}
+
+// runScenarioOn runs a scenario on the system its preset or file built.
+func runScenarioOn(t *testing.T, d *datadriven.TestData, sys *spec.System) string {
+	var err error
 	if d.HasArg("procs") { // System.Procs: per-gpu or per-node
 		var p string
 		d.ScanArgs(t, "procs", &p)

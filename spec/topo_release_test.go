@@ -88,8 +88,10 @@ func TestGraphPrintIDsPerRelease(t *testing.T) {
 // the larger type, PHB, where 2.27.5's mergePathType gives P2C, so LL128 is
 // off at 2.27.3 only. With NCCL_PXN_C2C=1 condition (4) of PXN tests the
 // GPU's own P2C path against PXB at 2.27.3 (PXN to the other NIC of its
-// Grace) and against P2C at 2.27.5 (no PXN there): the tree pattern of
-// 2.27.3 differs from 2.27.5's, which is 2.27.6's.
+// Grace) and against P2C at 2.27.5 (no PXN there); 2.27.3 numbers that PXN
+// path (6) below P2C (7), so every GPU's closest NET is the PXN one: the
+// NVLS graph has one channel where 2.27.5 and 2.27.6 have four
+// (topo.TestPathOrderP2CSearch); the tree stays balanced in all three.
 func TestP2CPathsFrom2273(t *testing.T) {
 	for _, tc := range []struct {
 		v       Version
@@ -100,7 +102,7 @@ func TestP2CPathsFrom2273(t *testing.T) {
 	}{
 		{V2_26_6, nil, "PHB", false, int(topo.PatternBalancedTree)},
 		{V2_27_3, nil, "P2C", true, int(topo.PatternBalancedTree)},
-		{V2_27_3, Env{"NCCL_PXN_C2C": "1"}, "P2C", true, int(topo.PatternTree)},
+		{V2_27_3, Env{"NCCL_PXN_C2C": "1"}, "P2C", true, int(topo.PatternBalancedTree)},
 		{V2_27_7, Env{"NCCL_PXN_C2C": "0"}, "P2C", true, int(topo.PatternBalancedTree)},
 		{V2_27_3, Env{"NCCL_NET_GDR_C2C": "0"}, "PHB", false, int(topo.PatternBalancedTree)},
 		{V2_27_5, Env{"NCCL_NET_GDR_C2C": "0"}, "P2C", true, int(topo.PatternBalancedTree)},
@@ -129,14 +131,14 @@ func TestP2CPathsFrom2273(t *testing.T) {
 // TestTopoSearchReleaseDefaults: gatesim topo search reads the release's
 // NCCL_PXN_C2C default as Init does (0 until 2.27.7, 1 from 2.28.3), so
 // leaving it unset searches as setting the default explicitly, and the two
-// values search 20 GB200 trays differently (tree pattern).
+// values search 20 GB200 trays differently (the NVLS graph's channels).
 func TestTopoSearchReleaseDefaults(t *testing.T) {
-	pattern := func(v Version, env ...string) int {
+	pattern := func(v Version, env ...string) [2]int {
 		res, err := TopoSearch{Release: v.String(), Preset: "gb200", Nodes: 20, Env: env}.Run(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return int(res.Graphs[topo.GraphTree].Pattern)
+		return [2]int{int(res.Graphs[topo.GraphTree].Pattern), res.Graphs[topo.GraphNVLS].NChannels}
 	}
 	for _, tc := range []struct {
 		v   Version
@@ -144,10 +146,10 @@ func TestTopoSearchReleaseDefaults(t *testing.T) {
 	}{{V2_27_3, "0"}, {V2_28_9, "1"}} {
 		unset, def := pattern(tc.v), pattern(tc.v, "NCCL_PXN_C2C="+tc.def)
 		if unset != def {
-			t.Errorf("%s: tree pattern %d unset, %d with NCCL_PXN_C2C=%s (the release's default)", tc.v, unset, def, tc.def)
+			t.Errorf("%s: tree pattern and NVLS channels %v unset, %v with NCCL_PXN_C2C=%s (the release's default)", tc.v, unset, def, tc.def)
 		}
 	}
 	if p0, p1 := pattern(V2_27_3, "NCCL_PXN_C2C=0"), pattern(V2_27_3, "NCCL_PXN_C2C=1"); p0 == p1 {
-		t.Errorf("2.27.3: NCCL_PXN_C2C 0 and 1 both give tree pattern %d: the case shows nothing", p0)
+		t.Errorf("2.27.3: NCCL_PXN_C2C 0 and 1 both give tree pattern and NVLS channels %v: the case shows nothing", p0)
 	}
 }

@@ -691,8 +691,8 @@ func (r *Result) consensus(ps *pathState) error {
 			g.SameChannels = g.SameChannels && o.sameChannels != 0
 			g.BwIntra = min(g.BwIntra, o.bwIntra)
 			g.BwInter = min(g.BwInter, o.bwInter)
-			g.TypeIntra = max(g.TypeIntra, o.typeIntra)
-			g.TypeInter = max(g.TypeInter, o.typeInter)
+			g.TypeIntra = p.pathMax(g.TypeIntra, o.typeIntra)
+			g.TypeInter = p.pathMax(g.TypeInter, o.typeInter)
 			g.CrossNic = max(g.CrossNic, o.crossNic)
 		}
 		r.MaxTreePattern = max(r.MaxTreePattern, n.model.graphs[GraphTree].pattern)
@@ -709,10 +709,10 @@ func (r *Result) consensus(ps *pathState) error {
 	}
 	r0 := &r.Nodes[0]
 	r.NVSCount = len(r0.System.Nodes[NVS])
-	_, hi := gpuMinMaxPath(r0.System, GPU)
+	_, hi := gpuMinMaxPath(p, r0.System, GPU)
 	r.AllNVLink, r.AllDirectNVLink = hi < PathPIX, hi <= PathNVL
 	if p.AllNVLinkAgreed {
-		r.AllNVLink = r.allNVLinkAgreed()
+		r.AllNVLink = r.allNVLinkAgreed(p)
 	}
 	r.Log = append(r.Log, r0.Log()...)
 
@@ -815,7 +815,7 @@ func (r *Result) consensus(ps *pathState) error {
 			c, nicRule := netPeerChannels(p, o)
 			if nicRule {
 				c = 2
-				byBw := localNetCountByBw(s, g)
+				byBw := localNetCountByBw(p, s, g)
 				maxC := c
 				for maxC*r.NRanks > p2p*4 && maxC > 1 {
 					maxC /= 2
@@ -1320,14 +1320,14 @@ func minNChannels(p *Params, o *Options) int {
 // localNetCountByBw is getLocalNetCountByBw: how many of the GPU's closest
 // NICs it takes to match the GPU's bandwidth to its CPU (0 when the GPU
 // hangs off a PCIe switch, as NCCL only looks at a direct CPU link).
-func localNetCountByBw(s *System, g *Node) int {
+func localNetCountByBw(p *Params, s *System, g *Node) int {
 	var gpuBw float32
 	for _, l := range g.Links {
 		if l.Remote.Type == CPU {
 			gpuBw = l.Bw
 		}
 	}
-	nets, _ := getLocal(s, g, NET)
+	nets, _ := getLocal(p, s, g, NET)
 	var total float32
 	count := 0
 	for _, n := range nets {
@@ -1401,9 +1401,9 @@ func (r *Result) distinctNodes() iter.Seq2[int, *NodeResult] {
 // and-ed over every rank of every node (identical nodes share their model:
 // each is looked at once).
 // Ref: v2.30.7-1 src/init.cc initTransportsRank; src/graph/paths.cc ncclTopoPathAllNVLink
-func (r *Result) allNVLinkAgreed() bool {
+func (r *Result) allNVLinkAgreed(p *Params) bool {
 	for _, n := range r.distinctNodes() {
-		if _, hi := gpuMinMaxPath(n.System, GPU); hi >= PathPIX {
+		if _, hi := gpuMinMaxPath(p, n.System, GPU); hi >= PathPIX {
 			return false
 		}
 	}

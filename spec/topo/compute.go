@@ -140,7 +140,7 @@ func (x *searcher) recNet(g *sgraph, backToNet, backToFirstRank int, time *int) 
 						return err
 					}
 				}
-				local, pt := getLocal(x.s, net, GPU)
+				local, pt := getLocal(&x.ps.p, x.s, net, GPU)
 				if pt == PathDIS {
 					continue // no GPU behind this NIC: its bandwidth stays charged
 				}
@@ -353,10 +353,10 @@ func (x *searcher) compute(graph *sgraph, log *[]string) error {
 		minTypeIntra, minTypeInter = PathLOC, PathPIX
 		maxTypeIntra, maxTypeInter = PathSYS, PathSYS
 		if ngpus > 1 {
-			minTypeIntra, maxTypeIntra = gpuMinMaxPath(s, GPU)
+			minTypeIntra, maxTypeIntra = gpuMinMaxPath(p, s, GPU)
 		}
 		if x.inter {
-			minTypeInter, maxTypeInter = gpuMinMaxPath(s, NET)
+			minTypeInter, maxTypeInter = gpuMinMaxPath(p, s, NET)
 			maxTypeIntra = maxTypeInter
 		}
 		// Balanced trees below sm90 may need to come back through SYS.
@@ -469,8 +469,8 @@ search:
 		goto done
 	}
 	if pass == 1 {
-		// Different channels, except through AMD CPUs over SYS.
-		if tmp.sameChannels == 1 && !(cpuArch == ArchX86 && cpuVendor == VendorAMD && tmp.typeIntra == PathSYS) {
+		// Different channels, except through AMD CPUs over SYS (2.19.1+).
+		if tmp.sameChannels == 1 && (p.SameChannelsAnyCPU || !(cpuArch == ArchX86 && cpuVendor == VendorAMD && tmp.typeIntra == PathSYS)) {
 			tmp.sameChannels = 0
 			goto search
 		}
@@ -497,7 +497,7 @@ search:
 		if x.inter {
 			maxIntra = tmp.typeInter
 		}
-		if tmp.typeIntra < maxIntra && (graph.nChannels == 0 || tmp.typeIntra < graph.typeIntra) {
+		if p.pathAbove(maxIntra, tmp.typeIntra) && (graph.nChannels == 0 || p.pathAbove(graph.typeIntra, tmp.typeIntra)) {
 			tmp.typeIntra = p.nextPath(tmp.typeIntra)
 			if !p.PathBasedTypes || tmp.typeIntra < PathDIS {
 				goto search
@@ -505,7 +505,7 @@ search:
 		}
 		tmp.typeIntra = minTypeIntra
 
-		if x.inter && tmp.typeInter < maxTypeInter && (graph.nChannels == 0 || tmp.typeInter < graph.typeInter || p.pathAbove(PathPXN, tmp.typeInter)) {
+		if x.inter && p.pathAbove(maxTypeInter, tmp.typeInter) && (graph.nChannels == 0 || p.pathAbove(graph.typeInter, tmp.typeInter) || p.pathAbove(PathPXN, tmp.typeInter)) {
 			tmp.typeInter = p.nextPath(tmp.typeInter)
 			if !p.PathBasedTypes || tmp.typeInter < PathDIS {
 				goto search

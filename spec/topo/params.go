@@ -313,6 +313,15 @@ type Params struct {
 	// before, each rank keeps its own node's ncclTopoPathAllNVLink.
 	AllNVLinkAgreed bool
 
+	// LocalCPUByBw (2.30.7): ncclGetLocalCpu takes, among the CPUs
+	// ncclTopoGetLocal finds closest to the GPU (the highest path
+	// bandwidth, then the best path type), the one with the fewest hops,
+	// the first on a tie; before, the CPU with the fewest hops (more than
+	// 0). The two differ only where a GPU's path to its own CPU is slower
+	// than its path to another CPU: under PathTypeFirst a C2C link slower
+	// than the PCIe link and the link between the CPUs.
+	LocalCPUByBw bool
+
 	// PathTypeFirst (2.30.7): ncclTopoSetPaths replaces a node's path to the
 	// base by a better path type, then by a higher bandwidth at the same
 	// type, then by fewer hops at the same type and bandwidth, however many
@@ -426,6 +435,13 @@ type Params struct {
 	// of every CollNet channel as a head, duplicates included, so nHeads is
 	// the channel count; from 2.18.3 each head is counted once.
 	CollNetHeadsAllChannels bool
+
+	// SameChannelsAnyCPU (2.18.x): pass 1 of ncclTopoCompute retries
+	// without sameChannels whatever the CPU; from 2.19.1 it keeps
+	// sameChannels when the graph's typeIntra is SYS on x86 AMD CPUs
+	// (src/graph/search.cc ncclTopoCompute, "except when going through
+	// AMD CPUs"; the same test at every tag up to 2.30.7).
+	SameChannelsAnyCPU bool
 
 	// NVMLP2PKept (2.18.x): ncclTopoCheckP2p keeps P2P between PCIe GPUs
 	// whose NVML P2P status is not OK, with an INFO (only
@@ -693,7 +709,8 @@ func Apply2_19_1(p *Params) {
 // order (those with PCI bandwidth left first), and NVLS channel c headed by the
 // local GPU of NET nets[c], P2P kept where NVML reports it disabled, and
 // NVLS graphs across nodes searched up to MAXCHANNELS channels with pass 2
-// raising their bwIntra.
+// raising their bwIntra; the sameChannels retry taken on AMD CPUs over SYS
+// too.
 func Apply2_18_6(p *Params) {
 	p.SearchGlobalTimeout = 5 << 16 // search.cc NCCL_SEARCH_GLOBAL_TIMEOUT
 	p.SM90SpeedsIntra = []float32{60.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0}
@@ -705,6 +722,7 @@ func Apply2_18_6(p *Params) {
 	p.NVMLP2PKept = true             // paths.cc ncclTopoCheckP2p
 	p.NVLSRaisesIntra = true         // search.cc ncclTopoCompute: pass 2 raises NVLS bwIntra
 	p.NVLSUncapped = true            // search.cc ncclTopoCompute: NVLS up to MAXCHANNELS across nodes
+	p.SameChannelsAnyCPU = true      // search.cc ncclTopoCompute: no AMD/SYS exception to the sameChannels retry
 }
 
 // Apply2_18_1 turns 2.18.3's topology stage into 2.18.1's (a backward
@@ -885,13 +903,15 @@ func Apply2_30_3(p *Params) {
 // Apply2_30_7 turns 2.30.4 rules into those of tag v2.30.7-1: MLOPart
 // partitions in the topology; NIC fusion's aggregate link width, merge
 // policy and per-plugin tags; isAllNvlink agreed over every rank; the
-// paths BFS prefers the better path type.
+// paths BFS prefers the better path type, and ncclGetLocalCpu the CPU of
+// the best path.
 func Apply2_30_7(p *Params) {
 	p.MLOPartAttr = true
 	p.NetFusionAggregate = true
 	p.NetFusionPluginTags = true
 	p.AllNVLinkAgreed = true
 	p.PathTypeFirst = true // paths.cc ncclTopoSetPaths
+	p.LocalCPUByBw = true  // paths.cc ncclGetLocalCpu
 }
 
 // Params2_28_3 is Params2_22_3 with every delta up to Apply2_28_3.
@@ -956,6 +976,23 @@ func (p *Params) pathAbove(a, b PathType) bool {
 		return p.PathCode(a) > p.PathCode(b)
 	}
 	return a > b
+}
+
+// pathMin and pathMax are std::min and std::max on two path types by this
+// release's numbers (ncclTopoGetGpuMinPath, ncclTopoGetGpuMaxPath, the
+// graph consensus of initTransportsRank): at 2.27.3 PXN is below P2C.
+func (p *Params) pathMin(a, b PathType) PathType {
+	if p.pathAbove(a, b) {
+		return b
+	}
+	return a
+}
+
+func (p *Params) pathMax(a, b PathType) PathType {
+	if p.pathAbove(a, b) {
+		return a
+	}
+	return b
 }
 
 // ComputeDoubleRoom says whether ncclTopoPostset's "4 compute channels
@@ -1240,6 +1277,7 @@ var paramSources = map[string][2]string{
 	"MLOPartAttr":             {"src/graph/topo.cc", "ncclTopoAddGpuSub"},
 	"AllNVLinkAgreed":         {"src/init.cc", "initTransportsRank"},
 	"PathTypeFirst":           {"src/graph/paths.cc", "ncclTopoSetPaths"},
+	"LocalCPUByBw":            {"src/graph/paths.cc", "ncclGetLocalCpu"},
 	"GPUSubs":                 {"src/graph/topo.cc", "ncclTopoAddPci"},
 	"NetFusion":               {"src/graph/topo.cc", "ncclTopoMakeVNics"},
 	"NetIBPortMerge":          {"src/transport/net_ib.cc", "ncclIbFindMatchingDev"},
@@ -1271,6 +1309,7 @@ var paramSources = map[string][2]string{
 	"RecNetGpuOrder18":        {"src/graph/search.cc", "ncclTopoSearchRecNet"},
 	"TreeRevPathUnchecked":    {"src/graph/search.cc", "ncclTopoFollowPath"},
 	"NVMLP2PKept":             {"src/graph/paths.cc", "ncclTopoCheckP2p"},
+	"SameChannelsAnyCPU":      {"src/graph/search.cc", "ncclTopoCompute"},
 	"CollNetHeadsAllChannels": {"src/graph/connect.cc", "connectCollNet"},
 	"NVLSHeads":               {"src/graph/search.cc", "ncclTopoSearchRecNet"},
 }

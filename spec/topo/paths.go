@@ -122,8 +122,24 @@ func (ps *pathState) betterPath(cur *Path, t PathType, bw float32, hops int) boo
 	return cur.Bw < bw || (cur.Bw == bw && cur.Count() > hops)
 }
 
-// localCPU is ncclGetLocalCpu: the CPU with the fewest hops from the GPU.
+// localCPU is ncclGetLocalCpu: the CPU with the fewest hops from the GPU;
+// from 2.30.7 (LocalCPUByBw) the one with the fewest hops among those of
+// the best path (ncclTopoGetLocal).
+// Ref: v2.30.4-1, v2.30.7-1 src/graph/paths.cc ncclGetLocalCpu.
 func (ps *pathState) localCPU(s *System, g *Node) (*Node, error) {
+	if ps.p.LocalCPUByBw {
+		cpus, _ := getLocal(&ps.p, s, g, CPU)
+		if len(cpus) == 0 {
+			return nil, fmt.Errorf("topology: could not find a CPU close to %s", g.Name())
+		}
+		best := cpus[0]
+		for _, c := range cpus[1:] {
+			if g.Paths[CPU][c].Count() < g.Paths[CPU][best].Count() {
+				best = c
+			}
+		}
+		return s.Nodes[CPU][best], nil
+	}
 	minHops := 0
 	var best *Node
 	for i, c := range s.Nodes[CPU] {
@@ -327,8 +343,9 @@ func (ps *pathState) checkGDR(s *System, gpu, net *Node) (bool, error) {
 }
 
 // getLocal is ncclTopoGetLocal: the nodes of resultType with the best path
-// from n (highest bandwidth, then best type), and that path type.
-func getLocal(s *System, n *Node, resultType NodeType) ([]int, PathType) {
+// from n (highest bandwidth, then best type by the release's numbers), and
+// that path type.
+func getLocal(p *Params, s *System, n *Node, resultType NodeType) ([]int, PathType) {
 	paths := n.Paths[resultType]
 	if paths == nil {
 		return nil, PathDIS
@@ -338,14 +355,14 @@ func getLocal(s *System, n *Node, resultType NodeType) ([]int, PathType) {
 	var out []int
 	pt := PathDIS
 	for i := range s.Nodes[resultType] {
-		p := &paths[i]
-		if p.Bw > maxBw || (p.Bw == maxBw && p.Type < minType) {
-			maxBw = p.Bw
-			minType = p.Type
+		pi := &paths[i]
+		if pi.Bw > maxBw || (pi.Bw == maxBw && p.pathAbove(minType, pi.Type)) {
+			maxBw = pi.Bw
+			minType = pi.Type
 			pt = minType
 			out = out[:0]
 		}
-		if p.Bw == maxBw && p.Type == minType {
+		if pi.Bw == maxBw && pi.Type == minType {
 			out = append(out, i)
 		}
 	}
@@ -373,7 +390,7 @@ func (ps *pathState) localNet(s *System, gpu *Node, channel int) (*Node, error) 
 	if ps.p.LocalNetMask {
 		return localNetMask18(s, gpu, channel)
 	}
-	nets, _ := getLocal(s, gpu, NET)
+	nets, _ := getLocal(&ps.p, s, gpu, NET)
 	if len(nets) == 0 {
 		return nil, fmt.Errorf("topology: could not find any local path from %s to a NET", gpu.Name())
 	}
@@ -391,7 +408,7 @@ func (ps *pathState) localNet(s *System, gpu *Node, channel int) (*Node, error) 
 		}
 		netsPerGpu = min(ps.o.NetDevsMax, len(nets))
 	default:
-		gpus, _ := getLocal(s, s.Nodes[NET][nets[0]], GPU)
+		gpus, _ := getLocal(&ps.p, s, s.Nodes[NET][nets[0]], GPU)
 		if len(gpus) == 0 {
 			return nil, fmt.Errorf("topology: %s reaches no GPU", s.Nodes[NET][nets[0]].Name())
 		}
@@ -411,7 +428,7 @@ func (ps *pathState) localGPU(s *System, net *Node) (int, error) {
 	if ps.p.LocalNetMask {
 		return localGPUMask18(s, net)
 	}
-	gpus, _ := getLocal(s, net, GPU)
+	gpus, _ := getLocal(&ps.p, s, net, GPU)
 	for c := 0; c < ps.p.MaxChannels; c++ {
 		for _, g := range gpus {
 			n, err := ps.localNet(s, s.Nodes[GPU][g], c)
@@ -733,8 +750,10 @@ func (ps *pathState) searchInit(s *System) {
 	}
 }
 
-// gpuMinMaxPath is ncclTopoGetGpuMinPath / ncclTopoGetGpuMaxPath.
-func gpuMinMaxPath(s *System, t NodeType) (lo, hi PathType) {
+// gpuMinMaxPath is ncclTopoGetGpuMinPath / ncclTopoGetGpuMaxPath: the
+// best and the worst path type from a GPU to another GPU or to a NET, by
+// the release's numbers (2.27.3's PXN is below its P2C).
+func gpuMinMaxPath(p *Params, s *System, t NodeType) (lo, hi PathType) {
 	lo, hi = PathSYS, PathLOC
 	for i, g := range s.Nodes[GPU] {
 		paths := g.Paths[t]
@@ -745,8 +764,8 @@ func gpuMinMaxPath(s *System, t NodeType) (lo, hi PathType) {
 			if t == GPU && i == j {
 				continue
 			}
-			lo = min(lo, paths[j].Type)
-			hi = max(hi, paths[j].Type)
+			lo = p.pathMin(lo, paths[j].Type)
+			hi = p.pathMax(hi, paths[j].Type)
 		}
 	}
 	return lo, hi

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -366,6 +367,55 @@ func TestPathTypeFirst(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestLocalCPUByBw: from 2.30.7 ncclGetLocalCpu takes the CPU of the best
+// path (ncclTopoGetLocal: bandwidth, then type), fewest hops among those;
+// before, the CPU with the fewest hops. On a GB200 tray the two agree (C2C
+// at 450 GB/s). With a C2C link of 1 GB/s, 2.30.7's BFS (PathTypeFirst)
+// still reaches the GPU's own Grace over C2C (the better type), at 1 GB/s,
+// while the other Grace is 6 GB/s away through PCIe and the link between
+// the CPUs: that one becomes the local CPU, so the GPU→NIC paths through
+// the own Grace get no P2C shortcut and stay PHB (P2C with the hop rule).
+func TestLocalCPUByBw(t *testing.T) {
+	p := Params2_28_9()
+	for _, apply := range []func(*Params){Apply2_29_2, Apply2_29_7, Apply2_30_3, Apply2_30_7} {
+		apply(&p)
+	}
+	slow := PresetGB200()
+	slow.GPUs = slices.Clone(slow.GPUs)
+	for i := range slow.GPUs {
+		slow.GPUs[i].C2C, slow.GPUs[i].C2CBw = 1, 1000
+	}
+	for _, tc := range []struct {
+		name   string
+		spec   NodeSpec
+		byBw   bool
+		cpu    int      // GPU 0's local CPU
+		toNet0 PathType // GPU 0 → NET 0
+	}{
+		{"gb200", PresetGB200(), true, 0, PathP2C},
+		{"gb200", PresetGB200(), false, 0, PathP2C},
+		{"gb200 C2C 1 GB/s", slow, true, 1, PathPHB},
+		{"gb200 C2C 1 GB/s", slow, false, 0, PathP2C},
+	} {
+		q := p
+		q.LocalCPUByBw = tc.byBw
+		r := search(t, nTimes(mustSynth(t, tc.spec), 2), q, DefaultOptions())
+		sys := r.Nodes[0].System
+		g0 := sys.Nodes[GPU][0]
+		ps := &pathState{p: q, o: DefaultOptions()}
+		cpu, err := ps.localCPU(sys, g0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cpu.Index != tc.cpu {
+			t.Errorf("%s LocalCPUByBw=%v: GPU 0's local CPU %d, want %d", tc.name, tc.byBw, cpu.Index, tc.cpu)
+		}
+		if got := g0.Paths[NET][0].Type; got != tc.toNet0 {
+			t.Errorf("%s LocalCPUByBw=%v: GPU 0 → NET 0 %s, want %s", tc.name, tc.byBw, got, tc.toNet0)
 		}
 	}
 }

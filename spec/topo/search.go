@@ -221,10 +221,10 @@ func (x *searcher) followPathTo(g *sgraph, t1 NodeType, i1 int, t2 NodeType, i2 
 	if x.ps.p.FollowPathSkipsDIS && path.Type >= PathDIS {
 		return nil, nil
 	}
-	if mult == 1 && path.Type > typ {
+	if mult == 1 && x.ps.p.pathAbove(path.Type, typ) {
 		return nil, nil
 	}
-	if mult == 1 && !x.ps.p.TreeRevPathUnchecked && (g.pattern == PatternBalancedTree || g.pattern == PatternTree || g.pattern == PatternSplitTree) && rev.Type > typ {
+	if mult == 1 && !x.ps.p.TreeRevPathUnchecked && (g.pattern == PatternBalancedTree || g.pattern == PatternTree || g.pattern == PatternSplitTree) && x.ps.p.pathAbove(rev.Type, typ) {
 		return nil, nil
 	}
 	bw = float32(bw * mult)
@@ -719,7 +719,11 @@ func (x *searcher) selectNetsUncached(typeInter PathType, gpu int) ([]int, error
 	if len(nets) >= maxDev {
 		return nets, nil
 	}
-	for t := PathLOC; t <= typeInter; t++ {
+	// The path types up to typeInter in the release's numeric order.
+	for _, t := range x.ps.p.PathOrder {
+		if x.ps.p.pathAbove(t, typeInter) {
+			break
+		}
 		for gi, g := range x.s.Nodes[GPU] {
 			if gpu != -1 && gpu != gi {
 				continue

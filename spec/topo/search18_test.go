@@ -402,3 +402,58 @@ func TestNetChannelBudget18(t *testing.T) {
 		}
 	}
 }
+
+// pcieHost4TwoSockets is four PCIe A100s (no NVLink), each behind its own
+// Gen4 switch, two per socket, with a 100G NIC per socket.
+func pcieHost4TwoSockets(vendor string) NodeSpec {
+	s := NodeSpec{Name: "pcie-sm80-4gpu-2socket", CPUArch: "x86_64", CPUVendor: vendor, Sockets: 2}
+	if vendor == "Intel" {
+		s.CPUModel = "skl"
+	}
+	for i := 0; i < 4; i++ {
+		s.Switches = append(s.Switches, SwitchSpec{NUMA: i / 2, PCIGen: 4, Parent: -1})
+		s.GPUs = append(s.GPUs, GPUSpec{Dev: i, SM: 80, PCIGen: 4, PCIWidth: 16, NUMA: i / 2, Switch: i})
+	}
+	for i := 0; i < 2; i++ {
+		s.NICs = append(s.NICs, NICSpec{SpeedMbps: 100000, NUMA: i, Switch: 2 * i, GDR: true, PCIGen: 4})
+	}
+	return s
+}
+
+// From 2.19.1 pass 1 of ncclTopoCompute keeps sameChannels when typeIntra
+// is SYS on x86 AMD CPUs; 2.18.x retries without it on every CPU. Across
+// two nodes of PCIe GPUs on two AMD sockets the ring crosses the sockets
+// (SYS): 2.19.1 (and every later tag) keeps 4 identical channels of
+// 4 GB/s, 2.18.6 finds 2 different channels of 12 GB/s. On Intel sockets
+// (Skylake, 10 GB/s between them) both take the retry and agree.
+func TestSameChannelsAMD(t *testing.T) {
+	type ring struct {
+		n     int
+		bw    float32
+		same  bool
+		intra PathType
+		chans int
+	}
+	for _, tc := range []struct {
+		vendor string
+		p      Params
+		want   ring
+	}{
+		{"AMD", Params2_19_1(), ring{4, 4, true, PathSYS, 8}},
+		{"AMD", Params2_22_3(), ring{4, 4, true, PathSYS, 8}},
+		{"AMD", params2_18_6(), ring{2, 12, false, PathSYS, 4}},
+		{"Intel", Params2_19_1(), ring{2, 10, false, PathSYS, 4}},
+		{"Intel", params2_18_6(), ring{2, 10, false, PathSYS, 4}},
+	} {
+		s, err := Synthesize(pcieHost4TwoSockets(tc.vendor))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := search(t, nTimes(s, 2), tc.p, DefaultOptions())
+		g := r.Graphs[GraphRing]
+		got := ring{g.NChannels, g.BwIntra, g.SameChannels, g.TypeIntra, r.NChannels}
+		if got != tc.want {
+			t.Errorf("%s %s: ring %+v, want %+v", tc.vendor, tc.p.Release, got, tc.want)
+		}
+	}
+}
