@@ -124,6 +124,7 @@ const (
 	KindTunerOpenError
 	KindGinAnyFail
 	KindRmaAnyFail
+	KindEnvConfigSet
 	numKinds
 )
 
@@ -191,10 +192,22 @@ var Catalogue = []Form{
 		Ref: ref(t2289, "src/misc/param.cc", "ncclLoadParam"), Bare: true,
 		Example: "Invalid value abc for NCCL_NVLS_ENABLE, using default 2.", lit: "Invalid value ",
 		re: rx(`^Invalid value (.*) for (NCCL_[A-Z0-9_]+), using default (-?\d+)\.?$`)},
-	{Kind: KindEnvConfigReset, ID: "env.config.reset", Format: `Comm config netName reset to NCCL_NET=%s`, Since: v(2, 28, 7),
-		Ref:     ref(t2289, "src/init.cc", "envConfigOverride"),
+	// parseCommConfig's line for a field the config set, and
+	// envConfigOverride's for a variable that overrode a field with a
+	// value (G-ENV-CONFIG-1, spec/config_log.go); the reset line names
+	// cgaClusterSize's and maxP2pPeers's variables as NCCL_MAX_*.
+	{Kind: KindEnvConfigReset, ID: "env.config.reset", Format: `Comm config %s reset to %s=%d` + " | " + `Comm config netName reset to NCCL_NET=%s`, Since: v(2, 28, 7),
+		Ref:     ref(t2230, "src/init.cc", "envConfigOverride"),
 		Example: "Comm config netName reset to NCCL_NET=Socket", lit: "Comm config ",
 		re: rx(`^Comm config (\w+) reset to (NCCL_[A-Z0-9_]+)=(.*)$`)},
+	{Kind: KindEnvConfigReset, ID: "env.config.reset.graphmixing", Format: `Comm config graphUsageMode reset to %d by NCCL_GRAPH_MIXING_SUPPORT=%d`,
+		Since: v(2, 29, 2), Ref: ref(t2230, "src/init.cc", "envConfigOverride"),
+		Example: "Comm config graphUsageMode reset to 0 by NCCL_GRAPH_MIXING_SUPPORT=0", lit: "Comm config graphUsageMode reset to ",
+		re: rx(`^Comm config (graphUsageMode) reset to -?\d+ by (NCCL_GRAPH_MIXING_SUPPORT)=(-?\d+)$`)},
+	{Kind: KindEnvConfigSet, ID: "env.config.set", Format: `Comm config %s set to %d` + " | " + `Comm config %s set to %s`, Since: v(2, 17, 1),
+		Ref:     ref(t2230, "src/init.cc", "parseCommConfig"),
+		Example: "Comm config Max CTAs set to 4", lit: "Comm config ",
+		re: rx(`^Comm config (\w[\w ]*?) set to (.*)$`)},
 	{Kind: KindCollNetEnableInvalid, ID: "env.collnet.invalid", Format: `collnetEnable %d is not a valid value 0/1, set it to 0`,
 		Since: v(2, 27, 3), Ref: ref(t2289, "src/init.cc", "envConfigOverride"),
 		Example: "collnetEnable 2 is not a valid value 0/1, set it to 0", lit: "collnetEnable ",

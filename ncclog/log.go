@@ -65,6 +65,18 @@ type EnvVar struct {
 	Others []string `json:"others,omitempty"`
 }
 
+// ConfigLine is one "Comm config" line: How "set" (parseCommConfig: the
+// config set Field to Value) or "reset" (envConfigOverride: Var, the
+// variable NCCL read, overrode Field with Value).
+type ConfigLine struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
+	How   string `json:"how"`
+	Var   string `json:"var,omitempty"`
+	Msg   string `json:"msg"`
+	At    Loc    `json:"at"`
+}
+
 // Proc is one process seen in the log (host:pid).
 type Proc struct {
 	Host         string `json:"host"`
@@ -441,9 +453,13 @@ type Log struct {
 	Versions   []string `json:"versions,omitempty"`
 	CUDADriver int      `json:"cuda_driver,omitempty"`
 
-	Env   []EnvVar `json:"env,omitempty"`
-	Procs []Proc   `json:"procs,omitempty"`
-	Comms []Comm   `json:"comms,omitempty"`
+	Env []EnvVar `json:"env,omitempty"`
+	// CommConfig are the distinct "Comm config" lines (G-ENV-CONFIG-1):
+	// the ncclConfig_t fields the job set and the variables that
+	// overrode one, in log order.
+	CommConfig []ConfigLine `json:"comm_config,omitempty"`
+	Procs      []Proc       `json:"procs,omitempty"`
+	Comms      []Comm       `json:"comms,omitempty"`
 
 	Plugin      PluginLog   `json:"plugin"`
 	Networks    []NameCount `json:"networks,omitempty"`

@@ -486,6 +486,30 @@ func (ob *observer) trace() spec.Trace {
 		t = append(t, spec.Verdict{Rule: "G-ENV-PARAM-1", Layer: r.Layer, Outcome: out, Facts: []spec.Fact{spec.F(e.Name, e.Value), spec.F("at", e.At)},
 			Log: []string{line}, Ref: ruleRef(r), Why: why})
 	}
+	// The "Comm config" lines: the fields a config set (Pass, as spec
+	// predicts a config parseCommConfig accepts) and the variables that
+	// overrode one (Info without a config).
+	if len(ob.l.CommConfig) > 0 {
+		r, _ := RuleByID("G-ENV-CONFIG-1")
+		v := spec.Verdict{Rule: r.ID, Layer: r.Layer, Outcome: spec.Info, Ref: ruleRef(r), Facts: []spec.Fact{spec.F("at", ob.l.CommConfig[0].At)}}
+		var set, reset []string
+		for _, c := range ob.l.CommConfig {
+			v.Log = append(v.Log, c.Msg)
+			if c.How == "set" {
+				set = append(set, c.Field+"="+c.Value)
+			} else {
+				reset = append(reset, c.Var+"="+c.Value)
+			}
+		}
+		v.Why = "no config field reported set"
+		if len(set) > 0 {
+			v.Outcome, v.Why = spec.Pass, "the config sets "+strings.Join(set, ", ")
+		}
+		if len(reset) > 0 {
+			v.Why += "; the environment overrides with " + strings.Join(reset, ", ")
+		}
+		t = append(t, v)
+	}
 	for _, c := range ob.o.Caps {
 		for _, p := range c.Proofs {
 			add(p, c.Cap, spec.Pass)
