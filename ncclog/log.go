@@ -155,7 +155,8 @@ type IBLog struct {
 	VerbsMissing int      `json:"verbs_missing,omitempty"`
 	DataErrors   int      `json:"data_errors,omitempty"`
 	// VirtualDevices are the devices the IB fused ports into ("NET/IB :
-	// Made virtual device"), as "[dev] name ndevs=N", first seen first.
+	// Made virtual device" with ndevs > 1; the ones of one port each are
+	// not fusions), as "[dev] name ndevs=N", first seen first.
 	VirtualDevices []string `json:"virtual_devices,omitempty"`
 	// VNicsMade are the device numbers of "TOPO/NET : Made vNic" lines,
 	// one per plugin pass and vNic (CollNet's pass prints them too).

@@ -973,6 +973,12 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 			}
 		}
 	case KindIBVirtualDevice:
+		// from 2.24.3 every port is a virtual device of one (and
+		// 2.24.3-2.26.6 every group of one a vNic): only several ports
+		// are a fusion
+		if atoi(sub[4]) < 2 {
+			break
+		}
 		d := "[" + sub[1] + "] " + sub[2] + " ndevs=" + sub[4]
 		if p.ibDevs.first("vdev " + d) {
 			p.log.IB.VirtualDevices = append(p.log.IB.VirtualDevices, d)
