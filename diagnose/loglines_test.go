@@ -76,3 +76,96 @@ func TestDiagnoseConfigLines(t *testing.T) {
 		t.Errorf("the reset line names NCCL_MAX_P2P_PEERS; NCCL reads NCCL_P2P_MAX_PEERS: %+v %v", l.Env, ok)
 	}
 }
+
+// predictedLines are every Log and Debug line of a prediction's trace.
+func predictedLines(tr spec.Trace) []string {
+	var out []string
+	for _, v := range tr {
+		out = append(out, v.Log...)
+		out = append(out, v.Debug...)
+	}
+	return out
+}
+
+// TestDiagnoseIBVirtualDevice (G-TOPO-VNIC-1): a 2.28.9 log of a host
+// whose dual-port NIC the IB fused. diagnose reads the fused device (not
+// the per-port devices every IB log prints) as the fusion proof, and the
+// prediction on that machine prints the same lines.
+func TestDiagnoseIBVirtualDevice(t *testing.T) {
+	sys := &spec.System{Name: "dual-port"}
+	nd := spec.Node{CPU: spec.CPU{Arch: "x86_64", Vendor: "Intel", Model: "skl", Sockets: 1},
+		GPUs:         []spec.GPU{{Name: "A100", Dev: 0, SM: 80}, {Name: "A100", Dev: 1, SM: 80}},
+		IPInterfaces: []string{"eth0"}, Driver: spec.Driver{Verbs: true, CuMem: true, CUDA: 12080}}
+	for i, b := range []string{"0000:16:00.0", "0000:16:00.1"} {
+		nd.NICs = append(nd.NICs, spec.NIC{Name: "mlx5_" + string(rune('0'+i)), Port: 1, LinkLayer: "RoCE", SpeedMbps: 100000, Active: true, GDR: true, BusID: b})
+	}
+	for _, h := range []string{"node0", "node1"} {
+		n := nd
+		n.Host = h
+		sys.Nodes = append(sys.Nodes, n)
+	}
+	lines := []string{
+		"NET/IB : Made virtual device [0] name=mlx5_0 speed=100000 ndevs=1",
+		"NET/IB : Made virtual device [1] name=mlx5_1 speed=100000 ndevs=1",
+		"NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2",
+		"TOPO/NET : Made vNic 2",
+	}
+	log := "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+	for _, ln := range lines {
+		log += "h:1:1 [0] NCCL INFO " + ln + "\n"
+	}
+	l, err := ncclog.Parse(strings.NewReader(log), "t.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l.IB.VirtualDevices, []string{"[2] mlx5_0+mlx5_1 ndevs=2"}) {
+		t.Errorf("fused devices read %q", l.IB.VirtualDevices)
+	}
+	o := ncclog.Observe(l)
+	if v, ok := o.Trace.Find("G-TOPO-VNIC-1"); !ok || v.Outcome != spec.Pass {
+		t.Errorf("observed G-TOPO-VNIC-1 %+v %v, want a pass", v, ok)
+	}
+	p, err := Predict(l, 0, sys, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := predictedLines(p.Trace)
+	for _, ln := range lines {
+		if !slices.Contains(got, ln) {
+			t.Errorf("the prediction lacks %q", ln)
+		}
+	}
+}
+
+// TestDiagnoseGinAssigned (G-GIN-1, G-RMA-1): a 2.30.7 log whose GIN
+// plugin library (v13) NCCL assigned to the communicator, and its RMA
+// plugin library (v14) too. Predicted on the machine with those
+// libraries, both gates pass at candidate with the same lines, and the
+// rows agree.
+func TestDiagnoseGinAssigned(t *testing.T) {
+	sys, err := spec.Preset("v100x4", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	libs := []spec.Library{
+		{Path: "/opt/g/libnccl-gin.so", InLoaderPath: true, GinSymbols: []int{13}, GinName: "G13"},
+		{Path: "/opt/r/libnccl-rma.so", InLoaderPath: true, RmaSymbols: []int{14}, RmaName: "R14"},
+	}
+	for i := range sys.Nodes {
+		sys.Nodes[i].Libs = libs
+	}
+	lines := map[spec.RuleID]string{
+		"G-GIN-1": "GIN/Plugin: Assigned plugin G13 type 3 to comm",
+		"G-RMA-1": "RMA/Plugin: Assigned plugin R14 to comm",
+	}
+	log := "h:1:1 [0] NCCL INFO NCCL version 2.30.7+cuda13.0\nh:1:1 [0] NCCL INFO " + lines["G-RMA-1"] + "\nh:1:1 [0] NCCL INFO " + lines["G-GIN-1"] + "\n"
+	for _, rule := range []spec.RuleID{"G-GIN-1", "G-RMA-1"} {
+		pred, obs, row := diagnoseRule(t, log, sys, rule)
+		if pred.Outcome != spec.Pass || pred.Level != spec.LevelCandidate || !slices.Contains(pred.Log, lines[rule]) {
+			t.Errorf("predicted %s %s %s %q, want a pass at candidate printing %q", rule, pred.Outcome, pred.Level, pred.Log, lines[rule])
+		}
+		if obs.Level != pred.Level || row.Agreement != Agree {
+			t.Errorf("%s observed at %s, row %+v; want the predicted level and agree", rule, obs.Level, row)
+		}
+	}
+}

@@ -125,6 +125,8 @@ const (
 	KindGinAnyFail
 	KindRmaAnyFail
 	KindEnvConfigSet
+	KindGinAssigned
+	KindRmaAssigned
 	numKinds
 )
 
@@ -335,6 +337,22 @@ var Catalogue = []Form{
 		Ref: ref(t2230, "src/plugin/rma.cc", "ncclRmaInit"), Bare: true,
 		Example: "RMA/Plugin: Failed to initialize any plugin", lit: "RMA/Plugin: Failed to initialize any plugin",
 		re: rx(`^RMA/Plugin: Failed to initialize any plugin`)},
+	// the GIN or RMA plugin NCCL assigned to the communicator (G-GIN-1,
+	// G-RMA-1): an external one or the internal IB's
+	{Kind: KindGinAssigned, ID: "gin.assigned", Format: `Assigned GIN plugin %s to comm`, Since: v(2, 29, 7), Until: v(2, 30, 4),
+		Ref: ref("v2.29.7-1", "src/plugin/gin.cc", "ncclGinPluginAssignToComm"), Bare: true,
+		Example: "Assigned GIN plugin GIN_IB_GDAKI to comm", lit: "Assigned GIN plugin ", re: rx(`^Assigned GIN plugin (.+) to comm$`)},
+	{Kind: KindRmaAssigned, ID: "rma.assigned", Format: `Assigned RMA plugin %s to comm`, Since: v(2, 29, 7), Until: v(2, 30, 4),
+		Ref: ref("v2.29.7-1", "src/plugin/gin.cc", "ncclGinPluginAssignToComm"), Bare: true,
+		Example: "Assigned RMA plugin GIN_IB_PROXY to comm", lit: "Assigned RMA plugin ", re: rx(`^Assigned RMA plugin (.+) to comm$`)},
+	{Kind: KindGinAssigned, ID: "gin.assigned.2307", Format: `GIN/Plugin: Assigned plugin %s type %d to comm`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/plugin/gin.cc", "ncclGinPluginAssignToComm"), Bare: true,
+		Example: "GIN/Plugin: Assigned plugin GIN_IB_GDAKI type 3 to comm", lit: "GIN/Plugin: Assigned plugin ",
+		re: rx(`^GIN/Plugin: Assigned plugin (.+) type (\d+) to comm$`)},
+	{Kind: KindRmaAssigned, ID: "rma.assigned.2307", Format: `RMA/Plugin: Assigned plugin %s to comm`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/plugin/rma.cc", "ncclRmaPluginAssignToComm"), Bare: true,
+		Example: "RMA/Plugin: Assigned plugin RMA_IB_PROXY to comm", lit: "RMA/Plugin: Assigned plugin ",
+		re: rx(`^RMA/Plugin: Assigned plugin (.+) to comm$`)},
 	{Kind: KindNetNotFound, ID: "net.notfound", Format: `Error: network %s not found.`, Since: v(2, 10, 3), Until: v(2, 26, 6),
 		Ref: ref("v2.22.3-1", "src/net.cc", "ncclNetInit"), Bare: true,
 		Example: "Error: network Foo not found.", lit: "Error: network ", re: rx(`^Error: network (.+) not found\.?$`)},
