@@ -9,9 +9,8 @@ import (
 	"github.com/gatesim/gatesim/spec"
 )
 
-// diagnoseRule parses a synthetic log, predicts it on sys and returns the
-// predicted and observed verdicts of rule and its gate row.
-func diagnoseRule(t *testing.T, log string, sys *spec.System, rule spec.RuleID) (pred, obs spec.Verdict, row GateRow) {
+// predictLog parses a synthetic log and predicts it on sys.
+func predictLog(t *testing.T, log string, sys *spec.System) (*ncclog.Log, *Prediction) {
 	t.Helper()
 	l, err := ncclog.Parse(strings.NewReader(log), "t.log")
 	if err != nil {
@@ -21,6 +20,14 @@ func diagnoseRule(t *testing.T, log string, sys *spec.System, rule spec.RuleID) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l, p
+}
+
+// diagnoseRule parses a synthetic log, predicts it on sys and returns the
+// predicted and observed verdicts of rule and its gate row.
+func diagnoseRule(t *testing.T, log string, sys *spec.System, rule spec.RuleID) (pred, obs spec.Verdict, row GateRow) {
+	t.Helper()
+	l, p := predictLog(t, log, sys)
 	o := ncclog.Observe(l)
 	var ok bool
 	if pred, ok = p.Trace.Find(rule); !ok {
@@ -114,20 +121,13 @@ func TestDiagnoseIBVirtualDevice(t *testing.T) {
 	for _, ln := range lines {
 		log += "h:1:1 [0] NCCL INFO " + ln + "\n"
 	}
-	l, err := ncclog.Parse(strings.NewReader(log), "t.log")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, p := predictLog(t, log, sys)
 	if !slices.Equal(l.IB.VirtualDevices, []string{"[2] mlx5_0+mlx5_1 ndevs=2"}) {
 		t.Errorf("fused devices read %q", l.IB.VirtualDevices)
 	}
 	o := ncclog.Observe(l)
 	if v, ok := o.Trace.Find("G-TOPO-VNIC-1"); !ok || v.Outcome != spec.Pass {
 		t.Errorf("observed G-TOPO-VNIC-1 %+v %v, want a pass", v, ok)
-	}
-	p, err := Predict(l, 0, sys, nil, nil)
-	if err != nil {
-		t.Fatal(err)
 	}
 	got := predictedLines(p.Trace)
 	for _, ln := range lines {
