@@ -169,3 +169,37 @@ func TestDiagnoseGinAssigned(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseCollNetRefused (G-COLLNET-SETUP-1): a 2.28.9 log of two
+// DGX H100 nodes whose SHARP plugin refused the CollNet group: NCCL
+// WARNs and falls back to the point-to-point network. Predicted with a
+// CollNet connect error, the gate fails with the same line and the rows
+// agree; the prediction says CollNet is off for the communicator.
+func TestDiagnoseCollNetRefused(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 2, SHARP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sys.Nodes {
+		for j := range sys.Nodes[i].Libs {
+			if cn := sys.Nodes[i].Libs[j].CollNet; cn != nil {
+				c := *cn
+				c.ConnectError = "sharp_coll_comm_init failed"
+				sys.Nodes[i].Libs[j].CollNet = &c
+			}
+		}
+	}
+	const warn = "Cannot initialize CollNet, using point-to-point network instead"
+	log := "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO NCCL_COLLNET_ENABLE set by environment to 1.\n" +
+		"h:1:1 [0] transport/coll_net.cc:1590 NCCL WARN " + warn + "\nh:1:1 [0] NCCL INFO transport/coll_net.cc:1590 -> 2\n"
+	pred, obs, row := diagnoseRule(t, log, sys, "G-COLLNET-SETUP-1")
+	if pred.Outcome != spec.Fail || !slices.Contains(pred.Log, warn) {
+		t.Errorf("predicted %s %q, want a failure printing the WARN", pred.Outcome, pred.Log)
+	}
+	if obs.Outcome != spec.Fail || row.Agreement != Agree {
+		t.Errorf("observed %s, row %+v; want fail and agree", obs.Outcome, row)
+	}
+	if !strings.Contains(pred.Why, "CollNet disabled") {
+		t.Errorf("predicted why %q does not say CollNet is disabled", pred.Why)
+	}
+}
