@@ -339,10 +339,12 @@ var Catalogue = []Form{
 		re: rx(`^RMA/Plugin: Failed to initialize any plugin`)},
 	// the GIN or RMA plugin NCCL assigned to the communicator (G-GIN-1,
 	// G-RMA-1): an external one or the internal IB's
-	{Kind: KindGinAssigned, ID: "gin.assigned", Format: `Assigned GIN plugin %s to comm`, Since: v(2, 29, 7), Until: v(2, 30, 4),
-		Ref: ref("v2.29.7-1", "src/plugin/gin.cc", "ncclGinPluginAssignToComm"), Bare: true,
+	// (2.28.7-2.29.3 src/plugin/net.cc ncclNetPluginAssignToComm, with
+	// the net plugin; 2.29.7-2.30.4 src/plugin/gin.cc)
+	{Kind: KindGinAssigned, ID: "gin.assigned", Format: `Assigned GIN plugin %s to comm`, Since: v(2, 28, 7), Until: v(2, 30, 4),
+		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetPluginAssignToComm"), Bare: true,
 		Example: "Assigned GIN plugin GIN_IB_GDAKI to comm", lit: "Assigned GIN plugin ", re: rx(`^Assigned GIN plugin (.+) to comm$`)},
-	{Kind: KindRmaAssigned, ID: "rma.assigned", Format: `Assigned RMA plugin %s to comm`, Since: v(2, 29, 7), Until: v(2, 30, 4),
+	{Kind: KindRmaAssigned, ID: "rma.assigned", Format: `Assigned RMA plugin %s to comm`, Since: v(2, 29, 2), Until: v(2, 30, 4),
 		Ref: ref("v2.29.7-1", "src/plugin/gin.cc", "ncclGinPluginAssignToComm"), Bare: true,
 		Example: "Assigned RMA plugin GIN_IB_PROXY to comm", lit: "Assigned RMA plugin ", re: rx(`^Assigned RMA plugin (.+) to comm$`)},
 	{Kind: KindGinAssigned, ID: "gin.assigned.2307", Format: `GIN/Plugin: Assigned plugin %s type %d to comm`, Since: v(2, 30, 7),

@@ -299,13 +299,14 @@ func TestObserveGinRmaAnyFail(t *testing.T) {
 }
 
 // TestObserveGinRmaAssigned: the line NCCL prints when it assigns a GIN
-// or RMA plugin to the communicator (2.29.7+) is a passing G-GIN-1 or
+// or RMA plugin to the communicator (2.28.7+) is a passing G-GIN-1 or
 // G-RMA-1 at candidate, the level spec predicts for it.
 func TestObserveGinRmaAssigned(t *testing.T) {
 	for _, c := range []struct {
 		version, line string
 		rule          spec.RuleID
 	}{
+		{"2.28.9", "Assigned GIN plugin GIN_IB_GDAKI to comm", "G-GIN-1"},
 		{"2.29.7", "Assigned GIN plugin GIN_IB_GDAKI to comm", "G-GIN-1"},
 		{"2.30.3", "Assigned RMA plugin GIN_IB_PROXY to comm", "G-RMA-1"},
 		{"2.30.7", "GIN/Plugin: Assigned plugin G13 type 3 to comm", "G-GIN-1"},

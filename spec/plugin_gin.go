@@ -18,9 +18,9 @@ import (
 func ginInNet(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-GIN-1", Layer: LayerABI, Title: "GIN plugin",
-		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). If the GIN object's init fails or its devices() fails or reports 0 (Library.gin), ncclNetPluginInit disables it without a line and the communicator has no GIN. GIN decides nothing gatesim models.`,
+		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). If the GIN object's init fails or its devices() fails or reports 0 (Library.gin), ncclNetPluginInit disables it without a line and the communicator has no GIN. Otherwise ncclNetPluginAssignToComm assigns it with its net plugin, "Assigned GIN plugin %s to comm" (candidate), when that plugin is the communicator's network. GIN decides nothing gatesim models.`,
 		Ref:  ref,
-		Logs: []string{"NET/Plugin: Loaded gin plugin %s (v%d)"},
+		Logs: []string{"NET/Plugin: Loaded gin plugin %s (v%d)", "Assigned GIN plugin %s to comm"},
 		node: true,
 		init: func(r *initRun) {
 			s := r.cur
@@ -43,9 +43,16 @@ func ginInNet(ref Ref) *Rule {
 				return
 			}
 			s.ginLib, s.ginABI = s.lib, v
-			// init and devices() passed (usable); no line says the
-			// communicator took it, so it is no candidate
-			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library", v), Facts: facts, Log: loaded})
+			// ncclNetPluginAssignToComm assigns the GIN object with its
+			// net plugin: a candidate when that plugin is the
+			// communicator's network, else usable (init and devices()
+			// passed) but not the communicator's
+			if s.chosen == nil || s.chosen.external != s.lib {
+				r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library, which is not the communicator's network: not assigned", v), Facts: facts, Log: loaded})
+				return
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library, assigned to the communicator with its network", v),
+				Facts: facts, Log: append(loaded, "Assigned GIN plugin "+ginName(s.lib)+" to comm")})
 		},
 	}
 }

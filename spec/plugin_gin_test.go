@@ -20,8 +20,8 @@ func TestGinRmaWindows(t *testing.T) {
 		ginRef, rmaFn string
 	}{
 		{v: V2_28_3},
-		{v: V2_28_7, gin: []int{11}, ginAfter: "G-COLLNET-ABI-1", ginRef: "ncclNetPluginLoad"},
-		{v: V2_29_3, gin: []int{11}, ginAfter: "G-COLLNET-ABI-1", ginRef: "ncclNetPluginLoad"},
+		{v: V2_28_7, gin: []int{11}, ginAfter: "G-NET-SEL-1", ginRef: "ncclNetPluginLoad, ncclNetPluginAssignToComm"},
+		{v: V2_29_3, gin: []int{11}, ginAfter: "G-NET-SEL-1", ginRef: "ncclNetPluginLoad, ncclNetPluginAssignToComm"},
 		{v: V2_29_7, gin: []int{12, 11}, ginAfter: "G-NET-LIB-3", ginRef: "ncclGinInit"},
 		{v: V2_30_3, gin: []int{13, 12, 11}, rma: []int{13}, ginAfter: "G-NET-LIB-3", rmaAfter: "G-GIN-1", ginRef: "ncclGinInit", rmaFn: "ncclGinPluginLoad"},
 		{v: V2_30_4, gin: []int{13, 12, 11}, rma: []int{13}, ginAfter: "G-NET-LIB-3", rmaAfter: "G-GIN-1", ginRef: "ncclGinInit", rmaFn: "ncclGinPluginLoad"},
@@ -214,8 +214,9 @@ func TestGinRmaInitFails(t *testing.T) {
 // communicator prints that it did ("Assigned GIN plugin %s to comm"
 // 2.29.7–2.30.4, "GIN/Plugin: Assigned plugin %s type 3 to comm" and
 // "RMA/Plugin: Assigned plugin %s to comm" 2.30.7) and is a candidate, as
-// an assigned network is; 2.28.7–2.29.3's GIN inside the net plugin prints
-// no such line and is usable (init and devices() passed). 2.30.3–2.30.4
+// an assigned network is; 2.28.7–2.29.3's GIN inside the net plugin is
+// assigned with it ("Assigned GIN plugin %s to comm") when that plugin is
+// the communicator's network, and only usable otherwise. 2.30.3–2.30.4
 // never assign an external plugin's RMA.
 func TestGinRmaAssigned(t *testing.T) {
 	for _, tc := range []struct {
@@ -226,7 +227,9 @@ func TestGinRmaAssigned(t *testing.T) {
 		level Level
 		line  string
 	}{
-		{V2_28_7, "G-GIN-1", []Library{netGin}, nil, LevelUsable, ""},
+		{V2_28_7, "G-GIN-1", []Library{netGin}, nil, LevelCandidate, "Assigned GIN plugin NetGin to comm"},
+		// NCCL_NET=Socket: the net plugin is not the communicator's
+		{V2_29_2, "G-GIN-1", []Library{netGin}, Env{"NCCL_NET": "Socket"}, LevelUsable, ""},
 		{V2_29_7, "G-GIN-1", []Library{ginLib12}, Env{"NCCL_GIN_PLUGIN": "x"}, LevelCandidate, "Assigned GIN plugin G12 to comm"},
 		{V2_30_3, "G-GIN-1", []Library{ginLib13}, nil, LevelCandidate, "Assigned GIN plugin G13 to comm"},
 		{V2_30_3, "G-RMA-1", []Library{ginLib13}, nil, LevelNone, ""},

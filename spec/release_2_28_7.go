@@ -115,7 +115,9 @@ func tuningApply2_28_7(t *Tuning) ([]TuningChange, error) {
 
 func apply2_28_7(rs *Ruleset) {
 	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
-	rs.Add(ginInNet(Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"}), "G-COLLNET-ABI-1", "ncclGinPlugin_v11 in the net plugin's library (2.28.7)")
+	// after the network choice: the GIN object is assigned with its net
+	// plugin (ncclNetPluginAssignToComm)
+	rs.Add(ginInNet(Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad, ncclNetPluginAssignToComm"}), "G-NET-SEL-1", "ncclGinPlugin_v11 in the net plugin's library (2.28.7)")
 	rs.Replace(nvlsEarly287, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")
 	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, tunerLibOpts{form: namesCond, common: true}), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
