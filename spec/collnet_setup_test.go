@@ -29,15 +29,7 @@ func TestCollNetSetupRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := range sys.Nodes {
-				for j := range sys.Nodes[i].Libs {
-					if cn := sys.Nodes[i].Libs[j].CollNet; cn != nil {
-						c := *cn
-						c.ConnectError = "sharp_coll_comm_init failed"
-						sys.Nodes[i].Libs[j].CollNet = &c
-					}
-				}
-			}
+			withCollNet(sys, func(c *CollNetBackend) { c.ConnectError = "sharp_coll_comm_init failed" })
 			c, err := Init(MustLoad(tc.v), sys, Env{"NCCL_COLLNET_ENABLE": "1"})
 			if err != nil || c.Err != nil {
 				t.Fatal(err, c.Err)
@@ -62,5 +54,18 @@ func TestCollNetSetupRefused(t *testing.T) {
 				t.Error("CollNet still supported after the refused setup")
 			}
 		})
+	}
+}
+
+// withCollNet changes a copy of every node library's CollNet object.
+func withCollNet(sys *System, f func(*CollNetBackend)) {
+	for i := range sys.Nodes {
+		for j := range sys.Nodes[i].Libs {
+			if cn := sys.Nodes[i].Libs[j].CollNet; cn != nil {
+				c := *cn
+				f(&c)
+				sys.Nodes[i].Libs[j].CollNet = &c
+			}
+		}
 	}
 }
