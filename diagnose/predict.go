@@ -53,7 +53,7 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	for k, v := range extra {
 		env[k] = v
 	}
-	comm, err := cache.Init(rs, procsOf(l, sys), env)
+	comm, err := cache.Init(rs, configOf(l, procsOf(l, sys)), env)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +118,27 @@ func procsOf(l *ncclog.Log, sys *spec.System) *spec.System {
 	}
 	s := *sys
 	s.Procs = procs
+	return &s
+}
+
+// configOf is sys with the ncclConfig_t the log's "Comm config <label>
+// set to" lines report (G-ENV-CONFIG-1), when the caller gave none; a
+// value spec cannot read (a field of another release) is left out.
+func configOf(l *ncclog.Log, sys *spec.System) *spec.System {
+	if sys == nil || sys.CommConfig.Len() > 0 {
+		return sys
+	}
+	cfg := &spec.Config{}
+	for _, c := range l.CommConfig {
+		if c.How == "set" {
+			_ = cfg.Set(c.Field, c.Value) // NCCL printed it; a value it could not hold is left out
+		}
+	}
+	if cfg.Len() == 0 {
+		return sys
+	}
+	s := *sys
+	s.CommConfig = cfg
 	return &s
 }
 

@@ -132,14 +132,7 @@ func TestPredictReadsTheLog(t *testing.T) {
 	op := "h:1:1 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}\n"
 	var levels [2]spec.Evidence
 	for i, log := range []string{head, head + op} {
-		l, err := ncclog.Parse(strings.NewReader(log), "t.log")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Predict(l, 0, sys, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, p := predictLog(t, log, sys)
 		env := false
 		for _, v := range p.Trace {
 			if v.Rule == "G-COLLNET-ENV-1" && v.Outcome == spec.Pass {

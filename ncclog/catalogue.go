@@ -124,6 +124,9 @@ const (
 	KindTunerOpenError
 	KindGinAnyFail
 	KindRmaAnyFail
+	KindEnvConfigSet
+	KindGinAssigned
+	KindRmaAssigned
 	numKinds
 )
 
@@ -191,10 +194,22 @@ var Catalogue = []Form{
 		Ref: ref(t2289, "src/misc/param.cc", "ncclLoadParam"), Bare: true,
 		Example: "Invalid value abc for NCCL_NVLS_ENABLE, using default 2.", lit: "Invalid value ",
 		re: rx(`^Invalid value (.*) for (NCCL_[A-Z0-9_]+), using default (-?\d+)\.?$`)},
-	{Kind: KindEnvConfigReset, ID: "env.config.reset", Format: `Comm config netName reset to NCCL_NET=%s`, Since: v(2, 28, 7),
-		Ref:     ref(t2289, "src/init.cc", "envConfigOverride"),
+	// parseCommConfig's line for a field the config set, and
+	// envConfigOverride's for a variable that overrode a field with a
+	// value (G-ENV-CONFIG-1, spec/config_log.go); the reset line names
+	// cgaClusterSize's and maxP2pPeers's variables as NCCL_MAX_*.
+	{Kind: KindEnvConfigReset, ID: "env.config.reset", Format: `Comm config %s reset to %s=%d` + " | " + `Comm config netName reset to NCCL_NET=%s`, Since: v(2, 28, 7),
+		Ref:     ref(t2230, "src/init.cc", "envConfigOverride"),
 		Example: "Comm config netName reset to NCCL_NET=Socket", lit: "Comm config ",
 		re: rx(`^Comm config (\w+) reset to (NCCL_[A-Z0-9_]+)=(.*)$`)},
+	{Kind: KindEnvConfigReset, ID: "env.config.reset.graphmixing", Format: `Comm config graphUsageMode reset to %d by NCCL_GRAPH_MIXING_SUPPORT=%d`,
+		Since: v(2, 29, 2), Ref: ref(t2230, "src/init.cc", "envConfigOverride"),
+		Example: "Comm config graphUsageMode reset to 0 by NCCL_GRAPH_MIXING_SUPPORT=0", lit: "Comm config graphUsageMode reset to ",
+		re: rx(`^Comm config (graphUsageMode) reset to -?\d+ by (NCCL_GRAPH_MIXING_SUPPORT)=(-?\d+)$`)},
+	{Kind: KindEnvConfigSet, ID: "env.config.set", Format: `Comm config %s set to %d` + " | " + `Comm config %s set to %s`, Since: v(2, 17, 1),
+		Ref:     ref(t2230, "src/init.cc", "parseCommConfig"),
+		Example: "Comm config Max CTAs set to 4", lit: "Comm config ",
+		re: rx(`^Comm config (\w[\w ]*?) set to (.*)$`)},
 	{Kind: KindCollNetEnableInvalid, ID: "env.collnet.invalid", Format: `collnetEnable %d is not a valid value 0/1, set it to 0`,
 		Since: v(2, 27, 3), Ref: ref(t2289, "src/init.cc", "envConfigOverride"),
 		Example: "collnetEnable 2 is not a valid value 0/1, set it to 0", lit: "collnetEnable ",
@@ -322,6 +337,24 @@ var Catalogue = []Form{
 		Ref: ref(t2230, "src/plugin/rma.cc", "ncclRmaInit"), Bare: true,
 		Example: "RMA/Plugin: Failed to initialize any plugin", lit: "RMA/Plugin: Failed to initialize any plugin",
 		re: rx(`^RMA/Plugin: Failed to initialize any plugin`)},
+	// the GIN or RMA plugin NCCL assigned to the communicator (G-GIN-1,
+	// G-RMA-1): an external one or the internal IB's
+	// (2.28.7-2.29.3 src/plugin/net.cc ncclNetPluginAssignToComm, with
+	// the net plugin; 2.29.7-2.30.4 src/plugin/gin.cc)
+	{Kind: KindGinAssigned, ID: "gin.assigned", Format: `Assigned GIN plugin %s to comm`, Since: v(2, 28, 7), Until: v(2, 30, 4),
+		Ref: ref(t2289, "src/plugin/net.cc", "ncclNetPluginAssignToComm"), Bare: true,
+		Example: "Assigned GIN plugin GIN_IB_GDAKI to comm", lit: "Assigned GIN plugin ", re: rx(`^Assigned GIN plugin (.+) to comm$`)},
+	{Kind: KindRmaAssigned, ID: "rma.assigned", Format: `Assigned RMA plugin %s to comm`, Since: v(2, 29, 2), Until: v(2, 30, 4),
+		Ref: ref("v2.29.7-1", "src/plugin/gin.cc", "ncclGinPluginAssignToComm"), Bare: true,
+		Example: "Assigned RMA plugin GIN_IB_PROXY to comm", lit: "Assigned RMA plugin ", re: rx(`^Assigned RMA plugin (.+) to comm$`)},
+	{Kind: KindGinAssigned, ID: "gin.assigned.2307", Format: `GIN/Plugin: Assigned plugin %s type %d to comm`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/plugin/gin.cc", "ncclGinPluginAssignToComm"), Bare: true,
+		Example: "GIN/Plugin: Assigned plugin GIN_IB_GDAKI type 3 to comm", lit: "GIN/Plugin: Assigned plugin ",
+		re: rx(`^GIN/Plugin: Assigned plugin (.+) type (\d+) to comm$`)},
+	{Kind: KindRmaAssigned, ID: "rma.assigned.2307", Format: `RMA/Plugin: Assigned plugin %s to comm`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/plugin/rma.cc", "ncclRmaPluginAssignToComm"), Bare: true,
+		Example: "RMA/Plugin: Assigned plugin RMA_IB_PROXY to comm", lit: "RMA/Plugin: Assigned plugin ",
+		re: rx(`^RMA/Plugin: Assigned plugin (.+) to comm$`)},
 	{Kind: KindNetNotFound, ID: "net.notfound", Format: `Error: network %s not found.`, Since: v(2, 10, 3), Until: v(2, 26, 6),
 		Ref: ref("v2.22.3-1", "src/net.cc", "ncclNetInit"), Bare: true,
 		Example: "Error: network Foo not found.", lit: "Error: network ", re: rx(`^Error: network (.+) not found\.?$`)},

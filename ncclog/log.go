@@ -65,6 +65,18 @@ type EnvVar struct {
 	Others []string `json:"others,omitempty"`
 }
 
+// ConfigLine is one "Comm config" line: How "set" (parseCommConfig: the
+// config set Field to Value) or "reset" (envConfigOverride: Var, the
+// variable NCCL read, overrode Field with Value).
+type ConfigLine struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
+	How   string `json:"how"`
+	Var   string `json:"var,omitempty"`
+	Msg   string `json:"msg"`
+	At    Loc    `json:"at"`
+}
+
 // Proc is one process seen in the log (host:pid).
 type Proc struct {
 	Host         string `json:"host"`
@@ -143,7 +155,8 @@ type IBLog struct {
 	VerbsMissing int      `json:"verbs_missing,omitempty"`
 	DataErrors   int      `json:"data_errors,omitempty"`
 	// VirtualDevices are the devices the IB fused ports into ("NET/IB :
-	// Made virtual device"), as "[dev] name ndevs=N", first seen first.
+	// Made virtual device" with ndevs > 1; the ones of one port each are
+	// not fusions), as "[dev] name ndevs=N", first seen first.
 	VirtualDevices []string `json:"virtual_devices,omitempty"`
 	// VNicsMade are the device numbers of "TOPO/NET : Made vNic" lines,
 	// one per plugin pass and vNic (CollNet's pass prints them too).
@@ -443,9 +456,13 @@ type Log struct {
 	Versions   []string `json:"versions,omitempty"`
 	CUDADriver int      `json:"cuda_driver,omitempty"`
 
-	Env   []EnvVar `json:"env,omitempty"`
-	Procs []Proc   `json:"procs,omitempty"`
-	Comms []Comm   `json:"comms,omitempty"`
+	Env []EnvVar `json:"env,omitempty"`
+	// CommConfig are the distinct "Comm config" lines (G-ENV-CONFIG-1):
+	// the ncclConfig_t fields the job set and the variables that
+	// overrode one, in log order.
+	CommConfig []ConfigLine `json:"comm_config,omitempty"`
+	Procs      []Proc       `json:"procs,omitempty"`
+	Comms      []Comm       `json:"comms,omitempty"`
 
 	Plugin      PluginLog   `json:"plugin"`
 	Networks    []NameCount `json:"networks,omitempty"`

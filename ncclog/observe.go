@@ -486,6 +486,30 @@ func (ob *observer) trace() spec.Trace {
 		t = append(t, spec.Verdict{Rule: "G-ENV-PARAM-1", Layer: r.Layer, Outcome: out, Facts: []spec.Fact{spec.F(e.Name, e.Value), spec.F("at", e.At)},
 			Log: []string{line}, Ref: ruleRef(r), Why: why})
 	}
+	// The "Comm config" lines: the fields a config set (Pass, as spec
+	// predicts a config parseCommConfig accepts) and the variables that
+	// overrode one (Info without a config).
+	if len(ob.l.CommConfig) > 0 {
+		r, _ := RuleByID("G-ENV-CONFIG-1")
+		v := spec.Verdict{Rule: r.ID, Layer: r.Layer, Outcome: spec.Info, Ref: ruleRef(r), Facts: []spec.Fact{spec.F("at", ob.l.CommConfig[0].At)}}
+		var set, reset []string
+		for _, c := range ob.l.CommConfig {
+			v.Log = append(v.Log, c.Msg)
+			if c.How == "set" {
+				set = append(set, c.Field+"="+c.Value)
+			} else {
+				reset = append(reset, c.Var+"="+c.Value)
+			}
+		}
+		v.Why = "no config field reported set"
+		if len(set) > 0 {
+			v.Outcome, v.Why = spec.Pass, "the config sets "+strings.Join(set, ", ")
+		}
+		if len(reset) > 0 {
+			v.Why += "; the environment overrides with " + strings.Join(reset, ", ")
+		}
+		t = append(t, v)
+	}
 	for _, c := range ob.o.Caps {
 		for _, p := range c.Proofs {
 			add(p, c.Cap, spec.Pass)
@@ -508,16 +532,25 @@ func (ob *observer) trace() spec.Trace {
 	}
 	// No GIN or RMA plugin initialising, the internal IB one included,
 	// leaves the communicator without it; init still succeeds.
+	// One NCCL assigned to the communicator (2.29.7+) is a candidate, as
+	// an assigned network is (spec's G-GIN-1/G-RMA-1 level).
 	for _, x := range []struct {
 		k    Kind
 		rule spec.RuleID
+		out  spec.Outcome
 		why  string
-	}{{KindGinAnyFail, "G-GIN-1", "no GIN plugin initialised, the internal IB GIN included: the communicator has no GIN"},
-		{KindRmaAnyFail, "G-RMA-1", "no RMA plugin initialised, the internal IB proxy RMA included: the communicator has no RMA"}} {
+	}{{KindGinAnyFail, "G-GIN-1", spec.Info, "no GIN plugin initialised, the internal IB GIN included: the communicator has no GIN"},
+		{KindRmaAnyFail, "G-RMA-1", spec.Info, "no RMA plugin initialised, the internal IB proxy RMA included: the communicator has no RMA"},
+		{KindGinAssigned, "G-GIN-1", spec.Pass, "NCCL assigned a GIN plugin to the communicator"},
+		{KindRmaAssigned, "G-RMA-1", spec.Pass, "NCCL assigned an RMA plugin to the communicator"}} {
 		if s, ok := ob.l.First(x.k); ok {
 			r, _ := RuleByID(x.rule)
-			t = append(t, spec.Verdict{Rule: x.rule, Layer: r.Layer, Outcome: spec.Info, Facts: []spec.Fact{spec.F("at", s.At)},
-				Log: []string{s.Msg}, Why: x.why, Ref: ruleRef(r)})
+			v := spec.Verdict{Rule: x.rule, Layer: r.Layer, Outcome: x.out, Facts: []spec.Fact{spec.F("at", s.At)},
+				Log: []string{s.Msg}, Why: x.why, Ref: ruleRef(r)}
+			if x.out == spec.Pass {
+				v.Level = spec.LevelCandidate
+			}
+			t = append(t, v)
 		}
 	}
 	for i, d := range ob.o.Decisions {

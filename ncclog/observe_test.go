@@ -250,6 +250,7 @@ func TestObserveNICFusion(t *testing.T) {
 		{"2.30.7's rail and plane", using + vdev2307 + made, []string{"[2] mlx5_0+mlx5_1 ndevs=2"}, []int{2}, "[2] mlx5_0+mlx5_1"},
 		{"GRAPH line alone", using + made, nil, []int{2}, "made 1 virtual NIC(s) (device 2)"},
 		{"no fusion", using, nil, nil, ""},
+		{"a port's own virtual device is no fusion", "h:1:1 [0] NCCL INFO NET/IB : Made virtual device [0] name=mlx5_0 speed=100000 ndevs=1\n" + using, nil, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := mustParse(t, tc.log)
@@ -292,6 +293,34 @@ func TestObserveGinRmaAnyFail(t *testing.T) {
 			}
 			if v := o.Trace[i]; v.Outcome != spec.Info || !slices.Equal(v.Log, []string{c.line}) || !strings.Contains(v.Why, "the communicator has no") {
 				t.Errorf("%s %s %q %v, want Info naming the line", v.Rule, v.Outcome, v.Why, v.Log)
+			}
+		})
+	}
+}
+
+// TestObserveGinRmaAssigned: the line NCCL prints when it assigns a GIN
+// or RMA plugin to the communicator (2.28.7+) is a passing G-GIN-1 or
+// G-RMA-1 at candidate, the level spec predicts for it.
+func TestObserveGinRmaAssigned(t *testing.T) {
+	for _, c := range []struct {
+		version, line string
+		rule          spec.RuleID
+	}{
+		{"2.28.9", "Assigned GIN plugin GIN_IB_GDAKI to comm", "G-GIN-1"},
+		{"2.29.7", "Assigned GIN plugin GIN_IB_GDAKI to comm", "G-GIN-1"},
+		{"2.30.3", "Assigned RMA plugin GIN_IB_PROXY to comm", "G-RMA-1"},
+		{"2.30.7", "GIN/Plugin: Assigned plugin G13 type 3 to comm", "G-GIN-1"},
+		{"2.30.7", "RMA/Plugin: Assigned plugin RMA_IB_PROXY to comm", "G-RMA-1"},
+	} {
+		t.Run(c.version+"/"+c.line, func(t *testing.T) {
+			log := "h:1:1 [0] NCCL INFO NCCL version " + c.version + "+cuda13.0\nh:1:1 [0] NCCL INFO " + c.line + "\n"
+			o := observe(t, log, nil)
+			v, ok := o.Trace.Find(c.rule)
+			if !ok {
+				t.Fatalf("no %s verdict in the observed trace", c.rule)
+			}
+			if v.Outcome != spec.Pass || v.Level != spec.LevelCandidate || !slices.Equal(v.Log, []string{c.line}) || v.Layer != spec.LayerLibrary {
+				t.Errorf("%s %s %s %s %v, want a library-layer pass at candidate naming the line", v.Rule, v.Outcome, v.Level, v.Layer, v.Log)
 			}
 		})
 	}

@@ -694,6 +694,16 @@ func (p *Parser) setEnv(name, value, how string, at Loc) *EnvVar {
 	return e
 }
 
+// addConfigLine keeps the distinct "Comm config" lines (every rank
+// prints the same ones), a bounded number.
+func (p *Parser) addConfigLine(c ConfigLine) {
+	if len(p.log.CommConfig) >= maxDistinctSmall || slices.ContainsFunc(p.log.CommConfig, func(o ConfigLine) bool { return o.Msg == c.Msg }) {
+		return
+	}
+	c.Msg = clip(c.Msg)
+	p.log.CommConfig = append(p.log.CommConfig, c)
+}
+
 // errKey is msg with every 0x<hex digits> and <digits> replaced by "#"
 // (pointers and socket ports vary between otherwise equal errors), scanning
 // left to right as the expression 0x[0-9a-fA-F]+|<\d+> would.
@@ -859,7 +869,17 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 	case KindEnvInvalid:
 		p.setEnv(sub[2], sub[1], "invalid", ln.Loc)
 	case KindEnvConfigReset:
-		p.setEnv(sub[2], sub[3], "config", ln.Loc)
+		// the line may name another variable than the one NCCL reads
+		name := sub[2]
+		if v, ok := spec.ConfigResetVariable(sub[1]); ok {
+			name = v
+		}
+		p.setEnv(name, sub[3], "config", ln.Loc)
+		p.addConfigLine(ConfigLine{Field: sub[1], Value: sub[3], How: "reset", Var: name, Msg: ln.Msg, At: ln.Loc})
+	case KindEnvConfigSet:
+		if field, ok := spec.ConfigFieldOfLabel(sub[1]); ok {
+			p.addConfigLine(ConfigLine{Field: field, Value: sub[2], How: "set", Msg: ln.Msg, At: ln.Loc})
+		}
 	case KindEnvTooLow:
 		if e := p.setEnv(sub[1], sub[2], "ignored", ln.Loc); e != nil && e.How == "ignored" {
 			e.Kept = sub[3]
@@ -953,6 +973,12 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 			}
 		}
 	case KindIBVirtualDevice:
+		// from 2.24.3 every port is a virtual device of one (and
+		// 2.24.3-2.26.6 every group of one a vNic): only several ports
+		// are a fusion
+		if atoi(sub[4]) < 2 {
+			break
+		}
 		d := "[" + sub[1] + "] " + sub[2] + " ndevs=" + sub[4]
 		if p.ibDevs.first("vdev " + d) {
 			p.log.IB.VirtualDevices = append(p.log.IB.VirtualDevices, d)

@@ -18,6 +18,9 @@ type Rule struct {
 // observed Trace.
 var Rules = []Rule{
 	{ID: "G-ENV-PARAM-1", Layer: spec.LayerEnv, Title: "NCCL_* parameter read from the environment", Ref: ref(t2289, "src/misc/param.cc", "ncclLoadParam")},
+	{ID: "G-ENV-CONFIG-1", Layer: spec.LayerEnv, Title: "communicator config (ncclConfig_t)", Ref: ref(t2230, "src/init.cc", "envConfigOverride")},
+	{ID: "G-GIN-1", Layer: spec.LayerLibrary, Title: "GIN plugin", Ref: ref(t2230, "src/plugin/gin.cc", "ncclGinInit")},
+	{ID: "G-RMA-1", Layer: spec.LayerLibrary, Title: "RMA plugin", Ref: ref(t2230, "src/plugin/rma.cc", "ncclRmaInit")},
 	{ID: "G-COLLNET-ENV-1", Layer: spec.LayerEnv, Title: "NCCL_COLLNET_ENABLE", Ref: ref(t2289, "src/init.cc", "envConfigOverride")},
 	{ID: "G-NET-LIB-1", Layer: spec.LayerLibrary, Title: "net plugin library candidates and dlopen", Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib")},
 	{ID: "G-NET-LIB-2", Layer: spec.LayerLibrary, Title: "no external library: internal networks only", Ref: ref(t2289, "src/plugin/plugin_open.cc", "openPluginLib")},

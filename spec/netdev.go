@@ -95,6 +95,9 @@ func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int,
 		return false, 0, []string{"NET/IB : No IP interface found."}, "no IP interface for the out-of-band connection"
 	}
 	hca := r.env["NCCL_IB_HCA"]
+	if hca != "" {
+		logs = append(logs, "NCCL_IB_HCA set to "+hca)
+	}
 	var line strings.Builder
 	for _, n := range s.node.NICs {
 		if !n.Active || !ifListMatch(hca, n.Name, n.Port) {
@@ -105,10 +108,12 @@ func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int,
 			ll = "IB"
 		}
 		fmt.Fprintf(&line, " [%d]%s:%d/%s", ndev, n.Name, max(n.Port, 1), ll)
+		// 2.24.3+: every port is a virtual device of its own first
+		// (ncclIbInitDevices calls ncclIbMakeVDeviceInternal per port)
+		if vd := topo.IBVDeviceLog(r.rs.TopoParams, ndev, n.Name, int64(n.SpeedMbps), 1); vd != "" {
+			logs = append(logs, vd)
+		}
 		ndev++
-	}
-	if hca != "" {
-		logs = append(logs, "NCCL_IB_HCA set to "+hca)
 	}
 	oobS := oob[0].name + ":" + oob[0].addr + "<0>"
 	// relaxed ordering is a property of the verbs library (ibv_reg_mr_iova2),

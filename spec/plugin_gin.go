@@ -18,9 +18,9 @@ import (
 func ginInNet(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-GIN-1", Layer: LayerABI, Title: "GIN plugin",
-		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). If the GIN object's init fails or its devices() fails or reports 0 (Library.gin), ncclNetPluginInit disables it without a line and the communicator has no GIN. GIN decides nothing gatesim models.`,
+		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). If the GIN object's init fails or its devices() fails or reports 0 (Library.gin), ncclNetPluginInit disables it without a line and the communicator has no GIN. Otherwise ncclNetPluginAssignToComm assigns it with its net plugin, "Assigned GIN plugin %s to comm" (candidate), when that plugin is the communicator's network. GIN decides nothing gatesim models.`,
 		Ref:  ref,
-		Logs: []string{"NET/Plugin: Loaded gin plugin %s (v%d)"},
+		Logs: []string{"NET/Plugin: Loaded gin plugin %s (v%d)", "Assigned GIN plugin %s to comm"},
 		node: true,
 		init: func(r *initRun) {
 			s := r.cur
@@ -43,7 +43,16 @@ func ginInNet(ref Ref) *Rule {
 				return
 			}
 			s.ginLib, s.ginABI = s.lib, v
-			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library", v), Facts: facts, Log: loaded})
+			// ncclNetPluginAssignToComm assigns the GIN object with its
+			// net plugin: a candidate when that plugin is the
+			// communicator's network, else usable (init and devices()
+			// passed) but not the communicator's
+			if s.chosen == nil || s.chosen.external != s.lib {
+				r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library, which is not the communicator's network: not assigned", v), Facts: facts, Log: loaded})
+				return
+			}
+			r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library, assigned to the communicator with its network", v),
+				Facts: facts, Log: append(loaded, "Assigned GIN plugin "+ginName(s.lib)+" to comm")})
 		},
 	}
 }
@@ -80,8 +89,10 @@ type listPlugin struct {
 	loaded string
 	// kindLines: "<KIND>/Plugin: Successfully loaded external plugin %s"
 	// or "... Failed to load external plugin %s, dlHandle: %p, ncclGin:
-	// %p" per entry (2.30.7); otherwise "Successfully loaded external gin
-	// plugin %s" for every opened entry, symbol or not.
+	// %p" per entry, and "<KIND>/Plugin: Assigned plugin %s[ type %d] to
+	// comm" (2.30.7); otherwise "Successfully loaded external gin plugin
+	// %s" for every opened entry, symbol or not, and "Assigned <KIND>
+	// plugin %s to comm".
 	kindLines bool
 	// reuse lists the libraries of other plugins tried after the list.
 	reuse func(*nodeState) []*Library
@@ -176,6 +187,21 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 	return done(nil, 0, tried)
 }
 
+// assigned is the line NCCL prints when it assigns the plugin named
+// name to the communicator (ncclGinPluginAssignToComm,
+// ncclRmaPluginAssignToComm). 2.30.7's GIN line gives the device type: an
+// external plugin of the proxy type is skipped there, so one that is
+// assigned is NCCL_NET_DEVICE_GIN_GDAKI (3).
+func (p listPlugin) assigned(name string) string {
+	switch {
+	case !p.kindLines:
+		return "Assigned " + p.kind + " plugin " + name + " to comm"
+	case p.kind == "GIN":
+		return p.kind + "/Plugin: Assigned plugin " + name + " type 3 to comm"
+	}
+	return p.kind + "/Plugin: Assigned plugin " + name + " to comm"
+}
+
 // noExternal is the verdict of a loader that assigned no external plugin.
 func noExternal(kind, internal string, disabled []string) string {
 	if len(disabled) == 0 {
@@ -221,17 +247,27 @@ func ginLoader(ref Ref, doc string, p listPlugin) *Rule {
 			if lib == s.lib {
 				via = " (the net plugin's library)"
 			}
-			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclGinPlugin_v%d in %s%s", v, lib.Path, via), Facts: facts, Log: logs})
+			// assigned to the communicator, as a network's "Assigned
+			// NET plugin" is: a candidate (it decides no operation)
+			r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: fmt.Sprintf("ncclGinPlugin_v%d in %s%s, assigned to the communicator", v, lib.Path, via),
+				Facts: facts, Log: append(logs, p.assigned(ginName(lib)))})
 		},
 	}
 }
 
 // rmaInGin is G-RMA-1 of 2.30.3–2.30.4: the RMA object comes with the GIN
-// plugin's symbol of the same version.
+// plugin's symbol of the same version. ncclGinPluginLoad takes it but
+// leaves its state at ncclGinPluginStateLoadReady (only the internal IB
+// proxy's starts InitReady), and ncclGinPluginInit initialises an RMA
+// object only from InitReady: an external one is never initialised nor
+// assigned, and ncclGinInit stops at the external GIN plugin before the
+// internal one, so the communicator has no RMA.
+// Ref: v2.30.3-1 src/plugin/gin.cc ncclGinPluginLoad, ncclGinPluginInit,
+// ncclGinPluginAssignToComm, initPluginLibsOnceFunc
 func rmaInGin(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-RMA-1", Layer: LayerABI, Title: "RMA plugin",
-		Doc:  `No RMA plugin of its own: with the GIN plugin's accepted version, ncclGinPluginLoad takes that version's RMA object: ncclRmaPlugin_v13 beside ncclGinPlugin_v13 (RmaABI; "NET/Plugin: Loaded rma plugin %s (v13)"), the GIN struct itself for v12 and v11. Without an external GIN plugin, RMA is the internal IB proxy's. An RMA object whose init or devices() fails, or reports 0 (Library.rma), is disabled without a line; the GIN plugin is still assigned, so the communicator has no RMA. RMA decides nothing gatesim models.`,
+		Doc:  `No RMA plugin of its own: with the GIN plugin's accepted version, ncclGinPluginLoad takes that version's RMA object: ncclRmaPlugin_v13 beside ncclGinPlugin_v13 (RmaABI; "NET/Plugin: Loaded rma plugin %s (v13)"), the GIN struct itself for v12 and v11. It leaves that object's state at LoadReady, and ncclGinPluginInit initialises an RMA object only from InitReady (the internal IB proxy's start there): an external GIN plugin's RMA is never initialised nor assigned ("Assigned RMA plugin %s to comm" is never printed for it), and since ncclGinInit stops at the assigned external GIN plugin, the communicator has no RMA. Without an external GIN plugin, RMA is the internal IB proxy's (its init is not modelled). RMA decides nothing gatesim models.`,
 		Ref:  ref,
 		Logs: []string{"NET/Plugin: Loaded rma plugin %s (v%d)"},
 		node: true,
@@ -242,23 +278,18 @@ func rmaInGin(ref Ref) *Rule {
 				return
 			}
 			facts := []Fact{F("gin_abi", s.ginABI), F("exports", joinInts(s.ginLib.RmaSymbols)), F("accepts", joinInts(r.rs.Consts.RmaABI))}
+			const never = ", which ncclGinPluginLoad leaves LoadReady: never initialised nor assigned, so the communicator has no RMA"
+			off := F("disabled", s.ginLib.Path+": RMA never initialised (left LoadReady)")
 			if probe([]int{s.ginABI}, r.rs.Consts.RmaABI) == 0 {
-				r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("ncclGinPlugin_v%d: its GIN struct serves as RMA", s.ginABI), Facts: facts})
+				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ncclGinPlugin_v%d: its GIN struct is the RMA object", s.ginABI) + never, Facts: append(facts, off)})
 				return
 			}
 			if probe(s.ginLib.RmaSymbols, []int{s.ginABI}) == 0 {
-				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("%s exports no ncclRmaPlugin_v%d: RMA is the internal IB proxy's", s.ginLib.Path, s.ginABI), Facts: facts})
+				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("%s exports no ncclRmaPlugin_v%d and NCCL stops at its GIN plugin: the communicator has no RMA", s.ginLib.Path, s.ginABI), Facts: facts})
 				return
 			}
 			loaded := []string{fmt.Sprintf("NET/Plugin: Loaded rma plugin %s (v%d)", rmaName(s.ginLib), s.ginABI)}
-			// ncclGinPluginInit disables the RMA object quietly; the GIN
-			// plugin is still assigned, so no other library's RMA is tried.
-			if ok, why := s.ginLib.Rma.usable(); !ok {
-				facts = append(facts, F("disabled", s.ginLib.Path+": "+why))
-				r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ncclRmaPlugin_v%d beside the GIN plugin: %s, so RMA is disabled and the communicator has none", s.ginABI, why), Facts: facts, Log: loaded})
-				return
-			}
-			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclRmaPlugin_v%d beside the GIN plugin", s.ginABI), Facts: facts, Log: loaded})
+			r.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("ncclRmaPlugin_v%d beside the GIN plugin", s.ginABI) + never, Facts: append(facts, off), Log: loaded})
 		},
 	}
 }
@@ -277,7 +308,8 @@ func rmaLoader(ref Ref, doc string, p listPlugin) *Rule {
 				r.emit(Verdict{Outcome: Info, Why: noExternal("RMA", "the internal IB proxy RMA", disabled), Facts: facts, Log: logs})
 				return
 			}
-			r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclRmaPlugin_v%d in %s", v, lib.Path), Facts: facts, Log: logs})
+			r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: fmt.Sprintf("ncclRmaPlugin_v%d in %s, assigned to the communicator", v, lib.Path),
+				Facts: facts, Log: append(logs, p.assigned(rmaName(lib)))})
 		},
 	}
 }

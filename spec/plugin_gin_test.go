@@ -20,8 +20,8 @@ func TestGinRmaWindows(t *testing.T) {
 		ginRef, rmaFn string
 	}{
 		{v: V2_28_3},
-		{v: V2_28_7, gin: []int{11}, ginAfter: "G-COLLNET-ABI-1", ginRef: "ncclNetPluginLoad"},
-		{v: V2_29_3, gin: []int{11}, ginAfter: "G-COLLNET-ABI-1", ginRef: "ncclNetPluginLoad"},
+		{v: V2_28_7, gin: []int{11}, ginAfter: "G-NET-SEL-1", ginRef: "ncclNetPluginLoad, ncclNetPluginAssignToComm"},
+		{v: V2_29_3, gin: []int{11}, ginAfter: "G-NET-SEL-1", ginRef: "ncclNetPluginLoad, ncclNetPluginAssignToComm"},
 		{v: V2_29_7, gin: []int{12, 11}, ginAfter: "G-NET-LIB-3", ginRef: "ncclGinInit"},
 		{v: V2_30_3, gin: []int{13, 12, 11}, rma: []int{13}, ginAfter: "G-NET-LIB-3", rmaAfter: "G-GIN-1", ginRef: "ncclGinInit", rmaFn: "ncclGinPluginLoad"},
 		{v: V2_30_4, gin: []int{13, 12, 11}, rma: []int{13}, ginAfter: "G-NET-LIB-3", rmaAfter: "G-GIN-1", ginRef: "ncclGinInit", rmaFn: "ncclGinPluginLoad"},
@@ -91,7 +91,8 @@ var ginCases = []ginCase{
 		}},
 	{name: "RMA beside a v13 GIN", rule: "G-RMA-1", libs: []Library{ginLib13},
 		want: map[Version]loaderWant{
-			V2_30_3: {Pass, []string{"NET/Plugin: Loaded rma plugin R13 (v13)"}},
+			// taken but never initialised (left LoadReady): no RMA
+			V2_30_3: {Info, []string{"NET/Plugin: Loaded rma plugin R13 (v13)"}},
 			// 2.30.7's RMA loader looks for libnccl-rma.so, not the GIN library
 			V2_30_7: {Info, []string{"RMA/Plugin: Could not find: libnccl-rma.so"}},
 		}},
@@ -100,8 +101,8 @@ var ginCases = []ginCase{
 			V2_28_9: {Skip, nil},
 			V2_29_7: {Pass, []string{"NCCL_GIN_PLUGIN set by environment to x", "NET/Plugin: Loaded gin plugin G12 (v12)"}},
 		}},
-	{name: "v12 GIN is its own RMA", rule: "G-RMA-1", libs: []Library{ginLib12}, env: Env{"NCCL_GIN_PLUGIN": "x"},
-		want: map[Version]loaderWant{V2_30_3: {Pass, nil}}},
+	{name: "v12 GIN is its own RMA, never initialised", rule: "G-RMA-1", libs: []Library{ginLib12}, env: Env{"NCCL_GIN_PLUGIN": "x"},
+		want: map[Version]loaderWant{V2_30_3: {Info, nil}}},
 	{name: "NCCL_GIN_PLUGIN=none", rule: "G-GIN-1", libs: []Library{ginLib13}, env: Env{"NCCL_GIN_PLUGIN": "none"},
 		want: map[Version]loaderWant{V2_30_3: {Info, []string{"NCCL_GIN_PLUGIN set by environment to none"}}}},
 	{name: "a GIN library without symbols", rule: "G-GIN-1", libs: []Library{noSyms},
@@ -174,9 +175,9 @@ func TestGinRmaInitFails(t *testing.T) {
 		{name: "libnccl-gin.so without devices, the net plugin's GIN next", v: V2_30_3, rule: "G-GIN-1", libs: []Library{withGin(ginLib13, noDevices), netGin}, out: Pass,
 			why: "ncclGinPlugin_v11 in /opt/net/libnccl-net.so (the net plugin's library)",
 			logs: []string{"NET/Plugin: Loaded gin plugin G13 (v13)", "Successfully loaded external gin plugin /opt/g/libnccl-gin.so",
-				"NET/Plugin: Loaded gin plugin NetGin (v11)", "Successfully loaded external gin plugin /opt/net/libnccl-net.so"}},
-		{name: "RMA beside a v13 GIN, init fails", v: V2_30_3, rule: "G-RMA-1", libs: []Library{withRma(ginLib13, initFails)}, out: Info,
-			why: "ncclRmaPlugin_v13 beside the GIN plugin: init() fails: ncclSystemError, so RMA is disabled", logs: []string{"NET/Plugin: Loaded rma plugin R13 (v13)"}},
+				"NET/Plugin: Loaded gin plugin NetGin (v11)", "Successfully loaded external gin plugin /opt/net/libnccl-net.so", "Assigned GIN plugin NetGin to comm"}},
+		{name: "RMA beside a v13 GIN is never initialised, its init error unseen", v: V2_30_3, rule: "G-RMA-1", libs: []Library{withRma(ginLib13, initFails)}, out: Info,
+			why: "ncclRmaPlugin_v13 beside the GIN plugin, which ncclGinPluginLoad leaves LoadReady: never initialised nor assigned", logs: []string{"NET/Plugin: Loaded rma plugin R13 (v13)"}},
 		{name: "libnccl-gin.so and the net plugin's GIN both fail", v: V2_30_7, rule: "G-GIN-1", libs: []Library{withGin(ginLib13, initFails), withGin(netGin13, noDevices)}, out: Info,
 			why: "(/opt/g/libnccl-gin.so: init() fails: ncclSystemError; /opt/net/libnccl-net.so: devices() reports 0; each is disabled)",
 			logs: []string{"GIN/Plugin: Loaded gin plugin G13 (v13)", "GIN/Plugin: Successfully loaded external plugin /opt/g/libnccl-gin.so",
@@ -204,6 +205,54 @@ func TestGinRmaInitFails(t *testing.T) {
 			}
 			if !slices.Equal(got.Log, c.logs) {
 				t.Errorf("lines\n%s\nwant\n%s", strings.Join(got.Log, "\n"), strings.Join(c.logs, "\n"))
+			}
+		})
+	}
+}
+
+// TestGinRmaAssigned: a GIN or RMA plugin NCCL assigns to the
+// communicator prints that it did ("Assigned GIN plugin %s to comm"
+// 2.29.7–2.30.4, "GIN/Plugin: Assigned plugin %s type 3 to comm" and
+// "RMA/Plugin: Assigned plugin %s to comm" 2.30.7) and is a candidate, as
+// an assigned network is; 2.28.7–2.29.3's GIN inside the net plugin is
+// assigned with it ("Assigned GIN plugin %s to comm") when that plugin is
+// the communicator's network, and only usable otherwise. 2.30.3–2.30.4
+// never assign an external plugin's RMA.
+func TestGinRmaAssigned(t *testing.T) {
+	for _, tc := range []struct {
+		v     Version
+		rule  RuleID
+		libs  []Library
+		env   Env
+		level Level
+		line  string
+	}{
+		{V2_28_7, "G-GIN-1", []Library{netGin}, nil, LevelCandidate, "Assigned GIN plugin NetGin to comm"},
+		// NCCL_NET=Socket: the net plugin is not the communicator's
+		{V2_29_2, "G-GIN-1", []Library{netGin}, Env{"NCCL_NET": "Socket"}, LevelUsable, ""},
+		{V2_29_7, "G-GIN-1", []Library{ginLib12}, Env{"NCCL_GIN_PLUGIN": "x"}, LevelCandidate, "Assigned GIN plugin G12 to comm"},
+		{V2_30_3, "G-GIN-1", []Library{ginLib13}, nil, LevelCandidate, "Assigned GIN plugin G13 to comm"},
+		{V2_30_3, "G-RMA-1", []Library{ginLib13}, nil, LevelNone, ""},
+		{V2_30_7, "G-GIN-1", []Library{ginLib13}, nil, LevelCandidate, "GIN/Plugin: Assigned plugin G13 type 3 to comm"},
+		{V2_30_7, "G-RMA-1", []Library{rmaLib}, nil, LevelCandidate, "RMA/Plugin: Assigned plugin R14 to comm"},
+	} {
+		t.Run(fmt.Sprintf("%s/%s", tc.v, tc.rule), func(t *testing.T) {
+			comm := initWithLibs(t, tc.v, tc.libs, tc.env)
+			got, ok := comm.Trace.Find(tc.rule)
+			if !ok {
+				t.Fatalf("no %s", tc.rule)
+			}
+			if got.Level != tc.level {
+				t.Errorf("level %s (%s %s), want %s", got.Level, got.Outcome, got.Why, tc.level)
+			}
+			var assigned []string
+			for _, l := range got.Log {
+				if strings.Contains(l, "Assigned ") {
+					assigned = append(assigned, l)
+				}
+			}
+			if want := []string{tc.line}; tc.line == "" && len(assigned) > 0 || tc.line != "" && !slices.Equal(assigned, want) {
+				t.Errorf("assignment lines %q, want %q", assigned, tc.line)
 			}
 		})
 	}

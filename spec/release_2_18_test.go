@@ -175,15 +175,7 @@ func TestCollNetSupport2_18_1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range sys.Nodes {
-			for j := range sys.Nodes[i].Libs {
-				if cn := sys.Nodes[i].Libs[j].CollNet; cn != nil {
-					c := *cn
-					c.RankReduceSupport = map[int]ReduceSet{8: {"sum": {"float16"}}}
-					sys.Nodes[i].Libs[j].CollNet = &c
-				}
-			}
-		}
+		withCollNet(sys, func(c *CollNetBackend) { c.RankReduceSupport = map[int]ReduceSet{8: {"sum": {"float16"}}} })
 		c, err := Init(MustLoad(tc.v), sys, Env{"NCCL_COLLNET_ENABLE": "1"})
 		if err != nil || c.Err != nil {
 			t.Fatal(err, c.Err)

@@ -45,7 +45,7 @@ var collNetGraph22 = collNetGraph(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Fun
 var nvlsGraph22 = nvlsGraph(Ref{Tag: "v2.22.3-1", File: "src/graph/search.cc", Func: "ncclTopoCompute"}, func(n int) int { return n })
 
 var nvlsSetup22 = nvlsSetup(Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsSetup"}, false)
-var collNetSetup22 = collNetSetup(Ref{Tag: "v2.22.3-1", File: "src/transport/coll_net.cc", Func: "ncclCollNetSetup"}, false)
+var collNetSetup22 = collNetSetup(Ref{Tag: "v2.22.3-1", File: "src/transport/coll_net.cc", Func: "ncclCollNetSetup"}, false, collNetOffSupport)
 
 var impl22Rule = implRule(Ref{Tag: "v2.22.3-1", File: "src/graph/tuning.cc", Func: "ncclTopoTuneModel"},
 	`Modelled cells: Broadcast and Reduce on Ring only; AllGather and ReduceScatter on Ring, NVLS and CollNetDirect; AllReduce on every algorithm. NVLS and NVLSTree have Simple only. Anything else keeps bandwidth 0, so Tree never serves AllGather, ReduceScatter, Broadcast or Reduce.`,

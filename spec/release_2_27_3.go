@@ -112,6 +112,7 @@ func apply2_27_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag273, File: file, Func: fn} }
 	rs.Remove("G-COLLNET-ENV-1", ref("src/init.cc", "envConfigOverride"), "read at config time instead (below)")
 	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains commName, collnetEnable, CTAPolicy, shrinkShare, nvlsCTAs")
+	rs.Replace(collNetSetup(ref("src/transport/coll_net.cc", "ncclCollNetSetup"), false, collNetOffConfig), "a failed CollNet setup clears comm->config.collnetEnable (split communicators copy it), not comm->collNetSupport")
 	rs.Replace(mnnvl273, "ncclMnnvlCheck only with a user P2P level other than LOC (ncclGetUserP2pLevel), unless NCCL_MNNVL_ENABLE=1")
 	rs.Replace(profiler273, "window v4-v1; one name: a lib*.so value, else libnccl-profiler-<value>.so")
 	rs.Add(collNetEnv273, "G-ENV-CONFIG-1", "NCCL_PARAM into config.collnetEnable for every communicator")

@@ -188,7 +188,7 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(runtimeConnectInit.withRef(ref("src/init.cc", "initTransportsRank")), "new tag")
 	rs.Replace(nvlsSetup(ref("src/transport/nvls.cc", "nvlsAllocateMem"), true), "new tag")
 	rs.Replace(nvlsTree.withRef(ref("src/transport/nvls.cc", "ncclNvlsTreeConnect")), "new tag")
-	rs.Replace(collNetSetup(ref("src/transport/coll_net.cc", "ncclCollNetSetup"), true), "heads from NVLS when NVLS is supported")
+	rs.Replace(collNetSetup(ref("src/transport/coll_net.cc", "ncclCollNetSetup"), true, collNetOffConfig), "heads from NVLS when NVLS is supported")
 	rs.Replace(collNetMatrix.withRef(ref("src/transport/coll_net.cc", "ncclCollNetSetup")), "new tag")
 	// The tuner loads and initialises before the model in 2.28.
 	rs.Replace(tunerLib28(ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), tunerLibOpts{form: namesCond, fallback: "Using internal tuner plugin.", common: true}), "NCCL_TUNER_PLUGIN logged, none keyword, dlerror lines name the file, no \"Plugin name set by env\" line")

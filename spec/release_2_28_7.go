@@ -99,6 +99,7 @@ func consts2_28_7(rs *Ruleset) {
 	rs.SetConst("P2PGroupSchedule", true, Ref{Tag: tag287, File: "src/init.cc", Func: "initTransportsRank"})
 	rs.SetConst("P2PTypeLog", 3, Ref{Tag: tag287, File: "src/transport.cc", Func: "ncclTransportCheckP2pType"})
 	rs.SetConst("P2PBatchEpoch", true, Ref{Tag: tag287, File: "src/enqueue.cc", Func: "addWorkBatchToPlan"})
+	rs.SetConst("ConfigResetLog", true, Ref{Tag: tag287, File: "src/init.cc", Func: "envConfigOverride"})
 }
 
 // tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow
@@ -115,7 +116,9 @@ func tuningApply2_28_7(t *Tuning) ([]TuningChange, error) {
 func apply2_28_7(rs *Ruleset) {
 	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
 	rs.Replace(p2pSchedRule(Ref{Tag: tag287, File: "src/init.cc", Func: "ncclP2pSchedule; src/include/channel.h ncclP2pChannelBaseForRound"}, p2pSchedDoc287), "comm->p2pSchedule walks groups of NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks and the base counts group deltas (2.28.7)")
-	rs.Add(ginInNet(Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad"}), "G-COLLNET-ABI-1", "ncclGinPlugin_v11 in the net plugin's library (2.28.7)")
+	// after the network choice: the GIN object is assigned with its net
+	// plugin (ncclNetPluginAssignToComm)
+	rs.Add(ginInNet(Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad, ncclNetPluginAssignToComm"}), "G-NET-SEL-1", "ncclGinPlugin_v11 in the net plugin's library (2.28.7)")
 	rs.Replace(nvlsEarly287, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")
 	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, tunerLibOpts{form: namesCond, common: true}), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)

@@ -178,6 +178,10 @@ type Consts struct {
 	// ConfigRmaCtxEnvMin is the least NCCL_NUM_RMA_CTX that overrides
 	// config.numRmaCtx (1 from 2.29.2, 0 from 2.30.7).
 	ConfigRmaCtxEnvMin int
+	// ConfigResetLog: envConfigOverride prints "Comm config <field> reset
+	// to <VAR>=<value>" when a variable overrides a field that has a value
+	// (2.28.7+; config_log.go).
+	ConfigResetLog bool
 
 	// The schedule facts no gate reads; algos builds its schedules from
 	// them (algos.Params).

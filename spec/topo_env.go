@@ -179,6 +179,7 @@ func (q TopoSearch) Run(read func(string) ([]byte, error)) (*topo.Result, error)
 			o.NetVNics = o.NetVNics && n.Port != 0
 		}
 	}
+	o.NetIB = o.NetVNics
 	if q.GraphFile != "" {
 		data, err := read(q.GraphFile)
 		if err != nil {

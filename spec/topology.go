@@ -590,7 +590,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 	// CollNet plugin's pass fuses too when its is (G-TOPO-VNIC-2).
 	g0 := r.nodes[0]
 	if ch := g0.chosen; ch != nil && ch.external == nil && ch.name == "IB" {
-		o.NetVNics = true
+		o.NetVNics, o.NetIB = true, true
 	}
 	if ch := g0.chosen; ch != nil && ch.external != nil {
 		l := ch.external

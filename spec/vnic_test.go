@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,5 +181,58 @@ func TestCollNetFusionDecision(t *testing.T) {
 		if !strings.Contains(lines, "TOPO/NET : Made vNic 2") {
 			t.Errorf("%s: the node's GRAPH lines lack \"TOPO/NET : Made vNic 2\"", name)
 		}
+	}
+}
+
+// TestIBVirtualDeviceLines (G-TOPO-VNIC-1): the internal IB's
+// makeVDevice prints "NET/IB : Made virtual device" from 2.24.3: one
+// device per port at init, then one per vNic the network's fusion pass
+// makes (every group 2.24.3–2.26.6, fused groups from 2.27.3), numbered
+// after the ports; 2.30.7 appends the rail and plane (the virtual bit with
+// plane index 0 for a fused device). NCCL_IB_MERGE_NICS=0 refuses the
+// fused one.
+func TestIBVirtualDeviceLines(t *testing.T) {
+	dual := dualPortSystem("0000:16:00.0", "0000:16:00.1")
+	apart := dualPortSystem("0000:16:00.0", "0000:17:00.0")
+	port := func(d int, tail string) string {
+		return fmt.Sprintf("NET/IB : Made virtual device [%d] name=mlx5_%d speed=100000 ndevs=1%s", d, d, tail)
+	}
+	for _, tc := range []struct {
+		name string
+		v    Version
+		sys  *System
+		env  Env
+		want []string
+	}{
+		{"no virtual devices before 2.24.3", V2_22_3, dual, nil, nil},
+		{"ports, then the fused NIC", V2_25_1, dual, nil,
+			[]string{port(0, ""), port(1, ""), "NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2"}},
+		{"every group a vNic 2.24.3-2.26.6", V2_25_1, apart, nil,
+			[]string{port(0, ""), port(1, ""), "NET/IB : Made virtual device [2] name=mlx5_0 speed=100000 ndevs=1",
+				"NET/IB : Made virtual device [3] name=mlx5_1 speed=100000 ndevs=1"}},
+		{"groups of one skipped from 2.27.3", V2_28_9, apart, nil, []string{port(0, ""), port(1, "")}},
+		{"fused at 2.28.9", V2_28_9, dual, nil,
+			[]string{port(0, ""), port(1, ""), "NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2"}},
+		{"NCCL_IB_MERGE_NICS=0 refuses the fused one", V2_28_9, dual, Env{"NCCL_IB_MERGE_NICS": "0"}, []string{port(0, ""), port(1, "")}},
+		{"rail and plane at 2.30.7", V2_30_7, dual, nil,
+			[]string{port(0, " rail=-1 plane=-1"), port(1, " rail=-1 plane=-1"), "NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2 rail=-1 plane=16385"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Init(MustLoad(tc.v), tc.sys, tc.env)
+			if err != nil || c.Err != nil {
+				t.Fatalf("%v %v", err, c.Err)
+			}
+			var got []string
+			for _, v := range c.Trace {
+				for _, l := range append(slices.Clone(v.Log), v.Debug...) {
+					if strings.HasPrefix(l, "NET/IB : Made virtual device") && !slices.Contains(got, l) {
+						got = append(got, l)
+					}
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("lines (-want +got):\n%s", d)
+			}
+		})
 	}
 }

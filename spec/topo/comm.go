@@ -451,6 +451,11 @@ func newNodeModel(h *hostModel, domain, nRanks int, multiHost bool, ps *pathStat
 	// every rank fuses its host's NICs in ncclTopoGetSystem, before the
 	// searches (G-TOPO-VNIC-1, G-TOPO-VNIC-2)
 	for _, v := range h.vnics {
+		// the IB's own line comes from its makeVDevice, which
+		// ncclTopoMakeVnic calls before printing its line
+		if ib := v.IBLog(ps.p); v.Plugin == "net" && ps.o.NetIB && ib != "" {
+			nm.log = append(nm.log, logItem{text: ib, graph: -1})
+		}
 		nm.log = append(nm.log, logItem{text: v.Log(), graph: -1})
 	}
 	for _, g := range s.Nodes[GPU] {

@@ -516,6 +516,35 @@ type Params struct {
 	// lists it; ncclTopoAddNic makes NETs of net="1" nodes only (2.30.7,
 	// ncclTopoUpdateVNics; before, ncclTopoMakeVnic clears keep).
 	NetFusionPluginTags bool
+	// IBVDeviceLine is the line the internal IB's makeVDevice prints for
+	// every virtual device it makes: at init one per port, then one per
+	// vNic of its network's fusion pass (vnic.go VNic.IBLog; 2.24.3+,
+	// src/transport/net_ib.cc ncclIbMakeVDeviceInternal).
+	IBVDeviceLine IBVDeviceLine
+}
+
+// IBVDeviceLine is the form of "NET/IB : Made virtual device".
+type IBVDeviceLine int
+
+const (
+	// IBVDeviceNone (up to 2.23.4): the IB makes no virtual devices.
+	IBVDeviceNone IBVDeviceLine = iota
+	// IBVDevicePlain (2.24.3–2.30.4): "[%d] name=%s speed=%d ndevs=%d".
+	IBVDevicePlain
+	// IBVDeviceRailPlane (2.30.7): " rail=%d plane=%d" appended.
+	IBVDeviceRailPlane
+)
+
+func (l IBVDeviceLine) String() string {
+	switch l {
+	case IBVDeviceNone:
+		return "none"
+	case IBVDevicePlain:
+		return "plain"
+	case IBVDeviceRailPlane:
+		return "rail-plane"
+	}
+	return fmt.Sprintf("IBVDeviceLine(%d)", int(l))
 }
 
 // NVLSCompare is the NVLS rule of ncclTopoCompareGraphs.
@@ -772,6 +801,7 @@ func Apply2_23_4(p *Params) {
 // and a graph's second NET its own local id; NIC port fusion.
 func Apply2_24_3(p *Params) {
 	p.NetFusion = NetFusionAll
+	p.IBVDeviceLine = IBVDevicePlain
 	p.NetIBPortMerge = false
 	p.NetPCIFunction = true
 	p.NetPrintColl = true
@@ -909,6 +939,7 @@ func Apply2_30_7(p *Params) {
 	p.MLOPartAttr = true
 	p.NetFusionAggregate = true
 	p.NetFusionPluginTags = true
+	p.IBVDeviceLine = IBVDeviceRailPlane // net_ib/init.cc ncclIbMakeVDeviceInternal
 	p.AllNVLinkAgreed = true
 	p.PathTypeFirst = true // paths.cc ncclTopoSetPaths
 	p.LocalCPUByBw = true  // paths.cc ncclGetLocalCpu
@@ -1171,6 +1202,9 @@ type Options struct {
 	// (G-TOPO-VNIC-2): CollNet is enabled and the plugin's makeVDevice is
 	// set (collnet v9+; NCCL leaves it NULL for older plugins).
 	CollNetVNics bool
+	// NetIB says that network is NCCL's internal IB, whose makeVDevice
+	// prints "NET/IB : Made virtual device" (Params.IBVDeviceLine).
+	NetIB bool
 
 	// GraphFile is the content of NCCL_GRAPH_FILE, already parsed with
 	// ParseGraphXML: a graph whose id matches replaces that search.
@@ -1287,6 +1321,7 @@ var paramSources = map[string][2]string{
 	"NetFusionCPUParent":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
 	"NetFusionAggregate":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
 	"NetFusionPluginTags":     {"src/graph/topo.cc", "ncclTopoUpdateVNics"},
+	"IBVDeviceLine":           {"src/transport/net_ib.cc", "ncclIbMakeVDeviceInternal"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"SystemPrintRaw":          {"src/graph/topo.cc", "ncclTopoPrintRec"},

@@ -156,6 +156,8 @@ type VNic struct {
 	Plugin string
 	Dev    int
 	Ports  []string
+	// Speed is the ports' summed speed (Mbps), as makeVDevice adds it.
+	Speed int64
 }
 
 // Name is the device's name, its ports' joined by '+'.
@@ -163,6 +165,37 @@ func (v VNic) Name() string { return strings.Join(v.Ports, "+") }
 
 // Log is the line ncclTopoMakeVnic prints for it (INFO, GRAPH).
 func (v VNic) Log() string { return fmt.Sprintf("TOPO/NET : Made vNic %d", v.Dev) }
+
+// IBLog is the line the internal IB's makeVDevice prints for it (INFO,
+// NET) just before ncclTopoMakeVnic's; "" when the release's IB prints
+// none. A vNic the IB made is one of its virtual devices, so the index is
+// the vNic's device number.
+func (v VNic) IBLog(p Params) string {
+	return IBVDeviceLog(p, v.Dev, v.Name(), v.Speed, len(v.Ports))
+}
+
+// ibPlaneVirtBit is NCCL_IB_PLANE_VIRT_BIT (1 << NCCL_IB_PLANE_MAX_INDEX,
+// 14), which marks a device fused over several ports.
+const ibPlaneVirtBit = 1 << 14
+
+// IBVDeviceLog is "NET/IB : Made virtual device" for a virtual device of
+// ndevs ports (src/transport/net_ib.cc ncclIbMakeVDeviceInternal). 2.30.7
+// adds its rail and plane: the ports' rail (-1, NCCL_NET_ID_UNDEF: no
+// NCCL_IB_HCA entry names one), a single port's plane (-1) or, fused,
+// the virtual bit with each port's plane index (0: no plane named).
+func IBVDeviceLog(p Params, dev int, name string, speed int64, ndevs int) string {
+	switch p.IBVDeviceLine {
+	case IBVDevicePlain:
+		return fmt.Sprintf("NET/IB : Made virtual device [%d] name=%s speed=%d ndevs=%d", dev, name, speed, ndevs)
+	case IBVDeviceRailPlane:
+		plane := -1
+		if ndevs > 1 {
+			plane = ibPlaneVirtBit | 1
+		}
+		return fmt.Sprintf("NET/IB : Made virtual device [%d] name=%s speed=%d ndevs=%d rail=-1 plane=%d", dev, name, speed, ndevs, plane)
+	}
+	return ""
+}
 
 // FuseNets returns the XML NCCL builds a host's system from once the
 // network's virtual NICs are made (see NetFusion): src itself when the
@@ -646,6 +679,7 @@ func (f *fusion) populate(coll *fusion) ([]VNic, error) {
 			for _, d := range devs {
 				name, _ := coll.phys[d].Attr("name")
 				v.Ports = append(v.Ports, name)
+				v.Speed += attrInt(coll.phys[d], "speed")
 				if len(devs) > 1 {
 					collMerged[idx[coll.phys[d]]] = true
 				}
@@ -682,6 +716,7 @@ func (f *fusion) populate(coll *fusion) ([]VNic, error) {
 		for _, d := range devs {
 			name, _ := f.phys[d].Attr("name")
 			v.Ports = append(v.Ports, name)
+			v.Speed += attrInt(f.phys[d], "speed")
 		}
 		made = append(made, v)
 		if len(devs) == 1 {
