@@ -637,7 +637,9 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 		}
 		return refuse(req.ID, field, err), nil, nil, false
 	}
-	if !plain || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
+	// a SendRecv or AllToAll gets its channels from the group planner
+	// (G-SCHED-P2P-1), alone as in a group
+	if !plain || gops[0].Op.Func.IsP2P() || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
 		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil, key != ""
 	}
 	d, trace, err := ce.comm.SelectOp(gops[0].Op, o.Trace)
@@ -746,6 +748,10 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 				p := ch.Plan
 				oa.Plan, oa.ArgsBytes = &p, ch.ArgsBytes
 			}
+		}
+		if oa.Plan == nil && len(oa.P2PTasks) > 0 {
+			p := oa.P2PTasks[0].Plan // a group's send/recv tasks share one plan
+			oa.Plan = &p
 		}
 		a.Ops = append(a.Ops, oa)
 	}

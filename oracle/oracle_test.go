@@ -190,12 +190,26 @@ func TestOracleConfig(t *testing.T) {
 	}
 }
 
+// TestOracleP2P: a lone SendRecv or AllToAll is planned as a group of one
+// (G-SCHED-P2P-1), so its answer carries rank 0's tasks with their
+// channels and plan, as the same operation in a group does.
 func TestOracleP2P(t *testing.T) {
 	o := New(nil)
-	for _, coll := range []string{"sendrecv", "alltoall"} {
-		a, _, _, _ := o.answer([]byte(`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"` + coll + `","bytes":"1MiB"}}`))
-		if a.Status != "ok" || a.Algo != nil || a.Proto != nil || a.P2P == nil || a.P2P.NChannels != 32 || a.P2P.NChannelsPerPeer != 32 {
-			t.Errorf("%s: %+v", coll, a)
+	for _, c := range []struct {
+		coll   string
+		tasks  int
+		lo, hi int
+	}{{"sendrecv", 2, 16, 31}, {"alltoall", 4, 0, 31}} {
+		for _, req := range []string{`"op":{"coll":"` + c.coll + `","bytes":"1MiB"}`, `"group":[{"coll":"` + c.coll + `","bytes":"1MiB"}]`} {
+			a, _, _, _ := o.answer([]byte(`{"nccl":"2.28.9","system":"h200x2",` + req + `}`))
+			if a.Status != "ok" || a.Algo != nil || a.Proto != nil || a.P2P == nil || a.P2P.NChannels != 32 || a.P2P.NChannelsPerPeer != 32 {
+				t.Errorf("%s: %+v", req, a)
+				continue
+			}
+			if len(a.Ops) != 1 || len(a.Ops[0].P2PTasks) != c.tasks || a.Ops[0].Plan == nil || *a.Ops[0].Plan != 0 ||
+				a.Ops[0].ChannelLo == nil || *a.Ops[0].ChannelLo != c.lo || *a.Ops[0].ChannelHi != c.hi {
+				t.Errorf("%s: ops %+v, want %d tasks in plan 0 on %d..%d", req, a.Ops, c.tasks, c.lo, c.hi)
+			}
 		}
 	}
 }
