@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // The INFO lines (ENV subsystem) parseCommConfig and envConfigOverride
@@ -139,7 +138,7 @@ func configResetLines(rs *Ruleset, env Env, cfg *Config) []string {
 		case "CTAPolicy":
 			if rs.Tuning.CTAPolicyMask {
 				s, _ := env.Lookup(f.env)
-				v = ctaPolicyEnvValue(s)
+				v = ctaPolicyMask(s)
 			}
 		case "graphUsageMode":
 			mode := 0
@@ -152,26 +151,6 @@ func configResetLines(rs *Ruleset, env Env, cfg *Config) []string {
 		out = append(out, "Comm config "+l.field+" reset to "+l.printed+"="+strconv.Itoa(v))
 	}
 	return out
-}
-
-// ctaPolicyEnvValue is the policy getEnvCtaPolicyOnce (2.29.2+) reads
-// from a value ctaPolicyEnvSet accepts: a leading digit 0, 1 or 2, or
-// the known names joined by '|' OR-ed together.
-// Ref: v2.30.7-1 src/init.cc getEnvCtaPolicyOnce
-func ctaPolicyEnvValue(v string) int {
-	if v != "" && v[0] >= '0' && v[0] <= '9' {
-		return [...]int{0, ctaPolicyEfficiency, ctaPolicyZero}[v[0]-'0']
-	}
-	p := 0
-	for _, tok := range strings.Split(v, "|") {
-		switch strings.ToUpper(tok) {
-		case "EFFICIENCY":
-			p |= ctaPolicyEfficiency
-		case "ZERO":
-			p |= ctaPolicyZero
-		}
-	}
-	return p
 }
 
 // ConfigFieldOfLabel is the field whose "Comm config <label> set to"
