@@ -24,6 +24,11 @@ type Selection struct {
 	// (spec.Decision.Part): its channels and the elements of each; nil
 	// splits the operation alone over NChannels (CollPartition).
 	Part *tuning.CBDPart
+	// Chunk is what calcCollChunking read beyond the split
+	// (spec.Decision.ChunkArgs): the buffers' registration and, before
+	// 2.22.3, the bytes and channels of the task's one call; zero sizes
+	// the operation as one alone on unregistered buffers.
+	Chunk tuning.ChunkArgs
 }
 
 func (s Selection) String() string {
@@ -74,7 +79,7 @@ func FromDecision(d *spec.Decision) (spec.Op, Selection, error) {
 		}
 		return spec.Op{}, Selection{}, fmt.Errorf("decision is undecided: %s", why)
 	}
-	return d.Op, Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels, NThreads: d.NThreads, Part: d.Part}, nil
+	return d.Op, Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels, NThreads: d.NThreads, Part: d.Part, Chunk: d.ChunkArgs}, nil
 }
 
 // supported lists the (function, algorithm) pairs NCCL has device code for
@@ -233,7 +238,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 	if op.Func == spec.AllGather || op.Func == spec.Broadcast {
 		h.Unit = 1
 	}
-	_, chunkSteps, sliceSteps := p.chunkBase(op.Func, sel.Algo, sel.Proto, l.BuffSize)
+	_, chunkSteps, sliceSteps := p.chunkBase(l, op.Func, sel.Algo, sel.Proto, sel.Chunk.Reg)
 	h.SlicePerChunk = chunkSteps / sliceSteps
 	h.StepPerSlice = sliceSteps
 	h.StepBytes = l.BuffSize[sel.Proto] / p.NSteps
@@ -259,7 +264,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 	if nRanks == 1 || count == 0 {
 		return buildTrivial(h, count), nil
 	}
-	x := &chunkCtx{p: p, l: l, f: op.Func, algo: sel.Algo, proto: sel.Proto, collnetDepth: 2, sizer: opt.ChunkSize}
+	x := &chunkCtx{p: p, l: l, f: op.Func, algo: sel.Algo, proto: sel.Proto, args: sel.Chunk, collnetDepth: 2, sizer: opt.ChunkSize}
 	if l.LocalRanks == 1 && len(l.CollNetHeads) <= 1 {
 		x.collnetDepth = 1 // connectCollNet: depth 1 when a head has no up and no down peers
 	}

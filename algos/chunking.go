@@ -62,6 +62,9 @@ type chunkCtx struct {
 	algo         spec.Algo
 	proto        spec.Proto
 	collnetDepth int // channels[0].collnetDirect.depth
+	// args is the decision's registration and, before 2.22.3, its one
+	// call's bytes and channels
+	args tuning.ChunkArgs
 	// sizer is a v6 tuner's getChunkSize; err the first error it returned
 	// (the collective fails).
 	sizer ChunkSizer
@@ -93,10 +96,11 @@ func (x *chunkCtx) calcChunk(nChannels int, nBytes int64) int64 {
 	if x.err != nil {
 		sizer = nil
 	}
-	c, _, err := x.chunkComm().CollChunk(x.f, x.algo, x.proto, nChannels, nBytes, sizer)
+	reg := x.args.Reg
+	c, _, err := x.chunkComm().CollChunk(x.f, x.algo, x.proto, reg, nChannels, nBytes, sizer)
 	if err != nil {
 		x.err = err
-		c, _, _ = x.chunkComm().CollChunk(x.f, x.algo, x.proto, nChannels, nBytes, nil)
+		c, _, _ = x.chunkComm().CollChunk(x.f, x.algo, x.proto, reg, nChannels, nBytes, nil)
 	}
 	return c
 }
@@ -120,10 +124,13 @@ func (x *chunkCtx) cbdPartition(count int64, unit int, taskChannels, maxChannels
 
 // chunked fills a channel split's chunks (calcCollChunking per part, one
 // channel each, on global bytes: AllReduce's are not doubled). Before
-// 2.22.3 one chunk sized on the whole task serves every channel: 2.18/2.19's
-// computeColl over the task's taskChannels channels, 2.20/2.21's
-// computeCollChunkInfo over the channels the split fills (spec's
-// tuning.Model.OpChunk reports the same).
+// 2.22.3 one chunk serves every channel, sized on the bytes and channels
+// the group's schedule gave the task's one call (the decision's
+// ChunkArgs: 2.18/2.19's computeColl on the task, 2.20/2.21's
+// computeCollChunkInfo on its aggregate, G-SEL-CHUNK-3; spec's
+// tuning.Model.OpChunk reports the same), or without a decision on the
+// whole task over the taskChannels channels (2.18/2.19) or the channels
+// the split fills (2.20/2.21).
 func (x *chunkCtx) chunked(cp tuning.CBDPart, elem int64, taskChannels int) partition {
 	out := partition{lo: cp.Lo, hi: cp.Hi, countLo: cp.CountLo, countMid: cp.CountMid, countHi: cp.CountHi}
 	global := elem * maxSendRecvCount(x.f, x.l.NRanks(), 1)
@@ -136,11 +143,17 @@ func (x *chunkCtx) chunked(cp tuning.CBDPart, elem int64, taskChannels int) part
 		return x.calcChunk(nc, global*n) / g * eltPerGrain
 	}
 	if s := x.p.Sched.Schedule; s != tuning.ScheduleR22 {
-		nc := taskChannels
-		if s == tuning.ScheduleR20 {
+		nc, nBytes := taskChannels, global*out.total()
+		switch {
+		case x.args.NChannels > 0:
+			nc, nBytes = x.args.NChannels, x.args.NBytes
+		case s == tuning.ScheduleR20:
 			nc = cp.Hi - cp.Lo + 1
 		}
-		c := chunk(max(1, nc), out.total())
+		c := int64(0)
+		if out.total() > 0 {
+			c = x.calcChunk(max(1, nc), nBytes) / g * eltPerGrain
+		}
 		out.chunkLo, out.chunkMid, out.chunkHi = c, c, c
 		return out
 	}
@@ -157,7 +170,11 @@ func (x *chunkCtx) chunked(cp tuning.CBDPart, elem int64, taskChannels int) part
 // Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan (isCollnet branch).
 func (x *chunkCtx) collnetPartition(count int64, unit int, nChannels int) partition {
 	global := int64(unit) * maxSendRecvCount(x.f, x.l.NRanks(), 1)
-	c := x.calcChunk(nChannels, global*count)
+	nc, nBytes := nChannels, global*count
+	if x.args.NChannels > 0 { // before 2.22.3: the schedule's one call
+		nc, nBytes = x.args.NChannels, x.args.NBytes
+	}
+	c := x.calcChunk(nc, nBytes)
 	return partition{lo: 0, hi: nChannels - 1, collnet: true, cnCount: count, cnChunk: c / int64(unit)}
 }
 

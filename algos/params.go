@@ -147,10 +147,11 @@ func releaseTopo(v spec.Version) (topo.Params, error) {
 }
 
 // chunkBase is calcCollChunking's start (tuning.ChunkComm.ChunkGeometry
-// on the layout's buffers): the chunk before the algorithm's shrinking and
-// the chunk and slice steps.
-func (p Params) chunkBase(f spec.Func, a spec.Algo, proto spec.Proto, buff [spec.NumProtos]int) (chunk, chunkSteps, sliceSteps int) {
-	cc := tuning.ChunkComm{BuffSize: buff}
-	_, chunkSteps, sliceSteps, chunk = cc.ChunkGeometry(f, a, proto)
+// on the layout's buffers, ranks and nodes, on buffers registered as reg):
+// the chunk before the algorithm's shrinking and the chunk and slice
+// steps.
+func (p Params) chunkBase(l *Layout, f spec.Func, a spec.Algo, proto spec.Proto, reg tuning.ChunkReg) (chunk, chunkSteps, sliceSteps int) {
+	cc := tuning.ChunkComm{BuffSize: l.BuffSize, NRanks: l.NRanks(), NNodes: l.NNodes, Rules: p.ChunkRules}
+	_, chunkSteps, sliceSteps, chunk = cc.ChunkGeometry(f, a, proto, reg)
 	return chunk, chunkSteps, sliceSteps
 }

@@ -118,6 +118,8 @@ var valueReaders = map[string][]RuleID{
 	"NVLSChunkSizeEnv":        {},
 	"NVLSTreeMaxChunkSizeEnv": {},
 	"TreeSimpleChunkByDepth":  {},
+	"NVLSRegStepChunk":        {},
+	"NetRegRingAllGather":     {},
 	// read by diagnose only
 	"GDRPeermem": {},
 }

@@ -43,7 +43,8 @@ func (r *initRun) chunkComm() tuning.ChunkComm {
 // ChunkRules are the release's switches of calcCollChunking.
 func (k *Consts) ChunkRules() tuning.ChunkRules {
 	return tuning.ChunkRules{NVLSNetChunkCap: k.NVLSNetChunkCap, NVLSTreeChunkFromStep: k.NVLSTreeChunkFromStep,
-		NVLSTreeChunkCap4Nodes: k.NVLSTreeChunkCap4Nodes, TreeSimpleDepth: k.TreeSimpleChunkByDepth}
+		NVLSTreeChunkCap4Nodes: k.NVLSTreeChunkCap4Nodes, TreeSimpleDepth: k.TreeSimpleChunkByDepth,
+		NVLSRegStepChunk: k.NVLSRegStepChunk, NetRegRingAllGather: k.NetRegRingAllGather}
 }
 
 // buffSizes is comm->buffSizes of LL, LL128 and Simple: NCCL_LL_BUFFSIZE,

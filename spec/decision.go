@@ -105,6 +105,10 @@ type Decision struct {
 	// where no cost-table collective runs. It is not part of the JSON
 	// decision: explain prints it, the oracle answers it per operation.
 	Chunk tuning.OpChunk `json:"-"`
+	// ChunkArgs is what that chunk read beyond the channel split: the
+	// registration of the buffers and, before 2.22.3, the bytes and
+	// channels of the task's one call; the schedule builders read it.
+	ChunkArgs tuning.ChunkArgs `json:"-"`
 
 	// Evidence is shared by the decisions of one communicator that
 	// raised the same levels: read only.

@@ -265,9 +265,10 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		} else {
 			d.ChannelLo, d.ChannelHi = ch.ChannelLo, ch.ChannelHi
 		}
-		d.Chunk = tuning.OpChunk{}
+		d.Chunk, d.ChunkArgs = tuning.OpChunk{}, tuning.ChunkArgs{}
 		if d.OK() && d.Algo == ch.Algo && d.Proto == ch.Proto {
 			d.Chunk, _ = c.Model.OpChunk(ch)
+			d.ChunkArgs = ch.ChunkArgs()
 		}
 		if ctaPol {
 			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Pass,

@@ -102,6 +102,9 @@ func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2205}
 	// no collNetRegSupport: CollNet buffers are not registered
 	tuningSet(d, &t.RegCollNet, TuningRegCollNetNone, enqueueCC, "registerIntraNodeBuffers")
+	// a cut task's channels are its aggregate's nBytes over the plan's
+	// byte total (the budget check and computeCollChunkInfo's nChannels)
+	tuningSet(d, &t.CBDChannelsAggBytes, true, enqueueCC, "scheduleCollTasksToPlan")
 	const model = "ncclTopoTuneModel"
 	tuningSet(d, &t.HwLat[TuningHwNVLink][NVLS][Simple], 23, tuningCC, "hwLat")
 	tuningSet(d, &t.HwLat[TuningHwNVLink][NVLSTree][Simple], 23, tuningCC, "hwLat")

@@ -63,6 +63,9 @@ func consts2_24_3(rs *Ruleset) {
 	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
 	rs.SetConst("RingBackup", false, ref("src/enqueue.cc", "topoGetAlgoInfo"))
 	rs.SetConst("P2PTypeLog", 1, ref("src/transport.cc", "ncclTransportCheckP2pType"))
+	// a network-registered Ring AllGather on one rank per node returns
+	// proxyOp's NCCL_MAX_NET_SIZE chunk
+	rs.SetConst("NetRegRingAllGather", true, ref("src/enqueue.cc", "calcCollChunking"))
 }
 
 func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {

@@ -256,6 +256,14 @@ type Consts struct {
 	// the tree depth (2.18.1–2.19.4, src/enqueue.cc computeColl; gone with
 	// computeCollChunkInfo in 2.20.3).
 	TreeSimpleChunkByDepth bool
+	// NVLSRegStepChunk: an NVLS AllGather or ReduceScatter on
+	// NVLS-registered buffers moves Simple-step chunks (2.27.3+,
+	// src/enqueue.cc calcCollChunking, G-SEL-CHUNK-2).
+	NVLSRegStepChunk bool
+	// NetRegRingAllGather: a Ring AllGather whose buffers the network
+	// registered on one rank per node moves NCCL_MAX_NET_SIZE chunks
+	// (2.24.3+, src/enqueue.cc calcCollChunking, G-SEL-CHUNK-2).
+	NetRegRingAllGather bool
 
 	// P2PDirectCuMem: two ranks of one process connect P2P by direct
 	// pointer with NCCL's cuMem on too (2.19.3+, src/transport/p2p.cc

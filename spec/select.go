@@ -1012,6 +1012,7 @@ func (o *opRun) fillFromModel(ap AlgoProto) {
 	d.ChannelLo, d.ChannelHi = ch.ChannelLo, ch.ChannelHi
 	d.TimeUs = float64(ch.TimeUs)
 	d.Chunk, _ = o.comm.Model.OpChunk(ch) // a tuner rule's chunk is at least its grain (validate): no error
+	d.ChunkArgs = ch.ChunkArgs()
 }
 
 // winWhy says why a cell won: its time and the runner-up's, the first

@@ -87,6 +87,10 @@ const (
 	// nvlsTreeCap4Nodes is NVLSTree's cap from 4 nodes when
 	// NCCL_NVLSTREE_MAX_CHUNKSIZE is unset (2.19.3–2.30.2).
 	nvlsTreeCap4Nodes = 65536
+	// MaxNetSize is NCCL_MAX_NET_SIZE (1 GiB, "rather than send INT_MAX"):
+	// the chunk of a Ring AllGather whose buffers the network registered
+	// on a communicator of one rank per node (2.24.3+).
+	MaxNetSize = 1 << 30
 )
 
 // ChunkRules are the release's switches of calcCollChunking (spec's
@@ -104,6 +108,57 @@ type ChunkRules struct {
 	// halves its chunk by the tree depth nRanks/nNodes − 1 +
 	// log2(nNodes) (2.18.1–2.19.4, computeColl).
 	TreeSimpleDepth bool `json:"treeSimpleDepth,omitempty"`
+	// NVLSRegStepChunk: an NVLS AllGather or ReduceScatter on
+	// NVLS-registered buffers moves Simple-step chunks, past nvlsChunkSize
+	// and the small-operation caps (2.27.3+, G-SEL-CHUNK-2).
+	NVLSRegStepChunk bool `json:"nvlsRegStepChunk,omitempty"`
+	// NetRegRingAllGather: a Ring AllGather whose buffers the network
+	// registered on a communicator of one rank per node moves
+	// NCCL_MAX_NET_SIZE chunks of one step and one slice (2.24.3+,
+	// G-SEL-CHUNK-2).
+	NetRegRingAllGather bool `json:"netRegRingAllGather,omitempty"`
+}
+
+// ChunkReg is the buffer registration of a task that calcCollChunking
+// reads (info->regBufType): NVLS's (NCCL_NVLS_REG_BUFFER) and the
+// network's on Ring's peers (NCCL_NET_REG_BUFFER). IPC registration and
+// CollNet's change no chunk (CollNet's only the proxy's step count), so
+// they are ChunkRegNone here.
+type ChunkReg uint8
+
+const (
+	ChunkRegNone ChunkReg = iota
+	ChunkRegNVLS
+	ChunkRegNet
+)
+
+// ChunkArgs is what calcCollChunking reads of a task beyond its function,
+// algorithm, protocol and channel split: the registration of its buffers
+// (G-SEL-CHUNK-2) and, before 2.22.3, the bytes and channels of its one
+// call (G-SEL-CHUNK-3; NChannels 0 from 2.22.3, or where no schedule
+// placed the task: each call is then sized on its own part). The schedule
+// builders (algos) read it from the decision.
+type ChunkArgs struct {
+	Reg       ChunkReg
+	NBytes    int64
+	NChannels int
+}
+
+// ChunkArgs is the choice's ChunkArgs.
+func (ch *OpChoice) ChunkArgs() ChunkArgs {
+	return ChunkArgs{Reg: ChunkRegOf(ch.Registered), NBytes: ch.ChunkNBytes, NChannels: ch.ChunkNChannels}
+}
+
+// ChunkRegOf is the ChunkReg of an OpChoice's Registered ("NVLS", "NET";
+// anything else changes no chunk).
+func ChunkRegOf(registered string) ChunkReg {
+	switch registered {
+	case "NVLS":
+		return ChunkRegNVLS
+	case "NET":
+		return ChunkRegNet
+	}
+	return ChunkRegNone
 }
 
 // ChunkComm is what calcCollChunking reads of the communicator.
@@ -152,11 +207,14 @@ func (cc *ChunkComm) Buff(p nccl.Proto) int {
 // protocol's buffer, the chunk and slice steps (Ring/Simple: the
 // function's; otherwise 1) and the step-sized chunk, halved for LL (half
 // of every line is flags) and 15/16 for LL128. That chunk is also
-// bufferMaxChunkSize, the ceiling of a tuner's answer.
-func (cc *ChunkComm) ChunkGeometry(f nccl.Func, a nccl.Algo, p nccl.Proto) (stepSize, chunkSteps, sliceSteps, chunk int) {
+// bufferMaxChunkSize, the ceiling of a tuner's answer. A Ring AllGather
+// the network registered on one rank per node (netRegOneRPN) moves one
+// step per chunk and per slice (proxyOp's chunkSteps and sliceSteps; the
+// kernel's ProtoSimple<1, 1>).
+func (cc *ChunkComm) ChunkGeometry(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkReg) (stepSize, chunkSteps, sliceSteps, chunk int) {
 	stepSize = cc.Buff(p) / NSteps
 	chunkSteps, sliceSteps = 1, 1
-	if p == nccl.Simple && a == nccl.Ring && f >= 0 && int(f) < nccl.NumFuncs {
+	if p == nccl.Simple && a == nccl.Ring && f >= 0 && int(f) < nccl.NumFuncs && !cc.netRegOneRPN(f, a, reg) {
 		chunkSteps, sliceSteps = RingChunkSteps[f], RingSliceSteps[f]
 	}
 	chunk = stepSize * chunkSteps
@@ -198,14 +256,22 @@ type ChunkSizer interface {
 // error fails the collective; so does an answer below the grain, which
 // aligns to 0 and on which NCCL's loop count divides by zero.
 //
+// Buffers registered for the task (reg, G-SEL-CHUNK-2) change two of
+// the rules: an NVLS AllGather or ReduceScatter on NVLS-registered
+// buffers keeps the Simple step (2.27.3+), and a Ring AllGather the
+// network registered on one rank per node moves NCCL_MAX_NET_SIZE after
+// everything else, a tuner's answer included (2.24.3+: proxyOp's chunk,
+// which calcCollChunking returns).
+//
 // Ref: v2.30.7-1 src/enqueue.cc calcCollChunking (G-SEL-CHUNK-1; v2.22.3-1
 // the same rules without PAT and the tuner; v2.20.3-1 computeCollChunkInfo,
-// v2.18.1-1 computeColl for the NVLS and NVLSTree rules)
-func (cc *ChunkComm) CollChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, nChannels int, nBytes int64, sizer ChunkSizer) (chunk int64, tuned bool, err error) {
+// v2.18.1-1 computeColl for the NVLS and NVLSTree rules; v2.27.3-1 the
+// NVLS-registered branch; v2.24.3-1 the network-registered one)
+func (cc *ChunkComm) CollChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkReg, nChannels int, nBytes int64, sizer ChunkSizer) (chunk int64, tuned bool, err error) {
 	if p < 0 || int(p) >= nccl.NumProtos || nChannels <= 0 || nBytes < 0 {
 		return 0, false, fmt.Errorf("chunk: %s/%s on %d channels, %d bytes: expected a protocol, channels > 0 and bytes ≥ 0", a, p, nChannels, nBytes)
 	}
-	_, _, _, step := cc.ChunkGeometry(f, a, p)
+	_, _, _, step := cc.ChunkGeometry(f, a, p, ChunkRegNone)
 	c, bufferMax := int64(step), int64(step)
 	nc := int64(nChannels)
 	switch {
@@ -233,6 +299,8 @@ func (cc *ChunkComm) CollChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, nChannels
 				c /= 2
 			}
 		}
+	case a == nccl.NVLS && reg == ChunkRegNVLS && cc.Rules.NVLSRegStepChunk && (f == nccl.AllGather || f == nccl.ReduceScatter):
+		c = int64(cc.Buff(nccl.Simple) / NSteps)
 	case a == nccl.NVLS:
 		maxChunk := int64(cmpOr(cc.NVLSChunkSize, nvlsChunkSizeDefault))
 		if cc.Rules.NVLSNetChunkCap && cc.NNodes > 1 && cc.NVLSBw < nvlsNetSlowBw {
@@ -295,7 +363,21 @@ func (cc *ChunkComm) CollChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, nChannels
 		}
 		c, tuned = int64(asked), true
 	}
+	if cc.netRegOneRPN(f, a, reg) {
+		return MaxNetSize, false, nil
+	}
 	return c / g * g, tuned, nil
+}
+
+// netRegOneRPN is calcCollChunking's net-registration branch that sets the
+// chunk: a Ring AllGather with NCCL_NET_REG_BUFFER on a communicator of
+// one rank per node (comm->isOneRPN), where the release has it.
+//
+// Ref: v2.30.7-1 src/enqueue.cc calcCollChunking (v2.24.3-1 likewise);
+// src/device/all_gather.h runRing (isNetOffload: chunkCount
+// NCCL_MAX_NET_SIZE)
+func (cc *ChunkComm) netRegOneRPN(f nccl.Func, a nccl.Algo, reg ChunkReg) bool {
+	return reg == ChunkRegNet && cc.Rules.NetRegRingAllGather && a == nccl.Ring && f == nccl.AllGather && cc.NRanks == cc.NNodes
 }
 
 func cmpOr(a, b int) int {
@@ -365,44 +447,66 @@ func (cc *ChunkComm) CollNetWhole(a nccl.Algo) bool {
 }
 
 // OpChunk is the chunks of one collective of count elements of elemSize
-// bytes (AllGather and Broadcast: bytes) split as part says (CollNet
-// tasks: nChannels channels walking the whole buffer). calcCollChunking
-// sizes on global bytes: count × elemSize × nRanks for AllGather and
-// ReduceScatter (AllReduce's are not doubled).
+// bytes (AllGather and Broadcast: bytes) split as part says, on buffers
+// registered as reg. calcCollChunking sizes on global bytes: count ×
+// elemSize × nRanks for AllGather and ReduceScatter (AllReduce's are not
+// doubled). A CollNet task (and NVLS across nodes) is sized once on all
+// its nChannels channels.
 //
 // Ref: v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (G-SEL-CHUNK-1)
-func (cc *ChunkComm) OpChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, elemSize int64, count int64, part CBDPart, nChannels int, perTask bool, sizer ChunkSizer) (OpChunk, error) {
-	var o OpChunk
-	var bm int
-	o.StepSize, o.ChunkSteps, o.SliceSteps, bm = cc.ChunkGeometry(f, a, p)
-	o.BufferMax = int64(bm)
+func (cc *ChunkComm) OpChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkReg, elemSize int64, count int64, part CBDPart, nChannels int, sizer ChunkSizer) (OpChunk, error) {
 	global := elemSize
 	if f == nccl.AllGather || f == nccl.ReduceScatter {
 		global *= int64(cc.NRanks)
 	}
+	if cc.CollNetWhole(a) {
+		return cc.TaskChunk(f, a, p, reg, max(1, nChannels), global*count, sizer)
+	}
+	o := cc.opGeometry(f, a, p, reg)
 	var err error
-	size := func(nc int, n int64) int64 {
+	size := func(n int64) int64 {
 		if n == 0 || err != nil {
 			return 0
 		}
-		c, t, e := cc.CollChunk(f, a, p, nc, global*n, sizer)
+		c, t, e := cc.CollChunk(f, a, p, reg, 1, global*n, sizer)
 		if e != nil {
 			err = e
 		}
 		o.Tuned = o.Tuned || t
 		return c
 	}
-	if perTask || cc.CollNetWhole(a) {
-		o.Lo = size(max(1, nChannels), count)
-		return o, err
-	}
 	// the order of scheduleCollTasksToPlan's calls: lo, hi, mid
-	o.Lo = size(1, part.CountLo)
-	o.Hi = size(1, part.CountHi)
+	o.Lo = size(part.CountLo)
+	o.Hi = size(part.CountHi)
 	if part.Hi-part.Lo > 1 {
-		o.Mid = size(1, part.CountMid)
+		o.Mid = size(part.CountMid)
 	}
 	return o, err
+}
+
+// TaskChunk is a task's one calcCollChunking call on nBytes over
+// nChannels channels: a CollNet task's from 2.22.3, every task's before
+// (Lo; computeColl, computeCollChunkInfo).
+func (cc *ChunkComm) TaskChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkReg, nChannels int, nBytes int64, sizer ChunkSizer) (OpChunk, error) {
+	o := cc.opGeometry(f, a, p, reg)
+	if nBytes == 0 {
+		return o, nil
+	}
+	c, t, err := cc.CollChunk(f, a, p, reg, nChannels, nBytes, sizer)
+	o.Lo, o.Tuned = c, t
+	return o, err
+}
+
+// opGeometry is an OpChunk's FIFO geometry, before any chunk.
+func (cc *ChunkComm) opGeometry(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkReg) OpChunk {
+	var o OpChunk
+	var bm int
+	o.StepSize, o.ChunkSteps, o.SliceSteps, bm = cc.ChunkGeometry(f, a, p, reg)
+	if cc.netRegOneRPN(f, a, reg) {
+		_, _, _, bm = cc.ChunkGeometry(f, a, p, ChunkRegNone) // the tuner's ceiling is the buffer's chunk
+	}
+	o.BufferMax = int64(bm)
+	return o
 }
 
 // ChunkComm is the communicator calcCollChunking reads: the input's chunk
@@ -421,8 +525,11 @@ func (m *Model) ChunkComm() ChunkComm {
 
 // OpChunk is calcCollChunking's chunks for a choice the cost table made
 // (zero for a discarded, one-rank, p2p, symmetric or copy-engine
-// operation and for an error), with the declarative tuner's getChunkSize
-// where the release calls it (TunerChunkSize, 2.30.3+).
+// operation and for an error), on the buffers the scheduler registered
+// (G-SEL-CHUNK-2), with the declarative tuner's getChunkSize where the
+// release calls it (TunerChunkSize, 2.30.3+). Before 2.22.3 the schedule
+// made one call per task and recorded its bytes and channels in the
+// choice (ChunkNBytes, ChunkNChannels; G-SEL-CHUNK-3).
 func (m *Model) OpChunk(ch *OpChoice) (OpChunk, error) {
 	if ch == nil || ch.Err != nil || ch.Discarded || ch.OneRank || ch.P2P || ch.SidePath != "" ||
 		ch.Algo < 0 || int(ch.Algo) >= nccl.NumAlgos || ch.Proto < 0 || int(ch.Proto) >= nccl.NumProtos {
@@ -437,12 +544,12 @@ func (m *Model) OpChunk(ch *OpChoice) (OpChunk, error) {
 	if m.Tuning.TunerChunkSize && cc.TunerGetChunkSize && m.In.Tuner.HasChunkRules() {
 		sizer = m.In.Tuner
 	}
-	// before 2.22.3 one chunk is sized on the whole task: 2.18/2.19's
-	// computeColl over the task's channels, 2.20/2.21's
-	// computeCollChunkInfo over the channels its count fills
-	nc, perTask := ch.NChannels, m.Tuning.Schedule != ScheduleR22
-	if m.Tuning.Schedule == ScheduleR20 && !cc.CollNetWhole(ch.Algo) && ch.Part.Hi >= ch.Part.Lo {
-		nc = ch.Part.Hi - ch.Part.Lo + 1
+	args := ch.ChunkArgs()
+	if m.Tuning.Schedule != ScheduleR22 {
+		if args.NChannels <= 0 {
+			return OpChunk{}, nil // the schedule placed no call
+		}
+		return cc.TaskChunk(f, ch.Algo, ch.Proto, args.Reg, args.NChannels, args.NBytes, sizer)
 	}
-	return cc.OpChunk(f, ch.Algo, ch.Proto, elem, count, ch.Part, nc, perTask, sizer)
+	return cc.OpChunk(f, ch.Algo, ch.Proto, args.Reg, elem, count, ch.Part, ch.NChannels, sizer)
 }

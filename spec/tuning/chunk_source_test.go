@@ -148,3 +148,79 @@ func TestChunkConstantsMatchSource(t *testing.T) {
 		})
 	}
 }
+
+// TestChunkRegConstantsMatchSource: the registered-buffer rules of
+// calcCollChunking (G-SEL-CHUNK-2) and the one chunk call of a task in
+// 2.20–2.21 (G-SEL-CHUNK-3) equal what src/enqueue.cc and
+// src/include/collectives.h have at every tag
+// (testdata/constants/chunkreg.txt, program in PROVENANCE.md): each
+// branch is in the source exactly where the release's switch is on,
+// NCCL_MAX_NET_SIZE is MaxNetSize, and the 2.20/2.21 calls size a cut
+// task on its aggregate's nBytes over the channels the release counts,
+// a CollNet task on its own nBytes over its channels and a tuned task on
+// its own nBytes over the channels its count fills.
+func TestChunkRegConstantsMatchSource(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "constants", "chunkreg.txt"))
+	if err != nil {
+		t.Fatalf("the extracted registered-chunk constants are missing: %v", err)
+	}
+	src := map[string]map[string]string{} // tag → name → value
+	for n, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			t.Fatalf("chunkreg.txt:%d: %q: expected a tag, a name and a value", n+1, line)
+		}
+		if src[f[0]] == nil {
+			src[f[0]] = map[string]string{}
+		}
+		src[f[0]][f[1]] = strings.Join(f[2:], " ")
+	}
+	const r20Calls = "addCBDCollToPlan=collInfo->aggnBytes,collInfo->nChannels addCollnetCollToPlan=collInfo->nBytes,collInfo->nChannels addTunedCollToPlan=collInfo->nBytes,nChannels"
+	for _, v := range Releases {
+		tag := v.Tag()
+		t.Run(tag, func(t *testing.T) {
+			s, ok := src[tag]
+			if !ok {
+				t.Fatalf("no extracted constants for %s", tag)
+			}
+			rules, err := ReleaseChunkRules(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tu := tuningRelease(t, v)
+			either := func(b bool, yes string) string {
+				if b {
+					return yes
+				}
+				return "-"
+			}
+			cbd := "-"
+			if tu.Schedule == ScheduleR20 {
+				cbd = either(tu.CBDChannelsAggBytes, "aggnBytes")
+				if cbd == "-" {
+					cbd = "workBytes"
+				}
+			}
+			want := map[string]string{
+				"nvlsRegChunk":    either(rules.NVLSRegStepChunk, "AllGather,ReduceScatter:SimpleStep"),
+				"netRegRingChunk": either(rules.NetRegRingAllGather, "AllGather:oneRPN:NCCL_MAX_NET_SIZE:1:1:returned=1"),
+				"chunkCall":       either(tu.Schedule == ScheduleR20, r20Calls),
+				"cbdChannels":     cbd,
+			}
+			for k, w := range want {
+				if s[k] != w {
+					t.Errorf("%s: source %q, model %q", k, s[k], w)
+				}
+			}
+			if rules.NetRegRingAllGather {
+				var a, b, c int
+				if _, err := fmt.Sscanf(s["NCCL_MAX_NET_SIZE"], "%d*%d*%dL", &a, &b, &c); err != nil || a*b*c != MaxNetSize {
+					t.Errorf("NCCL_MAX_NET_SIZE: source %q, model %d", s["NCCL_MAX_NET_SIZE"], MaxNetSize)
+				}
+			}
+		})
+	}
+}

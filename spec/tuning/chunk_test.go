@@ -68,7 +68,7 @@ func TestCollChunkRules(t *testing.T) {
 		{"PAT ReduceScatter", base, nccl.ReduceScatter, nccl.PAT, nccl.Simple, 1, 4 << 20, 256 * k},
 		{"PAT floor", base, nccl.AllGather, nccl.PAT, nccl.Simple, 1, 1 << 10, 64 * k},
 	} {
-		got, tuned, err := tc.cc.CollChunk(tc.f, tc.a, tc.p, tc.nc, tc.nBytes, nil)
+		got, tuned, err := tc.cc.CollChunk(tc.f, tc.a, tc.p, ChunkRegNone, tc.nc, tc.nBytes, nil)
 		if err != nil || tuned || got != tc.want {
 			t.Errorf("%s: chunk %d (tuned %v, %v), want %d", tc.name, got, tuned, err, tc.want)
 		}
@@ -111,18 +111,18 @@ func TestCollChunkProperties(t *testing.T) {
 		}
 		nc := rapid.IntRange(1, 64).Draw(rt, "nc")
 		nBytes := rapid.Int64Range(0, 1<<36).Draw(rt, "nBytes")
-		_, _, _, bufferMax := cc.ChunkGeometry(f, a, p)
+		_, _, _, bufferMax := cc.ChunkGeometry(f, a, p, ChunkRegNone)
 		ceiling := int64(bufferMax)
 		if a.IsNVLS() {
 			ceiling = max(ceiling, int64(cmpOr(cc.NVLSChunkSize, nvlsChunkSizeDefault)))
 		}
 		g := int64(GrainSize[p])
-		c, _, err := cc.CollChunk(f, a, p, nc, nBytes, nil)
+		c, _, err := cc.CollChunk(f, a, p, ChunkRegNone, nc, nBytes, nil)
 		if err != nil || c <= 0 || c%g != 0 || c > ceiling {
 			rt.Fatalf("%s %s/%s nc %d %d B: chunk %d (%v): want a positive multiple of %d at most %d", f, a, p, nc, nBytes, c, err, g, ceiling)
 		}
 		asked := rapid.Int64Range(g, 1<<31-1).Draw(rt, "tunerChunk")
-		c, tuned, err := cc.CollChunk(f, a, p, nc, nBytes, fixedSizer(asked))
+		c, tuned, err := cc.CollChunk(f, a, p, ChunkRegNone, nc, nBytes, fixedSizer(asked))
 		if err != nil || !tuned || c <= 0 || c%g != 0 || c > int64(bufferMax) || c > asked {
 			rt.Fatalf("%s %s/%s: tuner %d gave chunk %d (%v): want a positive multiple of %d at most min(%d, %d)", f, a, p, asked, c, err, g, bufferMax, asked)
 		}
@@ -133,7 +133,7 @@ func TestCollChunkProperties(t *testing.T) {
 // 0, on which NCCL divides: refused.
 func TestCollChunkTunerBelowGrain(t *testing.T) {
 	var cc ChunkComm
-	if _, _, err := cc.CollChunk(nccl.AllReduce, nccl.Ring, nccl.Simple, 1, 1<<20, fixedSizer(100)); err == nil {
+	if _, _, err := cc.CollChunk(nccl.AllReduce, nccl.Ring, nccl.Simple, ChunkRegNone, 1, 1<<20, fixedSizer(100)); err == nil {
 		t.Error("a 100-byte Simple chunk was taken")
 	}
 }

@@ -278,16 +278,31 @@ func TestTuningLegacyPlans(t *testing.T) {
 			wantErr: "ncclInvalidUsage: 'NCCL_WORK_FIFO_DEPTH=8' is too small. Minimum value is 64",
 		},
 		{
-			// 2.20.3: 400 × 4 KiB over 24 usable channels, maxBytesPerChannel
+			// 2.21.5: 400 × 4 KiB over 24 usable channels, maxBytesPerChannel
 			// roundUp16(1638400 / 24) = 68272, the LL grain (8 B × 512
 			// threads) a whole task: 17 tasks per channel, two works each
-			// (9 + 8 elements). With NCCL_WORK_FIFO_DEPTH=64 (32 works)
-			// the first plan holds 15 channels and 10 tasks of the 16th:
-			// 265 tasks of the sorted queue (a later call first, so calls
-			// 135..399). The second plan cuts the other 135 (552960 B) at
-			// 23040 B: 6 tasks per channel, the last (call 0) on channel 22.
-			name: "2.20.3 400 AllReduce 4 KiB, NCCL_WORK_FIFO_DEPTH=64", v: nccl.V2_20_3,
+			// (9 + 8 elements). Each task's budget check asks DIVUP(4096 ×
+			// 24, total) = 1 channel. With NCCL_WORK_FIFO_DEPTH=64 (32
+			// works) the first plan holds 15 channels and 10 tasks of the
+			// 16th: 265 tasks of the sorted queue (a later call first, so
+			// calls 135..399). The second plan cuts the other 135 (552960
+			// B) at 23040 B: 6 tasks per channel, the last (call 0) on
+			// channel 22.
+			name: "2.21.5 400 AllReduce 4 KiB, NCCL_WORK_FIFO_DEPTH=64", v: nccl.V2_21_5,
 			depth: 64, ops: ars(400, 1024), plans: 2,
+		},
+		{
+			// 2.20.3 asks the aggregate's nBytes instead (G-SEL-CHUNK-3):
+			// every task DIVUP(1638400 × 24, the plan's total) channels.
+			// The first plan takes 69 tasks at 24, until its budget is
+			// below 24; as the total shrinks the next plans ask 30, 31,
+			// then 32 channels of their 32 works and take 15, 10, then one
+			// task each; after ten plans the 299 tasks left ask
+			// DIVUP(39321600, 1224704) = 33: nothing fits and NCCL fails
+			// the group.
+			name: "2.20.3 400 AllReduce 4 KiB, NCCL_WORK_FIFO_DEPTH=64", v: nccl.V2_20_3,
+			depth: 64, ops: ars(400, 1024),
+			wantErr: "ncclInvalidUsage: 'NCCL_WORK_FIFO_DEPTH=64' is too small. Minimum value is 64",
 		},
 		{
 			// 12 MiB cut at 524288 B: each task wants DIVUP(4 MiB × 24,
@@ -328,7 +343,7 @@ func TestTuningLegacyPlans(t *testing.T) {
 					t.Errorf("op %d: got %+v, want %+v", i, got, w)
 				}
 			}
-			if tc.v == nccl.V2_20_3 {
+			if tc.v == nccl.V2_21_5 {
 				for i, c := range g.Ops {
 					wantPlan, wantCh := 0, -1
 					if i < 135 {

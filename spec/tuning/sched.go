@@ -101,6 +101,13 @@ type OpChoice struct {
 	// the unregistered decision.
 	Registered string `json:"registered,omitempty"`
 	RegRefused string `json:"regRefused,omitempty"`
+	// ChunkNBytes and ChunkNChannels are the bytes and channels of the
+	// task's one calcCollChunking call before 2.22.3 (computeColl,
+	// computeCollChunkInfo; G-SEL-CHUNK-3): 2.20.3–2.21.5 size a task cut
+	// at maxBytesPerChannel on its aggregate's nBytes; 0 from 2.22.3,
+	// where each channel part is sized on its own (OpChunk).
+	ChunkNBytes    int64 `json:"chunkNBytes,omitempty"`
+	ChunkNChannels int   `json:"chunkNChannels,omitempty"`
 	// Plan is the kernel plan (0-based) the task went into.
 	Plan int `json:"plan"`
 	// Line is the per-operation [TUNING] line rank 0 prints for this task

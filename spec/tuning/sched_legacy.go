@@ -312,6 +312,8 @@ func (m *Model) scheduleR18Plan(tasks []*tuningTask, plan int, total *uint64, bu
 			*total -= uint64(nBytes)
 			t.nMaxCh = nc
 			t.choice.NChannels = nc
+			// computeColl: the task's own bytes on its channels
+			t.choice.ChunkNBytes, t.choice.ChunkNChannels = nBytes, nc
 			channelSpan(t.choice, least)
 			t.choice.Plan = plan
 		}
@@ -375,7 +377,12 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *nccl.NC
 		if err != nil {
 			return 0, err
 		}
+		var aggNBytes int64 // aggInfo's nBytes, every member's aggnBytes
 		for _, t := range members {
+			aggNBytes += m.legacyNBytes(t)
+		}
+		for _, t := range members {
+			t.aggNBytes = aggNBytes
 			nc := g.tunerNCh
 			if nc == 0 {
 				nc, _ = m.channelThreads(g.algo, g.proto, m.legacyNBytes(t), in.NChannels)
@@ -442,10 +449,18 @@ func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable
 	for len(*cbd) > 0 {
 		t := (*cbd)[0]
 		bytes := t.count * int64(t.dtype.Size())
-		// the channels the budget check assumes, before the cut
-		if nc := (bytes*int64(usable) + planTotal - 1) / max(planTotal, 1); int64(works.budget) < nc {
+		// the channels the budget check assumes, before the cut, and
+		// computeCollChunkInfo's: the aggregate's nBytes (2.20.x) or the
+		// task's bytes over the plan's byte total (G-SEL-CHUNK-3)
+		share := bytes
+		if c.CBDChannelsAggBytes {
+			share = t.aggNBytes
+		}
+		nc := (share*int64(usable) + planTotal - 1) / max(planTotal, 1)
+		if int64(works.budget) < nc {
 			return taken, nil
 		}
+		t.choice.ChunkNBytes, t.choice.ChunkNChannels = t.aggNBytes, int(nc)
 		part, err := c.maxBytesPlace(collBytes, maxBytesPerChannel, usable, t.proto, int64(t.dtype.Size()), t.count, t.nWarps*c.WarpSize)
 		if err != nil {
 			e := &nccl.NCCLError{Result: nccl.InternalError, Message: fmt.Sprintf("task %d: %v", t.index, err), Call: "ncclGroupEnd"}
@@ -472,6 +487,8 @@ func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable
 			collBytes[ch] += per
 			works.add(ch, t)
 		}
+		// addCollnetCollToPlan: its own nBytes on the channels it asked for
+		t.choice.ChunkNBytes, t.choice.ChunkNChannels = m.legacyNBytes(t), t.nMaxCh
 		t.nMaxCh, t.choice.NChannels = n, n // the channels it runs on
 		t.choice.ChannelLo, t.choice.ChannelHi, t.choice.Plan = 0, n-1, plan
 		*collnet = (*collnet)[1:]
@@ -488,6 +505,8 @@ func (m *Model) scheduleR20Plan(cbd, collnet, tuned *[]*tuningTask, plan, usable
 		per := ((t.count+int64(n)-1)/int64(n) + a - 1) / a * a
 		n = int(nccl.DivUp(t.count, per))
 		least := leastLoaded(collBytes, n, usable)
+		// addTunedCollToPlan: its own nBytes on the channels its count fills
+		t.choice.ChunkNBytes, t.choice.ChunkNChannels = m.legacyNBytes(t), n
 		rem := t.count
 		for _, ch := range least {
 			w := min(per, rem)

@@ -167,11 +167,14 @@ type tuningTask struct {
 	proto   nccl.Proto
 	nMaxCh  int
 	nWarps  int
-	collnet bool
-	nvls    bool
-	choice  *OpChoice
-	sortSeq int
-	sortBin int
+	// aggNBytes is the nBytes of the task's aggregate (2.20.3–2.21.5's
+	// aggnBytes), summed over its members
+	aggNBytes int64
+	collnet   bool
+	nvls      bool
+	choice    *OpChoice
+	sortSeq   int
+	sortBin   int
 	// sym: window buffers a symmetric kernel takes (G-SEL-SIDE-1); the
 	// task leaves the collective planner
 	sym bool

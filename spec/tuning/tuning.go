@@ -492,6 +492,11 @@ type Consts struct {
 	// defaults); from 2.19.1 it is signed.
 	AggChannelSizeDefault  int64 `tuning:"sched.aggChannelSizeDefault"`
 	AggChannelSizeUnsigned bool  `tuning:"sched.aggChannelSizeUnsigned"`
+	// R20: a task cut at maxBytesPerChannel counts its channels (for the
+	// plan's budget and computeCollChunkInfo) as its aggregate's nBytes
+	// (×nRanks for AllGather and ReduceScatter) over the plan's byte total
+	// (2.20.3–2.20.5); else its own count × type size (2.21.5).
+	CBDChannelsAggBytes bool `tuning:"sched.cbdChannelsAggBytes"`
 	// R18/R20: NCCL_WORK_FIFO_DEPTH's default (ncclWork structs of the
 	// work FIFO, a power of 2); a plan that is not persistent takes at
 	// most half of them, and a group needing more is split into several
