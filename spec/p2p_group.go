@@ -25,6 +25,9 @@ func (k *Consts) P2PRules() tuning.P2PRules {
 		HalveOneNodeOnly:    k.P2PHalveOneNodeOnly,
 		MinPartHalfStepNet:  k.P2PMinPartHalfStepNet,
 		ChannelsBeforeProto: k.P2PChannelsBeforeProto,
+		BatchRoundEpoch:     k.P2PBatchEpoch,
+		BatchPassEpoch:      k.P2PBatchPassEpoch,
+		ResumeRound:         k.P2PResumeRound,
 	}
 }
 
@@ -85,6 +88,9 @@ func (c *Comm) P2PComm() (tuning.P2PComm, error) {
 	if v, set := param("NCCL_NET_SHARED_BUFFERS"); set {
 		p.NetLL = v == 0
 	}
+	if v, set := param("NCCL_P2P_EPOCH_ENABLE"); set {
+		p.EpochOff = v == 0
+	}
 	return p, nil
 }
 
@@ -103,21 +109,16 @@ func p2pTasks(op Op, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
 }
 
 // placeP2P places the send/recv tasks of a group's p2p operations after
-// its collectives: in the plan of the last collectives when there are
-// some, else in a plan of their own (scheduleP2pTasksToPlan runs once the
-// collectives are drained). It returns the tasks per operation (nil for
-// the others), the plans added, and why nothing was placed when the
-// communicator is beyond the planner.
-func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, plans int) ([][]tuning.P2PPlaced, int, string) {
+// its collectives, from the plan of the last collectives (or broadcasts)
+// when there are some, else from a plan of their own, into as many plans
+// as the kernel-plan budget needs (tuning.P2PComm.PlaceGroup). It returns
+// the tasks per operation (nil for the others), the plans added, and why
+// nothing was placed when the communicator is beyond the planner.
+func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.PlanUse, plans int, graph bool) ([][]tuning.P2PPlaced, int, string) {
 	var idx []int
-	lastColl := -1
 	for i := range choices {
-		ch := &choices[i]
-		switch {
-		case ch.P2P:
+		if choices[i].P2P {
 			idx = append(idx, i)
-		case ch.Plan >= 0 && ch.Err == nil && (ch.SidePath == "" || ch.SidePath == "allgatherv"):
-			lastColl = max(lastColl, ch.Plan)
 		}
 	}
 	if len(idx) == 0 {
@@ -130,19 +131,25 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, plans int) ([]
 	if err != nil {
 		return nil, 0, err.Error()
 	}
-	plan, added := lastColl, 0
-	if plan < 0 {
-		plan, added = plans, 1
+	start, ok := c.Model.P2PStart(choices, uses)
+	if !ok {
+		start = tuning.P2PPlanStart{Plan: plans}
+	}
+	ops := make([][]tuning.P2PTask, len(idx))
+	for k, i := range idx {
+		ops[k] = p2pTasks(all[i].Op, pc.NRanks(), nil)
+	}
+	placed, last, err := pc.PlaceGroup(0, ops, start, c.Model.P2PBudget(graph))
+	if err != nil {
+		return nil, 0, err.Error()
 	}
 	out := make([][]tuning.P2PPlaced, len(all))
-	var tasks []tuning.P2PTask
-	for _, i := range idx {
-		tasks = p2pTasks(all[i].Op, pc.NRanks(), tasks[:0])
-		placed, err := pc.PlaceP2P(0, tasks, plan)
-		if err != nil {
-			return nil, 0, err.Error()
-		}
-		out[i] = placed
+	for k, i := range idx {
+		out[i] = placed[k]
+	}
+	added := last - start.Plan
+	if !ok {
+		added++
 	}
 	return out, added, ""
 }

@@ -26,6 +26,7 @@ var gin297 = ginLoader(Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclG
 
 func consts2_29_7(rs *Ruleset) {
 	rs.SetConst("GinABI", []int{12, 11}, Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
+	rs.SetConst("P2PResumeRound", true, Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, ncclLaunchPrepare"})
 }
 
 func apply2_29_7(rs *Ruleset) {
