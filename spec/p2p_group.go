@@ -236,8 +236,16 @@ func p2pSchedRule(ref Ref, doc string) *Rule {
 				return
 			}
 			n, lo, hi := p.P2PHull()
-			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: %d send/recv task(s) of rank 0 in plan %d on %d p2p channel(s) in %d..%d: %s",
-				g.i, g.n, len(p.Tasks), p.Tasks[0].Plan, n, lo, hi, FormatP2PTasks(p.Tasks, 4))})
+			first, last := p.Tasks[0].Plan, p.Tasks[0].Plan
+			for _, t := range p.Tasks {
+				first, last = min(first, t.Plan), max(last, t.Plan)
+			}
+			plans := fmt.Sprintf("plan %d", first)
+			if last > first {
+				plans = fmt.Sprintf("plans %d..%d (the plan budget is full)", first, last)
+			}
+			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: %d send/recv task(s) of rank 0 in %s on %d p2p channel(s) in %d..%d: %s",
+				g.i, g.n, len(p.Tasks), plans, n, lo, hi, FormatP2PTasks(p.Tasks, 4))})
 		},
 	}
 }
@@ -270,10 +278,11 @@ func p2pCountRule(ref Ref, doc string) *Rule {
 
 // The rule text per release range.
 const (
-	p2pSchedDoc18  = `2.18.1–2.21.5: scheduleP2pTasksToPlan walks the peers in delta order (p2pSendOrder/p2pRecvOrder) and cuts each peer's bytes into chunks of calcP2pChunkSize (nChannelsMin parts of at least p2pChunkSize/8, doubled up to nChannelsMax while a part exceeds p2pChunkSize, ×32 on one node; rounded up to the smallest part); chunk k of a send (receive) runs on ncclChannelCompute: p2pChannels[base] + k mod p2pnChannelsPerPeer, where base is the peer's local delta (across nodes the node delta plus the local delta over NCCL_MAX_WORK_ELEMENTS_P2P/2) and p2pChannels mirrors the bits of the channel index. The tasks follow the group's collectives, in the plan of the last of them.`
-	p2pSchedDoc22  = `2.22.3–2.27.7: scheduleP2pTasksToPlan walks comm->p2pSchedule round by round (quadratic node and local deltas) and puts each round's send and receive in one work; part k of a direction runs on ncclP2pChannelForPart: the round's base (ncclP2pChannelBaseForRound: the round on one node; across nodes node delta × ⌈localRanks/8⌉ + local delta / 8) plus k with its log2(p2pnChannels) bits reversed, so a peer's channels spread over p2pnChannels rather than run up. The tasks follow the group's collectives, in the plan of the last of them.`
-	p2pSchedDoc283 = `2.28.3: as 2.22.3, but ncclP2pChannelBaseForRound reverses the base's bits and ncclP2pChannelForPart adds part k unreversed: a peer's channels run up from the base, modulo p2pnChannels. The tasks follow the group's collectives, in the plan of the last of them.`
-	p2pSchedDoc287 = `From 2.28.7: as 2.28.3, with comm->p2pSchedule built over groups of NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks (default 8, cut to its gcd with the local ranks; from 2.28.9 on one node all local ranks): quadratic deltas between groups, 0, 1, 2, … inside one; across nodes the base counts group deltas × ⌈groupSize/8⌉ plus the local delta / 8. The tasks follow the group's collectives, in the plan of the last of them.`
+	p2pSchedDoc18  = `2.18.1–2.21.5: scheduleP2pTasksToPlan walks the peers in delta order (p2pSendOrder/p2pRecvOrder) and cuts each peer's bytes into chunks of calcP2pChunkSize (nChannelsMin parts of at least p2pChunkSize/8, doubled up to nChannelsMax while a part exceeds p2pChunkSize, ×32 on one node; rounded up to the smallest part); chunk k of a send (receive) runs on ncclChannelCompute: p2pChannels[base] + k mod p2pnChannelsPerPeer, where base is the peer's local delta (across nodes the node delta plus the local delta over NCCL_MAX_WORK_ELEMENTS_P2P/2) and p2pChannels mirrors the bits of the channel index. The tasks follow the group's collectives, in the plan of the last of them (the per-ncclWork budget of these releases is not applied to them).`
+	p2pSchedDoc22  = `2.22.3–2.27.7: scheduleP2pTasksToPlan walks comm->p2pSchedule round by round (quadratic node and local deltas) and puts each round's send and receive in one work; part k of a direction runs on ncclP2pChannelForPart: the round's base (ncclP2pChannelBaseForRound: the round on one node; across nodes node delta × ⌈localRanks/8⌉ + local delta / 8) plus k with its log2(p2pnChannels) bits reversed, so a peer's channels spread over p2pnChannels rather than run up. The tasks follow the group's collectives (and broadcasts), from the plan of the last of them: before each work scheduleP2pTasksToPlan tests the plan's budget (G-SCHED-BUDGET-1) for one more ncclDevWorkP2p and nChannelsMax more work batches (a batch holds up to 8 works of distinct rounds on a channel), and when it fails the next plan walks the schedule again from round 0.`
+	p2pSchedDoc283 = `2.28.3: as 2.22.3, but ncclP2pChannelBaseForRound reverses the base's bits and ncclP2pChannelForPart adds part k unreversed: a peer's channels run up from the base, modulo p2pnChannels. The tasks follow the group's collectives and fill plans against the budget as from 2.22.3.`
+	p2pSchedDoc297 = p2pSchedDoc287 + ` From 2.29.7 a plan whose budget is full hands the next plan the round that did not fit (ncclLaunchPrepare's p2pRound, kept across the plans of one group only); from 2.29.2 a work batch also holds the works of one pass over the schedule only (p2pEpoch, NCCL_P2P_EPOCH_ENABLE).`
+	p2pSchedDoc287 = `From 2.28.7: as 2.28.3, with comm->p2pSchedule built over groups of NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks (default 8, cut to its gcd with the local ranks; from 2.28.9 on one node all local ranks): quadratic deltas between groups, 0, 1, 2, … inside one; across nodes the base counts group deltas × ⌈groupSize/8⌉ plus the local delta / 8. The tasks follow the group's collectives and fill plans against the budget as from 2.22.3.`
 
 	p2pCountDoc18  = `2.18.1: nChannelsMax = p2pnChannelsPerPeer and nChannelsMin halved while nChannelsMin × nRanks > p2pnChannels; nChannelsMax halved while nChannelsMax × nRanks > 4 × p2pnChannels. A chunk goes LL when its connection has LL buffers and it is at most NCCL_P2P_LL_THRESHOLD bytes.`
 	p2pCountDoc183 = `2.18.3–2.19.4: as 2.18.1, but both halvings only on one node.`
