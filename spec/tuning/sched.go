@@ -250,7 +250,7 @@ func (m *Model) scheduleLegacyOne(t *tuningTask) {
 // device reduction and datatype; aggregation within 4×), getAlgoInfo per
 // aggregate, and scheduleCollTasksToPlan (channel packing, kernel-plan
 // budget). Its send/recv operations are marked P2P; spec places their
-// tasks after the collectives (tuning.P2PComm.PlaceP2P).
+// tasks after the collectives (tuning.P2PComm.PlaceGroup).
 //
 // Ref: v2.28.9-1 src/enqueue.cc ncclPrepareTasks, scheduleCollTasksToPlan
 // (v2.22.3-1 likewise)
