@@ -535,15 +535,22 @@ func (f *p2pPlanFill) addBatch(p *P2PComm, b *P2PBudget, ch, round, epoch int) {
 // modelled) puts every task in start.Plan. A plan that cannot take one
 // work though empty is an error: ncclLaunchPrepare would loop without end.
 func (p *P2PComm) PlaceGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budget *P2PBudget) ([][]P2PPlaced, int, error) {
+	out, last, _, err := p.placeGroup(rank, ops, start, budget, false)
+	return out, last, err
+}
+
+// placeGroup is PlaceGroup; with fills it also returns each plan's p2p
+// fill from start.Plan on (the start's batches and work included).
+func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budget *P2PBudget, fills bool) ([][]P2PPlaced, int, []p2pPlanFill, error) {
 	if err := p.Validate(); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	n := p.NRanks()
 	if rank < 0 || rank >= n {
-		return nil, 0, fmt.Errorf("p2p: rank %d: expected 0..%d", rank, n-1)
+		return nil, 0, nil, fmt.Errorf("p2p: rank %d: expected 0..%d", rank, n-1)
 	}
 	if budget != nil && (budget.BatchBytes < 1 || budget.WorkBytes < 1) {
-		return nil, 0, fmt.Errorf("p2p: work batch of %d bytes, p2p work of %d: expected ≥ 1", budget.BatchBytes, budget.WorkBytes)
+		return nil, 0, nil, fmt.Errorf("p2p: work batch of %d bytes, p2p work of %d: expected ≥ 1", budget.BatchBytes, budget.WorkBytes)
 	}
 	lo, hi := p.ChannelsMinMax()
 	var sched []P2PRound
@@ -561,10 +568,10 @@ func (p *P2PComm) PlaceGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 		out[o] = make([]P2PPlaced, len(tasks))
 		for i, t := range tasks {
 			if t.Peer < 0 || t.Peer >= n {
-				return nil, 0, fmt.Errorf("p2p: task %d: peer %d: expected 0..%d", i, t.Peer, n-1)
+				return nil, 0, nil, fmt.Errorf("p2p: task %d: peer %d: expected 0..%d", i, t.Peer, n-1)
 			}
 			if t.Bytes < 0 {
-				return nil, 0, fmt.Errorf("p2p: task %d: %d bytes: expected ≥ 0", i, t.Bytes)
+				return nil, 0, nil, fmt.Errorf("p2p: task %d: %d bytes: expected ≥ 0", i, t.Bytes)
 			}
 			out[o][i] = p.placeTask(rank, t, lo, hi, sendRound, recvRound)
 			out[o][i].Plan = start.Plan
@@ -572,7 +579,7 @@ func (p *P2PComm) PlaceGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 		total += len(tasks)
 	}
 	if budget == nil || !p.Rules.RoundSchedule || total == 0 {
-		return out, start.Plan, nil
+		return out, start.Plan, nil, nil
 	}
 	// the per-peer queues, in call order
 	type ref struct{ op, task int }
@@ -589,6 +596,7 @@ func (p *P2PComm) PlaceGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 	plan := start.Plan
 	fill := &p2pPlanFill{batches: start.Batches, work: start.WorkBytes}
 	round, pass := 0, 0
+	var done []p2pPlanFill
 	for total > 0 {
 		full := false
 		for total > 0 && !full { // scheduleP2pTasksToPlan's passes
@@ -638,13 +646,19 @@ func (p *P2PComm) PlaceGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 		}
 		if full {
 			if fill.work == 0 {
-				return nil, 0, fmt.Errorf("p2p: no send/recv work fits an empty kernel plan (%d bytes of kernel arguments for work batches, %d outside them, %d batches a work): NCCL's ncclLaunchPrepare would loop without end", budget.InArgs, budget.OutArgs, hi)
+				return nil, 0, nil, fmt.Errorf("p2p: no send/recv work fits an empty kernel plan (%d bytes of kernel arguments for work batches, %d outside them, %d batches a work): NCCL's ncclLaunchPrepare would loop without end", budget.InArgs, budget.OutArgs, hi)
+			}
+			if fills {
+				done = append(done, *fill)
 			}
 			plan++
 			fill = &p2pPlanFill{}
 		}
 	}
-	return out, plan, nil
+	if fills {
+		done = append(done, *fill)
+	}
+	return out, plan, done, nil
 }
 
 // placeTask gives one task its round, protocol and channels.

@@ -1,8 +1,11 @@
 package tuning
 
 import (
+	"math/bits"
 	"slices"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 func TestU32FP8(t *testing.T) {
@@ -166,4 +169,91 @@ func TestP2PWorkBatches(t *testing.T) {
 			t.Errorf("%s: %d batches, want %d", tc.name, f.batches, tc.want)
 		}
 	}
+}
+
+// TestPropP2PPlaceGroup: on random communicators, groups of send/recv
+// operations and budgets, every task lands in exactly one plan from the
+// start plan on, every plan from there holds work, a peer's tasks of one
+// direction land in call order (NCCL dequeues them so), every plan keeps
+// within its budget (its batches in the arguments, its work with them or
+// outside), and a budget large enough for everything leaves every task in
+// the start plan, on the channels it gets alone.
+func TestPropP2PPlaceGroup(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nNodes := rapid.IntRange(1, 8).Draw(t, "nodes")
+		local := rapid.SampledFrom([]int{1, 2, 4, 8}).Draw(t, "local")
+		nch := 1 << rapid.IntRange(0, 5).Draw(t, "log2 p2pnChannels")
+		per := 1 << rapid.IntRange(0, bits.Len(uint(nch))-1).Draw(t, "log2 perPeer")
+		p := P2PComm{Rules: P2PRules{RoundSchedule: true, BaseReversed: rapid.Bool().Draw(t, "reversed"),
+			GroupSchedule: rapid.Bool().Draw(t, "groups"), BatchRoundEpoch: rapid.Bool().Draw(t, "round epochs"),
+			BatchPassEpoch: rapid.Bool().Draw(t, "pass epochs"), ResumeRound: rapid.Bool().Draw(t, "resume")},
+			NNodes: nNodes, LocalRanks: local, NChannels: nch, NChannelsPerPeer: per, GroupSize: 8,
+			ChunkSize: 1 << 19, LLStepSize: 1 << 14, LLThreshold: 16384, EpochOff: rapid.Bool().Draw(t, "epoch off")}
+		n := p.NRanks()
+		nOps := rapid.IntRange(1, 6).Draw(t, "ops")
+		ops := make([][]P2PTask, nOps)
+		for o := range ops {
+			if rapid.Bool().Draw(t, "alltoall") {
+				ops[o] = allToAll(n, rapid.Int64Range(0, 1<<24).Draw(t, "bytes"))
+				continue
+			}
+			peer := rapid.IntRange(0, n-1).Draw(t, "peer")
+			b := rapid.Int64Range(0, 1<<24).Draw(t, "bytes")
+			ops[o] = []P2PTask{{Peer: peer, Send: true, Bytes: b}, {Peer: peer, Bytes: b}}
+		}
+		b := &P2PBudget{InArgs: rapid.Int64Range(int64(16*per+48), 4064).Draw(t, "in args"), OutArgs: rapid.Int64Range(0, 1<<16).Draw(t, "out args"),
+			BatchBytes: 16, WorkBytes: 48, MaxBatchBytes: 1024}
+		start := P2PPlanStart{Plan: rapid.IntRange(0, 3).Draw(t, "start plan")}
+		if rapid.Bool().Draw(t, "shared") {
+			start.Batches = rapid.IntRange(0, int(b.InArgs/16)-per-3).Draw(t, "start batches")
+			start.WorkBytes = rapid.Int64Range(0, b.OutArgs).Draw(t, "start work")
+		}
+		got, last, fills, err := p.placeGroup(0, ops, start, b, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fills) != last-start.Plan+1 {
+			t.Fatalf("%d plan fills for plans %d..%d", len(fills), start.Plan, last)
+		}
+		used := map[int]bool{}
+		type key struct {
+			peer int
+			send bool
+		}
+		seen := map[key]int{}
+		for o, tasks := range got {
+			for i, pl := range tasks {
+				if pl.Plan < start.Plan || pl.Plan > last {
+					t.Fatalf("op %d task %d in plan %d, outside %d..%d", o, i, pl.Plan, start.Plan, last)
+				}
+				used[pl.Plan] = true
+				k := key{pl.Peer, pl.Dir == "send"}
+				if prev, ok := seen[k]; ok && pl.Plan < prev {
+					t.Fatalf("op %d task %d (%s %d) in plan %d after an earlier one in plan %d", o, i, pl.Dir, pl.Peer, pl.Plan, prev)
+				}
+				seen[k] = pl.Plan
+			}
+		}
+		for k, f := range fills {
+			if k > 0 && !used[start.Plan+k] {
+				t.Fatalf("plan %d holds no task", start.Plan+k)
+			}
+			if !b.ok(f.batches, f.work) {
+				t.Fatalf("plan %d: %d batches and %d work bytes exceed the budget %+v", start.Plan+k, f.batches, f.work, *b)
+			}
+		}
+		big := &P2PBudget{InArgs: 1 << 40, OutArgs: 1 << 40, BatchBytes: 16, WorkBytes: 48, MaxBatchBytes: 1024}
+		all, lastBig, err := p.PlaceGroup(0, ops, start, big)
+		if err != nil || lastBig != start.Plan {
+			t.Fatalf("an unbounded budget: last plan %d, %v; want %d", lastBig, err, start.Plan)
+		}
+		for o := range all {
+			for i := range all[o] {
+				a, g := all[o][i], got[o][i]
+				if !slices.Equal(a.Channels, g.Channels) || a.Round != g.Round || a.Proto != g.Proto {
+					t.Fatalf("op %d task %d: channels %v round %d %s with the budget, %v round %d %s without", o, i, g.Channels, g.Round, g.Proto, a.Channels, a.Round, a.Proto)
+				}
+			}
+		}
+	})
 }
