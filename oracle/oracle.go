@@ -750,7 +750,7 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 			}
 		}
 		if oa.Plan == nil && len(oa.P2PTasks) > 0 {
-			p := oa.P2PTasks[0].Plan // a group's send/recv tasks share one plan
+			p := oa.P2PTasks[0].Plan // the plan the operation's send/recv tasks start in
 			oa.Plan = &p
 		}
 		a.Ops = append(a.Ops, oa)

@@ -108,9 +108,11 @@ var valueReaders = map[string][]RuleID{
 	"P2PHalveOneNodeOnly":    {"G-SCHED-P2P-2"},
 	"P2PMinPartHalfStepNet":  {"G-SCHED-P2P-2"},
 	"P2PChannelsBeforeProto": {"G-SCHED-P2P-2"},
+	"P2PBatchPassEpoch":      {"G-SCHED-P2P-1"},
+	"P2PResumeRound":         {"G-SCHED-P2P-1"},
 	// the schedule facts: no gate reads them (algos does)
 	"NVLSLastChunkAlign":      {},
-	"P2PBatchEpoch":           {},
+	"P2PBatchEpoch":           {"G-SCHED-P2P-1"},
 	"SimpleBuffSizeARM":       {},
 	"NVLSNetChunkCap":         {},
 	"NVLSTreeChunkFromStep":   {},

@@ -289,7 +289,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 // decideP2P places the group's send/recv tasks after its collectives and
 // runs the send/recv group rules on every p2p operation.
 func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDecision) {
-	placed, added, why := c.placeP2P(all, choices, out.Plans)
+	placed, added, why := c.placeP2P(all, choices, out.Budget, out.Plans, out.Launch.Mode == LaunchGraph)
 	out.Plans += added
 	for i := range all {
 		d := out.Ops[i]

@@ -25,6 +25,9 @@ func (k *Consts) P2PRules() tuning.P2PRules {
 		HalveOneNodeOnly:    k.P2PHalveOneNodeOnly,
 		MinPartHalfStepNet:  k.P2PMinPartHalfStepNet,
 		ChannelsBeforeProto: k.P2PChannelsBeforeProto,
+		BatchRoundEpoch:     k.P2PBatchEpoch,
+		BatchPassEpoch:      k.P2PBatchPassEpoch,
+		ResumeRound:         k.P2PResumeRound,
 	}
 }
 
@@ -85,6 +88,9 @@ func (c *Comm) P2PComm() (tuning.P2PComm, error) {
 	if v, set := param("NCCL_NET_SHARED_BUFFERS"); set {
 		p.NetLL = v == 0
 	}
+	if v, set := param("NCCL_P2P_EPOCH_ENABLE"); set {
+		p.EpochOff = v == 0
+	}
 	return p, nil
 }
 
@@ -103,21 +109,16 @@ func p2pTasks(op Op, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
 }
 
 // placeP2P places the send/recv tasks of a group's p2p operations after
-// its collectives: in the plan of the last collectives when there are
-// some, else in a plan of their own (scheduleP2pTasksToPlan runs once the
-// collectives are drained). It returns the tasks per operation (nil for
-// the others), the plans added, and why nothing was placed when the
-// communicator is beyond the planner.
-func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, plans int) ([][]tuning.P2PPlaced, int, string) {
+// its collectives, from the plan of the last collectives (or broadcasts)
+// when there are some, else from a plan of their own, into as many plans
+// as the kernel-plan budget needs (tuning.P2PComm.PlaceGroup). It returns
+// the tasks per operation (nil for the others), the plans added, and why
+// nothing was placed when the communicator is beyond the planner.
+func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.PlanUse, plans int, graph bool) ([][]tuning.P2PPlaced, int, string) {
 	var idx []int
-	lastColl := -1
 	for i := range choices {
-		ch := &choices[i]
-		switch {
-		case ch.P2P:
+		if choices[i].P2P {
 			idx = append(idx, i)
-		case ch.Plan >= 0 && ch.Err == nil && (ch.SidePath == "" || ch.SidePath == "allgatherv"):
-			lastColl = max(lastColl, ch.Plan)
 		}
 	}
 	if len(idx) == 0 {
@@ -130,19 +131,25 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, plans int) ([]
 	if err != nil {
 		return nil, 0, err.Error()
 	}
-	plan, added := lastColl, 0
-	if plan < 0 {
-		plan, added = plans, 1
+	start, ok := c.Model.P2PStart(choices, uses)
+	if !ok {
+		start = tuning.P2PPlanStart{Plan: plans}
+	}
+	ops := make([][]tuning.P2PTask, len(idx))
+	for k, i := range idx {
+		ops[k] = p2pTasks(all[i].Op, pc.NRanks(), nil)
+	}
+	placed, last, err := pc.PlaceGroup(0, ops, start, c.Model.P2PBudget(graph))
+	if err != nil {
+		return nil, 0, err.Error()
 	}
 	out := make([][]tuning.P2PPlaced, len(all))
-	var tasks []tuning.P2PTask
-	for _, i := range idx {
-		tasks = p2pTasks(all[i].Op, pc.NRanks(), tasks[:0])
-		placed, err := pc.PlaceP2P(0, tasks, plan)
-		if err != nil {
-			return nil, 0, err.Error()
-		}
-		out[i] = placed
+	for k, i := range idx {
+		out[i] = placed[k]
+	}
+	added := last - start.Plan
+	if !ok {
+		added++
 	}
 	return out, added, ""
 }
@@ -229,8 +236,16 @@ func p2pSchedRule(ref Ref, doc string) *Rule {
 				return
 			}
 			n, lo, hi := p.P2PHull()
-			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: %d send/recv task(s) of rank 0 in plan %d on %d p2p channel(s) in %d..%d: %s",
-				g.i, g.n, len(p.Tasks), p.Tasks[0].Plan, n, lo, hi, FormatP2PTasks(p.Tasks, 4))})
+			first, last := p.Tasks[0].Plan, p.Tasks[0].Plan
+			for _, t := range p.Tasks {
+				first, last = min(first, t.Plan), max(last, t.Plan)
+			}
+			plans := fmt.Sprintf("plan %d", first)
+			if last > first {
+				plans = fmt.Sprintf("plans %d..%d (the plan budget is full)", first, last)
+			}
+			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: %d send/recv task(s) of rank 0 in %s on %d p2p channel(s) in %d..%d: %s",
+				g.i, g.n, len(p.Tasks), plans, n, lo, hi, FormatP2PTasks(p.Tasks, 4))})
 		},
 	}
 }
@@ -263,10 +278,11 @@ func p2pCountRule(ref Ref, doc string) *Rule {
 
 // The rule text per release range.
 const (
-	p2pSchedDoc18  = `2.18.1–2.21.5: scheduleP2pTasksToPlan walks the peers in delta order (p2pSendOrder/p2pRecvOrder) and cuts each peer's bytes into chunks of calcP2pChunkSize (nChannelsMin parts of at least p2pChunkSize/8, doubled up to nChannelsMax while a part exceeds p2pChunkSize, ×32 on one node; rounded up to the smallest part); chunk k of a send (receive) runs on ncclChannelCompute: p2pChannels[base] + k mod p2pnChannelsPerPeer, where base is the peer's local delta (across nodes the node delta plus the local delta over NCCL_MAX_WORK_ELEMENTS_P2P/2) and p2pChannels mirrors the bits of the channel index. The tasks follow the group's collectives, in the plan of the last of them.`
-	p2pSchedDoc22  = `2.22.3–2.27.7: scheduleP2pTasksToPlan walks comm->p2pSchedule round by round (quadratic node and local deltas) and puts each round's send and receive in one work; part k of a direction runs on ncclP2pChannelForPart: the round's base (ncclP2pChannelBaseForRound: the round on one node; across nodes node delta × ⌈localRanks/8⌉ + local delta / 8) plus k with its log2(p2pnChannels) bits reversed, so a peer's channels spread over p2pnChannels rather than run up. The tasks follow the group's collectives, in the plan of the last of them.`
-	p2pSchedDoc283 = `2.28.3: as 2.22.3, but ncclP2pChannelBaseForRound reverses the base's bits and ncclP2pChannelForPart adds part k unreversed: a peer's channels run up from the base, modulo p2pnChannels. The tasks follow the group's collectives, in the plan of the last of them.`
-	p2pSchedDoc287 = `From 2.28.7: as 2.28.3, with comm->p2pSchedule built over groups of NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks (default 8, cut to its gcd with the local ranks; from 2.28.9 on one node all local ranks): quadratic deltas between groups, 0, 1, 2, … inside one; across nodes the base counts group deltas × ⌈groupSize/8⌉ plus the local delta / 8. The tasks follow the group's collectives, in the plan of the last of them.`
+	p2pSchedDoc18  = `2.18.1–2.21.5: scheduleP2pTasksToPlan walks the peers in delta order (p2pSendOrder/p2pRecvOrder) and cuts each peer's bytes into chunks of calcP2pChunkSize (nChannelsMin parts of at least p2pChunkSize/8, doubled up to nChannelsMax while a part exceeds p2pChunkSize, ×32 on one node; rounded up to the smallest part); chunk k of a send (receive) runs on ncclChannelCompute: p2pChannels[base] + k mod p2pnChannelsPerPeer, where base is the peer's local delta (across nodes the node delta plus the local delta over NCCL_MAX_WORK_ELEMENTS_P2P/2) and p2pChannels mirrors the bits of the channel index. The tasks follow the group's collectives, in the plan of the last of them (the per-ncclWork budget of these releases is not applied to them).`
+	p2pSchedDoc22  = `2.22.3–2.27.7: scheduleP2pTasksToPlan walks comm->p2pSchedule round by round (quadratic node and local deltas) and puts each round's send and receive in one work; part k of a direction runs on ncclP2pChannelForPart: the round's base (ncclP2pChannelBaseForRound: the round on one node; across nodes node delta × ⌈localRanks/8⌉ + local delta / 8) plus k with its log2(p2pnChannels) bits reversed, so a peer's channels spread over p2pnChannels rather than run up. The tasks follow the group's collectives (and broadcasts), from the plan of the last of them: before each work scheduleP2pTasksToPlan tests the plan's budget (G-SCHED-BUDGET-1) for one more ncclDevWorkP2p and nChannelsMax more work batches (a batch holds up to 8 works of distinct rounds on a channel), and when it fails the next plan walks the schedule again from round 0.`
+	p2pSchedDoc283 = `2.28.3: as 2.22.3, but ncclP2pChannelBaseForRound reverses the base's bits and ncclP2pChannelForPart adds part k unreversed: a peer's channels run up from the base, modulo p2pnChannels. The tasks follow the group's collectives and fill plans against the budget as from 2.22.3.`
+	p2pSchedDoc297 = p2pSchedDoc287 + ` From 2.29.7 a plan whose budget is full hands the next plan the round that did not fit (ncclLaunchPrepare's p2pRound, kept across the plans of one group only); from 2.29.2 a work batch also holds the works of one pass over the schedule only (p2pEpoch, NCCL_P2P_EPOCH_ENABLE).`
+	p2pSchedDoc287 = `From 2.28.7: as 2.28.3, with comm->p2pSchedule built over groups of NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks (default 8, cut to its gcd with the local ranks; from 2.28.9 on one node all local ranks): quadratic deltas between groups, 0, 1, 2, … inside one; across nodes the base counts group deltas × ⌈groupSize/8⌉ plus the local delta / 8. The tasks follow the group's collectives and fill plans against the budget as from 2.22.3.`
 
 	p2pCountDoc18  = `2.18.1: nChannelsMax = p2pnChannelsPerPeer and nChannelsMin halved while nChannelsMin × nRanks > p2pnChannels; nChannelsMax halved while nChannelsMax × nRanks > 4 × p2pnChannels. A chunk goes LL when its connection has LL buffers and it is at most NCCL_P2P_LL_THRESHOLD bytes.`
 	p2pCountDoc183 = `2.18.3–2.19.4: as 2.18.1, but both halvings only on one node.`

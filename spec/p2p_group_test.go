@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"maps"
 	"slices"
 	"testing"
 )
@@ -108,6 +109,70 @@ func TestSelectGroupP2P(t *testing.T) {
 			}
 			if _, ok := tr.Find("G-SCHED-P2P-1"); ok {
 				t.Errorf("%s: collective %d carries a send/recv verdict", tc.name, i)
+			}
+		}
+	}
+}
+
+// TestSelectGroupP2PPlans: a group's send/recv works fill kernel plans
+// against the plan budget (G-SCHED-BUDGET-1 in scheduleP2pTasksToPlan).
+//   - One DGX H100 (8 ranks, 32 p2p channels, 32 per peer, nChannelsMin
+//     4), 8 AllToAlls of 1 MiB a peer (nccl-tests -m 8): a work takes 4
+//     parts (256 KiB each) on 4 channels, so a pass over the 8 rounds
+//     opens 32 batches. Before each work NCCL wants room for 32 more
+//     batches: after 7 passes (224 batches) 256 × 16 B exceed the 4,064
+//     bytes of kernel arguments, so the eighth AllToAll is a second plan.
+//   - 32 × DGX H100 (256 ranks, 16 p2p channels, one per peer), 16
+//     AllToAlls of 1 MiB: the 8 rounds of a schedule group share one
+//     channel and one batch, 32 batches a pass; a plan holds 254 batches,
+//     so the eighth AllToAll's 233rd round ends plan 0 (466 of its 512
+//     tasks), and the second plan ends in the fifteenth. Up to 2.29.3 the
+//     next plan walks from round 0, where each later AllToAll's early
+//     rounds come before the previous one's rest: the fifteenth and the
+//     sixteenth both put 46 tasks in plan 2. From 2.29.7 the plan resumes
+//     at the round that did not fit: the fifteenth stays in plan 1 whole
+//     and the sixteenth puts 94 in plan 2.
+//
+// Ref: v2.28.9-1 src/enqueue.cc scheduleP2pTasksToPlan, addP2pToPlan,
+// addWorkBatchToPlan, ncclLaunchPrepare; v2.29.3-1 / v2.29.7-1
+// scheduleP2pTasksToPlan (p2pRound)
+func TestSelectGroupP2PPlans(t *testing.T) {
+	a2a := []GroupOp{{Op: Op{Func: AllToAll, Count: 1 << 18, DataType: Float32}}}
+	for _, tc := range []struct {
+		name  string
+		v     Version
+		nodes int
+		agg   int
+		plans int
+		want  map[int]map[int]int // op -> plan -> tasks, for the ops listed
+	}{
+		{"one node, -m 8", V2_28_9, 1, 8, 2, map[int]map[int]int{0: {0: 16}, 6: {0: 16}, 7: {1: 16}}},
+		{"one node, -m 7", V2_28_9, 1, 7, 1, map[int]map[int]int{6: {0: 16}}},
+		{"32 nodes, 2.29.3", V2_29_3, 32, 16, 3, map[int]map[int]int{7: {0: 466, 1: 46}, 13: {1: 512}, 14: {1: 466, 2: 46}, 15: {1: 466, 2: 46}}},
+		{"32 nodes, 2.29.7", V2_29_7, 32, 16, 3, map[int]map[int]int{7: {0: 466, 1: 46}, 14: {1: 512}, 15: {1: 418, 2: 94}}},
+	} {
+		sys, err := Preset("dgx-h100", PresetOptions{Nodes: tc.nodes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Init(MustLoad(tc.v), sys, Env{"NCCL_NVLS_ENABLE": "0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := c.SelectGroup(a2a, Launch{Agg: tc.agg})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if g.Plans != tc.plans {
+			t.Errorf("%s: %d plans, want %d", tc.name, g.Plans, tc.plans)
+		}
+		for op, want := range tc.want {
+			got := map[int]int{}
+			for _, tk := range g.Ops[op].P2P.Tasks {
+				got[tk.Plan]++
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("%s: AllToAll %d: tasks per plan %v, want %v", tc.name, op+1, got, want)
 			}
 		}
 	}

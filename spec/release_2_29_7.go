@@ -26,11 +26,13 @@ var gin297 = ginLoader(Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclG
 
 func consts2_29_7(rs *Ruleset) {
 	rs.SetConst("GinABI", []int{12, 11}, Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
+	rs.SetConst("P2PResumeRound", true, Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, ncclLaunchPrepare"})
 }
 
 func apply2_29_7(rs *Ruleset) {
 	rs.Replace(gin297, "the GIN plugin's own loader: NCCL_GIN_PLUGIN, libnccl-gin.so, then the net plugin's library (2.29.7)")
 	rs.Move("G-GIN-1", "G-NET-LIB-3", Ref{Tag: tag2297, File: "src/init.cc", Func: "commAlloc"}, "ncclGinInit runs after ncclNetInit")
+	rs.Replace(p2pSchedRule(Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, ncclLaunchPrepare"}, p2pSchedDoc297), "a plan whose budget is full hands the next plan the p2p round that did not fit (2.29.7); before, each plan walked from round 0")
 	rs.Replace(ruleAt(sideRule29, Ref{Tag: tag2297, File: "src/sym_kernels.cc", Func: "ncclSymkMask"}, sideDoc297), "the multimem symmetric kernels need more than 2 LSA ranks (2.29.7)")
 }
 

@@ -206,6 +206,15 @@ type Consts struct {
 	// NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds (2.28.7+, src/enqueue.cc
 	// addWorkBatchToPlan).
 	P2PBatchEpoch bool
+	// P2PBatchPassEpoch: a p2p work batch holds works of one pass over the
+	// schedule only (p2pEpoch; NCCL_P2P_EPOCH_ENABLE=0 lifts it) (2.29.2+,
+	// src/enqueue.cc ncclAddWorkBatchToPlan, G-SCHED-P2P-1).
+	P2PBatchPassEpoch bool
+	// P2PResumeRound: when a plan's budget is full the next plan resumes
+	// the p2p schedule at the round that did not fit (ncclLaunchPrepare's
+	// p2pRound, reset per group); before, each plan walks from round 0
+	// (2.29.7+, src/enqueue.cc scheduleP2pTasksToPlan, G-SCHED-P2P-1).
+	P2PResumeRound bool
 	// P2PMaxHalved: scheduleP2pTasksToPlan also halves nChannelsMax while
 	// nChannelsMax × nRanks > 4 × p2pnChannels (up to 2.19.4); from 2.20.3
 	// only nChannelsMin is halved (src/enqueue.cc).

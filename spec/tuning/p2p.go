@@ -69,6 +69,17 @@ type P2PRules struct {
 	// nChannelsMax × NCCL_P2P_LL_THRESHOLD and the channels are counted on
 	// the protocol's step.
 	ChannelsBeforeProto bool
+	// BatchRoundEpoch (2.28.7+): a p2p work batch holds rounds of one
+	// epoch of NCCL_MAX_DEV_WORK_P2P_PER_BATCH rounds only.
+	BatchRoundEpoch bool
+	// BatchPassEpoch (2.29.2+): a p2p work batch holds works of one pass
+	// over the schedule only (p2pEpoch, NCCL_P2P_EPOCH_ENABLE).
+	BatchPassEpoch bool
+	// ResumeRound (2.29.7+, G-SCHED-P2P-1): when a plan's budget is full,
+	// the next plan resumes the schedule at the round that did not fit
+	// (ncclLaunchPrepare's p2pRound); before, every plan walks the rounds
+	// from round 0 again.
+	ResumeRound bool
 }
 
 // P2PComm is what the send/recv planner reads of a communicator of
@@ -94,6 +105,9 @@ type P2PComm struct {
 	// NetLL: connections over the network have LL buffers
 	// (NCCL_NET_SHARED_BUFFERS=0).
 	NetLL bool `json:"netLL,omitempty"`
+	// EpochOff is NCCL_P2P_EPOCH_ENABLE=0: BatchPassEpoch does not cut
+	// batches.
+	EpochOff bool `json:"epochOff,omitempty"`
 }
 
 // P2PChunkSizeDefault is comm->p2pChunkSize without NCCL_P2P_*_CHUNKSIZE:
@@ -432,76 +446,260 @@ type P2PPlaced struct {
 	Plan int `json:"plan"`
 }
 
-// PlaceP2P places rank's send/recv tasks of one group on the p2p
-// channels, in the given plan: NCCL drains a group's collectives first
-// and only then its p2p tasks, into the plan the last collectives went
-// to (or a plan of its own).
+// P2PBudget is what scheduleP2pTasksToPlan tests each send/recv work
+// against (G-SCHED-BUDGET-1, 2.22.3+): the plan's kernel-argument bytes
+// for work batches, the work bytes it may keep outside them, the size of
+// a work batch and of one ncclDevWorkP2p, and NCCL_MAX_DEV_WORK_BATCH_BYTES.
+type P2PBudget struct {
+	InArgs, OutArgs int64
+	BatchBytes      int64
+	WorkBytes       int64
+	MaxBatchBytes   int64
+}
+
+// ok is testBudget.
+func (b *P2PBudget) ok(nWorkBatches int, workBytes int64) bool {
+	batch := int64(nWorkBatches) * b.BatchBytes
+	return batch+workBytes <= b.InArgs || (batch <= b.InArgs && workBytes <= b.OutArgs)
+}
+
+// P2PPlanStart is the plan scheduleP2pTasksToPlan starts filling: the plan
+// the group's last collectives (or broadcasts) went to, with the work
+// batches and work bytes they took of its budget, or an empty plan of its
+// own.
+type P2PPlanStart struct {
+	Plan      int
+	Batches   int
+	WorkBytes int64
+}
+
+// p2pWip is one channel's open p2p work batch (addWorkBatchToPlan's
+// wipBatch and the batch's offsetBase).
+type p2pWip struct {
+	open          bool
+	epoch, n      int
+	rounds        [nccl.MaxDevWorkP2PPerBatch]int
+	bytes, offset int64
+}
+
+// p2pPlanFill is one kernel plan's p2p side: its batches, work bytes and
+// open batches per channel.
+type p2pPlanFill struct {
+	batches int
+	work    int64
+	wip     [maxP2PChannels]p2pWip
+}
+
+// addBatch is addWorkBatchToPlan for one p2p work of round round in pass
+// epoch on channel ch: a new batch when the channel has none of p2p work
+// open, when the open one holds NCCL_MAX_DEV_WORK_P2P_PER_BATCH works or
+// NCCL_MAX_DEV_WORK_BATCH_BYTES, already holds this round, holds another
+// epoch of rounds (2.28.7+) or another pass (2.29.2+); an extension batch
+// when the work lies more than 63 works past the batch's first.
+func (f *p2pPlanFill) addBatch(p *P2PComm, b *P2PBudget, ch, round, epoch int) {
+	w := &f.wip[ch]
+	newBatch := !w.open || w.n == nccl.MaxDevWorkP2PPerBatch || b.MaxBatchBytes < w.bytes+b.WorkBytes ||
+		p.Rules.BatchPassEpoch && !p.EpochOff && w.epoch != epoch
+	for _, r := range w.rounds[:w.n] {
+		newBatch = newBatch || r == round || p.Rules.BatchRoundEpoch && r/nccl.MaxDevWorkP2PPerBatch != round/nccl.MaxDevWorkP2PPerBatch
+	}
+	var offset int64
+	if !newBatch {
+		offset = f.work - w.offset
+	}
+	if newBatch || 63*b.WorkBytes < offset || offset%b.WorkBytes != 0 {
+		if newBatch {
+			w.open, w.bytes, w.n = true, 0, 0
+		}
+		w.offset = f.work
+		f.batches++
+	}
+	w.bytes += b.WorkBytes
+	w.epoch = epoch
+	w.rounds[w.n] = round
+	w.n++
+}
+
+// PlaceGroup places rank's send/recv tasks of one group (ops: each p2p
+// operation's tasks, in call order) on the p2p channels and into kernel
+// plans, and returns them per operation and the last plan they fill.
 //
-// The plan budget (testBudget with nChannelsMax more batches and one
-// ncclDevWorkP2p per work) is not applied: every task lands in plan.
-func (p *P2PComm) PlaceP2P(rank int, tasks []P2PTask, plan int) ([]P2PPlaced, error) {
+// NCCL queues a group's sends and receives per peer in call order and
+// drains them once the collectives are drained, from the plan the last
+// collectives went to (start): pass after pass over comm->p2pSchedule,
+// each round taking the head of its send peer's and its receive peer's
+// queue as one work. Before each work it tests the plan's budget for one
+// more ncclDevWorkP2p and nChannelsMax more batches; when that fails the
+// plan ends and the next one starts at round 0 (from 2.29.7 at that
+// round). A nil budget (2.18.1–2.21.5, whose per-ncclWork budget is not
+// modelled) puts every task in start.Plan. A plan that cannot take one
+// work though empty is an error: ncclLaunchPrepare would loop without end.
+func (p *P2PComm) PlaceGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budget *P2PBudget) ([][]P2PPlaced, int, error) {
+	out, last, _, err := p.placeGroup(rank, ops, start, budget, false)
+	return out, last, err
+}
+
+// placeGroup is PlaceGroup; with fills it also returns each plan's p2p
+// fill from start.Plan on (the start's batches and work included).
+func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budget *P2PBudget, fills bool) ([][]P2PPlaced, int, []p2pPlanFill, error) {
 	if err := p.Validate(); err != nil {
-		return nil, err
+		return nil, 0, nil, err
 	}
 	n := p.NRanks()
 	if rank < 0 || rank >= n {
-		return nil, fmt.Errorf("p2p: rank %d: expected 0..%d", rank, n-1)
+		return nil, 0, nil, fmt.Errorf("p2p: rank %d: expected 0..%d", rank, n-1)
+	}
+	if budget != nil && (budget.BatchBytes < 1 || budget.WorkBytes < 1) {
+		return nil, 0, nil, fmt.Errorf("p2p: work batch of %d bytes, p2p work of %d: expected ≥ 1", budget.BatchBytes, budget.WorkBytes)
 	}
 	lo, hi := p.ChannelsMinMax()
+	var sched []P2PRound
 	var sendRound, recvRound []int
 	if p.Rules.RoundSchedule {
+		sched = p.Schedule(rank)
 		sendRound, recvRound = make([]int, n), make([]int, n)
-		for r, pr := range p.Schedule(rank) {
+		for r, pr := range sched {
 			sendRound[pr.Send], recvRound[pr.Recv] = r, r
 		}
 	}
-	out := make([]P2PPlaced, len(tasks))
-	for i, t := range tasks {
-		if t.Peer < 0 || t.Peer >= n {
-			return nil, fmt.Errorf("p2p: task %d: peer %d: expected 0..%d", i, t.Peer, n-1)
+	out := make([][]P2PPlaced, len(ops))
+	total := 0
+	for o, tasks := range ops {
+		out[o] = make([]P2PPlaced, len(tasks))
+		for i, t := range tasks {
+			if t.Peer < 0 || t.Peer >= n {
+				return nil, 0, nil, fmt.Errorf("p2p: task %d: peer %d: expected 0..%d", i, t.Peer, n-1)
+			}
+			if t.Bytes < 0 {
+				return nil, 0, nil, fmt.Errorf("p2p: task %d: %d bytes: expected ≥ 0", i, t.Bytes)
+			}
+			out[o][i] = p.placeTask(rank, t, lo, hi, sendRound, recvRound)
+			out[o][i].Plan = start.Plan
 		}
-		if t.Bytes < 0 {
-			return nil, fmt.Errorf("p2p: task %d: %d bytes: expected ≥ 0", i, t.Bytes)
-		}
-		pl := P2PPlaced{Peer: t.Peer, Dir: "recv", Bytes: t.Bytes, Round: -1, Proto: nccl.Simple, Plan: plan}
-		if t.Send {
-			pl.Dir = "send"
-		}
-		self, network := t.Peer == rank, p.node(t.Peer) != p.node(rank)
-		if p.Rules.RoundSchedule {
-			pl.Round = recvRound[t.Peer]
+		total += len(tasks)
+	}
+	if budget == nil || !p.Rules.RoundSchedule || total == 0 {
+		return out, start.Plan, nil, nil
+	}
+	// the per-peer queues, in call order
+	type ref struct{ op, task int }
+	sendQ, recvQ := make([][]ref, n), make([][]ref, n)
+	for o, tasks := range ops {
+		for i, t := range tasks {
 			if t.Send {
-				pl.Round = sendRound[t.Peer]
+				sendQ[t.Peer] = append(sendQ[t.Peer], ref{o, i})
+			} else {
+				recvQ[t.Peer] = append(recvQ[t.Peer], ref{o, i})
 			}
-			d := p.Dir(t.Bytes, self, network, lo, hi)
-			if d.LL {
-				pl.Proto = nccl.LL
+		}
+	}
+	plan := start.Plan
+	fill := &p2pPlanFill{batches: start.Batches, work: start.WorkBytes}
+	round, pass := 0, 0
+	var done []p2pPlanFill
+	for total > 0 {
+		full := false
+		for total > 0 && !full { // scheduleP2pTasksToPlan's passes
+			if !p.Rules.ResumeRound {
+				round, pass = 0, pass+1
 			}
-			base := p.ChannelBase(pl.Round)
-			pl.NChannels = d.NChannels
-			pl.Channels = make([]int, d.NChannels)
-			for part := range pl.Channels {
-				pl.Channels[part] = p.ChannelForPart(base, part)
-			}
-		} else {
-			// addP2pToPlan: LL when the connection has LL buffers and the
-			// chunk is at most NCCL_P2P_LL_THRESHOLD
-			if !self && (!network || p.NetLL) && t.Bytes <= int64(p.LLThreshold) {
-				pl.Proto = nccl.LL
-			}
-			k := p.legacyChunks(t.Bytes, lo, hi)
-			first := reverseLow(p.legacyBase(rank, t.Peer, t.Send)%p.NChannels, p.NChannels)
-			seen := uint64(0)
-			for c := range k {
-				ch := (first + c%p.NChannelsPerPeer) % p.NChannels
-				if seen&(1<<ch) == 0 {
-					seen |= 1 << ch
-					pl.Channels = append(pl.Channels, ch)
+			for ; round < n; round++ {
+				pr := sched[round]
+				var send, recv *P2PPlaced
+				if len(sendQ[pr.Send]) > 0 {
+					r := sendQ[pr.Send][0]
+					send = &out[r.op][r.task]
+				}
+				if len(recvQ[pr.Recv]) > 0 {
+					r := recvQ[pr.Recv][0]
+					recv = &out[r.op][r.task]
+				}
+				if send == nil && recv == nil {
+					continue
+				}
+				if !budget.ok(fill.batches+hi, fill.work+budget.WorkBytes) {
+					full = true
+					break
+				}
+				parts := 0
+				for _, t := range []*P2PPlaced{send, recv} {
+					if t != nil {
+						t.Plan = plan
+						parts = max(parts, t.NChannels)
+					}
+				}
+				base := p.ChannelBase(round)
+				for part := range parts {
+					fill.addBatch(p, budget, p.ChannelForPart(base, part), round, pass)
+				}
+				fill.work += budget.WorkBytes
+				if send != nil {
+					sendQ[pr.Send], total = sendQ[pr.Send][1:], total-1
+				}
+				if recv != nil {
+					recvQ[pr.Recv], total = recvQ[pr.Recv][1:], total-1
 				}
 			}
-			pl.NChannels = len(pl.Channels)
+			if !full && p.Rules.ResumeRound {
+				round, pass = 0, pass+1
+			}
 		}
-		out[i] = pl
+		if full {
+			if fill.work == 0 {
+				return nil, 0, nil, fmt.Errorf("p2p: no send/recv work fits an empty kernel plan (%d bytes of kernel arguments for work batches, %d outside them, %d batches a work): NCCL's ncclLaunchPrepare would loop without end", budget.InArgs, budget.OutArgs, hi)
+			}
+			if fills {
+				done = append(done, *fill)
+			}
+			plan++
+			fill = &p2pPlanFill{}
+		}
 	}
-	return out, nil
+	if fills {
+		done = append(done, *fill)
+	}
+	return out, plan, done, nil
+}
+
+// placeTask gives one task its round, protocol and channels.
+func (p *P2PComm) placeTask(rank int, t P2PTask, lo, hi int, sendRound, recvRound []int) P2PPlaced {
+	pl := P2PPlaced{Peer: t.Peer, Dir: "recv", Bytes: t.Bytes, Round: -1, Proto: nccl.Simple}
+	if t.Send {
+		pl.Dir = "send"
+	}
+	self, network := t.Peer == rank, p.node(t.Peer) != p.node(rank)
+	if p.Rules.RoundSchedule {
+		pl.Round = recvRound[t.Peer]
+		if t.Send {
+			pl.Round = sendRound[t.Peer]
+		}
+		d := p.Dir(t.Bytes, self, network, lo, hi)
+		if d.LL {
+			pl.Proto = nccl.LL
+		}
+		base := p.ChannelBase(pl.Round)
+		pl.NChannels = d.NChannels
+		pl.Channels = make([]int, d.NChannels)
+		for part := range pl.Channels {
+			pl.Channels[part] = p.ChannelForPart(base, part)
+		}
+		return pl
+	}
+	// addP2pToPlan: LL when the connection has LL buffers and the chunk is
+	// at most NCCL_P2P_LL_THRESHOLD
+	if !self && (!network || p.NetLL) && t.Bytes <= int64(p.LLThreshold) {
+		pl.Proto = nccl.LL
+	}
+	k := p.legacyChunks(t.Bytes, lo, hi)
+	first := reverseLow(p.legacyBase(rank, t.Peer, t.Send)%p.NChannels, p.NChannels)
+	seen := uint64(0)
+	for c := range k {
+		ch := (first + c%p.NChannelsPerPeer) % p.NChannels
+		if seen&(1<<ch) == 0 {
+			seen |= 1 << ch
+			pl.Channels = append(pl.Channels, ch)
+		}
+	}
+	pl.NChannels = len(pl.Channels)
+	return pl
 }

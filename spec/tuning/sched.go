@@ -257,7 +257,7 @@ func (m *Model) scheduleLegacyOne(t *tuningTask) {
 // device reduction and datatype; aggregation within 4×), getAlgoInfo per
 // aggregate, and scheduleCollTasksToPlan (channel packing, kernel-plan
 // budget). Its send/recv operations are marked P2P; spec places their
-// tasks after the collectives (tuning.P2PComm.PlaceP2P).
+// tasks after the collectives (tuning.P2PComm.PlaceGroup).
 //
 // Ref: v2.28.9-1 src/enqueue.cc ncclPrepareTasks, scheduleCollTasksToPlan
 // (v2.22.3-1 likewise)
@@ -1012,6 +1012,58 @@ func (m *Model) planBudget(persistent bool) tuningBudget {
 		out = c.PersistentWorkBytes
 	}
 	return tuningBudget{inArgs: m.workArgsBytes() - int64(c.KernelArgsBytes), outArgs: out, batchBytes: int64(c.WorkBatchBytes)}
+}
+
+// P2PBudget is the budget scheduleP2pTasksToPlan tests the group's
+// send/recv works against (planBudget's, with one ncclDevWorkP2p a
+// work), or nil before 2.22.3, whose per-ncclWork budget the send/recv
+// planner does not model.
+//
+// Ref: v2.22.3-1 src/enqueue.cc ncclLaunchPrepare, scheduleP2pTasksToPlan
+// (v2.30.7-1 likewise)
+func (m *Model) P2PBudget(persistent bool) *P2PBudget {
+	if m.Tuning.Schedule != ScheduleR22 {
+		return nil
+	}
+	b := m.planBudget(persistent)
+	return &P2PBudget{InArgs: b.inArgs, OutArgs: b.outArgs, BatchBytes: b.batchBytes,
+		WorkBytes: int64(m.Tuning.WorkP2PBytes), MaxBatchBytes: int64(m.Tuning.MaxDevWorkBatchBytes)}
+}
+
+// P2PStart is where a group's send/recv tasks start (ncclLaunchPrepare
+// drains them once the collectives and broadcasts are drained, into the
+// plan that drained them): the last cost-table or AllGatherV plan of
+// choices, with what its PlanUse (uses) took of the budget, or for an
+// AllGatherV plan its broadcasts' budget estimate (bcastBudgetOK's);
+// ok is false when the group has no such plan (the tasks take a plan of
+// their own). Symmetric and copy-engine plans come first and take no p2p
+// work.
+func (m *Model) P2PStart(choices []OpChoice, uses []PlanUse) (start P2PPlanStart, ok bool) {
+	last, bcasts := -1, 0
+	for i := range choices {
+		ch := &choices[i]
+		if ch.P2P || ch.Plan < 0 || ch.Err != nil || ch.SidePath != "" && ch.SidePath != "allgatherv" {
+			continue
+		}
+		if ch.Plan > last {
+			last, bcasts = ch.Plan, 0
+		}
+		if ch.Plan == last && ch.SidePath == "allgatherv" {
+			bcasts++
+		}
+	}
+	if last < 0 {
+		return P2PPlanStart{}, false
+	}
+	start.Plan = last
+	for _, u := range uses {
+		if u.Plan == last {
+			start.Batches, start.WorkBytes = u.Batches, u.WorkBytes
+			return start, true
+		}
+	}
+	start.Batches, start.WorkBytes = m.In.NChannels*nccl.DivUp(bcasts, bcastsPerBatch), int64(bcasts*m.Tuning.BcastWorkBytes)
+	return start, true
 }
 
 // workArgsBytes is comm->workArgsBytes: NCCL_WORK_ARGS_BYTES (unset:

@@ -476,6 +476,7 @@ type Consts struct {
 	// may hold PersistentWorkBytes of work outside its arguments; NCCL
 	// clamps NCCL_WORK_FIFO_BYTES to MaxWorkFifoBytes.
 	WorkCollRegBytes    int   `tuning:"sched.workCollRegBytes"`    // sizeof(struct ncclDevWorkCollReg)
+	WorkP2PBytes        int   `tuning:"sched.workP2pBytes"`        // sizeof(struct ncclDevWorkP2p): one send/recv work
 	PersistentWorkBytes int64 `tuning:"sched.persistentWorkBytes"` // budget.outArgsBytes of a persistent plan (1 GiB)
 	MaxWorkFifoBytes    int64 `tuning:"sched.maxWorkFifoBytes"`    // the clamp of comm->workFifoBytes (1 GiB)
 	// The schedules before 2.22.3 (Schedule R18 and R20).
@@ -803,6 +804,7 @@ func Base2_22_3() Consts {
 		MaxDevWorkBatchBytes:   1024,
 		WorkFifoBytes:          1 << 20,
 		WorkCollRegBytes:       256,
+		WorkP2PBytes:           48,
 		PersistentWorkBytes:    1 << 30,
 		MaxWorkFifoBytes:       1 << 30,
 		// Ref: v2.22.3-1 src/enqueue.cc topoGetAlgoInfo ("Tree now uses all

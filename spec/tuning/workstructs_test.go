@@ -237,7 +237,8 @@ func (h *cHeader) sizeof(name string) (int, error) {
 // member declarations of src/include/device.h at its tag
 // (testdata/workstructs, extracted as PROVENANCE.md there says), laid
 // out as the compiler lays them out: ncclDevWorkColl (a task's work),
-// ncclDevWorkCollReg (an NVLS-registered task's), ncclDevWorkBatch (one
+// ncclDevWorkCollReg (an NVLS-registered task's), ncclDevWorkP2p (one
+// send/recv work), ncclDevWorkBatch (one
 // per channel and batch in the arguments), ncclDevKernelArgs (the
 // arguments' header) and ncclMaxKernelArgsSize.
 func TestWorkStructsMatchSource(t *testing.T) {
@@ -254,6 +255,7 @@ func TestWorkStructsMatchSource(t *testing.T) {
 		}{
 			{"ncclDevWorkColl", r.tu.WorkCollBytes},
 			{"ncclDevWorkCollReg", r.tu.WorkCollRegBytes},
+			{"ncclDevWorkP2p", r.tu.WorkP2PBytes},
 			{"ncclDevWorkBatch", r.tu.WorkBatchBytes},
 			{"ncclDevKernelArgs", r.tu.KernelArgsBytes},
 		} {
