@@ -646,7 +646,7 @@ func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 		}
 		if full {
 			if fill.work == 0 {
-				return nil, 0, nil, fmt.Errorf("p2p: no send/recv work fits an empty kernel plan (%d bytes of kernel arguments for work batches, %d outside them, %d batches a work): NCCL's ncclLaunchPrepare would loop without end", budget.InArgs, budget.OutArgs, hi)
+				return nil, 0, nil, fmt.Errorf("p2p: %w", &PlanLoopError{What: "send/recv work", InArgs: budget.InArgs, OutArgs: budget.OutArgs, Batches: hi})
 			}
 			if fills {
 				done = append(done, *fill)

@@ -1172,6 +1172,23 @@ func (m *Model) finish(u *PlanUse, persistent bool) {
 	u.ArgsBytes = int(nccl.RoundUp(args, 16))
 }
 
+// PlanLoopError is ChooseGroup's error where a task cannot fit an empty
+// kernel plan: NCCL's ncclLaunchPrepare then starts plan after empty plan
+// and never returns, so there is no decision to report.
+type PlanLoopError struct {
+	What            string // "collective" or "send/recv work"
+	InArgs, OutArgs int64  // the plan's room for batches, and for work outside them
+	Batches         int    // the batches one send/recv work opens (0 for a collective)
+}
+
+func (e *PlanLoopError) Error() string {
+	batches := ""
+	if e.Batches > 0 {
+		batches = fmt.Sprintf(", %d batches a work", e.Batches)
+	}
+	return fmt.Sprintf("no %s fits an empty kernel plan (%d bytes of kernel arguments for work batches, %d outside them%s): NCCL's ncclLaunchPrepare would loop without end", e.What, e.InArgs, e.OutArgs, batches)
+}
+
 // tuningWipChannel is one channel's open work batch (addWorkBatchToPlan).
 type tuningWipChannel struct {
 	open       bool
@@ -1196,7 +1213,7 @@ func (m *Model) schedule(queue []*tuningTask, lines *[]string, uses *[]PlanUse) 
 			return 0, err
 		}
 		if n == 0 {
-			return 0, fmt.Errorf("choose: no collective fits an empty kernel plan (%d bytes of kernel arguments for work batches, %d outside them): NCCL's ncclLaunchPrepare would loop without end", budget.inArgs, budget.outArgs)
+			return 0, fmt.Errorf("choose: %w", &PlanLoopError{What: "collective", InArgs: budget.inArgs, OutArgs: budget.outArgs})
 		}
 		use.InArgs, use.OutArgs = budget.inArgs, budget.outArgs
 		m.finish(&use, persistent)
