@@ -129,8 +129,9 @@ type OpAnswer struct {
 	Registered string `json:"registered,omitempty"`
 	// Plan is the kernel plan (0-based launch) of the group that runs the
 	// operation and ArgsBytes that plan's kernel argument bytes
-	// (G-SCHED-BUDGET-1 from 2.22.3; a symmetric kernel's plan from
-	// 2.28.3); absent where the model gives none.
+	// (G-SCHED-BUDGET-1 from 2.22.3; a symmetric kernel's or a
+	// copy-engine collective's plan from 2.28.3, launched before the cost
+	// table's); absent where the model gives none.
 	Plan      *int `json:"plan,omitempty"`
 	ArgsBytes int  `json:"args_bytes,omitempty"`
 	// P2P: the operation (a SendRecv or an AllToAll) runs as send/recv
@@ -744,7 +745,7 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 			}
 			ch := &g.Choices[i]
 			oa.Registered = ch.Registered
-			if ch.WorkStorage != "" || (ch.Kernel != "" && ch.ArgsBytes > 0) {
+			if ch.WorkStorage != "" || (ch.Kernel != "" && ch.ArgsBytes > 0) || (ch.SidePath == "copy-engine" && ch.Plan >= 0) {
 				p := ch.Plan
 				oa.Plan, oa.ArgsBytes = &p, ch.ArgsBytes
 			}

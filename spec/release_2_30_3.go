@@ -39,6 +39,7 @@ func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2303}
 	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 80.0, tuningCC, "ncclTunerConstantsDefaults")
 	tuningSet(d, &t.SymTMA, true, "src/sym_kernels.cc", "ncclSymkMask")
+	tuningSet(d, &t.SymAvg, true, "src/scheduler/symmetric_sched.cc", "symkRedOp")
 	tuningSet(d, &t.LL128Rule, TuningLL128C2CMixed, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.NoAlgo, TuningNoAlgoR30, enqueueCC, "topoGetAlgoInfo")
 	tuningSet(d, &t.TunerChunkSize, true, enqueueCC, "calcCollChunking")

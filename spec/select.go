@@ -564,7 +564,7 @@ func p2pPathRule(ref Ref) *Rule {
 
 var sideRule = &Rule{
 	ID: "G-SEL-SIDE-1", Layer: LayerSelect, Title: "paths that bypass the cost table",
-	Doc:  `Symmetric kernels (send and receive buffers in registered windows with the symmetric flag, on communicators with symmetric support) and copy-engine collectives (symmetric windows, one node, CTA policy ZERO) are scheduled without the cost table. Ordinary, unregistered buffers always go through it.`,
+	Doc:  `Symmetric kernels (send and receive buffers in registered windows with the symmetric flag, on communicators with symmetric support) and copy-engine collectives (symmetric windows, one node, CTA policy ZERO) are scheduled without the cost table. Ordinary, unregistered buffers always go through it. A group's copy-engine collectives launch first, one plan each in call order, then the symmetric plans (ncclSymmetricTaskScheduler), then the cost table's (ncclLaunchPrepare).`,
 	Ref:  Ref{Tag: "v2.28.3-1", File: "src/enqueue.cc", Func: "ncclMakeSymmetricTaskList"},
 	Logs: []string{"%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d"},
 	perOp: func(o *opRun) {

@@ -214,7 +214,7 @@ func (m *Model) chooseKept(op Call, ch *OpChoice) error {
 func (m *Model) chooseOpSym(t *tuningTask) error {
 	one := [1]*tuningTask{t}
 	bins := [1][]*tuningTask{one[:]}
-	_, back, err := m.symmetric(bins[:], nil)
+	_, back, err := m.symmetric(bins[:], 0, nil)
 	if err != nil {
 		t.choice.Err = err
 	}
@@ -284,12 +284,15 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 			out.Err = ch.Err
 		}
 		switch {
-		case keep && store[i].sym:
+		case keep && (store[i].sym || store[i].symBack):
 			symTasks = append(symTasks, &store[i])
 		case keep:
 			tasks = append(tasks, &store[i])
 		case ch.SidePath != "":
-			out.Plans++ // a copy-engine collective is a plan of its own
+			// a copy-engine collective is a plan of its own, launched
+			// before every other plan of the group, in call order
+			ch.Plan = out.Plans
+			out.Plans++
 		case ch.P2P:
 			nP2P++
 		}
@@ -336,22 +339,23 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 	// group when a bin has no kernel); their plans come before the
 	// collectives' plans
 	var symLines []string
-	symPlans := 0
+	// the symmetric and collective plans follow the copy-engine plans
+	cePlans, symPlans := out.Plans, 0
+	var back []*tuningTask
 	if len(symTasks) > 0 {
 		symBins := [][]*tuningTask{symTasks}
 		if len(symTasks) > 1 {
-			symBins = tuningBins(symTasks)
+			symBins = tuningBins(symTasks, true)
 		}
-		n, back, nerr := m.symmetric(symBins, &symLines)
+		n, b, nerr := m.symmetric(symBins, cePlans, &symLines)
 		if nerr != nil {
 			out.Err = nerr
 			out.Lines = append(out.Lines, symLines...)
 			return out, nil
 		}
-		out.Plans, symPlans = out.Plans+n, n
-		tasks = append(tasks, back...)
+		out.Plans, symPlans, back = out.Plans+n, n, b
 	}
-	if len(tasks) == 0 {
+	if len(tasks)+len(back) == 0 {
 		out.Lines = append(out.Lines, symLines...)
 		return out, nil
 	}
@@ -364,9 +368,19 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 		out.Plans += plans
 		return out, nil
 	}
-	binLists := [][]*tuningTask{tasks}
-	if len(tasks) > 1 {
-		binLists = tuningBins(tasks)
+	var binLists [][]*tuningTask
+	switch {
+	case len(back) > 0:
+		// the tasks the symmetric list sent back follow the others, in
+		// its order: the cost table's binning walks them after the
+		// sorter's tasks
+		walk := append(tuningSorted(tasks), back...)
+		tasks = walk
+		binLists = tuningBinWalk(walk, false)
+	case len(tasks) > 1:
+		binLists = tuningBins(tasks, false)
+	default:
+		binLists = [][]*tuningTask{tasks}
 	}
 	if nerr := m.prepareTasks(binLists, len(tasks), &out.Lines); nerr != nil {
 		out.Err = nerr
@@ -379,13 +393,13 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range queue { // the symmetric plans launch first
+	for _, t := range queue { // the copy-engine and symmetric plans launch first
 		if t.choice.Plan >= 0 {
-			t.choice.Plan += symPlans
+			t.choice.Plan += cePlans + symPlans
 		}
 	}
 	for i := range out.Budget {
-		out.Budget[i].Plan += symPlans
+		out.Budget[i].Plan += cePlans + symPlans
 	}
 	out.Plans += plans
 	return out, nil
@@ -399,12 +413,18 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 // order. It returns the plans and the tasks that went back to the cost
 // table (symmetricBack), or NCCL's error when a piece has no kernel (the
 // WARN goes to lines).
-func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, []*tuningTask, *nccl.NCCLError) {
+func (m *Model) symmetric(bins [][]*tuningTask, firstPlan int, lines *[]string) (int, []*tuningTask, *nccl.NCCLError) {
 	s := m.symk()
 	per := m.symWorksPerPlan()
-	plan := 0
+	plan := firstPlan
 	var back []*tuningTask
 	for _, whole := range bins {
+		if whole[0].symBack {
+			// a bin outside windows no kernel can keep: every piece goes
+			// back, in the bin's order
+			back = append(back, whole...)
+			continue
+		}
 		for len(whole) > 0 {
 			bin := whole[:min(per, len(whole))]
 			whole = whole[len(bin):]
@@ -419,7 +439,7 @@ func (m *Model) symmetric(bins [][]*tuningTask, lines *[]string) (int, []*tuning
 			plan++
 		}
 	}
-	return plan, back, nil
+	return plan - firstPlan, back, nil
 }
 
 // symmetricBack is 2.29.2's fallback: a piece with no kernel left, or
@@ -489,7 +509,7 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 		c := symCells(t.count, t.dtype) * cellElts
 		total, most = total+c, max(most, c)
 	}
-	k, est, blocks, ok := s.symPick(head.fn, head.devOp, head.dtype, total, most, len(bin), head.op.Buffers == nccl.BuffersWindow)
+	k, est, blocks, ok := s.symPick(head.fn, head.symOp, head.dtype, total, most, len(bin), head.op.Buffers == nccl.BuffersWindow)
 	forced := in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1
 	if why := m.symmetricBack(head, k, ok, forced); why != "" {
 		for _, t := range bin {
@@ -652,8 +672,12 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 		t.dtype = nccl.Int8
 	}
 	t.traffic = t.count * int64(t.dtype.Size()) * tuningTrafficPerByte(t.fn, in.NRanks)
+	t.symOp = t.devOp
+	if c.SymAvg && o.Op.RedOp == nccl.Avg {
+		t.symOp = tuningDevSumPostDiv
+	}
 	// ncclPrepareTasks (2.30.3+) skips the symmetric task list across cliques
-	t.sym = m.windowed(o) && !in.CrossClique && m.symk().symAvailable(t.fn, t.devOp, t.dtype, t.count)
+	t.sym = m.windowed(o) && !in.CrossClique && m.symk().symAvailable(t.fn, t.symOp, t.dtype, t.count)
 	if t.sym {
 		ch.SidePath = "symmetric"
 	}
@@ -955,11 +979,15 @@ func tuningQueue(binLists [][]*tuningTask, nTasks int) []*tuningTask {
 }
 
 // tuningBins is the size sorter followed by the (function, device op,
-// datatype) binning of ncclPrepareTasks: bins in order of first occurrence
-// in the size-descending walk, each bin's tasks in ascending order (a LIFO
-// of that walk).
-func tuningBins(tasks []*tuningTask) [][]*tuningTask {
-	// The sorter: bins by size class (largest first), newest first within a bin.
+// datatype) binning of ncclPrepareTasks (tuningBinWalk). byWin bins the
+// symmetric task list, which also splits by winRegType.
+func tuningBins(tasks []*tuningTask, byWin bool) [][]*tuningTask {
+	return tuningBinWalk(tuningSorted(tasks), byWin)
+}
+
+// tuningSorted is ncclTaskCollSorterDequeueAll's order: size classes
+// largest first, newest first within a class (tasks are in call order).
+func tuningSorted(tasks []*tuningTask) []*tuningTask {
 	for i, t := range tasks {
 		t.sortSeq, t.sortBin = i, tuningSorterBin(t.traffic)
 	}
@@ -970,17 +998,31 @@ func tuningBins(tasks []*tuningTask) [][]*tuningTask {
 		}
 		return sorted[i].sortSeq > sorted[j].sortSeq
 	})
+	return sorted
+}
+
+// tuningBinWalk bins a walk by (function, device op, datatype): bins in
+// order of first occurrence, each bin a LIFO of the walk (ascending sizes
+// when the walk is the sorter's). byWin also splits tasks outside windows
+// from window tasks, as the symmetric task list does (winRegType, 2.29.2+).
+//
+// Ref: v2.28.9-1 src/enqueue.cc ncclPrepareTasks; v2.29.2-1
+// src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList
+func tuningBinWalk(walk []*tuningTask, byWin bool) [][]*tuningTask {
 	type binKey struct {
 		fn nccl.Func
 		op tuningDevOp
 		dt nccl.DataType
-		// nowin: a symmetric task outside windows (2.29.2+ bins by winRegType)
+		// nowin: a listed task outside windows
 		nowin bool
 	}
 	var order []binKey
 	bins := map[binKey][]*tuningTask{}
-	for _, t := range sorted {
-		k := binKey{t.fn, t.devOp, t.dtype, t.sym && t.op.Buffers != nccl.BuffersWindow}
+	for _, t := range walk {
+		k := binKey{t.fn, t.devOp, t.dtype, false}
+		if byWin {
+			k.op, k.nowin = t.symOp, t.op.Buffers != nccl.BuffersWindow
+		}
 		if _, ok := bins[k]; !ok {
 			order = append(order, k)
 		}

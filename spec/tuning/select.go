@@ -175,9 +175,17 @@ type tuningTask struct {
 	choice    *OpChoice
 	sortSeq   int
 	sortBin   int
+	// symOp is the device reduction the symmetric task list reads
+	// (symkRedOp: an Avg is SumPostDiv from 2.30.3), devOp otherwise
+	symOp tuningDevOp
 	// sym: window buffers a symmetric kernel takes (G-SEL-SIDE-1); the
 	// task leaves the collective planner
 	sym bool
+	// symBack: ncclMakeSymmetricTaskList lists the task (2.29.2+) and is
+	// sure to send it back to the cost table (buffers outside windows, no
+	// kernel forced, no NCCL_SYM_NOWIN_ENABLE): its decision is the cost
+	// table's, its place in the cost table's bins is not the sorter's
+	symBack bool
 }
 
 // tuningAgg is the result of getAlgoInfo for one aggregate.

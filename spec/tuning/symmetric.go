@@ -149,7 +149,8 @@ func symUserMask(v *string) uint32 {
 }
 
 // symImplemented is ncclSymkImplemented: AllGather of anything; AllReduce
-// and ReduceScatter summing a float type other than double.
+// and ReduceScatter summing a float type other than double (2.30.3+ also
+// SumPostDiv, which a float task carries only from then: Consts.SymAvg).
 func symImplemented(f nccl.Func, op tuningDevOp, dt nccl.DataType) bool {
 	switch f {
 	case nccl.AllGather:
@@ -157,7 +158,7 @@ func symImplemented(f nccl.Func, op tuningDevOp, dt nccl.DataType) bool {
 	case nccl.AllReduce, nccl.ReduceScatter:
 		switch dt {
 		case nccl.Float32, nccl.Float16, nccl.Bfloat16, nccl.Float8e4m3, nccl.Float8e5m2:
-			return op == tuningDevSum
+			return op == tuningDevSum || op == tuningDevSumPostDiv
 		}
 	}
 	return false
@@ -179,11 +180,11 @@ func (s *symComm) symMask(f nccl.Func, op tuningDevOp, dt nccl.DataType, nElts i
 	if s.nvls {
 		switch dt {
 		case nccl.Int32, nccl.Uint32, nccl.Int64, nccl.Uint64, nccl.Float16, nccl.Bfloat16:
-			ldmc = op == tuningDevSum || op == tuningDevMinMax
+			ldmc = op == tuningDevSum || op == tuningDevMinMax || op == tuningDevSumPostDiv
 		case nccl.Float8e4m3, nccl.Float8e5m2:
-			ldmc = (op == tuningDevSum || op == tuningDevMinMax) && s.compCap >= 100
+			ldmc = (op == tuningDevSum || op == tuningDevMinMax || op == tuningDevSumPostDiv) && s.compCap >= 100
 		case nccl.Float32, nccl.Float64:
-			ldmc = op == tuningDevSum
+			ldmc = op == tuningDevSum || op == tuningDevSumPostDiv
 		}
 	}
 	if !s.nvls {
@@ -411,11 +412,12 @@ func (in *Input) SymForced() bool {
 }
 
 // symOutsideWindow sends a group's task whose buffers are not in symmetric
-// windows to the symmetric task list where the release does (2.29.2+) and
-// a kernel could keep it: NCCL_SYM_KERNEL forces one, or
-// NCCL_SYM_NOWIN_ENABLE=1. Otherwise NCCL still lists the task, finds only
-// LL kernels for unregistered buffers and sends it straight back to the
-// cost table (symmetricBack), so the decision is the cost table's.
+// windows to the symmetric task list where the release does (2.29.2+):
+// ncclSymkAvailable alone decides. A kernel can keep it only when
+// NCCL_SYM_KERNEL forces one or under NCCL_SYM_NOWIN_ENABLE=1; otherwise
+// NCCL finds only LL kernels for unregistered buffers and sends the task
+// straight back (symBack): the decision is the cost table's, but the task
+// rejoins the cost table's walk after the tasks never listed (symmetric).
 //
 // Ref: v2.29.2-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList
 // (v2.29.7-1, v2.30.3-1 and v2.30.7-1 the same for these buffers)
@@ -424,12 +426,14 @@ func (m *Model) symOutsideWindow(t *tuningTask) {
 	if t.sym || !m.Tuning.SymNoWin || !m.Tuning.Symmetric || !in.SymmetricSupport || in.CrossClique || t.op.Buffers == nccl.BuffersWindow {
 		return
 	}
-	if !in.SymForced() && (in.SymNoWinEnable == nil || *in.SymNoWinEnable == 0) {
+	if !m.symk().symAvailable(t.fn, t.symOp, t.dtype, t.count) {
 		return
 	}
-	if m.symk().symAvailable(t.fn, t.devOp, t.dtype, t.count) {
-		t.sym, t.choice.SidePath = true, "symmetric"
+	if !in.SymForced() && (in.SymNoWinEnable == nil || *in.SymNoWinEnable == 0) {
+		t.symBack = true
+		return
 	}
+	t.sym, t.choice.SidePath = true, "symmetric"
 }
 
 // symLegacyChoice is the cost table's choice for op alone on unregistered

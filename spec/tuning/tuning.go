@@ -574,6 +574,8 @@ type Consts struct {
 	// kernel; the kernel stays when NCCL_SYM_KERNEL forced it, or under
 	// NCCL_SYM_NOWIN_ENABLE=1 when the cost table alone would run the task
 	// with LL, and never when one thread drives several GPUs (2.29.2+).
+	// A task that goes back rejoins the cost table's walk after the tasks
+	// never listed, so its bin is no longer the sorter's LIFO.
 	SymNoWin bool `tuning:"reg.symmetricNoWin"`
 	// SymAllNVLink: ncclSymkAvailable needs every GPU pair of the node one
 	// NVLink hop (comm->isAllDirectNvlink, 2.29.2+).
@@ -586,6 +588,12 @@ type Consts struct {
 	// AllGather_TmaST, AllGather_TmaSTMC, ReduceScatter_TmaLD; 2.30.3+),
 	// available on sm100+ under NCCL_SYM_TMA_ENABLE=1.
 	SymTMA bool `tuning:"reg.symmetricTMA"`
+	// SymAvg: the symmetric task list reads an Avg as SumPostDiv whatever
+	// the type (symkRedOp), so an Avg AllReduce or ReduceScatter of a float
+	// type other than double is listed, binned and picked there, and the
+	// LDMC kernels take it (2.30.3+; before, a float Avg is PreMulSum, which
+	// no symmetric kernel implements).
+	SymAvg bool `tuning:"reg.symmetricAvg"`
 	// CECollectives: copy-engine collectives exist (ncclCeImplemented:
 	// AllGather, AlltoAll, Gather, Scatter; 2.28.3+).
 	CECollectives bool `tuning:"reg.copyEngine"`
