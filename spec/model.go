@@ -969,7 +969,8 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.RingNetGDR, in.MinNetCount = res.RingNetGDR, res.MinNetCount
 	off := func(p *int64) bool { return p != nil && *p == 0 }
 	in.MNNVL, in.CrossClique, in.NVLDomainSize = c.MNNVL, c.CrossClique, c.NVLDomainSize
-	in.SymmetricSupport = in.DirectP2P && in.OneLSATeam() && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
+	// across nodes symmetric memory needs GIN (2.29.2+, ginState)
+	in.SymmetricSupport = in.DirectP2P && (in.OneLSATeam() || r.ginState().Symmetric) && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
 	// the per-operation verdicts that read the policy cite where it came
 	// from (the variable or config CTAPolicy)
 	c.ctaPolicy = c.settingsSet(nil, "NCCL_CTA_POLICY")

@@ -86,6 +86,8 @@ func consts2_29_2(rs *Ruleset) {
 	rs.SetConst("ConfigFields", configFieldsThrough("numRmaCtx"), Ref{Tag: tag2292, File: "src/nccl.h.in", Func: "ncclConfig_t"})
 	rs.SetConst("ConfigRmaCtxEnvMin", 1, Ref{Tag: tag2292, File: "src/init.cc", Func: "envConfigOverride"})
 	rs.SetConst("P2PChannelsBeforeProto", true, Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "addP2pToPlan"})
+	rs.SetConst("GinInternal", GinInternalNetRma, Ref{Tag: tag2292, File: "src/plugin/net.cc", Func: "ncclNetPluginInit, ncclNetPluginAssignToComm"})
+	rs.SetConst("GinSymSupport", 1, Ref{Tag: tag2292, File: "src/init.cc", Func: "initTransportsRank"})
 }
 
 func apply2_29_2(rs *Ruleset) {

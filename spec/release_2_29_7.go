@@ -26,6 +26,8 @@ var gin297 = ginLoader(Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclG
 
 func consts2_29_7(rs *Ruleset) {
 	rs.SetConst("GinABI", []int{12, 11}, Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
+	rs.SetConst("GinInternal", GinInternalIB, Ref{Tag: tag2297, File: "src/transport/net_ib/gin.cc", Func: "ncclGinIbInitType"})
+	rs.SetConst("GinSymSupport", 2, Ref{Tag: tag2297, File: "src/init.cc", Func: "initTransportsRank"})
 }
 
 func apply2_29_7(rs *Ruleset) {

@@ -31,6 +31,7 @@ func consts2_30_7(rs *Ruleset) {
 	rs.SetConst("ConfigRmaCtxEnvMin", 0, Ref{Tag: tag2307, File: "src/init.cc", Func: "envConfigOverride"})
 	rs.SetConst("GinABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
 	rs.SetConst("RmaABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/rma.cc", Func: "ncclRmaPluginLoad"})
+	rs.SetConst("GinInternal", GinInternalGdakiRma, Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "initPluginLibsOnceFunc, ncclGinPluginAssignToComm"})
 	rs.SetConst("SHMDirectOnly", true, Ref{Tag: tag2307, File: "src/transport/shm.cc", Func: "shmSendSetup"})
 }
 
