@@ -50,5 +50,11 @@ func tuningApply2_29_7(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.SymArgsBytes, 288, symKernelsH, "struct ncclSymkDevWorkArgs")
 	tuningSet(d, &t.SymLLLegacy, false, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymMultimemRanks, 2, "src/sym_kernels.cc", "ncclSymkInitOnce")
+	tuningSet(d, &t.SymGin, TuningSymGinRail, "src/sym_kernels.cc", "ncclSymkMask, queryModel_gin")
+	const smBw = "getSmBw_ReduceScatter_RailA2A"
+	tuningSet(d, &t.SymGinRsSmBw[0][0], 14.5e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[0][1], 9.85e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[1][0], 5.0e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[1][1], 2.25e9, "src/sym_kernels.cc", smBw)
 	return d.changes, tuningJoinErrs(d.errs)
 }

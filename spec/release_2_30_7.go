@@ -47,6 +47,12 @@ func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2307}
 	tuningSet(d, &t.CollNetChainSupport, true, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.RegNetRing, TuningRegNetRingNICs, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	const smBw = "getSmBw_ReduceScatter_RailA2A"
+	tuningSet(d, &t.SymGinRsSmBw[0][0], 13.7e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[0][1], 4.22e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[1][0], 26.6e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[1][1], 8.44e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsChunkEnv, true, "src/sym_kernels.cc", "ncclSymkRsGinChunkBytes")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
