@@ -116,8 +116,8 @@ const (
 	symMaskLL   uint32 = 1<<SymAllReduceAGxLLR | 1<<SymAllReduceAGxLLMCR | 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymReduceScatterLL
 	symMaskAG   uint32 = 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymAllGatherTmaST | 1<<SymAllGatherST | 1<<SymAllGatherTmaSTMC | 1<<SymAllGatherSTMC |
 		1<<SymAllGatherGinHierMCRing | 1<<SymAllGatherRailRingLsaSTMC
-	symMaskAR   uint32 = 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceAGxLLR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymAllReduceRSxLDAGxST | 1<<SymAllReduceRSxTmaLDAGxTmaST
-	symMaskRS   uint32 = 1<<SymReduceScatterLD | 1<<SymReduceScatterTmaLD | 1<<SymReduceScatterLDMC | 1<<SymReduceScatterLL |
+	symMaskAR uint32 = 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceAGxLLR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymAllReduceRSxLDAGxST | 1<<SymAllReduceRSxTmaLDAGxTmaST
+	symMaskRS uint32 = 1<<SymReduceScatterLD | 1<<SymReduceScatterTmaLD | 1<<SymReduceScatterLDMC | 1<<SymReduceScatterLL |
 		1<<SymReduceScatterRailA2ALsaLD | 1<<SymReduceScatterRailA2ALsaLDMC
 	// symMaskTMA: the TMA kernels (kernelMask_Tma, 2.30.3+), which need
 	// sm100 and NCCL_SYM_TMA_ENABLE=1.
