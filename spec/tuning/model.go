@@ -218,7 +218,10 @@ type Input struct {
 	// NVLSHeads is nvlsResources->nHeads (the NVLS heads of a node); MNNVL
 	// comm->MNNVL; CrossClique comm->p2pCrossClique (2.30.3+: ncclPrepareTasks
 	// makes no symmetric task list) and NVLDomainSize comm->nvlDomainSize.
-	NVLSHeads int `json:"nvlsHeads,omitempty"`
+	NVLSHeads     int  `json:"nvlsHeads,omitempty"`
+	MNNVL         bool `json:"mnnvl,omitempty"`
+	CrossClique   bool `json:"crossClique,omitempty"`
+	NVLDomainSize int  `json:"nvlDomainSize,omitempty"`
 	// MinNetBw is comm->minNetBw (GB/s, multi-node communicators; the GIN
 	// symmetric kernels' model). SymGinKernelsEnable is
 	// NCCL_SYM_GIN_KERNELS_ENABLE and SymRsGinChunkSize
@@ -226,9 +229,6 @@ type Input struct {
 	MinNetBw            float32 `json:"minNetBw,omitempty"`
 	SymGinKernelsEnable *int64  `json:"NCCL_SYM_GIN_KERNELS_ENABLE,omitempty"`
 	SymRsGinChunkSize   *int64  `json:"NCCL_SYM_RS_GIN_CHUNK_SIZE,omitempty"`
-	MNNVL               bool    `json:"mnnvl,omitempty"`
-	CrossClique         bool    `json:"crossClique,omitempty"`
-	NVLDomainSize       int     `json:"nvlDomainSize,omitempty"`
 	// AllDirectNVLink: every GPU pair of the node is one NVLink hop
 	// (comm->isAllDirectNvlink, ncclTopoPathAllDirectNVLink on the rank's
 	// own node: no NVB or C2C path).
