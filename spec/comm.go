@@ -17,6 +17,9 @@ import (
 // Err set; NCCL returns that error from ncclCommInitRank and no operation
 // runs.
 type Comm struct {
+	// gin is the communicator's GIN after init (Comm.GIN).
+	gin GINState
+
 	Release Version
 	System  *System
 	// Env is the effective environment: the request's variables, then the
@@ -206,6 +209,12 @@ type nodeState struct {
 	// the external GIN plugin's library and accepted version (2.28.7+)
 	ginLib *Library
 	ginABI int
+	// the GIN the communicator has (ginTypeNone, ginTypeProxy,
+	// ginTypeGDAKI; ncclGinState.ginType) and its name; the RMA object
+	// assigned (empty: none)
+	ginType int
+	ginName string
+	rmaName string
 }
 
 type pluginEntry struct {
@@ -309,6 +318,7 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		// MNNVL rule.
 		run.netPluginInfo()
 	}
+	c.gin = run.ginState()
 	c.Err = run.failed
 	return c, nil
 }

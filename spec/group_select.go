@@ -382,7 +382,7 @@ func (c *Comm) noSymmetricPath(n int) string {
 	if t.SymAllNVLink {
 		nvlink = ", and every GPU pair of the node one NVLink hop"
 	}
-	return "window buffers, but no symmetric path takes this operation (symmetric support needs one node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter, NCCL_SYM_KERNEL allowing" + nvlink + "): the cost table decides"
+	return "window buffers, but no symmetric path takes this operation (symmetric support needs one node or GIN on every node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter (across nodes the GIN kernels of 2.29.2+), NCCL_SYM_KERNEL and NCCL_SYM_GIN_KERNELS_ENABLE allowing" + nvlink + "): the cost table decides"
 }
 
 // symBuffers names an operation's buffers in a G-SEL-SIDE-1 verdict.

@@ -108,7 +108,10 @@ func TestMNNVLCliqueOfOneTray(t *testing.T) {
 // so symmetric memory is supported across the two NCCL nodes: a window
 // AllGather under CTA policy ZERO runs on the copy engines. Symmetric
 // kernels are still skipped (ncclPrepareTasks): a window AllReduce goes to
-// the cost table. Without cross-clique both run on the cost table.
+// the cost table. Without cross-clique the two cliques are two LSA teams
+// joined by GIN: symmetric memory still holds (globalGinSupport), the
+// copy engines do not (ncclCeAvailable), and the AllGather takes its GIN
+// kernel.
 //
 // Ref: v2.30.3-1 src/dev_runtime.cc computeLsaSize; src/init.cc
 // initTransportsRank (symmetricSupport); src/enqueue.cc ncclPrepareTasks,
@@ -121,7 +124,10 @@ func TestCrossCliqueWindows(t *testing.T) {
 		symSupport   bool
 		agPath, arPa string
 	}{
-		{Env{"NCCL_CTA_POLICY": "2"}, false, "", ""},
+		// two LSA teams over the trays' GIN: symmetric memory, no copy
+		// engines (ncclCeAvailable wants one LSA team); the AllGather
+		// takes the GIN kernel, the AllReduce has none
+		{Env{"NCCL_CTA_POLICY": "2"}, true, "symmetric", ""},
 		{Env{"NCCL_CTA_POLICY": "2", "NCCL_MNNVL_CROSS_CLIQUE": "1"}, true, "copy-engine", ""},
 		{Env{"NCCL_MNNVL_CROSS_CLIQUE": "1"}, true, "", ""},
 	} {

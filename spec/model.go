@@ -969,7 +969,8 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.RingNetGDR, in.MinNetCount = res.RingNetGDR, res.MinNetCount
 	off := func(p *int64) bool { return p != nil && *p == 0 }
 	in.MNNVL, in.CrossClique, in.NVLDomainSize = c.MNNVL, c.CrossClique, c.NVLDomainSize
-	in.SymmetricSupport = in.DirectP2P && in.OneLSATeam() && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
+	// across nodes symmetric memory needs GIN (2.29.2+, ginState)
+	in.SymmetricSupport = in.DirectP2P && (in.OneLSATeam() || r.ginState().Symmetric) && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
 	// the per-operation verdicts that read the policy cite where it came
 	// from (the variable or config CTAPolicy)
 	c.ctaPolicy = c.settingsSet(nil, "NCCL_CTA_POLICY")
@@ -996,6 +997,8 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.SymKernel, in.SymCTAs = str("NCCL_SYM_KERNEL"), num("NCCL_SYM_CTAS")
 	in.SymNoWinEnable, in.SymTMAEnable = num("NCCL_SYM_NOWIN_ENABLE"), num("NCCL_SYM_TMA_ENABLE")
 	in.NVLSHeads = res.NvlsHeads
+	in.MinNetBw = res.MinNetBw
+	in.SymGinKernelsEnable, in.SymRsGinChunkSize = num("NCCL_SYM_GIN_KERNELS_ENABLE"), num("NCCL_SYM_RS_GIN_CHUNK_SIZE")
 	in.SymCEThreshold, in.AllGatherVEnable = num("NCCL_SYM_CE_THRESHOLD"), num("NCCL_ALLGATHERV_ENABLE")
 	in.AggChannelSize, in.WorkFifoDepth = num("NCCL_AGG_CHANNEL_SIZE"), num("NCCL_WORK_FIFO_DEPTH")
 	in.WorkArgsBytes, in.WorkFifoBytes = num("NCCL_WORK_ARGS_BYTES"), num("NCCL_WORK_FIFO_BYTES")

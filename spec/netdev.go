@@ -100,7 +100,7 @@ func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int,
 	}
 	var line strings.Builder
 	for _, n := range s.node.NICs {
-		if !n.Active || !ifListMatch(hca, n.Name, n.Port) {
+		if !ibPortUsable(hca, n) {
 			continue
 		}
 		ll := n.LinkLayer
@@ -127,6 +127,12 @@ func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int,
 	}
 	logs = append(logs, "NET/IB : Using"+line.String()+" [RO]; OOB "+oobS)
 	return true, ndev, logs, fmt.Sprintf("%d active verbs port(s)", ndev)
+}
+
+// ibPortUsable: ncclIbInitDevices keeps an active port that NCCL_IB_HCA
+// (hca) matches.
+func ibPortUsable(hca string, n NIC) bool {
+	return n.Active && ifListMatch(hca, n.Name, n.Port)
 }
 
 func hcaNote(hca string) string {

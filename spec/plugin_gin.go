@@ -6,32 +6,31 @@ import (
 )
 
 // GIN (GPU-initiated networking, 2.28.7+) and RMA (2.30.3+) plugins. They
-// serve the device API and the symmetric GIN kernels, which decide no
-// algorithm, protocol or channel count gatesim models; their loaders are
-// modelled from "a library exists and exports an accepted symbol" to its
-// init and devices() (Library.Gin, Library.Rma). The internal IB GIN's
-// init (IB devices and GPUDirect RDMA) and type (proxy or GDAKI,
-// NCCL_GIN_TYPE) are not.
+// serve the device API and the symmetric GIN kernels of multi-node
+// communicators; their loaders are modelled from "a library exists and
+// exports an accepted symbol" to its init and devices() (Library.Gin,
+// Library.Rma), and the internal IB GIN's and RMA's init and type (proxy
+// or GDAKI, NCCL_GIN_TYPE) from the node's NICs (gin_internal.go).
 
 // ginInNet is G-GIN-1 of 2.28.7–2.29.3: ncclGinPlugin_vN is looked up in
 // the net plugin's library, after its CollNet symbol.
 func ginInNet(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-GIN-1", Layer: LayerABI, Title: "GIN plugin",
-		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN comes from the internal IB transport (proxy or GDAKI, NCCL_GIN_TYPE). If the GIN object's init fails or its devices() fails or reports 0 (Library.gin), ncclNetPluginInit disables it without a line and the communicator has no GIN. Otherwise ncclNetPluginAssignToComm assigns it with its net plugin, "Assigned GIN plugin %s to comm" (candidate), when that plugin is the communicator's network. GIN decides nothing gatesim models.`,
+		Doc:  `No GIN plugin of its own: ncclNetPluginLoad looks ncclGinPlugin_vN (GinABI: v11) up in each accepted external net plugin library, after its CollNet symbol ("NET/Plugin: Loaded gin plugin %s (v11)"). Without one, GIN is the internal IB net plugin's, assigned with the IB network only (NCCL_GIN_TYPE: unset GDAKI on an mlx5 port, the proxy when GDAKI's init fails; 2 the proxy; 3 GDAKI; other none; 2.28.7–2.28.9 keep a placeholder pointer and crash when no mlx5 port exists, 2.29.2 takes the proxy there and assigns the IB proxy as RMA: "Assigned RMA plugin GIN_IB_PROXY to comm"). If the GIN object's init fails or its devices() fails or reports 0 (Library.gin), ncclNetPluginInit disables it without a line and the communicator has no GIN. Otherwise ncclNetPluginAssignToComm assigns it with its net plugin, "Assigned GIN plugin %s to comm" (candidate), when that plugin is the communicator's network. From 2.29.2 a GIN object on every node (NCCL_CROSS_NIC not 0, no fused NIC) lets symmetric memory span nodes (Comm.GIN).`,
 		Ref:  ref,
 		Logs: []string{"NET/Plugin: Loaded gin plugin %s (v%d)", "Assigned GIN plugin %s to comm"},
 		node: true,
 		init: func(r *initRun) {
 			s := r.cur
 			if s.lib == nil || s.netABI == 0 {
-				r.emit(Verdict{Outcome: Skip, Why: "no external net plugin accepted: GIN is the internal IB transport's"})
+				r.ginInNetInternal("no external net plugin accepted", nil)
 				return
 			}
 			facts := []Fact{F("exports", joinInts(s.lib.GinSymbols)), F("accepts", joinInts(r.rs.Consts.GinABI))}
 			v := probe(s.lib.GinSymbols, r.rs.Consts.GinABI)
 			if v == 0 {
-				r.emit(Verdict{Outcome: Info, Why: "the net plugin's library exports no ncclGinPlugin symbol of " + joinInts(r.rs.Consts.GinABI) + ": GIN is the internal IB transport's", Facts: facts})
+				r.ginInNetInternal("the net plugin's library exports no ncclGinPlugin symbol of "+joinInts(r.rs.Consts.GinABI), facts)
 				return
 			}
 			loaded := []string{fmt.Sprintf("NET/Plugin: Loaded gin plugin %s (v%d)", ginName(s.lib), v)}
@@ -51,10 +50,80 @@ func ginInNet(ref Ref) *Rule {
 				r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library, which is not the communicator's network: not assigned", v), Facts: facts, Log: loaded})
 				return
 			}
-			r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library, assigned to the communicator with its network", v),
+			s.ginType, s.ginName = ginTypeGDAKI, ginName(s.lib)
+			r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: fmt.Sprintf("ncclGinPlugin_v%d in the net plugin's library, assigned to the communicator with its network (its device type taken as GDAKI)", v),
 				Facts: facts, Log: append(loaded, "Assigned GIN plugin "+ginName(s.lib)+" to comm")})
 		},
 	}
+}
+
+// ginInNetInternal is G-GIN-1's verdict of 2.28.7–2.29.3 without an
+// external GIN object: the internal IB net plugin's, when IB is the
+// communicator's network (ibGin.inNet).
+func (r *initRun) ginInNetInternal(noExt string, facts []Fact) {
+	s := r.cur
+	if s.chosen == nil || s.chosen.external != nil || s.chosen.name != "IB" {
+		net := "none"
+		if s.chosen != nil {
+			net = s.chosen.name
+		}
+		r.emit(Verdict{Outcome: Info, Why: noExt + "; the internal IB GIN comes only with the IB network, and the communicator's is " + net + ": no GIN", Facts: append(facts, F("network", net))})
+		return
+	}
+	g := r.ibGinOf(s)
+	o := g.inNet(r.rs.Consts.GinInternal)
+	facts = append(facts, g.facts()...)
+	if o.ginType == ginTypeNone {
+		r.emit(Verdict{Outcome: Info, Why: noExt + "; the IB network's GIN: " + o.why, Facts: facts})
+		return
+	}
+	s.ginType, s.ginName, s.rmaName = o.ginType, o.name, o.rma
+	r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: noExt + "; the IB network's GIN, assigned with it: " + o.why, Facts: append(facts, F("gin", ginTypeName(o.ginType))), Log: o.logs})
+}
+
+// ginInternal is G-GIN-1's verdict from 2.29.7 when no external GIN
+// plugin is assigned: the internal IB GIN (and, 2.29.7–2.30.4, its RMA),
+// or 2.30.7's GDAKI entry and the GIN proxy over the RMA plugin.
+// gdakiIdx is the GDAKI entry's index in ncclGinInit's list.
+func (r *initRun) ginInternal(lead string, facts []Fact, logs []string, gdakiIdx int, kindLines bool) {
+	s := r.cur
+	g := r.ibGinOf(s)
+	facts = append(facts, g.facts()...)
+	var o ginOutcome
+	if r.rs.Consts.GinInternal == GinInternalGdakiRma {
+		o = g.gdakiThenProxy(gdakiIdx, s.rmaName)
+	} else {
+		o = g.ginIB()
+	}
+	logs = append(logs, o.logs...)
+	if o.ginType == ginTypeNone {
+		fail := "Failed to initialize any GIN plugin"
+		if kindLines {
+			fail = "GIN/Plugin: " + fail
+		}
+		r.emit(Verdict{Outcome: Info, Why: lead + "; the internal IB GIN: " + o.why + ": no GIN", Facts: facts, Log: append(logs, fail)})
+		return
+	}
+	s.ginType, s.ginName = o.ginType, o.name
+	if o.rma != "" {
+		s.rmaName = o.rma
+	}
+	r.ginEnableGate(&facts)
+	r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: lead + "; the internal IB GIN, assigned: " + o.why, Facts: append(facts, F("gin", ginTypeName(s.ginType))), Log: logs})
+}
+
+// ginEnableGate is setLocalGinType of 2.29.7–2.30.4: with NCCL_GIN_ENABLE=0
+// the assigned plugin's type is NCCL_GIN_TYPE_NONE (the communicator has
+// no GIN for symmetric memory). 2.28.7–2.29.3 and 2.30.7 read the
+// variable only when GIN connects.
+//
+// Ref: v2.29.7-1 src/gin/gin_host.cc setLocalGinType
+func (r *initRun) ginEnableGate(facts *[]Fact) {
+	if r.rs.Consts.GinInternal != GinInternalIB || r.param("NCCL_GIN_ENABLE") != 0 {
+		return
+	}
+	r.cur.ginType = ginTypeNone
+	*facts = append(*facts, F("NCCL_GIN_ENABLE", 0), F("gin_type", "none (setLocalGinType)"))
 }
 
 func ginName(l *Library) string {
@@ -187,6 +256,20 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 	return done(nil, 0, tried)
 }
 
+// entries is the number of list entries the loader keeps (NCCL_*_PLUGIN's
+// list, or the default library).
+func (p listPlugin) entries(r *initRun) int {
+	val, set := r.env.Lookup(p.env)
+	switch {
+	case !set:
+		return 1
+	case strings.EqualFold(val, "none"):
+		return 0
+	}
+	entries, _ := pluginList(p.env, val, p.maxEntries, p.limitShown)
+	return len(entries)
+}
+
 // assigned is the line NCCL prints when it assigns the plugin named
 // name to the communicator (ncclGinPluginAssignToComm,
 // ncclRmaPluginAssignToComm). 2.30.7's GIN line gives the device type: an
@@ -239,17 +322,21 @@ func ginLoader(ref Ref, doc string, p listPlugin) *Rule {
 			s := r.cur
 			lib, v, logs, facts, disabled := p.walk(r)
 			if lib == nil {
-				r.emit(Verdict{Outcome: Info, Why: noExternal("GIN", "the internal IB GIN", disabled), Facts: facts, Log: logs})
+				// the internal entries follow the list and the net
+				// plugin's library
+				r.ginInternal(noExternal("GIN", "the internal IB GIN", disabled), facts, logs, p.entries(r)+len(p.reuse(s)), p.kindLines)
 				return
 			}
 			s.ginLib, s.ginABI = lib, v
+			s.ginType, s.ginName = ginTypeGDAKI, ginName(lib)
+			r.ginEnableGate(&facts)
 			via := ""
 			if lib == s.lib {
 				via = " (the net plugin's library)"
 			}
 			// assigned to the communicator, as a network's "Assigned
 			// NET plugin" is: a candidate (it decides no operation)
-			r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: fmt.Sprintf("ncclGinPlugin_v%d in %s%s, assigned to the communicator", v, lib.Path, via),
+			r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: fmt.Sprintf("ncclGinPlugin_v%d in %s%s, assigned to the communicator (its device type taken as GDAKI)", v, lib.Path, via),
 				Facts: facts, Log: append(logs, p.assigned(ginName(lib)))})
 		},
 	}
@@ -267,14 +354,18 @@ func ginLoader(ref Ref, doc string, p listPlugin) *Rule {
 func rmaInGin(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-RMA-1", Layer: LayerABI, Title: "RMA plugin",
-		Doc:  `No RMA plugin of its own: with the GIN plugin's accepted version, ncclGinPluginLoad takes that version's RMA object: ncclRmaPlugin_v13 beside ncclGinPlugin_v13 (RmaABI; "NET/Plugin: Loaded rma plugin %s (v13)"), the GIN struct itself for v12 and v11. It leaves that object's state at LoadReady, and ncclGinPluginInit initialises an RMA object only from InitReady (the internal IB proxy's start there): an external GIN plugin's RMA is never initialised nor assigned ("Assigned RMA plugin %s to comm" is never printed for it), and since ncclGinInit stops at the assigned external GIN plugin, the communicator has no RMA. Without an external GIN plugin, RMA is the internal IB proxy's (its init is not modelled). RMA decides nothing gatesim models.`,
+		Doc:  `No RMA plugin of its own: with the GIN plugin's accepted version, ncclGinPluginLoad takes that version's RMA object: ncclRmaPlugin_v13 beside ncclGinPlugin_v13 (RmaABI; "NET/Plugin: Loaded rma plugin %s (v13)"), the GIN struct itself for v12 and v11. It leaves that object's state at LoadReady, and ncclGinPluginInit initialises an RMA object only from InitReady (the internal IB proxy's start there): an external GIN plugin's RMA is never initialised nor assigned ("Assigned RMA plugin %s to comm" is never printed for it), and since ncclGinInit stops at the assigned external GIN plugin, the communicator has no RMA. Without an external GIN plugin, RMA is the internal IB proxy's, assigned by G-GIN-1 with the internal GIN. RMA decides nothing gatesim models.`,
 		Ref:  ref,
 		Logs: []string{"NET/Plugin: Loaded rma plugin %s (v%d)"},
 		node: true,
 		init: func(r *initRun) {
 			s := r.cur
 			if s.ginLib == nil {
-				r.emit(Verdict{Outcome: Skip, Why: "no external GIN plugin: RMA is the internal IB proxy's"})
+				if s.rmaName != "" {
+					r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: "no external GIN plugin: the internal IB GIN's RMA object " + s.rmaName + " is assigned with it (G-GIN-1)"})
+					return
+				}
+				r.emit(Verdict{Outcome: Skip, Why: "no external GIN plugin and the internal IB GIN assigned no RMA object (G-GIN-1)"})
 				return
 			}
 			facts := []Fact{F("gin_abi", s.ginABI), F("exports", joinInts(s.ginLib.RmaSymbols)), F("accepts", joinInts(r.rs.Consts.RmaABI))}
@@ -301,13 +392,25 @@ func rmaLoader(ref Ref, doc string, p listPlugin) *Rule {
 	return &Rule{
 		ID: "G-RMA-1", Layer: LayerLibrary, Title: "RMA plugin", Doc: doc, Ref: ref, node: true,
 		Logs: []string{"NCCL_RMA_PLUGIN set by environment to %s", "RMA/Plugin: Could not find:%s", p.loaded,
-			"RMA/Plugin: Successfully loaded external plugin %s", "RMA/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclRma: %p"},
+			"RMA/Plugin: Successfully loaded external plugin %s", "RMA/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclRma: %p",
+			"RMA/Plugin: Assigned plugin %s to comm", "RMA/Plugin: Failed to initialize any plugin"},
 		init: func(r *initRun) {
+			s := r.cur
 			lib, v, logs, facts, disabled := p.walk(r)
 			if lib == nil {
-				r.emit(Verdict{Outcome: Info, Why: noExternal("RMA", "the internal IB proxy RMA", disabled), Facts: facts, Log: logs})
+				g := r.ibGinOf(s)
+				ok, why, more := g.rmaIBProxy()
+				facts, logs = append(facts, g.facts()...), append(logs, more...)
+				lead := noExternal("RMA", "the internal IB proxy RMA", disabled)
+				if !ok {
+					r.emit(Verdict{Outcome: Info, Why: lead + "; RMA_IB_PROXY: " + why + ": no RMA", Facts: facts, Log: append(logs, "RMA/Plugin: Failed to initialize any plugin")})
+					return
+				}
+				s.rmaName = "RMA_IB_PROXY"
+				r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: lead + "; assigned: " + why, Facts: facts, Log: append(logs, p.assigned(s.rmaName))})
 				return
 			}
+			s.rmaName = rmaName(lib)
 			r.emit(Verdict{Outcome: Pass, Level: LevelCandidate, Why: fmt.Sprintf("ncclRmaPlugin_v%d in %s, assigned to the communicator", v, lib.Path),
 				Facts: facts, Log: append(logs, p.assigned(rmaName(lib)))})
 		},

@@ -80,7 +80,7 @@ var ginCases = []ginCase{
 		}},
 	{name: "no plugin at all", rule: "G-GIN-1",
 		want: map[Version]loaderWant{
-			V2_28_7: {Skip, nil},
+			V2_28_7: {Info, nil},
 			V2_29_7: {Info, []string{"GIN/Plugin: Could not find: libnccl-gin.so"}},
 		}},
 	{name: "libnccl-gin.so v13 with RMA", rule: "G-GIN-1", libs: []Library{ginLib13},
@@ -98,7 +98,7 @@ var ginCases = []ginCase{
 		}},
 	{name: "NCCL_GIN_PLUGIN=x, a v12 GIN", rule: "G-GIN-1", libs: []Library{ginLib12}, env: Env{"NCCL_GIN_PLUGIN": "x"},
 		want: map[Version]loaderWant{
-			V2_28_9: {Skip, nil},
+			V2_28_9: {Info, nil},
 			V2_29_7: {Pass, []string{"NCCL_GIN_PLUGIN set by environment to x", "NET/Plugin: Loaded gin plugin G12 (v12)"}},
 		}},
 	{name: "v12 GIN is its own RMA, never initialised", rule: "G-RMA-1", libs: []Library{ginLib12}, env: Env{"NCCL_GIN_PLUGIN": "x"},
@@ -171,7 +171,7 @@ func TestGinRmaInitFails(t *testing.T) {
 			why: "devices() reports 0, so GIN is disabled", logs: []string{"NET/Plugin: Loaded gin plugin NetGin (v11)"}},
 		{name: "the net plugin's GIN, init fails", v: V2_29_7, rule: "G-GIN-1", libs: []Library{withGin(netGin, initFails)}, out: Info,
 			why:  "no external GIN plugin initialises (/opt/net/libnccl-net.so: init() fails: ncclSystemError; each is disabled): the internal IB GIN is tried",
-			logs: []string{"GIN/Plugin: Could not find: libnccl-gin.so", "NET/Plugin: Loaded gin plugin NetGin (v11)", "Successfully loaded external gin plugin /opt/net/libnccl-net.so"}},
+			logs: []string{"GIN/Plugin: Could not find: libnccl-gin.so", "NET/Plugin: Loaded gin plugin NetGin (v11)", "Successfully loaded external gin plugin /opt/net/libnccl-net.so", "Failed to initialize any GIN plugin"}},
 		{name: "libnccl-gin.so without devices, the net plugin's GIN next", v: V2_30_3, rule: "G-GIN-1", libs: []Library{withGin(ginLib13, noDevices), netGin}, out: Pass,
 			why: "ncclGinPlugin_v11 in /opt/net/libnccl-net.so (the net plugin's library)",
 			logs: []string{"NET/Plugin: Loaded gin plugin G13 (v13)", "Successfully loaded external gin plugin /opt/g/libnccl-gin.so",
@@ -181,10 +181,10 @@ func TestGinRmaInitFails(t *testing.T) {
 		{name: "libnccl-gin.so and the net plugin's GIN both fail", v: V2_30_7, rule: "G-GIN-1", libs: []Library{withGin(ginLib13, initFails), withGin(netGin13, noDevices)}, out: Info,
 			why: "(/opt/g/libnccl-gin.so: init() fails: ncclSystemError; /opt/net/libnccl-net.so: devices() reports 0; each is disabled)",
 			logs: []string{"GIN/Plugin: Loaded gin plugin G13 (v13)", "GIN/Plugin: Successfully loaded external plugin /opt/g/libnccl-gin.so",
-				"GIN/Plugin: Loaded gin plugin NetGin13 (v13)", "GIN/Plugin: Successfully loaded external plugin /opt/net/libnccl-net.so"}},
+				"GIN/Plugin: Loaded gin plugin NetGin13 (v13)", "GIN/Plugin: Successfully loaded external plugin /opt/net/libnccl-net.so", "GIN/Plugin: Failed to initialize any GIN plugin"}},
 		{name: "libnccl-rma.so, init fails", v: V2_30_7, rule: "G-RMA-1", libs: []Library{withRma(rmaLib, initFails)}, out: Info,
 			why:  "no external RMA plugin initialises (/opt/r/libnccl-rma.so: init() fails: ncclSystemError; each is disabled): the internal IB proxy RMA is tried",
-			logs: []string{"RMA/Plugin: Loaded rma plugin R14 (v14)", "RMA/Plugin: Successfully loaded external plugin /opt/r/libnccl-rma.so"}},
+			logs: []string{"RMA/Plugin: Loaded rma plugin R14 (v14)", "RMA/Plugin: Successfully loaded external plugin /opt/r/libnccl-rma.so", "RMA/Plugin: Failed to initialize any plugin"}},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%s", c.v, c.name), func(t *testing.T) {

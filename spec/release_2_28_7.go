@@ -100,6 +100,9 @@ func consts2_28_7(rs *Ruleset) {
 	rs.SetConst("P2PTypeLog", 3, Ref{Tag: tag287, File: "src/transport.cc", Func: "ncclTransportCheckP2pType"})
 	rs.SetConst("P2PBatchEpoch", true, Ref{Tag: tag287, File: "src/enqueue.cc", Func: "addWorkBatchToPlan"})
 	rs.SetConst("ConfigResetLog", true, Ref{Tag: tag287, File: "src/init.cc", Func: "envConfigOverride"})
+	rs.SetConst("GinInternal", GinInternalNet, Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "initPluginLibsOnceFunc, ncclNetPluginInit"})
+	rs.SetParamDefault("NCCL_GIN_TYPE", -1, Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclParamGinType"})
+	rs.SetParamDefault("NCCL_GIN_ENABLE", 1, Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclParamGinEnable"})
 }
 
 // tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow

@@ -54,6 +54,7 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.SymLLLegacy, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymNoWin, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymAllNVLink, true, "src/sym_kernels.cc", "ncclSymkAvailable")
+	tuningSet(d, &t.SymGin, TuningSymGinHier, "src/sym_kernels.cc", "ncclSymkMask, queryModel_gin")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
@@ -87,6 +88,8 @@ func consts2_29_2(rs *Ruleset) {
 	rs.SetConst("ConfigRmaCtxEnvMin", 1, Ref{Tag: tag2292, File: "src/init.cc", Func: "envConfigOverride"})
 	rs.SetConst("P2PChannelsBeforeProto", true, Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "addP2pToPlan"})
 	rs.SetConst("P2PBatchPassEpoch", true, Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "ncclAddWorkBatchToPlan"})
+	rs.SetConst("GinInternal", GinInternalNetRma, Ref{Tag: tag2292, File: "src/plugin/net.cc", Func: "ncclNetPluginInit, ncclNetPluginAssignToComm"})
+	rs.SetConst("GinSymSupport", 1, Ref{Tag: tag2292, File: "src/init.cc", Func: "initTransportsRank"})
 }
 
 func apply2_29_2(rs *Ruleset) {

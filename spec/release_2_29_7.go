@@ -21,12 +21,14 @@ var release2_29_7 = Release{
 // gin297 is the GIN plugin's own loader (src/plugin/gin.cc), ncclGinInit
 // right after ncclNetInit.
 var gin297 = ginLoader(Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclGinInit"},
-	`NCCL_GIN_PLUGIN set: logged; "none" (any case) gives no external entry, otherwise a comma list (empty items skipped, at most 15 entries, names of 255+ characters ignored); unset: libnccl-gin.so. Each entry is opened by the common loader (the name, then libnccl-gin-<name>.so unless it has a '/' or is lib*.so) and probed for ncclGinPlugin_vN over GinABI, newest first ("NET/Plugin: Loaded gin plugin %s (vN)"; "Successfully loaded external gin plugin %s" for every opened entry, symbol or not); then the net plugin's library; then the internal IB GIN. The first entry whose GIN initialises is assigned: one whose init fails or whose devices() fails or reports 0 (Library.gin) is disabled without a line and the next is tried; when none initialises, the internal IB GIN's init (not modelled) decides, and if it fails too NCCL prints "Failed to initialize any GIN plugin" and the communicator has no GIN (init still succeeds). GIN decides nothing gatesim models.`,
+	`NCCL_GIN_PLUGIN set: logged; "none" (any case) gives no external entry, otherwise a comma list (empty items skipped, at most 15 entries, names of 255+ characters ignored); unset: libnccl-gin.so. Each entry is opened by the common loader (the name, then libnccl-gin-<name>.so unless it has a '/' or is lib*.so) and probed for ncclGinPlugin_vN over GinABI, newest first ("NET/Plugin: Loaded gin plugin %s (vN)"; "Successfully loaded external gin plugin %s" for every opened entry, symbol or not); then the net plugin's library; then the internal IB GIN. The first entry whose GIN initialises is assigned: one whose init fails or whose devices() fails or reports 0 (Library.gin) is disabled without a line and the next is tried; when none initialises, the internal "GIN_IB" entry becomes GDAKI or the proxy (ncclGinIbInitType: IB devices; NCCL_GIN_TYPE 3, 2, unset: GDAKI then the proxy, other "NET_IB: no support for GIN type %ld"; GDAKI needs an mlx5 port and nvidia_peermem or DMA-BUF, the proxy a peer-memory module or DMA-BUF, else "Unable to use GIN: Peermem is not supported, nor DMA-BUF."), assigned with the IB proxy as RMA ("Assigned RMA plugin GIN_IB_PROXY to comm"); if it fails too NCCL prints "Failed to initialize any GIN plugin" and the communicator has no GIN (init still succeeds). NCCL_GIN_ENABLE=0 leaves the assigned GIN of type none (setLocalGinType). The ranks' GIN types feed symmetric memory across nodes (Comm.GIN).`,
 	listPluginAt(ginKind, 15, 14, "NET/Plugin: Loaded gin plugin %s (v%d)", false))
 
 func consts2_29_7(rs *Ruleset) {
 	rs.SetConst("GinABI", []int{12, 11}, Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
 	rs.SetConst("P2PResumeRound", true, Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, ncclLaunchPrepare"})
+	rs.SetConst("GinInternal", GinInternalIB, Ref{Tag: tag2297, File: "src/transport/net_ib/gin.cc", Func: "ncclGinIbInitType"})
+	rs.SetConst("GinSymSupport", 2, Ref{Tag: tag2297, File: "src/init.cc", Func: "initTransportsRank"})
 }
 
 func apply2_29_7(rs *Ruleset) {
@@ -50,5 +52,11 @@ func tuningApply2_29_7(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.SymArgsBytes, 288, symKernelsH, "struct ncclSymkDevWorkArgs")
 	tuningSet(d, &t.SymLLLegacy, false, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymMultimemRanks, 2, "src/sym_kernels.cc", "ncclSymkInitOnce")
+	tuningSet(d, &t.SymGin, TuningSymGinRail, "src/sym_kernels.cc", "ncclSymkMask, queryModel_gin")
+	const smBw = "getSmBw_ReduceScatter_RailA2A"
+	tuningSet(d, &t.SymGinRsSmBw[0][0], 14.5e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[0][1], 9.85e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[1][0], 5.0e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[1][1], 2.25e9, "src/sym_kernels.cc", smBw)
 	return d.changes, tuningJoinErrs(d.errs)
 }

@@ -31,21 +31,28 @@ func consts2_30_7(rs *Ruleset) {
 	rs.SetConst("ConfigRmaCtxEnvMin", 0, Ref{Tag: tag2307, File: "src/init.cc", Func: "envConfigOverride"})
 	rs.SetConst("GinABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
 	rs.SetConst("RmaABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/rma.cc", Func: "ncclRmaPluginLoad"})
+	rs.SetConst("GinInternal", GinInternalGdakiRma, Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "initPluginLibsOnceFunc, ncclGinPluginAssignToComm"})
 	rs.SetConst("SHMDirectOnly", true, Ref{Tag: tag2307, File: "src/transport/shm.cc", Func: "shmSendSetup"})
 }
 
 var gin307 = ginLoader(Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "ncclGinInit"},
-	`2.29.7's loader (NCCL_GIN_PLUGIN or libnccl-gin.so, then the net plugin's library, then the internal IB GIN, GDAKI before the proxy) with at most 13 list entries, GinABI v14, v13, and per-entry lines "GIN/Plugin: Loaded gin plugin %s (vN)" and "GIN/Plugin: Successfully loaded external plugin %s", or "GIN/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclGin: %p". An entry whose init or devices() fails, or reports 0 devices, is disabled and the next is tried ("GIN/Plugin: Failed to initialize any GIN plugin" when none, the internal IB GIN included, initialises). It runs after the RMA loader. GIN decides nothing gatesim models.`,
+	`2.29.7's loader (NCCL_GIN_PLUGIN or libnccl-gin.so, then the net plugin's library, then the internal IB GIN, GDAKI before the proxy) with at most 13 list entries, GinABI v14, v13, and per-entry lines "GIN/Plugin: Loaded gin plugin %s (vN)" and "GIN/Plugin: Successfully loaded external plugin %s", or "GIN/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclGin: %p". An entry whose init or devices() fails, or reports 0 devices, is disabled and the next is tried The internal entries: GIN_IB_GDAKI (NCCL_GIN_TYPE unset or 3, an mlx5 port, nvidia_peermem or DMA-BUF; "GIN/Plugin: Assigned plugin GIN_IB_GDAKI type 3 to comm"), then the GIN proxy over the RMA plugin G-RMA-1 assigned (type 2, named after it; NCCL_GIN_TYPE=3 prints "GIN/Plugin: Skipping plugin %s index %d type %d: NCCL_GIN_TYPE=%ld requested"). "GIN/Plugin: Failed to initialize any GIN plugin" when none initialises. It runs after the RMA loader.`,
 	listPluginAt(ginKind, 13, 13, "GIN/Plugin: Loaded gin plugin %s (v%d)", true))
 
 var rma307 = rmaLoader(Ref{Tag: tag2307, File: "src/plugin/rma.cc", Func: "ncclRmaInit"},
-	`The RMA plugin's own loader, run between ncclNetInit and ncclGinInit: NCCL_RMA_PLUGIN set: logged; "none" gives no external entry, otherwise a comma list (at most 13 entries); unset: libnccl-rma.so. Each entry is opened by the common loader and probed for ncclRmaPlugin_vN over RmaABI (v14, v13; "RMA/Plugin: Loaded rma plugin %s (vN)", then "RMA/Plugin: Successfully loaded external plugin %s" or "RMA/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclRma: %p"); then the GIN plugin's library (not open yet on a process's first communicator), the net plugin's library, and the internal IB proxy RMA. An entry whose init or devices() fails, or reports 0 devices (Library.rma), is disabled and the next is tried ("RMA/Plugin: Failed to initialize any plugin" when none, the internal one included, initialises; communicator init still succeeds). RMA decides nothing gatesim models.`,
+	`The RMA plugin's own loader, run between ncclNetInit and ncclGinInit: NCCL_RMA_PLUGIN set: logged; "none" gives no external entry, otherwise a comma list (at most 13 entries); unset: libnccl-rma.so. Each entry is opened by the common loader and probed for ncclRmaPlugin_vN over RmaABI (v14, v13; "RMA/Plugin: Loaded rma plugin %s (vN)", then "RMA/Plugin: Successfully loaded external plugin %s" or "RMA/Plugin: Failed to load external plugin %s, dlHandle: %p, ncclRma: %p"); then the GIN plugin's library (not open yet on a process's first communicator), the net plugin's library, and the internal RMA_IB_PROXY (IB devices and a peer-memory module or the first device's DMA-BUF). An entry whose init or devices() fails, or reports 0 devices (Library.rma), is disabled and the next is tried ("RMA/Plugin: Failed to initialize any plugin" when none, the internal one included, initialises; communicator init still succeeds). RMA decides nothing gatesim models.`,
 	listPluginAt(rmaKind, 13, 13, "RMA/Plugin: Loaded rma plugin %s (v%d)", true))
 
 func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2307}
 	tuningSet(d, &t.CollNetChainSupport, true, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.RegNetRing, TuningRegNetRingNICs, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	const smBw = "getSmBw_ReduceScatter_RailA2A"
+	tuningSet(d, &t.SymGinRsSmBw[0][0], 13.7e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[0][1], 4.22e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[1][0], 26.6e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsSmBw[1][1], 8.44e9, "src/sym_kernels.cc", smBw)
+	tuningSet(d, &t.SymGinRsChunkEnv, true, "src/sym_kernels.cc", "ncclSymkRsGinChunkBytes")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

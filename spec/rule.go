@@ -142,6 +142,12 @@ type Consts struct {
 	// (empty before GIN, 2.28.7); RmaABI the ncclRmaPlugin_vN versions
 	// (empty before 2.30.3).
 	GinABI, RmaABI []int
+	// GinInternal is how the internal IB GIN and RMA initialise
+	// (GinInternalNet ... GinInternalGdakiRma; 0 before GIN). GinSymSupport
+	// is how comm->symmetricSupport reads the GIN state across nodes:
+	// 0 not at all (up to 2.29.1), 1 ginSupport (2.29.2–2.29.3), 2
+	// globalGinSupport (2.29.7+).
+	GinInternal, GinSymSupport int
 	// MaxChannels is MAXCHANNELS.
 	MaxChannels int
 	// NVLSChannelsSM90, NVLSChannelsSM100 (single node / NVL) and

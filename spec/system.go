@@ -145,6 +145,46 @@ type Driver struct {
 	// as not supported (GeForce boards on NVIDIA's driver): NCCL then routes
 	// GPU-to-GPU paths through the CPU (topo.Options.P2PNotSupported).
 	P2PNotSupported bool `json:"p2p_not_supported,omitempty"`
+	// PeerMem is the GPUDirect RDMA kernel module loaded: "nvidia_peermem"
+	// (/sys/module/nvidia_peermem), "nv_peer_mem" (the legacy
+	// /sys/kernel/mm/memory_peers/nv_mem[_nc]), or "none". Empty:
+	// nvidia_peermem when a NIC has gdr, else none. The internal IB GIN's
+	// GDAKI backend accepts only nvidia_peermem, its proxy either
+	// (PeerMemOf).
+	PeerMem string `json:"peermem,omitempty"`
+	// CuMemGDR is CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED
+	// of the node's GPUs (the GIN support of 2.29.7+ needs it on every
+	// rank). nil: the same as CuMem.
+	CuMemGDR *bool `json:"cumem_gdr,omitempty"`
+}
+
+// Peer-memory modules (Driver.PeerMem).
+const (
+	PeerMemNvidia = "nvidia_peermem"
+	PeerMemLegacy = "nv_peer_mem"
+	PeerMemNone   = "none"
+)
+
+// PeerMemOf is the node's peer-memory module with Driver.PeerMem's
+// default applied.
+func (n *Node) PeerMemOf() string {
+	if n.Driver.PeerMem != "" {
+		return n.Driver.PeerMem
+	}
+	for _, x := range n.NICs {
+		if x.GDR {
+			return PeerMemNvidia
+		}
+	}
+	return PeerMemNone
+}
+
+// CuMemGDROf is Driver.CuMemGDR with its default applied.
+func (n *Node) CuMemGDROf() bool {
+	if n.Driver.CuMemGDR != nil {
+		return *n.Driver.CuMemGDR
+	}
+	return n.Driver.CuMem
 }
 
 // NIC is one verbs port.
@@ -164,6 +204,33 @@ type NIC struct {
 	// NIC (a dual-port ConnectX), which NCCL fuses (G-TOPO-VNIC-1). Empty:
 	// a NIC of its own.
 	BusID string `json:"bus_id,omitempty"`
+	// Provider is the verbs provider (mlx5dv_is_supported): "mlx5" or
+	// "other". Empty: mlx5 when the name starts with "mlx5", else other.
+	// Only mlx5 devices serve the internal IB GIN's GDAKI backend.
+	Provider string `json:"provider,omitempty"`
+	// DMABuf is the kernel's DMA-BUF support for this device
+	// (ibv_reg_dmabuf_mr not refused with EOPNOTSUPP); default false.
+	// The internal IB GIN checks the first device's when no peer-memory
+	// module serves it.
+	DMABuf bool `json:"dmabuf,omitempty"`
+}
+
+// NIC providers (NIC.Provider).
+const (
+	ProviderMLX5  = "mlx5"
+	ProviderOther = "other"
+)
+
+// ProviderOf is the NIC's verbs provider with NIC.Provider's default
+// applied.
+func (n NIC) ProviderOf() string {
+	if n.Provider != "" {
+		return n.Provider
+	}
+	if strings.HasPrefix(n.Name, "mlx5") {
+		return ProviderMLX5
+	}
+	return ProviderOther
 }
 
 // Library is a shared object on a node and what NCCL finds in it.
@@ -559,6 +626,14 @@ func (s *System) Validate() error {
 			if n.LinkLayer != "" && n.LinkLayer != "IB" && n.LinkLayer != "RoCE" {
 				return fmt.Errorf("%s: nic %d (%s): link_layer %q: expected IB or RoCE", where, j, n.Name, n.LinkLayer)
 			}
+			if n.Provider != "" && n.Provider != ProviderMLX5 && n.Provider != ProviderOther {
+				return fmt.Errorf("%s: nic %d (%s): provider %q: expected mlx5 or other", where, j, n.Name, n.Provider)
+			}
+		}
+		switch nd.Driver.PeerMem {
+		case "", PeerMemNvidia, PeerMemLegacy, PeerMemNone:
+		default:
+			return fmt.Errorf("%s: driver: peermem %q: expected nvidia_peermem, nv_peer_mem or none", where, nd.Driver.PeerMem)
 		}
 	}
 	return nil

@@ -53,4 +53,6 @@ const (
 	TuningRegCollNetNone   = tuning.RegCollNetNone
 	TuningRegNetRingOne    = tuning.RegNetRingOne
 	TuningRegNetRingNICs   = tuning.RegNetRingNICs
+	TuningSymGinHier       = tuning.SymGinHier
+	TuningSymGinRail       = tuning.SymGinRail
 )

@@ -150,6 +150,9 @@ type Result struct {
 	// NChannels. Channel c of a later step is a copy of channel c-n of the
 	// step before, n its count.
 	ChannelCopies []int `json:"channelCopies"`
+	// MinNetBw is comm->minNetBw (GB/s) of a multi-node communicator,
+	// ncclTopoGetMinNetBw least over every rank; 0 on one node.
+	MinNetBw float32 `json:"-"`
 	// NvlsHeads is the smallest number of distinct NVLS heads of a node
 	// (ncclTopoPostset minHeadNum); CollNetDirectHeads the distinct heads of
 	// rank 0's CollNetDirect graph over the channel count the ranks agreed
@@ -744,6 +747,11 @@ func (r *Result) consensus(ps *pathState) error {
 		// every rank's ring connections and NICs, combined as the ranks'
 		// exchange does: useGdr and-ed, minNetCount the least
 		// (identical nodes share their model: each is worked out once)
+		bw, err := r.minNetBw(ps)
+		if err != nil {
+			return err
+		}
+		r.MinNetBw = bw
 		r.RingNetGDR, r.MinNetCount = true, 0
 		for i, n := range r.distinctNodes() {
 			gdr, err := ringNetGDR(ps, n, nChannels)

@@ -222,6 +222,13 @@ type Input struct {
 	MNNVL         bool `json:"mnnvl,omitempty"`
 	CrossClique   bool `json:"crossClique,omitempty"`
 	NVLDomainSize int  `json:"nvlDomainSize,omitempty"`
+	// MinNetBw is comm->minNetBw (GB/s, multi-node communicators; the GIN
+	// symmetric kernels' model). SymGinKernelsEnable is
+	// NCCL_SYM_GIN_KERNELS_ENABLE and SymRsGinChunkSize
+	// NCCL_SYM_RS_GIN_CHUNK_SIZE (nil: unset).
+	MinNetBw            float32 `json:"minNetBw,omitempty"`
+	SymGinKernelsEnable *int64  `json:"NCCL_SYM_GIN_KERNELS_ENABLE,omitempty"`
+	SymRsGinChunkSize   *int64  `json:"NCCL_SYM_RS_GIN_CHUNK_SIZE,omitempty"`
 	// AllDirectNVLink: every GPU pair of the node is one NVLink hop
 	// (comm->isAllDirectNvlink, ncclTopoPathAllDirectNVLink on the rank's
 	// own node: no NVB or C2C path).
@@ -260,8 +267,8 @@ func (in *Input) symComm(maxChannels int) *symComm {
 
 // OneLSATeam says ncclTeamLsa spans every rank: one node, or (2.30.3+)
 // cross-clique MNNVL over an NVL domain that is the whole communicator.
-// comm->symmetricSupport needs it (no GIN is modelled), and ncclSymkMask
-// keeps the LSA kernels only then.
+// Without it comm->symmetricSupport needs GIN (2.29.2+), and ncclSymkMask
+// keeps the GIN kernels instead of the LSA ones.
 //
 // Ref: v2.30.3-1 src/dev_runtime.cc computeLsaSize; src/init.cc
 // initTransportsRank; src/sym_kernels.cc ncclSymkMask

@@ -1787,8 +1787,9 @@ func (m *Model) netRingChannels(t *tuningTask) (int, bool) {
 }
 
 // windowed says whether an operation's buffers are symmetric windows on a
-// communicator with symmetric support (one node, direct P2P, windows and
-// cuMem on) in a release that has the symmetric paths.
+// communicator with symmetric support (one node or GIN on every node,
+// direct P2P, windows and cuMem on) in a release that has the symmetric
+// paths.
 func (m *Model) windowed(o Call) bool {
 	return o.Buffers == nccl.BuffersWindow && m.Tuning.Symmetric && m.In.SymmetricSupport
 }
@@ -1804,10 +1805,12 @@ func (m *Model) windowed(o Call) bool {
 // (CEAllGatherSM100).
 //
 // Ref: v2.28.9-1 src/enqueue.cc taskAppend; src/ce_coll.cc
-// ncclCeImplemented (v2.28.3-1 likewise); v2.29.2-1 src/enqueue.cc taskAppend
+// ncclCeImplemented (v2.28.3-1 likewise); v2.29.2-1 src/enqueue.cc taskAppend;
+// v2.30.3-1 src/ce_coll.cc ncclCeAvailable (the LSA team every rank: a
+// communicator with symmetric memory over GIN has no copy-engine path)
 func (m *Model) copyEngine(o Call) bool {
 	c, in := m.Tuning, &m.In
-	if !c.CECollectives || !m.windowed(o) || !in.CEDriver || (o.Op.Func != nccl.AllGather && o.Op.Func != nccl.AllToAll) {
+	if !c.CECollectives || !m.windowed(o) || !in.OneLSATeam() || !in.CEDriver || (o.Op.Func != nccl.AllGather && o.Op.Func != nccl.AllToAll) {
 		return false
 	}
 	if in.CTAPolicyZero {

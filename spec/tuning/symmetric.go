@@ -47,7 +47,17 @@ const (
 	SymReduceScatterTmaLD
 	SymReduceScatterLD
 	SymReduceScatterLDMC
+	SymAllGatherGinHierMCRing
+	SymAllGatherRailRingLsaSTMC
+	SymReduceScatterRailA2ALsaLD
+	SymReduceScatterRailA2ALsaLDMC
 	NumSymKernels
+)
+
+// Forms of the GIN kernels (Consts.SymGin).
+const (
+	SymGinHier = 1 + iota
+	SymGinRail
 )
 
 // String is NCCL's kernel name, as NCCL_SYM_KERNEL takes it and the
@@ -86,24 +96,41 @@ func (k SymKernel) String() string {
 		return "ReduceScatter_LD"
 	case SymReduceScatterLDMC:
 		return "ReduceScatter_LDMC"
+	case SymAllGatherGinHierMCRing:
+		return "AllGather_GinHier_MCRing"
+	case SymAllGatherRailRingLsaSTMC:
+		return "AllGather_RailRing_LsaSTMC"
+	case SymReduceScatterRailA2ALsaLD:
+		return "ReduceScatter_RailA2A_LsaLD"
+	case SymReduceScatterRailA2ALsaLDMC:
+		return "ReduceScatter_RailA2A_LsaLDMC"
 	}
 	return "Unknown"
 }
 
 // The kernel masks of sym_kernels.cc (kernelMask_STMC, ...).
 const (
-	symMaskSTMC uint32 = 1<<SymAllGatherLLMC | 1<<SymAllGatherSTMC | 1<<SymAllGatherTmaSTMC | 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC
-	symMaskLDMC uint32 = 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC
+	symMaskSTMC uint32 = 1<<SymAllGatherLLMC | 1<<SymAllGatherSTMC | 1<<SymAllGatherTmaSTMC | 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC |
+		1<<SymAllGatherGinHierMCRing | 1<<SymAllGatherRailRingLsaSTMC
+	symMaskLDMC uint32 = 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC | 1<<SymReduceScatterRailA2ALsaLDMC
 	symMaskLL   uint32 = 1<<SymAllReduceAGxLLR | 1<<SymAllReduceAGxLLMCR | 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymReduceScatterLL
-	symMaskAG   uint32 = 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymAllGatherTmaST | 1<<SymAllGatherST | 1<<SymAllGatherTmaSTMC | 1<<SymAllGatherSTMC
-	symMaskAR   uint32 = 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceAGxLLR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymAllReduceRSxLDAGxST | 1<<SymAllReduceRSxTmaLDAGxTmaST
-	symMaskRS   uint32 = 1<<SymReduceScatterLD | 1<<SymReduceScatterTmaLD | 1<<SymReduceScatterLDMC | 1<<SymReduceScatterLL
+	symMaskAG   uint32 = 1<<SymAllGatherLL | 1<<SymAllGatherLLMC | 1<<SymAllGatherTmaST | 1<<SymAllGatherST | 1<<SymAllGatherTmaSTMC | 1<<SymAllGatherSTMC |
+		1<<SymAllGatherGinHierMCRing | 1<<SymAllGatherRailRingLsaSTMC
+	symMaskAR uint32 = 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceAGxLLR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymAllReduceRSxLDAGxST | 1<<SymAllReduceRSxTmaLDAGxTmaST
+	symMaskRS uint32 = 1<<SymReduceScatterLD | 1<<SymReduceScatterTmaLD | 1<<SymReduceScatterLDMC | 1<<SymReduceScatterLL |
+		1<<SymReduceScatterRailA2ALsaLD | 1<<SymReduceScatterRailA2ALsaLDMC
 	// symMaskTMA: the TMA kernels (kernelMask_Tma, 2.30.3+), which need
 	// sm100 and NCCL_SYM_TMA_ENABLE=1.
 	symMaskTMA uint32 = 1<<SymAllGatherTmaST | 1<<SymAllGatherTmaSTMC | 1<<SymAllReduceRSxTmaLDAGxTmaST | 1<<SymReduceScatterTmaLD
+	// symMaskGin: the GIN kernels of either form (kernelMask_Gin), which
+	// run across LSA teams; symMaskGinHier and symMaskGinRail each form's.
+	symMaskGinHier uint32 = 1 << SymAllGatherGinHierMCRing
+	symMaskGinRail uint32 = 1<<SymAllGatherRailRingLsaSTMC | 1<<SymReduceScatterRailA2ALsaLD | 1<<SymReduceScatterRailA2ALsaLDMC
+	symMaskGin            = symMaskGinHier | symMaskGinRail
 	// symMaskLSA: every kernel that stays inside the NVLink domain (all
-	// but the network AllReduce, which no function mask includes).
-	symMaskLSA = symMaskAG | symMaskAR | symMaskRS
+	// but the GIN kernels and the network AllReduce, which no function
+	// mask includes).
+	symMaskLSA = (symMaskAG | symMaskAR | symMaskRS) &^ symMaskGin
 )
 
 // symCellBytes is NCCL_SYM_KERNEL_CELL_SIZE; symMaxBlocks ncclSymkMaxBlocks.
@@ -132,6 +159,18 @@ type symComm struct {
 	// one NVLink hop for any kernel (Consts.SymAllNVLink) and the node
 	// has another path.
 	tma, noNVLink bool
+	// gin: the GIN kernels the release and NCCL_SYM_GIN_KERNELS_ENABLE
+	// allow (symMaskGinHier, symMaskGinRail or 0); lsaRanks and railRanks
+	// the LSA team's and the rail team's sizes; minNetBw comm->minNetBw,
+	// netLat hwLatencies[NET][Ring][Simple], nvlsHeads
+	// nvlsResources->nHeads; rsSmBw and rsChunk the RailA2A model's
+	// per-block SM bandwidth [ldmc] and chunk.
+	gin                 uint32
+	lsaRanks, railRanks int
+	minNetBw, netLat    float64
+	nvlsHeads           int
+	rsSmBw              [2]float64
+	rsChunk             int64
 }
 
 // symUserMask reads NCCL_SYM_KERNEL: one kernel's exact name, "^" or unset
@@ -206,9 +245,10 @@ func (s *symComm) symMask(f nccl.Func, op tuningDevOp, dt nccl.DataType, nElts i
 	if !s.tma {
 		m &^= symMaskTMA
 	}
-	if !s.oneLsa {
-		// ncclSymkMask then needs the GIN kernels (not modelled)
-		m &^= symMaskLSA
+	if s.oneLsa {
+		m &^= symMaskGin
+	} else {
+		m &= s.gin
 	}
 	return m
 }
@@ -255,6 +295,9 @@ func symModel(busBytes, baseLat float64, nSMs int, smBw, busMult, peakBw float64
 // within 2.5 % of its time on the most.
 func (s *symComm) symQuery(k SymKernel, nBytes int64) (timeUs float64, nBlocks int) {
 	const llBusFactor = 9
+	if symMaskGin>>k&1 == 1 {
+		return s.symQueryGin(k, nBytes)
+	}
 	k = symModelOf(k)
 	n := float64(s.nRanks)
 	b := float64(nBytes)
@@ -399,8 +442,15 @@ func (m *Model) symk() *symComm {
 	s := in.symComm(c.MaxChannels)
 	s.tma = c.SymTMA && in.MinCompCap >= 100 && in.SymTMAEnable != nil && *in.SymTMAEnable != 0
 	s.noNVLink = c.SymAllNVLink && !in.AllDirectNVLink
-	if c.SymMultimemRanks > 0 && in.NRanks <= c.SymMultimemRanks {
+	s.lsaRanks = in.NRanks
+	if !s.oneLsa {
+		s.lsaRanks = in.LocalRanks
+	}
+	if c.SymMultimemRanks > 0 && s.lsaRanks <= c.SymMultimemRanks {
 		s.nvls = false
+	}
+	if !s.oneLsa {
+		s.symGin(c, in)
 	}
 	return s
 }

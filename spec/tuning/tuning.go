@@ -584,6 +584,17 @@ type Consts struct {
 	// ranks than this (symkState.hasLsaMultimem: 2 from 2.29.7; 0 before,
 	// where NVLS support alone decides).
 	SymMultimemRanks int `tuning:"reg.symmetricMultimemRanks"`
+	// SymGin: the GIN kernels of communicators whose LSA team is not every
+	// rank (symmetric memory across nodes over GIN): 0 none, SymGinHier
+	// (AllGather_GinHier_MCRing, 2.29.2–2.29.3), SymGinRail
+	// (AllGather_RailRing_LsaSTMC, ReduceScatter_RailA2A_LsaLD/LDMC, with
+	// NCCL_SYM_GIN_KERNELS_ENABLE, 2.29.7+). SymGinRsSmBw is the RailA2A
+	// model's per-block SM bandwidth in bytes/s, [sm100][ldmc];
+	// SymGinRsChunkEnv: its chunk is NCCL_SYM_RS_GIN_CHUNK_SIZE (default
+	// 128 KiB, 2.30.7+), 64 KiB before.
+	SymGin           int           `tuning:"reg.symmetricGin"`
+	SymGinRsSmBw     [2][2]float64 `tuning:"reg.symmetricGinRsSmBw"`
+	SymGinRsChunkEnv bool          `tuning:"reg.symmetricGinRsChunkEnv"`
 	// SymTMA: the TMA kernels exist (AllReduce_RSxTmaLD_AGxTmaST,
 	// AllGather_TmaST, AllGather_TmaSTMC, ReduceScatter_TmaLD; 2.30.3+),
 	// available on sm100+ under NCCL_SYM_TMA_ENABLE=1.
