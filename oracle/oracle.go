@@ -87,6 +87,9 @@ type OpRequest struct {
 	DType string          `json:"dtype,omitempty"` // default float32
 	RedOp string          `json:"redop,omitempty"` // default sum
 	Root  int             `json:"root,omitempty"`
+	// Peer makes coll "send" or "recv" one ncclSend or ncclRecv of rank
+	// 0 to or from this rank (without it, nccl-tests' SendRecv ring).
+	Peer *int `json:"peer,omitempty"`
 	// InPlace: the receive buffer is the send buffer. Buffers: "user"
 	// (default), "registered" (ncclCommRegister) or "window"
 	// (ncclCommWindowRegister). Alloc: how the buffers were allocated,
@@ -630,6 +633,15 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 	if ce.err != nil {
 		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil, false
 	}
+	for i, g := range gops {
+		if g.P2P != nil && g.P2P.Peer >= ce.comm.NRanks {
+			prefix := ""
+			if len(req.Group) > 0 {
+				prefix = "group."
+			}
+			return invalid(req.ID, fieldAt(prefix, i)+"peer", "%s peer %d: expected a rank in 0..%d (the communicator has %d ranks)", g.P2P.Dir(), g.P2P.Peer, ce.comm.NRanks-1, ce.comm.NRanks), nil, nil, false
+		}
+	}
 	if err := o.checkMemory(ce.comm.NRanks, len(gops)); err != nil {
 		field := "op"
 		if len(req.Group) > 0 {
@@ -647,6 +659,14 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 		return invalid(req.ID, "op", "%v", err), nil, nil, false
 	}
 	return o.fill(req.ID, d), ce, trace, key != ""
+}
+
+// fieldAt names operation i's fields: "op." alone, "group[i]." in a group.
+func fieldAt(prefix string, i int) string {
+	if prefix == "" {
+		return "op."
+	}
+	return fmt.Sprintf("group[%d].", i)
 }
 
 // parseOps reads the request's operation or group and its launch; plain is
@@ -691,6 +711,13 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 			return nil, launch, false, invalid(req.ID, field, "%v", err)
 		}
 		gops[i] = spec.GroupOp{Op: op, InPlace: r.InPlace}
+		if r.Peer != nil {
+			dir := strings.TrimPrefix(strings.ToLower(r.Coll), "nccl")
+			if dir != "send" && dir != "recv" || *r.Peer < 0 || *r.Peer >= spec.MaxRanks {
+				return nil, launch, false, invalid(req.ID, fieldAt(prefix, i)+"peer", "peer %d of coll %q: expected a send or recv to a rank in 0..%d", *r.Peer, r.Coll, spec.MaxRanks-1)
+			}
+			gops[i].P2P = &spec.P2PCall{Send: dir == "send", Peer: *r.Peer}
+		}
 		if r.Buffers != "" {
 			if gops[i].Buffers, err = spec.ParseBuffers(r.Buffers); err != nil {
 				if prefix == "" {
@@ -747,6 +774,12 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 			if ch.WorkStorage != "" || (ch.Kernel != "" && ch.ArgsBytes > 0) {
 				p := ch.Plan
 				oa.Plan, oa.ArgsBytes = &p, ch.ArgsBytes
+			}
+		}
+		if i < len(gops) && gops[i].P2P != nil {
+			oa.Coll = "Send"
+			if !gops[i].P2P.Send {
+				oa.Coll = "Recv"
 			}
 		}
 		if oa.Plan == nil && len(oa.P2PTasks) > 0 {

@@ -88,11 +88,15 @@ func (c *Comm) P2PComm() (tuning.P2PComm, error) {
 	return p, nil
 }
 
-// p2pTasks are rank 0's send/recv tasks of a p2p operation: SendRecv sends
-// to rank 1 and receives from the last rank; AllToAll sends to and
-// receives from every rank, its bytes per peer.
-func p2pTasks(op Op, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
-	b := op.Bytes()
+// p2pTasks are rank 0's send/recv tasks of a p2p operation: a stated send
+// or recv its one task; SendRecv sends to rank 1 and receives from the
+// last rank; AllToAll sends to and receives from every rank, its bytes
+// per peer.
+func p2pTasks(g GroupOp, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
+	op, b := g.Op, g.Op.Bytes()
+	if g.P2P != nil {
+		return append(dst, tuning.P2PTask{Peer: g.P2P.Peer, Send: g.P2P.Send, Bytes: b})
+	}
 	if op.Func == SendRecv {
 		return append(dst, tuning.P2PTask{Peer: 1 % nRanks, Send: true, Bytes: b}, tuning.P2PTask{Peer: nRanks - 1, Bytes: b})
 	}
@@ -137,7 +141,7 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, plans int) ([]
 	out := make([][]tuning.P2PPlaced, len(all))
 	var tasks []tuning.P2PTask
 	for _, i := range idx {
-		tasks = p2pTasks(all[i].Op, pc.NRanks(), tasks[:0])
+		tasks = p2pTasks(all[i], pc.NRanks(), tasks[:0])
 		placed, err := pc.PlaceP2P(0, tasks, plan)
 		if err != nil {
 			return nil, 0, err.Error()
@@ -145,6 +149,50 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, plans int) ([]
 		out[i] = placed
 	}
 	return out, added, ""
+}
+
+// checkPeers refuses a stated send or recv whose peer is not a rank of
+// the communicator, as ncclSend and ncclRecv do (ArgsCheck: "invalid
+// root").
+// Ref: v2.22.3-1 src/misc/argcheck.cc ArgsCheck
+func checkPeers(all []GroupOp, nRanks int) error {
+	for i, g := range all {
+		if p := g.P2P; p != nil && p.Peer >= nRanks {
+			return fmt.Errorf("group op %d: %s peer %d: expected a rank in 0..%d (nccl%s refuses it: invalid root)", i, p.Dir(), p.Peer, nRanks-1, strings.ToUpper(p.Dir()[:1])+p.Dir()[1:])
+		}
+	}
+	return nil
+}
+
+// selfUnmatched is what ncclGroupEnd returns for a group whose sends to
+// rank 0 itself and receives from it do not pair up (scheduleP2pTasksToPlan
+// takes one of each per pass of round 0), nil when they do.
+// Ref: v2.22.3-1 src/enqueue.cc scheduleP2pTasksToPlan (v2.18.1-1 likewise)
+func selfUnmatched(all []GroupOp, choices []tuning.OpChoice, nRanks int) *NCCLError {
+	var sends, recvs int
+	var tasks []tuning.P2PTask
+	for i := range choices {
+		if !choices[i].P2P {
+			continue
+		}
+		tasks = p2pTasks(all[i], nRanks, tasks[:0])
+		for _, t := range tasks {
+			switch {
+			case t.Peer != 0:
+			case t.Send:
+				sends++
+			default:
+				recvs++
+			}
+		}
+	}
+	switch {
+	case sends > recvs:
+		return &NCCLError{Result: InvalidUsage, Message: "Trying to send to self without a matching recv", Call: "ncclGroupEnd"}
+	case recvs > sends:
+		return &NCCLError{Result: InvalidUsage, Message: "Trying to recv to self without a matching send", Call: "ncclGroupEnd"}
+	}
+	return nil
 }
 
 // P2PHull is the channels a p2p operation's tasks use: how many distinct
@@ -221,6 +269,10 @@ func p2pSchedRule(ref Ref, doc string) *Rule {
 		Doc: doc, Ref: ref, p2p: true,
 		group: func(g *groupRun) {
 			p := g.dec.P2P
+			if e := g.planErr; e != nil {
+				g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("ncclGroupEnd returns %s: %s", e.Result, e.Message), Log: []string{e.Message}})
+				return
+			}
 			if g.p2pWhy != "" {
 				g.emit(Verdict{Outcome: Info, Why: "send/recv tasks not placed: " + g.p2pWhy})
 				return

@@ -369,11 +369,11 @@ func U32FP8(x int64) int64 {
 
 // legacyChunks is 2.18.1–2.21.5's calcP2pChunkSize and the chunk loop of
 // scheduleP2pTasksToPlan: how many chunks (works, one channel each) a
-// peer's bytes take. The step is comm->p2pChunkSize whatever the
-// protocol.
-func (p *P2PComm) legacyChunks(bytes int64, lo, hi int) int {
+// peer's bytes take, and the bytes of the first (the largest). The step
+// is comm->p2pChunkSize whatever the protocol.
+func (p *P2PComm) legacyChunks(bytes int64, lo, hi int) (int, int64) {
 	if bytes <= 0 {
-		return 1 // a zero-byte send/recv is one sync work
+		return 1, 0 // a zero-byte send/recv is one sync work
 	}
 	step := int64(p.ChunkSize)
 	minSize, maxSize := p.minPart(step), step*32
@@ -386,7 +386,7 @@ func (p *P2PComm) legacyChunks(bytes int64, lo, hi int) int {
 		size = nccl.DivUp(bytes, int64(nc))
 	}
 	size = nccl.RoundUp(size, minSize)
-	return int(nccl.DivUp(bytes, size))
+	return int(nccl.DivUp(bytes, size)), min(size, bytes)
 }
 
 // legacyBase is ncclChannelComputeBase for rank's send to (or receive
@@ -485,15 +485,17 @@ func (p *P2PComm) PlaceP2P(rank int, tasks []P2PTask, plan int) ([]P2PPlaced, er
 			}
 		} else {
 			// addP2pToPlan: LL when the connection has LL buffers and the
-			// chunk is at most NCCL_P2P_LL_THRESHOLD
-			if !self && (!network || p.NetLL) && t.Bytes <= int64(p.LLThreshold) {
+			// chunk (not the task) is at most NCCL_P2P_LL_THRESHOLD; the
+			// first chunk is the largest, so it names the task's protocol
+			// (a smaller last chunk alone may go LL)
+			k, first := p.legacyChunks(t.Bytes, lo, hi)
+			if !self && (!network || p.NetLL) && first <= int64(p.LLThreshold) {
 				pl.Proto = nccl.LL
 			}
-			k := p.legacyChunks(t.Bytes, lo, hi)
-			first := reverseLow(p.legacyBase(rank, t.Peer, t.Send)%p.NChannels, p.NChannels)
+			base := reverseLow(p.legacyBase(rank, t.Peer, t.Send)%p.NChannels, p.NChannels)
 			seen := uint64(0)
 			for c := range k {
-				ch := (first + c%p.NChannelsPerPeer) % p.NChannels
+				ch := (base + c%p.NChannelsPerPeer) % p.NChannels
 				if seen&(1<<ch) == 0 {
 					seen |= 1 << ch
 					pl.Channels = append(pl.Channels, ch)
