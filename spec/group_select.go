@@ -295,6 +295,7 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 		out.Err = e
 		for i := range all {
 			if d := out.Ops[i]; choices[i].P2P && d.Err == nil {
+				d.Err = e
 				gr := &groupRun{i: i, n: len(all), op: all[i], choice: &choices[i], dec: d, planErr: e}
 				out.Traces[i] = c.runGroupRules(gr, true, out.Traces[i])
 			}
