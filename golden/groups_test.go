@@ -45,6 +45,11 @@ func TestGroupDecisions(t *testing.T) {
 	p2p := func(send bool, peer int, o spec.Op) spec.GroupOp {
 		return spec.GroupOp{Op: o, P2P: &spec.P2PCall{Send: send, Peer: peer}}
 	}
+	p2pReg := func(send bool, peer int, o spec.Op) spec.GroupOp {
+		g := p2p(send, peer, o)
+		g.Buffers = spec.BuffersRegistered
+		return g
+	}
 	mixed := []spec.GroupOp{
 		{Op: op(spec.AllReduce, 64<<20, spec.Bfloat16)},
 		{Op: op(spec.AllGather, 8<<20, spec.Bfloat16)},
@@ -93,6 +98,8 @@ func TestGroupDecisions(t *testing.T) {
 		// (on 2 ranks its last send is to rank 0 itself, which no recv
 		// matches: ncclGroupEnd fails)
 		workload{"pipeline pair", []spec.GroupOp{p2p(true, 1, op(spec.SendRecv, 64<<20, spec.Bfloat16)), p2p(false, -1, op(spec.SendRecv, 64<<20, spec.Bfloat16))}, spec.Launch{}},
+		workload{"pipeline pair registered", []spec.GroupOp{p2pReg(true, 1, op(spec.SendRecv, 64<<20, spec.Bfloat16)), p2pReg(false, -1, op(spec.SendRecv, 64<<20, spec.Bfloat16))}, spec.Launch{}},
+		workload{"pipeline pair graph", []spec.GroupOp{p2p(true, 1, op(spec.SendRecv, 64<<20, spec.Bfloat16)), p2p(false, -1, op(spec.SendRecv, 64<<20, spec.Bfloat16))}, spec.Launch{Mode: spec.LaunchGraph}},
 		workload{"halo", []spec.GroupOp{p2p(true, 1, op(spec.SendRecv, 256<<10, spec.Float32)), p2p(true, -1, op(spec.SendRecv, 256<<10, spec.Float32)),
 			p2p(false, 1, op(spec.SendRecv, 256<<10, spec.Float32)), p2p(false, -1, op(spec.SendRecv, 256<<10, spec.Float32))}, spec.Launch{}},
 		workload{"sparse all-to-all-v", []spec.GroupOp{p2p(true, 0, op(spec.SendRecv, 1<<20, spec.Float32)), p2p(false, 0, op(spec.SendRecv, 1<<20, spec.Float32)),

@@ -161,6 +161,9 @@ type P2PTaskAnswer struct {
 	NChannels int    `json:"nchannels"`
 	Channels  []int  `json:"channels"`
 	Plan      int    `json:"plan"`
+	// Registered: the buffer registration addP2pToPlan made ("IPC" or
+	// "NET", G-REG-P2P-1); absent when none.
+	Registered string `json:"registered,omitempty"`
 }
 
 // ChunkAnswer is the chunk in bytes of the task's first channel (lo), of
@@ -898,7 +901,7 @@ func opAnswer(d *spec.Decision) OpAnswer {
 		a.NChannels, a.ChannelLo, a.ChannelHi = &n, &lo, &hi
 		a.P2PTasks = make([]P2PTaskAnswer, len(d.P2P.Tasks))
 		for k, t := range d.P2P.Tasks {
-			a.P2PTasks[k] = P2PTaskAnswer{Peer: t.Peer, Dir: t.Dir, Bytes: t.Bytes, Proto: t.Proto.String(), Round: t.Round, NChannels: t.NChannels, Channels: t.Channels, Plan: t.Plan}
+			a.P2PTasks[k] = P2PTaskAnswer{Peer: t.Peer, Dir: t.Dir, Bytes: t.Bytes, Proto: t.Proto.String(), Round: t.Round, NChannels: t.NChannels, Channels: t.Channels, Plan: t.Plan, Registered: t.Registered}
 		}
 	}
 	if d.NChannels > 0 {

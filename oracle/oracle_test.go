@@ -245,6 +245,12 @@ func TestOracleP2PPeers(t *testing.T) {
 			t.Errorf("%s: %+v %+v, want invalid %s", c.ops, a, a.Invalid, c.field)
 		}
 	}
+	// captured, the 64 MiB send registers over IPC (G-REG-P2P-1), and the
+	// encoder writes it
+	line := o.HandleLine([]byte(`{"nccl":"2.28.9","system":"h200x2","launch":"graph","group":[{"coll":"send","peer":1,"bytes":"64MiB"}]}`))
+	if !strings.Contains(string(line), `"plan":0,"registered":"IPC"}`) {
+		t.Errorf("captured send: %s, want its task registered IPC", line)
+	}
 	if a := ask(`{"coll":"send","peer":0,"bytes":8}`); a.Status != "error" || a.Error == nil || a.Error.Result != "ncclInvalidUsage" || a.Error.Call != "ncclGroupEnd" {
 		t.Errorf("unmatched send to self: %+v %+v", a, a.Error)
 	}

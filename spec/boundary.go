@@ -108,6 +108,7 @@ var valueReaders = map[string][]RuleID{
 	"P2PHalveOneNodeOnly":    {"G-SCHED-P2P-2"},
 	"P2PMinPartHalfStepNet":  {"G-SCHED-P2P-2"},
 	"P2PChannelsBeforeProto": {"G-SCHED-P2P-2"},
+	"P2PReg":                 {"G-REG-P2P-1"},
 	// the schedule facts: no gate reads them (algos does)
 	"NVLSLastChunkAlign":      {},
 	"P2PBatchEpoch":           {},

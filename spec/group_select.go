@@ -302,7 +302,7 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 		}
 		return
 	}
-	placed, added, why := c.placeP2P(all, choices, out.Plans)
+	placed, added, why := c.placeP2P(all, choices, out.Plans, out.Launch.Mode == LaunchGraph)
 	out.Plans += added
 	for i := range all {
 		d := out.Ops[i]

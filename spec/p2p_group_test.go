@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -200,6 +201,78 @@ func TestParseCallsPeer(t *testing.T) {
 	for _, bad := range []string{"allreduce c0 1MiB peer=1", "send c0 1MiB peer=-1", "recv c0 1MiB peer=x"} {
 		if _, err := ParseCalls("s", []byte(bad)); err == nil || !strings.Contains(err.Error(), "s:1:") {
 			t.Errorf("%q: %v, want an error naming s:1", bad, err)
+		}
+	}
+}
+
+// TestP2PRegistered: G-REG-P2P-1 per release, on a 64 MiB send (Simple).
+//   - node peer (2 × H200): IPC from 2.24.3 when the launch is captured
+//     (NCCL_GRAPH_REGISTER) or the buffer is ncclCommRegister'ed
+//     (NCCL_LOCAL_REGISTER); never before 2.24.3, never on LL (8 KiB);
+//     a cudaMalloc buffer without NCCL_LEGACY_CUDA_REGISTER is refused.
+//   - network peer, one GPU per node: 2.20.3–2.23.4 a ncclCommRegister
+//     buffer (not a capture); 2.24.3–2.25.1 refuse with PXN on (isAllNvlink
+//     holds for one GPU), register with NCCL_PXN_DISABLE=1; 2.26.2 registers
+//     (PXN needs two local ranks); 2.19.4 has no rule.
+//   - network peer, 8 GPUs per node (2.28.9): PXN in use refuses,
+//     NCCL_PXN_DISABLE=1 registers.
+func TestP2PRegistered(t *testing.T) {
+	reg := func(c *Comm, g GroupOp, l Launch) string {
+		t.Helper()
+		d, err := c.SelectGroup([]GroupOp{g}, l)
+		if err != nil || d.Err != nil || d.Ops[0].P2P == nil || len(d.Ops[0].P2P.Tasks) != 1 {
+			t.Fatalf("%v %v", err, d.Err)
+		}
+		v, ok := d.Traces[0].Find("G-REG-P2P-1")
+		verdict := "none"
+		if ok {
+			verdict = v.Outcome.String()
+		}
+		return fmt.Sprintf("%q %s", d.Ops[0].P2P.Tasks[0].Registered, verdict)
+	}
+	send := func(bytes int64, peer int, b Buffers, a Alloc) GroupOp {
+		return GroupOp{Op: Op{Func: SendRecv, Count: bytes, DataType: Int8}, Buffers: b, Alloc: a, P2P: &P2PCall{Send: true, Peer: peer}}
+	}
+	graph := Launch{Mode: LaunchGraph}
+	for _, tc := range []struct {
+		v    Version
+		gpus int // 0: h200x2; else 2 dgx-h100 nodes of gpus GPUs
+		env  Env
+		g    GroupOp
+		l    Launch
+		want string
+	}{
+		{V2_28_9, 0, nil, send(64<<20, 1, BuffersUser, AllocCuMem), Launch{}, `"" none`},
+		{V2_28_9, 0, nil, send(64<<20, 1, BuffersUser, AllocCuMem), graph, `"IPC" pass`},
+		{V2_28_9, 0, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"IPC" pass`},
+		{V2_28_9, 0, Env{"NCCL_LOCAL_REGISTER": "0"}, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_28_9, 0, nil, send(8<<10, 1, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_28_9, 0, nil, send(64<<20, 1, BuffersRegistered, AllocCudaMalloc), Launch{}, `"" fail`},
+		{V2_24_3, 0, nil, send(64<<20, 1, BuffersUser, AllocCuMem), graph, `"IPC" pass`},
+		{V2_23_4, 0, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), graph, `"" none`},
+		{V2_22_3, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		{V2_22_3, 1, nil, send(64<<20, 1, BuffersUser, AllocCuMem), graph, `"" none`},
+		{V2_20_3, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		{V2_19_4, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_25_1, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_25_1, 1, Env{"NCCL_PXN_DISABLE": "1"}, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		{V2_26_2, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		{V2_26_2, 1, nil, send(64<<20, 1, BuffersUser, AllocCuMem), graph, `"NET" pass`},
+		{V2_28_9, 8, nil, send(64<<20, 8, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_28_9, 8, Env{"NCCL_PXN_DISABLE": "1"}, send(64<<20, 8, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+	} {
+		var c *Comm
+		if tc.gpus == 0 {
+			env := Env{"NCCL_NVLS_ENABLE": "0"}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c = initPreset(t, tc.v, "h200x2", 1, env)
+		} else {
+			c = onePerNode(t, tc.v, 2, tc.gpus, tc.env)
+		}
+		if got := reg(c, tc.g, tc.l); got != tc.want {
+			t.Errorf("%s %d GPU(s) %v %s %s launch %s: got %s, want %s", tc.v, tc.gpus, tc.env, FormatBytes(tc.g.Op.Bytes()), tc.g.Buffers, tc.l.Mode, got, tc.want)
 		}
 	}
 }

@@ -430,6 +430,10 @@ type P2PPlaced struct {
 	Channels  []int `json:"channels"`
 	// Plan is the kernel plan (0-based) the task lands in.
 	Plan int `json:"plan"`
+	// Registered is the registration of its buffer (G-REG-P2P-1: "IPC",
+	// "NET"; "" none), RegRefused why NCCL's registration failed.
+	Registered string `json:"registered,omitempty"`
+	RegRefused string `json:"regRefused,omitempty"`
 }
 
 // PlaceP2P places rank's send/recv tasks of one group on the p2p
@@ -506,4 +510,80 @@ func (p *P2PComm) PlaceP2P(rank int, tasks []P2PTask, plan int) ([]P2PPlaced, er
 		out[i] = pl
 	}
 	return out, nil
+}
+
+// P2PReg is what addP2pToPlan registers of a send/recv direction's user
+// buffer at a release (G-REG-P2P-1). Registration never changes the
+// direction's protocol, channels or chunk: it is decided after them, and
+// only for Simple.
+type P2PReg int
+
+const (
+	// P2PRegNone (2.18.1–2.19.4): nothing is registered.
+	P2PRegNone P2PReg = iota
+	// P2PRegNetRecord (2.20.3–2.23.4): a direction over the network whose
+	// proxy runs in the rank's process and whose buffer has a
+	// ncclCommRegister record (ncclRegFind); a graph capture registers
+	// nothing.
+	P2PRegNetRecord
+	// P2PRegIPCNet (2.24.3–2.25.1): ncclRegisterP2pNetBuffer over a GPU
+	// Direct RDMA connection (NCCL_DIRECT_NIC) of a network that is not
+	// UNPACK, with NCCL_PXN_DISABLE or not all NVLink (isAllNvlink, true
+	// with one GPU per node); ncclRegisterP2pIpcBuffer to a node peer over
+	// a P2P read/write connection. Both try a graph capture
+	// (NCCL_GRAPH_REGISTER) first, then a ncclCommRegister buffer
+	// (NCCL_LOCAL_REGISTER).
+	P2PRegIPCNet
+	// P2PRegNoPXN (2.26.2+): as P2PRegIPCNet, but the network registers
+	// unless PXN is in use (not disabled, all NVLink and more than one
+	// local rank; the proxy then runs in another rank's process, which
+	// P2PRegNetRecord refuses too).
+	P2PRegNoPXN
+)
+
+func (r P2PReg) String() string {
+	return tuningEnumName([]string{"none", "netRecord", "ipcNet", "noPXN"}, int(r), "P2PReg")
+}
+
+// P2PRegister is G-REG-P2P-1 for one placed direction of call o: the
+// registration addP2pToPlan makes ("NET": the proxy posts the part
+// straight from or into the user buffer, one network step per part;
+// "IPC": the kernel copies between the two user buffers, no FIFO), "" for
+// none, and why NCCL's registration fails where the path would register
+// (RegRefused). network says the peer is on another node; pxnOff is
+// NCCL_PXN_DISABLE, allNVLink comm->isAllNvlink.
+//
+// Ref: v2.20.3-1 src/enqueue.cc addP2pToPlan (ncclRegFind);
+// v2.24.3-1 src/enqueue.cc addP2pToPlan, src/register/sendrecv_reg.cc
+// ncclRegisterP2pNetBuffer, ncclRegisterP2pIpcBuffer; v2.26.2-1
+// src/enqueue.cc addP2pToPlan (pxnUsed)
+func (m *Model) P2PRegister(reg P2PReg, o Call, t *P2PPlaced, self, network, pxnOff, allNVLink bool) (kind, refused string) {
+	in := &m.In
+	if reg == P2PRegNone || t.Proto != nccl.Simple || t.Bytes <= 0 || self {
+		return "", ""
+	}
+	// PXN proxies a network connection through another local rank's
+	// process (proxySameProcess false); 2.24.3–2.25.1 test PXN without the
+	// local ranks, so one GPU per node counts as PXN there
+	pxnUsed := !pxnOff && allNVLink && (reg == P2PRegIPCNet || in.MaxLocalRanks > 1)
+	switch {
+	case network && reg == P2PRegNetRecord:
+		if o.Buffers != nccl.BuffersRegistered || pxnUsed {
+			return "", ""
+		}
+		kind = "NET"
+	case network:
+		if !m.RegAsked(o) || pxnUsed || !in.RingNetGDR || in.NetDeviceUnpack {
+			return "", ""
+		}
+		kind = "NET"
+	case reg == P2PRegNetRecord || !in.DirectP2P || !m.RegAsked(o):
+		return "", ""
+	default:
+		kind = "IPC"
+	}
+	if why := m.RegRefused(o, kind); why != "" {
+		return "", why
+	}
+	return kind, ""
 }
