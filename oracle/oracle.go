@@ -652,9 +652,9 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 		}
 		return refuse(req.ID, field, err), nil, nil, false
 	}
-	// a SendRecv or AllToAll gets its channels from the group planner
+	// IssuedAlone sends a SendRecv or AllToAll to the group planner
 	// (G-SCHED-P2P-1), alone as in a group
-	if !plain || gops[0].Op.Func.IsP2P() || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
+	if !plain || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
 		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil, key != ""
 	}
 	d, trace, err := ce.comm.SelectOp(gops[0].Op, o.Trace)

@@ -424,8 +424,10 @@ func (c *Comm) SymmetricOutsideWindows() bool {
 
 // IssuedAlone says Select alone decides op issued as is on this
 // communicator: is.Alone, unless op is a collective a symmetric kernel
-// may run on buffers outside windows (SymmetricOutsideWindows), whose
-// decision is its group's plan (SelectIssue).
+// may run on buffers outside windows (SymmetricOutsideWindows), or a
+// SendRecv or AllToAll, whose send/recv tasks only the group planner
+// places (G-SCHED-P2P-1): their decision is their group's plan
+// (SelectIssue), alone a group of one.
 func (c *Comm) IssuedAlone(op Op, is Issue) bool {
 	if !is.Alone() {
 		return false
@@ -433,6 +435,8 @@ func (c *Comm) IssuedAlone(op Op, is Issue) bool {
 	switch op.Func {
 	case AllReduce, AllGather, ReduceScatter:
 		return !c.SymmetricOutsideWindows()
+	case SendRecv, AllToAll:
+		return false
 	}
 	return true
 }
