@@ -255,6 +255,27 @@ func WriteCosts(w io.Writer, d *spec.Decision) {
 	}
 }
 
+// WriteP2PTasks prints rank 0's send/recv tasks of the operations that
+// have them (G-SCHED-P2P-1, G-SCHED-P2P-2, G-REG-P2P-1): peer, direction,
+// bytes, protocol, round, channels in part order, plan and registration.
+func WriteP2PTasks(w io.Writer, ops []*spec.Decision) error {
+	var rows [][]string
+	for i, d := range ops {
+		if d == nil || d.P2P == nil {
+			continue
+		}
+		for _, t := range d.P2P.Tasks {
+			rows = append(rows, []string{strconv.Itoa(i), t.Dir, strconv.Itoa(t.Peer), spec.FormatBytes(t.Bytes), t.Proto.String(), strconv.Itoa(t.Round),
+				strconv.Itoa(t.NChannels), spec.FormatP2PChannels(t.Channels), strconv.Itoa(t.Plan), t.Registered})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nsend/recv tasks of rank 0 (round: of comm->p2pSchedule, -1 before 2.22.3)")
+	return texttable.Write(w, []string{"op", "dir", "peer", "bytes", "proto", "round", "nchannels", "channels", "plan", "registered"}, rows, 60)
+}
+
 // DecisionLine is the one-line outcome: "Ring/Simple", "Ring (protocol
 // needs the tuning model)", "ncclInvalidUsage: ...".
 func DecisionLine(d *spec.Decision) string {
@@ -263,6 +284,10 @@ func DecisionLine(d *spec.Decision) string {
 		return "discarded (count 0: nothing runs)"
 	case d.Err != nil:
 		return "error " + d.Err.String()
+	case d.P2P != nil && len(d.P2P.Tasks) > 0:
+		n, lo, hi := d.P2P.P2PHull()
+		return fmt.Sprintf("p2p path (no cost table): %d send/recv task(s) of rank 0 in plan %d on %d of %d p2p channels (%d..%d), up to %d per peer",
+			len(d.P2P.Tasks), d.P2P.Tasks[0].Plan, n, d.P2P.NChannels, lo, hi, d.P2P.NChannelsPerPeer)
 	case d.P2P != nil:
 		return fmt.Sprintf("p2p path (no cost table): %d p2p channels, up to %d per peer", d.P2P.NChannels, d.P2P.NChannelsPerPeer)
 	case d.Kernel == "copy-engine":
@@ -368,7 +393,7 @@ func WriteSideBySide(w io.Writer, runs []Walk, full bool, width int) error {
 }
 
 // WriteGroup prints each operation's plan in a group.
-func WriteGroup(w io.Writer, g *spec.GroupDecision) error {
+func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
 	var rows [][]string
 	for i, d := range g.Ops {
 		row := []string{strconv.Itoa(i), d.Op.Func.String(), spec.FormatBytes(d.Op.Bytes())}
@@ -407,10 +432,20 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) error {
 			if d.Kernel != "" {
 				ap = d.Kernel
 			}
-			row = append(row, ap, fmt.Sprintf("%d..%d", d.ChannelLo, d.ChannelHi), strconv.Itoa(d.NChannels), strconv.Itoa(d.NThreads), note)
+			lo, hi, nc := d.ChannelLo, d.ChannelHi, d.NChannels
+			if d.P2P != nil && len(d.P2P.Tasks) > 0 {
+				ap, note = "p2p (send/recv tasks)", fmt.Sprintf("%d task(s), plan %d", len(d.P2P.Tasks), d.P2P.Tasks[0].Plan)
+				nc, lo, hi = d.P2P.P2PHull()
+			}
+			row = append(row, ap, fmt.Sprintf("%d..%d", lo, hi), strconv.Itoa(nc), strconv.Itoa(d.NThreads), note)
 		}
 		rows = append(rows, row)
 	}
+	defer func() {
+		if err == nil {
+			err = WriteP2PTasks(w, g.Ops)
+		}
+	}()
 	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
 	for _, u := range g.Budget {
 		fmt.Fprintf(w, "  plan %d: %d collective(s), %d work bytes in %s, %d work batches, %d bytes of kernel arguments (budget: %d bytes in the arguments, %d outside)\n",

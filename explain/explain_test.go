@@ -182,3 +182,32 @@ func TestSummaryChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestWalksP2PTasks: explain of a lone SendRecv plans it as a group of one
+// and prints rank 0's send/recv tasks (2 × H200, 2.28.9: a 1 MiB SendRecv
+// sends to and receives from rank 1 on Simple over 16..31 in round 1),
+// and the summary line names them instead of stopping at the p2p path.
+func TestWalksP2PTasks(t *testing.T) {
+	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := spec.Op{Func: spec.SendRecv, Count: 1 << 18, DataType: spec.Float32}
+	runs, err := Walks([]spec.Version{spec.V2_28_9}, sys, spec.Env{}, op, nil, spec.Issue{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, sys, spec.Env{}, op, runs, TextOptions{Width: 200}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"p2p path (no cost table): 2 send/recv task(s) of rank 0 in plan 0 on 16 of 32 p2p channels (16..31)",
+		"| 0  | send | 1    | 1 MiB | Simple | 1     | 16        | 16..31   | 0    |",
+		"| 0  | recv | 1    | 1 MiB | Simple | 1     | 16        | 16..31   | 0    |",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("explain of a lone SendRecv lacks %q:\n%s", want, buf.String())
+		}
+	}
+}

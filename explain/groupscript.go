@@ -43,6 +43,9 @@ func WriteGroupScript(w io.Writer, res []spec.CallResult, tr spec.Trace, dec map
 		}
 		if r.Call.Op != nil {
 			what = fmt.Sprintf("%s %s %s", r.Call.Op.Func, r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()))
+			if p := r.Call.P2P; p != nil {
+				what = fmt.Sprintf("%s %s %s peer=%d", p.Dir(), r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()), p.Peer)
+			}
 		}
 		row := []string{strconv.Itoa(r.Call.Line), what, r.Result.String(), r.Effect, r.Warn}
 		if dec != nil {

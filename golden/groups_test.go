@@ -3,6 +3,7 @@ package golden
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,14 @@ func TestGroupDecisions(t *testing.T) {
 			t.Fatal(err)
 		}
 		return o
+	}
+	p2p := func(send bool, peer int, o spec.Op) spec.GroupOp {
+		return spec.GroupOp{Op: o, P2P: &spec.P2PCall{Send: send, Peer: peer}}
+	}
+	p2pReg := func(send bool, peer int, o spec.Op) spec.GroupOp {
+		g := p2p(send, peer, o)
+		g.Buffers = spec.BuffersRegistered
+		return g
 	}
 	mixed := []spec.GroupOp{
 		{Op: op(spec.AllReduce, 64<<20, spec.Bfloat16)},
@@ -84,6 +93,17 @@ func TestGroupDecisions(t *testing.T) {
 		workload{"sendrecv", []spec.GroupOp{{Op: op(spec.SendRecv, 8<<10, spec.Float32)}, {Op: op(spec.SendRecv, 64<<20, spec.Float32)}}, spec.Launch{}},
 		workload{"alltoall", []spec.GroupOp{{Op: op(spec.AllToAll, 1<<20, spec.Float32)}}, spec.Launch{}},
 		workload{"collectives then p2p", []spec.GroupOp{{Op: op(spec.SendRecv, 1<<20, spec.Bfloat16)}, {Op: ar}, {Op: op(spec.AllToAll, 64<<10, spec.Float32)}, {Op: ag}}, spec.Launch{}},
+		// sends and recvs to stated peers (peer -k: the k-th rank from the
+		// end): a pipeline pair, a halo exchange and a sparse all-to-all-v
+		// (on 2 ranks its last send is to rank 0 itself, which no recv
+		// matches: ncclGroupEnd fails)
+		workload{"pipeline pair", []spec.GroupOp{p2p(true, 1, op(spec.SendRecv, 64<<20, spec.Bfloat16)), p2p(false, -1, op(spec.SendRecv, 64<<20, spec.Bfloat16))}, spec.Launch{}},
+		workload{"pipeline pair registered", []spec.GroupOp{p2pReg(true, 1, op(spec.SendRecv, 64<<20, spec.Bfloat16)), p2pReg(false, -1, op(spec.SendRecv, 64<<20, spec.Bfloat16))}, spec.Launch{}},
+		workload{"pipeline pair graph", []spec.GroupOp{p2p(true, 1, op(spec.SendRecv, 64<<20, spec.Bfloat16)), p2p(false, -1, op(spec.SendRecv, 64<<20, spec.Bfloat16))}, spec.Launch{Mode: spec.LaunchGraph}},
+		workload{"halo", []spec.GroupOp{p2p(true, 1, op(spec.SendRecv, 256<<10, spec.Float32)), p2p(true, -1, op(spec.SendRecv, 256<<10, spec.Float32)),
+			p2p(false, 1, op(spec.SendRecv, 256<<10, spec.Float32)), p2p(false, -1, op(spec.SendRecv, 256<<10, spec.Float32))}, spec.Launch{}},
+		workload{"sparse all-to-all-v", []spec.GroupOp{p2p(true, 0, op(spec.SendRecv, 1<<20, spec.Float32)), p2p(false, 0, op(spec.SendRecv, 1<<20, spec.Float32)),
+			p2p(true, 3, op(spec.SendRecv, 8<<10, spec.Float32)), p2p(false, -3, op(spec.SendRecv, 4<<20, spec.Float32)), p2p(true, -2, op(spec.SendRecv, 0, spec.Float32))}, spec.Launch{}},
 	)
 	for _, v := range spec.Releases {
 		var b strings.Builder
@@ -102,6 +122,13 @@ func TestGroupDecisions(t *testing.T) {
 			}
 			fmt.Fprintf(&b, "\n## %s × %d node(s), env %s\n", m.name, sys.NNodes(), m.env)
 			for _, w := range loads {
+				w.ops = slices.Clone(w.ops)
+				for i, o := range w.ops {
+					if p := o.P2P; p != nil {
+						n := sys.NRanks()
+						w.ops[i].P2P = &spec.P2PCall{Send: p.Send, Peer: ((p.Peer % n) + n) % n}
+					}
+				}
 				g, err := comm.SelectGroup(w.ops, w.launch)
 				if err != nil {
 					t.Fatal(err)
@@ -129,6 +156,9 @@ func TestGroupDecisions(t *testing.T) {
 					o := d.Op
 					fmt.Fprintf(&b, "  %d %s %s %s", i, o.Func, spec.FormatBytes(o.Bytes()), o.DataType.Short())
 					gop := w.ops[i%len(w.ops)]
+					if p := gop.P2P; p != nil {
+						fmt.Fprintf(&b, " %s peer=%d", p.Dir(), p.Peer)
+					}
 					if gop.InPlace {
 						b.WriteString(" inplace")
 					}

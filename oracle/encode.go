@@ -401,5 +401,9 @@ func appendP2PTask(b []byte, t *P2PTaskAnswer) []byte {
 	}
 	b = append(b, `,"plan":`...)
 	b = strconv.AppendInt(b, int64(t.Plan), 10)
+	if t.Registered != "" {
+		b = append(b, `,"registered":`...)
+		b = appendString(b, t.Registered)
+	}
 	return append(b, '}')
 }

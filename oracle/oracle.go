@@ -87,6 +87,9 @@ type OpRequest struct {
 	DType string          `json:"dtype,omitempty"` // default float32
 	RedOp string          `json:"redop,omitempty"` // default sum
 	Root  int             `json:"root,omitempty"`
+	// Peer makes coll "send" or "recv" one ncclSend or ncclRecv of rank
+	// 0 to or from this rank (without it, nccl-tests' SendRecv ring).
+	Peer *int `json:"peer,omitempty"`
 	// InPlace: the receive buffer is the send buffer. Buffers: "user"
 	// (default), "registered" (ncclCommRegister) or "window"
 	// (ncclCommWindowRegister). Alloc: how the buffers were allocated,
@@ -159,6 +162,9 @@ type P2PTaskAnswer struct {
 	NChannels int    `json:"nchannels"`
 	Channels  []int  `json:"channels"`
 	Plan      int    `json:"plan"`
+	// Registered: the buffer registration addP2pToPlan made ("IPC" or
+	// "NET", G-REG-P2P-1); absent when none.
+	Registered string `json:"registered,omitempty"`
 }
 
 // ChunkAnswer is the chunk in bytes of the task's first channel (lo), of
@@ -631,6 +637,15 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 	if ce.err != nil {
 		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil, false
 	}
+	for i, g := range gops {
+		if g.P2P != nil && g.P2P.Peer >= ce.comm.NRanks {
+			prefix := ""
+			if len(req.Group) > 0 {
+				prefix = "group."
+			}
+			return invalid(req.ID, fieldAt(prefix, i)+"peer", "%s peer %d: expected a rank in 0..%d (the communicator has %d ranks)", g.P2P.Dir(), g.P2P.Peer, ce.comm.NRanks-1, ce.comm.NRanks), nil, nil, false
+		}
+	}
 	if err := o.checkMemory(ce.comm.NRanks, len(gops)); err != nil {
 		field := "op"
 		if len(req.Group) > 0 {
@@ -638,9 +653,9 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 		}
 		return refuse(req.ID, field, err), nil, nil, false
 	}
-	// a SendRecv or AllToAll gets its channels from the group planner
+	// IssuedAlone sends a SendRecv or AllToAll to the group planner
 	// (G-SCHED-P2P-1), alone as in a group
-	if !plain || gops[0].Op.Func.IsP2P() || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
+	if !plain || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
 		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil, key != ""
 	}
 	d, trace, err := ce.comm.SelectOp(gops[0].Op, o.Trace)
@@ -648,6 +663,14 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 		return invalid(req.ID, "op", "%v", err), nil, nil, false
 	}
 	return o.fill(req.ID, d), ce, trace, key != ""
+}
+
+// fieldAt names operation i's fields: "op." alone, "group[i]." in a group.
+func fieldAt(prefix string, i int) string {
+	if prefix == "" {
+		return "op."
+	}
+	return fmt.Sprintf("group[%d].", i)
 }
 
 // parseOps reads the request's operation or group and its launch; plain is
@@ -692,6 +715,13 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 			return nil, launch, false, invalid(req.ID, field, "%v", err)
 		}
 		gops[i] = spec.GroupOp{Op: op, InPlace: r.InPlace}
+		if r.Peer != nil {
+			dir := strings.TrimPrefix(strings.ToLower(r.Coll), "nccl")
+			if dir != "send" && dir != "recv" || *r.Peer < 0 || *r.Peer >= spec.MaxRanks {
+				return nil, launch, false, invalid(req.ID, fieldAt(prefix, i)+"peer", "peer %d of coll %q: expected a send or recv to a rank in 0..%d", *r.Peer, r.Coll, spec.MaxRanks-1)
+			}
+			gops[i].P2P = &spec.P2PCall{Send: dir == "send", Peer: *r.Peer}
+		}
 		if r.Buffers != "" {
 			if gops[i].Buffers, err = spec.ParseBuffers(r.Buffers); err != nil {
 				if prefix == "" {
@@ -748,6 +778,12 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 			if ch.WorkStorage != "" || (ch.Kernel != "" && ch.ArgsBytes > 0) || (ch.SidePath == "copy-engine" && ch.Plan >= 0) {
 				p := ch.Plan
 				oa.Plan, oa.ArgsBytes = &p, ch.ArgsBytes
+			}
+		}
+		if i < len(gops) && gops[i].P2P != nil {
+			oa.Coll = "Send"
+			if !gops[i].P2P.Send {
+				oa.Coll = "Recv"
 			}
 		}
 		if oa.Plan == nil && len(oa.P2PTasks) > 0 {
@@ -866,7 +902,7 @@ func opAnswer(d *spec.Decision) OpAnswer {
 		a.NChannels, a.ChannelLo, a.ChannelHi = &n, &lo, &hi
 		a.P2PTasks = make([]P2PTaskAnswer, len(d.P2P.Tasks))
 		for k, t := range d.P2P.Tasks {
-			a.P2PTasks[k] = P2PTaskAnswer{Peer: t.Peer, Dir: t.Dir, Bytes: t.Bytes, Proto: t.Proto.String(), Round: t.Round, NChannels: t.NChannels, Channels: t.Channels, Plan: t.Plan}
+			a.P2PTasks[k] = P2PTaskAnswer{Peer: t.Peer, Dir: t.Dir, Bytes: t.Bytes, Proto: t.Proto.String(), Round: t.Round, NChannels: t.NChannels, Channels: t.Channels, Plan: t.Plan, Registered: t.Registered}
 		}
 	}
 	if d.NChannels > 0 {

@@ -214,6 +214,48 @@ func TestOracleP2P(t *testing.T) {
 	}
 }
 
+// TestOracleP2PPeers: a group may state sends and recvs with their peers
+// (here a pipeline pair on 2 × H200 at 2.28.9: 1 MiB sent to rank 1 on
+// Simple, 4 KiB received from it on LL, both round 1); a peer outside the
+// communicator or on another collective is refused naming the field, and
+// a send to rank 0 itself without a matching recv fails ncclGroupEnd.
+func TestOracleP2PPeers(t *testing.T) {
+	o := New(nil)
+	ask := func(ops string) *Answer {
+		a, _, _, _ := o.answer([]byte(`{"nccl":"2.28.9","system":"h200x2","group":[` + ops + `]}`))
+		return a
+	}
+	a := ask(`{"coll":"send","peer":1,"bytes":"1MiB"},{"coll":"recv","peer":1,"bytes":"4KiB"}`)
+	if a.Status != "ok" || len(a.Ops) != 2 {
+		t.Fatalf("pipeline pair: %+v", a)
+	}
+	for k, w := range []struct{ coll, dir, proto string }{{"Send", "send", "Simple"}, {"Recv", "recv", "LL"}} {
+		op := a.Ops[k]
+		if op.Coll != w.coll || len(op.P2PTasks) != 1 || op.P2PTasks[0].Peer != 1 || op.P2PTasks[0].Dir != w.dir || op.P2PTasks[0].Proto != w.proto || op.P2PTasks[0].Round != 1 {
+			t.Errorf("op %d: %+v, want %s to 1 on %s in round 1", k, op, w.dir, w.proto)
+		}
+	}
+	for _, c := range []struct{ ops, field string }{
+		{`{"coll":"send","peer":0,"bytes":4},{"coll":"recv","peer":2,"bytes":4}`, "group[1].peer"},
+		{`{"coll":"allreduce","peer":1,"bytes":4}`, "group[0].peer"},
+		{`{"coll":"sendrecv","peer":1,"bytes":4}`, "group[0].peer"},
+		{`{"coll":"recv","peer":-1,"bytes":4}`, "group[0].peer"},
+	} {
+		if a := ask(c.ops); a.Status != "invalid" || a.Invalid == nil || a.Invalid.Field != c.field {
+			t.Errorf("%s: %+v %+v, want invalid %s", c.ops, a, a.Invalid, c.field)
+		}
+	}
+	// captured, the 64 MiB send registers over IPC (G-REG-P2P-1), and the
+	// encoder writes it
+	line := o.HandleLine([]byte(`{"nccl":"2.28.9","system":"h200x2","launch":"graph","group":[{"coll":"send","peer":1,"bytes":"64MiB"}]}`))
+	if !strings.Contains(string(line), `"plan":0,"registered":"IPC"}`) {
+		t.Errorf("captured send: %s, want its task registered IPC", line)
+	}
+	if a := ask(`{"coll":"send","peer":0,"bytes":8}`); a.Status != "error" || a.Error == nil || a.Error.Result != "ncclInvalidUsage" || a.Error.Call != "ncclGroupEnd" {
+		t.Errorf("unmatched send to self: %+v %+v", a, a.Error)
+	}
+}
+
 // TestGroupAnswer: a group's answer carries every operation's plan in call
 // order (8 MiB AllReduces of 2 × H200 under 2.28.9 share the 24 channels,
 // as nccl-tests -m 8 printed), the top level describes the first; a

@@ -31,7 +31,7 @@ func (c *Comm) Choose(op spec.Op, algo, proto string, channels int, describe fun
 	if err != nil {
 		return nil, err
 	}
-	if g != nil && (algo != "" || proto != "" || channels > 0) {
+	if g != nil && d.P2P == nil && (algo != "" || proto != "" || channels > 0) {
 		return nil, fmt.Errorf("--algo, --proto and --channels force one operation alone; in a group NCCL's plan decides each operation (force it with --env NCCL_ALGO=... NCCL_PROTO=...)")
 	}
 	v := c.Comm.Release

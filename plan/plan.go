@@ -130,8 +130,8 @@ func (c *Comm) DecideIssued(op spec.Op) (*spec.Decision, *spec.GroupDecision, er
 	if c.Select != nil {
 		return nil, nil, fmt.Errorf("a tuner's answer for a group (--agg, --cudagraph, --buffers or --inplace) is not modelled")
 	}
-	if op.Func == spec.SendRecv || op.Func == spec.AllToAll {
-		return nil, nil, fmt.Errorf("--agg, --cudagraph, --buffers and --inplace plan a group of collectives; %s's point-to-point plan in a group is not modelled", op.Func)
+	if op.Func.IsP2P() && c.Issue.Launch.Agg > 1 {
+		return nil, nil, fmt.Errorf("--agg plans a group of collectives; the timing of %s repeated in a group is not modelled", op.Func)
 	}
 	g, err := c.Comm.SelectIssue(op, c.Issue)
 	if err != nil {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -273,6 +274,65 @@ func TestRunRegisteredChannels(t *testing.T) {
 		}
 		if got[0].TimeUs == got[1].TimeUs {
 			t.Errorf("%s: the same simulated time %.2f µs on %d and %d channels", tc.name, got[0].TimeUs, got[0].Channels, got[1].Channels)
+		}
+	}
+}
+
+// TestRunP2PTasks: a lone SendRecv or AllToAll is planned as a group of
+// one, so sim reports rank 0's send/recv tasks (G-SCHED-P2P-1), and the
+// p2p schedule it times runs rank 0's work on exactly the channels those
+// tasks name (2 × H200, 2.28.9: a 64 KiB AllToAll, 32 KiB per peer: the
+// self pair on channel 0, peer 1 on LL over 16..19; a 1 MiB SendRecv on
+// 16..31); no group is timed for one operation.
+func TestRunP2PTasks(t *testing.T) {
+	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Build(spec.MustLoad(spec.V2_28_9), sys, spec.Env{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		f     spec.Func
+		size  int64
+		tasks int
+		chans []int
+	}{{spec.AllToAll, 64 << 10, 4, []int{0, 16, 17, 18, 19}}, {spec.SendRecv, 1 << 20, 2, []int{16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}}} {
+		op, err := c.Op(tc.f, spec.Float32, spec.Sum, tc.size, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, ch, err := c.Run(op, RunOptions{Release: "2.28.9", Size: tc.size, Describe: func(*spec.Decision) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.P2PTasks) != tc.tasks || rep.Group != nil {
+			t.Fatalf("%s: %d tasks, group %v; want %d tasks and no group", tc.f, len(rep.P2PTasks), rep.Group, tc.tasks)
+		}
+		var fromTasks []int
+		for _, tk := range rep.P2PTasks {
+			fromTasks = append(fromTasks, tk.Channels...)
+		}
+		slices.Sort(fromTasks)
+		fromTasks = slices.Compact(fromTasks)
+		s, err := algos.Build(op, ch.Sel, c.Layout, algos.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var timed []int
+		for k := range s.NChannels {
+			if len(s.Program(0, k, 0)) > 0 {
+				timed = append(timed, k)
+			}
+		}
+		if !slices.Equal(fromTasks, tc.chans) || !slices.Equal(timed, tc.chans) {
+			t.Errorf("%s: tasks on %v, the timed schedule's rank 0 on %v; want both %v", tc.f, fromTasks, timed, tc.chans)
+		}
+		var b strings.Builder
+		WriteReport(&b, rep, "")
+		if !strings.Contains(b.String(), "send/recv tasks  rank 0's, in plan 0") {
+			t.Errorf("%s: report without the tasks:\n%s", tc.f, b.String())
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 	"github.com/gatesim/gatesim/tuner"
 )
 
@@ -34,6 +35,10 @@ type Report struct {
 	// Group is the group the operation was issued in (--agg, --cudagraph,
 	// --buffers, --inplace): Result is its first operation's simulation.
 	Group *Group `json:"group,omitempty"`
+	// P2PTasks are rank 0's send/recv tasks of a lone SendRecv or
+	// AllToAll as NCCL's planner places them (G-SCHED-P2P-1), the ones the
+	// simulated p2p schedule runs.
+	P2PTasks []tuning.P2PPlaced `json:"p2p_tasks,omitempty"`
 }
 
 // WriteReport prints the report as gatesim sim does; trace is the file
@@ -67,6 +72,16 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 		fmt.Fprintf(w, "    %-7s %12s   busiest %s\n", c, human(float64(res.LinkBytes[c])), human(float64(res.MaxLinkBytes[c])))
 	}
 	fmt.Fprintf(w, "  network injected %s in all, %s per node\n", human(float64(res.NetBytes)), human(res.NetBytesPerNode))
+	if len(r.P2PTasks) > 0 {
+		fmt.Fprintf(w, "  send/recv tasks  rank 0's, in plan %d (round: of comm->p2pSchedule, -1 before 2.22.3):\n", r.P2PTasks[0].Plan)
+		for _, t := range r.P2PTasks {
+			fmt.Fprintf(w, "    %s %d %s %s round %d on %d channel(s) %s", t.Dir, t.Peer, human(float64(t.Bytes)), t.Proto, t.Round, t.NChannels, spec.FormatP2PChannels(t.Channels))
+			if t.Registered != "" {
+				fmt.Fprintf(w, " registered %s", t.Registered)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	if g := r.Group; g != nil {
 		fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, each on the channels NCCL's plan gave it:\n", len(g.Ops), g.Buffers, g.InPlace)
 		for i, o := range g.Ops {

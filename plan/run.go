@@ -58,7 +58,10 @@ func (c *Comm) Run(op spec.Op, o RunOptions) (*Report, *Choice, error) {
 	m := c.Machine
 	rep := &Report{Machine: m, NCCL: o.Release, Op: op, Selection: selection, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
 		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: c.Launch}
-	if ch.Group != nil {
+	switch {
+	case ch.Decision.P2P != nil:
+		rep.P2PTasks = ch.Decision.P2P.Tasks // a group of one (DecideIssued): its tasks, no group to time
+	case ch.Group != nil:
 		if rep.Group, err = c.SimulateGroup(ch.Group, res); err != nil {
 			return nil, nil, err
 		}

@@ -338,3 +338,96 @@ func TestGroupP2PTasks(t *testing.T) {
 		}
 	})
 }
+
+// Send/recv to peers the caller states (a pipeline pair, a halo, a sparse
+// all-to-all-v): every stated send or recv becomes exactly one task with
+// its peer, direction and bytes; NCCL places each task by its peer's round
+// alone, so a group's decisions do not depend on the order the calls are
+// given, and each task decides as in a group of that call alone; sends to
+// rank 0 itself that no recv matches fail ncclGroupEnd.
+func TestGroupP2PPeers(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c, comm, ops, l := groupCase(t)
+		n := c.System.NRanks()
+		pc, err := comm.P2PComm()
+		if err != nil || comm.Model == nil || n > tuning.MaxP2PRanks {
+			return
+		}
+		nColl := rapid.IntRange(0, len(ops)).Draw(t, "nColl")
+		ops = ops[:nColl]
+		var self [2]int
+		for range rapid.IntRange(1, 12).Draw(t, "nPeers") {
+			p := spec.P2PCall{Send: rapid.Bool().Draw(t, "send"), Peer: rapid.IntRange(0, n-1).Draw(t, "peer")}
+			o := spec.Op{Func: spec.SendRecv, Count: rapid.Int64Range(0, 1<<26).Draw(t, "bytes"), DataType: spec.Int8}
+			ops = append(ops, spec.GroupOp{Op: o, P2P: &p})
+			if p.Peer == 0 {
+				self[btoi(p.Send)]++
+			}
+		}
+		l.Agg = 1
+		g, err := comm.SelectGroup(ops, l)
+		if err != nil {
+			t.Fatalf("%s: group: %v", c, err)
+		}
+		if self[0] != self[1] {
+			ours := g.Err != nil && g.Err.Result == spec.InvalidUsage && strings.Contains(g.Err.Message, "to self without a matching")
+			if !ours && (g.Err == nil || nColl == 0) { // a collective's failure comes first
+				t.Fatalf("%s: %d self sends, %d self recvs: group error %v, want ncclInvalidUsage", c, self[1], self[0], g.Err)
+			}
+			return
+		}
+		if g.Err != nil {
+			return // the collectives' plan failed
+		}
+		perm := rapid.Permutation(slices.Collect(func(yield func(int) bool) {
+			for i := range ops {
+				if !yield(i) {
+					return
+				}
+			}
+		})).Draw(t, "order")
+		shuffled := make([]spec.GroupOp, len(ops))
+		for k, i := range perm {
+			shuffled[k] = ops[i]
+		}
+		g2, err := comm.SelectGroup(shuffled, l)
+		if err != nil || g2.Err != nil {
+			t.Fatalf("%s: reordered group: %v %v", c, err, g2.Err)
+		}
+		for k, i := range perm {
+			o, d := ops[i], g.Ops[i]
+			if o.P2P == nil || d.Err != nil || d.Discarded {
+				continue
+			}
+			if d.P2P == nil || len(d.P2P.Tasks) != 1 {
+				t.Fatalf("%s: %s %d: tasks %+v, want exactly one", c, o.P2P.Dir(), o.P2P.Peer, d.P2P)
+			}
+			tk := d.P2P.Tasks[0]
+			if tk.Peer != o.P2P.Peer || tk.Dir != o.P2P.Dir() || tk.Bytes != o.Op.Bytes() || len(tk.Channels) < 1 || len(tk.Channels) > pc.NChannelsPerPeer {
+				t.Fatalf("%s: %s %d of %d B placed as %+v", c, o.P2P.Dir(), o.P2P.Peer, o.Op.Bytes(), tk)
+			}
+			if diff := cmp.Diff(d.P2P.Tasks, g2.Ops[k].P2P.Tasks); diff != "" {
+				t.Fatalf("%s: %s %d decides differently when the calls are reordered:\n%s", c, o.P2P.Dir(), o.P2P.Peer, diff)
+			}
+			if o.P2P.Peer == 0 {
+				continue // alone it has no matching self call
+			}
+			alone, err := comm.SelectGroup([]spec.GroupOp{o}, spec.Launch{Mode: l.Mode})
+			if err != nil || alone.Err != nil || alone.Ops[0].P2P == nil || len(alone.Ops[0].P2P.Tasks) != 1 {
+				t.Fatalf("%s: %s %d alone: %v %v", c, o.P2P.Dir(), o.P2P.Peer, err, alone)
+			}
+			a := alone.Ops[0].P2P.Tasks[0]
+			a.Plan = tk.Plan
+			if diff := cmp.Diff(a, tk); diff != "" {
+				t.Fatalf("%s: %s %d in the group differs from the call alone:\n%s", c, o.P2P.Dir(), o.P2P.Peer, diff)
+			}
+		}
+	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

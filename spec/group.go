@@ -42,8 +42,10 @@ type Call struct {
 	Comm string `json:"comm,omitempty"`
 	// Nonblocking marks a CommInit with ncclConfig_t.blocking = 0.
 	Nonblocking bool `json:"nonblocking,omitempty"`
-	// Op is a collective's operation.
-	Op *Op `json:"op,omitempty"`
+	// Op is a collective's operation; P2P the peer of a send or recv
+	// that names one (peer=N).
+	Op  *Op      `json:"op,omitempty"`
+	P2P *P2PCall `json:"p2p,omitempty"`
 	// Line is the source line of the call in a script (for messages).
 	Line int `json:"line,omitempty"`
 }
@@ -324,6 +326,7 @@ func uniq(s []string) []string {
 //	groupStart | groupEnd
 //	init COMM [nonblocking]
 //	COLL COMM SIZE [DTYPE] [REDOP] [root=N] (allreduce c0 1MiB float32 sum)
+//	send|recv COMM SIZE [DTYPE] peer=N (without peer=: nccl-tests' ring)
 //	sync COMM | asyncError COMM | finalize COMM
 //
 // '#' starts a comment. name is used in errors.
@@ -406,18 +409,29 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 			if err != nil {
 				return nil, bad("%v", err)
 			}
-			// root=N (Broadcast, Reduce) may follow the size anywhere
+			// root=N (Broadcast, Reduce) and peer=N (send, recv) may follow
+			// the size anywhere
 			root := 0
 			for k := 3; k < len(f); k++ {
-				v, ok := strings.CutPrefix(strings.ToLower(f[k]), "root=")
-				if !ok {
+				key, v, ok := strings.Cut(strings.ToLower(f[k]), "=")
+				if !ok || key != "root" && key != "peer" {
 					continue
 				}
-				if root, err = strconv.Atoi(v); err != nil || root < 0 || root > maxRoot {
-					return nil, bad("%q: expected root=N with 0 <= N <= %d", f[k], maxRoot)
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > maxRoot {
+					return nil, bad("%q: expected %s=N with 0 <= N <= %d", f[k], key, maxRoot)
+				}
+				if key == "peer" {
+					dir := strings.TrimPrefix(strings.ToLower(f[0]), "nccl")
+					if dir != "send" && dir != "recv" {
+						return nil, bad("%q: peer=N names the peer of a send or recv, not of %s", f[k], f[0])
+					}
+					c.P2P = &P2PCall{Send: dir == "send", Peer: n}
+				} else {
+					root = n
 				}
 				f = append(f[:k:k], f[k+1:]...)
-				break
+				k--
 			}
 			dt, rop := Float32, Sum
 			if len(f) > 3 {

@@ -158,6 +158,9 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPeers(all, c.NRanks); err != nil {
+		return nil, err
+	}
 	out := &GroupDecision{Launch: launch, Ops: make([]*Decision, len(all)), Traces: make([]Trace, len(all))}
 	for i, g := range all {
 		d, opTr, err := c.SelectOp(g.Op, true) // one recording walk: the group reads every trace
@@ -289,6 +292,17 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 // decideP2P places the group's send/recv tasks after its collectives and
 // runs the send/recv group rules on every p2p operation.
 func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDecision) {
+	if e := selfUnmatched(all, choices, c.NRanks); e != nil {
+		out.Err = e
+		for i := range all {
+			if d := out.Ops[i]; choices[i].P2P && d.Err == nil {
+				d.Err = e
+				gr := &groupRun{i: i, n: len(all), op: all[i], choice: &choices[i], dec: d, planErr: e}
+				out.Traces[i] = c.runGroupRules(gr, true, out.Traces[i])
+			}
+		}
+		return
+	}
 	placed, added, why := c.placeP2P(all, choices, out.Budget, out.Plans, out.Launch.Mode == LaunchGraph)
 	out.Plans += added
 	for i := range all {
@@ -354,7 +368,7 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 			idx := byComm[n]
 			ops := make([]GroupOp, len(idx))
 			for k, i := range idx {
-				ops[k] = GroupOp{Op: *calls[i].Op}
+				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P}
 			}
 			g, err := c.SelectGroup(ops, Launch{Mode: launch.Mode})
 			if err != nil {
@@ -411,8 +425,10 @@ func (c *Comm) SymmetricOutsideWindows() bool {
 
 // IssuedAlone says Select alone decides op issued as is on this
 // communicator: is.Alone, unless op is a collective a symmetric kernel
-// may run on buffers outside windows (SymmetricOutsideWindows), whose
-// decision is its group's plan (SelectIssue).
+// may run on buffers outside windows (SymmetricOutsideWindows), or a
+// SendRecv or AllToAll, whose send/recv tasks only the group planner
+// places (G-SCHED-P2P-1): their decision is their group's plan
+// (SelectIssue), alone a group of one.
 func (c *Comm) IssuedAlone(op Op, is Issue) bool {
 	if !is.Alone() {
 		return false
@@ -420,6 +436,8 @@ func (c *Comm) IssuedAlone(op Op, is Issue) bool {
 	switch op.Func {
 	case AllReduce, AllGather, ReduceScatter:
 		return !c.SymmetricOutsideWindows()
+	case SendRecv, AllToAll:
+		return false
 	}
 	return true
 }

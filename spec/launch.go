@@ -81,6 +81,25 @@ type GroupOp struct {
 	InPlace bool    `json:"inPlace,omitempty"`
 	Buffers Buffers `json:"buffers,omitempty"`
 	Alloc   Alloc   `json:"alloc,omitempty"`
+	// P2P makes a SendRecv one ncclSend or ncclRecv of the caller's own
+	// (nil: nccl-tests' ring; an AllToAll is always every rank).
+	P2P *P2PCall `json:"p2p,omitempty"`
+}
+
+// P2PCall is one ncclSend or ncclRecv stated by its caller: the direction
+// and the peer, a rank of the communicator as rank 0 (the modelled rank)
+// numbers them; its bytes are the operation's.
+type P2PCall struct {
+	Send bool `json:"send"`
+	Peer int  `json:"peer"`
+}
+
+// Dir is "send" or "recv".
+func (p P2PCall) Dir() string {
+	if p.Send {
+		return "send"
+	}
+	return "recv"
 }
 
 // Launch describes how a group of operations is issued: the launch mode and
@@ -121,6 +140,9 @@ func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
 		}
 		if err := checkAlloc(o.Buffers, o.Alloc); err != nil {
 			return nil, fmt.Errorf("group op %d: %w", i, err)
+		}
+		if p := o.P2P; p != nil && (o.Op.Func != SendRecv || p.Peer < 0 || p.Peer >= MaxRanks) {
+			return nil, fmt.Errorf("group op %d: %s peer %d of a %s: expected a send or recv to a peer in 0..%d", i, p.Dir(), p.Peer, o.Op.Func, MaxRanks-1)
 		}
 	}
 	return out, nil

@@ -94,11 +94,15 @@ func (c *Comm) P2PComm() (tuning.P2PComm, error) {
 	return p, nil
 }
 
-// p2pTasks are rank 0's send/recv tasks of a p2p operation: SendRecv sends
-// to rank 1 and receives from the last rank; AllToAll sends to and
-// receives from every rank, its bytes per peer.
-func p2pTasks(op Op, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
-	b := op.Bytes()
+// p2pTasks are rank 0's send/recv tasks of a p2p operation: a stated send
+// or recv its one task; SendRecv sends to rank 1 and receives from the
+// last rank; AllToAll sends to and receives from every rank, its bytes
+// per peer.
+func p2pTasks(g GroupOp, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
+	op, b := g.Op, g.Op.Bytes()
+	if g.P2P != nil {
+		return append(dst, tuning.P2PTask{Peer: g.P2P.Peer, Send: g.P2P.Send, Bytes: b})
+	}
 	if op.Func == SendRecv {
 		return append(dst, tuning.P2PTask{Peer: 1 % nRanks, Send: true, Bytes: b}, tuning.P2PTask{Peer: nRanks - 1, Bytes: b})
 	}
@@ -137,14 +141,23 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 	}
 	ops := make([][]tuning.P2PTask, len(idx))
 	for k, i := range idx {
-		ops[k] = p2pTasks(all[i].Op, pc.NRanks(), nil)
+		ops[k] = p2pTasks(all[i], pc.NRanks(), nil)
 	}
 	placed, last, err := pc.PlaceGroup(0, ops, start, c.Model.P2PBudget(graph))
 	if err != nil {
 		return nil, 0, err.Error()
 	}
 	out := make([][]tuning.P2PPlaced, len(all))
+	reg := c.rs.Consts.P2PReg
+	pxnOff := TopoOptions(c.Env).PXNDisable
 	for k, i := range idx {
+		if reg != tuning.P2PRegNone && c.Model != nil {
+			call := tuning.Call{Op: all[i].Op, InPlace: all[i].InPlace, Buffers: all[i].Buffers, Alloc: all[i].Alloc, Graph: graph}
+			for j := range placed[k] {
+				t := &placed[k][j]
+				t.Registered, t.RegRefused = c.Model.P2PRegister(reg, call, t, t.Peer == 0, t.Peer/pc.LocalRanks != 0, pxnOff, c.Topo.AllNVLink)
+			}
+		}
 		out[i] = placed[k]
 	}
 	added := last - start.Plan
@@ -152,6 +165,50 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 		added++
 	}
 	return out, added, ""
+}
+
+// checkPeers refuses a stated send or recv whose peer is not a rank of
+// the communicator, as ncclSend and ncclRecv do (ArgsCheck: "invalid
+// root").
+// Ref: v2.22.3-1 src/misc/argcheck.cc ArgsCheck
+func checkPeers(all []GroupOp, nRanks int) error {
+	for i, g := range all {
+		if p := g.P2P; p != nil && p.Peer >= nRanks {
+			return fmt.Errorf("group op %d: %s peer %d: expected a rank in 0..%d (nccl%s refuses it: invalid root)", i, p.Dir(), p.Peer, nRanks-1, strings.ToUpper(p.Dir()[:1])+p.Dir()[1:])
+		}
+	}
+	return nil
+}
+
+// selfUnmatched is what ncclGroupEnd returns for a group whose sends to
+// rank 0 itself and receives from it do not pair up (scheduleP2pTasksToPlan
+// takes one of each per pass of round 0), nil when they do.
+// Ref: v2.22.3-1 src/enqueue.cc scheduleP2pTasksToPlan (v2.18.1-1 likewise)
+func selfUnmatched(all []GroupOp, choices []tuning.OpChoice, nRanks int) *NCCLError {
+	var sends, recvs int
+	var tasks []tuning.P2PTask
+	for i := range choices {
+		if !choices[i].P2P {
+			continue
+		}
+		tasks = p2pTasks(all[i], nRanks, tasks[:0])
+		for _, t := range tasks {
+			switch {
+			case t.Peer != 0:
+			case t.Send:
+				sends++
+			default:
+				recvs++
+			}
+		}
+	}
+	switch {
+	case sends > recvs:
+		return &NCCLError{Result: InvalidUsage, Message: "Trying to send to self without a matching recv", Call: "ncclGroupEnd"}
+	case recvs > sends:
+		return &NCCLError{Result: InvalidUsage, Message: "Trying to recv to self without a matching send", Call: "ncclGroupEnd"}
+	}
+	return nil
 }
 
 // P2PHull is the channels a p2p operation's tasks use: how many distinct
@@ -216,6 +273,9 @@ func FormatP2PTasks(tasks []tuning.P2PPlaced, most int) string {
 		if t.Round >= 0 {
 			fmt.Fprintf(&b, " (round %d)", t.Round)
 		}
+		if t.Registered != "" {
+			b.WriteString(" registered " + t.Registered)
+		}
 	}
 	return b.String()
 }
@@ -228,6 +288,10 @@ func p2pSchedRule(ref Ref, doc string) *Rule {
 		Doc: doc, Ref: ref, p2p: true,
 		group: func(g *groupRun) {
 			p := g.dec.P2P
+			if e := g.planErr; e != nil {
+				g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("ncclGroupEnd returns %s: %s", e.Result, e.Message), Log: []string{e.Message}})
+				return
+			}
 			if g.p2pWhy != "" {
 				g.emit(Verdict{Outcome: Info, Why: "send/recv tasks not placed: " + g.p2pWhy})
 				return
@@ -276,6 +340,40 @@ func p2pCountRule(ref Ref, doc string) *Rule {
 	}
 }
 
+// p2pRegRule is G-REG-P2P-1: which send/recv directions addP2pToPlan
+// registers, and what that changes (only the buffer path).
+func p2pRegRule(ref Ref, doc string) *Rule {
+	return &Rule{
+		ID: "G-REG-P2P-1", Layer: LayerGroup, Title: "send/recv user buffers registered",
+		Doc: doc, Ref: ref, p2p: true,
+		group: func(g *groupRun) {
+			p := g.dec.P2P
+			if p == nil || len(p.Tasks) == 0 {
+				return
+			}
+			var reg []string
+			refused := ""
+			for _, t := range p.Tasks {
+				if t.Registered != "" {
+					reg = append(reg, fmt.Sprintf("%s %d %s", t.Dir, t.Peer, t.Registered))
+				} else if t.RegRefused != "" {
+					refused = t.RegRefused
+				}
+			}
+			switch {
+			case len(reg) > 0:
+				what := strings.Join(reg, ", ")
+				if len(reg) > 4 {
+					what = strings.Join(reg[:4], ", ") + fmt.Sprintf(", … %d more", len(reg)-4)
+				}
+				g.emit(Verdict{Outcome: Pass, Why: "registered: " + what + "; protocol, channels and chunk unchanged, the data moves from user buffer to user buffer (IPC: the kernel copies to or from the peer's buffer; NET: the proxy sends each part from the user buffer)"})
+			case refused != "":
+				g.emit(Verdict{Outcome: Fail, Why: "registration refused: " + refused})
+			}
+		},
+	}
+}
+
 // The rule text per release range.
 const (
 	p2pSchedDoc18  = `2.18.1–2.21.5: scheduleP2pTasksToPlan walks the peers in delta order (p2pSendOrder/p2pRecvOrder) and cuts each peer's bytes into chunks of calcP2pChunkSize (nChannelsMin parts of at least p2pChunkSize/8, doubled up to nChannelsMax while a part exceeds p2pChunkSize, ×32 on one node; rounded up to the smallest part); chunk k of a send (receive) runs on ncclChannelCompute: p2pChannels[base] + k mod p2pnChannelsPerPeer, where base is the peer's local delta (across nodes the node delta plus the local delta over NCCL_MAX_WORK_ELEMENTS_P2P/2) and p2pChannels mirrors the bits of the channel index. The tasks follow the group's collectives, in the plan of the last of them (the per-ncclWork budget of these releases is not applied to them).`
@@ -288,5 +386,8 @@ const (
 	p2pCountDoc183 = `2.18.3–2.19.4: as 2.18.1, but both halvings only on one node.`
 	p2pCountDoc20  = `2.20.3–2.21.5: nChannelsMax = p2pnChannelsPerPeer, and only nChannelsMin is halved (while nChannelsMin × nRanks > p2pnChannels), on any number of nodes; across nodes a chunk is at least half of p2pChunkSize. A chunk goes LL when its connection has LL buffers and it is at most NCCL_P2P_LL_THRESHOLD bytes.`
 	p2pCountDoc22  = `2.22.3–2.28.9: addP2pToPlan takes LL for a direction whose connection has LL buffers (not over the network's shared buffers, not to itself) and whose bytes are at most nChannelsMax × NCCL_P2P_LL_THRESHOLD; its channels are nChannelsMin parts of at least the protocol's step/8 (step/2 across nodes), doubled up to nChannelsMax while a part exceeds step × 32 (step across nodes); 0 bytes take one channel.`
+	p2pRegDoc20    = `2.20.3–2.23.4: addP2pToPlan registers a Simple direction of more than 0 bytes over the network whose proxy runs in the rank's process (not through a PXN peer) when its buffer has a ncclCommRegister record (ncclRegFind): the proxy posts each part straight from (into) the user buffer, one step per part (2.22.3: NCCL_MAX_NET_SIZE at most), instead of staging it through the connection's buffer. A CUDA-graph capture registers nothing; IPC (node peers) nothing. Protocol, channels and chunk are unchanged.`
+	p2pRegDoc24    = `2.24.3–2.25.1: addP2pToPlan registers a Simple direction of more than 0 bytes: over the network (ncclRegisterP2pNetBuffer) when the connection uses GPU Direct RDMA (NCCL_DIRECT_NIC), the network is not UNPACK and NCCL_PXN_DISABLE is set or the GPUs are not all NVLink (with one GPU per node isAllNvlink holds, so PXN on refuses it); to a node peer over a P2P read/write connection (ncclRegisterP2pIpcBuffer), the kernel then copying into (reading from) the peer's user buffer. Both try the CUDA-graph registration first (a captured launch under NCCL_GRAPH_REGISTER), then a ncclCommRegister buffer (NCCL_LOCAL_REGISTER); a buffer the registration cannot take (cudaMalloc without NCCL_LEGACY_CUDA_REGISTER, cuMem off) stays unregistered. Protocol, channels and chunk are unchanged.`
+	p2pRegDoc26    = `From 2.26.2: as 2.24.3, but the network refuses only when PXN is in use (not disabled, all NVLink and more than one local rank), so one GPU per node registers with PXN on. Under NCCL_P2P_USE_CUDA_MEMCPY=1 (2.28.9+) nothing keeps a registration record. Protocol, channels and chunk are unchanged.`
 	p2pCountDoc29  = `From 2.29.2: addP2pToPlan counts a direction's channels on the Simple step (p2pChunkSize) first, then takes LL when the connection has LL buffers and its bytes are at most nChannels × NCCL_P2P_LL_THRESHOLD.`
 )

@@ -1,8 +1,11 @@
 package spec
 
 import (
+	"fmt"
 	"maps"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -174,6 +177,167 @@ func TestSelectGroupP2PPlans(t *testing.T) {
 			if !maps.Equal(got, want) {
 				t.Errorf("%s: AllToAll %d: tasks per plan %v, want %v", tc.name, op+1, got, want)
 			}
+		}
+	}
+}
+
+// TestSelectGroupP2PPeers: sends and recvs with their own peers. The
+// ring's two calls stated one by one (send to 1, recv from the last rank)
+// are placed exactly as nccl-tests' SendRecv; a pipeline pair across
+// nodes (4 × DGX H100, 2.28.9) sends to rank 8 of node 1 in round 8 over
+// the network (Simple, 2 channels per peer from base reverse(1) = 8); a
+// peer outside the communicator is refused before any gate, as ArgsCheck
+// refuses it; a send to rank 0 itself with no matching recv fails
+// ncclGroupEnd with ncclInvalidUsage (scheduleP2pTasksToPlan).
+func TestSelectGroupP2PPeers(t *testing.T) {
+	sys, err := Preset("dgx-h100", PresetOptions{Nodes: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Init(MustLoad(V2_28_9), sys, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := Op{Func: SendRecv, Count: 16 << 20, DataType: Float32}
+	send := func(peer int) GroupOp { return GroupOp{Op: op, P2P: &P2PCall{Send: true, Peer: peer}} }
+	recv := func(peer int) GroupOp { return GroupOp{Op: op, P2P: &P2PCall{Peer: peer}} }
+	ring, err := c.SelectGroup([]GroupOp{{Op: op}}, Launch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stated, err := c.SelectGroup([]GroupOp{recv(31), send(1)}, Launch{})
+	if err != nil || stated.Err != nil {
+		t.Fatalf("stated ring: %v %v", err, stated.Err)
+	}
+	got := append(slices.Clone(stated.Ops[1].P2P.Tasks), stated.Ops[0].P2P.Tasks...)
+	if !reflect.DeepEqual(got, ring.Ops[0].P2P.Tasks) {
+		t.Errorf("stated ring %+v, want the SendRecv's %+v", got, ring.Ops[0].P2P.Tasks)
+	}
+	pp, err := c.SelectGroup([]GroupOp{send(8)}, Launch{})
+	if err != nil || pp.Err != nil {
+		t.Fatalf("pipeline pair: %v %v", err, pp.Err)
+	}
+	if tk := pp.Ops[0].P2P.Tasks[0]; tk.Peer != 8 || tk.Dir != "send" || tk.Round != 8 || tk.Proto != Simple || !slices.Equal(tk.Channels, []int{8, 9}) {
+		t.Errorf("send to 8: %+v, want round 8, Simple on 8..9", tk)
+	}
+	if _, err := c.SelectGroup([]GroupOp{send(32)}, Launch{}); err == nil || !strings.Contains(err.Error(), "send peer 32: expected a rank in 0..31") {
+		t.Errorf("peer 32 of 32 ranks: %v, want the peer refused", err)
+	}
+	for _, tc := range []struct {
+		ops  []GroupOp
+		want string
+	}{
+		{[]GroupOp{send(0)}, "Trying to send to self without a matching recv"},
+		{[]GroupOp{send(0), recv(0), recv(0)}, "Trying to recv to self without a matching send"},
+		{[]GroupOp{send(0), recv(0)}, ""},
+	} {
+		g, err := c.SelectGroup(tc.ops, Launch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.want == "" && g.Err != nil:
+			t.Errorf("matched self pair: %v", g.Err)
+		case tc.want != "" && (g.Err == nil || g.Err.Result != InvalidUsage || g.Err.Message != tc.want):
+			t.Errorf("%d self calls: %v, want ncclInvalidUsage %q", len(tc.ops), g.Err, tc.want)
+		case tc.want != "":
+			if v, ok := g.Traces[0].Find("G-SCHED-P2P-1"); !ok || v.Outcome != Fail {
+				t.Errorf("%d self calls: G-SCHED-P2P-1 %+v, want a failure", len(tc.ops), v)
+			}
+		}
+	}
+}
+
+// TestParseCallsPeer: send and recv take peer=N; another call refuses it.
+func TestParseCallsPeer(t *testing.T) {
+	calls, err := ParseCalls("s", []byte("groupStart\nsend c0 1MiB peer=3\nrecv c0 4KiB int8 peer=5\nsend c0 1MiB\ngroupEnd\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := calls[1].P2P; p == nil || !p.Send || p.Peer != 3 || calls[1].Op.Func != SendRecv {
+		t.Errorf("send peer=3: %+v", calls[1])
+	}
+	if p := calls[2].P2P; p == nil || p.Send || p.Peer != 5 || calls[2].Op.Bytes() != 4096 {
+		t.Errorf("recv peer=5: %+v", calls[2])
+	}
+	if calls[3].P2P != nil {
+		t.Errorf("send without peer= is nccl-tests' ring: %+v", calls[3].P2P)
+	}
+	for _, bad := range []string{"allreduce c0 1MiB peer=1", "send c0 1MiB peer=-1", "recv c0 1MiB peer=x"} {
+		if _, err := ParseCalls("s", []byte(bad)); err == nil || !strings.Contains(err.Error(), "s:1:") {
+			t.Errorf("%q: %v, want an error naming s:1", bad, err)
+		}
+	}
+}
+
+// TestP2PRegistered: G-REG-P2P-1 per release, on a 64 MiB send (Simple).
+//   - node peer (2 × H200): IPC from 2.24.3 when the launch is captured
+//     (NCCL_GRAPH_REGISTER) or the buffer is ncclCommRegister'ed
+//     (NCCL_LOCAL_REGISTER); never before 2.24.3, never on LL (8 KiB);
+//     a cudaMalloc buffer without NCCL_LEGACY_CUDA_REGISTER is refused.
+//   - network peer, one GPU per node: 2.20.3–2.23.4 a ncclCommRegister
+//     buffer (not a capture); 2.24.3–2.25.1 refuse with PXN on (isAllNvlink
+//     holds for one GPU), register with NCCL_PXN_DISABLE=1; 2.26.2 registers
+//     (PXN needs two local ranks); 2.19.4 has no rule.
+//   - network peer, 8 GPUs per node (2.28.9): PXN in use refuses,
+//     NCCL_PXN_DISABLE=1 registers.
+func TestP2PRegistered(t *testing.T) {
+	reg := func(c *Comm, g GroupOp, l Launch) string {
+		t.Helper()
+		d, err := c.SelectGroup([]GroupOp{g}, l)
+		if err != nil || d.Err != nil || d.Ops[0].P2P == nil || len(d.Ops[0].P2P.Tasks) != 1 {
+			t.Fatalf("%v %v", err, d.Err)
+		}
+		v, ok := d.Traces[0].Find("G-REG-P2P-1")
+		verdict := "none"
+		if ok {
+			verdict = v.Outcome.String()
+		}
+		return fmt.Sprintf("%q %s", d.Ops[0].P2P.Tasks[0].Registered, verdict)
+	}
+	send := func(bytes int64, peer int, b Buffers, a Alloc) GroupOp {
+		return GroupOp{Op: Op{Func: SendRecv, Count: bytes, DataType: Int8}, Buffers: b, Alloc: a, P2P: &P2PCall{Send: true, Peer: peer}}
+	}
+	graph := Launch{Mode: LaunchGraph}
+	for _, tc := range []struct {
+		v    Version
+		gpus int // 0: h200x2; else 2 dgx-h100 nodes of gpus GPUs
+		env  Env
+		g    GroupOp
+		l    Launch
+		want string
+	}{
+		{V2_28_9, 0, nil, send(64<<20, 1, BuffersUser, AllocCuMem), Launch{}, `"" none`},
+		{V2_28_9, 0, nil, send(64<<20, 1, BuffersUser, AllocCuMem), graph, `"IPC" pass`},
+		{V2_28_9, 0, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"IPC" pass`},
+		{V2_28_9, 0, Env{"NCCL_LOCAL_REGISTER": "0"}, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_28_9, 0, nil, send(8<<10, 1, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_28_9, 0, nil, send(64<<20, 1, BuffersRegistered, AllocCudaMalloc), Launch{}, `"" fail`},
+		{V2_24_3, 0, nil, send(64<<20, 1, BuffersUser, AllocCuMem), graph, `"IPC" pass`},
+		{V2_23_4, 0, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), graph, `"" none`},
+		{V2_22_3, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		{V2_22_3, 1, nil, send(64<<20, 1, BuffersUser, AllocCuMem), graph, `"" none`},
+		{V2_20_3, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		{V2_19_4, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_25_1, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_25_1, 1, Env{"NCCL_PXN_DISABLE": "1"}, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		{V2_26_2, 1, nil, send(64<<20, 1, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		{V2_26_2, 1, nil, send(64<<20, 1, BuffersUser, AllocCuMem), graph, `"NET" pass`},
+		{V2_28_9, 8, nil, send(64<<20, 8, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_28_9, 8, Env{"NCCL_PXN_DISABLE": "1"}, send(64<<20, 8, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+	} {
+		var c *Comm
+		if tc.gpus == 0 {
+			env := Env{"NCCL_NVLS_ENABLE": "0"}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c = initPreset(t, tc.v, "h200x2", 1, env)
+		} else {
+			c = onePerNode(t, tc.v, 2, tc.gpus, tc.env)
+		}
+		if got := reg(c, tc.g, tc.l); got != tc.want {
+			t.Errorf("%s %d GPU(s) %v %s %s launch %s: got %s, want %s", tc.v, tc.gpus, tc.env, FormatBytes(tc.g.Op.Bytes()), tc.g.Buffers, tc.l.Mode, got, tc.want)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package spec
 
-import "github.com/gatesim/gatesim/spec/topo"
+import (
+	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
+)
 
 // NCCL 2.19.4 (tag v2.19.4-1, commit 88d44d7), a backward delta from
 // 2.20.3: what 2.19.4 had where 2.20.3 differs. There is no multi-node
@@ -90,6 +93,8 @@ func consts2_19_4(rs *Ruleset) {
 	rs.SetConst("P2PMaxHalved", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 	rs.SetConst("P2PHalveOneNodeOnly", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 	rs.SetConst("P2PMinPartHalfStepNet", false, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
+	// addP2pToPlan asks for no registration record before 2.20.3
+	rs.SetConst("P2PReg", tuning.P2PRegNone, ref2194("src/enqueue.cc", "addP2pToPlan"))
 	// NCCL_NVLSTREE_MAX_CHUNKSIZE arrives in 2.20.3: computeColl's cap is fixed
 	rs.SetConst("NVLSTreeMaxChunkSizeEnv", false, ref2194("src/enqueue.cc", "computeColl"))
 	// computeCollChunkInfo (2.20.3) drops the Tree/Simple depth halving
@@ -132,6 +137,7 @@ func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
 }
 
 func back2_19_4(rs *Ruleset) {
+	rs.Remove("G-REG-P2P-1", ref2194("src/enqueue.cc", "addP2pToPlan"), "2.19.4 registers no send/recv buffer; 2.20.3 sends a ncclCommRegister buffer over the network from the user buffer")
 	rs.Remove("G-MNNVL-1", ref2194("src/init.cc", "initTransportsRank"), "multi-node NVLink (NCCL_MNNVL, the NVML fabric clique) arrives in 2.20.3")
 	rs.Remove("G-COLLNET-ABI-2", ref2194("src/net.cc", "ncclNetPluginLoad"), "CollNet v8 with iallgather/ireducescatter arrives in 2.20.3; 2.19.4's newest CollNet ABI is v7")
 	rs.Replace(netABI19, "2.19.4 probes net v7..v5; 2.20.3 v8..v5")

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // NCCL 2.22.3 (tag v2.22.3-1, commit 178b6b7), the reference release of
@@ -105,7 +106,9 @@ func consts2_22_3(rs *Ruleset) {
 		// addP2pToPlan)
 		P2PRoundSchedule:      true,
 		P2PMinPartHalfStepNet: true,
-		NVLSNetChunkCap:       true,
+		// a ncclCommRegister buffer over the network (addP2pToPlan)
+		P2PReg:          tuning.P2PRegNetRecord,
+		NVLSNetChunkCap: true,
 		// NVLSTreeChunkFromStep false: 2.21.5 sizes NVLSTree from nvlsChunkSize
 		NVLSTreeChunkCap4Nodes: true,
 		// NCCL_NVLS_CHUNKSIZE (ncclNvlsSetup) and NCCL_NVLSTREE_MAX_CHUNKSIZE
@@ -163,8 +166,9 @@ func base2_22_3(rs *Ruleset) {
 	rs.Group = append(rs.Group, groupPlan.ID, schedBudgetRule.ID, regUBRule.ID, regSkipRule.ID)
 	p2pSched := p2pSchedRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pSchedDoc22)
 	p2pCount := p2pCountRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pCountDoc22)
-	rs.rules[p2pSched.ID], rs.rules[p2pCount.ID] = p2pSched, p2pCount
-	rs.Group = append(rs.Group, p2pSched.ID, p2pCount.ID)
+	p2pReg := p2pRegRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "addP2pToPlan"}, p2pRegDoc20)
+	rs.rules[p2pSched.ID], rs.rules[p2pCount.ID], rs.rules[p2pReg.ID] = p2pSched, p2pCount, p2pReg
+	rs.Group = append(rs.Group, p2pSched.ID, p2pCount.ID, p2pReg.ID)
 	for _, r := range groupCallRules22 {
 		rs.rules[r.ID] = r
 		rs.Call = append(rs.Call, r.ID)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // NCCL 2.24.3 (tag v2.24.3-1), a delta against 2.23.4: the per-function
@@ -66,6 +67,7 @@ func consts2_24_3(rs *Ruleset) {
 	// a network-registered Ring AllGather on one rank per node returns
 	// proxyOp's NCCL_MAX_NET_SIZE chunk
 	rs.SetConst("NetRegRingAllGather", true, ref("src/enqueue.cc", "calcCollChunking"))
+	rs.SetConst("P2PReg", tuning.P2PRegIPCNet, ref("src/register/sendrecv_reg.cc", "ncclRegisterP2pNetBuffer, ncclRegisterP2pIpcBuffer"))
 }
 
 func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
@@ -92,6 +94,7 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 func apply2_24_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag243, File: file, Func: fn} }
 	rs.Replace(tunerABI24, "window v4-v2")
+	rs.Replace(p2pRegRule(ref("src/register/sendrecv_reg.cc", "ncclRegisterP2pNetBuffer, ncclRegisterP2pIpcBuffer"), p2pRegDoc24), "send/recv buffers register over IPC too, and a graph capture registers them")
 	rs.Replace(profiler24, "ncclProfiler_v2, then v1 through an adapter that ignores v1's init result")
 	rs.Remove("G-SEL-PARSE-1", ref("src/graph/tuning.cc", "parseList"), "per-function grammar replaces it")
 	rs.Add(parse24, "G-TUNE-BW-2", "per-function grammar with hard errors")

@@ -1,6 +1,9 @@
 package spec
 
-import "github.com/gatesim/gatesim/spec/topo"
+import (
+	"github.com/gatesim/gatesim/spec/topo"
+	"github.com/gatesim/gatesim/spec/tuning"
+)
 
 // NCCL 2.26.2 (tag v2.26.2-1), a delta against 2.25.1: the plugin code moves
 // to src/plugin/ with one loader for every plugin kind (net ABI v10-v6, v5
@@ -34,6 +37,7 @@ func consts2_26_2(rs *Ruleset) {
 	rs.SetConst("ConfigFields", configFieldsThrough("trafficClass"), ref("src/nccl.h.in", "ncclConfig_t"))
 	rs.SetConst("ProfilerABI", []int{3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetParamDefault("NCCL_NET_GDR_C2C", 0, ref("src/graph/paths.cc", "NetGdrC2c"))
+	rs.SetConst("P2PReg", tuning.P2PRegNoPXN, ref("src/enqueue.cc", "addP2pToPlan"))
 }
 
 func tuningApply2_26_2(t *Tuning) ([]TuningChange, error) {
@@ -49,6 +53,7 @@ func apply2_26_2(rs *Ruleset) {
 	rs.Replace(ruleAt(tunerABI24, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"), ""), "per-version shims print the same lines")
 	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains trafficClass")
 	rs.Replace(ruleAt(patRule, ref("src/graph/tuning.cc", "ncclPatEnable"), ""), "no PAT below compute capability 6.0 (CUDA atomics)")
+	rs.Replace(p2pRegRule(ref("src/enqueue.cc", "addP2pToPlan"), p2pRegDoc26), "the network registers a send/recv buffer unless PXN is in use (one GPU per node no longer counts)")
 	rs.Replace(profiler26, "common loader (value, then libnccl-profiler-<value>.so), window v3-v1, per-version shims")
 	rs.Replace(tunerLib28(ref("src/plugin/plugin_open.cc", "openPluginLib"), tunerLibOpts{form: namesBoth, fallback: "Using internal tuner plugin."}), "common loader: the value, then libnccl-tuner-<value>.so; none is a name like any other, after which the net plugin's library is still searched")
 }

@@ -241,6 +241,12 @@ type Consts struct {
 	// on the Simple step, then picks LL by bytes per channel (2.29.2+,
 	// src/enqueue.cc addP2pToPlan, G-SCHED-P2P-2).
 	P2PChannelsBeforeProto bool
+	// P2PReg is what addP2pToPlan registers of a send/recv buffer
+	// (G-REG-P2P-1): nothing up to 2.19.4, a ncclCommRegister buffer over
+	// the network from 2.20.3, graph or local over the network and IPC
+	// from 2.24.3, the PXN test on used PXN from 2.26.2 (src/enqueue.cc
+	// addP2pToPlan, src/register/sendrecv_reg.cc).
+	P2PReg tuning.P2PReg
 	// SimpleBuffSizeARM is DEFAULT_BUFFSIZE_ARM, the Simple buffer when the
 	// CPU is ARM (1 MiB up to 2.18.6; 0 from 2.19.1: 4 MiB everywhere)
 	// (src/init.cc computeBuffSizes).

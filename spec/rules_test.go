@@ -451,7 +451,9 @@ func TestEveryRuleHasACase(t *testing.T) {
 		// TestSelectGroupRegisterFallback, per release
 		"G-REG-SKIP-1": true,
 		// the send/recv planner: TestSelectGroupP2P, per release
-		"G-SCHED-P2P-1": true, "G-SCHED-P2P-2": true}
+		"G-SCHED-P2P-1": true, "G-SCHED-P2P-2": true,
+		// send/recv registration: TestP2PRegistered, per release
+		"G-REG-P2P-1": true}
 	for _, v := range Releases {
 		for _, r := range MustLoad(v).Rules() {
 			// the group-call rules: TestGroupSemantics and

@@ -232,7 +232,7 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"sim", "--system", "h200x2", "--buffers", "pinned"}, "--buffers"},
 		{[]string{"sim", "--system", "h200x2", "--alloc", "pinned"}, "--alloc"},
 		{[]string{"sim", "--system", "h200x2", "--buffers", "window", "--alloc", "cudamalloc"}, "expected alloc cumem"},
-		{[]string{"sim", "--system", "h200x2", "--coll", "sendrecv", "--agg", "2"}, "point-to-point plan in a group"},
+		{[]string{"sim", "--system", "h200x2", "--coll", "sendrecv", "--agg", "2"}, "the timing of SendRecv repeated in a group"},
 	}
 	for _, tc := range tests {
 		code, _, errs := runSimCLI(tc.args...)

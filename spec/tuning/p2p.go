@@ -383,11 +383,11 @@ func U32FP8(x int64) int64 {
 
 // legacyChunks is 2.18.1–2.21.5's calcP2pChunkSize and the chunk loop of
 // scheduleP2pTasksToPlan: how many chunks (works, one channel each) a
-// peer's bytes take. The step is comm->p2pChunkSize whatever the
-// protocol.
-func (p *P2PComm) legacyChunks(bytes int64, lo, hi int) int {
+// peer's bytes take, and the bytes of the first (the largest). The step
+// is comm->p2pChunkSize whatever the protocol.
+func (p *P2PComm) legacyChunks(bytes int64, lo, hi int) (int, int64) {
 	if bytes <= 0 {
-		return 1 // a zero-byte send/recv is one sync work
+		return 1, 0 // a zero-byte send/recv is one sync work
 	}
 	step := int64(p.ChunkSize)
 	minSize, maxSize := p.minPart(step), step*32
@@ -400,7 +400,7 @@ func (p *P2PComm) legacyChunks(bytes int64, lo, hi int) int {
 		size = nccl.DivUp(bytes, int64(nc))
 	}
 	size = nccl.RoundUp(size, minSize)
-	return int(nccl.DivUp(bytes, size))
+	return int(nccl.DivUp(bytes, size)), min(size, bytes)
 }
 
 // legacyBase is ncclChannelComputeBase for rank's send to (or receive
@@ -444,6 +444,10 @@ type P2PPlaced struct {
 	Channels  []int `json:"channels"`
 	// Plan is the kernel plan (0-based) the task lands in.
 	Plan int `json:"plan"`
+	// Registered is the registration of its buffer (G-REG-P2P-1: "IPC",
+	// "NET"; "" none), RegRefused why NCCL's registration failed.
+	Registered string `json:"registered,omitempty"`
+	RegRefused string `json:"regRefused,omitempty"`
 }
 
 // P2PBudget is what scheduleP2pTasksToPlan tests each send/recv work
@@ -685,16 +689,18 @@ func (p *P2PComm) placeTask(rank int, t P2PTask, lo, hi int, sendRound, recvRoun
 		}
 		return pl
 	}
-	// addP2pToPlan: LL when the connection has LL buffers and the chunk is
-	// at most NCCL_P2P_LL_THRESHOLD
-	if !self && (!network || p.NetLL) && t.Bytes <= int64(p.LLThreshold) {
+	// addP2pToPlan: LL when the connection has LL buffers and the chunk
+	// (not the task) is at most NCCL_P2P_LL_THRESHOLD; the first chunk is
+	// the largest, so it names the task's protocol (a smaller last chunk
+	// alone may go LL)
+	k, first := p.legacyChunks(t.Bytes, lo, hi)
+	if !self && (!network || p.NetLL) && first <= int64(p.LLThreshold) {
 		pl.Proto = nccl.LL
 	}
-	k := p.legacyChunks(t.Bytes, lo, hi)
-	first := reverseLow(p.legacyBase(rank, t.Peer, t.Send)%p.NChannels, p.NChannels)
+	base := reverseLow(p.legacyBase(rank, t.Peer, t.Send)%p.NChannels, p.NChannels)
 	seen := uint64(0)
 	for c := range k {
-		ch := (first + c%p.NChannelsPerPeer) % p.NChannels
+		ch := (base + c%p.NChannelsPerPeer) % p.NChannels
 		if seen&(1<<ch) == 0 {
 			seen |= 1 << ch
 			pl.Channels = append(pl.Channels, ch)
@@ -702,4 +708,80 @@ func (p *P2PComm) placeTask(rank int, t P2PTask, lo, hi int, sendRound, recvRoun
 	}
 	pl.NChannels = len(pl.Channels)
 	return pl
+}
+
+// P2PReg is what addP2pToPlan registers of a send/recv direction's user
+// buffer at a release (G-REG-P2P-1). Registration never changes the
+// direction's protocol, channels or chunk: it is decided after them, and
+// only for Simple.
+type P2PReg int
+
+const (
+	// P2PRegNone (2.18.1–2.19.4): nothing is registered.
+	P2PRegNone P2PReg = iota
+	// P2PRegNetRecord (2.20.3–2.23.4): a direction over the network whose
+	// proxy runs in the rank's process and whose buffer has a
+	// ncclCommRegister record (ncclRegFind); a graph capture registers
+	// nothing.
+	P2PRegNetRecord
+	// P2PRegIPCNet (2.24.3–2.25.1): ncclRegisterP2pNetBuffer over a GPU
+	// Direct RDMA connection (NCCL_DIRECT_NIC) of a network that is not
+	// UNPACK, with NCCL_PXN_DISABLE or not all NVLink (isAllNvlink, true
+	// with one GPU per node); ncclRegisterP2pIpcBuffer to a node peer over
+	// a P2P read/write connection. Both try a graph capture
+	// (NCCL_GRAPH_REGISTER) first, then a ncclCommRegister buffer
+	// (NCCL_LOCAL_REGISTER).
+	P2PRegIPCNet
+	// P2PRegNoPXN (2.26.2+): as P2PRegIPCNet, but the network registers
+	// unless PXN is in use (not disabled, all NVLink and more than one
+	// local rank; the proxy then runs in another rank's process, which
+	// P2PRegNetRecord refuses too).
+	P2PRegNoPXN
+)
+
+func (r P2PReg) String() string {
+	return tuningEnumName([]string{"none", "netRecord", "ipcNet", "noPXN"}, int(r), "P2PReg")
+}
+
+// P2PRegister is G-REG-P2P-1 for one placed direction of call o: the
+// registration addP2pToPlan makes ("NET": the proxy posts the part
+// straight from or into the user buffer, one network step per part;
+// "IPC": the kernel copies between the two user buffers, no FIFO), "" for
+// none, and why NCCL's registration fails where the path would register
+// (RegRefused). network says the peer is on another node; pxnOff is
+// NCCL_PXN_DISABLE, allNVLink comm->isAllNvlink.
+//
+// Ref: v2.20.3-1 src/enqueue.cc addP2pToPlan (ncclRegFind);
+// v2.24.3-1 src/enqueue.cc addP2pToPlan, src/register/sendrecv_reg.cc
+// ncclRegisterP2pNetBuffer, ncclRegisterP2pIpcBuffer; v2.26.2-1
+// src/enqueue.cc addP2pToPlan (pxnUsed)
+func (m *Model) P2PRegister(reg P2PReg, o Call, t *P2PPlaced, self, network, pxnOff, allNVLink bool) (kind, refused string) {
+	in := &m.In
+	if reg == P2PRegNone || t.Proto != nccl.Simple || t.Bytes <= 0 || self {
+		return "", ""
+	}
+	// PXN proxies a network connection through another local rank's
+	// process (proxySameProcess false); 2.24.3–2.25.1 test PXN without the
+	// local ranks, so one GPU per node counts as PXN there
+	pxnUsed := !pxnOff && allNVLink && (reg == P2PRegIPCNet || in.MaxLocalRanks > 1)
+	switch {
+	case network && reg == P2PRegNetRecord:
+		if o.Buffers != nccl.BuffersRegistered || pxnUsed {
+			return "", ""
+		}
+		kind = "NET"
+	case network:
+		if !m.RegAsked(o) || pxnUsed || !in.RingNetGDR || in.NetDeviceUnpack {
+			return "", ""
+		}
+		kind = "NET"
+	case reg == P2PRegNetRecord || !in.DirectP2P || !m.RegAsked(o):
+		return "", ""
+	default:
+		kind = "IPC"
+	}
+	if why := m.RegRefused(o, kind); why != "" {
+		return "", why
+	}
+	return kind, ""
 }

@@ -257,3 +257,27 @@ func TestPropP2PPlaceGroup(t *testing.T) {
 		}
 	})
 }
+
+// TestP2PLegacyLLPerChunk: before 2.22.3 addP2pToPlan takes LL per chunk,
+// so a 32 KiB send over PCIe (p2pChunkSize 128 KiB, chunks of at least
+// 16 KiB) runs as two LL chunks of 16 KiB, though the task exceeds
+// NCCL_P2P_LL_THRESHOLD; 64 KiB is four chunks of 16 KiB, LL too, and a
+// 16 KiB chunk floor across nodes before 2.20.3. Ref: v2.21.5-1
+// src/enqueue.cc addP2pToPlan, scheduleP2pTasksToPlan, calcP2pChunkSize.
+func TestP2PLegacyLLPerChunk(t *testing.T) {
+	p := P2PComm{NNodes: 1, LocalRanks: 8, NChannels: 32, NChannelsPerPeer: 4, GroupSize: 8, ChunkSize: 1 << 17, LLStepSize: 1 << 13, LLThreshold: 16384}
+	for _, c := range []struct {
+		bytes int64
+		proto string
+		n     int
+	}{{16 << 10, "LL", 1}, {32 << 10, "LL", 2}, {64 << 10, "LL", 4}, {1 << 20, "Simple", 4}} {
+		all, _, err := p.PlaceGroup(0, [][]P2PTask{{{Peer: 1, Send: true, Bytes: c.bytes}}}, P2PPlanStart{}, nil)
+		got := all[0]
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].Proto.String() != c.proto || got[0].NChannels != c.n {
+			t.Errorf("%d B: %s on %d channels, want %s on %d", c.bytes, got[0].Proto, got[0].NChannels, c.proto, c.n)
+		}
+	}
+}

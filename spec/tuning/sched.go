@@ -1587,14 +1587,14 @@ func CollPartition(c *Consts, fn nccl.Func, nRanks int, proto nccl.Proto, elemSi
 // before they are scheduled. NVLS and CollNet tasks go through
 // userBufferChannels (every release that registers them). Then G-REG-IPC-1
 // (RegIPC, from 2.23.4): a Ring or Tree task on Simple whose buffers NCCL
-// may register (regAsked) and have a ncclCommRegister record (not needed
+// may register (RegAsked) and have a ncclCommRegister record (not needed
 // for a graph capture under RegIPCGraph, 2.24.3+) and whose node peers
 // are direct P2P gets its receive buffer (Ring: both) registered over IPC,
 // except ReduceScatter, Reduce on Ring, in-place AllReduce on Ring and
 // in-place Tree. On one node an IPC-registered task with 16 < nMaxChannels
 // ≤ 24 then runs on 16 channels. A Ring AllGather or Broadcast registered
 // with the network runs on netRingChannels. Where the registration itself
-// fails (regRefused: how the buffers were allocated, the environment) the
+// fails (RegRefused: how the buffers were allocated, the environment) the
 // task keeps its unregistered channels.
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers,
@@ -1613,7 +1613,7 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 			t.nMaxCh, t.choice.NChannels = n, n
 			continue
 		}
-		if !c.RegIPC || !m.regAsked(t.op) || (t.op.Buffers != nccl.BuffersRegistered && !c.RegIPCGraph) || t.proto != nccl.Simple || !in.DirectP2P {
+		if !c.RegIPC || !m.RegAsked(t.op) || (t.op.Buffers != nccl.BuffersRegistered && !c.RegIPCGraph) || t.proto != nccl.Simple || !in.DirectP2P {
 			continue
 		}
 		switch {
@@ -1626,7 +1626,7 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 		case t.algo != nccl.Ring && t.algo != nccl.Tree:
 			continue
 		}
-		if why := m.regRefused(t.op, "IPC"); why != "" {
+		if why := m.RegRefused(t.op, "IPC"); why != "" {
 			t.choice.RegRefused = why
 			continue
 		}
@@ -1638,11 +1638,11 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 	}
 }
 
-// regAsked says whether NCCL tries to register an operation's buffers:
+// RegAsked says whether NCCL tries to register an operation's buffers:
 // registered with ncclCommRegister under NCCL_LOCAL_REGISTER, or captured
 // into a CUDA graph under NCCL_GRAPH_REGISTER (both default 1 at every
 // modelled tag).
-func (m *Model) regAsked(o Call) bool {
+func (m *Model) RegAsked(o Call) bool {
 	return (o.Buffers == nccl.BuffersRegistered && paramOn(m.In.LocalRegister)) || (o.Graph && paramOn(m.In.GraphRegister))
 }
 
@@ -1664,7 +1664,7 @@ func (m *Model) RegBuff(o Call) bool {
 	return record || (o.Graph && paramOn(in.GraphRegister))
 }
 
-// regRefused says why NCCL's registration of a task's buffers with kind
+// RegRefused says why NCCL's registration of a task's buffers with kind
 // ("NVLS", "IPC", "CollNet", "NET") fails where its path would register
 // them, "" when nothing stops it (G-REG-SKIP-1); NCCL then runs the task
 // as unregistered. Under NCCL_P2P_USE_CUDA_MEMCPY=1 (2.28.9+) nothing has
@@ -1681,7 +1681,7 @@ func (m *Model) RegBuff(o Call) bool {
 // src/transport/nvls.cc nvlsRegisterBuffer (v2.24.3-1 p2p.cc
 // ipcRegisterBuffer; v2.23.4-1 p2p.cc ncclIpcLocalRegisterBuffer without
 // the parameter; v2.22.3-1 nvls.cc tryRegisterBuffer)
-func (m *Model) regRefused(o Call, kind string) string {
+func (m *Model) RegRefused(o Call, kind string) string {
 	c, in := m.Tuning, &m.In
 	if c.RegNoneP2PMemcpy && in.P2PUseMemcpy {
 		return "NCCL_P2P_USE_CUDA_MEMCPY=1: ncclCommRegister and ncclCommGraphRegister keep no record, so nothing is registered"
@@ -1712,14 +1712,14 @@ func (m *Model) regRefused(o Call, kind string) string {
 // NCCL_SINGLE_PROC_MEM_REG_ENABLE, 2.28.3+) and run on nvlsRegChannels; CollNetDirect and CollNetChain register only with one
 // rank per node (collNetRegSupport, isOneRPN) and not for PreMulSum or
 // SumPostDiv, and run on one channel (RegCollNet). A registration that
-// fails (regRefused) leaves nothing registered and says why.
+// fails (RegRefused) leaves nothing registered and says why.
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollNvlsBuffers,
 // ncclRegisterCollBuffers; v2.22.3-1 src/enqueue.cc registerIntraNodeBuffers
 // (v2.21.5-1 likewise; v2.20.3-1 and v2.19.1-1 NVLS only)
 func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 	c, in := m.Tuning, &m.In
-	if !m.regAsked(t.op) {
+	if !m.RegAsked(t.op) {
 		return 0, ""
 	}
 	switch a {
@@ -1732,7 +1732,7 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 				t.choice.RegRefused = "ranks share a process: nvlsRegSupport is 0, so NVLS registers nothing" + m.singleProcHint()
 				return 0, ""
 			}
-			if why := m.regRefused(t.op, "NVLS"); why != "" {
+			if why := m.RegRefused(t.op, "NVLS"); why != "" {
 				t.choice.RegRefused = why
 				return 0, ""
 			}
@@ -1742,7 +1742,7 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 		if c.RegCollNet == RegCollNetNone || in.MaxLocalRanks != 1 || t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv {
 			return 0, ""
 		}
-		if why := m.regRefused(t.op, "CollNet"); why != "" {
+		if why := m.RegRefused(t.op, "CollNet"); why != "" {
 			t.choice.RegRefused = why
 			return 0, ""
 		}
@@ -1772,10 +1772,10 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 func (m *Model) netRingChannels(t *tuningTask) (int, bool) {
 	c, in := m.Tuning, &m.In
 	if c.RegNetRing == RegNetRingNone || t.algo != nccl.Ring || t.proto != nccl.Simple || (t.fn != nccl.AllGather && t.fn != nccl.Broadcast) ||
-		!m.regAsked(t.op) || in.MaxLocalRanks != 1 || in.NNodes < 2 || !in.RingNetGDR || in.NetDeviceUnpack {
+		!m.RegAsked(t.op) || in.MaxLocalRanks != 1 || in.NNodes < 2 || !in.RingNetGDR || in.NetDeviceUnpack {
 		return 0, false
 	}
-	if why := m.regRefused(t.op, "NET"); why != "" {
+	if why := m.RegRefused(t.op, "NET"); why != "" {
 		t.choice.RegRefused = why
 		return 0, false
 	}
