@@ -190,14 +190,22 @@ func TestDiagnoseCollNetRefused(t *testing.T) {
 		}
 	}
 	const warn = "Cannot initialize CollNet, using point-to-point network instead"
+	// The head's connect trace, local rank 0's WARN (transport.cc:399,
+	// ncclTransportCollNetCheck) and every rank's check trace, as 2.28.9
+	// prints them (spec.Consts.CollNetFail).
+	lines := []string{"transport.cc:371 -> 2", warn, "transport/coll_net.cc:1590 -> 2"}
 	log := "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO NCCL_COLLNET_ENABLE set by environment to 1.\n" +
-		"h:1:1 [0] transport/coll_net.cc:1590 NCCL WARN " + warn + "\nh:1:1 [0] NCCL INFO transport/coll_net.cc:1590 -> 2\n"
+		"h:1:1 [0] NCCL INFO " + lines[0] + "\n" +
+		"h:1:1 [0] transport.cc:399 NCCL WARN " + warn + "\nh:1:1 [0] NCCL INFO " + lines[2] + "\nh:1:1 [1] NCCL INFO " + lines[2] + "\n"
 	pred, obs, row := diagnoseRule(t, log, sys, "G-COLLNET-SETUP-1")
-	if pred.Outcome != spec.Fail || !slices.Contains(pred.Log, warn) {
-		t.Errorf("predicted %s %q, want a failure printing the WARN", pred.Outcome, pred.Log)
+	if pred.Outcome != spec.Fail || !slices.Equal(pred.Log, lines) {
+		t.Errorf("predicted %s %q, want a failure printing %q", pred.Outcome, pred.Log, lines)
 	}
-	if obs.Outcome != spec.Fail || row.Agreement != Agree {
-		t.Errorf("observed %s, row %+v; want fail and agree", obs.Outcome, row)
+	if obs.Outcome != spec.Fail || row.Agreement != Agree || !slices.Equal(obs.Log, lines) {
+		t.Errorf("observed %s %q, row %+v; want fail with %q and agree", obs.Outcome, obs.Log, row, lines)
+	}
+	if !slices.ContainsFunc(obs.Facts, func(f spec.Fact) bool { return f.Name == "warn_at" && f.Value == "transport.cc:399" }) {
+		t.Errorf("observed facts %v lack the WARN's location transport.cc:399", obs.Facts)
 	}
 	if !strings.Contains(pred.Why, "CollNet disabled") {
 		t.Errorf("predicted why %q does not say CollNet is disabled", pred.Why)

@@ -63,6 +63,7 @@ func consts2_24_3(rs *Ruleset) {
 	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
 	rs.SetConst("RingBackup", false, ref("src/enqueue.cc", "topoGetAlgoInfo"))
 	rs.SetConst("P2PTypeLog", 1, ref("src/transport.cc", "ncclTransportCheckP2pType"))
+	setCollNetFail(rs, tag243, collNetFailSetup(352, 380, 1542))
 }
 
 func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {

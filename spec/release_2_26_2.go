@@ -34,6 +34,7 @@ func consts2_26_2(rs *Ruleset) {
 	rs.SetConst("ConfigFields", configFieldsThrough("trafficClass"), ref("src/nccl.h.in", "ncclConfig_t"))
 	rs.SetConst("ProfilerABI", []int{3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetParamDefault("NCCL_NET_GDR_C2C", 0, ref("src/graph/paths.cc", "NetGdrC2c"))
+	setCollNetFail(rs, tag262, collNetFailSetup(356, 384, 1580))
 }
 
 func tuningApply2_26_2(t *Tuning) ([]TuningChange, error) {

@@ -80,6 +80,7 @@ func consts2_27_3(rs *Ruleset) {
 	rs.SetParamDefault("NCCL_NET_GDR_C2C", 1, ref("src/graph/paths.cc", "NetGdrC2c"))
 	rs.SetParamDefault("NCCL_PXN_C2C", 0, ref("src/graph/paths.cc", "PxnC2c"))
 	rs.SetConst("ProfilerABI", []int{4, 3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
+	setCollNetFail(rs, tag273, collNetFailSetup(357, 385, 1578))
 }
 
 // profiler273 opens one name: a lib*.so value as it is, any other value

@@ -100,6 +100,7 @@ func consts2_28_7(rs *Ruleset) {
 	rs.SetConst("P2PTypeLog", 3, Ref{Tag: tag287, File: "src/transport.cc", Func: "ncclTransportCheckP2pType"})
 	rs.SetConst("P2PBatchEpoch", true, Ref{Tag: tag287, File: "src/enqueue.cc", Func: "addWorkBatchToPlan"})
 	rs.SetConst("ConfigResetLog", true, Ref{Tag: tag287, File: "src/init.cc", Func: "envConfigOverride"})
+	setCollNetFail(rs, tag287, collNetFailSetup(371, 399, 1590))
 }
 
 // tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow

@@ -86,6 +86,7 @@ func consts2_29_2(rs *Ruleset) {
 	rs.SetConst("ConfigFields", configFieldsThrough("numRmaCtx"), Ref{Tag: tag2292, File: "src/nccl.h.in", Func: "ncclConfig_t"})
 	rs.SetConst("ConfigRmaCtxEnvMin", 1, Ref{Tag: tag2292, File: "src/init.cc", Func: "envConfigOverride"})
 	rs.SetConst("P2PChannelsBeforeProto", true, Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "addP2pToPlan"})
+	setCollNetFail(rs, tag2292, collNetFailSetup(371, 399, 1583))
 }
 
 func apply2_29_2(rs *Ruleset) {

@@ -26,6 +26,7 @@ var gin297 = ginLoader(Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclG
 
 func consts2_29_7(rs *Ruleset) {
 	rs.SetConst("GinABI", []int{12, 11}, Ref{Tag: tag2297, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
+	setCollNetFail(rs, tag2297, collNetFailSetup(372, 400, 1626))
 }
 
 func apply2_29_7(rs *Ruleset) {
