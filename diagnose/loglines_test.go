@@ -211,3 +211,36 @@ func TestDiagnoseCollNetRefused(t *testing.T) {
 		t.Errorf("predicted why %q does not say CollNet is disabled", pred.Why)
 	}
 }
+
+// TestDiagnoseConfigCheckLines (G-ENV-CONFIG-1): envConfigOverride's
+// other lines in a 2.28.9 log: NCCL_MAX_CTAS=100 resets maxCTAs and is
+// capped at MAXCHANNELS, NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE=2 is not
+// taken, NCCL_MIN_CTAS=0 is too low. diagnose reads the variables back
+// from the lines, predicts the same lines in the same order, and the
+// observed gate carries them.
+func TestDiagnoseConfigCheckLines(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		"NCCL_MIN_CTAS 0 is too low, leaving it set at 1",
+		"Comm config maxCTAs reset to NCCL_MAX_CTAS=100",
+		"NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE 2 is not valid, leaving it set at 0",
+		"maxCTAs 100 is larger than #channels upper limit 64, cap it to 64",
+	}
+	log := "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+	for _, ln := range lines {
+		log += "h:1:1 [0] NCCL INFO " + ln + "\n"
+	}
+	pred, obs, row := diagnoseRule(t, log, sys, "G-ENV-CONFIG-1")
+	if !slices.Equal(pred.Log, lines) {
+		t.Errorf("predicted lines %q\nwant %q", pred.Log, lines)
+	}
+	if !slices.Equal(obs.Log, lines) || !strings.Contains(obs.Why, "refused or corrected NCCL_MIN_CTAS=0, NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE=2, maxCTAs=100") {
+		t.Errorf("observed %q %q", obs.Log, obs.Why)
+	}
+	if row.Agreement != Agree {
+		t.Errorf("gate row %+v, want agree", row)
+	}
+}

@@ -493,12 +493,19 @@ func (ob *observer) trace() spec.Trace {
 	if len(ob.l.CommConfig) > 0 {
 		r, _ := RuleByID("G-ENV-CONFIG-1")
 		v := spec.Verdict{Rule: r.ID, Layer: r.Layer, Outcome: spec.Info, Ref: ruleRef(r), Facts: []spec.Fact{spec.F("at", ob.l.CommConfig[0].At)}}
-		var set, reset []string
+		var set, reset, checked []string
 		for _, c := range ob.l.CommConfig {
 			v.Log = append(v.Log, c.Msg)
-			if c.How == "set" {
+			switch c.How {
+			case "set":
 				set = append(set, c.Field+"="+c.Value)
-			} else {
+			case "checked":
+				name := c.Var
+				if name == "" {
+					name = c.Field
+				}
+				checked = append(checked, name+"="+c.Value)
+			default:
 				reset = append(reset, c.Var+"="+c.Value)
 			}
 		}
@@ -508,6 +515,9 @@ func (ob *observer) trace() spec.Trace {
 		}
 		if len(reset) > 0 {
 			v.Why += "; the environment overrides with " + strings.Join(reset, ", ")
+		}
+		if len(checked) > 0 {
+			v.Why += "; envConfigOverride refused or corrected " + strings.Join(checked, ", ")
 		}
 		t = append(t, v)
 	}
