@@ -112,12 +112,12 @@ func TestConfigLines(t *testing.T) {
 // configEnvNotHere are envConfigOverride's texts another rule predicts or
 // gatesim does not model, each with the reason.
 var configEnvNotHere = map[string]string{
-	"NCCL_COLLNET_ENABLE set by environment to %d.":         "G-COLLNET-ENV-1's line",
-	"collnetEnable %d is not a valid value 0/1, set it to 0": "G-COLLNET-ENV-1's line",
-	"CTAPolicy %d is not a valid value, set it to %d":        "not modelled: ctaPolicyIsValid of a config or variable policy",
+	"NCCL_COLLNET_ENABLE set by environment to %d.":                                                                    "G-COLLNET-ENV-1's line",
+	"collnetEnable %d is not a valid value 0/1, set it to 0":                                                           "G-COLLNET-ENV-1's line",
+	"CTAPolicy %d is not a valid value, set it to %d":                                                                  "not modelled: ctaPolicyIsValid of a config or variable policy",
 	"Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (%d). Unsetting POLICY_EFFICIENCY.": "not modelled: G-SEL-CTAPOL-1 keeps both bits",
-	"NCCL_CHECK_MODE set by environment to %s": "not modelled: the pointer-check mode decides nothing gatesim models",
-	"netName buffer Size %d pointer %p":        "ALLOC subsystem, a pointer",
+	"NCCL_CHECK_MODE set by environment to %s":                                                                         "not modelled: the pointer-check mode decides nothing gatesim models",
+	"netName buffer Size %d pointer %p":                                                                                "ALLOC subsystem, a pointer",
 }
 
 // configEnvFormats are the texts configEnvLines can print at rs, read
