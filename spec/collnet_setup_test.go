@@ -30,15 +30,7 @@ func TestCollNetSetupRefused(t *testing.T) {
 		{V2_30_7, "src/transport/coll_net.cc", "ncclCollNetSetup", "comm->config.collnetEnable = 0"},
 	} {
 		t.Run(tc.v.String(), func(t *testing.T) {
-			sys, err := Preset("dgx-h100", PresetOptions{Nodes: 2, SHARP: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			withCollNet(sys, func(c *CollNetBackend) { c.ConnectError = "sharp_coll_comm_init failed" })
-			c, err := Init(MustLoad(tc.v), sys, Env{"NCCL_COLLNET_ENABLE": "1"})
-			if err != nil || c.Err != nil {
-				t.Fatal(err, c.Err)
-			}
+			c := refusedCollNet(t, tc.v)
 			v, ok := c.Trace.Find("G-COLLNET-SETUP-1")
 			if !ok || v.Outcome != Fail {
 				t.Fatalf("G-COLLNET-SETUP-1 %v %v, want a failure", v.Outcome, ok)
@@ -60,6 +52,22 @@ func TestCollNetSetupRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refusedCollNet is two DGX H100 nodes with NCCL_COLLNET_ENABLE=1 whose
+// SHARP plugin refuses the CollNet group, initialised at v.
+func refusedCollNet(t *testing.T, v Version) *Comm {
+	t.Helper()
+	sys, err := Preset("dgx-h100", PresetOptions{Nodes: 2, SHARP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withCollNet(sys, func(c *CollNetBackend) { c.ConnectError = "sharp_coll_comm_init failed" })
+	c, err := Init(MustLoad(v), sys, Env{"NCCL_COLLNET_ENABLE": "1"})
+	if err != nil || c.Err != nil {
+		t.Fatal(err, c.Err)
+	}
+	return c
 }
 
 // withCollNet changes a copy of every node library's CollNet object.
@@ -93,15 +101,7 @@ func TestCollNetFailLines(t *testing.T) {
 			"transport.cc:464 (ncclTransportCollNetCheck)"},
 	} {
 		t.Run(tc.v.String(), func(t *testing.T) {
-			sys, err := Preset("dgx-h100", PresetOptions{Nodes: 2, SHARP: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			withCollNet(sys, func(c *CollNetBackend) { c.ConnectError = "sharp_coll_comm_init failed" })
-			c, err := Init(MustLoad(tc.v), sys, Env{"NCCL_COLLNET_ENABLE": "1"})
-			if err != nil || c.Err != nil {
-				t.Fatal(err, c.Err)
-			}
+			c := refusedCollNet(t, tc.v)
 			v, _ := c.Trace.Find("G-COLLNET-SETUP-1")
 			if !slices.Equal(v.Log, tc.want) {
 				t.Errorf("lines %q\nwant  %q", v.Log, tc.want)
