@@ -190,16 +190,57 @@ func TestDiagnoseCollNetRefused(t *testing.T) {
 		}
 	}
 	const warn = "Cannot initialize CollNet, using point-to-point network instead"
+	// The head's connect trace, local rank 0's WARN (transport.cc:399,
+	// ncclTransportCollNetCheck) and every rank's check trace, as 2.28.9
+	// prints them (spec.Consts.CollNetFail).
+	lines := []string{"transport.cc:371 -> 2", warn, "transport/coll_net.cc:1590 -> 2"}
 	log := "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO NCCL_COLLNET_ENABLE set by environment to 1.\n" +
-		"h:1:1 [0] transport/coll_net.cc:1590 NCCL WARN " + warn + "\nh:1:1 [0] NCCL INFO transport/coll_net.cc:1590 -> 2\n"
+		"h:1:1 [0] NCCL INFO " + lines[0] + "\n" +
+		"h:1:1 [0] transport.cc:399 NCCL WARN " + warn + "\nh:1:1 [0] NCCL INFO " + lines[2] + "\nh:1:1 [1] NCCL INFO " + lines[2] + "\n"
 	pred, obs, row := diagnoseRule(t, log, sys, "G-COLLNET-SETUP-1")
-	if pred.Outcome != spec.Fail || !slices.Contains(pred.Log, warn) {
-		t.Errorf("predicted %s %q, want a failure printing the WARN", pred.Outcome, pred.Log)
+	if pred.Outcome != spec.Fail || !slices.Equal(pred.Log, lines) {
+		t.Errorf("predicted %s %q, want a failure printing %q", pred.Outcome, pred.Log, lines)
 	}
-	if obs.Outcome != spec.Fail || row.Agreement != Agree {
-		t.Errorf("observed %s, row %+v; want fail and agree", obs.Outcome, row)
+	if obs.Outcome != spec.Fail || row.Agreement != Agree || !slices.Equal(obs.Log, lines) {
+		t.Errorf("observed %s %q, row %+v; want fail with %q and agree", obs.Outcome, obs.Log, row, lines)
+	}
+	if !slices.ContainsFunc(obs.Facts, func(f spec.Fact) bool { return f.Name == "warn_at" && f.Value == "transport.cc:399" }) {
+		t.Errorf("observed facts %v lack the WARN's location transport.cc:399", obs.Facts)
 	}
 	if !strings.Contains(pred.Why, "CollNet disabled") {
 		t.Errorf("predicted why %q does not say CollNet is disabled", pred.Why)
+	}
+}
+
+// TestDiagnoseConfigCheckLines (G-ENV-CONFIG-1): envConfigOverride's
+// other lines in a 2.28.9 log: NCCL_MAX_CTAS=100 resets maxCTAs and is
+// capped at MAXCHANNELS, NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE=2 is not
+// taken, NCCL_MIN_CTAS=0 is too low. diagnose reads the variables back
+// from the lines, predicts the same lines in the same order, and the
+// observed gate carries them.
+func TestDiagnoseConfigCheckLines(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		"NCCL_MIN_CTAS 0 is too low, leaving it set at 1",
+		"Comm config maxCTAs reset to NCCL_MAX_CTAS=100",
+		"NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE 2 is not valid, leaving it set at 0",
+		"maxCTAs 100 is larger than #channels upper limit 64, cap it to 64",
+	}
+	log := "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+	for _, ln := range lines {
+		log += "h:1:1 [0] NCCL INFO " + ln + "\n"
+	}
+	pred, obs, row := diagnoseRule(t, log, sys, "G-ENV-CONFIG-1")
+	if !slices.Equal(pred.Log, lines) {
+		t.Errorf("predicted lines %q\nwant %q", pred.Log, lines)
+	}
+	if !slices.Equal(obs.Log, lines) || !strings.Contains(obs.Why, "refused or corrected NCCL_MIN_CTAS=0, NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE=2, maxCTAs=100") {
+		t.Errorf("observed %q %q", obs.Log, obs.Why)
+	}
+	if row.Agreement != Agree {
+		t.Errorf("gate row %+v, want agree", row)
 	}
 }

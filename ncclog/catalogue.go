@@ -127,6 +127,7 @@ const (
 	KindEnvConfigSet
 	KindGinAssigned
 	KindRmaAssigned
+	KindEnvConfigCheck
 	numKinds
 )
 
@@ -233,6 +234,39 @@ var Catalogue = []Form{
 		Since: v(2, 30, 3), Ref: ref("v2.30.3-1", "src/init.cc", "envConfigOverride"),
 		Example: "NCCL_MAX_P2P_PEERS 0 is too low, leaving it set at -2147483648", lit: " is too low, leaving it set at ",
 		re: rx(`^(NCCL_MAX_P2P_PEERS) (-?\d+) is too low, leaving it set at (-?\d+)$`)},
+
+	// envConfigOverride's other lines (G-ENV-CONFIG-1, spec/config_log.go):
+	// a 0/1 variable it does not take, NCCL_CGA_CLUSTER_SIZE above 8, RMA
+	// off, and its checks of the result. The first group names the
+	// variable, the second the field.
+	{Kind: KindEnvConfigCheck, ID: "env.config.notvalid", Format: `%s %d is not valid, leaving it set at %d`,
+		Since: v(2, 28, 3), Ref: ref("v2.28.3-1", "src/init.cc", "envConfigOverride"),
+		Example: "NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE 2 is not valid, leaving it set at 0", lit: " is not valid, leaving it set at ",
+		re: rx(`^(NCCL_[A-Z0-9_]+) (-?\d+) is not valid, leaving it set at (-?\d+)$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.cga.toobig", Format: `NCCL_CGA_CLUSTER_SIZE value %d is too big. Limiting value to %d.`,
+		Since: v(2, 18, 1), Ref: ref("v2.18.1-1", "src/init.cc", "envConfigOverride"),
+		Example: "NCCL_CGA_CLUSTER_SIZE value 9 is too big. Limiting value to 8.", lit: "NCCL_CGA_CLUSTER_SIZE value ",
+		re: rx(`^(NCCL_CGA_CLUSTER_SIZE) value (-?\d+) is too big\. Limiting value to (\d+)\.$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.rmaoff", Format: `NCCL_NUM_RMA_CTX=0, RMA disabled for this communicator`,
+		Since: v(2, 30, 7), Ref: ref(t2230, "src/init.cc", "envConfigOverride"),
+		Example: "NCCL_NUM_RMA_CTX=0, RMA disabled for this communicator", lit: "RMA disabled for this communicator",
+		re: rx(`^(NCCL_NUM_RMA_CTX)=(0), RMA disabled for this communicator$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.cap", Format: `minCTAs %d is larger than #channels upper limit %d, cap it to %d` + " | " +
+		`maxCTAs %d is larger than #channels upper limit %d, cap it to %d`, Since: v(2, 18, 1), Ref: ref("v2.18.1-1", "src/init.cc", "envConfigOverride"),
+		Example: "maxCTAs 100 is larger than #channels upper limit 64, cap it to 64", lit: " is larger than #channels upper limit ",
+		re: rx(`^(m(?:in|ax)CTAs) (-?\d+) is larger than #channels upper limit \d+, cap it to (\d+)$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.minmax", Format: `minCTAs %d is larger than maxCTAs %d, set both to %d`,
+		Since: v(2, 18, 1), Ref: ref("v2.18.1-1", "src/init.cc", "envConfigOverride"),
+		Example: "minCTAs 32 is larger than maxCTAs 20, set both to 20", lit: " is larger than maxCTAs ",
+		re: rx(`^(minCTAs) (-?\d+) is larger than maxCTAs -?\d+, set both to (-?\d+)$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.splitshare", Format: `splitShare %d is not a valid value 0/1, set it to 0`,
+		Since: v(2, 18, 1), Ref: ref("v2.18.1-1", "src/init.cc", "envConfigOverride"),
+		Example: "splitShare 2 is not a valid value 0/1, set it to 0", lit: "splitShare ",
+		re: rx(`^(splitShare) (-?\d+) is not a valid value 0/1, set it to (0)$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.nvlsctas", Format: `nvlsCTAs %d is not a valid value, NCCL will decide the default value automatically`,
+		Since: v(2, 27, 3), Ref: ref("v2.27.3-1", "src/init.cc", "envConfigOverride"),
+		Example: "nvlsCTAs 0 is not a valid value, NCCL will decide the default value automatically", lit: "nvlsCTAs ",
+		re: rx(`^(nvlsCTAs) (-?\d+) is not a valid value, NCCL will decide the default value automatically$`)},
 
 	// --- net plugin library (G-NET-LIB-1/2) and ABI (G-NET-ABI-1)
 	{Kind: KindPluginNotFound, ID: "net.plugin.notfound", Format: `NET/Plugin : No plugin found (libnccl-net.so).` + " | " +

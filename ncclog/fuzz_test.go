@@ -20,6 +20,14 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("238: [rank238]: Last error:\n238: [rank238]: Error : no algorithm/protocol available for function AllGather with datatype ncclInt8.\n"))
 	f.Add([]byte("h:1:1 [0] NCCL INFO   Algorithm   |   Tree  |\nh:1:1 [0] NCCL INFO     AllReduce |  1.0/ 2.0 | 3/4 |\n"))
 	f.Add([]byte{0, 1, 2})
+	// envConfigOverride's other lines (G-ENV-CONFIG-1) and a refused
+	// CollNet group's error returns (G-COLLNET-SETUP-1), whose reading
+	// asks spec for the release's lines
+	f.Add([]byte("h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\nh:1:1 [0] NCCL INFO NCCL_GRAPH_MIXING_SUPPORT 7 is not valid, leaving it set at 2\n" +
+		"h:1:1 [0] NCCL INFO maxCTAs 99999999999 is larger than #channels upper limit 64, cap it to 64\nh:1:1 [0] NCCL INFO NCCL_CGA_CLUSTER_SIZE value -9 is too big. Limiting value to 8.\n"))
+	f.Add([]byte("h:1:1 [0] NCCL INFO NCCL version 2.30.7+cuda13.0\nh:1:1 [0] NCCL INFO transport.cc:431 (ncclTransportCollNetSetup) -> 2\n" +
+		"h:1:1 [0] transport.cc:464 (ncclTransportCollNetCheck) NCCL WARN Cannot initialize CollNet, using point-to-point network instead\n" +
+		"h:1:1 [0] NCCL INFO transport/coll_net.cc:1811 (ncclCollNetSetup) -> 2\n"))
 	// the two [Symmetric] shapes (2.27 without nWorks, 2.28+ with) and
 	// lines just past their bounds
 	f.Add([]byte("h:1:1 [0] NCCL INFO AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLL_R nchannels 8 nthreads 512\n"))

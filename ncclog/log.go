@@ -67,7 +67,10 @@ type EnvVar struct {
 
 // ConfigLine is one "Comm config" line: How "set" (parseCommConfig: the
 // config set Field to Value) or "reset" (envConfigOverride: Var, the
-// variable NCCL read, overrode Field with Value).
+// variable NCCL read, overrode Field with Value); or one of
+// envConfigOverride's other lines, How "checked": Var's Value refused
+// ("is too low", "is not valid", "is too big") or Field's Value corrected
+// ("is larger than", "is not a valid value").
 type ConfigLine struct {
 	Field string `json:"field"`
 	Value string `json:"value"`

@@ -2,6 +2,7 @@ package ncclog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -492,12 +493,19 @@ func (ob *observer) trace() spec.Trace {
 	if len(ob.l.CommConfig) > 0 {
 		r, _ := RuleByID("G-ENV-CONFIG-1")
 		v := spec.Verdict{Rule: r.ID, Layer: r.Layer, Outcome: spec.Info, Ref: ruleRef(r), Facts: []spec.Fact{spec.F("at", ob.l.CommConfig[0].At)}}
-		var set, reset []string
+		var set, reset, checked []string
 		for _, c := range ob.l.CommConfig {
 			v.Log = append(v.Log, c.Msg)
-			if c.How == "set" {
+			switch c.How {
+			case "set":
 				set = append(set, c.Field+"="+c.Value)
-			} else {
+			case "checked":
+				name := c.Var
+				if name == "" {
+					name = c.Field
+				}
+				checked = append(checked, name+"="+c.Value)
+			default:
 				reset = append(reset, c.Var+"="+c.Value)
 			}
 		}
@@ -507,6 +515,9 @@ func (ob *observer) trace() spec.Trace {
 		}
 		if len(reset) > 0 {
 			v.Why += "; the environment overrides with " + strings.Join(reset, ", ")
+		}
+		if len(checked) > 0 {
+			v.Why += "; envConfigOverride refused or corrected " + strings.Join(checked, ", ")
 		}
 		t = append(t, v)
 	}
@@ -521,6 +532,7 @@ func (ob *observer) trace() spec.Trace {
 			add(p, c.Cap, spec.Fail)
 		}
 	}
+	ob.collNetFailTrace(t)
 	if ob.o.AlgoErr != "" && ob.o.Algo != nil {
 		r, _ := RuleByID(ob.o.Algo.Rule)
 		t = append(t, spec.Verdict{Rule: ob.o.Algo.Rule, Layer: r.Layer, Outcome: spec.Fail, Why: ob.o.AlgoErr, Ref: ruleRef(r)})
@@ -1255,4 +1267,50 @@ func (ob *observer) selectedRung(conns []Kind, why string, as ...spec.Algo) rung
 func ruleRef(r Rule) *spec.Ref {
 	ref := r.Ref
 	return &ref
+}
+
+// collNetFailTrace adds to the observed G-COLLNET-SETUP-1 failure the
+// error-return lines a refused CollNet group prints at the log's release
+// (spec's Consts.CollNetFailLog, the one owner of those sites): the
+// heads' connect trace before the WARN, every rank's check trace after
+// it, and where the WARN was printed. A log without a release keeps the
+// WARN alone: the sites move from tag to tag.
+func (ob *observer) collNetFailTrace(t spec.Trace) {
+	i := slices.IndexFunc(t, func(v spec.Verdict) bool { return v.Rule == "G-COLLNET-SETUP-1" && v.Outcome == spec.Fail })
+	if i < 0 || ob.l.Release == 0 {
+		return
+	}
+	c, err := spec.ConstsFor(ob.l.Release)
+	if err != nil {
+		return
+	}
+	connect, _, check, ok := c.CollNetFailLog()
+	if !ok {
+		return
+	}
+	var seenConnect, seenCheck bool
+	var warnAt string
+	for _, e := range ob.l.Errors {
+		switch {
+		case e.Kind == errTraceKind && e.Msg == connect:
+			seenConnect = true
+		case e.Kind == errTraceKind && e.Msg == check:
+			seenCheck = true
+		case e.Kind == "collnet.initfail" && e.SrcFile != "":
+			warnAt = fmt.Sprintf("%s:%d", e.SrcFile, e.SrcLine)
+			if e.SrcFunc != "" {
+				warnAt += " (" + e.SrcFunc + ")"
+			}
+		}
+	}
+	v := &t[i]
+	if seenConnect {
+		v.Log = append([]string{connect}, v.Log...)
+	}
+	if seenCheck {
+		v.Log = append(v.Log, check)
+	}
+	if warnAt != "" {
+		v.Facts = append(v.Facts, spec.F("warn_at", warnAt))
+	}
 }

@@ -325,3 +325,53 @@ func TestObserveGinRmaAssigned(t *testing.T) {
 		})
 	}
 }
+
+// TestObserveCollNetFailTrace (G-COLLNET-SETUP-1): the error returns a
+// refused CollNet group prints at the log's release join the observed
+// failure, in print order, with the WARN's location; at another
+// release's lines, or without a release, the WARN stands alone.
+func TestObserveCollNetFailTrace(t *testing.T) {
+	const warn = "Cannot initialize CollNet, using point-to-point network instead"
+	for _, c := range []struct {
+		name, version, connect, warnAt, check string
+		want                                  []string
+		wantAt                                string
+	}{
+		{"2.28.9", "2.28.9", "transport.cc:371 -> 2", "transport.cc:399", "transport/coll_net.cc:1590 -> 2",
+			[]string{"transport.cc:371 -> 2", warn, "transport/coll_net.cc:1590 -> 2"}, "transport.cc:399"},
+		{"2.30.7 names the functions", "2.30.7", "transport.cc:431 (ncclTransportCollNetSetup) -> 2", "transport.cc:464 (ncclTransportCollNetCheck)",
+			"transport/coll_net.cc:1811 (ncclCollNetSetup) -> 2",
+			[]string{"transport.cc:431 (ncclTransportCollNetSetup) -> 2", warn, "transport/coll_net.cc:1811 (ncclCollNetSetup) -> 2"},
+			"transport.cc:464 (ncclTransportCollNetCheck)"},
+		{"2.18.1 checks in init.cc", "2.18.1", "transport.cc:273 -> 2", "transport.cc:305", "init.cc:633 -> 2",
+			[]string{"transport.cc:273 -> 2", warn, "init.cc:633 -> 2"}, "transport.cc:305"},
+		{"2.28.3's lines in a 2.28.9 log are not the failure's", "2.28.9", "transport.cc:357 -> 2", "transport.cc:385", "transport/coll_net.cc:1590 -> 2",
+			[]string{warn, "transport/coll_net.cc:1590 -> 2"}, "transport.cc:385"},
+		{"no release", "", "transport.cc:371 -> 2", "transport.cc:399", "transport/coll_net.cc:1590 -> 2", []string{warn}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			log := ""
+			if c.version != "" {
+				log = "h:1:1 [0] NCCL INFO NCCL version " + c.version + "+cuda13.0\n"
+			}
+			log += "h:1:1 [0] NCCL INFO " + c.connect + "\nh:1:1 [0] " + c.warnAt + " NCCL WARN " + warn + "\nh:1:1 [0] NCCL INFO " + c.check + "\n"
+			o := observe(t, log, nil)
+			v, ok := o.Trace.Find("G-COLLNET-SETUP-1")
+			if !ok || v.Outcome != spec.Fail {
+				t.Fatalf("G-COLLNET-SETUP-1 %+v %v, want a failure", v, ok)
+			}
+			if !slices.Equal(v.Log, c.want) {
+				t.Errorf("lines %q\nwant  %q", v.Log, c.want)
+			}
+			at := ""
+			for _, f := range v.Facts {
+				if f.Name == "warn_at" {
+					at = f.Value
+				}
+			}
+			if at != c.wantAt {
+				t.Errorf("warn_at %q, want %q", at, c.wantAt)
+			}
+		})
+	}
+}

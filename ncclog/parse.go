@@ -694,6 +694,18 @@ func (p *Parser) setEnv(name, value, how string, at Loc) *EnvVar {
 	return e
 }
 
+// addConfigCheck records an envConfigOverride line that refused a
+// variable's value or corrected a field (How "checked"): name is the
+// variable or the field the line names, value the one refused.
+func (p *Parser) addConfigCheck(ln *Line, name, value string) {
+	c := ConfigLine{Field: name, Value: value, How: "checked", Msg: ln.Msg, At: ln.Loc}
+	if strings.HasPrefix(name, "NCCL_") {
+		c.Var = name
+		c.Field, _ = spec.ConfigFieldOfVariable(name)
+	}
+	p.addConfigLine(c)
+}
+
 // addConfigLine keeps the distinct "Comm config" lines (every rank
 // prints the same ones), a bounded number.
 func (p *Parser) addConfigLine(c ConfigLine) {
@@ -884,6 +896,21 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		if e := p.setEnv(sub[1], sub[2], "ignored", ln.Loc); e != nil && e.How == "ignored" {
 			e.Kept = sub[3]
 		}
+		p.addConfigCheck(ln, sub[1], sub[2])
+	case KindEnvConfigCheck:
+		// a line naming its variable reports NCCL reading it: refused
+		// ("not valid", "too big": the field keeps its value), or taken
+		// (NCCL_NUM_RMA_CTX=0)
+		if strings.HasPrefix(sub[1], "NCCL_") {
+			how := "ignored"
+			if f.ID == "env.config.rmaoff" {
+				how = "config"
+			}
+			if e := p.setEnv(sub[1], sub[2], how, ln.Loc); e != nil && e.How == "ignored" && f.ID == "env.config.notvalid" {
+				e.Kept = sub[3]
+			}
+		}
+		p.addConfigCheck(ln, sub[1], sub[2])
 	case KindPluginNotFound:
 		names := ""
 		switch f.ID {

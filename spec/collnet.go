@@ -276,9 +276,9 @@ func (f collNetFallback) String() string {
 func collNetSetup(ref Ref, headsFromNVLS bool, off collNetFallback) *Rule {
 	return &Rule{
 		ID: "G-COLLNET-SETUP-1", Layer: LayerGraph, Cap: CapCollNet, Title: "CollNet setup",
-		Doc:  `ncclCollNetSetup (collNetSetup in src/init.cc up to 2.21.5) runs when CollNet is still enabled; its result is ignored by the caller, so a failure only disables CollNet. Heads are the unique local GPUs at index 0 of each CollNetDirect channel the ranks agreed on (2.28.3+: the NVLS heads when NVLS is supported), each rank its own node's (the count is rank 0's). Each head connects the CollNet send and receive transports per channel (the plugin's connect may refuse the group: CollNetBackend.ConnectError); after channel 0 and at the end ncclTransportCollNetCheck all-gathers the failure flags within the node, and a failure makes local rank 0 WARN "Cannot initialize CollNet, using point-to-point network instead" and return ncclSystemError; the fail path frees the CollNet resources and turns CollNet off: comm->collNetSupport = 0 up to 2.26.6, comm->config.collnetEnable = 0 from 2.27.3 (copied by communicators split from this one). The communicator runs on the point-to-point network.`,
+		Doc:  `ncclCollNetSetup (collNetTrySetup in src/init.cc up to 2.21.5) runs when CollNet is still enabled; its result is ignored by the caller, so a failure only disables CollNet. Heads are the unique local GPUs at index 0 of each CollNetDirect channel the ranks agreed on (2.28.3+: the NVLS heads when NVLS is supported), each rank its own node's (the count is rank 0's). Each head connects the CollNet send and receive transports per channel (the plugin's connect may refuse the group: CollNetBackend.ConnectError); after channel 0 and at the end ncclTransportCollNetCheck all-gathers the failure flags within the node, and a failure makes local rank 0 WARN "Cannot initialize CollNet, using point-to-point network instead" and return ncclSystemError (the failing heads print the connect's error return first, every rank the check's after: Consts.CollNetFail); the fail path frees the CollNet resources and turns CollNet off: comm->collNetSupport = 0 up to 2.26.6, comm->config.collnetEnable = 0 from 2.27.3 (copied by communicators split from this one). The communicator runs on the point-to-point network.`,
 		Ref:  ref,
-		Logs: []string{"Cannot initialize CollNet, using point-to-point network instead", "rank %d Connected CollNet", "Connected Collnet Chains %s"},
+		Logs: []string{CollNetInitWarn, "%s:%d -> %d", "rank %d Connected CollNet", "Connected Collnet Chains %s"},
 		init: func(r *initRun) {
 			c := r.comm
 			if !c.CollNetSupport {
@@ -295,9 +295,10 @@ func collNetSetup(ref Ref, headsFromNVLS bool, off collNetFallback) *Rule {
 			for _, s := range r.nodes {
 				if cn := s.chosen.external.CollNet; cn != nil && cn.ConnectError != "" {
 					c.CollNetSupport = false
+					logs, at := collNetFailLines(&r.rs.Consts)
 					r.emit(Verdict{Outcome: Fail, Why: "CollNet connect failed on node " + nodeList(s.nodes) + " (" + cn.ConnectError + "): CollNet disabled, the point-to-point network instead",
-						Facts: []Fact{F("connect", cn.ConnectError), F("fallback", off.String())},
-						Log:   []string{"Cannot initialize CollNet, using point-to-point network instead"}})
+						Facts: append([]Fact{F("connect", cn.ConnectError), F("fallback", off.String())}, at...),
+						Log:   logs})
 					return
 				}
 			}

@@ -415,12 +415,16 @@ func configRule(ref Ref) *Rule {
 		Doc: `ncclCommInitRankConfig's ncclConfig_t: parseCommConfig refuses a set field out of range with "Invalid config <field> attribute value" and ncclInvalidArgument (minCTAs and maxCTAs as "min/max channels": a set minCTAs above maxCTAs, NCCL_CONFIG_UNDEF_INT (INT_MIN) when unset, is refused too); then envConfigOverride lets a set variable override its field: NCCL_MIN_CTAS/NCCL_MAX_CTAS (only when positive from 2.25.1), NCCL_NET (set, even empty), NCCL_COLLNET_ENABLE, NCCL_CTA_POLICY, NCCL_NVLS_NCHANNELS, NCCL_NCHANNELS_PER_NET_PEER (positive), NCCL_P2P_MAX_PEERS (positive) and the rest of the fields' variables. A field the gates read (minCTAs, maxCTAs, netName, collnetEnable, CTAPolicy, nvlsCTAs, nChannelsPerNetPeer, maxP2pPeers) then stands for its variable, and the gates that read it cite the field ("config netName=Socket"), not the variable; the others are checked and reported only.`,
 		Ref: ref,
 		Logs: []string{"Invalid config %s attribute value %d", "Invalid config min/max channels attribute value %d/%d",
-			"Comm config %s set to %s", "Comm config %s reset to %s=%d", "Comm config graphUsageMode reset to %d by NCCL_GRAPH_MIXING_SUPPORT=%d"},
+			"Comm config %s set to %s", "Comm config %s reset to %s=%d", "Comm config graphUsageMode reset to %d by NCCL_GRAPH_MIXING_SUPPORT=%d",
+			"%s %d is too low, leaving it set at %d", "%s %d is not valid, leaving it set at %d", "NCCL_CGA_CLUSTER_SIZE value %d is too big. Limiting value to %d.",
+			"NCCL_NUM_RMA_CTX=0, RMA disabled for this communicator", "minCTAs %d is larger than #channels upper limit %d, cap it to %d",
+			"maxCTAs %d is larger than #channels upper limit %d, cap it to %d", "minCTAs %d is larger than maxCTAs %d, set both to %d",
+			"splitShare %d is not a valid value 0/1, set it to 0", "nvlsCTAs %d is not a valid value, NCCL will decide the default value automatically"},
 		init: func(r *initRun) {
 			cfg := r.comm.System.CommConfig
 			if cfg.Len() == 0 {
 				r.emit(Verdict{Outcome: Info, Why: "no ncclConfig_t (ncclCommInitRank): every field from its variable or NCCL's default",
-					Log: configResetLines(r.rs, r.env, cfg)})
+					Log: configEnvLines(r.rs, r.env, cfg)})
 				return
 			}
 			if msg, facts := configInvalid(r.rs, cfg); msg != "" {
@@ -429,7 +433,7 @@ func configRule(ref Ref) *Rule {
 				return
 			}
 			// before the kept fields write the environment
-			logs := append(configSetLines(cfg), configResetLines(r.rs, r.env, cfg)...)
+			logs := append(configSetLines(cfg), configEnvLines(r.rs, r.env, cfg)...)
 			var facts []Fact
 			var kept, over []string
 			for _, n := range cfg.Names() {

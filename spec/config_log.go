@@ -21,9 +21,21 @@ import (
 // is NCCL_CONFIG_UNDEF_INT (nvlsCTAs, nChannelsPerNetPeer, maxP2pPeers,
 // graphStreamOrdering) or NULL (netName) only when the config set it.
 //
+// A set variable whose value envConfigOverride refuses prints instead
+// "<VAR> %d is too low, leaving it set at %d" (NCCL_MIN_CTAS and
+// NCCL_MAX_CTAS <= 0 from 2.25.1, NCCL_NCHANNELS_PER_NET_PEER and
+// NCCL_P2P_MAX_PEERS <= 0, NCCL_NUM_RMA_CTX below Consts.ConfigRmaCtxEnvMin)
+// or "<VAR> %d is not valid, leaving it set at %d" (the 0/1 fields), with
+// the field's value after parseCommConfig; NCCL_CGA_CLUSTER_SIZE above 8 is
+// "too big" (every release; a WARN up to 2.24.3). Each arrives with its
+// field's release (Consts.ConfigFields). Then every release checks the
+// result: minCTAs and maxCTAs capped at MAXCHANNELS, minCTAs at maxCTAs,
+// splitShare 0/1, nvlsCTAs > 0 (configCheckLines). TestConfigEnvLinesAtTags
+// holds these texts to every tag's envConfigOverride.
+//
 // Ref: v2.30.7-1 src/init.cc parseCommConfig (NCCL_CONFIG_DEFAULT),
 // envConfigOverride; v2.28.7-1 src/init.cc envConfigOverride (the first
-// "reset" lines).
+// "reset" lines); v2.18.1-1, v2.25.1-1 src/init.cc envConfigOverride.
 
 // configLine is one field's lines, in envConfigOverride's order.
 type configLine struct {
@@ -38,30 +50,54 @@ type configLine struct {
 	// NCCL_CGA_CLUSTER_SIZE, NCCL_MAX_P2P_PEERS for NCCL_P2P_MAX_PEERS);
 	// "" when the field has no reset line.
 	printed string
+	// def is NCCL_CONFIG_DEFAULT's value of a defined field (maxCTAs:
+	// MAXCHANNELS, set by fieldValue).
+	def int
+	// ignored is envConfigOverride's test of a set variable's value v
+	// that leaves the field as it is and prints ignoredLine instead of
+	// a reset line; nil when every value is taken.
+	ignored func(rs *Ruleset, v int) bool
+	// ignoredLine names the variable as the line does ("too low" lines
+	// name NCCL_MAX_P2P_PEERS too).
+	ignoredLine string
 }
+
+// The ignored-value tests and lines of envConfigOverride.
+func nonPositive(_ *Ruleset, v int) bool { return v <= 0 }
+func not01(_ *Ruleset, v int) bool       { return v != 0 && v != 1 }
+func rmaCtxTooLow(rs *Ruleset, v int) bool {
+	return v < rs.Consts.ConfigRmaCtxEnvMin
+}
+
+const (
+	lineTooLow   = "%s %d is too low, leaving it set at %d"
+	lineNotValid = "%s %d is not valid, leaving it set at %d"
+)
 
 // configLines are the fields in envConfigOverride's order (the reset
 // lines' order); blocking, trafficClass, commName and numRmaCtx print no
 // reset line.
 var configLines = []configLine{
-	{field: "cgaClusterSize", label: "CGA cluster size", defined: true, printed: "NCCL_MAX_CGA_CLUSTER_SIZE"},
-	{field: "minCTAs", label: "Min CTAs", defined: true, printed: "NCCL_MIN_CTAS"},
-	{field: "maxCTAs", label: "Max CTAs", defined: true, printed: "NCCL_MAX_CTAS"},
-	{field: "nChannelsPerNetPeer", label: "nChannelsPerNetPeer", printed: "NCCL_NCHANNELS_PER_NET_PEER"},
-	{field: "nvlinkCentricSched", label: "nvlinkCentricSched", defined: true, printed: "NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE"},
-	{field: "graphUsageMode", label: "graphUsageMode", defined: true, printed: "NCCL_GRAPH_MIXING_SUPPORT"},
-	{field: "maxP2pPeers", label: "maxP2pPeers", printed: "NCCL_MAX_P2P_PEERS"},
-	{field: "graphStreamOrdering", label: "graphStreamOrdering", printed: "NCCL_GRAPH_STREAM_ORDERING"},
+	{field: "cgaClusterSize", label: "CGA cluster size", defined: true, printed: "NCCL_MAX_CGA_CLUSTER_SIZE", def: 4},
+	{field: "minCTAs", label: "Min CTAs", defined: true, printed: "NCCL_MIN_CTAS", def: 1,
+		ignored: func(rs *Ruleset, v int) bool { return rs.Consts.ConfigCTAEnvPositive && v <= 0 }, ignoredLine: lineTooLow},
+	{field: "maxCTAs", label: "Max CTAs", defined: true, printed: "NCCL_MAX_CTAS",
+		ignored: func(rs *Ruleset, v int) bool { return rs.Consts.ConfigCTAEnvPositive && v <= 0 }, ignoredLine: lineTooLow},
+	{field: "nChannelsPerNetPeer", label: "nChannelsPerNetPeer", printed: "NCCL_NCHANNELS_PER_NET_PEER", ignored: nonPositive, ignoredLine: lineTooLow},
+	{field: "nvlinkCentricSched", label: "nvlinkCentricSched", defined: true, printed: "NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE", ignored: not01, ignoredLine: lineNotValid},
+	{field: "graphUsageMode", label: "graphUsageMode", defined: true, printed: "NCCL_GRAPH_MIXING_SUPPORT", def: 2, ignored: not01, ignoredLine: lineNotValid},
+	{field: "numRmaCtx", label: "numRmaCtx", defined: true, def: 1, ignored: rmaCtxTooLow, ignoredLine: lineTooLow},
+	{field: "maxP2pPeers", label: "maxP2pPeers", printed: "NCCL_MAX_P2P_PEERS", ignored: nonPositive, ignoredLine: lineTooLow},
+	{field: "graphStreamOrdering", label: "graphStreamOrdering", printed: "NCCL_GRAPH_STREAM_ORDERING", ignored: not01, ignoredLine: lineNotValid},
 	{field: "netName", label: "Net name", printed: "NCCL_NET"},
 	{field: "splitShare", label: "Split share", defined: true, printed: "NCCL_COMM_SPLIT_SHARE_RESOURCES"},
 	{field: "shrinkShare", label: "shrinkShare", defined: true, printed: "NCCL_COMM_SHRINK_SHARE_RESOURCES"},
 	{field: "collnetEnable", label: "Collnet enable", defined: true, printed: "NCCL_COLLNET_ENABLE"},
 	{field: "CTAPolicy", label: "CTA policy flags", defined: true, printed: "NCCL_CTA_POLICY"},
 	{field: "nvlsCTAs", label: "nvlsCTAs", printed: "NCCL_NVLS_NCHANNELS"},
-	{field: "blocking", label: "Blocking"},
+	{field: "blocking", label: "Blocking", defined: true, def: 1},
 	{field: "trafficClass", label: "Traffic class"},
 	{field: "commName", label: "Comm name"},
-	{field: "numRmaCtx", label: "numRmaCtx"},
 }
 
 // ncclMaxCGAClusterSize is NCCL_MAX_CGA_CLUSTER_SIZE (src/init.cc): a
@@ -94,15 +130,58 @@ func configSetLines(cfg *Config) []string {
 	return out
 }
 
-// configResetLines are envConfigOverride's "reset" lines for the
-// release's fields (none before Consts.ConfigResetLog).
-func configResetLines(rs *Ruleset, env Env, cfg *Config) []string {
-	if !rs.Consts.ConfigResetLog {
-		return nil
+// fieldValue is the field's value after parseCommConfig: the config's,
+// else NCCL_CONFIG_DEFAULT's, else NCCL_CONFIG_UNDEF_INT.
+func fieldValue(rs *Ruleset, cfg *Config, l configLine) int {
+	if v, ok := cfg.Int(l.field); ok {
+		return v
 	}
+	switch {
+	case l.field == "maxCTAs":
+		return rs.Consts.MaxChannels
+	case l.defined:
+		return l.def
+	}
+	return UndefInt
+}
+
+// configLineOf is the field's entry of configLines.
+func configLineOf(field string) configLine {
+	return configLines[slices.IndexFunc(configLines, func(l configLine) bool { return l.field == field })]
+}
+
+// configEnvLines are envConfigOverride's lines for the release's fields
+// in its order: a variable whose value it ignores ("is too low" / "is not
+// valid, leaving it set at", NCCL_CGA_CLUSTER_SIZE "is too big"), the
+// "reset" lines (none before Consts.ConfigResetLog), then its checks of
+// the result (configCheckLines).
+func configEnvLines(rs *Ruleset, env Env, cfg *Config) []string {
 	var out []string
 	for _, l := range configLines {
-		if l.printed == "" || !slices.Contains(rs.Consts.ConfigFields, l.field) {
+		if !slices.Contains(rs.Consts.ConfigFields, l.field) {
+			continue
+		}
+		f, _ := fieldOf(l.field)
+		v := UndefInt
+		if f.env != "" {
+			v = paramOf(env, f.env)
+		}
+		if l.ignored != nil && v != UndefInt && l.ignored(rs, v) {
+			name := l.printed
+			if name == "" {
+				name = f.env
+			}
+			out = append(out, fmt.Sprintf(l.ignoredLine, name, v, fieldValue(rs, cfg, l)))
+			continue
+		}
+		if l.field == "numRmaCtx" && v == 0 {
+			out = append(out, "NCCL_NUM_RMA_CTX=0, RMA disabled for this communicator")
+		}
+		if l.field == "cgaClusterSize" && v != UndefInt && v > ncclMaxCGAClusterSize {
+			out = append(out, fmt.Sprintf("NCCL_CGA_CLUSTER_SIZE value %d is too big. Limiting value to %d.", v, ncclMaxCGAClusterSize))
+			continue
+		}
+		if !rs.Consts.ConfigResetLog || l.printed == "" {
 			continue
 		}
 		_, isInt := cfg.Int(l.field)
@@ -110,7 +189,6 @@ func configResetLines(rs *Ruleset, env Env, cfg *Config) []string {
 		if !l.defined && !isInt && !isStr {
 			continue // still NCCL_CONFIG_UNDEF after parseCommConfig
 		}
-		f, _ := fieldOf(l.field)
 		switch l.field {
 		case "netName":
 			// the config's name (set here) is copied through too, and
@@ -122,7 +200,7 @@ func configResetLines(rs *Ruleset, env Env, cfg *Config) []string {
 			out = append(out, "Comm config netName reset to NCCL_NET="+v)
 			continue
 		case "cgaClusterSize":
-			if v := paramOf(env, f.env); v != UndefInt && v >= 0 && v <= ncclMaxCGAClusterSize {
+			if v != UndefInt && v >= 0 {
 				out = append(out, fmt.Sprintf("Comm config cgaClusterSize reset to %s=%d", l.printed, v))
 			}
 			continue
@@ -130,7 +208,6 @@ func configResetLines(rs *Ruleset, env Env, cfg *Config) []string {
 		if !f.envWins(rs, env, f.env) {
 			continue
 		}
-		v := paramOf(env, f.env)
 		switch l.field {
 		case "collnetEnable":
 			s, _ := env.Lookup(f.env)
@@ -150,6 +227,43 @@ func configResetLines(rs *Ruleset, env Env, cfg *Config) []string {
 		}
 		out = append(out, "Comm config "+l.field+" reset to "+l.printed+"="+strconv.Itoa(v))
 	}
+	return append(out, configCheckLines(rs, env, cfg)...)
+}
+
+// configCheckLines are envConfigOverride's checks after the overrides
+// (every release): minCTAs and maxCTAs capped at MAXCHANNELS and minCTAs
+// at maxCTAs, a splitShare not 0/1, and (from the field's release) an
+// nvlsCTAs <= 0. collnetEnable's check is G-COLLNET-ENV-1's line.
+func configCheckLines(rs *Ruleset, env Env, cfg *Config) []string {
+	value := func(field string) int {
+		f, _ := fieldOf(field)
+		if f.envWins(rs, env, f.env) {
+			return paramOf(env, f.env)
+		}
+		return fieldValue(rs, cfg, configLineOf(field))
+	}
+	var out []string
+	maxCh := rs.Consts.MaxChannels
+	lo, hi := value("minCTAs"), value("maxCTAs")
+	if lo > maxCh {
+		out = append(out, fmt.Sprintf("minCTAs %d is larger than #channels upper limit %d, cap it to %d", lo, maxCh, maxCh))
+		lo = maxCh
+	}
+	if hi > maxCh {
+		out = append(out, fmt.Sprintf("maxCTAs %d is larger than #channels upper limit %d, cap it to %d", hi, maxCh, maxCh))
+		hi = maxCh
+	}
+	if lo > hi {
+		out = append(out, fmt.Sprintf("minCTAs %d is larger than maxCTAs %d, set both to %d", lo, hi, hi))
+	}
+	if v := value("splitShare"); v != 0 && v != 1 {
+		out = append(out, fmt.Sprintf("splitShare %d is not a valid value 0/1, set it to 0", v))
+	}
+	if slices.Contains(rs.Consts.ConfigFields, "nvlsCTAs") {
+		if v := value("nvlsCTAs"); v != UndefInt && v <= 0 {
+			out = append(out, fmt.Sprintf("nvlsCTAs %d is not a valid value, NCCL will decide the default value automatically", v))
+		}
+	}
 	return out
 }
 
@@ -161,4 +275,15 @@ func ConfigFieldOfLabel(label string) (string, bool) {
 		return "", false
 	}
 	return configLines[i].field, true
+}
+
+// ConfigFieldOfVariable is the field whose variable a line names
+// ("NCCL_MAX_P2P_PEERS" and "NCCL_P2P_MAX_PEERS" are maxP2pPeers).
+func ConfigFieldOfVariable(name string) (string, bool) {
+	for _, l := range configLines {
+		if f, _ := fieldOf(l.field); name == l.printed || (f.env != "" && name == f.env) {
+			return l.field, true
+		}
+	}
+	return "", false
 }

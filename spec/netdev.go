@@ -10,10 +10,23 @@ import (
 // Layer 3: which networks initialise, which one the communicator uses, and
 // whether a CollNet object comes with it.
 
-// ifListMatch is matchIfList with NCCL's '^' and '=' prefixes handled.
+// ifListMatch is matchIfList with NCCL's '^' and '=' prefixes handled,
+// for a list whose entries' rail and plane nothing reads (socket
+// interfaces: port -1 matches any entry's port, so both grammars of
+// parseStringList pick the same names).
 func ifListMatch(list, name string, port int) bool {
+	_, ok := ifListEntry(list, name, port, false)
+	return ok
+}
+
+// ifListEntry is matchIfList with NCCL's '^' and '=' prefixes handled,
+// the list read in the release's grammar (topo.ParseIfList): whether
+// name:port passes, and the entry it matched (Rail and Plane -1 when
+// none, an excluding list or no list).
+func ifListEntry(list, name string, port int, railPlane bool) (topo.NetIf, bool) {
+	none := topo.NetIf{Port: -1, Rail: -1, Plane: -1}
 	if list == "" {
-		return true
+		return none, true
 	}
 	exclude := strings.HasPrefix(list, "^")
 	if exclude {
@@ -23,22 +36,23 @@ func ifListMatch(list, name string, port int) bool {
 	if exact {
 		list = list[1:]
 	}
-	entries := topo.ParseIfList(list)
+	entries := topo.ParseIfList(list, railPlane)
 	if len(entries) == 0 {
-		return !exclude
+		return none, !exclude
 	}
-	match := false
 	for _, e := range entries {
 		nameOK := strings.HasPrefix(name, e.Name)
 		if exact {
 			nameOK = name == e.Name
 		}
 		if nameOK && (e.Port == -1 || port == -1 || e.Port == port) {
-			match = true
-			break
+			if exclude {
+				return none, false
+			}
+			return e, true
 		}
 	}
-	return match != exclude
+	return none, exclude
 }
 
 // ipIf is a parsed IPInterfaces entry: "eth0" or "eth0:10.0.0.1".
@@ -100,17 +114,33 @@ func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int,
 	}
 	var line strings.Builder
 	for _, n := range s.node.NICs {
-		if !ibPortUsable(hca, n) {
+		if !n.Active {
+			continue
+		}
+		e, ok := ifListEntry(hca, n.Name, n.Port, r.rs.TopoParams.IfListRailPlane)
+		if !ok {
 			continue
 		}
 		ll := n.LinkLayer
 		if ll == "" {
 			ll = "IB"
 		}
-		fmt.Fprintf(&line, " [%d]%s:%d/%s", ndev, n.Name, max(n.Port, 1), ll)
+		// 2.30.7 prints the entry's rail and plane after the port (an
+		// empty rail before a plane)
+		fmt.Fprintf(&line, " [%d]%s:%d", ndev, n.Name, max(n.Port, 1))
+		switch {
+		case e.Rail != -1:
+			fmt.Fprintf(&line, ":%d", e.Rail)
+		case e.Plane != -1:
+			line.WriteString(":")
+		}
+		if e.Plane != -1 {
+			fmt.Fprintf(&line, ":%d", e.Plane)
+		}
+		line.WriteString("/" + ll)
 		// 2.24.3+: every port is a virtual device of its own first
 		// (ncclIbInitDevices calls ncclIbMakeVDeviceInternal per port)
-		if vd := topo.IBVDeviceLog(r.rs.TopoParams, ndev, n.Name, int64(n.SpeedMbps), 1); vd != "" {
+		if vd := topo.IBVDeviceLog(r.rs.TopoParams, ndev, n.Name, int64(n.SpeedMbps), 1, e.Rail, e.Plane); vd != "" {
 			logs = append(logs, vd)
 		}
 		ndev++

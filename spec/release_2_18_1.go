@@ -97,6 +97,7 @@ var release2_18_1 = Release{
 // number of nodes (2.18.3: one node only).
 func consts2_18_1(rs *Ruleset) {
 	rs.SetConst("P2PHalveOneNodeOnly", false, Ref{Tag: tag2181, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"})
+	setCollNetFail(rs, tag2181, collNetFailInit(273, 305, 633))
 }
 
 func tuningBack2_18_1(t *Tuning) ([]TuningChange, error) {

@@ -174,10 +174,11 @@ var release2_18_6 = Release{
 	Topo:    topo.Apply2_18_6,
 	Tuning:  tuningBack2_18_6,
 	Rules:   back2_18_6,
-	// What 2.18.6 changed from 2.18.5, its changelog (empty: the 2.18.5
-	// file has no block).
-	Unchanged: "2.18.6 keeps host copies of the device peer pointers (src/channel.cc initChannel, src/transport/nvls.cc ncclNvlsSetup) " +
-		"instead of copying them back from the device: a fix; no gate, constant or rule differs",
+	// Against 2.18.5 only the lines a refused CollNet group prints from
+	// move (CollNetFail); 2.18.6 keeps host copies of the device peer
+	// pointers (src/channel.cc initChannel, src/transport/nvls.cc
+	// ncclNvlsSetup) instead of copying them back from the device: a fix;
+	// no gate or rule differs.
 }
 
 func consts2_18_6(rs *Ruleset) {
@@ -187,6 +188,7 @@ func consts2_18_6(rs *Ruleset) {
 	rs.SetConst("RingBackup", false, ref2186("src/enqueue.cc", "getAlgoInfo"))
 	rs.SetConst("SimpleBuffSizeARM", 1<<20, ref2186("src/init.cc", "computeBuffSizes"))
 	rs.SetConst("P2PLogBusID", true, ref2186("src/transport/p2p.cc", "p2pSendSetup"))
+	setCollNetFail(rs, tag2186, collNetFailInit(269, 301, 641))
 }
 
 func tuningBack2_18_6(t *Tuning) ([]TuningChange, error) {

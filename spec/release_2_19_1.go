@@ -43,4 +43,5 @@ func consts2_19_1(rs *Ruleset) {
 	rs.SetConst("NVLSNetChunkCap", false, ref)
 	rs.SetConst("NVLSTreeChunkCap4Nodes", false, ref)
 	rs.SetConst("P2PDirectCuMem", false, Ref{Tag: tag2191, File: "src/transport/p2p.cc", Func: "p2pSendSetup"})
+	setCollNetFail(rs, tag2191, collNetFailInit(295, 327, 670))
 }

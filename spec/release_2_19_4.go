@@ -82,9 +82,13 @@ var release2_19_4 = Release{
 	Topo:    topo.Apply2_19_4,
 	Tuning:  tuningBack2_19_4,
 	Rules:   back2_19_4,
-	// Against 2.19.3 (a backward delta with no block) 2.19.4 changes
-	// nothing gatesim decides.
-	Unchanged: "connection setup in rounds of NCCL_CONNECT_ROUND_MAX_PEERS with NCCL_REPORT_CONNECT_PROGRESS (src/transport.cc ncclTransportP2pSetup), the p2p fusion reset inside the chunk loop (src/enqueue.cc scheduleP2pTasksToPlan) and NCCL_WARN_ENABLE_DEBUG_INFO (src/debug.cc)",
+	// Against 2.19.3 only the lines a refused CollNet group prints from
+	// move (CollNetFail); nothing else 2.19.4 changes decides anything
+	// gatesim models: connection setup in rounds of
+	// NCCL_CONNECT_ROUND_MAX_PEERS with NCCL_REPORT_CONNECT_PROGRESS
+	// (src/transport.cc ncclTransportP2pSetup), the p2p fusion reset
+	// inside the chunk loop (src/enqueue.cc scheduleP2pTasksToPlan) and
+	// NCCL_WARN_ENABLE_DEBUG_INFO (src/debug.cc).
 }
 
 func consts2_19_4(rs *Ruleset) {
@@ -99,6 +103,7 @@ func consts2_19_4(rs *Ruleset) {
 	rs.SetConst("NVLSTreeMaxChunkSizeEnv", false, ref2194("src/enqueue.cc", "computeColl"))
 	// computeCollChunkInfo (2.20.3) drops the Tree/Simple depth halving
 	rs.SetConst("TreeSimpleChunkByDepth", true, ref2194("src/enqueue.cc", "computeColl"))
+	setCollNetFail(rs, tag2194, collNetFailInit(336, 368, 664))
 }
 
 func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {

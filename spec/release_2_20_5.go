@@ -96,6 +96,7 @@ func consts2_20_5(rs *Ruleset) {
 	rs.SetConst("NVLSTreeChunkFromStep", true, Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "computeCollChunkInfo"})
 	// nor NCCL_NVLS_CHUNKSIZE: NVLS's largest chunk is computeCollChunkInfo's 128 KiB
 	rs.SetConst("NVLSChunkSizeEnv", false, Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "computeCollChunkInfo"})
+	setCollNetFail(rs, tag2205, collNetFailInit(336, 368, 712))
 }
 
 func tuningBack2_20_5(t *Tuning) ([]TuningChange, error) {

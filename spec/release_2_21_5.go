@@ -96,6 +96,7 @@ func consts2_21_5(rs *Ruleset) {
 	rs.DropParam("NCCL_WORK_FIFO_BYTES", Ref{Tag: tag2215, File: "src/init.cc", Func: "devCommSetup"})
 	rs.SetConst("NVLSSupportAllGather", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleCollTasksToPlan"})
 	rs.SetConst("P2PRoundSchedule", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"})
+	setCollNetFail(rs, tag2215, collNetFailInit(327, 356, 718))
 }
 
 func back2_21_5(rs *Ruleset) {
@@ -103,7 +104,7 @@ func back2_21_5(rs *Ruleset) {
 	rs.Replace(netLib21, "2.21.5 logs each failed name as it fails and never opens the main program (no STATIC_PLUGIN)")
 	rs.Replace(netLibNone21, "2.21.5 summarises the failed loads (errno, dlerror) before \"Using internal network plugin.\"; 2.22.3 lists the missing names in \"Could not find\"")
 	rs.Replace(collNetABI(ref("src/net.cc", "ncclNetPluginLoad"), "coll"), "2.21.5 logs \"Loaded coll plugin\"; 2.22.3 \"Loaded collnet plugin\"")
-	rs.Replace(collNetSetup(ref("src/init.cc", "collNetSetup"), false, collNetOffSupport), "2.21.5 sets CollNet up in src/init.cc collNetSetup; 2.22.3 moves it to src/transport/coll_net.cc ncclCollNetSetup")
+	rs.Replace(collNetSetup(ref("src/init.cc", "collNetTrySetup"), false, collNetOffSupport), "2.21.5 sets CollNet up in src/init.cc collNetTrySetup; 2.22.3 moves it to src/transport/coll_net.cc ncclCollNetSetup")
 	rs.Replace(tunerLib21, "2.21.5 logs each missing tuner candidate and a summary; 2.22.3 lists them in \"Could not find\"")
 	rs.Replace(tunerABI21, "2.21.5 looks up v2 only (NCCL_TUNER_PLUGIN_SYMBOL); 2.22.3 probes v3, then v2 through an adapter")
 	rs.Replace(tunerCall21, "2.21.5: a v2 tuner names algorithm and protocol before the model; 2.22.3: the tuner edits the cost table")

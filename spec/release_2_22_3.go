@@ -118,6 +118,7 @@ func consts2_22_3(rs *Ruleset) {
 		// src/nccl.h.in ncclConfig_t (the same struct from 2.17)
 		ConfigFields:   configFieldsThrough("splitShare"),
 		P2PDirectCuMem: true,
+		CollNetFail:    collNetFailSetup(331, 360, 1375),
 		IntParams: map[string]int64{
 			"NCCL_NVLS_ENABLE":            2,
 			"NCCL_NVLS_NCHANNELS":         16,

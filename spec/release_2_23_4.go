@@ -88,6 +88,7 @@ func consts2_23_4(rs *Ruleset) {
 	rs.SetConst("NVLSLastChunkAlign", 16384, Ref{Tag: tag234, File: "src/device/all_reduce.h", Func: "RunWorkColl<ncclFuncAllReduce, NCCL_ALGO_NVLS>"})
 	rs.SetParamDefault("NCCL_PAT_ENABLE", 2, Ref{Tag: tag234, File: "src/graph/tuning.cc", Func: "PatEnable"})
 	rs.SetConst("ProfilerABI", []int{1}, Ref{Tag: tag234, File: "src/misc/profiler.cc", Func: "ncclProfilerPluginLoad"})
+	setCollNetFail(rs, tag234, collNetFailSetup(356, 384, 1358))
 }
 
 func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {

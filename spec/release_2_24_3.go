@@ -68,6 +68,7 @@ func consts2_24_3(rs *Ruleset) {
 	// proxyOp's NCCL_MAX_NET_SIZE chunk
 	rs.SetConst("NetRegRingAllGather", true, ref("src/enqueue.cc", "calcCollChunking"))
 	rs.SetConst("P2PReg", tuning.P2PRegIPCNet, ref("src/register/sendrecv_reg.cc", "ncclRegisterP2pNetBuffer, ncclRegisterP2pIpcBuffer"))
+	setCollNetFail(rs, tag243, collNetFailSetup(352, 380, 1542))
 }
 
 func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {

@@ -38,6 +38,7 @@ func consts2_26_2(rs *Ruleset) {
 	rs.SetConst("ProfilerABI", []int{3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetParamDefault("NCCL_NET_GDR_C2C", 0, ref("src/graph/paths.cc", "NetGdrC2c"))
 	rs.SetConst("P2PReg", tuning.P2PRegNoPXN, ref("src/enqueue.cc", "addP2pToPlan"))
+	setCollNetFail(rs, tag262, collNetFailSetup(356, 384, 1580))
 }
 
 func tuningApply2_26_2(t *Tuning) ([]TuningChange, error) {

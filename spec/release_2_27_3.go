@@ -83,6 +83,7 @@ func consts2_27_3(rs *Ruleset) {
 	// NVLS AllGather/ReduceScatter on NVLS-registered buffers: the
 	// Simple step, not nvlsChunkSize and its small-operation caps
 	rs.SetConst("NVLSRegStepChunk", true, ref("src/enqueue.cc", "calcCollChunking"))
+	setCollNetFail(rs, tag273, collNetFailSetup(357, 385, 1578))
 }
 
 // profiler273 opens one name: a lib*.so value as it is, any other value

@@ -92,6 +92,7 @@ func consts2_28_3(rs *Ruleset) {
 	rs.SetConst("ProfilerABI", []int{5, 4, 3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetConst("P2PChannelBaseReversed", true, ref("src/include/channel.h", "ncclP2pChannelBaseForRound"))
 	rs.SetParamDefault("NCCL_PXN_C2C", 1, ref("src/graph/paths.cc", "PxnC2c"))
+	setCollNetFail(rs, tag283, collNetFailSetup(357, 385, 1590))
 }
 
 // tuningApply2_28_3 turns the 2.27.7 model into NCCL 2.28.3's (tag

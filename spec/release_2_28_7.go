@@ -103,6 +103,7 @@ func consts2_28_7(rs *Ruleset) {
 	rs.SetConst("GinInternal", GinInternalNet, Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "initPluginLibsOnceFunc, ncclNetPluginInit"})
 	rs.SetParamDefault("NCCL_GIN_TYPE", -1, Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclParamGinType"})
 	rs.SetParamDefault("NCCL_GIN_ENABLE", 1, Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclParamGinEnable"})
+	setCollNetFail(rs, tag287, collNetFailSetup(371, 399, 1590))
 }
 
 // tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow

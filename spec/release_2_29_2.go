@@ -90,6 +90,7 @@ func consts2_29_2(rs *Ruleset) {
 	rs.SetConst("P2PBatchPassEpoch", true, Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "ncclAddWorkBatchToPlan"})
 	rs.SetConst("GinInternal", GinInternalNetRma, Ref{Tag: tag2292, File: "src/plugin/net.cc", Func: "ncclNetPluginInit, ncclNetPluginAssignToComm"})
 	rs.SetConst("GinSymSupport", 1, Ref{Tag: tag2292, File: "src/init.cc", Func: "initTransportsRank"})
+	setCollNetFail(rs, tag2292, collNetFailSetup(371, 399, 1583))
 }
 
 func apply2_29_2(rs *Ruleset) {

@@ -28,6 +28,7 @@ func consts2_30_3(rs *Ruleset) {
 	rs.SetConst("GinABI", []int{13, 12, 11}, Ref{Tag: tag2303, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
 	rs.SetConst("RmaABI", []int{13}, Ref{Tag: tag2303, File: "src/plugin/gin/gin_v13.cc", Func: "getNcclRma_v13"})
 	rs.SetParamDefault("NCCL_MNNVL_CROSS_CLIQUE", 0, Ref{Tag: tag2303, File: "src/init.cc", Func: "MNNVLCrossClique"})
+	setCollNetFail(rs, tag2303, collNetFailSetup(373, 401, 1629))
 }
 
 // profiler30 unloads a profiler whose init failed.

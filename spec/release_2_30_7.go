@@ -33,6 +33,8 @@ func consts2_30_7(rs *Ruleset) {
 	rs.SetConst("RmaABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/rma.cc", Func: "ncclRmaPluginLoad"})
 	rs.SetConst("GinInternal", GinInternalGdakiRma, Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "initPluginLibsOnceFunc, ncclGinPluginAssignToComm"})
 	rs.SetConst("SHMDirectOnly", true, Ref{Tag: tag2307, File: "src/transport/shm.cc", Func: "shmSendSetup"})
+	setCollNetFail(rs, tag2307, collNetFailSetup(431, 464, 1811))
+	rs.SetConst("LogLocFunc", true, Ref{Tag: tag2307, File: "src/include/debug.h", Func: "INFO_LOC_FN"})
 }
 
 var gin307 = ginLoader(Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "ncclGinInit"},

@@ -310,6 +310,14 @@ type Consts struct {
 	// src/transport/net_ib.cc ncclIbGdrSupport). No gate reads it; diagnose
 	// names it when GPUDirect RDMA is off.
 	GDRPeermem bool
+
+	// CollNetFail is where a refused CollNet group prints its lines
+	// (G-COLLNET-SETUP-1; collnet_log.go); LogLocFunc: NCCLCHECK's
+	// "-> N" trace and the WARN prefix print the function after
+	// file:line (2.30.7+, src/include/debug.h INFO_LOC_FN,
+	// src/debug.cc ncclDebugLogInternal).
+	CollNetFail CollNetFailSites
+	LogLocFunc  bool
 }
 
 // Rule returns the rule with the given ID.

@@ -47,7 +47,7 @@ func CheckedTopoOptions(env Env) (topo.Options, error) {
 			}
 		case "NCCL_NET_FORCE_MERGE":
 			for _, g := range strings.Split(v, ";") {
-				if g != "" && len(topo.ParseIfList(g)) == 0 {
+				if g != "" && len(topo.ParseIfList(g, false)) == 0 {
 					return topo.DefaultOptions(), fmt.Errorf("%s=%q: group %q names no device: expected name[:port] items separated by ',', groups by ';'", name, v, g)
 				}
 			}

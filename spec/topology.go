@@ -300,7 +300,7 @@ func sumPeers(p map[int]int) int {
 // Socket interfaces for Socket, the usable verbs ports for IB and IB-based
 // plugins (flagged coll when the CollNet plugin is attached), and for other
 // plugins one device each.
-func topoNICs(ns *topo.NodeSpec, n *Node, env Env, chosen *netCand, collNet bool) {
+func topoNICs(ns *topo.NodeSpec, n *Node, env Env, chosen *netCand, collNet, railPlane bool) {
 	var out []topo.NICSpec
 	switch {
 	case chosen == nil:
@@ -320,15 +320,21 @@ func topoNICs(ns *topo.NodeSpec, n *Node, env Env, chosen *netCand, collNet bool
 		if chosen.external != nil {
 			hca = ""
 		}
-		active := map[string]bool{}
+		active := map[string]topo.NetIf{}
 		for _, nic := range n.NICs {
-			if nic.Active && ifListMatch(hca, nic.Name, nic.Port) {
-				active[nic.Name] = true
+			if !nic.Active {
+				continue
+			}
+			if e, ok := ifListEntry(hca, nic.Name, nic.Port, railPlane); ok {
+				active[nic.Name] = e
 			}
 		}
 		for _, nic := range ns.NICs {
-			if !nic.Socket && active[nic.Name] {
+			if e, ok := active[nic.Name]; ok && !nic.Socket {
 				nic.Coll = collNet
+				// ncclTopoPopulateNics writes the IB's rail and plane
+				// (2.30.7: NCCL_IB_HCA's third and fourth fields)
+				nic.Rail, nic.Plane, nic.RailPlane = e.Rail, e.Plane, true
 				out = append(out, nic)
 			}
 		}
@@ -630,7 +636,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 				}
 			}
 			h := &host{ns: nd.layout(), trays: trays}
-			topoNICs(&h.ns, nd, r.env, g.chosen, coll)
+			topoNICs(&h.ns, nd, r.env, g.chosen, coll, r.rs.TopoParams.IfListRailPlane)
 			h.ns.NICFunctions = r.rs.TopoParams.NetPCIFunction
 			h.key = string(encodeValue(fmt.Appendf(nil, "mnnvl%d:", trays), reflect.ValueOf(&h.ns).Elem()))
 			byClique[cl] = len(order)
@@ -648,7 +654,7 @@ func (r *initRun) searchTopology() (*topo.Result, error) {
 				h.xml, h.key = nd.Topo, "xml"+nd.Topo.Name+"|"+nd.Topo.Fingerprint()
 			} else {
 				h.ns = nd.layout()
-				topoNICs(&h.ns, nd, r.env, g.chosen, coll)
+				topoNICs(&h.ns, nd, r.env, g.chosen, coll, r.rs.TopoParams.IfListRailPlane)
 				h.ns.NICFunctions = r.rs.TopoParams.NetPCIFunction
 				if h.ns.Name == "" {
 					h.ns.Name = nd.Host

@@ -224,7 +224,7 @@ func TestBackwardReleasesThroughTheCLI(t *testing.T) {
 	}{
 		{"releases", []string{"releases"}, []string{"2.19.1\tv2.19.1-1", "2.19.3\tv2.19.3-1", "2.19.4\tv2.19.4-1"}, ""},
 		{"rules diff", []string{"rules", "diff", "2.19.1", "2.20.3"},
-			[]string{"3 release(s)", "NVSOrder", "nothing that decides", "G-MNNVL-1", "G-COLLNET-ABI-2"}, ""},
+			[]string{"3 release(s)", "NVSOrder", "CollNetFail", "G-MNNVL-1", "G-COLLNET-ABI-2"}, ""},
 		{"table of two releases", []string{"table", "--nccl", "2.19.4,2.20.3", "--system", "dgx-h100", "--nodes", "2"},
 			// 2.19.4's two-node ring is 8 × 45 GB/s (the crossNic bonus), 2.20.3's 8 × 48.
 			[]string{"16 coll channels, 16 nvls channels", "AllGather/CollNetDirect/Simple", "456.4/360.0", "456.4/384.0"}, ""},

@@ -521,6 +521,15 @@ type Params struct {
 	// vNic of its network's fusion pass (vnic.go VNic.IBLog; 2.24.3+,
 	// src/transport/net_ib.cc ncclIbMakeVDeviceInternal).
 	IBVDeviceLine IBVDeviceLine
+	// IfListRailPlane: parseStringList reads "name[:port[:rail[:plane]]]"
+	// (2.30.7, src/misc/utils.cc), an empty or absent field -1; the IB
+	// gives each port its NCCL_IB_HCA entry's rail and plane
+	// (src/transport/net_ib/init.cc ncclIbInitDevices), which its
+	// "Using" and virtual-device lines print and ncclTopoPopulateNics
+	// writes as the NET's rail and plane (what NCCL_NET_MERGE_POLICY=RAIL
+	// compares). Before, ":port" is the item's leading digits and the
+	// rest is skipped.
+	IfListRailPlane bool
 }
 
 // IBVDeviceLine is the form of "NET/IB : Made virtual device".
@@ -940,6 +949,7 @@ func Apply2_30_7(p *Params) {
 	p.NetFusionAggregate = true
 	p.NetFusionPluginTags = true
 	p.IBVDeviceLine = IBVDeviceRailPlane // net_ib/init.cc ncclIbMakeVDeviceInternal
+	p.IfListRailPlane = true             // misc/utils.cc parseStringList
 	p.AllNVLinkAgreed = true
 	p.PathTypeFirst = true // paths.cc ncclTopoSetPaths
 	p.LocalCPUByBw = true  // paths.cc ncclGetLocalCpu
@@ -1322,6 +1332,7 @@ var paramSources = map[string][2]string{
 	"NetFusionAggregate":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},
 	"NetFusionPluginTags":     {"src/graph/topo.cc", "ncclTopoUpdateVNics"},
 	"IBVDeviceLine":           {"src/transport/net_ib.cc", "ncclIbMakeVDeviceInternal"},
+	"IfListRailPlane":         {"src/misc/utils.cc", "parseStringList"},
 	"ChannelLineNoCollNet":    {"src/init.cc", "initTransportsRank"},
 	"ChannelLineCollNetSetUp": {"src/init.cc", "initTransportsRank"},
 	"SystemPrintRaw":          {"src/graph/topo.cc", "ncclTopoPrintRec"},

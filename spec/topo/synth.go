@@ -432,6 +432,12 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 		if n.Coll {
 			net.SetAttr("coll", "1")
 		}
+		if n.RailPlane && n.Rail != -1 {
+			net.SetAttr("rail", strconv.Itoa(n.Rail))
+		}
+		if n.RailPlane && n.Plane != -1 {
+			net.SetAttr("plane", strconv.Itoa(n.Plane))
+		}
 	}
 	return root, nil
 }

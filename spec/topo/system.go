@@ -369,6 +369,13 @@ type NICSpec struct {
 	// with NodeSpec.NICFunctions. Switch, NUMA, PCIGen and PCIWidth are
 	// the device's first port's.
 	BusID string
+	// Rail and Plane are the network's rail and plane ids for the port,
+	// written as the NET's "rail" and "plane" attributes when they are
+	// not NCCL_NET_ID_UNDEF (-1); the zero value writes none (what
+	// ncclTopoPopulateNics does without ids, and before 2.30.7).
+	Rail, Plane int
+	// RailPlane says Rail and Plane were given (0 is a rail).
+	RailPlane bool
 }
 
 // SwitchSpec is one PCIe switch of a NodeSpec.

@@ -65,36 +65,68 @@ func (f NetFusion) String() string {
 }
 
 // NetIf is one item of an NCCL interface list (NCCL_IB_HCA,
-// NCCL_SOCKET_IFNAME, a NCCL_NET_FORCE_MERGE group): a name and a port, -1
-// for any.
+// NCCL_SOCKET_IFNAME, a NCCL_NET_FORCE_MERGE group): a name and a port,
+// rail and plane, -1 (NCCL_NET_ID_UNDEF) for any or none.
 type NetIf struct {
-	Name string
-	Port int
+	Name              string
+	Port, Rail, Plane int
 }
 
 // ParseIfList is parseStringList (src/misc/utils.cc): items separated by
-// ',', an optional ":port" per item (its leading digits; none reads 0),
-// empty names skipped. A leading '^' (exclude) or '=' (exact) is the
-// caller's to strip.
-func ParseIfList(s string) []NetIf {
+// ',', empty names skipped. Up to 2.30.4 an optional ":port" is the
+// item's leading digits (none reads 0) and the rest is skipped; with
+// railPlane (Params.IfListRailPlane, 2.30.7) the item is
+// "name[:port[:rail[:plane]]]", each field atoi'd, -1 when empty or
+// absent. A leading '^' (exclude) or '=' (exact) is the caller's to strip.
+func ParseIfList(s string, railPlane bool) []NetIf {
 	var out []NetIf
 	for _, item := range strings.Split(s, ",") {
-		port := -1
-		if i := strings.IndexByte(item, ':'); i >= 0 {
-			port = 0
+		e := NetIf{Port: -1, Rail: -1, Plane: -1}
+		if railPlane {
+			f := strings.SplitN(item, ":", 5)
+			item = f[0]
+			for i, dst := range []*int{&e.Port, &e.Rail, &e.Plane} {
+				if i+1 < len(f) && f[i+1] != "" {
+					*dst = atoiC(f[i+1])
+				}
+			}
+		} else if i := strings.IndexByte(item, ':'); i >= 0 {
+			e.Port = 0
 			for _, c := range []byte(item[i+1:]) {
-				if c < '0' || c > '9' || port > 1<<20 {
+				if c < '0' || c > '9' || e.Port > 1<<20 {
 					break
 				}
-				port = port*10 + int(c-'0')
+				e.Port = e.Port*10 + int(c-'0')
 			}
 			item = item[:i]
 		}
 		if item != "" {
-			out = append(out, NetIf{item, port})
+			e.Name = item
+			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// atoiC is C's atoi on a short field: leading blanks, a sign, the
+// digits up to the first other byte (none: 0), bounded.
+func atoiC(s string) int {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	n := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' || n > 1<<20 {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 // netMaxDevsPerNic is the most ports one virtual NIC takes
@@ -158,6 +190,10 @@ type VNic struct {
 	Ports  []string
 	// Speed is the ports' summed speed (Mbps), as makeVDevice adds it.
 	Speed int64
+	// Rail and Plane are the IB's for the device (2.30.7; see
+	// IBVDeviceLog): the ports' common rail, else -1; a fused device's
+	// plane the virtual bit with a bit per port's plane index.
+	Rail, Plane int
 }
 
 // Name is the device's name, its ports' joined by '+'.
@@ -171,7 +207,7 @@ func (v VNic) Log() string { return fmt.Sprintf("TOPO/NET : Made vNic %d", v.Dev
 // none. A vNic the IB made is one of its virtual devices, so the index is
 // the vNic's device number.
 func (v VNic) IBLog(p Params) string {
-	return IBVDeviceLog(p, v.Dev, v.Name(), v.Speed, len(v.Ports))
+	return IBVDeviceLog(p, v.Dev, v.Name(), v.Speed, len(v.Ports), v.Rail, v.Plane)
 }
 
 // ibPlaneVirtBit is NCCL_IB_PLANE_VIRT_BIT (1 << NCCL_IB_PLANE_MAX_INDEX,
@@ -180,21 +216,36 @@ const ibPlaneVirtBit = 1 << 14
 
 // IBVDeviceLog is "NET/IB : Made virtual device" for a virtual device of
 // ndevs ports (src/transport/net_ib.cc ncclIbMakeVDeviceInternal). 2.30.7
-// adds its rail and plane: the ports' rail (-1, NCCL_NET_ID_UNDEF: no
-// NCCL_IB_HCA entry names one), a single port's plane (-1) or, fused,
-// the virtual bit with each port's plane index (0: no plane named).
-func IBVDeviceLog(p Params, dev int, name string, speed int64, ndevs int) string {
+// adds its rail and plane: for one port its NCCL_IB_HCA entry's (-1,
+// NCCL_NET_ID_UNDEF, when none names one); fused, the ports' rail when
+// they share one (else -1) and the virtual bit with each port's plane
+// index (ibPlanes).
+func IBVDeviceLog(p Params, dev int, name string, speed int64, ndevs, rail, plane int) string {
 	switch p.IBVDeviceLine {
 	case IBVDevicePlain:
 		return fmt.Sprintf("NET/IB : Made virtual device [%d] name=%s speed=%d ndevs=%d", dev, name, speed, ndevs)
 	case IBVDeviceRailPlane:
-		plane := -1
-		if ndevs > 1 {
-			plane = ibPlaneVirtBit | 1
-		}
-		return fmt.Sprintf("NET/IB : Made virtual device [%d] name=%s speed=%d ndevs=%d rail=-1 plane=%d", dev, name, speed, ndevs, plane)
+		return fmt.Sprintf("NET/IB : Made virtual device [%d] name=%s speed=%d ndevs=%d rail=%d plane=%d", dev, name, speed, ndevs, rail, plane)
 	}
 	return ""
+}
+
+// ibPlanes are the IB's plane indexes of its ports, in device order
+// (ncclIbGetPlaneIndex): index 0 is the undefined plane, each other plane
+// takes the next index when first seen. A fused device's plane is
+// ibPlaneVirtBit with bit 1<<index set for each of its ports.
+func ibPlanes(planes []int) []int {
+	seen := []int{-1}
+	out := make([]int, len(planes))
+	for i, pl := range planes {
+		j := slices.Index(seen, pl)
+		if j < 0 {
+			j = len(seen)
+			seen = append(seen, pl)
+		}
+		out[i] = j
+	}
+	return out
 }
 
 // FuseNets returns the XML NCCL builds a host's system from once the
@@ -435,7 +486,7 @@ func (f *fusion) forceMerge(placed []bool) error {
 		if group == "" {
 			continue // strtok_r skips empty tokens
 		}
-		ifs := ParseIfList(group)
+		ifs := ParseIfList(group, f.p.IfListRailPlane)
 		if len(ifs) == 0 {
 			return fmt.Errorf("NCCL_NET_FORCE_MERGE group %q names no device: NCCL logs \"Couldn't parse substring\" and loops on the same group forever (ncclTopoForceMerge), a hang gatesim does not describe; expected name[:port] items separated by ','", group)
 		}
@@ -675,7 +726,7 @@ func (f *fusion) populate(coll *fusion) ([]VNic, error) {
 	collFused := coll != nil && len(coll.vnics) > 0
 	if coll != nil {
 		for k, devs := range coll.vnics {
-			v := VNic{Plugin: "collnet", Dev: len(coll.phys) + k}
+			v := VNic{Plugin: "collnet", Dev: len(coll.phys) + k, Rail: -1, Plane: -1}
 			for _, d := range devs {
 				name, _ := coll.phys[d].Attr("name")
 				v.Ports = append(v.Ports, name)
@@ -711,12 +762,37 @@ func (f *fusion) populate(coll *fusion) ([]VNic, error) {
 		}
 	}
 	netMade := map[string]bool{}
+	// the ports' rail and plane (ncclTopoPopulateNics writes them when
+	// NCCL_IB_HCA names them, 2.30.7)
+	railOf := func(d int) int {
+		if _, ok := f.phys[d].Attr("rail"); !ok {
+			return -1
+		}
+		return int(attrInt(f.phys[d], "rail"))
+	}
+	planes := make([]int, len(f.phys))
+	for d := range f.phys {
+		planes[d] = -1
+		if _, ok := f.phys[d].Attr("plane"); ok {
+			planes[d] = int(attrInt(f.phys[d], "plane"))
+		}
+	}
+	planeIdx := ibPlanes(planes)
 	for k, devs := range f.vnics {
-		v := VNic{Plugin: "net", Dev: base + k}
+		v := VNic{Plugin: "net", Dev: base + k, Rail: railOf(devs[0]), Plane: planes[devs[0]]}
+		if len(devs) > 1 {
+			v.Plane = ibPlaneVirtBit
+		}
 		for _, d := range devs {
 			name, _ := f.phys[d].Attr("name")
 			v.Ports = append(v.Ports, name)
 			v.Speed += attrInt(f.phys[d], "speed")
+			if railOf(d) == -1 || railOf(d) != v.Rail {
+				v.Rail = -1
+			}
+			if len(devs) > 1 {
+				v.Plane |= 1 << planeIdx[d]
+			}
 		}
 		made = append(made, v)
 		if len(devs) == 1 {

@@ -253,18 +253,28 @@ func TestNetFusionP2PChannels(t *testing.T) {
 	}
 }
 
-// TestParseIfList is parseStringList's reading of interface lists.
+// TestParseIfList is parseStringList's reading of interface lists: up
+// to 2.30.4 a port of leading digits, from 2.30.7 (IfListRailPlane)
+// "name[:port[:rail[:plane]]]" with -1 for an empty or absent field.
 func TestParseIfList(t *testing.T) {
-	cases := map[string][]NetIf{
-		"":                  nil,
-		"mlx5_0":            {{"mlx5_0", -1}},
-		"mlx5_0:1,mlx5_1:2": {{"mlx5_0", 1}, {"mlx5_1", 2}},
-		"mlx5_0:,:3,,eth":   {{"mlx5_0", 0}, {"eth", -1}},
-		"ib0:2x":            {{"ib0", 2}},
-	}
-	for in, want := range cases {
-		if d := cmp.Diff(want, ParseIfList(in)); d != "" {
-			t.Errorf("ParseIfList(%q) (-want +got):\n%s", in, d)
+	for _, tc := range []struct {
+		in        string
+		railPlane bool
+		want      []NetIf
+	}{
+		{"", false, nil},
+		{"mlx5_0", false, []NetIf{{"mlx5_0", -1, -1, -1}}},
+		{"mlx5_0:1,mlx5_1:2", false, []NetIf{{"mlx5_0", 1, -1, -1}, {"mlx5_1", 2, -1, -1}}},
+		{"mlx5_0:,:3,,eth", false, []NetIf{{"mlx5_0", 0, -1, -1}, {"eth", -1, -1, -1}}},
+		{"ib0:2x", false, []NetIf{{"ib0", 2, -1, -1}}},
+		{"mlx5_0:1:3:1", false, []NetIf{{"mlx5_0", 1, -1, -1}}},
+		{"mlx5_0:1:3:1", true, []NetIf{{"mlx5_0", 1, 3, 1}}},
+		{"mlx5_0::2,mlx5_1:1::0", true, []NetIf{{"mlx5_0", -1, 2, -1}, {"mlx5_1", 1, -1, 0}}},
+		{"mlx5_0:,:3,,eth", true, []NetIf{{"mlx5_0", -1, -1, -1}, {"eth", -1, -1, -1}}},
+		{"ib0:2x:-1: 7z", true, []NetIf{{"ib0", 2, -1, 7}}},
+	} {
+		if d := cmp.Diff(tc.want, ParseIfList(tc.in, tc.railPlane)); d != "" {
+			t.Errorf("ParseIfList(%q, %v) (-want +got):\n%s", tc.in, tc.railPlane, d)
 		}
 	}
 }
