@@ -94,16 +94,9 @@ func devBusID(nd *Node, dev int) string {
 
 // pciOfDev is the busid of the <pci> holding <gpu dev=dev>.
 func pciOfDev(x *topo.XMLNode, dev string) string {
-	if d, ok := x.Attr("dev"); ok && x.Name == "gpu" && d == dev {
-		if p := x.Parent(); p != nil {
-			b, _ := p.Attr("busid")
-			return b
-		}
-	}
-	for _, s := range x.Subs {
-		if b := pciOfDev(s, dev); b != "" {
-			return b
-		}
+	if p := devXML(x, "gpu", dev).Parent(); p != nil {
+		b, _ := p.Attr("busid")
+		return b
 	}
 	return ""
 }

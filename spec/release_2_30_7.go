@@ -46,6 +46,7 @@ func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2307}
 	tuningSet(d, &t.CollNetChainSupport, true, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.RegNetRing, TuningRegNetRingNICs, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.RegMLOPartRDMA, true, "src/register/coll_reg.cc", "isMloPartBufRdmaCapable")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 

@@ -390,6 +390,19 @@ func (s *System) NRanks() int {
 	return n
 }
 
+// HasMLOPart is comm->hasMloPart: a GPU of the system is an MLOPart
+// partition (fillInfo reads it from the CUDA device name).
+func (s *System) HasMLOPart() bool {
+	for i := range s.Nodes {
+		for _, g := range s.Nodes[i].GPUs {
+			if g.MLOPart != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // NNodes is the number of hosts.
 func (s *System) NNodes() int { return len(s.Nodes) }
 

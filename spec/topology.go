@@ -879,6 +879,12 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 			Multicast: g.SM >= 90 && n.NVSwitch, BusID: busIDString(g.DeviceID())}
 		if g.MLOPart != -1 {
 			gpu.MLOPart = &g.MLOPart
+		} else if v, ok := devXML(s.Source, "gpu", strconv.Itoa(g.Dev)).Attr("mlopart"); ok {
+			// the partition fillInfo wrote, whatever the release that
+			// builds the topology reads of it (hasMloPart)
+			if part, err := strconv.Atoi(v); err == nil && part >= 0 {
+				gpu.MLOPart = &part
+			}
 		}
 		n.GPUs = append(n.GPUs, gpu)
 	}
@@ -907,17 +913,21 @@ func busIDString(id int64) string {
 }
 
 // netXML finds the <net> element with the given dev in a topology XML.
-func netXML(x *topo.XMLNode, dev int) *topo.XMLNode {
+func netXML(x *topo.XMLNode, dev int) *topo.XMLNode { return devXML(x, "net", strconv.Itoa(dev)) }
+
+// devXML finds the first element name (<net>, <gpu>) with the given dev
+// attribute in a topology XML; an empty element when there is none.
+func devXML(x *topo.XMLNode, name, dev string) *topo.XMLNode {
 	if x == nil {
 		return &topo.XMLNode{}
 	}
-	if x.Name == "net" {
-		if d, ok := x.Attr("dev"); ok && d == strconv.Itoa(dev) {
+	if x.Name == name {
+		if d, ok := x.Attr("dev"); ok && d == dev {
 			return x
 		}
 	}
 	for _, s := range x.Subs {
-		if f := netXML(s, dev); f.Name == "net" {
+		if f := devXML(s, name, dev); f.Name == name {
 			return f
 		}
 	}
