@@ -357,7 +357,7 @@ func TestSelectGroupRingNetUserBuffers(t *testing.T) {
 // Ref: v2.30.7-1 src/register/coll_reg.cc isMloPartBufRdmaCapable,
 // ncclRegisterCollBuffers
 func TestSelectGroupMLOPartRDMA(t *testing.T) {
-	data, err := os.ReadFile("testdata/mlopart-1rank.xml")
+	data, err := os.ReadFile("../golden/testdata/systems/mlopart-1rank.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
