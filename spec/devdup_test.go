@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -125,5 +126,38 @@ func TestDevDupTextsAtTags(t *testing.T) {
 				t.Errorf("%s: the source prints %q, which the release's rule does not", v, w)
 			}
 		}
+	}
+}
+
+// TestMLOPartNoSplitRefused: under NCCL_TOPO_SPLIT_MLOPART=0 2.30.7 puts
+// both partitions of an MLOPart GPU on one DEV node, which gatesim does
+// not model: the system is refused instead of built split. A lone
+// partition per device, and 2.30.4 (which reads neither the variable nor
+// the partition), are not affected.
+func TestMLOPartNoSplitRefused(t *testing.T) {
+	parts, err := Preset("dgx-b200", PresetOptions{MLOPart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSplit := Env{"NCCL_TOPO_SPLIT_MLOPART": "0"}
+	if _, err := Init(MustLoad(V2_30_7), parts, noSplit); err == nil || !strings.Contains(err.Error(), "NCCL_TOPO_SPLIT_MLOPART=0") {
+		t.Errorf("2.30.7 split off: error %v, want the not-modelled refusal", err)
+	}
+	if c, err := Init(MustLoad(V2_30_7), parts, Env{}); err != nil || c.Err != nil {
+		t.Errorf("2.30.7 split on: %v %v", err, c.Err)
+	}
+	if c, err := Init(MustLoad(V2_30_4), parts, noSplit); err != nil || c.Err == nil {
+		t.Errorf("2.30.4: %v, %v: want G-DEV-DUP-1's init error", err, c.Err)
+	}
+	data, err := os.ReadFile("../golden/testdata/systems/mlopart-1rank.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := SystemFromTopology("mlopart-1rank.xml", data, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Init(MustLoad(V2_30_7), one, noSplit); err != nil || c.Err != nil {
+		t.Errorf("2.30.7 one partition per device, split off: %v %v", err, c.Err)
 	}
 }

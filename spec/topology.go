@@ -487,6 +487,13 @@ func topoRule(ref Ref) *Rule {
 		Doc: `Every rank detects its host's topology (GPUs, PCIe switches, NVLink and NVSwitch, CPUs, and the NET devices of the chosen network, flagged for CollNet when a CollNet plugin is attached), computes the paths between them and searches the ring and tree graphs, the CollNet graphs when CollNet is enabled and the NVLS graph when NVLS is supported. GPUs of one host that reach each other neither by P2P nor by SHM form separate NCCL nodes; an MNNVL clique fuses its hosts into one. The graph rules after this one read the search.`,
 		Ref: ref,
 		init: func(r *initRun) {
+			if r.rs.TopoParams.MLOPartAttr && r.envInt("NCCL_TOPO_SPLIT_MLOPART", 1) == 0 && len(devDupPairs(r.comm.System, devDupBusID)) > 0 {
+				// ncclTopoAddGpuSub then puts a GPU's partitions on one DEV
+				// node, which gatesim's GPU node (a DEV and its one GPU)
+				// cannot hold: refused rather than built split
+				r.err = fmt.Errorf("topology stage: NCCL_TOPO_SPLIT_MLOPART=0 puts an MLOPart GPU's partitions on one DEV node (src/graph/topo.cc ncclTopoAddGpuSub): several GPUs on one DEV are not modelled; expected NCCL_TOPO_SPLIT_MLOPART unset or 1")
+				return
+			}
 			res, err := r.searchTopology()
 			if fe := (*topo.FusionError)(nil); errors.As(err, &fe) {
 				// NCCL fails init while it fuses the NICs (G-TOPO-VNIC-1)
