@@ -48,13 +48,20 @@ type devDupPair struct {
 	dev        int
 }
 
-// devDupPairs lists, per host, the pairs of ranks on one GPU as by
-// compares them, in rank order (b, then a).
+// devDupPairs lists the pairs of ranks on one GPU, as by compares them,
+// of the first host that has any, in rank order (b, then a). A host with
+// the facts of the one before it has its pairs, so it is not walked again
+// (a 100,000-GPU system of one node kind walks one node).
 func devDupPairs(sys *System, by devDupBy) []devDupPair {
 	var out []devDupPair
 	base := 0
 	for ni := range sys.Nodes {
 		gpus := sys.Nodes[ni].GPUs
+		if ni > 0 && sharesNode(&sys.Nodes[ni-1], &sys.Nodes[ni]) {
+			base += len(gpus)
+			continue
+		}
+		var x *topo.XMLNode // the node's synthesized topology, once a pair needs it
 		for j := range gpus {
 			for i := range j {
 				if gpus[i].Dev != gpus[j].Dev {
@@ -63,26 +70,39 @@ func devDupPairs(sys *System, by devDupBy) []devDupPair {
 				if by == devDupUUID && !samePartition(gpus[i].MLOPart, gpus[j].MLOPart) {
 					continue
 				}
-				out = append(out, devDupPair{a: base + i, b: base + j, node: ni, bus: devBusID(&sys.Nodes[ni], gpus[i].Dev), dev: gpus[i].Dev})
+				if x == nil {
+					x = nodeXML(&sys.Nodes[ni])
+				}
+				out = append(out, devDupPair{a: base + i, b: base + j, node: ni, bus: devBusID(&sys.Nodes[ni], x, gpus[i].Dev), dev: gpus[i].Dev})
 			}
+		}
+		if len(out) > 0 {
+			return out
 		}
 		base += len(gpus)
 	}
-	return out
+	return nil
+}
+
+// nodeXML is the topology gatesim synthesizes for a node without one
+// (an empty element when it cannot: a layout of one dev twice).
+func nodeXML(nd *Node) *topo.XMLNode {
+	if nd.Topo == nil {
+		if x, err := topo.SynthesizeXML(nd.layout()); err == nil {
+			return x
+		}
+	}
+	return &topo.XMLNode{}
 }
 
 // devBusID is the bus id of CUDA device dev of a node as NCCL's peer info
-// carries it: its <pci> in the topology gatesim synthesizes for the node
-// (a preset's GPU.BusID is a label), else the system's bus_id ("" when
-// it names none). Only a failing init asks, so the synthesis is off the
-// hot path.
-func devBusID(nd *Node, dev int) string {
-	if nd.Topo == nil {
-		if x, err := topo.SynthesizeXML(nd.layout()); err == nil {
-			if b := pciOfDev(x, strconv.Itoa(dev)); b != "" {
-				return b
-			}
-		}
+// carries it: its <pci> in x, the topology gatesim synthesizes for the
+// node (a preset's GPU.BusID is a label), else the system's bus_id (""
+// when it names none). Only a failing init asks, so the synthesis is off
+// the hot path.
+func devBusID(nd *Node, x *topo.XMLNode, dev int) string {
+	if b := pciOfDev(x, strconv.Itoa(dev)); b != "" {
+		return b
 	}
 	for _, g := range nd.GPUs {
 		if g.Dev == dev && g.BusID != "" {
@@ -174,7 +194,7 @@ var devDup30 = &Rule{
 		p := pairs[0]
 		var log []string
 		for _, q := range pairs {
-			if q.node == p.node && q.bus != "" {
+			if q.bus != "" {
 				log = append(log, fmt.Sprintf("Detected ranks %d and %d sharing GPU with bus %s on this node", q.a, q.b, busHex(q.bus, true)))
 			}
 		}
