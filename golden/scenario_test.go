@@ -33,7 +33,7 @@ var expectSeen = map[spec.RuleID]bool{}
 
 // TestScenarios runs testdata/scenarios/*.txt. Directives:
 //
-//	explain system=PRESET|file=NAME [nodes=N] [cliques=N] [gpus=N] [sharp] [mlopart] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [expect=(RULE[:outcome][@release],...)]
+//	explain system=PRESET|file=NAME|topo=NAME [nodes=N] [cliques=N] [gpus=N] [sharp] [mlopart] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [expect=(RULE[:outcome][@release],...)]
 //
 // agg, cudagraph, buffers, alloc and inplace issue the operation in a group
 // (spec.Issue); the output is the group's first operation.
@@ -43,6 +43,8 @@ var expectSeen = map[spec.RuleID]bool{}
 //
 // file=NAME reads the system file testdata/systems/NAME (spec.ParseSystem)
 // instead of a preset; nodes, cliques, sharp and mlopart are the preset's.
+// topo=NAME reads NCCL's topology XML of one host there
+// (spec.SystemFromTopology), nodes=N copies of it.
 // The input holds NAME=VALUE environment lines, "lib {json}" lines
 // adding a plugin library to every node, a "nics [json]" line replacing
 // every node's NICs, and a "config name=value,..." line: the
@@ -69,6 +71,23 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 			d.Fatalf(t, "%v", err)
 		}
 		sys, err := spec.ParseSystem(name, data)
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		return runScenarioOn(t, d, sys)
+	}
+	if d.HasArg("topo") { // NCCL's topology XML of one host in testdata/systems, copied to nodes=N hosts
+		var name string
+		nodes := 1
+		d.ScanArgs(t, "topo", &name)
+		if d.HasArg("nodes") {
+			d.ScanArgs(t, "nodes", &nodes)
+		}
+		data, err := os.ReadFile(filepath.Join("testdata", "systems", name))
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		sys, err := spec.SystemFromTopology(name, data, nodes)
 		if err != nil {
 			d.Fatalf(t, "%v", err)
 		}

@@ -128,6 +128,7 @@ const (
 	KindGinAssigned
 	KindRmaAssigned
 	KindEnvConfigCheck
+	KindDupGPU
 	numKinds
 )
 
@@ -619,6 +620,31 @@ var Catalogue = []Form{
 		Ref: ref(t2230, "src/mnnvl.cc", "ncclMnnvlCheck"), Bare: true,
 		Example: "MNNVL 1 cliqueId 7ff cliqueSize 36 cliqueRank 3 nvlDomainSize 72", lit: " nvlDomainSize ",
 		re: rx(`^MNNVL (\d+) cliqueId \S+ cliqueSize (\d+) cliqueRank -?\d+ nvlDomainSize (\d+)`)},
+	// --- several ranks on one GPU (G-DEV-DUP-1)
+	{Kind: KindDupGPU, ID: "init.dupgpu", Format: `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, Since: v(2, 5, 6), Until: v(2, 29, 7),
+		Ref: ref("v2.29.7-1", "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 90000", lit: "Duplicate GPU detected",
+		re: rx(`^Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA device ([0-9a-fA-F]+)`)},
+	{Kind: KindDupGPU, ID: "init.multirank.detected", Format: `Detected ranks %d and %d sharing GPU with bus %lX on this node`, Since: v(2, 30, 3), Until: v(2, 30, 4),
+		Ref: ref("v2.30.4-1", "src/graph/topo.cc", "ncclCheckMultiRank"), Bare: true,
+		Example: "Detected ranks 0 and 1 sharing GPU with bus 90000 on this node", lit: "sharing GPU with bus",
+		re: rx(`^Detected ranks (\d+) and (\d+) sharing GPU with bus ([0-9a-fA-F]+) on this node`)},
+	{Kind: KindDupGPU, ID: "init.multirank", Format: `Multiple ranks detected using the same GPU on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.`,
+		Since: v(2, 30, 3), Until: v(2, 30, 4), Ref: ref("v2.30.4-1", "src/graph/topo.cc", "ncclCheckMultiRank"), Bare: true,
+		Example: "Multiple ranks detected using the same GPU on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+		lit:     "Multiple ranks detected using the same GPU on this node.", re: rx(`^Multiple ranks detected using the same GPU on this node\. Set NCCL_MULTI_RANK_GPU_ENABLE=1`)},
+	{Kind: KindDupGPU, ID: "init.multirank.nvls", Format: `Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set to "1". At this time multiple ranks per gpu is incompatible with NVLS.`,
+		Since: v(2, 30, 3), Until: v(2, 30, 4), Ref: ref("v2.30.4-1", "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: `Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set to "1". At this time multiple ranks per gpu is incompatible with NVLS.`,
+		lit:     "multiple ranks per gpu is incompatible with", re: rx(`^Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set to "1"`)},
+	{Kind: KindDupGPU, ID: "init.multirank.allowed", Format: `Multiple ranks on the same GPU detected and allowed. Disabling NVLS.`,
+		Since: v(2, 30, 3), Until: v(2, 30, 4), Ref: ref("v2.30.4-1", "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Multiple ranks on the same GPU detected and allowed. Disabling NVLS.", lit: "Multiple ranks on the same GPU detected and allowed",
+		re: rx(`^Multiple ranks on the same GPU detected and allowed\. Disabling NVLS\.`)},
+	{Kind: KindDupGPU, ID: "init.multirank.uuid", Format: `Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.`,
+		Since: v(2, 30, 7), Ref: ref(t2230, "src/init.cc", "initTransportsRank"), Bare: true,
+		Example: "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+		lit:     "Multiple Ranks are using the same GPU/Partition", re: rx(`^Multiple Ranks are using the same GPU/Partition\.`)},
 	// --- MLOPart partitions in the topology (G-TOPO-MLOPART-1)
 	{Kind: KindMLOPart, ID: "topo.mlopart.index", Format: `MLOPart index %d out of range (max %d)`, Since: v(2, 30, 7),
 		Ref: ref(t2230, "src/graph/topo.cc", "ncclTopoAddGpuSub"), Bare: true,

@@ -447,3 +447,36 @@ func TestParseMLOPartWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDupGPUWarns: the several-ranks-on-one-GPU WARNs of each
+// release (G-DEV-DUP-1: initTransportsRank up to 2.29.7, ncclCheckMultiRank
+// at 2.30.3–2.30.4, the UUID check from 2.30.7) are errors of their own
+// kind, and ncclCheckMultiRank's INFO lines are recognised, not unknown.
+func TestParseDupGPUWarns(t *testing.T) {
+	for _, tc := range []struct{ line, kind string }{
+		{`node1:1:2 [0] NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 90000`, "init.dupgpu"},
+		{`node1:1:2 [0] NCCL WARN Multiple ranks detected using the same GPU on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.`, "init.multirank"},
+		{`node1:1:2 [0] NCCL WARN Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set to "1". At this time multiple ranks per gpu is incompatible with NVLS.`, "init.multirank.nvls"},
+		{`node1:1:2 [0] NCCL WARN Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.`, "init.multirank.uuid"},
+	} {
+		l, err := Parse(strings.NewReader(tc.line+"\n"), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Errors) != 1 || l.Errors[0].Kind != tc.kind || len(l.UnknownSamples) != 0 {
+			t.Errorf("%s: errors %+v, unknown %v: want one error of kind %s", tc.kind, l.Errors, l.UnknownSamples, tc.kind)
+		}
+	}
+	for _, line := range []string{
+		`node1:1:2 [0] NCCL INFO Detected ranks 0 and 1 sharing GPU with bus 90000 on this node`,
+		`node1:1:2 [0] NCCL INFO Multiple ranks on the same GPU detected and allowed. Disabling NVLS.`,
+	} {
+		l, err := Parse(strings.NewReader(line+"\n"), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Errors) != 0 || len(l.UnknownSamples) != 0 {
+			t.Errorf("%s: errors %+v, unknown %v: want a recognised INFO line", line, l.Errors, l.UnknownSamples)
+		}
+	}
+}

@@ -55,7 +55,7 @@ put("sweep10m.yaml", "nccl: [2.28.9, 2.22.3]\nsystems: [{preset: dgx-h100, nodes
 put("sweep1m.yaml", "nccl: [2.28.9]\nsystems: [{preset: dgx-h100, nodes: [1,2,3,4,5,6,7,8,9,10], gpus: [1,2,3,4,5,6,7,8,9,10]}]\ncolls: [allreduce, allgather, reducescatter, broadcast, reduce]\nsizes: {list: [" + ",".join('"%d"' % (4 * (i + 1)) for i in range(2000)) + "]}\n")
 put("sweepmax.yaml", "nccl: [2.28.9]\nsystems: [{preset: dgx-h100, nodes: [1,2,4,8]}]\ncolls: [allreduce, allgather, reducescatter, broadcast, reduce]\nsizes: {list: [" + ",".join('"%d"' % (4 * (i + 1)) for i in range(5000)) + "]}\n")
 put("sweepnodes.yaml", "nccl: [2.28.9]\nsystems: [{preset: dgx-h100, nodes: [16384,16384,16384,16384,16384], gpus: [1,2]}]\nsizes: {list: [1MiB]}\n")
-put("dupgpu.json", '{"nodes":[{"gpus":[{"dev":0,"sm":90},{"dev":0,"sm":90}]}]}')
+put("dupgpu.json", '{"nodes":[{"gpus":[{"dev":0,"sm":90,"mlopart":0},{"dev":0,"sm":90,"mlopart":1},{"dev":0,"sm":90}]}]}')
 put("bigsys.json", '{"nodes":[' + ",".join('{"gpus":[{"dev":0,"sm":90}]}' for _ in range(20000)) + "]}")
 good = '{"id":%d,"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":"1MiB"}}\n'
 put("oracle-files.jsonl", "".join([
@@ -162,7 +162,7 @@ hcase explain 0 "conf value of 50,000 characters" -- explain --system-file "$W/l
 hcase explain 2 "--system-file /dev/zero" -- explain --system-file /dev/zero
 hcase explain 2 "--plugin /dev/zero" -- explain --system v100x4 --plugin /dev/zero
 hcase explain 2 "--system-file YAML bomb" -- explain --system-file "$W/bomb.yaml"
-hcase explain 2 "system file with duplicate GPU devs" -- explain --system-file "$W/dupgpu.json"
+hcase explain 2 "system file with a GPU dev whole and partitioned" -- explain --system-file "$W/dupgpu.json"
 hcase explain 2 "system file of 20,000 nodes" -- explain --system-file "$W/bigsys.json"
 hcase explain 2 "--count 2^61 (overflows)" -- explain --system dgx-h100 --count 2305843009213693952
 hcase explain 2 "--count 2^50" -- explain --system dgx-h100 --count 1125899906842624

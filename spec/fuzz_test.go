@@ -94,7 +94,8 @@ func FuzzParseSystem(f *testing.F) {
 	f.Add([]byte(`{"nodes":[{"cpu":{"arch":"x86_64"},"gpus":[{"dev":0,"sm":90}]}]}`))
 	f.Add([]byte(`{"nodes":[{"gpus":[{"sm":9000}]}]}`))
 	f.Add([]byte("nodes:\n  - gpus: [{sm: 80}]\n    libs: [{path: /x.so, net_symbols: [0]}]\n"))
-	// hostile inputs: a YAML bomb, duplicate GPU devs, negative links and
+	// hostile inputs: a YAML bomb, duplicate GPU devs (valid: NCCL refuses
+	// them at init), negative links and
 	// speeds, a long conf value, nodes past the limit
 	f.Add([]byte("a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"))
 	f.Add([]byte(`{"nodes":[{"gpus":[{"dev":0,"sm":90},{"dev":0,"sm":90}]}]}`))

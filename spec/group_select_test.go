@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -342,6 +343,55 @@ func TestSelectGroupRingNetUserBuffers(t *testing.T) {
 		c := onePerNode(t, tc.v, 2, tc.gpus, tc.env)
 		if got := regSummary(t, c, tc.g, tc.launch); got != tc.want {
 			t.Errorf("%s %d GPU(s)/node %v %s buffers %s launch %s: got %s, want %s", tc.v, tc.gpus, tc.env, tc.g.Op.Func, tc.g.Buffers, tc.launch.Mode, got, tc.want)
+		}
+	}
+}
+
+// TestSelectGroupMLOPartRDMA: 2.30.7 registers no buffer with the network
+// on a communicator with an MLOPart rank (hasMloPart) unless
+// NCCL_MLOPART_RDMA_ENABLE=1 (isMloPartBufRdmaCapable): one partition per
+// node of two nodes, GPU Direct RDMA allowed for it by
+// NCCL_NET_GDR_MLOPART=1, runs a registered AllGather on the cost table's
+// channels with G-REG-SKIP-1 saying why, and on minNetCount channels with
+// the variable set. 2.30.4 reads neither variable nor the partition.
+// Ref: v2.30.7-1 src/register/coll_reg.cc isMloPartBufRdmaCapable,
+// ncclRegisterCollBuffers
+func TestSelectGroupMLOPartRDMA(t *testing.T) {
+	data, err := os.ReadFile("../golden/testdata/systems/mlopart-1rank.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := GroupOp{Op: Op{Func: AllGather, Count: 16 << 20, DataType: Float32, RedOp: Sum}, Buffers: BuffersRegistered}
+	for _, tc := range []struct {
+		v    Version
+		env  Env
+		want string // algo/proto lo..hi, G-REG-UB-1's and G-REG-SKIP-1's verdicts
+	}{
+		{V2_30_7, Env{"NCCL_NET_GDR_MLOPART": "1"}, "Ring/Simple 0..3 skip fail"},
+		{V2_30_7, Env{"NCCL_NET_GDR_MLOPART": "1", "NCCL_MLOPART_RDMA_ENABLE": "1"}, "Ring/Simple 0..0 pass skip"},
+		{V2_30_7, Env{"NCCL_MLOPART_RDMA_ENABLE": "1"}, "Ring/Simple 0..1 skip skip"}, // no GDR for the partition
+		{V2_30_4, Env{}, "Ring/Simple 0..0 pass skip"},
+	} {
+		sys, err := SystemFromTopology("mlopart-1rank.xml", data, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Init(MustLoad(tc.v), sys, tc.env)
+		if err != nil || c.Err != nil {
+			t.Fatalf("%s %v: %v %v", tc.v, tc.env, err, c.Err)
+		}
+		got := regSummary(t, c, ag, Launch{})
+		g, err := c.SelectGroup([]GroupOp{ag}, Launch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range g.Traces[0] {
+			if v.Rule == "G-REG-SKIP-1" {
+				got += " " + v.Outcome.String()
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s %v: got %s, want %s", tc.v, tc.env, got, tc.want)
 		}
 	}
 }

@@ -61,10 +61,10 @@ func TestPresetNodeLimit(t *testing.T) {
 
 func TestValidateRefusesNonsense(t *testing.T) {
 	for name, sys := range map[string]System{
-		"duplicate dev":  {Nodes: []Node{{GPUs: []GPU{{Dev: 0, SM: 90}, {Dev: 0, SM: 90}}}}},
-		"73 GPUs":        {Nodes: []Node{{GPUs: make73()}}},
-		"negative links": {Nodes: []Node{{GPUs: []GPU{{Dev: 0, SM: 90, NVLinks: -2}}}}},
-		"negative speed": {Nodes: []Node{{GPUs: []GPU{{SM: 90}}, NICs: []NIC{{Name: "mlx5_0", SpeedMbps: -400000}}}}},
+		"dev whole and partitioned": {Nodes: []Node{{GPUs: []GPU{{Dev: 0, SM: 90, MLOPart: new(0)}, {Dev: 0, SM: 90, MLOPart: new(1)}, {Dev: 0, SM: 90}}}}},
+		"73 GPUs":                   {Nodes: []Node{{GPUs: make73()}}},
+		"negative links":            {Nodes: []Node{{GPUs: []GPU{{Dev: 0, SM: 90, NVLinks: -2}}}}},
+		"negative speed":            {Nodes: []Node{{GPUs: []GPU{{SM: 90}}, NICs: []NIC{{Name: "mlx5_0", SpeedMbps: -400000}}}}},
 	} {
 		if err := sys.Validate(); err == nil {
 			t.Errorf("%s: accepted", name)

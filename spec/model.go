@@ -967,6 +967,10 @@ func (r *initRun) tuningInput() tuning.Input {
 		in.SingleProcMemReg = *p != 0
 	}
 	in.RingNetGDR, in.MinNetCount = res.RingNetGDR, res.MinNetCount
+	in.MLOPart = c.System.HasMLOPart()
+	if p := num("NCCL_MLOPART_RDMA_ENABLE"); p != nil { // default 0 where read (2.30.7+)
+		in.MLOPartRDMA = *p != 0
+	}
 	off := func(p *int64) bool { return p != nil && *p == 0 }
 	in.MNNVL, in.CrossClique, in.NVLDomainSize = c.MNNVL, c.CrossClique, c.NVLDomainSize
 	// across nodes symmetric memory needs GIN (2.29.2+, ginState)

@@ -145,7 +145,7 @@ func base2_22_3(rs *Ruleset) {
 		netLib22, netLibNone22, netABI22, collNetABI22,
 		collNetEntryPoints(Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclCollNet_v7_as_v8_init"}, 8),
 		netState22, ib22, socket22, netChoose22, netDevVersion, collNetAttach,
-		mnnvl22, collNetPlugin22, collNetEnv22, topoRule(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"}),
+		devDup22, mnnvl22, collNetPlugin22, collNetEnv22, topoRule(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"}),
 		nvlsEnv, nvlsEarly22, nvlsCap(Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "ncclNvlsInit"}, false), nvlsChan,
 		graphSearch, collNetGraph22, nvlsGraph22, graphConsensus,
 		collNetCons, nvlsCons, collNetThreshold, collNetArity22,

@@ -55,6 +55,7 @@ func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.SymGinRsSmBw[1][0], 26.6e9, "src/sym_kernels.cc", smBw)
 	tuningSet(d, &t.SymGinRsSmBw[1][1], 8.44e9, "src/sym_kernels.cc", smBw)
 	tuningSet(d, &t.SymGinRsChunkEnv, true, "src/sym_kernels.cc", "ncclSymkRsGinChunkBytes")
+	tuningSet(d, &t.RegMLOPartRDMA, true, "src/register/coll_reg.cc", "isMloPartBufRdmaCapable")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
@@ -110,6 +111,7 @@ func apply2_30_7(rs *Ruleset) {
 	rs.Replace(envPlugin.withRef(ref("src/plugin/env.cc", "ncclEnvPluginLoad")), "ncclEnvPlugin_v2, then v1 (2.30.7)")
 	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains graphStreamOrdering; NCCL_NUM_RMA_CTX=0 overrides")
 	rs.Replace(nvlsEarly307, "ranks sharing a GPU turn NVLS off (2.30.7)")
+	rs.Replace(devDup307, "GPU UUIDs compared in the AllGather1 loop: \"Multiple Ranks are using the same GPU/Partition\" (2.30.7)")
 	rs.Replace(gin307, "window v14, v13; GIN/Plugin lines (2.30.7)")
 	rs.Replace(rma307, "the RMA plugin's own loader: NCCL_RMA_PLUGIN, libnccl-rma.so, then the net plugin's library (2.30.7)")
 	rs.Move("G-RMA-1", "G-NET-LIB-3", ref("src/init.cc", "commAlloc"), "ncclRmaInit runs between ncclNetInit and ncclGinInit")

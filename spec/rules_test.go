@@ -102,6 +102,17 @@ var ruleCases = []ruleCase{
 	{name: "config minCTAs alone", rule: "G-ENV-CONFIG-1", releases: all, preset: "v100x4", mutate: withConfig("minCTAs=2"), want: Fail,
 		logHas: "Invalid config min/max channels attribute value 2/-2147483648"},
 
+	// Several ranks on one GPU: the MLOPart preset's partitions share a bus
+	// id (refused up to 2.30.4) but not a UUID (2.30.7).
+	{name: "one rank per GPU", rule: "G-DEV-DUP-1", releases: append(all, V2_30_3, V2_30_7), preset: "dgx-b200", want: Pass},
+	{name: "MLOPart partitions share a bus id", rule: "G-DEV-DUP-1", releases: []Version{V2_18_1, V2_22_3, V2_29_7}, preset: "dgx-b200", opts: PresetOptions{MLOPart: true},
+		want: Fail, logHas: "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 90000"},
+	{name: "MLOPart partitions share a bus id (ncclCheckMultiRank)", rule: "G-DEV-DUP-1", releases: []Version{V2_30_3, V2_30_4}, preset: "dgx-b200", opts: PresetOptions{MLOPart: true},
+		want: Fail, logHas: "Detected ranks 0 and 1 sharing GPU with bus 90000 on this node"},
+	{name: "MLOPart partitions have their own UUID", rule: "G-DEV-DUP-1", releases: []Version{V2_30_7}, preset: "dgx-b200", opts: PresetOptions{MLOPart: true}, want: Pass},
+	{name: "two ranks on one CUDA device", rule: "G-DEV-DUP-1", releases: []Version{V2_30_7}, preset: "dgx-b200", mutate: func(s *System) { s.Nodes[0].GPUs[1].Dev = 0 },
+		want: Fail, logHas: "Multiple Ranks are using the same GPU/Partition."},
+
 	// Layer 1: library discovery.
 	{name: "profiler plugin accepted", rule: "G-PROF-1", releases: r28, preset: "v100x4",
 		mutate: withLib(Library{Path: "/opt/p/libnccl-profiler.so", InLoaderPath: true, ProfilerSymbols: []int{2}}), want: Pass, logHas: "PROFILER/Plugin: Loaded libnccl-profiler.so (v2)"},

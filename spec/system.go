@@ -457,6 +457,19 @@ func (s *System) NRanks() int {
 	return n
 }
 
+// HasMLOPart is comm->hasMloPart: a GPU of the system is an MLOPart
+// partition (fillInfo reads it from the CUDA device name).
+func (s *System) HasMLOPart() bool {
+	for i := range s.Nodes {
+		for _, g := range s.Nodes[i].GPUs {
+			if g.MLOPart != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // NNodes is the number of hosts.
 func (s *System) NNodes() int { return len(s.Nodes) }
 
@@ -536,8 +549,8 @@ func (s *System) Validate() error {
 			if g.MLOPart != nil && nd.Topo == nil && !mloPartPaired(nd.GPUs, j) {
 				return fmt.Errorf("%s: gpu %d: mlopart %d of dev %d alone: expected the partitions 0 and 1 of an MLOPart GPU listed one after the other, partition 0 first", where, j, *g.MLOPart, g.Dev)
 			}
-			if devs[g.Dev] && !mloPartSibling(nd.GPUs[:j], g) {
-				return fmt.Errorf("%s: gpu %d: dev %d appears twice: expected one GPU per CUDA device index (or the partitions 0 and 1 of an MLOPart GPU)", where, j, g.Dev)
+			if devs[g.Dev] && !sameDeviceKind(nd.GPUs[:j], g) {
+				return fmt.Errorf("%s: gpu %d: dev %d is listed both as a whole GPU and as an MLOPart partition: expected one kind per CUDA device index", where, j, g.Dev)
 			}
 			devs[g.Dev] = true
 			if g.NVLinks < 0 {
@@ -648,14 +661,12 @@ type lazyWhere struct {
 
 func (w lazyWhere) String() string { return fmt.Sprintf("system %s: node %d", w.system, w.node) }
 
-// mloPartSibling: g is an MLOPart partition and the GPUs before it hold
-// only the other partition of its device under its dev.
-func mloPartSibling(before []GPU, g GPU) bool {
-	if g.MLOPart == nil {
-		return false
-	}
+// sameDeviceKind: the GPUs before g with its dev are, as g, all whole
+// GPUs or all MLOPart partitions. Several ranks on one device (or one
+// partition) are a valid system NCCL refuses at init (G-DEV-DUP-1).
+func sameDeviceKind(before []GPU, g GPU) bool {
 	for _, o := range before {
-		if o.Dev == g.Dev && (o.MLOPart == nil || *o.MLOPart == *g.MLOPart) {
+		if o.Dev == g.Dev && (o.MLOPart == nil) != (g.MLOPart == nil) {
 			return false
 		}
 	}

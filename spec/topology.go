@@ -493,6 +493,13 @@ func topoRule(ref Ref) *Rule {
 		Doc: `Every rank detects its host's topology (GPUs, PCIe switches, NVLink and NVSwitch, CPUs, and the NET devices of the chosen network, flagged for CollNet when a CollNet plugin is attached), computes the paths between them and searches the ring and tree graphs, the CollNet graphs when CollNet is enabled and the NVLS graph when NVLS is supported. GPUs of one host that reach each other neither by P2P nor by SHM form separate NCCL nodes; an MNNVL clique fuses its hosts into one. The graph rules after this one read the search.`,
 		Ref: ref,
 		init: func(r *initRun) {
+			if r.rs.TopoParams.MLOPartAttr && r.envInt("NCCL_TOPO_SPLIT_MLOPART", 1) == 0 && len(devDupPairs(r.comm.System, devDupBusID)) > 0 {
+				// ncclTopoAddGpuSub then puts a GPU's partitions on one DEV
+				// node, which gatesim's GPU node (a DEV and its one GPU)
+				// cannot hold: refused rather than built split
+				r.err = fmt.Errorf("topology stage: NCCL_TOPO_SPLIT_MLOPART=0 puts an MLOPart GPU's partitions on one DEV node (src/graph/topo.cc ncclTopoAddGpuSub): several GPUs on one DEV are not modelled; expected NCCL_TOPO_SPLIT_MLOPART unset or 1")
+				return
+			}
 			res, err := r.searchTopology()
 			if fe := (*topo.FusionError)(nil); errors.As(err, &fe) {
 				// NCCL fails init while it fuses the NICs (G-TOPO-VNIC-1)
@@ -885,6 +892,12 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 			Multicast: g.SM >= 90 && n.NVSwitch, BusID: busIDString(g.DeviceID())}
 		if g.MLOPart != -1 {
 			gpu.MLOPart = &g.MLOPart
+		} else if v, ok := devXML(s.Source, "gpu", strconv.Itoa(g.Dev)).Attr("mlopart"); ok {
+			// the partition fillInfo wrote, whatever the release that
+			// builds the topology reads of it (hasMloPart)
+			if part, err := strconv.Atoi(v); err == nil && part >= 0 {
+				gpu.MLOPart = &part
+			}
 		}
 		n.GPUs = append(n.GPUs, gpu)
 	}
@@ -913,17 +926,21 @@ func busIDString(id int64) string {
 }
 
 // netXML finds the <net> element with the given dev in a topology XML.
-func netXML(x *topo.XMLNode, dev int) *topo.XMLNode {
+func netXML(x *topo.XMLNode, dev int) *topo.XMLNode { return devXML(x, "net", strconv.Itoa(dev)) }
+
+// devXML finds the first element name (<net>, <gpu>) with the given dev
+// attribute in a topology XML; an empty element when there is none.
+func devXML(x *topo.XMLNode, name, dev string) *topo.XMLNode {
 	if x == nil {
 		return &topo.XMLNode{}
 	}
-	if x.Name == "net" {
-		if d, ok := x.Attr("dev"); ok && d == strconv.Itoa(dev) {
+	if x.Name == name {
+		if d, ok := x.Attr("dev"); ok && d == dev {
 			return x
 		}
 	}
 	for _, s := range x.Subs {
-		if f := netXML(s, dev); f.Name == "net" {
+		if f := devXML(s, name, dev); f.Name == name {
 			return f
 		}
 	}

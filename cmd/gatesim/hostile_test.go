@@ -48,7 +48,7 @@ func TestHostileInputsRefused(t *testing.T) {
 	negLinks := writeTemp(t, "neg.xml", strings.Replace(topoXML, `count="18"`, `count="-18"`, 1))
 	negSpeed := writeTemp(t, "speed.xml", strings.Replace(topoXML, `speed="10000"`, `speed="-400000"`, 1))
 	dupGPU := writeTemp(t, "dup.xml", strings.Replace(topoXML, `<gpu dev="1"`, `<gpu dev="0"`, 1))
-	dupSys := writeTemp(t, "dup.json", `{"nodes":[{"gpus":[{"dev":0,"sm":90},{"dev":0,"sm":90}]}]}`)
+	dupSys := writeTemp(t, "dup.json", `{"nodes":[{"gpus":[{"dev":0,"sm":90,"mlopart":0},{"dev":0,"sm":90,"mlopart":1},{"dev":0,"sm":90}]}]}`)
 	bigGroup := writeTemp(t, "calls.txt", "init c0\nallreduce "+strings.Repeat("c", 10<<20)+" 1MiB\n")
 	longName := writeTemp(t, "long.txt", "init c0\nallreduce "+strings.Repeat("c", 1000)+" 1MiB\n")
 	deepGroup := writeTemp(t, "deep.txt", strings.Repeat("groupStart\n", 2000))
@@ -75,7 +75,7 @@ func TestHostileInputsRefused(t *testing.T) {
 		{"topology XML negative link count", []string{"table", "--topo", negLinks}, "neg.xml:5"},
 		{"topology XML negative NIC speed", []string{"table", "--topo", negSpeed}, "speed.xml:9"},
 		{"topology XML duplicate GPU dev", []string{"table", "--topo", dupGPU}, "dup.xml:12"},
-		{"system file duplicate GPU dev", []string{"explain", "--system-file", dupSys}, "appears twice"},
+		{"system file GPU dev whole and partition", []string{"explain", "--system-file", dupSys}, "both as a whole GPU and as an MLOPart partition"},
 		{"system file /dev/zero", []string{"explain", "--system-file", "/dev/zero"}, "a device"},
 		{"topology a directory", []string{"table", "--topo", t.TempDir()}, "a directory"},
 		{"group 10 MB communicator name", []string{"group", bigGroup}, "expected a line of at most"},

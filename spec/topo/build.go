@@ -338,7 +338,7 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 	if err != nil {
 		return err
 	}
-	busID, err := busIDToInt64(bus)
+	busID, err := BusIDToInt64(bus)
 	if err != nil {
 		return b.errf(x, "<pci busid=%q>: %v", bus, err)
 	}
@@ -686,7 +686,7 @@ func (b *builder) gpuOf(x *XMLNode, parentBus string, sid int) (*Node, error) {
 	if parentBus == "" {
 		return nil, b.errf(x, "<%s> outside a <pci busid=...> element", x.Name)
 	}
-	id, err := busIDToInt64(parentBus)
+	id, err := BusIDToInt64(parentBus)
 	if err != nil {
 		return nil, b.errf(x, "%v", err)
 	}
@@ -771,7 +771,7 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 			if err != nil {
 				return err
 			}
-			tid, err := busIDToInt64(target)
+			tid, err := BusIDToInt64(target)
 			if err != nil {
 				return b.errf(x, "<nvlink target=%q>: %v", target, err)
 			}
@@ -856,7 +856,7 @@ func (b *builder) addC2C(x *XMLNode, parentBus string, sid int) error {
 // switches with a LOC link (Broadcom virtual switch links).
 func (b *builder) addPCILinks(x *XMLNode, parentBus string, sid int) error {
 	return b.walk(x, parentBus, sid, "pcilink", func(x *XMLNode, bus string, sid int) error {
-		id, err := busIDToInt64(bus)
+		id, err := BusIDToInt64(bus)
 		if err != nil {
 			return b.errf(x, "%v", err)
 		}
@@ -868,7 +868,7 @@ func (b *builder) addPCILinks(x *XMLNode, parentBus string, sid int) error {
 		if err != nil {
 			return err
 		}
-		tid, err := busIDToInt64(target)
+		tid, err := BusIDToInt64(target)
 		if err != nil {
 			return b.errf(x, "<pcilink target=%q>: %v", target, err)
 		}

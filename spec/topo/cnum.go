@@ -59,10 +59,10 @@ func parseFloat32(s string) (float32, error) {
 	return float32(f), nil
 }
 
-// busIDToInt64 is busIdToInt64 (v2.28.9-1 src/misc/utils.cc): the hex
+// BusIDToInt64 is busIdToInt64 (v2.28.9-1 src/misc/utils.cc): the hex
 // digits of "0000:18:00.0" with ':' and '.' skipped, stopping at the first
 // other character, at most 16 digits.
-func busIDToInt64(s string) (int64, error) {
+func BusIDToInt64(s string) (int64, error) {
 	var digits []byte
 	for i := 0; i < len(s) && len(digits) < 16; i++ {
 		c := s[i]

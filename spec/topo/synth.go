@@ -104,7 +104,7 @@ func (spec NodeSpec) Validate() error {
 	buses := map[int64]bool{}
 	for i, g := range spec.GPUs {
 		if g.BusID != "" {
-			id, err := busIDToInt64(g.BusID)
+			id, err := BusIDToInt64(g.BusID)
 			if err != nil || !pciBusID.MatchString(g.BusID) {
 				return fmt.Errorf("%s: GPU %d: BusID %q: expected a PCI address such as 0000:00:06.0", where, i, g.BusID)
 			}
@@ -149,8 +149,8 @@ func (spec NodeSpec) Validate() error {
 			if err != nil {
 				return fmt.Errorf("%s: NIC %d: %v", where, i, err)
 			}
-			id, _ := busIDToInt64(n.BusID)
-			devID, _ := busIDToInt64(dev)
+			id, _ := BusIDToInt64(n.BusID)
+			devID, _ := BusIDToInt64(dev)
 			if buses[id] || gpuBuses[devID] {
 				return fmt.Errorf("%s: NIC %d: BusID %q used twice (a GPU's or another port's address)", where, i, n.BusID)
 			}
@@ -231,7 +231,7 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 	usedBus := map[int64]bool{}
 	for _, g := range spec.GPUs {
 		if g.BusID != "" {
-			id, _ := busIDToInt64(g.BusID)
+			id, _ := BusIDToInt64(g.BusID)
 			usedBus[id] = true
 		}
 	}
@@ -239,7 +239,7 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 		if n.BusID != "" {
 			dev, _ := NICDevice(n.BusID)
 			for _, b := range []string{n.BusID, dev} {
-				id, _ := busIDToInt64(b)
+				id, _ := BusIDToInt64(b)
 				usedBus[id] = true
 			}
 		}
@@ -257,7 +257,7 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 			b := bus
 			bus += 0x10
 			id := fmt.Sprintf("%04x:%02x:00.0", b>>8, b&0xff)
-			if n, _ := busIDToInt64(id); !usedBus[n] {
+			if n, _ := BusIDToInt64(id); !usedBus[n] {
 				return id
 			}
 		}

@@ -934,7 +934,7 @@ func (f *fusion) makePCIParent(parent, phys0 *XMLNode) (*XMLNode, error) {
 		return nil, fusionErr(nccl.InternalError, "TOPO/NET : Can't find busId of child 0 %s", name)
 	}
 	bus, _ := pci.Attr("busid")
-	id, err := busIDToInt64(bus)
+	id, err := BusIDToInt64(bus)
 	if err != nil {
 		return nil, fmt.Errorf("TOPO/NET : <pci busid=%q>: %v", bus, err)
 	}

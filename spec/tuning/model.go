@@ -193,6 +193,11 @@ type Input struct {
 	// SingleProcMemReg is NCCL_SINGLE_PROC_MEM_REG_ENABLE set non-zero.
 	SharedProcess    bool `json:"sharedProcess,omitempty"`
 	SingleProcMemReg bool `json:"singleProcMemReg,omitempty"`
+	// MLOPart is comm->hasMloPart: a rank of the communicator is an MLOPart
+	// partition (2.30.7's peer info); MLOPartRDMA is
+	// NCCL_MLOPART_RDMA_ENABLE set non-zero.
+	MLOPart     bool `json:"mloPart,omitempty"`
+	MLOPartRDMA bool `json:"mloPartRdma,omitempty"`
 	// SymmetricSupport is comm->symmetricSupport: one node (or, 2.30.3+,
 	// cross-clique MNNVL over an NVL domain of every rank: one LSA team),
 	// direct P2P between its GPUs, NCCL_WIN_ENABLE and cuMem on.

@@ -1674,9 +1674,12 @@ func (m *Model) RegBuff(o Call) bool {
 // exports a cuMem buffer's handle only with NCCL's cuMem on, and a
 // cudaMalloc buffer over legacy CUDA IPC (from 2.24.3 only under
 // NCCL_LEGACY_CUDA_REGISTER=1; from 2.23.4 never when ranks share a
-// process, comm->directMode). The network and CollNet register either kind.
+// process, comm->directMode). The network and CollNet register either kind;
+// from 2.30.7 neither registers on a communicator with an MLOPart rank
+// unless NCCL_MLOPART_RDMA_ENABLE=1 (RegMLOPartRDMA).
 //
-// Ref: v2.28.9-1 src/register/register.cc ncclCommRegister,
+// Ref: v2.30.7-1 src/register/coll_reg.cc isMloPartBufRdmaCapable,
+// ncclRegisterCollBuffers; v2.28.9-1 src/register/register.cc ncclCommRegister,
 // ncclCommGraphRegister; src/transport/p2p.cc ipcRegisterBuffer;
 // src/transport/nvls.cc nvlsRegisterBuffer (v2.24.3-1 p2p.cc
 // ipcRegisterBuffer; v2.23.4-1 p2p.cc ncclIpcLocalRegisterBuffer without
@@ -1685,6 +1688,12 @@ func (m *Model) RegRefused(o Call, kind string) string {
 	c, in := m.Tuning, &m.In
 	if c.RegNoneP2PMemcpy && in.P2PUseMemcpy {
 		return "NCCL_P2P_USE_CUDA_MEMCPY=1: ncclCommRegister and ncclCommGraphRegister keep no record, so nothing is registered"
+	}
+	if (kind == "CollNet" || kind == "NET") && c.RegMLOPartRDMA && in.MLOPart && !in.MLOPartRDMA {
+		if kind == "CollNet" {
+			return "a rank is an MLOPart partition (hasMloPart): buffers are RDMA-capable only under NCCL_MLOPART_RDMA_ENABLE=1 (isMloPartBufRdmaCapable), so nothing is registered with CollNet"
+		}
+		return "a rank is an MLOPart partition (hasMloPart): buffers are RDMA-capable only under NCCL_MLOPART_RDMA_ENABLE=1 (isMloPartBufRdmaCapable), so nothing is registered with the network"
 	}
 	switch kind {
 	case "NVLS":

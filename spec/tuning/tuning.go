@@ -543,6 +543,11 @@ type Consts struct {
 	RegNetRing       RegNetRing `tuning:"reg.netRing"`       // a Ring AllGather/Broadcast on network-registered buffers, one rank per node with GDR
 	Symmetric        bool       `tuning:"reg.symmetric"`     // window buffers may leave the cost table for a symmetric kernel (2.27.3+)
 	CTAPolicyNVLS    bool       `tuning:"reg.ctaPolicyNVLS"` // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.27.3+)
+	// RegMLOPartRDMA: on a communicator with an MLOPart rank (hasMloPart)
+	// a buffer is RDMA-capable only under NCCL_MLOPART_RDMA_ENABLE=1
+	// (isMloPartBufRdmaCapable), so CollNet and the network register none
+	// without it (2.30.7+).
+	RegMLOPartRDMA bool `tuning:"reg.mloPartRdma"`
 	// SymGrouped: the symmetric tasks of any group are taken out and binned
 	// (ncclMakeSymmetricTaskList), picked on cell-aligned counts, and a bin
 	// without a kernel fails the group (2.28.3+). Before (2.27.x) only a

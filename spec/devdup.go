@@ -1,0 +1,238 @@
+package spec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// Several ranks on one GPU (G-DEV-DUP-1): a system whose node lists one
+// CUDA device twice, or the two MLOPart partitions of one GPU where the
+// release compares bus ids. NCCL refuses the communicator at init; the
+// text, the identity it compares and whether a variable allows it changed.
+
+// devDupWarn22 is initTransportsRank's WARN up to 2.29.7.
+const devDupWarn22 = "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx"
+
+// devDupWarn30 and devDupInfo30 are ncclCheckMultiRank's lines (2.30.3–2.30.4).
+const (
+	devDupWarn30       = "Multiple ranks detected using the same GPU on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."
+	devDupInfo30       = "Detected ranks %d and %d sharing GPU with bus %lX on this node"
+	devDupAllowedInfo  = "Multiple ranks on the same GPU detected and allowed. Disabling NVLS."
+	devDupAllowedNVLS  = `Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set to "1". At this time multiple ranks per gpu is incompatible with NVLS.`
+	devDupWarn307      = "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."
+	devDupNotModelled  = "several ranks on one GPU (or one MLOPart partition) with NCCL_MULTI_RANK_GPU_ENABLE=1: NCCL builds them as GPUs of one DEV node, which gatesim does not model; expected one rank per CUDA device"
+	devDupMultiRankVar = "NCCL_MULTI_RANK_GPU_ENABLE"
+)
+
+// devDupBy is what a release compares to find two ranks on one GPU.
+type devDupBy int
+
+const (
+	// devDupBusID: peerInfo.busId, the PCI device (up to 2.30.4): the
+	// partitions of an MLOPart GPU share it.
+	devDupBusID devDupBy = iota
+	// devDupUUID: peerInfo.gpuUuid (2.30.7): each MLOPart partition has
+	// its own.
+	devDupUUID
+)
+
+// devDupPair is the first two ranks of one host that a release sees on
+// one GPU: ranks a < b, the node, and the GPU's bus id ("" when the
+// system names none).
+type devDupPair struct {
+	a, b, node int
+	bus        string
+	dev        int
+}
+
+// devDupPairs lists the pairs of ranks on one GPU, as by compares them,
+// of the first host that has any, in rank order (b, then a). A host with
+// the facts of the one before it has its pairs, so it is not walked again
+// (a 100,000-GPU system of one node kind walks one node).
+func devDupPairs(sys *System, by devDupBy) []devDupPair {
+	var out []devDupPair
+	base := 0
+	for ni := range sys.Nodes {
+		gpus := sys.Nodes[ni].GPUs
+		if ni > 0 && sharesNode(&sys.Nodes[ni-1], &sys.Nodes[ni]) {
+			base += len(gpus)
+			continue
+		}
+		var x *topo.XMLNode // the node's synthesized topology, once a pair needs it
+		for j := range gpus {
+			for i := range j {
+				if gpus[i].Dev != gpus[j].Dev {
+					continue
+				}
+				if by == devDupUUID && !samePartition(gpus[i].MLOPart, gpus[j].MLOPart) {
+					continue
+				}
+				if x == nil {
+					x = nodeXML(&sys.Nodes[ni])
+				}
+				out = append(out, devDupPair{a: base + i, b: base + j, node: ni, bus: devBusID(&sys.Nodes[ni], x, gpus[i].Dev), dev: gpus[i].Dev})
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+		base += len(gpus)
+	}
+	return nil
+}
+
+// nodeXML is the topology gatesim synthesizes for a node without one
+// (an empty element when it cannot: a layout of one dev twice).
+func nodeXML(nd *Node) *topo.XMLNode {
+	if nd.Topo == nil {
+		if x, err := topo.SynthesizeXML(nd.layout()); err == nil {
+			return x
+		}
+	}
+	return &topo.XMLNode{}
+}
+
+// devBusID is the bus id of CUDA device dev of a node as NCCL's peer info
+// carries it: its <pci> in x, the topology gatesim synthesizes for the
+// node (a preset's GPU.BusID is a label), else the system's bus_id (""
+// when it names none). Only a failing init asks, so the synthesis is off
+// the hot path.
+func devBusID(nd *Node, x *topo.XMLNode, dev int) string {
+	if b := pciOfDev(x, strconv.Itoa(dev)); b != "" {
+		return b
+	}
+	for _, g := range nd.GPUs {
+		if g.Dev == dev && g.BusID != "" {
+			return g.BusID
+		}
+	}
+	return ""
+}
+
+// pciOfDev is the busid of the <pci> holding <gpu dev=dev>.
+func pciOfDev(x *topo.XMLNode, dev string) string {
+	if p := devXML(x, "gpu", dev).Parent(); p != nil {
+		b, _ := p.Attr("busid")
+		return b
+	}
+	return ""
+}
+
+func samePartition(a, b *int) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// busHex is peerInfo.busId printed with %lx (upper: %lX); "" when the
+// system names no bus id.
+func busHex(bus string, upper bool) string {
+	if bus == "" {
+		return ""
+	}
+	id, err := topo.BusIDToInt64(bus)
+	if err != nil {
+		return ""
+	}
+	if upper {
+		return fmt.Sprintf("%X", id)
+	}
+	return fmt.Sprintf("%x", id)
+}
+
+func devDupFacts(p devDupPair) []Fact {
+	return []Fact{F("ranks", fmt.Sprintf("%d,%d", p.a, p.b)), F("node", p.node), F("dev", p.dev), F("busId", orUnknown(p.bus))}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// devDup22 is G-DEV-DUP-1 up to 2.29.7: in the AllGather1 loop each rank
+// compares its own busId with every rank of its host.
+var devDup22 = &Rule{
+	ID: "G-DEV-DUP-1", Layer: LayerDevice, Title: "several ranks on one GPU",
+	Doc:  `After the first all-gather of peer info each rank compares its bus id (peerInfo.busId, the PCI device of its CUDA device) with every other rank of its host: two ranks on one GPU fail init with WARN "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" and ncclInvalidUsage, before the MNNVL check and the topology. The two partitions of an MLOPart GPU are two CUDA devices of one PCI device, so they are refused too. Only the ranks on the shared GPU return the error; the others wait in the next bootstrap step. gatesim prints the line of the lower rank of the first pair (the bus id only when the system names it). No variable allows it.`,
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "initTransportsRank"},
+	Logs: []string{devDupWarn22},
+	init: func(r *initRun) {
+		pairs := devDupPairs(r.comm.System, devDupBusID)
+		if len(pairs) == 0 {
+			r.emit(Verdict{Outcome: Pass, Why: "one rank per GPU on every host"})
+			return
+		}
+		p := pairs[0]
+		warn := fmt.Sprintf(strings.Replace(devDupWarn22, "%lx", "%s", 1), p.a, p.b, busHex(p.bus, false))
+		var log []string
+		if p.bus != "" {
+			log = []string{warn}
+		}
+		r.fail(InvalidUsage, warn)
+		r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("ranks %d and %d of node %d are on CUDA device %d (one bus id): ncclInvalidUsage", p.a, p.b, p.node, p.dev), Facts: devDupFacts(p), Log: log})
+	},
+}
+
+// devDup30 is G-DEV-DUP-1 at 2.30.3–2.30.4: ncclCheckMultiRank.
+var devDup30 = &Rule{
+	ID: "G-DEV-DUP-1", Layer: LayerDevice, Title: "several ranks on one GPU",
+	Doc:  `ncclCheckMultiRank (after the topology is built, before ncclNvlsInit) compares the bus ids of the ranks of each host. The first rank of a host prints INFO "Detected ranks %d and %d sharing GPU with bus %lX on this node" for each pair, then, unless NCCL_MULTI_RANK_GPU_ENABLE=1, WARN "Multiple ranks detected using the same GPU on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration." and returns ncclInvalidUsage (the host's other ranks go on and wait). The two partitions of an MLOPart GPU share a bus id, so they are refused too. With the variable set, NVLS is off (INFO "Multiple ranks on the same GPU detected and allowed. Disabling NVLS."; with NCCL_NVLS_ENABLE=1 a WARN and ncclInvalidUsage) and the ranks are GPUs of one DEV node: that topology is not modelled, and gatesim refuses the system. gatesim runs the check before its topology stage, which cannot fail on these systems first.`,
+	Ref:  Ref{Tag: "v2.30.3-1", File: "src/graph/topo.cc", Func: "ncclCheckMultiRank"},
+	Logs: []string{devDupInfo30, devDupWarn30, devDupAllowedInfo, devDupAllowedNVLS},
+	init: func(r *initRun) {
+		pairs := devDupPairs(r.comm.System, devDupBusID)
+		if len(pairs) == 0 {
+			r.emit(Verdict{Outcome: Pass, Why: "one rank per GPU on every host"})
+			return
+		}
+		p := pairs[0]
+		var log []string
+		for _, q := range pairs {
+			if q.bus != "" {
+				log = append(log, fmt.Sprintf("Detected ranks %d and %d sharing GPU with bus %s on this node", q.a, q.b, busHex(q.bus, true)))
+			}
+		}
+		facts := append(devDupFacts(p), F(devDupMultiRankVar, r.param(devDupMultiRankVar)))
+		if r.param(devDupMultiRankVar) == 0 {
+			r.fail(InvalidUsage, devDupWarn30)
+			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("ranks %d and %d of node %d share GPU %d (one bus id) and NCCL_MULTI_RANK_GPU_ENABLE is 0: ncclInvalidUsage", p.a, p.b, p.node, p.dev), Facts: facts, Log: append(log, devDupWarn30)})
+			return
+		}
+		if r.param("NCCL_NVLS_ENABLE") == 1 {
+			r.fail(InvalidUsage, devDupAllowedNVLS)
+			r.emit(Verdict{Outcome: Fail, Why: "ranks share a GPU (allowed) with NCCL_NVLS_ENABLE=1: ncclInvalidUsage", Facts: facts, Log: append(log, devDupAllowedNVLS)})
+			return
+		}
+		r.err = fmt.Errorf("G-DEV-DUP-1: ranks %d and %d of node %d: %s", p.a, p.b, p.node, devDupNotModelled)
+	},
+}
+
+// devDup307 is G-DEV-DUP-1 from 2.30.7: every rank compares every pair of
+// ranks of one host by GPU UUID in the AllGather1 loop.
+var devDup307 = &Rule{
+	ID: "G-DEV-DUP-1", Layer: LayerDevice, Title: "several ranks on one GPU",
+	Doc:  `In the AllGather1 loop every rank compares the GPU UUIDs (peerInfo.gpuUuid) of every pair of ranks of one host: unless NCCL_MULTI_RANK_GPU_ENABLE=1, two ranks on one GPU or one MLOPart partition fail init with WARN "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration." and ncclInvalidUsage on every rank, before the MNNVL check and the topology. Each MLOPart partition has a UUID of its own, so the two partitions of a GPU pass (hasMultiRankNvml, which compares the NVML device, turns NVLS off: G-NVLS-EARLY-1). With the variable set, the ranks are GPUs of one DEV node: that topology is not modelled, and gatesim refuses the system.`,
+	Ref:  Ref{Tag: "v2.30.7-1", File: "src/init.cc", Func: "initTransportsRank"},
+	Logs: []string{devDupWarn307},
+	init: func(r *initRun) {
+		pairs := devDupPairs(r.comm.System, devDupUUID)
+		if len(pairs) == 0 {
+			r.emit(Verdict{Outcome: Pass, Why: "one rank per GPU or MLOPart partition (UUID) on every host"})
+			return
+		}
+		p := pairs[0]
+		if r.param(devDupMultiRankVar) != 0 {
+			r.err = fmt.Errorf("G-DEV-DUP-1: ranks %d and %d of node %d: %s", p.a, p.b, p.node, devDupNotModelled)
+			return
+		}
+		r.fail(InvalidUsage, devDupWarn307)
+		r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("ranks %d and %d of node %d are on one GPU UUID (CUDA device %d) and NCCL_MULTI_RANK_GPU_ENABLE is 0: ncclInvalidUsage", p.a, p.b, p.node, p.dev),
+			Facts: append(devDupFacts(p), F(devDupMultiRankVar, 0)), Log: []string{devDupWarn307}})
+	},
+}

@@ -1,0 +1,163 @@
+package spec
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/internal/ncclmirror"
+)
+
+// TestDevDupPerRelease: a DGX B200 with its GPUs split into MLOPart
+// partitions puts two CUDA devices on one bus id. Up to 2.29.7 init fails
+// with "Duplicate GPU detected", at 2.30.3–2.30.4 with ncclCheckMultiRank's
+// WARN, and from 2.30.7 (one UUID per partition) it passes; two ranks on
+// one CUDA device fail at every release, 2.30.7 with the UUID WARN. The
+// releases come from the rule's timeline, so a release added without its
+// variant fails here.
+// Ref: v2.29.7-1 src/init.cc initTransportsRank; v2.30.3-1
+// src/graph/topo.cc ncclCheckMultiRank; v2.30.7-1 src/init.cc
+// initTransportsRank
+func TestDevDupPerRelease(t *testing.T) {
+	parts, err := Preset("dgx-b200", PresetOptions{MLOPart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := Preset("dgx-b200", PresetOptions{Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ranks 10 and 11 on CUDA device 2 of node 1, at the bus id the
+	// system names
+	same.Nodes[1].GPUs[3].Dev = 2
+	same.Nodes[1].GPUs[2].BusID, same.Nodes[1].GPUs[3].BusID = "0000:b0:00.0", "0000:b0:00.0"
+	for _, v := range Releases {
+		var wantParts, wantSame string
+		switch {
+		case v <= V2_29_7:
+			wantParts = "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 90000"
+			wantSame = "Duplicate GPU detected : rank 10 and rank 11 both on CUDA device b0000"
+		case v <= V2_30_4:
+			wantParts = devDupWarn30
+			wantSame = devDupWarn30
+		default:
+			wantSame = devDupWarn307
+		}
+		for _, tc := range []struct {
+			sys  *System
+			want string
+		}{{parts, wantParts}, {same, wantSame}} {
+			comm, err := Init(MustLoad(v), tc.sys, Env{})
+			if err != nil {
+				t.Fatalf("%s %s: %v", v, tc.sys.Name, err)
+			}
+			switch {
+			case tc.want == "" && comm.Err != nil:
+				t.Errorf("%s %s: init fails: %v", v, tc.sys.Name, comm.Err)
+			case tc.want != "" && (comm.Err == nil || comm.Err.Message != tc.want || comm.Err.Result != InvalidUsage):
+				t.Errorf("%s %s: init error %v, want ncclInvalidUsage %q", v, tc.sys.Name, comm.Err, tc.want)
+			}
+		}
+	}
+}
+
+// TestDevDupAllowed: from 2.30.3 NCCL_MULTI_RANK_GPU_ENABLE=1 lets two
+// ranks share a GPU; 2.30.3–2.30.4 then refuse NCCL_NVLS_ENABLE=1, and the
+// communicator, ranks on one DEV node, is refused as not modelled.
+func TestDevDupAllowed(t *testing.T) {
+	sys, err := Preset("dgx-h100", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys.Nodes[0].GPUs[1].Dev = 0
+	allow := Env{devDupMultiRankVar: "1"}
+	for _, v := range []Version{V2_30_3, V2_30_4, V2_30_7} {
+		if _, err := Init(MustLoad(v), sys, allow); err == nil || !strings.Contains(err.Error(), "not model") {
+			t.Errorf("%s: error %v, want the not-modelled refusal", v, err)
+		}
+	}
+	comm, err := Init(MustLoad(V2_30_3), sys, Env{devDupMultiRankVar: "1", "NCCL_NVLS_ENABLE": "1"})
+	if err != nil || comm.Err == nil || comm.Err.Message != devDupAllowedNVLS {
+		t.Errorf("2.30.3 NCCL_NVLS_ENABLE=1: %v, %v: want %q", err, comm.Err, devDupAllowedNVLS)
+	}
+	// 2.29.7 reads no such variable: still the duplicate error
+	comm, err = Init(MustLoad(V2_29_7), sys, allow)
+	if err != nil || comm.Err == nil || !strings.HasPrefix(comm.Err.Message, "Duplicate GPU detected") {
+		t.Errorf("2.29.7 with %s=1: %v, %v: want Duplicate GPU detected", devDupMultiRankVar, err, comm.Err)
+	}
+}
+
+// cLiterals joins adjacent C string literals ("a" "b" across lines), so a
+// WARN split over lines reads as the text it prints (with \" unescaped).
+var cLiterals = regexp.MustCompile(`"\s*\n\s*"`)
+
+// TestDevDupTextsAtTags reads every release's G-DEV-DUP-1 source file at
+// its tag: each log format the rule prints is in it, and the other
+// variants' WARNs are not (so each text holds for exactly its releases).
+// It needs the NCCL git mirror (ncclmirror.ForTest).
+func TestDevDupTextsAtTags(t *testing.T) {
+	repo := ncclmirror.ForTest(t)
+	warns := []string{devDupWarn22, devDupWarn30, devDupWarn307}
+	for _, v := range Releases {
+		r, ok := MustLoad(v).Rule("G-DEV-DUP-1")
+		if !ok {
+			t.Fatalf("%s: no G-DEV-DUP-1", v)
+		}
+		var src string
+		for _, f := range []string{"src/init.cc", "src/graph/topo.cc"} {
+			out, err := exec.Command("git", "-C", repo, "show", v.Tag()+":"+f).Output()
+			if err != nil {
+				t.Fatalf("%s:%s: %v", v.Tag(), f, err)
+			}
+			if f == r.Ref.File && !strings.Contains(string(out), r.Ref.Func) {
+				t.Errorf("%s: %s does not mention %s", v, f, r.Ref.Func)
+			}
+			src += strings.ReplaceAll(cLiterals.ReplaceAllString(string(out), ""), `\"`, `"`)
+		}
+		for _, l := range r.Logs {
+			if !strings.Contains(src, l) {
+				t.Errorf("%s: %q not in the tag's source", v, l)
+			}
+		}
+		for _, w := range warns {
+			if !strings.Contains(strings.Join(r.Logs, "\n"), w) && strings.Contains(src, w) {
+				t.Errorf("%s: the source prints %q, which the release's rule does not", v, w)
+			}
+		}
+	}
+}
+
+// TestMLOPartNoSplitRefused: under NCCL_TOPO_SPLIT_MLOPART=0 2.30.7 puts
+// both partitions of an MLOPart GPU on one DEV node, which gatesim does
+// not model: the system is refused instead of built split. A lone
+// partition per device, and 2.30.4 (which reads neither the variable nor
+// the partition), are not affected.
+func TestMLOPartNoSplitRefused(t *testing.T) {
+	parts, err := Preset("dgx-b200", PresetOptions{MLOPart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSplit := Env{"NCCL_TOPO_SPLIT_MLOPART": "0"}
+	if _, err := Init(MustLoad(V2_30_7), parts, noSplit); err == nil || !strings.Contains(err.Error(), "NCCL_TOPO_SPLIT_MLOPART=0") {
+		t.Errorf("2.30.7 split off: error %v, want the not-modelled refusal", err)
+	}
+	if c, err := Init(MustLoad(V2_30_7), parts, Env{}); err != nil || c.Err != nil {
+		t.Errorf("2.30.7 split on: %v %v", err, c.Err)
+	}
+	if c, err := Init(MustLoad(V2_30_4), parts, noSplit); err != nil || c.Err == nil {
+		t.Errorf("2.30.4: %v, %v: want G-DEV-DUP-1's init error", err, c.Err)
+	}
+	data, err := os.ReadFile("../golden/testdata/systems/mlopart-1rank.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := SystemFromTopology("mlopart-1rank.xml", data, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Init(MustLoad(V2_30_7), one, noSplit); err != nil || c.Err != nil {
+		t.Errorf("2.30.7 one partition per device, split off: %v %v", err, c.Err)
+	}
+}
