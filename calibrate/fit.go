@@ -39,7 +39,10 @@ type probe struct {
 	loopDir, loopRank float64
 	// loopLat is the time 1 µs of transport.net.loopback.lat adds (the NET
 	// steps on the critical path), µs
-	loopLat   float64
+	loopLat float64
+	// loopMsg is the time 1 µs of transport.net.loopback.msg adds (the
+	// proxy's per-message cost on the critical path), µs
+	loopMsg   float64
 	graph     bool
 	agg       int
 	iters     int
@@ -179,6 +182,12 @@ func newProbe(row *Case) (*probe, error) {
 			return nil, err
 		}
 		pr.loopLat = max(0, t-t4)
+		t, err = c.Simulate(&sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
+			"transport.net.loopback.msg": {Value: 1, Source: "nominal"}}})
+		if err != nil {
+			return nil, err
+		}
+		pr.loopMsg = max(0, t-t4)
 	}
 	return pr, nil
 }
@@ -206,6 +215,7 @@ const (
 	pNetLoopBw
 	pNetLoopRankBw
 	pNetLoopLat
+	pNetLoopMsg
 	pFirstCap
 )
 
@@ -236,7 +246,7 @@ func (pr *probe) index(ps []fitParam) {
 
 // predict is the closed form, µs.
 func (pr *probe) predict(v values) float64 {
-	dev := pr.a + v[pHop]*pr.alat + v[pNetLoopLat]*pr.loopLat
+	dev := pr.a + v[pHop]*pr.alat + v[pNetLoopLat]*pr.loopLat + v[pNetLoopMsg]*pr.loopMsg
 	if pr.fills && v[pFillBw] > 0 {
 		dev += pr.fill * (v[pFillBase] + min(float64(pr.c.Bytes)/1e3/v[pFillBw], v[pFillMax]))
 	}
@@ -348,6 +358,7 @@ func fitParams() []fitParam {
 		{name: "transport.net.loopback.bw", init: 5, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
 		{name: "transport.net.loopback.rank.bw", init: 7, uses: func(pr *probe) bool { return pr.loop && large(pr) }},
 		{name: "transport.net.loopback.lat", init: 3, uses: func(pr *probe) bool { return pr.loop && pr.c.Bytes <= 64<<10 }},
+		{name: "transport.net.loopback.msg", init: 2, uses: func(pr *probe) bool { return pr.loop && pr.c.Bytes < 1<<20 }},
 	}
 	for _, a := range []spec.Algo{spec.Ring, spec.Tree} {
 		for p := spec.Proto(0); p < spec.NumProtos; p++ {

@@ -77,6 +77,7 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 	// rate
 	lat := make([]Time, n-1)
 	rate := make([]int64, n-1)
+	ovh := make([]Time, n-1)
 	for i := 0; i < n; i++ {
 		r := int(pos[i])
 		rp := cc.plan(r)
@@ -91,6 +92,7 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 			case sp.sends && i < n-1 && int(p.ID) == int(pos[i+1]) && !sendOK:
 				lat[i] = an.latOf(ci, r, si)
 				rate[i] = an.gSend[ci][r][sp.group]
+				ovh[i] = an.groupOvh(ci, r, sp.group)
 				sendOK = true
 			case sp.recvs && i > 0 && int(p.ID) == int(pos[i-1]) && !recvOK:
 				recvOK = true
@@ -131,7 +133,7 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 		}
 		cur := V[e%(W+1)]
 		// a run of hops at one rate takes one duration
-		lastRate, d := int64(-1), Time(0)
+		lastRate, lastOvh, d := int64(-1), Time(-1), Time(0)
 		for i := 0; i < n; i++ {
 			t := prev[i]
 			if i > 0 {
@@ -141,8 +143,8 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 				if cred != nil {
 					t = max(t, cred[i+1]+lat[i])
 				}
-				if rate[i] != lastRate {
-					lastRate, d = rate[i], durationOf(wire, rate[i])
+				if rate[i] != lastRate || ovh[i] != lastOvh {
+					lastRate, lastOvh, d = rate[i], ovh[i], sendDuration(wire, rate[i], ovh[i])
 				}
 				t += d
 			}

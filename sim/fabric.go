@@ -326,6 +326,9 @@ type timing struct {
 	loopBw, loopRankBw int64
 	// loopLat is added to each NET step between pieces of one host.
 	loopLat Time
+	// loopMsg is the proxy thread's time per NET message between pieces
+	// of one host, per connection the thread serves (netMsgCost).
+	loopMsg Time
 }
 
 func newTiming(cfg *Config, s *algos.Schedule) timing {
@@ -338,6 +341,7 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 		t.loopBw = GBps(p.Value("transport.net.loopback.bw"))
 		t.loopRankBw = GBps(p.Value("transport.net.loopback.rank.bw"))
 		t.loopLat = FromMicros(p.Value("transport.net.loopback.lat"))
+		t.loopMsg = FromMicros(p.Value("transport.net.loopback.msg"))
 	}
 	if c := p.Value(capName(s.Algo, s.Proto)) * p.Value(funcName(s.Func)); c > 0 {
 		if cfg.NThreads > 0 && cfg.DefaultNThreads > 0 && cfg.NThreads != cfg.DefaultNThreads {

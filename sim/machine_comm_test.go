@@ -207,6 +207,49 @@ func TestNetLoopbackLatency(t *testing.T) {
 	}
 }
 
+// transport.net.loopback.msg holds each NET message's step for its proxy
+// time times the connections the busier proxy thread serves: one
+// connection per proxy for a one-channel Broadcast (the root only sends,
+// the other rank only receives), two for an AllGather (each rank sends
+// and receives), and an AllReduce crosses the network twice in a row; two
+// channels double the connections, whose messages take turns on the one
+// thread. The ring solver and the event loop agree, and on NVLink (no
+// split) the parameter does nothing.
+func TestNetLoopbackMessageCost(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  spec.Env
+		f    spec.Func
+		ch   int
+		want Time // what 5 µs per message adds
+	}{
+		{"Broadcast", netSplit, spec.Broadcast, 1, FromMicros(5)},
+		{"Reduce", netSplit, spec.Reduce, 1, FromMicros(5)},
+		{"AllGather", netSplit, spec.AllGather, 1, FromMicros(10)},
+		{"AllReduce", netSplit, spec.AllReduce, 1, FromMicros(20)},
+		{"AllReduce, 2 channels", netSplit, spec.AllReduce, 2, FromMicros(40)},
+		{"AllReduce over NVLink", spec.Env{"NCCL_NVLS_ENABLE": "0"}, spec.AllReduce, 1, 0},
+	} {
+		cc := commOn(t, "h200x2", 1, tc.env)
+		s := cc.build(t, spec.Op{Func: tc.f, Count: 1024 * int64(tc.ch), DataType: spec.Float32, RedOp: spec.Sum}, algos.Selection{Algo: spec.Ring, Proto: spec.LL, NChannels: tc.ch})
+		t0 := cc.simulate(t, s, loopProfile(map[string]float64{"transport.net.loopback.msg": 0})).Time
+		prof := loopProfile(map[string]float64{"transport.net.loopback.msg": 5})
+		t5 := cc.simulate(t, s, prof).Time
+		if d := t5 - t0; d != tc.want {
+			t.Errorf("%s: 5 µs per NET message added %v, want %v", tc.name, d, tc.want)
+		}
+		m := cc.m
+		m.Profile = prof
+		ev, err := Simulate(s, Config{Machine: m, noRingRuns: true, NoSymmetry: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Time != t5 {
+			t.Errorf("%s: the event loop says %v, the ring solver %v", tc.name, ev.Time, t5)
+		}
+	}
+}
+
 // TestMachineForCommCrossClique: GB200 trays of one NVL72 rack in two
 // cliques stay two NCCL nodes, and up to 2.29.7 (or with
 // NCCL_MNNVL_CROSS_CLIQUE unset) their ranks meet over the network. With

@@ -1284,7 +1284,11 @@ type analysis struct {
 	// group rates per class, rank and slot group: the slowest slot of the
 	// group, per direction (0: the direction carries nothing)
 	gSend, gRecv [][][]int64
-	linkBytes    []int64
+	// gOvh is the proxy time each NET message a slot group sends holds
+	// its step for (netMsgCost), per class, rank and group; nil where no
+	// message has one
+	gOvh      [][][]Time
+	linkBytes []int64
 	// lat is the latency of every slot of every rank, per class: rank r's
 	// slot si at lat[ci][slotOff[ci][r]+si]
 	lat     [][]Time
@@ -1407,6 +1411,13 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	a.lat = make([][]Time, nc)
 	a.slotOff = make([][]int32, nc)
 	nvl := make([][]bool, nc) // a rank slot over NVLink to another GPU
+	// NET messages with a proxy cost (netMsgCost): the sending slots, and
+	// the connections each rank's proxy thread serves
+	var netSlots []netSlot
+	var proxyConns []int64
+	if f.t.loopMsg > 0 {
+		proxyConns = make([]int64, s.NRanks)
+	}
 	for ci := range a.classes {
 		a.lat[ci] = make([]Time, 0, nslots[ci])
 		nvl[ci] = make([]bool, 0, nslots[ci])
@@ -1446,6 +1457,11 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 					nv = append(nv, hop == hopNVLink && p != r)
 					if sp.sends {
 						add(buf, true, sp.sendBytes)
+						if proxyConns != nil && hop == hopNet && sp.sendBytes > 0 {
+							netSlots = append(netSlots, netSlot{int32(ci), int32(r), int32(p), sp.group})
+							proxyConns[r] += cc.mult
+							proxyConns[p] += cc.mult
+						}
 					}
 				} else {
 					lats = append(lats, a.slotLat(ci, r, sp, buf))
@@ -1547,6 +1563,19 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	if firstErr != nil {
 		return nil, firstErr
 	}
+	if len(netSlots) > 0 {
+		a.gOvh = make([][][]Time, nc)
+		for ci := range a.classes {
+			a.gOvh[ci] = make([][]Time, s.NRanks)
+		}
+		for _, ns := range netSlots {
+			ov := a.gOvh[ns.ci]
+			if ov[ns.r] == nil {
+				ov[ns.r] = make([]Time, len(a.gSend[ns.ci][ns.r]))
+			}
+			ov[ns.r][ns.g] = max(ov[ns.r][ns.g], netMsgCost(f.t.loopMsg, proxyConns[ns.r], proxyConns[ns.p]))
+		}
+	}
 	a.mergeClasses()
 	a.refine(s, tolerance, true)
 	return a, nil
@@ -1572,6 +1601,9 @@ func (a *analysis) mergeClasses() {
 			if pi != pj || !slices.Equal(a.gSend[i][ri], a.gSend[j][r]) || !slices.Equal(a.gRecv[i][ri], a.gRecv[j][r]) {
 				return false
 			}
+			if a.gOvh != nil && !slices.Equal(a.gOvh[i][ri], a.gOvh[j][r]) {
+				return false
+			}
 			for si := range pj.slots {
 				if a.latOf(i, ri, si) != a.latOf(j, r, si) {
 					return false
@@ -1594,6 +1626,7 @@ func (a *analysis) mergeClasses() {
 	}
 	var cls []*chanClass
 	var gs, gr [][][]int64
+	var ovh [][][]Time
 	var lat [][]Time
 	var off [][]int32
 	for i, k := range keep {
@@ -1601,11 +1634,43 @@ func (a *analysis) mergeClasses() {
 			cls = append(cls, a.classes[i])
 			gs = append(gs, a.gSend[i])
 			gr = append(gr, a.gRecv[i])
+			if a.gOvh != nil {
+				ovh = append(ovh, a.gOvh[i])
+			}
 			lat = append(lat, a.lat[i])
 			off = append(off, a.slotOff[i])
 		}
 	}
 	a.classes, a.gSend, a.gRecv, a.lat, a.slotOff = cls, gs, gr, lat, off
+	if a.gOvh != nil {
+		a.gOvh = ovh
+	}
+}
+
+// netSlot is a rank's sending slot group over NET to a peer.
+type netSlot struct{ ci, r, p, g int32 }
+
+// netMsgCost is what one NET message between pieces of one host holds its
+// step for beyond its bytes: the proxy's time per message (NET/Socket
+// without helper threads moves it on the proxy progress thread, a size
+// header and the data over one socket) times the connections the busier of
+// the two ends' proxy threads serves, since each thread visits its
+// connections in turn (one proxy thread per GPU; one action per
+// connection per visit).
+// Ref: v2.28.9-1 src/transport/net_socket.cc ncclNetSocketGetNsockNthread
+// (no helper thread unless AWS or GCP), ncclNetSocketTest (no task: the
+// caller's thread moves the data on the control socket);
+// src/transport/net.cc sendProxyProgress, recvProxyProgress.
+func netMsgCost(per Time, senderConns, receiverConns int64) Time {
+	return per * Time(max(senderConns, receiverConns))
+}
+
+// groupOvh is gOvh of class ci, rank r, group g (0: none).
+func (a *analysis) groupOvh(ci, r int, g int32) Time {
+	if a.gOvh == nil || a.gOvh[ci][r] == nil {
+		return 0
+	}
+	return a.gOvh[ci][r][g]
 }
 
 // quantize maps a rate to a bucket of relative width tol (0: exact).
@@ -1775,6 +1840,9 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 			for g := int32(0); g < rp.ngroups; g++ {
 				h = mix(h, quantize(a.gSend[ci][r][g], tol))
 				h = mix(h, quantize(a.gRecv[ci][r][g], tol))
+				if a.gOvh != nil {
+					h = mix(h, int64(a.groupOvh(ci, r, g)))
+				}
 			}
 			col[r] = h
 			for si, sp := range rp.slots {

@@ -153,6 +153,8 @@ func ProfileParams() []ParamSpec {
 			NominalFrom: "0: the NIC speed NCCL reads (NET/Socket: the interface's, 10 Gb/s when unreadable)"},
 		{Name: "transport.net.loopback.lat", Unit: "us", Doc: "latency added to each step over NET between NCCL nodes that are pieces of one host (see transport.net.loopback.bw): the proxy threads' socket round trip through the kernel, beyond NCCL's NET per-step latency (hwLatencies)",
 			NominalFrom: "0: NCCL's NET hwLatencies alone"},
+		{Name: "transport.net.loopback.msg", Unit: "us", Doc: "proxy time of each NET message between NCCL nodes that are pieces of one host (see transport.net.loopback.bw), times the NET connections the busier of its two proxy threads serves: NET/Socket without helper threads (NCCL_SOCKET_NTHREADS unset off AWS and GCP) moves every message on the proxy progress thread itself, a size header and the data over one socket, and that thread visits each connection's send or receive in turn, so each message holds a channel's step for that long whatever its bytes",
+			NominalFrom: "0: no per-message cost beyond the bytes"},
 		{Name: "transport.net.loopback.rank.bw", Unit: "GB/s", Doc: "bandwidth one rank's NET sends and receives share between NCCL nodes that are pieces of one host (see transport.net.loopback.bw): one proxy thread per rank progresses both, through the same host memory",
 			NominalFrom: "0: not shared (each direction over the GPU's PCIe figure)"},
 		{Name: "threads.exponent", Unit: "", Nominal: 1, Generation: true, Signed: true, Doc: "a channel's cap scales as (nThreads / NCCL's default)^exponent",

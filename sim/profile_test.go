@@ -34,11 +34,15 @@ func drawProfile(t *rapid.T) *Profile {
 
 // TestPropSlowerProfileNeverFaster: with the schedule (NCCL's decisions)
 // held fixed, lowering any bandwidth of the profile or raising any latency
-// or fixed cost never makes an operation finish sooner.
+// or fixed cost (a NET split's per-message proxy time too) never makes an
+// operation finish sooner.
 func TestPropSlowerProfileNeverFaster(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tc := drawTimingCase(t)
 		m := machineFor(tc.sh)
+		// nodes that are pieces of one host (NCCL's NET split): the NET
+		// loopback parameters then time the network
+		m.NetLoopback = m.Nodes > 1 && rapid.Bool().Draw(t, "loopback")
 		s := tc.schedule(t, spec.Float32)
 		p := drawProfile(t)
 		cfg := Config{Machine: m,

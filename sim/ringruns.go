@@ -233,6 +233,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 	}
 	lat := make([]Time, n)
 	rate := make([]int64, n)
+	ovh := make([]Time, n)
 	for i := 0; i < n; i++ {
 		r := int(pos[i])
 		rp := cc.plan(r)
@@ -252,6 +253,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 				}
 				lat[i] = an.latOf(ci, r, si)
 				rate[i] = an.gSend[ci][r][sp.group]
+				ovh[i] = an.groupOvh(ci, r, sp.group)
 				sendOK = true
 			}
 			if sp.recvs {
@@ -314,7 +316,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 		}
 		same := true
 		for i := p; i < n && same; i++ {
-			same = lat[i] == lat[i-p] && rate[i] == rate[i-p]
+			same = lat[i] == lat[i-p] && rate[i] == rate[i-p] && ovh[i] == ovh[i-p]
 		}
 		if same {
 			P = p
@@ -344,7 +346,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 			d := make([]Time, S*P)
 			for sl := 0; sl < S; sl++ {
 				for r := 0; r < P; r++ {
-					d[sl*P+r] = durationOf(wireBytes(h.Proto, slb[sl]*int64(h.Unit)), rate[r])
+					d[sl*P+r] = sendDuration(wireBytes(h.Proto, slb[sl]*int64(h.Unit)), rate[r], ovh[r])
 				}
 			}
 			runs[l] = append(runs[l], run{c, b, d})

@@ -97,6 +97,9 @@ type tgroup struct {
 	epRecv             []*tep
 	epIn               []*trecv
 	sendRate, recvRate int64
+	// sendOvh is what each message it sends holds the step for beyond
+	// its bytes (analysis.gOvh)
+	sendOvh Time
 }
 
 type trep struct {
@@ -432,6 +435,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 			for g := range rep.groups {
 				rep.groups[g].sendRate = an.gSend[ci][a][g]
 				rep.groups[g].recvRate = an.gRecv[ci][a][g]
+				rep.groups[g].sendOvh = an.groupOvh(ci, a, int32(g))
 			}
 			for si, sp := range rp.slots {
 				tg := &rep.groups[sp.group]
@@ -542,6 +546,15 @@ func durationOf(bytes, rate int64) Time {
 	return Time(q)
 }
 
+// sendDuration is the time a step holds to send a message of bytes at
+// rate with a per-message cost ovh (paid by messages that carry bytes).
+func sendDuration(bytes, rate int64, ovh Time) Time {
+	if bytes <= 0 {
+		return 0
+	}
+	return durationOf(bytes, rate) + ovh
+}
+
 func (x *Sim) ring(k int) int { return k & x.mask }
 
 // groupsOf collects the distinct slot groups of a peer list.
@@ -646,7 +659,7 @@ func (x *Sim) try(i int32) {
 		tg := &groups[g]
 		b := x.groupBytes(p, st, p.prog.counts[int(st.sgOff)+j])
 		moved += b
-		dur = max(dur, durationOf(wireBytes(h.Proto, b), tg.sendRate))
+		dur = max(dur, sendDuration(wireBytes(h.Proto, b), tg.sendRate, tg.sendOvh))
 	}
 	for j, g := range p.rg {
 		tg := &groups[g]
