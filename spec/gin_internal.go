@@ -74,7 +74,7 @@ func (r *initRun) ibGinOf(s *nodeState) ibGin {
 	}
 	hca := r.env["NCCL_IB_HCA"]
 	for _, n := range s.node.NICs {
-		if !ibPortUsable(hca, n) {
+		if !ibPortUsable(hca, n, r.rs.TopoParams.IfListRailPlane) {
 			continue
 		}
 		if g.devs == 0 {

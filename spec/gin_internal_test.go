@@ -55,6 +55,9 @@ func TestInternalGin(t *testing.T) {
 		{name: "GIN_ENABLE=0: assigned, type none", v: V2_30_3, env: Env{"NCCL_GIN_ENABLE": "0"}, gin: ginTypeNone, rma: "GIN_IB_PROXY"},
 		{name: "2.30.7 GDAKI", v: V2_30_7, gin: ginTypeGDAKI, rma: "RMA_IB_PROXY",
 			logs: []string{"GIN/Plugin: Could not find: libnccl-gin.so", "GIN/Plugin: Failed to load external plugin libnccl-gin.so, dlHandle: (nil), ncclGin: (nil)", "GIN/Plugin: Assigned plugin GIN_IB_GDAKI type 3 to comm"}},
+		// 2.30.7 reads NCCL_IB_HCA as name:port:rail:plane for GIN's ports
+		// as for the network's: an empty port matches mlx5_0's port 1
+		{name: "2.30.7 NCCL_IB_HCA with a rail and no port", v: V2_30_7, env: Env{"NCCL_IB_HCA": "mlx5_0::3"}, gin: ginTypeGDAKI, rma: "RMA_IB_PROXY"},
 		{name: "2.30.7 GIN_ENABLE=0 is read at connect only", v: V2_30_7, env: Env{"NCCL_GIN_ENABLE": "0"}, gin: ginTypeGDAKI, rma: "RMA_IB_PROXY"},
 		{name: "2.30.7 no mlx5: proxy over RMA", v: V2_30_7, edit: other, gin: ginTypeProxy, rma: "RMA_IB_PROXY",
 			logs: []string{"GIN/Plugin: Could not find: libnccl-gin.so", "GIN/Plugin: Failed to load external plugin libnccl-gin.so, dlHandle: (nil), ncclGin: (nil)", "GIN/Plugin: Assigned plugin RMA_IB_PROXY type 2 to comm"}},

@@ -114,13 +114,10 @@ func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int,
 	}
 	var line strings.Builder
 	for _, n := range s.node.NICs {
-		if !n.Active {
+		if !ibPortUsable(hca, n, r.rs.TopoParams.IfListRailPlane) {
 			continue
 		}
-		e, ok := ifListEntry(hca, n.Name, n.Port, r.rs.TopoParams.IfListRailPlane)
-		if !ok {
-			continue
-		}
+		e, _ := ifListEntry(hca, n.Name, n.Port, r.rs.TopoParams.IfListRailPlane)
 		ll := n.LinkLayer
 		if ll == "" {
 			ll = "IB"
@@ -160,9 +157,14 @@ func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int,
 }
 
 // ibPortUsable: ncclIbInitDevices keeps an active port that NCCL_IB_HCA
-// (hca) matches.
-func ibPortUsable(hca string, n NIC) bool {
-	return n.Active && ifListMatch(hca, n.Name, n.Port)
+// (hca) matches, the list read in the release's grammar (railPlane:
+// 2.30.7's name:port:rail:plane, where an empty port matches any).
+func ibPortUsable(hca string, n NIC, railPlane bool) bool {
+	if !n.Active {
+		return false
+	}
+	_, ok := ifListEntry(hca, n.Name, n.Port, railPlane)
+	return ok
 }
 
 func hcaNote(hca string) string {
