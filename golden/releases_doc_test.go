@@ -280,3 +280,29 @@ func TestReleasesDocTruthMatchesPublicCases(t *testing.T) {
 		}
 	}
 }
+
+// TestReleasesDocTruthParse pins the truth reader on a small document: the
+// overview column is found by its header, a section's bold kind is read,
+// and a section without one is left out.
+func TestReleasesDocTruthParse(t *testing.T) {
+	doc := strings.Join([]string{
+		"| release | hand-read changes | source of truth | gatesim |",
+		"|---|---|---|---|",
+		"| [2.1.1](#nccl-211) | 2 | public log (argued) | modelled |",
+		"| [2.1.2](#nccl-212) | 1 | source only | modelled |",
+		"## NCCL 2.1.1",
+		"Tag x. Source of truth: **public log (argued)** (a case).",
+		"## NCCL 2.1.2",
+		"No truth line here.",
+		"## Later",
+		"Source of truth: **captured**.",
+	}, "\n")
+	overview, section := releasesDocTruth(t, doc)
+	want := map[string]string{"2.1.1": "public log (argued)", "2.1.2": "source only"}
+	if !maps.Equal(overview, want) {
+		t.Fatalf("overview %v: expected %v", overview, want)
+	}
+	if !maps.Equal(section, map[string]string{"2.1.1": "public log (argued)"}) {
+		t.Fatalf("sections %v: expected only 2.1.1's", section)
+	}
+}
