@@ -34,8 +34,9 @@ var publicTruthRoot = filepath.Join("testdata", "public")
 
 // minPublicTruthCases is the least number of public cases: the ones
 // committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
-// releases 2.18.1 to 2.30.4, 2.20.x argued), so a lost case fails the test.
-const minPublicTruthCases = 17
+// one-GPU EFA nodes, releases 2.18.1 to 2.30.4, 2.20.x argued), so a lost
+// case fails the test.
+const minPublicTruthCases = 20
 
 // publicCase is one parsed "case" file.
 type publicCase struct {

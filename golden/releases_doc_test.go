@@ -179,3 +179,130 @@ func TestReleasesDocCountsParse(t *testing.T) {
 		t.Fatalf("mdCells: %q", got)
 	}
 }
+
+var sectionTruth = regexp.MustCompile(`Source of truth: \*\*([^*]+)\*\*`)
+
+// releasesDocTruth reads the overview's "source of truth" column and each
+// release section's "Source of truth: **KIND**", per release.
+func releasesDocTruth(t *testing.T, text string) (overview, section map[string]string) {
+	t.Helper()
+	overview, section = map[string]string{}, map[string]string{}
+	col, current := -1, ""
+	for i, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "## ") {
+			current = ""
+			if m := releaseSection.FindStringSubmatch(l); m != nil {
+				current = m[1]
+			}
+			continue
+		}
+		if current != "" {
+			if m := sectionTruth.FindStringSubmatch(l); m != nil {
+				if _, dup := section[current]; dup {
+					t.Errorf("%s:%d: NCCL %s's section states its source of truth twice", releasesDoc, i+1, current)
+				}
+				section[current] = m[1]
+			}
+			continue
+		}
+		if !strings.HasPrefix(l, "|") {
+			continue
+		}
+		cells := mdCells(l)
+		if j := slices.Index(cells, "source of truth"); j >= 0 && slices.Contains(cells, "hand-read changes") {
+			col = j
+			continue
+		}
+		if m := glanceRelease.FindStringSubmatch(cells[0]); m != nil && col >= 0 && col < len(cells) {
+			overview[m[1]] = cells[col]
+		}
+	}
+	return overview, section
+}
+
+// TestReleasesDocTruthMatchesPublicCases holds the source-of-truth column
+// of docs/releases.md to testdata/public: a release whose own log (its
+// version line, or the release its post states or its README argues) is a
+// public case is not "source only"; a release marked "public log" has a
+// case that logged it or pinned it without a version line, "(stated)" one
+// that states it, "(argued)" one that argues it; and each release section
+// names the same kind as the overview.
+func TestReleasesDocTruthMatchesPublicCases(t *testing.T) {
+	data, err := os.ReadFile(releasesDoc)
+	if err != nil {
+		t.Fatalf("%v: the release document is committed and must be read", err)
+	}
+	overview, section := releasesDocTruth(t, string(data))
+	if len(overview) != len(spec.Releases) {
+		t.Fatalf("%s: %d overview rows with a source of truth, %d modelled releases", releasesDoc, len(overview), len(spec.Releases))
+	}
+	dirs, err := filepath.Glob(filepath.Join(publicTruthRoot, "*", "case"))
+	if err != nil || len(dirs) < minPublicTruthCases {
+		t.Fatalf("%d public cases (%v): expected at least %d", len(dirs), err, minPublicTruthCases)
+	}
+	logged, stated, argued := map[string]string{}, map[string]string{}, map[string]string{}
+	for _, f := range dirs {
+		c, err := readPublicCase(filepath.Dir(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(c.dir)
+		switch {
+		case c.logged != 0:
+			logged[c.logged.String()] = name
+		case c.pin != "":
+			for _, v := range c.releases {
+				logged[v.String()] = name
+			}
+		case c.stated != 0:
+			stated[c.stated.String()] = name
+		}
+		for _, v := range c.argued {
+			argued[v.String()] = name
+		}
+	}
+	for _, v := range spec.Releases {
+		name := v.String()
+		truth := overview[name]
+		if s, ok := section[name]; !ok || s != truth {
+			t.Errorf("%s: NCCL %s: the overview says %q, its section %q", releasesDoc, name, truth, s)
+		}
+		own := logged[name] + stated[name] + argued[name]
+		switch {
+		case truth == "source only" && own != "":
+			t.Errorf("%s: NCCL %s is marked source only, but testdata/public/%s is a log of it", releasesDoc, name, own)
+		case truth == "public log" && logged[name] == "":
+			t.Errorf("%s: NCCL %s is marked public log, but no public case logged it or pinned it", releasesDoc, name)
+		case truth == "public log (stated)" && stated[name] == "":
+			t.Errorf("%s: NCCL %s is marked public log (stated), but no public case states it", releasesDoc, name)
+		case truth == "public log (argued)" && argued[name] == "":
+			t.Errorf("%s: NCCL %s is marked public log (argued), but no public case argues it", releasesDoc, name)
+		}
+	}
+}
+
+// TestReleasesDocTruthParse pins the truth reader on a small document: the
+// overview column is found by its header, a section's bold kind is read,
+// and a section without one is left out.
+func TestReleasesDocTruthParse(t *testing.T) {
+	doc := strings.Join([]string{
+		"| release | hand-read changes | source of truth | gatesim |",
+		"|---|---|---|---|",
+		"| [2.1.1](#nccl-211) | 2 | public log (argued) | modelled |",
+		"| [2.1.2](#nccl-212) | 1 | source only | modelled |",
+		"## NCCL 2.1.1",
+		"Tag x. Source of truth: **public log (argued)** (a case).",
+		"## NCCL 2.1.2",
+		"No truth line here.",
+		"## Later",
+		"Source of truth: **captured**.",
+	}, "\n")
+	overview, section := releasesDocTruth(t, doc)
+	want := map[string]string{"2.1.1": "public log (argued)", "2.1.2": "source only"}
+	if !maps.Equal(overview, want) {
+		t.Fatalf("overview %v: expected %v", overview, want)
+	}
+	if !maps.Equal(section, map[string]string{"2.1.1": "public log (argued)"}) {
+		t.Fatalf("sections %v: expected only 2.1.1's", section)
+	}
+}
