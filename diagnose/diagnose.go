@@ -176,20 +176,12 @@ func releaseList() string {
 // describes (NCCL 2.4.2); older logs are reported as out of range.
 var oldestRead = spec.MakeVersion(2, 4, 2)
 
-// dupGPUWarns are the catalogue's WARNs of several ranks on one GPU, one
-// per release variant of G-DEV-DUP-1.
-var dupGPUWarns = []string{"init.dupgpu", "init.multirank", "init.multirank.nvls", "init.multirank.uuid"}
-
-func isDupGPUWarn(e ncclog.LogError) bool {
-	return e.Level == ncclog.LevelWarn && slices.Contains(dupGPUWarns, e.Kind)
-}
-
 // dupGPU names the gate that stopped an init whose WARN says two ranks are
 // on one GPU (G-DEV-DUP-1), with the result the next error return of the
 // same process carries (the WARN itself prints none).
 func (d *diag) dupGPU() {
 	for _, e := range d.l.Errors {
-		if !isDupGPUWarn(e) {
+		if !ncclog.IsDupGPUWarn(e) {
 			continue
 		}
 		title := "init failed: two ranks on one GPU (" + e.Msg + ")"
@@ -898,7 +890,7 @@ func (d *diag) contradictions() {
 func (d *diag) errors() {
 	n := 0
 	for _, e := range d.l.Errors {
-		if e.Kind == "op.noalgo" || e.Kind == "nvls.register.failed" || isDupGPUWarn(e) || e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
+		if e.Kind == "op.noalgo" || e.Kind == "nvls.register.failed" || ncclog.IsDupGPUWarn(e) || e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
 			continue // reported by their own findings
 		}
 		if e.Level != ncclog.LevelWarn && e.Kind != "framework.error" && e.Kind != "framework.lasterror" {
