@@ -112,6 +112,20 @@ func TestDupGPUCaptured(t *testing.T) {
 			if by := decidedBy(t, comm); by != "G-DEV-DUP-1" {
 				t.Errorf("%s: the model's deciding gate %s, want G-DEV-DUP-1", v, by)
 			}
+			// diagnose with the captured machine: the observed G-DEV-DUP-1
+			// agrees with the prediction, and nothing differs
+			pred, err := Predict(l, v, sys, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmp := Compare(pred, rep.Obs)
+			agreed := false
+			for _, g := range cmp.Gates {
+				agreed = agreed || g.Rule == "G-DEV-DUP-1" && g.Agreement == Agree
+			}
+			if !agreed || cmp.Differences() != 0 {
+				t.Errorf("%s: G-DEV-DUP-1 agreed %v, %d differences: %+v", v, agreed, cmp.Differences(), cmp.Gates)
+			}
 		}
 	}
 }
@@ -128,4 +142,40 @@ func decidedBy(t *testing.T, comm *spec.Comm) spec.RuleID {
 		t.Fatal(err)
 	}
 	return d.DecidedBy
+}
+
+// TestInitAllDupCaptured: one process calling ncclCommInitAll with
+// devlist {0, 0}, per captured release: the call returns its code with no
+// WARN and an empty ncclGetLastError, and the model (procs init-all on the
+// captured machine) returns the same code and message, decided by
+// G-DEV-DUP-2, with no WARN among its lines.
+// Ref: v2.28.9-1 src/init.cc ncclCommInitAll
+func TestInitAllDupCaptured(t *testing.T) {
+	sys := dupGPUSystem(t)
+	sys.Procs = spec.ProcsInitAll
+	for _, v := range dupGPUCaptures {
+		l, rc, last := readDupGPUCapture(t, v, "initall.log")
+		for _, e := range l.Errors {
+			if e.Level == ncclog.LevelWarn {
+				t.Errorf("%s: the capture has a WARN %q", v, e.Msg)
+			}
+		}
+		comm, err := spec.Init(spec.MustLoad(v), sys, spec.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if comm.Err == nil || comm.Err.Result != rc || comm.Err.Message != last || comm.Err.Call != "ncclCommInitAll" {
+			t.Errorf("%s: the model's init error %+v, want ncclCommInitAll's %s %q", v, comm.Err, rc, last)
+		}
+		if by := decidedBy(t, comm); by != "G-DEV-DUP-2" {
+			t.Errorf("%s: the model's deciding gate %s, want G-DEV-DUP-2", v, by)
+		}
+		for _, vd := range comm.Trace {
+			for _, line := range vd.Log {
+				if strings.Contains(line, "Duplicate GPU") {
+					t.Errorf("%s: the model prints %q (%s)", v, line, vd.Rule)
+				}
+			}
+		}
+	}
 }
