@@ -252,7 +252,12 @@ const (
 func devInitAll(r *initRun, multiRank bool) {
 	sys := r.comm.System
 	if sys.Procs != ProcsInitAll {
-		r.emit(Verdict{Outcome: Skip, Why: "the ranks are made by ncclCommInitRank (procs " + sys.Procs.String() + "): no devlist to check"})
+		// literals: every init walks this, and a joined string allocates
+		why := "the ranks are made by ncclCommInitRank (procs per-gpu): no devlist to check"
+		if sys.Procs == ProcsPerNode {
+			why = "the ranks are made by ncclCommInitRank (procs per-node): no devlist to check"
+		}
+		r.emit(Verdict{Outcome: Skip, Why: why})
 		return
 	}
 	// a CUDA device is a GPU or one MLOPart partition of it, as the UUID
