@@ -89,6 +89,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d.versions()
 	d.assumeRelease()
 	d.initState()
+	d.dupGPU()
 	d.mnnvl()
 	d.netPlugin()
 	d.network()
@@ -174,6 +175,44 @@ func releaseList() string {
 // oldestRead is the oldest release whose log lines the reader's catalogue
 // describes (NCCL 2.4.2); older logs are reported as out of range.
 var oldestRead = spec.MakeVersion(2, 4, 2)
+
+// dupGPU names the gate that stopped an init whose WARN says two ranks are
+// on one GPU (G-DEV-DUP-1), with the result the next error return of the
+// same process carries (the WARN itself prints none).
+func (d *diag) dupGPU() {
+	for _, e := range d.l.Errors {
+		if !ncclog.IsDupGPUWarn(e) {
+			continue
+		}
+		title := "init failed: two ranks on one GPU (" + e.Msg + ")"
+		ev := []ncclog.Proof{{At: e.First.At, Msg: e.First.Msg, Why: "the check of several ranks on one GPU failed", Count: e.Count}}
+		if r, ok := d.returnAfter(e.First); ok {
+			title += ", returning " + r.Result.String()
+			ev = append(ev, ncclog.Proof{At: r.First.At, Msg: r.First.Msg, Why: "the error NCCL returned"})
+		}
+		d.add(Finding{ID: "init.dupgpu", Severity: Error, Rule: "G-DEV-DUP-1", Title: title, Evidence: ev,
+			Check: []string{"one rank per CUDA device on each host: CUDA_VISIBLE_DEVICES or the local rank's cudaSetDevice",
+				"2.30.3+: NCCL_MULTI_RANK_GPU_ENABLE=1 allows it (NVLS off)"}})
+		return
+	}
+}
+
+// returnAfter is the first error return ("file:line -> N") of the process
+// that printed s, after s in its file.
+func (d *diag) returnAfter(s ncclog.Sample) (ncclog.LogError, bool) {
+	var best ncclog.LogError
+	found := false
+	for _, e := range d.l.Errors {
+		at := e.First.At
+		if !e.HasResult || e.Level == ncclog.LevelWarn || at.File != s.At.File || at.Line <= s.At.Line || e.First.Proc != s.Proc {
+			continue
+		}
+		if !found || at.Line < best.First.At.Line {
+			best, found = e, true
+		}
+	}
+	return best, found
+}
 
 // mnnvl reports multi-node NVLink fabric state (GB200-class nodes): a GPU
 // whose fabric is not "completed" or reports a health flag cannot join the
@@ -851,7 +890,7 @@ func (d *diag) contradictions() {
 func (d *diag) errors() {
 	n := 0
 	for _, e := range d.l.Errors {
-		if e.Kind == "op.noalgo" || e.Kind == "nvls.register.failed" || e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
+		if e.Kind == "op.noalgo" || e.Kind == "nvls.register.failed" || ncclog.IsDupGPUWarn(e) || e.Kind == "cuda.failure" && strings.Contains(e.SrcFile, "nvls") {
 			continue // reported by their own findings
 		}
 		if e.Level != ncclog.LevelWarn && e.Kind != "framework.error" && e.Kind != "framework.lasterror" {

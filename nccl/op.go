@@ -122,17 +122,22 @@ const (
 	// ProcsPerGPU: one process per GPU (mpirun, srun, torchrun).
 	ProcsPerGPU Procs = iota
 	// ProcsPerNode: one process drives every GPU of its node
-	// (ncclCommInitAll, or ncclCommInitRank in a group per GPU).
+	// (ncclCommInitRank in a group per GPU).
 	ProcsPerNode
+	// ProcsInitAll: one process makes every rank of its one node with
+	// ncclCommInitAll, the node's CUDA devices in order as devlist: as
+	// ProcsPerNode, and the devlist is checked before any communicator is
+	// made.
+	ProcsInitAll
 	// NumProcs is the number of layouts (for range checks).
 	NumProcs
 )
 
-var procsNames = [NumProcs]string{"per-gpu", "per-node"}
+var procsNames = [NumProcs]string{"per-gpu", "per-node", "init-all"}
 
 func (p Procs) String() string { return enumName("Procs", p, procsNames[:]) }
 
-// ParseProcs reads "per-gpu" or "per-node".
+// ParseProcs reads "per-gpu", "per-node" or "init-all".
 func ParseProcs(s string) (Procs, error) { return parseEnum[Procs]("procs", s, procsNames[:]) }
 
 // MarshalText writes the name.

@@ -891,6 +891,20 @@ func Match(msg string) (Form, []string, bool) {
 	return Catalogue[i], sub, true
 }
 
+// IsDupGPUWarn says whether an error is a WARN of several ranks on one GPU
+// (a KindDupGPU form, G-DEV-DUP-1), whichever release's text it has.
+func IsDupGPUWarn(e LogError) bool {
+	if e.Level != LevelWarn {
+		return false
+	}
+	for i := range Catalogue {
+		if Catalogue[i].Kind == KindDupGPU && Catalogue[i].ID == e.Kind {
+			return true
+		}
+	}
+	return false
+}
+
 // KindName is the stable name of a kind (the ID of its first form).
 func KindName(k Kind) string {
 	for i := range Catalogue {

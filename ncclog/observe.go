@@ -565,6 +565,16 @@ func (ob *observer) trace() spec.Trace {
 			t = append(t, v)
 		}
 	}
+	// A WARN of two ranks on one GPU is the init check failing; the
+	// release's text says which check (G-DEV-DUP-1's variants).
+	for _, e := range ob.l.Errors {
+		if IsDupGPUWarn(e) {
+			r, _ := RuleByID("G-DEV-DUP-1")
+			t = append(t, spec.Verdict{Rule: r.ID, Layer: r.Layer, Outcome: spec.Fail, Facts: []spec.Fact{spec.F("at", e.First.At)},
+				Log: []string{e.First.Msg}, Why: "NCCL found two ranks on one GPU: communicator init fails", Ref: ruleRef(r)})
+			break
+		}
+	}
 	for i, d := range ob.o.Decisions {
 		r, _ := RuleByID(d.DecidedBy)
 		v := spec.Verdict{Rule: d.DecidedBy, Layer: r.Layer, Outcome: spec.Pass, Scope: "op", Ref: ruleRef(r),

@@ -34,6 +34,7 @@ var Rules = []Rule{
 	{ID: "G-NET-SEL-2", Layer: spec.LayerDevice, Title: "CollNet attaches only to the chosen net plugin", Ref: ref(t2289, "src/plugin/net.cc", "ncclNetPluginAssignToComm")},
 	{ID: "G-NET-GDR-1", Layer: spec.LayerDevice, Title: "NIC supports GPUDirect RDMA (peer-memory module or DMA-BUF)", Ref: ref(t2289, "src/transport/net_ib.cc", "ncclIbGdrSupport"), Proposed: true},
 	{ID: "G-NET-GDR-2", Layer: spec.LayerGraph, Title: "GPU-NIC path close enough for GPUDirect RDMA (NCCL_NET_GDR_LEVEL)", Ref: ref(t2289, "src/graph/paths.cc", "ncclTopoCheckGdr"), Proposed: true},
+	{ID: "G-DEV-DUP-1", Layer: spec.LayerDevice, Title: "several ranks on one GPU", Ref: ref(t2289, "src/init.cc", "initTransportsRank")},
 	{ID: "G-MNNVL-1", Layer: spec.LayerDevice, Title: "multi-node NVLink", Ref: ref(t2289, "src/mnnvl.cc", "ncclMnnvlCheck")},
 	{ID: "G-COLLNET-PLUGIN-1", Layer: spec.LayerDevice, Title: "a CollNet object is attached", Ref: ref(t2289, "src/init.cc", "initTransportsRank")},
 	{ID: "G-TOPO-VNIC-1", Layer: spec.LayerGraph, Title: "NIC ports fused into virtual NICs", Ref: ref(t2289, "src/graph/topo.cc", "ncclTopoMakeVNics"), Proposed: true},

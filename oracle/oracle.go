@@ -39,7 +39,7 @@ import (
 //	   every answer carries "ops", one entry per operation in order (the
 //	   top-level decision fields describe the first). Added since, without
 //	   a bump: an op's "alloc" ("cumem", the default, or "cudamalloc");
-//	   the request's "procs" ("per-gpu", the default, or "per-node").
+//	   the request's "procs" ("per-gpu", the default, "per-node" or "init-all").
 const SchemaVersion = 2
 
 // Request is one line of input.
@@ -56,8 +56,9 @@ type Request struct {
 	Nodes int  `json:"nodes,omitempty"`
 	SHARP bool `json:"sharp,omitempty"`
 	// Procs is how the ranks are spread over processes: "per-gpu" (the
-	// default: mpirun, srun, torchrun) or "per-node" (one process drives
-	// every GPU of its node: ncclCommInitAll).
+	// default: mpirun, srun, torchrun), "per-node" (one process drives
+	// every GPU of its node: ncclCommInitRank per GPU in a group) or
+	// "init-all" (per-node through ncclCommInitAll, one node).
 	Procs string `json:"procs,omitempty"`
 	// Plugins are libraries added to every node (spec.Library objects).
 	Plugins []spec.Library `json:"plugins,omitempty"`

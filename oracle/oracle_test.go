@@ -376,6 +376,35 @@ func TestOracleProcs(t *testing.T) {
 	}
 }
 
+// TestOracleInitAllDup: "procs":"init-all" makes the ranks with
+// ncclCommInitAll, whose devlist check refuses two ranks on one CUDA
+// device with ncclInvalidUsage and no message (G-DEV-DUP-2) before
+// G-DEV-DUP-1's WARN; per-gpu reaches that WARN. ncclCommInitAll over
+// two nodes is invalid, naming init-all.
+func TestOracleInitAllDup(t *testing.T) {
+	o := New(nil)
+	o.Trace = false
+	sys := `{"name":"dup","nodes":[{"host":"n0","ip_interfaces":["eth0"],"gpus":[{"dev":0,"sm":90,"bus_id":"0000:18:00.0"},{"dev":0,"sm":90,"bus_id":"0000:18:00.0"}]}]}`
+	for _, tc := range []struct {
+		nccl, procs, by, msg string
+	}{
+		{"2.28.9", "init-all", "G-DEV-DUP-2", ""},
+		{"2.30.7", "init-all", "G-DEV-DUP-2", ""},
+		{"2.28.9", "per-gpu", "G-DEV-DUP-1", "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 18000"},
+	} {
+		req := fmt.Sprintf(`{"nccl":%q,"system":%s,"procs":%q,"op":{"coll":"allreduce","bytes":1024}}`, tc.nccl, sys, tc.procs)
+		m := decode(t, o.HandleLine([]byte(req)))
+		e, _ := m["error"].(map[string]any)
+		if m["status"] != "error" || m["decided_by"] != tc.by || e["result"] != "ncclInvalidUsage" || fmt.Sprint(e["message"]) != tc.msg {
+			t.Errorf("%s %s: answer %v: want ncclInvalidUsage %q decided by %s", tc.nccl, tc.procs, m, tc.msg, tc.by)
+		}
+	}
+	m := decode(t, o.HandleLine([]byte(`{"nccl":"2.28.9","system":"dgx-h100","nodes":2,"procs":"init-all","op":{"coll":"allreduce","bytes":1024}}`)))
+	if m["status"] != "invalid" || !strings.Contains(fmt.Sprint(m["invalid"]), "init-all") {
+		t.Errorf("init-all over two nodes: answer %v", m)
+	}
+}
+
 // TestOracleSymmetricKernels: the per-operation answer names the symmetric
 // kernel of each new choice. A plain request (one op, user buffers) under
 // NCCL_SYM_NOWIN_ENABLE=1 is planned as its group from 2.29.2 and takes

@@ -280,7 +280,7 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		c.LocalRanks = append(c.LocalRanks, len(nd.GPUs))
 	}
 	c.MaxLocalRanks = sys.MaxLocalRanks()
-	c.SharedProcess = sys.Procs == ProcsPerNode && c.MaxLocalRanks > 1
+	c.SharedProcess = sys.Procs != ProcsPerGPU && c.MaxLocalRanks > 1
 	c.MinSM, c.MaxSM = sys.MinMaxSM()
 	c.Env = env.Clone()
 	if c.Env == nil {

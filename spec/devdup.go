@@ -236,3 +236,64 @@ var devDup307 = &Rule{
 			Facts: append(devDupFacts(p), F(devDupMultiRankVar, 0)), Log: []string{devDupWarn307}})
 	},
 }
+
+// ncclCommInitAll's own duplicate-device check (G-DEV-DUP-2): it reads
+// the devlist before any communicator exists, so it prints nothing and
+// leaves ncclGetLastError empty.
+
+// devInitAllDoc22 and devInitAllDoc30 say what each release's check does.
+const (
+	devInitAllDoc22 = `ncclCommInitAll (procs init-all: one process, its node's CUDA devices in order as devlist) checks the devlist before it makes any communicator: a device index outside the visible devices is ncclInvalidArgument with a WARN (not modelled: gatesim knows no count of visible devices), and a device named twice returns ncclInvalidUsage with no WARN, so ncclGetLastError stays empty and no "NCCL version" or init line is printed. G-DEV-DUP-1's WARN is never reached. No variable allows it. Other layouts make their ranks with ncclCommInitRank, which has no such check.`
+	devInitAllDoc30 = `As up to 2.29.7 (ncclCommInitAll's devlist: a device named twice returns ncclInvalidUsage with no WARN, before any communicator), unless NCCL_MULTI_RANK_GPU_ENABLE=1, which skips the check: the ranks are then made and G-DEV-DUP-1 decides (allowed, ranks on one DEV node, which gatesim refuses as not modelled).`
+)
+
+// devInitAll is G-DEV-DUP-2's check; multiRank says whether
+// NCCL_MULTI_RANK_GPU_ENABLE skips it.
+func devInitAll(r *initRun, multiRank bool) {
+	sys := r.comm.System
+	if sys.Procs != ProcsInitAll {
+		// literals: every init walks this, and a joined string allocates
+		why := "the ranks are made by ncclCommInitRank (procs per-gpu): no devlist to check"
+		if sys.Procs == ProcsPerNode {
+			why = "the ranks are made by ncclCommInitRank (procs per-node): no devlist to check"
+		}
+		r.emit(Verdict{Outcome: Skip, Why: why})
+		return
+	}
+	// a CUDA device is a GPU or one MLOPart partition of it, as the UUID
+	// comparison tells them apart
+	pairs := devDupPairs(sys, devDupUUID)
+	if len(pairs) == 0 {
+		r.emit(Verdict{Outcome: Pass, Why: "ncclCommInitAll's devlist names each CUDA device once"})
+		return
+	}
+	p := pairs[0]
+	facts := devDupFacts(p)
+	if multiRank {
+		facts = append(facts, F(devDupMultiRankVar, r.param(devDupMultiRankVar)))
+		if r.param(devDupMultiRankVar) != 0 {
+			r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("ncclCommInitAll's devlist names CUDA device %d twice, and NCCL_MULTI_RANK_GPU_ENABLE=1 skips the check", p.dev), Facts: facts})
+			return
+		}
+	}
+	r.fail(InvalidUsage, "")
+	r.failed.Call = "ncclCommInitAll"
+	r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("ncclCommInitAll's devlist names CUDA device %d twice (ranks %d and %d): ncclInvalidUsage before any communicator, with no WARN and an empty ncclGetLastError", p.dev, p.a, p.b), Facts: facts})
+}
+
+// devInitAll22 is G-DEV-DUP-2 up to 2.29.7.
+var devInitAll22 = &Rule{
+	ID: "G-DEV-DUP-2", Layer: LayerDevice, Title: "ncclCommInitAll devlist names a device twice",
+	Doc:  devInitAllDoc22,
+	Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommInitAll"},
+	init: func(r *initRun) { devInitAll(r, false) },
+}
+
+// devInitAll30 is G-DEV-DUP-2 from 2.30.3: NCCL_MULTI_RANK_GPU_ENABLE
+// skips the check.
+var devInitAll30 = &Rule{
+	ID: "G-DEV-DUP-2", Layer: LayerDevice, Title: "ncclCommInitAll devlist names a device twice",
+	Doc:  devInitAllDoc30,
+	Ref:  Ref{Tag: "v2.30.3-1", File: "src/init.cc", Func: "ncclCommInitAll"},
+	init: func(r *initRun) { devInitAll(r, true) },
+}

@@ -161,3 +161,102 @@ func TestMLOPartNoSplitRefused(t *testing.T) {
 		t.Errorf("2.30.7 one partition per device, split off: %v %v", err, c.Err)
 	}
 }
+
+// TestDevInitAllPerRelease: ncclCommInitAll (procs init-all) over a
+// devlist that names CUDA device 0 twice fails with ncclInvalidUsage, no
+// message and G-DEV-DUP-2 deciding, at every release; from 2.30.3
+// NCCL_MULTI_RANK_GPU_ENABLE=1 skips the check and G-DEV-DUP-1 then
+// refuses the ranks on one DEV node as not modelled. The same ranks made
+// by ncclCommInitRank (per-node) reach G-DEV-DUP-1 and its WARN.
+// Ref: v2.29.7-1, v2.30.3-1 src/init.cc ncclCommInitAll
+func TestDevInitAllPerRelease(t *testing.T) {
+	sys, err := Preset("dgx-h100", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys.Nodes[0].GPUs[5].Dev = 2
+	sys.Procs = ProcsInitAll
+	perNode := *sys
+	perNode.Procs = ProcsPerNode
+	for _, v := range Releases {
+		comm, err := Init(MustLoad(v), sys, Env{})
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if e := comm.Err; e == nil || e.Result != InvalidUsage || e.Message != "" || e.Call != "ncclCommInitAll" || decisiveInit(comm.Trace) != "G-DEV-DUP-2" {
+			t.Errorf("%s: init error %+v decided by %s: want ncclCommInitAll's silent ncclInvalidUsage (G-DEV-DUP-2)", v, e, decisiveInit(comm.Trace))
+		}
+		for _, vd := range comm.Trace {
+			if vd.Rule == "G-DEV-DUP-2" && len(vd.Log) != 0 {
+				t.Errorf("%s: G-DEV-DUP-2 prints %q: ncclCommInitAll's check prints nothing", v, vd.Log)
+			}
+		}
+		comm, err = Init(MustLoad(v), &perNode, Env{})
+		if err != nil || comm.Err == nil || decisiveInit(comm.Trace) != "G-DEV-DUP-1" {
+			t.Errorf("%s per-node: %v, %v: want G-DEV-DUP-1", v, err, comm.Err)
+		}
+		_, err = Init(MustLoad(v), sys, Env{devDupMultiRankVar: "1"})
+		allowed := v >= V2_30_3
+		if got := err != nil && strings.Contains(err.Error(), "G-DEV-DUP-1") && strings.Contains(err.Error(), "not model"); got != allowed {
+			t.Errorf("%s with %s=1: error %v: want the check skipped (and G-DEV-DUP-1's refusal) %v", v, devDupMultiRankVar, err, allowed)
+		}
+	}
+	// the two MLOPart partitions of a GPU are two CUDA devices of
+	// ncclCommInitAll's devlist
+	parts, err := Preset("dgx-b200", PresetOptions{MLOPart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts.Procs = ProcsInitAll
+	for _, v := range []Version{V2_29_7, V2_30_7} {
+		comm, err := Init(MustLoad(v), parts, Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, vd := range comm.Trace {
+			if vd.Rule == "G-DEV-DUP-2" && vd.Outcome != Pass {
+				t.Errorf("%s MLOPart: G-DEV-DUP-2 %s (%s): want pass", v, vd.Outcome, vd.Why)
+			}
+		}
+	}
+	two, err := Preset("dgx-h100", PresetOptions{Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two.Procs = ProcsInitAll
+	if err := two.Validate(); err == nil || !strings.Contains(err.Error(), "init-all") {
+		t.Errorf("two nodes under init-all: %v, want an error naming init-all", err)
+	}
+}
+
+// ncclCommInitAllBody is ncclCommInitAll's definition in init.cc.
+var ncclCommInitAllBody = regexp.MustCompile(`(?s)\nncclResult_t ncclCommInitAll\(.*?\n}\n`)
+
+// TestDevInitAllAtTags reads ncclCommInitAll at every release's tag: the
+// duplicate-device check returns ncclInvalidUsage with no WARN in its
+// branch, and it reads NCCL_MULTI_RANK_GPU_ENABLE exactly where the
+// release's G-DEV-DUP-2 says (the 2.30.3 variant). It needs the NCCL git
+// mirror (ncclmirror.ForTest).
+func TestDevInitAllAtTags(t *testing.T) {
+	repo := ncclmirror.ForTest(t)
+	check := regexp.MustCompile(`(?s)/\* duplicate device check\. \*/\s*if \(([^{]*)\) \{\s*ret = ncclInvalidUsage;\s*goto fail;\s*\}`)
+	for _, v := range Releases {
+		r, ok := MustLoad(v).Rule("G-DEV-DUP-2")
+		if !ok {
+			t.Fatalf("%s: no G-DEV-DUP-2", v)
+		}
+		out, err := exec.Command("git", "-C", repo, "show", v.Tag()+":"+r.Ref.File).Output()
+		if err != nil {
+			t.Fatalf("%s:%s: %v", v.Tag(), r.Ref.File, err)
+		}
+		body := ncclCommInitAllBody.FindString(string(out))
+		m := check.FindStringSubmatch(body)
+		if m == nil {
+			t.Errorf("%s: no silent ncclInvalidUsage duplicate-device check in %s", v, r.Ref.Func)
+			continue
+		}
+		if reads := strings.Contains(m[1], "ncclParamMultiRankGpuEnable()"); reads != (r == devInitAll30) {
+			t.Errorf("%s: the check %q reads NCCL_MULTI_RANK_GPU_ENABLE: %v; the rule's variant says %v", v, m[1], reads, r == devInitAll30)
+		}
+	}
+}

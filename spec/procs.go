@@ -36,7 +36,7 @@ var procRule = &Rule{
 		facts := []Fact{F("procs", c.System.Procs.String()), F("directMode", shared)}
 		if !c.SharedProcess {
 			why := "one process per GPU: no two ranks share a process"
-			if c.System.Procs == ProcsPerNode {
+			if c.System.Procs != ProcsPerGPU {
 				why = "one process per node, with one GPU per node: no two ranks share a process"
 			}
 			r.emit(Verdict{Outcome: Info, Why: why, Facts: facts, Log: log})

@@ -78,6 +78,7 @@ func apply2_30_3(rs *Ruleset) {
 	rs.Replace(ruleAt(gin297, ref("src/plugin/gin.cc", "ncclGinInit"), ""), "window v13-v11 (2.30.3)")
 	rs.Add(rmaInGin(ref("src/plugin/gin.cc", "ncclGinPluginLoad")), "G-GIN-1", "ncclRmaPlugin_v13 beside the GIN plugin (2.30.3)")
 	rs.Replace(mnnvl30, "NCCL_MNNVL_CROSS_CLIQUE (2.30.3)")
+	rs.Replace(devInitAll30, "NCCL_MULTI_RANK_GPU_ENABLE=1 skips ncclCommInitAll's duplicate-device check (2.30.3)")
 	rs.Replace(devDup30, "ncclCheckMultiRank: \"Multiple ranks detected using the same GPU\", NCCL_MULTI_RANK_GPU_ENABLE (2.30.3)")
 	rs.Replace(nvlsCap(ref("src/transport/nvls.cc", "ncclNvlsInit"), false), `log drops (NVLS_NCHANNELS %d): "NVLS tuning" prints the channels (2.30.3)`)
 	rs.Replace(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "No algorithm/protocol available"), `WARN text "No algorithm/protocol available ..." (2.30.3)`)

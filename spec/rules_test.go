@@ -112,6 +112,15 @@ var ruleCases = []ruleCase{
 	{name: "MLOPart partitions have their own UUID", rule: "G-DEV-DUP-1", releases: []Version{V2_30_7}, preset: "dgx-b200", opts: PresetOptions{MLOPart: true}, want: Pass},
 	{name: "two ranks on one CUDA device", rule: "G-DEV-DUP-1", releases: []Version{V2_30_7}, preset: "dgx-b200", mutate: func(s *System) { s.Nodes[0].GPUs[1].Dev = 0 },
 		want: Fail, logHas: "Multiple Ranks are using the same GPU/Partition."},
+	// ncclCommInitAll's devlist: a CUDA device named twice fails with no
+	// WARN; ncclCommInitRank layouts have no devlist.
+	{name: "ranks made by ncclCommInitRank", rule: "G-DEV-DUP-2", releases: append(all, V2_30_3, V2_30_7), preset: "dgx-b200", want: Skip},
+	{name: "ncclCommInitAll, one rank per device", rule: "G-DEV-DUP-2", releases: append(all, V2_30_3, V2_30_7), preset: "dgx-b200",
+		mutate: func(s *System) { s.Procs = ProcsInitAll }, want: Pass},
+	{name: "ncclCommInitAll, MLOPart partitions are devices", rule: "G-DEV-DUP-2", releases: []Version{V2_29_7, V2_30_7}, preset: "dgx-b200", opts: PresetOptions{MLOPart: true},
+		mutate: func(s *System) { s.Procs = ProcsInitAll }, want: Pass},
+	{name: "ncclCommInitAll devlist names a device twice", rule: "G-DEV-DUP-2", releases: append(all, V2_30_3, V2_30_7), preset: "dgx-b200",
+		mutate: func(s *System) { s.Procs, s.Nodes[0].GPUs[1].Dev = ProcsInitAll, 0 }, want: Fail, whyHas: "no WARN"},
 
 	// Layer 1: library discovery.
 	{name: "profiler plugin accepted", rule: "G-PROF-1", releases: r28, preset: "v100x4",

@@ -20,7 +20,7 @@ type SystemSource struct {
 	NodesSet bool
 	SHARP    bool
 	Plugins  []string
-	// Procs is --procs: "per-gpu" or "per-node" ("": per-gpu).
+	// Procs is --procs: "per-gpu", "per-node" or "init-all" ("": per-gpu).
 	Procs string
 }
 

@@ -518,7 +518,10 @@ func (s *System) Validate() error {
 		return fmt.Errorf("system %s: %d nodes: expected at most %d (gatesim's limit)", s.Name, len(s.Nodes), MaxNodes)
 	}
 	if s.Procs < 0 || s.Procs >= NumProcs {
-		return fmt.Errorf("system %s: procs %d: expected per-gpu or per-node", s.Name, int(s.Procs))
+		return fmt.Errorf("system %s: procs %d: expected per-gpu, per-node or init-all", s.Name, int(s.Procs))
+	}
+	if s.Procs == ProcsInitAll && len(s.Nodes) > 1 {
+		return fmt.Errorf("system %s: procs init-all with %d nodes: ncclCommInitAll makes the ranks of one process, expected one node", s.Name, len(s.Nodes))
 	}
 	ranks := 0
 	for i, nd := range s.Nodes {

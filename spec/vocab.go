@@ -84,6 +84,7 @@ const (
 	NumAllocs          = nccl.NumAllocs
 	ProcsPerGPU        = nccl.ProcsPerGPU
 	ProcsPerNode       = nccl.ProcsPerNode
+	ProcsInitAll       = nccl.ProcsInitAll
 	NumProcs           = nccl.NumProcs
 	Success            = nccl.Success
 	UnhandledCudaError = nccl.UnhandledCudaError

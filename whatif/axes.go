@@ -21,7 +21,7 @@ type Axes struct {
 	DType, RedOp string
 	// Config is the communicator config, name=value items (spec.ParseConfig).
 	Config string
-	// Procs is --procs: per-gpu or per-node ("" keeps the file's).
+	// Procs is --procs: per-gpu, per-node or init-all ("" keeps the file's).
 	Procs string
 	// FromFile says the sweep came from a file, whose collectives the
 	// default --coll does not replace.

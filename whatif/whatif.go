@@ -44,7 +44,8 @@ type Sweep struct {
 	// field names); nil: ncclCommInitRank.
 	Config *spec.Config `json:"config,omitempty"`
 	// Procs spreads every machine's ranks over processes: "per-gpu" (the
-	// default) or "per-node" (one process drives a node's GPUs).
+	// default), "per-node" (one process drives a node's GPUs) or
+	// "init-all" (per-node through ncclCommInitAll, one node).
 	Procs string `json:"procs,omitempty"`
 }
 

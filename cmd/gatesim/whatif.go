@@ -63,7 +63,7 @@ time-nodes.png/.svg.`,
 	f.StringVar(&o.nicGbps, "nic-gbps", "", "NIC speeds in Gb/s, such as 200,400")
 	f.StringVar(&o.nvlinks, "nvlinks", "", "NVLink links per GPU")
 	f.StringVar(&o.sharp, "sharp", "off", "SHARP plugin/switch: off, on or both")
-	f.StringVar(&o.procs, "procs", "", "ranks per process for every machine: per-gpu (default) or per-node")
+	f.StringVar(&o.procs, "procs", "", "ranks per process for every machine: per-gpu (default), per-node or init-all")
 	f.StringArrayVar(&o.envs, "env", nil, "NAME=VALUE for every point; repeatable")
 	f.StringVar(&o.config, "config", "", configUsage)
 	f.StringArrayVar(&o.envSets, "env-set", nil, "NAME:A=1,B=2 a named environment set; repeatable (NAME: alone is the empty set)")

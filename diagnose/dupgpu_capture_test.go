@@ -1,0 +1,181 @@
+package diagnose
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gatesim/gatesim/ncclog"
+	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
+)
+
+// dupGPUCaptures are the releases captured with two ranks on one H200
+// (hw/testdata/device/README.md, "Two ranks on one GPU").
+var dupGPUCaptures = []spec.Version{spec.V2_28_3, spec.V2_28_9}
+
+// resultLine is dupgpu.py's summary of each call: its return code and
+// what ncclGetLastError said afterwards.
+var resultLine = regexp.MustCompile(`(?m)^RESULT .*\brc=(\d+) .* last='(.*)'$`)
+
+// readDupGPUCapture reads one captured log and its RESULT line.
+func readDupGPUCapture(t *testing.T, v spec.Version, name string) (l *ncclog.Log, rc spec.Result, last string) {
+	t.Helper()
+	path := filepath.Join("..", "hw", "testdata", "device", "dupgpu", v.String(), name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := resultLine.FindStringSubmatch(string(data))
+	if m == nil {
+		t.Fatalf("%s: no RESULT line", path)
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		t.Fatalf("%s: rc %q", path, m[1])
+	}
+	if l, err = ncclog.Parse(strings.NewReader(string(data)), name); err != nil {
+		t.Fatal(err)
+	}
+	return l, spec.Result(n), m[2]
+}
+
+// dupGPUSystem is the captured machine: both ranks on CUDA device 0 of
+// one H200 at the bus id the logs print.
+func dupGPUSystem(t *testing.T) *spec.System {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "systems", "dupgpu-h200.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := spec.ParseSystem("dupgpu-h200.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+// TestDupGPUCaptured: two processes of one host on one CUDA device, per
+// captured release. The log reader reads each rank's "Duplicate GPU
+// detected" WARN (the text ncclGetLastError returned), diagnose names
+// G-DEV-DUP-1 and the return code the call returned, and the model
+// predicts rank 0's WARN word for word and the same code.
+// Ref: v2.28.9-1 src/init.cc initTransportsRank
+func TestDupGPUCaptured(t *testing.T) {
+	sys := dupGPUSystem(t)
+	id, err := topo.BusIDToInt64(sys.Nodes[0].GPUs[0].BusID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range dupGPUCaptures {
+		for _, name := range []string{"rank0.log", "rank1.log"} {
+			l, rc, last := readDupGPUCapture(t, v, name)
+			if l.Release != v {
+				t.Errorf("%s %s: release %s", v, name, l.Release)
+			}
+			var warn *ncclog.LogError
+			for i, e := range l.Errors {
+				if e.Kind == "init.dupgpu" {
+					warn = &l.Errors[i]
+				}
+			}
+			if warn == nil || warn.Level != ncclog.LevelWarn || warn.Msg != last {
+				t.Fatalf("%s %s: the reader's dup-GPU WARN %+v, want %q", v, name, warn, last)
+			}
+			if len(l.Comms) != 1 || l.Comms[0].BusID != fmt.Sprintf("%x", id) || l.Comms[0].CudaDev != sys.Nodes[0].GPUs[0].Dev {
+				t.Errorf("%s %s: comms %+v: want CUDA device %d at bus id %x, as the system file says", v, name, l.Comms, sys.Nodes[0].GPUs[0].Dev, id)
+			}
+			rep := Diagnose(l, Options{})
+			var f *Finding
+			for i := range rep.Findings {
+				if rep.Findings[i].Rule == "G-DEV-DUP-1" {
+					f = &rep.Findings[i]
+				}
+			}
+			if f == nil || f.Severity != Error || !strings.HasSuffix(f.Title, "returning "+rc.String()) {
+				t.Errorf("%s %s: finding %+v: want G-DEV-DUP-1 returning %s", v, name, f, rc)
+			}
+			if name != "rank0.log" {
+				continue
+			}
+			comm, err := spec.Init(spec.MustLoad(v), sys, spec.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if comm.Err == nil || comm.Err.Result != rc || comm.Err.Message != last {
+				t.Errorf("%s: the model's init error %v, want %s %q", v, comm.Err, rc, last)
+			}
+			if by := decidedBy(t, comm); by != "G-DEV-DUP-1" {
+				t.Errorf("%s: the model's deciding gate %s, want G-DEV-DUP-1", v, by)
+			}
+			// diagnose with the captured machine: the observed G-DEV-DUP-1
+			// agrees with the prediction, and nothing differs
+			pred, err := Predict(l, v, sys, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmp := Compare(pred, rep.Obs)
+			agreed := false
+			for _, g := range cmp.Gates {
+				agreed = agreed || g.Rule == "G-DEV-DUP-1" && g.Agreement == Agree
+			}
+			if !agreed || cmp.Differences() != 0 {
+				t.Errorf("%s: G-DEV-DUP-1 agreed %v, %d differences: %+v", v, agreed, cmp.Differences(), cmp.Gates)
+			}
+		}
+	}
+}
+
+// decidedBy is the gate a failed communicator's first AllReduce names.
+func decidedBy(t *testing.T, comm *spec.Comm) spec.RuleID {
+	t.Helper()
+	op, err := spec.OpFromBytes(spec.AllReduce, 1<<20, spec.Float32, spec.Sum, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := comm.Select(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.DecidedBy
+}
+
+// TestInitAllDupCaptured: one process calling ncclCommInitAll with
+// devlist {0, 0}, per captured release: the call returns its code with no
+// WARN and an empty ncclGetLastError, and the model (procs init-all on the
+// captured machine) returns the same code and message, decided by
+// G-DEV-DUP-2, with no WARN among its lines.
+// Ref: v2.28.9-1 src/init.cc ncclCommInitAll
+func TestInitAllDupCaptured(t *testing.T) {
+	sys := dupGPUSystem(t)
+	sys.Procs = spec.ProcsInitAll
+	for _, v := range dupGPUCaptures {
+		l, rc, last := readDupGPUCapture(t, v, "initall.log")
+		for _, e := range l.Errors {
+			if e.Level == ncclog.LevelWarn {
+				t.Errorf("%s: the capture has a WARN %q", v, e.Msg)
+			}
+		}
+		comm, err := spec.Init(spec.MustLoad(v), sys, spec.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if comm.Err == nil || comm.Err.Result != rc || comm.Err.Message != last || comm.Err.Call != "ncclCommInitAll" {
+			t.Errorf("%s: the model's init error %+v, want ncclCommInitAll's %s %q", v, comm.Err, rc, last)
+		}
+		if by := decidedBy(t, comm); by != "G-DEV-DUP-2" {
+			t.Errorf("%s: the model's deciding gate %s, want G-DEV-DUP-2", v, by)
+		}
+		for _, vd := range comm.Trace {
+			for _, line := range vd.Log {
+				if strings.Contains(line, "Duplicate GPU") {
+					t.Errorf("%s: the model prints %q (%s)", v, line, vd.Rule)
+				}
+			}
+		}
+	}
+}
