@@ -45,7 +45,7 @@ func ibPlaneRule(ref Ref) *Rule {
 					named++
 				}
 			}
-			facts := []Fact{F("plane_ids", joinInts(p.ids))}
+			facts := []Fact{F("plane_ids", fmt.Sprint(p.ids))}
 			if p.bad >= 0 {
 				facts = append(facts, F("refused_port", p.bad))
 				r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("port %d's plane id: %s ncclIbInitDevices fails with ncclInvalidUsage (G-NET-IB-1 prints it); the network falls back", p.bad, p.warn), Facts: facts})
@@ -55,8 +55,8 @@ func ibPlaneRule(ref Ref) *Rule {
 				r.emit(Verdict{Outcome: Skip, Why: "no NCCL_IB_HCA item names a plane"})
 				return
 			}
-			facts = append(facts, F("plane_indexes", joinInts(p.idx)))
-			r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("%d port(s) name a plane; indexes %s", named, joinInts(p.idx)), Facts: facts})
+			facts = append(facts, F("plane_indexes", fmt.Sprint(p.idx)))
+			r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("%d port(s) name a plane; indexes %v", named, p.idx), Facts: facts})
 		},
 	}
 }
