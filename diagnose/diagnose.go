@@ -904,9 +904,20 @@ func (d *diag) errors() {
 		if e.HasResult {
 			title += " (" + e.Result.String() + ")"
 		}
-		d.add(Finding{ID: "nccl.error", Severity: Error, Title: title,
+		d.add(Finding{ID: "nccl.error", Severity: Error, Title: title, Rule: d.ruleOfLine(e.First.Msg),
 			Evidence: []ncclog.Proof{{At: e.First.At, Msg: e.First.Msg, Why: e.SrcFile + ":" + strconv.Itoa(e.SrcLine), Count: e.Count}}})
 	}
+}
+
+// ruleOfLine is the gate whose observed verdict the log line is (the
+// reader's trace names it), empty when none does.
+func (d *diag) ruleOfLine(msg string) spec.RuleID {
+	for _, v := range d.o.Trace {
+		if slices.Contains(v.Log, msg) {
+			return v.Rule
+		}
+	}
+	return ""
 }
 
 func (d *diag) missing() {

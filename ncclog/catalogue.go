@@ -129,6 +129,8 @@ const (
 	KindRmaAssigned
 	KindEnvConfigCheck
 	KindDupGPU
+	KindIBPlane
+	KindGinDisabled
 	numKinds
 )
 
@@ -620,6 +622,18 @@ var Catalogue = []Form{
 		Ref: ref(t2230, "src/mnnvl.cc", "ncclMnnvlCheck"), Bare: true,
 		Example: "MNNVL 1 cliqueId 7ff cliqueSize 36 cliqueRank 3 nvlDomainSize 72", lit: " nvlDomainSize ",
 		re: rx(`^MNNVL (\d+) cliqueId \S+ cliqueSize (\d+) cliqueRank -?\d+ nvlDomainSize (\d+)`)},
+	// --- the IB's plane ids (G-NET-IB-PLANE-1)
+	{Kind: KindIBPlane, ID: "ib.plane.max", Format: `NCCL cannot use more than %d plane IDs.`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/transport/net_ib/init.cc", "ncclIbGetPlaneIndex"), Bare: true,
+		Example: "NCCL cannot use more than 14 plane IDs.", lit: "NCCL cannot use more than ", re: rx(`^NCCL cannot use more than (\d+) plane IDs\.`)},
+	{Kind: KindIBPlane, ID: "ib.plane.id", Format: `NCCL cannot use a plane ID that is %d.`, Since: v(2, 30, 7),
+		Ref: ref(t2230, "src/transport/net_ib/init.cc", "ncclIbGetPlaneIndex"), Bare: true,
+		Example: "NCCL cannot use a plane ID that is 16384.", lit: "NCCL cannot use a plane ID that is ", re: rx(`^NCCL cannot use a plane ID that is (-?\d+)\.`)},
+	// --- a GIN connection with NCCL_GIN_ENABLE=0 (G-GIN-CONN-1; also
+	// ncclRmaProxyConnectOnce's at 2.29.2-2.30.4)
+	{Kind: KindGinDisabled, ID: "gin.disabled", Format: `GIN is disabled.`, Since: v(2, 28, 7),
+		Ref: ref(t2230, "src/gin/gin_host.cc", "ncclGinConnectOnce"), Bare: true,
+		Example: "GIN is disabled.", lit: "GIN is disabled.", re: rx(`^GIN is disabled\.`)},
 	// --- several ranks on one GPU (G-DEV-DUP-1)
 	{Kind: KindDupGPU, ID: "init.dupgpu", Format: `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, Since: v(2, 5, 6), Until: v(2, 29, 7),
 		Ref: ref("v2.29.7-1", "src/init.cc", "initTransportsRank"), Bare: true,

@@ -554,6 +554,8 @@ func (ob *observer) trace() spec.Trace {
 	}{{KindGinAnyFail, "G-GIN-1", spec.Info, "no GIN plugin initialised, the internal IB GIN included: the communicator has no GIN"},
 		{KindRmaAnyFail, "G-RMA-1", spec.Info, "no RMA plugin initialised, the internal IB proxy RMA included: the communicator has no RMA"},
 		{KindGinAssigned, "G-GIN-1", spec.Pass, "NCCL assigned a GIN plugin to the communicator"},
+		{KindIBPlane, "G-NET-IB-PLANE-1", spec.Fail, "NCCL_IB_HCA gave a plane id NCCL refuses: the IB's init failed (ncclInvalidUsage) and the network fell back"},
+		{KindGinDisabled, "G-GIN-CONN-1", spec.Fail, "NCCL_GIN_ENABLE=0 and a GIN connection was asked for (a symmetric window across nodes): ncclInternalError"},
 		{KindRmaAssigned, "G-RMA-1", spec.Pass, "NCCL assigned an RMA plugin to the communicator"}} {
 		if s, ok := ob.l.First(x.k); ok {
 			r, _ := RuleByID(x.rule)

@@ -199,6 +199,7 @@ type nodeState struct {
 	nvlsGPU       []bool // per local GPU: nvlsSupport after CAP
 	nvlsChannels  int
 	nvlsEarlyOff  string // why NVLS was turned off before the capability query
+	ibPlane       ibPlaneState
 
 	graphs Graphs
 

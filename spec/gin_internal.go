@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // The internal IB GIN and RMA: which backend (GDAKI or the proxy)
@@ -73,10 +75,13 @@ func (r *initRun) ibGinOf(s *nodeState) ibGin {
 		return g
 	}
 	hca := r.env["NCCL_IB_HCA"]
+	var planes []int
 	for _, n := range s.node.NICs {
-		if !ibPortUsable(hca, n, r.rs.TopoParams.IfListRailPlane) {
+		e, ok := ifListEntry(hca, n.Name, n.Port, r.rs.TopoParams.IfListRailPlane)
+		if !ok || !n.Active {
 			continue
 		}
+		planes = append(planes, e.Plane)
 		if g.devs == 0 {
 			g.dmaBuf = n.DMABuf
 		}
@@ -84,6 +89,13 @@ func (r *initRun) ibGinOf(s *nodeState) ibGin {
 		if n.ProviderOf() == ProviderMLX5 {
 			g.mlx5++
 		}
+	}
+	// G-NET-IB-PLANE-1: a refused plane id fails ncclIbInitDevices only on
+	// its first call; after the network's IB init, a later call returns at
+	// netRefCount with every port listed
+	if _, bad, warn := topo.IBPlaneIndexes(planes); bad >= 0 && !s.ibPlane.ran {
+		g.why = warn + " (ncclIbInitDevices fails)"
+		return g
 	}
 	g.ok = g.devs > 0
 	if !g.ok {

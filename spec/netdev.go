@@ -112,12 +112,28 @@ func (r *initRun) ibInit(s *nodeState, withUsingOnZero bool) (ok bool, ndev int,
 	if hca != "" {
 		logs = append(logs, "NCCL_IB_HCA set to "+hca)
 	}
-	var line strings.Builder
+	type port struct {
+		n NIC
+		e topo.NetIf
+	}
+	var ports []port
+	planes := make([]int, 0, len(s.node.NICs))
 	for _, n := range s.node.NICs {
-		if !ibPortUsable(hca, n, r.rs.TopoParams.IfListRailPlane) {
-			continue
+		if e, ok := ifListEntry(hca, n.Name, n.Port, r.rs.TopoParams.IfListRailPlane); ok && n.Active {
+			ports = append(ports, port{n, e})
+			planes = append(planes, e.Plane)
 		}
-		e, _ := ifListEntry(hca, n.Name, n.Port, r.rs.TopoParams.IfListRailPlane)
+	}
+	// G-NET-IB-PLANE-1: the plane ids are indexed port by port after the
+	// ports are listed, each port made a virtual device as it passes
+	idx, bad, warn := topo.IBPlaneIndexes(planes)
+	s.ibPlane = ibPlaneState{ids: planes, idx: idx, bad: bad, warn: warn, ran: true}
+	var line strings.Builder
+	for i, p := range ports {
+		if i == bad {
+			return false, 0, append(logs, warn), "NCCL_IB_HCA plane id of " + p.n.Name + ": " + warn + " (ncclIbInitDevices fails with ncclInvalidUsage)"
+		}
+		n, e := p.n, p.e
 		ll := n.LinkLayer
 		if ll == "" {
 			ll = "IB"

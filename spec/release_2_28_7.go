@@ -122,6 +122,7 @@ func apply2_28_7(rs *Ruleset) {
 	rs.Replace(p2pSchedRule(Ref{Tag: tag287, File: "src/init.cc", Func: "ncclP2pSchedule; src/include/channel.h ncclP2pChannelBaseForRound"}, p2pSchedDoc287), "comm->p2pSchedule walks groups of NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks and the base counts group deltas (2.28.7)")
 	// after the network choice: the GIN object is assigned with its net
 	// plugin (ncclNetPluginAssignToComm)
+	rs.Add(ginConnRule(Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclGinConnectOnce"}), "G-TRANSPORT-CONN-1", "GIN connects for a device communicator the user asks GIN of; NCCL_GIN_ENABLE=0 WARNs \"GIN is disabled.\" (2.28.7)")
 	rs.Add(ginInNet(Ref{Tag: tag287, File: "src/plugin/net.cc", Func: "ncclNetPluginLoad, ncclNetPluginAssignToComm"}), "G-NET-SEL-1", "ncclGinPlugin_v11 in the net plugin's library (2.28.7)")
 	rs.Replace(nvlsEarly287, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")

@@ -95,6 +95,7 @@ func consts2_29_2(rs *Ruleset) {
 
 func apply2_29_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2292, File: file, Func: fn} }
+	rs.Replace(ginConnRule(ref("src/sym_kernels.cc", "ncclSymkInitOnce; src/dev_runtime.cc ncclDevrCommCreateInternal")), "a multi-node symmetric communicator asks GIN for rail signals at its first symmetric window (2.29.2)")
 	rs.Replace(graphSearch.withRef(ref("src/graph/search.cc", "ncclTopoCompute")), "sm80 inter-node type may reach SYS again; the simple-order fallback picks real NETs (2.29.2)")
 	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains graphUsageMode, numRmaCtx; CTAPolicy a mask")
 	rs.Replace(nvlsSetupText(ref("src/transport/nvls.cc", "nvlsAllocateMem"), false, nvlsBindHard29), "a multicast bind failure fails init again whatever NCCL_NVLS_ENABLE (2.29.2)")

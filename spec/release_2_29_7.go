@@ -33,6 +33,7 @@ func consts2_29_7(rs *Ruleset) {
 }
 
 func apply2_29_7(rs *Ruleset) {
+	rs.Replace(ginConnRule(Ref{Tag: tag2297, File: "src/gin/gin_host.cc", Func: "setLocalGinType, ncclGinConnectOnce"}), "NCCL_GIN_ENABLE=0 gives the GIN type none, so no window connects GIN; NCCL_CROSS_NIC=0 connects rail only (2.29.7)")
 	rs.Replace(gin297, "the GIN plugin's own loader: NCCL_GIN_PLUGIN, libnccl-gin.so, then the net plugin's library (2.29.7)")
 	rs.Move("G-GIN-1", "G-NET-LIB-3", Ref{Tag: tag2297, File: "src/init.cc", Func: "commAlloc"}, "ncclGinInit runs after ncclNetInit")
 	rs.Replace(p2pSchedRule(Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, ncclLaunchPrepare"}, p2pSchedDoc297), "a plan whose budget is full hands the next plan the p2p round that did not fit (2.29.7); before, each plan walked from round 0")

@@ -114,5 +114,7 @@ func apply2_30_7(rs *Ruleset) {
 	rs.Replace(devDup307, "GPU UUIDs compared in the AllGather1 loop: \"Multiple Ranks are using the same GPU/Partition\" (2.30.7)")
 	rs.Replace(gin307, "window v14, v13; GIN/Plugin lines (2.30.7)")
 	rs.Replace(rma307, "the RMA plugin's own loader: NCCL_RMA_PLUGIN, libnccl-rma.so, then the net plugin's library (2.30.7)")
+	rs.Add(ibPlaneRule(ref("src/transport/net_ib/init.cc", "ncclIbGetPlaneIndex, ncclIbInitDevices")), "G-NET-IB-1", "plane ids of NCCL_IB_HCA indexed; a 13th id or one with the virtual bit fails the IB's init (2.30.7)")
+	rs.Replace(ginConnRule(ref("src/sym_kernels.cc", "ncclSymkInitOnce; src/gin/gin_host.cc ncclGinConnectOnce")), "NCCL_GIN_ENABLE=0 keeps the GIN type; the symmetric kernels' GIN request meets \"GIN is disabled.\" (2.30.7)")
 	rs.Move("G-RMA-1", "G-NET-LIB-3", ref("src/init.cc", "commAlloc"), "ncclRmaInit runs between ncclNetInit and ncclGinInit")
 }

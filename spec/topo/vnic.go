@@ -219,7 +219,7 @@ const ibPlaneVirtBit = 1 << 14
 // adds its rail and plane: for one port its NCCL_IB_HCA entry's (-1,
 // NCCL_NET_ID_UNDEF, when none names one); fused, the ports' rail when
 // they share one (else -1) and the virtual bit with each port's plane
-// index (ibPlanes).
+// index (IBPlaneIndexes).
 func IBVDeviceLog(p Params, dev int, name string, speed int64, ndevs, rail, plane int) string {
 	switch p.IBVDeviceLine {
 	case IBVDevicePlain:
@@ -230,22 +230,46 @@ func IBVDeviceLog(p Params, dev int, name string, speed int64, ndevs, rail, plan
 	return ""
 }
 
-// ibPlanes are the IB's plane indexes of its ports, in device order
-// (ncclIbGetPlaneIndex): index 0 is the undefined plane, each other plane
-// takes the next index when first seen. A fused device's plane is
-// ibPlaneVirtBit with bit 1<<index set for each of its ports.
-func ibPlanes(planes []int) []int {
-	seen := []int{-1}
-	out := make([]int, len(planes))
+// IBPlaneMaxIndex is NCCL_IB_PLANE_MAX_INDEX: ncclIbGetPlaneIndex's table
+// holds the undefined plane and at most 12 user plane ids.
+const IBPlaneMaxIndex = 14
+
+// IBPlaneIndexes are the IB's plane indexes of its ports, in device order
+// (ncclIbGetPlaneIndex, called by ncclIbInitDevices after the ports are
+// listed): index 0 is the undefined plane (-1), each other plane id takes
+// the next index when first seen. A fused device's plane is
+// ibPlaneVirtBit with bit 1<<index set for each of its ports. The table
+// stores ids as int16_t and compares them with the int id, so an id
+// beyond int16 never matches a stored one and takes an index each time.
+// bad is the first port whose id NCCL refuses (-1: none) and warn its
+// WARN: a 13th user plane id ("NCCL cannot use more than 14 plane IDs.")
+// or an id other than -1 with the virtual bit set ("NCCL cannot use a
+// plane ID that is %d.", so every other negative id); ncclIbInitDevices
+// then fails with ncclInvalidUsage, the ports before it already made
+// virtual devices. idx holds the indexes of the ports before bad.
+//
+// Ref: v2.30.7-1 src/transport/net_ib/init.cc ncclIbGetPlaneIndex,
+// ncclIbInitDevices
+func IBPlaneIndexes(planes []int) (idx []int, bad int, warn string) {
+	seen := []int16{-1}
+	idx = make([]int, 0, len(planes))
 	for i, pl := range planes {
-		j := slices.Index(seen, pl)
-		if j < 0 {
-			j = len(seen)
-			seen = append(seen, pl)
+		j := 0
+		for j < len(seen) && int(seen[j]) != pl {
+			j++
 		}
-		out[i] = j
+		if j == len(seen) {
+			switch {
+			case j == IBPlaneMaxIndex-1:
+				return idx, i, fmt.Sprintf("NCCL cannot use more than %d plane IDs.", IBPlaneMaxIndex)
+			case pl != -1 && pl&ibPlaneVirtBit != 0:
+				return idx, i, fmt.Sprintf("NCCL cannot use a plane ID that is %d.", pl)
+			}
+			seen = append(seen, int16(pl))
+		}
+		idx = append(idx, j)
 	}
-	return out
+	return idx, -1, ""
 }
 
 // FuseNets returns the XML NCCL builds a host's system from once the
@@ -777,7 +801,13 @@ func (f *fusion) populate(coll *fusion) ([]VNic, error) {
 			planes[d] = int(attrInt(f.phys[d], "plane"))
 		}
 	}
-	planeIdx := ibPlanes(planes)
+	// a refused plane id fails the IB's init (G-NET-IB-PLANE-1) before
+	// the topology is built; a system that reaches here with one anyway
+	// is refused with the WARN
+	planeIdx, bad, warn := IBPlaneIndexes(planes)
+	if bad >= 0 {
+		return nil, fmt.Errorf("NET/IB port %d: %s (ncclIbGetPlaneIndex)", bad, warn)
+	}
 	for k, devs := range f.vnics {
 		v := VNic{Plugin: "net", Dev: base + k, Rail: railOf(devs[0]), Plane: planes[devs[0]]}
 		if len(devs) > 1 {
