@@ -498,3 +498,23 @@ func DecideScript(v Version, sys *System, env Env, calls []Call, res []CallResul
 	}
 	return comm.DecideCalls(calls, res, launch)
 }
+
+// symRangeDoc is G-SCHED-SYMRANGE-1's text; symRangeRule builds the rule
+// for a tag, the decode's difference in its Doc.
+const symRangeDoc = `From 2.28.3 ncclSymmetricTaskScheduler lays a symmetric plan's tasks over the kernel's blocks in order, cellPerChannel = ⌈⌈Σ cell-aligned counts / blocks⌉ / cell⌉ 1 KiB cells per block, and records per block only the last task it reaches (workHi) and where in that task it stops, as a 16-bit fraction (fracHi = ⌈0x10000 × cells done / task cells⌉ − 1), and per task the blocks it owns (sChannelId, nChannels: the blocks it starts on or fills, and its tail block when at most one cell of it stays free or no symmetric task follows in the group's queue). The kernel decodes the fractions back into elements (⌊fraction × task cells / 0x10000⌋ cells): the blocks a task owns share its range evenly, a block holding a task's head or tail beside other tasks moves that piece alone (the LL kernels' singleWork and the GIN kernels' forEachWorkNoFusion: every block its own range). The fraction rounds, so a task of more than 65536 cells leaves a block up to task cells / 65536 cells more or less than its cells, and the launch covers the blocks the cells reach (curChannel).`
+
+func symRangeRule(ref Ref, decode string) *Rule {
+	return &Rule{
+		ID: "G-SCHED-SYMRANGE-1", Layer: LayerGroup, Title: "a symmetric plan's bytes split over its blocks by fractional work ranges",
+		Doc: symRangeDoc + " " + decode,
+		Ref: ref,
+		group: func(g *groupRun) {
+			ch := g.choice
+			if ch.Kernel == "" || len(ch.SymParts) == 0 || ch.Err != nil {
+				return
+			}
+			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("symmetric plan %d on %d of %d blocks, at most %d bytes per block; this task's bytes: %s",
+				ch.Plan, ch.SymChannels, ch.NChannels, ch.CTABytes, tuning.FormatSymParts(ch.SymParts))})
+		},
+	}
+}
