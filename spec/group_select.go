@@ -229,7 +229,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			if ch.Kernel != "" {
 				d.Kernel = ch.Kernel
 				d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, float64(ch.TimeUs)
-				d.CTABytes, d.SymChannels = ch.CTABytes, ch.SymChannels
+				d.CTABytes, d.SymChannels, d.SymParts = ch.CTABytes, ch.SymChannels, ch.SymParts
 				why = fmt.Sprintf("%s: symmetric kernel %s on %d blocks of %d threads, channels %d..%d, at most %d bytes per block; plan %d of %d tasks in %d bytes of kernel arguments (est. %.1f µs)",
 					symBuffers(all[i].Buffers), ch.Kernel, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.CTABytes, ch.Plan, ch.Works, ch.ArgsBytes, ch.TimeUs)
 			}

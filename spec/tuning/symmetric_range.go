@@ -28,8 +28,8 @@ import "fmt"
 // fraction let the block before them finish it): their shares are not
 // moved.
 type SymPart struct {
-	CTALo   int   `json:"ctaLo"`
-	CTAHi   int   `json:"ctaHi"`
+	CTALo   int   `json:"cta_lo"`
+	CTAHi   int   `json:"cta_hi"`
 	Offset  int64 `json:"offset"`
 	Bytes   int64 `json:"bytes"`
 	Missing int   `json:"missing,omitempty"`
@@ -230,6 +230,9 @@ func FormatSymParts(parts []SymPart) string {
 			b = fmt.Appendf(b, "blocks %d-%d", p.CTALo, p.CTAHi)
 		}
 		b = fmt.Appendf(b, " bytes %d..%d", p.Offset, p.Offset+p.Bytes)
+		if p.Missing > 0 {
+			b = fmt.Appendf(b, " (%d of them never reach it)", p.Missing)
+		}
 	}
 	return string(b)
 }
