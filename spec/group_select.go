@@ -248,6 +248,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 				v.Log = []string{ch.Line}
 			}
 			out.Traces[i] = c.sideVerdictOrAdd(out.Traces[i], v)
+			if ch.Kernel != "" && ch.Err == nil {
+				// the only group rule a symmetric plan's task meets
+				gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d}
+				out.Traces[i] = c.runGroupRule(gr, "G-SCHED-SYMRANGE-1", out.Traces[i])
+			}
 			continue
 		}
 		if all[i].Buffers == BuffersWindow || ch.SymFallback != "" {
@@ -325,16 +330,25 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 // for a collective.
 func (c *Comm) runGroupRules(gr *groupRun, p2p bool, tr Trace) Trace {
 	for _, id := range c.rs.Group {
-		rule := c.rs.rules[id]
-		if rule.p2p != p2p {
-			continue
+		if c.rs.rules[id].p2p == p2p {
+			tr = c.runGroupRule(gr, id, tr)
 		}
-		gr.out = gr.out[:0]
-		rule.group(gr)
-		for _, v := range gr.out {
-			v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
-			tr = append(tr, v)
-		}
+	}
+	return tr
+}
+
+// runGroupRule appends to tr the verdicts of one group rule, if the
+// release has it.
+func (c *Comm) runGroupRule(gr *groupRun, id RuleID, tr Trace) Trace {
+	rule, ok := c.rs.rules[id]
+	if !ok {
+		return tr
+	}
+	gr.out = gr.out[:0]
+	rule.group(gr)
+	for _, v := range gr.out {
+		v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
+		tr = append(tr, v)
 	}
 	return tr
 }
