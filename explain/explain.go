@@ -425,7 +425,10 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
 					if note != "" {
 						note += "; "
 					}
-					note += fmt.Sprintf("plan %d (%d ops), %s per block", ch.Plan, ch.Works, spec.FormatBytes(ch.CTABytes))
+					note += fmt.Sprintf("plan %d (%d ops), at most %s per block", ch.Plan, ch.Works, spec.FormatBytes(ch.CTABytes))
+					if len(ch.SymParts) > 1 || (len(ch.SymParts) == 1 && ch.SymParts[0].Missing > 0) {
+						note += "; " + tuning.FormatSymParts(ch.SymParts)
+					}
 				}
 			}
 			ap := d.Algo.String() + "/" + d.Proto.String()

@@ -165,6 +165,28 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 		b = append(b, `,"cta_bytes":`...)
 		b = strconv.AppendInt(b, o.CTABytes, 10)
 	}
+	if len(o.CTAParts) > 0 {
+		b = append(b, `,"cta_parts":[`...)
+		for i, p := range o.CTAParts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"cta_lo":`...)
+			b = strconv.AppendInt(b, int64(p.CTALo), 10)
+			b = append(b, `,"cta_hi":`...)
+			b = strconv.AppendInt(b, int64(p.CTAHi), 10)
+			b = append(b, `,"offset":`...)
+			b = strconv.AppendInt(b, p.Offset, 10)
+			b = append(b, `,"bytes":`...)
+			b = strconv.AppendInt(b, p.Bytes, 10)
+			if p.Missing != 0 {
+				b = append(b, `,"missing":`...)
+				b = strconv.AppendInt(b, int64(p.Missing), 10)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	if o.Aggregate != 0 {
 		b = append(b, `,"aggregate":`...)
 		b = strconv.AppendInt(b, int64(o.Aggregate), 10)

@@ -25,6 +25,7 @@ import (
 	"github.com/gatesim/gatesim/internal/jsonout"
 	"github.com/gatesim/gatesim/internal/lru"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // SchemaVersion is the version of the request and answer format. It changes
@@ -125,8 +126,11 @@ type OpAnswer struct {
 	// collective); empty on the cost-table path.
 	Kernel string `json:"kernel,omitempty"`
 	// CTABytes: with a symmetric kernel, the most bytes one of its blocks
-	// works on.
-	CTABytes int64 `json:"cta_bytes,omitempty"`
+	// works on; CTAParts the pieces of this operation's bytes and the
+	// blocks that move each (G-SCHED-SYMRANGE-1: blocks cta_lo..cta_hi
+	// share bytes offset..offset+bytes evenly).
+	CTABytes int64            `json:"cta_bytes,omitempty"`
+	CTAParts []tuning.SymPart `json:"cta_parts,omitempty"`
 	// Aggregate is how many operations were decided together with this one
 	// (itself included); Registered the buffer registration NCCL made.
 	Aggregate  int    `json:"aggregate,omitempty"`
@@ -885,7 +889,7 @@ func p2pChannels(p *spec.P2PPath) *spec.P2PPath {
 
 // opAnswer is one operation's entry of "ops".
 func opAnswer(d *spec.Decision) OpAnswer {
-	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Kernel: d.Kernel, CTABytes: d.CTABytes, P2P: d.P2P != nil}
+	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Kernel: d.Kernel, CTABytes: d.CTABytes, CTAParts: d.SymParts, P2P: d.P2P != nil}
 	if d.Err != nil {
 		a.Status = "error"
 		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call}

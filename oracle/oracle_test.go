@@ -293,12 +293,22 @@ func TestGroupAnswer(t *testing.T) {
 	m = decode(t, o.HandleLine([]byte(`{"nccl":"2.28.3","system":"h200x2","env":{"NCCL_NVLS_ENABLE":"0"},"group":[`+strings.TrimSuffix(strings.Repeat(win+",", 60), ",")+`]}`)))
 	ops = m["ops"].([]any)
 	for _, c := range []struct {
-		i             int
-		blocks, bytes float64
-	}{{0, 7, 531 << 10}, {57, 7, 531 << 10}, {58, 3, 43 << 10}, {59, 3, 43 << 10}} {
+		i                      int
+		blocks, bytes, covered float64
+	}{{0, 7, 531 << 10, 64 << 10}, {57, 7, 531 << 10, 14 << 10}, {58, 3, 43 << 10, 64 << 10}, {59, 3, 43 << 10, 64 << 10}} {
 		e := ops[c.i].(map[string]any)
 		if e["kernel"] != "AllReduce_RSxLD_AGxST" || e["nchannels"] != c.blocks || e["cta_bytes"] != c.bytes || e["nthreads"] != float64(512) || e["algo"] != nil {
 			t.Errorf("window op %d: %v, want %g blocks of %g bytes", c.i, e, c.blocks, c.bytes)
+		}
+		// cta_parts: the blocks' pieces of the operation's 64 KiB; 2.28.3's
+		// decode starts op 57, which follows op 56's tail in block 6, after
+		// op 56's fraction and never moves its first 50 KiB
+		var sum float64
+		for _, p := range e["cta_parts"].([]any) {
+			sum += p.(map[string]any)["bytes"].(float64)
+		}
+		if sum != c.covered {
+			t.Errorf("window op %d: cta_parts %v cover %g bytes, want %g", c.i, e["cta_parts"], sum, c.covered)
 		}
 	}
 }

@@ -93,8 +93,11 @@ type Decision struct {
 	// NChannels; 2.27 NChannels.
 	SymChannels int `json:"sym_nchannels,omitempty"`
 	// CTABytes is the most bytes one block of the symmetric kernel works
-	// on (its plan's cells per channel; 2.27: the even share).
-	CTABytes int64 `json:"cta_bytes,omitempty"`
+	// on (2.28.3+: its share of its plan's pieces, G-SCHED-SYMRANGE-1;
+	// 2.27: the even share). SymParts are the pieces of this operation's
+	// bytes and the blocks that move each.
+	CTABytes int64            `json:"cta_bytes,omitempty"`
+	SymParts []tuning.SymPart `json:"sym_parts,omitempty"`
 	// Part is the channel split a group plan gave the operation
 	// (scheduleCollTasksToPlan beside others); nil when the operation is
 	// planned alone, or on CollNet, whose channels all walk the buffer.

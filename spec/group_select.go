@@ -229,7 +229,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			if ch.Kernel != "" {
 				d.Kernel = ch.Kernel
 				d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, float64(ch.TimeUs)
-				d.CTABytes, d.SymChannels = ch.CTABytes, ch.SymChannels
+				d.CTABytes, d.SymChannels, d.SymParts = ch.CTABytes, ch.SymChannels, ch.SymParts
 				why = fmt.Sprintf("%s: symmetric kernel %s on %d blocks of %d threads, channels %d..%d, at most %d bytes per block; plan %d of %d tasks in %d bytes of kernel arguments (est. %.1f µs)",
 					symBuffers(all[i].Buffers), ch.Kernel, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.CTABytes, ch.Plan, ch.Works, ch.ArgsBytes, ch.TimeUs)
 			}
@@ -248,6 +248,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 				v.Log = []string{ch.Line}
 			}
 			out.Traces[i] = c.sideVerdictOrAdd(out.Traces[i], v)
+			if ch.Kernel != "" && ch.Err == nil {
+				// the only group rule a symmetric plan's task meets
+				gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d}
+				out.Traces[i] = c.runGroupRule(gr, "G-SCHED-SYMRANGE-1", out.Traces[i])
+			}
 			continue
 		}
 		if all[i].Buffers == BuffersWindow || ch.SymFallback != "" {
@@ -325,16 +330,25 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 // for a collective.
 func (c *Comm) runGroupRules(gr *groupRun, p2p bool, tr Trace) Trace {
 	for _, id := range c.rs.Group {
-		rule := c.rs.rules[id]
-		if rule.p2p != p2p {
-			continue
+		if c.rs.rules[id].p2p == p2p {
+			tr = c.runGroupRule(gr, id, tr)
 		}
-		gr.out = gr.out[:0]
-		rule.group(gr)
-		for _, v := range gr.out {
-			v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
-			tr = append(tr, v)
-		}
+	}
+	return tr
+}
+
+// runGroupRule appends to tr the verdicts of one group rule, if the
+// release has it.
+func (c *Comm) runGroupRule(gr *groupRun, id RuleID, tr Trace) Trace {
+	rule, ok := c.rs.rules[id]
+	if !ok {
+		return tr
+	}
+	gr.out = gr.out[:0]
+	rule.group(gr)
+	for _, v := range gr.out {
+		v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"
+		tr = append(tr, v)
 	}
 	return tr
 }
@@ -497,4 +511,24 @@ func DecideScript(v Version, sys *System, env Env, calls []Call, res []CallResul
 		return nil, err
 	}
 	return comm.DecideCalls(calls, res, launch)
+}
+
+// symRangeDoc is G-SCHED-SYMRANGE-1's text; symRangeRule builds the rule
+// for a tag, the decode's difference in its Doc.
+const symRangeDoc = `From 2.28.3 ncclSymmetricTaskScheduler lays a symmetric plan's tasks over the kernel's blocks in order, cellPerChannel = ⌈⌈Σ cell-aligned counts / blocks⌉ / cell⌉ 1 KiB cells per block, and records per block only the last task it reaches (workHi) and where in that task it stops, as a 16-bit fraction (fracHi = ⌈0x10000 × cells done / task cells⌉ − 1), and per task the blocks it owns (sChannelId, nChannels: the blocks it starts on or fills, and its tail block when at most one cell of it stays free or no symmetric task follows in the group's queue). The kernel decodes the fractions back into elements (⌊fraction × task cells / 0x10000⌋ cells): the blocks a task owns share its range evenly, a block holding a task's head or tail beside other tasks moves that piece alone (the LL kernels' singleWork and the GIN kernels' forEachWorkNoFusion: every block its own range). The fraction rounds, so a task of more than 65536 cells leaves a block up to task cells / 65536 cells more or less than its cells, and the launch covers the blocks the cells reach (curChannel).`
+
+func symRangeRule(ref Ref, decode string) *Rule {
+	return &Rule{
+		ID: "G-SCHED-SYMRANGE-1", Layer: LayerGroup, Title: "a symmetric plan's bytes split over its blocks by fractional work ranges",
+		Doc: symRangeDoc + " " + decode,
+		Ref: ref,
+		group: func(g *groupRun) {
+			ch := g.choice
+			if ch.Kernel == "" || len(ch.SymParts) == 0 || ch.Err != nil {
+				return
+			}
+			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("symmetric plan %d on %d of %d blocks, at most %d bytes per block; this task's bytes: %s",
+				ch.Plan, ch.SymChannels, ch.NChannels, ch.CTABytes, tuning.FormatSymParts(ch.SymParts))})
+		},
+	}
 }

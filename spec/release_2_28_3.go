@@ -153,6 +153,9 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 
 func apply2_28_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
+	rs.Add(symRangeRule(ref("src/scheduler/symmetric_sched.cc", "ncclSymmetricTaskScheduler; src/device/symmetric/primitives.cuh ncclSymkArgsHandler::getWorkRange, getWorkRangeFused"),
+		"2.28.3's decode reads both ends of a block's range from its first task and starts a task's owned blocks after the fraction of the block before them whatever task that block ends in: a task that follows another's tail in one block loses its head, a block spanning tasks of different sizes ends at the wrong element."),
+		schedBudgetRule.ID, "grouped symmetric kernels with fractional work ranges (2.28.3)")
 	rs.Replace(topoRule(ref("src/init.cc", "initTransportsRank")), "new tag")
 	rs.Replace(envSource23, "new tag")
 	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains nChannelsPerNetPeer, nvlinkCentricSched; CTAPolicy up to ZERO")

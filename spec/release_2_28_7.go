@@ -114,10 +114,14 @@ func tuningApply2_28_7(t *Tuning) ([]TuningChange, error) {
 	// ncclDevComm gains the GIN barrier, contexts and signal fields (88 → 200
 	// bytes): a bin holds 56 symmetric tasks instead of 58
 	tuningSet(d, &t.SymArgsBytes, 224, symKernelsH, "struct ncclSymkDevWorkArgs")
+	tuningSet(d, &t.SymRangeOwnEnds, true, "src/device/symmetric/primitives.cuh", "ncclSymkArgsHandler::getWorkRange, getWorkRangeFused")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
 func apply2_28_7(rs *Ruleset) {
+	rs.Replace(symRangeRule(Ref{Tag: tag287, File: "src/scheduler/symmetric_sched.cc", Func: "ncclSymmetricTaskScheduler; src/device/symmetric/primitives.cuh ncclSymkArgsHandler::getWorkRange, getWorkRangeFused"},
+		"From 2.28.7 each end of a block's range reads its own task, and a task's owned blocks start after the block before them only when that block ends inside the same task, so the blocks' pieces cover every task's bytes exactly once."),
+		"the work-range decode reads each end's own task (2.28.7)")
 	rs.Add(envPlugin, "G-ENV-SRC-1", "environment plugin (2.28.7)")
 	rs.Replace(p2pSchedRule(Ref{Tag: tag287, File: "src/init.cc", Func: "ncclP2pSchedule; src/include/channel.h ncclP2pChannelBaseForRound"}, p2pSchedDoc287), "comm->p2pSchedule walks groups of NCCL_P2P_SCHEDULE_GROUP_SIZE local ranks and the base counts group deltas (2.28.7)")
 	// after the network choice: the GIN object is assigned with its net

@@ -485,6 +485,8 @@ func TestEveryRuleHasACase(t *testing.T) {
 		"G-GROUP-PLAN-1": true, "G-REG-IPC-1": true, "G-REG-UB-1": true,
 		// and TestPlanBudgetSplitsGroups
 		"G-SCHED-BUDGET-1": true,
+		// the symmetric work ranges: TestSymRangeGroup, per release
+		"G-SCHED-SYMRANGE-1": true,
 		// TestSelectGroupRegisterFallback, per release
 		"G-REG-SKIP-1": true,
 		// the send/recv planner: TestSelectGroupP2P, per release

@@ -205,6 +205,7 @@ func TestTuningDiff2_28_3to2_28_9(t *testing.T) {
 		"perChMaxNVLSTreeBws[Blackwell][N4]: 43.1 -> 43.8",
 		"reg.noneP2PMemcpy: false -> true",
 		"sched.symArgsBytes: 112 -> 224",
+		"sched.symRangeOwnEnds: false -> true",
 	}
 	var s []string
 	for _, c := range got {

@@ -69,16 +69,16 @@ type OpChoice struct {
 	// plan)
 	// (G-SEL-SIDE-1). Kernel is the symmetric kernel NCCL
 	// picked (NChannels its blocks, NThreads its threads, TimeUs its
-	// estimate, ChannelLo..ChannelHi the channels the operation's cells
-	// fill); empty on the copy engines.
+	// estimate, ChannelLo..ChannelHi the blocks that move any of its
+	// bytes); empty on the copy engines.
 	SidePath string `json:"sidePath,omitempty"`
 	Kernel   string `json:"kernel,omitempty"`
 	// SymFallback says why window buffers a symmetric kernel could take
 	// went back to the cost table (2.29.2+), empty otherwise.
 	SymFallback string `json:"symFallback,omitempty"`
 	// CTABytes is the most bytes one block of the symmetric kernel
-	// works on: cellPerChannel 1 KiB cells of its plan (2.27: the even
-	// share of the buffer its blocks walk round robin). ArgsBytes is the
+	// works on: its share of the plan's SymParts (2.27: the even share of
+	// the buffer its blocks walk round robin). ArgsBytes is the
 	// plan's kernel arguments (kernelArgsSize) and Works how many tasks
 	// the plan carries: a symmetric bin larger than the arguments hold is
 	// split, and a cost-table plan takes tasks while its budget lasts
@@ -95,6 +95,11 @@ type OpChoice struct {
 	// 2.28.3+ curChannel, the channels its cells fill (fewer than its
 	// blocks when the cells run out); 2.27 its blocks.
 	SymChannels int `json:"symChannels,omitempty"`
+	// SymParts are the pieces of the operation's bytes the symmetric
+	// kernel's blocks move, as they decode the plan's fractional work
+	// ranges (G-SCHED-SYMRANGE-1); 2.27: every block shares the whole
+	// buffer.
+	SymParts []SymPart `json:"symParts,omitempty"`
 	// Registered names the buffer registration NCCL made for the task
 	// ("IPC"), empty when none (G-REG-IPC-1). RegRefused says why NCCL
 	// did not register buffers it tried to (G-REG-SKIP-1): the task keeps
@@ -416,8 +421,8 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 func (m *Model) symmetric(bins [][]*tuningTask, firstPlan int, lines *[]string) (int, []*tuningTask, *nccl.NCCLError) {
 	s := m.symk()
 	per := m.symWorksPerPlan()
-	plan := firstPlan
 	var back []*tuningTask
+	var kept []symPiece
 	for _, whole := range bins {
 		if whole[0].symBack {
 			// a bin outside windows no kernel can keep: every piece goes
@@ -428,18 +433,23 @@ func (m *Model) symmetric(bins [][]*tuningTask, firstPlan int, lines *[]string) 
 		for len(whole) > 0 {
 			bin := whole[:min(per, len(whole))]
 			whole = whole[len(bin):]
-			planned, err := m.symmetricPlan(s, bin, plan, lines)
+			p, err := m.symmetricPick(s, bin, lines)
 			if err != nil {
 				return 0, nil, err
 			}
-			if !planned {
+			if p.bin == nil {
 				back = append(back, bin...)
 				continue
 			}
-			plan++
+			kept = append(kept, p)
 		}
 	}
-	return plan - firstPlan, back, nil
+	// ncclSymmetricTaskScheduler lays the plans out once the list is made:
+	// the group's last kept task is the one after which the queue is empty
+	for i := range kept {
+		m.symmetricPlan(&kept[i], firstPlan+i, i == len(kept)-1, lines)
+	}
+	return len(kept), back, nil
 }
 
 // symmetricBack is 2.29.2's fallback: a piece with no kernel left, or
@@ -497,10 +507,20 @@ func (m *Model) symWorksPerPlan() int {
 	return max(1, free/c.SymWorkBytes)
 }
 
-// symmetricPlan picks the kernel for one piece of a bin and lays its
-// tasks' cells over the kernel's blocks (ncclSymmetricTaskScheduler):
-// cellPerChannel cells per block, tasks in order.
-func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]string) (bool, *nccl.NCCLError) {
+// symPiece is one piece of a bin that a symmetric kernel keeps: its tasks,
+// the kernel, NCCL's estimate and the kernel's blocks.
+type symPiece struct {
+	bin    []*tuningTask
+	k      SymKernel
+	est    float64
+	blocks int
+}
+
+// symmetricPick picks the kernel for one piece of a bin
+// (ncclMakeSymmetricTaskList): the piece it keeps (bin nil when the
+// piece goes back to the cost table), or NCCL's error when no kernel is
+// left (the WARN goes to lines).
+func (m *Model) symmetricPick(s *symComm, bin []*tuningTask, lines *[]string) (symPiece, *nccl.NCCLError) {
 	in := &m.In
 	head := bin[0]
 	cellElts := int64(symCellBytes / head.dtype.Size())
@@ -515,7 +535,7 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 		for _, t := range bin {
 			t.sym, t.choice.SidePath, t.choice.SymFallback = false, "", why
 		}
-		return false, nil
+		return symPiece{}, nil
 	}
 	if !ok {
 		w, res := symNoKernel(head.fn, in.SymKernel)
@@ -525,41 +545,82 @@ func (m *Model) symmetricPlan(s *symComm, bin []*tuningTask, plan int, lines *[]
 		if lines != nil {
 			*lines = append(*lines, w)
 		}
-		return false, &nccl.NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}
+		return symPiece{}, &nccl.NCCLError{Result: res, Message: w, Call: "ncclGroupEnd"}
 	}
 	if forced {
 		est = 0 // NCCL reports no estimate for a kernel the user forced
 	}
-	var cells int64
-	for _, t := range bin {
-		cells += symCells(t.count, t.dtype)
+	return symPiece{bin: bin, k: k, est: est, blocks: blocks}, nil
+}
+
+// symmetricPlan lays a kept piece's tasks over the kernel's blocks
+// (ncclSymmetricTaskScheduler, G-SCHED-SYMRANGE-1): cellPerChannel cells
+// per block, tasks in order, each block's end a fraction of its last task;
+// each task's parts are what the kernel's blocks decode of those fractions.
+// last says no kept piece follows in the group.
+func (m *Model) symmetricPlan(p *symPiece, plan int, last bool, lines *[]string) {
+	in, bin, blocks := &m.In, p.bin, p.blocks
+	head := bin[0]
+	size := int64(head.dtype.Size())
+	cellElts := int64(symCellBytes) / size
+	cells := make([]int64, len(bin))
+	works := make([]symWork, len(bin))
+	var total int64
+	for i, t := range bin {
+		cells[i] = symCells(t.count, t.dtype)
+		works[i].elts = t.count
+		total += cells[i] * cellElts
 	}
 	perChannel := ((total+int64(blocks)-1)/int64(blocks) + cellElts - 1) / cellElts
-	args := m.Tuning.SymArgsBytes + nccl.RoundUp(blocks*m.Tuning.SymRangeBytes, 16) + len(bin)*m.Tuning.SymWorkBytes
-	var at, logBytes int64
-	for _, t := range bin {
-		n := symCells(t.count, t.dtype)
-		ch := t.choice
-		ch.SidePath, ch.Kernel = "symmetric", k.String()
-		ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(est)
-		ch.ChannelLo, ch.ChannelHi = int(at/perChannel), int((at+n-1)/perChannel)
-		ch.CTABytes, ch.ArgsBytes, ch.Works, ch.Plan = perChannel*symCellBytes, args, len(bin), plan
-		ch.DecidedBy = "G-SEL-SIDE-1"
-		at += n
-		logBytes += t.count * int64(t.dtype.Size())
+	frac := make([]symFrac, blocks)
+	used := symLayout(cells, works, frac, perChannel, last)
+	parts := make([][]SymPart, len(bin))
+	symDecode(frac, works, used, cellElts, symFusionOf(p.k), m.Tuning.SymRangeOwnEnds, parts)
+	load := make([]int64, blocks)
+	for w := range parts {
+		for j := range parts[w] {
+			parts[w][j].Offset *= size
+			parts[w][j].Bytes *= size
+		}
+		symCTAShare(parts[w], load)
 	}
-	used := int(nccl.DivUp(cells, perChannel))
-	for _, t := range bin {
-		t.choice.SymChannels = used
+	var most int64
+	for _, l := range load {
+		most = max(most, l)
+	}
+	args := m.Tuning.SymArgsBytes + nccl.RoundUp(blocks*m.Tuning.SymRangeBytes, 16) + len(bin)*m.Tuning.SymWorkBytes
+	var logBytes int64
+	for i, t := range bin {
+		ch := t.choice
+		ch.SidePath, ch.Kernel = "symmetric", p.k.String()
+		ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(p.est)
+		ch.SymParts = parts[i]
+		ch.ChannelLo, ch.ChannelHi = symPartsCTAs(parts[i])
+		ch.CTABytes, ch.ArgsBytes, ch.Works, ch.Plan = most, args, len(bin), plan
+		ch.SymChannels = used
+		ch.DecidedBy = "G-SEL-SIDE-1"
+		logBytes += t.count * size
 	}
 	if in.Rank == 0 {
-		line := symLine(head.fn, logBytes, k, used, symNWarps*m.Tuning.WarpSize, len(bin))
+		line := symLine(head.fn, logBytes, p.k, used, symNWarps*m.Tuning.WarpSize, len(bin))
 		bin[0].choice.Line = line
 		if lines != nil {
 			*lines = append(*lines, line)
 		}
 	}
-	return true, nil
+}
+
+// symPartsCTAs is the lowest and highest block that moves any of a task's
+// bytes (0, -1 for a task no block reaches).
+func symPartsCTAs(parts []SymPart) (lo, hi int) {
+	if len(parts) == 0 {
+		return 0, -1
+	}
+	lo, hi = parts[0].CTALo, parts[0].CTAHi
+	for _, p := range parts[1:] {
+		lo, hi = min(lo, p.CTALo), max(hi, p.CTAHi)
+	}
+	return lo, hi
 }
 
 // symmetricAlone is 2.27's symmetric path: ncclPrepareTasks, for a group of
@@ -585,6 +646,8 @@ func (m *Model) symmetricAlone(t *tuningTask, lines *[]string) {
 	ch.NChannels, ch.NThreads, ch.TimeUs = blocks, symNWarps*m.Tuning.WarpSize, float32(est)
 	ch.ChannelLo, ch.ChannelHi, ch.Plan, ch.SymChannels = 0, blocks-1, 0, blocks
 	bytes := t.count * int64(t.dtype.Size())
+	// the kernel's blocks walk the whole buffer round robin
+	ch.SymParts = []SymPart{{CTALo: 0, CTAHi: blocks - 1, Bytes: bytes}}
 	ch.CTABytes, ch.ArgsBytes, ch.Works = (bytes+int64(blocks)-1)/int64(blocks), m.Tuning.SymArgsBytes, 1
 	if in.Rank == 0 {
 		ch.Line = symLine27(t.fn, bytes, k, blocks, ch.NThreads)

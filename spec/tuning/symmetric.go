@@ -486,11 +486,20 @@ func (m *Model) symOutsideWindow(t *tuningTask) {
 	t.sym, t.choice.SidePath = true, "symmetric"
 }
 
-// symLegacyChoice is the cost table's choice for op alone on unregistered
-// buffers, as ncclMakeSymmetricTaskList asks ncclGetAlgoInfo before it
-// keeps an LL kernel; it never takes a symmetric path itself.
+// symLegacyChoice is the cost table's choice for op alone, as
+// ncclMakeSymmetricTaskList asks ncclGetAlgoInfo (2.29.2+) before it keeps
+// an LL kernel; it never takes a symmetric path itself. The call reads the
+// task's regBuff as every ncclGetAlgoInfo does (buffers registered with
+// ncclCommRegister, or any buffer under a capture with
+// NCCL_GRAPH_REGISTER), so CTA policy EFFICIENCY can turn a registered
+// AllGather or ReduceScatter to NVLS/Simple here and send the piece back
+// (G-SEL-SIDE-1); the registration itself happens only in the plan.
+//
+// Ref: v2.29.2-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList;
+// src/enqueue.cc ncclGetAlgoInfo (v2.29.7-1..v2.30.7-1 the same call)
 func (m *Model) symLegacyChoice(o Call) OpChoice {
-	o.Buffers, o.RegBuff, o.Graph, o.InPlace = nccl.BuffersUser, false, false, false
+	o.RegBuff = m.RegBuff(o)
+	o.Buffers, o.Graph, o.InPlace = nccl.BuffersUser, false, false
 	var ch OpChoice
 	t := tuningTask{choice: &ch}
 	if err := m.chooseOp(o, &t); err != nil && ch.Err == nil {

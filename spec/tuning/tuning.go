@@ -566,6 +566,14 @@ type Consts struct {
 	SymArgsBytes  int `tuning:"sched.symArgsBytes"`  // roundUp16(sizeof(struct ncclSymkDevWorkArgs)); 2.27: sizeof(struct ncclSymDevArgs)
 	SymWorkBytes  int `tuning:"sched.symWorkBytes"`  // sizeof(struct ncclSymkDevWork) (0: one collective per kernel)
 	SymRangeBytes int `tuning:"sched.symRangeBytes"` // sizeof(struct ncclSymkChannelWorkRange)
+	// SymRangeOwnEnds: the kernel decodes each end of a block's work
+	// range from that end's own task, and a task's owned blocks start
+	// after the block before them only when that block ends inside the
+	// same task (2.28.7+). 2.28.3 reads both ends from the first task and
+	// always starts after the predecessor's fraction, so a task that
+	// follows another's tail in one block, or a block that spans tasks of
+	// different sizes, moves the wrong bytes (G-SCHED-SYMRANGE-1).
+	SymRangeOwnEnds bool `tuning:"sched.symRangeOwnEnds"`
 	// SymFallback: a symmetric piece no kernel can run goes back to the
 	// cost table instead of failing the group (2.29.2+). SymLLLegacy: an
 	// LL kernel NCCL_SYM_KERNEL did not force is kept only when the cost
