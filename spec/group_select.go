@@ -200,6 +200,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		if d.Err != nil || d.Discarded || ch.Discarded || ch.OneRank || ch.P2P {
 			continue
 		}
+		d.Plan = ch.Plan
 		if ch.SidePath != "" {
 			d.Algo, d.Proto, d.Candidates, d.Costs, d.Lazy, d.Part = AlgoNone, ProtoNone, nil, nil, nil, nil
 			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
@@ -314,6 +315,9 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 			pp := *d.P2P // the decision's path may be shared: copy before adding the tasks
 			pp.Tasks = placed[i]
 			d.P2P = &pp
+			if len(pp.Tasks) > 0 {
+				d.Plan = pp.Tasks[0].Plan
+			}
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: &choices[i], dec: d, p2pWhy: why}
 		out.Traces[i] = c.runGroupRules(gr, true, out.Traces[i])
