@@ -448,8 +448,12 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
 	}()
 	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
 	for _, u := range g.Budget {
-		fmt.Fprintf(w, "  plan %d: %d collective(s), %d work bytes in %s, %d work batches, %d bytes of kernel arguments (budget: %d bytes in the arguments, %d outside)\n",
-			u.Plan, u.Works, u.WorkBytes, u.Storage, u.Batches, u.ArgsBytes, u.InArgs, u.OutArgs)
+		p2p := ""
+		if u.P2PWorks > 0 {
+			p2p = fmt.Sprintf(" and %d send/recv work(s)", u.P2PWorks)
+		}
+		fmt.Fprintf(w, "  plan %d: %d collective(s)%s, %d work bytes in %s, %d work batches, %d bytes of kernel arguments (budget: %d bytes in the arguments, %d outside)\n",
+			u.Plan, u.Works, p2p, u.WorkBytes, u.Storage, u.Batches, u.ArgsBytes, u.InArgs, u.OutArgs)
 	}
 	return texttable.Write(w, []string{"op", "coll", "size", "algo/proto or kernel", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
 }

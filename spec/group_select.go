@@ -66,7 +66,7 @@ func groupPlanRule(ref Ref, logLine string) *Rule {
 // PlanUse) and the verdict reports the operation's plan.
 var schedBudgetRule = &Rule{
 	ID: "G-SCHED-BUDGET-1", Layer: LayerGroup, Title: "a group's collectives fill kernel plans within a budget",
-	Doc: `From 2.22.3 ncclLaunchPrepare fills kernel plans one after another, each with as many of the queued collectives as its budget holds (scheduleCollTasksToPlan, testBudget): the work batches (16 bytes per channel and batch) must fit comm->workArgsBytes less the 32-byte ncclDevKernelArgs header, and the tasks' work structs either fit there with them or outside the arguments, in half the work FIFO (NCCL_WORK_FIFO_BYTES, default 1 MiB, a power of 2, else the default with a WARN; at most 1 GiB) or, for a group captured into a CUDA graph (a persistent plan), in 1 GiB. comm->workArgsBytes is NCCL_WORK_ARGS_BYTES (unset: unlimited) at most ncclMaxKernelArgsSize, 4 KiB at every tag. A task's work is an ncclDevWorkColl (64 bytes in 2.22.3, 96 from 2.23.4, 128 from 2.30.3), or an ncclDevWorkCollReg (256, 288, 320) when NVLS registered its buffers; a batch holds work of one type and kernel function, up to 1 KiB. finishPlan keeps the work in the kernel arguments when header, batches and work fit comm->workArgsBytes, else in the FIFO (persistent: a buffer of the graph's own). A group whose tasks do not fit one plan launches several kernels. 2.18.1–2.21.5 count ncclWork structs against NCCL_WORK_FIFO_DEPTH instead (G-GROUP-PLAN-1).`,
+	Doc: `From 2.22.3 ncclLaunchPrepare fills kernel plans one after another, each with as many of the queued collectives as its budget holds (scheduleCollTasksToPlan, testBudget): the work batches (16 bytes per channel and batch) must fit comm->workArgsBytes less the 32-byte ncclDevKernelArgs header, and the tasks' work structs either fit there with them or outside the arguments, in half the work FIFO (NCCL_WORK_FIFO_BYTES, default 1 MiB, a power of 2, else the default with a WARN; at most 1 GiB) or, for a group captured into a CUDA graph (a persistent plan), in 1 GiB. comm->workArgsBytes is NCCL_WORK_ARGS_BYTES (unset: unlimited) at most ncclMaxKernelArgsSize, 4 KiB at every tag. A task's work is an ncclDevWorkColl (64 bytes in 2.22.3, 96 from 2.23.4, 128 from 2.30.3), or an ncclDevWorkCollReg (256, 288, 320) when NVLS registered its buffers; a batch holds work of one type and kernel function, up to 1 KiB. finishPlan keeps the work in the kernel arguments when header, batches and work fit comm->workArgsBytes, else in the FIFO (persistent: a buffer of the graph's own); the work and batches are all the plan's, the send/recv works scheduleP2pTasksToPlan adds after the collectives (an ncclDevWorkP2p each, addP2pToPlan) as much as theirs. A group whose tasks do not fit one plan launches several kernels. 2.18.1–2.21.5 count ncclWork structs against NCCL_WORK_FIFO_DEPTH instead (G-GROUP-PLAN-1).`,
 	Ref: Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclLaunchPrepare, scheduleCollTasksToPlan, finishPlan"},
 	group: func(g *groupRun) {
 		ch := g.choice
@@ -304,8 +304,22 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 		}
 		return
 	}
-	placed, added, why := c.placeP2P(all, choices, out.Budget, out.Plans, out.Launch.Mode == LaunchGraph)
+	graph := out.Launch.Mode == LaunchGraph
+	placed, added, work, why := c.placeP2P(all, choices, out.Budget, out.Plans, graph)
 	out.Plans += added
+	if len(work) > 0 {
+		// finishPlan sizes a plan on its send/recv works too
+		var changed []int
+		out.Budget, changed = c.Model.JoinP2P(out.Budget, work, graph)
+		for _, k := range changed {
+			u := &out.Budget[k]
+			for i := range choices {
+				if ch := &choices[i]; !ch.P2P && ch.WorkStorage != "" && ch.Plan == u.Plan {
+					ch.ArgsBytes, ch.WorkStorage = u.ArgsBytes, u.Storage
+				}
+			}
+		}
+	}
 	for i := range all {
 		d := out.Ops[i]
 		if !choices[i].P2P || d.Err != nil || d.P2P == nil {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gatesim/gatesim/nccl"
@@ -116,9 +117,11 @@ func p2pTasks(g GroupOp, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
 // its collectives, from the plan of the last collectives (or broadcasts)
 // when there are some, else from a plan of their own, into as many plans
 // as the kernel-plan budget needs (tuning.P2PComm.PlaceGroup). It returns
-// the tasks per operation (nil for the others), the plans added, and why
-// nothing was placed when the communicator is beyond the planner.
-func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.PlanUse, plans int, graph bool) ([][]tuning.P2PPlaced, int, string) {
+// the tasks per operation (nil for the others), the plans added, what the
+// plans of the budget's listing (uses, and the plans of send/recv works
+// alone) hold once the works joined them, and why nothing was placed when
+// the communicator is beyond the planner.
+func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.PlanUse, plans int, graph bool) ([][]tuning.P2PPlaced, int, []tuning.P2PPlanWork, string) {
 	var idx []int
 	for i := range choices {
 		if choices[i].P2P {
@@ -126,14 +129,14 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 		}
 	}
 	if len(idx) == 0 {
-		return nil, 0, ""
+		return nil, 0, nil, ""
 	}
 	pc, err := c.P2PComm()
 	if err == nil {
 		err = pc.Validate()
 	}
 	if err != nil {
-		return nil, 0, err.Error()
+		return nil, 0, nil, err.Error()
 	}
 	start, ok := c.Model.P2PStart(choices, uses)
 	if !ok {
@@ -143,9 +146,16 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 	for k, i := range idx {
 		ops[k] = p2pTasks(all[i], pc.NRanks(), nil)
 	}
-	placed, last, err := pc.PlaceGroup(0, ops, start, c.Model.P2PBudget(graph))
+	placed, work, err := pc.PlaceGroupWork(0, ops, start, c.Model.P2PBudget(graph))
 	if err != nil {
-		return nil, 0, err.Error()
+		return nil, 0, nil, err.Error()
+	}
+	last := start.Plan
+	if len(work) > 0 {
+		last = work[len(work)-1].Plan
+	}
+	if ok && len(work) > 0 && !slices.ContainsFunc(uses, func(u tuning.PlanUse) bool { return u.Plan == start.Plan }) {
+		work = work[1:] // an AllGatherV plan, which the listing leaves out
 	}
 	out := make([][]tuning.P2PPlaced, len(all))
 	reg := c.rs.Consts.P2PReg
@@ -164,7 +174,7 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 	if !ok {
 		added++
 	}
-	return out, added, ""
+	return out, added, work, ""
 }
 
 // checkPeers refuses a stated send or recv whose peer is not a rank of

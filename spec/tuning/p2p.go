@@ -487,11 +487,21 @@ type p2pWip struct {
 }
 
 // p2pPlanFill is one kernel plan's p2p side: its batches, work bytes and
-// open batches per channel.
+// open batches per channel, and the p2p works it took.
 type p2pPlanFill struct {
 	batches int
 	work    int64
+	works   int
 	wip     [maxP2PChannels]p2pWip
+}
+
+// P2PPlanWork is one kernel plan the send/recv works went into: its
+// index, the works scheduleP2pTasksToPlan added, and the plan's work
+// batches and work bytes with them (for the plan they started in, the
+// collectives' too), what finishPlan then sizes the plan on.
+type P2PPlanWork struct {
+	Plan, Works, Batches int
+	WorkBytes            int64
 }
 
 // addBatch is addWorkBatchToPlan for one p2p work of round round in pass
@@ -541,6 +551,22 @@ func (f *p2pPlanFill) addBatch(p *P2PComm, b *P2PBudget, ch, round, epoch int) {
 func (p *P2PComm) PlaceGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budget *P2PBudget) ([][]P2PPlaced, int, error) {
 	out, last, _, err := p.placeGroup(rank, ops, start, budget, false)
 	return out, last, err
+}
+
+// PlaceGroupWork is PlaceGroup that also returns what each plan from
+// start.Plan on holds once the works joined it (nil where the budget is
+// not modelled: a nil budget, or no works).
+func (p *P2PComm) PlaceGroupWork(rank int, ops [][]P2PTask, start P2PPlanStart, budget *P2PBudget) ([][]P2PPlaced, []P2PPlanWork, error) {
+	out, _, fills, err := p.placeGroup(rank, ops, start, budget, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	var work []P2PPlanWork
+	for k := range fills {
+		f := &fills[k]
+		work = append(work, P2PPlanWork{Plan: start.Plan + k, Works: f.works, Batches: f.batches, WorkBytes: f.work})
+	}
+	return out, work, nil
 }
 
 // placeGroup is PlaceGroup; with fills it also returns each plan's p2p
@@ -637,6 +663,7 @@ func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 					fill.addBatch(p, budget, p.ChannelForPart(base, part), round, pass)
 				}
 				fill.work += budget.WorkBytes
+				fill.works++
 				if send != nil {
 					sendQ[pr.Send], total = sendQ[pr.Send][1:], total-1
 				}
