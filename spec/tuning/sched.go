@@ -1187,10 +1187,10 @@ func (b tuningBudget) ok(nWorkBatches int, workBytes int64) bool {
 // (kernelArgsSize: header, batches and, in "args", the work, rounded up to
 // 16 bytes).
 type PlanUse struct {
-	Plan      int   `json:"plan"`
-	Works     int   `json:"works"`
-	P2PWorks  int   `json:"p2pWorks,omitempty"`
-	WorkBytes int64 `json:"workBytes"`
+	Plan      int    `json:"plan"`
+	Works     int    `json:"works"`
+	P2PWorks  int    `json:"p2pWorks,omitempty"`
+	WorkBytes int64  `json:"workBytes"`
 	Batches   int    `json:"batches"`
 	InArgs    int64  `json:"inArgsBytes"`
 	OutArgs   int64  `json:"outArgsBytes"`
