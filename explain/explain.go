@@ -287,7 +287,7 @@ func DecisionLine(d *spec.Decision) string {
 	case d.P2P != nil && len(d.P2P.Tasks) > 0:
 		n, lo, hi := d.P2P.P2PHull()
 		return fmt.Sprintf("p2p path (no cost table): %d send/recv task(s) of rank 0 in plan %d on %d of %d p2p channels (%d..%d), up to %d per peer",
-			len(d.P2P.Tasks), d.P2P.Tasks[0].Plan, n, d.P2P.NChannels, lo, hi, d.P2P.NChannelsPerPeer)
+			len(d.P2P.Tasks), d.Plan, n, d.P2P.NChannels, lo, hi, d.P2P.NChannelsPerPeer)
 	case d.P2P != nil:
 		return fmt.Sprintf("p2p path (no cost table): %d p2p channels, up to %d per peer", d.P2P.NChannels, d.P2P.NChannelsPerPeer)
 	case d.Kernel == "copy-engine":
@@ -437,7 +437,7 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
 			}
 			lo, hi, nc := d.ChannelLo, d.ChannelHi, d.NChannels
 			if d.P2P != nil && len(d.P2P.Tasks) > 0 {
-				ap, note = "p2p (send/recv tasks)", fmt.Sprintf("%d task(s), plan %d", len(d.P2P.Tasks), d.P2P.Tasks[0].Plan)
+				ap, note = "p2p (send/recv tasks)", fmt.Sprintf("%d task(s), plan %d", len(d.P2P.Tasks), d.Plan)
 				nc, lo, hi = d.P2P.P2PHull()
 			}
 			row = append(row, ap, fmt.Sprintf("%d..%d", lo, hi), strconv.Itoa(nc), strconv.Itoa(d.NThreads), note)
@@ -451,8 +451,12 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
 	}()
 	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
 	for _, u := range g.Budget {
-		fmt.Fprintf(w, "  plan %d: %d collective(s), %d work bytes in %s, %d work batches, %d bytes of kernel arguments (budget: %d bytes in the arguments, %d outside)\n",
-			u.Plan, u.Works, u.WorkBytes, u.Storage, u.Batches, u.ArgsBytes, u.InArgs, u.OutArgs)
+		p2p := ""
+		if u.P2PWorks > 0 {
+			p2p = fmt.Sprintf(" and %d send/recv work(s)", u.P2PWorks)
+		}
+		fmt.Fprintf(w, "  plan %d: %d collective(s)%s, %d work bytes in %s, %d work batches, %d bytes of kernel arguments (budget: %d bytes in the arguments, %d outside)\n",
+			u.Plan, u.Works, p2p, u.WorkBytes, u.Storage, u.Batches, u.ArgsBytes, u.InArgs, u.OutArgs)
 	}
 	return texttable.Write(w, []string{"op", "coll", "size", "algo/proto or kernel", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
 }
@@ -651,7 +655,7 @@ func DecisionCell(d *spec.Decision) string {
 	case d.Discarded:
 		return "discarded (count 0)"
 	case d.P2P != nil && len(d.P2P.Tasks) > 0:
-		return fmt.Sprintf("p2p plan %d: %s", d.P2P.Tasks[0].Plan, spec.FormatP2PTasks(d.P2P.Tasks, 2))
+		return fmt.Sprintf("p2p plan %d: %s", d.Plan, spec.FormatP2PTasks(d.P2P.Tasks, 2))
 	}
 	return fmt.Sprintf("%s/%s channels %d..%d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi)
 }

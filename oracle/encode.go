@@ -427,5 +427,8 @@ func appendP2PTask(b []byte, t *P2PTaskAnswer) []byte {
 		b = append(b, `,"registered":`...)
 		b = appendString(b, t.Registered)
 	}
+	if t.Skipped {
+		b = append(b, `,"skipped":true`...)
+	}
 	return append(b, '}')
 }

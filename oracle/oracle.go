@@ -170,6 +170,9 @@ type P2PTaskAnswer struct {
 	// Registered: the buffer registration addP2pToPlan made ("IPC" or
 	// "NET", G-REG-P2P-1); absent when none.
 	Registered string `json:"registered,omitempty"`
+	// Skipped: a send to self or its receive on one buffer, which NCCL
+	// drops without a work (G-SCHED-P2P-3, 2.22.3+): no channels, plan -1.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // ChunkAnswer is the chunk in bytes of the task's first channel (lo), of
@@ -791,8 +794,8 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 				oa.Coll = "Recv"
 			}
 		}
-		if oa.Plan == nil && len(oa.P2PTasks) > 0 {
-			p := oa.P2PTasks[0].Plan // the plan the operation's send/recv tasks start in
+		if oa.Plan == nil && len(oa.P2PTasks) > 0 && d.Plan >= 0 {
+			p := d.Plan // the plan the operation's send/recv tasks start in
 			oa.Plan = &p
 		}
 		a.Ops = append(a.Ops, oa)
@@ -907,7 +910,7 @@ func opAnswer(d *spec.Decision) OpAnswer {
 		a.NChannels, a.ChannelLo, a.ChannelHi = &n, &lo, &hi
 		a.P2PTasks = make([]P2PTaskAnswer, len(d.P2P.Tasks))
 		for k, t := range d.P2P.Tasks {
-			a.P2PTasks[k] = P2PTaskAnswer{Peer: t.Peer, Dir: t.Dir, Bytes: t.Bytes, Proto: t.Proto.String(), Round: t.Round, NChannels: t.NChannels, Channels: t.Channels, Plan: t.Plan, Registered: t.Registered}
+			a.P2PTasks[k] = P2PTaskAnswer{Peer: t.Peer, Dir: t.Dir, Bytes: t.Bytes, Proto: t.Proto.String(), Round: t.Round, NChannels: t.NChannels, Channels: t.Channels, Plan: t.Plan, Registered: t.Registered, Skipped: t.Skipped}
 		}
 	}
 	if d.NChannels > 0 {

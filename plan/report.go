@@ -85,9 +85,23 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 	if g := r.Group; g != nil {
 		fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, each on the channels NCCL's plan gave it:\n", len(g.Ops), g.Buffers, g.InPlace)
 		for i, o := range g.Ops {
-			fmt.Fprintf(w, "    op %-3d %s/%s channels %d..%d: %.2f µs\n", i, o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, o.TimeUs)
+			plan := ""
+			if len(g.Kernels) > 1 {
+				plan = fmt.Sprintf(" (plan %d)", o.Plan)
+			}
+			fmt.Fprintf(w, "    op %-3d %s/%s channels %d..%d%s: %.2f µs\n", i, o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, plan, o.TimeUs)
 		}
-		fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its longest operation over %d)\n", g.PerOpUs, len(g.Ops))
+		if len(g.Kernels) > 1 {
+			fmt.Fprintf(w, "  kernels          %d plans launched one after another (G-SCHED-BUDGET-1):\n", len(g.Kernels))
+			for _, k := range g.Kernels {
+				fmt.Fprintf(w, "    plan %-3d %d operation(s), launch %.2f µs, longest %.2f µs\n", k.Plan, k.Ops, k.LaunchUs, k.LongestUs)
+			}
+		}
+		if len(g.Kernels) > 1 {
+			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share, each kernel's longest operation and the later kernels' launches, over %d)\n", g.PerOpUs, len(g.Ops))
+		} else {
+			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its longest operation over %d)\n", g.PerOpUs, len(g.Ops))
+		}
 	}
 	switch {
 	case r.Verification == nil:

@@ -1,24 +1,85 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+)
 
 func TestGroupOpTime(t *testing.T) {
+	run := func(time, launch Time, plan int) GroupOpRun {
+		return GroupOpRun{Time: time, Launch: launch, Plan: plan}
+	}
 	for _, c := range []struct {
-		times, launches []Time
-		n               int
-		want            Time
-		err             bool
+		name    string
+		ops     []GroupOpRun
+		want    Time
+		kernels int
+		err     bool
 	}{
-		{[]Time{10}, []Time{2}, 1, 10, false},
+		{"one operation", []GroupOpRun{run(10, 2, 0)}, 10, 1, false},
 		// the longest operation after launch (12), over 4, and op 0's launch
-		{[]Time{10, 14, 9, 6}, []Time{2, 2, 2, 2}, 4, 2 + 3, false},
-		{nil, nil, 1, 0, true},
-		{[]Time{1}, []Time{1, 2}, 1, 0, true},
-		{[]Time{1}, []Time{1}, 0, 0, true},
+		{"one plan", []GroupOpRun{run(10, 2, 0), run(14, 2, 0), run(9, 2, 0), run(6, 2, 0)}, 2 + 3, 1, false},
+		// two kernels one after another: plan 0's longest (12), plan 1's
+		// launch (3) and longest (5), over 4, and op 0's launch
+		{"two plans", []GroupOpRun{run(10, 2, 0), run(14, 2, 0), run(9, 3, 1), run(8, 3, 1)}, 2 + (12+3+6)/4, 2, false},
+		// plans in plan order whatever the group's order
+		{"plans out of order", []GroupOpRun{run(9, 3, 1), run(14, 2, 0)}, 3 + (12+3+6)/2, 2, false},
+		{"no operation", nil, 0, 0, true},
+		{"no plan", []GroupOpRun{run(10, 2, -1)}, 0, 0, true},
 	} {
-		got, err := GroupOpTime(c.times, c.launches, c.n)
-		if (err != nil) != c.err || got != c.want {
-			t.Errorf("GroupOpTime(%v, %v, %d) = %v, %v; want %v, error %v", c.times, c.launches, c.n, got, err, c.want, c.err)
+		got, plans, err := GroupOpTime(c.ops)
+		if (err != nil) != c.err || got != c.want || len(plans) != c.kernels {
+			t.Errorf("%s: GroupOpTime(%v) = %v, %d kernel(s), %v; want %v, %d kernel(s), error %v", c.name, c.ops, got, len(plans), err, c.want, c.kernels, c.err)
 		}
 	}
+}
+
+// TestPropGroupPlansCoverTheGroup: every operation of a group lands in
+// exactly one simulated kernel plan, the plans in launch order, each plan
+// lasting its longest operation; one plan times as the group always did.
+func TestPropGroupPlansCoverTheGroup(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 64).Draw(t, "n")
+		ops := make([]GroupOpRun, n)
+		for i := range ops {
+			l := Time(rapid.IntRange(0, 1000).Draw(t, "launch"))
+			ops[i] = GroupOpRun{Launch: l, Time: l + Time(rapid.IntRange(0, 1e6).Draw(t, "run")), Plan: rapid.IntRange(0, 5).Draw(t, "plan")}
+		}
+		per, plans, err := GroupOpTime(ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := make([]int, n)
+		tasks := 0
+		for k, p := range plans {
+			if k > 0 && p.Plan <= plans[k-1].Plan {
+				t.Fatalf("plans out of launch order: %d after %d", p.Plan, plans[k-1].Plan)
+			}
+			for _, i := range p.Ops {
+				seen[i]++
+				if ops[i].Plan != p.Plan || ops[i].Time-ops[i].Launch > p.Longest {
+					t.Fatalf("op %d (plan %d) in plan %d of longest %v", i, ops[i].Plan, p.Plan, p.Longest)
+				}
+			}
+			tasks += len(p.Ops)
+		}
+		if tasks != n {
+			t.Fatalf("%d operations across the plans, %d in the group", tasks, n)
+		}
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("op %d in %d plans", i, c)
+			}
+		}
+		one := make([]GroupOpRun, n)
+		for i := range ops {
+			one[i] = ops[i]
+			one[i].Plan = 0
+		}
+		single, _, _ := GroupOpTime(one)
+		if len(plans) > 1 && per < single {
+			t.Fatalf("%d kernels one after another take %v per operation, fewer than one kernel's %v", len(plans), per, single)
+		}
+	})
 }

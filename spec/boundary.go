@@ -110,6 +110,7 @@ var valueReaders = map[string][]RuleID{
 	"P2PChannelsBeforeProto": {"G-SCHED-P2P-2"},
 	"P2PBatchPassEpoch":      {"G-SCHED-P2P-1"},
 	"P2PResumeRound":         {"G-SCHED-P2P-1"},
+	"P2PSkipSelfInPlace":     {"G-SCHED-P2P-3"},
 	"P2PReg":                 {"G-REG-P2P-1"},
 	// the schedule facts: no gate reads them (algos does)
 	"NVLSLastChunkAlign":      {},

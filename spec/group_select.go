@@ -66,7 +66,7 @@ func groupPlanRule(ref Ref, logLine string) *Rule {
 // PlanUse) and the verdict reports the operation's plan.
 var schedBudgetRule = &Rule{
 	ID: "G-SCHED-BUDGET-1", Layer: LayerGroup, Title: "a group's collectives fill kernel plans within a budget",
-	Doc: `From 2.22.3 ncclLaunchPrepare fills kernel plans one after another, each with as many of the queued collectives as its budget holds (scheduleCollTasksToPlan, testBudget): the work batches (16 bytes per channel and batch) must fit comm->workArgsBytes less the 32-byte ncclDevKernelArgs header, and the tasks' work structs either fit there with them or outside the arguments, in half the work FIFO (NCCL_WORK_FIFO_BYTES, default 1 MiB, a power of 2, else the default with a WARN; at most 1 GiB) or, for a group captured into a CUDA graph (a persistent plan), in 1 GiB. comm->workArgsBytes is NCCL_WORK_ARGS_BYTES (unset: unlimited) at most ncclMaxKernelArgsSize, 4 KiB at every tag. A task's work is an ncclDevWorkColl (64 bytes in 2.22.3, 96 from 2.23.4, 128 from 2.30.3), or an ncclDevWorkCollReg (256, 288, 320) when NVLS registered its buffers; a batch holds work of one type and kernel function, up to 1 KiB. finishPlan keeps the work in the kernel arguments when header, batches and work fit comm->workArgsBytes, else in the FIFO (persistent: a buffer of the graph's own). A group whose tasks do not fit one plan launches several kernels. 2.18.1–2.21.5 count ncclWork structs against NCCL_WORK_FIFO_DEPTH instead (G-GROUP-PLAN-1).`,
+	Doc: `From 2.22.3 ncclLaunchPrepare fills kernel plans one after another, each with as many of the queued collectives as its budget holds (scheduleCollTasksToPlan, testBudget): the work batches (16 bytes per channel and batch) must fit comm->workArgsBytes less the 32-byte ncclDevKernelArgs header, and the tasks' work structs either fit there with them or outside the arguments, in half the work FIFO (NCCL_WORK_FIFO_BYTES, default 1 MiB, a power of 2, else the default with a WARN; at most 1 GiB) or, for a group captured into a CUDA graph (a persistent plan), in 1 GiB. comm->workArgsBytes is NCCL_WORK_ARGS_BYTES (unset: unlimited) at most ncclMaxKernelArgsSize, 4 KiB at every tag. A task's work is an ncclDevWorkColl (64 bytes in 2.22.3, 96 from 2.23.4, 128 from 2.30.3), or an ncclDevWorkCollReg (256, 288, 320) when NVLS registered its buffers; a batch holds work of one type and kernel function, up to 1 KiB. finishPlan keeps the work in the kernel arguments when header, batches and work fit comm->workArgsBytes, else in the FIFO (persistent: a buffer of the graph's own); the work and batches are all the plan's, the send/recv works scheduleP2pTasksToPlan adds after the collectives (an ncclDevWorkP2p each, addP2pToPlan) as much as theirs. A group whose tasks do not fit one plan launches several kernels. 2.18.1–2.21.5 count ncclWork structs against NCCL_WORK_FIFO_DEPTH instead (G-GROUP-PLAN-1).`,
 	Ref: Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclLaunchPrepare, scheduleCollTasksToPlan, finishPlan"},
 	group: func(g *groupRun) {
 		ch := g.choice
@@ -200,6 +200,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		if d.Err != nil || d.Discarded || ch.Discarded || ch.OneRank || ch.P2P {
 			continue
 		}
+		d.Plan = ch.Plan
 		if ch.SidePath != "" {
 			d.Algo, d.Proto, d.Candidates, d.Costs, d.Lazy, d.Part = AlgoNone, ProtoNone, nil, nil, nil, nil
 			d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = 0, 0, 0, 0, 0
@@ -308,8 +309,22 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 		}
 		return
 	}
-	placed, added, why := c.placeP2P(all, choices, out.Budget, out.Plans, out.Launch.Mode == LaunchGraph)
+	graph := out.Launch.Mode == LaunchGraph
+	placed, added, work, why := c.placeP2P(all, choices, out.Budget, out.Plans, graph)
 	out.Plans += added
+	if len(work) > 0 {
+		// finishPlan sizes a plan on its send/recv works too
+		var changed []int
+		out.Budget, changed = c.Model.JoinP2P(out.Budget, work, graph)
+		for _, k := range changed {
+			u := &out.Budget[k]
+			for i := range choices {
+				if ch := &choices[i]; !ch.P2P && ch.WorkStorage != "" && ch.Plan == u.Plan {
+					ch.ArgsBytes, ch.WorkStorage = u.ArgsBytes, u.Storage
+				}
+			}
+		}
+	}
 	for i := range all {
 		d := out.Ops[i]
 		if !choices[i].P2P || d.Err != nil || d.P2P == nil {
@@ -319,6 +334,10 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 			pp := *d.P2P // the decision's path may be shared: copy before adding the tasks
 			pp.Tasks = placed[i]
 			d.P2P = &pp
+			d.Plan = -1 // every task dropped: no kernel runs it
+			if k := slices.IndexFunc(pp.Tasks, func(t tuning.P2PPlaced) bool { return !t.Skipped }); k >= 0 {
+				d.Plan = pp.Tasks[k].Plan
+			}
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: &choices[i], dec: d, p2pWhy: why}
 		out.Traces[i] = c.runGroupRules(gr, true, out.Traces[i])

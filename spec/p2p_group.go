@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gatesim/gatesim/nccl"
@@ -28,6 +29,7 @@ func (k *Consts) P2PRules() tuning.P2PRules {
 		BatchRoundEpoch:     k.P2PBatchEpoch,
 		BatchPassEpoch:      k.P2PBatchPassEpoch,
 		ResumeRound:         k.P2PResumeRound,
+		SkipSelfInPlace:     k.P2PSkipSelfInPlace,
 	}
 }
 
@@ -97,17 +99,22 @@ func (c *Comm) P2PComm() (tuning.P2PComm, error) {
 // p2pTasks are rank 0's send/recv tasks of a p2p operation: a stated send
 // or recv its one task; SendRecv sends to rank 1 and receives from the
 // last rank; AllToAll sends to and receives from every rank, its bytes
-// per peer.
+// per peer. In place (nccl-tests' in-place run: one buffer), rank 0's
+// send to itself and receive from itself name the same bytes (a stated
+// send and recv to self in place name one buffer).
 func p2pTasks(g GroupOp, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
 	op, b := g.Op, g.Op.Bytes()
+	task := func(peer int, send bool) tuning.P2PTask {
+		return tuning.P2PTask{Peer: peer, Send: send, Bytes: b, InPlace: g.InPlace && peer == 0}
+	}
 	if g.P2P != nil {
-		return append(dst, tuning.P2PTask{Peer: g.P2P.Peer, Send: g.P2P.Send, Bytes: b})
+		return append(dst, task(g.P2P.Peer, g.P2P.Send))
 	}
 	if op.Func == SendRecv {
-		return append(dst, tuning.P2PTask{Peer: 1 % nRanks, Send: true, Bytes: b}, tuning.P2PTask{Peer: nRanks - 1, Bytes: b})
+		return append(dst, task(1%nRanks, true), task(nRanks-1, false))
 	}
 	for peer := range nRanks {
-		dst = append(dst, tuning.P2PTask{Peer: peer, Send: true, Bytes: b}, tuning.P2PTask{Peer: peer, Bytes: b})
+		dst = append(dst, task(peer, true), task(peer, false))
 	}
 	return dst
 }
@@ -116,9 +123,11 @@ func p2pTasks(g GroupOp, nRanks int, dst []tuning.P2PTask) []tuning.P2PTask {
 // its collectives, from the plan of the last collectives (or broadcasts)
 // when there are some, else from a plan of their own, into as many plans
 // as the kernel-plan budget needs (tuning.P2PComm.PlaceGroup). It returns
-// the tasks per operation (nil for the others), the plans added, and why
-// nothing was placed when the communicator is beyond the planner.
-func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.PlanUse, plans int, graph bool) ([][]tuning.P2PPlaced, int, string) {
+// the tasks per operation (nil for the others), the plans added, what the
+// plans of the budget's listing (uses, and the plans of send/recv works
+// alone) hold once the works joined them, and why nothing was placed when
+// the communicator is beyond the planner.
+func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.PlanUse, plans int, graph bool) ([][]tuning.P2PPlaced, int, []tuning.P2PPlanWork, string) {
 	var idx []int
 	for i := range choices {
 		if choices[i].P2P {
@@ -126,14 +135,14 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 		}
 	}
 	if len(idx) == 0 {
-		return nil, 0, ""
+		return nil, 0, nil, ""
 	}
 	pc, err := c.P2PComm()
 	if err == nil {
 		err = pc.Validate()
 	}
 	if err != nil {
-		return nil, 0, err.Error()
+		return nil, 0, nil, err.Error()
 	}
 	start, ok := c.Model.P2PStart(choices, uses)
 	if !ok {
@@ -143,9 +152,16 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 	for k, i := range idx {
 		ops[k] = p2pTasks(all[i], pc.NRanks(), nil)
 	}
-	placed, last, err := pc.PlaceGroup(0, ops, start, c.Model.P2PBudget(graph))
+	placed, work, err := pc.PlaceGroupWork(0, ops, start, c.Model.P2PBudget(graph))
 	if err != nil {
-		return nil, 0, err.Error()
+		return nil, 0, nil, err.Error()
+	}
+	last := start.Plan
+	if len(work) > 0 {
+		last = work[len(work)-1].Plan
+	}
+	if ok && len(work) > 0 && !slices.ContainsFunc(uses, func(u tuning.PlanUse) bool { return u.Plan == start.Plan }) {
+		work = work[1:] // an AllGatherV plan, which the listing leaves out
 	}
 	out := make([][]tuning.P2PPlaced, len(all))
 	reg := c.rs.Consts.P2PReg
@@ -161,10 +177,14 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 		out[i] = placed[k]
 	}
 	added := last - start.Plan
-	if !ok {
+	if !ok && slices.ContainsFunc(out, func(ts []tuning.P2PPlaced) bool {
+		return slices.ContainsFunc(ts, func(t tuning.P2PPlaced) bool { return !t.Skipped })
+	}) {
+		// a plan of its own, launched only when it holds work
+		// (ncclLaunchPrepare: plan->workBytes != 0)
 		added++
 	}
-	return out, added, ""
+	return out, added, work, ""
 }
 
 // checkPeers refuses a stated send or recv whose peer is not a rank of
@@ -269,6 +289,10 @@ func FormatP2PTasks(tasks []tuning.P2PPlaced, most int) string {
 		if k > 0 {
 			b.WriteString("; ")
 		}
+		if t.Skipped {
+			fmt.Fprintf(&b, "%s %d dropped (in place to self)", t.Dir, t.Peer)
+			continue
+		}
 		fmt.Fprintf(&b, "%s %d %s %s", t.Dir, t.Peer, t.Proto, FormatP2PChannels(t.Channels))
 		if t.Round >= 0 {
 			fmt.Fprintf(&b, " (round %d)", t.Round)
@@ -300,9 +324,19 @@ func p2pSchedRule(ref Ref, doc string) *Rule {
 				return
 			}
 			n, lo, hi := p.P2PHull()
-			first, last := p.Tasks[0].Plan, p.Tasks[0].Plan
+			first, last := -1, -1
 			for _, t := range p.Tasks {
+				if t.Skipped {
+					continue
+				}
+				if first < 0 {
+					first, last = t.Plan, t.Plan
+				}
 				first, last = min(first, t.Plan), max(last, t.Plan)
+			}
+			if first < 0 {
+				g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: every send/recv task of rank 0 is an in-place send/recv to self, which NCCL drops (G-SCHED-P2P-3): no work, no channel", g.i, g.n)})
+				return
 			}
 			plans := fmt.Sprintf("plan %d", first)
 			if last > first {
@@ -336,6 +370,38 @@ func p2pCountRule(ref Ref, doc string) *Rule {
 			}
 			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("%d B per task: %d task(s) LL, %d Simple; at most %d channel(s) per task of p2pnChannelsPerPeer %d",
 				p.Tasks[0].Bytes, ll, simple, most, p.NChannelsPerPeer)})
+		},
+	}
+}
+
+// p2pSelfRule is G-SCHED-P2P-3: what NCCL does with a send to self and
+// the receive it pairs with when both name one buffer.
+func p2pSelfRule(ref Ref, doc string) *Rule {
+	return &Rule{
+		ID: "G-SCHED-P2P-3", Layer: LayerGroup, Title: "an in-place send/recv to self",
+		Doc: doc, Ref: ref, p2p: true,
+		group: func(g *groupRun) {
+			p := g.dec.P2P
+			if p == nil {
+				return
+			}
+			var self, skipped int
+			for _, t := range p.Tasks {
+				if t.SelfInPlace {
+					self++
+				}
+				if t.Skipped {
+					skipped++
+				}
+			}
+			switch {
+			case self == 0:
+				g.emit(Verdict{Outcome: Skip, Why: "no send/recv to self on one buffer"})
+			case skipped > 0:
+				g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("%d task(s) of an in-place send/recv to self: scheduleP2pTasksToPlan drops them (\"Skip send to self in-place\"): no work, no channel, nothing of the plan budget", skipped)})
+			default:
+				g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("%d task(s) of an in-place send/recv to self stay tasks on their channels; the kernel skips the copy (runSend: the buffers are one)", self)})
+			}
 		},
 	}
 }
@@ -389,5 +455,7 @@ const (
 	p2pRegDoc20    = `2.20.3–2.23.4: addP2pToPlan registers a Simple direction of more than 0 bytes over the network whose proxy runs in the rank's process (not through a PXN peer) when its buffer has a ncclCommRegister record (ncclRegFind): the proxy posts each part straight from (into) the user buffer, one step per part (2.22.3: NCCL_MAX_NET_SIZE at most), instead of staging it through the connection's buffer. A CUDA-graph capture registers nothing; IPC (node peers) nothing. Protocol, channels and chunk are unchanged.`
 	p2pRegDoc24    = `2.24.3–2.25.1: addP2pToPlan registers a Simple direction of more than 0 bytes: over the network (ncclRegisterP2pNetBuffer) when the connection uses GPU Direct RDMA (NCCL_DIRECT_NIC), the network is not UNPACK and NCCL_PXN_DISABLE is set or the GPUs are not all NVLink (with one GPU per node isAllNvlink holds, so PXN on refuses it); to a node peer over a P2P read/write connection (ncclRegisterP2pIpcBuffer), the kernel then copying into (reading from) the peer's user buffer. Both try the CUDA-graph registration first (a captured launch under NCCL_GRAPH_REGISTER), then a ncclCommRegister buffer (NCCL_LOCAL_REGISTER); a buffer the registration cannot take (cudaMalloc without NCCL_LEGACY_CUDA_REGISTER, cuMem off) stays unregistered. Protocol, channels and chunk are unchanged.`
 	p2pRegDoc26    = `From 2.26.2: as 2.24.3, but the network refuses only when PXN is in use (not disabled, all NVLink and more than one local rank), so one GPU per node registers with PXN on. Under NCCL_P2P_USE_CUDA_MEMCPY=1 (2.28.9+) nothing keeps a registration record. Protocol, channels and chunk are unchanged.`
+	p2pSelfDoc18   = `2.18.1–2.21.5: a send to self and the receive it pairs with (the k-th send to self with the k-th receive from self) on one buffer, as an in-place AllToAll's self pair or an in-place SendRecv on one rank, stay tasks: scheduleP2pTasksToPlan plans their chunks on their channels and against the work budget like any, and the kernel's runSend skips the copy because the two buffers are one.`
+	p2pSelfDoc22   = `From 2.22.3: scheduleP2pTasksToPlan drops a send to self and the receive it pairs with (the heads of both self queues at the self round) when they name one buffer ("Skip send to self in-place"), as an in-place AllToAll's self pair or an in-place SendRecv on one rank: no work, no batch, no channel, nothing of the plan budget; a plan left without work is not launched (ncclLaunchPrepare keeps a plan only when plan->workBytes is not 0). The unmatched send or receive to self still fails the group first.`
 	p2pCountDoc29  = `From 2.29.2: addP2pToPlan counts a direction's channels on the Simple step (p2pChunkSize) first, then takes LL when the connection has LL buffers and its bytes are at most nChannels × NCCL_P2P_LL_THRESHOLD.`
 )

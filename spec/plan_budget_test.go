@@ -146,3 +146,53 @@ func TestWorkArgsBytesBoundsChannels(t *testing.T) {
 		t.Errorf("an NVLS task on 16 channels with 224 bytes for batches: %v, want the endless loop reported", err)
 	}
 }
+
+// TestPlanBudgetCountsP2PWorks: finishPlan sizes a plan on all its work,
+// the send/recv works scheduleP2pTasksToPlan adds after the collectives
+// as much as theirs (G-SCHED-BUDGET-1, 2.22.3+: addP2pToPlan adds an
+// ncclDevWorkP2p to plan->workBytes and its batches to nWorkBatches). On
+// 2 × H200 (NVLS off) a 1 MiB AllReduce with a 1 MiB send to and receive
+// from rank 1 share plan 0: the AllReduce's work and batches plus one p2p
+// work (one round: send and receive together) on the p2p channels its
+// parts take, one batch each. A group of send/recv works alone is a plan
+// of its own; 2.21.5 has no such budget.
+func TestPlanBudgetCountsP2PWorks(t *testing.T) {
+	mixed := []GroupOp{
+		{Op: Op{Func: AllReduce, Count: 256 << 10, DataType: Float32, RedOp: Sum}},
+		{Op: Op{Func: SendRecv, Count: 256 << 10, DataType: Float32, RedOp: Sum}, P2P: &P2PCall{Send: true, Peer: 1}},
+		{Op: Op{Func: SendRecv, Count: 256 << 10, DataType: Float32, RedOp: Sum}, P2P: &P2PCall{Peer: 1}},
+	}
+	for _, v := range []Version{V2_22_3, V2_28_9, V2_30_7} {
+		t.Run(v.String(), func(t *testing.T) {
+			c := initPreset(t, v, "h200x2", 1, Env{"NCCL_NVLS_ENABLE": "0"})
+			alone, err := c.SelectGroup(mixed[:1], Launch{})
+			if err != nil || alone.Err != nil || len(alone.Budget) != 1 {
+				t.Fatalf("the AllReduce alone: %v %v, budget %+v", err, alone.Err, alone.Budget)
+			}
+			g, err := c.SelectGroup(mixed, Launch{})
+			if err != nil || g.Err != nil || len(g.Budget) != 1 || g.Plans != 1 {
+				t.Fatalf("%v %v: %d plans, budget %+v", err, g.Err, g.Plans, g.Budget)
+			}
+			k := c.Model.Tuning
+			a, u := alone.Budget[0], g.Budget[0]
+			parts := g.Ops[1].P2P.Tasks[0].NChannels
+			if u.Works != a.Works || u.P2PWorks != 1 || u.WorkBytes != a.WorkBytes+int64(k.WorkP2PBytes) || u.Batches != a.Batches+parts {
+				t.Fatalf("plan 0 %+v: want the AllReduce's %+v with one p2p work of %d bytes and %d more batches", u, a, k.WorkP2PBytes, parts)
+			}
+			if args := 32 + 16*u.Batches + int(u.WorkBytes); u.Storage != "args" || u.ArgsBytes != (args+15)/16*16 {
+				t.Fatalf("plan 0 %+v: want its work in the arguments, %d bytes of them", u, (args+15)/16*16)
+			}
+			if ch := g.Choices[0]; ch.ArgsBytes != u.ArgsBytes || ch.WorkStorage != u.Storage {
+				t.Fatalf("the AllReduce's plan: %d argument bytes, work in %q; the plan's %d, %q", ch.ArgsBytes, ch.WorkStorage, u.ArgsBytes, u.Storage)
+			}
+			p2p, err := c.SelectGroup(mixed[1:], Launch{})
+			if err != nil || p2p.Err != nil || p2p.Plans != 1 || len(p2p.Budget) != 1 || p2p.Budget[0].Works != 0 || p2p.Budget[0].P2PWorks != 1 {
+				t.Fatalf("send/recv alone: %v %v: %d plans, budget %+v; want one plan of one p2p work", err, p2p.Err, p2p.Plans, p2p.Budget)
+			}
+		})
+	}
+	c := initPreset(t, V2_21_5, "h200x2", 1, Env{"NCCL_NVLS_ENABLE": "0"})
+	if g, err := c.SelectGroup(mixed, Launch{}); err != nil || len(g.Budget) != 0 {
+		t.Fatalf("2.21.5: %v, budget %+v; want none", err, g.Budget)
+	}
+}

@@ -96,6 +96,7 @@ func consts2_21_5(rs *Ruleset) {
 	rs.DropParam("NCCL_WORK_FIFO_BYTES", Ref{Tag: tag2215, File: "src/init.cc", Func: "devCommSetup"})
 	rs.SetConst("NVLSSupportAllGather", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleCollTasksToPlan"})
 	rs.SetConst("P2PRoundSchedule", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"})
+	rs.SetConst("P2PSkipSelfInPlace", false, Ref{Tag: tag2215, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"})
 	setCollNetFail(rs, tag2215, collNetFailInit(327, 356, 718))
 }
 
@@ -112,6 +113,7 @@ func back2_21_5(rs *Ruleset) {
 	rs.Replace(prune21, "2.21.5 prunes NVLS without nvlsSupport, AllGather included; 2.22.3 exempts AllGather")
 	rs.Replace(p2pSchedRule(ref("src/enqueue.cc", "scheduleP2pTasksToPlan; src/include/channel.h ncclChannelCompute"), p2pSchedDoc18), "2.21.5 cuts a peer's bytes into chunks on ncclChannelCompute's mirrored channels; 2.22.3 plans one work per round of comm->p2pSchedule on ncclP2pChannelForPart")
 	rs.Replace(p2pCountRule(ref("src/enqueue.cc", "scheduleP2pTasksToPlan, calcP2pChunkSize"), p2pCountDoc20), "2.21.5 sizes chunks with calcP2pChunkSize on p2pChunkSize and picks LL per chunk; 2.22.3 counts parts per direction on the protocol's step")
+	rs.Replace(p2pSelfRule(ref("src/enqueue.cc", "scheduleP2pTasksToPlan; src/device/sendrecv.h runSend"), p2pSelfDoc18), "2.21.5 keeps an in-place send/recv to self as tasks whose copy the kernel skips; 2.22.3 drops them without a work")
 	rs.Remove("G-EXEC-RTCONN-1", ref("src/init.cc", "initTransportsRank"), "runtime connect arrives in 2.22.3; 2.21.5 connects every algorithm at init")
 	rs.Remove("G-EXEC-RTCONN-2", ref("src/init.cc", "initTransportsRank"), "NCCL_RUNTIME_CONNECT (default 1) arrives in 2.22.3")
 	rs.Remove("G-SCHED-BUDGET-1", ref("src/enqueue.cc", "ncclLaunchPrepare"), "the byte budget of the kernel arguments and the work FIFO arrives with 2.22.3's enqueue rewrite; 2.21.5 counts ncclWork structs against NCCL_WORK_FIFO_DEPTH (G-GROUP-PLAN-1)")

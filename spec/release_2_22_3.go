@@ -106,6 +106,9 @@ func consts2_22_3(rs *Ruleset) {
 		// addP2pToPlan)
 		P2PRoundSchedule:      true,
 		P2PMinPartHalfStepNet: true,
+		// an in-place send/recv to self has no work
+		// (scheduleP2pTasksToPlan)
+		P2PSkipSelfInPlace: true,
 		// a ncclCommRegister buffer over the network (addP2pToPlan)
 		P2PReg:          tuning.P2PRegNetRecord,
 		NVLSNetChunkCap: true,
@@ -168,8 +171,9 @@ func base2_22_3(rs *Ruleset) {
 	p2pSched := p2pSchedRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pSchedDoc22)
 	p2pCount := p2pCountRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pCountDoc22)
 	p2pReg := p2pRegRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "addP2pToPlan"}, p2pRegDoc20)
-	rs.rules[p2pSched.ID], rs.rules[p2pCount.ID], rs.rules[p2pReg.ID] = p2pSched, p2pCount, p2pReg
-	rs.Group = append(rs.Group, p2pSched.ID, p2pCount.ID, p2pReg.ID)
+	p2pSelf := p2pSelfRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, ncclLaunchPrepare"}, p2pSelfDoc22)
+	rs.rules[p2pSched.ID], rs.rules[p2pCount.ID], rs.rules[p2pReg.ID], rs.rules[p2pSelf.ID] = p2pSched, p2pCount, p2pReg, p2pSelf
+	rs.Group = append(rs.Group, p2pSched.ID, p2pCount.ID, p2pSelf.ID, p2pReg.ID)
 	for _, r := range groupCallRules22 {
 		rs.rules[r.ID] = r
 		rs.Call = append(rs.Call, r.ID)

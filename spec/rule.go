@@ -233,6 +233,12 @@ type Consts struct {
 	// peer's bytes are cut into chunks on ncclChannelCompute's channels
 	// (src/enqueue.cc scheduleP2pTasksToPlan, G-SCHED-P2P-1).
 	P2PRoundSchedule bool
+	// P2PSkipSelfInPlace: a send to self and the receive it pairs with on
+	// one buffer are dropped without a work (2.22.3+, src/enqueue.cc
+	// scheduleP2pTasksToPlan "Skip send to self in-place"); before, they
+	// stay tasks and the kernel skips the copy (src/device/sendrecv.h
+	// runSend, G-SCHED-P2P-3).
+	P2PSkipSelfInPlace bool
 	// P2PMinPartHalfStepNet: across nodes a p2p part (a chunk before
 	// 2.22.3) is at least half a step, not an eighth (2.20.3+,
 	// src/enqueue.cc scheduleP2pTasksToPlan, G-SCHED-P2P-2).

@@ -39,7 +39,8 @@ type SimOptions struct {
 // they build the same schedule and the profile times them alike (key). A
 // remembered error is not reused (its text names the release): the point
 // runs again. A group's operations are each simulated on the channels
-// NCCL's plan gave them and combined as sim.GroupOpTime says. The plan of
+// NCCL's plan gave them and combined as sim.GroupOpTime says: its kernel
+// plans one after another. The plan of
 // a communicator (its layout, its machine with the machine's profile, and
 // their part of the key) is built once for all its points. Safe for
 // concurrent use.
@@ -69,8 +70,8 @@ type simRes struct {
 }
 
 // simulate times the decisions (one operation, or a group's operations
-// each on its channels, combined by sim.GroupOpTime), reusing what the
-// cache holds (nil: nothing).
+// each on its channels, its kernel plans combined by sim.GroupOpTime),
+// reusing what the cache holds (nil: nothing).
 func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache *simCache) (float64, error) {
 	if len(ds) == 0 {
 		return 0, fmt.Errorf("simulate: no decision")
@@ -88,7 +89,7 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 			cache.comms.Put(comm, cs)
 		}
 	}
-	times, launches := make([]sim.Time, len(ds)), make([]sim.Time, len(ds))
+	runs := make([]sim.GroupOpRun, len(ds))
 	for i, d := range ds {
 		in, err := cs.input(d, o)
 		if err != nil {
@@ -113,12 +114,12 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 		if r.err != nil {
 			return 0, r.err
 		}
-		times[i], launches[i] = r.t, r.launch
+		runs[i] = sim.GroupOpRun{Time: r.t, Launch: r.launch, Plan: d.Plan}
 	}
 	if len(ds) == 1 {
-		return times[0].Micros(), nil
+		return runs[0].Time.Micros(), nil
 	}
-	t, err := sim.GroupOpTime(times, launches, len(ds))
+	t, _, err := sim.GroupOpTime(runs)
 	return t.Micros(), err
 }
 

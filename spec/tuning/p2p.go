@@ -80,6 +80,11 @@ type P2PRules struct {
 	// (ncclLaunchPrepare's p2pRound); before, every plan walks the rounds
 	// from round 0 again.
 	ResumeRound bool
+	// SkipSelfInPlace (2.22.3+, G-SCHED-P2P-3): scheduleP2pTasksToPlan
+	// drops a send to self and the receive it pairs with when they name
+	// one buffer ("Skip send to self in-place"): no work, no batch, no
+	// budget. Before, they stay tasks and the kernel skips the copy.
+	SkipSelfInPlace bool
 }
 
 // P2PComm is what the send/recv planner reads of a communicator of
@@ -425,6 +430,10 @@ type P2PTask struct {
 	Peer  int
 	Send  bool
 	Bytes int64
+	// InPlace: a task to the rank itself whose buffer is the one its
+	// paired self task names (the k-th send to self pairs with the k-th
+	// receive from self).
+	InPlace bool
 }
 
 // P2PPlaced is a send/recv task as the planner placed it.
@@ -444,6 +453,12 @@ type P2PPlaced struct {
 	Channels  []int `json:"channels"`
 	// Plan is the kernel plan (0-based) the task lands in.
 	Plan int `json:"plan"`
+	// SelfInPlace: a send to self or the receive it pairs with, on one
+	// buffer (G-SCHED-P2P-3); Skipped: NCCL dropped it without a work (no
+	// channels, plan -1; 2.22.3+), where before it stays a task whose copy
+	// the kernel skips.
+	SelfInPlace bool `json:"selfInPlace,omitempty"`
+	Skipped     bool `json:"skipped,omitempty"`
 	// Registered is the registration of its buffer (G-REG-P2P-1: "IPC",
 	// "NET"; "" none), RegRefused why NCCL's registration failed.
 	Registered string `json:"registered,omitempty"`
@@ -487,11 +502,21 @@ type p2pWip struct {
 }
 
 // p2pPlanFill is one kernel plan's p2p side: its batches, work bytes and
-// open batches per channel.
+// open batches per channel, and the p2p works it took.
 type p2pPlanFill struct {
 	batches int
 	work    int64
+	works   int
 	wip     [maxP2PChannels]p2pWip
+}
+
+// P2PPlanWork is one kernel plan the send/recv works went into: its
+// index, the works scheduleP2pTasksToPlan added, and the plan's work
+// batches and work bytes with them (for the plan they started in, the
+// collectives' too), what finishPlan then sizes the plan on.
+type P2PPlanWork struct {
+	Plan, Works, Batches int
+	WorkBytes            int64
 }
 
 // addBatch is addWorkBatchToPlan for one p2p work of round round in pass
@@ -543,6 +568,22 @@ func (p *P2PComm) PlaceGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 	return out, last, err
 }
 
+// PlaceGroupWork is PlaceGroup that also returns what each plan from
+// start.Plan on holds once the works joined it (nil where the budget is
+// not modelled: a nil budget, or no works).
+func (p *P2PComm) PlaceGroupWork(rank int, ops [][]P2PTask, start P2PPlanStart, budget *P2PBudget) ([][]P2PPlaced, []P2PPlanWork, error) {
+	out, _, fills, err := p.placeGroup(rank, ops, start, budget, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	var work []P2PPlanWork
+	for k := range fills {
+		f := &fills[k]
+		work = append(work, P2PPlanWork{Plan: start.Plan + k, Works: f.works, Batches: f.batches, WorkBytes: f.work})
+	}
+	return out, work, nil
+}
+
 // placeGroup is PlaceGroup; with fills it also returns each plan's p2p
 // fill from start.Plan on (the start's batches and work included).
 func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budget *P2PBudget, fills bool) ([][]P2PPlaced, int, []p2pPlanFill, error) {
@@ -582,9 +623,6 @@ func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 		}
 		total += len(tasks)
 	}
-	if budget == nil || !p.Rules.RoundSchedule || total == 0 {
-		return out, start.Plan, nil, nil
-	}
 	// the per-peer queues, in call order
 	type ref struct{ op, task int }
 	sendQ, recvQ := make([][]ref, n), make([][]ref, n)
@@ -596,6 +634,34 @@ func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 				recvQ[t.Peer] = append(recvQ[t.Peer], ref{o, i})
 			}
 		}
+	}
+	// the k-th send to self pairs with the k-th receive from self (each
+	// pass takes the heads of both queues at the self round); on one
+	// buffer both are a send/recv to self in place
+	m := min(len(sendQ[rank]), len(recvQ[rank]))
+	var keepS, keepR []ref
+	for k := range m {
+		pair := [2]ref{sendQ[rank][k], recvQ[rank][k]}
+		if !ops[pair[0].op][pair[0].task].InPlace || !ops[pair[1].op][pair[1].task].InPlace {
+			keepS, keepR = append(keepS, pair[0]), append(keepR, pair[1])
+			continue
+		}
+		for _, x := range pair {
+			t := &out[x.op][x.task]
+			t.SelfInPlace = true
+			if p.Rules.SkipSelfInPlace {
+				t.Skipped, t.Plan, t.NChannels, t.Channels = true, -1, 0, nil
+				total--
+			}
+		}
+	}
+	if p.Rules.SkipSelfInPlace {
+		// the dropped pairs leave the queues without a work
+		sendQ[rank] = append(keepS, sendQ[rank][m:]...)
+		recvQ[rank] = append(keepR, recvQ[rank][m:]...)
+	}
+	if budget == nil || !p.Rules.RoundSchedule || total == 0 {
+		return out, start.Plan, nil, nil
 	}
 	plan := start.Plan
 	fill := &p2pPlanFill{batches: start.Batches, work: start.WorkBytes}
@@ -637,6 +703,7 @@ func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 					fill.addBatch(p, budget, p.ChannelForPart(base, part), round, pass)
 				}
 				fill.work += budget.WorkBytes
+				fill.works++
 				if send != nil {
 					sendQ[pr.Send], total = sendQ[pr.Send][1:], total-1
 				}

@@ -1241,16 +1241,18 @@ func (b tuningBudget) ok(nWorkBatches int, workBytes int64) bool {
 	return batch+workBytes <= b.inArgs || (batch <= b.inArgs && workBytes <= b.outArgs)
 }
 
-// PlanUse is what one kernel plan of a group's collectives took of its
-// budget (G-SCHED-BUDGET-1): its tasks, their work bytes and the work
-// batches its channels need, the budget it was filled against, where
-// finishPlan put the work ("args" when header, batches and work fit
-// comm->workArgsBytes, else "fifo", or "persistent" for a plan captured
-// into a CUDA graph) and its kernel arguments (kernelArgsSize: header,
-// batches and, in "args", the work, rounded up to 16 bytes).
+// PlanUse is what one kernel plan of a group took of its budget
+// (G-SCHED-BUDGET-1): its collective tasks and send/recv works, their
+// work bytes and the work batches its channels need, the budget it was
+// filled against, where finishPlan put the work ("args" when header,
+// batches and work fit comm->workArgsBytes, else "fifo", or "persistent"
+// for a plan captured into a CUDA graph) and its kernel arguments
+// (kernelArgsSize: header, batches and, in "args", the work, rounded up to
+// 16 bytes).
 type PlanUse struct {
 	Plan      int    `json:"plan"`
 	Works     int    `json:"works"`
+	P2PWorks  int    `json:"p2pWorks,omitempty"`
 	WorkBytes int64  `json:"workBytes"`
 	Batches   int    `json:"batches"`
 	InArgs    int64  `json:"inArgsBytes"`
@@ -1275,6 +1277,34 @@ func (m *Model) finish(u *PlanUse, persistent bool) {
 		u.Storage = "fifo"
 	}
 	u.ArgsBytes = int(nccl.RoundUp(args, 16))
+}
+
+// JoinP2P adds a group's send/recv works to its plans' budget use
+// (uses, ChooseGroup's, in launch order): finishPlan sizes a plan on all
+// its work, the ncclDevWorkP2p of addP2pToPlan as much as the collectives'
+// (G-SCHED-BUDGET-1, 2.22.3+). The plan the works started in (uses holds
+// it) takes their batches and bytes and is finished again; a plan of
+// send/recv works alone is appended. persistent is a group captured into
+// a CUDA graph. It returns the plans whose use changed, by index into the
+// result.
+//
+// Ref: v2.22.3-1 src/enqueue.cc ncclLaunchPrepare, addP2pToPlan,
+// finishPlan (v2.30.7-1 likewise)
+func (m *Model) JoinP2P(uses []PlanUse, work []P2PPlanWork, persistent bool) ([]PlanUse, []int) {
+	b := m.planBudget(persistent)
+	var changed []int
+	for _, w := range work {
+		k := slices.IndexFunc(uses, func(u PlanUse) bool { return u.Plan == w.Plan })
+		if k < 0 {
+			k = len(uses)
+			uses = append(uses, PlanUse{Plan: w.Plan, InArgs: b.inArgs, OutArgs: b.outArgs})
+		}
+		u := &uses[k]
+		u.P2PWorks, u.Batches, u.WorkBytes = w.Works, w.Batches, w.WorkBytes
+		m.finish(u, persistent)
+		changed = append(changed, k)
+	}
+	return uses, changed
 }
 
 // PlanLoopError is ChooseGroup's error where a task cannot fit an empty
