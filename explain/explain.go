@@ -286,8 +286,8 @@ func DecisionLine(d *spec.Decision) string {
 		return "error " + d.Err.String()
 	case d.P2P != nil && len(d.P2P.Tasks) > 0:
 		n, lo, hi := d.P2P.P2PHull()
-		return fmt.Sprintf("p2p path (no cost table): %d send/recv task(s) of rank 0 in plan %d on %d of %d p2p channels (%d..%d), up to %d per peer",
-			len(d.P2P.Tasks), d.Plan, n, d.P2P.NChannels, lo, hi, d.P2P.NChannelsPerPeer)
+		return fmt.Sprintf("p2p path (no cost table): %d send/recv task(s) of rank 0 %s on %d of %d p2p channels (%d..%d), up to %d per peer",
+			len(d.P2P.Tasks), spec.PlanPhrase(d.Plan), n, d.P2P.NChannels, lo, hi, d.P2P.NChannelsPerPeer)
 	case d.P2P != nil:
 		return fmt.Sprintf("p2p path (no cost table): %d p2p channels, up to %d per peer", d.P2P.NChannels, d.P2P.NChannelsPerPeer)
 	case d.Kernel == "copy-engine":

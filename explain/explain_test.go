@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 func walk(t *testing.T, preset string, env ...string) Walk {
@@ -42,6 +43,11 @@ func TestDecisionLine(t *testing.T) {
 			"Ring/Simple channels 0..3 nthreads 512 (est. 12.3 µs) (fallback)"},
 		{&spec.Decision{Algo: spec.Tree, Proto: spec.ProtoNone}, "Tree (protocol: tuning model)"},
 		{&spec.Decision{Algo: spec.AlgoNone, Candidates: []spec.AlgoProto{{Algo: spec.Ring, Proto: spec.LL}}}, "one of Ring/LL (tuning model)"},
+		// An in-place send/recv to self alone (2.22.3+): NCCL drops both
+		// tasks, so no plan runs it (G-SCHED-P2P-3).
+		{&spec.Decision{Plan: -1, P2P: &spec.P2PPath{NChannels: 32, NChannelsPerPeer: 2, Tasks: []tuning.P2PPlaced{
+			{Dir: "send", Plan: -1, Skipped: true, SelfInPlace: true}, {Dir: "recv", Plan: -1, Skipped: true, SelfInPlace: true}}}},
+			"p2p path (no cost table): 2 send/recv task(s) of rank 0 in no plan (every task dropped by G-SCHED-P2P-3: no kernel runs it) on 0 of 32 p2p channels (0..0), up to 2 per peer"},
 	} {
 		if got := DecisionLine(tc.d); got != tc.want {
 			t.Errorf("DecisionLine = %q, want %q", got, tc.want)

@@ -73,7 +73,7 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 	}
 	fmt.Fprintf(w, "  network injected %s in all, %s per node\n", human(float64(res.NetBytes)), human(res.NetBytesPerNode))
 	if len(r.P2PTasks) > 0 {
-		fmt.Fprintf(w, "  send/recv tasks  rank 0's, in plan %d (round: of comm->p2pSchedule, -1 before 2.22.3):\n", r.P2PTasks[0].Plan)
+		fmt.Fprintf(w, "  send/recv tasks  rank 0's, %s (round: of comm->p2pSchedule, -1 before 2.22.3):\n", spec.PlanPhrase(tuning.P2PTasksPlan(r.P2PTasks)))
 		for _, t := range r.P2PTasks {
 			fmt.Fprintf(w, "    %s %d %s %s round %d on %d channel(s) %s", t.Dir, t.Peer, human(float64(t.Bytes)), t.Proto, t.Round, t.NChannels, spec.FormatP2PChannels(t.Channels))
 			if t.Registered != "" {

@@ -214,3 +214,14 @@ func fillDecision(c *tuning.OpChoice, d *Decision) {
 		d.Part = &p
 	}
 }
+
+// PlanPhrase names the kernel plan that runs an operation for printing:
+// "in plan N", or, for a send/recv operation whose every task NCCL
+// dropped (an in-place send/recv to self, G-SCHED-P2P-3), that no kernel
+// runs it.
+func PlanPhrase(plan int) string {
+	if plan < 0 {
+		return "in no plan (every task dropped by G-SCHED-P2P-3: no kernel runs it)"
+	}
+	return fmt.Sprintf("in plan %d", plan)
+}

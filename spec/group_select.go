@@ -334,10 +334,7 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 			pp := *d.P2P // the decision's path may be shared: copy before adding the tasks
 			pp.Tasks = placed[i]
 			d.P2P = &pp
-			d.Plan = -1 // every task dropped: no kernel runs it
-			if k := slices.IndexFunc(pp.Tasks, func(t tuning.P2PPlaced) bool { return !t.Skipped }); k >= 0 {
-				d.Plan = pp.Tasks[k].Plan
-			}
+			d.Plan = tuning.P2PTasksPlan(pp.Tasks)
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: &choices[i], dec: d, p2pWhy: why}
 		out.Traces[i] = c.runGroupRules(gr, true, out.Traces[i])

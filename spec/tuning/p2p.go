@@ -852,3 +852,15 @@ func (m *Model) P2PRegister(reg P2PReg, o Call, t *P2PPlaced, self, network, pxn
 	}
 	return kind, ""
 }
+
+// P2PTasksPlan is the kernel plan of the first task NCCL keeps, -1 when
+// it dropped every one (an in-place send/recv to self, G-SCHED-P2P-3):
+// no kernel runs the operation then.
+func P2PTasksPlan(tasks []P2PPlaced) int {
+	for _, t := range tasks {
+		if !t.Skipped {
+			return t.Plan
+		}
+	}
+	return -1
+}
