@@ -56,6 +56,8 @@ func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.SymGinRsSmBw[1][1], 8.44e9, "src/sym_kernels.cc", smBw)
 	tuningSet(d, &t.SymGinRsChunkEnv, true, "src/sym_kernels.cc", "ncclSymkRsGinChunkBytes")
 	tuningSet(d, &t.RegMLOPartRDMA, true, "src/register/coll_reg.cc", "isMloPartBufRdmaCapable")
+	tuningSet(d, &t.HierCE, true, "src/ce_coll.cc", "ncclHierCeAvailable")
+	tuningSet(d, &t.HostRMANumCtx, true, "src/init.cc", "initTransportsRank")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
@@ -115,4 +117,8 @@ func apply2_30_7(rs *Ruleset) {
 	rs.Replace(gin307, "window v14, v13; GIN/Plugin lines (2.30.7)")
 	rs.Replace(rma307, "the RMA plugin's own loader: NCCL_RMA_PLUGIN, libnccl-rma.so, then the net plugin's library (2.30.7)")
 	rs.Move("G-RMA-1", "G-NET-LIB-3", ref("src/init.cc", "commAlloc"), "ncclRmaInit runs between ncclNetInit and ncclGinInit")
+	rs.Replace(ruleAt(sideRule29, ref("src/ce_coll.cc", "ncclHierCeAvailable"), sideDoc303+sideDocHierCE), "hierarchical copy-engine AllGather/AlltoAll across LSA teams under CTA policy ZERO (2.30.7)")
 }
+
+// sideDocHierCE: 2.30.7's hierarchical copy-engine collectives.
+const sideDocHierCE = ` From 2.30.7 an AllGather or AlltoAll on windows of a communicator of several nodes whose LSA team is not every rank, under CTA policy ZERO, with symmetric support, an LSA team covering the node and comm->hostRmaSupport with config.numRmaCtx > 0, runs as a hierarchical copy-engine collective ("[Hierarchical CE]: %ld Bytes -> RMA proxy + CE"): the copy engines inside the team, the RMA proxy between teams; a window with host-memory segments never does.`
