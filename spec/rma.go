@@ -322,25 +322,25 @@ func (r *rmaRun) decide(g *groupRun, form rmaForm) {
 		}
 	}
 	g.dec.RMA, g.dec.Kernel = p, p.Kernel()
-	why := fmt.Sprintf("nccl%s: %d RMA task(s)", call.Kind, len(p.Tasks))
-	for _, t := range p.Tasks {
-		why += fmt.Sprintf("; %v via %s", t.Peers, rmaPathWhy(t.Path))
-	}
-	g.emit(Verdict{Outcome: Pass, Why: why + " (planned before the group's kernel plans)"})
+	g.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("nccl%s: %d RMA task(s), %s (CE: the copy engines, to peers of the LSA team; proxy: the RMA proxy, to the others); RMA plans launch before the group's kernel plans",
+		call.Kind, len(p.Tasks), strings.TrimPrefix(p.Cell(), fmt.Sprintf("RMA plan %d: ", p.Plan)))})
 }
 
-func rmaPathWhy(path string) string {
-	if path == "CE" {
-		return "the copy engines (LSA peer)"
-	}
-	return "the RMA proxy (outside the LSA team)"
-}
-
-// rmaLSA is rank 0's LSA team: every rank of one LSA team (one node, or
-// an NVL domain of the whole communicator), else the ranks of its node.
+// rmaLSA is rank 0's LSA team (devrState.lsaRankList): every rank of one
+// LSA team (one node, or an NVL domain of the whole communicator); across
+// cliques its NVL domain (2.30.3+), else the ranks of its node (ranks
+// numbered node by node, domain by domain).
+//
+// Ref: v2.30.3-1 src/dev_runtime.cc computeLsaSize
 func (c *Comm) rmaLSA(peer int) bool {
 	in := &c.Model.In
-	return in.OneLSATeam() || peer < in.LocalRanks
+	switch {
+	case in.OneLSATeam():
+		return true
+	case in.CrossClique && in.NVLDomainSize > 0:
+		return peer < in.NVLDomainSize
+	}
+	return peer < in.LocalRanks
 }
 
 // hasRMA says whether a group holds a one-sided call.
