@@ -292,6 +292,10 @@ func DecisionLine(d *spec.Decision) string {
 		return fmt.Sprintf("p2p path (no cost table): %d p2p channels, up to %d per peer", d.P2P.NChannels, d.P2P.NChannelsPerPeer)
 	case d.Kernel == "copy-engine":
 		return "copy-engine collective (no cost table, no channel)"
+	case d.Kernel == "hierarchical-ce":
+		return "hierarchical copy-engine collective: CE inside each LSA team, the RMA proxy between teams (no cost table, no channel)"
+	case d.RMA != nil:
+		return d.RMA.String()
 	case d.Kernel != "":
 		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d, at most %s per block (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, spec.FormatBytes(d.CTABytes), d.TimeUs)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
@@ -655,7 +659,16 @@ func DecisionCell(d *spec.Decision) string {
 	case d.Discarded:
 		return "discarded (count 0)"
 	case d.P2P != nil && len(d.P2P.Tasks) > 0:
+		if d.Plan < 0 {
+			return "p2p " + spec.PlanPhrase(d.Plan)
+		}
 		return fmt.Sprintf("p2p plan %d: %s", d.Plan, spec.FormatP2PTasks(d.P2P.Tasks, 2))
+	case d.RMA != nil:
+		return d.RMA.Cell()
+	case d.Kernel == "copy-engine" || d.Kernel == "hierarchical-ce":
+		return d.Kernel
+	case d.Kernel != "":
+		return fmt.Sprintf("%s channels %d..%d", d.Kernel, d.ChannelLo, d.ChannelHi)
 	}
 	return fmt.Sprintf("%s/%s channels %d..%d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi)
 }

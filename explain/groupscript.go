@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
@@ -45,6 +46,15 @@ func WriteGroupScript(w io.Writer, res []spec.CallResult, tr spec.Trace, dec map
 			what = fmt.Sprintf("%s %s %s", r.Call.Op.Func, r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()))
 			if p := r.Call.P2P; p != nil {
 				what = fmt.Sprintf("%s %s %s peer=%d", p.Dir(), r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()), p.Peer)
+			}
+			if m := r.Call.RMA; m != nil {
+				what = fmt.Sprintf("%s %s %s peer=%s", m.Kind, r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()), strings.Trim(strings.Join(strings.Fields(fmt.Sprint(m.Peers)), ","), "[]"))
+			}
+			if b := r.Call.Buffers; b != spec.BuffersUser {
+				what += " " + b.String()
+				if r.Call.Alloc != spec.AllocCuMem {
+					what += "/" + r.Call.Alloc.String()
+				}
 			}
 		}
 		row := []string{strconv.Itoa(r.Call.Line), what, r.Result.String(), r.Effect, r.Warn}

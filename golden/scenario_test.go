@@ -33,7 +33,11 @@ var expectSeen = map[spec.RuleID]bool{}
 
 // TestScenarios runs testdata/scenarios/*.txt. Directives:
 //
-//	explain system=PRESET|file=NAME|topo=NAME [nodes=N] [cliques=N] [gpus=N] [sharp] [mlopart] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [expect=(RULE[:outcome][@release],...)]
+//	explain system=PRESET|file=NAME|topo=NAME [nodes=N] [cliques=N] [gpus=N] [sharp] [mlopart] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [call=(WORD,...)] [expect=(RULE[:outcome][@release],...)]
+//
+// call=(putSignal,4KiB,peer=1,buffers=window) decides one call-script line
+// on communicator c0 instead (a one-sided call, or any collective with
+// its buffers=/alloc=), as a group of one.
 //
 // agg, cudagraph, buffers, alloc and inplace issue the operation in a group
 // (spec.Issue); the output is the group's first operation.
@@ -188,6 +192,23 @@ func runScenarioOn(t *testing.T, d *datadriven.TestData, sys *spec.System) strin
 	}
 	op := scenarioOp(t, d)
 	is := scenarioIssue(t, d)
+	var call *spec.GroupOp
+	if d.HasArg("call") { // call=(putSignal,4KiB,peer=1,...): one line of a call script on communicator c0
+		var words []string
+		for _, a := range d.CmdArgs {
+			if a.Key == "call" {
+				words = a.Vals
+			}
+		}
+		// a nested list (peer=(1,9)) is the script's peer=1,9
+		line := strings.NewReplacer("(", "", ")", "").Replace(strings.Join(append([]string{words[0], "c0"}, words[1:]...), " "))
+		calls, err := spec.ParseCalls("call", []byte(line))
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		c := calls[0]
+		call = &spec.GroupOp{Op: *c.Op, P2P: c.P2P, RMA: c.RMA, Buffers: c.Buffers, Alloc: c.Alloc}
+	}
 	outs := make([]string, len(releases))
 	traces := make([]spec.Trace, len(releases))
 	for i, v := range releases {
@@ -201,7 +222,12 @@ func runScenarioOn(t *testing.T, d *datadriven.TestData, sys *spec.System) strin
 		}
 		dec, sel, err := comm.Select(op)
 		tr := sel.Trace()
-		if !comm.IssuedAlone(op, is) && err == nil {
+		if call != nil {
+			var g *spec.GroupDecision
+			if g, err = comm.SelectGroup([]spec.GroupOp{*call}, is.Launch); err == nil {
+				dec, tr = g.Ops[0], g.Traces[0]
+			}
+		} else if !comm.IssuedAlone(op, is) && err == nil {
 			var g *spec.GroupDecision
 			if g, err = comm.SelectIssue(op, is); err == nil {
 				dec, tr = g.Ops[0], g.Traces[0]
@@ -440,6 +466,10 @@ func decisionText(d *spec.Decision) string {
 		return fmt.Sprintf("p2p path, %d p2p channels, up to %d per peer [%s]", d.P2P.NChannels, d.P2P.NChannelsPerPeer, by)
 	case d.Kernel == "copy-engine":
 		return "copy-engine collective, no kernel [" + by + "]"
+	case d.Kernel == "hierarchical-ce":
+		return "hierarchical copy-engine collective (CE + RMA proxy), no kernel [" + by + "]"
+	case d.RMA != nil:
+		return d.RMA.Cell() + " [" + by + "]"
 	case d.Kernel != "":
 		return fmt.Sprintf("kernel %s, %d channels %d..%d, %d threads [%s]", d.Kernel, d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, by)
 	case d.Algo != spec.AlgoNone:

@@ -66,15 +66,19 @@ const (
 	// AllocCudaMalloc: cudaMalloc memory, exported only over legacy CUDA
 	// IPC (PyTorch's default caching allocator).
 	AllocCudaMalloc
+	// AllocCuMemHost: cuMem memory backed by host (CPU) physical memory
+	// (CU_MEM_LOCATION_TYPE_HOST_NUMA), which ncclCommWindowRegister
+	// takes into a window from 2.30.3; only windows are modelled on it.
+	AllocCuMemHost
 	// NumAllocs is the number of kinds of allocation (for range checks).
 	NumAllocs
 )
 
-var allocNames = [NumAllocs]string{"cumem", "cudamalloc"}
+var allocNames = [NumAllocs]string{"cumem", "cudamalloc", "cumem-host"}
 
 func (a Alloc) String() string { return enumName("Alloc", a, allocNames[:]) }
 
-// ParseAlloc reads "cumem" or "cudamalloc".
+// ParseAlloc reads "cumem", "cudamalloc" or "cumem-host".
 func ParseAlloc(s string) (Alloc, error) { return parseEnum[Alloc]("alloc", s, allocNames[:]) }
 
 // MarshalText writes the name.

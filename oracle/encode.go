@@ -213,6 +213,13 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 		}
 		b = append(b, ']')
 	}
+	if o.RMA != nil {
+		// rare (one-sided calls): the library's encoding of the path
+		if r, err := json.Marshal(o.RMA); err == nil {
+			b = append(b, `,"rma":`...)
+			b = append(b, r...)
+		}
+	}
 	if o.DecidedBy != "" {
 		b = append(b, `,"decided_by":`...)
 		b = appendString(b, o.DecidedBy)

@@ -101,6 +101,17 @@ type OpRequest struct {
 	InPlace bool   `json:"inplace,omitempty"`
 	Buffers string `json:"buffers,omitempty"`
 	Alloc   string `json:"alloc,omitempty"`
+	// A one-sided call (2.29.2+): coll "putSignal" (bytes, peer; buffers
+	// "window" for a source in a symmetric window; no_peer_win for a NULL
+	// peerWin), "signal" (peer) or "waitSignal" (peers, one descriptor
+	// each, op_cnt signals each, default 1); ctx, sig_idx and flags as
+	// the call passes them.
+	Peers     []int  `json:"peers,omitempty"`
+	OpCnt     *int   `json:"op_cnt,omitempty"`
+	Ctx       int    `json:"ctx,omitempty"`
+	SigIdx    int    `json:"sig_idx,omitempty"`
+	Flags     uint32 `json:"flags,omitempty"`
+	NoPeerWin bool   `json:"no_peer_win,omitempty"`
 }
 
 // OpAnswer is one operation's decision in a group, in call order.
@@ -122,8 +133,10 @@ type OpAnswer struct {
 	Chunk ChunkAnswer `json:"chunk,omitzero"`
 	// Kernel names the path outside the cost table that runs the
 	// operation: the symmetric kernel NCCL picked on window buffers
-	// ("AllGather_ST"; nchannels are its blocks) or "copy-engine" (a CE
-	// collective); empty on the cost-table path.
+	// ("AllGather_ST"; nchannels are its blocks), "copy-engine" (a CE
+	// collective; "hierarchical-ce" across LSA teams, 2.30.7+) or, for a
+	// one-sided call, its RMA path ("rma-ce", "rma-proxy" or
+	// "rma-ce+proxy"; 2.29.2+, with rma); empty on the cost-table path.
 	Kernel string `json:"kernel,omitempty"`
 	// CTABytes: with a symmetric kernel, the most bytes one of its blocks
 	// works on; CTAParts the pieces of this operation's bytes and the
@@ -148,9 +161,14 @@ type OpAnswer struct {
 	// (G-SCHED-P2P-1); nchannels, channel_lo and channel_hi then give the
 	// distinct channels the tasks use and the lowest and highest of them
 	// (a task's own channels need not be a range: see its channels).
-	P2P       bool            `json:"p2p,omitempty"`
-	P2PTasks  []P2PTaskAnswer `json:"p2p_tasks,omitempty"`
-	DecidedBy string          `json:"decided_by,omitempty"`
+	P2P      bool            `json:"p2p,omitempty"`
+	P2PTasks []P2PTaskAnswer `json:"p2p_tasks,omitempty"`
+	// RMA is a one-sided call's path (kernel names it): its tasks, each
+	// to its peers on the copy engines ("CE") or the RMA proxy ("proxy"),
+	// and its RMA plan (the group's RMA plans launch before the kernel
+	// plans plan counts).
+	RMA       *spec.RMAPath `json:"rma,omitempty"`
+	DecidedBy string        `json:"decided_by,omitempty"`
 }
 
 // P2PTaskAnswer is one ncclSend or ncclRecv of rank 0: its peer,
@@ -653,6 +671,17 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 			}
 			return invalid(req.ID, fieldAt(prefix, i)+"peer", "%s peer %d: expected a rank in 0..%d (the communicator has %d ranks)", g.P2P.Dir(), g.P2P.Peer, ce.comm.NRanks-1, ce.comm.NRanks), nil, nil, false
 		}
+		if g.RMA != nil {
+			for _, p := range g.RMA.Peers {
+				if p >= ce.comm.NRanks {
+					prefix := ""
+					if len(req.Group) > 0 {
+						prefix = "group."
+					}
+					return invalid(req.ID, fieldAt(prefix, i)+"peer", "nccl%s peer %d: expected a rank in 0..%d (the communicator has %d ranks)", g.RMA.Kind, p, ce.comm.NRanks-1, ce.comm.NRanks), nil, nil, false
+				}
+			}
+		}
 	}
 	if err := o.checkMemory(ce.comm.NRanks, len(gops)); err != nil {
 		field := "op"
@@ -716,6 +745,9 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 			return nil, launch, false, invalid(req.ID, strings.TrimSuffix(at, "."), "missing: expected an op object")
 		}
 		op, field, err := buildOp(r)
+		if kind, ok := spec.ParseRMAKind(r.Coll); ok {
+			op, field, err = buildRMA(r, kind)
+		}
 		if err != nil {
 			if prefix != "" {
 				field = at + strings.TrimPrefix(field, "op.")
@@ -723,7 +755,22 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 			return nil, launch, false, invalid(req.ID, field, "%v", err)
 		}
 		gops[i] = spec.GroupOp{Op: op, InPlace: r.InPlace}
-		if r.Peer != nil {
+		if kind, ok := spec.ParseRMAKind(r.Coll); ok {
+			gops[i].RMA = &spec.RMACall{Kind: kind, Peers: r.Peers, Ctx: r.Ctx, SigIdx: r.SigIdx, Flags: r.Flags, NoPeerWin: r.NoPeerWin}
+			if r.Peer != nil {
+				gops[i].RMA.Peers = []int{*r.Peer}
+			}
+			if kind == spec.RMAWaitSignal {
+				gops[i].RMA.OpCnt = 1
+			}
+			if r.OpCnt != nil {
+				gops[i].RMA.OpCnt = *r.OpCnt
+			}
+			plain = false
+		} else if len(r.Peers) > 0 || r.OpCnt != nil || r.Ctx != 0 || r.SigIdx != 0 || r.Flags != 0 || r.NoPeerWin {
+			return nil, launch, false, invalid(req.ID, fieldAt(prefix, i)+"coll", "peers, op_cnt, ctx, sig_idx, flags and no_peer_win belong to a one-sided call (putSignal, signal, waitSignal), not to %q", r.Coll)
+		}
+		if r.Peer != nil && gops[i].RMA == nil {
 			dir := strings.TrimPrefix(strings.ToLower(r.Coll), "nccl")
 			if dir != "send" && dir != "recv" || *r.Peer < 0 || *r.Peer >= spec.MaxRanks {
 				return nil, launch, false, invalid(req.ID, fieldAt(prefix, i)+"peer", "peer %d of coll %q: expected a send or recv to a rank in 0..%d", *r.Peer, r.Coll, spec.MaxRanks-1)
@@ -756,6 +803,39 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 	return gops, launch, plain, nil
 }
 
+// buildRMA is a one-sided call's operation: a SendRecv of a put's bytes
+// (count 0 for signal and wait, which take none), and its peers bounded.
+func buildRMA(r *OpRequest, kind spec.RMAKind) (spec.Op, string, error) {
+	switch {
+	case r.Peer != nil && len(r.Peers) > 0:
+		return spec.Op{}, "op.peers", fmt.Errorf("give peer or peers, not both")
+	case r.Peer == nil && len(r.Peers) == 0:
+		return spec.Op{}, "op.peer", fmt.Errorf("missing: a one-sided call needs peer (waitSignal: peers)")
+	case len(r.Peers) > spec.MaxRMADescs:
+		return spec.Op{}, "op.peers", fmt.Errorf("%d peers: at most %d", len(r.Peers), spec.MaxRMADescs)
+	case kind != spec.RMAWaitSignal && len(r.Peers) > 1:
+		return spec.Op{}, "op.peers", fmt.Errorf("%d peers: nccl%s takes one peer", len(r.Peers), kind)
+	case kind != spec.RMAPutSignal && (len(r.Bytes) > 0 || r.Count != nil):
+		return spec.Op{}, "op.bytes", fmt.Errorf("nccl%s moves no data: expected no bytes or count", kind)
+	}
+	peers := r.Peers
+	if r.Peer != nil {
+		peers = []int{*r.Peer}
+	}
+	for _, p := range peers {
+		if p < 0 || p >= spec.MaxRanks {
+			return spec.Op{}, "op.peer", fmt.Errorf("peer %d: expected a rank in 0..%d", p, spec.MaxRanks-1)
+		}
+	}
+	q := *r
+	q.Coll = "sendrecv"
+	if kind != spec.RMAPutSignal {
+		var zero int64
+		q.Count = &zero
+	}
+	return buildOp(&q)
+}
+
 // answerGroup plans a group (or a graph-captured or registered operation)
 // as NCCL plans its ncclGroupEnd: the top level describes the first
 // operation, ops every one in call order.
@@ -770,7 +850,7 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 			a.Trace = append(a.Trace, traceEntry(v))
 		}
 	}
-	if g.Err != nil { // the group's first failing bin fails ncclGroupEnd
+	if g.Err != nil && !(len(gops) == 1 && gops[0].RMA != nil) { // the group's first failing bin fails ncclGroupEnd (a lone one-sided call fails itself)
 		a.Status = "error"
 		a.Error = &AnswerError{Result: g.Err.Result.String(), Message: g.Err.Message, Call: "ncclGroupEnd"}
 	}
@@ -783,10 +863,13 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 			}
 			ch := &g.Choices[i]
 			oa.Registered = ch.Registered
-			if ch.WorkStorage != "" || (ch.Kernel != "" && ch.ArgsBytes > 0) || (ch.SidePath == "copy-engine" && ch.Plan >= 0) {
+			if ch.WorkStorage != "" || (ch.Kernel != "" && ch.ArgsBytes > 0) || ((ch.SidePath == "copy-engine" || ch.SidePath == "hierarchical-ce") && ch.Plan >= 0) {
 				p := ch.Plan
 				oa.Plan, oa.ArgsBytes = &p, ch.ArgsBytes
 			}
+		}
+		if i < len(gops) && gops[i].RMA != nil {
+			oa.Coll, oa.RMA = gops[i].RMA.Kind.String(), d.RMA
 		}
 		if i < len(gops) && gops[i].P2P != nil {
 			oa.Coll = "Send"

@@ -86,8 +86,13 @@ type Decision struct {
 	TimeUs    float64 `json:"time_us,omitempty"`
 	// Kernel is the path outside the cost table that runs the operation
 	// (G-SEL-SIDE-1): a symmetric kernel's name (NChannels its blocks,
-	// NThreads its threads, TimeUs NCCL's estimate) or "copy-engine".
+	// NThreads its threads, TimeUs NCCL's estimate), "copy-engine" or
+	// "hierarchical-ce" (2.30.7+: across LSA teams).
 	Kernel string `json:"kernel,omitempty"`
+	// RMA is a one-sided call's path (G-RMA-OP-1, 2.29.2+): its tasks,
+	// copy engines or RMA proxy, and its RMA plan; Kernel then names it
+	// ("rma-ce", "rma-proxy", "rma-ce+proxy").
+	RMA *RMAPath `json:"rma,omitempty"`
 	// SymChannels is the nchannels the kernel's [Symmetric] line prints:
 	// 2.28.3+ the channels its plan's cells fill, which can be fewer than
 	// NChannels; 2.27 NChannels.

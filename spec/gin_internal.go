@@ -316,6 +316,9 @@ type GINState struct {
 	Symmetric bool   `json:"symmetric,omitempty"`
 	// Why says what Symmetric rests on.
 	Why string `json:"why,omitempty"`
+	// RMAProxy: the RMA proxy serves the one-sided calls across nodes
+	// (rmaProxySupport, globalRmaProxySupport).
+	RMAProxy bool `json:"rmaProxy,omitempty"`
 }
 
 // GIN is the communicator's GIN state.
@@ -347,6 +350,7 @@ func (r *initRun) ginState() GINState {
 			}
 		}
 	}
+	g.RMAProxy = r.rmaProxy(form, fused)
 	for _, s := range r.nodes {
 		switch {
 		case form == 1 && s.ginName == "":
@@ -369,4 +373,23 @@ func (r *initRun) ginState() GINState {
 		g.Symmetric, g.Why = true, "GIN "+ginTypeName(g.Type)+" on every rank"
 	}
 	return g
+}
+
+// rmaProxy is the RMA proxy's support across nodes, per release form of
+// ginState: 2.29.2–2.29.3 node 0's RMA object (the net plugin's),
+// NCCL_CROSS_NIC not 0 and no fused NIC; 2.29.7+ an RMA object on every
+// rank, cross-NIC, no fused NIC and cuMem GPUDirect RDMA on every GPU.
+//
+// Ref: v2.29.2-1 src/init.cc initTransportsRank (rmaProxySupport);
+// v2.29.7-1 src/init.cc initTransportsRank (globalRmaProxySupport)
+func (r *initRun) rmaProxy(form int, fused bool) bool {
+	if form == 0 || fused || crossNicOff(r.env) {
+		return false
+	}
+	for i, s := range r.nodes {
+		if s.rmaName == "" && (form == 2 || i == 0) || form == 2 && !s.node.CuMemGDROf() {
+			return false
+		}
+	}
+	return true
 }

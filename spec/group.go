@@ -46,6 +46,12 @@ type Call struct {
 	// that names one (peer=N).
 	Op  *Op      `json:"op,omitempty"`
 	P2P *P2PCall `json:"p2p,omitempty"`
+	// RMA is a one-sided call (putSignal, signal, waitSignal; its Op a
+	// SendRecv of the put's bytes); Buffers and Alloc the operation's
+	// buffers (buffers=, alloc=).
+	RMA     *RMACall `json:"rma,omitempty"`
+	Buffers Buffers  `json:"buffers,omitempty"`
+	Alloc   Alloc    `json:"alloc,omitempty"`
 	// Line is the source line of the call in a script (for messages).
 	Line int `json:"line,omitempty"`
 }
@@ -327,6 +333,11 @@ func uniq(s []string) []string {
 //	init COMM [nonblocking]
 //	COLL COMM SIZE [DTYPE] [REDOP] [root=N] (allreduce c0 1MiB float32 sum)
 //	send|recv COMM SIZE [DTYPE] peer=N (without peer=: nccl-tests' ring)
+//	putSignal COMM SIZE [DTYPE] peer=N [nopeerwin] [ctx=N] [sigidx=N] [flags=N]
+//	signal COMM peer=N [ctx=N] [sigidx=N] [flags=N]
+//	waitSignal COMM peer=N[,N...] [opcnt=N] [ctx=N] [sigidx=N]
+//	(any collective may add buffers=user|registered|window and
+//	alloc=cumem|cudamalloc|cumem-host)
 //	sync COMM | asyncError COMM | finalize COMM
 //
 // '#' starts a comment. name is used in errors.
@@ -398,53 +409,7 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 			}
 			c.Kind, c.Comm = CallCommFinalize, f[1]
 		default:
-			fn, err := ParseFunc(f[0])
-			if err != nil {
-				return nil, bad("unknown call %q: expected groupStart, groupEnd, init, sync, asyncError, finalize or a collective", f[0])
-			}
-			if len(f) < 3 {
-				return nil, bad("%s needs a communicator and a size: expected %s COMM SIZE [DTYPE] [REDOP] [root=N]", f[0], f[0])
-			}
-			size, err := ParseBytes(f[2])
-			if err != nil {
-				return nil, bad("%v", err)
-			}
-			// root=N (Broadcast, Reduce) and peer=N (send, recv) may follow
-			// the size anywhere
-			root := 0
-			for k := 3; k < len(f); k++ {
-				key, v, ok := strings.Cut(strings.ToLower(f[k]), "=")
-				if !ok || key != "root" && key != "peer" {
-					continue
-				}
-				n, err := strconv.Atoi(v)
-				if err != nil || n < 0 || n > maxRoot {
-					return nil, bad("%q: expected %s=N with 0 <= N <= %d", f[k], key, maxRoot)
-				}
-				if key == "peer" {
-					dir := strings.TrimPrefix(strings.ToLower(f[0]), "nccl")
-					if dir != "send" && dir != "recv" {
-						return nil, bad("%q: peer=N names the peer of a send or recv, not of %s", f[k], f[0])
-					}
-					c.P2P = &P2PCall{Send: dir == "send", Peer: n}
-				} else {
-					root = n
-				}
-				f = append(f[:k:k], f[k+1:]...)
-				k--
-			}
-			dt, rop := Float32, Sum
-			if len(f) > 3 {
-				if dt, err = ParseDataType(f[3]); err != nil {
-					return nil, bad("%v", err)
-				}
-			}
-			if len(f) > 4 {
-				if rop, err = ParseRedOp(f[4]); err != nil {
-					return nil, bad("%v", err)
-				}
-			}
-			op, err := OpFromBytes(fn, size, dt, rop, root)
+			op, err := parseCallOp(f, &c)
 			if err != nil {
 				return nil, bad("%v", err)
 			}
@@ -456,4 +421,126 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 		return nil, fmt.Errorf("%s: no calls: expected lines such as groupStart, allreduce c0 1MiB, groupEnd", name)
 	}
 	return out, nil
+}
+
+// parseCallOp reads a collective, send/recv or one-sided call's fields
+// (f[0] the call, f[1] the communicator), setting c's P2P, RMA, Buffers
+// and Alloc; the error says what was expected.
+func parseCallOp(f []string, c *Call) (Op, error) {
+	kind, isRMA := ParseRMAKind(f[0])
+	fn, err := ParseFunc(f[0])
+	if isRMA {
+		fn, err = SendRecv, nil
+	}
+	if err != nil {
+		return Op{}, fmt.Errorf("unknown call %q: expected groupStart, groupEnd, init, sync, asyncError, finalize, a collective or a one-sided call", f[0])
+	}
+	sized := !isRMA || kind == RMAPutSignal
+	if len(f) < 3 && sized || len(f) < 2 {
+		if !sized {
+			return Op{}, fmt.Errorf("%s needs a communicator: expected %s COMM peer=N", f[0], f[0])
+		}
+		return Op{}, fmt.Errorf("%s needs a communicator and a size: expected %s COMM SIZE [DTYPE] [REDOP] [root=N]", f[0], f[0])
+	}
+	var size int64
+	rest := f[2:]
+	if sized {
+		if size, err = ParseBytes(f[2]); err != nil {
+			return Op{}, err
+		}
+		rest = f[3:]
+	}
+	if isRMA {
+		c.RMA = &RMACall{Kind: kind}
+		if kind == RMAWaitSignal {
+			c.RMA.OpCnt = 1
+		}
+	}
+	// key=value fields may follow the size anywhere; the rest are the
+	// datatype and the reduction, in that order
+	root := 0
+	var pos []string
+	var buffers, alloc string
+	for _, a := range rest {
+		key, v, ok := strings.Cut(strings.ToLower(a), "=")
+		switch {
+		case !ok && isRMA && key == "nopeerwin" && kind == RMAPutSignal:
+			c.RMA.NoPeerWin = true
+			continue
+		case !ok:
+			pos = append(pos, a)
+			continue
+		case key == "buffers":
+			buffers = v
+			continue
+		case key == "alloc":
+			alloc = v
+			continue
+		case key == "peer" && isRMA:
+			for _, p := range strings.Split(v, ",") {
+				n, err := strconv.Atoi(p)
+				if err != nil || n < 0 || n > maxRoot || len(c.RMA.Peers) == MaxRMADescs {
+					return Op{}, fmt.Errorf("%q: expected peer=N[,N...] with 0 <= N <= %d, at most %d peers", a, maxRoot, MaxRMADescs)
+				}
+				c.RMA.Peers = append(c.RMA.Peers, n)
+			}
+			if kind != RMAWaitSignal && len(c.RMA.Peers) != 1 {
+				return Op{}, fmt.Errorf("%q: %s takes one peer", a, f[0])
+			}
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < 0 && (key == "root" || key == "peer") {
+			return Op{}, fmt.Errorf("%q: expected %s=N with N a 32-bit integer", a, key)
+		}
+		switch {
+		case key == "root" || key == "peer":
+			if n > maxRoot {
+				return Op{}, fmt.Errorf("%q: expected %s=N with 0 <= N <= %d", a, key, maxRoot)
+			}
+			if key == "root" {
+				root = int(n)
+				continue
+			}
+			dir := strings.TrimPrefix(strings.ToLower(f[0]), "nccl")
+			if dir != "send" && dir != "recv" {
+				return Op{}, fmt.Errorf("%q: peer=N names the peer of a send, recv or one-sided call, not of %s", a, f[0])
+			}
+			c.P2P = &P2PCall{Send: dir == "send", Peer: int(n)}
+		case isRMA && key == "ctx":
+			c.RMA.Ctx = int(n)
+		case isRMA && key == "sigidx":
+			c.RMA.SigIdx = int(n)
+		case isRMA && key == "flags" && kind != RMAWaitSignal:
+			if n < 0 {
+				return Op{}, fmt.Errorf("%q: expected flags=N with N >= 0", a)
+			}
+			c.RMA.Flags = uint32(n)
+		case isRMA && key == "opcnt" && kind == RMAWaitSignal:
+			c.RMA.OpCnt = int(n)
+		default:
+			return Op{}, fmt.Errorf("%q: %s takes no %s=", a, f[0], key)
+		}
+	}
+	if isRMA && len(c.RMA.Peers) == 0 {
+		return Op{}, fmt.Errorf("%s needs peer=N", f[0])
+	}
+	if c.Buffers, c.Alloc, err = ParseBuffersAlloc(buffers, alloc); err != nil {
+		return Op{}, err
+	}
+	dt, rop := Float32, Sum
+	if len(pos) > 0 {
+		if dt, err = ParseDataType(pos[0]); err != nil {
+			return Op{}, err
+		}
+	}
+	if len(pos) > 1 {
+		if rop, err = ParseRedOp(pos[1]); err != nil {
+			return Op{}, err
+		}
+	}
+	if len(pos) > 2 || isRMA && len(pos) > 1 || !sized && len(pos) > 0 {
+		return Op{}, fmt.Errorf("%q: unexpected field", pos[len(pos)-1])
+	}
+	return OpFromBytes(fn, size, dt, rop, root)
 }

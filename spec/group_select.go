@@ -29,6 +29,10 @@ type groupRun struct {
 	// p2pWhy says why a p2p operation's send/recv tasks were not placed
 	// (a communicator beyond the planner), empty otherwise.
 	p2pWhy string
+	// rma is a one-sided call's facts (G-RMA-OP-1), nil for the others;
+	// winHostElastic NCCL_ELASTIC_BUFFER_REGISTER for G-WIN-HOST-1.
+	rma            *rmaRun
+	winHostElastic *int64
 }
 
 func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
@@ -161,6 +165,12 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	if err := checkPeers(all, c.NRanks); err != nil {
 		return nil, err
 	}
+	if hasRMA(all) {
+		return c.selectRMA(all, launch)
+	}
+	if err := c.checkHostWindows(all, launch); err != nil {
+		return nil, err
+	}
 	out := &GroupDecision{Launch: launch, Ops: make([]*Decision, len(all)), Traces: make([]Trace, len(all))}
 	for i, g := range all {
 		d, opTr, err := c.SelectOp(g.Op, true) // one recording walk: the group reads every trace
@@ -223,7 +233,9 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			d.DecidedBy, d.Kernel, d.P2P = "G-SEL-SIDE-1", ch.SidePath, nil
 			why := "window buffers: NCCL copies with the copy engines (CTA policy ZERO); no kernel, no channel"
 			facts := c.ctaPolicy
-			if !c.Model.In.CTAPolicyZero {
+			if ch.SidePath == "hierarchical-ce" {
+				why = "window buffers across LSA teams: NCCL runs a hierarchical copy-engine collective, the copy engines inside each team and the RMA proxy between teams (CTA policy ZERO); no kernel, no channel"
+			} else if !c.Model.In.CTAPolicyZero {
 				facts = nil
 				why = "window buffers: NCCL copies with the copy engines (an AllGather above NCCL_SYM_CE_THRESHOLD elements on an sm100+ all-NVLink node); no kernel, no channel"
 			}
@@ -256,8 +268,17 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			}
 			continue
 		}
+		if all[i].Alloc == AllocCuMemHost {
+			out.Traces[i] = c.hostWindow(all[i], d, out.Traces[i])
+			if d.Err != nil {
+				continue
+			}
+		}
 		if all[i].Buffers == BuffersWindow || ch.SymFallback != "" {
 			why := c.noSymmetricPath(len(all))
+			if all[i].Alloc == AllocCuMemHost {
+				why = "a window with host-memory segments: NCCL takes neither the copy engines nor a symmetric kernel (ncclDevrWindowHasSysmemSegment): the cost table decides"
+			}
 			if ch.SymFallback != "" {
 				why = symBuffers(all[i].Buffers) + ": " + ch.SymFallback + ": NCCL falls back to the cost table"
 			}
@@ -346,7 +367,7 @@ func (c *Comm) decideP2P(all []GroupOp, choices []tuning.OpChoice, out *GroupDec
 // for a collective.
 func (c *Comm) runGroupRules(gr *groupRun, p2p bool, tr Trace) Trace {
 	for _, id := range c.rs.Group {
-		if c.rs.rules[id].p2p == p2p {
+		if rule := c.rs.rules[id]; rule.p2p == p2p && !rule.onDemand {
 			tr = c.runGroupRule(gr, id, tr)
 		}
 	}
@@ -398,7 +419,7 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 			idx := byComm[n]
 			ops := make([]GroupOp, len(idx))
 			for k, i := range idx {
-				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P}
+				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc}
 			}
 			g, err := c.SelectGroup(ops, Launch{Mode: launch.Mode})
 			if err != nil {

@@ -84,6 +84,9 @@ type GroupOp struct {
 	// P2P makes a SendRecv one ncclSend or ncclRecv of the caller's own
 	// (nil: nccl-tests' ring; an AllToAll is always every rank).
 	P2P *P2PCall `json:"p2p,omitempty"`
+	// RMA makes a SendRecv one one-sided call (2.29.2+): its Op the bytes
+	// of a put, 0 for a signal or a wait.
+	RMA *RMACall `json:"rma,omitempty"`
 }
 
 // P2PCall is one ncclSend or ncclRecv stated by its caller: the direction
@@ -141,6 +144,9 @@ func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
 		if err := checkAlloc(o.Buffers, o.Alloc); err != nil {
 			return nil, fmt.Errorf("group op %d: %w", i, err)
 		}
+		if r := o.RMA; r != nil && (o.Op.Func != SendRecv || o.P2P != nil || r.Kind != RMAPutSignal && o.Op.Count != 0) {
+			return nil, fmt.Errorf("group op %d: nccl%s as a %s of %d elements: expected a SendRecv without a send/recv peer (count 0 but for a put)", i, r.Kind, o.Op.Func, o.Op.Count)
+		}
 		if p := o.P2P; p != nil && (o.Op.Func != SendRecv || p.Peer < 0 || p.Peer >= MaxRanks) {
 			return nil, fmt.Errorf("group op %d: %s peer %d of a %s: expected a send or recv to a peer in 0..%d", i, p.Dir(), p.Peer, o.Op.Func, MaxRanks-1)
 		}
@@ -165,10 +171,13 @@ type Issue struct {
 // (ncclCommWindowRegister) are ncclMemAlloc'ed cuMem memory.
 func checkAlloc(b Buffers, a Alloc) error {
 	if a < 0 || a >= NumAllocs {
-		return fmt.Errorf("alloc %d: expected cumem or cudamalloc", int(a))
+		return fmt.Errorf("alloc %d: expected cumem, cudamalloc or cumem-host", int(a))
 	}
-	if b == BuffersWindow && a != AllocCuMem {
-		return fmt.Errorf("alloc %s with window buffers: a window is ncclMemAlloc'ed cuMem memory; expected alloc cumem", a)
+	if b == BuffersWindow && a == AllocCudaMalloc {
+		return fmt.Errorf("alloc %s with window buffers: a window is cuMem memory; expected alloc cumem or cumem-host", a)
+	}
+	if b != BuffersWindow && a == AllocCuMemHost {
+		return fmt.Errorf("alloc %s with %s buffers: host cuMem memory is modelled in windows only; expected buffers window", a, b)
 	}
 	return nil
 }

@@ -974,7 +974,15 @@ func (r *initRun) tuningInput() tuning.Input {
 	off := func(p *int64) bool { return p != nil && *p == 0 }
 	in.MNNVL, in.CrossClique, in.NVLDomainSize = c.MNNVL, c.CrossClique, c.NVLDomainSize
 	// across nodes symmetric memory needs GIN (2.29.2+, ginState)
-	in.SymmetricSupport = in.DirectP2P && (in.OneLSATeam() || r.ginState().Symmetric) && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
+	gin := r.ginState()
+	in.SymmetricSupport = in.DirectP2P && (in.OneLSATeam() || gin.Symmetric) && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
+	in.RMAProxySupport, in.ElasticBufferRegister = gin.RMAProxy, num("NCCL_ELASTIC_BUFFER_REGISTER")
+	// config.numRmaCtx: 1, or NCCL_NUM_RMA_CTX where envConfigOverride
+	// takes it (a config's own numRmaCtx is checked, not read here)
+	in.NumRMACtx = 1
+	if p := num("NCCL_NUM_RMA_CTX"); p != nil && *p >= int64(r.rs.Consts.ConfigRmaCtxEnvMin) && *p <= 1<<31-1 {
+		in.NumRMACtx = int(*p)
+	}
 	// the per-operation verdicts that read the policy cite where it came
 	// from (the variable or config CTAPolicy)
 	c.ctaPolicy = c.settingsSet(nil, "NCCL_CTA_POLICY")
@@ -1007,7 +1015,8 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.AggChannelSize, in.WorkFifoDepth = num("NCCL_AGG_CHANNEL_SIZE"), num("NCCL_WORK_FIFO_DEPTH")
 	in.WorkArgsBytes, in.WorkFifoBytes = num("NCCL_WORK_ARGS_BYTES"), num("NCCL_WORK_FIFO_BYTES")
 	in.AllDirectNVLink = res.AllDirectNVLink
-	in.CEDriver = c.System.Nodes[0].Driver.CUDA >= 12050
+	in.CUDADriver = c.System.Nodes[0].Driver.CUDA
+	in.CEDriver = in.CUDADriver >= 12050
 	return in
 }
 

@@ -102,4 +102,5 @@ func apply2_29_2(rs *Ruleset) {
 	rs.Replace(sideRule29, "copy-engine AllGather on Blackwell above NCCL_SYM_CE_THRESHOLD; CTA policy tested as a bit (2.29.2)")
 	rs.Replace(ctaPolicyRule29, "NCCL_CTA_POLICY bit mask, EFFICIENCY bit (2.29.2)")
 	rs.Replace(p2pCountRule(ref("src/enqueue.cc", "addP2pToPlan"), p2pCountDoc29), "a direction's channels are counted on the Simple step, then LL by bytes per channel (2.29.2)")
+	rs.Add(rmaRule(ref("src/enqueue.cc", "rmaTaskAppend; src/rma/rma.cc scheduleRmaTasksToPlan"), rmaSymProxy, rmaDoc), "", "one-sided ncclPutSignal, ncclSignal, ncclWaitSignal: symmetric support, the RMA proxy across nodes, copy engines to LSA peers (2.29.2)")
 }

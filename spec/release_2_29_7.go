@@ -38,6 +38,7 @@ func apply2_29_7(rs *Ruleset) {
 	rs.Move("G-GIN-1", "G-NET-LIB-3", Ref{Tag: tag2297, File: "src/init.cc", Func: "commAlloc"}, "ncclGinInit runs after ncclNetInit")
 	rs.Replace(p2pSchedRule(Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, ncclLaunchPrepare"}, p2pSchedDoc297), "a plan whose budget is full hands the next plan the p2p round that did not fit (2.29.7); before, each plan walked from round 0")
 	rs.Replace(ruleAt(sideRule29, Ref{Tag: tag2297, File: "src/sym_kernels.cc", Func: "ncclSymkMask"}, sideDoc297), "the multimem symmetric kernels need more than 2 LSA ranks (2.29.7)")
+	rs.Replace(rmaRule(Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "rmaTaskAppend"}, rmaHostRMA, rmaDoc297), "one-sided calls need comm->hostRmaSupport: one LSA team or the RMA proxy on every rank (2.29.7)")
 }
 
 // sideDoc297: the multimem kernels read symkState.hasLsaMultimem.

@@ -42,6 +42,7 @@ func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 80.0, tuningCC, "ncclTunerConstantsDefaults")
 	tuningSet(d, &t.SymTMA, true, "src/sym_kernels.cc", "ncclSymkMask")
 	tuningSet(d, &t.SymAvg, true, "src/scheduler/symmetric_sched.cc", "symkRedOp")
+	tuningSet(d, &t.WinSysmem, true, "src/enqueue.cc", "taskAppend")
 	tuningSet(d, &t.LL128Rule, TuningLL128C2CMixed, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.NoAlgo, TuningNoAlgoR30, enqueueCC, "topoGetAlgoInfo")
 	tuningSet(d, &t.TunerChunkSize, true, enqueueCC, "calcCollChunking")
@@ -67,6 +68,9 @@ var tunerABI30 = tunerABI(Ref{Tag: tag2303, File: "src/plugin/tuner.cc", Func: "
 var mnnvl30 = mnnvlRuleCrossClique(Ref{Tag: tag2303, File: "src/mnnvl.cc", Func: "ncclMnnvlCheck"},
 	`Checked when there is more than one node and NCCL_MNNVL_ENABLE is not 0 and the user P2P level is not LOC (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or 0 make it LOC), or when NCCL_MNNVL_ENABLE is 1: cuMem, fabric-handle support, a complete fabric and a non-zero cluster UUID on every rank; the clique is the ranks of the same cluster UUID and clique id, the NVL domain (nvlDomainSize) those of the same cluster UUID, every clique; MNNVL needs a clique or a domain of more than one rank; failures are silent (MNNVL off). A clique fuses the topology of its nodes; the other cliques of the domain stay separate nodes. After nNodes is known, NCCL_MNNVL_CROSS_CLIQUE (default 0) other than 0 on an MNNVL communicator whose domain holds more than its clique turns p2pCrossClique on (INFO "Cross-clique P2P enabled"): a peer of the same cluster UUID in another clique is an MNNVL peer (ncclTopoCheckMNNVL returns -1) and ncclTopoCheckP2p forces CUDA P2P to it, so the transports between those nodes are P2P rather than NET, while the graphs, nNodes and the cost table are unchanged; ncclPrepareTasks then makes no symmetric task list.`)
 
+// sideDoc303: the TMA kernels, cliques, and windows in host memory.
+const sideDoc303 = sideDoc297 + ` From 2.30.3 the TMA kernels (AllReduce_RSxTmaLD_AGxTmaST, AllGather_TmaST, AllGather_TmaSTMC, ReduceScatter_TmaLD) are available on sm100+ under NCCL_SYM_TMA_ENABLE=1 (default 0); each shares the model of its store or load kernel and comes before it, so it takes that kernel's place; a communicator across cliques makes no symmetric task list; a window with host-memory segments takes neither the copy engines nor a symmetric kernel (G-WIN-HOST-1).`
+
 func apply2_30_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2303, File: file, Func: fn} }
 	rs.Replace(netABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
@@ -74,7 +78,7 @@ func apply2_30_3(rs *Ruleset) {
 	rs.Replace(collNetABI28(ref("src/plugin/net.cc", "ncclNetPluginLoad")), "window v12-v6 (2.30.3)")
 	rs.Replace(tunerABI30, "window v6-v2 (2.30.3)")
 	rs.Replace(profiler30, "a profiler whose init fails is unloaded (2.30.3)")
-	rs.Replace(ruleAt(sideRule29, ref("src/sym_kernels.cc", "ncclSymkMask"), sideDoc297+` From 2.30.3 the TMA kernels (AllReduce_RSxTmaLD_AGxTmaST, AllGather_TmaST, AllGather_TmaSTMC, ReduceScatter_TmaLD) are available on sm100+ under NCCL_SYM_TMA_ENABLE=1 (default 0); each shares the model of its store or load kernel and comes before it, so it takes that kernel's place; a communicator across cliques makes no symmetric task list.`), "TMA symmetric kernels on sm100 (NCCL_SYM_TMA_ENABLE, 2.30.3)")
+	rs.Replace(ruleAt(sideRule29, ref("src/sym_kernels.cc", "ncclSymkMask"), sideDoc303), "TMA symmetric kernels on sm100 (NCCL_SYM_TMA_ENABLE, 2.30.3)")
 	rs.Replace(ruleAt(gin297, ref("src/plugin/gin.cc", "ncclGinInit"), ""), "window v13-v11 (2.30.3)")
 	rs.Add(rmaInGin(ref("src/plugin/gin.cc", "ncclGinPluginLoad")), "G-GIN-1", "ncclRmaPlugin_v13 beside the GIN plugin (2.30.3)")
 	rs.Replace(mnnvl30, "NCCL_MNNVL_CROSS_CLIQUE (2.30.3)")
@@ -82,4 +86,6 @@ func apply2_30_3(rs *Ruleset) {
 	rs.Replace(devDup30, "ncclCheckMultiRank: \"Multiple ranks detected using the same GPU\", NCCL_MULTI_RANK_GPU_ENABLE (2.30.3)")
 	rs.Replace(nvlsCap(ref("src/transport/nvls.cc", "ncclNvlsInit"), false), `log drops (NVLS_NCHANNELS %d): "NVLS tuning" prints the channels (2.30.3)`)
 	rs.Replace(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "No algorithm/protocol available"), `WARN text "No algorithm/protocol available ..." (2.30.3)`)
+	rs.Replace(rmaRule(ref("src/enqueue.cc", "rmaTaskAppend"), rmaDriver, rmaDoc303), "one-sided calls need a CUDA 12.5 driver; a put refuses host-memory windows (2.30.3)")
+	rs.Add(winHostRule, "", "ncclCommWindowRegister takes host-memory segments (NCCL_ELASTIC_BUFFER_REGISTER); such a window takes no copy engines and no symmetric kernel (2.30.3)")
 }

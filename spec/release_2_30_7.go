@@ -56,6 +56,8 @@ func tuningApply2_30_7(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.SymGinRsSmBw[1][1], 8.44e9, "src/sym_kernels.cc", smBw)
 	tuningSet(d, &t.SymGinRsChunkEnv, true, "src/sym_kernels.cc", "ncclSymkRsGinChunkBytes")
 	tuningSet(d, &t.RegMLOPartRDMA, true, "src/register/coll_reg.cc", "isMloPartBufRdmaCapable")
+	tuningSet(d, &t.HierCE, true, "src/ce_coll.cc", "ncclHierCeAvailable")
+	tuningSet(d, &t.HostRMANumCtx, true, "src/init.cc", "initTransportsRank")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
@@ -117,4 +119,8 @@ func apply2_30_7(rs *Ruleset) {
 	rs.Add(ibPlaneRule(ref("src/transport/net_ib/init.cc", "ncclIbGetPlaneIndex, ncclIbInitDevices")), "G-NET-IB-1", "plane ids of NCCL_IB_HCA indexed; a 13th id or one with the virtual bit fails the IB's init (2.30.7)")
 	rs.Replace(ginConnRule(ref("src/sym_kernels.cc", "ncclSymkInitOnce; src/gin/gin_host.cc ncclGinConnectOnce")), "NCCL_GIN_ENABLE=0 keeps the GIN type; the symmetric kernels' GIN request meets \"GIN is disabled.\" (2.30.7)")
 	rs.Move("G-RMA-1", "G-NET-LIB-3", ref("src/init.cc", "commAlloc"), "ncclRmaInit runs between ncclNetInit and ncclGinInit")
+	rs.Replace(ruleAt(sideRule29, ref("src/ce_coll.cc", "ncclHierCeAvailable"), sideDoc303+sideDocHierCE), "hierarchical copy-engine AllGather/AlltoAll across LSA teams under CTA policy ZERO (2.30.7)")
 }
+
+// sideDocHierCE: 2.30.7's hierarchical copy-engine collectives.
+const sideDocHierCE = ` From 2.30.7 an AllGather or AlltoAll on windows of a communicator of several nodes whose LSA team is not every rank, under CTA policy ZERO, with symmetric support, an LSA team covering the node and comm->hostRmaSupport with config.numRmaCtx > 0, runs as a hierarchical copy-engine collective ("[Hierarchical CE]: %ld Bytes -> RMA proxy + CE"): the copy engines inside the team, the RMA proxy between teams; a window with host-memory segments never does.`

@@ -48,6 +48,9 @@ type Rule struct {
 	// for the group's p2p operations only, the other group rules for its
 	// collectives only.
 	p2p bool
+	// onDemand marks a group rule SelectGroup runs only for the operations
+	// it is about (the one-sided calls, windows in host memory).
+	onDemand bool
 	// node marks an init rule that every rank evaluates on its own node's
 	// facts (before the ranks exchange anything); the others run once.
 	node bool

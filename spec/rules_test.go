@@ -492,7 +492,10 @@ func TestEveryRuleHasACase(t *testing.T) {
 		// the send/recv planner: TestSelectGroupP2P, per release
 		"G-SCHED-P2P-1": true, "G-SCHED-P2P-2": true,
 		// send/recv registration: TestP2PRegistered, per release
-		"G-REG-P2P-1": true}
+		"G-REG-P2P-1": true,
+		// one-sided calls and host-memory windows: TestRMAGates,
+		// TestHierCEAndHostWindows, per release
+		"G-RMA-OP-1": true, "G-WIN-HOST-1": true}
 	for _, v := range Releases {
 		for _, r := range MustLoad(v).Rules() {
 			// the group-call rules: TestGroupSemantics and

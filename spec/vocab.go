@@ -81,6 +81,7 @@ const (
 	NumBuffers         = nccl.NumBuffers
 	AllocCuMem         = nccl.AllocCuMem
 	AllocCudaMalloc    = nccl.AllocCudaMalloc
+	AllocCuMemHost     = nccl.AllocCuMemHost
 	NumAllocs          = nccl.NumAllocs
 	ProcsPerGPU        = nccl.ProcsPerGPU
 	ProcsPerNode       = nccl.ProcsPerNode

@@ -204,8 +204,20 @@ type Input struct {
 	// CTAPolicyZero is CTA policy ZERO (NCCL_CTA_POLICY=2); CEDriver a
 	// CUDA 12.5+ driver (the copy-engine collectives need it).
 	SymmetricSupport bool `json:"symmetricSupport,omitempty"`
-	CTAPolicyZero    bool `json:"ctaPolicyZero,omitempty"`
-	CEDriver         bool `json:"ceDriver,omitempty"`
+	// RMAProxySupport is the RMA proxy across nodes: comm->rmaProxySupport
+	// (2.29.2–2.29.3: the net plugin's RMA object, NCCL_CROSS_NIC not 0, no
+	// fused NIC) or comm->globalRmaProxySupport (2.29.7+: an RMA plugin on
+	// every rank, cross-NIC, no fused NIC, cuMem GPUDirect RDMA).
+	// NumRMACtx is comm->config.numRmaCtx (default 1).
+	// ElasticBufferRegister is NCCL_ELASTIC_BUFFER_REGISTER (nil: unset,
+	// default 1; 2.30.3+).
+	// CUDADriver is the CUDA driver version (12050 for 12.5).
+	CUDADriver            int    `json:"cudaDriver,omitempty"`
+	RMAProxySupport       bool   `json:"rmaProxySupport,omitempty"`
+	NumRMACtx             int    `json:"numRmaCtx,omitempty"`
+	ElasticBufferRegister *int64 `json:"NCCL_ELASTIC_BUFFER_REGISTER,omitempty"`
+	CTAPolicyZero         bool   `json:"ctaPolicyZero,omitempty"`
+	CEDriver              bool   `json:"ceDriver,omitempty"`
 	// CTAPolicyEfficiency is CTA policy EFFICIENCY (NCCL_CTA_POLICY=1):
 	// registered AllGather/ReduceScatter may move to NVLS (G-SEL-CTAPOL-1).
 	CTAPolicyEfficiency bool `json:"ctaPolicyEfficiency,omitempty"`
@@ -279,6 +291,17 @@ func (in *Input) symComm(maxChannels int) *symComm {
 // initTransportsRank; src/sym_kernels.cc ncclSymkMask
 func (in *Input) OneLSATeam() bool {
 	return in.NNodes == 1 || in.CrossClique && in.NVLDomainSize == in.NRanks
+}
+
+// HostRMASupport is comm->hostRmaSupport (2.29.7+): symmetric support,
+// and one LSA team or the RMA proxy across nodes; with numCtx (2.30.7+,
+// Consts.HostRMANumCtx) also config.numRmaCtx > 0. The one-sided calls
+// and the hierarchical copy-engine collectives need it.
+//
+// Ref: v2.29.7-1 src/init.cc initTransportsRank (v2.30.7-1 with
+// config.numRmaCtx)
+func (in *Input) HostRMASupport(numCtx bool) bool {
+	return in.SymmetricSupport && (in.OneLSATeam() || in.RMAProxySupport) && (!numCtx || in.NumRMACtx > 0)
 }
 
 // Reason says why a bandwidth cell is 0 (or, for a restored Ring

@@ -62,7 +62,8 @@ type OpChoice struct {
 	Part CBDPart `json:"part"`
 	// SidePath is set when the operation leaves the cost table: "symmetric"
 	// (a symmetric kernel on window buffers) a "copy-engine" (a CE
-	// collective) or "allgatherv" (2.29.2+: broadcasts of a group from
+	// collective), "hierarchical-ce" (2.30.7+: a CE collective across LSA
+	// teams, the RMA proxy between them) or "allgatherv" (2.29.2+: broadcasts of a group from
 	// several roots run as one AllGatherV: Algo Ring, the protocol, threads
 	// and ChannelLo..ChannelHi of ncclScheduleBcastTasksToPlan, NChannels
 	// the channels in that range a part of the broadcast fills, Plan its
@@ -714,6 +715,10 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 	}
 	if m.copyEngine(o) {
 		ch.SidePath = "copy-engine"
+		if !in.OneLSATeam() {
+			ch.SidePath = "hierarchical-ce"
+			ch.Line = fmt.Sprintf("%s [Hierarchical CE]: %d Bytes -> RMA proxy + CE", o.Op.Func, o.Op.Bytes())
+		}
 		return false, nil
 	}
 	if o.Op.Func.IsP2P() {
@@ -1892,8 +1897,14 @@ func (m *Model) netRingChannels(t *tuningTask) (int, bool) {
 // communicator with symmetric support (one node or GIN on every node,
 // direct P2P, windows and cuMem on) in a release that has the symmetric
 // paths.
+//
+// A window with host-memory segments (alloc cumem-host, 2.30.3+) is not:
+// taskAppend and ncclMakeSymmetricTaskList send it to the cost table.
+//
+// Ref: v2.30.3-1 src/enqueue.cc taskAppend; src/scheduler/symmetric_sched.cc
+// ncclMakeSymmetricTaskList (ncclDevrWindowHasSysmemSegment)
 func (m *Model) windowed(o Call) bool {
-	return o.Buffers == nccl.BuffersWindow && m.Tuning.Symmetric && m.In.SymmetricSupport
+	return o.Buffers == nccl.BuffersWindow && o.Alloc != nccl.AllocCuMemHost && m.Tuning.Symmetric && m.In.SymmetricSupport
 }
 
 // copyEngine says whether taskAppend sends the operation to the copy
@@ -1912,8 +1923,11 @@ func (m *Model) windowed(o Call) bool {
 // communicator with symmetric memory over GIN has no copy-engine path)
 func (m *Model) copyEngine(o Call) bool {
 	c, in := m.Tuning, &m.In
-	if !c.CECollectives || !m.windowed(o) || !in.OneLSATeam() || !in.CEDriver || (o.Op.Func != nccl.AllGather && o.Op.Func != nccl.AllToAll) {
+	if !c.CECollectives || !m.windowed(o) || !in.CEDriver || (o.Op.Func != nccl.AllGather && o.Op.Func != nccl.AllToAll) {
 		return false
+	}
+	if !in.OneLSATeam() {
+		return m.hierCE()
 	}
 	if in.CTAPolicyZero {
 		return true
@@ -1929,6 +1943,21 @@ func (m *Model) copyEngine(o Call) bool {
 		th = *in.SymCEThreshold
 	}
 	return o.Op.Count > th
+}
+
+// hierCE says whether an AllGather or AlltoAll on windows of a
+// communicator of several LSA teams runs as a hierarchical copy-engine
+// collective (2.30.7+, Consts.HierCE): CTA policy ZERO, several nodes, an
+// LSA team that covers the node (every LSA team gatesim builds does: a
+// node, or an NVL domain of whole nodes), symmetric support and
+// comm->hostRmaSupport with an RMA context. copyEngine has checked the
+// function, the windows on both sides and the driver.
+//
+// Ref: v2.30.7-1 src/ce_coll.cc ncclHierCeAvailable; src/enqueue.cc
+// taskAppend
+func (m *Model) hierCE() bool {
+	c, in := m.Tuning, &m.In
+	return c.HierCE && in.CTAPolicyZero && in.NNodes > 1 && in.HostRMASupport(c.HostRMANumCtx)
 }
 
 // singleProcHint names the variable that keeps registration for ranks

@@ -621,6 +621,18 @@ type Consts struct {
 	// CECollectives: copy-engine collectives exist (ncclCeImplemented:
 	// AllGather, AlltoAll, Gather, Scatter; 2.28.3+).
 	CECollectives bool `tuning:"reg.copyEngine"`
+	// HierCE: a multi-node AllGather or AlltoAll on windows under CTA
+	// policy ZERO runs as a hierarchical copy-engine collective, CE inside
+	// the LSA team and the RMA proxy between teams (ncclHierCeAvailable,
+	// 2.30.7+); HostRMANumCtx: comm->hostRmaSupport also needs
+	// config.numRmaCtx > 0 (2.30.7+).
+	HierCE        bool `tuning:"switch.hierCE"`
+	HostRMANumCtx bool `tuning:"switch.hostRmaNumCtx"`
+	// WinSysmem: ncclCommWindowRegister takes cuMem memory with host
+	// (CPU-backed) segments, and such a window takes neither the copy
+	// engines nor a symmetric kernel (ncclDevrWindowHasSysmemSegment,
+	// 2.30.3+; before, gatesim does not model host memory in windows).
+	WinSysmem bool `tuning:"switch.windowSysmem"`
 
 	// CTA policy and copy-engine collectives (taskAppend).
 	CTAPolicyMask    bool  `tuning:"switch.ctaPolicyMask"`    // NCCL_CTA_POLICY is a bit mask: a digit 0/1/2 or names joined by '|' (2.29.2+); before, the integer must be 2 for ZERO

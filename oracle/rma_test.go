@@ -1,0 +1,40 @@
+package oracle
+
+import (
+	"testing"
+)
+
+// TestOneSidedCalls: a one-sided call in a request is answered with its
+// path or NCCL's error, and a malformed one is invalid, naming the field.
+func TestOneSidedCalls(t *testing.T) {
+	o := New(nil)
+	cases := []struct {
+		line, status, field, kernel string
+	}{
+		{`{"nccl":"2.29.2","system":"h200x2","group":[{"coll":"putSignal","bytes":"2GiB","peer":1,"buffers":"window"},{"coll":"allreduce","bytes":"1MiB"}]}`, "ok", "", "rma-ce"},
+		{`{"nccl":"2.29.2","system":"h200x2","op":{"coll":"signal","peer":1,"flags":3}}`, "error", "", ""},
+		{`{"nccl":"2.29.2","system":"h200x2","op":{"coll":"signal","peer":5}}`, "invalid", "op.peer", ""},
+		{`{"nccl":"2.29.2","system":"h200x2","op":{"coll":"waitSignal"}}`, "invalid", "op.peer", ""},
+		{`{"nccl":"2.29.2","system":"h200x2","op":{"coll":"signal","peer":1,"bytes":"4KiB"}}`, "invalid", "op.bytes", ""},
+		{`{"nccl":"2.29.2","system":"h200x2","op":{"coll":"allreduce","bytes":"4KiB","op_cnt":2}}`, "invalid", "op.coll", ""},
+		{`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"signal","peer":1}}`, "invalid", "group", ""},
+	}
+	for _, tc := range cases {
+		m := decode(t, o.HandleLine([]byte(tc.line)))
+		if m["status"] != tc.status {
+			t.Errorf("%s: status %v, want %s (%v)", tc.line, m["status"], tc.status, m)
+			continue
+		}
+		if tc.field != "" {
+			if inv, _ := m["invalid"].(map[string]any); inv == nil || inv["field"] != tc.field {
+				t.Errorf("%s: invalid %v, want field %s", tc.line, m["invalid"], tc.field)
+			}
+		}
+		if tc.kernel != "" {
+			op := m["ops"].([]any)[0].(map[string]any)
+			if op["kernel"] != tc.kernel || op["coll"] != "PutSignal" || op["rma"] == nil {
+				t.Errorf("%s: op %v, want kernel %s with its rma path", tc.line, op, tc.kernel)
+			}
+		}
+	}
+}
