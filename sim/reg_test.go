@@ -112,12 +112,7 @@ func TestRegisteredReceivesCopyNothing(t *testing.T) {
 func TestPropRegisteredNeverSlower(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nodes, local := drawComm(t)
-		f := rapid.SampledFrom([]spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast, spec.Reduce}).Draw(t, "func")
-		a := rapid.SampledFrom(algosFor(f, nodes, local)).Draw(t, "algo")
-		proto := spec.Simple
-		if a == spec.Ring || a == spec.Tree {
-			proto = rapid.SampledFrom(spec.Protos[:]).Draw(t, "proto")
-		}
+		f, a, proto := drawCollective(t, nodes, local)
 		reg := rapid.SampledFrom([]tuning.ChunkReg{tuning.ChunkRegIPC, tuning.ChunkRegNet}).Draw(t, "reg")
 		if reg == tuning.ChunkRegNet && a == spec.Ring && f == spec.AllGather && local == 1 {
 			reg = tuning.ChunkRegIPC
