@@ -234,6 +234,7 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 		InPlace:    opt.InPlace,
 		NSteps:     p.NSteps,
 		Unit:       op.DataType.Size(),
+		Reg:        sel.Chunk.Reg,
 	}
 	if op.Func == spec.AllGather || op.Func == spec.Broadcast {
 		h.Unit = 1

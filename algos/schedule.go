@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Step is one primitive call of one thread group of one rank on one
@@ -135,6 +136,10 @@ type Header struct {
 	StepPerSlice  int
 	StepBytes     int
 	NSteps        int
+	// Reg is the registration NCCL made of the buffers (the decision's
+	// G-REG-* rules): with IPC or the network's, a registered peer
+	// writes a direct step straight into the user buffer.
+	Reg tuning.ChunkReg
 }
 
 // InputCount and OutputCount are the sizes of a rank's user buffers in

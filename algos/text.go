@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // The canonical text form of a schedule. It is what golden files hold and
@@ -68,7 +69,11 @@ func (s *Schedule) format(w io.Writer, deps [][][]StepRef) error {
 	fmt.Fprintln(bw, textMagic)
 	fmt.Fprintf(bw, "nccl %s\n", h.Release)
 	fmt.Fprintf(bw, "op %s %s %s count=%d root=%d inplace=%t\n", h.Func, h.DataType, h.RedOp, h.Count, h.Root, h.InPlace)
-	fmt.Fprintf(bw, "algo %s %s\n", h.Algo, h.Proto)
+	if h.Reg != tuning.ChunkRegNone {
+		fmt.Fprintf(bw, "algo %s %s reg=%s\n", h.Algo, h.Proto, h.Reg)
+	} else {
+		fmt.Fprintf(bw, "algo %s %s\n", h.Algo, h.Proto)
+	}
 	fmt.Fprintf(bw, "comm ranks=%d nodes=%d local=%d channels=%d groups=%d\n", h.NRanks, h.NNodes, h.LocalRanks, h.NChannels, h.NGroups)
 	fmt.Fprintf(bw, "fifo unit=%d slices=%d stepsperslice=%d stepbytes=%d nsteps=%d\n", h.Unit, h.SlicePerChunk, h.StepPerSlice, h.StepBytes, h.NSteps)
 	if h.NChannels > 0 {
@@ -314,8 +319,17 @@ func Parse(r io.Reader, name string) (*Schedule, error) {
 			}
 			have["op"] = true
 		case "algo":
-			if len(f) != 3 {
-				return nil, fail("expected: algo <algorithm> <protocol>")
+			if len(f) != 3 && len(f) != 4 {
+				return nil, fail("expected: algo <algorithm> <protocol> [reg=IPC|NET|NVLS|CollNet]")
+			}
+			if len(f) == 4 {
+				kv, err := keyValues(f[3:], "reg")
+				if err != nil {
+					return nil, fail("%v", err)
+				}
+				if h.Reg = tuning.ChunkRegOf(kv["reg"]); h.Reg == tuning.ChunkRegNone {
+					return nil, fail("reg=%q: expected IPC, NET, NVLS or CollNet", kv["reg"])
+				}
 			}
 			var err error
 			if h.Algo, err = spec.ParseAlgo(f[1]); err != nil {

@@ -15,7 +15,9 @@ import "github.com/gatesim/gatesim/algos"
 //	V[e](i) = max(V[e-1](i), V[e](i-1) + lat(i-1), V[e-depth](i+1) + lat(i)) + dur(i, e)
 //
 // with the terms the ends lack left out (the first rank receives nothing;
-// the last sends nothing and so takes no time), V[-1] the launch, lat(i)
+// the last sends nothing, and takes only the copy of a Simple slice out
+// of its FIFO where its steps are plain receives that copy, as Broadcast's
+// are unless registered: analysis.stages), V[-1] the launch, lat(i)
 // the latency of the hop from chain index i to i+1 and dur(i, e) the
 // slice's time at index i's send rate: exactly what the event loop computes
 // for every rank (try, Step), here in one pass over events and ranks
@@ -28,6 +30,9 @@ type chainRuns struct {
 	index  func(rank int) int
 	counts []int64
 	set    bool // counts holds the first planned program's
+	// recvOnly: the last rank's steps are plain receives (recv,
+	// directRecv), which copy out of the FIFO unless registered
+	recvOnly bool
 }
 
 // program checks that steps, the program of a rank of the chain with ring
@@ -55,6 +60,12 @@ func (cr *chainRuns) program(steps []algos.Step, recv, send bool, prev, next int
 			return false
 		}
 	}
+	if recv && !send {
+		cr.recvOnly = true
+		for k := range steps {
+			cr.recvOnly = cr.recvOnly && steps[k].Prim == algos.PrimRecv
+		}
+	}
 	return true
 }
 
@@ -78,6 +89,7 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 	lat := make([]Time, n-1)
 	rate := make([]int64, n-1)
 	ovh := make([]Time, n-1)
+	stage := false // the last rank's receives copy out of its FIFO
 	for i := 0; i < n; i++ {
 		r := int(pos[i])
 		rp := cc.plan(r)
@@ -96,6 +108,9 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 				sendOK = true
 			case sp.recvs && i > 0 && int(p.ID) == int(pos[i-1]) && !recvOK:
 				recvOK = true
+				if i == n-1 {
+					stage = cr.recvOnly && an.stages(ci, r, si)
+				}
 			default:
 				return 0, 0, false
 			}
@@ -147,6 +162,8 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 					lastRate, lastOvh, d = rate[i], ovh[i], sendDuration(wire, rate[i], ovh[i])
 				}
 				t += d
+			} else if stage {
+				t += stagingDuration(sl[j]*int64(h.Unit), x.f.m.HBMBw)
 			}
 			cur[i] = t
 		}

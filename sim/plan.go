@@ -9,6 +9,7 @@ import (
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // The timing model prepares a schedule in four passes before it simulates:
@@ -1293,6 +1294,10 @@ type analysis struct {
 	// slot si at lat[ci][slotOff[ci][r]+si]
 	lat     [][]Time
 	slotOff [][]int32
+	// direct marks, per slot as lat, the rank connections whose peer
+	// writes straight into the registered user buffer (regDirect); nil
+	// where nothing is registered
+	direct  [][]bool
 	color   [][]uint64 // [class][rank]
 	epColor [][]uint64 // [class][endpoint] (classes[ci].eps' order)
 	ncolors []int
@@ -1418,10 +1423,16 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	if f.t.loopMsg > 0 {
 		proxyConns = make([]int64, s.NRanks)
 	}
+	if s.Proto == spec.Simple && (s.Reg == tuning.ChunkRegIPC || s.Reg == tuning.ChunkRegNet) {
+		a.direct = make([][]bool, nc)
+	}
 	for ci := range a.classes {
 		a.lat[ci] = make([]Time, 0, nslots[ci])
 		nvl[ci] = make([]bool, 0, nslots[ci])
 		a.slotOff[ci] = make([]int32, s.NRanks+1)
+		if a.direct != nil {
+			a.direct[ci] = make([]bool, 0, nslots[ci])
+		}
 	}
 	var cc *chanClass
 	add := func(path []int32, send bool, bytes int64) {
@@ -1455,6 +1466,9 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 					buf, hop = f.path(buf[:0], r, p, nd)
 					lats = append(lats, f.hopLatency(hop, s.Algo, s.Proto))
 					nv = append(nv, hop == hopNVLink && p != r)
+					if a.direct != nil {
+						a.direct[ci] = append(a.direct[ci], regDirect(s.Reg, hop, p != r))
+					}
 					if sp.sends {
 						add(buf, true, sp.sendBytes)
 						if proxyConns != nil && hop == hopNet && sp.sendBytes > 0 {
@@ -1466,6 +1480,9 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				} else {
 					lats = append(lats, a.slotLat(ci, r, sp, buf))
 					nv = append(nv, false)
+					if a.direct != nil {
+						a.direct[ci] = append(a.direct[ci], false)
+					}
 					buf = a.slotFlows(ci, r, sp, buf, add)
 				}
 				nflows = append(nflows, int32(len(ids)-n0))
@@ -1605,7 +1622,7 @@ func (a *analysis) mergeClasses() {
 				return false
 			}
 			for si := range pj.slots {
-				if a.latOf(i, ri, si) != a.latOf(j, r, si) {
+				if a.latOf(i, ri, si) != a.latOf(j, r, si) || a.stages(i, ri, si) != a.stages(j, r, si) {
 					return false
 				}
 			}
@@ -1629,8 +1646,12 @@ func (a *analysis) mergeClasses() {
 	var ovh [][][]Time
 	var lat [][]Time
 	var off [][]int32
+	var direct [][]bool
 	for i, k := range keep {
 		if k {
+			if a.direct != nil {
+				direct = append(direct, a.direct[i])
+			}
 			cls = append(cls, a.classes[i])
 			gs = append(gs, a.gSend[i])
 			gr = append(gr, a.gRecv[i])
@@ -1642,6 +1663,9 @@ func (a *analysis) mergeClasses() {
 		}
 	}
 	a.classes, a.gSend, a.gRecv, a.lat, a.slotOff = cls, gs, gr, lat, off
+	if a.direct != nil {
+		a.direct = direct
+	}
 	if a.gOvh != nil {
 		a.gOvh = ovh
 	}
@@ -1666,6 +1690,46 @@ func netMsgCost(per Time, senderConns, receiverConns int64) Time {
 }
 
 // groupOvh is gOvh of class ci, rank r, group g (0: none).
+// stages says whether a plain receive (recv, directRecv) from rank r's
+// slot si copies its Simple step out of the connection's FIFO into the
+// user buffer: NCCL's genericOp reads the FIFO and writes the output,
+// unless the sender wrote straight into the registered output (a direct
+// step on a registered connection, where srcs[0] == dsts[0] and the copy
+// is skipped). LL and LL128 receives, whose lines are read in the same
+// pass as the data arrives, are not charged.
+//
+// Ref: v2.28.9-1 src/device/prims_simple.h genericOp (DirectRecv skip),
+// loadRecvConn (DirectWrite under ipcReg, NetRegMode under netReg)
+func (a *analysis) stages(ci, r, si int) bool {
+	if a.s.Proto != spec.Simple {
+		return false
+	}
+	return a.direct == nil || !a.direct[ci][int(a.slotOff[ci][r])+si]
+}
+
+// regDirect says whether a connection over hop (to another rank) is one
+// the task registered its buffers for, so its sender writes a direct step
+// into the user buffer: IPC registration (G-REG-IPC-1, 2.23.4+) covers
+// the P2P peers inside a node, the network's (G-REG-UB-1, 2.24.3+) the
+// NET peers of the ring. Release differences are the decision's: the
+// schedule's Reg is what NCCL registered at its release.
+//
+// Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers (Ring:
+// the P2P_READ/P2P_WRITE peers over IPC, the NCCL_DIRECT_NIC peers
+// with the network)
+func regDirect(reg tuning.ChunkReg, hop int, peer bool) bool {
+	if !peer {
+		return false
+	}
+	switch reg {
+	case tuning.ChunkRegIPC:
+		return hop != hopNet
+	case tuning.ChunkRegNet:
+		return hop == hopNet
+	}
+	return false
+}
+
 func (a *analysis) groupOvh(ci, r int, g int32) Time {
 	if a.gOvh == nil || a.gOvh[ci][r] == nil {
 		return 0
@@ -1848,6 +1912,9 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 			for si, sp := range rp.slots {
 				lat := a.latOf(ci, r, si)
 				st := mix(mix(0, int64(sp.group)), int64(lat))
+				if a.stages(ci, r, si) {
+					st = mix(st, 3)
+				}
 				peer := cc.peerAt(r, sp.peer)
 				if peer.Kind == algos.PeerRank {
 					p := int(peer.ID)

@@ -343,15 +343,22 @@ func TestPropSameIntegerResult(t *testing.T) {
 // algorithms, collectives, protocols, channel counts and sizes up to 4 MiB,
 // simulating one representative per symmetry class gives the time, link
 // bytes and network bytes of simulating every rank.
+// drawCollective draws a collective, an algorithm with device code for it
+// on nodes × local GPUs, and a protocol it runs.
+func drawCollective(t *rapid.T, nodes, local int) (spec.Func, spec.Algo, spec.Proto) {
+	f := rapid.SampledFrom([]spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast, spec.Reduce}).Draw(t, "func")
+	a := rapid.SampledFrom(algosFor(f, nodes, local)).Draw(t, "algo")
+	proto := spec.Simple
+	if a == spec.Ring || a == spec.Tree {
+		proto = rapid.SampledFrom(spec.Protos[:]).Draw(t, "proto")
+	}
+	return f, a, proto
+}
+
 func TestPropSymmetryIsExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nodes, local := drawComm(t)
-		f := rapid.SampledFrom([]spec.Func{spec.AllReduce, spec.AllGather, spec.ReduceScatter, spec.Broadcast, spec.Reduce}).Draw(t, "func")
-		a := rapid.SampledFrom(algosFor(f, nodes, local)).Draw(t, "algo")
-		proto := spec.Simple
-		if a == spec.Ring || a == spec.Tree {
-			proto = rapid.SampledFrom(spec.Protos[:]).Draw(t, "proto")
-		}
+		f, a, proto := drawCollective(t, nodes, local)
 		ch := 2 * rapid.IntRange(1, 8).Draw(t, "graph channels")
 		l, err := algos.DefaultLayout(spec.V2_28_9, nodes, local, ch)
 		if err != nil {

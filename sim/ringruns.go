@@ -208,6 +208,9 @@ func ringProgram(steps []algos.Step, loops []algos.RingLoop, index func(int) int
 		if len(st.Send) > 0 {
 			rr.io[k] |= 2
 		}
+		if st.Prim == algos.PrimRecv {
+			rr.io[k] |= 4
+		}
 	}
 	return rr
 }
@@ -234,6 +237,8 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 	lat := make([]Time, n)
 	rate := make([]int64, n)
 	ovh := make([]Time, n)
+	stage := make([]bool, n) // its plain receives copy out of the FIFO
+	anyStage := false
 	for i := 0; i < n; i++ {
 		r := int(pos[i])
 		rp := cc.plan(r)
@@ -261,6 +266,8 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 					return 0, 0, false
 				}
 				recvOK = true
+				stage[i] = an.stages(ci, r, si)
+				anyStage = anyStage || stage[i]
 			}
 		}
 		if !sendOK || !recvOK {
@@ -316,7 +323,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 		}
 		same := true
 		for i := p; i < n && same; i++ {
-			same = lat[i] == lat[i-p] && rate[i] == rate[i-p] && ovh[i] == ovh[i-p]
+			same = lat[i] == lat[i-p] && rate[i] == rate[i-p] && ovh[i] == ovh[i-p] && stage[i] == stage[i-p]
 		}
 		if same {
 			P = p
@@ -329,6 +336,9 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 	type run struct {
 		a, b int // chunks [a, b)
 		dur  []Time
+		// rdur: a plain receive's FIFO copy per slice and residue (nil
+		// where no receive copies)
+		rdur []Time
 	}
 	runs := make([][]run, len(rr.loops))
 	var slb []int64
@@ -344,12 +354,19 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 			}
 			slb = sliceSizes(h, cnt, slb)
 			d := make([]Time, S*P)
+			var rd []Time
+			if anyStage {
+				rd = make([]Time, S*P)
+			}
 			for sl := 0; sl < S; sl++ {
 				for r := 0; r < P; r++ {
 					d[sl*P+r] = sendDuration(wireBytes(h.Proto, slb[sl]*int64(h.Unit)), rate[r], ovh[r])
+					if rd != nil && stage[r] {
+						rd[sl*P+r] = stagingDuration(slb[sl]*int64(h.Unit), x.f.m.HBMBw)
+					}
 				}
 			}
-			runs[l] = append(runs[l], run{c, b, d})
+			runs[l] = append(runs[l], run{c, b, d, rd})
 			c = b
 		}
 	}
@@ -390,7 +407,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 				ts = append(ts, term{f, lat[r]})
 			}
 			dp = dp[:0]
-			if rr.io[k]&2 == 0 {
+			if rr.io[k]&2 == 0 && (rr.io[k]&4 == 0 || !anyStage) {
 				dp = append(dp, dpiece{0, m, 0})
 			} else {
 				// index qP+r moves chunk (qP + off) mod n = r0 + P·((q+q0) mod m)
@@ -403,6 +420,9 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 						continue
 					}
 					dv := ru.dur[sl*P+r]
+					if rr.io[k]&2 == 0 {
+						dv = ru.rdur[sl*P+r]
+					}
 					lo, hi := u1-q0, u2-q0
 					if lo < 0 {
 						lo += m

@@ -100,6 +100,9 @@ type tgroup struct {
 	// sendOvh is what each message it sends holds the step for beyond
 	// its bytes (analysis.gOvh)
 	sendOvh Time
+	// stage: a plain receive from its rank connections copies the step
+	// out of the FIFO into the user buffer (analysis.stages)
+	stage bool
 }
 
 type trep struct {
@@ -461,6 +464,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 						if !slices.Contains(tg.in, c) {
 							tg.in = append(tg.in, c)
 						}
+						tg.stage = tg.stage || an.stages(ci, a, si)
 					}
 					continue
 				}
@@ -545,6 +549,11 @@ func durationOf(bytes, rate int64) Time {
 	}
 	return Time(q)
 }
+
+// stagingDuration is the time a receive holds to copy a Simple step of
+// bytes out of the connection's FIFO into the user buffer: a read and a
+// write of the GPU's memory (analysis.stages says where it is charged).
+func stagingDuration(bytes, hbm int64) Time { return durationOf(2*bytes, hbm) }
 
 // sendDuration is the time a step holds to send a message of bytes at
 // rate with a per-message cost ovh (paid by messages that carry bytes).
@@ -671,6 +680,13 @@ func (x *Sim) try(i int32) {
 			moved += b
 		}
 		dur = max(dur, durationOf(wireBytes(h.Proto, b), tg.recvRate))
+	}
+	if st.prim == algos.PrimRecv && p.slice < len(p.sl) {
+		for _, g := range p.rg {
+			if tg := &groups[g]; tg.stage && len(tg.in) > 0 {
+				dur = max(dur, stagingDuration(p.sl[p.slice]*int64(h.Unit), x.f.m.HBMBw))
+			}
+		}
 	}
 	if st.prim == algos.PrimCopy && p.slice < len(p.sl) {
 		b := p.sl[p.slice] * int64(h.Unit)

@@ -119,18 +119,35 @@ type ChunkRules struct {
 	NetRegRingAllGather bool `json:"netRegRingAllGather,omitempty"`
 }
 
-// ChunkReg is the buffer registration of a task that calcCollChunking
-// reads (info->regBufType): NVLS's (NCCL_NVLS_REG_BUFFER) and the
-// network's on Ring's peers (NCCL_NET_REG_BUFFER). IPC registration and
-// CollNet's change no chunk (CollNet's only the proxy's step count), so
-// they are ChunkRegNone here.
+// ChunkReg is the buffer registration of a task (info->regBufType) as the
+// schedule builders and the simulator read it. calcCollChunking reads
+// NVLS's (NCCL_NVLS_REG_BUFFER) and the network's on Ring's peers
+// (NCCL_NET_REG_BUFFER); IPC registration (NCCL_IPC_REG_BUFFER) and
+// CollNet's change no chunk, but IPC and the network's change the
+// kernel's data path: a registered peer writes straight into the user
+// buffer, so a receive copies nothing out of the connection's FIFO.
 type ChunkReg uint8
 
 const (
 	ChunkRegNone ChunkReg = iota
 	ChunkRegNVLS
 	ChunkRegNet
+	ChunkRegIPC
+	ChunkRegCollNet
+	numChunkRegs
 )
+
+// chunkRegNames are OpChoice.Registered's words for each ChunkReg.
+var chunkRegNames = [numChunkRegs]string{"", "NVLS", "NET", "IPC", "CollNet"}
+
+// String is the registration as OpChoice.Registered writes it ("" for
+// none).
+func (r ChunkReg) String() string {
+	if r < numChunkRegs {
+		return chunkRegNames[r]
+	}
+	return fmt.Sprintf("ChunkReg(%d)", int(r))
+}
 
 // ChunkArgs is what calcCollChunking reads of a task beyond its function,
 // algorithm, protocol and channel split: the registration of its buffers
@@ -149,14 +166,13 @@ func (ch *OpChoice) ChunkArgs() ChunkArgs {
 	return ChunkArgs{Reg: ChunkRegOf(ch.Registered), NBytes: ch.ChunkNBytes, NChannels: ch.ChunkNChannels}
 }
 
-// ChunkRegOf is the ChunkReg of an OpChoice's Registered ("NVLS", "NET";
-// anything else changes no chunk).
+// ChunkRegOf is the ChunkReg of an OpChoice's Registered ("NVLS", "NET",
+// "IPC", "CollNet"; anything else is none).
 func ChunkRegOf(registered string) ChunkReg {
-	switch registered {
-	case "NVLS":
-		return ChunkRegNVLS
-	case "NET":
-		return ChunkRegNet
+	for r := ChunkRegNVLS; r < numChunkRegs; r++ {
+		if chunkRegNames[r] == registered {
+			return r
+		}
 	}
 	return ChunkRegNone
 }
