@@ -244,3 +244,48 @@ func TestDiagnoseConfigCheckLines(t *testing.T) {
 		t.Errorf("gate row %+v, want agree", row)
 	}
 }
+
+// TestDiagnoseCTAPolicyLines (G-ENV-CONFIG-1): the lines NCCL prints
+// about NCCL_CTA_POLICY and NCCL_CHECK_MODE, each release's own. The log
+// reader records them under G-ENV-CONFIG-1, diagnose replays the variable
+// and predicts the same lines.
+func TestDiagnoseCTAPolicyLines(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		version string
+		env     []string // lines ncclLoadParam and getEnvCtaPolicyOnce print first
+		lines   []string // G-ENV-CONFIG-1's
+	}{
+		{"2.27.7", []string{"NCCL_CTA_POLICY set by environment to 2."},
+			[]string{"CTAPolicy 2 is not a valid value, set it to 0"}},
+		{"2.28.9", []string{"NCCL_CTA_POLICY set by environment to 3."},
+			[]string{"Comm config CTAPolicy reset to NCCL_CTA_POLICY=3", "CTAPolicy 3 is not a valid value, set it to 0"}},
+		{"2.30.7", nil,
+			[]string{"Unknown CTA policy fast passed as environment variable. Ignoring.",
+				"Parsed environment variable NCCL_CTA_POLICY=zero|efficiency|fast to 3",
+				"Comm config CTAPolicy reset to NCCL_CTA_POLICY=3",
+				"Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (3). Unsetting POLICY_EFFICIENCY.",
+				"NCCL_CHECK_MODE set by environment to DEBUG_GLOBAL"}},
+	} {
+		log := "h:1:1 [0] NCCL INFO NCCL version " + tc.version + "+cuda12.9\n"
+		for _, ln := range append(append([]string{}, tc.env...), tc.lines...) {
+			level := "INFO"
+			if strings.HasPrefix(ln, "Both ") {
+				level = "WARN"
+			}
+			log += "h:1:1 [0] NCCL " + level + " " + ln + "\n"
+		}
+		pred, obs, _ := diagnoseRule(t, log, sys, "G-ENV-CONFIG-1")
+		if !slices.Equal(pred.Log, tc.lines) {
+			t.Errorf("%s: predicted lines %q\nwant %q", tc.version, pred.Log, tc.lines)
+		}
+		for _, ln := range tc.lines {
+			if !slices.Contains(obs.Log, ln) && !strings.Contains(ln, "set by environment") && !strings.HasPrefix(ln, "Parsed ") {
+				t.Errorf("%s: the observed G-ENV-CONFIG-1 lacks %q (%q)", tc.version, ln, obs.Log)
+			}
+		}
+	}
+}

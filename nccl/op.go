@@ -21,6 +21,21 @@ type Op struct {
 // ReduceScatter).
 func (o Op) Bytes() int64 { return o.Count * int64(o.DataType.Size()) }
 
+// Queued is the datatype and count NCCL queues the call with: AllGather
+// and Broadcast move bytes, so every release turns them into Count ×
+// element size of ncclInt8 before anything reads the datatype (the task's
+// sort and aggregation, ncclNvlsSupported); every other function keeps
+// the API's.
+// Ref: v2.21.5-1 src/include/info.h ncclInfoSetDerived (called by
+// src/misc/argcheck.cc ArgsCheck before taskAppend; v2.18.1-1 … v2.20.5-1
+// likewise); v2.22.3-1 src/enqueue.cc taskAppend
+func (o Op) Queued() (DataType, int64) {
+	if o.Func == AllGather || o.Func == Broadcast {
+		return Int8, o.Bytes()
+	}
+	return o.DataType, o.Count
+}
+
 // Buffers says what NCCL knows about an operation's buffers.
 type Buffers int
 

@@ -270,6 +270,35 @@ var Catalogue = []Form{
 		Since: v(2, 27, 3), Ref: ref("v2.27.3-1", "src/init.cc", "envConfigOverride"),
 		Example: "nvlsCTAs 0 is not a valid value, NCCL will decide the default value automatically", lit: "nvlsCTAs ",
 		re: rx(`^(nvlsCTAs) (-?\d+) is not a valid value, NCCL will decide the default value automatically$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.ctapolicy", Format: `CTAPolicy %d is not a valid value, set it to %d`,
+		Since: v(2, 27, 3), Ref: ref("v2.27.3-1", "src/init.cc", "envConfigOverride"),
+		Example: "CTAPolicy 2 is not a valid value, set it to 0", lit: "CTAPolicy ",
+		re: rx(`^(CTAPolicy) (-?\d+) is not a valid value, set it to (-?\d+)$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.ctapolicy.both", Format: `Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (%d). Unsetting POLICY_EFFICIENCY.`,
+		Since: v(2, 29, 2), Ref: ref("v2.29.2-1", "src/init.cc", "envConfigOverride"),
+		Example: "Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (3). Unsetting POLICY_EFFICIENCY.",
+		lit:     "Both NCCL_CTA_POLICY_ZERO and ",
+		re:      rx(`^Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in (CTAPolicy) \((-?\d+)\)\. Unsetting POLICY_EFFICIENCY\.$`)},
+	// getEnvCtaPolicyOnce's lines (2.29.2+), at the policy's override:
+	// the names it parsed, none it knew, a name or a leading digit it
+	// refused (the last two name no variable value: recorded against the
+	// field)
+	{Kind: KindEnv, ID: "env.ctapolicy.parsed", Format: `Parsed environment variable NCCL_CTA_POLICY=%s to %d`,
+		Since: v(2, 29, 2), Ref: ref("v2.29.2-1", "src/init.cc", "getEnvCtaPolicyOnce"),
+		Example: "Parsed environment variable NCCL_CTA_POLICY=ZERO|EFFICIENCY to 3", lit: "Parsed environment variable NCCL_",
+		re: rx(`^Parsed environment variable (NCCL_CTA_POLICY)=(.*) to -?\d+$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.ctapolicy.none", Format: `No valid CTA policies found in NCCL_CTA_POLICY=%s.`,
+		Since: v(2, 29, 2), Ref: ref("v2.29.2-1", "src/init.cc", "getEnvCtaPolicyOnce"),
+		Example: "No valid CTA policies found in NCCL_CTA_POLICY=fast.", lit: "No valid CTA policies found in ",
+		re: rx(`^No valid CTA policies found in (NCCL_CTA_POLICY)=(.*)\.$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.ctapolicy.unknown", Format: `Unknown CTA policy %s passed as environment variable. Ignoring.`,
+		Since: v(2, 29, 2), Ref: ref("v2.29.2-1", "src/init.cc", "getEnvCtaPolicyOnce"),
+		Example: "Unknown CTA policy fast passed as environment variable. Ignoring.", lit: "Unknown CTA policy ",
+		re: rx(`^Unknown CTA policy (.*) passed as environment variable\. Ignoring\.$`)},
+	{Kind: KindEnvConfigCheck, ID: "env.config.ctapolicy.legacy", Format: `Unknown CTA policy; the legacy usage of NCCL_CTA_POLICY only supports the value of 0 (DEFAULT), 1 (EFFICIENCY), or 2 (ZERO). Using DEFAULT instead.`,
+		Since: v(2, 29, 2), Ref: ref("v2.29.2-1", "src/init.cc", "getEnvCtaPolicyOnce"),
+		Example: "Unknown CTA policy; the legacy usage of NCCL_CTA_POLICY only supports the value of 0 (DEFAULT), 1 (EFFICIENCY), or 2 (ZERO). Using DEFAULT instead.",
+		lit:     "Unknown CTA policy; the legacy usage", re: rx(`^Unknown CTA policy; the legacy usage of NCCL_CTA_POLICY only supports the value of 0 \(DEFAULT\), 1 \(EFFICIENCY\), or 2 \(ZERO\)\. Using DEFAULT instead\.$`)},
 
 	// --- net plugin library (G-NET-LIB-1/2) and ABI (G-NET-ABI-1)
 	{Kind: KindPluginNotFound, ID: "net.plugin.notfound", Format: `NET/Plugin : No plugin found (libnccl-net.so).` + " | " +

@@ -898,6 +898,14 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		}
 		p.addConfigCheck(ln, sub[1], sub[2])
 	case KindEnvConfigCheck:
+		switch f.ID {
+		case "env.config.ctapolicy.unknown":
+			p.addConfigCheck(ln, "CTAPolicy", sub[1]) // one refused name
+			return
+		case "env.config.ctapolicy.legacy":
+			p.addConfigCheck(ln, "CTAPolicy", "") // the digit is not printed
+			return
+		}
 		// a line naming its variable reports NCCL reading it: refused
 		// ("not valid", "too big": the field keeps its value), or taken
 		// (NCCL_NUM_RMA_CTX=0)

@@ -87,6 +87,7 @@ func RuleChanged(a, b *Ruleset) map[RuleID]bool {
 // model rules), the topology parameters by the topology stage.
 var valueReaders = map[string][]RuleID{
 	"NetABI":                 {"G-NET-ABI-1", "G-COLLNET-ABI-1", "G-COLLNET-ABI-2"},
+	"ConfigCheckModeLine":    {"G-ENV-CONFIG-1"},
 	"TunerABI":               {"G-TUNER-ABI-1", "G-TUNER-CALL-1"},
 	"NVLSChannelsSM90":       {"G-NVLS-CHAN-1"},
 	"NVLSChannelsSM100":      {"G-NVLS-CHAN-1"},

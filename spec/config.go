@@ -419,7 +419,11 @@ func configRule(ref Ref) *Rule {
 			"%s %d is too low, leaving it set at %d", "%s %d is not valid, leaving it set at %d", "NCCL_CGA_CLUSTER_SIZE value %d is too big. Limiting value to %d.",
 			"NCCL_NUM_RMA_CTX=0, RMA disabled for this communicator", "minCTAs %d is larger than #channels upper limit %d, cap it to %d",
 			"maxCTAs %d is larger than #channels upper limit %d, cap it to %d", "minCTAs %d is larger than maxCTAs %d, set both to %d",
-			"splitShare %d is not a valid value 0/1, set it to 0", "nvlsCTAs %d is not a valid value, NCCL will decide the default value automatically"},
+			"splitShare %d is not a valid value 0/1, set it to 0", "CTAPolicy %d is not a valid value, set it to %d",
+			"nvlsCTAs %d is not a valid value, NCCL will decide the default value automatically",
+			"Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (%d). Unsetting POLICY_EFFICIENCY.",
+			"Parsed environment variable NCCL_CTA_POLICY=%s to %d", "Unknown CTA policy %s passed as environment variable. Ignoring.",
+			"No valid CTA policies found in NCCL_CTA_POLICY=%s.", ctaPolicyLegacyUnknown, "NCCL_CHECK_MODE set by environment to %s"},
 		init: func(r *initRun) {
 			cfg := r.comm.System.CommConfig
 			if cfg.Len() == 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The INFO lines (ENV subsystem) parseCommConfig and envConfigOverride
@@ -30,7 +31,12 @@ import (
 // "too big" (every release; a WARN up to 2.24.3). Each arrives with its
 // field's release (Consts.ConfigFields). Then every release checks the
 // result: minCTAs and maxCTAs capped at MAXCHANNELS, minCTAs at maxCTAs,
-// splitShare 0/1, nvlsCTAs > 0 (configCheckLines). TestConfigEnvLinesAtTags
+// splitShare 0/1, an integer CTAPolicy past the release's last policy
+// (2.27.3-2.28.x), nvlsCTAs > 0, a policy mask with both ZERO and
+// EFFICIENCY (a WARN, 2.29.2+), and from 2.29.7 "NCCL_CHECK_MODE set by
+// environment to %s" for any value set (configCheckLines); from 2.29.2
+// getEnvCtaPolicyOnce's lines come at the policy's override
+// (ctaPolicyEnvLines). TestConfigEnvLinesAtTags
 // holds these texts to every tag's envConfigOverride.
 //
 // Ref: v2.30.7-1 src/init.cc parseCommConfig (NCCL_CONFIG_DEFAULT),
@@ -177,6 +183,11 @@ func configEnvLines(rs *Ruleset, env Env, cfg *Config) []string {
 		if l.field == "numRmaCtx" && v == 0 {
 			out = append(out, "NCCL_NUM_RMA_CTX=0, RMA disabled for this communicator")
 		}
+		if l.field == "CTAPolicy" && rs.Tuning.CTAPolicyMask {
+			if s, ok := env.Lookup(f.env); ok {
+				out = append(out, ctaPolicyEnvLines(s)...)
+			}
+		}
 		if l.field == "cgaClusterSize" && v != UndefInt && v > ncclMaxCGAClusterSize {
 			out = append(out, fmt.Sprintf("NCCL_CGA_CLUSTER_SIZE value %d is too big. Limiting value to %d.", v, ncclMaxCGAClusterSize))
 			continue
@@ -259,12 +270,76 @@ func configCheckLines(rs *Ruleset, env Env, cfg *Config) []string {
 	if v := value("splitShare"); v != 0 && v != 1 {
 		out = append(out, fmt.Sprintf("splitShare %d is not a valid value 0/1, set it to 0", v))
 	}
+	hasPolicy := slices.Contains(rs.Consts.ConfigFields, "CTAPolicy")
+	if hasPolicy && !rs.Tuning.CTAPolicyMask {
+		// an integer NCCL_CTA_POLICY past the release's last policy; from
+		// 2.29.2 getEnvCtaPolicyOnce gives only valid masks and
+		// parseCommConfig refuses an invalid config value first
+		if v := value("CTAPolicy"); v < 0 || v > rs.Tuning.CTAPolicyMax {
+			out = append(out, fmt.Sprintf("CTAPolicy %d is not a valid value, set it to %d", v, 0))
+		}
+	}
 	if slices.Contains(rs.Consts.ConfigFields, "nvlsCTAs") {
 		if v := value("nvlsCTAs"); v != UndefInt && v <= 0 {
 			out = append(out, fmt.Sprintf("nvlsCTAs %d is not a valid value, NCCL will decide the default value automatically", v))
 		}
 	}
+	if hasPolicy && rs.Tuning.CTAPolicyMask {
+		if v := ctaPolicyOf(rs, env, cfg); v&ctaPolicyZero != 0 && v&ctaPolicyEfficiency != 0 {
+			out = append(out, fmt.Sprintf("Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (%d). Unsetting POLICY_EFFICIENCY.", v))
+		}
+	}
+	// the non-config settings envConfigOverride reads last
+	if s, ok := env.Lookup("NCCL_CHECK_MODE"); ok && rs.Consts.ConfigCheckModeLine {
+		out = append(out, "NCCL_CHECK_MODE set by environment to "+s)
+	}
 	return out
+}
+
+// ctaPolicyOf is config.CTAPolicy after envConfigOverride's override
+// (a policy mask, 2.29.2+): NCCL_CTA_POLICY when getEnvCtaPolicyOnce set
+// one, else the config's field or DEFAULT.
+func ctaPolicyOf(rs *Ruleset, env Env, cfg *Config) int {
+	f, _ := fieldOf("CTAPolicy")
+	if f.envWins(rs, env, f.env) {
+		s, _ := env.Lookup(f.env)
+		return ctaPolicyMask(s)
+	}
+	return fieldValue(rs, cfg, configLineOf("CTAPolicy"))
+}
+
+// ctaPolicyLegacyUnknown is getEnvCtaPolicyOnce's line for a leading
+// digit other than 0, 1 or 2; the policy stays unset (the config's
+// field, or DEFAULT, stands), whatever "Using DEFAULT" says.
+const ctaPolicyLegacyUnknown = "Unknown CTA policy; the legacy usage of NCCL_CTA_POLICY only supports the value of 0 (DEFAULT), 1 (EFFICIENCY), or 2 (ZERO). Using DEFAULT instead."
+
+// ctaPolicyEnvLines are getEnvCtaPolicyOnce's INFO lines for
+// NCCL_CTA_POLICY=v (2.29.2+): a leading digit is the old single policy;
+// otherwise each '|'-separated name it does not know (strtok skips empty
+// ones), then what the names gave.
+// Ref: v2.30.7-1 src/init.cc getEnvCtaPolicyOnce (v2.29.2-1 likewise)
+func ctaPolicyEnvLines(v string) []string {
+	if v != "" && v[0] >= '0' && v[0] <= '9' {
+		if v[0] > '2' {
+			return []string{ctaPolicyLegacyUnknown}
+		}
+		return nil
+	}
+	var out []string
+	known := false
+	for _, tok := range strings.Split(v, "|") {
+		switch strings.ToUpper(tok) {
+		case "":
+		case "DEFAULT", "EFFICIENCY", "ZERO":
+			known = true
+		default:
+			out = append(out, "Unknown CTA policy "+tok+" passed as environment variable. Ignoring.")
+		}
+	}
+	if !known {
+		return append(out, "No valid CTA policies found in NCCL_CTA_POLICY="+v+".")
+	}
+	return append(out, fmt.Sprintf("Parsed environment variable NCCL_CTA_POLICY=%s to %d", v, ctaPolicyMask(v)))
 }
 
 // ConfigFieldOfLabel is the field whose "Comm config <label> set to"

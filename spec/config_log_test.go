@@ -80,7 +80,26 @@ func TestConfigLines(t *testing.T) {
 			[]string{"Comm config graphUsageMode reset to 0 by NCCL_GRAPH_MIXING_SUPPORT=0"}},
 		{"no graphUsageMode before 2.29.2", V2_28_9, "", Env{"NCCL_GRAPH_MIXING_SUPPORT": "0"}, nil},
 		{"CTA policy names OR-ed from 2.29.2", V2_29_2, "", Env{"NCCL_CTA_POLICY": "ZERO|EFFICIENCY"},
-			[]string{"Comm config CTAPolicy reset to NCCL_CTA_POLICY=3"}},
+			[]string{"Parsed environment variable NCCL_CTA_POLICY=ZERO|EFFICIENCY to 3", "Comm config CTAPolicy reset to NCCL_CTA_POLICY=3",
+				"Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (3). Unsetting POLICY_EFFICIENCY."}},
+		{"a config policy of both bits from 2.29.2", V2_29_2, "CTAPolicy=3", nil,
+			[]string{"Comm config CTA policy flags set to 3",
+				"Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (3). Unsetting POLICY_EFFICIENCY."}},
+		{"unknown CTA policy names", V2_30_7, "", Env{"NCCL_CTA_POLICY": "zero||fast"},
+			[]string{"Unknown CTA policy fast passed as environment variable. Ignoring.", "Parsed environment variable NCCL_CTA_POLICY=zero||fast to 2",
+				"Comm config CTAPolicy reset to NCCL_CTA_POLICY=2"}},
+		{"no known CTA policy name", V2_29_2, "", Env{"NCCL_CTA_POLICY": "fast"},
+			[]string{"Unknown CTA policy fast passed as environment variable. Ignoring.", "No valid CTA policies found in NCCL_CTA_POLICY=fast."}},
+		{"a legacy CTA policy digit past ZERO from 2.29.2", V2_29_2, "", Env{"NCCL_CTA_POLICY": "7"},
+			[]string{ctaPolicyLegacyUnknown}},
+		{"an integer CTA policy past EFFICIENCY at 2.27.3", V2_27_3, "", Env{"NCCL_CTA_POLICY": "2"},
+			[]string{"CTAPolicy 2 is not a valid value, set it to 0"}},
+		{"an integer CTA policy past ZERO at 2.28.9", V2_28_9, "", Env{"NCCL_CTA_POLICY": "-1"},
+			[]string{"Comm config CTAPolicy reset to NCCL_CTA_POLICY=-1", "CTAPolicy -1 is not a valid value, set it to 0"}},
+		{"ZERO is a policy at 2.28.3", V2_28_3, "", Env{"NCCL_CTA_POLICY": "2"}, nil},
+		{"NCCL_CHECK_MODE from 2.29.7", V2_29_7, "", Env{"NCCL_CHECK_MODE": "debug_global"},
+			[]string{"NCCL_CHECK_MODE set by environment to debug_global"}},
+		{"no NCCL_CHECK_MODE line before 2.29.7", V2_29_3, "", Env{"NCCL_CHECK_MODE": "DEBUG_LOCAL"}, nil},
 		{"collnetEnable and the split share in envConfigOverride's order", V2_28_9, "",
 			Env{"NCCL_COLLNET_ENABLE": "1", "NCCL_COMM_SPLIT_SHARE_RESOURCES": "1", "NCCL_MAX_CTAS": "16"},
 			[]string{"Comm config maxCTAs reset to NCCL_MAX_CTAS=16", "Comm config splitShare reset to NCCL_COMM_SPLIT_SHARE_RESOURCES=1",
@@ -112,12 +131,9 @@ func TestConfigLines(t *testing.T) {
 // configEnvNotHere are envConfigOverride's texts another rule predicts or
 // gatesim does not model, each with the reason.
 var configEnvNotHere = map[string]string{
-	"NCCL_COLLNET_ENABLE set by environment to %d.":                                                                    "G-COLLNET-ENV-1's line",
-	"collnetEnable %d is not a valid value 0/1, set it to 0":                                                           "G-COLLNET-ENV-1's line",
-	"CTAPolicy %d is not a valid value, set it to %d":                                                                  "not modelled: ctaPolicyIsValid of a config or variable policy",
-	"Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (%d). Unsetting POLICY_EFFICIENCY.": "not modelled: G-SEL-CTAPOL-1 keeps both bits",
-	"NCCL_CHECK_MODE set by environment to %s":                                                                         "not modelled: the pointer-check mode decides nothing gatesim models",
-	"netName buffer Size %d pointer %p":                                                                                "ALLOC subsystem, a pointer",
+	"NCCL_COLLNET_ENABLE set by environment to %d.":          "G-COLLNET-ENV-1's line",
+	"collnetEnable %d is not a valid value 0/1, set it to 0": "G-COLLNET-ENV-1's line",
+	"netName buffer Size %d pointer %p":                      "ALLOC subsystem, a pointer",
 }
 
 // configEnvFormats are the texts configEnvLines can print at rs, read
@@ -160,6 +176,18 @@ func configEnvFormats(rs *Ruleset) []string {
 		"splitShare %d is not a valid value 0/1, set it to 0")
 	if slices.Contains(rs.Consts.ConfigFields, "nvlsCTAs") {
 		out = append(out, "nvlsCTAs %d is not a valid value, NCCL will decide the default value automatically")
+	}
+	if slices.Contains(rs.Consts.ConfigFields, "CTAPolicy") {
+		// from 2.29.2 the text stays in the source, unreachable: every
+		// mask getEnvCtaPolicyOnce gives is valid and parseCommConfig
+		// refuses an invalid config value first
+		out = append(out, "CTAPolicy %d is not a valid value, set it to %d")
+		if rs.Tuning.CTAPolicyMask {
+			out = append(out, "Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (%d). Unsetting POLICY_EFFICIENCY.")
+		}
+	}
+	if rs.Consts.ConfigCheckModeLine {
+		out = append(out, "NCCL_CHECK_MODE set by environment to %s")
 	}
 	slices.Sort(out)
 	return out

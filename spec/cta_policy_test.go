@@ -17,6 +17,10 @@ func TestCTAPolicyZeroBefore2_28(t *testing.T) {
 	}{
 		{V2_27_3, "2", false, false}, {V2_27_7, "2", false, false}, {V2_27_7, "1", false, true},
 		{V2_28_3, "2", true, false}, {V2_28_9, "2", true, false}, {V2_28_9, "3", false, false},
+		// the mask of 2.29.2: envConfigOverride unsets EFFICIENCY beside
+		// ZERO (its WARN "Both NCCL_CTA_POLICY_ZERO and ...")
+		{V2_29_2, "ZERO|EFFICIENCY", true, false}, {V2_30_7, "efficiency|zero", true, false},
+		{V2_29_2, "EFFICIENCY", false, true}, {V2_29_2, "9", false, false},
 	} {
 		c, err := Init(MustLoad(tc.v), sys, Env{"NCCL_CTA_POLICY": tc.val})
 		if err != nil || c.Err != nil {

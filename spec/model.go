@@ -989,6 +989,10 @@ func (r *initRun) tuningInput() tuning.Input {
 	if r.rs.Tuning.CTAPolicyMask {
 		if v, ok := env.Lookup("NCCL_CTA_POLICY"); ok {
 			mask := ctaPolicyMask(v)
+			if mask&ctaPolicyZero != 0 {
+				// envConfigOverride unsets EFFICIENCY beside ZERO (a WARN)
+				mask &^= ctaPolicyEfficiency
+			}
 			in.CTAPolicyZero, in.CTAPolicyEfficiency = mask&ctaPolicyZero != 0, mask&ctaPolicyEfficiency != 0
 		}
 	} else if p := num("NCCL_CTA_POLICY"); p != nil && *p <= int64(r.rs.Tuning.CTAPolicyMax) {

@@ -33,12 +33,13 @@ func TestNChannelsPerNetPeer2_19_4(t *testing.T) {
 	}
 }
 
-// TestNVLSAllGatherType2_20: on one DGX H100 node an int8 AllGather
-// (enqueued with ncclSum, which ncclNvlsSupported refuses for int8) is an
-// NVLS candidate at 2.19.4 (topoGetAlgoInfo exempts AllGather) and from
-// 2.22.3 (nvlsSupport counts AllGather in), not at 2.20.3-2.21.5; a
-// float32 AllGather is one everywhere. The gates and the tuning model
-// agree on every cell.
+// TestNVLSAllGatherType2_20: on one DGX H100 node an AllGather (enqueued
+// with ncclSum and queued as ncclInt8 whatever its datatype, which
+// ncclNvlsSupported refuses) is an NVLS candidate at 2.19.4
+// (topoGetAlgoInfo exempts AllGather) and from 2.22.3 (nvlsSupport counts
+// AllGather in), not at 2.20.3-2.21.5: a float32 AllGather no more than an
+// int8 one, as ArgsCheck has made it bytes before nvlsSupport is asked.
+// The gates and the tuning model agree on every cell.
 func TestNVLSAllGatherType2_20(t *testing.T) {
 	sys, err := Preset("dgx-h100", PresetOptions{})
 	if err != nil {
@@ -54,7 +55,11 @@ func TestNVLSAllGatherType2_20(t *testing.T) {
 		{V2_20_5, Int8, false},
 		{V2_21_5, Int8, false},
 		{V2_22_3, Int8, true},
-		{V2_21_5, Float32, true},
+		{V2_19_4, Float32, true},
+		{V2_20_3, Float32, false},
+		{V2_21_5, Float32, false},
+		{V2_21_5, Bfloat16, false},
+		{V2_22_3, Float32, true},
 		{V2_21_5, Uint8, false},
 	} {
 		c, err := Init(MustLoad(tc.v), sys, Env{})

@@ -29,6 +29,7 @@ func consts2_29_7(rs *Ruleset) {
 	rs.SetConst("P2PResumeRound", true, Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, ncclLaunchPrepare"})
 	rs.SetConst("GinInternal", GinInternalIB, Ref{Tag: tag2297, File: "src/transport/net_ib/gin.cc", Func: "ncclGinIbInitType"})
 	rs.SetConst("GinSymSupport", 2, Ref{Tag: tag2297, File: "src/init.cc", Func: "initTransportsRank"})
+	rs.SetConst("ConfigCheckModeLine", true, Ref{Tag: tag2297, File: "src/init.cc", Func: "envConfigOverride"})
 	setCollNetFail(rs, tag2297, collNetFailSetup(372, 400, 1626))
 }
 

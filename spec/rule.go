@@ -191,6 +191,11 @@ type Consts struct {
 	// to <VAR>=<value>" when a variable overrides a field that has a value
 	// (2.28.7+; config_log.go).
 	ConfigResetLog bool
+	// ConfigCheckModeLine: envConfigOverride reads NCCL_CHECK_MODE last
+	// and prints "NCCL_CHECK_MODE set by environment to %s" for any value
+	// set (2.29.7+; DEBUG_LOCAL and DEBUG_GLOBAL check pointers and
+	// arguments per call, which decides nothing the model holds).
+	ConfigCheckModeLine bool
 
 	// The schedule facts no gate reads; algos builds its schedules from
 	// them (algos.Params).

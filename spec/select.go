@@ -576,7 +576,7 @@ var sideRule = &Rule{
 func opSupport(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-SEL-OPSUP-1", Layer: LayerSelect, Title: "per-operation CollNet and NVLS support",
-		Doc: `collNetOK = the communicator's CollNet support and, for AllReduce, Reduce and ReduceScatter, the gathered matrix at (netOp, datatype), where Avg and PreMulSum look up Sum. nvlsOK = the communicator's NVLS support and (AllGather where the release takes its support whatever the datatype, Consts.NVLSSupportAllGather: 2.22.3 and later; or ncclNvlsSupported(op, type), an AllGather with the ncclSum it enqueues: int32/uint32/int64/uint64/half/bfloat16 with Sum, Min or Max; float/double with Sum only).`,
+		Doc: `collNetOK = the communicator's CollNet support and, for AllReduce, Reduce and ReduceScatter, the gathered matrix at (netOp, datatype), where Avg and PreMulSum look up Sum. nvlsOK = the communicator's NVLS support and (AllGather where the release takes its support whatever the datatype, Consts.NVLSSupportAllGather: 2.22.3 and later; or ncclNvlsSupported(op, type) on the queued task: an AllGather with the ncclSum it enqueues and as ncclInt8, as every release queues AllGather and Broadcast, so before 2.22.3 no AllGather of any datatype passes; int32/uint32/int64/uint64/half/bfloat16 with Sum, Min or Max; float/double with Sum only).`,
 		Ref: ref,
 		perOp: func(o *opRun) {
 			c, op := o.comm, o.op
@@ -592,7 +592,11 @@ func opSupport(ref Ref) *Rule {
 			if !c.NVLSSupport {
 				nvls = "NVLS: not supported by the communicator"
 			} else if !o.nvlsOK {
-				nvls = "NVLS: " + nvlsRedOp(op).Short() + "/" + op.DataType.Short() + " is not an NVLS reduction"
+				dt, _ := op.Queued()
+				nvls = "NVLS: " + nvlsRedOp(op).Short() + "/" + dt.Short() + " is not an NVLS reduction"
+				if dt != op.DataType {
+					nvls += " (queued as bytes)"
+				}
 			}
 			switch {
 			case why != "" && nvls != "":
@@ -638,7 +642,8 @@ func (c *Comm) opSupport(op Op) (collNetOK, nvlsOK bool) {
 		netOp := op.RedOp.NetOp()
 		collNetOK = netOp <= Min && c.CollNetMatrix[netOp][op.DataType]
 	}
-	nvlsOK = c.NVLSSupport && ((op.Func == AllGather && c.rs.Consts.NVLSSupportAllGather) || nvlsSupported(nvlsRedOp(op), op.DataType))
+	dt, _ := op.Queued() // an AllGather asks as ncclInt8
+	nvlsOK = c.NVLSSupport && ((op.Func == AllGather && c.rs.Consts.NVLSSupportAllGather) || nvlsSupported(nvlsRedOp(op), dt))
 	return collNetOK, nvlsOK
 }
 

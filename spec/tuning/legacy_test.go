@@ -471,3 +471,37 @@ func TestTuningLegacyRegisteredWorks(t *testing.T) {
 		t.Errorf("2.21.5 64 registered members: %d plans (2 per work) and %d (9 per work), want 2 and 1", reg.Plans, plain.Plans)
 	}
 }
+
+// TestLegacyAllGatherQueuedAsBytes: before 2.22.3 ArgsCheck turns an
+// AllGather (and a Broadcast) into count × size bytes of ncclInt8 before
+// taskAppend queues it, so a group's AllGathers of floats and of bfloat16
+// are one aggregate (one function, reduction and datatype); AllReduces of
+// the two types stay apart.
+func TestLegacyAllGatherQueuedAsBytes(t *testing.T) {
+	h100x8 := tuningScenarioInput(t, "hgx-h100x8")
+	for _, v := range []nccl.Version{nccl.V2_18_1, nccl.V2_19_4, nccl.V2_20_3, nccl.V2_21_5} {
+		m := tuningModel(t, h100x8, v)
+		for _, tc := range []struct {
+			fn   nccl.Func
+			want []int
+		}{
+			{nccl.AllGather, []int{0, 1}},
+			{nccl.Broadcast, []int{0, 1}},
+			{nccl.AllReduce, nil},
+		} {
+			ops := []Call{
+				{Op: nccl.Op{Func: tc.fn, Count: 1 << 10, DataType: nccl.Float32}},
+				{Op: nccl.Op{Func: tc.fn, Count: 2 << 10, DataType: nccl.Bfloat16}},
+			}
+			g, err := ChooseGroup(m, ops)
+			if err != nil || g.Err != nil {
+				t.Fatal(v, tc.fn, err, g.Err)
+			}
+			for i, c := range g.Ops {
+				if !slices.Equal(c.Aggregate, tc.want) {
+					t.Errorf("%s %s op %d (%s): aggregate %v, want %v", v, tc.fn, i, ops[i].Op.DataType, c.Aggregate, tc.want)
+				}
+			}
+		}
+	}
+}

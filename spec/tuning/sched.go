@@ -731,13 +731,11 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 	// t is zero but for its choice (ChooseOp's and ChooseGroup's fresh
 	// storage): the fields are written one by one rather than a whole
 	// task copied
-	t.index, t.op, t.fn, t.count, t.dtype = i, o, o.Op.Func, o.Op.Count, o.Op.DataType
+	t.index, t.op, t.fn = i, o, o.Op.Func
+	t.dtype, t.count = o.Op.Queued()
 	t.devOp = tuningDevOpOf(o.Op.RedOp, o.Op.DataType)
 	if t.fn == nccl.AllGather || t.fn == nccl.Broadcast {
-		// The API passes ncclSum for these; they move bytes.
-		t.devOp = tuningDevSum
-		t.count *= int64(t.dtype.Size())
-		t.dtype = nccl.Int8
+		t.devOp = tuningDevSum // the API passes ncclSum for these
 	}
 	t.traffic = t.count * int64(t.dtype.Size()) * tuningTrafficPerByte(t.fn, in.NRanks)
 	t.symOp = t.devOp

@@ -101,9 +101,12 @@ func (w *legacyWorks) add(ch int, t *tuningTask) {
 }
 
 // legacySameBin: NCCL aggregates tasks of one function, device reduction
-// and API datatype (an AllGather of floats and one of bytes stay apart).
+// and queued datatype, so AllGathers (and Broadcasts) of any datatypes,
+// all queued as ncclInt8 (nccl.Op.Queued), join one aggregate.
+// Ref: v2.21.5-1 src/enqueue.cc scheduleCollTasksToPlan (v2.18.1-1 …
+// v2.20.5-1 likewise)
 func legacySameBin(a, b *tuningTask) bool {
-	return a.fn == b.fn && a.devOp == b.devOp && a.op.Op.DataType == b.op.Op.DataType
+	return a.fn == b.fn && a.devOp == b.devOp && a.dtype == b.dtype
 }
 
 // legacyNBytes is ncclInfoSetDerived's nBytes: count × type size, × nRanks
@@ -352,12 +355,12 @@ func (m *Model) scheduleR20(tasks []*tuningTask, lines *[]string) (int, *nccl.NC
 		switch {
 		case a.fn != b.fn:
 			return a.fn > b.fn
-		case a.op.Op.DataType != b.op.Op.DataType:
-			return a.op.Op.DataType > b.op.Op.DataType
+		case a.dtype != b.dtype: // the queued datatype and count (nccl.Op.Queued)
+			return a.dtype > b.dtype
 		case a.devOp != b.devOp:
 			return a.devOp > b.devOp
-		case a.op.Op.Count != b.op.Op.Count:
-			return a.op.Op.Count > b.op.Op.Count
+		case a.count != b.count:
+			return a.count > b.count
 		}
 		return a.index > b.index
 	})
