@@ -491,6 +491,9 @@ func TestEveryRuleHasACase(t *testing.T) {
 		"G-REG-SKIP-1": true,
 		// the send/recv planner: TestSelectGroupP2P, per release
 		"G-SCHED-P2P-1": true, "G-SCHED-P2P-2": true,
+		// an in-place send/recv to self: the golden package's TestP2PSelfInPlaceGolden,
+		// per release (golden/testdata/p2p_self.txt)
+		"G-SCHED-P2P-3": true,
 		// send/recv registration: TestP2PRegistered, per release
 		"G-REG-P2P-1": true,
 		// one-sided calls and host-memory windows: TestRMAGates,
