@@ -537,17 +537,59 @@ func replaceVerdict(tr Trace, id RuleID, v Verdict) Trace {
 
 // DecideScript decides the launched collectives of a call script on one
 // machine for release v (gatesim group --system): the communicator every
-// name in the script stands for, then DecideCalls.
-func DecideScript(v Version, sys *System, env Env, calls []Call, res []CallResult, launch Launch) (map[int]*Decision, error) {
+// name in the script stands for, then DecideCalls; and what each call
+// returns once its operations are decided (LaunchResults).
+func DecideScript(v Version, sys *System, env Env, calls []Call, res []CallResult, launch Launch) (map[int]*Decision, []CallResult, error) {
 	rs, err := Load(v)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	comm, err := Init(rs, sys, env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return comm.DecideCalls(calls, res, launch)
+	dec, err := comm.DecideCalls(calls, res, launch)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dec, LaunchResults(calls, res, dec), nil
+}
+
+// LaunchResults is res with the errors of the decided operations returned
+// where NCCL returns them. ncclEnqueueCheck records a call's own failure
+// (ArgsCheck, taskAppend: a decision error whose Call is the operation's
+// API) in the thread's group error, so the call returns it and so does the
+// ncclGroupEndInternal that launches it: the call itself outside a group,
+// the outermost ncclGroupEnd inside one. A failure of the launch (Call
+// "ncclGroupEnd": no algorithm left, a plan that cannot be built) is
+// returned by the launching call alone. The first error in call order
+// wins; a result other than ncclSuccess (a group rule's error, a
+// nonblocking communicator's ncclInProgress, whose error comes from
+// ncclCommGetAsyncError) stands. res is not changed.
+//
+// Ref: v2.28.9-1 src/enqueue.cc ncclEnqueueCheck (ncclGroupErrCheck, then
+// ncclGroupEndInternal); src/group.cc ncclGroupEndInternal (ncclGroupError)
+func LaunchResults(calls []Call, res []CallResult, dec map[int]*Decision) []CallResult {
+	out := slices.Clone(res)
+	fail := func(k int, e *NCCLError) {
+		if k >= 0 && k < len(out) && out[k].Result == Success {
+			out[k].Result = e.Result
+		}
+	}
+	for k, r := range res {
+		for _, i := range r.Launched {
+			d := dec[i]
+			if d == nil || d.Err == nil || i < 0 || i >= len(calls) {
+				continue
+			}
+			if d.Err.Call != "ncclGroupEnd" && out[i].Result == Success {
+				fail(i, d.Err)
+				out[i].Effect = "not enqueued: the call fails"
+			}
+			fail(k, d.Err)
+		}
+	}
+	return out
 }
 
 // symRangeDoc is G-SCHED-SYMRANGE-1's text; symRangeRule builds the rule

@@ -49,7 +49,7 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 				if err != nil {
 					return err
 				}
-				if dec, err = spec.DecideScript(rs.Version, sys, env, calls, res, spec.Launch{Mode: spec.LaunchModeOf(cudagraph)}); err != nil {
+				if dec, res, err = spec.DecideScript(rs.Version, sys, env, calls, res, spec.Launch{Mode: spec.LaunchModeOf(cudagraph)}); err != nil {
 					return badInput(err)
 				}
 			}
