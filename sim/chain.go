@@ -163,7 +163,7 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 				}
 				t += d
 			} else if stage {
-				t += stagingDuration(sl[j]*int64(h.Unit), x.f.m.HBMBw)
+				t += hbmCopyDuration(sl[j]*int64(h.Unit), x.f.m.HBMBw)
 			}
 			cur[i] = t
 		}

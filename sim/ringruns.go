@@ -362,7 +362,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 				for r := 0; r < P; r++ {
 					d[sl*P+r] = sendDuration(wireBytes(h.Proto, slb[sl]*int64(h.Unit)), rate[r], ovh[r])
 					if rd != nil && stage[r] {
-						rd[sl*P+r] = stagingDuration(slb[sl]*int64(h.Unit), x.f.m.HBMBw)
+						rd[sl*P+r] = hbmCopyDuration(slb[sl]*int64(h.Unit), x.f.m.HBMBw)
 					}
 				}
 			}

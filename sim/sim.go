@@ -550,10 +550,11 @@ func durationOf(bytes, rate int64) Time {
 	return Time(q)
 }
 
-// stagingDuration is the time a receive holds to copy a Simple step of
-// bytes out of the connection's FIFO into the user buffer: a read and a
-// write of the GPU's memory (analysis.stages says where it is charged).
-func stagingDuration(bytes, hbm int64) Time { return durationOf(2*bytes, hbm) }
+// hbmCopyDuration is the time to copy bytes within one GPU's memory: a
+// read and a write of HBM. A local copy step (PrimCopy) takes it, and so
+// does a plain Simple receive that copies its step out of the connection's
+// FIFO into the user buffer (analysis.stages says where).
+func hbmCopyDuration(bytes, hbm int64) Time { return durationOf(2*bytes, hbm) }
 
 // sendDuration is the time a step holds to send a message of bytes at
 // rate with a per-message cost ovh (paid by messages that carry bytes).
@@ -684,14 +685,14 @@ func (x *Sim) try(i int32) {
 	if st.prim == algos.PrimRecv && p.slice < len(p.sl) {
 		for _, g := range p.rg {
 			if tg := &groups[g]; tg.stage && len(tg.in) > 0 {
-				dur = max(dur, stagingDuration(p.sl[p.slice]*int64(h.Unit), x.f.m.HBMBw))
+				dur = max(dur, hbmCopyDuration(p.sl[p.slice]*int64(h.Unit), x.f.m.HBMBw))
 			}
 		}
 	}
 	if st.prim == algos.PrimCopy && p.slice < len(p.sl) {
 		b := p.sl[p.slice] * int64(h.Unit)
 		moved += b
-		dur = max(dur, durationOf(2*b, x.f.m.HBMBw)) // read and write
+		dur = max(dur, hbmCopyDuration(b, x.f.m.HBMBw))
 	}
 	p.pStart, p.pEnd, p.pBytes = t, t+dur, moved
 	p.queued = true

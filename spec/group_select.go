@@ -552,7 +552,7 @@ func DecideScript(v Version, sys *System, env Env, calls []Call, res []CallResul
 	if err != nil {
 		return nil, nil, err
 	}
-	return dec, LaunchResults(calls, res, dec), nil
+	return dec, LaunchResults(res, dec), nil
 }
 
 // LaunchResults is res with the errors of the decided operations returned
@@ -569,7 +569,7 @@ func DecideScript(v Version, sys *System, env Env, calls []Call, res []CallResul
 //
 // Ref: v2.28.9-1 src/enqueue.cc ncclEnqueueCheck (ncclGroupErrCheck, then
 // ncclGroupEndInternal); src/group.cc ncclGroupEndInternal (ncclGroupError)
-func LaunchResults(calls []Call, res []CallResult, dec map[int]*Decision) []CallResult {
+func LaunchResults(res []CallResult, dec map[int]*Decision) []CallResult {
 	out := slices.Clone(res)
 	fail := func(k int, e *NCCLError) {
 		if k >= 0 && k < len(out) && out[k].Result == Success {
@@ -579,7 +579,7 @@ func LaunchResults(calls []Call, res []CallResult, dec map[int]*Decision) []Call
 	for k, r := range res {
 		for _, i := range r.Launched {
 			d := dec[i]
-			if d == nil || d.Err == nil || i < 0 || i >= len(calls) {
+			if d == nil || d.Err == nil || i < 0 || i >= len(out) {
 				continue
 			}
 			if d.Err.Call != "ncclGroupEnd" && out[i].Result == Success {

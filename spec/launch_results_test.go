@@ -39,7 +39,7 @@ func TestLaunchResults(t *testing.T) {
 		{"own failure in a group: the call and the group end", map[int]*Decision{4: {Err: own}}, map[int]Result{4: InvalidArgument, 5: InvalidArgument}},
 		{"the first error wins", map[int]*Decision{3: {Err: launch}, 4: {Err: own}}, map[int]Result{4: InvalidArgument, 5: InvalidUsage}},
 	} {
-		got := LaunchResults(calls, res, tc.dec)
+		got := LaunchResults(res, tc.dec)
 		for i, r := range got {
 			want, ok := tc.want[i]
 			if !ok {
@@ -59,7 +59,7 @@ func TestLaunchResults(t *testing.T) {
 	// comes from ncclCommGetAsyncError
 	nb := slices.Clone(res)
 	nb[1].Result = InProgress
-	if got := LaunchResults(calls, nb, map[int]*Decision{1: {Err: launch}}); got[1].Result != InProgress {
+	if got := LaunchResults(nb, map[int]*Decision{1: {Err: launch}}); got[1].Result != InProgress {
 		t.Errorf("nonblocking: line 2 returns %s, want ncclInProgress", got[1].Result)
 	}
 }
