@@ -152,7 +152,7 @@ var knownMisses = map[string]string{
 // within 10 % with the preset's own, transferred profile.
 func TestPublishedFigures(t *testing.T) {
 	rows := CompareFigures(spec.V2_22_3, nil)
-	if len(rows) != 12 {
+	if len(rows) != 16 {
 		t.Fatalf("%d figures", len(rows))
 	}
 	for _, r := range rows {
@@ -199,7 +199,7 @@ func checkNVLSBounds(t *testing.T, rows []FigureRow) {
 			t.Errorf("%s: simulated %.0f µs against %.0f µs on the busiest NVLink: not link-bound", r.Name, b.SimUs, b.LinkUs)
 		}
 	}
-	if n != 8 {
-		t.Errorf("%d single-node NVLS figures with a bound, want 8", n)
+	if n != 10 {
+		t.Errorf("%d single-node NVLS figures with a bound, want 10", n)
 	}
 }
