@@ -68,6 +68,22 @@ func Figures() []Figure {
 		// stands for it.
 		Figure{Name: "AllReduce, 8 × B200, NCCL's choice", Source: "NVIDIA/nccl#1807 (\"830+\")", System: "dgx-b200", Nodes: 1,
 			Env: spec.Env{}, Func: spec.AllReduce, Bytes: gib4, BusBw: 830, Release: spec.V2_27_3},
+		// nccl#2140 gives peak busbw on 8 H100s and on 8 B300s with NVLS
+		// on (NCCL's choice) and off, NCCL 2.30.4, sizes not stated (the
+		// model is flat from 4 GiB up). A B300 is sm103, which NCCL 2.30.4
+		// reads as sm100 wherever these figures depend on the GPU
+		// (SM100_NVLINK_BW for compute capability 100 and up, the
+		// Blackwell nvlsEfficiency and NVLS channel count), and its HGX
+		// board has the B200's 18 NVLink 5 links into NVSwitches: the
+		// dgx-b200 preset stands for it.
+		Figure{Name: "AllReduce, 8 × H100, NCCL's choice (NCCL 2.30.4)", Source: "NVIDIA/nccl#2140", System: "dgx-h100", Nodes: 1,
+			Env: spec.Env{}, Func: spec.AllReduce, Bytes: gib4, BusBw: 480, Release: spec.V2_30_4},
+		Figure{Name: "AllReduce, 8 × H100, NVLS off (NCCL 2.30.4)", Source: "NVIDIA/nccl#2140", System: "dgx-h100", Nodes: 1,
+			Env: spec.Env{"NCCL_NVLS_ENABLE": "0"}, Func: spec.AllReduce, Bytes: gib4, BusBw: 370, Release: spec.V2_30_4},
+		Figure{Name: "AllReduce, 8 × B300, NCCL's choice", Source: "NVIDIA/nccl#2140 (dgx-b200 stands for the HGX B300)", System: "dgx-b200", Nodes: 1,
+			Env: spec.Env{}, Func: spec.AllReduce, Bytes: gib4, BusBw: 845, Release: spec.V2_30_4},
+		Figure{Name: "AllReduce, 8 × B300, NVLS off", Source: "NVIDIA/nccl#2140 (dgx-b200 stands for the HGX B300)", System: "dgx-b200", Nodes: 1,
+			Env: spec.Env{"NCCL_NVLS_ENABLE": "0"}, Func: spec.AllReduce, Bytes: gib4, BusBw: 695, Release: spec.V2_30_4},
 		// One GB200 tray (4 GPUs of an NVL72 rack, one process) with
 		// NCCL_ALGO=Ring, NCCL 2.25.1, in-place busbw at 4 GiB
 		// (Azure_Results/ND_GB200_v6_results.md; the command is
