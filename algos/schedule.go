@@ -142,6 +142,34 @@ type Header struct {
 	Reg tuning.ChunkReg
 }
 
+// NVLSUserBuffers says the task's user buffers are bound to the NVLS
+// multicast object (NVLS registration, G-REG-UB-1): the switch's
+// multimem.ld_reduce reads every rank's input and its multimem.st writes
+// every rank's output where they are, so NCCL's scatter into the rank's
+// NVLS buffer and gather out of it move nothing (nelem 0, or the
+// Scatterer's early return); the steps stay, for the flags they post and
+// wait on. The same in every release that registers NVLS buffers
+// (2.19.1+): which tasks are registered is the decision's.
+//
+// Ref: v2.28.9-1 src/device/all_reduce.h RunWorkColl<AllReduce, NVLS> and
+// <AllReduce, NVLS_TREE> (nelem = regUsed ? 0 : ...), all_gather.h and
+// reduce_scatter.h RunWorkColl<*, NVLS> (the regUsed branches of oneNode,
+// Scatterer's "if (work->regUsed) return"); v2.19.1-1 the same in
+// RunWorkElement
+func (h *Header) NVLSUserBuffers() bool {
+	return h.Reg == tuning.ChunkRegNVLS && (h.Algo == spec.NVLS || h.Algo == spec.NVLSTree)
+}
+
+// PieceMoved is the elements piece i of a Scatter or Gather step moves
+// through its peer's buffer: the piece's count, or 0 where that buffer is
+// the user's own (NVLSUserBuffers); the data is the same either way.
+func (h *Header) PieceMoved(st *Step, i int) int64 {
+	if h.NVLSUserBuffers() {
+		return 0
+	}
+	return st.Pieces[i].Count
+}
+
 // InputCount and OutputCount are the sizes of a rank's user buffers in
 // schedule units (NCCL's ncclFuncSendCount / ncclFuncRecvCount).
 func (h *Header) InputCount() int64 {

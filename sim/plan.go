@@ -576,7 +576,7 @@ func (pl *planner) planSteps(rp rankPlan) rankPlan {
 			sp.recvs = true
 			n := st.Count
 			if st.Prim == algos.PrimGather {
-				n = st.Pieces[j].Count
+				n = pl.s.PieceMoved(st, j)
 			}
 			sp.usage = mix(mix(sp.usage, int64(i)<<2|1), n)
 			if p.Kind != algos.PeerRank {
@@ -590,7 +590,7 @@ func (pl *planner) planSteps(rp rankPlan) rankPlan {
 			sp.sends = true
 			n := st.Count
 			if st.Prim == algos.PrimScatter {
-				n = st.Pieces[j].Count
+				n = pl.s.PieceMoved(st, j)
 			}
 			sp.usage = mix(mix(sp.usage, int64(i)<<2|2), n)
 			sp.sendBytes += pl.wire(n)

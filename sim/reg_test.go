@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -144,4 +145,131 @@ func TestPropRegisteredNeverSlower(t *testing.T) {
 			t.Fatalf("registered: symmetry %v, every rank %v", r.Time, all.Time)
 		}
 	})
+}
+
+// TestRegisteredNVLSCopiesNothingLocally: with the buffers bound to the
+// NVLS multicast object (NVLS registration, G-REG-UB-1) the switch reads
+// the inputs and writes the outputs where they are, so the NVLS schedules'
+// scatter into the rank's NVLS buffer and gather out of it move nothing
+// (NCCL's nelem 0): no byte crosses a GPU's memory for them (the hbm
+// class), the NVLink and network bytes are those of the unregistered run,
+// the result is still right, and the AllReduce, which pays both copies,
+// finishes earlier. With channels and chunk held fixed.
+func TestRegisteredNVLSCopiesNothingLocally(t *testing.T) {
+	for _, tc := range []struct {
+		nodes, local int
+		f            spec.Func
+		algo         spec.Algo
+		faster       bool
+	}{
+		{1, 8, spec.AllReduce, spec.NVLS, true},
+		{1, 4, spec.AllReduce, spec.NVLS, true},
+		{1, 8, spec.AllGather, spec.NVLS, false},
+		{1, 8, spec.ReduceScatter, spec.NVLS, false},
+		{2, 8, spec.AllReduce, spec.NVLSTree, true},
+	} {
+		name := fmt.Sprintf("%d×%d %s %s", tc.nodes, tc.local, tc.f, tc.algo)
+		t.Run(name, func(t *testing.T) {
+			count := int64(16 << 20 / 4)
+			if tc.f != spec.AllReduce {
+				count /= int64(tc.nodes * tc.local)
+			}
+			op := spec.Op{Func: tc.f, Count: count, DataType: spec.Float32, RedOp: spec.Sum}
+			user, reg := regPair(t, tc.nodes, tc.local, 4, op, algos.Selection{Algo: tc.algo, Proto: spec.Simple}, tuning.ChunkRegNVLS, false)
+			if user.NVLSUserBuffers() || !reg.NVLSUserBuffers() {
+				t.Fatalf("NVLSUserBuffers: user %v, registered %v", user.NVLSUserBuffers(), reg.NVLSUserBuffers())
+			}
+			m := dgxCluster(tc.nodes)
+			m.GPUsPerNode, m.NICs = tc.local, min(m.NICs, tc.local)
+			solvedRun(t, reg, m, true)
+			u, err := Simulate(user, Config{Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Simulate(reg, Config{Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.LinkBytes["hbm"] == 0 || r.LinkBytes["hbm"] != 0 {
+				t.Errorf("hbm bytes: user buffers %d, registered %d; want some, then none", u.LinkBytes["hbm"], r.LinkBytes["hbm"])
+			}
+			for _, c := range []string{"nvlink", "nic", "pcie"} {
+				if u.LinkBytes[c] != r.LinkBytes[c] {
+					t.Errorf("%s bytes: user buffers %d, registered %d; want the same", c, u.LinkBytes[c], r.LinkBytes[c])
+				}
+			}
+			if r.Time > u.Time || (tc.faster && r.Time == u.Time) {
+				t.Errorf("registered %v, user buffers %v: want registered earlier (faster %v)", r.Time, u.Time, tc.faster)
+			}
+			// the data, on a size the symbolic check runs quickly
+			op.Count = 2500
+			_, small := regPair(t, tc.nodes, tc.local, 4, op, algos.Selection{Algo: tc.algo, Proto: spec.Simple}, tuning.ChunkRegNVLS, false)
+			v, err := Verify(small, randomInputs(rand.New(rand.NewPCG(1, 2)), small), nil)
+			if err != nil || !v.OK {
+				t.Fatalf("registered schedule's data: %v %+v", err, v)
+			}
+		})
+	}
+}
+
+// TestRegisteredNVLSPerRelease: the per-release side of the rule is the
+// decision's. A 64 MiB AllReduce on registered buffers on one DGX H100 is
+// NVLS/Simple registered over NVLS from 2.19.1 (G-REG-UB-1), whose
+// schedule moves nothing through the GPUs' memory; 2.18.6 registers no
+// NVLS buffer and its NVLS schedule copies in and out of the NVLS buffer.
+func TestRegisteredNVLSPerRelease(t *testing.T) {
+	op, err := spec.OpFromBytes(spec.AllReduce, 64<<20, spec.Float32, spec.Sum, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		v      spec.Version
+		reg    tuning.ChunkReg
+		hbmOff bool
+	}{
+		{spec.V2_18_6, tuning.ChunkRegNone, false},
+		{spec.V2_19_1, tuning.ChunkRegNVLS, true},
+		{spec.V2_22_3, tuning.ChunkRegNVLS, true},
+		{spec.V2_28_9, tuning.ChunkRegNVLS, true},
+		{spec.V2_30_7, tuning.ChunkRegNVLS, true},
+	} {
+		sys, err := spec.Preset("dgx-h100", spec.PresetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		comm, err := spec.Init(spec.MustLoad(tc.v), sys, nil)
+		if err != nil || comm.Err != nil {
+			t.Fatalf("%s: init: %v %v", tc.v, err, comm.Err)
+		}
+		l, err := algos.LayoutFromComm(comm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := comm.SelectGroup([]spec.GroupOp{{Op: op, Buffers: spec.BuffersRegistered}}, spec.Launch{Mode: spec.LaunchStream})
+		if err != nil || g.Err != nil || len(g.Ops) != 1 {
+			t.Fatalf("%s: %v %v", tc.v, err, g.Err)
+		}
+		o, sel, err := algos.FromDecision(g.Ops[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := algos.Build(o, sel, l, algos.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Algo != spec.NVLS || s.Reg != tc.reg {
+			t.Fatalf("%s: %s reg %q, want NVLS reg %q", tc.v, s.Algo, s.Reg, tc.reg)
+		}
+		m, err := Preset("dgx-h100")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Simulate(s, Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.LinkBytes["hbm"] == 0; got != tc.hbmOff {
+			t.Errorf("%s: hbm bytes %d, want none: %v", tc.v, r.LinkBytes["hbm"], tc.hbmOff)
+		}
+	}
 }

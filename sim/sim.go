@@ -156,8 +156,9 @@ type cstep struct {
 func (p *cprog) rg(st *cstep) []int32 { return p.groups[st.rgOff : st.rgOff+st.rgLen] }
 func (p *cprog) sg(st *cstep) []int32 { return p.groups[st.sgOff : st.sgOff+st.sgLen] }
 
-// compile turns a program into a cprog against the rank's plan.
-func compile(steps []algos.Step, rp *rankPlan) *cprog {
+// compile turns a program into a cprog against the rank's plan; h says
+// what a Scatter's or Gather's pieces move (Header.PieceMoved).
+func compile(h *algos.Header, steps []algos.Step, rp *rankPlan) *cprog {
 	cp := &cprog{steps: make([]cstep, len(steps))}
 	var buf []int32
 	add := func(st *algos.Step, peers []algos.Peer) (int32, int32) {
@@ -168,7 +169,7 @@ func compile(steps []algos.Step, rp *rankPlan) *cprog {
 			if st.Prim == algos.PrimScatter || st.Prim == algos.PrimGather {
 				for j, q := range peers {
 					if rp.slots[rp.slotOf(q)].group == g {
-						n = st.Pieces[j].Count
+						n = h.PieceMoved(st, j)
 						break
 					}
 				}
@@ -519,7 +520,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 				cp, ok := progs[k]
 				if !ok {
 					steps = s.AppendProgram(steps[:0], pr, cc.kp.rep, g)
-					cp = compile(steps, rep.plan)
+					cp = compile(&s.Header, steps, rep.plan)
 					progs[k] = cp
 				}
 				if len(cp.steps) == 0 {
