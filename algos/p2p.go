@@ -37,16 +37,18 @@ import (
 // NCCL_MAX_DEV_WORK_P2P_PER_BATCH works per channel (and 2.28.7's round
 // epochs), the send and receive warps of one work running concurrently.
 //
+// Modelled too: a group of the operation repeated (P2PGroup, nccl-tests
+// -m N), its works placed against the plan budget by the same planner and
+// one kernel plan built, pass after pass.
+//
 // Not modelled: 2.18.1–2.21.5's chunks on ncclChannelCompute's channels
 // (spec's group decisions place them; these schedules keep the rounds of
 // 2.22.3 for those releases), buffer registration (NCCL_*_REG, large
-// chunks), the plan
-// budget that splits very large groups into several kernels, the extra
-// barrier between consecutive batches on a channel (a later work waits only
-// for the work of the same slot before it), and a Header has one protocol:
-// where one rank's works mix LL and Simple (small AllToAll across nodes:
-// LL inside the node, Simple over the network) the schedule is timed as
-// Simple.
+// chunks), the barrier between consecutive batches on a channel (a later
+// work waits only for the work of the same slot before it), and a Header
+// has one protocol: where one rank's works mix LL and Simple (small
+// AllToAll across nodes: LL inside the node, Simple over the network) the
+// schedule is timed as Simple.
 
 // maxDevWorkP2PPerBatch is nccl.MaxDevWorkP2PPerBatch.
 const maxDevWorkP2PPerBatch = nccl.MaxDevWorkP2PPerBatch
