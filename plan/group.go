@@ -87,15 +87,16 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 	return out, nil
 }
 
-// P2PGroup is what the send/recv schedules of group g (a SendRecv or
-// AllToAll issued as c.Issue says) need to run plan 0: the operations, the
-// plan budget spec placed their works against, and how many kernel plans
-// the works fill. It is nil when the group is one operation in one plan:
-// the operation's schedule alone is the kernel.
-func (c *Comm) P2PGroup(g *spec.GroupDecision) (*algos.P2PGroup, int) {
+// P2PGroup is what the send/recv schedules of a group's decisions ds (a
+// SendRecv or AllToAll issued N times, captured into a CUDA graph when
+// graph) need to run plan 0: the operations, the plan budget spec placed
+// their works against, and how many kernel plans the works fill. It is
+// nil when the group is one operation in one plan (the operation's
+// schedule alone is the kernel) or holds other operations.
+func (c *Comm) P2PGroup(ds []*spec.Decision, graph bool) (*algos.P2PGroup, int) {
 	plans := 0
-	for _, d := range g.Ops {
-		if d.P2P == nil {
+	for _, d := range ds {
+		if d.P2P == nil || d.Op != ds[0].Op {
 			return nil, 0
 		}
 		for _, t := range d.P2P.Tasks {
@@ -104,14 +105,14 @@ func (c *Comm) P2PGroup(g *spec.GroupDecision) (*algos.P2PGroup, int) {
 			}
 		}
 	}
-	if len(g.Ops) == 1 && plans <= 1 {
+	if len(ds) == 1 && plans <= 1 {
 		return nil, plans
 	}
 	var budget *tuning.P2PBudget
 	if m := c.Comm.Model; m != nil {
-		budget = m.P2PBudget(c.Issue.Launch.Mode == spec.LaunchGraph)
+		budget = m.P2PBudget(graph)
 	}
-	return &algos.P2PGroup{Ops: len(g.Ops), Budget: budget}, plans
+	return &algos.P2PGroup{Ops: len(ds), Budget: budget}, plans
 }
 
 // SimulateP2PGroup times the kernel plans of a send/recv group (P2PGroup:

@@ -42,7 +42,7 @@ func (c *Comm) Run(op spec.Op, o RunOptions) (*Report, *Choice, error) {
 	var p2pPlans int
 	if ch.Decision.P2P != nil && ch.Group != nil {
 		// a send/recv group (or an operation in several plans): plan 0 here
-		bo.P2PGroup, p2pPlans = c.P2PGroup(ch.Group)
+		bo.P2PGroup, p2pPlans = c.P2PGroup(ch.Group.Ops, c.Issue.Launch.Mode == spec.LaunchGraph)
 		if bo.P2PGroup != nil && o.Verify && p2pPlans > 1 && spansPlans(ch.Decision) {
 			return nil, nil, fmt.Errorf("--verify checks one kernel's schedule, and the works of this %s fill %d kernel plans (G-SCHED-P2P-1); verify a smaller group", op.Func, p2pPlans)
 		}
