@@ -98,7 +98,10 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 	}
 	runs := make([]sim.GroupOpRun, n)
 	for i := range n {
-		d := ds[min(i, len(ds)-1)]
+		d := ds[0] // a send/recv group's operations are one operation repeated
+		if grp == nil {
+			d = ds[i]
+		}
 		in, err := cs.input(d, o)
 		if err != nil {
 			return 0, err
