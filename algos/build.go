@@ -46,6 +46,19 @@ type Options struct {
 	// ChunkSize is a v6 tuner plugin's getChunkSize (2.30.3+), nil without
 	// one: calcCollChunking asks it after computing its own chunk.
 	ChunkSize ChunkSizer
+	// P2PGroup is the group a SendRecv or AllToAll is issued in and the
+	// kernel plan to build (nil: the operation alone, in one plan).
+	P2PGroup *P2PGroup
+}
+
+// P2PGroup is a SendRecv or AllToAll issued Ops times in one group
+// (nccl-tests -m Ops), whose send/recv works NCCL's planner puts in kernel
+// plans against Budget (spec's, G-SCHED-BUDGET-1; nil: one plan, as before
+// 2.22.3), and Plan, the plan whose works the schedule runs.
+type P2PGroup struct {
+	Ops    int
+	Budget *tuning.P2PBudget
+	Plan   int
 }
 
 // ChunkSizer is a v6 tuner's getChunkSize and ChunkCall one call of it

@@ -1,7 +1,10 @@
 package algos
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
@@ -34,16 +37,18 @@ import (
 // NCCL_MAX_DEV_WORK_P2P_PER_BATCH works per channel (and 2.28.7's round
 // epochs), the send and receive warps of one work running concurrently.
 //
+// Modelled too: a group of the operation repeated (P2PGroup, nccl-tests
+// -m N), its works placed against the plan budget by the same planner and
+// one kernel plan built, pass after pass.
+//
 // Not modelled: 2.18.1–2.21.5's chunks on ncclChannelCompute's channels
 // (spec's group decisions place them; these schedules keep the rounds of
 // 2.22.3 for those releases), buffer registration (NCCL_*_REG, large
-// chunks), the plan
-// budget that splits very large groups into several kernels, the extra
-// barrier between consecutive batches on a channel (a later work waits only
-// for the work of the same slot before it), and a Header has one protocol:
-// where one rank's works mix LL and Simple (small AllToAll across nodes:
-// LL inside the node, Simple over the network) the schedule is timed as
-// Simple.
+// chunks), the barrier between consecutive batches on a channel (a later
+// work waits only for the work of the same slot before it), and a Header
+// has one protocol: where one rank's works mix LL and Simple (small
+// AllToAll across nodes: LL inside the node, Simple over the network) the
+// schedule is timed as Simple.
 
 // maxDevWorkP2PPerBatch is nccl.MaxDevWorkP2PPerBatch.
 const maxDevWorkP2PPerBatch = nccl.MaxDevWorkP2PPerBatch
@@ -74,6 +79,7 @@ type p2pWork struct {
 	recvOff  int64
 	nParts   int // max of the directions' channel counts
 	skipSelf bool
+	pass     int // the pass over the schedule that added it (a group's)
 }
 
 type p2pGen struct {
@@ -88,6 +94,16 @@ type p2pGen struct {
 	nChMax   int
 	alltoall bool
 	slots    int
+	// group is the group the operation repeats in and the plan built
+	// (nil: alone); last caches the works of the rank asked last, as
+	// programs are asked rank by rank.
+	group *P2PGroup
+	gpc   tuning.P2PComm
+	mu    sync.Mutex
+	last  struct {
+		rank  int
+		works []p2pWork
+	}
 }
 
 // p2pComm is the layout's communicator as NCCL's send/recv planner reads
@@ -128,6 +144,17 @@ func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
 	// scheduleP2pTasksToPlan: all channels per peer at most, and one channel
 	// per operation when every rank's operations would not fit
 	g.nChMin, g.nChMax = g.pc.ChannelsMinMax()
+	if gr := opt.P2PGroup; gr != nil {
+		if gr.Ops < 1 || gr.Ops > spec.MaxAgg || gr.Plan < 0 {
+			return nil, fmt.Errorf("build: %s issued %d times, plan %d: expected 1..%d operations and a plan ≥ 0", op.Func, gr.Ops, gr.Plan, spec.MaxAgg)
+		}
+		// the schedules keep 2.22.3's rounds before 2.22.3 (see above)
+		g.group, g.gpc, g.last.rank = gr, g.pc, -1
+		g.gpc.Rules.RoundSchedule = true
+		if _, err := g.placeGroup(0); err != nil {
+			return nil, fmt.Errorf("build: %v", err)
+		}
+	}
 	// the header's protocol: LL when every transfer of rank 0 is LL
 	g.h.Proto = spec.Simple
 	if op.Count > 0 {
@@ -161,8 +188,22 @@ func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
 	return &Schedule{Header: g.h, gen: g}, nil
 }
 
-// works returns rank's works in round order.
+// works returns rank's works in the order its kernel runs them: round
+// order alone, in pass and round order in a group's plan.
 func (g *p2pGen) works(rank int) []p2pWork {
+	if g.group != nil {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.last.rank != rank {
+			// rank 0 placed at build time; the others are planned alike
+			w, err := g.placeGroup(rank)
+			if err != nil {
+				w = nil
+			}
+			g.last.rank, g.last.works = rank, w
+		}
+		return g.last.works
+	}
 	l := g.l
 	n := l.NRanks()
 	sched := g.pc.Schedule(rank)
@@ -198,6 +239,80 @@ func (g *p2pGen) works(rank int) []p2pWork {
 	return out
 }
 
+// placeGroup is rank's works in the group's plan: the operation's tasks
+// (SendRecv: a send to the next rank and a receive from the previous one;
+// AllToAll: a send to and a receive from every rank) queued Ops times,
+// placed by the planner spec's group decisions use (scheduleP2pTasksToPlan
+// against the plan budget, from an empty plan 0: the group holds no
+// collective), each round's send and receive of one pass one work, in pass
+// and round order. Every repetition moves the same buffers, as nccl-tests'
+// -m does.
+func (g *p2pGen) placeGroup(rank int) ([]p2pWork, error) {
+	n, pc := g.l.NRanks(), &g.gpc
+	var tasks []tuning.P2PTask
+	task := func(peer int, send bool) tuning.P2PTask {
+		return tuning.P2PTask{Peer: peer, Send: send, Bytes: g.bytes, InPlace: g.h.InPlace && peer == rank}
+	}
+	if g.alltoall {
+		for peer := range n {
+			tasks = append(tasks, task(peer, true), task(peer, false))
+		}
+	} else {
+		tasks = append(tasks, task((rank+1)%n, true), task((rank-1+n)%n, false))
+	}
+	ops := make([][]tuning.P2PTask, g.group.Ops)
+	for i := range ops {
+		ops[i] = tasks
+	}
+	placed, _, err := pc.PlaceGroup(rank, ops, tuning.P2PPlanStart{}, g.group.Budget)
+	if err != nil {
+		return nil, err
+	}
+	sched := pc.Schedule(rank)
+	type key struct{ pass, round int }
+	at := map[key]int{}
+	var out []p2pWork
+	for _, op := range placed {
+		for _, t := range op {
+			if t.Skipped || t.Plan != g.group.Plan {
+				continue
+			}
+			k := key{t.Pass, t.Round}
+			i, ok := at[k]
+			if !ok {
+				pr := sched[t.Round]
+				w := p2pWork{round: t.Round, pass: t.Pass, self: pr.Send == rank, base: pc.ChannelBase(t.Round)}
+				w.dir[0] = p2pDir{peer: pr.Recv, bytes: -1}
+				w.dir[1] = p2pDir{peer: pr.Send, bytes: -1}
+				i, at[k] = len(out), len(out)
+				out = append(out, w)
+			}
+			w := &out[i]
+			d := 0
+			if t.Dir == "send" {
+				d = 1
+			}
+			w.dir[d].bytes = t.Bytes
+			if g.alltoall {
+				if d == 1 {
+					w.sendOff = int64(t.Peer) * g.bytes
+				} else {
+					w.recvOff = int64(t.Peer) * g.bytes
+				}
+			}
+		}
+	}
+	for i := range out {
+		w := &out[i]
+		for d := range w.dir {
+			g.planDir(&w.dir[d], w.self, g.l.Node(w.dir[d].peer) != g.l.Node(rank))
+		}
+		w.nParts = max(w.dir[0].nChannels, w.dir[1].nChannels)
+	}
+	slices.SortFunc(out, func(a, b p2pWork) int { return cmp.Or(cmp.Compare(a.pass, b.pass), cmp.Compare(a.round, b.round)) })
+	return out, nil
+}
+
 // planDir is addP2pToPlan for one direction: protocol, chunk and channel
 // count (tuning.P2PComm.Dir).
 func (g *p2pGen) planDir(d *p2pDir, self, network bool) {
@@ -217,21 +332,18 @@ func (g *p2pGen) endpoint(int, Peer) Endpoint { return Endpoint{} }
 
 // program emits rank's steps on channel ch for thread group grp: works
 // land on the channel of their part, batches of up to
-// NCCL_MAX_DEV_WORK_P2P_PER_BATCH works (of one round epoch from 2.28.7)
-// run their works concurrently, work k of a batch on groups 2k (send, or
-// the self copy) and 2k+1 (receive).
+// NCCL_MAX_DEV_WORK_P2P_PER_BATCH works (addWorkBatchToPlan's batches:
+// distinct rounds, of one round epoch from 2.28.7, of one pass from
+// 2.29.2) run their works concurrently, work k of a batch on groups 2k
+// (send, or the self copy) and 2k+1 (receive).
 func (g *p2pGen) program(rank, ch, grp int, dst []Step) []Step {
-	slot, epoch := -1, -1
+	var batch tuning.P2PChannelBatch
 	for _, w := range g.works(rank) {
 		part := g.pc.PartForChannel(w.base, ch)
 		if part >= w.nParts {
 			continue
 		}
-		slot++
-		if e := w.round / maxDevWorkP2PPerBatch; slot == maxDevWorkP2PPerBatch || (g.p.P2PBatchEpoch && slot > 0 && e != epoch) {
-			slot = 0
-		}
-		epoch = w.round / maxDevWorkP2PPerBatch
+		slot := batch.Add(&g.pc, w.round, w.pass)
 		if grp/2 != slot%g.slots {
 			continue
 		}

@@ -194,3 +194,55 @@ func TestP2PPartsCoverBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestP2PGroupBuild: a SendRecv or AllToAll issued in a group (nccl-tests
+// -m N) runs the group's works of one kernel plan: every pass moves the
+// operation's bytes again (so plan 0 of an unbudgeted group sends N times
+// what the operation alone sends), the schedule validates, and a pass's
+// work never joins a batch that holds its round already, so the works of
+// the second pass start new batches.
+func TestP2PGroupBuild(t *testing.T) {
+	sent := func(s *Schedule) (n int64, slots int) {
+		for r := range s.NRanks {
+			for c := range s.NChannels {
+				for g := range s.NGroups {
+					for _, st := range s.Program(r, c, g) {
+						if st.Prim == PrimSend {
+							n += st.Count
+							slots = max(slots, g/2+1)
+						}
+					}
+				}
+			}
+		}
+		return n, slots
+	}
+	for _, v := range p2pReleases {
+		l, err := DefaultLayout(v, 1, 8, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []spec.Func{spec.SendRecv, spec.AllToAll} {
+			op := spec.Op{Func: f, Count: 70001, DataType: spec.Float32}
+			alone, err := Build(op, Selection{}, l, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Build(op, Selection{}, l, Options{P2PGroup: &P2PGroup{Ops: 3}})
+			if err != nil {
+				t.Fatalf("%s %s: %v", v, f, err)
+			}
+			if err := s.Validate(); err != nil {
+				t.Fatalf("%s %s -m 3: %v", v, f, err)
+			}
+			a, aslots := sent(alone)
+			g, gslots := sent(s)
+			if g != 3*a || gslots != aslots {
+				t.Errorf("%s %s -m 3: %d elements sent on %d slots, want %d on %d", v, f, g, gslots, 3*a, aslots)
+			}
+			if _, err := Build(op, Selection{}, l, Options{P2PGroup: &P2PGroup{Ops: 0}}); err == nil {
+				t.Errorf("%s %s: a group of 0 operations built", v, f)
+			}
+		}
+	}
+}

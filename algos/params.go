@@ -66,11 +66,10 @@ type Params struct {
 	// NVLSLastChunkAlign is the byte alignment of the last (shrunk) chunk of
 	// a one-node NVLS AllReduce loop (Consts.NVLSLastChunkAlign).
 	NVLSLastChunkAlign int
-	// P2P is the release's send/recv planner facts (spec.Consts.P2PRules)
-	// and P2PBatchEpoch the p2p batches' epochs; SimpleBuffSizeARM:
-	// 2.18.x's Simple buffer on ARM CPUs (spec.Consts says what each is).
+	// P2P is the release's send/recv planner facts (spec.Consts.P2PRules,
+	// the p2p batches' epochs among them); SimpleBuffSizeARM: 2.18.x's
+	// Simple buffer on ARM CPUs (spec.Consts says what each is).
 	P2P               tuning.P2PRules
-	P2PBatchEpoch     bool
 	SimpleBuffSizeARM int
 }
 
@@ -112,7 +111,6 @@ func paramsOf(rs *spec.Ruleset) Params {
 		NVLSNetMinChannels:   tu.NVLSMultiNodeMinChannels,
 		NVLSLastChunkAlign:   k.NVLSLastChunkAlign,
 		P2P:                  k.P2PRules(),
-		P2PBatchEpoch:        k.P2PBatchEpoch,
 		SimpleBuffSizeARM:    k.SimpleBuffSizeARM,
 		ChunkRules:           k.ChunkRules(),
 	}

@@ -44,7 +44,7 @@ func TestScheduleFactsArrive(t *testing.T) {
 		{"NVLS across nodes on min(nvlsChannels, nChannels)", spec.V2_27_7, spec.V2_28_3, func(p Params) any { return p.NVLSNetMinChannels }, false, true},
 		{"p2p channel base reversed", spec.V2_27_7, spec.V2_28_3, func(p Params) any { return p.P2P.BaseReversed }, false, true},
 		{"p2p schedule groups", spec.V2_28_3, spec.V2_28_7, func(p Params) any { return p.P2P.GroupSchedule }, false, true},
-		{"p2p batch epochs", spec.V2_28_3, spec.V2_28_7, func(p Params) any { return p.P2PBatchEpoch }, false, true},
+		{"p2p batch epochs", spec.V2_28_3, spec.V2_28_7, func(p Params) any { return p.P2P.BatchRoundEpoch }, false, true},
 	} {
 		for _, side := range []struct {
 			v    spec.Version

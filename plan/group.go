@@ -6,6 +6,7 @@ import (
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Group is each operation of a group simulated on the channels NCCL's
@@ -82,13 +83,100 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 	if err != nil {
 		return nil, err
 	}
+	out.Kernels, out.PerOpUs = groupKernels(kernels), per.Micros()
+	return out, nil
+}
+
+// P2PGroup is what the send/recv schedules of a group's decisions ds (a
+// SendRecv or AllToAll issued N times, captured into a CUDA graph when
+// graph) need to run plan 0: the operations, the plan budget spec placed
+// their works against, and how many kernel plans the works fill. It is
+// nil when the group is one operation in one plan (the operation's
+// schedule alone is the kernel) or holds other operations.
+func (c *Comm) P2PGroup(ds []*spec.Decision, graph bool) (*algos.P2PGroup, int) {
+	plans := 0
+	for _, d := range ds {
+		if d.P2P == nil || d.Op != ds[0].Op {
+			return nil, 0
+		}
+		for _, t := range d.P2P.Tasks {
+			if !t.Skipped {
+				plans = max(plans, t.Plan+1)
+			}
+		}
+	}
+	if len(ds) == 1 && plans <= 1 {
+		return nil, plans
+	}
+	var budget *tuning.P2PBudget
+	if m := c.Comm.Model; m != nil {
+		budget = m.P2PBudget(graph)
+	}
+	return &algos.P2PGroup{Ops: len(ds), Budget: budget}, plans
+}
+
+// SimulateP2PGroup times the kernel plans of a send/recv group (P2PGroup:
+// grp, plans) one after another, each the schedule of its works (plan 0's
+// simulated as first, of protocol proto), as sim.P2PGroupOpTime says.
+func (c *Comm) SimulateP2PGroup(g *spec.GroupDecision, grp *algos.P2PGroup, plans int, first *sim.Result, proto spec.Proto) (*Group, error) {
+	out := &Group{Buffers: c.Issue.Buffers, InPlace: c.Issue.InPlace}
+	d := g.Ops[0]
+	op, sel, err := algos.FromDecision(d)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]sim.GroupOpRun, plans)
+	for k := range plans {
+		t, pr := first.Time, proto
+		if k > 0 {
+			kg := *grp
+			kg.Plan = k
+			s, err := algos.Build(op, sel, c.Layout, algos.Options{InPlace: c.Issue.InPlace, P2PGroup: &kg})
+			if err != nil {
+				return nil, fmt.Errorf("kernel plan %d: %v", k, err)
+			}
+			res, err := sim.Simulate(s, c.Config(d, sel))
+			if err != nil {
+				return nil, fmt.Errorf("kernel plan %d: %v", k, err)
+			}
+			t, pr = res.Time, s.Proto
+		}
+		runs[k] = sim.GroupOpRun{Time: t, Launch: c.Machine.LaunchCost(spec.Ring, pr, c.Launch), Plan: k}
+	}
+	per, kernels, err := sim.P2PGroupOpTime(runs, len(g.Ops))
+	if err != nil {
+		return nil, err
+	}
+	out.Kernels, out.PerOpUs = groupKernels(kernels), per.Micros()
+	for k := range out.Kernels {
+		out.Kernels[k].Ops = 0
+	}
+	for _, d := range g.Ops {
+		// an operation's time is its first kernel's: its works share it
+		k := max(0, tuning.P2PTasksPlan(d.P2P.Tasks))
+		_, lo, hi := d.P2P.P2PHull()
+		out.Ops = append(out.Ops, GroupOp{Algo: d.Algo, Proto: d.Proto, ChannelLo: lo, ChannelHi: hi, Plan: k, TimeUs: runs[k].Time.Micros()})
+		var in uint64
+		for _, t := range d.P2P.Tasks {
+			if !t.Skipped && t.Plan < 64 && in&(1<<t.Plan) == 0 {
+				in |= 1 << t.Plan
+				out.Kernels[t.Plan].Ops++
+			}
+		}
+	}
+	return out, nil
+}
+
+// groupKernels is the kernels of a Group: the launch each adds after the
+// first, and its longest operation (a send/recv kernel: its whole time).
+func groupKernels(kernels []sim.KernelPlan) []GroupKernel {
+	var out []GroupKernel
 	for k, p := range kernels {
 		gk := GroupKernel{Plan: p.Plan, Ops: len(p.Ops), LongestUs: p.Longest.Micros()}
 		if k > 0 {
 			gk.LaunchUs = p.Launch.Micros()
 		}
-		out.Kernels = append(out.Kernels, gk)
+		out = append(out, gk)
 	}
-	out.PerOpUs = per.Micros()
-	return out, nil
+	return out
 }

@@ -130,9 +130,6 @@ func (c *Comm) DecideIssued(op spec.Op) (*spec.Decision, *spec.GroupDecision, er
 	if c.Select != nil {
 		return nil, nil, fmt.Errorf("a tuner's answer for a group (--agg, --cudagraph, --buffers or --inplace) is not modelled")
 	}
-	if op.Func.IsP2P() && c.Issue.Launch.Agg > 1 {
-		return nil, nil, fmt.Errorf("--agg plans a group of collectives; the timing of %s repeated in a group is not modelled", op.Func)
-	}
 	g, err := c.Comm.SelectIssue(op, c.Issue)
 	if err != nil {
 		return nil, nil, err

@@ -83,13 +83,23 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 		}
 	}
 	if g := r.Group; g != nil {
-		fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, each on the channels NCCL's plan gave it:\n", len(g.Ops), g.Buffers, g.InPlace)
+		// a send/recv group's works share each kernel (SimulateP2PGroup)
+		p2p := len(r.P2PTasks) > 0
+		how, longest := "each on the channels NCCL's plan gave it", "longest operation"
+		if p2p {
+			how, longest = "their send/recv works in the kernels of NCCL's plan, each op timed as its first kernel", "kernel's time"
+		}
+		fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, %s:\n", len(g.Ops), g.Buffers, g.InPlace, how)
 		for i, o := range g.Ops {
 			plan := ""
 			if len(g.Kernels) > 1 {
 				plan = fmt.Sprintf(" (plan %d)", o.Plan)
 			}
-			fmt.Fprintf(w, "    op %-3d %s/%s channels %d..%d%s: %.2f µs\n", i, o.Algo, o.Proto, o.ChannelLo, o.ChannelHi, plan, o.TimeUs)
+			what := o.Algo.String() + "/" + o.Proto.String()
+			if p2p {
+				what = "send/recv"
+			}
+			fmt.Fprintf(w, "    op %-3d %s channels %d..%d%s: %.2f µs\n", i, what, o.ChannelLo, o.ChannelHi, plan, o.TimeUs)
 		}
 		if len(g.Kernels) > 1 {
 			fmt.Fprintf(w, "  kernels          %d plans launched one after another (G-SCHED-BUDGET-1):\n", len(g.Kernels))
@@ -98,9 +108,9 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 			}
 		}
 		if len(g.Kernels) > 1 {
-			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share, each kernel's longest operation and the later kernels' launches, over %d)\n", g.PerOpUs, len(g.Ops))
+			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share, each %s and the later kernels' launches, over %d)\n", g.PerOpUs, longest, len(g.Ops))
 		} else {
-			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its longest operation over %d)\n", g.PerOpUs, len(g.Ops))
+			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its %s over %d)\n", g.PerOpUs, longest, len(g.Ops))
 		}
 	}
 	switch {

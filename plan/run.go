@@ -6,6 +6,7 @@ import (
 	"github.com/gatesim/gatesim/algos"
 	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // RunOptions are what one simulation of an operation asks for beyond the
@@ -37,7 +38,16 @@ func (c *Comm) Run(op spec.Op, o RunOptions) (*Report, *Choice, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := algos.Build(op, ch.Sel, c.Layout, algos.Options{InPlace: c.Issue.InPlace, ChunkSize: o.ChunkSize})
+	bo := algos.Options{InPlace: c.Issue.InPlace, ChunkSize: o.ChunkSize}
+	var p2pPlans int
+	if ch.Decision.P2P != nil && ch.Group != nil {
+		// a send/recv group (or an operation in several plans): plan 0 here
+		bo.P2PGroup, p2pPlans = c.P2PGroup(ch.Group.Ops, c.Issue.Launch.Mode == spec.LaunchGraph)
+		if bo.P2PGroup != nil && o.Verify && p2pPlans > 1 && spansPlans(ch.Decision) {
+			return nil, nil, fmt.Errorf("--verify checks one kernel's schedule, and the works of this %s fill %d kernel plans (G-SCHED-P2P-1); verify a smaller group", op.Func, p2pPlans)
+		}
+	}
+	s, err := algos.Build(op, ch.Sel, c.Layout, bo)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +70,12 @@ func (c *Comm) Run(op spec.Op, o RunOptions) (*Report, *Choice, error) {
 		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: c.Launch}
 	switch {
 	case ch.Decision.P2P != nil:
-		rep.P2PTasks = ch.Decision.P2P.Tasks // a group of one (DecideIssued): its tasks, no group to time
+		rep.P2PTasks = ch.Decision.P2P.Tasks // the first operation's tasks
+		if bo.P2PGroup != nil {
+			if rep.Group, err = c.SimulateP2PGroup(ch.Group, bo.P2PGroup, p2pPlans, res, s.Proto); err != nil {
+				return nil, nil, err
+			}
+		}
 	case ch.Group != nil:
 		if rep.Group, err = c.SimulateGroup(ch.Group, res); err != nil {
 			return nil, nil, err
@@ -78,4 +93,16 @@ func (c *Comm) Run(op spec.Op, o RunOptions) (*Report, *Choice, error) {
 		}
 	}
 	return rep, ch, nil
+}
+
+// spansPlans says the first operation's send/recv works lie in more than
+// one kernel plan.
+func spansPlans(d *spec.Decision) bool {
+	first := tuning.P2PTasksPlan(d.P2P.Tasks)
+	for _, t := range d.P2P.Tasks {
+		if !t.Skipped && t.Plan != first {
+			return true
+		}
+	}
+	return false
 }

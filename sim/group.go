@@ -44,14 +44,42 @@ func GroupOpTime(ops []GroupOpRun) (Time, []KernelPlan, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var kernels Time
+	return ops[0].Launch + kernelsTime(plans)/Time(len(ops)), plans, nil
+}
+
+// kernelsTime is the kernels' time one after another: each plan's longest
+// operation after launch, and the launch of every kernel after the first.
+func kernelsTime(plans []KernelPlan) Time {
+	var t Time
 	for k, p := range plans {
-		kernels += p.Longest
+		t += p.Longest
 		if k > 0 {
-			kernels += p.Launch
+			t += p.Launch
 		}
 	}
-	return ops[0].Launch + kernels/Time(len(ops)), plans, nil
+	return t
+}
+
+// P2PGroupOpTime is GroupOpTime for a group of n send/recv operations (a
+// SendRecv or AllToAll repeated, nccl-tests -m n), whose works NCCL's
+// planner put in kernel plans (G-SCHED-P2P-1): a plan's works of every
+// operation run on the p2p channels batch after batch, not each operation
+// on channels of its own, so each kernel is timed whole. kernels holds one
+// run per plan: the time of its schedule (its launch included) and the
+// launch. The result is the first kernel's launch share plus the
+// kernels' time over n, and the kernels in launch order.
+func P2PGroupOpTime(kernels []GroupOpRun, n int) (Time, []KernelPlan, error) {
+	if len(kernels) == 0 || n < 1 {
+		return 0, nil, fmt.Errorf("group time: %d kernels of %d operations: expected at least one of each", len(kernels), n)
+	}
+	plans, err := GroupPlans(kernels)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(plans) != len(kernels) {
+		return 0, nil, fmt.Errorf("group time: %d kernels in %d plans: expected one run per plan", len(kernels), len(plans))
+	}
+	return plans[0].Launch + kernelsTime(plans)/Time(n), plans, nil
 }
 
 // GroupPlans groups the operations by kernel plan, in plan order, each

@@ -35,6 +35,35 @@ func TestGroupOpTime(t *testing.T) {
 	}
 }
 
+// TestP2PGroupOpTime: a send/recv group's kernels are timed whole, one
+// run per plan, over the group's operations.
+func TestP2PGroupOpTime(t *testing.T) {
+	run := func(time, launch Time, plan int) GroupOpRun {
+		return GroupOpRun{Time: time, Launch: launch, Plan: plan}
+	}
+	for _, c := range []struct {
+		name    string
+		kernels []GroupOpRun
+		n       int
+		want    Time
+		err     bool
+	}{
+		// one kernel of 8 operations' works: its time after launch (40)
+		// over 8, and the launch share
+		{"one kernel", []GroupOpRun{run(42, 2, 0)}, 8, 2 + 5, false},
+		// plan 1 adds its launch (3) and its time after launch (5)
+		{"two kernels", []GroupOpRun{run(42, 2, 0), run(8, 3, 1)}, 8, 2 + (40+3+5)/8, false},
+		{"two runs of one plan", []GroupOpRun{run(42, 2, 0), run(8, 3, 0)}, 8, 0, true},
+		{"no operation", []GroupOpRun{run(42, 2, 0)}, 0, 0, true},
+		{"no kernel", nil, 8, 0, true},
+	} {
+		got, plans, err := P2PGroupOpTime(c.kernels, c.n)
+		if (err != nil) != c.err || got != c.want || !c.err && len(plans) != len(c.kernels) {
+			t.Errorf("%s: P2PGroupOpTime = %v, %d kernel(s), %v; want %v, error %v", c.name, got, len(plans), err, c.want, c.err)
+		}
+	}
+}
+
 // TestPropGroupPlansCoverTheGroup: every operation of a group lands in
 // exactly one simulated kernel plan, the plans in launch order, each plan
 // lasting its longest operation; one plan times as the group always did.

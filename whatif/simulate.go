@@ -89,11 +89,28 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 			cache.comms.Put(comm, cs)
 		}
 	}
-	runs := make([]sim.GroupOpRun, len(ds))
-	for i, d := range ds {
+	grp, plans := cs.c.P2PGroup(ds, o.Launch.Graph())
+	n := len(ds)
+	if grp != nil {
+		// a send/recv group: one run per kernel plan, each its works'
+		// schedule (sim.P2PGroupOpTime)
+		n = plans
+	}
+	runs := make([]sim.GroupOpRun, n)
+	for i := range n {
+		d := ds[0] // a send/recv group's operations are one operation repeated
+		if grp == nil {
+			d = ds[i]
+		}
 		in, err := cs.input(d, o)
 		if err != nil {
 			return 0, err
+		}
+		plan := d.Plan
+		if grp != nil {
+			g := *grp
+			g.Plan, plan = i, i
+			in.p2p = &g
 		}
 		var r simRes
 		ok := false
@@ -114,7 +131,11 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 		if r.err != nil {
 			return 0, r.err
 		}
-		runs[i] = sim.GroupOpRun{Time: r.t, Launch: r.launch, Plan: d.Plan}
+		runs[i] = sim.GroupOpRun{Time: r.t, Launch: r.launch, Plan: plan}
+	}
+	if grp != nil {
+		t, _, err := sim.P2PGroupOpTime(runs, len(ds))
+		return t.Micros(), err
 	}
 	if len(ds) == 1 {
 		return runs[0].Time.Micros(), nil
@@ -193,6 +214,9 @@ type simInput struct {
 	op      spec.Op
 	sel     algos.Selection
 	inPlace bool
+	// p2p is the send/recv group and kernel plan a schedule runs (nil:
+	// the operation alone)
+	p2p *algos.P2PGroup
 }
 
 func simInputOf(p Point, comm *spec.Comm, d *spec.Decision, o SimOptions) (*simInput, error) {
@@ -217,12 +241,18 @@ func (in *simInput) key() (string, error) {
 	if in.sel.Part != nil {
 		part = fmt.Sprintf("%+v", *in.sel.Part)
 	}
+	if g := in.p2p; g != nil {
+		part = fmt.Sprintf("p2p group %d plan %d", g.Ops, g.Plan)
+		if g.Budget != nil {
+			part += fmt.Sprintf(" budget %+v", *g.Budget)
+		}
+	}
 	return fmt.Sprintf("%s|%+v|%+v|%+v|%s|%v", static, cfg, in.op, in.sel, part, in.inPlace), nil
 }
 
 // run simulates the operation: its time and the launch cost in it.
 func (in *simInput) run() (t, launch sim.Time, err error) {
-	s, err := algos.Build(in.op, in.sel, in.c.Layout, algos.Options{InPlace: in.inPlace})
+	s, err := algos.Build(in.op, in.sel, in.c.Layout, algos.Options{InPlace: in.inPlace, P2PGroup: in.p2p})
 	if err != nil {
 		return 0, 0, err
 	}

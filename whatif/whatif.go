@@ -513,10 +513,6 @@ func (e *Evaluator) Evaluate(p Point) Result {
 		e.comms[k] = comm
 	}
 	if !comm.IssuedAlone(p.Op, e.Issue) {
-		if p.Op.Func.IsP2P() && !e.Issue.Alone() {
-			r.Outcome = "invalid: " + p.Op.Func.String() + " in a group: the point-to-point plan of a group is not modelled"
-			return r
-		}
 		g, err := comm.SelectIssue(p.Op, e.Issue)
 		if err != nil {
 			r.Outcome = "invalid: " + err.Error()

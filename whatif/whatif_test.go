@@ -284,3 +284,28 @@ func TestWhatifIssuedInGroups(t *testing.T) {
 		t.Errorf("per-operation time in a group of 8 %g µs, alone %g µs: expected less, the operations run at once", grouped[0].SimUs, alone[0].SimUs)
 	}
 }
+
+// A SendRecv or AllToAll swept with --agg 8 is decided and simulated as
+// its send/recv group (nccl-tests -m 8): every point answers "p2p" with a
+// simulated time per operation, and the AllToAll's time on one DGX H100
+// at 2.28.9 takes its two kernel plans (the eighth operation's works in a
+// second kernel), so it differs from the SendRecv-like single kernel.
+func TestWhatifP2PInGroups(t *testing.T) {
+	sw := Sweep{NCCL: []string{"2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100"}},
+		Colls: []string{"sendrecv", "alltoall"}, Sizes: SizeAxis{List: []string{"8MiB"}}}
+	pts, err := Expand(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := sim.Launch{Launch: spec.Launch{Agg: 8}}
+	alone := RunWith(pts, 1, RunOptions{Sim: NewSimulator(16, SimOptions{})}, nil)
+	grouped := RunWith(pts, 1, RunOptions{Sim: NewSimulator(16, SimOptions{Launch: l}), Issue: spec.Issue{Launch: l.Launch}}, nil)
+	for i, r := range grouped {
+		if r.Outcome != "p2p" || r.SimUs <= 0 {
+			t.Errorf("%s in a group of 8: outcome %q, %g µs simulated; want p2p and a time", r.Op.Func, r.Outcome, r.SimUs)
+		}
+		if r.SimUs == alone[i].SimUs {
+			t.Errorf("%s: %g µs in a group of 8 and alone: the group's kernels were not timed", r.Op.Func, r.SimUs)
+		}
+	}
+}

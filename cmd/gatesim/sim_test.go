@@ -232,12 +232,46 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"sim", "--system", "h200x2", "--buffers", "pinned"}, "--buffers"},
 		{[]string{"sim", "--system", "h200x2", "--alloc", "pinned"}, "--alloc"},
 		{[]string{"sim", "--system", "h200x2", "--buffers", "window", "--alloc", "cudamalloc"}, "expected alloc cumem"},
-		{[]string{"sim", "--system", "h200x2", "--coll", "sendrecv", "--agg", "2"}, "the timing of SendRecv repeated in a group"},
+		{[]string{"sim", "--system", "dgx-h100", "--coll", "alltoall", "--bytes", "256KiB", "--env", "NCCL_WORK_ARGS_BYTES=256", "--verify"}, "fill 2 kernel plans"},
 	}
 	for _, tc := range tests {
 		code, _, errs := runSimCLI(tc.args...)
 		if code != exitBadInput || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// TestSimP2PGroup: --agg N on SendRecv and AllToAll is nccl-tests' -m N,
+// N group calls of the send/recv pattern in one group, planned by spec's
+// send/recv planner and timed kernel plan after kernel plan: 2 SendRecvs
+// on 2 × H200 share one kernel; 8 AllToAlls of 64 KiB a peer on one DGX
+// H100 at 2.28.9 fill two (G-SCHED-P2P-1), the eighth in the second.
+func TestSimP2PGroup(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		kernels int
+	}{
+		{[]string{"--system", "h200x2", "--coll", "sendrecv", "--agg", "2", "--bytes", "1MiB"}, 1},
+		{[]string{"--system", "dgx-h100", "--coll", "alltoall", "--agg", "8", "--bytes", "4MiB", "--nccl", "2.28.9"}, 2},
+	} {
+		code, out, errs := runSimCLI(append([]string{"sim", "--json"}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
+		}
+		var rep struct {
+			Group *struct {
+				Ops     []struct{ Plan int }
+				Kernels []struct{ Plan, Ops int }
+				PerOpUs float64 `json:"per_op_time_us"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		g := rep.Group
+		if g == nil || len(g.Kernels) != tc.kernels || len(g.Ops) < 2 || g.PerOpUs <= 0 {
+			t.Fatalf("%v: group %+v, want %d kernel(s) and a time per operation", tc.args, g, tc.kernels)
 		}
 	}
 }

@@ -451,8 +451,11 @@ type P2PPlaced struct {
 	// modulo p2pnChannels from 2.28.3, spread by bit reversal before.
 	NChannels int   `json:"nchannels"`
 	Channels  []int `json:"channels"`
-	// Plan is the kernel plan (0-based) the task lands in.
+	// Plan is the kernel plan (0-based) the task lands in, Pass the pass
+	// over the schedule that added its work (scheduleP2pTasksToPlan's
+	// p2pEpoch): a plan runs its works in pass and round order.
 	Plan int `json:"plan"`
+	Pass int `json:"-"`
 	// SelfInPlace: a send to self or the receive it pairs with, on one
 	// buffer (G-SCHED-P2P-3); Skipped: NCCL dropped it without a work (no
 	// channels, plan -1; 2.22.3+), where before it stays a task whose copy
@@ -519,34 +522,60 @@ type P2PPlanWork struct {
 	WorkBytes            int64
 }
 
-// addBatch is addWorkBatchToPlan for one p2p work of round round in pass
-// epoch on channel ch: a new batch when the channel has none of p2p work
-// open, when the open one holds NCCL_MAX_DEV_WORK_P2P_PER_BATCH works or
+// opensBatch is addWorkBatchToPlan's test for a p2p work of round round
+// in pass epoch on a channel whose open batch is w: a new batch when the
+// channel has none of p2p work open, when the open one holds
+// NCCL_MAX_DEV_WORK_P2P_PER_BATCH works or (b not nil)
 // NCCL_MAX_DEV_WORK_BATCH_BYTES, already holds this round, holds another
-// epoch of rounds (2.28.7+) or another pass (2.29.2+); an extension batch
-// when the work lies more than 63 works past the batch's first.
-func (f *p2pPlanFill) addBatch(p *P2PComm, b *P2PBudget, ch, round, epoch int) {
-	w := &f.wip[ch]
-	newBatch := !w.open || w.n == nccl.MaxDevWorkP2PPerBatch || b.MaxBatchBytes < w.bytes+b.WorkBytes ||
+// epoch of rounds (2.28.7+) or another pass (2.29.2+).
+func (p *P2PComm) opensBatch(w *p2pWip, b *P2PBudget, round, epoch int) bool {
+	newBatch := !w.open || w.n == nccl.MaxDevWorkP2PPerBatch || b != nil && b.MaxBatchBytes < w.bytes+b.WorkBytes ||
 		p.Rules.BatchPassEpoch && !p.EpochOff && w.epoch != epoch
 	for _, r := range w.rounds[:w.n] {
 		newBatch = newBatch || r == round || p.Rules.BatchRoundEpoch && r/nccl.MaxDevWorkP2PPerBatch != round/nccl.MaxDevWorkP2PPerBatch
 	}
+	return newBatch
+}
+
+// take puts a work of round round in pass epoch in w, opened anew first
+// when newBatch.
+func (w *p2pWip) take(newBatch bool, workBytes int64, round, epoch int) {
+	if newBatch {
+		w.open, w.bytes, w.n = true, 0, 0
+	}
+	w.bytes += workBytes
+	w.epoch = epoch
+	w.rounds[w.n] = round
+	w.n++
+}
+
+// addBatch is addWorkBatchToPlan for one p2p work of round round in pass
+// epoch on channel ch (opensBatch), and an extension batch when the work
+// lies more than 63 works past the batch's first.
+func (f *p2pPlanFill) addBatch(p *P2PComm, b *P2PBudget, ch, round, epoch int) {
+	w := &f.wip[ch]
+	newBatch := p.opensBatch(w, b, round, epoch)
 	var offset int64
 	if !newBatch {
 		offset = f.work - w.offset
 	}
 	if newBatch || 63*b.WorkBytes < offset || offset%b.WorkBytes != 0 {
-		if newBatch {
-			w.open, w.bytes, w.n = true, 0, 0
-		}
 		w.offset = f.work
 		f.batches++
 	}
-	w.bytes += b.WorkBytes
-	w.epoch = epoch
-	w.rounds[w.n] = round
-	w.n++
+	w.take(newBatch, b.WorkBytes, round, epoch)
+}
+
+// P2PChannelBatch is one channel's open p2p work batch in a kernel plan,
+// for schedules that run a plan's works: the kernel runs a batch's works
+// at once, one per slot, and a channel's batches one after another.
+type P2PChannelBatch struct{ w p2pWip }
+
+// Add takes a work of round round in pass pass as addWorkBatchToPlan does
+// (opensBatch) and returns its slot in its batch: 0 opens a new batch.
+func (c *P2PChannelBatch) Add(p *P2PComm, round, pass int) int {
+	c.w.take(p.opensBatch(&c.w, nil, round, pass), 0, round, pass)
+	return c.w.n - 1
 }
 
 // PlaceGroup places rank's send/recv tasks of one group (ops: each p2p
@@ -561,7 +590,8 @@ func (f *p2pPlanFill) addBatch(p *P2PComm, b *P2PBudget, ch, round, epoch int) {
 // more ncclDevWorkP2p and nChannelsMax more batches; when that fails the
 // plan ends and the next one starts at round 0 (from 2.29.7 at that
 // round). A nil budget (2.18.1–2.21.5, whose per-ncclWork budget is not
-// modelled) puts every task in start.Plan. A plan that cannot take one
+// modelled) puts every task in start.Plan (from 2.22.3's rounds on, each
+// task with its pass). A plan that cannot take one
 // work though empty is an error: ncclLaunchPrepare would loop without end.
 func (p *P2PComm) PlaceGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budget *P2PBudget) ([][]P2PPlaced, int, error) {
 	out, last, _, err := p.placeGroup(rank, ops, start, budget, false)
@@ -660,7 +690,7 @@ func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 		sendQ[rank] = append(keepS, sendQ[rank][m:]...)
 		recvQ[rank] = append(keepR, recvQ[rank][m:]...)
 	}
-	if budget == nil || !p.Rules.RoundSchedule || total == 0 {
+	if !p.Rules.RoundSchedule || total == 0 {
 		return out, start.Plan, nil, nil
 	}
 	plan := start.Plan
@@ -687,22 +717,24 @@ func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 				if send == nil && recv == nil {
 					continue
 				}
-				if !budget.ok(fill.batches+hi, fill.work+budget.WorkBytes) {
+				if budget != nil && !budget.ok(fill.batches+hi, fill.work+budget.WorkBytes) {
 					full = true
 					break
 				}
 				parts := 0
 				for _, t := range []*P2PPlaced{send, recv} {
 					if t != nil {
-						t.Plan = plan
+						t.Plan, t.Pass = plan, pass
 						parts = max(parts, t.NChannels)
 					}
 				}
-				base := p.ChannelBase(round)
-				for part := range parts {
-					fill.addBatch(p, budget, p.ChannelForPart(base, part), round, pass)
+				if budget != nil {
+					base := p.ChannelBase(round)
+					for part := range parts {
+						fill.addBatch(p, budget, p.ChannelForPart(base, part), round, pass)
+					}
+					fill.work += budget.WorkBytes
 				}
-				fill.work += budget.WorkBytes
 				fill.works++
 				if send != nil {
 					sendQ[pr.Send], total = sendQ[pr.Send][1:], total-1
@@ -726,7 +758,7 @@ func (p *P2PComm) placeGroup(rank int, ops [][]P2PTask, start P2PPlanStart, budg
 			fill = &p2pPlanFill{}
 		}
 	}
-	if fills {
+	if fills && budget != nil {
 		done = append(done, *fill)
 	}
 	return out, plan, done, nil
