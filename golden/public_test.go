@@ -868,7 +868,11 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"rdma-v6 plugin", "source s\nlogged 2.26.5\nrelease 2.26.5\ntopo t.xml\nplugin rdma-v6\n", ""},
 		{"rdma-v6 with a preset", base + "plugin rdma-v6\n", "plugin rdma-v6 goes with a topo"},
 		{"sharp-v6 plugin", "source s\nlogged 2.19.3\nrelease 2.19.3\ntopo t.xml\nplugin sharp-v6\n", ""},
-		{"unknown plugin", base + "plugin nccom\n", "expected plugin sharp, plugin sharp-v6 or plugin rdma-v6"},
+		{"unknown plugin", base + "plugin nccom\n", "expected plugin sharp, plugin sharp-v6, plugin rdma-v6 or plugin aws-ofi-nccl VERSION PLATFORM"},
+		{"aws-ofi-nccl plugin", "source s\nlogged 2.29.2\nrelease 2.29.2\ntopo t.xml\nplugin aws-ofi-nccl 1.18.0 g7e.8xlarge\n", ""},
+		{"aws-ofi-nccl unknown release", "source s\nlogged 2.29.2\nrelease 2.29.2\ntopo t.xml\nplugin aws-ofi-nccl 1.18.9 g7e.8xlarge\n", "case:5: aws-ofi-nccl version \"1.18.9\": expected one of"},
+		{"aws-ofi-nccl without platform", "source s\nlogged 2.29.2\nrelease 2.29.2\ntopo t.xml\nplugin aws-ofi-nccl 1.18.0\n", "expected plugin sharp"},
+		{"aws-ofi-nccl with a preset", base + "plugin aws-ofi-nccl 1.18.0 g7e.8xlarge\n", "plugin aws-ofi-nccl goes with a topo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePublicCase("d", "case", []byte(tc.text))

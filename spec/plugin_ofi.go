@@ -178,10 +178,15 @@ var ofiFamilyGDR = map[string]bool{
 }
 
 // ofiTunedPlatforms are the instance types whose OFI tuner replaces NCCL's
-// choice with its own region or model tables (P-OFI-TUNER-1: p5/p5e, p5en
-// and p6-b200 from 1.16.0, p6-b300 later): gatesim does not model those
-// tables, so it refuses the platform rather than predict NCCL's choice.
-var ofiTunedPlatforms = []string{"p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "p6-b300.48xlarge"}
+// choice with its own region or model tables, from the plugin release
+// that has their tables (P-OFI-TUNER-1; src/tuner/nccl_ofi_tuner.cpp
+// nccl_ofi_tuner_init, is_region_supported): gatesim does not model
+// those tables, so it refuses the platform rather than predict NCCL's
+// choice there.
+var ofiTunedPlatforms = map[string]ofiVersion{
+	"p5.48xlarge": {1, 16, 0}, "p5e.48xlarge": {1, 16, 0}, "p5en.48xlarge": {1, 16, 0},
+	"p6-b200.48xlarge": {1, 16, 0}, "p6-b300.48xlarge": {1, 18, 0},
+}
 
 // OFIPluginDir is where AWS's EFA installer puts the plugin.
 const OFIPluginDir = "/opt/amazon/ofi-nccl/lib"
@@ -206,7 +211,7 @@ func OFIPlugin(version, platform string) ([]Library, error) {
 		return nil, fmt.Errorf("%s platform %q: expected an EC2 instance type FAMILY.SIZE of a family gatesim knows (%s)", OFIPluginName, platform, strings.Join(fams, ", "))
 	}
 	tuner, hasTuner := ofiFact("P-OFI-TUNER-1", v)
-	if hasTuner && slices.Contains(ofiTunedPlatforms, platform) {
+	if since, tuned := ofiTunedPlatforms[platform]; hasTuner && tuned && !v.less(since) {
 		return nil, fmt.Errorf("%s %s on %s: the plugin's own tuner chooses the algorithm and protocol there from tables gatesim does not model; give a release before 1.16.0 or another instance type", OFIPluginName, v, platform)
 	}
 	abi, _ := ofiFact("P-OFI-ABI-1", v)
