@@ -53,6 +53,7 @@ type publicCase struct {
 	nodes    int
 	sharp    bool   // the HPC-X SHARP plugin, net and CollNet v5-v8
 	plugin   string // another build of that plugin: "sharp-v6" or "rdma-v6" (see v6Plugin)
+	ofi      string // aws-ofi-nccl as spec.NamedPlugin reads it: "aws-ofi-nccl@VERSION:PLATFORM"
 	noP2P    bool   // NVML reports no P2P between the GPUs (GeForce boards)
 	env      spec.Env
 	expect   map[string]string // item -> "" (agree) or the reason of a known disagreement
@@ -82,6 +83,8 @@ type publicCase struct {
 //	                             (nccl-tests#329), on every node (topo only)
 //	plugin rdma-v6               a build of the same plugin with only ncclNetPlugin_v6 and no
 //	                             CollNet (a cloud vendor's, nccl-tests#321), on every node (topo only)
+//	plugin aws-ofi-nccl V P      aws-ofi-nccl release V on EC2 instance type P (spec.OFIPlugin) on
+//	                             every node (topo only)
 //	driver p2p-not-supported     NVML reports P2P between the GPUs as not supported (GeForce boards)
 //	env NAME=VALUE               one NCCL_* variable of the run
 //	agree ITEM                   the item must agree
@@ -165,13 +168,19 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 				return nil, bad("nodes N (N >= 1)")
 			}
 		case "plugin":
-			switch rest {
-			case "sharp":
+			f := strings.Fields(rest)
+			switch {
+			case rest == "sharp":
 				c.sharp = true
-			case "sharp-v6", "rdma-v6":
+			case rest == "sharp-v6", rest == "rdma-v6":
 				c.plugin = rest
+			case len(f) == 3 && f[0] == spec.OFIPluginName:
+				c.ofi = f[0] + "@" + f[1] + ":" + f[2]
+				if _, _, err := spec.NamedPlugin(c.ofi); err != nil {
+					return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+				}
 			default:
-				return nil, bad("plugin sharp, plugin sharp-v6 or plugin rdma-v6")
+				return nil, bad("plugin sharp, plugin sharp-v6, plugin rdma-v6 or plugin aws-ofi-nccl VERSION PLATFORM")
 			}
 		case "driver":
 			if rest != "p2p-not-supported" {
@@ -229,6 +238,8 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 		return nil, fmt.Errorf("%s: expected exactly one of topo and preset", path)
 	case c.plugin != "" && (c.sharp || c.preset != ""):
 		return nil, fmt.Errorf("%s: plugin %s goes with a topo and without plugin sharp", path, c.plugin)
+	case c.ofi != "" && (c.sharp || c.plugin != "" || c.preset != ""):
+		return nil, fmt.Errorf("%s: plugin %s goes with a topo and no other plugin", path, spec.OFIPluginName)
 	}
 	return c, nil
 }
@@ -282,6 +293,12 @@ func (c *publicCase) machine(nodes int) (*spec.System, error) {
 			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, spec.SHARPPlugin())
 		case c.plugin != "":
 			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, v6Plugin(c.plugin == "sharp-v6"))
+		case c.ofi != "":
+			libs, _, err := spec.NamedPlugin(c.ofi)
+			if err != nil {
+				return nil, err
+			}
+			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, libs...)
 		}
 	}
 	return sys, nil
@@ -851,7 +868,11 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"rdma-v6 plugin", "source s\nlogged 2.26.5\nrelease 2.26.5\ntopo t.xml\nplugin rdma-v6\n", ""},
 		{"rdma-v6 with a preset", base + "plugin rdma-v6\n", "plugin rdma-v6 goes with a topo"},
 		{"sharp-v6 plugin", "source s\nlogged 2.19.3\nrelease 2.19.3\ntopo t.xml\nplugin sharp-v6\n", ""},
-		{"unknown plugin", base + "plugin nccom\n", "expected plugin sharp, plugin sharp-v6 or plugin rdma-v6"},
+		{"unknown plugin", base + "plugin nccom\n", "expected plugin sharp, plugin sharp-v6, plugin rdma-v6 or plugin aws-ofi-nccl VERSION PLATFORM"},
+		{"aws-ofi-nccl plugin", "source s\nlogged 2.29.2\nrelease 2.29.2\ntopo t.xml\nplugin aws-ofi-nccl 1.18.0 g7e.8xlarge\n", ""},
+		{"aws-ofi-nccl unknown release", "source s\nlogged 2.29.2\nrelease 2.29.2\ntopo t.xml\nplugin aws-ofi-nccl 1.18.9 g7e.8xlarge\n", "case:5: aws-ofi-nccl version \"1.18.9\": expected one of"},
+		{"aws-ofi-nccl without platform", "source s\nlogged 2.29.2\nrelease 2.29.2\ntopo t.xml\nplugin aws-ofi-nccl 1.18.0\n", "expected plugin sharp"},
+		{"aws-ofi-nccl with a preset", base + "plugin aws-ofi-nccl 1.18.0 g7e.8xlarge\n", "plugin aws-ofi-nccl goes with a topo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePublicCase("d", "case", []byte(tc.text))

@@ -442,10 +442,13 @@ var Catalogue = []Form{
 	{Kind: KindP2PPlugin, ID: "plugin.sharp.p2p", Format: `P2P plugin %s`,
 		Ref: ref("", "Mellanox/nccl-rdma-sharp-plugins src/p2p_plugin.c", "pluginInit"), Bare: true,
 		Example: "P2P plugin IBext_v8", lit: "P2P plugin ", re: rx(`^P2P plugin (\S+)$`)},
+	// aws-ofi-nccl up to 1.13.x; from 1.14.0 "Selected provider is %s,
+	// fabric is %s (found %d nics)" (src/nccl_ofi_net.c
+	// nccl_net_ofi_query_provider_capabilities at v1.14.0)
 	{Kind: KindOFIProvider, ID: "plugin.ofi.provider", Format: `NET/OFI Selected Provider is %s (found %d nics)`,
-		Ref: ref("", "aws/aws-ofi-nccl src/nccl_ofi_net.c", "nccl_net_ofi_create_plugin"), Bare: true,
-		Example: "NET/OFI Selected Provider is efa (found 4 nics)", lit: "NET/OFI Selected Provider is ",
-		re: rx(`^NET/OFI Selected Provider is (\S+?)(?: \(found (\d+) nics\))?$`)},
+		Ref: ref("", "aws/aws-ofi-nccl src/nccl_ofi_net.c", "nccl_net_ofi_query_provider_capabilities"), Bare: true,
+		Example: "NET/OFI Selected Provider is efa (found 4 nics)", lit: "NET/OFI Selected ",
+		re: rx(`^NET/OFI Selected [Pp]rovider is ([^\s,]+)(?:, fabric is \S+)?(?: \(found (\d+) nics\))?$`)},
 	{Kind: KindOFI, ID: "plugin.ofi", Format: `NET/OFI %s`,
 		Ref:     ref("", "aws/aws-ofi-nccl src/nccl_ofi_net.c", "NCCL_OFI_INFO"),
 		Example: "NET/OFI Using aws-ofi-nccl 1.13.2", lit: "NET/OFI ", re: rx(`^NET/OFI (.*)$`)},

@@ -480,3 +480,23 @@ func TestParseDupGPUWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestParseOFIProvider: aws-ofi-nccl's provider line in both its forms
+// (up to 1.13.x, and "provider is %s, fabric is %s" from 1.14.0), as
+// the public g5 (1.12.1-aws) and g6e (1.16.2) logs print it.
+func TestParseOFIProvider(t *testing.T) {
+	for _, tc := range []struct {
+		line     string
+		provider string
+		nics     int
+	}{
+		{"NET/OFI Selected Provider is efa (found 1 nics)", "efa", 1},
+		{"NET/OFI Selected provider is efa, fabric is efa (found 4 nics)", "efa", 4},
+		{"NET/OFI Selected provider is tcp, fabric is 172.31.0.0/16 (found 2 nics)", "tcp", 2},
+	} {
+		l := mustParse(t, "h:1:2 [0] NCCL INFO "+tc.line+"\n")
+		if l.Plugin.OFIProvider != tc.provider || l.Plugin.OFINICs != tc.nics || l.Count(KindOFIProvider) != 1 {
+			t.Errorf("%q: provider %q, %d NICs (kind %d); want %q, %d", tc.line, l.Plugin.OFIProvider, l.Plugin.OFINICs, l.Count(KindOFIProvider), tc.provider, tc.nics)
+		}
+	}
+}

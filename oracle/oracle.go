@@ -63,6 +63,9 @@ type Request struct {
 	Procs string `json:"procs,omitempty"`
 	// Plugins are libraries added to every node (spec.Library objects).
 	Plugins []spec.Library `json:"plugins,omitempty"`
+	// PluginNames are plugins gatesim knows by name, added to every node
+	// as their libraries: "aws-ofi-nccl@VERSION:PLATFORM".
+	PluginNames []string `json:"plugin_names,omitempty"`
 	// Env are NCCL_* variables; a value may be "" (set but empty).
 	Env map[string]string `json:"env,omitempty"`
 	// Config is the communicator's ncclConfig_t (ncclCommInitRankConfig):
@@ -445,6 +448,9 @@ func (o *Oracle) build(rs *spec.Ruleset, req *Request) *commEntry {
 	return &commEntry{comm: comm}
 }
 
+// maxPluginNames bounds a request's plugin_names.
+const maxPluginNames = 8
+
 // commKey names a request's communicator without building its system:
 // the release, the system as written (preset name or inline object; a
 // file's contents may change, so file systems and graph files are not
@@ -478,6 +484,11 @@ func commKey(v spec.Version, req *Request) string {
 			return ""
 		}
 		b.Write(p)
+	}
+	b.WriteByte(0)
+	for _, n := range req.PluginNames {
+		b.WriteString(n)
+		b.WriteByte(1)
 	}
 	b.WriteByte(0)
 	b.Write(req.Config)
@@ -1085,6 +1096,21 @@ func (o *Oracle) system(req Request) (*spec.System, string, error) {
 		}
 		for i := range sys.Nodes {
 			sys.Nodes[i].Libs = append([]spec.Library{l}, sys.Nodes[i].Libs...)
+		}
+	}
+	if len(req.PluginNames) > maxPluginNames {
+		return nil, "plugin_names", fmt.Errorf("%d names: expected at most %d", len(req.PluginNames), maxPluginNames)
+	}
+	for _, n := range req.PluginNames {
+		libs, named, err := spec.NamedPlugin(n)
+		if err == nil && !named {
+			err = fmt.Errorf("%q: expected %s@VERSION:PLATFORM", n, spec.OFIPluginName)
+		}
+		if err != nil {
+			return nil, "plugin_names", err
+		}
+		for i := range sys.Nodes {
+			sys.Nodes[i].Libs = append(slices.Clone(libs), sys.Nodes[i].Libs...)
 		}
 	}
 	return sys, "", nil

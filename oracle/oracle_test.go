@@ -42,27 +42,29 @@ func TestAnswerShape(t *testing.T) {
 func TestInvalidNamesTheField(t *testing.T) {
 	o := New(nil)
 	cases := map[string]string{
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"gather","bytes":4}}`:                                                 "op.coll",
-		`{"nccl":"1.0","system":"v100x4","op":{"coll":"allreduce","bytes":4}}`:                                                 "nccl",
-		`{"nccl":"2.28.9","op":{"coll":"allreduce","bytes":4}}`:                                                                "system",
-		`{"nccl":"2.28.9","system":"v100x4"}`:                                                                                  "op",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce"}}`:                                                        "op.bytes",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"count":1}}`:                                    "op.bytes",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","count":-1}}`:                                             "op.count",
-		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"redop":"xor"}}`:                                "op.redop",
-		`{"nccl":"2.28.9","system":"v100x4","nodes":"two","op":{"coll":"allreduce","bytes":4}}`:                                "nodes",
-		`{"nccl":"2.28.9","system":{"nodes":[]},"op":{"coll":"allreduce","bytes":4}}`:                                          "system",
-		`{"nccl":"2.28.9","system":"./nope.json","op":{"coll":"allreduce","bytes":4}}`:                                         "system",
-		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4},{"coll":"gather","bytes":4}]}`:             "group[1].coll",
-		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4,"buffers":"pinned"}]}`:                      "group[0].buffers",
-		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4,"buffers":"pinned"}}`:                           "op.buffers",
-		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4,"alloc":"pinned"}}`:                             "op.alloc",
-		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allgather","bytes":4,"buffers":"window","alloc":"cudamalloc"}]}`: "group[0].alloc",
-		`{"nccl":"2.28.9","system":"h200x2","launch":"eager","op":{"coll":"allreduce","bytes":4}}`:                             "launch",
-		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4},"group":[{"coll":"allreduce","bytes":4}]}`:     "group",
-		`{"nccl":"2.28.9","system":"h200x2","config":{"maxPeers":4},"op":{"coll":"allreduce","bytes":4}}`:                      "config",
-		`{"nccl":"2.28.9","system":"h200x2","config":{"maxCTAs":"4"},"op":{"coll":"allreduce","bytes":4}}`:                     "config",
-		`{"nccl":"2.28.9","system":"h200x2","config":{"maxP2pPeers":4},"op":{"coll":"allreduce","bytes":4}}`:                   "config",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"gather","bytes":4}}`:                                                       "op.coll",
+		`{"nccl":"1.0","system":"v100x4","op":{"coll":"allreduce","bytes":4}}`:                                                       "nccl",
+		`{"nccl":"2.28.9","op":{"coll":"allreduce","bytes":4}}`:                                                                      "system",
+		`{"nccl":"2.28.9","system":"v100x4"}`:                                                                                        "op",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce"}}`:                                                              "op.bytes",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"count":1}}`:                                          "op.bytes",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","count":-1}}`:                                                   "op.count",
+		`{"nccl":"2.28.9","system":"v100x4","op":{"coll":"allreduce","bytes":4,"redop":"xor"}}`:                                      "op.redop",
+		`{"nccl":"2.28.9","system":"v100x4","nodes":"two","op":{"coll":"allreduce","bytes":4}}`:                                      "nodes",
+		`{"nccl":"2.28.9","system":{"nodes":[]},"op":{"coll":"allreduce","bytes":4}}`:                                                "system",
+		`{"nccl":"2.28.9","system":"./nope.json","op":{"coll":"allreduce","bytes":4}}`:                                               "system",
+		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4},{"coll":"gather","bytes":4}]}`:                   "group[1].coll",
+		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":4,"buffers":"pinned"}]}`:                            "group[0].buffers",
+		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4,"buffers":"pinned"}}`:                                 "op.buffers",
+		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4,"alloc":"pinned"}}`:                                   "op.alloc",
+		`{"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allgather","bytes":4,"buffers":"window","alloc":"cudamalloc"}]}`:       "group[0].alloc",
+		`{"nccl":"2.28.9","system":"h200x2","launch":"eager","op":{"coll":"allreduce","bytes":4}}`:                                   "launch",
+		`{"nccl":"2.28.9","system":"h200x2","op":{"coll":"allreduce","bytes":4},"group":[{"coll":"allreduce","bytes":4}]}`:           "group",
+		`{"nccl":"2.28.9","system":"h200x2","config":{"maxPeers":4},"op":{"coll":"allreduce","bytes":4}}`:                            "config",
+		`{"nccl":"2.28.9","system":"h200x2","config":{"maxCTAs":"4"},"op":{"coll":"allreduce","bytes":4}}`:                           "config",
+		`{"nccl":"2.28.9","system":"h200x2","config":{"maxP2pPeers":4},"op":{"coll":"allreduce","bytes":4}}`:                         "config",
+		`{"nccl":"2.28.9","system":"h200x2","plugin_names":["aws-ofi-nccl@1.18.9:g7e.8xlarge"],"op":{"coll":"allreduce","bytes":4}}`: "plugin_names",
+		`{"nccl":"2.28.9","system":"h200x2","plugin_names":["sharp"],"op":{"coll":"allreduce","bytes":4}}`:                           "plugin_names",
 	}
 	for in, field := range cases {
 		m := decode(t, o.HandleLine([]byte(in)))
@@ -159,6 +161,26 @@ func TestTopologyXMLSystem(t *testing.T) {
 	m = decode(t, o.HandleLine([]byte(`{"nccl":"2.28.9","system":"nope.xml","op":{"coll":"allreduce","bytes":"1MiB"}}`)))
 	if m["status"] != "invalid" {
 		t.Errorf("a missing XML file: %v", m)
+	}
+}
+
+// TestOraclePluginNames: aws-ofi-nccl named in the request is the
+// network of the public 2 × g7e.8xlarge run (Libfabric), and its
+// NCCL_PROTO=simple leaves Simple where 1.12.1 (no such setting) and no
+// plugin run LL; requests differing only in the name never share a
+// communicator.
+func TestOraclePluginNames(t *testing.T) {
+	o := New(os.ReadFile)
+	xml := "../golden/testdata/public/machines/aws-g7e-8xlarge/topo.xml"
+	for _, tc := range []struct{ names, net, proto string }{
+		{`["aws-ofi-nccl@1.18.0:g7e.8xlarge"]`, "Libfabric", "Simple"},
+		{`["aws-ofi-nccl@1.12.1-aws:g7e.8xlarge"]`, "AWS Libfabric", "LL"},
+		{`[]`, "IB", "LL"},
+	} {
+		m := decode(t, o.HandleLine([]byte(`{"nccl":"2.29.2","system":"`+xml+`","nodes":2,"plugin_names":`+tc.names+`,"op":{"coll":"allreduce","bytes":"4KiB"}}`)))
+		if m["status"] != "ok" || m["net"] != tc.net || m["proto"] != tc.proto {
+			t.Errorf("%s: status %v net %v proto %v; want ok, %s, %s", tc.names, m["status"], m["net"], m["proto"], tc.net, tc.proto)
+		}
 	}
 }
 

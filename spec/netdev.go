@@ -213,8 +213,11 @@ func ifnameNote(env Env) string {
 	return ""
 }
 
-// pluginInit is an external net plugin's init() and devices().
-func pluginInit(l *Library, nd *Node) (ok bool, ndev int, logs []string, why string) {
+// pluginInit is an external net plugin's init() and devices(). An init
+// that succeeds has added the plugin's SetEnv variables to env where they
+// were unset: NCCL reads them after ncclNetInit (NCCL_PROTO in
+// ncclTopoTuneModel), so they act as if the job had set them.
+func pluginInit(l *Library, nd *Node, env Env) (ok bool, ndev int, logs []string, why string) {
 	nb := l.Net
 	if nb == nil {
 		nb = &NetBackend{Name: l.Base(), Devices: 1}
@@ -223,10 +226,22 @@ func pluginInit(l *Library, nd *Node) (ok bool, ndev int, logs []string, why str
 	if nb.InitError != "" {
 		return false, 0, logs, "init() failed: " + nb.InitError
 	}
+	for _, e := range nb.SetEnv {
+		if cur, set := env.Lookup(e.Name); set {
+			if e.Kept != "" {
+				logs = append(logs, strings.ReplaceAll(e.Kept, "%s", cur))
+			}
+			continue
+		}
+		env[e.Name] = e.Value
+		if e.Log != "" {
+			logs = append(logs, e.Log)
+		}
+	}
 	ndev = nb.Devices
-	if nb.IBBased && ndev < 0 {
+	if ndev < 0 {
 		ndev = activeNICs(nd)
-		if ndev == 0 { // the IB-based plugin prints NCCL's own line
+		if ndev == 0 && nb.IBBased { // the IB-based plugin prints NCCL's own line
 			logs = append(logs, "NET/IB : No device found.")
 		}
 	}
@@ -285,11 +300,11 @@ func (r *initRun) netSelect(o netSelectOpts) {
 	var cands []*netCand
 	for _, pe := range s.libs {
 		if pe.lib != nil && pe.netABI > 0 {
-			cands = append(cands, &netCand{name: pluginNetNameAt(r.rs, pe.lib, pe.netABI), external: pe.lib, abi: pe.netABI})
+			cands = append(cands, &netCand{name: pluginNetNameAt(r.rs, pe.lib, pe.netABI, r.env), external: pe.lib, abi: pe.netABI})
 		}
 	}
 	if len(s.libs) == 0 && s.lib != nil && s.netABI > 0 { // 2.22: one slot
-		cands = append(cands, &netCand{name: pluginNetNameAt(r.rs, s.lib, s.netABI), external: s.lib, abi: s.netABI})
+		cands = append(cands, &netCand{name: pluginNetNameAt(r.rs, s.lib, s.netABI, r.env), external: s.lib, abi: s.netABI})
 	}
 	cands = append(cands, &netCand{name: "IB"}, &netCand{name: "Socket"})
 	s.nets = nil
@@ -304,7 +319,7 @@ func (r *initRun) netSelect(o netSelectOpts) {
 		var logs []string
 		switch {
 		case c.external != nil:
-			ok, c.devices, logs, c.why = pluginInit(c.external, s.node)
+			ok, c.devices, logs, c.why = pluginInit(c.external, s.node, r.env)
 			if o.initLog {
 				if ok {
 					logs = append(logs, "Initialized NET plugin "+c.name)
@@ -539,7 +554,7 @@ func (r *initRun) netPluginInfo() {
 	}
 	info.NetABI, info.CollNetABI = s.netABI, s.collNetABI
 	if s.lib != nil {
-		info.Name = pluginNetNameAt(r.rs, s.lib, s.netABI)
+		info.Name = pluginNetNameAt(r.rs, s.lib, s.netABI, r.env)
 	}
 	r.comm.NetPlugin = info
 }

@@ -170,7 +170,7 @@ var netABI22 = &Rule{
 		}
 		s.netABI = v
 		if v != r.rs.Consts.NetABI[0] {
-			logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginLoadNameV(s.lib, v), v))
+			logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginLoadNameV(s.lib, v, r.env), v))
 		}
 		r.emit(Verdict{Outcome: Pass, Level: LevelAccepted, Why: fmt.Sprintf("ncclNetPlugin_v%d accepted", v), Facts: facts, Log: logs})
 	},
@@ -265,15 +265,35 @@ func presence(b bool) string {
 // pluginNetName is the name the plugin reports; a name with "%d" (the
 // SHARP plugin's "IBext_v%d") takes the highest ABI the library exports in
 // the release's window, as each ncclNetPlugin_vN struct carries its own name.
-func pluginNetName(l *Library) string {
+func pluginNetName(l *Library, env Env) string {
 	if l == nil || l.Net == nil || l.Net.Name == "" {
 		return "?"
+	}
+	if n, ok := netEnvRename(l.Net, env); ok {
+		return n
 	}
 	return l.Net.Name
 }
 
-func pluginNetNameV(l *Library, v int) string {
-	n := pluginNetName(l)
+// netEnvRename is the name a plugin gives every ncclNetPlugin_vN struct
+// when it is loaded with NCCL_NET naming one of its NetEnvNames, ignoring
+// case (aws-ofi-nccl v1.13.0-aws+ src/nccl_ofi_interface_nvidia.c
+// nvidia_plugin_name_fixup, a constructor that reads getenv("NCCL_NET")).
+func netEnvRename(nb *NetBackend, env Env) (string, bool) {
+	v, ok := env.Lookup("NCCL_NET")
+	if !ok || len(nb.NetEnvNames) == 0 {
+		return "", false
+	}
+	for _, n := range nb.NetEnvNames {
+		if strings.EqualFold(n, v) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+func pluginNetNameV(l *Library, v int, env Env) string {
+	n := pluginNetName(l, env)
 	if strings.Contains(n, "%d") {
 		return fmt.Sprintf(n, v)
 	}
@@ -284,10 +304,14 @@ func pluginNetNameV(l *Library, v int) string {
 // NCCL loads it, before init (NetBackend.LoadName; Name when unset): what
 // "NET/Plugin: Loaded net plugin %s (v%d)" prints in every modelled release
 // (v2.22.3-1 src/net.cc ncclNetPluginLoad, v2.28.3-1
-// src/plugin/net/net_v8.cc getNcclNet_v8).
-func pluginLoadNameV(l *Library, v int) string {
+// src/plugin/net/net_v8.cc getNcclNet_v8). A rename by NCCL_NET happens
+// before the load, so it is the load-time name too.
+func pluginLoadNameV(l *Library, v int, env Env) string {
 	if l == nil || l.Net == nil || l.Net.LoadName == "" {
-		return pluginNetNameV(l, v)
+		return pluginNetNameV(l, v, env)
+	}
+	if n, ok := netEnvRename(l.Net, env); ok {
+		return n
 	}
 	if strings.Contains(l.Net.LoadName, "%d") {
 		return fmt.Sprintf(l.Net.LoadName, v)
@@ -301,11 +325,11 @@ func pluginLoadNameV(l *Library, v int) string {
 // refreshes it (v2.28.3-1 src/plugin/net/net_v8.cc getNcclNet_v8
 // "ncclNet.name = ncclNet_v8->name", ncclNet_init leaves it; v2.25.1-1
 // src/net.cc ncclNet_v8_as_v9_init still copied it after init).
-func pluginNetNameAt(rs *Ruleset, l *Library, v int) string {
+func pluginNetNameAt(rs *Ruleset, l *Library, v int, env Env) string {
 	if rs.Consts.NetNameAtLoad && len(rs.Consts.NetABI) > 0 && v != rs.Consts.NetABI[0] {
-		return pluginLoadNameV(l, v)
+		return pluginLoadNameV(l, v, env)
 	}
-	return pluginNetNameV(l, v)
+	return pluginNetNameV(l, v, env)
 }
 
 func envShow(v string, set bool) string {
@@ -554,7 +578,7 @@ func netABI28(ref Ref) *Rule {
 					continue
 				}
 				pe.netABI = v
-				logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginLoadNameV(pe.lib, v), v))
+				logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded net plugin %s (v%d)", pluginLoadNameV(pe.lib, v, r.env), v))
 				if cv := probe(pe.lib.CollNetSymbols, r.rs.Consts.NetABI); cv != 0 {
 					pe.cnABI = cv
 					logs = append(logs, fmt.Sprintf("NET/Plugin: Loaded collnet plugin %s (v%d)", collNetNameV(pe.lib, cv), cv))

@@ -143,7 +143,7 @@ func pluginABI18(collNet bool) *Rule {
 				s.lib = nil
 				return
 			}
-			name := pluginLoadNameV(s.lib, v)
+			name := pluginLoadNameV(s.lib, v, r.env)
 			if collNet {
 				s.collNetABI = v
 				name = collNetNameV(s.lib, v)

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,7 +12,8 @@ import (
 // SystemSource names a machine as gatesim's commands take it: a preset
 // (with a node count and the SHARP plugin), a system file, or NCCL's
 // topology XML of one host (copied to Nodes hosts), plus plugin library
-// descriptions added to every node.
+// descriptions added to every node (a file each, or a plugin gatesim knows
+// by name: aws-ofi-nccl@VERSION:PLATFORM).
 type SystemSource struct {
 	Preset, File, Topo string
 	// Nodes is --nodes when NodesSet (given): 1 to MaxNodes, for a preset
@@ -75,16 +77,23 @@ func (f SystemSource) Load(read func(string) ([]byte, error)) (*System, error) {
 		}
 	}
 	for _, p := range f.Plugins {
-		data, rerr := read(p)
-		if rerr != nil {
-			return nil, rerr
-		}
-		lib, perr := ParseLibrary(p, data)
+		libs, named, perr := NamedPlugin(p)
 		if perr != nil {
-			return nil, perr
+			return nil, fmt.Errorf("--plugin %v", perr)
+		}
+		if !named {
+			data, rerr := read(p)
+			if rerr != nil {
+				return nil, rerr
+			}
+			lib, perr := ParseLibrary(p, data)
+			if perr != nil {
+				return nil, perr
+			}
+			libs = []Library{*lib}
 		}
 		for i := range sys.Nodes {
-			sys.Nodes[i].Libs = append([]Library{*lib}, sys.Nodes[i].Libs...)
+			sys.Nodes[i].Libs = append(slices.Clone(libs), sys.Nodes[i].Libs...)
 		}
 	}
 	return sys, nil

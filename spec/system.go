@@ -342,7 +342,9 @@ type NetBackend struct {
 	LoadName string `json:"load_name,omitempty"`
 	// InitError, when non-empty, makes init() fail.
 	InitError string `json:"init_error,omitempty"`
-	// Devices is what devices() reports.
+	// Devices is what devices() reports; -1 means "as many as the node has
+	// active NICs" (a plugin that lists the verbs devices of the node: the
+	// SHARP plugin's IB ports, aws-ofi-nccl's EFA devices).
 	Devices int `json:"devices"`
 	// DeviceType is "host" (default) or "unpack" (device-side unpacking);
 	// DeviceVersion is the UNPACK version it reports.
@@ -359,6 +361,59 @@ type NetBackend struct {
 	// virtual NICs as it does the internal IB's (G-TOPO-VNIC-1), an
 	// NCCL_IB_MERGE_NICS=0 refusal taken as the IB's.
 	MakeVDevice bool `json:"make_vdevice,omitempty"`
+	// NoGDR says the devices' ptrSupport lacks NCCL_PTR_CUDA (and
+	// DMA-BUF): every NET the plugin reports has gdr 0 whatever the NIC
+	// could do (aws-ofi-nccl where libfabric cannot use CUDA memory:
+	// "Could not disable CUDA API usage for HMEM, disabling GDR"). NCCL
+	// writes the attribute only where the topology has none
+	// (ncclTopoPopulateNics' xmlInitAttrInt), so a machine given by
+	// NCCL's topology dump keeps the dump's gdr.
+	NoGDR bool `json:"no_gdr,omitempty"`
+	// NetEnvNames are names the plugin takes instead of Name, at load and
+	// after init, when the process environment's NCCL_NET equals one of
+	// them ignoring case (aws-ofi-nccl 1.13.0+ renames itself "AWS
+	// Libfabric" or "OFI" for scripts written for older names).
+	NetEnvNames []string `json:"net_env_names,omitempty"`
+	// SetEnv are variables the plugin's init adds to the process
+	// environment without overwriting a value already set, before NCCL
+	// reads them for the communicator (aws-ofi-nccl's NCCL_PROTO=simple
+	// without GDR).
+	SetEnv []PluginEnvSet `json:"set_env,omitempty"`
+}
+
+// maxPluginEnv bounds a net plugin's renames and environment settings.
+const maxPluginEnv = 16
+
+// validate checks what a net plugin's description adds to NCCL's
+// environment and names: bounded lists of NCCL_* variables and of names.
+func (b *NetBackend) validate() error {
+	if b == nil {
+		return nil
+	}
+	if len(b.NetEnvNames) > maxPluginEnv || len(b.SetEnv) > maxPluginEnv {
+		return fmt.Errorf("%d net_env_names, %d set_env: expected at most %d each", len(b.NetEnvNames), len(b.SetEnv), maxPluginEnv)
+	}
+	for k, n := range b.NetEnvNames {
+		if n == "" || len(n) > 255 {
+			return fmt.Errorf("net_env_names %d: %q: expected a name of 1-255 characters", k, n)
+		}
+	}
+	for k, e := range b.SetEnv {
+		if !strings.HasPrefix(e.Name, "NCCL_") || len(e.Name) > 255 || len(e.Value) > 4096 || strings.ContainsAny(e.Name, "= ") {
+			return fmt.Errorf("set_env %d: %q=%q: expected an NCCL_* variable name and a value of at most 4096 bytes", k, e.Name, e.Value)
+		}
+	}
+	return nil
+}
+
+// PluginEnvSet is one variable a net plugin's init sets: Log is printed
+// when it sets it, Kept (when not empty) when a value was already there,
+// with "%s" standing for that value.
+type PluginEnvSet struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Log   string `json:"log,omitempty"`
+	Kept  string `json:"kept,omitempty"`
 }
 
 // CollNetBackend is a CollNet plugin's behaviour.
@@ -636,6 +691,9 @@ func (s *System) Validate() error {
 						return fmt.Errorf("%s: lib %s: tuner rule %d: chunk_size %d: expected 0 (the rule sets the cost table) or %d-%d bytes (the %s grain up)", where, l.Path, k, r.ChunkSize, g, tuning.MaxTunerChunkSize, p)
 					}
 				}
+			}
+			if err := l.Net.validate(); err != nil {
+				return fmt.Errorf("%s: lib %s: net: %v", where, l.Path, err)
 			}
 		}
 		for j, n := range nd.NICs {

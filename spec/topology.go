@@ -345,10 +345,14 @@ func topoNICs(ns *topo.NodeSpec, n *Node, env Env, chosen *netCand, collNet, rai
 				ib = append(ib, nic)
 			}
 		}
+		noGDR := chosen.external.Net != nil && chosen.external.Net.NoGDR
 		for k := range max(0, chosen.devices) {
 			if k < len(ib) {
 				nic := ib[k]
 				nic.Coll = collNet
+				// gdr is the device's ptrSupport & NCCL_PTR_CUDA (v2.28.9-1
+				// src/graph/topo.cc ncclTopoPopulateNics)
+				nic.GDR = nic.GDR && !noGDR
 				out = append(out, nic)
 				continue
 			}

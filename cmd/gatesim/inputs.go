@@ -31,7 +31,7 @@ func (f *systemFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.topo, "topo", "", "NCCL's topology XML of one host (NCCL_TOPO_DUMP_FILE's output); --nodes copies it")
 	c.Flags().IntVar(&f.nodes, "nodes", 0, "node count for a preset or --topo (default 1)")
 	c.Flags().BoolVar(&f.sharp, "sharp", false, "add the HPC-X SHARP plugin (Net and CollNet v5-v8) to every node of a preset")
-	c.Flags().StringArrayVar(&f.plugins, "plugin", nil, "plugin library description (JSON or YAML) added to every node; repeatable")
+	c.Flags().StringArrayVar(&f.plugins, "plugin", nil, "plugin library description (JSON or YAML), or aws-ofi-nccl@VERSION:PLATFORM, added to every node; repeatable")
 	c.Flags().StringVar(&f.procs, "procs", "", "ranks per process: per-gpu (default; mpirun, torchrun), per-node (one process drives a node's GPUs) or init-all (per-node through ncclCommInitAll, one node)")
 }
 
