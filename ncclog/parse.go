@@ -1068,6 +1068,14 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 			}
 		}
 		p.addTransport(v.class, v.detail, v.net, v.gdr, ln)
+		p.addNetConn(sub, ln)
+	case KindConnectedRings:
+		if sub[1] != "" && p.log.RingConn == nil {
+			p.log.RingConn = &RingConnLine{PXN: sub[1] != "0", GDR: sub[2] != "0", At: ln.Loc}
+		}
+		p.connected("ring", ln)
+	case KindConnectedTrees:
+		p.connected("tree", ln)
 	case KindCollNetConn:
 		detail := "COLLNET/" + sub[5]
 		if sub[7] != "" {
