@@ -30,7 +30,6 @@ type NetConnLine struct {
 	Suffix    string `json:"suffix"`
 	Kind      string `json:"kind,omitempty"`
 	At        Loc    `json:"at"`
-	proc      string
 }
 
 // Rank and Dev are the connecting rank (the sender of a send line, the
@@ -78,11 +77,12 @@ func (p *Parser) addNetConn(sub []string, ln *Line) {
 		return
 	}
 	c := NetConnLine{Channel: atoi(sub[2]), ConnIndex: atoi(sub[3]), From: from, FromDev: fromDev, To: to, ToDev: toDev,
-		Send: sub[8] == "send", Net: m[1], Suffix: sub[9][len("NET/")+len(m[1])+1:], At: ln.Loc, proc: procKey(ln)}
+		Send: sub[8] == "send", Net: m[1], Suffix: sub[9][len("NET/")+len(m[1])+1:], At: ln.Loc}
 	if c.ConnIndex != 0 {
 		c.Kind = "p2p"
 	}
 	p.log.NetConns = append(p.log.NetConns, c)
+	p.connProcs = append(p.connProcs, procKey(ln))
 }
 
 // connected marks the process's NET lines not yet placed as the ring's or
@@ -91,7 +91,7 @@ func (p *Parser) connected(kind string, ln *Line) {
 	proc := procKey(ln)
 	for i := len(p.log.NetConns) - 1; i >= 0; i-- {
 		c := &p.log.NetConns[i]
-		if c.proc != proc || c.Kind == "p2p" {
+		if p.connProcs[i] != proc || c.Kind == "p2p" {
 			continue
 		}
 		if c.Kind != "" {
