@@ -227,3 +227,16 @@ func (n *NodeResult) RankOfDev(dev int) (int, bool) {
 	}
 	return 0, false
 }
+
+// DevOfRank is the GPU (dev) of a global rank, as gatesim numbers ranks.
+func (r *Result) DevOfRank(rank int) (int, bool) {
+	for i := range r.Nodes {
+		n := &r.Nodes[i]
+		for k, rk := range n.Ranks {
+			if rk == rank && k < len(n.System.Nodes[GPU]) {
+				return n.System.Nodes[GPU][k].Dev, true
+			}
+		}
+	}
+	return 0, false
+}
