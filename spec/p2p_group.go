@@ -172,9 +172,8 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 			call := tuning.Call{Op: all[i].Op, InPlace: all[i].InPlace, Buffers: all[i].Buffers, Alloc: all[i].Alloc, Graph: graph}
 			for j := range placed[k] {
 				t := &placed[k][j]
-				network := t.Peer/pc.LocalRanks != 0
-				connGDR := network && c.p2pNetGDR(t)
-				t.Registered, t.RegRefused = c.Model.P2PRegister(reg, call, t, t.Peer == 0, network, pxnOff, c.Topo.AllNVLink, connGDR)
+				t.Registered, t.RegRefused = c.Model.P2PRegister(reg, call, t, t.Peer == 0, t.Peer/pc.LocalRanks != 0, pxnOff, c.Topo.AllNVLink,
+					func() bool { return c.p2pNetGDR(t) })
 			}
 		}
 		out[i] = placed[k]
