@@ -62,9 +62,8 @@ func PredictConns(comm *spec.Comm, l *ncclog.Log) []ConnRow {
 		rows = append(rows, row.agree())
 	}
 	if rc := l.RingConn; rc != nil {
-		gdr := r.RingNetGDR || r.NNodes == 1 // nothing through the network leaves comm->useGdr set
 		rows = append(rows, ConnRow{Conn: "Connected all rings", Kind: "ring",
-			Predicted: ringFlags(r.RingNetPXN, gdr), Observed: ringFlags(rc.PXN, rc.GDR), At: rc.At.String()}.agree())
+			Predicted: ringFlags(r.RingNetPXN, r.RingUseGdr()), Observed: ringFlags(rc.PXN, rc.GDR), At: rc.At.String()}.agree())
 	}
 	return rows
 }

@@ -287,8 +287,7 @@ func renderConns(t *testing.T, d *datadriven.TestData, comm *spec.Comm) string {
 			fmt.Fprintf(&b, "%s: via NET/%s/%s\n", v, comm.Net, c.Suffix(proxy))
 		}
 	}
-	gdr := comm.Topo.RingNetGDR || comm.Topo.NNodes == 1
-	fmt.Fprintf(&b, "use ring PXN %d GDR %d\n", btoi(comm.Topo.RingNetPXN), btoi(gdr))
+	fmt.Fprintf(&b, "use ring PXN %d GDR %d\n", btoi(comm.Topo.RingNetPXN), btoi(comm.Topo.RingUseGdr()))
 	return b.String()
 }
 

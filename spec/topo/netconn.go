@@ -240,3 +240,9 @@ func (r *Result) DevOfRank(rank int) (int, bool) {
 	}
 	return 0, false
 }
+
+// RingUseGdr is comm->useGdr as ncclTransportRingConnect leaves it and
+// "Connected all rings, use ring PXN %d GDR %d" prints it: true until a
+// ring connector through the network goes without GPU Direct RDMA, so
+// true on one node (RingNetGDR is the multi-node answer).
+func (r *Result) RingUseGdr() bool { return r.RingNetGDR || r.NNodes == 1 }
