@@ -30,19 +30,21 @@ type ConnRow struct {
 // on (its GPU by the logged device); a line the log does not place after
 // "Connected all rings" or "Connected all trees" with connection index 0
 // is taken as the ring's. A proxy is named by the rank the log's
-// intra-node lines place on its GPU, else by gatesim's numbering.
+// intra-node lines place on its GPU, else by gatesim's numbering. Where
+// the model builds no communicator (NCCL's error, a plugin the machine
+// lacks) every line is "not predicted".
 func PredictConns(comm *spec.Comm, l *ncclog.Log) []ConnRow {
 	var rows []ConnRow
 	if comm == nil || comm.Topo == nil || len(comm.Topo.Nodes) == 0 {
-		return nil
+		for i := range l.NetConns {
+			c := &l.NetConns[i]
+			rows = append(rows, ConnRow{Conn: connName(c), Kind: c.Kind, Predicted: "-", Observed: c.Suffix, Agreement: NotPredicted, At: c.At.String()})
+		}
+		return rows
 	}
 	r := comm.Topo
 	for i := range l.NetConns {
 		c := &l.NetConns[i]
-		dir := "receive"
-		if c.Send {
-			dir = "send"
-		}
 		kind := topo.ConnRing
 		switch c.Kind {
 		case "tree":
@@ -50,8 +52,7 @@ func PredictConns(comm *spec.Comm, l *ncclog.Log) []ConnRow {
 		case "p2p":
 			kind = topo.ConnP2P
 		}
-		row := ConnRow{Conn: fmt.Sprintf("Channel %02d/%d : %d[%d] -> %d[%d] [%s]", c.Channel, c.ConnIndex, c.From, c.FromDev, c.To, c.ToDev, dir),
-			Kind: kind.String(), Observed: c.Suffix, At: c.At.String()}
+		row := ConnRow{Conn: connName(c), Kind: kind.String(), Observed: c.Suffix, At: c.At.String()}
 		node := nodeOfRank(r, c.Rank())
 		conn, err := node.NetConn(topo.ConnQuery{Kind: kind, Channel: c.Channel, ConnIndex: c.ConnIndex, Send: c.Send, Dev: c.Dev(), PeerDev: c.PeerDev()})
 		if err != nil {
@@ -66,6 +67,15 @@ func PredictConns(comm *spec.Comm, l *ncclog.Log) []ConnRow {
 			Predicted: ringFlags(r.RingNetPXN, r.RingUseGdr()), Observed: ringFlags(rc.PXN, rc.GDR), At: rc.At.String()}.agree())
 	}
 	return rows
+}
+
+// connName is a connector line up to "via".
+func connName(c *ncclog.NetConnLine) string {
+	dir := "receive"
+	if c.Send {
+		dir = "send"
+	}
+	return fmt.Sprintf("Channel %02d/%d : %d[%d] -> %d[%d] [%s]", c.Channel, c.ConnIndex, c.From, c.FromDev, c.To, c.ToDev, dir)
 }
 
 func (r ConnRow) agree() ConnRow {

@@ -60,3 +60,16 @@ func TestCompareConns(t *testing.T) {
 		t.Errorf("text lacks the connector table (%v):\n%s", err, b.String())
 	}
 }
+
+// TestPredictConnsWithoutComm: where the model builds no communicator,
+// every logged connector is a row, not predicted.
+func TestPredictConnsWithoutComm(t *testing.T) {
+	l, err := ncclog.Parse(strings.NewReader("h:1:2 [0] NCCL INFO Channel 00/1 : 0[0] -> 9[1] [send] via NET/IB/1(1)/GDRDMA/Shared\n"), "t.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := PredictConns(nil, l)
+	if len(rows) != 1 || rows[0].Agreement != NotPredicted || rows[0].Observed != "1(1)/GDRDMA/Shared" {
+		t.Errorf("rows %+v, want one not predicted", rows)
+	}
+}
