@@ -22,6 +22,9 @@ type Prediction struct {
 	// Evidence is the communicator's own capability levels (what init
 	// proves, the same whether or not the log printed operations).
 	Evidence spec.Evidence `json:"evidence,omitempty"`
+	// Conns are the network connector lines of the log, each predicted
+	// (PredictConns).
+	Conns []ConnRow `json:"conns,omitempty"`
 	// Release is the release predicted with (the log's, the given one, or
 	// the one InferRelease assumed).
 	Release spec.Version `json:"-"`
@@ -89,6 +92,7 @@ type Comparison struct {
 	Gates  []GateRow      `json:"gates"`
 	Caps   []CapRow       `json:"caps"`
 	Ops    []OpRow        `json:"ops"`
+	Conns  []ConnRow      `json:"conns,omitempty"`
 	Counts map[string]int `json:"counts"`
 }
 
@@ -346,6 +350,10 @@ func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
 	for _, r := range c.Ops {
 		c.Counts[string(r.Agreement)]++
 	}
+	c.Conns = pred.Conns
+	for _, r := range c.Conns {
+		c.Counts[string(r.Agreement)]++
+	}
 	return c
 }
 
@@ -475,6 +483,15 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  coll\tbytes\tpredicted\tobserved\tagreement\tat\n")
 		for _, r := range c.Ops {
 			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\n", r.Coll, r.Bytes, r.Predicted, r.Observed, r.Agreement, r.At)
+		}
+		tw.Flush()
+	}
+	if len(c.Conns) > 0 {
+		b.WriteString("\nNetwork connectors (G-NET-CONN-PXN-1, G-NET-CONN-GDR-1, G-NET-CONN-SHARED-1)\n")
+		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  connection\tkind\tpredicted\tobserved\tagreement\tat\n")
+		for _, r := range c.Conns {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", r.Conn, r.Kind, r.Predicted, r.Observed, r.Agreement, r.At)
 		}
 		tw.Flush()
 	}

@@ -57,7 +57,7 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	if err != nil {
 		return nil, err
 	}
-	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}, Release: rel}
+	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}, Release: rel, Conns: PredictConns(comm, l)}
 	for cp, l := range comm.Evidence {
 		p.Evidence[cp] = l
 	}

@@ -506,6 +506,15 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 		s := l.Channels[0]
 		add("channels", []string{comm.Topo.Summary}, []string{summaryText(s)})
 	}
+	if rows := diagnose.PredictConns(comm, l); len(rows) > 0 {
+		// every network connector line: what follows "via NET/<name>/",
+		// and the ring's PXN/GDR flags
+		var pred, got []string
+		for _, r := range rows {
+			pred, got = append(pred, r.Conn+" "+r.Predicted), append(got, r.Conn+" "+r.Observed)
+		}
+		add("conn", pred, got)
+	}
 	if s, ok := l.First(ncclog.KindThreadThresholds); ok {
 		add("threadThresholds", []string{comm.Model.ThreadThresholdsLine()}, []string{strings.TrimSpace(s.Msg)})
 	}

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files from the current model")
@@ -44,6 +46,11 @@ var expectSeen = map[spec.RuleID]bool{}
 //
 //	trace   (same arguments): also every verdict
 //	log     (same arguments): the predicted NCCL log lines
+//	connect (same arguments) conn=(KIND:CHANNEL:DEV:PEERDEV:send|recv,...):
+//	        rank 0's node's network connectors (KIND ring, tree or p2p) as
+//	        sendSetup/recvSetup print them after "via NET/", and the ring's
+//	        "use ring PXN %d GDR %d" (G-NET-CONN-PXN-1, G-NET-CONN-GDR-1,
+//	        G-NET-CONN-SHARED-1)
 //
 // file=NAME reads the system file testdata/systems/NAME (spec.ParseSystem)
 // instead of a preset; nodes, cliques, sharp and mlopart are the preset's.
@@ -57,10 +64,10 @@ func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, filepath.Join("testdata", "scenarios"), func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
-			case "explain", "trace", "log":
+			case "explain", "trace", "log", "connect":
 				return runScenario(t, d)
 			}
-			d.Fatalf(t, "unknown directive %q: expected explain, trace or log", d.Cmd)
+			d.Fatalf(t, "unknown directive %q: expected explain, trace, log or connect", d.Cmd)
 			return ""
 		})
 	})
@@ -220,6 +227,10 @@ func runScenarioOn(t *testing.T, d *datadriven.TestData, sys *spec.System) strin
 		if err != nil {
 			d.Fatalf(t, "%v", err)
 		}
+		if d.Cmd == "connect" {
+			outs[i], traces[i] = renderConns(t, d, comm), comm.Trace
+			continue
+		}
 		dec, sel, err := comm.Select(op)
 		tr := sel.Trace()
 		if call != nil {
@@ -241,6 +252,43 @@ func runScenarioOn(t *testing.T, d *datadriven.TestData, sys *spec.System) strin
 	}
 	checkExpect(t, d, releases, traces)
 	return mergeReleases(releases, outs)
+}
+
+// renderConns is the connect directive's output for one release.
+func renderConns(t *testing.T, d *datadriven.TestData, comm *spec.Comm) string {
+	if comm.Err != nil {
+		return fmt.Sprintf("error: %v\n", comm.Err.Result)
+	}
+	var b strings.Builder
+	node := &comm.Topo.Nodes[0]
+	for _, a := range d.CmdArgs {
+		if a.Key != "conn" {
+			continue
+		}
+		for _, v := range a.Vals {
+			f := strings.Split(v, ":")
+			if len(f) != 5 || (f[4] != "send" && f[4] != "recv") {
+				d.Fatalf(t, "conn %q: expected KIND:CHANNEL:DEV:PEERDEV:send|recv", v)
+			}
+			kind := map[string]topo.ConnKind{"ring": topo.ConnRing, "tree": topo.ConnTree, "p2p": topo.ConnP2P}[f[0]]
+			ch, _ := strconv.Atoi(f[1])
+			dev, _ := strconv.Atoi(f[2])
+			peer, _ := strconv.Atoi(f[3])
+			q := topo.ConnQuery{Kind: kind, Channel: ch, Send: f[4] == "send", Dev: dev, PeerDev: peer}
+			if kind == topo.ConnP2P {
+				q.ConnIndex = 1
+			}
+			c, err := node.NetConn(q)
+			if err != nil {
+				fmt.Fprintf(&b, "%s: error: %v\n", v, err)
+				continue
+			}
+			proxy, _ := node.RankOfDev(c.ProxyDev)
+			fmt.Fprintf(&b, "%s: via NET/%s/%s\n", v, comm.Net, c.Suffix(proxy))
+		}
+	}
+	fmt.Fprintf(&b, "use ring PXN %d GDR %d\n", btoi(comm.Topo.RingNetPXN), btoi(comm.Topo.RingUseGdr()))
+	return b.String()
 }
 
 // scenarioIssue reads agg=N, cudagraph, buffers=B, alloc=A and inplace.

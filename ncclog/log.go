@@ -480,8 +480,15 @@ type Log struct {
 	NVLS        NVLSLog     `json:"nvls"`
 	MNNVL       MNNVLLog    `json:"mnnvl"`
 
-	Transports []TransportUse   `json:"transports,omitempty"`
-	Channels   []ChannelSummary `json:"channels,omitempty"`
+	Transports []TransportUse `json:"transports,omitempty"`
+	// NetConns are the network connector lines, in log order (at most
+	// maxNetConns); SameNode the rank pairs of intra-node connection lines
+	// (P2P, SHM), which tell which ranks share a node; RingConn the first
+	// "Connected all rings, use ring PXN %d GDR %d" line.
+	NetConns []NetConnLine    `json:"-"`
+	SameNode [][2]RankDev     `json:"-"`
+	RingConn *RingConnLine    `json:"-"`
+	Channels []ChannelSummary `json:"channels,omitempty"`
 	// P2PMaxPeers is the largest comm->p2pMaxPeers a "Tuning P2P
 	// operations with maxP2pPeers" line printed (2.30.3+, several nodes).
 	P2PMaxPeers int `json:"p2p_max_peers,omitempty"`

@@ -56,20 +56,22 @@ type Parser struct {
 	kinds   [numKinds]int
 	samples [numKinds][]Sample
 
-	env      *distinct[string, EnvVar]
-	procs    *distinct[procID, Proc]
-	comms    *distinct[string, Comm]
-	names    map[string]*distinct[string, NameCount] // list name -> its aggregator
-	ops      *distinct[opKey, OpChoice]
-	symOps   *distinct[symKey, SymOp]
-	calls    *distinct[callKey, CollCall]
-	errs     *distinct[errorKey, LogError]
-	noalgo   *distinct[string, NoAlgo]
-	trans    *distinct[transKey, TransportUse]
-	chans    *distinct[ChannelSummary, ChannelSummary]
-	graphs   *distinct[GraphLine, GraphLine]
-	fabric   *distinct[MNNVLFabric, MNNVLFabric]
-	lastCall map[threadID]CollCall
+	env    *distinct[string, EnvVar]
+	procs  *distinct[procID, Proc]
+	comms  *distinct[string, Comm]
+	names  map[string]*distinct[string, NameCount] // list name -> its aggregator
+	ops    *distinct[opKey, OpChoice]
+	symOps *distinct[symKey, SymOp]
+	calls  *distinct[callKey, CollCall]
+	errs   *distinct[errorKey, LogError]
+	noalgo *distinct[string, NoAlgo]
+	trans  *distinct[transKey, TransportUse]
+	// connProcs is the process of each Log.NetConns line
+	connProcs []string
+	chans     *distinct[ChannelSummary, ChannelSummary]
+	graphs    *distinct[GraphLine, GraphLine]
+	fabric    *distinct[MNNVLFabric, MNNVLFabric]
+	lastCall  map[threadID]CollCall
 	// vias remembers classifyVia's answers: a log names few paths, and
 	// every connection line prints one (at most maxVias kept).
 	vias     map[string]viaClass
@@ -1068,6 +1070,14 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 			}
 		}
 		p.addTransport(v.class, v.detail, v.net, v.gdr, ln)
+		p.addNetConn(sub, ln)
+	case KindConnectedRings:
+		if sub[1] != "" && p.log.RingConn == nil {
+			p.log.RingConn = &RingConnLine{PXN: sub[1] != "0", GDR: sub[2] != "0", At: ln.Loc}
+		}
+		p.connected("ring", ln)
+	case KindConnectedTrees:
+		p.connected("tree", ln)
 	case KindCollNetConn:
 		detail := "COLLNET/" + sub[5]
 		if sub[7] != "" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/nccl"
+	"github.com/gatesim/gatesim/spec/topo"
 	"github.com/gatesim/gatesim/spec/tuning"
 )
 
@@ -171,7 +172,8 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 			call := tuning.Call{Op: all[i].Op, InPlace: all[i].InPlace, Buffers: all[i].Buffers, Alloc: all[i].Alloc, Graph: graph}
 			for j := range placed[k] {
 				t := &placed[k][j]
-				t.Registered, t.RegRefused = c.Model.P2PRegister(reg, call, t, t.Peer == 0, t.Peer/pc.LocalRanks != 0, pxnOff, c.Topo.AllNVLink)
+				t.Registered, t.RegRefused = c.Model.P2PRegister(reg, call, t, t.Peer == 0, t.Peer/pc.LocalRanks != 0, pxnOff, c.Topo.AllNVLink,
+					func() bool { return c.p2pNetGDR(t) })
 			}
 		}
 		out[i] = placed[k]
@@ -185,6 +187,32 @@ func (c *Comm) placeP2P(all []GroupOp, choices []tuning.OpChoice, uses []tuning.
 		added++
 	}
 	return out, added, work, ""
+}
+
+// p2pNetGDR says whether each of the task's channels connects rank 0 to
+// its network peer with GPU Direct RDMA (the connector's NCCL_DIRECT_NIC,
+// G-NET-CONN-GDR-1), as addP2pToPlan's network registration asks part by
+// part. A connector the topology cannot decide counts as without.
+//
+// Ref: v2.24.3-1 … v2.30.7-1 src/enqueue.cc addP2pToPlan
+func (c *Comm) p2pNetGDR(t *tuning.P2PPlaced) bool {
+	r := c.Topo
+	if r == nil || len(r.Nodes) == 0 {
+		return false
+	}
+	node := &r.Nodes[0]
+	dev, ok := r.DevOfRank(0)
+	peerDev, okp := r.DevOfRank(t.Peer)
+	if !ok || !okp {
+		return false
+	}
+	for _, ch := range t.Channels {
+		conn, err := node.NetConn(topo.ConnQuery{Kind: topo.ConnP2P, Channel: ch, ConnIndex: 1, Send: t.Dir == "send", Dev: dev, PeerDev: peerDev})
+		if err != nil || conn.Gdr == topo.GdrOff {
+			return false
+		}
+	}
+	return true
 }
 
 // checkPeers refuses a stated send or recv whose peer is not a rank of

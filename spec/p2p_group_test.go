@@ -298,6 +298,9 @@ func TestP2PRegistered(t *testing.T) {
 	send := func(bytes int64, peer int, b Buffers, a Alloc) GroupOp {
 		return GroupOp{Op: Op{Func: SendRecv, Count: bytes, DataType: Int8}, Buffers: b, Alloc: a, P2P: &P2PCall{Send: true, Peer: peer}}
 	}
+	recv := func(bytes int64, peer int, b Buffers, a Alloc) GroupOp {
+		return GroupOp{Op: Op{Func: SendRecv, Count: bytes, DataType: Int8}, Buffers: b, Alloc: a, P2P: &P2PCall{Peer: peer}}
+	}
 	graph := Launch{Mode: LaunchGraph}
 	for _, tc := range []struct {
 		v    Version
@@ -325,6 +328,13 @@ func TestP2PRegistered(t *testing.T) {
 		{V2_26_2, 1, nil, send(64<<20, 1, BuffersUser, AllocCuMem), graph, `"NET" pass`},
 		{V2_28_9, 8, nil, send(64<<20, 8, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
 		{V2_28_9, 8, Env{"NCCL_PXN_DISABLE": "1"}, send(64<<20, 8, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		// each part's own connector decides (G-NET-CONN-GDR-1): with
+		// NCCL_NET_GDR_READ=0 a send's connector reads without GPU Direct
+		// RDMA and is not registered, a receive's writes with it and is
+		// (the ring's useGdr is off either way)
+		{V2_28_9, 8, Env{"NCCL_PXN_DISABLE": "1", "NCCL_NET_GDR_READ": "0"}, send(64<<20, 8, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
+		{V2_28_9, 8, Env{"NCCL_PXN_DISABLE": "1", "NCCL_NET_GDR_READ": "0"}, recv(64<<20, 8, BuffersRegistered, AllocCuMem), Launch{}, `"NET" pass`},
+		{V2_28_9, 8, Env{"NCCL_PXN_DISABLE": "1", "NCCL_NET_GDR_LEVEL": "LOC"}, recv(64<<20, 8, BuffersRegistered, AllocCuMem), Launch{}, `"" none`},
 	} {
 		var c *Comm
 		if tc.gpus == 0 {

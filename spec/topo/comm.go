@@ -167,12 +167,14 @@ type Result struct {
 	CollNetChainHeadsOK bool `json:"collNetChainHeadsOK"`
 	// RingNetGDR is comm->useGdr after ncclTransportRingConnect on several
 	// nodes: every ring connection through the network uses GPU Direct
-	// RDMA (ringNetGDR). MinNetCount is comm->minNetCount (2.30.7): the
+	// RDMA (ringNetConns); RingNetPXN is comm->useNetPXN, a ring send
+	// through a PXN proxy somewhere. MinNetCount is comm->minNetCount (2.30.7): the
 	// fewest NICs a rank's channels take to match its GPU's bandwidth
 	// (ncclTopoGetLocalNetCountByBw), least over every rank; 0 without one.
 	// Ring's network registration of user buffers reads both; like
 	// NvlsTuned they are not part of the topology report.
 	RingNetGDR  bool `json:"-"`
+	RingNetPXN  bool `json:"-"`
 	MinNetCount int  `json:"-"`
 	// NvlsTuned: ncclNvlsTuning (2.30.3+) set NvlsChannels for an sm100
 	// communicator of several nodes; the NVLS gates take it over the
@@ -754,11 +756,12 @@ func (r *Result) consensus(ps *pathState) error {
 		r.MinNetBw = bw
 		r.RingNetGDR, r.MinNetCount = true, 0
 		for i, n := range r.distinctNodes() {
-			gdr, err := ringNetGDR(ps, n, nChannels)
+			gdr, pxn, err := ringNetConns(ps, n, nChannels)
 			if err != nil {
 				return err
 			}
 			r.RingNetGDR = r.RingNetGDR && gdr
+			r.RingNetPXN = r.RingNetPXN || pxn
 			if c := minNetCount(ps, n.System); i == 0 || c < r.MinNetCount {
 				r.MinNetCount = c
 			}
@@ -1156,58 +1159,39 @@ func (r *Result) nvlsTuning(ps *pathState) error {
 	return nil
 }
 
-// ringNetGDR is comm->useGdr after ncclTransportRingConnect: whether
-// every ring connection through the network uses GPU Direct RDMA, the
-// receiving GPU (the first of a channel's node order, the graph's entry
-// NET) for writes and the sending one (the last, the exit NET; the same
-// GPU and NET with one GPU per node) for reads, as ncclTopoGetNetDev
-// names the NET, for the ranks of one node over the ring's first
+// ringNetConns is comm->useGdr and comm->useNetPXN after
+// ncclTransportRingConnect for the ranks of one node: whether every ring
+// connector through the network uses GPU Direct RDMA, and whether a ring
+// send goes through a PXN proxy, each decided as sendSetup/recvSetup do
+// (netConn): the channel's first GPU receives from the entry NET (a
+// write), its last sends to the exit NET (a read), over the ring's first
 // nChannels channels (the count the ranks agreed; the channels past it
-// repeat them).
+// repeat them). On one node nothing connects through the network.
 //
 // Ref: v2.24.3-1 src/transport/generic.cc ncclTransportRingConnect;
-// src/transport/net.cc sendSetup, recvSetup; src/graph/paths.cc
-// ncclTopoCheckGdr (v2.30.7-1 likewise)
-func ringNetGDR(ps *pathState, n *NodeResult, nChannels int) (bool, error) {
+// src/transport/net.cc sendSetup, recvSetup (v2.30.7-1 likewise)
+func ringNetConns(ps *pathState, n *NodeResult, nChannels int) (gdr, pxn bool, err error) {
 	s, g := n.System, n.model.graphs[GraphRing]
 	ngpus := len(s.Nodes[GPU])
 	if g == nil || g.nChannels == 0 || ngpus == 0 || !ps.inter(s) {
-		return false, nil
+		return false, false, nil
 	}
+	gdr = true
 	for c := 0; c < min(g.nChannels, nChannels); c++ {
 		for _, end := range [2]int{0, ngpus - 1} {
-			gpu, net := gpuOfRank(s, g.intra[c*ngpus+end]), netOfID(s, g.inter[2*c+min(end, 1)])
-			if gpu == nil || net == nil {
-				return false, nil
+			gpu := gpuOfRank(s, g.intra[c*ngpus+end])
+			if gpu == nil || netOfID(s, g.inter[2*c+min(end, 1)]) == nil {
+				return false, false, nil
 			}
-			gdr, err := ps.checkGDR(s, gpu, net)
-			if err != nil || !gdr {
-				return false, err
+			conn, err := ps.netConn(n.model, ConnQuery{Kind: ConnRing, Channel: c, Send: end == ngpus-1, Dev: gpu.Dev})
+			if err != nil {
+				return false, false, err
 			}
-			if end == ngpus-1 && !ps.gdrRead(s, gpu) {
-				return false, nil
-			}
+			gdr = gdr && conn.Gdr != GdrOff
+			pxn = pxn || conn.PXN()
 		}
 	}
-	return true, nil
-}
-
-// gdrRead is ncclTopoCheckGdr's condition for reads (sends): not with
-// NCCL_NET_GDR_READ=0; unset, a GPU before sm80 reads over GDR only when
-// it is alone or has an NVLink peer.
-func (ps *pathState) gdrRead(s *System, gpu *Node) bool {
-	if ps.o.NetGdrReadSet && ps.o.NetGdrRead >= 0 {
-		return ps.o.NetGdrRead != 0
-	}
-	if gpu.SM >= 80 || len(s.Nodes[GPU]) == 1 {
-		return true
-	}
-	for _, peer := range s.Nodes[GPU] {
-		if peer != gpu && gpu.Paths[GPU][peer.Index].Type == PathNVL {
-			return true
-		}
-	}
-	return false
+	return gdr, pxn, nil
 }
 
 // minNetCount is ncclTopoGetLocalNetCountByBw's count least over one

@@ -87,6 +87,26 @@ type Params struct {
 	// path against the PXN type of condition (1), P2C with NCCL_PXN_C2C and
 	// PXB without (2.27.3 "worse than PXB", 2.27.6 PXNAvoidsPXN).
 	PXNOwnAbovePXNType bool
+	// GdrReadAllArchs: with NCCL_NET_GDR_READ unset a send connector of any
+	// GPU reads over GDR only beside an NVLink peer or alone (2.18.x; from
+	// 2.19.1 only below sm80; ncclTopoCheckGdr).
+	GdrReadAllArchs bool
+	// GdrModePCI: ncclTopoCheckGdr returns a mode (2.26.2+), PCI for a
+	// C2C-attached GPU whose NIC is not behind its own CPU, and the
+	// connection line prints "(PCI)" after "/GDRDMA" (src/transport/net.cc
+	// sendSetup, recvSetup).
+	GdrModePCI bool
+	// GdrLevelP2C: the default GDR level is P2C with NCCL_NET_GDR_C2C and a
+	// P2C distance is no longer taken as C2C (2.29.2+; before, PXB and P2C
+	// read as C2C; ncclTopoCheckGdr).
+	GdrLevelP2C bool
+	// PXNP2PType: a point-to-point send goes through the peer NIC's local
+	// GPU when that GPU reaches the NIC within P2C with NCCL_PXN_C2C, else
+	// PXB (2.27.6+; before, PXB; src/graph/search.cc ncclTopoGetNetDev).
+	PXNP2PType bool
+	// PXNP2PNeedsGDR: that GPU must also write to the NIC over GDR
+	// (2.30.3+; ncclTopoGetNetDev).
+	PXNP2PNeedsGDR bool
 	// P2CMerge: mergePathType (2.27.5+). addInterStep gives PHB after C2C
 	// type P2C, and the P2C shortcut tests the GPU's and the NET's paths to
 	// the GPU's CPU (C2C and PHB); 2.27.3 takes the larger type in
@@ -761,6 +781,7 @@ func Apply2_18_6(p *Params) {
 	p.NVLSRaisesIntra = true         // search.cc ncclTopoCompute: pass 2 raises NVLS bwIntra
 	p.NVLSUncapped = true            // search.cc ncclTopoCompute: NVLS up to MAXCHANNELS across nodes
 	p.SameChannelsAnyCPU = true      // search.cc ncclTopoCompute: no AMD/SYS exception to the sameChannels retry
+	p.GdrReadAllArchs = true         // paths.cc ncclTopoCheckGdr: GDR reads beside NVLink on every arch
 }
 
 // Apply2_18_1 turns 2.18.3's topology stage into 2.18.1's (a backward
@@ -843,6 +864,7 @@ func Apply2_26_2(p *Params) {
 	p.IntelSRPERP = true
 	p.C2CPaths = true
 	p.SplitNVLinkMin2 = true
+	p.GdrModePCI = true // paths.cc ncclTopoCheckGdr, net.cc sendSetup/recvSetup "(PCI)"
 }
 
 // Apply2_27_3 is tag v2.27.3-1: PATH_P2C; only fused NIC groups become
@@ -886,6 +908,7 @@ func Apply2_27_5(p *Params) {
 func Apply2_27_6(p *Params) {
 	p.PXNAvoidsPXN = true
 	p.PXNOwnAbovePXNType = false
+	p.PXNP2PType = true                       // search.cc ncclTopoGetNetDev: pxnType
 	p.SM100SpeedsInter = sm100SpeedArrayInter // 96 GB/s first across nodes
 }
 
@@ -919,6 +942,7 @@ func Apply2_28_7(p *Params) {
 func Apply2_29_2(p *Params) {
 	p.InterSYSBelowSM90 = true
 	p.P2PChannelsByNetBw = true
+	p.GdrLevelP2C = true // paths.cc ncclTopoCheckGdr: netGdrLevel P2C with NCCL_NET_GDR_C2C
 	p.SimpleOrderNets = true
 	// 45 between 50 and 40.
 	p.SM100SpeedsIntra = []float32{90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}
@@ -935,6 +959,7 @@ func Apply2_29_7(p *Params) {
 func Apply2_30_3(p *Params) {
 	p.NVLSTuningSM100 = true
 	p.P2PMaxPeers = true
+	p.PXNP2PNeedsGDR = true // search.cc ncclTopoGetNetDev: the PXN GPU's GDR write
 	p.GPUSubs = true
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
@@ -1277,6 +1302,11 @@ var paramSources = map[string][2]string{
 	"P2CPaths":                {"src/graph/paths.cc", "ncclTopoComputePaths"},
 	"PXNAvoidsPXN":            {"src/graph/paths.cc", "ncclTopoComputePaths"},
 	"PXNOwnAbovePXNType":      {"src/graph/paths.cc", "ncclTopoComputePaths"},
+	"GdrReadAllArchs":         {"src/graph/paths.cc", "ncclTopoCheckGdr"},
+	"GdrModePCI":              {"src/graph/paths.cc", "ncclTopoCheckGdr"},
+	"GdrLevelP2C":             {"src/graph/paths.cc", "ncclTopoCheckGdr"},
+	"PXNP2PType":              {"src/graph/search.cc", "ncclTopoGetNetDev"},
+	"PXNP2PNeedsGDR":          {"src/graph/search.cc", "ncclTopoGetNetDev"},
 	"P2CMerge":                {"src/graph/paths.cc", "mergePathType"},
 	"InterFlag":               {"src/graph/paths.cc", "ncclTopoTrimSystem"},
 	"PathBasedTypes":          {"src/graph/search.cc", "ncclTopoCompute"},

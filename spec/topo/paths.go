@@ -295,25 +295,54 @@ func intermediateGPU(gpu, net *Node) (*Node, error) {
 	return node, nil
 }
 
-// gdrLevel is NCCL_NET_GDR_LEVEL or PXB.
+// gdrLevel is NCCL_NET_GDR_LEVEL, else PXB; from 2.29.2 P2C with
+// NCCL_NET_GDR_C2C (Params.GdrLevelP2C).
 func (ps *pathState) gdrLevel() PathType {
 	if ps.o.NetGdrLevelSet {
 		return ps.o.NetGdrLevel
 	}
+	if ps.p.GdrLevelP2C && ps.o.NetGdrC2C {
+		return PathP2C
+	}
 	return PathPXB
 }
 
+// GdrMode is ncclTopoGdrMode: how a connector uses GPU Direct RDMA.
+type GdrMode uint8
+
+const (
+	GdrOff     GdrMode = iota // ncclTopoGdrModeDisable
+	GdrDefault                // ncclTopoGdrModeDefault: "/GDRDMA"
+	GdrPCI                    // ncclTopoGdrModePci (2.26.2+): "/GDRDMA(PCI)"
+)
+
 // checkGDR is ncclTopoCheckGdr for writes (read = 0), the case the path
-// computation asks about: both ends support GDR and the (relay GPU's) path to
-// the NIC is within the GDR level.
+// computation asks about.
 func (ps *pathState) checkGDR(s *System, gpu, net *Node) (bool, error) {
+	m, err := ps.gdrMode(s, gpu, net, false, false)
+	return m != GdrOff, err
+}
+
+// gdrMode is ncclTopoCheckGdr (G-NET-CONN-GDR-1): both ends support GPU
+// Direct RDMA, a read (a send connector) passes NCCL_NET_GDR_READ (unset:
+// a GPU before sm80, or any GPU until 2.18.6 (Params.GdrReadAllArchs),
+// reads only beside an NVLink peer or alone), and the (PXN relay GPU's)
+// path to the NIC is within the GDR level. withMode asks for the PCI
+// mapping of 2.26.2+ (Params.GdrModePCI), which reads the GPU's local CPU
+// (the path computation does not ask for it).
+//
+// Ref: v2.18.1-1 … v2.30.7-1 src/graph/paths.cc ncclTopoCheckGdr
+func (ps *pathState) gdrMode(s *System, gpu, net *Node, read, withMode bool) (GdrMode, error) {
 	if !net.GDR || !gpu.GDR {
-		return false, nil
+		return GdrOff, nil
 	}
 	// G-TOPO-MLOPART-2 (2.30.7): no GPU Direct RDMA from an MLOPart
 	// partition unless NCCL_NET_GDR_MLOPART=1; a whole GPU has -1
 	if gpu.MLOPart != -1 && !ps.o.NetGdrMLOPart {
-		return false, nil
+		return GdrOff, nil
+	}
+	if read && !ps.gdrRead(s, gpu) {
+		return GdrOff, nil
 	}
 	level := ps.gdrLevel()
 	distance := gpu.Paths[NET][net.Index].Type
@@ -321,25 +350,64 @@ func (ps *pathState) checkGDR(s *System, gpu, net *Node) (bool, error) {
 	if distance == PathPXN {
 		relay, err := intermediateGPU(gpu, net)
 		if err != nil {
-			return false, err
+			return GdrOff, err
 		}
 		from, distance = relay, relay.Paths[NET][net.Index].Type
 	}
 	switch {
-	case ps.p.P2CPaths && ps.o.NetGdrC2C && distance == PathP2C:
+	case ps.p.P2CPaths && !ps.p.GdrLevelP2C && ps.o.NetGdrC2C && distance == PathP2C:
 		distance = PathC2C
 	case ps.p.C2CPaths && !ps.p.P2CPaths && ps.o.NetGdrC2C && distance == PathPHB:
 		// 2.26: a NIC behind the GPU's own C2C-attached CPU (NCCL asks
 		// ncclGetLocalCpu with NCCLCHECK: its failure is the call's)
 		cpu, err := ps.localCPU(s, from)
 		if err != nil {
-			return false, err
+			return GdrOff, err
 		}
 		if from.Paths[CPU][cpu.Index].Type == PathC2C {
 			distance = PathC2C
 		}
 	}
-	return !ps.p.pathAbove(distance, level), nil
+	if ps.p.pathAbove(distance, level) {
+		return GdrOff, nil
+	}
+	if !withMode || !ps.p.GdrModePCI {
+		return GdrDefault, nil
+	}
+	// a C2C-attached GPU maps the buffer over PCIe unless the NIC is
+	// behind its own CPU (2.26.2-2.28.9: the distance turned C2C above;
+	// 2.29.2+: the P2C distance itself)
+	cpu, err := ps.localCPU(s, from)
+	if err != nil {
+		return GdrOff, err
+	}
+	direct := PathC2C
+	if ps.p.GdrLevelP2C {
+		direct = PathP2C
+	}
+	if from.Paths[CPU][cpu.Index].Type == PathC2C && distance != direct {
+		return GdrPCI, nil
+	}
+	return GdrDefault, nil
+}
+
+// gdrRead is ncclTopoCheckGdr's condition for reads (sends): not with
+// NCCL_NET_GDR_READ=0; unset, a GPU before sm80 (every GPU until 2.18.6,
+// Params.GdrReadAllArchs) reads over GDR only when it is alone or has an
+// NVLink peer.
+func (ps *pathState) gdrRead(s *System, gpu *Node) bool {
+	if ps.o.NetGdrReadSet && ps.o.NetGdrRead >= 0 {
+		return ps.o.NetGdrRead != 0
+	}
+	if (gpu.SM >= 80 && !ps.p.GdrReadAllArchs) || len(s.Nodes[GPU]) == 1 {
+		return true
+	}
+	for _, peer := range s.Nodes[GPU] {
+		if peer != gpu && gpu.Paths[GPU][peer.Index].Type == PathNVL {
+			return true
+		}
+	}
+	return false
 }
 
 // getLocal is ncclTopoGetLocal: the nodes of resultType with the best path

@@ -848,13 +848,17 @@ func (r P2PReg) String() string {
 // "IPC": the kernel copies between the two user buffers, no FIFO), "" for
 // none, and why NCCL's registration fails where the path would register
 // (RegRefused). network says the peer is on another node; pxnOff is
-// NCCL_PXN_DISABLE, allNVLink comm->isAllNvlink.
+// NCCL_PXN_DISABLE, allNVLink comm->isAllNvlink; connGDR (asked last,
+// as it walks the topology) says every
+// part's network connector to the peer uses GPU Direct RDMA (the
+// NCCL_DIRECT_NIC flag sendSetup/recvSetup set, G-NET-CONN-GDR-1: the loop
+// stops at the first part it cannot register).
 //
 // Ref: v2.20.3-1 src/enqueue.cc addP2pToPlan (ncclRegFind);
 // v2.24.3-1 src/enqueue.cc addP2pToPlan, src/register/sendrecv_reg.cc
 // ncclRegisterP2pNetBuffer, ncclRegisterP2pIpcBuffer; v2.26.2-1
 // src/enqueue.cc addP2pToPlan (pxnUsed)
-func (m *Model) P2PRegister(reg P2PReg, o Call, t *P2PPlaced, self, network, pxnOff, allNVLink bool) (kind, refused string) {
+func (m *Model) P2PRegister(reg P2PReg, o Call, t *P2PPlaced, self, network, pxnOff, allNVLink bool, connGDR func() bool) (kind, refused string) {
 	in := &m.In
 	if reg == P2PRegNone || t.Proto != nccl.Simple || t.Bytes <= 0 || self {
 		return "", ""
@@ -870,7 +874,7 @@ func (m *Model) P2PRegister(reg P2PReg, o Call, t *P2PPlaced, self, network, pxn
 		}
 		kind = "NET"
 	case network:
-		if !m.RegAsked(o) || pxnUsed || !in.RingNetGDR || in.NetDeviceUnpack {
+		if !m.RegAsked(o) || pxnUsed || in.NetDeviceUnpack || !connGDR() {
 			return "", ""
 		}
 		kind = "NET"
