@@ -34,18 +34,25 @@ func (n *Node) layout() topo.NodeSpec {
 		ns.CPUArch, ns.CPUVendor, ns.CPUModel = n.CPU.Arch, n.CPU.Vendor, n.CPU.Model
 	}
 	// the layout's GPUs are devices: an MLOPart GPU's two partitions are
-	// one device of MLOParts 2
-	gpus, parts := n.GPUs, []int(nil)
+	// one device of MLOParts 2, ranks sharing a whole GPU (listed one
+	// after the other) one device of that many Ranks
+	gpus, parts, ranks := n.GPUs, []int(nil), []int(nil)
 	for i, g := range n.GPUs {
-		if g.MLOPart != nil && *g.MLOPart == 1 && i > 0 {
+		part := g.MLOPart != nil && *g.MLOPart == 1 && i > 0
+		shared := i > 0 && g.MLOPart == nil && n.GPUs[i-1].MLOPart == nil && n.GPUs[i-1].Dev == g.Dev
+		if part || shared {
 			if parts == nil {
-				gpus, parts = append([]GPU(nil), n.GPUs[:i]...), make([]int, i)
+				gpus, parts, ranks = append([]GPU(nil), n.GPUs[:i]...), make([]int, i), make([]int, i)
 			}
-			parts[len(parts)-1] = 2
+			if part {
+				parts[len(parts)-1] = 2
+			} else {
+				ranks[len(ranks)-1] = max(2, ranks[len(ranks)-1]+1)
+			}
 			continue
 		}
 		if parts != nil {
-			gpus, parts = append(gpus, g), append(parts, 0)
+			gpus, parts, ranks = append(gpus, g), append(parts, 0), append(ranks, 0)
 		}
 	}
 	meshBefore := n.Layout != nil && !n.Layout.NVSwitch && len(n.Layout.GPUs) == len(gpus)
@@ -77,9 +84,9 @@ func (n *Node) layout() topo.NodeSpec {
 		if gs.Switch >= len(ns.Switches) {
 			ns.Switches = append(ns.Switches, topo.SwitchSpec{NUMA: gs.NUMA, PCIGen: gs.PCIGen, PCIWidth: 16, Parent: -1})
 		}
-		gs.MLOParts = 0
+		gs.MLOParts, gs.Ranks = 0, 0
 		if parts != nil {
-			gs.MLOParts = parts[i]
+			gs.MLOParts, gs.Ranks = parts[i], ranks[i]
 		}
 		ns.GPUs[i] = gs
 	}
