@@ -69,16 +69,29 @@ func TestCheckSeesADifferentEnvironment(t *testing.T) {
 // agree on every init fact they hold, and say why the rest is not
 // comparable: NCCL prints no tuning table and no operation line for one
 // rank, which is not a cut log.
+// The lent H200 also holds one-rank runs of NCCL 2.28.7 and 2.29.3 built
+// from their tags (hw/testdata/device/README.md, "Two ranks on one GPU
+// under NCCL_MULTI_RANK_GPU_ENABLE"): the same holds at those releases.
 func TestCheckOneRankCaptures(t *testing.T) {
 	caps, err := ReadCaptureSet(filepath.Join("..", "golden", "testdata", "onegpu", "h200x1-2.28.9"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(caps) != 3 {
-		t.Fatalf("%d captures, want 3", len(caps))
+	built, err := ReadCaptureSet(filepath.Join("testdata", "device", "onerank"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	releases := map[spec.Version]bool{}
+	for _, c := range built {
+		if c.Result != nil {
+			releases[c.Result.Version] = true
+		}
+	}
+	if len(caps) != 3 || len(built) != 2 || !releases[spec.V2_28_7] || !releases[spec.V2_29_3] {
+		t.Fatalf("%d and %d captures (releases %v), want 3 at 2.28.9 and one each at 2.28.7 and 2.29.3", len(caps), len(built), releases)
 	}
 	cache := spec.NewCache(0)
-	for _, c := range caps {
+	for _, c := range append(caps, built...) {
 		rep, err := diagnose.CheckCapture(c, cache)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Config.Name, err)
