@@ -897,16 +897,21 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 		}
 		gpu := GPU{Name: fmt.Sprintf("sm%d GPU", g.SM), Dev: g.Dev, SM: g.SM, NVLinks: links,
 			Multicast: g.SM >= 90 && n.NVSwitch, BusID: busIDString(g.DeviceID())}
+		xg := devXML(s.Source, "gpu", strconv.Itoa(g.Dev))
 		if g.MLOPart != -1 {
 			gpu.MLOPart = &g.MLOPart
-		} else if v, ok := devXML(s.Source, "gpu", strconv.Itoa(g.Dev)).Attr("mlopart"); ok {
+		} else if v, ok := xg.Attr("mlopart"); ok {
 			// the partition fillInfo wrote, whatever the release that
 			// builds the topology reads of it (hasMloPart)
 			if part, err := strconv.Atoi(v); err == nil && part >= 0 {
 				gpu.MLOPart = &part
 			}
 		}
-		n.GPUs = append(n.GPUs, gpu)
+		// every whole-GPU <gpu> of the device is a rank on it (ranks
+		// sharing a GPU, NCCL_MULTI_RANK_GPU_ENABLE=1)
+		for range max(1, wholeGPURanks(xg.Parent())) {
+			n.GPUs = append(n.GPUs, gpu)
+		}
 	}
 	for _, net := range s.NETs() {
 		x := netXML(s.Source, net.NetDev)
@@ -924,6 +929,26 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 	}
 	n.Driver = Driver{MulticastAPI: true, CuMem: true, Verbs: true, CUDA: 12080}
 	return n, nil
+}
+
+// wholeGPURanks counts the <gpu> elements of a <pci> that are not MLOPart
+// partitions (mlopart absent or -1): the ranks on the device; 0 for a
+// partitioned device or no <pci>.
+func wholeGPURanks(pci *topo.XMLNode) int {
+	if pci == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range pci.Subs {
+		if c.Name != "gpu" {
+			continue
+		}
+		if v, ok := c.Attr("mlopart"); ok && v != "-1" {
+			return 0
+		}
+		n++
+	}
+	return n
 }
 
 // busIDString is the PCI address NCCL packs into an id (the hex digits of
