@@ -179,3 +179,53 @@ func TestInitAllDupCaptured(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiRankAllowedCaptured: two processes of one host on CUDA device
+// 0 with NCCL_MULTI_RANK_GPU_ENABLE=1 (hw/testdata/device/multirank/R/
+// dup-on), per captured 2.30.x release: both calls succeed, and the model
+// builds the communicator; at 2.30.3–2.30.4 rank 0 prints ncclCheckMultiRank's
+// "Detected ranks 0 and 1 sharing GPU with bus 60 on this node" and both
+// ranks "Multiple ranks on the same GPU detected and allowed. Disabling
+// NVLS.", the lines G-DEV-DUP-1 predicts word for word; 2.30.7 prints
+// neither.
+// Ref: v2.30.3-1 src/graph/topo.cc ncclCheckMultiRank, src/init.cc
+// initTransportsRank; v2.30.7-1 src/init.cc initTransportsRank
+func TestMultiRankAllowedCaptured(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "systems", "multirank-h200.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := spec.ParseSystem("multirank-h200.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	multiRank := regexp.MustCompile(`NCCL INFO ((Detected ranks|Multiple ranks on the same GPU) .*)$`)
+	for _, v := range []spec.Version{spec.V2_30_3, spec.V2_30_4, spec.V2_30_7} {
+		path := filepath.Join("..", "hw", "testdata", "device", "multirank", v.String(), "dup-on", "rank0.log")
+		log, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := resultLine.FindStringSubmatch(string(log))
+		if m == nil || m[1] != "0" {
+			t.Fatalf("%s: RESULT %q: want rc=0", path, m)
+		}
+		var lines []string
+		for _, l := range strings.Split(string(log), "\n") {
+			if mm := multiRank.FindStringSubmatch(l); mm != nil {
+				lines = append(lines, mm[1])
+			}
+		}
+		comm, err := spec.Init(spec.MustLoad(v), sys, spec.Env{"NCCL_MULTI_RANK_GPU_ENABLE": "1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if comm.Err != nil {
+			t.Errorf("%s: the model's init error %v, want none", v, comm.Err)
+		}
+		vd, ok := comm.Trace.Find("G-DEV-DUP-1")
+		if !ok || vd.Outcome != spec.Pass || strings.Join(vd.Log, "\n") != strings.Join(lines, "\n") {
+			t.Errorf("%s: G-DEV-DUP-1 %s prints %q, rank 0 printed %q", v, vd.Outcome, vd.Log, lines)
+		}
+	}
+}
