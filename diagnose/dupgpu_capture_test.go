@@ -46,13 +46,16 @@ func readDupGPUCapture(t *testing.T, v spec.Version, name string) (l *ncclog.Log
 
 // dupGPUSystem is the captured machine: both ranks on CUDA device 0 of
 // one H200 at the bus id the logs print.
-func dupGPUSystem(t *testing.T) *spec.System {
+func dupGPUSystem(t *testing.T) *spec.System { return systemFile(t, "dupgpu-h200.json") }
+
+// systemFile reads golden/testdata/systems/name.
+func systemFile(t *testing.T, name string) *spec.System {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "systems", "dupgpu-h200.json"))
+	data, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "systems", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, err := spec.ParseSystem("dupgpu-h200.json", data)
+	sys, err := spec.ParseSystem(name, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,14 +194,7 @@ func TestInitAllDupCaptured(t *testing.T) {
 // Ref: v2.30.3-1 src/graph/topo.cc ncclCheckMultiRank, src/init.cc
 // initTransportsRank; v2.30.7-1 src/init.cc initTransportsRank
 func TestMultiRankAllowedCaptured(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "systems", "multirank-h200.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys, err := spec.ParseSystem("multirank-h200.json", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sys := systemFile(t, "multirank-h200.json")
 	multiRank := regexp.MustCompile(`NCCL INFO ((Detected ranks|Multiple ranks on the same GPU) .*)$`)
 	for _, v := range []spec.Version{spec.V2_30_3, spec.V2_30_4, spec.V2_30_7} {
 		path := filepath.Join("..", "hw", "testdata", "device", "multirank", v.String(), "dup-on", "rank0.log")
