@@ -188,7 +188,10 @@ func nodeFromLayout(n *Node, ns topo.NodeSpec) {
 			gpu.Name, gpu.Multicast, gpu.FabricHandle = old[0].Name, old[0].Multicast, old[0].FabricHandle
 		}
 		if g.MLOParts == 0 {
-			n.GPUs = append(n.GPUs, gpu)
+			// ranks sharing the device: one GPU entry each, one dev
+			for range max(1, g.Ranks) {
+				n.GPUs = append(n.GPUs, gpu)
+			}
 			continue
 		}
 		// each partition is a CUDA device and a rank of its own
