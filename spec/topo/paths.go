@@ -234,7 +234,7 @@ func (ps *pathState) checkP2P(s *System, g1, g2 *Node) (p2p bool, intermediate *
 	if g1.Parent != nil {
 		first = 1
 	}
-	if path.Count() >= first+2 && path.Links[first].Type == LinkNVL {
+	if path.Count() >= first+2 {
 		if n := path.Links[first].Remote; n.isDevice() && n != g2.DevNode() {
 			intermediate = n.rankNode()
 		}
