@@ -46,13 +46,16 @@ func readDupGPUCapture(t *testing.T, v spec.Version, name string) (l *ncclog.Log
 
 // dupGPUSystem is the captured machine: both ranks on CUDA device 0 of
 // one H200 at the bus id the logs print.
-func dupGPUSystem(t *testing.T) *spec.System {
+func dupGPUSystem(t *testing.T) *spec.System { return systemFile(t, "dupgpu-h200.json") }
+
+// systemFile reads golden/testdata/systems/name.
+func systemFile(t *testing.T, name string) *spec.System {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "systems", "dupgpu-h200.json"))
+	data, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "systems", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, err := spec.ParseSystem("dupgpu-h200.json", data)
+	sys, err := spec.ParseSystem(name, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +179,49 @@ func TestInitAllDupCaptured(t *testing.T) {
 					t.Errorf("%s: the model prints %q (%s)", v, line, vd.Rule)
 				}
 			}
+		}
+	}
+}
+
+// TestMultiRankAllowedCaptured: two processes of one host on CUDA device
+// 0 with NCCL_MULTI_RANK_GPU_ENABLE=1 (hw/testdata/device/multirank/R/
+// dup-on), per captured 2.30.x release: both calls succeed, and the model
+// builds the communicator; at 2.30.3–2.30.4 rank 0 prints ncclCheckMultiRank's
+// "Detected ranks 0 and 1 sharing GPU with bus 60 on this node" and both
+// ranks "Multiple ranks on the same GPU detected and allowed. Disabling
+// NVLS.", the lines G-DEV-DUP-1 predicts word for word; 2.30.7 prints
+// neither.
+// Ref: v2.30.3-1 src/graph/topo.cc ncclCheckMultiRank, src/init.cc
+// initTransportsRank; v2.30.7-1 src/init.cc initTransportsRank
+func TestMultiRankAllowedCaptured(t *testing.T) {
+	sys := systemFile(t, "multirank-h200.json")
+	multiRank := regexp.MustCompile(`NCCL INFO ((Detected ranks|Multiple ranks on the same GPU) .*)$`)
+	for _, v := range []spec.Version{spec.V2_30_3, spec.V2_30_4, spec.V2_30_7} {
+		path := filepath.Join("..", "hw", "testdata", "device", "multirank", v.String(), "dup-on", "rank0.log")
+		log, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := resultLine.FindStringSubmatch(string(log))
+		if m == nil || m[1] != "0" {
+			t.Fatalf("%s: RESULT %q: want rc=0", path, m)
+		}
+		var lines []string
+		for _, l := range strings.Split(string(log), "\n") {
+			if mm := multiRank.FindStringSubmatch(l); mm != nil {
+				lines = append(lines, mm[1])
+			}
+		}
+		comm, err := spec.Init(spec.MustLoad(v), sys, spec.Env{"NCCL_MULTI_RANK_GPU_ENABLE": "1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if comm.Err != nil {
+			t.Errorf("%s: the model's init error %v, want none", v, comm.Err)
+		}
+		vd, ok := comm.Trace.Find("G-DEV-DUP-1")
+		if !ok || vd.Outcome != spec.Pass || strings.Join(vd.Log, "\n") != strings.Join(lines, "\n") {
+			t.Errorf("%s: G-DEV-DUP-1 %s prints %q, rank 0 printed %q", v, vd.Outcome, vd.Log, lines)
 		}
 	}
 }

@@ -175,3 +175,41 @@ func TestCheckComparesSymmetricLines(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckMultiRankCaptures: two ranks on one H200 under
+// NCCL_MULTI_RANK_GPU_ENABLE=1, NCCL 2.30.3, 2.30.4 and 2.30.7 built from
+// their tags (hw/testdata/device/README.md, "Two ranks on one GPU under
+// NCCL_MULTI_RANK_GPU_ENABLE"): from each capture's own topology dump (one
+// <pci> holding two <gpu>, the ranks on one DEV node) spec predicts every
+// gate the log proves, the graphs, the channel summary, every table cell,
+// every per-operation line and the result.
+// Ref: v2.30.3-1 src/graph/topo.cc ncclTopoAddPci, ncclCheckMultiRank;
+// v2.30.7-1 src/init.cc initTransportsRank
+func TestCheckMultiRankCaptures(t *testing.T) {
+	cache := spec.NewCache(0)
+	want := map[string]int{"2.30.3": 3, "2.30.4": 3, "2.30.7": 14}
+	for _, release := range []string{"2.30.3", "2.30.4", "2.30.7"} {
+		caps, err := ReadCaptureSet(filepath.Join("testdata", "device", "multirank", release))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(caps) != want[release] {
+			t.Fatalf("%s: %d captures, want %d", release, len(caps), want[release])
+		}
+		for _, c := range caps {
+			rep, err := diagnose.CheckCapture(c, cache)
+			if err != nil {
+				t.Fatalf("%s %s: %v", release, c.Config.Name, err)
+			}
+			if rep.Release.String() != release {
+				t.Errorf("%s %s: release %s", release, c.Config.Name, rep.Release)
+			}
+			if n := rep.Disagreements(); n != 0 {
+				t.Errorf("%s %s: %d rows differ: %+v", release, c.Config.Name, n, rep.Rows)
+			}
+			if rep.Gates.Total == 0 || rep.Gates.Agree != rep.Gates.Total {
+				t.Errorf("%s %s: gates %d/%d", release, c.Config.Name, rep.Gates.Agree, rep.Gates.Total)
+			}
+		}
+	}
+}

@@ -171,8 +171,11 @@ type initRun struct {
 	// hostOf[i] is the topology host (spec/topo Search input) of node i.
 	hostOf []int
 	cache  *Cache
-	out    []Verdict  // verdicts emitted by the rule being evaluated
-	cs     *cellState // the model's cell eligibility
+	// multiRankGPU is isMultiRankGpu (2.30.3–2.30.4): G-DEV-DUP-1 allowed
+	// ranks sharing a GPU, so ncclNvlsInit is not called.
+	multiRankGPU bool
+	out          []Verdict  // verdicts emitted by the rule being evaluated
+	cs           *cellState // the model's cell eligibility
 }
 
 // nodeState is what the per-node rules compute for one (kind of) node.

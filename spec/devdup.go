@@ -23,7 +23,7 @@ const (
 	devDupAllowedInfo  = "Multiple ranks on the same GPU detected and allowed. Disabling NVLS."
 	devDupAllowedNVLS  = `Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set to "1". At this time multiple ranks per gpu is incompatible with NVLS.`
 	devDupWarn307      = "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."
-	devDupNotModelled  = "several ranks on one GPU (or one MLOPart partition) with NCCL_MULTI_RANK_GPU_ENABLE=1: NCCL builds them as GPUs of one DEV node, which gatesim does not model; expected one rank per CUDA device"
+	devDupNotModelled  = "several ranks on one MLOPart partition, or ranks of one GPU not listed one after the other, with NCCL_MULTI_RANK_GPU_ENABLE=1: not modelled; expected the ranks sharing a whole GPU listed together"
 	devDupMultiRankVar = "NCCL_MULTI_RANK_GPU_ENABLE"
 )
 
@@ -144,6 +144,29 @@ func busHex(bus string, upper bool) string {
 	return fmt.Sprintf("%x", id)
 }
 
+// devDupModelled: the ranks sharing a device are ones gatesim builds on
+// one DEV node (G-TOPO-DEV-1): whole GPUs, each device's ranks listed one
+// after the other (the layout's GPUSpec.Ranks). It returns the first pair
+// that is not.
+func devDupModelled(sys *System) (devDupPair, bool) {
+	base := 0
+	for ni := range sys.Nodes {
+		gpus := sys.Nodes[ni].GPUs
+		for j := range gpus {
+			for i := range j {
+				if gpus[i].Dev != gpus[j].Dev || !samePartition(gpus[i].MLOPart, gpus[j].MLOPart) {
+					continue
+				}
+				if gpus[j].MLOPart != nil || gpus[j-1].Dev != gpus[j].Dev {
+					return devDupPair{a: base + i, b: base + j, node: ni, dev: gpus[j].Dev}, false
+				}
+			}
+		}
+		base += len(gpus)
+	}
+	return devDupPair{}, true
+}
+
 func devDupFacts(p devDupPair) []Fact {
 	return []Fact{F("ranks", fmt.Sprintf("%d,%d", p.a, p.b)), F("node", p.node), F("dev", p.dev), F("busId", orUnknown(p.bus))}
 }
@@ -182,7 +205,7 @@ var devDup22 = &Rule{
 // devDup30 is G-DEV-DUP-1 at 2.30.3–2.30.4: ncclCheckMultiRank.
 var devDup30 = &Rule{
 	ID: "G-DEV-DUP-1", Layer: LayerDevice, Title: "several ranks on one GPU",
-	Doc:  `ncclCheckMultiRank (after the topology is built, before ncclNvlsInit) compares the bus ids of the ranks of each host. The first rank of a host prints INFO "Detected ranks %d and %d sharing GPU with bus %lX on this node" for each pair, then, unless NCCL_MULTI_RANK_GPU_ENABLE=1, WARN "Multiple ranks detected using the same GPU on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration." and returns ncclInvalidUsage (the host's other ranks go on and wait). The two partitions of an MLOPart GPU share a bus id, so they are refused too. With the variable set, NVLS is off (INFO "Multiple ranks on the same GPU detected and allowed. Disabling NVLS."; with NCCL_NVLS_ENABLE=1 a WARN and ncclInvalidUsage) and the ranks are GPUs of one DEV node: that topology is not modelled, and gatesim refuses the system. gatesim runs the check before its topology stage, which cannot fail on these systems first.`,
+	Doc:  `ncclCheckMultiRank (after the topology is built, before ncclNvlsInit) compares the bus ids of the ranks of each host. The first rank of a host prints INFO "Detected ranks %d and %d sharing GPU with bus %lX on this node" for each pair, then, unless NCCL_MULTI_RANK_GPU_ENABLE=1, WARN "Multiple ranks detected using the same GPU on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration." and returns ncclInvalidUsage (the host's other ranks go on and wait). The two partitions of an MLOPart GPU share a bus id, so they are refused too. With the variable set, NVLS is off (isMultiRankGpu: INFO "Multiple ranks on the same GPU detected and allowed. Disabling NVLS.", and ncclNvlsInit is not called; with NCCL_NVLS_ENABLE=1 a WARN and ncclInvalidUsage) and the ranks are GPUs of one DEV node (G-TOPO-DEV-1). gatesim runs the check before its topology stage, which cannot fail on these systems first.`,
 	Ref:  Ref{Tag: "v2.30.3-1", File: "src/graph/topo.cc", Func: "ncclCheckMultiRank"},
 	Logs: []string{devDupInfo30, devDupWarn30, devDupAllowedInfo, devDupAllowedNVLS},
 	init: func(r *initRun) {
@@ -209,15 +232,31 @@ var devDup30 = &Rule{
 			r.emit(Verdict{Outcome: Fail, Why: "ranks share a GPU (allowed) with NCCL_NVLS_ENABLE=1: ncclInvalidUsage", Facts: facts, Log: append(log, devDupAllowedNVLS)})
 			return
 		}
-		r.err = fmt.Errorf("G-DEV-DUP-1: ranks %d and %d of node %d: %s", p.a, p.b, p.node, devDupNotModelled)
+		if !devDupAllowed(r) {
+			return
+		}
+		// isMultiRankGpu: ncclNvlsInit is not called (G-NVLS-EARLY-1)
+		r.multiRankGPU = true
+		r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("ranks %d and %d of node %d share GPU %d, allowed by NCCL_MULTI_RANK_GPU_ENABLE=1: GPUs of one DEV node, NVLS off", p.a, p.b, p.node, p.dev),
+			Facts: facts, Log: append(log, devDupAllowedInfo)})
 	},
+}
+
+// devDupAllowed refuses, as not modelled, allowed ranks sharing a device
+// that G-TOPO-DEV-1 cannot build.
+func devDupAllowed(r *initRun) bool {
+	if q, ok := devDupModelled(r.comm.System); !ok {
+		r.err = fmt.Errorf("G-DEV-DUP-1: ranks %d and %d of node %d: %s", q.a, q.b, q.node, devDupNotModelled)
+		return false
+	}
+	return true
 }
 
 // devDup307 is G-DEV-DUP-1 from 2.30.7: every rank compares every pair of
 // ranks of one host by GPU UUID in the AllGather1 loop.
 var devDup307 = &Rule{
 	ID: "G-DEV-DUP-1", Layer: LayerDevice, Title: "several ranks on one GPU",
-	Doc:  `In the AllGather1 loop every rank compares the GPU UUIDs (peerInfo.gpuUuid) of every pair of ranks of one host: unless NCCL_MULTI_RANK_GPU_ENABLE=1, two ranks on one GPU or one MLOPart partition fail init with WARN "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration." and ncclInvalidUsage on every rank, before the MNNVL check and the topology. Each MLOPart partition has a UUID of its own, so the two partitions of a GPU pass (hasMultiRankNvml, which compares the NVML device, turns NVLS off: G-NVLS-EARLY-1). With the variable set, the ranks are GPUs of one DEV node: that topology is not modelled, and gatesim refuses the system.`,
+	Doc:  `In the AllGather1 loop every rank compares the GPU UUIDs (peerInfo.gpuUuid) of every pair of ranks of one host: unless NCCL_MULTI_RANK_GPU_ENABLE=1, two ranks on one GPU or one MLOPart partition fail init with WARN "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration." and ncclInvalidUsage on every rank, before the MNNVL check and the topology. Each MLOPart partition has a UUID of its own, so the two partitions of a GPU pass (hasMultiRankNvml, which compares the NVML device, turns NVLS off: G-NVLS-EARLY-1). With the variable set, the ranks are GPUs of one DEV node (G-TOPO-DEV-1), and hasMultiRankNvml turns NVLS off (G-NVLS-EARLY-1).`,
 	Ref:  Ref{Tag: "v2.30.7-1", File: "src/init.cc", Func: "initTransportsRank"},
 	Logs: []string{devDupWarn307},
 	init: func(r *initRun) {
@@ -228,7 +267,10 @@ var devDup307 = &Rule{
 		}
 		p := pairs[0]
 		if r.param(devDupMultiRankVar) != 0 {
-			r.err = fmt.Errorf("G-DEV-DUP-1: ranks %d and %d of node %d: %s", p.a, p.b, p.node, devDupNotModelled)
+			if devDupAllowed(r) {
+				r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("ranks %d and %d of node %d are on one GPU UUID (CUDA device %d), allowed by NCCL_MULTI_RANK_GPU_ENABLE=1: GPUs of one DEV node", p.a, p.b, p.node, p.dev),
+					Facts: append(devDupFacts(p), F(devDupMultiRankVar, r.param(devDupMultiRankVar)))})
+			}
 			return
 		}
 		r.fail(InvalidUsage, devDupWarn307)
@@ -244,7 +286,7 @@ var devDup307 = &Rule{
 // devInitAllDoc22 and devInitAllDoc30 say what each release's check does.
 const (
 	devInitAllDoc22 = `ncclCommInitAll (procs init-all: one process, its node's CUDA devices in order as devlist) checks the devlist before it makes any communicator: a device index outside the visible devices is ncclInvalidArgument with a WARN (not modelled: gatesim knows no count of visible devices), and a device named twice returns ncclInvalidUsage with no WARN, so ncclGetLastError stays empty and no "NCCL version" or init line is printed. G-DEV-DUP-1's WARN is never reached. No variable allows it. Other layouts make their ranks with ncclCommInitRank, which has no such check.`
-	devInitAllDoc30 = `As up to 2.29.7 (ncclCommInitAll's devlist: a device named twice returns ncclInvalidUsage with no WARN, before any communicator), unless NCCL_MULTI_RANK_GPU_ENABLE=1, which skips the check: the ranks are then made and G-DEV-DUP-1 decides (allowed, ranks on one DEV node, which gatesim refuses as not modelled).`
+	devInitAllDoc30 = `As up to 2.29.7 (ncclCommInitAll's devlist: a device named twice returns ncclInvalidUsage with no WARN, before any communicator), unless NCCL_MULTI_RANK_GPU_ENABLE=1, which skips the check: the ranks are then made and G-DEV-DUP-1 decides (allowed: ranks on one DEV node, G-TOPO-DEV-1).`
 )
 
 // devInitAll is G-DEV-DUP-2's check; multiRank says whether

@@ -64,8 +64,14 @@ func TestDevDupPerRelease(t *testing.T) {
 }
 
 // TestDevDupAllowed: from 2.30.3 NCCL_MULTI_RANK_GPU_ENABLE=1 lets two
-// ranks share a GPU; 2.30.3–2.30.4 then refuse NCCL_NVLS_ENABLE=1, and the
-// communicator, ranks on one DEV node, is refused as not modelled.
+// ranks share a GPU: 2.30.3–2.30.4 refuse NCCL_NVLS_ENABLE=1, and
+// otherwise the communicator is built with the ranks on one DEV node
+// (G-TOPO-DEV-1), NVLS off (2.30.3–2.30.4: isMultiRankGpu and its INFO
+// line; 2.30.7: hasMultiRankNvml) and P2P between the two ranks. Ranks
+// of one GPU listed apart are refused as not modelled.
+// Ref: v2.30.3-1 src/init.cc initTransportsRank, src/graph/topo.cc
+// ncclCheckMultiRank, ncclTopoAddPci; v2.30.7-1 src/init.cc
+// initTransportsRank
 func TestDevDupAllowed(t *testing.T) {
 	sys, err := Preset("dgx-h100", PresetOptions{})
 	if err != nil {
@@ -74,9 +80,36 @@ func TestDevDupAllowed(t *testing.T) {
 	sys.Nodes[0].GPUs[1].Dev = 0
 	allow := Env{devDupMultiRankVar: "1"}
 	for _, v := range []Version{V2_30_3, V2_30_4, V2_30_7} {
-		if _, err := Init(MustLoad(v), sys, allow); err == nil || !strings.Contains(err.Error(), "not model") {
-			t.Errorf("%s: error %v, want the not-modelled refusal", v, err)
+		comm, err := Init(MustLoad(v), sys, allow)
+		if err != nil {
+			t.Fatalf("%s: %v: want the communicator built", v, err)
 		}
+		if comm.Err != nil {
+			t.Fatalf("%s: init error %v: want the communicator built", v, comm.Err)
+		}
+		dup, _ := comm.Trace.Find("G-DEV-DUP-1")
+		early, _ := comm.Trace.Find("G-NVLS-EARLY-1")
+		// 2.30.7 keeps hasMultiRankNvml of the last pair of ranks (6, 7
+		// here): NVLS stays on
+		if wantOff := v <= V2_30_4; dup.Outcome != Pass || (early.Outcome == Fail) != wantOff {
+			t.Errorf("%s: G-DEV-DUP-1 %s (%s), G-NVLS-EARLY-1 %s: want pass and NVLS off %v", v, dup.Outcome, dup.Why, early.Outcome, wantOff)
+		}
+		if allowed := strings.Contains(strings.Join(dup.Log, "\n"), devDupAllowedInfo); allowed != (v <= V2_30_4) {
+			t.Errorf("%s: G-DEV-DUP-1 prints %q: want %q up to 2.30.4", v, dup.Log, devDupAllowedInfo)
+		}
+		if comm.Topo == nil || comm.Topo.NRanks != 8 {
+			t.Fatalf("%s: topology %+v: want 8 ranks", v, comm.Topo)
+		}
+	}
+	last, err := Preset("dgx-h100", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last.Nodes[0].GPUs[7].Dev = 6
+	if comm, err := Init(MustLoad(V2_30_7), last, allow); err != nil || comm.Err != nil {
+		t.Errorf("2.30.7, ranks 6 and 7 on GPU 6: %v, %v", err, comm.Err)
+	} else if early, _ := comm.Trace.Find("G-NVLS-EARLY-1"); early.Outcome != Fail {
+		t.Errorf("2.30.7, ranks 6 and 7 on GPU 6: G-NVLS-EARLY-1 %s (%s): want NVLS off (hasMultiRankNvml)", early.Outcome, early.Why)
 	}
 	comm, err := Init(MustLoad(V2_30_3), sys, Env{devDupMultiRankVar: "1", "NCCL_NVLS_ENABLE": "1"})
 	if err != nil || comm.Err == nil || comm.Err.Message != devDupAllowedNVLS {
@@ -86,6 +119,14 @@ func TestDevDupAllowed(t *testing.T) {
 	comm, err = Init(MustLoad(V2_29_7), sys, allow)
 	if err != nil || comm.Err == nil || !strings.HasPrefix(comm.Err.Message, "Duplicate GPU detected") {
 		t.Errorf("2.29.7 with %s=1: %v, %v: want Duplicate GPU detected", devDupMultiRankVar, err, comm.Err)
+	}
+	apart, err := Preset("dgx-h100", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apart.Nodes[0].GPUs[2].Dev = 0
+	if _, err := Init(MustLoad(V2_30_7), apart, allow); err == nil || !strings.Contains(err.Error(), "not modelled") {
+		t.Errorf("ranks of GPU 0 listed apart: %v, want the not-modelled refusal", err)
 	}
 }
 
@@ -166,7 +207,7 @@ func TestMLOPartNoSplitRefused(t *testing.T) {
 // devlist that names CUDA device 0 twice fails with ncclInvalidUsage, no
 // message and G-DEV-DUP-2 deciding, at every release; from 2.30.3
 // NCCL_MULTI_RANK_GPU_ENABLE=1 skips the check and G-DEV-DUP-1 then
-// refuses the ranks on one DEV node as not modelled. The same ranks made
+// allows the ranks, built on one DEV node. The same ranks made
 // by ncclCommInitRank (per-node) reach G-DEV-DUP-1 and its WARN.
 // Ref: v2.29.7-1, v2.30.3-1 src/init.cc ncclCommInitAll
 func TestDevInitAllPerRelease(t *testing.T) {
@@ -174,7 +215,7 @@ func TestDevInitAllPerRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys.Nodes[0].GPUs[5].Dev = 2
+	sys.Nodes[0].GPUs[3].Dev = 2
 	sys.Procs = ProcsInitAll
 	perNode := *sys
 	perNode.Procs = ProcsPerNode
@@ -195,10 +236,13 @@ func TestDevInitAllPerRelease(t *testing.T) {
 		if err != nil || comm.Err == nil || decisiveInit(comm.Trace) != "G-DEV-DUP-1" {
 			t.Errorf("%s per-node: %v, %v: want G-DEV-DUP-1", v, err, comm.Err)
 		}
-		_, err = Init(MustLoad(v), sys, Env{devDupMultiRankVar: "1"})
+		comm, err = Init(MustLoad(v), sys, Env{devDupMultiRankVar: "1"})
+		if err != nil {
+			t.Fatalf("%s with %s=1: %v", v, devDupMultiRankVar, err)
+		}
 		allowed := v >= V2_30_3
-		if got := err != nil && strings.Contains(err.Error(), "G-DEV-DUP-1") && strings.Contains(err.Error(), "not model"); got != allowed {
-			t.Errorf("%s with %s=1: error %v: want the check skipped (and G-DEV-DUP-1's refusal) %v", v, devDupMultiRankVar, err, allowed)
+		if got := comm.Err == nil; got != allowed {
+			t.Errorf("%s with %s=1: init error %v: want the check skipped (and the ranks built on one DEV) %v", v, devDupMultiRankVar, comm.Err, allowed)
 		}
 	}
 	// the two MLOPart partitions of a GPU are two CUDA devices of

@@ -38,6 +38,11 @@ func nvlsEarly(ref Ref, doc string, off func(gpus, clique int, mnnvl bool) (bool
 		Doc: doc, Ref: ref, node: true,
 		init: func(r *initRun) {
 			s := r.cur
+			if r.multiRankGPU {
+				s.nvlsEarlyOff = "ranks sharing a GPU (isMultiRankGpu)"
+				r.emit(Verdict{Outcome: Fail, Why: "ranks share a GPU (isMultiRankGpu, G-DEV-DUP-1): ncclNvlsInit is not called, NVLS off"})
+				return
+			}
 			if r.param("NCCL_NVLS_ENABLE") == 0 {
 				s.nvlsEarlyOff = "NCCL_NVLS_ENABLE=0"
 				r.emit(Verdict{Outcome: Skip, Why: "NVLS disabled by NCCL_NVLS_ENABLE=0"})

@@ -34,18 +34,25 @@ func (n *Node) layout() topo.NodeSpec {
 		ns.CPUArch, ns.CPUVendor, ns.CPUModel = n.CPU.Arch, n.CPU.Vendor, n.CPU.Model
 	}
 	// the layout's GPUs are devices: an MLOPart GPU's two partitions are
-	// one device of MLOParts 2
-	gpus, parts := n.GPUs, []int(nil)
+	// one device of MLOParts 2, ranks sharing a whole GPU (listed one
+	// after the other) one device of that many Ranks
+	gpus, parts, ranks := n.GPUs, []int(nil), []int(nil)
 	for i, g := range n.GPUs {
-		if g.MLOPart != nil && *g.MLOPart == 1 && i > 0 {
+		part := g.MLOPart != nil && *g.MLOPart == 1 && i > 0
+		shared := i > 0 && g.MLOPart == nil && n.GPUs[i-1].MLOPart == nil && n.GPUs[i-1].Dev == g.Dev
+		if part || shared {
 			if parts == nil {
-				gpus, parts = append([]GPU(nil), n.GPUs[:i]...), make([]int, i)
+				gpus, parts, ranks = append([]GPU(nil), n.GPUs[:i]...), make([]int, i), make([]int, i)
 			}
-			parts[len(parts)-1] = 2
+			if part {
+				parts[len(parts)-1] = 2
+			} else {
+				ranks[len(ranks)-1] = max(2, ranks[len(ranks)-1]+1)
+			}
 			continue
 		}
 		if parts != nil {
-			gpus, parts = append(gpus, g), append(parts, 0)
+			gpus, parts, ranks = append(gpus, g), append(parts, 0), append(ranks, 0)
 		}
 	}
 	meshBefore := n.Layout != nil && !n.Layout.NVSwitch && len(n.Layout.GPUs) == len(gpus)
@@ -77,9 +84,9 @@ func (n *Node) layout() topo.NodeSpec {
 		if gs.Switch >= len(ns.Switches) {
 			ns.Switches = append(ns.Switches, topo.SwitchSpec{NUMA: gs.NUMA, PCIGen: gs.PCIGen, PCIWidth: 16, Parent: -1})
 		}
-		gs.MLOParts = 0
+		gs.MLOParts, gs.Ranks = 0, 0
 		if parts != nil {
-			gs.MLOParts = parts[i]
+			gs.MLOParts, gs.Ranks = parts[i], ranks[i]
 		}
 		ns.GPUs[i] = gs
 	}
@@ -181,7 +188,10 @@ func nodeFromLayout(n *Node, ns topo.NodeSpec) {
 			gpu.Name, gpu.Multicast, gpu.FabricHandle = old[0].Name, old[0].Multicast, old[0].FabricHandle
 		}
 		if g.MLOParts == 0 {
-			n.GPUs = append(n.GPUs, gpu)
+			// ranks sharing the device: one GPU entry each, one dev
+			for range max(1, g.Ranks) {
+				n.GPUs = append(n.GPUs, gpu)
+			}
 			continue
 		}
 		// each partition is a CUDA device and a rank of its own
@@ -894,16 +904,21 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 		}
 		gpu := GPU{Name: fmt.Sprintf("sm%d GPU", g.SM), Dev: g.Dev, SM: g.SM, NVLinks: links,
 			Multicast: g.SM >= 90 && n.NVSwitch, BusID: busIDString(g.DeviceID())}
+		xg := devXML(s.Source, "gpu", strconv.Itoa(g.Dev))
 		if g.MLOPart != -1 {
 			gpu.MLOPart = &g.MLOPart
-		} else if v, ok := devXML(s.Source, "gpu", strconv.Itoa(g.Dev)).Attr("mlopart"); ok {
+		} else if v, ok := xg.Attr("mlopart"); ok {
 			// the partition fillInfo wrote, whatever the release that
 			// builds the topology reads of it (hasMloPart)
 			if part, err := strconv.Atoi(v); err == nil && part >= 0 {
 				gpu.MLOPart = &part
 			}
 		}
-		n.GPUs = append(n.GPUs, gpu)
+		// every whole-GPU <gpu> of the device is a rank on it (ranks
+		// sharing a GPU, NCCL_MULTI_RANK_GPU_ENABLE=1)
+		for range max(1, wholeGPURanks(xg.Parent())) {
+			n.GPUs = append(n.GPUs, gpu)
+		}
 	}
 	for _, net := range s.NETs() {
 		x := netXML(s.Source, net.NetDev)
@@ -921,6 +936,26 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 	}
 	n.Driver = Driver{MulticastAPI: true, CuMem: true, Verbs: true, CUDA: 12080}
 	return n, nil
+}
+
+// wholeGPURanks counts the <gpu> elements of a <pci> that are not MLOPart
+// partitions (mlopart absent or -1): the ranks on the device; 0 for a
+// partitioned device or no <pci>.
+func wholeGPURanks(pci *topo.XMLNode) int {
+	if pci == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range pci.Subs {
+		if c.Name != "gpu" {
+			continue
+		}
+		if v, ok := c.Attr("mlopart"); ok && v != "-1" {
+			return 0
+		}
+		n++
+	}
+	return n
 }
 
 // busIDString is the PCI address NCCL packs into an id (the hex digits of

@@ -346,10 +346,14 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 	if xg := x.Sub("gpu"); xg != nil {
 		t = GPU
 		if !b.p.MLOPartAttr {
+			// 2.30.3–2.30.4 build every <gpu> (ranks sharing the device,
+			// MLOPart partitions too: no mlopart is read) on one DEV node;
+			// before, only the first <gpu> is read
 			if n := countSubs(x, "gpu"); b.p.GPUSubs && n > 1 {
-				return b.errf(xg, "<pci busid=%q> with %d <gpu> elements: NCCL %s puts them on one DEV node as ranks sharing one GPU (it reads no mlopart attribute, so MLOPart partitions are not split): not modelled; expected one <gpu> per <pci>", bus, n, b.p.Release)
-			}
-			if node, err = b.addGPU(xg, busID, sid, -1); err != nil {
+				if node, err = b.addDevGPUs(x, x.Subs, busID, sid, -1); err != nil {
+					return err
+				}
+			} else if node, err = b.addGPU(xg, busID, sid, -1); err != nil {
 				return err
 			}
 		} else if err := b.addGPUSubs(x, parent, busID, sid); err != nil {
@@ -464,8 +468,9 @@ func (b *builder) addGPU(xg *XMLNode, id int64, sid, part int) (*Node, error) {
 		if o.ID>>56 != node.ID>>56 {
 			continue
 		}
-		// the partitions of one MLOPart GPU share its NVML device (its dev)
-		if onHost++; o.Dev == node.Dev && !(part != -1 && o.MLOPart != -1 && mloPartBase(o.ID) == mloPartBase(node.ID)) {
+		// the partitions of one MLOPart GPU share its NVML device (its
+		// dev), and so do the ranks of one device (one DEV node)
+		if onHost++; o.Dev == node.Dev && devLocalID(o.ID) != devLocalID(node.ID) && !(part != -1 && o.MLOPart != -1 && mloPartBase(o.ID) == mloPartBase(node.ID)) {
 			return nil, b.errf(xg, "<gpu dev=%d>: a second GPU with this dev on the host: expected one <gpu> per CUDA device", node.Dev)
 		}
 	}
@@ -502,14 +507,14 @@ func mloPartBase(id int64) int64 { return id &^ mloPartMask }
 // leave the partition bits clear; a <gpu mlopart=n> (n 0 or 1) is its own
 // device, joined to the parent like a whole GPU and to the partitions of
 // the same GPU already built by LINK_LOC at MLOPART_LOC_BW both ways.
-// gatesim's GPU node stands for NCCL's DEV node and its one GPU: a second
-// <gpu> on one device (several ranks on one GPU) is not modelled.
+// Several <gpu> of one device (ranks sharing a GPU or a partition) are
+// GPUs of one DEV node (addDevGPUs).
 func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) error {
 	bw, err := b.pciBw(x)
 	if err != nil {
 		return err
 	}
-	for _, xg := range x.Subs {
+	for i, xg := range x.Subs {
 		if xg.Name != "gpu" {
 			continue
 		}
@@ -522,16 +527,32 @@ func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) err
 			return err
 		}
 		id := mloPartBusID(busID, part)
-		if b.getNode(GPU, topoID(sid, id)) != nil {
-			return b.errf(xg, "<gpu>: a second <gpu> on the device of bus id 0x%x (several ranks on one GPU, or partition %d twice): not modelled; expected one <gpu> per device or MLOPart partition", busID, part)
+		if b.deviceNode(topoID(sid, id)) != nil {
+			continue // a later rank of a device addDevGPUs built
 		}
-		node, err := b.addGPU(xg, id, sid, part)
+		var same []*XMLNode // the <gpu>s of this device, this one first
+		for _, o := range x.Subs[i:] {
+			if o.Name != "gpu" {
+				continue
+			}
+			if p, err := b.mloPart(o); err != nil {
+				return err
+			} else if p == part {
+				same = append(same, o)
+			}
+		}
+		var node *Node
+		if len(same) > 1 {
+			node, err = b.addDevGPUs(x, same, id, sid, part)
+		} else {
+			node, err = b.addGPU(xg, id, sid, part)
+		}
 		if err != nil {
 			return err
 		}
 		connect(node, parent, LinkPCI, bw)
 		connect(parent, node, LinkPCI, bw)
-		for _, sib := range b.sys.Nodes[GPU] {
+		for _, sib := range b.devices() {
 			if sib != node && mloPartBase(sib.ID) == mloPartBase(node.ID) {
 				connect(node, sib, LinkLOC, mloPartLocBw)
 				connect(sib, node, LinkLOC, mloPartLocBw)
@@ -539,6 +560,86 @@ func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) err
 		}
 	}
 	return nil
+}
+
+// gpuLocalRankShift is NCCL_TOPO_GPU_LOCAL_RANK_SHIFT: a GPU of a shared
+// device has its index on the device above bit 40 of its id (v2.30.3-1
+// src/graph/topo.h NCCL_TOPO_GPU_LOCAL_ID).
+const gpuLocalRankShift = 40
+
+// devLocalID is the device part of a GPU's local id (the rank index on a
+// shared device cleared).
+func devLocalID(id int64) int64 { return id & (1<<gpuLocalRankShift - 1) }
+
+// addDevGPUs is ncclTopoAddPci's loop at 2.30.3 (ncclTopoAddGpuSub from
+// 2.30.7) for a device that several ranks share (G-TOPO-DEV-1): one DEV
+// node of id id holding the device (dev, SM and gdr of its first <gpu>,
+// the <pci>'s vendor and device ids), and a GPU node per <gpu> of gpus,
+// id NCCL_TOPO_GPU_LOCAL_ID(id, its index on the device), joined to the
+// DEV by LOC links at LOC_BW both ways. The caller links the DEV to the
+// parent; NVLinks and C2C attach to it (deviceOf).
+func (b *builder) addDevGPUs(x *XMLNode, gpus []*XMLNode, id int64, sid, part int) (*Node, error) {
+	dev := b.createNode(DEV, topoID(sid, id))
+	dev.MLOPart = part
+	for i, k := range []string{"vendor", "device", "subsystem_vendor", "subsystem_device"} {
+		if v, ok := x.Attr(k); ok {
+			u, err := parseCInt(v)
+			if err != nil {
+				return nil, b.errf(x, "<pci %s=%q>: %v: expected a hex id such as 0x10de", k, v, err)
+			}
+			dev.Device += uint64(u) << (48 - 16*uint(i))
+		}
+	}
+	n := 0
+	for _, xg := range gpus {
+		if xg.Name != "gpu" {
+			continue
+		}
+		g, err := b.addGPU(xg, int64(n)<<gpuLocalRankShift|id, sid, part)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			dev.Dev, dev.SM, dev.GDR = g.Dev, g.SM, g.GDR
+		} else if g.Dev != dev.Dev {
+			return nil, b.errf(xg, "<gpu dev=%d> on the device of <gpu dev=%d>: expected the ranks of one device to name its one dev", g.Dev, dev.Dev)
+		}
+		g.Parent = dev
+		connect(dev, g, LinkLOC, locBw)
+		connect(g, dev, LinkLOC, locBw)
+		n++
+	}
+	return dev, nil
+}
+
+// devices is the system's device nodes, in NCCL's DEV order: a GPU that
+// is its device's only rank, or the DEV node ranks share.
+func (b *builder) devices() []*Node {
+	var out []*Node
+	for _, g := range b.sys.Nodes[GPU] {
+		if d := g.DevNode(); !containsNode(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func containsNode(list []*Node, n *Node) bool {
+	for _, x := range list {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// deviceNode is the device node of id: the DEV node of ranks sharing the
+// device, else the GPU node.
+func (b *builder) deviceNode(id int64) *Node {
+	if d := b.getNode(DEV, id); d != nil {
+		return d
+	}
+	return b.getNode(GPU, id)
 }
 
 // mloPart is a <gpu>'s mlopart attribute (-1, NCCL_TOPO_UNDEF, when
@@ -561,7 +662,7 @@ func (b *builder) mloPart(xg *XMLNode) (int, error) {
 // physical GPU of id, partitions or the whole GPU.
 func (b *builder) mloPartDevs(id int64) int {
 	n := 0
-	for _, g := range b.sys.Nodes[GPU] {
+	for _, g := range b.devices() {
 		if mloPartBase(g.ID) == mloPartBase(id) {
 			n++
 		}
@@ -690,6 +791,17 @@ func (b *builder) gpuOf(x *XMLNode, parentBus string, sid int) (*Node, error) {
 	if err != nil {
 		return nil, b.errf(x, "%v", err)
 	}
+	if xg := x.Parent(); b.p.GPUSubs && !b.p.MLOPartAttr && xg != nil && xg.Name == "gpu" && xg.Parent() != nil {
+		// 2.30.3–2.30.4: only the first <gpu> of the <pci>
+		for _, sib := range xg.Parent().Subs {
+			if sib == xg {
+				break
+			}
+			if sib.Name == "gpu" {
+				return nil, nil
+			}
+		}
+	}
 	if xg := x.Parent(); b.p.MLOPartAttr && xg != nil && xg.Name == "gpu" && xg.Parent() != nil {
 		part, err := b.mloPart(xg)
 		if err != nil {
@@ -708,7 +820,7 @@ func (b *builder) gpuOf(x *XMLNode, parentBus string, sid int) (*Node, error) {
 		}
 		id = mloPartBusID(id, part)
 	}
-	g := b.getNode(GPU, topoID(sid, id))
+	g := b.deviceNode(topoID(sid, id))
 	if g == nil {
 		return nil, b.errf(x, "<%s> under bus id %s, which is not a GPU: expected it inside <pci busid=%q><gpu ...>", x.Name, parentBus, parentBus)
 	}
@@ -779,7 +891,7 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 				rem := topoID(sid, tid)
 				if n := b.mloPartDevs(rem); n > 0 {
 					bw := float32(float32(float32(count)*b.p.nvlinkBw(gpu.SM)) / float32(n) / float32(nLocal))
-					for _, r := range b.sys.Nodes[GPU] {
+					for _, r := range b.devices() {
 						if mloPartBase(r.ID) == mloPartBase(rem) {
 							connect(gpu, r, LinkNVL, bw)
 						}
@@ -787,7 +899,7 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 				}
 				return nil
 			}
-			remote = b.getNode(GPU, topoID(sid, tid))
+			remote = b.deviceNode(topoID(sid, tid))
 		case CPU:
 			remote = findLocalCPU(gpu, nil)
 		default:
@@ -800,7 +912,7 @@ func (b *builder) addNVLinks(x *XMLNode, parentBus string, sid int) error {
 		if remote != nil {
 			bw := float32(float32(float32(count)*b.p.nvlinkBw(gpu.SM)) / float32(nLocal))
 			connect(gpu, remote, LinkNVL, bw)
-			if remote.Type != GPU {
+			if remote.Type != GPU && remote.Type != DEV {
 				connect(remote, gpu, LinkNVL, bw)
 			}
 		}

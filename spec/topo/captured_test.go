@@ -95,18 +95,6 @@ func TestCapturedRuns(t *testing.T) {
 
 func checkCaptured(t *testing.T, dir string, s *System, p Params) {
 	t.Helper()
-	var cfg struct{ Env map[string]string }
-	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Search([]*System{s}, p, capturedOptions(t, cfg.Env))
-	if err != nil {
-		t.Fatal(err)
-	}
 	logData, err := os.ReadFile(filepath.Join(dir, "nccl.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +104,31 @@ func checkCaptured(t *testing.T, dir string, s *System, p Params) {
 		if m := ncclInfo.FindStringSubmatch(line); m != nil && topologyLine.MatchString(m[1]) {
 			want = append(want, m[1])
 		}
+	}
+	checkCapturedLines(t, dir, s, p, capturedOptions(t, capturedEnv(t, dir)), want)
+}
+
+// capturedEnv is the environment a capture's config.json records.
+func capturedEnv(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	var cfg struct{ Env map[string]string }
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Env
+}
+
+// checkCapturedLines searches s with the options o and compares rank 0's
+// topology lines (want) and graph.xml.
+func checkCapturedLines(t *testing.T, dir string, s *System, p Params, o Options, want []string) {
+	t.Helper()
+	r, err := Search([]*System{s}, p, o)
+	if err != nil {
+		t.Fatal(err)
 	}
 	got := append(r.Nodes[0].System.SystemLines(), r.Log...)
 	if d := cmp.Diff(want, got); d != "" {

@@ -1319,7 +1319,7 @@ func minNChannels(p *Params, o *Options) int {
 // hangs off a PCIe switch, as NCCL only looks at a direct CPU link).
 func localNetCountByBw(p *Params, s *System, g *Node) int {
 	var gpuBw float32
-	for _, l := range g.Links {
+	for _, l := range g.DevNode().Links {
 		if l.Remote.Type == CPU {
 			gpuBw = l.Bw
 		}

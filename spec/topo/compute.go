@@ -429,14 +429,16 @@ func (x *searcher) compute(graph *sgraph, log *[]string) error {
 	speedIndex := 0
 	maxBw := s.MaxBw
 	totalBw := s.TotalBw
-	scale := ngpus > 1 && graph.pattern != PatternRing
+	// GPU devices (ndevs from 2.30.3: ranks sharing one count once)
+	ndevs := s.deviceCount()
+	scale := ndevs > 1 && graph.pattern != PatternRing
 	if p.TotalBwScaleOneGPU {
-		scale = ngpus == 1 || graph.pattern != PatternRing
+		scale = ndevs == 1 || graph.pattern != PatternRing
 	}
 	if scale {
 		// one GPU divides by zero: +Inf, or NaN from a zero totalBw, and
 		// the comparisons below are false, as in C
-		totalBw = f32(float64(totalBw) * (float64(ngpus) * 1.0 / float64(ngpus-1)))
+		totalBw = f32(float64(totalBw) * (float64(ndevs) * 1.0 / float64(ndevs-1)))
 	}
 	for (speedArray[speedIndex] > maxBw || float32(speedArray[speedIndex]*float32(graph.minChannels)) > totalBw) && speedIndex < nspeeds-1 {
 		speedIndex++

@@ -127,6 +127,10 @@ type Graph struct {
 type GraphChannel struct {
 	NETs []int64 `json:"nets,omitempty"`
 	GPUs []int64 `json:"gpus"`
+	// Ranks are the <gpu>s' rank attributes (2.30.3+ writes them: the
+	// dev alone cannot tell ranks sharing a device apart), -1 where a
+	// <gpu> has none.
+	Ranks []int `json:"ranks,omitempty"`
 }
 
 // Empty reports a graph that found no channel (or was not searched).

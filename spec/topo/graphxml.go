@@ -143,9 +143,18 @@ func graphFromXML(file string, x *XMLNode) (Graph, error) {
 			}
 			if e.Name == "net" {
 				ch.NETs = append(ch.NETs, int64(id))
-			} else {
-				ch.GPUs = append(ch.GPUs, int64(id))
+				continue
 			}
+			ch.GPUs = append(ch.GPUs, int64(id))
+			rank := -1
+			if v, ok := e.Attr("rank"); ok {
+				r, err := parseCInt(v)
+				if err != nil || r < 0 || r > maxRanksAttr {
+					return g, errf(e, "<gpu rank=%q>: expected a rank from 0 to %d", v, maxRanksAttr)
+				}
+				rank = int(r)
+			}
+			ch.Ranks = append(ch.Ranks, rank)
 		}
 		g.Channels = append(g.Channels, ch)
 	}
@@ -195,6 +204,19 @@ func (x *searcher) loadGraph(g *sgraph, graphs []Graph) (int, error) {
 			}
 			for i, dev := range ch.GPUs {
 				rank := -1
+				// 2.30.3+: a <gpu>'s rank attribute names the rank
+				if x.ps.p.GraphXMLRank && i < len(ch.Ranks) && ch.Ranks[i] != -1 {
+					for _, gpu := range x.s.Nodes[GPU] {
+						if gpu.Rank == ch.Ranks[i] {
+							rank = gpu.Rank
+						}
+					}
+					if rank == -1 {
+						return 0, fmt.Errorf("NCCL_GRAPH_FILE graph %d channel %d: rank %d: expected the rank of one of this node's GPUs", xg.ID, c, ch.Ranks[i])
+					}
+					g.intra[x.ngpus*c+i] = rank
+					continue
+				}
 				for _, gpu := range x.s.Nodes[GPU] {
 					if topoID(int(gpu.SystemID()), int64(gpu.Dev)) == dev {
 						rank = gpu.Rank
@@ -210,6 +232,10 @@ func (x *searcher) loadGraph(g *sgraph, graphs []Graph) (int, error) {
 	}
 	return n, nil
 }
+
+// maxRanksAttr bounds a graph file's <gpu rank>: a communicator's ranks
+// are an int.
+const maxRanksAttr = 1<<31 - 1
 
 // graphXMLNode is ncclTopoGetXmlFromGraph for one searched graph of a node.
 func graphXMLNode(g *Graph, s *System, inter bool) (*XMLNode, error) {
@@ -266,7 +292,10 @@ func graphXMLNode(g *Graph, s *System, inter bool) (*XMLNode, error) {
 			if dev == -1 {
 				return nil, fmt.Errorf("graph %d channel %d: rank %d not found", g.ID, c, r)
 			}
-			ch.Add("gpu", XMLAttr{"dev", hexDev(dev)})
+			gx := ch.Add("gpu", XMLAttr{"dev", hexDev(dev)})
+			if s.Params.GraphXMLRank {
+				gx.SetAttr("rank", strconv.Itoa(r))
+			}
 			if g.ID == 3 {
 				break // NVLS graphs only use the first GPU
 			}

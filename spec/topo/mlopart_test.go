@@ -57,8 +57,9 @@ func mloLinkBw(from, to *Node, lt LinkType) float32 {
 // TestMLOPartSplit: from 2.30.7 each <gpu mlopart=n> of a PCI device is a
 // device of its own (ncclTopoAddGpuSub), joined to its sibling by LOC links
 // at MLOPART_LOC_BW, the NVLink bandwidth split between the partitions
-// (ncclTopoAddNvLinks); 2.30.4 reads no mlopart and refuses two <gpu> on
-// one device (a multi-rank GPU, not modelled), and takes a lone <gpu
+// (ncclTopoAddNvLinks); 2.30.4 reads no mlopart and builds two <gpu> on
+// one device as ranks sharing one DEV node (G-TOPO-DEV-1), as 2.30.7 does
+// with two whole GPUs or one partition twice, and takes a lone <gpu
 // mlopart=0> for a whole GPU. Bad indices and bus ids are NCCL's errors.
 // Ref: v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub, ncclTopoAddNvLinks,
 // ncclTopoCheckMloPartBusId
@@ -70,19 +71,20 @@ func TestMLOPartSplit(t *testing.T) {
 		err                string
 		gpus               int     // GPU nodes built
 		mlo                []int   // MLOPart of the first device's GPU nodes
-		nvsBw              float32 // each one's NVLink bandwidth to the NVSwitch
+		nvsBw              float32 // each one's (its device's) NVLink bandwidth to the NVSwitch
+		shared             int64   // > 0: the first GPU nodes are ranks of one DEV node of this id
 	}{
-		{"split", "2.30.7", "", []string{"0", "1"}, "", 9, []int{0, 1}, nvs / 2},
-		{"split refused", "2.30.3", "", []string{"0", "1"}, "<pci busid=\"0000:90:00.0\"> with 2 <gpu> elements: NCCL 2.30.3 puts them on one DEV node", 0, nil, 0},
-		{"two whole gpus", "2.30.7", "", []string{"", ""}, "a second <gpu> on the device of bus id 0x90000", 0, nil, 0},
-		{"partition twice", "2.30.7", "", []string{"1", "1"}, "partition 1 twice", 0, nil, 0},
-		{"lone partition", "2.30.7", "", []string{"0"}, "", 8, []int{0}, nvs},
-		{"attribute ignored", "2.30.3", "", []string{"0"}, "", 8, []int{-1}, nvs},
-		{"whole", "2.30.7", "", []string{"-1"}, "", 8, []int{-1}, nvs},
-		{"index out of range", "2.30.7", "", []string{"2"}, "MLOPart index 2 out of range (max 1)", 0, nil, 0},
-		{"index below -1", "2.30.7", "", []string{"-2"}, "<gpu mlopart=-2>: expected -1", 0, nil, 0},
-		{"bus id bits", "2.30.7", "0000:90:00.1", []string{""}, "BusId 0x90001 has non-zero bits in MLOPart mask 0x3", 0, nil, 0},
-		{"bus id bits before", "2.30.3", "0000:90:00.1", []string{""}, "", 8, []int{-1}, nvs},
+		{"split", "2.30.7", "", []string{"0", "1"}, "", 9, []int{0, 1}, nvs / 2, 0},
+		{"no split before 2.30.7", "2.30.3", "", []string{"0", "1"}, "", 9, []int{-1, -1}, nvs, 0x90000},
+		{"two whole gpus", "2.30.7", "", []string{"", ""}, "", 9, []int{-1, -1}, nvs, 0x90000},
+		{"partition twice", "2.30.7", "", []string{"1", "1"}, "", 9, []int{1, 1}, nvs, 0x90003},
+		{"lone partition", "2.30.7", "", []string{"0"}, "", 8, []int{0}, nvs, 0},
+		{"attribute ignored", "2.30.3", "", []string{"0"}, "", 8, []int{-1}, nvs, 0},
+		{"whole", "2.30.7", "", []string{"-1"}, "", 8, []int{-1}, nvs, 0},
+		{"index out of range", "2.30.7", "", []string{"2"}, "MLOPart index 2 out of range (max 1)", 0, nil, 0, 0},
+		{"index below -1", "2.30.7", "", []string{"-2"}, "<gpu mlopart=-2>: expected -1", 0, nil, 0, 0},
+		{"bus id bits", "2.30.7", "0000:90:00.1", []string{""}, "BusId 0x90001 has non-zero bits in MLOPart mask 0x3", 0, nil, 0, 0},
+		{"bus id bits before", "2.30.3", "0000:90:00.1", []string{""}, "", 8, []int{-1}, nvs, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, ok := chainParams(tc.release)
@@ -108,14 +110,25 @@ func TestMLOPartSplit(t *testing.T) {
 				if g.MLOPart != tc.mlo[i] {
 					t.Errorf("GPU %s: MLOPart %d, want %d", g.Name(), g.MLOPart, tc.mlo[i])
 				}
-				if got := mloLinkBw(g, s.Nodes[NVS][0], LinkNVL); got != tc.nvsBw {
+				d := g.DevNode()
+				if got := mloLinkBw(d, s.Nodes[NVS][0], LinkNVL); got != tc.nvsBw {
 					t.Errorf("GPU %s: NVLink to the NVSwitch %.2f, want %.2f", g.Name(), got, tc.nvsBw)
 				}
-				if got := mloLinkBw(s.Nodes[NVS][0], g, LinkNVL); got != tc.nvsBw {
+				if got := mloLinkBw(s.Nodes[NVS][0], d, LinkNVL); got != tc.nvsBw {
 					t.Errorf("NVSwitch to GPU %s: %.2f, want %.2f", g.Name(), got, tc.nvsBw)
 				}
+				if tc.shared == 0 {
+					continue
+				}
+				// NCCL_TOPO_GPU_LOCAL_ID: the rank's index on the device above bit 40
+				if g.Parent == nil || g.Parent.LocalID() != tc.shared || g.LocalID() != int64(i)<<40|tc.shared || mloLinkBw(g, g.Parent, LinkLOC) != locBw || mloLinkBw(g.Parent, g, LinkLOC) != locBw {
+					t.Errorf("GPU %s: parent %v, want DEV/0-%x joined by LOC at %v both ways", g.Name(), g.Parent, tc.shared, locBw)
+				}
 			}
-			if len(first) == 2 {
+			if tc.shared != 0 && (len(s.Nodes[DEV]) != 1 || s.deviceCount() != 8) {
+				t.Errorf("%d DEV nodes, %d devices: want 1 and 8", len(s.Nodes[DEV]), s.deviceCount())
+			}
+			if len(first) == 2 && tc.shared == 0 {
 				a, b := first[0], first[1]
 				if a.LocalID() != 0x90001 || b.LocalID() != 0x90003 {
 					t.Errorf("partition ids %x, %x: want 90001 and 90003 (NCCL_TOPO_MLOPART_BUSID)", a.LocalID(), b.LocalID())

@@ -312,11 +312,18 @@ type Params struct {
 	NVLSTuningSM100 bool
 
 	// GPUSubs (2.30.3): ncclTopoAddPci builds every <gpu> of a <pci>
-	// (ncclTopoAddGpuSub, each GPU under the device's DEV node); before,
-	// only the first. Several <gpu> on one device are several ranks on one
-	// GPU, which gatesim does not model: refused unless they are MLOPart
-	// partitions at a release with MLOPartAttr.
+	// (ncclTopoAddGpuSub from 2.30.7), each GPU under the device's DEV
+	// node; before, only the first. Several <gpu> on one device are
+	// several ranks on one GPU (G-TOPO-DEV-1): GPU nodes under one DEV
+	// node joined by LOC links at LOC_BW, the device's links on the DEV
+	// and added by its first <gpu> alone; a device with one rank keeps one
+	// GPU node, which stands for NCCL's DEV and its GPU.
 	GPUSubs bool
+	// GraphXMLRank (2.30.3): the graph XML's <gpu> carries its rank
+	// (ncclTopoGetXmlFromChannel), and a graph file's rank attribute
+	// names the rank where the dev alone would not
+	// (ncclTopoGetChannelFromXml).
+	GraphXMLRank bool
 
 	// MLOPartAttr (2.30.7): a <gpu>'s mlopart attribute (the CUDA device
 	// name's "MLOPart<n>", written into the topology by ncclTopoGetSystem)
@@ -961,6 +968,7 @@ func Apply2_30_3(p *Params) {
 	p.P2PMaxPeers = true
 	p.PXNP2PNeedsGDR = true // search.cc ncclTopoGetNetDev: the PXN GPU's GDR write
 	p.GPUSubs = true
+	p.GraphXMLRank = true
 	p.SM100SpeedsInter = []float32{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
 }
 
@@ -1353,6 +1361,7 @@ var paramSources = map[string][2]string{
 	"PathTypeFirst":           {"src/graph/paths.cc", "ncclTopoSetPaths"},
 	"LocalCPUByBw":            {"src/graph/paths.cc", "ncclGetLocalCpu"},
 	"GPUSubs":                 {"src/graph/topo.cc", "ncclTopoAddPci"},
+	"GraphXMLRank":            {"src/graph/search.cc", "ncclTopoGetXmlFromChannel"},
 	"NetFusion":               {"src/graph/topo.cc", "ncclTopoMakeVNics"},
 	"NetIBPortMerge":          {"src/transport/net_ib.cc", "ncclIbFindMatchingDev"},
 	"NetFusionRetry":          {"src/graph/topo.cc", "ncclTopoAutoMerge"},

@@ -37,6 +37,14 @@ func (ps *pathState) setPaths(s *System, base *Node) error {
 	bp.Bw = locBw
 	bp.Type = PathLOC
 
+	// A device (a DEV node, or a GPU node that is its device) is crossed
+	// only from its DEV to its GPUs, or as one NVLink hop to another
+	// device (NVB), unless it is the base's own; the base's hop to its
+	// DEV counts in the NVB length (pathMaxLength, 2.30.3+).
+	baseDev, maxLen := base, 1
+	if bt == GPU && base.Parent != nil {
+		baseDev, maxLen = base.Parent, 2
+	}
 	list := []*Node{base}
 	for len(list) > 0 {
 		var next []*Node
@@ -47,9 +55,8 @@ func (ps *pathState) setPaths(s *System, base *Node) error {
 				alloc(rem, true)
 				remPath := &rem.Paths[bt][base.Index]
 				bw := min(path.Bw, link.Bw)
-				// Route through a GPU only as one NVLink hop to another GPU.
-				if node != base && node.Type == GPU &&
-					(ps.o.NVBDisable || link.Type != LinkNVL || rem.Type != GPU || path.Count() > 1) {
+				if node != base && node != baseDev && node.isDevice() && (link.Type != LinkLOC || rem.Parent != node) &&
+					(ps.o.NVBDisable || link.Type != LinkNVL || !rem.isDevice() || path.Count() > maxLen) {
 					continue
 				}
 				// Path type starts as the link type; NET links count as LOC
@@ -64,7 +71,7 @@ func (ps *pathState) setPaths(s *System, base *Node) error {
 				if link.Type == LinkPCI && (node.Type == CPU || rem.Type == CPU) {
 					t = PathPHB // through the CPU
 				}
-				if node.Type == GPU && path.Type == PathNVL && t == PathNVL && path.Count() >= 1 {
+				if node.isDevice() && path.Type == PathNVL && t == PathNVL && path.Count() >= maxLen {
 					t = PathNVB // NVLink through an intermediate GPU
 				}
 				t = max(path.Type, t)
@@ -192,7 +199,8 @@ func (ps *pathState) p2pLevel(s *System) PathType {
 	var level PathType
 	if ps.p.P2PLevelAMDPairs {
 		level = PathPXB
-		if arch == ArchX86 && vendor == VendorAMD && len(s.Nodes[GPU]) <= 2 {
+		// GPU devices (DEV nodes from 2.30.3; ranks sharing one count once)
+		if arch == ArchX86 && vendor == VendorAMD && s.deviceCount() <= 2 {
 			level = PathSYS
 		}
 	} else {
@@ -215,15 +223,24 @@ func (ps *pathState) p2pLevel(s *System) PathType {
 // (Options.P2PNotSupported says it does not, for PCIe paths; 2.18 keeps
 // P2P there).
 // The intermediate GPU is returned when the path crosses one (NVB).
+//
+// The NVML check is skipped between ranks of one device (2.30.3+: their
+// parent DEV is the same; v2.30.3-1 src/graph/paths.cc ncclTopoCheckP2p).
 func (ps *pathState) checkP2P(s *System, g1, g2 *Node) (p2p bool, intermediate *Node) {
 	path := &g1.Paths[GPU][g2.Index]
-	if path.Count() == 2 {
-		if n := path.Links[0].Remote; n.Type == GPU {
-			intermediate = n
+	// the first device after the source's own: GPU-GPU-GPU, or
+	// GPU-DEV-DEV-DEV-GPU between ranks of shared devices
+	first := 0
+	if g1.Parent != nil {
+		first = 1
+	}
+	if path.Count() >= first+2 {
+		if n := path.Links[first].Remote; n.isDevice() && n != g2.DevNode() {
+			intermediate = n.rankNode()
 		}
 	}
 	p2p = path.Type <= ps.p2pLevel(s)
-	if p2p && g1 != g2 && ps.o.P2PNotSupported && path.Type > PathNVB && !ps.p.NVMLP2PKept {
+	if p2p && g1.DevNode() != g2.DevNode() && ps.o.P2PNotSupported && path.Type > PathNVB && !ps.p.NVMLP2PKept {
 		p2p = false
 	}
 	return p2p, intermediate
@@ -283,10 +300,16 @@ func intermediateGPU(gpu, net *Node) (*Node, error) {
 	if path.Type != PathPXN {
 		return gpu, nil
 	}
+	// GPU-NVS-GPU, or GPU-DEV-NVS-DEV between shared devices (2.30.3+:
+	// the DEV's first rank relays)
 	var node *Node
 	t := NVS
-	for i := 0; i < path.Count() && t == NVS; i++ {
+	for i := 0; i < path.Count() && (t == NVS || node == gpu.Parent); i++ {
 		node = path.Links[i].Remote
+		t = node.Type
+	}
+	if t == DEV {
+		node = node.rankNode()
 		t = node.Type
 	}
 	if t != GPU {
@@ -623,7 +646,9 @@ func (ps *pathState) computePaths(s *System) error {
 			n.Paths = [NumNodeTypes][]Path{}
 		}
 	}
-	for _, t := range []NodeType{CPU, GPU, NET, NVS} {
+	// paths to DEV nodes (the search's, 2.30.3+) exist where ranks share
+	// a device
+	for _, t := range []NodeType{CPU, GPU, NET, NVS, DEV} {
 		for _, n := range s.Nodes[t] {
 			if err := ps.setPaths(s, n); err != nil {
 				return err
@@ -795,18 +820,25 @@ func (ps *pathState) searchInit(s *System) {
 	if inter {
 		t = NET
 	}
-	for _, g := range s.Nodes[GPU] {
+	// per device (a DEV node from 2.30.3; ranks sharing one count once):
+	// its paths to the other devices, or to the NETs
+	visit := func(d *Node) {
 		var m float32
-		for i := range s.Nodes[t] {
-			p := &g.Paths[t][i]
-			if p.Count() == 0 {
-				continue
+		for _, dt := range [2]NodeType{t, DEV} {
+			if dt == DEV && t != GPU {
+				break
 			}
-			m = max(m, p.Bw)
+			for i, e := range s.Nodes[dt] {
+				p := &d.Paths[dt][i]
+				if p.Count() == 0 || e.Parent != nil {
+					continue
+				}
+				m = max(m, p.Bw)
+			}
 		}
 		s.MaxBw = max(s.MaxBw, m)
 		var nvl, pci float32
-		for _, l := range g.Links {
+		for _, l := range d.Links {
 			if l.Type == LinkNVL {
 				nvl = float32(nvl + l.Bw)
 			}
@@ -815,6 +847,14 @@ func (ps *pathState) searchInit(s *System) {
 			}
 		}
 		s.TotalBw = max(s.TotalBw, max(pci, nvl))
+	}
+	for _, g := range s.Nodes[GPU] {
+		if g.Parent == nil {
+			visit(g)
+		}
+	}
+	for _, d := range s.Nodes[DEV] {
+		visit(d)
 	}
 }
 

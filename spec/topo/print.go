@@ -53,7 +53,7 @@ func (s *System) printRec(n, prev *Node, prefix string, out *[]string) {
 		}
 	case CPU:
 		line += fmt.Sprintf(" (%d/%d/%d)", int(n.Arch), int(n.Vendor), int(n.Model))
-	case PCI:
+	case PCI, DEV:
 		line += fmt.Sprintf(" (%x)", n.Device)
 	}
 	*out = append(*out, line)

@@ -170,7 +170,7 @@ func followPath(path *Path, start *Node, maxSteps int, bw float32) (int, error) 
 			fwBw = pciBw
 		}
 		var revBw float32
-		if link.Remote.Type == GPU && link.Remote.SM < 80 && start.Type != GPU {
+		if link.Remote.isDevice() && link.Remote.SM < 80 && start.Type != GPU {
 			var err error
 			if rev, err = findRevLink(node, link.Remote, link.Type); err != nil {
 				return 0, err
@@ -241,8 +241,10 @@ func (x *searcher) followPathTo(g *sgraph, t1 NodeType, i1 int, t2 NodeType, i2 
 	return node2, nil
 }
 
-// gpuPciBw is gpuPciBw: the GPU's PCI link bandwidth, truncated to int.
+// gpuPciBw is gpuPciBw: the GPU's device's PCI link bandwidth,
+// truncated to int.
 func gpuPciBw(gpu *Node) int {
+	gpu = gpu.DevNode()
 	for _, gl := range gpu.Links {
 		if gl.Type != LinkPCI {
 			continue

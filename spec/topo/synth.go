@@ -119,6 +119,9 @@ func (spec NodeSpec) Validate() error {
 		if g.MLOParts != 0 && g.MLOParts != mloPartDevMax {
 			return fmt.Errorf("%s: GPU %d: MLOParts %d: expected 0 (a whole GPU) or %d (an MLOPart GPU's partitions)", where, i, g.MLOParts, mloPartDevMax)
 		}
+		if g.Ranks < 0 || g.Ranks > maxGPUsPerHost || g.Ranks > 1 && g.MLOParts != 0 {
+			return fmt.Errorf("%s: GPU %d: Ranks %d: expected 0 to %d ranks on a whole GPU (an MLOPart GPU's partitions are one rank each)", where, i, g.Ranks, maxGPUsPerHost)
+		}
 		if devs[g.Dev] {
 			return fmt.Errorf("%s: GPU %d: dev %d used twice", where, i, g.Dev)
 		}
@@ -322,8 +325,10 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 	busOf := map[int]string{}
 	gpuNodes := map[int][]*XMLNode{}
 	rank, anyParts := 0, false
+	anyShared := false
 	for _, g := range gpus {
 		anyParts = anyParts || g.MLOParts > 0
+		anyShared = anyShared || g.Ranks > 1
 	}
 	for _, g := range gpus {
 		b := g.BusID
@@ -339,13 +344,17 @@ func SynthesizeXML(spec NodeSpec) (*XMLNode, error) {
 			gdr = "0"
 		}
 		if g.MLOParts == 0 {
-			r := g.Dev
-			if anyParts {
-				r = rank
+			// ranks sharing the device: a <gpu> each, as ncclTopoGetSystem
+			// writes every local rank's
+			for range max(1, g.Ranks) {
+				r := g.Dev
+				if anyParts || anyShared {
+					r = rank
+				}
+				gpuNodes[g.Dev] = append(gpuNodes[g.Dev], n.Add("gpu", XMLAttr{"dev", strconv.Itoa(g.Dev)}, XMLAttr{"sm", strconv.Itoa(g.SM)},
+					XMLAttr{"rank", strconv.Itoa(r)}, XMLAttr{"gdr", gdr}))
+				rank++
 			}
-			gpuNodes[g.Dev] = []*XMLNode{n.Add("gpu", XMLAttr{"dev", strconv.Itoa(g.Dev)}, XMLAttr{"sm", strconv.Itoa(g.SM)},
-				XMLAttr{"rank", strconv.Itoa(r)}, XMLAttr{"gdr", gdr})}
-			rank++
 			continue
 		}
 		// ranks in order with the partitions' own: ncclTopoGetSystem writes

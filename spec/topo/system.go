@@ -3,9 +3,12 @@ package topo
 import "fmt"
 
 // NodeType is a topology node kind, in NCCL's order
-// (v2.28.9-1 src/graph/topo.h GPU … NET), then CXB, the C2C bridge that
-// the partitions of an MLOPart GPU share (v2.30.7-1 src/graph/topo.h CXB;
-// NCCL numbers it after GIN, RMA and DEV, which gatesim has no node for).
+// (v2.28.9-1 src/graph/topo.h GPU … NET), then DEV, the CUDA device that
+// several ranks share (v2.30.3-1 src/graph/topo.h DEV), and CXB, the C2C
+// bridge that the partitions of an MLOPart GPU share (v2.30.7-1
+// src/graph/topo.h CXB; NCCL numbers both after GIN and RMA, which gatesim
+// has no node for). A device with one rank has no DEV node here: its GPU
+// node stands for NCCL's DEV and its one GPU.
 type NodeType int
 
 const (
@@ -15,11 +18,12 @@ const (
 	CPU
 	NIC
 	NET
+	DEV
 	CXB
 	NumNodeTypes
 )
 
-var nodeTypeNames = [NumNodeTypes]string{"GPU", "PCI", "NVS", "CPU", "NIC", "NET", "CXB"}
+var nodeTypeNames = [NumNodeTypes]string{"GPU", "PCI", "NVS", "CPU", "NIC", "NET", "DEV", "CXB"}
 
 // String is NCCL's topoNodeTypeStr.
 func (t NodeType) String() string {
@@ -172,6 +176,12 @@ type Node struct {
 	// MLOPart is gpu.mloPart: the partition index of an MLOPart GPU, -1
 	// (NCCL_TOPO_UNDEF) for a whole GPU.
 	MLOPart int
+	// Parent is gpu.parent where several ranks share the device: the DEV
+	// node holding the device's PCI, NVLink and C2C links, joined to each
+	// of its GPUs by LOC links at LOC_BW; nil for a GPU that is its
+	// device's only rank (its node is the device). A DEV node has the
+	// device's Dev, SM and GDR.
+	Parent *Node
 
 	// CPU attributes.
 	Arch   CPUArch
@@ -200,6 +210,46 @@ func (n *Node) SystemID() int64 { return n.ID >> 56 }
 
 // LocalID is the id without the host index.
 func (n *Node) LocalID() int64 { return n.ID & topoLocalIDMask }
+
+// DevNode is the node that holds the GPU's device links: its DEV node
+// where ranks share the device, else the GPU node itself.
+func (n *Node) DevNode() *Node {
+	if n.Parent != nil {
+		return n.Parent
+	}
+	return n
+}
+
+// isDevice: the node is a GPU device, a DEV node or a GPU node that is
+// its device's only rank.
+func (n *Node) isDevice() bool {
+	return n.Type == DEV || n.Type == GPU && n.Parent == nil
+}
+
+// rankNode is a device's GPU node: a DEV's first rank (ncclTopoDevToRank
+// finds the first GPU with the dev), else the node itself.
+func (n *Node) rankNode() *Node {
+	if n.Type == DEV {
+		for _, l := range n.Links {
+			if l.Type == LinkLOC && l.Remote.Parent == n {
+				return l.Remote
+			}
+		}
+	}
+	return n
+}
+
+// deviceCount is the number of GPU devices (nodes[DEV].count from
+// 2.30.3): the GPUs, ranks sharing a device counted once.
+func (s *System) deviceCount() int {
+	n := len(s.Nodes[DEV])
+	for _, g := range s.Nodes[GPU] {
+		if g.Parent == nil {
+			n++
+		}
+	}
+	return n
+}
 
 // DeviceID is the local id of the PCI device: an MLOPart partition's
 // LocalID without its partition bits.
@@ -333,6 +383,10 @@ type GPUSpec struct {
 	// device and rank (a <gpu mlopart="0"> and a <gpu mlopart="1"> on the
 	// one PCI device, the NVML dev and links shared); 0 for a whole GPU.
 	MLOParts int
+	// Ranks is the number of ranks sharing the device (several ranks on
+	// one GPU, NCCL_MULTI_RANK_GPU_ENABLE=1): that many <gpu> elements on
+	// its <pci>, ranks in order; 0 or 1 for one rank. Not with MLOParts.
+	Ranks int
 	// BusID is the GPU's PCI address ("0000:00:06.0"); "" picks one. It
 	// shows in NCCL's log as the GPU's id (GPU/0-60) and orders nothing.
 	BusID string

@@ -1,0 +1,81 @@
+package topo
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// multirankDir holds the captures of two ranks on one H200 under
+// NCCL_MULTI_RANK_GPU_ENABLE=1 (hw/testdata/device/README.md).
+const multirankDir = "../../hw/testdata/device/multirank"
+
+// rankStart is rank r's "Init START" line: its host:pid:tid prefix.
+var rankStart = regexp.MustCompile(`(?m)^([^ ]+) \[\d+\] NCCL INFO \[Rank 0\] \w+ comm .* Init START$`)
+
+// TestMultiRankCaptured: the captured topology of two ranks on one H200
+// (NCCL_TOPO_DUMP_FILE: one <pci> holding two <gpu>), built with each
+// captured release's rules, prints rank 0's "=== System" block (the DEV
+// node, its two GPUs joined by LOC links, the GPU-DEV-GPU paths), its
+// [GRAPH] blocks and the channel summary as NCCL printed them, and writes
+// its graph.xml byte for byte: maxBw 0 (the one DEV has no path to
+// another DEV), totalBw the DEV's PCI link, 32 ring channels at LOC.
+// Ref: v2.30.3-1 src/graph/topo.cc ncclTopoAddPci; src/graph/paths.cc
+// ncclTopoSetPaths; src/graph/search.cc ncclTopoSearchInit,
+// ncclTopoCompute; v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub
+func TestMultiRankCaptured(t *testing.T) {
+	for _, release := range []string{"2.30.3", "2.30.4", "2.30.7"} {
+		t.Run(release, func(t *testing.T) {
+			dir := filepath.Join(multirankDir, release, "plain")
+			data, err := os.ReadFile(filepath.Join(dir, "topo.xml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := ParseTopologyXML("topo.xml", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 2.30.4 changes no topology rule
+			p, ok := chainParams(strings.Replace(release, "2.30.4", "2.30.3", 1))
+			if !ok {
+				t.Fatalf("no release %s", release)
+			}
+			p.Release = mustVersion(t, release)
+			s, err := BuildSystem("topo.xml", x, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Nodes[GPU]) != 2 || len(s.Nodes[DEV]) != 1 || s.deviceCount() != 1 {
+				t.Fatalf("%d GPU and %d DEV nodes: want two ranks on one DEV", len(s.Nodes[GPU]), len(s.Nodes[DEV]))
+			}
+			logData, err := os.ReadFile(filepath.Join(dir, "nccl.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := rankStart.FindSubmatch(logData)
+			if m == nil {
+				t.Fatal("no [Rank 0] Init START line")
+			}
+			// both ranks print from one process on CUDA device 0: rank 0's
+			// thread only
+			prefix := string(m[1]) + " [0] NCCL INFO "
+			var want []string
+			for _, line := range strings.Split(string(logData), "\n") {
+				if text, ok := strings.CutPrefix(line, prefix); ok && (topologyLine.MatchString(text) || strings.HasPrefix(text, "DEV/")) {
+					want = append(want, text)
+				}
+			}
+			// the capture's other variables are the log's, the safety ones
+			// and G-DEV-DUP-1's, none read by the topology stage
+			env := map[string]string{}
+			for k, v := range capturedEnv(t, dir) {
+				if k == "NCCL_NVLS_ENABLE" || k == "NCCL_MAX_NCHANNELS" || k == "NCCL_MIN_NCHANNELS" {
+					env[k] = v
+				}
+			}
+			checkCapturedLines(t, dir, s, p, capturedOptions(t, env), want)
+		})
+	}
+}
