@@ -252,6 +252,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			if ch.Kernel != "" || ch.Err != nil {
 				facts = nil
 			}
+			if ch.Kernel != "" && c.Model.HierCENoRMACtx() && (all[i].Op.Func == AllGather || all[i].Op.Func == AllToAll) {
+				// no RMA context took the hierarchical copy engines away
+				why += " (no hierarchical CE: config.numRmaCtx is 0)"
+				facts = []Fact{c.setting("NCCL_NUM_RMA_CTX")}
+			}
 			d.Undecided = ""
 			v := Verdict{Outcome: Pass, Why: why, Facts: facts}
 			if ch.Err != nil {

@@ -197,6 +197,9 @@ type rmaRun struct {
 	op   GroupOp
 	// lsa says whether a peer is in rank 0's LSA team.
 	lsa func(peer int) bool
+	// numCtx is where config.numRmaCtx came from (the config field or
+	// NCCL_NUM_RMA_CTX), cited when its 0 refuses the call.
+	numCtx Fact
 }
 
 const rmaDoc = `From 2.29.2 ncclPutSignal, ncclSignal and ncclWaitSignal are one-sided calls. rmaTaskAppend refuses one with ncclInvalidArgument (its WARN) when the communicator lacks symmetric support ("symmetric registration is not supported"), or spans several nodes without the RMA proxy (comm->rmaProxySupport: the net plugin's RMA object, NCCL_CROSS_NIC not 0, no fused NIC); when ctx, the signal index or flags are not 0; a put whose peer window is NULL or whose source is not in a symmetric window (NCCL_WIN_COLL_SYMMETRIC); a wait without descriptors or with one whose opCnt is not positive or whose sigIdx or ctx is not 0. A put is split into 1 GiB tasks, the signal on the last. The RMA tasks are planned before every other plan of the group: consecutive puts and signals share one plan, each wait has its own; a task to a peer of the caller's LSA team (one node, or the NVL domain) runs on the copy engines, any other through the RMA proxy; a wait splits its descriptors the same way.`
@@ -222,9 +225,9 @@ func rmaRule(ref Ref, form rmaForm, doc string) *Rule {
 }
 
 // refuse fails the call with NCCL's WARN.
-func (r *rmaRun) refuse(g *groupRun, res Result, warn string) {
+func (r *rmaRun) refuse(g *groupRun, res Result, warn string, facts ...Fact) {
 	g.dec.Err = &NCCLError{Result: res, Message: warn, Call: "nccl" + r.call.Kind.String()}
-	g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("rmaTaskAppend refuses nccl%s: %s", r.call.Kind, res), Log: []string{warn}})
+	g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("rmaTaskAppend refuses nccl%s: %s", r.call.Kind, res), Facts: facts, Log: []string{warn}})
 }
 
 // decide runs rmaTaskAppend's checks in its order, then lays out the
@@ -247,7 +250,11 @@ func (r *rmaRun) decide(g *groupRun, form rmaForm) {
 		}
 	default:
 		if !in.HostRMASupport(r.t.HostRMANumCtx) {
-			r.refuse(g, InvalidArgument, "One sided RMA: host RMA is not supported in this communicator.")
+			var facts []Fact
+			if in.HostRMASupport(false) {
+				facts = []Fact{r.numCtx} // no RMA context alone
+			}
+			r.refuse(g, InvalidArgument, "One sided RMA: host RMA is not supported in this communicator.", facts...)
 			return
 		}
 		if form == rmaDriver && in.CUDADriver < 12050 {
@@ -413,7 +420,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 		}
 		d.DecidedBy = rule.ID
 		gr := &groupRun{i: i, n: len(all), op: g, dec: d,
-			rma: &rmaRun{in: &c.Model.In, t: c.Model.Tuning, call: g.RMA, op: g, lsa: c.rmaLSA}}
+			rma: &rmaRun{in: &c.Model.In, t: c.Model.Tuning, call: g.RMA, op: g, lsa: c.rmaLSA, numCtx: c.setting("NCCL_NUM_RMA_CTX")}}
 		rule.group(gr)
 		if d.RMA != nil {
 			// consecutive puts and signals share a plan; a wait has its own
