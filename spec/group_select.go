@@ -33,6 +33,8 @@ type groupRun struct {
 	// winHostElastic NCCL_ELASTIC_BUFFER_REGISTER for G-WIN-HOST-1.
 	rma            *rmaRun
 	winHostElastic *int64
+	// devComm is a device communicator call's (G-DEVCOMM-1).
+	devComm *devCommRun
 }
 
 func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
@@ -424,7 +426,7 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 			idx := byComm[n]
 			ops := make([]GroupOp, len(idx))
 			for k, i := range idx {
-				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc}
+				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, DevComm: calls[i].DevComm, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc}
 			}
 			g, err := c.SelectGroup(ops, Launch{Mode: launch.Mode})
 			if err != nil {

@@ -87,6 +87,9 @@ type GroupOp struct {
 	// RMA makes a SendRecv one one-sided call (2.29.2+): its Op the bytes
 	// of a put, 0 for a signal or a wait.
 	RMA *RMACall `json:"rma,omitempty"`
+	// DevComm makes the operation an ncclDevCommCreate with these
+	// requirements (2.28.3+; its Op a SendRecv of no bytes).
+	DevComm *DevCommReqs `json:"devComm,omitempty"`
 }
 
 // P2PCall is one ncclSend or ncclRecv stated by its caller: the direction

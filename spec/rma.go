@@ -350,10 +350,11 @@ func (c *Comm) rmaLSA(peer int) bool {
 	return peer < in.LocalRanks
 }
 
-// hasRMA says whether a group holds a one-sided call.
+// hasRMA says whether a group holds a one-sided call or a device
+// communicator call (decided apart from the kernel plans).
 func hasRMA(all []GroupOp) bool {
 	for i := range all {
-		if all[i].RMA != nil {
+		if all[i].RMA != nil || all[i].DevComm != nil {
 			return true
 		}
 	}
@@ -362,8 +363,20 @@ func hasRMA(all []GroupOp) bool {
 
 // selectRMA decides a group with one-sided calls: each call by G-RMA-OP-1
 // in call order, the others as a group of their own (NCCL plans the RMA
-// tasks apart, before them). A call's error fails ncclGroupEnd.
+// tasks apart, before them). A call's error fails ncclGroupEnd. A device
+// communicator call (G-DEVCOMM-1) is decided there too: it plans no task.
 func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
+	for i, g := range all {
+		if g.DevComm == nil {
+			continue
+		}
+		if g.RMA != nil {
+			return nil, fmt.Errorf("group op %d: one call is either one-sided or ncclDevCommCreate", i)
+		}
+		if err := c.devCommCheck(i, g.DevComm); err != nil {
+			return nil, err
+		}
+	}
 	rule, ok := c.rs.rules["G-RMA-OP-1"]
 	if !ok {
 		for _, g := range all {
@@ -383,7 +396,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 	var rest []GroupOp
 	var at []int
 	for i, g := range all {
-		if g.RMA == nil {
+		if g.RMA == nil && g.DevComm == nil {
 			rest, at = append(rest, g), append(at, i)
 		}
 	}
@@ -406,7 +419,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 	}
 	plan, lastPutOrSignal := -1, false
 	for i, g := range all {
-		if g.RMA == nil {
+		if g.RMA == nil && g.DevComm == nil {
 			continue
 		}
 		d := &Decision{Release: c.rs.Version, Op: g.Op, Algo: AlgoNone, Proto: ProtoNone, Err: c.Err,
@@ -416,6 +429,20 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 			out.Choices[i] = tuning.OpChoice{Op: g.Op, Index: i, Algo: AlgoNone, Proto: ProtoNone, Plan: -1}
 		}
 		if c.Err != nil || c.Model == nil {
+			continue
+		}
+		if g.DevComm != nil {
+			dr := c.rs.rules["G-DEVCOMM-1"]
+			d.DecidedBy = dr.ID
+			gr := &groupRun{i: i, n: len(all), op: g, dec: d}
+			c.selectDevComm(dr, gr)
+			for _, v := range gr.out {
+				v.Rule, v.Layer, v.Ref, v.Scope = dr.ID, dr.Layer, &dr.Ref, "op"
+				out.Traces[i] = append(out.Traces[i], v)
+			}
+			if d.Err != nil && out.Err == nil {
+				out.Err = d.Err
+			}
 			continue
 		}
 		d.DecidedBy = rule.ID

@@ -151,6 +151,9 @@ type Consts struct {
 	// 0 not at all (up to 2.29.1), 1 ginSupport (2.29.2–2.29.3), 2
 	// globalGinSupport (2.29.7+).
 	GinInternal, GinSymSupport int
+	// DevCommForm is what ncclDevCommCreate reads and checks (devComm283
+	// ... devComm307; 0 before 2.28.3, which has no device API).
+	DevCommForm devCommForm
 	// MaxChannels is MAXCHANNELS.
 	MaxChannels int
 	// NVLSChannelsSM90, NVLSChannelsSM100 (single node / NVL) and
