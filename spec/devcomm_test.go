@@ -89,3 +89,76 @@ func TestDevCommCreate(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowSegments: a window over several cuMem segments (G-WIN-SEG-1)
+// per release: refused by ncclCommWindowRegister at 2.29.2–2.29.7 (no
+// window without symmetric support), registered from 2.30.3 with the
+// decision of a one-segment window, and refused by ncclPutSignal (2.29.x:
+// no window; 2.30.3+: its own WARN).
+// Ref: v2.29.2-1 src/dev_runtime.cc ncclCommWindowRegister,
+// ncclDevrWindowRegisterInGroup; v2.30.3-1 the same, symMemoryObtain;
+// src/enqueue.cc rmaTaskAppend
+func TestWindowSegments(t *testing.T) {
+	ag := Op{Func: AllGather, Count: 16 << 20, DataType: Float32, RedOp: Sum}
+	put := Op{Func: SendRecv, Count: 4096, DataType: Int8}
+	cases := []struct {
+		name string
+		v    Version
+		env  Env
+		op   GroupOp
+		want string // "input: ", the error's message, or "same" (decided as on a one-segment window, by G-WIN-SEG-1's pass)
+	}{
+		{"not modelled before 2.29.2", V2_28_9, nil, GroupOp{Op: ag, Buffers: BuffersWindow, Alloc: AllocCuMemSegments}, "input: group op 0: a window over several cuMem segments"},
+		{"refused at 2.29.2", V2_29_2, nil, GroupOp{Op: ag, Buffers: BuffersWindow, Alloc: AllocCuMemSegments}, winSegWarn},
+		{"refused at 2.29.7", V2_29_7, nil, GroupOp{Op: ag, Buffers: BuffersWindow, Alloc: AllocCuMemSegments}, winSegWarn},
+		{"no symmetric support: no window (2.29.7)", V2_29_7, Env{"NCCL_WIN_ENABLE": "0"}, GroupOp{Op: ag, Buffers: BuffersWindow, Alloc: AllocCuMemSegments}, "same"},
+		{"registered at 2.30.3", V2_30_3, nil, GroupOp{Op: ag, Buffers: BuffersWindow, Alloc: AllocCuMemSegments}, "same"},
+		{"put finds no window (2.29.2)", V2_29_2, nil, GroupOp{Op: put, Buffers: BuffersWindow, Alloc: AllocCuMemSegments, RMA: &RMACall{Kind: RMAPutSignal, Peers: []int{1}}}, "ncclPutSignal: srcWinHost is not in a valid symmetric window"},
+		{"put refused (2.30.3)", V2_30_3, nil, GroupOp{Op: put, Buffers: BuffersWindow, Alloc: AllocCuMemSegments, RMA: &RMACall{Kind: RMAPutSignal, Peers: []int{1}}}, "ncclPutSignal currently does not support VAs backed by multiple physical cuMem segments"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := tc.env
+			if env == nil {
+				env = Env{}
+			}
+			c, err := initConfig(t, tc.v, "h200x2", 1, false, "", env)
+			if err != nil || c.Err != nil {
+				t.Fatal(err, c.Err)
+			}
+			g, err := c.SelectGroup([]GroupOp{tc.op}, Launch{})
+			if strings.HasPrefix(tc.want, "input: ") {
+				if err == nil || !strings.HasPrefix("input: "+err.Error(), tc.want) {
+					t.Fatalf("got %v, want %q…", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := g.Ops[0]
+			if tc.want != "same" {
+				if d.Err == nil || !strings.HasPrefix(d.Err.Message, tc.want) {
+					t.Fatalf("got %v, want %q", d.Err, tc.want)
+				}
+				return
+			}
+			one := tc.op
+			one.Alloc = AllocCuMem
+			g1, err := c.SelectGroup([]GroupOp{one}, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d1 := g1.Ops[0]
+			if d.Err != nil || d.Algo != d1.Algo || d.Proto != d1.Proto || d.Kernel != d1.Kernel || d.NChannels != d1.NChannels {
+				t.Errorf("segments: %v %s/%s %q ch %d; one segment: %s/%s %q ch %d", d.Err, d.Algo, d.Proto, d.Kernel, d.NChannels, d1.Algo, d1.Proto, d1.Kernel, d1.NChannels)
+			}
+			if v, ok := g.Traces[0].Find("G-WIN-SEG-1"); !ok || v.Outcome != Pass {
+				t.Errorf("G-WIN-SEG-1 verdict %v, %v: want pass", v, ok)
+			}
+		})
+	}
+	if _, _, err := ParseBuffersAlloc("user", "cumem-segments"); err == nil {
+		t.Error("memory of several segments outside a window is accepted")
+	}
+}

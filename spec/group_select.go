@@ -35,6 +35,10 @@ type groupRun struct {
 	winHostElastic *int64
 	// devComm is a device communicator call's (G-DEVCOMM-1).
 	devComm *devCommRun
+	// winSegForm is Consts.WinSegments and winSegSym symmetric support,
+	// for G-WIN-SEG-1.
+	winSegForm int
+	winSegSym  bool
 }
 
 func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
@@ -173,6 +177,9 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	if err := c.checkHostWindows(all, launch); err != nil {
 		return nil, err
 	}
+	if err := c.checkSegmentWindows(all); err != nil {
+		return nil, err
+	}
 	out := &GroupDecision{Launch: launch, Ops: make([]*Decision, len(all)), Traces: make([]Trace, len(all))}
 	for i, g := range all {
 		d, opTr, err := c.SelectOp(g.Op, true) // one recording walk: the group reads every trace
@@ -211,6 +218,12 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		ch, d := &gc.Ops[i], out.Ops[i]
 		if d.Err != nil || d.Discarded || ch.Discarded || ch.OneRank || ch.P2P {
 			continue
+		}
+		if all[i].Alloc == AllocCuMemSegments {
+			// the window's registration comes before the collective
+			if out.Traces[i] = c.segmentWindow(all[i], d, out.Traces[i]); d.Err != nil {
+				continue
+			}
 		}
 		d.Plan = ch.Plan
 		if ch.SidePath != "" {

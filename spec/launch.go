@@ -174,7 +174,10 @@ type Issue struct {
 // (ncclCommWindowRegister) are ncclMemAlloc'ed cuMem memory.
 func checkAlloc(b Buffers, a Alloc) error {
 	if a < 0 || a >= NumAllocs {
-		return fmt.Errorf("alloc %d: expected cumem, cudamalloc or cumem-host", int(a))
+		return fmt.Errorf("alloc %d: expected cumem, cudamalloc, cumem-host or cumem-segments", int(a))
+	}
+	if b != BuffersWindow && a == AllocCuMemSegments {
+		return fmt.Errorf("alloc %s with %s buffers: memory of several cuMem segments is modelled in windows only; expected buffers window", a, b)
 	}
 	if b == BuffersWindow && a == AllocCudaMalloc {
 		return fmt.Errorf("alloc %s with window buffers: a window is cuMem memory; expected alloc cumem or cumem-host", a)

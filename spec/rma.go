@@ -200,13 +200,16 @@ type rmaRun struct {
 	// numCtx is where config.numRmaCtx came from (the config field or
 	// NCCL_NUM_RMA_CTX), cited when its 0 refuses the call.
 	numCtx Fact
+	// segForm is Consts.WinSegments: what became of a window over several
+	// cuMem segments (G-WIN-SEG-1).
+	segForm int
 }
 
 const rmaDoc = `From 2.29.2 ncclPutSignal, ncclSignal and ncclWaitSignal are one-sided calls. rmaTaskAppend refuses one with ncclInvalidArgument (its WARN) when the communicator lacks symmetric support ("symmetric registration is not supported"), or spans several nodes without the RMA proxy (comm->rmaProxySupport: the net plugin's RMA object, NCCL_CROSS_NIC not 0, no fused NIC); when ctx, the signal index or flags are not 0; a put whose peer window is NULL or whose source is not in a symmetric window (NCCL_WIN_COLL_SYMMETRIC); a wait without descriptors or with one whose opCnt is not positive or whose sigIdx or ctx is not 0. A put is split into 1 GiB tasks, the signal on the last. The RMA tasks are planned before every other plan of the group: consecutive puts and signals share one plan, each wait has its own; a task to a peer of the caller's LSA team (one node, or the NVL domain) runs on the copy engines, any other through the RMA proxy; a wait splits its descriptors the same way.`
 
 const rmaDoc297 = rmaDoc + ` From 2.29.7 the communicator test is comm->hostRmaSupport: symmetric support, and one LSA team or the RMA proxy on every rank (globalRmaProxySupport: an RMA plugin, cross-NIC, no fused NIC, cuMem GPUDirect RDMA) ("host RMA is not supported").`
 
-const rmaDoc303 = rmaDoc297 + ` From 2.30.3 a CUDA driver below 12.5 is ncclInvalidUsage ("One-sided RMA requires CUDA driver 12.5 or later"), and a put from or into a window with host-memory segments is refused; from 2.30.7 hostRmaSupport also needs config.numRmaCtx > 0 (NCCL_NUM_RMA_CTX).`
+const rmaDoc303 = rmaDoc297 + ` From 2.30.3 a CUDA driver below 12.5 is ncclInvalidUsage ("One-sided RMA requires CUDA driver 12.5 or later"), and a put from or into a window with host-memory segments or of several cuMem segments is refused (2.29.2–2.29.7 make no window over several segments, G-WIN-SEG-1, so the put finds no symmetric window); from 2.30.7 hostRmaSupport also needs config.numRmaCtx > 0 (NCCL_NUM_RMA_CTX).`
 
 // rmaRule is G-RMA-OP-1 in one of its forms.
 func rmaRule(ref Ref, form rmaForm, doc string) *Rule {
@@ -219,6 +222,7 @@ func rmaRule(ref Ref, form rmaForm, doc string) *Rule {
 			"One-sided RMA requires CUDA driver 12.5 or later (found %d.%d).",
 			"ncclPutSignal: peerWin is NULL", "ncclPutSignal: srcWinHost is not in a valid symmetric window",
 			"ncclPutSignal currently does not support VAs with host-backed cuMem segments",
+			"ncclPutSignal currently does not support VAs backed by multiple physical cuMem segments",
 			"ncclWaitSignal: descriptor %d has invalid opCnt %d"},
 		group: func(g *groupRun) { g.rma.decide(g, form) },
 	}
@@ -279,8 +283,12 @@ func (r *rmaRun) decide(g *groupRun, form rmaForm) {
 		case call.NoPeerWin:
 			r.refuse(g, InvalidArgument, "ncclPutSignal: peerWin is NULL")
 			return
-		case r.op.Buffers != BuffersWindow:
+		case r.op.Buffers != BuffersWindow || r.op.Alloc == AllocCuMemSegments && r.segForm == 1:
+			// 2.29.2–2.29.7 made no window over several segments
 			r.refuse(g, InvalidArgument, "ncclPutSignal: srcWinHost is not in a valid symmetric window")
+			return
+		case form == rmaDriver && r.op.Alloc == AllocCuMemSegments:
+			r.refuse(g, InvalidArgument, "ncclPutSignal currently does not support VAs backed by multiple physical cuMem segments")
 			return
 		case form == rmaDriver && r.op.Alloc == AllocCuMemHost:
 			r.refuse(g, InvalidArgument, "ncclPutSignal currently does not support VAs with host-backed cuMem segments")
@@ -447,7 +455,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 		}
 		d.DecidedBy = rule.ID
 		gr := &groupRun{i: i, n: len(all), op: g, dec: d,
-			rma: &rmaRun{in: &c.Model.In, t: c.Model.Tuning, call: g.RMA, op: g, lsa: c.rmaLSA, numCtx: c.setting("NCCL_NUM_RMA_CTX")}}
+			rma: &rmaRun{in: &c.Model.In, t: c.Model.Tuning, call: g.RMA, op: g, lsa: c.rmaLSA, numCtx: c.setting("NCCL_NUM_RMA_CTX"), segForm: c.rs.Consts.WinSegments}}
 		rule.group(gr)
 		if d.RMA != nil {
 			// consecutive puts and signals share a plan; a wait has its own
