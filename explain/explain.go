@@ -296,6 +296,8 @@ func DecisionLine(d *spec.Decision) string {
 		return "hierarchical copy-engine collective: CE inside each LSA team, the RMA proxy between teams (no cost table, no channel)"
 	case d.RMA != nil:
 		return d.RMA.String()
+	case d.DevComm != nil:
+		return "device communicator (ncclDevCommCreate; no kernel): " + d.DevComm.Cell()
 	case d.Kernel != "":
 		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d, at most %s per block (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, spec.FormatBytes(d.CTABytes), d.TimeUs)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
@@ -665,6 +667,8 @@ func DecisionCell(d *spec.Decision) string {
 		return fmt.Sprintf("p2p plan %d: %s", d.Plan, spec.FormatP2PTasks(d.P2P.Tasks, 2))
 	case d.RMA != nil:
 		return d.RMA.Cell()
+	case d.DevComm != nil:
+		return d.DevComm.Cell()
 	case d.Kernel == "copy-engine" || d.Kernel == "hierarchical-ce":
 		return d.Kernel
 	case d.Kernel != "":

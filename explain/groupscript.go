@@ -47,6 +47,9 @@ func WriteGroupScript(w io.Writer, res []spec.CallResult, tr spec.Trace, dec map
 			if p := r.Call.P2P; p != nil {
 				what = fmt.Sprintf("%s %s %s peer=%d", p.Dir(), r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()), p.Peer)
 			}
+			if r.Call.DevComm != nil {
+				what = "DevCommCreate " + r.Call.Comm
+			}
 			if m := r.Call.RMA; m != nil {
 				what = fmt.Sprintf("%s %s %s peer=%s", m.Kind, r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()), strings.Trim(strings.Join(strings.Fields(fmt.Sprint(m.Peers)), ","), "[]"))
 			}

@@ -214,7 +214,7 @@ func runScenarioOn(t *testing.T, d *datadriven.TestData, sys *spec.System) strin
 			d.Fatalf(t, "%v", err)
 		}
 		c := calls[0]
-		call = &spec.GroupOp{Op: *c.Op, P2P: c.P2P, RMA: c.RMA, Buffers: c.Buffers, Alloc: c.Alloc}
+		call = &spec.GroupOp{Op: *c.Op, P2P: c.P2P, RMA: c.RMA, DevComm: c.DevComm, Buffers: c.Buffers, Alloc: c.Alloc}
 	}
 	outs := make([]string, len(releases))
 	traces := make([]spec.Trace, len(releases))
@@ -518,6 +518,8 @@ func decisionText(d *spec.Decision) string {
 		return "hierarchical copy-engine collective (CE + RMA proxy), no kernel [" + by + "]"
 	case d.RMA != nil:
 		return d.RMA.Cell() + " [" + by + "]"
+	case d.DevComm != nil:
+		return d.DevComm.Cell() + " [" + by + "]"
 	case d.Kernel != "":
 		return fmt.Sprintf("kernel %s, %d channels %d..%d, %d threads [%s]", d.Kernel, d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, by)
 	case d.Algo != spec.AlgoNone:

@@ -85,15 +85,21 @@ const (
 	// (CU_MEM_LOCATION_TYPE_HOST_NUMA), which ncclCommWindowRegister
 	// takes into a window from 2.30.3; only windows are modelled on it.
 	AllocCuMemHost
+	// AllocCuMemSegments: cuMem device memory whose virtual range is
+	// mapped from several physical allocations (cuMemMap of segments side
+	// by side), which ncclCommWindowRegister refuses at 2.29.2–2.29.7 and
+	// takes from 2.30.3; only windows are modelled on it.
+	AllocCuMemSegments
 	// NumAllocs is the number of kinds of allocation (for range checks).
 	NumAllocs
 )
 
-var allocNames = [NumAllocs]string{"cumem", "cudamalloc", "cumem-host"}
+var allocNames = [NumAllocs]string{"cumem", "cudamalloc", "cumem-host", "cumem-segments"}
 
 func (a Alloc) String() string { return enumName("Alloc", a, allocNames[:]) }
 
-// ParseAlloc reads "cumem", "cudamalloc" or "cumem-host".
+// ParseAlloc reads "cumem", "cudamalloc", "cumem-host" or
+// "cumem-segments".
 func ParseAlloc(s string) (Alloc, error) { return parseEnum[Alloc]("alloc", s, allocNames[:]) }
 
 // MarshalText writes the name.

@@ -220,6 +220,13 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 			b = append(b, r...)
 		}
 	}
+	if o.DevComm != nil {
+		// rare (device communicator calls): the library's encoding
+		if r, err := json.Marshal(o.DevComm); err == nil {
+			b = append(b, `,"dev_comm":`...)
+			b = append(b, r...)
+		}
+	}
 	if o.DecidedBy != "" {
 		b = append(b, `,"decided_by":`...)
 		b = appendString(b, o.DecidedBy)

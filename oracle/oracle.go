@@ -115,6 +115,10 @@ type OpRequest struct {
 	SigIdx    int    `json:"sig_idx,omitempty"`
 	Flags     uint32 `json:"flags,omitempty"`
 	NoPeerWin bool   `json:"no_peer_win,omitempty"`
+	// DevComm: coll "devCommCreate" (2.28.3+) makes a device communicator
+	// with these ncclDevCommRequirements_t fields, by NCCL's names
+	// ("ginContextCount"; absent: NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER).
+	DevComm *spec.DevCommReqs `json:"dev_comm,omitempty"`
 }
 
 // OpAnswer is one operation's decision in a group, in call order.
@@ -170,8 +174,11 @@ type OpAnswer struct {
 	// to its peers on the copy engines ("CE") or the RMA proxy ("proxy"),
 	// and its RMA plan (the group's RMA plans launch before the kernel
 	// plans plan counts).
-	RMA       *spec.RMAPath `json:"rma,omitempty"`
-	DecidedBy string        `json:"decided_by,omitempty"`
+	RMA *spec.RMAPath `json:"rma,omitempty"`
+	// DevComm is the device communicator ncclDevCommCreate built: its GIN
+	// connection, connections and contexts (G-DEVCOMM-1, 2.28.3+).
+	DevComm   *spec.DevCommResult `json:"dev_comm,omitempty"`
+	DecidedBy string              `json:"decided_by,omitempty"`
 }
 
 // P2PTaskAnswer is one ncclSend or ncclRecv of rank 0: its peer,
@@ -755,9 +762,17 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 		if r == nil {
 			return nil, launch, false, invalid(req.ID, strings.TrimSuffix(at, "."), "missing: expected an op object")
 		}
+		devComm := strings.EqualFold(strings.TrimPrefix(strings.ToLower(r.Coll), "nccl"), "devcommcreate")
 		op, field, err := buildOp(r)
 		if kind, ok := spec.ParseRMAKind(r.Coll); ok {
 			op, field, err = buildRMA(r, kind)
+		} else if devComm {
+			op, field, err = spec.Op{Func: spec.SendRecv}, "", nil
+			if len(r.Bytes) > 0 || r.Count != nil || r.Peer != nil || r.Buffers != "" || r.Alloc != "" || r.InPlace {
+				field, err = "op.coll", fmt.Errorf("devCommCreate takes dev_comm only (no bytes, count, peer, buffers, alloc or inplace)")
+			}
+		} else if r.DevComm != nil {
+			field, err = "op.dev_comm", fmt.Errorf("dev_comm belongs to coll devCommCreate, not to %q", r.Coll)
 		}
 		if err != nil {
 			if prefix != "" {
@@ -766,6 +781,12 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 			return nil, launch, false, invalid(req.ID, field, "%v", err)
 		}
 		gops[i] = spec.GroupOp{Op: op, InPlace: r.InPlace}
+		if devComm {
+			gops[i].DevComm, plain = &spec.DevCommReqs{}, false
+			if r.DevComm != nil {
+				gops[i].DevComm = r.DevComm
+			}
+		}
 		if kind, ok := spec.ParseRMAKind(r.Coll); ok {
 			gops[i].RMA = &spec.RMACall{Kind: kind, Peers: r.Peers, Ctx: r.Ctx, SigIdx: r.SigIdx, Flags: r.Flags, NoPeerWin: r.NoPeerWin}
 			if r.Peer != nil {
@@ -861,7 +882,7 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 			a.Trace = append(a.Trace, traceEntry(v))
 		}
 	}
-	if g.Err != nil && !(len(gops) == 1 && gops[0].RMA != nil) { // the group's first failing bin fails ncclGroupEnd (a lone one-sided call fails itself)
+	if g.Err != nil && !(len(gops) == 1 && (gops[0].RMA != nil || gops[0].DevComm != nil)) { // the group's first failing bin fails ncclGroupEnd (a lone one-sided or device communicator call fails itself)
 		a.Status = "error"
 		a.Error = &AnswerError{Result: g.Err.Result.String(), Message: g.Err.Message, Call: "ncclGroupEnd"}
 	}
@@ -881,6 +902,9 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 		}
 		if i < len(gops) && gops[i].RMA != nil {
 			oa.Coll, oa.RMA = gops[i].RMA.Kind.String(), d.RMA
+		}
+		if i < len(gops) && gops[i].DevComm != nil {
+			oa.Coll, oa.DevComm = "DevCommCreate", d.DevComm
 		}
 		if i < len(gops) && gops[i].P2P != nil {
 			oa.Coll = "Send"

@@ -72,7 +72,10 @@ var configFields = []configField{
 		valid: func(rs *Ruleset, v int) bool { return v > 0 && v <= rs.Consts.MaxChannels }, want: "1..MAXCHANNELS", envWins: paramIn(1, maxInt)},
 	{name: "nvlinkCentricSched", env: "NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE", valid: within(0, 1), want: "0 or 1", envWins: paramIn(0, 1)},
 	{name: "graphUsageMode", env: "NCCL_GRAPH_MIXING_SUPPORT", valid: within(0, 2), want: "0, 1 or 2", envWins: paramIn(0, 1)},
-	{name: "numRmaCtx", env: "NCCL_NUM_RMA_CTX", valid: atLeast(0), want: ">= 0", envWins: func(rs *Ruleset, env Env, name string) bool {
+	// numRmaCtx: parseCommConfig takes what the variable may set, at least
+	// 1 up to 2.30.4 and 0 from 2.30.7; comm->hostRmaSupport reads it
+	// (2.30.7+), so a kept value stands for the variable
+	{name: "numRmaCtx", env: "NCCL_NUM_RMA_CTX", model: true, valid: func(rs *Ruleset, v int) bool { return v >= rs.Consts.ConfigRmaCtxEnvMin }, want: "> 0 (>= 0 from 2.30.7)", envWins: func(rs *Ruleset, env Env, name string) bool {
 		return paramIn(rs.Consts.ConfigRmaCtxEnvMin, maxInt)(rs, env, name)
 	}},
 	{name: "maxP2pPeers", env: "NCCL_P2P_MAX_PEERS", model: true, valid: atLeast(1), want: "> 0", envWins: paramIn(1, maxInt)},
@@ -412,7 +415,7 @@ func (rs *Ruleset) CheckConfig(c *Config) error {
 func configRule(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-ENV-CONFIG-1", Layer: LayerEnv, Title: "communicator config (ncclConfig_t)",
-		Doc: `ncclCommInitRankConfig's ncclConfig_t: parseCommConfig refuses a set field out of range with "Invalid config <field> attribute value" and ncclInvalidArgument (minCTAs and maxCTAs as "min/max channels": a set minCTAs above maxCTAs, NCCL_CONFIG_UNDEF_INT (INT_MIN) when unset, is refused too); then envConfigOverride lets a set variable override its field: NCCL_MIN_CTAS/NCCL_MAX_CTAS (only when positive from 2.25.1), NCCL_NET (set, even empty), NCCL_COLLNET_ENABLE, NCCL_CTA_POLICY, NCCL_NVLS_NCHANNELS, NCCL_NCHANNELS_PER_NET_PEER (positive), NCCL_P2P_MAX_PEERS (positive) and the rest of the fields' variables. A field the gates read (minCTAs, maxCTAs, netName, collnetEnable, CTAPolicy, nvlsCTAs, nChannelsPerNetPeer, maxP2pPeers) then stands for its variable, and the gates that read it cite the field ("config netName=Socket"), not the variable; the others are checked and reported only.`,
+		Doc: `ncclCommInitRankConfig's ncclConfig_t: parseCommConfig refuses a set field out of range with "Invalid config <field> attribute value" and ncclInvalidArgument (minCTAs and maxCTAs as "min/max channels": a set minCTAs above maxCTAs, NCCL_CONFIG_UNDEF_INT (INT_MIN) when unset, is refused too); then envConfigOverride lets a set variable override its field: NCCL_MIN_CTAS/NCCL_MAX_CTAS (only when positive from 2.25.1), NCCL_NET (set, even empty), NCCL_COLLNET_ENABLE, NCCL_CTA_POLICY, NCCL_NVLS_NCHANNELS, NCCL_NCHANNELS_PER_NET_PEER (positive), NCCL_P2P_MAX_PEERS (positive) and the rest of the fields' variables. numRmaCtx must be positive up to 2.30.4 and may be 0 from 2.30.7. A field the gates read (minCTAs, maxCTAs, netName, collnetEnable, CTAPolicy, nvlsCTAs, nChannelsPerNetPeer, numRmaCtx, maxP2pPeers) then stands for its variable, and the gates that read it cite the field ("config netName=Socket"), not the variable; the others are checked and reported only.`,
 		Ref: ref,
 		Logs: []string{"Invalid config %s attribute value %d", "Invalid config min/max channels attribute value %d/%d",
 			"Comm config %s set to %s", "Comm config %s reset to %s=%d", "Comm config graphUsageMode reset to %d by NCCL_GRAPH_MIXING_SUPPORT=%d",

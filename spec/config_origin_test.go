@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,20 +30,23 @@ func TestConfigOriginCited(t *testing.T) {
 		env   Env    // the same settings through their variables
 		op    GroupOp
 		rule  RuleID // the gate that reads the field and cites it
+		// common: variables every run sets (the base run included)
+		common Env
 	}
 	cases := []originCase{
-		{"minCTAs", V2_28_9, 1, false, "minCTAs=30,maxCTAs=30", "30", Env{"NCCL_MIN_CTAS": "30", "NCCL_MAX_CTAS": "30"}, GroupOp{Op: ar(64 << 20)}, "G-GRAPH-CHANNELS-1"},
-		{"maxCTAs", V2_28_9, 1, false, "maxCTAs=4", "4", Env{"NCCL_MAX_CTAS": "4"}, GroupOp{Op: ar(64 << 20)}, "G-GRAPH-CHANNELS-1"},
-		{"maxCTAs", V2_18_1, 1, false, "maxCTAs=4", "4", Env{"NCCL_MAX_CTAS": "4"}, GroupOp{Op: ar(64 << 20)}, "G-NVLS-CHAN-1"},
-		{"netName", V2_28_9, 2, false, "netName=Socket", "Socket", Env{"NCCL_NET": "Socket"}, GroupOp{Op: ar(64 << 20)}, "G-NET-SEL-1"},
-		{"netName", V2_30_7, 2, false, "netName=Socket", "Socket", Env{"NCCL_NET": "Socket"}, GroupOp{Op: ar(64 << 20)}, "G-NET-SEL-1"},
-		{"collnetEnable", V2_27_3, 2, true, "collnetEnable=1", "1", Env{"NCCL_COLLNET_ENABLE": "1"}, GroupOp{Op: ar(64 << 20)}, "G-COLLNET-ENV-1"},
-		{"collnetEnable", V2_28_9, 2, true, "collnetEnable=1", "1", Env{"NCCL_COLLNET_ENABLE": "1"}, GroupOp{Op: ar(64 << 20)}, "G-COLLNET-ENV-1"},
-		{"CTAPolicy", V2_30_7, 1, false, "CTAPolicy=1", "1", Env{"NCCL_CTA_POLICY": "1"}, GroupOp{Op: ag(64 << 20), Buffers: BuffersRegistered}, "G-SEL-CTAPOL-1"},
-		{"CTAPolicy", V2_28_9, 1, false, "CTAPolicy=2", "2", Env{"NCCL_CTA_POLICY": "2"}, GroupOp{Op: ag(64 << 20), Buffers: BuffersWindow}, "G-SEL-SIDE-1"},
-		{"nvlsCTAs", V2_28_9, 1, false, "nvlsCTAs=8", "8", Env{"NCCL_NVLS_NCHANNELS": "8"}, GroupOp{Op: ar(64 << 20)}, "G-NVLS-CHAN-1"},
-		{"nChannelsPerNetPeer", V2_30_7, 8, false, "nChannelsPerNetPeer=8", "8", Env{"NCCL_NCHANNELS_PER_NET_PEER": "8"}, GroupOp{Op: a2a}, "G-GRAPH-CHANNELS-1"},
-		{"maxP2pPeers", V2_30_7, 8, false, "maxP2pPeers=16", "16", Env{"NCCL_P2P_MAX_PEERS": "16"}, GroupOp{Op: a2a}, "G-GRAPH-CHANNELS-1"},
+		{"minCTAs", V2_28_9, 1, false, "minCTAs=30,maxCTAs=30", "30", Env{"NCCL_MIN_CTAS": "30", "NCCL_MAX_CTAS": "30"}, GroupOp{Op: ar(64 << 20)}, "G-GRAPH-CHANNELS-1", nil},
+		{"maxCTAs", V2_28_9, 1, false, "maxCTAs=4", "4", Env{"NCCL_MAX_CTAS": "4"}, GroupOp{Op: ar(64 << 20)}, "G-GRAPH-CHANNELS-1", nil},
+		{"maxCTAs", V2_18_1, 1, false, "maxCTAs=4", "4", Env{"NCCL_MAX_CTAS": "4"}, GroupOp{Op: ar(64 << 20)}, "G-NVLS-CHAN-1", nil},
+		{"netName", V2_28_9, 2, false, "netName=Socket", "Socket", Env{"NCCL_NET": "Socket"}, GroupOp{Op: ar(64 << 20)}, "G-NET-SEL-1", nil},
+		{"netName", V2_30_7, 2, false, "netName=Socket", "Socket", Env{"NCCL_NET": "Socket"}, GroupOp{Op: ar(64 << 20)}, "G-NET-SEL-1", nil},
+		{"collnetEnable", V2_27_3, 2, true, "collnetEnable=1", "1", Env{"NCCL_COLLNET_ENABLE": "1"}, GroupOp{Op: ar(64 << 20)}, "G-COLLNET-ENV-1", nil},
+		{"collnetEnable", V2_28_9, 2, true, "collnetEnable=1", "1", Env{"NCCL_COLLNET_ENABLE": "1"}, GroupOp{Op: ar(64 << 20)}, "G-COLLNET-ENV-1", nil},
+		{"CTAPolicy", V2_30_7, 1, false, "CTAPolicy=1", "1", Env{"NCCL_CTA_POLICY": "1"}, GroupOp{Op: ag(64 << 20), Buffers: BuffersRegistered}, "G-SEL-CTAPOL-1", nil},
+		{"CTAPolicy", V2_28_9, 1, false, "CTAPolicy=2", "2", Env{"NCCL_CTA_POLICY": "2"}, GroupOp{Op: ag(64 << 20), Buffers: BuffersWindow}, "G-SEL-SIDE-1", nil},
+		{"nvlsCTAs", V2_28_9, 1, false, "nvlsCTAs=8", "8", Env{"NCCL_NVLS_NCHANNELS": "8"}, GroupOp{Op: ar(64 << 20)}, "G-NVLS-CHAN-1", nil},
+		{"nChannelsPerNetPeer", V2_30_7, 8, false, "nChannelsPerNetPeer=8", "8", Env{"NCCL_NCHANNELS_PER_NET_PEER": "8"}, GroupOp{Op: a2a}, "G-GRAPH-CHANNELS-1", nil},
+		{"maxP2pPeers", V2_30_7, 8, false, "maxP2pPeers=16", "16", Env{"NCCL_P2P_MAX_PEERS": "16"}, GroupOp{Op: a2a}, "G-GRAPH-CHANNELS-1", nil},
+		{"numRmaCtx", V2_30_7, 2, false, "numRmaCtx=0", "0", Env{"NCCL_NUM_RMA_CTX": "0"}, GroupOp{Op: ag(64 << 20), Buffers: BuffersWindow}, "G-SEL-SIDE-1", Env{"NCCL_CTA_POLICY": "2"}},
 	}
 	// every field the gates read has a row
 	for _, f := range configFields {
@@ -80,9 +84,15 @@ func TestConfigOriginCited(t *testing.T) {
 	for _, tc := range cases {
 		f, _ := fieldOf(tc.field)
 		t.Run(tc.v.String()+" "+tc.cfg, func(t *testing.T) {
-			cb, gb, _ := build(t, tc.v, tc.nodes, tc.sharp, "", nil, tc.op)
-			cc, gc, trc := build(t, tc.v, tc.nodes, tc.sharp, tc.cfg, nil, tc.op)
-			ce, ge, tre := build(t, tc.v, tc.nodes, tc.sharp, "", tc.env, tc.op)
+			with := func(e Env) Env {
+				out := Env{}
+				maps.Copy(out, tc.common)
+				maps.Copy(out, e)
+				return out
+			}
+			cb, gb, _ := build(t, tc.v, tc.nodes, tc.sharp, "", with(nil), tc.op)
+			cc, gc, trc := build(t, tc.v, tc.nodes, tc.sharp, tc.cfg, with(nil), tc.op)
+			ce, ge, tre := build(t, tc.v, tc.nodes, tc.sharp, "", with(tc.env), tc.op)
 			base, fromCfg, fromEnv := shape(cb, gb), shape(cc, gc), shape(ce, ge)
 			if base == fromCfg {
 				t.Errorf("config %s changes nothing: %s", tc.cfg, base)

@@ -93,6 +93,9 @@ type Decision struct {
 	// copy engines or RMA proxy, and its RMA plan; Kernel then names it
 	// ("rma-ce", "rma-proxy", "rma-ce+proxy").
 	RMA *RMAPath `json:"rma,omitempty"`
+	// DevComm is the device communicator ncclDevCommCreate built
+	// (G-DEVCOMM-1, 2.28.3+), nil for any other call or on its error.
+	DevComm *DevCommResult `json:"devComm,omitempty"`
 	// SymChannels is the nchannels the kernel's [Symmetric] line prints:
 	// 2.28.3+ the channels its plan's cells fill, which can be fewer than
 	// NChannels; 2.27 NChannels.

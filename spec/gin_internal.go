@@ -319,6 +319,9 @@ type GINState struct {
 	// RMAProxy: the RMA proxy serves the one-sided calls across nodes
 	// (rmaProxySupport, globalRmaProxySupport).
 	RMAProxy bool `json:"rmaProxy,omitempty"`
+	// ABI is an external GIN plugin's version (ncclGinPlugin_vN); 0 for
+	// the internal GIN, the release's newest.
+	ABI int `json:"abi,omitempty"`
 }
 
 // GIN is the communicator's GIN state.
@@ -337,6 +340,9 @@ func (c *Comm) GIN() GINState { return c.gin }
 func (r *initRun) ginState() GINState {
 	s0 := r.nodes[0]
 	g := GINState{Type: s0.ginType, Name: s0.ginName, RMA: s0.rmaName}
+	if s0.ginLib != nil && s0.ginName == ginName(s0.ginLib) {
+		g.ABI = s0.ginABI
+	}
 	form := r.rs.Consts.GinSymSupport
 	if form == 0 {
 		g.Why = "the release's symmetric memory does not read GIN"

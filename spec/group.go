@@ -49,9 +49,11 @@ type Call struct {
 	// RMA is a one-sided call (putSignal, signal, waitSignal; its Op a
 	// SendRecv of the put's bytes); Buffers and Alloc the operation's
 	// buffers (buffers=, alloc=).
-	RMA     *RMACall `json:"rma,omitempty"`
-	Buffers Buffers  `json:"buffers,omitempty"`
-	Alloc   Alloc    `json:"alloc,omitempty"`
+	RMA *RMACall `json:"rma,omitempty"`
+	// DevComm is an ncclDevCommCreate's requirements (devCommCreate).
+	DevComm *DevCommReqs `json:"devComm,omitempty"`
+	Buffers Buffers      `json:"buffers,omitempty"`
+	Alloc   Alloc        `json:"alloc,omitempty"`
 	// Line is the source line of the call in a script (for messages).
 	Line int `json:"line,omitempty"`
 }
@@ -336,6 +338,8 @@ func uniq(s []string) []string {
 //	putSignal COMM SIZE [DTYPE] peer=N [nopeerwin] [ctx=N] [sigidx=N] [flags=N]
 //	signal COMM peer=N [ctx=N] [sigidx=N] [flags=N]
 //	waitSignal COMM peer=N[,N...] [opcnt=N] [ctx=N] [sigidx=N]
+//	devCommCreate COMM [FIELD=VALUE...] (ncclDevCommRequirements_t fields
+//	by NCCL's names: lsaMultimem=1 ginConnectionType=full ginContextCount=8)
 //	(any collective may add buffers=user|registered|window and
 //	alloc=cumem|cudamalloc|cumem-host)
 //	sync COMM | asyncError COMM | finalize COMM
@@ -408,6 +412,15 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 				return nil, bad("finalize needs a communicator name")
 			}
 			c.Kind, c.Comm = CallCommFinalize, f[1]
+		case "devcommcreate", "nccldevcommcreate":
+			if len(f) < 2 {
+				return nil, bad("devCommCreate needs a communicator: expected devCommCreate COMM [FIELD=VALUE...]")
+			}
+			q, err := ParseDevCommReqs(f[2:])
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			c.Kind, c.Comm, c.Op, c.DevComm = CallCollective, f[1], &Op{Func: SendRecv}, q
 		default:
 			op, err := parseCallOp(f, &c)
 			if err != nil {

@@ -33,6 +33,12 @@ type groupRun struct {
 	// winHostElastic NCCL_ELASTIC_BUFFER_REGISTER for G-WIN-HOST-1.
 	rma            *rmaRun
 	winHostElastic *int64
+	// devComm is a device communicator call's (G-DEVCOMM-1).
+	devComm *devCommRun
+	// winSegForm is Consts.WinSegments and winSegSym symmetric support,
+	// for G-WIN-SEG-1.
+	winSegForm int
+	winSegSym  bool
 }
 
 func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
@@ -175,6 +181,9 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	if err := c.checkHostWindows(all, launch); err != nil {
 		return nil, err
 	}
+	if err := c.checkSegmentWindows(all); err != nil {
+		return nil, err
+	}
 	out := &GroupDecision{Launch: launch, Ops: make([]*Decision, len(all)), Traces: make([]Trace, len(all))}
 	for i, g := range all {
 		d, opTr, err := c.SelectOp(g.Op, true) // one recording walk: the group reads every trace
@@ -213,6 +222,12 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		ch, d := &gc.Ops[i], out.Ops[i]
 		if d.Err != nil || d.Discarded || ch.Discarded || ch.OneRank || ch.P2P {
 			continue
+		}
+		if all[i].Alloc == AllocCuMemSegments {
+			// the window's registration comes before the collective
+			if out.Traces[i] = c.segmentWindow(all[i], d, out.Traces[i]); d.Err != nil {
+				continue
+			}
 		}
 		d.Plan = ch.Plan
 		if ch.SidePath != "" {
@@ -255,6 +270,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			}
 			if ch.Kernel != "" || ch.Err != nil {
 				facts = nil
+			}
+			if ch.Kernel != "" && c.Model.HierCENoRMACtx() && (all[i].Op.Func == AllGather || all[i].Op.Func == AllToAll) {
+				// no RMA context took the hierarchical copy engines away
+				why += " (no hierarchical CE: config.numRmaCtx is 0)"
+				facts = []Fact{c.setting("NCCL_NUM_RMA_CTX")}
 			}
 			d.Undecided = ""
 			v := Verdict{Outcome: Pass, Why: why, Facts: facts}
@@ -423,7 +443,7 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 			idx := byComm[n]
 			ops := make([]GroupOp, len(idx))
 			for k, i := range idx {
-				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc}
+				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, DevComm: calls[i].DevComm, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc}
 			}
 			g, err := c.SelectGroup(ops, Launch{Mode: launch.Mode})
 			if err != nil {

@@ -87,6 +87,9 @@ type GroupOp struct {
 	// RMA makes a SendRecv one one-sided call (2.29.2+): its Op the bytes
 	// of a put, 0 for a signal or a wait.
 	RMA *RMACall `json:"rma,omitempty"`
+	// DevComm makes the operation an ncclDevCommCreate with these
+	// requirements (2.28.3+; its Op a SendRecv of no bytes).
+	DevComm *DevCommReqs `json:"devComm,omitempty"`
 }
 
 // P2PCall is one ncclSend or ncclRecv stated by its caller: the direction
@@ -171,7 +174,10 @@ type Issue struct {
 // (ncclCommWindowRegister) are ncclMemAlloc'ed cuMem memory.
 func checkAlloc(b Buffers, a Alloc) error {
 	if a < 0 || a >= NumAllocs {
-		return fmt.Errorf("alloc %d: expected cumem, cudamalloc or cumem-host", int(a))
+		return fmt.Errorf("alloc %d: expected cumem, cudamalloc, cumem-host or cumem-segments", int(a))
+	}
+	if b != BuffersWindow && a == AllocCuMemSegments {
+		return fmt.Errorf("alloc %s with %s buffers: memory of several cuMem segments is modelled in windows only; expected buffers window", a, b)
 	}
 	if b == BuffersWindow && a == AllocCudaMalloc {
 		return fmt.Errorf("alloc %s with window buffers: a window is cuMem memory; expected alloc cumem or cumem-host", a)

@@ -978,7 +978,8 @@ func (r *initRun) tuningInput() tuning.Input {
 	in.SymmetricSupport = in.DirectP2P && (in.OneLSATeam() || gin.Symmetric) && !off(num("NCCL_WIN_ENABLE")) && !off(num("NCCL_CUMEM_ENABLE"))
 	in.RMAProxySupport, in.ElasticBufferRegister = gin.RMAProxy, num("NCCL_ELASTIC_BUFFER_REGISTER")
 	// config.numRmaCtx: 1, or NCCL_NUM_RMA_CTX where envConfigOverride
-	// takes it (a config's own numRmaCtx is checked, not read here)
+	// takes it (a config's kept numRmaCtx stands for the variable,
+	// G-ENV-CONFIG-1)
 	in.NumRMACtx = 1
 	if p := num("NCCL_NUM_RMA_CTX"); p != nil && *p >= int64(r.rs.Consts.ConfigRmaCtxEnvMin) && *p <= 1<<31-1 {
 		in.NumRMACtx = int(*p)

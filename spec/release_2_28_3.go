@@ -93,6 +93,7 @@ func consts2_28_3(rs *Ruleset) {
 	rs.SetConst("P2PChannelBaseReversed", true, ref("src/include/channel.h", "ncclP2pChannelBaseForRound"))
 	rs.SetParamDefault("NCCL_PXN_C2C", 1, ref("src/graph/paths.cc", "PxnC2c"))
 	setCollNetFail(rs, tag283, collNetFailSetup(357, 385, 1590))
+	rs.SetConst("DevCommForm", devComm283, Ref{Tag: tag283, File: "src/dev_runtime.cc", Func: "ncclDevCommCreate"})
 }
 
 // tuningApply2_28_3 turns the 2.27.7 model into NCCL 2.28.3's (tag
@@ -224,4 +225,5 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(execErr.withRef(ref("src/proxy.cc", "progressOps")), "new tag")
 	rs.Replace(groupPlanRule(ref("src/enqueue.cc", "ncclPrepareTasks, scheduleCollTasksToPlan"), "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"), "one line per task with its channel range (2.24.3)")
 	rs.Replace(p2pSchedRule(ref("src/include/channel.h", "ncclP2pChannelBaseForRound; src/include/device.h ncclP2pChannelForPart"), p2pSchedDoc283), "the round's base is bit-reversed and a peer's parts run up from it (2.28.3); before, part k landed at the bit-reversed k from the base")
+	rs.Add(devCommRule(ref("src/dev_runtime.cc", "ncclDevCommCreate, ncclDevrCommCreateInternal, symTeamObtain"), devCommDoc), "", "device communicators: ncclDevCommCreate needs symmetric support, lsaMultimem NVLS (2.28.3)")
 }

@@ -104,6 +104,7 @@ func consts2_28_7(rs *Ruleset) {
 	rs.SetParamDefault("NCCL_GIN_TYPE", -1, Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclParamGinType"})
 	rs.SetParamDefault("NCCL_GIN_ENABLE", 1, Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclParamGinEnable"})
 	setCollNetFail(rs, tag287, collNetFailSetup(371, 399, 1590))
+	rs.SetConst("DevCommForm", devComm287, Ref{Tag: tag287, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal"})
 }
 
 // tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow
@@ -131,4 +132,5 @@ func apply2_28_7(rs *Ruleset) {
 	rs.Replace(nvlsEarly287, "two-GPU communicators try NVLS (2.28.7)")
 	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")
 	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, tunerLibOpts{form: namesCond, common: true}), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
+	rs.Replace(devCommRule(Ref{Tag: tag287, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal; src/gin/gin_host.cc ncclGinConnectOnce"}, devCommDoc287), "a device communicator asks GIN with ginForceEnable, signals or counters: min(4, NCCL_GIN_NCONTEXTS) contexts (2.28.7)")
 }

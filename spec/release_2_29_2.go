@@ -90,6 +90,8 @@ func consts2_29_2(rs *Ruleset) {
 	rs.SetConst("GinInternal", GinInternalNetRma, Ref{Tag: tag2292, File: "src/plugin/net.cc", Func: "ncclNetPluginInit, ncclNetPluginAssignToComm"})
 	rs.SetConst("GinSymSupport", 1, Ref{Tag: tag2292, File: "src/init.cc", Func: "initTransportsRank"})
 	setCollNetFail(rs, tag2292, collNetFailSetup(371, 399, 1583))
+	rs.SetConst("DevCommForm", devComm292, Ref{Tag: tag2292, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal"})
+	rs.SetConst("WinSegments", 1, Ref{Tag: tag2292, File: "src/dev_runtime.cc", Func: "ncclDevrWindowRegisterInGroup"})
 }
 
 func apply2_29_2(rs *Ruleset) {
@@ -102,4 +104,6 @@ func apply2_29_2(rs *Ruleset) {
 	rs.Replace(ctaPolicyRule29, "NCCL_CTA_POLICY bit mask, EFFICIENCY bit (2.29.2)")
 	rs.Replace(p2pCountRule(ref("src/enqueue.cc", "addP2pToPlan"), p2pCountDoc29), "a direction's channels are counted on the Simple step, then LL by bytes per channel (2.29.2)")
 	rs.Add(rmaRule(ref("src/enqueue.cc", "rmaTaskAppend; src/rma/rma.cc scheduleRmaTasksToPlan"), rmaSymProxy, rmaDoc), "", "one-sided ncclPutSignal, ncclSignal, ncclWaitSignal: symmetric support, the RMA proxy across nodes, copy engines to LSA peers (2.29.2)")
+	rs.Replace(devCommRule(ref("src/dev_runtime.cc", "ncclDevrCommCreateInternal; src/gin/gin_host.cc ncclGinConnectOnce"), devCommDoc292), "a device communicator connects GIN only where comm->ginSupport (2.29.2)")
+	rs.Add(winSegRule(ref("src/dev_runtime.cc", "ncclCommWindowRegister, ncclDevrWindowRegisterInGroup")), "", "ncclCommWindowRegister refuses a buffer spanning several cuMem segments (2.29.2)")
 }

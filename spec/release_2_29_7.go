@@ -31,6 +31,7 @@ func consts2_29_7(rs *Ruleset) {
 	rs.SetConst("GinSymSupport", 2, Ref{Tag: tag2297, File: "src/init.cc", Func: "initTransportsRank"})
 	rs.SetConst("ConfigCheckModeLine", true, Ref{Tag: tag2297, File: "src/init.cc", Func: "envConfigOverride"})
 	setCollNetFail(rs, tag2297, collNetFailSetup(372, 400, 1626))
+	rs.SetConst("DevCommForm", devComm297, Ref{Tag: tag2297, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal"})
 }
 
 func apply2_29_7(rs *Ruleset) {
@@ -40,6 +41,7 @@ func apply2_29_7(rs *Ruleset) {
 	rs.Replace(p2pSchedRule(Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, ncclLaunchPrepare"}, p2pSchedDoc297), "a plan whose budget is full hands the next plan the p2p round that did not fit (2.29.7); before, each plan walked from round 0")
 	rs.Replace(ruleAt(sideRule29, Ref{Tag: tag2297, File: "src/sym_kernels.cc", Func: "ncclSymkMask"}, sideDoc297), "the multimem symmetric kernels need more than 2 LSA ranks (2.29.7)")
 	rs.Replace(rmaRule(Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "rmaTaskAppend"}, rmaHostRMA, rmaDoc297), "one-sided calls need comm->hostRmaSupport: one LSA team or the RMA proxy on every rank (2.29.7)")
+	rs.Replace(devCommRule(Ref{Tag: tag2297, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal, ncclGinResourcesRequested; src/gin/gin_host.cc ncclGinConnectOnce"}, devCommDoc297), "device communicators: GIN connection types, connections per local GIN device, exclusive contexts (2.29.7)")
 }
 
 // sideDoc297: the multimem kernels read symkState.hasLsaMultimem.

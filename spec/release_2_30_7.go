@@ -35,6 +35,7 @@ func consts2_30_7(rs *Ruleset) {
 	rs.SetConst("SHMDirectOnly", true, Ref{Tag: tag2307, File: "src/transport/shm.cc", Func: "shmSendSetup"})
 	setCollNetFail(rs, tag2307, collNetFailSetup(431, 464, 1811))
 	rs.SetConst("LogLocFunc", true, Ref{Tag: tag2307, File: "src/include/debug.h", Func: "INFO_LOC_FN"})
+	rs.SetConst("DevCommForm", devComm307, Ref{Tag: tag2307, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal"})
 }
 
 var gin307 = ginLoader(Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "ncclGinInit"},
@@ -120,6 +121,7 @@ func apply2_30_7(rs *Ruleset) {
 	rs.Replace(ginConnRule(ref("src/sym_kernels.cc", "ncclSymkInitOnce; src/gin/gin_host.cc ncclGinConnectOnce")), "NCCL_GIN_ENABLE=0 keeps the GIN type; the symmetric kernels' GIN request meets \"GIN is disabled.\" (2.30.7)")
 	rs.Move("G-RMA-1", "G-NET-LIB-3", ref("src/init.cc", "commAlloc"), "ncclRmaInit runs between ncclNetInit and ncclGinInit")
 	rs.Replace(ruleAt(sideRule29, ref("src/ce_coll.cc", "ncclHierCeAvailable"), sideDoc303+sideDocHierCE), "hierarchical copy-engine AllGather/AlltoAll across LSA teams under CTA policy ZERO (2.30.7)")
+	rs.Replace(devCommRule(ref("src/dev_runtime.cc", "ncclDevrCommCreateInternal"), devCommDoc307), "no world GIN barrier on a rail GIN connection (2.30.7)")
 }
 
 // sideDocHierCE: 2.30.7's hierarchical copy-engine collectives.

@@ -197,13 +197,19 @@ type rmaRun struct {
 	op   GroupOp
 	// lsa says whether a peer is in rank 0's LSA team.
 	lsa func(peer int) bool
+	// numCtx is where config.numRmaCtx came from (the config field or
+	// NCCL_NUM_RMA_CTX), cited when its 0 refuses the call.
+	numCtx Fact
+	// segForm is Consts.WinSegments: what became of a window over several
+	// cuMem segments (G-WIN-SEG-1).
+	segForm int
 }
 
 const rmaDoc = `From 2.29.2 ncclPutSignal, ncclSignal and ncclWaitSignal are one-sided calls. rmaTaskAppend refuses one with ncclInvalidArgument (its WARN) when the communicator lacks symmetric support ("symmetric registration is not supported"), or spans several nodes without the RMA proxy (comm->rmaProxySupport: the net plugin's RMA object, NCCL_CROSS_NIC not 0, no fused NIC); when ctx, the signal index or flags are not 0; a put whose peer window is NULL or whose source is not in a symmetric window (NCCL_WIN_COLL_SYMMETRIC); a wait without descriptors or with one whose opCnt is not positive or whose sigIdx or ctx is not 0. A put is split into 1 GiB tasks, the signal on the last. The RMA tasks are planned before every other plan of the group: consecutive puts and signals share one plan, each wait has its own; a task to a peer of the caller's LSA team (one node, or the NVL domain) runs on the copy engines, any other through the RMA proxy; a wait splits its descriptors the same way.`
 
 const rmaDoc297 = rmaDoc + ` From 2.29.7 the communicator test is comm->hostRmaSupport: symmetric support, and one LSA team or the RMA proxy on every rank (globalRmaProxySupport: an RMA plugin, cross-NIC, no fused NIC, cuMem GPUDirect RDMA) ("host RMA is not supported").`
 
-const rmaDoc303 = rmaDoc297 + ` From 2.30.3 a CUDA driver below 12.5 is ncclInvalidUsage ("One-sided RMA requires CUDA driver 12.5 or later"), and a put from or into a window with host-memory segments is refused; from 2.30.7 hostRmaSupport also needs config.numRmaCtx > 0 (NCCL_NUM_RMA_CTX).`
+const rmaDoc303 = rmaDoc297 + ` From 2.30.3 a CUDA driver below 12.5 is ncclInvalidUsage ("One-sided RMA requires CUDA driver 12.5 or later"), and a put from or into a window with host-memory segments or of several cuMem segments is refused (2.29.2–2.29.7 make no window over several segments, G-WIN-SEG-1, so the put finds no symmetric window); from 2.30.7 hostRmaSupport also needs config.numRmaCtx > 0 (NCCL_NUM_RMA_CTX).`
 
 // rmaRule is G-RMA-OP-1 in one of its forms.
 func rmaRule(ref Ref, form rmaForm, doc string) *Rule {
@@ -216,15 +222,16 @@ func rmaRule(ref Ref, form rmaForm, doc string) *Rule {
 			"One-sided RMA requires CUDA driver 12.5 or later (found %d.%d).",
 			"ncclPutSignal: peerWin is NULL", "ncclPutSignal: srcWinHost is not in a valid symmetric window",
 			"ncclPutSignal currently does not support VAs with host-backed cuMem segments",
+			"ncclPutSignal currently does not support VAs backed by multiple physical cuMem segments",
 			"ncclWaitSignal: descriptor %d has invalid opCnt %d"},
 		group: func(g *groupRun) { g.rma.decide(g, form) },
 	}
 }
 
 // refuse fails the call with NCCL's WARN.
-func (r *rmaRun) refuse(g *groupRun, res Result, warn string) {
+func (r *rmaRun) refuse(g *groupRun, res Result, warn string, facts ...Fact) {
 	g.dec.Err = &NCCLError{Result: res, Message: warn, Call: "nccl" + r.call.Kind.String()}
-	g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("rmaTaskAppend refuses nccl%s: %s", r.call.Kind, res), Log: []string{warn}})
+	g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("rmaTaskAppend refuses nccl%s: %s", r.call.Kind, res), Facts: facts, Log: []string{warn}})
 }
 
 // decide runs rmaTaskAppend's checks in its order, then lays out the
@@ -247,7 +254,11 @@ func (r *rmaRun) decide(g *groupRun, form rmaForm) {
 		}
 	default:
 		if !in.HostRMASupport(r.t.HostRMANumCtx) {
-			r.refuse(g, InvalidArgument, "One sided RMA: host RMA is not supported in this communicator.")
+			var facts []Fact
+			if in.HostRMASupport(false) {
+				facts = []Fact{r.numCtx} // no RMA context alone
+			}
+			r.refuse(g, InvalidArgument, "One sided RMA: host RMA is not supported in this communicator.", facts...)
 			return
 		}
 		if form == rmaDriver && in.CUDADriver < 12050 {
@@ -272,8 +283,12 @@ func (r *rmaRun) decide(g *groupRun, form rmaForm) {
 		case call.NoPeerWin:
 			r.refuse(g, InvalidArgument, "ncclPutSignal: peerWin is NULL")
 			return
-		case r.op.Buffers != BuffersWindow:
+		case r.op.Buffers != BuffersWindow || r.op.Alloc == AllocCuMemSegments && r.segForm == 1:
+			// 2.29.2–2.29.7 made no window over several segments
 			r.refuse(g, InvalidArgument, "ncclPutSignal: srcWinHost is not in a valid symmetric window")
+			return
+		case form == rmaDriver && r.op.Alloc == AllocCuMemSegments:
+			r.refuse(g, InvalidArgument, "ncclPutSignal currently does not support VAs backed by multiple physical cuMem segments")
 			return
 		case form == rmaDriver && r.op.Alloc == AllocCuMemHost:
 			r.refuse(g, InvalidArgument, "ncclPutSignal currently does not support VAs with host-backed cuMem segments")
@@ -343,10 +358,11 @@ func (c *Comm) rmaLSA(peer int) bool {
 	return peer < in.LocalRanks
 }
 
-// hasRMA says whether a group holds a one-sided call.
+// hasRMA says whether a group holds a one-sided call or a device
+// communicator call (decided apart from the kernel plans).
 func hasRMA(all []GroupOp) bool {
 	for i := range all {
-		if all[i].RMA != nil {
+		if all[i].RMA != nil || all[i].DevComm != nil {
 			return true
 		}
 	}
@@ -355,8 +371,20 @@ func hasRMA(all []GroupOp) bool {
 
 // selectRMA decides a group with one-sided calls: each call by G-RMA-OP-1
 // in call order, the others as a group of their own (NCCL plans the RMA
-// tasks apart, before them). A call's error fails ncclGroupEnd.
+// tasks apart, before them). A call's error fails ncclGroupEnd. A device
+// communicator call (G-DEVCOMM-1) is decided there too: it plans no task.
 func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
+	for i, g := range all {
+		if g.DevComm == nil {
+			continue
+		}
+		if g.RMA != nil {
+			return nil, fmt.Errorf("group op %d: one call is either one-sided or ncclDevCommCreate", i)
+		}
+		if err := c.devCommCheck(i, g.DevComm); err != nil {
+			return nil, err
+		}
+	}
 	rule, ok := c.rs.rules["G-RMA-OP-1"]
 	if !ok {
 		for _, g := range all {
@@ -376,7 +404,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 	var rest []GroupOp
 	var at []int
 	for i, g := range all {
-		if g.RMA == nil {
+		if g.RMA == nil && g.DevComm == nil {
 			rest, at = append(rest, g), append(at, i)
 		}
 	}
@@ -399,7 +427,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 	}
 	plan, lastPutOrSignal := -1, false
 	for i, g := range all {
-		if g.RMA == nil {
+		if g.RMA == nil && g.DevComm == nil {
 			continue
 		}
 		d := &Decision{Release: c.rs.Version, Op: g.Op, Algo: AlgoNone, Proto: ProtoNone, Err: c.Err,
@@ -411,9 +439,23 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 		if c.Err != nil || c.Model == nil {
 			continue
 		}
+		if g.DevComm != nil {
+			dr := c.rs.rules["G-DEVCOMM-1"]
+			d.DecidedBy = dr.ID
+			gr := &groupRun{i: i, n: len(all), op: g, dec: d}
+			c.selectDevComm(dr, gr)
+			for _, v := range gr.out {
+				v.Rule, v.Layer, v.Ref, v.Scope = dr.ID, dr.Layer, &dr.Ref, "op"
+				out.Traces[i] = append(out.Traces[i], v)
+			}
+			if d.Err != nil && out.Err == nil {
+				out.Err = d.Err
+			}
+			continue
+		}
 		d.DecidedBy = rule.ID
 		gr := &groupRun{i: i, n: len(all), op: g, dec: d,
-			rma: &rmaRun{in: &c.Model.In, t: c.Model.Tuning, call: g.RMA, op: g, lsa: c.rmaLSA}}
+			rma: &rmaRun{in: &c.Model.In, t: c.Model.Tuning, call: g.RMA, op: g, lsa: c.rmaLSA, numCtx: c.setting("NCCL_NUM_RMA_CTX"), segForm: c.rs.Consts.WinSegments}}
 		rule.group(gr)
 		if d.RMA != nil {
 			// consecutive puts and signals share a plan; a wait has its own

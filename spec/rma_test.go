@@ -222,3 +222,60 @@ func TestHierCEAndHostWindows(t *testing.T) {
 		t.Error("2.29.7: a window in host memory is not refused as not modelled")
 	}
 }
+
+// TestRMAConfigNumCtx: a communicator's own ncclConfig_t numRmaCtx,
+// beside NCCL_NUM_RMA_CTX. parseCommConfig refuses 0 up to 2.30.4 and takes
+// it from 2.30.7, where comm->hostRmaSupport needs a context, so the
+// one-sided call fails as the variable makes it fail; a set variable at
+// least ConfigRmaCtxEnvMin still wins over the field.
+// Ref: v2.29.2-1, v2.30.7-1 src/init.cc parseCommConfig, envConfigOverride,
+// initTransportsRank
+func TestRMAConfigNumCtx(t *testing.T) {
+	put := GroupOp{Op: Op{Func: SendRecv, Count: 4096, DataType: Int8}, Buffers: BuffersWindow, RMA: &RMACall{Kind: RMAPutSignal, Peers: []int{1}}}
+	v2307 := MakeVersion(2, 30, 7)
+	cases := []struct {
+		name    string
+		v       Version
+		cfg     string
+		env     Env
+		initErr string // the communicator's error, or ""
+		want    string // the call's error prefix, or its path's Cell
+	}{
+		{"numRmaCtx=0 refused at 2.29.2", V2_29_2, "numRmaCtx=0", nil, "Invalid config numRmaCtx attribute value 0", ""},
+		{"numRmaCtx=0 refused at 2.30.4", V2_30_4, "numRmaCtx=0", nil, "Invalid config numRmaCtx attribute value 0", ""},
+		{"numRmaCtx=2 at 2.29.7", V2_29_7, "numRmaCtx=2", nil, "", "RMA plan 0: CE [1] 4 KiB"},
+		{"numRmaCtx=0 at 2.30.7: no host RMA", v2307, "numRmaCtx=0", nil, "", "One sided RMA: host RMA"},
+		{"numRmaCtx=0 at 2.30.7, NCCL_NUM_RMA_CTX=1 wins", v2307, "numRmaCtx=0", Env{"NCCL_NUM_RMA_CTX": "1"}, "", "RMA plan 0: CE [1] 4 KiB"},
+		{"numRmaCtx=1 at 2.30.7, NCCL_NUM_RMA_CTX=0 wins", v2307, "numRmaCtx=1", Env{"NCCL_NUM_RMA_CTX": "0"}, "", "One sided RMA: host RMA"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := initConfig(t, tc.v, "h200x2", 1, false, tc.cfg, tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.initErr != "" {
+				if c.Err == nil || c.Err.Message != tc.initErr {
+					t.Fatalf("init error %v, want %q", c.Err, tc.initErr)
+				}
+				return
+			}
+			if c.Err != nil {
+				t.Fatal(c.Err)
+			}
+			g, err := c.SelectGroup([]GroupOp{put}, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if d := g.Ops[0]; d.Err != nil {
+				got = d.Err.Message
+			} else if d.RMA != nil {
+				got = d.RMA.Cell()
+			}
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got %q, want %q…", got, tc.want)
+			}
+		})
+	}
+}

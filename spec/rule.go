@@ -151,6 +151,15 @@ type Consts struct {
 	// 0 not at all (up to 2.29.1), 1 ginSupport (2.29.2–2.29.3), 2
 	// globalGinSupport (2.29.7+).
 	GinInternal, GinSymSupport int
+	// DevCommForm is what ncclDevCommCreate reads and checks (devComm283
+	// ... devComm307; 0 before 2.28.3, which has no device API).
+	DevCommForm devCommForm
+	// WinSegments is what ncclCommWindowRegister does with memory of
+	// several cuMem segments: 0 not modelled (before 2.29.2: 2.27.x finds
+	// the buffer beyond its first segment and makes no window, 2.28.x maps
+	// the first segment alone), 1 refused (2.29.2–2.29.7), 2 registered,
+	// every segment mapped (2.30.3+).
+	WinSegments int
 	// MaxChannels is MAXCHANNELS.
 	MaxChannels int
 	// NVLSChannelsSM90, NVLSChannelsSM100 (single node / NVL) and

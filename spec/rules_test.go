@@ -498,7 +498,10 @@ func TestEveryRuleHasACase(t *testing.T) {
 		"G-REG-P2P-1": true,
 		// one-sided calls and host-memory windows: TestRMAGates,
 		// TestHierCEAndHostWindows, per release
-		"G-RMA-OP-1": true, "G-WIN-HOST-1": true}
+		"G-RMA-OP-1": true, "G-WIN-HOST-1": true,
+		// device communicators and windows over several cuMem segments:
+		// TestDevCommCreate, TestWindowSegments, per release
+		"G-DEVCOMM-1": true, "G-WIN-SEG-1": true}
 	for _, v := range Releases {
 		for _, r := range MustLoad(v).Rules() {
 			// the group-call rules: TestGroupSemantics and

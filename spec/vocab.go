@@ -82,6 +82,7 @@ const (
 	AllocCuMem         = nccl.AllocCuMem
 	AllocCudaMalloc    = nccl.AllocCudaMalloc
 	AllocCuMemHost     = nccl.AllocCuMemHost
+	AllocCuMemSegments = nccl.AllocCuMemSegments
 	NumAllocs          = nccl.NumAllocs
 	ProcsPerGPU        = nccl.ProcsPerGPU
 	ProcsPerNode       = nccl.ProcsPerNode

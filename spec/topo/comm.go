@@ -176,6 +176,11 @@ type Result struct {
 	RingNetGDR  bool `json:"-"`
 	RingNetPXN  bool `json:"-"`
 	MinNetCount int  `json:"-"`
+	// LocalGinDevs is rank 0's count of local GIN devices
+	// (ncclTopoGetLocalGinDevs: the NETs its channels take in turn until
+	// the first comes back; GIN lists its devices physically, unfused);
+	// 0 without a NET. GIN's connection count reads it (2.29.7+).
+	LocalGinDevs int `json:"-"`
 	// NvlsTuned: ncclNvlsTuning (2.30.3+) set NvlsChannels for an sm100
 	// communicator of several nodes; the NVLS gates take it over the
 	// per-node default.
@@ -767,6 +772,9 @@ func (r *Result) consensus(ps *pathState) error {
 			}
 		}
 	}
+	if n0 := r.Nodes[0].System; len(n0.Nodes[NET]) > 0 && len(n0.Nodes[GPU]) > 0 {
+		r.LocalGinDevs = localNetCount(ps, n0, n0.Nodes[GPU][0])
+	}
 	if collnet && r.NNodes < o.CollNetNodeThreshold {
 		collnet = false
 	}
@@ -1215,6 +1223,27 @@ func minNetCount(ps *pathState, s *System) int {
 		}
 	}
 	return best
+}
+
+// localNetCount is ncclTopoGetLocalGinDevs's count for one GPU: the NETs
+// its channels take in turn until the first comes back; 0 where a channel
+// has none.
+//
+// Ref: v2.29.7-1 src/graph/topo.cc ncclTopoGetLocalGinDevs
+func localNetCount(ps *pathState, s *System, g *Node) int {
+	var first *Node
+	for c := 0; c < ps.p.MaxChannels; c++ {
+		net, err := ps.localNet(s, g, c)
+		if err != nil {
+			return 0
+		}
+		if c == 0 {
+			first = net
+		} else if net == first {
+			return c
+		}
+	}
+	return ps.p.MaxChannels
 }
 
 // gpuOfRank is the GPU of a node-local rank, nil when none has it.

@@ -1958,6 +1958,14 @@ func (m *Model) hierCE() bool {
 	return c.HierCE && in.CTAPolicyZero && in.NNodes > 1 && in.HostRMASupport(c.HostRMANumCtx)
 }
 
+// HierCENoRMACtx says whether config.numRmaCtx 0 alone keeps a window
+// AllGather or AlltoAll from the hierarchical copy engines (2.30.7+):
+// hierCE holds but for the RMA context.
+func (m *Model) HierCENoRMACtx() bool {
+	c, in := m.Tuning, &m.In
+	return c.HierCE && c.HostRMANumCtx && in.NumRMACtx == 0 && in.CTAPolicyZero && in.NNodes > 1 && in.HostRMASupport(false)
+}
+
 // singleProcHint names the variable that keeps registration for ranks
 // sharing a process, where the release reads it.
 func (m *Model) singleProcHint() string {
