@@ -49,6 +49,9 @@ type Row struct {
 	// InPlaceUs is nccl-tests' in-place time of the same size, measured
 	// right after TimeUs (out-of-place) in the same process; 0 if none.
 	InPlaceUs float64 `json:"in_place_us,omitempty"`
+	// SharedGPU says the run put several ranks on one GPU (its devices
+	// repeat a bus id): a machine no profile describes.
+	SharedGPU bool `json:"shared_gpu,omitempty"`
 }
 
 // ConfigKey is the configuration a row belongs to: collective ×
@@ -193,6 +196,11 @@ func loadRunResult(path string) ([]Row, error) {
 	if cfg == "" {
 		cfg = "baseline"
 	}
+	buses := map[string]bool{}
+	for _, d := range res.Devices {
+		buses[d.BusID] = true
+	}
+	shared := len(buses) < len(res.Devices)
 	l := sim.Launch{Launch: spec.Launch{Mode: spec.LaunchModeOf(res.Timing == "graph")}, Logged: sim.LoggedPerOp(res.Env)}
 	lines := rowLines(b)
 	var rows []Row
@@ -212,7 +220,7 @@ func loadRunResult(path string) ([]Row, error) {
 		}
 		l.Iters = min(max(0, r.Iters), sim.MaxIters)
 		rows = append(rows, Row{File: path, Line: line, Tool: "hw run", Config: cfg, Env: ncclEnv(res.Env), Release: rel, Launch: l,
-			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs})
+			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs, SharedGPU: shared})
 	}
 	return rows, nil
 }

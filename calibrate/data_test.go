@@ -64,3 +64,25 @@ func TestLoadLaunchMode(t *testing.T) {
 		t.Errorf("key %q", k)
 	}
 }
+
+// A run of two ranks sharing one GPU (ncclCommInitAll with devlist {0, 0},
+// hw/testdata/device/multirank) is another machine than the profile's:
+// Run refuses it by name instead of fitting h200x2 to it, and --exclude
+// leaves it out.
+func TestRunRefusesSharedGPU(t *testing.T) {
+	dir := filepath.Join("..", "hw", "testdata", "device", "multirank", "2.30.7", "plain")
+	rows, err := Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || !rows[0].SharedGPU {
+		t.Fatalf("%d rows, shared GPU %v: want the capture's rows marked as sharing a GPU", len(rows), len(rows) > 0 && rows[0].SharedGPU)
+	}
+	_, err = Run(Options{From: []string{dir}, System: "h200x2", Name: "h200x2", Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), "results.json:") || !strings.Contains(err.Error(), "several ranks on one GPU") {
+		t.Errorf("error %v: want the file named and the shared GPU refused", err)
+	}
+	if _, err = Run(Options{From: []string{dir}, Exclude: []string{"multirank/*/*/*"}, System: "h200x2", Name: "h200x2", Workers: 1}); err == nil || strings.Contains(err.Error(), "one GPU") {
+		t.Errorf("excluded: error %v, want only that nothing is left to fit", err)
+	}
+}

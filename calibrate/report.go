@@ -72,6 +72,9 @@ func Run(o Options) (*Report, error) {
 			}
 			continue
 		}
+		if r.SharedGPU {
+			return nil, fmt.Errorf("%s:%d: the run puts several ranks on one GPU (its devices repeat a bus id), a machine the %s profile does not describe; leave it out with --exclude", r.File, r.Line, o.System)
+		}
 		kept = append(kept, r)
 	}
 	rep.Rows = len(kept)
