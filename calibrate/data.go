@@ -52,6 +52,9 @@ type Row struct {
 	// SharedGPU says the run put several ranks on one GPU (its devices
 	// repeat a bus id): a machine no profile describes.
 	SharedGPU bool `json:"shared_gpu,omitempty"`
+	// Ranks is the run's rank count where its file says it (hw run's
+	// nranks; 0 for nccl-tests outputs).
+	Ranks int `json:"ranks,omitempty"`
 }
 
 // ConfigKey is the configuration a row belongs to: collective ×
@@ -220,7 +223,7 @@ func loadRunResult(path string) ([]Row, error) {
 		}
 		l.Iters = min(max(0, r.Iters), sim.MaxIters)
 		rows = append(rows, Row{File: path, Line: line, Tool: "hw run", Config: cfg, Env: ncclEnv(res.Env), Release: rel, Launch: l,
-			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs, SharedGPU: shared})
+			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs, SharedGPU: shared, Ranks: res.NRanks})
 	}
 	return rows, nil
 }

@@ -86,3 +86,13 @@ func TestRunRefusesSharedGPU(t *testing.T) {
 		t.Errorf("excluded: error %v, want only that nothing is left to fit", err)
 	}
 }
+
+// A one-rank run (hw/testdata/device/onerank) is refused for the 2-rank
+// h200x2 profile, naming its file.
+func TestRunRefusesOtherRankCount(t *testing.T) {
+	dir := filepath.Join("..", "hw", "testdata", "device", "onerank", "2.28.7")
+	_, err := Run(Options{From: []string{dir}, System: "h200x2", Name: "h200x2", Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), "results.json:") || !strings.Contains(err.Error(), "a run of 1 rank(s)") {
+		t.Errorf("error %v: want the one-rank run refused by name", err)
+	}
+}

@@ -77,8 +77,14 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 		s.pc, s.err = plan.Build(rs, sys, r.Env, nil)
 		return s
 	}
-	if _, err := spec.Preset(system, spec.PresetOptions{}); err != nil {
+	sys, err := spec.Preset(system, spec.PresetOptions{})
+	if err != nil {
 		return nil, err
+	}
+	for _, r := range rows {
+		if r.Ranks > 0 && r.Ranks != sys.NRanks() {
+			return nil, fmt.Errorf("%s:%d: a run of %d rank(s), on a machine other than %s (%d ranks); leave it out with --exclude", r.File, r.Line, r.Ranks, system, sys.NRanks())
+		}
 	}
 	// rows of one operation under one environment and release share NCCL's
 	// decision and schedule (and so every simulation but the launch's)
