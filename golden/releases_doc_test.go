@@ -268,17 +268,36 @@ func TestReleasesDocTruthMatchesPublicCases(t *testing.T) {
 			t.Errorf("%s: NCCL %s: the overview says %q, its section %q", releasesDoc, name, truth, s)
 		}
 		own := logged[name] + stated[name] + argued[name]
-		switch {
-		case truth == "source only" && own != "":
-			t.Errorf("%s: NCCL %s is marked source only, but testdata/public/%s is a log of it", releasesDoc, name, own)
-		case truth == "public log" && logged[name] == "":
-			t.Errorf("%s: NCCL %s is marked public log, but no public case logged it or pinned it", releasesDoc, name)
-		case truth == "public log (stated)" && stated[name] == "":
-			t.Errorf("%s: NCCL %s is marked public log (stated), but no public case states it", releasesDoc, name)
-		case truth == "public log (argued)" && argued[name] == "":
-			t.Errorf("%s: NCCL %s is marked public log (argued), but no public case argues it", releasesDoc, name)
+		for _, kind := range strings.Split(truth, "; ") {
+			switch {
+			case kind == "source only" && own != "":
+				t.Errorf("%s: NCCL %s is marked source only, but testdata/public/%s is a log of it", releasesDoc, name, own)
+			case kind == "source only" && len(deviceCaptures(t, name)) > 0:
+				t.Errorf("%s: NCCL %s is marked source only, but hw/testdata/device holds %v of it", releasesDoc, name, deviceCaptures(t, name))
+			case kind == "public log" && logged[name] == "":
+				t.Errorf("%s: NCCL %s is marked public log, but no public case logged it or pinned it", releasesDoc, name)
+			case kind == "public log (stated)" && stated[name] == "":
+				t.Errorf("%s: NCCL %s is marked public log (stated), but no public case states it", releasesDoc, name)
+			case kind == "public log (argued)" && argued[name] == "":
+				t.Errorf("%s: NCCL %s is marked public log (argued), but no public case argues it", releasesDoc, name)
+			case kind == "captured (one GPU)" && len(deviceCaptures(t, name)) == 0:
+				t.Errorf("%s: NCCL %s is marked captured (one GPU), but hw/testdata/device holds no capture of it", releasesDoc, name)
+			}
 		}
 	}
+}
+
+// deviceCaptures lists the one-GPU device captures of a release: the
+// directories named after it under hw/testdata/device/*/ (dupgpu,
+// multirank, onerank; hw/testdata/device/README.md says how each was
+// taken).
+func deviceCaptures(t *testing.T, release string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("..", "hw", "testdata", "device", "*", release))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
 }
 
 // TestReleasesDocTruthParse pins the truth reader on a small document: the
