@@ -3,7 +3,7 @@ GO           ?= go
 PKG          ?= ./...
 RAPID_CHECKS ?= 5000
 # packages whose tests define -update (go test fails on a flag a package does not define)
-GOLDEN_PKGS  ?= ./calibrate ./golden/... ./spec ./spec/topo ./spec/tuning ./cmd/gatesim ./algos ./conformance ./tuner ./oracle
+GOLDEN_PKGS  ?= ./calibrate ./golden/... ./spec ./spec/topo ./spec/tuning ./cmd/gatesim ./algos ./conformance ./tuner ./oracle ./plan
 FUZZTIME     ?= 20s
 FUZZMINTIME  ?= 100x
 BENCHTIME    ?= 1s
