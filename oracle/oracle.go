@@ -155,11 +155,12 @@ type OpAnswer struct {
 	// (itself included); Registered the buffer registration NCCL made.
 	Aggregate  int    `json:"aggregate,omitempty"`
 	Registered string `json:"registered,omitempty"`
-	// Plan is the kernel plan (0-based launch) of the group that runs the
+	// Plan is the plan (0-based launch) of the group that runs the
 	// operation and ArgsBytes that plan's kernel argument bytes
 	// (G-SCHED-BUDGET-1 from 2.22.3; a symmetric kernel's or a
 	// copy-engine collective's plan from 2.28.3, launched before the cost
-	// table's); absent where the model gives none.
+	// table's; a one-sided call's RMA plan from 2.29.2, launched before
+	// all of them); absent where the model gives none.
 	Plan      *int `json:"plan,omitempty"`
 	ArgsBytes int  `json:"args_bytes,omitempty"`
 	// P2P: the operation (a SendRecv or an AllToAll) runs as send/recv
@@ -172,8 +173,8 @@ type OpAnswer struct {
 	P2PTasks []P2PTaskAnswer `json:"p2p_tasks,omitempty"`
 	// RMA is a one-sided call's path (kernel names it): its tasks, each
 	// to its peers on the copy engines ("CE") or the RMA proxy ("proxy"),
-	// and its RMA plan (the group's RMA plans launch before the kernel
-	// plans plan counts).
+	// and its RMA plan (plan gives it too: the group's RMA plans launch
+	// first, and its other plans are numbered after them).
 	RMA *spec.RMAPath `json:"rma,omitempty"`
 	// DevComm is the device communicator ncclDevCommCreate built: its GIN
 	// connection, connections and contexts (G-DEVCOMM-1, 2.28.3+).
@@ -263,8 +264,9 @@ type Answer struct {
 	// Ops is every operation's decision in call order (one entry for a
 	// lone "op").
 	Ops []OpAnswer `json:"ops,omitempty"`
-	// Plans is how many kernels a group (or a captured or registered
-	// operation) launches: the kernel plans its collectives filled.
+	// Plans is how many plans a group (or a captured or registered
+	// operation) launches: its RMA, copy-engine, symmetric and kernel
+	// plans (ncclLaunchPrepare's nPlans).
 	Plans int `json:"plans,omitempty"`
 
 	// Tuner is what a request's tuner plugin did.
@@ -902,6 +904,10 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 		}
 		if i < len(gops) && gops[i].RMA != nil {
 			oa.Coll, oa.RMA = gops[i].RMA.Kind.String(), d.RMA
+			if d.RMA != nil {
+				p := d.RMA.Plan // the group's plans are numbered as they launch, the RMA plans first
+				oa.Plan = &p
+			}
 		}
 		if i < len(gops) && gops[i].DevComm != nil {
 			oa.Coll, oa.DevComm = "DevCommCreate", d.DevComm

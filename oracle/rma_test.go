@@ -38,3 +38,26 @@ func TestOneSidedCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestOneSidedPlans: the answer numbers a group's plans in launch order,
+// the RMA plans first (ncclLaunchPrepare, 2.29.2–2.30.7): a put and a
+// wait take plans 0 and 1, the AllReduce's kernel plan is 2 of 3.
+func TestOneSidedPlans(t *testing.T) {
+	o := New(nil)
+	for _, v := range []string{"2.29.2", "2.30.7"} {
+		line := `{"nccl":"` + v + `","system":"h200x2","group":[{"coll":"putSignal","bytes":"4KiB","peer":1,"buffers":"window"},{"coll":"allreduce","bytes":"64MiB"},{"coll":"waitSignal","peer":1}]}`
+		m := decode(t, o.HandleLine([]byte(line)))
+		ops, _ := m["ops"].([]any)
+		if m["status"] != "ok" || len(ops) != 3 {
+			t.Fatalf("%s: %v", v, m)
+		}
+		for i, want := range []float64{0, 2, 1} {
+			if p := ops[i].(map[string]any)["plan"]; p != want {
+				t.Errorf("%s: op %d plan %v, want %v", v, i, p, want)
+			}
+		}
+		if m["plans"] != float64(3) {
+			t.Errorf("%s: plans %v, want 3", v, m["plans"])
+		}
+	}
+}

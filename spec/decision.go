@@ -111,9 +111,10 @@ type Decision struct {
 	// planned alone, or on CollNet, whose channels all walk the buffer.
 	// The schedule builders read it; ChannelLo..ChannelHi print it.
 	Part *tuning.CBDPart `json:"-"`
-	// Plan is the kernel plan (0-based launch) of its group that runs
-	// the operation (tuning.OpChoice.Plan; a send/recv operation's first
-	// task's), 0 for an operation planned alone. A group's plans launch
+	// Plan is the plan (0-based launch) of its group that runs the
+	// operation (tuning.OpChoice.Plan; a send/recv operation's first
+	// task's; a one-sided call's RMA plan, launched before the others),
+	// 0 for an operation planned alone. A group's plans launch
 	// one after another, and the simulator times them so
 	// (sim.GroupOpTime).
 	Plan int `json:"-"`

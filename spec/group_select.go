@@ -155,7 +155,8 @@ type GroupDecision struct {
 	// Err is what ncclGroupEnd returns (the first bin without an
 	// algorithm fails the whole group).
 	Err *NCCLError `json:"error,omitempty"`
-	// Plans is the number of kernel plans the collectives filled.
+	// Plans is the number of plans the group launches (NCCL's nPlans):
+	// its RMA plans, then copy-engine, symmetric and kernel plans.
 	Plans int `json:"plans"`
 	// Budget is what each plan of the cost table's collectives took of its
 	// kernel-plan budget (G-SCHED-BUDGET-1, 2.22.3+), in launch order.
@@ -178,6 +179,14 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 	if hasRMA(all) {
 		return c.selectRMA(all, launch)
 	}
+	return c.planGroup(all, launch, 0)
+}
+
+// planGroup decides the group's operations other than one-sided calls
+// (all, expanded and checked), whose plans launch after the firstPlan RMA
+// plans ncclLaunchPrepare queues first: one numbering of the group's plans
+// in launch order (tuning.ChooseGroupAfter).
+func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDecision, error) {
 	if err := c.checkHostWindows(all, launch); err != nil {
 		return nil, err
 	}
@@ -202,7 +211,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		tops[i] = tuning.Call{Op: g.Op, CollNetOK: cn, NVLSOK: nv, InPlace: g.InPlace, Buffers: g.Buffers, Graph: graph, Alloc: g.Alloc}
 		tops[i].RegBuff = c.Model.RegBuff(tops[i])
 	}
-	gc, err := tuning.ChooseGroup(c.Model, tops)
+	gc, err := tuning.ChooseGroupAfter(c.Model, tops, firstPlan)
 	if err != nil {
 		return nil, err
 	}

@@ -118,9 +118,9 @@ type RMATask struct {
 	Signal bool `json:"signal,omitempty"`
 }
 
-// RMAPath is how NCCL runs a one-sided call: its tasks, and the RMA plan
-// (0-based; the RMA plans of a group launch before its kernel plans) that
-// holds them.
+// RMAPath is how NCCL runs a one-sided call: its tasks, and the plan that
+// holds them (0-based launch, in the group's one numbering: the RMA plans
+// launch first, so plan k of the others is k after them).
 type RMAPath struct {
 	Kind  RMAKind   `json:"kind"`
 	Tasks []RMATask `json:"tasks"`
@@ -370,9 +370,10 @@ func hasRMA(all []GroupOp) bool {
 }
 
 // selectRMA decides a group with one-sided calls: each call by G-RMA-OP-1
-// in call order, the others as a group of their own (NCCL plans the RMA
-// tasks apart, before them). A call's error fails ncclGroupEnd. A device
-// communicator call (G-DEVCOMM-1) is decided there too: it plans no task.
+// in call order, taking the RMA plans, then the others as a group whose
+// plans are numbered after them (ncclLaunchPrepare launches the RMA plans
+// first). A call's error fails ncclGroupEnd. A device communicator call
+// (G-DEVCOMM-1) is decided there too: it plans no task.
 func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 	for i, g := range all {
 		if g.DevComm == nil {
@@ -401,41 +402,20 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 			return nil, fmt.Errorf("group op %d: %w", i, err)
 		}
 	}
+	out := &GroupDecision{Launch: launch, Ops: make([]*Decision, len(all)), Traces: make([]Trace, len(all))}
 	var rest []GroupOp
 	var at []int
+	// ncclLaunchPrepare queues the RMA plans before every other plan of
+	// the group: the others are numbered after them
+	plans, lastPutOrSignal := 0, false
 	for i, g := range all {
 		if g.RMA == nil && g.DevComm == nil {
 			rest, at = append(rest, g), append(at, i)
-		}
-	}
-	out := &GroupDecision{Launch: launch, Ops: make([]*Decision, len(all)), Traces: make([]Trace, len(all))}
-	if len(rest) > 0 {
-		g, err := c.SelectGroup(rest, Launch{Mode: launch.Mode})
-		if err != nil {
-			return nil, err
-		}
-		out.Lines, out.Err, out.Plans, out.Budget = g.Lines, g.Err, g.Plans, g.Budget
-		if g.Choices != nil {
-			out.Choices = make([]tuning.OpChoice, len(all))
-		}
-		for k, i := range at {
-			out.Ops[i], out.Traces[i] = g.Ops[k], g.Traces[k]
-			if g.Choices != nil {
-				out.Choices[i] = g.Choices[k]
-			}
-		}
-	}
-	plan, lastPutOrSignal := -1, false
-	for i, g := range all {
-		if g.RMA == nil && g.DevComm == nil {
 			continue
 		}
 		d := &Decision{Release: c.rs.Version, Op: g.Op, Algo: AlgoNone, Proto: ProtoNone, Err: c.Err,
 			Net: c.Net, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
 		out.Ops[i], out.Traces[i] = d, slices0(c.Trace)
-		if out.Choices != nil {
-			out.Choices[i] = tuning.OpChoice{Op: g.Op, Index: i, Algo: AlgoNone, Proto: ProtoNone, Plan: -1}
-		}
 		if c.Err != nil || c.Model == nil {
 			continue
 		}
@@ -461,10 +441,10 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 			// consecutive puts and signals share a plan; a wait has its own
 			putOrSignal := g.RMA.Kind != RMAWaitSignal
 			if !putOrSignal || !lastPutOrSignal {
-				plan++
+				plans++
 			}
 			lastPutOrSignal = putOrSignal
-			d.RMA.Plan = plan
+			d.RMA.Plan, d.Plan = plans-1, plans-1
 		}
 		for _, v := range gr.out {
 			v.Rule, v.Layer, v.Ref, v.Scope = rule.ID, rule.Layer, &rule.Ref, "op"
@@ -472,6 +452,31 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 		}
 		if d.Err != nil && out.Err == nil {
 			out.Err = d.Err
+		}
+	}
+	out.Plans = plans
+	if len(rest) > 0 {
+		g, err := c.planGroup(rest, Launch{Mode: launch.Mode}, plans)
+		if err != nil {
+			return nil, err
+		}
+		out.Lines, out.Plans, out.Budget = g.Lines, g.Plans, g.Budget
+		if g.Err != nil {
+			out.Err = g.Err // the other operations' plan failure comes first
+		}
+		if g.Choices != nil {
+			out.Choices = make([]tuning.OpChoice, len(all))
+		}
+		for k, i := range at {
+			out.Ops[i], out.Traces[i] = g.Ops[k], g.Traces[k]
+			if g.Choices != nil {
+				out.Choices[i] = g.Choices[k]
+			}
+		}
+	}
+	for i, g := range all {
+		if out.Choices != nil && (g.RMA != nil || g.DevComm != nil) {
+			out.Choices[i] = tuning.OpChoice{Op: g.Op, Index: i, Algo: AlgoNone, Proto: ProtoNone, Plan: -1}
 		}
 	}
 	return out, nil

@@ -279,3 +279,63 @@ func TestRMAConfigNumCtx(t *testing.T) {
 		})
 	}
 }
+
+// TestRMAPlanOrder: ncclLaunchPrepare queues a group's RMA plans before
+// its copy-engine, symmetric and kernel plans at every tag with one-sided
+// calls, so the group's plans have one numbering in launch order: with R
+// RMA plans the first copy-engine plan is plan R. Under CTA policy ZERO
+// on 2 × H200 the window AllGather runs on the copy engines, the window
+// AllReduce on a symmetric kernel, the user-buffer collectives in one
+// kernel plan.
+func TestRMAPlanOrder(t *testing.T) {
+	put := GroupOp{Op: Op{Func: SendRecv, Count: 4096, DataType: Int8}, Buffers: BuffersWindow, RMA: &RMACall{Kind: RMAPutSignal, Peers: []int{1}}}
+	sig := GroupOp{Op: Op{Func: SendRecv}, RMA: &RMACall{Kind: RMASignal, Peers: []int{1}}}
+	wait := GroupOp{Op: Op{Func: SendRecv}, RMA: &RMACall{Kind: RMAWaitSignal, Peers: []int{1}, OpCnt: 1}}
+	ar := GroupOp{Op: Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}}
+	arWin := GroupOp{Op: Op{Func: AllReduce, Count: 1 << 18, DataType: Bfloat16, RedOp: Sum}, Buffers: BuffersWindow}
+	agWin := GroupOp{Op: Op{Func: AllGather, Count: 8 << 20, DataType: Float32}, Buffers: BuffersWindow}
+	ag := GroupOp{Op: Op{Func: AllGather, Count: 8 << 20, DataType: Float32}}
+	group := []GroupOp{put, ar, wait, agWin, arWin, sig, ag}
+	cases := []struct {
+		v     Version
+		plans []int // per operation, in call order
+		n     int   // the group's plans
+	}{
+		// RMA plans 0 (put), 1 (wait), 2 (signal); copy engines 3;
+		// symmetric 4; the kernel plan of both user-buffer collectives 5
+		{V2_29_2, []int{0, 5, 1, 3, 4, 2, 5}, 6},
+		{V2_29_7, []int{0, 5, 1, 3, 4, 2, 5}, 6},
+		{V2_30_3, []int{0, 5, 1, 3, 4, 2, 5}, 6},
+		{V2_30_7, []int{0, 5, 1, 3, 4, 2, 5}, 6},
+	}
+	for _, tc := range cases {
+		t.Run(tc.v.String(), func(t *testing.T) {
+			c := h200x2Comm(t, tc.v, Env{"NCCL_CTA_POLICY": "2"})
+			g, err := c.SelectGroup(group, Launch{})
+			if err != nil || g.Err != nil {
+				t.Fatal(err, g.Err)
+			}
+			got := make([]int, len(group))
+			for i, d := range g.Ops {
+				got[i] = d.Plan
+				if d.RMA != nil && d.RMA.Plan != d.Plan {
+					t.Errorf("op %d: RMA plan %d, decision plan %d", i, d.RMA.Plan, d.Plan)
+				}
+			}
+			if !equalInts(got, tc.plans) || g.Plans != tc.n {
+				t.Errorf("plans %v of %d, want %v of %d", got, g.Plans, tc.plans, tc.n)
+			}
+			for _, u := range g.Budget {
+				if u.Plan != tc.plans[1] {
+					t.Errorf("budget lists plan %d, want the kernel plan %d", u.Plan, tc.plans[1])
+				}
+			}
+			if d := g.Ops[3]; d.Kernel != "copy-engine" {
+				t.Errorf("window AllGather on %q, want copy-engine", d.Kernel)
+			}
+			if d := g.Ops[4]; g.Choices[4].SidePath != "symmetric" {
+				t.Errorf("window AllReduce on %q (%s), want a symmetric kernel", g.Choices[4].SidePath, d.Kernel)
+			}
+		})
+	}
+}

@@ -140,7 +140,9 @@ type GroupChoice struct {
 	// fp8 reduction below sm90) is reported and nothing is decided (NCCL
 	// records it as the group's error and abandons the group).
 	Err *nccl.NCCLError `json:"error,omitempty"`
-	// Plans is the number of kernel plans the collectives filled.
+	// Plans is the number of plans the group launches: the plans before
+	// the model's (ChooseGroupAfter: the RMA plans), then the copy-engine,
+	// symmetric and kernel plans, numbered so in launch order.
 	Plans int `json:"plans"`
 	// Budget is what each plan of the cost-table collectives took of its
 	// kernel-plan budget, in launch order (2.22.3+; the symmetric, copy-engine
@@ -268,10 +270,24 @@ func (m *Model) scheduleLegacyOne(t *tuningTask) {
 // Ref: v2.28.9-1 src/enqueue.cc ncclPrepareTasks, scheduleCollTasksToPlan
 // (v2.22.3-1 likewise)
 func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
+	return ChooseGroupAfter(m, ops, 0)
+}
+
+// ChooseGroupAfter is ChooseGroup for a group whose first firstPlan plans
+// are not the model's: ncclLaunchPrepare queues a group's RMA plans
+// (one-sided calls, 2.29.2+) before its copy-engine, symmetric and kernel
+// plans, so those are numbered from firstPlan on and Plans counts every
+// plan of the group.
+//
+// Ref: v2.29.2-1 src/enqueue.cc ncclLaunchPrepare (to v2.30.7-1 alike)
+func ChooseGroupAfter(m *Model, ops []Call, firstPlan int) (*GroupChoice, error) {
 	if err := m.checkChoose(); err != nil {
 		return nil, err
 	}
-	out := &GroupChoice{Ops: make([]OpChoice, len(ops))}
+	if firstPlan < 0 {
+		return nil, fmt.Errorf("group: %d plans before the group's: expected 0 or more", firstPlan)
+	}
+	out := &GroupChoice{Ops: make([]OpChoice, len(ops)), Plans: firstPlan}
 	store := make([]tuningTask, len(ops))
 	tasks := make([]*tuningTask, 0, len(ops))
 	var symTasks []*tuningTask
@@ -323,6 +339,7 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 		// p2p; otherwise window buffers go through the cost table like any
 		if len(tasks)+len(symTasks) == 1 && nP2P == 0 {
 			m.symmetricAlone(symTasks[0], &out.Lines)
+			symTasks[0].choice.Plan = out.Plans
 			out.Plans++
 			return out, nil
 		}
@@ -370,6 +387,11 @@ func ChooseGroup(m *Model, ops []Call) (*GroupChoice, error) {
 		if nerr != nil {
 			out.Err = nerr
 			return out, nil
+		}
+		for _, t := range tasks {
+			if t.choice.Plan >= 0 {
+				t.choice.Plan += out.Plans
+			}
 		}
 		out.Plans += plans
 		return out, nil
