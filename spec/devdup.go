@@ -279,19 +279,50 @@ var devDup307 = &Rule{
 	},
 }
 
-// ncclCommInitAll's own duplicate-device check (G-DEV-DUP-2): it reads
-// the devlist before any communicator exists, so it prints nothing and
-// leaves ncclGetLastError empty.
+// ncclCommInitAll's own devlist checks (G-DEV-DUP-2): it reads the
+// devlist before any communicator exists, entry by entry, a device outside
+// cudaGetDeviceCount's before a device named twice.
 
-// devInitAllDoc22 and devInitAllDoc30 say what each release's check does.
+// devInitAllWarn23 is the WARN for a devlist entry outside the visible
+// devices, from 2.23.4 (before it the check printed nothing).
+const devInitAllWarn23 = "Invalid device %d (totalnDev=%d)"
+
+// devInitAllDoc18, devInitAllDoc23 and devInitAllDoc30 say what each
+// release's checks do.
 const (
-	devInitAllDoc22 = `ncclCommInitAll (procs init-all: one process, its node's CUDA devices in order as devlist) checks the devlist before it makes any communicator: a device index outside the visible devices is ncclInvalidArgument with a WARN (not modelled: gatesim knows no count of visible devices), and a device named twice returns ncclInvalidUsage with no WARN, so ncclGetLastError stays empty and no "NCCL version" or init line is printed. G-DEV-DUP-1's WARN is never reached. No variable allows it. Other layouts make their ranks with ncclCommInitRank, which has no such check.`
-	devInitAllDoc30 = `As up to 2.29.7 (ncclCommInitAll's devlist: a device named twice returns ncclInvalidUsage with no WARN, before any communicator), unless NCCL_MULTI_RANK_GPU_ENABLE=1, which skips the check: the ranks are then made and G-DEV-DUP-1 decides (allowed: ranks on one DEV node, G-TOPO-DEV-1).`
+	devInitAllDoc18 = `ncclCommInitAll (procs init-all: one process, its node's CUDA devices in order as devlist) checks the devlist before it makes any communicator, entry by entry: a device index outside the devices the process sees (cudaGetDeviceCount: the node's visible_devices, by default every device it lists) returns ncclUnhandledCudaError with no WARN, and a device named twice ncclInvalidUsage with no WARN; either way ncclGetLastError stays empty and no "NCCL version" or init line is printed. G-DEV-DUP-1's WARN is never reached. No variable allows it. Other layouts make their ranks with ncclCommInitRank, which has no such check.`
+	devInitAllDoc23 = `As up to 2.22.3 (ncclCommInitAll's devlist, entry by entry, before any communicator), but a device index outside the devices the process sees (cudaGetDeviceCount: the node's visible_devices, by default every device it lists) prints WARN "Invalid device %d (totalnDev=%d)", which ncclGetLastError returns, and returns ncclInvalidArgument; a device named twice still returns ncclInvalidUsage with no WARN and an empty ncclGetLastError.`
+	devInitAllDoc30 = `As from 2.23.4 (ncclCommInitAll's devlist, entry by entry: a device outside the visible ones is WARN "Invalid device %d (totalnDev=%d)" and ncclInvalidArgument; a device named twice returns ncclInvalidUsage with no WARN, before any communicator), unless NCCL_MULTI_RANK_GPU_ENABLE=1, which skips the duplicate check alone: the ranks are then made and G-DEV-DUP-1 decides (allowed: ranks on one DEV node, G-TOPO-DEV-1).`
 )
 
-// devInitAll is G-DEV-DUP-2's check; multiRank says whether
-// NCCL_MULTI_RANK_GPU_ENABLE skips it.
-func devInitAll(r *initRun, multiRank bool) {
+// initAllCheck is what a release's ncclCommInitAll does with its devlist.
+type initAllCheck struct {
+	// invalid is the result for a device outside the visible ones; warn
+	// says whether devInitAllWarn23 is printed with it.
+	invalid Result
+	warn    bool
+	// multiRank says whether NCCL_MULTI_RANK_GPU_ENABLE skips the
+	// duplicate check.
+	multiRank bool
+}
+
+// invisibleDev is the first entry of a node's devlist outside the CUDA
+// devices its process sees, -1 when none is (every device the node lists
+// is seen unless visible_devices says otherwise).
+func invisibleDev(nd *Node) int {
+	if nd.VisibleDevices == 0 {
+		return -1
+	}
+	for j, g := range nd.GPUs {
+		if g.Dev < 0 || g.Dev >= nd.VisibleDevices {
+			return j
+		}
+	}
+	return -1
+}
+
+// devInitAll is G-DEV-DUP-2's check as release c has it.
+func devInitAll(r *initRun, c initAllCheck) {
 	sys := r.comm.System
 	if sys.Procs != ProcsInitAll {
 		// literals: every init walks this, and a joined string allocates
@@ -305,15 +336,33 @@ func devInitAll(r *initRun, multiRank bool) {
 	// a CUDA device is a GPU or one MLOPart partition of it, as the UUID
 	// comparison tells them apart
 	pairs := devDupPairs(sys, devDupUUID)
+	skipDup := c.multiRank && r.param(devDupMultiRankVar) != 0
+	// the loop stops at the first entry either check refuses; a
+	// duplicate's first naming was checked for visibility before it
+	if bad := invisibleDev(&sys.Nodes[0]); bad >= 0 && (len(pairs) == 0 || skipDup || bad < pairs[0].b) {
+		dev, total := sys.Nodes[0].GPUs[bad].Dev, sys.Nodes[0].VisibleDevices
+		facts := []Fact{F("rank", bad), F("dev", dev), F("totalnDev", total)}
+		if !c.warn {
+			r.fail(c.invalid, "")
+			r.failed.Call = "ncclCommInitAll"
+			r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("ncclCommInitAll's devlist names CUDA device %d (rank %d), outside the %d the process sees: %s before any communicator, with no WARN and an empty ncclGetLastError", dev, bad, total, c.invalid), Facts: facts})
+			return
+		}
+		warn := fmt.Sprintf(devInitAllWarn23, dev, total)
+		r.fail(c.invalid, warn)
+		r.failed.Call = "ncclCommInitAll"
+		r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("ncclCommInitAll's devlist names CUDA device %d (rank %d), outside the %d the process sees: %s before any communicator", dev, bad, total, c.invalid), Facts: facts, Log: []string{warn}})
+		return
+	}
 	if len(pairs) == 0 {
 		r.emit(Verdict{Outcome: Pass, Why: "ncclCommInitAll's devlist names each CUDA device once"})
 		return
 	}
 	p := pairs[0]
 	facts := devDupFacts(p)
-	if multiRank {
+	if c.multiRank {
 		facts = append(facts, F(devDupMultiRankVar, r.param(devDupMultiRankVar)))
-		if r.param(devDupMultiRankVar) != 0 {
+		if skipDup {
 			r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("ncclCommInitAll's devlist names CUDA device %d twice, and NCCL_MULTI_RANK_GPU_ENABLE=1 skips the check", p.dev), Facts: facts})
 			return
 		}
@@ -323,19 +372,34 @@ func devInitAll(r *initRun, multiRank bool) {
 	r.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("ncclCommInitAll's devlist names CUDA device %d twice (ranks %d and %d): ncclInvalidUsage before any communicator, with no WARN and an empty ncclGetLastError", p.dev, p.a, p.b), Facts: facts})
 }
 
-// devInitAll22 is G-DEV-DUP-2 up to 2.29.7.
-var devInitAll22 = &Rule{
-	ID: "G-DEV-DUP-2", Layer: LayerDevice, Title: "ncclCommInitAll devlist names a device twice",
-	Doc:  devInitAllDoc22,
+// devInitAllTitle is G-DEV-DUP-2's title at every release.
+const devInitAllTitle = "ncclCommInitAll devlist names a device not visible or twice"
+
+// devInitAll18 is G-DEV-DUP-2 up to 2.22.3: an invisible device is a
+// silent ncclUnhandledCudaError.
+var devInitAll18 = &Rule{
+	ID: "G-DEV-DUP-2", Layer: LayerDevice, Title: devInitAllTitle,
+	Doc:  devInitAllDoc18,
 	Ref:  Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "ncclCommInitAll"},
-	init: func(r *initRun) { devInitAll(r, false) },
+	init: func(r *initRun) { devInitAll(r, initAllCheck{invalid: UnhandledCudaError}) },
+}
+
+// devInitAll23 is G-DEV-DUP-2 from 2.23.4 to 2.29.7: an invisible device
+// is a WARN and ncclInvalidArgument.
+var devInitAll23 = &Rule{
+	ID: "G-DEV-DUP-2", Layer: LayerDevice, Title: devInitAllTitle,
+	Doc:  devInitAllDoc23,
+	Ref:  Ref{Tag: "v2.23.4-1", File: "src/init.cc", Func: "ncclCommInitAll"},
+	Logs: []string{devInitAllWarn23},
+	init: func(r *initRun) { devInitAll(r, initAllCheck{invalid: InvalidArgument, warn: true}) },
 }
 
 // devInitAll30 is G-DEV-DUP-2 from 2.30.3: NCCL_MULTI_RANK_GPU_ENABLE
-// skips the check.
+// skips the duplicate check.
 var devInitAll30 = &Rule{
-	ID: "G-DEV-DUP-2", Layer: LayerDevice, Title: "ncclCommInitAll devlist names a device twice",
+	ID: "G-DEV-DUP-2", Layer: LayerDevice, Title: devInitAllTitle,
 	Doc:  devInitAllDoc30,
 	Ref:  Ref{Tag: "v2.30.3-1", File: "src/init.cc", Func: "ncclCommInitAll"},
-	init: func(r *initRun) { devInitAll(r, true) },
+	Logs: []string{devInitAllWarn23},
+	init: func(r *initRun) { devInitAll(r, initAllCheck{invalid: InvalidArgument, warn: true, multiRank: true}) },
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -273,17 +274,135 @@ func TestDevInitAllPerRelease(t *testing.T) {
 	}
 }
 
+// initAllSystem is one H200 host whose process sees visible CUDA devices
+// and calls ncclCommInitAll with devs as devlist.
+func initAllSystem(t *testing.T, visible int, devs ...int) *System {
+	t.Helper()
+	gpus := make([]string, len(devs))
+	for i, d := range devs {
+		gpus[i] = fmt.Sprintf(`{"dev": %d, "sm": 90}`, d)
+	}
+	js := fmt.Sprintf(`{"name": "initall", "nodes": [{"ip_interfaces": ["eth0"], "cpu": {"arch": "x86_64", "vendor": "Intel", "model": "srp"}, "driver": {"cuda": 12040, "cumem": true}, "visible_devices": %d, "gpus": [%s]}]}`, visible, strings.Join(gpus, ", "))
+	sys, err := ParseSystem("initall.json", []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys.Procs = ProcsInitAll
+	return sys
+}
+
+// TestDevInitAllInvisiblePerRelease: ncclCommInitAll's devlist naming a
+// device outside the ones the process sees (visible_devices) is a silent
+// ncclUnhandledCudaError up to 2.22.3 and WARN "Invalid device %d
+// (totalnDev=%d)" with ncclInvalidArgument from 2.23.4; the checks run
+// entry by entry, so a device named twice before the invisible one is
+// ncclInvalidUsage, and NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30.3+) skips the
+// duplicate check alone.
+// Ref: v2.22.3-1, v2.23.4-1, v2.30.3-1 src/init.cc ncclCommInitAll
+func TestDevInitAllInvisiblePerRelease(t *testing.T) {
+	type want struct {
+		res  Result
+		msg  string // ncclGetLastError, and the one WARN when not empty
+		pass bool
+	}
+	invisible := func(v Version, dev, total int) want {
+		if v >= V2_23_4 {
+			return want{res: InvalidArgument, msg: fmt.Sprintf("Invalid device %d (totalnDev=%d)", dev, total)}
+		}
+		return want{res: UnhandledCudaError}
+	}
+	dup := want{res: InvalidUsage}
+	for _, c := range []struct {
+		name    string
+		visible int
+		devs    []int
+		env     Env
+		want    func(v Version) want
+	}{
+		{"device 1 of 1 visible", 1, []int{0, 1}, nil, func(v Version) want { return invisible(v, 1, 1) }},
+		{"device 3 of 2 visible, after two good ones", 2, []int{0, 1, 3}, nil, func(v Version) want { return invisible(v, 3, 2) }},
+		{"every device visible", 2, []int{0, 1}, nil, func(Version) want { return want{pass: true} }},
+		{"default: every device the node lists is visible", 0, []int{0, 5}, nil, func(Version) want { return want{pass: true} }},
+		{"device named twice before the invisible one", 1, []int{0, 0, 1}, nil, func(Version) want { return dup }},
+		{"invisible device before the second naming", 1, []int{0, 1, 0}, nil, func(v Version) want { return invisible(v, 1, 1) }},
+		{"duplicate check skipped, the invisible device decides", 1, []int{0, 0, 1}, Env{devDupMultiRankVar: "1"}, func(v Version) want {
+			if v >= V2_30_3 {
+				return invisible(v, 1, 1)
+			}
+			return dup
+		}},
+	} {
+		sys := initAllSystem(t, c.visible, c.devs...)
+		for _, v := range Releases {
+			w := c.want(v)
+			comm, err := Init(MustLoad(v), sys, c.env)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.name, v, err)
+			}
+			var log []string
+			for _, vd := range comm.Trace {
+				if vd.Rule == "G-DEV-DUP-2" {
+					log = vd.Log
+				}
+			}
+			if w.pass {
+				if comm.Err != nil && comm.Err.Call == "ncclCommInitAll" {
+					t.Errorf("%s %s: %+v: want ncclCommInitAll's checks passed", c.name, v, comm.Err)
+				}
+				continue
+			}
+			e := comm.Err
+			if e == nil || e.Result != w.res || e.Message != w.msg || e.Call != "ncclCommInitAll" || decisiveInit(comm.Trace) != "G-DEV-DUP-2" {
+				t.Errorf("%s %s: init error %+v decided by %s: want %s %q from ncclCommInitAll (G-DEV-DUP-2)", c.name, v, e, decisiveInit(comm.Trace), w.res, w.msg)
+			}
+			wantLog := 0
+			if w.msg != "" {
+				wantLog = 1
+			}
+			if len(log) != wantLog || (wantLog == 1 && log[0] != w.msg) {
+				t.Errorf("%s %s: G-DEV-DUP-2 prints %q: want %q", c.name, v, log, w.msg)
+			}
+		}
+	}
+}
+
+// TestVisibleDevicesAtTheEdge: visible_devices is bounded, and refused on
+// MLOPart partitions, whose CUDA device index the system does not name.
+func TestVisibleDevicesAtTheEdge(t *testing.T) {
+	for _, c := range []struct{ js, want string }{
+		{`{"nodes": [{"visible_devices": -1, "gpus": [{"dev": 0, "sm": 90}]}]}`, "visible_devices -1: expected 1-72"},
+		{`{"nodes": [{"visible_devices": 73, "gpus": [{"dev": 0, "sm": 90}]}]}`, "visible_devices 73: expected 1-72"},
+		{`{"nodes": [{"visible_devices": 2, "gpus": [{"dev": 0, "sm": 100, "mlopart": 0}, {"dev": 0, "sm": 100, "mlopart": 1}]}]}`, "with MLOPart partitions: not modelled"},
+	} {
+		if _, err := ParseSystem("v.json", []byte(c.js)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.js, err, c.want)
+		}
+	}
+}
+
 // ncclCommInitAllBody is ncclCommInitAll's definition in init.cc.
 var ncclCommInitAllBody = regexp.MustCompile(`(?s)\nncclResult_t ncclCommInitAll\(.*?\n}\n`)
 
 // TestDevInitAllAtTags reads ncclCommInitAll at every release's tag: the
 // duplicate-device check returns ncclInvalidUsage with no WARN in its
 // branch, and it reads NCCL_MULTI_RANK_GPU_ENABLE exactly where the
-// release's G-DEV-DUP-2 says (the 2.30.3 variant). It needs the NCCL git
+// release's G-DEV-DUP-2 says (the 2.30.3 variant); the invalid-device
+// check comes first in the loop, with the WARN and result the release's
+// variant predicts. It needs the NCCL git
 // mirror (ncclmirror.ForTest).
 func TestDevInitAllAtTags(t *testing.T) {
 	repo := ncclmirror.ForTest(t)
 	check := regexp.MustCompile(`(?s)/\* duplicate device check\. \*/\s*if \(([^{]*)\) \{\s*ret = ncclInvalidUsage;\s*goto fail;\s*\}`)
+	invalid := regexp.MustCompile(`(?s)/\* invalid device check\. \*/\s*if \(devlist\[i\] < 0 \|\| devlist\[i\] >= totalnDev\) \{\s*(WARN\("([^"]*)", devlist\[i\], totalnDev\);\s*)?ret = (\w+);\s*goto fail;`)
+	// what each variant predicts for a device outside the visible ones
+	wantInvalid := map[*Rule]struct {
+		warn string
+		res  Result
+	}{
+		devInitAll18: {"", UnhandledCudaError},
+		devInitAll23: {devInitAllWarn23, InvalidArgument},
+		devInitAll30: {devInitAllWarn23, InvalidArgument},
+	}
 	for _, v := range Releases {
 		r, ok := MustLoad(v).Rule("G-DEV-DUP-2")
 		if !ok {
@@ -301,6 +420,26 @@ func TestDevInitAllAtTags(t *testing.T) {
 		}
 		if reads := strings.Contains(m[1], "ncclParamMultiRankGpuEnable()"); reads != (r == devInitAll30) {
 			t.Errorf("%s: the check %q reads NCCL_MULTI_RANK_GPU_ENABLE: %v; the rule's variant says %v", v, m[1], reads, r == devInitAll30)
+		}
+		inv := invalid.FindStringSubmatchIndex(body)
+		if inv == nil {
+			t.Errorf("%s: no invalid device check in %s", v, r.Ref.Func)
+			continue
+		}
+		if inv[0] > strings.Index(body, m[0]) {
+			t.Errorf("%s: the invalid device check comes after the duplicate check; G-DEV-DUP-2 runs it first", v)
+		}
+		warn, res := "", body[inv[6]:inv[7]]
+		if inv[4] >= 0 {
+			warn = body[inv[4]:inv[5]]
+		}
+		w, ok := wantInvalid[r]
+		if !ok {
+			t.Errorf("%s: G-DEV-DUP-2 variant %s has no invalid-device expectation", v, r.Ref.Tag)
+			continue
+		}
+		if res != w.res.String() || warn != w.warn {
+			t.Errorf("%s: invalid device: WARN %q and %s at the tag; the rule's variant (%s) says %q and %s", v, warn, res, r.Ref.Tag, w.warn, w.res)
 		}
 	}
 }

@@ -107,6 +107,7 @@ func compareBytes(a, b []byte) int {
 func sharesNode(a, b *Node) bool {
 	return a.CPU == b.CPU && a.NVSwitch == b.NVSwitch && a.Driver == b.Driver &&
 		a.MNNVLClique == b.MNNVLClique && a.MNNVLCliqueID == b.MNNVLCliqueID && a.Layout == b.Layout && a.Topo == b.Topo &&
+		a.VisibleDevices == b.VisibleDevices &&
 		sameSlice(a.GPUs, b.GPUs) && sameSlice(a.NICs, b.NICs) &&
 		sameSlice(a.IPInterfaces, b.IPInterfaces) && sameSlice(a.Libs, b.Libs)
 }

@@ -137,7 +137,7 @@ func TestSharedPresetIsThePreset(t *testing.T) {
 			fields = append(fields, v.Type().Field(i).Name)
 		}
 		// sharesNode compares these: a new field must be compared there too
-		if want := "Host CPU GPUs NVSwitch Driver NICs IPInterfaces Libs MNNVLClique MNNVLCliqueID Layout Topo"; strings.Join(fields, " ") != want {
+		if want := "Host CPU GPUs NVSwitch Driver NICs IPInterfaces Libs MNNVLClique MNNVLCliqueID Layout Topo VisibleDevices"; strings.Join(fields, " ") != want {
 			t.Fatalf("Node's fields are %v, sharesNode compares %s: compare the new one", fields, want)
 		}
 		for i := range v.NumField() {

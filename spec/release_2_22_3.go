@@ -143,7 +143,7 @@ func consts2_22_3(rs *Ruleset) {
 
 func base2_22_3(rs *Ruleset) {
 	for _, r := range []*Rule{
-		envSource22, intParamRule(Ref{Tag: "v2.22.3-1", File: "src/misc/param.cc", Func: "ncclLoadParam"}), devInitAll22,
+		envSource22, intParamRule(Ref{Tag: "v2.22.3-1", File: "src/misc/param.cc", Func: "ncclLoadParam"}), devInitAll18,
 		configRule(Ref{Tag: "v2.22.3-1", File: "src/init.cc", Func: "parseCommConfig, envConfigOverride"}),
 		netLib22, netLibNone22, netABI22, collNetABI22,
 		collNetEntryPoints(Ref{Tag: "v2.22.3-1", File: "src/net.cc", Func: "ncclCollNet_v7_as_v8_init"}, 8),

@@ -140,6 +140,7 @@ func apply2_23_4(rs *Ruleset) {
 	rs.Remove("G-COLLNET-ARITY-1", ref("src/enqueue.cc", "updateCollCostTable"), "no init-time disable; per-operation form below")
 	rs.Replace(impl23Rule, "PAT for AllGather/ReduceScatter")
 	rs.Add(pat23, "G-TUNE-IMPL-1", "PAT")
+	rs.Replace(devInitAll23, `ncclCommInitAll: a devlist device outside the visible ones prints "Invalid device" and returns ncclInvalidArgument, no longer a silent ncclUnhandledCudaError`)
 	rs.Replace(modelDone.withRef(ref("src/graph/tuning.cc", "ncclTopoTuneModel")), "7 algorithms")
 	rs.Add(collNetArity23, "G-SEL-OPSUP-1", "per-operation CollNetDirect arity")
 	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),

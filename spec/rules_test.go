@@ -121,6 +121,11 @@ var ruleCases = []ruleCase{
 		mutate: func(s *System) { s.Procs = ProcsInitAll }, want: Pass},
 	{name: "ncclCommInitAll devlist names a device twice", rule: "G-DEV-DUP-2", releases: append(all, V2_30_3, V2_30_7), preset: "dgx-b200",
 		mutate: func(s *System) { s.Procs, s.Nodes[0].GPUs[1].Dev = ProcsInitAll, 0 }, want: Fail, whyHas: "no WARN"},
+	// a device the process does not see: silent up to 2.22.3, a WARN from 2.23.4
+	{name: "ncclCommInitAll devlist names a device not visible, silently", rule: "G-DEV-DUP-2", releases: []Version{V2_18_1, V2_22_3}, preset: "dgx-b200",
+		mutate: func(s *System) { s.Procs, s.Nodes[0].VisibleDevices = ProcsInitAll, 1 }, want: Fail, whyHas: "ncclUnhandledCudaError before any communicator, with no WARN"},
+	{name: "ncclCommInitAll devlist names a device not visible", rule: "G-DEV-DUP-2", releases: []Version{V2_23_4, V2_28_9, V2_30_3, V2_30_7}, preset: "dgx-b200",
+		mutate: func(s *System) { s.Procs, s.Nodes[0].VisibleDevices = ProcsInitAll, 1 }, want: Fail, logHas: "Invalid device 1 (totalnDev=1)"},
 
 	// Layer 1: library discovery.
 	{name: "profiler plugin accepted", rule: "G-PROF-1", releases: r28, preset: "v100x4",

@@ -70,6 +70,11 @@ type Node struct {
 	// Topo is a detailed topology read from NCCL's own XML dump; when set
 	// it is used as it is (its NICs are the ones NCCL saw).
 	Topo *topo.System `json:"-"`
+	// VisibleDevices is how many CUDA devices the node's process sees
+	// (cudaGetDeviceCount, after CUDA_VISIBLE_DEVICES); 0: every device
+	// the node lists. Only ncclCommInitAll's devlist check (procs
+	// init-all, G-DEV-DUP-2) reads it.
+	VisibleDevices int `json:"visible_devices,omitempty"`
 }
 
 // mnnvlCliqueOf is the clique a node belongs to: its fabric cluster and
@@ -596,8 +601,15 @@ func (s *System) Validate() error {
 		if i > 0 && sharesNode(&s.Nodes[i-1], &s.Nodes[i]) {
 			continue // the same facts as the node before, which passed
 		}
+		if nd.VisibleDevices < 0 || nd.VisibleDevices > MaxGPUsPerNode {
+			return fmt.Errorf("%s: visible_devices %d: expected 1-%d (the CUDA devices the process sees) or 0 (every device the node lists)", where, nd.VisibleDevices, MaxGPUsPerNode)
+		}
 		devs := map[int]bool{}
 		for j, g := range nd.GPUs {
+			if g.MLOPart != nil && nd.VisibleDevices != 0 {
+				// a partition's CUDA device index is not its dev
+				return fmt.Errorf("%s: gpu %d: visible_devices %d with MLOPart partitions: not modelled; expected no visible_devices on a node of MLOPart GPUs", where, j, nd.VisibleDevices)
+			}
 			if g.SM < 30 || g.SM > 200 {
 				return fmt.Errorf("%s: gpu %d: sm %d: expected a compute capability times ten such as 70, 80, 90, 100", where, j, g.SM)
 			}
