@@ -197,8 +197,11 @@ func TestMLOPartNoSplit(t *testing.T) {
 		{Env{}, 0, 1, 2618},
 	} {
 		c, err := Init(MustLoad(V2_30_7), parts, tc.env)
-		if err != nil || c.Err != nil {
-			t.Fatalf("%v: %v %v", tc.env, err, c.Err)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.env, err)
+		}
+		if c.Err != nil {
+			t.Fatalf("%v: init error %v", tc.env, c.Err)
 		}
 		outcome := map[RuleID]Outcome{}
 		for _, vd := range c.Trace {
@@ -231,8 +234,11 @@ func TestMLOPartNoSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := Init(MustLoad(V2_30_7), one, noSplit)
-	if err != nil || c.Err != nil {
-		t.Fatalf("2.30.7 one partition per device, split off: %v %v", err, c.Err)
+	if err != nil {
+		t.Fatalf("2.30.7 one partition per device, split off: %v", err)
+	}
+	if c.Err != nil {
+		t.Fatalf("2.30.7 one partition per device, split off: init error %v", c.Err)
 	}
 	if s := c.Topo.Nodes[0].System; len(s.Nodes[topo.DEV]) != 0 {
 		t.Errorf("one partition per device: %d DEV nodes, want none", len(s.Nodes[topo.DEV]))
