@@ -45,6 +45,18 @@ func mloPartXML(t *testing.T, ns NodeSpec, bus string, parts ...string) *XMLNode
 	return x
 }
 
+// buildMLOPart builds a DGX B200 whose first GPU is mloPartXML's, with
+// release's rules and the options o.
+func buildMLOPart(t *testing.T, release, bus string, parts []string, o Options) (*System, error) {
+	t.Helper()
+	p, ok := chainParams(release)
+	if !ok {
+		t.Fatalf("no release %s", release)
+	}
+	p.Release = mustVersion(t, release)
+	return buildSystem("topo.xml", mloPartXML(t, PresetDGXB200(), bus, parts...), p, o)
+}
+
 func mloLinkBw(from, to *Node, lt LinkType) float32 {
 	for _, l := range from.Links {
 		if l.Remote == to && l.Type == lt {
@@ -87,12 +99,7 @@ func TestMLOPartSplit(t *testing.T) {
 		{"bus id bits before", "2.30.3", "0000:90:00.1", []string{""}, "", 8, []int{-1}, nvs, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, ok := chainParams(tc.release)
-			if !ok {
-				t.Fatalf("no release %s", tc.release)
-			}
-			p.Release = mustVersion(t, tc.release)
-			s, err := BuildSystem("topo.xml", mloPartXML(t, PresetDGXB200(), tc.bus, tc.parts...), p)
+			s, err := buildMLOPart(t, tc.release, tc.bus, tc.parts, DefaultOptions())
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one naming %q", err, tc.err)
@@ -269,12 +276,7 @@ func TestMLOPartNoSplit(t *testing.T) {
 		{"index not read before 2.30.7", "2.30.3", "", []string{"2"}, "", []int{-1}, 0, 0x90000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, ok := chainParams(tc.release)
-			if !ok {
-				t.Fatalf("no release %s", tc.release)
-			}
-			p.Release = mustVersion(t, tc.release)
-			s, err := buildSystem("topo.xml", mloPartXML(t, PresetDGXB200(), tc.bus, tc.parts...), p, o)
+			s, err := buildMLOPart(t, tc.release, tc.bus, tc.parts, o)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one naming %q", err, tc.err)
