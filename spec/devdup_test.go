@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/internal/ncclmirror"
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // TestDevDupPerRelease: a DGX B200 with its GPUs split into MLOPart
@@ -171,22 +172,56 @@ func TestDevDupTextsAtTags(t *testing.T) {
 	}
 }
 
-// TestMLOPartNoSplitRefused: under NCCL_TOPO_SPLIT_MLOPART=0 2.30.7 puts
-// both partitions of an MLOPart GPU on one DEV node, which gatesim does
-// not model: the system is refused instead of built split. A lone
-// partition per device, and 2.30.4 (which reads neither the variable nor
-// the partition), are not affected.
-func TestMLOPartNoSplitRefused(t *testing.T) {
+// TestMLOPartNoSplit: under NCCL_TOPO_SPLIT_MLOPART=0 2.30.7 builds both
+// partitions of an MLOPart GPU as GPUs of one DEV node (G-TOPO-DEV-1,
+// G-TOPO-MLOPART-1): the communicator comes up with 16 ranks on 8 devices,
+// G-DEV-DUP-1 passes (each partition its own UUID) and NVLS is off
+// (hasMultiRankNvml) as with the split, the partitions GPU–DEV–GPU at
+// LOC_BW where the split has one hop at MLOPART_LOC_BW. A lone partition
+// per device builds as one GPU node, and 2.30.4 (which reads neither the
+// variable nor the partition) fails G-DEV-DUP-1 either way.
+// Ref: v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub, ncclTopoGetGpuDevNode
+func TestMLOPartNoSplit(t *testing.T) {
 	parts, err := Preset("dgx-b200", PresetOptions{MLOPart: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	noSplit := Env{"NCCL_TOPO_SPLIT_MLOPART": "0"}
-	if _, err := Init(MustLoad(V2_30_7), parts, noSplit); err == nil || !strings.Contains(err.Error(), "NCCL_TOPO_SPLIT_MLOPART=0") {
-		t.Errorf("2.30.7 split off: error %v, want the not-modelled refusal", err)
-	}
-	if c, err := Init(MustLoad(V2_30_7), parts, Env{}); err != nil || c.Err != nil {
-		t.Errorf("2.30.7 split on: %v %v", err, c.Err)
+	for _, tc := range []struct {
+		env  Env
+		devs int     // DEV nodes
+		hops int     // between ranks 0 and 1
+		bw   float32 // between ranks 0 and 1
+	}{
+		{noSplit, 8, 2, 5000},
+		{Env{"NCCL_TOPO_SPLIT_MLOPART": "1"}, 0, 1, 2618},
+		{Env{}, 0, 1, 2618},
+	} {
+		c, err := Init(MustLoad(V2_30_7), parts, tc.env)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.env, err)
+		}
+		if c.Err != nil {
+			t.Fatalf("%v: init error %v", tc.env, c.Err)
+		}
+		outcome := map[RuleID]Outcome{}
+		for _, vd := range c.Trace {
+			if _, ok := outcome[vd.Rule]; !ok {
+				outcome[vd.Rule] = vd.Outcome
+			}
+		}
+		if outcome["G-DEV-DUP-1"] != Pass || outcome["G-NVLS-EARLY-1"] != Fail {
+			t.Errorf("%v: G-DEV-DUP-1 %v, G-NVLS-EARLY-1 %v: want pass and fail (NVLS off)", tc.env, outcome["G-DEV-DUP-1"], outcome["G-NVLS-EARLY-1"])
+		}
+		if c.Topo == nil || c.Topo.NRanks != 16 {
+			t.Fatalf("%v: topology %+v: want 16 ranks", tc.env, c.Topo)
+		}
+		s := c.Topo.Nodes[0].System
+		a, b := s.Nodes[topo.GPU][0], s.Nodes[topo.GPU][1]
+		p := a.Paths[topo.GPU][b.Index]
+		if len(s.Nodes[topo.DEV]) != tc.devs || p.Type != topo.PathLOC || p.Count() != tc.hops || p.Bw != tc.bw {
+			t.Errorf("%v: %d DEV nodes, ranks 0-1 %s/%d hops/%v: want %d and LOC/%d/%v", tc.env, len(s.Nodes[topo.DEV]), p.Type, p.Count(), p.Bw, tc.devs, tc.hops, tc.bw)
+		}
 	}
 	if c, err := Init(MustLoad(V2_30_4), parts, noSplit); err != nil || c.Err == nil {
 		t.Errorf("2.30.4: %v, %v: want G-DEV-DUP-1's init error", err, c.Err)
@@ -199,8 +234,15 @@ func TestMLOPartNoSplitRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, err := Init(MustLoad(V2_30_7), one, noSplit); err != nil || c.Err != nil {
-		t.Errorf("2.30.7 one partition per device, split off: %v %v", err, c.Err)
+	c, err := Init(MustLoad(V2_30_7), one, noSplit)
+	if err != nil {
+		t.Fatalf("2.30.7 one partition per device, split off: %v", err)
+	}
+	if c.Err != nil {
+		t.Fatalf("2.30.7 one partition per device, split off: init error %v", c.Err)
+	}
+	if s := c.Topo.Nodes[0].System; len(s.Nodes[topo.DEV]) != 0 {
+		t.Errorf("one partition per device: %d DEV nodes, want none", len(s.Nodes[topo.DEV]))
 	}
 }
 

@@ -409,6 +409,7 @@ func TopoOptions(env Env) topo.Options {
 	set("NCCL_SHM_DISABLE", func(n int) { o.SHMDisable = n == 1 })
 	set("NCCL_NET_GDR_C2C", func(n int) { o.NetGdrC2C = n != 0 })
 	set("NCCL_NET_GDR_MLOPART", func(n int) { o.NetGdrMLOPart = n != 0 })
+	set("NCCL_TOPO_SPLIT_MLOPART", func(n int) { o.NoSplitMLOPart = n == 0 })
 	set("NCCL_NET_GDR_READ", func(n int) { o.NetGdrRead, o.NetGdrReadSet = n, true })
 	set("NCCL_PXN_DISABLE", func(n int) { o.PXNDisable = n == 1 })
 	set("NCCL_PXN_C2C", func(n int) { o.PXNC2C = n != 0 })
@@ -507,13 +508,6 @@ func topoRule(ref Ref) *Rule {
 		Doc: `Every rank detects its host's topology (GPUs, PCIe switches, NVLink and NVSwitch, CPUs, and the NET devices of the chosen network, flagged for CollNet when a CollNet plugin is attached), computes the paths between them and searches the ring and tree graphs, the CollNet graphs when CollNet is enabled and the NVLS graph when NVLS is supported. GPUs of one host that reach each other neither by P2P nor by SHM form separate NCCL nodes; an MNNVL clique fuses its hosts into one. The graph rules after this one read the search.`,
 		Ref: ref,
 		init: func(r *initRun) {
-			if r.rs.TopoParams.MLOPartAttr && r.envInt("NCCL_TOPO_SPLIT_MLOPART", 1) == 0 && len(devDupPairs(r.comm.System, devDupBusID)) > 0 {
-				// ncclTopoAddGpuSub then puts a GPU's partitions on one DEV
-				// node, which gatesim's GPU node (a DEV and its one GPU)
-				// cannot hold: refused rather than built split
-				r.err = fmt.Errorf("topology stage: NCCL_TOPO_SPLIT_MLOPART=0 puts an MLOPart GPU's partitions on one DEV node (src/graph/topo.cc ncclTopoAddGpuSub): several GPUs on one DEV are not modelled; expected NCCL_TOPO_SPLIT_MLOPART unset or 1")
-				return
-			}
 			res, err := r.searchTopology()
 			if fe := (*topo.FusionError)(nil); errors.As(err, &fe) {
 				// NCCL fails init while it fuses the NICs (G-TOPO-VNIC-1)

@@ -260,7 +260,7 @@ var Gates = []GateInfo{
 	{Name: "NCCL_TOPO_FILE", Gates: []GateLink{g("G-NVLS-GRAPH-1"), g("G-COLLNET-GRAPH-1")},
 		Note: "replaces the detected topology every graph gate reads", Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/graph/topo.cc", Func: "ncclTopoGetSystem"}},
 	{Name: "NCCL_TOPO_SPLIT_MLOPART", Gates: []GateLink{g("G-TOPO-1")},
-		Note: "0 puts an MLOPart GPU's partitions on one DEV node (2.30.7): gatesim refuses such a system, as it does not model several GPUs on one DEV",
+		Note: "0 puts an MLOPart GPU's partitions on one DEV node (2.30.7, G-TOPO-MLOPART-1, G-TOPO-DEV-1): the topology stage builds them as GPUs of one device, its NVLinks and C2C counted once",
 		Ref:  spec.Ref{Tag: "v2.30.7-1", File: "src/graph/topo.cc", Func: "ncclTopoAddGpuSub"}},
 	{Name: "NCCL_TUNER_PLUGIN", Gates: []GateLink{g("G-TUNER-LIB-1"), g("G-TUNER-ABI-1"), g("G-TUNER-INIT-1"), g("G-TUNER-CALL-1")},
 		Ref: spec.Ref{Tag: "v2.28.9-1", File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}},

@@ -39,6 +39,9 @@ type builder struct {
 	file string
 	p    Params
 	sys  *System
+	// noSplit is NCCL_TOPO_SPLIT_MLOPART=0 where the release reads the
+	// mlopart attribute (Options.NoSplitMLOPart).
+	noSplit bool
 }
 
 // BuildSystem turns a <system> element into the model NCCL builds from it,
@@ -53,10 +56,16 @@ type builder struct {
 // communicator and Search numbers the ranks), and a missing gdr attribute
 // means GPU Direct RDMA is supported.
 func BuildSystem(file string, x *XMLNode, p Params) (*System, error) {
+	return buildSystem(file, x, p, DefaultOptions())
+}
+
+// buildSystem is BuildSystem with the variables the build reads (from
+// 2.30.7 NCCL_TOPO_SPLIT_MLOPART).
+func buildSystem(file string, x *XMLNode, p Params, o Options) (*System, error) {
 	if x == nil || x.Name != "system" {
 		return nil, fmt.Errorf("%s: expected a <system> element", file)
 	}
-	b := &builder{file: file, p: p, sys: &System{Name: file, Source: x, Params: p}}
+	b := &builder{file: file, p: p, sys: &System{Name: file, Source: x, Params: p}, noSplit: p.MLOPartAttr && o.NoSplitMLOPart}
 	s := b.sys
 	for _, c := range x.Subs {
 		if c.Name == "cpu" {
@@ -508,7 +517,9 @@ func mloPartBase(id int64) int64 { return id &^ mloPartMask }
 // device, joined to the parent like a whole GPU and to the partitions of
 // the same GPU already built by LINK_LOC at MLOPART_LOC_BW both ways.
 // Several <gpu> of one device (ranks sharing a GPU or a partition) are
-// GPUs of one DEV node (addDevGPUs).
+// GPUs of one DEV node (addDevGPUs). Under NCCL_TOPO_SPLIT_MLOPART=0 the
+// device is the <pci> whatever the mlopart (devPart), so the partitions
+// are GPUs of one DEV node that keep their mlopart.
 func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) error {
 	bw, err := b.pciBw(x)
 	if err != nil {
@@ -522,7 +533,7 @@ func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) err
 			// ncclTopoCheckMloPartBusId, for every GPU
 			return b.errf(x, "BusId 0x%x has non-zero bits in MLOPart mask 0x%x, cannot encode MLOPart partition index without collision: expected a GPU bus id whose function is 0 or 4", busID, mloPartMask)
 		}
-		part, err := b.mloPart(xg)
+		part, err := b.devPart(xg)
 		if err != nil {
 			return err
 		}
@@ -535,7 +546,7 @@ func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) err
 			if o.Name != "gpu" {
 				continue
 			}
-			if p, err := b.mloPart(o); err != nil {
+			if p, err := b.devPart(o); err != nil {
 				return err
 			} else if p == part {
 				same = append(same, o)
@@ -544,8 +555,10 @@ func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) err
 		var node *Node
 		if len(same) > 1 {
 			node, err = b.addDevGPUs(x, same, id, sid, part)
+		} else if gp, perr := b.mloPart(xg); perr != nil {
+			return perr
 		} else {
-			node, err = b.addGPU(xg, id, sid, part)
+			node, err = b.addGPU(xg, id, sid, gp)
 		}
 		if err != nil {
 			return err
@@ -595,7 +608,14 @@ func (b *builder) addDevGPUs(x *XMLNode, gpus []*XMLNode, id int64, sid, part in
 		if xg.Name != "gpu" {
 			continue
 		}
-		g, err := b.addGPU(xg, int64(n)<<gpuLocalRankShift|id, sid, part)
+		gp := -1 // 2.30.3–2.30.4 read no mlopart
+		if b.p.MLOPartAttr {
+			var err error
+			if gp, err = b.mloPart(xg); err != nil {
+				return nil, err
+			}
+		}
+		g, err := b.addGPU(xg, int64(n)<<gpuLocalRankShift|id, sid, gp)
 		if err != nil {
 			return nil, err
 		}
@@ -643,19 +663,31 @@ func (b *builder) deviceNode(id int64) *Node {
 }
 
 // mloPart is a <gpu>'s mlopart attribute (-1, NCCL_TOPO_UNDEF, when
-// absent), bounded as ncclTopoAddGpuSub bounds it.
+// absent), bounded as ncclTopoAddGpuSub bounds it: the index bound only
+// when the partition splits the device.
 func (b *builder) mloPart(xg *XMLNode) (int, error) {
 	part, err := b.attrIntDefault(xg, "mlopart", -1)
 	if err != nil {
 		return 0, err
 	}
-	if part >= mloPartDevMax {
+	if part >= mloPartDevMax && !b.noSplit {
 		return 0, b.errf(xg, "MLOPart index %d out of range (max %d): expected mlopart=\"-1\", \"0\" or \"1\"", part, mloPartDevMax-1)
 	}
 	if part < -1 {
 		return 0, b.errf(xg, "<gpu mlopart=%d>: expected -1 (a whole GPU), 0 or 1 (an MLOPart partition)", part)
 	}
 	return part, nil
+}
+
+// devPart is the partition a <gpu>'s DEV id carries: its mlopart, or -1
+// (the whole device) under NCCL_TOPO_SPLIT_MLOPART=0 (ncclTopoAddGpuSub,
+// ncclTopoGetGpuDevNode, ncclTopoXmlIsPrimaryGpuForDev).
+func (b *builder) devPart(xg *XMLNode) (int, error) {
+	part, err := b.mloPart(xg)
+	if b.noSplit {
+		return -1, err
+	}
+	return part, err
 }
 
 // mloPartDevs is ncclTopoGetDevNodes' count: the GPU nodes (DEVs) of the
@@ -803,7 +835,7 @@ func (b *builder) gpuOf(x *XMLNode, parentBus string, sid int) (*Node, error) {
 		}
 	}
 	if xg := x.Parent(); b.p.MLOPartAttr && xg != nil && xg.Name == "gpu" && xg.Parent() != nil {
-		part, err := b.mloPart(xg)
+		part, err := b.devPart(xg)
 		if err != nil {
 			return nil, err
 		}
@@ -814,7 +846,7 @@ func (b *builder) gpuOf(x *XMLNode, parentBus string, sid int) (*Node, error) {
 			if sib.Name != "gpu" {
 				continue
 			}
-			if p, err := b.mloPart(sib); err == nil && p == part {
+			if p, err := b.devPart(sib); err == nil && p == part {
 				return nil, nil
 			}
 		}

@@ -419,7 +419,7 @@ func newHostModel(h *System, ps *pathState) (*hostModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := BuildSystem(h.Name, src, ps.p)
+	s, err := buildSystem(h.Name, src, ps.p, ps.o)
 	if err != nil {
 		return nil, err
 	}
@@ -444,7 +444,7 @@ func newHostModel(h *System, ps *pathState) (*hostModel, error) {
 // newNodeModel is what every rank of one NCCL node computes: its trimmed
 // system and the graph searches.
 func newNodeModel(h *hostModel, domain, nRanks int, multiHost bool, ps *pathState) (*nodeModel, error) {
-	s, err := BuildSystem(h.sys.Name, h.sys.Source, ps.p)
+	s, err := buildSystem(h.sys.Name, h.sys.Source, ps.p, ps.o)
 	if err != nil {
 		return nil, err
 	}

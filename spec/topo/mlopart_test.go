@@ -45,6 +45,18 @@ func mloPartXML(t *testing.T, ns NodeSpec, bus string, parts ...string) *XMLNode
 	return x
 }
 
+// buildMLOPart builds a DGX B200 whose first GPU is mloPartXML's, with
+// release's rules and the options o.
+func buildMLOPart(t *testing.T, release, bus string, parts []string, o Options) (*System, error) {
+	t.Helper()
+	p, ok := chainParams(release)
+	if !ok {
+		t.Fatalf("no release %s", release)
+	}
+	p.Release = mustVersion(t, release)
+	return buildSystem("topo.xml", mloPartXML(t, PresetDGXB200(), bus, parts...), p, o)
+}
+
 func mloLinkBw(from, to *Node, lt LinkType) float32 {
 	for _, l := range from.Links {
 		if l.Remote == to && l.Type == lt {
@@ -87,12 +99,7 @@ func TestMLOPartSplit(t *testing.T) {
 		{"bus id bits before", "2.30.3", "0000:90:00.1", []string{""}, "", 8, []int{-1}, nvs, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, ok := chainParams(tc.release)
-			if !ok {
-				t.Fatalf("no release %s", tc.release)
-			}
-			p.Release = mustVersion(t, tc.release)
-			s, err := BuildSystem("topo.xml", mloPartXML(t, PresetDGXB200(), tc.bus, tc.parts...), p)
+			s, err := buildMLOPart(t, tc.release, tc.bus, tc.parts, DefaultOptions())
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one naming %q", err, tc.err)
@@ -236,4 +243,154 @@ func mustVersion(t *testing.T, s string) nccl.Version {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestMLOPartNoSplit: under NCCL_TOPO_SPLIT_MLOPART=0 2.30.7 does not use
+// the mlopart attribute for the DEV id, so the partitions of a GPU are
+// GPUs of one DEV node (ranks sharing a device, G-TOPO-DEV-1) that keep
+// their mlopart (printed, and no GDR: G-TOPO-MLOPART-2); the NVLinks and
+// C2C are the first <gpu>'s, counted for one device (no CXB); the index
+// bound is not checked, the bus id check still runs. 2.30.3–2.30.4 read
+// neither the variable nor the attribute.
+// Ref: v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub,
+// ncclTopoGetGpuDevNode, ncclTopoXmlIsPrimaryGpuForDev, ncclTopoAddNvLinks,
+// ncclTopoAddC2c
+func TestMLOPartNoSplit(t *testing.T) {
+	nvs := float32(18) * 40.1 // a B200's NVLinks to the NVSwitch, whole
+	o := DefaultOptions()
+	o.NoSplitMLOPart = true
+	for _, tc := range []struct {
+		name, release, bus string
+		parts              []string
+		err                string
+		mlo                []int // MLOPart of the first device's GPU nodes
+		dev                int64 // > 0: they are GPUs of one DEV node of this id
+		id                 int64 // else the lone GPU node's id
+	}{
+		{"partitions on one dev", "2.30.7", "", []string{"0", "1"}, "", []int{0, 1}, 0x90000, 0},
+		{"partitions reversed", "2.30.7", "", []string{"1", "0"}, "", []int{1, 0}, 0x90000, 0},
+		{"lone partition", "2.30.7", "", []string{"1"}, "", []int{1}, 0, 0x90000},
+		{"index unbounded", "2.30.7", "", []string{"2", "3"}, "", []int{2, 3}, 0x90000, 0},
+		{"bus id bits", "2.30.7", "0000:90:00.1", []string{"0", "1"}, "BusId 0x90001 has non-zero bits in MLOPart mask 0x3", nil, 0, 0},
+		{"not read before 2.30.7", "2.30.3", "", []string{"0", "1"}, "", []int{-1, -1}, 0x90000, 0},
+		{"index not read before 2.30.7", "2.30.3", "", []string{"2"}, "", []int{-1}, 0, 0x90000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := buildMLOPart(t, tc.release, tc.bus, tc.parts, o)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one naming %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(s.Nodes[GPU]), 7+len(tc.parts); got != want || s.deviceCount() != 8 || len(s.Nodes[CXB]) != 0 {
+				t.Fatalf("%d GPU nodes, %d devices, %d CXB: want %d, 8, none", got, s.deviceCount(), len(s.Nodes[CXB]), want)
+			}
+			for i, g := range s.Nodes[GPU][:len(tc.mlo)] {
+				if g.MLOPart != tc.mlo[i] {
+					t.Errorf("GPU %s: MLOPart %d, want %d", g.Name(), g.MLOPart, tc.mlo[i])
+				}
+				d := g.DevNode()
+				// the device's NVLinks, whole: one DEV at both ends
+				if got, back := mloLinkBw(d, s.Nodes[NVS][0], LinkNVL), mloLinkBw(s.Nodes[NVS][0], d, LinkNVL); got != nvs || back != nvs {
+					t.Errorf("GPU %s: NVLink %v/%v with the NVSwitch, want %v both ways", g.Name(), got, back, nvs)
+				}
+				if tc.dev == 0 {
+					if g.Parent != nil || g.LocalID() != tc.id {
+						t.Errorf("GPU %s: parent %v, want a lone GPU node %x", g.Name(), g.Parent, tc.id)
+					}
+					continue
+				}
+				if g.Parent == nil || g.Parent.LocalID() != tc.dev || g.Parent.MLOPart != -1 || g.LocalID() != int64(i)<<40|tc.dev || mloLinkBw(g, g.Parent, LinkLOC) != locBw || mloLinkBw(g.Parent, g, LinkLOC) != locBw {
+					t.Errorf("GPU %s: parent %v, want DEV/0-%x (no partition) joined by LOC at %v both ways", g.Name(), g.Parent, tc.dev, locBw)
+				}
+			}
+			if tc.dev != 0 && len(s.Nodes[DEV]) != 1 {
+				t.Errorf("%d DEV nodes, want 1", len(s.Nodes[DEV]))
+			}
+		})
+	}
+}
+
+// TestMLOPartNoSplitPaths: the partitions on one DEV node are two LOC
+// hops apart at LOC_BW (GPU–DEV–GPU) instead of one hop at
+// MLOPART_LOC_BW; each reaches another GPU over the device's whole
+// NVLink bandwidth; they still have no GPU Direct RDMA
+// (G-TOPO-MLOPART-2); a GB200's C2C is the device's, with no CXB bridge.
+// Searched with the option, the system prints the DEV node with both
+// partitions as its LOC links (ncclTopoPrintRec prints a LOC link's GPU
+// without its rank or partition).
+// Ref: v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub, ncclTopoAddC2c,
+// ncclTopoPrintRec; src/graph/paths.cc ncclTopoSetPaths, ncclTopoCheckGdr
+func TestMLOPartNoSplitPaths(t *testing.T) {
+	p, _ := chainParams("2.30.7")
+	p.Release = mustVersion(t, "2.30.7")
+	o := DefaultOptions()
+	o.NoSplitMLOPart = true
+	s, err := buildSystem("topo.xml", mloPartXML(t, PresetDGXB200(), "", "0", "1"), p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &pathState{p: p, o: o}
+	if err := ps.computePaths(s); err != nil {
+		t.Fatal(err)
+	}
+	a, b, other := s.Nodes[GPU][0], s.Nodes[GPU][1], s.Nodes[GPU][2]
+	if pa := a.Paths[GPU][b.Index]; pa.Type != PathLOC || pa.Bw != locBw || pa.Count() != 2 {
+		t.Errorf("path between partitions %s/%v/%d hops, want LOC/%v/2", pa.Type, pa.Bw, pa.Count(), locBw)
+	}
+	if pa := a.Paths[GPU][other.Index]; pa.Type != PathNVL || pa.Bw != float32(18)*40.1 {
+		t.Errorf("path to another GPU %s/%v, want NVL at the device's whole %v", pa.Type, pa.Bw, float32(18)*40.1)
+	}
+	if ok, _ := ps.checkP2P(s, a, b); !ok {
+		t.Error("no P2P between the partitions")
+	}
+	net := s.Nodes[NET][0]
+	ps.o.NetGdrLevel, ps.o.NetGdrLevelSet = PathSYS, true
+	for _, g := range []*Node{a, b} {
+		if got, err := ps.checkGDR(s, g, net); err != nil || got {
+			t.Errorf("GDR %s: %v %v, want none (a partition, NCCL_NET_GDR_MLOPART unset)", g.Name(), got, err)
+		}
+	}
+	c2c := float32(10 * 45000 / 1000.0)
+	gb, err := buildSystem("topo.xml", mloPartXML(t, PresetGB200(), "", "0", "1"), p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := gb.Nodes[GPU][0].DevNode()
+	cpu := findLocalCPU(dev, nil)
+	if len(gb.Nodes[CXB]) != 0 || mloLinkBw(dev, cpu, LinkC2C) != c2c || mloLinkBw(cpu, dev, LinkC2C) != c2c {
+		t.Errorf("GB200: %d CXB, C2C %v/%v between the DEV and its CPU: want none and %v", len(gb.Nodes[CXB]), mloLinkBw(dev, cpu, LinkC2C), mloLinkBw(cpu, dev, LinkC2C), c2c)
+	}
+	x := mloPartXML(t, PresetDGXB200(), "", "0", "1")
+	for _, tc := range []struct {
+		o          Options
+		want, lack []string
+	}{
+		{o, []string{"- DEV/0-90000 (10de2941", "+ LOC[5000.0] - GPU/0-90000\n", "+ LOC[5000.0] - GPU/0-10000090000\n"}, []string{"[MLOPart", "LOC[2618.0]"}},
+		{DefaultOptions(), []string{"GPU/0-90001 (0) [MLOPart 0]", "GPU/0-90003 (1) [MLOPart 1]", "+ LOC[2618.0] - GPU/0-90003"}, []string{"DEV/"}},
+	} {
+		sys, err := BuildSystem("topo.xml", x, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Search([]*System{sys}, p, tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(res.Nodes[0].System.SystemLines(), "\n")
+		for _, want := range tc.want {
+			if !strings.Contains(text, want) {
+				t.Errorf("NoSplitMLOPart %v: system print lacks %q:\n%s", tc.o.NoSplitMLOPart, want, text)
+			}
+		}
+		for _, bad := range tc.lack {
+			if strings.Contains(text, bad) {
+				t.Errorf("NoSplitMLOPart %v: system print has %q:\n%s", tc.o.NoSplitMLOPart, bad, text)
+			}
+		}
+	}
 }

@@ -1136,6 +1136,13 @@ type Options struct {
 	// Direct RDMA for an MLOPart partition (src/graph/paths.cc
 	// ncclTopoCheckGdr).
 	NetGdrMLOPart bool
+	// NoSplitMLOPart is NCCL_TOPO_SPLIT_MLOPART=0 (2.30.7, default 1):
+	// where the release reads the mlopart attribute (MLOPartAttr) it does
+	// not make a partition a device of its own, so an MLOPart GPU's
+	// partitions are GPUs of one DEV node, its NVLinks and C2C those of one
+	// device (src/graph/topo.cc ncclTopoAddGpuSub, ncclTopoGetGpuDevNode,
+	// ncclTopoXmlIsPrimaryGpuForDev; G-TOPO-MLOPART-1, G-TOPO-DEV-1).
+	NoSplitMLOPart bool
 	// NetGdrRead is NCCL_NET_GDR_READ when NetGdrReadSet (default -2: GDR
 	// reads on sm80+, before that only beside an NVLink peer).
 	NetGdrRead    int
