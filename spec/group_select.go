@@ -214,6 +214,11 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 			// its plan failed alone (Select); in this group the group's plan decides
 			d.Err, out.Traces[i] = nil, dropVerdict(out.Traces[i], "G-GROUP-PLAN-1")
 		}
+		if d.Err != nil && d.DecidedBy == "G-TUNER-CALL-1" && ch.SidePath != "" {
+			// a task on a side path never reaches the cost table, so the
+			// lone decision's getCollInfo is not made for it
+			d.Err, out.Traces[i] = nil, dropVerdict(out.Traces[i], "G-TUNER-CALL-1")
+		}
 		if d.Err != nil || ch.Err != nil {
 			planErr = nil // an operation's own failure fails the group
 		}

@@ -94,3 +94,85 @@ func TestSymRangeGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestSymmetricProbeTuner: the probe's ncclGetAlgoInfo calls a loaded
+// tuner's getCollInfo once more, on the piece's head task alone
+// (numPipeOps 1). 2.29.2–2.29.3 make it for every LL kernel pick, forced
+// by NCCL_SYM_KERNEL or not, and return its failure from ncclGroupEnd;
+// 2.29.7 makes none for buffers in windows on both sides; from 2.30.3 a
+// failure outside windows is discarded and the piece goes back, where
+// the operation's own call fails the same way.
+func TestSymmetricProbeTuner(t *testing.T) {
+	const small = 4 << 10 // an AllReduce the LL kernels take
+	tuner := func(result string) *tuning.TunerBehaviour {
+		return &tuning.TunerBehaviour{Name: "probe", Rules: []tuning.TunerRule{{Func: "AllReduce", MinBytes: 1, Algo: "Ring", Proto: "LL", Cost: 0, Result: result}}}
+	}
+	forced := Env{"NCCL_SYM_KERNEL": "AllReduce_AGxLL_R"}
+	noWin := Env{"NCCL_SYM_NOWIN_ENABLE": "1"}
+	for _, c := range []struct {
+		name    string
+		v       Version
+		env     Env
+		buffers Buffers
+		fail    bool // the tuner fails every AllReduce call
+		// want: the kernel kept ("" back to the cost table), the probe's
+		// nBytes on the head (0: no probe), the group's error
+		kernel string
+		probe  int64
+		err    Result
+	}{
+		{"2.29.2 window, tuner keeps LL", V2_29_2, nil, BuffersWindow, false, "AllReduce_AGxLL_R", small * 4, Success},
+		{"2.29.2 window, tuner fails", V2_29_2, nil, BuffersWindow, true, "", small * 4, InvalidUsage},
+		{"2.29.2 forced, tuner fails", V2_29_2, forced, BuffersWindow, true, "", small * 4, InvalidUsage},
+		{"2.29.3 forced, tuner fails", V2_29_3, forced, BuffersWindow, true, "", small * 4, InvalidUsage},
+		{"2.29.7 window, tuner fails: no probe", V2_29_7, nil, BuffersWindow, true, "AllReduce_AGxLL_R", 0, Success},
+		{"2.29.7 forced, tuner fails: no probe", V2_29_7, forced, BuffersWindow, true, "AllReduce_AGxLL_R", 0, Success},
+		{"2.29.7 outside windows, tuner fails", V2_29_7, noWin, BuffersUser, true, "", small * 4, InvalidUsage},
+		{"2.30.7 outside windows, tuner fails: back, then the operation's call", V2_30_7, noWin, BuffersUser, true, "", small * 4, InvalidUsage},
+		{"2.30.7 outside windows, tuner keeps LL", V2_30_7, noWin, BuffersUser, false, "AllReduce_AGxLL_R", small * 4, Success},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sys, err := Preset("h200x2", PresetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			result := ""
+			if c.fail {
+				result = "ncclInvalidUsage"
+			}
+			lib := Library{Path: "/opt/t/libnccl-tuner-probe.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5, 6}, Tuner: tuner(result)}
+			for i := range sys.Nodes {
+				sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
+			}
+			env := Env{"NCCL_NVLS_ENABLE": "0", "NCCL_TUNER_PLUGIN": lib.Base()}
+			for k, v := range c.env {
+				env[k] = v
+			}
+			comm, err := Init(MustLoad(c.v), sys, env)
+			if err != nil || comm.TunerABI == 0 {
+				t.Fatalf("init: %v, tuner ABI %d", err, comm.TunerABI)
+			}
+			d, err := comm.SelectGroup([]GroupOp{{Op: Op{Func: AllReduce, Count: small, DataType: Float32, RedOp: Sum}, Buffers: c.buffers}}, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := d.Choices[0]
+			var res Result
+			if d.Err != nil {
+				res = d.Err.Result
+			}
+			if res != c.err || ch.SymProbeNBytes != c.probe {
+				t.Errorf("group error %v (want %s), probe nBytes %d (want %d)", d.Err, c.err, ch.SymProbeNBytes, c.probe)
+			}
+			if c.err != Success {
+				if d.Err.Message != "tuner getCollInfo returned ncclInvalidUsage" || ch.DecidedBy != "G-TUNER-CALL-1" {
+					t.Errorf("error %q decided by %s: want the tuner's result by G-TUNER-CALL-1", d.Err.Message, ch.DecidedBy)
+				}
+				return
+			}
+			if d.Ops[0].Kernel != c.kernel {
+				t.Errorf("kernel %q, want %q (fallback %q, %s/%s side %q)", d.Ops[0].Kernel, c.kernel, ch.SymFallback, d.Ops[0].Algo, d.Ops[0].Proto, ch.SidePath)
+			}
+		})
+	}
+}
