@@ -162,7 +162,7 @@ func TestSymmetricProbeTuner(t *testing.T) {
 				res = d.Err.Result
 			}
 			if res != c.err || ch.SymProbeNBytes != c.probe {
-				t.Errorf("group error %v (want %s), probe nBytes %d (want %d)", d.Err, c.err, ch.SymProbeNBytes, c.probe)
+				t.Fatalf("group error %v (want %s), probe nBytes %d (want %d)", d.Err, c.err, ch.SymProbeNBytes, c.probe)
 			}
 			if c.err != Success {
 				if d.Err.Message != "tuner getCollInfo returned ncclInvalidUsage" || ch.DecidedBy != "G-TUNER-CALL-1" {
@@ -174,5 +174,64 @@ func TestSymmetricProbeTuner(t *testing.T) {
 				t.Errorf("kernel %q, want %q (fallback %q, %s/%s side %q)", d.Ops[0].Kernel, c.kernel, ch.SymFallback, d.Ops[0].Algo, d.Ops[0].Proto, ch.SidePath)
 			}
 		})
+	}
+}
+
+// TestTunerRuleResult: a declarative tuner rule's result is checked at the
+// system file's edge (an error result, not with chunk_size), and fails the
+// getCollInfo calls it matches: a lone operation on the cost table fails
+// with the tuner's result, by G-TUNER-CALL-1 in the rules and the model.
+func TestTunerRuleResult(t *testing.T) {
+	for _, tc := range []struct {
+		result string
+		chunk  int64
+		ok     bool
+	}{
+		{"ncclInvalidUsage", 0, true}, {"InternalError", 0, true}, {"ncclSuccess", 0, false},
+		{"ncclInProgress", 0, false}, {"nope", 0, false}, {"ncclInvalidUsage", 512, false},
+	} {
+		sys, err := Preset("dgx-h100", PresetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib := chunkTuner([]int{6}, tc.chunk)
+		lib.Tuner.Rules[0].Result = tc.result
+		sys.Nodes[0].Libs = append(sys.Nodes[0].Libs, lib)
+		if err = sys.Validate(); (err == nil) != tc.ok {
+			t.Errorf("result %q chunk_size %d: %v, want ok=%v", tc.result, tc.chunk, err, tc.ok)
+		}
+	}
+	for _, v := range []Version{V2_28_9, V2_29_2, V2_30_7} {
+		sys, err := Preset("h200x2", PresetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib := Library{Path: "/opt/t/libnccl-tuner-f.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5, 6},
+			Tuner: &tuning.TunerBehaviour{Name: "f", Rules: []tuning.TunerRule{{Func: "AllReduce", MaxBytes: 1 << 20, Algo: "Ring", Proto: "LL", Result: "ncclInternalError"}}}}
+		sys.Nodes[0].Libs = append(sys.Nodes[0].Libs, lib)
+		comm, err := Init(MustLoad(v), sys, Env{"NCCL_TUNER_PLUGIN": lib.Base()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bytes := range []int64{64 << 10, 4 << 20} {
+			op, _ := OpFromBytes(AllReduce, bytes, Float32, Sum, 0)
+			d, _, err := comm.Select(op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := comm.SelectGroup([]GroupOp{{Op: op}}, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := g.Choices[0]
+			fails := bytes <= 1<<20
+			if (d.Err != nil) != fails || (ch.Err != nil) != fails {
+				t.Errorf("%s %d bytes: rules %v, model %v by %s: want failing %v", v, bytes, d.Err, ch.Err, ch.DecidedBy, fails)
+				continue
+			}
+			if fails && (d.Err.Result != InternalError || ch.Err.Message != "tuner getCollInfo returned ncclInternalError" || d.DecidedBy != "G-TUNER-CALL-1" || ch.DecidedBy != "G-TUNER-CALL-1") {
+				t.Errorf("%s: rules %v by %s, model %v by %s", v, d.Err, d.DecidedBy, ch.Err, ch.DecidedBy)
+			}
+		}
 	}
 }
