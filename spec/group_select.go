@@ -223,6 +223,14 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 			// its plan failed alone (Select); in this group the group's plan decides
 			d.Err, out.Traces[i] = nil, dropVerdict(out.Traces[i], "G-GROUP-PLAN-1")
 		}
+		if ch.SidePath != "" && c.Tuner != nil {
+			// a task on a side path never reaches the cost table: the lone
+			// decision's getCollInfo is not made for it, only the probe's
+			if d.Err != nil && d.DecidedBy == "G-TUNER-CALL-1" {
+				d.Err = nil
+			}
+			out.Traces[i] = replaceVerdict(out.Traces[i], "G-TUNER-CALL-1", symProbeTunerVerdict(ch))
+		}
 		if d.Err != nil || ch.Err != nil {
 			planErr = nil // an operation's own failure fails the group
 		}
@@ -276,6 +284,9 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 			}
 			if ch.Err != nil {
 				d.Err, d.Kernel, why = ch.Err, "", symBuffers(all[i].Buffers)+": "+ch.Err.Message
+				if ch.DecidedBy == tuning.RuleTunerCall {
+					d.DecidedBy = "G-TUNER-CALL-1" // the probe's getCollInfo failed
+				}
 			}
 			if ch.Kernel != "" || ch.Err != nil {
 				facts = nil
@@ -544,6 +555,21 @@ func (c *Comm) sideVerdictOrAdd(tr Trace, v Verdict) Trace {
 // sideVerdict replaces the operation's G-SEL-SIDE-1 verdict (Select knows
 // no buffers and answers "skip") with what the group's buffers decide.
 func sideVerdict(tr Trace, v Verdict) Trace { return replaceVerdict(tr, "G-SEL-SIDE-1", v) }
+
+// symProbeTunerVerdict is G-TUNER-CALL-1 for a task on a side path: the
+// tuner sees only the symmetric task list's probe on the piece's head
+// task (ch.SymProbeNBytes, 2.29.2+), or no call.
+func symProbeTunerVerdict(ch *tuning.OpChoice) Verdict {
+	if ch.SymProbeNBytes == 0 {
+		return Verdict{Outcome: Skip, Why: "the task takes " + ch.SidePath + " outside the cost table: NCCL calls no getCollInfo for it"}
+	}
+	facts := []Fact{F("nBytes", ch.SymProbeNBytes), F("numPipeOps", 1)}
+	why := "ncclMakeSymmetricTaskList probes ncclGetAlgoInfo on the piece's head task alone before it keeps the LL kernel: the tuner's getCollInfo is called once for it"
+	if ch.Err != nil && ch.DecidedBy == tuning.RuleTunerCall {
+		return Verdict{Outcome: Fail, Why: why + ", and " + ch.Err.Message + ": NCCLCHECK returns it from ncclGroupEnd", Facts: facts}
+	}
+	return Verdict{Outcome: Info, Why: why, Facts: facts}
+}
 
 // dropVerdict removes the operation's verdicts of rule id.
 func dropVerdict(tr Trace, id RuleID) Trace {

@@ -52,6 +52,7 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	}
 	tuningSet(d, &t.SymFallback, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymLLLegacy, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
+	tuningSet(d, &t.SymProbeErr, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymNoWin, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymAllNVLink, true, "src/sym_kernels.cc", "ncclSymkAvailable")
 	tuningSet(d, &t.SymGin, TuningSymGinHier, "src/sym_kernels.cc", "ncclSymkMask, queryModel_gin")

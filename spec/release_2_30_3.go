@@ -44,6 +44,9 @@ func tuningApply2_30_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PerChMaxNVLSTreeBw[TuningBlackwell][TuningN4], 80.0, tuningCC, "ncclTunerConstantsDefaults")
 	tuningSet(d, &t.SymTMA, true, "src/sym_kernels.cc", "ncclSymkMask")
 	tuningSet(d, &t.SymAvg, true, "src/scheduler/symmetric_sched.cc", "symkRedOp")
+	// NOWARN around the probe's ncclGetAlgoInfo: its failure sends the
+	// piece back instead of failing the group
+	tuningSet(d, &t.SymProbeErr, false, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.WinSysmem, true, "src/enqueue.cc", "taskAppend")
 	tuningSet(d, &t.LL128Rule, TuningLL128C2CMixed, tuningCC, "ncclTopoTuneModel")
 	tuningSet(d, &t.NoAlgo, TuningNoAlgoR30, enqueueCC, "topoGetAlgoInfo")

@@ -782,7 +782,7 @@ func pruneRule(ref Ref, ps pruneSet) *Rule {
 func tunerCall(ref Ref) *Rule {
 	return &Rule{
 		ID: "G-TUNER-CALL-1", Layer: LayerSelect, Cap: CapTuner, Title: "tuner plugin getCollInfo",
-		Doc: `After pruning, a loaded tuner's getCollInfo receives the function, the byte count, the pipelined-op count and the cost table; it may overwrite any cell (0.0 prefers, IGNORE forbids) and set nChannels. NCCL then picks from the edited table without re-validating it: a cell the tuner moves from IGNORE to a time becomes selectable. A non-success return fails the collective.`,
+		Doc: `After pruning, a loaded tuner's getCollInfo receives the function, the byte count, the pipelined-op count and the cost table; it may overwrite any cell (0.0 prefers, IGNORE forbids) and set nChannels. NCCL then picks from the edited table without re-validating it: a cell the tuner moves from IGNORE to a time becomes selectable. A non-success return fails the collective (NCCLCHECK: the result reaches ncclGroupEnd, with no WARN). From 2.29.2 the symmetric task list calls it once more for a piece's head task (see tuning.Model.symmetricBack).`,
 		Ref: ref,
 		perOp: func(o *opRun) {
 			if o.tuned != nil {
@@ -803,6 +803,12 @@ func tunerCall(ref Ref) *Rule {
 				a, _ := ParseAlgo(tr.Algo)
 				p, _ := ParseProto(tr.Proto)
 				facts := []Fact{F("rule", fmt.Sprintf("%s %d..%d %s/%s=%g", tr.Func, tr.MinBytes, tr.MaxBytes, tr.Algo, tr.Proto, tr.Cost))}
+				if res, err := tuning.ParseTunerResult(tr.Result); err == nil && res != Success {
+					o.dec.Err = tuning.TunerCallErr(res)
+					o.dec.DecidedBy, o.stop = "G-TUNER-CALL-1", true
+					o.emit(Verdict{Outcome: Fail, Why: o.dec.Err.Message + ": NCCLCHECK returns it and the collective fails", Facts: facts})
+					return
+				}
 				if tr.NChannels > 0 {
 					o.dec.NChannels = tr.NChannels
 				}

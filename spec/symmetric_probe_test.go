@@ -94,3 +94,144 @@ func TestSymRangeGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestSymmetricProbeTuner: the probe's ncclGetAlgoInfo calls a loaded
+// tuner's getCollInfo once more, on the piece's head task alone
+// (numPipeOps 1). 2.29.2–2.29.3 make it for every LL kernel pick, forced
+// by NCCL_SYM_KERNEL or not, and return its failure from ncclGroupEnd;
+// 2.29.7 makes none for buffers in windows on both sides; from 2.30.3 a
+// failure outside windows is discarded and the piece goes back, where
+// the operation's own call fails the same way.
+func TestSymmetricProbeTuner(t *testing.T) {
+	const small = 4 << 10 // an AllReduce the LL kernels take
+	tuner := func(result string) *tuning.TunerBehaviour {
+		return &tuning.TunerBehaviour{Name: "probe", Rules: []tuning.TunerRule{{Func: "AllReduce", MinBytes: 1, Algo: "Ring", Proto: "LL", Cost: 0, Result: result}}}
+	}
+	forced := Env{"NCCL_SYM_KERNEL": "AllReduce_AGxLL_R"}
+	noWin := Env{"NCCL_SYM_NOWIN_ENABLE": "1"}
+	for _, c := range []struct {
+		name    string
+		v       Version
+		env     Env
+		buffers Buffers
+		fail    bool // the tuner fails every AllReduce call
+		// want: the kernel kept ("" back to the cost table), the probe's
+		// nBytes on the head (0: no probe), the group's error
+		kernel string
+		probe  int64
+		err    Result
+	}{
+		{"2.29.2 window, tuner keeps LL", V2_29_2, nil, BuffersWindow, false, "AllReduce_AGxLL_R", small * 4, Success},
+		{"2.29.2 window, tuner fails", V2_29_2, nil, BuffersWindow, true, "", small * 4, InvalidUsage},
+		{"2.29.2 forced, tuner fails", V2_29_2, forced, BuffersWindow, true, "", small * 4, InvalidUsage},
+		{"2.29.3 forced, tuner fails", V2_29_3, forced, BuffersWindow, true, "", small * 4, InvalidUsage},
+		{"2.29.7 window, tuner fails: no probe", V2_29_7, nil, BuffersWindow, true, "AllReduce_AGxLL_R", 0, Success},
+		{"2.29.7 forced, tuner fails: no probe", V2_29_7, forced, BuffersWindow, true, "AllReduce_AGxLL_R", 0, Success},
+		{"2.29.7 outside windows, tuner fails", V2_29_7, noWin, BuffersUser, true, "", small * 4, InvalidUsage},
+		{"2.30.7 outside windows, tuner fails: back, then the operation's call", V2_30_7, noWin, BuffersUser, true, "", small * 4, InvalidUsage},
+		{"2.30.7 outside windows, tuner keeps LL", V2_30_7, noWin, BuffersUser, false, "AllReduce_AGxLL_R", small * 4, Success},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sys, err := Preset("h200x2", PresetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			result := ""
+			if c.fail {
+				result = "ncclInvalidUsage"
+			}
+			lib := Library{Path: "/opt/t/libnccl-tuner-probe.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5, 6}, Tuner: tuner(result)}
+			for i := range sys.Nodes {
+				sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
+			}
+			env := Env{"NCCL_NVLS_ENABLE": "0", "NCCL_TUNER_PLUGIN": lib.Base()}
+			for k, v := range c.env {
+				env[k] = v
+			}
+			comm, err := Init(MustLoad(c.v), sys, env)
+			if err != nil || comm.TunerABI == 0 {
+				t.Fatalf("init: %v, tuner ABI %d", err, comm.TunerABI)
+			}
+			d, err := comm.SelectGroup([]GroupOp{{Op: Op{Func: AllReduce, Count: small, DataType: Float32, RedOp: Sum}, Buffers: c.buffers}}, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := d.Choices[0]
+			var res Result
+			if d.Err != nil {
+				res = d.Err.Result
+			}
+			if res != c.err || ch.SymProbeNBytes != c.probe {
+				t.Fatalf("group error %v (want %s), probe nBytes %d (want %d)", d.Err, c.err, ch.SymProbeNBytes, c.probe)
+			}
+			if c.err != Success {
+				if d.Err.Message != "tuner getCollInfo returned ncclInvalidUsage" || ch.DecidedBy != "G-TUNER-CALL-1" {
+					t.Errorf("error %q decided by %s: want the tuner's result by G-TUNER-CALL-1", d.Err.Message, ch.DecidedBy)
+				}
+				return
+			}
+			if d.Ops[0].Kernel != c.kernel {
+				t.Errorf("kernel %q, want %q (fallback %q, %s/%s side %q)", d.Ops[0].Kernel, c.kernel, ch.SymFallback, d.Ops[0].Algo, d.Ops[0].Proto, ch.SidePath)
+			}
+		})
+	}
+}
+
+// TestTunerRuleResult: a declarative tuner rule's result is checked at the
+// system file's edge (an error result, not with chunk_size), and fails the
+// getCollInfo calls it matches: a lone operation on the cost table fails
+// with the tuner's result, by G-TUNER-CALL-1 in the rules and the model.
+func TestTunerRuleResult(t *testing.T) {
+	for _, tc := range []struct {
+		result string
+		chunk  int64
+		ok     bool
+	}{
+		{"ncclInvalidUsage", 0, true}, {"InternalError", 0, true}, {"ncclSuccess", 0, false},
+		{"ncclInProgress", 0, false}, {"nope", 0, false}, {"ncclInvalidUsage", 512, false},
+	} {
+		sys, err := Preset("dgx-h100", PresetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib := chunkTuner([]int{6}, tc.chunk)
+		lib.Tuner.Rules[0].Result = tc.result
+		sys.Nodes[0].Libs = append(sys.Nodes[0].Libs, lib)
+		if err = sys.Validate(); (err == nil) != tc.ok {
+			t.Errorf("result %q chunk_size %d: %v, want ok=%v", tc.result, tc.chunk, err, tc.ok)
+		}
+	}
+	for _, v := range []Version{V2_28_9, V2_29_2, V2_30_7} {
+		sys, err := Preset("h200x2", PresetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib := Library{Path: "/opt/t/libnccl-tuner-f.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5, 6},
+			Tuner: &tuning.TunerBehaviour{Name: "f", Rules: []tuning.TunerRule{{Func: "AllReduce", MaxBytes: 1 << 20, Algo: "Ring", Proto: "LL", Result: "ncclInternalError"}}}}
+		sys.Nodes[0].Libs = append(sys.Nodes[0].Libs, lib)
+		comm, err := Init(MustLoad(v), sys, Env{"NCCL_TUNER_PLUGIN": lib.Base()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bytes := range []int64{64 << 10, 4 << 20} {
+			op, _ := OpFromBytes(AllReduce, bytes, Float32, Sum, 0)
+			d, _, err := comm.Select(op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := comm.SelectGroup([]GroupOp{{Op: op}}, Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := g.Choices[0]
+			fails := bytes <= 1<<20
+			if (d.Err != nil) != fails || (ch.Err != nil) != fails {
+				t.Errorf("%s %d bytes: rules %v, model %v by %s: want failing %v", v, bytes, d.Err, ch.Err, ch.DecidedBy, fails)
+				continue
+			}
+			if fails && (d.Err.Result != InternalError || ch.Err.Message != "tuner getCollInfo returned ncclInternalError" || d.DecidedBy != "G-TUNER-CALL-1" || ch.DecidedBy != "G-TUNER-CALL-1") {
+				t.Errorf("%s: rules %v by %s, model %v by %s", v, d.Err, d.DecidedBy, ch.Err, ch.DecidedBy)
+			}
+		}
+	}
+}

@@ -698,6 +698,12 @@ func (s *System) Validate() error {
 					if err != nil {
 						return fmt.Errorf("%s: lib %s: tuner rule %d: %v", where, l.Path, k, err)
 					}
+					if _, err := tuning.ParseTunerResult(r.Result); err != nil {
+						return fmt.Errorf("%s: lib %s: tuner rule %d: %v", where, l.Path, k, err)
+					}
+					if r.Result != "" && r.ChunkSize != 0 {
+						return fmt.Errorf("%s: lib %s: tuner rule %d: result and chunk_size: expected one (a result fails getCollInfo, a chunk_size answers getChunkSize)", where, l.Path, k)
+					}
 					if g := int64(tuning.GrainSize[p]); r.ChunkSize != 0 && (r.ChunkSize < g || r.ChunkSize > tuning.MaxTunerChunkSize) {
 						// below the grain NCCL aligns the chunk to 0 and divides by it
 						return fmt.Errorf("%s: lib %s: tuner rule %d: chunk_size %d: expected 0 (the rule sets the cost table) or %d-%d bytes (the %s grain up)", where, l.Path, k, r.ChunkSize, g, tuning.MaxTunerChunkSize, p)

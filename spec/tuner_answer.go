@@ -223,10 +223,9 @@ func (o *opRun) tunedCall(e *TunerEffect) {
 		return
 	}
 	if ans.Result != 0 {
-		msg := fmt.Sprintf("tuner getCollInfo returned %s", Result(ans.Result))
-		o.dec.Err = &NCCLError{Result: Result(ans.Result), Message: msg, Call: "ncclGroupEnd"}
+		o.dec.Err = tuning.TunerCallErr(Result(ans.Result))
 		o.dec.DecidedBy, o.stop = "G-TUNER-CALL-1", true
-		o.emit(Verdict{Outcome: Fail, Why: msg + ": NCCLCHECK returns it and the collective fails", Facts: facts, Log: ans.Log})
+		o.emit(Verdict{Outcome: Fail, Why: o.dec.Err.Message + ": NCCLCHECK returns it and the collective fails", Facts: facts, Log: ans.Log})
 		return
 	}
 	best := float32(-1)

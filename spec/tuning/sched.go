@@ -77,6 +77,11 @@ type OpChoice struct {
 	// SymFallback says why window buffers a symmetric kernel could take
 	// went back to the cost table (2.29.2+), empty otherwise.
 	SymFallback string `json:"symFallback,omitempty"`
+	// SymProbeNBytes is the nBytes of the extra ncclGetAlgoInfo
+	// ncclMakeSymmetricTaskList made on this task, the head of its piece
+	// (numPipeOps 1): a loaded tuner's getCollInfo sees one call more
+	// (2.29.2+, G-SEL-SIDE-1, G-TUNER-CALL-1); 0 when none.
+	SymProbeNBytes int64 `json:"symProbeNBytes,omitempty"`
 	// CTABytes is the most bytes one block of the symmetric kernel
 	// works on: its share of the plan's SymParts (2.27: the even share of
 	// the buffer its blocks walk round robin). ArgsBytes is the
@@ -485,33 +490,62 @@ func (m *Model) symmetric(bins [][]*tuningTask, firstPlan int, lines *[]string) 
 // and 2.29.2–2.29.3 unforced on windows too; on buffers outside windows
 // an unforced one without NCCL_SYM_NOWIN_ENABLE=1.
 //
+// The cost table's answer is the probe, an ncclGetAlgoInfo on the head
+// task alone that calls a loaded tuner's getCollInfo once more
+// (G-TUNER-CALL-1): 2.29.2–2.29.3 make it for every LL pick, forced
+// or not, before any other test; later releases only where the answer
+// decides. Its failure fails the group where the release returns it
+// (err, SymProbeErr), and sends the piece back otherwise. head's
+// SymProbeNBytes records the call.
+//
 // Ref: v2.29.2-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList
-// (v2.29.7-1: buffers in windows on both sides keep the LL kernel)
-func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) string {
+// (v2.29.7-1: buffers in windows on both sides keep the LL kernel and
+// make no probe; v2.30.3-1: NOWARN discards the probe's failure)
+func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) (why string, err *OpChoice) {
 	if !m.Tuning.SymFallback {
-		return ""
+		return "", nil
 	}
 	in, win := &m.In, head.op.Buffers == nccl.BuffersWindow
 	if !ok {
 		if !win {
-			return "buffers outside windows take only the LL kernels, and none is left for its piece"
+			return "buffers outside windows take only the LL kernels, and none is left for its piece", nil
 		}
-		return "no symmetric kernel is left for its piece"
+		return "no symmetric kernel is left for its piece", nil
 	}
 	ll := symMaskLL>>k&1 != 0
+	var probe OpChoice
+	probed := false
+	if ll && m.Tuning.SymLLLegacy {
+		if probe, probed = m.symProbe(head), true; probe.Err != nil && m.Tuning.SymProbeErr {
+			return "", &probe
+		}
+	}
 	if ll && in.SharedProcess && !in.SingleProcMemReg && (!win || (m.Tuning.SymLLLegacy && !forced)) {
-		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and one thread drives several GPUs (isOneThreadMultiGpus)", k) + m.singleProcHint()
+		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and one thread drives several GPUs (isOneThreadMultiGpus)", k) + m.singleProcHint(), nil
 	}
 	if !win && !forced && (in.SymNoWinEnable == nil || *in.SymNoWinEnable == 0) {
-		return fmt.Sprintf("the symmetric kernel would be %s on buffers outside windows, which needs NCCL_SYM_NOWIN_ENABLE=1 or NCCL_SYM_KERNEL", k)
+		return fmt.Sprintf("the symmetric kernel would be %s on buffers outside windows, which needs NCCL_SYM_NOWIN_ENABLE=1 or NCCL_SYM_KERNEL", k), nil
 	}
 	if forced || !ll || (win && !m.Tuning.SymLLLegacy) {
-		return ""
+		return "", nil
 	}
-	if ch := m.symLegacyChoice(head.op); ch.Err != nil || ch.Proto != nccl.LL {
-		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and the cost table alone picks %s/%s", k, ch.Algo, ch.Proto)
+	if !probed {
+		if probe = m.symProbe(head); probe.Err != nil && m.Tuning.SymProbeErr {
+			return "", &probe
+		}
 	}
-	return ""
+	if probe.Err != nil || probe.Proto != nccl.LL {
+		return fmt.Sprintf("the symmetric kernel would be %s, an LL kernel, and the cost table alone picks %s/%s", k, probe.Algo, probe.Proto), nil
+	}
+	return "", nil
+}
+
+// symProbe is the probe's ncclGetAlgoInfo on the head task
+// (symLegacyChoice), recorded on it.
+func (m *Model) symProbe(head *tuningTask) OpChoice {
+	ch := m.symLegacyChoice(head.op)
+	head.choice.SymProbeNBytes = ch.NBytes
+	return ch
 }
 
 // symWorksPerPlan is how many tasks one symmetric plan's arguments hold:
@@ -554,7 +588,19 @@ func (m *Model) symmetricPick(s *symComm, bin []*tuningTask, lines *[]string) (s
 	}
 	k, est, blocks, ok := s.symPick(head.fn, head.symOp, head.dtype, total, most, len(bin), head.op.Buffers == nccl.BuffersWindow)
 	forced := in.SymKernel != nil && symUserMask(in.SymKernel) != 1<<NumSymKernels-1
-	if why := m.symmetricBack(head, k, ok, forced); why != "" {
+	why, failed := m.symmetricBack(head, k, ok, forced)
+	if failed != nil {
+		// NCCLCHECK returns the probe's failure: its WARN (no algorithm
+		// left) or the tuner's result, and no task of the group runs
+		for _, t := range bin {
+			t.choice.Err, t.choice.Warn, t.choice.DecidedBy = failed.Err, failed.Warn, failed.DecidedBy
+		}
+		if lines != nil && failed.Warn != "" {
+			*lines = append(*lines, failed.Warn)
+		}
+		return symPiece{}, failed.Err
+	}
+	if why != "" {
 		for _, t := range bin {
 			t.sym, t.choice.SidePath, t.choice.SymFallback = false, "", why
 		}
@@ -994,7 +1040,7 @@ func (m *Model) decideBin(tasks []*tuningTask, numPipeOps, presetNC int, g *tuni
 		}
 	}
 	if g.err != nil {
-		if lines != nil {
+		if lines != nil && g.warn != "" { // a failing tuner prints no WARN, only NCCLCHECK's INFO trace
 			*lines = append(*lines, g.warn)
 		}
 		return g.err

@@ -447,7 +447,8 @@ func (m *Model) costTable(t *tuningTask, nBytes int64, numPipeOps int, g *tuning
 
 // applyTuner is the tuner plugin's getCollInfo: the first matching rule
 // writes its cost into one cell (never re-validated) and may set the
-// channel count.
+// channel count, or fails the call (g.err: NCCLCHECK returns it before
+// topoGetAlgoInfo runs).
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo (G-TUNER-CALL-1)
 func (m *Model) applyTuner(f nccl.Func, nBytes int64, g *tuningAgg) {
@@ -462,6 +463,12 @@ func (m *Model) applyTuner(f nccl.Func, nBytes int64, g *tuningAgg) {
 		}
 		if nBytes < r.MinBytes || (r.MaxBytes != 0 && nBytes > r.MaxBytes) {
 			continue
+		}
+		if r.Result != "" {
+			if res, err := ParseTunerResult(r.Result); err == nil {
+				g.err, g.decidedBy = TunerCallErr(res), RuleTunerCall
+				return
+			}
 		}
 		a, err1 := nccl.ParseAlgo(r.Algo)
 		p, err2 := nccl.ParseProto(r.Proto)
@@ -663,6 +670,9 @@ func (m *Model) algoInfoFrom(agg *tuningTask, numPipeOps, presetNC int, g *tunin
 		agg.op.Tuned.applyToModel(m, g)
 	} else {
 		m.applyTuner(agg.fn, g.nBytes, g)
+		if g.err != nil {
+			return
+		}
 	}
 	m.pick(agg, g.nBytes, g, ba, bp, bt)
 	if g.err == nil && agg.op.Tuned == nil && m.In.Tuner == nil {

@@ -42,6 +42,33 @@ type TunerRule struct {
 	Cost      float64 `json:"cost"`
 	NChannels int     `json:"nchannels,omitempty"`
 	ChunkSize int64   `json:"chunk_size,omitempty"`
+	// Result is the ncclResult_t getCollInfo returns for a call the rule
+	// matches ("ncclInvalidUsage"; empty: ncclSuccess). A failing rule
+	// writes no cell; NCCL returns the result through NCCLCHECK.
+	Result string `json:"result,omitempty"`
+}
+
+// TunerCallErr is the error NCCL returns when getCollInfo fails: NCCLCHECK
+// passes the tuner's result up to ncclGroupEnd, printing only its INFO
+// trace (G-TUNER-CALL-1).
+//
+// Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo (v2.29.2-1..v2.30.7-1
+// ncclGetAlgoInfo); src/include/checks.h NCCLCHECK
+func TunerCallErr(res nccl.Result) *nccl.NCCLError {
+	return &nccl.NCCLError{Result: res, Message: "tuner getCollInfo returned " + res.String(), Call: "ncclGroupEnd"}
+}
+
+// ParseTunerResult checks a rule's result: empty, or an error result
+// (neither ncclSuccess nor ncclInProgress, which NCCLCHECK lets pass).
+func ParseTunerResult(s string) (nccl.Result, error) {
+	if s == "" {
+		return nccl.Success, nil
+	}
+	r, err := nccl.ParseResult(s)
+	if err == nil && (r == nccl.Success || r == nccl.InProgress) {
+		err = fmt.Errorf("result %q: expected an error result (ncclUnhandledCudaError..ncclRemoteError) or none", s)
+	}
+	return r, err
 }
 
 // MaxTunerChunkSize bounds a rule's chunk_size: NCCL keeps the answer in

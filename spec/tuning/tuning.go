@@ -579,8 +579,15 @@ type Consts struct {
 	// LL kernel NCCL_SYM_KERNEL did not force is kept only when the cost
 	// table alone would run the piece's first task with LL (2.29.2,
 	// 2.29.3; from 2.29.7 buffers in windows on both sides keep it).
+	// SymLLLegacy also places that ncclGetAlgoInfo (the probe): before
+	// anything else for every LL kernel pick, forced or not, when set;
+	// otherwise only for an unforced pick that may still go back.
+	// SymProbeErr: the probe's failure (a tuner's getCollInfo, or no
+	// algorithm left) is returned from ncclGroupEnd (NCCLCHECK, 2.29.2–
+	// 2.29.7); unset, it is discarded (NOWARN) and the piece goes back.
 	SymFallback bool `tuning:"reg.symmetricFallback"`
 	SymLLLegacy bool `tuning:"reg.symmetricLLLegacy"`
+	SymProbeErr bool `tuning:"reg.symmetricProbeErr"`
 	// SymNoWin: a task whose buffers are not in symmetric windows enters
 	// ncclMakeSymmetricTaskList too (ncclSymkAvailable alone decides), is
 	// binned apart from window tasks (winRegType) and may take only an LL
