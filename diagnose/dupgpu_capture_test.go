@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 	"github.com/gatesim/gatesim/spec/topo"
@@ -222,6 +223,50 @@ func TestMultiRankAllowedCaptured(t *testing.T) {
 		vd, ok := comm.Trace.Find("G-DEV-DUP-1")
 		if !ok || vd.Outcome != spec.Pass || strings.Join(vd.Log, "\n") != strings.Join(lines, "\n") {
 			t.Errorf("%s: G-DEV-DUP-1 %s prints %q, rank 0 printed %q", v, vd.Outcome, vd.Log, lines)
+		}
+	}
+}
+
+// TestMultiRankRefusedCaptured: the same two processes without the
+// variable (hw/testdata/device/multirank/R/dup-off). Rank 0 fails with the
+// model's error, code and text word for word (2.30.3–2.30.4 ncclCheckMultiRank's
+// "Multiple ranks detected using the same GPU on this node...", 2.30.7
+// initTransportsRank's "Multiple Ranks are using the same GPU/Partition..."),
+// and ncclGetLastError returns that text. At 2.30.3–2.30.4 rank 1, still in
+// the bootstrap, returns ncclRemoteError once rank 0's process exits; at
+// 2.30.7 it fails as rank 0 does.
+// Ref: v2.30.3-1 src/graph/topo.cc ncclCheckMultiRank; v2.30.7-1 src/init.cc
+// initTransportsRank
+func TestMultiRankRefusedCaptured(t *testing.T) {
+	sys := systemFile(t, "dupgpu-h200.json")
+	for _, v := range []spec.Version{spec.V2_30_3, spec.V2_30_4, spec.V2_30_7} {
+		comm, err := spec.Init(spec.MustLoad(v), sys, spec.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if comm.Err == nil {
+			t.Fatalf("%s: the model builds the communicator; NCCL refused it", v)
+		}
+		for r := 0; r < 2; r++ {
+			path := filepath.Join("..", "hw", "testdata", "device", "multirank", v.String(), "dup-off", fmt.Sprintf("rank%d.log", r))
+			log, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := resultLine.FindStringSubmatch(string(log))
+			if m == nil {
+				t.Fatalf("%s: no RESULT line", path)
+			}
+			rc, _ := strconv.Atoi(m[1])
+			if r == 1 && spec.Result(rc) == nccl.RemoteError {
+				continue // waiting in the bootstrap when rank 0 exited (2.30.3–2.30.4)
+			}
+			if spec.Result(rc) != comm.Err.Result || m[2] != comm.Err.Message {
+				t.Errorf("%s rank %d: NCCL returned %s %q, the model %s %q", v, r, spec.Result(rc), m[2], comm.Err.Result, comm.Err.Message)
+			}
+			if !strings.Contains(string(log), "NCCL WARN "+comm.Err.Message) {
+				t.Errorf("%s rank %d: no WARN of the model's text %q", v, r, comm.Err.Message)
+			}
 		}
 	}
 }
