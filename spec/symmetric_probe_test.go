@@ -138,26 +138,11 @@ func TestSymmetricProbeTuner(t *testing.T) {
 		{"2.30.7 outside windows, tuner keeps LL", V2_30_7, noWin, BuffersUser, false, "AllReduce_AGxLL_R", small * 4, Success},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sys, err := Preset("h200x2", PresetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			result := ""
 			if c.fail {
 				result = "ncclInvalidUsage"
 			}
-			lib := Library{Path: "/opt/t/libnccl-tuner-probe.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5, 6}, Tuner: tuner(result)}
-			for i := range sys.Nodes {
-				sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
-			}
-			env := Env{"NCCL_NVLS_ENABLE": "0", "NCCL_TUNER_PLUGIN": lib.Base()}
-			for k, v := range c.env {
-				env[k] = v
-			}
-			comm, err := Init(MustLoad(c.v), sys, env)
-			if err != nil || comm.TunerABI == 0 {
-				t.Fatalf("init: %v, tuner ABI %d", err, comm.TunerABI)
-			}
+			comm := probeTunerComm(t, c.v, tuner(result), c.env)
 			d, err := comm.SelectGroup([]GroupOp{{Op: Op{Func: AllReduce, Count: small, DataType: Float32, RedOp: Sum}, Buffers: c.buffers}}, Launch{})
 			if err != nil {
 				t.Fatal(err)
@@ -181,6 +166,32 @@ func TestSymmetricProbeTuner(t *testing.T) {
 			}
 		})
 	}
+}
+
+// probeTunerComm is 2 × H200 without NVLS, the declarative tuner loaded
+// as NCCL_TUNER_PLUGIN, and env.
+func probeTunerComm(t *testing.T, v Version, tuner *tuning.TunerBehaviour, env Env) *Comm {
+	t.Helper()
+	sys, err := Preset("h200x2", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := Library{Path: "/opt/t/libnccl-tuner-probe.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5, 6}, Tuner: tuner}
+	for i := range sys.Nodes {
+		sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
+	}
+	all := Env{"NCCL_NVLS_ENABLE": "0", "NCCL_TUNER_PLUGIN": lib.Base()}
+	for k, val := range env {
+		all[k] = val
+	}
+	comm, err := Init(MustLoad(v), sys, all)
+	if err != nil {
+		t.Fatalf("%s init: %v", v, err)
+	}
+	if comm.TunerABI == 0 {
+		t.Fatalf("%s: the tuner was not loaded", v)
+	}
+	return comm
 }
 
 // TestTunerRuleResult: a declarative tuner rule's result is checked at the
@@ -264,19 +275,8 @@ func TestSymmetricProbeOutsideWindows(t *testing.T) {
 		{V2_29_7, "640", 0, Success},
 		{V2_30_7, "640", 0, Success},
 	} {
-		sys, err := Preset("h200x2", PresetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		lib := Library{Path: "/opt/t/libnccl-tuner-probe.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5, 6},
-			Tuner: &tuning.TunerBehaviour{Name: "probe", Rules: []tuning.TunerRule{{Func: "AllReduce", MinBytes: 1, MaxBytes: small * 4, Algo: "Ring", Proto: "LL", Result: "ncclInvalidUsage"}}}}
-		for i := range sys.Nodes {
-			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
-		}
-		comm, err := Init(MustLoad(c.v), sys, Env{"NCCL_NVLS_ENABLE": "0", "NCCL_WORK_ARGS_BYTES": c.workArgs, "NCCL_TUNER_PLUGIN": lib.Base()})
-		if err != nil || comm.TunerABI == 0 {
-			t.Fatalf("%s init: %v, tuner ABI %d", c.v, err, comm.TunerABI)
-		}
+		tuner := &tuning.TunerBehaviour{Name: "probe", Rules: []tuning.TunerRule{{Func: "AllReduce", MinBytes: 1, MaxBytes: small * 4, Algo: "Ring", Proto: "LL", Result: "ncclInvalidUsage"}}}
+		comm := probeTunerComm(t, c.v, tuner, Env{"NCCL_WORK_ARGS_BYTES": c.workArgs})
 		op := GroupOp{Op: Op{Func: AllReduce, Count: small, DataType: Float32, RedOp: Sum}}
 		d, err := comm.SelectGroup([]GroupOp{op, op}, Launch{})
 		if err != nil {
