@@ -62,7 +62,7 @@ func TestCompareConns(t *testing.T) {
 }
 
 // TestCompareConnsFlush: each predicted receive carries its flush
-// (G-NET-CONN-FLUSH-1), which no NCCL line prints: on two DGX H100s 2.22.3
+// (G-NET-CONN-FLUSH-1), which no NCCL line prints: on two DGX H100s 2.18.6
 // flushes a GDR receive (NCCL_NET_FORCE_FLUSH's default 1), 2.28.9 does
 // not; a send has none.
 func TestCompareConnsFlush(t *testing.T) {
@@ -70,7 +70,7 @@ func TestCompareConnsFlush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ version, recv string }{{"2.22.3", "iflush"}, {"2.28.9", "none"}} {
+	for _, tc := range []struct{ version, recv string }{{"2.18.6", "iflush"}, {"2.28.9", "none"}} {
 		log := strings.Join([]string{
 			"h:1:2 [0] NCCL INFO NCCL version " + tc.version + "+cuda12.4",
 			"h:1:2 [0] NCCL INFO Channel 00/0 : 15[7] -> 0[0] [receive] via NET/IB/0/GDRDMA",

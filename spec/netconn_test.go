@@ -149,7 +149,7 @@ const c2cPCIePair = `<system version="1">
 // TestNetFlushRules holds G-NET-CONN-FLUSH-1 (recvSetup's needFlush,
 // ncclTopoNeedFlush) at the releases on both sides of each change: a GDR
 // receive flushes below sm90 always, on Hopper only while
-// NCCL_NET_FORCE_FLUSH defaults to 1 (to 2.23.4), and from 2.26.2 where a
+// NCCL_NET_FORCE_FLUSH defaults to 1 (to 2.18.6), and from 2.26.2 where a
 // C2C-attached GPU's NIC is within PXB; NCCL's IB with
 // NCCL_GDR_FLUSH_DISABLE=1 keeps the decision but its iflush posts
 // nothing; a send, or a receive without GDR, has no flush.
@@ -164,21 +164,21 @@ func TestNetFlushRules(t *testing.T) {
 		want      string
 		ringFlush bool
 	}{
-		// sm90: NCCL_NET_FORCE_FLUSH's default 1 until 2.23.4, 0 from 2.24.3
+		// sm90: NCCL_NET_FORCE_FLUSH's default 1 until 2.18.6, 0 from 2.19.1
 		{V2_18_1, "dgx-h100", nil, recv, "iflush", true},
-		{V2_23_4, "dgx-h100", nil, recv, "iflush", true},
-		{V2_24_3, "dgx-h100", nil, recv, "none", false},
+		{V2_18_6, "dgx-h100", nil, recv, "iflush", true},
+		{V2_19_1, "dgx-h100", nil, recv, "none", false},
 		{V2_30_7, "dgx-h100", nil, recv, "none", false},
 		{V2_28_9, "dgx-h100", Env{"NCCL_NET_FORCE_FLUSH": "1"}, recv, "iflush", true},
-		{V2_22_3, "dgx-h100", Env{"NCCL_NET_FORCE_FLUSH": "0"}, recv, "none", false},
+		{V2_18_6, "dgx-h100", Env{"NCCL_NET_FORCE_FLUSH": "0"}, recv, "none", false},
 		// below sm90 every release flushes, the variable aside
 		{V2_28_9, "dgx-a100", Env{"NCCL_NET_FORCE_FLUSH": "0"}, recv, "iflush", true},
 		// NCCL's IB: the proxy calls iflush, which posts no read
-		{V2_22_3, "dgx-h100", Env{"NCCL_GDR_FLUSH_DISABLE": "1"}, recv, "iflush no-op", false},
+		{V2_18_6, "dgx-h100", Env{"NCCL_GDR_FLUSH_DISABLE": "1"}, recv, "iflush no-op", false},
 		{V2_28_9, "dgx-a100", Env{"NCCL_GDR_FLUSH_DISABLE": "1"}, recv, "iflush no-op", false},
 		// sends and receives without GDR never flush
-		{V2_22_3, "dgx-h100", nil, send, "-", true},
-		{V2_22_3, "dgx-h100", Env{"NCCL_NET_GDR_LEVEL": "LOC"}, recv, "-", false},
+		{V2_18_6, "dgx-h100", nil, send, "-", true},
+		{V2_18_6, "dgx-h100", Env{"NCCL_NET_GDR_LEVEL": "LOC"}, recv, "-", false},
 		// a C2C-attached GPU's NIC within PXB (Params.FlushC2C)
 		{V2_25_1, "c2c-pcie", nil, recv, "none", false},
 		{V2_26_2, "c2c-pcie", nil, recv, "iflush(C2C)", true},

@@ -138,8 +138,8 @@ func consts2_22_3(rs *Ruleset) {
 			"NCCL_MIN_CTAS":               -2147483648,
 			"NCCL_MAX_CTAS":               -2147483648,
 			// src/graph/paths.cc ncclTopoNeedFlush: a GDR receive of
-			// any GPU flushes (G-NET-CONN-FLUSH-1)
-			"NCCL_NET_FORCE_FLUSH": 1,
+			// sm90 and newer does not flush (G-NET-CONN-FLUSH-1)
+			"NCCL_NET_FORCE_FLUSH": 0,
 		},
 	}
 }

@@ -69,8 +69,6 @@ func consts2_24_3(rs *Ruleset) {
 	rs.SetConst("NetRegRingAllGather", true, ref("src/enqueue.cc", "calcCollChunking"))
 	rs.SetConst("P2PReg", tuning.P2PRegIPCNet, ref("src/register/sendrecv_reg.cc", "ncclRegisterP2pNetBuffer, ncclRegisterP2pIpcBuffer"))
 	setCollNetFail(rs, tag243, collNetFailSetup(352, 380, 1542))
-	// Hopper and newer GPUs stop flushing GDR receives (G-NET-CONN-FLUSH-1)
-	rs.SetParamDefault("NCCL_NET_FORCE_FLUSH", 0, ref("src/graph/paths.cc", "NetForceFlush"))
 }
 
 func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {

@@ -235,16 +235,16 @@ func (ps *pathState) netConn(m *nodeModel, q ConnQuery) (NetConn, error) {
 // needFlush is ncclTopoNeedFlush (G-NET-CONN-FLUSH-1), which recvSetup
 // asks for a receive with GDR: the proxy must flush what the NIC wrote
 // before the GPU reads it on a GPU below sm90, or on any GPU with
-// NCCL_NET_FORCE_FLUSH (default 1 until 2.23.4, so Hopper flushes there
-// too; 0 from 2.24.3); from 2.26.2 (Params.FlushC2C) also where the
+// NCCL_NET_FORCE_FLUSH (default 1 until 2.18.6, so Hopper flushes there
+// too; 0 from 2.19.1); from 2.26.2 (Params.FlushC2C) also where the
 // GPU's local CPU is C2C-attached and the NIC within PXB of the GPU, as
 // the data then crosses PCIe while completions and flags cross C2C. A net
 // plugin's forceFlush property (2.24.3+; NCCL's IB sets it for mlx5
 // DataDirect devices from 2.27.3) is not modelled: gatesim's NICs do not
 // carry it.
 //
-// Ref: v2.18.1-1, v2.24.3-1, v2.26.2-1, v2.30.3-1 src/graph/paths.cc
-// ncclTopoNeedFlush; src/transport/net.cc recvSetup
+// Ref: v2.18.1-1, v2.19.1-1, v2.24.3-1, v2.26.2-1, v2.30.3-1
+// src/graph/paths.cc ncclTopoNeedFlush; src/transport/net.cc recvSetup
 func (ps *pathState) needFlush(s *System, gpu, net *Node) (FlushType, error) {
 	if ps.o.NetForceFlush || gpu.SM < 90 {
 		return FlushAlways, nil

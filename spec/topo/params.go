@@ -1154,7 +1154,7 @@ type Options struct {
 	NetGdrRead    int
 	NetGdrReadSet bool
 	// NetForceFlush is NCCL_NET_FORCE_FLUSH != 0: every GDR receive
-	// flushes (the release's default: 1 until 2.23.4, 0 from 2.24.3;
+	// flushes (the release's default: 1 until 2.18.6, 0 from 2.19.1;
 	// src/graph/paths.cc ncclTopoNeedFlush).
 	NetForceFlush bool
 	// GdrFlushDisable is NCCL_GDR_FLUSH_DISABLE != 0, read by NCCL's IB
