@@ -487,11 +487,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		tw.Flush()
 	}
 	if len(c.Conns) > 0 {
-		b.WriteString("\nNetwork connectors (G-NET-CONN-PXN-1, G-NET-CONN-GDR-1, G-NET-CONN-SHARED-1)\n")
+		b.WriteString("\nNetwork connectors (G-NET-CONN-PXN-1, G-NET-CONN-GDR-1, G-NET-CONN-SHARED-1; flush predicted, G-NET-CONN-FLUSH-1)\n")
 		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  connection\tkind\tpredicted\tobserved\tagreement\tat\n")
+		fmt.Fprintf(tw, "  connection\tkind\tpredicted\tobserved\tagreement\tflush\tat\n")
 		for _, r := range c.Conns {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", r.Conn, r.Kind, r.Predicted, r.Observed, r.Agreement, r.At)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Conn, r.Kind, r.Predicted, r.Observed, r.Agreement, dash(r.Flush), r.At)
 		}
 		tw.Flush()
 	}

@@ -14,13 +14,17 @@ import (
 // "(PCI)", "/Shared"; the network's name is the capability rows'), or the
 // "use ring PXN %d GDR %d" of "Connected all rings" (2.24.3+). The rules
 // are G-NET-CONN-PXN-1 (the NET and the proxy), G-NET-CONN-GDR-1 and
-// G-NET-CONN-SHARED-1.
+// G-NET-CONN-SHARED-1. Flush is a predicted receive's flush of what the
+// NIC wrote (G-NET-CONN-FLUSH-1: "none", "iflush", "iflush(C2C)", with
+// " no-op" where the network's iflush posts nothing; "-" for a send or a
+// receive without GDR): no NCCL line prints it, so it is not compared.
 type ConnRow struct {
 	Conn      string    `json:"conn"`
 	Kind      string    `json:"kind"`
 	Predicted string    `json:"predicted"`
 	Observed  string    `json:"observed"`
 	Agreement Agreement `json:"agreement"`
+	Flush     string    `json:"flush,omitempty"`
 	At        string    `json:"at,omitempty"`
 }
 
@@ -59,6 +63,7 @@ func PredictConns(comm *spec.Comm, l *ncclog.Log) []ConnRow {
 			row.Predicted = "error: " + err.Error()
 		} else {
 			row.Predicted = conn.Suffix(proxyRank(l, node, c.Rank(), conn.ProxyDev))
+			row.Flush = conn.FlushText(c.Send)
 		}
 		rows = append(rows, row.agree())
 	}

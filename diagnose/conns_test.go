@@ -22,19 +22,7 @@ func TestCompareConns(t *testing.T) {
 		"h:1:2 [0] NCCL INFO Channel 00/1 : 0[0] -> 9[1] [send] via NET/IB/1(1)/GDRDMA/Shared",
 		"h:1:2 [0] NCCL INFO Channel 01/1 : 0[0] -> 9[1] [send] via NET/IB/0/GDRDMA/Shared",
 	}, "\n") + "\n"
-	l, err := ncclog.Parse(strings.NewReader(log), "t.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pred, err := Predict(l, 0, sys, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmp := Compare(pred, Diagnose(l, Options{}).Obs)
+	cmp := compareOnDGXH100x2(t, log)
 	want := []struct {
 		kind, pred string
 		agree      Agreement
@@ -59,6 +47,46 @@ func TestCompareConns(t *testing.T) {
 	if err := cmp.WriteText(&b); err != nil || !strings.Contains(b.String(), "Network connectors (G-NET-CONN-PXN-1") {
 		t.Errorf("text lacks the connector table (%v):\n%s", err, b.String())
 	}
+}
+
+// TestCompareConnsFlush: each predicted receive carries its flush
+// (G-NET-CONN-FLUSH-1), which no NCCL line prints: on two DGX H100s 2.18.6
+// flushes a GDR receive (NCCL_NET_FORCE_FLUSH's default 1), 2.28.9 does
+// not; a send has none.
+func TestCompareConnsFlush(t *testing.T) {
+	for _, tc := range []struct{ version, recv string }{{"2.18.6", "iflush"}, {"2.28.9", "none"}} {
+		cmp := compareOnDGXH100x2(t, strings.Join([]string{
+			"h:1:2 [0] NCCL INFO NCCL version " + tc.version + "+cuda12.4",
+			"h:1:2 [0] NCCL INFO Channel 00/0 : 15[7] -> 0[0] [receive] via NET/IB/0/GDRDMA",
+			"h:1:2 [0] NCCL INFO Channel 00/1 : 0[0] -> 9[1] [send] via NET/IB/1(1)/GDRDMA/Shared",
+		}, "\n")+"\n")
+		if len(cmp.Conns) != 2 || cmp.Conns[0].Flush != tc.recv || cmp.Conns[1].Flush != "-" {
+			t.Fatalf("%s: connector rows %+v, want the receive's flush %q and the send's -", tc.version, cmp.Conns, tc.recv)
+		}
+		var b strings.Builder
+		if err := cmp.WriteText(&b); err != nil || !strings.Contains(b.String(), "G-NET-CONN-FLUSH-1") || !strings.Contains(b.String(), "  "+tc.recv+"  ") {
+			t.Errorf("%s: text lacks the flush column (%v):\n%s", tc.version, err, b.String())
+		}
+	}
+}
+
+// compareOnDGXH100x2 is the comparison of a log with its prediction on two
+// DGX H100s.
+func compareOnDGXH100x2(t *testing.T, log string) *Comparison {
+	t.Helper()
+	l, err := ncclog.Parse(strings.NewReader(log), "t.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := Predict(l, 0, sys, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Compare(pred, Diagnose(l, Options{}).Obs)
 }
 
 // TestPredictConnsWithoutComm: where the model builds no communicator,

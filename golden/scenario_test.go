@@ -48,9 +48,10 @@ var expectSeen = map[spec.RuleID]bool{}
 //	log     (same arguments): the predicted NCCL log lines
 //	connect (same arguments) conn=(KIND:CHANNEL:DEV:PEERDEV:send|recv,...):
 //	        rank 0's node's network connectors (KIND ring, tree or p2p) as
-//	        sendSetup/recvSetup print them after "via NET/", and the ring's
-//	        "use ring PXN %d GDR %d" (G-NET-CONN-PXN-1, G-NET-CONN-GDR-1,
-//	        G-NET-CONN-SHARED-1)
+//	        sendSetup/recvSetup print them after "via NET/", a receive's
+//	        flush (G-NET-CONN-FLUSH-1, printed by no NCCL line), and the
+//	        ring's "use ring PXN %d GDR %d" (G-NET-CONN-PXN-1,
+//	        G-NET-CONN-GDR-1, G-NET-CONN-SHARED-1)
 //
 // file=NAME reads the system file testdata/systems/NAME (spec.ParseSystem)
 // instead of a preset; nodes, cliques, sharp and mlopart are the preset's.
@@ -284,7 +285,11 @@ func renderConns(t *testing.T, d *datadriven.TestData, comm *spec.Comm) string {
 				continue
 			}
 			proxy, _ := node.RankOfDev(c.ProxyDev)
-			fmt.Fprintf(&b, "%s: via NET/%s/%s\n", v, comm.Net, c.Suffix(proxy))
+			fmt.Fprintf(&b, "%s: via NET/%s/%s", v, comm.Net, c.Suffix(proxy))
+			if !q.Send {
+				fmt.Fprintf(&b, " flush %s", c.FlushText(false))
+			}
+			b.WriteString("\n")
 		}
 	}
 	fmt.Fprintf(&b, "use ring PXN %d GDR %d\n", btoi(comm.Topo.RingNetPXN), btoi(comm.Topo.RingUseGdr()))

@@ -64,10 +64,24 @@ type Machine struct {
 	// apart as nodes (cross-clique MNNVL, MachineForComm); 0 or 1: nodes
 	// meet only over the network.
 	NVLDomainNodes int `json:"nvl_domain_nodes,omitempty"`
+	// NetLat is the network's latency property in µs, which NCCL's search
+	// reads into a graph's latencyInter (0 for NCCL's IB and Socket): its
+	// cost model adds it to each network step, and once more to a Simple
+	// one for the GDR flush (src/graph/tuning.cc ncclTopoTuneModel, "Also
+	// add the flush extra latency").
+	NetLat float64 `json:"net_lat,omitempty"`
+	// NetFlush: NET receives flush each Simple step they complete before
+	// the GPU reads it (G-NET-CONN-FLUSH-1, spec/topo's RingNetFlush):
+	// recvProxyProgress posts the network's iflush and hands the step to
+	// the GPU only once it completes, one more NetLat per step.
+	NetFlush bool `json:"net_flush,omitempty"`
 	// Profile is the machine's performance profile (nil: nominal, NCCL's
 	// constants alone).
 	Profile *Profile `json:"-"`
 }
+
+// maxNetLat bounds Machine.NetLat (µs): a second per network step.
+const maxNetLat = 1e6
 
 // GBps converts GB/s (10^9 bytes per second, nccl-tests' unit) to bytes
 // per second.
@@ -94,6 +108,9 @@ func (m *Machine) Validate() error {
 	}
 	if m.NVLDomainNodes < 0 || m.NVLDomainNodes > 1 && !m.NVSwitch {
 		return fmt.Errorf("machine %s: an NVLink domain of %d nodes: expected 0, or nodes whose GPUs have an NVSwitch", m.Name, m.NVLDomainNodes)
+	}
+	if !(m.NetLat >= 0 && m.NetLat <= maxNetLat) {
+		return fmt.Errorf("machine %s: network latency %v us: expected 0 to %v", m.Name, m.NetLat, float64(maxNetLat))
 	}
 	if m.NICs > m.GPUsPerNode*8 {
 		return fmt.Errorf("machine %s: %d NICs per node: at most 8 per GPU", m.Name, m.NICs)
@@ -262,7 +279,12 @@ func (f *fabric) hopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 		t = Time(math.Round(float64(t) * f.t.hopScale))
 	}
 	if hop == hopNet {
-		t += f.t.loopLat // 0 unless the network is the host itself
+		// the host itself as the network; the network's own latency, and
+		// once more for a flushed Simple step (Machine.NetFlush)
+		t += f.t.loopLat + f.t.netLat
+		if proto == spec.Simple && f.m.NetFlush {
+			t += f.t.netLat
+		}
 	}
 	return t
 }
@@ -329,6 +351,9 @@ type timing struct {
 	// loopMsg is the proxy thread's time per NET message between pieces
 	// of one host, per connection the thread serves (netMsgCost).
 	loopMsg Time
+	// netLat is Machine.NetLat, added to each NET step (and once more to
+	// a flushed Simple one).
+	netLat Time
 }
 
 func newTiming(cfg *Config, s *algos.Schedule) timing {
@@ -336,7 +361,7 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 	p := m.Profile
 	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
 		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: m.NVLSEfficiency(), sharpEff: p.Value("sharp.eff"),
-		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw"))}
+		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw")), netLat: FromMicros(m.NetLat)}
 	if m.NetLoopback {
 		t.loopBw = GBps(p.Value("transport.net.loopback.bw"))
 		t.loopRankBw = GBps(p.Value("transport.net.loopback.rank.bw"))

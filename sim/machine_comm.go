@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // MachineForComm is the machine a communicator's schedules run on: the
@@ -34,12 +35,17 @@ func MachineForComm(sys *spec.System, c *spec.Comm) (Machine, error) {
 		return Machine{}, err
 	}
 	m.SHARP, m.NVLS = c.CollNetSupport, c.NVLSSupport
+	if c.Topo != nil {
+		// the ring's NET: its latency and the flush of its receives
+		m.NetLat = float64(c.Topo.Graphs[topo.GraphRing].LatencyInter)
+		m.NetFlush = c.Topo.RingNetFlush
+	}
 	hosts, perHost := m.Nodes, m.GPUsPerNode
 	if c.NNodes == hosts || c.NNodes <= 0 {
 		if err := crossClique(&m, c); err != nil {
 			return Machine{}, err
 		}
-		return m, nil
+		return m, m.Validate()
 	}
 	local := c.MaxLocalRanks
 	for _, n := range c.LocalRanks {

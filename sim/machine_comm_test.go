@@ -371,3 +371,39 @@ func TestNVLinkStepLatency(t *testing.T) {
 		t.Errorf("CollNetChain over NVLink: %v, want NCCL's 2.8 µs", got)
 	}
 }
+
+// The GDR flush of NET receives (G-NET-CONN-FLUSH-1) reaches the machine
+// from the communicator (2.28.9 on Hopper flushes only with
+// NCCL_NET_FORCE_FLUSH=1), and at a fixed decision a flushed Simple step
+// costs one more network latency (NCCL's latencyInter, here 3 µs as a
+// topology's NET would report it): a flushed Ring/Simple AllReduce takes
+// longer than the same unflushed, LL never flushes, and with the latency
+// NCCL's own networks report (0) the flush costs nothing more.
+func TestNetFlushLatency(t *testing.T) {
+	plain := commOn(t, "dgx-h100", 2, spec.Env{})
+	forced := commOn(t, "dgx-h100", 2, spec.Env{"NCCL_NET_FORCE_FLUSH": "1"})
+	if plain.m.NetFlush || !forced.m.NetFlush {
+		t.Fatalf("NetFlush %v, with NCCL_NET_FORCE_FLUSH=1 %v: want false, true", plain.m.NetFlush, forced.m.NetFlush)
+	}
+	op := spec.Op{Func: spec.AllReduce, Count: 2, DataType: spec.Float32, RedOp: spec.Sum}
+	timeOf := func(proto spec.Proto, lat float64, flush bool) Time {
+		s := plain.build(t, op, algos.Selection{Algo: spec.Ring, Proto: proto, NChannels: 1})
+		cc := plain
+		cc.m.NetLat, cc.m.NetFlush = lat, flush
+		return cc.simulate(t, s, nil).Time
+	}
+	simple := timeOf(spec.Simple, 3, false)
+	t.Logf("Ring/Simple 8 B on 2 × 8 H100: %v at latency 0, %v at 3 µs, %v flushed", timeOf(spec.Simple, 0, false), simple, timeOf(spec.Simple, 3, true))
+	if flushed := timeOf(spec.Simple, 3, true); flushed <= simple {
+		t.Errorf("Ring/Simple: flushed %v, unflushed %v: want the flush to cost more", flushed, simple)
+	}
+	if zero := timeOf(spec.Simple, 0, false); zero >= simple {
+		t.Errorf("Ring/Simple: %v without the network's latency, %v with 3 µs: want each NET step to pay it", zero, simple)
+	}
+	if a, b := timeOf(spec.Simple, 0, true), timeOf(spec.Simple, 0, false); a != b {
+		t.Errorf("Ring/Simple at latency 0: flushed %v, unflushed %v: want equal", a, b)
+	}
+	if a, b := timeOf(spec.LL, 3, true), timeOf(spec.LL, 3, false); a != b {
+		t.Errorf("Ring/LL: flushed %v, unflushed %v: LL does not flush", a, b)
+	}
+}

@@ -124,3 +124,92 @@ func connIndexOf(k topo.ConnKind) int {
 	}
 	return 0
 }
+
+// c2cPCIePair is two Hopper GPUs whose local CPU is C2C-attached (<c2c>)
+// and a NIC under each GPU's PCIe switch: a NIC within PXB of a
+// C2C-attached GPU, where NCCL flushes GDR receives from 2.26.2 whatever
+// the architecture (ncclTopoNeedFlush's C2C case).
+const c2cPCIePair = `<system version="1">
+  <cpu numaid="0" arch="arm64" vendor="NVIDIA">
+    <pci busid="0000:01:00.0" class="0x060400" vendor="0x1000" device="0xc030" link_speed="32.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:02:00.0" class="0x030200" vendor="0x10de" device="0x2342" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="90" rank="0" gdr="1">
+          <c2c bw="40000" count="10"/>
+        </gpu>
+      </pci>
+      <pci busid="0000:03:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="16">
+        <nic>
+          <net name="mlx5_0" dev="0" speed="400000" port="1" latency="0" guid="0x0" maxconn="131072" gdr="1"/>
+        </nic>
+      </pci>
+    </pci>
+  </cpu>
+</system>`
+
+// TestNetFlushRules holds G-NET-CONN-FLUSH-1 (recvSetup's needFlush,
+// ncclTopoNeedFlush) at the releases on both sides of each change: a GDR
+// receive flushes below sm90 always, on Hopper only while
+// NCCL_NET_FORCE_FLUSH defaults to 1 (to 2.18.6), and from 2.26.2 where a
+// C2C-attached GPU's NIC is within PXB; NCCL's IB with
+// NCCL_GDR_FLUSH_DISABLE=1 keeps the decision but its iflush posts
+// nothing; a send, or a receive without GDR, has no flush.
+func TestNetFlushRules(t *testing.T) {
+	recv := topo.ConnQuery{Kind: topo.ConnRing}
+	send := topo.ConnQuery{Kind: topo.ConnRing, Send: true}
+	for _, tc := range []struct {
+		v         Version
+		machine   string // a preset, or "c2c-pcie" (c2cPCIePair)
+		env       Env
+		q         topo.ConnQuery
+		want      string
+		ringFlush bool
+	}{
+		// sm90: NCCL_NET_FORCE_FLUSH's default 1 until 2.18.6, 0 from 2.19.1
+		{V2_18_1, "dgx-h100", nil, recv, "iflush", true},
+		{V2_18_6, "dgx-h100", nil, recv, "iflush", true},
+		{V2_19_1, "dgx-h100", nil, recv, "none", false},
+		{V2_30_7, "dgx-h100", nil, recv, "none", false},
+		{V2_28_9, "dgx-h100", Env{"NCCL_NET_FORCE_FLUSH": "1"}, recv, "iflush", true},
+		{V2_18_6, "dgx-h100", Env{"NCCL_NET_FORCE_FLUSH": "0"}, recv, "none", false},
+		// below sm90 every release flushes, the variable aside
+		{V2_28_9, "dgx-a100", Env{"NCCL_NET_FORCE_FLUSH": "0"}, recv, "iflush", true},
+		// NCCL's IB: the proxy calls iflush, which posts no read
+		{V2_18_6, "dgx-h100", Env{"NCCL_GDR_FLUSH_DISABLE": "1"}, recv, "iflush no-op", false},
+		{V2_28_9, "dgx-a100", Env{"NCCL_GDR_FLUSH_DISABLE": "1"}, recv, "iflush no-op", false},
+		// sends and receives without GDR never flush
+		{V2_18_6, "dgx-h100", nil, send, "-", true},
+		{V2_18_6, "dgx-h100", Env{"NCCL_NET_GDR_LEVEL": "LOC"}, recv, "-", false},
+		// a C2C-attached GPU's NIC within PXB (Params.FlushC2C)
+		{V2_25_1, "c2c-pcie", nil, recv, "none", false},
+		{V2_26_2, "c2c-pcie", nil, recv, "iflush(C2C)", true},
+		{V2_30_7, "c2c-pcie", nil, recv, "iflush(C2C)", true},
+		{V2_30_7, "c2c-pcie", Env{"NCCL_NET_FORCE_FLUSH": "1"}, recv, "iflush", true},
+	} {
+		env := Env{}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		var c *Comm
+		if tc.machine == "c2c-pcie" {
+			sys, err := SystemFromTopology("c2c-pcie.xml", []byte(c2cPCIePair), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, err = Init(MustLoad(tc.v), sys, env); err != nil || c.Err != nil {
+				t.Fatalf("%s c2c-pcie: %v %v", tc.v, err, c.Err)
+			}
+		} else {
+			c = initPreset(t, tc.v, tc.machine, 2, env)
+		}
+		conn, err := c.Topo.Nodes[0].NetConn(tc.q)
+		if err != nil {
+			t.Fatalf("%s %s %v: %v", tc.v, tc.machine, tc.env, err)
+		}
+		if got := conn.FlushText(tc.q.Send); got != tc.want {
+			t.Errorf("%s %s %v send=%v: flush %q, want %q", tc.v, tc.machine, tc.env, tc.q.Send, got, tc.want)
+		}
+		if c.Topo.RingNetFlush != tc.ringFlush {
+			t.Errorf("%s %s %v: RingNetFlush %v, want %v", tc.v, tc.machine, tc.env, c.Topo.RingNetFlush, tc.ringFlush)
+		}
+	}
+}

@@ -183,6 +183,8 @@ var release2_18_6 = Release{
 
 func consts2_18_6(rs *Ruleset) {
 	rs.SetParamDefault("NCCL_CUMEM_ENABLE", 0, ref2186("src/misc/cudawrap.cc", "CuMemEnable"))
+	// a GDR receive of any GPU flushes (G-NET-CONN-FLUSH-1)
+	rs.SetParamDefault("NCCL_NET_FORCE_FLUSH", 1, ref2186("src/graph/paths.cc", "NetForceFlush"))
 	rs.SetConst("NetABI", []int{6, 5, 4}, ref2186("src/net.cc", "ncclNetPluginInit"))
 	rs.SetConst("TunerABI", []int{}, ref2186("src/misc/tuner.cc", "ncclLoadTunerPlugin"))
 	rs.SetConst("RingBackup", false, ref2186("src/enqueue.cc", "getAlgoInfo"))

@@ -137,6 +137,9 @@ func consts2_22_3(rs *Ruleset) {
 			"NCCL_WORK_FIFO_BYTES":        1 << 20,
 			"NCCL_MIN_CTAS":               -2147483648,
 			"NCCL_MAX_CTAS":               -2147483648,
+			// src/graph/paths.cc ncclTopoNeedFlush: a GDR receive of
+			// sm90 and newer does not flush (G-NET-CONN-FLUSH-1)
+			"NCCL_NET_FORCE_FLUSH": 0,
 		},
 	}
 }

@@ -411,6 +411,7 @@ func TopoOptions(env Env) topo.Options {
 	set("NCCL_NET_GDR_MLOPART", func(n int) { o.NetGdrMLOPart = n != 0 })
 	set("NCCL_TOPO_SPLIT_MLOPART", func(n int) { o.NoSplitMLOPart = n == 0 })
 	set("NCCL_NET_GDR_READ", func(n int) { o.NetGdrRead, o.NetGdrReadSet = n, true })
+	set("NCCL_GDR_FLUSH_DISABLE", func(n int) { o.GdrFlushDisable = n != 0 })
 	set("NCCL_PXN_DISABLE", func(n int) { o.PXNDisable = n == 1 })
 	set("NCCL_PXN_C2C", func(n int) { o.PXNC2C = n != 0 })
 	set("NCCL_NVB_DISABLE", func(n int) { o.NVBDisable = n != 0 })
@@ -1004,14 +1005,15 @@ func SystemFromTopology(file string, data []byte, nodes int) (*System, error) {
 
 // releaseTopoOptions sets the options whose defaults differ by release from
 // the newest ones TopoOptions carries: the C2C switches NCCL_PXN_C2C and
-// NCCL_NET_GDR_C2C, with the user's value over the release's default, and
-// the channel bound of NCCL_WORK_ARGS_BYTES where the release reads it.
+// NCCL_NET_GDR_C2C and the flush switch NCCL_NET_FORCE_FLUSH, with the
+// user's value over the release's default, and the channel bound of
+// NCCL_WORK_ARGS_BYTES where the release reads it.
 func releaseTopoOptions(rs *Ruleset, env Env, o *topo.Options) {
 	if def, ok := rs.Consts.IntParams["NCCL_WORK_ARGS_BYTES"]; ok && rs.Tuning != nil {
 		v, _, _ := intParam(env, "NCCL_WORK_ARGS_BYTES", def)
 		o.WorkArgsChannels, o.WorkArgsChannelsSet = rs.Tuning.MaxChannelsForArgsBytes(v, rs.Consts.MaxChannels), true
 	}
-	for name, f := range map[string]*bool{"NCCL_PXN_C2C": &o.PXNC2C, "NCCL_NET_GDR_C2C": &o.NetGdrC2C} {
+	for name, f := range map[string]*bool{"NCCL_PXN_C2C": &o.PXNC2C, "NCCL_NET_GDR_C2C": &o.NetGdrC2C, "NCCL_NET_FORCE_FLUSH": &o.NetForceFlush} {
 		if def, ok := rs.Consts.IntParams[name]; ok {
 			v, _, _ := intParam(env, name, def)
 			*f = v != 0

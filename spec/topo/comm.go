@@ -176,6 +176,10 @@ type Result struct {
 	RingNetGDR  bool `json:"-"`
 	RingNetPXN  bool `json:"-"`
 	MinNetCount int  `json:"-"`
+	// RingNetFlush: a ring receive through the network flushes each Simple
+	// step it completes (NetConn.Flushes, G-NET-CONN-FLUSH-1) on some
+	// node; the simulator's NET steps pay the flush where it is set.
+	RingNetFlush bool `json:"-"`
 	// LocalGinDevs is rank 0's count of local GIN devices
 	// (ncclTopoGetLocalGinDevs: the NETs its channels take in turn until
 	// the first comes back; GIN lists its devices physically, unfused);
@@ -761,12 +765,13 @@ func (r *Result) consensus(ps *pathState) error {
 		r.MinNetBw = bw
 		r.RingNetGDR, r.MinNetCount = true, 0
 		for i, n := range r.distinctNodes() {
-			gdr, pxn, err := ringNetConns(ps, n, nChannels)
+			gdr, pxn, flush, err := ringNetConns(ps, n, nChannels)
 			if err != nil {
 				return err
 			}
 			r.RingNetGDR = r.RingNetGDR && gdr
 			r.RingNetPXN = r.RingNetPXN || pxn
+			r.RingNetFlush = r.RingNetFlush || flush
 			if c := minNetCount(ps, n.System); i == 0 || c < r.MinNetCount {
 				r.MinNetCount = c
 			}
@@ -1174,32 +1179,36 @@ func (r *Result) nvlsTuning(ps *pathState) error {
 // (netConn): the channel's first GPU receives from the entry NET (a
 // write), its last sends to the exit NET (a read), over the ring's first
 // nChannels channels (the count the ranks agreed; the channels past it
-// repeat them). On one node nothing connects through the network.
+// repeat them). On one node nothing connects through the network. flush
+// says a ring receive flushes its Simple steps (G-NET-CONN-FLUSH-1), which
+// sim times (RingNetFlush).
 //
 // Ref: v2.24.3-1 src/transport/generic.cc ncclTransportRingConnect;
 // src/transport/net.cc sendSetup, recvSetup (v2.30.7-1 likewise)
-func ringNetConns(ps *pathState, n *NodeResult, nChannels int) (gdr, pxn bool, err error) {
+func ringNetConns(ps *pathState, n *NodeResult, nChannels int) (gdr, pxn, flush bool, err error) {
 	s, g := n.System, n.model.graphs[GraphRing]
 	ngpus := len(s.Nodes[GPU])
 	if g == nil || g.nChannels == 0 || ngpus == 0 || !ps.inter(s) {
-		return false, false, nil
+		return false, false, false, nil
 	}
 	gdr = true
 	for c := 0; c < min(g.nChannels, nChannels); c++ {
-		for _, end := range [2]int{0, ngpus - 1} {
+		// the receive first, then the send: one GPU per node does both
+		for k, end := range [2]int{0, ngpus - 1} {
 			gpu := gpuOfRank(s, g.intra[c*ngpus+end])
-			if gpu == nil || netOfID(s, g.inter[2*c+min(end, 1)]) == nil {
-				return false, false, nil
+			if gpu == nil || netOfID(s, g.inter[2*c+k]) == nil {
+				return false, false, false, nil
 			}
-			conn, err := ps.netConn(n.model, ConnQuery{Kind: ConnRing, Channel: c, Send: end == ngpus-1, Dev: gpu.Dev})
+			conn, err := ps.netConn(n.model, ConnQuery{Kind: ConnRing, Channel: c, Send: k == 1, Dev: gpu.Dev})
 			if err != nil {
-				return false, false, err
+				return false, false, false, err
 			}
 			gdr = gdr && conn.Gdr != GdrOff
 			pxn = pxn || conn.PXN()
+			flush = flush || conn.Flushes()
 		}
 	}
-	return gdr, pxn, nil
+	return gdr, pxn, flush, nil
 }
 
 // minNetCount is ncclTopoGetLocalNetCountByBw's count least over one

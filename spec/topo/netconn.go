@@ -40,14 +40,56 @@ type ConnQuery struct {
 
 // NetConn is what sendSetup/recvSetup decide for one network connector:
 // the NET device, the GPU whose rank proxies it (PXN; the rank's own GPU
-// when none), GPU Direct RDMA and shared buffers.
+// when none), GPU Direct RDMA, shared buffers and, for a receive, the
+// flush of what the NIC wrote into GPU memory.
 type NetConn struct {
 	NetDev   int
 	ProxyDev int
 	Gdr      GdrMode
 	Shared   bool
+	// Flush is recvSetup's needFlush (G-NET-CONN-FLUSH-1): FlushNone for
+	// a send or a receive without GDR. FlushNoop: the network's iflush
+	// posts nothing (NCCL's IB with NCCL_GDR_FLUSH_DISABLE).
+	Flush     FlushType
+	FlushNoop bool
 	// Dev is the connecting rank's GPU, as queried.
 	Dev int
+}
+
+// FlushType is ncclTopoNeedFlush's answer for a GDR receive: why the
+// proxy flushes each received Simple step before the kernel reads it.
+type FlushType uint8
+
+const (
+	FlushNone   FlushType = iota // no flush (ncclTopoFlushNone)
+	FlushAlways                  // below sm90, or NCCL_NET_FORCE_FLUSH (ncclTopoFlushAlways)
+	FlushC2C                     // PCIe data, C2C completions (ncclTopoFlushC2c, 2.26.2+)
+)
+
+// Flushes reports whether each Simple step this receive completes costs
+// the proxy a flush round trip: the network's iflush (on NCCL's IB an
+// RDMA read of the received buffer through the NIC) before the step is
+// handed to the GPU. LL and LL128 steps never flush.
+func (c NetConn) Flushes() bool { return c.Flush != FlushNone && !c.FlushNoop }
+
+// FlushText names the flush for a connector table: "-" for a send or a
+// receive without GDR, else "none", "iflush", "iflush(C2C)", and
+// "iflush no-op" where the network's iflush posts nothing.
+func (c NetConn) FlushText(send bool) string {
+	if send || c.Gdr == GdrOff {
+		return "-"
+	}
+	s := "none"
+	switch c.Flush {
+	case FlushAlways:
+		s = "iflush"
+	case FlushC2C:
+		s = "iflush(C2C)"
+	}
+	if c.Flush != FlushNone && c.FlushNoop {
+		s += " no-op"
+	}
+	return s
 }
 
 // PXN reports whether another GPU's rank proxies the connector.
@@ -91,11 +133,13 @@ func (c NetConn) Suffix(proxyRank int) string {
 //   - GPU Direct RDMA (ncclTopoCheckGdr): read for a send, write for a
 //     receive, with its PCI mode (Params.GdrModePCI);
 //   - shared buffers: point-to-point connectors (no graph) with
-//     NCCL_NET_SHARED_BUFFERS at its default.
+//     NCCL_NET_SHARED_BUFFERS at its default;
+//   - the flush of a GDR receive (G-NET-CONN-FLUSH-1, needFlush): see
+//     needFlush.
 //
 // Ref: v2.18.1-1 … v2.30.7-1 src/transport/net.cc sendSetup, recvSetup;
 // src/graph/search.cc ncclTopoGetNetDev; src/graph/paths.cc
-// ncclTopoCheckGdr, ncclTopoGetIntermediateRank
+// ncclTopoCheckGdr, ncclTopoGetIntermediateRank, ncclTopoNeedFlush
 func (n *NodeResult) NetConn(q ConnQuery) (NetConn, error) {
 	if n.model == nil || n.model.ps == nil {
 		return NetConn{}, fmt.Errorf("topology: node without a model")
@@ -179,7 +223,43 @@ func (ps *pathState) netConn(m *nodeModel, q ConnQuery) (NetConn, error) {
 		return NetConn{}, err
 	}
 	c.Gdr = mode
+	if !q.Send && mode != GdrOff {
+		if c.Flush, err = ps.needFlush(s, gpu, net); err != nil {
+			return NetConn{}, err
+		}
+		c.FlushNoop = c.Flush != FlushNone && ps.o.NetIB && ps.o.GdrFlushDisable
+	}
 	return c, nil
+}
+
+// needFlush is ncclTopoNeedFlush (G-NET-CONN-FLUSH-1), which recvSetup
+// asks for a receive with GDR: the proxy must flush what the NIC wrote
+// before the GPU reads it on a GPU below sm90, or on any GPU with
+// NCCL_NET_FORCE_FLUSH (default 1 until 2.18.6, so Hopper flushes there
+// too; 0 from 2.19.1); from 2.26.2 (Params.FlushC2C) also where the
+// GPU's local CPU is C2C-attached and the NIC within PXB of the GPU, as
+// the data then crosses PCIe while completions and flags cross C2C. A net
+// plugin's forceFlush property (2.24.3+; NCCL's IB sets it for mlx5
+// DataDirect devices from 2.27.3) is not modelled: gatesim's NICs do not
+// carry it.
+//
+// Ref: v2.18.1-1, v2.19.1-1, v2.24.3-1, v2.26.2-1, v2.30.3-1
+// src/graph/paths.cc ncclTopoNeedFlush; src/transport/net.cc recvSetup
+func (ps *pathState) needFlush(s *System, gpu, net *Node) (FlushType, error) {
+	if ps.o.NetForceFlush || gpu.SM < 90 {
+		return FlushAlways, nil
+	}
+	if !ps.p.FlushC2C || ps.p.pathAbove(gpu.Paths[NET][net.Index].Type, PathPXB) {
+		return FlushNone, nil
+	}
+	cpu, err := ps.localCPU(s, gpu)
+	if err != nil {
+		return FlushNone, err
+	}
+	if gpu.Paths[CPU][cpu.Index].Type == PathC2C {
+		return FlushC2C, nil
+	}
+	return FlushNone, nil
 }
 
 // p2pProxy is ncclTopoGetNetDev's PXN level 2: the local GPU of net, when

@@ -100,6 +100,11 @@ type Params struct {
 	// P2C distance is no longer taken as C2C (2.29.2+; before, PXB and P2C
 	// read as C2C; ncclTopoCheckGdr).
 	GdrLevelP2C bool
+	// FlushC2C: a GDR receive of a GPU whose local CPU is C2C-attached
+	// flushes when its NIC is within PXB, whatever the GPU's architecture
+	// (2.26.2+; before, only below sm90 or with NCCL_NET_FORCE_FLUSH;
+	// src/graph/paths.cc ncclTopoNeedFlush, G-NET-CONN-FLUSH-1).
+	FlushC2C bool
 	// PXNP2PType: a point-to-point send goes through the peer NIC's local
 	// GPU when that GPU reaches the NIC within P2C with NCCL_PXN_C2C, else
 	// PXB (2.27.6+; before, PXB; src/graph/search.cc ncclTopoGetNetDev).
@@ -872,6 +877,7 @@ func Apply2_26_2(p *Params) {
 	p.C2CPaths = true
 	p.SplitNVLinkMin2 = true
 	p.GdrModePCI = true // paths.cc ncclTopoCheckGdr, net.cc sendSetup/recvSetup "(PCI)"
+	p.FlushC2C = true   // paths.cc ncclTopoNeedFlush: PCIe data, C2C completions
 }
 
 // Apply2_27_3 is tag v2.27.3-1: PATH_P2C; only fused NIC groups become
@@ -1147,6 +1153,15 @@ type Options struct {
 	// reads on sm80+, before that only beside an NVLink peer).
 	NetGdrRead    int
 	NetGdrReadSet bool
+	// NetForceFlush is NCCL_NET_FORCE_FLUSH != 0: every GDR receive
+	// flushes (the release's default: 1 until 2.18.6, 0 from 2.19.1;
+	// src/graph/paths.cc ncclTopoNeedFlush).
+	NetForceFlush bool
+	// GdrFlushDisable is NCCL_GDR_FLUSH_DISABLE != 0, read by NCCL's IB
+	// (NetIB): its iflush then returns without posting the read
+	// (src/transport/net_ib.cc ncclIbAccept; net_ib/connect.cc
+	// ncclIbAcceptImpl from 2.29.2).
+	GdrFlushDisable bool
 	// PXNDisable is NCCL_PXN_DISABLE=1 (or a v4 net plugin).
 	PXNDisable bool
 	// PXNC2C is NCCL_PXN_C2C (default 1, 2.24+).
@@ -1320,6 +1335,7 @@ var paramSources = map[string][2]string{
 	"GdrReadAllArchs":         {"src/graph/paths.cc", "ncclTopoCheckGdr"},
 	"GdrModePCI":              {"src/graph/paths.cc", "ncclTopoCheckGdr"},
 	"GdrLevelP2C":             {"src/graph/paths.cc", "ncclTopoCheckGdr"},
+	"FlushC2C":                {"src/graph/paths.cc", "ncclTopoNeedFlush"},
 	"PXNP2PType":              {"src/graph/search.cc", "ncclTopoGetNetDev"},
 	"PXNP2PNeedsGDR":          {"src/graph/search.cc", "ncclTopoGetNetDev"},
 	"P2CMerge":                {"src/graph/paths.cc", "mergePathType"},
