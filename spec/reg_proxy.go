@@ -76,7 +76,7 @@ var regProxyRule = &Rule{
 		if !p.Reg {
 			why := "buffers not registered with the network or CollNet: reg 0"
 			if p.NSteps > 0 {
-				why += fmt.Sprintf(", the proxy drives %d FIFO step(s) on the first channel", p.NSteps)
+				why += fmt.Sprintf("; the proxy op counts %d FIFO step(s) on the first channel, driven where a connection has a proxy (the network)", p.NSteps)
 			}
 			g.emit(Verdict{Outcome: Skip, Why: why})
 			return
