@@ -1882,9 +1882,11 @@ func (m *Model) RegRefused(o Call, kind string) string {
 // CollNet registered its buffers, and which ("NVLS", "CollNet"; "" when
 // nothing is registered). NVLS and NVLSTree register on a communicator with
 // nvlsRegSupport (no MNNVL, and no two ranks in one process unless
-// NCCL_SINGLE_PROC_MEM_REG_ENABLE, 2.28.3+) and run on nvlsRegChannels; CollNetDirect and CollNetChain register only with one
-// rank per node (collNetRegSupport, isOneRPN) and not for PreMulSum or
-// SumPostDiv, and run on one channel (RegCollNet). A registration that
+// NCCL_SINGLE_PROC_MEM_REG_ENABLE, 2.28.3+) and run on nvlsRegChannels; CollNetDirect and CollNetChain register (not for PreMulSum or
+// SumPostDiv) with one rank per node (isOneRPN), where they run on one
+// channel (RegCollNet), and from 2.24.3 a CollNetDirect AllGather or
+// ReduceScatter with several ranks per node too, on its own channels
+// (collNetRegRanks, G-REG-COLLNET-1). A registration that
 // fails (RegRefused) leaves nothing registered and says why.
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollNvlsBuffers,
