@@ -115,6 +115,9 @@ func WriteSummary(w io.Writer, s spec.Summary, width int) {
 		} else {
 			lines[0] += fmt.Sprintf("; chunk lo/mid/hi %d/%d/%d B [G-SEL-CHUNK-1]", c.Lo, c.Mid, c.Hi)
 		}
+		if p := c.Proxy; p.Reg {
+			lines[0] += fmt.Sprintf("; registered proxy op: %d step(s) [G-REG-PROXY-1]", p.NSteps)
+		}
 	}
 	if s.Network != "" {
 		lines = append(lines, fmt.Sprintf("  network: %s; within a node: %s", s.Network, d.Transport))

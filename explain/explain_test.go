@@ -189,6 +189,43 @@ func TestSummaryChunk(t *testing.T) {
 	}
 }
 
+// TestSummaryRegisteredProxy: the summary names the proxy op's steps of
+// buffers the network or CollNet registered (G-REG-PROXY-1): a registered
+// 64 MiB CollNetDirect AllGather on dgx-h100 × 4 with SHARP, 128 steps on
+// one head's loop from 2.24.3; unregistered at 2.23.4, and plain buffers
+// never.
+func TestSummaryRegisteredProxy(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 4, SHARP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := spec.Env{"NCCL_COLLNET_ENABLE": "1", "NCCL_ALGO": "CollNetDirect"}
+	op, err := spec.OpFromBytes(spec.AllGather, 64<<20, spec.Float32, spec.Sum, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		v    spec.Version
+		bufs spec.Buffers
+		want string
+	}{
+		{spec.V2_28_9, spec.BuffersRegistered, "; registered proxy op: 128 step(s) [G-REG-PROXY-1]"},
+		{spec.V2_23_4, spec.BuffersRegistered, ""},
+		{spec.V2_28_9, spec.BuffersUser, ""},
+	} {
+		ws, err := Walks([]spec.Version{tc.v}, sys, env, op, nil, spec.Issue{Buffers: tc.bufs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		WriteSummary(&buf, spec.Summarize(ws[0].Decision, ws[0].Trace, env), 200)
+		got := buf.String()
+		if tc.want == "" && strings.Contains(got, "G-REG-PROXY-1") || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s: want %q in\n%s", tc.v, tc.bufs, tc.want, got)
+		}
+	}
+}
+
 // TestWalksP2PTasks: explain of a lone SendRecv plans it as a group of one
 // and prints rank 0's send/recv tasks (2 × H200, 2.28.9: a 1 MiB SendRecv
 // sends to and receives from rank 1 on Simple over 16..31 in round 1),

@@ -254,6 +254,17 @@ func appendChunk(b []byte, c *ChunkAnswer) []byte {
 	if c.Tuner {
 		b = append(b, `,"tuner":true`...)
 	}
+	if c.ProxyReg {
+		b = append(b, `,"proxy_reg":true`...)
+	}
+	if c.ProxyNSteps != 0 {
+		b = append(b, `,"proxy_nsteps":`...)
+		b = strconv.AppendInt(b, c.ProxyNSteps, 10)
+	}
+	if c.ProxyFIFONSteps != 0 {
+		b = append(b, `,"proxy_fifo_nsteps":`...)
+		b = strconv.AppendInt(b, c.ProxyFIFONSteps, 10)
+	}
 	return append(b, '}')
 }
 

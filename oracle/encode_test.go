@@ -23,6 +23,8 @@ func TestEncoderIsMarshal(t *testing.T) {
 		`{"id":5,"nccl":"2.28.9","system":"h200x2","group":[{"coll":"allreduce","bytes":"64KiB","buffers":"window"},{"coll":"allreduce","bytes":"1MiB","buffers":"window"}]}`,
 		// send/recv tasks after a collective, their channels spread by bit reversal (2.22.3)
 		`{"id":6,"nccl":"2.22.3","system":"dgx-h100","group":[{"coll":"allreduce","bytes":"1MiB"},{"coll":"sendrecv","bytes":"64MiB"}]}`,
+		// a CollNet-registered AllGather: the registered proxy op (G-REG-PROXY-1)
+		`{"id":7,"nccl":"2.28.9","system":"dgx-h100","nodes":4,"sharp":true,"env":{"NCCL_COLLNET_ENABLE":"1","NCCL_ALGO":"CollNetDirect"},"op":{"coll":"allgather","bytes":"64MiB","buffers":"registered"}}`,
 	} {
 		lines = append(lines, []byte(g))
 	}

@@ -216,15 +216,22 @@ type P2PTaskAnswer struct {
 // (buffer / NCCL_STEPS); chunk_steps and slice_steps the steps per chunk
 // and per slice (Ring/Simple: the function's, otherwise 1); tuner: a
 // declarative v6 tuner rule's chunk_size set the chunk (a loaded plugin's
-// getChunkSize is not asked for the answer).
+// getChunkSize is not asked for the answer). proxy_reg and proxy_nsteps
+// appear only when the network or CollNet registered the buffers
+// (G-REG-PROXY-1): the proxy op's reg and the FIFO steps it drives for
+// the first channel's part, proxy_fifo_nsteps what it would drive
+// unregistered (absent where not modelled, before 2.22.3).
 type ChunkAnswer struct {
-	Lo         int64 `json:"lo"`
-	Mid        int64 `json:"mid,omitempty"`
-	Hi         int64 `json:"hi,omitempty"`
-	StepBytes  int   `json:"step_bytes"`
-	ChunkSteps int   `json:"chunk_steps"`
-	SliceSteps int   `json:"slice_steps"`
-	Tuner      bool  `json:"tuner,omitempty"`
+	Lo              int64 `json:"lo"`
+	Mid             int64 `json:"mid,omitempty"`
+	Hi              int64 `json:"hi,omitempty"`
+	StepBytes       int   `json:"step_bytes"`
+	ChunkSteps      int   `json:"chunk_steps"`
+	SliceSteps      int   `json:"slice_steps"`
+	Tuner           bool  `json:"tuner,omitempty"`
+	ProxyReg        bool  `json:"proxy_reg,omitempty"`
+	ProxyNSteps     int64 `json:"proxy_nsteps,omitempty"`
+	ProxyFIFONSteps int64 `json:"proxy_fifo_nsteps,omitempty"`
 }
 
 // Answer is one line of output.
@@ -1049,6 +1056,9 @@ func opAnswer(d *spec.Decision) OpAnswer {
 	}
 	if c := d.Chunk; c.Set() {
 		a.Chunk = ChunkAnswer{Lo: c.Lo, Mid: c.Mid, Hi: c.Hi, StepBytes: c.StepSize, ChunkSteps: c.ChunkSteps, SliceSteps: c.SliceSteps, Tuner: c.Tuned}
+		if p := c.Proxy; p.Reg {
+			a.Chunk.ProxyReg, a.Chunk.ProxyNSteps, a.Chunk.ProxyFIFONSteps = true, p.NSteps, p.FIFOSteps
+		}
 	}
 	return a
 }

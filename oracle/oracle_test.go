@@ -373,6 +373,37 @@ func TestOracleIPCRegisterReleases(t *testing.T) {
 	}
 }
 
+// TestOracleRegisteredProxy: ops[].chunk carries the proxy op's reg and
+// steps only for buffers the network or CollNet registered
+// (G-REG-PROXY-1): a CollNetDirect AllGather of 64 MiB on dgx-h100 × 4
+// with SHARP is registered from 2.24.3 (128 steps on one head's loop),
+// a ReduceScatter up to 2.28.9; plain buffers never.
+func TestOracleRegisteredProxy(t *testing.T) {
+	o := New(nil)
+	o.Trace = false
+	for _, tc := range []struct {
+		nccl, coll, buffers string
+		nsteps              any
+	}{
+		{"2.23.4", "allgather", "registered", nil},
+		{"2.24.3", "allgather", "registered", 128.0},
+		{"2.28.9", "allgather", "user", nil},
+		{"2.28.9", "reducescatter", "registered", 128.0},
+		{"2.29.2", "reducescatter", "registered", nil},
+	} {
+		req := fmt.Sprintf(`{"nccl":%q,"system":"dgx-h100","nodes":4,"sharp":true,"env":{"NCCL_COLLNET_ENABLE":"1","NCCL_ALGO":"CollNetDirect"},"op":{"coll":%q,"bytes":"64MiB","buffers":%q}}`, tc.nccl, tc.coll, tc.buffers)
+		m := decode(t, o.HandleLine([]byte(req)))
+		ops, ok := m["ops"].([]any)
+		if m["status"] != "ok" || !ok || len(ops) != 1 {
+			t.Fatalf("%s: answer %v", req, m)
+		}
+		c, _ := ops[0].(map[string]any)["chunk"].(map[string]any)
+		if c == nil || c["proxy_nsteps"] != tc.nsteps || (tc.nsteps != nil) != (c["proxy_reg"] == true) {
+			t.Errorf("%s %s %s: chunk %v, want proxy_nsteps %v", tc.nccl, tc.coll, tc.buffers, c, tc.nsteps)
+		}
+	}
+}
+
 // TestOracleProcs: "procs" spreads the ranks over processes. One process
 // per node registers no NVLS buffer (nvlsRegSupport 0), the same request
 // per GPU does; the communicator cache keeps the two apart, and a layout

@@ -125,6 +125,7 @@ var valueReaders = map[string][]RuleID{
 	"TreeSimpleChunkByDepth":  {},
 	"NVLSRegStepChunk":        {},
 	"NetRegRingAllGather":     {},
+	"ProxyReg":                {"G-REG-PROXY-1"},
 	// read by diagnose only
 	"GDRPeermem": {},
 }

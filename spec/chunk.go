@@ -44,7 +44,7 @@ func (r *initRun) chunkComm() tuning.ChunkComm {
 func (k *Consts) ChunkRules() tuning.ChunkRules {
 	return tuning.ChunkRules{NVLSNetChunkCap: k.NVLSNetChunkCap, NVLSTreeChunkFromStep: k.NVLSTreeChunkFromStep,
 		NVLSTreeChunkCap4Nodes: k.NVLSTreeChunkCap4Nodes, TreeSimpleDepth: k.TreeSimpleChunkByDepth,
-		NVLSRegStepChunk: k.NVLSRegStepChunk, NetRegRingAllGather: k.NetRegRingAllGather}
+		NVLSRegStepChunk: k.NVLSRegStepChunk, NetRegRingAllGather: k.NetRegRingAllGather, ProxyReg: k.ProxyReg}
 }
 
 // buffSizes is comm->buffSizes of LL, LL128 and Simple: NCCL_LL_BUFFSIZE,

@@ -33,6 +33,9 @@ type groupRun struct {
 	// winHostElastic NCCL_ELASTIC_BUFFER_REGISTER for G-WIN-HOST-1.
 	rma            *rmaRun
 	winHostElastic *int64
+	// oneRPN is comm->isOneRPN (one rank per node), for the
+	// registration rules.
+	oneRPN bool
 	// devComm is a device communicator call's (G-DEVCOMM-1).
 	devComm *devCommRun
 	// winSegForm is Consts.WinSegments and winSegSym symmetric support,
@@ -426,6 +429,7 @@ func (c *Comm) runGroupRule(gr *groupRun, id RuleID, tr Trace) Trace {
 		return tr
 	}
 	gr.out = gr.out[:0]
+	gr.oneRPN = c.Model != nil && c.Model.In.MaxLocalRanks == 1
 	rule.group(gr)
 	for _, v := range gr.out {
 		v.Rule, v.Layer, v.Ref, v.Scope = id, rule.Layer, &rule.Ref, "op"

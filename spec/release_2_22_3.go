@@ -112,6 +112,9 @@ func consts2_22_3(rs *Ruleset) {
 		// a ncclCommRegister buffer over the network (addP2pToPlan)
 		P2PReg:          tuning.P2PRegNetRecord,
 		NVLSNetChunkCap: true,
+		// a CollNet-registered task's proxy op moves 512 MiB pieces
+		// (calcCollChunking)
+		ProxyReg: tuning.ProxyRegCollNet,
 		// NVLSTreeChunkFromStep false: 2.21.5 sizes NVLSTree from nvlsChunkSize
 		NVLSTreeChunkCap4Nodes: true,
 		// NCCL_NVLS_CHUNKSIZE (ncclNvlsSetup) and NCCL_NVLSTREE_MAX_CHUNKSIZE
@@ -170,7 +173,8 @@ func base2_22_3(rs *Ruleset) {
 	groupPlan := groupPlanRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f")
 	rs.rules[groupPlan.ID], rs.rules[regUBRule.ID], rs.rules[regSkipRule.ID] = groupPlan, regUBRule, regSkipRule
 	rs.rules[schedBudgetRule.ID] = schedBudgetRule
-	rs.Group = append(rs.Group, groupPlan.ID, schedBudgetRule.ID, regUBRule.ID, regSkipRule.ID)
+	rs.rules[regCollNetRule.ID], rs.rules[regProxyRule.ID] = regCollNetRule, regProxyRule
+	rs.Group = append(rs.Group, groupPlan.ID, schedBudgetRule.ID, regUBRule.ID, regSkipRule.ID, regCollNetRule.ID, regProxyRule.ID)
 	p2pSched := p2pSchedRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pSchedDoc22)
 	p2pCount := p2pCountRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan, addP2pToPlan"}, p2pCountDoc22)
 	p2pReg := p2pRegRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "addP2pToPlan"}, p2pRegDoc20)

@@ -67,6 +67,10 @@ func consts2_24_3(rs *Ruleset) {
 	// a network-registered Ring AllGather on one rank per node returns
 	// proxyOp's NCCL_MAX_NET_SIZE chunk
 	rs.SetConst("NetRegRingAllGather", true, ref("src/enqueue.cc", "calcCollChunking"))
+	// NCCL_NET_REG_BUFFER replaces NCCL_COLLNET_REG_BUFFER: one proxy step
+	// for CollNet on one rank per node, NCCL_MAX_NET_SIZE Ring AllGather
+	// steps
+	rs.SetConst("ProxyReg", ProxyRegNet, ref("src/enqueue.cc", "calcCollChunking"))
 	rs.SetConst("P2PReg", tuning.P2PRegIPCNet, ref("src/register/sendrecv_reg.cc", "ncclRegisterP2pNetBuffer, ncclRegisterP2pIpcBuffer"))
 	setCollNetFail(rs, tag243, collNetFailSetup(352, 380, 1542))
 }
@@ -87,6 +91,7 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.FP8, true, enqueueCC, "taskAppend")
 	tuningSet(d, &t.RegIPCGraph, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegNetRing, TuningRegNetRingOne, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.RegCollNetRanks, TuningRegCollNetRanksAGRS, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegIPCLegacyParam, true, "src/transport/p2p.cc", "ipcRegisterBuffer")
 	tuningSet(d, &t.RegRecordLocalParam, true, "src/register/register.cc", "ncclCommRegister")
 	return d.changes, tuningJoinErrs(d.errs)
@@ -107,6 +112,10 @@ func apply2_24_3(rs *Ruleset) {
 	rs.Remove("G-SEL-BACKUP-1", ref("src/enqueue.cc", "topoGetAlgoInfo"), "no Ring backup")
 	rs.Add(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "Error : no algorithm/protocol available"), "G-SEL-PICK-1", "hard error")
 	rs.Replace(regIPCRule, "buffers only captured into a CUDA graph registered over IPC too")
+	rs.Replace(ruleAt(regCollNetRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetDoc24),
+		"NCCL_NET_REG_BUFFER: a CollNetDirect AllGather or ReduceScatter registers with several ranks per node too, on its own channels")
+	rs.Replace(ruleAt(regProxyRule, ref("src/enqueue.cc", "calcCollChunking"), regProxyDoc24),
+		"one proxy step for CollNet on one rank per node, one head's loop with several, NCCL_MAX_NET_SIZE steps for a Ring AllGather")
 	rs.Replace(ruleAt(regSkipRule, ref("src/transport/p2p.cc", "ipcRegisterBuffer"), regSkipDoc24),
 		"cudaMalloc buffers go over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1; ncclCommRegister keeps no record under NCCL_LOCAL_REGISTER=0")
 }

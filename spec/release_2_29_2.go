@@ -30,6 +30,9 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN1], 34.5, tuningCC, defaults)
 	tuningSet(d, &t.PerChMaxRingLL128Bw[TuningBlackwell][TuningN4], 34.5, tuningCC, defaults)
 	tuningSet(d, &t.TreeCorrection[LL][23], 1.0, tuningCC, "treeCorrectionFactor")
+	// with several ranks per node CollNet registers an AllGather's send
+	// buffer alone; a ReduceScatter needs isOneRPN
+	tuningSet(d, &t.RegCollNetRanks, TuningRegCollNetRanksAG, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.TreeCorrection[LL128][23], 1.0, tuningCC, "treeCorrectionFactor")
 	tuningSet(d, &t.TreeCorrection[Simple][23], .9, tuningCC, "treeCorrectionFactor")
 	tuningSet(d, &t.NVLSTreeCorrection, true, tuningCC, "ncclTopoGetAlgoTime")
@@ -97,6 +100,8 @@ func consts2_29_2(rs *Ruleset) {
 
 func apply2_29_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2292, File: file, Func: fn} }
+	rs.Replace(ruleAt(regCollNetRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetDoc29),
+		"with several ranks per node only a CollNetDirect AllGather registers with CollNet (its send buffer); ReduceScatter needs one rank per node")
 	rs.Replace(ginConnRule(ref("src/sym_kernels.cc", "ncclSymkInitOnce; src/dev_runtime.cc ncclDevrCommCreateInternal")), "a multi-node symmetric communicator asks GIN for rail signals at its first symmetric window (2.29.2)")
 	rs.Replace(graphSearch.withRef(ref("src/graph/search.cc", "ncclTopoCompute")), "sm80 inter-node type may reach SYS again; the simple-order fallback picks real NETs (2.29.2)")
 	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains graphUsageMode, numRmaCtx; CTAPolicy a mask")

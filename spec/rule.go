@@ -308,6 +308,12 @@ type Consts struct {
 	// registered on one rank per node moves NCCL_MAX_NET_SIZE chunks
 	// (2.24.3+, src/enqueue.cc calcCollChunking, G-SEL-CHUNK-2).
 	NetRegRingAllGather bool
+	// ProxyReg is what calcCollChunking writes into the proxy op of a task
+	// whose buffers the network or CollNet registered (G-REG-PROXY-1):
+	// nothing before 2.21.5, CollNet's 512 MiB pieces 2.21.5–2.23.4, the
+	// network registration's steps from 2.24.3 (src/enqueue.cc
+	// calcCollChunking, computeColl before 2.22.3).
+	ProxyReg tuning.ProxyReg
 
 	// P2PDirectCuMem: two ranks of one process connect P2P by direct
 	// pointer with NCCL's cuMem on too (2.19.3+, src/transport/p2p.cc

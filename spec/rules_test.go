@@ -506,7 +506,10 @@ func TestEveryRuleHasACase(t *testing.T) {
 		"G-RMA-OP-1": true, "G-WIN-HOST-1": true,
 		// device communicators and windows over several cuMem segments:
 		// TestDevCommCreate, TestWindowSegments, per release
-		"G-DEVCOMM-1": true, "G-WIN-SEG-1": true}
+		"G-DEVCOMM-1": true, "G-WIN-SEG-1": true,
+		// CollNet's user buffers and the registered proxy op:
+		// TestRegCollNetRule, TestRegProxyOp, per release
+		"G-REG-COLLNET-1": true, "G-REG-PROXY-1": true}
 	for _, v := range Releases {
 		for _, r := range MustLoad(v).Rules() {
 			// the group-call rules: TestGroupSemantics and

@@ -56,3 +56,11 @@ const (
 	TuningSymGinHier       = tuning.SymGinHier
 	TuningSymGinRail       = tuning.SymGinRail
 )
+
+// The registration facts of G-REG-COLLNET-1 and G-REG-PROXY-1.
+const (
+	TuningRegCollNetRanksAGRS = tuning.RegCollNetRanksAGRS
+	TuningRegCollNetRanksAG   = tuning.RegCollNetRanksAG
+	ProxyRegNone              = tuning.ProxyRegNone
+	ProxyRegNet               = tuning.ProxyRegNet
+)

@@ -117,6 +117,9 @@ type ChunkRules struct {
 	// NCCL_MAX_NET_SIZE chunks of one step and one slice (2.24.3+,
 	// G-SEL-CHUNK-2).
 	NetRegRingAllGather bool `json:"netRegRingAllGather,omitempty"`
+	// ProxyReg: what the proxy op of a network- or CollNet-registered task
+	// carries (G-REG-PROXY-1).
+	ProxyReg ProxyReg `json:"proxyReg,omitempty"`
 }
 
 // ChunkReg is the buffer registration of a task (info->regBufType) as the
@@ -426,6 +429,9 @@ type OpChunk struct {
 	SliceSteps  int
 	BufferMax   int64
 	Tuned       bool
+	// Proxy is the proxy op of the first channel's part, with the steps
+	// of the others (G-REG-PROXY-1).
+	Proxy ProxyOp
 }
 
 // Set reports whether the chunk was computed (a cost-table collective that
@@ -480,24 +486,38 @@ func (cc *ChunkComm) OpChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkRe
 	}
 	o := cc.opGeometry(f, a, p, reg)
 	var err error
-	size := func(n int64) int64 {
+	size := func(n int64) (int64, ProxyOp) {
 		if n == 0 || err != nil {
-			return 0
+			return 0, ProxyOp{}
 		}
 		c, t, e := cc.CollChunk(f, a, p, reg, 1, global*n, sizer)
 		if e != nil {
 			err = e
+			return c, ProxyOp{}
 		}
 		o.Tuned = o.Tuned || t
-		return c
+		return c, cc.proxyOf(f, a, p, reg, 1, global*n, c, sizer)
 	}
 	// the order of scheduleCollTasksToPlan's calls: lo, hi, mid
-	o.Lo = size(part.CountLo)
-	o.Hi = size(part.CountHi)
+	o.Lo, o.Proxy = size(part.CountLo)
+	var hi, mid ProxyOp
+	o.Hi, hi = size(part.CountHi)
 	if part.Hi-part.Lo > 1 {
-		o.Mid = size(part.CountMid)
+		o.Mid, mid = size(part.CountMid)
 	}
+	o.Proxy.NStepsMid, o.Proxy.NStepsHi = mid.NSteps, hi.NSteps
 	return o, err
+}
+
+// proxyOf is the proxy op of one calcCollChunking call that returned
+// chunk; the unregistered chunk is asked again only where the
+// registration changed it.
+func (cc *ChunkComm) proxyOf(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkReg, nChannels int, nBytes, chunk int64, sizer ChunkSizer) ProxyOp {
+	unreg := chunk
+	if cc.netRegOneRPN(f, a, reg) {
+		unreg, _, _ = cc.CollChunk(f, a, p, ChunkRegNone, nChannels, nBytes, sizer)
+	}
+	return cc.ProxyOp(f, a, p, reg, nChannels, nBytes, chunk, unreg)
 }
 
 // TaskChunk is a task's one calcCollChunking call on nBytes over
@@ -510,6 +530,9 @@ func (cc *ChunkComm) TaskChunk(f nccl.Func, a nccl.Algo, p nccl.Proto, reg Chunk
 	}
 	c, t, err := cc.CollChunk(f, a, p, reg, nChannels, nBytes, sizer)
 	o.Lo, o.Tuned = c, t
+	if err == nil {
+		o.Proxy = cc.proxyOf(f, a, p, reg, nChannels, nBytes, c, sizer)
+	}
 	return o, err
 }
 
@@ -565,7 +588,13 @@ func (m *Model) OpChunk(ch *OpChoice) (OpChunk, error) {
 		if args.NChannels <= 0 {
 			return OpChunk{}, nil // the schedule placed no call
 		}
-		return cc.TaskChunk(f, ch.Algo, ch.Proto, args.Reg, args.NChannels, args.NBytes, sizer)
+		o, err := cc.TaskChunk(f, ch.Algo, ch.Proto, args.Reg, args.NChannels, args.NBytes, sizer)
+		// before 2.22.3 only a registered task's proxy op is modelled
+		// (computeColl's own loop is not followed)
+		if o.Proxy.FIFOSteps = 0; !o.Proxy.Reg {
+			o.Proxy = ProxyOp{}
+		}
+		return o, err
 	}
 	return cc.OpChunk(f, ch.Algo, ch.Proto, args.Reg, elem, count, ch.Part, ch.NChannels, sizer)
 }

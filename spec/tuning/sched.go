@@ -1888,9 +1888,11 @@ func (m *Model) RegRefused(o Call, kind string) string {
 // CollNet registered its buffers, and which ("NVLS", "CollNet"; "" when
 // nothing is registered). NVLS and NVLSTree register on a communicator with
 // nvlsRegSupport (no MNNVL, and no two ranks in one process unless
-// NCCL_SINGLE_PROC_MEM_REG_ENABLE, 2.28.3+) and run on nvlsRegChannels; CollNetDirect and CollNetChain register only with one
-// rank per node (collNetRegSupport, isOneRPN) and not for PreMulSum or
-// SumPostDiv, and run on one channel (RegCollNet). A registration that
+// NCCL_SINGLE_PROC_MEM_REG_ENABLE, 2.28.3+) and run on nvlsRegChannels; CollNetDirect and CollNetChain register (not for PreMulSum or
+// SumPostDiv) with one rank per node (isOneRPN), where they run on one
+// channel (RegCollNet), and from 2.24.3 a CollNetDirect AllGather or
+// ReduceScatter with several ranks per node too, on its own channels
+// (collNetRegRanks, G-REG-COLLNET-1). A registration that
 // fails (RegRefused) leaves nothing registered and says why.
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollNvlsBuffers,
@@ -1918,12 +1920,18 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 			return n, "NVLS"
 		}
 	case nccl.CollNetDirect, nccl.CollNetChain:
-		if c.RegCollNet == RegCollNetNone || in.MaxLocalRanks != 1 || t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv {
+		if c.RegCollNet == RegCollNetNone || t.devOp == tuningDevPreMulSum || t.devOp == tuningDevSumPostDiv {
+			return 0, ""
+		}
+		if in.MaxLocalRanks != 1 && !collNetRegRanks(c.RegCollNetRanks, t.fn, a) {
 			return 0, ""
 		}
 		if why := m.RegRefused(t.op, "CollNet"); why != "" {
 			t.choice.RegRefused = why
 			return 0, ""
+		}
+		if in.MaxLocalRanks != 1 {
+			return t.nMaxCh, "CollNet" // only isOneRPN narrows the channels
 		}
 		if c.RegCollNet == RegCollNetCTAs {
 			s := in.symComm(c.MaxChannels)
@@ -1932,6 +1940,29 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 		return 1, "CollNet"
 	}
 	return 0, ""
+}
+
+// collNetRegRanks says whether CollNet registers the buffers of a task of
+// function f on algorithm a with several ranks per node
+// (G-REG-COLLNET-1): from 2.24.3 a CollNetDirect AllGather or
+// ReduceScatter, from 2.29.2 an AllGather only; CollNetChain and
+// AllReduce never.
+//
+// Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers ("register
+// collnet buffer": not an AllReduce without isOneRPN; v2.24.3-1 likewise);
+// v2.29.2-1 the same function (a ReduceScatter needs isOneRPN, an
+// AllGather its send buffer alone)
+func collNetRegRanks(mode RegCollNetRanks, f nccl.Func, a nccl.Algo) bool {
+	if a != nccl.CollNetDirect {
+		return false
+	}
+	switch mode {
+	case RegCollNetRanksAGRS:
+		return f == nccl.AllGather || f == nccl.ReduceScatter
+	case RegCollNetRanksAG:
+		return f == nccl.AllGather
+	}
+	return false
 }
 
 // netRingChannels is Ring's network registration (G-REG-UB-1, RegNetRing):

@@ -177,6 +177,28 @@ func (m RegCollNet) String() string {
 	return tuningEnumName([]string{"ctas", "one", "none"}, int(m), "RegCollNet")
 }
 
+// RegCollNetRanks selects which CollNetDirect tasks the CollNet plugin
+// registers on a communicator of several ranks per node (not isOneRPN),
+// where the task keeps its channels: only with one rank per node does a
+// registered task run on one channel (RegCollNet).
+type RegCollNetRanks int
+
+const (
+	// RegCollNetRanksNone (2.21.5–2.23.4): collNetRegSupport is
+	// isOneRPN; nothing is registered with several ranks per node.
+	RegCollNetRanksNone RegCollNetRanks = iota
+	// RegCollNetRanksAGRS (2.24.3–2.28.9): an AllGather or a ReduceScatter
+	// (both buffers registered), never an AllReduce.
+	RegCollNetRanksAGRS
+	// RegCollNetRanksAG (2.29.2+): an AllGather (its send buffer is
+	// enough); ReduceScatter and AllReduce need one rank per node.
+	RegCollNetRanksAG
+)
+
+func (m RegCollNetRanks) String() string {
+	return tuningEnumName([]string{"none", "allgather-reducescatter", "allgather"}, int(m), "RegCollNetRanks")
+}
+
 // RegNetRing selects what the network registration of user buffers does
 // to a Ring task on Simple (ncclRegisterCollBuffers): on a communicator of
 // one rank per node whose ring connections use GPU Direct RDMA, an
@@ -548,6 +570,10 @@ type Consts struct {
 	// (isMloPartBufRdmaCapable), so CollNet and the network register none
 	// without it (2.30.7+).
 	RegMLOPartRDMA bool `tuning:"reg.mloPartRdma"`
+	// RegCollNetRanks: the CollNetDirect tasks CollNet registers with
+	// several ranks per node, on their unregistered channels
+	// (G-REG-COLLNET-1).
+	RegCollNetRanks RegCollNetRanks `tuning:"reg.collNetRanks"`
 	// SymGrouped: the symmetric tasks of any group are taken out and binned
 	// (ncclMakeSymmetricTaskList), picked on cell-aligned counts, and a bin
 	// without a kernel fails the group (2.28.3+). Before (2.27.x) only a
