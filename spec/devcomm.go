@@ -426,10 +426,8 @@ func (r *devCommRun) ginDevContexts(g *groupRun, facts *[]Fact) bool {
 	q, st, res := r.reqs, r.st, r.res
 	asked := q.contexts()
 	res.GIN, res.Connections = st.conn, st.conns
-	res.Railed = r.conn == GinConnRail
-	if r.form == devComm303 {
-		res.Railed = st.conn == GinConnRail
-	}
+	// 2.30.3–2.30.4's ginIsRailed is the connection's: never on a FULL one
+	res.Railed = r.conn == GinConnRail && st.conn == GinConnFull && r.form != devComm303
 	if r.form >= devComm303 {
 		if st.conns <= 0 {
 			// NCCL divides by it (ROUNDUP): no decision to give
