@@ -369,6 +369,9 @@ func (r *devCommRun) ginConnect(g *groupRun, global string, facts *[]Fact) bool 
 		r.refuse(g, InternalError, ginDisabledWarn, "GIN is asked and NCCL_GIN_ENABLE=0 (ncclGinConnectOnce)", F("NCCL_GIN_ENABLE", 0))
 		return false
 	}
+	if !r.step(g, "G-DEVCOMM-GINTYPE-1", stepConnectType) {
+		return false
+	}
 	// 2.29.7 connects the type asked; from 2.30.3 the one
 	// comm->globalGinSupport allows
 	st.conn = r.conn

@@ -253,6 +253,8 @@ func (r *devCommRun) queue(g *groupRun) {
 	res.QueueDepth, res.ProxyQueue, logs = r.st.queuesLogged(c, depth)
 	why := "the contexts' queues:" + queueCell(res)
 	switch {
+	case external && r.form < devComm297:
+		why = fmt.Sprintf("the v%d GIN plugin's queues are its own", gin.ABI)
 	case external && (r.form == devComm303 && gin.ABI < 13 || r.form == devComm297 && gin.ABI < 12):
 		why = fmt.Sprintf("a v%d GIN plugin is given no queue depth: its queues are its own", gin.ABI)
 	case external:

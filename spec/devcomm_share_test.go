@@ -169,15 +169,23 @@ func TestDevCommGinType(t *testing.T) {
 	} {
 		t.Run(tc.name, tc.run)
 	}
-	// the mixed nodes' verdict says NCCL compares nothing
-	tc := devCommCase{v: V2_29_2, preset: "dgx-h100", nodes: 2, proxyNode1: true}
-	c := tc.comm(t)
-	g, err := c.SelectGroup([]GroupOp{{Op: Op{Func: SendRecv}, DevComm: &DevCommReqs{GinSignalCount: 1}}}, Launch{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, ok := g.Traces[0].Find(ty); !ok || v.Outcome != Pass || !strings.Contains(v.Why, "types differ") {
-		t.Errorf("%s: %v %v, want a pass saying the types differ", ty, v, ok)
+	// where NCCL compares nothing, the verdict says so
+	for _, w := range []struct {
+		tc   devCommCase
+		reqs DevCommReqs
+		why  string
+	}{
+		{devCommCase{v: V2_29_2, preset: "dgx-h100", nodes: 2, proxyNode1: true}, DevCommReqs{GinSignalCount: 1}, "types differ"},
+		{devCommCase{v: V2_29_7, preset: "dgx-h100", nodes: 2, libs: []Library{g12}, env: Env{"NCCL_GIN_PLUGIN": "x", "NCCL_GIN_TYPE": "2"}}, DevCommReqs{GinConnectionType: GinConnFull}, "read by the internal IB GIN only"},
+	} {
+		c := w.tc.comm(t)
+		g, err := c.SelectGroup([]GroupOp{{Op: Op{Func: SendRecv}, DevComm: &w.reqs}}, Launch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := g.Traces[0].Find(ty); !ok || v.Outcome != Pass || !strings.Contains(v.Why, w.why) {
+			t.Errorf("%s %s: %v %v, want a pass saying %q", w.tc.v, ty, v, ok, w.why)
+		}
 	}
 }
 
