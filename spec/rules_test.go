@@ -506,7 +506,10 @@ func TestEveryRuleHasACase(t *testing.T) {
 		"G-RMA-OP-1": true, "G-WIN-HOST-1": true,
 		// device communicators and windows over several cuMem segments:
 		// TestDevCommCreate, TestWindowSegments, per release
-		"G-DEVCOMM-1": true, "G-WIN-SEG-1": true}
+		"G-DEVCOMM-1": true, "G-WIN-SEG-1": true,
+		// several device communicators, their GIN queues and NCCL_GIN_TYPE:
+		// TestDevCommShared, TestDevCommQueue, TestDevCommGinType, per release
+		"G-DEVCOMM-SHARE-1": true, "G-DEVCOMM-QUEUE-1": true, "G-DEVCOMM-GINTYPE-1": true}
 	for _, v := range Releases {
 		for _, r := range MustLoad(v).Rules() {
 			// the group-call rules: TestGroupSemantics and
