@@ -135,7 +135,19 @@ type DevCommResult struct {
 	// ContextsPerConnection is the contexts each GIN connection makes.
 	ContextsPerConnection int  `json:"contexts_per_connection,omitempty"`
 	Exclusive             bool `json:"exclusive,omitempty"`
-	Multimem              bool `json:"multimem,omitempty"`
+	// Railed: the contexts address the rail team on a FULL connection
+	// (2.29.7 and 2.30.7: RAIL asked; 2.30.3–2.30.4 only on a RAIL
+	// connection).
+	Railed   bool `json:"railed,omitempty"`
+	Multimem bool `json:"multimem,omitempty"`
+	// QueueDepth is the GDAKI contexts' send-queue depth, ProxyQueue the
+	// proxy's queue per peer (G-DEVCOMM-QUEUE-1); 0 where gatesim does not
+	// know an external plugin's.
+	QueueDepth int `json:"queue_depth,omitempty"`
+	ProxyQueue int `json:"proxy_queue,omitempty"`
+	// Reused: the GIN connection is an earlier device communicator's of
+	// the communicator (G-DEVCOMM-SHARE-1).
+	Reused bool `json:"reused,omitempty"`
 }
 
 // Cell is the result in a few words.
@@ -146,6 +158,18 @@ func (r *DevCommResult) Cell() string {
 		if r.Exclusive {
 			s += " exclusive"
 		}
+		if r.Railed && r.GIN == GinConnFull {
+			s += " on the rail team"
+		}
+		switch {
+		case r.QueueDepth > 0:
+			s += fmt.Sprintf(", GDAKI queues of %d", r.QueueDepth)
+		case r.ProxyQueue > 0:
+			s += fmt.Sprintf(", proxy queues of %d", r.ProxyQueue)
+		}
+		if r.Reused {
+			s += ", connection reused"
+		}
 	}
 	if r.Multimem {
 		s += ", LSA multimem"
@@ -153,10 +177,24 @@ func (r *DevCommResult) Cell() string {
 	return s
 }
 
-// devCommRun is what G-DEVCOMM-1 reads of the communicator.
+// devCommRun is what G-DEVCOMM-1 reads of the communicator, what its
+// device communicators share (st), and the call being built.
 type devCommRun struct {
 	c    *Comm
 	reqs *DevCommReqs
+	st   *devCommState
+	form devCommForm
+	// conn is the connection asked (none, full or rail); res the result
+	// being built; at and rule the step a sub-rule runs at.
+	conn string
+	res  *DevCommResult
+	at   devCommStep
+	rule RuleID
+	// poolLogs are the pools' lines of the connecting call.
+	poolLogs []string
+	// exclusive: the contexts are taken for this device communicator alone
+	// (2.29.7)
+	exclusive bool
 }
 
 func (r *devCommRun) param(name string, def int64) int64 {
@@ -204,7 +242,8 @@ func devCommRule(ref Ref, doc string) *Rule {
 }
 
 // decide runs ncclDevCommCreate and ncclDevrCommCreateInternal's checks
-// in their order and gives the device communicator's GIN.
+// in their order and gives the device communicator's GIN, running
+// G-DEVCOMM-SHARE-1, -GINTYPE-1 and -QUEUE-1 where NCCL meets them.
 //
 // Ref: v2.28.3-1 src/dev_runtime.cc ncclDevCommCreate,
 // ncclDevrCommCreateInternal, symTeamObtain; v2.28.7-1 and v2.29.2-1 the
@@ -213,13 +252,16 @@ func devCommRule(ref Ref, doc string) *Rule {
 // ncclGinDevCommSetup; v2.30.7-1 src/dev_runtime.cc
 // ncclDevrCommCreateInternal
 func (r *devCommRun) decide(g *groupRun, form devCommForm) {
-	c, q := r.c, r.reqs
+	c, q, st := r.c, r.reqs, r.st
+	r.form = form
+	st.all++
 	in := &c.Model.In
 	if !in.SymmetricSupport {
 		r.refuse(g, InvalidUsage, "Communicator does not support symmetric memory!", "no symmetric support (one node or GIN on every node, direct P2P, windows and cuMem on)")
 		return
 	}
 	res := &DevCommResult{GIN: GinConnNone}
+	r.res = res
 	var facts []Fact
 	gin := c.gin
 	switch form {
@@ -228,19 +270,36 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 		if form == devComm287 {
 			asked = q.GinForceEnable || q.GinSignalCount != 0 || q.GinCounterCount != 0
 		}
-		switch {
-		case !asked:
-		case form == devComm292 && !gin.Symmetric:
+		activate := asked && (form == devComm287 || gin.Symmetric)
+		if asked && !activate {
 			facts = append(facts, F("gin", "not connected: no comm->ginSupport ("+gin.Why+")"))
-		case gin.Name == "":
-			r.refuse(g, InvalidUsage, "GIN not supported.", "GIN is asked and the communicator has no GIN object")
-			return
-		case r.param("NCCL_GIN_ENABLE", 1) == 0:
-			r.refuse(g, InternalError, ginDisabledWarn, "GIN is asked and NCCL_GIN_ENABLE=0", F("NCCL_GIN_ENABLE", 0))
-			return
-		default:
-			n := int(min(ginDefaultContexts, r.param("NCCL_GIN_NCONTEXTS", ginDefaultContexts)))
-			res.GIN, res.Connections, res.Contexts, res.ContextsPerConnection = GinConnFull, n, n, 1
+		}
+		if activate && !st.ginEnabled {
+			// devr->ginEnabled is set before the connection is tried
+			st.ginEnabled, st.activatedBy = true, st.all-1
+			switch {
+			case gin.Name == "":
+				r.refuse(g, InvalidUsage, "GIN not supported.", "GIN is asked and the communicator has no GIN object")
+				return
+			case r.param("NCCL_GIN_ENABLE", 1) == 0:
+				r.refuse(g, InternalError, ginDisabledWarn, "GIN is asked and NCCL_GIN_ENABLE=0", F("NCCL_GIN_ENABLE", 0))
+				return
+			}
+			if !r.step(g, "G-DEVCOMM-GINTYPE-1", stepConnectType) {
+				return
+			}
+			st.conn, st.conns = GinConnFull, int(min(ginDefaultContexts, r.param("NCCL_GIN_NCONTEXTS", ginDefaultContexts)))
+			r.poolLogs = st.sizePools(c)
+			st.connected = true
+		}
+		if st.ginEnabled {
+			res.GIN, res.Connections, res.Contexts = GinConnFull, st.conns, st.conns
+			if st.conns > 0 {
+				res.ContextsPerConnection = 1
+			}
+			if st.connected && !r.step(g, "G-DEVCOMM-QUEUE-1", stepQueue) {
+				return
+			}
 		}
 	case devComm297, devComm303, devComm307:
 		conn := q.GinConnectionType
@@ -250,6 +309,7 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 		if q.GinForceEnable {
 			conn = GinConnFull
 		}
+		r.conn = conn
 		resources := q.GinSignalCount > 0 || q.GinCounterCount > 0 || q.BarrierCount > 0 || q.RailGinBarrierCount > 0 || form >= devComm303 && q.WorldGinBarrierCount > 0
 		global := ginConnection(gin, 2, c.Env)
 		switch {
@@ -263,16 +323,26 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 		case conn == GinConnFull && global == GinConnRail:
 			r.refuse(g, InvalidArgument, "User requested GIN connection type NCCL_GIN_CONNECTION_FULL but the communicator supports only NCCL_GIN_CONNECTION_RAIL", "FULL asked where NCCL_CROSS_NIC=0 allows RAIL only", c.setting("NCCL_CROSS_NIC"))
 			return
-		case form == devComm307 && q.WorldGinBarrierCount > 0 && conn == GinConnRail:
-			r.refuse(g, InvalidArgument, "Cannot create worldGinBarrier with NCCL_GIN_CONNECTION_RAIL.", "a world GIN barrier on a RAIL connection")
-			return
-		case r.param("NCCL_GIN_ENABLE", 1) == 0:
-			r.refuse(g, InternalError, ginDisabledWarn, "GIN is asked and NCCL_GIN_ENABLE=0 (ncclGinConnectOnce)", F("NCCL_GIN_ENABLE", 0))
-			return
-		default:
-			if !r.ginContexts(g, form, conn, res, &facts) {
+		}
+		activate := false
+		if conn != GinConnNone {
+			if form == devComm297 && !r.step(g, "G-DEVCOMM-SHARE-1", stepBeforeConnect) {
 				return
 			}
+			activate = !st.ginEnabled
+			if activate {
+				st.ginEnabled, st.activatedBy = true, st.all-1
+			}
+		}
+		if form == devComm307 && q.WorldGinBarrierCount > 0 && conn == GinConnRail {
+			r.refuse(g, InvalidArgument, "Cannot create worldGinBarrier with NCCL_GIN_CONNECTION_RAIL.", "a world GIN barrier on a RAIL connection")
+			return
+		}
+		if activate && !r.ginConnect(g, global, &facts) {
+			return
+		}
+		if st.ginEnabled && !r.ginDevContexts(g, &facts) {
+			return
 		}
 	}
 	if q.LSAMultimem {
@@ -282,85 +352,135 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 		}
 		res.Multimem = true
 	}
+	if form >= devComm287 && !r.step(g, "G-DEVCOMM-SHARE-1", stepAlloc) {
+		return
+	}
 	g.dec.DevComm = res
 	g.emit(Verdict{Outcome: Pass, Why: res.Cell(), Facts: facts})
 }
 
-// ginContexts is ncclGinConnectOnce's connection count and the device
-// communicator's contexts (2.29.7+); false when the call fails.
-func (r *devCommRun) ginContexts(g *groupRun, form devCommForm, conn string, res *DevCommResult, facts *[]Fact) bool {
-	q, gin := r.reqs, r.c.gin
+// ginConnect is ncclGinConnectOnce from 2.29.7, for the device
+// communicator that enables GIN: the connection type, the connection
+// count and (2.29.7) the context pool and queue depth; false when the
+// call fails.
+func (r *devCommRun) ginConnect(g *groupRun, global string, facts *[]Fact) bool {
+	c, q, gin, st := r.c, r.reqs, r.c.gin, r.st
+	if r.param("NCCL_GIN_ENABLE", 1) == 0 {
+		r.refuse(g, InternalError, ginDisabledWarn, "GIN is asked and NCCL_GIN_ENABLE=0 (ncclGinConnectOnce)", F("NCCL_GIN_ENABLE", 0))
+		return false
+	}
+	if !r.step(g, "G-DEVCOMM-GINTYPE-1", stepConnectType) {
+		return false
+	}
+	// 2.29.7 connects the type asked; from 2.30.3 the one
+	// comm->globalGinSupport allows
+	st.conn = r.conn
+	if r.form >= devComm303 {
+		st.conn = global
+	}
 	asked := q.contexts()
 	// a plugin's own ABI; the internal GIN is the release's newest
 	v11, below13 := gin.ABI == 11, gin.ABI != 0 && gin.ABI < 13
-	conns := r.c.Topo.LocalGinDevs
+	conns := c.Topo.LocalGinDevs
 	*facts = append(*facts, F("local_gin_devs", conns))
 	switch {
-	case form == devComm297 && v11:
+	case r.form == devComm297 && v11:
 		conns = asked
 		if n := r.param("NCCL_GIN_NCONTEXTS", -1); n > 0 {
 			conns = int(n)
 		}
-	case form >= devComm303 && below13:
+	case r.form >= devComm303 && below13:
 		conns = ginDefaultContexts
 	}
 	if n := r.param("NCCL_GIN_NCONNECTIONS", -2); n != -2 {
 		conns = int(max(min(n, MaxDevCommCount), -MaxDevCommCount))
 		*facts = append(*facts, F("NCCL_GIN_NCONNECTIONS", n))
 	}
-	conns = min(ginDefaultContexts, conns)
-	if conns <= 0 {
-		// NCCL divides by it (ROUNDUP): no decision to give
-		r.refuse(g, InternalError, "", fmt.Sprintf("%d GIN connections: ncclGinConnectOnce divides by the count (not modelled)", conns))
-		return false
+	st.conns = min(ginDefaultContexts, conns)
+	if r.form == devComm297 {
+		if st.conns <= 0 {
+			// NCCL divides by it (ROUNDUP): no decision to give
+			r.refuse(g, InternalError, "", fmt.Sprintf("%d GIN connections: ncclGinConnectOnce divides by the count (not modelled)", st.conns))
+			return false
+		}
+		total := int(r.param("NCCL_GIN_NCONTEXTS", -1))
+		if total <= 0 {
+			total = max(asked, ginDefaultContexts)
+		}
+		total = (total + st.conns - 1) / st.conns * st.conns
+		if v11 {
+			total = st.conns
+		}
+		st.ctxTotal, st.ctxLastExcl, st.ctxFirst = total, total, 0
+		r.poolLogs = st.sizePools(c)
+		if !r.step(g, "G-DEVCOMM-QUEUE-1", stepQueue) {
+			return false
+		}
 	}
-	res.GIN, res.Connections = conn, conns
-	if form >= devComm303 {
+	st.connected = true
+	return true
+}
+
+// ginDevContexts gives every device communicator made after GIN is
+// enabled its contexts (2.29.7+): 2.29.7 from the connection's pool,
+// exclusive or shared; from 2.30.3 its own (ncclGinDevCommSetup). false
+// when the call fails.
+func (r *devCommRun) ginDevContexts(g *groupRun, facts *[]Fact) bool {
+	q, st, res := r.reqs, r.st, r.res
+	asked := q.contexts()
+	res.GIN, res.Connections = st.conn, st.conns
+	// 2.30.3–2.30.4's ginIsRailed is the connection's: never on a FULL one
+	res.Railed = r.conn == GinConnRail && st.conn == GinConnFull && r.form != devComm303
+	if r.form >= devComm303 {
+		if st.conns <= 0 {
+			// NCCL divides by it (ROUNDUP): no decision to give
+			r.refuse(g, InternalError, "", fmt.Sprintf("%d GIN connections: ncclGinDevCommSetup divides by the count (not modelled)", st.conns))
+			return false
+		}
 		n := asked
-		if below13 {
-			n = conns
+		if gin := r.c.gin; gin.ABI != 0 && gin.ABI < 13 {
+			n = st.conns
 		}
 		res.Contexts = n
-		res.ContextsPerConnection = (n + conns - 1) / conns
-		return true
+		res.ContextsPerConnection = (n + st.conns - 1) / st.conns
+		return r.step(g, "G-DEVCOMM-QUEUE-1", stepQueue)
 	}
-	total := int(r.param("NCCL_GIN_NCONTEXTS", -1))
-	if total <= 0 {
-		total = max(asked, ginDefaultContexts)
+	if st.conns > 0 {
+		res.ContextsPerConnection = st.ctxTotal / st.conns
 	}
-	total = (total + conns - 1) / conns * conns
-	if v11 {
-		total = conns
-	}
-	res.ContextsPerConnection = total / conns
 	exclusive := q.GinExclusiveContexts
 	if n := r.param("NCCL_GIN_EXCLUSIVE_CONTEXTS", -1); n != -1 {
 		exclusive = n != 0
 		*facts = append(*facts, F("NCCL_GIN_EXCLUSIVE_CONTEXTS", n))
 	}
-	*facts = append(*facts, F("gin_contexts_total", total))
+	unallocated := st.ctxLastExcl - st.ctxFirst
+	*facts = append(*facts, F("gin_contexts_unallocated", unallocated))
 	if exclusive {
-		if asked > total {
-			r.refuse(g, InvalidArgument, fmt.Sprintf("Requested number of exclusive GIN contexts (%d) exceeds the unallocated count (%d). Use NCCL_GIN_NCONTEXTS to increase the limit", asked, total),
-				"more exclusive GIN contexts than the connection made", *facts...)
+		if asked > unallocated {
+			r.refuse(g, InvalidArgument, fmt.Sprintf("Requested number of exclusive GIN contexts (%d) exceeds the unallocated count (%d). Use NCCL_GIN_NCONTEXTS to increase the limit", asked, unallocated),
+				"more exclusive GIN contexts than the connection's pool has unallocated", *facts...)
 			return false
 		}
 		res.Contexts, res.Exclusive = asked, true
-		return true
+	} else {
+		n := min(asked, st.ctxLastExcl)
+		if n <= 0 {
+			r.refuse(g, InvalidArgument, fmt.Sprintf("No shared contexts are available (%d requested) as all have been allocated for exclusive use. Use NCCL_GIN_NCONTEXTS to increase the limit", asked),
+				"no shared GIN context", *facts...)
+			return false
+		}
+		res.Contexts = n
 	}
-	n := min(asked, total)
-	if n <= 0 {
-		r.refuse(g, InvalidArgument, fmt.Sprintf("No shared contexts are available (%d requested) as all have been allocated for exclusive use. Use NCCL_GIN_NCONTEXTS to increase the limit", asked),
-			"no shared GIN context", *facts...)
-		return false
+	if st.activatedBy+1 != st.all {
+		return r.step(g, "G-DEVCOMM-QUEUE-1", stepAlloc)
 	}
-	res.Contexts = n
 	return true
 }
 
-// selectDevComm decides a device communicator call of a group.
-func (c *Comm) selectDevComm(rule *Rule, gr *groupRun) {
-	gr.devComm = &devCommRun{c: c, reqs: gr.op.DevComm}
+// selectDevComm decides a device communicator call of a group on the
+// state its communicator's earlier device communicators left.
+func (c *Comm) selectDevComm(rule *Rule, gr *groupRun, st *devCommState) {
+	gr.devComm = &devCommRun{c: c, reqs: gr.op.DevComm, st: st}
 	rule.group(gr)
 }
 

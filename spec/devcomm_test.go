@@ -54,18 +54,7 @@ func TestDevCommCreate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sys, err := Preset(tc.preset, PresetOptions{Nodes: tc.nodes})
-			if err != nil {
-				t.Fatal(err)
-			}
-			env := tc.env
-			if env == nil {
-				env = Env{}
-			}
-			c, err := Init(MustLoad(tc.v), sys, env)
-			if err != nil || c.Err != nil {
-				t.Fatal(err, c.Err)
-			}
+			c := devCommCase{v: tc.v, preset: tc.preset, nodes: tc.nodes, env: tc.env}.comm(t)
 			reqs := tc.reqs
 			g, err := c.SelectGroup([]GroupOp{{Op: Op{Func: SendRecv}, DevComm: &reqs}}, Launch{})
 			got := ""

@@ -322,6 +322,8 @@ type GINState struct {
 	// ABI is an external GIN plugin's version (ncclGinPlugin_vN); 0 for
 	// the internal GIN, the release's newest.
 	ABI int `json:"abi,omitempty"`
+	// TypesDiffer: the nodes' GIN types are not all node 0's.
+	TypesDiffer bool `json:"typesDiffer,omitempty"`
 }
 
 // GIN is the communicator's GIN state.
@@ -357,6 +359,9 @@ func (r *initRun) ginState() GINState {
 		}
 	}
 	g.RMAProxy = r.rmaProxy(form, fused)
+	for _, s := range r.nodes {
+		g.TypesDiffer = g.TypesDiffer || s.ginType != s0.ginType
+	}
 	for _, s := range r.nodes {
 		switch {
 		case form == 1 && s.ginName == "":

@@ -172,6 +172,12 @@ type GroupDecision struct {
 // SelectGroup decides ops issued in one group as launch says. An error is
 // input NCCL's API would refuse before any gate (as Select's).
 func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error) {
+	return c.selectGroup(ops, launch, nil)
+}
+
+// selectGroup is SelectGroup on a communicator whose earlier device
+// communicators left st (nil: none).
+func (c *Comm) selectGroup(ops []GroupOp, launch Launch, st *devCommState) (*GroupDecision, error) {
 	all, err := launch.Expand(ops)
 	if err != nil {
 		return nil, err
@@ -180,7 +186,7 @@ func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error)
 		return nil, err
 	}
 	if hasRMA(all) {
-		return c.selectRMA(all, launch)
+		return c.selectRMA(all, launch, st)
 	}
 	return c.planGroup(all, launch, 0)
 }
@@ -447,6 +453,9 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 		return nil, fmt.Errorf("decide calls: %d results for %d calls", len(res), len(calls))
 	}
 	out := map[int]*Decision{}
+	// each communicator's device communicators share its GIN from one
+	// launch to the next
+	shared := map[string]*devCommState{}
 	for _, r := range res {
 		if len(r.Launched) == 0 {
 			continue
@@ -469,7 +478,10 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 			for k, i := range idx {
 				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, DevComm: calls[i].DevComm, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc}
 			}
-			g, err := c.SelectGroup(ops, Launch{Mode: launch.Mode})
+			if shared[n] == nil {
+				shared[n] = &devCommState{}
+			}
+			g, err := c.selectGroup(ops, Launch{Mode: launch.Mode}, shared[n])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", calls[idx[0]].Line, err)
 			}

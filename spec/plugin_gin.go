@@ -186,7 +186,15 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 			logs = append(logs, more...)
 		}
 	}
-	accept := func(l *Library, path string) int {
+	// 2.30.7's ncclGinPluginAssignToComm skips a GIN plugin whose device
+	// type is not NCCL_GIN_TYPE (an external one's is taken as GDAKI) and
+	// goes on to the next entry
+	ginType, typed := int64(-1), false
+	if p.kind == "GIN" && r.rs.Consts.GinInternal == GinInternalGdakiRma {
+		ginType = r.param("NCCL_GIN_TYPE")
+		typed = ginType != -1 && ginType != ginTypeGDAKI
+	}
+	accept := func(l *Library, path string, idx int) int {
 		v := probe(p.syms(l), p.window(&r.rs.Consts))
 		if v != 0 {
 			logs = append(logs, fmt.Sprintf(p.loaded, p.name(l), v))
@@ -206,6 +214,11 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 			disabled = append(disabled, path+": "+why)
 			return 0
 		}
+		if typed {
+			logs = append(logs, fmt.Sprintf("GIN/Plugin: Skipping plugin %s index %d type %d: NCCL_GIN_TYPE=%d requested", p.name(l), idx, ginTypeGDAKI, ginType))
+			facts = append(facts, F("skipped", fmt.Sprintf("%s: type %d, NCCL_GIN_TYPE=%d", path, ginTypeGDAKI, ginType)))
+			return 0
+		}
 		return v
 	}
 	done := func(l *Library, v int, tried []string) (*Library, int, []string, []Fact, []string) {
@@ -216,7 +229,7 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 		return l, v, logs, facts, disabled
 	}
 	var tried []string
-	for _, e := range entries {
+	for i, e := range entries {
 		var missing []string
 		var opened *Library
 		for _, n := range namesCond.libNames(p.prefix, e) {
@@ -241,14 +254,14 @@ func (p listPlugin) walk(r *initRun) (lib *Library, v int, logs []string, facts 
 			}
 			continue
 		}
-		if v := accept(opened, opened.Path); v != 0 {
+		if v := accept(opened, opened.Path, i); v != 0 {
 			return done(opened, v, tried)
 		}
 	}
 	if p.reuse != nil {
-		for _, l := range p.reuse(s) {
+		for k, l := range p.reuse(s) {
 			tried = append(tried, l.Path)
-			if v := accept(l, l.Path); v != 0 {
+			if v := accept(l, l.Path, len(entries)+k); v != 0 {
 				return done(l, v, tried)
 			}
 		}

@@ -111,6 +111,17 @@ var ginCases = []ginCase{
 			V2_29_7: {Info, []string{"Successfully loaded external gin plugin /opt/g/libnccl-gin.so"}},
 			V2_30_7: {Info, []string{"GIN/Plugin: Failed to load external plugin /opt/g/libnccl-gin.so, dlHandle: 0x…, ncclGin: (nil)"}},
 		}},
+	// ncclGinPluginAssignToComm skips a plugin of another type than
+	// NCCL_GIN_TYPE (an external one's taken as GDAKI) from 2.30.7
+	{name: "NCCL_GIN_TYPE=2 and an external GIN", rule: "G-GIN-1", libs: []Library{ginLib13}, env: Env{"NCCL_GIN_TYPE": "2"},
+		want: map[Version]loaderWant{
+			V2_30_3: {Pass, []string{"NET/Plugin: Loaded gin plugin G13 (v13)", "Assigned GIN plugin G13 to comm"}},
+			V2_30_7: {Info, []string{"GIN/Plugin: Loaded gin plugin G13 (v13)", "GIN/Plugin: Skipping plugin G13 index 0 type 3: NCCL_GIN_TYPE=2 requested"}},
+		}},
+	{name: "NCCL_GIN_TYPE=3 and an external GIN", rule: "G-GIN-1", libs: []Library{ginLib13}, env: Env{"NCCL_GIN_TYPE": "3"},
+		want: map[Version]loaderWant{
+			V2_30_7: {Pass, []string{"GIN/Plugin: Assigned plugin G13 type 3 to comm"}},
+		}},
 	{name: "libnccl-rma.so v14", rule: "G-RMA-1", libs: []Library{rmaLib},
 		want: map[Version]loaderWant{
 			V2_30_3: {Skip, nil},

@@ -105,6 +105,11 @@ func consts2_28_7(rs *Ruleset) {
 	rs.SetParamDefault("NCCL_GIN_ENABLE", 1, Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclParamGinEnable"})
 	setCollNetFail(rs, tag287, collNetFailSetup(371, 399, 1590))
 	rs.SetConst("DevCommForm", devComm287, Ref{Tag: tag287, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal"})
+	rs.SetConst("GinPools", GinPools{Signals: 64 << 10, Counters: 64 << 10, SignalBound: 1 << 30, CounterBound: 1 << 30, Invalid: "%s has invalid value."},
+		Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclGinConnectOnce, ncclGinAllocSignalsCounters"})
+	// NCCL_NET_MAX_REQUESTS 32 × NCCL_NET_IB_MAX_RECVS 8
+	rs.SetConst("GinQueue", GinQueue{GdakiQPDepth: 128, ProxyMaxRequests: 32 * 8},
+		Ref{Tag: tag287, File: "src/transport/gdaki/gin_host_gdaki.cc", Func: "ncclGinGdakiCreateContext; src/gin/gin_host_proxy.cc ncclGinProxyCreateContext"})
 }
 
 // tuningApply2_28_7: perChMaxRingLL128Bws[Blackwell][N2] (N1 and N4 follow
@@ -133,4 +138,7 @@ func apply2_28_7(rs *Ruleset) {
 	rs.Replace(netState287, "NCCL_NET filters before init (2.28.7)")
 	rs.Replace(tunerLib28(Ref{Tag: tag287, File: "src/plugin/tuner.cc", Func: "ncclTunerPluginLoad"}, tunerLibOpts{form: namesCond, common: true}), `no ". Using internal tuner plugin." after "Could not find" (2.28.7)`)
 	rs.Replace(devCommRule(Ref{Tag: tag287, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal; src/gin/gin_host.cc ncclGinConnectOnce"}, devCommDoc287), "a device communicator asks GIN with ginForceEnable, signals or counters: min(4, NCCL_GIN_NCONTEXTS) contexts (2.28.7)")
+	rs.Add(devCommShareRule(Ref{Tag: tag287, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal; src/gin/gin_host.cc ncclGinAllocSignalsCounters"}, shareDoc287), "G-DEVCOMM-1", "a communicator's device communicators share one GIN connection, its contexts and 64 Ki signal and counter pools (2.28.7)")
+	rs.Add(devCommGinTypeRule(Ref{Tag: tag287, File: "src/gin/gin_host.cc", Func: "ncclGinConnectOnce"}, ginTypeDoc287), "G-DEVCOMM-SHARE-1", `NCCL_GIN_TYPE other than the connected GIN's: "GIN-capable device type mismatch." (2.28.7)`)
+	rs.Add(devCommQueueRule(Ref{Tag: tag287, File: "src/transport/gdaki/gin_host_gdaki.cc", Func: "ncclGinGdakiCreateContext; src/gin/gin_host_proxy.cc ncclGinProxyCreateContext"}, queueDoc287), "G-DEVCOMM-GINTYPE-1", "GDAKI send queues of NCCL_GIN_GDAKI_QP_DEPTH, proxy queues of NCCL_GIN_PROXY_QUEUE_SIZE (2.28.7)")
 }

@@ -32,6 +32,8 @@ func consts2_29_7(rs *Ruleset) {
 	rs.SetConst("ConfigCheckModeLine", true, Ref{Tag: tag2297, File: "src/init.cc", Func: "envConfigOverride"})
 	setCollNetFail(rs, tag2297, collNetFailSetup(372, 400, 1626))
 	rs.SetConst("DevCommForm", devComm297, Ref{Tag: tag2297, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal"})
+	rs.SetConst("GinPools", GinPools{Signals: 512 << 10, Counters: 512 << 10, SignalBound: 1 << 24, CounterBound: 1 << 23, Invalid: "%s has an invalid value"},
+		Ref{Tag: tag2297, File: "src/gin/gin_host.cc", Func: "ncclGinConnectOnce"})
 }
 
 func apply2_29_7(rs *Ruleset) {
@@ -42,6 +44,9 @@ func apply2_29_7(rs *Ruleset) {
 	rs.Replace(ruleAt(sideRule29, Ref{Tag: tag2297, File: "src/sym_kernels.cc", Func: "ncclSymkMask"}, sideDoc297), "the multimem symmetric kernels need more than 2 LSA ranks (2.29.7)")
 	rs.Replace(rmaRule(Ref{Tag: tag2297, File: "src/enqueue.cc", Func: "rmaTaskAppend"}, rmaHostRMA, rmaDoc297), "one-sided calls need comm->hostRmaSupport: one LSA team or the RMA proxy on every rank (2.29.7)")
 	rs.Replace(devCommRule(Ref{Tag: tag2297, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal, ncclGinResourcesRequested; src/gin/gin_host.cc ncclGinConnectOnce"}, devCommDoc297), "device communicators: GIN connection types, connections per local GIN device, exclusive contexts (2.29.7)")
+	rs.Replace(devCommShareRule(Ref{Tag: tag2297, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal, ncclDevCommDestroy; src/gin/gin_host.cc ncclGinConnectOnce"}, shareDoc297), "one context pool: exclusive contexts counted against it, shared ones capped; FULL refused on a RAIL connection; 512 Ki pools (2.29.7)")
+	rs.Replace(devCommGinTypeRule(Ref{Tag: tag2297, File: "src/transport/net_ib/gin.cc", Func: "ncclGinIbInit, ncclGinIbInitType; src/gin/gin_host.cc ncclGinConnectOnce"}, ginTypeDoc297), "NCCL_GIN_TYPE read by the internal IB GIN only: ncclGinConnectOnce compares no type (2.29.7)")
+	rs.Replace(devCommQueueRule(Ref{Tag: tag2297, File: "src/gin/gin_host.cc", Func: "ncclGinConnectOnce; src/transport/net_ib/gin.cc ncclGinIbProxyConnect; src/plugin/gin/gin_v11.cc ncclGin_connect"}, queueDoc297), "ginQueueDepth of the connecting device communicator: GDAKI takes it, the IB proxy and v11 plugins refuse it (2.29.7)")
 }
 
 // sideDoc297: the multimem kernels read symkState.hasLsaMultimem.

@@ -31,6 +31,7 @@ func consts2_30_3(rs *Ruleset) {
 	setCollNetFail(rs, tag2303, collNetFailSetup(373, 401, 1629))
 	rs.SetParamDefault(devDupMultiRankVar, 0, Ref{Tag: tag2303, File: "src/graph/topo.cc", Func: "ncclCheckMultiRank"})
 	rs.SetConst("DevCommForm", devComm303, Ref{Tag: tag2303, File: "src/gin/gin_host.cc", Func: "ncclGinDevCommSetup"})
+	rs.SetConst("GinPools", GinPools{}, Ref{Tag: tag2303, File: "src/gin/gin_host.cc", Func: "ncclGinDevCommSetup"})
 	rs.SetConst("WinSegments", 2, Ref{Tag: tag2303, File: "src/dev_runtime.cc", Func: "ncclDevrWindowRegisterInGroup, symMemoryObtain"})
 }
 
@@ -94,5 +95,7 @@ func apply2_30_3(rs *Ruleset) {
 	rs.Replace(rmaRule(ref("src/enqueue.cc", "rmaTaskAppend"), rmaDriver, rmaDoc303), "one-sided calls need a CUDA 12.5 driver; a put refuses host-memory windows (2.30.3)")
 	rs.Add(winHostRule, "", "ncclCommWindowRegister takes host-memory segments (NCCL_ELASTIC_BUFFER_REGISTER); such a window takes no copy engines and no symmetric kernel (2.30.3)")
 	rs.Replace(devCommRule(ref("src/dev_runtime.cc", "ncclDevrCommCreateInternal; src/gin/gin_host.cc ncclGinConnectOnce, ncclGinDevCommSetup"), devCommDoc303), "GIN contexts per device communicator; NCCL_GIN_NCONTEXTS and NCCL_GIN_EXCLUSIVE_CONTEXTS gone (2.30.3)")
+	rs.Replace(devCommShareRule(ref("src/gin/gin_host.cc", "ncclGinConnectOnce, ncclGinDevCommSetup"), shareDoc303), "each device communicator's contexts its own; the connection from comm->globalGinSupport; no pools (2.30.3)")
+	rs.Replace(devCommQueueRule(ref("src/gin/gin_host.cc", "ncclGinDevCommSetup; src/transport/net_ib/gin.cc ncclGinIbProxyCreateContext; src/plugin/gin/gin_v12.cc ncclGin_createContext"), queueDoc303), "ginQueueDepth per device communicator at context creation (2.30.3)")
 	rs.Replace(winSegRule(ref("src/dev_runtime.cc", "ncclDevrWindowRegisterInGroup, symMemoryObtain")), "windows over several cuMem segments: every segment mapped for the LSA peers (2.30.3)")
 }

@@ -374,7 +374,15 @@ func hasRMA(all []GroupOp) bool {
 // plans are numbered after them (ncclLaunchPrepare launches the RMA plans
 // first). A call's error fails ncclGroupEnd. A device communicator call
 // (G-DEVCOMM-1) is decided there too: it plans no task.
-func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
+//
+// st is what the communicator's device communicators share: nil for a
+// communicator that made none before the group. ncclGroupEnd creates the
+// group's device communicators in call order and stops at the first that
+// fails: the later ones are not created.
+func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*GroupDecision, error) {
+	if st == nil {
+		st = &devCommState{}
+	}
 	for i, g := range all {
 		if g.DevComm == nil {
 			continue
@@ -408,6 +416,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 	// ncclLaunchPrepare queues the RMA plans before every other plan of
 	// the group: the others are numbered after them
 	plans, lastPutOrSignal := 0, false
+	stopped := -1 // the group's first device communicator that failed
 	for i, g := range all {
 		if g.RMA == nil && g.DevComm == nil {
 			rest, at = append(rest, g), append(at, i)
@@ -423,10 +432,23 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch) (*GroupDecision, error) {
 			dr := c.rs.rules["G-DEVCOMM-1"]
 			d.DecidedBy = dr.ID
 			gr := &groupRun{i: i, n: len(all), op: g, dec: d}
-			c.selectDevComm(dr, gr)
+			if stopped >= 0 {
+				d.Err = &NCCLError{Result: out.Ops[stopped].Err.Result, Message: out.Ops[stopped].Err.Message, Call: "ncclGroupEnd"}
+				gr.emit(Verdict{Outcome: Skip, Why: fmt.Sprintf("not created: ncclCommGroupRegisterSymmetric stops at op %d's failure and ncclGroupEnd returns it", stopped)})
+			} else {
+				c.selectDevComm(dr, gr, st)
+			}
 			for _, v := range gr.out {
-				v.Rule, v.Layer, v.Ref, v.Scope = dr.ID, dr.Layer, &dr.Ref, "op"
+				id := dr.ID
+				if v.Rule != "" {
+					id = v.Rule
+				}
+				r := c.rs.rules[id]
+				v.Rule, v.Layer, v.Ref, v.Scope = id, r.Layer, &r.Ref, "op"
 				out.Traces[i] = append(out.Traces[i], v)
+			}
+			if d.Err != nil && stopped < 0 {
+				stopped = i
 			}
 			if d.Err != nil && out.Err == nil {
 				out.Err = d.Err

@@ -154,6 +154,13 @@ type Consts struct {
 	// DevCommForm is what ncclDevCommCreate reads and checks (devComm283
 	// ... devComm307; 0 before 2.28.3, which has no device API).
 	DevCommForm devCommForm
+	// GinPools are the signal and counter pools every device communicator
+	// of a communicator allocates from (2.28.7–2.29.7; zero from 2.30.3,
+	// whose contexts carry their own).
+	GinPools GinPools
+	// GinQueue is the GIN queues' depths a device communicator's contexts
+	// get (2.28.7+; zero before).
+	GinQueue GinQueue
 	// WinSegments is what ncclCommWindowRegister does with memory of
 	// several cuMem segments: 0 not modelled (before 2.29.2: 2.27.x finds
 	// the buffer beyond its first segment and makes no window, 2.28.x maps
