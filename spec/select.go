@@ -1248,7 +1248,7 @@ func ctaPolicyAlone(o *opRun) {
 var runtimeConnect = &Rule{
 	ID: "G-EXEC-RTCONN-1", Layer: LayerExec, Title: "lazy connection of the chosen algorithm",
 	Doc: `With NCCL_RUNTIME_CONNECT=1 (default) and cuMem on every rank, only Ring and Tree channels exist after init; the first operation that selects an algorithm connects it (NVLS buffers, NVLSTree, CollNet, PAT). A failure there fails the collective: there is no fallback to another algorithm.`,
-	Ref: Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclCollPreconnect"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclCollPreconnectFunc"},
 	perOp: func(o *opRun) {
 		d := o.dec
 		rt := o.comm.RuntimeConnect
