@@ -1086,6 +1086,9 @@ func (o *opRun) allCostsKnown(cands []AlgoProto) bool {
 
 func (o *opRun) decide(ap AlgoProto, by RuleID) {
 	o.dec.Algo, o.dec.Proto, o.dec.DecidedBy = ap.Algo, ap.Proto, by
+	if f := o.op.Func; ap.Algo == Ring && f >= 0 && f < NumFuncs && ap.Proto >= 0 && ap.Proto < NumProtos && o.comm.RingRestored[f][ap.Proto] {
+		o.dec.Fallback = true // the restored Ring is not what NCCL_ALGO asked for
+	}
 	o.raiseSelected(ap.Algo)
 }
 

@@ -48,6 +48,10 @@ type OpChoice struct {
 	TimeUs float32 `json:"timeUs"`
 	// Backup is 2.22.3's silent Ring backup (G-SEL-BACKUP-1).
 	Backup bool `json:"backup,omitempty"`
+	// Restored: the chosen cell is a Ring cell G-TUNE-RINGRESTORE-1 brought
+	// back (2.19.1–2.23.4) because NCCL_ALGO/NCCL_PROTO left the function
+	// no cell (Model.Restored).
+	Restored bool `json:"restored,omitempty"`
 	// TunerNChannels is the tuner's channel count (0: none).
 	TunerNChannels int `json:"tunerNChannels,omitempty"`
 	// NChannels is the task's nMaxChannels, NThreads its thread count
@@ -1087,6 +1091,7 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 				t.collnet, t.nvls = isCollnet == 1, isNvls == 1
 				ch := t.choice
 				ch.Algo, ch.Proto, ch.TimeUs, ch.Backup = g.algo, g.proto, g.time, g.backup
+				ch.Restored = m.restoredCell(t.fn, g.algo, g.proto)
 				ch.NChannels, ch.NThreads = g.nc, t.nWarps*c.WarpSize
 			}
 			beg = end
