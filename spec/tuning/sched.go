@@ -1265,10 +1265,26 @@ func (m *Model) workArgsBytes() int64 {
 // ignored; 0 passes the test), at most MaxWorkFifoBytes. Confidential
 // computing's FIFO of 0 bytes is not modelled.
 //
-// Ref: v2.22.3-1 src/init.cc devCommSetup (v2.30.7-1 likewise)
+// Ref: v2.22.3-1 src/init.cc devCommSetup (v2.30.7-1 likewise; v2.26.5-1
+// WorkFifoBytesAuto)
 func (m *Model) workFifoBytes() int64 {
 	c := m.Tuning
 	p := m.In.WorkFifoBytes
+	if c.WorkFifoBytesAuto {
+		v := int64(-1) // the parameter's default
+		if p != nil {
+			v = *p
+		}
+		switch {
+		case v == -1 && m.In.MNNVL && m.In.MinCompCap >= 100:
+			return 0 // no work FIFO: the work travels in the kernel arguments
+		case v == -1:
+			return c.WorkFifoBytes
+		case uint64(v) > uint64(c.MaxWorkFifoBytes): // std::min<uint64_t>: a negative value is huge
+			return c.MaxWorkFifoBytes
+		}
+		return v
+	}
 	if p == nil {
 		return c.WorkFifoBytes
 	}
