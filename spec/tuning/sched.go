@@ -50,8 +50,8 @@ type OpChoice struct {
 	Backup bool `json:"backup,omitempty"`
 	// Restored: the chosen cell is a Ring cell G-TUNE-RINGRESTORE-1 brought
 	// back (2.19.1–2.23.4) because NCCL_ALGO/NCCL_PROTO left the function
-	// no cell (Model.Restored).
-	Restored bool `json:"restored,omitempty"`
+	// no cell (Model.Restored); the decision's fallback carries it out.
+	Restored bool `json:"-"`
 	// TunerNChannels is the tuner's channel count (0: none).
 	TunerNChannels int `json:"tunerNChannels,omitempty"`
 	// NChannels is the task's nMaxChannels, NThreads its thread count
