@@ -98,7 +98,11 @@ type Comm struct {
 	// RingBackup[f][p] is 2.22.3's saved Ring availability used as a
 	// per-operation backup when NCCL_ALGO excluded Ring.
 	RingBackup [NumFuncs][NumProtos]bool
-	PATEnable  bool
+	// RingRestored[f][p] marks the Ring cells G-TUNE-RINGRESTORE-1 brought
+	// back for a function NCCL_ALGO/NCCL_PROTO left with none (2.19.1–2.23.4):
+	// running one is a fallback.
+	RingRestored [NumFuncs][NumProtos]bool
+	PATEnable    bool
 
 	Tuner     *tuning.TunerBehaviour
 	TunerPath string

@@ -58,7 +58,8 @@ type Decision struct {
 	// for a cost-table argmin.
 	DecidedBy RuleID `json:"decided_by,omitempty"`
 	// Fallback is true when NCCL ran something other than what NCCL_ALGO /
-	// NCCL_PROTO asked for without an error (2.22.3's Ring backup).
+	// NCCL_PROTO asked for without an error: 2.22.3's Ring backup, or a
+	// Ring cell 2.19.1–2.23.4 restored for a function left with none.
 	Fallback bool `json:"fallback,omitempty"`
 
 	Net string `json:"net,omitempty"`
@@ -213,7 +214,7 @@ func fillDecision(c *tuning.OpChoice, d *Decision) {
 		d.Candidates = nil
 	}
 	d.DecidedBy = c.DecidedBy
-	d.Fallback = c.Backup
+	d.Fallback = c.Backup || c.Restored
 	d.NChannels, d.NThreads = c.NChannels, c.NThreads
 	d.ChannelLo, d.ChannelHi = c.ChannelLo, c.ChannelHi
 	d.TimeUs = float64(c.TimeUs)

@@ -781,6 +781,7 @@ var ringRestore = &Rule{
 				if c.RingBackup[f][p] {
 					cs.on[f][Ring][p] = true
 					cs.by[f][Ring][p] = ""
+					c.RingRestored[f][p] = true
 					got = true
 				}
 			}

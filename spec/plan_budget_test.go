@@ -196,3 +196,56 @@ func TestPlanBudgetCountsP2PWorks(t *testing.T) {
 		t.Fatalf("2.21.5: %v, budget %+v; want none", err, g.Budget)
 	}
 }
+
+// TestWorkFifoBytesMNNVLSm100: 2.26.5 and 2.26.6 default
+// NCCL_WORK_FIFO_BYTES to -1, which devCommSetup reads as no work FIFO on
+// an MNNVL communicator of sm100 GPUs (two GB200 trays) and 1 MiB
+// elsewhere (one DGX H100); 2.26.3 and 2.27.3 default to 1 MiB. Without a
+// FIFO, 200 plain AllReduces in one group must carry their work in the
+// kernel arguments (4 KiB less the header, with the batches): six
+// launches instead of one. An explicit value is kept in 2.26.5 even when
+// it is not a power of 2 (the WARN's default is overwritten).
+func TestWorkFifoBytesMNNVLSm100(t *testing.T) {
+	type plan struct {
+		works   int
+		storage string
+	}
+	for _, tc := range []struct {
+		v          Version
+		preset     string
+		nodes      int
+		env        Env
+		def        int64
+		plans      int
+		storage    string
+		firstWorks int
+	}{
+		{V2_26_3, "gb200-nvl72", 2, nil, 1 << 20, 1, "fifo", 200},
+		{V2_26_5, "gb200-nvl72", 2, nil, -1, 6, "args", 0},
+		{V2_26_6, "gb200-nvl72", 2, nil, -1, 6, "args", 0},
+		{V2_26_5, "gb200-nvl72", 2, Env{"NCCL_WORK_FIFO_BYTES": "1048576"}, -1, 1, "fifo", 200},
+		{V2_26_5, "dgx-h100", 1, nil, -1, 1, "fifo", 200},
+		{V2_27_3, "gb200-nvl72", 2, nil, 1 << 20, 1, "fifo", 200},
+		// 2.26.5 keeps 4097 (2 KiB outside the arguments); 2.26.3 WARNs and keeps 1 MiB
+		{V2_26_5, "dgx-h100", 1, Env{"NCCL_WORK_FIFO_BYTES": "4097"}, -1, 6, "args", 0},
+		{V2_26_3, "dgx-h100", 1, Env{"NCCL_WORK_FIFO_BYTES": "4097"}, 1 << 20, 1, "fifo", 200},
+	} {
+		name := fmt.Sprintf("%s %s %v", tc.v, tc.preset, tc.env)
+		if got := MustLoad(tc.v).Consts.IntParams["NCCL_WORK_FIFO_BYTES"]; got != tc.def {
+			t.Errorf("%s: NCCL_WORK_FIFO_BYTES default %d, want %d", name, got, tc.def)
+		}
+		c := initPreset(t, tc.v, tc.preset, tc.nodes, tc.env)
+		op := GroupOp{Op: Op{Func: AllReduce, Count: 256 << 10, DataType: Float32, RedOp: Sum}, Buffers: BuffersUser}
+		g, err := c.SelectGroup([]GroupOp{op}, Launch{Mode: LaunchStream, Agg: 200})
+		if err != nil || g.Err != nil {
+			t.Fatalf("%s: %v %v", name, err, g.Err)
+		}
+		var got []plan
+		for _, u := range g.Budget {
+			got = append(got, plan{u.Works, u.Storage})
+		}
+		if g.Plans != tc.plans || len(got) == 0 || got[0].storage != tc.storage || tc.firstWorks > 0 && got[0].works != tc.firstWorks {
+			t.Errorf("%s: %d plans %v, want %d in %q", name, g.Plans, got, tc.plans, tc.storage)
+		}
+	}
+}

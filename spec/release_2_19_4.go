@@ -29,12 +29,12 @@ func ref2194(file, fn string) Ref { return Ref{Tag: tag2194, File: file, Func: f
 
 // netABI19 and collNetABI19 probe v7, v6, v5: the same rule as 2.20.3's
 // with the window one shorter.
-var netABI19 = withLogs(ruleAt(netABI22, ref2194("src/net.cc", "ncclNetPluginLoad"),
+var netABI19 = withLogs(ruleAt(netABI22, ref2194("src/net.cc", "ncclNetPluginInit"),
 	`Probe ncclNetPlugin_v7, _v6, _v5 in that order; the first found is adapted to v7. v4 and older are not supported: with none of these the library is closed, only the internal networks remain, and CollNet is not probed.`),
 	"NET/Plugin: Failed to find ncclNetPlugin_v7 symbol.", "NET/Plugin: Loaded net plugin %s (v6)",
 	"NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported.")
 
-var collNetABI19 = withLogs(ruleAt(collNetABI(ref2194("src/net.cc", "ncclNetPluginLoad"), "coll"), ref2194("src/net.cc", "ncclNetPluginLoad"),
+var collNetABI19 = withLogs(ruleAt(collNetABI(ref2194("src/net.cc", "ncclNetPluginInit"), "coll"), ref2194("src/net.cc", "ncclNetPluginInit"),
 	`Only after a net symbol was accepted in the same library: probe ncclCollNetPlugin_v7, _v6, _v5. Failure is not fatal: the net plugin is used without CollNet. The internal networks never provide CollNet. No CollNet ABI of this release has iallgather or ireducescatter.`),
 	"NET/Plugin: Failed to find ncclCollNetPlugin_v7 symbol.", "NET/Plugin: Loaded coll plugin %s (v6)",
 	"NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported.")
@@ -92,17 +92,19 @@ var release2_19_4 = Release{
 }
 
 func consts2_19_4(rs *Ruleset) {
-	rs.SetConst("NetABI", []int{7, 6, 5}, ref2194("src/net.cc", "ncclNetPluginLoad"))
+	rs.SetConst("NetABI", []int{7, 6, 5}, ref2194("src/net.cc", "ncclNetPluginInit"))
 	rs.DropParam("NCCL_MNNVL", ref2194("src/init.cc", "initTransportsRank"))
 	rs.SetConst("P2PMaxHalved", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 	rs.SetConst("P2PHalveOneNodeOnly", true, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 	rs.SetConst("P2PMinPartHalfStepNet", false, ref2194("src/enqueue.cc", "scheduleP2pTasksToPlan"))
 	// addP2pToPlan asks for no registration record before 2.20.3
 	rs.SetConst("P2PReg", tuning.P2PRegNone, ref2194("src/enqueue.cc", "addP2pToPlan"))
+	// A backward delta's value change is cited at the next release's tag
+	// (2.20.3's changelog holds it), so these name 2.20.3's function.
 	// NCCL_NVLSTREE_MAX_CHUNKSIZE arrives in 2.20.3: computeColl's cap is fixed
-	rs.SetConst("NVLSTreeMaxChunkSizeEnv", false, ref2194("src/enqueue.cc", "computeColl"))
+	rs.SetConst("NVLSTreeMaxChunkSizeEnv", false, Ref{Tag: tag2203, File: "src/enqueue.cc", Func: "computeCollChunkInfo"})
 	// computeCollChunkInfo (2.20.3) drops the Tree/Simple depth halving
-	rs.SetConst("TreeSimpleChunkByDepth", true, ref2194("src/enqueue.cc", "computeColl"))
+	rs.SetConst("TreeSimpleChunkByDepth", true, Ref{Tag: tag2203, File: "src/enqueue.cc", Func: "computeCollChunkInfo"})
 	setCollNetFail(rs, tag2194, collNetFailInit(336, 368, 664))
 }
 
@@ -119,9 +121,11 @@ func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneR22, enqueueCC, "topoGetAlgoInfo")
 	// the schedule of NCCL_AGG_CHANNEL_SIZE and least loaded channels
 	tuningSet(d, &t.Schedule, TuningScheduleR18, enqueueCC, "scheduleCollTasksToPlan")
-	tuningSet(d, &t.AggChannelSize, 1<<21, "src/include/enqueue.h", "NCCL_AGG_CHANNEL_SIZE")
+	// the macros are gone at 2.20.3, whose changelog cites this: its
+	// scheduler that no longer reads them
+	tuningSet(d, &t.AggChannelSize, 1<<21, enqueueCC, "scheduleCollTasksToPlan")
 	tuningSet(d, &t.AggCollNetBytes, 256<<10, enqueueCC, "scheduleCollTasksToPlan")
-	tuningSet(d, &t.MinChannelSize, 8*64, "src/include/enqueue.h", "NCCL_MIN_CHANNEL_SIZE")
+	tuningSet(d, &t.MinChannelSize, 8*64, enqueueCC, "scheduleCollTasksToPlan")
 	// NCCL_PARAM(AggChannelSize, "AGG_CHANNEL_SIZE", -2), read into
 	// comm->channelSize by commAlloc; a positive value replaces both
 	// bytes per channel of scheduleCollTasksToPlan
@@ -144,7 +148,7 @@ func tuningBack2_19_4(t *Tuning) ([]TuningChange, error) {
 func back2_19_4(rs *Ruleset) {
 	rs.Remove("G-REG-P2P-1", ref2194("src/enqueue.cc", "addP2pToPlan"), "2.19.4 registers no send/recv buffer; 2.20.3 sends a ncclCommRegister buffer over the network from the user buffer")
 	rs.Remove("G-MNNVL-1", ref2194("src/init.cc", "initTransportsRank"), "multi-node NVLink (NCCL_MNNVL, the NVML fabric clique) arrives in 2.20.3")
-	rs.Remove("G-COLLNET-ABI-2", ref2194("src/net.cc", "ncclNetPluginLoad"), "CollNet v8 with iallgather/ireducescatter arrives in 2.20.3; 2.19.4's newest CollNet ABI is v7")
+	rs.Remove("G-COLLNET-ABI-2", ref2194("src/net.cc", "ncclNetPluginInit"), "CollNet v8 with iallgather/ireducescatter arrives in 2.20.3; 2.19.4's newest CollNet ABI is v7")
 	rs.Replace(netABI19, "2.19.4 probes net v7..v5; 2.20.3 v8..v5")
 	rs.Replace(collNetABI19, "2.19.4 probes CollNet v7..v5; 2.20.3 v8..v5")
 	rs.Replace(nvlsEarly19, "2.19.4 has no MNNVL exit; 2.20.3 turns NVLS off on any MNNVL communicator")

@@ -89,7 +89,8 @@ var release2_20_5 = Release{
 }
 
 func consts2_20_5(rs *Ruleset) {
-	rs.SetConst("TunerABI", []int{1}, Ref{Tag: tag2205, File: "src/misc/tuner.cc", Func: "ncclLoadTunerPlugin"})
+	// cited at 2.21.5, whose changelog holds it: its loader's name
+	rs.SetConst("TunerABI", []int{1}, Ref{Tag: tag2215, File: "src/misc/tuner.cc", Func: "ncclTunerPluginLoad"})
 	rs.DropParam("NCCL_MNNVL_ENABLE", Ref{Tag: tag2205, File: "src/init.cc", Func: "initTransportsRank"})
 	rs.SetParamDefault("NCCL_MNNVL", -2, Ref{Tag: tag2205, File: "src/init.cc", Func: "MNNVL"})
 	// no nvlsChunkSize yet: NVLSTree's chunk stays the Simple step size

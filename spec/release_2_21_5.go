@@ -72,12 +72,15 @@ var release2_21_5 = Release{
 func tuningBack2_21_5(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag2215}
 	tuningSet(d, &t.Schedule, TuningScheduleR20, enqueueCC, "scheduleCollTasksToPlan")
-	tuningSet(d, &t.TreeAllThreads, false, enqueueCC, "getChannnelThreadInfo")
+	// cited at 2.22.3 (its changelog holds these): topoGetAlgoInfo gives
+	// Tree NCCL_MAX_NTHREADS, and the ncclDevWork batch's byte budget
+	// replaces the element counts
+	tuningSet(d, &t.TreeAllThreads, false, enqueueCC, "topoGetAlgoInfo")
 	// an aggregate's non-Ring latency counts ceil(numPipeOps / this)
-	tuningSet(d, &t.MaxDevWorkBatchColls, 9, deviceH, "NCCL_MAX_WORK_ELEMENTS")
+	tuningSet(d, &t.MaxDevWorkBatchColls, 9, deviceH, "NCCL_MAX_DEV_WORK_BATCH_COLLS")
 	// a registered collective's ncclWork holds 2 ncclWorkElemReg
 	// (appendWorkElemColl), so registered groups use more of the budget
-	tuningSet(d, &t.MaxWorkElementsReg, 2, deviceH, "NCCL_MAX_WORK_ELEMENTS_REG")
+	tuningSet(d, &t.MaxWorkElementsReg, 2, deviceH, "ncclDevWorkCollReg, NCCL_MAX_DEV_WORK_BATCH_BYTES")
 	tuningSet(d, &t.RingBdwKeepsProto, true, tuningCC, "ncclTopoTuneModel")
 	// P4 without the AllGather exemption
 	tuningSet(d, &t.PruneNVLS, TuningNVLSPruneR20, enqueueCC, "topoGetAlgoInfo")
@@ -105,8 +108,10 @@ func back2_21_5(rs *Ruleset) {
 	rs.Replace(ruleAt(regProxyRule, ref("src/enqueue.cc", "computeColl"), ""), "calcCollChunking builds the proxy op, computeColl before the enqueue rewrite")
 	rs.Replace(netLib21, "2.21.5 logs each failed name as it fails and never opens the main program (no STATIC_PLUGIN)")
 	rs.Replace(netLibNone21, "2.21.5 summarises the failed loads (errno, dlerror) before \"Using internal network plugin.\"; 2.22.3 lists the missing names in \"Could not find\"")
-	rs.Replace(collNetABI(ref("src/net.cc", "ncclNetPluginLoad"), "coll"), "2.21.5 logs \"Loaded coll plugin\"; 2.22.3 \"Loaded collnet plugin\"")
+	rs.Replace(netABI22.withRef(ref("src/net.cc", "ncclNetPluginInit")), "2.21.5 probes the net plugin's symbols in ncclNetPluginInit; 2.22.3 renames it ncclNetPluginLoad")
+	rs.Replace(collNetABI(ref("src/net.cc", "ncclNetPluginInit"), "coll"), "2.21.5 logs \"Loaded coll plugin\"; 2.22.3 \"Loaded collnet plugin\"")
 	rs.Replace(collNetSetup(ref("src/init.cc", "collNetTrySetup"), false, collNetOffSupport), "2.21.5 sets CollNet up in src/init.cc collNetTrySetup; 2.22.3 moves it to src/transport/coll_net.cc ncclCollNetSetup")
+	rs.Replace(collNetMatrix.withRef(ref("src/init.cc", "collNetTrySetup")), "2.21.5 agrees the CollNet support matrix in src/init.cc collNetTrySetup; 2.22.3 moves it to src/transport/coll_net.cc ncclCollNetSetup")
 	rs.Replace(tunerLib21, "2.21.5 logs each missing tuner candidate and a summary; 2.22.3 lists them in \"Could not find\"")
 	rs.Replace(tunerABI21, "2.21.5 looks up v2 only (NCCL_TUNER_PLUGIN_SYMBOL); 2.22.3 probes v3, then v2 through an adapter")
 	rs.Replace(tunerCall21, "2.21.5: a v2 tuner names algorithm and protocol before the model; 2.22.3: the tuner edits the cost table")

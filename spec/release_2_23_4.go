@@ -145,7 +145,7 @@ func apply2_23_4(rs *Ruleset) {
 	rs.Add(collNetArity23, "G-SEL-OPSUP-1", "per-operation CollNetDirect arity")
 	rs.Replace(pruneRule(ref("src/enqueue.cc", "updateCollCostTable"),
 		pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true, patScaling: true}), "P7: PAT ReduceScatter without scaling")
-	rs.Replace(runtimeConnect.withRef(ref("src/group.cc", "ncclCollPreconnect")), "PAT too")
+	rs.Replace(runtimeConnect.withRef(ref("src/group.cc", "ncclCollPreconnectFunc")), "PAT too")
 	rs.Add(profiler23, "G-NET-SEL-1", "profiler plugin, ncclProfiler_v1 (commAlloc, after ncclNetInit)")
 	rs.Add(ruleAt(regIPCRule, ref("src/enqueue.cc", "registerCollBuffers"),
 		`From 2.23.4, a Ring or Tree task on Simple whose buffers were registered with ncclCommRegister (ncclRegFind finds their record; NCCL_LOCAL_REGISTER, or NCCL_GRAPH_REGISTER when captured into a CUDA graph, both default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); a buffer only captured into a CUDA graph is not. On one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`),

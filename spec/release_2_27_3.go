@@ -75,6 +75,8 @@ func consts2_27_3(rs *Ruleset) {
 	rs.SetConst("NVLSChannelsSM100", 24, ref("src/transport/nvls.cc", "ncclNvlsInit"))
 	rs.SetConst("ConfigFields", configFieldsThrough("nvlsCTAs"), ref("src/nccl.h.in", "ncclConfig_t"))
 	rs.SetConst("P2PTypeLog", 2, ref("src/transport.cc", "ncclTransportCheckP2pType"))
+	// 2.26.5's -1 (no work FIFO on MNNVL sm100) is gone
+	rs.SetParamDefault("NCCL_WORK_FIFO_BYTES", 1<<20, ref("src/init.cc", "WorkFifoBytes, devCommSetup"))
 	rs.SetParamDefault("NCCL_NVLS_NCHANNELS", UndefInt, ref("src/init.cc", "NvlsChannels"))
 	rs.SetParamDefault("NCCL_LL128_C2C", 1, ref("src/graph/tuning.cc", "Ll128C2c"))
 	rs.SetParamDefault("NCCL_NET_GDR_C2C", 1, ref("src/graph/paths.cc", "NetGdrC2c"))
@@ -95,6 +97,7 @@ var profiler273 = profilerPlugin(Ref{Tag: tag273, File: "src/plugin/profiler.cc"
 func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 	d := &tuningDelta{t: t, tag: tag273}
 	tuningSet(d, &t.RegNVLS, TuningRegNVLSHeads, "src/transport/nvls.cc", "ncclNvlsRegResourcesQuery")
+	tuningSet(d, &t.WorkFifoBytesAuto, false, "src/init.cc", "devCommSetup")
 	const model = "ncclTopoTuneModel"
 	tuningSet(d, &t.CTAPolicyMax, 1, "src/init.cc", "envConfigOverride")
 	tuningSet(d, &t.CollNetDirectInter, 0.9, tuningCC, model)

@@ -15,7 +15,7 @@ var netState28 = netState(Ref{Tag: tag283, File: "src/plugin/net.cc", Func: "ncc
 	`Candidates in order: the NCCL_NET_PLUGIN entries, IB, Socket. init() is called for every communicator; devices() on the first successful init; a failure disables the network and its CollNet. NCCL_NET is compared after init, when the plugin is assigned to the communicator.`,
 	netSelectOpts{ibUsingOnZero: true, initLog: true})
 
-var ib28 = ib22.withRef(Ref{Tag: tag283, File: "src/transport/net_ib.cc", Func: "ncclIbInitDevices"})
+var ib28 = ib22.withRef(Ref{Tag: tag283, File: "src/transport/net_ib.cc", Func: "ncclIbInit"})
 var socket28 = socket22.withRef(Ref{Tag: tag283, File: "src/transport/net_socket.cc", Func: "ncclNetSocketInit"})
 
 var netChoose28 = netChoose(Ref{Tag: tag283, File: "src/plugin/net.cc", Func: "ncclNetInit"},

@@ -37,3 +37,51 @@ func TestRingBdwKeepsProto(t *testing.T) {
 		}
 	}
 }
+
+// TestRingRestoreIsFallback: NCCL_ALGO=NVLS on four V100s (no NVLS)
+// leaves every function no cell; 2.19.1–2.23.4 restore Ring
+// (G-TUNE-RINGRESTORE-1) and run it, which is not what NCCL_ALGO asked:
+// the decision is a fallback. Without NCCL_ALGO, Ring is the cost table's
+// own choice; from 2.24.3 the request fails instead.
+func TestRingRestoreIsFallback(t *testing.T) {
+	sys, err := Preset("v100x4", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		v        Version
+		env      Env
+		fallback bool
+		fails    bool
+	}{
+		{V2_19_1, Env{"NCCL_ALGO": "NVLS"}, true, false},
+		{V2_21_5, Env{"NCCL_ALGO": "NVLS"}, true, false},
+		{V2_22_3, Env{"NCCL_ALGO": "NVLS"}, true, false},
+		{V2_23_4, Env{"NCCL_ALGO": "NVLS"}, true, false},
+		{V2_22_3, Env{"NCCL_ALGO": "Ring"}, false, false},
+		{V2_22_3, Env{}, false, false},
+		{V2_24_3, Env{"NCCL_ALGO": "NVLS"}, false, true},
+	} {
+		c, err := Init(MustLoad(tc.v), sys, tc.env)
+		if err != nil || c.Err != nil {
+			t.Fatal(tc.v, err, c.Err)
+		}
+		for _, coll := range []Func{AllReduce, AllGather, Broadcast} {
+			op, _ := OpFromBytes(coll, 1<<20, Float32, Sum, 0)
+			d, _, err := c.Select(op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (d.Err != nil) != tc.fails {
+				t.Errorf("%s %v %s: error %v, want failure %v", tc.v, tc.env, coll, d.Err, tc.fails)
+				continue
+			}
+			if d.Fallback != tc.fallback {
+				t.Errorf("%s %v %s: ran %s/%s with fallback %v, want %v", tc.v, tc.env, coll, d.Algo, d.Proto, d.Fallback, tc.fallback)
+			}
+			if tc.fallback && d.Algo != Ring {
+				t.Errorf("%s %v %s: ran %s, want the restored Ring", tc.v, tc.env, coll, d.Algo)
+			}
+		}
+	}
+}

@@ -535,7 +535,7 @@ func (rs *Ruleset) TopoDelta(apply func(*topo.Params), tag, note string) {
 		if name == "Release" || reflect.DeepEqual(ov.Field(i).Interface(), nv.Field(i).Interface()) {
 			continue
 		}
-		file, fn := topo.ParamSource(name)
+		file, fn := topo.ParamSource(name, tag)
 		rs.Changes = append(rs.Changes, Change{Kind: ChangeValue, Path: "topo." + name,
 			Old: fmt.Sprint(ov.Field(i).Interface()), New: fmt.Sprint(nv.Field(i).Interface()), Ref: Ref{Tag: tag, File: file, Func: fn}, Note: note, Since: rs.Version})
 	}

@@ -1086,6 +1086,9 @@ func (o *opRun) allCostsKnown(cands []AlgoProto) bool {
 
 func (o *opRun) decide(ap AlgoProto, by RuleID) {
 	o.dec.Algo, o.dec.Proto, o.dec.DecidedBy = ap.Algo, ap.Proto, by
+	if f := o.op.Func; ap.Algo == Ring && f >= 0 && f < NumFuncs && ap.Proto >= 0 && ap.Proto < NumProtos && o.comm.RingRestored[f][ap.Proto] {
+		o.dec.Fallback = true // the restored Ring is not what NCCL_ALGO asked for
+	}
 	o.raiseSelected(ap.Algo)
 }
 
@@ -1248,7 +1251,7 @@ func ctaPolicyAlone(o *opRun) {
 var runtimeConnect = &Rule{
 	ID: "G-EXEC-RTCONN-1", Layer: LayerExec, Title: "lazy connection of the chosen algorithm",
 	Doc: `With NCCL_RUNTIME_CONNECT=1 (default) and cuMem on every rank, only Ring and Tree channels exist after init; the first operation that selects an algorithm connects it (NVLS buffers, NVLSTree, CollNet, PAT). A failure there fails the collective: there is no fallback to another algorithm.`,
-	Ref: Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclCollPreconnect"},
+	Ref: Ref{Tag: "v2.22.3-1", File: "src/group.cc", Func: "ncclCollPreconnectFunc"},
 	perOp: func(o *opRun) {
 		d := o.dec
 		rt := o.comm.RuntimeConnect

@@ -13,7 +13,7 @@ import "fmt"
 var winHostRule = &Rule{
 	ID: "G-WIN-HOST-1", Layer: LayerGroup, Title: "windows in host memory",
 	Doc:      `From 2.30.3 ncclCommWindowRegister accepts memory with host (CPU-backed) cuMem segments unless NCCL_ELASTIC_BUFFER_REGISTER=0 (default 1), which fails it with ncclInvalidArgument. The window binds no multicast memory, ncclCommRegister skips its registration ("contains segments backed by CPU memory"), and taskAppend and ncclMakeSymmetricTaskList send a collective on it to the cost table: no copy-engine collective, no symmetric kernel. ncclPutSignal refuses it (G-RMA-OP-1). gatesim does not model host memory in windows before 2.30.3, on MNNVL (a device attribute decides), under CUDA graph capture, nor outside windows.`,
-	Ref:      Ref{Tag: "v2.30.3-1", File: "src/dev_runtime.cc", Func: "ncclDevrWindowRegister"},
+	Ref:      Ref{Tag: "v2.30.3-1", File: "src/dev_runtime.cc", Func: "ncclDevrWindowRegisterInGroup"},
 	Logs:     []string{"VA represented by {userPtr = %p, size = %zu} contains CPU-backed physical segments, but NCCL_ELASTIC_BUFFER_REGISTER is set to 0. Please set NCCL_ELASTIC_BUFFER_REGISTER=1 and retry window registration"},
 	onDemand: true,
 	group: func(g *groupRun) {

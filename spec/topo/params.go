@@ -1307,12 +1307,24 @@ func DefaultOptions() Options {
 // ParamSource is where in NCCL's source each Params field's behaviour
 // lives (file and function at the tag that introduced the newer value), so
 // a release's changelog can cite each difference; the field comments above
-// say the same in prose.
-func ParamSource(field string) (file, fn string) {
+// say the same in prose. tag is the tag of the delta that changes the
+// field: a field whose code moved to another file has an entry for the
+// delta that changes it there (paramSourcesAt).
+func ParamSource(field, tag string) (file, fn string) {
+	if s, ok := paramSourcesAt[tag][field]; ok {
+		return s[0], s[1]
+	}
 	if s, ok := paramSources[field]; ok {
 		return s[0], s[1]
 	}
 	return "src/graph", "(spec/topo Params." + field + ")"
+}
+
+// paramSourcesAt are the sources of the deltas that change a field after
+// its code moved, by the delta's tag.
+var paramSourcesAt = map[string]map[string][2]string{
+	// 2.30.7 splits src/transport/net_ib.cc into src/transport/net_ib/
+	"v2.30.7-1": {"IBVDeviceLine": {"src/transport/net_ib/init.cc", "ncclIbMakeVDeviceInternal"}},
 }
 
 var paramSources = map[string][2]string{
@@ -1386,7 +1398,7 @@ var paramSources = map[string][2]string{
 	"GPUSubs":                 {"src/graph/topo.cc", "ncclTopoAddPci"},
 	"GraphXMLRank":            {"src/graph/search.cc", "ncclTopoGetXmlFromChannel"},
 	"NetFusion":               {"src/graph/topo.cc", "ncclTopoMakeVNics"},
-	"NetIBPortMerge":          {"src/transport/net_ib.cc", "ncclIbFindMatchingDev"},
+	"NetIBPortMerge":          {"src/transport/net_ib.cc", "ncclIbInit"},
 	"NetFusionRetry":          {"src/graph/topo.cc", "ncclTopoAutoMerge"},
 	"NetPCIFunction":          {"src/transport/net_ib.cc", "ncclIbGetPciPath"},
 	"NetFusionPCIParent":      {"src/graph/topo.cc", "ncclTopoGetVNicParent"},

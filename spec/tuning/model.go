@@ -1096,6 +1096,12 @@ func (m *Model) enableStage() {
 	}
 }
 
+// restoredCell reports whether (a, p) of f is a Ring cell the restore
+// brought back: running it is not what NCCL_ALGO/NCCL_PROTO asked for.
+func (m *Model) restoredCell(f nccl.Func, a nccl.Algo, p nccl.Proto) bool {
+	return a == nccl.Ring && f >= 0 && f < nccl.NumFuncs && p >= 0 && p < nccl.NumProtos && m.Restored[f][p]
+}
+
 // ll128Auto resolves LL128's "auto" (2) for one cell: 1 or 0 and why.
 func (m *Model) ll128Auto(f nccl.Func, a nccl.Algo, G *topo.Graph) (int8, string) {
 	c, in := m.Tuning, &m.In

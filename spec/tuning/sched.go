@@ -48,6 +48,10 @@ type OpChoice struct {
 	TimeUs float32 `json:"timeUs"`
 	// Backup is 2.22.3's silent Ring backup (G-SEL-BACKUP-1).
 	Backup bool `json:"backup,omitempty"`
+	// Restored: the chosen cell is a Ring cell G-TUNE-RINGRESTORE-1 brought
+	// back (2.19.1–2.23.4) because NCCL_ALGO/NCCL_PROTO left the function
+	// no cell (Model.Restored); the decision's fallback carries it out.
+	Restored bool `json:"-"`
 	// TunerNChannels is the tuner's channel count (0: none).
 	TunerNChannels int `json:"tunerNChannels,omitempty"`
 	// NChannels is the task's nMaxChannels, NThreads its thread count
@@ -1093,6 +1097,7 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 				t.collnet, t.nvls = isCollnet == 1, isNvls == 1
 				ch := t.choice
 				ch.Algo, ch.Proto, ch.TimeUs, ch.Backup = g.algo, g.proto, g.time, g.backup
+				ch.Restored = m.restoredCell(t.fn, g.algo, g.proto)
 				ch.NChannels, ch.NThreads = g.nc, t.nWarps*c.WarpSize
 			}
 			beg = end
@@ -1266,10 +1271,26 @@ func (m *Model) workArgsBytes() int64 {
 // ignored; 0 passes the test), at most MaxWorkFifoBytes. Confidential
 // computing's FIFO of 0 bytes is not modelled.
 //
-// Ref: v2.22.3-1 src/init.cc devCommSetup (v2.30.7-1 likewise)
+// Ref: v2.22.3-1 src/init.cc devCommSetup (v2.30.7-1 likewise; v2.26.5-1
+// WorkFifoBytesAuto)
 func (m *Model) workFifoBytes() int64 {
 	c := m.Tuning
 	p := m.In.WorkFifoBytes
+	if c.WorkFifoBytesAuto {
+		v := int64(-1) // the parameter's default
+		if p != nil {
+			v = *p
+		}
+		switch {
+		case v == -1 && m.In.MNNVL && m.In.MinCompCap >= 100:
+			return 0 // no work FIFO: the work travels in the kernel arguments
+		case v == -1:
+			return c.WorkFifoBytes
+		case uint64(v) > uint64(c.MaxWorkFifoBytes): // std::min<uint64_t>: a negative value is huge
+			return c.MaxWorkFifoBytes
+		}
+		return v
+	}
 	if p == nil {
 		return c.WorkFifoBytes
 	}

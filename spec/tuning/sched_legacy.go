@@ -127,6 +127,7 @@ func (m *Model) decideAggregate(members []*tuningTask, numPipeOps, presetNC int,
 		t.algo, t.proto, t.nWarps = g.algo, g.proto, g.nt/m.Tuning.WarpSize
 		ch := t.choice
 		ch.Algo, ch.Proto, ch.TimeUs, ch.Backup = g.algo, g.proto, g.time, g.backup
+		ch.Restored = m.restoredCell(t.fn, g.algo, g.proto)
 		ch.NThreads = g.nt
 	}
 	return g, nil

@@ -490,7 +490,13 @@ type Consts struct {
 	KernelArgsBytes        int   `tuning:"sched.kernelArgsBytes"`            // sizeof(struct ncclDevKernelArgs)
 	MaxKernelArgsBytes     int   `tuning:"sched.maxKernelArgsBytes"`         // ncclMaxKernelArgsSize (4 KiB)
 	MaxDevWorkBatchBytes   int   `tuning:"sched.maxDevWorkBatchBytes"`       // NCCL_MAX_DEV_WORK_BATCH_BYTES
-	WorkFifoBytes          int64 `tuning:"sched.workFifoBytes"`              // NCCL_WORK_FIFO_BYTES default
+	WorkFifoBytes          int64 `tuning:"sched.workFifoBytes"`              // NCCL_WORK_FIFO_BYTES_DEFAULT
+	// WorkFifoBytesAuto (2.26.5–2.26.6): NCCL_WORK_FIFO_BYTES defaults to
+	// -1, which leaves MNNVL communicators of sm100 GPUs without a work
+	// FIFO (0 bytes) and gives the others WorkFifoBytes; any other value
+	// is kept, at most MaxWorkFifoBytes, even one that is not a power of 2
+	// (the WARN's default is overwritten).
+	WorkFifoBytesAuto bool `tuning:"sched.workFifoBytesAuto"`
 	// The kernel-plan budget (G-SCHED-BUDGET-1, 2.22.3+): a task whose
 	// buffers NVLS registered carries an ncclDevWorkCollReg (the
 	// peers' buffer pointers after the ncclDevWorkColl) of
