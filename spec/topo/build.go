@@ -356,9 +356,10 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 		t = GPU
 		if !b.p.MLOPartAttr {
 			// 2.30.3–2.30.4 build every <gpu> (ranks sharing the device,
-			// MLOPart partitions too: no mlopart is read) on one DEV node;
-			// before, only the first <gpu> is read
-			if n := countSubs(x, "gpu"); b.p.GPUSubs && n > 1 {
+			// MLOPart partitions too: no mlopart is read) on one DEV node,
+			// a device of one rank too; before, only the first <gpu> is
+			// read, and the GPU node is the device
+			if b.p.GPUSubs {
 				if node, err = b.addDevGPUs(x, x.Subs, busID, sid, -1); err != nil {
 					return err
 				}
@@ -552,14 +553,7 @@ func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) err
 				same = append(same, o)
 			}
 		}
-		var node *Node
-		if len(same) > 1 {
-			node, err = b.addDevGPUs(x, same, id, sid, part)
-		} else if gp, perr := b.mloPart(xg); perr != nil {
-			return perr
-		} else {
-			node, err = b.addGPU(xg, id, sid, gp)
-		}
+		node, err := b.addDevGPUs(x, same, id, sid, part)
 		if err != nil {
 			return err
 		}
