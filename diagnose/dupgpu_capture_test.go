@@ -17,7 +17,7 @@ import (
 
 // dupGPUCaptures are the releases captured with two ranks on one H200
 // (hw/testdata/device/README.md, "Two ranks on one GPU").
-var dupGPUCaptures = []spec.Version{spec.V2_28_3, spec.V2_28_7, spec.V2_28_9, spec.V2_29_3}
+var dupGPUCaptures = []spec.Version{spec.V2_27_6, spec.V2_28_3, spec.V2_28_7, spec.V2_28_9, spec.V2_29_3}
 
 // resultLine is dupgpu.py's summary of each call: its return code and
 // what ncclGetLastError said afterwards.

@@ -69,9 +69,10 @@ func TestCheckSeesADifferentEnvironment(t *testing.T) {
 // agree on every init fact they hold, and say why the rest is not
 // comparable: NCCL prints no tuning table and no operation line for one
 // rank, which is not a cut log.
-// The lent H200 also holds one-rank runs of NCCL 2.28.7 and 2.29.3 built
-// from their tags (hw/testdata/device/README.md, "Two ranks on one GPU
-// under NCCL_MULTI_RANK_GPU_ENABLE"): the same holds at those releases.
+// The lent H200 also holds one-rank runs of NCCL 2.27.6, 2.28.7, 2.29.3,
+// 2.30.3 and 2.30.7 built from their tags (hw/testdata/device/README.md,
+// "Two ranks on one GPU under NCCL_MULTI_RANK_GPU_ENABLE"): the same holds
+// at those releases.
 func TestCheckOneRankCaptures(t *testing.T) {
 	caps, err := ReadCaptureSet(filepath.Join("..", "golden", "testdata", "onegpu", "h200x1-2.28.9"))
 	if err != nil {
@@ -87,8 +88,14 @@ func TestCheckOneRankCaptures(t *testing.T) {
 			releases[c.Result.Version] = true
 		}
 	}
-	if len(caps) != 3 || len(built) != 2 || !releases[spec.V2_28_7] || !releases[spec.V2_29_3] {
-		t.Fatalf("%d and %d captures (releases %v), want 3 at 2.28.9 and one each at 2.28.7 and 2.29.3", len(caps), len(built), releases)
+	want := []spec.Version{spec.V2_27_6, spec.V2_28_7, spec.V2_29_3, spec.V2_30_3, spec.V2_30_7}
+	if len(caps) != 3 || len(built) != len(want) || len(releases) != len(want) {
+		t.Fatalf("%d and %d captures (releases %v), want 3 at 2.28.9 and one each at %v", len(caps), len(built), releases, want)
+	}
+	for _, v := range want {
+		if !releases[v] {
+			t.Fatalf("no one-rank capture at %s (releases %v)", v, releases)
+		}
 	}
 	cache := spec.NewCache(0)
 	for _, c := range append(caps, built...) {
