@@ -166,3 +166,81 @@ func TestOneRankCaptured(t *testing.T) {
 		})
 	}
 }
+
+// TestOneRankDevNode: on a DGX H100 (one rank per GPU) every GPU is under
+// a DEV node from 2.30.3 (G-TOPO-DEV-1), so each GPU-side path is one hop
+// longer at that end (GPU→GPU through the NVSwitch 4, GPU→NIC 4, PXN
+// 4+4, GPU→CPU 3) with the same bandwidth and type, the System block
+// prints a DEV per GPU holding its PCI and NVLinks, and the searched
+// graphs keep their channels, bandwidths and types (nHops counts the
+// longer paths).
+// Ref: v2.29.7-1, v2.30.3-1 src/graph/topo.cc ncclTopoAddPci; v2.30.7-1
+// src/graph/topo.cc ncclTopoAddGpuSub; src/graph/paths.cc
+// ncclTopoSetPaths, ncclTopoComputePaths; src/graph/search.cc
+func TestOneRankDevNode(t *testing.T) {
+	for _, tc := range []struct {
+		release                    string
+		devs                       int
+		gpu, nic, pxn, cpu, netGPU string
+		ringHops                   int
+	}{
+		{"2.29.7", 0, "2/370.8/NVL", "3/48.0/PIX", "5/48.0/PXN", "2/48.0/PHB", "3/48.0/PIX", 96},
+		{"2.30.3", 8, "4/370.8/NVL", "4/48.0/PIX", "8/48.0/PXN", "3/48.0/PHB", "4/48.0/PIX", 192},
+		{"2.30.7", 8, "4/370.8/NVL", "4/48.0/PIX", "8/48.0/PXN", "3/48.0/PHB", "4/48.0/PIX", 192},
+	} {
+		t.Run(tc.release, func(t *testing.T) {
+			p, ok := chainParams(tc.release)
+			if !ok {
+				t.Fatalf("no release %s", tc.release)
+			}
+			p.Release = mustVersion(t, tc.release)
+			s := pathsOf(t, PresetDGXH100(), p, DefaultOptions())
+			if len(s.Nodes[DEV]) != tc.devs {
+				t.Errorf("%d DEV nodes, want %d", len(s.Nodes[DEV]), tc.devs)
+			}
+			for _, g := range s.Nodes[GPU] {
+				if (g.Parent != nil) != (tc.devs > 0) {
+					t.Errorf("%s: parent %v, want a DEV node: %v", g.Name(), g.Parent, tc.devs > 0)
+				}
+			}
+			for _, c := range []struct {
+				from     NodeType
+				i        int
+				to       NodeType
+				j        int
+				want, is string
+			}{
+				{GPU, 0, GPU, 1, tc.gpu, "GPU→GPU through the NVSwitch"},
+				{GPU, 0, NET, 0, tc.nic, "GPU→its NIC"},
+				{GPU, 0, NET, 1, tc.pxn, "GPU→a peer's NIC (PXN)"},
+				{GPU, 0, CPU, 0, tc.cpu, "GPU→its CPU"},
+				{NET, 0, GPU, 0, tc.netGPU, "NIC→its GPU"},
+			} {
+				if got := pathSummary(s, c.from, c.i, c.to, c.j); got != c.want {
+					t.Errorf("%s: %s, want %s", c.is, got, c.want)
+				}
+			}
+			sys, err := mustSynth(t, PresetDGXH100()).ForRelease(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Search([]*System{sys}, p, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ring := r.Graphs[0]
+			if ring.NChannels != 12 || ring.BwIntra != 30 || ring.TypeIntra != PathNVL || ring.TypeInter != PathPIX || ring.NHops != tc.ringHops {
+				t.Errorf("ring: %d channels at %v, %s/%s, nHops %d: want 12 at 30, NVL/PIX, nHops %d", ring.NChannels, ring.BwIntra, ring.TypeIntra, ring.TypeInter, ring.NHops, tc.ringHops)
+			}
+			devLines := 0
+			for _, l := range r.Nodes[0].System.SystemLines() {
+				if strings.Contains(l, "+ PCI[48.0] - DEV/") {
+					devLines++
+				}
+			}
+			if devLines != tc.devs {
+				t.Errorf("System block: %d DEV nodes under a PCI link, want %d", devLines, tc.devs)
+			}
+		})
+	}
+}
