@@ -415,16 +415,6 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 	return nil
 }
 
-func countSubs(x *XMLNode, name string) int {
-	n := 0
-	for _, c := range x.Subs {
-		if c.Name == name {
-			n++
-		}
-	}
-	return n
-}
-
 // pciBw is the bandwidth of a <pci>'s link to its parent: link_width
 // (0 taken as 16) × the per-lane rate of link_speed / 80.
 func (b *builder) pciBw(x *XMLNode) (float32, error) {
