@@ -891,7 +891,7 @@ func NodeFromTopology(file string, data []byte) (Node, error) {
 	}
 	for _, g := range gpus {
 		links := 0
-		for _, l := range g.DevNode().Links { // the device's (its DEV node's from 2.30.3)
+		for _, l := range g.Links {
 			if l.Type == topo.LinkNVL {
 				links += max(1, int(l.Bw/s.Params.NVLinkBw(g.SM)+0.5))
 			}
