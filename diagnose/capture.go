@@ -147,8 +147,7 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 	// channel summary and thread thresholds
 	obs := "not printed"
 	if len(l.Channels) > 0 {
-		s := l.Channels[0]
-		obs = fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer", s.Coll, s.CollNet, s.NVLS, s.P2P, s.P2PPerPeer)
+		obs = l.Channels[0].Line()
 	}
 	rep.Add("channels", "channel summary", comm.Topo.Summary, obs)
 	obs = "not printed"

@@ -91,9 +91,23 @@ func (out *Rules) WriteText(w io.Writer, rs *spec.Ruleset, long bool) error {
 
 // RulesDiff is every delta between two releases: gatesim rules diff --json.
 type RulesDiff struct {
-	From    string        `json:"from"`
-	To      string        `json:"to"`
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Back: the user named the newer release first; the changes are the
+	// same, and going back undoes them.
+	Back    bool          `json:"back,omitempty"`
 	Changes []spec.Change `json:"changes"`
+}
+
+// WriteRangeDirection says, before a range is listed, what a range asked
+// newest first or of one release means.
+func WriteRangeDirection(w io.Writer, from, to spec.Version, back bool) {
+	switch {
+	case from == to:
+		fmt.Fprintf(w, "NCCL %s against itself: nothing changes\n", from)
+	case back:
+		fmt.Fprintf(w, "Going back from NCCL %s to %s undoes the changes below (listed from %s forward).\n", to, from, from)
+	}
 }
 
 // WriteRulesDiff prints the changes from one release to another.

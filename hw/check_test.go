@@ -69,10 +69,10 @@ func TestCheckSeesADifferentEnvironment(t *testing.T) {
 // agree on every init fact they hold, and say why the rest is not
 // comparable: NCCL prints no tuning table and no operation line for one
 // rank, which is not a cut log.
-// The lent H200 also holds one-rank runs of NCCL 2.27.6, 2.28.7, 2.29.3,
-// 2.30.3 and 2.30.7 built from their tags (hw/testdata/device/README.md,
-// "Two ranks on one GPU under NCCL_MULTI_RANK_GPU_ENABLE"): the same holds
-// at those releases.
+// The lent H200 also holds one-rank runs of ten releases built from their
+// tags, 2.19.1 to 2.30.7 (hw/testdata/device/README.md, "Two ranks on one
+// GPU under NCCL_MULTI_RANK_GPU_ENABLE"): the same holds at those
+// releases, including 2.19.x's channel summary without a collnet count.
 func TestCheckOneRankCaptures(t *testing.T) {
 	caps, err := ReadCaptureSet(filepath.Join("..", "golden", "testdata", "onegpu", "h200x1-2.28.9"))
 	if err != nil {
@@ -88,7 +88,8 @@ func TestCheckOneRankCaptures(t *testing.T) {
 			releases[c.Result.Version] = true
 		}
 	}
-	want := []spec.Version{spec.V2_27_6, spec.V2_28_7, spec.V2_29_3, spec.V2_30_3, spec.V2_30_7}
+	want := []spec.Version{spec.V2_19_1, spec.V2_19_4, spec.V2_24_3, spec.V2_26_3, spec.V2_26_6,
+		spec.V2_27_6, spec.V2_28_7, spec.V2_29_3, spec.V2_30_3, spec.V2_30_7}
 	if len(caps) != 3 || len(built) != len(want) || len(releases) != len(want) {
 		t.Fatalf("%d and %d captures (releases %v), want 3 at 2.28.9 and one each at %v", len(caps), len(built), releases, want)
 	}

@@ -1,6 +1,7 @@
 package ncclog
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -283,6 +284,19 @@ type ChannelSummary struct {
 	P2PPerPeer int  `json:"p2p_per_peer"`
 	Count      int  `json:"count"`
 	At         Loc  `json:"at"`
+}
+
+// Line is the summary in the form it was logged: the collnet and nvls
+// counts only where the logged line had them (releases differ).
+func (s ChannelSummary) Line() string {
+	out := fmt.Sprintf("%d coll channels, ", s.Coll)
+	if s.HasCollNet {
+		out += fmt.Sprintf("%d collnet channels, ", s.CollNet)
+	}
+	if s.HasNVLS {
+		out += fmt.Sprintf("%d nvls channels, ", s.NVLS)
+	}
+	return out + fmt.Sprintf("%d p2p channels, %d p2p channels per peer", s.P2P, s.P2PPerPeer)
 }
 
 // GraphLine is one [GRAPH] "Pattern %d, crossNic %d, nChannels %d, ..." line.

@@ -41,7 +41,12 @@ import (
 //	   top-level decision fields describe the first). Added since, without
 //	   a bump: an op's "alloc" ("cumem", the default, or "cudamalloc");
 //	   the request's "procs" ("per-gpu", the default, "per-node" or "init-all").
-const SchemaVersion = 2
+//	3: "plans" counts a group's RMA plans too (ncclLaunchPrepare's nPlans)
+//	   and "ops"[].plan numbers the plans in launch order, the RMA plans
+//	   first, so both changed for a group with one-sided calls, which
+//	   version 2 accepted ("putSignal", "signal", "waitSignal"); a one-sided
+//	   call's entry gains "plan". Every other answer is as in version 2.
+const SchemaVersion = 3
 
 // Request is one line of input.
 type Request struct {

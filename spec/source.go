@@ -139,6 +139,22 @@ func ParseReleases(s string) ([]Version, error) {
 	return out, nil
 }
 
+// ParseReleasePair reads the two releases a range is asked between, in
+// either order: lo and hi are the older and the newer, and back says the
+// user named the newer first (going back undoes the same changes).
+func ParseReleasePair(a, b string) (lo, hi Version, back bool, err error) {
+	var vs [2]Version
+	for i, s := range []string{a, b} {
+		if vs[i], err = ParseVersion(s); err != nil {
+			return 0, 0, false, err
+		}
+		if !Supported(vs[i]) {
+			return 0, 0, false, &UnsupportedError{Version: vs[i]}
+		}
+	}
+	return min(vs[0], vs[1]), max(vs[0], vs[1]), vs[0] > vs[1], nil
+}
+
 // OpSource names one collective as gatesim's commands take it: the
 // collective, its size in bytes (count × element size as NCCL logs it,
 // default 1MiB) or its element count (CountSet), the datatype, the

@@ -127,31 +127,22 @@ func TestSymmetricProbeTuner(t *testing.T) {
 		{"2.29.3 forced, tuner fails", V2_29_3, forced, BuffersWindow, true, "", small * 4, InvalidUsage},
 		{"2.29.7 window, tuner fails: no probe", V2_29_7, nil, BuffersWindow, true, "AllReduce_AGxLL_R", 0, Success},
 		{"2.29.7 forced, tuner fails: no probe", V2_29_7, forced, BuffersWindow, true, "AllReduce_AGxLL_R", 0, Success},
+		// without NCCL_SYM_NOWIN_ENABLE the piece outside windows is
+		// sure to go back, but 2.29.2–2.29.3 pick its LL kernel and probe
+		// first; 2.29.7 test the buffers before any probe
+		{"2.29.2 outside windows, tuner keeps LL: probed, back", V2_29_2, nil, BuffersUser, false, "", small * 4, Success},
+		{"2.29.3 outside windows, tuner fails", V2_29_3, nil, BuffersUser, true, "", small * 4, InvalidUsage},
+		{"2.29.7 outside windows, tuner keeps LL: no probe", V2_29_7, nil, BuffersUser, false, "", 0, Success},
 		{"2.29.7 outside windows, tuner fails", V2_29_7, noWin, BuffersUser, true, "", small * 4, InvalidUsage},
 		{"2.30.7 outside windows, tuner fails: back, then the operation's call", V2_30_7, noWin, BuffersUser, true, "", small * 4, InvalidUsage},
 		{"2.30.7 outside windows, tuner keeps LL", V2_30_7, noWin, BuffersUser, false, "AllReduce_AGxLL_R", small * 4, Success},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sys, err := Preset("h200x2", PresetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			result := ""
 			if c.fail {
 				result = "ncclInvalidUsage"
 			}
-			lib := Library{Path: "/opt/t/libnccl-tuner-probe.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5, 6}, Tuner: tuner(result)}
-			for i := range sys.Nodes {
-				sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
-			}
-			env := Env{"NCCL_NVLS_ENABLE": "0", "NCCL_TUNER_PLUGIN": lib.Base()}
-			for k, v := range c.env {
-				env[k] = v
-			}
-			comm, err := Init(MustLoad(c.v), sys, env)
-			if err != nil || comm.TunerABI == 0 {
-				t.Fatalf("init: %v, tuner ABI %d", err, comm.TunerABI)
-			}
+			comm := probeTunerComm(t, c.v, tuner(result), c.env)
 			d, err := comm.SelectGroup([]GroupOp{{Op: Op{Func: AllReduce, Count: small, DataType: Float32, RedOp: Sum}, Buffers: c.buffers}}, Launch{})
 			if err != nil {
 				t.Fatal(err)
@@ -175,6 +166,32 @@ func TestSymmetricProbeTuner(t *testing.T) {
 			}
 		})
 	}
+}
+
+// probeTunerComm is 2 × H200 without NVLS, the declarative tuner loaded
+// as NCCL_TUNER_PLUGIN, and env.
+func probeTunerComm(t *testing.T, v Version, tuner *tuning.TunerBehaviour, env Env) *Comm {
+	t.Helper()
+	sys, err := Preset("h200x2", PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := Library{Path: "/opt/t/libnccl-tuner-probe.so", InLoaderPath: true, TunerSymbols: []int{1, 2, 3, 4, 5, 6}, Tuner: tuner}
+	for i := range sys.Nodes {
+		sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, lib)
+	}
+	all := Env{"NCCL_NVLS_ENABLE": "0", "NCCL_TUNER_PLUGIN": lib.Base()}
+	for k, val := range env {
+		all[k] = val
+	}
+	comm, err := Init(MustLoad(v), sys, all)
+	if err != nil {
+		t.Fatalf("%s init: %v", v, err)
+	}
+	if comm.TunerABI == 0 {
+		t.Fatalf("%s: the tuner was not loaded", v)
+	}
+	return comm
 }
 
 // TestTunerRuleResult: a declarative tuner rule's result is checked at the
@@ -232,6 +249,59 @@ func TestTunerRuleResult(t *testing.T) {
 			if fails && (d.Err.Result != InternalError || ch.Err.Message != "tuner getCollInfo returned ncclInternalError" || d.DecidedBy != "G-TUNER-CALL-1" || ch.DecidedBy != "G-TUNER-CALL-1") {
 				t.Errorf("%s: rules %v by %s, model %v by %s", v, d.Err, d.DecidedBy, ch.Err, ch.DecidedBy)
 			}
+		}
+	}
+}
+
+// TestSymmetricProbeOutsideWindows: 2.29.2–2.29.3 probe the head task of
+// every listed piece outside windows whose pick is an LL kernel, even
+// when NCCL_SYM_NOWIN_ENABLE is unset and the piece is sure to go back.
+// With NCCL_WORK_ARGS_BYTES holding one symmetric work per piece (LL
+// kernels take no more), two equal AllReduces are two pieces and two
+// probes of 16 KiB each, and a tuner that fails only up to 16 KiB fails
+// the group; from 2.29.7 no probe is made and the aggregate's own call
+// (32 KiB) passes. workArgs is the smallest multiple of 32 above the
+// assert (calcArgsSize(MAXCHANNELS, 1)) that keeps one work per piece.
+func TestSymmetricProbeOutsideWindows(t *testing.T) {
+	const small = 4 << 10 // elements of each AllReduce: 16 KiB
+	for _, c := range []struct {
+		v        Version
+		workArgs string
+		probes   int
+		err      Result
+	}{
+		{V2_29_2, "576", 1, InvalidUsage},
+		{V2_29_3, "576", 1, InvalidUsage},
+		{V2_29_7, "640", 0, Success},
+		{V2_30_7, "640", 0, Success},
+	} {
+		tuner := &tuning.TunerBehaviour{Name: "probe", Rules: []tuning.TunerRule{{Func: "AllReduce", MinBytes: 1, MaxBytes: small * 4, Algo: "Ring", Proto: "LL", Result: "ncclInvalidUsage"}}}
+		comm := probeTunerComm(t, c.v, tuner, Env{"NCCL_WORK_ARGS_BYTES": c.workArgs})
+		op := GroupOp{Op: Op{Func: AllReduce, Count: small, DataType: Float32, RedOp: Sum}}
+		d, err := comm.SelectGroup([]GroupOp{op, op}, Launch{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res Result
+		if d.Err != nil {
+			res = d.Err.Result
+		}
+		// NCCLCHECK returns the first failing probe: the other piece is
+		// never probed
+		probes := 0
+		for i, ch := range d.Choices {
+			if ch.SymProbeNBytes != 0 {
+				probes++
+				if ch.SymProbeNBytes != small*4 {
+					t.Errorf("%s op %d: probe nBytes %d, want the head task's %d", c.v, i, ch.SymProbeNBytes, small*4)
+				}
+			}
+		}
+		if res != c.err || probes != c.probes {
+			t.Errorf("%s: group error %v (want %s), %d probes (want %d)", c.v, d.Err, c.err, probes, c.probes)
+		}
+		if c.err == Success && d.Choices[0].NBytes != 2*small*4 {
+			t.Errorf("%s: the two AllReduces are not one aggregate (nBytes %d): the tuner's own call would not differ from the probe", c.v, d.Choices[0].NBytes)
 		}
 	}
 }

@@ -74,7 +74,7 @@ func WriteTable(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 		fmt.Fprintln(w, "note: times and bandwidths are NCCL's cost model only (no point was simulated: --no-sim, or no schedule builder for these decisions)")
 	}
 	if len(diffs) > 0 {
-		fmt.Fprintf(w, "\n%d point(s) where the releases differ:\n", len(diffs))
+		timeOnly := 0
 		var rows [][]string
 		for _, df := range diffs {
 			var parts, times []string
@@ -82,8 +82,14 @@ func WriteTable(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 				parts = append(parts, df.Releases[i]+": "+df.Outcomes[i])
 				times = append(times, df.Releases[i]+": "+FormatUs(df.Times[i]))
 			}
+			if df.TimeOnly {
+				timeOnly++
+				parts = []string{"same decision: " + df.Outcomes[0]}
+			}
 			rows = append(rows, []string{df.Key, strings.Join(parts, "\n"), strings.Join(times, "\n")})
 		}
+		fmt.Fprintf(w, "\n%d point(s) where the releases differ (%d in the decision, %d in time alone, by more than 1 %%):\n",
+			len(diffs), len(diffs)-timeOnly, timeOnly)
 		return texttable.Write(w, []string{"point", "decision", "time"}, rows, 60)
 	}
 	return nil

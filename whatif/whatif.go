@@ -622,6 +622,9 @@ type ReleaseDiff struct {
 	Releases []string
 	Outcomes []string
 	Times    []float64 // µs, from the result's time source
+	// TimeOnly: every release decides alike; only the time moves (by
+	// more than 1 %).
+	TimeOnly bool
 }
 
 // DiffReleases finds, among results of several releases, the coordinates
@@ -657,17 +660,17 @@ func DiffReleases(rs []Result) []ReleaseDiff {
 		if len(g.rels) < 2 {
 			continue
 		}
-		differs := false
+		decides, times := false, false
 		for i := 1; i < len(g.outs); i++ {
 			if g.outs[i] != g.outs[0] {
-				differs = true
+				decides = true
 			}
 			if g.times[0] > 0 && math.Abs(g.times[i]-g.times[0])/g.times[0] > 0.01 {
-				differs = true
+				times = true
 			}
 		}
-		if differs {
-			out = append(out, ReleaseDiff{Key: k, Releases: g.rels, Outcomes: g.outs, Times: g.times})
+		if decides || times {
+			out = append(out, ReleaseDiff{Key: k, Releases: g.rels, Outcomes: g.outs, Times: g.times, TimeOnly: !decides})
 		}
 	}
 	return out

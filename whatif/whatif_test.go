@@ -309,3 +309,31 @@ func TestWhatifP2PInGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffReleasesTimeOnly: a point where the releases decide alike but
+// the time moves by more than 1 % is listed as time alone, one where
+// they decide differently is not, and one within 1 % is not listed.
+func TestDiffReleasesTimeOnly(t *testing.T) {
+	m := &Machine{Label: "m"}
+	pt := func(rel spec.Version, size int64, outcome string, us float64) Result {
+		r := Result{Outcome: outcome, ModelUs: us}
+		r.Release, r.Size, r.Machine, r.Op.Func = rel, size, m, spec.AllReduce
+		return r
+	}
+	rs := []Result{
+		pt(spec.V2_22_3, 1, "Tree/LL", 65.9), pt(spec.V2_23_4, 1, "Tree/LL", 67.5),
+		pt(spec.V2_22_3, 2, "Tree/LL", 65.9), pt(spec.V2_23_4, 2, "Ring/LL", 65.9),
+		pt(spec.V2_22_3, 3, "Tree/LL", 65.9), pt(spec.V2_23_4, 3, "Tree/LL", 66.2),
+	}
+	diffs := DiffReleases(rs)
+	if len(diffs) != 2 || !diffs[0].TimeOnly || diffs[1].TimeOnly {
+		t.Fatalf("diffs %+v: want the 1 B point as time alone and the 2 B point as a decision", diffs)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, rs, diffs); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "(1 in the decision, 1 in time alone") || !strings.Contains(out, "same decision: Tree/LL") {
+		t.Errorf("table:\n%s", out)
+	}
+}

@@ -202,6 +202,16 @@ func TestRulesAndDemo(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "G-SEL-ERR-1") || !strings.Contains(out, "2.28.9") {
 		t.Fatalf("rules diff: exit %d\n%s", code, out)
 	}
+	// either order: the same changes, said to be undone going back; one
+	// release against itself changes nothing
+	code, back, _ := runCLI(t, "rules", "diff", "2.28.9", "2.22.3")
+	if code != 0 || !strings.HasPrefix(back, "Going back from NCCL 2.28.9 to 2.22.3") || !strings.HasSuffix(back, out) {
+		t.Fatalf("rules diff newest first: exit %d\n%.300s", code, back)
+	}
+	code, out, _ = runCLI(t, "rules", "diff", "2.22.3", "2.22.3")
+	if code != 0 || !strings.Contains(out, "nothing changes") || !strings.Contains(out, "0 rule changes") {
+		t.Fatalf("rules diff of one release: exit %d\n%s", code, out)
+	}
 	code, out, _ = runCLI(t, "demo")
 	if code != 0 || !strings.Contains(out, "NCCL_ALGO=CollNetDirect") || !strings.Contains(out, "G-SEL-ERR-1") {
 		t.Fatalf("demo: exit %d\n%s", code, out)

@@ -38,37 +38,31 @@ func newRulesCmd(d *deps) *cobra.Command {
 func newRulesDiffCmd(d *deps) *cobra.Command {
 	var asJSON, all bool
 	c := &cobra.Command{
-		Use:   "diff FROM TO",
-		Short: "What changed in the rules between two releases (every delta on the way)",
+		Use:   "diff A B",
+		Short: "What changed in the rules between two releases, in either order (every delta on the way)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			from, err := parseReleases(args[0])
+			from, to, back, err := spec.ParseReleasePair(args[0], args[1])
 			if err != nil {
-				return err
+				return badInput(err)
 			}
-			to, err := parseReleases(args[1])
-			if err != nil {
-				return err
-			}
-			if len(from) != 1 || len(to) != 1 || from[0] >= to[0] {
-				return badInputf("rules diff takes an older and a newer release, such as 2.22.3 2.28.9")
-			}
-			changes, err := spec.Diff(from[0], to[0])
+			changes, err := spec.Diff(from, to)
 			if err != nil {
 				return badInput(err)
 			}
 			if asJSON {
-				return writeOut(d, "rules-diff", explain.RulesDiff{From: from[0].String(), To: to[0].String(), Changes: changes})
+				return writeOut(d, "rules-diff", explain.RulesDiff{From: from.String(), To: to.String(), Back: back, Changes: changes})
 			}
+			explain.WriteRangeDirection(d.stdout, from, to, back)
 			if !all {
-				deltas, err := spec.RangeDeltas(from[0], to[0])
+				deltas, err := spec.RangeDeltas(from, to)
 				if err != nil {
 					return badInput(err)
 				}
-				explain.WriteRangeSummary(d.stdout, from[0], to[0], deltas)
+				explain.WriteRangeSummary(d.stdout, from, to, deltas)
 				return nil
 			}
-			return explain.WriteRulesDiff(d.stdout, from[0], to[0], changes)
+			return explain.WriteRulesDiff(d.stdout, from, to, changes)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")

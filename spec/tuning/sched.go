@@ -452,9 +452,10 @@ func (m *Model) symmetric(bins [][]*tuningTask, firstPlan int, lines *[]string) 
 	var back []*tuningTask
 	var kept []symPiece
 	for _, whole := range bins {
-		if whole[0].symBack {
+		if whole[0].symBack && !m.Tuning.SymLLLegacy {
 			// a bin outside windows no kernel can keep: every piece goes
-			// back, in the bin's order
+			// back, in the bin's order (2.29.2–2.29.3 still pick a kernel
+			// per piece below, for the probe an LL pick makes first)
 			back = append(back, whole...)
 			continue
 		}
@@ -492,9 +493,9 @@ func (m *Model) symmetric(bins [][]*tuningTask, firstPlan int, lines *[]string) 
 //
 // The cost table's answer is the probe, an ncclGetAlgoInfo on the head
 // task alone that calls a loaded tuner's getCollInfo once more
-// (G-TUNER-CALL-1): 2.29.2–2.29.3 make it for every LL pick, forced
-// or not, before any other test; later releases only where the answer
-// decides. Its failure fails the group where the release returns it
+// (G-TUNER-CALL-1): 2.29.2–2.29.3 make it for every LL pick of every
+// listed piece, forced or not, in windows or not (symBack bins too),
+// before any other test; later releases only where the answer decides. Its failure fails the group where the release returns it
 // (err, SymProbeErr), and sends the piece back otherwise. head's
 // SymProbeNBytes records the call.
 //
@@ -602,7 +603,12 @@ func (m *Model) symmetricPick(s *symComm, bin []*tuningTask, lines *[]string) (s
 	}
 	if why != "" {
 		for _, t := range bin {
-			t.sym, t.choice.SidePath, t.choice.SymFallback = false, "", why
+			t.sym, t.choice.SidePath = false, ""
+			if !t.symBack {
+				// a task sure to go back never left the cost table: no
+				// release says why for it
+				t.choice.SymFallback = why
+			}
 		}
 		return symPiece{}, nil
 	}

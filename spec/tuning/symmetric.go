@@ -467,7 +467,9 @@ func (in *Input) SymForced() bool {
 // NCCL_SYM_KERNEL forces one or under NCCL_SYM_NOWIN_ENABLE=1; otherwise
 // NCCL finds only LL kernels for unregistered buffers and sends the task
 // straight back (symBack): the decision is the cost table's, but the task
-// rejoins the cost table's walk after the tasks never listed (symmetric).
+// rejoins the cost table's walk after the tasks never listed (symmetric);
+// 2.29.2–2.29.3 still pick its piece's kernel and probe an LL pick first
+// (symmetricBack).
 //
 // Ref: v2.29.2-1 src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList
 // (v2.29.7-1, v2.30.3-1 and v2.30.7-1 the same for these buffers)

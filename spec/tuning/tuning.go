@@ -580,7 +580,9 @@ type Consts struct {
 	// table alone would run the piece's first task with LL (2.29.2,
 	// 2.29.3; from 2.29.7 buffers in windows on both sides keep it).
 	// SymLLLegacy also places that ncclGetAlgoInfo (the probe): before
-	// anything else for every LL kernel pick, forced or not, when set;
+	// anything else for every LL kernel pick of every listed piece, forced
+	// or not, on buffers in windows or not (NCCL_SYM_NOWIN_ENABLE unset
+	// too), when set;
 	// otherwise only for an unforced pick that may still go back.
 	// SymProbeErr: the probe's failure (a tuner's getCollInfo, or no
 	// algorithm left) is returned from ncclGroupEnd (NCCLCHECK, 2.29.2–
