@@ -91,7 +91,8 @@ const onerankDir = "../../hw/testdata/device/onerank"
 // PCI link, GPU/0-60 as its LOC link; the GPU's path to the NET four hops,
 // GPU–DEV–PCI…, and the DEV's paths printed), the [GRAPH] blocks and the
 // channel summary as NCCL printed them, and writes its graph.xml byte for
-// byte. Before 2.30.3 the GPU node is the device: no DEV, three hops.
+// byte. Before 2.30.3 (2.24.3–2.29.3 here) the GPU node is the device: no
+// DEV, three hops.
 // Ref: v2.29.3-1, v2.30.3-1 src/graph/topo.cc ncclTopoAddPci; v2.30.7-1
 // src/graph/topo.cc ncclTopoAddGpuSub; src/graph/paths.cc ncclTopoSetPaths
 func TestOneRankCaptured(t *testing.T) {
@@ -101,6 +102,7 @@ func TestOneRankCaptured(t *testing.T) {
 		netHops  int // the GPU's path to the NET
 		wantDEVs int // lines of the System block naming a DEV
 	}{
+		{"2.24.3", 0, 3, 0},
 		{"2.27.6", 0, 3, 0},
 		{"2.28.7", 0, 3, 0},
 		{"2.29.3", 0, 3, 0},
