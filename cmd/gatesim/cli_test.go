@@ -56,7 +56,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"sim", "--system", "dgx-h100", "--nodes", "0"}, "--nodes 0: expected 1 to 16384 (gatesim's limit)"},
 		{[]string{"topo", "search", "--system", "dgx-h100", "--nodes", "0"}, "--nodes 0: expected 1 to 16384 (gatesim's limit)"},
 		{[]string{"explain", "--topo", filepath.Join("..", "..", "examples", "topo.xml"), "--nodes", "-1"}, "--nodes -1: expected 1 to 16384 (gatesim's limit)"},
-		{[]string{"rules", "diff", "2.28.9", "2.22.3"}, "older and a newer"},
+		{[]string{"rules", "diff", "2.28.9", "2.17.1"}, "2.17.1"},
 		{[]string{"explain", "--no-such-flag"}, "unknown flag"},
 		{[]string{"no-such-command"}, "unknown command"},
 	}
