@@ -177,9 +177,10 @@ func TestDevDupTextsAtTags(t *testing.T) {
 // G-TOPO-MLOPART-1): the communicator comes up with 16 ranks on 8 devices,
 // G-DEV-DUP-1 passes (each partition its own UUID) and NVLS is off
 // (hasMultiRankNvml) as with the split, the partitions GPU–DEV–GPU at
-// LOC_BW where the split has one hop at MLOPART_LOC_BW. A lone partition
-// per device builds as one GPU node, and 2.30.4 (which reads neither the
-// variable nor the partition) fails G-DEV-DUP-1 either way.
+// LOC_BW where the split has a DEV per partition, GPU–DEV–DEV–GPU at
+// MLOPART_LOC_BW. A lone partition per device builds as one DEV node with
+// one GPU, and 2.30.4 (which reads neither the variable nor the
+// partition) fails G-DEV-DUP-1 either way.
 // Ref: v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub, ncclTopoGetGpuDevNode
 func TestMLOPartNoSplit(t *testing.T) {
 	parts, err := Preset("dgx-b200", PresetOptions{MLOPart: true})
@@ -194,8 +195,8 @@ func TestMLOPartNoSplit(t *testing.T) {
 		bw   float32 // between ranks 0 and 1
 	}{
 		{noSplit, 8, 2, 5000},
-		{Env{"NCCL_TOPO_SPLIT_MLOPART": "1"}, 0, 1, 2618},
-		{Env{}, 0, 1, 2618},
+		{Env{"NCCL_TOPO_SPLIT_MLOPART": "1"}, 16, 3, 2618},
+		{Env{}, 16, 3, 2618},
 	} {
 		c, err := Init(MustLoad(V2_30_7), parts, tc.env)
 		if err != nil {
@@ -241,8 +242,8 @@ func TestMLOPartNoSplit(t *testing.T) {
 	if c.Err != nil {
 		t.Fatalf("2.30.7 one partition per device, split off: init error %v", c.Err)
 	}
-	if s := c.Topo.Nodes[0].System; len(s.Nodes[topo.DEV]) != 0 {
-		t.Errorf("one partition per device: %d DEV nodes, want none", len(s.Nodes[topo.DEV]))
+	if s := c.Topo.Nodes[0].System; len(s.Nodes[topo.DEV]) != len(s.Nodes[topo.GPU]) {
+		t.Errorf("one partition per device: %d DEV nodes, want one per GPU (%d)", len(s.Nodes[topo.DEV]), len(s.Nodes[topo.GPU]))
 	}
 }
 

@@ -356,9 +356,10 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 		t = GPU
 		if !b.p.MLOPartAttr {
 			// 2.30.3–2.30.4 build every <gpu> (ranks sharing the device,
-			// MLOPart partitions too: no mlopart is read) on one DEV node;
-			// before, only the first <gpu> is read
-			if n := countSubs(x, "gpu"); b.p.GPUSubs && n > 1 {
+			// MLOPart partitions too: no mlopart is read) on one DEV node,
+			// a device of one rank too; before, only the first <gpu> is
+			// read, and the GPU node is the device
+			if b.p.GPUSubs {
 				if node, err = b.addDevGPUs(x, x.Subs, busID, sid, -1); err != nil {
 					return err
 				}
@@ -412,16 +413,6 @@ func (b *builder) addPCI(x *XMLNode, parent *Node, sid, numa int) error {
 		connect(parent, node, LinkPCI, bw)
 	}
 	return nil
-}
-
-func countSubs(x *XMLNode, name string) int {
-	n := 0
-	for _, c := range x.Subs {
-		if c.Name == name {
-			n++
-		}
-	}
-	return n
 }
 
 // pciBw is the bandwidth of a <pci>'s link to its parent: link_width
@@ -514,10 +505,10 @@ func mloPartBase(id int64) int64 { return id &^ mloPartMask }
 // addGPUSubs is 2.30.7's loop of ncclTopoAddPci over every <gpu> of the
 // <pci> with ncclTopoAddGpuSub (rule G-TOPO-MLOPART-1): the bus id must
 // leave the partition bits clear; a <gpu mlopart=n> (n 0 or 1) is its own
-// device, joined to the parent like a whole GPU and to the partitions of
-// the same GPU already built by LINK_LOC at MLOPART_LOC_BW both ways.
-// Several <gpu> of one device (ranks sharing a GPU or a partition) are
-// GPUs of one DEV node (addDevGPUs). Under NCCL_TOPO_SPLIT_MLOPART=0 the
+// device, a DEV node joined to the parent like a whole GPU and to the
+// partitions of the same GPU already built by LINK_LOC at MLOPART_LOC_BW
+// both ways. The <gpu>s of one device (its one rank, or ranks sharing a
+// GPU or a partition) are GPUs of its DEV node (addDevGPUs). Under NCCL_TOPO_SPLIT_MLOPART=0 the
 // device is the <pci> whatever the mlopart (devPart), so the partitions
 // are GPUs of one DEV node that keep their mlopart.
 func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) error {
@@ -552,14 +543,7 @@ func (b *builder) addGPUSubs(x *XMLNode, parent *Node, busID int64, sid int) err
 				same = append(same, o)
 			}
 		}
-		var node *Node
-		if len(same) > 1 {
-			node, err = b.addDevGPUs(x, same, id, sid, part)
-		} else if gp, perr := b.mloPart(xg); perr != nil {
-			return perr
-		} else {
-			node, err = b.addGPU(xg, id, sid, gp)
-		}
+		node, err := b.addDevGPUs(x, same, id, sid, part)
 		if err != nil {
 			return err
 		}
@@ -585,7 +569,7 @@ const gpuLocalRankShift = 40
 func devLocalID(id int64) int64 { return id & (1<<gpuLocalRankShift - 1) }
 
 // addDevGPUs is ncclTopoAddPci's loop at 2.30.3 (ncclTopoAddGpuSub from
-// 2.30.7) for a device that several ranks share (G-TOPO-DEV-1): one DEV
+// 2.30.7) for every device, of one rank or several (G-TOPO-DEV-1): one DEV
 // node of id id holding the device (dev, SM and gdr of its first <gpu>,
 // the <pci>'s vendor and device ids), and a GPU node per <gpu> of gpus,
 // id NCCL_TOPO_GPU_LOCAL_ID(id, its index on the device), joined to the
@@ -633,7 +617,7 @@ func (b *builder) addDevGPUs(x *XMLNode, gpus []*XMLNode, id int64, sid, part in
 }
 
 // devices is the system's device nodes, in NCCL's DEV order: a GPU that
-// is its device's only rank, or the DEV node ranks share.
+// is its device (before 2.30.3), or the DEV node of its ranks.
 func (b *builder) devices() []*Node {
 	var out []*Node
 	for _, g := range b.sys.Nodes[GPU] {
@@ -653,8 +637,8 @@ func containsNode(list []*Node, n *Node) bool {
 	return false
 }
 
-// deviceNode is the device node of id: the DEV node of ranks sharing the
-// device, else the GPU node.
+// deviceNode is the device node of id: its DEV node (2.30.3+), else the
+// GPU node.
 func (b *builder) deviceNode(id int64) *Node {
 	if d := b.getNode(DEV, id); d != nil {
 		return d

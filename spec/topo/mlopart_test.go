@@ -67,12 +67,13 @@ func mloLinkBw(from, to *Node, lt LinkType) float32 {
 }
 
 // TestMLOPartSplit: from 2.30.7 each <gpu mlopart=n> of a PCI device is a
-// device of its own (ncclTopoAddGpuSub), joined to its sibling by LOC links
-// at MLOPART_LOC_BW, the NVLink bandwidth split between the partitions
-// (ncclTopoAddNvLinks); 2.30.4 reads no mlopart and builds two <gpu> on
-// one device as ranks sharing one DEV node (G-TOPO-DEV-1), as 2.30.7 does
-// with two whole GPUs or one partition twice, and takes a lone <gpu
-// mlopart=0> for a whole GPU. Bad indices and bus ids are NCCL's errors.
+// device of its own (ncclTopoAddGpuSub): a DEV node with one GPU, joined
+// to its sibling DEV by LOC links at MLOPART_LOC_BW, the NVLink bandwidth
+// split between the partitions (ncclTopoAddNvLinks); 2.30.4 reads no
+// mlopart and builds two <gpu> on one device as ranks sharing one DEV node
+// (G-TOPO-DEV-1), as 2.30.7 does with two whole GPUs or one partition
+// twice, and takes a lone <gpu mlopart=0> for a whole GPU. Every GPU of
+// 2.30.x is under a DEV node. Bad indices and bus ids are NCCL's errors.
 // Ref: v2.30.7-1 src/graph/topo.cc ncclTopoAddGpuSub, ncclTopoAddNvLinks,
 // ncclTopoCheckMloPartBusId
 func TestMLOPartSplit(t *testing.T) {
@@ -84,19 +85,20 @@ func TestMLOPartSplit(t *testing.T) {
 		gpus               int     // GPU nodes built
 		mlo                []int   // MLOPart of the first device's GPU nodes
 		nvsBw              float32 // each one's (its device's) NVLink bandwidth to the NVSwitch
-		shared             int64   // > 0: the first GPU nodes are ranks of one DEV node of this id
+		devs               []int64 // the DEV node of each of the first GPU nodes
+		ndevs              int     // DEV nodes built
 	}{
-		{"split", "2.30.7", "", []string{"0", "1"}, "", 9, []int{0, 1}, nvs / 2, 0},
-		{"no split before 2.30.7", "2.30.3", "", []string{"0", "1"}, "", 9, []int{-1, -1}, nvs, 0x90000},
-		{"two whole gpus", "2.30.7", "", []string{"", ""}, "", 9, []int{-1, -1}, nvs, 0x90000},
-		{"partition twice", "2.30.7", "", []string{"1", "1"}, "", 9, []int{1, 1}, nvs, 0x90003},
-		{"lone partition", "2.30.7", "", []string{"0"}, "", 8, []int{0}, nvs, 0},
-		{"attribute ignored", "2.30.3", "", []string{"0"}, "", 8, []int{-1}, nvs, 0},
-		{"whole", "2.30.7", "", []string{"-1"}, "", 8, []int{-1}, nvs, 0},
-		{"index out of range", "2.30.7", "", []string{"2"}, "MLOPart index 2 out of range (max 1)", 0, nil, 0, 0},
-		{"index below -1", "2.30.7", "", []string{"-2"}, "<gpu mlopart=-2>: expected -1", 0, nil, 0, 0},
-		{"bus id bits", "2.30.7", "0000:90:00.1", []string{""}, "BusId 0x90001 has non-zero bits in MLOPart mask 0x3", 0, nil, 0, 0},
-		{"bus id bits before", "2.30.3", "0000:90:00.1", []string{""}, "", 8, []int{-1}, nvs, 0},
+		{"split", "2.30.7", "", []string{"0", "1"}, "", 9, []int{0, 1}, nvs / 2, []int64{0x90001, 0x90003}, 9},
+		{"no split before 2.30.7", "2.30.3", "", []string{"0", "1"}, "", 9, []int{-1, -1}, nvs, []int64{0x90000, 0x90000}, 8},
+		{"two whole gpus", "2.30.7", "", []string{"", ""}, "", 9, []int{-1, -1}, nvs, []int64{0x90000, 0x90000}, 8},
+		{"partition twice", "2.30.7", "", []string{"1", "1"}, "", 9, []int{1, 1}, nvs, []int64{0x90003, 0x90003}, 8},
+		{"lone partition", "2.30.7", "", []string{"0"}, "", 8, []int{0}, nvs, []int64{0x90001}, 8},
+		{"attribute ignored", "2.30.3", "", []string{"0"}, "", 8, []int{-1}, nvs, []int64{0x90000}, 8},
+		{"whole", "2.30.7", "", []string{"-1"}, "", 8, []int{-1}, nvs, []int64{0x90000}, 8},
+		{"index out of range", "2.30.7", "", []string{"2"}, "MLOPart index 2 out of range (max 1)", 0, nil, 0, nil, 0},
+		{"index below -1", "2.30.7", "", []string{"-2"}, "<gpu mlopart=-2>: expected -1", 0, nil, 0, nil, 0},
+		{"bus id bits", "2.30.7", "0000:90:00.1", []string{""}, "BusId 0x90001 has non-zero bits in MLOPart mask 0x3", 0, nil, 0, nil, 0},
+		{"bus id bits before", "2.30.3", "0000:90:00.1", []string{""}, "", 8, []int{-1}, nvs, []int64{0x90001}, 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := buildMLOPart(t, tc.release, tc.bus, tc.parts, DefaultOptions())
@@ -112,7 +114,11 @@ func TestMLOPartSplit(t *testing.T) {
 			if got := len(s.Nodes[GPU]); got != tc.gpus {
 				t.Fatalf("%d GPU nodes, want %d", got, tc.gpus)
 			}
+			if len(s.Nodes[DEV]) != tc.ndevs || s.deviceCount() != tc.ndevs {
+				t.Errorf("%d DEV nodes, %d devices: want %d", len(s.Nodes[DEV]), s.deviceCount(), tc.ndevs)
+			}
 			first := s.Nodes[GPU][:len(tc.mlo)]
+			onDev := map[int64]int64{} // GPUs already seen on each DEV
 			for i, g := range first {
 				if g.MLOPart != tc.mlo[i] {
 					t.Errorf("GPU %s: MLOPart %d, want %d", g.Name(), g.MLOPart, tc.mlo[i])
@@ -124,37 +130,33 @@ func TestMLOPartSplit(t *testing.T) {
 				if got := mloLinkBw(s.Nodes[NVS][0], d, LinkNVL); got != tc.nvsBw {
 					t.Errorf("NVSwitch to GPU %s: %.2f, want %.2f", g.Name(), got, tc.nvsBw)
 				}
-				if tc.shared == 0 {
-					continue
-				}
 				// NCCL_TOPO_GPU_LOCAL_ID: the rank's index on the device above bit 40
-				if g.Parent == nil || g.Parent.LocalID() != tc.shared || g.LocalID() != int64(i)<<40|tc.shared || mloLinkBw(g, g.Parent, LinkLOC) != locBw || mloLinkBw(g.Parent, g, LinkLOC) != locBw {
-					t.Errorf("GPU %s: parent %v, want DEV/0-%x joined by LOC at %v both ways", g.Name(), g.Parent, tc.shared, locBw)
+				dev := tc.devs[i]
+				if g.Parent == nil || g.Parent.Type != DEV || g.Parent.LocalID() != dev || g.LocalID() != onDev[dev]<<40|dev || mloLinkBw(g, g.Parent, LinkLOC) != locBw || mloLinkBw(g.Parent, g, LinkLOC) != locBw {
+					t.Errorf("GPU %s: parent %v, want DEV/0-%x joined by LOC at %v both ways", g.Name(), g.Parent, dev, locBw)
 				}
+				onDev[dev]++
 			}
-			if tc.shared != 0 && (len(s.Nodes[DEV]) != 1 || s.deviceCount() != 8) {
-				t.Errorf("%d DEV nodes, %d devices: want 1 and 8", len(s.Nodes[DEV]), s.deviceCount())
-			}
-			if len(first) == 2 && tc.shared == 0 {
+			if len(first) == 2 && tc.devs[0] != tc.devs[1] {
 				a, b := first[0], first[1]
-				if a.LocalID() != 0x90001 || b.LocalID() != 0x90003 {
-					t.Errorf("partition ids %x, %x: want 90001 and 90003 (NCCL_TOPO_MLOPART_BUSID)", a.LocalID(), b.LocalID())
+				if a.MLOPart == -1 || a.DeviceID() != 0x90000 || b.DeviceID() != 0x90000 || a.Dev != b.Dev {
+					t.Errorf("partitions dev %d/%d, device %x/%x: want one dev and device 90000", a.Dev, b.Dev, a.DeviceID(), b.DeviceID())
 				}
-				if mloLinkBw(a, b, LinkLOC) != mloPartLocBw || mloLinkBw(b, a, LinkLOC) != mloPartLocBw {
-					t.Errorf("LOC links %v/%v between the partitions, want %v both ways", mloLinkBw(a, b, LinkLOC), mloLinkBw(b, a, LinkLOC), mloPartLocBw)
-				}
-				if a.Dev != b.Dev || a.DeviceID() != 0x90000 {
-					t.Errorf("partitions dev %d/%d, device %x: want one dev and device 90000", a.Dev, b.Dev, a.DeviceID())
+				da, db := a.Parent, b.Parent
+				if mloLinkBw(da, db, LinkLOC) != mloPartLocBw || mloLinkBw(db, da, LinkLOC) != mloPartLocBw {
+					t.Errorf("LOC links %v/%v between the partitions' DEVs, want %v both ways", mloLinkBw(da, db, LinkLOC), mloLinkBw(db, da, LinkLOC), mloPartLocBw)
 				}
 			}
 		})
 	}
 }
 
-// TestMLOPartPaths: between the partitions of one GPU the path is one LOC
-// hop at MLOPART_LOC_BW, which P2P takes at any P2P level; an MLOPart GPU
-// has no GPU Direct RDMA unless NCCL_NET_GDR_MLOPART=1, a whole GPU keeps
-// it; the system print marks partitions "[MLOPart n]".
+// TestMLOPartPaths: between the partitions of one GPU the path is
+// GPU–DEV–DEV–GPU, LOC at MLOPART_LOC_BW, which P2P takes at any P2P
+// level; an MLOPart GPU has no GPU Direct RDMA unless
+// NCCL_NET_GDR_MLOPART=1, a whole GPU keeps it; the system print shows
+// each partition's DEV node with its GPU and its sibling as LOC links (a
+// GPU is printed only as a LOC link's target, so "[MLOPart n]" never is).
 // Ref: v2.30.7-1 src/graph/paths.cc ncclTopoSetPaths, ncclTopoCheckGdr;
 // src/graph/topo.cc ncclTopoPrintRec
 func TestMLOPartPaths(t *testing.T) {
@@ -169,8 +171,8 @@ func TestMLOPartPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b, whole := s.Nodes[GPU][0], s.Nodes[GPU][1], s.Nodes[GPU][2]
-	if pa := a.Paths[GPU][b.Index]; pa.Type != PathLOC || pa.Bw != mloPartLocBw || pa.Count() != 1 {
-		t.Errorf("path between partitions %s/%v/%d hops, want LOC/2618/1", pa.Type, pa.Bw, pa.Count())
+	if pa := a.Paths[GPU][b.Index]; pa.Type != PathLOC || pa.Bw != mloPartLocBw || pa.Count() != 3 {
+		t.Errorf("path between partitions %s/%v/%d hops, want LOC/2618/3", pa.Type, pa.Bw, pa.Count())
 	}
 	if ok, _ := ps.checkP2P(s, a, b); !ok {
 		t.Error("no P2P between partitions")
@@ -194,10 +196,14 @@ func TestMLOPartPaths(t *testing.T) {
 		}
 	}
 	text := strings.Join(s.SystemLines(), "\n")
-	for _, want := range []string{"GPU/0-90001 (0) [MLOPart 0]", "GPU/0-90003 (1) [MLOPart 1]", "+ LOC[2618.0] - GPU/0-90003"} {
+	for _, want := range []string{"- DEV/0-90001 (10de294100000000)\n", "+ LOC[5000.0] - GPU/0-90001\n", "+ LOC[2618.0] - DEV/0-90003\n",
+		"- DEV/0-90003 (10de294100000000)\n", "+ LOC[5000.0] - GPU/0-90003\n", "+ LOC[2618.0] - DEV/0-90001\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("system print lacks %q:\n%s", want, text)
 		}
+	}
+	if strings.Contains(text, "MLOPart") {
+		t.Errorf("system print names a partition:\n%s", text)
 	}
 }
 
@@ -214,10 +220,11 @@ func TestMLOPartC2C(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cpu := findLocalCPU(s.Nodes[GPU][0], nil)
+		dev := s.Nodes[GPU][0].DevNode()
+		cpu := findLocalCPU(dev, nil)
 		if len(parts) == 1 {
-			if len(s.Nodes[CXB]) != 0 || mloLinkBw(s.Nodes[GPU][0], cpu, LinkC2C) != c2c {
-				t.Errorf("lone partition: %d CXB, C2C %v: want none and %v to the CPU", len(s.Nodes[CXB]), mloLinkBw(s.Nodes[GPU][0], cpu, LinkC2C), c2c)
+			if len(s.Nodes[CXB]) != 0 || mloLinkBw(dev, cpu, LinkC2C) != c2c {
+				t.Errorf("lone partition: %d CXB, C2C %v: want none and %v to the CPU", len(s.Nodes[CXB]), mloLinkBw(dev, cpu, LinkC2C), c2c)
 			}
 			continue
 		}
@@ -229,6 +236,7 @@ func TestMLOPartC2C(t *testing.T) {
 			t.Errorf("CXB %x: C2C %v/%v with the CPU, want id 10000 and %v", x.LocalID(), mloLinkBw(x, cpu, LinkC2C), mloLinkBw(cpu, x, LinkC2C), c2c)
 		}
 		for _, g := range s.Nodes[GPU][:2] {
+			g := g.DevNode() // the partition's DEV holds its C2C
 			if mloLinkBw(g, x, LinkC2C) != c2c || mloLinkBw(x, g, LinkC2C) != c2c || mloLinkBw(g, cpu, LinkC2C) != 0 {
 				t.Errorf("%s: C2C %v to the CXB, %v to the CPU: want %v and none", g.Name(), mloLinkBw(g, x, LinkC2C), mloLinkBw(g, cpu, LinkC2C), c2c)
 			}
@@ -264,16 +272,15 @@ func TestMLOPartNoSplit(t *testing.T) {
 		parts              []string
 		err                string
 		mlo                []int // MLOPart of the first device's GPU nodes
-		dev                int64 // > 0: they are GPUs of one DEV node of this id
-		id                 int64 // else the lone GPU node's id
+		dev                int64 // they are GPUs of one DEV node of this id
 	}{
-		{"partitions on one dev", "2.30.7", "", []string{"0", "1"}, "", []int{0, 1}, 0x90000, 0},
-		{"partitions reversed", "2.30.7", "", []string{"1", "0"}, "", []int{1, 0}, 0x90000, 0},
-		{"lone partition", "2.30.7", "", []string{"1"}, "", []int{1}, 0, 0x90000},
-		{"index unbounded", "2.30.7", "", []string{"2", "3"}, "", []int{2, 3}, 0x90000, 0},
-		{"bus id bits", "2.30.7", "0000:90:00.1", []string{"0", "1"}, "BusId 0x90001 has non-zero bits in MLOPart mask 0x3", nil, 0, 0},
-		{"not read before 2.30.7", "2.30.3", "", []string{"0", "1"}, "", []int{-1, -1}, 0x90000, 0},
-		{"index not read before 2.30.7", "2.30.3", "", []string{"2"}, "", []int{-1}, 0, 0x90000},
+		{"partitions on one dev", "2.30.7", "", []string{"0", "1"}, "", []int{0, 1}, 0x90000},
+		{"partitions reversed", "2.30.7", "", []string{"1", "0"}, "", []int{1, 0}, 0x90000},
+		{"lone partition", "2.30.7", "", []string{"1"}, "", []int{1}, 0x90000},
+		{"index unbounded", "2.30.7", "", []string{"2", "3"}, "", []int{2, 3}, 0x90000},
+		{"bus id bits", "2.30.7", "0000:90:00.1", []string{"0", "1"}, "BusId 0x90001 has non-zero bits in MLOPart mask 0x3", nil, 0},
+		{"not read before 2.30.7", "2.30.3", "", []string{"0", "1"}, "", []int{-1, -1}, 0x90000},
+		{"index not read before 2.30.7", "2.30.3", "", []string{"2"}, "", []int{-1}, 0x90000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := buildMLOPart(t, tc.release, tc.bus, tc.parts, o)
@@ -298,18 +305,12 @@ func TestMLOPartNoSplit(t *testing.T) {
 				if got, back := mloLinkBw(d, s.Nodes[NVS][0], LinkNVL), mloLinkBw(s.Nodes[NVS][0], d, LinkNVL); got != nvs || back != nvs {
 					t.Errorf("GPU %s: NVLink %v/%v with the NVSwitch, want %v both ways", g.Name(), got, back, nvs)
 				}
-				if tc.dev == 0 {
-					if g.Parent != nil || g.LocalID() != tc.id {
-						t.Errorf("GPU %s: parent %v, want a lone GPU node %x", g.Name(), g.Parent, tc.id)
-					}
-					continue
-				}
 				if g.Parent == nil || g.Parent.LocalID() != tc.dev || g.Parent.MLOPart != -1 || g.LocalID() != int64(i)<<40|tc.dev || mloLinkBw(g, g.Parent, LinkLOC) != locBw || mloLinkBw(g.Parent, g, LinkLOC) != locBw {
 					t.Errorf("GPU %s: parent %v, want DEV/0-%x (no partition) joined by LOC at %v both ways", g.Name(), g.Parent, tc.dev, locBw)
 				}
 			}
-			if tc.dev != 0 && len(s.Nodes[DEV]) != 1 {
-				t.Errorf("%d DEV nodes, want 1", len(s.Nodes[DEV]))
+			if len(s.Nodes[DEV]) != 8 {
+				t.Errorf("%d DEV nodes, want 8", len(s.Nodes[DEV]))
 			}
 		})
 	}
@@ -371,7 +372,7 @@ func TestMLOPartNoSplitPaths(t *testing.T) {
 		want, lack []string
 	}{
 		{o, []string{"- DEV/0-90000 (10de2941", "+ LOC[5000.0] - GPU/0-90000\n", "+ LOC[5000.0] - GPU/0-10000090000\n"}, []string{"[MLOPart", "LOC[2618.0]"}},
-		{DefaultOptions(), []string{"GPU/0-90001 (0) [MLOPart 0]", "GPU/0-90003 (1) [MLOPart 1]", "+ LOC[2618.0] - GPU/0-90003"}, []string{"DEV/"}},
+		{DefaultOptions(), []string{"- DEV/0-90001 (10de2941", "- DEV/0-90003 (10de2941", "+ LOC[5000.0] - GPU/0-90001\n", "+ LOC[2618.0] - DEV/0-90003\n"}, []string{"[MLOPart", "DEV/0-90000"}},
 	} {
 		sys, err := BuildSystem("topo.xml", x, p)
 		if err != nil {

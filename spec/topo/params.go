@@ -321,8 +321,8 @@ type Params struct {
 	// node; before, only the first. Several <gpu> on one device are
 	// several ranks on one GPU (G-TOPO-DEV-1): GPU nodes under one DEV
 	// node joined by LOC links at LOC_BW, the device's links on the DEV
-	// and added by its first <gpu> alone; a device with one rank keeps one
-	// GPU node, which stands for NCCL's DEV and its GPU.
+	// and added by its first <gpu> alone; a device with one rank is a DEV
+	// node with one GPU node, so every GPU-side path is one hop longer.
 	GPUSubs bool
 	// GraphXMLRank (2.30.3): the graph XML's <gpu> carries its rank
 	// (ncclTopoGetXmlFromChannel), and a graph file's rank attribute

@@ -312,8 +312,9 @@ func TestBetterPath(t *testing.T) {
 
 // TestPathTypeFirst: four V100s in an NVLink ring of one link each (20 GB/s)
 // under one PCIe 4.0 switch (24 GB/s). Between opposite GPUs the switch
-// (2 hops, PIX, 24) and the peer GPU (2 hops, NVB, 20) tie on hops; up to
-// 2.30.4 the faster PIX path stays, from 2.30.7 the better NVB type wins.
+// (PIX, 24) and the peer GPU (NVB, 20) tie on hops (4: each GPU's hop to
+// its DEV node, G-TOPO-DEV-1, then two); up to 2.30.4 the faster PIX path
+// stays, from 2.30.7 the better NVB type wins.
 // No preset has such a tie, so none of their paths changes at 2.30.7.
 // Ref: v2.30.4-1, v2.30.7-1 src/graph/paths.cc ncclTopoSetPaths.
 func TestPathTypeFirst(t *testing.T) {
@@ -334,9 +335,9 @@ func TestPathTypeFirst(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"2.30.4 keeps the faster PCIe path", p2304, DefaultOptions(), "2/24.0/PIX"},
-		{"2.30.7 takes the better type", p2307, DefaultOptions(), "2/20.0/NVB"},
-		{"2.30.7 with NCCL_NVB_DISABLE=1", p2307, noNVB, "2/24.0/PIX"},
+		{"2.30.4 keeps the faster PCIe path", p2304, DefaultOptions(), "4/24.0/PIX"},
+		{"2.30.7 takes the better type", p2307, DefaultOptions(), "4/20.0/NVB"},
+		{"2.30.7 with NCCL_NVB_DISABLE=1", p2307, noNVB, "4/24.0/PIX"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := pathsOf(t, ring, tc.p, tc.o)
@@ -345,8 +346,8 @@ func TestPathTypeFirst(t *testing.T) {
 					t.Errorf("GPU%d -> GPU%d: %s, want %s", g[0], g[1], got, tc.want)
 				}
 			}
-			if got := pathSummary(s, GPU, 0, GPU, 1); got != "1/20.0/NVL" {
-				t.Errorf("GPU0 -> GPU1: %s, want the NVLink 1/20.0/NVL", got)
+			if got := pathSummary(s, GPU, 0, GPU, 1); got != "3/20.0/NVL" {
+				t.Errorf("GPU0 -> GPU1: %s, want the NVLink 3/20.0/NVL (GPU-DEV-DEV-GPU)", got)
 			}
 		})
 	}

@@ -46,11 +46,9 @@ func (s *System) printRec(n, prev *Node, prefix string, out *[]string) {
 	line := prefix + s.nodeName(n)
 	switch n.Type {
 	case GPU:
+		// a GPU under a DEV node (2.30.3+) is printed as its DEV's LOC link
+		// only, so never with ncclTopoPrintRec's " [MLOPart %d]"
 		line += fmt.Sprintf(" (%d)", n.Rank)
-		if n.MLOPart != -1 {
-			// v2.30.7-1 src/graph/topo.cc ncclTopoPrintRec
-			line += fmt.Sprintf(" [MLOPart %d]", n.MLOPart)
-		}
 	case CPU:
 		line += fmt.Sprintf(" (%d/%d/%d)", int(n.Arch), int(n.Vendor), int(n.Model))
 	case PCI, DEV:

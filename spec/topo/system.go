@@ -4,11 +4,11 @@ import "fmt"
 
 // NodeType is a topology node kind, in NCCL's order
 // (v2.28.9-1 src/graph/topo.h GPU … NET), then DEV, the CUDA device that
-// several ranks share (v2.30.3-1 src/graph/topo.h DEV), and CXB, the C2C
-// bridge that the partitions of an MLOPart GPU share (v2.30.7-1
-// src/graph/topo.h CXB; NCCL numbers both after GIN and RMA, which gatesim
-// has no node for). A device with one rank has no DEV node here: its GPU
-// node stands for NCCL's DEV and its one GPU.
+// holds one rank's GPU node or several (v2.30.3-1 src/graph/topo.h DEV),
+// and CXB, the C2C bridge that the partitions of an MLOPart GPU share
+// (v2.30.7-1 src/graph/topo.h CXB; NCCL numbers both after GIN and RMA,
+// which gatesim has no node for). Before 2.30.3 there is no DEV: the GPU
+// node is the device.
 type NodeType int
 
 const (
@@ -176,10 +176,10 @@ type Node struct {
 	// MLOPart is gpu.mloPart: the partition index of an MLOPart GPU, -1
 	// (NCCL_TOPO_UNDEF) for a whole GPU.
 	MLOPart int
-	// Parent is gpu.parent where several ranks share the device: the DEV
-	// node holding the device's PCI, NVLink and C2C links, joined to each
-	// of its GPUs by LOC links at LOC_BW; nil for a GPU that is its
-	// device's only rank (its node is the device). A DEV node has the
+	// Parent is gpu.parent from 2.30.3 (G-TOPO-DEV-1): the DEV node
+	// holding the device's PCI, NVLink and C2C links, joined to each of its
+	// GPUs (one per rank on the device) by LOC links at LOC_BW; nil before
+	// 2.30.3, where the GPU node is the device. A DEV node has the
 	// device's Dev, SM and GDR.
 	Parent *Node
 
@@ -212,7 +212,7 @@ func (n *Node) SystemID() int64 { return n.ID >> 56 }
 func (n *Node) LocalID() int64 { return n.ID & topoLocalIDMask }
 
 // DevNode is the node that holds the GPU's device links: its DEV node
-// where ranks share the device, else the GPU node itself.
+// from 2.30.3, else the GPU node itself.
 func (n *Node) DevNode() *Node {
 	if n.Parent != nil {
 		return n.Parent
@@ -220,8 +220,8 @@ func (n *Node) DevNode() *Node {
 	return n
 }
 
-// isDevice: the node is a GPU device, a DEV node or a GPU node that is
-// its device's only rank.
+// isDevice: the node is a GPU device, a DEV node (2.30.3+) or a GPU node
+// without one (before).
 func (n *Node) isDevice() bool {
 	return n.Type == DEV || n.Type == GPU && n.Parent == nil
 }
@@ -240,7 +240,7 @@ func (n *Node) rankNode() *Node {
 }
 
 // deviceCount is the number of GPU devices (nodes[DEV].count from
-// 2.30.3): the GPUs, ranks sharing a device counted once.
+// 2.30.3, the GPUs before).
 func (s *System) deviceCount() int {
 	n := len(s.Nodes[DEV])
 	for _, g := range s.Nodes[GPU] {
