@@ -177,17 +177,6 @@ var ofiFamilyGDR = map[string]bool{
 	"p4d": true, "p4de": true, "p5": true, "p5e": true, "p5en": true, "p6-b200": true, "p6-b300": true,
 }
 
-// ofiTunedPlatforms are the instance types whose OFI tuner replaces NCCL's
-// choice with its own region or model tables, from the plugin release
-// that has their tables (P-OFI-TUNER-1; src/tuner/nccl_ofi_tuner.cpp
-// nccl_ofi_tuner_init, is_region_supported): gatesim does not model
-// those tables, so it refuses the platform rather than predict NCCL's
-// choice there.
-var ofiTunedPlatforms = map[string]ofiVersion{
-	"p5.48xlarge": {1, 16, 0}, "p5e.48xlarge": {1, 16, 0}, "p5en.48xlarge": {1, 16, 0},
-	"p6-b200.48xlarge": {1, 16, 0}, "p6-b300.48xlarge": {1, 18, 0},
-}
-
 // OFIPluginDir is where AWS's EFA installer puts the plugin.
 const OFIPluginDir = "/opt/amazon/ofi-nccl/lib"
 
@@ -211,8 +200,8 @@ func OFIPlugin(version, platform string) ([]Library, error) {
 		return nil, fmt.Errorf("%s platform %q: expected an EC2 instance type FAMILY.SIZE of a family gatesim knows (%s)", OFIPluginName, platform, strings.Join(fams, ", "))
 	}
 	tuner, hasTuner := ofiFact("P-OFI-TUNER-1", v)
-	if since, tuned := ofiTunedPlatforms[platform]; hasTuner && tuned && !v.less(since) {
-		return nil, fmt.Errorf("%s %s on %s: the plugin's own tuner chooses the algorithm and protocol there from tables gatesim does not model; give a release before 1.16.0 or another instance type", OFIPluginName, v, platform)
+	if tp, tuned := ofiTunerPlatforms[platform]; hasTuner && tuned && !v.less(tp.since) && !ofiTunerModelled(v, platform) {
+		return nil, fmt.Errorf("%s %s on %s: the plugin's own tuner chooses the algorithm and protocol there from regions gatesim models only at %s; give one of those releases, a release before %s or another instance type", OFIPluginName, v, platform, ofiRegionReleases(), tp.since)
 	}
 	abi, _ := ofiFact("P-OFI-ABI-1", v)
 	lib := Library{Path: OFIPluginDir + "/libnccl-net.so", InLoaderPath: true, Net: ofiNet(v, gdr)}
@@ -223,6 +212,9 @@ func OFIPlugin(version, platform string) ([]Library, error) {
 		lib.TunerSymbols = slices.Clone(tuner.TunerABI)
 		lib.Tuner = &tuning.TunerBehaviour{Name: "nccl_ofi_tuner",
 			InitLog: []string{"NET/OFI NCCL_OFI_TUNER is not available for platform : " + platform + ", Fall back to NCCL's tuner"}}
+		if ofiTunerModelled(v, platform) {
+			lib.Tuner.InitLog, lib.Tuner.Model = nil, OFIPluginName+"@"+v.String()+":"+platform
+		}
 	}
 	if !ofiHas("P-OFI-LIB-2", v) {
 		return []Library{lib}, nil

@@ -233,8 +233,10 @@ func TestOFIPluginInput(t *testing.T) {
 		{"aws-ofi-nccl@1.18.0:g7e.8xlarge", true, 2, ""},
 		{"aws-ofi-nccl@v1.12.1-aws:g5.48xlarge", true, 1, ""},
 		{"aws-ofi-nccl@1.14.2:p5.48xlarge", true, 1, ""}, // its tuner is a library of its own
-		{"aws-ofi-nccl@1.18.0:p5.48xlarge", true, 0, "tables gatesim does not model"},
-		{"aws-ofi-nccl@1.18.0:p6-b300.48xlarge", true, 0, "tables gatesim does not model"},
+		{"aws-ofi-nccl@1.18.0:p5.48xlarge", true, 2, ""}, // its regions are modelled (P-OFI-TUNER-2)
+		{"aws-ofi-nccl@1.18.0:p6-b300.48xlarge", true, 2, ""},
+		{"aws-ofi-nccl@1.19.0:p5en.48xlarge", true, 0, "regions gatesim models only at 1.18.0"},
+		{"aws-ofi-nccl@1.16.0:p6-b200.48xlarge", true, 0, "regions gatesim models only at 1.18.0"},
 		{"aws-ofi-nccl@1.17.3:p6-b300.48xlarge", true, 2, ""}, // no table for it yet: the tuner declines
 		{"aws-ofi-nccl@1.18.1:g5.8xlarge", true, 0, "expected one of 1.6.0"},
 		{"aws-ofi-nccl@1.18:g5.8xlarge", true, 0, "expected one of"},
