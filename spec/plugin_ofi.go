@@ -141,6 +141,9 @@ var ofiFacts = []PluginFact{
 	{ID: "P-OFI-TUNER-1", Since: ofiVersion{1, 20, 0}, TunerABI: []int{2, 3, 6},
 		Ref: ofiRef("v1.20.0", "src/tuner/nccl_ofi_tuner.cpp", "nccl_ofi_tuner_init"),
 		Doc: "the tuner exports ncclTunerPlugin_v2, _v3 and _v6"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 18, 0}, Until: ofiVersion{1, 19, 0},
+		Ref: ofiRef("v1.18.0", "src/tuner/nccl_ofi_regions.cpp", "region_get_coll_info_internal_v3"),
+		Doc: "on p5, p5e, p5en, p6-b200 and p6-b300 with more than two nodes, getCollInfo writes 0.0 into the cell of the first region (a polygon in bytes × ranks, per ranks-per-node count and function) that holds the call and whose cell is not IGNORE (v1/v2: names it, PAT left out, NVLSTree only with NVLS support); on p6-b200 it sets nChannels for Tree/LL128 AllReduce at 4–32 MiB (8 ranks per node) and PAT/Simple up to 32 MiB (one rank per node)"},
 }
 
 // OFIPluginFacts are aws-ofi-nccl's behaviours gatesim carries, with the
@@ -199,10 +202,29 @@ func OFIPlugin(version, platform string) ([]Library, error) {
 		sort.Strings(fams)
 		return nil, fmt.Errorf("%s platform %q: expected an EC2 instance type FAMILY.SIZE of a family gatesim knows (%s)", OFIPluginName, platform, strings.Join(fams, ", "))
 	}
-	tuner, hasTuner := ofiFact("P-OFI-TUNER-1", v)
+	_, hasTuner := ofiFact("P-OFI-TUNER-1", v)
 	if tp, tuned := ofiTunerPlatforms[platform]; hasTuner && tuned && !v.less(tp.since) && !ofiTunerModelled(v, platform) {
 		return nil, fmt.Errorf("%s %s on %s: the plugin's own tuner chooses the algorithm and protocol there from regions gatesim models only at %s; give one of those releases, a release before %s or another instance type", OFIPluginName, v, platform, ofiRegionReleases(), tp.since)
 	}
+	return ofiLibraries(v, gdr, platform), nil
+}
+
+// OFIPluginWithoutGDR is aws-ofi-nccl of one release on an instance type
+// not named whose EFA devices cannot use GPU memory (a log that says
+// "disabling GDR" and names no platform): every such family is one the
+// tuner has no regions for, so NCCL's decisions do not depend on which.
+func OFIPluginWithoutGDR(version string) ([]Library, error) {
+	v, err := parseOFIVersion(version)
+	if err != nil {
+		return nil, err
+	}
+	return ofiLibraries(v, false, ""), nil
+}
+
+// ofiLibraries are the plugin's libraries of release v on platform (""
+// when not known: the tuner's decline then logs no platform line).
+func ofiLibraries(v ofiVersion, gdr bool, platform string) []Library {
+	tuner, hasTuner := ofiFact("P-OFI-TUNER-1", v)
 	abi, _ := ofiFact("P-OFI-ABI-1", v)
 	lib := Library{Path: OFIPluginDir + "/libnccl-net.so", InLoaderPath: true, Net: ofiNet(v, gdr)}
 	for n := abi.NetABI[0]; n <= abi.NetABI[1]; n++ {
@@ -210,18 +232,20 @@ func OFIPlugin(version, platform string) ([]Library, error) {
 	}
 	if hasTuner {
 		lib.TunerSymbols = slices.Clone(tuner.TunerABI)
-		lib.Tuner = &tuning.TunerBehaviour{Name: "nccl_ofi_tuner",
-			InitLog: []string{"NET/OFI NCCL_OFI_TUNER is not available for platform : " + platform + ", Fall back to NCCL's tuner"}}
-		if ofiTunerModelled(v, platform) {
-			lib.Tuner.InitLog, lib.Tuner.Model = nil, OFIPluginName+"@"+v.String()+":"+platform
+		lib.Tuner = &tuning.TunerBehaviour{Name: "nccl_ofi_tuner"}
+		switch {
+		case ofiTunerModelled(v, platform):
+			lib.Tuner.Model = OFIPluginName + "@" + v.String() + ":" + platform
+		case platform != "":
+			lib.Tuner.InitLog = []string{"NET/OFI NCCL_OFI_TUNER is not available for platform : " + platform + ", Fall back to NCCL's tuner"}
 		}
 	}
 	if !ofiHas("P-OFI-LIB-2", v) {
-		return []Library{lib}, nil
+		return []Library{lib}
 	}
 	ofi := lib
 	ofi.Path = OFIPluginDir + "/libnccl-net-ofi.so"
-	return []Library{ofi, lib}, nil
+	return []Library{ofi, lib}
 }
 
 // ofiNet is the plugin's network: its name (P-OFI-NAME-1/2), one device

@@ -3,9 +3,9 @@ package spec
 import (
 	"bufio"
 	"fmt"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
