@@ -155,8 +155,8 @@ type PluginLog struct {
 type OFILog struct {
 	// Version is PACKAGE_STRING's version ("Using aws-ofi-nccl 1.7.4-aws"
 	// to 1.7.x, "Initializing aws-ofi-nccl 1.18.0" from 1.8.0).
-	Version string `json:"version,omitempty"`
-	VersionAt Loc `json:"version_at,omitzero"`
+	Version   string `json:"version,omitempty"`
+	VersionAt Loc    `json:"version_at,omitzero"`
 	// Platform is the EC2 instance type its tuner names ("... for
 	// platform : g7e.8xlarge", "... chosen for platform: p5en.48xlarge")
 	// or its TRACE lines ("Product Name is", "EC2 platform type is").
