@@ -141,9 +141,21 @@ var ofiFacts = []PluginFact{
 	{ID: "P-OFI-TUNER-1", Since: ofiVersion{1, 20, 0}, TunerABI: []int{2, 3, 6},
 		Ref: ofiRef("v1.20.0", "src/tuner/nccl_ofi_tuner.cpp", "nccl_ofi_tuner_init"),
 		Doc: "the tuner exports ncclTunerPlugin_v2, _v3 and _v6"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 16, 0}, Until: ofiVersion{1, 17, 0},
+		Ref: ofiRef("v1.16.0", "src/tuner/nccl_ofi_regions.cpp", "region_get_coll_info_internal_v3"),
+		Doc: "on p5, p5e, p5en and p6-b200 with more than two nodes, getCollInfo writes 0.0 into the cell of the first region (a polygon in bytes × ranks, per ranks-per-node count and function) that holds the call and whose cell is not IGNORE (v1/v2: names it, PAT left out, NVLSTree only with NVLS support); on p6-b200 Tree/LL128 AllReduce at 4–32 MiB with 8 ranks per node gets the channel count of the largest chunk"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 17, 0}, Until: ofiVersion{1, 18, 0},
+		Ref: ofiRef("v1.17.0", "src/tuner/nccl_ofi_tuner.cpp", "nccl_ofi_tuner_init_v2"),
+		Doc: "new regions; the v1/v2 init declines when NCCL_ALGO or NCCL_PROTO is set"},
 	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 18, 0}, Until: ofiVersion{1, 19, 0},
 		Ref: ofiRef("v1.18.0", "src/tuner/nccl_ofi_regions.cpp", "region_get_coll_info_internal_v3"),
-		Doc: "on p5, p5e, p5en, p6-b200 and p6-b300 with more than two nodes, getCollInfo writes 0.0 into the cell of the first region (a polygon in bytes × ranks, per ranks-per-node count and function) that holds the call and whose cell is not IGNORE (v1/v2: names it, PAT left out, NVLSTree only with NVLS support); on p6-b200 it sets nChannels for Tree/LL128 AllReduce at 4–32 MiB (8 ranks per node) and PAT/Simple up to 32 MiB (one rank per node)"},
+		Doc: "new regions, p6-b300's among them; on p6-b200 PAT/Simple up to 32 MiB with one rank per node gets 1 or 2 channels"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 19, 0}, Until: ofiVersion{1, 21, 0},
+		Ref: ofiRef("v1.19.0", "src/tuner/nccl_ofi_regions.cpp", "is_inside_region"),
+		Doc: "new regions, and regions, extensions and calls placed in log2 of bytes and ranks"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 21, 0},
+		Ref: ofiRef("v1.21.0", "src/tuner/nccl_ofi_regions.cpp", "region_get_chunk_size_internal"),
+		Doc: "new regions; the v6 getChunkSize sets p5en's Tree/LL128 AllReduce and PAT AllGather chunks with one rank per node (not modelled: OFIPlugin refuses p5en from 1.21.0)"},
 }
 
 // OFIPluginFacts are aws-ofi-nccl's behaviours gatesim carries, with the
@@ -204,7 +216,7 @@ func OFIPlugin(version, platform string) ([]Library, error) {
 	}
 	_, hasTuner := ofiFact("P-OFI-TUNER-1", v)
 	if tp, tuned := ofiTunerPlatforms[platform]; hasTuner && tuned && !v.less(tp.since) && !ofiTunerModelled(v, platform) {
-		return nil, fmt.Errorf("%s %s on %s: the plugin's own tuner chooses the algorithm and protocol there from regions gatesim models only at %s; give one of those releases, a release before %s or another instance type", OFIPluginName, v, platform, ofiRegionReleases(), tp.since)
+		return nil, fmt.Errorf("%s %s on %s: the plugin's own tuner also chooses NCCL's chunk size there (getChunkSize), which gatesim does not model; give a release before 1.21.0 or another instance type", OFIPluginName, v, platform)
 	}
 	return ofiLibraries(v, gdr, platform), nil
 }

@@ -1,13 +1,13 @@
 package spec
 
-// aws-ofi-nccl 1.18.0's regions (P-OFI-TUNER-2): per instance family, ranks
-// per node and function, the (nBytes, nRanks) polygons where the tuner sets
-// an algorithm and protocol, in the order it tries them. Transcribed from
-// aws/aws-ofi-nccl v1.18.0 src/tuner/nccl_ofi_regions.cpp
-// region_init_internal_p5en, _p5_p5e, _p6 and _p6_b300; the extended
-// vertices are extend_region's towards (TUNER_MAX_SIZE, TUNER_MAX_RANKS).
-// A ranks-per-node count without a case has no regions: the tuner leaves
-// NCCL's table as it is.
+// The regions of aws-ofi-nccl 1.18.0 (P-OFI-TUNER-2): per instance family,
+// ranks per node and function, the (nBytes, nRanks) polygons where the
+// tuner sets an algorithm and protocol, in the order it tries them.
+// Transcribed from aws/aws-ofi-nccl v1.18.0
+// src/tuner/nccl_ofi_regions.cpp region_init_internal_p5en, _p5_p5e, _p6 and _p6_b300; the
+// extended vertices are extend_region's towards (TUNER_MAX_SIZE,
+// TUNER_MAX_RANKS). A ranks-per-node count without a case has no regions:
+// the tuner leaves NCCL's table as it is.
 func ofiRegions1_18_0(x ofiGeometry, p ofiTunerPlatform, ranksPerNode int) (t ofiRegionTable) {
 	switch int(p)<<8 | ranksPerNode {
 	case int(ofiP5en)<<8 | 8:

@@ -65,30 +65,61 @@ type ofiRegion struct {
 // ofiRegionTable is a communicator's regions per function (nil: none).
 type ofiRegionTable [NumFuncs][]ofiRegion
 
-// ofiGeometry is how a plugin release places its points: 1.18.0 works in
-// bytes and ranks as they are.
-type ofiGeometry struct{}
+// ofiGeometry is how a plugin release places its points: up to 1.18.0 in
+// bytes and ranks as they are, from 1.19.0 in log2 of both (a 0
+// coordinate taken as 1e-6 first), where extend_region also works.
+type ofiGeometry struct{ log2 bool }
 
+// pt is a vertex as the tables write it (placed later, by place).
 func (ofiGeometry) pt(x, y float64) ofiPoint { return ofiPoint{x, y} }
 
-// extend is extend_region: the point of the line through a and b that
-// reaches the (TUNER_MAX_SIZE, TUNER_MAX_RANKS) corner's x or y first.
+// place is the point in the space the tests run in.
 //
-// Ref: aws-ofi-nccl v1.18.0 src/tuner/nccl_ofi_regions.cpp extend_region
-func (ofiGeometry) extend(a, b ofiPoint) ofiPoint {
-	z := ofiPoint{ofiMaxSize, ofiMaxRanks}
+// Ref: aws-ofi-nccl v1.19.0 include/tuner/nccl_ofi_tuner_region.h
+// nccl_ofi_tuner_point::transform_log2; src/tuner/nccl_ofi_regions.cpp
+// set_regions
+func (g ofiGeometry) place(p ofiPoint) ofiPoint {
+	if !g.log2 {
+		return p
+	}
+	const eps = 1e-6
+	if p.x == 0 {
+		p.x = eps
+	}
+	if p.y == 0 {
+		p.y = eps
+	}
+	return ofiPoint{math.Log2(p.x), math.Log2(p.y)}
+}
+
+// extend is extend_region: the point of the line through a and b that
+// reaches the (TUNER_MAX_SIZE, TUNER_MAX_RANKS) corner's x or y first,
+// in the release's space, given back as a table vertex.
+//
+// Ref: aws-ofi-nccl v1.18.0 and v1.19.0 src/tuner/nccl_ofi_regions.cpp
+// extend_region
+func (g ofiGeometry) extend(a, b ofiPoint) ofiPoint {
+	a, b = g.place(a), g.place(b)
+	z := g.place(ofiPoint{ofiMaxSize, ofiMaxRanks})
+	var r ofiPoint
 	switch {
 	case a.x == b.x:
-		return ofiPoint{a.x, z.y}
+		r = ofiPoint{a.x, z.y}
 	case a.y == b.y:
-		return ofiPoint{z.x, a.y}
+		r = ofiPoint{z.x, a.y}
+	default:
+		m := (a.y - b.y) / (a.x - b.x)
+		c := b.y - m*b.x
+		if y := m*z.x + c; y < z.y {
+			r = ofiPoint{z.x, y}
+		} else {
+			r = ofiPoint{(z.y - c) / m, z.y}
+		}
 	}
-	m := (a.y - b.y) / (a.x - b.x)
-	c := b.y - m*b.x
-	if y := m*z.x + c; y < z.y {
-		return ofiPoint{z.x, y}
+	if g.log2 {
+		r = ofiPoint{math.Pow(2, r.x), math.Pow(2, r.y)}
 	}
-	return ofiPoint{(z.y - c) / m, z.y}
+	return r
 }
 
 // ofiIntersect is the plugin's segment test: 1 when x0→x1 crosses y0→y1,
@@ -134,7 +165,7 @@ func ofiDistance(x, y0, y1 ofiPoint, eps float64) float64 {
 // bounding-box screen, then a ray to a point beyond every polygon).
 //
 // Ref: aws-ofi-nccl v1.18.0 src/tuner/nccl_ofi_regions.cpp is_inside_region
-func ofiInside(p ofiPoint, r *ofiRegion) int {
+func ofiInside(g ofiGeometry, p ofiPoint, r *ofiRegion) int {
 	const eps = 1e-10
 	n := len(r.v)
 	for i := range n {
@@ -149,7 +180,7 @@ func ofiInside(p ofiPoint, r *ofiRegion) int {
 	if p.x < minX || p.x > maxX || p.y < minY || p.y > maxY {
 		return -1
 	}
-	far := ofiPoint{2 * ofiMaxSize, 2 * ofiMaxRanks}
+	far := g.place(ofiPoint{2 * ofiMaxSize, 2 * ofiMaxRanks})
 	crosses := 0
 	for i := range n {
 		if res, _, _ := ofiIntersect(p, far, r.v[i], r.v[(i+1)%n], eps); res == 1 {
@@ -163,25 +194,61 @@ func ofiInside(p ofiPoint, r *ofiRegion) int {
 }
 
 // ofiRegionTuner is the region tuner's context for one communicator
-// (region_init_internal): its platform, size and regions.
+// (region_init_internal): its release, platform, size and regions, placed.
 type ofiRegionTuner struct {
+	rel            *ofiRegionRelease
 	platform       ofiTunerPlatform
 	nRanks, nNodes int
 	log2Nodes      int
 	regions        ofiRegionTable
 }
 
-// ofiRegionsAt are the plugin releases whose regions gatesim carries.
-var ofiRegionsAt = map[ofiVersion]func(ofiGeometry, ofiTunerPlatform, int) ofiRegionTable{
-	{1, 18, 0}: ofiRegions1_18_0,
+// ofiRegionRelease is the region tuner of the plugin releases from since:
+// their regions and how they read them.
+type ofiRegionRelease struct {
+	since   ofiVersion
+	regions func(ofiGeometry, ofiTunerPlatform, int) ofiRegionTable
+	geo     ofiGeometry
+	// patChannels: P6-B200's PAT/Simple channel count (1.18.0+).
+	patChannels bool
+	// selectedLine: TunerProcessConfig logs "Tuner selected platform"
+	// (1.18.0+); declineV2: the v1/v2 init declines under NCCL_ALGO or
+	// NCCL_PROTO (1.17.0+).
+	selectedLine, declineV2 bool
+	// chunkSizeOn is the platform whose getChunkSize (v6) the release
+	// tunes and gatesim does not model (1.21.0+: p5en): OFIPlugin refuses it.
+	chunkSizeOn string
+}
+
+// ofiRegionReleases are the region tuner's releases, oldest first; each
+// holds up to the next (P-OFI-TUNER-2).
+var ofiRegionReleases = []ofiRegionRelease{
+	{since: ofiVersion{1, 16, 0}, regions: ofiRegions1_16_0},
+	{since: ofiVersion{1, 17, 0}, regions: ofiRegions1_17_0, declineV2: true},
+	{since: ofiVersion{1, 18, 0}, regions: ofiRegions1_18_0, declineV2: true, patChannels: true, selectedLine: true},
+	{since: ofiVersion{1, 19, 0}, regions: ofiRegions1_19_0, geo: ofiGeometry{log2: true}, declineV2: true, patChannels: true, selectedLine: true},
+	{since: ofiVersion{1, 21, 0}, regions: ofiRegions1_21_0, geo: ofiGeometry{log2: true}, declineV2: true, patChannels: true, selectedLine: true,
+		chunkSizeOn: "p5en.48xlarge"},
+}
+
+// ofiRegionReleaseOf is the region tuner of plugin release v (nil before
+// 1.16.0, where the tuner is a library of its own).
+func ofiRegionReleaseOf(v ofiVersion) *ofiRegionRelease {
+	var out *ofiRegionRelease
+	for i := range ofiRegionReleases {
+		if !v.less(ofiRegionReleases[i].since) {
+			out = &ofiRegionReleases[i]
+		}
+	}
+	return out
 }
 
 // ofiTunerModelled reports whether the region tuner of v on the platform
-// is modelled (a tuned platform of a release whose regions gatesim has).
+// is modelled (a tuned platform from the release that has its regions).
 func ofiTunerModelled(v ofiVersion, platform string) bool {
 	tp, tuned := ofiTunerPlatforms[platform]
-	_, ok := ofiRegionsAt[v]
-	return tuned && ok && !v.less(tp.since)
+	r := ofiRegionReleaseOf(v)
+	return tuned && r != nil && !v.less(tp.since) && r.chunkSizeOn != platform
 }
 
 // newOFIRegionTuner is the tuner's init on a communicator of nRanks ranks
@@ -193,16 +260,29 @@ func ofiTunerModelled(v ofiVersion, platform string) bool {
 // src/tuner/nccl_ofi_regions.cpp region_init_internal
 func newOFIRegionTuner(v ofiVersion, platform string, nRanks, nNodes int) (*ofiRegionTuner, []string) {
 	p := ofiTunerPlatforms[platform].p
-	t := &ofiRegionTuner{platform: p, nRanks: nRanks, nNodes: nNodes, log2Nodes: bits.Len(uint(max(nNodes, 1))) - 1}
+	rel := ofiRegionReleaseOf(v)
+	t := &ofiRegionTuner{rel: rel, platform: p, nRanks: nRanks, nNodes: nNodes, log2Nodes: bits.Len(uint(max(nNodes, 1))) - 1}
 	if nNodes > 0 && nRanks%nNodes == 0 {
-		t.regions = ofiRegionsAt[v](ofiGeometry{}, p, nRanks/nNodes)
+		t.regions = rel.regions(rel.geo, p, nRanks/nNodes)
+		for f := range t.regions {
+			placed := make([]ofiRegion, len(t.regions[f]))
+			for i, r := range t.regions[f] {
+				placed[i] = ofiRegion{algo: r.algo, proto: r.proto, v: make([]ofiPoint, len(r.v))}
+				for j, pt := range r.v {
+					placed[i].v[j] = rel.geo.place(pt)
+				}
+			}
+			t.regions[f] = placed
+		}
 	}
-	return t, []string{
-		"NET/OFI Tuner selected platform: AWS",
-		"NET/OFI Region base Tuner is chosen for platform: " + platform,
+	var log []string
+	if rel.selectedLine {
+		log = append(log, "NET/OFI Tuner selected platform: AWS")
+	}
+	return t, append(log,
+		"NET/OFI Region base Tuner is chosen for platform: "+platform,
 		fmt.Sprintf("NET/OFI Region Tuner init (platform %d): comm with %d ranks and %d nodes.", p, nRanks, nNodes),
-		fmt.Sprintf("NET/OFI Tuner init: comm with %d ranks and %d nodes.", nRanks, nNodes),
-	}
+		fmt.Sprintf("NET/OFI Tuner init: comm with %d ranks and %d nodes.", nRanks, nNodes))
 }
 
 // answer is the tuner's getCollInfo for call: v3 and later skip a region
@@ -223,7 +303,7 @@ func (t *ofiRegionTuner) answer(call *TunerCall) TunerAnswer {
 	if t.nNodes <= 2 {
 		return ans
 	}
-	p := ofiPoint{float64(call.NBytes), float64(t.nRanks)}
+	p := t.rel.geo.place(ofiPoint{float64(call.NBytes), float64(t.nRanks)})
 	for i := range regions {
 		r := &regions[i]
 		a, pr := int(r.algo), int(r.proto)
@@ -233,7 +313,7 @@ func (t *ofiRegionTuner) answer(call *TunerCall) TunerAnswer {
 		if call.ABI < 3 && (r.algo == PAT || (r.algo == NVLSTree && !call.NVLSSupport)) {
 			continue
 		}
-		if ofiInside(p, r) < 0 {
+		if ofiInside(t.rel.geo, p, r) < 0 {
 			continue
 		}
 		if call.ABI < 3 {
@@ -275,7 +355,7 @@ func (t *ofiRegionTuner) channels(nBytes int64, a Algo, p Proto) int {
 		}
 		nc = best
 	}
-	if n <= 32<<20 && a == PAT && p == Simple && t.nNodes == t.nRanks {
+	if t.rel.patChannels && n <= 32<<20 && a == PAT && p == Simple && t.nNodes == t.nRanks {
 		switch nn := uint64(t.nNodes); {
 		case n <= nn*65536:
 			nc = 1
@@ -318,17 +398,6 @@ func ofiTreeLL128Chunk(n uint64, nCh, log2Nodes int) uint64 {
 	return uint64(math.Ceil(float64(nelem)/float64(dataPerSlice))) * wireWords * 8
 }
 
-// ofiRegionReleases names the plugin releases whose regions are modelled.
-func ofiRegionReleases() string {
-	var vs []string
-	for _, r := range ofiReleases {
-		if v, _ := parseOFIVersion(r); ofiRegionsAt[v] != nil {
-			vs = append(vs, v.String())
-		}
-	}
-	return strings.Join(vs, ", ")
-}
-
 // ofiTunerInit is the init of a modelled aws-ofi-nccl tuner (model is
 // "aws-ofi-nccl@VERSION:PLATFORM", as OFIPlugin names it) under tuner ABI
 // abi: the v1 and v2 entry points decline when NCCL_ALGO or NCCL_PROTO
@@ -345,7 +414,7 @@ func ofiTunerInit(model string, abi, nRanks, nNodes int, env Env) (*ofiRegionTun
 	}
 	_, algo := env.Lookup("NCCL_ALGO")
 	_, proto := env.Lookup("NCCL_PROTO")
-	if abi < 3 && (algo || proto) {
+	if abi < 3 && (algo || proto) && ofiRegionReleaseOf(v).declineV2 {
 		return nil, []string{"NET/OFI The tuner plugin can not be loaded when explicitly choosing an algorithm or protocol with NCCL_ALGO/NCCL_PROTO. Defaulting to internal tuner."}
 	}
 	return newOFIRegionTuner(v, platform, nRanks, nNodes)

@@ -187,3 +187,115 @@ func TestOFIRegionTunerDecides(t *testing.T) {
 		})
 	}
 }
+
+// TestOFIRegionTunerReleases: what changes between the region tuner's
+// releases, each case read off the tags' regions by hand (P-OFI-TUNER-2):
+// new regions (1.17.0), the P6-B200 PAT channel counts (1.18.0), the
+// log2 placement of 1.19.0 on regions 1.18.0 and 1.19.0 share, and
+// p6-b300 (regions from 1.18.0).
+func TestOFIRegionTunerReleases(t *testing.T) {
+	for _, tc := range []struct {
+		ofi            string
+		platform       string
+		nRanks, nNodes int
+		fn             Func
+		nBytes         int64
+		want           AlgoProto
+		nch            int
+	}{
+		// p5en, 8 ranks per node, AllGather at 32 ranks: 1.16.0's Ring/LL
+		// edge reaches 262144 B at 32 ranks, 1.17.0's 1348169 B
+		{"1.16.0", "p5en.48xlarge", 32, 4, AllGather, 1 << 20, AlgoProto{Ring, LL128}, 0},
+		{"1.17.0", "p5en.48xlarge", 32, 4, AllGather, 1 << 20, AlgoProto{Ring, LL}, 0},
+		// the same Ring/LL edge, (786432, 16)–(4718592, 128), at 32 ranks
+		// and 1400000 B: outside it in bytes (1348169), inside it in log2
+		// (2^20.4466 = 1429043)
+		{"1.18.0", "p5en.48xlarge", 32, 4, AllGather, 1400000, AlgoProto{Ring, LL128}, 0},
+		{"1.19.0", "p5en.48xlarge", 32, 4, AllGather, 1400000, AlgoProto{Ring, LL}, 0},
+		{"1.19.2", "p5en.48xlarge", 32, 4, AllGather, 1300000, AlgoProto{Ring, LL}, 0},
+		{"1.20.0", "p5en.48xlarge", 32, 4, AllGather, 1500000, AlgoProto{Ring, LL128}, 0},
+		// P6-B200 one rank per node, PAT/Simple AllGather: no channel count
+		// before 1.18.0; then 1 up to 64 KiB per node, 2 up to 128 KiB
+		{"1.17.3", "p6-b200.48xlarge", 8, 8, AllGather, 4096, AlgoProto{PAT, Simple}, 0},
+		{"1.18.0", "p6-b200.48xlarge", 8, 8, AllGather, 4096, AlgoProto{PAT, Simple}, 1},
+		{"1.21.1", "p6-b200.48xlarge", 8, 8, AllGather, 1 << 20, AlgoProto{PAT, Simple}, 2},
+		// p5, 8 ranks per node: Tree/LL128 from (0, 16) at every release
+		{"1.16.0", "p5.48xlarge", 32, 4, AllReduce, 4096, AlgoProto{Tree, LL128}, 0},
+		{"1.21.0", "p5.48xlarge", 32, 4, AllReduce, 4096, AlgoProto{Tree, LL128}, 0},
+		// p5 has no AllGather regions with 8 ranks per node
+		{"1.18.0", "p5.48xlarge", 32, 4, AllGather, 4096, AlgoProto{AlgoNone, ProtoNone}, 0},
+		// p6-b300 from 1.18.0
+		{"1.18.0", "p6-b300.48xlarge", 32, 4, AllReduce, 4096, AlgoProto{Tree, LL}, 0},
+	} {
+		t.Run(fmt.Sprintf("%s %s %d×%d %s %d", tc.ofi, tc.platform, tc.nRanks, tc.nNodes, tc.fn, tc.nBytes), func(t *testing.T) {
+			v, err := parseOFIVersion(tc.ofi)
+			if err != nil || !ofiTunerModelled(v, tc.platform) {
+				t.Fatalf("%s on %s not modelled: %v", tc.ofi, tc.platform, err)
+			}
+			tu, _ := newOFIRegionTuner(v, tc.platform, tc.nRanks, tc.nNodes)
+			call := ofiLegalCall(tc.fn, tc.nBytes)
+			ans := tu.answer(&call)
+			if got := ofiCellSet(ans); got != tc.want || ans.NChannels != tc.nch {
+				t.Errorf("got %s nChannels %d, want %s nChannels %d", got, ans.NChannels, tc.want, tc.nch)
+			}
+		})
+	}
+	// p6-b300 before 1.18.0: the tuner has no regions and declines
+	if v, _ := parseOFIVersion("1.17.3"); ofiTunerModelled(v, "p6-b300.48xlarge") {
+		t.Error("1.17.3 on p6-b300: modelled as tuned, but its tuner has no p6-b300 regions")
+	}
+}
+
+// TestOFIRegionTunerV2Decline: from 1.17.0 the v1/v2 entry points decline
+// under NCCL_ALGO or NCCL_PROTO (NCCL 2.21.5 takes v2), 1.16.x does not;
+// v3 (2.22.3+) never does.
+func TestOFIRegionTunerV2Decline(t *testing.T) {
+	env := Env{"NCCL_PROTO": "LL128,Simple"}
+	for _, tc := range []struct {
+		nccl  Version
+		ofi   string
+		tuned bool
+	}{
+		{V2_21_5, "1.16.0", true},
+		{V2_21_5, "1.17.0", false},
+		{V2_21_5, "1.19.0", false},
+		{V2_28_9, "1.19.0", true},
+	} {
+		c := ofiPresetComm(t, tc.nccl, "hgx-h200", 4, tc.ofi, "p5en.48xlarge", env)
+		if got := c.ofiTuner != nil; got != tc.tuned {
+			t.Errorf("%s on NCCL %s (tuner v%d) with NCCL_PROTO: region tuner %v, want %v", tc.ofi, tc.nccl, c.TunerABI, got, tc.tuned)
+		}
+	}
+}
+
+// TestOFIRegionVerticesOnEdge: as the plugin's own unit test requires of
+// is_inside_region, every vertex of every region, placed as its release
+// places it, is on the region's edge (0), at every release, platform,
+// ranks-per-node count and function.
+func TestOFIRegionVerticesOnEdge(t *testing.T) {
+	n := 0
+	for _, rel := range ofiRegionReleases {
+		for platform := range ofiTunerPlatforms {
+			if !ofiTunerModelled(rel.since, platform) {
+				continue
+			}
+			for _, ppn := range []int{1, 2, 8} {
+				tu, _ := newOFIRegionTuner(rel.since, platform, ppn*4, 4)
+				for f, regions := range tu.regions {
+					for i := range regions {
+						for _, v := range regions[i].v {
+							if got := ofiInside(rel.geo, v, &regions[i]); got != 0 {
+								t.Errorf("%s %s %d per node %s region %d (%s/%s): vertex %v classified %d, want 0 (on the edge)",
+									rel.since, platform, ppn, Func(f), i, regions[i].algo, regions[i].proto, v, got)
+							}
+							n++
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Errorf("%d vertices checked, expected every region's", n)
+	}
+}
