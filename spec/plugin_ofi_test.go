@@ -239,7 +239,7 @@ func TestOFIPluginInput(t *testing.T) {
 		{"aws-ofi-nccl@1.16.0:p6-b200.48xlarge", true, 2, ""},
 		{"aws-ofi-nccl@1.21.1:p6-b200.48xlarge", true, 2, ""},
 		{"aws-ofi-nccl@1.21.1:p5en.48xlarge", true, 0, "getChunkSize"}, // its chunk sizes are not modelled
-		{"aws-ofi-nccl@1.17.3:p6-b300.48xlarge", true, 2, ""}, // no table for it yet: the tuner declines
+		{"aws-ofi-nccl@1.17.3:p6-b300.48xlarge", true, 2, ""},          // no table for it yet: the tuner declines
 		{"aws-ofi-nccl@1.18.1:g5.8xlarge", true, 0, "expected one of 1.6.0"},
 		{"aws-ofi-nccl@1.18:g5.8xlarge", true, 0, "expected one of"},
 		{"aws-ofi-nccl@1.18.0:x9.large", true, 0, "expected an EC2 instance type"},
