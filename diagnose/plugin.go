@@ -82,7 +82,7 @@ func (d *diag) loggedPlugin() {
 		return
 	}
 	f := Finding{ID: "net-plugin.logged", Severity: Info, Cap: spec.CapNetPlugin, Level: d.cap(spec.CapNetPlugin).Level,
-		Title: "the log names the net plugin " + g.Name + ": " + g.How}
+		Title: "the log names the net plugin " + g.Name + " (a prediction on a machine given without a net plugin uses it): " + g.How}
 	if g.Missing != "" {
 		f.ID, f.Title = "net-plugin.logged-partly", f.Title+"; not used to predict: "+g.Missing
 	}

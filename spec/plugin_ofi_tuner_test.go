@@ -179,10 +179,15 @@ func TestOFIRegionTunerDecides(t *testing.T) {
 			if tc.want.nch != 0 && d.NChannels != tc.want.nch {
 				t.Errorf("nChannels %d, want the tuner's %d", d.NChannels, tc.want.nch)
 			}
-			// the oracle's path (SelectOp) decides the same
+			// the oracle's path (SelectOp) and a group of one (diagnose's)
+			// decide the same
 			d2, _, err := c.SelectOp(op, false)
 			if err != nil || d2.Algo != d.Algo || d2.Proto != d.Proto || d2.NChannels != d.NChannels {
 				t.Errorf("SelectOp: %v %s/%s on %d, Select %s/%s on %d", err, d2.Algo, d2.Proto, d2.NChannels, d.Algo, d.Proto, d.NChannels)
+			}
+			g, err := c.SelectGroup([]GroupOp{{Op: op}}, Launch{})
+			if err != nil || g.Ops[0].Algo != d.Algo || g.Ops[0].Proto != d.Proto || g.Ops[0].NChannels != d.NChannels {
+				t.Errorf("SelectGroup: %v %s/%s on %d, Select %s/%s on %d", err, g.Ops[0].Algo, g.Ops[0].Proto, g.Ops[0].NChannels, d.Algo, d.Proto, d.NChannels)
 			}
 		})
 	}
