@@ -186,8 +186,8 @@ func TestOFIRegionTunerDecides(t *testing.T) {
 				t.Errorf("SelectOp: %v %s/%s on %d, Select %s/%s on %d", err, d2.Algo, d2.Proto, d2.NChannels, d.Algo, d.Proto, d.NChannels)
 			}
 			g, err := c.SelectGroup([]GroupOp{{Op: op}}, Launch{})
-			if err != nil || g.Ops[0].Algo != d.Algo || g.Ops[0].Proto != d.Proto || g.Ops[0].NChannels != d.NChannels {
-				t.Errorf("SelectGroup: %v %s/%s on %d, Select %s/%s on %d", err, g.Ops[0].Algo, g.Ops[0].Proto, g.Ops[0].NChannels, d.Algo, d.Proto, d.NChannels)
+			if err != nil || g.Ops[0].Algo != d.Algo || g.Ops[0].Proto != d.Proto || g.Ops[0].NChannels != d.NChannels || g.Ops[0].ChannelHi != d.ChannelHi {
+				t.Errorf("SelectGroup: %v %s/%s on %d (channels ..%d), Select %s/%s on %d (..%d)", err, g.Ops[0].Algo, g.Ops[0].Proto, g.Ops[0].NChannels, g.Ops[0].ChannelHi, d.Algo, d.Proto, d.NChannels, d.ChannelHi)
 			}
 		})
 	}
