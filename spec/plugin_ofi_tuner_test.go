@@ -304,3 +304,39 @@ func TestOFIRegionVerticesOnEdge(t *testing.T) {
 		t.Errorf("%d vertices checked, expected every region's", n)
 	}
 }
+
+// TestOFIRegionTunerSkipsIgnore: a region whose cell NCCL's table has as
+// IGNORE is passed over (v3: the next region that holds the call, or
+// none); v2 passes over NVLSTree without NVLS support and PAT, and names
+// any other cell, which NCCL's adapter then checks. p5en, 32 ranks on 4
+// nodes, AllReduce of 400 MiB lies in 1.18.0's NVLSTree/Simple region
+// only.
+func TestOFIRegionTunerSkipsIgnore(t *testing.T) {
+	tu, _ := newOFIRegionTuner(ofiVersion{1, 18, 0}, "p5en.48xlarge", 32, 4)
+	const n = 400 << 20
+	call := ofiLegalCall(AllReduce, n)
+	if got := ofiCellSet(tu.answer(&call)); got != (AlgoProto{NVLSTree, Simple}) {
+		t.Fatalf("every cell legal: %s, want NVLSTree/Simple", got)
+	}
+	call.Table[NVLSTree][Simple] = -1
+	ans := tu.answer(&call)
+	if ans.Table[NVLSTree][Simple] != -1 || ofiCellSet(ans) != (AlgoProto{NVLSTree, Simple}) {
+		// the IGNORE cell stays -1 and nothing else moves off 1337
+		t.Errorf("NVLSTree/Simple IGNORE: table %v, want it left as it is", ans.Table)
+	}
+	if len(ans.Log) != 1 || !strings.Contains(ans.Log[0], "Falling back to NCCL's tuner") {
+		t.Errorf("log %q, want the fallback line", ans.Log)
+	}
+	call.ABI = 2
+	for _, nvls := range []bool{false, true} {
+		call.NVLSSupport = nvls
+		ans := tu.answer(&call)
+		want := -1
+		if nvls {
+			want = int(NVLSTree)
+		}
+		if ans.Algo != want {
+			t.Errorf("v2, NVLS support %v: algorithm %d, want %d", nvls, ans.Algo, want)
+		}
+	}
+}
