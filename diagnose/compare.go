@@ -28,6 +28,9 @@ type Prediction struct {
 	// Release is the release predicted with (the log's, the given one, or
 	// the one InferRelease assumed).
 	Release spec.Version `json:"-"`
+	// Plugin is the net plugin the log named and the prediction added to a
+	// machine given without one (InferPlugin).
+	Plugin *PluginGuess `json:"plugin,omitempty"`
 }
 
 // ReadPrediction decodes a Prediction; name is used in errors.

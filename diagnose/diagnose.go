@@ -92,6 +92,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d.dupGPU()
 	d.mnnvl()
 	d.netPlugin()
+	d.loggedPlugin()
 	d.network()
 	d.gdr()
 	d.collnet()

@@ -53,11 +53,18 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 	for k, v := range extra {
 		env[k] = v
 	}
+	// a machine given without a net plugin takes the one the log names
+	var plugin *PluginGuess
+	if g := InferPlugin(l); g != nil && len(g.Libs) > 0 {
+		if withPlugin := withLoggedPlugin(sys, g); withPlugin != sys {
+			sys, plugin = withPlugin, g
+		}
+	}
 	comm, err := cache.Init(rs, configOf(l, procsOf(l, sys)), env)
 	if err != nil {
 		return nil, err
 	}
-	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}, Release: rel, Conns: PredictConns(comm, l)}
+	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}, Release: rel, Conns: PredictConns(comm, l), Plugin: plugin}
 	for cp, l := range comm.Evidence {
 		p.Evidence[cp] = l
 	}

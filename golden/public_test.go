@@ -51,10 +51,11 @@ type publicCase struct {
 	topo     string         // topology XML, relative to the case directory
 	preset   string
 	nodes    int
-	sharp    bool   // the HPC-X SHARP plugin, net and CollNet v5-v8
-	plugin   string // another build of that plugin: "sharp-v6" or "rdma-v6" (see v6Plugin)
-	ofi      string // aws-ofi-nccl as spec.NamedPlugin reads it: "aws-ofi-nccl@VERSION:PLATFORM"
-	noP2P    bool   // NVML reports no P2P between the GPUs (GeForce boards)
+	sharp    bool           // the HPC-X SHARP plugin, net and CollNet v5-v8
+	plugin   string         // another build of that plugin: "sharp-v6" or "rdma-v6" (see v6Plugin)
+	ofi      string         // aws-ofi-nccl as spec.NamedPlugin reads it: "aws-ofi-nccl@VERSION:PLATFORM"
+	libs     []spec.Library // libraries added to every node instead (a test's)
+	noP2P    bool           // NVML reports no P2P between the GPUs (GeForce boards)
 	env      spec.Env
 	expect   map[string]string // item -> "" (agree) or the reason of a known disagreement
 	order    []string          // items in file order, for messages
@@ -299,9 +300,35 @@ func (c *publicCase) machine(nodes int) (*spec.System, error) {
 				return nil, err
 			}
 			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, libs...)
+		case len(c.libs) > 0:
+			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, c.libs...)
 		}
 	}
 	return sys, nil
+}
+
+// ofiPluginLines describe an aws-ofi-nccl plugin ("aws-ofi-nccl@V[:P]",
+// libs its libraries, read from the name when nil) for the plugin item:
+// its version, whether its network has GDR, and its instance type when
+// withPlatform.
+func ofiPluginLines(name string, libs []spec.Library, withPlatform bool) []string {
+	if name == "" {
+		return []string{"no aws-ofi-nccl plugin"}
+	}
+	rest, _ := strings.CutPrefix(name, spec.OFIPluginName+"@")
+	version, platform, _ := strings.Cut(rest, ":")
+	if libs == nil {
+		libs, _, _ = spec.NamedPlugin(name)
+	}
+	gdr := "GDR unknown"
+	if len(libs) > 0 && libs[0].Net != nil {
+		gdr = map[bool]string{false: "GDR on", true: "GDR off"}[libs[0].Net.NoGDR]
+	}
+	out := []string{spec.OFIPluginName + " " + version, gdr}
+	if withPlatform {
+		out = append(out, "platform "+platform)
+	}
+	return out
 }
 
 // v6Plugin is nccl-rdma-sharp-plugins built with the v6 net ABI at most:
@@ -483,6 +510,12 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 
 	if n := l.Network(); n != "" {
 		add("network", []string{comm.Net}, []string{n})
+	}
+	if g := diagnose.InferPlugin(l); g != nil {
+		// the plugin diagnose reads from the log's own lines against the
+		// one the source describes (the case's plugin line)
+		named := l.Plugin.OFI.Platform != ""
+		add("plugin", ofiPluginLines(g.Name, g.Libs, named), ofiPluginLines(c.ofi, nil, named))
 	}
 
 	if sysObs := systemBlock(obs.msgs); sysObs != nil {
@@ -748,6 +781,59 @@ func TestPublicTruth(t *testing.T) {
 		})
 	}
 	t.Logf("public truth: %d cases, %d items agree, %d known disagreements", len(dirs), agreeN, differN)
+}
+
+// TestPublicPluginFromLog: on every public case whose log prints
+// aws-ofi-nccl's version, the plugin diagnose reads from the log alone
+// (InferPlugin) predicts every item as the plugin the case's source
+// describes does, so diagnose needs no plugin line for them.
+func TestPublicPluginFromLog(t *testing.T) {
+	n := 0
+	for _, dir := range publicCaseDirs(t) {
+		c, err := readPublicCase(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs, err := readObserved(filepath.Join(dir, "log.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := diagnose.InferPlugin(obs.log)
+		if g == nil {
+			if c.ofi != "" {
+				t.Errorf("%s: the case names %s but diagnose reads no aws-ofi-nccl version from the log", dir, c.ofi)
+			}
+			continue
+		}
+		if len(g.Libs) == 0 {
+			t.Errorf("%s: %s: not usable: %s", dir, g.Name, g.Missing)
+			continue
+		}
+		n++
+		inferred := *c
+		inferred.ofi, inferred.libs = "", g.Libs
+		for _, rel := range c.releases {
+			want, err := checkPublic(c, obs, rel, c.nodes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := checkPublic(&inferred, obs, rel, c.nodes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if want[i].key == "plugin" {
+					continue // compares the two plugins themselves
+				}
+				if i >= len(got) || got[i].key != want[i].key || !slices.Equal(got[i].pred, want[i].pred) {
+					t.Errorf("%s at %s: item %q predicted differently with the plugin read from the log (%s)", dir, rel, want[i].key, g.Name)
+				}
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("%d public cases print aws-ofi-nccl's version, expected at least the 4 of g5, g6e and g7e", n)
+	}
 }
 
 // TestPublicTruthDetectsChange is the negative control: every case, run

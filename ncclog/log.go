@@ -145,8 +145,28 @@ type PluginLog struct {
 	P2PPlugin   string `json:"p2p_plugin,omitempty"`
 	OFIProvider string `json:"ofi_provider,omitempty"`
 	OFINICs     int    `json:"ofi_nics,omitempty"`
+	// OFI is what aws-ofi-nccl's own lines say of its release and host.
+	OFI OFILog `json:"ofi,omitzero"`
 	// DeviceType from "Using non-device net plugin" / UNPACK lines.
 	DeviceType string `json:"device_type,omitempty"`
+}
+
+// OFILog is what aws-ofi-nccl prints of itself ("NET/OFI" lines), each
+// with the line that said it (zero Line: not printed).
+type OFILog struct {
+	// Version is PACKAGE_STRING's version ("Using aws-ofi-nccl 1.7.4-aws"
+	// to 1.7.x, "Initializing aws-ofi-nccl 1.18.0" from 1.8.0).
+	Version   string `json:"version,omitempty"`
+	VersionAt Loc    `json:"version_at,omitzero"`
+	// Platform is the EC2 instance type its tuner names ("... for
+	// platform : g7e.8xlarge", "... chosen for platform: p5en.48xlarge")
+	// or its TRACE lines ("Product Name is", "EC2 platform type is").
+	Platform   string `json:"platform,omitempty"`
+	PlatformAt Loc    `json:"platform_at,omitzero"`
+	// NoGDR: "Could not disable CUDA API usage for HMEM, disabling GDR".
+	NoGDRAt Loc `json:"no_gdr_at,omitzero"`
+	// Libfabric is the "Using Libfabric version A.B" version.
+	Libfabric string `json:"libfabric,omitempty"`
 }
 
 // IBLog is what the log says about IB/RoCE devices.

@@ -982,6 +982,8 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		if sub[2] != "" {
 			p.log.Plugin.OFINICs = atoi(sub[2])
 		}
+	case KindOFI:
+		p.ofiLine(sub[1], ln.Loc)
 	case KindPluginInitialized:
 		p.addName(&p.log.Initialized, "init", sub[1], ln.Loc)
 	case KindPluginInitFailed:
@@ -1813,4 +1815,32 @@ func (p *Parser) Finish() *Log {
 	}
 	out := p.log
 	return &out
+}
+
+// ofiSelf are the aws-ofi-nccl lines that name its version, its host's
+// instance type, GDR and Libfabric.
+//
+// Ref: aws-ofi-nccl v1.18.0 src/nccl_ofi_net.cpp nccl_net_ofi_create_plugin
+// ("Initializing " PACKAGE_STRING; "Using " before 1.8.0), src/tuner/
+// nccl_ofi_tuner.cpp nccl_ofi_tuner_init, include/tuner/
+// nccl_ofi_tuner_process_config.h, src/nccl_ofi_system.cpp (TRACE),
+// src/nccl_ofi_ofiutils.cpp nccl_ofi_ofiutils_ep_create
+var (
+	ofiVersionRe   = regexp.MustCompile(`^(?:Initializing|Using) aws-ofi-nccl (\d+\.\d+\.\d+(?:-aws)?)$`)
+	ofiPlatformRe  = regexp.MustCompile(`(?:for platform ?: ?|Product Name is |EC2 platform type is )([a-z][a-z0-9-]*\.[a-z0-9]+)(?:,|$)`)
+	ofiLibfabricRe = regexp.MustCompile(`^Using Libfabric version (\d+\.\d+)`)
+)
+
+// ofiLine reads one "NET/OFI" message: the first of each kind is kept.
+func (p *Parser) ofiLine(msg string, at Loc) {
+	o := &p.log.Plugin.OFI
+	if m := ofiVersionRe.FindStringSubmatch(msg); m != nil && o.Version == "" {
+		o.Version, o.VersionAt = m[1], at
+	} else if m := ofiPlatformRe.FindStringSubmatch(msg); m != nil && o.Platform == "" {
+		o.Platform, o.PlatformAt = m[1], at
+	} else if m := ofiLibfabricRe.FindStringSubmatch(msg); m != nil && o.Libfabric == "" {
+		o.Libfabric = m[1]
+	} else if msg == "Could not disable CUDA API usage for HMEM, disabling GDR" && o.NoGDRAt.Line == 0 {
+		o.NoGDRAt = at
+	}
 }

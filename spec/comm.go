@@ -107,6 +107,9 @@ type Comm struct {
 	Tuner     *tuning.TunerBehaviour
 	TunerPath string
 	TunerABI  int
+	// ofiTuner is a modelled plugin tuner's context (Tuner.Model), nil
+	// when it declined at init or none is loaded.
+	ofiTuner *ofiRegionTuner
 
 	Err      *NCCLError
 	Trace    Trace

@@ -219,6 +219,11 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 		cn, nv := c.opSupport(g.Op)
 		tops[i] = tuning.Call{Op: g.Op, CollNetOK: cn, NVLSOK: nv, InPlace: g.InPlace, Buffers: g.Buffers, Graph: graph, Alloc: g.Alloc}
 		tops[i].RegBuff = c.Model.RegBuff(tops[i])
+		if c.ofiTuner != nil {
+			// the modelled tuner's answer for the operation alone (its
+			// call on an aggregate's summed bytes is not modelled)
+			tops[i].Tuned = out.Ops[i].Tuner.modelEdit()
+		}
 	}
 	gc, err := tuning.ChooseGroupAfter(c.Model, tops, firstPlan)
 	if err != nil {

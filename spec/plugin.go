@@ -884,11 +884,15 @@ func tunerInit(ref Ref, doc string) *Rule {
 				return
 			}
 			r.comm.Tuner, r.comm.TunerPath, r.comm.TunerABI = t, s.tunerPath, s.tunerABI
+			log := t.InitLog
+			if t.Model != "" {
+				r.comm.ofiTuner, log = ofiTunerInit(t.Model, s.tunerABI, r.comm.NRanks, r.comm.NNodes, r.env)
+			}
 			facts := []Fact{F("rules", len(t.Rules))}
 			if len(t.Constants) > 0 {
 				facts = append(facts, F("constant_edits", len(t.Constants)))
 			}
-			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: "tuner " + t.Name + " initialised", Facts: facts, Log: t.InitLog})
+			r.emit(Verdict{Outcome: Pass, Level: LevelUsable, Why: "tuner " + t.Name + " initialised", Facts: facts, Log: log})
 		},
 	}
 }

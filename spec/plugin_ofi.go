@@ -141,6 +141,21 @@ var ofiFacts = []PluginFact{
 	{ID: "P-OFI-TUNER-1", Since: ofiVersion{1, 20, 0}, TunerABI: []int{2, 3, 6},
 		Ref: ofiRef("v1.20.0", "src/tuner/nccl_ofi_tuner.cpp", "nccl_ofi_tuner_init"),
 		Doc: "the tuner exports ncclTunerPlugin_v2, _v3 and _v6"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 16, 0}, Until: ofiVersion{1, 17, 0},
+		Ref: ofiRef("v1.16.0", "src/tuner/nccl_ofi_regions.cpp", "region_get_coll_info_internal_v3"),
+		Doc: "on p5, p5e, p5en and p6-b200 with more than two nodes, getCollInfo writes 0.0 into the cell of the first region (a polygon in bytes × ranks, per ranks-per-node count and function) that holds the call and whose cell is not IGNORE (v1/v2: names it, PAT left out, NVLSTree only with NVLS support); on p6-b200 Tree/LL128 AllReduce at 4–32 MiB with 8 ranks per node gets the channel count of the largest chunk"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 17, 0}, Until: ofiVersion{1, 18, 0},
+		Ref: ofiRef("v1.17.0", "src/tuner/nccl_ofi_tuner.cpp", "nccl_ofi_tuner_init_v2"),
+		Doc: "new regions; the v1/v2 init declines when NCCL_ALGO or NCCL_PROTO is set"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 18, 0}, Until: ofiVersion{1, 19, 0},
+		Ref: ofiRef("v1.18.0", "src/tuner/nccl_ofi_regions.cpp", "region_get_coll_info_internal_v3"),
+		Doc: "new regions, p6-b300's among them; on p6-b200 PAT/Simple up to 32 MiB with one rank per node gets 1 or 2 channels"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 19, 0}, Until: ofiVersion{1, 21, 0},
+		Ref: ofiRef("v1.19.0", "src/tuner/nccl_ofi_regions.cpp", "is_inside_region"),
+		Doc: "new regions, and regions, extensions and calls placed in log2 of bytes and ranks"},
+	{ID: "P-OFI-TUNER-2", Since: ofiVersion{1, 21, 0},
+		Ref: ofiRef("v1.21.0", "src/tuner/nccl_ofi_regions.cpp", "region_get_chunk_size_internal"),
+		Doc: "new regions; the v6 getChunkSize sets p5en's Tree/LL128 AllReduce and PAT AllGather chunks with one rank per node (not modelled: OFIPlugin refuses p5en from 1.21.0)"},
 }
 
 // OFIPluginFacts are aws-ofi-nccl's behaviours gatesim carries, with the
@@ -177,17 +192,6 @@ var ofiFamilyGDR = map[string]bool{
 	"p4d": true, "p4de": true, "p5": true, "p5e": true, "p5en": true, "p6-b200": true, "p6-b300": true,
 }
 
-// ofiTunedPlatforms are the instance types whose OFI tuner replaces NCCL's
-// choice with its own region or model tables, from the plugin release
-// that has their tables (P-OFI-TUNER-1; src/tuner/nccl_ofi_tuner.cpp
-// nccl_ofi_tuner_init, is_region_supported): gatesim does not model
-// those tables, so it refuses the platform rather than predict NCCL's
-// choice there.
-var ofiTunedPlatforms = map[string]ofiVersion{
-	"p5.48xlarge": {1, 16, 0}, "p5e.48xlarge": {1, 16, 0}, "p5en.48xlarge": {1, 16, 0},
-	"p6-b200.48xlarge": {1, 16, 0}, "p6-b300.48xlarge": {1, 18, 0},
-}
-
 // OFIPluginDir is where AWS's EFA installer puts the plugin.
 const OFIPluginDir = "/opt/amazon/ofi-nccl/lib"
 
@@ -210,10 +214,29 @@ func OFIPlugin(version, platform string) ([]Library, error) {
 		sort.Strings(fams)
 		return nil, fmt.Errorf("%s platform %q: expected an EC2 instance type FAMILY.SIZE of a family gatesim knows (%s)", OFIPluginName, platform, strings.Join(fams, ", "))
 	}
-	tuner, hasTuner := ofiFact("P-OFI-TUNER-1", v)
-	if since, tuned := ofiTunedPlatforms[platform]; hasTuner && tuned && !v.less(since) {
-		return nil, fmt.Errorf("%s %s on %s: the plugin's own tuner chooses the algorithm and protocol there from tables gatesim does not model; give a release before 1.16.0 or another instance type", OFIPluginName, v, platform)
+	_, hasTuner := ofiFact("P-OFI-TUNER-1", v)
+	if tp, tuned := ofiTunerPlatforms[platform]; hasTuner && tuned && !v.less(tp.since) && !ofiTunerModelled(v, platform) {
+		return nil, fmt.Errorf("%s %s on %s: the plugin's own tuner also chooses NCCL's chunk size there (getChunkSize), which gatesim does not model; give a release before 1.21.0 or another instance type", OFIPluginName, v, platform)
 	}
+	return ofiLibraries(v, gdr, platform), nil
+}
+
+// OFIPluginWithoutGDR is aws-ofi-nccl of one release on an instance type
+// not named whose EFA devices cannot use GPU memory (a log that says
+// "disabling GDR" and names no platform): every such family is one the
+// tuner has no regions for, so NCCL's decisions do not depend on which.
+func OFIPluginWithoutGDR(version string) ([]Library, error) {
+	v, err := parseOFIVersion(version)
+	if err != nil {
+		return nil, err
+	}
+	return ofiLibraries(v, false, ""), nil
+}
+
+// ofiLibraries are the plugin's libraries of release v on platform (""
+// when not known: the tuner's decline then logs no platform line).
+func ofiLibraries(v ofiVersion, gdr bool, platform string) []Library {
+	tuner, hasTuner := ofiFact("P-OFI-TUNER-1", v)
 	abi, _ := ofiFact("P-OFI-ABI-1", v)
 	lib := Library{Path: OFIPluginDir + "/libnccl-net.so", InLoaderPath: true, Net: ofiNet(v, gdr)}
 	for n := abi.NetABI[0]; n <= abi.NetABI[1]; n++ {
@@ -221,15 +244,20 @@ func OFIPlugin(version, platform string) ([]Library, error) {
 	}
 	if hasTuner {
 		lib.TunerSymbols = slices.Clone(tuner.TunerABI)
-		lib.Tuner = &tuning.TunerBehaviour{Name: "nccl_ofi_tuner",
-			InitLog: []string{"NET/OFI NCCL_OFI_TUNER is not available for platform : " + platform + ", Fall back to NCCL's tuner"}}
+		lib.Tuner = &tuning.TunerBehaviour{Name: "nccl_ofi_tuner"}
+		switch {
+		case ofiTunerModelled(v, platform):
+			lib.Tuner.Model = OFIPluginName + "@" + v.String() + ":" + platform
+		case platform != "":
+			lib.Tuner.InitLog = []string{"NET/OFI NCCL_OFI_TUNER is not available for platform : " + platform + ", Fall back to NCCL's tuner"}
+		}
 	}
 	if !ofiHas("P-OFI-LIB-2", v) {
-		return []Library{lib}, nil
+		return []Library{lib}
 	}
 	ofi := lib
 	ofi.Path = OFIPluginDir + "/libnccl-net-ofi.so"
-	return []Library{ofi, lib}, nil
+	return []Library{ofi, lib}
 }
 
 // ofiNet is the plugin's network: its name (P-OFI-NAME-1/2), one device

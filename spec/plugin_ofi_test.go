@@ -233,9 +233,13 @@ func TestOFIPluginInput(t *testing.T) {
 		{"aws-ofi-nccl@1.18.0:g7e.8xlarge", true, 2, ""},
 		{"aws-ofi-nccl@v1.12.1-aws:g5.48xlarge", true, 1, ""},
 		{"aws-ofi-nccl@1.14.2:p5.48xlarge", true, 1, ""}, // its tuner is a library of its own
-		{"aws-ofi-nccl@1.18.0:p5.48xlarge", true, 0, "tables gatesim does not model"},
-		{"aws-ofi-nccl@1.18.0:p6-b300.48xlarge", true, 0, "tables gatesim does not model"},
-		{"aws-ofi-nccl@1.17.3:p6-b300.48xlarge", true, 2, ""}, // no table for it yet: the tuner declines
+		{"aws-ofi-nccl@1.18.0:p5.48xlarge", true, 2, ""}, // its regions are modelled (P-OFI-TUNER-2)
+		{"aws-ofi-nccl@1.18.0:p6-b300.48xlarge", true, 2, ""},
+		{"aws-ofi-nccl@1.19.0:p5en.48xlarge", true, 2, ""},
+		{"aws-ofi-nccl@1.16.0:p6-b200.48xlarge", true, 2, ""},
+		{"aws-ofi-nccl@1.21.1:p6-b200.48xlarge", true, 2, ""},
+		{"aws-ofi-nccl@1.21.1:p5en.48xlarge", true, 0, "getChunkSize"}, // its chunk sizes are not modelled
+		{"aws-ofi-nccl@1.17.3:p6-b300.48xlarge", true, 2, ""},          // no table for it yet: the tuner declines
 		{"aws-ofi-nccl@1.18.1:g5.8xlarge", true, 0, "expected one of 1.6.0"},
 		{"aws-ofi-nccl@1.18:g5.8xlarge", true, 0, "expected one of"},
 		{"aws-ofi-nccl@1.18.0:x9.large", true, 0, "expected an EC2 instance type"},
@@ -286,6 +290,21 @@ func TestOFIPluginFacts(t *testing.T) {
 		}
 		if ofiHas("P-OFI-NAME-1", v) == ofiHas("P-OFI-NAME-2", v) || ofiHas("P-OFI-LIB-1", v) == ofiHas("P-OFI-LIB-2", v) {
 			t.Errorf("%s: expected exactly one name fact and one library fact", s)
+		}
+	}
+	// the region tuner's releases are the P-OFI-TUNER-2 rows
+	var rows []ofiVersion
+	for _, f := range ofiFacts {
+		if f.ID == "P-OFI-TUNER-2" {
+			rows = append(rows, f.Since)
+		}
+	}
+	if len(rows) != len(ofiRegionReleases) {
+		t.Errorf("%d P-OFI-TUNER-2 facts, %d region tuner releases", len(rows), len(ofiRegionReleases))
+	}
+	for i := range min(len(rows), len(ofiRegionReleases)) {
+		if rows[i] != ofiRegionReleases[i].since {
+			t.Errorf("P-OFI-TUNER-2 fact %d from %s, region tuner release from %s", i, rows[i], ofiRegionReleases[i].since)
 		}
 	}
 	for _, f := range OFIPluginFacts() {

@@ -329,11 +329,26 @@ func (l *LazyOp) Equal(m *LazyOp) bool {
 // verdicts and the decision's cost table are written when first read
 // (LazyOp).
 func (c *Comm) Select(op Op) (*Decision, SelectTrace, error) {
-	d, err := c.decideOp(op, nil)
+	tuned, err := c.modelledTuner(op)
 	if err != nil {
 		return nil, SelectTrace{}, err
 	}
+	d, err := c.decideOp(op, tuned)
+	if err != nil {
+		return nil, SelectTrace{}, err
+	}
+	d.Tuner = tuned
 	return d, c.lazyTrace(d.Lazy), nil
+}
+
+// modelledTuner is the answer of a tuner plugin gatesim models in code
+// (aws-ofi-nccl's regions), applied as a loaded plugin's is; nil without
+// one.
+func (c *Comm) modelledTuner(op Op) (*TunerEffect, error) {
+	if c.ofiTuner == nil {
+		return nil, nil
+	}
+	return c.ofiTuned(op)
 }
 
 // lazyTrace is the SelectTrace of an operation whose verdicts l makes.
@@ -348,14 +363,22 @@ func (c *Comm) lazyTrace(l *LazyOp) SelectTrace {
 // copying them for every operation. The cost table is made when read
 // (Decision.CostTable).
 func (c *Comm) SelectOp(op Op, withTrace bool) (*Decision, Trace, error) {
+	tuned, err := c.modelledTuner(op)
+	if err != nil {
+		return nil, nil, err
+	}
 	if !withTrace {
-		d, err := c.decideOp(op, nil)
+		d, err := c.decideOp(op, tuned)
+		if d != nil {
+			d.Tuner = tuned
+		}
 		return d, nil, err
 	}
 	if err := c.checkOp(op); err != nil {
 		return nil, nil, err
 	}
-	d, tr := c.recordOp(op, nil, false)
+	d, tr := c.recordOp(op, tuned, false)
+	d.Tuner = tuned
 	return d, tr, nil
 }
 

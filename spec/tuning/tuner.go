@@ -24,6 +24,10 @@ type TunerBehaviour struct {
 	InitLog []string `json:"init_log,omitempty"`
 	// Constants are a v5+ tuner's init edits of the tuning constants.
 	Constants []ConstantEdit `json:"constants,omitempty"`
+	// Model names a plugin whose init and getCollInfo gatesim models in
+	// code ("aws-ofi-nccl@1.18.0:p5en.48xlarge"); spec answers for it as
+	// the plugin would, through the loaded-plugin path.
+	Model string `json:"-"`
 }
 
 // TunerRule sets one cost-table cell for operations of a function within a
