@@ -39,6 +39,9 @@ type Report struct {
 	// AllToAll as NCCL's planner places them (G-SCHED-P2P-1), the ones the
 	// simulated p2p schedule runs.
 	P2PTasks []tuning.P2PPlaced `json:"p2p_tasks,omitempty"`
+	// Sym is how a symmetric kernel's or copy-engine collective's time is
+	// made up (nil for a schedule of steps).
+	Sym *sim.SymTiming `json:"symmetric,omitempty"`
 }
 
 // WriteReport prints the report as gatesim sim does; trace is the file
@@ -123,6 +126,14 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 		for _, p := range r.Verification.Problems {
 			fmt.Fprintf(w, "    %s\n", p)
 		}
+	}
+	if t := r.Sym; t != nil {
+		fmt.Fprintf(w, "  symmetric model  launch %.2f µs + %.2f µs of synchronisation + data %.2f µs (%s-bound: nvlink %.2f µs, busiest block %.2f µs, local copy %.2f µs)\n",
+			t.LaunchUs, t.SyncUs, max(t.LinkUs, t.BlockUs, t.LocalUs), t.Bound, t.LinkUs, t.BlockUs, t.LocalUs)
+		if trace != "" {
+			fmt.Fprintf(w, "  trace            %s (Chrome trace JSON: open in https://ui.perfetto.dev)\n", trace)
+		}
+		return
 	}
 	reps := 0
 	for _, x := range res.Representatives {
