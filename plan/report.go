@@ -51,8 +51,13 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 	fmt.Fprintf(w, "%s %s %s %s on %s (%d node(s) × %d GPUs), NCCL %s\n", res.Func, human(float64(res.Bytes)), r.Op.DataType.Short(), r.Op.RedOp.Short(),
 		r.Machine.Name, r.Machine.Nodes, r.Machine.GPUsPerNode, r.NCCL)
 	used := fmt.Sprintf("%d channels used", res.Channels)
-	if strings.HasPrefix(r.Selection, "p2p/") {
+	switch {
+	case strings.HasPrefix(r.Selection, "p2p/"):
 		used = fmt.Sprintf("the schedule spans the %d p2p channels", res.Channels)
+	case r.Sym != nil && res.Channels == 0:
+		used = "copy engines, no block"
+	case r.Sym != nil:
+		used = fmt.Sprintf("%d blocks", res.Channels)
 	}
 	fmt.Fprintf(w, "  selection        %s (%s; %s)\n", r.Selection, r.ChosenBy, used)
 	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)

@@ -126,11 +126,7 @@ func (c *Comm) runSym(op spec.Op, o RunOptions, ch *Choice) (*Report, *Choice, e
 		return nil, nil, err
 	}
 	m := c.Machine
-	sel := d.Kernel
-	if d.NChannels > 0 {
-		sel = fmt.Sprintf("%s on %d blocks", d.Kernel, d.NChannels)
-	}
-	rep := &Report{Machine: m, NCCL: o.Release, Op: op, Selection: sel, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
+	rep := &Report{Machine: m, NCCL: o.Release, Op: op, Selection: d.Kernel, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
 		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: c.Launch, Sym: t}
 	return rep, ch, nil
 }
