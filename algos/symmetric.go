@@ -131,32 +131,17 @@ func BuildSym(d *spec.Decision, ranks int, size int64, inPlace bool) (*SymSchedu
 		in, out = (n-1)*b/n, (n-1)*b/n
 	case tuning.SymAllReduceRSxLDMCAGxSTMC:
 		s.MCOut, s.MCIn = b+b/n, b/n+b
-	case tuning.SymAllReduceAGxLLR:
+	case tuning.SymAllReduceAGxLLR, tuning.SymAllGatherST, tuning.SymAllGatherTmaST, tuning.SymAllGatherLL,
+		tuning.SymReduceScatterLD, tuning.SymReduceScatterTmaLD, tuning.SymReduceScatterLL:
 		in, out = (n-1)*b, (n-1)*b
-		s.LL = true
-	case tuning.SymAllReduceAGxLLMCR:
+	case tuning.SymAllReduceAGxLLMCR, tuning.SymAllGatherSTMC, tuning.SymAllGatherTmaSTMC, tuning.SymAllGatherLLMC:
 		s.MCOut, s.MCIn = b, n*b
-		s.LL = true
-	case tuning.SymAllGatherST, tuning.SymAllGatherTmaST:
-		in, out = (n-1)*b, (n-1)*b
-	case tuning.SymAllGatherLL:
-		in, out = (n-1)*b, (n-1)*b
-		s.LL = true
-	case tuning.SymAllGatherSTMC, tuning.SymAllGatherTmaSTMC:
-		s.MCOut, s.MCIn = b, n*b
-	case tuning.SymAllGatherLLMC:
-		s.MCOut, s.MCIn = b, n*b
-		s.LL = true
-	case tuning.SymReduceScatterLD, tuning.SymReduceScatterTmaLD:
-		in, out = (n-1)*b, (n-1)*b
-	case tuning.SymReduceScatterLL:
-		in, out = (n-1)*b, (n-1)*b
-		s.LL = true
 	case tuning.SymReduceScatterLDMC:
 		s.MCOut, s.MCIn = n*b, b
 	default:
 		return nil, fmt.Errorf("symmetric schedule: %s runs across LSA teams (GIN or the network); not modelled", d.Kernel)
 	}
+	s.LL = k.LL()
 	s.P2POut, s.P2PIn = out, in
 	// the busiest block's share, in NCCL's bus bytes (its LL factor
 	// included), which its rate in NCCL's model moves

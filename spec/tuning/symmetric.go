@@ -108,6 +108,10 @@ func (k SymKernel) String() string {
 	return "Unknown"
 }
 
+// LL reports an LL kernel (kernelMask_LL): it moves LL lines, 8 data bytes
+// and their flag in 16.
+func (k SymKernel) LL() bool { return k < NumSymKernels && symMaskLL>>k&1 == 1 }
+
 // The kernel masks of sym_kernels.cc (kernelMask_STMC, ...).
 const (
 	symMaskSTMC uint32 = 1<<SymAllGatherLLMC | 1<<SymAllGatherSTMC | 1<<SymAllGatherTmaSTMC | 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC |
