@@ -21,6 +21,9 @@ type Choice struct {
 	// Group is the group plan when the operation is issued in one
 	// (Comm.Issue); Decision is its first operation.
 	Group *spec.GroupDecision
+	// Sym: NCCL runs the operation on a symmetric kernel or the copy
+	// engines (Decision.Kernel), timed by sim.SimulateSym; Sel is unset.
+	Sym bool
 }
 
 // Choose decides op and takes NCCL's choice, or algo and proto (both or
@@ -57,6 +60,16 @@ func (c *Comm) Choose(op spec.Op, algo, proto string, channels int, describe fun
 		}
 		if d.Err != nil {
 			return nil, RefusedOp(v.String(), d)
+		}
+		if d.Kernel != "" {
+			ch.Sym, ch.By = true, "NCCL's symmetric path ("+string(d.DecidedBy)+"), no cost table"
+			if d.TimeUs > 0 {
+				t := d.TimeUs // NCCL's model of the kernel (ncclSymkPickKernel)
+				ch.ModelUs = &t
+			} else {
+				ch.Note = "NCCL's model has no time for copy-engine collectives"
+			}
+			return ch, nil
 		}
 		_, sel, err := algos.FromDecision(d)
 		if err != nil {

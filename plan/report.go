@@ -39,6 +39,9 @@ type Report struct {
 	// AllToAll as NCCL's planner places them (G-SCHED-P2P-1), the ones the
 	// simulated p2p schedule runs.
 	P2PTasks []tuning.P2PPlaced `json:"p2p_tasks,omitempty"`
+	// Sym is how a symmetric kernel's or copy-engine collective's time is
+	// made up (nil for a schedule of steps).
+	Sym *sim.SymTiming `json:"symmetric,omitempty"`
 }
 
 // WriteReport prints the report as gatesim sim does; trace is the file
@@ -48,8 +51,13 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 	fmt.Fprintf(w, "%s %s %s %s on %s (%d node(s) × %d GPUs), NCCL %s\n", res.Func, human(float64(res.Bytes)), r.Op.DataType.Short(), r.Op.RedOp.Short(),
 		r.Machine.Name, r.Machine.Nodes, r.Machine.GPUsPerNode, r.NCCL)
 	used := fmt.Sprintf("%d channels used", res.Channels)
-	if strings.HasPrefix(r.Selection, "p2p/") {
+	switch {
+	case strings.HasPrefix(r.Selection, "p2p/"):
 		used = fmt.Sprintf("the schedule spans the %d p2p channels", res.Channels)
+	case r.Sym != nil && res.Channels == 0:
+		used = "copy engines, no block"
+	case r.Sym != nil:
+		used = fmt.Sprintf("%d blocks", res.Channels)
 	}
 	fmt.Fprintf(w, "  selection        %s (%s; %s)\n", r.Selection, r.ChosenBy, used)
 	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
@@ -123,6 +131,14 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 		for _, p := range r.Verification.Problems {
 			fmt.Fprintf(w, "    %s\n", p)
 		}
+	}
+	if t := r.Sym; t != nil {
+		fmt.Fprintf(w, "  symmetric model  launch %.2f µs + %.2f µs of synchronisation + data %.2f µs (%s-bound: nvlink %.2f µs, busiest block %.2f µs, local copy %.2f µs)\n",
+			t.LaunchUs, t.SyncUs, max(t.LinkUs, t.BlockUs, t.LocalUs), t.Bound, t.LinkUs, t.BlockUs, t.LocalUs)
+		if trace != "" {
+			fmt.Fprintf(w, "  trace            %s (Chrome trace JSON: open in https://ui.perfetto.dev)\n", trace)
+		}
+		return
 	}
 	reps := 0
 	for _, x := range res.Representatives {

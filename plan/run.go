@@ -38,6 +38,9 @@ func (c *Comm) Run(op spec.Op, o RunOptions) (*Report, *Choice, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if ch.Sym {
+		return c.runSym(op, o, ch)
+	}
 	bo := algos.Options{InPlace: c.Issue.InPlace, ChunkSize: o.ChunkSize}
 	var p2pPlans int
 	if ch.Decision.P2P != nil && ch.Group != nil {
@@ -105,4 +108,37 @@ func spansPlans(d *spec.Decision) bool {
 		}
 	}
 	return false
+}
+
+// runSym is Run for an operation NCCL runs on a symmetric kernel or the
+// copy engines: no schedule of steps, so no trace or verification; a
+// group of several window operations is not timed.
+func (c *Comm) runSym(op spec.Op, o RunOptions, ch *Choice) (*Report, *Choice, error) {
+	d := ch.Decision
+	if o.Trace != "" || o.Verify {
+		return nil, nil, fmt.Errorf("--trace and --verify need a schedule of steps, and NCCL runs %s on window buffers outside the cost table (timed as what it moves, sim.SimulateSym)", d.Kernel)
+	}
+	if ch.Group != nil && len(ch.Group.Ops) > 1 {
+		return nil, nil, fmt.Errorf("a group of %d window operations (%s) is not timed: give --agg 1", len(ch.Group.Ops), d.Kernel)
+	}
+	res, t, err := c.SimulateSym(d, c.Issue.InPlace, o.Size)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := c.Machine
+	rep := &Report{Machine: m, NCCL: o.Release, Op: op, Selection: d.Kernel, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
+		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: c.Launch, Sym: t}
+	return rep, ch, nil
+}
+
+// SimulateSym times decision d, which NCCL runs on a symmetric kernel or
+// the copy engines, on the communicator's machine; size is nccl-tests'
+// size of the operation.
+func (c *Comm) SimulateSym(d *spec.Decision, inPlace bool, size int64) (*sim.Result, *sim.SymTiming, error) {
+	s, err := algos.BuildSym(d, c.Comm.NRanks, size, inPlace)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := sim.Config{Machine: c.Machine, Launch: c.Launch, Transport: d.Transport}
+	return sim.SimulateSym(s, cfg)
 }

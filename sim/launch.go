@@ -112,10 +112,16 @@ func (m *Machine) LaunchCost(algo spec.Algo, proto spec.Proto, l Launch) Time {
 // the profile has no launch cost (NCCL's base latency, all of it counted
 // as the device's).
 func (m *Machine) launchSplit(algo spec.Algo, proto spec.Proto, l Launch) (host, dev Time, split bool) {
+	return m.launchSplitOr(m.LaunchLatency(algo, proto), l)
+}
+
+// launchSplitOr is launchSplit with base, NCCL's fixed cost of the
+// operation, where the profile has no launch cost.
+func (m *Machine) launchSplitOr(base Time, l Launch) (host, dev Time, split bool) {
 	p := m.Profile
 	stream, graph := p.Value("launch.stream"), p.Value("launch.graph")
 	if stream <= 0 && graph <= 0 {
-		return 0, m.LaunchLatency(algo, proto), false
+		return 0, base, false
 	}
 	if l.Graph() {
 		if graph <= 0 {

@@ -35,7 +35,8 @@ func drawProfile(t *rapid.T) *Profile {
 // TestPropSlowerProfileNeverFaster: with the schedule (NCCL's decisions)
 // held fixed, lowering any bandwidth of the profile or raising any latency
 // or fixed cost (a NET split's per-message proxy time too) never makes an
-// operation finish sooner.
+// operation finish sooner, a symmetric kernel's or copy-engine
+// collective's included.
 func TestPropSlowerProfileNeverFaster(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tc := drawTimingCase(t)
@@ -85,6 +86,23 @@ func TestPropSlowerProfileNeverFaster(t *testing.T) {
 		}
 		if after.Time < before.Time {
 			t.Fatalf("%s %g -> %g: %v -> %v", name, p.Params[name].Value, x.Value, before.Time, after.Time)
+		}
+		// a symmetric kernel or copy-engine collective under the same
+		// change (SimulateSym)
+		sy, sm := drawSym(t)
+		scfg := Config{Machine: sm, Launch: cfg.Launch}
+		scfg.Machine.Profile = p
+		sb, _, err := SimulateSym(sy, scfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scfg.Machine.Profile = &q
+		sa, _, err := SimulateSym(sy, scfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sa.Time < sb.Time {
+			t.Fatalf("%s: %s %g -> %g: %v -> %v", sy, name, p.Params[name].Value, x.Value, sb.Time, sa.Time)
 		}
 	})
 }

@@ -16,7 +16,9 @@ import (
 // point's decision (algos, from the communicator's own graphs and channel
 // count) timed on the point's machine (sim) with the machine's own
 // profile, the switches reducing only where NCCL enabled the offload;
-// SendRecv and AllToAll run NCCL's p2p plan. Points whose layout has no
+// SendRecv and AllToAll run NCCL's p2p plan; an operation NCCL runs on a
+// symmetric kernel or the copy engines is timed as what it moves
+// (sim.SimulateSym). Points whose layout has no
 // builder (nodes of different sizes) give an error and an empty cell.
 func Simulate(p Point, comm *spec.Comm, ds []*spec.Decision) (float64, error) {
 	return simulate(p, comm, ds, SimOptions{}, nil)
@@ -88,6 +90,19 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 		if cache != nil {
 			cache.comms.Put(comm, cs)
 		}
+	}
+	if ds[0].Kernel != "" {
+		// a symmetric kernel or the copy engines: what it moves, no
+		// schedule of steps (sim.SimulateSym)
+		if len(ds) > 1 {
+			return 0, fmt.Errorf("a group of %d window operations is not timed", len(ds))
+		}
+		d := ds[0]
+		r, _, err := cs.c.SimulateSym(d, o.InPlace, sim.TestBytes(d.Op.Func, d.Op.Count, d.Op.DataType, cs.c.Comm.NRanks))
+		if err != nil {
+			return 0, err
+		}
+		return r.TimeUs, nil
 	}
 	grp, plans := cs.c.P2PGroup(ds, o.Launch.Graph())
 	n := len(ds)

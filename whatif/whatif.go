@@ -596,7 +596,7 @@ func (e *Evaluator) fill(p Point, comm *spec.Comm, ds []*spec.Decision, tr stopp
 	if v, ok := tr.Stopper(spec.CapNVLS); ok && !d.Algo.IsNVLS() {
 		r.NVLSGate = string(v.Rule)
 	}
-	if e.Sim != nil && d.Err == nil && (d.P2P != nil || d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone) {
+	if e.Sim != nil && d.Err == nil && (d.P2P != nil || d.Kernel != "" || d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone) {
 		if us, err := e.Sim(p, comm, ds); err == nil {
 			r.SimUs = us
 		}

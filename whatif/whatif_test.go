@@ -337,3 +337,42 @@ func TestDiffReleasesTimeOnly(t *testing.T) {
 		t.Errorf("table:\n%s", out)
 	}
 }
+
+// Window buffers: every point NCCL runs on a symmetric kernel or the copy
+// engines has a simulated time (sim.SimulateSym), the same reused as
+// afresh, and a larger operation of one kernel never less.
+func TestSimulatedWindowRows(t *testing.T) {
+	sw := Sweep{NCCL: []string{"2.28.9", "2.30.7"}, Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: []int{1}}, {Preset: "h200x2", Nodes: []int{1}}},
+		Env:   []EnvSet{{Name: "default"}, {Name: "ce", Vars: map[string]string{"NCCL_CTA_POLICY": "2"}}},
+		Colls: []string{"allreduce", "allgather", "reducescatter"}, Sizes: SizeAxis{From: "4KiB", To: "256MiB", Factor: 16}}
+	pts, err := Expand(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is := spec.Issue{Buffers: spec.BuffersWindow}
+	fresh := RunWith(pts, 2, RunOptions{Sim: Simulate, Issue: is}, nil)
+	reused := RunWith(pts, 2, RunOptions{Sim: NewSimulator(64, SimOptions{}), Issue: is}, nil)
+	kernels, ce := 0, 0
+	for i, r := range fresh {
+		if r.Err != nil || strings.HasPrefix(r.Outcome, "error") {
+			continue
+		}
+		if r.SimUs <= 0 || r.TimeSource != "sim" {
+			t.Errorf("point %d %s %s %s: no simulated time (%q)", i, r.Machine.Label, r.Op.Func, r.Outcome, r.TimeSource)
+		}
+		if reused[i].SimUs != r.SimUs {
+			t.Errorf("point %d: %g µs afresh, %g reused", i, r.SimUs, reused[i].SimUs)
+		}
+		if r.Outcome == "copy-engine" {
+			ce++
+		} else if strings.Contains(r.Outcome, "_") {
+			kernels++
+		}
+		if i > 0 && fresh[i-1].Outcome == r.Outcome && fresh[i-1].Op.Func == r.Op.Func && fresh[i-1].Size < r.Size && fresh[i-1].SimUs > r.SimUs && fresh[i-1].NChannels == r.NChannels {
+			t.Errorf("point %d %s: %g µs at %d B after %g µs at %d B", i, r.Outcome, r.SimUs, r.Size, fresh[i-1].SimUs, fresh[i-1].Size)
+		}
+	}
+	if kernels == 0 || ce == 0 {
+		t.Fatalf("%d symmetric-kernel and %d copy-engine points of %d", kernels, ce, len(pts))
+	}
+}

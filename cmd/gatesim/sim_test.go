@@ -346,3 +346,42 @@ func TestSimCrossClique(t *testing.T) {
 	}
 	goldenfile.Check(t, filepath.Join("testdata", "sim-crossclique.txt"), all.String(), *update)
 }
+
+// TestSimWindow: window AllReduce, AllGather and ReduceScatter on 2 ×
+// H200 (NVLS off, as the machine runs) and one DGX H100 at 2.28.9 and
+// 2.30.7 run NCCL's symmetric kernels, and sim times them (what each
+// kernel moves over NVLink, sim.SimulateSym) instead of refusing; 2.28.9's
+// AllGather under NCCL_CTA_POLICY=2 goes to the copy engines. The reports
+// are held as a golden file.
+func TestSimWindow(t *testing.T) {
+	var all strings.Builder
+	for _, rel := range []string{"2.28.9", "2.30.7"} {
+		for _, sys := range [][]string{{"--system", "h200x2", "--env", "NCCL_NVLS_ENABLE=0"}, {"--system", "dgx-h100"}} {
+			for _, coll := range []string{"allreduce", "allgather", "reducescatter"} {
+				args := append([]string{"sim", "--nccl", rel, "--buffers", "window", "--coll", coll, "--bytes", "64MiB"}, sys...)
+				code, out, errs := runSimCLI(args...)
+				if code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errs)
+				}
+				if !strings.Contains(out, "symmetric model") || !strings.Contains(out, "NCCL's symmetric path") {
+					t.Errorf("%v: no symmetric kernel timed:\n%s", args, out)
+				}
+				all.WriteString("$ gatesim " + strings.Join(args, " ") + "\n" + out)
+			}
+		}
+	}
+	args := []string{"sim", "--system", "dgx-h100", "--buffers", "window", "--coll", "allgather", "--bytes", "64MiB", "--env", "NCCL_CTA_POLICY=2"}
+	code, out, errs := runSimCLI(args...)
+	if code != 0 || !strings.Contains(out, "copy-engine") {
+		t.Fatalf("%v: exit %d: %s%s", args, code, out, errs)
+	}
+	all.WriteString("$ gatesim " + strings.Join(args, " ") + "\n" + out)
+	goldenfile.Check(t, filepath.Join("testdata", "sim-window.txt"), all.String(), *update)
+	// the paths with no schedule of steps refuse what needs one
+	for _, extra := range [][]string{{"--verify"}, {"--agg", "2"}} {
+		a := append([]string{"sim", "--system", "dgx-h100", "--buffers", "window", "--bytes", "1MiB"}, extra...)
+		if code, _, errs := runSimCLI(a...); code != 2 || errs == "" {
+			t.Errorf("%v: exit %d %s", a, code, errs)
+		}
+	}
+}

@@ -108,6 +108,10 @@ func (k SymKernel) String() string {
 	return "Unknown"
 }
 
+// LL reports an LL kernel (kernelMask_LL): it moves LL lines, 8 data bytes
+// and their flag in 16.
+func (k SymKernel) LL() bool { return k < NumSymKernels && symMaskLL>>k&1 == 1 }
+
 // The kernel masks of sym_kernels.cc (kernelMask_STMC, ...).
 const (
 	symMaskSTMC uint32 = 1<<SymAllGatherLLMC | 1<<SymAllGatherSTMC | 1<<SymAllGatherTmaSTMC | 1<<SymAllReduceAGxLLMCR | 1<<SymAllReduceRSxLDMCAGxSTMC | 1<<SymReduceScatterLDMC |
@@ -294,67 +298,35 @@ func symModel(busBytes, baseLat float64, nSMs int, smBw, busMult, peakBw float64
 // symQuery is queryModel: kernel k's time for nBytes on the fewest blocks
 // within 2.5 % of its time on the most.
 func (s *symComm) symQuery(k SymKernel, nBytes int64) (timeUs float64, nBlocks int) {
-	const llBusFactor = 9
 	if symMaskGin>>k&1 == 1 {
 		return s.symQueryGin(k, nBytes)
 	}
 	k = symModelOf(k)
-	n := float64(s.nRanks)
-	b := float64(nBytes)
 	maxBlocks := symMaxBlocks
 	arch := 16
 	if s.compCap >= 100 {
 		arch = 32
 	}
-	maxBlocksNVLS := nccl.DivUp(arch, s.nRanks)
-	busBytes, mult := math.Ldexp(1, 50), 1.0
-	switch k {
-	case SymAllReduceAGxLLR, SymAllGatherLL, SymReduceScatterLL:
-		busBytes = n * b * llBusFactor
-	case SymAllReduceAGxLLMCR, SymAllGatherLLMC:
-		busBytes, mult = n*b*llBusFactor, 1.1
-	case SymAllReduceRSxLDAGxST:
-		busBytes = float64(2 * nBytes * int64(s.nRanks-1) / int64(s.nRanks))
-	case SymAllReduceRSxLDMCAGxSTMC:
-		busBytes, mult, maxBlocks = float64(nBytes/int64(s.nRanks)+nBytes), n, maxBlocksNVLS
-	case SymAllGatherST, SymReduceScatterLD:
-		busBytes = float64(int64(s.nRanks-1) * nBytes)
-	case SymAllGatherSTMC, SymReduceScatterLDMC:
-		busBytes, mult, maxBlocks = float64(int64(s.nRanks-1)*nBytes), 0.55*n, maxBlocksNVLS
+	busBytes, mult, nvlsBlocks := symBus(k, s.nRanks, nBytes)
+	if nvlsBlocks {
+		maxBlocks = nccl.DivUp(arch, s.nRanks)
 	}
 	maxBlocks = min(maxBlocks, s.maxCTAs)
 	minBlocks := s.minCTAs
 	if u := min(int64(symMaxBlocks), s.symCTAs); u > 0 {
 		minBlocks, maxBlocks = int(u), int(u)
 	}
-	isLL := symMaskLL>>k&1 == 1
-	isAG := symMaskAG>>k&1 == 1
-	isAR := symMaskAR>>k&1 == 1
 	const gbps = float64(1<<30) / 1e6
-	var baseLat, smBw, peakBw float64
+	baseLat := SymBaseLatency(k, s.compCap)
+	smBw := symSmBw(k, s.compCap) * gbps
+	var peakBw float64
 	if s.compCap < 100 {
-		baseLat, smBw, peakBw = 7.8, 44*gbps, 320*gbps
-		if isLL {
-			baseLat = 4.5
-		}
-		if isAR {
-			smBw = 65 * gbps
-		}
+		peakBw = 320 * gbps
 		if k == SymAllReduceRSxLDMCAGxSTMC {
 			peakBw = 480 * gbps
 		}
 	} else {
-		switch {
-		case isLL && isAG:
-			baseLat = 8.5
-		case isLL:
-			baseLat = 11
-		case isAR:
-			baseLat = 19.5
-		default:
-			baseLat = 13
-		}
-		smBw, peakBw = 55*gbps, 600*gbps
+		peakBw = 600 * gbps
 		if k == SymAllReduceRSxLDMCAGxSTMC {
 			peakBw = 1000 * gbps
 		}
@@ -367,6 +339,93 @@ func (s *symComm) symQuery(k SymKernel, nBytes int64) (timeUs float64, nBlocks i
 		}
 	}
 	return float64(best), maxBlocks
+}
+
+// symBus is queryModel's bus bytes of kernel k (its model kernel's) for
+// nBytes on n ranks, the multiplier of its per-block rate, and whether its
+// blocks are capped as the multimem kernels' are.
+func symBus(k SymKernel, n int, nBytes int64) (busBytes, mult float64, nvlsBlocks bool) {
+	const llBusFactor = 9
+	nf, b := float64(n), float64(nBytes)
+	switch symModelOf(k) {
+	case SymAllReduceAGxLLR, SymAllGatherLL, SymReduceScatterLL:
+		return nf * b * llBusFactor, 1, false
+	case SymAllReduceAGxLLMCR, SymAllGatherLLMC:
+		return nf * b * llBusFactor, 1.1, false
+	case SymAllReduceRSxLDAGxST:
+		return float64(2 * nBytes * int64(n-1) / int64(n)), 1, false
+	case SymAllReduceRSxLDMCAGxSTMC:
+		return float64(nBytes/int64(n) + nBytes), nf, true
+	case SymAllGatherST, SymReduceScatterLD:
+		return float64(int64(n-1) * nBytes), 1, false
+	case SymAllGatherSTMC, SymReduceScatterLDMC:
+		return float64(int64(n-1) * nBytes), 0.55 * nf, true
+	}
+	return math.Ldexp(1, 50), 1, false
+}
+
+// symSmBw is queryModel's smBw, GiB/s: what one block moves.
+func symSmBw(k SymKernel, compCap int) float64 {
+	switch {
+	case compCap >= 100:
+		return 55
+	case symMaskAR>>symModelOf(k)&1 == 1:
+		return 65
+	}
+	return 44
+}
+
+// SymBlockBusBytes and SymBlockBw are NCCL's model of what one block of
+// symmetric kernel k does on n ranks of compute capability compCap: the
+// bus bytes it moves for the nBytes it works on, and the rate (bytes/s)
+// at which it moves them (smBw × the kernel's bus multiplier).
+// Ref: v2.28.9-1 src/sym_kernels.cc queryModel (busBytes, busMultiplier,
+// smBw; the same in v2.27.3-1 src/symmetric.cc and v2.30.7-1
+// src/sym_kernels.cc queryModel_lsa).
+func SymBlockBusBytes(k SymKernel, n int, nBytes int64) float64 {
+	b, _, _ := symBus(k, n, nBytes)
+	return b
+}
+
+func SymBlockBw(k SymKernel, n, compCap int) float64 {
+	_, mult, _ := symBus(k, n, 1)
+	return symSmBw(k, compCap) * float64(1<<30) * mult
+}
+
+// SymBaseLatency is the fixed cost (µs) NCCL's model of symmetric kernel
+// k charges on GPUs of compute capability compCap (90 for sm90): the
+// kernel's launch and its first synchronisation, before any byte moves.
+// Ref: v2.28.9-1 src/sym_kernels.cc queryModel (baseLat; the same
+// constants in v2.27.3-1 src/symmetric.cc and v2.30.7-1
+// src/sym_kernels.cc queryModel_lsa).
+func SymBaseLatency(k SymKernel, compCap int) float64 {
+	k = symModelOf(k)
+	isLL := symMaskLL>>k&1 == 1
+	if compCap < 100 {
+		if isLL {
+			return 4.5
+		}
+		return 7.8
+	}
+	switch {
+	case isLL && symMaskAG>>k&1 == 1:
+		return 8.5
+	case isLL:
+		return 11
+	case symMaskAR>>k&1 == 1:
+		return 19.5
+	}
+	return 13
+}
+
+// ParseSymKernel is the kernel NCCL names name (SymKernel.String).
+func ParseSymKernel(name string) (SymKernel, bool) {
+	for k := range NumSymKernels {
+		if k.String() == name {
+			return k, true
+		}
+	}
+	return NumSymKernels, false
 }
 
 // symPick is ncclSymkPickKernel for nWorks operations of one bin whose
