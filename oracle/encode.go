@@ -94,6 +94,10 @@ func appendAnswer(b []byte, a *Answer) (_ []byte, ok bool) {
 		b = append(b, `,"time_us":`...)
 		b = appendFloat(b, *a.TimeUs)
 	}
+	if a.Kernel != "" {
+		b = append(b, `,"kernel":`...)
+		b = appendString(b, a.Kernel)
+	}
 	if a.P2P != nil {
 		b = append(b, `,"p2p":{"p2p_nchannels":`...)
 		b = strconv.AppendInt(b, int64(a.P2P.NChannels), 10)

@@ -268,6 +268,9 @@ type Answer struct {
 	ChannelHi *int     `json:"channel_hi,omitempty"`
 	NThreads  *int     `json:"nthreads,omitempty"`
 	TimeUs    *float64 `json:"time_us,omitempty"`
+	// Kernel is the first operation's kernel outside the cost table (as
+	// its "ops" entry gives it), where it has one.
+	Kernel string `json:"kernel,omitempty"`
 	// P2P is set for SendRecv and AllToAll: NCCL's point-to-point path
 	// (no cost table; algo and proto are null, the protocol is chosen per
 	// peer by size when the work is planned).
@@ -1009,7 +1012,7 @@ func (o *Oracle) fill(id json.RawMessage, d *spec.Decision) *Answer {
 		Undecided: d.Undecided, Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Fallback: d.Fallback,
 		Net: d.Net, CollNetSupport: d.CollNetSupport, NVLSSupport: d.NVLSSupport, Evidence: d.Evidence, P2P: p2pChannels(d.P2P),
 		Error: op.Error, Algo: op.Algo, Proto: op.Proto,
-		NChannels: op.NChannels, ChannelLo: op.ChannelLo, ChannelHi: op.ChannelHi, NThreads: op.NThreads, TimeUs: op.TimeUs}
+		NChannels: op.NChannels, ChannelLo: op.ChannelLo, ChannelHi: op.ChannelHi, NThreads: op.NThreads, TimeUs: op.TimeUs, Kernel: op.Kernel}
 	for _, c := range d.Candidates {
 		a.Candidates = append(a.Candidates, c.String())
 	}

@@ -473,7 +473,8 @@ func TestOracleInitAllDup(t *testing.T) {
 // NCCL_SYM_NOWIN_ENABLE=1 is planned as its group from 2.29.2 and takes
 // the LL kernel where the cost table alone picks LL; 2.28.9 answers with
 // the cost table. A window AllReduce on 8 × B200 under
-// NCCL_SYM_TMA_ENABLE=1 takes the TMA kernel from 2.30.3.
+// NCCL_SYM_TMA_ENABLE=1 takes the TMA kernel from 2.30.3. The top level,
+// which describes the first operation, names the same kernel.
 func TestOracleSymmetricKernels(t *testing.T) {
 	o := New(nil)
 	o.Trace = false
@@ -495,6 +496,9 @@ func TestOracleSymmetricKernels(t *testing.T) {
 		e := ops[0].(map[string]any)
 		if k, _ := e["kernel"].(string); k != c.kernel {
 			t.Errorf("%s: kernel %q, want %q", c.req, k, c.kernel)
+		}
+		if k, _ := m["kernel"].(string); k != c.kernel {
+			t.Errorf("%s: top-level kernel %q, want ops[0]'s %q", c.req, k, c.kernel)
 		}
 		if c.kernel == "" && e["algo"] == nil {
 			t.Errorf("%s: no algorithm: want the cost table's", c.req)

@@ -54,6 +54,9 @@ type Call struct {
 	DevComm *DevCommReqs `json:"devComm,omitempty"`
 	Buffers Buffers      `json:"buffers,omitempty"`
 	Alloc   Alloc        `json:"alloc,omitempty"`
+	// InPlace: the receive buffer is the send buffer (inplace), as the
+	// oracle's "inplace": true.
+	InPlace bool `json:"inplace,omitempty"`
 	// Line is the source line of the call in a script (for messages).
 	Line int `json:"line,omitempty"`
 }
@@ -437,8 +440,8 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 }
 
 // parseCallOp reads a collective, send/recv or one-sided call's fields
-// (f[0] the call, f[1] the communicator), setting c's P2P, RMA, Buffers
-// and Alloc; the error says what was expected.
+// (f[0] the call, f[1] the communicator), setting c's P2P, RMA, Buffers,
+// Alloc and InPlace; the error says what was expected.
 func parseCallOp(f []string, c *Call) (Op, error) {
 	kind, isRMA := ParseRMAKind(f[0])
 	fn, err := ParseFunc(f[0])
@@ -453,7 +456,7 @@ func parseCallOp(f []string, c *Call) (Op, error) {
 		if !sized {
 			return Op{}, fmt.Errorf("%s needs a communicator: expected %s COMM peer=N", f[0], f[0])
 		}
-		return Op{}, fmt.Errorf("%s needs a communicator and a size: expected %s COMM SIZE [DTYPE] [REDOP] [root=N]", f[0], f[0])
+		return Op{}, fmt.Errorf("%s needs a communicator and a size: expected %s COMM SIZE [DTYPE] [REDOP] [root=N] [inplace]", f[0], f[0])
 	}
 	var size int64
 	rest := f[2:]
@@ -479,6 +482,12 @@ func parseCallOp(f []string, c *Call) (Op, error) {
 		switch {
 		case !ok && isRMA && key == "nopeerwin" && kind == RMAPutSignal:
 			c.RMA.NoPeerWin = true
+			continue
+		case !ok && key == "inplace":
+			if isRMA {
+				return Op{}, fmt.Errorf("%q: a one-sided call has no in-place form; expected inplace on a collective, send or recv", a)
+			}
+			c.InPlace = true
 			continue
 		case !ok:
 			pos = append(pos, a)

@@ -185,6 +185,9 @@ func (c *Comm) selectGroup(ops []GroupOp, launch Launch, st *devCommState) (*Gro
 	if err := checkPeers(all, c.NRanks); err != nil {
 		return nil, err
 	}
+	if err := c.checkWindows(all); err != nil {
+		return nil, err
+	}
 	if hasRMA(all) {
 		return c.selectRMA(all, launch, st)
 	}
@@ -481,7 +484,7 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 			idx := byComm[n]
 			ops := make([]GroupOp, len(idx))
 			for k, i := range idx {
-				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, DevComm: calls[i].DevComm, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc}
+				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, DevComm: calls[i].DevComm, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc, InPlace: calls[i].InPlace}
 			}
 			if shared[n] == nil {
 				shared[n] = &devCommState{}
@@ -502,9 +505,7 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 // group of n collectives.
 func (c *Comm) noSymmetricPath(n int) string {
 	t := c.Model.Tuning
-	switch {
-	case !t.Symmetric:
-		return "window buffers, but this release has no symmetric kernels (2.27.3 adds them): the cost table decides"
+	switch { // a release without symmetric kernels has no windows (checkWindows)
 	case !t.SymGrouped && n > 1:
 		return fmt.Sprintf("window buffers in a group of %d operations: this release tries a symmetric kernel only for a group of exactly one collective and no p2p: the cost table decides", n)
 	}
@@ -513,6 +514,21 @@ func (c *Comm) noSymmetricPath(n int) string {
 		nvlink = ", and every GPU pair of the node one NVLink hop"
 	}
 	return "window buffers, but no symmetric path takes this operation (symmetric support needs one node or GIN on every node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter (across nodes the GIN kernels of 2.29.2+), NCCL_SYM_KERNEL and NCCL_SYM_GIN_KERNELS_ENABLE allowing" + nvlink + "): the cost table decides"
+}
+
+// checkWindows refuses window buffers at a release without
+// ncclCommWindowRegister: such a program does not build against its
+// nccl.h, so no decision is NCCL's.
+func (c *Comm) checkWindows(all []GroupOp) error {
+	if c.Model == nil || c.Model.Tuning.Symmetric {
+		return nil
+	}
+	for i, g := range all {
+		if g.Buffers == BuffersWindow {
+			return fmt.Errorf("group op %d: buffers window at NCCL %s: this release has no ncclCommWindowRegister (windows start with NCCL 2.27.3); expected buffers user or registered", i, c.rs.Version)
+		}
+	}
+	return nil
 }
 
 // symBuffers names an operation's buffers in a G-SEL-SIDE-1 verdict.

@@ -207,7 +207,7 @@ func TestDecideCalls(t *testing.T) {
 // an AllGather leave the cost table for the symmetric path (G-SEL-SIDE-1
 // passes instead of answering skip); an int32 sum has no symmetric kernel
 // and stays on the table (G-SEL-SIDE-1 fails); an AllGather under CTA
-// policy ZERO goes to the copy engines; 2.22.3 has no windows.
+// policy ZERO goes to the copy engines; 2.22.3 has no windows: refused.
 func TestSelectGroupWindows(t *testing.T) {
 	f32 := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
 	i32 := Op{Func: AllReduce, Count: 16 << 20, DataType: Int32, RedOp: Sum}
@@ -244,12 +244,14 @@ func TestSelectGroupWindows(t *testing.T) {
 	if p, _ := side(g, 0); p != "copy-engine" {
 		t.Errorf("CTA policy ZERO AllGather: %q, want copy-engine", p)
 	}
+	// a release without ncclCommWindowRegister refuses the request; the
+	// error names it and the first release with windows
 	c = h200x2Comm(t, V2_22_3, nil)
-	if g, err = c.SelectGroup([]GroupOp{{Op: f32, Buffers: BuffersWindow}}, Launch{}); err != nil {
-		t.Fatal(err)
-	}
-	if p, _ := side(g, 0); p != "" || g.Ops[0].Algo == AlgoNone {
-		t.Errorf("2.22.3 window: %q %s, want the cost table", p, g.Ops[0].Algo)
+	for _, l := range []Launch{{}, {Agg: 8}, {Mode: LaunchGraph}} {
+		_, err = c.SelectGroup([]GroupOp{{Op: *arOp(1 << 20)}, {Op: f32, Buffers: BuffersWindow}}, l)
+		if err == nil || !strings.Contains(err.Error(), "group op 1") || !strings.Contains(err.Error(), "2.22.3") || !strings.Contains(err.Error(), "2.27.3") {
+			t.Errorf("2.22.3 window %+v: %v, want an error naming op 1, 2.22.3 and 2.27.3", l, err)
+		}
 	}
 }
 
@@ -730,5 +732,39 @@ func TestWindowAllocRefused(t *testing.T) {
 	}
 	if _, err := c.SelectGroup([]GroupOp{{Op: op, Buffers: BuffersWindow}}, Launch{}); err != nil {
 		t.Errorf("window buffers of cuMem memory: %v", err)
+	}
+}
+
+// TestDecideCallsInPlace: a script's inplace token is the oracle's
+// "inplace": under a CUDA graph on 2 × H200 at 2.28.9 an out-of-place
+// 8 MiB AllReduce is IPC-registered onto channels 0..15, an in-place one
+// is not and keeps 0..23 (G-REG-IPC-1); a one-sided call has no in-place
+// form.
+func TestDecideCallsInPlace(t *testing.T) {
+	calls, err := ParseCalls("t", []byte("init c0\nallreduce c0 8MiB\nallreduce c0 8MiB inplace\nallgather c0 8MiB float32 INPLACE\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls[1].InPlace || !calls[2].InPlace || !calls[3].InPlace {
+		t.Fatalf("in place: %v %v %v, want false true true", calls[1].InPlace, calls[2].InPlace, calls[3].InPlace)
+	}
+	c := h200x2Comm(t, V2_28_9, nil)
+	res, _, err := CheckGroup(c.rs, calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := c.DecideCalls(calls, res, Launch{Mode: LaunchGraph})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for i := 1; i < 3; i++ {
+		got += fmt.Sprintf("%d:%d..%d ", i, dec[i].ChannelLo, dec[i].ChannelHi)
+	}
+	if want := "1:0..15 2:0..23 "; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := ParseCalls("t", []byte("putSignal c0 1MiB peer=1 inplace\n")); err == nil || !strings.Contains(err.Error(), "in-place") {
+		t.Errorf("in-place putSignal: %v, want refused", err)
 	}
 }
