@@ -98,7 +98,7 @@ func consts2_20_5(rs *Ruleset) {
 	// nor NCCL_NVLS_CHUNKSIZE: NVLS's largest chunk is computeCollChunkInfo's 128 KiB
 	rs.SetConst("NVLSChunkSizeEnv", false, Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "computeCollChunkInfo"})
 	// nothing is registered with CollNet: every proxy op has reg 0
-	rs.SetConst("ProxyReg", ProxyRegNone, Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "computeColl"})
+	rs.SetConst("ProxyReg", ProxyRegNone, Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "initCollProxyOp"})
 	setCollNetFail(rs, tag2205, collNetFailInit(336, 368, 712))
 }
 
@@ -147,7 +147,7 @@ var nvlsEarly20 = nvlsEarly(Ref{Tag: tag2205, File: "src/transport/nvls.cc", Fun
 
 func back2_20_5(rs *Ruleset) {
 	rs.Remove("G-REG-COLLNET-1", Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "registerIntraNodeBuffers"}, "CollNet's user-buffer registration arrives in 2.21.5")
-	rs.Remove("G-REG-PROXY-1", Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "computeColl"}, "no proxy op is registered before 2.21.5: reg is always 0")
+	rs.Remove("G-REG-PROXY-1", Ref{Tag: tag2205, File: "src/enqueue.cc", Func: "initCollProxyOp"}, "no proxy op is registered before 2.21.5: reg is always 0")
 	rs.Replace(nvlsEarly20, "2.20.5 turns NVLS off on any MNNVL communicator; 2.21.5 only for an MNNVL clique of 2 GPUs or fewer")
 	rs.Replace(netLibOneName(Ref{Tag: tag2205, File: "src/net.cc", Func: "ncclNetPluginInit"}), "2.20.5 opens libnccl-net-<NCCL_NET_PLUGIN>.so only; 2.21.5 tries the value first")
 	rs.Replace(netLibNone19, "2.20.5 logs one line with dlerror's text; 2.21.5 one per failed name and a summary")
