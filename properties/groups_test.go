@@ -22,10 +22,15 @@ func groupCase(t *rapid.T) (Case, *spec.Comm, []spec.GroupOp, spec.Launch) {
 	}
 	n := rapid.IntRange(1, 8).Draw(t, "nOps")
 	ops := make([]spec.GroupOp, n)
+	// a release without ncclCommWindowRegister refuses window buffers
+	maxBuffers := int(spec.BuffersWindow)
+	if comm.Model != nil && !comm.Model.Tuning.Symmetric {
+		maxBuffers = int(spec.BuffersRegistered)
+	}
 	for i := range ops {
 		ops[i] = spec.GroupOp{Op: Op(c.Release, c.System.NRanks()).Draw(t, "op"),
 			InPlace: rapid.Bool().Draw(t, "inplace"),
-			Buffers: spec.Buffers(rapid.IntRange(0, 2).Draw(t, "buffers"))}
+			Buffers: spec.Buffers(rapid.IntRange(0, maxBuffers).Draw(t, "buffers"))}
 	}
 	l := spec.Launch{Agg: rapid.IntRange(1, 3).Draw(t, "agg")}
 	if rapid.Bool().Draw(t, "graph") {
