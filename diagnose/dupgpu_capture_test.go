@@ -26,11 +26,7 @@ var resultLine = regexp.MustCompile(`(?m)^RESULT .*\brc=(\d+) .* last='(.*)'$`)
 // readDupGPUCapture reads one captured log and its RESULT line.
 func readDupGPUCapture(t *testing.T, v spec.Version, name string) (l *ncclog.Log, rc spec.Result, last string) {
 	t.Helper()
-	path := filepath.Join("..", "hw", "testdata", "device", "dupgpu", v.String(), name)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, data := dupGPUFile(t, v, name)
 	m := resultLine.FindStringSubmatch(string(data))
 	if m == nil {
 		t.Fatalf("%s: no RESULT line", path)
@@ -45,13 +41,21 @@ func readDupGPUCapture(t *testing.T, v spec.Version, name string) (l *ncclog.Log
 	return l, spec.Result(n), m[2]
 }
 
-// resultOf is the RESULT line of one captured rank log.
-func resultOf(t *testing.T, v spec.Version, name string) string {
+// dupGPUFile reads one captured log of hw/testdata/device/dupgpu.
+func dupGPUFile(t *testing.T, v spec.Version, name string) (string, []byte) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "hw", "testdata", "device", "dupgpu", v.String(), name))
+	path := filepath.Join("..", "hw", "testdata", "device", "dupgpu", v.String(), name)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return path, data
+}
+
+// resultOf is the RESULT line of one captured rank log.
+func resultOf(t *testing.T, v spec.Version, name string) string {
+	t.Helper()
+	_, data := dupGPUFile(t, v, name)
 	return resultLine.FindString(string(data))
 }
 
