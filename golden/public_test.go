@@ -537,7 +537,7 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 	}
 	if len(l.Channels) > 0 {
 		s := l.Channels[0]
-		add("channels", []string{comm.Topo.Summary}, []string{summaryText(s)})
+		add("channels", []string{comm.Topo.Summary}, []string{s.Line()})
 	}
 	if rows := diagnose.PredictConns(comm, l); len(rows) > 0 {
 		// every network connector line: what follows "via NET/<name>/",
@@ -636,22 +636,6 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 		add(fmt.Sprintf("op %s %d", fn, o.Bytes), []string{pred}, []string{got})
 	}
 	return items, nil
-}
-
-// summaryText writes an observed channel summary back in the form the
-// logging release printed it: 2.18.x-2.19.x have no collnet count
-// (v2.19.4-1 src/init.cc initTransportsRank), releases before 2.17 no
-// nvls count either, so a model that prints the old form is compared
-// with the old form.
-func summaryText(s ncclog.ChannelSummary) string {
-	out := fmt.Sprintf("%d coll channels, ", s.Coll)
-	if s.HasCollNet {
-		out += fmt.Sprintf("%d collnet channels, ", s.CollNet)
-	}
-	if s.HasNVLS {
-		out += fmt.Sprintf("%d nvls channels, ", s.NVLS)
-	}
-	return out + fmt.Sprintf("%d p2p channels, %d p2p channels per peer", s.P2P, s.P2PPerPeer)
 }
 
 // publicCaseDirs lists the case directories (those with a "case" file).
@@ -1066,7 +1050,7 @@ func TestSummaryText(t *testing.T) {
 		if len(l.Channels) != 1 {
 			t.Fatalf("%q: ncclog read %d summaries", line, len(l.Channels))
 		}
-		if got := summaryText(l.Channels[0]); got != line {
+		if got := l.Channels[0].Line(); got != line {
 			t.Errorf("summaryText = %q, want %q", got, line)
 		}
 	}

@@ -306,8 +306,10 @@ type ChannelSummary struct {
 	At         Loc  `json:"at"`
 }
 
-// Line is the summary in the form it was logged: the collnet and nvls
-// counts only where the logged line had them (releases differ).
+// Line is the summary in the form the logging release printed it:
+// 2.18.x-2.19.x have no collnet count (v2.19.4-1 src/init.cc
+// initTransportsRank), releases before 2.17 no nvls count either, so a
+// model that prints the old form is compared with the old form.
 func (s ChannelSummary) Line() string {
 	out := fmt.Sprintf("%d coll channels, ", s.Coll)
 	if s.HasCollNet {
