@@ -719,6 +719,40 @@ func TestSelectGroupRegisterFallback(t *testing.T) {
 	}
 }
 
+// TestSelectGroupNVLSRegisterCallFails: RegFailed tells an NVLS
+// registration NCCL called and that failed (nvlsRegisterBuffer on
+// cudaMalloc buffers, which then prints "failed to NVLS register ...":
+// v2.24.3-1 and v2.28.9-1 src/transport/nvls.cc) from one NCCL never
+// called (no registration record under NCCL_P2P_USE_CUDA_MEMCPY=1 from
+// 2.28.9, nothing asked on a stream without ncclCommRegister).
+func TestSelectGroupNVLSRegisterCallFails(t *testing.T) {
+	ar := Op{Func: AllReduce, Count: 256 << 20, DataType: Float32, RedOp: Sum}
+	graph := Launch{Mode: LaunchGraph}
+	for _, tc := range []struct {
+		v      Version
+		env    Env
+		g      GroupOp
+		launch Launch
+		want   string // RegFailed / RegRefused set
+	}{
+		{V2_24_3, nil, GroupOp{Op: ar, InPlace: true, Alloc: AllocCudaMalloc}, graph, "NVLS/true"},
+		{V2_24_3, nil, GroupOp{Op: ar, InPlace: true, Alloc: AllocCudaMalloc}, Launch{}, "/false"},
+		{V2_28_9, nil, GroupOp{Op: ar, Buffers: BuffersRegistered, Alloc: AllocCudaMalloc}, Launch{}, "NVLS/true"},
+		{V2_28_9, nil, GroupOp{Op: ar, Buffers: BuffersRegistered, Alloc: AllocCuMem}, Launch{}, "/false"},
+		{V2_28_9, Env{"NCCL_P2P_USE_CUDA_MEMCPY": "1"}, GroupOp{Op: ar, Buffers: BuffersRegistered, Alloc: AllocCudaMalloc}, Launch{}, "/true"},
+	} {
+		c := initPreset(t, tc.v, "dgx-h100", 1, tc.env)
+		gd, err := c.SelectGroup([]GroupOp{tc.g}, tc.launch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := gd.Choices[0]
+		if got := fmt.Sprintf("%s/%v", ch.RegFailed, ch.RegRefused != ""); got != tc.want {
+			t.Errorf("%s %v buffers %s alloc %s launch %s: got %s (%s %s), want %s", tc.v, tc.env, tc.g.Buffers, tc.g.Alloc, tc.launch.Mode, got, ch.Algo, ch.RegRefused, tc.want)
+		}
+	}
+}
+
 // TestWindowAllocRefused: window buffers are ncclMemAlloc'ed cuMem memory,
 // so a window of cudaMalloc memory is refused before any gate, and an
 // allocation out of range likewise.

@@ -116,6 +116,11 @@ type OpChoice struct {
 	// the unregistered decision.
 	Registered string `json:"registered,omitempty"`
 	RegRefused string `json:"regRefused,omitempty"`
+	// RegFailed names the registration NCCL called for the task and that
+	// failed ("NVLS": its nvlsRegisterBuffer found the buffers unbindable
+	// and printed "failed to NVLS register ..."), empty when it
+	// registered, or when RegRefused is a registration NCCL never called.
+	RegFailed string `json:"regFailed,omitempty"`
 	// ChunkNBytes and ChunkNChannels are the bytes and channels of the
 	// task's one calcCollChunking call before 2.22.3 (computeColl,
 	// computeCollChunkInfo; G-SEL-CHUNK-3): 2.20.3–2.21.5 size a task cut
@@ -1876,16 +1881,10 @@ func (m *Model) RegBuff(o Call) bool {
 // ipcRegisterBuffer; v2.23.4-1 p2p.cc ncclIpcLocalRegisterBuffer without
 // the parameter; v2.22.3-1 nvls.cc tryRegisterBuffer)
 func (m *Model) RegRefused(o Call, kind string) string {
+	if why := m.regSkipped(o, kind); why != "" {
+		return why
+	}
 	c, in := m.Tuning, &m.In
-	if c.RegNoneP2PMemcpy && in.P2PUseMemcpy {
-		return "NCCL_P2P_USE_CUDA_MEMCPY=1: ncclCommRegister and ncclCommGraphRegister keep no record, so nothing is registered"
-	}
-	if (kind == "CollNet" || kind == "NET") && c.RegMLOPartRDMA && in.MLOPart && !in.MLOPartRDMA {
-		if kind == "CollNet" {
-			return "a rank is an MLOPart partition (hasMloPart): buffers are RDMA-capable only under NCCL_MLOPART_RDMA_ENABLE=1 (isMloPartBufRdmaCapable), so nothing is registered with CollNet"
-		}
-		return "a rank is an MLOPart partition (hasMloPart): buffers are RDMA-capable only under NCCL_MLOPART_RDMA_ENABLE=1 (isMloPartBufRdmaCapable), so nothing is registered with the network"
-	}
 	switch kind {
 	case "NVLS":
 		if o.Alloc == nccl.AllocCudaMalloc {
@@ -1900,6 +1899,23 @@ func (m *Model) RegRefused(o Call, kind string) string {
 		case o.Alloc == nccl.AllocCudaMalloc && c.RegIPCLegacyParam && (in.LegacyCudaRegister == nil || *in.LegacyCudaRegister == 0):
 			return "cudaMalloc buffers are exported over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1"
 		}
+	}
+	return ""
+}
+
+// regSkipped is the part of RegRefused that keeps NCCL from calling the
+// registration at all (no record to register, buffers the network cannot
+// take); what remains of RegRefused is a call NCCL makes and that fails.
+func (m *Model) regSkipped(o Call, kind string) string {
+	c, in := m.Tuning, &m.In
+	if c.RegNoneP2PMemcpy && in.P2PUseMemcpy {
+		return "NCCL_P2P_USE_CUDA_MEMCPY=1: ncclCommRegister and ncclCommGraphRegister keep no record, so nothing is registered"
+	}
+	if (kind == "CollNet" || kind == "NET") && c.RegMLOPartRDMA && in.MLOPart && !in.MLOPartRDMA {
+		if kind == "CollNet" {
+			return "a rank is an MLOPart partition (hasMloPart): buffers are RDMA-capable only under NCCL_MLOPART_RDMA_ENABLE=1 (isMloPartBufRdmaCapable), so nothing is registered with CollNet"
+		}
+		return "a rank is an MLOPart partition (hasMloPart): buffers are RDMA-capable only under NCCL_MLOPART_RDMA_ENABLE=1 (isMloPartBufRdmaCapable), so nothing is registered with the network"
 	}
 	return ""
 }
@@ -1936,6 +1952,9 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 			}
 			if why := m.RegRefused(t.op, "NVLS"); why != "" {
 				t.choice.RegRefused = why
+				if m.regSkipped(t.op, "NVLS") == "" {
+					t.choice.RegFailed = "NVLS" // the bind failed inside the call
+				}
 				return 0, ""
 			}
 			return n, "NVLS"
