@@ -210,6 +210,19 @@ type NVLSLog struct {
 	// operation's user buffer that NVLS could not register (each such
 	// failure follows at most one failed CUDA call of the registration).
 	RegFailures int `json:"register_failures,omitempty"`
+	// RegFailed are the distinct buffers of those lines (the first
+	// maxDistinctSmall): what NVLS tried to register for one operation.
+	RegFailed []NVLSRegFailure `json:"register_failed,omitempty"`
+}
+
+// NVLSRegFailure is one "failed to NVLS register" line: the buffer sizes
+// NCCL computed for the operation (send and receive counts × element
+// size; an AllGather's send buffer and a ReduceScatter's receive buffer
+// print (nil)) and whether both buffers are one (in place).
+type NVLSRegFailure struct {
+	SendBytes int64 `json:"send_bytes"`
+	RecvBytes int64 `json:"recv_bytes"`
+	InPlace   bool  `json:"in_place"`
 }
 
 // MNNVLLog is what a multi-node NVLink (GB200-class) node says about its

@@ -49,6 +49,26 @@ func TestNVLSRegCudaFailures(t *testing.T) {
 	}
 }
 
+// TestNVLSRegFailedBuffers: each "failed to NVLS register" line, WARN
+// (2.24.3-2.25.1) or REG INFO (2.26.2+), is read with its buffer sizes and
+// whether the operation ran in place; repeats are kept once, and a (nil)
+// buffer (an AllGather's send, a ReduceScatter's receive) is not in place.
+func TestNVLSRegFailedBuffers(t *testing.T) {
+	const log = `h:1:1 [0] transport/nvls.cc:703 NCCL WARN rank 0 failed to NVLS register sendbuff 0x78c800000000 sendbuffSize 1073741824 recvbuff 0x78c800000000 recvbuffSize 1073741824
+h:1:1 [0] transport/nvls.cc:703 NCCL WARN rank 0 failed to NVLS register sendbuff 0x78c800000000 sendbuffSize 1073741824 recvbuff 0x78c800000000 recvbuffSize 1073741824
+h:1:1 [0] NCCL INFO rank 0 failed to NVLS register sendbuff 0x7f0000000000 sendbuffSize 4096 recvbuff 0x7f1000000000 recvbuffSize 4096
+h:1:1 [0] NCCL INFO rank 0 failed to NVLS register sendbuff (nil) sendbuffSize 4096 recvbuff (nil) recvbuffSize 32768
+`
+	l, err := Parse(strings.NewReader(log), "t.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []NVLSRegFailure{{1 << 30, 1 << 30, true}, {4096, 4096, false}, {4096, 32768, false}}
+	if l.NVLS.RegFailures != 4 || !reflect.DeepEqual(l.NVLS.RegFailed, want) {
+		t.Errorf("got %d lines %+v, want 4 lines %+v", l.NVLS.RegFailures, l.NVLS.RegFailed, want)
+	}
+}
+
 // TestNVLSRegCallsAtTags recomputes nvlsRegCalls from NCCL's source: at
 // every modelled release from 2.24.3, the lines with a CUDA check inside
 // tryRegisterBuffer, and that nvlsRegisterBuffer ignores its result (the

@@ -1103,6 +1103,10 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		}
 	case KindNVLSRegFail:
 		p.log.NVLS.RegFailures++
+		f := NVLSRegFailure{SendBytes: atoi64(sub[3]), RecvBytes: atoi64(sub[5]), InPlace: sub[2] == sub[4] && sub[2] != "(nil)"}
+		if !slices.Contains(p.log.NVLS.RegFailed, f) && len(p.log.NVLS.RegFailed) < maxDistinctSmall {
+			p.log.NVLS.RegFailed = append(p.log.NVLS.RegFailed, f)
+		}
 	case KindCudaFailure:
 		if strings.Contains(ln.SrcFile, "nvls") {
 			p.log.NVLS.CudaFailures++
