@@ -34,9 +34,9 @@ var publicTruthRoot = filepath.Join("testdata", "public")
 
 // minPublicTruthCases is the least number of public cases: the ones
 // committed (8-GPU NVSwitch nodes, multi-node, NVLS-capable, PCIe-only,
-// one-GPU EFA nodes, releases 2.18.1 to 2.30.4, 2.20.x argued), so a lost
-// case fails the test.
-const minPublicTruthCases = 20
+// one-GPU EFA nodes, a CUDA-graph capture, releases 2.18.1 to 2.30.4,
+// 2.20.x argued), so a lost case fails the test.
+const minPublicTruthCases = 22
 
 // publicCase is one parsed "case" file.
 type publicCase struct {
@@ -51,11 +51,13 @@ type publicCase struct {
 	topo     string         // topology XML, relative to the case directory
 	preset   string
 	nodes    int
-	sharp    bool           // the HPC-X SHARP plugin, net and CollNet v5-v8
-	plugin   string         // another build of that plugin: "sharp-v6" or "rdma-v6" (see v6Plugin)
-	ofi      string         // aws-ofi-nccl as spec.NamedPlugin reads it: "aws-ofi-nccl@VERSION:PLATFORM"
-	libs     []spec.Library // libraries added to every node instead (a test's)
-	noP2P    bool           // NVML reports no P2P between the GPUs (GeForce boards)
+	sharp    bool            // the HPC-X SHARP plugin, net and CollNet v5-v8
+	plugin   string          // another build of that plugin: "sharp-v6" or "rdma-v6" (see v6Plugin)
+	ofi      string          // aws-ofi-nccl as spec.NamedPlugin reads it: "aws-ofi-nccl@VERSION:PLATFORM"
+	libs     []spec.Library  // libraries added to every node instead (a test's)
+	noP2P    bool            // NVML reports no P2P between the GPUs (GeForce boards)
+	launch   spec.LaunchMode // how the run launched its operations (CUDA graph capture or the stream)
+	alloc    spec.Alloc      // how the application allocated its buffers (what NCCL can register)
 	env      spec.Env
 	expect   map[string]string // item -> "" (agree) or the reason of a known disagreement
 	order    []string          // items in file order, for messages
@@ -87,6 +89,10 @@ type publicCase struct {
 //	plugin aws-ofi-nccl V P      aws-ofi-nccl release V on EC2 instance type P (spec.OFIPlugin) on
 //	                             every node (topo only)
 //	driver p2p-not-supported     NVML reports P2P between the GPUs as not supported (GeForce boards)
+//	launch stream|graph          how the run launched its operations: on the stream (default) or
+//	                             captured into a CUDA graph (NCCL_GRAPH_REGISTER registers at capture)
+//	alloc cumem|cudamalloc       how the application allocated its buffers (default cumem;
+//	                             PyTorch's caching allocator is cudamalloc)
 //	env NAME=VALUE               one NCCL_* variable of the run
 //	agree ITEM                   the item must agree
 //	differ ITEM: REASON          a known disagreement, with its reason
@@ -95,7 +101,8 @@ type publicCase struct {
 // the releases; it takes precedence over the unscoped one.
 //
 // Items: network, system, fallback (the search's simple-order WARNs), graph
-// ring|tree|nvls|collnet, channels, threadThresholds, matrix, table, op FUNC BYTES.
+// ring|tree|nvls|collnet, channels, threadThresholds, matrix, table, op FUNC BYTES,
+// register (NVLS registrations that failed, with their operation).
 func readPublicCase(dir string) (*publicCase, error) {
 	path := filepath.Join(dir, "case")
 	data, err := os.ReadFile(path)
@@ -188,6 +195,14 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 				return nil, bad("driver p2p-not-supported")
 			}
 			c.noP2P = true
+		case "launch":
+			if c.launch, err = spec.ParseLaunchMode(rest); err != nil {
+				return nil, bad("launch stream or launch graph")
+			}
+		case "alloc":
+			if c.alloc, err = spec.ParseAlloc(rest); err != nil || (c.alloc != spec.AllocCuMem && c.alloc != spec.AllocCudaMalloc) {
+				return nil, bad("alloc cumem or alloc cudamalloc")
+			}
 		case "env":
 			k, v, ok := strings.Cut(rest, "=")
 			if !ok || !strings.HasPrefix(k, "NCCL_") {
@@ -221,7 +236,7 @@ func parsePublicCase(dir, path string, data []byte) (*publicCase, error) {
 			c.expect[item] = reason
 			c.order = append(c.order, item)
 		default:
-			return nil, bad("source, logged, unlogged, stated, argued, release, topo, preset, nodes, plugin, driver, env, func, agree or differ")
+			return nil, bad("source, logged, unlogged, stated, argued, release, topo, preset, nodes, plugin, driver, launch, alloc, env, func, agree or differ")
 		}
 	}
 	switch {
@@ -635,7 +650,59 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 		}
 		add(fmt.Sprintf("op %s %d", fn, o.Bytes), []string{pred}, []string{got})
 	}
+	if regs := l.NVLS.RegFailed; len(regs) > 0 {
+		pred, got, err := predictNVLSRegs(c, comm, regs)
+		if err != nil {
+			return nil, err
+		}
+		add("register", pred, got)
+	}
 	return items, nil
+}
+
+// predictNVLSRegs writes each logged NVLS registration failure as its
+// operation and "NVLS register failed", and the model's outcome for that
+// operation, launched and allocated as the case says: the registration it
+// calls and that fails (tuning.OpChoice.RegFailed), one that succeeds, or
+// none. The line names no collective: the case's func line does.
+func predictNVLSRegs(c *publicCase, comm *spec.Comm, regs []ncclog.NVLSRegFailure) (pred, got []string, err error) {
+	if c.opFunc < 0 {
+		return nil, nil, fmt.Errorf("%s: an NVLS registration line names no collective: expected a func line in the case file", c.dir)
+	}
+	for _, r := range regs {
+		// the operation's bytes as NCCL prints them: the send buffer, the
+		// receive buffer for ReduceScatter
+		bytes := r.SendBytes
+		if c.opFunc == spec.ReduceScatter {
+			bytes = r.RecvBytes
+		}
+		op, err := spec.OpFromBytes(c.opFunc, bytes, spec.Float32, spec.Sum, 0)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: NVLS registration of %d bytes: %w", c.dir, bytes, err)
+		}
+		what := fmt.Sprintf("%s %d bytes", c.opFunc, bytes)
+		if r.InPlace {
+			what += " in place"
+		}
+		gd, err := comm.SelectGroup([]spec.GroupOp{{Op: op, InPlace: r.InPlace, Alloc: c.alloc}}, spec.Launch{Mode: c.launch})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %s: %w", c.dir, what, err)
+		}
+		outcome := "no NVLS registration"
+		if len(gd.Choices) > 0 {
+			ch := gd.Choices[0]
+			switch {
+			case ch.RegFailed == "NVLS":
+				outcome = "NVLS register failed"
+			case ch.Registered == "NVLS":
+				outcome = "NVLS registered"
+			default:
+				outcome = fmt.Sprintf("no NVLS registration (%s/%s)", ch.Algo, ch.Proto)
+			}
+		}
+		pred, got = append(pred, what+": "+outcome), append(got, what+": NVLS register failed")
+	}
+	return pred, got, nil
 }
 
 // publicCaseDirs lists the case directories (those with a "case" file).
@@ -823,6 +890,9 @@ func TestPublicPluginFromLog(t *testing.T) {
 // TestPublicTruthDetectsChange is the negative control: every case, run
 // on a machine with one more node than the post describes, must disagree
 // somewhere, so the comparison above cannot pass whatever the model says.
+// A case whose run was captured into a CUDA graph may instead disagree
+// when launched on the stream: what it checks is the capture (its
+// registration), which one more node of the same kind leaves alone.
 func TestPublicTruthDetectsChange(t *testing.T) {
 	for _, dir := range publicCaseDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
@@ -834,14 +904,28 @@ func TestPublicTruthDetectsChange(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			items, err := checkPublic(c, obs, c.releases[0], c.nodes+1)
-			if err != nil {
-				t.Fatal(err)
+			differs := func(c *publicCase, nodes int) bool {
+				items, err := checkPublic(c, obs, c.releases[0], nodes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, it := range items {
+					if reason, _ := c.expectation(it.key, c.releases[0]); !it.agree && reason == "" {
+						return true
+					}
+				}
+				return false
 			}
-			for _, it := range items {
-				if reason, _ := c.expectation(it.key, c.releases[0]); !it.agree && reason == "" {
+			if differs(c, c.nodes+1) {
+				return
+			}
+			if c.launch == spec.LaunchGraph {
+				onStream := *c
+				onStream.launch = spec.LaunchStream
+				if differs(&onStream, c.nodes) {
 					return
 				}
+				t.Errorf("%s launched on the stream instead of a CUDA graph still agrees on every item: the check does not constrain the capture", dir)
 			}
 			t.Errorf("%s with %d nodes instead of %d still agrees on every item: the check does not constrain the machine", dir, c.nodes+1, c.nodes)
 		})
@@ -952,6 +1036,9 @@ func TestParsePublicCaseErrors(t *testing.T) {
 		{"aws-ofi-nccl unknown release", "source s\nlogged 2.29.2\nrelease 2.29.2\ntopo t.xml\nplugin aws-ofi-nccl 1.18.9 g7e.8xlarge\n", "case:5: aws-ofi-nccl version \"1.18.9\": expected one of"},
 		{"aws-ofi-nccl without platform", "source s\nlogged 2.29.2\nrelease 2.29.2\ntopo t.xml\nplugin aws-ofi-nccl 1.18.0\n", "expected plugin sharp"},
 		{"aws-ofi-nccl with a preset", base + "plugin aws-ofi-nccl 1.18.0 g7e.8xlarge\n", "plugin aws-ofi-nccl goes with a topo"},
+		{"graph launch", base + "launch graph\nalloc cudamalloc\n", ""},
+		{"unknown launch", base + "launch later\n", "expected launch stream or launch graph"},
+		{"window alloc", base + "alloc cumem-host\n", "expected alloc cumem or alloc cudamalloc"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePublicCase("d", "case", []byte(tc.text))
