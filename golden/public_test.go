@@ -632,10 +632,13 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.dir, fn, o.Bytes, err)
 		}
-		d, _, err := comm.Select(op)
+		// the operation alone in its group, launched and allocated as the
+		// run was (a captured operation may register its buffers)
+		gd, err := comm.SelectGroup([]spec.GroupOp{{Op: op, Alloc: c.alloc}}, spec.Launch{Mode: c.launch})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %d bytes: %w", c.dir, fn, o.Bytes, err)
 		}
+		d := gd.Ops[0]
 		withRange := o.ChannelLo >= 0
 		pred := diagnose.OpString(d.Algo, d.Proto, d.ChannelLo, d.ChannelHi, withRange)
 		if d.Err != nil {
