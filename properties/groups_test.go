@@ -143,95 +143,148 @@ func TestIndependentGroupsPermute(t *testing.T) {
 // Every planned operation of a group gets at least one channel, inside its
 // kind's channels, and its channel parts add up to its count exactly
 // (NCCL's partition leaves no element out and gives none twice); an
-// operation a symmetric kernel runs lies on the kernel's blocks.
+// operation a symmetric kernel runs lies on the kernel's blocks, and one
+// the copy engines run takes no channel.
 func TestGroupChannelsCover(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c, comm, ops, l := groupCase(t)
-		g, err := comm.SelectGroup(ops, l)
-		if err != nil || g.Err != nil || comm.Model == nil {
-			return
-		}
-		in := comm.Model.In
-		for i, ch := range g.Choices {
-			if ch.Kernel != "" && ch.Err == nil {
-				// a symmetric kernel: the operation's cells fill some of
-				// the kernel's blocks, at least one
-				if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi < ch.ChannelLo || ch.ChannelHi >= ch.NChannels || ch.NThreads <= 0 {
-					t.Fatalf("%s: op %d: kernel %s on channels %d..%d of %d blocks × %d threads", c, i, ch.Kernel, ch.ChannelLo, ch.ChannelHi, ch.NChannels, ch.NThreads)
-				}
-				// its plan's blocks hold the plan's bytes, one 1 KiB cell
-				// short of the fewest per block that do, and the plan's
-				// works fit the kernel arguments NCCL can pass
-				var bytes, cells int64
-				works := 0
-				for _, o := range g.Choices {
-					if o.Kernel != "" && o.Err == nil && o.Plan == ch.Plan {
-						bytes, cells, works = bytes+o.Bytes, cells+(o.Bytes+1023)/1024, works+1
-					}
-				}
-				blocks := int64(ch.NChannels)
-				if ch.CTABytes*blocks < bytes || (ch.CTABytes-1024)*blocks >= cells*1024 || ch.Works != works || ch.ArgsBytes <= 0 || ch.ArgsBytes > 4096 {
-					t.Fatalf("%s: op %d: kernel %s plan %d: %d blocks × %d bytes for %d bytes (%d cells) of %d works (recorded %d), %d bytes of arguments",
-						c, i, ch.Kernel, ch.Plan, blocks, ch.CTABytes, bytes, cells, works, ch.Works, ch.ArgsBytes)
-				}
-				continue
-			}
-			if ch.Discarded || ch.OneRank || ch.Err != nil || ch.Plan < 0 {
-				continue
-			}
-			if ch.SidePath == "allgatherv" {
-				// ncclScheduleBcastTasksToPlan: the broadcast's parts on
-				// channels 0..hi of the AllGather pick's, Ring, some empty
-				if ch.Op.Bytes() > 0 && (ch.Algo != spec.Ring || ch.NChannels < 1 || ch.ChannelLo != 0 || ch.ChannelHi >= in.NChannels || ch.NChannels > ch.ChannelHi+1) {
-					t.Fatalf("%s: op %d: AllGatherV broadcast %s/%s, %d channels on %d..%d of %d", c, i, ch.Algo, ch.Proto, ch.NChannels, ch.ChannelLo, ch.ChannelHi, in.NChannels)
-				}
-				continue
-			}
-			kindMax := in.NChannels
-			if comm.Model.Tuning.Schedule == tuning.ScheduleR18 {
-				// 2.18/2.19: NChannels least loaded channels of the
-				// nChannels or nvlsChannels pool, each walking the whole
-				// buffer (no split)
-				pool := max(in.NChannels, in.NVLSChannels)
-				if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi >= pool || ch.ChannelHi-ch.ChannelLo+1 < ch.NChannels || ch.Part != (tuning.CBDPart{}) {
-					t.Fatalf("%s: op %d (%s/%s): %d channels on %d..%d of %d, part %+v", c, i, ch.Algo, ch.Proto, ch.NChannels, ch.ChannelLo, ch.ChannelHi, pool, ch.Part)
-				}
-				continue
-			}
-			switch {
-			case comm.Model.Tuning.Schedule == tuning.ScheduleR20:
-				// 2.20/2.21 cut every plain task over the group's usable
-				// channels, the largest pool of its algorithms, NVLS
-				// included (v2.20.3-1 src/enqueue.cc
-				// scheduleCollTasksToPlan, addCBDCollToPlan)
-				kindMax = max(in.NChannels, in.NVLSChannels)
-			case ch.Algo.IsNVLS():
-				kindMax = in.NVLSChannels
-			}
-			if ch.ChannelHi < ch.ChannelLo || ch.ChannelLo < 0 || ch.ChannelHi >= kindMax {
-				t.Fatalf("%s: op %d (%s/%s) on channels %d..%d of %d", c, i, ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi, kindMax)
-			}
-			collnet := ch.Algo.IsCollNet() || (ch.Algo == spec.NVLS && in.NNodes > 1)
-			if collnet {
-				if ch.ChannelLo != 0 || ch.ChannelHi != ch.NChannels-1 {
-					t.Fatalf("%s: op %d: CollNet task on %d..%d, want 0..%d", c, i, ch.ChannelLo, ch.ChannelHi, ch.NChannels-1)
-				}
-				continue
-			}
-			p := ch.Part
-			count := ch.Op.Count
-			if ch.Op.Func == spec.AllGather || ch.Op.Func == spec.Broadcast {
-				count = ch.Op.Bytes()
-			}
-			total := p.CountLo
-			if p.Hi > p.Lo {
-				total += int64(p.Hi-p.Lo-1)*p.CountMid + p.CountHi
-			}
-			if p.Lo != ch.ChannelLo || p.Hi != ch.ChannelHi || total != count || p.CountLo <= 0 {
-				t.Fatalf("%s: op %d: part %+v covers %d of %d on channels %d..%d", c, i, p, total, count, ch.ChannelLo, ch.ChannelHi)
-			}
-		}
+		checkGroupChannelsCover(t, c, comm, ops, l)
 	})
+}
+
+func checkGroupChannelsCover(t fataler, c Case, comm *spec.Comm, ops []spec.GroupOp, l spec.Launch) {
+	g, err := comm.SelectGroup(ops, l)
+	if err != nil || g.Err != nil || comm.Model == nil {
+		return
+	}
+	in := comm.Model.In
+	for i, ch := range g.Choices {
+		if ch.Kernel != "" && ch.Err == nil {
+			// a symmetric kernel: the operation's cells fill some of
+			// the kernel's blocks, at least one
+			if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi < ch.ChannelLo || ch.ChannelHi >= ch.NChannels || ch.NThreads <= 0 {
+				t.Fatalf("%s: op %d: kernel %s on channels %d..%d of %d blocks × %d threads", c, i, ch.Kernel, ch.ChannelLo, ch.ChannelHi, ch.NChannels, ch.NThreads)
+			}
+			checkSymCTABytes(t, c, comm, g.Choices, i)
+			continue
+		}
+		if ch.SidePath == "copy-engine" || ch.SidePath == "hierarchical-ce" {
+			// ceCollTaskAppend: a plan of its own on the copy engines,
+			// no kernel and no channel to cover
+			if ch.Err == nil && (ch.Plan < 0 || ch.NChannels != 0 || ch.Kernel != "") {
+				t.Fatalf("%s: op %d: %s collective in plan %d on %d channels, kernel %q", c, i, ch.SidePath, ch.Plan, ch.NChannels, ch.Kernel)
+			}
+			continue
+		}
+		if ch.Discarded || ch.OneRank || ch.Err != nil || ch.Plan < 0 {
+			continue
+		}
+		if ch.SidePath == "allgatherv" {
+			// ncclScheduleBcastTasksToPlan: the broadcast's parts on
+			// channels 0..hi of the AllGather pick's, Ring, some empty
+			if ch.Op.Bytes() > 0 && (ch.Algo != spec.Ring || ch.NChannels < 1 || ch.ChannelLo != 0 || ch.ChannelHi >= in.NChannels || ch.NChannels > ch.ChannelHi+1) {
+				t.Fatalf("%s: op %d: AllGatherV broadcast %s/%s, %d channels on %d..%d of %d", c, i, ch.Algo, ch.Proto, ch.NChannels, ch.ChannelLo, ch.ChannelHi, in.NChannels)
+			}
+			continue
+		}
+		kindMax := in.NChannels
+		if comm.Model.Tuning.Schedule == tuning.ScheduleR18 {
+			// 2.18/2.19: NChannels least loaded channels of the
+			// nChannels or nvlsChannels pool, each walking the whole
+			// buffer (no split)
+			pool := max(in.NChannels, in.NVLSChannels)
+			if ch.NChannels < 1 || ch.ChannelLo < 0 || ch.ChannelHi >= pool || ch.ChannelHi-ch.ChannelLo+1 < ch.NChannels || ch.Part != (tuning.CBDPart{}) {
+				t.Fatalf("%s: op %d (%s/%s): %d channels on %d..%d of %d, part %+v", c, i, ch.Algo, ch.Proto, ch.NChannels, ch.ChannelLo, ch.ChannelHi, pool, ch.Part)
+			}
+			continue
+		}
+		switch {
+		case comm.Model.Tuning.Schedule == tuning.ScheduleR20:
+			// 2.20/2.21 cut every plain task over the group's usable
+			// channels, the largest pool of its algorithms, NVLS
+			// included (v2.20.3-1 src/enqueue.cc
+			// scheduleCollTasksToPlan, addCBDCollToPlan)
+			kindMax = max(in.NChannels, in.NVLSChannels)
+		case ch.Algo.IsNVLS():
+			kindMax = in.NVLSChannels
+		}
+		if ch.ChannelHi < ch.ChannelLo || ch.ChannelLo < 0 || ch.ChannelHi >= kindMax {
+			t.Fatalf("%s: op %d (%s/%s) on channels %d..%d of %d", c, i, ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi, kindMax)
+		}
+		collnet := ch.Algo.IsCollNet() || (ch.Algo == spec.NVLS && in.NNodes > 1)
+		if collnet {
+			if ch.ChannelLo != 0 || ch.ChannelHi != ch.NChannels-1 {
+				t.Fatalf("%s: op %d: CollNet task on %d..%d, want 0..%d", c, i, ch.ChannelLo, ch.ChannelHi, ch.NChannels-1)
+			}
+			continue
+		}
+		p := ch.Part
+		count := ch.Op.Count
+		if ch.Op.Func == spec.AllGather || ch.Op.Func == spec.Broadcast {
+			count = ch.Op.Bytes()
+		}
+		total := p.CountLo
+		if p.Hi > p.Lo {
+			total += int64(p.Hi-p.Lo-1)*p.CountMid + p.CountHi
+		}
+		if p.Lo != ch.ChannelLo || p.Hi != ch.ChannelHi || total != count || p.CountLo <= 0 {
+			t.Fatalf("%s: op %d: part %+v covers %d of %d on channels %d..%d", c, i, p, total, count, ch.ChannelLo, ch.ChannelHi)
+		}
+	}
+}
+
+// symFracSteps is the resolution of the 16-bit fraction in which a
+// symmetric plan's block records where it stops in its last task (fracHi
+// of ncclSymkChannelWorkRange).
+const symFracSteps = 1 << 16
+
+// checkSymCTABytes bounds the busiest block of op i's symmetric plan
+// (G-SCHED-SYMRANGE-1) and checks that the plan's works fit the kernel
+// arguments NCCL can pass. The host lays cellPerChannel = ⌈cells/blocks⌉
+// 1 KiB cells on each block; a block that owns a task's tail shares it
+// with the task's other blocks and may take up to one more cell of the
+// next task (the tail is fused when at most 1 KiB of the block is left);
+// and a block's end, a 16-bit fraction rounded up, decodes up to
+// ⌊(cells−1)/65536⌋ cells past its layout. So the busiest block moves at
+// most cellPerChannel + 1 + that rounding cells (a shared range's extra
+// cell is split over its blocks: the 21,903.25 cells of 9 blocks for two
+// 25,231,105-int32 AllGathers), and the blocks together hold the plan's
+// bytes. A release whose kernel reads a block's end with its first
+// task's cell count, and starts a task's shared blocks after the block
+// before them even when that block ended in another task (2.28.3, no
+// Tuning.SymRangeOwnEnds), moves up to the largest task more on a block
+// that ends in a task of fewer cells, and skips bytes of a plan of
+// several tasks: there only the upper bound holds.
+//
+// Ref: v2.28.3-1 src/scheduler/symmetric_sched.cc
+// ncclSymmetricTaskScheduler; src/device/symmetric/primitives.cuh
+// ncclSymkArgsHandler::getWorkRange, getWorkRangeFused, forEachWork;
+// src/device/symmetric/all_gather.cuh bcast (v2.28.7-1 the end read
+// from its own task)
+func checkSymCTABytes(t fataler, c Case, comm *spec.Comm, choices []tuning.OpChoice, i int) {
+	ch := choices[i]
+	var bytes, cells, most, rounding int64
+	works, equal := 0, true
+	for _, o := range choices {
+		if o.Kernel == "" || o.Err != nil || o.Plan != ch.Plan {
+			continue
+		}
+		n := (o.Bytes + 1023) / 1024
+		equal = equal && (works == 0 || n == most)
+		bytes, cells, works = bytes+o.Bytes, cells+n, works+1
+		most, rounding = max(most, n), max(rounding, (n-1)/symFracSteps)
+	}
+	blocks := int64(ch.NChannels)
+	perChannel := (cells + blocks - 1) / blocks
+	bound := perChannel + 1 + rounding
+	ownEnds := comm.Model.Tuning.SymRangeOwnEnds
+	if !ownEnds && !equal {
+		bound += most
+	}
+	if ch.CTABytes > bound*1024 || ((ownEnds || works == 1) && ch.CTABytes*blocks < bytes) || ch.Works != works || ch.ArgsBytes <= 0 || ch.ArgsBytes > 4096 {
+		t.Fatalf("%s: op %d: kernel %s plan %d: %d blocks × %d bytes for %d bytes (%d cells, at most %d a block) of %d works (recorded %d), %d bytes of arguments",
+			c, i, ch.Kernel, ch.Plan, blocks, ch.CTABytes, bytes, cells, bound, works, ch.Works, ch.ArgsBytes)
+	}
 }
 
 // Before 2.22.3 a kernel plan holds half of NCCL_WORK_FIFO_DEPTH in

@@ -119,3 +119,54 @@ func TestSymRangeCoverRapid(t *testing.T) {
 		}
 	})
 }
+
+// TestSymRangeLoadRapid: the busiest block moves at most cellPerChannel
+// cells, one more (a fused tail's block also takes up to one cell of the
+// next task) and the rounding of its end's 16-bit fraction
+// (⌊(cells−1)/65536⌋ cells of the largest task); together the blocks hold
+// every byte. 2.28.3 reads a block's end with its first task's cells: on
+// tasks of different cells a block may move up to the largest task more,
+// and bytes are skipped.
+func TestSymRangeLoadRapid(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		const cellElts = 1024
+		n := rapid.IntRange(1, 12).Draw(rt, "tasks")
+		equal := rapid.Bool().Draw(rt, "equal")
+		elts := make([]int64, n)
+		for i := range elts {
+			hi := int64(64 * cellElts)
+			if rapid.Bool().Draw(rt, "big") {
+				hi = 300000 * cellElts // beyond the fraction's 65536 steps
+			}
+			elts[i] = rapid.Int64Range(1, hi).Draw(rt, "elts")
+			if equal {
+				elts[i] = elts[0]
+			}
+		}
+		blocks := rapid.IntRange(1, symMaxBlocks).Draw(rt, "blocks")
+		ownEnds := rapid.Bool().Draw(rt, "ownEnds")
+		mode := symFused
+		if rapid.Bool().Draw(rt, "noFusion") {
+			mode = symNoFusion
+		}
+		parts, _ := symRangeRun(elts, cellElts, blocks, rapid.Bool().Draw(rt, "last"), mode, ownEnds)
+		load := make([]int64, blocks)
+		for _, p := range parts {
+			symCTAShare(p, load)
+		}
+		var cells, total, most, rounding int64
+		for _, e := range elts {
+			c := (e + cellElts - 1) / cellElts
+			cells, total = cells+c, total+e
+			most, rounding = max(most, c), max(rounding, (c-1)>>16)
+		}
+		bound := (cells+int64(blocks)-1)/int64(blocks) + 1 + rounding
+		if !ownEnds && !equal {
+			bound += most
+		}
+		busiest := slices.Max(load)
+		if busiest > bound*cellElts || (ownEnds || n == 1) && busiest*int64(blocks) < total {
+			rt.Fatalf("busiest block %d elements, bound %d cells of %d; %d elements over %d blocks: %+v", busiest, bound, cellElts, total, blocks, parts)
+		}
+	})
+}
