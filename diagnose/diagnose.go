@@ -803,7 +803,7 @@ func (d *diag) algo() {
 		d.add(Finding{ID: "algo.fallback", Severity: Warning, Level: spec.LevelSelected,
 			Title: fmt.Sprintf("NCCL_ALGO=%s excludes %s for %s, yet %d operation(s) ran %s/%s: NCCL %s falls back to Ring silently",
 				algoEnv, dec.Algo, dec.Op.Func, len(fellBack), dec.Algo, dec.Proto, d.l.Release),
-			Rule: "G-SEL-BACKUP-1", Evidence: d.opEvidence(dec),
+			Rule: dec.DecidedBy, Evidence: d.opEvidence(dec),
 			Check: []string{"read the actual choice per operation, not the variable; 2.24.3+ return ncclInvalidUsage instead"}})
 	} else if len(other) > 0 {
 		dec := other[0]

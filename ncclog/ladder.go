@@ -116,6 +116,13 @@ var (
 	runtimeConnectSince = sinceRelease(spec.MakeVersion(2, 22, 3))
 	// patSince: PAT exists (v2.23.4-1 src/graph/tuning.cc ncclPatEnable).
 	patSince = sinceRelease(spec.MakeVersion(2, 23, 4))
+	// ringBackupSince: NCCL_ALGO disables Ring for every function and the
+	// Ring comes back through ringbdw (v2.19.1-1 src/graph/tuning.cc
+	// ncclTopoTuneModel, src/enqueue.cc getAlgoInfo); before it NCCL_ALGO
+	// never takes Ring from a function other than AllReduce, and a
+	// function left with nothing fails (v2.18.6-1 likewise, v2.16.5-1
+	// ncclTopoTuneModel).
+	ringBackupSince = sinceRelease(spec.MakeVersion(2, 19, 1))
 	// perFunctionGrammar: NCCL_ALGO/NCCL_PROTO take "func:list;..."
 	// (v2.24.3-1 src/graph/tuning.cc parseList).
 	perFunctionGrammar = sinceRelease(spec.MakeVersion(2, 24, 3))

@@ -374,10 +374,15 @@ func (ob *observer) decisions() ([]spec.Decision, []Loc, int) {
 		d.CollNetSupport = ob.o.Evidence[spec.CapCollNet] >= spec.LevelCandidate
 		d.NVLSSupport = ob.o.Evidence[spec.CapNVLS] >= spec.LevelCandidate
 		// Before 2.24.3 an NCCL_ALGO the function cannot run falls back to
-		// Ring without an error (G-SEL-BACKUP-1).
+		// Ring without an error: the Ring backup or restore from 2.19.1
+		// (G-SEL-BACKUP-1), before it the Ring NCCL_ALGO never disables
+		// for a function other than AllReduce (G-TUNE-EN-1).
 		if ob.o.Algo != nil && perFunctionGrammar.before(l.Release) && op.Func < spec.NumFuncs &&
 			op.Algo >= 0 && !ob.o.Algo.Enabled[op.Func][op.Algo] {
 			d.Fallback, d.DecidedBy = true, "G-SEL-BACKUP-1"
+			if ringBackupSince.before(l.Release) {
+				d.DecidedBy = "G-TUNE-EN-1"
+			}
 		}
 		out = append(out, d)
 		at = append(at, op.First.At)
@@ -396,8 +401,8 @@ func (ob *observer) decisions() ([]spec.Decision, []Loc, int) {
 			res = spec.InvalidUsage
 		}
 		rule := spec.RuleID("G-SEL-ERR-1")
-		if perFunctionGrammar.before(l.Release) {
-			rule = "G-SEL-BACKUP-1"
+		if perFunctionGrammar.before(l.Release) && !ringBackupSince.before(l.Release) {
+			rule = "G-SEL-BACKUP-1" // no Ring backup either; before 2.19.1 there is none
 		}
 		out = append(out, spec.Decision{Release: l.Release, Op: spec.Op{Func: f, DataType: dt}, Algo: spec.AlgoNone, Proto: spec.ProtoNone,
 			Err: &spec.NCCLError{Result: res, Message: na.First.Msg, Call: "ncclGroupEnd"}, DecidedBy: rule, Net: net, Evidence: ob.o.Evidence})
@@ -587,7 +592,10 @@ func (ob *observer) trace() spec.Trace {
 			v.Log = []string{d.Err.Message}
 		} else {
 			v.Facts = append(v.Facts, spec.F("algo", d.Algo), spec.F("proto", d.Proto))
-			if d.Fallback {
+			switch {
+			case d.Fallback && d.DecidedBy == "G-TUNE-EN-1":
+				v.Why = "NCCL_ALGO excluded " + d.Algo.String() + " for " + d.Op.Func.String() + " yet it ran: NCCL_ALGO never disables Ring for a function other than AllReduce"
+			case d.Fallback:
 				v.Why = "NCCL_ALGO excluded " + d.Algo.String() + " for " + d.Op.Func.String() + " yet it ran: silent Ring backup"
 			}
 		}

@@ -119,6 +119,32 @@ h:1:1 [1] 15269.938482 topoGetAlgoInfo:1535 NCCL TRACE 24 Bytes -> Algo 1 proto 
 	}
 }
 
+// TestObserveFallbackR18: before 2.19.1 there is no Ring backup: a Ring
+// that ran for Broadcast under NCCL_ALGO=Tree is the Ring NCCL_ALGO never
+// disables for a function other than AllReduce (G-TUNE-EN-1), and a
+// function left with nothing fails by G-SEL-ERR-1.
+func TestObserveFallbackR18(t *testing.T) {
+	log := `NCCL version 2.18.1+cuda12.1
+h:1:1 [1] NCCL INFO NCCL_ALGO set by environment to Tree
+h:1:1 [1] NCCL INFO Broadcast: opCount a sendbuff 0x1 recvbuff 0x1 count 24 datatype 0 op 0 root 0 comm 0x5 [nranks=8] stream 0x6
+h:1:1 [1] 15269.938482 getAlgoInfo:1190 NCCL TRACE 24 Bytes -> Algo 1 proto 0 time 12.5
+`
+	o := observe(t, log, nil)
+	if len(o.Decisions) != 1 {
+		t.Fatalf("decisions %+v", o.Decisions)
+	}
+	d := o.Decisions[0]
+	if d.Op.Func != spec.Broadcast || d.Algo != spec.Ring || !d.Fallback || d.DecidedBy != "G-TUNE-EN-1" {
+		t.Errorf("decision %+v", d)
+	}
+	if v, ok := o.Trace.Find("G-TUNE-EN-1"); !ok || v.Scope != "op" || !strings.Contains(v.Why, "never disables Ring") {
+		t.Errorf("fallback verdict %+v", v)
+	}
+	if _, ok := o.Trace.Find("G-SEL-BACKUP-1"); ok {
+		t.Error("a G-SEL-BACKUP-1 verdict at 2.18.1, which has no Ring backup")
+	}
+}
+
 func TestReadAlgoEnv(t *testing.T) {
 	r22, err := ReadAlgoEnv("^Ring,Tree", spec.MakeVersion(2, 22, 3))
 	if err != nil || r22.Rule != "G-SEL-PARSE-1" || r22.Enabled[spec.AllReduce][spec.Ring] || !r22.Enabled[spec.AllReduce][spec.NVLS] || r22.Named[spec.Ring] {

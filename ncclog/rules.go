@@ -61,7 +61,7 @@ var Rules = []Rule{
 	{ID: "G-SEL-OPSUP-1", Layer: spec.LayerSelect, Title: "per-operation CollNet and NVLS support", Ref: ref(t2289, "src/enqueue.cc", "getCollNetSupport")},
 	{ID: "G-SEL-PICK-1", Layer: spec.LayerSelect, Title: "cost-table argmin", Ref: ref(t2289, "src/enqueue.cc", "topoGetAlgoInfo")},
 	{ID: "G-SEL-BACKUP-1", Layer: spec.LayerSelect, Title: "silent Ring backup (2.19-2.23)", Ref: ref("v2.22.3-1", "src/enqueue.cc", "topoGetAlgoInfo")},
-	{ID: "G-SEL-ERR-1", Layer: spec.LayerSelect, Title: "no algorithm/protocol available (2.24+)", Ref: ref(t2289, "src/enqueue.cc", "topoGetAlgoInfo")},
+	{ID: "G-SEL-ERR-1", Layer: spec.LayerSelect, Title: "no algorithm/protocol available (before 2.19, 2.24+)", Ref: ref(t2289, "src/enqueue.cc", "topoGetAlgoInfo")},
 	{ID: "G-REG-UB-1", Layer: spec.LayerGroup, Title: "NVLS and CollNet user buffers registered", Ref: ref(t2289, "src/register/coll_reg.cc", "ncclRegisterCollNvlsBuffers")},
 	{ID: "G-EXEC-RTCONN-1", Layer: spec.LayerExec, Title: "connection of the selected algorithm", Ref: ref(t2289, "src/group.cc", "ncclCollPreconnect")},
 	{ID: "G-EXEC-ERR-1", Layer: spec.LayerExec, Title: "network errors during progress", Ref: ref(t2289, "src/transport/net_ib.cc", "ncclIbTest")},

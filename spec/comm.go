@@ -102,7 +102,11 @@ type Comm struct {
 	// back for a function NCCL_ALGO/NCCL_PROTO left with none (2.19.1–2.23.4):
 	// running one is a fallback.
 	RingRestored [NumFuncs][NumProtos]bool
-	PATEnable    bool
+	// RingKept[f] marks a function other than AllReduce whose Ring
+	// NCCL_ALGO turned off and 2.18.x kept (G-TUNE-EN-1): running it is a
+	// fallback.
+	RingKept  [NumFuncs]bool
+	PATEnable bool
 
 	Tuner     *tuning.TunerBehaviour
 	TunerPath string

@@ -58,8 +58,10 @@ type Decision struct {
 	// for a cost-table argmin.
 	DecidedBy RuleID `json:"decided_by,omitempty"`
 	// Fallback is true when NCCL ran something other than what NCCL_ALGO /
-	// NCCL_PROTO asked for without an error: 2.22.3's Ring backup, or a
-	// Ring cell 2.19.1–2.23.4 restored for a function left with none.
+	// NCCL_PROTO asked for without an error: 2.22.3's Ring backup, a Ring
+	// cell 2.19.1–2.23.4 restored for a function left with none
+	// (G-TUNE-RINGRESTORE-1), or a Ring 2.18.x never disables for a
+	// function other than AllReduce (G-TUNE-EN-1).
 	Fallback bool `json:"fallback,omitempty"`
 
 	Net string `json:"net,omitempty"`
@@ -214,7 +216,17 @@ func fillDecision(c *tuning.OpChoice, d *Decision) {
 		d.Candidates = nil
 	}
 	d.DecidedBy = c.DecidedBy
-	d.Fallback = c.Backup || c.Restored
+	d.Fallback = c.Backup || c.Restored || c.RingKept
+	if d.DecidedBy == tuning.RuleSelPick {
+		// the gate that kept or restored a Ring NCCL_ALGO turned off runs
+		// it, as opRun.ringFallback names it
+		switch {
+		case c.RingKept:
+			d.DecidedBy = tuning.RuleEnable
+		case c.Restored:
+			d.DecidedBy = tuning.RuleRingRestore
+		}
+	}
 	d.NChannels, d.NThreads = c.NChannels, c.NThreads
 	d.ChannelLo, d.ChannelHi = c.ChannelLo, c.ChannelHi
 	d.TimeUs = float64(c.TimeUs)

@@ -589,8 +589,11 @@ func enableRuleWith(ref Ref, doc string, rescueWarn string) *Rule {
 			for f := range NumFuncs {
 				for a := range nA {
 					if !en.CellsOff(Func(f), Algo(a)) {
-						if en.Algo[f][a] == 0 && f == 0 {
-							notes = append(notes, "Ring stays on for every function but AllReduce")
+						if en.RingKept(Func(f), Algo(a)) {
+							c.RingKept[f] = true
+							if f == 0 {
+								notes = append(notes, "NCCL_ALGO's Ring disable reaches only AllReduce: every other function keeps Ring and runs it instead of what NCCL_ALGO asked for")
+							}
 						}
 						continue
 					}

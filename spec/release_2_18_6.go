@@ -165,7 +165,7 @@ var impl18Rule = implRule(ref2186("src/graph/tuning.cc", "ncclTopoTuneModel"),
 // en18 is G-TUNE-EN-1 of 2.18.x, with the WARN of the hard-set CollNet
 // rescue.
 var en18 = enableRuleWarn(ref2186("src/graph/tuning.cc", "ncclTopoTuneModel"),
-	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled with a WARN; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0, except that NCCL_ALGO never disables Ring for a function other than AllReduce ("that allows to run real apps with NCCL_ALGO=TREE").`)
+	`After NCCL_ALGO/NCCL_PROTO: NVLSTree off on one node; without CollNet support CollNetDirect and CollNetChain off, and NVLS off across nodes, and if that leaves Ring, Tree, NVLS and NVLSTree all off (a hard-set CollNet request) Ring and Tree are re-enabled with a WARN; with CollNet, CollNetDirect off without an NVSwitch. A disabled algorithm or protocol gets bandwidth 0, except that NCCL_ALGO never disables Ring for a function other than AllReduce ("that allows to run real apps with NCCL_ALGO=TREE"): NCCL_ALGO is one list for every function, and Broadcast, Reduce, AllGather and ReduceScatter have no cell but Ring's, so with NCCL_ALGO=Tree they run Ring without a line. That Ring is a fallback, and this gate decides it.`)
 
 var release2_18_6 = Release{
 	Version: V2_18_6,

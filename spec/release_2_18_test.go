@@ -21,67 +21,6 @@ func after2_18(t *testing.T) Version {
 	return Releases[i+1]
 }
 
-// TestRingFallback2_18: on two GPUs (no NVLS) with NCCL_ALGO=NVLS, 2.18.6
-// keeps Ring for every function but AllReduce and fails AllReduce with
-// ncclInternalError; the release after it restores Ring for AllReduce
-// (G-TUNE-RINGRESTORE-1). With NCCL_ALGO=Tree, AllGather runs Ring under
-// 2.18.6 because Ring is never disabled for it, and as a restored Ring
-// after it.
-func TestRingFallback2_18(t *testing.T) {
-	next := after2_18(t)
-	cases := []struct {
-		v         Version
-		algo      string
-		fn        Func
-		wantAlgo  Algo
-		wantErr   Result
-		decidedBy RuleID
-	}{
-		{V2_18_6, "NVLS", AllReduce, AlgoNone, InternalError, "G-SEL-ERR-1"},
-		{V2_18_6, "NVLS", AllGather, Ring, 0, "G-SEL-PICK-1"},
-		{V2_18_6, "NVLS", Broadcast, Ring, 0, "G-SEL-PICK-1"},
-		{next, "NVLS", AllReduce, Ring, 0, "G-SEL-PICK-1"},
-		{V2_18_6, "Tree", AllReduce, Tree, 0, "G-SEL-PICK-1"},
-		{V2_18_6, "Tree", AllGather, Ring, 0, "G-SEL-PICK-1"},
-		{next, "Tree", AllGather, Ring, 0, "G-SEL-PICK-1"},
-		{V2_18_1, "NVLS", AllReduce, AlgoNone, InternalError, "G-SEL-ERR-1"},
-	}
-	for _, tc := range cases {
-		c := h200x2Comm(t, tc.v, Env{"NCCL_ALGO": tc.algo})
-		if c.Err != nil {
-			t.Fatalf("%s: init: %v", tc.v, c.Err)
-		}
-		op, err := OpFromBytes(tc.fn, 1<<20, Float32, Sum, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, _, err := c.Select(op)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := tc.v.String() + " NCCL_ALGO=" + tc.algo + " " + tc.fn.String()
-		restored := false
-		for _, vd := range c.Trace {
-			restored = restored || (vd.Rule == "G-TUNE-RINGRESTORE-1" && vd.Outcome == Pass)
-		}
-		if want := tc.v == next; restored != want {
-			t.Errorf("%s: Ring restored at init %v, want %v", name, restored, want)
-		}
-		if d.DecidedBy != tc.decidedBy {
-			t.Errorf("%s: decided by %s, want %s", name, d.DecidedBy, tc.decidedBy)
-		}
-		if tc.wantErr != 0 {
-			if d.Err == nil || d.Err.Result != tc.wantErr || d.Err.Message != "Error : no algorithm/protocol available" {
-				t.Errorf("%s: error %+v, want %s with the 2.18 WARN", name, d.Err, tc.wantErr)
-			}
-			continue
-		}
-		if d.Err != nil || d.Algo != tc.wantAlgo {
-			t.Errorf("%s: %s/%s (err %v), want %s", name, d.Algo, d.Proto, d.Err, tc.wantAlgo)
-		}
-	}
-}
-
 // TestPlugins2_18: 2.18.6 accepts a v4-only net plugin that the release
 // after it rejects, and never loads a tuner.
 func TestPlugins2_18(t *testing.T) {

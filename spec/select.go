@@ -953,6 +953,7 @@ var pickRule = &Rule{
 			d.Algo = cands[0].Algo
 			d.DecidedBy = "G-SEL-PICK-1"
 			d.Undecided = fmt.Sprintf("algorithm %s is the only legal one; the protocol among %s needs the tuning model", d.Algo, protoList(cands))
+			o.ringFallback(AlgoProto{d.Algo, ProtoNone})
 			o.raiseSelected(d.Algo)
 			o.emit(Verdict{Outcome: Pass, Why: d.Undecided})
 			return
@@ -1109,10 +1110,35 @@ func (o *opRun) allCostsKnown(cands []AlgoProto) bool {
 
 func (o *opRun) decide(ap AlgoProto, by RuleID) {
 	o.dec.Algo, o.dec.Proto, o.dec.DecidedBy = ap.Algo, ap.Proto, by
-	if f := o.op.Func; ap.Algo == Ring && f >= 0 && f < NumFuncs && ap.Proto >= 0 && ap.Proto < NumProtos && o.comm.RingRestored[f][ap.Proto] {
-		o.dec.Fallback = true // the restored Ring is not what NCCL_ALGO asked for
-	}
+	o.ringFallback(ap)
 	o.raiseSelected(ap.Algo)
+}
+
+// ringFallback marks a cost-table choice of a Ring that NCCL_ALGO did not
+// ask for: 2.18.x's kept Ring (G-TUNE-EN-1) or 2.19.1–2.23.4's restored
+// Ring (G-TUNE-RINGRESTORE-1). That gate, not the argmin over the Ring
+// protocols, is what runs Ring, so it is the one named as deciding; a
+// tuner's pick stays the tuner's.
+func (o *opRun) ringFallback(ap AlgoProto) {
+	f := o.op.Func
+	if ap.Algo != Ring || f < 0 || f >= NumFuncs {
+		return
+	}
+	by := RuleID("")
+	switch {
+	case o.comm.RingKept[f]:
+		by = "G-TUNE-EN-1"
+	case ap.Proto >= 0 && ap.Proto < NumProtos && o.comm.RingRestored[f][ap.Proto]:
+		by = "G-TUNE-RINGRESTORE-1"
+	case ap.Proto == ProtoNone && slices.Contains(o.comm.RingRestored[f][:], true):
+		by = "G-TUNE-RINGRESTORE-1"
+	default:
+		return
+	}
+	o.dec.Fallback = true
+	if o.dec.DecidedBy == "G-SEL-PICK-1" {
+		o.dec.DecidedBy = by
+	}
 }
 
 func (o *opRun) raiseSelected(a Algo) {

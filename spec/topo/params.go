@@ -443,9 +443,10 @@ type Params struct {
 
 	// DupByBwOnly (2.18.1): ncclTopoCompute duplicates the channels of a
 	// non-NVLS graph when ccMin <= 80 and bwIntra >= 25, or ccMin <= 90 and
-	// bwIntra >= 50, whatever nChannels; from 2.18.3 (ncclTopoDupChannels)
-	// any ccMin with bwIntra >= 25, except ccMin > 80 with bwIntra < 50 and
-	// more than 4 channels.
+	// bwIntra >= 50, whatever nChannels; from 2.18.3 (still inline in
+	// ncclTopoCompute, ncclTopoDupChannels from 2.19.3) any ccMin with
+	// bwIntra >= 25, except ccMin > 80 with bwIntra < 50 and more than 4
+	// channels.
 	DupByBwOnly bool
 
 	// CrossNicAnyPattern (2.18.x): NCCL_CROSS_NIC=1 sets crossNic 1 on

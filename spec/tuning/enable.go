@@ -48,7 +48,15 @@ type AlgoEnabled struct {
 // every protocol: it is off, unless it is Ring of a function other than
 // AllReduce in a release that never disables that.
 func (e *AlgoEnabled) CellsOff(f nccl.Func, a nccl.Algo) bool {
-	return e.Algo[f][a] == 0 && !(e.ringKept && a == nccl.Ring && f != nccl.AllReduce)
+	return e.Algo[f][a] == 0 && !e.RingKept(f, a)
+}
+
+// RingKept says whether a is Ring of a function other than AllReduce that
+// NCCL_ALGO turned off but the release never disables (2.18.x: "never
+// disable ring for non-allreduce operations"): its cells stay, and running
+// one is not what NCCL_ALGO asked for.
+func (e *AlgoEnabled) RingKept(f nccl.Func, a nccl.Algo) bool {
+	return e.ringKept && a == nccl.Ring && f != nccl.AllReduce && e.Algo[f][a] == 0
 }
 
 // AlgoEnable is the release's G-TUNE-EN-1 over the communicator in

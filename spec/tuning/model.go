@@ -333,6 +333,9 @@ type Model struct {
 	// made it so; Restored marks 2.22.3 Ring cells brought back.
 	Zeroed   [nccl.NumFuncs][nccl.NumAlgos][nccl.NumProtos]Reason `json:"zeroed"`
 	Restored [nccl.NumFuncs][nccl.NumProtos]bool                  `json:"restored,omitempty"`
+	// RingKept marks the functions whose Ring NCCL_ALGO turned off and
+	// 2.18.x kept (AlgoEnabled.RingKept).
+	RingKept [nccl.NumFuncs]bool `json:"-"`
 	// RingBackupBw is 2.22.3's comm->ringbdw (Ring bandwidth before the
 	// algorithm disables), read by the Ring backup at enqueue.
 	RingBackupBw [nccl.NumFuncs][nccl.NumProtos]float32 `json:"ringBackupBw,omitempty"`
@@ -1042,6 +1045,7 @@ func (m *Model) enableStage() {
 
 	for fi := range nccl.NumFuncs {
 		f := nccl.Func(fi)
+		m.RingKept[f] = en.RingKept(f, nccl.Ring)
 		for ai := range nccl.NumAlgos {
 			a := nccl.Algo(ai)
 			G := in.graph(a)
@@ -1100,6 +1104,12 @@ func (m *Model) enableStage() {
 // brought back: running it is not what NCCL_ALGO/NCCL_PROTO asked for.
 func (m *Model) restoredCell(f nccl.Func, a nccl.Algo, p nccl.Proto) bool {
 	return a == nccl.Ring && f >= 0 && f < nccl.NumFuncs && p >= 0 && p < nccl.NumProtos && m.Restored[f][p]
+}
+
+// keptCell reports whether (a, p) of f is a Ring cell 2.18.x kept although
+// NCCL_ALGO turned Ring off: running it is not what NCCL_ALGO asked for.
+func (m *Model) keptCell(f nccl.Func, a nccl.Algo) bool {
+	return a == nccl.Ring && f >= 0 && f < nccl.NumFuncs && m.RingKept[f]
 }
 
 // ll128Auto resolves LL128's "auto" (2) for one cell: 1 or 0 and why.

@@ -52,6 +52,10 @@ type OpChoice struct {
 	// back (2.19.1–2.23.4) because NCCL_ALGO/NCCL_PROTO left the function
 	// no cell (Model.Restored); the decision's fallback carries it out.
 	Restored bool `json:"-"`
+	// RingKept: the chosen cell is a Ring cell 2.18.x kept for a function
+	// other than AllReduce although NCCL_ALGO turned Ring off
+	// (Model.RingKept, G-TUNE-EN-1); a fallback too.
+	RingKept bool `json:"-"`
 	// TunerNChannels is the tuner's channel count (0: none).
 	TunerNChannels int `json:"tunerNChannels,omitempty"`
 	// NChannels is the task's nMaxChannels, NThreads its thread count
@@ -1103,6 +1107,7 @@ func (m *Model) prepareTasks(binLists [][]*tuningTask, nTasks int, lines *[]stri
 				ch := t.choice
 				ch.Algo, ch.Proto, ch.TimeUs, ch.Backup = g.algo, g.proto, g.time, g.backup
 				ch.Restored = m.restoredCell(t.fn, g.algo, g.proto)
+				ch.RingKept = m.keptCell(t.fn, g.algo)
 				ch.NChannels, ch.NThreads = g.nc, t.nWarps*c.WarpSize
 			}
 			beg = end

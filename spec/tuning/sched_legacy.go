@@ -128,6 +128,7 @@ func (m *Model) decideAggregate(members []*tuningTask, numPipeOps, presetNC int,
 		ch := t.choice
 		ch.Algo, ch.Proto, ch.TimeUs, ch.Backup = g.algo, g.proto, g.time, g.backup
 		ch.Restored = m.restoredCell(t.fn, g.algo, g.proto)
+		ch.RingKept = m.keptCell(t.fn, g.algo)
 		ch.NThreads = g.nt
 	}
 	return g, nil
