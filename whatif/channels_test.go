@@ -85,6 +85,20 @@ func TestWhatifChannelsPerOp(t *testing.T) {
 		}
 	}
 
+	// a lone SendRecv counts its p2p channels, as in a group
+	p2p, err := Expand(Sweep{NCCL: []string{"2.28.9"}, Systems: sw.Systems, Env: sw.Env, Colls: []string{"sendrecv"}, Sizes: SizeAxis{List: []string{"8MiB"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := RunWith(p2p, 1, RunOptions{}, nil)[0]
+	g, err := comm.SelectIssue(p2p[0].Op, spec.Issue{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, lo, hi := g.Ops[0].P2P.P2PHull(); r.Outcome != "p2p" || n == 0 || r.NChannels != n || r.Channels.Ranges != strconv.Itoa(lo)+".."+strconv.Itoa(hi) {
+		t.Errorf("SendRecv alone: %s, nchannels %d, %+v; want p2p on %d channels %d..%d", r.Outcome, r.NChannels, r.Channels, n, lo, hi)
+	}
+
 	var table bytes.Buffer
 	if err := WriteTable(&table, grouped, nil); err != nil {
 		t.Fatal(err)

@@ -408,8 +408,9 @@ type Result struct {
 	Proto   spec.Proto
 	Err     *spec.NCCLError
 	// NChannels is the channels the operation runs on: alone (or in a
-	// group of one) NCCL's count for it; in a group of several the first
-	// operation's own range (Channels has every operation's).
+	// group of one) NCCL's count for it (a send/recv operation's distinct
+	// p2p channels); in a group of several the first operation's own
+	// range (Channels has every operation's).
 	NChannels int
 	Channels  Channels
 	// Gates names, per offload, the rule that kept it out (empty: it was a
@@ -575,11 +576,9 @@ func (e *Evaluator) fill(p Point, comm *spec.Comm, ds []*spec.Decision, tr stopp
 	d := ds[0]
 	r.Algo, r.Proto, r.Err, r.NChannels, r.ModelUs = d.Algo, d.Proto, d.Err, d.NChannels, d.TimeUs
 	r.Channels = channelsOf(ds)
-	if r.Channels.Grouped() {
-		r.NChannels = 0
-		if n, _, _, ok := opRange(d); ok {
-			r.NChannels = n
-		}
+	if r.Channels.Grouped() || d.NChannels == 0 {
+		// a send/recv operation has no nMaxChannels: its p2p channels
+		r.NChannels, _, _, _ = opRange(d)
 	}
 	switch {
 	case d.Discarded:
