@@ -1,12 +1,16 @@
 package diagnose
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/ncclog"
 	"github.com/gatesim/gatesim/spec"
 )
@@ -61,9 +65,10 @@ func TestPredictCaptured(t *testing.T) {
 
 // groupLog is what rank 0 of 2 × H200 printed under NCCL 2.28.9 for
 // nccl-tests -m 8 (eight AllReduces of one size in one group) at 8 KiB
-// and 8 MiB, as a user reported it (the
-// repository holds no such capture yet): each operation on its own range
-// of the 24 channels.
+// and 8 MiB, as a user reported it: each operation on its own range of
+// the 24 channels. The repository's own -m 8 captures are of two ranks on
+// one H200 at 2.30.x (TestPredictGroupCaptured); this one is two GPUs at
+// 2.28.9, which no capture holds.
 func groupLog() string {
 	var b strings.Builder
 	b.WriteString("vm:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n")
@@ -90,6 +95,98 @@ func TestPredictGroupSize(t *testing.T) {
 			t.Errorf("agg %d: the wrong group size was not caught (%d agree)", agg, agree)
 		}
 	}
+}
+
+// TestPredictGroupCaptured: the real -m 8 captures (two ranks on one H200
+// under NCCL_MULTI_RANK_GPU_ENABLE, NCCL 2.30.3, 2.30.4 and 2.30.7 built
+// from their tags; hw/testdata/device/README.md) diagnosed from their own
+// topology dump with the group size the capture ran: every distinct
+// operation line of the log agrees, and a wrong group size (alone, 4, 16)
+// is caught as lines that differ.
+func TestPredictGroupCaptured(t *testing.T) {
+	for _, rel := range []string{"2.30.3", "2.30.4", "2.30.7"} {
+		dir := filepath.Join("..", "hw", "testdata", "device", "multirank", rel, "agg8")
+		l, sys, env, launch, lines := readGroupCapture(t, dir)
+		if l.Release.String() != rel {
+			t.Fatalf("%s: the log says NCCL %s", dir, l.Release)
+		}
+		if launch.Agg != 8 || lines < 100 {
+			t.Fatalf("%s: group of %d, %d distinct operation lines: expected the -m 8 capture", dir, launch.Agg, lines)
+		}
+		obs := Diagnose(l, Options{}).Obs
+		if len(obs.Decisions) != lines {
+			t.Fatalf("%s: %d distinct operation lines read, the log holds %d", dir, len(obs.Decisions), lines)
+		}
+		for _, agg := range []int{launch.Agg, 1, 4, 16} {
+			p, err := PredictLaunch(l, 0, sys, env, nil, spec.Launch{Mode: launch.Mode, Agg: agg})
+			if err != nil {
+				t.Fatalf("%s agg %d: %v", rel, agg, err)
+			}
+			agree, differ := 0, 0
+			var bad []OpRow
+			for _, r := range Compare(p, obs).Ops {
+				switch r.Agreement {
+				case Agree:
+					agree++
+				case Differ:
+					differ++
+				}
+				if r.Agreement != Agree && len(bad) < 4 {
+					bad = append(bad, r)
+				}
+			}
+			t.Logf("%s agg %d: %d of %d lines agree, %d differ", rel, agg, agree, lines, differ)
+			if agg == launch.Agg && agree != lines {
+				t.Errorf("%s agg %d: %d of %d lines agree: %+v", rel, agg, agree, lines, bad)
+			}
+			if agg != launch.Agg && differ == 0 {
+				t.Errorf("%s agg %d: the wrong group size was not caught (%d of %d agree)", rel, agg, agree, lines)
+			}
+		}
+	}
+}
+
+// opLine is an operation line as NCCL 2.24+ prints it.
+var opLine = regexp.MustCompile(`\] NCCL INFO (\w+): (\d+) Bytes -> Algo (\w+) proto (\w+) channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\}`)
+
+// readGroupCapture reads a capture directory of hw run: its log, its
+// topology dump as the machine, the variables NCCL read and the launch
+// (group size, graph or stream) from results.json, and how many distinct
+// operation lines the log holds, counted from the text.
+func readGroupCapture(t *testing.T, dir string) (*ncclog.Log, *spec.System, spec.Env, spec.Launch, int) {
+	t.Helper()
+	logText, err := os.ReadFile(filepath.Join(dir, "nccl.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ncclog.Parse(bytes.NewReader(logText), "nccl.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xml, err := os.ReadFile(filepath.Join(dir, conformance.CaptureTopo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := spec.SystemFromTopology(conformance.CaptureTopo, xml, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, conformance.CaptureResults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r conformance.RunResult
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Normalize(dir); err != nil {
+		t.Fatal(err)
+	}
+	distinct := map[string]bool{}
+	for _, m := range opLine.FindAllStringSubmatch(string(logText), -1) {
+		distinct[strings.Join(m[1:], " ")] = true
+	}
+	return l, sys, conformance.NCCLEnv(r.Env), conformance.CaptureLaunch(&r), len(distinct)
 }
 
 // agreeOnH200x2 diagnoses log (lines distinct operation lines) on 2 ×

@@ -218,6 +218,11 @@ func TestCheckMultiRankCaptures(t *testing.T) {
 			if rep.Gates.Total == 0 || rep.Gates.Agree != rep.Gates.Total {
 				t.Errorf("%s %s: gates %d/%d", release, c.Config.Name, rep.Gates.Agree, rep.Gates.Total)
 			}
+			// -m 8: every one of the 200 distinct operation lines of its 27
+			// groups of eight (nine sizes of three collectives)
+			if c.Config.Name == "agg8" && (rep.Ops.Total != 200 || rep.Ops.Agree != rep.Ops.Total || len(rep.NotComparable) > 0) {
+				t.Errorf("%s agg8: op lines %d/%d, want 200/200; not comparable: %v", release, rep.Ops.Agree, rep.Ops.Total, rep.NotComparable)
+			}
 		}
 	}
 }

@@ -13,9 +13,14 @@ import (
 	"github.com/gatesim/gatesim/spec"
 )
 
-// Header is the column list of CSV output and of JSON records.
+// Header is the column list of CSV output and of JSON records. nchannels
+// is the channels the point's operation runs on (in a group of several,
+// the first operation's own range); channels is every operation's range
+// (Channels.Ranges); agg and max_nchannels are set for a group of several:
+// its operations and the first one's nMaxChannels. Schema 2: in 1,
+// nchannels was a group's nMaxChannels and the last three were absent.
 var Header = []string{"nccl", "system", "nodes", "gpus_per_node", "nics", "nic_gbps", "sharp", "env", "coll", "size_bytes",
-	"outcome", "algo", "proto", "nchannels", "error", "collnet_gate", "nvls_gate", "model_us", "sim_us", "time_source", "algbw_gbs", "busbw_gbs"}
+	"outcome", "algo", "proto", "nchannels", "channels", "agg", "max_nchannels", "error", "collnet_gate", "nvls_gate", "model_us", "sim_us", "time_source", "algbw_gbs", "busbw_gbs"}
 
 // Row is a result's CSV record.
 func (r Result) Row() []string {
@@ -36,14 +41,20 @@ func (r Result) Row() []string {
 	if r.Err != nil {
 		errS = r.Err.Result.String()
 	}
-	nc := ""
-	if r.NChannels > 0 {
-		nc = strconv.Itoa(r.NChannels)
+	count := func(n int) string {
+		if n > 0 {
+			return strconv.Itoa(n)
+		}
+		return ""
+	}
+	agg := ""
+	if r.Channels.Grouped() {
+		agg = strconv.Itoa(r.Channels.Ops)
 	}
 	m := r.Machine
 	return []string{r.Release.String(), m.Label, strconv.Itoa(m.Nodes), strconv.Itoa(m.GPUs), strconv.Itoa(m.NICs), strconv.Itoa(m.NICGbps),
 		strconv.FormatBool(m.SHARP), r.Env.Name, r.Op.Func.String(), strconv.FormatInt(r.Size, 10),
-		r.Outcome, algo, proto, nc, errS, r.CollNetGate, r.NVLSGate, f(r.ModelUs), f(r.SimUs), r.TimeSource, f(r.AlgBw), f(r.BusBw)}
+		r.Outcome, algo, proto, count(r.NChannels), r.Channels.Ranges, agg, count(r.Channels.MaxChannels), errS, r.CollNetGate, r.NVLSGate, f(r.ModelUs), f(r.SimUs), r.TimeSource, f(r.AlgBw), f(r.BusBw)}
 }
 
 // WriteCSV writes results with Header.

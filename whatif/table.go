@@ -14,11 +14,12 @@ import (
 // environment and collective, a row per size; then the points where the
 // releases decide differently.
 func WriteTable(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
-	hasModel, hasSim, hasTuner := false, false, false
+	hasModel, hasSim, hasTuner, hasGroup := false, false, false, false
 	for _, r := range rs {
 		hasModel = hasModel || r.ModelUs > 0
 		hasSim = hasSim || r.SimUs > 0
 		hasTuner = hasTuner || r.TunerWithout != ""
+		hasGroup = hasGroup || r.Channels.Grouped()
 	}
 	type key struct{ rel, label, env, coll string }
 	var order []key
@@ -35,7 +36,10 @@ func WriteTable(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 		var rows [][]string
 		for _, r := range groups[k] {
 			nc := "-"
-			if r.NChannels > 0 {
+			switch {
+			case r.Channels.Grouped():
+				nc = orDash(r.Channels.PerOp())
+			case r.NChannels > 0:
 				nc = strconv.Itoa(r.NChannels)
 			}
 			bw := func(x float64) string {
@@ -44,8 +48,11 @@ func WriteTable(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 				}
 				return strconv.FormatFloat(x, 'f', 1, 64)
 			}
-			row := []string{spec.FormatBytes(r.Size), r.Outcome, nc, orDash(r.CollNetGate), orDash(r.NVLSGate),
-				FormatUs(r.ModelUs), FormatUs(r.SimUs), bw(r.AlgBw), bw(r.BusBw)}
+			row := []string{spec.FormatBytes(r.Size), r.Outcome, nc}
+			if hasGroup {
+				row = append(row, orDash(r.Channels.Ranges))
+			}
+			row = append(row, orDash(r.CollNetGate), orDash(r.NVLSGate), FormatUs(r.ModelUs), FormatUs(r.SimUs), bw(r.AlgBw), bw(r.BusBw))
 			if hasTuner {
 				mark := "-"
 				switch {
@@ -58,7 +65,12 @@ func WriteTable(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 			}
 			rows = append(rows, row)
 		}
-		header := []string{"size", "decision", "nch", "CollNet kept out by", "NVLS kept out by", "model time", "sim time", "algbw GB/s", "busbw GB/s"}
+		header := []string{"size", "decision", "nch"}
+		if hasGroup {
+			header[2] = "nch per op"
+			header = append(header, "channels per op")
+		}
+		header = append(header, "CollNet kept out by", "NVLS kept out by", "model time", "sim time", "algbw GB/s", "busbw GB/s")
 		if hasTuner {
 			header = append(header, "tuner plugin")
 		}
@@ -66,6 +78,9 @@ func WriteTable(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 			return err
 		}
 		fmt.Fprintln(w)
+	}
+	if hasGroup {
+		fmt.Fprintln(w, "note: a group splits its channels between its operations (scheduleCollTasksToPlan): nch per op counts each operation's own range, whose end channel it may share with the next")
 	}
 	switch {
 	case !hasSim && !hasModel:

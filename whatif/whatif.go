@@ -403,11 +403,16 @@ type Result struct {
 	Point
 	// Outcome is "Ring/Simple", "error ncclInvalidUsage", or the candidate
 	// list when the choice could not be made.
-	Outcome   string
-	Algo      spec.Algo
-	Proto     spec.Proto
-	Err       *spec.NCCLError
+	Outcome string
+	Algo    spec.Algo
+	Proto   spec.Proto
+	Err     *spec.NCCLError
+	// NChannels is the channels the operation runs on: alone (or in a
+	// group of one) NCCL's count for it (a send/recv operation's distinct
+	// p2p channels); in a group of several the first operation's own
+	// range (Channels has every operation's).
 	NChannels int
+	Channels  Channels
 	// Gates names, per offload, the rule that kept it out (empty: it was a
 	// candidate or was chosen).
 	CollNetGate, NVLSGate string
@@ -570,6 +575,11 @@ type stopper interface {
 func (e *Evaluator) fill(p Point, comm *spec.Comm, ds []*spec.Decision, tr stopper, r Result) Result {
 	d := ds[0]
 	r.Algo, r.Proto, r.Err, r.NChannels, r.ModelUs = d.Algo, d.Proto, d.Err, d.NChannels, d.TimeUs
+	r.Channels = channelsOf(ds)
+	if r.Channels.Grouped() || d.NChannels == 0 {
+		// a send/recv operation has no nMaxChannels: its p2p channels
+		r.NChannels, _, _, _ = opRange(d)
+	}
 	switch {
 	case d.Discarded:
 		r.Outcome = "discarded (count 0)"

@@ -25,7 +25,7 @@ var jsonOutputs = jsonout.Registry{
 	{Name: "table-diff", Version: 1, Type: reflect.TypeFor[explain.TableDiff]()},
 	{Name: "topo-search", Version: 1, Type: reflect.TypeFor[topo.Result]()},
 	{Name: "sim", Version: 1, Type: reflect.TypeFor[plan.Report]()},
-	{Name: "whatif", Version: 1, Type: reflect.TypeFor[whatif.JSONOutput]()},
+	{Name: "whatif", Version: 2, Type: reflect.TypeFor[whatif.JSONOutput]()},
 	{Name: "env", Version: 1, Type: reflect.TypeFor[params.Report]()},
 	{Name: "diagnose", Version: 1, Type: reflect.TypeFor[diagnose.Output]()},
 	{Name: "group", Version: 1, Type: reflect.TypeFor[explain.GroupScript]()},

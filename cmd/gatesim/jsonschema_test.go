@@ -24,7 +24,7 @@ var jsonRuns = map[string][][]string{
 	"table-diff":   {{"table", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--json"}},
 	"topo-search":  {{"topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json"}},
 	"sim":          {{"sim", "--system", "h200x2", "--bytes", "1MiB", "--verify", "--json"}, {"sim", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"sim", "--system", "dgx-h100", "--buffers", "window", "--bytes", "1MiB", "--json"}},
-	"whatif":       {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}, {"whatif", "--system", "h200x2", "--sizes", "1MiB", "--no-sim", "--json"}},
+	"whatif":       {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}, {"whatif", "--system", "h200x2", "--sizes", "1MiB", "--no-sim", "--json"}, {"whatif", "--system", "h200x2", "--sizes", "8MiB", "--agg", "8", "--no-sim", "--json"}},
 	"env":          {{"env", "--nccl", "2.28.9", "--file", "../../examples/job.sh", "--system", "dgx-h100", "--json"}},
 	"diagnose":     {{"diagnose", "../../examples/hgx-ring.log", "--json"}, {"diagnose", "../../examples/nccl.log", "--topo", "../../examples/topo.xml", "--json"}},
 	"group":        {{"group", "../../examples/calls.txt", "--json"}},

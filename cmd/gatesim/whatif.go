@@ -39,7 +39,8 @@ func newWhatifCmd(d *deps) *cobra.Command {
 		Use:   "whatif",
 		Short: "Sweep machines, releases, NCCL_* settings, collectives and sizes: what NCCL decides and how fast",
 		Long: `whatif evaluates every combination of the sweep's axes: for each point the
-decision (algorithm, protocol, channels, or NCCL's error), the gate that kept
+decision (algorithm, protocol, channels, or NCCL's error; with --agg N the point
+is N operations in one group, and the channels are each one's), the gate that kept
 CollNet and NVLS out, NCCL's own cost-model time, the simulated time (when the
 simulator is built in), and algbw/busbw as nccl-tests defines them (sizes are
 nccl-tests sizes: the whole buffer).
