@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
@@ -661,7 +662,7 @@ func DiffReleases(rs []Result) []ReleaseDiff {
 			t = r.ModelUs
 		}
 		g.rels = append(g.rels, r.Release.String())
-		g.outs = append(g.outs, r.Outcome)
+		g.outs = append(g.outs, r.Decided())
 		g.times = append(g.times, t)
 	}
 	var out []ReleaseDiff
@@ -684,6 +685,20 @@ func DiffReleases(rs []Result) []ReleaseDiff {
 		}
 	}
 	return out
+}
+
+// Decided is the point's decision as releases are compared on it: the
+// outcome and where it runs (the channel count alone, every operation's
+// range in a group), since a release that moves an operation to other
+// channels decides differently even on the same algorithm and protocol.
+func (r Result) Decided() string {
+	switch {
+	case r.Channels.Grouped() && r.Channels.Ranges != "":
+		return r.Outcome + " on " + r.Channels.Ranges
+	case r.NChannels > 0:
+		return r.Outcome + " × " + strconv.Itoa(r.NChannels) + " ch"
+	}
+	return r.Outcome
 }
 
 // SortedLabels returns the distinct machine labels of results in order.

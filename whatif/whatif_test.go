@@ -338,6 +338,36 @@ func TestDiffReleasesTimeOnly(t *testing.T) {
 	}
 }
 
+// TestDiffReleasesChannels: releases that keep the algorithm and protocol
+// but run the operation on other channels, alone or in a group, decide
+// differently; the same channels are no difference.
+func TestDiffReleasesChannels(t *testing.T) {
+	m := &Machine{Label: "m"}
+	pt := func(rel spec.Version, size int64, nch int, ch Channels) Result {
+		r := Result{Outcome: "Ring/Simple", ModelUs: 10, NChannels: nch, Channels: ch}
+		r.Release, r.Size, r.Machine, r.Op.Func = rel, size, m, spec.AllReduce
+		return r
+	}
+	g8 := Channels{Ops: 8, Ranges: "0..2, 2..5, …, 20..23"}
+	g8b := Channels{Ops: 8, Ranges: "0..2 ×8"}
+	rs := []Result{
+		pt(spec.V2_22_3, 1, 24, Channels{Ops: 1}), pt(spec.V2_23_4, 1, 16, Channels{Ops: 1}),
+		pt(spec.V2_22_3, 2, 3, g8), pt(spec.V2_23_4, 2, 3, g8b),
+		pt(spec.V2_22_3, 3, 24, Channels{Ops: 1}), pt(spec.V2_23_4, 3, 24, Channels{Ops: 1}),
+		pt(spec.V2_22_3, 4, 3, g8), pt(spec.V2_23_4, 4, 3, g8),
+	}
+	diffs := DiffReleases(rs)
+	if len(diffs) != 2 || diffs[0].TimeOnly || diffs[1].TimeOnly {
+		t.Fatalf("diffs %+v: want the 1 B and 2 B points as decisions and nothing else", diffs)
+	}
+	if got := diffs[0].Outcomes; got[0] != "Ring/Simple × 24 ch" || got[1] != "Ring/Simple × 16 ch" {
+		t.Errorf("lone decisions %q", got)
+	}
+	if got := diffs[1].Outcomes[1]; got != "Ring/Simple on 0..2 ×8" {
+		t.Errorf("group decision %q", got)
+	}
+}
+
 // Window buffers: every point NCCL runs on a symmetric kernel or the copy
 // engines has a simulated time (sim.SimulateSym), the same reused as
 // afresh, and a larger operation of one kernel never less.
