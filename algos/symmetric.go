@@ -20,7 +20,8 @@ import (
 type SymSchedule struct {
 	Func     spec.Func
 	DataType spec.DataType
-	// Kernel is NCCL's name of the kernel, or "copy-engine".
+	// Kernel is NCCL's name of the kernel, "copy-engine" or
+	// "hierarchical-ce".
 	Kernel string
 	// SymKernel is the kernel (tuning.NumSymKernels for the copy engines).
 	SymKernel tuning.SymKernel
@@ -35,7 +36,8 @@ type SymSchedule struct {
 	// LL: the kernel moves LL lines (8 data bytes and their flag in 16
 	// bytes on the wire); the byte counts below include the doubling.
 	LL bool
-	// CopyEngine: the bytes move by cudaMemcpyBatchAsync, not by blocks.
+	// CopyEngine: the bytes move by cudaMemcpyBatchAsync, not by blocks
+	// (across teams also by the RMA proxy's puts).
 	CopyEngine bool
 	// Bytes is nccl-tests' size of the operation (the per-rank buffer of
 	// an AllReduce, the gathered or scattered buffer otherwise).
@@ -146,8 +148,10 @@ func BuildSym(d *spec.Decision, ranks int, size int64, inPlace bool) (*SymSchedu
 //     one multimem.ld_reduce (lrB out, rB in); (r-1)·B out and in over
 //     the network; an LSA barrier before and after.
 //
-// The network AllReduce kernel and the hierarchical copy engines
-// (2.30.7+) are not modelled.
+// The hierarchical copy engines (2.30.7, CTA policy ZERO across LSA
+// teams; buildHierCE) put each rank's bytes to its rail peers through the
+// RMA proxy and copy inside the team with the copy engines. The network
+// AllReduce kernel is in no release's masks and is not modelled.
 func BuildSymPlan(ds []*spec.Decision, t SymTeams, size int64, inPlace bool) (*SymSchedule, error) {
 	if len(ds) == 0 || ds[0] == nil || ds[0].Kernel == "" {
 		return nil, fmt.Errorf("symmetric schedule: the decision runs no symmetric kernel or copy-engine collective")
@@ -167,10 +171,13 @@ func BuildSymPlan(ds []*spec.Decision, t SymTeams, size int64, inPlace bool) (*S
 			return nil, fmt.Errorf("symmetric schedule: task %d is not in the plan of task 0 (%s %s, plan %d): a plan runs one kernel on one function and type", i, d0.Op.Func, d0.Kernel, d0.Plan)
 		}
 	}
+	if (d0.Kernel == "copy-engine" || d0.Kernel == "hierarchical-ce") && len(ds) > 1 {
+		return nil, fmt.Errorf("symmetric schedule: %d %s collectives in one plan: NCCL launches each alone", len(ds), d0.Kernel)
+	}
+	if d0.Kernel == "hierarchical-ce" {
+		return buildHierCE(s, d0, t, inPlace)
+	}
 	if d0.Kernel == "copy-engine" {
-		if len(ds) > 1 {
-			return nil, fmt.Errorf("symmetric schedule: %d copy-engine collectives in one plan: NCCL launches each alone", len(ds))
-		}
 		if t.LSA != t.Ranks {
 			return nil, fmt.Errorf("symmetric schedule: copy-engine across %d LSA teams: NCCL runs the copy engines inside one", t.Ranks/t.LSA)
 		}
@@ -236,6 +243,50 @@ func BuildSymPlan(ds []*spec.Decision, t SymTeams, size int64, inPlace bool) (*S
 		// flag is the synchronisation, one hop)
 		s.P2POut, s.P2PIn, s.MCOut, s.MCIn = 2*s.P2POut, 2*s.P2PIn, 2*s.MCOut, 2*s.MCIn
 		s.Syncs = 1
+	}
+	return s, nil
+}
+
+// buildHierCE is the schedule of a hierarchical copy-engine collective
+// on r LSA teams of l ranks, B the operation's count × element size
+// (v2.30.7-1 src/ce_coll.cc):
+//
+//   - AllGather (ncclHierCeAllGather): a rail barrier across nodes
+//     (ncclRailSync), the RMA proxy puts the rank's block to its r-1 rail
+//     peers in pieces of at most HierCEChunkBytes ((r-1)·B out and in over
+//     the network), ncclMemOpSync, the copy engines broadcast the block to
+//     the l-1 team peers (and copy it locally out of place), then each
+//     remote block to the team as its pieces' signals land (r(l-1)·B out
+//     and in over NVLink), ncclMemOpSync. The last piece's broadcast
+//     follows its arrival: the pipeline's fill.
+//   - AlltoAll (ncclHierCeAlltoAll): the rail barrier, ncclMemOpSync, the
+//     RMA proxy puts a block to each of the n-l remote ranks ((n-l)·B out
+//     and in), the copy engines move the team's blocks ((l-1)·B over
+//     NVLink, B locally), the waits on every remote peer's signal,
+//     ncclMemOpSync; nothing waits on the network to copy.
+func buildHierCE(s *SymSchedule, d *spec.Decision, t SymTeams, inPlace bool) (*SymSchedule, error) {
+	if t.LSA == t.Ranks {
+		return nil, fmt.Errorf("symmetric schedule: hierarchical-ce inside one LSA team: NCCL runs the flat copy engines there")
+	}
+	n, l := int64(t.Ranks), int64(t.LSA)
+	r, b := n/l, d.Op.Count*int64(d.Op.DataType.Size())
+	s.CopyEngine, s.Syncs, s.NetSyncs, s.NetHops = true, 2, 1, 1
+	switch d.Op.Func {
+	case spec.AllGather:
+		s.NetOut, s.NetIn = (r-1)*b, (r-1)*b
+		s.P2POut, s.P2PIn = r*(l-1)*b, r*(l-1)*b
+		if !inPlace {
+			s.Local = b
+		}
+		if r > 1 {
+			s.LSAFill = (l - 1) * min(b, tuning.HierCEChunkBytes)
+		}
+	case spec.AllToAll:
+		s.NetOut, s.NetIn = (n-l)*b, (n-l)*b
+		s.P2POut, s.P2PIn = (l-1)*b, (l-1)*b
+		s.Local = b
+	default:
+		return nil, fmt.Errorf("symmetric schedule: hierarchical-ce %s: NCCL's hierarchical copy engines run AllGather and AllToAll", d.Op.Func)
 	}
 	return s, nil
 }
@@ -306,7 +357,10 @@ func symVolumes(k tuning.SymKernel, t SymTeams, b int64) (symVol, error) {
 // String is the schedule in one line.
 func (s *SymSchedule) String() string {
 	if s.CopyEngine {
-		return fmt.Sprintf("%s copy-engine on %d ranks", s.Func, s.Ranks)
+		if s.LSARanks > 0 && s.LSARanks != s.Ranks {
+			return fmt.Sprintf("%s %s on %d ranks in LSA teams of %d", s.Func, s.Kernel, s.Ranks, s.LSARanks)
+		}
+		return fmt.Sprintf("%s %s on %d ranks", s.Func, s.Kernel, s.Ranks)
 	}
 	works := ""
 	if s.Works > 1 {

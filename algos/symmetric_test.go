@@ -73,7 +73,7 @@ func TestBuildSymRefuses(t *testing.T) {
 		want string
 	}{
 		{&spec.Decision{Op: op, Kernel: "AllGather_GinHier_MCRing", NChannels: 4}, "the GIN kernels run across teams"},
-		{&spec.Decision{Op: op, Kernel: "hierarchical-ce"}, "not modelled"},
+		{&spec.Decision{Op: op, Kernel: "hierarchical-ce"}, "inside one LSA team"},
 		{&spec.Decision{Op: op, Algo: spec.Ring, Proto: spec.Simple}, "no symmetric kernel"},
 		{&spec.Decision{Op: op, Kernel: "AllGather_ST"}, "on 0 blocks"},
 		{&spec.Decision{Op: spec.Op{Func: spec.AllReduce, Count: 4, DataType: spec.Float32}, Kernel: "copy-engine"}, "AllGather and AllToAll"},
@@ -105,6 +105,8 @@ func TestBuildSymPlanRefuses(t *testing.T) {
 		{"two copy engines", []*spec.Decision{{Op: ag.Op, Kernel: "copy-engine"}, {Op: ag.Op, Kernel: "copy-engine"}}, one, "launches each alone"},
 		{"LSA kernel across teams", []*spec.Decision{ar("AllReduce_RSxLD_AGxST", 0)}, SymTeams{Ranks: 16, LSA: 8}, "the others inside one"},
 		{"copy engines across teams", []*spec.Decision{{Op: ag.Op, Kernel: "copy-engine"}}, SymTeams{Ranks: 16, LSA: 8}, "inside one"},
+		{"two hierarchical copy engines", []*spec.Decision{{Op: ag.Op, Kernel: "hierarchical-ce"}, {Op: ag.Op, Kernel: "hierarchical-ce"}}, SymTeams{Ranks: 16, LSA: 8}, "launches each alone"},
+		{"hierarchical ReduceScatter", []*spec.Decision{{Op: spec.Op{Func: spec.ReduceScatter, Count: 8, DataType: spec.Float32}, Kernel: "hierarchical-ce"}}, SymTeams{Ranks: 16, LSA: 8}, "AllGather and AllToAll"},
 		{"network AllReduce", []*spec.Decision{ar("AllReduce_RSxNet_ARxMC_AGxNet", 0)}, SymTeams{Ranks: 16, LSA: 8}, "not modelled"},
 		{"teams", []*spec.Decision{ag}, SymTeams{Ranks: 12, LSA: 8}, "whole number of teams"},
 		{"none", nil, one, "no symmetric kernel"},
@@ -161,9 +163,10 @@ func TestBuildSymPlanAllGatherBytes(t *testing.T) {
 	}
 }
 
-// TestBuildSymGin: the GIN kernels' bytes per rank on r LSA teams of l
-// ranks and B bytes per rank, against the volumes BuildSymPlan's comment
-// derives from the kernels at the tags, and their network steps.
+// TestBuildSymGin: the GIN kernels' and hierarchical copy engines' bytes
+// per rank on r LSA teams of l ranks and B bytes per rank, against the
+// volumes BuildSymPlan's and buildHierCE's comments derive from the
+// source at the tags, and their network steps.
 func TestBuildSymGin(t *testing.T) {
 	const b = int64(1 << 22)
 	for _, c := range []struct {
@@ -180,6 +183,8 @@ func TestBuildSymGin(t *testing.T) {
 		{spec.AllGather, "AllGather_RailRing_LsaSTMC", 4, 2, 0, 0, 2 * b, 8 * b, b, 2, 1, 0, 0},
 		{spec.ReduceScatter, "ReduceScatter_RailA2A_LsaLD", 8, 2, 7 * 2 * b, 7 * 2 * b, 0, 0, b, 0, 1, 4 << 16, 8 * 4 << 16},
 		{spec.ReduceScatter, "ReduceScatter_RailA2A_LsaLDMC", 8, 4, 0, 0, 8 * 4 * b, 4 * b, 3 * b, 0, 1, 4 << 16, 8 * 4 << 16},
+		{spec.AllGather, "hierarchical-ce", 8, 4, 4 * 7 * b, 4 * 7 * b, 0, 0, 3 * b, 1, 1, 0, 7 * b},
+		{spec.AllToAll, "hierarchical-ce", 8, 4, 7 * b, 7 * b, 0, 0, 24 * b, 1, 1, 0, 0},
 	} {
 		chunk := int64(1 << 20)
 		if c.f == spec.ReduceScatter {
@@ -194,7 +199,8 @@ func TestBuildSymGin(t *testing.T) {
 		}
 		got := [9]int64{s.P2POut, s.P2PIn, s.MCOut, s.MCIn, s.NetOut, s.NetIn, int64(s.NetSyncs), int64(s.NetHops), s.NetFill}
 		want := [9]int64{c.p2pOut, c.p2pIn, c.mcOut, c.mcIn, c.net, c.net, int64(c.netSyncs), int64(c.netHops), c.fill}
-		if got != want || s.LSAFill != c.lsaFill || s.Syncs != 2 || s.BlockBusBytes != 0 || s.LL {
+		ce := c.kernel == "hierarchical-ce"
+		if got != want || s.LSAFill != c.lsaFill || s.Syncs != 2 || s.BlockBusBytes != 0 || s.LL || s.CopyEngine != ce || ce && s.Local != b {
 			t.Errorf("%s on %d×%d: p2p/mc/net out,in, net syncs, hops, fill %v lsa fill %d, want %v %d", c.kernel, c.r, c.l, got, s.LSAFill, want, c.lsaFill)
 		}
 	}

@@ -151,10 +151,10 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 			works = fmt.Sprintf(" for %d works in one launch", t.Works)
 		}
 		if t.NetUs > 0 || t.FillUs > 0 {
-			net = fmt.Sprintf(", network %.2f µs; + pipeline fill %.2f µs", t.NetUs, t.FillUs)
+			net = fmt.Sprintf(", network %.2f µs + pipeline fill %.2f µs", t.NetUs, t.FillUs)
 		}
 		fmt.Fprintf(w, "  symmetric model  launch %.2f µs + %.2f µs of synchronisation + data %.2f µs%s (%s-bound: nvlink %.2f µs, busiest block %.2f µs, local copy %.2f µs%s)\n",
-			t.LaunchUs, t.SyncUs, max(t.LinkUs, t.BlockUs, t.LocalUs, t.NetUs)+t.FillUs, works, t.Bound, t.LinkUs, t.BlockUs, t.LocalUs, net)
+			t.LaunchUs, t.SyncUs, max(t.LinkUs, t.BlockUs, t.LocalUs, t.NetUs+t.FillUs), works, t.Bound, t.LinkUs, t.BlockUs, t.LocalUs, net)
 		if trace != "" {
 			fmt.Fprintf(w, "  trace            %s (Chrome trace JSON: open in https://ui.perfetto.dev)\n", trace)
 		}

@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/gatesim/gatesim/plan"
@@ -13,8 +12,8 @@ import (
 // drawn group (window buffers, any machine, release and node count) is
 // timed: one simulation per plan, holding exactly the plan's operations
 // (a plan of several works is one kernel launch), a positive time, and
-// network bytes only across nodes. The hierarchical copy engines (2.30.7,
-// across nodes) are the one path sim does not time, and it says so.
+// network bytes only across nodes (the GIN kernels and the hierarchical
+// copy engines).
 func TestWindowGroupsSimulate(t *testing.T) {
 	var windowed []spec.Version // the releases with ncclCommWindowRegister
 	for _, v := range spec.Releases {
@@ -58,9 +57,6 @@ func TestWindowGroupsSimulate(t *testing.T) {
 		}
 		syms, err := pc.SimulateSymPlans(g.Ops, false)
 		if err != nil {
-			if strings.Contains(err.Error(), "hierarchical-ce is not modelled") {
-				return
-			}
 			t.Fatalf("%s, group %v: %v", c, ops, err)
 		}
 		if len(syms) != len(want) {

@@ -54,14 +54,17 @@ type SymTiming struct {
 //     no launch cost (Ring/Simple's for the copy engines, which NCCL's
 //     model does not time), and a timed batch's host/device overlap.
 //
-// A GIN kernel (several LSA teams, one per node) also moves its network
-// bytes at the GPU's share of its node's NICs, concurrently with its
-// NVLink bytes (its warps split the two); the network's per-step latency
-// (NCCL's NET Ring/Simple figure and the machine's NetLat) is charged for
-// each barrier that crosses the network and each GIN put the last chunk
-// waits on, and the pipeline's fill (NetFill over the network, LSAFill
-// over NVLink) is added to the data time. NCCL's GIN model has no base
-// latency, so the launch without a profile is Ring/Simple's.
+// A GIN kernel or hierarchical copy-engine collective (several LSA
+// teams, one per node) also moves its network bytes at the GPU's share of
+// its node's NICs, concurrently with its NVLink bytes (its warps, or the
+// proxy and the copy engines, split the two); the network's per-step
+// latency (NCCL's NET Ring/Simple figure and the machine's NetLat) is
+// charged for each barrier that crosses the network and each put the last
+// chunk waits on, and the pipeline's fill (NetFill over the network,
+// LSAFill over NVLink) follows the network's bytes: the network path is
+// its bytes and its fill, and the data time the slowest path. NCCL's GIN
+// model has no base latency, so the launch without a profile is
+// Ring/Simple's.
 //
 // The operation's bytes are spread evenly over the ranks (the kernels
 // are symmetric), so no event loop runs; the release's bandwidth factor,
@@ -122,8 +125,10 @@ func SimulateSym(s *algos.SymSchedule, cfg Config) (*Result, *SymTiming, error) 
 		fill = durationOf(s.NetFill, net) + durationOf(s.LSAFill, p2pRate) + Time(s.NetHops)*netHop
 	}
 	data, bound := linkT, "nvlink"
-	if netT > data {
-		data, bound = netT, "net"
+	if netT+fill > data {
+		// the fill waits on the network: the first round crosses it, or
+		// the last chunk lands before its copies inside the team
+		data, bound = netT+fill, "net"
 	}
 	if blockT > data {
 		data, bound = blockT, "blocks"
@@ -131,7 +136,6 @@ func SimulateSym(s *algos.SymSchedule, cfg Config) (*Result, *SymTiming, error) 
 	if localT > data {
 		data, bound = localT, "local"
 	}
-	data += fill
 	hop := m.HopLatency(hopNVLink, spec.Ring, spec.LL)
 	if sc := p.Value("hop.nvlink.scale"); sc != 1 {
 		hop = Time(math.Round(float64(hop) * sc))

@@ -103,13 +103,15 @@ func TestSimulateSymRefuses(t *testing.T) {
 	}
 }
 
-// ginKernels are the GIN kernels SimulateSym times across nodes.
+// ginKernels are the GIN kernels and hierarchical copy-engine
+// collectives SimulateSym times across nodes.
 var ginKernels = []struct {
 	f      spec.Func
 	kernel string
 }{
 	{spec.AllGather, "AllGather_GinHier_MCRing"}, {spec.AllGather, "AllGather_RailRing_LsaSTMC"},
 	{spec.ReduceScatter, "ReduceScatter_RailA2A_LsaLD"}, {spec.ReduceScatter, "ReduceScatter_RailA2A_LsaLDMC"},
+	{spec.AllGather, "hierarchical-ce"}, {spec.AllToAll, "hierarchical-ce"},
 }
 
 // ginCase builds GIN kernel k's schedule for count floats per rank on
@@ -138,11 +140,12 @@ func symPlan(t interface{ Fatal(...any) }, kernel string, m Machine, count int64
 	return s
 }
 
-// TestSimulateSymGin: a GIN kernel on 2 and 4 nominal DGX H100 nodes is
+// TestSimulateSymGin: a GIN kernel or hierarchical copy-engine
+// collective on 2 and 4 nominal DGX H100 nodes is
 // its launch (Ring/Simple's: NCCL's GIN model has none), its barriers
-// (those over GIN also at NCCL's NET latency), the slowest of its NVLink,
-// its network at the GPU's NIC and its busiest block, and its pipeline's
-// fill; every NIC byte is counted, and more nodes take longer.
+// (those over the network also at NCCL's NET latency) and the slowest of
+// its NVLink, its local copy and its network at the GPU's NIC followed by
+// its pipeline's fill; every NIC byte is counted.
 func TestSimulateSymGin(t *testing.T) {
 	m, _ := Preset("dgx-h100")
 	m.Profile = nil
@@ -159,12 +162,16 @@ func TestSimulateSymGin(t *testing.T) {
 			nvl := max(durationOf(s.P2POut, m.NVLinkBw)+durationOf(s.MCOut, scaleRate(m.NVLinkBw, 0.85)), durationOf(s.P2PIn, m.NVLinkBw)+durationOf(s.MCIn, scaleRate(m.NVLinkBw, 0.85)))
 			net := durationOf(max(s.NetOut, s.NetIn), m.NICBw)
 			fill := durationOf(s.NetFill, m.NICBw) + durationOf(s.LSAFill, m.NVLinkBw) + Time(s.NetHops)*netHop
-			want := m.LaunchLatency(spec.Ring, spec.Simple) + Time(s.Syncs)*m.HopLatency(hopNVLink, spec.Ring, spec.LL) + Time(s.NetSyncs)*netHop + max(nvl, net) + fill
+			want := m.LaunchLatency(spec.Ring, spec.Simple) + Time(s.Syncs)*m.HopLatency(hopNVLink, spec.Ring, spec.LL) + Time(s.NetSyncs)*netHop + max(nvl, net+fill, hbmCopyDuration(s.Local, m.HBMBw))
 			if r.Time != want {
 				t.Errorf("%s on %d nodes: %v (%+v), want %v", c.kernel, nodes, r.Time, *tm, want)
 			}
 			n := int64(m.Nodes * m.GPUsPerNode)
-			if r.Nodes != nodes || r.LinkBytes["nic"] != 2*s.NetOut*n || r.NetBytes != s.NetOut*n || s.NetOut != int64(nodes-1)*4*count {
+			perRank := int64(nodes-1) * 4 * count
+			if c.f == spec.AllToAll {
+				perRank *= int64(m.GPUsPerNode) // a block to every remote rank
+			}
+			if r.Nodes != nodes || r.LinkBytes["nic"] != 2*s.NetOut*n || r.NetBytes != s.NetOut*n || s.NetOut != perRank {
 				t.Errorf("%s on %d nodes: nodes %d, nic bytes %d, injected %d (per rank %d)", c.kernel, nodes, r.Nodes, r.LinkBytes["nic"], r.NetBytes, s.NetOut)
 			}
 		}

@@ -355,8 +355,9 @@ func TestSimCrossClique(t *testing.T) {
 // window operations (--agg 4) is timed as NCCL's symmetric plan: one
 // kernel launch for the 4 works. On two DGX H100 nodes 2.29.7 and 2.30.7
 // run the GIN kernels for AllGather and ReduceScatter (timed over NVLink
-// and the NICs) and the cost table for AllReduce, as G-SEL-SIDE-1 says.
-// The reports are held as a golden file.
+// and the NICs) and the cost table for AllReduce, as G-SEL-SIDE-1 says;
+// 2.30.7 under NCCL_CTA_POLICY=2 runs its hierarchical copy engines. The
+// reports are held as a golden file.
 func TestSimWindow(t *testing.T) {
 	var all strings.Builder
 	for _, rel := range []string{"2.28.9", "2.30.7"} {
@@ -398,6 +399,15 @@ func TestSimWindow(t *testing.T) {
 			}
 			all.WriteString("$ gatesim " + strings.Join(args, " ") + "\n" + out)
 		}
+	}
+	// 2.30.7's hierarchical copy engines across nodes (CTA policy ZERO)
+	for _, coll := range []string{"allgather", "alltoall"} {
+		args := []string{"sim", "--nccl", "2.30.7", "--system", "dgx-h100", "--nodes", "2", "--buffers", "window", "--coll", coll, "--bytes", "64MiB", "--env", "NCCL_CTA_POLICY=2"}
+		code, out, errs := runSimCLI(args...)
+		if code != 0 || !strings.Contains(out, "hierarchical-ce") || strings.Contains(out, "network injected 0 B") {
+			t.Fatalf("%v: exit %d: %s%s", args, code, out, errs)
+		}
+		all.WriteString("$ gatesim " + strings.Join(args, " ") + "\n" + out)
 	}
 	goldenfile.Check(t, filepath.Join("testdata", "sim-window.txt"), all.String(), *update)
 	// the paths with no schedule of steps refuse what needs one

@@ -191,3 +191,11 @@ func (m *Model) SymGinChunkBytes(k SymKernel) int64 {
 	}
 	return 0
 }
+
+// HierCEChunkBytes is HIER_COLL_MAX_CHUNK_SIZE: the largest piece the
+// hierarchical copy-engine collectives put to one remote peer at a time
+// (ncclHierCollBuildChunk cuts a peer's bytes into that many near-equal
+// 8 KiB-aligned pieces, each signalled on arrival).
+//
+// Ref: v2.30.7-1 src/ce_coll.cc HIER_COLL_MAX_CHUNK_SIZE, ncclHierCollBuildChunk
+const HierCEChunkBytes = 64 << 20
