@@ -26,10 +26,13 @@ type Group struct {
 	PerOpUs float64 `json:"per_op_time_us"`
 }
 
-// GroupOp is one operation of a Group.
+// GroupOp is one operation of a Group: its algorithm and protocol, or
+// the symmetric kernel or copy-engine collective NCCL runs it on (whose
+// time is its plan's: the kernel runs the plan's operations at once).
 type GroupOp struct {
 	Algo      spec.Algo  `json:"algo"`
 	Proto     spec.Proto `json:"proto"`
+	Kernel    string     `json:"kernel,omitempty"`
 	ChannelLo int        `json:"channel_lo"`
 	ChannelHi int        `json:"channel_hi"`
 	Plan      int        `json:"plan"`
@@ -50,11 +53,22 @@ type GroupKernel struct {
 // SimulateGroup simulates every operation of the group g on the channels
 // the plan gave it (operations with the same plan once), and times the
 // group's kernel plans one after another; first is operation 0's result.
+// The operations NCCL runs on a symmetric kernel or the copy engines are
+// timed plan by plan (SimulateSymPlans): each takes its plan's time.
 func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, error) {
 	out := &Group{Buffers: c.Issue.Buffers, InPlace: c.Issue.InPlace}
 	runs := make([]sim.GroupOpRun, len(g.Ops))
 	seen := map[string]sim.Time{}
+	syms, err := c.SimulateSymPlans(g.Ops, c.Issue.InPlace)
+	if err != nil {
+		return nil, err
+	}
 	for i, d := range g.Ops {
+		if p := syms[d.Plan]; d.Kernel != "" && p != nil {
+			runs[i] = sim.GroupOpRun{Time: p.Result.Time, Launch: p.Timing.Launch, Plan: d.Plan}
+			out.Ops = append(out.Ops, GroupOp{Kernel: d.Kernel, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, Plan: d.Plan, TimeUs: p.Result.TimeUs})
+			continue
+		}
 		op, sel, err := algos.FromDecision(d)
 		if err != nil {
 			return nil, fmt.Errorf("group operation %d: %v", i, err)

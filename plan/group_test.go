@@ -10,11 +10,11 @@ import (
 
 // runGroup simulates a 512 KiB AllReduce issued agg times in one group on
 // 2 × H200 (2.28.9, NVLS off) under NCCL_WORK_ARGS_BYTES args and
-// NCCL_WORK_FIFO_BYTES fifo (0: unset).
+// NCCL_WORK_FIFO_BYTES fifo (0: unset), on buffers buf.
 func runGroup(t interface {
 	Helper()
 	Fatal(...any)
-}, agg int, args, fifo int) (*Report, *Choice) {
+}, agg int, args, fifo int, buf spec.Buffers) (*Report, *Choice) {
 	t.Helper()
 	env := []string{"NCCL_NVLS_ENABLE=0"}
 	if args > 0 {
@@ -31,7 +31,7 @@ func runGroup(t interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Open(Request{Ruleset: spec.MustLoad(spec.V2_28_9), Sys: sys, Env: e, Issue: spec.Issue{Launch: spec.Launch{Agg: agg}}})
+	c, err := Open(Request{Ruleset: spec.MustLoad(spec.V2_28_9), Sys: sys, Env: e, Issue: spec.Issue{Buffers: buf, Launch: spec.Launch{Agg: agg}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func runGroup(t interface {
 // kernels one after another, the second adding its launch; under the
 // default budget the same group is one kernel.
 func TestGroupKernelPlans(t *testing.T) {
-	split, ch := runGroup(t, 8, 512, 1024)
+	split, ch := runGroup(t, 8, 512, 1024, spec.BuffersUser)
 	if ch.Group.Plans != 2 {
 		t.Fatalf("spec plans the group in %d kernel plans, want 2", ch.Group.Plans)
 	}
@@ -73,7 +73,7 @@ func TestGroupKernelPlans(t *testing.T) {
 	if want := launch + (k0.LongestUs+k1.LaunchUs+k1.LongestUs)/8; abs(g.PerOpUs-want) > 0.01 {
 		t.Errorf("per operation %.3f µs, want %.3f (launch share %.3f, kernels %.3f + %.3f + %.3f over 8)", g.PerOpUs, want, launch, k0.LongestUs, k1.LaunchUs, k1.LongestUs)
 	}
-	one, ch1 := runGroup(t, 8, 0, 0)
+	one, ch1 := runGroup(t, 8, 0, 0, spec.BuffersUser)
 	if ch1.Group.Plans != 1 || len(one.Group.Kernels) != 1 || one.Group.Kernels[0].Ops != 8 {
 		t.Errorf("default budget: %d plans, simulated kernels %+v; want one kernel of 8", ch1.Group.Plans, one.Group.Kernels)
 	}
@@ -81,15 +81,19 @@ func TestGroupKernelPlans(t *testing.T) {
 
 func abs(x float64) float64 { return max(x, -x) }
 
-// TestPropGroupSimulatesSpecPlans: whatever the group's size and the
+// TestPropGroupSimulatesSpecPlans: whatever the group's size, its buffers
+// (user, or windows that NCCL's symmetric scheduler plans) and the
 // kernel-plan budget, the simulated kernels are spec's plans, and the
-// operations across them are the group's.
+// operations across them are the group's; on windows each operation
+// takes its symmetric plan's one kernel, whose launch the kernels after
+// the first add.
 func TestPropGroupSimulatesSpecPlans(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		agg := rapid.IntRange(2, 24).Draw(t, "agg")
-		args := rapid.SampledFrom([]int{0, 256, 384, 512, 1024, 4096}).Draw(t, "NCCL_WORK_ARGS_BYTES")
+		args := rapid.SampledFrom([]int{0, 256, 384, 512, 600, 1024, 4096}).Draw(t, "NCCL_WORK_ARGS_BYTES")
 		fifo := rapid.SampledFrom([]int{0, 512, 1024, 2048}).Draw(t, "NCCL_WORK_FIFO_BYTES")
-		rep, ch := runGroup(t, agg, args, fifo)
+		buf := rapid.SampledFrom([]spec.Buffers{spec.BuffersUser, spec.BuffersWindow}).Draw(t, "buffers")
+		rep, ch := runGroup(t, agg, args, fifo, buf)
 		g := rep.Group
 		if len(g.Kernels) != ch.Group.Plans {
 			t.Fatalf("%d simulated kernels, spec's group has %d plans", len(g.Kernels), ch.Group.Plans)
@@ -100,6 +104,23 @@ func TestPropGroupSimulatesSpecPlans(t *testing.T) {
 		}
 		if tasks != len(ch.Group.Ops) || len(g.Ops) != len(ch.Group.Ops) {
 			t.Fatalf("%d operations across the simulated kernels, %d simulated, %d in the group", tasks, len(g.Ops), len(ch.Group.Ops))
+		}
+		if buf != spec.BuffersWindow {
+			return
+		}
+		plans := map[int]float64{}
+		for i, o := range g.Ops {
+			d := ch.Group.Ops[i]
+			if o.Kernel == "" || o.Kernel != d.Kernel || o.Plan != d.Plan {
+				t.Fatalf("op %d simulated as %+v, spec's kernel %q plan %d", i, o, d.Kernel, d.Plan)
+			}
+			if us, ok := plans[o.Plan]; ok && us != o.TimeUs {
+				t.Fatalf("op %d: %g µs, another op of plan %d %g µs: a plan is one kernel", i, o.TimeUs, o.Plan, us)
+			}
+			plans[o.Plan] = o.TimeUs
+		}
+		if k := g.Kernels; len(k) > 1 && k[1].LaunchUs != rep.Sym.LaunchUs {
+			t.Fatalf("kernel 1 adds %g µs of launch, the kernel's launch is %g µs", k[1].LaunchUs, rep.Sym.LaunchUs)
 		}
 	})
 }

@@ -48,7 +48,11 @@ type Report struct {
 // the timeline went to ("" none).
 func WriteReport(w io.Writer, r *Report, trace string) {
 	res := r.Result
-	fmt.Fprintf(w, "%s %s %s %s on %s (%d node(s) × %d GPUs), NCCL %s\n", res.Func, human(float64(res.Bytes)), r.Op.DataType.Short(), r.Op.RedOp.Short(),
+	works := ""
+	if r.Sym != nil && r.Sym.Works > 1 {
+		works = fmt.Sprintf(" (the %d works of one symmetric kernel plan)", r.Sym.Works)
+	}
+	fmt.Fprintf(w, "%s %s%s %s %s on %s (%d node(s) × %d GPUs), NCCL %s\n", res.Func, human(float64(res.Bytes)), works, r.Op.DataType.Short(), r.Op.RedOp.Short(),
 		r.Machine.Name, r.Machine.Nodes, r.Machine.GPUsPerNode, r.NCCL)
 	used := fmt.Sprintf("%d channels used", res.Channels)
 	switch {
@@ -97,6 +101,12 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 		if p2p {
 			how, longest = "their send/recv works in the kernels of NCCL's plan, each op timed as its first kernel", "kernel's time"
 		}
+		for _, o := range g.Ops {
+			if o.Kernel != "" {
+				how += "; a symmetric plan's operations in one kernel launch on its blocks, each timed as that kernel"
+				break
+			}
+		}
 		fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, %s:\n", len(g.Ops), g.Buffers, g.InPlace, how)
 		for i, o := range g.Ops {
 			plan := ""
@@ -104,8 +114,11 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 				plan = fmt.Sprintf(" (plan %d)", o.Plan)
 			}
 			what := o.Algo.String() + "/" + o.Proto.String()
-			if p2p {
+			switch {
+			case p2p:
 				what = "send/recv"
+			case o.Kernel != "":
+				what = o.Kernel
 			}
 			fmt.Fprintf(w, "    op %-3d %s channels %d..%d%s: %.2f µs\n", i, what, o.ChannelLo, o.ChannelHi, plan, o.TimeUs)
 		}
@@ -133,8 +146,15 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 		}
 	}
 	if t := r.Sym; t != nil {
-		fmt.Fprintf(w, "  symmetric model  launch %.2f µs + %.2f µs of synchronisation + data %.2f µs (%s-bound: nvlink %.2f µs, busiest block %.2f µs, local copy %.2f µs)\n",
-			t.LaunchUs, t.SyncUs, max(t.LinkUs, t.BlockUs, t.LocalUs), t.Bound, t.LinkUs, t.BlockUs, t.LocalUs)
+		works, net := "", ""
+		if t.Works > 1 {
+			works = fmt.Sprintf(" for %d works in one launch", t.Works)
+		}
+		if t.NetUs > 0 || t.FillUs > 0 {
+			net = fmt.Sprintf(", network %.2f µs + pipeline fill %.2f µs", t.NetUs, t.FillUs)
+		}
+		fmt.Fprintf(w, "  symmetric model  launch %.2f µs + %.2f µs of synchronisation + data %.2f µs%s (%s-bound: nvlink %.2f µs, busiest block %.2f µs, local copy %.2f µs%s)\n",
+			t.LaunchUs, t.SyncUs, max(t.LinkUs, t.BlockUs, t.LocalUs, t.NetUs+t.FillUs), works, t.Bound, t.LinkUs, t.BlockUs, t.LocalUs, net)
 		if trace != "" {
 			fmt.Fprintf(w, "  trace            %s (Chrome trace JSON: open in https://ui.perfetto.dev)\n", trace)
 		}

@@ -111,34 +111,119 @@ func spansPlans(d *spec.Decision) bool {
 }
 
 // runSym is Run for an operation NCCL runs on a symmetric kernel or the
-// copy engines: no schedule of steps, so no trace or verification; a
-// group of several window operations is not timed.
+// copy engines: no schedule of steps, so no trace or verification. In a
+// group, the result is the kernel plan the operation is in (its tasks in
+// one launch), and the group's plans are timed one after another.
 func (c *Comm) runSym(op spec.Op, o RunOptions, ch *Choice) (*Report, *Choice, error) {
 	d := ch.Decision
 	if o.Trace != "" || o.Verify {
 		return nil, nil, fmt.Errorf("--trace and --verify need a schedule of steps, and NCCL runs %s on window buffers outside the cost table (timed as what it moves, sim.SimulateSym)", d.Kernel)
 	}
+	var res *sim.Result
+	var t *sim.SymTiming
+	var grp *Group
 	if ch.Group != nil && len(ch.Group.Ops) > 1 {
-		return nil, nil, fmt.Errorf("a group of %d window operations (%s) is not timed: give --agg 1", len(ch.Group.Ops), d.Kernel)
-	}
-	res, t, err := c.SimulateSym(d, c.Issue.InPlace, o.Size)
-	if err != nil {
-		return nil, nil, err
+		plans, err := c.SimulateSymPlans(ch.Group.Ops, c.Issue.InPlace)
+		if err != nil {
+			return nil, nil, err
+		}
+		p := plans[d.Plan]
+		res, t = p.Result, p.Timing
+		if grp, err = c.SimulateGroup(ch.Group, res); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		var err error
+		if res, t, err = c.SimulateSym(d, c.Issue.InPlace, o.Size); err != nil {
+			return nil, nil, err
+		}
 	}
 	m := c.Machine
 	rep := &Report{Machine: m, NCCL: o.Release, Op: op, Selection: d.Kernel, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
-		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: c.Launch, Sym: t}
+		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: c.Launch, Sym: t, Group: grp}
 	return rep, ch, nil
 }
 
-// SimulateSym times decision d, which NCCL runs on a symmetric kernel or
-// the copy engines, on the communicator's machine; size is nccl-tests'
-// size of the operation.
+// SimulateSym times decision d, which NCCL runs alone on a symmetric
+// kernel or the copy engines, on the communicator's machine; size is
+// nccl-tests' size of the operation.
 func (c *Comm) SimulateSym(d *spec.Decision, inPlace bool, size int64) (*sim.Result, *sim.SymTiming, error) {
-	s, err := algos.BuildSym(d, c.Comm.NRanks, size, inPlace)
+	s, err := algos.BuildSymPlan([]*spec.Decision{d}, c.SymTeams(d.Kernel), size, inPlace)
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg := sim.Config{Machine: c.Machine, Launch: c.Launch, Transport: d.Transport}
 	return sim.SimulateSym(s, cfg)
+}
+
+// SymTeams is how the communicator's ranks sit for kernel (a symmetric
+// kernel's name or "copy-engine"): its LSA teams (every rank on one
+// node or NVLink domain, a node's ranks otherwise) and a GIN kernel's
+// chunk.
+func (c *Comm) SymTeams(kernel string) algos.SymTeams {
+	t := algos.SymTeams{Ranks: c.Comm.NRanks, LSA: c.Comm.NRanks}
+	m := c.Comm.Model
+	if m == nil {
+		return t
+	}
+	if !m.In.OneLSATeam() && m.In.LocalRanks > 0 {
+		t.LSA = m.In.LocalRanks
+	}
+	if k, ok := tuning.ParseSymKernel(kernel); ok && k.Gin() {
+		t.GinChunk = m.SymGinChunkBytes(k)
+	}
+	return t
+}
+
+// SymPlan is one symmetric kernel plan or copy-engine collective of a
+// group, simulated: the group's operations it runs (indices, in group
+// order), its result and how its time is made up.
+type SymPlan struct {
+	Ops    []int
+	Result *sim.Result
+	Timing *sim.SymTiming
+}
+
+// SimulateSymPlans times every plan of a group's decisions ds that runs
+// on a symmetric kernel or the copy engines, by plan index: NCCL's
+// symmetric scheduler puts a bin's tasks in one plan, which launches one
+// kernel on the plan's blocks for all of them (algos.BuildSymPlan), and
+// each copy-engine collective is a plan of its own. The plan's size is
+// the nccl-tests size of its operations together.
+func (c *Comm) SimulateSymPlans(ds []*spec.Decision, inPlace bool) (map[int]*SymPlan, error) {
+	byPlan := map[int][]int{}
+	var order []int
+	for i, d := range ds {
+		if d == nil || d.Kernel == "" || d.Err != nil {
+			continue
+		}
+		if d.Plan < 0 {
+			return nil, fmt.Errorf("group operation %d: %s in no kernel plan", i, d.Kernel)
+		}
+		if _, ok := byPlan[d.Plan]; !ok {
+			order = append(order, d.Plan)
+		}
+		byPlan[d.Plan] = append(byPlan[d.Plan], i)
+	}
+	out := make(map[int]*SymPlan, len(order))
+	for _, p := range order {
+		idx := byPlan[p]
+		tasks := make([]*spec.Decision, len(idx))
+		var size int64
+		for k, i := range idx {
+			d := ds[i]
+			tasks[k] = d
+			size += sim.TestBytes(d.Op.Func, d.Op.Count, d.Op.DataType, c.Comm.NRanks)
+		}
+		s, err := algos.BuildSymPlan(tasks, c.SymTeams(tasks[0].Kernel), size, inPlace)
+		if err != nil {
+			return nil, fmt.Errorf("group operation %d: %v", idx[0], err)
+		}
+		res, t, err := sim.SimulateSym(s, sim.Config{Machine: c.Machine, Launch: c.Launch, Transport: tasks[0].Transport})
+		if err != nil {
+			return nil, fmt.Errorf("group operation %d: %v", idx[0], err)
+		}
+		out[p] = &SymPlan{Ops: idx, Result: res, Timing: t}
+	}
+	return out, nil
 }

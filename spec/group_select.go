@@ -337,6 +337,9 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 		}
 		if all[i].Buffers == BuffersWindow || ch.SymFallback != "" {
 			why := c.noSymmetricPath(len(all))
+			if across := c.symAcrossTeams(all[i].Op); across != "" && (c.Model.Tuning.SymGrouped || len(all) == 1) {
+				why = across
+			}
 			if all[i].Alloc == AllocCuMemHost {
 				why = "a window with host-memory segments: NCCL takes neither the copy engines nor a symmetric kernel (ncclDevrWindowHasSysmemSegment): the cost table decides"
 			}
@@ -514,6 +517,33 @@ func (c *Comm) noSymmetricPath(n int) string {
 		nvlink = ", and every GPU pair of the node one NVLink hop"
 	}
 	return "window buffers, but no symmetric path takes this operation (symmetric support needs one node or GIN on every node, direct P2P, windows and cuMem on; kernels exist for AllGather and float sums of AllReduce/ReduceScatter (across nodes the GIN kernels of 2.29.2+), NCCL_SYM_KERNEL and NCCL_SYM_GIN_KERNELS_ENABLE allowing" + nvlink + "): the cost table decides"
+}
+
+// symAcrossTeams says why window buffers of op on a communicator of
+// several LSA teams (nodes) take no symmetric path: the release's
+// symmetric memory stays inside one node, GIN does not carry it, or no
+// GIN kernel takes the operation; "" on one LSA team.
+//
+// Ref: v2.28.9-1 src/sym_kernels.cc ncclSymkMask (nNodes > 1 drops
+// kernelMask_LSA; v2.27.3-1 src/init.cc symmetricSupport needs nNodes 1);
+// v2.29.2-1 src/init.cc initTransportsRank (symmetricSupport needs
+// ginSupport across nodes), src/sym_kernels.cc ncclSymkMask (kernelMask_Gin
+// alone across LSA teams); v2.30.7-1 the same with globalGinSupport
+func (c *Comm) symAcrossTeams(op Op) string {
+	in := &c.Model.In
+	if in.OneLSATeam() {
+		return ""
+	}
+	g := c.GIN()
+	switch {
+	case c.rs.Consts.GinSymSupport == 0:
+		return fmt.Sprintf("window buffers on %d nodes: this release runs its symmetric kernels inside one node only and has none across nodes: the cost table decides", in.NNodes)
+	case !in.SymmetricSupport && !g.Symmetric:
+		return fmt.Sprintf("window buffers on %d nodes: symmetric memory across nodes needs GIN, and %s: the cost table decides", in.NNodes, g.Why)
+	case !in.SymmetricSupport:
+		return ""
+	}
+	return fmt.Sprintf("window buffers on %d nodes: across LSA teams only the GIN kernels run (NCCL_SYM_KERNEL and NCCL_SYM_GIN_KERNELS_ENABLE allowing), and none takes %s of %s %s: the cost table decides", in.NNodes, op.Func, op.DataType, op.RedOp)
 }
 
 // checkWindows refuses window buffers at a release without

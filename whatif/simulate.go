@@ -91,12 +91,9 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 			cache.comms.Put(comm, cs)
 		}
 	}
-	if ds[0].Kernel != "" {
+	if len(ds) == 1 && ds[0].Kernel != "" {
 		// a symmetric kernel or the copy engines: what it moves, no
 		// schedule of steps (sim.SimulateSym)
-		if len(ds) > 1 {
-			return 0, fmt.Errorf("a group of %d window operations is not timed", len(ds))
-		}
 		d := ds[0]
 		r, _, err := cs.c.SimulateSym(d, o.InPlace, sim.TestBytes(d.Op.Func, d.Op.Count, d.Op.DataType, cs.c.Comm.NRanks))
 		if err != nil {
@@ -112,10 +109,20 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 		n = plans
 	}
 	runs := make([]sim.GroupOpRun, n)
+	// a group's symmetric kernel plans and copy-engine collectives, each
+	// plan's tasks in one launch (plan.SimulateSymPlans)
+	syms, err := cs.c.SimulateSymPlans(ds, o.InPlace)
+	if err != nil {
+		return 0, err
+	}
 	for i := range n {
 		d := ds[0] // a send/recv group's operations are one operation repeated
 		if grp == nil {
 			d = ds[i]
+		}
+		if p := syms[d.Plan]; grp == nil && d.Kernel != "" && p != nil {
+			runs[i] = sim.GroupOpRun{Time: p.Result.Time, Launch: p.Timing.Launch, Plan: d.Plan}
+			continue
 		}
 		in, err := cs.input(d, o)
 		if err != nil {

@@ -351,8 +351,13 @@ func TestSimCrossClique(t *testing.T) {
 // H200 (NVLS off, as the machine runs) and one DGX H100 at 2.28.9 and
 // 2.30.7 run NCCL's symmetric kernels, and sim times them (what each
 // kernel moves over NVLink, sim.SimulateSym) instead of refusing; 2.28.9's
-// AllGather under NCCL_CTA_POLICY=2 goes to the copy engines. The reports
-// are held as a golden file.
+// AllGather under NCCL_CTA_POLICY=2 goes to the copy engines. A group of
+// window operations (--agg 4) is timed as NCCL's symmetric plan: one
+// kernel launch for the 4 works. On two DGX H100 nodes 2.29.7 and 2.30.7
+// run the GIN kernels for AllGather and ReduceScatter (timed over NVLink
+// and the NICs) and the cost table for AllReduce, as G-SEL-SIDE-1 says;
+// 2.30.7 under NCCL_CTA_POLICY=2 runs its hierarchical copy engines. The
+// reports are held as a golden file.
 func TestSimWindow(t *testing.T) {
 	var all strings.Builder
 	for _, rel := range []string{"2.28.9", "2.30.7"} {
@@ -376,9 +381,37 @@ func TestSimWindow(t *testing.T) {
 		t.Fatalf("%v: exit %d: %s%s", args, code, out, errs)
 	}
 	all.WriteString("$ gatesim " + strings.Join(args, " ") + "\n" + out)
+	for _, sys := range [][]string{{"--system", "h200x2", "--env", "NCCL_NVLS_ENABLE=0"}, {"--system", "dgx-h100"}} {
+		args := append([]string{"sim", "--nccl", "2.28.9", "--buffers", "window", "--coll", "allreduce", "--bytes", "16MiB", "--agg", "4"}, sys...)
+		code, out, errs := runSimCLI(args...)
+		if code != 0 || !strings.Contains(out, "for 4 works in one launch") || !strings.Contains(out, "4 operation(s), window buffers") {
+			t.Fatalf("%v: exit %d: %s%s", args, code, out, errs)
+		}
+		all.WriteString("$ gatesim " + strings.Join(args, " ") + "\n" + out)
+	}
+	for _, rel := range []string{"2.29.7", "2.30.7"} {
+		for _, coll := range []string{"allgather", "reducescatter", "allreduce"} {
+			args := []string{"sim", "--nccl", rel, "--system", "dgx-h100", "--nodes", "2", "--buffers", "window", "--coll", coll, "--bytes", "64MiB"}
+			code, out, errs := runSimCLI(args...)
+			gin := strings.Contains(out, "network ") && strings.Contains(out, "NCCL's symmetric path")
+			if code != 0 || gin == (coll == "allreduce") || strings.Contains(out, "network injected 0 B") {
+				t.Fatalf("%v: exit %d (GIN kernel %v): %s%s", args, code, gin, out, errs)
+			}
+			all.WriteString("$ gatesim " + strings.Join(args, " ") + "\n" + out)
+		}
+	}
+	// 2.30.7's hierarchical copy engines across nodes (CTA policy ZERO)
+	for _, coll := range []string{"allgather", "alltoall"} {
+		args := []string{"sim", "--nccl", "2.30.7", "--system", "dgx-h100", "--nodes", "2", "--buffers", "window", "--coll", coll, "--bytes", "64MiB", "--env", "NCCL_CTA_POLICY=2"}
+		code, out, errs := runSimCLI(args...)
+		if code != 0 || !strings.Contains(out, "hierarchical-ce") || strings.Contains(out, "network injected 0 B") {
+			t.Fatalf("%v: exit %d: %s%s", args, code, out, errs)
+		}
+		all.WriteString("$ gatesim " + strings.Join(args, " ") + "\n" + out)
+	}
 	goldenfile.Check(t, filepath.Join("testdata", "sim-window.txt"), all.String(), *update)
 	// the paths with no schedule of steps refuse what needs one
-	for _, extra := range [][]string{{"--verify"}, {"--agg", "2"}} {
+	for _, extra := range [][]string{{"--verify"}, {"--trace", filepath.Join(t.TempDir(), "t.json")}} {
 		a := append([]string{"sim", "--system", "dgx-h100", "--buffers", "window", "--bytes", "1MiB"}, extra...)
 		if code, _, errs := runSimCLI(a...); code != 2 || errs == "" {
 			t.Errorf("%v: exit %d %s", a, code, errs)

@@ -156,3 +156,46 @@ func (s *symComm) symQueryGin(k SymKernel, nBytes int64) (timeUs float64, nBlock
 	}
 	return math.MaxFloat32, 0
 }
+
+// Gin reports a GIN kernel (kernelMask_Gin): it runs across LSA teams,
+// inside each over NVLink and between them over GIN, one rail at a time.
+func (k SymKernel) Gin() bool { return k < NumSymKernels && symMaskGin>>k&1 == 1 }
+
+// SymGinChunkBytes is what one block of GIN kernel k moves per network
+// step on the communicator: the rail ring's chunk (AllGather_GinHier_MCRing
+// ncclSymkGinRailBufSize, AllGather_RailRing_LsaSTMC
+// ncclSymkAllGather_RailRing_ChunkSize) or the RailA2A ReduceScatter's
+// (ncclSymkRsGinChunkBytes, the chunk its model charges); 0 for a kernel
+// inside one LSA team.
+//
+// Ref: v2.29.2-1 src/device/symmetric/all_gather_gin.cuh
+// ncclSymkRun_AllGather_GinHier_MCRing; v2.30.7-1
+// src/device/symmetric/all_gather_gin.cuh
+// ncclSymkRun_AllGather_RailRing_LsaSTMC, src/sym_kernels.cc
+// queryModel_gin (v2.29.7-1 the same with the chunk fixed at 64 KiB)
+func (m *Model) SymGinChunkBytes(k SymKernel) int64 {
+	switch k {
+	case SymAllGatherGinHierMCRing:
+		return symGinHierRailBuf
+	case SymAllGatherRailRingLsaSTMC:
+		return symRailRingChunk
+	case SymReduceScatterRailA2ALsaLD, SymReduceScatterRailA2ALsaLDMC:
+		if m == nil || m.Tuning == nil {
+			return symRsGinChunk
+		}
+		s := m.symk()
+		if s.oneLsa {
+			return symRsGinChunk
+		}
+		return s.rsChunk
+	}
+	return 0
+}
+
+// HierCEChunkBytes is HIER_COLL_MAX_CHUNK_SIZE: the largest piece the
+// hierarchical copy-engine collectives put to one remote peer at a time
+// (ncclHierCollBuildChunk cuts a peer's bytes into that many near-equal
+// 8 KiB-aligned pieces, each signalled on arrival).
+//
+// Ref: v2.30.7-1 src/ce_coll.cc HIER_COLL_MAX_CHUNK_SIZE, ncclHierCollBuildChunk
+const HierCEChunkBytes = 64 << 20
