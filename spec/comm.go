@@ -116,6 +116,9 @@ type Comm struct {
 	Evidence Evidence
 
 	rs *Ruleset
+	// failedBy is the init rule whose failure Err is (an onFail rule only
+	// says what the failure does next).
+	failedBy RuleID
 	// fromConfig holds, for each variable G-ENV-CONFIG-1 wrote from the
 	// communicator's ncclConfig_t, the fact a gate cites for it ("config
 	// netName"="Socket"): the value came from the config, not from the
@@ -158,6 +161,20 @@ type GraphInfo struct {
 	// rule (NVSwitch, compute capability, CollNet devices) rather than a
 	// full search of the topology.
 	Estimated bool `json:"estimated,omitempty"`
+}
+
+// FailedBy is the verdict of the init gate whose failure Err is; false
+// when init succeeded.
+func (c *Comm) FailedBy() (Verdict, bool) {
+	if c.Err == nil {
+		return Verdict{}, false
+	}
+	for _, v := range c.Trace {
+		if v.Rule == c.failedBy && v.Outcome == Fail {
+			return v, true
+		}
+	}
+	return Verdict{}, false
 }
 
 // Ruleset returns the ruleset the communicator was built with.
@@ -314,6 +331,9 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 	c.Trace = make(Trace, 0, n)
 	for _, id := range rs.Init {
 		rule := rs.rules[id]
+		if rule.onFail {
+			continue
+		}
 		if run.failed != nil {
 			c.Trace = append(c.Trace, Verdict{Rule: id, Layer: rule.Layer, Cap: rule.Cap, Outcome: Skip,
 				Why: "not reached: communicator init already failed", Ref: &rule.Ref})
@@ -322,6 +342,14 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 		run.evalInit(rule)
 		if run.err != nil {
 			return nil, run.err
+		}
+	}
+	if run.failed != nil {
+		c.failedBy = decisiveInit(c.Trace)
+		for _, id := range rs.Init {
+			if rule := rs.rules[id]; rule.onFail {
+				run.evalInit(rule)
+			}
 		}
 	}
 	if c.NetPlugin == nil {

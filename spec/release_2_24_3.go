@@ -111,6 +111,7 @@ func apply2_24_3(rs *Ruleset) {
 		pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true, patScaling: true, fp8Ring: true}), "P8: fp8 Ring with more than 8 ranks deprioritised")
 	rs.Remove("G-SEL-BACKUP-1", ref("src/enqueue.cc", "topoGetAlgoInfo"), "no Ring backup")
 	rs.Add(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "Error : no algorithm/protocol available"), "G-SEL-PICK-1", "hard error")
+	rs.Add(initAbort24, "G-TUNER-INIT-1", "ncclCommInitRankDev's fail path frees the init job ncclAsyncLaunch already freed: a failed ncclCommInitRank outside a group aborts the process")
 	rs.Replace(regIPCRule, "buffers only captured into a CUDA graph registered over IPC too")
 	rs.Replace(ruleAt(regCollNetRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetDoc24),
 		"NCCL_NET_REG_BUFFER: a CollNetDirect AllGather or ReduceScatter registers with several ranks per node too, on its own channels")

@@ -54,6 +54,10 @@ type Rule struct {
 	// node marks an init rule that every rank evaluates on its own node's
 	// facts (before the ranks exchange anything); the others run once.
 	node bool
+	// onFail marks an init rule about what a failed init does on its way
+	// out: it runs after every other init rule, only when init failed,
+	// and adds nothing to the trace of an init that succeeded.
+	onFail bool
 }
 
 // withRef returns a copy of r that documents a new source location: the
