@@ -19,7 +19,7 @@ const initAbortMsg = "free(): double free detected in tcache 2"
 const initAbortTitle = "a failed init job freed twice on ncclCommInitRank's error path"
 
 // initAbortDoc24 is G-INIT-ABORT-1 at 2.24.3–2.25.1.
-const initAbortDoc24 = `When communicator init fails inside its init job (ncclCommInitRankFunc: the network, bootstrap, initTransportsRank's checks such as two ranks on one GPU, the topology, NCCL_ALGO/NCCL_PROTO parsing, the tuner) and ncclCommInitRank was called outside any group, ncclAsyncLaunch ran the job at once and freed it (ncclCommInitJobFree) before returning the error; ncclCommInitRankDev's fail path then frees the job again. After NCCL's WARN and the error traces up to the ncclAsyncLaunch line, glibc prints "free(): double free detected in tcache 2" and aborts the process: the call never returns, ncclGetLastError is never read. The error is returned as usual when the job never ran (errors before ncclAsyncLaunch: the config, the ranks, ncclInit), when the job is queued in a group (ncclCommInitRank between ncclGroupStart and ncclGroupEnd, as a process driving several GPUs does; ncclCommInitRankConfig and ncclCommInitRankScalable, which open a group of their own; ncclCommInitAll, which refuses a repeated device before any job and otherwise inits its ranks in a group): its failure comes back from ncclGroupEnd, which frees the job once. In a group the job is freed twice only when ncclAsyncLaunch refuses to queue it (blocking and nonblocking communicators in one group, G-GROUP-MIX-1). gatesim reads procs per-gpu without a config as ncclCommInitRank outside a group. The message is glibc's; another allocator may stop or corrupt differently.`
+const initAbortDoc24 = `When communicator init fails inside its init job (ncclCommInitRankFunc: the network, bootstrap, initTransportsRank's checks such as two ranks on one GPU, the topology, NCCL_ALGO/NCCL_PROTO parsing, the tuner) and ncclCommInitRank was called outside any group, ncclAsyncLaunch ran the job at once and freed it (ncclCommInitJobFree) before returning the error; ncclCommInitRankDev's fail path then frees the job again. After NCCL's WARN and the error traces up to the ncclAsyncLaunch line, glibc prints "free(): double free detected in tcache 2" and aborts the process: the call never returns, ncclGetLastError is never read. The error is returned as usual when the job never ran (errors before ncclAsyncLaunch: the config, the ranks, ncclInit), when the job is queued in a group (ncclCommInitRank between ncclGroupStart and ncclGroupEnd, as a process driving several GPUs does; ncclCommInitRankConfig and ncclCommInitRankScalable, which open a group of their own; ncclCommInitAll, which refuses a repeated device before any job and otherwise inits its ranks in a group): its failure comes back from ncclGroupEnd, which frees the job once. In a group the job is freed twice only when ncclAsyncLaunch refuses to queue it (blocking and nonblocking communicators in one group: G-GROUP-MIX-1 aborts too). gatesim reads procs per-gpu without a config as ncclCommInitRank outside a group. The message is glibc's; another allocator may stop or corrupt differently.`
 
 // initAbortDoc26 is G-INIT-ABORT-1 from 2.26.2.
 const initAbortDoc26 = `ncclCommInitRankDev's fail path frees the init job only when it was never handed to ncclAsyncLaunch (launchedJob): a job that failed is freed once, by ncclAsyncLaunch (outside a group) or by ncclGroupEnd (in a group), and ncclCommInitRank returns the init error. 2.24.3–2.25.1 freed it a second time and aborted the process.`
@@ -41,9 +41,9 @@ func initAbortOutside(r *initRun) string {
 	return ""
 }
 
-// initAbortRule is G-INIT-ABORT-1 at a release: twice says whether the
-// fail path frees a launched job again.
-func initAbortRule(ref Ref, doc string, twice bool) *Rule {
+// initAbortRule is G-INIT-ABORT-1 at a release; whether the fail path
+// frees a launched job again is the release's Consts.InitJobFreedTwice.
+func initAbortRule(ref Ref, doc string) *Rule {
 	return &Rule{
 		ID: "G-INIT-ABORT-1", Layer: LayerGroup, Title: initAbortTitle, Doc: doc, Ref: ref, onFail: true,
 		init: func(r *initRun) {
@@ -52,7 +52,7 @@ func initAbortRule(ref Ref, doc string, twice bool) *Rule {
 				r.emit(Verdict{Outcome: Pass, Why: why + ": " + r.failed.Result.String() + " is returned", Facts: facts})
 				return
 			}
-			if !twice {
+			if !r.rs.Consts.InitJobFreedTwice {
 				r.emit(Verdict{Outcome: Pass, Why: fmt.Sprintf("ncclCommInitRank ran the init job outside a group and ncclAsyncLaunch freed it; the fail path leaves a launched job alone (launchedJob): %s is returned", r.failed.Result), Facts: facts})
 				return
 			}
@@ -64,6 +64,6 @@ func initAbortRule(ref Ref, doc string, twice bool) *Rule {
 }
 
 var (
-	initAbort24 = initAbortRule(Ref{Tag: "v2.24.3-1", File: "src/init.cc", Func: "ncclCommInitRankDev, ncclCommInitJobFree"}, initAbortDoc24, true)
-	initAbort26 = initAbortRule(Ref{Tag: "v2.26.2-1", File: "src/init.cc", Func: "ncclCommInitRankDev"}, initAbortDoc26, false)
+	initAbort24 = initAbortRule(Ref{Tag: "v2.24.3-1", File: "src/init.cc", Func: "ncclCommInitRankDev, ncclCommInitJobFree"}, initAbortDoc24)
+	initAbort26 = initAbortRule(Ref{Tag: "v2.26.2-1", File: "src/init.cc", Func: "ncclCommInitRankDev"}, initAbortDoc26)
 )

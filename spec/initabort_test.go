@@ -153,3 +153,35 @@ func TestInitAbortAtTags(t *testing.T) {
 		t.Errorf("the tags that free a launched job twice: %v, want 2.24.3 and 2.25.1", aborting)
 	}
 }
+
+// TestGroupMixAbortPerRelease: a group whose second init mixes blocking
+// modes. ncclAsyncLaunch refuses the job and frees it; at 2.24.3-2.25.1
+// ncclCommInitRankDev's fail path frees it again, so the call aborts the
+// process and nothing after it runs; before and after, the call returns
+// ncclInvalidArgument and the group goes on.
+// Ref: v2.24.3-1 src/group.cc ncclAsyncLaunch, src/init.cc
+// ncclCommInitRankDev; v2.26.2-1 src/init.cc ncclCommInitRankDev
+func TestGroupMixAbortPerRelease(t *testing.T) {
+	calls, err := ParseCalls("t", []byte("groupStart\ninit c0\ninit c1 nonblocking\ngroupEnd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		v     Version
+		abort bool
+	}{{V2_22_3, false}, {V2_23_4, false}, {V2_24_3, true}, {V2_25_1, true}, {V2_26_2, false}, {V2_28_9, false}, {V2_30_7, false}} {
+		res, tr, err := CheckGroup(MustLoad(c.v), calls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mix, ok := tr.Find("G-GROUP-MIX-1")
+		if !ok || mix.Outcome != Fail || res[2].Result != InvalidArgument {
+			t.Fatalf("%s: G-GROUP-MIX-1 %v %s, the mixed init %s", c.v, ok, mix.Outcome, res[2].Result)
+		}
+		aborts := strings.Contains(res[2].Effect, "the process aborts") && slices.Contains(mix.Log, initAbortMsg)
+		reached := !strings.HasPrefix(res[3].Effect, "not reached")
+		if aborts != c.abort || reached == c.abort {
+			t.Errorf("%s: the mixed init %q (log %q), the group end %q: want abort %v", c.v, res[2].Effect, mix.Log, res[3].Effect, c.abort)
+		}
+	}
+}

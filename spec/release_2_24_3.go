@@ -63,6 +63,7 @@ func consts2_24_3(rs *Ruleset) {
 	rs.SetConst("ProfilerABI", []int{2, 1}, ref("src/misc/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
 	rs.SetConst("RingBackup", false, ref("src/enqueue.cc", "topoGetAlgoInfo"))
+	rs.SetConst("InitJobFreedTwice", true, ref("src/init.cc", "ncclCommInitRankDev, ncclCommInitJobFree"))
 	rs.SetConst("P2PTypeLog", 1, ref("src/transport.cc", "ncclTransportCheckP2pType"))
 	// a network-registered Ring AllGather on one rank per node returns
 	// proxyOp's NCCL_MAX_NET_SIZE chunk

@@ -33,6 +33,7 @@ var profiler26 = profilerPlugin(Ref{Tag: tag262, File: "src/plugin/profiler.cc",
 func consts2_26_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
+	rs.SetConst("InitJobFreedTwice", false, ref("src/init.cc", "ncclCommInitRankDev"))
 	rs.SetConst("NetNameAtLoad", true, ref("src/plugin/net/net_v8.cc", "getNcclNet_v8"))
 	rs.SetConst("ConfigFields", configFieldsThrough("trafficClass"), ref("src/nccl.h.in", "ncclConfig_t"))
 	rs.SetConst("ProfilerABI", []int{3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))

@@ -189,6 +189,12 @@ type Consts struct {
 	HasFP8 bool
 	// RingBackup is 2.19.1-2.23.4's per-operation Ring backup.
 	RingBackup bool
+	// InitJobFreedTwice: ncclCommInitRankDev's fail path frees an init job
+	// ncclAsyncLaunch already freed (2.24.3-2.25.1): a failed
+	// ncclCommInitRank outside a group (G-INIT-ABORT-1), or an init job a
+	// group refuses for mixing blocking modes (G-GROUP-MIX-1), aborts the
+	// process.
+	InitJobFreedTwice bool
 	// NVLSSupportAllGather: an AllGather's nvlsSupport is the
 	// communicator's whatever its datatype (2.22.3+, src/enqueue.cc
 	// scheduleCollTasksToPlan); before, it also needs ncclNvlsSupported of
