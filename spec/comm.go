@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -346,9 +347,11 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 	}
 	if run.failed != nil {
 		c.failedBy = decisiveInit(c.Trace)
-		for _, id := range rs.Init {
+		for i, id := range rs.Init {
 			if rule := rs.rules[id]; rule.onFail {
+				n := len(c.Trace)
 				run.evalInit(rule)
+				c.Trace = placeVerdicts(c.Trace, n, rs.Init[i+1:])
 			}
 		}
 	}
@@ -360,6 +363,21 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 	c.gin = run.ginState()
 	c.Err = run.failed
 	return c, nil
+}
+
+// placeVerdicts moves the verdicts from t[n:] before the first verdict of
+// t[:n] whose rule is one of after (the rules that follow theirs), so that
+// a rule evaluated late still stands in the ruleset's order.
+func placeVerdicts(t Trace, n int, after []RuleID) Trace {
+	for j := range n {
+		if slices.Contains(after, t[j].Rule) {
+			vs := slices.Clone(t[n:])
+			copy(t[j+len(vs):], t[j:n])
+			copy(t[j:], vs)
+			return t
+		}
+	}
+	return t
 }
 
 // groupNodes puts identical nodes together so that per-node rules run once

@@ -50,6 +50,16 @@ func TestInitAbortPerRelease(t *testing.T) {
 			t.Fatalf("%s: two ranks on one GPU init", v)
 		}
 		wantAbort := slices.Contains(aborts, v)
+		// evaluated last, its verdict still stands where the rule does
+		var order []RuleID
+		for _, x := range comm.Trace {
+			if n := len(order); x.Scope == "" && (n == 0 || order[n-1] != x.Rule) {
+				order = append(order, x.Rule)
+			}
+		}
+		if !slices.Equal(order, rs.Init) {
+			t.Errorf("%s: a failed init's trace runs %v, the ruleset %v", v, order, rs.Init)
+		}
 		vd, found := comm.Trace.Find("G-INIT-ABORT-1")
 		switch {
 		case !wantRule && found:
@@ -182,6 +192,41 @@ func TestGroupMixAbortPerRelease(t *testing.T) {
 		reached := !strings.HasPrefix(res[3].Effect, "not reached")
 		if aborts != c.abort || reached == c.abort {
 			t.Errorf("%s: the mixed init %q (log %q), the group end %q: want abort %v", c.v, res[2].Effect, mix.Log, res[3].Effect, c.abort)
+		}
+	}
+}
+
+// TestPlaceVerdicts: verdicts of a rule evaluated after the others move
+// before the first verdict of a rule that follows it in the order.
+func TestPlaceVerdicts(t *testing.T) {
+	tr := func(ids ...RuleID) Trace {
+		var out Trace
+		for _, id := range ids {
+			out = append(out, Verdict{Rule: id})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		in    Trace
+		n     int
+		after []RuleID
+		want  Trace
+	}{
+		{tr("A", "B", "X"), 2, nil, tr("A", "B", "X")},
+		{tr("A", "B", "X"), 2, []RuleID{"B"}, tr("A", "X", "B")},
+		{tr("A", "B", "C", "X", "X"), 3, []RuleID{"B", "C"}, tr("A", "X", "X", "B", "C")},
+		{tr("A", "X"), 1, []RuleID{"Z"}, tr("A", "X")},
+	} {
+		got := placeVerdicts(slices.Clone(c.in), c.n, c.after)
+		var g, w []RuleID
+		for i := range got {
+			g = append(g, got[i].Rule)
+		}
+		for i := range c.want {
+			w = append(w, c.want[i].Rule)
+		}
+		if !slices.Equal(g, w) {
+			t.Errorf("placeVerdicts(%v, %d, %v) = %v, want %v", c.in, c.n, c.after, g, w)
 		}
 	}
 }

@@ -81,6 +81,11 @@ func (r *Rule) InGroup() bool { return r.group != nil }
 // an operation.
 func (r *Rule) AtCall() bool { return r.groupCall }
 
+// AtFailure reports an init rule evaluated only once communicator init
+// has failed (what the failure does next): a trace of an init that
+// succeeded has no verdict of it.
+func (r *Rule) AtFailure() bool { return r.onFail }
+
 var ruleIDPattern = regexp.MustCompile(`^G-[A-Z0-9]+(-[A-Z0-9]+)*-[0-9]+$`)
 
 // ChangeKind is the verb of a release delta.
