@@ -90,6 +90,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d.assumeRelease()
 	d.initState()
 	d.dupGPU()
+	d.initAbort()
 	d.mnnvl()
 	d.netPlugin()
 	d.loggedPlugin()
@@ -187,15 +188,37 @@ func (d *diag) dupGPU() {
 		}
 		title := "init failed: two ranks on one GPU (" + e.Msg + ")"
 		ev := []ncclog.Proof{{At: e.First.At, Msg: e.First.Msg, Why: "the check of several ranks on one GPU failed", Count: e.Count}}
+		ab, aborted := d.l.InitAbort()
 		if r, ok := d.returnAfter(e.First); ok {
-			title += ", returning " + r.Result.String()
-			ev = append(ev, ncclog.Proof{At: r.First.At, Msg: r.First.Msg, Why: "the error NCCL returned"})
+			if aborted {
+				title += ", then the process aborted before returning " + r.Result.String()
+				ev = append(ev, ncclog.Proof{At: r.First.At, Msg: r.First.Msg, Why: "the error NCCL was returning"},
+					ncclog.Proof{At: ab.At, Msg: ab.Msg, Why: "glibc stopped the process on the way out (G-INIT-ABORT-1)"})
+			} else {
+				title += ", returning " + r.Result.String()
+				ev = append(ev, ncclog.Proof{At: r.First.At, Msg: r.First.Msg, Why: "the error NCCL returned"})
+			}
 		}
 		d.add(Finding{ID: "init.dupgpu", Severity: Error, Rule: "G-DEV-DUP-1", Title: title, Evidence: ev,
 			Check: []string{"one rank per CUDA device on each host: CUDA_VISIBLE_DEVICES or the local rank's cudaSetDevice",
 				"2.30.3+: NCCL_MULTI_RANK_GPU_ENABLE=1 allows it (NVLS off)"}})
 		return
 	}
+}
+
+// initAbort names the abort of a process whose failed init freed its init
+// job twice (G-INIT-ABORT-1): the error was logged but never returned.
+func (d *diag) initAbort() {
+	s, ok := d.l.InitAbort()
+	if !ok {
+		return
+	}
+	d.add(Finding{ID: "init.abort", Severity: Error, Rule: "G-INIT-ABORT-1",
+		Title:    "the process aborted (" + s.Msg + ") on ncclCommInitRank's error path: the init error above was never returned",
+		Evidence: []ncclog.Proof{{At: s.At, Msg: s.Msg, Why: "glibc stopped the process after NCCL's init error returns"}},
+		Check: []string{"NCCL 2.24.3 and 2.25.1 free a failed init job twice when ncclCommInitRank runs outside a group: 2.26.2+ returns the error",
+			"with those releases, ncclCommInitRank between ncclGroupStart and ncclGroupEnd, or ncclCommInitRankConfig, returns the error instead",
+			"the cause is the init error logged before it: fix that"}})
 }
 
 // returnAfter is the first error return ("file:line -> N") of the process

@@ -16,29 +16,76 @@ import (
 )
 
 // dupGPUCaptures are the releases captured with two ranks on one H200
-// (hw/testdata/device/README.md, "Two ranks on one GPU").
-var dupGPUCaptures = []spec.Version{spec.V2_19_1, spec.V2_19_4, spec.V2_23_4, spec.V2_26_3, spec.V2_26_6, spec.V2_27_6, spec.V2_28_3, spec.V2_28_7, spec.V2_28_9, spec.V2_29_3}
+// (hw/testdata/device/README.md, "Two ranks on one GPU"): every directory
+// of hw/testdata/device/dupgpu (TestDupGPUCapturesListed).
+var dupGPUCaptures = []spec.Version{spec.V2_19_1, spec.V2_19_4, spec.V2_23_4, spec.V2_24_3, spec.V2_25_1, spec.V2_26_3, spec.V2_26_6, spec.V2_27_6, spec.V2_28_3, spec.V2_28_7, spec.V2_28_9, spec.V2_29_3}
 
 // resultLine is dupgpu.py's summary of each call: its return code and
 // what ncclGetLastError said afterwards.
 var resultLine = regexp.MustCompile(`(?m)^RESULT .*\brc=(\d+) .* last='(.*)'$`)
 
-// readDupGPUCapture reads one captured log and its RESULT line.
-func readDupGPUCapture(t *testing.T, v spec.Version, name string) (l *ncclog.Log, rc spec.Result, last string) {
+// abortLine is glibc's last word when the process died inside the call
+// (2.24.3, 2.25.1): dupgpu.py never printed a RESULT.
+var abortLine = regexp.MustCompile(`(?m)^free\(\): double free detected in tcache 2\n?\z`)
+
+// readDupGPUCapture reads one captured log and its RESULT line. A log that
+// ends in glibc's abort instead has none: aborted is set, rc is the result
+// the last error return before it carried and last the WARN it printed
+// (the text ncclGetLastError would have returned).
+func readDupGPUCapture(t *testing.T, v spec.Version, name string) (l *ncclog.Log, rc spec.Result, last string, aborted bool) {
 	t.Helper()
 	path, data := dupGPUFile(t, v, name)
+	var err error
+	if l, err = ncclog.Parse(strings.NewReader(string(data)), name); err != nil {
+		t.Fatal(err)
+	}
 	m := resultLine.FindStringSubmatch(string(data))
 	if m == nil {
-		t.Fatalf("%s: no RESULT line", path)
+		if !abortLine.Match(data) {
+			t.Fatalf("%s: no RESULT line and no abort at its end", path)
+		}
+		var ret *ncclog.LogError
+		for i, e := range l.Errors {
+			if e.HasResult && (ret == nil || e.First.At.Line > ret.First.At.Line) {
+				ret = &l.Errors[i]
+			}
+			if e.Level == ncclog.LevelWarn {
+				last = e.Msg
+			}
+		}
+		if ret == nil || last == "" {
+			t.Fatalf("%s: an abort without a WARN and an error return before it", path)
+		}
+		return l, ret.Result, last, true
 	}
 	n, err := strconv.Atoi(m[1])
 	if err != nil {
 		t.Fatalf("%s: rc %q", path, m[1])
 	}
-	if l, err = ncclog.Parse(strings.NewReader(string(data)), name); err != nil {
+	return l, spec.Result(n), m[2], false
+}
+
+// TestDupGPUCapturesListed: dupGPUCaptures is every captured release, so
+// no capture goes unchecked.
+func TestDupGPUCapturesListed(t *testing.T) {
+	dir := filepath.Join("..", "hw", "testdata", "device", "dupgpu")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return l, spec.Result(n), m[2]
+	var got []string
+	for _, e := range ents {
+		if e.IsDir() {
+			got = append(got, e.Name())
+		}
+	}
+	var want []string
+	for _, v := range dupGPUCaptures {
+		want = append(want, v.String())
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("%s holds %v; dupGPUCaptures lists %v", dir, got, want)
+	}
 }
 
 // dupGPUFile reads one captured log of hw/testdata/device/dupgpu.
@@ -81,8 +128,13 @@ func systemFile(t *testing.T, name string) *spec.System {
 // captured release. The log reader reads each rank's "Duplicate GPU
 // detected" WARN (the text ncclGetLastError returned), diagnose names
 // G-DEV-DUP-1 and the return code the call returned, and the model
-// predicts rank 0's WARN word for word and the same code.
-// Ref: v2.28.9-1 src/init.cc initTransportsRank
+// predicts rank 0's WARN word for word and the same code. At 2.24.3 and
+// 2.25.1 each process died in ncclCommInitRank with glibc's double free
+// instead: the reader observes G-INIT-ABORT-1, diagnose names the abort,
+// the model predicts it (there and nowhere else), and the same log
+// diagnosed as 2.26.2, which returns the error, differs on that gate.
+// Ref: v2.28.9-1 src/init.cc initTransportsRank; v2.24.3-1 src/init.cc
+// ncclCommInitRankDev
 func TestDupGPUCaptured(t *testing.T) {
 	sys := dupGPUSystem(t)
 	id, err := topo.BusIDToInt64(sys.Nodes[0].GPUs[0].BusID)
@@ -91,7 +143,7 @@ func TestDupGPUCaptured(t *testing.T) {
 	}
 	for _, v := range dupGPUCaptures {
 		for _, name := range []string{"rank0.log", "rank1.log"} {
-			l, rc, last := readDupGPUCapture(t, v, name)
+			l, rc, last, aborted := readDupGPUCapture(t, v, name)
 			// Before 2.20 only rank 0 logs "NCCL version"; dupgpu.py's
 			// RESULT line carries what ncclGetVersion returned to each.
 			if l.Release != v && (l.Release != 0 || !strings.Contains(resultOf(t, v, name), fmt.Sprintf("version=%d ", v.Code()))) {
@@ -110,14 +162,24 @@ func TestDupGPUCaptured(t *testing.T) {
 				t.Errorf("%s %s: comms %+v: want CUDA device %d at bus id %x, as the system file says", v, name, l.Comms, sys.Nodes[0].GPUs[0].Dev, id)
 			}
 			rep := Diagnose(l, Options{})
-			var f *Finding
+			var f, ab *Finding
 			for i := range rep.Findings {
-				if rep.Findings[i].Rule == "G-DEV-DUP-1" {
+				switch rep.Findings[i].Rule {
+				case "G-DEV-DUP-1":
 					f = &rep.Findings[i]
+				case "G-INIT-ABORT-1":
+					ab = &rep.Findings[i]
 				}
 			}
-			if f == nil || f.Severity != Error || !strings.HasSuffix(f.Title, "returning "+rc.String()) {
-				t.Errorf("%s %s: finding %+v: want G-DEV-DUP-1 returning %s", v, name, f, rc)
+			want := "returning " + rc.String()
+			if aborted {
+				want = "then the process aborted before returning " + rc.String()
+			}
+			if f == nil || f.Severity != Error || !strings.HasSuffix(f.Title, ", "+want) {
+				t.Errorf("%s %s: finding %+v: want G-DEV-DUP-1 %s", v, name, f, want)
+			}
+			if (ab != nil) != aborted || ab != nil && ab.Severity != Error {
+				t.Errorf("%s %s: abort finding %+v, want one: %v", v, name, ab, aborted)
 			}
 			if name != "rank0.log" {
 				continue
@@ -126,8 +188,8 @@ func TestDupGPUCaptured(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if comm.Err == nil || comm.Err.Result != rc || comm.Err.Message != last {
-				t.Errorf("%s: the model's init error %v, want %s %q", v, comm.Err, rc, last)
+			if comm.Err == nil || comm.Err.Result != rc || comm.Err.Message != last || (comm.Err.Abort != nil) != aborted {
+				t.Errorf("%s: the model's init error %v, want %s %q, aborting: %v", v, comm.Err, rc, last, aborted)
 			}
 			if by := decidedBy(t, comm); by != "G-DEV-DUP-1" {
 				t.Errorf("%s: the model's deciding gate %s, want G-DEV-DUP-1", v, by)
@@ -139,12 +201,32 @@ func TestDupGPUCaptured(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmp := Compare(pred, rep.Obs)
-			agreed := false
+			agreed, abortAgreed := false, false
 			for _, g := range cmp.Gates {
 				agreed = agreed || g.Rule == "G-DEV-DUP-1" && g.Agreement == Agree
+				abortAgreed = abortAgreed || g.Rule == "G-INIT-ABORT-1" && g.Agreement == Agree && g.Observed == "fail"
 			}
-			if !agreed || cmp.Differences() != 0 {
-				t.Errorf("%s: G-DEV-DUP-1 agreed %v, %d differences: %+v", v, agreed, cmp.Differences(), cmp.Gates)
+			if !agreed || abortAgreed != aborted || cmp.Differences() != 0 {
+				t.Errorf("%s: G-DEV-DUP-1 agreed %v, the abort agreed %v (want %v), %d differences: %+v", v, agreed, abortAgreed, aborted, cmp.Differences(), cmp.Gates)
+			}
+			if !aborted {
+				continue
+			}
+			// the wrong release: 2.26.2 returns the error this log never
+			// returned (the log's version line names the release Predict uses)
+			wrong := *l
+			wrong.Release = spec.V2_26_2
+			pred, err = Predict(&wrong, spec.V2_26_2, sys, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmp = Compare(pred, rep.Obs)
+			caught := false
+			for _, g := range cmp.Gates {
+				caught = caught || g.Rule == "G-INIT-ABORT-1" && g.Agreement == Differ
+			}
+			if !caught || cmp.Differences() == 0 {
+				t.Errorf("%s log as 2.26.2: G-INIT-ABORT-1 differs %v, %d differences: %+v", v, caught, cmp.Differences(), cmp.Gates)
 			}
 		}
 	}
@@ -174,7 +256,10 @@ func TestInitAllDupCaptured(t *testing.T) {
 	sys := dupGPUSystem(t)
 	sys.Procs = spec.ProcsInitAll
 	for _, v := range dupGPUCaptures {
-		l, rc, last := readDupGPUCapture(t, v, "initall.log")
+		l, rc, last, aborted := readDupGPUCapture(t, v, "initall.log")
+		if aborted {
+			t.Fatalf("%s: ncclCommInitAll aborted", v)
+		}
 		for _, e := range l.Errors {
 			if e.Level == ncclog.LevelWarn {
 				t.Errorf("%s: the capture has a WARN %q", v, e.Msg)
@@ -184,7 +269,7 @@ func TestInitAllDupCaptured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if comm.Err == nil || comm.Err.Result != rc || comm.Err.Message != last || comm.Err.Call != "ncclCommInitAll" {
+		if comm.Err == nil || comm.Err.Result != rc || comm.Err.Message != last || comm.Err.Call != "ncclCommInitAll" || comm.Err.Abort != nil {
 			t.Errorf("%s: the model's init error %+v, want ncclCommInitAll's %s %q", v, comm.Err, rc, last)
 		}
 		if by := decidedBy(t, comm); by != "G-DEV-DUP-2" {

@@ -507,6 +507,8 @@ func decisionText(d *spec.Decision) string {
 	switch {
 	case d.Discarded:
 		return "discarded, nothing runs [" + by + "]"
+	case d.Err != nil && d.Err.Abort != nil:
+		return fmt.Sprintf("error %s %q [%s], never returned: the process aborts %q [%s]", d.Err.Result, d.Err.Message, by, d.Err.Abort.Message, d.Err.Abort.Rule)
 	case d.Err != nil:
 		return fmt.Sprintf("error %s %q [%s]", d.Err.Result, d.Err.Message, by)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:

@@ -49,11 +49,30 @@ type NCCLError struct {
 	// Call is the API call that returns it: "ncclCommInitRank" when the
 	// communicator cannot be created, "ncclGroupEnd" for a collective.
 	Call string `json:"call,omitempty"`
+	// Abort is set when NCCL logs the error but the call never returns
+	// it: the process aborts on the way out.
+	Abort *Abort `json:"abort,omitempty"`
+}
+
+// Abort is a process stopping inside an NCCL call instead of the call
+// returning: the rule that says why and the line the process prints as it
+// dies (the C library's, not NCCL's).
+type Abort struct {
+	Rule    RuleID `json:"rule"`
+	Message string `json:"message"`
 }
 
 func (e *NCCLError) String() string {
 	if e == nil {
 		return ""
 	}
-	return e.Result.String() + ": " + e.Message
+	s := e.Result.String() + ": " + e.Message
+	if a := e.Abort; a != nil {
+		call := e.Call
+		if call == "" {
+			call = "the call"
+		}
+		s += "; " + call + " never returns it: the process aborts (" + a.Message + ", " + string(a.Rule) + ")"
+	}
+	return s
 }

@@ -131,6 +131,7 @@ const (
 	KindDupGPU
 	KindIBPlane
 	KindGinDisabled
+	KindDoubleFree
 	numKinds
 )
 
@@ -691,6 +692,13 @@ var Catalogue = []Form{
 		Since: v(2, 30, 7), Ref: ref(t2230, "src/init.cc", "initTransportsRank"), Bare: true,
 		Example: "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
 		lit:     "Multiple Ranks are using the same GPU/Partition", re: rx(`^Multiple Ranks are using the same GPU/Partition\.`)},
+	// --- glibc stopping the process on a second free: after an init
+	// error, ncclCommInitRank's fail path at 2.24.3-2.25.1 (G-INIT-ABORT-1).
+	// The C library prints it, not NCCL: no tag, no release range.
+	{Kind: KindDoubleFree, ID: "proc.doublefree", Format: `free(): double free detected in tcache 2` + " | " + `double free or corruption (%s)`,
+		Ref: spec.Ref{File: "malloc/malloc.c", Func: "_int_free"}, Bare: true,
+		Example: "free(): double free detected in tcache 2", lit: "double free",
+		re: rx(`^(?:free\(\): double free detected in tcache 2|double free or corruption \((?:fasttop|top|out|!prev)\))`)},
 	// --- MLOPart partitions in the topology (G-TOPO-MLOPART-1)
 	{Kind: KindMLOPart, ID: "topo.mlopart.index", Format: `MLOPart index %d out of range (max %d)`, Since: v(2, 30, 7),
 		Ref: ref(t2230, "src/graph/topo.cc", "ncclTopoAddGpuSub"), Bare: true,

@@ -582,6 +582,11 @@ func (ob *observer) trace() spec.Trace {
 			break
 		}
 	}
+	if s, ok := ob.l.InitAbort(); ok {
+		r, _ := RuleByID("G-INIT-ABORT-1")
+		t = append(t, spec.Verdict{Rule: r.ID, Layer: r.Layer, Outcome: spec.Fail, Facts: []spec.Fact{spec.F("at", s.At)},
+			Log: []string{s.Msg}, Why: "the process aborted (" + s.Msg + ") after NCCL's init error: the init call never returned it", Ref: ruleRef(r)})
+	}
 	for i, d := range ob.o.Decisions {
 		r, _ := RuleByID(d.DecidedBy)
 		v := spec.Verdict{Rule: d.DecidedBy, Layer: r.Layer, Outcome: spec.Pass, Scope: "op", Ref: ruleRef(r),
@@ -609,6 +614,22 @@ func (ob *observer) trace() spec.Trace {
 		return ruleIndex(t[i].Rule) < ruleIndex(t[j].Rule)
 	})
 	return t
+}
+
+// InitAbort is the C library's double-free line that stopped a process
+// after an error return in init.cc earlier in the same file: the init
+// error never reached the caller (G-INIT-ABORT-1).
+func (l *Log) InitAbort() (Sample, bool) {
+	for _, s := range l.SamplesOf(KindDoubleFree) {
+		for _, e := range l.Errors {
+			at := e.First.At
+			// a trace prints its file:line in its message
+			if e.Kind == errTraceKind && e.HasResult && strings.Contains(e.Msg, "init.cc:") && at.File == s.At.File && at.Line < s.At.Line {
+				return s, true
+			}
+		}
+	}
+	return Sample{}, false
 }
 
 func (ob *observer) netPlugin() CapEvidence {

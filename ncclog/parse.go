@@ -297,7 +297,7 @@ var warnForms = map[string]bool{
 	"net.anyfail": true, "net.notfound": true, "net.ib.noip": true, "net.ib.completion": true,
 	"net.socket.noif": true, "collnet.arity": true, "collnet.initfail": true, "collnet.algo.ignored": true,
 	"collnet.child": true, "nvls.bind.fail": true, "nvls.nonic": true, "op.noalgo": true,
-	"env.algo.parse": true, "cuda.failure": true,
+	"env.algo.parse": true, "cuda.failure": true, "proc.doublefree": true,
 }
 
 var timestampOnly = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ][\d:.]+(?:Z|[+-]\d\d:?\d\d)?$`)

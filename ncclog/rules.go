@@ -57,6 +57,7 @@ var Rules = []Rule{
 	{ID: "G-PAT-1", Layer: spec.LayerModel, Title: "PAT eligibility", Ref: ref(t2289, "src/graph/tuning.cc", "ncclPatEnable")},
 	{ID: "G-SEL-PARSE-1", Layer: spec.LayerModel, Title: "NCCL_ALGO/NCCL_PROTO legacy grammar", Ref: ref("v2.22.3-1", "src/graph/tuning.cc", "parseList")},
 	{ID: "G-SEL-PARSE-2", Layer: spec.LayerModel, Title: "NCCL_ALGO/NCCL_PROTO per-function grammar", Ref: ref(t2289, "src/graph/tuning.cc", "parseList")},
+	{ID: "G-INIT-ABORT-1", Layer: spec.LayerGroup, Title: "a failed init job freed twice on ncclCommInitRank's error path", Ref: ref("v2.25.1-1", "src/init.cc", "ncclCommInitRankDev")},
 	{ID: "G-SEL-SIDE-1", Layer: spec.LayerSelect, Title: "symmetric kernels bypass the cost table", Ref: ref(t2289, "src/enqueue.cc", "ncclMakeSymmetricTaskList")},
 	{ID: "G-SEL-OPSUP-1", Layer: spec.LayerSelect, Title: "per-operation CollNet and NVLS support", Ref: ref(t2289, "src/enqueue.cc", "getCollNetSupport")},
 	{ID: "G-SEL-PICK-1", Layer: spec.LayerSelect, Title: "cost-table argmin", Ref: ref(t2289, "src/enqueue.cc", "topoGetAlgoInfo")},

@@ -281,6 +281,13 @@ func appendError(b []byte, e *AnswerError) []byte {
 		b = append(b, `,"call":`...)
 		b = appendString(b, e.Call)
 	}
+	if a := e.Abort; a != nil {
+		b = append(b, `,"abort":{"rule":`...)
+		b = appendString(b, string(a.Rule))
+		b = append(b, `,"message":`...)
+		b = appendString(b, a.Message)
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

@@ -320,6 +320,9 @@ type AnswerError struct {
 	Result  string `json:"result"`
 	Message string `json:"message"`
 	Call    string `json:"call,omitempty"`
+	// Abort is set when the call never returns the error: the process
+	// aborts after NCCL logged it (G-INIT-ABORT-1).
+	Abort *spec.Abort `json:"abort,omitempty"`
 }
 
 // InvalidError names the request field that is wrong.
@@ -1034,7 +1037,7 @@ func opAnswer(d *spec.Decision) OpAnswer {
 	a := OpAnswer{Coll: d.Op.Func.String(), Bytes: d.Op.Bytes(), Status: "ok", Discarded: d.Discarded, DecidedBy: string(d.DecidedBy), Kernel: d.Kernel, CTABytes: d.CTABytes, CTAParts: d.SymParts, P2P: d.P2P != nil}
 	if d.Err != nil {
 		a.Status = "error"
-		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call}
+		a.Error = &AnswerError{Result: d.Err.Result.String(), Message: d.Err.Message, Call: d.Err.Call, Abort: d.Err.Abort}
 	}
 	if d.Algo != spec.AlgoNone {
 		s := d.Algo.String()

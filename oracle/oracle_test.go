@@ -442,24 +442,42 @@ func TestOracleProcs(t *testing.T) {
 // TestOracleInitAllDup: "procs":"init-all" makes the ranks with
 // ncclCommInitAll, whose devlist check refuses two ranks on one CUDA
 // device with ncclInvalidUsage and no message (G-DEV-DUP-2) before
-// G-DEV-DUP-1's WARN; per-gpu reaches that WARN. ncclCommInitAll over
-// two nodes is invalid, naming init-all.
+// G-DEV-DUP-1's WARN; per-gpu reaches that WARN, which ncclCommInitRank
+// never returns at 2.24.3-2.25.1: the answer's error carries the abort
+// (G-INIT-ABORT-1), and only there. ncclCommInitAll over two nodes is
+// invalid, naming init-all.
 func TestOracleInitAllDup(t *testing.T) {
 	o := New(nil)
 	o.Trace = false
 	sys := `{"name":"dup","nodes":[{"host":"n0","ip_interfaces":["eth0"],"gpus":[{"dev":0,"sm":90,"bus_id":"0000:18:00.0"},{"dev":0,"sm":90,"bus_id":"0000:18:00.0"}]}]}`
+	const dupWarn = "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 18000"
 	for _, tc := range []struct {
-		nccl, procs, by, msg string
+		nccl, procs, by, msg, abort string
 	}{
-		{"2.28.9", "init-all", "G-DEV-DUP-2", ""},
-		{"2.30.7", "init-all", "G-DEV-DUP-2", ""},
-		{"2.28.9", "per-gpu", "G-DEV-DUP-1", "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 18000"},
+		{"2.28.9", "init-all", "G-DEV-DUP-2", "", ""},
+		{"2.30.7", "init-all", "G-DEV-DUP-2", "", ""},
+		{"2.24.3", "init-all", "G-DEV-DUP-2", "", ""},
+		{"2.28.9", "per-gpu", "G-DEV-DUP-1", dupWarn, ""},
+		{"2.23.4", "per-gpu", "G-DEV-DUP-1", dupWarn, ""},
+		{"2.24.3", "per-gpu", "G-DEV-DUP-1", dupWarn, "G-INIT-ABORT-1"},
+		{"2.25.1", "per-gpu", "G-DEV-DUP-1", dupWarn, "G-INIT-ABORT-1"},
+		{"2.25.1", "per-node", "G-DEV-DUP-1", dupWarn, ""},
+		{"2.26.2", "per-gpu", "G-DEV-DUP-1", dupWarn, ""},
 	} {
 		req := fmt.Sprintf(`{"nccl":%q,"system":%s,"procs":%q,"op":{"coll":"allreduce","bytes":1024}}`, tc.nccl, sys, tc.procs)
-		m := decode(t, o.HandleLine([]byte(req)))
+		line := o.HandleLine([]byte(req))
+		m := decode(t, line)
 		e, _ := m["error"].(map[string]any)
 		if m["status"] != "error" || m["decided_by"] != tc.by || e["result"] != "ncclInvalidUsage" || fmt.Sprint(e["message"]) != tc.msg {
 			t.Errorf("%s %s: answer %v: want ncclInvalidUsage %q decided by %s", tc.nccl, tc.procs, m, tc.msg, tc.by)
+		}
+		ab, _ := e["abort"].(map[string]any)
+		if got, _ := ab["rule"].(string); got != tc.abort || tc.abort != "" && ab["message"] != "free(): double free detected in tcache 2" {
+			t.Errorf("%s %s: error %v: want abort %q", tc.nccl, tc.procs, e, tc.abort)
+		}
+		ops, _ := m["ops"].([]any)
+		if len(ops) != 1 || fmt.Sprint(ops[0].(map[string]any)["error"]) != fmt.Sprint(e) {
+			t.Errorf("%s %s: ops %v: want the top level's error %v", tc.nccl, tc.procs, ops, e)
 		}
 	}
 	m := decode(t, o.HandleLine([]byte(`{"nccl":"2.28.9","system":"dgx-h100","nodes":2,"procs":"init-all","op":{"coll":"allreduce","bytes":1024}}`)))

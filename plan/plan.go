@@ -63,10 +63,8 @@ func RefusedOp(release string, d *spec.Decision) error {
 
 // DecisiveRule names the init rule that failed the communicator.
 func DecisiveRule(c *spec.Comm) string {
-	for i := len(c.Trace) - 1; i >= 0; i-- {
-		if v := c.Trace[i]; v.Outcome == spec.Fail {
-			return string(v.Rule) + ": " + strings.TrimSpace(v.WhyText())
-		}
+	if v, ok := c.FailedBy(); ok {
+		return string(v.Rule) + ": " + strings.TrimSpace(v.WhyText())
 	}
 	return "no failing rule"
 }

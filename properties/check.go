@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gatesim/gatesim/spec"
 )
@@ -17,8 +18,17 @@ func CheckDecision(rs *spec.Ruleset, d *spec.Decision, tr spec.Trace) error {
 	if d.Release != rs.Version {
 		bad("decision for %s from ruleset %s", d.Release, rs.Version)
 	}
-	// every rule appears, in the ruleset's order (per-node repeats allowed)
-	want := append(append([]spec.RuleID{}, rs.Init...), rs.Op...)
+	// every rule appears, in the ruleset's order (per-node repeats
+	// allowed); a rule about what a failed init does next only when init
+	// failed
+	initFailed := d.Err != nil && strings.HasPrefix(d.Err.Call, "ncclCommInit")
+	var want []spec.RuleID
+	for _, id := range rs.Init {
+		if r, _ := rs.Rule(id); !r.AtFailure() || initFailed {
+			want = append(want, id)
+		}
+	}
+	want = append(want, rs.Op...)
 	var got []spec.RuleID
 	for _, v := range tr {
 		if v.Scope != "" && v.Scope != "op" {

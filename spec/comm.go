@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -120,6 +121,9 @@ type Comm struct {
 	Evidence Evidence
 
 	rs *Ruleset
+	// failedBy is the init rule whose failure Err is (an onFail rule only
+	// says what the failure does next).
+	failedBy RuleID
 	// fromConfig holds, for each variable G-ENV-CONFIG-1 wrote from the
 	// communicator's ncclConfig_t, the fact a gate cites for it ("config
 	// netName"="Socket"): the value came from the config, not from the
@@ -162,6 +166,20 @@ type GraphInfo struct {
 	// rule (NVSwitch, compute capability, CollNet devices) rather than a
 	// full search of the topology.
 	Estimated bool `json:"estimated,omitempty"`
+}
+
+// FailedBy is the verdict of the init gate whose failure Err is; false
+// when init succeeded.
+func (c *Comm) FailedBy() (Verdict, bool) {
+	if c.Err == nil {
+		return Verdict{}, false
+	}
+	for _, v := range c.Trace {
+		if v.Rule == c.failedBy && v.Outcome == Fail {
+			return v, true
+		}
+	}
+	return Verdict{}, false
 }
 
 // Ruleset returns the ruleset the communicator was built with.
@@ -318,6 +336,9 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 	c.Trace = make(Trace, 0, n)
 	for _, id := range rs.Init {
 		rule := rs.rules[id]
+		if rule.onFail {
+			continue
+		}
 		if run.failed != nil {
 			c.Trace = append(c.Trace, Verdict{Rule: id, Layer: rule.Layer, Cap: rule.Cap, Outcome: Skip,
 				Why: "not reached: communicator init already failed", Ref: &rule.Ref})
@@ -328,6 +349,16 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 			return nil, run.err
 		}
 	}
+	if run.failed != nil {
+		c.failedBy = decisiveInit(c.Trace)
+		for i, id := range rs.Init {
+			if rule := rs.rules[id]; rule.onFail {
+				n := len(c.Trace)
+				run.evalInit(rule)
+				c.Trace = placeVerdicts(c.Trace, n, rs.Init[i+1:])
+			}
+		}
+	}
 	if c.NetPlugin == nil {
 		// G-MNNVL-1 fills it on the way; releases before 2.20.3 have no
 		// MNNVL rule.
@@ -336,6 +367,21 @@ func initWith(rs *Ruleset, sys *System, env Env, cache *Cache) (*Comm, error) {
 	c.gin = run.ginState()
 	c.Err = run.failed
 	return c, nil
+}
+
+// placeVerdicts moves the verdicts from t[n:] before the first verdict of
+// t[:n] whose rule is one of after (the rules that follow theirs), so that
+// a rule evaluated late still stands in the ruleset's order.
+func placeVerdicts(t Trace, n int, after []RuleID) Trace {
+	for j := range n {
+		if slices.Contains(after, t[j].Rule) {
+			vs := slices.Clone(t[n:])
+			copy(t[j+len(vs):], t[j:n])
+			copy(t[j:], vs)
+			return t
+		}
+	}
+	return t
 }
 
 // groupNodes puts identical nodes together so that per-node rules run once

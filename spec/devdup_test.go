@@ -268,8 +268,8 @@ func TestDevInitAllPerRelease(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", v, err)
 		}
-		if e := comm.Err; e == nil || e.Result != InvalidUsage || e.Message != "" || e.Call != "ncclCommInitAll" || decisiveInit(comm.Trace) != "G-DEV-DUP-2" {
-			t.Errorf("%s: init error %+v decided by %s: want ncclCommInitAll's silent ncclInvalidUsage (G-DEV-DUP-2)", v, e, decisiveInit(comm.Trace))
+		if e := comm.Err; e == nil || e.Result != InvalidUsage || e.Message != "" || e.Call != "ncclCommInitAll" || comm.failedBy != "G-DEV-DUP-2" {
+			t.Errorf("%s: init error %+v decided by %s: want ncclCommInitAll's silent ncclInvalidUsage (G-DEV-DUP-2)", v, e, comm.failedBy)
 		}
 		for _, vd := range comm.Trace {
 			if vd.Rule == "G-DEV-DUP-2" && len(vd.Log) != 0 {
@@ -277,7 +277,7 @@ func TestDevInitAllPerRelease(t *testing.T) {
 			}
 		}
 		comm, err = Init(MustLoad(v), &perNode, Env{})
-		if err != nil || comm.Err == nil || decisiveInit(comm.Trace) != "G-DEV-DUP-1" {
+		if err != nil || comm.Err == nil || comm.failedBy != "G-DEV-DUP-1" {
 			t.Errorf("%s per-node: %v, %v: want G-DEV-DUP-1", v, err, comm.Err)
 		}
 		comm, err = Init(MustLoad(v), sys, Env{devDupMultiRankVar: "1"})
@@ -395,8 +395,8 @@ func TestDevInitAllInvisiblePerRelease(t *testing.T) {
 				continue
 			}
 			e := comm.Err
-			if e == nil || e.Result != w.res || e.Message != w.msg || e.Call != "ncclCommInitAll" || decisiveInit(comm.Trace) != "G-DEV-DUP-2" {
-				t.Errorf("%s %s: init error %+v decided by %s: want %s %q from ncclCommInitAll (G-DEV-DUP-2)", c.name, v, e, decisiveInit(comm.Trace), w.res, w.msg)
+			if e == nil || e.Result != w.res || e.Message != w.msg || e.Call != "ncclCommInitAll" || comm.failedBy != "G-DEV-DUP-2" {
+				t.Errorf("%s %s: init error %+v decided by %s: want %s %q from ncclCommInitAll (G-DEV-DUP-2)", c.name, v, e, comm.failedBy, w.res, w.msg)
 			}
 			wantLog := 0
 			if w.msg != "" {

@@ -187,8 +187,14 @@ func CheckGroup(rs *Ruleset, calls []Call) ([]CallResult, Trace, error) {
 		}
 		return Success, "launched " + strings.Join(parts, ", ")
 	}
+	aborted := false // the process died in an earlier call
 	for ci, call := range calls {
 		res := CallResult{Call: call, Result: Success}
+		if aborted {
+			res.Effect = "not reached: the process aborted in an earlier call"
+			results = append(results, res)
+			continue
+		}
 		switch call.Kind {
 		case CallGroupStart:
 			depth++
@@ -242,7 +248,16 @@ func CheckGroup(rs *Ruleset, calls []Call) ([]CallResult, Trace, error) {
 			if blockingMode >= 0 && blockingMode != mode {
 				res.Result, res.Warn = InvalidArgument, "Blocking and nonblocking communicators are not allowed in the same group."
 				res.Effect = "error"
-				verdict("G-GROUP-MIX-1", Fail, at(call)+"init of a "+blockWord(c.nonblocking)+" communicator in a group with "+blockWord(mode == 1)+" ones", res.Warn)
+				why := at(call) + "init of a " + blockWord(c.nonblocking) + " communicator in a group with " + blockWord(mode == 1) + " ones"
+				if rs.Consts.InitJobFreedTwice {
+					// ncclAsyncLaunch freed the refused job; the fail path
+					// frees it again (G-INIT-ABORT-1)
+					res.Effect = "the process aborts (" + initAbortMsg + "): ncclAsyncLaunch freed the refused init job and ncclCommInitRankDev's fail path frees it again; the call never returns"
+					verdict("G-GROUP-MIX-1", Fail, why+"; "+res.Effect, res.Warn, initAbortMsg)
+					aborted = true
+					break
+				}
+				verdict("G-GROUP-MIX-1", Fail, why, res.Warn)
 				break
 			}
 			blockingMode = mode
@@ -307,7 +322,7 @@ func CheckGroup(rs *Ruleset, calls []Call) ([]CallResult, Trace, error) {
 		}
 		results = append(results, res)
 	}
-	if depth > 0 {
+	if depth > 0 && !aborted {
 		verdict("G-GROUP-ENQUEUE-1", Fail, fmt.Sprintf("the sequence ends with %d group(s) open: nothing recorded is ever launched", depth))
 	}
 	return results, tr, nil

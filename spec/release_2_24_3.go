@@ -63,6 +63,7 @@ func consts2_24_3(rs *Ruleset) {
 	rs.SetConst("ProfilerABI", []int{2, 1}, ref("src/misc/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetConst("HasFP8", true, ref("src/nccl.h.in", "ncclDataType_t"))
 	rs.SetConst("RingBackup", false, ref("src/enqueue.cc", "topoGetAlgoInfo"))
+	rs.SetConst("InitJobFreedTwice", true, ref("src/init.cc", "ncclCommInitRankDev, ncclCommInitJobFree"))
 	rs.SetConst("P2PTypeLog", 1, ref("src/transport.cc", "ncclTransportCheckP2pType"))
 	// a network-registered Ring AllGather on one rank per node returns
 	// proxyOp's NCCL_MAX_NET_SIZE chunk
@@ -111,6 +112,7 @@ func apply2_24_3(rs *Ruleset) {
 		pruneSet{nvlsAGExempt: true, nvlsAGRSOneNode: true, patScaling: true, fp8Ring: true}), "P8: fp8 Ring with more than 8 ranks deprioritised")
 	rs.Remove("G-SEL-BACKUP-1", ref("src/enqueue.cc", "topoGetAlgoInfo"), "no Ring backup")
 	rs.Add(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "Error : no algorithm/protocol available"), "G-SEL-PICK-1", "hard error")
+	rs.Add(initAbort24, "G-TUNER-INIT-1", "ncclCommInitRankDev's fail path frees the init job ncclAsyncLaunch already freed: a failed ncclCommInitRank outside a group aborts the process")
 	rs.Replace(regIPCRule, "buffers only captured into a CUDA graph registered over IPC too")
 	rs.Replace(ruleAt(regCollNetRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetDoc24),
 		"NCCL_NET_REG_BUFFER: a CollNetDirect AllGather or ReduceScatter registers with several ranks per node too, on its own channels")

@@ -33,6 +33,7 @@ var profiler26 = profilerPlugin(Ref{Tag: tag262, File: "src/plugin/profiler.cc",
 func consts2_26_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag262, File: file, Func: fn} }
 	rs.SetConst("NetABI", []int{10, 9, 8, 7, 6}, ref("src/plugin/net.cc", "ncclNetPluginLoad"))
+	rs.SetConst("InitJobFreedTwice", false, ref("src/init.cc", "ncclCommInitRankDev"))
 	rs.SetConst("NetNameAtLoad", true, ref("src/plugin/net/net_v8.cc", "getNcclNet_v8"))
 	rs.SetConst("ConfigFields", configFieldsThrough("trafficClass"), ref("src/nccl.h.in", "ncclConfig_t"))
 	rs.SetConst("ProfilerABI", []int{3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
@@ -55,6 +56,7 @@ func apply2_26_2(rs *Ruleset) {
 	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains trafficClass")
 	rs.Replace(ruleAt(patRule, ref("src/graph/tuning.cc", "ncclPatEnable"), ""), "no PAT below compute capability 6.0 (CUDA atomics)")
 	rs.Replace(p2pRegRule(ref("src/enqueue.cc", "addP2pToPlan"), p2pRegDoc26), "the network registers a send/recv buffer unless PXN is in use (one GPU per node no longer counts)")
+	rs.Replace(initAbort26, "the fail path frees the init job only when it was never launched (launchedJob): the error is returned again")
 	rs.Replace(profiler26, "common loader (value, then libnccl-profiler-<value>.so), window v3-v1, per-version shims")
 	rs.Replace(tunerLib28(ref("src/plugin/plugin_open.cc", "openPluginLib"), tunerLibOpts{form: namesBoth, fallback: "Using internal tuner plugin."}), "common loader: the value, then libnccl-tuner-<value>.so; none is a name like any other, after which the net plugin's library is still searched")
 }

@@ -54,6 +54,10 @@ type Rule struct {
 	// node marks an init rule that every rank evaluates on its own node's
 	// facts (before the ranks exchange anything); the others run once.
 	node bool
+	// onFail marks an init rule about what a failed init does on its way
+	// out: it runs after every other init rule, only when init failed,
+	// and adds nothing to the trace of an init that succeeded.
+	onFail bool
 }
 
 // withRef returns a copy of r that documents a new source location: the
@@ -76,6 +80,11 @@ func (r *Rule) InGroup() bool { return r.group != nil }
 // thread's API calls are replayed (CheckGroup), not for a communicator or
 // an operation.
 func (r *Rule) AtCall() bool { return r.groupCall }
+
+// AtFailure reports an init rule evaluated only once communicator init
+// has failed (what the failure does next): a trace of an init that
+// succeeded has no verdict of it.
+func (r *Rule) AtFailure() bool { return r.onFail }
 
 var ruleIDPattern = regexp.MustCompile(`^G-[A-Z0-9]+(-[A-Z0-9]+)*-[0-9]+$`)
 
@@ -185,6 +194,12 @@ type Consts struct {
 	HasFP8 bool
 	// RingBackup is 2.19.1-2.23.4's per-operation Ring backup.
 	RingBackup bool
+	// InitJobFreedTwice: ncclCommInitRankDev's fail path frees an init job
+	// ncclAsyncLaunch already freed (2.24.3-2.25.1): a failed
+	// ncclCommInitRank outside a group (G-INIT-ABORT-1), or an init job a
+	// group refuses for mixing blocking modes (G-GROUP-MIX-1), aborts the
+	// process.
+	InitJobFreedTwice bool
 	// NVLSSupportAllGather: an AllGather's nvlsSupport is the
 	// communicator's whatever its datatype (2.22.3+, src/enqueue.cc
 	// scheduleCollTasksToPlan); before, it also needs ncclNvlsSupported of

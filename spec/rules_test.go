@@ -121,6 +121,20 @@ var ruleCases = []ruleCase{
 		mutate: func(s *System) { s.Procs = ProcsInitAll }, want: Pass},
 	{name: "ncclCommInitAll devlist names a device twice", rule: "G-DEV-DUP-2", releases: append(all, V2_30_3, V2_30_7), preset: "dgx-b200",
 		mutate: func(s *System) { s.Procs, s.Nodes[0].GPUs[1].Dev = ProcsInitAll, 0 }, want: Fail, whyHas: "no WARN"},
+	// a failed init on its way out (G-INIT-ABORT-1): ncclCommInitRank
+	// outside a group frees the failed job twice at 2.24.3-2.25.1
+	{name: "failed ncclCommInitRank outside a group", rule: "G-INIT-ABORT-1", releases: []Version{V2_24_3, V2_25_1}, preset: "dgx-b200",
+		mutate: func(s *System) { s.Nodes[0].GPUs[1].Dev = 0 }, want: Fail, logHas: "free(): double free detected in tcache 2"},
+	{name: "NCCL_ALGO refused in the init job", rule: "G-INIT-ABORT-1", releases: []Version{V2_24_3, V2_25_1}, preset: "dgx-b200",
+		env: Env{"NCCL_ALGO": "bogus"}, want: Fail, whyHas: "ncclInvalidUsage, which is never returned"},
+	{name: "failed job freed once (launchedJob)", rule: "G-INIT-ABORT-1", releases: []Version{V2_26_2, V2_28_9, V2_30_7}, preset: "dgx-b200",
+		mutate: func(s *System) { s.Nodes[0].GPUs[1].Dev = 0 }, want: Pass, whyHas: "launchedJob"},
+	{name: "ncclCommInitRank in a group per GPU", rule: "G-INIT-ABORT-1", releases: []Version{V2_24_3, V2_25_1}, preset: "dgx-b200",
+		mutate: func(s *System) { s.Procs, s.Nodes[0].GPUs[1].Dev = ProcsPerNode, 0 }, want: Pass, whyHas: "ncclGroupEnd"},
+	{name: "ncclCommInitRankConfig opens its own group", rule: "G-INIT-ABORT-1", releases: []Version{V2_24_3, V2_25_1}, preset: "dgx-b200",
+		mutate: func(s *System) { withConfig("maxCTAs=4")(s); s.Nodes[0].GPUs[1].Dev = 0 }, want: Pass, whyHas: "ncclCommInitRankConfig"},
+	{name: "ncclCommInitAll refuses its devlist first", rule: "G-INIT-ABORT-1", releases: []Version{V2_24_3, V2_25_1}, preset: "dgx-b200",
+		mutate: func(s *System) { s.Procs, s.Nodes[0].GPUs[1].Dev = ProcsInitAll, 0 }, want: Pass, whyHas: "before any init job"},
 	// a device the process does not see: silent up to 2.22.3, a WARN from 2.23.4
 	{name: "ncclCommInitAll devlist names a device not visible, silently", rule: "G-DEV-DUP-2", releases: []Version{V2_18_1, V2_22_3}, preset: "dgx-b200",
 		mutate: func(s *System) { s.Procs, s.Nodes[0].VisibleDevices = ProcsInitAll, 1 }, want: Fail, whyHas: "ncclUnhandledCudaError before any communicator, with no WARN"},

@@ -424,7 +424,7 @@ func (c *Comm) walkOp(op Op, tuned *TunerEffect, d *Decision, room opRoom, trace
 	if c.Err != nil {
 		d.Evidence = c.evidenceWith(0, nil)
 		d.Err = c.Err
-		d.DecidedBy = decisiveInit(c.Trace)
+		d.DecidedBy = c.failedBy
 		if record {
 			for _, r := range c.opRules {
 				trace = append(trace, Verdict{Rule: r.ID, Layer: r.Layer, Outcome: Skip, Scope: "op", Why: "not reached: communicator init failed", Ref: &r.Ref})

@@ -26,6 +26,7 @@ type (
 	Procs     = nccl.Procs
 	Result    = nccl.Result
 	NCCLError = nccl.NCCLError
+	Abort     = nccl.Abort
 	RuleID    = nccl.RuleID
 )
 
