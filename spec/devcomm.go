@@ -283,7 +283,11 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 	r.rec = &st.made[len(st.made)-1]
 	in := &c.Model.In
 	if !in.SymmetricSupport {
-		r.refuse(g, InvalidUsage, "Communicator does not support symmetric memory!", "no symmetric support (one node or GIN on every node, direct P2P, windows and cuMem on)")
+		why := "no symmetric support (one node or GIN on every node, direct P2P, windows and cuMem on)"
+		if !in.OneLSATeam() && c.rs.Consts.GinSymSupport != 0 && !c.gin.Symmetric {
+			why += "; across nodes no GIN: " + c.gin.Why
+		}
+		r.refuse(g, InvalidUsage, "Communicator does not support symmetric memory!", why)
 		return
 	}
 	res := &DevCommResult{GIN: GinConnNone}

@@ -504,7 +504,7 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 			idx := byComm[n]
 			ops := make([]GroupOp, len(idx))
 			for k, i := range idx {
-				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, DevComm: calls[i].DevComm, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc, InPlace: calls[i].InPlace}
+				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, DevComm: calls[i].DevComm, DevCommDestroy: calls[i].DevCommDestroy, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc, InPlace: calls[i].InPlace}
 			}
 			if shared[n] == nil {
 				shared[n] = &devCommState{}
