@@ -46,6 +46,9 @@ import (
 //	   first, so both changed for a group with one-sided calls, which
 //	   version 2 accepted ("putSignal", "signal", "waitSignal"); a one-sided
 //	   call's entry gains "plan". Every other answer is as in version 2.
+//	   Added since, without a bump: "before" (earlier devCommCreate and
+//	   devCommDestroy calls), coll "devCommDestroy" with "dev_comm_nth",
+//	   the entries' "dev_comm_release" and dev_comm's "strong_signals".
 const SchemaVersion = 3
 
 // Request is one line of input.
