@@ -371,7 +371,9 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 		if activate && !r.ginConnect(g, global, &facts) {
 			return
 		}
-		if st.ginEnabled && !r.ginDevContexts(g, &facts) {
+		// 2.29.7 takes the contexts before the LSA team; from 2.30.3
+		// ncclGinDevCommSetup runs after symTeamObtain
+		if form == devComm297 && st.ginEnabled && !r.ginDevContexts(g, &facts) {
 			return
 		}
 	}
@@ -381,6 +383,9 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 			return
 		}
 		res.Multimem = true
+	}
+	if form >= devComm303 && st.ginEnabled && !r.ginDevContexts(g, &facts) {
+		return
 	}
 	if form >= devComm287 && !r.step(g, "G-DEVCOMM-SHARE-1", stepAlloc) {
 		return

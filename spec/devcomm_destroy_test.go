@@ -195,6 +195,8 @@ func TestDevCommSignals(t *testing.T) {
 			reqs: []DevCommReqs{weak}, want: []string{vaSignalsWarn}, by: []RuleID{sigRule}},
 		{name: "no VA signals required", v: V2_30_7, preset: "dgx-h100", nodes: 2, libs: gin(14, GinBackend{Devices: 1, NoVASignals: true}),
 			reqs: []DevCommReqs{noVA}, want: []string{"devComm: GIN full"}},
+		{name: "symTeamObtain's multimem refusal comes first", v: V2_30_7, preset: "dgx-h100", nodes: 2, libs: gin(14, GinBackend{Devices: 1, NoStrongSignals: true}), env: Env{"NCCL_NVLS_ENABLE": "0"},
+			reqs: []DevCommReqs{{GinConnectionType: GinConnFull, LSAMultimem: true}}, want: []string{"Multicast support requested for team but none available on system."}},
 		{name: "the v13 adapter reports both", v: V2_30_7, preset: "dgx-h100", nodes: 2, libs: gin(13, GinBackend{Devices: 1, NoStrongSignals: true, NoVASignals: true}),
 			reqs: []DevCommReqs{full}, want: []string{"devComm: GIN full"}},
 	} {
