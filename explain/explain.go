@@ -301,6 +301,8 @@ func DecisionLine(d *spec.Decision) string {
 		return d.RMA.String()
 	case d.DevComm != nil:
 		return "device communicator (ncclDevCommCreate; no kernel): " + d.DevComm.Cell()
+	case d.DevCommRelease != nil:
+		return "ncclDevCommDestroy (at its call; no kernel): " + d.DevCommRelease.Cell()
 	case d.Kernel != "":
 		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d, at most %s per block (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, spec.FormatBytes(d.CTABytes), d.TimeUs)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
@@ -672,6 +674,8 @@ func DecisionCell(d *spec.Decision) string {
 		return d.RMA.Cell()
 	case d.DevComm != nil:
 		return d.DevComm.Cell()
+	case d.DevCommRelease != nil:
+		return d.DevCommRelease.Cell()
 	case d.Kernel == "copy-engine" || d.Kernel == "hierarchical-ce":
 		return d.Kernel
 	case d.Kernel != "":

@@ -50,6 +50,9 @@ func WriteGroupScript(w io.Writer, res []spec.CallResult, tr spec.Trace, dec map
 			if r.Call.DevComm != nil {
 				what = "DevCommCreate " + r.Call.Comm
 			}
+			if n := r.Call.DevCommDestroy; n != 0 {
+				what = fmt.Sprintf("DevCommDestroy %s %d", r.Call.Comm, n)
+			}
 			if m := r.Call.RMA; m != nil {
 				what = fmt.Sprintf("%s %s %s peer=%s", m.Kind, r.Call.Comm, spec.FormatBytes(r.Call.Op.Bytes()), strings.Trim(strings.Join(strings.Fields(fmt.Sprint(m.Peers)), ","), "[]"))
 			}

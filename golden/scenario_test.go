@@ -35,11 +35,13 @@ var expectSeen = map[spec.RuleID]bool{}
 
 // TestScenarios runs testdata/scenarios/*.txt. Directives:
 //
-//	explain system=PRESET|file=NAME|topo=NAME [nodes=N] [cliques=N] [gpus=N] [sharp] [mlopart] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [call=(WORD,...)] [expect=(RULE[:outcome][@release],...)]
+//	explain system=PRESET|file=NAME|topo=NAME [nodes=N] [cliques=N] [gpus=N] [sharp] [mlopart] [nccl=A,B] [coll=C] [bytes=S] [dtype=T] [redop=R] [root=N] [agg=N] [cudagraph] [buffers=B] [alloc=A] [inplace] [before=(WORD,...)] [call=(WORD,...)] [expect=(RULE[:outcome][@release],...)]
 //
 // call=(putSignal,4KiB,peer=1,buffers=window) decides one call-script line
 // on communicator c0 instead (a one-sided call, or any collective with
-// its buffers=/alloc=), as a group of one.
+// its buffers=/alloc=), as a group of one; before=(devCommCreate,
+// ginSignalCount=1) is a line made before it, outside a group
+// (call=(devCommDestroy,1) then destroys what it made).
 //
 // agg, cudagraph, buffers, alloc and inplace issue the operation in a group
 // (spec.Issue); the output is the group's first operation.
@@ -200,22 +202,30 @@ func runScenarioOn(t *testing.T, d *datadriven.TestData, sys *spec.System) strin
 	}
 	op := scenarioOp(t, d)
 	is := scenarioIssue(t, d)
-	var call *spec.GroupOp
-	if d.HasArg("call") { // call=(putSignal,4KiB,peer=1,...): one line of a call script on communicator c0
+	// call=(putSignal,4KiB,peer=1,...): one line of a call script on
+	// communicator c0; before=(...) one made before it, outside a group
+	scriptCall := func(key string) *spec.GroupOp {
+		if !d.HasArg(key) {
+			return nil
+		}
 		var words []string
 		for _, a := range d.CmdArgs {
-			if a.Key == "call" {
+			if a.Key == key {
 				words = a.Vals
 			}
 		}
 		// a nested list (peer=(1,9)) is the script's peer=1,9
 		line := strings.NewReplacer("(", "", ")", "").Replace(strings.Join(append([]string{words[0], "c0"}, words[1:]...), " "))
-		calls, err := spec.ParseCalls("call", []byte(line))
+		calls, err := spec.ParseCalls(key, []byte(line))
 		if err != nil {
 			d.Fatalf(t, "%v", err)
 		}
 		c := calls[0]
-		call = &spec.GroupOp{Op: *c.Op, P2P: c.P2P, RMA: c.RMA, DevComm: c.DevComm, Buffers: c.Buffers, Alloc: c.Alloc}
+		return &spec.GroupOp{Op: *c.Op, P2P: c.P2P, RMA: c.RMA, DevComm: c.DevComm, DevCommDestroy: c.DevCommDestroy, Buffers: c.Buffers, Alloc: c.Alloc}
+	}
+	call, before := scriptCall("call"), scriptCall("before")
+	if before != nil && call == nil {
+		d.Fatalf(t, "before= needs call=")
 	}
 	outs := make([]string, len(releases))
 	traces := make([]spec.Trace, len(releases))
@@ -236,7 +246,11 @@ func runScenarioOn(t *testing.T, d *datadriven.TestData, sys *spec.System) strin
 		tr := sel.Trace()
 		if call != nil {
 			var g *spec.GroupDecision
-			if g, err = comm.SelectGroup([]spec.GroupOp{*call}, is.Launch); err == nil {
+			var pre []spec.GroupOp
+			if before != nil {
+				pre = []spec.GroupOp{*before}
+			}
+			if _, g, err = comm.SelectAfter(pre, []spec.GroupOp{*call}, is.Launch); err == nil {
 				dec, tr = g.Ops[0], g.Traces[0]
 			}
 		} else if !comm.IssuedAlone(op, is) && err == nil {
@@ -527,6 +541,8 @@ func decisionText(d *spec.Decision) string {
 		return d.RMA.Cell() + " [" + by + "]"
 	case d.DevComm != nil:
 		return d.DevComm.Cell() + " [" + by + "]"
+	case d.DevCommRelease != nil:
+		return d.DevCommRelease.Cell() + " [" + by + "]"
 	case d.Kernel != "":
 		return fmt.Sprintf("kernel %s, %d channels %d..%d, %d threads [%s]", d.Kernel, d.NChannels, d.ChannelLo, d.ChannelHi, d.NThreads, by)
 	case d.Algo != spec.AlgoNone:

@@ -44,7 +44,39 @@ var devCommRequests = []string{
 	`{"nccl":"2.30.7","system":"dgx-h100","nodes":2,"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"rail"}}}`,
 	`{"nccl":"2.30.3","system":"dgx-h100","nodes":2,"group":[{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginContextCount":4,"ginExclusiveContexts":true}},{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginContextCount":4,"ginExclusiveContexts":true}}]}`,
 	`{"nccl":"2.29.7","system":"dgx-h100","nodes":2,"group":[{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginContextCount":0}},{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full"}}]}`,
+	// G-DEVCOMM-DESTROY-1: before calls, each outside a group; a destroy
+	// in a group runs at its call, before the group's creations
+	`{"nccl":"2.28.3","system":"dgx-h100","before":[{"coll":"devCommCreate","dev_comm":{"lsaBarrierCount":1}}],"op":{"coll":"devCommDestroy","dev_comm_nth":1}}`,
+	`{"nccl":"2.28.7","system":"dgx-h100","env":{"NCCL_GIN_SIGNAL_POOL_SIZE":"100"},"before":[{"coll":"devCommCreate","dev_comm":{"ginSignalCount":60}},{"coll":"devCommDestroy","dev_comm_nth":1}],"op":{"coll":"devCommCreate","dev_comm":{"ginSignalCount":60}}}`,
+	`{"nccl":"2.28.9","system":"dgx-h100","env":{"NCCL_GIN_SIGNAL_POOL_SIZE":"100"},"before":[{"coll":"devCommCreate","dev_comm":{"ginSignalCount":30}},{"coll":"devCommCreate","dev_comm":{"ginSignalCount":30}},{"coll":"devCommDestroy","dev_comm_nth":1}],"group":[{"coll":"devCommCreate","dev_comm":{"ginSignalCount":40}},{"coll":"devCommCreate","dev_comm":{"ginSignalCount":30}}]}`,
+	`{"nccl":"2.29.3","system":"dgx-h100","nodes":2,"env":{"NCCL_GIN_COUNTER_POOL_SIZE":"10"},"before":[{"coll":"devCommCreate","dev_comm":{"ginCounterCount":8}}],"group":[{"coll":"devCommCreate","dev_comm":{"ginCounterCount":8}},{"coll":"devCommDestroy","dev_comm_nth":1}]}`,
+	`{"nccl":"2.29.7","system":"dgx-h100","nodes":2,"before":[{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginContextCount":2,"ginExclusiveContexts":true}},{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginContextCount":2,"ginExclusiveContexts":true}},{"coll":"devCommDestroy","dev_comm_nth":2}],"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginContextCount":2,"ginExclusiveContexts":true}}}`,
+	`{"nccl":"2.29.7","system":"dgx-h100","nodes":2,"before":[{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginContextCount":2,"ginExclusiveContexts":true}},{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginContextCount":2,"ginExclusiveContexts":true}},{"coll":"devCommDestroy","dev_comm_nth":1}],"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginContextCount":1,"ginExclusiveContexts":true}}}`,
+	`{"nccl":"2.30.4","system":"dgx-h100","nodes":2,"before":[{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full"}},{"coll":"devCommDestroy","dev_comm_nth":1}],"op":{"coll":"devCommCreate"}}`,
+	`{"nccl":"2.30.7","system":"dgx-h100","nodes":2,"before":[{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"rail"}},{"coll":"devCommDestroy","dev_comm_nth":1}],"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"rail"}}}`,
+	// G-DEVCOMM-SIGNAL-1
+	`{"nccl":"2.30.7","system":"dgx-h100","nodes":2,"plugins":[{"path":"/opt/g/libnccl-gin.so","in_loader_path":true,"gin_symbols":[14],"gin_name":"G14","gin":{"devices":1,"no_strong_signals":true}}],"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full"}}}`,
+	`{"nccl":"2.30.7","system":"dgx-h100","nodes":2,"plugins":[{"path":"/opt/g/libnccl-gin.so","in_loader_path":true,"gin_symbols":[14],"gin_name":"G14","gin":{"devices":1,"no_strong_signals":true}}],"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full","ginStrongSignalsRequired":false}}}`,
+	`{"nccl":"2.30.7","system":"dgx-h100","nodes":2,"plugins":[{"path":"/opt/g/libnccl-gin.so","in_loader_path":true,"gin_symbols":[14],"gin_name":"G14","gin":{"devices":1,"no_va_signals":true}}],"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full"}}}`,
+	// mixed GIN types: node 0's NIC is mlx5 (GDAKI), node 1's not (the
+	// proxy); NCCL_GIN_TYPE=2 makes both the proxy
+	`{"nccl":"2.29.2","system":` + mixedGin + `,"op":{"coll":"devCommCreate","dev_comm":{"ginSignalCount":1}}}`,
+	`{"nccl":"2.29.7","system":` + mixedGin + `,"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full"}}}`,
+	`{"nccl":"2.29.7","system":` + mixedGin + `,"env":{"NCCL_GIN_TYPE":"2"},"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full"}}}`,
+	`{"nccl":"2.30.7","system":` + mixedGin + `,"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full"}}}`,
+	`{"nccl":"2.30.7","system":` + mixedGin + `,"env":{"NCCL_GIN_TYPE":"2"},"op":{"coll":"devCommCreate","dev_comm":{"ginConnectionType":"full"}}}`,
 }
+
+// mixedGin is two nodes of two NVLink-connected H100s and one NIC each: node 0's an mlx5
+// port, so its internal GIN is GDAKI; node 1's a bnxt_re port, so its
+// internal GIN is the proxy.
+const mixedGin = `{"name":"mixed-gin","nodes":[` + mixedGinNode0 + `,` + mixedGinNode1 + `]}`
+
+const mixedGinNode0 = `{"host":"n0","cpu":{"arch":"x86_64","vendor":"Intel","model":"srp","sockets":1},"driver":{"verbs":true,"cuda":12080,"cumem":true},` +
+	`"gpus":[{"dev":0,"name":"NVIDIA H100","sm":90,"bus_id":"0000:10:00.0","nvlinks":18},{"dev":1,"name":"NVIDIA H100","sm":90,"bus_id":"0000:20:00.0","nvlinks":18}],"nics":[{"name":"mlx5_0","port":1,"link_layer":"IB","speed_mbps":400000,"active":true,"gdr":true,"bus_id":"0000:11:00.0"}],"ip_interfaces":["eth0"]}`
+
+const mixedGinNode1 = `{"host":"n1","cpu":{"arch":"x86_64","vendor":"Intel","model":"srp","sockets":1},"driver":{"verbs":true,"cuda":12080,"cumem":true},` +
+	`"gpus":[{"dev":0,"name":"NVIDIA H100","sm":90,"bus_id":"0000:10:00.0","nvlinks":18},{"dev":1,"name":"NVIDIA H100","sm":90,"bus_id":"0000:20:00.0","nvlinks":18}],"nics":[{"name":"bnxt_re0","port":1,"link_layer":"IB","speed_mbps":400000,"active":true,"gdr":true,"bus_id":"0000:11:00.0"}],"ip_interfaces":["eth0"]}`
 
 // netGinLib is a net plugin library whose ncclGinPlugin_v11 the network
 // assigns with it (2.28.7–2.29.3).
@@ -79,4 +111,32 @@ func TestDevCommAnswers(t *testing.T) {
 		out.WriteString(line + "\n" + string(b) + "\n\n")
 	}
 	goldenfile.Check(t, "testdata/devcomm.golden", out.String(), *update)
+}
+
+// TestDevCommDestroyInvalid: a malformed devCommDestroy or before call is
+// refused with the field it names.
+func TestDevCommDestroyInvalid(t *testing.T) {
+	o := New(nil)
+	for _, tc := range []struct{ line, field, has string }{
+		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy"}}`, "op.dev_comm_nth", "expected dev_comm_nth"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1,"bytes":"1MiB"}}`, "op.coll", "devCommDestroy takes dev_comm_nth only"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"allreduce","bytes":"1MiB","dev_comm_nth":1}}`, "op.dev_comm_nth", "belongs to coll devCommDestroy"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "group", "the communicator has made 0 before"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","group":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1}]}`, "group", "made only at ncclGroupEnd"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"allreduce","bytes":"1MiB"}],"op":{"coll":"devCommCreate"}}`, "before[0].coll", "devCommCreate and devCommDestroy calls only"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"devCommDestroy","dev_comm_nth":0}],"op":{"coll":"devCommCreate"}}`, "before[0].dev_comm_nth", "expected dev_comm_nth"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1},{"coll":"devCommDestroy","dev_comm_nth":1}],"op":{"coll":"devCommCreate"}}`, "before", "destroyed already"},
+		{`{"nccl":"2.27.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "group", "has no ncclDevCommDestroy"},
+		{`{"nccl":"2.29.7","system":"dgx-h100","op":{"coll":"devCommCreate","dev_comm":{"ginStrongSignalsRequired":false}}}`, "group", "it appears in 2.30.7"},
+	} {
+		m := decode(t, o.HandleLine([]byte(tc.line)))
+		inv, _ := m["invalid"].(map[string]any)
+		if m["status"] != "invalid" || inv["field"] != tc.field || !strings.Contains(inv["message"].(string), tc.has) {
+			t.Errorf("%s: got %v %v, want invalid %s saying %q", tc.line, m["status"], inv, tc.field, tc.has)
+		}
+	}
+	before := `{"nccl":"2.28.7","system":"dgx-h100","before":[` + strings.Repeat(`{"coll":"devCommCreate"},`, MaxBefore) + `{"coll":"devCommCreate"}],"op":{"coll":"devCommCreate"}}`
+	if m := decode(t, o.HandleLine([]byte(before))); m["status"] != "invalid" {
+		t.Errorf("%d before calls: got %v, want invalid", MaxBefore+1, m["status"])
+	}
 }

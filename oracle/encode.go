@@ -27,6 +27,10 @@ func appendAnswer(b []byte, a *Answer) (_ []byte, ok bool) {
 			return b, false
 		}
 	}
+	if len(a.Before) > 0 {
+		// rare (device communicator calls): the library's encoding
+		return b, false
+	}
 	b = append(b, `{"schema":`...)
 	b = strconv.AppendInt(b, int64(a.Schema), 10)
 	if len(a.ID) > 0 {
@@ -228,6 +232,12 @@ func appendOp(b []byte, o *OpAnswer) []byte {
 		// rare (device communicator calls): the library's encoding
 		if r, err := json.Marshal(o.DevComm); err == nil {
 			b = append(b, `,"dev_comm":`...)
+			b = append(b, r...)
+		}
+	}
+	if o.DevCommRelease != nil {
+		if r, err := json.Marshal(o.DevCommRelease); err == nil {
+			b = append(b, `,"dev_comm_release":`...)
 			b = append(b, r...)
 		}
 	}

@@ -46,6 +46,9 @@ import (
 //	   first, so both changed for a group with one-sided calls, which
 //	   version 2 accepted ("putSignal", "signal", "waitSignal"); a one-sided
 //	   call's entry gains "plan". Every other answer is as in version 2.
+//	   Added since, without a bump: "before" (earlier devCommCreate and
+//	   devCommDestroy calls), coll "devCommDestroy" with "dev_comm_nth",
+//	   the entries' "dev_comm_release" and dev_comm's "strong_signals".
 const SchemaVersion = 3
 
 // Request is one line of input.
@@ -82,6 +85,11 @@ type Request struct {
 	// into a CUDA graph).
 	Group  []*OpRequest `json:"group,omitempty"`
 	Launch string       `json:"launch,omitempty"`
+	// Before are calls the communicator made before op or group, each
+	// outside a group, in order: devCommCreate and devCommDestroy only
+	// (at most MaxBefore), so that a request can destroy a device
+	// communicator and make another.
+	Before []*OpRequest `json:"before,omitempty"`
 	// Tuner is a tuner plugin (.so) to load as NCCL would, under one of
 	// the directories the oracle was started with (--tuner-dir).
 	Tuner string `json:"tuner,omitempty"`
@@ -124,7 +132,14 @@ type OpRequest struct {
 	// with these ncclDevCommRequirements_t fields, by NCCL's names
 	// ("ginContextCount"; absent: NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER).
 	DevComm *spec.DevCommReqs `json:"dev_comm,omitempty"`
+	// DevCommNth: coll "devCommDestroy" (2.28.3+) destroys the
+	// communicator's nth device communicator (1-based: the nth
+	// devCommCreate of the request, before's first).
+	DevCommNth int `json:"dev_comm_nth,omitempty"`
 }
+
+// MaxBefore bounds a request's before calls.
+const MaxBefore = 64
 
 // OpAnswer is one operation's decision in a group, in call order.
 type OpAnswer struct {
@@ -183,8 +198,11 @@ type OpAnswer struct {
 	RMA *spec.RMAPath `json:"rma,omitempty"`
 	// DevComm is the device communicator ncclDevCommCreate built: its GIN
 	// connection, connections and contexts (G-DEVCOMM-1, 2.28.3+).
-	DevComm   *spec.DevCommResult `json:"dev_comm,omitempty"`
-	DecidedBy string              `json:"decided_by,omitempty"`
+	DevComm *spec.DevCommResult `json:"dev_comm,omitempty"`
+	// DevCommRelease is what ncclDevCommDestroy gave back
+	// (G-DEVCOMM-DESTROY-1, 2.28.3+).
+	DevCommRelease *spec.DevCommRelease `json:"dev_comm_release,omitempty"`
+	DecidedBy      string               `json:"decided_by,omitempty"`
 }
 
 // P2PTaskAnswer is one ncclSend or ncclRecv of rank 0: its peer,
@@ -279,6 +297,8 @@ type Answer struct {
 	// Ops is every operation's decision in call order (one entry for a
 	// lone "op").
 	Ops []OpAnswer `json:"ops,omitempty"`
+	// Before is every call of the request's before, in order.
+	Before []OpAnswer `json:"before,omitempty"`
 	// Plans is how many plans a group (or a captured or registered
 	// operation) launches: its RMA, copy-engine, symmetric and kernel
 	// plans (ncclLaunchPrepare's nPlans).
@@ -698,6 +718,11 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 	if bad != nil {
 		return bad, nil, nil, false
 	}
+	before, bad := parseBefore(&req)
+	if bad != nil {
+		return bad, nil, nil, false
+	}
+	plain = plain && len(before) == 0
 	if ce.err != nil {
 		return invalid(req.ID, ce.field, "%v", ce.err), nil, nil, false
 	}
@@ -731,7 +756,7 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 	// IssuedAlone sends a SendRecv or AllToAll to the group planner
 	// (G-SCHED-P2P-1), alone as in a group
 	if !plain || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
-		return o.answerGroup(req.ID, ce.comm, gops, launch), nil, nil, key != ""
+		return o.answerGroup(req.ID, ce.comm, before, gops, launch), nil, nil, key != ""
 	}
 	d, trace, err := ce.comm.SelectOp(gops[0].Op, o.Trace)
 	if err != nil {
@@ -783,9 +808,20 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 			return nil, launch, false, invalid(req.ID, strings.TrimSuffix(at, "."), "missing: expected an op object")
 		}
 		devComm := strings.EqualFold(strings.TrimPrefix(strings.ToLower(r.Coll), "nccl"), "devcommcreate")
+		destroy := strings.EqualFold(strings.TrimPrefix(strings.ToLower(r.Coll), "nccl"), "devcommdestroy")
 		op, field, err := buildOp(r)
 		if kind, ok := spec.ParseRMAKind(r.Coll); ok {
 			op, field, err = buildRMA(r, kind)
+		} else if destroy {
+			op, field, err = spec.Op{Func: spec.SendRecv}, "", nil
+			switch {
+			case len(r.Bytes) > 0 || r.Count != nil || r.Peer != nil || r.Buffers != "" || r.Alloc != "" || r.InPlace || r.DevComm != nil:
+				field, err = "op.coll", fmt.Errorf("devCommDestroy takes dev_comm_nth only (no bytes, count, peer, buffers, alloc, inplace or dev_comm)")
+			case r.DevCommNth < 1 || r.DevCommNth > spec.MaxGroupOps+MaxBefore:
+				field, err = "op.dev_comm_nth", fmt.Errorf("devCommDestroy of device communicator %d: expected dev_comm_nth, the nth devCommCreate of the request (1-based, before's first), in 1..%d", r.DevCommNth, spec.MaxGroupOps+MaxBefore)
+			}
+		} else if r.DevCommNth != 0 {
+			field, err = "op.dev_comm_nth", fmt.Errorf("dev_comm_nth belongs to coll devCommDestroy, not to %q", r.Coll)
 		} else if devComm {
 			op, field, err = spec.Op{Func: spec.SendRecv}, "", nil
 			if len(r.Bytes) > 0 || r.Count != nil || r.Peer != nil || r.Buffers != "" || r.Alloc != "" || r.InPlace {
@@ -801,6 +837,9 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 			return nil, launch, false, invalid(req.ID, field, "%v", err)
 		}
 		gops[i] = spec.GroupOp{Op: op, InPlace: r.InPlace}
+		if destroy {
+			gops[i].DevCommDestroy, plain = r.DevCommNth, false
+		}
 		if devComm {
 			gops[i].DevComm, plain = &spec.DevCommReqs{}, false
 			if r.DevComm != nil {
@@ -891,10 +930,14 @@ func buildRMA(r *OpRequest, kind spec.RMAKind) (spec.Op, string, error) {
 // answerGroup plans a group (or a graph-captured or registered operation)
 // as NCCL plans its ncclGroupEnd: the top level describes the first
 // operation, ops every one in call order.
-func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.GroupOp, launch spec.Launch) *Answer {
-	g, err := comm.SelectGroup(gops, launch)
+func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, before, gops []spec.GroupOp, launch spec.Launch) *Answer {
+	bs, g, err := comm.SelectAfter(before, gops, launch)
 	if err != nil {
-		return invalid(id, "group", "%v", err)
+		field := "group"
+		if strings.HasPrefix(err.Error(), "call ") && strings.Contains(err.Error(), " before the group: ") {
+			field = "before"
+		}
+		return invalid(id, field, "%v", err)
 	}
 	a := o.fill(id, g.Ops[0])
 	if o.Trace {
@@ -927,8 +970,8 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 				oa.Plan = &p
 			}
 		}
-		if i < len(gops) && gops[i].DevComm != nil {
-			oa.Coll, oa.DevComm = "DevCommCreate", d.DevComm
+		if i < len(gops) {
+			devCommAnswer(&oa, gops[i], d)
 		}
 		if i < len(gops) && gops[i].P2P != nil {
 			oa.Coll = "Send"
@@ -942,7 +985,23 @@ func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, gops []spec.Gr
 		}
 		a.Ops = append(a.Ops, oa)
 	}
+	for i, b := range bs {
+		oa := opAnswer(b.Ops[0])
+		devCommAnswer(&oa, before[i], b.Ops[0])
+		a.Before = append(a.Before, oa)
+	}
 	return a
+}
+
+// devCommAnswer names a device communicator call's entry and gives its
+// result.
+func devCommAnswer(oa *OpAnswer, g spec.GroupOp, d *spec.Decision) {
+	switch {
+	case g.DevComm != nil:
+		oa.Coll, oa.DevComm = "DevCommCreate", d.DevComm
+	case g.DevCommDestroy != 0:
+		oa.Coll, oa.DevCommRelease = "DevCommDestroy", d.DevCommRelease
+	}
 }
 
 // answerTuned answers a request that names a tuner plugin: its
@@ -957,6 +1016,9 @@ func (o *Oracle) answerTuned(rs *spec.Ruleset, req *Request) *Answer {
 	}
 	if err != nil {
 		return refuse(req.ID, field, err)
+	}
+	if len(req.Before) > 0 {
+		return invalid(req.ID, "before", "a request with a tuner takes no before calls (device communicators make no tuner call)")
 	}
 	gops, _, plain, bad := parseOps(req)
 	if bad != nil {
@@ -1224,4 +1286,26 @@ func asType(err error, target **json.UnmarshalTypeError) bool {
 		return true
 	}
 	return false
+}
+
+// parseBefore reads a request's before calls: devCommCreate and
+// devCommDestroy only, each decided as a call outside a group.
+func parseBefore(req *Request) ([]spec.GroupOp, *Answer) {
+	if len(req.Before) == 0 {
+		return nil, nil
+	}
+	if len(req.Before) > MaxBefore {
+		return nil, invalid(req.ID, "before", "%d calls: at most %d", len(req.Before), MaxBefore)
+	}
+	ops, _, _, bad := parseOps(&Request{ID: req.ID, Group: req.Before})
+	if bad != nil {
+		bad.Invalid.Field = "before" + strings.TrimPrefix(bad.Invalid.Field, "group")
+		return nil, bad
+	}
+	for i, g := range ops {
+		if g.DevComm == nil && g.DevCommDestroy == 0 {
+			return nil, invalid(req.ID, fmt.Sprintf("before[%d].coll", i), "%q: before takes devCommCreate and devCommDestroy calls only", req.Before[i].Coll)
+		}
+	}
+	return ops, nil
 }

@@ -99,6 +99,9 @@ type Decision struct {
 	// DevComm is the device communicator ncclDevCommCreate built
 	// (G-DEVCOMM-1, 2.28.3+), nil for any other call or on its error.
 	DevComm *DevCommResult `json:"devComm,omitempty"`
+	// DevCommRelease is what ncclDevCommDestroy gave back
+	// (G-DEVCOMM-DESTROY-1).
+	DevCommRelease *DevCommRelease `json:"devCommRelease,omitempty"`
 	// SymChannels is the nchannels the kernel's [Symmetric] line prints:
 	// 2.28.3+ the channels its plan's cells fill, which can be fewer than
 	// NChannels; 2.27 NChannels.

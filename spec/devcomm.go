@@ -44,6 +44,23 @@ type DevCommReqs struct {
 	GinQueueDepth        int    `json:"ginQueueDepth,omitempty"`
 	// 2.30.3+
 	WorldGinBarrierCount int `json:"worldGinBarrierCount,omitempty"`
+	// 2.30.7+: GinStrongSignalsRequired and GinVaSignalsRequired (nil:
+	// the initializer's true).
+	GinStrongSignalsRequired *bool `json:"ginStrongSignalsRequired,omitempty"`
+	GinVaSignalsRequired     *bool `json:"ginVaSignalsRequired,omitempty"`
+}
+
+// signalsRequired is ginStrongSignalsRequired and ginVaSignalsRequired
+// as NCCL reads them.
+func (q *DevCommReqs) signalsRequired() (strong, va bool) {
+	strong, va = true, true
+	if q.GinStrongSignalsRequired != nil {
+		strong = *q.GinStrongSignalsRequired
+	}
+	if q.GinVaSignalsRequired != nil {
+		va = *q.GinVaSignalsRequired
+	}
+	return strong, va
 }
 
 // MaxDevCommCount bounds each count of a requirement (NCCL takes any int;
@@ -116,6 +133,8 @@ func (q *DevCommReqs) check(form devCommForm) error {
 		since(devComm297, q.GinExclusiveContexts, "ginExclusiveContexts", "2.29.7"),
 		since(devComm297, q.GinQueueDepth != 0, "ginQueueDepth", "2.29.7"),
 		since(devComm303, q.WorldGinBarrierCount != 0, "worldGinBarrierCount", "2.30.3"),
+		since(devComm307, q.GinStrongSignalsRequired != nil, "ginStrongSignalsRequired", "2.30.7"),
+		since(devComm307, q.GinVaSignalsRequired != nil, "ginVaSignalsRequired", "2.30.7"),
 	} {
 		if e != nil {
 			return e
@@ -148,6 +167,9 @@ type DevCommResult struct {
 	// Reused: the GIN connection is an earlier device communicator's of
 	// the communicator (G-DEVCOMM-SHARE-1).
 	Reused bool `json:"reused,omitempty"`
+	// StrongSignals: its legacy signals are strong
+	// (devComm->ginStrongLegacySignals, G-DEVCOMM-SIGNAL-1, 2.30.7+).
+	StrongSignals bool `json:"strong_signals,omitempty"`
 }
 
 // Cell is the result in a few words.
@@ -195,6 +217,8 @@ type devCommRun struct {
 	// exclusive: the contexts are taken for this device communicator alone
 	// (2.29.7)
 	exclusive bool
+	// rec is this device communicator's record in st.made.
+	rec *devCommRecord
 }
 
 func (r *devCommRun) param(name string, def int64) int64 {
@@ -255,9 +279,15 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 	c, q, st := r.c, r.reqs, r.st
 	r.form = form
 	st.all++
+	st.made = append(st.made, devCommRecord{})
+	r.rec = &st.made[len(st.made)-1]
 	in := &c.Model.In
 	if !in.SymmetricSupport {
-		r.refuse(g, InvalidUsage, "Communicator does not support symmetric memory!", "no symmetric support (one node or GIN on every node, direct P2P, windows and cuMem on)")
+		why := "no symmetric support (one node or GIN on every node, direct P2P, windows and cuMem on)"
+		if !in.OneLSATeam() && c.rs.Consts.GinSymSupport != 0 && !c.gin.Symmetric {
+			why += "; across nodes no GIN: " + c.gin.Why
+		}
+		r.refuse(g, InvalidUsage, "Communicator does not support symmetric memory!", why)
 		return
 	}
 	res := &DevCommResult{GIN: GinConnNone}
@@ -341,7 +371,9 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 		if activate && !r.ginConnect(g, global, &facts) {
 			return
 		}
-		if st.ginEnabled && !r.ginDevContexts(g, &facts) {
+		// 2.29.7 takes the contexts before the LSA team; from 2.30.3
+		// ncclGinDevCommSetup runs after symTeamObtain
+		if form == devComm297 && st.ginEnabled && !r.ginDevContexts(g, &facts) {
 			return
 		}
 	}
@@ -352,10 +384,14 @@ func (r *devCommRun) decide(g *groupRun, form devCommForm) {
 		}
 		res.Multimem = true
 	}
+	if form >= devComm303 && st.ginEnabled && !r.ginDevContexts(g, &facts) {
+		return
+	}
 	if form >= devComm287 && !r.step(g, "G-DEVCOMM-SHARE-1", stepAlloc) {
 		return
 	}
 	g.dec.DevComm = res
+	r.rec.made, r.rec.ctx, r.rec.exclusive = true, res.Contexts, res.Exclusive
 	g.emit(Verdict{Outcome: Pass, Why: res.Cell(), Facts: facts})
 }
 
@@ -432,6 +468,9 @@ func (r *devCommRun) ginDevContexts(g *groupRun, facts *[]Fact) bool {
 	// 2.30.3–2.30.4's ginIsRailed is the connection's: never on a FULL one
 	res.Railed = r.conn == GinConnRail && st.conn == GinConnFull && r.form != devComm303
 	if r.form >= devComm303 {
+		if !r.step(g, "G-DEVCOMM-SIGNAL-1", stepSignals) {
+			return false
+		}
 		if st.conns <= 0 {
 			// NCCL divides by it (ROUNDUP): no decision to give
 			r.refuse(g, InternalError, "", fmt.Sprintf("%d GIN connections: ncclGinDevCommSetup divides by the count (not modelled)", st.conns))
@@ -532,6 +571,12 @@ func ParseDevCommReqs(items []string) (*DevCommReqs, error) {
 			err = flag(&q.GinForceEnable)
 		case "ginexclusivecontexts":
 			err = flag(&q.GinExclusiveContexts)
+		case "ginstrongsignalsrequired":
+			var b bool
+			err, q.GinStrongSignalsRequired = flag(&b), &b
+		case "ginvasignalsrequired":
+			var b bool
+			err, q.GinVaSignalsRequired = flag(&b), &b
 		case "lsabarriercount":
 			q.LSABarrierCount = int(n)
 		case "barriercount":
@@ -550,7 +595,7 @@ func ParseDevCommReqs(items []string) (*DevCommReqs, error) {
 		case "ginqueuedepth":
 			q.GinQueueDepth = int(n)
 		default:
-			return nil, fmt.Errorf("%q: devCommCreate takes lsaMultimem, lsaBarrierCount, barrierCount, railGinBarrierCount, worldGinBarrierCount, ginForceEnable, ginContextCount, ginSignalCount, ginCounterCount, ginConnectionType, ginExclusiveContexts, ginQueueDepth", a)
+			return nil, fmt.Errorf("%q: devCommCreate takes lsaMultimem, lsaBarrierCount, barrierCount, railGinBarrierCount, worldGinBarrierCount, ginForceEnable, ginContextCount, ginSignalCount, ginCounterCount, ginConnectionType, ginExclusiveContexts, ginQueueDepth, ginStrongSignalsRequired, ginVaSignalsRequired", a)
 		}
 		if err != nil {
 			return nil, err

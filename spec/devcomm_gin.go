@@ -17,8 +17,8 @@ import (
 
 // GinPools are the signal and counter pools of a communicator's GIN
 // (Consts.GinPools): every device communicator allocates its signals and
-// counters from them (ncclGinAllocSignalsCounters) and none frees them
-// while the others live.
+// counters from them (ncclGinAllocSignalsCounters, first fit) and gives
+// them back when it is destroyed (G-DEVCOMM-DESTROY-1).
 type GinPools struct {
 	// Signals and Counters are NCCL_GIN_SIGNAL_POOL_SIZE's and
 	// NCCL_GIN_COUNTER_POOL_SIZE's defaults; 0: no shared pool.
@@ -61,12 +61,74 @@ type devCommState struct {
 	// ctxLastExcl and ctxFirst are ginState.ctxLastExclusive and
 	// ctxFirstAvailable, the context pool of 2.29.7.
 	ctxTotal, ctxLastExcl, ctxFirst int
-	// signals and counters are the pools' allocated prefix; signalPool
+	// signals and counters are the pools' allocated ranges; signalPool
 	// and counterPool their sizes, set at connect.
-	signals, counters         int64
+	signals, counters         ginSpace
 	signalPool, counterPool   int64
 	poolsSet                  bool
 	created, activatedBy, all int
+	// made are the communicator's device communicators in creation order
+	// (the nth ncclDevCommCreate at made[n-1]), for ncclDevCommDestroy.
+	made []devCommRecord
+}
+
+// devCommRecord is what one device communicator holds of what the
+// communicator's device communicators share.
+type devCommRecord struct {
+	// made: the call succeeded; destroyed: ncclDevCommDestroy ran.
+	made, destroyed bool
+	// sigBase, sig, ctrBase and ctr are its signals and counters in the
+	// pools (ginSignalBase, ginSignalCount, ...; 2.28.7–2.29.7).
+	sigBase, sig, ctrBase, ctr int64
+	// ctxBase and ctx are its GIN contexts (ginContextBase,
+	// ginContextCount); exclusive whether they were taken for it alone
+	// (2.29.7).
+	ctxBase, ctx int
+	exclusive    bool
+}
+
+// ginSpace is ncclSpace with alignment 1: the allocated ranges of a pool,
+// sorted; an allocation takes the lowest free range that fits (first fit)
+// and a free gives its range back.
+//
+// Ref: v2.28.7-1 src/allocator.cc ncclSpaceAlloc, ncclSpaceFree
+type ginSpace struct{ used [][2]int64 }
+
+// alloc takes n (> 0) below limit: its base, or false when no free range
+// fits.
+func (s *ginSpace) alloc(n, limit int64) (int64, bool) {
+	lo := int64(0)
+	for i, u := range s.used {
+		if lo+n <= u[0] {
+			s.used = append(s.used[:i], append([][2]int64{{lo, lo + n}}, s.used[i:]...)...)
+			return lo, true
+		}
+		lo = u[1]
+	}
+	if lo+n > limit {
+		return 0, false
+	}
+	s.used = append(s.used, [2]int64{lo, lo + n})
+	return lo, true
+}
+
+// free gives back the range an alloc returned.
+func (s *ginSpace) free(base, n int64) {
+	for i, u := range s.used {
+		if u == [2]int64{base, base + n} {
+			s.used = append(s.used[:i], s.used[i+1:]...)
+			return
+		}
+	}
+}
+
+// total is the count allocated.
+func (s *ginSpace) total() int64 {
+	var t int64
+	for _, u := range s.used {
+		t += u[1] - u[0]
+	}
+	return t
 }
 
 // devCommStep names a point of ncclDevrCommCreateInternal where a rule of
@@ -78,6 +140,7 @@ const (
 	stepConnectType                      // ncclGinConnectOnce's NCCL_GIN_TYPE check (G-DEVCOMM-GINTYPE-1)
 	stepQueue                            // the queue depth where the release reads it (G-DEVCOMM-QUEUE-1)
 	stepAlloc                            // signals, counters and contexts taken from what is shared (G-DEVCOMM-SHARE-1)
+	stepSignals                          // the signal kinds asked against the GIN's (G-DEVCOMM-SIGNAL-1)
 )
 
 // step runs rule id's hook at point s, when the release has the rule;
@@ -326,9 +389,9 @@ func (st *devCommState) queuesLogged(c *Comm, depth int) (int, int, []string) {
 
 const shareRailWarn = "User requested GIN connection type NCCL_GIN_CONNECTION_FULL but the communicator is already connected with NCCL_GIN_CONNECTION_RAIL"
 
-const shareDoc287 = `Several device communicators on one communicator (ncclDevCommCreate called again, in one group or later): the first that asks GIN sets devr->ginEnabled and connects (ncclGinConnectOnce); every later one reuses that connection and its contexts, and gets them whether or not it asks GIN (devr->ginEnabled stays set even when the connection failed: a later one then has no context). Signals and counters come from pools of the communicator, allocated in order and not freed while the device communicators live: NCCL_GIN_SIGNAL_POOL_SIZE and NCCL_GIN_COUNTER_POOL_SIZE (64 Ki each; a value below 0 or at least 2^30 WARNs "%s has invalid value." and takes the default). A device communicator's signals are its ginSignalCount and max(barrierCount, railGinBarrierCount) × the rail team's ranks; one beyond what its pool has left WARNs "Allocation failed. No suitable space found to accommodate size=0x%lx within limit=0x%lx" (ncclInternalError, ncclSpaceAlloc).`
+const shareDoc287 = `Several device communicators on one communicator (ncclDevCommCreate called again, in one group or later): the first that asks GIN sets devr->ginEnabled and connects (ncclGinConnectOnce); every later one reuses that connection and its contexts, and gets them whether or not it asks GIN (devr->ginEnabled stays set even when the connection failed: a later one then has no context). Signals and counters come from pools of the communicator, each request taking the lowest free range that fits (ncclSpaceAlloc) and ncclDevCommDestroy giving it back (G-DEVCOMM-DESTROY-1): NCCL_GIN_SIGNAL_POOL_SIZE and NCCL_GIN_COUNTER_POOL_SIZE (64 Ki each; a value below 0 or at least 2^30 WARNs "%s has invalid value." and takes the default). A device communicator's signals are its ginSignalCount and max(barrierCount, railGinBarrierCount) × the rail team's ranks; one beyond what its pool has left WARNs "Allocation failed. No suitable space found to accommodate size=0x%lx within limit=0x%lx" (ncclInternalError, ncclSpaceAlloc).`
 
-const shareDoc297 = `Several device communicators on one communicator: the first that asks GIN (a connection type, or ginForceEnable) sets devr->ginEnabled and connects with its connection type, contexts and queue depth; later ones reuse the connection, and one asking FULL where it is RAIL WARNs "User requested GIN connection type NCCL_GIN_CONNECTION_FULL but the communicator is already connected with NCCL_GIN_CONNECTION_RAIL" (ncclInvalidArgument). Every device communicator after GIN is enabled gets contexts, asked or not, from one pool of the connection's contexts (NCCL_GIN_NCONTEXTS, else max(the first's ginContextCount, 4), rounded up to the connections): exclusive ones are taken from its top and counted against it (ctxLastExclusive), so later exclusive requests see fewer ("Requested number of exclusive GIN contexts (%d) exceeds the unallocated count (%d)...") and shared ones are capped at what exclusive ones left ("No shared contexts are available..." when none). Signals and counters come from the communicator's pools, NCCL_GIN_SIGNAL_POOL_SIZE and NCCL_GIN_COUNTER_POOL_SIZE (512 Ki; INFO "%s has an invalid value" below 0 or at least 2^24 and 2^23), allocated in order; one beyond what is left WARNs "Allocation failed. No suitable space found to accommodate size=0x%lx within limit=0x%lx" (ncclInternalError). INFO "Initialized a devComm with %d GIN connections, %d %s contexts (base %d), %d signals (base %d), %d counters (base %d)".`
+const shareDoc297 = `Several device communicators on one communicator: the first that asks GIN (a connection type, or ginForceEnable) sets devr->ginEnabled and connects with its connection type, contexts and queue depth; later ones reuse the connection, and one asking FULL where it is RAIL WARNs "User requested GIN connection type NCCL_GIN_CONNECTION_FULL but the communicator is already connected with NCCL_GIN_CONNECTION_RAIL" (ncclInvalidArgument). Every device communicator after GIN is enabled gets contexts, asked or not, from one pool of the connection's contexts (NCCL_GIN_NCONTEXTS, else max(the first's ginContextCount, 4), rounded up to the connections): exclusive ones are taken from its top and counted against it (ctxLastExclusive), so later exclusive requests see fewer ("Requested number of exclusive GIN contexts (%d) exceeds the unallocated count (%d)...") and shared ones are capped at what exclusive ones left ("No shared contexts are available..." when none). Signals and counters come from the communicator's pools, NCCL_GIN_SIGNAL_POOL_SIZE and NCCL_GIN_COUNTER_POOL_SIZE (512 Ki; INFO "%s has an invalid value" below 0 or at least 2^24 and 2^23), the lowest free range that fits; one beyond what is left WARNs "Allocation failed. No suitable space found to accommodate size=0x%lx within limit=0x%lx" (ncclInternalError). INFO "Initialized a devComm with %d GIN connections, %d %s contexts (base %d), %d signals (base %d), %d counters (base %d)".`
 
 const shareDoc303 = `Several device communicators on one communicator: the first that asks GIN sets devr->ginEnabled and connects (ncclGinConnectOnce) with the connection comm->globalGinSupport allows (FULL, or RAIL under NCCL_CROSS_NIC=0), whatever it asked; later ones reuse the connections. Each device communicator after GIN is enabled, asked or not, gets contexts of its own (ncclGinDevCommSetup creates them on every connection, its signals and counters with them), so none is counted against another's and no pool is shared; NCCL_GIN_SIGNAL_POOL_SIZE and NCCL_GIN_COUNTER_POOL_SIZE are gone.`
 
@@ -394,26 +457,43 @@ func (r *devCommRun) share(g *groupRun) {
 		// left them empty
 		st.signalPool, st.counterPool = 0, 0
 	}
-	facts = append(facts, F("signals", sig), F("signal_pool", st.signalPool), F("signals_allocated", st.signals), F("counters", ctr), F("counter_pool", st.counterPool), F("counters_allocated", st.counters))
-	for _, a := range []struct {
-		n          int64
-		used, pool *int64
-	}{{sig, &st.signals, &st.signalPool}, {ctr, &st.counters, &st.counterPool}} {
-		if a.n > 0 && *a.used+a.n > *a.pool {
-			warn := fmt.Sprintf("Allocation failed. No suitable space found to accommodate size=%#x within limit=%#x", a.n, *a.pool)
-			r.fail(g, InternalError, warn, fmt.Sprintf("%d more beyond a pool of %d with %d allocated by the communicator's device communicators (ncclGinAllocSignalsCounters)", a.n, *a.pool, *a.used), facts...)
+	facts = append(facts, F("signals", sig), F("signal_pool", st.signalPool), F("signals_allocated", st.signals.total()), F("counters", ctr), F("counter_pool", st.counterPool), F("counters_allocated", st.counters.total()))
+	// ncclGinAllocSignalsCounters takes the signals, then the counters,
+	// giving the signals back when the counters do not fit
+	var sigBase, ctrBase int64
+	for k, a := range []struct {
+		n    int64
+		sp   *ginSpace
+		pool int64
+		base *int64
+	}{{sig, &st.signals, st.signalPool, &sigBase}, {ctr, &st.counters, st.counterPool, &ctrBase}} {
+		if a.n <= 0 {
+			continue
+		}
+		used := a.sp.total()
+		b, ok := a.sp.alloc(a.n, a.pool)
+		if !ok {
+			if k == 1 && sig > 0 {
+				st.signals.free(sigBase, sig)
+			}
+			warn := fmt.Sprintf("Allocation failed. No suitable space found to accommodate size=%#x within limit=%#x", a.n, a.pool)
+			r.fail(g, InternalError, warn, fmt.Sprintf("%d more where no free range of a pool of %d fits them, %d allocated by the communicator's live device communicators (ncclGinAllocSignalsCounters, ncclSpaceAlloc: first fit)", a.n, a.pool, used), facts...)
 			return
 		}
+		*a.base = b
 	}
-	sigBase, ctrBase := st.signals, st.counters
-	st.signals += max(sig, 0)
-	st.counters += max(ctr, 0)
+	if r.rec != nil {
+		r.rec.sigBase, r.rec.sig, r.rec.ctrBase, r.rec.ctr = sigBase, max(sig, 0), ctrBase, max(ctr, 0)
+	}
 	why += fmt.Sprintf("; signals %d..%d of a pool of %d, counters %d..%d of %d", sigBase, sigBase+max(sig, 0), st.signalPool, ctrBase, ctrBase+max(ctr, 0), st.counterPool)
 	if r.form == devComm297 {
 		kind, base := "shared", 0
 		if res.Exclusive {
 			st.ctxLastExcl -= res.Contexts
 			kind, base = "exclusive", st.ctxLastExcl
+			if r.rec != nil {
+				r.rec.ctxBase = base
+			}
 		} else {
 			st.ctxFirst = max(st.ctxFirst, res.Contexts)
 		}

@@ -324,6 +324,12 @@ type GINState struct {
 	ABI int `json:"abi,omitempty"`
 	// TypesDiffer: the nodes' GIN types are not all node 0's.
 	TypesDiffer bool `json:"typesDiffer,omitempty"`
+	// NoStrongSignals and NoVASignals: the assigned GIN's
+	// getGinProperties (2.30.7+: ginState.supportsStrongSignals,
+	// supportsVASignals) says it has no strong or no VA signals; only an
+	// external plugin of ABI v14 can.
+	NoStrongSignals bool `json:"noStrongSignals,omitempty"`
+	NoVASignals     bool `json:"noVASignals,omitempty"`
 }
 
 // GIN is the communicator's GIN state.
@@ -344,6 +350,11 @@ func (r *initRun) ginState() GINState {
 	g := GINState{Type: s0.ginType, Name: s0.ginName, RMA: s0.rmaName}
 	if s0.ginLib != nil && s0.ginName == ginName(s0.ginLib) {
 		g.ABI = s0.ginABI
+		// ncclGin_getGinProperties of the v13 adapter reports both kinds;
+		// a v14 plugin answers for itself
+		if b := s0.ginLib.Gin; b != nil && g.ABI >= 14 {
+			g.NoStrongSignals, g.NoVASignals = b.NoStrongSignals, b.NoVASignals
+		}
 	}
 	form := r.rs.Consts.GinSymSupport
 	if form == 0 {

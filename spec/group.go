@@ -52,8 +52,11 @@ type Call struct {
 	RMA *RMACall `json:"rma,omitempty"`
 	// DevComm is an ncclDevCommCreate's requirements (devCommCreate).
 	DevComm *DevCommReqs `json:"devComm,omitempty"`
-	Buffers Buffers      `json:"buffers,omitempty"`
-	Alloc   Alloc        `json:"alloc,omitempty"`
+	// DevCommDestroy is an ncclDevCommDestroy of the communicator's nth
+	// device communicator (devCommDestroy COMM N).
+	DevCommDestroy int     `json:"devCommDestroy,omitempty"`
+	Buffers        Buffers `json:"buffers,omitempty"`
+	Alloc          Alloc   `json:"alloc,omitempty"`
 	// InPlace: the receive buffer is the send buffer (inplace), as the
 	// oracle's "inplace": true.
 	InPlace bool `json:"inplace,omitempty"`
@@ -358,6 +361,7 @@ func uniq(s []string) []string {
 //	waitSignal COMM peer=N[,N...] [opcnt=N] [ctx=N] [sigidx=N]
 //	devCommCreate COMM [FIELD=VALUE...] (ncclDevCommRequirements_t fields
 //	by NCCL's names: lsaMultimem=1 ginConnectionType=full ginContextCount=8)
+//	devCommDestroy COMM N (the communicator's Nth devCommCreate, 1-based)
 //	(any collective may add buffers=user|registered|window and
 //	alloc=cumem|cudamalloc|cumem-host)
 //	sync COMM | asyncError COMM | finalize COMM
@@ -439,6 +443,15 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 				return nil, bad("%v", err)
 			}
 			c.Kind, c.Comm, c.Op, c.DevComm = CallCollective, f[1], &Op{Func: SendRecv}, q
+		case "devcommdestroy", "nccldevcommdestroy":
+			n := 0
+			if len(f) == 3 {
+				n, _ = strconv.Atoi(f[2])
+			}
+			if n < 1 || n > MaxGroupCalls {
+				return nil, bad("expected devCommDestroy COMM N, N the communicator's Nth devCommCreate in 1..%d", MaxGroupCalls)
+			}
+			c.Kind, c.Comm, c.Op, c.DevCommDestroy = CallCollective, f[1], &Op{Func: SendRecv}, n
 		default:
 			op, err := parseCallOp(f, &c)
 			if err != nil {

@@ -38,6 +38,8 @@ type groupRun struct {
 	oneRPN bool
 	// devComm is a device communicator call's (G-DEVCOMM-1).
 	devComm *devCommRun
+	// destroy is an ncclDevCommDestroy call's (G-DEVCOMM-DESTROY-1).
+	destroy *devCommDestroyRun
 	// winSegForm is Consts.WinSegments and winSegSym symmetric support,
 	// for G-WIN-SEG-1.
 	winSegForm int
@@ -173,6 +175,24 @@ type GroupDecision struct {
 // input NCCL's API would refuse before any gate (as Select's).
 func (c *Comm) SelectGroup(ops []GroupOp, launch Launch) (*GroupDecision, error) {
 	return c.selectGroup(ops, launch, nil)
+}
+
+// SelectAfter is SelectGroup on a communicator that made the calls before
+// first, in order, each outside a group (a launch of its own): their
+// decisions, then the group's. The communicator's device communicators
+// carry from one to the next (G-DEVCOMM-SHARE-1, G-DEVCOMM-DESTROY-1).
+func (c *Comm) SelectAfter(before, ops []GroupOp, launch Launch) ([]*GroupDecision, *GroupDecision, error) {
+	st := &devCommState{}
+	out := make([]*GroupDecision, len(before))
+	for i := range before {
+		g, err := c.selectGroup(before[i:i+1], Launch{}, st)
+		if err != nil {
+			return nil, nil, fmt.Errorf("call %d before the group: %w", i, err)
+		}
+		out[i] = g
+	}
+	g, err := c.selectGroup(ops, launch, st)
+	return out, g, err
 }
 
 // selectGroup is SelectGroup on a communicator whose earlier device
@@ -487,7 +507,7 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 			idx := byComm[n]
 			ops := make([]GroupOp, len(idx))
 			for k, i := range idx {
-				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, DevComm: calls[i].DevComm, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc, InPlace: calls[i].InPlace}
+				ops[k] = GroupOp{Op: *calls[i].Op, P2P: calls[i].P2P, RMA: calls[i].RMA, DevComm: calls[i].DevComm, DevCommDestroy: calls[i].DevCommDestroy, Buffers: calls[i].Buffers, Alloc: calls[i].Alloc, InPlace: calls[i].InPlace}
 			}
 			if shared[n] == nil {
 				shared[n] = &devCommState{}

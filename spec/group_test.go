@@ -105,7 +105,8 @@ func TestCheckGroupNeedsTheRules(t *testing.T) {
 
 func TestParseCallsErrors(t *testing.T) {
 	for _, s := range []string{"", "init", "allreduce c0", "allreduce c0 3 float32", "gather c0 1MiB", "init c0 sometimes", "sync",
-		"broadcast c0 1MiB root=-1", "broadcast c0 1MiB root=x", "broadcast c0 1MiB int8 root=131072"} {
+		"broadcast c0 1MiB root=-1", "broadcast c0 1MiB root=x", "broadcast c0 1MiB int8 root=131072",
+		"devCommDestroy c0", "devCommDestroy c0 0", "devCommDestroy c0 x", "devCommDestroy c0 1 2"} {
 		if _, err := ParseCalls("calls.txt", []byte(s)); err == nil {
 			t.Errorf("%q accepted", s)
 		} else if !strings.HasPrefix(err.Error(), "calls.txt") {

@@ -90,6 +90,11 @@ type GroupOp struct {
 	// DevComm makes the operation an ncclDevCommCreate with these
 	// requirements (2.28.3+; its Op a SendRecv of no bytes).
 	DevComm *DevCommReqs `json:"devComm,omitempty"`
+	// DevCommDestroy makes the operation an ncclDevCommDestroy of the
+	// communicator's nth device communicator (1-based, in creation order;
+	// 2.28.3+; its Op a SendRecv of no bytes). It runs at its call, not
+	// at ncclGroupEnd.
+	DevCommDestroy int `json:"devCommDestroy,omitempty"`
 }
 
 // P2PCall is one ncclSend or ncclRecv stated by its caller: the direction

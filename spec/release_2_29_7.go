@@ -46,6 +46,7 @@ func apply2_29_7(rs *Ruleset) {
 	rs.Replace(devCommRule(Ref{Tag: tag2297, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal, ncclGinResourcesRequested; src/gin/gin_host.cc ncclGinConnectOnce"}, devCommDoc297), "device communicators: GIN connection types, connections per local GIN device, exclusive contexts (2.29.7)")
 	rs.Replace(devCommShareRule(Ref{Tag: tag2297, File: "src/dev_runtime.cc", Func: "ncclDevrCommCreateInternal, ncclDevCommDestroy; src/gin/gin_host.cc ncclGinConnectOnce"}, shareDoc297), "one context pool: exclusive contexts counted against it, shared ones capped; FULL refused on a RAIL connection; 512 Ki pools (2.29.7)")
 	rs.Replace(devCommGinTypeRule(Ref{Tag: tag2297, File: "src/transport/net_ib/gin.cc", Func: "ncclGinIbInit, ncclGinIbInitType; src/gin/gin_host.cc ncclGinConnectOnce"}, ginTypeDoc297), "NCCL_GIN_TYPE read by the internal IB GIN only: ncclGinConnectOnce compares no type (2.29.7)")
+	rs.Replace(devCommDestroyRule(Ref{Tag: tag2297, File: "src/dev_runtime.cc", Func: "ncclDevCommDestroy; src/device/common.cu ncclGinResetSignalsAndCounters"}, destroyDoc297), "ncclDevCommDestroy resets signals and counters before freeing them and returns the most recent exclusive contexts (2.29.7)")
 	rs.Replace(devCommQueueRule(Ref{Tag: tag2297, File: "src/gin/gin_host.cc", Func: "ncclGinConnectOnce; src/transport/net_ib/gin.cc ncclGinIbProxyConnect; src/plugin/gin/gin_v11.cc ncclGin_connect"}, queueDoc297), "ginQueueDepth of the connecting device communicator: GDAKI takes it, the IB proxy and v11 plugins refuse it (2.29.7)")
 }
 

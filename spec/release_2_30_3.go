@@ -96,6 +96,7 @@ func apply2_30_3(rs *Ruleset) {
 	rs.Add(winHostRule, "", "ncclCommWindowRegister takes host-memory segments (NCCL_ELASTIC_BUFFER_REGISTER); such a window takes no copy engines and no symmetric kernel (2.30.3)")
 	rs.Replace(devCommRule(ref("src/dev_runtime.cc", "ncclDevrCommCreateInternal; src/gin/gin_host.cc ncclGinConnectOnce, ncclGinDevCommSetup"), devCommDoc303), "GIN contexts per device communicator; NCCL_GIN_NCONTEXTS and NCCL_GIN_EXCLUSIVE_CONTEXTS gone (2.30.3)")
 	rs.Replace(devCommShareRule(ref("src/gin/gin_host.cc", "ncclGinConnectOnce, ncclGinDevCommSetup"), shareDoc303), "each device communicator's contexts its own; the connection from comm->globalGinSupport; no pools (2.30.3)")
+	rs.Replace(devCommDestroyRule(ref("src/dev_runtime.cc", "ncclDevCommDestroy; src/gin/gin_host.cc ncclGinDevCommFree"), destroyDoc303), "ncclDevCommDestroy destroys the device communicator's own GIN contexts; no pool (2.30.3)")
 	rs.Replace(devCommQueueRule(ref("src/gin/gin_host.cc", "ncclGinDevCommSetup; src/transport/net_ib/gin.cc ncclGinIbProxyCreateContext; src/plugin/gin/gin_v12.cc ncclGin_createContext"), queueDoc303), "ginQueueDepth per device communicator at context creation (2.30.3)")
 	rs.Replace(winSegRule(ref("src/dev_runtime.cc", "ncclDevrWindowRegisterInGroup, symMemoryObtain")), "windows over several cuMem segments: every segment mapped for the LSA peers (2.30.3)")
 }

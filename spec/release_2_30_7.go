@@ -123,6 +123,7 @@ func apply2_30_7(rs *Ruleset) {
 	rs.Replace(ruleAt(sideRule29, ref("src/ce_coll.cc", "ncclHierCeAvailable"), sideDoc303+sideDocHierCE), "hierarchical copy-engine AllGather/AlltoAll across LSA teams under CTA policy ZERO (2.30.7)")
 	rs.Replace(devCommRule(ref("src/dev_runtime.cc", "ncclDevrCommCreateInternal"), devCommDoc307), "no world GIN barrier on a rail GIN connection (2.30.7)")
 	rs.Replace(devCommGinTypeRule(ref("src/plugin/gin.cc", "ncclGinPluginAssignToComm"), ginTypeDoc307), "a GIN plugin of another type than NCCL_GIN_TYPE is skipped at assignment (2.30.7)")
+	rs.Add(devCommSignalRule(ref("src/gin/gin_host.cc", "ncclGinDevCommSetup; src/plugin/gin.cc ncclGinPluginAssignToComm")), "G-DEVCOMM-QUEUE-1", "ginStrongSignalsRequired and ginVaSignalsRequired against the GIN plugin's getGinProperties (2.30.7)")
 	rs.Replace(devCommQueueRule(ref("src/gin/gin_host_proxy.cc", "ncclGinProxyCreateContext; src/transport/net_ib/gdaki/gin_host_gdaki.cc ncclGinGdakiCreateContext"), queueDoc307), "the GIN proxy over the RMA plugin ignores ginQueueDepth (2.30.7)")
 }
 

@@ -362,7 +362,7 @@ func (c *Comm) rmaLSA(peer int) bool {
 // communicator call (decided apart from the kernel plans).
 func hasRMA(all []GroupOp) bool {
 	for i := range all {
-		if all[i].RMA != nil || all[i].DevComm != nil {
+		if all[i].RMA != nil || all[i].DevComm != nil || all[i].DevCommDestroy != 0 {
 			return true
 		}
 	}
@@ -384,6 +384,9 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 		st = &devCommState{}
 	}
 	for i, g := range all {
+		if g.DevCommDestroy != 0 && (g.DevComm != nil || g.RMA != nil) {
+			return nil, fmt.Errorf("group op %d: one call is either one-sided, ncclDevCommCreate or ncclDevCommDestroy", i)
+		}
 		if g.DevComm == nil {
 			continue
 		}
@@ -416,8 +419,38 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 	// ncclLaunchPrepare queues the RMA plans before every other plan of
 	// the group: the others are numbered after them
 	plans, lastPutOrSignal := 0, false
+	// ncclDevCommDestroy runs at its call: before ncclGroupEnd makes the
+	// group's device communicators
+	for i, g := range all {
+		if g.DevCommDestroy == 0 {
+			continue
+		}
+		d := &Decision{Release: c.rs.Version, Op: g.Op, Algo: AlgoNone, Proto: ProtoNone, Err: c.Err,
+			Net: c.Net, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
+		out.Ops[i], out.Traces[i] = d, slices0(c.Trace)
+		if c.Err != nil || c.Model == nil {
+			continue
+		}
+		rule, ok := c.rs.rules["G-DEVCOMM-DESTROY-1"]
+		if !ok || c.rs.Consts.DevCommForm == 0 {
+			return nil, fmt.Errorf("group op %d: NCCL %s has no ncclDevCommDestroy (it arrives in 2.28.3)", i, c.rs.Version)
+		}
+		gr := &groupRun{i: i, n: len(all), op: g, dec: d, destroy: &devCommDestroyRun{c: c, st: st, n: g.DevCommDestroy}}
+		rule.group(gr)
+		if gr.destroy.err != nil {
+			return nil, fmt.Errorf("group op %d: %w", i, gr.destroy.err)
+		}
+		d.DecidedBy = rule.ID
+		for _, v := range gr.out {
+			v.Rule, v.Layer, v.Ref, v.Scope = rule.ID, rule.Layer, &rule.Ref, "op"
+			out.Traces[i] = append(out.Traces[i], v)
+		}
+	}
 	stopped := -1 // the group's first device communicator that failed
 	for i, g := range all {
+		if g.DevCommDestroy != 0 {
+			continue
+		}
 		if g.RMA == nil && g.DevComm == nil {
 			rest, at = append(rest, g), append(at, i)
 			continue
@@ -497,7 +530,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 		}
 	}
 	for i, g := range all {
-		if out.Choices != nil && (g.RMA != nil || g.DevComm != nil) {
+		if out.Choices != nil && (g.RMA != nil || g.DevComm != nil || g.DevCommDestroy != 0) {
 			out.Choices[i] = tuning.OpChoice{Op: g.Op, Index: i, Algo: AlgoNone, Proto: ProtoNone, Plan: -1}
 		}
 	}

@@ -526,7 +526,10 @@ func TestEveryRuleHasACase(t *testing.T) {
 		"G-REG-COLLNET-1": true, "G-REG-PROXY-1": true,
 		// several device communicators, their GIN queues and NCCL_GIN_TYPE:
 		// TestDevCommShared, TestDevCommQueue, TestDevCommGinType, per release
-		"G-DEVCOMM-SHARE-1": true, "G-DEVCOMM-QUEUE-1": true, "G-DEVCOMM-GINTYPE-1": true}
+		"G-DEVCOMM-SHARE-1": true, "G-DEVCOMM-QUEUE-1": true, "G-DEVCOMM-GINTYPE-1": true,
+		// ncclDevCommDestroy and GIN signal kinds: TestDevCommDestroy,
+		// TestDevCommSignals, per release
+		"G-DEVCOMM-DESTROY-1": true, "G-DEVCOMM-SIGNAL-1": true}
 	for _, v := range Releases {
 		for _, r := range MustLoad(v).Rules() {
 			// the group-call rules: TestGroupSemantics and

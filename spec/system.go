@@ -305,6 +305,11 @@ type GinBackend struct {
 	// Devices is what devices() reports; 0 stands for none as well as for
 	// devices() failing, which NCCL treats alike.
 	Devices int `json:"devices"`
+	// NoStrongSignals and NoVASignals: a v14 GIN plugin's
+	// getGinProperties reports no strong or no VA signals (2.30.7+;
+	// NCCL's own GINs and the v13 adapter report both).
+	NoStrongSignals bool `json:"no_strong_signals,omitempty"`
+	NoVASignals     bool `json:"no_va_signals,omitempty"`
 }
 
 // maxGinDevices bounds a GIN or RMA plugin's devices().
