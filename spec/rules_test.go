@@ -510,6 +510,9 @@ func TestEveryRuleHasACase(t *testing.T) {
 		// CollNet's user buffers and the registered proxy op:
 		// TestRegCollNetRule, TestRegProxyOp, per release
 		"G-REG-COLLNET-1": true, "G-REG-PROXY-1": true,
+		// CollNetDirect's IPC peers and the CollNet proxy's re-split:
+		// TestRegCollNetIPC, TestRegCollNetSplit, per release
+		"G-REG-COLLNET-IPC-1": true, "G-REG-COLLNET-SPLIT-1": true,
 		// several device communicators, their GIN queues and NCCL_GIN_TYPE:
 		// TestDevCommShared, TestDevCommQueue, TestDevCommGinType, per release
 		"G-DEVCOMM-SHARE-1": true, "G-DEVCOMM-QUEUE-1": true, "G-DEVCOMM-GINTYPE-1": true}
