@@ -92,6 +92,7 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.RegIPCGraph, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegNetRing, TuningRegNetRingOne, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegCollNetRanks, TuningRegCollNetRanksAGRS, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.RegCollNetGDR, true, "src/transport/coll_net.cc", "collnetRegisterBuffer")
 	tuningSet(d, &t.RegIPCLegacyParam, true, "src/transport/p2p.cc", "ipcRegisterBuffer")
 	tuningSet(d, &t.RegRecordLocalParam, true, "src/register/register.cc", "ncclCommRegister")
 	return d.changes, tuningJoinErrs(d.errs)

@@ -1930,6 +1930,9 @@ func (m *Model) RegRefused(o Call, kind string) string {
 		}
 		return "a rank is an MLOPart partition (hasMloPart): buffers are RDMA-capable only under NCCL_MLOPART_RDMA_ENABLE=1 (isMloPartBufRdmaCapable), so nothing is registered with the network"
 	}
+	if kind == "CollNet" && c.RegCollNetGDR && !in.CollNetGDR {
+		return "a CollNet connector without GPU Direct RDMA (NCCL_DIRECT_NIC unset): collnetRegisterBuffer fails (\"COLLNET failed to register userbuff ... GDR 0\")"
+	}
 	switch kind {
 	case "NVLS":
 		if o.Alloc == nccl.AllocCudaMalloc {

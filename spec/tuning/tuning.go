@@ -607,6 +607,10 @@ type Consts struct {
 	// RegCollNetIPC: the CollNetDirect tasks whose buffers NCCL registers
 	// over IPC with the node's P2P peers (G-REG-COLLNET-IPC-1).
 	RegCollNetIPC RegCollNetIPC `tuning:"reg.collNetIPC"`
+	// RegCollNetGDR: CollNet registers a buffer only through a CollNet
+	// connector with GPU Direct RDMA (collnetRegisterBuffer reads
+	// NCCL_DIRECT_NIC; 2.24.3+).
+	RegCollNetGDR bool `tuning:"reg.collNetGdr"`
 	// SymGrouped: the symmetric tasks of any group are taken out and binned
 	// (ncclMakeSymmetricTaskList), picked on cell-aligned counts, and a bin
 	// without a kernel fails the group (2.28.3+). Before (2.27.x) only a
