@@ -117,6 +117,9 @@ func WriteSummary(w io.Writer, s spec.Summary, width int) {
 		}
 		if p := c.Proxy; p.Reg {
 			lines[0] += fmt.Sprintf("; registered proxy op: %d step(s) [G-REG-PROXY-1]", p.NSteps)
+			if p.NetSteps > 0 {
+				lines[0] += fmt.Sprintf(", %d plugin collective(s) of at most %d B [G-REG-COLLNET-SPLIT-1]", p.NetSteps, p.MaxCollBytes)
+			}
 		}
 	}
 	if s.Network != "" {

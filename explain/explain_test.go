@@ -254,3 +254,41 @@ func TestWalksP2PTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryCollNetPieces: on one rank per node (dgx-h100 × 4 with SHARP
+// cut to one GPU a node) a registered 1 GiB CollNetDirect AllReduce has one
+// proxy step, which the CollNet proxy re-splits into two plugin
+// collectives of 512 MiB from 2.24.3 (G-REG-COLLNET-SPLIT-1); 2.23.4's
+// enqueue already cuts it into two steps and names no pieces.
+func TestSummaryCollNetPieces(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 4, SHARP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sys.Nodes {
+		sys.Nodes[i].GPUs = sys.Nodes[i].GPUs[:1]
+	}
+	env := spec.Env{"NCCL_COLLNET_ENABLE": "1", "NCCL_ALGO": "CollNetDirect"}
+	op, err := spec.OpFromBytes(spec.AllReduce, 1<<30, spec.Float32, spec.Sum, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		v    spec.Version
+		want string
+	}{
+		{spec.V2_28_9, "; registered proxy op: 1 step(s) [G-REG-PROXY-1], 2 plugin collective(s) of at most 536870912 B [G-REG-COLLNET-SPLIT-1]"},
+		{spec.V2_23_4, "; registered proxy op: 2 step(s) [G-REG-PROXY-1]"},
+	} {
+		ws, err := Walks([]spec.Version{tc.v}, sys, env, op, nil, spec.Issue{Buffers: spec.BuffersRegistered})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		WriteSummary(&buf, spec.Summarize(ws[0].Decision, ws[0].Trace, env), 400)
+		got := buf.String()
+		if !strings.Contains(got, tc.want) || tc.v == spec.V2_23_4 && strings.Contains(got, "G-REG-COLLNET-SPLIT-1") {
+			t.Errorf("%s: want %q in\n%s", tc.v, tc.want, got)
+		}
+	}
+}

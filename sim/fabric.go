@@ -75,6 +75,12 @@ type Machine struct {
 	// recvProxyProgress posts the network's iflush and hands the step to
 	// the GPU only once it completes, one more NetLat per step.
 	NetFlush bool `json:"net_flush,omitempty"`
+	// CollNetFlush: CollNet receives flush each step they complete
+	// (G-COLLNET-FLUSH-1, spec's Comm.CollNetFlush): the receive proxy
+	// posts the CollNet plugin's iflush before it moves the tail, one more
+	// NetLat per received Simple step from the network. A gdrcopy flush
+	// (one CPU read over PCIe) clears both flags.
+	CollNetFlush bool `json:"collnet_flush,omitempty"`
 	// Profile is the machine's performance profile (nil: nominal, NCCL's
 	// constants alone).
 	Profile *Profile `json:"-"`

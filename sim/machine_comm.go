@@ -38,7 +38,8 @@ func MachineForComm(sys *spec.System, c *spec.Comm) (Machine, error) {
 	if c.Topo != nil {
 		// the ring's NET: its latency and the flush of its receives
 		m.NetLat = float64(c.Topo.Graphs[topo.GraphRing].LatencyInter)
-		m.NetFlush = c.Topo.RingNetFlush
+		m.NetFlush = c.Topo.RingNetFlush && !c.GdrCopyFlush().On
+		m.CollNetFlush = c.CollNetFlush().Flushes()
 	}
 	hosts, perHost := m.Nodes, m.GPUsPerNode
 	if c.NNodes == hosts || c.NNodes <= 0 {

@@ -407,3 +407,74 @@ func TestNetFlushLatency(t *testing.T) {
 		t.Errorf("Ring/LL: flushed %v, unflushed %v: LL does not flush", a, b)
 	}
 }
+
+// sharpCommOn is commOn on dgx-h100 × 4 with SHARP at 2.28.9, each node
+// also holding libs.
+func sharpCommOn(t *testing.T, env spec.Env, libs ...spec.Library) commCase {
+	t.Helper()
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 4, SHARP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sys.Nodes {
+		sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, libs...)
+	}
+	c, err := spec.Init(spec.MustLoad(spec.V2_28_9), sys, env)
+	if err != nil || c.Err != nil {
+		t.Fatal(err, c.Err)
+	}
+	m, err := MachineForComm(sys, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := algos.LayoutFromComm(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return commCase{sys, c, m, l}
+}
+
+// The GDR flush of CollNet receives (G-COLLNET-FLUSH-1) reaches the
+// machine from the communicator: on Hopper only with NCCL_NET_FORCE_FLUSH=1,
+// and not where the gdrcopy flush (NCCL_GDRCOPY_ENABLE=1,
+// NCCL_GDRCOPY_FLUSH_ENABLE=1 and a libgdrapi.so that opens) replaces the
+// iflush, for NET and CollNet alike. At a fixed CollNetDirect decision a
+// flushed step from the network costs one more network latency (3 µs
+// here), nothing at NCCL's IB latency of 0.
+func TestCollNetFlushLatency(t *testing.T) {
+	base := spec.Env{"NCCL_COLLNET_ENABLE": "1"}
+	plain := sharpCommOn(t, base)
+	forced := sharpCommOn(t, base.With("NCCL_NET_FORCE_FLUSH", "1"))
+	gdrEnv := base.With("NCCL_NET_FORCE_FLUSH", "1").With("NCCL_GDRCOPY_ENABLE", "1").With("NCCL_GDRCOPY_FLUSH_ENABLE", "1")
+	noLib := sharpCommOn(t, gdrEnv)
+	gdr := sharpCommOn(t, gdrEnv, spec.Library{Path: "/usr/lib/x86_64-linux-gnu/libgdrapi.so", InLoaderPath: true})
+	for _, tc := range []struct {
+		name            string
+		cc              commCase
+		collNet, netFlu bool
+	}{
+		{"plain", plain, false, false},
+		{"NCCL_NET_FORCE_FLUSH=1", forced, true, true},
+		{"gdrcopy asked, no libgdrapi.so", noLib, true, true},
+		{"gdrcopy flush", gdr, false, false},
+	} {
+		if tc.cc.m.CollNetFlush != tc.collNet || tc.cc.m.NetFlush != tc.netFlu {
+			t.Errorf("%s: CollNetFlush %v NetFlush %v, want %v %v", tc.name, tc.cc.m.CollNetFlush, tc.cc.m.NetFlush, tc.collNet, tc.netFlu)
+		}
+	}
+	op := spec.Op{Func: spec.AllReduce, Count: 1 << 20, DataType: spec.Float32, RedOp: spec.Sum}
+	timeOf := func(lat float64, flush bool) Time {
+		s := forced.build(t, op, algos.Selection{Algo: spec.CollNetDirect, Proto: spec.Simple, NChannels: 2})
+		cc := forced
+		cc.m.NetLat, cc.m.CollNetFlush = lat, flush
+		return cc.simulate(t, s, nil).Time
+	}
+	unflushed, flushed := timeOf(3, false), timeOf(3, true)
+	t.Logf("CollNetDirect/Simple 4 MiB on 4 × 8 H100: %v unflushed, %v flushed at 3 µs", unflushed, flushed)
+	if flushed <= unflushed {
+		t.Errorf("flushed %v, unflushed %v: want the flush to cost more", flushed, unflushed)
+	}
+	if a, b := timeOf(0, true), timeOf(0, false); a != b {
+		t.Errorf("at latency 0: flushed %v, unflushed %v: want equal", a, b)
+	}
+}

@@ -1334,7 +1334,13 @@ func (a *analysis) slotLat(ci, r int, sp *slotInfo, buf []int32) Time {
 		_, hop := a.f.path(buf[:0], r, int(p.ID), a.rail(ci))
 		return a.f.hopLatency(hop, s.Algo, s.Proto)
 	case algos.PeerNet:
-		return a.f.hopLatency(hopSHARP, s.Algo, s.Proto)
+		t := a.f.hopLatency(hopSHARP, s.Algo, s.Proto)
+		if sp.recvs && s.Proto == spec.Simple && a.f.m.CollNetFlush {
+			// the CollNet receive proxy flushes each step it hands the
+			// GPU (Machine.CollNetFlush)
+			t += a.f.t.netLat
+		}
+		return t
 	}
 	return a.f.hopLatency(hopNVLS, s.Algo, s.Proto)
 }

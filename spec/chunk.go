@@ -34,6 +34,9 @@ func (r *initRun) chunkComm() tuning.ChunkComm {
 	// tuner_v6.h: only a v6 tuner has getChunkSize (v2–v5 are adapted with
 	// none), and only a release that calls it asks
 	cc.TunerGetChunkSize = r.rs.Tuning.TunerChunkSize && c.Tuner != nil && c.TunerABI >= 6
+	if c.NetPlugin != nil {
+		cc.MaxCollBytes = tuning.CollNetMaxCollBytes(c.NetPlugin.CollNetABI)
+	}
 	if res != nil && len(res.LocalRanks) > 0 && res.LocalRanks[0] == 1 && res.CollNetDirectHeads <= 1 {
 		cc.CollNetDepth = 1 // connectCollNet: a head with no up and no down peers
 	}

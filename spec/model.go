@@ -971,6 +971,7 @@ func (r *initRun) tuningInput() tuning.Input {
 		in.SingleProcMemReg = *p != 0
 	}
 	in.RingNetGDR, in.MinNetCount = res.RingNetGDR, res.MinNetCount
+	in.CollNetGDR = r.comm.CollNetFlush().Conns.GDR
 	in.MLOPart = c.System.HasMLOPart()
 	if p := num("NCCL_MLOPART_RDMA_ENABLE"); p != nil { // default 0 where read (2.30.7+)
 		in.MLOPartRDMA = *p != 0

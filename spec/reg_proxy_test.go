@@ -12,6 +12,12 @@ import (
 // returns the decision, its tuning choice and its trace.
 func regOnSharp(t *testing.T, v Version, gpus int, algo string, f Func, bytes int64) (*Decision, tuning.OpChoice, Trace) {
 	t.Helper()
+	return regOnSharpBuffers(t, v, gpus, algo, f, bytes, BuffersRegistered)
+}
+
+// regOnSharpBuffers is regOnSharp on buffers of the given kind.
+func regOnSharpBuffers(t *testing.T, v Version, gpus int, algo string, f Func, bytes int64, buffers Buffers) (*Decision, tuning.OpChoice, Trace) {
+	t.Helper()
 	sys, err := Preset("dgx-h100", PresetOptions{Nodes: 4, SHARP: true})
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +35,7 @@ func regOnSharp(t *testing.T, v Version, gpus int, algo string, f Func, bytes in
 		t.Fatal(err, c.Err)
 	}
 	op := Op{Func: f, Count: bytes / 4, DataType: Float32, RedOp: Sum}
-	g, err := c.SelectGroup([]GroupOp{{Op: op, Buffers: BuffersRegistered}}, Launch{})
+	g, err := c.SelectGroup([]GroupOp{{Op: op, Buffers: buffers}}, Launch{})
 	if err != nil || g.Err != nil {
 		t.Fatal(err, g.Err)
 	}

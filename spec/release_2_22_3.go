@@ -166,7 +166,7 @@ func base2_22_3(rs *Ruleset) {
 		rs.rules[r.ID] = r
 		rs.Init = append(rs.Init, r.ID)
 	}
-	for _, r := range []*Rule{p2pPathRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"}), appendRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "taskAppend"}, false), opSup22, prune22, tunerCall22, pickRule, backupRule, runtimeConnect, execErr} {
+	for _, r := range []*Rule{p2pPathRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "scheduleP2pTasksToPlan"}), appendRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "taskAppend"}, false), opSup22, prune22, tunerCall22, pickRule, backupRule, runtimeConnect, collNetFlushRule, execErr} {
 		rs.rules[r.ID] = r
 		rs.Op = append(rs.Op, r.ID)
 	}

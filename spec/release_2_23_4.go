@@ -109,6 +109,9 @@ func tuningApply2_23_4(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.RegCollNet, TuningRegCollNetOne, enqueueCC, "registerCollBuffers")
 	tuningSet(d, &t.RegIPC, true, enqueueCC, "registerCollBuffers")
 	tuningSet(d, &t.RegIPCChannels, 16, enqueueCC, "registerCollBuffers")
+	// the CollNetDirect IPC branch, switched off in 2.22.3, registers the
+	// first channel's P2P up and down peers
+	tuningSet(d, &t.RegCollNetIPC, TuningRegCollNetIPCNotRS, enqueueCC, "registerCollBuffers")
 	tuningSet(d, &t.RegIPCDirectMode, true, "src/transport/p2p.cc", "ncclIpcLocalRegisterBuffer")
 	tuningSet(d, &t.TreeCapAllReduceOnly, true, tuningCC, model)
 	tuningSet(d, &t.TreeCorrectionAllReduceOnly, true, tuningCC, "ncclTopoGetAlgoTime")
@@ -150,6 +153,7 @@ func apply2_23_4(rs *Ruleset) {
 	rs.Add(ruleAt(regIPCRule, ref("src/enqueue.cc", "registerCollBuffers"),
 		`From 2.23.4, a Ring or Tree task on Simple whose buffers were registered with ncclCommRegister (ncclRegFind finds their record; NCCL_LOCAL_REGISTER, or NCCL_GRAPH_REGISTER when captured into a CUDA graph, both default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); a buffer only captured into a CUDA graph is not. On one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels.`),
 		"G-REG-UB-1", "ncclCommRegister'ed buffers registered over IPC")
+	rs.Add(regCollNetIPCRule, "G-REG-COLLNET-1", "CollNetDirect's node peers registered over IPC (the branch 2.22.3 switched off)")
 	rs.Replace(ruleAt(regSkipRule, ref("src/transport/p2p.cc", "ncclIpcLocalRegisterBuffer, ncclIpcGraphRegisterBuffer"),
 		`Registration NCCL tries (G-REG-UB-1, G-REG-IPC-1) and that fails leaves the task unregistered, on the channels of its unregistered decision. NVLS: cudaMalloc buffers (alloc cudamalloc) cannot be bound to the multicast object (it takes cuMem memory of NCCL's handle type, as ncclMemAlloc gives). IPC: a cuMem buffer's handle is exported only with NCCL's cuMem on (NCCL_CUMEM_ENABLE, default: the driver's support); a cudaMalloc buffer goes over legacy CUDA IPC, never in directMode (ranks sharing a process, G-PROC-1). CollNet registers either kind.`),
 		"IPC registration fails for cuMem buffers with NCCL's cuMem off")

@@ -93,6 +93,7 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.RegIPCGraph, true, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegNetRing, TuningRegNetRingOne, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegCollNetRanks, TuningRegCollNetRanksAGRS, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	tuningSet(d, &t.RegCollNetGDR, true, "src/transport/coll_net.cc", "collnetRegisterBuffer")
 	tuningSet(d, &t.RegIPCLegacyParam, true, "src/transport/p2p.cc", "ipcRegisterBuffer")
 	tuningSet(d, &t.RegRecordLocalParam, true, "src/register/register.cc", "ncclCommRegister")
 	return d.changes, tuningJoinErrs(d.errs)
@@ -116,8 +117,11 @@ func apply2_24_3(rs *Ruleset) {
 	rs.Replace(regIPCRule, "buffers only captured into a CUDA graph registered over IPC too")
 	rs.Replace(ruleAt(regCollNetRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetDoc24),
 		"NCCL_NET_REG_BUFFER: a CollNetDirect AllGather or ReduceScatter registers with several ranks per node too, on its own channels")
+	rs.Replace(ruleAt(regCollNetIPCRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetIPCDoc23),
+		"IPC and CollNet registration both tried for a CollNetDirect task, IPC first")
 	rs.Replace(ruleAt(regProxyRule, ref("src/enqueue.cc", "calcCollChunking"), regProxyDoc24),
 		"one proxy step for CollNet on one rank per node, one head's loop with several, NCCL_MAX_NET_SIZE steps for a Ring AllGather")
+	rs.Add(regCollNetSplitRule, "G-REG-PROXY-1", "the CollNet proxy re-splits a registered one-rank-per-node op into maxCollBytes pieces")
 	rs.Replace(ruleAt(regSkipRule, ref("src/transport/p2p.cc", "ipcRegisterBuffer"), regSkipDoc24),
 		"cudaMalloc buffers go over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1; ncclCommRegister keeps no record under NCCL_LOCAL_REGISTER=0")
 }

@@ -91,6 +91,7 @@ func consts2_28_3(rs *Ruleset) {
 	rs.SetConst("TunerABI", []int{5, 4, 3, 2}, ref("src/plugin/tuner.cc", "ncclTunerPluginLoad"))
 	rs.SetConst("ProfilerABI", []int{5, 4, 3, 2, 1}, ref("src/plugin/profiler.cc", "ncclProfilerPluginLoad"))
 	rs.SetConst("P2PChannelBaseReversed", true, ref("src/include/channel.h", "ncclP2pChannelBaseForRound"))
+	rs.SetConst("CollNetNVLSHeads", true, ref("src/transport/coll_net.cc", "ncclCollNetSetup"))
 	rs.SetParamDefault("NCCL_PXN_C2C", 1, ref("src/graph/paths.cc", "PxnC2c"))
 	setCollNetFail(rs, tag283, collNetFailSetup(357, 385, 1590))
 	rs.SetConst("DevCommForm", devComm283, Ref{Tag: tag283, File: "src/dev_runtime.cc", Func: "ncclDevCommCreate"})

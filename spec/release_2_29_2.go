@@ -33,6 +33,8 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	// with several ranks per node CollNet registers an AllGather's send
 	// buffer alone; a ReduceScatter needs isOneRPN
 	tuningSet(d, &t.RegCollNetRanks, TuningRegCollNetRanksAG, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
+	// CollNetDirect's IPC registration: an AllGather alone, its receive buffer
+	tuningSet(d, &t.RegCollNetIPC, TuningRegCollNetIPCAG, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.TreeCorrection[LL128][23], 1.0, tuningCC, "treeCorrectionFactor")
 	tuningSet(d, &t.TreeCorrection[Simple][23], .9, tuningCC, "treeCorrectionFactor")
 	tuningSet(d, &t.NVLSTreeCorrection, true, tuningCC, "ncclTopoGetAlgoTime")
@@ -100,6 +102,8 @@ func consts2_29_2(rs *Ruleset) {
 
 func apply2_29_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2292, File: file, Func: fn} }
+	rs.Replace(ruleAt(regCollNetIPCRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetIPCDoc29),
+		"only a CollNetDirect AllGather registers over IPC, on its receive buffer")
 	rs.Replace(ruleAt(regCollNetRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetDoc29),
 		"with several ranks per node only a CollNetDirect AllGather registers with CollNet (its send buffer); ReduceScatter needs one rank per node")
 	rs.Replace(ginConnRule(ref("src/sym_kernels.cc", "ncclSymkInitOnce; src/dev_runtime.cc ncclDevrCommCreateInternal")), "a multi-node symmetric communicator asks GIN for rail signals at its first symmetric window (2.29.2)")

@@ -139,6 +139,11 @@ type Ruleset struct {
 
 // Consts are release constants read by the gates (ABI windows, limits).
 type Consts struct {
+	// CollNetNVLSHeads: with NVLS support ncclCollNetSetup takes the CollNet
+	// heads from the NVLS graph (comm->nvlsHeads), so their CollNet
+	// connectors sit on its NETs (2.28.3+); before, always the CollNetDirect
+	// graph's (G-COLLNET-FLUSH-1).
+	CollNetNVLSHeads bool
 	// NetABI lists the ncclNetPlugin_vN versions probed, newest first; the
 	// same window applies to ncclCollNetPlugin_vN.
 	NetABI []int

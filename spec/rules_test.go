@@ -524,6 +524,12 @@ func TestEveryRuleHasACase(t *testing.T) {
 		// CollNet's user buffers and the registered proxy op:
 		// TestRegCollNetRule, TestRegProxyOp, per release
 		"G-REG-COLLNET-1": true, "G-REG-PROXY-1": true,
+		// CollNetDirect's IPC peers and the CollNet proxy's re-split:
+		// TestRegCollNetIPC, TestRegCollNetSplit, per release
+		"G-REG-COLLNET-IPC-1": true, "G-REG-COLLNET-SPLIT-1": true,
+		// CollNet receives' flush, iflush or gdrcopy: TestCollNetFlush
+		// (2.18.6, 2.19.1, 2.28.9, 2.30.7) and sim's TestCollNetFlushLatency
+		"G-COLLNET-FLUSH-1": true,
 		// several device communicators, their GIN queues and NCCL_GIN_TYPE:
 		// TestDevCommShared, TestDevCommQueue, TestDevCommGinType, per release
 		"G-DEVCOMM-SHARE-1": true, "G-DEVCOMM-QUEUE-1": true, "G-DEVCOMM-GINTYPE-1": true,

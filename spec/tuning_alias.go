@@ -61,6 +61,8 @@ const (
 const (
 	TuningRegCollNetRanksAGRS = tuning.RegCollNetRanksAGRS
 	TuningRegCollNetRanksAG   = tuning.RegCollNetRanksAG
+	TuningRegCollNetIPCNotRS  = tuning.RegCollNetIPCNotRS
+	TuningRegCollNetIPCAG     = tuning.RegCollNetIPCAG
 	ProxyRegNone              = tuning.ProxyRegNone
 	ProxyRegNet               = tuning.ProxyRegNet
 )

@@ -180,6 +180,15 @@ type Result struct {
 	// step it completes (NetConn.Flushes, G-NET-CONN-FLUSH-1) on some
 	// node; the simulator's NET steps pay the flush where it is set.
 	RingNetFlush bool `json:"-"`
+	// CollNetConns are the CollNet connectors of the heads
+	// (ncclTransportCollNetSetup: every head on every channel, with the
+	// head's index as the channel NCCL's sendSetup/recvSetup take the NET
+	// of), over the CollNetDirect graph's heads ([0]) or the NVLS graph's
+	// ([1]), which ncclCollNetSetup takes with NVLS support from 2.28.3:
+	// whether every connector uses GPU Direct RDMA and whether a receive
+	// flushes (G-COLLNET-FLUSH-1). Zero where the graph has no channel or
+	// the node does not reach the network.
+	CollNetConns [2]CollNetConns `json:"-"`
 	// LocalGinDevs is rank 0's count of local GIN devices
 	// (ncclTopoGetLocalGinDevs: the NETs its channels take in turn until
 	// the first comes back; GIN lists its devices physically, unfused);
@@ -772,6 +781,13 @@ func (r *Result) consensus(ps *pathState) error {
 			r.RingNetGDR = r.RingNetGDR && gdr
 			r.RingNetPXN = r.RingNetPXN || pxn
 			r.RingNetFlush = r.RingNetFlush || flush
+			for k, gi := range [2]GraphIndex{GraphCollNetDirect, GraphNVLS} {
+				cn, err := collNetConns(ps, n, gi)
+				if err != nil {
+					return err
+				}
+				r.CollNetConns[k] = combineCollNetConns(r.CollNetConns[k], cn, i == 0)
+			}
 			if c := minNetCount(ps, n.System); i == 0 || c < r.MinNetCount {
 				r.MinNetCount = c
 			}
@@ -1170,6 +1186,81 @@ func (r *Result) nvlsTuning(ps *pathState) error {
 		}
 	}
 	return nil
+}
+
+// CollNetConns is what the CollNet connectors of one node's heads
+// decide (sendSetup, recvSetup of the CollNet transport): GDR every
+// connector, send and receive, uses GPU Direct RDMA (NCCL_DIRECT_NIC, what
+// collnetRegisterBuffer needs); Flush a GDR receive needs the flush of
+// ncclTopoNeedFlush, with Type the reason of the first that does.
+type CollNetConns struct {
+	Set   bool
+	GDR   bool
+	Flush bool
+	Type  FlushType
+}
+
+// combineCollNetConns joins one node's CollNet connectors to those of the
+// nodes before (first: none before): GDR only where every node has it, a
+// flush where any node flushes.
+func combineCollNetConns(acc, n CollNetConns, first bool) CollNetConns {
+	if first {
+		return n
+	}
+	acc.Set = acc.Set && n.Set
+	acc.GDR = acc.GDR && n.GDR
+	if !acc.Flush && n.Flush {
+		acc.Flush, acc.Type = true, n.Type
+	}
+	return acc
+}
+
+// collNetConns decides the CollNet connectors of node n's heads over graph
+// gi: head h (the distinct intra[c × ngpus] of the graph's channels, in
+// order) connects with channel h, so ncclTopoGetNetDev takes the NET
+// inter[2 × (h mod nChannels) + i], i 0 where the head leads that channel;
+// the send reads (GDR read), the receive writes and, with GDR, asks
+// needFlush as the NET's receive does.
+//
+// Ref: v2.28.9-1 src/transport/coll_net.cc ncclCollNetSetup, sendSetup,
+// recvSetup; src/transport.cc ncclTransportCollNetSetup; src/graph/search.cc
+// ncclTopoGetNetDev (v2.18.1-1 … v2.30.7-1 likewise)
+func collNetConns(ps *pathState, n *NodeResult, gi GraphIndex) (CollNetConns, error) {
+	s, g := n.System, n.model.graphs[gi]
+	ngpus := len(s.Nodes[GPU])
+	if g == nil || g.nChannels == 0 || ngpus == 0 || !ps.inter(s) {
+		return CollNetConns{}, nil
+	}
+	r := CollNetConns{Set: true, GDR: true}
+	for h, head := range graphHeads(n, gi, g.nChannels, -1) {
+		ch := h % g.nChannels
+		idx := 1
+		if g.intra[ch*ngpus] == head {
+			idx = 0
+		}
+		gpu, net := gpuOfRank(s, head), netOfID(s, g.inter[2*ch+idx])
+		if gpu == nil || net == nil {
+			return CollNetConns{}, nil
+		}
+		for _, send := range [2]bool{true, false} {
+			mode, err := ps.gdrMode(s, gpu, net, send, true)
+			if err != nil {
+				return CollNetConns{}, err
+			}
+			r.GDR = r.GDR && mode != GdrOff
+			if send || mode == GdrOff || r.Flush {
+				continue
+			}
+			f, err := ps.needFlush(s, gpu, net)
+			if err != nil {
+				return CollNetConns{}, err
+			}
+			if f != FlushNone {
+				r.Flush, r.Type = true, f
+			}
+		}
+	}
+	return r, nil
 }
 
 // ringNetConns is comm->useGdr and comm->useNetPXN after

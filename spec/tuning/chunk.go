@@ -205,6 +205,11 @@ type ChunkComm struct {
 	// TunerGetChunkSize: the loaded tuner has getChunkSize (a v6 tuner at
 	// a release that calls it, 2.30.3+; older ABIs are adapted with none).
 	TunerGetChunkSize bool `json:"tunerGetChunkSize,omitempty"`
+	// MaxCollBytes is the CollNet plugin's maxCollBytes property, the most
+	// one plugin collective of registered buffers moves (ProxyOp.NetSteps);
+	// 0 where gatesim does not know it (a plugin of API v9 or newer gives
+	// its own).
+	MaxCollBytes int64 `json:"maxCollBytes,omitempty"`
 }
 
 // nvlsChunkSizeDefault is NCCL_NVLS_CHUNKSIZE's default (and the constant

@@ -174,7 +174,11 @@ type Input struct {
 	// per node none goes through a PXN peer, so useNetPXN is 0).
 	// MinNetCount is comm->minNetCount (2.30.7). Ring's network
 	// registration of user buffers reads both (netRingChannels).
-	RingNetGDR  bool `json:"ringNetGdr,omitempty"`
+	RingNetGDR bool `json:"ringNetGdr,omitempty"`
+	// CollNetGDR: every CollNet connector of the heads uses GPU Direct
+	// RDMA (NCCL_DIRECT_NIC), what CollNet's registration of user buffers
+	// needs from 2.24.3 (RegCollNetGDR).
+	CollNetGDR  bool `json:"collNetGdr,omitempty"`
 	MinNetCount int  `json:"minNetCount,omitempty"`
 	// GraphRegister and LocalRegister are NCCL_GRAPH_REGISTER and
 	// NCCL_LOCAL_REGISTER (NCCL_PARAM, default 1), nil when unset.

@@ -54,17 +54,44 @@ const MaxCollNetSize = 1 << 29
 // registered (0 where not modelled: an unregistered task before 2.22.3,
 // whose computeColl this model does not follow).
 type ProxyOp struct {
-	Reg        bool  `json:"reg,omitempty"`
-	NSteps     int64 `json:"nsteps"`
-	NStepsMid  int64 `json:"nstepsMid,omitempty"`
-	NStepsHi   int64 `json:"nstepsHi,omitempty"`
-	ChunkSize  int64 `json:"chunkSize"`
-	SliceSize  int64 `json:"sliceSize"`
-	LoopSize   int64 `json:"loopSize"`
-	NBytes     int64 `json:"nbytes"`
-	FIFOSteps  int64 `json:"fifoSteps,omitempty"`
-	ChunkSteps int   `json:"chunkSteps"`
-	SliceSteps int   `json:"sliceSteps"`
+	Reg       bool  `json:"reg,omitempty"`
+	NSteps    int64 `json:"nsteps"`
+	NStepsMid int64 `json:"nstepsMid,omitempty"`
+	NStepsHi  int64 `json:"nstepsHi,omitempty"`
+	ChunkSize int64 `json:"chunkSize"`
+	SliceSize int64 `json:"sliceSize"`
+	LoopSize  int64 `json:"loopSize"`
+	NBytes    int64 `json:"nbytes"`
+	FIFOSteps int64 `json:"fifoSteps,omitempty"`
+	// NetSteps is what the CollNet proxy makes of a registered task's one
+	// step on one rank per node (2.24.3+, G-REG-COLLNET-SPLIT-1): at
+	// progress it re-splits nbytes into ceil(nbytes / maxCollBytes) plugin
+	// collectives, each with its own flush (0 where not re-split, or the
+	// plugin's maxCollBytes is unknown).
+	NetSteps     int64 `json:"netSteps,omitempty"`
+	MaxCollBytes int64 `json:"maxCollBytes,omitempty"`
+	ChunkSteps   int   `json:"chunkSteps"`
+	SliceSteps   int   `json:"sliceSteps"`
+}
+
+// maxCollNetSizeShim is MAX_COLLNET_SIZE (512 MiB): the maxCollBytes
+// NCCL's adapters give a CollNet plugin of API v8 or older, which has no
+// such property (2.24.3+; a v9+ plugin reports its own, which NCCL takes
+// when it lies in (0, NCCL_MAX_NET_SIZE_BYTES]).
+const maxCollNetSizeShim = 512 << 20
+
+// CollNetMaxCollBytes is the maxCollBytes NCCL reads of a CollNet plugin
+// of API version abi: MAX_COLLNET_SIZE through the v8-and-older adapters,
+// 0 (unknown to gatesim) for v9 and newer and without CollNet.
+//
+// Ref: v2.28.9-1 src/plugin/net/net_v8.cc, net_v7.cc, net_v6.cc
+// (getProperties adapters); src/include/plugin/nccl_net.h MAX_COLLNET_SIZE;
+// v2.24.3-1 src/net.cc likewise
+func CollNetMaxCollBytes(abi int) int64 {
+	if abi <= 0 || abi >= 9 {
+		return 0
+	}
+	return maxCollNetSizeShim
 }
 
 // proxyLoop is calcCollChunking's nstepsPerLoop and nchunksPerLoop of the
@@ -124,6 +151,9 @@ func (cc *ChunkComm) ProxyOp(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkRe
 		case a.IsCollNet() || a == nccl.NVLS:
 			if oneRPN {
 				op.NSteps = 1
+				if a.IsCollNet() && reg == ChunkRegCollNet && cc.MaxCollBytes > 0 {
+					op.NetSteps, op.MaxCollBytes = nccl.DivUp(nBytes, cc.MaxCollBytes), cc.MaxCollBytes
+				}
 			} else if f == nccl.AllGather || f == nccl.ReduceScatter {
 				op.LoopSize /= chunks
 			}

@@ -125,6 +125,12 @@ type OpChoice struct {
 	// and printed "failed to NVLS register ..."), empty when it
 	// registered, or when RegRefused is a registration NCCL never called.
 	RegFailed string `json:"regFailed,omitempty"`
+	// RegPeers is "IPC" when a CollNetDirect task's buffers were also
+	// registered over IPC with the node's P2P peers (regBufType
+	// NCCL_IPC_REG_BUFFER beside any CollNet registration,
+	// G-REG-COLLNET-IPC-1): the kernel reads and writes their user
+	// buffers directly; the channels are unchanged.
+	RegPeers string `json:"regPeers,omitempty"`
 	// ChunkNBytes and ChunkNChannels are the bytes and channels of the
 	// task's one calcCollChunking call before 2.22.3 (computeColl,
 	// computeCollChunkInfo; G-SEL-CHUNK-3): 2.20.3–2.21.5 size a task cut
@@ -1804,6 +1810,7 @@ func CollPartition(c *Consts, fn nccl.Func, nRanks int, proto nccl.Proto, elemSi
 func (m *Model) registerTasks(tasks []*tuningTask) {
 	c, in := m.Tuning, &m.In
 	for _, t := range tasks {
+		m.collNetIPC(t)
 		if n, kind := m.userBufferChannels(t, t.algo); kind != "" {
 			t.choice.Registered = kind
 			t.nMaxCh, t.choice.NChannels = n, n
@@ -1837,6 +1844,43 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 			t.choice.NChannels = t.nMaxCh
 		}
 	}
+}
+
+// collNetIPC is CollNetDirect's registration over IPC with the node's
+// peers (G-REG-COLLNET-IPC-1, RegCollNetIPC): a task whose buffers NCCL
+// may register (RegAsked; the graph path needs no ncclCommRegister
+// record), on a communicator whose local ranks are direct P2P
+// (intraNodeP2pSupport, isAllDirectP2p from 2.27.3) and that has local
+// peers to register with, registers its buffers over IPC; not a
+// ReduceScatter, and from 2.29.2 only an AllGather. It sits beside
+// CollNet's registration of the network side (userBufferChannels) and
+// changes no channel count. A refused IPC export (RegRefused) leaves the
+// peers unregistered and says why; where CollNet's registration fails
+// too, its reason is the one reported.
+//
+// Ref: v2.23.4-1 src/enqueue.cc registerCollBuffers; v2.24.3-1
+// src/register/coll_reg.cc ncclRegisterCollBuffers (v2.28.9-1 likewise,
+// isAllDirectP2p from v2.27.3-1); v2.29.2-1 the same function (an
+// AllGather's receive buffer alone); src/enqueue.cc (regUsed)
+func (m *Model) collNetIPC(t *tuningTask) {
+	c, in := m.Tuning, &m.In
+	if c.RegCollNetIPC == RegCollNetIPCNone || t.algo != nccl.CollNetDirect || t.proto != nccl.Simple ||
+		!m.RegAsked(t.op) || !in.DirectP2P || in.MaxLocalRanks < 2 {
+		return
+	}
+	switch {
+	case t.fn == nccl.ReduceScatter:
+		return
+	case c.RegCollNetIPC == RegCollNetIPCAG && t.fn != nccl.AllGather:
+		return
+	}
+	if why := m.RegRefused(t.op, "IPC"); why != "" {
+		if t.choice.RegRefused == "" {
+			t.choice.RegRefused = why
+		}
+		return
+	}
+	t.choice.RegPeers = "IPC"
 }
 
 // RegAsked says whether NCCL tries to register an operation's buffers:
@@ -1890,6 +1934,9 @@ func (m *Model) RegRefused(o Call, kind string) string {
 		return why
 	}
 	c, in := m.Tuning, &m.In
+	if kind == "CollNet" && c.RegCollNetGDR && !in.CollNetGDR {
+		return "a CollNet connector without GPU Direct RDMA (NCCL_DIRECT_NIC unset): collnetRegisterBuffer fails (\"COLLNET failed to register userbuff ... GDR 0\")"
+	}
 	switch kind {
 	case "NVLS":
 		if o.Alloc == nccl.AllocCudaMalloc {

@@ -199,6 +199,30 @@ func (m RegCollNetRanks) String() string {
 	return tuningEnumName([]string{"none", "allgather-reducescatter", "allgather"}, int(m), "RegCollNetRanks")
 }
 
+// RegCollNetIPC selects which CollNetDirect tasks NCCL registers over IPC
+// with the node's peers (the up and down ranks of the first channel that
+// connect over P2P), beside CollNet's own registration of the network
+// side (G-REG-COLLNET-IPC-1). The kernel then reads and writes the
+// peers' user buffers directly (regUsed); the channels do not change.
+type RegCollNetIPC int
+
+const (
+	// RegCollNetIPCNone (before 2.23.4): registerIntraNodeBuffers keeps
+	// its CollNetDirect IPC branch switched off.
+	RegCollNetIPCNone RegCollNetIPC = iota
+	// RegCollNetIPCNotRS (2.23.4–2.28.9): any function but ReduceScatter,
+	// both buffers (the send buffer first, the receive buffer only once
+	// it succeeded).
+	RegCollNetIPCNotRS
+	// RegCollNetIPCAG (2.29.2+): an AllGather alone, on its receive
+	// buffer.
+	RegCollNetIPCAG
+)
+
+func (m RegCollNetIPC) String() string {
+	return tuningEnumName([]string{"none", "not-reducescatter", "allgather"}, int(m), "RegCollNetIPC")
+}
+
 // RegNetRing selects what the network registration of user buffers does
 // to a Ring task on Simple (ncclRegisterCollBuffers): on a communicator of
 // one rank per node whose ring connections use GPU Direct RDMA, an
@@ -580,6 +604,13 @@ type Consts struct {
 	// several ranks per node, on their unregistered channels
 	// (G-REG-COLLNET-1).
 	RegCollNetRanks RegCollNetRanks `tuning:"reg.collNetRanks"`
+	// RegCollNetIPC: the CollNetDirect tasks whose buffers NCCL registers
+	// over IPC with the node's P2P peers (G-REG-COLLNET-IPC-1).
+	RegCollNetIPC RegCollNetIPC `tuning:"reg.collNetIPC"`
+	// RegCollNetGDR: CollNet registers a buffer only through a CollNet
+	// connector with GPU Direct RDMA (collnetRegisterBuffer reads
+	// NCCL_DIRECT_NIC; 2.24.3+).
+	RegCollNetGDR bool `tuning:"reg.collNetGdr"`
 	// SymGrouped: the symmetric tasks of any group are taken out and binned
 	// (ncclMakeSymmetricTaskList), picked on cell-aligned counts, and a bin
 	// without a kernel fails the group (2.28.3+). Before (2.27.x) only a
