@@ -118,8 +118,10 @@ type OpChoice struct {
 	RegRefused string `json:"regRefused,omitempty"`
 	// RegFailed names the registration NCCL called for the task and that
 	// failed ("NVLS": its nvlsRegisterBuffer found the buffers unbindable
-	// and printed "failed to NVLS register ..."), empty when it
-	// registered, or when RegRefused is a registration NCCL never called.
+	// and printed "failed to NVLS register ..."; "IPC": ipcRegisterBuffer
+	// could not export them and printed "failed to IPC register ..."),
+	// empty when it registered, or when RegRefused is a registration NCCL
+	// never called.
 	RegFailed string `json:"regFailed,omitempty"`
 	// ChunkNBytes and ChunkNChannels are the bytes and channels of the
 	// task's one calcCollChunking call before 2.22.3 (computeColl,
@@ -1824,6 +1826,9 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 		}
 		if why := m.RegRefused(t.op, "IPC"); why != "" {
 			t.choice.RegRefused = why
+			if m.regSkipped(t.op, "IPC") == "" {
+				t.choice.RegFailed = "IPC" // ipcRegisterBuffer's export failed: "failed to IPC register"
+			}
 			continue
 		}
 		t.choice.Registered = "IPC"
