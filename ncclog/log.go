@@ -563,7 +563,7 @@ type Log struct {
 	SocketNoIf  int         `json:"socket_no_interface,omitempty"`
 	GDR         GDRLog      `json:"gdr"`
 	NVLS        NVLSLog     `json:"nvls"`
-	Reg         RegLog      `json:"register,omitempty"`
+	Reg         RegLog      `json:"register,omitzero"`
 	MNNVL       MNNVLLog    `json:"mnnvl"`
 
 	Transports []TransportUse `json:"transports,omitempty"`
