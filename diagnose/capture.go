@@ -19,8 +19,9 @@ import (
 // Compared: the gate outcomes and capability levels the log proves, the
 // graph searches rank 0 printed, the channel summary, the
 // threadThresholds line, every cell of the printed tuning table, each
-// distinct per-operation line (algorithm, protocol, channel range) and the
-// errors the measured operations returned. Pure: the capture is read
+// distinct per-operation line (algorithm, protocol, channel range), each
+// distinct registration line (checkRegistrations) and the errors the
+// measured operations returned. Pure: the capture is read
 // already (hw.ReadCapture).
 func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.CheckReport, error) {
 	rep := &conformance.CheckReport{Config: c.Config.Name, Dir: c.Dir}
@@ -256,6 +257,9 @@ func CheckCapture(c *conformance.Capture, cache *spec.Cache) (*conformance.Check
 		rep.Add("op", fmt.Sprintf("%s [Symmetric] %s", o.Func, spec.FormatBytes(so.Op.Bytes())), strings.Join(preds, " | "), obs)
 	}
 	rep.AddTally("op", "per-operation lines", rep.Ops, strings.Join(uneven, "; "))
+	if err := checkRegistrations(rep, l, c, comm, launch, bufs, alloc); err != nil {
+		return nil, err
+	}
 
 	// operations that returned an error
 	refused := 0

@@ -99,6 +99,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d.collnet()
 	d.nvls()
 	d.nvlsRegister()
+	d.register()
 	d.algo()
 	d.proto()
 	d.contradictions()
@@ -552,6 +553,52 @@ func (d *diag) nvlsRegister() {
 		Check: []string{"NVLS registers buffers allocated through the cuMem* API (ncclMemAlloc, or PyTorch's NCCL memory pool); cudaMalloc'ed memory cannot be bound to the multicast object",
 			"NCCL_DEBUG_SUBSYS=REG (NVLS before 2.24.3) shows each registration",
 			"NCCL_GRAPH_REGISTER=0 stops the attempt under CUDA graphs"}})
+}
+
+// register reports the user-buffer registrations the log shows, other
+// than NVLS's failure (nvlsRegister): each path that registered, and each
+// that NCCL called and that failed. Neither is fatal; a registered
+// operation runs on the registered path's channels (IPC: 16 on one node
+// for Ring/Simple; NVLS and CollNet their user-buffer channels), a failed
+// one as if unregistered. The lines name no collective: hw check and the
+// public truth match them to operations by size.
+//
+// Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers;
+// src/transport/p2p.cc ipcRegisterBuffer; src/transport/net.cc
+// netRegisterBuffer; src/transport/coll_net.cc collnetRegisterBuffer
+func (d *diag) register() {
+	var done, failed []string
+	for _, r := range d.l.Reg.Outcomes {
+		switch {
+		case r.Failed && r.Path == "NVLS":
+		case r.Failed && !slices.Contains(failed, r.Path):
+			failed = append(failed, r.Path)
+		case !r.Failed && !slices.Contains(done, r.Path):
+			done = append(done, r.Path)
+		}
+	}
+	if len(done) > 0 {
+		var ev []ncclog.Proof
+		if s, ok := d.l.First(ncclog.KindRegistered); ok {
+			ev = append(ev, ncclog.Proof{At: s.At, Msg: s.Msg, Why: "a user buffer registered"})
+		}
+		d.add(Finding{ID: "register.done", Severity: Info,
+			Title: "NCCL registered user buffers (" + strings.Join(done, ", ") + "): those operations run on the registered path's channels, not the unregistered choice",
+			Rule:  "G-REG-IPC-1", Evidence: ev,
+			Check: []string{"gatesim group --cudagraph (graph capture) and gatesim diagnose --cudagraph predict the registered channels",
+				"NCCL_GRAPH_REGISTER=0 / NCCL_LOCAL_REGISTER=0 turn registration off"}})
+	}
+	if len(failed) > 0 {
+		var ev []ncclog.Proof
+		if s, ok := d.l.First(ncclog.KindRegFailed); ok {
+			ev = append(ev, ncclog.Proof{At: s.At, Msg: s.Msg, Why: "registration failed: the operation runs as unregistered"})
+		}
+		d.add(Finding{ID: "register.failed", Severity: Warning,
+			Title: "NCCL could not register a user buffer (" + strings.Join(failed, ", ") + "): not fatal, the operation ran unregistered, on the channels of an unregistered buffer",
+			Rule:  "G-REG-SKIP-1", Evidence: ev,
+			Check: []string{"IPC exports cudaMalloc memory only over legacy CUDA IPC (NCCL_LEGACY_CUDA_REGISTER=1 from 2.24.3, never when ranks share a process); cuMem memory needs NCCL's cuMem on",
+				"NET and CollNet register only with GPUDirect RDMA (the GDR flag the line prints)"}})
+	}
 }
 
 func (d *diag) nvls() {

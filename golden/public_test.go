@@ -653,8 +653,8 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 		}
 		add(fmt.Sprintf("op %s %d", fn, o.Bytes), []string{pred}, []string{got})
 	}
-	if regs := l.NVLS.RegFailed; len(regs) > 0 {
-		pred, got, err := predictNVLSRegs(c, comm, regs)
+	if regs := l.Reg.Outcomes; len(regs) > 0 {
+		pred, got, err := predictRegs(c, comm, regs)
 		if err != nil {
 			return nil, err
 		}
@@ -663,47 +663,50 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 	return items, nil
 }
 
-// predictNVLSRegs writes each logged NVLS registration failure as its
-// operation and "NVLS register failed", and the model's outcome for that
-// operation, launched and allocated as the case says: the registration it
-// calls and that fails (tuning.OpChoice.RegFailed), one that succeeds, or
-// none. The line names no collective: the case's func line does.
-func predictNVLSRegs(c *publicCase, comm *spec.Comm, regs []ncclog.NVLSRegFailure) (pred, got []string, err error) {
+// predictRegs writes each logged registration outcome (ncclog.RegOutcome:
+// IPC, NET, CollNet or NVLS, registered or failed) as its operation and
+// outcome, and the model's outcome for that operation, launched and
+// allocated as the case says (diagnose.RegString: the registration it
+// makes, the call that fails, or none). The line names no collective: the
+// case's func line does. A one-buffer line does not say whether the
+// operation ran in place: either agrees.
+func predictRegs(c *publicCase, comm *spec.Comm, regs []ncclog.RegOutcome) (pred, got []string, err error) {
 	if c.opFunc < 0 {
-		return nil, nil, fmt.Errorf("%s: an NVLS registration line names no collective: expected a func line in the case file", c.dir)
+		return nil, nil, fmt.Errorf("%s: a registration line names no collective: expected a func line in the case file", c.dir)
 	}
 	for _, r := range regs {
 		// the operation's bytes as NCCL prints them: the send buffer, the
 		// receive buffer for ReduceScatter
-		bytes := r.SendBytes
-		if c.opFunc == spec.ReduceScatter {
-			bytes = r.RecvBytes
+		bytes, inPlace := r.Bytes, []bool{false, true}
+		if r.Both() {
+			bytes, inPlace = r.SendBytes, []bool{r.InPlace}
+			if c.opFunc == spec.ReduceScatter {
+				bytes = r.RecvBytes
+			}
 		}
 		op, err := spec.OpFromBytes(c.opFunc, bytes, spec.Float32, spec.Sum, 0)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: NVLS registration of %d bytes: %w", c.dir, bytes, err)
+			return nil, nil, fmt.Errorf("%s: %s registration of %d bytes: %w", c.dir, r.Path, bytes, err)
 		}
 		what := fmt.Sprintf("%s %d bytes", c.opFunc, bytes)
-		if r.InPlace {
+		if r.Both() && r.InPlace {
 			what += " in place"
 		}
-		gd, err := comm.SelectGroup([]spec.GroupOp{{Op: op, InPlace: r.InPlace, Alloc: c.alloc}}, spec.Launch{Mode: c.launch})
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %s: %w", c.dir, what, err)
-		}
-		outcome := "no NVLS registration"
-		if len(gd.Choices) > 0 {
-			ch := gd.Choices[0]
-			switch {
-			case ch.RegFailed == "NVLS":
-				outcome = "NVLS register failed"
-			case ch.Registered == "NVLS":
-				outcome = "NVLS registered"
-			default:
-				outcome = fmt.Sprintf("no NVLS registration (%s/%s)", ch.Algo, ch.Proto)
+		outcome := ""
+		for _, ip := range inPlace {
+			gd, err := comm.SelectGroup([]spec.GroupOp{{Op: op, InPlace: ip, Alloc: c.alloc}}, spec.Launch{Mode: c.launch})
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %s: %w", c.dir, what, err)
+			}
+			o := "no " + r.Path + " registration"
+			if len(gd.Choices) > 0 {
+				o = diagnose.RegString(gd.Choices[0], r.Path)
+			}
+			if outcome == "" || o == r.String() {
+				outcome = o
 			}
 		}
-		pred, got = append(pred, what+": "+outcome), append(got, what+": NVLS register failed")
+		pred, got = append(pred, what+": "+outcome), append(got, what+": "+r.String())
 	}
 	return pred, got, nil
 }

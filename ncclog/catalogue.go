@@ -70,6 +70,8 @@ const (
 	KindNVLSBindSoft
 	KindNVLSBindFail
 	KindNVLSRegFail
+	KindRegistered
+	KindRegFailed
 	KindNVLSTreeConnected
 	KindNVLSTrees
 	KindNVLSTuning
@@ -574,6 +576,63 @@ var Catalogue = []Form{
 		Since: v(2, 24, 3), Ref: ref(t2289, "src/transport/nvls.cc", "nvlsRegisterBuffer"), Bare: true,
 		Example: "rank 0 failed to NVLS register sendbuff 0x78c800000000 sendbuffSize 1073741824 recvbuff 0x78c800000000 recvbuffSize 1073741824",
 		lit:     "failed to NVLS register", re: rx(`^rank (\d+) failed to NVLS register sendbuff (\S+) sendbuffSize (\d+) recvbuff (\S+) recvbuffSize (\d+)`)},
+	// User-buffer registration of one operation's buffers, by path (IPC,
+	// NET, CollNet, NVLS): the REG subsystem from 2.24.3 (NVLS before it;
+	// the 2.21-2.23 CollNet line is REG too). Failures were WARNs at
+	// 2.24.3-2.25.1 (CollNet's at 2.24.3-2.26.6) and are REG INFOs after.
+	// Each line names one buffer and its size, NVLS's and 2.21-2.23
+	// CollNet's both; none names the collective or its channels.
+	{Kind: KindRegistered, ID: "reg.ipc.registered", Format: `rank %d - IPC register buffer %p size %ld (baseAddr %p size %ld) to peer %d regAddr %p offsetOut %ld` + " | " +
+		`rank %d - IPC registered buffer %p size %ld (baseAddr %p size %ld) to peer %d regAddr %p offsetOut %ld` + " | " +
+		`rank %d - IPC register buffer %p size %zu (baseAddr %p totalSize %zu numSegments %d) to peer %d regAddr %p offsetOut %ld` + " | " +
+		`rank %d - IPC reuse buffer %p size %ld (baseAddr %p size %ld) to peer %d regAddr %p` + " | " +
+		`rank %d - IPC reuse buffer %p size %zu (baseAddr %p size %zu numSegments %d) to peer %d regAddr %p`,
+		Since: v(2, 24, 3), Ref: ref(t2289, "src/transport/p2p.cc", "ipcRegisterBuffer"), Bare: true,
+		Example: "rank 0 - IPC register buffer 0x7f2a40000000 size 8388608 (baseAddr 0x7f2a40000000 size 8388608) to peer 1 regAddr 0x7f1c20000000 offsetOut 0",
+		lit:     " - IPC r", re: rx(`^rank (\d+) - IPC (?:register|registered|reuse) buffer (\S+) size (\d+) \(baseAddr`)},
+	{Kind: KindRegFailed, ID: "reg.ipc.failed", Format: `rank %d failed to IPC register userbuff %p buffSize %ld nPeers %d isLegacyIpc %p` + " | " +
+		`rank %d failed to IPC register userbuff %p buffSize %ld nPeers %d isLegacyIpc %d type %s`,
+		Since: v(2, 24, 3), Ref: ref(t2289, "src/transport/p2p.cc", "ipcRegisterBuffer"), Bare: true,
+		Example: "rank 0 failed to IPC register userbuff 0x7f2a40000000 buffSize 8388608 nPeers 1 isLegacyIpc 1 type POSIX_FD",
+		lit:     "failed to IPC register", re: rx(`^rank (\d+) failed to IPC register userbuff (\S+) buffSize (\d+)`)},
+	{Kind: KindRegistered, ID: "reg.net.registered", Format: `rank %d - NET register userbuff %p (handle %p), buffSize %ld`,
+		Since: v(2, 24, 3), Ref: ref(t2289, "src/transport/net.cc", "netRegisterBuffer"), Bare: true,
+		Example: "rank 0 - NET register userbuff 0x7f2a40000000 (handle 0x55d0c0a0), buffSize 8388608",
+		lit:     " - NET register userbuff", re: rx(`^rank (\d+) - NET register userbuff (\S+) \(handle \S+\), buffSize (\d+)`)},
+	{Kind: KindRegFailed, ID: "reg.net.failed", Format: `rank %d failed to NET register userbuff %p buffSize %ld GDR flag %d`,
+		Since: v(2, 24, 3), Ref: ref(t2289, "src/transport/net.cc", "netRegisterBuffer"), Bare: true,
+		Example: "rank 0 failed to NET register userbuff 0x7f2a40000000 buffSize 8388608 GDR flag 0",
+		lit:     "failed to NET register", re: rx(`^rank (\d+) failed to NET register userbuff (\S+) buffSize (\d+)`)},
+	{Kind: KindRegistered, ID: "reg.collnet.registered", Format: `rank %d - COLLNET register userbuff %p (handle %p), buffSize %ld, type %s` + " | " +
+		`rank %d - COLLNET reuse register userbuff %p (handle %p), buffSize %ld, type %s`,
+		Since: v(2, 24, 3), Ref: ref(t2289, "src/transport/coll_net.cc", "collnetRegisterBuffer"), Bare: true,
+		Example: "rank 0 - COLLNET register userbuff 0x7f2a40000000 (handle 0x55d0c0a0), buffSize 8388608, type Send",
+		lit:     " - COLLNET ", re: rx(`^rank (\d+) - COLLNET (?:reuse )?register userbuff (\S+) \(handle \S+\), buffSize (\d+), type (Send|Recv)`)},
+	{Kind: KindRegFailed, ID: "reg.collnet.failed", Format: `rank %d - COLLNET failed to register userbuff %p (handle %p), buffSize %ld, type %s, GDR is not enabled` + " | " +
+		`rank %d - COLLNET failed to register userbuff %p, buffSize %ld, type %s, GDR %d`,
+		Since: v(2, 24, 3), Ref: ref(t2289, "src/transport/coll_net.cc", "collnetRegisterBuffer"), Bare: true,
+		Example: "rank 0 - COLLNET failed to register userbuff 0x7f2a40000000, buffSize 8388608, type Send, GDR 0",
+		lit:     "COLLNET failed to register", re: rx(`^rank (\d+) - COLLNET failed to register userbuff (\S+?),? (?:\(handle \S+\), )?buffSize (\d+), type (Send|Recv)`)},
+	{Kind: KindRegistered, ID: "reg.collnet.registered.both", Format: `rank %d successfully registered collNet sendbuff %p (handle %p), sendbuff size %ld, recvbuff %p (handle %p), recvbuff size %ld`,
+		Since: v(2, 21, 5), Until: v(2, 23, 4), Ref: ref("v2.22.3-1", "src/enqueue.cc", "registerIntraNodeBuffers"), Bare: true,
+		Example: "rank 0 successfully registered collNet sendbuff 0x7f2a40000000 (handle 0x55d0c0a0), sendbuff size 8388608, recvbuff 0x7f2a48000000 (handle 0x55d0c0b0), recvbuff size 8388608",
+		lit:     "successfully registered collNet", re: rx(`^rank (\d+) successfully registered collNet sendbuff (\S+) \(handle \S+\), sendbuff size (\d+), recvbuff (\S+) \(handle \S+\), recvbuff size (\d+)`)},
+	// NVLS success: REG from 2.24.3; the NVLS subsystem's local- and
+	// graph-registered lines before (2.19.1-2.23.4 graph, 2.21.5-2.23.4 local).
+	{Kind: KindRegistered, ID: "reg.nvls.registered", Format: `rank %d successfully registered NVLS sendbuff %p, recvbuff %p, sendbuff size %ld, recvbuff size %ld, reg sendbuff %p, reg recvbuff %p` + " | " +
+		`rank %d reuse registered NVLS sendbuff %p, recvbuff %p, sendbuff size %ld, recvbuff size %ld, reg sendbuff %p, reg recvbuff %p`,
+		Since: v(2, 24, 3), Ref: ref(t2289, "src/transport/nvls.cc", "nvlsRegisterBuffer"), Bare: true,
+		Example: "rank 0 successfully registered NVLS sendbuff 0x7f2a40000000, recvbuff 0x7f2a48000000, sendbuff size 8388608, recvbuff size 8388608, reg sendbuff 0x7f1c00000000, reg recvbuff 0x7f1c08000000",
+		lit:     "registered NVLS sendbuff", re: rx(`^rank (\d+) (?:successfully|reuse) registered NVLS sendbuff (\S+), recvbuff (\S+), sendbuff size (\d+), recvbuff size (\d+)`)},
+	{Kind: KindRegistered, ID: "reg.nvls.registered.local", Format: `rank %d successfully local-registered NVLS sendbuff %p, recvbuff %p, sendbuff size %ld, recvbuff size %ld, reg sendbuff %p, reg recvbuff %p` + " | " +
+		`rank %d reuse local-registered NVLS sendbuff %p, recvbuff %p, sendbuff size %ld, recvbuff size %ld, reg sendbuff %p, reg recvbuff %p`,
+		Since: v(2, 21, 5), Until: v(2, 23, 4), Ref: ref("v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsLocalRegisterBuffer"), Bare: true,
+		Example: "rank 0 successfully local-registered NVLS sendbuff 0x7f2a40000000, recvbuff 0x7f2a48000000, sendbuff size 8388608, recvbuff size 8388608, reg sendbuff 0x7f1c00000000, reg recvbuff 0x7f1c08000000",
+		lit:     "local-registered NVLS sendbuff", re: rx(`^rank (\d+) (?:successfully|reuse) local-registered NVLS sendbuff (\S+), recvbuff (\S+), sendbuff size (\d+), recvbuff size (\d+)`)},
+	{Kind: KindRegistered, ID: "reg.nvls.registered.graph", Format: `rank %d successfully graph-registered sendbuff %p, recvbuff %p, sendbuff size %ld (register size %ld, sendGran %ld), recvbuff size %ld (register size %ld, recvGran %ld), reg sendbuff %p, reg recvbuff %p`,
+		Since: v(2, 19, 1), Until: v(2, 23, 4), Ref: ref("v2.22.3-1", "src/transport/nvls.cc", "ncclNvlsGraphRegisterBuffer"), Bare: true,
+		Example: "rank 0 successfully graph-registered sendbuff 0x7f2a40000000, recvbuff 0x7f2a48000000, sendbuff size 8388608 (register size 8388608, sendGran 2097152), recvbuff size 8388608 (register size 8388608, recvGran 2097152), reg sendbuff 0x7f1c00000000, reg recvbuff 0x7f1c08000000",
+		lit:     "successfully graph-registered", re: rx(`^rank (\d+) successfully graph-registered sendbuff (\S+), recvbuff (\S+), sendbuff size (\d+) \([^)]*\), recvbuff size (\d+)`)},
 	{Kind: KindNVLSTreeConnected, ID: "nvls.tree.connected", Format: `Connected NVLS tree`, Since: v(2, 18, 1),
 		Ref: ref(t2289, "src/transport/nvls.cc", "ncclNvlsTreeConnect"), Bare: true,
 		Example: "Connected NVLS tree", lit: "Connected NVLS tree", re: rx(`^Connected NVLS tree$`)},

@@ -33,6 +33,11 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("h:1:1 [0] NCCL INFO AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLL_R nchannels 8 nthreads 512\n"))
 	f.Add([]byte("h:1:1 [0] NCCL INFO AllGather [Symmetric]: 16777216 Bytes -> Kernel AllGather_STMC nchannels 16 nthreads 512 nWorks 4\n"))
 	f.Add([]byte("h:1:1 [0] NCCL INFO AllReduce [Symmetric]: 99999999999999999999 Bytes -> Kernel K nchannels 1234567 nthreads 1 nWorks 1\n"))
+	// registration lines of each path, one cut short, one with a size past int64
+	f.Add([]byte("h:1:1 [0] NCCL INFO rank 0 - IPC register buffer 0x7f00 size 8388608 (baseAddr 0x7f00 totalSize 8388608 numSegments 1) to peer 1 regAddr 0x7e00 offsetOut 0\n" +
+		"h:1:1 [0] NCCL INFO rank 0 - COLLNET failed to register userbuff 0x7f00, buffSize 99999999999999999999, type Recv, GDR 0\n" +
+		"h:1:1 [0] NCCL INFO rank 0 successfully registered NVLS sendbuff (nil), recvbuff 0x7f00, sendbuff size 0, recvbuff size 4096, reg sendbuff (nil), reg recvbuff 0x7e00\n" +
+		"h:1:1 [0] NCCL INFO rank 0 failed to NET register userbuff 0x7f00 buffSize\n"))
 	// a garbage line naming a release before the real one (diagnose used to
 	// take 9.99.99 from it)
 	f.Add([]byte("junk NCCL version 9.99.99\nNCCL version 2.99.1\nh:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda12.9\n"))

@@ -225,6 +225,42 @@ type NVLSRegFailure struct {
 	InPlace   bool  `json:"in_place"`
 }
 
+// RegLog is what the log says about user-buffer registration (REG
+// subsystem, NVLS before 2.24.3): one outcome per distinct buffer line.
+type RegLog struct {
+	// Lines counts the registration lines read, repeats included.
+	Lines int `json:"lines,omitempty"`
+	// Outcomes are the distinct outcomes (the first maxDistinctSmall).
+	Outcomes []RegOutcome `json:"outcomes,omitempty"`
+}
+
+// RegOutcome is one registration line: the path ("IPC", "NET", "CollNet",
+// "NVLS"), whether it failed, and the buffers it names. IPC, NET and
+// CollNet lines name one buffer (Bytes; Recv for CollNet's receive
+// buffer); NVLS lines and the 2.21-2.23 CollNet line name both (SendBytes,
+// RecvBytes, InPlace when both addresses are one). No line names the
+// collective or its channels.
+type RegOutcome struct {
+	Path      string `json:"path"`
+	Failed    bool   `json:"failed,omitempty"`
+	Bytes     int64  `json:"bytes,omitempty"`
+	Recv      bool   `json:"recv,omitempty"`
+	SendBytes int64  `json:"send_bytes,omitempty"`
+	RecvBytes int64  `json:"recv_bytes,omitempty"`
+	InPlace   bool   `json:"in_place,omitempty"`
+}
+
+// Both reports whether the line names both buffers of the operation.
+func (r RegOutcome) Both() bool { return r.Bytes == 0 && (r.SendBytes != 0 || r.RecvBytes != 0) }
+
+// String is the outcome as diagnose and hw check compare it.
+func (r RegOutcome) String() string {
+	if r.Failed {
+		return r.Path + " register failed"
+	}
+	return r.Path + " registered"
+}
+
 // MNNVLLog is what a multi-node NVLink (GB200-class) node says about its
 // fabric: each GPU's fabric state and clique, and the communicator's MNNVL
 // decision.
@@ -527,6 +563,7 @@ type Log struct {
 	SocketNoIf  int         `json:"socket_no_interface,omitempty"`
 	GDR         GDRLog      `json:"gdr"`
 	NVLS        NVLSLog     `json:"nvls"`
+	Reg         RegLog      `json:"register,omitzero"`
 	MNNVL       MNNVLLog    `json:"mnnvl"`
 
 	Transports []TransportUse `json:"transports,omitempty"`

@@ -1107,6 +1107,9 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		if !slices.Contains(p.log.NVLS.RegFailed, f) && len(p.log.NVLS.RegFailed) < maxDistinctSmall {
 			p.log.NVLS.RegFailed = append(p.log.NVLS.RegFailed, f)
 		}
+		p.addReg(RegOutcome{Path: "NVLS", Failed: true, SendBytes: f.SendBytes, RecvBytes: f.RecvBytes, InPlace: f.InPlace})
+	case KindRegistered, KindRegFailed:
+		p.addReg(regOutcome(f.ID, f.Kind == KindRegFailed, sub))
 	case KindCudaFailure:
 		if strings.Contains(ln.SrcFile, "nvls") {
 			p.log.NVLS.CudaFailures++
@@ -1846,5 +1849,42 @@ func (p *Parser) ofiLine(msg string, at Loc) {
 		o.Libfabric = m[1]
 	} else if msg == "Could not disable CUDA API usage for HMEM, disabling GDR" && o.NoGDRAt.Line == 0 {
 		o.NoGDRAt = at
+	}
+}
+
+// regOutcome reads a registration line's submatches: rank, then one
+// buffer (address, size[, Send|Recv]) or two (send and receive address,
+// then their sizes; the 2.21-2.23 CollNet line alternates them).
+func regOutcome(id string, failed bool, sub []string) RegOutcome {
+	r := RegOutcome{Failed: failed}
+	switch {
+	case strings.HasPrefix(id, "reg.ipc."):
+		r.Path = "IPC"
+	case strings.HasPrefix(id, "reg.net."):
+		r.Path = "NET"
+	case strings.HasPrefix(id, "reg.collnet."):
+		r.Path = "CollNet"
+	default:
+		r.Path = "NVLS"
+	}
+	switch {
+	case id == "reg.collnet.registered.both":
+		r.SendBytes, r.RecvBytes = atoi64(sub[3]), atoi64(sub[5])
+		r.InPlace = sub[2] == sub[4] && sub[2] != "(nil)"
+	case r.Path == "NVLS":
+		r.SendBytes, r.RecvBytes = atoi64(sub[4]), atoi64(sub[5])
+		r.InPlace = sub[2] == sub[3] && sub[2] != "(nil)"
+	default:
+		r.Bytes = atoi64(sub[3])
+		r.Recv = len(sub) > 4 && sub[4] == "Recv"
+	}
+	return r
+}
+
+// addReg counts a registration line and keeps its outcome once.
+func (p *Parser) addReg(r RegOutcome) {
+	p.log.Reg.Lines++
+	if !slices.Contains(p.log.Reg.Outcomes, r) && len(p.log.Reg.Outcomes) < maxDistinctSmall {
+		p.log.Reg.Outcomes = append(p.log.Reg.Outcomes, r)
 	}
 }

@@ -122,8 +122,10 @@ type OpChoice struct {
 	RegRefused string `json:"regRefused,omitempty"`
 	// RegFailed names the registration NCCL called for the task and that
 	// failed ("NVLS": its nvlsRegisterBuffer found the buffers unbindable
-	// and printed "failed to NVLS register ..."), empty when it
-	// registered, or when RegRefused is a registration NCCL never called.
+	// and printed "failed to NVLS register ..."; "IPC": ipcRegisterBuffer
+	// could not export them and printed "failed to IPC register ..."),
+	// empty when it registered, or when RegRefused is a registration NCCL
+	// never called.
 	RegFailed string `json:"regFailed,omitempty"`
 	// RegPeers is "IPC" when a CollNetDirect task's buffers were also
 	// registered over IPC with the node's P2P peers (regBufType
@@ -1836,6 +1838,9 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 		}
 		if why := m.RegRefused(t.op, "IPC"); why != "" {
 			t.choice.RegRefused = why
+			if m.regSkipped(t.op, "IPC") == "" {
+				t.choice.RegFailed = "IPC" // ipcRegisterBuffer's export failed: "failed to IPC register"
+			}
 			continue
 		}
 		t.choice.Registered = "IPC"
