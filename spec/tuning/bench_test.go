@@ -39,7 +39,8 @@ func BenchmarkTuningModel1024x8(b *testing.B) {
 
 // tuningMultiNodeInput is nodes × 8 H100/H200 with 8 × 400G NICs and an
 // Intel CPU, graphs as nccl-tuning.md §6.8 predicts them: ring 8 × 48/48
-// crossNic 2 NVL/PIX, tree pattern 3 8 × 48/48, NVLS 8 × 40/48, CollNet on.
+// crossNic 2 NVL/PIX, tree pattern 3 8 × 48/48, NVLS 8 × 40/48, CollNet on
+// over GPU Direct RDMA (as on the SHARP presets).
 func tuningMultiNodeInput(nodes, ppn int) Input {
 	ring := &topo.Graph{Pattern: topo.PatternRing, CrossNic: 2, NChannels: 8, BwIntra: 48, BwInter: 48, TypeIntra: topo.PathNVL, TypeInter: topo.PathPIX}
 	tree := &topo.Graph{ID: 1, Pattern: topo.PatternTree, NChannels: 8, BwIntra: 48, BwInter: 48, TypeIntra: topo.PathNVL, TypeInter: topo.PathPIX}
@@ -50,7 +51,7 @@ func tuningMultiNodeInput(nodes, ppn int) Input {
 		CPUArch: ArchX86, CPUVendor: VendorIntel, Graphs: Graphs(ring, tree, chain, direct, nvls),
 		MaxTreePattern: topo.PatternTree, CollNetEnable: true, CollNetChainSupport: true, CollNetHeads: 8,
 		CollNetAllGather: true, CollNetReduceScatter: true, NVSwitch: true, Enable: DefaultEnable(), CUDARuntime: 12080,
-		NChannels: 16, NVLSChannels: 16, NVLSSupport: true, CollNetDirectHeads: 8}
+		NChannels: 16, NVLSChannels: 16, NVLSSupport: true, CollNetDirectHeads: 8, CollNetGDR: true}
 }
 
 // BenchmarkTuningChooseGroup8 is a group of eight collectives (two bins

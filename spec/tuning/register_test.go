@@ -41,6 +41,10 @@ func TestTuningCollNetUserBuffers(t *testing.T) {
 		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 1},
 		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, env: func(in *Input) { off := int64(0); in.LocalRegister = &off }},
 		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, redOp: nccl.PreMulSum},
+		// from 2.24.3 a CollNet connector without GPU Direct RDMA refuses
+		// the registration (reg.collNetGdr); 2.23.4 registers anyway
+		{v: nccl.V2_28_9, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, env: func(in *Input) { in.CollNetGDR = false }},
+		{v: nccl.V2_23_4, algo: nccl.CollNetDirect, ppn: 1, bufs: nccl.BuffersRegistered, env: func(in *Input) { in.CollNetGDR = false }, wantReg: "CollNet", wantNC: 1},
 	} {
 		in := tuningMultiNodeInput(4, tc.ppn)
 		tuningForceAlgo(&in, tc.algo)
