@@ -72,6 +72,10 @@ func TestExitCodes(t *testing.T) {
 		{"diagnose missing file", []string{"diagnose", filepath.Join(dir, "none.log")}, exitBadInput},
 		{"topo unknown preset", []string{"topo", "search", "--preset", "dgx-z"}, exitBadInput},
 		{"hw check missing folder", []string{"hw", "check", "--from", filepath.Join(dir, "none")}, exitBadInput},
+		{"hw check folder without captures", []string{"hw", "check", "--from", "../../hw/testdata/compare"}, exitBadInput},
+		// 32 captures three levels down; the one-rank ones' missing table is
+		// listed as not comparable, no difference
+		{"hw check every capture agrees", []string{"hw", "check", "--from", "../../hw/testdata/device"}, exitOK},
 		{"unknown flag", []string{"sim", "--sytem", "v100x4"}, exitBadInput},
 		{"unknown command", []string{"simulate"}, exitBadInput},
 	}
