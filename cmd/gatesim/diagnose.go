@@ -75,6 +75,8 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 			machine := sf.preset != "" || sf.file != "" || sf.topo != ""
 			if machine && predicted != "" {
 				return badInputf("--predicted and a machine (--system, --topo, --system-file) are exclusive: compare with one prediction")
+			} else if !machine && (c.Flags().Changed("agg") || cudagraph) {
+				return badInputf("--agg and --cudagraph shape the prediction gatesim makes from a machine: give --system, --topo or --system-file")
 			}
 			if machine {
 				sys, err := sf.load()
