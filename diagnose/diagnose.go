@@ -100,6 +100,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d.nvlsRegister()
 	d.algo()
 	d.proto()
+	d.group()
 	d.contradictions()
 	d.errors()
 	d.envExplains()

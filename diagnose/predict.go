@@ -27,6 +27,8 @@ func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, 
 // channel range) is predicted. Captured, a size is predicted both out of
 // place and in place: registration at capture depends on it (G-REG-IPC-1),
 // nccl-tests runs both, and the logged line does not say which it was.
+// With launch.Agg 0 (not known), a group size the operation lines reveal
+// unambiguously (InferGroup) is predicted, and a note says so.
 // A log older than every modelled release, given no release, is predicted
 // as nothing: a Prediction whose only content is the note saying so.
 func PredictLaunch(l *ncclog.Log, given spec.Version, sys *spec.System, extra spec.Env, cache *spec.Cache, launch spec.Launch) (*Prediction, error) {
@@ -66,6 +68,10 @@ func PredictLaunch(l *ncclog.Log, given spec.Version, sys *spec.System, extra sp
 	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}, Release: rel, Conns: PredictConns(comm, l), Plugin: plugin}
 	if note != "" {
 		p.Notes = append(p.Notes, note)
+	}
+	if g := InferGroup(l); launch.Agg == 0 && g != nil && g.Ops > 1 {
+		launch.Agg = g.Ops // unambiguous: every tiling (collective, size) says it
+		p.Notes = append(p.Notes, g.Note())
 	}
 	for cp, l := range comm.Evidence {
 		p.Evidence[cp] = l

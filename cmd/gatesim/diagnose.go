@@ -143,7 +143,7 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
 	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release (e.g. 2.28.9) when the log has no \"NCCL version\" line, or to predict with instead of the log's; without it the log's, or one inferred from its lines")
 	cmd.Flags().StringVar(&predicted, "predicted", "", "JSON file with a predicted {\"trace\", \"decisions\"} to compare with the log")
-	cmd.Flags().IntVar(&agg, "agg", 0, "operations of one size per NCCL group in the logged program (nccl-tests -m), for the prediction (default: one, and a [Symmetric] line's nWorks)")
+	cmd.Flags().IntVar(&agg, "agg", 0, "operations of one size per NCCL group in the logged program (nccl-tests -m), for the prediction (default: the group the operation lines' channel ranges reveal, else one; a [Symmetric] line's nWorks)")
 	cmd.Flags().BoolVar(&cudagraph, "cudagraph", false, "the logged program captured its operations into CUDA graphs (nccl-tests -G), for the prediction")
 	sf.add(cmd)
 	return cmd
