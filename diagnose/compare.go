@@ -31,6 +31,9 @@ type Prediction struct {
 	// Plugin is the net plugin the log named and the prediction added to a
 	// machine given without one (InferPlugin).
 	Plugin *PluginGuess `json:"plugin,omitempty"`
+	// Notes say how the prediction was made where the log alone does not
+	// (a release it predicts with other than the log's, PredictRelease).
+	Notes []string `json:"-"`
 }
 
 // ReadPrediction decodes a Prediction; name is used in errors.
@@ -97,6 +100,8 @@ type Comparison struct {
 	Ops    []OpRow        `json:"ops"`
 	Conns  []ConnRow      `json:"conns,omitempty"`
 	Counts map[string]int `json:"counts"`
+	// Notes are the prediction's (Prediction.Notes).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Differences counts rows that disagree.
@@ -134,7 +139,7 @@ func outcomeOf(vs []spec.Verdict) string {
 // log does not show is "not observed", never a disagreement; a gate the
 // log shows that the prediction lacks is "not predicted".
 func Compare(pred *Prediction, obs *ncclog.Observation) *Comparison {
-	c := &Comparison{Counts: map[string]int{}}
+	c := &Comparison{Counts: map[string]int{}, Notes: pred.Notes}
 	type key struct {
 		rule spec.RuleID
 		cp   spec.Capability
@@ -464,6 +469,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Predicted versus observed: %d agree, %d consistent, %d differ, %d not observed, %d not predicted\n",
 		c.Counts[string(Agree)], c.Counts[string(Consistent)], c.Counts[string(Differ)], c.Counts[string(NotObserved)], c.Counts[string(NotPredicted)])
+	for _, n := range c.Notes {
+		fmt.Fprintf(b, "  note: %s\n", n)
+	}
 	b.WriteString("\nGates\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  rule\tcap\tpredicted\tobserved\tagreement\tat\n")

@@ -102,6 +102,7 @@ func Diagnose(l *ncclog.Log, opts Options) *Report {
 	d.register()
 	d.algo()
 	d.proto()
+	d.group()
 	d.contradictions()
 	d.errors()
 	d.envExplains()
@@ -163,6 +164,8 @@ func (d *diag) versions() {
 	if d.l.Release != 0 && !spec.Supported(d.l.Release) {
 		if n, ok := spec.Nearest(d.l.Release); ok {
 			d.r.Missing = append(d.r.Missing, fmt.Sprintf("NCCL %s has no gatesim ruleset; predictions would use the nearest older one, %s", d.l.Release, n))
+		} else {
+			d.r.Missing = append(d.r.Missing, fmt.Sprintf("NCCL %s is older than %s, the oldest release gatesim models: nothing can be predicted for it; this report reads its lines only", d.l.Release, spec.Releases[0]))
 		}
 	}
 }

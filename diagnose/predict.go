@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gatesim/gatesim/ncclog"
@@ -26,16 +27,16 @@ func Predict(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, 
 // channel range) is predicted. Captured, a size is predicted both out of
 // place and in place: registration at capture depends on it (G-REG-IPC-1),
 // nccl-tests runs both, and the logged line does not say which it was.
-func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec.Env, cache *spec.Cache, launch spec.Launch) (*Prediction, error) {
-	if l.Release != 0 {
-		rel = l.Release
-	}
-	if rel == 0 {
-		g, err := InferRelease(l)
-		if err != nil {
-			return nil, err
-		}
-		rel = g.Assumed
+// With launch.Agg 0 (not known), a group size the operation lines reveal
+// unambiguously (InferGroup) is predicted, and a note says so.
+// A log older than every modelled release, given no release, is predicted
+// as nothing: a Prediction whose only content is the note saying so.
+func PredictLaunch(l *ncclog.Log, given spec.Version, sys *spec.System, extra spec.Env, cache *spec.Cache, launch spec.Launch) (*Prediction, error) {
+	rel, note, err := PredictRelease(l, given)
+	if old := (*UnmodelledError)(nil); errors.As(err, &old) {
+		return &Prediction{Notes: []string{err.Error()}}, nil
+	} else if err != nil {
+		return nil, err
 	}
 	rs, err := spec.Load(rel)
 	if err != nil {
@@ -65,6 +66,13 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 		return nil, err
 	}
 	p := &Prediction{Trace: comm.Trace, Evidence: spec.Evidence{}, Release: rel, Conns: PredictConns(comm, l), Plugin: plugin}
+	if note != "" {
+		p.Notes = append(p.Notes, note)
+	}
+	if g := InferGroup(l); launch.Agg == 0 && g != nil && g.Ops > 1 {
+		launch.Agg = g.Ops // unambiguous: every tiling (collective, size) says it
+		p.Notes = append(p.Notes, g.Note())
+	}
 	for cp, l := range comm.Evidence {
 		p.Evidence[cp] = l
 	}
@@ -108,6 +116,46 @@ func PredictLaunch(l *ncclog.Log, rel spec.Version, sys *spec.System, extra spec
 		}
 	}
 	return p, nil
+}
+
+// PredictRelease is the release a prediction for l uses, with a note
+// when that is not the release the log names: given (--nccl) when not 0,
+// which wins over the log's; else the log's when modelled; for a release
+// gatesim does not model (a patch between two, or one newer than all) the
+// nearest older modelled one, as Diagnose's report says, since its rules
+// are the latest gatesim knows to hold for the log; for a log naming none,
+// InferRelease's assumption. A log older than every modelled release,
+// given none, is an *UnmodelledError: nothing can be predicted for it.
+func PredictRelease(l *ncclog.Log, given spec.Version) (rel spec.Version, note string, err error) {
+	switch {
+	case given != 0 && l.Release != 0 && given != l.Release:
+		return given, fmt.Sprintf("the log names NCCL %s; predicting with NCCL %s as --nccl gives", l.Release, given), nil
+	case given != 0:
+		return given, "", nil
+	case l.Release == 0:
+		g, err := InferRelease(l)
+		if err != nil {
+			return 0, "", err
+		}
+		return g.Assumed, "", nil
+	case spec.Supported(l.Release):
+		return l.Release, "", nil
+	}
+	n, ok := spec.Nearest(l.Release)
+	if !ok {
+		return 0, "", &UnmodelledError{Log: l.Release}
+	}
+	return n, fmt.Sprintf("the log's NCCL %s is not modelled (modelled: %s to %s): predicting with NCCL %s, the nearest older modelled release, whose rules are the latest gatesim has for it (--nccl chooses another)",
+		l.Release, spec.Releases[0], spec.Releases[len(spec.Releases)-1], n), nil
+}
+
+// UnmodelledError is a log whose release is older than every modelled
+// one: no ruleset predicts it.
+type UnmodelledError struct{ Log spec.Version }
+
+func (e *UnmodelledError) Error() string {
+	return fmt.Sprintf("the log's NCCL %s is older than %s, the oldest modelled release: nothing is predicted, so every observed row is \"not predicted\" and the findings above stand on the log's own lines (--nccl RELEASE predicts with a modelled release anyway)",
+		e.Log, spec.Releases[0])
 }
 
 // procsOf is sys with the process layout the log shows (G-PROC-1): one

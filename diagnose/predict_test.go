@@ -309,3 +309,98 @@ func parseOnH200x2(t *testing.T, log string) (*ncclog.Log, *spec.System) {
 	}
 	return l, sys
 }
+
+// TestPredictUnmodelledRelease: a log of a release gatesim does not model
+// is predicted, as the report without a machine says, with the nearest
+// older modelled release, and the comparison says so; --nccl (given)
+// overrides the log's release and says so; a log older than every
+// modelled release predicts nothing, says why, and leaves the observed
+// rows not predicted (no difference).
+func TestPredictUnmodelledRelease(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "captured", "h200x2-2.28.9", "baseline", "nccl.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest, oldest := spec.Releases[len(spec.Releases)-1], spec.Releases[0]
+	for _, tc := range []struct {
+		name, from, to string
+		given          string
+		rel            spec.Version // 0: nothing predicted
+		notes          []string
+	}{
+		{"modelled", "", "", "", mustVersion(t, "2.28.9"), nil},
+		{"newer than all", "version 2.28.9", "version 2.31.2", "", newest,
+			[]string{"NCCL 2.31.2 is not modelled", "predicting with NCCL " + newest.String() + ", the nearest older modelled release"}},
+		{"an unmodelled patch", "version 2.28.9", "version 2.28.10", "", mustVersion(t, "2.28.9"),
+			[]string{"NCCL 2.28.10 is not modelled", "predicting with NCCL 2.28.9"}},
+		{"given overrides", "version 2.28.9", "version 2.31.2", "2.28.9", mustVersion(t, "2.28.9"),
+			[]string{"the log names NCCL 2.31.2; predicting with NCCL 2.28.9 as --nccl gives"}},
+		{"given overrides a modelled one", "", "", "2.27.7", mustVersion(t, "2.27.7"),
+			[]string{"the log names NCCL 2.28.9; predicting with NCCL 2.27.7"}},
+		{"older than all", "version 2.28.9", "version 2.4.8", "", 0,
+			[]string{"NCCL 2.4.8 is older than " + oldest.String() + ", the oldest modelled release: nothing is predicted"}},
+		{"older than all, given", "version 2.28.9", "version 2.4.8", "2.28.9", mustVersion(t, "2.28.9"),
+			[]string{"the log names NCCL 2.4.8; predicting with NCCL 2.28.9"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := string(base)
+			if tc.from != "" {
+				if !strings.Contains(text, tc.from) {
+					t.Fatalf("the capture's log lacks %q", tc.from)
+				}
+				text = strings.ReplaceAll(text, tc.from, tc.to)
+			}
+			l, sys := parseOnH200x2(t, text)
+			var given spec.Version
+			if tc.given != "" {
+				given = mustVersion(t, tc.given)
+			}
+			p, err := PredictLaunch(l, given, sys, nil, nil, spec.Launch{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Release != tc.rel {
+				t.Errorf("predicted with %s, want %s", p.Release, tc.rel)
+			}
+			c := Compare(p, Diagnose(l, Options{Release: given}).Obs)
+			var out strings.Builder
+			if err := c.WriteText(&out); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.notes {
+				if !strings.Contains(out.String(), "note: ") || !strings.Contains(strings.Join(c.Notes, "\n"), want) {
+					t.Errorf("notes %q lack %q", c.Notes, want)
+				}
+			}
+			if len(tc.notes) == 0 && len(c.Notes) > 0 {
+				t.Errorf("notes %q for the log's own release", c.Notes)
+			}
+			if tc.rel == 0 {
+				if len(p.Decisions) > 0 || c.Counts[string(Agree)] > 0 || c.Differences() > 0 || c.Counts[string(NotPredicted)] == 0 {
+					t.Errorf("nothing predicted, yet %v", c.Counts)
+				}
+			} else if len(p.Decisions) < 10 || c.Counts[string(Agree)] < 10 {
+				t.Errorf("%d decisions, %v", len(p.Decisions), c.Counts)
+			}
+		})
+	}
+	// without a machine, the report says the same for both ranges
+	for v, want := range map[string]string{
+		"2.31.2": "predictions would use the nearest older one, " + newest.String(),
+		"2.4.8":  "NCCL 2.4.8 is older than " + oldest.String() + ", the oldest release gatesim models: nothing can be predicted",
+	} {
+		l, _ := parseOnH200x2(t, strings.ReplaceAll(string(base), "version 2.28.9", "version "+v))
+		if r := Diagnose(l, Options{}); !strings.Contains(strings.Join(r.Missing, "\n"), want) {
+			t.Errorf("%s: the report's missing list lacks %q: %q", v, want, r.Missing)
+		}
+	}
+}
+
+func mustVersion(t *testing.T, s string) spec.Version {
+	t.Helper()
+	v, err := spec.ParseVersion(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -11,31 +11,51 @@ import (
 	"github.com/gatesim/gatesim/spec"
 )
 
-// ReadCaptureTree reads the captures under dir: its subdirectories holding
-// a config.json, or those of its subdirectories (a directory of capture
-// sets, such as golden/testdata/captured).
+// ReadCaptureTree reads every capture under dir: each directory holding a
+// config.json, at any depth up to maxCaptureDepth (a capture set such as
+// golden/testdata/captured/h200x2-2.28.9, a directory of sets, or
+// hw/testdata/device with its release folders), in name order. A
+// capture's own subdirectories are not searched. No capture is an error
+// naming dir.
 func ReadCaptureTree(dir string) ([]*conformance.Capture, error) {
-	set, err := ReadCaptureSet(dir)
-	if err == nil {
-		return set, nil
-	}
-	ents, rerr := os.ReadDir(dir)
-	if rerr != nil {
-		return nil, rerr
-	}
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
+	var set []*conformance.Capture
+	var walk func(d string, depth int) error
+	walk = func(d string, depth int) error {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return err
 		}
-		if sub, serr := ReadCaptureSet(filepath.Join(dir, e.Name())); serr == nil {
-			set = append(set, sub...)
+		for _, e := range ents {
+			if !e.IsDir() {
+				continue
+			}
+			sub := filepath.Join(d, e.Name())
+			if _, err := os.Stat(filepath.Join(sub, conformance.CaptureConfig)); err == nil {
+				c, err := ReadCapture(sub)
+				if err != nil {
+					return err
+				}
+				set = append(set, c)
+			} else if depth < maxCaptureDepth {
+				if err := walk(sub, depth+1); err != nil {
+					return err
+				}
+			}
 		}
+		return nil
+	}
+	if err := walk(dir, 1); err != nil {
+		return nil, err
 	}
 	if len(set) == 0 {
-		return nil, err
+		return nil, fmt.Errorf("%s: no capture directories (none holds %s within %d levels)", dir, conformance.CaptureConfig, maxCaptureDepth)
 	}
 	return set, nil
 }
+
+// maxCaptureDepth bounds how deep ReadCaptureTree looks: a set's release
+// folders under a device folder are three levels down.
+const maxCaptureDepth = 4
 
 // ParseFuncs reads a comma-separated list; "all" stands for the five
 // collectives of the cost table.

@@ -226,3 +226,32 @@ func TestCheckMultiRankCaptures(t *testing.T) {
 		}
 	}
 }
+
+// ReadCaptureDirs finds every capture under a folder, however deep its
+// sets lie: hw/testdata/device holds 12 one-rank captures in onerank and
+// 20 multi-rank ones a level deeper in multirank's release folders (the
+// walk once stopped at one level and checked only the 12). A folder with
+// no capture is an error naming it.
+func TestReadCaptureDirsFindsEvery(t *testing.T) {
+	for _, tc := range []struct {
+		dir  string
+		want int
+	}{
+		{filepath.Join("testdata", "device"), 32},
+		{filepath.Join("testdata", "device", "multirank"), 20},
+		{filepath.Join("testdata", "device", "multirank", "2.30.7"), 14},
+		{filepath.Join("testdata", "device", "multirank", "2.30.7", "agg8"), 1},
+	} {
+		caps, err := ReadCaptureDirs([]string{tc.dir})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.dir, err)
+		}
+		if len(caps) != tc.want {
+			t.Errorf("%s: %d captures, want %d", tc.dir, len(caps), tc.want)
+		}
+	}
+	dir := filepath.Join("testdata", "compare")
+	if _, err := ReadCaptureDirs([]string{dir}); err == nil || !strings.Contains(err.Error(), dir+": no capture directories") {
+		t.Errorf("%s: %v, want no capture directories naming it", dir, err)
+	}
+}

@@ -75,6 +75,8 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 			machine := sf.preset != "" || sf.file != "" || sf.topo != ""
 			if machine && predicted != "" {
 				return badInputf("--predicted and a machine (--system, --topo, --system-file) are exclusive: compare with one prediction")
+			} else if !machine && (c.Flags().Changed("agg") || cudagraph) {
+				return badInputf("--agg and --cudagraph shape the prediction gatesim makes from a machine: give --system, --topo or --system-file")
 			}
 			if machine {
 				sys, err := sf.load()
@@ -139,9 +141,9 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 	cmd.Flags().StringVar(&htmlOut, "html", "", "also write the report as one self-contained HTML page to this file")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON instead of the human report")
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
-	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release when the log has no \"NCCL version\" line (e.g. 2.28.9); without it the release is inferred from the log")
+	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release (e.g. 2.28.9) when the log has no \"NCCL version\" line, or to predict with instead of the log's; without it the log's, or one inferred from its lines")
 	cmd.Flags().StringVar(&predicted, "predicted", "", "JSON file with a predicted {\"trace\", \"decisions\"} to compare with the log")
-	cmd.Flags().IntVar(&agg, "agg", 0, "operations of one size per NCCL group in the logged program (nccl-tests -m), for the prediction (default: one, and a [Symmetric] line's nWorks)")
+	cmd.Flags().IntVar(&agg, "agg", 0, "operations of one size per NCCL group in the logged program (nccl-tests -m), for the prediction (default: the group the operation lines' channel ranges reveal, else one; a [Symmetric] line's nWorks)")
 	cmd.Flags().BoolVar(&cudagraph, "cudagraph", false, "the logged program captured its operations into CUDA graphs (nccl-tests -G), for the prediction")
 	sf.add(cmd)
 	return cmd

@@ -104,3 +104,36 @@ func TestDiagnoseCLIJSON(t *testing.T) {
 		t.Errorf("nvls %v", nvls)
 	}
 }
+
+// diagnose --system on a log of a release gatesim does not model reports
+// instead of stopping: a newer one is predicted with the nearest older
+// modelled release, --nccl overrides, and one older than every modelled
+// release predicts nothing; each says so, and exits 0 unless a compared
+// row differs.
+func TestDiagnoseUnmodelledRelease(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join(capturedBase, "nccl.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	newer := writeFile(t, dir, "newer.log", strings.ReplaceAll(string(base), "version 2.28.9", "version 2.31.2"))
+	older := writeFile(t, dir, "older.log", strings.ReplaceAll(string(base), "version 2.28.9", "version 2.4.8"))
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{newer}, exitNo, "note: the log's NCCL 2.31.2 is not modelled (modelled: 2.18.1 to "},
+		{[]string{newer, "--nccl", "2.28.9"}, exitOK, "note: the log names NCCL 2.31.2; predicting with NCCL 2.28.9 as --nccl gives"},
+		{[]string{older}, exitOK, "note: the log's NCCL 2.4.8 is older than 2.18.1, the oldest modelled release: nothing is predicted"},
+		{[]string{newer, "--nccl", "2.31.2"}, exitBadInput, "NCCL 2.31.2 is not modelled"},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"diagnose", "--system", "h200x2"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
+			t.Errorf("%v: exit %d (want %d), output lacks %q:\n%s\n%s", tc.args, code, tc.code, tc.want, stdout, stderr)
+		}
+		if code != exitBadInput && !strings.Contains(stdout, "Findings") {
+			t.Errorf("%v: the report is lost:\n%s", tc.args, stdout)
+		}
+	}
+}

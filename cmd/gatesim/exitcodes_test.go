@@ -70,8 +70,15 @@ func TestExitCodes(t *testing.T) {
 		{"whatif config field after the release", []string{"whatif", "--nccl", "2.29.7", "--system", "v100x4", "--sizes", "1MiB", "--no-sim", "--config", "maxP2pPeers=4"}, exitBadInput},
 		{"whatif config unknown field", []string{"whatif", "--system", "v100x4", "--sizes", "1MiB", "--no-sim", "--config", "maxPeers=4"}, exitBadInput},
 		{"diagnose missing file", []string{"diagnose", filepath.Join(dir, "none.log")}, exitBadInput},
+		// they shape a prediction from a machine: without one they were ignored
+		{"diagnose --agg without a machine", []string{"diagnose", ex("nccl.log"), "--agg", "8"}, exitBadInput},
+		{"diagnose --cudagraph without a machine", []string{"diagnose", ex("nccl.log"), "--cudagraph"}, exitBadInput},
 		{"topo unknown preset", []string{"topo", "search", "--preset", "dgx-z"}, exitBadInput},
 		{"hw check missing folder", []string{"hw", "check", "--from", filepath.Join(dir, "none")}, exitBadInput},
+		{"hw check folder without captures", []string{"hw", "check", "--from", "../../hw/testdata/compare"}, exitBadInput},
+		// 32 captures three levels down; the one-rank ones' missing table is
+		// listed as not comparable, no difference
+		{"hw check every capture agrees", []string{"hw", "check", "--from", "../../hw/testdata/device"}, exitOK},
 		{"unknown flag", []string{"sim", "--sytem", "v100x4"}, exitBadInput},
 		{"unknown command", []string{"simulate"}, exitBadInput},
 	}

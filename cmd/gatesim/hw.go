@@ -324,11 +324,12 @@ func newHWCheckCmd(d *deps) *cobra.Command {
 		Use:   "check --from DIR [--from DIR...]",
 		Short: "Check spec's prediction against captured runs: graphs, channels, the tuning table, every per-operation choice",
 		Long: `check reads capture directories (gatesim hw matrix --out writes them; a directory holding a
-config.json, or a directory of such directories) and, for each, predicts what NCCL does from the
+config.json, or one with such directories up to 4 levels below) and, for each, predicts what NCCL does from the
 capture's own topology dump, release and environment: the ring/tree/NVLS searches rank 0 printed,
 the channel summary, the threadThresholds line, every cell of the printed tuning table, every
 distinct per-operation line (algorithm, protocol, channel range) and the errors the measured
-operations returned. Exit code 1 when anything differs.`,
+operations returned. Exit code 1 when anything compared differs (what a capture lacks the evidence for
+is listed as not comparable, no difference); 2 when a directory holds no capture.`,
 		Example: `  gatesim hw check --from golden/testdata/captured/h200x2-2.28.9`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
