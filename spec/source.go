@@ -139,6 +139,35 @@ func ParseReleases(s string) ([]Version, error) {
 	return out, nil
 }
 
+// OneRelease reads --nccl of a command that decides for one release:
+// list holds the flag's values (repeated or comma separated), and more
+// than one release is refused in the same words everywhere.
+func OneRelease(list ...string) (Version, error) {
+	vs, err := ParseReleases(strings.Join(list, ","))
+	if err != nil {
+		return 0, err
+	}
+	if len(vs) != 1 {
+		names := make([]string, len(vs))
+		for i, v := range vs {
+			names[i] = v.String()
+		}
+		return 0, fmt.Errorf("--nccl takes one release (got %s); use whatif/table for several", strings.Join(names, ","))
+	}
+	return vs[0], nil
+}
+
+// DecideAlike is the one line every comparison of releases prints when
+// they agree (whatif's points, table's cells, rules diff's rules), in
+// place of an empty table.
+func DecideAlike(releases []string, what string) string {
+	names := strings.Join(releases, ", ")
+	if k := strings.LastIndex(names, ", "); k >= 0 {
+		names = names[:k] + " and " + names[k+2:]
+	}
+	return fmt.Sprintf("%s decide alike on every %s", names, what)
+}
+
 // ParseReleasePair reads the two releases a range is asked between, in
 // either order: lo and hi are the older and the newer, and back says the
 // user named the newer first (going back undoes the same changes).
