@@ -143,18 +143,32 @@ func ParseReleases(s string) ([]Version, error) {
 // list holds the flag's values (repeated or comma separated), and more
 // than one release is refused in the same words everywhere.
 func OneRelease(list ...string) (Version, error) {
-	vs, err := ParseReleases(strings.Join(list, ","))
+	s, err := OneReleaseArg(list...)
 	if err != nil {
 		return 0, err
 	}
-	if len(vs) != 1 {
-		names := make([]string, len(vs))
-		for i, v := range vs {
-			names[i] = v.String()
-		}
-		return 0, fmt.Errorf("--nccl takes one release (got %s); use whatif/table for several", strings.Join(names, ","))
+	vs, err := ParseReleases(s)
+	if err != nil {
+		return 0, err
 	}
 	return vs[0], nil
+}
+
+// OneReleaseArg is the one release list names, as written, for a command
+// that reads it itself (gatesim env: its own registry's releases).
+func OneReleaseArg(list ...string) (string, error) {
+	var names []string
+	for _, s := range list {
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				names = append(names, part)
+			}
+		}
+	}
+	if len(names) > 1 {
+		return "", fmt.Errorf("--nccl takes one release (got %s); use whatif/table for several", strings.Join(names, ","))
+	}
+	return strings.Join(names, ""), nil
 }
 
 // DecideAlike is the one line every comparison of releases prints when

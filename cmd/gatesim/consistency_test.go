@@ -45,6 +45,7 @@ func TestCommandsAgree(t *testing.T) {
 		{"diagnose list", []string{"diagnose", "--nccl", "2.22.3,2.28.9", os.DevNull}, 2, one},
 		{"group list", []string{"group", "--nccl", "2.22.3", "--nccl", "2.28.9", inplace}, 2, one},
 		{"topo search list", []string{"topo", "search", "--preset", "h200x2", "--nccl", "2.22.3", "--release", "2.28.9"}, 2, one},
+		{"env repeated", []string{"env", "--nccl", "2.22.3", "--nccl", "2.28.9", "NCCL_ALGO=Ring"}, 2, one},
 		{"rules repeated", []string{"rules", "--nccl", "2.22.3", "--nccl", "2.28.9"}, 2, one},
 		{"table repeated", append([]string{"table", "--nccl", "2.22.3", "--nccl", "2.28.9"}, h100...), 0, "NCCL 2.22.3 → 2.28.9"},
 		{"explain repeated", append([]string{"explain", "--nccl", "2.22.3", "--nccl", "2.28.9"}, h100...), 0, "NCCL 2.22.3"},
