@@ -145,8 +145,8 @@ func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
 	// per operation when every rank's operations would not fit
 	g.nChMin, g.nChMax = g.pc.ChannelsMinMax()
 	if gr := opt.P2PGroup; gr != nil {
-		if gr.Ops < 1 || gr.Ops > spec.MaxAgg || gr.Plan < 0 {
-			return nil, fmt.Errorf("build: %s issued %d times, plan %d: expected 1..%d operations and a plan ≥ 0", op.Func, gr.Ops, gr.Plan, spec.MaxAgg)
+		if gr.Ops < 1 || gr.Ops > spec.MaxGroupOps || gr.Plan < 0 {
+			return nil, fmt.Errorf("build: %s issued %d times, plan %d: expected 1..%d operations and a plan ≥ 0", op.Func, gr.Ops, gr.Plan, spec.MaxGroupOps)
 		}
 		// the schedules keep 2.22.3's rounds before 2.22.3 (see above)
 		g.group, g.gpc, g.last.rank = gr, g.pc, -1

@@ -62,6 +62,9 @@ func WriteGroupScript(w io.Writer, res []spec.CallResult, tr spec.Trace, dec map
 					what += "/" + r.Call.Alloc.String()
 				}
 			}
+			if r.Call.InPlace {
+				what += " inplace"
+			}
 		}
 		row := []string{strconv.Itoa(r.Call.Line), what, r.Result.String(), r.Effect, r.Warn}
 		if dec != nil {

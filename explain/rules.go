@@ -104,7 +104,7 @@ type RulesDiff struct {
 func WriteRangeDirection(w io.Writer, from, to spec.Version, back bool) {
 	switch {
 	case from == to:
-		fmt.Fprintf(w, "NCCL %s against itself: nothing changes\n", from)
+		fmt.Fprintln(w, spec.DecideAlike([]string{from.String(), to.String()}, "rule"))
 	case back:
 		fmt.Fprintf(w, "Going back from NCCL %s to %s undoes the changes below (listed from %s forward).\n", to, from, from)
 	}
@@ -112,6 +112,9 @@ func WriteRangeDirection(w io.Writer, from, to spec.Version, back bool) {
 
 // WriteRulesDiff prints the changes from one release to another.
 func WriteRulesDiff(w io.Writer, from, to spec.Version, changes []spec.Change) error {
+	if from == to {
+		return nil // WriteRangeDirection said so
+	}
 	fmt.Fprintf(w, "%d changes from NCCL %s to %s\n", len(changes), from, to)
 	var rows [][]string
 	for _, ch := range changes {
@@ -132,6 +135,9 @@ func WriteRulesDiff(w io.Writer, from, to spec.Version, changes []spec.Change) e
 // behaviour (with the delta's note and source) and the values that change,
 // grouped; rules that only moved to a new tag are counted, not listed.
 func WriteRangeSummary(w io.Writer, from, to spec.Version, deltas []spec.ReleaseDelta) {
+	if from == to {
+		return // WriteRangeDirection said so
+	}
 	nr, nv := 0, 0
 	for _, dl := range deltas {
 		nr, nv = nr+len(dl.Rules), nv+len(dl.Values)

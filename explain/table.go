@@ -116,6 +116,10 @@ func DiffTables(a, b *spec.Comm) *TableDiff {
 
 // WriteText prints the differences as a table.
 func (d *TableDiff) WriteText(w io.Writer, system string, nranks int) error {
+	if len(d.Changes) == 0 {
+		_, err := fmt.Fprintf(w, "%s, %d rank(s): %s\n", system, nranks, spec.DecideAlike([]string{d.From, d.To}, "cell"))
+		return err
+	}
 	fmt.Fprintf(w, "%s, %d rank(s): NCCL %s → %s, %d difference(s) (table cells as latency µs/bandwidth GB/s)\n", system, nranks, d.From, d.To, len(d.Changes))
 	var tr [][]string
 	for _, r := range d.Changes {

@@ -61,8 +61,8 @@ func (r RunRequest) Job() (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Agg < 1 || r.Agg > MaxAgg {
-		return nil, fmt.Errorf("-m %d: expected 1 to %d operations per group", r.Agg, MaxAgg)
+	if err := spec.CheckGroupSize(r.Agg); err != nil {
+		return nil, fmt.Errorf("-m: %w", err)
 	}
 	lo, err := spec.ParseBytes(r.MinBytes)
 	if err != nil {

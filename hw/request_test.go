@@ -34,7 +34,7 @@ func TestRunRequest(t *testing.T) {
 		{func(r *RunRequest) { r.Colls = "allredcue" }, "did you mean allreduce"},
 		{func(r *RunRequest) { r.DataType = "flaot" }, "datatype"},
 		{func(r *RunRequest) { r.RedOp = "xor" }, "reduction"},
-		{func(r *RunRequest) { r.Agg = 0 }, "-m 0"},
+		{func(r *RunRequest) { r.Agg = 0 }, "-m: 0 operations in one group"},
 		{func(r *RunRequest) { r.MinBytes = "4KiB?" }, "4KiB?"},
 		{func(r *RunRequest) { r.MinBytes, r.MaxBytes = "1M", "4K" }, "minbytes <= maxbytes"},
 		{func(r *RunRequest) { r.Factor = 1 }, "factor >= 2"},

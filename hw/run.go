@@ -35,10 +35,6 @@ type Plan struct {
 	Seed  uint32
 }
 
-// MaxAgg bounds the operations of one group (nccl-tests -m): spec's one
-// limit.
-const MaxAgg = spec.MaxAgg
-
 // DefaultPlan is nccl-tests' default shape: 1 warm-up, 20 iterations;
 // gatesim takes 5 batches of them for a median and a spread.
 func DefaultPlan() Plan {
@@ -87,8 +83,8 @@ func (p Plan) Validate(nranks int) error {
 	if p.Root < 0 || p.Root >= nranks {
 		return fmt.Errorf("root %d out of range: the communicator has %d ranks", p.Root, nranks)
 	}
-	if p.Agg < 0 || p.Agg > MaxAgg {
-		return fmt.Errorf("agg %d: expected 1..%d operations per group", p.Agg, MaxAgg)
+	if p.Agg < 0 || p.Agg > spec.MaxGroupOps {
+		return fmt.Errorf("agg: %w", spec.CheckGroupSize(p.Agg))
 	}
 	if p.Iters < 1 || p.Batches < 1 || p.Warmup < 0 {
 		return fmt.Errorf("iters %d, batches %d, warmup %d: expected iters >= 1, batches >= 1, warmup >= 0", p.Iters, p.Batches, p.Warmup)

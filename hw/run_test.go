@@ -181,8 +181,8 @@ func TestPlanValidate(t *testing.T) {
 		{"premulsum", func(p *Plan) { p.RedOp = spec.PreMulSum }, "cannot be run"},
 		{"root", func(p *Plan) { p.Root = 2 }, "root 2 out of range"},
 		{"iters", func(p *Plan) { p.Iters = 0 }, "expected iters >= 1"},
-		{"agg", func(p *Plan) { p.Agg = MaxAgg + 1 }, "operations per group"},
-		{"negative agg", func(p *Plan) { p.Agg = -1 }, "operations per group"},
+		{"agg", func(p *Plan) { p.Agg = spec.MaxGroupOps + 1 }, "operations in one group: expected 1..4096"},
+		{"negative agg", func(p *Plan) { p.Agg = -1 }, "operations in one group"},
 	}
 	if err := good.Validate(2); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ package oracle
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -581,7 +582,7 @@ func (o *Oracle) handle(n int, line []byte) (out []byte) {
 		}
 	}
 	a, ce, opTrace, stable := o.answer(line)
-	if a.budget && n > 0 {
+	if a.Invalid != nil && n > 0 { // a stream's request: name its line
 		a.Invalid.Message = fmt.Sprintf("line %d: %s", n, a.Invalid.Message)
 	}
 	withTrace := a.Status != "invalid" && o.Trace && ce != nil
@@ -756,7 +757,7 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 	// IssuedAlone sends a SendRecv or AllToAll to the group planner
 	// (G-SCHED-P2P-1), alone as in a group
 	if !plain || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
-		return o.answerGroup(req.ID, ce.comm, before, gops, launch), nil, nil, key != ""
+		return o.answerGroup(req.ID, ce.comm, before, gops, launch, req.Group == nil), nil, nil, key != ""
 	}
 	d, trace, err := ce.comm.SelectOp(gops[0].Op, o.Trace)
 	if err != nil {
@@ -780,6 +781,9 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 	if req.Op != nil && len(req.Group) > 0 {
 		return nil, launch, false, invalid(req.ID, "group", "give op or group, not both")
 	}
+	if req.Op == nil && req.Group != nil && len(req.Group) == 0 {
+		return nil, launch, false, invalid(req.ID, "group", "%v", spec.CheckGroupSize(0))
+	}
 	if req.Op == nil && len(req.Group) == 0 {
 		return nil, launch, false, invalid(req.ID, "op", "missing: expected {\"coll\": ..., \"bytes\": ...} or \"group\": [op, ...]")
 	}
@@ -788,7 +792,7 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 		reqOps, prefix = []*OpRequest{req.Op}, ""
 	}
 	if len(reqOps) > spec.MaxGroupOps {
-		return nil, launch, false, invalid(req.ID, "group", "%d operations: at most %d", len(reqOps), spec.MaxGroupOps)
+		return nil, launch, false, invalid(req.ID, "group", "%v", spec.CheckGroupSize(len(reqOps)))
 	}
 	if req.Launch != "" {
 		m, err := spec.ParseLaunchMode(req.Launch)
@@ -929,9 +933,17 @@ func buildRMA(r *OpRequest, kind spec.RMAKind) (spec.Op, string, error) {
 
 // answerGroup plans a group (or a graph-captured or registered operation)
 // as NCCL plans its ncclGroupEnd: the top level describes the first
-// operation, ops every one in call order.
-func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, before, gops []spec.GroupOp, launch spec.Launch) *Answer {
+// operation, ops every one in call order. alone: the request gave "op",
+// so an error names that field and no group.
+func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, before, gops []spec.GroupOp, launch spec.Launch, alone bool) *Answer {
 	bs, g, err := comm.SelectAfter(before, gops, launch)
+	if err != nil && alone {
+		return invalid(id, "op", "%v", spec.AloneError(err))
+	}
+	var opErr *spec.GroupOpError
+	if err != nil && errors.As(err, &opErr) {
+		return invalid(id, fmt.Sprintf("group[%d]", opErr.Op), "%v", err)
+	}
 	if err != nil {
 		field := "group"
 		if strings.HasPrefix(err.Error(), "call ") && strings.Contains(err.Error(), " before the group: ") {

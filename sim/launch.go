@@ -48,9 +48,6 @@ func LoggedPerOp(env spec.Env) bool {
 	return false
 }
 
-// MaxAgg bounds Launch.Agg: spec's one limit on nccl-tests' -m.
-const MaxAgg = spec.MaxAgg
-
 // MaxIters bounds Launch.Iters.
 const MaxIters = 1 << 20
 
@@ -74,8 +71,8 @@ func (l Launch) Validate() error {
 	if l.Mode != spec.LaunchStream && l.Mode != spec.LaunchGraph {
 		return fmt.Errorf("launch mode %d: expected stream or graph", int(l.Mode))
 	}
-	if l.Agg < 0 || l.Agg > MaxAgg {
-		return fmt.Errorf("%d operations per group: expected 1 ... %d", l.Agg, MaxAgg)
+	if l.Agg < 0 || l.Agg > spec.MaxGroupOps {
+		return fmt.Errorf("agg: %w", spec.CheckGroupSize(l.Agg))
 	}
 	if l.Iters < 0 || l.Iters > MaxIters {
 		return fmt.Errorf("%d operations per timed batch: expected 1 ... %d", l.Iters, MaxIters)

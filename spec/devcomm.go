@@ -528,10 +528,10 @@ func (c *Comm) selectDevComm(rule *Rule, gr *groupRun, st *devCommState) {
 func (c *Comm) devCommCheck(i int, q *DevCommReqs) error {
 	form := c.rs.Consts.DevCommForm
 	if _, ok := c.rs.rules["G-DEVCOMM-1"]; !ok || form == 0 {
-		return fmt.Errorf("group op %d: NCCL %s has no ncclDevCommCreate (it arrives in 2.28.3)", i, c.rs.Version)
+		return opErr(i, "NCCL %s has no ncclDevCommCreate (it arrives in 2.28.3)", c.rs.Version)
 	}
 	if err := q.check(form); err != nil {
-		return fmt.Errorf("group op %d: %w (NCCL %s)", i, err, c.rs.Version)
+		return opErr(i, "%w (NCCL %s)", err, c.rs.Version)
 	}
 	return nil
 }

@@ -354,7 +354,7 @@ func uniq(s []string) []string {
 //
 //	groupStart | groupEnd
 //	init COMM [nonblocking]
-//	COLL COMM SIZE [DTYPE] [REDOP] [root=N] (allreduce c0 1MiB float32 sum)
+//	COLL COMM SIZE [DTYPE] [REDOP] [root=N] [inplace] (allreduce c0 1MiB float32 sum)
 //	send|recv COMM SIZE [DTYPE] peer=N (without peer=: nccl-tests' ring)
 //	putSignal COMM SIZE [DTYPE] peer=N [nopeerwin] [ctx=N] [sigidx=N] [flags=N]
 //	signal COMM peer=N [ctx=N] [sigidx=N] [flags=N]
@@ -376,6 +376,9 @@ const maxRoot = MaxRanks - 1
 func ParseCalls(name string, data []byte) ([]Call, error) {
 	var out []Call
 	depth := 0
+	// Operations per communicator in the open outermost group: each is
+	// one group (MaxGroupOps), checked here so the error names the line.
+	groupOps := map[string]int{}
 	for i, raw := range strings.Split(string(data), "\n") {
 		if len(raw) > MaxLineBytes {
 			return nil, fmt.Errorf("%s:%d: %d bytes: expected a line of at most %d bytes", name, i+1, len(raw), MaxLineBytes)
@@ -407,7 +410,9 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 			}
 		case "groupend", "ncclgroupend":
 			c.Kind = CallGroupEnd
-			depth = max(0, depth-1)
+			if depth = max(0, depth-1); depth == 0 {
+				clear(groupOps)
+			}
 		case "init", "ncclcomminitrank":
 			if len(f) < 2 {
 				return nil, bad("init needs a communicator name: expected init COMM [nonblocking]")
@@ -458,6 +463,11 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 				return nil, bad("%v", err)
 			}
 			c.Kind, c.Comm, c.Op = CallCollective, f[1], &op
+		}
+		if c.Op != nil && depth > 0 {
+			if groupOps[c.Comm]++; groupOps[c.Comm] > MaxGroupOps {
+				return nil, bad("group on %s: %v", c.Comm, CheckGroupSize(groupOps[c.Comm]))
+			}
 		}
 		out = append(out, c)
 	}
@@ -520,6 +530,8 @@ func parseCallOp(f []string, c *Call) (Op, error) {
 		case !ok:
 			pos = append(pos, a)
 			continue
+		case key == "inplace":
+			return Op{}, fmt.Errorf("%q: expected inplace, a word without a value (the operation is in place when it is there)", a)
 		case key == "buffers":
 			buffers = v
 			continue

@@ -229,7 +229,7 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 	for i, g := range all {
 		d, opTr, err := c.SelectOp(g.Op, true) // one recording walk: the group reads every trace
 		if err != nil {
-			return nil, fmt.Errorf("group op %d: %w", i, err)
+			return nil, opErr(i, "%w", err)
 		}
 		out.Ops[i], out.Traces[i] = d, append(slices.Clip(c.Trace), opTr...) // owned: a group rewrites its verdicts
 	}
@@ -575,7 +575,7 @@ func (c *Comm) checkWindows(all []GroupOp) error {
 	}
 	for i, g := range all {
 		if g.Buffers == BuffersWindow {
-			return fmt.Errorf("group op %d: buffers window at NCCL %s: this release has no ncclCommWindowRegister (windows start with NCCL 2.27.3); expected buffers user or registered", i, c.rs.Version)
+			return opErr(i, "buffers window at NCCL %s: this release has no ncclCommWindowRegister (windows start with NCCL 2.27.3); expected buffers user or registered", c.rs.Version)
 		}
 	}
 	return nil

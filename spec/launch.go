@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -63,14 +64,22 @@ func (m *LaunchMode) UnmarshalText(p []byte) error {
 	return nil
 }
 
-// MaxAgg bounds nccl-tests' -m (operations per group) wherever gatesim
-// takes it: the decision's Launch, the timing's launch mode and hw run.
-const MaxAgg = 1024
-
-// MaxGroupOps bounds the operations of one described group (nccl-tests'
-// -m and an oracle's "group" alike); NCCL itself has no such limit, but
-// every input has one.
+// MaxGroupOps bounds the operations of one group wherever gatesim takes
+// one: nccl-tests' -m (--agg, the timing's launch, hw runs), a group
+// script's group on one communicator, a log's group and an oracle's
+// "group". NCCL itself has no such limit (ncclGroupEnd plans any number
+// of tasks), so this is gatesim's input limit: the larger of the two it
+// had, as logs of -m runs and oracle groups needed 4096.
 const MaxGroupOps = 4096
+
+// CheckGroupSize checks n operations in one group against MaxGroupOps;
+// every limit check says it in these words.
+func CheckGroupSize(n int) error {
+	if n < 1 || n > MaxGroupOps {
+		return fmt.Errorf("%d operations in one group: expected 1..%d", n, MaxGroupOps)
+	}
+	return nil
+}
 
 // GroupOp is one operation of a group as the application calls it.
 // Alloc says how its buffers were allocated (cuMem, the zero value, or
@@ -138,8 +147,11 @@ func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
 	if len(ops) == 0 {
 		return nil, fmt.Errorf("group: no operation: expected at least one")
 	}
-	if len(ops)*agg > MaxGroupOps || agg > MaxGroupOps {
-		return nil, fmt.Errorf("group: %d operations × agg %d is more than %d", len(ops), agg, MaxGroupOps)
+	if err := CheckGroupSize(agg); err != nil {
+		return nil, fmt.Errorf("agg: %w", err)
+	}
+	if err := CheckGroupSize(len(ops) * agg); err != nil {
+		return nil, fmt.Errorf("group of %d operations × agg %d: %w", len(ops), agg, err)
 	}
 	out := make([]GroupOp, 0, len(ops)*agg)
 	for range agg {
@@ -147,16 +159,16 @@ func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
 	}
 	for i, o := range out {
 		if o.Buffers < 0 || o.Buffers >= NumBuffers {
-			return nil, fmt.Errorf("group op %d: buffers %d: expected user, registered or window", i, int(o.Buffers))
+			return nil, opErr(i, "buffers %d: expected user, registered or window", int(o.Buffers))
 		}
 		if err := checkAlloc(o.Buffers, o.Alloc); err != nil {
-			return nil, fmt.Errorf("group op %d: %w", i, err)
+			return nil, opErr(i, "%w", err)
 		}
 		if r := o.RMA; r != nil && (o.Op.Func != SendRecv || o.P2P != nil || r.Kind != RMAPutSignal && o.Op.Count != 0) {
-			return nil, fmt.Errorf("group op %d: nccl%s as a %s of %d elements: expected a SendRecv without a send/recv peer (count 0 but for a put)", i, r.Kind, o.Op.Func, o.Op.Count)
+			return nil, opErr(i, "nccl%s as a %s of %d elements: expected a SendRecv without a send/recv peer (count 0 but for a put)", r.Kind, o.Op.Func, o.Op.Count)
 		}
 		if p := o.P2P; p != nil && (o.Op.Func != SendRecv || p.Peer < 0 || p.Peer >= MaxRanks) {
-			return nil, fmt.Errorf("group op %d: %s peer %d of a %s: expected a send or recv to a peer in 0..%d", i, p.Dir(), p.Peer, o.Op.Func, MaxRanks-1)
+			return nil, opErr(i, "%s peer %d of a %s: expected a send or recv to a peer in 0..%d", p.Dir(), p.Peer, o.Op.Func, MaxRanks-1)
 		}
 	}
 	return out, nil
@@ -229,7 +241,37 @@ func (is Issue) Op(op Op) GroupOp {
 }
 
 // SelectIssue decides op issued as is says: the whole group planned
-// together (SelectGroup), every repetition an operation of it.
+// together (SelectGroup), every repetition an operation of it. Without
+// repetitions the user wrote no group, so an error names none.
 func (c *Comm) SelectIssue(op Op, is Issue) (*GroupDecision, error) {
-	return c.SelectGroup([]GroupOp{is.Op(op)}, is.Launch)
+	g, err := c.SelectGroup([]GroupOp{is.Op(op)}, is.Launch)
+	if err != nil && is.Launch.Agg <= 1 {
+		err = AloneError(err)
+	}
+	return g, err
+}
+
+// GroupOpError is an error of one operation of a group: Op is its index
+// in call order.
+type GroupOpError struct {
+	Op  int
+	Err error
+}
+
+func (e *GroupOpError) Error() string { return fmt.Sprintf("group op %d: %v", e.Op, e.Err) }
+
+func (e *GroupOpError) Unwrap() error { return e.Err }
+
+func opErr(i int, format string, args ...any) error {
+	return &GroupOpError{Op: i, Err: fmt.Errorf(format, args...)}
+}
+
+// AloneError is err as said of an operation issued alone (no group the
+// user wrote): without the "group op 0" its GroupOpError would name.
+func AloneError(err error) error {
+	var g *GroupOpError
+	if errors.As(err, &g) && g.Op == 0 {
+		return g.Err
+	}
+	return err
 }

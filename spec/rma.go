@@ -391,7 +391,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 			continue
 		}
 		if g.RMA != nil {
-			return nil, fmt.Errorf("group op %d: one call is either one-sided or ncclDevCommCreate", i)
+			return nil, opErr(i, "one call is either one-sided or ncclDevCommCreate")
 		}
 		if err := c.devCommCheck(i, g.DevComm); err != nil {
 			return nil, err
@@ -410,7 +410,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 			continue
 		}
 		if err := g.RMA.check(c.NRanks); err != nil {
-			return nil, fmt.Errorf("group op %d: %w", i, err)
+			return nil, opErr(i, "%w", err)
 		}
 	}
 	out := &GroupDecision{Launch: launch, Ops: make([]*Decision, len(all)), Traces: make([]Trace, len(all))}

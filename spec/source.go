@@ -139,6 +139,49 @@ func ParseReleases(s string) ([]Version, error) {
 	return out, nil
 }
 
+// OneRelease reads --nccl of a command that decides for one release:
+// list holds the flag's values (repeated or comma separated), and more
+// than one release is refused in the same words everywhere.
+func OneRelease(list ...string) (Version, error) {
+	s, err := OneReleaseArg(list...)
+	if err != nil {
+		return 0, err
+	}
+	vs, err := ParseReleases(s)
+	if err != nil {
+		return 0, err
+	}
+	return vs[0], nil
+}
+
+// OneReleaseArg is the one release list names, as written, for a command
+// that reads it itself (gatesim env: its own registry's releases).
+func OneReleaseArg(list ...string) (string, error) {
+	var names []string
+	for _, s := range list {
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				names = append(names, part)
+			}
+		}
+	}
+	if len(names) > 1 {
+		return "", fmt.Errorf("--nccl takes one release (got %s); use whatif/table for several", strings.Join(names, ","))
+	}
+	return strings.Join(names, ""), nil
+}
+
+// DecideAlike is the one line every comparison of releases prints when
+// they agree (whatif's points, table's cells, rules diff's rules), in
+// place of an empty table.
+func DecideAlike(releases []string, what string) string {
+	names := strings.Join(releases, ", ")
+	if k := strings.LastIndex(names, ", "); k >= 0 {
+		names = names[:k] + " and " + names[k+2:]
+	}
+	return fmt.Sprintf("%s decide alike on every %s", names, what)
+}
+
 // ParseReleasePair reads the two releases a range is asked between, in
 // either order: lo and hi are the older and the newer, and back says the
 // user named the newer first (going back undoes the same changes).

@@ -135,7 +135,7 @@ func TopoHosts(preset string, xmlFiles []string, nodes int, read func(string) ([
 // graphs of GraphFile loaded instead of searched when it is named. Files
 // are read with read.
 type TopoSearch struct {
-	Release   string
+	Release   string // one release (a comma list is refused)
 	Preset    string
 	XMLFiles  []string
 	Nodes     int
@@ -145,7 +145,7 @@ type TopoSearch struct {
 
 // Run runs the search; every error is the request's.
 func (q TopoSearch) Run(read func(string) ([]byte, error)) (*topo.Result, error) {
-	v, err := ParseVersion(q.Release)
+	v, err := OneRelease(q.Release)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,8 @@ package whatif
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gatesim/gatesim/internal/texttable"
 	"github.com/gatesim/gatesim/spec"
@@ -88,20 +88,40 @@ func WriteTable(w io.Writer, rs []Result, diffs []ReleaseDiff) error {
 	case !hasSim:
 		fmt.Fprintln(w, "note: times and bandwidths are NCCL's cost model only (no point was simulated: --no-sim, or no schedule builder for these decisions)")
 	}
+	if len(diffs) == 0 {
+		var rels []string
+		for _, r := range rs {
+			if s := r.Release.String(); !slices.Contains(rels, s) {
+				rels = append(rels, s)
+			}
+		}
+		if len(rels) > 1 {
+			fmt.Fprintf(w, "\n%s\n", spec.DecideAlike(rels, "point"))
+		}
+	}
 	if len(diffs) > 0 {
 		timeOnly := 0
 		var rows [][]string
+		// One row per release, the point named on the first: a cell
+		// holding every release would pass texttable.MaxCell and be cut
+		// when many releases are compared.
 		for _, df := range diffs {
-			var parts, times []string
-			for i := range df.Releases {
-				parts = append(parts, df.Releases[i]+": "+df.Outcomes[i])
-				times = append(times, df.Releases[i]+": "+FormatUs(df.Times[i]))
-			}
 			if df.TimeOnly {
 				timeOnly++
-				parts = []string{"same decision: " + df.Outcomes[0]}
 			}
-			rows = append(rows, []string{df.Key, strings.Join(parts, "\n"), strings.Join(times, "\n")})
+			for i := range df.Releases {
+				key, decision := "", df.Releases[i]+": "+df.Outcomes[i]
+				if i == 0 {
+					key = df.Key
+				}
+				switch {
+				case df.TimeOnly && i == 0:
+					decision = "same decision: " + df.Outcomes[0]
+				case df.TimeOnly:
+					decision = ""
+				}
+				rows = append(rows, []string{key, decision, df.Releases[i] + ": " + FormatUs(df.Times[i])})
+			}
 		}
 		fmt.Fprintf(w, "\n%d point(s) where the releases differ (%d in the decision, %d in time alone, by more than 1 %%):\n",
 			len(diffs), len(diffs)-timeOnly, timeOnly)

@@ -16,7 +16,7 @@ func newDiagnoseCmd(d *deps) *cobra.Command {
 	var (
 		jsonOut   bool
 		envList   []string
-		release   string
+		release   []string
 		predicted string
 		htmlOut   string
 		sf        systemFlags
@@ -52,8 +52,8 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 				return badInput(err)
 			}
 			var rel spec.Version
-			if release != "" {
-				if rel, err = spec.ParseVersion(release); err != nil {
+			if len(release) > 0 {
+				if rel, err = spec.OneRelease(release...); err != nil {
 					return badInput(err)
 				}
 			}
@@ -83,8 +83,8 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 				if err != nil {
 					return err
 				}
-				if (c.Flags().Changed("agg") && agg < 1) || agg > spec.MaxGroupOps {
-					return badInputf("--agg %d: expected 1..%d", agg, spec.MaxGroupOps)
+				if err := spec.CheckGroupSize(agg); c.Flags().Changed("agg") && err != nil {
+					return badInputf("--agg: %v", err)
 				}
 				pr, err := diagnose.PredictLaunch(l, rel, sys, env, nil, spec.Launch{Agg: agg, Mode: spec.LaunchModeOf(cudagraph)})
 				if err != nil {
@@ -141,7 +141,7 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 	cmd.Flags().StringVar(&htmlOut, "html", "", "also write the report as one self-contained HTML page to this file")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON instead of the human report")
 	cmd.Flags().StringArrayVar(&envList, "env", nil, "NAME=VALUE the job set that the log does not print (repeatable)")
-	cmd.Flags().StringVar(&release, "nccl", "", "NCCL release (e.g. 2.28.9) when the log has no \"NCCL version\" line, or to predict with instead of the log's; without it the log's, or one inferred from its lines")
+	cmd.Flags().StringSliceVar(&release, "nccl", nil, "NCCL release (e.g. 2.28.9) when the log has no \"NCCL version\" line, or to predict with instead of the log's; without it the log's, or one inferred from its lines")
 	cmd.Flags().StringVar(&predicted, "predicted", "", "JSON file with a predicted {\"trace\", \"decisions\"} to compare with the log")
 	cmd.Flags().IntVar(&agg, "agg", 0, "operations of one size per NCCL group in the logged program (nccl-tests -m), for the prediction (default: the group the operation lines' channel ranges reveal, else one; a [Symmetric] line's nWorks)")
 	cmd.Flags().BoolVar(&cudagraph, "cudagraph", false, "the logged program captured its operations into CUDA graphs (nccl-tests -G), for the prediction")

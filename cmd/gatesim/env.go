@@ -17,7 +17,7 @@ var envDefaultSizes = []string{"4KiB", "1GiB"}
 
 func newEnvCmd(d *deps) *cobra.Command {
 	var (
-		release string
+		release []string
 		file    string
 		asJSON  bool
 		strict  bool
@@ -40,10 +40,14 @@ values a release ignores or rejects, and the gate rules each variable feeds.
 Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 2 bad input.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if release == "" {
+			if len(release) == 0 {
 				return badInputf("--nccl is required: the release to lint against (%s)", params.ReleaseList())
 			}
-			v, err := spec.ParseVersion(release)
+			one, err := spec.OneReleaseArg(release...)
+			if err != nil {
+				return badInput(err)
+			}
+			v, err := spec.ParseVersion(one)
 			if err != nil {
 				return badInput(err)
 			}
@@ -102,7 +106,7 @@ Exit status: 0 no errors, 1 at least one error (or warning with --strict),
 			return nil
 		},
 	}
-	c.Flags().StringVar(&release, "nccl", "", "NCCL release to lint against ("+params.ReleaseList()+")")
+	c.Flags().StringSliceVar(&release, "nccl", nil, "NCCL release to lint against ("+params.ReleaseList()+")")
 	c.Flags().StringVar(&file, "file", "", "job script to read (- for standard input)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	c.Flags().BoolVar(&strict, "strict", false, "exit 1 on warnings too")

@@ -8,7 +8,7 @@ import (
 )
 
 type explainOpts struct {
-	nccl    string
+	nccl    []string
 	sys     systemFlags
 	env     envFlags
 	op      opFlags
@@ -39,7 +39,7 @@ Exit 1 when NCCL returns an error (for any release listed).`,
 			return runExplain(d, o)
 		},
 	}
-	c.Flags().StringVar(&o.nccl, "nccl", spec.DefaultRelease.String(), "NCCL release(s), comma separated")
+	c.Flags().StringSliceVar(&o.nccl, "nccl", []string{spec.DefaultRelease.String()}, "NCCL release(s), comma separated or repeated")
 	o.sys.add(c)
 	o.env.add(c)
 	o.env.addConfig(c)

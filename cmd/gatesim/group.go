@@ -10,14 +10,14 @@ import (
 
 func newGroupCmd(d *deps) *cobra.Command {
 	var asJSON, cudagraph bool
-	var nccl string
+	var nccl []string
 	var sysf systemFlags
 	var envf envFlags
 	c := &cobra.Command{
 		Use:   "group FILE",
 		Short: "Replay one thread's NCCL calls through ncclGroupStart/ncclGroupEnd semantics",
 		Long: `group reads a call script (groupStart, groupEnd, init COMM [nonblocking],
-COLL COMM SIZE [DTYPE] [REDOP] [root=N] [buffers=B], putSignal|signal|waitSignal COMM peer=N, sync COMM, asyncError COMM) and says what each
+COLL COMM SIZE [DTYPE] [REDOP] [root=N] [buffers=B] [inplace], putSignal|signal|waitSignal COMM peer=N, sync COMM, asyncError COMM) and says what each
 call returns and does: when operations are enqueued, which calls fail, and
 which sequences NCCL leaves undefined. With --system (or --system-file,
 --topo) it also decides every launched collective: each outermost
@@ -35,7 +35,7 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 			if err != nil {
 				return badInput(err)
 			}
-			rs, err := loadOneRelease(nccl, fmt.Sprintf("--nccl %q: group decides for one release", nccl))
+			rs, err := loadOneRelease(nccl)
 			if err != nil {
 				return err
 			}
@@ -78,7 +78,7 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
-	c.Flags().StringVar(&nccl, "nccl", spec.DefaultRelease.String(), "NCCL release of the group rules and of the decisions")
+	c.Flags().StringSliceVar(&nccl, "nccl", []string{spec.DefaultRelease.String()}, "NCCL release of the group rules and of the decisions")
 	c.Flags().BoolVar(&cudagraph, "cudagraph", false, "every launch is captured into a CUDA graph")
 	sysf.add(c)
 	envf.add(c)

@@ -42,23 +42,20 @@ func (f *systemFlags) load() (*spec.System, error) {
 	return sys, badInput(err)
 }
 
-// parseReleases reads --nccl: one release or a comma list.
-func parseReleases(s string) ([]spec.Version, error) {
-	vs, err := spec.ParseReleases(s)
+// parseReleases reads --nccl (a string slice flag in every command):
+// releases repeated or comma separated.
+func parseReleases(s []string) ([]spec.Version, error) {
+	vs, err := spec.ParseReleases(strings.Join(s, ","))
 	return vs, badInput(err)
 }
 
-// loadOneRelease is the ruleset of the one release --nccl names; one
-// says why a list is refused.
-func loadOneRelease(nccl, one string) (*spec.Ruleset, error) {
-	vs, err := parseReleases(nccl)
+// loadOneRelease is the ruleset of the one release --nccl names.
+func loadOneRelease(nccl []string) (*spec.Ruleset, error) {
+	v, err := spec.OneRelease(nccl...)
 	if err != nil {
-		return nil, err
+		return nil, badInput(err)
 	}
-	if len(vs) != 1 {
-		return nil, badInputf("%s", one)
-	}
-	rs, err := spec.Load(vs[0])
+	rs, err := spec.Load(v)
 	if err != nil {
 		return nil, badInput(err)
 	}

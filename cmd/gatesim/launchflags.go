@@ -19,7 +19,7 @@ type launchFlags struct {
 }
 
 func (f *launchFlags) add(c *cobra.Command) {
-	c.Flags().IntVar(&f.agg, "agg", 1, fmt.Sprintf("operations in one group: the collective repeated N times between ncclGroupStart/End, as nccl-tests -m (1..%d)", spec.MaxAgg))
+	c.Flags().IntVar(&f.agg, "agg", 1, fmt.Sprintf("operations in one group: the collective repeated N times between ncclGroupStart/End, as nccl-tests -m (1..%d)", spec.MaxGroupOps))
 	c.Flags().BoolVar(&f.cudagraph, "cudagraph", false, "the group is captured into a CUDA graph (NCCL_GRAPH_REGISTER may register its buffers)")
 	c.Flags().StringVar(&f.buffers, "buffers", "user", "buffers: user, registered (ncclCommRegister) or window (ncclCommWindowRegister)")
 	c.Flags().StringVar(&f.alloc, "alloc", "cumem", "how the buffers were allocated: cumem (ncclMemAlloc, as nccl-tests), cudamalloc (NCCL registers it neither with NVLS nor, from 2.24.3, over IPC) or cumem-host (host memory in a window, 2.30.3+)")
@@ -34,8 +34,8 @@ func (f *launchFlags) issue() (spec.Issue, error) {
 	if err != nil {
 		return spec.Issue{}, badInput(fmt.Errorf("--buffers, --alloc: %w", err))
 	}
-	if f.agg < 1 || f.agg > spec.MaxAgg {
-		return spec.Issue{}, badInputf("--agg %d: expected 1..%d", f.agg, spec.MaxAgg)
+	if err := spec.CheckGroupSize(f.agg); err != nil {
+		return spec.Issue{}, badInputf("--agg: %v", err)
 	}
 	return spec.Issue{Launch: spec.Launch{Mode: spec.LaunchModeOf(f.cudagraph), Agg: f.agg}, Buffers: b, Alloc: a, InPlace: f.inplace}, nil
 }

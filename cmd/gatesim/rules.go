@@ -7,14 +7,14 @@ import (
 )
 
 func newRulesCmd(d *deps) *cobra.Command {
-	var nccl string
+	var nccl []string
 	var asJSON, long bool
 	c := &cobra.Command{
 		Use:   "rules",
 		Short: "List every gate rule of a release, with the releases it holds for and its NCCL source",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			rs, err := loadOneRelease(nccl, "rules lists one release; use 'rules diff A B' to compare")
+			rs, err := loadOneRelease(nccl)
 			if err != nil {
 				return err
 			}
@@ -28,7 +28,7 @@ func newRulesCmd(d *deps) *cobra.Command {
 			return out.WriteText(d.stdout, rs, long)
 		},
 	}
-	c.Flags().StringVar(&nccl, "nccl", spec.DefaultRelease.String(), "NCCL release")
+	c.Flags().StringSliceVar(&nccl, "nccl", []string{spec.DefaultRelease.String()}, "NCCL release")
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON output")
 	c.Flags().BoolVarP(&long, "long", "l", false, "include each rule's documentation")
 	c.AddCommand(newRulesDiffCmd(d))

@@ -14,15 +14,16 @@ import (
 )
 
 type simFlags struct {
-	sf                                                         systemFlags
-	ef                                                         envFlags
-	nccl, coll, bytes, algo, proto, dtype, redop, trace, sweep string
-	channels, gpus, root                                       int
-	verify, jsonOut                                            bool
-	launch                                                     launchFlags
-	tuner                                                      tunerFlags
-	gpusSet                                                    bool
-	traceRanks, profile                                        string
+	sf                                                   systemFlags
+	ef                                                   envFlags
+	coll, bytes, algo, proto, dtype, redop, trace, sweep string
+	nccl                                                 []string
+	channels, gpus, root                                 int
+	verify, jsonOut                                      bool
+	launch                                               launchFlags
+	tuner                                                tunerFlags
+	gpusSet                                              bool
+	traceRanks, profile                                  string
 }
 
 func newSimCmd(d *deps) *cobra.Command {
@@ -62,7 +63,7 @@ that do not run on the machine are listed with the reason.`,
 	fl.ef.add(c)
 	fl.ef.addConfig(c)
 	f := c.Flags()
-	f.StringVar(&fl.nccl, "nccl", spec.DefaultRelease.String(), "NCCL release")
+	f.StringSliceVar(&fl.nccl, "nccl", []string{spec.DefaultRelease.String()}, "NCCL release")
 	f.StringVar(&fl.coll, "coll", "allreduce", "collective: "+strings.Join(spec.FuncNames(spec.SelectFuncs), ", "))
 	f.StringVar(&fl.bytes, "bytes", "256MiB", "nccl-tests size of the operation")
 	f.StringVar(&fl.algo, "algo", "", "force the algorithm: Ring, Tree, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT (default: NCCL's choice)")
@@ -127,7 +128,7 @@ func newSimSetup(fl *simFlags) (*simSetup, error) {
 		}
 	}
 	x := &simSetup{}
-	if x.v, err = spec.ParseVersion(fl.nccl); err != nil {
+	if x.v, err = spec.OneRelease(fl.nccl...); err != nil {
 		return nil, badInput(err)
 	}
 	rs, err := spec.Load(x.v)

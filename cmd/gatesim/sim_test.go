@@ -228,7 +228,7 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1M", "--algo", "ring,bogus"}, "--algo"},
 		{[]string{"sim", "--system", "dgx-h100", "--sweep", "4K:1M", "--verify"}, "prints a table"},
 		{[]string{"sim", "--system", "h200x2", "--agg", "8", "--algo", "ring", "--proto", "ll"}, "NCCL's plan decides each operation"},
-		{[]string{"sim", "--system", "h200x2", "--agg", "0"}, "--agg 0"},
+		{[]string{"sim", "--system", "h200x2", "--agg", "0"}, "--agg: 0 operations in one group"},
 		{[]string{"sim", "--system", "h200x2", "--buffers", "pinned"}, "--buffers"},
 		{[]string{"sim", "--system", "h200x2", "--alloc", "pinned"}, "--alloc"},
 		{[]string{"sim", "--system", "h200x2", "--buffers", "window", "--alloc", "cudamalloc"}, "expected alloc cumem"},

@@ -9,7 +9,7 @@ import (
 func newTableCmd(d *deps) *cobra.Command {
 	var sf systemFlags
 	var ef envFlags
-	var nccl string
+	var nccl []string
 	var asJSON, graphs, why bool
 	c := &cobra.Command{
 		Use:   "table (--system PRESET | --topo TOPO.XML | --system-file FILE) [--env NAME=VALUE...]",
@@ -56,7 +56,7 @@ cells, thresholds and channel counts that differ between them on the same machin
 	sf.add(c)
 	ef.add(c)
 	ef.addConfig(c)
-	c.Flags().StringVar(&nccl, "nccl", spec.DefaultRelease.String(), "NCCL release")
+	c.Flags().StringSliceVar(&nccl, "nccl", []string{spec.DefaultRelease.String()}, "NCCL release(s), comma separated or repeated")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON (the lines and the whole model)")
 	c.Flags().BoolVar(&graphs, "graphs", false, "also print rank 0's graph searches ([GRAPH] lines)")
 	c.Flags().BoolVar(&why, "why", false, "list each zero-bandwidth cell with the rule that zeroed it")

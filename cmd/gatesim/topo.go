@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gatesim/gatesim/explain"
 	"github.com/gatesim/gatesim/spec"
@@ -69,7 +70,7 @@ type topoSearchFlags struct {
 	preset    string
 	xmlFiles  []string
 	nodes     int
-	release   string
+	release   []string
 	env       envFlags
 	graphFile string
 	asJSON    bool
@@ -92,7 +93,7 @@ stage (NCCL_P2P_LEVEL, NCCL_CROSS_NIC, NCCL_MAX_NCHANNELS, ...).`,
 	c.Flags().StringVar(&f.preset, "system", "", presetUsage)
 	c.Flags().StringArrayVar(&f.xmlFiles, "topo", nil, "NCCL's topology XML of a host (NCCL_TOPO_DUMP_FILE's output); repeatable: the hosts in order, repeated to --nodes")
 	c.Flags().IntVar(&f.nodes, "nodes", 1, "node count (hosts)")
-	c.Flags().StringVar(&f.release, "nccl", spec.DefaultRelease.String(), "NCCL release")
+	c.Flags().StringSliceVar(&f.release, "nccl", []string{spec.DefaultRelease.String()}, "NCCL release")
 	f.env.add(c)
 	c.Flags().StringVar(&f.graphFile, "graph-file", "", "graph XML to load instead of searching (NCCL_GRAPH_FILE)")
 	c.Flags().BoolVar(&f.asJSON, "json", false, "print the result as JSON")
@@ -103,7 +104,7 @@ stage (NCCL_P2P_LEVEL, NCCL_CROSS_NIC, NCCL_MAX_NCHANNELS, ...).`,
 }
 
 func runTopoSearch(d *deps, f *topoSearchFlags) error {
-	q := spec.TopoSearch{Release: f.release, Preset: f.preset, XMLFiles: f.xmlFiles, Nodes: f.nodes, Env: f.env.list, GraphFile: f.graphFile}
+	q := spec.TopoSearch{Release: strings.Join(f.release, ","), Preset: f.preset, XMLFiles: f.xmlFiles, Nodes: f.nodes, Env: f.env.list, GraphFile: f.graphFile}
 	r, err := q.Run(readInput)
 	if err != nil {
 		return badInput(err)
