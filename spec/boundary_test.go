@@ -66,7 +66,7 @@ func TestUntouchedRequestsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	untouched := 0
+	untouched, differ := 0, 0
 	for i := 1; i < len(Releases); i++ {
 		bd, err := NewBoundary(Releases[i-1], Releases[i])
 		if err != nil {
@@ -79,6 +79,7 @@ func TestUntouchedRequestsAgree(t *testing.T) {
 			}
 			untouched++
 			if a.Signature != b.Signature {
+				differ++
 				t.Errorf("%s -> %s, %s %s %d B touches no change but decides %q, then %q",
 					Releases[i-1], Releases[i], a.Probe, a.Op.Func, a.Op.Bytes, a.Signature, b.Signature)
 			}
@@ -86,6 +87,10 @@ func TestUntouchedRequestsAgree(t *testing.T) {
 	}
 	if untouched == 0 {
 		t.Error("no probe left untouched by any boundary: the property checks nothing")
+	}
+	if differ > 0 {
+		t.Logf("%d probe answers untouched by their boundary, %d of them decide differently", untouched, differ)
+		return
 	}
 	t.Logf("%d probe answers untouched by their boundary, all equal", untouched)
 }
