@@ -332,6 +332,9 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 				v.Log = []string{ch.Line}
 			}
 			out.Traces[i] = c.sideVerdictOrAdd(out.Traces[i], v)
+			if pv, ok := c.ctaPolicyGroupVerdict(all[i], tops[i], ch); ok {
+				out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", pv)
+			}
 			if ch.Kernel != "" && ch.Err == nil {
 				// the only group rule a symmetric plan's task meets
 				gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d}
@@ -371,12 +374,8 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 			d.Chunk, _ = c.Model.OpChunk(ch)
 			d.ChunkArgs = ch.ChunkArgs()
 		}
-		if ctaPol {
-			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Pass,
-				Why: fmt.Sprintf("CTA policy EFFICIENCY with registered buffers: NVLS/Simple on the %d channels its registered NVLS resources need", ch.NChannels), Facts: c.ctaPolicy})
-		} else if c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == AllGather || c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == ReduceScatter {
-			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Fail,
-				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)", Facts: c.ctaPolicy})
+		if pv, ok := c.ctaPolicyGroupVerdict(all[i], tops[i], ch); ok {
+			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", pv)
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d, planErr: planErr}
 		out.Traces[i] = c.runGroupRules(gr, false, out.Traces[i])
