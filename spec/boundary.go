@@ -345,6 +345,10 @@ var Probes = []Probe{
 		{AllReduce, 1 << 20}, {AllReduce, 256 << 20}, {AllGather, 16 << 20}}},
 	{Name: "h200x2", Preset: "h200x2", Nodes: 1, Ops: []ProbeOp{
 		{AllReduce, 1 << 20}, {AllGather, 1 << 20}}},
+	// NVLS never wins the cost table on two GPUs (its bandwidth there is
+	// below Ring's), so only a forced NVLS shows 2.28.7's two-GPU NVLS.
+	{Name: "h200x2 NCCL_ALGO=NVLS", Preset: "h200x2", Nodes: 1, Env: Env{"NCCL_ALGO": "NVLS"}, Ops: []ProbeOp{
+		{AllReduce, 16 << 20}}},
 	{Name: "dgx-h100 x2 SHARP NCCL_COLLNET_ENABLE=1", Preset: "dgx-h100", Nodes: 2, SHARP: true,
 		Env: Env{"NCCL_COLLNET_ENABLE": "1"}, Ops: []ProbeOp{{AllReduce, 256 << 20}, {AllGather, 16 << 20}}},
 	{Name: "v100x4 x2", Preset: "v100x4", Nodes: 2, Ops: []ProbeOp{{AllReduce, 256 << 20}}},

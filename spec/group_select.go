@@ -48,12 +48,22 @@ type groupRun struct {
 
 func (g *groupRun) emit(v Verdict) { g.out = append(g.out, v) }
 
+// groupPlanDoc22 is G-GROUP-PLAN-1's text from 2.22.3's enqueue rewrite;
+// groupPlanDoc20 (2.20.3–2.21.5) and groupPlanDoc18 (2.18.1–2.19.4) are the
+// schedules before it, which pass numPipeOps differently.
+const (
+	groupPlanDoc22 = `ncclGroupEnd plans all collectives of the group at once (ncclPrepareTasks): tasks are sorted by size, binned by (function, reduction, datatype), aggregated within 4× of the smallest traffic of a bin, and each aggregate gets one cost-table choice on its summed size. numPipeOps is not the aggregate's length but the group's crude tasks-per-channel estimate, divUp(the group's collective tasks, comm->nChannels), the same for every aggregate: 1 unless the group holds more collectives than channels. scheduleCollTasksToPlan then splits each kind's channels between the tasks in proportion to their traffic, so an operation of a group runs on a range of channels, not on all of them.`
+	groupPlanDoc20 = `ncclGroupEnd plans all collectives of the group at once (scheduleCollTasksToPlan): the queue is sorted by function, datatype, reduction and count, descending; each run of one function, reduction and datatype is one aggregate, decided once on its summed count with numPipeOps 1 (getTunerInfo and topoGetAlgoInfo of the aggregate), and every member takes its algorithm, protocol and threads; each member's channels are getChannnelThreadInfo's on its own size.`
+	groupPlanDoc18 = `ncclGroupEnd plans all collectives of the group at once (scheduleCollTasksToPlan): adjacent queued tasks (call order) of one function, datatype and reduction form an aggregate. With two members or more getAlgoInfo decides it once on the summed count with numPipeOps = opPerChannel = DIVUP(nAggChannels, min(comm->nChannels, nAggChannels)), nAggChannels summing, over the members after the first, DIVUP(bytes, bytePerChannel) clamped to 1..nChannels; every member takes that algorithm, protocol and threads, on DIVUP(its nBytes, bytePerChannel) channels (at most nvlsChannels for NVLS and NVLSTree). A task alone is decided with numPipeOps 1.`
+)
+
 // groupPlanRule is G-GROUP-PLAN-1 with the per-operation line the release
-// prints (2.22.3's per-aggregate time line; 2.24+'s channel range).
-func groupPlanRule(ref Ref, logLine string) *Rule {
+// prints (2.22.3's per-aggregate time line; 2.24+'s channel range) and its
+// text (groupPlanDoc22 and the schedules before it).
+func groupPlanRule(ref Ref, logLine, doc string) *Rule {
 	return &Rule{
 		ID: "G-GROUP-PLAN-1", Layer: LayerGroup, Title: "a group is planned together",
-		Doc: `ncclGroupEnd plans all collectives of the group at once: tasks are sorted by size, binned by (function, reduction, datatype), aggregated within 4× of the smallest traffic of a bin, and each aggregate gets one cost-table choice on its summed size with numPipeOps = the aggregate's length; scheduleCollTasksToPlan then splits each kind's channels between the tasks in proportion to their traffic, so an operation of a group runs on a range of channels, not on all of them.`,
+		Doc: doc,
 		Ref: ref, Logs: []string{logLine},
 		group: func(g *groupRun) {
 			ch := g.choice
@@ -342,6 +352,9 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 				v.Log = []string{ch.Line}
 			}
 			out.Traces[i] = c.sideVerdictOrAdd(out.Traces[i], v)
+			if pv, ok := c.ctaPolicyGroupVerdict(all[i], tops[i], ch); ok {
+				out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", pv)
+			}
 			if ch.Kernel != "" && ch.Err == nil {
 				// the only group rule a symmetric plan's task meets
 				gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d}
@@ -384,12 +397,8 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 			d.Chunk, _ = c.Model.OpChunk(ch)
 			d.ChunkArgs = ch.ChunkArgs()
 		}
-		if ctaPol {
-			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Pass,
-				Why: fmt.Sprintf("CTA policy EFFICIENCY with registered buffers: NVLS/Simple on the %d channels its registered NVLS resources need", ch.NChannels), Facts: c.ctaPolicy})
-		} else if c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == AllGather || c.Model.In.CTAPolicyEfficiency && all[i].Op.Func == ReduceScatter {
-			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", Verdict{Outcome: Fail,
-				Why: "CTA policy EFFICIENCY, but the override does not apply (it needs registered or graph-registered buffers, NVLS support for the operation, NCCL_ALGO and NCCL_PROTO unset, no tuner and no MNNVL, and the NVLS channels no more than the pick's)", Facts: c.ctaPolicy})
+		if pv, ok := c.ctaPolicyGroupVerdict(all[i], tops[i], ch); ok {
+			out.Traces[i] = replaceVerdict(out.Traces[i], "G-SEL-CTAPOL-1", pv)
 		}
 		gr := &groupRun{i: i, n: len(all), op: all[i], choice: ch, dec: d, planErr: planErr}
 		out.Traces[i] = c.runGroupRules(gr, false, out.Traces[i])

@@ -150,6 +150,7 @@ func back2_19_4(rs *Ruleset) {
 	rs.Remove("G-MNNVL-1", ref2194("src/init.cc", "initTransportsRank"), "multi-node NVLink (NCCL_MNNVL, the NVML fabric clique) arrives in 2.20.3")
 	rs.Remove("G-COLLNET-ABI-2", ref2194("src/net.cc", "ncclNetPluginInit"), "CollNet v8 with iallgather/ireducescatter arrives in 2.20.3; 2.19.4's newest CollNet ABI is v7")
 	rs.Replace(netABI19, "2.19.4 probes net v7..v5; 2.20.3 v8..v5")
+	rs.Replace(groupPlanRule(ref2194("src/enqueue.cc", "scheduleCollTasksToPlan, getAlgoInfo"), "%ld Bytes -> Algo %d proto %d time %f", groupPlanDoc18), "2.19.4 aggregates adjacent queued tasks and decides them with numPipeOps = opPerChannel; 2.20.3 sorts the queue and passes 1")
 	rs.Replace(collNetABI19, "2.19.4 probes CollNet v7..v5; 2.20.3 v8..v5")
 	rs.Replace(nvlsEarly19, "2.19.4 has no MNNVL exit; 2.20.3 turns NVLS off on any MNNVL communicator")
 	rs.Replace(impl19Rule, "CollNetDirect AllGather/ReduceScatter arrive in 2.20.3")

@@ -106,6 +106,7 @@ func consts2_21_5(rs *Ruleset) {
 func back2_21_5(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2215, File: file, Func: fn} }
 	rs.Replace(ruleAt(regProxyRule, ref("src/enqueue.cc", "initCollProxyOp"), ""), "calcCollChunking builds the proxy op, initCollProxyOp before the enqueue rewrite")
+	rs.Replace(groupPlanRule(ref("src/enqueue.cc", "scheduleCollTasksToPlan, getTunerInfo"), "%ld Bytes -> Algo %d proto %d time %f", groupPlanDoc20), "before the enqueue rewrite an aggregate is a sorted run of one function, reduction and datatype, decided with numPipeOps 1; 2.22.3 bins within 4× and passes the group's tasks per channel")
 	rs.Replace(netLib21, "2.21.5 logs each failed name as it fails and never opens the main program (no STATIC_PLUGIN)")
 	rs.Replace(netLibNone21, "2.21.5 summarises the failed loads (errno, dlerror) before \"Using internal network plugin.\"; 2.22.3 lists the missing names in \"Could not find\"")
 	rs.Replace(netABI22.withRef(ref("src/net.cc", "ncclNetPluginInit")), "2.21.5 probes the net plugin's symbols in ncclNetPluginInit; 2.22.3 renames it ncclNetPluginLoad")

@@ -170,7 +170,7 @@ func base2_22_3(rs *Ruleset) {
 		rs.rules[r.ID] = r
 		rs.Op = append(rs.Op, r.ID)
 	}
-	groupPlan := groupPlanRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f")
+	groupPlan := groupPlanRule(Ref{Tag: "v2.22.3-1", File: "src/enqueue.cc", Func: "ncclPrepareTasks, scheduleCollTasksToPlan"}, "%ld Bytes -> Algo %d proto %d time %f", groupPlanDoc22)
 	rs.rules[groupPlan.ID], rs.rules[regUBRule.ID], rs.rules[regSkipRule.ID] = groupPlan, regUBRule, regSkipRule
 	rs.rules[schedBudgetRule.ID] = schedBudgetRule
 	rs.rules[regCollNetRule.ID], rs.rules[regProxyRule.ID] = regCollNetRule, regProxyRule

@@ -224,7 +224,7 @@ func apply2_28_3(rs *Ruleset) {
 	rs.Replace(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "Error : no algorithm/protocol available"), "new tag")
 	rs.Replace(runtimeConnect.withRef(ref("src/group.cc", "ncclCollPreconnect")), "new tag")
 	rs.Replace(execErr.withRef(ref("src/proxy.cc", "progressOps")), "new tag")
-	rs.Replace(groupPlanRule(ref("src/enqueue.cc", "ncclPrepareTasks, scheduleCollTasksToPlan"), "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"), "one line per task with its channel range (2.24.3)")
+	rs.Replace(groupPlanRule(ref("src/enqueue.cc", "ncclPrepareTasks, scheduleCollTasksToPlan"), "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}", groupPlanDoc22), "one line per task with its channel range (2.24.3)")
 	rs.Replace(p2pSchedRule(ref("src/include/channel.h", "ncclP2pChannelBaseForRound; src/include/device.h ncclP2pChannelForPart"), p2pSchedDoc283), "the round's base is bit-reversed and a peer's parts run up from it (2.28.3); before, part k landed at the bit-reversed k from the base")
 	rs.Add(devCommRule(ref("src/dev_runtime.cc", "ncclDevCommCreate, ncclDevrCommCreateInternal, symTeamObtain"), devCommDoc), "", "device communicators: ncclDevCommCreate needs symmetric support, lsaMultimem NVLS (2.28.3)")
 	rs.Add(devCommDestroyRule(ref("src/dev_runtime.cc", "ncclDevCommDestroy"), destroyDoc283), "G-DEVCOMM-1", "ncclDevCommDestroy deregisters the device communicator's resource window (2.28.3)")

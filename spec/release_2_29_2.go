@@ -78,7 +78,7 @@ var sideRule29 = &Rule{
 
 var ctaPolicyRule29 = &Rule{
 	ID: "G-SEL-CTAPOL-1", Layer: LayerSelect, Cap: CapNVLS, Title: "CTA policy override towards NVLS",
-	Doc:   `NCCL_CTA_POLICY is a bit mask (a leading digit 0, 1 or 2 as before, or DEFAULT, EFFICIENCY and ZERO joined by '|', any case; unknown names are ignored with an INFO, and ZERO beside EFFICIENCY unsets EFFICIENCY with a WARN: G-ENV-CONFIG-1's lines). Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, the EFFICIENCY bit set, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,
+	Doc:   `NCCL_CTA_POLICY is a bit mask (a leading digit 0, 1 or 2 as before, or DEFAULT, EFFICIENCY and ZERO joined by '|', any case; unknown names are ignored with an INFO, and ZERO beside EFFICIENCY unsets EFFICIENCY with a WARN: G-ENV-CONFIG-1's lines). Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, the EFFICIENCY bit set, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple. NCCL reads the policy in getAlgoInfo only: a task the copy engines or a symmetric kernel take never meets it, except the cost-table probe ncclMakeSymmetricTaskList makes before it keeps an LL kernel (2.29.2+); a window is registered too (its registration makes a ncclCommRegister record), so a window task that falls back to the cost table can move.`,
 	Ref:   Ref{Tag: tag2292, File: "src/enqueue.cc", Func: "ncclGetAlgoInfo"},
 	perOp: ctaPolicyRule.perOp,
 }

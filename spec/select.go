@@ -1276,7 +1276,7 @@ func errRule18(ref Ref) *Rule {
 
 var ctaPolicyRule = &Rule{
 	ID: "G-SEL-CTAPOL-1", Layer: LayerSelect, Cap: CapNVLS, Title: "CTA policy override towards NVLS",
-	Doc: `Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, CTA policy EFFICIENCY, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple.`,
+	Doc: `Only without a tuner, with NCCL_ALGO and NCCL_PROTO unset, not MNNVL, CTA policy EFFICIENCY, AllGather/ReduceScatter with registered buffers: if NVLS is usable and its registered resources need no more channels than chosen, the choice becomes NVLS/Simple. NCCL reads the policy in getAlgoInfo only: a task the copy engines or a symmetric kernel take never meets it, except the cost-table probe ncclMakeSymmetricTaskList makes before it keeps an LL kernel (2.29.2+); a window is registered too (its registration makes a ncclCommRegister record), so a window task that falls back to the cost table can move.`,
 	Ref: Ref{Tag: "v2.28.3-1", File: "src/enqueue.cc", Func: "getAlgoInfo"},
 	perOp: func(o *opRun) {
 		ctaPolicyAlone(o)
@@ -1284,16 +1284,20 @@ var ctaPolicyRule = &Rule{
 }
 
 // ctaPolicyAlone is G-SEL-CTAPOL-1 for an operation on ordinary buffers
-// (Select knows no registration; SelectGroup replaces the verdict where
-// buffers are registered or captured).
+// (Select knows no registration; SelectGroup replaces the verdict once its
+// plan says which path took the operation: ctaPolicyGroupVerdict).
 func ctaPolicyAlone(o *opRun) {
 	switch m := o.comm.Model; {
 	case m == nil || !m.In.CTAPolicyEfficiency:
 		o.emit(Verdict{Outcome: Skip, Why: "the CTA policy is not EFFICIENCY: the override does not apply", Facts: o.comm.ctaPolicy})
 	case o.op.Func != AllGather && o.op.Func != ReduceScatter:
 		o.emit(Verdict{Outcome: Skip, Why: "CTA policy EFFICIENCY moves only AllGather and ReduceScatter: " + o.op.Func.String() + " keeps its pick", Facts: o.comm.ctaPolicy})
+	case m.In.Tuner != nil || o.comm.ofiTuner != nil:
+		o.emit(Verdict{Outcome: Skip, Why: "a tuner plugin is loaded: getAlgoInfo asks its getCollInfo and never reads the CTA policy", Facts: o.comm.ctaPolicy})
 	default:
-		o.emit(Verdict{Outcome: Fail, Why: "CTA policy EFFICIENCY, but the buffers are not registered (nor captured with NCCL_GRAPH_REGISTER): the override does not apply", Facts: o.comm.ctaPolicy})
+		cn, nv := o.comm.opSupport(o.op)
+		call := tuning.Call{Op: o.op, CollNetOK: cn, NVLSOK: nv}
+		o.emit(Verdict{Outcome: Fail, Why: "CTA policy EFFICIENCY, but the override does not apply: " + m.CTAPolicyMiss(call), Facts: o.comm.ctaPolicy})
 	}
 }
 

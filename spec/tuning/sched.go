@@ -90,6 +90,9 @@ type OpChoice struct {
 	// (numPipeOps 1): a loaded tuner's getCollInfo sees one call more
 	// (2.29.2+, G-SEL-SIDE-1, G-TUNER-CALL-1); 0 when none.
 	SymProbeNBytes int64 `json:"symProbeNBytes,omitempty"`
+	// SymProbeCTAPolicy: that probe's choice was the CTA policy's
+	// NVLS/Simple (G-SEL-CTAPOL-1); internal to the verdict, not an answer field.
+	SymProbeCTAPolicy bool `json:"-"`
 	// CTABytes is the most bytes one block of the symmetric kernel
 	// works on: its share of the plan's SymParts (2.27: the even share of
 	// the buffer its blocks walk round robin). ArgsBytes is the
@@ -566,7 +569,7 @@ func (m *Model) symmetricBack(head *tuningTask, k SymKernel, ok, forced bool) (w
 // (symLegacyChoice), recorded on it.
 func (m *Model) symProbe(head *tuningTask) OpChoice {
 	ch := m.symLegacyChoice(head.op)
-	head.choice.SymProbeNBytes = ch.NBytes
+	head.choice.SymProbeNBytes, head.choice.SymProbeCTAPolicy = ch.NBytes, ch.DecidedBy == RuleCTAPolicy
 	return ch
 }
 
@@ -1903,13 +1906,18 @@ func paramOn(p *int64) bool { return p == nil || *p != 0 }
 // both buffers have a ncclCommRegister record, or the call is captured
 // into a CUDA graph under NCCL_GRAPH_REGISTER. ncclCommRegister keeps no
 // record under NCCL_LOCAL_REGISTER=0 (RegRecordLocalParam, 2.24.3+) nor
-// under NCCL_P2P_USE_CUDA_MEMCPY=1 (RegNoneP2PMemcpy, 2.28.9+).
+// under NCCL_P2P_USE_CUDA_MEMCPY=1 (RegNoneP2PMemcpy, 2.28.9+). A window
+// is such a record too: registering it makes one first (ncclCommRegister
+// in 2.28.3+, ncclRegister under NCCL_LOCAL_REGISTER in 2.27.x), so a
+// window task the cost table decides reads regBuff 1.
 //
 // Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo; src/register/register.cc
-// ncclCommRegister (v2.24.3-1 likewise without the memcpy check)
+// ncclCommRegister (v2.24.3-1 likewise without the memcpy check);
+// v2.28.9-1 src/dev_runtime.cc ncclDevrWindowRegisterInGroup (v2.30.7-1
+// likewise); v2.27.3-1 src/register/register.cc ncclCommWindowRegister
 func (m *Model) RegBuff(o Call) bool {
 	c, in := m.Tuning, &m.In
-	record := o.Buffers == nccl.BuffersRegistered &&
+	record := (o.Buffers == nccl.BuffersRegistered || o.Buffers == nccl.BuffersWindow) &&
 		!(c.RegRecordLocalParam && !paramOn(in.LocalRegister)) && !(c.RegNoneP2PMemcpy && in.P2PUseMemcpy)
 	return record || (o.Graph && paramOn(in.GraphRegister))
 }

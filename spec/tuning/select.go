@@ -712,6 +712,35 @@ func (m *Model) ctaPolicy(agg *tuningTask, g *tuningAgg) {
 	g.decidedBy = RuleCTAPolicy
 }
 
+// CTAPolicyMiss says why G-SEL-CTAPOL-1's override leaves a task the cost
+// table decided (without a tuner, under CTA policy EFFICIENCY) on its pick:
+// the first of ctaPolicy's conditions that fails, or, all holding, that its
+// registered NVLS resources need more channels than the pick has.
+//
+// Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo (v2.29.2-1 ncclGetAlgoInfo)
+func (m *Model) CTAPolicyMiss(o Call) string {
+	in := &m.In
+	switch {
+	case in.Algo != nil || in.Proto != nil:
+		return "NCCL_ALGO or NCCL_PROTO is set"
+	case in.MNNVL:
+		return "the communicator is MNNVL"
+	case o.Op.Func != nccl.AllGather && o.Op.Func != nccl.ReduceScatter:
+		return "it moves only AllGather and ReduceScatter"
+	case !o.RegBuff:
+		return "the buffers have no local registration (ncclCommRegister, a window, or a capture under NCCL_GRAPH_REGISTER): regBuff is 0"
+	case in.NNodes > 1 && !(o.CollNetOK && o.NVLSOK):
+		return "across nodes it needs both NVLS and CollNet support for the operation"
+	case !o.NVLSOK:
+		return "NVLS does not support the operation (nvlsSupport 0)"
+	}
+	rec, ok := m.nvlsRegChannels(o.Op.Func)
+	if !ok {
+		return "ncclNvlsRegResourcesQuery finds no NVLS resources"
+	}
+	return fmt.Sprintf("its registered NVLS resources need %d channels, more than the pick's", rec)
+}
+
 // nvlsRegChannels is the channels an NVLS or NVLSTree task of function f
 // runs on once NVLS registered its buffers, as the release counts them
 // (RegNVLS): a fixed 4 (5 for ReduceScatter, 6 across nodes, more on
