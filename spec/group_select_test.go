@@ -219,7 +219,8 @@ func TestDecideCalls(t *testing.T) {
 // TestSelectGroupWindows: on 2.28.x window buffers of a float AllReduce or
 // an AllGather leave the cost table for the symmetric path (G-SEL-SIDE-1
 // passes instead of answering skip); an int32 sum has no symmetric kernel
-// and stays on the table (G-SEL-SIDE-1 fails); an AllGather under CTA
+// and stays on the table (G-SEL-SIDE-1 fails), registered over IPC as
+// ncclCommRegister'ed buffers are; an AllGather under CTA
 // policy ZERO goes to the copy engines; 2.22.3 has no windows: refused.
 func TestSelectGroupWindows(t *testing.T) {
 	f32 := Op{Func: AllReduce, Count: 16 << 20, DataType: Float32, RedOp: Sum}
@@ -247,8 +248,11 @@ func TestSelectGroupWindows(t *testing.T) {
 			t.Errorf("op %d: side path %q, G-SEL-SIDE-1 %v; want %q, %v", i, p, o, want.path, want.out)
 		}
 	}
-	if d := g.Ops[1]; d.Algo != Ring || d.ChannelLo != 0 || d.ChannelHi != 23 {
-		t.Errorf("the int32 AllReduce alone on the table: %s %d..%d", d.Algo, d.ChannelLo, d.ChannelHi)
+	// the window carries ncclCommWindowRegister's ncclCommRegister record,
+	// so the table's Ring task is registered over IPC and runs on 16 of
+	// its 24 channels (G-REG-IPC-1)
+	if d := g.Ops[1]; d.Algo != Ring || d.ChannelLo != 0 || d.ChannelHi != 15 || g.Choices[1].Registered != "IPC" {
+		t.Errorf("the int32 AllReduce alone on the table: %s %d..%d registered %q", d.Algo, d.ChannelLo, d.ChannelHi, g.Choices[1].Registered)
 	}
 	c = h200x2Comm(t, V2_28_9, Env{"NCCL_CTA_POLICY": "2"})
 	if g, err = c.SelectGroup([]GroupOp{{Op: ag, Buffers: BuffersWindow}}, Launch{}); err != nil {

@@ -112,11 +112,15 @@ func tuningApply2_27_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.Symmetric, true, enqueueCC, "ncclPrepareTasks")
 	tuningSet(d, &t.SymArgsBytes, 80, "src/include/symmetric.h", "struct ncclSymDevArgs")
 	tuningSet(d, &t.CTAPolicyNVLS, true, enqueueCC, "getAlgoInfo")
+	tuningSet(d, &t.RegWindowRecord, TuningRegWindowRecordCuMem, "src/register/register.cc", "ncclCommWindowRegister")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
 func apply2_27_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag273, File: file, Func: fn} }
+	rs.Replace(ruleAt(regIPCRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers; src/register/register.cc ncclCommWindowRegister"),
+		`From 2.24.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels. From 2.27.3, window buffers count as registered: ncclCommWindowRegister registers the window's allocation (ncclRegister, the record ncclRegFind reads) under NCCL_LOCAL_REGISTER with NCCL's cuMem on, so an operation on windows that the cost table decides (no symmetric kernel) registers its buffers over IPC, NVLS, CollNet or the network, and counts for regBuff (the tuner's and the CTA policy's), as registered buffers do.`),
+		"window buffers carry a registration record (ncclRegister of the window's allocation, NCCL's cuMem on)")
 	rs.Remove("G-COLLNET-ENV-1", ref("src/init.cc", "envConfigOverride"), "read at config time instead (below)")
 	rs.Replace(configRule(ref("src/init.cc", "parseCommConfig, envConfigOverride")), "ncclConfig_t gains commName, collnetEnable, CTAPolicy, shrinkShare, nvlsCTAs")
 	rs.Replace(collNetSetup(ref("src/transport/coll_net.cc", "ncclCollNetSetup"), false, collNetOffConfig), "a failed CollNet setup clears comm->config.collnetEnable (split communicators copy it), not comm->collNetSupport")

@@ -150,11 +150,15 @@ func tuningApply2_28_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.SymWorkBytes, 64, symKernelsH, "struct ncclSymkDevWork")
 	tuningSet(d, &t.SymRangeBytes, 4, symKernelsH, "struct ncclSymkChannelWorkRange")
 	tuningSet(d, &t.CECollectives, true, "src/ce_coll.cc", "ncclCeImplemented")
+	tuningSet(d, &t.RegWindowRecord, TuningRegWindowRecordAll, "src/dev_runtime.cc", "ncclDevrWindowRegisterInGroup")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
 func apply2_28_3(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag283, File: file, Func: fn} }
+	rs.Replace(ruleAt(regIPCRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers; src/dev_runtime.cc ncclDevrWindowRegisterInGroup"),
+		`From 2.24.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels. From 2.28.3, window buffers count as registered: ncclCommWindowRegister calls ncclCommRegister on every window, with or without symmetric support, so an operation on windows that the cost table decides (no symmetric kernel) registers its buffers over IPC, NVLS, CollNet or the network, and counts for regBuff (the tuner's and the CTA policy's), as registered buffers do.`),
+		"every window carries a ncclCommRegister record, with or without symmetric support")
 	rs.Add(symRangeRule(ref("src/scheduler/symmetric_sched.cc", "ncclSymmetricTaskScheduler; src/device/symmetric/primitives.cuh ncclSymkArgsHandler::getWorkRange, getWorkRangeFused"),
 		"2.28.3's decode reads both ends of a block's range from its first task and starts a task's owned blocks after the fraction of the block before them whatever task that block ends in: a task that follows another's tail in one block loses its head, a block spanning tasks of different sizes ends at the wrong element."),
 		schedBudgetRule.ID, "grouped symmetric kernels with fractional work ranges (2.28.3)")

@@ -61,6 +61,7 @@ func tuningApply2_29_2(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.SymNoWin, true, "src/scheduler/symmetric_sched.cc", "ncclMakeSymmetricTaskList")
 	tuningSet(d, &t.SymAllNVLink, true, "src/sym_kernels.cc", "ncclSymkAvailable")
 	tuningSet(d, &t.SymGin, TuningSymGinHier, "src/sym_kernels.cc", "ncclSymkMask, queryModel_gin")
+	tuningSet(d, &t.RegWindowRecord, TuningRegWindowRecordSymmetric, "src/dev_runtime.cc", "ncclCommWindowRegister")
 	return d.changes, tuningJoinErrs(d.errs)
 }
 
@@ -104,6 +105,9 @@ func apply2_29_2(rs *Ruleset) {
 	ref := func(file, fn string) Ref { return Ref{Tag: tag2292, File: file, Func: fn} }
 	rs.Replace(ruleAt(regCollNetIPCRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetIPCDoc29),
 		"only a CollNetDirect AllGather registers over IPC, on its receive buffer")
+	rs.Replace(ruleAt(regIPCRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers; src/dev_runtime.cc ncclCommWindowRegister, ncclDevrWindowRegisterInGroup"),
+		`From 2.24.3, a Ring or Tree task on Simple whose buffers are captured into a CUDA graph (NCCL_GRAPH_REGISTER, default 1) or registered with ncclCommRegister (NCCL_LOCAL_REGISTER, default 1) is registered over IPC when the node's peers are direct P2P (not ReduceScatter, not Reduce or in-place AllReduce on Ring, not in-place Tree); on one node such a task with 16 < nMaxChannels ≤ 24 runs on 16 channels. From 2.29.2, window buffers count as registered where windows are made: on a communicator with symmetric support ncclCommWindowRegister calls ncclCommRegister, so an operation on windows that the cost table decides (no symmetric kernel) registers its buffers over IPC, NVLS, CollNet or the network, and counts for regBuff (the tuner's and the CTA policy's), as registered buffers do; without symmetric support it returns before registering, and the buffers are plain.`),
+		"windows, and their ncclCommRegister record, only with symmetric support")
 	rs.Replace(ruleAt(regCollNetRule, ref("src/register/coll_reg.cc", "ncclRegisterCollBuffers"), regCollNetDoc29),
 		"with several ranks per node only a CollNetDirect AllGather registers with CollNet (its send buffer); ReduceScatter needs one rank per node")
 	rs.Replace(ginConnRule(ref("src/sym_kernels.cc", "ncclSymkInitOnce; src/dev_runtime.cc ncclDevrCommCreateInternal")), "a multi-node symmetric communicator asks GIN for rail signals at its first symmetric window (2.29.2)")

@@ -66,3 +66,10 @@ const (
 	ProxyRegNone              = tuning.ProxyRegNone
 	ProxyRegNet               = tuning.ProxyRegNet
 )
+
+// Which windows carry a ncclCommRegister record (G-REG-IPC-1).
+const (
+	TuningRegWindowRecordCuMem     = tuning.RegWindowRecordCuMem
+	TuningRegWindowRecordAll       = tuning.RegWindowRecordAll
+	TuningRegWindowRecordSymmetric = tuning.RegWindowRecordSymmetric
+)

@@ -1826,7 +1826,7 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 			t.nMaxCh, t.choice.NChannels = n, n
 			continue
 		}
-		if !c.RegIPC || !m.RegAsked(t.op) || (t.op.Buffers != nccl.BuffersRegistered && !c.RegIPCGraph) || t.proto != nccl.Simple || !in.DirectP2P {
+		if !c.RegIPC || !m.RegAsked(t.op) || (!m.commRegistered(t.op) && !c.RegIPCGraph) || t.proto != nccl.Simple || !in.DirectP2P {
 			continue
 		}
 		switch {
@@ -1896,14 +1896,45 @@ func (m *Model) collNetIPC(t *tuningTask) {
 // into a CUDA graph under NCCL_GRAPH_REGISTER (both default 1 at every
 // modelled tag).
 func (m *Model) RegAsked(o Call) bool {
-	return (o.Buffers == nccl.BuffersRegistered && paramOn(m.In.LocalRegister)) || (o.Graph && paramOn(m.In.GraphRegister))
+	return (m.commRegistered(o) && paramOn(m.In.LocalRegister)) || (o.Graph && paramOn(m.In.GraphRegister))
+}
+
+// commRegistered says whether an operation's buffers went through
+// ncclCommRegister: registered buffers, and window buffers where
+// ncclCommWindowRegister registers them the same way (RegWindowRecord:
+// 2.27.x under NCCL's cuMem, 2.28.x always, 2.29.2+ with symmetric
+// support), not windows with host-memory segments. The record's own conditions (NCCL_LOCAL_REGISTER,
+// NCCL_P2P_USE_CUDA_MEMCPY) apply to both alike.
+//
+// Ref: v2.27.3-1 src/register/register.cc ncclCommWindowRegister
+// (ncclRegister); v2.28.3-1 src/dev_runtime.cc ncclCommWindowRegister,
+// ncclDevrWindowRegisterInGroup (ncclCommRegister first; v2.28.9-1
+// likewise); v2.29.2-1 src/dev_runtime.cc ncclCommWindowRegister (returns
+// before registering without symmetricSupport; v2.30.7-1 likewise)
+func (m *Model) commRegistered(o Call) bool {
+	if o.Buffers == nccl.BuffersRegistered {
+		return true
+	}
+	if o.Buffers != nccl.BuffersWindow || o.Alloc == nccl.AllocCuMemHost {
+		// ncclCommRegister skips memory with host segments (2.30.3+, G-WIN-HOST-1)
+		return false
+	}
+	switch m.Tuning.RegWindowRecord {
+	case RegWindowRecordCuMem:
+		return m.In.CuMem
+	case RegWindowRecordAll:
+		return true
+	case RegWindowRecordSymmetric:
+		return m.In.SymmetricSupport
+	}
+	return false
 }
 
 // paramOn reads a set-or-nil NCCL_PARAM whose default is 1.
 func paramOn(p *int64) bool { return p == nil || *p != 0 }
 
 // RegBuff is getAlgoInfo's regBuff, what a tuner and the CTA policy read:
-// both buffers have a ncclCommRegister record, or the call is captured
+// both buffers have a ncclCommRegister record (commRegistered), or the call is captured
 // into a CUDA graph under NCCL_GRAPH_REGISTER. ncclCommRegister keeps no
 // record under NCCL_LOCAL_REGISTER=0 (RegRecordLocalParam, 2.24.3+) nor
 // under NCCL_P2P_USE_CUDA_MEMCPY=1 (RegNoneP2PMemcpy, 2.28.9+). A window
@@ -1917,7 +1948,7 @@ func paramOn(p *int64) bool { return p == nil || *p != 0 }
 // likewise); v2.27.3-1 src/register/register.cc ncclCommWindowRegister
 func (m *Model) RegBuff(o Call) bool {
 	c, in := m.Tuning, &m.In
-	record := (o.Buffers == nccl.BuffersRegistered || o.Buffers == nccl.BuffersWindow) &&
+	record := m.commRegistered(o) &&
 		!(c.RegRecordLocalParam && !paramOn(in.LocalRegister)) && !(c.RegNoneP2PMemcpy && in.P2PUseMemcpy)
 	return record || (o.Graph && paramOn(in.GraphRegister))
 }

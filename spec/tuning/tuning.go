@@ -245,6 +245,30 @@ func (m RegNetRing) String() string {
 	return tuningEnumName([]string{"none", "one", "nics"}, int(m), "RegNetRing")
 }
 
+// RegWindowRecord selects when ncclCommWindowRegister leaves the
+// registration record ncclRegFind reads (the one ncclCommRegister keeps),
+// so that a window buffer whose operation the cost table decides registers
+// and counts for regBuff as a ncclCommRegister'ed one (G-REG-IPC-1).
+type RegWindowRecord int
+
+const (
+	// RegWindowRecordNone (before 2.27.3): no windows.
+	RegWindowRecordNone RegWindowRecord = iota
+	// RegWindowRecordCuMem (2.27.x): ncclRegister of the window's
+	// allocation, under NCCL_LOCAL_REGISTER with NCCL's cuMem on.
+	RegWindowRecordCuMem
+	// RegWindowRecordAll (2.28.x): ncclCommRegister for every window,
+	// with or without symmetric support.
+	RegWindowRecordAll
+	// RegWindowRecordSymmetric (2.29.2+): ncclCommRegister only on a
+	// communicator with symmetric support; without, no window is made.
+	RegWindowRecordSymmetric
+)
+
+func (m RegWindowRecord) String() string {
+	return tuningEnumName([]string{"none", "cumem", "all", "symmetric"}, int(m), "RegWindowRecord")
+}
+
 // LL128Rule selects the LL128 "auto" rule (G-TUNE-PROTO-1).
 type LL128Rule int
 
@@ -589,12 +613,14 @@ type Consts struct {
 	// RegNoneP2PMemcpy: under NCCL_P2P_USE_CUDA_MEMCPY=1 ncclCommRegister
 	// and ncclCommGraphRegister keep no record (ncclP2pUsesMemcpy), so
 	// nothing is registered (2.28.9+).
-	RegNoneP2PMemcpy bool       `tuning:"reg.noneP2PMemcpy"`
-	RegNVLS          RegNVLS    `tuning:"reg.nvlsChannels"`  // the channels of an NVLS/NVLSTree task on NVLS-registered buffers
-	RegCollNet       RegCollNet `tuning:"reg.collNet"`       // a CollNet task on CollNet-registered buffers, one rank per node
-	RegNetRing       RegNetRing `tuning:"reg.netRing"`       // a Ring AllGather/Broadcast on network-registered buffers, one rank per node with GDR
-	Symmetric        bool       `tuning:"reg.symmetric"`     // window buffers may leave the cost table for a symmetric kernel (2.27.3+)
-	CTAPolicyNVLS    bool       `tuning:"reg.ctaPolicyNVLS"` // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.27.3+)
+	RegNoneP2PMemcpy bool `tuning:"reg.noneP2PMemcpy"`
+	// RegWindowRecord: which windows carry a ncclCommRegister record.
+	RegWindowRecord RegWindowRecord `tuning:"reg.windowRecord"`
+	RegNVLS         RegNVLS         `tuning:"reg.nvlsChannels"`  // the channels of an NVLS/NVLSTree task on NVLS-registered buffers
+	RegCollNet      RegCollNet      `tuning:"reg.collNet"`       // a CollNet task on CollNet-registered buffers, one rank per node
+	RegNetRing      RegNetRing      `tuning:"reg.netRing"`       // a Ring AllGather/Broadcast on network-registered buffers, one rank per node with GDR
+	Symmetric       bool            `tuning:"reg.symmetric"`     // window buffers may leave the cost table for a symmetric kernel (2.27.3+)
+	CTAPolicyNVLS   bool            `tuning:"reg.ctaPolicyNVLS"` // CTA policy EFFICIENCY moves registered AllGather/ReduceScatter to NVLS (2.27.3+)
 	// RegMLOPartRDMA: on a communicator with an MLOPart rank (hasMloPart)
 	// a buffer is RDMA-capable only under NCCL_MLOPART_RDMA_ENABLE=1
 	// (isMloPartBufRdmaCapable), so CollNet and the network register none
