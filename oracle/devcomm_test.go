@@ -121,18 +121,21 @@ func TestDevCommDestroyInvalid(t *testing.T) {
 		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy"}}`, "op.dev_comm_nth", "expected dev_comm_nth"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1,"bytes":"1MiB"}}`, "op.coll", "devCommDestroy takes dev_comm_nth only"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"allreduce","bytes":"1MiB","dev_comm_nth":1}}`, "op.dev_comm_nth", "belongs to coll devCommDestroy"},
-		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "group", "the communicator has made 0 before"},
-		{`{"nccl":"2.28.7","system":"dgx-h100","group":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1}]}`, "group", "made only at ncclGroupEnd"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "op", "the communicator has made 0 before"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","group":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1}]}`, "group[1]", "made only at ncclGroupEnd"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"allreduce","bytes":"1MiB"}],"op":{"coll":"devCommCreate"}}`, "before[0].coll", "devCommCreate and devCommDestroy calls only"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"devCommDestroy","dev_comm_nth":0}],"op":{"coll":"devCommCreate"}}`, "before[0].dev_comm_nth", "expected dev_comm_nth"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1},{"coll":"devCommDestroy","dev_comm_nth":1}],"op":{"coll":"devCommCreate"}}`, "before", "destroyed already"},
-		{`{"nccl":"2.27.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "group", "has no ncclDevCommDestroy"},
-		{`{"nccl":"2.29.7","system":"dgx-h100","op":{"coll":"devCommCreate","dev_comm":{"ginStrongSignalsRequired":false}}}`, "group", "it appears in 2.30.7"},
+		{`{"nccl":"2.27.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "op", "has no ncclDevCommDestroy"},
+		{`{"nccl":"2.29.7","system":"dgx-h100","op":{"coll":"devCommCreate","dev_comm":{"ginStrongSignalsRequired":false}}}`, "op", "it appears in 2.30.7"},
 	} {
 		m := decode(t, o.HandleLine([]byte(tc.line)))
 		inv, _ := m["invalid"].(map[string]any)
 		if m["status"] != "invalid" || inv["field"] != tc.field || !strings.Contains(inv["message"].(string), tc.has) {
 			t.Errorf("%s: got %v %v, want invalid %s saying %q", tc.line, m["status"], inv, tc.field, tc.has)
+		}
+		if msg, _ := inv["message"].(string); tc.field != "group[1]" && strings.Contains(msg, "group op") {
+			t.Errorf("%s: %q names a group the request did not make", tc.line, msg)
 		}
 	}
 	before := `{"nccl":"2.28.7","system":"dgx-h100","before":[` + strings.Repeat(`{"coll":"devCommCreate"},`, MaxBefore) + `{"coll":"devCommCreate"}],"op":{"coll":"devCommCreate"}}`

@@ -937,19 +937,17 @@ func buildRMA(r *OpRequest, kind spec.RMAKind) (spec.Op, string, error) {
 // so an error names that field and no group.
 func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, before, gops []spec.GroupOp, launch spec.Launch, alone bool) *Answer {
 	bs, g, err := comm.SelectAfter(before, gops, launch)
-	if err != nil && alone {
-		return invalid(id, "op", "%v", spec.AloneError(err))
-	}
 	var opErr *spec.GroupOpError
-	if err != nil && errors.As(err, &opErr) {
+	switch {
+	case err == nil:
+	case strings.HasPrefix(err.Error(), "call ") && strings.Contains(err.Error(), " before the group: "):
+		return invalid(id, "before", "%v", err)
+	case alone:
+		return invalid(id, "op", "%v", spec.AloneError(err))
+	case errors.As(err, &opErr):
 		return invalid(id, fmt.Sprintf("group[%d]", opErr.Op), "%v", err)
-	}
-	if err != nil {
-		field := "group"
-		if strings.HasPrefix(err.Error(), "call ") && strings.Contains(err.Error(), " before the group: ") {
-			field = "before"
-		}
-		return invalid(id, field, "%v", err)
+	default:
+		return invalid(id, "group", "%v", err)
 	}
 	a := o.fill(id, g.Ops[0])
 	if o.Trace {

@@ -197,7 +197,7 @@ func (c *Comm) SelectAfter(before, ops []GroupOp, launch Launch) ([]*GroupDecisi
 	for i := range before {
 		g, err := c.selectGroup(before[i:i+1], Launch{}, st)
 		if err != nil {
-			return nil, nil, fmt.Errorf("call %d before the group: %w", i, err)
+			return nil, nil, fmt.Errorf("call %d before the group: %w", i, AloneError(err))
 		}
 		out[i] = g
 	}

@@ -102,6 +102,26 @@ func TestOneRelease(t *testing.T) {
 	}
 }
 
+// OptionalRelease: none named is 0 and no error; otherwise OneRelease.
+func TestOptionalRelease(t *testing.T) {
+	for _, tc := range []struct {
+		list []string
+		want Version
+		err  string
+	}{
+		{nil, 0, ""},
+		{[]string{""}, 0, ""},
+		{[]string{"2.28.9"}, V2_28_9, ""},
+		{[]string{"2.22.3,2.28.9"}, 0, "takes one release"},
+		{[]string{"2.17.1"}, 0, "2.17.1"},
+	} {
+		v, err := OptionalRelease(tc.list...)
+		if got := errString(err); v != tc.want || tc.err == "" && err != nil || tc.err != "" && !strings.Contains(got, tc.err) {
+			t.Errorf("OptionalRelease(%q) = %v, %q; want %v, %q", tc.list, v, got, tc.want, tc.err)
+		}
+	}
+}
+
 func TestDecideAlike(t *testing.T) {
 	for _, tc := range []struct {
 		rels []string

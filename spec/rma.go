@@ -385,7 +385,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 	}
 	for i, g := range all {
 		if g.DevCommDestroy != 0 && (g.DevComm != nil || g.RMA != nil) {
-			return nil, fmt.Errorf("group op %d: one call is either one-sided, ncclDevCommCreate or ncclDevCommDestroy", i)
+			return nil, opErr(i, "one call is either one-sided, ncclDevCommCreate or ncclDevCommDestroy")
 		}
 		if g.DevComm == nil {
 			continue
@@ -433,12 +433,12 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 		}
 		rule, ok := c.rs.rules["G-DEVCOMM-DESTROY-1"]
 		if !ok || c.rs.Consts.DevCommForm == 0 {
-			return nil, fmt.Errorf("group op %d: NCCL %s has no ncclDevCommDestroy (it arrives in 2.28.3)", i, c.rs.Version)
+			return nil, opErr(i, "NCCL %s has no ncclDevCommDestroy (it arrives in 2.28.3)", c.rs.Version)
 		}
 		gr := &groupRun{i: i, n: len(all), op: g, dec: d, destroy: &devCommDestroyRun{c: c, st: st, n: g.DevCommDestroy}}
 		rule.group(gr)
 		if gr.destroy.err != nil {
-			return nil, fmt.Errorf("group op %d: %w", i, gr.destroy.err)
+			return nil, &GroupOpError{Op: i, Err: gr.destroy.err}
 		}
 		d.DecidedBy = rule.ID
 		for _, v := range gr.out {

@@ -154,6 +154,16 @@ func OneRelease(list ...string) (Version, error) {
 	return vs[0], nil
 }
 
+// OptionalRelease is OneRelease where naming none is allowed: 0 then (a
+// command that otherwise takes the release from its input, as diagnose
+// takes the log's).
+func OptionalRelease(list ...string) (Version, error) {
+	if s, err := OneReleaseArg(list...); err != nil || s == "" {
+		return 0, err
+	}
+	return OneRelease(list...)
+}
+
 // OneReleaseArg is the one release list names, as written, for a command
 // that reads it itself (gatesim env: its own registry's releases).
 func OneReleaseArg(list ...string) (string, error) {

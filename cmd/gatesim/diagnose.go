@@ -51,11 +51,9 @@ of a size per group (nccl-tests -m N), --cudagraph when it captured them into CU
 			if err != nil {
 				return badInput(err)
 			}
-			var rel spec.Version
-			if len(release) > 0 {
-				if rel, err = spec.OneRelease(release...); err != nil {
-					return badInput(err)
-				}
+			rel, err := spec.OptionalRelease(release...)
+			if err != nil {
+				return badInput(err)
 			}
 			p := ncclog.NewParser()
 			in := d.stdin
