@@ -22,7 +22,7 @@ func (f *launchFlags) add(c *cobra.Command) {
 	c.Flags().IntVar(&f.agg, "agg", 1, fmt.Sprintf("operations in one group: the collective repeated N times between ncclGroupStart/End, as nccl-tests -m (1..%d)", spec.MaxGroupOps))
 	c.Flags().BoolVar(&f.cudagraph, "cudagraph", false, "the group is captured into a CUDA graph (NCCL_GRAPH_REGISTER may register its buffers)")
 	c.Flags().StringVar(&f.buffers, "buffers", "user", "buffers: user, registered (ncclCommRegister) or window (ncclCommWindowRegister)")
-	c.Flags().StringVar(&f.alloc, "alloc", "cumem", "how the buffers were allocated: cumem (ncclMemAlloc, as nccl-tests), cudamalloc (NCCL registers it neither with NVLS nor, from 2.24.3, over IPC) or cumem-host (host memory in a window, 2.30.3+)")
+	c.Flags().StringVar(&f.alloc, "alloc", "cumem", "how the buffers were allocated: cumem (ncclMemAlloc, as nccl-tests), cudamalloc (NCCL registers it neither with NVLS nor, from 2.24.3, over IPC), cumem-host (host memory in a window, 2.30.3+) or cumem-segments (a window over several cuMem allocations, 2.29.2+)")
 	c.Flags().BoolVar(&f.inplace, "inplace", false, "in-place operation (receive buffer = send buffer)")
 }
 
