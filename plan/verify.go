@@ -20,7 +20,8 @@ const VerifyLimit = 1 << 22
 func Verify(s *algos.Schedule, size int64, rop spec.RedOp) (*sim.Verification, error) {
 	n := s.NRanks
 	if int64(n)*s.OutputCount() > VerifyLimit || int64(n)*s.InputCount() > VerifyLimit {
-		return nil, fmt.Errorf("--verify holds every rank's buffers: %d ranks × %d elements is above the %d-element limit; lower --bytes or the machine", n, max(s.InputCount(), s.OutputCount()), VerifyLimit)
+		// a collective without reduction moves bytes (NCCL runs it as int8), so an element may be 1 B whatever --dtype says
+		return nil, fmt.Errorf("--verify holds every rank's buffers: %d ranks × %d elements of %d B is above the %d-element limit; lower --bytes or the machine", n, max(s.InputCount(), s.OutputCount()), s.Unit, VerifyLimit)
 	}
 	rng := rand.New(rand.NewPCG(uint64(size), uint64(n)))
 	inputs := make([][]byte, n)
