@@ -66,21 +66,25 @@ type Machine struct {
 	NVLDomainNodes int `json:"nvl_domain_nodes,omitempty"`
 	// NetLat is the network's latency property in µs, which NCCL's search
 	// reads into a graph's latencyInter (0 for NCCL's IB and Socket): its
-	// cost model adds it to each network step, and once more to a Simple
-	// one for the GDR flush (src/graph/tuning.cc ncclTopoTuneModel, "Also
-	// add the flush extra latency").
+	// cost model adds it to each network step (src/graph/tuning.cc
+	// ncclTopoTuneModel), and once more to a Simple one for the GDR flush
+	// ("Also add the flush extra latency"); the simulator charges each
+	// NET step NetLat and times the flush by what it is (FlushCost).
 	NetLat float64 `json:"net_lat,omitempty"`
 	// NetFlush: NET receives flush each Simple step they complete before
 	// the GPU reads it (G-NET-CONN-FLUSH-1, spec/topo's RingNetFlush):
-	// recvProxyProgress posts the network's iflush and hands the step to
-	// the GPU only once it completes, one more NetLat per step.
+	// recvProxyProgress flushes a received Simple step of non-zero size
+	// and moves the tail the GPU waits on only once the flush completes.
 	NetFlush bool `json:"net_flush,omitempty"`
 	// CollNetFlush: CollNet receives flush each step they complete
 	// (G-COLLNET-FLUSH-1, spec's Comm.CollNetFlush): the receive proxy
-	// posts the CollNet plugin's iflush before it moves the tail, one more
-	// NetLat per received Simple step from the network. A gdrcopy flush
-	// (one CPU read over PCIe) clears both flags.
+	// flushes before it moves the tail.
 	CollNetFlush bool `json:"collnet_flush,omitempty"`
+	// GdrCopyFlush: the flush of NET and CollNet receives alike is one CPU
+	// read of the receive buffer through its gdrcopy BAR mapping
+	// (NCCL_GDRCOPY_FLUSH_ENABLE, spec's Comm.GdrCopyFlush) instead of the
+	// plugin's iflush.
+	GdrCopyFlush bool `json:"gdrcopy_flush,omitempty"`
 	// Profile is the machine's performance profile (nil: nominal, NCCL's
 	// constants alone).
 	Profile *Profile `json:"-"`
@@ -286,10 +290,10 @@ func (f *fabric) hopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	}
 	if hop == hopNet {
 		// the host itself as the network; the network's own latency, and
-		// once more for a flushed Simple step (Machine.NetFlush)
+		// the flush of a received Simple step (Machine.NetFlush)
 		t += f.t.loopLat + f.t.netLat
 		if proto == spec.Simple && f.m.NetFlush {
-			t += f.t.netLat
+			t += f.t.flush
 		}
 	}
 	return t
@@ -357,9 +361,10 @@ type timing struct {
 	// loopMsg is the proxy thread's time per NET message between pieces
 	// of one host, per connection the thread serves (netMsgCost).
 	loopMsg Time
-	// netLat is Machine.NetLat, added to each NET step (and once more to
-	// a flushed Simple one).
+	// netLat is Machine.NetLat, added to each NET step.
 	netLat Time
+	// flush is what a flushed received step waits for (FlushCost).
+	flush Time
 }
 
 func newTiming(cfg *Config, s *algos.Schedule) timing {
@@ -367,7 +372,7 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 	p := m.Profile
 	t := timing{rateScale: p.Value(releaseName(s.Release)), hopScale: p.Value("hop.nvlink.scale"),
 		nvlinkEff: p.Value("link.nvlink.eff") * p.Value(funcLinkName(s.Func)) * protoLink(p, s.Proto), nvlsEff: m.NVLSEfficiency(), sharpEff: p.Value("sharp.eff"),
-		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw")), netLat: FromMicros(m.NetLat)}
+		shm: cfg.Transport == "SHM", shmBw: GBps(p.Value("transport.shm.bw")), netLat: FromMicros(m.NetLat), flush: m.FlushCost()}
 	if m.NetLoopback {
 		t.loopBw = GBps(p.Value("transport.net.loopback.bw"))
 		t.loopRankBw = GBps(p.Value("transport.net.loopback.rank.bw"))
@@ -384,6 +389,23 @@ func newTiming(cfg *Config, s *algos.Schedule) timing {
 		t.capRate = c
 	}
 	return t
+}
+
+// FlushCost is what one flush of a received step costs (G-NET-CONN-FLUSH-1,
+// G-COLLNET-FLUSH-1): the plugin's iflush, which for NCCL's IB
+// (ncclIbIflush) posts an RDMA read of the received buffer through the
+// local NIC on a loopback QP and completes when the read does, a round
+// trip over PCIe between the NIC and the GPU and no network hop
+// (transport.net.flush.iflush); or with gdrcopy one CPU load through the
+// BAR mapping (transport.net.flush.gdrcopy). Zero where nothing flushes.
+func (m *Machine) FlushCost() Time {
+	switch {
+	case !m.NetFlush && !m.CollNetFlush:
+		return 0
+	case m.GdrCopyFlush:
+		return FromMicros(m.Profile.Value("transport.net.flush.gdrcopy"))
+	}
+	return FromMicros(m.Profile.Value("transport.net.flush.iflush"))
 }
 
 // NVLSEfficiency is the fraction of the NVLink bandwidth NVLS traffic

@@ -38,8 +38,9 @@ func MachineForComm(sys *spec.System, c *spec.Comm) (Machine, error) {
 	if c.Topo != nil {
 		// the ring's NET: its latency and the flush of its receives
 		m.NetLat = float64(c.Topo.Graphs[topo.GraphRing].LatencyInter)
-		m.NetFlush = c.Topo.RingNetFlush && !c.GdrCopyFlush().On
-		m.CollNetFlush = c.CollNetFlush().Flushes()
+		m.NetFlush = c.Topo.RingNetFlush
+		m.CollNetFlush = c.CollNetFlush().Conns.Flush
+		m.GdrCopyFlush = (m.NetFlush || m.CollNetFlush) && c.GdrCopyFlush().On
 	}
 	hosts, perHost := m.Nodes, m.GPUsPerNode
 	if c.NNodes == hosts || c.NNodes <= 0 {

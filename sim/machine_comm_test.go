@@ -372,39 +372,73 @@ func TestNVLinkStepLatency(t *testing.T) {
 	}
 }
 
+// flushProfile is a nominal profile with the two flush costs (µs).
+func flushProfile(iflush, gdrcopy float64) *Profile {
+	return loopProfile(map[string]float64{"transport.net.flush.iflush": iflush, "transport.net.flush.gdrcopy": gdrcopy})
+}
+
 // The GDR flush of NET receives (G-NET-CONN-FLUSH-1) reaches the machine
 // from the communicator (2.28.9 on Hopper flushes only with
-// NCCL_NET_FORCE_FLUSH=1), and at a fixed decision a flushed Simple step
-// costs one more network latency (NCCL's latencyInter, here 3 µs as a
-// topology's NET would report it): a flushed Ring/Simple AllReduce takes
-// longer than the same unflushed, LL never flushes, and with the latency
-// NCCL's own networks report (0) the flush costs nothing more.
-func TestNetFlushLatency(t *testing.T) {
+// NCCL_NET_FORCE_FLUSH=1), and at a fixed decision a flushed Simple NET
+// receive waits for the flush: the plugin's iflush (an RDMA read through
+// the local NIC, transport.net.flush.iflush) or with gdrcopy one CPU read
+// (transport.net.flush.gdrcopy). The flush is per received NET step, so a
+// flushed schedule at flush cost x takes exactly what the unflushed one
+// takes when every NET step costs x more (NetLat x); LL and LL128 never
+// flush; the network's latency (NetLat) is no part of the flush.
+func TestNetFlushCost(t *testing.T) {
 	plain := commOn(t, "dgx-h100", 2, spec.Env{})
 	forced := commOn(t, "dgx-h100", 2, spec.Env{"NCCL_NET_FORCE_FLUSH": "1"})
-	if plain.m.NetFlush || !forced.m.NetFlush {
-		t.Fatalf("NetFlush %v, with NCCL_NET_FORCE_FLUSH=1 %v: want false, true", plain.m.NetFlush, forced.m.NetFlush)
+	if plain.m.NetFlush || !forced.m.NetFlush || forced.m.GdrCopyFlush {
+		t.Fatalf("NetFlush %v, with NCCL_NET_FORCE_FLUSH=1 %v (gdrcopy %v): want false, true (false)", plain.m.NetFlush, forced.m.NetFlush, forced.m.GdrCopyFlush)
 	}
-	op := spec.Op{Func: spec.AllReduce, Count: 2, DataType: spec.Float32, RedOp: spec.Sum}
-	timeOf := func(proto spec.Proto, lat float64, flush bool) Time {
-		s := plain.build(t, op, algos.Selection{Algo: spec.Ring, Proto: proto, NChannels: 1})
+	timeOf := func(proto spec.Proto, count int64, netLat float64, flush, gdr bool, prof *Profile) Time {
+		op := spec.Op{Func: spec.AllReduce, Count: count, DataType: spec.Float32, RedOp: spec.Sum}
+		s := plain.build(t, op, algos.Selection{Algo: spec.Ring, Proto: proto, NChannels: 2})
 		cc := plain
-		cc.m.NetLat, cc.m.NetFlush = lat, flush
-		return cc.simulate(t, s, nil).Time
+		cc.m.NetLat, cc.m.NetFlush, cc.m.GdrCopyFlush = netLat, flush, gdr
+		return cc.simulate(t, s, prof).Time
 	}
-	simple := timeOf(spec.Simple, 3, false)
-	t.Logf("Ring/Simple 8 B on 2 × 8 H100: %v at latency 0, %v at 3 µs, %v flushed", timeOf(spec.Simple, 0, false), simple, timeOf(spec.Simple, 3, true))
-	if flushed := timeOf(spec.Simple, 3, true); flushed <= simple {
-		t.Errorf("Ring/Simple: flushed %v, unflushed %v: want the flush to cost more", flushed, simple)
-	}
-	if zero := timeOf(spec.Simple, 0, false); zero >= simple {
-		t.Errorf("Ring/Simple: %v without the network's latency, %v with 3 µs: want each NET step to pay it", zero, simple)
-	}
-	if a, b := timeOf(spec.Simple, 0, true), timeOf(spec.Simple, 0, false); a != b {
-		t.Errorf("Ring/Simple at latency 0: flushed %v, unflushed %v: want equal", a, b)
-	}
-	if a, b := timeOf(spec.LL, 3, true), timeOf(spec.LL, 3, false); a != b {
-		t.Errorf("Ring/LL: flushed %v, unflushed %v: LL does not flush", a, b)
+	for _, tc := range []struct {
+		name     string
+		proto    spec.Proto
+		count    int64
+		gdr      bool
+		prof     *Profile
+		perStep  float64 // what each flushed NET step costs (µs)
+		netLat   float64
+		nominalF bool // the profile's cost is the nominal one
+	}{
+		{"Simple 8 B, nominal iflush", spec.Simple, 2, false, nil, 2, 0, true},
+		{"Simple 8 B, iflush 5 µs", spec.Simple, 2, false, flushProfile(5, 1), 5, 0, false},
+		{"Simple 4 MiB, iflush 3 µs", spec.Simple, 1 << 20, false, flushProfile(3, 1), 3, 0, false},
+		{"Simple 4 MiB, iflush 3 µs, network latency 4 µs", spec.Simple, 1 << 20, false, flushProfile(3, 1), 3, 4, false},
+		{"Simple 8 B, nominal gdrcopy", spec.Simple, 2, true, nil, 1, 0, true},
+		{"Simple 4 MiB, gdrcopy 0.5 µs", spec.Simple, 1 << 20, true, flushProfile(5, 0.5), 0.5, 0, false},
+		{"LL 8 B", spec.LL, 2, false, flushProfile(5, 1), 0, 0, false},
+		{"LL128 4 MiB", spec.LL128, 1 << 20, false, flushProfile(5, 1), 0, 0, false},
+		{"LL 8 B, gdrcopy", spec.LL, 2, true, flushProfile(5, 1), 0, 0, false},
+	} {
+		unflushed := timeOf(tc.proto, tc.count, tc.netLat, false, tc.gdr, tc.prof)
+		flushed := timeOf(tc.proto, tc.count, tc.netLat, true, tc.gdr, tc.prof)
+		// the flush's cost on every NET step, as a network latency
+		want := timeOf(tc.proto, tc.count, tc.netLat+tc.perStep, false, tc.gdr, tc.prof)
+		t.Logf("%s: unflushed %v, flushed %v", tc.name, unflushed, flushed)
+		if flushed != want {
+			t.Errorf("%s: flushed %v, want %v (unflushed with %g µs more per NET step)", tc.name, flushed, want, tc.perStep)
+		}
+		if tc.perStep > 0 && flushed <= unflushed {
+			t.Errorf("%s: flushed %v, unflushed %v: want the flush to cost more", tc.name, flushed, unflushed)
+		}
+		if tc.nominalF {
+			name := "transport.net.flush.iflush"
+			if tc.gdr {
+				name = "transport.net.flush.gdrcopy"
+			}
+			if got := (&Machine{NetFlush: true, GdrCopyFlush: tc.gdr}).FlushCost(); got != FromMicros(tc.perStep) || got != FromMicros((*Profile)(nil).Value(name)) {
+				t.Errorf("%s: nominal flush %v, want %g µs (%s)", tc.name, got, tc.perStep, name)
+			}
+		}
 	}
 }
 
@@ -436,12 +470,13 @@ func sharpCommOn(t *testing.T, env spec.Env, libs ...spec.Library) commCase {
 
 // The GDR flush of CollNet receives (G-COLLNET-FLUSH-1) reaches the
 // machine from the communicator: on Hopper only with NCCL_NET_FORCE_FLUSH=1,
-// and not where the gdrcopy flush (NCCL_GDRCOPY_ENABLE=1,
+// and where the gdrcopy flush (NCCL_GDRCOPY_ENABLE=1,
 // NCCL_GDRCOPY_FLUSH_ENABLE=1 and a libgdrapi.so that opens) replaces the
-// iflush, for NET and CollNet alike. At a fixed CollNetDirect decision a
-// flushed step from the network costs one more network latency (3 µs
-// here), nothing at NCCL's IB latency of 0.
-func TestCollNetFlushLatency(t *testing.T) {
+// iflush, for NET and CollNet alike, the flush is a CPU read. At a fixed
+// CollNetDirect decision each step received from the network waits for
+// its flush: one step of a small operation pays it once per step on its
+// path, and the cost grows linearly with the flush's.
+func TestCollNetFlushCost(t *testing.T) {
 	base := spec.Env{"NCCL_COLLNET_ENABLE": "1"}
 	plain := sharpCommOn(t, base)
 	forced := sharpCommOn(t, base.With("NCCL_NET_FORCE_FLUSH", "1"))
@@ -449,32 +484,62 @@ func TestCollNetFlushLatency(t *testing.T) {
 	noLib := sharpCommOn(t, gdrEnv)
 	gdr := sharpCommOn(t, gdrEnv, spec.Library{Path: "/usr/lib/x86_64-linux-gnu/libgdrapi.so", InLoaderPath: true})
 	for _, tc := range []struct {
-		name            string
-		cc              commCase
-		collNet, netFlu bool
+		name                 string
+		cc                   commCase
+		collNet, netFlu, gdr bool
+		cost                 Time
 	}{
-		{"plain", plain, false, false},
-		{"NCCL_NET_FORCE_FLUSH=1", forced, true, true},
-		{"gdrcopy asked, no libgdrapi.so", noLib, true, true},
-		{"gdrcopy flush", gdr, false, false},
+		{"plain", plain, false, false, false, 0},
+		{"NCCL_NET_FORCE_FLUSH=1", forced, true, true, false, FromMicros(2)},
+		{"gdrcopy asked, no libgdrapi.so", noLib, true, true, false, FromMicros(2)},
+		{"gdrcopy flush", gdr, true, true, true, FromMicros(1)},
 	} {
-		if tc.cc.m.CollNetFlush != tc.collNet || tc.cc.m.NetFlush != tc.netFlu {
-			t.Errorf("%s: CollNetFlush %v NetFlush %v, want %v %v", tc.name, tc.cc.m.CollNetFlush, tc.cc.m.NetFlush, tc.collNet, tc.netFlu)
+		m := tc.cc.m
+		if m.CollNetFlush != tc.collNet || m.NetFlush != tc.netFlu || m.GdrCopyFlush != tc.gdr {
+			t.Errorf("%s: CollNetFlush %v NetFlush %v GdrCopyFlush %v, want %v %v %v", tc.name, m.CollNetFlush, m.NetFlush, m.GdrCopyFlush, tc.collNet, tc.netFlu, tc.gdr)
+		}
+		if got := m.FlushCost(); got != tc.cost {
+			t.Errorf("%s: a flush costs %v, want %v (nominal)", tc.name, got, tc.cost)
 		}
 	}
-	op := spec.Op{Func: spec.AllReduce, Count: 1 << 20, DataType: spec.Float32, RedOp: spec.Sum}
-	timeOf := func(lat float64, flush bool) Time {
+	timeOf := func(count int64, flush, gdrcopy bool, prof *Profile) Time {
+		op := spec.Op{Func: spec.AllReduce, Count: count, DataType: spec.Float32, RedOp: spec.Sum}
 		s := forced.build(t, op, algos.Selection{Algo: spec.CollNetDirect, Proto: spec.Simple, NChannels: 2})
 		cc := forced
-		cc.m.NetLat, cc.m.CollNetFlush = lat, flush
-		return cc.simulate(t, s, nil).Time
+		cc.m.CollNetFlush, cc.m.NetFlush, cc.m.GdrCopyFlush = flush, false, gdrcopy
+		return cc.simulate(t, s, prof).Time
 	}
-	unflushed, flushed := timeOf(3, false), timeOf(3, true)
-	t.Logf("CollNetDirect/Simple 4 MiB on 4 × 8 H100: %v unflushed, %v flushed at 3 µs", unflushed, flushed)
-	if flushed <= unflushed {
-		t.Errorf("flushed %v, unflushed %v: want the flush to cost more", flushed, unflushed)
-	}
-	if a, b := timeOf(0, true), timeOf(0, false); a != b {
-		t.Errorf("at latency 0: flushed %v, unflushed %v: want equal", a, b)
+	for _, tc := range []struct {
+		name    string
+		count   int64
+		gdrcopy bool
+		x       float64 // the flush's cost (µs)
+		steps   int64   // flushed steps on the critical path, where known
+	}{
+		{"8 B, iflush 3 µs", 2, false, 3, 1},
+		{"8 B, gdrcopy 0.7 µs", 2, true, 0.7, 1},
+		{"4 MiB, iflush 3 µs", 1 << 20, false, 3, 0},
+		{"4 MiB, gdrcopy 1 µs", 1 << 20, true, 1, 0},
+	} {
+		prof := func(x float64) *Profile {
+			if tc.gdrcopy {
+				return flushProfile(50, x)
+			}
+			return flushProfile(x, 50)
+		}
+		unflushed := timeOf(tc.count, false, tc.gdrcopy, prof(tc.x))
+		zero := timeOf(tc.count, true, tc.gdrcopy, prof(0))
+		one := timeOf(tc.count, true, tc.gdrcopy, prof(tc.x))
+		two := timeOf(tc.count, true, tc.gdrcopy, prof(2*tc.x))
+		t.Logf("CollNetDirect/Simple %s on 4 × 8 H100: %v unflushed, %v flushed", tc.name, unflushed, one)
+		if zero != unflushed {
+			t.Errorf("%s: a flush costing 0 gives %v, unflushed %v: want equal", tc.name, zero, unflushed)
+		}
+		if one <= unflushed || two-one != one-unflushed {
+			t.Errorf("%s: %v unflushed, %v at the flush's cost, %v at twice it: want a cost linear in the flush's", tc.name, unflushed, one, two)
+		}
+		if tc.steps > 0 && one-unflushed != Time(tc.steps)*FromMicros(tc.x) {
+			t.Errorf("%s: the flush adds %v, want %d × %g µs", tc.name, one-unflushed, tc.steps, tc.x)
+		}
 	}
 }

@@ -1334,15 +1334,20 @@ func (a *analysis) slotLat(ci, r int, sp *slotInfo, buf []int32) Time {
 		_, hop := a.f.path(buf[:0], r, int(p.ID), a.rail(ci))
 		return a.f.hopLatency(hop, s.Algo, s.Proto)
 	case algos.PeerNet:
-		t := a.f.hopLatency(hopSHARP, s.Algo, s.Proto)
-		if sp.recvs && s.Proto == spec.Simple && a.f.m.CollNetFlush {
-			// the CollNet receive proxy flushes each step it hands the
-			// GPU (Machine.CollNetFlush)
-			t += a.f.t.netLat
-		}
-		return t
+		return a.f.hopLatency(hopSHARP, s.Algo, s.Proto)
 	}
 	return a.f.hopLatency(hopNVLS, s.Algo, s.Proto)
+}
+
+// netRecvFlush is what a step a slot receives from the CollNet network
+// waits for beyond the latency before the GPU may read it: the receive
+// proxy's flush (Machine.CollNetFlush; CollNet runs Simple). A slot that
+// also sends to the network does not pay it on its sends.
+func (a *analysis) netRecvFlush(sp *slotInfo) Time {
+	if sp.recvs && sp.peer.Kind == algos.PeerNet && a.s.Proto == spec.Simple && a.f.m.CollNetFlush {
+		return a.f.t.flush
+	}
+	return 0
 }
 
 // latOf is slotLat of rank r's slot si, computed once by analyze.

@@ -34,9 +34,9 @@ func drawProfile(t *rapid.T) *Profile {
 
 // TestPropSlowerProfileNeverFaster: with the schedule (NCCL's decisions)
 // held fixed, lowering any bandwidth of the profile or raising any latency
-// or fixed cost (a NET split's per-message proxy time too) never makes an
-// operation finish sooner, a symmetric kernel's or copy-engine
-// collective's included.
+// or fixed cost (a NET split's per-message proxy time, a receive's flush
+// too) never makes an operation finish sooner, a symmetric kernel's or
+// copy-engine collective's included.
 func TestPropSlowerProfileNeverFaster(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tc := drawTimingCase(t)
@@ -44,6 +44,11 @@ func TestPropSlowerProfileNeverFaster(t *testing.T) {
 		// nodes that are pieces of one host (NCCL's NET split): the NET
 		// loopback parameters then time the network
 		m.NetLoopback = m.Nodes > 1 && rapid.Bool().Draw(t, "loopback")
+		// receives that flush what the NIC wrote (NET, CollNet), by iflush
+		// or gdrcopy: the flush costs are latencies too
+		m.NetFlush = rapid.Bool().Draw(t, "netflush")
+		m.CollNetFlush = rapid.Bool().Draw(t, "collnetflush")
+		m.GdrCopyFlush = rapid.Bool().Draw(t, "gdrcopy")
 		s := tc.schedule(t, spec.Float32)
 		p := drawProfile(t)
 		cfg := Config{Machine: m,

@@ -499,7 +499,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 						rc = &trecv{consT: ring()}
 						epRecvState[k] = rc
 						ep.recvs = append(ep.recvs, rc)
-						ep.latOut = max(ep.latOut, lat)
+						ep.latOut = max(ep.latOut, lat+an.netRecvFlush(&rp.slots[si]))
 					}
 					if !slices.Contains(tg.epRecv, ep) {
 						tg.epRecv = append(tg.epRecv, ep)
