@@ -121,11 +121,8 @@ func TestDevCommDestroyInvalid(t *testing.T) {
 		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy"}}`, "op.dev_comm_nth", "expected dev_comm_nth"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1,"bytes":"1MiB"}}`, "op.coll", "devCommDestroy takes dev_comm_nth only"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"allreduce","bytes":"1MiB","dev_comm_nth":1}}`, "op.dev_comm_nth", "belongs to coll devCommDestroy"},
-		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "op", "the communicator has made 0 before"},
-		{`{"nccl":"2.28.7","system":"dgx-h100","group":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1}]}`, "group[1]", "made only at ncclGroupEnd"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"allreduce","bytes":"1MiB"}],"op":{"coll":"devCommCreate"}}`, "before[0].coll", "devCommCreate and devCommDestroy calls only"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"devCommDestroy","dev_comm_nth":0}],"op":{"coll":"devCommCreate"}}`, "before[0].dev_comm_nth", "expected dev_comm_nth"},
-		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1},{"coll":"devCommDestroy","dev_comm_nth":1}],"op":{"coll":"devCommCreate"}}`, "before", "destroyed already"},
 		{`{"nccl":"2.27.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "op", "has no ncclDevCommDestroy"},
 		{`{"nccl":"2.29.7","system":"dgx-h100","op":{"coll":"devCommCreate","dev_comm":{"ginStrongSignalsRequired":false}}}`, "op", "it appears in 2.30.7"},
 	} {
@@ -134,12 +131,43 @@ func TestDevCommDestroyInvalid(t *testing.T) {
 		if m["status"] != "invalid" || inv["field"] != tc.field || !strings.Contains(inv["message"].(string), tc.has) {
 			t.Errorf("%s: got %v %v, want invalid %s saying %q", tc.line, m["status"], inv, tc.field, tc.has)
 		}
-		if msg, _ := inv["message"].(string); tc.field != "group[1]" && strings.Contains(msg, "group op") {
+		if msg, _ := inv["message"].(string); strings.Contains(msg, "group op") {
 			t.Errorf("%s: %q names a group the request did not make", tc.line, msg)
 		}
 	}
 	before := `{"nccl":"2.28.7","system":"dgx-h100","before":[` + strings.Repeat(`{"coll":"devCommCreate"},`, MaxBefore) + `{"coll":"devCommCreate"}],"op":{"coll":"devCommCreate"}}`
 	if m := decode(t, o.HandleLine([]byte(before))); m["status"] != "invalid" {
 		t.Errorf("%d before calls: got %v, want invalid", MaxBefore+1, m["status"])
+	}
+}
+
+// TestDevCommDestroyUndefined: ncclDevCommDestroy of a device communicator
+// that is not live (never made, made only at the group's end, destroyed
+// already) is answered, not refused: NCCL checks nothing, so the call's
+// release says it is undefined, at every release with the call.
+func TestDevCommDestroyUndefined(t *testing.T) {
+	o := New(nil)
+	for _, tc := range []struct {
+		line, at string
+		k        int
+		has      string
+	}{
+		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "ops", 0, "made 0 device communicator(s) before"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","group":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1}]}`, "ops", 1, "made only at ncclGroupEnd"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1},{"coll":"devCommDestroy","dev_comm_nth":1}],"op":{"coll":"devCommCreate"}}`, "before", 2, "destroyed already"},
+		{`{"nccl":"2.30.7","system":"dgx-h100","before":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":1},{"coll":"devCommDestroy","dev_comm_nth":1}],"op":{"coll":"devCommCreate"}}`, "before", 2, "use after free"},
+		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"devCommCreate"},{"coll":"devCommDestroy","dev_comm_nth":2}],"op":{"coll":"devCommCreate"}}`, "before", 1, "never filled"},
+	} {
+		m := decode(t, o.HandleLine([]byte(tc.line)))
+		ops, _ := m[tc.at].([]any)
+		if m["status"] != "ok" || len(ops) <= tc.k {
+			t.Errorf("%s: got %v, want ok with %s[%d]", tc.line, m["status"], tc.at, tc.k)
+			continue
+		}
+		op, _ := ops[tc.k].(map[string]any)
+		rel, _ := op["dev_comm_release"].(map[string]any)
+		if why, _ := rel["undefined"].(string); !strings.Contains(why, tc.has) || op["decided_by"] != "G-DEVCOMM-DESTROY-1" {
+			t.Errorf("%s: %s[%d] = %v, want dev_comm_release.undefined saying %q", tc.line, tc.at, tc.k, op, tc.has)
+		}
 	}
 }

@@ -32,10 +32,17 @@ type DevCommRelease struct {
 	ContextsReturned  int `json:"contexts_returned,omitempty"`
 	ContextsKept      int `json:"contexts_kept,omitempty"`
 	ContextsDestroyed int `json:"contexts_destroyed,omitempty"`
+	// Undefined says why the call is undefined behaviour (the device
+	// communicator is not live: never made, its create failed, or
+	// destroyed already); nothing else is set then.
+	Undefined string `json:"undefined,omitempty"`
 }
 
 // Cell is the release in a few words.
 func (r *DevCommRelease) Cell() string {
+	if r.Undefined != "" {
+		return fmt.Sprintf("devComm %d not live: undefined", r.Of)
+	}
 	parts := []string{fmt.Sprintf("devComm %d destroyed", r.Of)}
 	if r.Signals > 0 || r.Counters > 0 {
 		s := fmt.Sprintf("%d signal(s), %d counter(s) freed", r.Signals, r.Counters)
@@ -64,11 +71,13 @@ const destroyDoc297 = `ncclDevCommDestroy runs at its call and, where devr->ginE
 
 const destroyDoc303 = `ncclDevCommDestroy runs at its call, deregisters the resource window and, for a device communicator with GIN contexts, destroys them on every connection (ncclGinDevCommFree): they were its own, so nothing another device communicator can take changes. The connection stays (devr->ginEnabled), and a later device communicator gets contexts of its own.`
 
+const destroyNotLiveDoc = `NCCL keeps no list of live device communicators and checks nothing of the ncclDevComm it is given, so destroying one that is not live (destroyed already, never made, or whose ncclDevCommCreate failed) is undefined: a second destroy deregisters a freed resource window again (use after free) and, where the release frees GIN signals and counters, frees their ranges again (ncclSpaceFree's "No allocation found" WARN is unchecked, and a range reused meanwhile is another device communicator's); the call returns what that leaves, ncclSuccess when nothing crashes. gatesim answers such a call as undefined and changes nothing.`
+
 // devCommDestroyRule is G-DEVCOMM-DESTROY-1 with its release's doc.
 func devCommDestroyRule(ref Ref, doc string) *Rule {
 	return &Rule{
 		ID: "G-DEVCOMM-DESTROY-1", Layer: LayerGroup, Title: "what ncclDevCommDestroy gives back, and what a later ncclDevCommCreate reuses",
-		Doc: doc, Ref: ref, onDemand: true,
+		Doc: doc + " " + destroyNotLiveDoc, Ref: ref, onDemand: true,
 		group: func(g *groupRun) { g.destroy.run(g) },
 	}
 }
@@ -103,21 +112,30 @@ func (r *devCommDestroyRun) run(g *groupRun) {
 // src/dev_runtime.cc ncclDevCommDestroy, src/gin/gin_host.cc
 // ncclGinDevCommFree
 func (c *Comm) destroyDevComm(st *devCommState, n int, d *Decision) (Verdict, error) {
-	if n < 1 || n > len(st.made) {
-		return Verdict{}, fmt.Errorf("ncclDevCommDestroy of device communicator %d: the communicator has made %d before (ncclDevCommDestroy runs at its call; a device communicator of the same group is made only at ncclGroupEnd)", n, len(st.made))
+	if n < 1 {
+		return Verdict{}, fmt.Errorf("ncclDevCommDestroy of device communicator %d: expected N >= 1", n)
+	}
+	// NCCL keeps no list of live device communicators: ncclDevCommDestroy
+	// trusts the ncclDevComm it is given, so one not live is undefined.
+	var why string
+	switch {
+	case n > len(st.made):
+		why = fmt.Sprintf("the communicator has made %d device communicator(s) before (ncclDevCommDestroy runs at its call; one of the same group is made only at ncclGroupEnd): the ncclDevComm passed was never filled by ncclDevCommCreate", len(st.made))
+	case !st.made[n-1].made:
+		why = "its ncclDevCommCreate failed: the ncclDevComm passed holds what the failure left"
+	case st.made[n-1].destroyed:
+		why = "destroyed already: ncclDevCommDestroy deregisters its resource window again (a window freed by the first destroy: use after free), gives its GIN signals and counters back to the pools again where the release does (unchecked ncclSpaceFree: a \"No allocation found\" WARN, or another device communicator's range freed once it was reused) and destroys its GIN contexts again where the release does"
+	}
+	if why != "" {
+		d.DevCommRelease = &DevCommRelease{Of: n, Undefined: why}
+		return Verdict{Outcome: Info, Why: fmt.Sprintf("device communicator %d is not live, and NCCL checks nothing: undefined behaviour: %s", n, why), Facts: []Fact{F("nth", n), F("made", len(st.made))}}, nil
 	}
 	rec := &st.made[n-1]
-	switch {
-	case !rec.made:
-		return Verdict{}, fmt.Errorf("ncclDevCommDestroy of device communicator %d: its ncclDevCommCreate failed, so there is none to destroy", n)
-	case rec.destroyed:
-		return Verdict{}, fmt.Errorf("ncclDevCommDestroy of device communicator %d: destroyed already", n)
-	}
 	rec.destroyed = true
 	rel := &DevCommRelease{Of: n}
 	d.DevCommRelease = rel
 	facts := []Fact{F("nth", n), F("gin_enabled", st.ginEnabled)}
-	why := fmt.Sprintf("device communicator %d: its resource window is deregistered", n)
+	why = fmt.Sprintf("device communicator %d: its resource window is deregistered", n)
 	form := c.rs.Consts.DevCommForm
 	switch {
 	case form == devComm283:

@@ -135,21 +135,25 @@ func TestDevCommDestroy(t *testing.T) {
 	}
 }
 
-// TestDevCommDestroyRefused: a destroy with no live device communicator
-// to destroy is refused as input, at every release that has the call,
-// and before 2.28.3 there is no call.
-func TestDevCommDestroyRefused(t *testing.T) {
+// TestDevCommDestroyNotLive: a destroy of a device communicator that is
+// not live is NCCL's undefined behaviour (ncclDevCommDestroy trusts the
+// ncclDevComm it is given), answered on the call's release at every
+// release that has the call; before 2.28.3 there is no call, refused.
+func TestDevCommDestroyNotLive(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		v           Version
 		before, ops []GroupOp
-		want        string
+		want        string // in the last operation's Undefined; "" with err
+		err         string
 	}{
-		{"none made", V2_28_3, nil, []GroupOp{destroyOp(1)}, "the communicator has made 0 before"},
-		{"made in the same group", V2_28_7, nil, []GroupOp{createOp(DevCommReqs{}), destroyOp(1)}, "made only at ncclGroupEnd"},
-		{"destroyed twice", V2_29_7, []GroupOp{createOp(DevCommReqs{}), destroyOp(1)}, []GroupOp{destroyOp(1)}, "destroyed already"},
-		{"its creation failed", V2_28_3, []GroupOp{createOp(DevCommReqs{LSAMultimem: true})}, []GroupOp{destroyOp(1)}, "its ncclDevCommCreate failed"},
-		{"no such call before 2.28.3", V2_27_7, nil, []GroupOp{destroyOp(1)}, "has no ncclDevCommDestroy"},
+		{"none made", V2_28_3, nil, []GroupOp{destroyOp(1)}, "made 0 device communicator(s) before", ""},
+		{"made in the same group", V2_28_7, nil, []GroupOp{createOp(DevCommReqs{}), destroyOp(1)}, "made only at ncclGroupEnd", ""},
+		{"destroyed twice 2.28.7", V2_28_7, []GroupOp{createOp(DevCommReqs{}), destroyOp(1)}, []GroupOp{destroyOp(1)}, "destroyed already", ""},
+		{"destroyed twice 2.29.7", V2_29_7, []GroupOp{createOp(DevCommReqs{}), destroyOp(1)}, []GroupOp{destroyOp(1)}, "use after free", ""},
+		{"destroyed twice 2.30.7", V2_30_7, []GroupOp{createOp(DevCommReqs{}), destroyOp(1)}, []GroupOp{destroyOp(1)}, "No allocation found", ""},
+		{"its creation failed", V2_28_3, []GroupOp{createOp(DevCommReqs{LSAMultimem: true})}, []GroupOp{destroyOp(1)}, "its ncclDevCommCreate failed", ""},
+		{"no such call before 2.28.3", V2_27_7, nil, []GroupOp{destroyOp(1)}, "", "has no ncclDevCommDestroy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// 2 GPUs have no NVLS: lsaMultimem fails
@@ -158,9 +162,22 @@ func TestDevCommDestroyRefused(t *testing.T) {
 				preset = "h200x2"
 			}
 			c := devCommCase{v: tc.v, preset: preset, nodes: 1}.comm(t)
-			_, _, err := c.SelectAfter(tc.before, tc.ops, Launch{})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got %v, want an error saying %q", err, tc.want)
+			_, g, err := c.SelectAfter(tc.before, tc.ops, Launch{})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("got %v, want an error saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got %v, want the call answered", err)
+			}
+			d := g.Ops[len(g.Ops)-1]
+			if d.DevCommRelease == nil || !strings.Contains(d.DevCommRelease.Undefined, tc.want) || d.Err != nil || d.DecidedBy != "G-DEVCOMM-DESTROY-1" {
+				t.Errorf("got %+v (err %v), want an undefined release saying %q", d.DevCommRelease, d.Err, tc.want)
+			}
+			if rel := d.DevCommRelease; rel != nil && (rel.Signals != 0 || rel.Counters != 0 || rel.ContextsReturned != 0 || rel.ContextsDestroyed != 0) {
+				t.Errorf("release %+v: an undefined destroy gives nothing back in the model", rel)
 			}
 		})
 	}

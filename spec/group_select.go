@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/gatesim/gatesim/spec/tuning"
 )
@@ -523,7 +525,7 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 			}
 			g, err := c.selectGroup(ops, Launch{Mode: launch.Mode}, shared[n])
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", calls[idx[0]].Line, err)
+				return nil, launchError(calls, r.Call.Kind == CallGroupEnd, idx, err)
 			}
 			for k, i := range idx {
 				out[i] = g.Ops[k]
@@ -531,6 +533,43 @@ func (c *Comm) DecideCalls(calls []Call, res []CallResult, launch Launch) (map[i
 		}
 	}
 	return out, nil
+}
+
+// CallError is an error of one call of a script: Line is the call's own
+// line (the operation a group error names, not the group's first).
+type CallError struct {
+	Line int
+	Err  error
+}
+
+func (e *CallError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// launchError is err of the launch of calls idx (one communicator's
+// operations of a group the script wrote, or one call alone) as a
+// CallError on the line of the operation it names: "group op N" stays only
+// when the script wrote the group.
+func launchError(calls []Call, group bool, idx []int, err error) error {
+	at := idx[0]
+	var g *GroupOpError
+	if errors.As(err, &g) && g.Op >= 0 && g.Op < len(idx) {
+		at = idx[g.Op]
+	}
+	if !group {
+		err = AloneError(err)
+	}
+	return &CallError{Line: calls[at].Line, Err: err}
+}
+
+// ScriptError is err of the script file: a CallError as FILE:LINE: (as
+// ParseCalls says its errors), any other error as it is.
+func ScriptError(file string, err error) error {
+	var ce *CallError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%s:%d: %w", file, ce.Line, ce.Err)
+	}
+	return err
 }
 
 // noSymmetricPath says why window buffers went through the cost table in a
@@ -734,6 +773,9 @@ func LaunchResults(res []CallResult, dec map[int]*Decision) []CallResult {
 	for k, r := range res {
 		for _, i := range r.Launched {
 			d := dec[i]
+			if d != nil && d.DevCommRelease != nil && d.DevCommRelease.Undefined != "" && i >= 0 && i < len(out) {
+				out[i].Effect = "undefined: devComm " + strconv.Itoa(d.DevCommRelease.Of) + " is not live (" + d.DevCommRelease.Undefined + ")"
+			}
 			if d == nil || d.Err == nil || i < 0 || i >= len(out) {
 				continue
 			}

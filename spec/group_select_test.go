@@ -819,3 +819,45 @@ func TestDecideCallsInPlace(t *testing.T) {
 		t.Errorf("in-place putSignal: %v, want refused", err)
 	}
 }
+
+// TestDecideCallsErrorLine: a decision error of a script names the line of
+// the call that caused it, not its group's first, as FILE:LINE through
+// ScriptError; "group op N" only where the script wrote the group.
+func TestDecideCallsErrorLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		v            Version
+		want         string
+	}{
+		{"window at 2.22.3, third of a group", "init c0\ngroupStart\nallreduce c0 1MiB\nallreduce c0 1MiB\nallreduce c0 1MiB buffers=window\ngroupEnd\n", V2_22_3,
+			"s.txt:5: group op 2: buffers window at NCCL 2.22.3"},
+		{"bad root, second of a group", "init c0\ngroupStart\nallreduce c0 1MiB\n\n# a comment\nbroadcast c0 1MiB root=5\ngroupEnd\n", V2_28_9,
+			"s.txt:6: group op 1: root 5 out of range"},
+		{"bad root alone", "init c0\nbroadcast c0 1MiB root=5\n", V2_28_9,
+			"s.txt:2: root 5 out of range"},
+		{"bad root alone after a group", "init c0\ngroupStart\nallreduce c0 1MiB\ngroupEnd\nallreduce c0 1MiB\nbroadcast c0 1MiB root=7\n", V2_28_9,
+			"s.txt:6: root 7 out of range"},
+		{"second communicator of a group", "init c0\ninit c1\ngroupStart\nallreduce c0 1MiB\nallreduce c1 1MiB\nbroadcast c1 1MiB root=3\ngroupEnd\n", V2_28_9,
+			"s.txt:6: group op 1: root 3 out of range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls, err := ParseCalls("s.txt", []byte(tc.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := h200x2Comm(t, tc.v, nil)
+			res, _, err := CheckGroup(c.rs, calls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.DecideCalls(calls, res, Launch{})
+			got := fmt.Sprint(ScriptError("s.txt", err))
+			if err == nil || !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got %q, want it to start %q", got, tc.want)
+			}
+			if !strings.Contains(tc.want, "group op") && strings.Contains(got, "group op") {
+				t.Errorf("%q names a group the script did not write", got)
+			}
+		})
+	}
+}

@@ -50,7 +50,7 @@ stands for the same machine. Exit 1 when a group rule fails.`,
 					return err
 				}
 				if dec, res, err = spec.DecideScript(rs.Version, sys, env, calls, res, spec.Launch{Mode: spec.LaunchModeOf(cudagraph)}); err != nil {
-					return badInput(err)
+					return badInput(spec.ScriptError(args[0], err))
 				}
 			}
 			failed := 0
