@@ -39,7 +39,7 @@ func TestCommandsAgree(t *testing.T) {
 		{"group over the limit", []string{"group", big}, 2, big + ":4099: group on c0: 4097 operations in one group: expected 1..4096"},
 		{"group inplace", []string{"group", inplace}, 0, "AllReduce c0 1 MiB inplace"},
 		{"group inplace=1", []string{"group", inplaceEq}, 2, inplaceEq + `:2: "inplace=1": expected inplace`},
-		{"group help lists inplace", []string{"group", "--help"}, 0, "[buffers=B] [inplace]"},
+		{"group help lists inplace", []string{"group", "--help"}, 0, "[buffers=B] [alloc=A] [inplace], send|recv"},
 		{"sim list", append([]string{"sim", "--nccl", "2.22.3,2.28.9"}, h100...), 2, one},
 		{"sim repeated", append([]string{"sim", "--nccl", "2.22.3", "--nccl", "2.28.9"}, h100...), 2, one},
 		{"diagnose list", []string{"diagnose", "--nccl", "2.22.3,2.28.9", os.DevNull}, 2, one},

@@ -17,7 +17,7 @@ func newGroupCmd(d *deps) *cobra.Command {
 		Use:   "group FILE",
 		Short: "Replay one thread's NCCL calls through ncclGroupStart/ncclGroupEnd semantics",
 		Long: `group reads a call script (groupStart, groupEnd, init COMM [nonblocking],
-COLL COMM SIZE [DTYPE] [REDOP] [root=N] [buffers=B] [inplace], putSignal|signal|waitSignal COMM peer=N, sync COMM, asyncError COMM) and says what each
+COLL COMM SIZE [DTYPE] [REDOP] [root=N] [buffers=B] [alloc=A] [inplace], send|recv COMM SIZE [DTYPE] peer=N, putSignal|signal|waitSignal COMM peer=N, devCommCreate COMM [FIELD=VALUE...], devCommDestroy COMM N, sync|asyncError|finalize COMM; '#' comments) and says what each
 call returns and does: when operations are enqueued, which calls fail, and
 which sequences NCCL leaves undefined. With --system (or --system-file,
 --topo) it also decides every launched collective: each outermost
