@@ -112,3 +112,40 @@ func TestPropGroupPlansCoverTheGroup(t *testing.T) {
 		}
 	})
 }
+
+// TestPropGroupSharesLinks: a group's operations share the GPU's links
+// and run one after another on a channel they share, so its time per
+// operation times its size is at least their link bounds added (the
+// busiest link's bytes at its rate) and every channel's operations.
+func TestPropGroupSharesLinks(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 64).Draw(t, "n")
+		ops := make([]GroupOpRun, n)
+		var links Time
+		busy := map[int]Time{}
+		for i := range ops {
+			l := Time(rapid.IntRange(0, 1000).Draw(t, "launch"))
+			run := Time(rapid.IntRange(0, 1e6).Draw(t, "run"))
+			lo := rapid.IntRange(0, 31).Draw(t, "lo")
+			ops[i] = GroupOpRun{Launch: l, Time: l + run, Plan: rapid.IntRange(0, 3).Draw(t, "plan"),
+				LinkBound: Time(rapid.IntRange(0, 1e6).Draw(t, "bound")), ChannelLo: lo, ChannelHi: lo + rapid.IntRange(0, 4).Draw(t, "width"), OnChannels: true}
+			links += ops[i].LinkBound
+			for c := lo; c <= ops[i].ChannelHi; c++ {
+				busy[c] += run
+			}
+		}
+		per, _, err := GroupOpTime(ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the division over n rounds down by less than one picosecond
+		if whole := (per - ops[0].Launch + 1) * Time(n); whole < links {
+			t.Fatalf("%v per operation over %d: %v, under the link bounds' %v", per, n, whole, links)
+		}
+		for c, b := range busy {
+			if whole := (per - ops[0].Launch + 1) * Time(n); whole < b {
+				t.Fatalf("%v per operation over %d: %v, under channel %d's %v", per, n, whole, c, b)
+			}
+		}
+	})
+}
