@@ -112,6 +112,9 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 		t := tb.t
 		runs[i] = sim.GroupOpRun{Time: t, Launch: c.Machine.LaunchCost(sel.Algo, sel.Proto, c.Launch), Plan: d.Plan,
 			LinkBound: tb.bound, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, OnChannels: true}
+		if p := d.Part; p != nil {
+			runs[i].CountLo, runs[i].CountMid, runs[i].CountHi = p.CountLo, p.CountMid, p.CountHi
+		}
 		out.Ops = append(out.Ops, GroupOp{Algo: d.Algo, Proto: d.Proto, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, Plan: d.Plan, TimeUs: t.Micros()})
 	}
 	per, kernels, err := sim.GroupOpTime(runs)

@@ -19,7 +19,7 @@ func TestGroupSharesLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	const size = 256 << 20
-	var one, linkBw float64
+	var one, linkBw, prev float64
 	for _, agg := range []int{1, 8, 64, 4096} {
 		c, err := Open(Request{Ruleset: spec.MustLoad(spec.V2_28_9), Sys: sys, Issue: spec.Issue{Launch: spec.Launch{Agg: agg}}})
 		if err != nil {
@@ -47,5 +47,11 @@ func TestGroupSharesLinks(t *testing.T) {
 		if busbw > linkBw*1.001 || busbw > one*1.15 {
 			t.Errorf("agg %d: busbw %.2f GB/s beats the link-bound %.2f or agg 1's %.2f by more than 15%%", agg, busbw, linkBw, one)
 		}
+		// more operations per group never cost more per operation
+		// (beyond 2%: launches and rounding)
+		if prev > 0 && per > prev*1.02 {
+			t.Errorf("agg %d: %.2f µs per operation, more than the smaller group's %.2f", agg, per, prev)
+		}
+		prev = per
 	}
 }

@@ -13,13 +13,35 @@ import (
 // LinkBound is the operation's Result.LinkBound, and ChannelLo..ChannelHi
 // the channels it runs on when OnChannels (a symmetric kernel's blocks
 // are not channels): a plan's operations share
-// the GPU's links and run one after another on a channel they share.
+// the GPU's links and run one after another on a channel they share, each
+// for its time's share of that channel's elements (CountLo on ChannelLo,
+// CountHi on ChannelHi, CountMid on those between, as
+// scheduleCollTasksToPlan split it; all 0: its whole time on each).
 type GroupOpRun struct {
-	Time, Launch         Time
-	Plan                 int
-	LinkBound            Time
-	ChannelLo, ChannelHi int
-	OnChannels           bool
+	Time, Launch               Time
+	Plan                       int
+	LinkBound                  Time
+	ChannelLo, ChannelHi       int
+	OnChannels                 bool
+	CountLo, CountMid, CountHi int64
+}
+
+// channelTime is how long o keeps channel c (within its range) busy: its
+// time after launch, scaled by c's share of its largest channel part.
+func (o GroupOpRun) channelTime(c int) Time {
+	run := o.Time - o.Launch
+	most := max(o.CountLo, o.CountMid, o.CountHi)
+	if most <= 0 {
+		return run
+	}
+	n := o.CountMid
+	switch c {
+	case o.ChannelLo:
+		n = o.CountLo
+	case o.ChannelHi:
+		n = o.CountHi
+	}
+	return Time(float64(run) * float64(n) / float64(most))
 }
 
 // KernelPlan is one kernel a group launches: its plan index, the
@@ -126,7 +148,7 @@ func sharedTime(ops []GroupOpRun, idx []int) Time {
 		o := ops[i]
 		links += o.LinkBound
 		for c := o.ChannelLo; o.OnChannels && c <= o.ChannelHi; c++ {
-			busy[c] += o.Time - o.Launch
+			busy[c] += o.channelTime(c)
 			chans = max(chans, busy[c])
 		}
 	}

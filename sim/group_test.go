@@ -25,6 +25,19 @@ func TestGroupOpTime(t *testing.T) {
 		{"two plans", []GroupOpRun{run(10, 2, 0), run(14, 2, 0), run(9, 3, 1), run(8, 3, 1)}, 2 + (12+3+6)/4, 2, false},
 		// plans in plan order whatever the group's order
 		{"plans out of order", []GroupOpRun{run(9, 3, 1), run(14, 2, 0)}, 3 + (12+3+6)/2, 2, false},
+		// two operations share channel 1, each a third of its elements
+		// there: it is busy 50 + 50, the longest operation's 100
+		{"split channel", []GroupOpRun{
+			{Time: 100, ChannelLo: 0, ChannelHi: 1, OnChannels: true, CountLo: 10, CountHi: 5},
+			{Time: 100, ChannelLo: 1, ChannelHi: 2, OnChannels: true, CountLo: 5, CountHi: 10}}, 100 / 2, 1, false},
+		// the same on a channel each runs whole: one after another
+		{"shared channel", []GroupOpRun{
+			{Time: 100, ChannelLo: 0, ChannelHi: 1, OnChannels: true},
+			{Time: 100, ChannelLo: 1, ChannelHi: 2, OnChannels: true}}, 200 / 2, 1, false},
+		// the links bind: the link bounds added, over 2
+		{"shared links", []GroupOpRun{
+			{Time: 100, LinkBound: 90, ChannelLo: 0, ChannelHi: 0, OnChannels: true},
+			{Time: 100, LinkBound: 90, ChannelLo: 1, ChannelHi: 1, OnChannels: true}}, 180 / 2, 1, false},
 		{"no operation", nil, 0, 0, true},
 		{"no plan", []GroupOpRun{run(10, 2, -1)}, 0, 0, true},
 	} {

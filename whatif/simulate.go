@@ -156,6 +156,9 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 		runs[i] = sim.GroupOpRun{Time: r.t, Launch: r.launch, Plan: plan, LinkBound: r.bound}
 		if grp == nil {
 			runs[i].ChannelLo, runs[i].ChannelHi, runs[i].OnChannels = d.ChannelLo, d.ChannelHi, true
+			if p := d.Part; p != nil {
+				runs[i].CountLo, runs[i].CountMid, runs[i].CountHi = p.CountLo, p.CountMid, p.CountHi
+			}
 		}
 	}
 	if grp != nil {
