@@ -21,9 +21,27 @@ type Group struct {
 	// one after another.
 	Kernels []GroupKernel `json:"kernels"`
 	// PerOpUs is sim.GroupOpTime: the first operation's launch share and
-	// the kernels' time (each plan's longest operation, and the launch of
-	// every kernel after the first) over the group's size.
+	// the kernels' time (each plan's longest operation, or its operations'
+	// link bounds added and each channel's operations one after another
+	// where longer, and the launch of every kernel after the first) over
+	// the group's size.
 	PerOpUs float64 `json:"per_op_time_us"`
+	// AlgBw and BusBw are nccl-tests' bandwidths at PerOpUs (GB/s): what
+	// it prints for the group, and the headline's.
+	AlgBw float64 `json:"algbw"`
+	BusBw float64 `json:"busbw"`
+}
+
+// setPerOp sets the group's time per operation and its bandwidths, of
+// nccl-tests' size of the group's first operation d on nranks ranks (the
+// group repeats one operation; a symmetric plan's result is its works
+// together, so not its size).
+func (g *Group) setPerOp(per sim.Time, d *spec.Decision, nranks int) {
+	g.PerOpUs = per.Micros()
+	if per > 0 {
+		g.AlgBw = float64(sim.TestBytes(d.Op.Func, d.Op.Count, d.Op.DataType, nranks)) / (float64(per) * 1e-12) / 1e9
+		g.BusBw = g.AlgBw * d.Op.Func.BusFactor(nranks)
+	}
 }
 
 // GroupOp is one operation of a Group: its algorithm and protocol, or
@@ -58,7 +76,8 @@ type GroupKernel struct {
 func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, error) {
 	out := &Group{Buffers: c.Issue.Buffers, InPlace: c.Issue.InPlace}
 	runs := make([]sim.GroupOpRun, len(g.Ops))
-	seen := map[string]sim.Time{}
+	type timed struct{ t, bound sim.Time }
+	seen := map[string]timed{}
 	syms, err := c.SimulateSymPlans(g.Ops, c.Issue.InPlace)
 	if err != nil {
 		return nil, err
@@ -77,27 +96,33 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 		if sel.Part != nil {
 			key += fmt.Sprintf("|%+v", *sel.Part)
 		}
-		t, ok := seen[key]
+		tb, ok := seen[key]
 		switch {
 		case ok:
 		case i == 0:
-			t = first.Time
+			tb = timed{first.Time, first.LinkBound}
 		default:
 			res, err := c.Simulate(op, sel, c.Config(d, sel), algos.Options{InPlace: c.Issue.InPlace})
 			if err != nil {
 				return nil, fmt.Errorf("group operation %d: %v", i, err)
 			}
-			t = res.Time
+			tb = timed{res.Time, res.LinkBound}
 		}
-		seen[key] = t
-		runs[i] = sim.GroupOpRun{Time: t, Launch: c.Machine.LaunchCost(sel.Algo, sel.Proto, c.Launch), Plan: d.Plan}
+		seen[key] = tb
+		t := tb.t
+		runs[i] = sim.GroupOpRun{Time: t, Launch: c.Machine.LaunchCost(sel.Algo, sel.Proto, c.Launch), Plan: d.Plan,
+			LinkBound: tb.bound, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, OnChannels: true}
+		if p := d.Part; p != nil {
+			runs[i].CountLo, runs[i].CountMid, runs[i].CountHi = p.CountLo, p.CountMid, p.CountHi
+		}
 		out.Ops = append(out.Ops, GroupOp{Algo: d.Algo, Proto: d.Proto, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, Plan: d.Plan, TimeUs: t.Micros()})
 	}
 	per, kernels, err := sim.GroupOpTime(runs)
 	if err != nil {
 		return nil, err
 	}
-	out.Kernels, out.PerOpUs = groupKernels(kernels), per.Micros()
+	out.Kernels = groupKernels(kernels)
+	out.setPerOp(per, g.Ops[0], c.Comm.NRanks)
 	return out, nil
 }
 
@@ -161,7 +186,8 @@ func (c *Comm) SimulateP2PGroup(g *spec.GroupDecision, grp *algos.P2PGroup, plan
 	if err != nil {
 		return nil, err
 	}
-	out.Kernels, out.PerOpUs = groupKernels(kernels), per.Micros()
+	out.Kernels = groupKernels(kernels)
+	out.setPerOp(per, g.Ops[0], c.Comm.NRanks)
 	for k := range out.Kernels {
 		out.Kernels[k].Ops = 0
 	}

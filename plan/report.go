@@ -65,10 +65,17 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 	}
 	fmt.Fprintf(w, "  selection        %s (%s; %s)\n", r.Selection, r.ChosenBy, used)
 	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
-	fmt.Fprintf(w, "  simulated time   %.2f µs (launch %s)\n", res.TimeUs, r.Launch)
+	algbw, busbw := res.AlgBw, res.BusBw
+	if g := r.Group; g != nil && len(g.Ops) > 1 {
+		// nccl-tests times the group: its time per operation
+		fmt.Fprintf(w, "  simulated time   %.2f µs per operation of the group of %d (launch %s; op 0's run %.2f µs)\n", g.PerOpUs, len(g.Ops), r.Launch, res.TimeUs)
+		algbw, busbw = g.AlgBw, g.BusBw
+	} else {
+		fmt.Fprintf(w, "  simulated time   %.2f µs (launch %s)\n", res.TimeUs, r.Launch)
+	}
 	fmt.Fprintf(w, "  profile          %s\n", r.Profile)
-	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", res.AlgBw)
-	fmt.Fprintf(w, "  busbw            %.2f GB/s\n", res.BusBw)
+	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", algbw)
+	fmt.Fprintf(w, "  busbw            %.2f GB/s\n", busbw)
 	if r.ModelTimeUs != nil {
 		fmt.Fprintf(w, "  NCCL model time  %.2f µs\n", *r.ModelTimeUs)
 	} else {
@@ -129,9 +136,9 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 			}
 		}
 		if len(g.Kernels) > 1 {
-			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share, each %s and the later kernels' launches, over %d)\n", g.PerOpUs, longest, len(g.Ops))
+			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share, each %s or the links and channels its operations share and the later kernels' launches, over %d)\n", g.PerOpUs, longest, len(g.Ops))
 		} else {
-			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its %s over %d)\n", g.PerOpUs, longest, len(g.Ops))
+			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its %s or the links and channels its operations share, over %d)\n", g.PerOpUs, longest, len(g.Ops))
 		}
 	}
 	switch {

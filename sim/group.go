@@ -9,9 +9,39 @@ import (
 // simulated time on the channels the plan gave it, the launch cost the
 // timing charged it (included in Time), and the kernel plan (0-based
 // launch) spec's group plan put it in.
+//
+// LinkBound is the operation's Result.LinkBound, and ChannelLo..ChannelHi
+// the channels it runs on when OnChannels (a symmetric kernel's blocks
+// are not channels): a plan's operations share
+// the GPU's links and run one after another on a channel they share, each
+// for its time's share of that channel's elements (CountLo on ChannelLo,
+// CountHi on ChannelHi, CountMid on those between, as
+// scheduleCollTasksToPlan split it; all 0: its whole time on each).
 type GroupOpRun struct {
-	Time, Launch Time
-	Plan         int
+	Time, Launch               Time
+	Plan                       int
+	LinkBound                  Time
+	ChannelLo, ChannelHi       int
+	OnChannels                 bool
+	CountLo, CountMid, CountHi int64
+}
+
+// channelTime is how long o keeps channel c (within its range) busy: its
+// time after launch, scaled by c's share of its largest channel part.
+func (o GroupOpRun) channelTime(c int) Time {
+	run := o.Time - o.Launch
+	most := max(o.CountLo, o.CountMid, o.CountHi)
+	if most <= 0 {
+		return run
+	}
+	n := o.CountMid
+	switch c {
+	case o.ChannelLo:
+		n = o.CountLo
+	case o.ChannelHi:
+		n = o.CountHi
+	}
+	return Time(float64(run) * float64(n) / float64(most))
 }
 
 // KernelPlan is one kernel a group launches: its plan index, the
@@ -29,13 +59,15 @@ type KernelPlan struct {
 // group plan filled (G-SCHED-BUDGET-1; ncclLaunchPrepare launches them in
 // plan order on the stream) run one after another; the operations of one
 // plan run at once, each on its channel range, so a plan lasts its
-// longest operation after launch. The first kernel's launch is the launch
+// longest operation after launch, unless the links or a channel bind
+// longer: the plan lasts at least the sum of its operations' link bounds
+// (they share the links) and each channel's operations one after
+// another. The first kernel's launch is the launch
 // share every operation's time carries (as one kernel always did); each
 // further kernel adds its own launch, the launch cost the timing charges
 // its first operation. The result is the first operation's launch share
 // plus the kernels' time over the group's size, and the kernels in launch
-// order. The model gives each operation its channels' links to itself:
-// operations of a plan that share a link are not slowed by each other.
+// order.
 func GroupOpTime(ops []GroupOpRun) (Time, []KernelPlan, error) {
 	if len(ops) == 0 {
 		return 0, nil, fmt.Errorf("group time: no operations: expected at least one")
@@ -100,5 +132,25 @@ func GroupPlans(ops []GroupOpRun) ([]KernelPlan, error) {
 		p.Ops = append(p.Ops, i)
 		p.Longest = max(p.Longest, o.Time-o.Launch)
 	}
+	for k := range plans {
+		plans[k].Longest = max(plans[k].Longest, sharedTime(ops, plans[k].Ops))
+	}
 	return plans, nil
+}
+
+// sharedTime is the least time a plan's operations (indices into ops)
+// need together: their link bounds added, as they share the GPU's links,
+// and on each channel the operations it runs one after another.
+func sharedTime(ops []GroupOpRun, idx []int) Time {
+	var links, chans Time
+	busy := map[int]Time{}
+	for _, i := range idx {
+		o := ops[i]
+		links += o.LinkBound
+		for c := o.ChannelLo; o.OnChannels && c <= o.ChannelHi; c++ {
+			busy[c] += o.channelTime(c)
+			chans = max(chans, busy[c])
+		}
+	}
+	return max(links, chans)
 }

@@ -25,6 +25,19 @@ func TestGroupOpTime(t *testing.T) {
 		{"two plans", []GroupOpRun{run(10, 2, 0), run(14, 2, 0), run(9, 3, 1), run(8, 3, 1)}, 2 + (12+3+6)/4, 2, false},
 		// plans in plan order whatever the group's order
 		{"plans out of order", []GroupOpRun{run(9, 3, 1), run(14, 2, 0)}, 3 + (12+3+6)/2, 2, false},
+		// two operations share channel 1, each a third of its elements
+		// there: it is busy 50 + 50, the longest operation's 100
+		{"split channel", []GroupOpRun{
+			{Time: 100, ChannelLo: 0, ChannelHi: 1, OnChannels: true, CountLo: 10, CountHi: 5},
+			{Time: 100, ChannelLo: 1, ChannelHi: 2, OnChannels: true, CountLo: 5, CountHi: 10}}, 100 / 2, 1, false},
+		// the same on a channel each runs whole: one after another
+		{"shared channel", []GroupOpRun{
+			{Time: 100, ChannelLo: 0, ChannelHi: 1, OnChannels: true},
+			{Time: 100, ChannelLo: 1, ChannelHi: 2, OnChannels: true}}, 200 / 2, 1, false},
+		// the links bind: the link bounds added, over 2
+		{"shared links", []GroupOpRun{
+			{Time: 100, LinkBound: 90, ChannelLo: 0, ChannelHi: 0, OnChannels: true},
+			{Time: 100, LinkBound: 90, ChannelLo: 1, ChannelHi: 1, OnChannels: true}}, 180 / 2, 1, false},
 		{"no operation", nil, 0, 0, true},
 		{"no plan", []GroupOpRun{run(10, 2, -1)}, 0, 0, true},
 	} {
@@ -109,6 +122,43 @@ func TestPropGroupPlansCoverTheGroup(t *testing.T) {
 		single, _, _ := GroupOpTime(one)
 		if len(plans) > 1 && per < single {
 			t.Fatalf("%d kernels one after another take %v per operation, fewer than one kernel's %v", len(plans), per, single)
+		}
+	})
+}
+
+// TestPropGroupSharesLinks: a group's operations share the GPU's links
+// and run one after another on a channel they share, so its time per
+// operation times its size is at least their link bounds added (the
+// busiest link's bytes at its rate) and every channel's operations.
+func TestPropGroupSharesLinks(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 64).Draw(t, "n")
+		ops := make([]GroupOpRun, n)
+		var links Time
+		busy := map[int]Time{}
+		for i := range ops {
+			l := Time(rapid.IntRange(0, 1000).Draw(t, "launch"))
+			run := Time(rapid.IntRange(0, 1e6).Draw(t, "run"))
+			lo := rapid.IntRange(0, 31).Draw(t, "lo")
+			ops[i] = GroupOpRun{Launch: l, Time: l + run, Plan: rapid.IntRange(0, 3).Draw(t, "plan"),
+				LinkBound: Time(rapid.IntRange(0, 1e6).Draw(t, "bound")), ChannelLo: lo, ChannelHi: lo + rapid.IntRange(0, 4).Draw(t, "width"), OnChannels: true}
+			links += ops[i].LinkBound
+			for c := lo; c <= ops[i].ChannelHi; c++ {
+				busy[c] += run
+			}
+		}
+		per, _, err := GroupOpTime(ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the division over n rounds down by less than one picosecond
+		if whole := (per - ops[0].Launch + 1) * Time(n); whole < links {
+			t.Fatalf("%v per operation over %d: %v, under the link bounds' %v", per, n, whole, links)
+		}
+		for c, b := range busy {
+			if whole := (per - ops[0].Launch + 1) * Time(n); whole < b {
+				t.Fatalf("%v per operation over %d: %v, under channel %d's %v", per, n, whole, c, b)
+			}
 		}
 	})
 }

@@ -49,6 +49,12 @@ type Result struct {
 	// class stands for.
 	ChannelMultiplicity []int `json:"channel_multiplicity"`
 	ChannelClasses      int   `json:"channel_classes"`
+	// LinkBound is the busiest link's wire bytes at the rate the fabric
+	// lets a connection take from it (its capacity, NVLink and release
+	// efficiency): the least time the operation's bytes need on that
+	// link whatever its channels. A group's operations share the links,
+	// so their bounds add (GroupOpTime).
+	LinkBound Time `json:"-"`
 }
 
 // TestBytes is the size nccl-tests prints for an operation of count
@@ -93,6 +99,7 @@ func (x *Sim) result() *Result {
 		c := x.f.class[l].String()
 		r.LinkBytes[c] += b
 		r.MaxLinkBytes[c] = max(r.MaxLinkBytes[c], b)
+		r.LinkBound = max(r.LinkBound, x.f.byteTime(l, b, s.Algo))
 		if x.f.class[l] == LinkNIC && isNicOut(x.f, l) {
 			r.NetBytes += b
 		}
@@ -105,6 +112,25 @@ func (x *Sim) result() *Result {
 		r.ChannelMultiplicity = append(r.ChannelMultiplicity, int(cc.mult))
 	}
 	return r
+}
+
+// byteTime is the time b bytes take on link l at the most a connection
+// of algorithm algo gets from it (the efficiencies plan.go's rates
+// apply); 0 for a link without capacity.
+func (f *fabric) byteTime(l int, b int64, algo spec.Algo) Time {
+	r := f.cap[l]
+	if f.class[l] == LinkNVLink {
+		eff := f.t.nvlinkEff
+		if algo == spec.NVLS || algo == spec.NVLSTree {
+			eff = f.t.nvlsEff
+		}
+		r = scaleRate(r, eff)
+	}
+	r = scaleRate(r, f.t.rateScale)
+	if r <= 0 || b <= 0 {
+		return 0
+	}
+	return Time(float64(b) / float64(r) * 1e12)
 }
 
 func isNicOut(f *fabric, l int) bool {

@@ -67,8 +67,8 @@ type simCache struct {
 }
 
 type simRes struct {
-	t, launch sim.Time
-	err       error
+	t, launch, bound sim.Time
+	err              error
 }
 
 // simulate times the decisions (one operation, or a group's operations
@@ -145,7 +145,7 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 			ok = ok && r.err == nil
 		}
 		if !ok {
-			r.t, r.launch, r.err = in.run()
+			r.t, r.launch, r.bound, r.err = in.run()
 			if cache != nil {
 				cache.sims.Put(key, r)
 			}
@@ -153,7 +153,13 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 		if r.err != nil {
 			return 0, r.err
 		}
-		runs[i] = sim.GroupOpRun{Time: r.t, Launch: r.launch, Plan: plan}
+		runs[i] = sim.GroupOpRun{Time: r.t, Launch: r.launch, Plan: plan, LinkBound: r.bound}
+		if grp == nil {
+			runs[i].ChannelLo, runs[i].ChannelHi, runs[i].OnChannels = d.ChannelLo, d.ChannelHi, true
+			if p := d.Part; p != nil {
+				runs[i].CountLo, runs[i].CountMid, runs[i].CountHi = p.CountLo, p.CountMid, p.CountHi
+			}
+		}
 	}
 	if grp != nil {
 		t, _, err := sim.P2PGroupOpTime(runs, len(ds))
@@ -272,20 +278,21 @@ func (in *simInput) key() (string, error) {
 	return fmt.Sprintf("%s|%+v|%+v|%+v|%s|%v", static, cfg, in.op, in.sel, part, in.inPlace), nil
 }
 
-// run simulates the operation: its time and the launch cost in it.
-func (in *simInput) run() (t, launch sim.Time, err error) {
+// run simulates the operation: its time, the launch cost in it and its
+// link bound (sim.Result.LinkBound).
+func (in *simInput) run() (t, launch, bound sim.Time, err error) {
 	s, err := algos.Build(in.op, in.sel, in.c.Layout, algos.Options{InPlace: in.inPlace, P2PGroup: in.p2p})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	res, err := sim.Simulate(s, in.cfg)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	if res.TimeUs <= 0 {
-		return 0, 0, fmt.Errorf("simulated time %g µs", res.TimeUs)
+		return 0, 0, 0, fmt.Errorf("simulated time %g µs", res.TimeUs)
 	}
-	return res.Time, in.cfg.Machine.LaunchCost(s.Algo, s.Proto, in.cfg.Launch), nil
+	return res.Time, in.cfg.Machine.LaunchCost(s.Algo, s.Proto, in.cfg.Launch), res.LinkBound, nil
 }
 
 // SimulatorNote says how a sweep's simulated time is taken: the launch and

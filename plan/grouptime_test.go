@@ -1,0 +1,57 @@
+package plan
+
+import (
+	"testing"
+
+	"github.com/gatesim/gatesim/spec"
+)
+
+// TestGroupSharesLinks: a 256 MiB AllReduce issued agg times in one group
+// on 2 × H200 shares the GPU's NVLink however its operations split the
+// channels, so no aggregate beats the link: busbw at every agg stays at
+// or under the busiest link's bound of the operation alone (its wire
+// bytes at the rate the fabric gives) and within 15% of agg 1's (the
+// single operation's pipeline fill, which a group's link-bound model
+// does not charge again), and the headline's bandwidth is the group's.
+func TestGroupSharesLinks(t *testing.T) {
+	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 256 << 20
+	var one, linkBw, prev float64
+	for _, agg := range []int{1, 8, 64, 4096} {
+		c, err := Open(Request{Ruleset: spec.MustLoad(spec.V2_28_9), Sys: sys, Issue: spec.Issue{Launch: spec.Launch{Agg: agg}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op, err := c.Op(spec.AllReduce, spec.Float32, spec.Sum, size, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, _, err := c.Run(op, RunOptions{Release: "2.28.9", Size: size, Describe: func(*spec.Decision) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		busbw, per := rep.Result.BusBw, rep.Result.TimeUs
+		if agg == 1 {
+			one = busbw
+			linkBw = float64(rep.Result.Bytes) / (float64(rep.Result.LinkBound) * 1e-12) / 1e9 * rep.Result.BusBw / rep.Result.AlgBw
+		} else {
+			if rep.Group == nil {
+				t.Fatalf("agg %d: no group", agg)
+			}
+			busbw, per = rep.Group.BusBw, rep.Group.PerOpUs
+		}
+		t.Logf("agg %d: %.2f µs per operation, busbw %.2f GB/s (link bound %.2f)", agg, per, busbw, linkBw)
+		if busbw > linkBw*1.001 || busbw > one*1.15 {
+			t.Errorf("agg %d: busbw %.2f GB/s beats the link-bound %.2f or agg 1's %.2f by more than 15%%", agg, busbw, linkBw, one)
+		}
+		// more operations per group never cost more per operation
+		// (beyond 2%: launches and rounding)
+		if prev > 0 && per > prev*1.02 {
+			t.Errorf("agg %d: %.2f µs per operation, more than the smaller group's %.2f", agg, per, prev)
+		}
+		prev = per
+	}
+}
