@@ -49,6 +49,36 @@ func TestChannelsOf(t *testing.T) {
 // on 0..2, 2..5, ..., 20..23), the same ranges spec's plan gives every
 // operation (what explain --agg and group print); alone, the operation's
 // own channels as before. The table, CSV and JSON say so.
+// TestRecordSaysIssue: a CSV row and a JSON record say how the point's
+// operation was issued, so a sweep's registered or graph rows are not
+// mistaken for plain stream ones.
+func TestRecordSaysIssue(t *testing.T) {
+	sw := Sweep{NCCL: []string{"2.28.9"}, Systems: []SystemAxis{{Preset: "h200x2"}}, Colls: []string{"allreduce"}, Sizes: SizeAxis{List: []string{"8MiB"}}}
+	pts, err := Expand(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		issue spec.Issue
+		want  map[string]any
+	}{
+		{spec.Issue{}, map[string]any{"launch": "stream", "buffers": "user", "alloc": "cumem", "inplace": false}},
+		{spec.Issue{Launch: spec.Launch{Mode: spec.LaunchGraph, Agg: 2}, Buffers: spec.BuffersRegistered, InPlace: true},
+			map[string]any{"launch": "graph", "buffers": "registered", "alloc": "cumem", "inplace": true}},
+	} {
+		rs := RunWith(pts, 1, RunOptions{Issue: tc.issue}, nil)
+		rec := jsonRecord(rs[0])
+		for k, v := range tc.want {
+			if rec[k] != v {
+				t.Errorf("issue %+v: %s = %v, want %v", tc.issue, k, rec[k], v)
+			}
+		}
+		if len(rs[0].Row()) != len(Header) {
+			t.Errorf("a row has %d columns, the header %d", len(rs[0].Row()), len(Header))
+		}
+	}
+}
+
 func TestWhatifChannelsPerOp(t *testing.T) {
 	sw := Sweep{NCCL: []string{"2.28.9"}, Systems: []SystemAxis{{Preset: "h200x2"}}, Env: []EnvSet{{Name: "nvls-off", Vars: map[string]string{"NCCL_NVLS_ENABLE": "0"}}},
 		Colls: []string{"allreduce"}, Sizes: SizeAxis{List: []string{"8KiB", "8MiB"}}}

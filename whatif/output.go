@@ -17,10 +17,11 @@ import (
 // is the channels the point's operation runs on (in a group of several,
 // the first operation's own range); channels is every operation's range
 // (Channels.Ranges); agg and max_nchannels are set for a group of several:
-// its operations and the first one's nMaxChannels. Schema 2: in 1,
-// nchannels was a group's nMaxChannels and the last three were absent.
+// its operations and the first one's nMaxChannels; launch, buffers, alloc
+// and inplace say how the operation was issued. Schema 2: in 1, nchannels
+// was a group's nMaxChannels and the columns after it but error were absent.
 var Header = []string{"nccl", "system", "nodes", "gpus_per_node", "nics", "nic_gbps", "sharp", "env", "coll", "size_bytes",
-	"outcome", "algo", "proto", "nchannels", "channels", "agg", "max_nchannels", "error", "collnet_gate", "nvls_gate", "model_us", "sim_us", "time_source", "algbw_gbs", "busbw_gbs"}
+	"outcome", "algo", "proto", "nchannels", "channels", "agg", "max_nchannels", "launch", "buffers", "alloc", "inplace", "error", "collnet_gate", "nvls_gate", "model_us", "sim_us", "time_source", "algbw_gbs", "busbw_gbs"}
 
 // Row is a result's CSV record.
 func (r Result) Row() []string {
@@ -54,7 +55,8 @@ func (r Result) Row() []string {
 	m := r.Machine
 	return []string{r.Release.String(), m.Label, strconv.Itoa(m.Nodes), strconv.Itoa(m.GPUs), strconv.Itoa(m.NICs), strconv.Itoa(m.NICGbps),
 		strconv.FormatBool(m.SHARP), r.Env.Name, r.Op.Func.String(), strconv.FormatInt(r.Size, 10),
-		r.Outcome, algo, proto, count(r.NChannels), r.Channels.Ranges, agg, count(r.Channels.MaxChannels), errS, r.CollNetGate, r.NVLSGate, f(r.ModelUs), f(r.SimUs), r.TimeSource, f(r.AlgBw), f(r.BusBw)}
+		r.Outcome, algo, proto, count(r.NChannels), r.Channels.Ranges, agg, count(r.Channels.MaxChannels),
+		r.Issue.Launch.Mode.String(), r.Issue.Buffers.String(), r.Issue.Alloc.String(), strconv.FormatBool(r.Issue.InPlace), errS, r.CollNetGate, r.NVLSGate, f(r.ModelUs), f(r.SimUs), r.TimeSource, f(r.AlgBw), f(r.BusBw)}
 }
 
 // WriteCSV writes results with Header.
@@ -151,7 +153,7 @@ func jsonRecord(r Result) map[string]any {
 			rec[k] = n
 			continue
 		}
-		if b, err := strconv.ParseBool(v); err == nil && k == "sharp" {
+		if b, err := strconv.ParseBool(v); err == nil && (k == "sharp" || k == "inplace") {
 			rec[k] = b
 			continue
 		}

@@ -402,6 +402,9 @@ func buildMachine(axis int, preset string, nodes int, sharp bool, gpus, nics, gb
 // Result is what one point gives.
 type Result struct {
 	Point
+	// Issue is how the point's operation was issued (launch, buffers,
+	// allocation, in place), so a record says which of a sweep's modes it is.
+	Issue spec.Issue
 	// Outcome is "Ring/Simple", "error ncclInvalidUsage", or the candidate
 	// list when the choice could not be made.
 	Outcome string
@@ -496,7 +499,7 @@ func (e *Evaluator) Evaluate(p Point) Result {
 		rs = spec.MustLoad(p.Release)
 		e.rulesets[p.Release] = rs
 	}
-	r := Result{Point: p, Algo: spec.AlgoNone, Proto: spec.ProtoNone}
+	r := Result{Point: p, Issue: e.Issue, Algo: spec.AlgoNone, Proto: spec.ProtoNone}
 	env := spec.Env{}
 	for k, v := range p.Env.Vars {
 		env[k] = v
