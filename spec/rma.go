@@ -425,8 +425,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 		if g.DevCommDestroy == 0 {
 			continue
 		}
-		d := &Decision{Release: c.rs.Version, Op: g.Op, Algo: AlgoNone, Proto: ProtoNone, Err: c.Err,
-			Net: c.Net, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
+		d := c.callDecision(g.Op)
 		out.Ops[i], out.Traces[i] = d, slices0(c.Trace)
 		if c.Err != nil || c.Model == nil {
 			continue
@@ -455,8 +454,7 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 			rest, at = append(rest, g), append(at, i)
 			continue
 		}
-		d := &Decision{Release: c.rs.Version, Op: g.Op, Algo: AlgoNone, Proto: ProtoNone, Err: c.Err,
-			Net: c.Net, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
+		d := c.callDecision(g.Op)
 		out.Ops[i], out.Traces[i] = d, slices0(c.Trace)
 		if c.Err != nil || c.Model == nil {
 			continue
@@ -539,3 +537,11 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 
 // slices0 is a copy of tr that the group owns.
 func slices0(tr Trace) Trace { return append(Trace(nil), tr...) }
+
+// callDecision is the decision of a call the cost table does not decide
+// (one-sided, device communicator): no algorithm, the communicator's
+// facts; the rule that decides it fills the rest.
+func (c *Comm) callDecision(op Op) *Decision {
+	return &Decision{Release: c.rs.Version, Op: op, Algo: AlgoNone, Proto: ProtoNone, Err: c.Err,
+		Net: c.Net, CollNetSupport: c.CollNetSupport, NVLSSupport: c.NVLSSupport}
+}
