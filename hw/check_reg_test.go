@@ -2,11 +2,10 @@ package hw
 
 import (
 	"fmt"
-	"path/filepath"
+	"github.com/gatesim/gatesim/conformance"
 	"strings"
 	"testing"
 
-	"github.com/gatesim/gatesim/diagnose"
 )
 
 // TestCheckComparesRegistrationLines: hw check compares each registration
@@ -39,23 +38,11 @@ func TestCheckComparesRegistrationLines(t *testing.T) {
 		{"no measured operation of that size", fmt.Sprintf(ipcFail, 12345), true, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := ReadCapture(filepath.Join("..", "golden", "testdata", "captured", "h200x2-2.28.9", "baseline"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			var edit func(*conformance.Capture)
 			if tc.graph {
-				c.Result.Timing = "graph"
+				edit = func(c *conformance.Capture) { c.Result.Timing = "graph" }
 			}
-			before, err := diagnose.CheckCapture(c, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			name := c.LogNames()[0]
-			c.Logs[name] = append(append([]byte(nil), c.Logs[name]...), tc.line...)
-			rep, err := diagnose.CheckCapture(c, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			before, rep := checkWithLine(t, edit, tc.line)
 			var tally, row *string
 			for _, r := range rep.Rows {
 				switch {

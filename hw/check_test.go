@@ -2,6 +2,7 @@ package hw
 
 import (
 	"fmt"
+	"github.com/gatesim/gatesim/conformance"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,6 +117,29 @@ func TestCheckOneRankCaptures(t *testing.T) {
 	}
 }
 
+// checkWithLine checks the 2.28.9 baseline capture (edited by edit, when
+// given) as it is and with line appended to its log: the reports before
+// and after, for tests of a line no capture holds.
+func checkWithLine(t *testing.T, edit func(*conformance.Capture), line string) (before, after *conformance.CheckReport) {
+	t.Helper()
+	c, err := ReadCapture(filepath.Join("..", "golden", "testdata", "captured", "h200x2-2.28.9", "baseline"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(c)
+	}
+	if before, err = diagnose.CheckCapture(c, nil); err != nil {
+		t.Fatal(err)
+	}
+	name := c.LogNames()[0]
+	c.Logs[name] = append(append([]byte(nil), c.Logs[name]...), line...)
+	if after, err = diagnose.CheckCapture(c, nil); err != nil {
+		t.Fatal(err)
+	}
+	return before, after
+}
+
 // TestCheckComparesSymmetricLines: hw check compares a [Symmetric] line
 // with the kernel predicted for its group (nWorks tasks of the line's
 // bytes over nWorks) on window buffers, filling the channels the line
@@ -142,20 +166,7 @@ func TestCheckComparesSymmetricLines(t *testing.T) {
 		{fmt.Sprintf(ag, 12<<10, "AllGather_ST", 1, 3), true, true, ""},
 		{fmt.Sprintf(ag, 12<<10+8, "AllGather_ST", 1, 3), false, false, ""},
 	} {
-		c, err := ReadCapture(filepath.Join("..", "golden", "testdata", "captured", "h200x2-2.28.9", "baseline"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		before, err := diagnose.CheckCapture(c, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := c.LogNames()[0]
-		c.Logs[name] = append(append([]byte(nil), c.Logs[name]...), tc.line...)
-		rep, err := diagnose.CheckCapture(c, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		before, rep := checkWithLine(t, nil, tc.line)
 		if !tc.compared {
 			if rep.Ops.Total != before.Ops.Total || rep.Disagreements() != before.Disagreements() {
 				t.Errorf("%q: compared (%d lines, %d differ; before %d, %d)", tc.line, rep.Ops.Total, rep.Disagreements(), before.Ops.Total, before.Disagreements())
