@@ -5,7 +5,6 @@ import (
 	"github.com/gatesim/gatesim/conformance"
 	"strings"
 	"testing"
-
 )
 
 // TestCheckComparesRegistrationLines: hw check compares each registration
