@@ -811,8 +811,8 @@ func parseOps(req *Request) (gops []spec.GroupOp, launch spec.Launch, plain bool
 		if r == nil {
 			return nil, launch, false, invalid(req.ID, strings.TrimSuffix(at, "."), "missing: expected an op object")
 		}
-		devComm := strings.EqualFold(strings.TrimPrefix(strings.ToLower(r.Coll), "nccl"), "devcommcreate")
-		destroy := strings.EqualFold(strings.TrimPrefix(strings.ToLower(r.Coll), "nccl"), "devcommdestroy")
+		name := strings.TrimPrefix(strings.ToLower(r.Coll), "nccl")
+		devComm, destroy := name == "devcommcreate", name == "devcommdestroy"
 		op, field, err := buildOp(r)
 		if kind, ok := spec.ParseRMAKind(r.Coll); ok {
 			op, field, err = buildRMA(r, kind)

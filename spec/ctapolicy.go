@@ -37,14 +37,15 @@ func (c *Comm) ctaPolicyGroupVerdict(op GroupOp, call tuning.Call, ch *tuning.Op
 		return skip("CTA policy EFFICIENCY, but the copy engines took the operation in taskAppend, before the cost table: getAlgoInfo, where the policy acts, is not called for it")
 	case ch.SidePath == "symmetric" && ch.SymProbeNBytes == 0:
 		return skip(fmt.Sprintf("CTA policy EFFICIENCY, but symmetric kernel %s took the operation in ncclMakeSymmetricTaskList, before the cost table: getAlgoInfo, where the policy acts, is not called for it", sideKernel(ch)))
+	case (ch.SidePath == "" || ch.SidePath == "symmetric") && (call.Tuned != nil || m.In.Tuner != nil):
+		// the symmetric kernels' LL probe is an ncclGetAlgoInfo too: a tuner answers it
+		return skip("a tuner plugin is loaded: getAlgoInfo asks its getCollInfo and never reads the CTA policy")
 	case ch.SidePath == "symmetric" && ch.SymProbeCTAPolicy:
 		return fail(fmt.Sprintf("ncclMakeSymmetricTaskList's probe of the LL kernel (ncclGetAlgoInfo on the piece's head task) took the override's NVLS/Simple, but NCCL keeps symmetric kernel %s whatever the probe says here (NCCL_SYM_KERNEL forced it, or the release keeps LL kernels on windows)", sideKernel(ch)))
 	case ch.SidePath == "symmetric":
 		return fail(fmt.Sprintf("ncclMakeSymmetricTaskList's probe of the LL kernel (ncclGetAlgoInfo on the piece's head task) reads the policy, but the override does not apply: %s; symmetric kernel %s stays", m.CTAPolicyMiss(call), sideKernel(ch)))
 	case ch.SidePath != "":
 		return Verdict{}, false
-	case call.Tuned != nil || m.In.Tuner != nil:
-		return skip("a tuner plugin is loaded: getAlgoInfo asks its getCollInfo and never reads the CTA policy")
 	case ch.DecidedBy == tuning.RuleCTAPolicy:
 		return Verdict{Outcome: Pass, Why: fmt.Sprintf("CTA policy EFFICIENCY with registered buffers (%s): NVLS/Simple on the %d channels its registered NVLS resources need", op.Buffers, ch.NChannels), Facts: c.ctaPolicy}, true
 	}

@@ -57,8 +57,17 @@ func TestCTAPolicyPaths(t *testing.T) {
 		// another function keeps its pick whatever the buffers
 		tc{V2_28_9, "dgx-h100", 1, nil, Op{Func: AllReduce, Count: 2 << 20, DataType: Float32, RedOp: Sum}, BuffersRegistered, Skip, "", "moves only AllGather and ReduceScatter"},
 	)
-	for _, c := range cases {
-		name := fmt.Sprintf("%s %s x%d %v %s %v %d", c.v, c.preset, c.nodes, c.env, c.buf, c.op.Func, c.op.Count)
+	// with a tuner plugin (one that edits nothing) loaded: it answers
+	// getAlgoInfo, the LL kernel's probe included, so the policy is never
+	// read on either path
+	tuned := len(cases)
+	cases = append(cases,
+		tc{V2_28_9, "dgx-h100", 1, nil, ag8, BuffersRegistered, Skip, "", "a tuner plugin is loaded"},
+		tc{V2_29_2, "dgx-h100", 1, nil, ag4k, BuffersWindow, Skip, "", "a tuner plugin is loaded"},
+	)
+	for i, c := range cases {
+		tuner := i >= tuned
+		name := fmt.Sprintf("%s %s x%d %v %s %v %d tuner %v", c.v, c.preset, c.nodes, c.env, c.buf, c.op.Func, c.op.Count, tuner)
 		t.Run(name, func(t *testing.T) {
 			sys, err := Preset(c.preset, PresetOptions{Nodes: c.nodes})
 			if err != nil {
@@ -67,6 +76,12 @@ func TestCTAPolicyPaths(t *testing.T) {
 			env := Env{"NCCL_CTA_POLICY": "1"}
 			for k, v := range c.env {
 				env[k] = v
+			}
+			if tuner {
+				for i := range sys.Nodes {
+					sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, chunkTuner([]int{2, 3, 4, 5}, 0))
+				}
+				env["NCCL_TUNER_PLUGIN"] = "chunk"
 			}
 			comm, err := Init(MustLoad(c.v), sys, env)
 			if err != nil {

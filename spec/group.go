@@ -465,8 +465,9 @@ func ParseCalls(name string, data []byte) ([]Call, error) {
 			c.Kind, c.Comm, c.Op = CallCollective, f[1], &op
 		}
 		if c.Op != nil && depth > 0 {
-			if groupOps[c.Comm]++; groupOps[c.Comm] > MaxGroupOps {
-				return nil, bad("group on %s: %v", c.Comm, CheckGroupSize(groupOps[c.Comm]))
+			groupOps[c.Comm]++
+			if err := CheckGroupSize(groupOps[c.Comm]); err != nil {
+				return nil, bad("group on %s: %v", c.Comm, err)
 			}
 		}
 		out = append(out, c)

@@ -869,7 +869,7 @@ func (m *Model) P2PRegister(reg P2PReg, o Call, t *P2PPlaced, self, network, pxn
 	pxnUsed := !pxnOff && allNVLink && (reg == P2PRegIPCNet || in.MaxLocalRanks > 1)
 	switch {
 	case network && reg == P2PRegNetRecord:
-		if o.Buffers != nccl.BuffersRegistered || pxnUsed {
+		if !m.commRegistered(o) || pxnUsed {
 			return "", ""
 		}
 		kind = "NET"
