@@ -35,6 +35,9 @@ func TestGroupSharesLinks(t *testing.T) {
 		}
 		busbw, per := rep.Result.BusBw, rep.Result.TimeUs
 		if agg == 1 {
+			if rep.Result.LinkBound <= 0 || rep.Result.AlgBw <= 0 {
+				t.Fatalf("agg 1: link bound %d ps, algbw %g: no bound to hold the groups to", rep.Result.LinkBound, rep.Result.AlgBw)
+			}
 			one = busbw
 			linkBw = float64(rep.Result.Bytes) / (float64(rep.Result.LinkBound) * 1e-12) / 1e9 * rep.Result.BusBw / rep.Result.AlgBw
 		} else {

@@ -40,7 +40,10 @@ func TestInitAbortPerRelease(t *testing.T) {
 			t.Errorf("%s: a communicator that inits has error %v and a G-INIT-ABORT-1 verdict %v", v, comm.Err, found)
 		}
 
-		dup, _ := Preset("dgx-b200", PresetOptions{})
+		dup, err := Preset("dgx-b200", PresetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		dup.Nodes[0].GPUs[1].Dev = 0
 		comm, err = Init(rs, dup, Env{})
 		if err != nil {
