@@ -572,12 +572,13 @@ func (d *diag) nvlsRegister() {
 func (d *diag) register() {
 	var done, failed []string
 	for _, r := range d.l.Reg.Outcomes {
+		p := r.Path.String()
 		switch {
-		case r.Failed && r.Path == "NVLS":
-		case r.Failed && !slices.Contains(failed, r.Path):
-			failed = append(failed, r.Path)
-		case !r.Failed && !slices.Contains(done, r.Path):
-			done = append(done, r.Path)
+		case r.Failed && r.Path == tuning.ChunkRegNVLS:
+		case r.Failed && !slices.Contains(failed, p):
+			failed = append(failed, p)
+		case !r.Failed && !slices.Contains(done, p):
+			done = append(done, p)
 		}
 	}
 	if len(done) > 0 {
