@@ -38,10 +38,7 @@ type Group struct {
 // together, so not its size).
 func (g *Group) setPerOp(per sim.Time, d *spec.Decision, nranks int) {
 	g.PerOpUs = per.Micros()
-	if per > 0 {
-		g.AlgBw = float64(sim.TestBytes(d.Op.Func, d.Op.Count, d.Op.DataType, nranks)) / (float64(per) * 1e-12) / 1e9
-		g.BusBw = g.AlgBw * d.Op.Func.BusFactor(nranks)
-	}
+	g.AlgBw, g.BusBw = sim.Bandwidth(d.Op.Func, sim.TestBytes(d.Op.Func, d.Op.Count, d.Op.DataType, nranks), nranks, per.Seconds())
 }
 
 // GroupOp is one operation of a Group: its algorithm and protocol, or
