@@ -67,8 +67,11 @@ type tconn struct {
 	sent, consumed int
 	arrive, consT  []Time
 	lat            Time // sender's end to the receiver's availability, and back for credits
-	waitData       []int32
-	waitCred       []int32
+	// flush is what a message waits for at the receiver beyond lat (the
+	// NET receive flush, analysis.flushOf); credits do not pay it
+	flush    Time
+	waitData []int32
+	waitCred []int32
 }
 
 // trecv is one receiver class's consumption of an endpoint's results.
@@ -456,6 +459,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 					if sp.sends {
 						c := getConn(ck{int32(ri), sp.group, pc, rev})
 						c.lat = max(c.lat, lat)
+						c.flush = max(c.flush, an.flushOf(ci, a, si))
 						if !slices.Contains(tg.out, c) {
 							tg.out = append(tg.out, c)
 						}
@@ -753,7 +757,7 @@ func (x *Sim) Step() bool {
 		for _, g := range p.sg {
 			tg := &groups[g]
 			for _, c := range tg.out {
-				c.arrive[x.ring(c.sent)] = end + c.lat
+				c.arrive[x.ring(c.sent)] = end + c.lat + c.flush
 				c.sent++
 				x.woke = append(x.woke, c.waitData...)
 				c.waitData = c.waitData[:0]
