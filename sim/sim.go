@@ -66,7 +66,7 @@ type TraceEvent struct {
 type tconn struct {
 	sent, consumed int
 	arrive, consT  []Time
-	lat            Time // sender's end to the receiver's availability, and back for credits
+	lat            Time // sender's end to the receiver (plus flush), and the credit's way back
 	// flush is what a message waits for at the receiver beyond lat (the
 	// NET receive flush, analysis.flushOf); credits do not pay it
 	flush Time
