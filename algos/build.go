@@ -29,6 +29,11 @@ type Selection struct {
 	// 2.22.3, the bytes and channels of the task's one call; zero sizes
 	// the operation as one alone on unregistered buffers.
 	Chunk tuning.ChunkArgs
+	// CollNetPiece is the most bytes one plugin collective moves where
+	// the CollNet proxy runs a registered one-rank-per-node operation on
+	// the user buffers (the decision's tuning.ProxyOp.CollNetPiece); 0
+	// moves it in one.
+	CollNetPiece int64
 }
 
 func (s Selection) String() string {
@@ -92,7 +97,7 @@ func FromDecision(d *spec.Decision) (spec.Op, Selection, error) {
 		}
 		return spec.Op{}, Selection{}, fmt.Errorf("decision is undecided: %s", why)
 	}
-	return d.Op, Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels, NThreads: d.NThreads, Part: d.Part, Chunk: d.ChunkArgs}, nil
+	return d.Op, Selection{Algo: d.Algo, Proto: d.Proto, NChannels: d.NChannels, NThreads: d.NThreads, Part: d.Part, Chunk: d.ChunkArgs, CollNetPiece: d.Chunk.Proxy.CollNetPiece}, nil
 }
 
 // supported lists the (function, algorithm) pairs NCCL has device code for
@@ -278,12 +283,14 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 	if nRanks == 1 || count == 0 {
 		return buildTrivial(h, count), nil
 	}
-	x := &chunkCtx{p: p, l: l, f: op.Func, algo: sel.Algo, proto: sel.Proto, args: sel.Chunk, collnetDepth: 2, sizer: opt.ChunkSize}
+	x := &chunkCtx{p: p, l: l, f: op.Func, algo: sel.Algo, proto: sel.Proto, args: sel.Chunk, collnetDepth: 2, sizer: opt.ChunkSize, collnetPiece: sel.CollNetPiece}
 	if l.LocalRanks == 1 && len(l.CollNetHeads) <= 1 {
 		x.collnetDepth = 1 // connectCollNet: depth 1 when a head has no up and no down peers
 	}
 	var part partition
 	switch {
+	case h.CollNetUserBuffers():
+		part = x.collnetUserPartition(count, h.Unit, nc)
 	case sel.Algo.IsCollNet() || nvlsNet:
 		part = x.collnetPartition(count, h.Unit, nc)
 	case sel.Part != nil:

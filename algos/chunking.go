@@ -69,8 +69,10 @@ type chunkCtx struct {
 	// (the collective fails).
 	sizer ChunkSizer
 	err   error
-	cc    tuning.ChunkComm // filled on first use (ccSet)
-	ccSet bool
+	// collnetPiece is Selection.CollNetPiece
+	collnetPiece int64
+	cc           tuning.ChunkComm // filled on first use (ccSet)
+	ccSet        bool
 }
 
 // chunkComm is what calcCollChunking reads of the layout, for the model
@@ -176,6 +178,33 @@ func (x *chunkCtx) collnetPartition(count int64, unit int, nChannels int) partit
 	}
 	c := x.calcChunk(nc, nBytes)
 	return partition{lo: 0, hi: nChannels - 1, collnet: true, cnCount: count, cnChunk: c / int64(unit)}
+}
+
+// collnetUserPartition is the split of a CollNet operation NCCL runs on
+// registered user buffers with one rank per node (Header.CollNetUserBuffers):
+// the kernel posts one step to the network and waits for one back, and
+// the proxy hands the plugin the whole window of the user buffers (the
+// reduced buffer; AllGather's and ReduceScatter's rail space of every
+// node's block) in collectives of at most the piece's bytes, each flushed
+// on receive. Each piece is one chunk of the generators' walk, so one
+// step each way; nothing goes through the connection's FIFO. NCCL gives
+// such a task one channel; on more, the walk deals the pieces out.
+//
+// Ref: v2.28.9-1 src/enqueue.cc addCollToPlan's proxy op (isOneRPN:
+// nsteps 1, the user's buffers, nbytes the whole); src/transport/coll_net.cc
+// sendProxyProgress and recvProxyProgress (nsteps = DIVUP(nbytes,
+// maxCollBytes)), collNetRegIallreduce, collNetRegIallgather,
+// collNetRegIreducescatter, collNetRecvFlush; src/device/all_reduce.h,
+// all_gather.h, reduce_scatter.h (the sendPeerNotify / recvPeerNotify
+// branches under netRegUsed); v2.23.4-1 the same in NCCL_MAX_COLLNET_SIZE
+// pieces
+func (x *chunkCtx) collnetUserPartition(count int64, unit int, nChannels int) partition {
+	window := maxSendRecvCount(x.f, x.l.NRanks(), count)
+	chunk := window
+	if x.collnetPiece > 0 {
+		chunk = min(window, max(1, x.collnetPiece/int64(unit)))
+	}
+	return partition{lo: 0, hi: nChannels - 1, collnet: true, cnCount: count, cnChunk: chunk}
 }
 
 // Channels is the channel count NCCL's enqueue gives one operation

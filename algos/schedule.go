@@ -160,6 +160,26 @@ func (h *Header) NVLSUserBuffers() bool {
 	return h.Reg == tuning.ChunkRegNVLS && (h.Algo == spec.NVLS || h.Algo == spec.NVLSTree)
 }
 
+// CollNetUserBuffers says the CollNet network reads and writes the task's
+// user buffers itself (the network's registration of a CollNet task,
+// netRegUsed, G-REG-COLLNET-1, on one rank per node, isOneRPN): the
+// kernel only notifies the proxy (sendPeerNotify, recvPeerNotify) and
+// the proxy hands the plugin the user buffers, so no step is copied into
+// or out of a connection's FIFO; a step received from the network is
+// the user's output as it lands. With several ranks per node the kernel
+// still moves the node's data through the FIFO (the proxy registers only
+// one side), which the schedule keeps. Which tasks are registered, and
+// from which release, is the decision's.
+//
+// Ref: v2.28.9-1 src/device/all_reduce.h RunWorkColl<AllReduce,
+// COLLNET_DIRECT> and <AllReduce, COLLNET_CHAIN>, all_gather.h and
+// reduce_scatter.h RunWorkColl<*, COLLNET_DIRECT> (the netRegUsed
+// branches); src/transport/coll_net.cc collNetRegIallreduce,
+// collNetRegIallgather, collNetRegIreducescatter (isOneRPN)
+func (h *Header) CollNetUserBuffers() bool {
+	return h.Reg == tuning.ChunkRegCollNet && h.Algo.IsCollNet() && h.NRanks == h.NNodes
+}
+
 // PieceMoved is the elements piece i of a Scatter or Gather step moves
 // through its peer's buffer: the piece's count, or 0 where that buffer is
 // the user's own (NVLSUserBuffers); the data is the same either way.

@@ -12,13 +12,15 @@ import "github.com/gatesim/gatesim/algos"
 // message event e of the rank before it posted, and the slot it fills was
 // freed by event e-depth of the rank after it:
 //
-//	V[e](i) = max(V[e-1](i), V[e](i-1) + lat(i-1), V[e-depth](i+1) + lat(i)) + dur(i, e)
+//	V[e](i) = max(V[e-1](i), V[e](i-1) + lat(i-1) + fl(i-1), V[e-depth](i+1) + lat(i)) + dur(i, e)
 //
 // with the terms the ends lack left out (the first rank receives nothing;
 // the last sends nothing, and takes only the copy of a Simple slice out
 // of its FIFO where its steps are plain receives that copy, as Broadcast's
 // are unless registered: analysis.stages), V[-1] the launch, lat(i)
-// the latency of the hop from chain index i to i+1 and dur(i, e) the
+// the latency of the hop from chain index i to i+1, fl(i) the receive
+// flush a step over it waits for (data only, not the credit back:
+// analysis.flushOf) and dur(i, e) the
 // slice's time at index i's send rate: exactly what the event loop computes
 // for every rank (try, Step), here in one pass over events and ranks
 // without its queues, connections and compiled programs.
@@ -87,6 +89,7 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 	// the hop from each index to the next: its latency and the sender's
 	// rate
 	lat := make([]Time, n-1)
+	flush := make([]Time, n-1) // what a step index i sends waits for at i+1 beyond lat[i]
 	rate := make([]int64, n-1)
 	ovh := make([]Time, n-1)
 	stage := false // the last rank's receives copy out of its FIFO
@@ -103,6 +106,7 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 			switch {
 			case sp.sends && i < n-1 && int(p.ID) == int(pos[i+1]) && !sendOK:
 				lat[i] = an.latOf(ci, r, si)
+				flush[i] = an.flushOf(ci, r, si)
 				rate[i] = an.gSend[ci][r][sp.group]
 				ovh[i] = an.groupOvh(ci, r, sp.group)
 				sendOK = true
@@ -152,7 +156,7 @@ func (x *Sim) solveChain(ci int, launch Time) (end Time, events int64, ok bool) 
 		for i := 0; i < n; i++ {
 			t := prev[i]
 			if i > 0 {
-				t = max(t, cur[i-1]+lat[i-1])
+				t = max(t, cur[i-1]+lat[i-1]+flush[i-1])
 			}
 			if i < n-1 {
 				if cred != nil {

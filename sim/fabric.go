@@ -285,21 +285,34 @@ func (m *Machine) HopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 }
 
 // hopLatency is HopLatency with the profile's NVLink latency factor and
-// the NET loopback's latency.
+// the NET loopback's latency: what a step and the credit that frees its
+// slot each take over the hop. The flush of a received NET step is no
+// part of it (hopFlush).
 func (f *fabric) hopLatency(hop int, algo spec.Algo, proto spec.Proto) Time {
 	t := f.m.HopLatency(hop, algo, proto)
 	if hop == hopNVLink && f.t.hopScale != 1 {
 		t = Time(math.Round(float64(t) * f.t.hopScale))
 	}
 	if hop == hopNet {
-		// the host itself as the network; the network's own latency, and
-		// the flush of a received Simple step (Machine.NetFlush)
+		// the host itself as the network; the network's own latency
 		t += f.t.loopLat + f.t.netLat
-		if proto == spec.Simple && f.m.NetFlush {
-			t += f.t.flush
-		}
 	}
 	return t
+}
+
+// hopFlush is what a step received over hop waits for beyond the hop's
+// latency before the GPU may read it: the receive proxy's flush of a
+// Simple NET step (Machine.NetFlush), which recvProxyProgress completes
+// before it moves the tail. Only the data pays it: the credit the
+// receiver returns (its head) goes back without a flush.
+//
+// Ref: v2.28.9-1 src/transport/net.cc recvProxyProgress (iflush, then
+// the tail), sendProxyProgress (the head the GPU posts)
+func (f *fabric) hopFlush(hop int, proto spec.Proto) Time {
+	if hop == hopNet && proto == spec.Simple && f.m.NetFlush {
+		return f.t.flush
+	}
+	return 0
 }
 
 // LaunchLatency is NCCL's base latency of the algorithm and protocol

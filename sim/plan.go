@@ -1297,7 +1297,10 @@ type analysis struct {
 	// direct marks, per slot as lat, the rank connections whose peer
 	// writes straight into the registered user buffer (regDirect); nil
 	// where nothing is registered
-	direct  [][]bool
+	direct [][]bool
+	// flushed marks, per slot as lat, the rank connections whose received
+	// steps the proxy flushes (fabric.hopFlush); nil where none does
+	flushed [][]bool
 	color   [][]uint64 // [class][rank]
 	epColor [][]uint64 // [class][endpoint] (classes[ci].eps' order)
 	ncolors []int
@@ -1352,6 +1355,17 @@ func (a *analysis) netRecvFlush(sp *slotInfo) Time {
 
 // latOf is slotLat of rank r's slot si, computed once by analyze.
 func (a *analysis) latOf(ci, r, si int) Time { return a.lat[ci][int(a.slotOff[ci][r])+si] }
+
+// flushOf is what a step over rank r's slot si (to or from a rank peer)
+// waits for at the receiver beyond latOf: the NET receive flush
+// (fabric.hopFlush), paid once per step on its way to the receiver and
+// not by the credit that comes back.
+func (a *analysis) flushOf(ci, r, si int) Time {
+	if a.flushed == nil || !a.flushed[ci][int(a.slotOff[ci][r])+si] {
+		return 0
+	}
+	return a.f.t.flush
+}
 
 // slotFlows calls add for every flow of a slot: its send-direction flows
 // (send true) and receive-direction flows (send false), with the wire
@@ -1437,12 +1451,18 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 	if s.Proto == spec.Simple && (s.Reg == tuning.ChunkRegIPC || s.Reg == tuning.ChunkRegNet) {
 		a.direct = make([][]bool, nc)
 	}
+	if f.hopFlush(hopNet, s.Proto) > 0 {
+		a.flushed = make([][]bool, nc)
+	}
 	for ci := range a.classes {
 		a.lat[ci] = make([]Time, 0, nslots[ci])
 		nvl[ci] = make([]bool, 0, nslots[ci])
 		a.slotOff[ci] = make([]int32, s.NRanks+1)
 		if a.direct != nil {
 			a.direct[ci] = make([]bool, 0, nslots[ci])
+		}
+		if a.flushed != nil {
+			a.flushed[ci] = make([]bool, 0, nslots[ci])
 		}
 	}
 	var cc *chanClass
@@ -1480,6 +1500,9 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 					if a.direct != nil {
 						a.direct[ci] = append(a.direct[ci], regDirect(s.Reg, hop, p != r))
 					}
+					if a.flushed != nil {
+						a.flushed[ci] = append(a.flushed[ci], f.hopFlush(hop, s.Proto) > 0)
+					}
 					if sp.sends {
 						add(buf, true, sp.sendBytes)
 						if proxyConns != nil && hop == hopNet && sp.sendBytes > 0 {
@@ -1493,6 +1516,9 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 					nv = append(nv, false)
 					if a.direct != nil {
 						a.direct[ci] = append(a.direct[ci], false)
+					}
+					if a.flushed != nil {
+						a.flushed[ci] = append(a.flushed[ci], false)
 					}
 					buf = a.slotFlows(ci, r, sp, buf, add)
 				}
@@ -1633,7 +1659,7 @@ func (a *analysis) mergeClasses() {
 				return false
 			}
 			for si := range pj.slots {
-				if a.latOf(i, ri, si) != a.latOf(j, r, si) || a.stages(i, ri, si) != a.stages(j, r, si) {
+				if a.latOf(i, ri, si) != a.latOf(j, r, si) || a.flushOf(i, ri, si) != a.flushOf(j, r, si) || a.stages(i, ri, si) != a.stages(j, r, si) {
 					return false
 				}
 			}
@@ -1657,11 +1683,14 @@ func (a *analysis) mergeClasses() {
 	var ovh [][][]Time
 	var lat [][]Time
 	var off [][]int32
-	var direct [][]bool
+	var direct, flushed [][]bool
 	for i, k := range keep {
 		if k {
 			if a.direct != nil {
 				direct = append(direct, a.direct[i])
+			}
+			if a.flushed != nil {
+				flushed = append(flushed, a.flushed[i])
 			}
 			cls = append(cls, a.classes[i])
 			gs = append(gs, a.gSend[i])
@@ -1676,6 +1705,9 @@ func (a *analysis) mergeClasses() {
 	a.classes, a.gSend, a.gRecv, a.lat, a.slotOff = cls, gs, gr, lat, off
 	if a.direct != nil {
 		a.direct = direct
+	}
+	if a.flushed != nil {
+		a.flushed = flushed
 	}
 	if a.gOvh != nil {
 		a.gOvh = ovh
@@ -1925,6 +1957,9 @@ func (a *analysis) refine(s *algos.Schedule, tol float64, seed bool) {
 				st := mix(mix(0, int64(sp.group)), int64(lat))
 				if a.stages(ci, r, si) {
 					st = mix(st, 3)
+				}
+				if fl := a.flushOf(ci, r, si); fl > 0 {
+					st = mix(st, int64(fl))
 				}
 				peer := cc.peerAt(r, sp.peer)
 				if peer.Kind == algos.PeerRank {

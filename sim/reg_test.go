@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -272,4 +273,181 @@ func TestRegisteredNVLSPerRelease(t *testing.T) {
 			t.Errorf("%s: hbm bytes %d, want none: %v", tc.v, r.LinkBytes["hbm"], tc.hbmOff)
 		}
 	}
+}
+
+// headSteps counts the steps rank 0's programs on channel 0 send to and
+// receive from the network.
+func headSteps(s *algos.Schedule) (sends, recvs int) {
+	for g := 0; g < s.NGroups; g++ {
+		for _, st := range s.AppendProgram(nil, 0, 0, g) {
+			if slices.ContainsFunc(st.Send, func(p algos.Peer) bool { return p.Kind == algos.PeerNet }) {
+				sends++
+			}
+			if slices.ContainsFunc(st.Recv, func(p algos.Peer) bool { return p.Kind == algos.PeerNet }) {
+				recvs++
+			}
+		}
+	}
+	return sends, recvs
+}
+
+// TestRegisteredCollNetStreams: a CollNet task whose buffers the network
+// registered on one rank per node (G-REG-COLLNET-1) runs no FIFO: its
+// kernel notifies the proxy once each way and the proxy hands the plugin
+// the user buffers in collectives of at most maxCollBytes
+// (G-REG-COLLNET-SPLIT-1), each flushed on receive. So the schedule moves
+// the window in ceil(window / piece) steps each way instead of one per
+// chunk, the data still verifies, and it finishes sooner than the
+// unregistered one: a small task by the chunks' per-step latencies, a
+// large one no later (both stream at the network's rate); an AllGather
+// receives the whole window at the receive rate however few bytes each
+// head injects. Each piece is flushed once, and only the last piece's
+// flush is on the critical path. With several ranks per node the kernel
+// still moves the node's data through the FIFO: the schedule and its
+// time stay the unregistered ones.
+func TestRegisteredCollNetStreams(t *testing.T) {
+	const piece = 512 << 20
+	for _, tc := range []struct {
+		algo   spec.Algo
+		f      spec.Func
+		bytes  int64 // per rank's input (AllGather) or output (ReduceScatter)
+		pieces int   // steps each way
+	}{
+		{spec.CollNetDirect, spec.AllReduce, 1 << 20, 1},
+		{spec.CollNetDirect, spec.AllReduce, 1 << 30, 2},
+		{spec.CollNetDirect, spec.AllReduce, 1<<30 + 4, 3},
+		{spec.CollNetChain, spec.AllReduce, 1 << 20, 1},
+		{spec.CollNetChain, spec.AllReduce, 1 << 30, 2},
+		{spec.CollNetDirect, spec.AllGather, 1 << 20, 1},
+		{spec.CollNetDirect, spec.AllGather, 256 << 20, 2},
+		{spec.CollNetDirect, spec.ReduceScatter, 1 << 20, 1},
+		{spec.CollNetDirect, spec.ReduceScatter, 256 << 20, 2},
+	} {
+		name := fmt.Sprintf("%s %s %d B", tc.algo, tc.f, tc.bytes)
+		t.Run(name, func(t *testing.T) {
+			op := spec.Op{Func: tc.f, Count: tc.bytes / 4, DataType: spec.Float32, RedOp: spec.Sum}
+			user, reg := regPair(t, 4, 1, 1, op, algos.Selection{Algo: tc.algo, Proto: spec.Simple, CollNetPiece: piece}, tuning.ChunkRegCollNet, false)
+			if !reg.CollNetUserBuffers() || user.CollNetUserBuffers() {
+				t.Fatalf("CollNetUserBuffers: registered %v, user %v", reg.CollNetUserBuffers(), user.CollNetUserBuffers())
+			}
+			us, ur := headSteps(user)
+			rs, rr := headSteps(reg)
+			if rs != tc.pieces || rr != tc.pieces {
+				t.Errorf("registered: %d sends, %d receives to the network, want %d each (one per %d B piece)", rs, rr, tc.pieces, piece)
+			}
+			if us <= rs || ur <= rr {
+				t.Errorf("unregistered: %d sends, %d receives, want more than the registered %d, %d (one per chunk)", us, ur, rs, rr)
+			}
+			// the data, on a count of pieces of 4 KiB and a short last one
+			small := op
+			small.Count = 3001
+			_, sreg := regPair(t, 4, 1, 1, small, algos.Selection{Algo: tc.algo, Proto: spec.Simple, CollNetPiece: 4096}, tuning.ChunkRegCollNet, false)
+			rng := rand.New(rand.NewPCG(5, uint64(tc.f)))
+			if v, err := Verify(sreg, randomInputs(rng, sreg), nil); err != nil || !v.OK {
+				t.Fatalf("registered schedule in 4 KiB pieces: %v %v", err, v)
+			}
+			m := dgxCluster(4)
+			m.GPUsPerNode, m.NICs, m.SHARP = 1, 1, true
+			timeOf := func(s *algos.Schedule, flush bool) Time {
+				mm := m
+				mm.CollNetFlush, mm.Profile = flush, flushProfile(7, 1)
+				r, err := Simulate(s, Config{Machine: mm})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r.Time
+			}
+			u, r := timeOf(user, false), timeOf(reg, false)
+			t.Logf("unregistered %v (%d steps each way), registered %v", u, us, r)
+			if r > u || (tc.bytes <= 1<<20 && r >= u) {
+				t.Errorf("registered %v, unregistered %v: want sooner (small) or no later (large)", r, u)
+			}
+			if tc.f == spec.AllGather {
+				// every head receives the 4-node window at its receive rate
+				if floor := durationOf(4*tc.bytes, m.NICBw); r < floor {
+					t.Errorf("registered AllGather %v, under the window's %v at the NIC's rate", r, floor)
+				}
+			}
+			if got, want := timeOf(reg, true)-r, FromMicros(7); got != want {
+				t.Errorf("registered: the flush adds %v, want the last piece's %v", got, want)
+			}
+		})
+	}
+	t.Run("from the decision", func(t *testing.T) {
+		// dgx-h100 × 4 cut to one GPU a node, SHARP, CollNetDirect
+		// forced, 1 GiB on registered buffers: 2.28.9 registers them
+		// with CollNet and splits the proxy's one step into 2 pieces of
+		// 512 MiB (golden/testdata/collnet_reg.txt)
+		sys, err := spec.Preset("dgx-h100", spec.PresetOptions{Nodes: 4, SHARP: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sys.Nodes {
+			sys.Nodes[i].GPUs = sys.Nodes[i].GPUs[:1]
+		}
+		c, err := spec.Init(spec.MustLoad(spec.V2_28_9), sys, spec.Env{"NCCL_COLLNET_ENABLE": "1", "NCCL_ALGO": "CollNetDirect"})
+		if err != nil || c.Err != nil {
+			t.Fatal(err, c.Err)
+		}
+		op := spec.Op{Func: spec.AllReduce, Count: 1 << 28, DataType: spec.Float32, RedOp: spec.Sum}
+		g, err := c.SelectGroup([]spec.GroupOp{{Op: op, Buffers: spec.BuffersRegistered}}, spec.Launch{})
+		if err != nil || g.Err != nil {
+			t.Fatal(err, g.Err)
+		}
+		o, sel, err := algos.FromDecision(g.Ops[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sel.Chunk.Reg != tuning.ChunkRegCollNet || sel.CollNetPiece != piece {
+			t.Fatalf("selection registers %v in pieces of %d B, want CollNet in %d B", sel.Chunk.Reg, sel.CollNetPiece, piece)
+		}
+		l, err := algos.LayoutFromComm(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := algos.Build(o, sel, l, algos.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sends, recvs := headSteps(s); !s.CollNetUserBuffers() || sends != 2 || recvs != 2 {
+			t.Errorf("schedule: user buffers %v, %d sends and %d receives to the network, want true, 2, 2", s.CollNetUserBuffers(), sends, recvs)
+		}
+	})
+	t.Run("several ranks per node", func(t *testing.T) {
+		for _, f := range []spec.Func{spec.AllGather, spec.ReduceScatter} {
+			op := spec.Op{Func: f, Count: 1 << 18, DataType: spec.Float32, RedOp: spec.Sum}
+			user, reg := regPair(t, 2, 4, 2, op, algos.Selection{Algo: spec.CollNetDirect, Proto: spec.Simple, CollNetPiece: piece}, tuning.ChunkRegCollNet, false)
+			if reg.CollNetUserBuffers() {
+				t.Fatalf("%s on 2×4: CollNetUserBuffers with four ranks per node", f)
+			}
+			hr := reg.Header
+			hr.Reg = user.Reg
+			if hr != user.Header || reg.String() == "" {
+				t.Fatalf("%s on 2×4: registered header %+v, unregistered %+v", f, reg.Header, user.Header)
+			}
+			for r := 0; r < user.NRanks; r++ {
+				for ch := 0; ch < user.NChannels; ch++ {
+					for g := 0; g < user.NGroups; g++ {
+						a, b := user.AppendProgram(nil, r, ch, g), reg.AppendProgram(nil, r, ch, g)
+						if fmt.Sprint(a) != fmt.Sprint(b) {
+							t.Fatalf("%s on 2×4: rank %d channel %d group %d differs registered", f, r, ch, g)
+						}
+					}
+				}
+			}
+			m := dgxCluster(2)
+			m.GPUsPerNode, m.NICs, m.SHARP = 4, 4, true
+			u, err := Simulate(user, Config{Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rr, err := Simulate(reg, Config{Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.Time != rr.Time {
+				t.Errorf("%s on 2×4: registered %v, unregistered %v: want the same", f, rr.Time, u.Time)
+			}
+		}
+	})
 }

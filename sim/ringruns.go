@@ -12,12 +12,13 @@ import (
 // are the ranks themselves. Its timeline is still a max-plus recurrence
 // over ring index i and event e (one FIFO slice of every rank's program):
 //
-//	V[e](i) = max(V[e-1](i), V[d(e)](i-1) + lat(i-1), V[c(e)](i+1) + lat(i)) + dur(i, e)
+//	V[e](i) = max(V[e-1](i), V[d(e)](i-1) + lat(i-1) + fl(i-1), V[c(e)](i+1) + lat(i)) + dur(i, e)
 //
 // where d(e) is the upstream event that posted the message event e
 // consumes, c(e) the downstream event that consumed the message whose slot
 // event e reuses (the FIFO's credit), lat(i) the latency of the hop from
-// index i to i+1 and dur(i, e) the slice's time at index i's send rate:
+// index i to i+1, fl(i) the receive flush a message over it waits for
+// (the data's, not the credit's: analysis.flushOf) and dur(i, e) the slice's time at index i's send rate:
 // exactly what the event loop computes for every rank (try, Step). The
 // links repeat with a period P that divides n (the GPUs of a node), and
 // the chunk sizes are constant on runs of chunks (whole, one short, empty),
@@ -235,6 +236,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 		return 0, 0, false
 	}
 	lat := make([]Time, n)
+	flush := make([]Time, n) // what a step index i sends waits for at i+1 beyond lat[i]
 	rate := make([]int64, n)
 	ovh := make([]Time, n)
 	stage := make([]bool, n) // its plain receives copy out of the FIFO
@@ -257,6 +259,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 					return 0, 0, false
 				}
 				lat[i] = an.latOf(ci, r, si)
+				flush[i] = an.flushOf(ci, r, si)
 				rate[i] = an.gSend[ci][r][sp.group]
 				ovh[i] = an.groupOvh(ci, r, sp.group)
 				sendOK = true
@@ -323,7 +326,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 		}
 		same := true
 		for i := p; i < n && same; i++ {
-			same = lat[i] == lat[i-p] && rate[i] == rate[i-p] && ovh[i] == ovh[i-p] && stage[i] == stage[i-p]
+			same = lat[i] == lat[i-p] && flush[i] == flush[i-p] && rate[i] == rate[i-p] && ovh[i] == ovh[i-p] && stage[i] == stage[i-p]
 		}
 		if same {
 			P = p
@@ -396,7 +399,7 @@ func (x *Sim) solveRing(ci int, launch Time) (end Time, events int64, ok bool) {
 					up = pwaShiftUp(up, f, m)
 					f = up
 				}
-				ts = append(ts, term{f, lat[(r+P-1)%P]})
+				ts = append(ts, term{f, lat[(r+P-1)%P] + flush[(r+P-1)%P]})
 			}
 			if src := srcC[e]; src >= 0 {
 				f := V[int(src)%(W+1)][(r+1)%P]

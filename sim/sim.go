@@ -66,9 +66,16 @@ type TraceEvent struct {
 type tconn struct {
 	sent, consumed int
 	arrive, consT  []Time
-	lat            Time // sender's end to the receiver's availability, and back for credits
-	waitData       []int32
-	waitCred       []int32
+	lat            Time // sender's end to the receiver (plus flush), and the credit's way back
+	// flush is what a message waits for at the receiver beyond lat (the
+	// NET receive flush, analysis.flushOf); credits do not pay it
+	flush Time
+	// begin is when each message's first bytes reach the receiver (its
+	// sender's start + lat), kept only for a network that writes the
+	// receivers' user buffers as the senders inject (netStreams)
+	begin    []Time
+	waitData []int32
+	waitCred []int32
 }
 
 // trecv is one receiver class's consumption of an endpoint's results.
@@ -299,6 +306,13 @@ type Sim struct {
 	// timed batch whose overlap the reported time includes (0: alone).
 	host  Time
 	batch int
+	// netStreams: the network reads the senders' user buffers and writes
+	// the receivers' (Header.CollNetUserBuffers), so nothing is staged
+	// in a FIFO and a receive from it streams in as its senders inject:
+	// it begins when the last of them begins and ends no sooner than
+	// its bytes at the receive rate and the last sender's end (each plus
+	// the way out: latency and flush)
+	netStreams bool
 	// solved: some channel class ran as an uneven ring in runs
 	// (solveRing) or as a chain (solveChain), ending at solvedEnd
 	solved    bool
@@ -333,7 +347,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Sim{s: s, cfg: cfg, f: f, an: an, ordered: cfg.Trace}
+	x := &Sim{s: s, cfg: cfg, f: f, an: an, ordered: cfg.Trace, netStreams: s.CollNetUserBuffers()}
 	x.depth = max(1, s.NSteps/max(1, s.StepPerSlice))
 	// at least 4 depths and 4 slots of history (a PAT step reads and writes
 	// slots past the current one)
@@ -456,6 +470,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 					if sp.sends {
 						c := getConn(ck{int32(ri), sp.group, pc, rev})
 						c.lat = max(c.lat, lat)
+						c.flush = max(c.flush, an.flushOf(ci, a, si))
 						if !slices.Contains(tg.out, c) {
 							tg.out = append(tg.out, c)
 						}
@@ -484,6 +499,9 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 					if c == nil {
 						c = newConn()
 						c.lat = lat
+						if x.netStreams {
+							c.begin = ring()
+						}
 						epSendConn[k] = c
 						ep.senders = append(ep.senders, c)
 						ep.latIn = max(ep.latIn, lat)
@@ -616,6 +634,7 @@ func (x *Sim) try(i int32) {
 	}
 	recvSlot, sendSlot := int(st.recvSlot), int(st.sendSlot)
 	t := p.last
+	var streamEnd Time // netStreams: when the last sender's message is in
 	for _, g := range p.rg {
 		tg := &groups[g]
 		for _, c := range tg.in {
@@ -628,15 +647,23 @@ func (x *Sim) try(i int32) {
 		}
 		for j, ep := range tg.epRecv {
 			k := tg.epIn[j].consumed + recvSlot
-			var ready Time
+			var ready, begin Time
 			for _, c := range ep.senders {
 				if c.sent <= k {
 					ep.waitData = append(ep.waitData, i)
 					return
 				}
 				ready = max(ready, c.arrive[x.ring(k)])
+				if c.begin != nil {
+					begin = max(begin, c.begin[x.ring(k)])
+				}
 			}
-			t = max(t, ready+ep.latOut)
+			if x.netStreams {
+				t = max(t, begin+ep.latOut)
+				streamEnd = max(streamEnd, ready+ep.latOut)
+			} else {
+				t = max(t, ready+ep.latOut)
+			}
 		}
 	}
 	for _, g := range p.sg {
@@ -695,6 +722,7 @@ func (x *Sim) try(i int32) {
 		moved += b
 		dur = max(dur, hbmCopyDuration(b, x.f.m.HBMBw))
 	}
+	dur = max(dur, streamEnd-t)
 	p.pStart, p.pEnd, p.pBytes = t, t+dur, moved
 	p.queued = true
 	if !x.ordered {
@@ -753,7 +781,7 @@ func (x *Sim) Step() bool {
 		for _, g := range p.sg {
 			tg := &groups[g]
 			for _, c := range tg.out {
-				c.arrive[x.ring(c.sent)] = end + c.lat
+				c.arrive[x.ring(c.sent)] = end + c.lat + c.flush
 				c.sent++
 				x.woke = append(x.woke, c.waitData...)
 				c.waitData = c.waitData[:0]
@@ -761,6 +789,9 @@ func (x *Sim) Step() bool {
 			for j, ep := range tg.epSend {
 				c := tg.epOut[j]
 				c.arrive[x.ring(c.sent)] = end + c.lat
+				if c.begin != nil {
+					c.begin[x.ring(c.sent)] = p.pStart + c.lat
+				}
 				c.sent++
 				x.woke = append(x.woke, ep.waitData...)
 				ep.waitData = ep.waitData[:0]

@@ -70,6 +70,13 @@ type ProxyOp struct {
 	// plugin's maxCollBytes is unknown).
 	NetSteps     int64 `json:"netSteps,omitempty"`
 	MaxCollBytes int64 `json:"maxCollBytes,omitempty"`
+	// CollNetPiece is the most bytes one plugin collective moves when the
+	// CollNet proxy runs a registered one-rank-per-node task straight on
+	// the user buffers: NCCL_MAX_COLLNET_SIZE under 2.21.5–2.23.4's CollNet
+	// registration (NSteps pieces), maxCollBytes from 2.24.3 (NetSteps
+	// pieces); 0 where the proxy moves it in one, or not on the user
+	// buffers.
+	CollNetPiece int64 `json:"collNetPiece,omitempty"`
 	ChunkSteps   int   `json:"chunkSteps"`
 	SliceSteps   int   `json:"sliceSteps"`
 }
@@ -144,6 +151,7 @@ func (cc *ChunkComm) ProxyOp(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkRe
 	case cc.Rules.ProxyReg == ProxyRegCollNet && reg == ChunkRegCollNet:
 		op.Reg, op.NBytes = true, nBytes
 		op.NSteps = nccl.DivUp(nBytes, MaxCollNetSize)
+		op.CollNetPiece = MaxCollNetSize
 	case cc.Rules.ProxyReg == ProxyRegNet && (reg == ChunkRegCollNet || reg == ChunkRegNet):
 		op.Reg = true
 		oneRPN := cc.NRanks == cc.NNodes
@@ -153,6 +161,7 @@ func (cc *ChunkComm) ProxyOp(f nccl.Func, a nccl.Algo, p nccl.Proto, reg ChunkRe
 				op.NSteps = 1
 				if a.IsCollNet() && reg == ChunkRegCollNet && cc.MaxCollBytes > 0 {
 					op.NetSteps, op.MaxCollBytes = nccl.DivUp(nBytes, cc.MaxCollBytes), cc.MaxCollBytes
+					op.CollNetPiece = cc.MaxCollBytes
 				}
 			} else if f == nccl.AllGather || f == nccl.ReduceScatter {
 				op.LoopSize /= chunks
