@@ -21,7 +21,7 @@ type Result struct {
 	Bytes int64 `json:"bytes"`
 	// Time is the simulated time from launch to the last rank finishing:
 	// per operation of a timed batch (Launch.Iters) on a stream.
-	Time   Time    `json:"time_ps"`
+	Time Time `json:"time_ps"`
 	// Alone is the operation's time timed alone (a batch of one): its
 	// host's and device's launch, then its steps. A group's kernels add up
 	// their operations' steps, not their batched times (GroupOpTime).
