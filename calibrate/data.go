@@ -50,7 +50,8 @@ type Row struct {
 	// right after TimeUs (out-of-place) in the same process; 0 if none.
 	InPlaceUs float64 `json:"in_place_us,omitempty"`
 	// SharedGPU says the run put several ranks on one GPU (its devices
-	// repeat a bus id): a machine no profile describes.
+	// repeat a bus id, or a process of it lists fewer devices than ranks
+	// under NCCL_MULTI_RANK_GPU_ENABLE=1): a machine no profile describes.
 	SharedGPU bool `json:"shared_gpu,omitempty"`
 	// Ranks is the run's rank count where its file says it (hw run's
 	// nranks; 0 for nccl-tests outputs), Procs the processes its ranks ran
@@ -207,7 +208,10 @@ func loadRunResult(path string) ([]Row, error) {
 	for _, d := range res.Devices {
 		buses[d.BusID] = true
 	}
-	shared := len(buses) < len(res.Devices)
+	// ranks share a GPU where the devices repeat a bus id; a process of a
+	// run in several processes lists its own devices only, and then the
+	// variable that lets NCCL put ranks on one GPU (2.30.3+) says so
+	shared := len(buses) < len(res.Devices) || len(res.Devices) < res.NRanks && res.Env["NCCL_MULTI_RANK_GPU_ENABLE"] == "1"
 	l := sim.Launch{Launch: spec.Launch{Mode: spec.LaunchModeOf(res.Timing == "graph")}, Logged: sim.LoggedPerOp(res.Env)}
 	if res.Agg != 0 {
 		if err := spec.CheckGroupSize(res.Agg); err != nil {

@@ -3,35 +3,35 @@ package calibrate
 import (
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
-	"gonum.org/v1/gonum/stat"
 )
 
 // GroupOpEstimate is launch.group_op measured on the host alone: the
 // floor of operations issued N to a group against the same operations
 // issued one per group, by runs whose ranks share one GPU
-// (hw/testdata/device/multirank: ncclCommInitAll over devices {0, 0}, one
-// process issuing both ranks, as the 2 × H200 captures issue theirs). Such
-// runs time no transfer the profile's machine makes, but at a few KiB an
-// operation on a stream costs what the host spends issuing it (the device
-// runs a group's operations in one kernel and is done sooner), and the
-// host's work for a group (ncclGroupEnd's plan and launch, then each
-// operation's enqueue) does not depend on where the ranks' GPUs are. A
-// group of N costs the host launch.stream + (N−1)·launch.group_op, so each
-// pair of floors gives group_op as a share of launch.stream:
+// (hw/testdata/device/multirank and groupop: ncclCommInitAll over devices
+// {0, 0}, one process issuing both ranks, as the 2 × H200 captures issue
+// theirs). Such runs time no transfer the profile's machine makes, but at
+// a few KiB an operation on a stream costs what the host spends issuing it
+// (the device runs a group's operations in one kernel and is done sooner:
+// from a CUDA graph 8 of them take 0.9 µs each), and the host's work for a
+// group (ncclGroupEnd's plan and launch, then each operation's enqueue)
+// does not depend on where the ranks' GPUs are. A group of N costs the
+// host launch.stream + (N−1)·launch.group_op, so each pair of floors gives
+// group_op as a share of launch.stream:
 //
 //	k = (N·T_N − T_1) / ((N − 1)·T_1)
 //
 // (logging's per-operation cost taken off each floor first). Only the
 // share carries over: the floor itself moves with the host's state (its
-// two modes, docs/calibration.md), and with it both costs alike.
+// two modes, docs/calibration.md), and with it both costs.
 type GroupOpEstimate struct {
-	// Ratio is the median k over the pairs; Pairs the pairs it is taken
-	// over (collective × size × release, both floors medians of their
-	// rows).
+	// Ratio is the median k over the pairs.
 	Ratio float64
 	Pairs []GroupOpPair
 	// Rows are the rows the pairs are taken over, Files their runs.
@@ -39,12 +39,14 @@ type GroupOpEstimate struct {
 	Files []string
 }
 
-// GroupOpPair is one pair of floors: the medians of the rows of one
-// collective, size and release issued alone (T1) and N to a group (TN).
+// GroupOpPair is one pair of floors of one set of runs (the runs of one
+// directory, taken together one after another: a set's host state is
+// one): the median of its floor rows issued alone (T1) and N to a group
+// (TN), and the share k they give.
 type GroupOpPair struct {
+	Set     string
 	Release spec.Version
-	Func    spec.Func
-	Bytes   int64
+	Logged  bool
 	N       int
 	T1, TN  float64
 	Ratio   float64
@@ -53,20 +55,23 @@ type GroupOpPair struct {
 // groupOpMaxBytes bounds the rows whose time is the launch floor.
 const groupOpMaxBytes = 4 << 10
 
+// groupOpSet is the set a run belongs to: the directory above its own
+// (a run is DIR/SET/RUN/results.json).
+func groupOpSet(file string) string { return filepath.ToSlash(filepath.Dir(filepath.Dir(file))) }
+
 // estimateGroupOp pairs the floors of rows (runs whose ranks share one
 // GPU) issued alone and N to a group on a stream, user buffers, one
-// process; logged is launch.logged's fitted value. nil when no pair
-// exists.
+// process, within each set of runs; logged is launch.logged's fitted
+// value. nil when no pair exists.
 func estimateGroupOp(rows []Row, logged float64) *GroupOpEstimate {
 	type key struct {
+		set    string
 		rel    spec.Version
-		f      spec.Func
-		bytes  int64
-		n      int
 		logged bool
+		n      int
 	}
 	times := map[key][]float64{}
-	files := map[string]bool{}
+	files := map[key]map[string]bool{}
 	for _, r := range rows {
 		if !r.SharedGPU || r.Launch.Graph() || r.Bytes > groupOpMaxBytes || (r.Buffers != "" && r.Buffers != spec.BuffersUser.String()) || r.Procs > 1 {
 			continue
@@ -75,11 +80,15 @@ func estimateGroupOp(rows []Row, logged float64) *GroupOpEstimate {
 		if r.Launch.Logged {
 			t -= logged
 		}
-		k := key{r.Release, r.Func, r.Bytes, max(1, r.Launch.Agg), r.Launch.Logged}
+		k := key{groupOpSet(r.File), r.Release, r.Launch.Logged, max(1, r.Launch.Agg)}
 		times[k] = append(times[k], t)
-		files[r.File] = true
+		if files[k] == nil {
+			files[k] = map[string]bool{}
+		}
+		files[k][r.File] = true
 	}
 	var est GroupOpEstimate
+	used := map[string]bool{}
 	for k, tn := range times {
 		if k.n == 1 {
 			continue
@@ -90,36 +99,66 @@ func estimateGroupOp(rows []Row, logged float64) *GroupOpEstimate {
 		if len(t1) == 0 {
 			continue
 		}
-		p := GroupOpPair{Release: k.rel, Func: k.f, Bytes: k.bytes, N: k.n, T1: median(t1), TN: median(tn)}
+		p := GroupOpPair{Set: k.set, Release: k.rel, Logged: k.logged, N: k.n, T1: median(t1), TN: median(tn)}
 		if p.T1 <= 0 {
 			continue
 		}
 		p.Ratio = (float64(p.N)*p.TN - p.T1) / (float64(p.N-1) * p.T1)
 		est.Pairs = append(est.Pairs, p)
-		est.Rows += len(tn) + len(t1)
+		est.Rows += len(tn)
+		for _, kk := range []key{k, k1} {
+			for f := range files[kk] {
+				used[f] = true
+			}
+		}
 	}
 	if len(est.Pairs) == 0 {
 		return nil
 	}
+	for f := range used {
+		est.Files = append(est.Files, f)
+	}
+	sort.Strings(est.Files)
+	// a set's T1 rows count once
+	seen := map[key]bool{}
+	for _, p := range est.Pairs {
+		k := key{p.Set, p.Release, p.Logged, 1}
+		if !seen[k] {
+			seen[k] = true
+			est.Rows += len(times[k])
+		}
+	}
 	sort.Slice(est.Pairs, func(i, j int) bool {
 		a, b := est.Pairs[i], est.Pairs[j]
-		if a.Release != b.Release {
-			return a.Release < b.Release
-		}
-		if a.Func != b.Func {
-			return a.Func < b.Func
-		}
-		if a.Bytes != b.Bytes {
-			return a.Bytes < b.Bytes
+		if a.Set != b.Set {
+			return a.Set < b.Set
 		}
 		return a.N < b.N
 	})
 	est.Ratio = median(pairRatios(est.Pairs, func(GroupOpPair) bool { return true }))
-	for f := range files {
-		est.Files = append(est.Files, f)
-	}
-	sort.Strings(est.Files)
 	return &est
+}
+
+// heldOut is the share the pairs of the other sets give: what predicts a
+// set it was not taken from.
+func (e *GroupOpEstimate) heldOut(set string) float64 {
+	return median(pairRatios(e.Pairs, func(q GroupOpPair) bool { return q.Set != set }))
+}
+
+// predict is a pair's T_N from its T_1 at share k.
+func (p GroupOpPair) predict(k float64) float64 {
+	return (p.T1 + float64(p.N-1)*k*p.T1) / float64(p.N)
+}
+
+// HeldOutErrors are each pair's |error| predicted with the share of the
+// other sets.
+func (e *GroupOpEstimate) HeldOutErrors() []float64 {
+	var out []float64
+	for _, p := range e.Pairs {
+		t := p.predict(e.heldOut(p.Set))
+		out = append(out, math.Abs(t-p.TN)/p.TN)
+	}
+	return out
 }
 
 func pairRatios(ps []GroupOpPair, keep func(GroupOpPair) bool) []float64 {
@@ -132,23 +171,25 @@ func pairRatios(ps []GroupOpPair, keep func(GroupOpPair) bool) []float64 {
 	return out
 }
 
-// median is the median of xs (0 for none); xs is sorted in place.
+// median is the median of xs (0 for none).
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	sort.Float64s(xs)
-	return stat.Quantile(0.5, stat.Empirical, xs, nil)
+	return quantile(xs, 0.5)
 }
 
 // releases is the estimate's releases in order.
 func (e *GroupOpEstimate) releases() []spec.Version {
+	seen := map[spec.Version]bool{}
 	var out []spec.Version
 	for _, p := range e.Pairs {
-		if len(out) == 0 || out[len(out)-1] != p.Release {
+		if !seen[p.Release] {
+			seen[p.Release] = true
 			out = append(out, p.Release)
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
 
@@ -179,24 +220,21 @@ func commonDir(files []string) string {
 	return pre
 }
 
-// WriteGroupOp writes the estimate: each pair, and each release's floors
-// predicted from the share the other releases give (leave one release
-// out).
+// WriteGroupOp writes the estimate: each pair, and its T_N predicted from
+// its T_1 with the share the other sets give (leave one set out).
 func WriteGroupOp(w io.Writer, e *GroupOpEstimate) {
 	if e == nil {
 		fmt.Fprintf(w, "No run pairs operations issued alone and in a group on one GPU: `launch.group_op` stays nominal.\n\n")
 		return
 	}
-	fmt.Fprintf(w, "Floors (µs per operation; the median where several runs have the size) of two ranks sharing one H200, issued alone and N to a group; the share k = (N·T_N − T_1) / ((N − 1)·T_1) that `launch.group_op` is of `launch.stream`; and each release's T_N predicted from its T_1 with the share the *other* releases give, (T_1 + (N − 1)·k·T_1) / N. Median share: %.3f over %d pairs.\n\n", e.Ratio, len(e.Pairs))
-	fmt.Fprintf(w, "| release | collective | bytes | N | T_1 | T_N | k | k of the other releases | T_N predicted | error |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	errs := e.HeldOutErrors()
+	fmt.Fprintf(w, "Floors (µs per operation, the median of a run's rows of at most %d KiB) of two ranks sharing one H200, issued alone (T_1) and N to a group (T_N), per set of runs taken together; the share k = (N·T_N − T_1) / ((N − 1)·T_1) that `launch.group_op` is of `launch.stream`; and T_N predicted from T_1 with the share the *other* sets give, (T_1 + (N − 1)·k·T_1) / N. Median share %.3f over %d pairs; held out, median |error| %s, p90 %s.\n\n",
+		groupOpMaxBytes>>10, e.Ratio, len(e.Pairs), pct(median(errs)), pct(quantile(errs, 0.9)))
+	fmt.Fprintf(w, "| set of runs | release | logged | N | T_1 | T_N | k | k of the other sets | T_N predicted | error |\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, p := range e.Pairs {
-		other := median(pairRatios(e.Pairs, func(q GroupOpPair) bool { return q.Release != p.Release }))
-		pred, errs := "", ""
-		if other != 0 {
-			t := (p.T1 + float64(p.N-1)*other*p.T1) / float64(p.N)
-			pred, errs = fmt.Sprintf("%.2f", t), spct((t-p.TN)/p.TN)
-		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %.2f | %.2f | %.3f | %.3f | %s | %s |\n", p.Release, p.Func, p.Bytes, p.N, p.T1, p.TN, p.Ratio, other, pred, errs)
+		other := e.heldOut(p.Set)
+		t := p.predict(other)
+		fmt.Fprintf(w, "| %s | %s | %v | %d | %.2f | %.2f | %.3f | %.3f | %.2f | %s |\n", p.Set, p.Release, p.Logged, p.N, p.T1, p.TN, p.Ratio, other, t, spct((t-p.TN)/p.TN))
 	}
 	fmt.Fprintln(w)
 }
