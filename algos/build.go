@@ -33,7 +33,7 @@ type Selection struct {
 
 func (s Selection) String() string {
 	if s.Part != nil {
-		return fmt.Sprintf("%s/%s ch=%d..%d", s.Algo, s.Proto, s.Part.Lo, s.Part.Hi)
+		return fmt.Sprintf("%s/%s ch=%s", s.Algo, s.Proto, spec.ChannelRange(s.Part.Lo, s.Part.Hi))
 	}
 	return fmt.Sprintf("%s/%s ch=%d", s.Algo, s.Proto, s.NChannels)
 }
@@ -343,17 +343,17 @@ func Build(op spec.Op, sel Selection, l *Layout, opt Options) (*Schedule, error)
 // inside the kind's channels and covering count elements exactly.
 func checkPart(p tuning.CBDPart, count int64, maxCh int) error {
 	if p.Lo < 0 || p.Hi < p.Lo || p.Hi >= maxCh {
-		return fmt.Errorf("channel split %d..%d: expected 0 ≤ lo ≤ hi < %d", p.Lo, p.Hi, maxCh)
+		return fmt.Errorf("channel split %s: expected 0 ≤ lo ≤ hi < %d", spec.ChannelRange(p.Lo, p.Hi), maxCh)
 	}
 	if p.CountLo < 0 || p.CountMid < 0 || p.CountHi < 0 {
-		return fmt.Errorf("channel split %d..%d: negative counts %d/%d/%d", p.Lo, p.Hi, p.CountLo, p.CountMid, p.CountHi)
+		return fmt.Errorf("channel split %s: negative counts %d/%d/%d", spec.ChannelRange(p.Lo, p.Hi), p.CountLo, p.CountMid, p.CountHi)
 	}
 	n := p.CountLo
 	if p.Hi > p.Lo {
 		n += int64(p.Hi-p.Lo-1)*p.CountMid + p.CountHi
 	}
 	if n != count {
-		return fmt.Errorf("channel split %d..%d holds %d elements, the operation %d", p.Lo, p.Hi, n, count)
+		return fmt.Errorf("channel split %s holds %d elements, the operation %d", spec.ChannelRange(p.Lo, p.Hi), n, count)
 	}
 	return nil
 }

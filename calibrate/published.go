@@ -126,7 +126,8 @@ type NVLSBound struct {
 
 // LinkBusBw is the busbw of the link bound alone (GB/s).
 func (b *NVLSBound) LinkBusBw(bytes int64) float64 {
-	return float64(bytes) / (b.LinkUs * 1e3) * spec.AllReduce.BusFactor(b.Ranks)
+	_, bus := sim.Bandwidth(spec.AllReduce, bytes, b.Ranks, b.LinkUs*1e-6)
+	return bus
 }
 
 // simulate simulates the row's figure into r: its busbw, what ran, the

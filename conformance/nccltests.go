@@ -51,24 +51,6 @@ func RowCounts(f spec.Func, size uint64, dt spec.DataType, nranks int) Counts {
 	return Counts{Send: count, Recv: count, Param: count}
 }
 
-// Bandwidth returns algbw and busbw in GB/s (1e9 bytes) for a row that took
-// sec seconds per operation: nccl-tests' <Coll>GetBw, where busbw is algbw
-// times 2(n-1)/n for AllReduce, (n-1)/n for AllGather, ReduceScatter and
-// AllToAll, and 1 for Broadcast, Reduce and SendRecv.
-func Bandwidth(f spec.Func, param uint64, dt spec.DataType, nranks int, sec float64) (algBw, busBw float64) {
-	if sec <= 0 {
-		return 0, 0
-	}
-	n := float64(nranks)
-	bytes := float64(param) * float64(dt.Size())
-	switch f {
-	case spec.AllGather, spec.ReduceScatter, spec.AllToAll:
-		bytes *= n
-	}
-	algBw = bytes / 1e9 / sec
-	return algBw, algBw * f.BusFactor(nranks)
-}
-
 // RowRedOp and RowRoot are the redop and root columns nccl-tests prints:
 // "none" and -1 where the collective has none.
 func RowRedOp(f spec.Func, op spec.RedOp) string {

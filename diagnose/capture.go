@@ -335,7 +335,7 @@ func SymString(kernel string, nChannels int) string {
 func OpString(a spec.Algo, p spec.Proto, lo, hi int, withRange bool) string {
 	s := a.String() + "/" + p.String()
 	if withRange {
-		s += fmt.Sprintf(" channels %d..%d", lo, hi)
+		s += " channels " + spec.ChannelRange(lo, hi)
 	}
 	return s
 }

@@ -446,7 +446,7 @@ func decisionText(d spec.Decision) string {
 	s := d.Algo.String() + "/" + d.Proto.String()
 	if d.NChannels > 0 {
 		// the channel range the operation ran on, as NCCL's line prints it
-		s += fmt.Sprintf(" ch=%d..%d", d.ChannelLo, d.ChannelHi)
+		s += " ch=" + spec.ChannelRange(d.ChannelLo, d.ChannelHi)
 	}
 	return s
 }

@@ -184,7 +184,9 @@ var oldestRead = spec.MakeVersion(2, 4, 2)
 
 // dupGPU names the gate that stopped an init whose WARN says two ranks are
 // on one GPU (G-DEV-DUP-1), with the result the next error return of the
-// same process carries (the WARN itself prints none).
+// same process carries (the WARN itself prints none). Where the process
+// then aborted instead of returning it, init.abort (G-INIT-ABORT-1) alone
+// reports the abort: this finding names the result its error path carried.
 func (d *diag) dupGPU() {
 	for _, e := range d.l.Errors {
 		if !ncclog.IsDupGPUWarn(e) {
@@ -192,12 +194,10 @@ func (d *diag) dupGPU() {
 		}
 		title := "init failed: two ranks on one GPU (" + e.Msg + ")"
 		ev := []ncclog.Proof{{At: e.First.At, Msg: e.First.Msg, Why: "the check of several ranks on one GPU failed", Count: e.Count}}
-		ab, aborted := d.l.InitAbort()
 		if r, ok := d.returnAfter(e.First); ok {
-			if aborted {
-				title += ", then the process aborted before returning " + r.Result.String()
-				ev = append(ev, ncclog.Proof{At: r.First.At, Msg: r.First.Msg, Why: "the error NCCL was returning"},
-					ncclog.Proof{At: ab.At, Msg: ab.Msg, Why: "glibc stopped the process on the way out (G-INIT-ABORT-1)"})
+			if _, aborted := d.l.InitAbort(); aborted {
+				title += ", its error path carrying " + r.Result.String()
+				ev = append(ev, ncclog.Proof{At: r.First.At, Msg: r.First.Msg, Why: "the error NCCL's error path carried"})
 			} else {
 				title += ", returning " + r.Result.String()
 				ev = append(ev, ncclog.Proof{At: r.First.At, Msg: r.First.Msg, Why: "the error NCCL returned"})
@@ -572,12 +572,13 @@ func (d *diag) nvlsRegister() {
 func (d *diag) register() {
 	var done, failed []string
 	for _, r := range d.l.Reg.Outcomes {
+		p := r.Path.String()
 		switch {
-		case r.Failed && r.Path == "NVLS":
-		case r.Failed && !slices.Contains(failed, r.Path):
-			failed = append(failed, r.Path)
-		case !r.Failed && !slices.Contains(done, r.Path):
-			done = append(done, r.Path)
+		case r.Failed && r.Path == tuning.ChunkRegNVLS:
+		case r.Failed && !slices.Contains(failed, p):
+			failed = append(failed, p)
+		case !r.Failed && !slices.Contains(done, p):
+			done = append(done, p)
 		}
 	}
 	if len(done) > 0 {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,7 +174,7 @@ func TestDupGPUCaptured(t *testing.T) {
 			}
 			want := "returning " + rc.String()
 			if aborted {
-				want = "then the process aborted before returning " + rc.String()
+				want = "its error path carrying " + rc.String()
 			}
 			if f == nil || f.Severity != Error || !strings.HasSuffix(f.Title, ", "+want) {
 				t.Errorf("%s %s: finding %+v: want G-DEV-DUP-1 %s", v, name, f, want)
@@ -227,6 +228,62 @@ func TestDupGPUCaptured(t *testing.T) {
 			}
 			if !caught || cmp.Differences() == 0 {
 				t.Errorf("%s log as 2.26.2: G-INIT-ABORT-1 differs %v, %d differences: %+v", v, caught, cmp.Differences(), cmp.Gates)
+			}
+		}
+	}
+}
+
+// TestInitAbortReportedOnce: at 2.24.3 and 2.25.1 each captured process
+// died of glibc's double free on ncclCommInitRank's error path after the
+// dup-GPU WARN. The report names that abort once: one finding cites the
+// double-free line, is G-INIT-ABORT-1's and says the process aborted
+// (init.abort), beside init.dupgpu, which names the WARN and the result
+// its error path carried. So does the report of both ranks' logs read as
+// one (a directory of them), which holds two double-free lines.
+func TestInitAbortReportedOnce(t *testing.T) {
+	for _, v := range []spec.Version{spec.V2_24_3, spec.V2_25_1} {
+		rank0, _, _, aborted0 := readDupGPUCapture(t, v, "rank0.log")
+		rank1, _, _, aborted1 := readDupGPUCapture(t, v, "rank1.log")
+		if !aborted0 || !aborted1 {
+			t.Fatalf("%s: aborted %v %v: want both captured processes aborted", v, aborted0, aborted1)
+		}
+		p := ncclog.NewParser()
+		for _, name := range []string{"rank0.log", "rank1.log"} {
+			_, data := dupGPUFile(t, v, name)
+			if err := p.Parse(strings.NewReader(string(data)), name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		both := p.Finish()
+		for name, l := range map[string]*ncclog.Log{"rank0.log": rank0, "rank1.log": rank1, "both": both} {
+			frees := l.SamplesOf(ncclog.KindDoubleFree)
+			if len(frees) == 0 {
+				t.Fatalf("%s %s: no double-free line read", v, name)
+			}
+			var citing, byRule, saying []string
+			dup := false
+			for _, f := range Diagnose(l, Options{}).Findings {
+				for _, e := range f.Evidence {
+					if slices.ContainsFunc(frees, func(s ncclog.Sample) bool { return s.At == e.At }) {
+						citing = append(citing, f.ID)
+						break
+					}
+				}
+				if f.Rule == "G-INIT-ABORT-1" {
+					byRule = append(byRule, f.ID)
+				}
+				if strings.Contains(f.Title, "abort") {
+					saying = append(saying, f.ID)
+				}
+				dup = dup || f.ID == "init.dupgpu"
+			}
+			for what, ids := range map[string][]string{"cite the double-free line": citing, "name G-INIT-ABORT-1": byRule, "say the process aborted": saying} {
+				if len(ids) != 1 || ids[0] != "init.abort" {
+					t.Errorf("%s %s: findings that %s: %v, want init.abort alone", v, name, what, ids)
+				}
+			}
+			if !dup {
+				t.Errorf("%s %s: no init.dupgpu finding", v, name)
 			}
 		}
 	}

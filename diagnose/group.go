@@ -101,7 +101,7 @@ func tiles(ls []ncclog.OpChoice) bool {
 func (g *GroupGuess) ranges() string {
 	var rs []string
 	for _, o := range g.Lines {
-		rs = append(rs, fmt.Sprintf("{%d..%d}", o.ChannelLo, o.ChannelHi))
+		rs = append(rs, "{"+spec.ChannelRange(o.ChannelLo, o.ChannelHi)+"}")
 	}
 	return strings.Join(rs, ", ")
 }
@@ -122,7 +122,7 @@ func (d *diag) group() {
 	first := g.Lines[0]
 	var ev []ncclog.Proof
 	for _, o := range g.Lines {
-		ev = append(ev, ncclog.Proof{At: o.First.At, Msg: o.First.Msg, Why: fmt.Sprintf("channels %d..%d", o.ChannelLo, o.ChannelHi)})
+		ev = append(ev, ncclog.Proof{At: o.First.At, Msg: o.First.Msg, Why: "channels " + spec.ChannelRange(o.ChannelLo, o.ChannelHi)})
 	}
 	f := Finding{ID: "ops.group", Severity: Info, Evidence: ev}
 	if g.Ops > 0 {

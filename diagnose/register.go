@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gatesim/gatesim/conformance"
@@ -10,28 +11,35 @@ import (
 	"github.com/gatesim/gatesim/spec/tuning"
 )
 
-// RegString is the model's registration outcome for one operation, for
-// path ("IPC", "NET", "CollNet", "NVLS"), in the words of
-// ncclog.RegOutcome.String: registered, a call that fails (RegFailed),
-// or none, with why (RegRefused) or the algorithm and protocol that take
-// no registration on that path.
+// RegString is the model's registration outcome for one operation on
+// path, in words, for printing only (RegAgrees compares): registered, a
+// call that fails (RegFailed), or none, with why (RegRefused) or the
+// algorithm and protocol that take no registration on that path.
 //
 // Ref: v2.28.9-1 src/register/coll_reg.cc ncclRegisterCollBuffers (G-REG-IPC-1,
 // G-REG-UB-1, G-REG-SKIP-1)
-func RegString(ch tuning.OpChoice, path string) string {
+func RegString(ch tuning.OpChoice, path tuning.ChunkReg) string {
+	p := path.String()
 	switch {
-	case ch.Registered == path:
-		return path + " registered"
-	case ch.RegFailed == path:
-		return path + " register failed"
+	case ch.Registered == p || ch.RegPeers == p:
+		return p + " registered"
+	case ch.RegFailed == p:
+		return p + " register failed"
 	case ch.Registered != "":
-		return ch.Registered + " registered, not " + path
+		return ch.Registered + " registered, not " + p
 	case ch.RegFailed != "":
-		return ch.RegFailed + " register failed, not " + path
+		return ch.RegFailed + " register failed, not " + p
 	case ch.RegRefused != "":
 		return "no registration: " + ch.RegRefused
 	}
-	return fmt.Sprintf("no %s registration (%s/%s)", path, ch.Algo, ch.Proto)
+	return fmt.Sprintf("no %s registration (%s/%s)", p, ch.Algo, ch.Proto)
+}
+
+// RegAgrees says whether the model's choice for an operation prints the
+// registration line r: the same path, registered or failed as the line
+// says (tuning.RegResult, the value both sides map to).
+func RegAgrees(ch tuning.OpChoice, r ncclog.RegOutcome) bool {
+	return slices.Contains(ch.RegResults(), r.Result())
 }
 
 // RegOps are the operations of a capture's measured rows whose buffers a
@@ -89,7 +97,6 @@ func checkRegistrations(rep *conformance.CheckReport, l *ncclog.Log, c *conforma
 			none = append(none, what+": no measured operation has that size: not comparable")
 			continue
 		}
-		obs := r.String()
 		var preds []string
 		found := false
 		for _, g := range cands {
@@ -107,14 +114,14 @@ func checkRegistrations(rep *conformance.CheckReport, l *ncclog.Log, c *conforma
 				in = " in place"
 			}
 			preds = append(preds, fmt.Sprintf("%s %s%s: %s", g.Op.Func, spec.FormatBytes(g.Op.Bytes()), in, p))
-			found = found || p == obs
+			found = found || RegAgrees(gd.Choices[0], r)
 		}
 		t.Total++
 		if found {
 			t.Agree++
 			continue
 		}
-		rep.Add("register", what, strings.Join(preds, " | "), obs)
+		rep.Add("register", what, strings.Join(preds, " | "), r.String())
 	}
 	if t.Total > 0 || len(none) > 0 {
 		rep.AddTally("register", "registration lines", t, strings.Join(none, "; "))
@@ -135,7 +142,7 @@ func regWhat(r ncclog.RegOutcome) string {
 	if r.Recv {
 		dir = "recv"
 	}
-	if r.Path != "CollNet" {
+	if r.Path != tuning.ChunkRegCollNet {
 		dir = "user"
 	}
 	return fmt.Sprintf("%s %sbuff %s", r.Path, dir, spec.FormatBytes(r.Bytes))

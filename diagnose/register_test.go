@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/ncclog"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // TestRegisterFindings: registration lines of IPC, NET and CollNet give
@@ -45,6 +47,48 @@ func TestRegisterFindings(t *testing.T) {
 				if ok != (want != "") || !strings.Contains(title, want) {
 					t.Errorf("%s: %q (present %v), want %q", id, title, ok, want)
 				}
+			}
+		})
+	}
+}
+
+// TestRegAgrees: a registration line agrees with the model's choice when
+// their typed outcomes do (the path as tuning.ChunkReg, failed or not), not
+// when their words do. sameText records what the old word-for-word
+// comparison of RegString with the line's String said, where the two part
+// ways: a line without a path printed " registered", and so did the
+// choice that registers nothing; a CollNetDirect choice whose peers are
+// registered over IPC once printed "CollNet registered, not IPC".
+func TestRegAgrees(t *testing.T) {
+	line := func(p tuning.ChunkReg, failed bool) ncclog.RegOutcome {
+		return ncclog.RegOutcome{Path: p, Failed: failed, Bytes: 8 << 20}
+	}
+	for _, tc := range []struct {
+		name     string
+		ch       tuning.OpChoice
+		r        ncclog.RegOutcome
+		agree    bool
+		sameText bool // RegString(ch, r.Path) == r.String()
+	}{
+		{"IPC registered", tuning.OpChoice{Registered: "IPC"}, line(tuning.ChunkRegIPC, false), true, true},
+		{"NVLS failed", tuning.OpChoice{RegFailed: "NVLS", RegRefused: "the bind failed"}, line(tuning.ChunkRegNVLS, true), true, true},
+		{"registered, the line failed", tuning.OpChoice{Registered: "NET"}, line(tuning.ChunkRegNet, true), false, false},
+		{"another path", tuning.OpChoice{Registered: "CollNet"}, line(tuning.ChunkRegNet, false), false, false},
+		{"nothing registered", tuning.OpChoice{Algo: nccl.Ring, Proto: nccl.LL}, line(tuning.ChunkRegIPC, false), false, false},
+		{"CollNetDirect's IPC peers", tuning.OpChoice{Algo: nccl.CollNetDirect, Registered: "CollNet", RegPeers: "IPC"}, line(tuning.ChunkRegIPC, false), true, true},
+		{"CollNetDirect's CollNet line", tuning.OpChoice{Algo: nccl.CollNetDirect, Registered: "CollNet", RegPeers: "IPC"}, line(tuning.ChunkRegCollNet, false), true, true},
+		// the words agree (" registered" both), the values do not: the
+		// line names no path and the choice registers nothing
+		{"no path, nothing registered", tuning.OpChoice{}, line(tuning.ChunkRegNone, false), false, true},
+		// a word the model does not write maps to no registration
+		{"an unknown word", tuning.OpChoice{Registered: "ipc"}, line(tuning.ChunkRegIPC, false), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := RegAgrees(tc.ch, tc.r); got != tc.agree {
+				t.Errorf("RegAgrees(%+v, %+v) = %v, want %v", tc.ch, tc.r, got, tc.agree)
+			}
+			if same := RegString(tc.ch, tc.r.Path) == tc.r.String(); same != tc.sameText {
+				t.Errorf("RegString %q, line %q: same words %v, want %v", RegString(tc.ch, tc.r.Path), tc.r.String(), same, tc.sameText)
 			}
 		})
 	}

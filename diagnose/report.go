@@ -132,7 +132,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			ch := "-"
 			if op.ChannelLo >= 0 {
-				ch = fmt.Sprintf("%d..%d", op.ChannelLo, op.ChannelHi)
+				ch = spec.ChannelRange(op.ChannelLo, op.ChannelHi)
 			}
 			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%d\t%s\n", coll, op.Bytes, op.Algo.LogName(), op.Proto.LogName(), ch, op.Count, op.First.At)
 		}

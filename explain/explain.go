@@ -292,8 +292,8 @@ func DecisionLine(d *spec.Decision) string {
 		return "error " + d.Err.String()
 	case d.P2P != nil && len(d.P2P.Tasks) > 0:
 		n, lo, hi := d.P2P.P2PHull()
-		return fmt.Sprintf("p2p path (no cost table): %d send/recv task(s) of rank 0 %s on %d of %d p2p channels (%d..%d), up to %d per peer",
-			len(d.P2P.Tasks), spec.PlanPhrase(d.Plan), n, d.P2P.NChannels, lo, hi, d.P2P.NChannelsPerPeer)
+		return fmt.Sprintf("p2p path (no cost table): %d send/recv task(s) of rank 0 %s on %d of %d p2p channels (%s), up to %d per peer",
+			len(d.P2P.Tasks), spec.PlanPhrase(d.Plan), n, d.P2P.NChannels, spec.ChannelRange(lo, hi), d.P2P.NChannelsPerPeer)
 	case d.P2P != nil:
 		return fmt.Sprintf("p2p path (no cost table): %d p2p channels, up to %d per peer", d.P2P.NChannels, d.P2P.NChannelsPerPeer)
 	case d.Kernel == "copy-engine":
@@ -307,11 +307,11 @@ func DecisionLine(d *spec.Decision) string {
 	case d.DevCommRelease != nil:
 		return "ncclDevCommDestroy (at its call; no kernel): " + d.DevCommRelease.Cell()
 	case d.Kernel != "":
-		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %d..%d of %d blocks, nthreads %d, at most %s per block (est. %.1f µs)", d.Kernel, d.ChannelLo, d.ChannelHi, d.NChannels, d.NThreads, spec.FormatBytes(d.CTABytes), d.TimeUs)
+		return fmt.Sprintf("symmetric kernel %s (no cost table): channels %s of %d blocks, nthreads %d, at most %s per block (est. %.1f µs)", d.Kernel, spec.ChannelRange(d.ChannelLo, d.ChannelHi), d.NChannels, d.NThreads, spec.FormatBytes(d.CTABytes), d.TimeUs)
 	case d.Algo != spec.AlgoNone && d.Proto != spec.ProtoNone:
 		s := d.Algo.String() + "/" + d.Proto.String()
 		if d.NChannels > 0 {
-			s += fmt.Sprintf(" channels %d..%d nthreads %d (est. %.1f µs)", d.ChannelLo, d.ChannelHi, d.NThreads, d.TimeUs)
+			s += fmt.Sprintf(" channels %s nthreads %d (est. %.1f µs)", spec.ChannelRange(d.ChannelLo, d.ChannelHi), d.NThreads, d.TimeUs)
 		}
 		if d.Fallback {
 			s += " (fallback)"
@@ -454,7 +454,7 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
 				ap, note = "p2p (send/recv tasks)", fmt.Sprintf("%d task(s), plan %d", len(d.P2P.Tasks), d.Plan)
 				nc, lo, hi = d.P2P.P2PHull()
 			}
-			row = append(row, ap, fmt.Sprintf("%d..%d", lo, hi), strconv.Itoa(nc), strconv.Itoa(d.NThreads), note)
+			row = append(row, ap, spec.ChannelRange(lo, hi), strconv.Itoa(nc), strconv.Itoa(d.NThreads), note)
 		}
 		rows = append(rows, row)
 	}
@@ -682,9 +682,9 @@ func DecisionCell(d *spec.Decision) string {
 	case d.Kernel == "copy-engine" || d.Kernel == "hierarchical-ce":
 		return d.Kernel
 	case d.Kernel != "":
-		return fmt.Sprintf("%s channels %d..%d", d.Kernel, d.ChannelLo, d.ChannelHi)
+		return d.Kernel + " channels " + spec.ChannelRange(d.ChannelLo, d.ChannelHi)
 	}
-	return fmt.Sprintf("%s/%s channels %d..%d", d.Algo, d.Proto, d.ChannelLo, d.ChannelHi)
+	return fmt.Sprintf("%s/%s channels %s", d.Algo, d.Proto, spec.ChannelRange(d.ChannelLo, d.ChannelHi))
 }
 
 // Output is explain's --json output.

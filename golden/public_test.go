@@ -654,11 +654,11 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 		add(fmt.Sprintf("op %s %d", fn, o.Bytes), []string{pred}, []string{got})
 	}
 	if regs := l.Reg.Outcomes; len(regs) > 0 {
-		pred, got, err := predictRegs(c, comm, regs)
+		pred, got, agree, err := predictRegs(c, comm, regs)
 		if err != nil {
 			return nil, err
 		}
-		add("register", pred, got)
+		items = append(items, publicItem{key: "register", pred: trimAll(pred), obs: trimAll(got), agree: agree})
 	}
 	return items, nil
 }
@@ -667,13 +667,16 @@ func checkPublic(c *publicCase, obs *observedLog, rel spec.Version, nodes int) (
 // IPC, NET, CollNet or NVLS, registered or failed) as its operation and
 // outcome, and the model's outcome for that operation, launched and
 // allocated as the case says (diagnose.RegString: the registration it
-// makes, the call that fails, or none). The line names no collective: the
-// case's func line does. A one-buffer line does not say whether the
-// operation ran in place: either agrees.
-func predictRegs(c *publicCase, comm *spec.Comm, regs []ncclog.RegOutcome) (pred, got []string, err error) {
+// makes, the call that fails, or none). They agree where every line's
+// outcome is the model's (diagnose.RegAgrees, a typed comparison; the
+// words are for the report). The line names no collective: the case's
+// func line does. A one-buffer line does not say whether the operation
+// ran in place: either agrees.
+func predictRegs(c *publicCase, comm *spec.Comm, regs []ncclog.RegOutcome) (pred, got []string, agree bool, err error) {
 	if c.opFunc < 0 {
-		return nil, nil, fmt.Errorf("%s: a registration line names no collective: expected a func line in the case file", c.dir)
+		return nil, nil, false, fmt.Errorf("%s: a registration line names no collective: expected a func line in the case file", c.dir)
 	}
+	agree = true
 	for _, r := range regs {
 		// the operation's bytes as NCCL prints them: the send buffer, the
 		// receive buffer for ReduceScatter
@@ -686,29 +689,31 @@ func predictRegs(c *publicCase, comm *spec.Comm, regs []ncclog.RegOutcome) (pred
 		}
 		op, err := spec.OpFromBytes(c.opFunc, bytes, spec.Float32, spec.Sum, 0)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %s registration of %d bytes: %w", c.dir, r.Path, bytes, err)
+			return nil, nil, false, fmt.Errorf("%s: %s registration of %d bytes: %w", c.dir, r.Path, bytes, err)
 		}
 		what := fmt.Sprintf("%s %d bytes", c.opFunc, bytes)
 		if r.Both() && r.InPlace {
 			what += " in place"
 		}
-		outcome := ""
+		outcome, found := "", false
 		for _, ip := range inPlace {
 			gd, err := comm.SelectGroup([]spec.GroupOp{{Op: op, InPlace: ip, Alloc: c.alloc}}, spec.Launch{Mode: c.launch})
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %s: %w", c.dir, what, err)
+				return nil, nil, false, fmt.Errorf("%s: %s: %w", c.dir, what, err)
 			}
-			o := "no " + r.Path + " registration"
+			o, ok := "no "+r.Path.String()+" registration", false
 			if len(gd.Choices) > 0 {
-				o = diagnose.RegString(gd.Choices[0], r.Path)
+				o, ok = diagnose.RegString(gd.Choices[0], r.Path), diagnose.RegAgrees(gd.Choices[0], r)
 			}
-			if outcome == "" || o == r.String() {
+			if outcome == "" || ok && !found {
 				outcome = o
 			}
+			found = found || ok
 		}
+		agree = agree && found
 		pred, got = append(pred, what+": "+outcome), append(got, what+": "+r.String())
 	}
-	return pred, got, nil
+	return pred, got, agree, nil
 }
 
 // publicCaseDirs lists the case directories (those with a "case" file).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatesim/gatesim/conformance"
+	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -242,7 +243,7 @@ func runRow(e engine, p Plan, f spec.Func, size, sendB, recvB uint64) (conforman
 	}
 	row.Iters, row.Batches = iters, batches
 	row.TimeUs, row.MinUs, row.MaxUs = conformance.Median(times), slices.Min(times), slices.Max(times)
-	row.AlgBw, row.BusBw = conformance.Bandwidth(f, c.Param, dt, n, row.TimeUs/1e6)
+	row.AlgBw, row.BusBw = sim.Bandwidth(f, sim.TestBytes(f, int64(c.Param), dt, n), n, row.TimeUs/1e6)
 	return row, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // Bounds on what a Log keeps. A log of any size keeps at most this much;
@@ -234,31 +235,38 @@ type RegLog struct {
 	Outcomes []RegOutcome `json:"outcomes,omitempty"`
 }
 
-// RegOutcome is one registration line: the path ("IPC", "NET", "CollNet",
-// "NVLS"), whether it failed, and the buffers it names. IPC, NET and
-// CollNet lines name one buffer (Bytes; Recv for CollNet's receive
-// buffer); NVLS lines and the 2.21-2.23 CollNet line name both (SendBytes,
-// RecvBytes, InPlace when both addresses are one). No line names the
-// collective or its channels.
+// RegOutcome is one registration line: the path (IPC, NET, CollNet,
+// NVLS: the kind of info->regBufType the model writes too), whether it
+// failed, and the buffers it names. IPC, NET and CollNet lines name one
+// buffer (Bytes; Recv for CollNet's receive buffer); NVLS lines and the
+// 2.21-2.23 CollNet line name both (SendBytes, RecvBytes, InPlace when
+// both addresses are one). No line names the collective or its channels.
 type RegOutcome struct {
-	Path      string `json:"path"`
-	Failed    bool   `json:"failed,omitempty"`
-	Bytes     int64  `json:"bytes,omitempty"`
-	Recv      bool   `json:"recv,omitempty"`
-	SendBytes int64  `json:"send_bytes,omitempty"`
-	RecvBytes int64  `json:"recv_bytes,omitempty"`
-	InPlace   bool   `json:"in_place,omitempty"`
+	Path      tuning.ChunkReg `json:"path"`
+	Failed    bool            `json:"failed,omitempty"`
+	Bytes     int64           `json:"bytes,omitempty"`
+	Recv      bool            `json:"recv,omitempty"`
+	SendBytes int64           `json:"send_bytes,omitempty"`
+	RecvBytes int64           `json:"recv_bytes,omitempty"`
+	InPlace   bool            `json:"in_place,omitempty"`
 }
 
 // Both reports whether the line names both buffers of the operation.
 func (r RegOutcome) Both() bool { return r.Bytes == 0 && (r.SendBytes != 0 || r.RecvBytes != 0) }
 
-// String is the outcome as diagnose and hw check compare it.
+// Result is the outcome as diagnose compares it with the model's
+// (tuning.OpChoice.RegResults): the path and whether the call failed.
+func (r RegOutcome) Result() tuning.RegResult {
+	return tuning.RegResult{Kind: r.Path, Failed: r.Failed}
+}
+
+// String is the outcome in words, for printing only: comparisons use
+// Result.
 func (r RegOutcome) String() string {
 	if r.Failed {
-		return r.Path + " register failed"
+		return r.Path.String() + " register failed"
 	}
-	return r.Path + " registered"
+	return r.Path.String() + " registered"
 }
 
 // MNNVLLog is what a multi-node NVLink (GB200-class) node says about its

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatesim/gatesim/nccl"
 	"github.com/gatesim/gatesim/spec"
+	"github.com/gatesim/gatesim/spec/tuning"
 )
 
 // InputError is bad input: an empty or binary file, or a read failure. It
@@ -1107,7 +1108,7 @@ func (p *Parser) dispatch(ln *Line, fi int, sub []string, m *memoMatch) {
 		if !slices.Contains(p.log.NVLS.RegFailed, f) && len(p.log.NVLS.RegFailed) < maxDistinctSmall {
 			p.log.NVLS.RegFailed = append(p.log.NVLS.RegFailed, f)
 		}
-		p.addReg(RegOutcome{Path: "NVLS", Failed: true, SendBytes: f.SendBytes, RecvBytes: f.RecvBytes, InPlace: f.InPlace})
+		p.addReg(RegOutcome{Path: tuning.ChunkRegNVLS, Failed: true, SendBytes: f.SendBytes, RecvBytes: f.RecvBytes, InPlace: f.InPlace})
 	case KindRegistered, KindRegFailed:
 		p.addReg(regOutcome(f.ID, f.Kind == KindRegFailed, sub))
 	case KindCudaFailure:
@@ -1859,19 +1860,19 @@ func regOutcome(id string, failed bool, sub []string) RegOutcome {
 	r := RegOutcome{Failed: failed}
 	switch {
 	case strings.HasPrefix(id, "reg.ipc."):
-		r.Path = "IPC"
+		r.Path = tuning.ChunkRegIPC
 	case strings.HasPrefix(id, "reg.net."):
-		r.Path = "NET"
+		r.Path = tuning.ChunkRegNet
 	case strings.HasPrefix(id, "reg.collnet."):
-		r.Path = "CollNet"
+		r.Path = tuning.ChunkRegCollNet
 	default:
-		r.Path = "NVLS"
+		r.Path = tuning.ChunkRegNVLS
 	}
 	switch {
 	case id == "reg.collnet.registered.both":
 		r.SendBytes, r.RecvBytes = atoi64(sub[3]), atoi64(sub[5])
 		r.InPlace = sub[2] == sub[4] && sub[2] != "(nil)"
-	case r.Path == "NVLS":
+	case r.Path == tuning.ChunkRegNVLS:
 		r.SendBytes, r.RecvBytes = atoi64(sub[4]), atoi64(sub[5])
 		r.InPlace = sub[2] == sub[3] && sub[2] != "(nil)"
 	default:

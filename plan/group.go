@@ -38,10 +38,7 @@ type Group struct {
 // together, so not its size).
 func (g *Group) setPerOp(per sim.Time, d *spec.Decision, nranks int) {
 	g.PerOpUs = per.Micros()
-	if per > 0 {
-		g.AlgBw = float64(sim.TestBytes(d.Op.Func, d.Op.Count, d.Op.DataType, nranks)) / (float64(per) * 1e-12) / 1e9
-		g.BusBw = g.AlgBw * d.Op.Func.BusFactor(nranks)
-	}
+	g.AlgBw, g.BusBw = sim.Bandwidth(d.Op.Func, sim.TestBytes(d.Op.Func, d.Op.Count, d.Op.DataType, nranks), nranks, per.Seconds())
 }
 
 // GroupOp is one operation of a Group: its algorithm and protocol, or
@@ -74,15 +71,18 @@ type GroupKernel struct {
 // the plan gave it (operations with the same plan once), and times the
 // group's kernel plans one after another; first is operation 0's result.
 // The operations NCCL runs on a symmetric kernel or the copy engines are
-// timed plan by plan (SimulateSymPlans): each takes its plan's time.
-func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, error) {
+// timed plan by plan (SimulateSymPlans): each takes its plan's time, and
+// those plans come back by plan index, so that a caller reporting one
+// does not simulate it again. first may be nil where operation 0 runs on
+// a symmetric kernel or the copy engines.
+func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, map[int]*SymPlan, error) {
 	out := &Group{Buffers: c.Issue.Buffers, InPlace: c.Issue.InPlace}
 	runs := make([]sim.GroupOpRun, len(g.Ops))
 	type timed struct{ t, bound sim.Time }
 	seen := map[string]timed{}
 	syms, err := c.SimulateSymPlans(g.Ops, c.Issue.InPlace)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, d := range g.Ops {
 		if p := syms[d.Plan]; d.Kernel != "" && p != nil {
@@ -92,7 +92,7 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 		}
 		op, sel, err := algos.FromDecision(d)
 		if err != nil {
-			return nil, fmt.Errorf("group operation %d: %v", i, err)
+			return nil, nil, fmt.Errorf("group operation %d: %v", i, err)
 		}
 		key := fmt.Sprintf("%+v|%v", op, sel)
 		if sel.Part != nil {
@@ -106,7 +106,7 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 		default:
 			res, err := c.Simulate(op, sel, c.Config(d, sel), algos.Options{InPlace: c.Issue.InPlace})
 			if err != nil {
-				return nil, fmt.Errorf("group operation %d: %v", i, err)
+				return nil, nil, fmt.Errorf("group operation %d: %v", i, err)
 			}
 			tb = timed{res.Alone, res.LinkBound}
 		}
@@ -122,11 +122,11 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 	}
 	per, kernels, err := sim.GroupOpTime(runs, c.Launch.Batch())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.Kernels = groupKernels(kernels)
 	out.setPerOp(per, g.Ops[0], c.Comm.NRanks)
-	return out, nil
+	return out, syms, nil
 }
 
 // P2PGroup is what the send/recv schedules of a group's decisions ds (a

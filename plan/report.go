@@ -127,7 +127,7 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 			case o.Kernel != "":
 				what = o.Kernel
 			}
-			fmt.Fprintf(w, "    op %-3d %s channels %d..%d%s: %.2f µs\n", i, what, o.ChannelLo, o.ChannelHi, plan, o.TimeUs)
+			fmt.Fprintf(w, "    op %-3d %s channels %s%s: %.2f µs\n", i, what, spec.ChannelRange(o.ChannelLo, o.ChannelHi), plan, o.TimeUs)
 		}
 		if len(g.Kernels) > 1 {
 			fmt.Fprintf(w, "  kernels          %d plans launched one after another (G-SCHED-BUDGET-1):\n", len(g.Kernels))

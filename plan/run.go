@@ -80,7 +80,7 @@ func (c *Comm) Run(op spec.Op, o RunOptions) (*Report, *Choice, error) {
 			}
 		}
 	case ch.Group != nil:
-		if rep.Group, err = c.SimulateGroup(ch.Group, res); err != nil {
+		if rep.Group, _, err = c.SimulateGroup(ch.Group, res); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -123,15 +123,15 @@ func (c *Comm) runSym(op spec.Op, o RunOptions, ch *Choice) (*Report, *Choice, e
 	var t *sim.SymTiming
 	var grp *Group
 	if ch.Group != nil && len(ch.Group.Ops) > 1 {
-		plans, err := c.SimulateSymPlans(ch.Group.Ops, c.Issue.InPlace)
-		if err != nil {
+		// the group's simulation times each symmetric plan once; the
+		// operation's (operation 0's, so first is not needed) is the result
+		var syms map[int]*SymPlan
+		var err error
+		if grp, syms, err = c.SimulateGroup(ch.Group, nil); err != nil {
 			return nil, nil, err
 		}
-		p := plans[d.Plan]
+		p := syms[d.Plan]
 		res, t = p.Result, p.Timing
-		if grp, err = c.SimulateGroup(ch.Group, res); err != nil {
-			return nil, nil, err
-		}
 	} else {
 		var err error
 		if res, t, err = c.SimulateSym(d, c.Issue.InPlace, o.Size); err != nil {

@@ -57,6 +57,9 @@ func TestRunWindowGroup(t *testing.T) {
 		if want := map[bool]int{true: works, false: 0}[works > 1]; rep.Sym.Works != want || rep.Result.Bytes != int64(works)<<20 {
 			t.Errorf("%v: the report's kernel runs %d works of %d bytes in all", c.env, rep.Sym.Works, rep.Result.Bytes)
 		}
+		if rep.Result.Time != sim.FromMicros(g.Ops[0].TimeUs) {
+			t.Errorf("%v: the report's result takes %v, the group's plan of operation 0 %g µs", c.env, rep.Result.Time, g.Ops[0].TimeUs)
+		}
 		for i, o := range g.Ops {
 			if o.Kernel != ch.Group.Ops[i].Kernel || o.Plan != ch.Group.Ops[i].Plan || o.TimeUs <= 0 {
 				t.Errorf("%v op %d: %+v, spec's kernel %s plan %d", c.env, i, o, ch.Group.Ops[i].Kernel, ch.Group.Ops[i].Plan)
@@ -108,9 +111,19 @@ func TestSimulateMixedGroup(t *testing.T) {
 	}
 	// operation 0 runs on a symmetric kernel: the group needs no result
 	// of a schedule for it
-	grp, err := s.SimulateGroup(g, nil)
+	grp, gsyms, err := s.SimulateGroup(g, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the group hands back the plans it simulated, for a caller to report
+	// one of them without simulating it again
+	for p, sp := range syms {
+		if gp := gsyms[p]; gp == nil || fmt.Sprint(gp.Ops) != fmt.Sprint(sp.Ops) || gp.Result.Time != sp.Result.Time || *gp.Timing != *sp.Timing {
+			t.Errorf("plan %d: the group's %+v, SimulateSymPlans' %+v", p, gp, sp)
+		}
+	}
+	if len(gsyms) != len(syms) {
+		t.Errorf("the group simulated %d symmetric plans, SimulateSymPlans %d", len(gsyms), len(syms))
 	}
 	if len(grp.Kernels) != 3 || grp.Kernels[0].Ops != 2 || grp.Kernels[1].Ops != 1 || grp.Kernels[2].Ops != 1 {
 		t.Errorf("kernels %+v: want the AllReduce plan of 2, the AllGather plan and the cost table's", grp.Kernels)

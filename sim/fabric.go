@@ -15,6 +15,9 @@ type Time int64
 // Micros converts to microseconds.
 func (t Time) Micros() float64 { return float64(t) / 1e6 }
 
+// Seconds converts to seconds.
+func (t Time) Seconds() float64 { return float64(t) * 1e-12 }
+
 // FromMicros converts microseconds, rounding to the picosecond.
 func FromMicros(us float64) Time { return Time(math.Round(us * 1e6)) }
 

@@ -27,9 +27,8 @@ type Result struct {
 	// their operations' steps, not their batched times (GroupOpTime).
 	Alone  Time    `json:"-"`
 	TimeUs float64 `json:"time_us"`
-	// AlgBw and BusBw are nccl-tests' algorithm and bus bandwidth, GB/s
-	// (10^9 bytes/s): algbw = Bytes/time; busbw = algbw × 2(n-1)/n for
-	// AllReduce, × (n-1)/n for AllGather and ReduceScatter, × 1 otherwise.
+	// AlgBw and BusBw are nccl-tests' algorithm and bus bandwidth of
+	// Bytes in Time (Bandwidth).
 	AlgBw float64 `json:"algbw"`
 	BusBw float64 `json:"busbw"`
 	// LinkBytes are the wire bytes (protocol overhead included) that crossed
@@ -72,6 +71,19 @@ func TestBytes(f spec.Func, count int64, dt spec.DataType, n int) int64 {
 	return b
 }
 
+// Bandwidth is nccl-tests' algbw and busbw (its <Coll>GetBw) in GB/s of
+// 10^9 bytes, for an operation of nccl-tests size bytes (TestBytes) on
+// nranks ranks that took sec seconds: algbw = bytes/sec, busbw = algbw ×
+// f.BusFactor(nranks). Both are 0 where sec is not positive (nothing
+// timed).
+func Bandwidth(f spec.Func, bytes int64, nranks int, sec float64) (algBw, busBw float64) {
+	if sec <= 0 {
+		return 0, 0
+	}
+	algBw = float64(bytes) / sec / 1e9
+	return algBw, algBw * f.BusFactor(nranks)
+}
+
 func (x *Sim) result() *Result {
 	s := x.s
 	var end Time
@@ -97,10 +109,7 @@ func (x *Sim) result() *Result {
 		LinkBytes: map[string]int64{}, MaxLinkBytes: map[string]int64{},
 		Events: x.events, ChannelClasses: len(x.an.classes),
 	}
-	if end > 0 {
-		r.AlgBw = float64(r.Bytes) / (float64(end) * 1e-12) / 1e9
-		r.BusBw = r.AlgBw * s.Func.BusFactor(s.NRanks)
-	}
+	r.AlgBw, r.BusBw = Bandwidth(s.Func, r.Bytes, s.NRanks, end.Seconds())
 	for l, b := range x.an.linkBytes {
 		c := x.f.class[l].String()
 		r.LinkBytes[c] += b

@@ -319,6 +319,36 @@ func TestBusBandwidth(t *testing.T) {
 	}
 }
 
+// TestBandwidthIsNCCLTests holds Bandwidth (over TestBytes) to nccl-tests'
+// <Coll>GetBw at one point each, the figures worked by hand: algbw is the
+// size over the time, per-rank buffer for AllReduce, Broadcast, Reduce and
+// SendRecv, the whole buffer for AllGather, ReduceScatter and AllToAll;
+// busbw is algbw × 2(n-1)/n, (n-1)/n or 1.
+func TestBandwidthIsNCCLTests(t *testing.T) {
+	for _, c := range []struct {
+		f        spec.Func
+		count    int64
+		dt       spec.DataType
+		n        int
+		sec      float64
+		alg, bus float64
+	}{
+		{spec.AllReduce, 1 << 18, spec.Float32, 8, 1e-3, 1.048576, 1.835008},     // 1 MiB, × 14/8
+		{spec.AllGather, 1 << 18, spec.Float32, 2, 1e-3, 2.097152, 1.048576},     // 1 MiB sent × 2 ranks, × 1/2
+		{spec.ReduceScatter, 1 << 16, spec.Float32, 4, 5e-4, 2.097152, 1.572864}, // 256 KiB received × 4 ranks, × 3/4
+		{spec.Broadcast, 1 << 20, spec.Int8, 8, 2e-3, 0.524288, 0.524288},
+		{spec.Reduce, 1 << 17, spec.Float64, 16, 1e-3, 1.048576, 1.048576},
+		{spec.SendRecv, 1 << 18, spec.Float32, 2, 1e-3, 1.048576, 1.048576},
+		{spec.AllToAll, 1 << 15, spec.Float32, 8, 2.5e-4, 4.194304, 3.670016}, // 128 KiB per peer × 8, × 7/8
+		{spec.AllReduce, 1 << 18, spec.Float32, 8, 0, 0, 0},                   // nothing timed
+	} {
+		alg, bus := Bandwidth(c.f, TestBytes(c.f, c.count, c.dt, c.n), c.n, c.sec)
+		if math.Abs(alg-c.alg) > 1e-12*c.alg || math.Abs(bus-c.bus) > 1e-12*c.bus {
+			t.Errorf("%s %d × %s on %d ranks in %g s: algbw %v busbw %v, want %v and %v", c.f, c.count, c.dt, c.n, c.sec, alg, bus, c.alg, c.bus)
+		}
+	}
+}
+
 // TestLatencyBound: a 4-byte Ring/LL AllReduce on one node takes NCCL's
 // base latency plus 2(n-1) NVLink hops, the number NCCL's own model gives.
 func TestLatencyBound(t *testing.T) {

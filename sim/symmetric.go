@@ -160,10 +160,7 @@ func SimulateSym(s *algos.SymSchedule, cfg Config) (*Result, *SymTiming, error) 
 		MaxLinkBytes: map[string]int64{"nvlink": max(s.P2POut+s.MCOut, s.P2PIn+s.MCIn), "hbm": 2 * s.Local, "pcie": 0, "nic": max(s.NetOut, s.NetIn)}}
 	r.NetBytes = s.NetOut * int64(n)
 	r.NetBytesPerNode = float64(r.NetBytes) / float64(m.Nodes)
-	if end > 0 {
-		r.AlgBw = float64(r.Bytes) / (float64(end) * 1e-12) / 1e9
-		r.BusBw = r.AlgBw * s.Func.BusFactor(n)
-	}
+	r.AlgBw, r.BusBw = Bandwidth(s.Func, r.Bytes, n, end.Seconds())
 	t := &SymTiming{LaunchUs: (host + dev).Micros(), SyncUs: sync.Micros(), LinkUs: linkT.Micros(), BlockUs: blockT.Micros(), LocalUs: localT.Micros(),
 		NetUs: netT.Micros(), FillUs: fill.Micros(), Bound: bound, Launch: host + dev, Host: host}
 	if s.Works > 1 {

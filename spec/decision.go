@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/gatesim/gatesim/spec/tuning"
 )
@@ -33,6 +34,11 @@ type AlgoProto struct {
 }
 
 func (a AlgoProto) String() string { return a.Algo.String() + "/" + a.Proto.String() }
+
+// ChannelRange writes the channels lo..hi (both run) as NCCL's
+// per-operation line prints them inside its braces,
+// channel{Lo..Hi}={lo..hi}: "2..5".
+func ChannelRange(lo, hi int) string { return strconv.Itoa(lo) + ".." + strconv.Itoa(hi) }
 
 // Decision is what NCCL finally does for one operation on one
 // communicator: the algorithm and protocol, or the error it returns.

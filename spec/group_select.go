@@ -75,7 +75,7 @@ func groupPlanRule(ref Ref, logLine, doc string) *Rule {
 					Log: []string{g.planErr.Message}})
 				return
 			}
-			why := fmt.Sprintf("op %d of %d: %s/%s on channels %d..%d", g.i, g.n, ch.Algo, ch.Proto, ch.ChannelLo, ch.ChannelHi)
+			why := fmt.Sprintf("op %d of %d: %s/%s on channels %s", g.i, g.n, ch.Algo, ch.Proto, ChannelRange(ch.ChannelLo, ch.ChannelHi))
 			if len(ch.Aggregate) > 1 {
 				why += fmt.Sprintf(", decided with ops %v on %d bytes (numPipeOps %d)", ch.Aggregate, ch.NBytes, ch.NumPipeOps)
 			}
@@ -304,8 +304,8 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 				why := "the group's broadcasts come from several roots: NCCL runs them as one AllGatherV outside the cost table; this broadcast is empty, on no channel"
 				if ch.NChannels > 0 {
 					d.Algo, d.Proto, d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi = ch.Algo, ch.Proto, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi
-					why = fmt.Sprintf("the group's broadcasts come from several roots: NCCL runs them as one AllGatherV outside the cost table, %s/%s as an AllGather of the plan's largest broadcast would run, %d threads; this broadcast's parts fill channels %d..%d (plan %d)",
-						ch.Algo, ch.Proto, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.Plan)
+					why = fmt.Sprintf("the group's broadcasts come from several roots: NCCL runs them as one AllGatherV outside the cost table, %s/%s as an AllGather of the plan's largest broadcast would run, %d threads; this broadcast's parts fill channels %s (plan %d)",
+						ch.Algo, ch.Proto, ch.NThreads, ChannelRange(ch.ChannelLo, ch.ChannelHi), ch.Plan)
 				}
 				outcome := Pass
 				if ch.Err != nil {
@@ -328,8 +328,8 @@ func (c *Comm) planGroup(all []GroupOp, launch Launch, firstPlan int) (*GroupDec
 				d.Kernel = ch.Kernel
 				d.NChannels, d.NThreads, d.ChannelLo, d.ChannelHi, d.TimeUs = ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, float64(ch.TimeUs)
 				d.CTABytes, d.SymChannels, d.SymParts = ch.CTABytes, ch.SymChannels, ch.SymParts
-				why = fmt.Sprintf("%s: symmetric kernel %s on %d blocks of %d threads, channels %d..%d, at most %d bytes per block; plan %d of %d tasks in %d bytes of kernel arguments (est. %.1f µs)",
-					symBuffers(all[i].Buffers), ch.Kernel, ch.NChannels, ch.NThreads, ch.ChannelLo, ch.ChannelHi, ch.CTABytes, ch.Plan, ch.Works, ch.ArgsBytes, ch.TimeUs)
+				why = fmt.Sprintf("%s: symmetric kernel %s on %d blocks of %d threads, channels %s, at most %d bytes per block; plan %d of %d tasks in %d bytes of kernel arguments (est. %.1f µs)",
+					symBuffers(all[i].Buffers), ch.Kernel, ch.NChannels, ch.NThreads, ChannelRange(ch.ChannelLo, ch.ChannelHi), ch.CTABytes, ch.Plan, ch.Works, ch.ArgsBytes, ch.TimeUs)
 			}
 			if ch.Err != nil {
 				d.Err, d.Kernel, why = ch.Err, "", symBuffers(all[i].Buffers)+": "+ch.Err.Message

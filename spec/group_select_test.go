@@ -94,6 +94,28 @@ func TestSelectGroupH200x2(t *testing.T) {
 	}
 }
 
+// TestChannelRangeIsNCCLs: ChannelRange writes a range as the braces of
+// NCCL's per-task [TUNING] line hold it (2.24+), for every task of a group
+// that splits the channels (eight 8 MiB AllReduces, 0..2 to 20..23).
+func TestChannelRangeIsNCCLs(t *testing.T) {
+	c := h200x2Comm(t, V2_28_9, nil)
+	g, err := c.SelectGroup([]GroupOp{{Op: Op{Func: AllReduce, Count: 2 << 20, DataType: Float32, RedOp: Sum}}}, Launch{Agg: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Choices) != 8 {
+		t.Fatalf("%d choices, want 8", len(g.Choices))
+	}
+	for i, ch := range g.Choices {
+		if r := ChannelRange(ch.ChannelLo, ch.ChannelHi); ch.Line == "" || !strings.HasSuffix(ch.Line, "channel{Lo..Hi}={"+r+"}") {
+			t.Errorf("op %d: %q, NCCL's line %q", i, r, ch.Line)
+		}
+	}
+	if r := ChannelRange(g.Choices[7].ChannelLo, g.Choices[7].ChannelHi); r != "20..23" {
+		t.Errorf("the last operation's range %q, want 20..23", r)
+	}
+}
+
 // TestSelectGroupRegisterOff: NCCL_GRAPH_REGISTER=0 keeps a captured
 // operation on its channels; NCCL_LOCAL_REGISTER=0 does the same for
 // ncclCommRegister'ed buffers.

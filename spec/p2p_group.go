@@ -296,7 +296,7 @@ func FormatP2PChannels(chs []int) string {
 		run = run && chs[k] == chs[k-1]+1
 	}
 	if run {
-		return fmt.Sprintf("%d..%d", chs[0], chs[len(chs)-1])
+		return ChannelRange(chs[0], chs[len(chs)-1])
 	}
 	s := make([]string, len(chs))
 	for k, ch := range chs {
@@ -370,8 +370,8 @@ func p2pSchedRule(ref Ref, doc string) *Rule {
 			if last > first {
 				plans = fmt.Sprintf("plans %d..%d (the plan budget is full)", first, last)
 			}
-			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: %d send/recv task(s) of rank 0 in %s on %d p2p channel(s) in %d..%d: %s",
-				g.i, g.n, len(p.Tasks), plans, n, lo, hi, FormatP2PTasks(p.Tasks, 4))})
+			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: %d send/recv task(s) of rank 0 in %s on %d p2p channel(s) in %s: %s",
+				g.i, g.n, len(p.Tasks), plans, n, ChannelRange(lo, hi), FormatP2PTasks(p.Tasks, 4))})
 		},
 	}
 }

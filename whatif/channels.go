@@ -80,7 +80,7 @@ func channelsOf(ds []*spec.Decision) Channels {
 		c.MaxChannels = ds[0].NChannels
 	}
 	show := func(r run) string {
-		s := strconv.Itoa(r.lo) + ".." + strconv.Itoa(r.hi)
+		s := spec.ChannelRange(r.lo, r.hi)
 		if r.n > 1 {
 			s += " ×" + strconv.Itoa(r.n)
 		}

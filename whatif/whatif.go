@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"sigs.k8s.io/yaml"
 )
@@ -621,8 +622,7 @@ func (e *Evaluator) fill(p Point, comm *spec.Comm, ds []*spec.Decision, tr stopp
 		t, r.TimeSource = r.ModelUs, "model"
 	}
 	if t > 0 {
-		r.AlgBw = float64(p.Size) / t / 1e3 // bytes/µs = MB/s; /1e3 → GB/s
-		r.BusBw = r.AlgBw * p.Op.Func.BusFactor(p.Machine.Sys.NRanks())
+		r.AlgBw, r.BusBw = sim.Bandwidth(p.Op.Func, p.Size, p.Machine.Sys.NRanks(), t*1e-6)
 	} else {
 		r.TimeSource = ""
 	}

@@ -152,6 +152,9 @@ func (r ChunkReg) String() string {
 	return fmt.Sprintf("ChunkReg(%d)", int(r))
 }
 
+// MarshalText writes the path's name ("" for none).
+func (r ChunkReg) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
 // ChunkArgs is what calcCollChunking reads of a task beyond its function,
 // algorithm, protocol and channel split: the registration of its buffers
 // (G-SEL-CHUNK-2) and, before 2.22.3, the bytes and channels of its one
