@@ -329,7 +329,11 @@ func symVolumes(k tuning.SymKernel, t SymTeams, b int64) (symVol, error) {
 	var v symVol
 	switch k {
 	case tuning.SymAllReduceRSxLDAGxST, tuning.SymAllReduceRSxTmaLDAGxTmaST:
-		v.p2pIn, v.p2pOut = (n-1)*b/n, (n-1)*b/n
+		// reduce-scatter by loads, all-gather by stores: a rank loads its
+		// slice from n-1 peers (in) while they load theirs from it (out),
+		// then stores its reduced slice to n-1 peers (out) while they store
+		// theirs to it (in): 2(n-1)/n of the buffer each way, a ring's
+		v.p2pIn, v.p2pOut = 2*(n-1)*b/n, 2*(n-1)*b/n
 	case tuning.SymAllReduceRSxLDMCAGxSTMC:
 		v.mcOut, v.mcIn = b+b/n, b/n+b
 	case tuning.SymAllReduceAGxLLR, tuning.SymAllGatherST, tuning.SymAllGatherTmaST, tuning.SymAllGatherLL,

@@ -21,8 +21,10 @@ func TestBuildSymPerKernel(t *testing.T) {
 		ll, ce                     bool
 		syncs                      int
 	}{
-		{spec.AllReduce, "AllReduce_RSxLD_AGxST", 3 * b / 4, 3 * b / 4, 0, 0, 0, false, false, 2},
-		{spec.AllReduce, "AllReduce_RSxTmaLD_AGxTmaST", 3 * b / 4, 3 * b / 4, 0, 0, 0, false, false, 2},
+		// each way: the loads of the slices (3 of 4 quarters) and the
+		// stores of the reduced slices, each rank's and its peers'
+		{spec.AllReduce, "AllReduce_RSxLD_AGxST", 2 * 3 * b / 4, 2 * 3 * b / 4, 0, 0, 0, false, false, 2},
+		{spec.AllReduce, "AllReduce_RSxTmaLD_AGxTmaST", 2 * 3 * b / 4, 2 * 3 * b / 4, 0, 0, 0, false, false, 2},
 		{spec.AllReduce, "AllReduce_RSxLDMC_AGxSTMC", 0, 0, b + b/4, b/4 + b, 0, false, false, 2},
 		{spec.AllReduce, "AllReduce_AGxLL_R", 2 * 3 * b, 2 * 3 * b, 0, 0, 0, true, false, 1},
 		{spec.AllReduce, "AllReduce_AGxLLMC_R", 0, 0, 2 * b, 2 * 4 * b, 0, true, false, 1},

@@ -50,11 +50,16 @@ type Row struct {
 	// right after TimeUs (out-of-place) in the same process; 0 if none.
 	InPlaceUs float64 `json:"in_place_us,omitempty"`
 	// SharedGPU says the run put several ranks on one GPU (its devices
-	// repeat a bus id): a machine no profile describes.
+	// repeat a bus id, or a process of it lists fewer devices than ranks
+	// under NCCL_MULTI_RANK_GPU_ENABLE=1): a machine no profile describes.
 	SharedGPU bool `json:"shared_gpu,omitempty"`
 	// Ranks is the run's rank count where its file says it (hw run's
-	// nranks; 0 for nccl-tests outputs).
+	// nranks; 0 for nccl-tests outputs), Procs the processes its ranks ran
+	// in (hw run's procs; 0: not said).
 	Ranks int `json:"ranks,omitempty"`
+	Procs int `json:"procs,omitempty"`
+	// Buffers are hw run's buffers (user, registered, window; "": user).
+	Buffers string `json:"buffers,omitempty"`
 }
 
 // ConfigKey is the configuration a row belongs to: collective ×
@@ -203,8 +208,19 @@ func loadRunResult(path string) ([]Row, error) {
 	for _, d := range res.Devices {
 		buses[d.BusID] = true
 	}
-	shared := len(buses) < len(res.Devices)
+	// ranks share a GPU where the devices repeat a bus id; a process of a
+	// run in several processes lists its own devices only, and then the
+	// variable that lets NCCL put ranks on one GPU (2.30.3+) says so
+	shared := len(buses) < len(res.Devices) || len(res.Devices) < res.NRanks && res.Env["NCCL_MULTI_RANK_GPU_ENABLE"] == "1"
 	l := sim.Launch{Launch: spec.Launch{Mode: spec.LaunchModeOf(res.Timing == "graph")}, Logged: sim.LoggedPerOp(res.Env)}
+	if res.Agg != 0 {
+		if err := spec.CheckGroupSize(res.Agg); err != nil {
+			return nil, fmt.Errorf("%s:1: agg: %v", path, err)
+		}
+		if res.Agg > 1 {
+			l.Agg = res.Agg
+		}
+	}
 	lines := rowLines(b)
 	var rows []Row
 	for i, r := range res.Rows {
@@ -223,7 +239,7 @@ func loadRunResult(path string) ([]Row, error) {
 		}
 		l.Iters = min(max(0, r.Iters), sim.MaxIters)
 		rows = append(rows, Row{File: path, Line: line, Tool: "hw run", Config: cfg, Env: ncclEnv(res.Env), Release: rel, Launch: l,
-			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs, SharedGPU: shared, Ranks: res.NRanks})
+			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs, SharedGPU: shared, Ranks: res.NRanks, Procs: res.Procs, Buffers: res.Buffers})
 	}
 	return rows, nil
 }

@@ -67,8 +67,9 @@ func TestLoadLaunchMode(t *testing.T) {
 
 // A run of two ranks sharing one GPU (ncclCommInitAll with devlist {0, 0},
 // hw/testdata/device/multirank) is another machine than the profile's:
-// Run refuses it by name instead of fitting h200x2 to it, and --exclude
-// leaves it out.
+// Run never fits h200x2 to it; alone it is refused by name, beside the
+// machine's own rows only its launch floors are read, for launch.group_op
+// (TestGroupOpFromSharedGPU), and --exclude leaves it out.
 func TestRunRefusesSharedGPU(t *testing.T) {
 	dir := filepath.Join("..", "hw", "testdata", "device", "multirank", "2.30.7", "plain")
 	rows, err := Load([]string{dir})
@@ -79,8 +80,8 @@ func TestRunRefusesSharedGPU(t *testing.T) {
 		t.Fatalf("%d rows, shared GPU %v: want the capture's rows marked as sharing a GPU", len(rows), len(rows) > 0 && rows[0].SharedGPU)
 	}
 	_, err = Run(Options{From: []string{dir}, System: "h200x2", Name: "h200x2", Workers: 1})
-	if err == nil || !strings.Contains(err.Error(), "results.json:") || !strings.Contains(err.Error(), "several ranks on one GPU") {
-		t.Errorf("error %v: want the file named and the shared GPU refused", err)
+	if err == nil || !strings.Contains(err.Error(), "results.json:") || !strings.Contains(err.Error(), "several ranks on one GPU") || !strings.Contains(err.Error(), "no row to fit") {
+		t.Errorf("error %v: want the file named and the shared GPU refused as the rows to fit", err)
 	}
 	if _, err = Run(Options{From: []string{dir}, Exclude: []string{"multirank/*/*/*"}, System: "h200x2", Name: "h200x2", Workers: 1}); err == nil || strings.Contains(err.Error(), "one GPU") {
 		t.Errorf("excluded: error %v, want only that nothing is left to fit", err)

@@ -45,6 +45,7 @@ type probe struct {
 	loopMsg   float64
 	graph     bool
 	agg       int
+	kernels   int // the kernels a group launches (1: an operation alone)
 	iters     int
 	capIdx    int // index of the row's cap parameter in the fit, -1 none
 	thrRatio  float64
@@ -81,14 +82,15 @@ func probeProfile(c *Case, capGBps, hop float64) *sim.Profile {
 func hasCap(a spec.Algo) bool { return a == spec.Ring || a == spec.Tree }
 
 // probeCache shares the probe simulations of rows with one schedule (the
-// probes do not depend on the launch mode or the measured time).
+// probes do not depend on the launch mode or the measured time; rows NCCL
+// plans with their group have a schedule of their own launch, Prepare).
 type probeCache map[*algos.Schedule]*probe
 
 // newProbeCached is newProbe through a cache.
 func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 	if p := cache[c.sched]; p != nil {
 		q := *p
-		q.c, q.graph, q.agg, q.logged, q.iters = c, c.Launch.Graph(), max(1, c.Launch.Agg), c.Launch.Logged, c.Launch.Batch()
+		q.c, q.graph, q.agg, q.kernels, q.logged, q.iters = c, c.Launch.Graph(), max(1, c.Launch.Agg), c.kernels(), c.Launch.Logged, c.Launch.Batch()
 		q.relName, q.funcName, q.funcLinkName = "release."+c.Release.String()+".bw", "func."+c.Func.String()+".bw", "func."+c.Func.String()+".link"
 		return &q, nil
 	}
@@ -101,12 +103,16 @@ func newProbeCached(c *Case, cache probeCache) (*probe, error) {
 }
 
 // newProbe probes one simulable row: the operation timed alone (the
-// closed form adds the batch's overlap).
+// closed form adds the batch's overlap). A group's probes time the group
+// alone, whose time per operation (the probe profiles have no launch
+// split: each kernel's fixed cost is NCCL's base latency) is read back
+// as one operation's: the kernels' fixed costs but one and the steps of
+// the group.
 func newProbe(row *Case) (*probe, error) {
 	alone := *row
 	alone.cfg.Launch.Iters = 1
 	c := &alone
-	pr := &probe{c: row, shm: c.Transport == "SHM", loop: c.machine.NetLoopback, graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), iters: row.Launch.Batch(), capIdx: -1, thrRatio: 1,
+	pr := &probe{c: row, shm: c.Transport == "SHM", loop: c.machine.NetLoopback, graph: c.Launch.Graph(), agg: max(1, c.Launch.Agg), kernels: c.kernels(), iters: row.Launch.Batch(), capIdx: -1, thrRatio: 1,
 		relName: "release." + c.Release.String() + ".bw", funcName: "func." + c.Func.String() + ".bw",
 		funcLinkName: "func." + c.Func.String() + ".link", logged: c.Launch.Logged,
 	}
@@ -121,31 +127,41 @@ func newProbe(row *Case) (*probe, error) {
 	if c.cfg.NThreads > 0 && c.cfg.DefaultNThreads > 0 {
 		pr.thrRatio = float64(c.cfg.NThreads) / float64(c.cfg.DefaultNThreads)
 	}
+	simulate := func(p *sim.Profile) (float64, error) {
+		t, err := c.Simulate(p)
+		if c.group != nil {
+			t = t*float64(pr.agg) - float64(pr.kernels-1)*pr.baseLaunc
+		}
+		return t, err
+	}
 	if !hasCap(c.Algo) {
-		t, err := c.Simulate(nil)
+		t, err := simulate(nil)
 		if err != nil {
 			return nil, err
 		}
-		pr.a, pr.linkR, pr.nominal = t-pr.baseLaunc, math.Inf(1), t
-		return pr, nil
+		pr.a, pr.linkR = t-pr.baseLaunc, math.Inf(1)
+		pr.nominal, err = c.Simulate(nil)
+		return pr, err
 	}
-	t1, err := c.Simulate(probeProfile(c, probeCap1, 1))
+	t1, err := simulate(probeProfile(c, probeCap1, 1))
 	if err != nil {
 		return nil, err
 	}
-	t2, err := c.Simulate(probeProfile(c, probeCap2, 1))
+	t2, err := simulate(probeProfile(c, probeCap2, 1))
 	if err != nil {
 		return nil, err
 	}
-	t3, err := c.Simulate(probeProfile(c, probeCap1, 2))
+	t3, err := simulate(probeProfile(c, probeCap1, 2))
 	if err != nil {
 		return nil, err
 	}
-	t4, err := c.Simulate(nil)
+	t4, err := simulate(nil)
 	if err != nil {
 		return nil, err
 	}
-	pr.nominal = t4
+	if pr.nominal, err = c.Simulate(nil); err != nil {
+		return nil, err
+	}
 	pr.b = max(0, (t1-t2)/(1/probeCap1-1/probeCap2))
 	a := t1 - pr.b/probeCap1 - pr.baseLaunc
 	pr.alat = max(0, t3-t1)
@@ -160,7 +176,7 @@ func newProbe(row *Case) (*probe, error) {
 		for i, bw := range [2][2]float64{{1, 1e6}, {1e6, 1}} {
 			p := &sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
 				"transport.net.loopback.bw": {Value: bw[0], Source: "nominal"}, "transport.net.loopback.rank.bw": {Value: bw[1], Source: "nominal"}}}
-			t, err := c.Simulate(p)
+			t, err := simulate(p)
 			if err != nil {
 				return nil, err
 			}
@@ -176,13 +192,13 @@ func newProbe(row *Case) (*probe, error) {
 		}
 	}
 	if pr.loop {
-		t, err := c.Simulate(&sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
+		t, err := simulate(&sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
 			"transport.net.loopback.lat": {Value: 1, Source: "nominal"}}})
 		if err != nil {
 			return nil, err
 		}
 		pr.loopLat = max(0, t-t4)
-		t, err = c.Simulate(&sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
+		t, err = simulate(&sim.Profile{Schema: sim.ProfileSchema, Name: "probe", Params: map[string]sim.Param{
 			"transport.net.loopback.msg": {Value: 1, Source: "nominal"}}})
 		if err != nil {
 			return nil, err
@@ -253,25 +269,29 @@ func (pr *probe) predict(v values) float64 {
 	if pr.b > 0 {
 		dev += pr.b / pr.rate(v)
 	}
+	// a group of n operations in k kernels (one operation: 1 and 1): the
+	// host issues the n, each kernel pays the device's fixed cost once
+	// (sim.GroupOpTime); per operation
+	n, k := float64(pr.agg), float64(pr.kernels)
 	host, dfix := v[pLaunchStream], v[pLaunchGraph]
 	if host <= 0 && dfix <= 0 {
-		return pr.baseLaunc + dev
+		return (k*pr.baseLaunc + dev) / n
 	}
 	if pr.graph {
 		if dfix <= 0 {
 			dfix = host
 		}
-		return dfix + dev
+		return (k*dfix + dev) / n
 	}
-	host = (host + float64(pr.agg-1)*v[pGroupOp]) / float64(pr.agg)
+	host += (n - 1) * v[pGroupOp]
 	if pr.logged {
-		host += v[pLogged]
+		host += n * v[pLogged]
 	}
 	host += v[pLaunchChannel] * float64(pr.c.NChannels-1)
 	if d := v[pLaunchDevice]; d > 0 {
 		dfix = d
 	}
-	return sim.BatchTime(host, max(0, dfix)+dev, pr.iters)
+	return sim.BatchTime(host, k*max(0, dfix)+dev, pr.iters) / n
 }
 
 // rate is the closed form's rate of the row's critical connection, GB/s.

@@ -27,6 +27,18 @@ type Case struct {
 	sched   *algos.Schedule
 	machine sim.Machine
 	cfg     sim.Config
+	// group is the row's group (nccl-tests -m N, hw run -m N): NCCL's
+	// plan of its N operations, timed as sim.GroupOpTime says; nil for an
+	// operation issued alone.
+	group *groupCase
+}
+
+// groupCase is a row's group: the communicator issuing it (the row's
+// launch) and NCCL's plan of it.
+type groupCase struct {
+	pc *plan.Comm
+	op spec.Op
+	g  *spec.GroupDecision
 }
 
 // Simulable reports whether the row can be timed.
@@ -96,6 +108,9 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 		dt    spec.DataType
 		op    spec.RedOp
 		root  int
+		// the launch, for rows NCCL plans with their group (a group's
+		// size, a CUDA graph): their decision may differ
+		issue spec.Launch
 	}
 	done := map[opKey]*Case{}
 	out := make([]*Case, 0, len(rows))
@@ -103,21 +118,34 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 		c := &Case{Row: rows[i]}
 		c.Key = c.ConfigKey()
 		out = append(out, c)
-		k := opKey{c.Release, c.Env.String(), c.Func, c.Count, c.DataType, c.RedOp, c.Root}
+		k := opKey{c.Release, c.Env.String(), c.Func, c.Count, c.DataType, c.RedOp, c.Root, c.Launch.Launch}
 		if d := done[k]; d != nil {
 			c.Algo, c.Proto, c.NChannels, c.NThreads, c.Transport, c.Why = d.Algo, d.Proto, d.NChannels, d.NThreads, d.Transport, d.Why
-			c.sched, c.machine, c.cfg = d.sched, d.machine, d.cfg
+			c.sched, c.machine, c.cfg, c.group = d.sched, d.machine, d.cfg, d.group
 			c.cfg.Launch = c.Launch
 			continue
 		}
 		done[k] = c
+		if c.Buffers != "" && c.Buffers != spec.BuffersUser.String() {
+			c.Why = fmt.Sprintf("buffers %s: calibrate times user buffers (the captures' own) only", c.Buffers)
+			continue
+		}
 		s := get(&c.Row)
 		if s.err != nil {
 			c.Why = s.err.Error()
 			continue
 		}
 		op := spec.Op{Func: c.Func, Count: c.Count, DataType: c.DataType, RedOp: c.RedOp, Root: c.Root}
-		d, _, err := s.pc.Decide(op)
+		// issued as the row was (alone, in a group, from a CUDA graph):
+		// NCCL plans an issued operation with its group, as sim and whatif
+		// decide it (plan.Comm.DecideIssued)
+		pc := s.pc
+		if is := (spec.Issue{Launch: c.Launch.Launch}); !pc.Comm.IssuedAlone(op, is) {
+			cc := *s.pc
+			cc.Issue, cc.Launch = is, c.Launch
+			pc = &cc
+		}
+		d, g, err := pc.DecideIssued(op)
 		if err != nil {
 			c.Why = err.Error()
 			continue
@@ -127,12 +155,15 @@ func Prepare(rows []Row, system string) ([]*Case, error) {
 			continue
 		}
 		c.Algo, c.Proto, c.NChannels, c.NThreads, c.Transport = d.Algo, d.Proto, d.NChannels, d.NThreads, d.Transport
-		o, sel, cfg, err := s.pc.Decided(d)
+		if g != nil && len(g.Ops) > 1 {
+			c.group = &groupCase{pc: pc, op: op, g: g}
+		}
+		o, sel, cfg, err := pc.Decided(d)
 		if err != nil {
 			c.Why = err.Error()
 			continue
 		}
-		if c.sched, err = algos.Build(o, sel, s.pc.Layout, algos.Options{}); err != nil {
+		if c.sched, err = algos.Build(o, sel, pc.Layout, algos.Options{}); err != nil {
 			c.Why = err.Error()
 			continue
 		}
@@ -161,9 +192,36 @@ func (c *Case) Simulate(p *sim.Profile) (float64, error) {
 	cfg := c.cfg
 	cfg.Machine = c.machine
 	cfg.Machine.Profile = p
+	if c.group != nil {
+		return c.group.simulate(cfg)
+	}
 	res, err := sim.Simulate(c.sched, cfg)
 	if err != nil {
 		return 0, err
 	}
 	return res.TimeUs, nil
+}
+
+// simulate times the group under cfg's machine and launch as gatesim sim
+// does (plan.Comm.Run: the group's kernel plans, a send/recv group's
+// works): its time per operation, µs.
+func (gc *groupCase) simulate(cfg sim.Config) (float64, error) {
+	c := *gc.pc
+	c.Machine, c.Launch = cfg.Machine, cfg.Launch
+	rep, _, err := c.Run(gc.op, plan.RunOptions{Describe: func(*spec.Decision) string { return "" }})
+	if err != nil {
+		return 0, err
+	}
+	if rep.Group == nil {
+		return 0, fmt.Errorf("group of %d operations simulated as one", len(gc.g.Ops))
+	}
+	return rep.Group.PerOpUs, nil
+}
+
+// kernels is how many kernels the row's operation (or group) launches.
+func (c *Case) kernels() int {
+	if c.group != nil {
+		return max(1, c.group.g.Plans)
+	}
+	return 1
 }

@@ -53,6 +53,26 @@ type Report struct {
 	// Pinned counts the rows that pin each fitted parameter.
 	Pinned map[string]int
 	Folds  int
+	// SharedRows are the rows of runs whose ranks share one GPU, and
+	// GroupOp what their launch floors say of launch.group_op (nil: no
+	// pair of floors).
+	SharedRows int
+	GroupOp    *GroupOpEstimate
+}
+
+// setGroupOp sets p's launch.group_op from the shared-GPU runs' share of
+// launch.stream, unless the profile's own rows pinned it (groups timed on
+// the machine itself win).
+func (rep *Report) setGroupOp(p *sim.Profile) {
+	const name = "launch.group_op"
+	if rep.GroupOp == nil || p.Source(name) == "calibrated" {
+		return
+	}
+	stream := p.Value("launch.stream")
+	if stream <= 0 {
+		return
+	}
+	p.Params[name] = sim.Param{Value: round4(rep.GroupOp.Ratio * stream), Source: "calibrated", From: rep.GroupOp.From(stream)}
 }
 
 // Run loads, fits and cross-validates.
@@ -62,7 +82,7 @@ func Run(o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{System: o.System, NotSimulable: map[string]int{}, Pinned: map[string]int{}}
-	var kept []Row
+	var kept, shared []Row
 	excl := map[string]bool{}
 	for _, r := range rows {
 		if excluded(r.File, o.Exclude) {
@@ -73,9 +93,16 @@ func Run(o Options) (*Report, error) {
 			continue
 		}
 		if r.SharedGPU {
-			return nil, fmt.Errorf("%s:%d: the run puts several ranks on one GPU (its devices repeat a bus id), a machine the %s profile does not describe; leave it out with --exclude", r.File, r.Line, o.System)
+			// another machine than the profile's: only its launch floors
+			// are read (GroupOpEstimate)
+			shared = append(shared, r)
+			continue
 		}
 		kept = append(kept, r)
+	}
+	rep.SharedRows = len(shared)
+	if len(kept) == 0 && len(shared) > 0 {
+		return nil, fmt.Errorf("%s:%d: no row to fit: the %d rows read are of runs that put several ranks on one GPU (their devices repeat a bus id), a machine the %s profile does not describe; only their launch floors are read, beside the machine's own rows", shared[0].File, shared[0].Line, len(shared), o.System)
 	}
 	rep.Rows = len(kept)
 	cases, err := Prepare(kept, o.System)
@@ -103,6 +130,11 @@ func Run(o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Profile = buildProfile(o.Name, kept, full)
+	rep.GroupOp = estimateGroupOp(shared, rep.Profile.Value("launch.logged"))
+	rep.setGroupOp(rep.Profile)
+	if rep.GroupOp != nil && rep.Pinned["launch.group_op"] == 0 {
+		rep.Pinned["launch.group_op"] = rep.GroupOp.Rows
+	}
 	for _, p := range fitParams() {
 		for _, pr := range prs {
 			if p.uses(pr) {
@@ -177,6 +209,7 @@ func (rep *Report) fold(prs []*probe, out []int, full *fitResult, name string, r
 		return err
 	}
 	p := buildProfile(name, rows, fr)
+	rep.setGroupOp(p)
 	sc := simCache{}
 	for _, i := range out {
 		t, err := sc.simulate(prs[i].c, p)

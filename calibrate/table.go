@@ -63,6 +63,9 @@ func WriteMarkdown(w io.Writer, rep *Report) {
 	if len(rep.Excluded) > 0 {
 		fmt.Fprintf(w, "Files left out (`--exclude`): %s.\n\n", strings.Join(rep.Excluded, ", "))
 	}
+	if rep.SharedRows > 0 {
+		fmt.Fprintf(w, "Rows of runs whose ranks share one GPU: %d, another machine than %s's; only their launch floors are read (`launch.group_op`, \"The cost of an operation inside a group\" below).\n\n", rep.SharedRows, rep.System)
+	}
 	if len(rep.NotSimulable) > 0 {
 		fmt.Fprintf(w, "Rows that cannot be simulated yet:\n\n| rows | configuration: reason |\n|--:|---|\n")
 		var ks []string
@@ -95,6 +98,8 @@ func WriteMarkdown(w io.Writer, rep *Report) {
 	writeSpread(w, rep.Results)
 	writeFloorModes(w, rep.Results)
 	writeModeKnown(w, rep.Results)
+	fmt.Fprintf(w, "### The cost of an operation inside a group\n\n")
+	WriteGroupOp(w, rep.GroupOp)
 	WriteParams(w, rep)
 }
 

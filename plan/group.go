@@ -20,11 +20,11 @@ type Group struct {
 	// G-SCHED-BUDGET-1): each runs its operations at once, and they run
 	// one after another.
 	Kernels []GroupKernel `json:"kernels"`
-	// PerOpUs is sim.GroupOpTime: the first operation's launch share and
-	// the kernels' time (each plan's longest operation, or its operations'
-	// link bounds added and each channel's operations one after another
-	// where longer, and the launch of every kernel after the first) over
-	// the group's size.
+	// PerOpUs is sim.GroupOpTime: the host's issuing of the group (its
+	// operations' host parts) against the device's kernels (each kernel's
+	// fixed cost, then its longest operation, or its operations' link
+	// bounds added and each channel's operations one after another where
+	// longer), overlapped across the timed batch, over the group's size.
 	PerOpUs float64 `json:"per_op_time_us"`
 	// AlgBw and BusBw are nccl-tests' bandwidths at PerOpUs (GB/s): what
 	// it prints for the group, and the headline's.
@@ -51,13 +51,15 @@ type GroupOp struct {
 	ChannelLo int        `json:"channel_lo"`
 	ChannelHi int        `json:"channel_hi"`
 	Plan      int        `json:"plan"`
-	TimeUs    float64    `json:"time_us"`
+	// TimeUs is the operation timed alone on its channels, its launch
+	// (its share of the group's host part) included: what its kernel's
+	// time adds up (sim.Result.Alone).
+	TimeUs float64 `json:"time_us"`
 }
 
 // GroupKernel is one kernel plan of a Group: its plan index, how many of
-// the group's operations it runs, the launch cost it adds (0 for the
-// first kernel, whose launch every operation's share carries) and its
-// longest operation after launch.
+// the group's operations it runs, the device's fixed cost of its launch
+// and its longest operation after launch.
 type GroupKernel struct {
 	Plan      int     `json:"plan"`
 	Ops       int     `json:"ops"`
@@ -84,8 +86,8 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 	}
 	for i, d := range g.Ops {
 		if p := syms[d.Plan]; d.Kernel != "" && p != nil {
-			runs[i] = sim.GroupOpRun{Time: p.Result.Time, Launch: p.Timing.Launch, Plan: d.Plan}
-			out.Ops = append(out.Ops, GroupOp{Kernel: d.Kernel, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, Plan: d.Plan, TimeUs: p.Result.TimeUs})
+			runs[i] = sim.GroupOpRun{Time: p.Result.Alone, Host: p.Timing.Host, Dev: p.Timing.Launch - p.Timing.Host, Plan: d.Plan}
+			out.Ops = append(out.Ops, GroupOp{Kernel: d.Kernel, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, Plan: d.Plan, TimeUs: p.Result.Alone.Micros()})
 			continue
 		}
 		op, sel, err := algos.FromDecision(d)
@@ -100,24 +102,25 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 		switch {
 		case ok:
 		case i == 0:
-			tb = timed{first.Time, first.LinkBound}
+			tb = timed{first.Alone, first.LinkBound}
 		default:
 			res, err := c.Simulate(op, sel, c.Config(d, sel), algos.Options{InPlace: c.Issue.InPlace})
 			if err != nil {
 				return nil, nil, fmt.Errorf("group operation %d: %v", i, err)
 			}
-			tb = timed{res.Time, res.LinkBound}
+			tb = timed{res.Alone, res.LinkBound}
 		}
 		seen[key] = tb
 		t := tb.t
-		runs[i] = sim.GroupOpRun{Time: t, Launch: c.Machine.LaunchCost(sel.Algo, sel.Proto, c.Launch), Plan: d.Plan,
+		host, dev := c.Machine.LaunchParts(sel.Algo, sel.Proto, c.Launch)
+		runs[i] = sim.GroupOpRun{Time: t, Host: host, Dev: dev, Plan: d.Plan,
 			LinkBound: tb.bound, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, OnChannels: true}
 		if p := d.Part; p != nil {
 			runs[i].CountLo, runs[i].CountMid, runs[i].CountHi = p.CountLo, p.CountMid, p.CountHi
 		}
 		out.Ops = append(out.Ops, GroupOp{Algo: d.Algo, Proto: d.Proto, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, Plan: d.Plan, TimeUs: t.Micros()})
 	}
-	per, kernels, err := sim.GroupOpTime(runs)
+	per, kernels, err := sim.GroupOpTime(runs, c.Launch.Batch())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,7 +169,7 @@ func (c *Comm) SimulateP2PGroup(g *spec.GroupDecision, grp *algos.P2PGroup, plan
 	}
 	runs := make([]sim.GroupOpRun, plans)
 	for k := range plans {
-		t, pr := first.Time, proto
+		t, pr := first.Alone, proto
 		if k > 0 {
 			kg := *grp
 			kg.Plan = k
@@ -178,11 +181,12 @@ func (c *Comm) SimulateP2PGroup(g *spec.GroupDecision, grp *algos.P2PGroup, plan
 			if err != nil {
 				return nil, fmt.Errorf("kernel plan %d: %v", k, err)
 			}
-			t, pr = res.Time, s.Proto
+			t, pr = res.Alone, s.Proto
 		}
-		runs[k] = sim.GroupOpRun{Time: t, Launch: c.Machine.LaunchCost(spec.Ring, pr, c.Launch), Plan: k}
+		host, dev := c.Machine.LaunchParts(spec.Ring, pr, c.Launch)
+		runs[k] = sim.GroupOpRun{Time: t, Host: host, Dev: dev, Plan: k}
 	}
-	per, kernels, err := sim.P2PGroupOpTime(runs, len(g.Ops))
+	per, kernels, err := sim.P2PGroupOpTime(runs, len(g.Ops), c.Launch.Batch())
 	if err != nil {
 		return nil, err
 	}
@@ -207,16 +211,12 @@ func (c *Comm) SimulateP2PGroup(g *spec.GroupDecision, grp *algos.P2PGroup, plan
 	return out, nil
 }
 
-// groupKernels is the kernels of a Group: the launch each adds after the
-// first, and its longest operation (a send/recv kernel: its whole time).
+// groupKernels is the kernels of a Group: the device's launch of each,
+// and its longest operation (a send/recv kernel: its whole time).
 func groupKernels(kernels []sim.KernelPlan) []GroupKernel {
 	var out []GroupKernel
-	for k, p := range kernels {
-		gk := GroupKernel{Plan: p.Plan, Ops: len(p.Ops), LongestUs: p.Longest.Micros()}
-		if k > 0 {
-			gk.LaunchUs = p.Launch.Micros()
-		}
-		out = append(out, gk)
+	for _, p := range kernels {
+		out = append(out, GroupKernel{Plan: p.Plan, Ops: len(p.Ops), LaunchUs: p.Launch.Micros(), LongestUs: p.Longest.Micros()})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 	"pgregory.net/rapid"
 )
@@ -49,7 +50,7 @@ func runGroup(t interface {
 // TestGroupKernelPlans: a group the kernel-plan budget splits
 // (G-SCHED-BUDGET-1: 8 AllReduces in 480 bytes of kernel arguments and
 // 512 of work FIFO take 5 and 3 tasks) simulates as spec's 2 plans, 2
-// kernels one after another, the second adding its launch; under the
+// kernels one after another, each paying the device's launch; under the
 // default budget the same group is one kernel.
 func TestGroupKernelPlans(t *testing.T) {
 	split, ch := runGroup(t, 8, 512, 1024, spec.BuffersUser)
@@ -66,12 +67,15 @@ func TestGroupKernelPlans(t *testing.T) {
 		}
 	}
 	k0, k1 := g.Kernels[0], g.Kernels[1]
-	if k0.LaunchUs != 0 || k1.LaunchUs <= 0 || k0.LongestUs <= 0 || k1.LongestUs <= 0 {
-		t.Errorf("kernels %+v: want the first's launch in every operation's share (0), the second's its own, and both lasting", g.Kernels)
+	host, dev := split.Machine.LaunchParts(spec.Ring, spec.Simple, split.Launch)
+	if k0.LaunchUs != dev.Micros() || k1.LaunchUs != dev.Micros() || dev <= 0 || k0.LongestUs <= 0 || k1.LongestUs <= 0 {
+		t.Errorf("kernels %+v: want each paying the device's launch (%v) once, and both lasting", g.Kernels, dev)
 	}
-	launch := split.Machine.LaunchCost(spec.Ring, spec.Simple, split.Launch).Micros()
-	if want := launch + (k0.LongestUs+k1.LaunchUs+k1.LongestUs)/8; abs(g.PerOpUs-want) > 0.01 {
-		t.Errorf("per operation %.3f µs, want %.3f (launch share %.3f, kernels %.3f + %.3f + %.3f over 8)", g.PerOpUs, want, launch, k0.LongestUs, k1.LaunchUs, k1.LongestUs)
+	// the host issues the 8 operations (8 shares of the group's host
+	// part) while the device runs the two kernels, over a batch of groups
+	kernels := k0.LaunchUs + k0.LongestUs + k1.LaunchUs + k1.LongestUs
+	if want := sim.BatchTime(8*host.Micros(), kernels, split.Launch.Batch()) / 8; abs(g.PerOpUs-want) > 0.01 {
+		t.Errorf("per operation %.3f µs, want %.3f (host %.3f × 8, kernels %.3f)", g.PerOpUs, want, host.Micros(), kernels)
 	}
 	one, ch1 := runGroup(t, 8, 0, 0, spec.BuffersUser)
 	if ch1.Group.Plans != 1 || len(one.Group.Kernels) != 1 || one.Group.Kernels[0].Ops != 8 {
@@ -85,8 +89,8 @@ func abs(x float64) float64 { return max(x, -x) }
 // (user, or windows that NCCL's symmetric scheduler plans) and the
 // kernel-plan budget, the simulated kernels are spec's plans, and the
 // operations across them are the group's; on windows each operation
-// takes its symmetric plan's one kernel, whose launch the kernels after
-// the first add.
+// takes its symmetric plan's one kernel, each kernel paying the device's
+// launch once.
 func TestPropGroupSimulatesSpecPlans(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		agg := rapid.IntRange(2, 24).Draw(t, "agg")
@@ -119,8 +123,8 @@ func TestPropGroupSimulatesSpecPlans(t *testing.T) {
 			}
 			plans[o.Plan] = o.TimeUs
 		}
-		if k := g.Kernels; len(k) > 1 && k[1].LaunchUs != rep.Sym.LaunchUs {
-			t.Fatalf("kernel 1 adds %g µs of launch, the kernel's launch is %g µs", k[1].LaunchUs, rep.Sym.LaunchUs)
+		if k, dev := g.Kernels, (rep.Sym.Launch - rep.Sym.Host).Micros(); len(k) > 1 && k[1].LaunchUs != dev {
+			t.Fatalf("kernel 1 adds %g µs of launch, the kernel's device launch is %g µs", k[1].LaunchUs, dev)
 		}
 	})
 }

@@ -10,9 +10,9 @@ import (
 // on 2 × H200 shares the GPU's NVLink however its operations split the
 // channels, so no aggregate beats the link: busbw at every agg stays at
 // or under the busiest link's bound of the operation alone (its wire
-// bytes at the rate the fabric gives) and within 15% of agg 1's (the
-// single operation's pipeline fill, which a group's link-bound model
-// does not charge again), and the headline's bandwidth is the group's.
+// bytes at the rate the fabric gives), and at or over agg 1's (a group
+// pays one launch and one pipeline fill for all its operations), and the
+// headline's bandwidth is the group's.
 func TestGroupSharesLinks(t *testing.T) {
 	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
 	if err != nil {
@@ -47,8 +47,8 @@ func TestGroupSharesLinks(t *testing.T) {
 			busbw, per = rep.Group.BusBw, rep.Group.PerOpUs
 		}
 		t.Logf("agg %d: %.2f µs per operation, busbw %.2f GB/s (link bound %.2f)", agg, per, busbw, linkBw)
-		if busbw > linkBw*1.001 || busbw > one*1.15 {
-			t.Errorf("agg %d: busbw %.2f GB/s beats the link-bound %.2f or agg 1's %.2f by more than 15%%", agg, busbw, linkBw, one)
+		if busbw > linkBw*1.001 || busbw < one*0.999 {
+			t.Errorf("agg %d: busbw %.2f GB/s beats the link-bound %.2f or falls under agg 1's %.2f", agg, busbw, linkBw, one)
 		}
 		// more operations per group never cost more per operation
 		// (beyond 2%: launches and rounding)

@@ -135,11 +135,11 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 				fmt.Fprintf(w, "    plan %-3d %d operation(s), launch %.2f µs, longest %.2f µs\n", k.Plan, k.Ops, k.LaunchUs, k.LongestUs)
 			}
 		}
+		kernels := "its kernel's launch and its " + longest
 		if len(g.Kernels) > 1 {
-			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share, each %s or the links and channels its operations share and the later kernels' launches, over %d)\n", g.PerOpUs, longest, len(g.Ops))
-		} else {
-			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its %s or the links and channels its operations share, over %d)\n", g.PerOpUs, longest, len(g.Ops))
+			kernels = "each kernel's launch and its " + longest
 		}
+		fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the host issuing the %d operations against the device running %s or the links and channels its operations share, over a timed batch of groups, per operation)\n", g.PerOpUs, len(g.Ops), kernels)
 	}
 	switch {
 	case r.Verification == nil:

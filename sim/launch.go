@@ -100,6 +100,14 @@ func (m *Machine) LaunchCost(algo spec.Algo, proto spec.Proto, l Launch) Time {
 	return host + dev
 }
 
+// LaunchParts is LaunchCost's host's and device's parts (launchSplit):
+// a group pays the host's parts of its operations and the device's once
+// per kernel (GroupOpTime).
+func (m *Machine) LaunchParts(algo spec.Algo, proto spec.Proto, l Launch) (host, dev Time) {
+	host, dev, _ = m.launchSplit(algo, proto, l)
+	return host, dev
+}
+
 // launchSplit splits an operation's fixed cost into the host's part (what
 // the host spends issuing it before it can issue the next: launch.stream,
 // an operation of a group of N paying (launch.stream + (N-1) ×

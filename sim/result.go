@@ -19,8 +19,13 @@ type Result struct {
 	// buffer for AllReduce, Broadcast, Reduce and SendRecv, the whole
 	// gathered (scattered) buffer for AllGather (ReduceScatter).
 	Bytes int64 `json:"bytes"`
-	// Time is the simulated time from launch to the last rank finishing.
-	Time   Time    `json:"time_ps"`
+	// Time is the simulated time from launch to the last rank finishing:
+	// per operation of a timed batch (Launch.Iters) on a stream.
+	Time Time `json:"time_ps"`
+	// Alone is the operation's time timed alone (a batch of one): its
+	// host's and device's launch, then its steps. A group's kernels add up
+	// their operations' steps, not their batched times (GroupOpTime).
+	Alone  Time    `json:"-"`
 	TimeUs float64 `json:"time_us"`
 	// AlgBw and BusBw are nccl-tests' algorithm and bus bandwidth of
 	// Bytes in Time (Bandwidth).
@@ -91,6 +96,7 @@ func (x *Sim) result() *Result {
 	if x.solved {
 		end = max(end, x.solvedEnd)
 	}
+	alone := end
 	if x.batch > 1 && end > x.host {
 		// the time per operation of a timed batch: the device's part of
 		// each overlaps the host's issuing the next
@@ -99,7 +105,7 @@ func (x *Sim) result() *Result {
 	r := &Result{
 		Func: s.Func.String(), Algo: s.Algo.String(), Proto: s.Proto.String(),
 		Ranks: s.NRanks, Nodes: s.NNodes, Channels: s.NChannels, DataType: s.DataType.String(),
-		Bytes: TestBytes(s.Func, s.Count, s.DataType, s.NRanks), Time: end, TimeUs: end.Micros(),
+		Bytes: TestBytes(s.Func, s.Count, s.DataType, s.NRanks), Time: end, TimeUs: end.Micros(), Alone: alone,
 		LinkBytes: map[string]int64{}, MaxLinkBytes: map[string]int64{},
 		Events: x.events, ChannelClasses: len(x.an.classes),
 	}

@@ -28,9 +28,10 @@ type SymTiming struct {
 	FillUs float64 `json:"fill_us,omitempty"`
 	// Works are the tasks the kernel runs in its one launch.
 	Works int `json:"works,omitempty"`
-	// Launch is the launch cost in the time (LaunchUs exactly), what a
-	// group's timing charges each kernel after the first.
-	Launch Time `json:"-"`
+	// Launch is the launch cost in the time (LaunchUs exactly) and Host
+	// the host's part of it: a group's timing charges the host's part per
+	// operation and the rest per kernel.
+	Launch, Host Time `json:"-"`
 	// Bound names what set the data time: "nvlink", "net", "blocks" or
 	// "local".
 	Bound string `json:"bound"`
@@ -147,20 +148,21 @@ func SimulateSym(s *algos.SymSchedule, cfg Config) (*Result, *SymTiming, error) 
 	}
 	host, dev, split := m.launchSplitOr(base, cfg.Launch)
 	end := host + dev + sync + data
+	alone := end
 	if split && !cfg.Launch.Graph() && cfg.Launch.Batch() > 1 && end > host {
 		end = batchEnd(host, end, cfg.Launch.Batch())
 	}
 	n := s.Ranks
 	nvl := (s.P2POut + s.P2PIn + s.MCOut + s.MCIn) * int64(n)
 	nic := (s.NetOut + s.NetIn) * int64(n)
-	r := &Result{Func: s.Func.String(), Algo: s.Kernel, Ranks: n, Nodes: m.Nodes, Channels: s.Blocks, DataType: s.DataType.String(), Bytes: s.Bytes, Time: end, TimeUs: end.Micros(),
+	r := &Result{Func: s.Func.String(), Algo: s.Kernel, Ranks: n, Nodes: m.Nodes, Channels: s.Blocks, DataType: s.DataType.String(), Bytes: s.Bytes, Time: end, TimeUs: end.Micros(), Alone: alone,
 		LinkBytes:    map[string]int64{"nvlink": nvl, "hbm": 2 * s.Local * int64(n), "pcie": 0, "nic": nic},
 		MaxLinkBytes: map[string]int64{"nvlink": max(s.P2POut+s.MCOut, s.P2PIn+s.MCIn), "hbm": 2 * s.Local, "pcie": 0, "nic": max(s.NetOut, s.NetIn)}}
 	r.NetBytes = s.NetOut * int64(n)
 	r.NetBytesPerNode = float64(r.NetBytes) / float64(m.Nodes)
 	r.AlgBw, r.BusBw = Bandwidth(s.Func, r.Bytes, n, end.Seconds())
 	t := &SymTiming{LaunchUs: (host + dev).Micros(), SyncUs: sync.Micros(), LinkUs: linkT.Micros(), BlockUs: blockT.Micros(), LocalUs: localT.Micros(),
-		NetUs: netT.Micros(), FillUs: fill.Micros(), Bound: bound, Launch: host + dev}
+		NetUs: netT.Micros(), FillUs: fill.Micros(), Bound: bound, Launch: host + dev, Host: host}
 	if s.Works > 1 {
 		t.Works = s.Works
 	}

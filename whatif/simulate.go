@@ -67,8 +67,10 @@ type simCache struct {
 }
 
 type simRes struct {
-	t, launch, bound sim.Time
-	err              error
+	// t is the time per operation of the timed batch; alone, host and dev
+	// what a group's timing reads (sim.GroupOpRun)
+	t, alone, host, dev, bound sim.Time
+	err                        error
 }
 
 // simulate times the decisions (one operation, or a group's operations
@@ -121,7 +123,10 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 			d = ds[i]
 		}
 		if p := syms[d.Plan]; grp == nil && d.Kernel != "" && p != nil {
-			runs[i] = sim.GroupOpRun{Time: p.Result.Time, Launch: p.Timing.Launch, Plan: d.Plan}
+			if len(ds) == 1 {
+				return p.Result.TimeUs, nil
+			}
+			runs[i] = sim.GroupOpRun{Time: p.Result.Alone, Host: p.Timing.Host, Dev: p.Timing.Launch - p.Timing.Host, Plan: d.Plan}
 			continue
 		}
 		in, err := cs.input(d, o)
@@ -145,7 +150,8 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 			ok = ok && r.err == nil
 		}
 		if !ok {
-			r.t, r.launch, r.bound, r.err = in.run()
+			r, err = in.run()
+			r.err = err
 			if cache != nil {
 				cache.sims.Put(key, r)
 			}
@@ -153,7 +159,10 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 		if r.err != nil {
 			return 0, r.err
 		}
-		runs[i] = sim.GroupOpRun{Time: r.t, Launch: r.launch, Plan: plan, LinkBound: r.bound}
+		if grp == nil && len(ds) == 1 {
+			return r.t.Micros(), nil
+		}
+		runs[i] = sim.GroupOpRun{Time: r.alone, Host: r.host, Dev: r.dev, Plan: plan, LinkBound: r.bound}
 		if grp == nil {
 			runs[i].ChannelLo, runs[i].ChannelHi, runs[i].OnChannels = d.ChannelLo, d.ChannelHi, true
 			if p := d.Part; p != nil {
@@ -162,13 +171,10 @@ func simulate(p Point, comm *spec.Comm, ds []*spec.Decision, o SimOptions, cache
 		}
 	}
 	if grp != nil {
-		t, _, err := sim.P2PGroupOpTime(runs, len(ds))
+		t, _, err := sim.P2PGroupOpTime(runs, len(ds), o.Launch.Batch())
 		return t.Micros(), err
 	}
-	if len(ds) == 1 {
-		return runs[0].Time.Micros(), nil
-	}
-	t, _, err := sim.GroupOpTime(runs)
+	t, _, err := sim.GroupOpTime(runs, o.Launch.Batch())
 	return t.Micros(), err
 }
 
@@ -278,21 +284,23 @@ func (in *simInput) key() (string, error) {
 	return fmt.Sprintf("%s|%+v|%+v|%+v|%s|%v", static, cfg, in.op, in.sel, part, in.inPlace), nil
 }
 
-// run simulates the operation: its time, the launch cost in it and its
-// link bound (sim.Result.LinkBound).
-func (in *simInput) run() (t, launch, bound sim.Time, err error) {
+// run simulates the operation: its time per operation of the batch, and
+// what a group's timing reads: its time alone, the host's and device's
+// launch in it and its link bound (sim.Result.LinkBound).
+func (in *simInput) run() (simRes, error) {
 	s, err := algos.Build(in.op, in.sel, in.c.Layout, algos.Options{InPlace: in.inPlace, P2PGroup: in.p2p})
 	if err != nil {
-		return 0, 0, 0, err
+		return simRes{}, err
 	}
 	res, err := sim.Simulate(s, in.cfg)
 	if err != nil {
-		return 0, 0, 0, err
+		return simRes{}, err
 	}
 	if res.TimeUs <= 0 {
-		return 0, 0, 0, fmt.Errorf("simulated time %g µs", res.TimeUs)
+		return simRes{}, fmt.Errorf("simulated time %g µs", res.TimeUs)
 	}
-	return res.Time, in.cfg.Machine.LaunchCost(s.Algo, s.Proto, in.cfg.Launch), res.LinkBound, nil
+	host, dev := in.cfg.Machine.LaunchParts(s.Algo, s.Proto, in.cfg.Launch)
+	return simRes{t: res.Time, alone: res.Alone, host: host, dev: dev, bound: res.LinkBound}, nil
 }
 
 // SimulatorNote says how a sweep's simulated time is taken: the launch and

@@ -38,7 +38,7 @@ whatif and the oracle read with --profile.
 Rows that cannot be simulated are counted with the reason, never dropped silently. A
 file with a row without a time, two releases in one nccl-tests output or an unknown
 format named explicitly is an error naming the file and line (exit 2).`,
-		Example: `  gatesim calibrate --from golden/testdata/captured --from hw/testdata --exclude 'run3/gs-g-*' --exclude 'multirank/*/*/*' --exclude 'onerank/*/*' --out h200x2.yaml`,
+		Example: `  gatesim calibrate --from golden/testdata/captured --from hw/testdata --exclude 'run3/gs-g-*' --exclude 'onerank/*/*' --out h200x2.yaml`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(fl.from) == 0 {

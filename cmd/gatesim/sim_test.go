@@ -71,8 +71,8 @@ func TestSimRunsNCCLsChoice(t *testing.T) {
 // sim --agg N simulates each operation of the group on the channels NCCL's
 // group plan gives it: eight 512 KiB AllReduces on 2 × H200 run Ring/Simple
 // on about 3 channels each (channels 0..2, 2..5, ..., 20..23), where one
-// alone runs Ring/LL on 24; nccl-tests' per-operation time is the group's
-// longest operation over 8 with the launch share.
+// alone runs Ring/LL on 24; nccl-tests' per-operation time is the host's
+// issuing of the 8 against the one kernel running them, over 8.
 func TestSimAggUsesGroupPlan(t *testing.T) {
 	code, out, errs := runSimCLI("sim", "--system", "h200x2", "--bytes", "512KiB", "--agg", "8", "--json")
 	if code != 0 {
@@ -108,7 +108,9 @@ func TestSimAggUsesGroupPlan(t *testing.T) {
 		}
 		hi, longest = o.ChannelHi, max(longest, o.TimeUs)
 	}
-	if hi != 23 || rep.Group.Ops[0].TimeUs != rep.Result.TimeUs {
+	// an operation's time in the group is its time alone; the headline's
+	// result is its time per operation of a timed batch, no longer
+	if hi != 23 || rep.Group.Ops[0].TimeUs < rep.Result.TimeUs {
 		t.Errorf("last channel %d, op 0 %g µs, result %g µs", hi, rep.Group.Ops[0].TimeUs, rep.Result.TimeUs)
 	}
 	if rep.Group.PerOpUs <= 0 || rep.Group.PerOpUs >= longest {
