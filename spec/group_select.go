@@ -199,7 +199,7 @@ func (c *Comm) SelectAfter(before, ops []GroupOp, launch Launch) ([]*GroupDecisi
 	for i := range before {
 		g, err := c.selectGroup(before[i:i+1], Launch{}, st)
 		if err != nil {
-			return nil, nil, fmt.Errorf("call %d before the group: %w", i, AloneError(err))
+			return nil, nil, &BeforeError{Call: i, Err: AloneError(err)}
 		}
 		out[i] = g
 	}
@@ -623,7 +623,7 @@ func (c *Comm) checkWindows(all []GroupOp) error {
 	}
 	for i, g := range all {
 		if g.Buffers == BuffersWindow {
-			return opErr(i, "buffers window at NCCL %s: this release has no ncclCommWindowRegister (windows start with NCCL 2.27.3); expected buffers user or registered", c.rs.Version)
+			return opArgErr(i, ArgBuffers, "buffers window at NCCL %s: this release has no ncclCommWindowRegister (windows start with NCCL 2.27.3); expected buffers user or registered", c.rs.Version)
 		}
 	}
 	return nil

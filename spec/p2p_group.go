@@ -222,7 +222,7 @@ func (c *Comm) p2pNetGDR(t *tuning.P2PPlaced) bool {
 func checkPeers(all []GroupOp, nRanks int) error {
 	for i, g := range all {
 		if p := g.P2P; p != nil && p.Peer >= nRanks {
-			return opErr(i, "%s peer %d: expected a rank in 0..%d (nccl%s refuses it: invalid root)", p.Dir(), p.Peer, nRanks-1, strings.ToUpper(p.Dir()[:1])+p.Dir()[1:])
+			return opArgErr(i, ArgPeer, "%s peer %d: expected a rank in 0..%d (nccl%s refuses it: invalid root)", p.Dir(), p.Peer, nRanks-1, strings.ToUpper(p.Dir()[:1])+p.Dir()[1:])
 		}
 	}
 	return nil
