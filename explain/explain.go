@@ -32,7 +32,10 @@ type Walk struct {
 	// Group is every operation's decision when the operation is issued in
 	// a group, a CUDA graph or with registered buffers (Decision is then
 	// the first operation's).
-	Group   *spec.GroupDecision `json:"group,omitempty"`
+	Group *spec.GroupDecision `json:"group,omitempty"`
+	// Invalid says why this release refuses the request as input (no
+	// decision, no trace); the other releases listed are still walked.
+	Invalid string `json:"invalid,omitempty"`
 	comm    *spec.Comm
 	version spec.Version
 	env     spec.Env
@@ -63,9 +66,15 @@ func WriteText(w io.Writer, sys *spec.System, env spec.Env, op spec.Op, runs []W
 	fmt.Fprintln(w, texttable.Wrap(fmt.Sprintf("%s %s (%d × %s, %s, root %d) on %s (%d node(s), %d rank(s)); env: %s%s", op.Func, spec.FormatBytes(op.Bytes()),
 		op.Count, op.DataType, op.RedOp.Short(), op.Root, sys.Name, sys.NNodes(), sys.NRanks(), env.Line(), cfg), width, "  "))
 	for _, r := range runs {
+		if r.Invalid != "" {
+			fmt.Fprintln(w, texttable.Wrap(fmt.Sprintf("NCCL %s: invalid: %s", r.Release, r.Invalid), width, "  "))
+			continue
+		}
 		WriteSummary(w, spec.Summarize(r.Decision, r.Trace, r.env), width)
 		WriteTunerEffect(w, r.Tuner, r.Decision)
 	}
+	// the releases that refuse the request have nothing to lay out
+	runs = Valid(runs)
 	if len(runs) == 1 {
 		fmt.Fprintln(w)
 		WriteCosts(w, runs[0].Decision)

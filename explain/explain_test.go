@@ -292,3 +292,56 @@ func TestSummaryCollNetPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestWalksInvalidAtOneRelease: a request one of the releases refuses as
+// input (window buffers before ncclCommWindowRegister) is walked at the
+// other and said invalid at that one, in either order; refused at every
+// release it is the error.
+func TestWalksInvalidAtOneRelease(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := spec.OpFromBytes(spec.AllReduce, 1<<20, spec.Float32, spec.Sum, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	win := spec.Issue{Buffers: spec.BuffersWindow}
+	for _, vs := range [][]spec.Version{{spec.V2_22_3, spec.V2_28_9}, {spec.V2_28_9, spec.V2_22_3}} {
+		runs, err := Walks(vs, sys, spec.Env{}, op, nil, win)
+		if err != nil {
+			t.Fatalf("%v: %v", vs, err)
+		}
+		if len(runs) != 2 {
+			t.Fatalf("%v: %d walks, want 2", vs, len(runs))
+		}
+		for i, r := range runs {
+			bad := vs[i] == spec.V2_22_3
+			if r.Release != vs[i].String() || bad != strings.Contains(r.Invalid, "no ncclCommWindowRegister") || bad != (r.Decision == nil) {
+				t.Errorf("%v: walk %d: release %s invalid %q decision %v", vs, i, r.Release, r.Invalid, r.Decision)
+			}
+		}
+		if v := Valid(runs); len(v) != 1 || v[0].Release != "2.28.9" || v[0].Group == nil {
+			t.Errorf("%v: valid walks %+v, want 2.28.9's group", vs, v)
+		}
+		if err := Refused(runs); err != nil {
+			t.Errorf("%v: Refused = %v: the valid release runs it", vs, err)
+		}
+		var buf bytes.Buffer
+		if err := WriteText(&buf, sys, spec.Env{}, op, runs, TextOptions{Width: 200}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		for _, want := range []string{"NCCL 2.22.3: invalid: buffers window at NCCL 2.22.3", "NCCL 2.28.9: symmetric kernel", "group of 1 operation"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: output lacks %q:\n%s", vs, want, out)
+			}
+		}
+		if strings.Contains(out, "rules whose verdicts differ") {
+			t.Errorf("%v: one valid release laid out side by side:\n%s", vs, out)
+		}
+	}
+	if _, err := Walks([]spec.Version{spec.V2_22_3, spec.V2_23_4}, sys, spec.Env{}, op, nil, win); err == nil || !strings.Contains(err.Error(), "no ncclCommWindowRegister") {
+		t.Errorf("window buffers at 2.22.3 and 2.23.4: err %v, want the refusal", err)
+	}
+}

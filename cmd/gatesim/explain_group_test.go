@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,26 @@ func TestExplainGroupFlags(t *testing.T) {
 		if got := g.Ops[i]; got != want {
 			t.Errorf("op %d: %+v, want %+v", i, got, want)
 		}
+	}
+}
+
+// TestExplainInvalidAtOneRelease: window buffers at 2.22.3 and 2.28.9, in
+// either order, explain 2.28.9 and say why 2.22.3 refuses them (exit 0:
+// the release that takes the request runs it); at 2.22.3 alone they are
+// bad input (exit 2).
+func TestExplainInvalidAtOneRelease(t *testing.T) {
+	for _, nccl := range []string{"2.22.3,2.28.9", "2.28.9,2.22.3"} {
+		code, out, errs := runCLI(t, "explain", "--nccl", nccl, "--system", "dgx-h100", "--buffers", "window", "--bytes", "1MiB")
+		if code != 0 {
+			t.Fatalf("--nccl %s: exit %d: %s", nccl, code, errs)
+		}
+		for _, want := range []string{"NCCL 2.22.3: invalid: buffers window at NCCL 2.22.3", "NCCL 2.28.9: symmetric kernel", "group of 1 operation", "gate verdicts: --full prints them"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("--nccl %s: output lacks %q:\n%s", nccl, want, out)
+			}
+		}
+	}
+	if code, _, errs := runCLI(t, "explain", "--nccl", "2.22.3", "--system", "dgx-h100", "--buffers", "window", "--bytes", "1MiB"); code != 2 || !strings.Contains(errs, "no ncclCommWindowRegister") {
+		t.Errorf("--nccl 2.22.3 alone: exit %d: %s; want 2 and the refusal", code, errs)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // command that makes it; the others (hw info, run, compare, replay) have
 // their schema generated and are held to it by type.
 var jsonRuns = map[string][][]string{
-	"explain":      {{"explain", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4", "--json"}},
+	"explain":      {{"explain", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--buffers", "window", "--json"}},
 	"rules":        {{"rules", "--nccl", "2.22.3", "--json"}},
 	"rules-diff":   {{"rules", "diff", "2.22.3", "2.28.9", "--json"}},
 	"table":        {{"table", "--system", "dgx-h100", "--nodes", "2", "--graphs", "--json"}},
