@@ -114,7 +114,12 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 				break
 			}
 		}
-		fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, %s:\n", len(g.Ops), g.Buffers, g.InPlace, how)
+		lone := len(g.Ops) == 1 && len(g.Kernels) <= 1 // alone (captured, registered, window): no group's member
+		if lone {
+			fmt.Fprintf(w, "  plan             the operation alone, %s buffers, in place %v, on the channels NCCL's plan gave it:\n", g.Buffers, g.InPlace)
+		} else {
+			fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, %s:\n", len(g.Ops), g.Buffers, g.InPlace, how)
+		}
 		for i, o := range g.Ops {
 			plan := ""
 			if len(g.Kernels) > 1 {
@@ -127,6 +132,10 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 			case o.Kernel != "":
 				what = o.Kernel
 			}
+			if lone {
+				fmt.Fprintf(w, "    %s channels %d..%d: %.2f µs\n", what, o.ChannelLo, o.ChannelHi, o.TimeUs)
+				continue
+			}
 			fmt.Fprintf(w, "    op %-3d %s channels %d..%d%s: %.2f µs\n", i, what, o.ChannelLo, o.ChannelHi, plan, o.TimeUs)
 		}
 		if len(g.Kernels) > 1 {
@@ -135,7 +144,9 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 				fmt.Fprintf(w, "    plan %-3d %d operation(s), launch %.2f µs, longest %.2f µs\n", k.Plan, k.Ops, k.LaunchUs, k.LongestUs)
 			}
 		}
-		if len(g.Kernels) > 1 {
+		if lone {
+			// its time per operation is its simulated time
+		} else if len(g.Kernels) > 1 {
 			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share, each %s or the links and channels its operations share and the later kernels' launches, over %d)\n", g.PerOpUs, longest, len(g.Ops))
 		} else {
 			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the group's launch share and its %s or the links and channels its operations share, over %d)\n", g.PerOpUs, longest, len(g.Ops))
