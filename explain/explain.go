@@ -13,6 +13,7 @@ package explain
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,10 @@ type Walk struct {
 	// Group is every operation's decision when the operation is issued in
 	// a group, a CUDA graph or with registered buffers (Decision is then
 	// the first operation's).
-	Group   *spec.GroupDecision `json:"group,omitempty"`
+	Group *spec.GroupDecision `json:"group,omitempty"`
+	// Invalid says why this release refuses the request as input (no
+	// decision, no trace); the other releases listed are still walked.
+	Invalid string `json:"invalid,omitempty"`
 	comm    *spec.Comm
 	version spec.Version
 	env     spec.Env
@@ -63,9 +67,15 @@ func WriteText(w io.Writer, sys *spec.System, env spec.Env, op spec.Op, runs []W
 	fmt.Fprintln(w, texttable.Wrap(fmt.Sprintf("%s %s (%d × %s, %s, root %d) on %s (%d node(s), %d rank(s)); env: %s%s", op.Func, spec.FormatBytes(op.Bytes()),
 		op.Count, op.DataType, op.RedOp.Short(), op.Root, sys.Name, sys.NNodes(), sys.NRanks(), env.Line(), cfg), width, "  "))
 	for _, r := range runs {
+		if r.Invalid != "" {
+			fmt.Fprintln(w, texttable.Wrap(fmt.Sprintf("NCCL %s: invalid: %s", r.Release, r.Invalid), width, "  "))
+			continue
+		}
 		WriteSummary(w, spec.Summarize(r.Decision, r.Trace, r.env), width)
 		WriteTunerEffect(w, r.Tuner, r.Decision)
 	}
+	// the releases that refuse the request have nothing to lay out
+	runs = Valid(runs)
 	if len(runs) == 1 {
 		fmt.Fprintln(w)
 		WriteCosts(w, runs[0].Decision)
@@ -408,6 +418,37 @@ func WriteSideBySide(w io.Writer, runs []Walk, full bool, width int) error {
 
 // WriteGroup prints each operation's plan in a group.
 func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
+	rows := groupRows(g)
+	defer func() {
+		if err == nil {
+			err = WriteP2PTasks(w, g.Ops)
+		}
+	}()
+	if len(g.Ops) == 1 {
+		// alone (captured, on registered or window buffers): no group's member
+		fmt.Fprintf(w, "\nthe operation's plan: launch %s, %d kernel plan(s)\n", g.Launch.Mode, g.Plans)
+	} else {
+		fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
+	}
+	for _, u := range g.Budget {
+		p2p := ""
+		if u.P2PWorks > 0 {
+			p2p = fmt.Sprintf(" and %d send/recv work(s)", u.P2PWorks)
+		}
+		fmt.Fprintf(w, "  plan %d: %d collective(s)%s, %d work bytes in %s, %d work batches, %d bytes of kernel arguments (budget: %d bytes in the arguments, %d outside)\n",
+			u.Plan, u.Works, p2p, u.WorkBytes, u.Storage, u.Batches, u.ArgsBytes, u.InArgs, u.OutArgs)
+	}
+	header := []string{"op", "coll", "size", "algo/proto or kernel", "channels", "nMaxCh", "nThreads", "note"}
+	if len(rows) > groupSummaryOps {
+		fmt.Fprintf(w, "  (%d operations: consecutive ones that differ only in their channels are one row, their channel ranges in call order, N×lo..hi for N operations in a row on lo..hi; --json lists each)\n", len(rows))
+		rows = collapseOps(rows)
+	}
+	return texttable.Write(w, header, rows, 60)
+}
+
+// groupRows is WriteGroup's row of each operation: op, coll, size,
+// algo/proto or kernel, channels, nMaxCh, nThreads, note.
+func groupRows(g *spec.GroupDecision) [][]string {
 	var rows [][]string
 	for i, d := range g.Ops {
 		row := []string{strconv.Itoa(i), d.Op.Func.String(), spec.FormatBytes(d.Op.Bytes())}
@@ -458,21 +499,56 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
 		}
 		rows = append(rows, row)
 	}
-	defer func() {
-		if err == nil {
-			err = WriteP2PTasks(w, g.Ops)
+	return rows
+}
+
+// groupSummaryOps is the largest group WriteGroup prints an operation a
+// row; a larger one (nccl-tests -m up to 4096) is summarized by
+// collapseOps, so that its report stays a few KB.
+const groupSummaryOps = 64
+
+// collapseOps folds WriteGroup's rows (op, coll, size, algo/proto,
+// channels, nMaxCh, nThreads, note) of consecutive operations equal but
+// for their channels into one: ops "a..b", and the channel ranges in call
+// order, a run of n operations on the same range written "n×lo..hi".
+// Every difference but the channels splits a row.
+func collapseOps(rows [][]string) [][]string {
+	same := func(a, b []string) bool {
+		for k := range a {
+			if k != 0 && k != 4 && a[k] != b[k] {
+				return false
+			}
 		}
-	}()
-	fmt.Fprintf(w, "\ngroup of %d operation(s), launch %s, %d kernel plan(s)\n", len(g.Ops), g.Launch.Mode, g.Plans)
-	for _, u := range g.Budget {
-		p2p := ""
-		if u.P2PWorks > 0 {
-			p2p = fmt.Sprintf(" and %d send/recv work(s)", u.P2PWorks)
-		}
-		fmt.Fprintf(w, "  plan %d: %d collective(s)%s, %d work bytes in %s, %d work batches, %d bytes of kernel arguments (budget: %d bytes in the arguments, %d outside)\n",
-			u.Plan, u.Works, p2p, u.WorkBytes, u.Storage, u.Batches, u.ArgsBytes, u.InArgs, u.OutArgs)
+		return true
 	}
-	return texttable.Write(w, []string{"op", "coll", "size", "algo/proto or kernel", "channels", "nMaxCh", "nThreads", "note"}, rows, 60)
+	var out [][]string
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && same(rows[i], rows[j]) {
+			j++
+		}
+		row := slices.Clone(rows[i])
+		if j-i > 1 {
+			row[0] = rows[i][0] + ".." + rows[j-1][0]
+			var chans []string
+			for a := i; a < j; {
+				b := a + 1
+				for b < j && rows[b][4] == rows[a][4] {
+					b++
+				}
+				c := rows[a][4]
+				if b-a > 1 {
+					c = fmt.Sprintf("%d×%s", b-a, c)
+				}
+				chans = append(chans, c)
+				a = b
+			}
+			row[4] = strings.Join(chans, ", ")
+		}
+		out = append(out, row)
+		i = j
+	}
+	return out
 }
 
 // WriteTunerEffect prints what the plugin did to one operation: the cost

@@ -2,6 +2,8 @@ package explain
 
 import (
 	"bytes"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -290,5 +292,153 @@ func TestSummaryCollNetPieces(t *testing.T) {
 		if !strings.Contains(got, tc.want) || tc.v == spec.V2_23_4 && strings.Contains(got, "G-REG-COLLNET-SPLIT-1") {
 			t.Errorf("%s: want %q in\n%s", tc.v, tc.want, got)
 		}
+	}
+}
+
+// TestWalksInvalidAtOneRelease: a request one of the releases refuses as
+// input (window buffers before ncclCommWindowRegister) is walked at the
+// other and said invalid at that one, in either order; refused at every
+// release it is the error.
+func TestWalksInvalidAtOneRelease(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := spec.OpFromBytes(spec.AllReduce, 1<<20, spec.Float32, spec.Sum, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	win := spec.Issue{Buffers: spec.BuffersWindow}
+	for _, vs := range [][]spec.Version{{spec.V2_22_3, spec.V2_28_9}, {spec.V2_28_9, spec.V2_22_3}} {
+		runs, err := Walks(vs, sys, spec.Env{}, op, nil, win)
+		if err != nil {
+			t.Fatalf("%v: %v", vs, err)
+		}
+		if len(runs) != 2 {
+			t.Fatalf("%v: %d walks, want 2", vs, len(runs))
+		}
+		for i, r := range runs {
+			bad := vs[i] == spec.V2_22_3
+			if r.Release != vs[i].String() || bad != strings.Contains(r.Invalid, "no ncclCommWindowRegister") || bad != (r.Decision == nil) {
+				t.Errorf("%v: walk %d: release %s invalid %q decision %v", vs, i, r.Release, r.Invalid, r.Decision)
+			}
+		}
+		if v := Valid(runs); len(v) != 1 || v[0].Release != "2.28.9" || v[0].Group == nil {
+			t.Errorf("%v: valid walks %+v, want 2.28.9's group", vs, v)
+		}
+		if err := Refused(runs); err != nil {
+			t.Errorf("%v: Refused = %v: the valid release runs it", vs, err)
+		}
+		var buf bytes.Buffer
+		if err := WriteText(&buf, sys, spec.Env{}, op, runs, TextOptions{Width: 200}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		for _, want := range []string{"NCCL 2.22.3: invalid: buffers window at NCCL 2.22.3", "NCCL 2.28.9: symmetric kernel", "the operation's plan"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: output lacks %q:\n%s", vs, want, out)
+			}
+		}
+		if strings.Contains(out, "rules whose verdicts differ") {
+			t.Errorf("%v: one valid release laid out side by side:\n%s", vs, out)
+		}
+	}
+	if _, err := Walks([]spec.Version{spec.V2_22_3, spec.V2_23_4}, sys, spec.Env{}, op, nil, win); err == nil || !strings.Contains(err.Error(), "no ncclCommWindowRegister") {
+		t.Errorf("window buffers at 2.22.3 and 2.23.4: err %v, want the refusal", err)
+	}
+}
+
+// TestCollapseOpsKeepsEveryDifference: a group above groupSummaryOps is
+// one row per run of operations equal but for their channels, and the
+// rows say every operation's own row back: expanding the op range and
+// the channel runs gives the rows of each operation, so the operations
+// that differ (a larger one, a Broadcast) keep rows of their own.
+func TestCollapseOpsKeepsEveryDifference(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	comm, err := spec.Init(spec.MustLoad(spec.V2_28_9), sys, spec.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	ops := make([]spec.GroupOp, n)
+	for i := range ops {
+		fn, bytes := spec.AllReduce, int64(1<<20)
+		switch i {
+		case 50:
+			bytes = 2 << 20
+		case 80:
+			fn = spec.Broadcast
+		}
+		op, err := spec.OpFromBytes(fn, bytes, spec.Float32, spec.Sum, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops[i] = spec.GroupOp{Op: op}
+	}
+	g, err := comm.SelectGroup(ops, spec.Launch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := groupRows(g)
+	got := collapseOps(rows)
+	if len(got) >= len(rows)/4 {
+		t.Errorf("%d operations collapse to %d rows: expected far fewer", len(rows), len(got))
+	}
+	// expand: each collapsed row back into the operations' rows
+	var back [][]string
+	for _, r := range got {
+		lo, hi := r[0], r[0]
+		if a, b, ok := strings.Cut(r[0], ".."); ok {
+			lo, hi = a, b
+		}
+		first, _ := strconv.Atoi(lo)
+		last, _ := strconv.Atoi(hi)
+		var chans []string
+		for _, c := range strings.Split(r[4], ", ") {
+			k := 1
+			if a, b, ok := strings.Cut(c, "×"); ok {
+				k, _ = strconv.Atoi(a)
+				c = b
+			}
+			for range k {
+				chans = append(chans, c)
+			}
+		}
+		if len(chans) != last-first+1 {
+			t.Fatalf("row %v: %d channel ranges for ops %d..%d", r, len(chans), first, last)
+		}
+		for i := first; i <= last; i++ {
+			e := slices.Clone(r)
+			e[0], e[4] = strconv.Itoa(i), chans[i-first]
+			back = append(back, e)
+		}
+	}
+	if !slices.EqualFunc(back, rows, slices.Equal[[]string]) {
+		t.Errorf("collapsed rows do not give each operation's row back:\n%v\nwant\n%v", back[:min(len(back), 90)], rows[:90])
+	}
+	var buf bytes.Buffer
+	if err := WriteGroup(&buf, g); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| 50 ", "| 2 MiB ", "| 80 ", "| Broadcast ", "200 operations: consecutive ones"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("WriteGroup lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// TestCollapseOpsSmall: a row of operations on different channels alone
+// or with other differences stays as it is; runs count in the ×.
+func TestCollapseOpsSmall(t *testing.T) {
+	row := func(op, size, ch, note string) []string {
+		return []string{op, "AllReduce", size, "Ring/LL", ch, "4", "512", note}
+	}
+	rows := [][]string{row("0", "1 MiB", "0..0", ""), row("1", "1 MiB", "0..0", ""), row("2", "1 MiB", "1..1", ""), row("3", "2 MiB", "1..1", ""), row("4", "1 MiB", "2..3", "plan 1")}
+	want := [][]string{row("0..2", "1 MiB", "2×0..0, 1..1", ""), row("3", "2 MiB", "1..1", ""), row("4", "1 MiB", "2..3", "plan 1")}
+	if got := collapseOps(rows); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+		t.Errorf("collapseOps = %v, want %v", got, want)
 	}
 }

@@ -123,8 +123,8 @@ func TestDevCommDestroyInvalid(t *testing.T) {
 		{`{"nccl":"2.28.7","system":"dgx-h100","op":{"coll":"allreduce","bytes":"1MiB","dev_comm_nth":1}}`, "op.dev_comm_nth", "belongs to coll devCommDestroy"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"allreduce","bytes":"1MiB"}],"op":{"coll":"devCommCreate"}}`, "before[0].coll", "devCommCreate and devCommDestroy calls only"},
 		{`{"nccl":"2.28.7","system":"dgx-h100","before":[{"coll":"devCommDestroy","dev_comm_nth":0}],"op":{"coll":"devCommCreate"}}`, "before[0].dev_comm_nth", "expected dev_comm_nth"},
-		{`{"nccl":"2.27.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "op", "has no ncclDevCommDestroy"},
-		{`{"nccl":"2.29.7","system":"dgx-h100","op":{"coll":"devCommCreate","dev_comm":{"ginStrongSignalsRequired":false}}}`, "op", "it appears in 2.30.7"},
+		{`{"nccl":"2.27.7","system":"dgx-h100","op":{"coll":"devCommDestroy","dev_comm_nth":1}}`, "op.coll", "has no ncclDevCommDestroy"},
+		{`{"nccl":"2.29.7","system":"dgx-h100","op":{"coll":"devCommCreate","dev_comm":{"ginStrongSignalsRequired":false}}}`, "op.dev_comm", "it appears in 2.30.7"},
 	} {
 		m := decode(t, o.HandleLine([]byte(tc.line)))
 		inv, _ := m["invalid"].(map[string]any)

@@ -757,13 +757,59 @@ func (o *Oracle) answer(line []byte) (_ *Answer, _ *commEntry, _ spec.Trace, sta
 	// IssuedAlone sends a SendRecv or AllToAll to the group planner
 	// (G-SCHED-P2P-1), alone as in a group
 	if !plain || !ce.comm.IssuedAlone(gops[0].Op, spec.Issue{}) {
-		return o.answerGroup(req.ID, ce.comm, before, gops, launch, req.Group == nil), nil, nil, key != ""
+		return o.answerGroup(&req, ce.comm, before, gops, launch), nil, nil, key != ""
 	}
 	d, trace, err := ce.comm.SelectOp(gops[0].Op, o.Trace)
 	if err != nil {
-		return invalid(req.ID, "op", "%v", err), nil, nil, false
+		return invalidAt(&req, err), nil, nil, false
 	}
 	return o.fill(req.ID, d), ce, trace, key != ""
+}
+
+// invalidAt is the invalid answer for spec's error err about req: its
+// field is the object err is about (before[i] for a spec.BeforeError, op
+// for a request's lone operation, group[i] for a spec.GroupOpError, else
+// group) and, where a spec.ArgError names the argument, the member that
+// wrote it (op.root, group[2].buffers, before[0].coll).
+func invalidAt(req *Request, err error) *Answer {
+	var be *spec.BeforeError
+	var ge *spec.GroupOpError
+	field, r, msg := "group", (*OpRequest)(nil), err
+	switch {
+	case errors.As(err, &be) && be.Call >= 0 && be.Call < len(req.Before):
+		field, r = fmt.Sprintf("before[%d]", be.Call), req.Before[be.Call]
+	case req.Op != nil: // the user wrote no group: the error names none
+		field, r, msg = "op", req.Op, spec.AloneError(err)
+	case errors.As(err, &ge) && ge.Op >= 0 && ge.Op < len(req.Group):
+		field, r = fmt.Sprintf("group[%d]", ge.Op), req.Group[ge.Op]
+	}
+	var ae *spec.ArgError
+	if r != nil && errors.As(err, &ae) {
+		field += "." + member(ae.Arg, r)
+	}
+	return invalid(req.ID, field, "%v", msg)
+}
+
+// member is the request member that wrote argument a of r: bytes or
+// count, whichever r gave; peer or peers likewise.
+func member(a spec.OpArg, r *OpRequest) string {
+	switch a {
+	case spec.ArgFunc:
+		return "coll"
+	case spec.ArgCount:
+		if r.Count == nil && len(r.Bytes) > 0 {
+			return "bytes"
+		}
+		return "count"
+	case spec.ArgDataType:
+		return "dtype"
+	case spec.ArgPeer:
+		if len(r.Peers) > 0 {
+			return "peers"
+		}
+		return "peer"
+	}
+	return a.String() // redop, root, buffers, alloc, dev_comm, dev_comm_nth: the request's own names
 }
 
 // fieldAt names operation i's fields: "op." alone, "group[i]." in a group.
@@ -933,21 +979,12 @@ func buildRMA(r *OpRequest, kind spec.RMAKind) (spec.Op, string, error) {
 
 // answerGroup plans a group (or a graph-captured or registered operation)
 // as NCCL plans its ncclGroupEnd: the top level describes the first
-// operation, ops every one in call order. alone: the request gave "op",
-// so an error names that field and no group.
-func (o *Oracle) answerGroup(id json.RawMessage, comm *spec.Comm, before, gops []spec.GroupOp, launch spec.Launch, alone bool) *Answer {
+// operation, ops every one in call order.
+func (o *Oracle) answerGroup(req *Request, comm *spec.Comm, before, gops []spec.GroupOp, launch spec.Launch) *Answer {
+	id := req.ID
 	bs, g, err := comm.SelectAfter(before, gops, launch)
-	var opErr *spec.GroupOpError
-	switch {
-	case err == nil:
-	case strings.HasPrefix(err.Error(), "call ") && strings.Contains(err.Error(), " before the group: "):
-		return invalid(id, "before", "%v", err)
-	case alone:
-		return invalid(id, "op", "%v", spec.AloneError(err))
-	case errors.As(err, &opErr):
-		return invalid(id, fmt.Sprintf("group[%d]", opErr.Op), "%v", err)
-	default:
-		return invalid(id, "group", "%v", err)
+	if err != nil {
+		return invalidAt(req, err)
 	}
 	a := o.fill(id, g.Ops[0])
 	if o.Trace {
@@ -1038,6 +1075,10 @@ func (o *Oracle) answerTuned(rs *spec.Ruleset, req *Request) *Answer {
 		return invalid(req.ID, "tuner", "a tuner's answer for a group, a graph or registered buffers is not modelled")
 	}
 	d, trace, rep, err := o.Tuner(req.Tuner, rs, sys, env, gops[0].Op)
+	var ae *spec.ArgError
+	if errors.As(err, &ae) {
+		return invalidAt(req, err)
+	}
 	if err != nil {
 		return invalid(req.ID, "tuner", "%v", err)
 	}

@@ -76,8 +76,11 @@ func (c *Comm) Choose(op spec.Op, algo, proto string, channels int, describe fun
 			return nil, err
 		}
 		ch.Sel, ch.By = sel, "NCCL's tuning model ("+string(d.DecidedBy)+")"
-		if g != nil {
+		switch {
+		case g != nil && len(g.Ops) > 1:
 			ch.By = fmt.Sprintf("NCCL's group plan (%s), operation 0 of %d", d.DecidedBy, len(g.Ops))
+		case g != nil: // alone, planned as NCCL plans a lone call: no group's member
+			ch.By = fmt.Sprintf("NCCL's plan of the operation (%s)", d.DecidedBy)
 		}
 		t := d.TimeUs
 		ch.ModelUs = &t

@@ -114,7 +114,12 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 				break
 			}
 		}
-		fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, %s:\n", len(g.Ops), g.Buffers, g.InPlace, how)
+		lone := len(g.Ops) == 1 && len(g.Kernels) <= 1 // alone (captured, registered, window): no group's member
+		if lone {
+			fmt.Fprintf(w, "  plan             the operation alone, %s buffers, in place %v, on the channels NCCL's plan gave it:\n", g.Buffers, g.InPlace)
+		} else {
+			fmt.Fprintf(w, "  group            %d operation(s), %s buffers, in place %v, %s:\n", len(g.Ops), g.Buffers, g.InPlace, how)
+		}
 		for i, o := range g.Ops {
 			plan := ""
 			if len(g.Kernels) > 1 {
@@ -127,6 +132,10 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 			case o.Kernel != "":
 				what = o.Kernel
 			}
+			if lone {
+				fmt.Fprintf(w, "    %s channels %s: %.2f µs\n", what, spec.ChannelRange(o.ChannelLo, o.ChannelHi), o.TimeUs)
+				continue
+			}
 			fmt.Fprintf(w, "    op %-3d %s channels %s%s: %.2f µs\n", i, what, spec.ChannelRange(o.ChannelLo, o.ChannelHi), plan, o.TimeUs)
 		}
 		if len(g.Kernels) > 1 {
@@ -135,11 +144,13 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 				fmt.Fprintf(w, "    plan %-3d %d operation(s), launch %.2f µs, longest %.2f µs\n", k.Plan, k.Ops, k.LaunchUs, k.LongestUs)
 			}
 		}
-		kernels := "its kernel's launch and its " + longest
-		if len(g.Kernels) > 1 {
-			kernels = "each kernel's launch and its " + longest
+		if !lone {
+			kernels := "its kernel's launch and its " + longest
+			if len(g.Kernels) > 1 {
+				kernels = "each kernel's launch and its " + longest
+			}
+			fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the host issuing the %d operations against the device running %s or the links and channels its operations share, over a timed batch of groups, per operation)\n", g.PerOpUs, len(g.Ops), kernels)
 		}
-		fmt.Fprintf(w, "  per operation    %.2f µs (nccl-tests' time: the host issuing the %d operations against the device running %s or the links and channels its operations share, over a timed batch of groups, per operation)\n", g.PerOpUs, len(g.Ops), kernels)
 	}
 	switch {
 	case r.Verification == nil:

@@ -528,10 +528,10 @@ func (c *Comm) selectDevComm(rule *Rule, gr *groupRun, st *devCommState) {
 func (c *Comm) devCommCheck(i int, q *DevCommReqs) error {
 	form := c.rs.Consts.DevCommForm
 	if _, ok := c.rs.rules["G-DEVCOMM-1"]; !ok || form == 0 {
-		return opErr(i, "NCCL %s has no ncclDevCommCreate (it arrives in 2.28.3)", c.rs.Version)
+		return opArgErr(i, ArgFunc, "NCCL %s has no ncclDevCommCreate (it arrives in 2.28.3)", c.rs.Version)
 	}
 	if err := q.check(form); err != nil {
-		return opErr(i, "%w (NCCL %s)", err, c.rs.Version)
+		return opArgErr(i, ArgDevComm, "%w (NCCL %s)", err, c.rs.Version)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gatesim/gatesim/spec/tuning"
 )
@@ -19,6 +20,39 @@ import (
 // groupRun is one operation of a planned group as the group rules see
 // it: its index, the group's size, its buffers, the plan's choice for it
 // and its decision.
+// FormatIndices writes operation indices in their order, a run of three
+// or more consecutive ones as "a..b" ("0 1", "0..4095", "0..2 5 7..9"),
+// so that an aggregate of a group of thousands says its members in a few
+// bytes.
+func FormatIndices(xs []int) string {
+	var parts []string
+	for i := 0; i < len(xs); {
+		j := i + 1
+		for j < len(xs) && xs[j] == xs[j-1]+1 {
+			j++
+		}
+		if j-i >= 3 {
+			parts = append(parts, fmt.Sprintf("%d..%d", xs[i], xs[j-1]))
+		} else {
+			for _, x := range xs[i:j] {
+				parts = append(parts, strconv.Itoa(x))
+			}
+		}
+		i = j
+	}
+	return strings.Join(parts, " ")
+}
+
+// member is how a verdict names the operation: "op i of n: " in a group
+// of several, nothing for an operation alone (a group of one, as a lone
+// call NCCL plans in its own ncclGroupEnd), which is no group's member.
+func (g *groupRun) member() string {
+	if g.n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("op %d of %d: ", g.i, g.n)
+}
+
 type groupRun struct {
 	i, n   int
 	op     GroupOp
@@ -71,13 +105,13 @@ func groupPlanRule(ref Ref, logLine, doc string) *Rule {
 			ch := g.choice
 			if g.planErr != nil {
 				g.dec.Err, g.dec.DecidedBy = g.planErr, "G-GROUP-PLAN-1"
-				g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("op %d of %d: %s/%s, and the group's tasks fit no kernel plan: ncclGroupEnd fails with %s", g.i, g.n, ch.Algo, ch.Proto, g.planErr),
+				g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("%s%s/%s, and the group's tasks fit no kernel plan: ncclGroupEnd fails with %s", g.member(), ch.Algo, ch.Proto, g.planErr),
 					Log: []string{g.planErr.Message}})
 				return
 			}
-			why := fmt.Sprintf("op %d of %d: %s/%s on channels %s", g.i, g.n, ch.Algo, ch.Proto, ChannelRange(ch.ChannelLo, ch.ChannelHi))
+			why := fmt.Sprintf("%s%s/%s on channels %s", g.member(), ch.Algo, ch.Proto, ChannelRange(ch.ChannelLo, ch.ChannelHi))
 			if len(ch.Aggregate) > 1 {
-				why += fmt.Sprintf(", decided with ops %v on %d bytes (numPipeOps %d)", ch.Aggregate, ch.NBytes, ch.NumPipeOps)
+				why += fmt.Sprintf(", decided with ops [%s] on %d bytes (numPipeOps %d)", FormatIndices(ch.Aggregate), ch.NBytes, ch.NumPipeOps)
 			}
 			v := Verdict{Outcome: Info, Why: why}
 			if ch.Line != "" {
@@ -199,7 +233,7 @@ func (c *Comm) SelectAfter(before, ops []GroupOp, launch Launch) ([]*GroupDecisi
 	for i := range before {
 		g, err := c.selectGroup(before[i:i+1], Launch{}, st)
 		if err != nil {
-			return nil, nil, fmt.Errorf("call %d before the group: %w", i, AloneError(err))
+			return nil, nil, &BeforeError{Call: i, Err: AloneError(err)}
 		}
 		out[i] = g
 	}
@@ -623,7 +657,7 @@ func (c *Comm) checkWindows(all []GroupOp) error {
 	}
 	for i, g := range all {
 		if g.Buffers == BuffersWindow {
-			return opErr(i, "buffers window at NCCL %s: this release has no ncclCommWindowRegister (windows start with NCCL 2.27.3); expected buffers user or registered", c.rs.Version)
+			return opArgErr(i, ArgBuffers, "buffers window at NCCL %s: this release has no ncclCommWindowRegister (windows start with NCCL 2.27.3); expected buffers user or registered", c.rs.Version)
 		}
 	}
 	return nil

@@ -159,16 +159,16 @@ func (l Launch) Expand(ops []GroupOp) ([]GroupOp, error) {
 	}
 	for i, o := range out {
 		if o.Buffers < 0 || o.Buffers >= NumBuffers {
-			return nil, opErr(i, "buffers %d: expected user, registered or window", int(o.Buffers))
+			return nil, opArgErr(i, ArgBuffers, "buffers %d: expected user, registered or window", int(o.Buffers))
 		}
 		if err := checkAlloc(o.Buffers, o.Alloc); err != nil {
-			return nil, opErr(i, "%w", err)
+			return nil, &GroupOpError{Op: i, Err: &ArgError{Arg: ArgAlloc, Err: err}}
 		}
 		if r := o.RMA; r != nil && (o.Op.Func != SendRecv || o.P2P != nil || r.Kind != RMAPutSignal && o.Op.Count != 0) {
 			return nil, opErr(i, "nccl%s as a %s of %d elements: expected a SendRecv without a send/recv peer (count 0 but for a put)", r.Kind, o.Op.Func, o.Op.Count)
 		}
 		if p := o.P2P; p != nil && (o.Op.Func != SendRecv || p.Peer < 0 || p.Peer >= MaxRanks) {
-			return nil, opErr(i, "%s peer %d of a %s: expected a send or recv to a peer in 0..%d", p.Dir(), p.Peer, o.Op.Func, MaxRanks-1)
+			return nil, opArgErr(i, ArgPeer, "%s peer %d of a %s: expected a send or recv to a peer in 0..%d", p.Dir(), p.Peer, o.Op.Func, MaxRanks-1)
 		}
 	}
 	return out, nil
@@ -265,6 +265,67 @@ func (e *GroupOpError) Unwrap() error { return e.Err }
 func opErr(i int, format string, args ...any) error {
 	return &GroupOpError{Op: i, Err: fmt.Errorf(format, args...)}
 }
+
+// OpArg names the argument of an operation an ArgError is about: its
+// Op field, or how the operation is issued (GroupOp's).
+type OpArg int
+
+const (
+	ArgFunc OpArg = iota
+	ArgCount
+	ArgDataType
+	ArgRedOp
+	ArgRoot
+	ArgPeer
+	ArgBuffers
+	ArgAlloc
+	ArgDevComm    // ncclDevCommCreate's requirements
+	ArgDevCommNth // which device communicator ncclDevCommDestroy destroys
+)
+
+var opArgNames = [...]string{"func", "count", "datatype", "redop", "root", "peer", "buffers", "alloc", "dev_comm", "dev_comm_nth"}
+
+func (a OpArg) String() string {
+	if a < 0 || int(a) >= len(opArgNames) {
+		return fmt.Sprintf("OpArg(%d)", int(a))
+	}
+	return opArgNames[a]
+}
+
+// ArgError is an error of one argument of an operation: a caller that
+// knows how the user wrote the operation names that member. It reads as
+// Err alone.
+type ArgError struct {
+	Arg OpArg
+	Err error
+}
+
+func (e *ArgError) Error() string { return e.Err.Error() }
+
+func (e *ArgError) Unwrap() error { return e.Err }
+
+// argErr is an ArgError of arg.
+func argErr(arg OpArg, format string, args ...any) error {
+	return &ArgError{Arg: arg, Err: fmt.Errorf(format, args...)}
+}
+
+// opArgErr is a GroupOpError of operation i whose argument arg is wrong.
+func opArgErr(i int, arg OpArg, format string, args ...any) error {
+	return &GroupOpError{Op: i, Err: argErr(arg, format, args...)}
+}
+
+// BeforeError is an error of call Call (0-based) of the calls a
+// communicator made before the group SelectAfter decides.
+type BeforeError struct {
+	Call int
+	Err  error
+}
+
+func (e *BeforeError) Error() string {
+	return fmt.Sprintf("call %d before the group: %v", e.Call, e.Err)
+}
+
+func (e *BeforeError) Unwrap() error { return e.Err }
 
 // AloneError is err as said of an operation issued alone (no group the
 // user wrote): without the "group op 0" its GroupOpError would name.

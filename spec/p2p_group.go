@@ -222,7 +222,7 @@ func (c *Comm) p2pNetGDR(t *tuning.P2PPlaced) bool {
 func checkPeers(all []GroupOp, nRanks int) error {
 	for i, g := range all {
 		if p := g.P2P; p != nil && p.Peer >= nRanks {
-			return opErr(i, "%s peer %d: expected a rank in 0..%d (nccl%s refuses it: invalid root)", p.Dir(), p.Peer, nRanks-1, strings.ToUpper(p.Dir()[:1])+p.Dir()[1:])
+			return opArgErr(i, ArgPeer, "%s peer %d: expected a rank in 0..%d (nccl%s refuses it: invalid root)", p.Dir(), p.Peer, nRanks-1, strings.ToUpper(p.Dir()[:1])+p.Dir()[1:])
 		}
 	}
 	return nil
@@ -363,15 +363,15 @@ func p2pSchedRule(ref Ref, doc string) *Rule {
 				first, last = min(first, t.Plan), max(last, t.Plan)
 			}
 			if first < 0 {
-				g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: every send/recv task of rank 0 is an in-place send/recv to self, which NCCL drops (G-SCHED-P2P-3): no work, no channel", g.i, g.n)})
+				g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("%severy send/recv task of rank 0 is an in-place send/recv to self, which NCCL drops (G-SCHED-P2P-3): no work, no channel", g.member())})
 				return
 			}
 			plans := fmt.Sprintf("plan %d", first)
 			if last > first {
 				plans = fmt.Sprintf("plans %d..%d (the plan budget is full)", first, last)
 			}
-			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("op %d of %d: %d send/recv task(s) of rank 0 in %s on %d p2p channel(s) in %s: %s",
-				g.i, g.n, len(p.Tasks), plans, n, ChannelRange(lo, hi), FormatP2PTasks(p.Tasks, 4))})
+			g.emit(Verdict{Outcome: Info, Why: fmt.Sprintf("%s%d send/recv task(s) of rank 0 in %s on %d p2p channel(s) in %s: %s",
+				g.member(), len(p.Tasks), plans, n, ChannelRange(lo, hi), FormatP2PTasks(p.Tasks, 4))})
 		},
 	}
 }

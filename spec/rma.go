@@ -101,7 +101,7 @@ func (r *RMACall) check(nRanks int) error {
 	}
 	for _, p := range r.Peers {
 		if p < 0 || p >= nRanks {
-			return fmt.Errorf("nccl%s peer %d: expected a rank in 0..%d", r.Kind, p, nRanks-1)
+			return argErr(ArgPeer, "nccl%s peer %d: expected a rank in 0..%d", r.Kind, p, nRanks-1)
 		}
 	}
 	return nil
@@ -432,12 +432,12 @@ func (c *Comm) selectRMA(all []GroupOp, launch Launch, st *devCommState) (*Group
 		}
 		rule, ok := c.rs.rules["G-DEVCOMM-DESTROY-1"]
 		if !ok || c.rs.Consts.DevCommForm == 0 {
-			return nil, opErr(i, "NCCL %s has no ncclDevCommDestroy (it arrives in 2.28.3)", c.rs.Version)
+			return nil, opArgErr(i, ArgFunc, "NCCL %s has no ncclDevCommDestroy (it arrives in 2.28.3)", c.rs.Version)
 		}
 		gr := &groupRun{i: i, n: len(all), op: g, dec: d, destroy: &devCommDestroyRun{c: c, st: st, n: g.DevCommDestroy}}
 		rule.group(gr)
 		if gr.destroy.err != nil {
-			return nil, &GroupOpError{Op: i, Err: gr.destroy.err}
+			return nil, &GroupOpError{Op: i, Err: &ArgError{Arg: ArgDevCommNth, Err: gr.destroy.err}}
 		}
 		d.DecidedBy = rule.ID
 		for _, v := range gr.out {

@@ -484,22 +484,22 @@ func (c *Comm) planFailure(d *Decision, ch *tuning.OpChoice, n int) (Verdict, bo
 // checkOp rejects operations NCCL's API would reject before any gate.
 func (c *Comm) checkOp(op Op) error {
 	if (op.Func < 0 || op.Func >= NumFuncs) && !op.Func.IsP2P() {
-		return fmt.Errorf("unknown collective %d", op.Func)
+		return argErr(ArgFunc, "unknown collective %d", op.Func)
 	}
 	if op.DataType < 0 || op.DataType >= NumDataTypes {
-		return fmt.Errorf("unknown datatype %d", op.DataType)
+		return argErr(ArgDataType, "unknown datatype %d", op.DataType)
 	}
 	if op.DataType.IsFP8() && !c.rs.Consts.HasFP8 {
-		return fmt.Errorf("%s does not exist in NCCL %s (fp8 types arrived in 2.24)", op.DataType, c.Release)
+		return argErr(ArgDataType, "%s does not exist in NCCL %s (fp8 types arrived in 2.24)", op.DataType, c.Release)
 	}
 	if op.RedOp < 0 || op.RedOp >= NumRedOps {
-		return fmt.Errorf("unknown reduction %d", op.RedOp)
+		return argErr(ArgRedOp, "unknown reduction %d", op.RedOp)
 	}
 	if err := CheckCount(op.Count, op.DataType); err != nil {
-		return err
+		return &ArgError{Arg: ArgCount, Err: err}
 	}
 	if (op.Func == Broadcast || op.Func == Reduce) && (op.Root < 0 || op.Root >= c.NRanks) {
-		return fmt.Errorf("root %d out of range: the communicator has %d ranks", op.Root, c.NRanks)
+		return argErr(ArgRoot, "root %d out of range: the communicator has %d ranks", op.Root, c.NRanks)
 	}
 	return nil
 }

@@ -37,11 +37,11 @@ func (c *Comm) checkHostWindows(all []GroupOp, launch Launch) error {
 		switch {
 		case c.Model == nil:
 		case !c.Model.Tuning.WinSysmem:
-			return opErr(i, "a window in host memory (alloc cumem-host) is not modelled before NCCL 2.30.3 (this is %s); expected alloc cumem", c.rs.Version)
+			return opArgErr(i, ArgAlloc, "a window in host memory (alloc cumem-host) is not modelled before NCCL 2.30.3 (this is %s); expected alloc cumem", c.rs.Version)
 		case c.Model.In.MNNVL:
-			return opErr(i, "a window in host memory on an MNNVL communicator is not modelled (a device attribute decides); expected alloc cumem")
+			return opArgErr(i, ArgAlloc, "a window in host memory on an MNNVL communicator is not modelled (a device attribute decides); expected alloc cumem")
 		case launch.Mode == LaunchGraph:
-			return opErr(i, "a window in host memory under CUDA graph capture is not modelled; expected launch stream")
+			return opArgErr(i, ArgAlloc, "a window in host memory under CUDA graph capture is not modelled; expected launch stream")
 		}
 	}
 	return nil
@@ -102,7 +102,7 @@ func winSegRule(ref Ref) *Rule {
 func (c *Comm) checkSegmentWindows(all []GroupOp) error {
 	for i, g := range all {
 		if g.Alloc == AllocCuMemSegments && g.RMA == nil && c.rs.Consts.WinSegments == 0 {
-			return opErr(i, "a window over several cuMem segments (alloc cumem-segments) is not modelled before NCCL 2.29.2 (this is %s); expected alloc cumem", c.rs.Version)
+			return opArgErr(i, ArgAlloc, "a window over several cuMem segments (alloc cumem-segments) is not modelled before NCCL 2.29.2 (this is %s); expected alloc cumem", c.rs.Version)
 		}
 	}
 	return nil

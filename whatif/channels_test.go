@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,7 +63,7 @@ func TestRecordSaysIssue(t *testing.T) {
 			map[string]any{"launch": "graph", "buffers": "registered", "alloc": "cumem", "inplace": true}},
 	} {
 		rs := RunWith(pts, 1, RunOptions{Issue: tc.issue}, nil)
-		rec := jsonRecord(rs[0])
+		rec := recordMap(t, jsonRecord(rs[0]))
 		for k, v := range tc.want {
 			if rec[k] != v {
 				t.Errorf("issue %+v: %s = %v, want %v", tc.issue, k, rec[k], v)
@@ -183,5 +185,68 @@ func TestWhatifChannelsPerOp(t *testing.T) {
 	}
 	if p := js.Points[3]; p["agg"] != nil || p["max_nchannels"] != nil || p["channels"] != "0..23" {
 		t.Errorf("JSON point alone %v", p)
+	}
+}
+
+// recordMap is a JSON record as a reader decodes it.
+func recordMap(t *testing.T, rec Record) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestRecordIsRow: a point's JSON record says its CSV row, column by
+// column under Header's names (a number as the number CSV writes, an
+// empty column left out), and nothing else but what a tuner plugin did:
+// over a sweep of errors, groups, several releases and sizes.
+func TestRecordIsRow(t *testing.T) {
+	sw := Sweep{NCCL: []string{"2.22.3", "2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: []int{1, 2}}}, Colls: []string{"allreduce", "sendrecv", "broadcast"},
+		Sizes: SizeAxis{List: []string{"0", "4KiB", "1GiB"}}, Env: []EnvSet{{Name: "default"}, {Name: "nvls", Vars: map[string]string{"NCCL_ALGO": "NVLS"}}}}
+	pts, err := Expand(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []Result
+	for _, is := range []spec.Issue{{}, {Launch: spec.Launch{Agg: 4}}, {Buffers: spec.BuffersWindow}} {
+		rs = append(rs, RunWith(pts, 2, RunOptions{Issue: is}, nil)...)
+	}
+	rs = append(rs, Result{Point: pts[0], Outcome: "Ring/LL", TunerWithout: "Tree/LL", TunerChanged: true})
+	for _, r := range rs {
+		row, rec := r.Row(), recordMap(t, jsonRecord(r))
+		for i, k := range Header {
+			v, ok := rec[k]
+			if row[i] == "" {
+				if ok {
+					t.Errorf("%v: %s = %v in JSON, empty in CSV", r.Point, k, v)
+				}
+				continue
+			}
+			got := fmt.Sprint(v)
+			if f, isNum := v.(float64); isNum {
+				want, _ := strconv.ParseFloat(row[i], 64)
+				if f != want {
+					t.Errorf("%v: %s = %v in JSON, %s in CSV", r.Point, k, v, row[i])
+				}
+				continue
+			}
+			if got != row[i] {
+				t.Errorf("%v: %s = %q in JSON, %q in CSV", r.Point, k, got, row[i])
+			}
+		}
+		for k := range rec {
+			if !slices.Contains(Header, k) && !strings.HasPrefix(k, "tuner_") {
+				t.Errorf("%v: JSON has %s, which CSV's header lacks", r.Point, k)
+			}
+		}
+		if _, ok := rec["tuner_edits"]; ok != (r.TunerWithout != "") {
+			t.Errorf("%v: tuner_edits present %v with tuner_without %q", r.Point, ok, r.TunerWithout)
+		}
 	}
 }

@@ -74,16 +74,56 @@ func WriteCSV(w io.Writer, rs []Result) error {
 	return cw.Error()
 }
 
-// JSONOutput is whatif's JSON: one object per point, keys as in Header
-// (numbers as numbers), and the points where releases decide differently.
+// JSONOutput is whatif's JSON: one Record per point, and the points where
+// releases decide differently.
 type JSONOutput struct {
-	Points      []map[string]any `json:"points"`
-	ReleaseDiff []ReleaseDiff    `json:"release_diff,omitempty"`
+	Points      []Record      `json:"points"`
+	ReleaseDiff []ReleaseDiff `json:"release_diff,omitempty"`
+}
+
+// Record is one point of whatif's JSON: Header's columns under the same
+// names, numbers as numbers (times and bandwidths to 3 decimals, as CSV
+// prints them), a column CSV leaves empty left out, then what a tuner
+// plugin did (only where it was called). The JSON schema's point is this
+// type, so a column added here is declared there.
+type Record struct {
+	NCCL         string   `json:"nccl"`
+	System       string   `json:"system"`
+	Nodes        int      `json:"nodes"`
+	GPUsPerNode  int      `json:"gpus_per_node"`
+	NICs         int      `json:"nics"`
+	NICGbps      int      `json:"nic_gbps"`
+	SHARP        bool     `json:"sharp"`
+	Env          string   `json:"env"`
+	Coll         string   `json:"coll"`
+	SizeBytes    int64    `json:"size_bytes"`
+	Outcome      string   `json:"outcome"`
+	Algo         string   `json:"algo,omitempty"`
+	Proto        string   `json:"proto,omitempty"`
+	NChannels    int      `json:"nchannels,omitempty"`
+	Channels     string   `json:"channels,omitempty"`
+	Agg          int      `json:"agg,omitempty"`
+	MaxNChannels int      `json:"max_nchannels,omitempty"`
+	Launch       string   `json:"launch"`
+	Buffers      string   `json:"buffers"`
+	Alloc        string   `json:"alloc"`
+	InPlace      bool     `json:"inplace"`
+	Error        string   `json:"error,omitempty"`
+	CollNetGate  string   `json:"collnet_gate,omitempty"`
+	NVLSGate     string   `json:"nvls_gate,omitempty"`
+	ModelUs      *float64 `json:"model_us,omitempty" schema:"nonnull"`
+	SimUs        *float64 `json:"sim_us,omitempty" schema:"nonnull"`
+	TimeSource   string   `json:"time_source,omitempty"`
+	AlgBwGBs     *float64 `json:"algbw_gbs,omitempty" schema:"nonnull"`
+	BusBwGBs     *float64 `json:"busbw_gbs,omitempty" schema:"nonnull"`
+	TunerWithout string   `json:"tuner_without,omitempty"`
+	TunerChanged *bool    `json:"tuner_changed,omitempty" schema:"nonnull"`
+	TunerEdits   *string  `json:"tuner_edits,omitempty" schema:"nonnull"`
 }
 
 // JSON builds the JSON output of a sweep (its schema's Go type).
 func JSON(rs []Result, diffs []ReleaseDiff) JSONOutput {
-	recs := make([]map[string]any, 0, len(rs))
+	recs := make([]Record, 0, len(rs))
 	for _, r := range rs {
 		recs = append(recs, jsonRecord(r))
 	}
@@ -140,27 +180,39 @@ func indentedPart(v any, prefix string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// jsonRecord is one result as the JSON output prints it.
-func jsonRecord(r Result) map[string]any {
-	row := r.Row()
-	rec := map[string]any{}
-	for i, k := range Header {
-		v := row[i]
-		if v == "" {
-			continue
+// jsonRecord is one result as the JSON output prints it: Row's values,
+// typed.
+func jsonRecord(r Result) Record {
+	// a time or bandwidth as CSV writes it (3 decimals), absent at 0
+	num := func(x float64) *float64 {
+		if x == 0 {
+			return nil
 		}
-		if n, err := strconv.ParseFloat(v, 64); err == nil && k != "nccl" && k != "system" && k != "env" {
-			rec[k] = n
-			continue
-		}
-		if b, err := strconv.ParseBool(v); err == nil && (k == "sharp" || k == "inplace") {
-			rec[k] = b
-			continue
-		}
-		rec[k] = v
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 3, 64), 64)
+		return &v
+	}
+	m := r.Machine
+	rec := Record{NCCL: r.Release.String(), System: m.Label, Nodes: m.Nodes, GPUsPerNode: m.GPUs, NICs: m.NICs, NICGbps: m.NICGbps,
+		SHARP: m.SHARP, Env: r.Env.Name, Coll: r.Op.Func.String(), SizeBytes: r.Size, Outcome: r.Outcome,
+		NChannels: max(r.NChannels, 0), Channels: r.Channels.Ranges, MaxNChannels: max(r.Channels.MaxChannels, 0),
+		Launch: r.Issue.Launch.Mode.String(), Buffers: r.Issue.Buffers.String(), Alloc: r.Issue.Alloc.String(), InPlace: r.Issue.InPlace,
+		CollNetGate: r.CollNetGate, NVLSGate: r.NVLSGate, ModelUs: num(r.ModelUs), SimUs: num(r.SimUs), TimeSource: r.TimeSource,
+		AlgBwGBs: num(r.AlgBw), BusBwGBs: num(r.BusBw)}
+	if r.Algo != spec.AlgoNone {
+		rec.Algo = r.Algo.String()
+	}
+	if r.Proto != spec.ProtoNone {
+		rec.Proto = r.Proto.String()
+	}
+	if r.Channels.Grouped() {
+		rec.Agg = r.Channels.Ops
+	}
+	if r.Err != nil {
+		rec.Error = r.Err.Result.String()
 	}
 	if r.TunerWithout != "" {
-		rec["tuner_without"], rec["tuner_changed"], rec["tuner_edits"] = r.TunerWithout, r.TunerChanged, r.TunerEdits
+		changed, edits := r.TunerChanged, r.TunerEdits
+		rec.TunerWithout, rec.TunerChanged, rec.TunerEdits = r.TunerWithout, &changed, &edits
 	}
 	return rec
 }

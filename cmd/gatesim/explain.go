@@ -31,8 +31,8 @@ the network, how far each offload got and which gate stopped it, what would
 change the outcome) and the cost table; --full adds the whole chain (layer,
 rule, verdict, why, the log line NCCL prints; -v the facts and source
 locations). --nccl may list several releases: the summary of each, then the
-rules whose verdicts differ (--full: every rule side by side).
-Exit 1 when NCCL returns an error (for any release listed).`,
+rules whose verdicts differ (--full: every rule side by side); a release that
+refuses the request says why. Exit 1 when NCCL returns an error (for any release listed).`,
 		Example: `  gatesim explain --nccl 2.22.3,2.28.9 --system v100x4 --env NCCL_ALGO=NVLS --env NCCL_NVLS_ENABLE=1 --coll allreduce --bytes 1MiB`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatesim/gatesim/internal/goldenfile"
 	"github.com/gatesim/gatesim/internal/jsonout"
+	"github.com/gatesim/gatesim/whatif"
 	"github.com/spf13/cobra"
 )
 
@@ -17,14 +18,14 @@ import (
 // command that makes it; the others (hw info, run, compare, replay) have
 // their schema generated and are held to it by type.
 var jsonRuns = map[string][][]string{
-	"explain":      {{"explain", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4", "--json"}},
+	"explain":      {{"explain", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "v100x4", "--json"}, {"explain", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--buffers", "window", "--json"}},
 	"rules":        {{"rules", "--nccl", "2.22.3", "--json"}},
 	"rules-diff":   {{"rules", "diff", "2.22.3", "2.28.9", "--json"}},
 	"table":        {{"table", "--system", "dgx-h100", "--nodes", "2", "--graphs", "--json"}},
 	"table-diff":   {{"table", "--nccl", "2.22.3,2.28.9", "--system", "dgx-h100", "--json"}},
 	"topo-search":  {{"topo", "search", "--preset", "dgx-h100", "--nodes", "2", "--json"}},
 	"sim":          {{"sim", "--system", "h200x2", "--bytes", "1MiB", "--verify", "--json"}, {"sim", "--system", "dgx-h100", "--nodes", "2", "--sharp", "--env", "NCCL_COLLNET_ENABLE=1", "--json"}, {"sim", "--system", "dgx-h100", "--buffers", "window", "--bytes", "1MiB", "--json"}},
-	"whatif":       {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}, {"whatif", "--system", "h200x2", "--sizes", "1MiB", "--no-sim", "--json"}, {"whatif", "--system", "h200x2", "--sizes", "8MiB", "--agg", "8", "--no-sim", "--json"}},
+	"whatif":       {{"whatif", "--system", "dgx-h100", "--nodes", "1,2", "--nccl", "2.22.3,2.28.9", "--sizes", "4KiB,1GiB", "--format", "json"}, {"whatif", "--system", "h200x2", "--sizes", "1MiB", "--no-sim", "--json"}, {"whatif", "--system", "h200x2", "--sizes", "8MiB", "--agg", "8", "--no-sim", "--json"}, {"whatif", "--system", "dgx-h100", "--nccl", "2.22.3,2.28.9", "--coll", "allreduce,sendrecv", "--sizes", "0,1MiB", "--buffers", "window", "--no-sim", "--json"}},
 	"env":          {{"env", "--nccl", "2.28.9", "--file", "../../examples/job.sh", "--system", "dgx-h100", "--json"}},
 	"diagnose":     {{"diagnose", "../../examples/hgx-ring.log", "--json"}, {"diagnose", "../../examples/nccl.log", "--topo", "../../examples/topo.xml", "--json"}},
 	"group":        {{"group", "../../examples/calls.txt", "--json"}},
@@ -51,6 +52,19 @@ func TestJSONSchemas(t *testing.T) {
 		var back map[string]any
 		json.Unmarshal(b, &back)
 		schemas[o.Name] = back
+	}
+	// whatif's point declares every column whatif writes (its CSV header)
+	// and no other: an output column added without its property fails
+	// here, and its records fail validation below
+	point, _ := dig(schemas["whatif"], "properties", "points", "items")
+	props, _ := point["properties"].(map[string]any)
+	if point["additionalProperties"] != false || len(props) == 0 {
+		t.Errorf("whatif: a point's schema declares no properties (%v)", point)
+	}
+	for _, k := range whatif.Header {
+		if _, ok := props[k]; !ok {
+			t.Errorf("whatif: a point's column %s is not in its schema", k)
+		}
 	}
 	for name, runs := range jsonRuns {
 		s, ok := schemas[name]
@@ -86,6 +100,18 @@ func TestJSONSchemas(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dig is the object at a path of keys in a decoded schema.
+func dig(m map[string]any, keys ...string) (map[string]any, bool) {
+	for _, k := range keys {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		m = next
+	}
+	return m, true
 }
 
 // TestEveryJSONFlagHasASchema: a command with --json prints a registered
