@@ -56,6 +56,37 @@ func TestRegCollNetIPC(t *testing.T) {
 	}
 }
 
+// TestRegCollNetIPCFails: G-REG-COLLNET-IPC-1 fails where NCCL calls the
+// peers' IPC registration and the export fails (cudaMalloc buffers without
+// NCCL_LEGACY_CUDA_REGISTER=1 from 2.24.3; v2.28.9-1 src/transport/p2p.cc
+// ipcRegisterBuffer, its failure ignored by src/register/coll_reg.cc
+// ncclRegisterCollBuffers): RegFailed "IPC", the CollNet side still
+// registered, the channels of cuMem buffers kept.
+func TestRegCollNetIPCFails(t *testing.T) {
+	ag := Op{Func: AllGather, Count: 16 << 20, DataType: Float32}
+	for _, tc := range []struct {
+		v       Version
+		alloc   Alloc
+		outcome string
+		failed  string
+	}{
+		{V2_24_3, AllocCudaMalloc, "fail", "IPC"},
+		{V2_28_9, AllocCudaMalloc, "fail", "IPC"},
+		{V2_30_7, AllocCudaMalloc, "fail", "IPC"},
+		{V2_28_9, AllocCuMem, "pass", ""},
+	} {
+		name := tc.v.String() + "/" + tc.alloc.String()
+		_, ch, tr := regOnSharpOp(t, tc.v, 8, "CollNetDirect", GroupOp{Op: ag, Buffers: BuffersRegistered, Alloc: tc.alloc})
+		got, why := outcomeOf(tr, "G-REG-COLLNET-IPC-1")
+		if got != tc.outcome || ch.RegFailed != tc.failed || ch.Registered != "CollNet" {
+			t.Errorf("%s: G-REG-COLLNET-IPC-1 %q (%s), RegFailed %q, Registered %q; want %q, %q, CollNet", name, got, why, ch.RegFailed, ch.Registered, tc.outcome, tc.failed)
+		}
+		if _, cm, _ := regOnSharpOp(t, tc.v, 8, "CollNetDirect", GroupOp{Op: ag, Buffers: BuffersRegistered, Alloc: AllocCuMem}); cm.NChannels != ch.NChannels {
+			t.Errorf("%s: %d channels, cuMem buffers %d", name, ch.NChannels, cm.NChannels)
+		}
+	}
+}
+
 // TestRegCollNetSplit: G-REG-COLLNET-SPLIT-1 — from 2.24.3 the CollNet
 // proxy re-splits a registered one-rank-per-node op (one enqueue step)
 // into ceil(nbytes / 512 MiB) plugin collectives with the preset's v8
