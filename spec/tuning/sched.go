@@ -1378,6 +1378,30 @@ type PlanUse struct {
 	OutArgs   int64  `json:"outArgsBytes"`
 	Storage   string `json:"storage"`
 	ArgsBytes int    `json:"argsBytes"`
+	// Shares are the channels each kind of the plan's cost-table tasks
+	// spread their traffic over (not CollNet's: a CollNet task keeps
+	// channels 0..nMaxChannels-1), in plan order.
+	Shares []ChannelShare `json:"shares,omitempty"`
+}
+
+// ChannelShare is scheduleCollTasksToPlan's nChannels[kind] for one kind
+// of a plan's tasks (NVLS: one node's NVLS and NVLSTree; otherwise Ring,
+// Tree and PAT): the sum of its tasks' nMaxChannels (SumMaxCh), capped at
+// the kind's channels (Cap: comm->nChannels, NVLS nvlsChannels), is
+// Channels, over which their traffic is cut into TrafficPerChannel bytes;
+// the tasks fill the channels in order from where the last one stopped,
+// the cursor bounded by Cap. So that number, not a task's own nMaxChannels,
+// bounds its channel range: two tasks of nMaxChannels 16 on 24 channels
+// share all 24.
+//
+// Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan (v2.22.3-1 …
+// v2.30.7-1 likewise)
+type ChannelShare struct {
+	NVLS              bool  `json:"nvls,omitempty"`
+	SumMaxCh          int   `json:"sumMaxChannels"`
+	Cap               int   `json:"cap"`
+	Channels          int   `json:"channels"`
+	TrafficPerChannel int64 `json:"trafficPerChannel"`
 }
 
 // finish is finishPlan's choice of work storage and kernel argument size.
@@ -1490,7 +1514,7 @@ func (m *Model) schedule(queue []*tuningTask, lines *[]string, uses *[]PlanUse) 
 func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget, lines *[]string) (int, PlanUse, error) {
 	c, in := m.Tuning, &m.In
 	var trafficBytes [4]int64
-	var nChannels [4]int
+	var nChannels, sumMaxCh [4]int
 	nvlsCollnetMax := in.NVLSChannels
 	if c.NVLSMultiNodeMinChannels {
 		nvlsCollnetMax = min(in.NChannels, in.NVLSChannels)
@@ -1517,6 +1541,7 @@ func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget,
 			trafficBytes[kind] += t.traffic
 		}
 		nChannels[kind] = min(nChannels[kind]+t.nMaxCh, nMaxChannels[kind])
+		sumMaxCh[kind] += t.nMaxCh
 	}
 
 	// One task alone opens one batch on each of its channels; with more,
@@ -1568,6 +1593,10 @@ func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget,
 				trafficPerChannel = max(minTraffic, trafficBytes[kind]/int64(nChannels[kind]))
 			}
 			kindPrev, channelId, currentTraffic = kind, 0, 0
+			if kind < 2 {
+				use.Shares = append(use.Shares, ChannelShare{NVLS: kind == 1, SumMaxCh: sumMaxCh[kind], Cap: nMaxChannels[kind],
+					Channels: nChannels[kind], TrafficPerChannel: trafficPerChannel})
+			}
 		}
 		var lo, hi int
 		if t.collnet {
