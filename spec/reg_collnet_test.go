@@ -127,7 +127,9 @@ func TestRegCollNetSplit(t *testing.T) {
 // receives flush by default until 2.18.6 (NCCL_NET_FORCE_FLUSH 1), from
 // 2.19.1 only when forced; the gdrcopy flush replaces the iflush where
 // libgdrapi.so opens and both variables ask for it, and fails on a host
-// that is not x86_64; NCCL_GDR_FLUSH_DISABLE (NCCL's IB) changes nothing.
+// that is not x86_64 until 2.30.4 (2.30.7 reads through ncclGdrCudaRead
+// there: v2.30.7-1 src/transport/coll_net.cc recvProxyProgress);
+// NCCL_GDR_FLUSH_DISABLE (NCCL's IB) changes nothing.
 func TestCollNetFlush(t *testing.T) {
 	gdrLib := Library{Path: "/usr/lib/libgdrapi.so", InLoaderPath: true}
 	gdrEnv := Env{"NCCL_NET_FORCE_FLUSH": "1", "NCCL_GDRCOPY_ENABLE": "1", "NCCL_GDRCOPY_FLUSH_ENABLE": "1"}
@@ -150,6 +152,9 @@ func TestCollNetFlush(t *testing.T) {
 		{name: "2.28.9 gdrcopy without FLUSH_ENABLE", v: nccl.V2_28_9, env: Env{"NCCL_NET_FORCE_FLUSH": "1", "NCCL_GDRCOPY_ENABLE": "1"}, lib: true, outcome: "pass", want: "iflush"},
 		{name: "2.28.9 gdrcopy on arm64", v: nccl.V2_28_9, env: gdrEnv, lib: true, arch: "arm64", outcome: "fail", want: "only supported on x86_64"},
 		{name: "2.30.7 gdrcopy", v: nccl.V2_30_7, env: gdrEnv, lib: true, outcome: "pass", want: "one CPU read"},
+		// 2.30.7 reads through ncclGdrCudaRead off x86_64; 2.30.4 still fails
+		{name: "2.30.4 gdrcopy on arm64", v: nccl.V2_30_4, env: gdrEnv, lib: true, arch: "arm64", outcome: "fail", want: "only supported on x86_64"},
+		{name: "2.30.7 gdrcopy on arm64", v: nccl.V2_30_7, env: gdrEnv, lib: true, arch: "arm64", outcome: "pass", want: "ncclGdrCudaRead"},
 	} {
 		sys, err := Preset("dgx-h100", PresetOptions{Nodes: 4, SHARP: true})
 		if err != nil {
