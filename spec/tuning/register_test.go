@@ -127,9 +127,10 @@ func TestTuningNVLSRegChannels(t *testing.T) {
 }
 
 // TestTuningCollNetIPCFails: CollNetDirect's IPC registration with the
-// node's peers (G-REG-COLLNET-IPC-1, 2.23.4+) calls ipcRegisterBuffer like
-// Ring's, and an export that fails there is a failed call: "failed to IPC
-// register", regBufFlag 0 ignored by the caller, no regUsed, the channels
+// node's peers (G-REG-COLLNET-IPC-1, 2.23.4+) calls the same IPC
+// registration as Ring's, and an export that fails there is a failed call
+// (2.24.3+ WARNs "failed to IPC register", 2.23.4 is silent): regBufFlag 0
+// ignored by the caller, no regUsed, the channels
 // and (2.24.3+) CollNet's own registration unchanged (v2.23.4-1
 // src/enqueue.cc registerCollBuffers; v2.24.3-1, v2.28.9-1 and v2.30.7-1
 // src/register/coll_reg.cc ncclRegisterCollBuffers; v2.28.9-1

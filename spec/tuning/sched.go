@@ -1895,16 +1895,18 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 // peers unregistered and says why; where CollNet's registration fails
 // too, its reason is the one reported. An export NCCL attempts and that
 // fails is a failed call (RegFailed "IPC"), as on Ring: ipcRegisterBuffer
-// prints "failed to IPC register" and leaves the flag 0, the caller
-// ignores its result, so the task goes on without regUsed, on its
-// channels, and (2.24.3+) CollNet's own registration is still tried.
+// leaves the flag 0 (from 2.24.3 it WARNs "failed to IPC register"; 2.23.4
+// fails silently), the caller ignores its result, so the task goes on
+// without regUsed, on its channels, and (2.24.3+) CollNet's own
+// registration is still tried.
 //
 // Ref: v2.23.4-1 src/enqueue.cc registerCollBuffers; v2.24.3-1
 // src/register/coll_reg.cc ncclRegisterCollBuffers (v2.28.9-1 likewise,
 // isAllDirectP2p from v2.27.3-1); v2.29.2-1 the same function (an
 // AllGather's receive buffer alone; v2.30.7-1 likewise); src/enqueue.cc
 // (regUsed); v2.28.9-1 src/transport/p2p.cc ipcRegisterBuffer (the
-// failure line; v2.24.3-1 likewise, v2.23.4-1 ncclIpcLocalRegisterBuffer)
+// failure's WARN; v2.24.3-1 likewise; v2.23.4-1 ncclIpcLocalRegisterBuffer
+// without it)
 func (m *Model) collNetIPC(t *tuningTask) {
 	c, in := m.Tuning, &m.In
 	if c.RegCollNetIPC == RegCollNetIPCNone || t.algo != nccl.CollNetDirect || t.proto != nccl.Simple ||
