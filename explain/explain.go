@@ -476,7 +476,7 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
 			if sh.NVLS {
 				kind, cap = "NVLS", "nvlsChannels"
 			}
-			fmt.Fprintf(w, "    its %s tasks share %d channel(s), min(Σ nMaxCh %d, %s %d), %d traffic bytes each: that bounds their channel ranges, not a task's own nMaxCh\n",
+			fmt.Fprintf(w, "    its %s tasks share %d channel(s), min(Σ nMaxCh %d, %s %d), %d traffic bytes per channel: that bounds their channel ranges, not a task's own nMaxCh\n",
 				kind, sh.Channels, sh.SumMaxCh, cap, sh.Cap, sh.TrafficPerChannel)
 		}
 	}

@@ -321,7 +321,7 @@ func TestWriteGroupChannelShare(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{
-		"its Ring/Tree/PAT tasks share 24 channel(s), min(Σ nMaxCh 32, nChannels 24), 1398101 traffic bytes each",
+		"its Ring/Tree/PAT tasks share 24 channel(s), min(Σ nMaxCh 32, nChannels 24), 1398101 traffic bytes per channel",
 		"| 0..11    | 16     |", "| 11..23   | 16     |",
 	} {
 		if !strings.Contains(out, want) {
