@@ -437,6 +437,14 @@ func WriteGroup(w io.Writer, g *spec.GroupDecision) (err error) {
 		}
 		fmt.Fprintf(w, "  plan %d: %d collective(s)%s, %d work bytes in %s, %d work batches, %d bytes of kernel arguments (budget: %d bytes in the arguments, %d outside)\n",
 			u.Plan, u.Works, p2p, u.WorkBytes, u.Storage, u.Batches, u.ArgsBytes, u.InArgs, u.OutArgs)
+		for _, sh := range u.Shares {
+			kind, cap := "Ring/Tree/PAT", "nChannels"
+			if sh.NVLS {
+				kind, cap = "NVLS", "nvlsChannels"
+			}
+			fmt.Fprintf(w, "    its %s tasks share %d channel(s), min(Σ nMaxCh %d, %s %d), %d traffic bytes per channel: that bounds their channel ranges, not a task's own nMaxCh\n",
+				kind, sh.Channels, sh.SumMaxCh, cap, sh.Cap, sh.TrafficPerChannel)
+		}
 	}
 	header := []string{"op", "coll", "size", "algo/proto or kernel", "channels", "nMaxCh", "nThreads", "note"}
 	if len(rows) > groupSummaryOps {

@@ -442,3 +442,40 @@ func TestCollapseOpsSmall(t *testing.T) {
 		t.Errorf("collapseOps = %v, want %v", got, want)
 	}
 }
+
+// TestWriteGroupChannelShare: the group table says which number bounds
+// the channel ranges. On 2 × H200 (NVLS off, 2.28.9) two captured 8 MiB
+// AllReduces registered over IPC have nMaxChannels 16 each, yet their
+// ranges (0..11, 11..23) span all 24 channels: scheduleCollTasksToPlan
+// spreads the plan's traffic over min(Σ nMaxChannels 32, nChannels 24).
+func TestWriteGroupChannelShare(t *testing.T) {
+	sys, err := spec.Preset("h200x2", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := spec.Init(spec.MustLoad(spec.V2_28_9), sys, spec.Env{"NCCL_NVLS_ENABLE": "0"})
+	if err != nil || c.Err != nil {
+		t.Fatal(err, c.Err)
+	}
+	op, err := spec.OpFromBytes(spec.AllReduce, 8<<20, spec.Float32, spec.Sum, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.SelectGroup([]spec.GroupOp{{Op: op, Buffers: spec.BuffersRegistered}, {Op: op, Buffers: spec.BuffersRegistered}}, spec.Launch{Mode: spec.LaunchGraph})
+	if err != nil || g.Err != nil {
+		t.Fatal(err, g.Err)
+	}
+	var buf bytes.Buffer
+	if err := WriteGroup(&buf, g); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"its Ring/Tree/PAT tasks share 24 channel(s), min(Σ nMaxCh 32, nChannels 24), 1398101 traffic bytes per channel",
+		"| 0..11    | 16     |", "| 11..23   | 16     |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in\n%s", want, out)
+		}
+	}
+}

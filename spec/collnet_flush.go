@@ -19,9 +19,9 @@ type GdrCopyFlush struct {
 	// keep gdcFlush and read it instead of posting an iflush.
 	On bool
 	// Why says why it is off, or on; Fails says the read is not possible
-	// on this host (not x86_64): the first flushed receive WARNs "NET:
-	// GDR Flush only supported on x86_64" and the proxy returns
-	// ncclInternalError.
+	// on this host (not x86_64, before 2.30.7): the first flushed receive
+	// WARNs "NET: GDR Flush only supported on x86_64" and the proxy
+	// returns ncclInternalError.
 	Why   string
 	Fails bool
 }
@@ -35,7 +35,8 @@ type GdrCopyFlush struct {
 // Ref: v2.28.9-1 src/init.cc initGdrCopy; src/include/gdrwrap.h
 // ncclGdrInit; src/misc/gdrwrap.cc wrap_gdr_symbols; src/transport/net.cc
 // recvProxyConnect; src/transport/coll_net.cc recvProxyConnect (v2.18.1-1 …
-// v2.30.7-1 likewise)
+// v2.30.7-1 likewise); src/transport/net.cc and coll_net.cc
+// recvProxyProgress (the x86_64 read; v2.30.7-1 ncclGdrCudaRead elsewhere)
 func (c *Comm) GdrCopyFlush() GdrCopyFlush {
 	if v, _ := c.Env.Lookup("NCCL_GDRCOPY_ENABLE"); !paramIs(v, 1) {
 		return GdrCopyFlush{Why: "NCCL_GDRCOPY_ENABLE is not 1 (default 0): no gdrcopy, the proxies flush with iflush"}
@@ -50,7 +51,11 @@ func (c *Comm) GdrCopyFlush() GdrCopyFlush {
 		return GdrCopyFlush{Why: "gdrcopy is on but NCCL_GDRCOPY_FLUSH_ENABLE is 0 (default): gdrcopy only syncs the FIFO, the proxies flush with iflush"}
 	}
 	g := GdrCopyFlush{On: true, Why: "gdrcopy flush (NCCL_GDRCOPY_ENABLE=1, NCCL_GDRCOPY_FLUSH_ENABLE=1, libgdrapi.so): a flushed receive is one CPU read of GPU memory over PCIe, no iflush"}
-	if c.Topo != nil && c.Topo.CPUArch != topo.ArchX86 {
+	switch {
+	case c.Topo == nil || c.Topo.CPUArch == topo.ArchX86:
+	case c.rs.Consts.GdrFlushAnyArch:
+		g.Why += fmt.Sprintf("; the host is not x86_64 (%s): the read goes through ncclGdrCudaRead", c.Topo.CPUArch)
+	default:
 		g.Fails = true
 		g.Why += fmt.Sprintf("; but the host is not x86_64 (%s): the first flushed receive WARNs \"NET: GDR Flush only supported on x86_64\" and its proxy returns ncclInternalError", c.Topo.CPUArch)
 	}
@@ -99,7 +104,7 @@ func (c *Comm) CollNetFlush() CollNetFlush {
 }
 
 // collNetFlushDoc is G-COLLNET-FLUSH-1.
-const collNetFlushDoc = `A CollNet receive connector (recvSetup of the CollNet transport, on each head) with GPU Direct RDMA asks ncclTopoNeedFlush as a NET receive does (G-NET-CONN-FLUSH-1): below sm90, under NCCL_NET_FORCE_FLUSH (default 1 until 2.18.6), from 2.26.2 also with PCIe data and C2C completions. Where it must, the receive proxy (recvProxyProgress) flushes every step it receives, whatever its size, and every step of a registered task: through the CollNet plugin's iflush (of the shared buffer's received region; of the user buffer, piece by piece of maxCollBytes on one rank per node, G-REG-COLLNET-SPLIT-1, and for a registered ReduceScatter only this node's part) before it moves the tail the kernel waits on. NCCL_GDR_FLUSH_DISABLE is NCCL's IB transport's and does not reach a CollNet plugin's iflush. With gdrcopy (NCCL_GDRCOPY_ENABLE=1, a libgdrapi.so that opens, NCCL_GDRCOPY_FLUSH_ENABLE=1) the flush is one CPU read of mapped GPU memory over PCIe instead, NET and CollNet alike; that read exists only on x86_64, and elsewhere the first flushed receive WARNs "NET: GDR Flush only supported on x86_64" and the proxy returns ncclInternalError. The heads are those of the CollNetDirect graph, from 2.28.3 those of the NVLS graph where NVLS is supported (ncclCollNetSetup). From 2.24.3 CollNet registers a buffer only through a connector with GPU Direct RDMA (collnetRegisterBuffer: NCCL_DIRECT_NIC; G-REG-SKIP-1). The simulator charges each CollNet step received from the network, and each flushed NET receive step, one flush: the profile's transport.net.flush.iflush (an RDMA read through the local NIC, a PCIe round trip, nominal 2 µs) or with gdrcopy transport.net.flush.gdrcopy (nominal 1 µs).`
+const collNetFlushDoc = `A CollNet receive connector (recvSetup of the CollNet transport, on each head) with GPU Direct RDMA asks ncclTopoNeedFlush as a NET receive does (G-NET-CONN-FLUSH-1): below sm90, under NCCL_NET_FORCE_FLUSH (default 1 until 2.18.6), from 2.26.2 also with PCIe data and C2C completions. Where it must, the receive proxy (recvProxyProgress) flushes every step it receives, whatever its size, and every step of a registered task: through the CollNet plugin's iflush (of the shared buffer's received region; of the user buffer, piece by piece of maxCollBytes on one rank per node, G-REG-COLLNET-SPLIT-1, and for a registered ReduceScatter only this node's part) before it moves the tail the kernel waits on. NCCL_GDR_FLUSH_DISABLE is NCCL's IB transport's and does not reach a CollNet plugin's iflush. With gdrcopy (NCCL_GDRCOPY_ENABLE=1, a libgdrapi.so that opens, NCCL_GDRCOPY_FLUSH_ENABLE=1) the flush is one CPU read of mapped GPU memory over PCIe instead, NET and CollNet alike; until 2.30.4 that read exists only on x86_64, and elsewhere the first flushed receive WARNs "NET: GDR Flush only supported on x86_64" and the proxy returns ncclInternalError; from 2.30.7 it goes through ncclGdrCudaRead on other hosts. The heads are those of the CollNetDirect graph, from 2.28.3 those of the NVLS graph where NVLS is supported (ncclCollNetSetup). From 2.24.3 CollNet registers a buffer only through a connector with GPU Direct RDMA (collnetRegisterBuffer: NCCL_DIRECT_NIC; G-REG-SKIP-1). The simulator charges each CollNet step received from the network, and each flushed NET receive step, one flush: the profile's transport.net.flush.iflush (an RDMA read through the local NIC, a PCIe round trip, nominal 2 µs) or with gdrcopy transport.net.flush.gdrcopy (nominal 1 µs).`
 
 // collNetFlushRule is G-COLLNET-FLUSH-1.
 var collNetFlushRule = &Rule{

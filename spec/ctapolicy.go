@@ -23,7 +23,12 @@ import (
 // ncclMakeSymmetricTaskList (v2.30.7-1 likewise)
 func (c *Comm) ctaPolicyGroupVerdict(op GroupOp, call tuning.Call, ch *tuning.OpChoice) (Verdict, bool) {
 	m := c.Model
-	if m == nil || !m.In.CTAPolicyEfficiency || (op.Op.Func != AllGather && op.Op.Func != ReduceScatter) {
+	if m == nil {
+		return Verdict{}, false
+	}
+	pol := m.CTAPolicyCheck(call, tuning.CTAPolicyPickKept)
+	switch pol.Cond {
+	case tuning.CTAPolicyNoRelease, tuning.CTAPolicyNotEfficient, tuning.CTAPolicyFunc:
 		return Verdict{}, false
 	}
 	skip := func(why string) (Verdict, bool) {
@@ -37,19 +42,19 @@ func (c *Comm) ctaPolicyGroupVerdict(op GroupOp, call tuning.Call, ch *tuning.Op
 		return skip("CTA policy EFFICIENCY, but the copy engines took the operation in taskAppend, before the cost table: getAlgoInfo, where the policy acts, is not called for it")
 	case ch.SidePath == "symmetric" && ch.SymProbeNBytes == 0:
 		return skip(fmt.Sprintf("CTA policy EFFICIENCY, but symmetric kernel %s took the operation in ncclMakeSymmetricTaskList, before the cost table: getAlgoInfo, where the policy acts, is not called for it", sideKernel(ch)))
-	case (ch.SidePath == "" || ch.SidePath == "symmetric") && (call.Tuned != nil || m.In.Tuner != nil):
+	case (ch.SidePath == "" || ch.SidePath == "symmetric") && pol.Cond == tuning.CTAPolicyTuner:
 		// the symmetric kernels' LL probe is an ncclGetAlgoInfo too: a tuner answers it
-		return skip("a tuner plugin is loaded: getAlgoInfo asks its getCollInfo and never reads the CTA policy")
+		return skip(pol.Why)
 	case ch.SidePath == "symmetric" && ch.SymProbeCTAPolicy:
 		return fail(fmt.Sprintf("ncclMakeSymmetricTaskList's probe of the LL kernel (ncclGetAlgoInfo on the piece's head task) took the override's NVLS/Simple, but NCCL keeps symmetric kernel %s whatever the probe says here (NCCL_SYM_KERNEL forced it, or the release keeps LL kernels on windows)", sideKernel(ch)))
 	case ch.SidePath == "symmetric":
-		return fail(fmt.Sprintf("ncclMakeSymmetricTaskList's probe of the LL kernel (ncclGetAlgoInfo on the piece's head task) reads the policy, but the override does not apply: %s; symmetric kernel %s stays", m.CTAPolicyMiss(call), sideKernel(ch)))
+		return fail(fmt.Sprintf("ncclMakeSymmetricTaskList's probe of the LL kernel (ncclGetAlgoInfo on the piece's head task) reads the policy, but the override does not apply: %s; symmetric kernel %s stays", pol.Why, sideKernel(ch)))
 	case ch.SidePath != "":
 		return Verdict{}, false
 	case ch.DecidedBy == tuning.RuleCTAPolicy:
 		return Verdict{Outcome: Pass, Why: fmt.Sprintf("CTA policy EFFICIENCY with registered buffers (%s): NVLS/Simple on the %d channels its registered NVLS resources need", op.Buffers, ch.NChannels), Facts: c.ctaPolicy}, true
 	}
-	return fail("CTA policy EFFICIENCY, but the override does not apply: " + m.CTAPolicyMiss(call))
+	return fail("CTA policy EFFICIENCY, but the override does not apply: " + pol.Why)
 }
 
 // sideKernel names a symmetric task's kernel, or says it failed.

@@ -8,7 +8,7 @@ import "fmt"
 // (OpChoice.RegPeers); the verdict reports it.
 
 // regCollNetIPCDoc23 is G-REG-COLLNET-IPC-1 from 2.23.4 to 2.28.9.
-const regCollNetIPCDoc23 = `A CollNetDirect task (Simple) whose buffers NCCL may register (ncclCommRegister'ed under NCCL_LOCAL_REGISTER, or captured into a CUDA graph under NCCL_GRAPH_REGISTER, both default 1; the graph path needs no ncclCommRegister record), not a ReduceScatter, on a communicator whose local ranks are direct P2P (intraNodeP2pSupport; isAllDirectP2p from 2.27.3), registers its send and then its receive buffer over IPC with the first channel's up and down peers that connect over P2P (registerCheckP2PConnection); both must succeed (NCCL_IPC_REG_BUFFER). The work's regUsed is then 1: the kernel's direct primitives read and write those peers' user buffers instead of their FIFOs. The channels do not change. 2.23.4 tries this only where CollNet's own registration path is not taken (several ranks per node); from 2.24.3 both are tried, IPC first. A cudaMalloc or cuMem buffer NCCL cannot export fails as for Ring (G-REG-SKIP-1). 2.22.3 and earlier keep the branch switched off.`
+const regCollNetIPCDoc23 = `A CollNetDirect task (Simple) whose buffers NCCL may register (ncclCommRegister'ed under NCCL_LOCAL_REGISTER, or captured into a CUDA graph under NCCL_GRAPH_REGISTER, both default 1; the graph path needs no ncclCommRegister record), not a ReduceScatter, on a communicator whose local ranks are direct P2P (intraNodeP2pSupport; isAllDirectP2p from 2.27.3), registers its send and then its receive buffer over IPC with the first channel's up and down peers that connect over P2P (registerCheckP2PConnection); both must succeed (NCCL_IPC_REG_BUFFER). The work's regUsed is then 1: the kernel's direct primitives read and write those peers' user buffers instead of their FIFOs. The channels do not change. 2.23.4 tries this only where CollNet's own registration path is not taken (several ranks per node); from 2.24.3 both are tried, IPC first. A cudaMalloc or cuMem buffer NCCL cannot export fails as for Ring (G-REG-SKIP-1): the registration leaves its flag 0 (from 2.24.3 ipcRegisterBuffer WARNs "failed to IPC register"; 2.23.4's ncclIpcLocalRegisterBuffer fails silently), its caller ignores the failure and the task runs without regUsed on its channels (from 2.24.3 CollNet's own registration is still tried). 2.22.3 and earlier keep the branch switched off.`
 
 // regCollNetIPCDoc29 is G-REG-COLLNET-IPC-1 from 2.29.2.
 const regCollNetIPCDoc29 = `As from 2.24.3, but only a CollNetDirect AllGather registers over IPC, and its receive buffer alone decides (an AllReduce and a ReduceScatter no longer do). The channels do not change; the kernel reads and writes the peers' user buffers directly (regUsed).`
@@ -22,6 +22,11 @@ var regCollNetIPCRule = &Rule{
 		ch := g.choice
 		if ch.Algo != CollNetDirect {
 			g.emit(Verdict{Outcome: Skip, Why: "not a CollNetDirect task"})
+			return
+		}
+		if ch.RegFailed == "IPC" {
+			// ipcRegisterBuffer's failure: the caller ignores it and goes on
+			g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("CollNetDirect %s: NCCL calls the IPC registration with the node's P2P peers and it fails (G-REG-SKIP-1 says why): regUsed 0, the kernel goes through their FIFOs; %d channel(s) kept", g.op.Op.Func, ch.NChannels)})
 			return
 		}
 		if ch.RegPeers != "IPC" {

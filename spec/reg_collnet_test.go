@@ -56,6 +56,37 @@ func TestRegCollNetIPC(t *testing.T) {
 	}
 }
 
+// TestRegCollNetIPCFails: G-REG-COLLNET-IPC-1 fails where NCCL calls the
+// peers' IPC registration and the export fails (cudaMalloc buffers without
+// NCCL_LEGACY_CUDA_REGISTER=1 from 2.24.3; v2.28.9-1 src/transport/p2p.cc
+// ipcRegisterBuffer, its failure ignored by src/register/coll_reg.cc
+// ncclRegisterCollBuffers): RegFailed "IPC", the CollNet side still
+// registered, the channels of cuMem buffers kept.
+func TestRegCollNetIPCFails(t *testing.T) {
+	ag := Op{Func: AllGather, Count: 16 << 20, DataType: Float32}
+	for _, tc := range []struct {
+		v       Version
+		alloc   Alloc
+		outcome string
+		failed  string
+	}{
+		{V2_24_3, AllocCudaMalloc, "fail", "IPC"},
+		{V2_28_9, AllocCudaMalloc, "fail", "IPC"},
+		{V2_30_7, AllocCudaMalloc, "fail", "IPC"},
+		{V2_28_9, AllocCuMem, "pass", ""},
+	} {
+		name := tc.v.String() + "/" + tc.alloc.String()
+		_, ch, tr := regOnSharpOp(t, tc.v, 8, "CollNetDirect", GroupOp{Op: ag, Buffers: BuffersRegistered, Alloc: tc.alloc})
+		got, why := outcomeOf(tr, "G-REG-COLLNET-IPC-1")
+		if got != tc.outcome || ch.RegFailed != tc.failed || ch.Registered != "CollNet" {
+			t.Errorf("%s: G-REG-COLLNET-IPC-1 %q (%s), RegFailed %q, Registered %q; want %q, %q, CollNet", name, got, why, ch.RegFailed, ch.Registered, tc.outcome, tc.failed)
+		}
+		if _, cm, _ := regOnSharpOp(t, tc.v, 8, "CollNetDirect", GroupOp{Op: ag, Buffers: BuffersRegistered, Alloc: AllocCuMem}); cm.NChannels != ch.NChannels {
+			t.Errorf("%s: %d channels, cuMem buffers %d", name, ch.NChannels, cm.NChannels)
+		}
+	}
+}
+
 // TestRegCollNetSplit: G-REG-COLLNET-SPLIT-1 — from 2.24.3 the CollNet
 // proxy re-splits a registered one-rank-per-node op (one enqueue step)
 // into ceil(nbytes / 512 MiB) plugin collectives with the preset's v8
@@ -96,7 +127,9 @@ func TestRegCollNetSplit(t *testing.T) {
 // receives flush by default until 2.18.6 (NCCL_NET_FORCE_FLUSH 1), from
 // 2.19.1 only when forced; the gdrcopy flush replaces the iflush where
 // libgdrapi.so opens and both variables ask for it, and fails on a host
-// that is not x86_64; NCCL_GDR_FLUSH_DISABLE (NCCL's IB) changes nothing.
+// that is not x86_64 until 2.30.4 (2.30.7 reads through ncclGdrCudaRead
+// there: v2.30.7-1 src/transport/coll_net.cc recvProxyProgress);
+// NCCL_GDR_FLUSH_DISABLE (NCCL's IB) changes nothing.
 func TestCollNetFlush(t *testing.T) {
 	gdrLib := Library{Path: "/usr/lib/libgdrapi.so", InLoaderPath: true}
 	gdrEnv := Env{"NCCL_NET_FORCE_FLUSH": "1", "NCCL_GDRCOPY_ENABLE": "1", "NCCL_GDRCOPY_FLUSH_ENABLE": "1"}
@@ -119,6 +152,9 @@ func TestCollNetFlush(t *testing.T) {
 		{name: "2.28.9 gdrcopy without FLUSH_ENABLE", v: nccl.V2_28_9, env: Env{"NCCL_NET_FORCE_FLUSH": "1", "NCCL_GDRCOPY_ENABLE": "1"}, lib: true, outcome: "pass", want: "iflush"},
 		{name: "2.28.9 gdrcopy on arm64", v: nccl.V2_28_9, env: gdrEnv, lib: true, arch: "arm64", outcome: "fail", want: "only supported on x86_64"},
 		{name: "2.30.7 gdrcopy", v: nccl.V2_30_7, env: gdrEnv, lib: true, outcome: "pass", want: "one CPU read"},
+		// 2.30.7 reads through ncclGdrCudaRead off x86_64; 2.30.4 still fails
+		{name: "2.30.4 gdrcopy on arm64", v: nccl.V2_30_4, env: gdrEnv, lib: true, arch: "arm64", outcome: "fail", want: "only supported on x86_64"},
+		{name: "2.30.7 gdrcopy on arm64", v: nccl.V2_30_7, env: gdrEnv, lib: true, arch: "arm64", outcome: "pass", want: "ncclGdrCudaRead"},
 	} {
 		sys, err := Preset("dgx-h100", PresetOptions{Nodes: 4, SHARP: true})
 		if err != nil {

@@ -18,6 +18,12 @@ func regOnSharp(t *testing.T, v Version, gpus int, algo string, f Func, bytes in
 // regOnSharpBuffers is regOnSharp on buffers of the given kind.
 func regOnSharpBuffers(t *testing.T, v Version, gpus int, algo string, f Func, bytes int64, buffers Buffers) (*Decision, tuning.OpChoice, Trace) {
 	t.Helper()
+	return regOnSharpOp(t, v, gpus, algo, GroupOp{Op: Op{Func: f, Count: bytes / 4, DataType: Float32, RedOp: Sum}, Buffers: buffers})
+}
+
+// regOnSharpOp is regOnSharp for one group operation as given.
+func regOnSharpOp(t *testing.T, v Version, gpus int, algo string, op GroupOp) (*Decision, tuning.OpChoice, Trace) {
+	t.Helper()
 	sys, err := Preset("dgx-h100", PresetOptions{Nodes: 4, SHARP: true})
 	if err != nil {
 		t.Fatal(err)
@@ -34,8 +40,7 @@ func regOnSharpBuffers(t *testing.T, v Version, gpus int, algo string, f Func, b
 	if err != nil || c.Err != nil {
 		t.Fatal(err, c.Err)
 	}
-	op := Op{Func: f, Count: bytes / 4, DataType: Float32, RedOp: Sum}
-	g, err := c.SelectGroup([]GroupOp{{Op: op, Buffers: buffers}}, Launch{})
+	g, err := c.SelectGroup([]GroupOp{op}, Launch{})
 	if err != nil || g.Err != nil {
 		t.Fatal(err, g.Err)
 	}

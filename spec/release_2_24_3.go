@@ -124,6 +124,8 @@ func apply2_24_3(rs *Ruleset) {
 	rs.Add(regCollNetSplitRule, "G-REG-PROXY-1", "the CollNet proxy re-splits a registered one-rank-per-node op into maxCollBytes pieces")
 	rs.Replace(ruleAt(regSkipRule, ref("src/transport/p2p.cc", "ipcRegisterBuffer"), regSkipDoc24),
 		"cudaMalloc buffers go over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1; ncclCommRegister keeps no record under NCCL_LOCAL_REGISTER=0")
+	rs.Replace(ruleAt(collNetFlushRule, ref("src/transport/coll_net.cc", "recvSetup, recvProxyProgress, collNetRecvFlush, collnetRegisterBuffer"), ""),
+		"a registered step's flush goes through collNetRecvFlush, maxCollBytes pieces of the user buffer on one rank per node; CollNet registers only through a connector with GPU Direct RDMA")
 }
 
 // regSkipDoc24 is G-REG-SKIP-1 from 2.24.3 to 2.28.7.

@@ -58,5 +58,7 @@ func apply2_26_2(rs *Ruleset) {
 	rs.Replace(p2pRegRule(ref("src/enqueue.cc", "addP2pToPlan"), p2pRegDoc26), "the network registers a send/recv buffer unless PXN is in use (one GPU per node no longer counts)")
 	rs.Replace(initAbort26, "the fail path frees the init job only when it was never launched (launchedJob): the error is returned again")
 	rs.Replace(profiler26, "common loader (value, then libnccl-profiler-<value>.so), window v3-v1, per-version shims")
+	rs.Replace(ruleAt(collNetFlushRule, ref("src/transport/coll_net.cc", "recvSetup, recvProxyProgress, collNetRecvFlush; src/graph/paths.cc ncclTopoNeedFlush"), ""),
+		"the CollNet receive's needFlush is also set with PCIe data and C2C completions")
 	rs.Replace(tunerLib28(ref("src/plugin/plugin_open.cc", "openPluginLib"), tunerLibOpts{form: namesBoth, fallback: "Using internal tuner plugin."}), "common loader: the value, then libnccl-tuner-<value>.so; none is a name like any other, after which the net plugin's library is still searched")
 }

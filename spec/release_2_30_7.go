@@ -32,6 +32,7 @@ func consts2_30_7(rs *Ruleset) {
 	rs.SetConst("GinABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "ncclGinPluginLoad"})
 	rs.SetConst("RmaABI", []int{14, 13}, Ref{Tag: tag2307, File: "src/plugin/rma.cc", Func: "ncclRmaPluginLoad"})
 	rs.SetConst("GinInternal", GinInternalGdakiRma, Ref{Tag: tag2307, File: "src/plugin/gin.cc", Func: "initPluginLibsOnceFunc, ncclGinPluginAssignToComm"})
+	rs.SetConst("GdrFlushAnyArch", true, Ref{Tag: tag2307, File: "src/transport/coll_net.cc", Func: "recvProxyProgress, ncclGdrCudaRead; src/transport/net.cc recvProxyProgress, ncclGdrCudaRead"})
 	rs.SetConst("SHMDirectOnly", true, Ref{Tag: tag2307, File: "src/transport/shm.cc", Func: "shmSendSetup"})
 	setCollNetFail(rs, tag2307, collNetFailSetup(431, 464, 1811))
 	rs.SetConst("LogLocFunc", true, Ref{Tag: tag2307, File: "src/include/debug.h", Func: "INFO_LOC_FN"})

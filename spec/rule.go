@@ -144,6 +144,11 @@ type Consts struct {
 	// connectors sit on its NETs (2.28.3+); before, always the CollNetDirect
 	// graph's (G-COLLNET-FLUSH-1).
 	CollNetNVLSHeads bool
+	// GdrFlushAnyArch: off x86_64 the gdrcopy flush reads the mapped word
+	// through ncclGdrCudaRead (2.30.7+); before, the first flushed receive
+	// WARNs "NET: GDR Flush only supported on x86_64" and fails
+	// (G-COLLNET-FLUSH-1).
+	GdrFlushAnyArch bool
 	// NetABI lists the ncclNetPlugin_vN versions probed, newest first; the
 	// same window applies to ncclCollNetPlugin_vN.
 	NetABI []int

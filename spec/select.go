@@ -1287,17 +1287,22 @@ var ctaPolicyRule = &Rule{
 // (Select knows no registration; SelectGroup replaces the verdict once its
 // plan says which path took the operation: ctaPolicyGroupVerdict).
 func ctaPolicyAlone(o *opRun) {
-	switch m := o.comm.Model; {
-	case m == nil || !m.In.CTAPolicyEfficiency:
+	m := o.comm.Model
+	if m == nil {
 		o.emit(Verdict{Outcome: Skip, Why: "the CTA policy is not EFFICIENCY: the override does not apply", Facts: o.comm.ctaPolicy})
-	case o.op.Func != AllGather && o.op.Func != ReduceScatter:
+		return
+	}
+	cn, nv := o.comm.opSupport(o.op)
+	v := m.CTAPolicyCheck(tuning.Call{Op: o.op, CollNetOK: cn, NVLSOK: nv}, tuning.CTAPolicyPickKept)
+	switch v.Cond {
+	case tuning.CTAPolicyNoRelease, tuning.CTAPolicyNotEfficient:
+		o.emit(Verdict{Outcome: Skip, Why: "the CTA policy is not EFFICIENCY: the override does not apply", Facts: o.comm.ctaPolicy})
+	case tuning.CTAPolicyFunc:
 		o.emit(Verdict{Outcome: Skip, Why: "CTA policy EFFICIENCY moves only AllGather and ReduceScatter: " + o.op.Func.String() + " keeps its pick", Facts: o.comm.ctaPolicy})
-	case m.In.Tuner != nil || o.comm.ofiTuner != nil:
-		o.emit(Verdict{Outcome: Skip, Why: "a tuner plugin is loaded: getAlgoInfo asks its getCollInfo and never reads the CTA policy", Facts: o.comm.ctaPolicy})
+	case tuning.CTAPolicyTuner:
+		o.emit(Verdict{Outcome: Skip, Why: v.Why, Facts: o.comm.ctaPolicy})
 	default:
-		cn, nv := o.comm.opSupport(o.op)
-		call := tuning.Call{Op: o.op, CollNetOK: cn, NVLSOK: nv}
-		o.emit(Verdict{Outcome: Fail, Why: "CTA policy EFFICIENCY, but the override does not apply: " + m.CTAPolicyMiss(call), Facts: o.comm.ctaPolicy})
+		o.emit(Verdict{Outcome: Fail, Why: "CTA policy EFFICIENCY, but the override does not apply: " + v.Why, Facts: o.comm.ctaPolicy})
 	}
 }
 

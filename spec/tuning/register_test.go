@@ -125,3 +125,71 @@ func TestTuningNVLSRegChannels(t *testing.T) {
 		}
 	}
 }
+
+// TestTuningCollNetIPCFails: CollNetDirect's IPC registration with the
+// node's peers (G-REG-COLLNET-IPC-1, 2.23.4+) calls the same IPC
+// registration as Ring's, and an export that fails there is a failed call
+// (2.24.3+ WARNs "failed to IPC register", 2.23.4 is silent): regBufFlag 0
+// ignored by the caller, no regUsed, the channels
+// and (2.24.3+) CollNet's own registration unchanged (v2.23.4-1
+// src/enqueue.cc registerCollBuffers; v2.24.3-1, v2.28.9-1 and v2.30.7-1
+// src/register/coll_reg.cc ncclRegisterCollBuffers; v2.28.9-1
+// src/transport/p2p.cc ipcRegisterBuffer). A registration NCCL never calls
+// (no record under NCCL_P2P_USE_CUDA_MEMCPY=1, a function the release
+// does not register) sets no RegFailed.
+func TestTuningCollNetIPCFails(t *testing.T) {
+	on := int64(1)
+	for _, tc := range []struct {
+		name    string
+		v       nccl.Version
+		f       nccl.Func
+		alloc   nccl.Alloc
+		env     func(*Input)
+		peers   string // RegPeers
+		failed  string // RegFailed
+		refused bool   // RegRefused set
+		coll    string // Registered
+	}{
+		{name: "cuMem exports", v: nccl.V2_28_9, f: nccl.AllGather, alloc: nccl.AllocCuMem, peers: "IPC", coll: "CollNet"},
+		// cudaMalloc goes over legacy CUDA IPC, only under NCCL_LEGACY_CUDA_REGISTER=1 (2.24.3+)
+		{name: "cudaMalloc", v: nccl.V2_28_9, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, failed: "IPC", refused: true, coll: "CollNet"},
+		{name: "cudaMalloc AllReduce", v: nccl.V2_24_3, f: nccl.AllReduce, alloc: nccl.AllocCudaMalloc, failed: "IPC", refused: true},
+		{name: "cudaMalloc legacy IPC on", v: nccl.V2_28_9, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, env: func(in *Input) { in.LegacyCudaRegister = &on }, peers: "IPC", coll: "CollNet"},
+		{name: "cuMem, NCCL's cuMem off", v: nccl.V2_30_7, f: nccl.AllGather, alloc: nccl.AllocCuMem, env: func(in *Input) { in.CuMem = false }, failed: "IPC", refused: true, coll: "CollNet"},
+		// 2.23.4: cudaMalloc over legacy IPC without the parameter, refused in one process (directMode)
+		{name: "2.23.4 cudaMalloc", v: nccl.V2_23_4, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, peers: "IPC"},
+		{name: "2.23.4 directMode", v: nccl.V2_23_4, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, env: func(in *Input) { in.SharedProcess = true }, failed: "IPC", refused: true},
+		// never called: no record at all, or a function 2.29.2 does not register over IPC
+		{name: "P2P memcpy", v: nccl.V2_28_9, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, env: func(in *Input) { in.P2PUseMemcpy = true }, refused: true},
+		{name: "2.29.2 AllReduce", v: nccl.V2_29_2, f: nccl.AllReduce, alloc: nccl.AllocCudaMalloc},
+		{name: "2.22.3", v: nccl.V2_22_3, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tuningMultiNodeInput(4, 8)
+			in.DirectP2P, in.CuMem = true, true
+			tuningForceAlgo(&in, nccl.CollNetDirect)
+			if tc.env != nil {
+				tc.env(&in)
+			}
+			m := tuningModel(t, in, tc.v)
+			call := Call{Op: opOfBytes(t, tc.f, 64<<20, nccl.Float32), CollNetOK: true, Buffers: nccl.BuffersRegistered, Alloc: tc.alloc}
+			ch, err := ChooseOp(m, call)
+			if err != nil || ch.Err != nil || ch.Algo != nccl.CollNetDirect {
+				t.Fatalf("%v %v %s: want CollNetDirect", err, ch.Err, ch.Algo)
+			}
+			if ch.RegPeers != tc.peers || ch.RegFailed != tc.failed || (ch.RegRefused != "") != tc.refused || ch.Registered != tc.coll {
+				t.Errorf("RegPeers %q RegFailed %q RegRefused %q Registered %q; want %q %q %v %q", ch.RegPeers, ch.RegFailed, ch.RegRefused, ch.Registered, tc.peers, tc.failed, tc.refused, tc.coll)
+			}
+			// the peers' registration changes no channel: plain buffers run on as many
+			plain := call
+			plain.Buffers, plain.Alloc = nccl.BuffersUser, nccl.AllocCuMem
+			pc, err := ChooseOp(m, plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Registered == "" && pc.NChannels != ch.NChannels {
+				t.Errorf("%d channels, plain buffers %d", ch.NChannels, pc.NChannels)
+			}
+		})
+	}
+}

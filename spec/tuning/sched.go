@@ -1378,6 +1378,30 @@ type PlanUse struct {
 	OutArgs   int64  `json:"outArgsBytes"`
 	Storage   string `json:"storage"`
 	ArgsBytes int    `json:"argsBytes"`
+	// Shares are the channels each kind of the plan's cost-table tasks
+	// spread their traffic over (not CollNet's: a CollNet task keeps
+	// channels 0..nMaxChannels-1), in plan order.
+	Shares []ChannelShare `json:"shares,omitempty"`
+}
+
+// ChannelShare is scheduleCollTasksToPlan's nChannels[kind] for one kind
+// of a plan's tasks (NVLS: one node's NVLS and NVLSTree; otherwise Ring,
+// Tree and PAT): the sum of its tasks' nMaxChannels (SumMaxCh), capped at
+// the kind's channels (Cap: comm->nChannels, NVLS nvlsChannels), is
+// Channels, over which their traffic is cut into TrafficPerChannel bytes;
+// the tasks fill the channels in order from where the last one stopped,
+// the cursor bounded by Cap. So that number, not a task's own nMaxChannels,
+// bounds its channel range: two tasks of nMaxChannels 16 on 24 channels
+// share all 24.
+//
+// Ref: v2.28.9-1 src/enqueue.cc scheduleCollTasksToPlan (v2.22.3-1 …
+// v2.30.7-1 likewise)
+type ChannelShare struct {
+	NVLS              bool  `json:"nvls,omitempty"`
+	SumMaxCh          int   `json:"sumMaxChannels"`
+	Cap               int   `json:"cap"`
+	Channels          int   `json:"channels"`
+	TrafficPerChannel int64 `json:"trafficPerChannel"`
 }
 
 // finish is finishPlan's choice of work storage and kernel argument size.
@@ -1490,7 +1514,7 @@ func (m *Model) schedule(queue []*tuningTask, lines *[]string, uses *[]PlanUse) 
 func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget, lines *[]string) (int, PlanUse, error) {
 	c, in := m.Tuning, &m.In
 	var trafficBytes [4]int64
-	var nChannels [4]int
+	var nChannels, sumMaxCh [4]int
 	nvlsCollnetMax := in.NVLSChannels
 	if c.NVLSMultiNodeMinChannels {
 		nvlsCollnetMax = min(in.NChannels, in.NVLSChannels)
@@ -1517,6 +1541,7 @@ func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget,
 			trafficBytes[kind] += t.traffic
 		}
 		nChannels[kind] = min(nChannels[kind]+t.nMaxCh, nMaxChannels[kind])
+		sumMaxCh[kind] += t.nMaxCh
 	}
 
 	// One task alone opens one batch on each of its channels; with more,
@@ -1568,6 +1593,10 @@ func (m *Model) schedulePlan(queue []*tuningTask, plan int, budget tuningBudget,
 				trafficPerChannel = max(minTraffic, trafficBytes[kind]/int64(nChannels[kind]))
 			}
 			kindPrev, channelId, currentTraffic = kind, 0, 0
+			if kind < 2 {
+				use.Shares = append(use.Shares, ChannelShare{NVLS: kind == 1, SumMaxCh: sumMaxCh[kind], Cap: nMaxChannels[kind],
+					Channels: nChannels[kind], TrafficPerChannel: trafficPerChannel})
+			}
 		}
 		var lo, hi int
 		if t.collnet {
@@ -1839,9 +1868,9 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 		case t.algo != nccl.Ring && t.algo != nccl.Tree:
 			continue
 		}
-		if why := m.RegRefused(t.op, "IPC"); why != "" {
+		if why, called := m.regRefusal(t.op, "IPC"); why != "" {
 			t.choice.RegRefused = why
-			if m.regSkipped(t.op, "IPC") == "" {
+			if called {
 				t.choice.RegFailed = "IPC" // ipcRegisterBuffer's export failed: "failed to IPC register"
 			}
 			continue
@@ -1864,12 +1893,20 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 // CollNet's registration of the network side (userBufferChannels) and
 // changes no channel count. A refused IPC export (RegRefused) leaves the
 // peers unregistered and says why; where CollNet's registration fails
-// too, its reason is the one reported.
+// too, its reason is the one reported. An export NCCL attempts and that
+// fails is a failed call (RegFailed "IPC"), as on Ring: ipcRegisterBuffer
+// leaves the flag 0 (from 2.24.3 it WARNs "failed to IPC register"; 2.23.4
+// fails silently), the caller ignores its result, so the task goes on
+// without regUsed, on its channels, and (2.24.3+) CollNet's own
+// registration is still tried.
 //
 // Ref: v2.23.4-1 src/enqueue.cc registerCollBuffers; v2.24.3-1
 // src/register/coll_reg.cc ncclRegisterCollBuffers (v2.28.9-1 likewise,
 // isAllDirectP2p from v2.27.3-1); v2.29.2-1 the same function (an
-// AllGather's receive buffer alone); src/enqueue.cc (regUsed)
+// AllGather's receive buffer alone; v2.30.7-1 likewise); src/enqueue.cc
+// (regUsed); v2.28.9-1 src/transport/p2p.cc ipcRegisterBuffer (the
+// failure's WARN; v2.24.3-1 likewise; v2.23.4-1 ncclIpcLocalRegisterBuffer
+// without it)
 func (m *Model) collNetIPC(t *tuningTask) {
 	c, in := m.Tuning, &m.In
 	if c.RegCollNetIPC == RegCollNetIPCNone || t.algo != nccl.CollNetDirect || t.proto != nccl.Simple ||
@@ -1882,9 +1919,12 @@ func (m *Model) collNetIPC(t *tuningTask) {
 	case c.RegCollNetIPC == RegCollNetIPCAG && t.fn != nccl.AllGather:
 		return
 	}
-	if why := m.RegRefused(t.op, "IPC"); why != "" {
+	if why, called := m.regRefusal(t.op, "IPC"); why != "" {
 		if t.choice.RegRefused == "" {
 			t.choice.RegRefused = why
+		}
+		if called {
+			t.choice.RegFailed = "IPC"
 		}
 		return
 	}
@@ -1974,9 +2014,24 @@ func (m *Model) RegBuff(o Call) bool {
 // ipcRegisterBuffer; v2.23.4-1 p2p.cc ncclIpcLocalRegisterBuffer without
 // the parameter; v2.22.3-1 nvls.cc tryRegisterBuffer)
 func (m *Model) RegRefused(o Call, kind string) string {
+	why, _ := m.regRefusal(o, kind)
+	return why
+}
+
+// regRefusal is RegRefused and whether NCCL called the registration that
+// failed (called: it prints its "failed to ... register" line) or never
+// called it (regSkipped), decided together so that a path asks once.
+func (m *Model) regRefusal(o Call, kind string) (why string, called bool) {
 	if why := m.regSkipped(o, kind); why != "" {
-		return why
+		return why, false
 	}
+	why = m.regCallFails(o, kind)
+	return why, why != ""
+}
+
+// regCallFails is the part of RegRefused where NCCL calls the
+// registration and it fails.
+func (m *Model) regCallFails(o Call, kind string) string {
 	c, in := m.Tuning, &m.In
 	if kind == "CollNet" && c.RegCollNetGDR && !in.CollNetGDR {
 		return "a CollNet connector without GPU Direct RDMA (NCCL_DIRECT_NIC unset): collnetRegisterBuffer fails (\"COLLNET failed to register userbuff ... GDR 0\")"
@@ -2046,9 +2101,9 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 				t.choice.RegRefused = "ranks share a process: nvlsRegSupport is 0, so NVLS registers nothing" + m.singleProcHint()
 				return 0, ""
 			}
-			if why := m.RegRefused(t.op, "NVLS"); why != "" {
+			if why, called := m.regRefusal(t.op, "NVLS"); why != "" {
 				t.choice.RegRefused = why
-				if m.regSkipped(t.op, "NVLS") == "" {
+				if called {
 					t.choice.RegFailed = "NVLS" // the bind failed inside the call
 				}
 				return 0, ""

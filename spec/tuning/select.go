@@ -675,7 +675,7 @@ func (m *Model) algoInfoFrom(agg *tuningTask, numPipeOps, presetNC int, g *tunin
 		}
 	}
 	m.pick(agg, g.nBytes, g, ba, bp, bt)
-	if g.err == nil && agg.op.Tuned == nil && m.In.Tuner == nil {
+	if g.err == nil {
 		m.ctaPolicy(agg, g)
 	}
 	if g.err == nil && g.tunerNCh != 0 {
@@ -683,62 +683,99 @@ func (m *Model) algoInfoFrom(agg *tuningTask, numPipeOps, presetNC int, g *tunin
 	}
 }
 
-// ctaPolicy is G-SEL-CTAPOL-1, after the pick when no tuner is loaded:
-// under CTA policy EFFICIENCY, with NCCL_ALGO and NCCL_PROTO unset and no
-// MNNVL, a registered AllGather or ReduceScatter (ncclCommRegister'ed, or
-// captured with NCCL_GRAPH_REGISTER) that NVLS supports (across nodes:
-// NVLS and CollNet) moves to NVLS/Simple on the channels its registered
-// NVLS resources need, when they are no more than the pick's.
-//
-// Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo; src/transport/nvls.cc
-// ncclNvlsRegResourcesQuery (v2.28.3-1 likewise)
+// ctaPolicy is G-SEL-CTAPOL-1 after the pick: when CTAPolicyCheck finds
+// the override applies, the task moves to NVLS/Simple on the channels its
+// registered NVLS resources need.
 func (m *Model) ctaPolicy(agg *tuningTask, g *tuningAgg) {
-	c, in := m.Tuning, &m.In
-	o := agg.op
-	if !c.CTAPolicyNVLS || !in.CTAPolicyEfficiency || in.Algo != nil || in.Proto != nil || in.MNNVL || !o.RegBuff {
+	v := m.CTAPolicyCheck(agg.op, g.nc)
+	if v.Cond != CTAPolicyApplies {
 		return
 	}
-	if agg.fn != nccl.AllGather && agg.fn != nccl.ReduceScatter {
-		return
-	}
-	if !(in.NNodes > 1 && o.CollNetOK && o.NVLSOK) && !(in.NNodes == 1 && o.NVLSOK) {
-		return
-	}
-	rec, ok := m.nvlsRegChannels(agg.fn)
-	if !ok || rec > g.nc {
-		return
-	}
-	g.algo, g.proto, g.nc, g.nt = nccl.NVLS, nccl.Simple, rec, m.MaxThreads[nccl.NVLS][nccl.Simple]
+	g.algo, g.proto, g.nc, g.nt = nccl.NVLS, nccl.Simple, v.NChannels, m.MaxThreads[nccl.NVLS][nccl.Simple]
 	g.decidedBy = RuleCTAPolicy
 }
 
-// CTAPolicyMiss says why G-SEL-CTAPOL-1's override leaves a task the cost
-// table decided (without a tuner, under CTA policy EFFICIENCY) on its pick:
-// the first of ctaPolicy's conditions that fails, or, all holding, that its
-// registered NVLS resources need more channels than the pick has.
+// CTAPolicyCond is the G-SEL-CTAPOL-1 condition that keeps a task on its
+// pick (CTAPolicyApplies: none, the override moves it). The first four
+// leave the override unread or beside the point; from CTAPolicyAlgoProto
+// on, getAlgoInfo reads the policy and the override does not apply.
+type CTAPolicyCond uint8
+
+const (
+	CTAPolicyApplies      CTAPolicyCond = iota
+	CTAPolicyNoRelease                  // the release has no override (before 2.27.3)
+	CTAPolicyNotEfficient               // config.CTAPolicy lacks EFFICIENCY
+	CTAPolicyFunc                       // not AllGather or ReduceScatter
+	CTAPolicyTuner                      // a tuner answers getAlgoInfo
+	CTAPolicyAlgoProto                  // NCCL_ALGO or NCCL_PROTO set
+	CTAPolicyMNNVL                      // comm->MNNVL
+	CTAPolicyNoRegBuff                  // regBuff 0
+	CTAPolicyNoSupport                  // no NVLS support (across nodes: NVLS and CollNet)
+	CTAPolicyNoResources                // ncclNvlsRegResourcesQuery finds none
+	CTAPolicyChannels                   // the resources need more channels than the pick's
+)
+
+// CTAPolicyPickKept is CTAPolicyCheck's pickNC for a caller that knows
+// the pick stood but not its channel count: all else holding, the
+// override needed more channels than the pick had.
+const CTAPolicyPickKept = 0
+
+// CTAPolicyVerdict is CTAPolicyCheck's answer: the condition that decided,
+// why in words ("" when the override applies), and the channels the task
+// moves to (when it applies).
+type CTAPolicyVerdict struct {
+	Cond      CTAPolicyCond
+	Why       string
+	NChannels int
+}
+
+// CTAPolicyCheck is G-SEL-CTAPOL-1's one decision, for a task whose pick
+// runs on pickNC channels (CTAPolicyPickKept: unknown, the pick stood):
+// without a tuner (getAlgoInfo asks a loaded one instead), under CTA
+// policy EFFICIENCY, with NCCL_ALGO and NCCL_PROTO unset and no MNNVL, a
+// registered AllGather or ReduceScatter (ncclCommRegister'ed, or captured
+// with NCCL_GRAPH_REGISTER) that NVLS supports (across nodes: NVLS and
+// CollNet) moves to NVLS/Simple on the channels its registered NVLS
+// resources need, when they are no more than the pick's. The conditions
+// are the same from 2.27.3 to 2.30.7 (2.29.2 reads the policy as a bit
+// mask, which Input.CTAPolicyEfficiency already says).
 //
-// Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo (v2.29.2-1 ncclGetAlgoInfo)
-func (m *Model) CTAPolicyMiss(o Call) string {
-	in := &m.In
+// Ref: v2.28.9-1 src/enqueue.cc getAlgoInfo; src/transport/nvls.cc
+// ncclNvlsRegResourcesQuery (v2.27.3-1 and v2.28.3-1 likewise); v2.29.2-1
+// and v2.30.7-1 src/enqueue.cc ncclGetAlgoInfo
+func (m *Model) CTAPolicyCheck(o Call, pickNC int) CTAPolicyVerdict {
+	c, in, f := m.Tuning, &m.In, o.Op.Func
+	miss := func(cond CTAPolicyCond, why string) CTAPolicyVerdict { return CTAPolicyVerdict{Cond: cond, Why: why} }
 	switch {
+	case !c.CTAPolicyNVLS:
+		return miss(CTAPolicyNoRelease, "the release has no CTA policy override (2.27.3+)")
+	case !in.CTAPolicyEfficiency:
+		return miss(CTAPolicyNotEfficient, "the CTA policy is not EFFICIENCY")
+	case f != nccl.AllGather && f != nccl.ReduceScatter:
+		return miss(CTAPolicyFunc, "it moves only AllGather and ReduceScatter")
+	case o.Tuned != nil || in.Tuner != nil:
+		return miss(CTAPolicyTuner, "a tuner plugin is loaded: getAlgoInfo asks its getCollInfo and never reads the CTA policy")
 	case in.Algo != nil || in.Proto != nil:
-		return "NCCL_ALGO or NCCL_PROTO is set"
+		return miss(CTAPolicyAlgoProto, "NCCL_ALGO or NCCL_PROTO is set")
 	case in.MNNVL:
-		return "the communicator is MNNVL"
-	case o.Op.Func != nccl.AllGather && o.Op.Func != nccl.ReduceScatter:
-		return "it moves only AllGather and ReduceScatter"
+		return miss(CTAPolicyMNNVL, "the communicator is MNNVL")
 	case !o.RegBuff:
-		return "the buffers have no local registration (ncclCommRegister, a window, or a capture under NCCL_GRAPH_REGISTER): regBuff is 0"
+		return miss(CTAPolicyNoRegBuff, "the buffers have no local registration (ncclCommRegister, a window, or a capture under NCCL_GRAPH_REGISTER): regBuff is 0")
 	case in.NNodes > 1 && !(o.CollNetOK && o.NVLSOK):
-		return "across nodes it needs both NVLS and CollNet support for the operation"
+		return miss(CTAPolicyNoSupport, "across nodes it needs both NVLS and CollNet support for the operation")
 	case !o.NVLSOK:
-		return "NVLS does not support the operation (nvlsSupport 0)"
+		return miss(CTAPolicyNoSupport, "NVLS does not support the operation (nvlsSupport 0)")
 	}
-	rec, ok := m.nvlsRegChannels(o.Op.Func)
-	if !ok {
-		return "ncclNvlsRegResourcesQuery finds no NVLS resources"
+	rec, ok := m.nvlsRegChannels(f)
+	switch {
+	case !ok:
+		return miss(CTAPolicyNoResources, "ncclNvlsRegResourcesQuery finds no NVLS resources")
+	case pickNC == CTAPolicyPickKept:
+		return miss(CTAPolicyChannels, fmt.Sprintf("its registered NVLS resources need %d channels, more than the pick's", rec))
+	case rec > pickNC:
+		return miss(CTAPolicyChannels, fmt.Sprintf("its registered NVLS resources need %d channels, more than the pick's %d", rec, pickNC))
 	}
-	return fmt.Sprintf("its registered NVLS resources need %d channels, more than the pick's", rec)
+	return CTAPolicyVerdict{Cond: CTAPolicyApplies, NChannels: rec}
 }
 
 // nvlsRegChannels is the channels an NVLS or NVLSTree task of function f
