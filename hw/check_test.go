@@ -197,7 +197,7 @@ func TestCheckComparesSymmetricLines(t *testing.T) {
 
 // TestCheckMultiRankCaptures: two ranks on one H200 under
 // NCCL_MULTI_RANK_GPU_ENABLE=1, NCCL 2.30.3, 2.30.4 and 2.30.7 built from
-// their tags (hw/testdata/device/README.md, "Two ranks on one GPU under
+// their tags (and groupop's logged -m 1 and -m 8 pair of 2.30.7) (hw/testdata/device/README.md, "Two ranks on one GPU under
 // NCCL_MULTI_RANK_GPU_ENABLE"): from each capture's own topology dump (one
 // <pci> holding two <gpu>, the ranks on one DEV node) spec predicts every
 // gate the log proves, the graphs, the channel summary, every table cell,
@@ -206,14 +206,23 @@ func TestCheckComparesSymmetricLines(t *testing.T) {
 // v2.30.7-1 src/init.cc initTransportsRank
 func TestCheckMultiRankCaptures(t *testing.T) {
 	cache := spec.NewCache(0)
-	want := map[string]int{"2.30.3": 3, "2.30.4": 3, "2.30.7": 14}
-	for _, release := range []string{"2.30.3", "2.30.4", "2.30.7"} {
-		caps, err := ReadCaptureSet(filepath.Join("testdata", "device", "multirank", release))
+	for _, set := range []struct {
+		dir, release string
+		n            int
+	}{
+		{filepath.Join("testdata", "device", "multirank", "2.30.3"), "2.30.3", 3},
+		{filepath.Join("testdata", "device", "multirank", "2.30.4"), "2.30.4", 3},
+		{filepath.Join("testdata", "device", "multirank", "2.30.7"), "2.30.7", 14},
+		// the logged pair of the group-cost captures (-m 1 and -m 8)
+		{filepath.Join("testdata", "device", "groupop", "2.30.7", "logged"), "2.30.7", 2},
+	} {
+		release := set.release
+		caps, err := ReadCaptureSet(set.dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(caps) != want[release] {
-			t.Fatalf("%s: %d captures, want %d", release, len(caps), want[release])
+		if len(caps) != set.n {
+			t.Fatalf("%s: %d captures, want %d", set.dir, len(caps), set.n)
 		}
 		for _, c := range caps {
 			rep, err := diagnose.CheckCapture(c, cache)
@@ -239,17 +248,18 @@ func TestCheckMultiRankCaptures(t *testing.T) {
 }
 
 // ReadCaptureDirs finds every capture under a folder, however deep its
-// sets lie: hw/testdata/device holds 12 one-rank captures in onerank and
-// 20 multi-rank ones a level deeper in multirank's release folders (the
-// walk once stopped at one level and checked only the 12). A folder with
-// no capture is an error naming it.
+// sets lie: hw/testdata/device holds 12 one-rank captures in onerank, 20
+// multi-rank ones a level deeper in multirank's release folders and 2 two
+// levels deeper in groupop (the walk once stopped at one level and checked
+// only the 12). A folder with no capture is an error naming it.
 func TestReadCaptureDirsFindsEvery(t *testing.T) {
 	for _, tc := range []struct {
 		dir  string
 		want int
 	}{
-		{filepath.Join("testdata", "device"), 32},
+		{filepath.Join("testdata", "device"), 34},
 		{filepath.Join("testdata", "device", "multirank"), 20},
+		{filepath.Join("testdata", "device", "groupop"), 2},
 		{filepath.Join("testdata", "device", "multirank", "2.30.7"), 14},
 		{filepath.Join("testdata", "device", "multirank", "2.30.7", "agg8"), 1},
 	} {
