@@ -53,7 +53,7 @@ type Row struct {
 	// repeat a bus id): a machine no profile describes.
 	SharedGPU bool `json:"shared_gpu,omitempty"`
 	// Ranks is the run's rank count where its file says it (hw run's
-	// nranks; 0 for nccl-tests outputs).
+	// nranks, the "#  Rank" lines of an nccl-tests output), 0 if it does not.
 	Ranks int `json:"ranks,omitempty"`
 }
 
@@ -183,7 +183,7 @@ func loadRunResult(path string) ([]Row, error) {
 	}
 	res, err := hw.ReadRunResult(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s:1: %v: expected a gatesim hw run results JSON", path, err)
+		return nil, err
 	}
 	rel := res.Release
 	if rel == 0 {
@@ -205,7 +205,7 @@ func loadRunResult(path string) ([]Row, error) {
 	}
 	shared := len(buses) < len(res.Devices)
 	l := sim.Launch{Launch: spec.Launch{Mode: spec.LaunchModeOf(res.Timing == "graph")}, Logged: sim.LoggedPerOp(res.Env)}
-	lines := rowLines(b)
+	lines := conformance.RowLines(b)
 	var rows []Row
 	for i, r := range res.Rows {
 		line := 1
@@ -226,22 +226,6 @@ func loadRunResult(path string) ([]Row, error) {
 			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs, SharedGPU: shared, Ranks: res.NRanks})
 	}
 	return rows, nil
-}
-
-// rowLines finds the line of each row object of a results JSON (the line
-// of its "coll" key).
-func rowLines(b []byte) []int {
-	var out []int
-	line := 1
-	key := []byte(`"coll"`)
-	for i := 0; i < len(b); i++ {
-		if b[i] == '\n' {
-			line++
-		} else if b[i] == '"' && bytes.HasPrefix(b[i:], key) {
-			out = append(out, line)
-		}
-	}
-	return out
 }
 
 func redOp(s string) spec.RedOp {
@@ -294,7 +278,7 @@ func loadNCCLTests(path string) ([]Row, error) {
 			return nil, fmt.Errorf("%s:%d: type %q: %v", path, r.Line, r.Type, err)
 		}
 		row := Row{File: path, Line: r.Line, Tool: "nccl-tests", Config: cfg, Env: env, Release: rel, Launch: l,
-			Func: fn, Coll: fn.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: dt, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs}
+			Func: fn, Coll: fn.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: dt, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs, Ranks: t.NRanks}
 		if r.InPlace != nil && r.InPlace.TimeUs > 0 {
 			row.InPlaceUs = r.InPlace.TimeUs
 		}
