@@ -103,6 +103,11 @@ func Run(o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Profile = buildProfile(o.Name, kept, full)
+	// a value outside a parameter's range would write a profile no reader
+	// takes (the fit's log-space search is wider than the ranges)
+	if err := rep.Profile.Validate(); err != nil {
+		return nil, fmt.Errorf("the fitted profile: %v (a fit outside the range: are the rows from a --system machine?)", err)
+	}
 	for _, p := range fitParams() {
 		for _, pr := range prs {
 			if p.uses(pr) {
