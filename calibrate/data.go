@@ -78,20 +78,35 @@ const (
 // run under NCCL_NVLS_ENABLE=0 (the lent machine's safety setting) unless
 // a config.json in the same directory names the environment.
 func Load(paths []string) ([]Row, error) {
+	rows, _, err := load(paths)
+	return rows, err
+}
+
+// Repeats are the rows Load counted once: rows of one file's pass over
+// the sizes that repeat an earlier row of that pass.
+type Repeats struct {
+	N int
+	// First locates the first one ("file:line").
+	First string
+}
+
+func load(paths []string) ([]Row, Repeats, error) {
 	var rows []Row
+	var reps Repeats
 	files := 0
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, reps, err
 		}
 		if !st.IsDir() {
 			rs, ok, err := loadFile(p)
 			if err != nil {
-				return nil, err
+				return nil, reps, err
 			}
+			rs = countOnce(rs, &reps)
 			if !ok {
-				return nil, fmt.Errorf("%s:1: unknown format: expected a gatesim hw run results JSON or an nccl-tests output", p)
+				return nil, reps, fmt.Errorf("%s:1: unknown format: expected a gatesim hw run results JSON or an nccl-tests output", p)
 			}
 			rows = append(rows, rs...)
 			continue
@@ -107,30 +122,72 @@ func Load(paths []string) ([]Row, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, reps, err
 		}
 		sort.Strings(names)
 		for _, n := range names {
 			rs, ok, err := loadFile(n)
 			if err != nil {
-				return nil, err
+				return nil, reps, err
 			}
+			rs = countOnce(rs, &reps)
 			if ok {
 				files++
 				if files > maxFiles {
-					return nil, fmt.Errorf("%s: more than %d measurement files", p, maxFiles)
+					return nil, reps, fmt.Errorf("%s: more than %d measurement files", p, maxFiles)
 				}
 			}
 			rows = append(rows, rs...)
 			if len(rows) > maxRows {
-				return nil, fmt.Errorf("%s: more than %d rows", n, maxRows)
+				return nil, reps, fmt.Errorf("%s: more than %d rows", n, maxRows)
 			}
 		}
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: no measured rows (expected results.json, gs-*.json or nccl-tests outputs)", strings.Join(paths, ", "))
+		return nil, reps, fmt.Errorf("%s: no measured rows (expected results.json, gs-*.json or nccl-tests outputs)", strings.Join(paths, ", "))
 	}
-	return rows, nil
+	return rows, reps, nil
+}
+
+// countOnce keeps the first of the rows of one file's pass over the sizes
+// (a pass ends where the size falls: nccl-tests -N) that time the same
+// operation (collective, size, count, type, operation, root, with or
+// without an in-place time), and counts the others in reps. A pass times
+// each operation once, except where nccl-tests' 16-byte alignment maps
+// two requested sizes of AllGather, ReduceScatter or AllToAll onto one (-i
+// steps below 16 × nranks bytes): those are real timings, which refusing
+// would reject, while a line pasted again is no new measurement. Counted
+// once, neither weighs twice in the fit nor counts twice among the rows
+// that pin a parameter.
+func countOnce(rows []Row, reps *Repeats) []Row {
+	type key struct {
+		f            spec.Func
+		bytes, count int64
+		dt           spec.DataType
+		op           spec.RedOp
+		root         int
+		inPlace      bool
+	}
+	seen := map[key]bool{}
+	out := rows[:0]
+	prev := int64(-1)
+	for _, r := range rows {
+		if r.Bytes < prev {
+			clear(seen)
+		}
+		prev = r.Bytes
+		k := key{r.Func, r.Bytes, r.Count, r.DataType, r.RedOp, r.Root, r.InPlaceUs > 0}
+		if seen[k] {
+			if reps.N == 0 {
+				reps.First = fmt.Sprintf("%s:%d", r.File, r.Line)
+			}
+			reps.N++
+			continue
+		}
+		seen[k] = true
+		out = append(out, r)
+	}
+	return out
 }
 
 // loadFile reads one file; ok is false when it is neither format.

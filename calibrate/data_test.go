@@ -119,3 +119,34 @@ func TestRunRefusesOtherRankCount(t *testing.T) {
 		t.Errorf("nccl-tests on dgx-h100: error %v, want the 2-rank output refused by name", err)
 	}
 }
+
+// A row repeated within one pass over the sizes is counted once (the
+// first kept), a later pass (nccl-tests -N) is not a repeat, and the
+// report says how many rows were counted once and where the first is.
+func TestLoadCountsRepeatsOnce(t *testing.T) {
+	const r8 = "           8             2     float     sum      -1     6.23    0.00    0.00       0     6.10    0.00    0.00       0\n"
+	const r16 = "          16             4     float     sum      -1     6.40    0.00    0.00       0     6.20    0.00    0.00       0\n"
+	const r16b = "          16             4     float     sum      -1     7.40    0.00    0.00       0     7.20    0.00    0.00       0\n"
+	for _, c := range []struct {
+		name, body string
+		rows, reps int
+		first      string
+	}{
+		{"one pass", ntHead + r8 + r16, 2, 0, ""},
+		{"two passes", ntHead + r8 + r16 + r8 + r16, 4, 0, ""},
+		{"pasted row", ntHead + r8 + r16 + r16 + r16, 2, 2, "nt-x.txt:6"},
+		{"same operation, another time", ntHead + r8 + r16 + r16b, 2, 1, "nt-x.txt:6"},
+	} {
+		p := write(t, t.TempDir(), "nt-x.txt", c.body)
+		rows, reps, err := load([]string{p})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(rows) != c.rows || reps.N != c.reps || !strings.HasSuffix(reps.First, c.first) {
+			t.Errorf("%s: %d rows, %d counted once (first %q); want %d, %d (%q)", c.name, len(rows), reps.N, reps.First, c.rows, c.reps, c.first)
+		}
+		if c.reps > 0 && rows[1].TimeUs != 6.40 {
+			t.Errorf("%s: kept %v us, want the first row's 6.40", c.name, rows[1].TimeUs)
+		}
+	}
+}
