@@ -87,23 +87,39 @@ func itersInt(body string) int {
 	}
 }
 
-// ntLayout is the leading columns of a result row: size, count, type, then
-// redop and root where printed. nccl-tests prints both for every program;
-// older nccl-tests printed only the ones the collective has (all_reduce and
-// reduce_scatter redop, broadcast root, reduce both) and an "error" column
-// (the largest error, a float) where #wrong is now.
+// ntLayout is the columns of a result row (nccl-tests util.cu
+// writeResultHeader and writeBenchmarkLine*): size, count, type, redop and
+// root, then time, algbw, busbw and #wrong out of place and in place. Older
+// nccl-tests (before its 2.13 resync) printed only the redop and root the
+// collective has (all_reduce and reduce_scatter redop, broadcast root,
+// reduce both) and an "error" column (the largest error, a float) where
+// #wrong is; newer ones add i_min i_max i_p99 i_cv% to each side (per
+// iteration timing) and a date and time at the end (timestamps) when asked.
 type ntLayout struct {
 	redop, root bool
 	errorCol    bool
+	perIter     bool
+	timestamp   bool
+}
+
+// side is the columns of one of the out-of-place and in-place halves.
+func (l ntLayout) side() int {
+	if l.perIter {
+		return 8
+	}
+	return 4
 }
 
 func (l ntLayout) columns() int {
-	n := 3 + 8
+	n := 3 + 2*l.side()
 	if l.redop {
 		n++
 	}
 	if l.root {
 		n++
+	}
+	if l.timestamp {
+		n += 2 // date and time
 	}
 	return n
 }
@@ -120,7 +136,14 @@ func (l ntLayout) names() string {
 	if l.errorCol {
 		w = "error"
 	}
-	return s + ", time algbw busbw " + w + " out-of-place and in-place"
+	if l.perIter {
+		w += " i_min i_max i_p99 i_cv%"
+	}
+	s += ", time algbw busbw " + w + " out-of-place and in-place"
+	if l.timestamp {
+		s += ", timestamp"
+	}
+	return s
 }
 
 var ntModern = ntLayout{redop: true, root: true}
@@ -231,7 +254,8 @@ func (st *ntState) comment(t *NTTable, body, name string, ln int) error {
 		st.nThread, st.nGpus = headerInt(body, "nThread"), headerInt(body, "nGpus")
 	case strings.HasPrefix(body, "Rank "):
 		f := strings.Fields(body)
-		if len(f) >= 3 && f[2] == "Group" {
+		// "Rank 0 Group 0 Pid ..." (older: "Rank 0 Pid ..."), one per rank
+		if len(f) >= 3 && (f[2] == "Group" || f[2] == "Pid") {
 			rank, err := strconv.Atoi(f[1])
 			if err != nil || rank < 0 {
 				return fmt.Errorf("%s:%d: rank %q: expected a rank number", name, ln, f[1])
@@ -244,7 +268,8 @@ func (st *ntState) comment(t *NTTable, body, name string, ln int) error {
 	case strings.HasPrefix(body, "size ") && strings.Contains(body, "time"):
 		// the column names of the result table
 		f := strings.Fields(body)
-		l := ntLayout{redop: slices.Contains(f, "redop"), root: slices.Contains(f, "root"), errorCol: slices.Contains(f, "error")}
+		l := ntLayout{redop: slices.Contains(f, "redop"), root: slices.Contains(f, "root"), errorCol: slices.Contains(f, "error"),
+			perIter: slices.Contains(f, "i_min"), timestamp: slices.Contains(f, "timestamp")}
 		if st.layout != nil && *st.layout != l {
 			return fmt.Errorf("%s:%d: column names differ from an earlier table's: two runs in one file (split it, one run per file)", name, ln)
 		}
@@ -318,7 +343,7 @@ func (st *ntState) row(program string, f []string, size, count uint64) (NTRow, e
 		TimeUs, AlgBw, BusBw float64
 		Wrong                string
 	}{}
-	if ip.TimeUs, ip.AlgBw, ip.BusBw, ip.Wrong, err = ntTimes(f, i+4, size, l.errorCol); err != nil {
+	if ip.TimeUs, ip.AlgBw, ip.BusBw, ip.Wrong, err = ntTimes(f, i+l.side(), size, l.errorCol); err != nil {
 		return NTRow{}, fmt.Errorf("in-place %v", err)
 	}
 	row.InPlace = &ip
@@ -346,7 +371,8 @@ func ntTimes(f []string, i int, size uint64, errorCol bool) (timeUs, algBw, busB
 			if e != nil || math.IsInf(x, 0) || math.IsNaN(x) || x < 0 {
 				return 0, 0, 0, "", fmt.Errorf("column %d error %q: expected a finite number ≥ 0 or N/A", i+4, wrong)
 			}
-		} else if _, e := strconv.ParseUint(wrong, 10, 64); e != nil {
+		} else if x, e := strconv.ParseFloat(wrong, 64); e != nil || !(x >= 0) || math.IsInf(x, 0) || x != math.Trunc(x) {
+			// printed %6g: a count, in exponent form from a million
 			return 0, 0, 0, "", fmt.Errorf("column %d #wrong %q: expected a count of wrong elements or N/A", i+4, wrong)
 		}
 	}

@@ -134,6 +134,14 @@ func TestParseNCCLTestsErrors(t *testing.T) {
 		{"time off its algbw", ntHead + strings.Replace(ntRow, "21.50", "25.50", 1), "x.txt:7: in-place time 25.50 us × algbw 24.39 GB/s is 6.219e+05 bytes: expected the row's size 524288", 0},
 		{"wrong a float", ntHead + strings.Replace(ntRow, "26.30       0", "26.30     0.5", 1), "x.txt:7: out-of-place column 9 #wrong \"0.5\": expected a count of wrong elements or N/A", 0},
 		{"wrong N/A", ntHead + strings.ReplaceAll(ntRow, "       0", "     N/A"), "", 1},
+		// #wrong is printed %6g: a million wrong elements in exponent form
+		{"wrong 1e+06", ntHead + strings.Replace(ntRow, "26.30       0", "26.30   1e+06", 1), "", 1},
+		{"wrong negative", ntHead + strings.Replace(ntRow, "26.30       0", "26.30      -1", 1), "x.txt:7: out-of-place column 9 #wrong \"-1\"", 0},
+		// per-iteration timing and timestamps, as their column names say
+		{"per iteration", strings.Replace(ntHead, ntColumns, "#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%\n", 1) +
+			"      524288        131072     float     sum      -1    19.94   26.30   26.30       0    19.00    21.00    21.00     2.10    21.50   24.39   24.39       0    21.00    23.00    23.00     1.90\n", "", 1},
+		{"timestamp", strings.Replace(ntHead, ntColumns, strings.TrimSuffix(ntColumns, "\n")+"            timestamp\n", 1) + strings.TrimSuffix(ntRow, "\n") + "  2026-12-04 18:43:37\n", "", 1},
+		{"timestamp missing", strings.Replace(ntHead, ntColumns, strings.TrimSuffix(ntColumns, "\n")+"            timestamp\n", 1) + ntRow, "x.txt:7: 13 columns: expected 15", 0},
 		{"root a word", ntHead + strings.Replace(ntRow, "-1", "r0", 1), "x.txt:7: column 5 root \"r0\": expected an integer", 0},
 		{"legacy all_gather", legacyAG + "      524288        65536     float    19.94   26.30   26.30  0e+00    21.50   24.39   24.39  0e+00\n", "", 1},
 		{"legacy all_gather with root", legacyAG + "      524288        65536     float   -1    19.94   26.30   26.30  0e+00    21.50   24.39   24.39  0e+00\n", "x.txt:7: 12 columns: expected 11 for all_gather_perf (size count type, time algbw busbw error", 0},
@@ -165,6 +173,11 @@ func TestParseNCCLTestsRanks(t *testing.T) {
 	tab, err := ParseNCCLTests(strings.NewReader(ntHead+ntRow), "x.txt")
 	if err != nil || tab.NRanks != 2 {
 		t.Fatalf("%v: %d ranks, want 2", err, tab.NRanks)
+	}
+	// older nccl-tests: "#   Rank  0 Pid ..."
+	old := strings.ReplaceAll(ntHead, "Group  0 ", "")
+	if tab, err := ParseNCCLTests(strings.NewReader(old+ntRow), "x.txt"); err != nil || tab.NRanks != 2 {
+		t.Errorf("older rank lines: %v, %d ranks", err, tab.NRanks)
 	}
 	// two processes of one thread and one GPU each list both ranks
 	two := strings.Replace(ntHead, "nGpus 2", "nGpus 1", 1)
