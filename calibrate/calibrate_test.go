@@ -208,3 +208,24 @@ func checkNVLSBounds(t *testing.T, rows []FigureRow) {
 		t.Errorf("%d single-node NVLS figures with a bound, want 10", n)
 	}
 }
+
+// One collective's rows hardly pin the NVLink hop latency: the fit drifts
+// far below its range, and the profile holds it at the range's bound and
+// says so rather than writing a profile no reader would take.
+func TestRunHoldsFitAtRange(t *testing.T) {
+	rep, err := Run(Options{From: []string{filepath.Join("..", "hw", "testdata", "compare", "run2", "nt-all_reduce-2.28.9.txt")}, System: "h200x2", Name: "t", NoCV: true, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Profile.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Clamped) == 0 || !strings.Contains(strings.Join(rep.Clamped, " "), "`hop.nvlink.scale`") || rep.Profile.Value("hop.nvlink.scale") != 0.01 {
+		t.Errorf("clamped %q, hop.nvlink.scale %g: want it held at 0.01", rep.Clamped, rep.Profile.Value("hop.nvlink.scale"))
+	}
+	var b strings.Builder
+	WriteMarkdown(&b, rep)
+	if !strings.Contains(b.String(), "held at its bound") || strings.Contains(b.String(), "NaN") {
+		t.Errorf("report does not name the held values or prints NaN:\n%.2000s", b.String())
+	}
+}

@@ -54,8 +54,9 @@ type Row struct {
 	// under NCCL_MULTI_RANK_GPU_ENABLE=1): a machine no profile describes.
 	SharedGPU bool `json:"shared_gpu,omitempty"`
 	// Ranks is the run's rank count where its file says it (hw run's
-	// nranks; 0 for nccl-tests outputs), Procs the processes its ranks ran
-	// in (hw run's procs; 0: not said).
+	// nranks, the "#  Rank" lines of an nccl-tests output; 0 if it does
+	// not), Procs the processes its ranks ran in (hw run's procs; 0: not
+	// said).
 	Ranks int `json:"ranks,omitempty"`
 	Procs int `json:"procs,omitempty"`
 	// Buffers are hw run's buffers (user, registered, window; "": user).
@@ -83,20 +84,35 @@ const (
 // run under NCCL_NVLS_ENABLE=0 (the lent machine's safety setting) unless
 // a config.json in the same directory names the environment.
 func Load(paths []string) ([]Row, error) {
+	rows, _, err := load(paths)
+	return rows, err
+}
+
+// Repeats are the rows Load counted once: rows of one file's pass over
+// the sizes that repeat an earlier row of that pass.
+type Repeats struct {
+	N int
+	// First locates the first one ("file:line").
+	First string
+}
+
+func load(paths []string) ([]Row, Repeats, error) {
 	var rows []Row
+	var reps Repeats
 	files := 0
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, reps, err
 		}
 		if !st.IsDir() {
 			rs, ok, err := loadFile(p)
 			if err != nil {
-				return nil, err
+				return nil, reps, err
 			}
+			rs = countOnce(rs, &reps)
 			if !ok {
-				return nil, fmt.Errorf("%s:1: unknown format: expected a gatesim hw run results JSON or an nccl-tests output", p)
+				return nil, reps, fmt.Errorf("%s:1: unknown format: expected a gatesim hw run results JSON or an nccl-tests output", p)
 			}
 			rows = append(rows, rs...)
 			continue
@@ -112,30 +128,72 @@ func Load(paths []string) ([]Row, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, reps, err
 		}
 		sort.Strings(names)
 		for _, n := range names {
 			rs, ok, err := loadFile(n)
 			if err != nil {
-				return nil, err
+				return nil, reps, err
 			}
+			rs = countOnce(rs, &reps)
 			if ok {
 				files++
 				if files > maxFiles {
-					return nil, fmt.Errorf("%s: more than %d measurement files", p, maxFiles)
+					return nil, reps, fmt.Errorf("%s: more than %d measurement files", p, maxFiles)
 				}
 			}
 			rows = append(rows, rs...)
 			if len(rows) > maxRows {
-				return nil, fmt.Errorf("%s: more than %d rows", n, maxRows)
+				return nil, reps, fmt.Errorf("%s: more than %d rows", n, maxRows)
 			}
 		}
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: no measured rows (expected results.json, gs-*.json or nccl-tests outputs)", strings.Join(paths, ", "))
+		return nil, reps, fmt.Errorf("%s: no measured rows (expected results.json, gs-*.json or nccl-tests outputs)", strings.Join(paths, ", "))
 	}
-	return rows, nil
+	return rows, reps, nil
+}
+
+// countOnce keeps the first of the rows of one file's pass over the sizes
+// (a pass ends where the size falls: nccl-tests -N) that time the same
+// operation (collective, size, count, type, operation, root, with or
+// without an in-place time), and counts the others in reps. A pass times
+// each operation once, except where nccl-tests' 16-byte alignment maps
+// two requested sizes of AllGather, ReduceScatter or AllToAll onto one (-i
+// steps below 16 × nranks bytes): those are real timings, which refusing
+// would reject, while a line pasted again is no new measurement. Counted
+// once, neither weighs twice in the fit nor counts twice among the rows
+// that pin a parameter.
+func countOnce(rows []Row, reps *Repeats) []Row {
+	type key struct {
+		f            spec.Func
+		bytes, count int64
+		dt           spec.DataType
+		op           spec.RedOp
+		root         int
+		inPlace      bool
+	}
+	seen := map[key]bool{}
+	out := rows[:0]
+	prev := int64(-1)
+	for _, r := range rows {
+		if r.Bytes < prev {
+			clear(seen)
+		}
+		prev = r.Bytes
+		k := key{r.Func, r.Bytes, r.Count, r.DataType, r.RedOp, r.Root, r.InPlaceUs > 0}
+		if seen[k] {
+			if reps.N == 0 {
+				reps.First = fmt.Sprintf("%s:%d", r.File, r.Line)
+			}
+			reps.N++
+			continue
+		}
+		seen[k] = true
+		out = append(out, r)
+	}
+	return out
 }
 
 // loadFile reads one file; ok is false when it is neither format.
@@ -188,7 +246,7 @@ func loadRunResult(path string) ([]Row, error) {
 	}
 	res, err := hw.ReadRunResult(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s:1: %v: expected a gatesim hw run results JSON", path, err)
+		return nil, err
 	}
 	rel := res.Release
 	if rel == 0 {
@@ -221,7 +279,7 @@ func loadRunResult(path string) ([]Row, error) {
 			l.Agg = res.Agg
 		}
 	}
-	lines := rowLines(b)
+	lines := conformance.RowLines(b)
 	var rows []Row
 	for i, r := range res.Rows {
 		line := 1
@@ -242,22 +300,6 @@ func loadRunResult(path string) ([]Row, error) {
 			Func: r.Func, Coll: r.Func.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: r.Type, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs, SharedGPU: shared, Ranks: res.NRanks, Procs: res.Procs, Buffers: res.Buffers})
 	}
 	return rows, nil
-}
-
-// rowLines finds the line of each row object of a results JSON (the line
-// of its "coll" key).
-func rowLines(b []byte) []int {
-	var out []int
-	line := 1
-	key := []byte(`"coll"`)
-	for i := 0; i < len(b); i++ {
-		if b[i] == '\n' {
-			line++
-		} else if b[i] == '"' && bytes.HasPrefix(b[i:], key) {
-			out = append(out, line)
-		}
-	}
-	return out
 }
 
 func redOp(s string) spec.RedOp {
@@ -310,7 +352,7 @@ func loadNCCLTests(path string) ([]Row, error) {
 			return nil, fmt.Errorf("%s:%d: type %q: %v", path, r.Line, r.Type, err)
 		}
 		row := Row{File: path, Line: r.Line, Tool: "nccl-tests", Config: cfg, Env: env, Release: rel, Launch: l,
-			Func: fn, Coll: fn.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: dt, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs}
+			Func: fn, Coll: fn.String(), Bytes: int64(r.Size), Count: int64(r.Count), DataType: dt, RedOp: redOp(r.RedOp), Root: max(0, r.Root), TimeUs: r.TimeUs, Ranks: t.NRanks}
 		if r.InPlace != nil && r.InPlace.TimeUs > 0 {
 			row.InPlaceUs = r.InPlace.TimeUs
 		}

@@ -27,14 +27,31 @@ func TestLoadErrors(t *testing.T) {
 	cases := []struct {
 		name, body, want string
 	}{
-		{"nt-twice.txt", ntHead + "# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803\n" + "           8             2     float     sum      -1     6.23    0.00    0.00       0\n", "nt-twice.txt:4: nccl-library=22803 after nccl-library=22809: two releases"},
-		{"nt-notime.txt", ntHead + "           8             2     float     sum      -1     N/A    0.00    0.00       0\n", "nt-notime.txt:4: column 6"},
-		{"nt-norel.txt", "# Collective test starting: all_reduce_perf\n           8             2     float     sum      -1     6.2    0.00    0.00       0\n", "nt-norel.txt:1: no \"nccl-library=\""},
+		{"nt-twice.txt", ntHead + "# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803\n" + "           8             2     float     sum      -1     6.23    0.00    0.00       0     6.10    0.00    0.00       0\n", "nt-twice.txt:4: nccl-library=22803 after nccl-library=22809: two releases"},
+		{"nt-notime.txt", ntHead + "           8             2     float     sum      -1     N/A    0.00    0.00       0     6.10    0.00    0.00       0\n", "nt-notime.txt:4: out-of-place column 6 time (us) \"N/A\": expected a finite number > 0"},
+		{"nt-norel.txt", "# Collective test starting: all_reduce_perf\n           8             2     float     sum      -1     6.2    0.00    0.00       0     6.10    0.00    0.00       0\n", "nt-norel.txt:1: no \"nccl-library=\""},
 		{"gs-bad.json", "{\"rows\": [", "gs-bad.json:1:"},
 		{"gs-notime.json", `{"version": 22809, "nranks": 2, "rows": [
   {"coll": "AllReduce", "size": 8, "count": 2, "type": "float", "redop": "sum", "root": -1,
-   "time_us": 0}
+   "time_us": 0, "iters": 20}
 ]}`, "gs-notime.json:2: AllReduce 8 bytes: a row without a time"},
+		{"gs-noiters.json", `{"version": 22809, "nranks": 2, "rows": [
+  {"coll": "AllReduce", "size": 8, "count": 2, "type": "float", "redop": "sum", "root": -1,
+   "time_us": 5, "iters": 0}
+]}`, "gs-noiters.json:2: AllReduce 8 bytes: iters 0: expected at least 1"},
+		// AllGather's size is every rank's count (nccl-tests' convention)
+		{"gs-agsize.json", `{"version": 22809, "nranks": 2, "rows": [
+  {"coll": "AllReduce", "size": 8, "count": 2, "type": "float", "redop": "sum", "root": -1, "time_us": 5, "iters": 20},
+  {"coll": "AllGather", "size": 8, "count": 2, "type": "float", "redop": "none", "root": -1, "time_us": 5, "iters": 20}
+]}`, "gs-agsize.json:3: AllGather size 8 of count 2 float on 2 ranks: expected size 16"},
+		{"gs-arsize.json", `{"version": 22809, "nranks": 2, "rows": [
+  {"coll": "AllReduce", "size": 8, "count": 4, "type": "float", "redop": "sum", "root": -1, "time_us": 5, "iters": 20}
+]}`, "gs-arsize.json:2: AllReduce size 8 of count 4 float on 2 ranks: expected size 16"},
+		{"gs-unknown.json", `{"version": 22809, "nranks": 2,
+  "timeing": "graph",
+  "rows": []}`, "gs-unknown.json:2: json: unknown field \"timeing\""},
+		{"gs-twice.json", `{"version": 22809, "nranks": 2, "rows": []}
+{"version": 22809, "nranks": 2, "rows": []}`, "gs-twice.json:2: data after the results object"},
 	}
 	for _, c := range cases {
 		p := write(t, dir, c.name, c.body)
@@ -52,7 +69,7 @@ func TestLoadErrors(t *testing.T) {
 // nccl-tests' header gives the launch mode: -G, -m N and -n N (not -w N).
 func TestLoadLaunchMode(t *testing.T) {
 	dir := t.TempDir()
-	p := write(t, dir, "nt-g.txt", ntHead+"           8             2     float     sum      -1     6.23    0.00    0.00       0\n")
+	p := write(t, dir, "nt-g.txt", ntHead+"           8             2     float     sum      -1     6.23    0.00    0.00       0     6.10    0.00    0.00       0\n")
 	rows, err := Load([]string{p})
 	if err != nil {
 		t.Fatal(err)
@@ -95,5 +112,42 @@ func TestRunRefusesOtherRankCount(t *testing.T) {
 	_, err := Run(Options{From: []string{dir}, System: "h200x2", Name: "h200x2", Workers: 1})
 	if err == nil || !strings.Contains(err.Error(), "results.json:") || !strings.Contains(err.Error(), "a run of 1 rank(s)") {
 		t.Errorf("error %v: want the one-rank run refused by name", err)
+	}
+	// nccl-tests outputs list their ranks ("#  Rank  1 Group ..."): the
+	// 2-GPU run is refused for the 8-GPU dgx-h100 as hw run's JSON is
+	_, err = Run(Options{From: []string{filepath.Join("..", "hw", "testdata", "compare", "run2")}, Exclude: []string{"gs-*"}, System: "dgx-h100", Name: "dgx-h100", Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), "nt-all_gather-2.28.3.txt:14: a run of 2 rank(s), on a machine other than dgx-h100 (8 ranks)") {
+		t.Errorf("nccl-tests on dgx-h100: error %v, want the 2-rank output refused by name", err)
+	}
+}
+
+// A row repeated within one pass over the sizes is counted once (the
+// first kept), a later pass (nccl-tests -N) is not a repeat, and the
+// report says how many rows were counted once and where the first is.
+func TestLoadCountsRepeatsOnce(t *testing.T) {
+	const r8 = "           8             2     float     sum      -1     6.23    0.00    0.00       0     6.10    0.00    0.00       0\n"
+	const r16 = "          16             4     float     sum      -1     6.40    0.00    0.00       0     6.20    0.00    0.00       0\n"
+	const r16b = "          16             4     float     sum      -1     7.40    0.00    0.00       0     7.20    0.00    0.00       0\n"
+	for _, c := range []struct {
+		name, body string
+		rows, reps int
+		first      string
+	}{
+		{"one pass", ntHead + r8 + r16, 2, 0, ""},
+		{"two passes", ntHead + r8 + r16 + r8 + r16, 4, 0, ""},
+		{"pasted row", ntHead + r8 + r16 + r16 + r16, 2, 2, "nt-x.txt:6"},
+		{"same operation, another time", ntHead + r8 + r16 + r16b, 2, 1, "nt-x.txt:6"},
+	} {
+		p := write(t, t.TempDir(), "nt-x.txt", c.body)
+		rows, reps, err := load([]string{p})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(rows) != c.rows || reps.N != c.reps || !strings.HasSuffix(reps.First, c.first) {
+			t.Errorf("%s: %d rows, %d counted once (first %q); want %d, %d (%q)", c.name, len(rows), reps.N, reps.First, c.rows, c.reps, c.first)
+		}
+		if c.reps > 0 && rows[1].TimeUs != 6.40 {
+			t.Errorf("%s: kept %v us, want the first row's 6.40", c.name, rows[1].TimeUs)
+		}
 	}
 }

@@ -36,7 +36,8 @@ func TestGroupRowsSimulateAsSim(t *testing.T) {
 		b.WriteString("# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22809\n# Collective test starting: all_reduce_perf\n")
 		fmt.Fprintf(&b, "# nThread 1 nGpus 2 minBytes 8 maxBytes 4096 step: 2(factor) warmup iters: 10 iters: 20 agg iters: 8 validation: 1 graph: %d unalign: 0\n", graph)
 		for _, s := range sizes {
-			fmt.Fprintf(&b, "%12d %12d     float     sum      -1    100.0    0.00    0.00       0\n", s, s/4)
+			bw := float64(s) / 100e-6 / 1e9 // 100 µs, algbw = busbw on 2 ranks
+			fmt.Fprintf(&b, "%12d %12d     float     sum      -1    100.0  %6.2f  %6.2f       0    100.0  %6.2f  %6.2f       0\n", s, s/4, bw, bw, bw, bw)
 		}
 		rows, err := Load([]string{write(t, dir, fmt.Sprintf("nt-ar-g%d.txt", graph), b.String())})
 		if err != nil {

@@ -31,7 +31,9 @@ func TestP2PRowsSimulate(t *testing.T) {
 		b.WriteString("# nThread 1 nGpus 2 minBytes 8 maxBytes 4096 step: 2(factor) warmup iters: 10 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0\n")
 		sizes := []int64{1024, 1 << 20, 64 << 20, 1 << 30}
 		for _, s := range sizes {
-			fmt.Fprintf(&b, "%12d %12d     float %7s      -1    100.0    0.00    0.00       0\n", s, c.perCount(s), c.redop)
+			// 100 us: algbw is size / time, as nccl-tests prints it
+			bw := float64(s) / 100e3
+			fmt.Fprintf(&b, "%12d %12d     float %7s      -1    100.0  %6.2f  %6.2f       0    100.0  %6.2f  %6.2f       0\n", s, c.perCount(s), c.redop, bw, bw, bw, bw)
 		}
 		p := write(t, dir, "nt-"+c.prog+".txt", b.String())
 		rows, err := Load([]string{p})

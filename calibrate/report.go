@@ -50,6 +50,10 @@ type Report struct {
 	NotSimulable map[string]int
 	Excluded     []string
 	Profile      *sim.Profile
+	// Repeats are the rows counted once (Load).
+	Repeats Repeats
+	// Clamped names the fitted values held at their parameter's range.
+	Clamped []string
 	// Pinned counts the rows that pin each fitted parameter.
 	Pinned map[string]int
 	Folds  int
@@ -77,11 +81,11 @@ func (rep *Report) setGroupOp(p *sim.Profile) {
 
 // Run loads, fits and cross-validates.
 func Run(o Options) (*Report, error) {
-	rows, err := Load(o.From)
+	rows, repeats, err := load(o.From)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{System: o.System, NotSimulable: map[string]int{}, Pinned: map[string]int{}}
+	rep := &Report{System: o.System, NotSimulable: map[string]int{}, Pinned: map[string]int{}, Repeats: repeats}
 	var kept, shared []Row
 	excl := map[string]bool{}
 	for _, r := range rows {
@@ -129,7 +133,13 @@ func Run(o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Profile = buildProfile(o.Name, kept, full)
+	rep.Profile, rep.Clamped = buildProfile(o.Name, kept, full)
+	// a value outside a parameter's range would write a profile no reader
+	// takes; buildProfile holds fitted values at their bounds, so only a
+	// value that is no number at all is left
+	if err := rep.Profile.Validate(); err != nil {
+		return nil, fmt.Errorf("the fitted profile: %v (a fit outside the range: are the rows from a --system machine?)", err)
+	}
 	rep.GroupOp = estimateGroupOp(shared, rep.Profile.Value("launch.logged"))
 	rep.setGroupOp(rep.Profile)
 	if rep.GroupOp != nil && rep.Pinned["launch.group_op"] == 0 {
@@ -208,7 +218,7 @@ func (rep *Report) fold(prs []*probe, out []int, full *fitResult, name string, r
 	if err != nil {
 		return err
 	}
-	p := buildProfile(name, rows, fr)
+	p, _ := buildProfile(name, rows, fr)
 	rep.setGroupOp(p)
 	sc := simCache{}
 	for _, i := range out {
@@ -281,9 +291,12 @@ func captureDate(dir string) string {
 // directory stands for itself).
 func captureID(r *Row) string { return filepath.ToSlash(filepath.Dir(r.File)) }
 
-// buildProfile turns a fit into a profile.
-func buildProfile(name string, rows []Row, fr *fitResult) *sim.Profile {
-	p := &sim.Profile{Schema: sim.ProfileSchema, Name: name, SM: 90, Params: map[string]sim.Param{},
+// buildProfile turns a fit into a profile. The fit searches wider than a
+// parameter's range (a parameter the rows hardly pin can wander off, as
+// hop.nvlink.scale does on one collective's rows): such a value is held at
+// the range's bound and named in clamped.
+func buildProfile(name string, rows []Row, fr *fitResult) (p *sim.Profile, clamped []string) {
+	p = &sim.Profile{Schema: sim.ProfileSchema, Name: name, SM: 90, Params: map[string]sim.Param{},
 		Doc: "fitted by gatesim calibrate (docs/calibration.md); parameters not listed as calibrated are nominal"}
 	// captures, grouped by their top directory and release
 	type ck struct{ id, rel string }
@@ -322,10 +335,15 @@ func buildProfile(name string, rows []Row, fr *fitResult) *sim.Profile {
 	}
 	for _, ps := range sim.ProfileParams() {
 		if pinned[ps.Name] {
-			p.Params[ps.Name] = sim.Param{Value: round4(fr.value(ps.Name)), Source: "calibrated", From: from}
+			v := round4(fr.value(ps.Name))
+			if b := min(max(v, ps.Min), ps.Max); b != v && !(v == 0 && ps.Zero != "") {
+				clamped = append(clamped, fmt.Sprintf("`%s` %.4g → %g", ps.Name, v, b))
+				v = b
+			}
+			p.Params[ps.Name] = sim.Param{Value: v, Source: "calibrated", From: from}
 		}
 	}
-	return p
+	return p, clamped
 }
 
 // round4 keeps four significant digits (a profile is read by people).

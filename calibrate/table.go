@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gatesim/gatesim/sim"
@@ -15,6 +16,14 @@ func pct(x float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.1f %%", 100*x)
+}
+
+// offsetUs is a signed offset in µs; "n/a" where a mode has no rows.
+func offsetUs(x float64) string {
+	if x != x {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f", x)
 }
 
 func spct(x float64) string {
@@ -62,6 +71,12 @@ func WriteMarkdown(w io.Writer, rep *Report) {
 		rep.Rows, rep.System, simulable, rep.Rows-simulable, rep.Folds)
 	if len(rep.Excluded) > 0 {
 		fmt.Fprintf(w, "Files left out (`--exclude`): %s.\n\n", strings.Join(rep.Excluded, ", "))
+	}
+	if len(rep.Clamped) > 0 {
+		fmt.Fprintf(w, "Fitted values outside their parameter's range, held at its bound (the rows hardly pin them): %s.\n\n", strings.Join(rep.Clamped, ", "))
+	}
+	if rep.Repeats.N > 0 {
+		fmt.Fprintf(w, "Rows that repeat an earlier row of their file's pass over the sizes (the same operation, size and type), counted once: %d, the first at %s.\n\n", rep.Repeats.N, rep.Repeats.First)
 	}
 	if rep.SharedRows > 0 {
 		fmt.Fprintf(w, "Rows of runs whose ranks share one GPU: %d, another machine than %s's; only their launch floors are read (`launch.group_op`, \"The cost of an operation inside a group\" below).\n\n", rep.SharedRows, rep.System)
@@ -249,7 +264,7 @@ func FloorModes(rs []Result) []FloorMode {
 		{"release", func(r *Result, _ sweepPlace) string { return r.Release.String() }},
 		{"tool", func(r *Result, _ sweepPlace) string { return r.Tool }},
 		{"-n", func(r *Result, _ sweepPlace) string { return fmt.Sprintf("%d", r.Launch.Iters) }},
-		{"pass over the sizes (nccl-tests -N)", func(_ *Result, p sweepPlace) string { return fmt.Sprintf("%d", p.Pass+1) }},
+		{passProperty, func(_ *Result, p sweepPlace) string { return passLabel(p.Pass + 1) }},
 		{"the operation before it in the process ≥ 1 MiB", func(_ *Result, p sweepPlace) string { return fmt.Sprint(p.AfterLarge) }},
 		{"the first operation of the process", func(_ *Result, p sweepPlace) string { return fmt.Sprint(p.First) }},
 	}
@@ -270,12 +285,51 @@ func FloorModes(rs []Result) []FloorMode {
 				m.Slow++
 			}
 		}
-		sort.Strings(vals)
+		if p.name == passProperty {
+			sort.Slice(vals, func(a, b int) bool { return passLess(vals[a], vals[b]) })
+		} else {
+			sort.Strings(vals)
+		}
 		for _, v := range vals {
 			out = append(out, *byVal[v])
 		}
 	}
 	return out
+}
+
+// maxPassRow is the last pass over the sizes FloorModes gives a row of its
+// own; later passes share one ("> 10"), so that a file of thousands of
+// passes prints a table of a few lines.
+const maxPassRow = 10
+
+func passLabel(pass int) string {
+	if pass > maxPassRow {
+		return fmt.Sprintf("> %d", maxPassRow)
+	}
+	return fmt.Sprintf("%d", pass)
+}
+
+const passProperty = "pass over the sizes (nccl-tests -N)"
+
+// passLess orders passLabels by number (1, 2, 10, "> 10"), not as text
+// (1, 10, 2).
+func passLess(a, b string) bool {
+	na, _ := passNumber(a)
+	nb, _ := passNumber(b)
+	return na < nb
+}
+
+// passNumber reads a passLabel: "> 10" after 10.
+func passNumber(s string) (float64, bool) {
+	rest, above := strings.CutPrefix(s, "> ")
+	n, err := strconv.Atoi(rest)
+	if err != nil {
+		return 0, false
+	}
+	if above {
+		return float64(n) + 0.5, true
+	}
+	return float64(n), true
 }
 
 func writeFloorModes(w io.Writer, rs []Result) {
@@ -579,7 +633,7 @@ func writeModeKnown(w io.Writer, rs []Result) {
 	for _, m := range ms {
 		off := ""
 		if m.FastOffset != 0 || m.SlowOffset != 0 {
-			off = fmt.Sprintf("%+.1f, %+.1f", m.FastOffset, m.SlowOffset)
+			off = offsetUs(m.FastOffset) + ", " + offsetUs(m.SlowOffset)
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", m.Rows, m.N, pct(m.Unknown), pct(m.UnknownP90), pct(m.Known), pct(m.KnownP90), pct(m.FloorKnown), pct(m.FloorP90), off)
 	}

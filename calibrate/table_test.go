@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gatesim/gatesim/spec"
@@ -214,5 +215,54 @@ func TestFloorModeLeft(t *testing.T) {
 	}
 	if m := got["size=8–64 KiB"]; m.N != 5 {
 		t.Errorf("8–64 KiB: %+v, want 5 rows", m)
+	}
+}
+
+// Passes over the sizes are ordered by number and those after the tenth
+// share one row: a file of thousands of passes prints a short table.
+func TestFloorModesPasses(t *testing.T) {
+	var rs []Result
+	for range 120 {
+		for _, b := range []int64{8, 16} {
+			c := &Case{Row: Row{File: "f", Line: len(rs) + 1, Bytes: b, TimeUs: 12, Tool: "nccl-tests"}}
+			c.Launch.Iters = 20
+			rs = append(rs, Result{Case: c})
+		}
+	}
+	var got []string
+	rows := 0
+	for _, m := range FloorModes(rs) {
+		if m.Property == passProperty {
+			got = append(got, m.Value)
+			rows += m.Rows
+		}
+	}
+	want := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "> 10"}
+	if d := cmp.Diff(want, got); d != "" || rows != len(rs) {
+		t.Errorf("pass values (-want +got):\n%s%d rows, want %d", d, rows, len(rs))
+	}
+}
+
+// A group whose floor rows are all in one mode has no offset for the
+// other: the table says n/a, never NaN.
+func TestModeKnownOffsetNotNaN(t *testing.T) {
+	var rs []Result
+	for range 10 {
+		c := &Case{Row: Row{File: "f", Line: len(rs) + 1, Func: spec.AllReduce, Bytes: 8, TimeUs: 11}}
+		c.Launch.Iters = 20
+		rs = append(rs, Result{Case: c, HeldOut: 10})
+	}
+	var b strings.Builder
+	writeModeKnown(&b, rs)
+	if strings.Contains(b.String(), "NaN") || !strings.Contains(b.String(), "+1.0, n/a") {
+		t.Errorf("offsets:\n%s", b.String())
+	}
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{math.NaN(), "n/a"}, {-2.25, "-2.2"}, {0, "+0.0"}} {
+		if got := offsetUs(c.x); got != c.want {
+			t.Errorf("offsetUs(%v) = %q, want %q", c.x, got, c.want)
+		}
 	}
 }

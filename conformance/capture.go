@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 
@@ -77,4 +78,20 @@ func (r *RunResult) Normalize(name string) error {
 		row.Func, row.Type = f, dt
 	}
 	return nil
+}
+
+// RowLines finds the line of each row object of a results JSON (the line
+// of its "coll" key), for errors that name a row.
+func RowLines(b []byte) []int {
+	var out []int
+	line := 1
+	key := []byte(`"coll"`)
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\n' {
+			line++
+		} else if b[i] == '"' && bytes.HasPrefix(b[i:], key) {
+			out = append(out, line)
+		}
+	}
+	return out
 }

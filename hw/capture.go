@@ -1,9 +1,11 @@
 package hw
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/gatesim/gatesim/conformance"
 	"github.com/gatesim/gatesim/internal/inputfile"
+	"github.com/gatesim/gatesim/sim"
 	"github.com/gatesim/gatesim/spec"
 )
 
@@ -43,13 +46,9 @@ func ReadCapture(dir string) (*conformance.Capture, error) {
 	if err := readJSON(filepath.Join(dir, conformance.CaptureConfig), &c.Config); err != nil {
 		return nil, err
 	}
-	var r conformance.RunResult
-	switch err := readJSON(filepath.Join(dir, conformance.CaptureResults), &r); {
+	switch r, err := ReadRunResult(filepath.Join(dir, conformance.CaptureResults)); {
 	case err == nil:
-		if err := r.Normalize(filepath.Join(dir, conformance.CaptureResults)); err != nil {
-			return nil, err
-		}
-		c.Result = &r
+		c.Result = r
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
@@ -109,19 +108,91 @@ func readJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields() // the format is ours: a misspelt key is an error
+	if err := d.Decode(v); err != nil {
+		return fmt.Errorf("%s:%d: %w", path, jsonErrLine(b, err), err)
 	}
 	return nil
 }
 
-// ReadRunResult reads a results.json.
+// ReadRunResult reads a results.json (or a gs-*.json, the same format).
+// The format is ours: a field it does not have is refused, as is a timed
+// row that gives iters below 1 or whose size is not nccl-tests' size of its
+// count (sim.TestBytes). Errors name the file and line.
 func ReadRunResult(path string) (*conformance.RunResult, error) {
-	var r conformance.RunResult
-	if err := readJSON(path, &r); err != nil {
+	b, err := inputfile.Read(path, maxCaptureFile)
+	if err != nil {
 		return nil, err
 	}
-	return &r, r.Normalize(path)
+	var r conformance.RunResult
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v: expected a gatesim hw run results JSON", path, jsonErrLine(b, err), err)
+	}
+	if d.More() {
+		return nil, fmt.Errorf("%s:%d: data after the results object", path, lineAt(b, d.InputOffset()))
+	}
+	if err := r.Normalize(path); err != nil {
+		return nil, err
+	}
+	// which rows say iters (older files may not: 0 then stands for the
+	// default batch)
+	var given struct {
+		Rows []struct {
+			Iters *int `json:"iters"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(b, &given); err != nil || len(given.Rows) != len(r.Rows) {
+		return nil, fmt.Errorf("%s:1: rows unreadable: %v", path, err)
+	}
+	lines := conformance.RowLines(b)
+	for i, row := range r.Rows {
+		if row.Err != nil {
+			continue // NCCL refused it: nothing was timed
+		}
+		line := 1
+		if i < len(lines) {
+			line = lines[i]
+		}
+		if given.Rows[i].Iters != nil && row.Iters < 1 {
+			return nil, fmt.Errorf("%s:%d: %s %d bytes: iters %d: expected at least 1 operation per timed batch", path, line, row.Coll, row.Size, row.Iters)
+		}
+		if want := sim.TestBytes(row.Func, int64(row.Count), row.Type, r.NRanks); int64(row.Size) != want || want < 0 {
+			return nil, fmt.Errorf("%s:%d: %s size %d of count %d %s on %d ranks: expected size %d (nccl-tests' size column)", path, line, row.Coll, row.Size, row.Count, row.TypeS, r.NRanks, want)
+		}
+	}
+	return &r, nil
+}
+
+// jsonErrLine is the line a decoding error points at, 1 if it does not
+// say (an unknown field: the line of its first key of that name).
+func jsonErrLine(b []byte, err error) int {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return lineAt(b, se.Offset)
+	case errors.As(err, &te):
+		return lineAt(b, te.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return lineAt(b, int64(len(b)))
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if i := bytes.Index(b, []byte(f+":")); i >= 0 {
+			return lineAt(b, int64(i))
+		}
+		if i := bytes.Index(b, []byte(f)); i >= 0 {
+			return lineAt(b, int64(i))
+		}
+	}
+	return 1
+}
+
+func lineAt(b []byte, off int64) int {
+	off = min(max(off, 0), int64(len(b)))
+	return 1 + bytes.Count(b[:off], []byte("\n"))
 }
 
 // WriteCapture writes the results and the table into dir, and cfg as

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gatesim/gatesim/spec"
+	yaml2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -114,8 +115,67 @@ type ParamSpec struct {
 	// Generation: the parameter belongs to the GPU generation and
 	// transfers to other machines of the same SM.
 	Generation bool
-	// Signed parameters may be negative (an exponent).
-	Signed bool
+	// Min and Max bound the value; ProfileParams sets them by kind:
+	// times, bandwidths, factors.
+	Min, Max float64
+	// Zero, for a parameter whose range starts above 0, says what the
+	// value 0 stands for ("no cap"): 0 is then accepted as that.
+	Zero string
+}
+
+// Ranges of the kinds of parameter. A factor or efficiency near 0 would
+// stop every byte (link.nvlink.eff 1e-300: 90,112 s for 1 MiB); a
+// bandwidth below minBandwidth is no machine's, and a cap's 0 means "no
+// cap", so a tiny cap would be slower than none by orders of magnitude.
+const (
+	maxMicros    = 1e6 // a fixed cost of a second is no launch's
+	minFactor    = 0.01
+	maxFactor    = 2 // twice NCCL's figure or the reference's
+	minBandwidth = 0.01
+	maxBandwidth = 1e6
+	maxExponent  = 4 // calibrate's fit searches |exponent| ≤ 4
+)
+
+// withRange sets ps's range from its unit: times in [0, 1e6] us,
+// bandwidths in [0.01, 1e6] GB/s (0 accepted as the nominal value says),
+// factors and efficiencies in [0.01, 2].
+func withRange(ps ParamSpec) ParamSpec {
+	switch {
+	case ps.Min != 0 || ps.Max != 0:
+	case ps.Unit == "us":
+		ps.Max = maxMicros
+	case ps.Unit == "GB/s":
+		ps.Min, ps.Max = minBandwidth, maxBandwidth
+		// 0 is the nominal "not set": what it means, as NominalFrom says
+		ps.Zero, _, _ = strings.Cut(strings.TrimPrefix(ps.NominalFrom, "0: "), " (")
+		ps.Zero, _, _ = strings.Cut(ps.Zero, ";")
+	default:
+		ps.Min, ps.Max = minFactor, maxFactor
+	}
+	return ps
+}
+
+// Range says which values the parameter accepts, for errors and docs.
+func (ps ParamSpec) Range() string {
+	r := fmt.Sprintf("[%g, %g]", ps.Min, ps.Max)
+	if ps.Unit != "" {
+		r += " " + ps.Unit
+	}
+	if ps.Zero != "" {
+		r = "0 (" + ps.Zero + ") or " + r
+	}
+	return r
+}
+
+// check reports whether v is in the parameter's range.
+func (ps ParamSpec) check(v float64) bool {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return false
+	}
+	if v == 0 && ps.Zero != "" {
+		return true
+	}
+	return v >= ps.Min && v <= ps.Max
 }
 
 var capAlgos = []spec.Algo{spec.Ring, spec.Tree}
@@ -161,9 +221,9 @@ func ProfileParams() []ParamSpec {
 			NominalFrom: "2: nominal, not measured (an estimate of the doorbell, the NIC's read of the GPU buffer over PCIe and the completion the proxy polls; NCCL has no constant for it: its cost model charges the graph's latencyInter, 0 for IB)"},
 		{Name: "transport.net.flush.gdrcopy", Unit: "us", Nominal: 1, Doc: "time of one flush of a received step with gdrcopy (NCCL_GDRCOPY_FLUSH_ENABLE=1): the proxy's CPU loads 4 bytes of the receive buffer through its BAR mapping, an uncached PCIe read round trip CPU ↔ GPU",
 			NominalFrom: "1: nominal, not measured (one uncached PCIe read of GPU memory; no NCCL constant)"},
-		{Name: "threads.exponent", Unit: "", Nominal: 1, Generation: true, Signed: true, Doc: "a channel's cap scales as (nThreads / NCCL's default)^exponent",
+		{Name: "threads.exponent", Unit: "", Nominal: 1, Generation: true, Min: -maxExponent, Max: maxExponent, Doc: "a channel's cap scales as (nThreads / NCCL's default)^exponent",
 			NominalFrom: "1: throughput proportional to the threads copying"},
-		{Name: "nvls.eff", Unit: "", Generation: true, Doc: "achievable fraction of NCCL's NVLink bandwidth through the NVSwitch's multicast engine (NVLS; link.nvlink.eff applies to P2P connections only); 0 selects NCCL's own factor",
+		{Name: "nvls.eff", Unit: "", Generation: true, Min: minFactor, Max: maxFactor, Zero: "NCCL's own factor", Doc: "achievable fraction of NCCL's NVLink bandwidth through the NVSwitch's multicast engine (NVLS; link.nvlink.eff applies to P2P connections only); 0 selects NCCL's own factor",
 			NominalFrom: "0: NCCL's nvlsEfficiency (v2.28.9-1 src/graph/tuning.cc): 0.85 on Hopper (sm90), 0.74 on Blackwell (sm100), 1 elsewhere; not measured here (the lent machine runs with NCCL_NVLS_ENABLE=0)"},
 		{Name: "sharp.eff", Unit: "", Nominal: 1, Doc: "achievable fraction of the NIC bandwidth through the network switch's reduction (SHARP)",
 			NominalFrom: "1: not measured (no SHARP fabric lent)"},
@@ -189,6 +249,9 @@ func ProfileParams() []ParamSpec {
 		ps = append(ps, ParamSpec{Name: releaseName(v), Unit: "", Nominal: 1,
 			Doc:         fmt.Sprintf("factor on the bandwidth of NCCL %s relative to the profile's reference release", v),
 			NominalFrom: "1: no difference between releases measured"})
+	}
+	for i := range ps {
+		ps[i] = withRange(ps[i])
 	}
 	return ps
 }
@@ -249,9 +312,14 @@ func ParseProfile(b []byte, name string) (*Profile, error) {
 	if len(b) > maxProfileBytes {
 		return nil, fmt.Errorf("%s: %d bytes: a profile is at most %d", name, len(b), maxProfileBytes)
 	}
-	j, err := yaml.YAMLToJSON(b)
+	// strict: a key given twice is refused (YAML forbids it; the lenient
+	// reader keeps the last value)
+	j, err := yaml.YAMLToJSONStrict(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		if e := nonFinite(b); e != nil {
+			return nil, fmt.Errorf("%s: %v", name, e)
+		}
+		return nil, fmt.Errorf("%s: %s", name, strings.ReplaceAll(err.Error(), "\n ", ""))
 	}
 	dec := json.NewDecoder(bytes.NewReader(j))
 	dec.DisallowUnknownFields()
@@ -263,6 +331,58 @@ func ParseProfile(b []byte, name string) (*Profile, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return &p, nil
+}
+
+// nonFinite names the first value of the YAML that is NaN or infinite,
+// which JSON cannot hold (the conversion's own error names no key).
+func nonFinite(b []byte) error {
+	var v any
+	if yaml2.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	var walk func(path string, v any) error
+	walk = func(path string, v any) error {
+		switch x := v.(type) {
+		case float64:
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				return nil
+			}
+			if k, ok := strings.CutPrefix(path, "params."); ok {
+				if k, ok = strings.CutSuffix(k, ".value"); ok {
+					if ps, known := paramSpec(k); known {
+						return fmt.Errorf("parameter %q: value %g: expected %s", k, x, ps.Range())
+					}
+				}
+			}
+			return fmt.Errorf("%s: %g: expected a finite number", path, x)
+		case map[any]any:
+			keys := make([]string, 0, len(x))
+			byKey := map[string]any{}
+			for k, e := range x {
+				ks := fmt.Sprint(k)
+				keys = append(keys, ks)
+				byKey[ks] = e
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if err := walk(p, byKey[k]); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for i, e := range x {
+				if err := walk(fmt.Sprintf("%s[%d]", path, i), e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk("", v)
 }
 
 // Validate checks names, sources and ranges.
@@ -298,15 +418,11 @@ func checkParam(k string, x Param) error {
 	if !ok {
 		return fmt.Errorf("parameter %q: unknown (docs/calibration.md lists them)", k)
 	}
-	lo := 0.0
-	if ps.Signed {
-		lo = -1e6
-	}
 	if x.Source != "calibrated" && x.Source != "nominal" {
 		return fmt.Errorf("parameter %q: source %q: expected calibrated or nominal", k, x.Source)
 	}
-	if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) || x.Value < lo || x.Value > 1e6 {
-		return fmt.Errorf("parameter %q: value %g: expected a number in [%g, 1e6]", k, x.Value, lo)
+	if !ps.check(x.Value) {
+		return fmt.Errorf("parameter %q: value %g: expected %s", k, x.Value, ps.Range())
 	}
 	if x.Source == "calibrated" && x.From == "" {
 		return fmt.Errorf("parameter %q: calibrated but names no capture", k)

@@ -83,6 +83,8 @@ func TestPropSlowerProfileNeverFaster(t *testing.T) {
 		} else {
 			x.Value *= rapid.Float64Range(0.05, 1).Draw(t, "less")
 		}
+		// within the parameter's range: a profile outside it is refused
+		x.Value = min(max(x.Value, ps.Min), ps.Max)
 		q.Params[name] = x
 		cfg.Machine.Profile = &q
 		after, err := Simulate(s, cfg)
@@ -205,7 +207,23 @@ func TestParseProfile(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{"schema: other\nname: x\n", `schema "other"`},
 		{"schema: gatesim-profile/v1\nname: x\nparams:\n  nosuch: {value: 1, source: nominal}\n", `parameter "nosuch": unknown`},
-		{"schema: gatesim-profile/v1\nname: x\nparams:\n  cap.Ring.LL: {value: -1, source: nominal}\n", "expected a number in [0, 1e6]"},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  cap.Ring.LL: {value: -1, source: nominal}\n", `parameter "cap.Ring.LL": value -1: expected 0 (no cap) or [0.01, 1e+06] GB/s`},
+		// a cap of 0.001 GB/s would be slower than no cap (0) by orders of magnitude
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  cap.Ring.LL: {value: 0.001, source: nominal}\n", `parameter "cap.Ring.LL": value 0.001: expected 0 (no cap) or [0.01, 1e+06] GB/s`},
+		// an efficiency of 0 stops every byte
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  link.nvlink.eff: {value: 0, source: nominal}\n", `parameter "link.nvlink.eff": value 0: expected [0.01, 2]`},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  link.nvlink.eff: {value: 1e-300, source: nominal}\n", `parameter "link.nvlink.eff": value 1e-300: expected [0.01, 2]`},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  func.Reduce.bw: {value: 1e6, source: nominal}\n", `parameter "func.Reduce.bw": value 1e+06: expected [0.01, 2]`},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  threads.exponent: {value: -5, source: nominal}\n", `parameter "threads.exponent": value -5: expected [-4, 4]`},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  launch.stream: {value: 2e6, source: nominal}\n", `parameter "launch.stream": value 2e+06: expected [0, 1e+06] us`},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  transport.shm.bw: {value: 0.005, source: nominal}\n", `expected 0 (timed over the machine's PCIe figure) or [0.01, 1e+06] GB/s`},
+		// YAML's NaN and infinities: JSON cannot hold them, the error names the parameter
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  link.nvlink.eff: {value: .nan, source: nominal}\n", `f.yaml: parameter "link.nvlink.eff": value NaN: expected [0.01, 2]`},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  launch.stream: {value: -.inf, source: nominal}\n", `f.yaml: parameter "launch.stream": value -Inf: expected [0, 1e+06] us`},
+		{"schema: gatesim-profile/v1\nname: x\nsm: .inf\n", "f.yaml: sm: +Inf: expected a finite number"},
+		// a key twice: YAML forbids it (the last value would win)
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  link.nvlink.eff: {value: 0.9, source: nominal}\n  link.nvlink.eff: {value: 0.5, source: nominal}\n", `f.yaml: yaml: unmarshal errors: line 5: key "link.nvlink.eff" already set`},
+		{"schema: gatesim-profile/v1\nname: x\nparams:\n  link.nvlink.eff: {value: 0.9, value: 0.5, source: nominal}\n", `line 4: key "value" already set`},
 		{"schema: gatesim-profile/v1\nname: x\nparams:\n  cap.Ring.LL: {value: 1, source: calibrated}\n", "calibrated but names no capture"},
 		{"schema: gatesim-profile/v1\nname: x\nbogus: 1\n", "unknown field"},
 		{"schema: [\n", "f.yaml:"},
@@ -220,6 +238,7 @@ func FuzzParseProfile(f *testing.F) {
 	b, _ := profileFiles.ReadFile("profiles/h200x2.yaml")
 	f.Add(b)
 	f.Add([]byte("schema: gatesim-profile/v1\nname: x\n"))
+	f.Add([]byte("schema: gatesim-profile/v1\nname: x\nparams:\n  link.nvlink.eff: {value: .nan, source: nominal}\n  link.nvlink.eff: {value: 0, source: nominal}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseProfile(data, "fuzz.yaml")
 		if err == nil && p.Validate() != nil {

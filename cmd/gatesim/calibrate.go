@@ -32,12 +32,12 @@ environment × release × launch mode) out: fit without it, predict it.
 It prints the residuals (nominal, held-in and held-out) per collective and launch mode,
 algorithm and protocol, channel count, release, configuration and tool, then the
 profile's parameters with their source: calibrated, or nominal where no row pins the
-parameter down. --out writes the profile (YAML, docs/calibration.md), which sim,
-whatif and the oracle read with --profile.
+parameter down. --out writes the profile (YAML, docs/calibration.md), which sim and
+whatif read with --profile (the oracle runs no timing: no profile applies to it).
 
-Rows that cannot be simulated are counted with the reason, never dropped silently. A
-file with a row without a time, two releases in one nccl-tests output or an unknown
-format named explicitly is an error naming the file and line (exit 2).`,
+Rows that cannot be simulated are counted with the reason, never dropped silently. A row
+nccl-tests would not print, two runs in one output, a rank count not --system's or an
+unknown format named explicitly is an error naming the file and line (exit 2).`,
 		Example: `  gatesim calibrate --from golden/testdata/captured --from hw/testdata --exclude 'run3/gs-g-*' --exclude 'onerank/*/*' --out h200x2.yaml`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

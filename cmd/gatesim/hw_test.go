@@ -58,7 +58,7 @@ func TestHWCompare(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	bad := filepath.Join(dir, "x.txt")
-	os.WriteFile(bad, []byte("8 2 float sum -1 1 2 3 0\n"), 0o644)
+	os.WriteFile(bad, []byte("8 2 float sum -1 1.00 0.01 0.01 0 1.00 0.01 0.01 0\n"), 0o644)
 	if code, _, stderr := runCLI(t, "hw", "compare", "--ours", ours, bad); code != exitBadInput || !strings.Contains(stderr, "cannot tell which collective") {
 		t.Errorf("exit %d %s", code, stderr)
 	}
