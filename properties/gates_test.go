@@ -109,15 +109,19 @@ func removalNamed(t fataler, name string) removal {
 func checkRemoval(t fataler, c Case, r removal) {
 	d, tr := decide(t, c)
 	before := OffloadCandidates(d)
-	c2 := Case{Release: c.Release, System: cloneSystem(c.System), Env: c.Env.Clone(), Op: c.Op}
-	r.f(c2.System, c2.Env)
-	d2, _ := decide(t, c2)
+	d2, tr2 := decide(t, without(c, r))
 	for a := range OffloadCandidates(d2) {
-		// NCCL's one exception: with P2P off, NICs that reach the GPUs
-		// better than the CPU path carry intra-node traffic (shm refuses,
-		// ncclTopoCheckNet), the host splits into one-GPU nodes and NVLS
-		// turns off; without the NICs SHM joins the GPUs into one node.
-		if a.IsNVLS() && r.name == "no NICs" && splitHost(tr, c.System) {
+		// NCCL's one exception (G-TOPO-1, 2.18.1 to 2.30.7): with P2P off,
+		// NICs that both GPUs reach at PXB faster than their path through
+		// the CPU make SHM refuse the pair (src/transport/shm.cc
+		// shmCanConnect, src/graph/paths.cc ncclTopoCheckNet), so
+		// ncclTopoComputePaths marks it PATH_NET and the host splits into
+		// several NCCL nodes (src/init.cc initTransportsRank). There NVLS is
+		// off with two GPUs or fewer (ncclNvlsInit) or pruned across nodes
+		// (G-SEL-PRUNE-1 P5/P6, src/enqueue.cc topoGetAlgoInfo). A removal
+		// that takes those NICs away (the NICs, or the plugin library that
+		// was the only network to list them) lets SHM join the GPUs again.
+		if a.IsNVLS() && rejoinsHost(tr, tr2, c.System) {
 			continue
 		}
 		if !before[a] {
@@ -126,19 +130,36 @@ func checkRemoval(t fataler, c Case, r removal) {
 	}
 }
 
-// splitHost reports a communicator whose hosts NCCL split into more nodes
-// than there are hosts (G-TOPO-1's nNodes fact).
-func splitHost(tr spec.Trace, sys *spec.System) bool {
+// without is the case with the removal applied to copies of its system
+// and environment.
+func without(c Case, r removal) Case {
+	c2 := Case{Release: c.Release, System: cloneSystem(c.System), Env: c.Env.Clone(), Op: c.Op}
+	r.f(c2.System, c2.Env)
+	return c2
+}
+
+// rejoinsHost reports a removal after which NCCL splits the hosts into
+// fewer NCCL nodes than before, where before it split a host (G-TOPO-1's
+// nNodes fact above the host count).
+func rejoinsHost(before, after spec.Trace, sys *spec.System) bool {
+	n1, ok1 := ncclNodes(before)
+	n2, ok2 := ncclNodes(after)
+	return ok1 && ok2 && n1 > len(sys.Nodes) && n2 < n1
+}
+
+// ncclNodes is G-TOPO-1's nNodes fact: the NCCL nodes the ranks form.
+func ncclNodes(tr spec.Trace) (int, bool) {
 	v, ok := tr.Find("G-TOPO-1")
 	if !ok {
-		return false
+		return 0, false
 	}
 	for _, f := range v.Facts {
 		if f.Name == "nNodes" {
-			return f.Value != strconv.Itoa(len(sys.Nodes))
+			n, err := strconv.Atoi(f.Value)
+			return n, err == nil
 		}
 	}
-	return false
+	return 0, false
 }
 
 // One head rank answering "no" in reduceSupport disables CollNet for that

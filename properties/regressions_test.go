@@ -46,6 +46,28 @@ func TestRecordedRegressions(t *testing.T) {
 				Op:  spec.Op{Func: spec.AllGather, Count: 1 << 20, DataType: spec.Int8}}
 			checkRemoval(t, c, removalNamed(t, "no NICs"))
 		}},
+		{"2.19.1 dgx-b200+sharp, IB and P2P off: without the plugin libraries Socket leaves the host whole and NVLS AllGather appears", func(t *testing.T) {
+			sys, err := spec.Preset("dgx-b200", spec.PresetOptions{Nodes: 1, SHARP: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := Case{Release: spec.MakeVersion(2, 19, 1), System: sys,
+				Env: spec.Env{"NCCL_COLLNET_ENABLE": "0", "NCCL_IB_DISABLE": "1", "NCCL_P2P_DISABLE": "1"},
+				Op:  spec.Op{Func: spec.AllGather, Count: 1, DataType: spec.Int8}}
+			r := removalNamed(t, "no plugin libraries")
+			checkRemoval(t, c, r)
+			// what makes the case: the plugin's IB NICs split the host and
+			// keep NVLS out; Socket's do not, and single-node NVLS
+			// AllGather is a candidate
+			d, tr := decide(t, c)
+			d2, tr2 := decide(t, without(c, r))
+			n1, _ := ncclNodes(tr)
+			n2, _ := ncclNodes(tr2)
+			if n1 <= 1 || n2 != 1 || OffloadCandidates(d)[spec.NVLS] || !OffloadCandidates(d2)[spec.NVLS] {
+				t.Errorf("with the plugin %d NCCL node(s), NVLS %v; without %d, NVLS %v; want a split host without NVLS, then one node with it",
+					n1, OffloadCandidates(d)[spec.NVLS], n2, OffloadCandidates(d2)[spec.NVLS])
+			}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.check)
