@@ -407,8 +407,15 @@ func thousands(x float64) string {
 	return s
 }
 
-// The figures the prose around the generated tables quotes, rebuilt from the
-// same commands: a prose figure the CLI no longer prints fails the test,
+// figClaim is a figure as the documents named quote it.
+type figClaim struct {
+	docs []string
+	text string
+}
+
+// The figures the prose around the generated tables quotes, and docs/hw.md's
+// simulated times beside the AllReduce measured with the GPU replays, rebuilt
+// from the same commands: a prose figure the CLI no longer prints fails the test,
 // which cannot rewrite the sentence (its conclusion may not hold): fix it by
 // hand. Whitespace is compared collapsed, so a figure may wrap.
 func TestDocProseFigures(t *testing.T) {
@@ -475,10 +482,7 @@ func TestDocProseFigures(t *testing.T) {
 	ratio := func(size int64) float64 { return lever[size] / best[size] }
 
 	both := []string{"README.md", filepath.Join("docs", "sim.md")}
-	claims := []struct {
-		docs []string
-		text string
-	}{
+	claims := []figClaim{
 		{[]string{"README.md"}, fmt.Sprintf("(%.1f × the best configuration without SHARP at 16 MiB, %.1f × at 4 GiB, where NVLSTree without SHARP comes closest, and %.1f × at 16 GiB;",
 			ratio(16<<20), ratio(4<<30), ratio(16<<30))},
 		{[]string{"README.md"}, fmt.Sprintf("equal (%.1f against %.1f µs at 4 KiB) and picks NVLS", ar.at(t, "NVLS/Simple/NCCL model", "4K"), ar.at(t, "CollNetDirect/Simple/NCCL model", "4K"))},
@@ -505,6 +509,40 @@ func TestDocProseFigures(t *testing.T) {
 			span("%.2f", ag.ratios(t, "NVLS/Simple", "4K", "1M"), rs.ratios(t, "NVLS/Simple", "4K", "1M")),
 			span("%.2f", ag.ratios(t, "NVLS/Simple", "16M", "4G"), rs.ratios(t, "NVLS/Simple", "16M", "4G")))},
 	}
+	// against NCCL's own AllReduce measured beside the GPU replays
+	replay, err := parseSweep(r.output(strings.Fields("sim --system h200x2 --env NCCL_NVLS_ENABLE=0 --algo ring,tree --proto simple --sweep 1MiB:256MiB:4")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := map[string][]float64{}
+	for _, algo := range []string{"Ring", "Tree"} {
+		var run struct {
+			Rows []struct {
+				Size   int64
+				TimeUs float64 `json:"time_us"`
+			}
+		}
+		data, err := os.ReadFile(filepath.Join("golden", "testdata", "replay", "h200x2-2.28.9", "nccl-"+algo+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &run); err != nil || len(run.Rows) == 0 {
+			t.Fatalf("nccl-%s.json: %v, %d rows", algo, err, len(run.Rows))
+		}
+		for _, row := range run.Rows {
+			size := fmt.Sprintf("%dM", row.Size>>20)
+			sim := replay.at(t, algo+"/Simple/sim", size)
+			measured[algo] = append(measured[algo], sim/row.TimeUs)
+			claims = append(claims, figClaim{[]string{filepath.Join("docs", "hw.md")}, fmt.Sprintf("| %d MiB | %s/Simple | %.1f | %.1f | %.1f | %.2f |",
+				row.Size>>20, algo, sim, replay.at(t, algo+"/Simple/NCCL model", size), row.TimeUs, sim/row.TimeUs)})
+		}
+	}
+	ring, tree := span("%.2f", measured["Ring"]), span("%.2f", measured["Tree"])
+	claims = append(claims, []figClaim{
+		{both, "gives " + ring + " of NCCL's measured time from 1 MiB to 256 MiB for Ring/Simple and " + tree + " for Tree/Simple"},
+		{[]string{"README.md"}, "times Ring/Simple at " + ring + " and Tree/Simple at " + tree + " of NCCL's own AllReduce measured beside them"},
+		{[]string{filepath.Join("docs", "hw.md")}, "Ring/Simple simulates at " + ring + " of the measured time, Tree/Simple at " + tree + "."},
+	}...)
 	docs := map[string]string{}
 	for _, c := range claims {
 		for _, name := range c.docs {
