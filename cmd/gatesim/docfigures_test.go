@@ -498,6 +498,7 @@ func TestDocProseFigures(t *testing.T) {
 		{both, fmt.Sprintf("so NCCL's times are up to %.1f × the simulated ones (Tree/LL on 2 GPUs from 4 MiB; Tree/LL128 up to %.1f ×)",
 			slicesMax(inv(h2.ratios(t, "Tree/LL", "4M", "4G"))), slicesMax(inv(h2.ratios(t, "Tree/LL128", "4K", "4G"))))},
 		{both, "Tree/Simple at 4–16 MiB on 8 GPUs too slow instead (" + span("%.1f", h8.ratios(t, "Tree/Simple", "4M", "16M")) + " × NCCL's;"},
+		{both, "NVLS on one node up to 256 KiB simulates at " + span("%.1f", h2.ratios(t, "NVLS/Simple", "4K", "256K"), h8.ratios(t, "NVLS/Simple", "4K", "256K")) + " × NCCL's estimate"},
 		{both, fmt.Sprintf("meets it on 8 (%.2f)", h8.at(t, "NVLS/Simple/sim", "4G")/h8.at(t, "NVLS/Simple/NCCL model", "4G"))},
 		{both, fmt.Sprintf("%s µs up to 1 MiB where NCCL's model gives %s µs", span("%.0f", col(ar, "NVLS/Simple/sim", "4K", "1M")), span("%.0f", col(ar, "NVLS/Simple/NCCL model", "4K", "1M")))},
 		{both, fmt.Sprintf("%.2f at 16 MiB, then %s of NCCL's time from 64 MiB", ar.ratios(t, "NVLS/Simple", "16M", "16M")[0], span("%.2f", ar.ratios(t, "NVLS/Simple", "64M", "4G")))},
