@@ -41,8 +41,10 @@ import (
 // Passes 3 and 4 are exact: a representative's times are those of every
 // rank it stands for. The static link shares of pass 2 are the model's
 // one simplification of contention (every connection that carries data
-// counts, whether or not it is busy at a given instant); it is what makes
-// the channels, and the ranks of a class, independent of each other.
+// counts, whether or not it is busy at a given instant, but for the
+// connections of a p2p send group, which are busy one at a time:
+// seqShares); it is what makes the channels, and the ranks of a class,
+// independent of each other.
 
 // sliceSizes returns the element counts of the FIFO slices one step of n
 // elements moves: Simple splits a call into SlicePerChunk slices of
