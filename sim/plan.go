@@ -1594,7 +1594,8 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 					}
 					if sp.sends {
 						if share = den; sp.seqBytes > 0 && seqB[r] > 0 {
-							share = max(1, int64(float64(sp.seqBytes)*float64(seqN[r])*float64(den)/float64(seqB[r])))
+							// rounded up: a share never under the load
+							share = max(1, int64(math.Ceil(float64(sp.seqBytes)*float64(seqN[r])*float64(den)/float64(seqB[r]))))
 						}
 						add(buf, true, sp.sendBytes)
 						share = den
