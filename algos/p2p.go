@@ -157,7 +157,7 @@ func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
 	}
 	// the header's protocol: LL when every transfer of rank 0 is LL
 	g.h.Proto = spec.Simple
-	if op.Count > 0 {
+	{
 		ll, some := true, false
 		for _, w := range g.works(0) {
 			for _, d := range w.dir {
@@ -180,11 +180,9 @@ func buildP2P(op spec.Op, l *Layout, p Params, opt Options) (*Schedule, error) {
 	}
 	g.slots = min(maxDevWorkP2PPerBatch, tasks)
 	g.h.NGroups = 2 * g.slots
-	if op.Count == 0 {
-		// NCCL discards empty calls before they become tasks
-		g.h.NChannels, g.h.NGroups = 0, 1
-		return &Schedule{Header: g.h, progs: [][]Step{}}, nil
-	}
+	// an empty send or receive is a task all the same (p2pTaskAppend keeps
+	// it, where taskAppend discards an empty collective): its work moves
+	// one empty step on one channel (runSend/runRecv's loop runs once)
 	return &Schedule{Header: g.h, gen: g}, nil
 }
 

@@ -246,3 +246,51 @@ func TestP2PGroupBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestP2PEmpty: an empty send or receive is a task all the same
+// (p2pTaskAppend; only collectives are discarded when empty), so a
+// SendRecv or AllToAll of 0 bytes runs a kernel whose works each move one
+// empty step (runSend/runRecv's loop runs once) on one channel: every
+// rank sends and receives exactly once per peer, nothing of the buffers.
+func TestP2PEmpty(t *testing.T) {
+	for _, v := range p2pReleases {
+		l, err := DefaultLayout(v, 1, 4, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []spec.Func{spec.SendRecv, spec.AllToAll} {
+			s, err := Build(spec.Op{Func: f, Count: 0, DataType: spec.Float32}, Selection{}, l, Options{})
+			if err != nil {
+				t.Fatalf("%s %s: %v", v, f, err)
+			}
+			if s.NChannels == 0 {
+				t.Fatalf("%s %s: an empty schedule: NCCL launches a kernel for empty sends and receives", v, f)
+			}
+			peers := 1
+			if f == spec.AllToAll {
+				peers = l.NRanks() - 1
+			}
+			for r := range l.NRanks() {
+				sends, recvs := 0, 0
+				for ch := range s.NChannels {
+					for g := range s.NGroups {
+						for _, st := range s.AppendProgram(nil, r, ch, g) {
+							if st.Count != 0 {
+								t.Fatalf("%s %s rank %d: a step of %d elements", v, f, r, st.Count)
+							}
+							switch st.Prim {
+							case PrimSend:
+								sends++
+							case PrimRecv:
+								recvs++
+							}
+						}
+					}
+				}
+				if sends != peers || recvs != peers {
+					t.Errorf("%s %s rank %d: %d empty sends and %d receives, want %d each", v, f, r, sends, recvs, peers)
+				}
+			}
+		}
+	}
+}

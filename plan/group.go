@@ -169,7 +169,7 @@ func (c *Comm) SimulateP2PGroup(g *spec.GroupDecision, grp *algos.P2PGroup, plan
 	}
 	runs := make([]sim.GroupOpRun, plans)
 	for k := range plans {
-		t, pr := first.Alone, proto
+		t, bound, pr := first.Alone, first.LinkBound, proto
 		if k > 0 {
 			kg := *grp
 			kg.Plan = k
@@ -181,10 +181,12 @@ func (c *Comm) SimulateP2PGroup(g *spec.GroupDecision, grp *algos.P2PGroup, plan
 			if err != nil {
 				return nil, fmt.Errorf("kernel plan %d: %v", k, err)
 			}
-			t, pr = res.Alone, s.Proto
+			t, bound, pr = res.Alone, res.LinkBound, s.Proto
 		}
 		host, dev := c.Machine.LaunchParts(spec.Ring, pr, c.Launch)
-		runs[k] = sim.GroupOpRun{Time: t, Host: host, Dev: dev, Plan: k}
+		// the link bound as whatif's simulate gives it: a kernel lasts at
+		// least its works' busiest link (sim.GroupPlans)
+		runs[k] = sim.GroupOpRun{Time: t, Host: host, Dev: dev, Plan: k, LinkBound: bound}
 	}
 	per, kernels, err := sim.P2PGroupOpTime(runs, len(g.Ops), c.Launch.Batch())
 	if err != nil {

@@ -42,6 +42,31 @@ type Report struct {
 	// Sym is how a symmetric kernel's or copy-engine collective's time is
 	// made up (nil for a schedule of steps).
 	Sym *sim.SymTiming `json:"symmetric,omitempty"`
+	// TimeUs, AlgBw and BusBw are the headline (Headline): the time
+	// nccl-tests would print per operation, the one whatif's simulated
+	// column gives. Result is operation 0's own simulation, which differs
+	// where a group or several kernel plans are timed.
+	TimeUs float64 `json:"time_us"`
+	AlgBw  float64 `json:"algbw"`
+	BusBw  float64 `json:"busbw"`
+}
+
+// Headline is the report's time per operation and nccl-tests' algbw and
+// busbw at it: the group's (Group.PerOpUs) where the operation was issued
+// in a group of several or its works fill several kernel plans (a large
+// AllToAll, G-SCHED-P2P-1: each plan's kernel runs after the one before),
+// else the operation's simulated time (Result).
+func (r *Report) Headline() (us, algbw, busbw float64) {
+	if g := r.Group; g != nil && (len(g.Ops) > 1 || len(g.Kernels) > 1) {
+		return g.PerOpUs, g.AlgBw, g.BusBw
+	}
+	return r.Result.TimeUs, r.Result.AlgBw, r.Result.BusBw
+}
+
+// setHeadline fills TimeUs, AlgBw and BusBw (Headline).
+func (r *Report) setHeadline() *Report {
+	r.TimeUs, r.AlgBw, r.BusBw = r.Headline()
+	return r
 }
 
 // WriteReport prints the report as gatesim sim does; trace is the file
@@ -65,13 +90,15 @@ func WriteReport(w io.Writer, r *Report, trace string) {
 	}
 	fmt.Fprintf(w, "  selection        %s (%s; %s)\n", r.Selection, r.ChosenBy, used)
 	fmt.Fprintf(w, "  NCCL's choice    %s\n", r.NCCLChoice)
-	algbw, busbw := res.AlgBw, res.BusBw
-	if g := r.Group; g != nil && len(g.Ops) > 1 {
+	us, algbw, busbw := r.Headline()
+	switch g := r.Group; {
+	case g != nil && len(g.Ops) > 1:
 		// nccl-tests times the group: its time per operation
-		fmt.Fprintf(w, "  simulated time   %.2f µs per operation of the group of %d (launch %s; op 0's run %.2f µs)\n", g.PerOpUs, len(g.Ops), r.Launch, res.TimeUs)
-		algbw, busbw = g.AlgBw, g.BusBw
-	} else {
-		fmt.Fprintf(w, "  simulated time   %.2f µs (launch %s)\n", res.TimeUs, r.Launch)
+		fmt.Fprintf(w, "  simulated time   %.2f µs per operation of the group of %d (launch %s; op 0's run %.2f µs)\n", us, len(g.Ops), r.Launch, res.TimeUs)
+	case g != nil && len(g.Kernels) > 1:
+		fmt.Fprintf(w, "  simulated time   %.2f µs in %d kernel plans (launch %s; plan 0's run %.2f µs)\n", us, len(g.Kernels), r.Launch, res.TimeUs)
+	default:
+		fmt.Fprintf(w, "  simulated time   %.2f µs (launch %s)\n", us, r.Launch)
 	}
 	fmt.Fprintf(w, "  profile          %s\n", r.Profile)
 	fmt.Fprintf(w, "  algbw            %.2f GB/s\n", algbw)

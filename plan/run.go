@@ -95,7 +95,7 @@ func (c *Comm) Run(op spec.Op, o RunOptions) (*Report, *Choice, error) {
 			return nil, nil, err
 		}
 	}
-	return rep, ch, nil
+	return rep.setHeadline(), ch, nil
 }
 
 // spansPlans says the first operation's send/recv works lie in more than
@@ -141,7 +141,7 @@ func (c *Comm) runSym(op spec.Op, o RunOptions, ch *Choice) (*Report, *Choice, e
 	m := c.Machine
 	rep := &Report{Machine: m, NCCL: o.Release, Op: op, Selection: d.Kernel, ChosenBy: ch.By, NCCLChoice: ch.NCCL,
 		Result: res, ModelTimeUs: ch.ModelUs, ModelNote: ch.Note, Profile: m.Profile.Summary(), Launch: c.Launch, Sym: t, Group: grp}
-	return rep, ch, nil
+	return rep.setHeadline(), ch, nil
 }
 
 // SimulateSym times decision d, which NCCL runs alone on a symmetric

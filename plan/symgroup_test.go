@@ -57,6 +57,7 @@ func TestRunWindowGroup(t *testing.T) {
 		if want := map[bool]int{true: works, false: 0}[works > 1]; rep.Sym.Works != want || rep.Result.Bytes != int64(works)<<20 {
 			t.Errorf("%v: the report's kernel runs %d works of %d bytes in all", c.env, rep.Sym.Works, rep.Result.Bytes)
 		}
+		// an operation of a group takes its plan's time alone (sim.Result.Alone)
 		if rep.Result.Alone.Micros() != g.Ops[0].TimeUs {
 			t.Errorf("%v: the report's result takes %v alone, the group's plan of operation 0 %g µs", c.env, rep.Result.Alone, g.Ops[0].TimeUs)
 		}

@@ -41,8 +41,10 @@ import (
 // Passes 3 and 4 are exact: a representative's times are those of every
 // rank it stands for. The static link shares of pass 2 are the model's
 // one simplification of contention (every connection that carries data
-// counts, whether or not it is busy at a given instant); it is what makes
-// the channels, and the ranks of a class, independent of each other.
+// counts, whether or not it is busy at a given instant, but for the
+// connections of a p2p send group, which are busy one at a time:
+// seqShares); it is what makes the channels, and the ranks of a class,
+// independent of each other.
 
 // sliceSizes returns the element counts of the FIFO slices one step of n
 // elements moves: Simple splits a call into SlicePerChunk slices of
@@ -97,12 +99,23 @@ type slotInfo struct {
 	usage     uint64
 	sendBytes int64 // wire bytes sent on one channel of the class
 	recvBytes int64 // wire bytes received from an offload endpoint
+	// seqBytes: the slot sends only in p2p send groups (seqShares), these
+	// wire bytes on one channel of the class, and seqGroup is the bytes
+	// its group sends (the largest, in several); 0: a whole connection
+	seqBytes, seqGroup int64
 }
+
+// shareDen is the unit of the links' flow weights: one connection.
+const shareDen = 1 << 10
 
 type rankPlan struct {
 	sig     uint64
 	slots   []slotInfo
 	ngroups int32
+	// seqGroups is the number of p2p send groups (seqShares) on one
+	// channel of the class, seqTotal the wire bytes they send
+	seqGroups int32
+	seqTotal  int64
 }
 
 // keyPlan is the structure shared by channels with one ChannelKey,
@@ -540,7 +553,7 @@ func (pl *planner) planRank(rank, ch int) rankPlan {
 			pl.tmpl = map[uint64]*planTemplate{}
 		}
 		if _, ok := pl.tmpl[hash]; !ok {
-			pl.tmpl[hash] = &planTemplate{shape: slices.Clone(pl.shape), plan: rankPlan{sig: rp.sig, ngroups: rp.ngroups, slots: slices.Clone(rp.slots)}}
+			pl.tmpl[hash] = &planTemplate{shape: slices.Clone(pl.shape), plan: rankPlan{sig: rp.sig, ngroups: rp.ngroups, seqGroups: rp.seqGroups, seqTotal: rp.seqTotal, slots: slices.Clone(rp.slots)}}
 		}
 	}
 	out := rp
@@ -596,6 +609,7 @@ func (pl *planner) planSteps(rp rankPlan) rankPlan {
 			sp.sendBytes += pl.wire(n)
 		}
 	}
+	pl.seqShares(&rp)
 	// groups: slots with equal usage and kind, numbered by first appearance
 	for i := range rp.slots {
 		rp.slots[i].group = -1
@@ -658,6 +672,71 @@ func (pl *planner) planSteps(rp rankPlan) rankPlan {
 	}
 	rp.sig = sig
 	return rp
+}
+
+// seqShares sets the seqBytes of rp's slots and its seqGroups and
+// seqTotal from the program in pl.steps, on a point-to-point schedule.
+// There a thread group whose every step sends to one rank and receives
+// nothing (a p2p send group: the send half of a batch slot's works, which
+// NCCL's kernel runs batch after batch on a channel) has one connection
+// busy at a time. The links' static shares count every connection as busy
+// from start to end: a channel with works in two batches got half its
+// link per connection, and one with three works beside channels with two
+// was held to the pace of the two. A p2p send group's connections take
+// instead, together, a weight in proportion to the group's bytes (analyze:
+// against the mean of the rank's p2p send groups), each by its own bytes:
+// a link the groups share is then divided as their bytes need, as it is
+// over time when the less loaded channels finish first and leave it to
+// the others. A slot that also sends in another kind of group keeps a
+// whole weight.
+func (pl *planner) seqShares(rp *rankPlan) {
+	if f := pl.s.Func; f != spec.SendRecv && f != spec.AllToAll {
+		return
+	}
+	part := make([]int64, len(rp.slots)) // per slot; -1: a whole weight
+	in := make([]int, len(rp.slots))     // the group the slot sends in, + 1
+	begin := 0
+	for g, end := range pl.ends {
+		steps := pl.steps[begin:end]
+		begin = end
+		seq, total := len(steps) > 0, int64(0)
+		for i := range steps {
+			st := &steps[i]
+			if len(st.Recv) == 0 && len(st.Send) == 0 {
+				continue // the self copy, between the sends
+			}
+			if len(st.Recv) > 0 || len(st.Send) != 1 || st.Send[0].Kind != algos.PeerRank {
+				seq = false
+				break
+			}
+			total += pl.wire(st.Count)
+		}
+		if seq && total > 0 {
+			rp.seqGroups++
+			rp.seqTotal += total
+		}
+		for i := range steps {
+			st := &steps[i]
+			for _, si := range pl.slotsOf(rp, st.Send, 1) {
+				switch {
+				case part[si] < 0:
+				case !seq || total == 0 || in[si] != 0 && in[si] != g+1:
+					// not a p2p send group's, or in two groups at once
+					part[si] = -1
+				default:
+					part[si] += pl.wire(st.Count)
+					in[si], rp.slots[si].seqGroup = g+1, total
+				}
+			}
+		}
+	}
+	for si := range part {
+		if part[si] > 0 {
+			rp.slots[si].seqBytes = part[si]
+		} else {
+			rp.slots[si].seqGroup = 0
+		}
+	}
 }
 
 // planChannel plans every rank on channel ch. A circulant channel
@@ -1187,6 +1266,23 @@ func samePath(a, b *[6]int32) bool {
 	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4] && a[5] == b[5]
 }
 
+// linkScale returns the scale of the links' flow weights (shareDen, or
+// less where a capacity that large would overflow maxMin's products) and
+// the capacities scaled by it.
+func linkScale(caps []int64) (int64, []int64) {
+	den := int64(shareDen)
+	for _, c := range caps {
+		for den > 1 && c > math.MaxInt64/4/den {
+			den /= 2
+		}
+	}
+	out := make([]int64, len(caps))
+	for i, c := range caps {
+		out[i] = c * den
+	}
+	return den, out
+}
+
 // maxMin computes max-min fair rates of weighted flows over capacitated
 // links by progressive filling: repeatedly find the links whose remaining
 // capacity per unit of unfrozen weight is smallest, give every unfrozen
@@ -1466,11 +1562,17 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 		}
 	}
 	var cc *chanClass
+	// weights are in 1/den of a connection (a p2p send group's are
+	// fractions, seqShares), the capacities scaled alike: the rates of
+	// whole weights are those of unscaled ones exactly (maxMin's levels
+	// are quotients)
+	den, caps := linkScale(f.cap)
+	share := den
 	add := func(path []int32, send bool, bytes int64) {
 		// a connection that carries nothing in the whole
 		// operation (an empty channel or head of a small
 		// CollNet or NVLS operation) takes no share
-		w := cc.mult
+		w := cc.mult * share
 		if bytes == 0 {
 			w = 0
 		}
@@ -1478,6 +1580,16 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 		dirs = append(dirs, send)
 		for _, l := range path {
 			a.linkBytes[l] += bytes * cc.mult
+		}
+	}
+	// per rank, the number of its p2p send groups and their bytes: a
+	// group of their mean bytes has a whole connection's weight
+	seqN, seqB := make([]int64, s.NRanks), make([]int64, s.NRanks)
+	for r := 0; r < s.NRanks; r++ {
+		for _, c := range a.classes {
+			rp := c.plan(r)
+			seqN[r] += int64(rp.seqGroups) * c.mult
+			seqB[r] += rp.seqTotal * c.mult
 		}
 	}
 	for r := 0; r < s.NRanks; r++ {
@@ -1504,7 +1616,12 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 						a.flushed[ci] = append(a.flushed[ci], f.hopFlush(hop, s.Proto) > 0)
 					}
 					if sp.sends {
+						if share = den; sp.seqBytes > 0 && seqB[r] > 0 {
+							// rounded up: a share never under the load
+							share = max(1, int64(math.Ceil(float64(sp.seqBytes)*float64(seqN[r])*float64(den)/float64(seqB[r]))))
+						}
 						add(buf, true, sp.sendBytes)
+						share = den
 						if proxyConns != nil && hop == hopNet && sp.sendBytes > 0 {
 							netSlots = append(netSlots, netSlot{int32(ci), int32(r), int32(p), sp.group})
 							proxyConns[r] += cc.mult
@@ -1534,7 +1651,7 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 		}
 	}
 	fs.table, fs.near, fs.single = nil, nil, nil // the paths are all known; free the indexes
-	rates := maxMin(f.cap, fs)
+	rates := maxMin(caps, fs)
 	// idle paths move nothing at whatever rate: give them their slowest
 	// link's capacity (a positive rate keeps "no bandwidth" for real gaps)
 	for id, p := range fs.paths {
@@ -1584,6 +1701,12 @@ func analyze(s *algos.Schedule, f *fabric, tolerance float64) (*analysis, error)
 				k++
 				switch sp.peer.Kind {
 				case algos.PeerRank:
+					if sp.seqBytes > 0 && seqB[r] > 0 {
+						// a p2p send group's rate in proportion to its
+						// bytes (seqShares): its time-averaged load is
+						// its weight at the link's level
+						sendR = int64(float64(sendR) * float64(sp.seqGroup) * float64(seqN[r]) / float64(seqB[r]))
+					}
 					if f.t.nvlinkEff != 1 && nvl[ci][int(a.slotOff[ci][r])+si] {
 						sendR, recvR = scaleRate(sendR, f.t.nvlinkEff), scaleRate(recvR, f.t.nvlinkEff)
 					}

@@ -791,9 +791,12 @@ func (m *Model) newTask(i int, o Call, ch *OpChoice, t *tuningTask) (keep bool, 
 	// clears it): the fields are written one by one rather than the whole
 	// struct copied
 	ch.Op, ch.Index, ch.Bytes, ch.Algo, ch.Proto, ch.Plan = o.Op, i, o.Op.Bytes(), nccl.AlgoNone, nccl.ProtoNone, -1
-	if o.Op.Count == 0 && o.Op.Func.IsP2P() && in.NRanks > 1 {
-		// p2pTaskAppend queues empty sends and receives: syncs on one
-		// channel each
+	if o.Op.Func.IsP2P() && (o.Op.Count == 0 || in.NRanks == 1) {
+		// p2pTaskAppend queues empty sends and receives (syncs on one
+		// channel each), and a one-rank communicator's to itself (the
+		// self copy): ncclLaunchOneRank takes collectives only. Ref:
+		// v2.18.1-1 to v2.30.7-1 src/enqueue.cc taskAppend (send and
+		// receive before the empty-collective and one-rank returns)
 		ch.P2P = true
 		return false, nil
 	}
