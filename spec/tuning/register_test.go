@@ -277,3 +277,34 @@ func TestTuningRegFailureLines(t *testing.T) {
 		})
 	}
 }
+
+// TestTuningLegacyNVLSFailSilent: before 2.22.3 (the legacy scheduler,
+// v2.19.4-1 src/enqueue.cc registerIntraNodeBuffers, nvls.cc
+// tryRegisterBuffer) a group of NVLS AllReduce on cudaMalloc buffers,
+// spread over two plans, fails each bind once (RegFailed "NVLS") and
+// prints no "failed to NVLS register" line (RegSilent "NVLS": the line
+// comes with 2.24.3), so RegResults has nothing for the log reader.
+func TestTuningLegacyNVLSFailSilent(t *testing.T) {
+	in := tuningMultiNodeInput(1, 8)
+	in.NVLSHeads = 8
+	tuningForceAlgo(&in, nccl.NVLS)
+	depth := int64(64)
+	in.WorkFifoDepth = &depth
+	m := tuningModel(t, in, nccl.V2_19_4)
+	ops := make([]Call, 40)
+	for i := range ops {
+		ops[i] = Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 1 << 18, DataType: nccl.Float32}, Buffers: nccl.BuffersRegistered, NVLSOK: true, Alloc: nccl.AllocCudaMalloc}
+	}
+	g, err := ChooseGroup(m, ops)
+	if err != nil || g.Err != nil {
+		t.Fatal(err, g.Err)
+	}
+	if g.Plans < 2 {
+		t.Fatalf("%d plan(s): want the group to spill into a second plan", g.Plans)
+	}
+	for i, c := range g.Ops {
+		if c.RegFailed != "NVLS" || c.RegSilent != "NVLS" || c.Registered != "" || len(c.RegResults()) != 0 {
+			t.Errorf("op %d: RegFailed %q RegSilent %q Registered %q lines %v; want NVLS, NVLS, none, none", i, c.RegFailed, c.RegSilent, c.Registered, c.RegResults())
+		}
+	}
+}

@@ -1940,9 +1940,10 @@ func (m *Model) collNetIPC(t *tuningTask) {
 // regFailed records a registration of kind that NCCL called for the task
 // and that failed (RegFailed), and whether the release prints its failure
 // line (RegSilent): "failed to IPC register" and "failed to NVLS
-// register" exist from 2.24.3 (RegIPCFailLine, RegNVLSFailLine; before, the IPC export fails
-// silently and the NVLS bind prints only its "Cuda failure"); CollNet's is
-// printed wherever its failure is modelled (RegCollNetGDR, 2.24.3+).
+// register" exist from 2.24.3 (RegIPCFailLine, RegNVLSFailLine; before,
+// the IPC export fails silently and the NVLS bind prints only its "Cuda
+// failure"); CollNet's is printed wherever its failure is modelled
+// (RegCollNetGDR, 2.24.3+).
 // Each is a WARN at 2.24.3 and 2.25.1, a REG INFO from 2.26.2.
 //
 // Ref: v2.24.3-1 src/transport/p2p.cc ipcRegisterBuffer; src/transport/nvls.cc
