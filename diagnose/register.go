@@ -23,7 +23,9 @@ func RegString(ch tuning.OpChoice, path tuning.ChunkReg) string {
 	switch {
 	case ch.Registered == p || ch.RegPeers == p:
 		return p + " registered"
-	case ch.RegFailed == p:
+	case ch.RegCallFailed(p) && ch.RegFailedSilently(p):
+		return p + " register failed, no line at this release"
+	case ch.RegCallFailed(p):
 		return p + " register failed"
 	case ch.Registered != "":
 		return ch.Registered + " registered, not " + p

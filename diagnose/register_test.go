@@ -77,6 +77,14 @@ func TestRegAgrees(t *testing.T) {
 		{"nothing registered", tuning.OpChoice{Algo: nccl.Ring, Proto: nccl.LL}, line(tuning.ChunkRegIPC, false), false, false},
 		{"CollNetDirect's IPC peers", tuning.OpChoice{Algo: nccl.CollNetDirect, Registered: "CollNet", RegPeers: "IPC"}, line(tuning.ChunkRegIPC, false), true, true},
 		{"CollNetDirect's CollNet line", tuning.OpChoice{Algo: nccl.CollNetDirect, Registered: "CollNet", RegPeers: "IPC"}, line(tuning.ChunkRegCollNet, false), true, true},
+		{"IPC failed", tuning.OpChoice{RegFailed: "IPC", RegRefused: "no handle"}, line(tuning.ChunkRegIPC, true), true, true},
+		// 2.23.4's IPC export fails without a line: a failure line is not
+		// the model's
+		{"IPC failed silently", tuning.OpChoice{RegFailed: "IPC", RegSilent: "IPC", RegRefused: "directMode"}, line(tuning.ChunkRegIPC, true), false, false},
+		// the peers' IPC export and CollNet's registration both failed:
+		// each prints its line
+		{"IPC and CollNet failed, the CollNet line", tuning.OpChoice{Algo: nccl.CollNetDirect, RegFailed: "IPC+CollNet", RegRefused: "no GDR"}, line(tuning.ChunkRegCollNet, true), true, true},
+		{"IPC and CollNet failed, the IPC line", tuning.OpChoice{Algo: nccl.CollNetDirect, RegFailed: "IPC+CollNet", RegRefused: "no GDR"}, line(tuning.ChunkRegIPC, true), true, true},
 		// the words agree (" registered" both), the values do not: the
 		// line names no path and the choice registers nothing
 		{"no path, nothing registered", tuning.OpChoice{}, line(tuning.ChunkRegNone, false), false, true},

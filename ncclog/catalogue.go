@@ -579,7 +579,8 @@ var Catalogue = []Form{
 	// User-buffer registration of one operation's buffers, by path (IPC,
 	// NET, CollNet, NVLS): the REG subsystem from 2.24.3 (NVLS before it;
 	// the 2.21-2.23 CollNet line is REG too). Failures were WARNs at
-	// 2.24.3-2.25.1 (CollNet's at 2.24.3-2.26.6) and are REG INFOs after.
+	// 2.24.3-2.25.1 (IPC, NET and CollNet alike) and are REG INFOs from
+	// 2.26.2; before 2.24.3 a failed IPC registration prints nothing.
 	// Each line names one buffer and its size, NVLS's and 2.21-2.23
 	// CollNet's both; none names the collective or its channels.
 	{Kind: KindRegistered, ID: "reg.ipc.registered", Format: `rank %d - IPC register buffer %p size %ld (baseAddr %p size %ld) to peer %d regAddr %p offsetOut %ld` + " | " +

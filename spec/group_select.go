@@ -186,7 +186,11 @@ var regSkipRule = &Rule{
 	Ref: Ref{Tag: "v2.22.3-1", File: "src/transport/nvls.cc", Func: "tryRegisterBuffer"},
 	group: func(g *groupRun) {
 		if why := g.choice.RegRefused; why != "" {
-			g.emit(Verdict{Outcome: Fail, Why: "registration fails: " + why + "; the task runs unregistered"})
+			why = "registration fails: " + why + "; the task runs unregistered"
+			if s := g.choice.RegSilent; s != "" {
+				why += "; the failed " + s + " registration prints no line at this release"
+			}
+			g.emit(Verdict{Outcome: Fail, Why: why})
 			return
 		}
 		g.emit(Verdict{Outcome: Skip, Why: "no registration NCCL tried failed"})

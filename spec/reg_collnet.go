@@ -24,9 +24,13 @@ var regCollNetIPCRule = &Rule{
 			g.emit(Verdict{Outcome: Skip, Why: "not a CollNetDirect task"})
 			return
 		}
-		if ch.RegFailed == "IPC" {
+		if ch.RegCallFailed("IPC") {
 			// ipcRegisterBuffer's failure: the caller ignores it and goes on
-			g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("CollNetDirect %s: NCCL calls the IPC registration with the node's P2P peers and it fails (G-REG-SKIP-1 says why): regUsed 0, the kernel goes through their FIFOs; %d channel(s) kept", g.op.Op.Func, ch.NChannels)})
+			line := `it prints "failed to IPC register"`
+			if ch.RegFailedSilently("IPC") {
+				line = "it prints nothing"
+			}
+			g.emit(Verdict{Outcome: Fail, Why: fmt.Sprintf("CollNetDirect %s: NCCL calls the IPC registration with the node's P2P peers and it fails (G-REG-SKIP-1 says why; %s): regUsed 0, the kernel goes through their FIFOs; %d channel(s) kept", g.op.Op.Func, line, ch.NChannels)})
 			return
 		}
 		if ch.RegPeers != "IPC" {

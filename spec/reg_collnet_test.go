@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gatesim/gatesim/nccl"
+	"github.com/gatesim/gatesim/spec/topo"
 )
 
 // TestRegCollNetIPC: G-REG-COLLNET-IPC-1 at each release — which
@@ -225,6 +226,67 @@ func TestRegCollNetNeedsGDR(t *testing.T) {
 		ch := g.Choices[0]
 		if ch.Registered != tc.reg || (tc.reg == "" && !strings.Contains(ch.RegRefused, "GPU Direct RDMA")) {
 			t.Errorf("%s: registered %q (refused: %s), want %q", tc.v, ch.Registered, ch.RegRefused, tc.reg)
+		}
+	}
+}
+
+// TestCollNetFlushC2CGdcPin: from 2.30.3, with gdrcopy and
+// NCCL_GDRCOPY_SYNC_ENABLE (default 1), a C2C flush (ncclTopoFlushC2c) is
+// skipped where libgdrapi has gdr_pin_buffer_v2 (GDRCopy 2.5+; v2.30.3-1
+// src/include/graph.h ncclGdcPinFlag, src/transport/coll_net.cc
+// recvProxyConnect). No system gatesim models says which GDRCopy it has,
+// so the flush stays and the verdict says why; 2.29.7, without the pin
+// flag, and a run without gdrcopy or with the sync off, say nothing of it.
+func TestCollNetFlushC2CGdcPin(t *testing.T) {
+	gdrLib := Library{Path: "/usr/lib/libgdrapi.so", InLoaderPath: true}
+	const note = "GDRCopy 2.5+"
+	for _, tc := range []struct {
+		name string
+		v    Version
+		env  Env
+		lib  bool
+		note bool
+	}{
+		{name: "2.30.7 gdrcopy", v: nccl.V2_30_7, env: Env{"NCCL_GDRCOPY_ENABLE": "1"}, lib: true, note: true},
+		{name: "2.30.3 gdrcopy flush", v: nccl.V2_30_3, env: Env{"NCCL_GDRCOPY_ENABLE": "1", "NCCL_GDRCOPY_FLUSH_ENABLE": "1"}, lib: true, note: true},
+		{name: "2.30.7 gdrcopy sync off", v: nccl.V2_30_7, env: Env{"NCCL_GDRCOPY_ENABLE": "1", "NCCL_GDRCOPY_SYNC_ENABLE": "0"}, lib: true},
+		{name: "2.30.7 without the library", v: nccl.V2_30_7, env: Env{"NCCL_GDRCOPY_ENABLE": "1"}},
+		{name: "2.29.7 gdrcopy", v: nccl.V2_29_7, env: Env{"NCCL_GDRCOPY_ENABLE": "1"}, lib: true},
+	} {
+		// one C2C-attached Hopper a node, its NIC (a CollNet device)
+		// within PXB, SHARP
+		xml := strings.Replace(c2cPCIePair, `gdr="1"/>`, `gdr="1" coll="1"/>`, 1)
+		sys, err := SystemFromTopology("c2c-pcie.xml", []byte(xml), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sys.Nodes {
+			sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, SHARPPlugin())
+			if tc.lib {
+				sys.Nodes[i].Libs = append(sys.Nodes[i].Libs, gdrLib)
+			}
+		}
+		env := Env{"NCCL_COLLNET_ENABLE": "1", "NCCL_ALGO": "CollNetChain"}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		c, err := Init(MustLoad(tc.v), sys, env)
+		if err != nil || c.Err != nil {
+			t.Fatal(tc.name, err, c.Err)
+		}
+		// the flush the simulator charges (sim.MachineForComm reads
+		// Conns.Flush) stays
+		f := c.CollNetFlush()
+		if f.Conns.Type != topo.FlushC2C || !f.Conns.Flush {
+			t.Fatalf("%s: CollNet connectors %+v, want a C2C flush", tc.name, f.Conns)
+		}
+		d, tr, err := c.Select(Op{Func: AllReduce, Count: 1 << 20, DataType: Float32, RedOp: Sum})
+		if err != nil || d.Algo != CollNetChain {
+			t.Fatalf("%s: %v %v, want CollNetChain (no NVSwitch: no CollNetDirect)", tc.name, d.Algo, err)
+		}
+		got, why := outcomeOf(tr.Op(), "G-COLLNET-FLUSH-1")
+		if got == "skip" || strings.Contains(why, note) != tc.note {
+			t.Errorf("%s: G-COLLNET-FLUSH-1 %q (%s); want the flush kept, the GDRCopy note %v", tc.name, got, why, tc.note)
 		}
 	}
 }

@@ -95,6 +95,9 @@ func tuningApply2_24_3(t *Tuning) ([]TuningChange, error) {
 	tuningSet(d, &t.RegCollNetRanks, TuningRegCollNetRanksAGRS, "src/register/coll_reg.cc", "ncclRegisterCollBuffers")
 	tuningSet(d, &t.RegCollNetGDR, true, "src/transport/coll_net.cc", "collnetRegisterBuffer")
 	tuningSet(d, &t.RegIPCLegacyParam, true, "src/transport/p2p.cc", "ipcRegisterBuffer")
+	// a failed IPC export or NVLS bind prints "failed to IPC/NVLS register"
+	tuningSet(d, &t.RegIPCFailLine, true, "src/transport/p2p.cc", "ipcRegisterBuffer")
+	tuningSet(d, &t.RegNVLSFailLine, true, "src/transport/nvls.cc", "nvlsRegisterBuffer")
 	tuningSet(d, &t.RegRecordLocalParam, true, "src/register/register.cc", "ncclCommRegister")
 	return d.changes, tuningJoinErrs(d.errs)
 }
@@ -129,4 +132,4 @@ func apply2_24_3(rs *Ruleset) {
 }
 
 // regSkipDoc24 is G-REG-SKIP-1 from 2.24.3 to 2.28.7.
-const regSkipDoc24 = `Registration NCCL tries (G-REG-UB-1, G-REG-IPC-1) and that fails leaves the task unregistered, on the channels of its unregistered decision. NVLS: cudaMalloc buffers (alloc cudamalloc) cannot be bound to the multicast object (it takes cuMem memory of NCCL's handle type, as ncclMemAlloc gives; 2.28.7 checks the handle types before binding). IPC: a cuMem buffer's handle is exported only with NCCL's cuMem on (NCCL_CUMEM_ENABLE, default: the driver's support); a cudaMalloc buffer goes over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1 (default 0), never in directMode (ranks sharing a process, G-PROC-1). The network and CollNet register either kind. Under NCCL_LOCAL_REGISTER=0 ncclCommRegister keeps no record, so registered buffers are plain to regBuff (the tuner's and the CTA policy's).`
+const regSkipDoc24 = `Registration NCCL tries (G-REG-UB-1, G-REG-IPC-1) and that fails leaves the task unregistered, on the channels of its unregistered decision. NVLS: cudaMalloc buffers (alloc cudamalloc) cannot be bound to the multicast object (it takes cuMem memory of NCCL's handle type, as ncclMemAlloc gives; 2.28.7 checks the handle types before binding). IPC: a cuMem buffer's handle is exported only with NCCL's cuMem on (NCCL_CUMEM_ENABLE, default: the driver's support); a cudaMalloc buffer goes over legacy CUDA IPC only under NCCL_LEGACY_CUDA_REGISTER=1 (default 0), never in directMode (ranks sharing a process, G-PROC-1). The network and CollNet register either kind; CollNet only through a connector with GPU Direct RDMA (collnetRegisterBuffer: NCCL_DIRECT_NIC). A call that fails returns ncclSuccess with the flag 0 and prints its line: "failed to IPC register" (ipcRegisterBuffer), "COLLNET failed to register" (collnetRegisterBuffer); WARNs at 2.24.3 and 2.25.1, REG INFOs from 2.26.2. Under NCCL_LOCAL_REGISTER=0 ncclCommRegister keeps no record, so registered buffers are plain to regBuff (the tuner's and the CTA policy's).`

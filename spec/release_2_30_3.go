@@ -32,6 +32,7 @@ func consts2_30_3(rs *Ruleset) {
 	rs.SetParamDefault(devDupMultiRankVar, 0, Ref{Tag: tag2303, File: "src/graph/topo.cc", Func: "ncclCheckMultiRank"})
 	rs.SetConst("DevCommForm", devComm303, Ref{Tag: tag2303, File: "src/gin/gin_host.cc", Func: "ncclGinDevCommSetup"})
 	rs.SetConst("GinPools", GinPools{}, Ref{Tag: tag2303, File: "src/gin/gin_host.cc", Func: "ncclGinDevCommSetup"})
+	rs.SetConst("GdcPinForcePCIe", true, Ref{Tag: tag2303, File: "src/include/graph.h", Func: "ncclGdcPinFlag"})
 	rs.SetConst("WinSegments", 2, Ref{Tag: tag2303, File: "src/dev_runtime.cc", Func: "ncclDevrWindowRegisterInGroup, symMemoryObtain"})
 }
 
@@ -92,6 +93,8 @@ func apply2_30_3(rs *Ruleset) {
 	rs.Replace(devDup30, "ncclCheckMultiRank: \"Multiple ranks detected using the same GPU\", NCCL_MULTI_RANK_GPU_ENABLE (2.30.3)")
 	rs.Replace(nvlsCap(ref("src/transport/nvls.cc", "ncclNvlsInit"), false), `log drops (NVLS_NCHANNELS %d): "NVLS tuning" prints the channels (2.30.3)`)
 	rs.Replace(errRule(ref("src/enqueue.cc", "topoGetAlgoInfo"), "No algorithm/protocol available"), `WARN text "No algorithm/protocol available ..." (2.30.3)`)
+	rs.Replace(ruleAt(collNetFlushRule, ref("src/transport/coll_net.cc", "recvProxyConnect, recvProxyProgress, ncclCollNetSetup; src/include/graph.h ncclGdcPinFlag"), collNetFlushDoc+collNetFlushC2CDoc),
+		"with gdrcopy sync on and GDRCopy 2.5+, a C2C flush is skipped: not reached by any modelled system (2.30.3)")
 	rs.Replace(rmaRule(ref("src/enqueue.cc", "rmaTaskAppend"), rmaDriver, rmaDoc303), "one-sided calls need a CUDA 12.5 driver; a put refuses host-memory windows (2.30.3)")
 	rs.Add(winHostRule, "", "ncclCommWindowRegister takes host-memory segments (NCCL_ELASTIC_BUFFER_REGISTER); such a window takes no copy engines and no symmetric kernel (2.30.3)")
 	rs.Replace(devCommRule(ref("src/dev_runtime.cc", "ncclDevrCommCreateInternal; src/gin/gin_host.cc ncclGinConnectOnce, ncclGinDevCommSetup"), devCommDoc303), "GIN contexts per device communicator; NCCL_GIN_NCONTEXTS and NCCL_GIN_EXCLUSIVE_CONTEXTS gone (2.30.3)")

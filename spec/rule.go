@@ -149,6 +149,14 @@ type Consts struct {
 	// WARNs "NET: GDR Flush only supported on x86_64" and fails
 	// (G-COLLNET-FLUSH-1).
 	GdrFlushAnyArch bool
+	// GdcPinForcePCIe: with gdrcopy, a receive whose flush is
+	// ncclTopoFlushC2c pins its sync word over PCIe (ncclGdcPinFlag:
+	// GDR_PIN_FLAG_FORCE_PCIE) when libgdrapi has gdr_pin_buffer_v2
+	// (GDRCopy 2.5+), and under NCCL_GDRCOPY_SYNC_ENABLE (default 1) needs
+	// no flush at all (2.30.3+, G-COLLNET-FLUSH-1). A system file does not
+	// say which GDRCopy a node has; gatesim takes it as older, so no
+	// modelled system skips the flush.
+	GdcPinForcePCIe bool
 	// NetABI lists the ncclNetPlugin_vN versions probed, newest first; the
 	// same window applies to ncclCollNetPlugin_vN.
 	NetABI []int

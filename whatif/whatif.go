@@ -426,7 +426,9 @@ type Result struct {
 	// SimUs is the simulated time (0: no simulator, or not simulated).
 	SimUs float64
 	// AlgBw and BusBw (GB/s, 1e9 B/s as nccl-tests prints) from SimUs when
-	// present, else from ModelUs.
+	// present, else from ModelUs, of the bytes of the count the operation
+	// runs (sim.TestBytes), which are below Size where the ranks do not
+	// divide it; Size stays the size the sweep asked for.
 	AlgBw, BusBw float64
 	TimeSource   string // "sim", "model" or ""
 	// TunerWithout is NCCL's choice at the point without the tuner
@@ -622,7 +624,10 @@ func (e *Evaluator) fill(p Point, comm *spec.Comm, ds []*spec.Decision, tr stopp
 		t, r.TimeSource = r.ModelUs, "model"
 	}
 	if t > 0 {
-		r.AlgBw, r.BusBw = sim.Bandwidth(p.Op.Func, p.Size, p.Machine.Sys.NRanks(), t*1e-6)
+		// nccl-tests divides the bytes of the count it runs, not the size
+		// asked for: a size the ranks do not divide runs fewer bytes
+		n := p.Machine.Sys.NRanks()
+		r.AlgBw, r.BusBw = sim.Bandwidth(p.Op.Func, sim.TestBytes(p.Op.Func, p.Op.Count, p.Op.DataType, n), n, t*1e-6)
 	} else {
 		r.TimeSource = ""
 	}

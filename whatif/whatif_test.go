@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -404,5 +405,36 @@ func TestSimulatedWindowRows(t *testing.T) {
 	}
 	if kernels == 0 || ce == 0 {
 		t.Fatalf("%d symmetric-kernel and %d copy-engine points of %d", kernels, ce, len(pts))
+	}
+}
+
+// algbw and busbw divide the bytes of the count NCCL runs, as nccl-tests
+// does: 1000 B of float32 AllGather on 8 ranks is 31 elements a rank, 992
+// B; the size column keeps the 1000 B asked for.
+func TestBandwidthOfTheCountRun(t *testing.T) {
+	cases := []struct {
+		coll      string
+		size, run int64
+	}{
+		{"allgather", 1000, 992},
+		{"reducescatter", 1000, 992},
+		{"allreduce", 1002, 1000},
+		{"allreduce", 1024, 1024},
+	}
+	for _, tc := range cases {
+		pts, err := Expand(Sweep{NCCL: []string{"2.28.9"}, Systems: []SystemAxis{{Preset: "dgx-h100", Nodes: []int{1}}},
+			Colls: []string{tc.coll}, Sizes: SizeAxis{List: []string{strconv.FormatInt(tc.size, 10)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Run(pts, 1, nil, nil)[0]
+		n := r.Machine.Sys.NRanks()
+		if r.Size != tc.size || r.ModelUs <= 0 || r.TimeSource != "model" || n != 8 {
+			t.Fatalf("%s %d B: size %d, %g µs (%q) on %d ranks; want the asked size timed by the model on 8 ranks", tc.coll, tc.size, r.Size, r.ModelUs, r.TimeSource, n)
+		}
+		alg, bus := sim.Bandwidth(r.Op.Func, tc.run, n, r.ModelUs*1e-6)
+		if r.AlgBw != alg || r.BusBw != bus {
+			t.Errorf("%s %d B: algbw %g busbw %g; want %g %g (the %d B it runs)", tc.coll, tc.size, r.AlgBw, r.BusBw, alg, bus, tc.run)
+		}
 	}
 }

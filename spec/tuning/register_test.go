@@ -1,6 +1,7 @@
 package tuning
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gatesim/gatesim/nccl"
@@ -147,6 +148,7 @@ func TestTuningCollNetIPCFails(t *testing.T) {
 		env     func(*Input)
 		peers   string // RegPeers
 		failed  string // RegFailed
+		silent  string // RegSilent: the failed calls that print no line
 		refused bool   // RegRefused set
 		coll    string // Registered
 	}{
@@ -158,7 +160,11 @@ func TestTuningCollNetIPCFails(t *testing.T) {
 		{name: "cuMem, NCCL's cuMem off", v: nccl.V2_30_7, f: nccl.AllGather, alloc: nccl.AllocCuMem, env: func(in *Input) { in.CuMem = false }, failed: "IPC", refused: true, coll: "CollNet"},
 		// 2.23.4: cudaMalloc over legacy IPC without the parameter, refused in one process (directMode)
 		{name: "2.23.4 cudaMalloc", v: nccl.V2_23_4, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, peers: "IPC"},
-		{name: "2.23.4 directMode", v: nccl.V2_23_4, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, env: func(in *Input) { in.SharedProcess = true }, failed: "IPC", refused: true},
+		{name: "2.23.4 directMode", v: nccl.V2_23_4, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, env: func(in *Input) { in.SharedProcess = true }, failed: "IPC", silent: "IPC", refused: true},
+		// from 2.24.3 CollNet's own registration fails without GPU Direct
+		// RDMA ("COLLNET failed to register"), after the peers' IPC one
+		{name: "no GDR", v: nccl.V2_28_9, f: nccl.AllGather, alloc: nccl.AllocCuMem, env: func(in *Input) { in.CollNetGDR = false }, peers: "IPC", failed: "CollNet", refused: true},
+		{name: "cudaMalloc, no GDR", v: nccl.V2_24_3, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, env: func(in *Input) { in.CollNetGDR = false }, failed: "IPC+CollNet", refused: true},
 		// never called: no record at all, or a function 2.29.2 does not register over IPC
 		{name: "P2P memcpy", v: nccl.V2_28_9, f: nccl.AllGather, alloc: nccl.AllocCudaMalloc, env: func(in *Input) { in.P2PUseMemcpy = true }, refused: true},
 		{name: "2.29.2 AllReduce", v: nccl.V2_29_2, f: nccl.AllReduce, alloc: nccl.AllocCudaMalloc},
@@ -177,8 +183,8 @@ func TestTuningCollNetIPCFails(t *testing.T) {
 			if err != nil || ch.Err != nil || ch.Algo != nccl.CollNetDirect {
 				t.Fatalf("%v %v %s: want CollNetDirect", err, ch.Err, ch.Algo)
 			}
-			if ch.RegPeers != tc.peers || ch.RegFailed != tc.failed || (ch.RegRefused != "") != tc.refused || ch.Registered != tc.coll {
-				t.Errorf("RegPeers %q RegFailed %q RegRefused %q Registered %q; want %q %q %v %q", ch.RegPeers, ch.RegFailed, ch.RegRefused, ch.Registered, tc.peers, tc.failed, tc.refused, tc.coll)
+			if ch.RegPeers != tc.peers || ch.RegFailed != tc.failed || ch.RegSilent != tc.silent || (ch.RegRefused != "") != tc.refused || ch.Registered != tc.coll {
+				t.Errorf("RegPeers %q RegFailed %q RegSilent %q RegRefused %q Registered %q; want %q %q %q %v %q", ch.RegPeers, ch.RegFailed, ch.RegSilent, ch.RegRefused, ch.Registered, tc.peers, tc.failed, tc.silent, tc.refused, tc.coll)
 			}
 			// the peers' registration changes no channel: plain buffers run on as many
 			plain := call
@@ -191,5 +197,114 @@ func TestTuningCollNetIPCFails(t *testing.T) {
 				t.Errorf("%d channels, plain buffers %d", ch.NChannels, pc.NChannels)
 			}
 		})
+	}
+}
+
+// TestTuningRegFailureLines: the lines a failed registration prints, per
+// release (RegResults, what the log reader compares). Ring's IPC export
+// that fails prints "failed to IPC register" from 2.24.3 (ipcRegisterBuffer)
+// and nothing at 2.23.4 (ncclIpcLocalRegisterBuffer); a CollNet
+// registration through a connector without GPU Direct RDMA is a call
+// that fails and prints "COLLNET failed to register" from 2.24.3
+// (collnetRegisterBuffer), while 2.23.4 registers regardless; an NVLS bind
+// that fails prints "failed to NVLS register" from 2.24.3
+// (nvlsRegisterBuffer), before only its "Cuda failure" (v2.22.3-1
+// tryRegisterBuffer). Every failed call leaves the task on its
+// unregistered channels.
+func TestTuningRegFailureLines(t *testing.T) {
+	failedLine := func(k ChunkReg) []RegResult { return []RegResult{{Kind: k, Failed: true}} }
+	for _, tc := range []struct {
+		name   string
+		v      nccl.Version
+		algo   nccl.Algo
+		ppn    int
+		alloc  nccl.Alloc
+		env    func(*Input)
+		failed string
+		silent string
+		coll   string
+		lines  []RegResult
+	}{
+		{name: "Ring directMode", v: nccl.V2_23_4, algo: nccl.Ring, ppn: 8, alloc: nccl.AllocCudaMalloc, env: func(in *Input) { in.SharedProcess = true }, failed: "IPC", silent: "IPC"},
+		{name: "Ring cuMem off", v: nccl.V2_23_4, algo: nccl.Ring, ppn: 8, alloc: nccl.AllocCuMem, env: func(in *Input) { in.CuMem = false }, failed: "IPC", silent: "IPC"},
+		{name: "Ring cuMem off", v: nccl.V2_24_3, algo: nccl.Ring, ppn: 8, alloc: nccl.AllocCuMem, env: func(in *Input) { in.CuMem = false }, failed: "IPC", lines: failedLine(ChunkRegIPC)},
+		{name: "Ring legacy IPC off", v: nccl.V2_24_3, algo: nccl.Ring, ppn: 8, alloc: nccl.AllocCudaMalloc, failed: "IPC", lines: failedLine(ChunkRegIPC)},
+		{name: "Ring exports", v: nccl.V2_23_4, algo: nccl.Ring, ppn: 8, alloc: nccl.AllocCudaMalloc, coll: "IPC", lines: []RegResult{{Kind: ChunkRegIPC}}},
+		{name: "CollNet no GDR", v: nccl.V2_24_3, algo: nccl.CollNetDirect, ppn: 1, alloc: nccl.AllocCuMem, env: func(in *Input) { in.CollNetGDR = false }, failed: "CollNet", lines: failedLine(ChunkRegCollNet)},
+		{name: "CollNet no GDR", v: nccl.V2_30_7, algo: nccl.CollNetDirect, ppn: 1, alloc: nccl.AllocCudaMalloc, env: func(in *Input) { in.CollNetGDR = false }, failed: "CollNet", lines: failedLine(ChunkRegCollNet)},
+		{name: "CollNet no GDR", v: nccl.V2_23_4, algo: nccl.CollNetDirect, ppn: 1, alloc: nccl.AllocCuMem, env: func(in *Input) { in.CollNetGDR = false }, coll: "CollNet", lines: []RegResult{{Kind: ChunkRegCollNet}}},
+		// an NVLS AllReduce on cudaMalloc buffers: the bind fails; before
+		// 2.24.3 only its "Cuda failure" is printed
+		{name: "NVLS cudaMalloc", v: nccl.V2_22_3, algo: nccl.NVLS, ppn: 8, alloc: nccl.AllocCudaMalloc, failed: "NVLS", silent: "NVLS"},
+		{name: "NVLS cudaMalloc", v: nccl.V2_24_3, algo: nccl.NVLS, ppn: 8, alloc: nccl.AllocCudaMalloc, failed: "NVLS", lines: failedLine(ChunkRegNVLS)},
+	} {
+		t.Run(tc.v.String()+" "+tc.name, func(t *testing.T) {
+			in := tuningMultiNodeInput(2, tc.ppn)
+			in.DirectP2P, in.CuMem, in.NVLSHeads = true, true, 8
+			tuningForceAlgo(&in, tc.algo)
+			if tc.env != nil {
+				tc.env(&in)
+			}
+			m := tuningModel(t, in, tc.v)
+			f := nccl.AllGather
+			if tc.algo == nccl.NVLS {
+				f = nccl.AllReduce
+			}
+			call := Call{Op: opOfBytes(t, f, 64<<20, nccl.Float32), CollNetOK: true, NVLSOK: true, Buffers: nccl.BuffersRegistered, Alloc: tc.alloc}
+			ch, err := ChooseOp(m, call)
+			if err != nil || ch.Err != nil || ch.Algo != tc.algo || ch.Proto != nccl.Simple {
+				t.Fatalf("%v %v %s/%s: want %s/Simple", err, ch.Err, ch.Algo, ch.Proto, tc.algo)
+			}
+			if ch.RegFailed != tc.failed || ch.RegSilent != tc.silent || ch.Registered != tc.coll || (tc.failed != "") != (ch.RegRefused != "") {
+				t.Errorf("RegFailed %q RegSilent %q Registered %q RegRefused %q; want %q %q %q, refused iff failed", ch.RegFailed, ch.RegSilent, ch.Registered, ch.RegRefused, tc.failed, tc.silent, tc.coll)
+			}
+			if got := ch.RegResults(); !slices.Equal(got, tc.lines) {
+				t.Errorf("RegResults %v, want %v", got, tc.lines)
+			}
+			if tc.failed == "" {
+				return
+			}
+			// a failed call keeps the channels of plain buffers
+			plain := call
+			plain.Buffers, plain.Alloc = nccl.BuffersUser, nccl.AllocCuMem
+			pc, err := ChooseOp(m, plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pc.NChannels != ch.NChannels {
+				t.Errorf("%d channels, plain buffers %d", ch.NChannels, pc.NChannels)
+			}
+		})
+	}
+}
+
+// TestTuningLegacyNVLSFailSilent: before 2.22.3 (the legacy scheduler,
+// v2.19.4-1 src/enqueue.cc registerIntraNodeBuffers, nvls.cc
+// tryRegisterBuffer) a group of NVLS AllReduce on cudaMalloc buffers,
+// spread over two plans, fails each bind once (RegFailed "NVLS") and
+// prints no "failed to NVLS register" line (RegSilent "NVLS": the line
+// comes with 2.24.3), so RegResults has nothing for the log reader.
+func TestTuningLegacyNVLSFailSilent(t *testing.T) {
+	in := tuningMultiNodeInput(1, 8)
+	in.NVLSHeads = 8
+	tuningForceAlgo(&in, nccl.NVLS)
+	depth := int64(64)
+	in.WorkFifoDepth = &depth
+	m := tuningModel(t, in, nccl.V2_19_4)
+	ops := make([]Call, 40)
+	for i := range ops {
+		ops[i] = Call{Op: nccl.Op{Func: nccl.AllReduce, Count: 1 << 18, DataType: nccl.Float32}, Buffers: nccl.BuffersRegistered, NVLSOK: true, Alloc: nccl.AllocCudaMalloc}
+	}
+	g, err := ChooseGroup(m, ops)
+	if err != nil || g.Err != nil {
+		t.Fatal(err, g.Err)
+	}
+	if g.Plans < 2 {
+		t.Fatalf("%d plan(s): want the group to spill into a second plan", g.Plans)
+	}
+	for i, c := range g.Ops {
+		if c.RegFailed != "NVLS" || c.RegSilent != "NVLS" || c.Registered != "" || len(c.RegResults()) != 0 {
+			t.Errorf("op %d: RegFailed %q RegSilent %q Registered %q lines %v; want NVLS, NVLS, none, none", i, c.RegFailed, c.RegSilent, c.Registered, c.RegResults())
+		}
 	}
 }

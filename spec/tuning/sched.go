@@ -123,13 +123,19 @@ type OpChoice struct {
 	// the unregistered decision.
 	Registered string `json:"registered,omitempty"`
 	RegRefused string `json:"regRefused,omitempty"`
-	// RegFailed names the registration NCCL called for the task and that
-	// failed ("NVLS": its nvlsRegisterBuffer found the buffers unbindable
-	// and printed "failed to NVLS register ..."; "IPC": ipcRegisterBuffer
-	// could not export them and printed "failed to IPC register ..."),
-	// empty when it registered, or when RegRefused is a registration NCCL
-	// never called.
+	// RegFailed names the registrations NCCL called for the task and that
+	// failed, in NCCL's order, joined by "+" ("NVLS": nvlsRegisterBuffer
+	// found the buffers unbindable; "IPC": the IPC export failed;
+	// "CollNet": collnetRegisterBuffer found no GPU Direct RDMA;
+	// "IPC+CollNet": a CollNetDirect task whose peers' IPC export and
+	// CollNet's own registration both failed), empty when it registered,
+	// or when RegRefused is a registration NCCL never called. RegSilent
+	// names those of them whose failure prints no registration line at the
+	// release (before 2.24.3: the IPC export fails silently, the NVLS bind
+	// prints only its "Cuda failure"); the others print their "failed to
+	// ... register" line (RegResults).
 	RegFailed string `json:"regFailed,omitempty"`
+	RegSilent string `json:"regSilent,omitempty"`
 	// RegPeers is "IPC" when a CollNetDirect task's buffers were also
 	// registered over IPC with the node's P2P peers (regBufType
 	// NCCL_IPC_REG_BUFFER beside any CollNet registration,
@@ -1874,7 +1880,7 @@ func (m *Model) registerTasks(tasks []*tuningTask) {
 		if why, called := m.regRefusal(t.op, "IPC"); why != "" {
 			t.choice.RegRefused = why
 			if called {
-				t.choice.RegFailed = "IPC" // ipcRegisterBuffer's export failed: "failed to IPC register"
+				m.regFailed(t, "IPC")
 			}
 			continue
 		}
@@ -1927,11 +1933,41 @@ func (m *Model) collNetIPC(t *tuningTask) {
 			t.choice.RegRefused = why
 		}
 		if called {
-			t.choice.RegFailed = "IPC"
+			m.regFailed(t, "IPC")
 		}
 		return
 	}
 	t.choice.RegPeers = "IPC"
+}
+
+// regFailed records a registration of kind that NCCL called for the task
+// and that failed (RegFailed), and whether the release prints its failure
+// line (RegSilent): "failed to IPC register" and "failed to NVLS
+// register" exist from 2.24.3 (RegIPCFailLine, RegNVLSFailLine; before,
+// the IPC export fails silently and the NVLS bind prints only its "Cuda
+// failure"); CollNet's is printed wherever its failure is modelled
+// (RegCollNetGDR, 2.24.3+).
+// Each is a WARN at 2.24.3 and 2.25.1, a REG INFO from 2.26.2.
+//
+// Ref: v2.24.3-1 src/transport/p2p.cc ipcRegisterBuffer; src/transport/nvls.cc
+// nvlsRegisterBuffer; src/transport/coll_net.cc collnetRegisterBuffer
+// (v2.30.7-1 likewise); v2.23.4-1 src/transport/p2p.cc
+// ncclIpcLocalRegisterBuffer and v2.22.3-1 src/transport/nvls.cc
+// tryRegisterBuffer without the line
+func (m *Model) regFailed(t *tuningTask, kind string) {
+	ch := t.choice
+	ch.RegFailed = joinReg(ch.RegFailed, kind)
+	if kind == "IPC" && !m.Tuning.RegIPCFailLine || kind == "NVLS" && !m.Tuning.RegNVLSFailLine {
+		ch.RegSilent = joinReg(ch.RegSilent, kind)
+	}
+}
+
+// joinReg appends kind to a "+"-joined list of registrations.
+func joinReg(list, kind string) string {
+	if list == "" {
+		return kind
+	}
+	return list + "+" + kind
 }
 
 // RegAsked says whether NCCL tries to register an operation's buffers:
@@ -2107,7 +2143,7 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 			if why, called := m.regRefusal(t.op, "NVLS"); why != "" {
 				t.choice.RegRefused = why
 				if called {
-					t.choice.RegFailed = "NVLS" // the bind failed inside the call
+					m.regFailed(t, "NVLS") // the bind failed inside the call
 				}
 				return 0, ""
 			}
@@ -2120,8 +2156,14 @@ func (m *Model) userBufferChannels(t *tuningTask, a nccl.Algo) (int, string) {
 		if in.MaxLocalRanks != 1 && !collNetRegRanks(c.RegCollNetRanks, t.fn, a) {
 			return 0, ""
 		}
-		if why := m.RegRefused(t.op, "CollNet"); why != "" {
+		if why, called := m.regRefusal(t.op, "CollNet"); why != "" {
 			t.choice.RegRefused = why
+			if called {
+				// collnetRegisterBuffer returns ncclSuccess with the flag 0
+				// and prints "COLLNET failed to register": the task runs
+				// unregistered
+				m.regFailed(t, "CollNet")
+			}
 			return 0, ""
 		}
 		if in.MaxLocalRanks != 1 {

@@ -602,6 +602,13 @@ type Consts struct {
 	// buffer that only legacy CUDA IPC could export is not registered
 	// (2.23.4+).
 	RegIPCDirectMode bool `tuning:"reg.ipcDirectMode"`
+	// RegIPCFailLine, RegNVLSFailLine: an IPC or NVLS registration NCCL
+	// calls and that fails prints "failed to IPC register"
+	// (ipcRegisterBuffer) or "failed to NVLS register" (nvlsRegisterBuffer),
+	// WARNs then REG INFOs (2.24.3+); before, the IPC export fails silently
+	// and the NVLS bind prints only its "Cuda failure".
+	RegIPCFailLine  bool `tuning:"reg.ipcFailLine"`
+	RegNVLSFailLine bool `tuning:"reg.nvlsFailLine"`
 	// RegSingleProcParam: NCCL_SINGLE_PROC_MEM_REG_ENABLE keeps NVLS
 	// registration (nvlsRegSupport) for ranks sharing a process (2.28.3+;
 	// 2.29.2+ also keeps the symmetric LL kernels for them).
