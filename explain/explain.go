@@ -138,18 +138,22 @@ func WriteSummary(w io.Writer, s spec.Summary, width int) {
 	for _, p := range s.Plugins {
 		lines = append(lines, fmt.Sprintf("  %s: %s at %s: %s", p.Name, p.Verdict.Outcome, p.Verdict.Rule, strings.TrimSpace(p.Verdict.WhyText())))
 	}
-	var reached []string
+	// the selected offloads share a line; one that init set up but the
+	// operation did not choose says both on its own, then the stopped ones
+	var selected []string
 	for _, c := range s.Offloads {
-		if c.Stopped == nil {
-			reached = append(reached, c.String())
+		if c.Stopped == nil && c.Level >= spec.LevelSelected {
+			selected = append(selected, c.String())
 		}
 	}
-	if len(reached) > 0 {
-		lines = append(lines, "  "+strings.Join(reached, "; "))
+	if len(selected) > 0 {
+		lines = append(lines, "  "+strings.Join(selected, "; "))
 	}
-	for _, c := range s.Offloads {
-		if c.Stopped != nil {
-			lines = append(lines, "  "+c.String())
+	for _, stopped := range []bool{false, true} {
+		for _, c := range s.Offloads {
+			if (c.Stopped != nil) == stopped && (stopped || c.Level < spec.LevelSelected) {
+				lines = append(lines, "  "+c.String())
+			}
 		}
 	}
 	for _, ch := range s.Changes {

@@ -887,15 +887,8 @@ var modelDone = &Rule{
 			if !c.Enabled[AllReduce][a][Simple] && !c.Enabled[AllGather][a][Simple] {
 				continue
 			}
-			switch Algo(a) {
-			case CollNetDirect, CollNetChain:
-				c.Evidence.Raise(CapCollNet, LevelCandidate)
-			case NVLS:
-				c.Evidence.Raise(CapNVLS, LevelCandidate)
-			case NVLSTree:
-				c.Evidence.Raise(CapNVLSTree, LevelCandidate)
-			case PAT:
-				c.Evidence.Raise(CapPAT, LevelCandidate)
+			if cp := offloadOf(Algo(a)); cp != "" {
+				c.Evidence.Raise(cp, LevelCandidate)
 			}
 		}
 	},

@@ -1142,16 +1142,11 @@ func (o *opRun) ringFallback(ap AlgoProto) {
 }
 
 func (o *opRun) raiseSelected(a Algo) {
-	switch a {
-	case CollNetDirect, CollNetChain:
-		o.raise(CapCollNet, LevelSelected)
-	case NVLS:
+	if cp := offloadOf(a); cp != "" {
+		o.raise(cp, LevelSelected)
+	}
+	if a == NVLSTree { // NVLSTree runs on NVLS
 		o.raise(CapNVLS, LevelSelected)
-	case NVLSTree:
-		o.raise(CapNVLSTree, LevelSelected)
-		o.raise(CapNVLS, LevelSelected)
-	case PAT:
-		o.raise(CapPAT, LevelSelected)
 	}
 	if o.comm.NNodes > 1 || o.comm.IntraTransport == "NET" {
 		if o.comm.NetPlugin != nil && o.comm.Net == o.comm.NetPlugin.Name && o.comm.NetPlugin.NetABI > 0 {

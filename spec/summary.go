@@ -53,11 +53,29 @@ func pluginReported(v Verdict) bool {
 }
 
 // CapabilityState is one capability's level and, when a gate stopped it,
-// that gate's verdict.
+// that gate's verdict. Below selected the level is the communicator's (what
+// init set up), which says nothing of one operation: Op then says what the
+// operation's cost table made of the capability's algorithms, so that the
+// summary never calls an offload a candidate the table prunes.
 type CapabilityState struct {
 	Cap     Capability
 	Level   Level
 	Stopped *Verdict
+	// By is the verdict that raised the capability to Level (nil when the
+	// level was raised without one naming the capability).
+	By *Verdict
+	// Op is the operation's own verdict; nil when the capability was
+	// selected or stopped, or the operation has no cost table.
+	Op *CapabilityOp
+}
+
+// CapabilityOp is what one operation's cost table made of a capability's
+// algorithms: the cheapest usable cell, or, when none is usable, the cell
+// that says why of each (its Simple cell, as the table's notes give it).
+type CapabilityOp struct {
+	Usable bool
+	Best   CellCost
+	Pruned []CellCost
 }
 
 // capNames are the names a summary prints for each capability.
@@ -72,13 +90,105 @@ func (c Capability) Name() string {
 	return string(c)
 }
 
-// String says what happened: "NVLS selected", "NVLS stopped at
-// G-NVLS-GRAPH-1: no NVSwitch (level discovered)".
+// offloadOf is the offload whose own algorithm a is (CapNVLSTree for
+// NVLSTree, which also runs on NVLS), or "" for Tree and Ring.
+func offloadOf(a Algo) Capability {
+	switch a {
+	case CollNetDirect, CollNetChain:
+		return CapCollNet
+	case NVLS:
+		return CapNVLS
+	case NVLSTree:
+		return CapNVLSTree
+	case PAT:
+		return CapPAT
+	}
+	return ""
+}
+
+// String says what happened, at the level it happened: "NVLS selected",
+// "NVLS stopped at G-NVLS-GRAPH-1: no NVSwitch (level discovered)", "NVLS:
+// communicator candidate (G-NVLS-SETUP-1); this operation: pruned by
+// G-SEL-PRUNE-1 (P5: ...)".
 func (s CapabilityState) String() string {
-	if s.Stopped == nil {
+	switch {
+	case s.Stopped != nil:
+		return fmt.Sprintf("%s stopped at %s: %s (level %s)", s.Cap.Name(), s.Stopped.Rule, strings.TrimSpace(s.Stopped.WhyText()), s.Level)
+	case s.Level >= LevelSelected:
 		return fmt.Sprintf("%s %s", s.Cap.Name(), s.Level)
 	}
-	return fmt.Sprintf("%s stopped at %s: %s (level %s)", s.Cap.Name(), s.Stopped.Rule, strings.TrimSpace(s.Stopped.WhyText()), s.Level)
+	out := fmt.Sprintf("%s: communicator %s", s.Cap.Name(), s.Level)
+	if s.By != nil {
+		out += " (" + string(s.By.Rule) + ")"
+	}
+	if s.Op == nil {
+		return out
+	}
+	out += "; this operation: "
+	if s.Op.Usable {
+		b := s.Op.Best
+		out += fmt.Sprintf("candidate, not chosen (best %s/%s", b.Algo, b.Proto)
+		if b.TimeUs >= 0 {
+			out += fmt.Sprintf(" %.2f µs", b.TimeUs)
+		}
+		return out + ")"
+	}
+	// algorithms pruned for the same reason share it
+	var why []string
+	for i := 0; i < len(s.Op.Pruned); {
+		c, algos := s.Op.Pruned[i], []string{s.Op.Pruned[i].Algo.String()}
+		for i++; i < len(s.Op.Pruned) && s.Op.Pruned[i].Rule == c.Rule && s.Op.Pruned[i].Why == c.Why; i++ {
+			algos = append(algos, s.Op.Pruned[i].Algo.String())
+		}
+		w := "pruned"
+		if c.Rule != "" {
+			w += " by " + string(c.Rule)
+		}
+		if c.Why != "" {
+			w += " (" + c.Why + ")"
+		}
+		if len(algos) < len(s.Op.Pruned) {
+			w = strings.Join(algos, ", ") + " " + w
+		}
+		why = append(why, w)
+	}
+	return out + strings.Join(why, "; ")
+}
+
+// capabilityOp reads the cost table for c's algorithms; nil when the table
+// has no row of them.
+func capabilityOp(c Capability, costs []CellCost) *CapabilityOp {
+	var op CapabilityOp
+	seen := false
+	for _, cell := range costs {
+		if offloadOf(cell.Algo) != c {
+			continue
+		}
+		seen = true
+		if cell.Usable && (!op.Usable || cell.TimeUs < op.Best.TimeUs) {
+			op.Usable, op.Best = true, cell
+		}
+	}
+	if !seen {
+		return nil
+	}
+	if op.Usable {
+		return &op
+	}
+	// another protocol's cell when the table has no Simple one
+	at := map[Algo]int{}
+	for _, cell := range costs {
+		if offloadOf(cell.Algo) != c {
+			continue
+		}
+		if i, ok := at[cell.Algo]; !ok {
+			at[cell.Algo] = len(op.Pruned)
+			op.Pruned = append(op.Pruned, cell)
+		} else if cell.Proto == Simple {
+			op.Pruned[i] = cell
+		}
+	}
+	return &op
 }
 
 // ncclVar finds the NCCL_* names in a text.
@@ -133,6 +243,14 @@ func Summarize(d *Decision, t Trace, env Env) Summary {
 			addVars(v, "stops "+c.Name())
 		} else if st.Level == LevelNone {
 			continue // nothing asked for it and no gate looked at it (PAT before 2.23)
+		} else if st.Level < LevelSelected {
+			for _, v := range t {
+				if v.Cap == c && v.Outcome == Pass && v.Level == st.Level {
+					st.By = &v
+					break
+				}
+			}
+			st.Op = capabilityOp(c, d.CostTable())
 		}
 		s.Offloads = append(s.Offloads, st)
 	}
