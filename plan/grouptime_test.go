@@ -58,3 +58,59 @@ func TestGroupSharesLinks(t *testing.T) {
 		prev = per
 	}
 }
+
+// TestP2PGroupSharesLinks: a send/recv group's kernels share the GPU's
+// links as a collective group's operations do, however NCCL's planner
+// spreads their works over passes and kernels, so at no agg does an
+// AllToAll's or a SendRecv's busbw beat the busiest link's bound of the
+// operation alone (its wire bytes at the rate the fabric gives).
+func TestP2PGroupSharesLinks(t *testing.T) {
+	for _, tc := range []struct {
+		system string
+		op     spec.Func
+		size   int64
+	}{
+		{"h200x2", spec.AllToAll, 1 << 30},
+		{"h200x2", spec.SendRecv, 1 << 30},
+		{"dgx-h100", spec.AllToAll, 1 << 30},
+		{"dgx-h100", spec.SendRecv, 256 << 20},
+		{"h200x2", spec.AllToAll, 3 << 30}, // the closest to the bound: 343.7 GB/s at agg 8
+	} {
+		sys, err := spec.Preset(tc.system, spec.PresetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var linkBw float64
+		for _, agg := range []int{1, 2, 8, 64} {
+			c, err := Open(Request{Ruleset: spec.MustLoad(spec.V2_28_9), Sys: sys, Env: spec.Env{"NCCL_NVLS_ENABLE": "0"},
+				Issue: spec.Issue{Launch: spec.Launch{Agg: agg}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			op, err := c.Op(tc.op, spec.Float32, spec.Sum, tc.size, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _, err := c.Run(op, RunOptions{Release: "2.28.9", Size: tc.size, Describe: func(*spec.Decision) string { return "" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			busbw := rep.Result.BusBw
+			if agg == 1 {
+				if rep.Result.LinkBound <= 0 || rep.Result.AlgBw <= 0 {
+					t.Fatalf("%s %v agg 1: link bound %d ps, algbw %g: no bound to hold the groups to", tc.system, tc.op, rep.Result.LinkBound, rep.Result.AlgBw)
+				}
+				linkBw = float64(rep.Result.Bytes) / (float64(rep.Result.LinkBound) * 1e-12) / 1e9 * rep.Result.BusBw / rep.Result.AlgBw
+			} else {
+				if rep.Group == nil {
+					t.Fatalf("%s %v agg %d: no group", tc.system, tc.op, agg)
+				}
+				busbw = rep.Group.BusBw
+			}
+			t.Logf("%s %v agg %d: busbw %.2f GB/s (link bound %.2f)", tc.system, tc.op, agg, busbw, linkBw)
+			if busbw > linkBw*1.001 {
+				t.Errorf("%s %v agg %d: busbw %.2f GB/s beats the link bound %.2f", tc.system, tc.op, agg, busbw, linkBw)
+			}
+		}
+	}
+}

@@ -60,3 +60,45 @@ func TestP2PTimedOverTheLinks(t *testing.T) {
 		}
 	}
 }
+
+// A one-rank SendRecv is the kernel copying sendbuff to recvbuff on each
+// channel of its work, and its channels share the GPU's memory: at no size
+// does it beat a read and a write of its bytes at the machine's HBM
+// bandwidth, under the nominal and the calibrated profile (whose per-channel
+// cap binds harder), and its time grows with its bytes (4 × the bytes: more
+// than 3 × the time once past the launch).
+func TestP2PSelfCopyAtHBM(t *testing.T) {
+	cal, err := BuiltinProfile("h200x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*Profile{nil, cal} {
+		m, _ := Preset("h200x2")
+		m.Profile = p
+		m.Nodes, m.GPUsPerNode = 1, 1
+		var prev Time
+		for _, bytes := range []int64{16 << 20, 64 << 20, 256 << 20, 1 << 30} {
+			l, err := algos.DefaultLayout(spec.V2_28_9, 1, 1, 24)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := algos.Build(spec.Op{Func: spec.SendRecv, Count: bytes / 4, DataType: spec.Float32}, algos.Selection{}, l, algos.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Simulate(s, Config{Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := r.Time - m.LaunchLatency(spec.Ring, spec.Simple)
+			if least := durationOf(2*bytes, m.HBMBw); run < least {
+				t.Errorf("profile %s, %d bytes: %v after launch, under a read and a write at HBM's %.0f GB/s (%v)", p.Short(), bytes, run, float64(m.HBMBw)/1e9, least)
+			}
+			if prev > 0 && run < 3*prev {
+				t.Errorf("profile %s, %d bytes: %v after launch, not 3 × the quarter size's %v", p.Short(), bytes, run, prev)
+			}
+			t.Logf("profile %s, %d bytes: %v (%.0f GB/s)", p.Short(), bytes, r.Time, float64(bytes)/r.Time.Micros()/1e3)
+			prev = run
+		}
+	}
+}

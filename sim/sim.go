@@ -317,6 +317,9 @@ type Sim struct {
 	// (solveRing) or as a chain (solveChain), ending at solvedEnd
 	solved    bool
 	solvedEnd Time
+	// copyRate is what one channel's local copy moves through the GPU's
+	// memory per second (selfCopyRate)
+	copyRate int64
 }
 
 // New prepares a simulation: structure, link shares and symmetry classes
@@ -548,11 +551,45 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 			}
 		}
 	}
+	x.copyRate = x.selfCopyRate()
 	for i := range x.progs {
 		x.try(int32(i))
 	}
 	x.drainWoken()
 	return x, nil
+}
+
+// selfCopyRate is the rate of one channel's local copy (PrimCopy): the
+// GPU's memory read and written by every channel that copies at once
+// (each class's programs stand for its channels), and on a send/recv
+// schedule the per-channel cap where the profile has one. A rank's send
+// to itself is its kernel copying sendbuff to recvbuff on each channel of
+// the work (G-SCHED-P2P-1's self work; v2.28.9-1 src/device/sendrecv.h
+// runSendRecv: isCopy, reduceCopy), so its channels share the memory: a
+// 256 MiB one-rank SendRecv on 64 channels ran at 64 × HBM. A one-rank
+// collective's copy (ncclLaunchOneRank) is one channel: the whole memory.
+func (x *Sim) selfCopyRate() int64 {
+	var chans int64
+	seen := make([]bool, len(x.an.classes))
+	for i := range x.progs {
+		p := &x.progs[i]
+		if seen[p.ci] {
+			continue
+		}
+		for _, st := range p.prog.steps {
+			if st.prim == algos.PrimCopy {
+				seen[p.ci] = true
+				chans += x.an.classes[p.ci].mult
+				break
+			}
+		}
+	}
+	rate := x.f.m.HBMBw / max(1, chans)
+	if f := x.s.Func; (f == spec.SendRecv || f == spec.AllToAll) && x.f.t.capRate > 0 {
+		// the cap is on the channel's data; the memory moves it twice
+		rate = min(rate, 2*x.f.t.capRate)
+	}
+	return max(1, rate)
 }
 
 // durationOf is the time to move bytes at rate bytes/s, rounded up to the
@@ -720,7 +757,7 @@ func (x *Sim) try(i int32) {
 	if st.prim == algos.PrimCopy && p.slice < len(p.sl) {
 		b := p.sl[p.slice] * int64(h.Unit)
 		moved += b
-		dur = max(dur, hbmCopyDuration(b, x.f.m.HBMBw))
+		dur = max(dur, hbmCopyDuration(b, x.copyRate))
 	}
 	dur = max(dur, streamEnd-t)
 	p.pStart, p.pEnd, p.pBytes = t, t+dur, moved
