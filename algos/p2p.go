@@ -3,6 +3,7 @@ package algos
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -332,17 +333,14 @@ func (g *p2pGen) endpoint(int, Peer) Endpoint { return Endpoint{} }
 // land on the channel of their part, batches of up to
 // NCCL_MAX_DEV_WORK_P2P_PER_BATCH works (addWorkBatchToPlan's batches:
 // distinct rounds, of one round epoch from 2.28.7, of one pass from
-// 2.29.2) run their works concurrently, work k of a batch on groups 2k
-// (send, or the self copy) and 2k+1 (receive).
+// 2.29.2) run their works concurrently, a work of slot k (workSlots) on
+// groups 2k (send, or the self copy) and 2k+1 (receive).
 func (g *p2pGen) program(rank, ch, grp int, dst []Step) []Step {
-	var batch tuning.P2PChannelBatch
-	for _, w := range g.works(rank) {
+	works := g.works(rank)
+	slots := g.workSlots(works, ch)
+	for i, w := range works {
 		part := g.pc.PartForChannel(w.base, ch)
-		if part >= w.nParts {
-			continue
-		}
-		slot := batch.Add(&g.pc, w.round, w.pass)
-		if grp/2 != slot%g.slots {
+		if slots[i] < 0 || grp/2 != slots[i] {
 			continue
 		}
 		if w.self {
@@ -375,4 +373,50 @@ func (g *p2pGen) program(rank, ch, grp int, dst []Step) []Step {
 		}
 	}
 	return dst
+}
+
+// workSlots is the slot of each of works in its batch on channel ch (-1:
+// not on ch). NCCL runs a channel's batches one after another, so which
+// warps run a work matters within its batch alone; these schedules keep no
+// barrier between batches (a group's work waits for the group's work
+// before it), so a work takes the slot its round has in a whole pass (its
+// index in the batches of the rounds on ch), or, where its batch holds
+// that slot already, the lowest free one. A peer then keeps its groups
+// from batch to batch, also where a plan's first pass is a partial one
+// (the works an earlier kernel plan of a group left over): numbered by
+// their index in the batch, the works of every later batch would shift
+// groups, each group's works chaining ranks that talk in other groups.
+func (g *p2pGen) workSlots(works []p2pWork, ch int) []int {
+	out := make([]int, len(works))
+	var rounds []int
+	for i, w := range works {
+		out[i] = -1
+		if g.pc.PartForChannel(w.base, ch) < w.nParts {
+			rounds = append(rounds, w.round)
+		}
+	}
+	slices.Sort(rounds)
+	rounds = slices.Compact(rounds)
+	whole := make(map[int]int, len(rounds))
+	var pass tuning.P2PChannelBatch
+	for _, r := range rounds {
+		whole[r] = pass.Add(&g.pc, r, 0) % g.slots
+	}
+	var batch tuning.P2PChannelBatch
+	var used uint64 // slots taken in the open batch (g.slots ≤ 64)
+	for i, w := range works {
+		if g.pc.PartForChannel(w.base, ch) >= w.nParts {
+			continue
+		}
+		if batch.Add(&g.pc, w.round, w.pass) == 0 {
+			used = 0
+		}
+		s := whole[w.round]
+		if used&(1<<s) != 0 {
+			s = bits.TrailingZeros64(^used) % g.slots
+		}
+		used |= 1 << s
+		out[i] = s
+	}
+	return out
 }

@@ -114,3 +114,54 @@ func TestP2PGroupSharesLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestP2PGroupAggKeepsRate: a larger group of the same AllToAll runs at
+// about the rate of a smaller one, also when NCCL's planner splits its
+// works over two kernel plans (dgx-h100 at agg 8: the second plan's first
+// pass holds the works the first plan left over), and never above the
+// busiest link's bound of the operation alone.
+func TestP2PGroupAggKeepsRate(t *testing.T) {
+	sys, err := spec.Preset("dgx-h100", spec.PresetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{1 << 30, 4 << 30} {
+		run := func(agg int) *Report {
+			c, err := Open(Request{Ruleset: spec.MustLoad(spec.V2_28_9), Sys: sys, Issue: spec.Issue{Launch: spec.Launch{Agg: agg}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			op, err := c.Op(spec.AllToAll, spec.Float32, spec.Sum, size, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _, err := c.Run(op, RunOptions{Release: "2.28.9", Size: size, Describe: func(*spec.Decision) string { return "" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rep
+		}
+		alone := run(1)
+		r := alone.Result
+		if r.LinkBound <= 0 || r.AlgBw <= 0 {
+			t.Fatalf("%d bytes agg 1: link bound %d ps, algbw %g: no bound", size, r.LinkBound, r.AlgBw)
+		}
+		linkBw := float64(r.Bytes) / (float64(r.LinkBound) * 1e-12) / 1e9 * r.BusBw / r.AlgBw
+		g2, g8 := run(2).Group, run(8).Group
+		if g2 == nil || g8 == nil {
+			t.Fatalf("%d bytes: no group at agg 2 or 8", size)
+		}
+		if len(g8.Kernels) < 2 {
+			t.Errorf("%d bytes agg 8: %d kernel plan(s); expected the works to fill at least 2", size, len(g8.Kernels))
+		}
+		t.Logf("%d bytes: busbw agg 2 %.2f, agg 8 %.2f GB/s (link bound %.2f)", size, g2.BusBw, g8.BusBw, linkBw)
+		if g8.BusBw < 0.9*g2.BusBw {
+			t.Errorf("%d bytes: busbw %.2f GB/s at agg 8, more than 10%% under agg 2's %.2f", size, g8.BusBw, g2.BusBw)
+		}
+		for agg, bw := range map[int]float64{2: g2.BusBw, 8: g8.BusBw} {
+			if bw > linkBw*1.001 {
+				t.Errorf("%d bytes agg %d: busbw %.2f GB/s beats the link bound %.2f", size, agg, bw, linkBw)
+			}
+		}
+	}
+}
