@@ -285,7 +285,8 @@ func FloorModes(rs []Result) []FloorMode {
 				m.Slow++
 			}
 		}
-		if p.name == passProperty {
+		if p.name == passProperty || p.name == "-n" {
+			// counts in numeric order (20 before 100)
 			sort.Slice(vals, func(a, b int) bool { return passLess(vals[a], vals[b]) })
 		} else {
 			sort.Strings(vals)
@@ -311,8 +312,8 @@ func passLabel(pass int) string {
 
 const passProperty = "pass over the sizes (nccl-tests -N)"
 
-// passLess orders passLabels by number (1, 2, 10, "> 10"), not as text
-// (1, 10, 2).
+// passLess orders passLabels (and -n counts) by number (1, 2, 10,
+// "> 10"), not as text (1, 10, 2).
 func passLess(a, b string) bool {
 	na, _ := passNumber(a)
 	nb, _ := passNumber(b)
