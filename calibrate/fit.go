@@ -287,7 +287,8 @@ func (pr *probe) predict(v values) float64 {
 	if pr.logged {
 		host += n * v[pLogged]
 	}
-	host += v[pLaunchChannel] * float64(pr.c.NChannels-1)
+	// each operation's host prepares its channels (sim: Result.Host)
+	host += v[pLaunchChannel] * float64(pr.c.extraChannels())
 	if d := v[pLaunchDevice]; d > 0 {
 		dfix = d
 	}

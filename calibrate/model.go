@@ -218,6 +218,20 @@ func (gc *groupCase) simulate(cfg sim.Config) (float64, error) {
 	return rep.Group.PerOpUs, nil
 }
 
+// extraChannels is the channels beyond the first that the row's
+// operations run on, added over a group's operations: what
+// launch.channel charges the host (sim.Result.Host).
+func (c *Case) extraChannels() int {
+	if c.group == nil {
+		return max(0, c.NChannels-1)
+	}
+	n := 0
+	for _, d := range c.group.g.Ops {
+		n += max(0, d.ChannelHi-d.ChannelLo)
+	}
+	return n
+}
+
 // kernels is how many kernels the row's operation (or group) launches.
 func (c *Case) kernels() int {
 	if c.group != nil {

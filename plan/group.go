@@ -78,7 +78,7 @@ type GroupKernel struct {
 func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, map[int]*SymPlan, error) {
 	out := &Group{Buffers: c.Issue.Buffers, InPlace: c.Issue.InPlace}
 	runs := make([]sim.GroupOpRun, len(g.Ops))
-	type timed struct{ t, bound sim.Time }
+	type timed struct{ t, bound, host sim.Time }
 	seen := map[string]timed{}
 	syms, err := c.SimulateSymPlans(g.Ops, c.Issue.InPlace)
 	if err != nil {
@@ -102,18 +102,19 @@ func (c *Comm) SimulateGroup(g *spec.GroupDecision, first *sim.Result) (*Group, 
 		switch {
 		case ok:
 		case i == 0:
-			tb = timed{first.Alone, first.LinkBound}
+			tb = timed{first.Alone, first.LinkBound, first.Host}
 		default:
 			res, err := c.Simulate(op, sel, c.Config(d, sel), algos.Options{InPlace: c.Issue.InPlace})
 			if err != nil {
 				return nil, nil, fmt.Errorf("group operation %d: %v", i, err)
 			}
-			tb = timed{res.Alone, res.LinkBound}
+			tb = timed{res.Alone, res.LinkBound, res.Host}
 		}
 		seen[key] = tb
 		t := tb.t
-		host, dev := c.Machine.LaunchParts(sel.Algo, sel.Proto, c.Launch)
-		runs[i] = sim.GroupOpRun{Time: t, Host: host, Dev: dev, Plan: d.Plan,
+		// the host's part as the simulation charged it (its channels' too)
+		_, dev := c.Machine.LaunchParts(sel.Algo, sel.Proto, c.Launch)
+		runs[i] = sim.GroupOpRun{Time: t, Host: tb.host, Dev: dev, Plan: d.Plan,
 			LinkBound: tb.bound, ChannelLo: d.ChannelLo, ChannelHi: d.ChannelHi, OnChannels: true}
 		if p := d.Part; p != nil {
 			runs[i].CountLo, runs[i].CountMid, runs[i].CountHi = p.CountLo, p.CountMid, p.CountHi
@@ -169,7 +170,7 @@ func (c *Comm) SimulateP2PGroup(g *spec.GroupDecision, grp *algos.P2PGroup, plan
 	}
 	runs := make([]sim.GroupOpRun, plans)
 	for k := range plans {
-		t, bound, pr := first.Alone, first.LinkBound, proto
+		t, bound, host, pr := first.Alone, first.LinkBound, first.Host, proto
 		if k > 0 {
 			kg := *grp
 			kg.Plan = k
@@ -181,9 +182,9 @@ func (c *Comm) SimulateP2PGroup(g *spec.GroupDecision, grp *algos.P2PGroup, plan
 			if err != nil {
 				return nil, fmt.Errorf("kernel plan %d: %v", k, err)
 			}
-			t, bound, pr = res.Alone, res.LinkBound, s.Proto
+			t, bound, host, pr = res.Alone, res.LinkBound, res.Host, s.Proto
 		}
-		host, dev := c.Machine.LaunchParts(spec.Ring, pr, c.Launch)
+		_, dev := c.Machine.LaunchParts(spec.Ring, pr, c.Launch)
 		// the link bound as whatif's simulate gives it: a kernel lasts at
 		// least its works' busiest link (sim.GroupPlans)
 		runs[k] = sim.GroupOpRun{Time: t, Host: host, Dev: dev, Plan: k, LinkBound: bound}

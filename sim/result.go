@@ -25,7 +25,11 @@ type Result struct {
 	// Alone is the operation's time timed alone (a batch of one): its
 	// host's and device's launch, then its steps. A group's kernels add up
 	// their operations' steps, not their batched times (GroupOpTime).
-	Alone  Time    `json:"-"`
+	Alone Time `json:"-"`
+	// Host is the host's part of the launch in Alone (Machine.LaunchParts'
+	// and launch.channel for each channel beyond the first): what a group
+	// charges the host per operation, not the device.
+	Host   Time    `json:"-"`
 	TimeUs float64 `json:"time_us"`
 	// AlgBw and BusBw are nccl-tests' algorithm and bus bandwidth of
 	// Bytes in Time (Bandwidth).
@@ -105,7 +109,7 @@ func (x *Sim) result() *Result {
 	r := &Result{
 		Func: s.Func.String(), Algo: s.Algo.String(), Proto: s.Proto.String(),
 		Ranks: s.NRanks, Nodes: s.NNodes, Channels: s.NChannels, DataType: s.DataType.String(),
-		Bytes: TestBytes(s.Func, s.Count, s.DataType, s.NRanks), Time: end, TimeUs: end.Micros(), Alone: alone,
+		Bytes: TestBytes(s.Func, s.Count, s.DataType, s.NRanks), Time: end, TimeUs: end.Micros(), Alone: alone, Host: x.hostPart,
 		LinkBytes: map[string]int64{}, MaxLinkBytes: map[string]int64{},
 		Events: x.events, ChannelClasses: len(x.an.classes),
 	}

@@ -306,6 +306,9 @@ type Sim struct {
 	// timed batch whose overlap the reported time includes (0: alone).
 	host  Time
 	batch int
+	// hostPart is the host's part of the launch cost whatever the batch
+	// (Result.Host)
+	hostPart Time
 	// netStreams: the network reads the senders' user buffers and writes
 	// the receivers' (Header.CollNetUserBuffers), so nothing is staged
 	// in a FIFO and a receive from it streams in as its senders inject:
@@ -361,6 +364,7 @@ func New(s *algos.Schedule, cfg Config) (*Sim, error) {
 		host += FromMicros(m.Profile.Value("launch.channel") * float64(max(0, busyChannels(s)-1)))
 	}
 	launch := host + dev + fillCost(s, &cfg, an.bidirShare())
+	x.hostPart = host
 	if split && !cfg.Launch.Graph() && cfg.Launch.Batch() > 1 {
 		x.host, x.batch = host, cfg.Launch.Batch()
 	}

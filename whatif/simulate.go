@@ -299,8 +299,8 @@ func (in *simInput) run() (simRes, error) {
 	if res.TimeUs <= 0 {
 		return simRes{}, fmt.Errorf("simulated time %g µs", res.TimeUs)
 	}
-	host, dev := in.cfg.Machine.LaunchParts(s.Algo, s.Proto, in.cfg.Launch)
-	return simRes{t: res.Time, alone: res.Alone, host: host, dev: dev, bound: res.LinkBound}, nil
+	_, dev := in.cfg.Machine.LaunchParts(s.Algo, s.Proto, in.cfg.Launch)
+	return simRes{t: res.Time, alone: res.Alone, host: res.Host, dev: dev, bound: res.LinkBound}, nil
 }
 
 // SimulatorNote says how a sweep's simulated time is taken: the launch and
