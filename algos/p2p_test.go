@@ -292,5 +292,29 @@ func TestP2PEmpty(t *testing.T) {
 				}
 			}
 		}
+		// one rank: its empty work to itself is one empty copy
+		one, err := DefaultLayout(v, 1, 1, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []spec.Func{spec.SendRecv, spec.AllToAll} {
+			s, err := Build(spec.Op{Func: f, Count: 0, DataType: spec.Float32}, Selection{}, one, Options{})
+			if err != nil {
+				t.Fatalf("%s %s one rank: %v", v, f, err)
+			}
+			copies := 0
+			for ch := range s.NChannels {
+				for g := range s.NGroups {
+					for _, st := range s.AppendProgram(nil, 0, ch, g) {
+						if st.Prim == PrimCopy && st.Count == 0 {
+							copies++
+						}
+					}
+				}
+			}
+			if copies != 1 {
+				t.Errorf("%s %s one rank: %d empty copies, want 1 (an empty program times as nothing launched)", v, f, copies)
+			}
+		}
 	}
 }
