@@ -99,8 +99,8 @@ func estimateGroupOp(rows []Row, logged float64) *GroupOpEstimate {
 		if len(t1) == 0 {
 			continue
 		}
-		p := GroupOpPair{Set: k.set, Release: k.rel, Logged: k.logged, N: k.n, T1: median(t1), TN: median(tn)}
-		if p.T1 <= 0 {
+		p := GroupOpPair{Set: k.set, Release: k.rel, Logged: k.logged, N: k.n, T1: quantile(t1, 0.5), TN: quantile(tn, 0.5)}
+		if p.T1 <= 0 || p.TN <= 0 { // a logged floor at or under logging's cost
 			continue
 		}
 		p.Ratio = (float64(p.N)*p.TN - p.T1) / (float64(p.N-1) * p.T1)
@@ -133,16 +133,22 @@ func estimateGroupOp(rows []Row, logged float64) *GroupOpEstimate {
 		if a.Set != b.Set {
 			return a.Set < b.Set
 		}
+		if a.Release != b.Release {
+			return a.Release < b.Release
+		}
+		if a.Logged != b.Logged {
+			return !a.Logged
+		}
 		return a.N < b.N
 	})
-	est.Ratio = median(pairRatios(est.Pairs, func(GroupOpPair) bool { return true }))
+	est.Ratio = quantile(pairRatios(est.Pairs, func(GroupOpPair) bool { return true }), 0.5)
 	return &est
 }
 
 // heldOut is the share the pairs of the other sets give: what predicts a
-// set it was not taken from.
+// set it was not taken from (NaN: no other set).
 func (e *GroupOpEstimate) heldOut(set string) float64 {
-	return median(pairRatios(e.Pairs, func(q GroupOpPair) bool { return q.Set != set }))
+	return quantile(pairRatios(e.Pairs, func(q GroupOpPair) bool { return q.Set != set }), 0.5)
 }
 
 // predict is a pair's T_N from its T_1 at share k.
@@ -151,12 +157,13 @@ func (p GroupOpPair) predict(k float64) float64 {
 }
 
 // HeldOutErrors are each pair's |error| predicted with the share of the
-// other sets.
+// other sets (none for a pair whose set is the only one).
 func (e *GroupOpEstimate) HeldOutErrors() []float64 {
 	var out []float64
 	for _, p := range e.Pairs {
-		t := p.predict(e.heldOut(p.Set))
-		out = append(out, math.Abs(t-p.TN)/p.TN)
+		if k := e.heldOut(p.Set); !math.IsNaN(k) {
+			out = append(out, math.Abs(p.predict(k)-p.TN)/p.TN)
+		}
 	}
 	return out
 }
@@ -169,14 +176,6 @@ func pairRatios(ps []GroupOpPair, keep func(GroupOpPair) bool) []float64 {
 		}
 	}
 	return out
-}
-
-// median is the median of xs (0 for none).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	return quantile(xs, 0.5)
 }
 
 // releases is the estimate's releases in order.
@@ -229,12 +228,15 @@ func WriteGroupOp(w io.Writer, e *GroupOpEstimate) {
 	}
 	errs := e.HeldOutErrors()
 	fmt.Fprintf(w, "Floors (µs per operation, the median of a run's rows of at most %d KiB) of two ranks sharing one H200, issued alone (T_1) and N to a group (T_N), per set of runs taken together; the share k = (N·T_N − T_1) / ((N − 1)·T_1) that `launch.group_op` is of `launch.stream`; and T_N predicted from T_1 with the share the *other* sets give, (T_1 + (N − 1)·k·T_1) / N. Median share %.3f over %d pairs; held out, median |error| %s, p90 %s.\n\n",
-		groupOpMaxBytes>>10, e.Ratio, len(e.Pairs), pct(median(errs)), pct(quantile(errs, 0.9)))
+		groupOpMaxBytes>>10, e.Ratio, len(e.Pairs), pct(quantile(errs, 0.5)), pct(quantile(errs, 0.9)))
 	fmt.Fprintf(w, "| set of runs | release | logged | N | T_1 | T_N | k | k of the other sets | T_N predicted | error |\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, p := range e.Pairs {
-		other := e.heldOut(p.Set)
-		t := p.predict(other)
-		fmt.Fprintf(w, "| %s | %s | %v | %d | %.2f | %.2f | %.3f | %.3f | %.2f | %s |\n", p.Set, p.Release, p.Logged, p.N, p.T1, p.TN, p.Ratio, other, t, spct((t-p.TN)/p.TN))
+		other, pred, errs := "—", "—", "—"
+		if k := e.heldOut(p.Set); !math.IsNaN(k) {
+			t := p.predict(k)
+			other, pred, errs = fmt.Sprintf("%.3f", k), fmt.Sprintf("%.2f", t), spct((t-p.TN)/p.TN)
+		}
+		fmt.Fprintf(w, "| %s | %s | %v | %d | %.2f | %.2f | %.3f | %s | %s | %s |\n", p.Set, p.Release, p.Logged, p.N, p.T1, p.TN, p.Ratio, other, pred, errs)
 	}
 	fmt.Fprintln(w)
 }
